@@ -1,0 +1,26 @@
+"""ember: a just-in-time compiler for numeric Python, with Numba's API.
+
+from ember import njit
+
+@njit
+def f(x, y):
+    return x + y
+"""
+
+from __future__ import annotations
+
+from ember import types
+from ember.decorators import jit, njit
+from ember.errors import TypingError, UnsupportedError
+
+__version__ = "0.1.0"
+
+
+def typeof(value):
+    """The ember type of a Python value (as compiled code would see it)."""
+    from ember.dispatcher.typeof import typeof as _typeof
+
+    return _typeof(value)
+
+
+__all__ = ["jit", "njit", "typeof", "types", "TypingError", "UnsupportedError", "__version__"]

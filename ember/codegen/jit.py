@@ -1,0 +1,77 @@
+"""Stage 7: the process-wide LLVM JIT: host target machine, O3 pipeline and MCJIT engine.
+
+llvmlite is imported here, lazily, on the first compilation, so `import ember` stays cheap.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import cached_property
+
+import llvmlite.binding as llvm_binding
+
+from ember import config
+
+
+class JITEngine:
+    """Owns the target machine and execution engine; turns LLVM modules into machine code."""
+
+    def __init__(self) -> None:
+        llvm_binding.initialize_native_target()
+        llvm_binding.initialize_native_asmprinter()
+        target = llvm_binding.Target.from_default_triple()
+        self.target_machine = target.create_target_machine(
+            cpu=llvm_binding.get_host_cpu_name(),
+            features=llvm_binding.get_host_cpu_features().flatten(),
+            opt=config.OPT_LEVEL,
+            codemodel="jitdefault",
+        )
+        self.triple = llvm_binding.get_process_triple()
+        self.data_layout = str(self.target_machine.target_data)
+        self.engine = llvm_binding.create_mcjit_compiler(
+            llvm_binding.parse_assembly(""), self.target_machine
+        )
+        self.lock = threading.RLock()
+
+    @cached_property
+    def _pass_builder(self):
+        tuning = llvm_binding.create_pipeline_tuning_options(config.OPT_LEVEL)
+        tuning.loop_vectorization = True
+        tuning.slp_vectorization = True
+        tuning.loop_unrolling = True
+        return llvm_binding.create_pass_builder(self.target_machine, tuning)
+
+    def parse(self, llvm_ir: str) -> llvm_binding.ModuleRef:
+        module = llvm_binding.parse_assembly(llvm_ir)
+        module.triple = self.triple
+        module.data_layout = self.data_layout
+        return module
+
+    def optimize(self, module: llvm_binding.ModuleRef) -> None:
+        with self.lock:
+            self._pass_builder.getModulePassManager().run(module, self._pass_builder)
+
+    def add_module(self, module: llvm_binding.ModuleRef) -> None:
+        with self.lock:
+            self.engine.add_module(module)
+            self.engine.finalize_object()
+
+    def address_of(self, symbol: str) -> int:
+        return self.engine.get_function_address(symbol)
+
+    def assembly(self, module: llvm_binding.ModuleRef) -> str:
+        return self.target_machine.emit_assembly(module)
+
+
+_engine: JITEngine | None = None
+_engine_lock = threading.Lock()
+
+
+def engine() -> JITEngine:
+    """The shared JIT engine, created on first use."""
+    global _engine
+    if _engine is None:
+        with _engine_lock:
+            if _engine is None:
+                _engine = JITEngine()
+    return _engine

@@ -1,0 +1,75 @@
+"""A compiled unit: one LLVM module plus the libraries it calls, linked, optimized and JIT-ed.
+
+Callees are linked into the caller's module (as internal copies) so LLVM can inline them.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from llvmlite import ir as llvm
+
+from ember import config
+from ember.codegen.jit import engine
+from ember.ir.printer import banner
+
+
+class CodeLibrary:
+    """Collects an LLVM module and its dependencies; `finalize()` makes machine code."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.module = llvm.Module(name=name)
+        jit = engine()
+        self.module.triple = jit.triple
+        self.module.data_layout = jit.data_layout
+        self.dependencies: list[CodeLibrary] = []
+        self.exported: set[str] = set()
+        self._linkable = None
+        self.llvm_ir = ""
+        self.finalized = False
+
+    def add_dependency(self, library: CodeLibrary) -> None:
+        if library is not self and library not in self.dependencies:
+            self.dependencies.append(library)
+
+    def export(self, symbol: str) -> None:
+        self.exported.add(symbol)
+
+    def finalize(self) -> None:
+        jit = engine()
+        self.llvm_ir = str(self.module)
+        if config.DUMP_LLVM:
+            print(banner(f"LLVM DUMP {self.name}"), self.llvm_ir, "=" * 80, sep="\n")
+        module = jit.parse(self.llvm_ir)
+        self._link_dependencies(module)
+        module.verify()
+        jit.optimize(module)
+        self._linkable = module.clone()
+        if config.DUMP_OPTIMIZED:
+            print(banner(f"OPTIMIZED DUMP {self.name}"), self.optimized_ir, "=" * 80, sep="\n")
+        if config.DUMP_ASSEMBLY:
+            print(banner(f"ASSEMBLY {self.name}"), self.assembly, "=" * 80, sep="\n")
+        jit.add_module(module)
+        self.finalized = True
+
+    def _link_dependencies(self, module) -> None:
+        linked: set[str] = set()
+        for library in self.dependencies:  # each already carries copies of its own callees
+            copy = library._linkable.clone()
+            linked.update(f.name for f in copy.functions if not f.is_declaration)
+            module.link_in(copy)
+        for function in module.functions:
+            if function.name in linked and function.name not in self.exported:
+                function.linkage = "internal"
+
+    def address_of(self, symbol: str) -> int:
+        return engine().address_of(symbol)
+
+    @cached_property
+    def optimized_ir(self) -> str:
+        return str(self._linkable)
+
+    @cached_property
+    def assembly(self) -> str:
+        return engine().assembly(self._linkable.clone())

@@ -1,0 +1,185 @@
+"""The pipeline: one CompileState passed through named passes, from bytecode to machine code.
+
+The runner times every pass (EMBER_TIMING, `Dispatcher.stats`), prints the debug dumps and
+gives errors one line of context saying which compilation failed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import FunctionType
+
+from ember import config, types
+from ember.errors import EmberError
+from ember.ir.printer import banner, dump_function
+from ember.lowering.context import TargetOptions
+from ember.typing.signature import Signature
+
+
+@dataclass
+class CompileState:
+    """Everything one specialization's compilation reads and produces."""
+
+    py_func: FunctionType
+    arg_types: tuple
+    declared_return: types.Type | None
+    options: TargetOptions
+    bytecode: object = None
+    cfg: object = None
+    func_ir: object = None
+    typing: object = None
+    signature: Signature | None = None
+    library: object = None
+    symbol: str = ""
+    inferer: object = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class CompileResult:
+    """A finished specialization: its signature, native symbol and the library holding it."""
+
+    signature: Signature
+    symbol: str
+    library: object
+    address: int
+    func_ir: object
+    typing: object
+    timings: dict[str, float]
+    py_func: FunctionType
+
+    @property
+    def entry_address(self) -> int:
+        return self.address
+
+
+# ------------------------------------------------------------------------------ passes
+
+
+def analyze_bytecode(state: CompileState) -> None:
+    from ember.frontend.bytecode import ByteCode
+
+    state.bytecode = ByteCode(state.py_func)
+    state.cfg = state.bytecode.control_flow_graph()
+    if config.DUMP_CFG:
+        print(state.cfg.dump(), end="")
+
+
+def generate_ir(state: CompileState) -> None:
+    from ember.frontend.interpreter import build_ir
+    from ember.ir.liveness import insert_dels
+
+    state.func_ir = build_ir(state.bytecode, state.cfg)
+    insert_dels(state.func_ir)
+    if config.DUMP_IR:
+        print(banner(f"IR DUMP: {state.py_func.__qualname__}"))
+        print(dump_function(state.func_ir))
+
+
+def rewrite_untyped(state: CompileState) -> None:
+    from ember.rewrites.registry import rewrite_registry
+
+    rewrite_registry.apply("before-inference", state.func_ir)
+
+
+def infer_types(state: CompileState) -> None:
+    from ember.typing.context import TypingContext
+    from ember.typing.infer import TypeInferer
+
+    inferer = TypeInferer(TypingContext(), state.func_ir, state.arg_types, state.declared_return)
+    state.inferer = inferer  # self-recursive calls read the return type inferred so far
+    state.typing = inferer.infer()
+    state.signature = Signature(state.typing.return_type, state.arg_types)
+    if config.DUMP_ANNOTATION:
+        from ember.typing.annotate import annotate
+
+        print(annotate(state.func_ir, state.typing))
+
+
+def rewrite_typed(state: CompileState) -> None:
+    from ember.rewrites.registry import rewrite_registry
+
+    rewrite_registry.apply(
+        "after-inference", state.func_ir, state.typing.typemap, state.typing.calltypes
+    )
+
+
+def lower_nopython(state: CompileState) -> None:
+    from ember.codegen.library import CodeLibrary
+    from ember.lowering.context import CPUContext
+    from ember.lowering.lower import FunctionLowerer
+
+    state.symbol = state.symbol or _symbol_name(state.py_func, state.arg_types)
+    state.library = CodeLibrary(state.symbol)
+    lowerer = FunctionLowerer(
+        CPUContext(state.options),
+        state.library.module,
+        state.func_ir,
+        state.typing,
+        state.signature,
+        state.symbol,
+    )
+    lowerer.lower()
+    state.library.export(state.symbol)
+    for dependency in lowerer.dependencies:
+        state.library.add_dependency(dependency)
+
+
+def compile_machine_code(state: CompileState) -> None:
+    state.library.finalize()
+
+
+PIPELINE: list[tuple[str, Callable[[CompileState], None]]] = [
+    ("bytecode analysis", analyze_bytecode),
+    ("IR generation", generate_ir),
+    ("untyped rewrites", rewrite_untyped),
+    ("type inference", infer_types),
+    ("typed rewrites", rewrite_typed),
+    ("nopython lowering", lower_nopython),
+    ("machine code", compile_machine_code),
+]
+
+# ------------------------------------------------------------------------------ runner
+
+_symbol_counter = itertools.count(1)
+
+
+def _symbol_name(py_func: FunctionType, arg_types: tuple) -> str:
+    args = ".".join(t.mangling for t in arg_types)
+    return f"{py_func.__module__}.{py_func.__qualname__}${next(_symbol_counter)}.{args}"
+
+
+def run_pipeline(state: CompileState) -> CompileResult:
+    """Run every pass over `state`; failures carry one line naming what was being compiled."""
+    for name, run_pass in PIPELINE:
+        started = time.perf_counter()
+        try:
+            run_pass(state)
+        except EmberError as error:
+            argtypes = ", ".join(str(t) for t in state.arg_types)
+            context = f"Compiling {state.py_func.__qualname__}({argtypes}) failed in {name}:"
+            raise error.with_context(context) from None
+        state.timings[name] = time.perf_counter() - started
+    if config.TIMING:
+        print(format_timings(state))
+    address = state.library.address_of(state.symbol)
+    return CompileResult(
+        state.signature,
+        state.symbol,
+        state.library,
+        address,
+        state.func_ir,
+        state.typing,
+        state.timings,
+        state.py_func,
+    )
+
+
+def format_timings(state: CompileState) -> str:
+    total = sum(state.timings.values())
+    lines = [f"ember timing: {state.py_func.__qualname__}{state.signature} {total * 1e3:.2f} ms"]
+    lines += [f"  {name:<20} {seconds * 1e3:8.3f} ms" for name, seconds in state.timings.items()]
+    return "\n".join(lines)

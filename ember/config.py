@@ -1,0 +1,30 @@
+"""Every EMBER_* environment variable, read in one place at import time."""
+
+from __future__ import annotations
+
+import os
+
+
+def _flag(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def _int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    return int(value) if value and value.strip() else default
+
+
+DUMP_CFG = _flag("EMBER_DUMP_CFG")
+DUMP_IR = _flag("EMBER_DUMP_IR")
+DUMP_ANNOTATION = _flag("EMBER_DUMP_ANNOTATION")
+DUMP_LLVM = _flag("EMBER_DUMP_LLVM")
+DUMP_OPTIMIZED = _flag("EMBER_DUMP_OPTIMIZED")
+DUMP_ASSEMBLY = _flag("EMBER_DUMP_ASSEMBLY")
+TIMING = _flag("EMBER_TIMING")
+BOUNDSCHECK = _flag("EMBER_BOUNDSCHECK")
+VERIFY_IR = _flag("EMBER_VERIFY_IR")
+OPT_LEVEL = _int("EMBER_OPT", 3)
+NUM_THREADS = _int("EMBER_NUM_THREADS", os.cpu_count() or 1)

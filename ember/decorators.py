@@ -1,0 +1,80 @@
+"""`@jit` and `@njit`: options, explicit signatures (strings or types) and the dispatcher."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ember import types
+from ember.errors import UnsupportedError
+from ember.typing.signature import Signature
+
+_ACCEPTED_OPTIONS = {"nopython", "fastmath", "boundscheck", "error_model", "cache", "nogil",
+                     "forceobj", "looplift", "parallel", "inline", "locals"}  # fmt: skip
+
+
+def jit(signature_or_function: Any = None, **options: Any) -> Any:
+    """Compile a function to machine code on first call (nopython mode, as Numba since 0.59).
+
+    `jit(f)`, `@jit`, `@jit(fastmath=True)`, `@jit("float64(float64, int64)")` and
+    `@jit(["int64(int64)", "float64(float64)"])` are all accepted.
+    """
+    unknown = set(options) - _ACCEPTED_OPTIONS
+    if unknown:
+        raise TypeError(f"unknown jit option(s): {', '.join(sorted(unknown))}")
+    if options.get("forceobj") or options.get("nopython") is False:
+        raise UnsupportedError("object mode is not supported yet; ember compiles nopython only")
+    if callable(signature_or_function) and not isinstance(signature_or_function, (str, list)):
+        return _make_dispatcher(signature_or_function, None, options)
+    signatures = _parse_signatures(signature_or_function)
+
+    def decorate(py_func: Callable) -> Any:
+        return _make_dispatcher(py_func, signatures, options)
+
+    return decorate
+
+
+def njit(signature_or_function: Any = None, **options: Any) -> Any:
+    """`jit` in nopython mode (the only mode ember has)."""
+    options.pop("nopython", None)
+    return jit(signature_or_function, **options)
+
+
+def _make_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
+    from ember.dispatcher.dispatcher import Dispatcher
+    from ember.lowering.context import TargetOptions
+
+    error_model = options.get("error_model", "python")
+    if error_model not in ("python", "numpy"):
+        raise ValueError(f"error_model must be 'python' or 'numpy', not {error_model!r}")
+    fastmath = options.get("fastmath", False)
+    target = TargetOptions(
+        error_model=error_model,
+        fastmath=frozenset(fastmath) if isinstance(fastmath, (set, frozenset)) else bool(fastmath),
+        boundscheck=bool(options.get("boundscheck", False)),
+        nogil=bool(options.get("nogil", False)),
+    )
+    return Dispatcher(py_func, target, signatures, cache=bool(options.get("cache", False)))
+
+
+def _parse_signatures(spec: Any) -> list[Signature] | None:
+    if spec is None:
+        return None
+    items = spec if isinstance(spec, list) else [spec]
+    return [_parse_signature(item) for item in items]
+
+
+def _parse_signature(item: Any) -> Signature:
+    if isinstance(item, Signature):
+        return item
+    if isinstance(item, tuple):
+        return Signature(None, item)
+    if isinstance(item, str):
+        namespace = {name: getattr(types, name) for name in dir(types) if not name.startswith("_")}
+        parsed = eval(item, {"__builtins__": {}}, namespace)  # noqa: S307 - type names only
+        if isinstance(parsed, Signature):
+            return parsed
+        if isinstance(parsed, tuple):
+            return Signature(None, parsed)
+        return Signature(None, (parsed,))
+    raise TypeError(f"cannot read a signature from {item!r}")

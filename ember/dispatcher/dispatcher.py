@@ -1,0 +1,264 @@
+"""The dispatcher: the object `@jit` returns. It binds call arguments as Python does, types
+them, picks or compiles a specialization (seed 003) and calls its machine code."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from collections.abc import Callable
+from types import FunctionType
+from typing import Any
+
+from ember import types
+from ember.compiler import CompileResult, CompileState, run_pipeline
+from ember.errors import EmberError, TypingError
+from ember.lowering.context import TargetOptions
+from ember.typing.signature import Signature
+from ember.typing.templates import choose_best
+
+# One compilation at a time: typing and lowering registries are shared, and compiling is rare.
+compile_lock = threading.RLock()
+
+
+class _InProgress:
+    """A specialization being compiled: lets self-recursive calls type and link to it."""
+
+    def __init__(self, state: CompileState, symbol: str) -> None:
+        self.state = state
+        self.symbol = symbol
+        self.library = None
+
+    @property
+    def signature(self) -> Signature:
+        return self.state.signature
+
+
+class Dispatcher:
+    """A jitted function: callable from Python and from other jitted functions."""
+
+    def __init__(
+        self,
+        py_func: FunctionType,
+        options: TargetOptions,
+        signatures: list[Signature] | None = None,
+        cache: bool = False,
+    ) -> None:
+        functools.update_wrapper(self, py_func)
+        self.py_func = py_func
+        self.options = options
+        self.cache = cache  # accepted for Numba compatibility; on-disk caching is not built yet
+        self.overloads: dict[tuple, CompileResult] = {}
+        self._python_signature = inspect.signature(py_func)
+        self._explicit = bool(signatures)
+        self._failed: dict[tuple, EmberError] = {}
+        self._in_progress: dict[tuple, _InProgress] = {}
+        self._invokers: dict[tuple, Callable] = {}
+        self._fast_entry: Callable | None = None
+        for sig in signatures or ():
+            self.compile(sig)
+
+    # ------------------------------------------------------------------ introspection
+
+    @property
+    def signatures(self) -> list[tuple]:
+        return list(self.overloads)
+
+    @property
+    def stats(self) -> dict[tuple, dict[str, float]]:
+        """Seconds spent in each compiler pass, per compiled signature."""
+        return {args: dict(result.timings) for args, result in self.overloads.items()}
+
+    def inspect_types(self, signature: tuple | None = None) -> str:
+        from ember.typing.annotate import annotate
+
+        return "\n".join(
+            annotate(result.func_ir, result.typing) for result in self._selected(signature)
+        )
+
+    def inspect_llvm(self, signature: tuple | None = None) -> dict[tuple, str] | str:
+        found = {args: r.library.llvm_ir for args, r in self.overloads.items()}
+        return found[tuple(signature)] if signature is not None else found
+
+    def inspect_asm(self, signature: tuple | None = None) -> dict[tuple, str] | str:
+        found = {args: r.library.assembly for args, r in self.overloads.items()}
+        return found[tuple(signature)] if signature is not None else found
+
+    def _selected(self, signature: tuple | None) -> list[CompileResult]:
+        if signature is None:
+            return list(self.overloads.values())
+        return [self.overloads[tuple(signature)]]
+
+    def __repr__(self) -> str:
+        return f"CPUDispatcher({self.py_func})"
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        if instance is None:
+            return self
+        return functools.partial(self, instance)
+
+    # ------------------------------------------------------------------ compilation
+
+    def compile(self, sig: Signature | tuple) -> CompileResult:
+        """Compile (or return) the specialization for these argument types."""
+        if isinstance(sig, Signature):
+            arg_types, declared_return = tuple(sig.args), sig.return_type
+        else:
+            arg_types, declared_return = tuple(sig), None
+        with compile_lock:
+            existing = self.overloads.get(arg_types)
+            if existing is not None:
+                return existing
+            failed = self._failed.get(arg_types)
+            if failed is not None:
+                raise failed
+            state = CompileState(self.py_func, arg_types, declared_return, self.options)
+            from ember.compiler import _symbol_name
+
+            state.symbol = _symbol_name(self.py_func, arg_types)
+            self._in_progress[arg_types] = _InProgress(state, state.symbol)
+            try:
+                result = run_pipeline(state)
+            except EmberError as error:
+                self._failed[arg_types] = error
+                raise
+            finally:
+                del self._in_progress[arg_types]
+            self.overloads[arg_types] = result
+            self._fast_entry = None
+            return result
+
+    # ------------------------------------------------------------------ calls from jitted code
+
+    def _fold_types(self, args: tuple, kws: dict) -> tuple:
+        """Argument types in parameter order; omitted defaults are typed from their values."""
+        from ember.typing.context import TypingContext
+
+        bound = self._bind(args, kws)
+        folded = []
+        for name, param in self._python_signature.parameters.items():
+            if param.kind is inspect.Parameter.VAR_POSITIONAL:
+                folded.append(types.make_tuple(bound.arguments.get(name, ())))
+            elif name in bound.arguments:
+                folded.append(types.unliteral(bound.arguments[name]))
+            else:
+                folded.append(TypingContext().resolve_value_type(param.default))
+        return tuple(folded)
+
+    def type_call(self, args: tuple, kws: dict) -> Signature | None:
+        """The signature of a call from compiled code (compiling the callee if needed)."""
+        try:
+            arg_types = self._fold_types(args, kws)
+        except TypeError as error:
+            raise TypingError(str(error)) from None
+        in_progress = self._in_progress.get(arg_types)
+        if in_progress is not None:
+            inferer = getattr(in_progress.state, "inferer", None)
+            return_type = inferer.return_type if inferer is not None else None
+            return Signature(return_type, arg_types)
+        result = self.compile(arg_types)
+        return result.signature
+
+    def compiled_for_call(self, arg_types: tuple) -> CompileResult | _InProgress:
+        in_progress = self._in_progress.get(tuple(arg_types))
+        return in_progress if in_progress is not None else self.overloads[tuple(arg_types)]
+
+    def fold_call_arguments(self, args: list, kws: dict, resolve: Callable) -> list:
+        """(value, type) per parameter for a compiled call; omitted ones are (None, default)."""
+        bound = self._bind(args, kws)
+        ordered = []
+        for name, param in self._python_signature.parameters.items():
+            if param.kind is inspect.Parameter.VAR_POSITIONAL:
+                raise EmberError("calling a jitted *args function from jitted code")
+            if name in bound.arguments:
+                ordered.append(resolve(bound.arguments[name]))
+            else:
+                ordered.append((None, param.default))
+        return ordered
+
+    def _bind(self, args: Any, kws: dict) -> inspect.BoundArguments:
+        return self._python_signature.bind(*args, **kws)
+
+    # ------------------------------------------------------------------ calls from Python
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        entry = self._fast_entry
+        if entry is None:
+            entry = self._build_fast_entry()
+        return entry(*args, **kwargs)
+
+    def _python_call(self, *args: Any, **kwargs: Any) -> Any:
+        """The general path: bind, type, select or compile, convert, call."""
+        values = self._bound_values(args, kwargs)
+        arg_types = tuple(self._typeof_argument(name, value) for name, value in values)
+        plain_values = [value for _, value in values]
+        result = self.overloads.get(arg_types)
+        if result is None:
+            result = self._resolve(arg_types)
+        invoker = self._invokers.get(result.signature.args)
+        if invoker is None:
+            from ember.dispatcher.pycall import make_invoker
+
+            invoker = make_invoker(result.signature, result.address)
+            self._invokers[result.signature.args] = invoker
+        return invoker(*plain_values)
+
+    def _bound_values(self, args: tuple, kwargs: dict) -> list[tuple[str, Any]]:
+        try:
+            bound = self._bind(args, kwargs)
+        except TypeError as error:
+            raise TypeError(f"{self.py_func.__name__}(): {error}") from None
+        bound.apply_defaults()
+        return list(bound.arguments.items())
+
+    def _typeof_argument(self, name: str, value: Any) -> types.Type:
+        from ember.dispatcher.typeof import typeof_or_none
+
+        found = typeof_or_none(value)
+        if found is None:
+            raise TypeError(
+                f"{self.py_func.__name__}(): cannot compile for argument '{name}' of Python "
+                f"type {type(value).__name__}: ember supports numbers, None, tuples and "
+                "NumPy arrays"
+            )
+        return found
+
+    def _resolve(self, arg_types: tuple) -> CompileResult:
+        """An existing specialization reachable by conversion, else a new compilation."""
+        candidates = [result.signature for result in self.overloads.values()]
+        describe = f"<function {self.py_func.__name__}>"
+        if self._explicit:
+            best = choose_best(candidates, arg_types, describe)
+            if best is None:
+                listing = ", ".join(str(t) for t in arg_types)
+                accepted = "\n".join(f"    {sig}" for sig in candidates)
+                raise TypeError(
+                    f"No matching definition for argument type(s) {listing}\n"
+                    f"accepted signatures:\n{accepted}"
+                )
+            return self.overloads[best.args]
+        safe = [sig for sig in candidates if _all_safe(sig.args, arg_types)]
+        best = choose_best(safe, arg_types, describe)
+        if best is not None:
+            return self.overloads[best.args]
+        return self.compile(arg_types)
+
+    def _build_fast_entry(self) -> Callable:
+        from ember.dispatcher.fast_entry import build_fast_entry
+
+        with compile_lock:
+            entry = build_fast_entry(self)
+            self._fast_entry = entry
+            return entry
+
+
+def _all_safe(formal: tuple, actual: tuple) -> bool:
+    from ember.typing.conversions import Conversion, can_convert
+
+    if len(formal) != len(actual):
+        return False
+    for f, a in zip(formal, actual):
+        kind = can_convert(a, f)
+        if kind is None or kind > Conversion.safe:
+            return False
+    return True

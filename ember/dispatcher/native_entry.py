@@ -1,0 +1,803 @@
+"""Native CPython entry points for ember-compiled functions, generated without a C compiler.
+
+Consumes specializations ``(arg_kinds, ret_kind, target)`` of the ember native calling convention
+and produces an LLVM ``METH_FASTCALL | METH_KEYWORDS`` entry function plus the builtin wrapping it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+import re
+import sys
+import sysconfig
+import types
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, TypeAlias
+
+import llvmlite.binding as llvm
+from llvmlite import ir
+
+__all__ = [
+    "Kind",
+    "PyLayout",
+    "SimpleMCJIT",
+    "build_entry_module",
+    "compile_entry",
+    "default_jit",
+    "fast_path_supported",
+    "flatten_arg_types",
+    "make_pycfunction",
+    "probe_layout",
+    "return_memory_type",
+]
+
+Kind: TypeAlias = str | tuple["Kind", ...]
+"""A value kind: a scalar kind name or a (possibly nested) tuple of kinds."""
+
+Specialization: TypeAlias = tuple[Sequence[Kind], Kind, str | int]
+"""``(arg_kinds, ret_kind, target)``; target is a symbol name or a function address."""
+
+AddModule: TypeAlias = Callable[[str], Callable[[str], int]]
+"""Takes LLVM IR text, JIT-compiles it, and returns a ``symbol -> address`` lookup."""
+
+METH_KEYWORDS = 0x0002
+METH_FASTCALL = 0x0080
+
+_INT_KINDS: dict[str, tuple[int, bool]] = {
+    "int8": (8, True),
+    "int16": (16, True),
+    "int32": (32, True),
+    "int64": (64, True),
+    "uint8": (8, False),
+    "uint16": (16, False),
+    "uint32": (32, False),
+    "uint64": (64, False),
+}
+_SCALAR_KINDS = frozenset(_INT_KINDS) | {
+    "float32",
+    "float64",
+    "bool",
+    "complex64",
+    "complex128",
+    "none",
+}
+# Kinds whose Python values can be recognised by an exact type / identity check.
+_FAST_PATH_SCALARS = frozenset({"int64", "float64", "bool", "complex128", "none"})
+
+_PTR = ir.PointerType()
+_I8 = ir.IntType(8)
+_I32 = ir.IntType(32)
+_I64 = ir.IntType(64)
+_F32 = ir.FloatType()
+_F64 = ir.DoubleType()
+_SSIZE = ir.IntType(ctypes.sizeof(ctypes.c_ssize_t) * 8)
+_LONGLONG = ir.IntType(ctypes.sizeof(ctypes.c_longlong) * 8)
+_PTR_SIZE = ctypes.sizeof(ctypes.c_void_p)
+
+
+# --------------------------------------------------------------------------------------------
+# Kinds and the native calling convention
+# --------------------------------------------------------------------------------------------
+
+
+def _check_kind(kind: Kind) -> None:
+    """Raise ``TypeError`` unless ``kind`` is a valid value kind."""
+    if isinstance(kind, tuple):
+        for member in kind:
+            _check_kind(member)
+    elif not isinstance(kind, str) or kind not in _SCALAR_KINDS:
+        raise TypeError(f"unsupported value kind: {kind!r}")
+
+
+def flatten_arg_types(kind: Kind) -> list[ir.Type]:
+    """LLVM parameter types that one argument of ``kind`` flattens to in the native convention."""
+    if isinstance(kind, tuple):
+        return [t for member in kind for t in flatten_arg_types(member)]
+    _check_kind(kind)
+    if kind in _INT_KINDS:
+        return [ir.IntType(_INT_KINDS[kind][0])]
+    return {
+        "float32": [_F32],
+        "float64": [_F64],
+        "bool": [_I8],
+        "complex64": [_F32, _F32],
+        "complex128": [_F64, _F64],
+        "none": [],
+    }[kind]
+
+
+def return_memory_type(kind: Kind) -> ir.Type:
+    """LLVM type of the memory the native function stores its ``kind`` result into."""
+    if isinstance(kind, tuple):
+        return ir.LiteralStructType([return_memory_type(member) for member in kind])
+    _check_kind(kind)
+    if kind in _INT_KINDS:
+        return ir.IntType(_INT_KINDS[kind][0])
+    return {
+        "float32": _F32,
+        "float64": _F64,
+        "bool": _I8,
+        "complex64": ir.LiteralStructType([_F32, _F32]),
+        "complex128": ir.LiteralStructType([_F64, _F64]),
+        "none": _I8,
+    }[kind]
+
+
+def native_function_type(arg_kinds: Sequence[Kind]) -> ir.FunctionType:
+    """``i32 (ptr retptr, ptr excinfo, ptr env, <flattened args...>)``."""
+    flat = [t for kind in arg_kinds for t in flatten_arg_types(kind)]
+    return ir.FunctionType(_I32, [_PTR, _PTR, _PTR, *flat])
+
+
+def fast_path_supported(kind: Kind) -> bool:
+    """Whether a Python argument of ``kind`` can be recognised and unboxed on the fast path.
+
+    Only the kinds that ember's typing assigns to plain Python objects qualify: ``int`` ->
+    int64, ``float`` -> float64, ``bool``, ``complex`` -> complex128, ``None`` and exact tuples
+    of those. Specializations with any other argument kind are never selected natively.
+    """
+    if isinstance(kind, tuple):
+        return all(fast_path_supported(member) for member in kind)
+    return kind in _FAST_PATH_SCALARS
+
+
+# --------------------------------------------------------------------------------------------
+# CPython object layout (probed and verified against the running interpreter)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PyLayout:
+    """Byte offsets into CPython objects that the generated code reads directly."""
+
+    refcnt_offset: int
+    type_offset: int
+    var_size_offset: int
+    float_value_offset: int
+    complex_value_offset: int
+    tuple_items_offset: int
+    long_digits_offset: int
+    long_scheme: str | None
+    """``"ob_size"`` (<= 3.11), ``"lv_tag"`` (>= 3.12) or None (always call the C API)."""
+    inline_incref: bool
+    """Whether ``Py_INCREF`` may be emitted as a plain ``ob_refcnt += 1``."""
+    immortal_singletons: bool
+    """Whether None/True/False are immortal (>= 3.12), so returning them needs no incref."""
+
+
+def _read_ptr(address: int) -> int:
+    return ctypes.c_void_p.from_address(address).value or 0
+
+
+def _read_ssize(address: int) -> int:
+    return ctypes.c_ssize_t.from_address(address).value
+
+
+@cache
+def probe_layout() -> PyLayout:
+    """Derive object offsets from ``__basicsize__`` and verify them by reading live objects.
+
+    Raises ``RuntimeError`` if the interpreter's layout is not the one the code generator
+    understands (the essential pieces are ``ob_type``, ``ob_size`` and the tuple item array).
+    """
+    header = object.__basicsize__  # PyObject_HEAD; ob_type is its last field.
+    type_off = header - _PTR_SIZE
+    free_threaded = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+    refcnt_off = 0
+    layout_ok = all(
+        _read_ptr(id(o) + type_off) == id(type(o)) for o in (None, 1, 2.5, (1,), "s", 1j)
+    )
+    var_size_off = header
+    probe_tuple = (11, 2.5, None)
+    layout_ok = layout_ok and _read_ssize(id(probe_tuple) + var_size_off) == 3
+    items_off = tuple.__basicsize__
+    layout_ok = layout_ok and all(
+        _read_ptr(id(probe_tuple) + items_off + i * _PTR_SIZE) == id(item)
+        for i, item in enumerate(probe_tuple)
+    )
+    if not layout_ok:
+        raise RuntimeError("unsupported CPython object layout for native entry points")
+
+    float_off = float.__basicsize__ - ctypes.sizeof(ctypes.c_double)
+    if ctypes.c_double.from_address(id(2.75) + float_off).value != 2.75:
+        raise RuntimeError("unsupported PyFloatObject layout")
+    complex_off = complex.__basicsize__ - 2 * ctypes.sizeof(ctypes.c_double)
+    probe_complex = complex(1.5, -2.5)
+    if (
+        ctypes.c_double.from_address(id(probe_complex) + complex_off).value != 1.5
+        or ctypes.c_double.from_address(id(probe_complex) + complex_off + 8).value != -2.5
+    ):
+        raise RuntimeError("unsupported PyComplexObject layout")
+
+    digits_off = int.__basicsize__
+    long_scheme: str | None = None
+    if sys.int_info.sizeof_digit == 4:
+        values = [int("12345"), int("-777"), int("0")]
+
+        def digit0(v: int) -> int:
+            return ctypes.c_uint32.from_address(id(v) + digits_off).value
+
+        word = [_read_ssize(id(v) + var_size_off) for v in values]
+        digits_ok = digit0(values[0]) == 12345 and digit0(values[1]) == 777
+        if sys.version_info < (3, 12) and word == [1, -1, 0] and digits_ok:
+            long_scheme = "ob_size"
+        # lv_tag bit 2 (3.14+: small-int immortality) is ignored by the fast path, so mask it.
+        elif sys.version_info >= (3, 12) and [w & ~4 for w in word] == [8, 10, 1] and digits_ok:
+            long_scheme = "lv_tag"
+
+    probe_obj = object()
+    inline_incref = (
+        not free_threaded
+        and not hasattr(sys, "gettotalrefcount")  # Py_REF_DEBUG also updates _Py_RefTotal
+        and sys.version_info < (3, 12)  # 3.12+ Py_INCREF must skip immortal objects
+        and _read_ssize(id(probe_obj) + refcnt_off) == sys.getrefcount(probe_obj) - 1
+    )
+    return PyLayout(
+        refcnt_offset=refcnt_off,
+        type_offset=type_off,
+        var_size_offset=var_size_off,
+        float_value_offset=float_off,
+        complex_value_offset=complex_off,
+        tuple_items_offset=items_off,
+        long_digits_offset=digits_off,
+        long_scheme=long_scheme,
+        inline_incref=inline_incref,
+        immortal_singletons=sys.version_info >= (3, 12),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# C-API access through absolute addresses
+# --------------------------------------------------------------------------------------------
+
+_CAPI_SIGNATURES: dict[str, tuple[ir.Type, list[ir.Type]]] = {
+    "PyLong_AsLongLongAndOverflow": (_LONGLONG, [_PTR, _PTR]),
+    "PyLong_FromLongLong": (_PTR, [_LONGLONG]),
+    "PyLong_FromUnsignedLongLong": (_PTR, [_LONGLONG]),
+    "PyFloat_FromDouble": (_PTR, [_F64]),
+    "PyComplex_FromDoubles": (_PTR, [_F64, _F64]),
+    "PyTuple_New": (_PTR, [_SSIZE]),
+    "PyObject_Vectorcall": (_PTR, [_PTR, _PTR, _SSIZE, _PTR]),
+    "PyObject_CallOneArg": (_PTR, [_PTR, _PTR]),
+    "Py_IncRef": (ir.VoidType(), [_PTR]),
+    "Py_DecRef": (ir.VoidType(), [_PTR]),
+    "PyErr_SetString": (ir.VoidType(), [_PTR, _PTR]),
+}
+
+
+def _capi_address(name: str) -> int:
+    """Address of an exported C-API function of the running interpreter."""
+    return ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value or 0
+
+
+class _FunctionPointer(ir.values.FormattedConstant):
+    """An absolute function address usable as a callee with opaque pointers.
+
+    ``IRBuilder.call`` needs ``callee.function_type``, which an opaque ``ptr`` cannot provide;
+    this constant carries it explicitly, independently of llvmlite's typed-pointer mode.
+    """
+
+    def __init__(self, function_type: ir.FunctionType, address: int) -> None:
+        super().__init__(_PTR, f"inttoptr (i64 {address} to ptr)")
+        self.function_type = function_type
+
+
+def _object_constant(obj: object) -> ir.Constant:
+    """``ptr`` constant holding the address of ``obj`` (the caller keeps ``obj`` alive)."""
+    return ir.Constant(_I64, id(obj)).inttoptr(_PTR)
+
+
+# --------------------------------------------------------------------------------------------
+# Entry-function code generation
+# --------------------------------------------------------------------------------------------
+
+
+class _EntryCodegen:
+    """Emits the body of one fastcall entry function."""
+
+    def __init__(
+        self,
+        module: ir.Module,
+        function: ir.Function,
+        layout: PyLayout,
+        fallback: object,
+        raise_exception: object,
+    ) -> None:
+        self.module = module
+        self.function = function
+        self.layout = layout
+        self.fallback = fallback
+        self.raise_exception = raise_exception
+        self.self_arg, self.args_arg, self.nargs_arg, self.kwnames_arg = function.args
+        entry = function.append_basic_block("entry")
+        self.alloca_builder = ir.IRBuilder(entry)
+        self.builder = ir.IRBuilder(function.append_basic_block("dispatch"))
+        self._entry = entry
+        self._capi: dict[str, _FunctionPointer] = {}
+        self._overflow_slot: ir.Value | None = None
+        self._exc_slot: ir.Value | None = None
+        self.fallback_block = function.append_basic_block("fallback")
+        self.raise_block = function.append_basic_block("raise")
+
+    # -- small helpers ------------------------------------------------------------------------
+
+    def capi(self, name: str) -> _FunctionPointer:
+        if name not in self._capi:
+            restype, argtypes = _CAPI_SIGNATURES[name]
+            address = _capi_address(name)
+            if not address:
+                raise RuntimeError(f"C-API function {name} not found")
+            self._capi[name] = _FunctionPointer(ir.FunctionType(restype, argtypes), address)
+        return self._capi[name]
+
+    def call_capi(self, name: str, args: list[ir.Value]) -> ir.Value:
+        return self.builder.call(self.capi(name), args)
+
+    def alloca(self, typ: ir.Type, name: str) -> ir.Value:
+        self.alloca_builder.position_at_start(self._entry)
+        return self.alloca_builder.alloca(typ, name=name)
+
+    def field_ptr(self, obj: ir.Value, offset: int) -> ir.Value:
+        if offset == 0:
+            return obj
+        return self.builder.gep(obj, [ir.Constant(_I64, offset)], source_etype=_I8, inbounds=True)
+
+    def load_field(self, obj: ir.Value, offset: int, typ: ir.Type, align: int) -> ir.Value:
+        return self.builder.load(self.field_ptr(obj, offset), typ=typ, align=align)
+
+    def new_block(self, name: str) -> ir.Block:
+        return self.function.append_basic_block(name)
+
+    def continue_if(self, cond: ir.Value, fail: ir.Block, name: str) -> None:
+        """Branch to ``fail`` unless ``cond``; continue emitting in a fresh block."""
+        ok = self.new_block(name)
+        self.builder.cbranch(cond, ok, fail)
+        self.builder.position_at_end(ok)
+
+    def incref_singleton(self, obj: ir.Value) -> None:
+        """``Py_INCREF`` for None/True/False."""
+        if self.layout.immortal_singletons:
+            return
+        if self.layout.inline_incref:
+            ptr = self.field_ptr(obj, self.layout.refcnt_offset)
+            count = self.builder.load(ptr, typ=_SSIZE, align=8)
+            self.builder.store(self.builder.add(count, ir.Constant(_SSIZE, 1)), ptr, align=8)
+        else:
+            self.call_capi("Py_IncRef", [obj])
+
+    # -- matching -----------------------------------------------------------------------------
+
+    def ob_type(self, obj: ir.Value) -> ir.Value:
+        return self.load_field(obj, self.layout.type_offset, _PTR, _PTR_SIZE)
+
+    def emit_match(self, obj: ir.Value, kind: Kind, fail: ir.Block) -> None:
+        """Emit exact-type checks of ``obj`` against ``kind``; branch to ``fail`` on mismatch."""
+        b = self.builder
+        if isinstance(kind, tuple):
+            is_tuple = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(tuple))
+            self.continue_if(is_tuple, fail, "tuple.type_ok")
+            size = self.load_field(obj, self.layout.var_size_offset, _SSIZE, 8)
+            size_ok = b.icmp_signed("==", size, ir.Constant(_SSIZE, len(kind)))
+            self.continue_if(size_ok, fail, "tuple.size_ok")
+            for index, member in enumerate(kind):
+                self.emit_match(self.tuple_item(obj, index), member, fail)
+            return
+        if kind == "bool":
+            is_true = b.icmp_unsigned("==", obj, _object_constant(True))
+            is_false = b.icmp_unsigned("==", obj, _object_constant(False))
+            self.continue_if(b.or_(is_true, is_false), fail, "bool_ok")
+        elif kind == "none":
+            self.continue_if(b.icmp_unsigned("==", obj, _object_constant(None)), fail, "none_ok")
+        else:
+            pytype = {"int64": int, "float64": float, "complex128": complex}[kind]
+            same = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(pytype))
+            self.continue_if(same, fail, f"{kind}_ok")
+
+    def tuple_item(self, obj: ir.Value, index: int) -> ir.Value:
+        offset = self.layout.tuple_items_offset + index * _PTR_SIZE
+        return self.load_field(obj, offset, _PTR, _PTR_SIZE)
+
+    # -- unboxing -----------------------------------------------------------------------------
+
+    def emit_unbox(self, obj: ir.Value, kind: Kind, fail: ir.Block) -> list[ir.Value]:
+        """Unbox an already-matched ``obj`` into flattened native values (``fail`` on overflow)."""
+        b = self.builder
+        if isinstance(kind, tuple):
+            values: list[ir.Value] = []
+            for index, member in enumerate(kind):
+                values.extend(self.emit_unbox(self.tuple_item(obj, index), member, fail))
+            return values
+        if kind == "int64":
+            return [self.emit_unbox_int64(obj, fail)]
+        if kind == "float64":
+            return [self.load_field(obj, self.layout.float_value_offset, _F64, 8)]
+        if kind == "complex128":
+            offset = self.layout.complex_value_offset
+            return [
+                self.load_field(obj, offset, _F64, 8),
+                self.load_field(obj, offset + 8, _F64, 8),
+            ]
+        if kind == "bool":
+            return [b.zext(b.icmp_unsigned("==", obj, _object_constant(True)), _I8)]
+        if kind == "none":
+            return []
+        raise AssertionError(f"kind {kind!r} is not on the fast path")
+
+    def emit_unbox_int64(self, obj: ir.Value, fail: ir.Block) -> ir.Value:
+        b = self.builder
+        scheme = self.layout.long_scheme
+        slow = self.new_block("int.slow")
+        join = self.new_block("int.join")
+        fast_value = None
+        fast_block = None
+        if scheme is not None:
+            word = self.load_field(obj, self.layout.var_size_offset, _SSIZE, 8)
+            if scheme == "ob_size":
+                # 3.11: ob_size = sign * ndigits; compact when ob_size in {-1, 0, 1}.
+                sign = word
+                compact = b.icmp_unsigned("<=", b.add(word, ir.Constant(_SSIZE, 1)), _SSIZE(2))
+            else:
+                # 3.12+: lv_tag = ndigits << 3 | sign bits (0: +, 1: zero, 2: -).
+                compact = b.icmp_unsigned("<", word, ir.Constant(_SSIZE, 2 << 3))
+                sign = b.sub(ir.Constant(_SSIZE, 1), b.and_(word, ir.Constant(_SSIZE, 3)))
+            fast = self.new_block("int.fast")
+            b.cbranch(compact, fast, slow)
+            b.position_at_end(fast)
+            digit = self.load_field(obj, self.layout.long_digits_offset, _I32, 4)
+            fast_value = b.mul(b.zext(digit, _I64), b.sext(sign, _I64) if _SSIZE != _I64 else sign)
+            fast_block = b.block
+            b.branch(join)
+        else:
+            b.branch(slow)
+        b.position_at_end(slow)
+        if self._overflow_slot is None:
+            self._overflow_slot = self.alloca(ir.IntType(32), "overflow")
+        b.store(ir.Constant(_I32, 0), self._overflow_slot)
+        slow_value = self.call_capi("PyLong_AsLongLongAndOverflow", [obj, self._overflow_slot])
+        slow_value = b.sext(slow_value, _I64) if _LONGLONG != _I64 else slow_value
+        overflowed = b.icmp_signed("!=", b.load(self._overflow_slot, typ=_I32), _I32(0))
+        slow_done = self.new_block("int.slow_ok")
+        b.cbranch(overflowed, fail, slow_done)
+        b.position_at_end(slow_done)
+        b.branch(join)
+        b.position_at_end(join)
+        phi = b.phi(_I64, name="int.value")
+        phi.add_incoming(slow_value, slow_done)
+        if fast_value is not None:
+            phi.add_incoming(fast_value, fast_block)
+        return phi
+
+    # -- boxing -------------------------------------------------------------------------------
+
+    def emit_box(self, kind: Kind, ptr: ir.Value) -> ir.Value:
+        """Box the native value of ``kind`` stored at ``ptr``; the result may be NULL (error)."""
+        b = self.builder
+        mem_type = return_memory_type(kind)
+        if isinstance(kind, tuple):
+            return self.emit_box_tuple(kind, ptr, mem_type)
+        if kind in _INT_KINDS:
+            bits, signed = _INT_KINDS[kind]
+            value = b.load(ptr, typ=mem_type)
+            if bits < 64:
+                value = b.sext(value, _I64) if signed else b.zext(value, _I64)
+            name = "PyLong_FromLongLong" if signed or bits < 64 else "PyLong_FromUnsignedLongLong"
+            return self.call_capi(name, [value])
+        if kind in ("float32", "float64"):
+            value = b.load(ptr, typ=mem_type)
+            if kind == "float32":
+                value = b.fpext(value, _F64)
+            return self.call_capi("PyFloat_FromDouble", [value])
+        if kind in ("complex64", "complex128"):
+            parts = []
+            for index in range(2):
+                part_ptr = b.gep(ptr, [_I32(0), _I32(index)], source_etype=mem_type, inbounds=True)
+                part = b.load(part_ptr, typ=mem_type.elements[index])
+                parts.append(b.fpext(part, _F64) if kind == "complex64" else part)
+            return self.call_capi("PyComplex_FromDoubles", parts)
+        if kind == "bool":
+            flag = b.icmp_unsigned("!=", b.load(ptr, typ=_I8), _I8(0))
+            result = b.select(flag, _object_constant(True), _object_constant(False))
+            self.incref_singleton(result)
+            return result
+        if kind == "none":
+            result = _object_constant(None)
+            self.incref_singleton(result)
+            return result
+        raise AssertionError(f"unhandled kind {kind!r}")
+
+    def emit_box_tuple(
+        self, kind: tuple[Kind, ...], ptr: ir.Value, mem_type: ir.LiteralStructType
+    ) -> ir.Value:
+        b = self.builder
+        null = ir.Constant(_PTR, None)
+        done = self.new_block("box.tuple.done")
+        incoming: list[tuple[ir.Value, ir.Block]] = []
+        tup = self.call_capi("PyTuple_New", [ir.Constant(_SSIZE, len(kind))])
+        incoming.append((null, b.block))
+        self.continue_if(b.icmp_unsigned("!=", tup, null), done, "box.tuple.alloc_ok")
+        cleanup = self.new_block("box.tuple.cleanup") if kind else None
+        for index, member in enumerate(kind):
+            member_ptr = b.gep(ptr, [_I32(0), _I32(index)], source_etype=mem_type, inbounds=True)
+            item = self.emit_box(member, member_ptr)
+            self.continue_if(b.icmp_unsigned("!=", item, null), cleanup, "box.tuple.item_ok")
+            slot = self.field_ptr(tup, self.layout.tuple_items_offset + index * _PTR_SIZE)
+            b.store(item, slot, align=_PTR_SIZE)  # PyTuple_SET_ITEM: steals the reference
+        incoming.append((tup, b.block))
+        b.branch(done)
+        if cleanup is not None:
+            # PyTuple_New NULL-initialises the items, so a partial tuple is safe to release.
+            b.position_at_end(cleanup)
+            self.call_capi("Py_DecRef", [tup])
+            incoming.append((null, b.block))
+            b.branch(done)
+        b.position_at_end(done)
+        phi = b.phi(_PTR, name="box.tuple")
+        for value, block in incoming:
+            phi.add_incoming(value, block)
+        return phi
+
+    # -- whole function -----------------------------------------------------------------------
+
+    def emit_specialization(
+        self, index: int, arg_kinds: Sequence[Kind], ret_kind: Kind, target: str | int
+    ) -> None:
+        """Emit the match/unbox/call/box sequence; on mismatch continue with the next block."""
+        b = self.builder
+        next_block = self.new_block(f"spec{index + 1}")
+        nargs_ok = b.icmp_signed("==", self.nargs_arg, ir.Constant(_SSIZE, len(arg_kinds)))
+        self.continue_if(nargs_ok, next_block, f"spec{index}.match")
+        arg_objs = []
+        for position in range(len(arg_kinds)):
+            slot = b.gep(self.args_arg, [ir.Constant(_I64, position)], source_etype=_PTR)
+            arg_objs.append(b.load(slot, typ=_PTR, align=_PTR_SIZE))
+        for obj, kind in zip(arg_objs, arg_kinds, strict=True):
+            self.emit_match(obj, kind, next_block)
+        flat: list[ir.Value] = []
+        for obj, kind in zip(arg_objs, arg_kinds, strict=True):
+            flat.extend(self.emit_unbox(obj, kind, self.fallback_block))
+
+        fnty = native_function_type(arg_kinds)
+        callee = self.resolve_target(target, fnty)
+        ret_slot = self.alloca(return_memory_type(ret_kind), f"spec{index}.ret")
+        if self._exc_slot is None:
+            self._exc_slot = self.alloca(_I32, "excinfo")
+        b.store(_I32(0), self._exc_slot)
+        status = b.call(callee, [ret_slot, self._exc_slot, ir.Constant(_PTR, None), *flat])
+        self.continue_if(b.icmp_signed("==", status, _I32(0)), self.raise_block, f"spec{index}.ok")
+        b.ret(self.emit_box(ret_kind, ret_slot))
+        b.position_at_end(next_block)
+
+    def resolve_target(self, target: str | int, fnty: ir.FunctionType) -> ir.Value:
+        if isinstance(target, int):
+            return _FunctionPointer(fnty, target)
+        existing = self.module.globals.get(target)
+        if existing is None:
+            return ir.Function(self.module, fnty, name=target)
+        if not isinstance(existing, ir.Function) or existing.function_type != fnty:
+            raise TypeError(f"target {target!r} already declared with a different signature")
+        return existing
+
+    def emit_fallback(self) -> None:
+        b = self.builder
+        b.position_at_end(self.fallback_block)
+        result = self.call_capi(
+            "PyObject_Vectorcall",
+            [_object_constant(self.fallback), self.args_arg, self.nargs_arg, self.kwnames_arg],
+        )
+        b.ret(result)
+
+    def emit_raise(self) -> None:
+        b = self.builder
+        null = ir.Constant(_PTR, None)
+        b.position_at_end(self.raise_block)
+        if self._exc_slot is None:  # no specializations: the block is unreachable
+            b.unreachable()
+            return
+        exc_id = b.sext(b.load(self._exc_slot, typ=_I32), _LONGLONG)
+        id_obj = self.call_capi("PyLong_FromLongLong", [exc_id])
+        fail = self.new_block("raise.fail")
+        self.continue_if(b.icmp_unsigned("!=", id_obj, null), fail, "raise.call")
+        result = self.call_capi(
+            "PyObject_CallOneArg", [_object_constant(self.raise_exception), id_obj]
+        )
+        self.call_capi("Py_DecRef", [id_obj])
+        self.continue_if(b.icmp_unsigned("!=", result, null), fail, "raise.returned")
+        # raise_exception returned normally: turn that into a SystemError.
+        self.call_capi("Py_DecRef", [result])
+        message = _cstring(self.module, "ember: raise_exception() returned without raising")
+        self.call_capi("PyErr_SetString", [_object_constant(SystemError), message])
+        b.branch(fail)
+        b.position_at_end(fail)
+        b.ret(null)
+
+
+def _cstring(module: ir.Module, text: str) -> ir.GlobalVariable:
+    data = bytearray(text.encode("utf-8") + b"\0")
+    const = ir.Constant(ir.ArrayType(_I8, len(data)), data)
+    var = ir.GlobalVariable(module, const.type, name=module.get_unique_name("ember.str"))
+    var.linkage = "private"
+    var.global_constant = True
+    var.unnamed_addr = True
+    var.initializer = const
+    return var
+
+
+_symbol_counter = itertools.count()
+
+
+def _symbol_name(name: str, unique: bool = False) -> str:
+    """``ember.entry.<name>``, with a process-wide serial number if ``unique``."""
+    base = "ember.entry." + (re.sub(r"[^A-Za-z0-9_.]", "_", name) or "anon")
+    return f"{base}.{next(_symbol_counter)}" if unique else base
+
+
+def build_entry_module(
+    name: str,
+    specializations: Sequence[Specialization],
+    fallback: Callable[..., Any],
+    raise_exception: Callable[[int], Any],
+    *,
+    layout: PyLayout | None = None,
+) -> tuple[ir.Module, str]:
+    """Build an LLVM module holding a ``METH_FASTCALL | METH_KEYWORDS`` entry function.
+
+    The entry is ``PyObject *entry(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+    PyObject *kwnames)``. With no keyword arguments it tries ``specializations`` in order,
+    selecting the first whose arity and exact argument types (see :func:`fast_path_supported`)
+    match; it unboxes the arguments, calls ``target`` in the ember native convention and
+    boxes the result, or calls ``raise_exception(exc_id)`` when the target returns status 1.
+    Keyword arguments, unmatched arguments and ints outside int64 go to
+    ``fallback(*args, **kwargs)`` through ``PyObject_Vectorcall``.
+
+    ``target`` is either a symbol name (declared external in the module, to be resolved by
+    the JIT) or an absolute function address (embedded as a constant). The addresses of
+    ``fallback``, ``raise_exception`` and the C-API are embedded too, so the caller must keep
+    ``fallback`` and ``raise_exception`` alive as long as the compiled code may run.
+
+    Returns the module and the entry function's symbol name, which is unique in the process
+    (``ember.entry.<name>.<serial>``) so many entries can share one JIT engine.
+    """
+    layout = layout or probe_layout()
+    symbol = _symbol_name(name, unique=True)
+    module = ir.Module(name=symbol)
+    module.triple = llvm.get_process_triple()
+    fnty = ir.FunctionType(_PTR, [_PTR, _PTR, _SSIZE, _PTR])
+    function = ir.Function(module, fnty, name=symbol)
+    for arg, arg_name in zip(function.args, ("self", "args", "nargs", "kwnames"), strict=True):
+        arg.name = arg_name
+    codegen = _EntryCodegen(module, function, layout, fallback, raise_exception)
+
+    b = codegen.builder
+    # Keyword arguments are never on the fast path.
+    no_kwnames = b.icmp_unsigned("==", codegen.kwnames_arg, ir.Constant(_PTR, None))
+    codegen.continue_if(no_kwnames, codegen.fallback_block, "spec0")
+    for index, (arg_kinds, ret_kind, target) in enumerate(specializations):
+        for kind in arg_kinds:
+            _check_kind(kind)
+        _check_kind(ret_kind)
+        if not all(fast_path_supported(kind) for kind in arg_kinds):
+            continue
+        codegen.emit_specialization(index, list(arg_kinds), ret_kind, target)
+    b.branch(codegen.fallback_block)
+    codegen.emit_fallback()
+    codegen.emit_raise()
+    codegen.alloca_builder.position_at_end(codegen._entry)
+    codegen.alloca_builder.branch(function.blocks[1])
+    return module, symbol
+
+
+# --------------------------------------------------------------------------------------------
+# Exposing the compiled entry as a builtin
+# --------------------------------------------------------------------------------------------
+
+
+class _PyMethodDef(ctypes.Structure):
+    _fields_ = [
+        ("ml_name", ctypes.c_char_p),
+        ("ml_meth", ctypes.c_void_p),
+        ("ml_flags", ctypes.c_int),
+        ("ml_doc", ctypes.c_char_p),
+    ]
+
+
+_PyCFunction_NewEx = ctypes.PYFUNCTYPE(
+    ctypes.py_object, ctypes.c_void_p, ctypes.py_object, ctypes.py_object
+)(("PyCFunction_NewEx", ctypes.pythonapi))
+
+
+def make_pycfunction(
+    entry_address: int,
+    name: str,
+    keepalive: list,
+    *,
+    doc: str | None = None,
+    flags: int = METH_FASTCALL | METH_KEYWORDS,
+) -> Callable[..., Any]:
+    """Wrap the native entry at ``entry_address`` in a real builtin function.
+
+    A ``PyMethodDef`` is allocated in ctypes memory and appended to ``keepalive``. The builtin's
+    ``__self__`` is a module object whose ``keepalive`` attribute holds that list, so everything
+    in it (the method def, the JIT engine, objects whose addresses the code embeds) lives as
+    long as the builtin; a module as ``self`` also makes it print as ``<built-in function>``.
+    """
+    if not entry_address:
+        raise ValueError("null entry address")
+    name_bytes = name.encode("utf-8")
+    doc_bytes = doc.encode("utf-8") if doc is not None else None
+    method_def = _PyMethodDef(name_bytes, entry_address, flags, doc_bytes)
+    keepalive.extend([method_def, name_bytes, doc_bytes])
+    owner = types.ModuleType(_symbol_name(name), "Owner of a native ember entry point.")
+    owner.keepalive = keepalive  # type: ignore[attr-defined]
+    return _PyCFunction_NewEx(ctypes.addressof(method_def), owner, None)
+
+
+# --------------------------------------------------------------------------------------------
+# Default JIT and one-call compilation
+# --------------------------------------------------------------------------------------------
+
+
+class SimpleMCJIT:
+    """Minimal MCJIT engine implementing the ``add_module`` protocol (used by the tests)."""
+
+    def __init__(self, opt_level: int = 3) -> None:
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        target = llvm.Target.from_default_triple()
+        self.target_machine = target.create_target_machine(opt=opt_level, jit=True)
+        self.opt_level = opt_level
+        self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), self.target_machine)
+
+    def add_module(self, llvm_ir: str) -> Callable[[str], int]:
+        """Parse, verify, optimise and JIT ``llvm_ir``; return a ``symbol -> address`` lookup."""
+        mod = llvm.parse_assembly(llvm_ir)
+        mod.triple = self.target_machine.triple
+        mod.data_layout = str(self.target_machine.target_data)
+        mod.verify()
+        pto = llvm.create_pipeline_tuning_options(speed_level=self.opt_level)
+        pb = llvm.create_pass_builder(self.target_machine, pto)
+        pb.getModulePassManager().run(mod, pb)
+        self.engine.add_module(mod)
+        self.engine.finalize_object()
+        engine = self.engine
+
+        def lookup(symbol: str) -> int:
+            address = engine.get_function_address(symbol)
+            if not address:
+                raise KeyError(symbol)
+            return address
+
+        return lookup
+
+
+@cache
+def default_jit() -> SimpleMCJIT:
+    """Process-wide :class:`SimpleMCJIT`, created on first use."""
+    return SimpleMCJIT()
+
+
+def compile_entry(
+    name: str,
+    specializations: Sequence[Specialization],
+    fallback: Callable[..., Any],
+    raise_exception: Callable[[int], Any],
+    add_module: AddModule | None = None,
+    *,
+    doc: str | None = None,
+    keepalive: list | None = None,
+) -> Callable[..., Any]:
+    """Build, JIT-compile and wrap an entry function; returns the builtin.
+
+    ``add_module(ir_text) -> lookup(symbol) -> address`` compiles the module (defaults to
+    :func:`default_jit`); the lookup and ``keepalive`` (e.g. the owner of the targets' code)
+    are kept alive by the returned builtin, together with ``fallback`` and ``raise_exception``.
+    """
+    module, symbol = build_entry_module(name, specializations, fallback, raise_exception)
+    if add_module is None:
+        add_module = default_jit().add_module
+    lookup = add_module(str(module))
+    address = lookup(symbol)
+    refs = [*(keepalive or []), fallback, raise_exception, lookup]
+    return make_pycfunction(address, name, refs, doc=doc)

@@ -1,0 +1,113 @@
+"""The general Python-to-native call: converts Python values to the flattened native arguments
+with ctypes, calls a compiled specialization and boxes its result.
+
+Used for argument kinds the generated fast entry does not handle (narrow integers, float32,
+NumPy scalars, conversions to explicit signatures).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable
+from typing import Any
+
+from ember import types
+from ember.lowering.callconv import STATUS_OK, raise_static_exception
+from ember.typing.signature import Signature
+
+_INTEGER_CTYPES = {
+    (8, True): ctypes.c_int8, (16, True): ctypes.c_int16, (32, True): ctypes.c_int32,
+    (64, True): ctypes.c_int64, (8, False): ctypes.c_uint8, (16, False): ctypes.c_uint16,
+    (32, False): ctypes.c_uint32, (64, False): ctypes.c_uint64,
+}  # fmt: skip
+
+
+def _argument_ctypes(typ: types.Type) -> list:
+    """The ctypes of the flattened native arguments of `typ` (mirrors the data models)."""
+    if isinstance(typ, types.Boolean):
+        return [ctypes.c_uint8]
+    if isinstance(typ, types.Integer):
+        return [_INTEGER_CTYPES[typ.bitwidth, typ.signed]]
+    if isinstance(typ, types.Float):
+        return [ctypes.c_float if typ.bitwidth == 32 else ctypes.c_double]
+    if isinstance(typ, types.Complex):
+        return _argument_ctypes(typ.underlying_float) * 2
+    if isinstance(typ, types.BaseTuple):
+        return [c for member in typ.types for c in _argument_ctypes(member)]
+    if isinstance(typ, (types.NoneType, types.Dummy)):
+        return []
+    raise TypeError(f"cannot pass a value of type {typ} from Python yet")
+
+
+def _memory_ctype(typ: types.Type) -> Any:
+    """The ctypes layout of `typ` in memory, as the callee stores it at retptr."""
+    if isinstance(typ, types.Boolean):
+        return ctypes.c_uint8
+    if isinstance(typ, (types.Integer, types.Float)):
+        return _argument_ctypes(typ)[0]
+    if isinstance(typ, types.Complex):
+        part = _argument_ctypes(typ.underlying_float)[0]
+        return type(
+            "complex_memory", (ctypes.Structure,), {"_fields_": [("re", part), ("im", part)]}
+        )
+    if isinstance(typ, types.BaseTuple):
+        fields = [(f"f{i}", _memory_ctype(m)) for i, m in enumerate(typ.types)]
+        return type("tuple_memory", (ctypes.Structure,), {"_fields_": fields})
+    if isinstance(typ, (types.NoneType, types.Dummy)):
+        return type("empty_memory", (ctypes.Structure,), {"_fields_": []})
+    raise TypeError(f"cannot return a value of type {typ} to Python yet")
+
+
+def _flatten(typ: types.Type, value: Any, out: list) -> None:
+    """Append the native argument values of a Python `value` converted to `typ`."""
+    if isinstance(typ, types.Boolean):
+        out.append(1 if value else 0)
+    elif isinstance(typ, types.Integer):
+        out.append(int(value))
+    elif isinstance(typ, types.Float):
+        out.append(float(value))
+    elif isinstance(typ, types.Complex):
+        value = complex(value)
+        out.extend((value.real, value.imag))
+    elif isinstance(typ, types.BaseTuple):
+        for member, item in zip(typ.types, value):
+            _flatten(member, item, out)
+
+
+def _box(typ: types.Type, memory: Any) -> Any:
+    if isinstance(typ, types.Boolean):
+        return bool(memory)
+    if isinstance(typ, (types.Integer, types.Float)):
+        return memory
+    if isinstance(typ, types.Complex):
+        return complex(memory.re, memory.im)
+    if isinstance(typ, types.BaseTuple):
+        return tuple(_box(m, getattr(memory, f"f{i}")) for i, m in enumerate(typ.types))
+    return None
+
+
+def make_invoker(sig: Signature, address: int) -> Callable[..., Any]:
+    """A Python callable running the native function at `address` on Python values."""
+    flat_ctypes = [c for arg in sig.args for c in _argument_ctypes(arg)]
+    memory_type = _memory_ctype(sig.return_type)
+    prototype = ctypes.CFUNCTYPE(
+        ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, *flat_ctypes
+    )
+    native = prototype(address)
+    arg_types = sig.args
+    return_type = sig.return_type
+
+    def invoke(*values: Any) -> Any:
+        flat: list = []
+        for typ, value in zip(arg_types, values):
+            _flatten(typ, value, flat)
+        result = memory_type()
+        exc_id = ctypes.c_int32(0)
+        status = native(ctypes.addressof(result), ctypes.addressof(exc_id), None, *flat)
+        if status != STATUS_OK:
+            raise_static_exception(exc_id.value)
+        if isinstance(memory_type, type) and issubclass(memory_type, ctypes.Structure):
+            return _box(return_type, result)
+        return _box(return_type, result.value)
+
+    return invoke

@@ -1,0 +1,104 @@
+"""typeof: the ember type of a Python value, with hard-coded fast paths for the common kinds
+and a generic, extensible `typeof_impl` for the rest (seed 003)."""
+
+from __future__ import annotations
+
+import sys
+from functools import singledispatch
+from typing import Any
+
+from ember import types
+
+_EXACT_TYPES: dict[type, types.Type] = {
+    bool: types.boolean,
+    float: types.float64,
+    complex: types.complex128,
+    type(None): types.none,
+}
+
+_NUMPY_SCALARS: dict[Any, types.Type] = {}
+
+
+def typeof(value: Any) -> types.Type:
+    """The ember type of `value`; raises ValueError when ember cannot type it."""
+    found = typeof_or_none(value)
+    if found is None:
+        raise ValueError(f"cannot determine the ember type of {type(value).__name__!r} value")
+    return found
+
+
+def typeof_or_none(value: Any) -> types.Type | None:
+    cls = type(value)
+    exact = _EXACT_TYPES.get(cls)
+    if exact is not None:
+        return exact
+    if cls is int:
+        return _int_type(value)
+    if cls is tuple:
+        members = [typeof_or_none(item) for item in value]
+        return None if None in members else types.make_tuple(members)
+    declared = getattr(cls, "_ember_type_", None) or getattr(cls, "_numba_type_", None)
+    if isinstance(declared, types.Type):
+        return declared
+    numpy_type = _typeof_numpy(value, cls)
+    if numpy_type is not None:
+        return numpy_type
+    return typeof_impl(value)
+
+
+def _int_type(value: int) -> types.Type | None:
+    if types.int64.minval <= value <= types.int64.maxval:
+        return types.int64
+    if 0 <= value <= types.uint64.maxval:
+        return types.uint64
+    return None
+
+
+def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
+    np = sys.modules.get("numpy")
+    if np is None:
+        return None
+    if cls is np.ndarray:
+        return _typeof_array(value)
+    if isinstance(value, np.generic):
+        return dtype_to_type(value.dtype)
+    return None
+
+
+def _typeof_array(array: Any) -> types.Type | None:
+    dtype = dtype_to_type(array.dtype)
+    if dtype is None:
+        return None
+    flags = array.flags
+    layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
+    return types.Array(dtype, array.ndim, layout, readonly=not flags.writeable)
+
+
+_DTYPE_NAMES = {
+    "bool": types.boolean, "int8": types.int8, "int16": types.int16, "int32": types.int32,
+    "int64": types.int64, "uint8": types.uint8, "uint16": types.uint16,
+    "uint32": types.uint32, "uint64": types.uint64, "float32": types.float32,
+    "float64": types.float64, "complex64": types.complex64, "complex128": types.complex128,
+}  # fmt: skip
+
+
+def dtype_to_type(dtype: Any) -> types.Type | None:
+    """The ember scalar type of a NumPy dtype, or None for unsupported dtypes."""
+    if dtype.byteorder not in "=|" and dtype.byteorder != _native_byteorder():
+        return None
+    return _DTYPE_NAMES.get(dtype.name)
+
+
+def _native_byteorder() -> str:
+    return "<" if sys.byteorder == "little" else ">"
+
+
+@singledispatch
+def typeof_impl(value: Any) -> types.Type | None:
+    """The extensible fallback: `@typeof_impl.register(MyClass)` adds a rule for a class."""
+    return None
+
+
+def typeof_constant(value: Any) -> types.Type | None:
+    """typeof for compile-time constants seen as globals (NumPy scalars, user classes)."""
+    return typeof_or_none(value)

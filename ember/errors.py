@@ -1,0 +1,51 @@
+"""The exceptions users of ember catch: typing failures, unsupported constructs, locations."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ember.ir.nodes import Loc
+
+
+class EmberError(Exception):
+    """Base of ember's compile-time errors; carries the source location when one is known."""
+
+    def __init__(self, message: str, loc: Loc | None = None) -> None:
+        self.msg = message
+        self.loc = loc
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        if self.loc is None:
+            return self.msg
+        return f"{self.loc.describe()}\n{self.msg}"
+
+    def with_context(self, context: str) -> EmberError:
+        """Prefix a line that says which compilation failed (kept short: one line)."""
+        self.msg = f"{context}\n{self.msg}" if context else self.msg
+        self.args = (self._render(),)
+        return self
+
+
+class TypingError(EmberError):
+    """Type inference could not give every variable one type, or an operation has no typing."""
+
+
+class UnsupportedError(EmberError):
+    """The source uses a Python construct ember does not compile."""
+
+
+class LoweringError(EmberError):
+    """Code generation failed for a typed statement (an ember bug or a missing implementation)."""
+
+
+class CompilerError(EmberError):
+    """An internal invariant was broken, e.g. a rewrite that never stops matching."""
+
+
+class EmberWarning(Warning):
+    """Base of ember's warnings."""
+
+
+NumbaError = EmberError

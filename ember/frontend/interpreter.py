@@ -1,0 +1,395 @@
+"""Stage 2: symbolic execution of the bytecode's value stack into the register IR.
+
+Each basic block starts from a stack of phi variables (`$phi<label>.<i>`); a block's end assigns
+its outgoing stack into the phi variables of each successor, just before the terminator.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+from types import FunctionType
+from typing import Any
+
+from ember.errors import UnsupportedError
+from ember.frontend.bytecode import ByteCode, Instruction
+from ember.frontend.cfg import ControlFlowGraph
+from ember.ir import nodes as ir
+
+_NULL = object()  # the NULL CPython pushes before a callable; never becomes a variable
+
+_UNARY_OPS = {
+    "UNARY_NEGATIVE": operator.neg,
+    "UNARY_POSITIVE": operator.pos,
+    "UNARY_INVERT": operator.invert,
+    "UNARY_NOT": operator.not_,
+}
+
+_BRANCH_ON = {  # opname -> (branch when the tested value is true?, test is "is None")
+    "POP_JUMP_FORWARD_IF_FALSE": (False, False),
+    "POP_JUMP_BACKWARD_IF_FALSE": (False, False),
+    "POP_JUMP_FORWARD_IF_TRUE": (True, False),
+    "POP_JUMP_BACKWARD_IF_TRUE": (True, False),
+    "POP_JUMP_FORWARD_IF_NONE": (True, True),
+    "POP_JUMP_BACKWARD_IF_NONE": (True, True),
+    "POP_JUMP_FORWARD_IF_NOT_NONE": (False, True),
+    "POP_JUMP_BACKWARD_IF_NOT_NONE": (False, True),
+}
+
+
+def build_ir(bytecode: ByteCode, cfg: ControlFlowGraph) -> ir.FunctionIR:
+    """Translate every reachable block of `bytecode` into IR blocks labelled by offset."""
+    return _IRBuilder(bytecode, cfg).run()
+
+
+class _IRBuilder:
+    def __init__(self, bytecode: ByteCode, cfg: ControlFlowGraph) -> None:
+        self.bytecode = bytecode
+        self.cfg = cfg
+        self.py_func: FunctionType = bytecode.py_func
+        self.code = bytecode.code
+        self.table = bytecode.table
+        self.incoming_depth: dict[int, int] = {cfg.topological_order()[0]: 0}
+        self.blocks: dict[int, ir.Block] = {}
+        self.pending_edges: list[tuple[ir.Block, int, list]] = []
+
+    # ------------------------------------------------------------------ driver
+
+    def run(self) -> ir.FunctionIR:
+        arg_names = _argument_names(self.code)
+        entry = self.cfg.topological_order()[0]
+        for label in self.cfg.topological_order():
+            self._build_block(label, arg_names if label == entry else ())
+        for block, succ, stack in self.pending_edges:
+            self._assign_phis(block, succ, stack)
+        first = self.bytecode.instructions[0].loc
+        loc = ir.Loc(first.filename, self.code.co_firstlineno)
+        return ir.FunctionIR(self.blocks, arg_names, self.py_func, loc, entry)
+
+    def _build_block(self, label: int, arg_names: tuple[str, ...]) -> None:
+        instructions = self.bytecode.block_instructions(label)
+        self.block = ir.Block(label, instructions[0].loc)
+        self.blocks[label] = self.block
+        self.label = label
+        self.counter = 0
+        self.constants: dict[str, Any] = {}
+        self.kw_names: tuple[str, ...] = ()
+        depth = self.incoming_depth[label]
+        self.stack: list = [ir.Var(f"$phi{label}.{i}", self.block.loc) for i in range(depth)]
+        for index, name in enumerate(arg_names):
+            self._assign(ir.Var(name, self.block.loc), ir.Arg(index, name, self.block.loc))
+        self.edges: dict[int, list] = {}
+        for inst in instructions:
+            self.inst = inst
+            self._dispatch(inst)
+        if not self.block.body or not self.block.terminator.is_terminator:
+            self._jump(instructions[-1].next_offset)
+        for succ, stack in self.edges.items():
+            self.pending_edges.append((self.block, succ, stack))
+
+    def _dispatch(self, inst: Instruction) -> None:
+        if inst.opname in self.table.no_ops:
+            return
+        if inst.opname in _UNARY_OPS:
+            value = self.stack.pop()
+            self._push_expr(ir.UnaryOp(_UNARY_OPS[inst.opname], value, inst.loc))
+            return
+        if inst.opname in _BRANCH_ON:
+            self._pop_jump(*_BRANCH_ON[inst.opname])
+            return
+        handler = getattr(self, f"op_{inst.opname}", None)
+        if handler is None:
+            raise UnsupportedError(
+                f"Python construct not supported in nopython mode (bytecode {inst.opname})",
+                inst.loc,
+            )
+        handler(inst)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _temp(self, prefix: str = "") -> ir.Var:
+        name = f"${prefix}{self.label}.{self.counter}"
+        self.counter += 1
+        return ir.Var(name, self.inst.loc)
+
+    def _assign(self, target: ir.Var, value: ir.Expr | ir.Var) -> None:
+        self.block.append(ir.Assign(target, value, target.loc))
+
+    def _push_expr(self, expr: ir.Expr, prefix: str = "") -> ir.Var:
+        target = self._temp(prefix)
+        self._assign(target, expr)
+        self.stack.append(target)
+        return target
+
+    def _edge(self, succ: int, stack: list) -> None:
+        depth = len(stack)
+        known = self.incoming_depth.setdefault(succ, depth)
+        if known != depth:
+            raise UnsupportedError("inconsistent stack depth at a merge", self.inst.loc)
+        self.edges[succ] = list(stack)
+
+    def _jump(self, target: int) -> None:
+        self._edge(target, self.stack)
+        self.block.append(ir.Jump(target, self.inst.loc))
+
+    def _branch(self, cond: ir.Var, true_target: int, false_target: int) -> None:
+        self.block.append(ir.Branch(cond, true_target, false_target, self.inst.loc))
+
+    def _assign_phis(self, block: ir.Block, succ: int, stack: list) -> None:
+        for index, value in enumerate(stack):
+            if value is _NULL:
+                continue
+            phi = ir.Var(f"$phi{succ}.{index}", block.terminator.loc)
+            if value.name != phi.name:
+                block.insert_before_terminator(ir.Assign(phi, value, block.terminator.loc))
+
+    def _const(self, value: Any) -> ir.Var:
+        var = self._push_expr(ir.Const(value, self.inst.loc), prefix="const")
+        self.constants[var.name] = value
+        return var
+
+    # ------------------------------------------------------------------ loads and stores
+
+    def op_LOAD_CONST(self, inst: Instruction) -> None:
+        self._const(inst.argval)
+
+    def op_LOAD_FAST(self, inst: Instruction) -> None:
+        self.stack.append(ir.Var(inst.argval, inst.loc))
+
+    def op_STORE_FAST(self, inst: Instruction) -> None:
+        value = self.stack.pop()
+        self._preserve_stacked_loads(inst.argval)
+        self._assign(ir.Var(inst.argval, inst.loc), value)
+
+    def _preserve_stacked_loads(self, name: str) -> None:
+        """Copy stacked loads of `name` before it is overwritten (`a, b = b, a` reads old a)."""
+        if not any(isinstance(v, ir.Var) and v.name == name for v in self.stack):
+            return
+        saved = self._temp()
+        self._assign(saved, ir.Var(name, self.inst.loc))
+        self.stack = [saved if isinstance(v, ir.Var) and v.name == name else v for v in self.stack]
+
+    def op_DELETE_FAST(self, inst: Instruction) -> None:
+        raise UnsupportedError("'del' of a local variable is not supported", inst.loc)
+
+    def op_LOAD_GLOBAL(self, inst: Instruction) -> None:
+        if inst.arg & 1:
+            self.stack.append(_NULL)
+        name = inst.argval
+        globals_ = self.py_func.__globals__
+        if name in globals_:
+            value = globals_[name]
+        elif hasattr(builtins, name):
+            value = getattr(builtins, name)
+        else:
+            raise UnsupportedError(f"name '{name}' is not defined", inst.loc)
+        self._push_expr(ir.Global(name, value, inst.loc))
+
+    def op_LOAD_DEREF(self, inst: Instruction) -> None:
+        name = inst.argval
+        freevars = self.code.co_freevars
+        if name not in freevars:
+            raise UnsupportedError(f"closure cell '{name}' defined here is not supported", inst.loc)
+        index = freevars.index(name)
+        try:
+            value = self.py_func.__closure__[index].cell_contents
+        except ValueError:
+            raise UnsupportedError(f"free variable '{name}' is not bound yet", inst.loc) from None
+        self._push_expr(ir.FreeVar(index, name, value, inst.loc))
+
+    def op_LOAD_ASSERTION_ERROR(self, inst: Instruction) -> None:
+        self._push_expr(ir.Global("AssertionError", AssertionError, inst.loc))
+
+    def op_LOAD_ATTR(self, inst: Instruction) -> None:
+        value = self.stack.pop()
+        self._push_expr(ir.GetAttr(value, inst.argval, inst.loc))
+
+    def op_LOAD_METHOD(self, inst: Instruction) -> None:
+        value = self.stack.pop()
+        self.stack.append(_NULL)
+        self._push_expr(ir.GetAttr(value, inst.argval, inst.loc))
+
+    def op_PUSH_NULL(self, inst: Instruction) -> None:
+        self.stack.append(_NULL)
+
+    # ------------------------------------------------------------------ stack shuffles
+
+    def op_POP_TOP(self, inst: Instruction) -> None:
+        self.stack.pop()
+
+    def op_COPY(self, inst: Instruction) -> None:
+        self.stack.append(self.stack[-inst.arg])
+
+    def op_SWAP(self, inst: Instruction) -> None:
+        self.stack[-1], self.stack[-inst.arg] = self.stack[-inst.arg], self.stack[-1]
+
+    # ------------------------------------------------------------------ operators
+
+    def op_BINARY_OP(self, inst: Instruction) -> None:
+        fn, inplace = self.table.binary_op_by_arg[inst.arg]
+        rhs = self.stack.pop()
+        lhs = self.stack.pop()
+        if inplace:
+            expr = ir.InplaceBinOp(ir.INPLACE_OF[fn], fn, lhs, rhs, inst.loc)
+        else:
+            expr = ir.BinOp(fn, lhs, rhs, inst.loc)
+        self._push_expr(expr)
+
+    def op_COMPARE_OP(self, inst: Instruction) -> None:
+        rhs = self.stack.pop()
+        lhs = self.stack.pop()
+        self._push_expr(ir.BinOp(self.table.compare_ops[inst.argval], lhs, rhs, inst.loc))
+
+    def op_IS_OP(self, inst: Instruction) -> None:
+        rhs = self.stack.pop()
+        lhs = self.stack.pop()
+        fn = operator.is_not if inst.arg else operator.is_
+        self._push_expr(ir.BinOp(fn, lhs, rhs, inst.loc))
+
+    def op_CONTAINS_OP(self, inst: Instruction) -> None:
+        container = self.stack.pop()
+        item = self.stack.pop()
+        result = self._push_expr(ir.BinOp(operator.contains, container, item, inst.loc))
+        if inst.arg:
+            self.stack.pop()
+            self._push_expr(ir.UnaryOp(operator.not_, result, inst.loc))
+
+    # ------------------------------------------------------------------ calls
+
+    def op_KW_NAMES(self, inst: Instruction) -> None:
+        self.kw_names = self.code.co_consts[inst.arg]
+
+    def op_CALL(self, inst: Instruction) -> None:
+        argc = inst.arg
+        args = self.stack[len(self.stack) - argc :] if argc else []
+        del self.stack[len(self.stack) - argc :]
+        callable_or_self = self.stack.pop()
+        null_or_method = self.stack.pop()
+        if null_or_method is _NULL:
+            func = callable_or_self
+        else:
+            func, args = null_or_method, [callable_or_self, *args]
+        kw_count = len(self.kw_names)
+        positional = args[: len(args) - kw_count]
+        keywords = list(zip(self.kw_names, args[len(args) - kw_count :]))
+        self.kw_names = ()
+        self._push_expr(ir.Call(func, positional, keywords, inst.loc))
+
+    def op_MAKE_FUNCTION(self, inst: Instruction) -> None:
+        raise UnsupportedError(
+            "defining functions or lambdas inside a jitted function is not supported", inst.loc
+        )
+
+    # ------------------------------------------------------------------ containers
+
+    def op_BUILD_TUPLE(self, inst: Instruction) -> None:
+        items = self.stack[len(self.stack) - inst.arg :] if inst.arg else []
+        del self.stack[len(self.stack) - inst.arg :]
+        self._push_expr(ir.BuildTuple(items, inst.loc))
+
+    def op_UNPACK_SEQUENCE(self, inst: Instruction) -> None:
+        source = self.stack.pop()
+        exhausted = self._temp()
+        self._assign(exhausted, ir.ExhaustIter(source, inst.arg, inst.loc))
+        items = []
+        for index in range(inst.arg):
+            item = self._temp()
+            self._assign(item, ir.StaticGetItem(exhausted, index, None, inst.loc))
+            items.append(item)
+        self.stack.extend(reversed(items))
+
+    def op_BINARY_SUBSCR(self, inst: Instruction) -> None:
+        index = self.stack.pop()
+        value = self.stack.pop()
+        if index.name in self.constants and isinstance(self.constants[index.name], int):
+            constant = self.constants[index.name]
+            self._push_expr(ir.StaticGetItem(value, constant, index, inst.loc))
+        else:
+            self._push_expr(ir.GetItem(value, index, inst.loc))
+
+    def op_STORE_SUBSCR(self, inst: Instruction) -> None:
+        index = self.stack.pop()
+        target = self.stack.pop()
+        value = self.stack.pop()
+        self.block.append(ir.SetItem(target, index, value, inst.loc))
+
+    def op_BUILD_LIST(self, inst: Instruction) -> None:
+        raise UnsupportedError("lists are not supported yet; use a tuple or an array", inst.loc)
+
+    op_BUILD_MAP = op_BUILD_SET = op_BUILD_CONST_KEY_MAP = op_BUILD_LIST
+
+    # ------------------------------------------------------------------ iteration
+
+    def op_GET_ITER(self, inst: Instruction) -> None:
+        value = self.stack.pop()
+        self._push_expr(ir.GetIter(value, inst.loc))
+
+    def op_FOR_ITER(self, inst: Instruction) -> None:
+        iterator = self.stack[-1]
+        pair = self._temp()
+        self._assign(pair, ir.IterNext(iterator, inst.loc))
+        value = self._temp()
+        self._assign(value, ir.PairFirst(pair, inst.loc))
+        valid = self._temp()
+        self._assign(valid, ir.PairSecond(pair, inst.loc))
+        self._edge(inst.jump_target(), self.stack[:-1])
+        self._edge(inst.next_offset, [*self.stack, value])
+        self._branch(valid, inst.next_offset, inst.jump_target())
+
+    # ------------------------------------------------------------------ control flow
+
+    def op_JUMP_FORWARD(self, inst: Instruction) -> None:
+        self._jump(inst.jump_target())
+
+    op_JUMP_BACKWARD = op_JUMP_BACKWARD_NO_INTERRUPT = op_JUMP_FORWARD
+
+    def _pop_jump(self, jump_when_true: bool, test_none: bool) -> None:
+        inst = self.inst
+        cond = self.stack.pop()
+        if test_none:
+            none = self._const(None)
+            self.stack.pop()
+            cond = self._push_expr(ir.BinOp(operator.is_, cond, none, inst.loc))
+            self.stack.pop()
+        self._edge(inst.jump_target(), self.stack)
+        self._edge(inst.next_offset, self.stack)
+        if jump_when_true:
+            self._branch(cond, inst.jump_target(), inst.next_offset)
+        else:
+            self._branch(cond, inst.next_offset, inst.jump_target())
+
+    def _jump_or_pop(self, jump_when_true: bool) -> None:
+        inst = self.inst
+        cond = self.stack[-1]
+        self._edge(inst.jump_target(), self.stack)
+        self._edge(inst.next_offset, self.stack[:-1])
+        if jump_when_true:
+            self._branch(cond, inst.jump_target(), inst.next_offset)
+        else:
+            self._branch(cond, inst.next_offset, inst.jump_target())
+
+    def op_JUMP_IF_FALSE_OR_POP(self, inst: Instruction) -> None:
+        self._jump_or_pop(jump_when_true=False)
+
+    def op_JUMP_IF_TRUE_OR_POP(self, inst: Instruction) -> None:
+        self._jump_or_pop(jump_when_true=True)
+
+    def op_RETURN_VALUE(self, inst: Instruction) -> None:
+        value = self.stack.pop()
+        result = self._temp()
+        self._assign(result, ir.Cast(value, inst.loc))
+        self.block.append(ir.Return(result, inst.loc))
+
+    def op_RAISE_VARARGS(self, inst: Instruction) -> None:
+        if inst.arg != 1:
+            raise UnsupportedError("only 'raise <exception>' is supported", inst.loc)
+        self.block.append(ir.Raise(self.stack.pop(), inst.loc))
+
+
+def _argument_names(code) -> tuple[str, ...]:
+    count = code.co_argcount + code.co_kwonlyargcount
+    if code.co_flags & 0x04:  # CO_VARARGS
+        count += 1
+    if code.co_flags & 0x08:  # CO_VARKEYWORDS
+        raise UnsupportedError("**kwargs parameters are not supported")
+    return tuple(code.co_varnames[:count])

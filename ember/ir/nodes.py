@@ -1,0 +1,452 @@
+"""The register IR: one small class per statement and expression kind, every statement with a Loc.
+
+Variables are named registers (not SSA: a source variable may be assigned in several blocks).
+"""
+
+from __future__ import annotations
+
+import linecache
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Loc:
+    """A source position: file, line and (when CPython knows them) columns."""
+
+    filename: str
+    line: int
+    col: int | None = None
+    end_col: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.filename} ({self.line})"
+
+    def source_line(self) -> str:
+        return linecache.getline(self.filename, self.line).rstrip("\n")
+
+    def describe(self) -> str:
+        """`File "f.py", line 3:` then the source line and a caret under the columns."""
+        header = f'File "{self.filename}", line {self.line}:'
+        text = self.source_line()
+        if not text:
+            return header
+        stripped = text.lstrip()
+        indent = len(text) - len(stripped)
+        lines = [header, f"    {stripped}"]
+        if self.col is not None and self.end_col is not None and self.end_col > self.col:
+            width = self.end_col - self.col
+            lines.append("    " + " " * (self.col - indent) + "^" * width)
+        return "\n".join(lines)
+
+
+class Var:
+    """A named register. Two Var objects with the same name denote the same variable."""
+
+    __slots__ = ("name", "loc")
+
+    def __init__(self, name: str, loc: Loc) -> None:
+        self.name = name
+        self.loc = loc
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"Var({self.name}, {self.loc})"
+
+    @property
+    def is_temp(self) -> bool:
+        return self.name.startswith("$")
+
+
+# ---------------------------------------------------------------------------- expressions
+
+
+class Expr:
+    """Base of right-hand sides. `sources()` lists the variables an expression reads."""
+
+    loc: Loc
+
+    def sources(self) -> list[Var]:
+        return [value for value in vars(self).values() if isinstance(value, Var)]
+
+
+@dataclass(eq=False)
+class Arg(Expr):
+    index: int
+    name: str
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"arg({self.index}, name={self.name})"
+
+
+@dataclass(eq=False)
+class Const(Expr):
+    value: Any
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"const({type(self.value).__name__}, {self.value})"
+
+
+@dataclass(eq=False)
+class Global(Expr):
+    name: str
+    value: Any
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"global({self.name}: {self.value})"
+
+
+@dataclass(eq=False)
+class FreeVar(Expr):
+    index: int
+    name: str
+    value: Any
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"freevar({self.name}: {self.value})"
+
+
+BINOP_SYMBOLS: dict[Callable, str] = {
+    operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
+    operator.floordiv: "//", operator.mod: "%", operator.pow: "**", operator.matmul: "@",
+    operator.lshift: "<<", operator.rshift: ">>", operator.and_: "&", operator.or_: "|",
+    operator.xor: "^", operator.eq: "==", operator.ne: "!=", operator.lt: "<",
+    operator.le: "<=", operator.gt: ">", operator.ge: ">=", operator.is_: "is",
+    operator.is_not: "is not", operator.contains: "in",
+}  # fmt: skip
+
+INPLACE_OF: dict[Callable, Callable] = {
+    operator.add: operator.iadd, operator.sub: operator.isub, operator.mul: operator.imul,
+    operator.truediv: operator.itruediv, operator.floordiv: operator.ifloordiv,
+    operator.mod: operator.imod, operator.pow: operator.ipow, operator.matmul: operator.imatmul,
+    operator.lshift: operator.ilshift, operator.rshift: operator.irshift,
+    operator.and_: operator.iand, operator.or_: operator.ior, operator.xor: operator.ixor,
+}  # fmt: skip
+
+UNARY_SYMBOLS: dict[Callable, str] = {
+    operator.neg: "-", operator.pos: "+", operator.invert: "~", operator.not_: "not",
+}  # fmt: skip
+
+
+@dataclass(eq=False)
+class BinOp(Expr):
+    fn: Callable
+    lhs: Var
+    rhs: Var
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"{self.lhs} {BINOP_SYMBOLS[self.fn]} {self.rhs}"
+
+
+@dataclass(eq=False)
+class InplaceBinOp(Expr):
+    """`a += b`: `fn` is the in-place operator, `immutable_fn` the plain one it falls back to."""
+
+    fn: Callable
+    immutable_fn: Callable
+    lhs: Var
+    rhs: Var
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"{self.lhs} {BINOP_SYMBOLS[self.immutable_fn]}= {self.rhs}"
+
+
+@dataclass(eq=False)
+class UnaryOp(Expr):
+    fn: Callable
+    value: Var
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"unary(fn={UNARY_SYMBOLS[self.fn]}, value={self.value})"
+
+
+@dataclass(eq=False)
+class Call(Expr):
+    func: Var
+    args: list[Var]
+    kws: list[tuple[str, Var]]
+    loc: Loc
+
+    def sources(self) -> list[Var]:
+        return [self.func, *self.args, *(value for _, value in self.kws)]
+
+    def __str__(self) -> str:
+        args = ", ".join(str(a) for a in self.args)
+        kws = ", ".join(f"{k}={v}" for k, v in self.kws)
+        return f"call {self.func}({args}{', ' if args and kws else ''}{kws})"
+
+
+@dataclass(eq=False)
+class GetAttr(Expr):
+    value: Var
+    attr: str
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"getattr(value={self.value}, attr={self.attr})"
+
+
+@dataclass(eq=False)
+class GetItem(Expr):
+    value: Var
+    index: Var
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"getitem(value={self.value}, index={self.index})"
+
+
+@dataclass(eq=False)
+class StaticGetItem(Expr):
+    """Indexing by a constant known at IR-generation time (tuples need it to type)."""
+
+    value: Var
+    index: Any
+    index_var: Var | None
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"static_getitem(value={self.value}, index={self.index}, index_var={self.index_var})"
+
+
+@dataclass(eq=False)
+class BuildTuple(Expr):
+    items: list[Var]
+    loc: Loc
+
+    def sources(self) -> list[Var]:
+        return list(self.items)
+
+    def __str__(self) -> str:
+        return f"build_tuple(items=[{', '.join(str(i) for i in self.items)}])"
+
+
+@dataclass(eq=False)
+class GetIter(Expr):
+    value: Var
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"getiter(value={self.value})"
+
+
+@dataclass(eq=False)
+class IterNext(Expr):
+    value: Var
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"iternext(value={self.value})"
+
+
+@dataclass(eq=False)
+class PairFirst(Expr):
+    value: Var
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"pair_first(value={self.value})"
+
+
+@dataclass(eq=False)
+class PairSecond(Expr):
+    value: Var
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"pair_second(value={self.value})"
+
+
+@dataclass(eq=False)
+class ExhaustIter(Expr):
+    """Unpack exactly `count` items from a tuple (`a, b = t`)."""
+
+    value: Var
+    count: int
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"exhaust_iter(value={self.value}, count={self.count})"
+
+
+@dataclass(eq=False)
+class Cast(Expr):
+    """Convert to the function's return type just before `return`."""
+
+    value: Var
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"cast(value={self.value})"
+
+
+# ---------------------------------------------------------------------------- statements
+
+
+class Stmt:
+    """Base of statements. `sources()` are variables read, `targets()` variables written."""
+
+    loc: Loc
+    is_terminator = False
+
+    def sources(self) -> list[Var]:
+        return [value for value in vars(self).values() if isinstance(value, Var)]
+
+    def targets(self) -> list[Var]:
+        return []
+
+
+@dataclass(eq=False)
+class Assign(Stmt):
+    target: Var
+    value: Expr | Var
+    loc: Loc
+
+    def sources(self) -> list[Var]:
+        return [self.value] if isinstance(self.value, Var) else self.value.sources()
+
+    def targets(self) -> list[Var]:
+        return [self.target]
+
+    def __str__(self) -> str:
+        return f"{self.target} = {self.value}"
+
+
+@dataclass(eq=False)
+class Del(Stmt):
+    name: str
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"del {self.name}"
+
+
+@dataclass(eq=False)
+class SetItem(Stmt):
+    target: Var
+    index: Var
+    value: Var
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"{self.target}[{self.index}] = {self.value}"
+
+
+@dataclass(eq=False)
+class Jump(Stmt):
+    target: int
+    loc: Loc
+    is_terminator = True
+
+    def __str__(self) -> str:
+        return f"jump {self.target}"
+
+
+@dataclass(eq=False)
+class Branch(Stmt):
+    cond: Var
+    truebr: int
+    falsebr: int
+    loc: Loc
+    is_terminator = True
+
+    def __str__(self) -> str:
+        return f"branch {self.cond}, {self.truebr}, {self.falsebr}"
+
+
+@dataclass(eq=False)
+class Return(Stmt):
+    value: Var
+    loc: Loc
+    is_terminator = True
+
+    def __str__(self) -> str:
+        return f"return {self.value}"
+
+
+@dataclass(eq=False)
+class Raise(Stmt):
+    exception: Var
+    loc: Loc
+    is_terminator = True
+
+    def __str__(self) -> str:
+        return f"raise {self.exception}"
+
+
+@dataclass(eq=False)
+class StaticRaise(Stmt):
+    """Raise an exception whose class and arguments are compile-time constants."""
+
+    exc_class: type
+    exc_args: tuple
+    loc: Loc
+    is_terminator = True
+
+    def __str__(self) -> str:
+        if not self.exc_args:
+            return f"raise {self.exc_class}"
+        return f"raise {self.exc_class}({', '.join(repr(a) for a in self.exc_args)})"
+
+
+# ---------------------------------------------------------------------------- containers
+
+
+@dataclass(eq=False)
+class Block:
+    """A basic block: statements ending in exactly one terminator."""
+
+    label: int
+    loc: Loc
+    body: list[Stmt] = field(default_factory=list)
+
+    @property
+    def terminator(self) -> Stmt:
+        return self.body[-1]
+
+    def successors(self) -> list[int]:
+        term = self.terminator
+        if isinstance(term, Jump):
+            return [term.target]
+        if isinstance(term, Branch):
+            return [term.truebr, term.falsebr]
+        return []
+
+    def append(self, stmt: Stmt) -> None:
+        self.body.append(stmt)
+
+    def insert_before_terminator(self, stmt: Stmt) -> None:
+        self.body.insert(len(self.body) - 1, stmt)
+
+
+@dataclass(eq=False)
+class FunctionIR:
+    """A whole function: blocks by label, entry label, argument names and where it came from."""
+
+    blocks: dict[int, Block]
+    arg_names: tuple[str, ...]
+    py_func: Callable
+    loc: Loc
+    entry: int = 0
+
+    @property
+    def qualname(self) -> str:
+        return self.py_func.__qualname__
+
+    def statements(self):
+        """Every (block, statement) pair in label order."""
+        for label in sorted(self.blocks):
+            block = self.blocks[label]
+            for stmt in block.body:
+                yield block, stmt

@@ -1,0 +1,126 @@
+"""`range` objects and their iteration: typing and lowering of range(), iter(), next(), len()."""
+
+from __future__ import annotations
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.lowering.callconv import alloca_in_entry
+from ember.lowering.registry import lower_builtin
+from ember.typing.arith import integer_result
+from ember.typing.signature import signature
+from ember.typing.templates import registry
+
+
+@registry.typer(range)
+def _type_range(args, kws):
+    if kws or not 1 <= len(args) <= 3:
+        return None
+    args = tuple(types.unliteral(a) for a in args)
+    if not all(isinstance(a, (types.Integer, types.Boolean)) for a in args):
+        return None
+    dtype = types.int64
+    for arg in args:
+        if isinstance(integer_result(arg, types.int64), types.Float):
+            dtype = (
+                types.uint64
+                if all(isinstance(a, types.Integer) and not a.signed for a in args)
+                else dtype
+            )
+    return signature(types.RangeType(dtype), *([dtype] * len(args)))
+
+
+@lower_builtin(range, types.Integer)
+def range_stop(context, builder, sig, args):
+    zero = llvm.Constant(args[0].type, 0)
+    one = llvm.Constant(args[0].type, 1)
+    return _make_range(context, builder, sig.return_type, zero, args[0], one)
+
+
+@lower_builtin(range, types.Integer, types.Integer)
+def range_start_stop(context, builder, sig, args):
+    one = llvm.Constant(args[0].type, 1)
+    return _make_range(context, builder, sig.return_type, args[0], args[1], one)
+
+
+@lower_builtin(range, types.Integer, types.Integer, types.Integer)
+def range_start_stop_step(context, builder, sig, args):
+    is_zero = builder.icmp_signed("==", args[2], llvm.Constant(args[2].type, 0))
+    context.guard(builder, is_zero, ValueError, "range() arg 3 must not be zero")
+    return _make_range(context, builder, sig.return_type, *args)
+
+
+def _make_range(context, builder, range_type, start, stop, step):
+    value = llvm.Constant(context.value_type(range_type), llvm.Undefined)
+    for index, item in enumerate((start, stop, step)):
+        value = builder.insert_value(value, item, index)
+    return value
+
+
+def _range_length(builder, start, stop, step):
+    """max(0, ceil((stop - start) / step)) without overflow for the common cases."""
+    zero = llvm.Constant(start.type, 0)
+    one = llvm.Constant(start.type, 1)
+    positive = builder.icmp_signed(">", step, zero)
+    distance = builder.select(positive, builder.sub(stop, start), builder.sub(start, stop))
+    magnitude = builder.select(positive, step, builder.neg(step))
+    count = builder.udiv(builder.add(distance, builder.sub(magnitude, one)), magnitude)
+    empty = builder.icmp_signed("<=", distance, zero)
+    return builder.select(empty, zero, count)
+
+
+@registry.typer(len)
+def _type_len(args, kws):
+    if len(args) == 1 and isinstance(args[0], types.RangeType):
+        return signature(types.int64, args[0])
+    if len(args) == 1 and isinstance(args[0], types.BaseTuple):
+        return signature(types.int64, args[0])
+    return None
+
+
+@lower_builtin(len, types.RangeType)
+def range_len(context, builder, sig, args):
+    start, stop, step = (builder.extract_value(args[0], i) for i in range(3))
+    return _range_length(builder, start, stop, step)
+
+
+@lower_builtin(len, types.BaseTuple)
+def tuple_len(context, builder, sig, args):
+    return llvm.Constant(llvm.IntType(64), len(sig.args[0]))
+
+
+@registry.typer(iter)
+def _type_iter(args, kws):
+    if len(args) == 1 and isinstance(args[0], types.RangeType):
+        return signature(args[0].iterator_type, args[0])
+    return None
+
+
+@lower_builtin(iter, types.RangeType)
+def range_iter(context, builder, sig, args):
+    int_type = context.value_type(sig.args[0].dtype)
+    state_type = llvm.LiteralStructType([int_type, int_type, int_type])
+    state = alloca_in_entry(builder, state_type, name="range.state")
+    start, stop, step = (builder.extract_value(args[0], i) for i in range(3))
+    count = _range_length(builder, start, stop, step)
+    for index, item in enumerate((start, count, step)):
+        builder.store(item, builder.gep(state, [_i32(0), _i32(index)]))
+    return state
+
+
+@lower_builtin(next, types.RangeIteratorType)
+def range_iternext(context, builder, sig, args):
+    state = args[0]
+    slots = [builder.gep(state, [_i32(0), _i32(i)]) for i in range(3)]
+    int_type = context.value_type(sig.args[0].dtype)
+    current, count, step = (builder.load(slot) for slot in slots)
+    valid = builder.icmp_signed(">", count, llvm.Constant(int_type, 0))
+    builder.store(builder.add(current, step), slots[0])
+    builder.store(builder.sub(count, llvm.Constant(int_type, 1)), slots[1])
+    pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
+    pair = builder.insert_value(pair, current, 0)
+    return builder.insert_value(pair, valid, 1)
+
+
+def _i32(value: int) -> llvm.Constant:
+    return llvm.Constant(llvm.IntType(32), value)

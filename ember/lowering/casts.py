@@ -1,0 +1,125 @@
+"""Conversions between types: the one home of every implicit and explicit cast in lowering."""
+
+from __future__ import annotations
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.lowering.intrinsics import call_intrinsic
+from ember.lowering.registry import lower_cast
+
+_i1 = llvm.IntType(1)
+
+
+@lower_cast(types.Literal, types.Type)
+def literal_to_any(context, builder, from_type, to_type, value):
+    return context.cast(builder, value, from_type.literal_type, to_type)
+
+
+@lower_cast(types.Integer, types.Integer)
+def integer_to_integer(context, builder, from_type, to_type, value):
+    target = context.value_type(to_type)
+    if to_type.bitwidth < from_type.bitwidth:
+        return builder.trunc(value, target)
+    if to_type.bitwidth == from_type.bitwidth:
+        return value
+    return builder.sext(value, target) if from_type.signed else builder.zext(value, target)
+
+
+@lower_cast(types.Integer, types.Float)
+def integer_to_float(context, builder, from_type, to_type, value):
+    target = context.value_type(to_type)
+    return builder.sitofp(value, target) if from_type.signed else builder.uitofp(value, target)
+
+
+@lower_cast(types.Float, types.Integer)
+def float_to_integer(context, builder, from_type, to_type, value):
+    """Saturating conversion: NaN gives 0 and out-of-range values clamp, never poison."""
+    target = context.value_type(to_type)
+    name = "llvm.fptosi.sat" if to_type.signed else "llvm.fptoui.sat"
+    return call_intrinsic(builder, name, [value], target, [target, value.type])
+
+
+@lower_cast(types.Float, types.Float)
+def float_to_float(context, builder, from_type, to_type, value):
+    target = context.value_type(to_type)
+    if to_type.bitwidth > from_type.bitwidth:
+        return builder.fpext(value, target)
+    return builder.fptrunc(value, target)
+
+
+@lower_cast(types.Boolean, types.Integer)
+def boolean_to_integer(context, builder, from_type, to_type, value):
+    return builder.zext(value, context.value_type(to_type))
+
+
+@lower_cast(types.Boolean, types.Float)
+def boolean_to_float(context, builder, from_type, to_type, value):
+    return builder.uitofp(value, context.value_type(to_type))
+
+
+@lower_cast(types.Number, types.Complex)
+def real_to_complex(context, builder, from_type, to_type, value):
+    part_type = to_type.underlying_float
+    if isinstance(from_type, types.Complex):
+        real = builder.extract_value(value, 0)
+        imag = builder.extract_value(value, 1)
+        real = context.cast(builder, real, from_type.underlying_float, part_type)
+        imag = context.cast(builder, imag, from_type.underlying_float, part_type)
+    else:
+        real = context.cast(builder, value, from_type, part_type)
+        imag = context.get_constant(part_type, 0.0)
+    return make_complex(context, builder, to_type, real, imag)
+
+
+def make_complex(context, builder, complex_type, real, imag):
+    result = llvm.Constant(context.value_type(complex_type), llvm.Undefined)
+    result = builder.insert_value(result, real, 0)
+    return builder.insert_value(result, imag, 1)
+
+
+# ---------------------------------------------------------------------------- truthiness
+
+
+@lower_cast(types.Integer, types.Boolean)
+def integer_truth(context, builder, from_type, to_type, value):
+    return builder.icmp_unsigned("!=", value, llvm.Constant(value.type, 0))
+
+
+@lower_cast(types.Float, types.Boolean)
+def float_truth(context, builder, from_type, to_type, value):
+    return builder.fcmp_unordered("!=", value, llvm.Constant(value.type, 0.0))
+
+
+@lower_cast(types.Complex, types.Boolean)
+def complex_truth(context, builder, from_type, to_type, value):
+    part = from_type.underlying_float
+    real = float_truth(context, builder, part, to_type, builder.extract_value(value, 0))
+    imag = float_truth(context, builder, part, to_type, builder.extract_value(value, 1))
+    return builder.or_(real, imag)
+
+
+@lower_cast(types.NoneType, types.Boolean)
+def none_truth(context, builder, from_type, to_type, value):
+    return llvm.Constant(_i1, 0)
+
+
+@lower_cast(types.BaseTuple, types.Boolean)
+def tuple_truth(context, builder, from_type, to_type, value):
+    return llvm.Constant(_i1, int(len(from_type) > 0))
+
+
+@lower_cast(types.BaseTuple, types.BaseTuple)
+def tuple_to_tuple(context, builder, from_type, to_type, value):
+    if len(from_type) != len(to_type):
+        raise TypeError(f"cannot convert {from_type} to {to_type}")
+    result = llvm.Constant(context.value_type(to_type), llvm.Undefined)
+    for index, (src, dst) in enumerate(zip(from_type.types, to_type.types)):
+        item = context.cast(builder, builder.extract_value(value, index), src, dst)
+        result = builder.insert_value(result, item, index)
+    return result
+
+
+@lower_cast(types.NoneType, types.NoneType)
+def none_to_none(context, builder, from_type, to_type, value):
+    return value

@@ -1,0 +1,134 @@
+"""The CPU target context: what lowering asks about types, constants, casts and implementations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.errors import LoweringError
+from ember.lowering import callconv
+from ember.lowering.models import model_of
+from ember.lowering.registry import registry
+from ember.typing.signature import Signature
+
+
+@dataclass(frozen=True)
+class TargetOptions:
+    """The per-function options users pass to `@jit` that change generated code."""
+
+    error_model: str = "python"
+    fastmath: bool | frozenset = False
+    boundscheck: bool = False
+    nogil: bool = False
+
+    @property
+    def fastmath_flags(self) -> tuple[str, ...]:
+        if self.fastmath is True:
+            return ("fast",)
+        if not self.fastmath:
+            return ()
+        return tuple(sorted(self.fastmath))
+
+
+class CPUContext:
+    """Target facts for the host CPU plus access to the lowering registry."""
+
+    def __init__(self, options: TargetOptions | None = None) -> None:
+        _load_implementations()
+        self.options = options or TargetOptions()
+        self.registry = registry
+
+    # ------------------------------------------------------------------ types and constants
+
+    def value_type(self, typ: types.Type) -> llvm.Type:
+        return model_of(typ).value_type
+
+    def data_type(self, typ: types.Type) -> llvm.Type:
+        return model_of(typ).data_type
+
+    def get_constant(self, typ: types.Type, value: Any) -> llvm.Value:
+        """An LLVM constant of `typ` holding the Python `value`."""
+        typ = types.unliteral(typ)
+        if isinstance(typ, types.Boolean):
+            return llvm.Constant(llvm.IntType(1), int(bool(value)))
+        if isinstance(typ, types.Integer):
+            return llvm.Constant(self.value_type(typ), int(value) & ((1 << typ.bitwidth) - 1))
+        if isinstance(typ, types.Float):
+            return llvm.Constant(self.value_type(typ), float(value))
+        if isinstance(typ, types.Complex):
+            value = complex(value)
+            part = typ.underlying_float
+            return llvm.Constant.literal_struct(
+                [self.get_constant(part, value.real), self.get_constant(part, value.imag)]
+            )
+        if isinstance(typ, types.BaseTuple):
+            return llvm.Constant.literal_struct(
+                [self.get_constant(t, v) for t, v in zip(typ.types, value)]
+            )
+        if isinstance(typ, (types.NoneType, types.Dummy)):
+            return llvm.Constant(self.value_type(typ), None)
+        raise LoweringError(f"cannot make a constant of type {typ} from {value!r}")
+
+    def get_dummy_value(self, typ: types.Type) -> llvm.Value:
+        return llvm.Constant(self.value_type(typ), None)
+
+    # ------------------------------------------------------------------ conversions
+
+    def cast(self, builder: llvm.IRBuilder, value, from_type: types.Type, to_type: types.Type):
+        """Convert `value` from one type to another (the one home of conversion code)."""
+        if from_type is to_type:
+            return value
+        impl = self.registry.find_cast(from_type, to_type)
+        if impl is None:
+            raise LoweringError(f"no conversion from {from_type} to {to_type}")
+        return impl(self, builder, from_type, to_type, value)
+
+    def is_true(self, builder: llvm.IRBuilder, typ: types.Type, value) -> llvm.Value:
+        """Python truthiness of `value` as an i1."""
+        return self.cast(builder, value, typ, types.boolean)
+
+    # ------------------------------------------------------------------ implementations
+
+    def get_function(self, key: Any, sig: Signature):
+        impl = self.registry.find_function(key, sig.args)
+        if impl is None:
+            name = getattr(key, "__name__", key)
+            raise LoweringError(f"no implementation of {name} for {sig}")
+        return impl
+
+    def call_implementation(self, builder, key: Any, sig: Signature, args: list):
+        return self.get_function(key, sig)(self, builder, sig, args)
+
+    def raise_error(self, builder: llvm.IRBuilder, exc_class: type, *exc_args: Any) -> None:
+        """Emit a static raise from the current native function."""
+        exc_id = callconv.static_exceptions.register(exc_class, exc_args)
+        callconv.return_exception(builder, builder.function, exc_id)
+
+    def guard(self, builder: llvm.IRBuilder, condition, exc_class: type, *exc_args) -> None:
+        """Raise `exc_class(*exc_args)` when `condition` (i1) holds."""
+        with builder.if_then(condition, likely=False):
+            self.raise_error(builder, exc_class, *exc_args)
+
+    def apply_fastmath(self, instruction) -> Any:
+        for flag in self.options.fastmath_flags:
+            instruction.flags.append(flag)
+        return instruction
+
+    # ------------------------------------------------------------------ external functions
+
+    @staticmethod
+    def declare_function(module: llvm.Module, name: str, fnty: llvm.FunctionType):
+        existing = module.globals.get(name)
+        if existing is not None:
+            return existing
+        return llvm.Function(module, fnty, name)
+
+
+def _load_implementations() -> None:
+    """Import the modules whose import registers casts and primitive operators."""
+    import ember.library  # noqa: F401
+    import ember.lowering.casts  # noqa: F401
+    import ember.lowering.numbers  # noqa: F401

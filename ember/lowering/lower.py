@@ -1,0 +1,295 @@
+"""Stage 6a: typed IR to an LLVM function in the native calling convention (nopython mode).
+
+Every IR variable gets a stack slot in the entry block; LLVM's mem2reg turns them into SSA.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING, Any
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.errors import LoweringError
+from ember.ir import nodes as ir
+from ember.lowering import callconv
+from ember.lowering.context import CPUContext
+from ember.typing.infer import TypingResult
+from ember.typing.signature import Signature
+
+if TYPE_CHECKING:
+    from ember.codegen.library import CodeLibrary
+
+
+class FunctionLowerer:
+    """Emit one function's LLVM IR into `module` under `symbol`."""
+
+    def __init__(
+        self,
+        context: CPUContext,
+        module: llvm.Module,
+        func_ir: ir.FunctionIR,
+        typing: TypingResult,
+        sig: Signature,
+        symbol: str,
+    ) -> None:
+        self.context = context
+        self.module = module
+        self.func_ir = func_ir
+        self.typemap = typing.typemap
+        self.calltypes = typing.calltypes
+        self.rhs_types = typing.rhs_types
+        self.sig = sig
+        self.symbol = symbol
+        self.slots: dict[str, llvm.Value] = {}
+        self.dependencies: list[CodeLibrary] = []
+
+    # ------------------------------------------------------------------ driver
+
+    def lower(self) -> llvm.Function:
+        self.function = llvm.Function(self.module, callconv.function_type(self.sig), self.symbol)
+        names = ["retptr", "excinfo", "env"]
+        for index, arg in enumerate(self.function.args):
+            arg.name = names[index] if index < 3 else f"arg.{index - 3}"
+        entry = self.function.append_basic_block("entry")
+        self.llvm_blocks = {
+            label: self.function.append_basic_block(f"B{label}")
+            for label in sorted(self.func_ir.blocks)
+        }
+        self.builder = llvm.IRBuilder(entry)
+        self.arg_values = callconv.decode_arguments(self.builder, self.sig, self.function)
+        self.builder.branch(self.llvm_blocks[self.func_ir.entry])
+        for label in sorted(self.func_ir.blocks):
+            self.builder.position_at_end(self.llvm_blocks[label])
+            for stmt in self.func_ir.blocks[label].body:
+                self._lower_statement(stmt)
+        return self.function
+
+    def _lower_statement(self, stmt: ir.Stmt) -> None:
+        try:
+            handler = _STATEMENT_LOWERERS[type(stmt)]
+        except KeyError:
+            raise LoweringError(f"cannot lower statement {stmt}", stmt.loc) from None
+        handler(self, stmt)
+
+    # ------------------------------------------------------------------ variables
+
+    def _slot(self, name: str) -> llvm.Value:
+        slot = self.slots.get(name)
+        if slot is None:
+            value_type = self.context.value_type(self.typemap[name])
+            slot = callconv.alloca_in_entry(self.builder, value_type, name=name)
+            self.slots[name] = slot
+        return slot
+
+    def load(self, var: ir.Var) -> llvm.Value:
+        return self.builder.load(self._slot(var.name))
+
+    def load_as(self, var: ir.Var, to_type: types.Type) -> llvm.Value:
+        return self.context.cast(self.builder, self.load(var), self.typemap[var.name], to_type)
+
+    def store(self, name: str, value: llvm.Value) -> None:
+        self.builder.store(value, self._slot(name))
+
+    # ------------------------------------------------------------------ statements
+
+    def _lower_assign(self, stmt: ir.Assign) -> None:
+        target_type = self.typemap[stmt.target.name]
+        value_type = self.rhs_types[stmt]
+        if isinstance(stmt.value, ir.Var):
+            value = self.load(stmt.value)
+        else:
+            value = _EXPRESSION_LOWERERS[type(stmt.value)](self, stmt.value, value_type)
+        self.store(
+            stmt.target.name, self.context.cast(self.builder, value, value_type, target_type)
+        )
+
+    def _lower_del(self, stmt: ir.Del) -> None:
+        """Scalars own nothing; reference-counted types release here once the runtime lands."""
+
+    def _lower_jump(self, stmt: ir.Jump) -> None:
+        self.builder.branch(self.llvm_blocks[stmt.target])
+
+    def _lower_branch(self, stmt: ir.Branch) -> None:
+        cond_type = self.typemap[stmt.cond.name]
+        truth = self.context.is_true(self.builder, cond_type, self.load(stmt.cond))
+        self.builder.cbranch(truth, self.llvm_blocks[stmt.truebr], self.llvm_blocks[stmt.falsebr])
+
+    def _lower_return(self, stmt: ir.Return) -> None:
+        value = self.load_as(stmt.value, self.sig.return_type)
+        callconv.return_value(self.builder, self.sig, self.function, value)
+
+    def _lower_static_raise(self, stmt: ir.StaticRaise) -> None:
+        self.context.raise_error(self.builder, stmt.exc_class, *stmt.exc_args)
+
+    def _lower_setitem(self, stmt: ir.SetItem) -> None:
+        sig = self.calltypes[stmt]
+        args = [self.load_as(v, t) for v, t in zip((stmt.target, stmt.index, stmt.value), sig.args)]
+        self.context.call_implementation(self.builder, operator.setitem, sig, args)
+
+    # ------------------------------------------------------------------ expressions
+
+    def _lower_arg(self, expr: ir.Arg, result_type: types.Type) -> llvm.Value:
+        return self.arg_values[expr.index]
+
+    def _lower_constant(self, expr: ir.Const, result_type: types.Type) -> llvm.Value:
+        return self.context.get_constant(result_type, expr.value)
+
+    def _lower_global(self, expr: ir.Global | ir.FreeVar, result_type: types.Type) -> llvm.Value:
+        if isinstance(result_type, types.Dummy):
+            return self.context.get_dummy_value(result_type)
+        return self.context.get_constant(result_type, expr.value)
+
+    def _lower_operator(self, expr: Any, result_type: types.Type) -> llvm.Value:
+        sig = self.calltypes[expr]
+        operands = expr.sources()
+        args = [self.load_as(var, typ) for var, typ in zip(operands, sig.args)]
+        key = expr.fn
+        if isinstance(expr, ir.InplaceBinOp) and not self.context.registry.find_function(
+            key, sig.args
+        ):
+            key = expr.immutable_fn
+        return self.context.call_implementation(self.builder, key, sig, args)
+
+    def _lower_call(self, expr: ir.Call, result_type: types.Type) -> llvm.Value:
+        fnty = self.typemap[expr.func.name]
+        sig = self.calltypes[expr]
+        if isinstance(fnty, types.DispatcherType):
+            return self._call_dispatcher(fnty, expr, sig)
+        if isinstance(fnty, types.ExceptionClass):
+            return self.context.get_dummy_value(sig.return_type)
+        if expr.kws:
+            raise LoweringError(f"keyword arguments are not supported for {fnty}", expr.loc)
+        args = [self.load_as(var, typ) for var, typ in zip(expr.args, sig.args)]
+        if isinstance(fnty, types.BoundFunction):
+            receiver = self.context.cast(self.builder, self.load(expr.func), fnty.this, sig.recvr)
+            full_sig = Signature(sig.return_type, (sig.recvr, *sig.args))
+            key = (type(fnty.this), fnty.attr)
+            return self.context.call_implementation(self.builder, key, full_sig, [receiver, *args])
+        if isinstance(fnty, types.Function):
+            return self.context.call_implementation(self.builder, fnty.typing_key, sig, args)
+        raise LoweringError(f"cannot call a value of type {fnty}", expr.loc)
+
+    def _call_dispatcher(self, fnty: types.DispatcherType, expr: ir.Call, sig: Signature):
+        dispatcher = fnty.dispatcher
+        values = {id(var): self.load(var) for var in expr.sources()}
+        arg_types = {id(var): self.typemap[var.name] for var in expr.sources()}
+        ordered = dispatcher.fold_call_arguments(
+            expr.args, dict(expr.kws), lambda var: (values[id(var)], arg_types[id(var)])
+        )
+        args = []
+        for formal, (value, actual) in zip(sig.args, ordered):
+            if value is None:  # an omitted argument: its default, as a constant
+                args.append(self.context.get_constant(formal, actual))
+            else:
+                args.append(self.context.cast(self.builder, value, actual, formal))
+        target = dispatcher.compiled_for_call(sig.args)
+        if target.library is not None:
+            self.dependencies.append(target.library)
+        callee = self.context.declare_function(
+            self.module, target.symbol, callconv.function_type(target.signature)
+        )
+        is_error, result = callconv.call(
+            self.builder, callee, target.signature, args, self.function.args[1]
+        )
+        with self.builder.if_then(is_error, likely=False):
+            self.builder.ret(llvm.Constant(llvm.IntType(32), callconv.STATUS_EXCEPTION))
+        return self.context.cast(
+            self.builder, result, target.signature.return_type, sig.return_type
+        )
+
+    def _lower_getattr(self, expr: ir.GetAttr, result_type: types.Type) -> llvm.Value:
+        value_type = self.typemap[expr.value.name]
+        if isinstance(value_type, types.Module):
+            constant = getattr(value_type.pymod, expr.attr)
+            if isinstance(result_type, types.Dummy):
+                return self.context.get_dummy_value(result_type)
+            return self.context.get_constant(result_type, constant)
+        value = self.load(expr.value)
+        if isinstance(result_type, types.BoundFunction):
+            return value
+        found = self.context.registry.find_getattr(value_type, expr.attr)
+        if found is None:
+            raise LoweringError(f"no implementation of attribute '{expr.attr}' of {value_type}")
+        impl, is_generic = found
+        if is_generic:
+            return impl(self.context, self.builder, value_type, value, expr.attr)
+        return impl(self.context, self.builder, value_type, value)
+
+    def _lower_getitem(self, expr: Any, result_type: types.Type) -> llvm.Value:
+        value_type = self.typemap[expr.value.name]
+        if isinstance(expr, ir.StaticGetItem) and isinstance(value_type, types.BaseTuple):
+            index = expr.index % len(value_type)
+            return self.builder.extract_value(self.load(expr.value), index)
+        sig = self.calltypes[expr]
+        index_var = expr.index if isinstance(expr, ir.GetItem) else expr.index_var
+        args = [self.load_as(expr.value, sig.args[0]), self.load_as(index_var, sig.args[1])]
+        return self.context.call_implementation(self.builder, operator.getitem, sig, args)
+
+    def _lower_build_tuple(self, expr: ir.BuildTuple, result_type: types.Type) -> llvm.Value:
+        result = llvm.Constant(self.context.value_type(result_type), llvm.Undefined)
+        for index, (var, member) in enumerate(zip(expr.items, result_type.types)):
+            result = self.builder.insert_value(result, self.load_as(var, member), index)
+        return result
+
+    def _lower_getiter(self, expr: ir.GetIter, result_type: types.Type) -> llvm.Value:
+        sig = self.calltypes[expr]
+        args = [self.load_as(expr.value, sig.args[0])]
+        return self.context.call_implementation(self.builder, iter, sig, args)
+
+    def _lower_iternext(self, expr: ir.IterNext, result_type: types.Type) -> llvm.Value:
+        iterator_type = self.typemap[expr.value.name]
+        sig = Signature(result_type, (iterator_type,))
+        return self.context.call_implementation(self.builder, next, sig, [self.load(expr.value)])
+
+    def _lower_pair_part(self, expr: Any, result_type: types.Type) -> llvm.Value:
+        index = 0 if isinstance(expr, ir.PairFirst) else 1
+        return self.builder.extract_value(self.load(expr.value), index)
+
+    def _lower_exhaust_iter(self, expr: ir.ExhaustIter, result_type: types.Type) -> llvm.Value:
+        return self.load(expr.value)
+
+    def _lower_cast(self, expr: ir.Cast, result_type: types.Type) -> llvm.Value:
+        return self.load(expr.value)
+
+
+_STATEMENT_LOWERERS = {
+    ir.Assign: FunctionLowerer._lower_assign,
+    ir.Del: FunctionLowerer._lower_del,
+    ir.Jump: FunctionLowerer._lower_jump,
+    ir.Branch: FunctionLowerer._lower_branch,
+    ir.Return: FunctionLowerer._lower_return,
+    ir.StaticRaise: FunctionLowerer._lower_static_raise,
+    ir.SetItem: FunctionLowerer._lower_setitem,
+}
+
+_EXPRESSION_LOWERERS = {
+    ir.Arg: FunctionLowerer._lower_arg,
+    ir.Const: FunctionLowerer._lower_constant,
+    ir.Global: FunctionLowerer._lower_global,
+    ir.FreeVar: FunctionLowerer._lower_global,
+    ir.BinOp: FunctionLowerer._lower_operator,
+    ir.InplaceBinOp: FunctionLowerer._lower_operator,
+    ir.UnaryOp: FunctionLowerer._lower_operator,
+    ir.Call: FunctionLowerer._lower_call,
+    ir.GetAttr: FunctionLowerer._lower_getattr,
+    ir.GetItem: FunctionLowerer._lower_getitem,
+    ir.StaticGetItem: FunctionLowerer._lower_getitem,
+    ir.BuildTuple: FunctionLowerer._lower_build_tuple,
+    ir.GetIter: FunctionLowerer._lower_getiter,
+    ir.IterNext: FunctionLowerer._lower_iternext,
+    ir.PairFirst: FunctionLowerer._lower_pair_part,
+    ir.PairSecond: FunctionLowerer._lower_pair_part,
+    ir.ExhaustIter: FunctionLowerer._lower_exhaust_iter,
+    ir.Cast: FunctionLowerer._lower_cast,
+}
+
+
+def register_expression_lowerer(expr_class: type, lowerer) -> None:
+    """Let a later stage (array expressions, parfors) lower its own expression kind."""
+    _EXPRESSION_LOWERERS[expr_class] = lowerer
+
+
+def register_statement_lowerer(stmt_class: type, lowerer) -> None:
+    _STATEMENT_LOWERERS[stmt_class] = lowerer

@@ -1,0 +1,274 @@
+"""Data models: how each ember type is laid out as an LLVM value, in memory and as arguments.
+
+One model per type class, registered with `register_model` (seed 004): the only place that
+knows a type's representation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from llvmlite import ir as llvm
+
+from ember import types
+
+_models: dict[type, type[DataModel]] = {}
+
+
+def register_model(type_class: type) -> Callable:
+    """Class decorator: `@register_model(MyType) class MyModel(StructModel): ...`."""
+
+    def decorate(model_class: type[DataModel]) -> type[DataModel]:
+        _models[type_class] = model_class
+        return model_class
+
+    return decorate
+
+
+_instances: dict[types.Type, DataModel] = {}
+
+
+def model_of(typ: types.Type) -> DataModel:
+    """The (cached) data model of a type, found by walking its class hierarchy."""
+    found = _instances.get(typ)
+    if found is not None:
+        return found
+    for klass in type(typ).__mro__:
+        model_class = _models.get(klass)
+        if model_class is not None:
+            found = model_class(typ)
+            _instances[typ] = found
+            return found
+    raise NotImplementedError(f"no data model for type {typ}")
+
+
+class DataModel:
+    """Base: `value_type` in registers, `data_type` in memory, flattened `argument_types`."""
+
+    def __init__(self, fe_type: types.Type) -> None:
+        self.fe_type = fe_type
+
+    @property
+    def value_type(self) -> llvm.Type:
+        raise NotImplementedError
+
+    @property
+    def data_type(self) -> llvm.Type:
+        return self.value_type
+
+    def as_data(self, builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
+        return value
+
+    def from_data(self, builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
+        return value
+
+    def argument_types(self) -> list[llvm.Type]:
+        return [self.value_type]
+
+    def as_arguments(self, builder: llvm.IRBuilder, value: llvm.Value) -> list[llvm.Value]:
+        return [value]
+
+    def from_arguments(self, builder: llvm.IRBuilder, args: list[llvm.Value]) -> llvm.Value:
+        (value,) = args
+        return value
+
+    def traverse(self) -> list[tuple[int, types.Type]]:
+        """(member index, member type) pairs of nested values that may own references."""
+        return []
+
+
+class PrimitiveModel(DataModel):
+    """A scalar held in one LLVM value of `be_type`."""
+
+    be_type: llvm.Type
+
+    def __init__(self, fe_type: types.Type, be_type: llvm.Type | None = None) -> None:
+        super().__init__(fe_type)
+        if be_type is not None:
+            self.be_type = be_type
+
+    @property
+    def value_type(self) -> llvm.Type:
+        return self.be_type
+
+
+@register_model(types.Integer)
+class IntegerModel(PrimitiveModel):
+    def __init__(self, fe_type: types.Integer) -> None:
+        super().__init__(fe_type, llvm.IntType(fe_type.bitwidth))
+
+
+@register_model(types.Float)
+class FloatModel(PrimitiveModel):
+    def __init__(self, fe_type: types.Float) -> None:
+        super().__init__(fe_type, llvm.FloatType() if fe_type.bitwidth == 32 else llvm.DoubleType())
+
+
+@register_model(types.Boolean)
+class BooleanModel(DataModel):
+    """i1 in registers, i8 in memory and at the function boundary."""
+
+    @property
+    def value_type(self) -> llvm.Type:
+        return llvm.IntType(1)
+
+    @property
+    def data_type(self) -> llvm.Type:
+        return llvm.IntType(8)
+
+    def as_data(self, builder, value):
+        return builder.zext(value, self.data_type)
+
+    def from_data(self, builder, value):
+        return builder.icmp_unsigned("!=", value, llvm.Constant(self.data_type, 0))
+
+    def argument_types(self):
+        return [self.data_type]
+
+    def as_arguments(self, builder, value):
+        return [self.as_data(builder, value)]
+
+    def from_arguments(self, builder, args):
+        return self.from_data(builder, args[0])
+
+
+class StructModel(DataModel):
+    """A literal struct of member models; members are flattened when passed as arguments."""
+
+    def __init__(self, fe_type: types.Type, members: list[tuple[str, types.Type]]) -> None:
+        super().__init__(fe_type)
+        self.members = members
+        self.member_names = [name for name, _ in members]
+        self.member_models = [model_of(t) for _, t in members]
+
+    def index_of(self, name: str) -> int:
+        return self.member_names.index(name)
+
+    @property
+    def value_type(self) -> llvm.Type:
+        return llvm.LiteralStructType([m.value_type for m in self.member_models])
+
+    @property
+    def data_type(self) -> llvm.Type:
+        return llvm.LiteralStructType([m.data_type for m in self.member_models])
+
+    def _convert(self, builder, value, target_type, method_name):
+        result = llvm.Constant(target_type, llvm.Undefined)
+        for index, member in enumerate(self.member_models):
+            item = getattr(member, method_name)(builder, builder.extract_value(value, index))
+            result = builder.insert_value(result, item, index)
+        return result
+
+    def as_data(self, builder, value):
+        return self._convert(builder, value, self.data_type, "as_data")
+
+    def from_data(self, builder, value):
+        return self._convert(builder, value, self.value_type, "from_data")
+
+    def argument_types(self):
+        return [t for m in self.member_models for t in m.argument_types()]
+
+    def as_arguments(self, builder, value):
+        flat = []
+        for index, member in enumerate(self.member_models):
+            flat.extend(member.as_arguments(builder, builder.extract_value(value, index)))
+        return flat
+
+    def from_arguments(self, builder, args):
+        result = llvm.Constant(self.value_type, llvm.Undefined)
+        position = 0
+        for index, member in enumerate(self.member_models):
+            count = len(member.argument_types())
+            item = member.from_arguments(builder, args[position : position + count])
+            result = builder.insert_value(result, item, index)
+            position += count
+        return result
+
+    def traverse(self):
+        return [(index, t) for index, (_, t) in enumerate(self.members)]
+
+
+@register_model(types.Complex)
+class ComplexModel(StructModel):
+    def __init__(self, fe_type: types.Complex) -> None:
+        part = fe_type.underlying_float
+        super().__init__(fe_type, [("real", part), ("imag", part)])
+
+
+@register_model(types.BaseTuple)
+class TupleModel(StructModel):
+    def __init__(self, fe_type: types.BaseTuple) -> None:
+        super().__init__(fe_type, [(f"f{i}", t) for i, t in enumerate(fe_type.types)])
+
+
+@register_model(types.RangeType)
+class RangeModel(StructModel):
+    def __init__(self, fe_type: types.RangeType) -> None:
+        dtype = fe_type.dtype
+        super().__init__(fe_type, [("start", dtype), ("stop", dtype), ("step", dtype)])
+
+
+@register_model(types.Pair)
+class PairModel(StructModel):
+    def __init__(self, fe_type: types.Pair) -> None:
+        super().__init__(fe_type, [("first", fe_type.first_type), ("second", fe_type.second_type)])
+
+
+class OpaqueModel(PrimitiveModel):
+    """A raw pointer."""
+
+    be_type = llvm.PointerType()
+
+    def __init__(self, fe_type: types.Type) -> None:
+        super().__init__(fe_type)
+
+
+@register_model(types.RangeIteratorType)
+class RangeIteratorModel(PrimitiveModel):
+    """Points at mutable {next, remaining count, step} state allocated in the entry block."""
+
+    def __init__(self, fe_type: types.RangeIteratorType) -> None:
+        state = llvm.LiteralStructType([model_of(fe_type.dtype).value_type] * 3)
+        super().__init__(fe_type, state.as_pointer())
+
+
+@register_model(types.Dummy)
+@register_model(types.NoneType)
+class EmptyModel(DataModel):
+    """Types with no runtime data: an empty struct, and nothing at all as arguments."""
+
+    @property
+    def value_type(self) -> llvm.Type:
+        return llvm.LiteralStructType([])
+
+    def argument_types(self):
+        return []
+
+    def as_arguments(self, builder, value):
+        return []
+
+    def from_arguments(self, builder, args):
+        return llvm.Constant(self.value_type, None)
+
+
+@register_model(types.BoundFunction)
+class BoundFunctionModel(DataModel):
+    """A method looked up on a value carries the receiver value itself."""
+
+    def __init__(self, fe_type: types.BoundFunction) -> None:
+        super().__init__(fe_type)
+        self._receiver = model_of(fe_type.this)
+
+    @property
+    def value_type(self) -> llvm.Type:
+        return self._receiver.value_type
+
+    @property
+    def data_type(self) -> llvm.Type:
+        return self._receiver.data_type
+
+    def as_data(self, builder, value):
+        return self._receiver.as_data(builder, value)
+
+    def from_data(self, builder, value):
+        return self._receiver.from_data(builder, value)

@@ -1,0 +1,402 @@
+"""Primitive operators on integers, floats, booleans and complex numbers, with Python semantics.
+
+Arguments arrive already converted to the operand types the typing signature chose. Integer
+arithmetic wraps at 64 bits; division by zero raises ZeroDivisionError unless the function was
+compiled with error_model='numpy' (then it gives inf/nan for floats, 0 for integers).
+"""
+
+from __future__ import annotations
+
+import operator
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.lowering.casts import make_complex
+from ember.lowering.intrinsics import call_intrinsic
+from ember.lowering.registry import lower_builtin
+
+_i1 = llvm.IntType(1)
+
+
+def _python_errors(context) -> bool:
+    return context.options.error_model == "python"
+
+
+def _zero(value):
+    return llvm.Constant(value.type, 0)
+
+
+# ---------------------------------------------------------------------------- integers
+
+_INT_SIMPLE = {operator.add: "add", operator.sub: "sub", operator.mul: "mul",
+               operator.and_: "and_", operator.or_: "or_", operator.xor: "xor"}  # fmt: skip
+
+for _fn, _method in _INT_SIMPLE.items():
+
+    @lower_builtin(_fn, types.Integer, types.Integer)
+    def _int_simple(context, builder, sig, args, _method=_method):
+        return getattr(builder, _method)(*args)
+
+
+for _fn in (operator.and_, operator.or_, operator.xor):
+
+    @lower_builtin(_fn, types.Boolean, types.Boolean)
+    def _bool_bitwise(context, builder, sig, args, _method=_INT_SIMPLE[_fn]):
+        return getattr(builder, _method)(*args)
+
+
+def _check_int_divisor(context, builder, divisor, message: str) -> None:
+    is_zero = builder.icmp_unsigned("==", divisor, _zero(divisor))
+    if _python_errors(context):
+        context.guard(builder, is_zero, ZeroDivisionError, message)
+
+
+def _safe_divisor(builder, divisor, signed: bool):
+    """A divisor that never traps (0 -> 1; for signed, -1 handled by the caller)."""
+    is_zero = builder.icmp_unsigned("==", divisor, _zero(divisor))
+    return builder.select(is_zero, llvm.Constant(divisor.type, 1), divisor), is_zero
+
+
+def _int_divmod(context, builder, sig, a, b, message):
+    """Python's floor division and modulo of two integers (wrapping, never trapping)."""
+    _check_int_divisor(context, builder, b, message)
+    signed = sig.args[0].signed
+    divisor, is_zero = _safe_divisor(builder, b, signed)
+    if not signed:
+        quotient = builder.udiv(a, divisor)
+        remainder = builder.urem(a, divisor)
+    else:
+        minus_one = llvm.Constant(b.type, -1)
+        is_minus_one = builder.icmp_signed("==", divisor, minus_one)
+        divisor = builder.select(is_minus_one, llvm.Constant(b.type, 1), divisor)
+        quotient = builder.sdiv(a, divisor)
+        remainder = builder.srem(a, divisor)
+        quotient = builder.select(is_minus_one, builder.neg(a), quotient)
+        remainder = builder.select(is_minus_one, _zero(a), remainder)
+        # Python rounds toward negative infinity: fix up when signs differ.
+        signs_differ = builder.icmp_signed("<", builder.xor(remainder, divisor), _zero(remainder))
+        needs_fix = builder.and_(
+            builder.icmp_signed("!=", remainder, _zero(remainder)), signs_differ
+        )
+        quotient = builder.select(
+            needs_fix, builder.sub(quotient, llvm.Constant(a.type, 1)), quotient
+        )
+        remainder = builder.select(needs_fix, builder.add(remainder, divisor), remainder)
+    quotient = builder.select(is_zero, _zero(a), quotient)
+    remainder = builder.select(is_zero, _zero(a), remainder)
+    return quotient, remainder
+
+
+@lower_builtin(operator.floordiv, types.Integer, types.Integer)
+def int_floordiv(context, builder, sig, args):
+    return _int_divmod(context, builder, sig, *args, "integer division or modulo by zero")[0]
+
+
+@lower_builtin(operator.mod, types.Integer, types.Integer)
+def int_mod(context, builder, sig, args):
+    return _int_divmod(context, builder, sig, *args, "integer division or modulo by zero")[1]
+
+
+def _shift(context, builder, sig, args, left: bool):
+    value, count = args
+    if sig.args[1].signed:
+        is_negative = builder.icmp_signed("<", count, _zero(count))
+        context.guard(builder, is_negative, ValueError, "negative shift count")
+    width = llvm.Constant(count.type, value.type.width)
+    too_far = builder.icmp_unsigned(">=", count, width)
+    clamped = builder.select(too_far, llvm.Constant(count.type, value.type.width - 1), count)
+    clamped = builder.zext(clamped, value.type) if clamped.type != value.type else clamped
+    if left:
+        shifted = builder.shl(value, clamped)
+        return builder.select(too_far, _zero(value), shifted)
+    if sig.args[0].signed:
+        return builder.ashr(value, clamped)  # past the width: all sign bits, as Python gives
+    return builder.select(too_far, _zero(value), builder.lshr(value, clamped))
+
+
+@lower_builtin(operator.truediv, types.Integer, types.Integer)
+def int_truediv(context, builder, sig, args):
+    a, b = (context.cast(builder, v, t, types.float64) for v, t in zip(args, sig.args))
+    _check_float_divisor(context, builder, b, "division by zero")
+    return context.apply_fastmath(builder.fdiv(a, b))
+
+
+@lower_builtin(operator.pow, types.Integer, types.Integer)
+def int_power(context, builder, sig, args):
+    """Exponentiation by squaring; a negative exponent has no integer result except for
+    bases 1 and -1, so it raises rather than silently truncating to 0."""
+    base, exponent = args
+    one = llvm.Constant(base.type, 1)
+    if sig.args[1].signed:
+        negative = builder.icmp_signed("<", exponent, _zero(exponent))
+        with builder.if_then(negative, likely=False):
+            is_zero = builder.icmp_signed("==", base, _zero(base))
+            context.guard(
+                builder, is_zero, ZeroDivisionError, "0.0 cannot be raised to a negative power"
+            )
+            not_unit = builder.icmp_signed("!=", builder.mul(base, base), one)
+            context.guard(
+                builder,
+                not_unit,
+                ValueError,
+                "integer ** negative integer has no integer result; use a float base",
+            )
+        # Only bases 1 and -1 get here with a negative exponent: b**-n == b**n for them.
+        exponent = builder.select(negative, builder.neg(exponent), exponent)
+    return _power_by_squaring(builder, base, exponent, one)
+
+
+def _power_by_squaring(builder, base, exponent, one):
+    entry = builder.block
+    loop = builder.append_basic_block("pow.loop")
+    done = builder.append_basic_block("pow.done")
+    builder.branch(loop)
+    builder.position_at_end(loop)
+    result_phi = builder.phi(base.type)
+    base_phi = builder.phi(base.type)
+    exponent_phi = builder.phi(exponent.type)
+    result_phi.add_incoming(one, entry)
+    base_phi.add_incoming(base, entry)
+    exponent_phi.add_incoming(exponent, entry)
+    odd = builder.trunc(exponent_phi, _i1)
+    result = builder.select(odd, builder.mul(result_phi, base_phi), result_phi)
+    next_exponent = builder.lshr(exponent_phi, llvm.Constant(exponent.type, 1))
+    next_base = builder.mul(base_phi, base_phi)
+    result_phi.add_incoming(result, builder.block)
+    base_phi.add_incoming(next_base, builder.block)
+    exponent_phi.add_incoming(next_exponent, builder.block)
+    finished = builder.icmp_unsigned("==", next_exponent, _zero(next_exponent))
+    builder.cbranch(finished, done, loop)
+    builder.position_at_end(done)
+    final = builder.phi(base.type)
+    final.add_incoming(result, loop)
+    return final
+
+
+@lower_builtin(operator.lshift, types.Integer, types.Integer)
+def int_lshift(context, builder, sig, args):
+    return _shift(context, builder, sig, args, left=True)
+
+
+@lower_builtin(operator.rshift, types.Integer, types.Integer)
+def int_rshift(context, builder, sig, args):
+    return _shift(context, builder, sig, args, left=False)
+
+
+_COMPARISONS = {operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">=",
+                operator.eq: "==", operator.ne: "!="}  # fmt: skip
+
+for _fn, _symbol in _COMPARISONS.items():
+
+    @lower_builtin(_fn, types.Integer, types.Integer)
+    def _int_compare(context, builder, sig, args, _symbol=_symbol):
+        if sig.args[0].signed:
+            return builder.icmp_signed(_symbol, *args)
+        return builder.icmp_unsigned(_symbol, *args)
+
+    @lower_builtin(_fn, types.Boolean, types.Boolean)
+    def _bool_compare(context, builder, sig, args, _symbol=_symbol):
+        return builder.icmp_unsigned(_symbol, *args)
+
+    @lower_builtin(_fn, types.Float, types.Float)
+    def _float_compare(context, builder, sig, args, _symbol=_symbol):
+        if _symbol == "!=":
+            return builder.fcmp_unordered(_symbol, *args)
+        return builder.fcmp_ordered(_symbol, *args)
+
+
+@lower_builtin(operator.neg, types.Integer)
+def int_negate(context, builder, sig, args):
+    return builder.neg(args[0])
+
+
+@lower_builtin(operator.pos, types.Number)
+def number_positive(context, builder, sig, args):
+    return args[0]
+
+
+@lower_builtin(operator.invert, types.Integer)
+def int_invert(context, builder, sig, args):
+    return builder.not_(args[0])
+
+
+@lower_builtin(operator.not_, types.Type)
+def logical_not(context, builder, sig, args):
+    return builder.not_(context.is_true(builder, sig.args[0], args[0]))
+
+
+# ---------------------------------------------------------------------------- floats
+
+_FLOAT_SIMPLE = {operator.add: "fadd", operator.sub: "fsub", operator.mul: "fmul"}
+
+for _fn, _method in _FLOAT_SIMPLE.items():
+
+    @lower_builtin(_fn, types.Float, types.Float)
+    def _float_simple(context, builder, sig, args, _method=_method):
+        return context.apply_fastmath(getattr(builder, _method)(*args))
+
+
+def _check_float_divisor(context, builder, divisor, message: str) -> None:
+    if _python_errors(context):
+        is_zero = builder.fcmp_ordered("==", divisor, llvm.Constant(divisor.type, 0.0))
+        context.guard(builder, is_zero, ZeroDivisionError, message)
+
+
+@lower_builtin(operator.truediv, types.Float, types.Float)
+def float_truediv(context, builder, sig, args):
+    _check_float_divisor(context, builder, args[1], "float division by zero")
+    return context.apply_fastmath(builder.fdiv(*args))
+
+
+def _float_intrinsic(builder, name: str, *operands):
+    return call_intrinsic(builder, name, list(operands))
+
+
+def _float_divmod(context, builder, a, b):
+    """Python's float floor division and modulo (CPython's float_divmod, branch-free)."""
+    zero = llvm.Constant(a.type, 0.0)
+    mod = builder.frem(a, b)
+    div = builder.fdiv(builder.fsub(a, mod), b)
+    mod_nonzero = builder.fcmp_unordered("!=", mod, zero)
+    signs_differ = builder.xor(
+        builder.fcmp_ordered("<", b, zero), builder.fcmp_ordered("<", mod, zero)
+    )
+    adjust = builder.and_(mod_nonzero, signs_differ)
+    mod = builder.select(adjust, builder.fadd(mod, b), mod)
+    div = builder.select(adjust, builder.fsub(div, llvm.Constant(a.type, 1.0)), div)
+    mod = builder.select(mod_nonzero, mod, _float_intrinsic(builder, "llvm.copysign", zero, b))
+    floor_div = _float_intrinsic(builder, "llvm.floor", div)
+    round_up = builder.fcmp_ordered(">", builder.fsub(div, floor_div), llvm.Constant(a.type, 0.5))
+    floor_div = builder.select(
+        round_up, builder.fadd(floor_div, llvm.Constant(a.type, 1.0)), floor_div
+    )
+    div_nonzero = builder.fcmp_unordered("!=", div, zero)
+    signed_zero = _float_intrinsic(builder, "llvm.copysign", zero, builder.fdiv(a, b))
+    floor_div = builder.select(div_nonzero, floor_div, signed_zero)
+    return floor_div, mod
+
+
+@lower_builtin(operator.floordiv, types.Float, types.Float)
+def float_floordiv(context, builder, sig, args):
+    _check_float_divisor(context, builder, args[1], "float floor division by zero")
+    return _float_divmod(context, builder, *args)[0]
+
+
+@lower_builtin(operator.mod, types.Float, types.Float)
+def float_mod(context, builder, sig, args):
+    _check_float_divisor(context, builder, args[1], "float modulo")
+    return _float_divmod(context, builder, *args)[1]
+
+
+@lower_builtin(operator.neg, types.Float)
+def float_negate(context, builder, sig, args):
+    return builder.fneg(args[0])
+
+
+@lower_builtin(operator.pow, types.Float, types.Integer)
+def float_power_int(context, builder, sig, args):
+    base, exponent = args
+    as_float = builder.sitofp(exponent, base.type)
+    return float_power(context, builder, sig.replace(args=(sig.args[0],) * 2), [base, as_float])
+
+
+@lower_builtin(operator.pow, types.Float, types.Float)
+def float_power(context, builder, sig, args):
+    base, exponent = args
+    if _python_errors(context):
+        zero = llvm.Constant(base.type, 0.0)
+        zero_base = builder.fcmp_ordered("==", base, zero)
+        negative_exponent = builder.fcmp_ordered("<", exponent, zero)
+        context.guard(
+            builder,
+            builder.and_(zero_base, negative_exponent),
+            ZeroDivisionError,
+            "0.0 cannot be raised to a negative power",
+        )
+    return _float_intrinsic(builder, "llvm.pow", base, exponent)
+
+
+# ---------------------------------------------------------------------------- complex
+
+
+def _parts(builder, value):
+    return builder.extract_value(value, 0), builder.extract_value(value, 1)
+
+
+@lower_builtin(operator.add, types.Complex, types.Complex)
+def complex_add(context, builder, sig, args):
+    (ar, ai), (br, bi) = (_parts(builder, a) for a in args)
+    return make_complex(
+        context, builder, sig.return_type, builder.fadd(ar, br), builder.fadd(ai, bi)
+    )
+
+
+@lower_builtin(operator.sub, types.Complex, types.Complex)
+def complex_sub(context, builder, sig, args):
+    (ar, ai), (br, bi) = (_parts(builder, a) for a in args)
+    return make_complex(
+        context, builder, sig.return_type, builder.fsub(ar, br), builder.fsub(ai, bi)
+    )
+
+
+@lower_builtin(operator.mul, types.Complex, types.Complex)
+def complex_mul(context, builder, sig, args):
+    (ar, ai), (br, bi) = (_parts(builder, a) for a in args)
+    real = builder.fsub(builder.fmul(ar, br), builder.fmul(ai, bi))
+    imag = builder.fadd(builder.fmul(ar, bi), builder.fmul(ai, br))
+    return make_complex(context, builder, sig.return_type, real, imag)
+
+
+@lower_builtin(operator.truediv, types.Complex, types.Complex)
+def complex_truediv(context, builder, sig, args):
+    """Smith's algorithm, as CPython's complex division uses."""
+    (ar, ai), (br, bi) = (_parts(builder, a) for a in args)
+    zero = llvm.Constant(ar.type, 0.0)
+    if _python_errors(context):
+        both_zero = builder.and_(
+            builder.fcmp_ordered("==", br, zero), builder.fcmp_ordered("==", bi, zero)
+        )
+        context.guard(builder, both_zero, ZeroDivisionError, "complex division by zero")
+    abs_br = _float_intrinsic(builder, "llvm.fabs", br)
+    abs_bi = _float_intrinsic(builder, "llvm.fabs", bi)
+    real_larger = builder.fcmp_ordered(">=", abs_br, abs_bi)
+    # Case |br| >= |bi|: ratio = bi/br; denom = br + bi*ratio
+    ratio1 = builder.fdiv(bi, br)
+    denom1 = builder.fadd(br, builder.fmul(bi, ratio1))
+    real1 = builder.fdiv(builder.fadd(ar, builder.fmul(ai, ratio1)), denom1)
+    imag1 = builder.fdiv(builder.fsub(ai, builder.fmul(ar, ratio1)), denom1)
+    # Case |bi| > |br|: ratio = br/bi; denom = br*ratio + bi
+    ratio2 = builder.fdiv(br, bi)
+    denom2 = builder.fadd(builder.fmul(br, ratio2), bi)
+    real2 = builder.fdiv(builder.fadd(builder.fmul(ar, ratio2), ai), denom2)
+    imag2 = builder.fdiv(builder.fsub(builder.fmul(ai, ratio2), ar), denom2)
+    real = builder.select(real_larger, real1, real2)
+    imag = builder.select(real_larger, imag1, imag2)
+    return make_complex(context, builder, sig.return_type, real, imag)
+
+
+@lower_builtin(operator.neg, types.Complex)
+def complex_negate(context, builder, sig, args):
+    real, imag = _parts(builder, args[0])
+    return make_complex(context, builder, sig.return_type, builder.fneg(real), builder.fneg(imag))
+
+
+for _fn in (operator.eq, operator.ne):
+
+    @lower_builtin(_fn, types.Complex, types.Complex)
+    def _complex_equality(context, builder, sig, args, _fn=_fn):
+        (ar, ai), (br, bi) = (_parts(builder, a) for a in args)
+        equal = builder.and_(builder.fcmp_ordered("==", ar, br), builder.fcmp_ordered("==", ai, bi))
+        return equal if _fn is operator.eq else builder.not_(equal)
+
+
+# ---------------------------------------------------------------------------- identity
+
+
+for _fn in (operator.is_, operator.is_not):
+
+    @lower_builtin(_fn, types.Type, types.Type)
+    def _identity(context, builder, sig, args, _fn=_fn):
+        same = all(isinstance(t, types.NoneType) for t in sig.args)
+        return llvm.Constant(_i1, int(same == (_fn is operator.is_)))

@@ -1,0 +1,108 @@
+"""Registries of lowering implementations: calls by key and argument types, casts, attributes.
+
+An implementation is `impl(context, builder, sig, args) -> llvm value`. Argument specs are
+type instances (matched by identity), type classes (matched by isinstance) or `types.Type`
+(matches anything).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ember import types
+
+
+def _matches(spec: Any, typ: types.Type) -> bool:
+    if isinstance(spec, types.Type):
+        return spec is typ
+    return isinstance(typ, spec)
+
+
+class VarArgs:
+    """Spec matching any number of trailing arguments of `spec`."""
+
+    def __init__(self, spec: Any) -> None:
+        self.spec = spec
+
+
+def _signature_matches(specs: tuple, args: tuple) -> bool:
+    if specs and isinstance(specs[-1], VarArgs):
+        fixed = specs[:-1]
+        if len(args) < len(fixed):
+            return False
+        rest = args[len(fixed) :]
+        return all(map(_matches, fixed, args)) and all(_matches(specs[-1].spec, t) for t in rest)
+    return len(specs) == len(args) and all(map(_matches, specs, args))
+
+
+class LoweringRegistry:
+    def __init__(self) -> None:
+        self.functions: dict[Any, list[tuple[tuple, Callable]]] = {}
+        self.casts: list[tuple[Any, Any, Callable]] = []
+        self.getattrs: list[tuple[Any, str | None, Callable]] = []
+        self.setattrs: list[tuple[Any, str | None, Callable]] = []
+
+    def lower(self, key: Any, *arg_specs: Any) -> Callable:
+        """Decorator registering `impl` for calls of `key` with matching argument types."""
+
+        def decorate(impl: Callable) -> Callable:
+            self.functions.setdefault(key, []).insert(0, (arg_specs, impl))
+            return impl
+
+        return decorate
+
+    def lower_cast(self, from_spec: Any, to_spec: Any) -> Callable:
+        def decorate(impl: Callable) -> Callable:
+            self.casts.insert(0, (from_spec, to_spec, impl))
+            return impl
+
+        return decorate
+
+    def lower_getattr(self, type_spec: Any, attr: str | None) -> Callable:
+        """`attr=None` registers a generic getter `impl(context, builder, typ, value, attr)`."""
+
+        def decorate(impl: Callable) -> Callable:
+            self.getattrs.insert(0, (type_spec, attr, impl))
+            return impl
+
+        return decorate
+
+    def lower_setattr(self, type_spec: Any, attr: str | None) -> Callable:
+        def decorate(impl: Callable) -> Callable:
+            self.setattrs.insert(0, (type_spec, attr, impl))
+            return impl
+
+        return decorate
+
+    def find_function(self, key: Any, args: tuple) -> Callable | None:
+        for specs, impl in self.functions.get(key, ()):
+            if _signature_matches(specs, args):
+                return impl
+        return None
+
+    def find_cast(self, from_type: types.Type, to_type: types.Type) -> Callable | None:
+        for from_spec, to_spec, impl in self.casts:
+            if _matches(from_spec, from_type) and _matches(to_spec, to_type):
+                return impl
+        return None
+
+    def find_getattr(self, typ: types.Type, attr: str) -> tuple[Callable, bool] | None:
+        """(impl, is_generic) for reading `attr` of a value of type `typ`."""
+        for type_spec, name, impl in self.getattrs:
+            if _matches(type_spec, typ) and name in (attr, None):
+                return impl, name is None
+        return None
+
+    def find_setattr(self, typ: types.Type, attr: str) -> tuple[Callable, bool] | None:
+        for type_spec, name, impl in self.setattrs:
+            if _matches(type_spec, typ) and name in (attr, None):
+                return impl, name is None
+        return None
+
+
+registry = LoweringRegistry()
+lower_builtin = registry.lower
+lower_cast = registry.lower_cast
+lower_getattr = registry.lower_getattr
+lower_setattr = registry.lower_setattr

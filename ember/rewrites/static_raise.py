@@ -1,0 +1,66 @@
+"""Stage 3: `raise E("constant")` becomes a StaticRaise holding the class and its arguments.
+
+Before:  $12.3 = call $12.1($const12.2) ; raise $12.3
+After:   the call stays (it is dead), and the terminator is `raise <class 'ValueError'>('msg')`.
+"""
+
+from __future__ import annotations
+
+from ember.ir import nodes as ir
+from ember.rewrites.registry import Rewrite, register_rewrite
+
+_MISSING = object()
+
+
+@register_rewrite("before-inference")
+class RewriteConstantRaises(Rewrite):
+    """Replace raises of exception classes (or calls of them with constant arguments)."""
+
+    def match(self, func_ir, block, typemap, calltypes) -> bool:
+        terminator = block.terminator
+        if not isinstance(terminator, ir.Raise):
+            return False
+        definitions = _definitions(block)
+        found = _static_exception(terminator.exception, definitions)
+        if found is None:
+            return False
+        self.block = block
+        self.exc_class, self.exc_args = found
+        return True
+
+    def apply(self) -> ir.Block:
+        raise_stmt = self.block.terminator
+        new_block = ir.Block(self.block.label, self.block.loc, list(self.block.body[:-1]))
+        new_block.append(ir.StaticRaise(self.exc_class, self.exc_args, raise_stmt.loc))
+        return new_block
+
+
+def _definitions(block: ir.Block) -> dict[str, ir.Expr | ir.Var]:
+    return {stmt.target.name: stmt.value for stmt in block.body if isinstance(stmt, ir.Assign)}
+
+
+def _constant_value(var: ir.Var, definitions: dict) -> object:
+    value = definitions.get(var.name)
+    if isinstance(value, (ir.Const, ir.Global, ir.FreeVar)):
+        return value.value
+    return _MISSING
+
+
+def _static_exception(var: ir.Var, definitions: dict) -> tuple[type, tuple] | None:
+    direct = _constant_value(var, definitions)
+    if _is_exception_class(direct):
+        return direct, ()
+    call = definitions.get(var.name)
+    if not isinstance(call, ir.Call) or call.kws:
+        return None
+    exc_class = _constant_value(call.func, definitions)
+    if not _is_exception_class(exc_class):
+        return None
+    args = tuple(_constant_value(arg, definitions) for arg in call.args)
+    if any(arg is _MISSING for arg in args):
+        return None
+    return exc_class, args
+
+
+def _is_exception_class(value: object) -> bool:
+    return isinstance(value, type) and issubclass(value, BaseException)

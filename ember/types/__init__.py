@@ -1,0 +1,41 @@
+"""ember's type lattice: every type a value can have in compiled code, interned with a typecode."""
+
+from ember.types.abstract import Dummy, Opaque, Type, type_from_typecode
+from ember.types.arrays import Array
+from ember.types.containers import (
+    BaseTuple,
+    Pair,
+    RangeIteratorType,
+    RangeType,
+    Tuple,
+    UniTuple,
+    make_tuple,
+    range_iter64_type,
+    range_state64_type,
+)
+from ember.types.functions import (
+    BoundFunction,
+    DispatcherType,
+    ExceptionClass,
+    ExceptionInstance,
+    Function,
+    Module,
+)
+from ember.types.scalars import *  # noqa: F403 - the scalar instances are the public names
+from ember.types.scalars import (
+    Boolean,
+    Complex,
+    Float,
+    Integer,
+    IntegerLiteral,
+    Literal,
+    NoneType,
+    Number,
+    StringLiteral,
+    UnicodeType,
+    integer_type,
+    literal,
+    unliteral,
+)
+
+__all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,0 +1,94 @@
+"""The base of ember's type lattice: interned `Type` instances, each with an integer typecode.
+
+Two types with the same key are the same object, so types compare (and hash) by identity.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from typing import Any, ClassVar
+
+_typecodes = itertools.count()
+_interned: dict[tuple, Type] = {}
+_intern_lock = threading.Lock()
+_by_typecode: list[Type] = []
+
+
+class _InterningMeta(type):
+    """Return the existing instance for an equal key instead of building a new one."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        candidate = super().__call__(*args, **kwargs)
+        key = (type(candidate), candidate.key)
+        existing = _interned.get(key)
+        if existing is not None:
+            return existing
+        with _intern_lock:
+            existing = _interned.get(key)
+            if existing is not None:
+                return existing
+            candidate.typecode = next(_typecodes)
+            _by_typecode.append(candidate)
+            _interned[key] = candidate
+            return candidate
+
+
+class Type(metaclass=_InterningMeta):
+    """An ember type. Subclasses define `key` (what makes two instances equal) and `name`."""
+
+    typecode: int
+    is_precise: ClassVar[bool] = True
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @property
+    def key(self) -> Any:
+        return self.name
+
+    @property
+    def mangling(self) -> str:
+        """The spelling of this type inside a native symbol name."""
+        return "".join(ch if ch.isalnum() else "_" for ch in self.name)
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __reduce__(self) -> tuple:
+        return (_rebuild, (type(self), self._rebuild_args()))
+
+    def _rebuild_args(self) -> tuple:
+        return (self.name,)
+
+    def __call__(self, *args: Any) -> Any:
+        """`float64(int64, int64)` builds a signature, as in Numba."""
+        from ember.typing.signature import signature
+
+        return signature(self, *args)
+
+    def __getitem__(self, spec: Any) -> Type:
+        """`float64[:]` and `float64[:, ::1]` spell array types, as in Numba."""
+        from ember.types.arrays import array_from_slices
+
+        return array_from_slices(self, spec)
+
+
+def _rebuild(cls: type, args: tuple) -> Type:
+    return cls(*args)
+
+
+def type_from_typecode(code: int) -> Type:
+    """The interned type that owns `code`."""
+    return _by_typecode[code]
+
+
+class Dummy(Type):
+    """A type with no runtime data (modules, exception classes, literal strings...)."""
+
+
+class Opaque(Dummy):
+    """An opaque pointer-sized value."""

@@ -1,0 +1,100 @@
+"""Types of callables and namespaces: library functions, jitted dispatchers, modules, exceptions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember.types.abstract import Dummy
+
+
+class Function(Dummy):
+    """A global callable typed by the typing registry; `key` is the Python object itself."""
+
+    def __init__(self, typing_key: Any) -> None:
+        self.typing_key = typing_key
+        name = getattr(typing_key, "__qualname__", None) or repr(typing_key)
+        module = getattr(typing_key, "__module__", None)
+        super().__init__(f"Function({module}.{name})" if module else f"Function({name})")
+
+    @property
+    def key(self) -> Any:
+        return self.typing_key
+
+    def _rebuild_args(self) -> tuple:
+        return (self.typing_key,)
+
+
+class BoundFunction(Dummy):
+    """A method looked up on a value (`x.conjugate`): the receiver type plus the method name."""
+
+    def __init__(self, this: Any, attr: str) -> None:
+        self.this = this
+        self.attr = attr
+        super().__init__(f"BoundFunction({this}.{attr})")
+
+    @property
+    def key(self) -> Any:
+        return (self.this, self.attr)
+
+    def _rebuild_args(self) -> tuple:
+        return (self.this, self.attr)
+
+
+class DispatcherType(Dummy):
+    """Another jitted function, called from compiled code with compile-time resolution."""
+
+    def __init__(self, dispatcher: Any) -> None:
+        self.dispatcher = dispatcher
+        super().__init__(f"type(CPUDispatcher({dispatcher.py_func.__qualname__}))")
+
+    @property
+    def key(self) -> Any:
+        return self.dispatcher
+
+    def _rebuild_args(self) -> tuple:
+        return (self.dispatcher,)
+
+
+class Module(Dummy):
+    """A Python module used as a namespace (`math.sqrt`, `np.float64`)."""
+
+    def __init__(self, pymod: Any) -> None:
+        self.pymod = pymod
+        super().__init__(f"Module({pymod.__name__})")
+
+    @property
+    def key(self) -> Any:
+        return self.pymod
+
+    def _rebuild_args(self) -> tuple:
+        return (self.pymod,)
+
+
+class ExceptionClass(Dummy):
+    """A builtin exception class, callable with constant arguments for a static raise."""
+
+    def __init__(self, exc_class: type) -> None:
+        self.exc_class = exc_class
+        super().__init__(f"exception class({exc_class.__name__})")
+
+    @property
+    def key(self) -> Any:
+        return self.exc_class
+
+    def _rebuild_args(self) -> tuple:
+        return (self.exc_class,)
+
+
+class ExceptionInstance(Dummy):
+    """An exception built in compiled code; only raised, so it carries no runtime data."""
+
+    def __init__(self, exc_class: type) -> None:
+        self.exc_class = exc_class
+        super().__init__(f"exception({exc_class.__name__})")
+
+    @property
+    def key(self) -> Any:
+        return self.exc_class
+
+    def _rebuild_args(self) -> tuple:
+        return (self.exc_class,)

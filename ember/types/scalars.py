@@ -1,0 +1,169 @@
+"""Scalar types: booleans, integers, floats, complex numbers, none and literals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember.types.abstract import Dummy, Type
+
+
+class Number(Type):
+    """A numeric scalar with a bit width; `kind_rank` orders bool < int < float < complex."""
+
+    kind_rank = 0
+
+    def __init__(self, name: str, bitwidth: int) -> None:
+        super().__init__(name)
+        self.bitwidth = bitwidth
+
+    def _rebuild_args(self) -> tuple:
+        return (self.name, self.bitwidth)
+
+
+class Boolean(Number):
+    kind_rank = 0
+
+    def __init__(self, name: str = "bool", bitwidth: int = 1) -> None:
+        super().__init__(name, bitwidth)
+
+    def _rebuild_args(self) -> tuple:
+        return ()
+
+
+class Integer(Number):
+    kind_rank = 1
+
+    def __init__(self, name: str, bitwidth: int, signed: bool) -> None:
+        super().__init__(name, bitwidth)
+        self.signed = signed
+
+    @property
+    def key(self) -> Any:
+        return (self.bitwidth, self.signed)
+
+    @property
+    def minval(self) -> int:
+        return -(1 << (self.bitwidth - 1)) if self.signed else 0
+
+    @property
+    def maxval(self) -> int:
+        return (1 << (self.bitwidth - (1 if self.signed else 0))) - 1
+
+    def _rebuild_args(self) -> tuple:
+        return (self.name, self.bitwidth, self.signed)
+
+
+class Float(Number):
+    kind_rank = 2
+
+
+class Complex(Number):
+    kind_rank = 3
+
+    def __init__(self, name: str, bitwidth: int, underlying_float: Float) -> None:
+        super().__init__(name, bitwidth)
+        self.underlying_float = underlying_float
+
+    def _rebuild_args(self) -> tuple:
+        return (self.name, self.bitwidth, self.underlying_float)
+
+
+class NoneType(Type):
+    def __init__(self, name: str = "none") -> None:
+        super().__init__(name)
+
+    def _rebuild_args(self) -> tuple:
+        return ()
+
+
+class Literal(Type):
+    """A compile-time constant; `literal_type` is the type it widens to."""
+
+    def __init__(self, value: Any, literal_type: Type) -> None:
+        super().__init__(f"Literal[{type(value).__name__}]({value!r})")
+        self.literal_value = value
+        self.literal_type = literal_type
+
+    @property
+    def key(self) -> Any:
+        return (type(self.literal_value), self.literal_value)
+
+    def _rebuild_args(self) -> tuple:
+        return (self.literal_value, self.literal_type)
+
+
+class IntegerLiteral(Literal):
+    pass
+
+
+class StringLiteral(Literal, Dummy):
+    """A constant string: usable as an exception message or a dispatch key, not at runtime."""
+
+    def __init__(self, value: str, literal_type: Type | None = None) -> None:
+        Literal.__init__(self, value, literal_type or string_type)
+
+    def _rebuild_args(self) -> tuple:
+        return (self.literal_value,)
+
+
+class UnicodeType(Dummy):
+    pass
+
+
+boolean = bool_ = Boolean()
+int8 = Integer("int8", 8, True)
+int16 = Integer("int16", 16, True)
+int32 = Integer("int32", 32, True)
+int64 = Integer("int64", 64, True)
+uint8 = Integer("uint8", 8, False)
+uint16 = Integer("uint16", 16, False)
+uint32 = Integer("uint32", 32, False)
+uint64 = Integer("uint64", 64, False)
+float32 = Float("float32", 32)
+float64 = Float("float64", 64)
+complex64 = Complex("complex64", 64, float32)
+complex128 = Complex("complex128", 128, float64)
+none = NoneType()
+string_type = UnicodeType("unicode_type")
+
+intp = int64
+uintp = uint64
+byte = uint8
+short, ushort = int16, uint16
+intc, uintc = int32, uint32
+long_, ulong = int64, uint64
+longlong, ulonglong = int64, uint64
+double = float64
+float_ = float32
+void = none
+
+signed_domain = (int8, int16, int32, int64)
+unsigned_domain = (uint8, uint16, uint32, uint64)
+integer_domain = signed_domain + unsigned_domain
+real_domain = (float32, float64)
+complex_domain = (complex64, complex128)
+number_domain = integer_domain + real_domain + complex_domain
+
+
+def integer_type(bitwidth: int, signed: bool) -> Integer:
+    """The interned integer type of this width and signedness."""
+    for candidate in integer_domain:
+        if candidate.bitwidth == bitwidth and candidate.signed == signed:
+            return candidate
+    raise ValueError(f"no {bitwidth}-bit {'signed' if signed else 'unsigned'} integer type")
+
+
+def literal(value: Any) -> Type:
+    """The literal type of a Python constant (ints and strings), else its plain type."""
+    if isinstance(value, bool):
+        return boolean
+    if isinstance(value, int):
+        return IntegerLiteral(value, int64 if value <= int64.maxval else uint64)
+    if isinstance(value, str):
+        return StringLiteral(value)
+    raise TypeError(f"no literal type for {value!r}")
+
+
+def unliteral(typ: Type) -> Type:
+    """Widen a literal type to the type it stands for; other types are unchanged."""
+    return typ.literal_type if isinstance(typ, Literal) else typ

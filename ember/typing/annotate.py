@@ -1,0 +1,46 @@
+"""The EMBER_DUMP_ANNOTATION view: source lines interleaved with their typed IR (seed 001)."""
+
+from __future__ import annotations
+
+import inspect
+
+from ember.ir import nodes as ir
+from ember.ir.printer import banner
+from ember.typing.infer import TypingResult
+
+
+def annotate(func_ir: ir.FunctionIR, typing: TypingResult) -> str:
+    """`# --- LINE n ---` sections, each with the IR of that line typed as `:: type`."""
+    try:
+        source_lines, first_line = inspect.getsourcelines(func_ir.py_func)
+    except (OSError, TypeError):
+        source_lines, first_line = [], func_ir.loc.line
+    by_line = _statements_by_line(func_ir)
+    out = [banner("ANNOTATION"), f"# File: {func_ir.loc.filename}"]
+    for offset, text in enumerate(source_lines):
+        line = first_line + offset
+        indent = text[: len(text) - len(text.lstrip())]
+        out.append(f"{indent}# --- LINE {line} ---")
+        for label, stmt in by_line.get(line, []):
+            if label is not None:
+                out.append(f"{indent}# label {label}")
+            out.append(f"{indent}#   {_typed(stmt, typing)}")
+        out.append("")
+        out.append(text.rstrip("\n"))
+        out.append("")
+    return "\n".join(out)
+
+
+def _statements_by_line(func_ir: ir.FunctionIR) -> dict[int, list]:
+    by_line: dict[int, list] = {}
+    for label in sorted(func_ir.blocks):
+        block = func_ir.blocks[label]
+        for index, stmt in enumerate(block.body):
+            by_line.setdefault(stmt.loc.line, []).append((label if index == 0 else None, stmt))
+    return by_line
+
+
+def _typed(stmt: ir.Stmt, typing: TypingResult) -> str:
+    if isinstance(stmt, ir.Assign):
+        return f"{stmt}  :: {typing.typemap.get(stmt.target.name, '?')}"
+    return str(stmt)

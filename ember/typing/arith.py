@@ -1,0 +1,199 @@
+"""Typing of Python operators on numbers, booleans and tuples (Numba's numeric rules).
+
+Integers compute at 64 bits: signed with signed gives int64, unsigned with unsigned gives
+uint64, and mixing gives int64 unless the unsigned side is 64-bit (then float64). Anything
+involving a float or complex follows NumPy's promotion.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from ember import types
+from ember.typing.conversions import _numpy_promote
+from ember.typing.signature import Signature, signature
+from ember.typing.templates import registry
+
+_ARITHMETIC = (operator.add, operator.sub, operator.mul)
+_ORDERING = (operator.lt, operator.le, operator.gt, operator.ge)
+_EQUALITY = (operator.eq, operator.ne)
+
+
+def _is_int_like(t: types.Type) -> bool:
+    return isinstance(t, (types.Integer, types.Boolean))
+
+
+def integer_result(a: types.Type, b: types.Type) -> types.Number:
+    """The type two integers (or booleans) compute in."""
+    a_unsigned = isinstance(a, types.Integer) and not a.signed
+    b_unsigned = isinstance(b, types.Integer) and not b.signed
+    if a_unsigned and b_unsigned:
+        return types.uint64
+    if not a_unsigned and not b_unsigned:
+        return types.int64
+    unsigned = a if a_unsigned else b
+    return types.int64 if unsigned.bitwidth < 64 else types.float64
+
+
+def arithmetic_result(a: types.Type, b: types.Type) -> types.Number | None:
+    a, b = types.unliteral(a), types.unliteral(b)
+    if not (isinstance(a, types.Number) and isinstance(b, types.Number)):
+        return None
+    if _is_int_like(a) and _is_int_like(b):
+        return integer_result(a, b)
+    return _numpy_promote(a, b)
+
+
+def _binary(fn):
+    def decorate(rule):
+        registry.typer(fn)(rule)
+        return rule
+
+    return decorate
+
+
+def _same(result: types.Type | None, args_type: types.Type | None = None) -> Signature | None:
+    if result is None:
+        return None
+    operand = args_type or result
+    return signature(result, operand, operand)
+
+
+for _fn in _ARITHMETIC:
+
+    @_binary(_fn)
+    def _arith(args, kws):
+        return _same(arithmetic_result(*args)) if len(args) == 2 else None
+
+
+@_binary(operator.truediv)
+def _truediv(args, kws):
+    result = arithmetic_result(*args)
+    if result is None:
+        return None
+    if _is_int_like(result):
+        return signature(types.float64, result, result)
+    return _same(result)
+
+
+for _fn in (operator.floordiv, operator.mod):
+
+    @_binary(_fn)
+    def _floor_ops(args, kws):
+        result = arithmetic_result(*args)
+        if result is None or isinstance(result, types.Complex):
+            return None
+        return _same(result)
+
+
+@_binary(operator.pow)
+def _power(args, kws):
+    result = arithmetic_result(*args)
+    if result is None:
+        return None
+    base, exponent = (types.unliteral(a) for a in args)
+    if isinstance(result, types.Float) and _is_int_like(exponent):
+        return signature(result, result, types.int64)
+    return _same(result)
+
+
+for _fn in (operator.lshift, operator.rshift):
+
+    @_binary(_fn)
+    def _shift(args, kws):
+        left, right = (types.unliteral(a) for a in args)
+        if not (_is_int_like(left) and _is_int_like(right)):
+            return None
+        left_unsigned = isinstance(left, types.Integer) and not left.signed
+        result = types.uint64 if left_unsigned else types.int64
+        return signature(result, result, types.int64 if right.signed else types.uint64)
+
+
+for _fn in (operator.and_, operator.or_, operator.xor):
+
+    @_binary(_fn)
+    def _bitwise(args, kws):
+        left, right = (types.unliteral(a) for a in args)
+        if isinstance(left, types.Boolean) and isinstance(right, types.Boolean):
+            return _same(types.boolean)
+        if not (_is_int_like(left) and _is_int_like(right)):
+            return None
+        result = integer_result(left, right)
+        return _same(result) if isinstance(result, types.Integer) else None
+
+
+for _fn in _ORDERING + _EQUALITY:
+
+    @_binary(_fn)
+    def _compare(args, kws, _fn=_fn):
+        left, right = (types.unliteral(a) for a in args)
+        if isinstance(left, types.BaseTuple) and isinstance(right, types.BaseTuple):
+            return _tuple_compare(_fn, left, right)
+        operand = arithmetic_result(left, right)
+        if operand is None:
+            return None
+        if isinstance(operand, types.Complex) and _fn in _ORDERING:
+            return None
+        return signature(types.boolean, operand, operand)
+
+
+def _tuple_compare(fn, left: types.BaseTuple, right: types.BaseTuple) -> Signature | None:
+    if fn in _ORDERING and len(left) != len(right):
+        return None
+    for a, b in zip(left.types, right.types):
+        if arithmetic_result(a, b) is None:
+            return None
+    return signature(types.boolean, left, right)
+
+
+for _fn in (operator.is_, operator.is_not):
+
+    @_binary(_fn)
+    def _identity(args, kws):
+        left, right = args
+        if left is types.none or right is types.none:
+            return signature(types.boolean, left, right)
+        return None
+
+
+@registry.typer(operator.neg)
+def _negate(args, kws):
+    (value,) = (types.unliteral(a) for a in args)
+    if isinstance(value, types.Boolean):
+        return signature(types.int64, types.int64)
+    if isinstance(value, types.Number):
+        return signature(value, value)
+    return None
+
+
+@registry.typer(operator.pos)
+def _positive(args, kws):
+    return _negate(args, kws)
+
+
+@registry.typer(operator.invert)
+def _invert(args, kws):
+    (value,) = (types.unliteral(a) for a in args)
+    if isinstance(value, types.Boolean):
+        return signature(types.int64, types.int64)
+    if isinstance(value, types.Integer):
+        return signature(value, value)
+    return None
+
+
+@registry.typer(operator.not_)
+def _logical_not(args, kws):
+    (value,) = args
+    if isinstance(types.unliteral(value), (types.Number, types.NoneType, types.BaseTuple)):
+        return signature(types.boolean, value)
+    return None
+
+
+@registry.typer(operator.contains)
+def _contains(args, kws):
+    container, item = (types.unliteral(a) for a in args)
+    if isinstance(container, types.BaseTuple) and all(
+        arithmetic_result(member, item) is not None for member in container.types
+    ):
+        return signature(types.boolean, container, item)
+    return None

@@ -1,0 +1,145 @@
+"""The typing context: resolves the type of constants, globals, calls, operators and attributes.
+
+It consults the template registry that the library (`ember/library/`) fills in.
+"""
+
+from __future__ import annotations
+
+import types as pytypes
+from typing import Any
+
+from ember import types
+from ember.typing.conversions import unify_pair
+from ember.typing.signature import Signature
+from ember.typing.templates import registry
+
+
+class TypingContext:
+    """Typing questions asked by type inference; holds instantiated templates."""
+
+    def __init__(self) -> None:
+        _load_library()
+        self.registry = registry
+        self._templates: dict[Any, list] = {}
+        self._attribute_templates: list = []
+        self._loaded_attributes = 0
+
+    # ------------------------------------------------------------------ values
+
+    def resolve_value_type(self, value: Any) -> types.Type | None:
+        """The type of a constant or global value seen at compile time, or None."""
+        if isinstance(value, types.Type):
+            return None
+        scalar = _SCALAR_TYPES.get(type(value))
+        if scalar is not None:
+            return scalar
+        if isinstance(value, int):
+            return types.int64 if value <= types.int64.maxval else types.uint64
+        if value is None:
+            return types.none
+        if isinstance(value, str):
+            return types.StringLiteral(value)
+        if isinstance(value, tuple):
+            members = [self.resolve_value_type(item) for item in value]
+            return None if None in members else types.make_tuple(members)
+        if isinstance(value, pytypes.ModuleType):
+            return types.Module(value)
+        if isinstance(value, type) and issubclass(value, BaseException):
+            return types.ExceptionClass(value)
+        fingerprint_type = _dispatcher_type(value)
+        if fingerprint_type is not None:
+            return fingerprint_type
+        if self._is_registered(value):
+            return types.Function(value)
+        from ember.dispatcher.typeof import typeof_constant
+
+        return typeof_constant(value)
+
+    def _is_registered(self, value: Any) -> bool:
+        try:
+            return value in self.registry.functions
+        except TypeError:  # unhashable
+            return False
+
+    # ------------------------------------------------------------------ calls
+
+    def templates_for(self, key: Any) -> list:
+        cached = self._templates.get(key)
+        if cached is None or len(cached) != len(self.registry.functions.get(key, ())):
+            cached = [template(self) for template in self.registry.functions.get(key, ())]
+            self._templates[key] = cached
+        return cached
+
+    def resolve_function_type(self, fnty: types.Type, args: tuple, kws: dict) -> Signature | None:
+        """The signature of calling a value of type `fnty` with these argument types."""
+        if isinstance(fnty, types.Function):
+            return self._apply_templates(fnty.typing_key, args, kws)
+        if isinstance(fnty, types.BoundFunction):
+            sig = self._apply_templates((type(fnty.this), fnty.attr), (fnty.this, *args), kws)
+            if sig is None:
+                return None
+            return Signature(sig.return_type, sig.args[1:], recvr=sig.args[0])
+        if isinstance(fnty, types.DispatcherType):
+            return fnty.dispatcher.type_call(args, kws)
+        if isinstance(fnty, types.ExceptionClass):
+            return Signature(types.ExceptionInstance(fnty.exc_class), args)
+        return None
+
+    def _apply_templates(self, key: Any, args: tuple, kws: dict) -> Signature | None:
+        for template in self.templates_for(key):
+            sig = template.apply(args, kws)
+            if sig is not None:
+                return sig
+        return None
+
+    def resolve_operator(self, fn: Any, args: tuple) -> Signature | None:
+        return self._apply_templates(fn, args, {})
+
+    # ------------------------------------------------------------------ attributes
+
+    def resolve_getattr(self, value_type: types.Type, attr: str) -> types.Type | None:
+        if isinstance(value_type, types.Module):
+            if not hasattr(value_type.pymod, attr):
+                return None
+            return self.resolve_value_type(getattr(value_type.pymod, attr))
+        self._load_attribute_templates()
+        for template in self._attribute_templates:
+            if isinstance(value_type, template.key):
+                found = template.resolve(value_type, attr)
+                if found is not None:
+                    return found
+        if (type(value_type), attr) in self.registry.functions:
+            return types.BoundFunction(value_type, attr)
+        return None
+
+    def _load_attribute_templates(self) -> None:
+        if self._loaded_attributes != len(self.registry.attributes):
+            self._attribute_templates = [t(self) for t in self.registry.attributes]
+            self._loaded_attributes = len(self.registry.attributes)
+
+    # ------------------------------------------------------------------ merges
+
+    def unify_pair(self, first: types.Type, second: types.Type) -> types.Type | None:
+        return unify_pair(first, second)
+
+
+_SCALAR_TYPES = {
+    bool: types.boolean,
+    float: types.float64,
+    complex: types.complex128,
+    type(None): types.none,
+}
+
+
+def _dispatcher_type(value: Any) -> types.Type | None:
+    from ember.dispatcher.dispatcher import Dispatcher
+
+    if isinstance(value, Dispatcher):
+        return types.DispatcherType(value)
+    return None
+
+
+def _load_library() -> None:
+    """Import the modules whose import registers operator and library typings."""
+    import ember.library  # noqa: F401
+    import ember.typing.arith  # noqa: F401

@@ -1,0 +1,172 @@
+"""Implicit conversion kinds between types (exact, promote, safe, unsafe) and type unification.
+
+The numeric table is built once at import from a few declared edges, closed transitively:
+a path's kind is the worst kind along it, and the best path wins (seed 003).
+"""
+
+from __future__ import annotations
+
+import enum
+from functools import cache
+
+from ember import types
+
+
+class Conversion(enum.IntEnum):
+    exact = 1
+    promote = 2
+    safe = 3
+    unsafe = 4
+
+
+_t = types
+# (from, to, kind forward); the reverse direction is always unsafe when `reversible`.
+_NUMERIC_EDGES = [
+    (_t.boolean, _t.int8, Conversion.safe, True),
+    (_t.boolean, _t.uint8, Conversion.safe, True),
+    (_t.int8, _t.int16, Conversion.promote, True),
+    (_t.uint8, _t.uint16, Conversion.promote, True),
+    (_t.int16, _t.int32, Conversion.promote, True),
+    (_t.uint16, _t.uint32, Conversion.promote, True),
+    (_t.int32, _t.int64, Conversion.promote, True),
+    (_t.uint32, _t.uint64, Conversion.promote, True),
+    (_t.uint8, _t.int16, Conversion.safe, True),
+    (_t.uint16, _t.int32, Conversion.safe, True),
+    (_t.uint32, _t.int64, Conversion.safe, True),
+    (_t.int16, _t.float32, Conversion.safe, True),
+    (_t.int32, _t.float64, Conversion.safe, True),
+    (_t.int64, _t.float64, Conversion.unsafe, True),
+    (_t.uint64, _t.float64, Conversion.unsafe, True),
+    (_t.float32, _t.float64, Conversion.promote, True),
+    (_t.float32, _t.complex64, Conversion.safe, False),
+    (_t.float64, _t.complex128, Conversion.safe, False),
+    (_t.complex64, _t.complex128, Conversion.promote, True),
+]
+
+
+def _close_numeric_table() -> dict[tuple[types.Type, types.Type], Conversion]:
+    graph: dict[types.Type, dict[types.Type, Conversion]] = {}
+    for src, dst, kind, reversible in _NUMERIC_EDGES:
+        graph.setdefault(src, {})[dst] = kind
+        if reversible:
+            graph.setdefault(dst, {})[src] = Conversion.unsafe
+    table = {}
+    numbers = (_t.boolean, *_t.number_domain)
+    for source in numbers:
+        best = {source: Conversion.exact}
+        frontier = [source]
+        while frontier:
+            node = frontier.pop()
+            for nxt, kind in graph.get(node, {}).items():
+                worst = max(best[node], kind)
+                if nxt not in best or worst < best[nxt]:
+                    best[nxt] = worst
+                    frontier.append(nxt)
+        for target, kind in best.items():
+            table[source, target] = kind
+    return table
+
+
+_NUMERIC_TABLE = _close_numeric_table()
+
+
+@cache
+def can_convert(from_type: types.Type, to_type: types.Type) -> Conversion | None:
+    """The kind of implicit conversion from one type to another, or None when there is none."""
+    if from_type is to_type:
+        return Conversion.exact
+    if isinstance(from_type, types.Literal):
+        inner = can_convert(from_type.literal_type, to_type)
+        return max(inner, Conversion.promote) if inner is not None else None
+    numeric = _NUMERIC_TABLE.get((from_type, to_type))
+    if numeric is not None:
+        return numeric
+    if isinstance(from_type, types.BaseTuple) and isinstance(to_type, types.BaseTuple):
+        return _convert_members(from_type.types, to_type.types)
+    if isinstance(from_type, types.Array) and isinstance(to_type, types.Array):
+        return _convert_array(from_type, to_type)
+    return None
+
+
+def _convert_members(sources: tuple, targets: tuple) -> Conversion | None:
+    if len(sources) != len(targets):
+        return None
+    worst = Conversion.exact
+    for src, dst in zip(sources, targets):
+        kind = can_convert(src, dst)
+        if kind is None:
+            return None
+        worst = max(worst, kind)
+    return worst
+
+
+def _convert_array(src: types.Array, dst: types.Array) -> Conversion | None:
+    if src.dtype is not dst.dtype or src.ndim != dst.ndim:
+        return None
+    if src.readonly and not dst.readonly:
+        return None
+    if src.layout != dst.layout and dst.layout != "A":
+        return None
+    return Conversion.safe if src.layout != dst.layout else Conversion.promote
+
+
+# ------------------------------------------------------------------------------ unification
+
+
+def _numpy_promote(a: types.Number, b: types.Number) -> types.Number:
+    """NumPy's `promote_types` on scalar types, without importing NumPy."""
+    if a is b:
+        return a
+    if a.kind_rank > b.kind_rank:
+        a, b = b, a
+    if isinstance(b, types.Boolean):
+        return a
+    if isinstance(a, types.Boolean):
+        return b
+    if isinstance(a, types.Integer) and isinstance(b, types.Integer):
+        return _promote_integers(a, b)
+    if isinstance(a, types.Integer):  # with a float or a complex
+        needed = 64 if a.bitwidth >= 32 else 32
+        return _at_least(b, needed)
+    if isinstance(a, types.Float) and isinstance(b, types.Complex):
+        return _at_least(b, a.bitwidth)
+    return a if a.bitwidth >= b.bitwidth else b
+
+
+def _promote_integers(a: types.Integer, b: types.Integer) -> types.Number:
+    if a.signed == b.signed:
+        return a if a.bitwidth >= b.bitwidth else b
+    signed, unsigned = (a, b) if a.signed else (b, a)
+    if unsigned.bitwidth < signed.bitwidth:
+        return signed
+    if unsigned.bitwidth == 64:
+        return types.float64
+    return types.integer_type(unsigned.bitwidth * 2, True)
+
+
+def _at_least(number: types.Number, float_bits: int) -> types.Number:
+    """`number` (a float or complex) widened so its real part has `float_bits` bits."""
+    if isinstance(number, types.Complex):
+        return types.complex128 if float_bits > 32 else number
+    return types.float64 if float_bits > number.bitwidth else number
+
+
+def unify_pair(first: types.Type, second: types.Type) -> types.Type | None:
+    """The type that both `first` and `second` can become at a merge, or None."""
+    if first is second:
+        return first
+    first, second = types.unliteral(first), types.unliteral(second)
+    if first is second:
+        return first
+    if isinstance(first, types.Number) and isinstance(second, types.Number):
+        return _numpy_promote(first, second)
+    if isinstance(first, types.BaseTuple) and isinstance(second, types.BaseTuple):
+        if len(first) != len(second):
+            return None
+        members = [unify_pair(a, b) for a, b in zip(first.types, second.types)]
+        return None if None in members else types.make_tuple(members)
+    if isinstance(first, types.Array) and isinstance(second, types.Array):
+        if (first.dtype, first.ndim) != (second.dtype, second.ndim):
+            return None
+        return types.Array(first.dtype, first.ndim, "A", first.readonly or second.readonly)
+    return None

@@ -1,0 +1,365 @@
+"""Stage 4: type inference by propagation to a fixed point over the untyped IR.
+
+Consumes the IR and argument types; produces a typemap (variable name -> type), calltypes
+(expression -> chosen signature) and the return type. Assignments to one variable merge by
+unification (int64 then float64 gives float64).
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+
+from ember import types
+from ember.errors import TypingError, UnsupportedError
+from ember.ir import nodes as ir
+from ember.typing.context import TypingContext
+from ember.typing.signature import Signature
+
+_MAX_SWEEPS = 64
+
+
+@dataclass
+class TypingResult:
+    typemap: dict[str, types.Type]
+    calltypes: dict[ir.Expr, Signature]
+    return_type: types.Type
+    rhs_types: dict[ir.Assign, types.Type] = field(default_factory=dict)
+    assigned_at: dict[str, list[tuple[types.Type, ir.Loc]]] = field(default_factory=dict)
+
+
+class _Pending(Exception):
+    """An operand is not typed yet: try this statement again on the next sweep."""
+
+
+class TypeInferer:
+    """Sweeps the IR, typing each statement from its operands, until nothing changes."""
+
+    def __init__(
+        self,
+        context: TypingContext,
+        func_ir: ir.FunctionIR,
+        arg_types: tuple,
+        return_type: types.Type | None = None,
+    ) -> None:
+        self.context = context
+        self.func_ir = func_ir
+        self.arg_types = arg_types
+        self.declared_return = return_type
+        self.typemap: dict[str, types.Type] = {}
+        self.calltypes: dict[ir.Expr, Signature] = {}
+        self.assigned_at: dict[str, list[tuple[types.Type, ir.Loc]]] = {}
+        self.rhs_types: dict[ir.Assign, types.Type] = {}
+        self.return_type: types.Type | None = None
+        self.changed = False
+
+    # ------------------------------------------------------------------ driver
+
+    def infer(self) -> TypingResult:
+        statements = [stmt for _, stmt in self.func_ir.statements()]
+        failures: dict[int, Exception] = {}
+        for _ in range(_MAX_SWEEPS):
+            self.changed = False
+            failures = {}
+            for index, stmt in enumerate(statements):
+                try:
+                    self._type_statement(stmt)
+                except (_Pending, TypingError) as exc:
+                    failures[index] = exc
+            if not self.changed:
+                break
+        self._report(statements, failures)
+        self._finish_returns(statements)
+        return TypingResult(
+            self.typemap, self.calltypes, self.return_type, self.rhs_types, self.assigned_at
+        )
+
+    def _report(self, statements: list[ir.Stmt], failures: dict[int, Exception]) -> None:
+        for index in sorted(failures):
+            if isinstance(failures[index], TypingError):
+                raise failures[index]
+        if failures:
+            stmt = statements[min(failures)]
+            raise TypingError(self._untypable_message(stmt), stmt.loc)
+
+    def _untypable_message(self, stmt: ir.Stmt) -> str:
+        missing = [v.name for v in stmt.sources() if v.name not in self.typemap]
+        if _is_recursive_call(self, stmt):
+            return (
+                "Cannot type a recursive call: the function needs a return path that "
+                "does not recurse, placed before the recursive call."
+            )
+        names = ", ".join(f"'{_user_name(name)}'" for name in missing)
+        return f"Cannot determine the type of {names}"
+
+    # ------------------------------------------------------------------ statements
+
+    def _type_statement(self, stmt: ir.Stmt) -> None:
+        if isinstance(stmt, ir.Assign):
+            value_type = self._type_of_rhs(stmt.value)
+            self.rhs_types[stmt] = value_type
+            self._refine(stmt.target, value_type, stmt.loc)
+        elif isinstance(stmt, ir.Branch):
+            self._typeof_var(stmt.cond)
+        elif isinstance(stmt, ir.Return):
+            self._typeof_var(stmt.value)
+        elif isinstance(stmt, ir.Raise):
+            self._type_raise(stmt)
+        elif isinstance(stmt, ir.SetItem):
+            self._type_setitem(stmt)
+
+    def _type_raise(self, stmt: ir.Raise) -> None:
+        exc_type = self._typeof_var(stmt.exception)
+        if isinstance(exc_type, (types.ExceptionClass, types.ExceptionInstance)):
+            raise UnsupportedError(
+                "raising an exception with arguments that are not compile-time constants "
+                "is not supported; use constant arguments, e.g. raise ValueError('message')",
+                stmt.loc,
+            )
+        raise TypingError(f"cannot raise a value of type {exc_type}", stmt.loc)
+
+    def _type_setitem(self, stmt: ir.SetItem) -> None:
+        args = tuple(self._typeof_var(v) for v in (stmt.target, stmt.index, stmt.value))
+        sig = self.context.resolve_operator(operator.setitem, args)
+        if sig is None:
+            raise TypingError(_no_implementation("setitem", stmt.sources(), args), stmt.loc)
+        self.calltypes[stmt] = sig
+
+    def _refine(self, target: ir.Var, new_type: types.Type, loc: ir.Loc) -> None:
+        name = target.name
+        history = self.assigned_at.setdefault(name, [])
+        if not any(t is new_type and where == loc for t, where in history):
+            history.append((new_type, loc))
+        current = self.typemap.get(name)
+        if current is None:
+            self.typemap[name] = new_type
+            self.changed = True
+            return
+        if current is new_type:
+            return
+        unified = self.context.unify_pair(current, new_type)
+        if unified is None:
+            raise TypingError(self._clash_message(name, current, new_type, history), loc)
+        if unified is not current:
+            self.typemap[name] = unified
+            self.changed = True
+
+    def _clash_message(self, name: str, first: types.Type, second: types.Type, history) -> str:
+        where = [f"  '{_user_name(name)}' is {t} at line {loc.line}" for t, loc in history]
+        cause = f"Cannot unify {first} and {second} for variable '{_user_name(name)}'"
+        return "\n".join([*where, cause])
+
+    # ------------------------------------------------------------------ expressions
+
+    def _typeof_var(self, var: ir.Var) -> types.Type:
+        found = self.typemap.get(var.name)
+        if found is None:
+            raise _Pending
+        return found
+
+    def _type_of_rhs(self, value: ir.Expr | ir.Var) -> types.Type:
+        if isinstance(value, ir.Var):
+            return self._typeof_var(value)
+        handler = _EXPR_TYPERS[type(value)]
+        return handler(self, value)
+
+    def _type_arg(self, expr: ir.Arg) -> types.Type:
+        return self.arg_types[expr.index]
+
+    def _type_constant(self, expr: ir.Const | ir.Global | ir.FreeVar) -> types.Type:
+        found = self.context.resolve_value_type(expr.value)
+        if found is None:
+            what = getattr(expr, "name", None) or repr(expr.value)
+            raise TypingError(
+                f"Untyped global name '{what}': cannot use a value of Python type "
+                f"{type(expr.value).__name__} in nopython mode",
+                expr.loc,
+            )
+        return found
+
+    def _type_binop(self, expr: ir.BinOp | ir.InplaceBinOp) -> types.Type:
+        args = (self._typeof_var(expr.lhs), self._typeof_var(expr.rhs))
+        sig = None
+        if isinstance(expr, ir.InplaceBinOp):
+            sig = self.context.resolve_operator(expr.fn, args)
+            if sig is None:
+                sig = self.context.resolve_operator(expr.immutable_fn, args)
+            symbol = ir.BINOP_SYMBOLS[expr.immutable_fn] + "="
+        else:
+            sig = self.context.resolve_operator(expr.fn, args)
+            symbol = ir.BINOP_SYMBOLS[expr.fn]
+        return self._record_call(expr, sig, f"operator {symbol}", [expr.lhs, expr.rhs], args)
+
+    def _type_unary(self, expr: ir.UnaryOp) -> types.Type:
+        args = (self._typeof_var(expr.value),)
+        sig = self.context.resolve_operator(expr.fn, args)
+        symbol = ir.UNARY_SYMBOLS[expr.fn]
+        return self._record_call(expr, sig, f"unary operator {symbol}", [expr.value], args)
+
+    def _type_call(self, expr: ir.Call) -> types.Type:
+        fnty = self._typeof_var(expr.func)
+        args = tuple(self._typeof_var(v) for v in expr.args)
+        kws = {name: self._typeof_var(v) for name, v in expr.kws}
+        sig = self.context.resolve_function_type(fnty, args, kws)
+        if sig is not None and sig.return_type is None:
+            raise _Pending  # a recursive call whose return type is not known yet
+        described = _describe_callee(fnty)
+        operands = [*expr.args, *(v for _, v in expr.kws)]
+        all_types = args + tuple(kws.values())
+        return self._record_call(expr, sig, described, operands, all_types)
+
+    def _record_call(self, expr, sig, what, operands, arg_types) -> types.Type:
+        if sig is None:
+            raise TypingError(_no_implementation(what, operands, arg_types), expr.loc)
+        self.calltypes[expr] = sig
+        return sig.return_type
+
+    def _type_getattr(self, expr: ir.GetAttr) -> types.Type:
+        value_type = self._typeof_var(expr.value)
+        found = self.context.resolve_getattr(value_type, expr.attr)
+        if found is None:
+            raise TypingError(f"Unknown attribute '{expr.attr}' of type {value_type}", expr.loc)
+        return found
+
+    def _type_getitem(self, expr: ir.GetItem) -> types.Type:
+        args = (self._typeof_var(expr.value), self._typeof_var(expr.index))
+        sig = self.context.resolve_operator(operator.getitem, args)
+        return self._record_call(expr, sig, "getitem", [expr.value, expr.index], args)
+
+    def _type_static_getitem(self, expr: ir.StaticGetItem) -> types.Type:
+        value_type = self._typeof_var(expr.value)
+        if isinstance(value_type, types.BaseTuple) and isinstance(expr.index, int):
+            if not -len(value_type) <= expr.index < len(value_type):
+                raise TypingError(
+                    f"tuple index {expr.index} out of range for {value_type}", expr.loc
+                )
+            return value_type.types[expr.index]
+        if expr.index_var is None:
+            raise TypingError(f"cannot index a value of type {value_type}", expr.loc)
+        args = (value_type, self._typeof_var(expr.index_var))
+        sig = self.context.resolve_operator(operator.getitem, args)
+        return self._record_call(expr, sig, "getitem", [expr.value, expr.index_var], args)
+
+    def _type_build_tuple(self, expr: ir.BuildTuple) -> types.Type:
+        return types.make_tuple(types.unliteral(self._typeof_var(v)) for v in expr.items)
+
+    def _type_getiter(self, expr: ir.GetIter) -> types.Type:
+        args = (self._typeof_var(expr.value),)
+        sig = self.context.resolve_operator(iter, args)
+        return self._record_call(expr, sig, "iteration (for ... in)", [expr.value], args)
+
+    def _type_iternext(self, expr: ir.IterNext) -> types.Type:
+        iterator = self._typeof_var(expr.value)
+        return types.Pair(iterator.yield_type, types.boolean)
+
+    def _type_pair_first(self, expr: ir.PairFirst) -> types.Type:
+        return self._typeof_var(expr.value).first_type
+
+    def _type_pair_second(self, expr: ir.PairSecond) -> types.Type:
+        return self._typeof_var(expr.value).second_type
+
+    def _type_exhaust_iter(self, expr: ir.ExhaustIter) -> types.Type:
+        value_type = self._typeof_var(expr.value)
+        if isinstance(value_type, types.BaseTuple):
+            if len(value_type) != expr.count:
+                raise TypingError(
+                    f"cannot unpack {value_type} of length {len(value_type)} "
+                    f"into {expr.count} values",
+                    expr.loc,
+                )
+            return value_type
+        raise TypingError(f"cannot unpack a value of type {value_type}", expr.loc)
+
+    def _type_cast(self, expr: ir.Cast) -> types.Type:
+        value_type = types.unliteral(self._typeof_var(expr.value))
+        if self.return_type is None:
+            self.return_type = value_type
+        else:
+            unified = self.context.unify_pair(self.return_type, value_type)
+            if unified is None:
+                raise TypingError(
+                    f"Cannot unify the return types {self.return_type} and {value_type}: "
+                    "every return statement must give compatible types",
+                    expr.loc,
+                )
+            if unified is not self.return_type:
+                self.return_type = unified
+                self.changed = True
+        return value_type
+
+    # ------------------------------------------------------------------ returns
+
+    def _finish_returns(self, statements: list[ir.Stmt]) -> None:
+        if self.declared_return is not None:
+            self.return_type = self.declared_return
+        if self.return_type is None:
+            self.return_type = types.none  # every path raises
+        for stmt in statements:
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Cast):
+                self.typemap[stmt.target.name] = self.return_type
+
+
+_EXPR_TYPERS = {
+    ir.Arg: TypeInferer._type_arg,
+    ir.Const: TypeInferer._type_constant,
+    ir.Global: TypeInferer._type_constant,
+    ir.FreeVar: TypeInferer._type_constant,
+    ir.BinOp: TypeInferer._type_binop,
+    ir.InplaceBinOp: TypeInferer._type_binop,
+    ir.UnaryOp: TypeInferer._type_unary,
+    ir.Call: TypeInferer._type_call,
+    ir.GetAttr: TypeInferer._type_getattr,
+    ir.GetItem: TypeInferer._type_getitem,
+    ir.StaticGetItem: TypeInferer._type_static_getitem,
+    ir.BuildTuple: TypeInferer._type_build_tuple,
+    ir.GetIter: TypeInferer._type_getiter,
+    ir.IterNext: TypeInferer._type_iternext,
+    ir.PairFirst: TypeInferer._type_pair_first,
+    ir.PairSecond: TypeInferer._type_pair_second,
+    ir.ExhaustIter: TypeInferer._type_exhaust_iter,
+    ir.Cast: TypeInferer._type_cast,
+}
+
+
+def register_expression_typer(expr_class: type, typer) -> None:
+    """Let a later stage (array expressions, parfors) type its own expression kind."""
+    _EXPR_TYPERS[expr_class] = typer
+
+
+def _user_name(name: str) -> str:
+    return name if not name.startswith("$") else "<expression>"
+
+
+def _describe_callee(fnty: types.Type) -> str:
+    if isinstance(fnty, types.Function):
+        key = fnty.typing_key
+        module = getattr(key, "__module__", None)
+        name = getattr(key, "__qualname__", repr(key))
+        return f"function {module}.{name}" if module not in (None, "builtins") else name
+    if isinstance(fnty, types.DispatcherType):
+        return f"jitted function {fnty.dispatcher.py_func.__qualname__}"
+    if isinstance(fnty, types.BoundFunction):
+        return f"method {fnty.attr} of {fnty.this}"
+    return f"a value of type {fnty}"
+
+
+def _no_implementation(what: str, operands: list, arg_types: tuple) -> str:
+    named = [
+        f"'{var.name}' is {typ}"
+        for var, typ in zip(operands, arg_types)
+        if not var.name.startswith("$")
+    ]
+    listing = ", ".join(str(t) for t in arg_types)
+    lines = [f"  {', '.join(named)}"] if named else []
+    lines.append(f"No implementation of {what} for argument types ({listing})")
+    return "\n".join(lines)
+
+
+def _is_recursive_call(inferer: TypeInferer, stmt: ir.Stmt) -> bool:
+    if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call)):
+        return False
+    fnty = inferer.typemap.get(stmt.value.func.name)
+    return (
+        isinstance(fnty, types.DispatcherType)
+        and fnty.dispatcher.py_func is inferer.func_ir.py_func
+    )

@@ -1,0 +1,45 @@
+"""A function signature: return type, argument types and an optional receiver for methods."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember.types import Type
+
+
+class Signature:
+    """`float64(int64, int64)`; compares by value so it can key a dict of specializations."""
+
+    __slots__ = ("return_type", "args", "recvr")
+
+    def __init__(self, return_type: Type | None, args: tuple, recvr: Type | None = None) -> None:
+        self.return_type = return_type
+        self.args = tuple(args)
+        self.recvr = recvr
+
+    def __eq__(self, other: Any) -> bool:
+        return (
+            isinstance(other, Signature)
+            and self.return_type is other.return_type
+            and self.args == other.args
+            and self.recvr is other.recvr
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.return_type, self.args, self.recvr))
+
+    def __str__(self) -> str:
+        args = ", ".join(str(a) for a in self.args)
+        return f"({args})" if self.return_type is None else f"{self.return_type}({args})"
+
+    __repr__ = __str__
+
+    def replace(self, **changes: Any) -> Signature:
+        fields = {"return_type": self.return_type, "args": self.args, "recvr": self.recvr}
+        fields.update(changes)
+        return Signature(**fields)
+
+
+def signature(return_type: Type | None, *args: Type, recvr: Type | None = None) -> Signature:
+    """Build a signature: `signature(float64, int64, int64)`."""
+    return Signature(return_type, args, recvr)
