@@ -40,6 +40,7 @@ class CPUContext:
         _load_implementations()
         self.options = options or TargetOptions()
         self.registry = registry
+        self.dependencies: list = []  # libraries whose code this function calls
 
     # ------------------------------------------------------------------ types and constants
 
@@ -101,6 +102,19 @@ class CPUContext:
 
     def call_implementation(self, builder, key: Any, sig: Signature, args: list):
         return self.get_function(key, sig)(self, builder, sig, args)
+
+    def call_compiled(self, builder: llvm.IRBuilder, target: Any, args: list) -> llvm.Value:
+        """Call another compiled function (a CompileResult) with values already of its
+        argument types; its exception, if any, propagates out of the current function."""
+        if target.library is not None and target.library not in self.dependencies:
+            self.dependencies.append(target.library)
+        fnty = callconv.function_type(target.signature)
+        callee = self.declare_function(builder.module, target.symbol, fnty)
+        excinfo = builder.function.args[1]
+        is_error, result = callconv.call(builder, callee, target.signature, args, excinfo)
+        with builder.if_then(is_error, likely=False):
+            builder.ret(llvm.Constant(llvm.IntType(32), callconv.STATUS_EXCEPTION))
+        return result
 
     def raise_error(self, builder: llvm.IRBuilder, exc_class: type, *exc_args: Any) -> None:
         """Emit a static raise from the current native function."""

@@ -43,7 +43,7 @@ class FunctionLowerer:
         self.sig = sig
         self.symbol = symbol
         self.slots: dict[str, llvm.Value] = {}
-        self.dependencies: list[CodeLibrary] = []
+        self.dependencies: list[CodeLibrary] = context.dependencies
 
     # ------------------------------------------------------------------ driver
 
@@ -185,19 +185,8 @@ class FunctionLowerer:
             else:
                 args.append(self.context.cast(self.builder, value, actual, formal))
         target = dispatcher.compiled_for_call(sig.args)
-        if target.library is not None:
-            self.dependencies.append(target.library)
-        callee = self.context.declare_function(
-            self.module, target.symbol, callconv.function_type(target.signature)
-        )
-        is_error, result = callconv.call(
-            self.builder, callee, target.signature, args, self.function.args[1]
-        )
-        with self.builder.if_then(is_error, likely=False):
-            self.builder.ret(llvm.Constant(llvm.IntType(32), callconv.STATUS_EXCEPTION))
-        return self.context.cast(
-            self.builder, result, target.signature.return_type, sig.return_type
-        )
+        result = self.context.call_compiled(self.builder, target, args)
+        return self.context.cast(self.builder, result, target.signature.return_type, sig.return_type)
 
     def _lower_getattr(self, expr: ir.GetAttr, result_type: types.Type) -> llvm.Value:
         value_type = self.typemap[expr.value.name]
