@@ -35,7 +35,28 @@ class _InProgress:
 
 
 class Dispatcher:
-    """A jitted function: callable from Python and from other jitted functions."""
+    """A jitted function: callable from Python and from other jitted functions.
+
+    Each dispatcher is the only instance of its own subclass, whose call slot points at the
+    generated native entry once a specialization exists (see fast_entry.py).
+    """
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Dispatcher:
+        from ember.dispatcher.fast_entry import make_vectorcall_class
+
+        own_class = type(cls.__name__, (cls,), {"__module__": cls.__module__})
+        vectorcall_offset = make_vectorcall_class(own_class)
+        instance = super().__new__(own_class)
+        instance._vectorcall_offset = vectorcall_offset
+        return instance
+
+    def __reduce__(self) -> tuple:
+        return (_rebuild_dispatcher, (self.py_func, self.options, self._explicit_signatures()))
+
+    def _explicit_signatures(self) -> list | None:
+        if not self._explicit:
+            return None
+        return [result.signature for result in self.overloads.values()]
 
     def __init__(
         self,
@@ -54,7 +75,8 @@ class Dispatcher:
         self._failed: dict[tuple, EmberError] = {}
         self._in_progress: dict[tuple, _InProgress] = {}
         self._invokers: dict[tuple, Callable] = {}
-        self._fast_entry: Callable | None = None
+        self._entries: list = []  # every generated entry stays alive: its code may be running
+        self._entry_stale = True
         for sig in signatures or ():
             self.compile(sig)
 
@@ -125,7 +147,7 @@ class Dispatcher:
             finally:
                 del self._in_progress[arg_types]
             self.overloads[arg_types] = result
-            self._fast_entry = None
+            self._entry_stale = True
             return result
 
     # ------------------------------------------------------------------ calls from jitted code
@@ -182,10 +204,8 @@ class Dispatcher:
     # ------------------------------------------------------------------ calls from Python
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        entry = self._fast_entry
-        if entry is None:
-            entry = self._build_fast_entry()
-        return entry(*args, **kwargs)
+        """Used until the native entry is installed in the call slot (and without it)."""
+        return self._python_call(*args, **kwargs)
 
     def _python_call(self, *args: Any, **kwargs: Any) -> Any:
         """The general path: bind, type, select or compile, convert, call."""
@@ -195,6 +215,8 @@ class Dispatcher:
         result = self.overloads.get(arg_types)
         if result is None:
             result = self._resolve(arg_types)
+        if self._entry_stale:
+            self._install_fast_entry()
         invoker = self._invokers.get(result.signature.args)
         if invoker is None:
             from ember.dispatcher.pycall import make_invoker
@@ -202,6 +224,17 @@ class Dispatcher:
             invoker = make_invoker(result.signature, result.address)
             self._invokers[result.signature.args] = invoker
         return invoker(*plain_values)
+
+    def _install_fast_entry(self) -> None:
+        from ember.dispatcher.fast_entry import build_fast_entry, install_entry
+
+        with compile_lock:
+            self._entry_stale = False
+            entry = build_fast_entry(self)
+            if entry is None:
+                return
+            self._entries.append(entry)
+            install_entry(self, self._vectorcall_offset, entry)
 
     def _bound_values(self, args: tuple, kwargs: dict) -> list[tuple[str, Any]]:
         try:
@@ -243,14 +276,6 @@ class Dispatcher:
             return self.overloads[best.args]
         return self.compile(arg_types)
 
-    def _build_fast_entry(self) -> Callable:
-        from ember.dispatcher.fast_entry import build_fast_entry
-
-        with compile_lock:
-            entry = build_fast_entry(self)
-            self._fast_entry = entry
-            return entry
-
 
 def _all_safe(formal: tuple, actual: tuple) -> bool:
     from ember.typing.conversions import Conversion, can_convert
@@ -262,3 +287,7 @@ def _all_safe(formal: tuple, actual: tuple) -> bool:
         if kind is None or kind > Conversion.safe:
             return False
     return True
+
+
+def _rebuild_dispatcher(py_func: FunctionType, options: TargetOptions, signatures) -> Dispatcher:
+    return Dispatcher(py_func, options, signatures)

@@ -1,9 +1,15 @@
-"""Builds a dispatcher's native entry: one generated builtin that matches Python argument types
-against every compiled specialization and calls its machine code, falling back to the
-dispatcher's Python path for anything else (see native_entry.py)."""
+"""Builds a dispatcher's native entry: generated code that matches Python argument types against
+every compiled specialization and calls its machine code, falling back to the dispatcher's
+Python path for anything else (see native_entry.py).
+
+The entry is installed as the `tp_call` slot of the dispatcher's own class, so calling a
+jitted function from Python runs no Python-level code on the fast path.
+"""
 
 from __future__ import annotations
 
+import ctypes
+import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +20,31 @@ from ember.lowering.callconv import raise_static_exception
 
 if TYPE_CHECKING:
     from ember.dispatcher.dispatcher import Dispatcher
+
+# PyTypeObject field offsets on 64-bit CPython 3.11 (checked at import, see below).
+_TP_BASICSIZE_OFFSET = 32
+_TP_VECTORCALL_OFFSET_OFFSET = 56
+_TP_CALL_OFFSET = 128
+_TP_FLAGS_OFFSET = 168
+_Py_TPFLAGS_HAVE_VECTORCALL = 1 << 11
+
+
+def _tp_call_offset_verified() -> bool:
+    """The slot at the offset of a plain function's type must hold PyVectorcall_Call."""
+    import types as pytypes
+
+    slot = ctypes.c_void_p.from_address(id(pytypes.FunctionType) + _TP_CALL_OFFSET).value
+    expected = ctypes.cast(ctypes.pythonapi.PyVectorcall_Call, ctypes.c_void_p).value
+
+    class Probe:
+        pass
+
+    flags = ctypes.c_ulong.from_address(id(Probe) + _TP_FLAGS_OFFSET).value
+    size = ctypes.c_ssize_t.from_address(id(Probe) + _TP_BASICSIZE_OFFSET).value
+    return slot == expected and flags == Probe.__flags__ and size == Probe.__basicsize__
+
+
+TP_CALL_PATCHABLE = _tp_call_offset_verified()
 
 
 def value_kind(typ: types.Type) -> Any:
@@ -30,14 +61,17 @@ def value_kind(typ: types.Type) -> Any:
     return None
 
 
-def _add_module(llvm_ir: str) -> Callable[[str], int]:
-    jit = engine()
-    jit.add_module(jit.parse(llvm_ir))
-    return jit.address_of
+def _positional_defaults(py_func: Callable) -> tuple | None:
+    """Defaults of trailing positional parameters, or None when the fast path cannot bind
+    the parameters positionally (*args, keyword-only parameters)."""
+    params = inspect.signature(py_func).parameters.values()
+    if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
+        return None
+    return tuple(py_func.__defaults__ or ())
 
 
-def build_fast_entry(dispatcher: Dispatcher) -> Callable:
-    specializations = []
+def _specializations(dispatcher: Dispatcher) -> list:
+    found = []
     for args, result in dispatcher.overloads.items():
         arg_kinds = [value_kind(t) for t in args]
         ret_kind = value_kind(result.signature.return_type)
@@ -45,16 +79,69 @@ def build_fast_entry(dispatcher: Dispatcher) -> Callable:
             continue
         if not all(native_entry.fast_path_supported(k) for k in arg_kinds):
             continue
-        specializations.append((arg_kinds, ret_kind, result.address))
+        found.append((arg_kinds, ret_kind, result.address))
+    return found
+
+
+class FastEntry:
+    """A compiled entry: the builtin (for direct use) and its call-slot wrappers' addresses."""
+
+    def __init__(self, builtin: Callable, tp_call_address: int, vectorcall_address: int) -> None:
+        self.builtin = builtin
+        self.tp_call_address = tp_call_address
+        self.vectorcall_address = vectorcall_address
+
+
+def build_fast_entry(dispatcher: Dispatcher) -> FastEntry | None:
+    """Generate the entry for the dispatcher's current specializations (None if no fast path)."""
+    defaults = _positional_defaults(dispatcher.py_func)
+    specializations = _specializations(dispatcher) if defaults is not None else []
     if not specializations:
-        return dispatcher._python_call
-    libraries = [result.library for result in dispatcher.overloads.values()]
-    return native_entry.compile_entry(
+        return None
+    fallback = dispatcher._python_call
+    module, symbol = native_entry.build_entry_module(
         dispatcher.py_func.__name__,
         specializations,
-        dispatcher._python_call,
+        fallback,
         raise_static_exception,
-        _add_module,
-        doc=dispatcher.py_func.__doc__,
-        keepalive=libraries,
+        defaults=defaults,
+        release_gil=dispatcher.options.nogil,
+    )
+    jit = engine()
+    jit.add_module(jit.parse(str(module)))
+    keepalive = [fallback, defaults, [r.library for r in dispatcher.overloads.values()]]
+    builtin = native_entry.make_pycfunction(
+        jit.address_of(symbol), dispatcher.py_func.__name__, keepalive
+    )
+    return FastEntry(
+        builtin,
+        jit.address_of(native_entry.tp_call_symbol(symbol)),
+        jit.address_of(native_entry.vectorcall_symbol(symbol)),
+    )
+
+
+def make_vectorcall_class(cls: type) -> int | None:
+    """Give a fresh heap type (one dispatcher's own class) room for a per-instance vectorcall
+    pointer; returns the pointer's offset in instances, or None when slots cannot be patched.
+    Must run before the single instance is allocated."""
+    if not TP_CALL_PATCHABLE:
+        return None
+    basicsize = ctypes.c_ssize_t.from_address(id(cls) + _TP_BASICSIZE_OFFSET)
+    offset = basicsize.value
+    basicsize.value = offset + ctypes.sizeof(ctypes.c_void_p)  # zeroed at allocation: NULL
+    ctypes.c_ssize_t.from_address(id(cls) + _TP_VECTORCALL_OFFSET_OFFSET).value = offset
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS_OFFSET)
+    flags.value |= _Py_TPFLAGS_HAVE_VECTORCALL
+    return offset
+
+
+def install_entry(instance: object, vectorcall_offset: int | None, entry: FastEntry) -> None:
+    """Route calls of `instance` to the entry: its vectorcall pointer and its class's tp_call."""
+    if vectorcall_offset is None:
+        return
+    ctypes.c_void_p.from_address(id(type(instance)) + _TP_CALL_OFFSET).value = (
+        entry.tp_call_address
+    )
+    ctypes.c_void_p.from_address(id(instance) + vectorcall_offset).value = (
+        entry.vectorcall_address
     )

@@ -265,6 +265,10 @@ _CAPI_SIGNATURES: dict[str, tuple[ir.Type, list[ir.Type]]] = {
     "Py_IncRef": (ir.VoidType(), [_PTR]),
     "Py_DecRef": (ir.VoidType(), [_PTR]),
     "PyErr_SetString": (ir.VoidType(), [_PTR, _PTR]),
+    "PyEval_SaveThread": (_PTR, []),
+    "PyEval_RestoreThread": (ir.VoidType(), [_PTR]),
+    "PyObject_Call": (_PTR, [_PTR, _PTR, _PTR]),
+    "PyDict_Size": (_SSIZE, [_PTR]),
 }
 
 
@@ -305,7 +309,11 @@ class _EntryCodegen:
         layout: PyLayout,
         fallback: object,
         raise_exception: object,
+        defaults: Sequence[object] = (),
+        release_gil: bool = False,
     ) -> None:
+        self.defaults = tuple(defaults)
+        self.release_gil = release_gil
         self.module = module
         self.function = function
         self.layout = layout
@@ -547,12 +555,18 @@ class _EntryCodegen:
         """Emit the match/unbox/call/box sequence; on mismatch continue with the next block."""
         b = self.builder
         next_block = self.new_block(f"spec{index + 1}")
-        nargs_ok = b.icmp_signed("==", self.nargs_arg, ir.Constant(_SSIZE, len(arg_kinds)))
+        count = len(arg_kinds)
+        required = count - min(len(self.defaults), count)
+        nargs = self.nargs_arg
+        if required == count:
+            nargs_ok = b.icmp_signed("==", nargs, ir.Constant(_SSIZE, count))
+        else:
+            nargs_ok = b.and_(
+                b.icmp_signed(">=", nargs, ir.Constant(_SSIZE, required)),
+                b.icmp_signed("<=", nargs, ir.Constant(_SSIZE, count)),
+            )
         self.continue_if(nargs_ok, next_block, f"spec{index}.match")
-        arg_objs = []
-        for position in range(len(arg_kinds)):
-            slot = b.gep(self.args_arg, [ir.Constant(_I64, position)], source_etype=_PTR)
-            arg_objs.append(b.load(slot, typ=_PTR, align=_PTR_SIZE))
+        arg_objs = [self.argument_or_default(position, required) for position in range(count)]
         for obj, kind in zip(arg_objs, arg_kinds, strict=True):
             self.emit_match(obj, kind, next_block)
         flat: list[ir.Value] = []
@@ -565,10 +579,34 @@ class _EntryCodegen:
         if self._exc_slot is None:
             self._exc_slot = self.alloca(_I32, "excinfo")
         b.store(_I32(0), self._exc_slot)
+        thread_state = self.call_capi("PyEval_SaveThread", []) if self.release_gil else None
         status = b.call(callee, [ret_slot, self._exc_slot, ir.Constant(_PTR, None), *flat])
+        if thread_state is not None:
+            self.call_capi("PyEval_RestoreThread", [thread_state])
         self.continue_if(b.icmp_signed("==", status, _I32(0)), self.raise_block, f"spec{index}.ok")
         b.ret(self.emit_box(ret_kind, ret_slot))
         b.position_at_end(next_block)
+
+    def argument_or_default(self, position: int, required: int) -> ir.Value:
+        """args[position], or the parameter's default object when the call omitted it."""
+        b = self.builder
+        slot = b.gep(self.args_arg, [ir.Constant(_I64, position)], source_etype=_PTR)
+        if position < required:
+            return b.load(slot, typ=_PTR, align=_PTR_SIZE)
+        default = _object_constant(self.defaults[position - required])
+        given = self.new_block(f"arg{position}.given")
+        join = self.new_block(f"arg{position}.join")
+        origin = b.block
+        passed = b.icmp_signed(">", self.nargs_arg, ir.Constant(_SSIZE, position))
+        b.cbranch(passed, given, join)
+        b.position_at_end(given)
+        loaded = b.load(slot, typ=_PTR, align=_PTR_SIZE)
+        b.branch(join)
+        b.position_at_end(join)
+        value = b.phi(_PTR, name=f"arg{position}")
+        value.add_incoming(loaded, given)
+        value.add_incoming(default, origin)
+        return value
 
     def resolve_target(self, target: str | int, fnty: ir.FunctionType) -> ir.Value:
         if isinstance(target, int):
@@ -641,6 +679,8 @@ def build_entry_module(
     raise_exception: Callable[[int], Any],
     *,
     layout: PyLayout | None = None,
+    defaults: Sequence[object] = (),
+    release_gil: bool = False,
 ) -> tuple[ir.Module, str]:
     """Build an LLVM module holding a ``METH_FASTCALL | METH_KEYWORDS`` entry function.
 
@@ -668,7 +708,9 @@ def build_entry_module(
     function = ir.Function(module, fnty, name=symbol)
     for arg, arg_name in zip(function.args, ("self", "args", "nargs", "kwnames"), strict=True):
         arg.name = arg_name
-    codegen = _EntryCodegen(module, function, layout, fallback, raise_exception)
+    codegen = _EntryCodegen(
+        module, function, layout, fallback, raise_exception, defaults, release_gil
+    )
 
     b = codegen.builder
     # Keyword arguments are never on the fast path.
@@ -686,7 +728,64 @@ def build_entry_module(
     codegen.emit_raise()
     codegen.alloca_builder.position_at_end(codegen._entry)
     codegen.alloca_builder.branch(function.blocks[1])
+    _emit_tp_call(module, function, layout, fallback)
+    _emit_vectorcall(module, function)
     return module, symbol
+
+
+def tp_call_symbol(entry_symbol: str) -> str:
+    """The symbol of the `tp_call` wrapper emitted next to an entry."""
+    return entry_symbol + ".tp_call"
+
+
+def vectorcall_symbol(entry_symbol: str) -> str:
+    """The symbol of the vectorcall wrapper emitted next to an entry."""
+    return entry_symbol + ".vectorcall"
+
+
+def _emit_vectorcall(module: ir.Module, entry: ir.Function) -> None:
+    """`PyObject *vectorcall(callable, args, nargsf, kwnames)`: strips the
+    PY_VECTORCALL_ARGUMENTS_OFFSET bit from nargsf and calls the fastcall entry."""
+    fnty = ir.FunctionType(_PTR, [_PTR, _PTR, _SSIZE, _PTR])
+    function = ir.Function(module, fnty, name=vectorcall_symbol(entry.name))
+    callable_obj, args, nargsf, kwnames = function.args
+    b = ir.IRBuilder(function.append_basic_block("entry"))
+    nargs = b.and_(nargsf, ir.Constant(_SSIZE, (1 << 63) - 1))
+    b.ret(b.call(entry, [callable_obj, args, nargs, kwnames]))
+
+
+def _emit_tp_call(module: ir.Module, entry: ir.Function, layout: PyLayout, fallback: object):
+    """`PyObject *tp_call(self, args_tuple, kwargs)`: the entry behind a type's call slot.
+
+    Without keyword arguments the tuple's item array is handed to the fastcall entry as is;
+    with them, the call goes to `fallback(*args, **kwargs)`.
+    """
+    fnty = ir.FunctionType(_PTR, [_PTR, _PTR, _PTR])
+    function = ir.Function(module, fnty, name=tp_call_symbol(entry.name))
+    self_obj, args_tuple, kwargs = function.args
+    b = ir.IRBuilder(function.append_basic_block("entry"))
+    with_kwargs = function.append_basic_block("kwargs")
+    positional = function.append_basic_block("positional")
+    no_dict = b.icmp_unsigned("==", kwargs, ir.Constant(_PTR, None))
+    check_size = function.append_basic_block("kwargs.size")
+    b.cbranch(no_dict, positional, check_size)
+    b.position_at_end(check_size)
+    size_fn = _FunctionPointer(ir.FunctionType(_SSIZE, [_PTR]), _capi_address("PyDict_Size"))
+    empty = b.icmp_signed("==", b.call(size_fn, [kwargs]), ir.Constant(_SSIZE, 0))
+    b.cbranch(empty, positional, with_kwargs)
+    b.position_at_end(with_kwargs)
+    call_fn = _FunctionPointer(
+        ir.FunctionType(_PTR, [_PTR, _PTR, _PTR]), _capi_address("PyObject_Call")
+    )
+    b.ret(b.call(call_fn, [_object_constant(fallback), args_tuple, kwargs]))
+    b.position_at_end(positional)
+    nargs = b.load(
+        b.gep(args_tuple, [ir.Constant(_I64, layout.var_size_offset)], source_etype=_I8),
+        typ=_SSIZE,
+        align=8,
+    )
+    items = b.gep(args_tuple, [ir.Constant(_I64, layout.tuple_items_offset)], source_etype=_I8)
+    b.ret(b.call(entry, [self_obj, items, nargs, ir.Constant(_PTR, None)]))
 
 
 # --------------------------------------------------------------------------------------------
