@@ -4,7 +4,6 @@ them, picks or compiles a specialization (seed 003) and calls its machine code."
 from __future__ import annotations
 
 import functools
-import inspect
 import threading
 from collections.abc import Callable
 from types import FunctionType
@@ -12,7 +11,8 @@ from typing import Any
 
 from ember import types
 from ember.compiler import CompileResult, CompileState, run_pipeline
-from ember.errors import EmberError, TypingError
+from ember.dispatcher.binding import ArgumentBinder, Omitted
+from ember.errors import EmberError, TypingError, UnsupportedError
 from ember.lowering.context import TargetOptions
 from ember.typing.signature import Signature
 from ember.typing.templates import choose_best
@@ -70,7 +70,7 @@ class Dispatcher:
         self.options = options
         self.cache = cache  # accepted for Numba compatibility; on-disk caching is not built yet
         self.overloads: dict[tuple, CompileResult] = {}
-        self._python_signature = inspect.signature(py_func)
+        self._binder = ArgumentBinder(py_func)
         self._explicit = bool(signatures)
         self._failed: dict[tuple, EmberError] = {}
         self._in_progress: dict[tuple, _InProgress] = {}
@@ -156,15 +156,14 @@ class Dispatcher:
         """Argument types in parameter order; omitted defaults are typed from their values."""
         from ember.typing.context import TypingContext
 
-        bound = self._bind(args, kws)
         folded = []
-        for name, param in self._python_signature.parameters.items():
-            if param.kind is inspect.Parameter.VAR_POSITIONAL:
-                folded.append(types.make_tuple(bound.arguments.get(name, ())))
-            elif name in bound.arguments:
-                folded.append(types.unliteral(bound.arguments[name]))
+        for item in self._binder.bind(args, kws):
+            if isinstance(item, Omitted):
+                folded.append(TypingContext().resolve_value_type(item.default))
+            elif isinstance(item, tuple):  # the *args tuple
+                folded.append(types.make_tuple(types.unliteral(t) for t in item))
             else:
-                folded.append(TypingContext().resolve_value_type(param.default))
+                folded.append(types.unliteral(item))
         return tuple(folded)
 
     def type_call(self, args: tuple, kws: dict) -> Signature | None:
@@ -187,19 +186,12 @@ class Dispatcher:
 
     def fold_call_arguments(self, args: list, kws: dict, resolve: Callable) -> list:
         """(value, type) per parameter for a compiled call; omitted ones are (None, default)."""
-        bound = self._bind(args, kws)
+        if self._binder.varargs is not None:
+            raise UnsupportedError("calling a jitted *args function from jitted code")
         ordered = []
-        for name, param in self._python_signature.parameters.items():
-            if param.kind is inspect.Parameter.VAR_POSITIONAL:
-                raise EmberError("calling a jitted *args function from jitted code")
-            if name in bound.arguments:
-                ordered.append(resolve(bound.arguments[name]))
-            else:
-                ordered.append((None, param.default))
+        for item in self._binder.bind(args, kws):
+            ordered.append((None, item.default) if isinstance(item, Omitted) else resolve(item))
         return ordered
-
-    def _bind(self, args: Any, kws: dict) -> inspect.BoundArguments:
-        return self._python_signature.bind(*args, **kws)
 
     # ------------------------------------------------------------------ calls from Python
 
@@ -210,8 +202,7 @@ class Dispatcher:
     def _python_call(self, *args: Any, **kwargs: Any) -> Any:
         """The general path: bind, type, select or compile, convert, call."""
         values = self._bound_values(args, kwargs)
-        arg_types = tuple(self._typeof_argument(name, value) for name, value in values)
-        plain_values = [value for _, value in values]
+        arg_types = tuple(map(self._typeof_argument, self._binder.names, values))
         result = self.overloads.get(arg_types)
         if result is None:
             result = self._resolve(arg_types)
@@ -223,7 +214,7 @@ class Dispatcher:
 
             invoker = make_invoker(result.signature, result.address)
             self._invokers[result.signature.args] = invoker
-        return invoker(*plain_values)
+        return invoker(*values)
 
     def _install_fast_entry(self) -> None:
         from ember.dispatcher.fast_entry import build_fast_entry, install_entry
@@ -236,13 +227,9 @@ class Dispatcher:
             self._entries.append(entry)
             install_entry(self, self._vectorcall_offset, entry)
 
-    def _bound_values(self, args: tuple, kwargs: dict) -> list[tuple[str, Any]]:
-        try:
-            bound = self._bind(args, kwargs)
-        except TypeError as error:
-            raise TypeError(f"{self.py_func.__name__}(): {error}") from None
-        bound.apply_defaults()
-        return list(bound.arguments.items())
+    def _bound_values(self, args: tuple, kwargs: dict) -> list[Any]:
+        values = self._binder.bind(args, kwargs)
+        return [item.default if isinstance(item, Omitted) else item for item in values]
 
     def _typeof_argument(self, name: str, value: Any) -> types.Type:
         from ember.dispatcher.typeof import typeof_or_none
@@ -271,7 +258,10 @@ class Dispatcher:
                 )
             return self.overloads[best.args]
         safe = [sig for sig in candidates if _all_safe(sig.args, arg_types)]
-        best = choose_best(safe, arg_types, describe)
+        try:
+            best = choose_best(safe, arg_types, describe)
+        except TypeError:
+            best = None  # tied candidates: compiling the exact types is always correct
         if best is not None:
             return self.overloads[best.args]
         return self.compile(arg_types)

@@ -139,9 +139,5 @@ def install_entry(instance: object, vectorcall_offset: int | None, entry: FastEn
     """Route calls of `instance` to the entry: its vectorcall pointer and its class's tp_call."""
     if vectorcall_offset is None:
         return
-    ctypes.c_void_p.from_address(id(type(instance)) + _TP_CALL_OFFSET).value = (
-        entry.tp_call_address
-    )
-    ctypes.c_void_p.from_address(id(instance) + vectorcall_offset).value = (
-        entry.vectorcall_address
-    )
+    ctypes.c_void_p.from_address(id(type(instance)) + _TP_CALL_OFFSET).value = entry.tp_call_address
+    ctypes.c_void_p.from_address(id(instance) + vectorcall_offset).value = entry.vectorcall_address

@@ -141,7 +141,22 @@ def fast_path_supported(kind: Kind) -> bool:
     """
     if isinstance(kind, tuple):
         return all(fast_path_supported(member) for member in kind)
-    return kind in _FAST_PATH_SCALARS
+    return kind in _FAST_PATH_SCALARS or numpy_scalar_type(kind) is not None
+
+
+def numpy_scalar_type(kind: Kind) -> type | None:
+    """The NumPy scalar class whose instances have ``kind`` (when NumPy is loaded).
+
+    NumPy scalar objects keep their value right after the object header, so they unbox with
+    one load once their exact type matched.
+    """
+    numpy = sys.modules.get("numpy")
+    if numpy is None or not isinstance(kind, str) or kind == "none":
+        return None
+    return getattr(numpy, "bool_" if kind == "bool" else kind, None)
+
+
+_NUMPY_SCALAR_VALUE_OFFSET = 16  # sizeof(PyObject): the scalar value follows the header
 
 
 # --------------------------------------------------------------------------------------------
@@ -396,13 +411,23 @@ class _EntryCodegen:
         if kind == "bool":
             is_true = b.icmp_unsigned("==", obj, _object_constant(True))
             is_false = b.icmp_unsigned("==", obj, _object_constant(False))
-            self.continue_if(b.or_(is_true, is_false), fail, "bool_ok")
+            accepted = b.or_(is_true, is_false)
+            numpy_bool = numpy_scalar_type("bool")
+            if numpy_bool is not None:
+                is_numpy = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(numpy_bool))
+                accepted = b.or_(accepted, is_numpy)
+            self.continue_if(accepted, fail, "bool_ok")
         elif kind == "none":
             self.continue_if(b.icmp_unsigned("==", obj, _object_constant(None)), fail, "none_ok")
         else:
-            pytype = {"int64": int, "float64": float, "complex128": complex}[kind]
-            same = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(pytype))
+            candidates = [{"int64": int, "float64": float, "complex128": complex}.get(kind)]
+            candidates.append(numpy_scalar_type(kind))
+            ob_type = self.ob_type(obj)
+            same = ir.Constant(ir.IntType(1), 0)
+            for pytype in filter(None, candidates):
+                same = b.or_(same, b.icmp_unsigned("==", ob_type, _object_constant(pytype)))
             self.continue_if(same, fail, f"{kind}_ok")
+            return
 
     def tuple_item(self, obj: ir.Value, index: int) -> ir.Value:
         offset = self.layout.tuple_items_offset + index * _PTR_SIZE
@@ -412,12 +437,62 @@ class _EntryCodegen:
 
     def emit_unbox(self, obj: ir.Value, kind: Kind, fail: ir.Block) -> list[ir.Value]:
         """Unbox an already-matched ``obj`` into flattened native values (``fail`` on overflow)."""
-        b = self.builder
         if isinstance(kind, tuple):
             values: list[ir.Value] = []
             for index, member in enumerate(kind):
                 values.extend(self.emit_unbox(self.tuple_item(obj, index), member, fail))
             return values
+        numpy_type = numpy_scalar_type(kind)
+        if numpy_type is not None:
+            return self.emit_unbox_numpy_or_python(obj, kind, numpy_type, fail)
+        return self.emit_unbox_python(obj, kind, fail)
+
+    def emit_unbox_numpy_or_python(
+        self, obj: ir.Value, kind: str, numpy_type: type, fail: ir.Block
+    ) -> list[ir.Value]:
+        """Unbox a NumPy scalar of ``kind`` with one load, or a Python object of that kind."""
+        b = self.builder
+        numpy_block = self.new_block(f"{kind}.numpy")
+        python_block = self.new_block(f"{kind}.python")
+        join = self.new_block(f"{kind}.unboxed")
+        is_numpy = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(numpy_type))
+        b.cbranch(is_numpy, numpy_block, python_block)
+        b.position_at_end(numpy_block)
+        memory = return_memory_type(kind)
+        value_ptr = self.field_ptr(obj, _NUMPY_SCALAR_VALUE_OFFSET)
+        numpy_values = self.flatten_memory(kind, b.load(value_ptr, typ=memory))
+        numpy_end = b.block
+        b.branch(join)
+        b.position_at_end(python_block)
+        has_python_kind = kind in _FAST_PATH_SCALARS
+        python_values = self.emit_unbox_python(obj, kind, fail) if has_python_kind else None
+        python_end = b.block
+        if python_values is None:
+            b.branch(fail)
+        else:
+            b.branch(join)
+        b.position_at_end(join)
+        merged = []
+        for index, numpy_value in enumerate(numpy_values):
+            phi = b.phi(numpy_value.type)
+            phi.add_incoming(numpy_value, numpy_end)
+            if python_values is not None:
+                phi.add_incoming(python_values[index], python_end)
+            merged.append(phi)
+        return merged
+
+    def flatten_memory(self, kind: str, value: ir.Value) -> list[ir.Value]:
+        """The flattened argument values of a scalar loaded in its memory layout."""
+        b = self.builder
+        if kind in ("complex64", "complex128"):
+            return [b.extract_value(value, 0), b.extract_value(value, 1)]
+        if kind == "bool":
+            return [b.zext(b.icmp_unsigned("!=", value, _I8(0)), _I8)]
+        return [value]
+
+    def emit_unbox_python(self, obj: ir.Value, kind: Kind, fail: ir.Block) -> list[ir.Value]:
+        """Unbox a plain Python int, float, complex, bool or None."""
+        b = self.builder
         if kind == "int64":
             return [self.emit_unbox_int64(obj, fail)]
         if kind == "float64":

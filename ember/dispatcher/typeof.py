@@ -28,22 +28,75 @@ def typeof(value: Any) -> types.Type:
 
 
 def typeof_or_none(value: Any) -> types.Type | None:
+    """Hard-coded fast paths first, then the fingerprint cache, then the generic `typeof_impl`."""
     cls = type(value)
     exact = _EXACT_TYPES.get(cls)
     if exact is not None:
         return exact
     if cls is int:
         return _int_type(value)
-    if cls is tuple:
-        members = [typeof_or_none(item) for item in value]
-        return None if None in members else types.make_tuple(members)
     declared = getattr(cls, "_ember_type_", None) or getattr(cls, "_numba_type_", None)
     if isinstance(declared, types.Type):
         return declared
+    key = fingerprint(value)
+    if key is not None:
+        cached = _fingerprint_cache.get(key)
+        if cached is not None:
+            cache_info.hits += 1
+            return cached
+        cache_info.misses += 1
+    found = _typeof_slow(value, cls)
+    if key is not None and found is not None:
+        _fingerprint_cache[key] = found
+    return found
+
+
+def _typeof_slow(value: Any, cls: type) -> types.Type | None:
+    if cls is tuple:
+        members = [typeof_or_none(item) for item in value]
+        return None if None in members else types.make_tuple(members)
     numpy_type = _typeof_numpy(value, cls)
     if numpy_type is not None:
         return numpy_type
     return typeof_impl(value)
+
+
+class _CacheInfo:
+    """Counts of fingerprint-cache hits and misses (tests and diagnostics read them)."""
+
+    def __init__(self) -> None:
+        self.hits = 0
+        self.misses = 0
+
+
+cache_info = _CacheInfo()
+_fingerprint_cache: dict[bytes, types.Type] = {}
+_SCALAR_FINGERPRINTS = {bool: b"?", float: b"d", complex: b"D", type(None): b"n"}
+
+
+def fingerprint(value: Any) -> bytes | None:
+    """A short byte string that determines `value`'s type (seed 003), or None when the value
+    has no cheap fingerprint (then the generic typeof runs every time)."""
+    cls = type(value)
+    simple = _SCALAR_FINGERPRINTS.get(cls)
+    if simple is not None:
+        return simple
+    if cls is int:
+        return b"l" if -(1 << 63) <= value < (1 << 63) else None
+    if cls is tuple:
+        parts = [fingerprint(item) for item in value]
+        return None if None in parts else b"(" + b"".join(parts) + b")"
+    np = sys.modules.get("numpy")
+    if np is None:
+        return None
+    if cls is np.ndarray:
+        flags = value.flags
+        layout = b"C" if flags.c_contiguous else b"F" if flags.f_contiguous else b"A"
+        writable = b"w" if flags.writeable else b"r"
+        return b"a" + value.dtype.str.encode() + bytes([value.ndim]) + layout + writable
+    if isinstance(value, np.generic):
+        return b"s" + value.dtype.str.encode()
+    return None
 
 
 def _int_type(value: int) -> types.Type | None:

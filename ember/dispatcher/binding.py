@@ -1,0 +1,68 @@
+"""Binding call arguments to parameters as Python does, with Numba's wording for arity errors.
+
+One binder serves calls from Python (values) and calls from compiled code (types), so every
+spelling of a call (positional, keyword, omitted default) lands on the same parameter order.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+_EMPTY = inspect.Parameter.empty
+
+
+class Omitted:
+    """Marks a parameter the call left out: its default applies."""
+
+    __slots__ = ("default",)
+
+    def __init__(self, default: Any) -> None:
+        self.default = default
+
+
+class ArgumentBinder:
+    """Binds (args, kwargs) to a function's parameters in declaration order."""
+
+    def __init__(self, py_func: Callable) -> None:
+        self.name = py_func.__name__
+        params = list(inspect.signature(py_func).parameters.values())
+        positional_kinds = (
+            inspect.Parameter.POSITIONAL_ONLY,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        )
+        self.positional = [p for p in params if p.kind in positional_kinds]
+        self.varargs = next((p for p in params if p.kind is p.VAR_POSITIONAL), None)
+        self.keyword_only = [p for p in params if p.kind is p.KEYWORD_ONLY]
+        self.names = [p.name for p in params if p.kind is not p.VAR_KEYWORD]
+
+    def bind(self, args: tuple | list, kwargs: dict) -> list[Any]:
+        """Values per parameter: given values, `Omitted(default)`, and a tuple for *args."""
+        kwargs = dict(kwargs)
+        count = len(self.positional)
+        if len(args) > count and self.varargs is None:
+            self._fail(f"too many arguments: expected {count}, got {len(args)}")
+        bound: list[Any] = list(args[:count])
+        for param in self.positional[: len(bound)]:
+            if param.name in kwargs:
+                self._fail(f"got multiple values for argument '{param.name}'")
+        for param in self.positional[len(bound) :]:
+            bound.append(self._keyword_or_default(param, kwargs))
+        if self.varargs is not None:
+            bound.append(tuple(args[count:]))
+        for param in self.keyword_only:
+            bound.append(self._keyword_or_default(param, kwargs))
+        if kwargs:
+            self._fail(f"got an unexpected keyword argument '{next(iter(kwargs))}'")
+        return bound
+
+    def _keyword_or_default(self, param: inspect.Parameter, kwargs: dict) -> Any:
+        if param.name in kwargs:
+            return kwargs.pop(param.name)
+        if param.default is not _EMPTY:
+            return Omitted(param.default)
+        self._fail(f"missing argument '{param.name}'")
+
+    def _fail(self, message: str) -> None:
+        raise TypeError(f"{self.name}(): {message}")

@@ -1,0 +1,370 @@
+"""Issue 3: typeof, conversion ranking, explicit signatures, argument binding, failed-typing
+memory, thread safety and the GIL, checked against hand-worked expectations."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import ember
+from ember import njit, types
+from ember.dispatcher import typeof as typeof_module
+from ember.errors import TypingError
+from ember.typing.conversions import Conversion, can_convert
+from ember.typing.templates import rank
+
+# ---------------------------------------------------------------------------- typeof
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (True, types.boolean),
+        (3, types.int64),
+        (2**63, types.uint64),
+        (1.5, types.float64),
+        (1j, types.complex128),
+        (None, types.none),
+        (np.int32(1), types.int32),
+        (np.uint16(1), types.uint16),
+        (np.float32(1), types.float32),
+        (np.complex64(1), types.complex64),
+        (np.bool_(True), types.boolean),
+        ((1, 2), types.UniTuple(types.int64, 2)),
+        ((1, (2.0, None)), types.Tuple((types.int64, types.Tuple((types.float64, types.none))))),
+    ],
+)
+def test_typeof_scalars_and_tuples(value, expected):
+    assert ember.typeof(value) is expected
+
+
+def test_typeof_arrays_layout_and_readonly():
+    c = np.zeros((3, 4))
+    assert ember.typeof(c) is types.Array(types.float64, 2, "C")
+    assert ember.typeof(np.asfortranarray(c)) is types.Array(types.float64, 2, "F")
+    assert ember.typeof(c[:, ::2]) is types.Array(types.float64, 2, "A")
+    frozen = np.arange(3, dtype=np.int32)
+    frozen.setflags(write=False)
+    assert ember.typeof(frozen) is types.Array(types.int32, 1, "C", readonly=True)
+
+
+def test_typeof_rejects_unsupported_values():
+    with pytest.raises(ValueError, match="str"):
+        ember.typeof("text")
+    with pytest.raises(ValueError):
+        ember.typeof(np.zeros(2, dtype=object))
+
+
+def test_class_attribute_declares_type():
+    class Marked:
+        _numba_type_ = types.float32
+
+    class Preferred:
+        _ember_type_ = types.int16
+
+    assert ember.typeof(Marked()) is types.float32
+    assert ember.typeof(Preferred()) is types.int16
+
+
+def test_fingerprint_cache_serves_a_tuple_type_after_computing_it_once():
+    value = (1, 2.5, (True, None), 7j)
+    key = typeof_module.fingerprint(value)
+    typeof_module._fingerprint_cache.pop(key, None)
+    first = ember.typeof(value)
+    assert typeof_module._fingerprint_cache[key] is first
+    misses, hits = typeof_module.cache_info.misses, typeof_module.cache_info.hits
+    second = ember.typeof((4, 0.5, (False, None), 1j))  # same fingerprint, other values
+    assert second is first
+    assert typeof_module.cache_info.hits == hits + 1
+    assert typeof_module.cache_info.misses == misses
+
+
+def test_types_are_interned_with_typecodes():
+    a = types.UniTuple(types.int64, 3)
+    b = types.UniTuple(types.int64, 3)
+    assert a is b
+    assert a.typecode == b.typecode
+    assert types.type_from_typecode(a.typecode) is a
+    assert len({t.typecode for t in types.number_domain}) == len(types.number_domain)
+
+
+# ---------------------------------------------------------------------------- conversions
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "kind"),
+    [
+        (types.int32, types.int32, Conversion.exact),
+        (types.int32, types.int64, Conversion.promote),
+        (types.float32, types.float64, Conversion.promote),
+        (types.int32, types.float64, Conversion.safe),
+        (types.float32, types.complex64, Conversion.safe),
+        (types.uint32, types.int64, Conversion.safe),
+        (types.int64, types.float64, Conversion.unsafe),
+        (types.float64, types.int64, Conversion.unsafe),
+        (types.int64, types.int32, Conversion.unsafe),
+        (types.complex128, types.float64, None),
+    ],
+)
+def test_numeric_conversion_table(source, target, kind):
+    assert can_convert(source, target) == kind
+
+
+def test_array_conversions_c_to_any_but_never_c_to_f():
+    c = types.Array(types.float64, 2, "C")
+    f = types.Array(types.float64, 2, "F")
+    a = types.Array(types.float64, 2, "A")
+    assert can_convert(c, a) is not None
+    assert can_convert(f, a) is not None
+    assert can_convert(c, f) is None
+    assert can_convert(f, c) is None
+    assert can_convert(a, c) is None
+
+
+def test_rank_counts_unsafe_safe_promote_exact():
+    actual = (types.int32, types.float32, types.int64, types.int64)
+    formal = (types.int64, types.complex64, types.float64, types.int64)
+    assert rank(formal, actual) == (1, 1, 1, 1)
+
+
+# ---------------------------------------------------------------------------- selection
+
+
+def test_seed_example_float32_call_picks_float64_specialization():
+    @njit(["float64(float64, float64)", "complex64(complex64, complex64)"])
+    def add(a, b):
+        return a + b
+
+    result = add(np.float32(1.5), np.float32(2.25))
+    assert result == 3.75 and isinstance(result, float)
+    assert len(add.overloads) == 2
+
+
+def test_mixed_numpy_scalars_rank_to_the_least_unsafe_candidate():
+    @njit(
+        ["float64(float64, float64)", "int64(int64, int64)", "complex128(complex128, complex128)"]
+    )
+    def mul(a, b):
+        return a * b
+
+    # int32, int32 -> int64 by promotion beats float64 (safe) and complex128 (safe)
+    assert mul(np.int32(6), np.int32(7)) == 42 and isinstance(mul(np.int32(6), np.int32(7)), int)
+    # float32 with int32 -> float64, float64 (promote + safe) beats complex (safe + safe)
+    assert isinstance(mul(np.float32(0.5), np.int32(3)), float)
+    assert mul(np.float32(0.5), np.int32(3)) == 1.5
+    # complex64 cannot become float64: only complex128 accepts it
+    assert mul(np.complex64(1j), np.float32(2)) == 2j
+
+
+def test_ambiguous_candidates_raise_naming_only_the_best():
+    @njit(
+        ["float64(int32, float64)", "float64(float64, int32)", "complex128(complex128, complex128)"]
+    )
+    def f(a, b):
+        return a + b
+
+    with pytest.raises(TypeError) as caught:
+        f(np.int32(1), np.int32(2))
+    message = str(caught.value)
+    assert message.startswith("Ambiguous overloading for <function f> (int32, int32):")
+    assert "float64(int32, float64)" in message and "float64(float64, int32)" in message
+    assert "complex128" not in message
+
+
+def test_explicit_signatures_allow_unsafe_and_forbid_compilation():
+    @njit("int64(int64, int64)")
+    def f(a, b):
+        return a + b
+
+    assert f(2.7, 1.2) == 3  # unsafe float -> int64 conversion truncates, as Numba does
+    assert len(f.overloads) == 1
+    with pytest.raises(TypeError) as caught:
+        f(1j, 2j)
+    assert "No matching definition for argument type(s) complex128, complex128" in str(caught.value)
+    assert "int64(int64, int64)" in str(caught.value)
+
+
+def test_lazy_dispatch_reuses_safe_specialization_and_compiles_for_unsafe():
+    @njit
+    def f(x):
+        return x * 2
+
+    assert f(2.5) == 5.0
+    assert f(np.float32(1.5)) == 3.0  # float32 -> float64 is a promotion: reused
+    assert len(f.overloads) == 1
+    assert f(3) == 6 and isinstance(f(3), int)  # int64 -> float64 is unsafe: new compile
+    assert len(f.overloads) == 2
+
+
+# ---------------------------------------------------------------------------- binding
+
+
+def test_keyword_default_and_varargs_share_one_specialization():
+    @njit
+    def f(x, y=2, z=3):
+        return x * 100 + y * 10 + z
+
+    assert f(1) == 123
+    assert f(1, 2, 3) == 123
+    assert f(1, z=3) == 123
+    assert f(x=1, y=2) == 123
+    assert len(f.overloads) == 1
+
+    @njit
+    def total(first, *rest):
+        acc = first
+        for i in range(len(rest)):
+            acc += rest[i]
+        return acc
+
+    assert total(1, 2, 3, 4) == 10
+    assert total(5, -5) == 0
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda f: f(1, 2), "f(): missing argument 'z'"),
+        (lambda f: f(1, 2, 3, 4), "f(): too many arguments: expected 3, got 4"),
+        (lambda f: f(1, 2, 3, w=4), "f(): got an unexpected keyword argument 'w'"),
+        (lambda f: f(1, 2, x=3), "f(): got multiple values for argument 'x'"),
+    ],
+)
+def test_arity_errors_use_the_known_wording(call, message):
+    @njit
+    def f(x, y, z):
+        return x + y + z
+
+    with pytest.raises(TypeError) as caught:
+        call(f)
+    assert str(caught.value) == message
+
+
+def test_none_and_false_defaults_and_tuples_on_the_fast_path():
+    @njit
+    def f(a, scale=None, flag=False, pair=(1, 2)):
+        if scale is None and not flag:
+            return a + pair[0] + pair[1]
+        return -a
+
+    assert f(10) == 13
+    assert f(10, None, True) == -10
+    assert f(10, None, False, (5, 5)) == 20
+
+
+# ---------------------------------------------------------------------------- failures
+
+
+def test_failed_typing_is_remembered(monkeypatch):
+    from ember.dispatcher import dispatcher as dispatcher_module
+
+    calls = []
+    original = dispatcher_module.run_pipeline
+
+    def counting(state):
+        calls.append(state.arg_types)
+        return original(state)
+
+    monkeypatch.setattr(dispatcher_module, "run_pipeline", counting)
+
+    @njit
+    def bad(x):
+        y = 1
+        y = (1, 2)
+        return y
+
+    for _ in range(3):
+        with pytest.raises(TypingError):
+            bad(1)
+    assert calls == [(types.int64,)]
+
+
+def test_uncompilable_argument_names_argument_and_type():
+    @njit
+    def f(label, value):
+        return value
+
+    with pytest.raises(TypeError) as caught:
+        f("name", 1)
+    assert "'label'" in str(caught.value) and "str" in str(caught.value)
+
+
+# ---------------------------------------------------------------------------- threads
+
+
+def test_concurrent_first_calls_compile_once(monkeypatch):
+    from ember.dispatcher import dispatcher as dispatcher_module
+
+    compiled = []
+    original = dispatcher_module.run_pipeline
+
+    def counting(state):
+        compiled.append(state.arg_types)
+        return original(state)
+
+    monkeypatch.setattr(dispatcher_module, "run_pipeline", counting)
+
+    @njit
+    def poly(x):
+        return 3 * x * x + 2 * x + 1
+
+    barrier = threading.Barrier(8)
+    results = {}
+
+    def worker(index):
+        barrier.wait()
+        results[index] = poly(index)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == {i: 3 * i * i + 2 * i + 1 for i in range(8)}
+    assert compiled == [(types.int64,)]
+
+
+def _spin(n):
+    acc = 0
+    for i in range(n):
+        acc = (acc * 31 + i) % 1000003
+    return acc
+
+
+@pytest.mark.parametrize("nogil", [True, False])
+def test_nogil_lets_other_threads_run_during_the_call(nogil):
+    spin = njit(nogil=nogil)(_spin)
+    spin(10)
+    iterations = 1
+    while True:  # find a call that lasts ~0.2 s on this machine
+        started = time.perf_counter()
+        spin(iterations)
+        if time.perf_counter() - started > 0.2:
+            break
+        iterations *= 4
+    ticks = []
+    running = threading.Event()
+    stop = threading.Event()
+
+    def ticker():
+        running.set()
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+
+    thread = threading.Thread(target=ticker)
+    thread.start()
+    running.wait()
+    started = time.perf_counter()
+    spin(iterations)
+    finished = time.perf_counter()
+    stop.set()
+    thread.join()
+    # Ticks well inside the call can only happen if the call released the GIL.
+    inside = [t for t in ticks if started + 0.05 < t < finished - 0.05]
+    if nogil:
+        assert inside
+    else:
+        assert not inside
