@@ -16,14 +16,15 @@ from ember import config
 class JITEngine:
     """Owns the target machine and execution engine; turns LLVM modules into machine code."""
 
-    def __init__(self) -> None:
+    def __init__(self, opt_level: int = config.OPT_LEVEL) -> None:
+        self.opt_level = opt_level
         llvm_binding.initialize_native_target()
         llvm_binding.initialize_native_asmprinter()
         target = llvm_binding.Target.from_default_triple()
         self.target_machine = target.create_target_machine(
             cpu=llvm_binding.get_host_cpu_name(),
             features=llvm_binding.get_host_cpu_features().flatten(),
-            opt=config.OPT_LEVEL,
+            opt=opt_level,
             codemodel="jitdefault",
         )
         self.triple = llvm_binding.get_process_triple()
@@ -35,7 +36,7 @@ class JITEngine:
 
     @cached_property
     def _pass_builder(self):
-        tuning = llvm_binding.create_pipeline_tuning_options(config.OPT_LEVEL)
+        tuning = llvm_binding.create_pipeline_tuning_options(self.opt_level)
         tuning.loop_vectorization = True
         tuning.slp_vectorization = True
         tuning.loop_unrolling = True
@@ -63,15 +64,26 @@ class JITEngine:
         return self.target_machine.emit_assembly(module)
 
 
-_engine: JITEngine | None = None
+_engines: dict[str, JITEngine] = {}
 _engine_lock = threading.Lock()
 
 
 def engine() -> JITEngine:
-    """The shared JIT engine, created on first use."""
-    global _engine
-    if _engine is None:
+    """The shared JIT engine for compiled functions (O3 by default), created on first use."""
+    return _engine_named("functions", config.OPT_LEVEL)
+
+
+def glue_engine() -> JITEngine:
+    """A JIT engine with the fastest code generation, for small generated glue (the native
+    call entries): their code is simple, so an optimizing backend costs ~5 ms for no gain."""
+    return _engine_named("glue", 0)
+
+
+def _engine_named(name: str, opt_level: int) -> JITEngine:
+    found = _engines.get(name)
+    if found is None:
         with _engine_lock:
-            if _engine is None:
-                _engine = JITEngine()
-    return _engine
+            found = _engines.get(name)
+            if found is None:
+                found = _engines[name] = JITEngine(opt_level)
+    return found

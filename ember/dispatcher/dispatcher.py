@@ -77,6 +77,7 @@ class Dispatcher:
         self._invokers: dict[tuple, Callable] = {}
         self._entries: list = []  # every generated entry stays alive: its code may be running
         self._entry_stale = True
+        self._slow_calls = 0
         for sig in signatures or ():
             self.compile(sig)
 
@@ -206,8 +207,9 @@ class Dispatcher:
         result = self.overloads.get(arg_types)
         if result is None:
             result = self._resolve(arg_types)
-        if self._entry_stale:
+        if self._entry_stale and self._slow_calls:  # called again: worth generating the entry
             self._install_fast_entry()
+        self._slow_calls += 1
         invoker = self._invokers.get(result.signature.args)
         if invoker is None:
             from ember.dispatcher.pycall import make_invoker

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ember import types
-from ember.codegen.jit import engine
+from ember.codegen.jit import glue_engine
 from ember.dispatcher import native_entry
 from ember.lowering.callconv import raise_static_exception
 
@@ -107,7 +107,7 @@ def build_fast_entry(dispatcher: Dispatcher) -> FastEntry | None:
         defaults=defaults,
         release_gil=dispatcher.options.nogil,
     )
-    jit = engine()
+    jit = glue_engine()
     jit.add_module(jit.parse(str(module)))
     keepalive = [fallback, defaults, [r.library for r in dispatcher.overloads.values()]]
     builtin = native_entry.make_pycfunction(
