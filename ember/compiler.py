@@ -163,6 +163,8 @@ def run_pipeline(state: CompileState) -> CompileResult:
             context = f"Compiling {state.py_func.__qualname__}({argtypes}) failed in {name}:"
             raise error.with_context(context) from None
         state.timings[name] = time.perf_counter() - started
+        if config.VERIFY_IR and state.func_ir is not None:
+            _verify(state, name)
     if config.TIMING:
         print(format_timings(state))
     address = state.library.address_of(state.symbol)
@@ -178,8 +180,20 @@ def run_pipeline(state: CompileState) -> CompileResult:
     )
 
 
+def _verify(state: CompileState, after_pass: str) -> None:
+    from ember.ir.verify import verify_function
+
+    typemap = state.typing.typemap if state.typing is not None else None
+    try:
+        verify_function(state.func_ir, typemap)
+    except EmberError as error:
+        raise error.with_context(f"IR verification failed after {after_pass}:") from None
+
+
 def format_timings(state: CompileState) -> str:
     total = sum(state.timings.values())
-    lines = [f"ember timing: {state.py_func.__qualname__}{state.signature} {total * 1e3:.2f} ms"]
+    args = ", ".join(str(t) for t in state.arg_types)
+    header = f"{state.py_func.__qualname__}({args}) -> {state.signature.return_type}"
+    lines = [f"ember timing: {header} {total * 1e3:.2f} ms"]
     lines += [f"  {name:<20} {seconds * 1e3:8.3f} ms" for name, seconds in state.timings.items()]
     return "\n".join(lines)
