@@ -203,6 +203,8 @@ class Dispatcher:
     def _python_call(self, *args: Any, **kwargs: Any) -> Any:
         """The general path: bind, type, select or compile, convert, call."""
         values = self._bound_values(args, kwargs)
+        if kwargs and self._entries and not self._entry_stale:
+            return self._entries[-1].builtin(*values)  # bound positionally: native again
         arg_types = tuple(map(self._typeof_argument, self._binder.names, values))
         result = self.overloads.get(arg_types)
         if result is None:

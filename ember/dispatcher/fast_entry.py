@@ -106,10 +106,16 @@ def build_fast_entry(dispatcher: Dispatcher) -> FastEntry | None:
         raise_static_exception,
         defaults=defaults,
         release_gil=dispatcher.options.nogil,
+        param_names=dispatcher._binder.names,
     )
     jit = glue_engine()
     jit.add_module(jit.parse(str(module)))
-    keepalive = [fallback, defaults, [r.library for r in dispatcher.overloads.values()]]
+    keepalive = [
+        fallback,
+        defaults,
+        dispatcher._binder.names,
+        [r.library for r in dispatcher.overloads.values()],
+    ]
     builtin = native_entry.make_pycfunction(
         jit.address_of(symbol), dispatcher.py_func.__name__, keepalive
     )

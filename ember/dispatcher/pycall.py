@@ -88,6 +88,12 @@ def _box(typ: types.Type, memory: Any) -> Any:
 
 def make_invoker(sig: Signature, address: int) -> Callable[..., Any]:
     """A Python callable running the native function at `address` on Python values."""
+    # Types with @box/@unbox implementations (ember.extending, issue 4) are marshalled by a
+    # generated native wrapper instead of ctypes: see ember/lowering/boxing.py.
+    from ember.lowering.boxing import make_boxing_invoker, needs_boxing
+
+    if needs_boxing(sig):
+        return make_boxing_invoker(sig, address)
     flat_ctypes = [c for arg in sig.args for c in _argument_ctypes(arg)]
     memory_type = _memory_ctype(sig.return_type)
     prototype = ctypes.CFUNCTYPE(

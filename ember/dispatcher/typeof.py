@@ -148,8 +148,29 @@ def _native_byteorder() -> str:
 
 @singledispatch
 def typeof_impl(value: Any) -> types.Type | None:
-    """The extensible fallback: `@typeof_impl.register(MyClass)` adds a rule for a class."""
+    """The extensible fallback: `@typeof_impl.register(MyClass)` adds a rule for a class.
+
+    For values of no registered class it asks the instance's own `_ember_type_` /
+    `_numba_type_` attribute, then the generic hooks of `register_typeof_hook` (extension
+    API, issue 4: for kinds of value that no list of classes can name)."""
+    declared = getattr(value, "_ember_type_", None) or getattr(value, "_numba_type_", None)
+    if isinstance(declared, types.Type):
+        return declared
+    for hook in _typeof_hooks:
+        found = hook(value)
+        if found is not None:
+            return found
     return None
+
+
+_typeof_hooks: list = []
+
+
+def register_typeof_hook(hook: Any) -> Any:
+    """Add `hook(value) -> Type | None`, asked (in registration order) for otherwise untyped
+    values; `ember.extending.register_typeof_hook` is the public spelling."""
+    _typeof_hooks.append(hook)
+    return hook
 
 
 def typeof_constant(value: Any) -> types.Type | None:

@@ -50,6 +50,13 @@ class CPUContext:
     def data_type(self, typ: types.Type) -> llvm.Type:
         return model_of(typ).data_type
 
+    # Numba's spellings, used by extension code (`@lower_cast`, `@intrinsic` codegen).
+    get_value_type = value_type
+    get_data_type = data_type
+
+    def get_data_model(self, typ: types.Type) -> Any:
+        return model_of(typ)
+
     def get_constant(self, typ: types.Type, value: Any) -> llvm.Value:
         """An LLVM constant of `typ` holding the Python `value`."""
         typ = types.unliteral(typ)
@@ -110,9 +117,12 @@ class CPUContext:
             self.dependencies.append(target.library)
         fnty = callconv.function_type(target.signature)
         callee = self.declare_function(builder.module, target.symbol, fnty)
-        excinfo = builder.function.args[1]
-        is_error, result = callconv.call(builder, callee, target.signature, args, excinfo)
+        # A local exception slot (copied out only on error) keeps the caller's excinfo
+        # pointer out of the callee's arguments, which frees a register in recursive code.
+        local_excinfo = callconv.alloca_in_entry(builder, llvm.IntType(32), name="callee.exc")
+        is_error, result = callconv.call(builder, callee, target.signature, args, local_excinfo)
         with builder.if_then(is_error, likely=False):
+            builder.store(builder.load(local_excinfo), builder.function.args[1])
             builder.ret(llvm.Constant(llvm.IntType(32), callconv.STATUS_EXCEPTION))
         return result
 
