@@ -1,0 +1,126 @@
+"""Compile time and import time: ember against Numba, each measured in fresh processes.
+
+    python benchmarks/bench_compile.py [--quick]
+
+- import: `import ember` / `import numba` timed with `time.perf_counter` in `python -c`.
+- cold:   `jit(func)` plus its first call, as the first compilation after the import in a fresh
+          process (includes initializing LLVM and the JIT's lazily built state).
+- warm:   the same for a second, distinct function compiled after the first in that process.
+- import + first call: what a script waits for before its first jitted `add(1, 2)` returns.
+- 2nd call: the next call of the warm function (one-time work a JIT defers shows up here).
+
+Functions: `add(a, b)` and a ~30-line scalar `kernel` (see `_compile_child.py`). Each figure is
+the median over several processes. The issue's goal: ember at most half of Numba (<= 0.50x).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+from _harness import Report, Row, import_numba, parse_args, print_report
+
+HERE = Path(__file__).resolve().parent
+CHILD = HERE / "_compile_child.py"
+GOAL = 0.5
+IMPORT_SNIPPET = "import time; t = time.perf_counter(); import {0}; print(time.perf_counter() - t)"
+
+
+def run_python(args: list[str]) -> str:
+    """Last stdout line of a fresh `python` process (earlier lines may be EMBER_DUMP_* output);
+    raises RuntimeError with the last line of its stderr on failure."""
+    done = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        tail = done.stderr.strip().splitlines()[-1:] or ["(no stderr)"]
+        raise RuntimeError(f"`python {' '.join(args)[:60]}` failed: {tail[0]}")
+    return done.stdout.strip().splitlines()[-1]
+
+
+def import_seconds(module: str, runs: int) -> float:
+    """Median seconds of `import module` over `runs` fresh processes."""
+    snippet = IMPORT_SNIPPET.format(module)
+    return statistics.median(float(run_python(["-c", snippet])) for _ in range(runs))
+
+
+def compile_samples(jit: str, runs: int) -> dict[str, list]:
+    """Per measured quantity, the samples of `runs` child processes of each function order."""
+    samples: dict[str, list] = {}
+    for _ in range(runs):
+        for first, second in (("add", "kernel"), ("kernel", "add")):
+            timings = json.loads(run_python([str(CHILD), jit, first, second]))
+            samples.setdefault(f"import+cold {first}", []).append(
+                timings["import"] + timings["cold"]
+            )
+            samples.setdefault(f"cold {first}", []).append(timings["cold"])
+            samples.setdefault(f"warm {second}", []).append(timings["warm"])
+            samples.setdefault(f"warm {second}: 2nd call", []).append(timings["warm_call2"])
+            samples.setdefault(f"passes warm {second}", []).append(timings["warm_passes"])
+            samples.setdefault(f"passes cold {first}", []).append(timings["cold_passes"])
+    return samples
+
+
+def _median(samples: dict[str, list], key: str) -> float:
+    return statistics.median(samples[key])
+
+
+def _goal_note(row: Row) -> str:
+    ratio = row.ratio("ember", "numba")
+    if ratio is None:
+        return ""
+    return f"goal <= {GOAL:.2f}x: {'met' if ratio <= GOAL else 'MISSED'}"
+
+
+def pass_breakdown(samples: dict[str, list], key: str) -> str:
+    """ember's median milliseconds per compiler pass for one measured compilation."""
+    runs = [run for run in samples[key] if run]
+    if not runs:
+        return f"{key}: no pass timings"
+    total = statistics.median(sum(run.values()) for run in runs) * 1e3
+    parts = ", ".join(
+        f"{name} {statistics.median(run.get(name, 0.0) for run in runs) * 1e3:.1f}"
+        for name in runs[0]
+    )
+    return f"ember {key.removeprefix('passes ')}: passes {total:.1f} ms = {parts}"
+
+
+def collect(quick: bool = False) -> Report:
+    report = Report("compile and import time (median of fresh processes)")
+    jits = ["ember"] + (["numba"] if import_numba() is not None else [])
+    runs = 2 if quick else 5
+    import_runs = 3 if quick else 9
+    imports, samples, failures = {}, {}, []
+    for jit in jits:
+        try:
+            imports[jit] = import_seconds(jit, import_runs)
+            samples[jit] = compile_samples(jit, runs)
+        except RuntimeError as error:
+            failures.append(f"{jit}: {error}")
+    keys = ["import+cold add", "cold add", "warm add", "warm add: 2nd call"]
+    keys += ["cold kernel", "warm kernel", "warm kernel: 2nd call"]
+    rows = [Row("compile", "import", {jit: imports.get(jit) for jit in jits})]
+    for key in keys:
+        times = {jit: _median(samples[jit], key) if jit in samples else None for jit in jits}
+        rows.append(Row("compile", key, times))
+    for row in rows:
+        row.note = "" if "2nd call" in row.case else _goal_note(row)
+    report.rows = rows
+    if "ember" in samples:
+        for run in ("cold add", "warm add", "cold kernel", "warm kernel"):
+            report.notes.append(pass_breakdown(samples["ember"], f"passes {run}"))
+    report.notes += failures
+    report.notes.append(
+        f"medians of {import_runs} processes (import) and {runs} per function order (compile)"
+    )
+    return report
+
+
+def main() -> None:
+    args = parse_args(__doc__.splitlines()[0])
+    print_report(collect(args.quick))
+
+
+if __name__ == "__main__":
+    main()
