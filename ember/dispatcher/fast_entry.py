@@ -58,6 +58,11 @@ def value_kind(typ: types.Type) -> Any:
     if isinstance(typ, types.BaseTuple):
         members = tuple(value_kind(t) for t in typ.types)
         return None if None in members else members
+    if isinstance(typ, types.Array):
+        dtype = value_kind(typ.dtype)
+        if not isinstance(dtype, str):
+            return None
+        return native_entry.ArrayKind(dtype, typ.ndim, typ.layout, typ.readonly)
     return None
 
 
@@ -75,12 +80,18 @@ def _specializations(dispatcher: Dispatcher) -> list:
     for args, result in dispatcher.overloads.items():
         arg_kinds = [value_kind(t) for t in args]
         ret_kind = value_kind(result.signature.return_type)
-        if ret_kind is None or None in arg_kinds:
-            continue
+        if ret_kind is None or None in arg_kinds or _holds_array(ret_kind):
+            continue  # array results are boxed by the Python path
         if not all(native_entry.fast_path_supported(k) for k in arg_kinds):
             continue
         found.append((arg_kinds, ret_kind, result.address))
     return found
+
+
+def _holds_array(kind: Any) -> bool:
+    if isinstance(kind, tuple):
+        return any(_holds_array(member) for member in kind)
+    return isinstance(kind, native_entry.ArrayKind)
 
 
 class FastEntry:

@@ -83,8 +83,26 @@ _PTR_SIZE = ctypes.sizeof(ctypes.c_void_p)
 # --------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class ArrayKind:
+    """A NumPy array argument: dtype name, dimensions, layout ('C', 'F', 'A'), writability.
+
+    Flattens like ember's array data model: meminfo (NULL: borrowed), parent (the ndarray),
+    nitems, itemsize, data, shape[ndim], strides[ndim].
+    """
+
+    dtype: str
+    ndim: int
+    layout: str
+    readonly: bool
+
+
 def _check_kind(kind: Kind) -> None:
     """Raise ``TypeError`` unless ``kind`` is a valid value kind."""
+    if isinstance(kind, ArrayKind):
+        if kind.dtype not in _SCALAR_KINDS or kind.dtype == "none":
+            raise TypeError(f"unsupported array dtype kind: {kind.dtype!r}")
+        return
     if isinstance(kind, tuple):
         for member in kind:
             _check_kind(member)
@@ -97,6 +115,8 @@ def flatten_arg_types(kind: Kind) -> list[ir.Type]:
     if isinstance(kind, tuple):
         return [t for member in kind for t in flatten_arg_types(member)]
     _check_kind(kind)
+    if isinstance(kind, ArrayKind):
+        return [_PTR, _PTR, _I64, _I64, _PTR] + [_I64] * (2 * kind.ndim)
     if kind in _INT_KINDS:
         return [ir.IntType(_INT_KINDS[kind][0])]
     return {
@@ -141,7 +161,51 @@ def fast_path_supported(kind: Kind) -> bool:
     """
     if isinstance(kind, tuple):
         return all(fast_path_supported(member) for member in kind)
+    if isinstance(kind, ArrayKind):
+        return numpy_layout() is not None
     return kind in _FAST_PATH_SCALARS or numpy_scalar_type(kind) is not None
+
+
+@dataclass(frozen=True)
+class NumpyLayout:
+    """Byte offsets into ndarray and dtype objects (NumPy's public struct layouts)."""
+
+    data: int = 16
+    nd: int = 24
+    dimensions: int = 32
+    strides: int = 40
+    descr: int = 56
+    flags: int = 64
+    descr_byteorder: int = 26
+    descr_type_num: int = 28
+
+
+_NPY_C_CONTIGUOUS = 0x1
+_NPY_F_CONTIGUOUS = 0x2
+_NPY_WRITEABLE = 0x400
+
+
+@cache
+def numpy_layout() -> NumpyLayout | None:
+    """The ndarray layout, verified against a live array (None: arrays take the slow path)."""
+    numpy = sys.modules.get("numpy")
+    if numpy is None:
+        return None
+    layout = NumpyLayout()
+    probe = numpy.zeros((3, 5), dtype=numpy.float32)[:, ::2]
+    address = id(probe)
+    checks = [
+        _read_ptr(address + layout.data) == probe.ctypes.data,
+        ctypes.c_int.from_address(address + layout.nd).value == probe.ndim,
+        _read_ptr(address + layout.descr) == id(probe.dtype),
+        ctypes.c_int.from_address(address + layout.flags).value == probe.flags.num,
+        ctypes.c_int.from_address(id(probe.dtype) + layout.descr_type_num).value == probe.dtype.num,
+        (ctypes.c_ssize_t * 2).from_address(_read_ptr(address + layout.dimensions))[:]
+        == list(probe.shape),
+        (ctypes.c_ssize_t * 2).from_address(_read_ptr(address + layout.strides))[:]
+        == list(probe.strides),
+    ]
+    return layout if all(checks) else None
 
 
 def numpy_scalar_type(kind: Kind) -> type | None:
@@ -401,6 +465,9 @@ class _EntryCodegen:
     def emit_match(self, obj: ir.Value, kind: Kind, fail: ir.Block) -> None:
         """Emit exact-type checks of ``obj`` against ``kind``; branch to ``fail`` on mismatch."""
         b = self.builder
+        if isinstance(kind, ArrayKind):
+            self.emit_match_array(obj, kind, fail)
+            return
         if isinstance(kind, tuple):
             is_tuple = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(tuple))
             self.continue_if(is_tuple, fail, "tuple.type_ok")
@@ -431,6 +498,52 @@ class _EntryCodegen:
             self.continue_if(same, fail, f"{kind}_ok")
             return
 
+    def emit_match_array(self, obj: ir.Value, kind: ArrayKind, fail: ir.Block) -> None:
+        """Exactly an ndarray with this ndim, dtype (native byte order) and layout."""
+        b = self.builder
+        numpy = sys.modules["numpy"]
+        layout = numpy_layout()
+        is_array = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(numpy.ndarray))
+        self.continue_if(is_array, fail, "array.type_ok")
+        nd = self.load_field(obj, layout.nd, _I32, 4)
+        self.continue_if(b.icmp_signed("==", nd, _I32(kind.ndim)), fail, "array.ndim_ok")
+        descr = self.load_field(obj, layout.descr, _PTR, _PTR_SIZE)
+        type_num = self.load_field(descr, layout.descr_type_num, _I32, 4)
+        expected = numpy.dtype("bool" if kind.dtype == "bool" else kind.dtype).num
+        self.continue_if(b.icmp_signed("==", type_num, _I32(expected)), fail, "array.dtype_ok")
+        order = self.load_field(descr, layout.descr_byteorder, _I8, 1)
+        foreign = ord(">") if sys.byteorder == "little" else ord("<")
+        self.continue_if(b.icmp_unsigned("!=", order, _I8(foreign)), fail, "array.order_ok")
+        flags = self.load_field(obj, layout.flags, _I32, 4)
+        c_flag = b.icmp_unsigned("!=", b.and_(flags, _I32(_NPY_C_CONTIGUOUS)), _I32(0))
+        f_flag = b.icmp_unsigned("!=", b.and_(flags, _I32(_NPY_F_CONTIGUOUS)), _I32(0))
+        if kind.layout == "C":
+            layout_ok = c_flag
+        elif kind.layout == "F":
+            layout_ok = b.and_(f_flag, b.not_(c_flag))
+        else:
+            layout_ok = b.not_(b.or_(c_flag, f_flag))
+        writeable = b.icmp_unsigned("!=", b.and_(flags, _I32(_NPY_WRITEABLE)), _I32(0))
+        access_ok = b.not_(writeable) if kind.readonly else writeable
+        self.continue_if(b.and_(layout_ok, access_ok), fail, "array.layout_ok")
+
+    def emit_unbox_array(self, obj: ir.Value, kind: ArrayKind) -> list[ir.Value]:
+        """Borrow the ndarray: NULL meminfo, the object as parent, its data/shape/strides."""
+        b = self.builder
+        layout = numpy_layout()
+        dims_ptr = self.load_field(obj, layout.dimensions, _PTR, _PTR_SIZE)
+        strides_ptr = self.load_field(obj, layout.strides, _PTR, _PTR_SIZE)
+        shape = [self.load_field(dims_ptr, 8 * k, _I64, 8) for k in range(kind.ndim)]
+        strides = [self.load_field(strides_ptr, 8 * k, _I64, 8) for k in range(kind.ndim)]
+        nitems = ir.Constant(_I64, 1)
+        for extent in shape:
+            nitems = b.mul(nitems, extent)
+        numpy = sys.modules["numpy"]
+        itemsize = numpy.dtype("bool" if kind.dtype == "bool" else kind.dtype).itemsize
+        data = self.load_field(obj, layout.data, _PTR, _PTR_SIZE)
+        null = ir.Constant(_PTR, None)
+        return [null, obj, nitems, ir.Constant(_I64, itemsize), data, *shape, *strides]
+
     def tuple_item(self, obj: ir.Value, index: int) -> ir.Value:
         offset = self.layout.tuple_items_offset + index * _PTR_SIZE
         return self.load_field(obj, offset, _PTR, _PTR_SIZE)
@@ -439,6 +552,8 @@ class _EntryCodegen:
 
     def emit_unbox(self, obj: ir.Value, kind: Kind, fail: ir.Block) -> list[ir.Value]:
         """Unbox an already-matched ``obj`` into flattened native values (``fail`` on overflow)."""
+        if isinstance(kind, ArrayKind):
+            return self.emit_unbox_array(obj, kind)
         if isinstance(kind, tuple):
             values: list[ir.Value] = []
             for index, member in enumerate(kind):
