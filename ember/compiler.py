@@ -45,15 +45,15 @@ class CompileResult:
     signature: Signature
     symbol: str
     library: object
-    address: int
     func_ir: object
     typing: object
     timings: dict[str, float]
     py_func: FunctionType
 
     @property
-    def entry_address(self) -> int:
-        return self.address
+    def address(self) -> int:
+        """The native function's address (machine code is generated on first request)."""
+        return self.library.address_of(self.symbol)
 
 
 # ------------------------------------------------------------------------------ passes
@@ -167,12 +167,10 @@ def run_pipeline(state: CompileState) -> CompileResult:
             _verify(state, name)
     if config.TIMING:
         print(format_timings(state))
-    address = state.library.address_of(state.symbol)
     return CompileResult(
         state.signature,
         state.symbol,
         state.library,
-        address,
         state.func_ir,
         state.typing,
         state.timings,

@@ -26,6 +26,7 @@ class CodeLibrary:
         self.dependencies: list[CodeLibrary] = []
         self.exported: set[str] = set()
         self._linkable = None
+        self._pending_module = None
         self.llvm_ir = ""
         self.finalized = False
 
@@ -50,8 +51,19 @@ class CodeLibrary:
             print(banner(f"OPTIMIZED DUMP {self.name}"), self.optimized_ir, "=" * 80, sep="\n")
         if config.DUMP_ASSEMBLY:
             print(banner(f"ASSEMBLY {self.name}"), self.assembly, "=" * 80, sep="\n")
-        jit.add_module(module)
+        self._pending_module = module
         self.finalized = True
+
+    def _ensure_machine_code(self) -> None:
+        """Generate machine code on first need: code that is only ever inlined into callers
+        (library overloads, helpers) never pays for it."""
+        if self._pending_module is None:
+            return
+        jit = engine()
+        with jit.lock:
+            if self._pending_module is not None:
+                jit.add_module(self._pending_module)
+                self._pending_module = None
 
     def _link_dependencies(self, module) -> None:
         linked: set[str] = set()
@@ -64,6 +76,7 @@ class CodeLibrary:
                 function.linkage = "internal"
 
     def address_of(self, symbol: str) -> int:
+        self._ensure_machine_code()
         return engine().address_of(symbol)
 
     @cached_property
