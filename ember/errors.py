@@ -22,10 +22,18 @@ class EmberError(Exception):
         return f"{self.loc.describe()}\n{self.msg}"
 
     def with_context(self, context: str) -> EmberError:
-        """Prefix a line that says which compilation failed (kept short: one line)."""
-        self.msg = f"{context}\n{self.msg}" if context else self.msg
-        self.args = (self._render(),)
-        return self
+        """A copy with a first line saying which compilation failed (kept short: one line).
+
+        A copy, so that an error a dispatcher keeps and raises again (a failed compilation)
+        does not grow one more context line each time it passes through another compilation.
+        """
+        if not context:
+            return self
+        copy = type(self).__new__(type(self))
+        copy.__dict__.update(self.__dict__)
+        copy.msg = f"{context}\n{self.msg}"
+        copy.args = (copy._render(),)
+        return copy
 
 
 class TypingError(EmberError):

@@ -2,7 +2,11 @@
 with ctypes, calls a compiled specialization and boxes its result.
 
 Used for argument kinds the generated fast entry does not handle (narrow integers, float32,
-NumPy scalars, conversions to explicit signatures).
+NumPy scalars, conversions to explicit signatures, arrays).
+
+Arrays cross as the flattened fields of ember's array model (ember/lowering/models.py): an
+ndarray passed in is borrowed (meminfo NULL, parent = the ndarray's address); see
+`ember/runtime/boxing.py` for how returned arrays become ndarrays again.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Any
 
 from ember import types
 from ember.lowering.callconv import STATUS_OK, raise_static_exception
+from ember.runtime import boxing as arrayboxing
 from ember.typing.signature import Signature
 
 _INTEGER_CTYPES = {
@@ -24,6 +29,8 @@ _INTEGER_CTYPES = {
 
 def _argument_ctypes(typ: types.Type) -> list:
     """The ctypes of the flattened native arguments of `typ` (mirrors the data models)."""
+    if isinstance(typ, types.Array):
+        return arrayboxing.argument_ctypes(typ)
     if isinstance(typ, types.Boolean):
         return [ctypes.c_uint8]
     if isinstance(typ, types.Integer):
@@ -41,6 +48,8 @@ def _argument_ctypes(typ: types.Type) -> list:
 
 def _memory_ctype(typ: types.Type) -> Any:
     """The ctypes layout of `typ` in memory, as the callee stores it at retptr."""
+    if isinstance(typ, types.Array):
+        return arrayboxing.memory_ctype(typ)
     if isinstance(typ, types.Boolean):
         return ctypes.c_uint8
     if isinstance(typ, (types.Integer, types.Float)):
@@ -72,9 +81,11 @@ def _flatten(typ: types.Type, value: Any, out: list) -> None:
     elif isinstance(typ, types.BaseTuple):
         for member, item in zip(typ.types, value):
             _flatten(member, item, out)
+    elif isinstance(typ, types.Array):
+        arrayboxing.flatten(typ, value, out)
 
 
-def _box(typ: types.Type, memory: Any) -> Any:
+def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = None) -> Any:
     if isinstance(typ, types.Boolean):
         return bool(memory)
     if isinstance(typ, (types.Integer, types.Float)):
@@ -82,7 +93,12 @@ def _box(typ: types.Type, memory: Any) -> Any:
     if isinstance(typ, types.Complex):
         return complex(memory.re, memory.im)
     if isinstance(typ, types.BaseTuple):
-        return tuple(_box(m, getattr(memory, f"f{i}")) for i, m in enumerate(typ.types))
+        memo = {} if memo is None else memo
+        return tuple(
+            _box(m, getattr(memory, f"f{i}"), inputs, memo) for i, m in enumerate(typ.types)
+        )
+    if isinstance(typ, types.Array):
+        return arrayboxing.box(typ, memory, inputs, memo)
     return None
 
 
@@ -113,7 +129,7 @@ def make_invoker(sig: Signature, address: int) -> Callable[..., Any]:
         if status != STATUS_OK:
             raise_static_exception(exc_id.value)
         if isinstance(memory_type, type) and issubclass(memory_type, ctypes.Structure):
-            return _box(return_type, result)
+            return _box(return_type, result, values)
         return _box(return_type, result.value)
 
     return invoke

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dis
+import inspect
 from dataclasses import dataclass
 from types import CodeType, FunctionType
 
@@ -39,11 +40,18 @@ class ByteCode:
         self.block_starts = self._find_leaders()
 
     def _reject_exception_handlers(self) -> None:
-        if self.code.co_exceptiontable:
-            loc = Loc(self.filename, self.code.co_firstlineno)
+        """Generators, try and with compile to handlers nopython mode has no model for."""
+        if self.code.co_flags & _GENERATOR_FLAGS:
+            line = _first_line_of(self.code, {"YIELD_VALUE"})
             raise UnsupportedError(
-                "try/except, with-statements and generators are not supported in nopython mode",
-                loc,
+                "generators (functions using 'yield') are not supported in nopython mode",
+                Loc(self.filename, line or self.code.co_firstlineno),
+            )
+        if self.code.co_exceptiontable:
+            construct, line = _exception_construct(self.code)
+            raise UnsupportedError(
+                f"{construct} is not supported in nopython mode",
+                Loc(self.filename, line or self.code.co_firstlineno),
             )
 
     def _decode(self) -> list[Instruction]:
@@ -105,3 +113,27 @@ class ByteCode:
         cfg.set_entry_point(self.block_starts[0])
         cfg.process()
         return cfg
+
+
+_GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+
+def _first_line_of(code: CodeType, opnames: set[str]) -> int | None:
+    for inst in dis.get_instructions(code):
+        if inst.opname in opnames and inst.positions and inst.positions.lineno:
+            return inst.positions.lineno
+    return None
+
+
+def _exception_construct(code: CodeType) -> tuple[str, int | None]:
+    """(what the user wrote, its line) for a code object that has an exception table."""
+    instructions = list(dis.get_instructions(code))
+    with_line = _first_line_of(code, {"BEFORE_WITH", "BEFORE_ASYNC_WITH"})
+    if with_line is not None:
+        return "a 'with' block", with_line
+    construct = "try/except" if _first_line_of(code, {"CHECK_EXC_MATCH"}) else "try/finally"
+    first_protected = min(entry.start for entry in dis.Bytecode(code).exception_entries)
+    # CPython emits a NOP on the `try:` line just before the protected instructions.
+    nops = [i for i in instructions if i.opname == "NOP" and i.offset < first_protected]
+    line = nops[-1].positions.lineno if nops and nops[-1].positions else None
+    return construct, line

@@ -25,6 +25,33 @@ _UNARY_OPS = {
     "UNARY_NOT": operator.not_,
 }
 
+_NESTED_CODE = {  # co_name of a nested code object -> the construct that made it
+    "<lambda>": "a lambda",
+    "<listcomp>": "a list comprehension",
+    "<setcomp>": "a set comprehension",
+    "<dictcomp>": "a dict comprehension",
+    "<genexpr>": "a generator expression",
+}
+
+_UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error messages
+    "STORE_GLOBAL": "assigning a global variable",
+    "DELETE_GLOBAL": "deleting a global variable",
+    "STORE_DEREF": "a variable shared with an inner function",
+    "LOAD_CLOSURE": "a variable shared with an inner function",
+    "FORMAT_VALUE": "an f-string",
+    "BUILD_STRING": "an f-string",
+    "IMPORT_NAME": "an import statement",
+    "YIELD_VALUE": "a generator (yield)",
+    "RETURN_GENERATOR": "a generator (yield)",
+    "GET_AWAITABLE": "await",
+    "CALL_FUNCTION_EX": "a call with *args or **kwargs unpacking",
+    "LIST_EXTEND": "a list display",
+    "DICT_MERGE": "a call with **kwargs unpacking",
+    "UNPACK_EX": "starred assignment (a, *b = ...)",
+    "LOAD_BUILD_CLASS": "a class definition",
+    "PRINT_EXPR": "an interactive expression",
+}
+
 _BRANCH_ON = {  # opname -> (branch when the tested value is true?, test is "is None")
     "POP_JUMP_FORWARD_IF_FALSE": (False, False),
     "POP_JUMP_BACKWARD_IF_FALSE": (False, False),
@@ -68,7 +95,7 @@ class _IRBuilder:
 
     def _build_block(self, label: int, arg_names: tuple[str, ...]) -> None:
         instructions = self.bytecode.block_instructions(label)
-        self.block = ir.Block(label, instructions[0].loc)
+        self.block = ir.Block(label, self._block_loc(instructions))
         self.blocks[label] = self.block
         self.label = label
         self.counter = 0
@@ -87,6 +114,14 @@ class _IRBuilder:
         for succ, stack in self.edges.items():
             self.pending_edges.append((self.block, succ, stack))
 
+    def _block_loc(self, instructions: list[Instruction]) -> ir.Loc:
+        """The first real statement's position: RESUME sits on the `def` (or decorator) line,
+        while the seed's annotation shows the arguments under the first line of the body."""
+        for inst in instructions:
+            if inst.opname not in self.table.no_ops:
+                return inst.loc
+        return instructions[0].loc
+
     def _dispatch(self, inst: Instruction) -> None:
         if inst.opname in self.table.no_ops:
             return
@@ -99,8 +134,9 @@ class _IRBuilder:
             return
         handler = getattr(self, f"op_{inst.opname}", None)
         if handler is None:
+            construct = _UNSUPPORTED_OPCODES.get(inst.opname, "this Python construct")
             raise UnsupportedError(
-                f"Python construct not supported in nopython mode (bytecode {inst.opname})",
+                f"{construct} is not supported in nopython mode (bytecode {inst.opname})",
                 inst.loc,
             )
         handler(inst)
@@ -276,11 +312,22 @@ class _IRBuilder:
         self._push_expr(ir.Call(func, positional, keywords, inst.loc))
 
     def op_MAKE_FUNCTION(self, inst: Instruction) -> None:
+        code = self.constants.get(getattr(self.stack[-1], "name", None))
+        name = getattr(code, "co_name", "")
+        construct = _NESTED_CODE.get(name, f"a nested function ('def {name}')")
         raise UnsupportedError(
-            "defining functions or lambdas inside a jitted function is not supported", inst.loc
+            f"{construct} inside a jitted function is not supported in nopython mode", inst.loc
         )
 
     # ------------------------------------------------------------------ containers
+
+    def op_BUILD_SLICE(self, inst: Instruction) -> None:
+        """`a:b` and `a:b:c` in an index: a call of the builtin `slice`."""
+        items = self.stack[len(self.stack) - inst.arg :]
+        del self.stack[len(self.stack) - inst.arg :]
+        func = self._temp()
+        self._assign(func, ir.Global("slice", slice, inst.loc))
+        self._push_expr(ir.Call(func, items, [], inst.loc))
 
     def op_BUILD_TUPLE(self, inst: Instruction) -> None:
         items = self.stack[len(self.stack) - inst.arg :] if inst.arg else []
@@ -313,10 +360,24 @@ class _IRBuilder:
         value = self.stack.pop()
         self.block.append(ir.SetItem(target, index, value, inst.loc))
 
+    def op_STORE_ATTR(self, inst: Instruction) -> None:
+        target = self.stack.pop()
+        value = self.stack.pop()
+        self.block.append(ir.SetAttr(target, inst.argval, value, inst.loc))
+
+    def op_DELETE_ATTR(self, inst: Instruction) -> None:
+        self.block.append(ir.DelAttr(self.stack.pop(), inst.argval, inst.loc))
+
     def op_BUILD_LIST(self, inst: Instruction) -> None:
         raise UnsupportedError("lists are not supported yet; use a tuple or an array", inst.loc)
 
-    op_BUILD_MAP = op_BUILD_SET = op_BUILD_CONST_KEY_MAP = op_BUILD_LIST
+    def op_BUILD_MAP(self, inst: Instruction) -> None:
+        raise UnsupportedError("dicts are not supported yet", inst.loc)
+
+    def op_BUILD_SET(self, inst: Instruction) -> None:
+        raise UnsupportedError("sets are not supported yet", inst.loc)
+
+    op_BUILD_CONST_KEY_MAP = op_BUILD_MAP
 
     # ------------------------------------------------------------------ iteration
 

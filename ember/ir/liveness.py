@@ -43,7 +43,11 @@ def live_variables(func_ir: ir.FunctionIR) -> tuple[dict[int, set[str]], dict[in
 
 
 def insert_dels(func_ir: ir.FunctionIR) -> None:
-    """Place `del` statements where each variable dies (after its last use on each path)."""
+    """Place `del` statements where each variable dies (after its last use on each path).
+
+    A variable live out of a predecessor (or read by its terminator) but dead on entry to a
+    block is deleted at the top of that block.
+    """
     live_in, live_out = live_variables(func_ir)
     predecessors: dict[int, list[int]] = {label: [] for label in func_ir.blocks}
     for label, block in func_ir.blocks.items():
@@ -52,10 +56,16 @@ def insert_dels(func_ir: ir.FunctionIR) -> None:
     for label, block in func_ir.blocks.items():
         incoming: set[str] = set()
         for pred in predecessors[label]:
-            incoming |= live_out[pred]
+            incoming |= live_out[pred] | _terminator_reads(func_ir.blocks[pred])
         dead_on_entry = sorted(incoming - live_in[label])
         body = _dels_after_last_uses(block, live_out[label])
         block.body = [ir.Del(name, block.loc) for name in dead_on_entry] + body
+
+
+def _terminator_reads(block: ir.Block) -> set[str]:
+    """Names the terminator reads (a branch condition): they die on entry to each successor,
+    so their `del` opens the successor blocks, as in the seed's `del $0.3`."""
+    return {var.name for var in block.terminator.sources()}
 
 
 def _dels_after_last_uses(block: ir.Block, live_after_block: set[str]) -> list[ir.Stmt]:

@@ -344,6 +344,31 @@ class SetItem(Stmt):
 
 
 @dataclass(eq=False)
+class SetAttr(Stmt):
+    """`target.attr = value` (typed by attribute templates, lowered by `@lower_setattr`)."""
+
+    target: Var
+    attr: str
+    value: Var
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"({self.target}).{self.attr} = {self.value}"
+
+
+@dataclass(eq=False)
+class DelAttr(Stmt):
+    """`del target.attr` (an `@overload_attribute` deleter)."""
+
+    target: Var
+    attr: str
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"del ({self.target}).{self.attr}"
+
+
+@dataclass(eq=False)
 class Jump(Stmt):
     target: int
     loc: Loc

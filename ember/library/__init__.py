@@ -1,3 +1,4 @@
-"""ember's own library: builtins, `math` and ranges; importing it registers everything."""
+"""ember's own library: builtins, `math`, numbers' methods and ranges; importing it registers
+everything."""
 
-from ember.library import builtins, mathlib, ranges  # noqa: F401
+from ember.library import boxing, builtins, mathlib, numberlib, ranges  # noqa: F401

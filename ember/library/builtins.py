@@ -1,13 +1,21 @@
 """Python builtins in compiled code: abs, min, max, int, float, bool, complex, round, pow,
-divmod; tuple indexing, comparison and membership."""
+divmod; tuple indexing, comparison and membership.
+
+`divmod` and `min`/`max` of a tuple are `@overload` implementations (ember.extending): Python
+code that LLVM inlines into the caller, as fast as the hand-written lowering they replace.
+"""
 
 from __future__ import annotations
 
+import functools
+import math
 import operator
 
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.extending import intrinsic, overload
+from ember.library.helpers import call_helper
 from ember.lowering.casts import make_complex
 from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.registry import VarArgs, lower_builtin
@@ -47,18 +55,36 @@ def float_to_int(context, builder, sig, args):
     return context.cast(builder, value, sig.args[0], sig.return_type)
 
 
-@lower_builtin(int, types.Number)
+@lower_builtin(int, types.Integer)
+@lower_builtin(int, types.Boolean)
 def number_to_int(context, builder, sig, args):
     return context.cast(builder, args[0], sig.args[0], sig.return_type)
 
 
 @registry.typer(float)
 def _type_float(args, kws):
+    if len(args) == 1 and not kws and _float_literal(args[0]) is not None:
+        return signature(types.float64, args[0])  # float("inf"): a constant
     if len(args) == 1 and not kws and _numbers(args):
         if isinstance(types.unliteral(args[0]), types.Complex):
             return None
         return signature(types.float64, types.unliteral(args[0]))
     return None
+
+
+def _float_literal(arg: types.Type) -> float | None:
+    """The value of float("...") for a constant string that spells a float, else None."""
+    if not isinstance(arg, types.StringLiteral):
+        return None
+    try:
+        return float(arg.literal_value)
+    except ValueError:
+        return None
+
+
+@lower_builtin(float, types.StringLiteral)
+def string_to_float(context, builder, sig, args):
+    return context.get_constant(types.float64, _float_literal(sig.args[0]))
 
 
 @lower_builtin(float, types.Number)
@@ -92,11 +118,17 @@ def number_to_complex(context, builder, sig, args):
 
 @lower_builtin(complex, types.Number, types.Number)
 def parts_to_complex(context, builder, sig, args):
-    real_part = context.cast(builder, args[0], sig.args[0], types.complex128)
-    imag_part = context.cast(builder, args[1], sig.args[1], types.complex128)
-    # complex(a, b) == a + b*1j, also for complex a and b
-    real = builder.fsub(builder.extract_value(real_part, 0), builder.extract_value(imag_part, 1))
-    imag = builder.fadd(builder.extract_value(real_part, 1), builder.extract_value(imag_part, 0))
+    """complex(a, b) == a + b*1j; like CPython, only complex arguments add their other part
+    (so complex(1.0, -0.0) keeps its negative zero)."""
+    real_type, imag_type = sig.args
+    real_part = context.cast(builder, args[0], real_type, types.complex128)
+    imag_part = context.cast(builder, args[1], imag_type, types.complex128)
+    real = builder.extract_value(real_part, 0)
+    imag = builder.extract_value(imag_part, 0)
+    if isinstance(imag_type, types.Complex):
+        real = builder.fsub(real, builder.extract_value(imag_part, 1))
+    if isinstance(real_type, types.Complex):
+        imag = builder.fadd(imag, builder.extract_value(real_part, 1))
     return make_complex(context, builder, types.complex128, real, imag)
 
 
@@ -160,23 +192,85 @@ def int_round(context, builder, sig, args):
 
 @lower_builtin(round, types.Float)
 def float_round(context, builder, sig, args):
-    """Round half to even, as Python's round() does."""
+    """Round half to even, as Python's round() does; NaN and infinities raise as int() does."""
     rounded = _roundeven(builder, args[0])
-    return context.cast(builder, rounded, sig.args[0], sig.return_type)
+    return float_to_int(context, builder, sig, [rounded])
 
 
 @lower_builtin(round, types.Float, types.Integer)
 def float_round_digits(context, builder, sig, args):
-    value, digits = args
-    ten = llvm.Constant(value.type, 10.0)
-    scale = call_intrinsic(builder, "llvm.pow", [ten, builder.sitofp(digits, value.type)])
-    scaled = builder.fmul(value, scale)
-    return builder.fdiv(_roundeven(builder, scaled), scale)
+    return call_helper(context, builder, round_float_digits, sig, args)
 
 
 @lower_builtin(round, types.Integer, types.Integer)
 def int_round_digits(context, builder, sig, args):
-    return args[0]
+    return call_helper(context, builder, round_integer_digits, sig, args)
+
+
+_POWERS_OF_TEN = tuple(10.0**i for i in range(23))  # exact doubles
+_SPLITTER = 134217729.0  # 2**27 + 1, Veltkamp's constant for splitting a double in halves
+
+
+def round_float_digits(x, ndigits):
+    """round(x, ndigits) as CPython's dtoa-based rounding gives it: x's exact binary value
+    rounded to a multiple of 10**-ndigits, ties to even (exact for |ndigits| <= 22, where
+    10**|ndigits| is a double; approximate beyond).
+
+    x is scaled with one rounding; the exact error of that scaling (Dekker's product, no fma
+    needed) then says on which side of the scaled value the exact one lies, which matters only
+    when the scaled value is a half-integer or, above 2**52, an integer next to a tie.
+    """
+    if math.isinf(x) or math.isnan(x) or ndigits > 323:
+        return x
+    if ndigits < -308:
+        return 0.0 * x
+    magnitude = ndigits if ndigits >= 0 else -ndigits
+    scale = _POWERS_OF_TEN[magnitude] if magnitude <= 22 else 10.0**magnitude
+    scaled = x * scale if ndigits >= 0 else x / scale
+    if math.isinf(scaled) or math.fabs(scaled) >= 9007199254740992.0:  # 2**53
+        return x  # so large that rounding moves it less than half an ulp of x
+    rounded = math.copysign(float(round(scaled)), scaled)
+    near_half = math.fabs(scaled - rounded) == 0.5
+    if near_half or math.fabs(scaled) >= 4503599627370496.0:  # 2**52: scaled is integral
+        # a * b == product + error exactly, with (a, b, product) the scaling's operands.
+        a = x if ndigits >= 0 else scaled
+        product = scaled if ndigits >= 0 else x
+        a_big = _SPLITTER * a
+        a_high = a_big - (a_big - a)
+        a_low = a - a_high
+        b_big = _SPLITTER * scale
+        b_high = b_big - (b_big - scale)
+        b_low = scale - b_high
+        error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+        # (exact value - scaled): error itself, or -error / scale for a division.
+        above = error > 0.0 if ndigits >= 0 else error < 0.0
+        below = error < 0.0 if ndigits >= 0 else error > 0.0
+        half = 0.5 if ndigits >= 0 else 0.5 * scale
+        if near_half and above:
+            rounded = scaled + 0.5
+        elif near_half and below:
+            rounded = scaled - 0.5
+        elif not near_half and math.fabs(error) == half and math.fmod(scaled, 2.0) != 0.0:
+            rounded = scaled + 1.0 if above else scaled - 1.0  # a tie: to the even neighbour
+    return rounded / scale if ndigits >= 0 else rounded * scale
+
+
+def round_integer_digits(x, ndigits):
+    """round(int, ndigits): x itself, or for negative ndigits the nearest multiple of
+    10**-ndigits, ties to even (integers wrap at 64 bits like all ember integers)."""
+    if ndigits >= 0:
+        return x
+    if ndigits < -18:
+        # 10**19 exceeds int64: only -19 can round away from 0, to +-10**19 (wrapped)
+        if ndigits == -19 and (x > 5000000000000000000 or x < -5000000000000000000):
+            return (1 if x > 0 else -1) * 1000000000000000000 * 10
+        return 0
+    scale = 10 ** (-ndigits)
+    quotient, remainder = divmod(x, scale)
+    twice = 2 * remainder
+    if twice > scale or (twice == scale and quotient % 2 == 1):
+        quotient += 1
+    return quotient * scale
 
 
 def _roundeven(builder, value):
@@ -187,8 +281,6 @@ def _roundeven(builder, value):
 
 
 def _min_max_operands(args) -> tuple | None:
-    if len(args) == 1 and isinstance(args[0], types.BaseTuple):
-        args = tuple(args[0].types)
     if len(args) < 1 or not _numbers(args):
         return None
     result = types.unliteral(args[0])
@@ -207,18 +299,42 @@ for _builtin, _symbol in ((min, "<"), (max, ">")):
         if kws or found is None:
             return None
         result, count = found
-        if len(args) == 1:
-            return signature(result, types.UniTuple(result, count))
         return signature(result, *([result] * count))
 
     @lower_builtin(_builtin, VarArgs(types.Number))
     def _min_max(context, builder, sig, args, _symbol=_symbol):
         return _select_extreme(context, builder, sig.return_type, list(args), _symbol)
 
-    @lower_builtin(_builtin, types.BaseTuple)
-    def _min_max_tuple(context, builder, sig, args, _symbol=_symbol):
-        items = [builder.extract_value(args[0], i) for i in range(len(sig.args[0]))]
-        return _select_extreme(context, builder, sig.return_type, items, _symbol)
+
+@overload(min)
+def tuple_min(iterable):
+    """min() of a tuple of numbers, unrolled: `best = t[0]; if t[1] < best: best = t[1]...`"""
+    return _tuple_extreme(iterable, "<")
+
+
+@overload(max)
+def tuple_max(iterable):
+    return _tuple_extreme(iterable, ">")
+
+
+def _tuple_extreme(tup: types.Type, symbol: str):
+    if not isinstance(tup, types.BaseTuple) or _min_max_operands(tuple(tup.types)) is None:
+        return None
+    return _unrolled_extreme(len(tup), symbol)
+
+
+@functools.cache
+def _unrolled_extreme(count: int, symbol: str):
+    """The implementation for tuples of `count` items: static indexes, so members of
+    different types work (the result has their unified type, as for min(a, b, ...))."""
+    lines = ["def extreme(t):", "    best = t[0]"]
+    for index in range(1, count):
+        lines += [f"    if t[{index}] {symbol} best:", f"        best = t[{index}]"]
+    lines.append("    return best")
+    namespace: dict = {}
+    filename = f"<ember {'min' if symbol == '<' else 'max'} of {count} items>"
+    exec(compile("\n".join(lines), filename, "exec"), namespace)  # noqa: S102 - built above
+    return namespace["extreme"]
 
 
 def _select_extreme(context, builder, typ, items, symbol):
@@ -249,25 +365,41 @@ def builtin_pow(context, builder, sig, args):
     return context.call_implementation(builder, operator.pow, sig, args)
 
 
-@registry.typer(divmod)
-def _type_divmod(args, kws):
-    if len(args) != 2 or kws:
-        return None
-    operand = arithmetic_result(*args)
+@overload(divmod)
+def builtin_divmod(a, b):
+    operand = arithmetic_result(a, b)
     if operand is None or isinstance(operand, types.Complex):
         return None
-    return signature(types.UniTuple(operand, 2), operand, operand)
+    if isinstance(operand, types.Float):
+
+        def float_divmod(a, b):
+            _check_float_divisor(b)
+            return a // b, a % b
+
+        return float_divmod
+
+    def int_divmod(a, b):
+        return a // b, a % b
+
+    return int_divmod
 
 
-@lower_builtin(divmod, types.Number, types.Number)
-def builtin_divmod(context, builder, sig, args):
-    operand = sig.args[0]
-    op_sig = signature(operand, operand, operand)
-    quotient = context.call_implementation(builder, operator.floordiv, op_sig, args)
-    remainder = context.call_implementation(builder, operator.mod, op_sig, args)
-    result = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
-    result = builder.insert_value(result, quotient, 0)
-    return builder.insert_value(result, remainder, 1)
+@intrinsic
+def _check_float_divisor(typingctx, divisor):
+    """Python's ZeroDivisionError('float divmod()'), under error_model='python' only."""
+
+    def codegen(context, builder, sig, args):
+        if context.options.error_model == "python":
+            (value,) = args
+            zero = llvm.Constant(value.type, 0)
+            if isinstance(divisor, types.Float):
+                is_zero = builder.fcmp_ordered("==", value, zero)
+            else:
+                is_zero = builder.icmp_unsigned("==", value, zero)
+            context.guard(builder, is_zero, ZeroDivisionError, "float divmod()")
+        return context.get_dummy_value(types.none)
+
+    return signature(types.none, divisor), codegen
 
 
 # ---------------------------------------------------------------------------- tuples

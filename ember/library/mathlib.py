@@ -4,10 +4,12 @@ intrinsics or the C library's libm, with Python's integer results where Python g
 from __future__ import annotations
 
 import math
+import operator
 
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.extending import overload
 from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.registry import lower_builtin
 from ember.typing.signature import signature
@@ -28,8 +30,13 @@ _BINARY = {
     "fmod": None,
     "pow": "llvm.pow",
 }
-# Domain errors Python raises where C returns NaN or infinity.
-_DOMAIN = {"sqrt", "log", "log10", "log2", "log1p", "acos", "asin"}
+# CPython's math_1 and math_2 rules (error_model='python'): a NaN from operands that are not NaN
+# is a domain error (ValueError); an infinity from finite operands is a range error
+# (OverflowError) for the functions that can overflow, and a domain error (a pole, as log(0.0))
+# for the others.
+_CAN_OVERFLOW = {"exp", "exp2", "expm1", "cosh", "sinh"}
+_POLES_AT_NONPOSITIVE_INTEGERS = {"gamma", "lgamma"}  # overflow anywhere else
+_NEVER_RAISE = {"hypot", "copysign", "atan2"}
 
 
 def _real_operand(arg: types.Type) -> types.Type | None:
@@ -53,10 +60,10 @@ def _register_unary(name: str) -> None:
 
     @lower_builtin(function, types.Float)
     def _lower(context, builder, sig, args):
-        (value,) = args
-        if name in _DOMAIN and context.options.error_model == "python":
-            _domain_guard(context, builder, name, value)
-        return call_math(builder, name, _UNARY[name], value)
+        result = call_math(builder, name, _UNARY[name], *args)
+        if context.options.error_model == "python":
+            _python_errors(context, builder, name, list(args), result)
+        return result
 
 
 def _register_binary(name: str) -> None:
@@ -74,25 +81,57 @@ def _register_binary(name: str) -> None:
 
     @lower_builtin(function, types.Float, types.Float)
     def _lower(context, builder, sig, args):
-        if name == "fmod" and context.options.error_model == "python":
-            zero = llvm.Constant(args[1].type, 0.0)
-            is_zero = builder.fcmp_ordered("==", args[1], zero)
-            context.guard(builder, is_zero, ValueError, "math domain error")
-        return call_math(builder, name, _BINARY[name], *args)
+        result = call_math(builder, name, _BINARY[name], *args)
+        if context.options.error_model == "python" and name not in _NEVER_RAISE:
+            _python_errors(context, builder, name, list(args), result)
+        return result
 
 
-def _domain_guard(context, builder, name: str, value) -> None:
+def _python_errors(context, builder, name: str, operands: list, result) -> None:
+    """Raise what CPython's math module raises for this result (see the rules above)."""
+    no_nan_operand = _all(builder, [builder.fcmp_ordered("ord", op, op) for op in operands])
+    nan_result = builder.fcmp_unordered("uno", result, result)
+    context.guard(
+        builder, builder.and_(nan_result, no_nan_operand), ValueError, "math domain error"
+    )
+    finite_operands = _all(builder, [_is_finite(builder, op) for op in operands])
+    infinite_result = _is_infinite(builder, result)
+    blew_up = builder.and_(infinite_result, finite_operands)
+    if name in _CAN_OVERFLOW:
+        context.guard(builder, blew_up, OverflowError, "math range error")
+        return
+    if name in _POLES_AT_NONPOSITIVE_INTEGERS or name == "pow":
+        pole = _pole(builder, name, operands[0])
+        context.guard(builder, builder.and_(blew_up, pole), ValueError, "math domain error")
+        context.guard(builder, blew_up, OverflowError, "math range error")
+        return
+    context.guard(builder, blew_up, ValueError, "math domain error")
+
+
+def _pole(builder, name: str, value):
+    """gamma and lgamma have poles at 0, -1, -2...; pow(x, y) has one at x == 0."""
     zero = llvm.Constant(value.type, 0.0)
-    one = llvm.Constant(value.type, 1.0)
-    if name == "sqrt":
-        bad = builder.fcmp_ordered("<", value, zero)
-    elif name in ("log", "log10", "log2"):
-        bad = builder.fcmp_ordered("<=", value, zero)
-    elif name == "log1p":
-        bad = builder.fcmp_ordered("<=", value, builder.fneg(one))
-    else:  # asin, acos
-        bad = builder.fcmp_ordered(">", call_intrinsic(builder, "llvm.fabs", [value]), one)
-    context.guard(builder, bad, ValueError, "math domain error")
+    if name == "pow":
+        return builder.fcmp_ordered("==", value, zero)
+    integral = builder.fcmp_ordered("==", value, call_intrinsic(builder, "llvm.floor", [value]))
+    return builder.and_(integral, builder.fcmp_ordered("<=", value, zero))
+
+
+def _is_finite(builder, value):
+    magnitude = call_intrinsic(builder, "llvm.fabs", [value])
+    return builder.fcmp_ordered("<", magnitude, llvm.Constant(value.type, float("inf")))
+
+
+def _is_infinite(builder, value):
+    magnitude = call_intrinsic(builder, "llvm.fabs", [value])
+    return builder.fcmp_ordered("==", magnitude, llvm.Constant(value.type, float("inf")))
+
+
+def _all(builder, conditions: list):
+    result = conditions[0]
+    for condition in conditions[1:]:
+        result = builder.and_(result, condition)
+    return result
 
 
 def call_math(builder, name: str, implementation: str | None, *operands):
@@ -115,6 +154,22 @@ for _name in _UNARY:
     _register_unary(_name)
 for _name in _BINARY:
     _register_binary(_name)
+
+
+@registry.typer(math.log)
+def _type_log_base(args, kws):
+    if len(args) != 2 or kws or None in [_real_operand(a) for a in args]:
+        return None
+    return signature(types.float64, types.float64, types.float64)
+
+
+@lower_builtin(math.log, types.Float, types.Float)
+def _log_base(context, builder, sig, args):
+    """math.log(x, base) is log(x) / log(base), as CPython computes it (a base of 1 divides
+    by zero: ZeroDivisionError)."""
+    log_sig = signature(types.float64, types.float64)
+    logs = [context.call_implementation(builder, math.log, log_sig, [a]) for a in args]
+    return context.call_implementation(builder, operator.truediv, sig, logs)
 
 
 # ---------------------------------------------------------------------------- integer results
@@ -170,27 +225,45 @@ for _name, _test in (("isnan", "uno"), ("isinf", "inf"), ("isfinite", "finite"))
             return builder.fcmp_ordered("==", magnitude, infinity)
         return builder.fcmp_ordered("<", magnitude, infinity)
 
-    @lower_builtin(getattr(math, _name), types.Number)
+    @lower_builtin(getattr(math, _name), types.Integer)
+    @lower_builtin(getattr(math, _name), types.Boolean)
     def _lower_int_predicate(context, builder, sig, args, _test=_test):
         return llvm.Constant(llvm.IntType(1), int(_test == "finite"))
 
 
-@registry.typer(math.degrees)
-def _type_degrees(args, kws):
-    operand = _real_operand(args[0]) if len(args) == 1 and not kws else None
-    return None if operand is None else signature(operand, operand)
+# CPython's constants and formulas: degrees(x) = x * (180/pi), radians(x) = x * (pi/180).
+_RAD_TO_DEG = 180.0 / math.pi
+_DEG_TO_RAD = math.pi / 180.0
 
 
-@lower_builtin(math.degrees, types.Float)
-def _degrees(context, builder, sig, args):
-    return builder.fmul(args[0], llvm.Constant(args[0].type, 180.0 / math.pi))
+@overload(math.degrees)
+def degrees(x):
+    factor = _float_constant(x, _RAD_TO_DEG)
+    if factor is not None:
+
+        def degrees_impl(x):
+            return x * factor
+
+        return degrees_impl
 
 
-@registry.typer(math.radians)
-def _type_radians(args, kws):
-    return _type_degrees(args, kws)
+@overload(math.radians)
+def radians(x):
+    factor = _float_constant(x, _DEG_TO_RAD)
+    if factor is not None:
+
+        def radians_impl(x):
+            return x * factor
+
+        return radians_impl
 
 
-@lower_builtin(math.radians, types.Float)
-def _radians(context, builder, sig, args):
-    return builder.fmul(args[0], llvm.Constant(args[0].type, math.pi / 180.0))
+def _float_constant(x: types.Type, value: float):
+    """`value` as a constant of x's float type (float64 for integers), or None."""
+    if isinstance(x, (types.Integer, types.Boolean)) or x is types.float64:
+        return value
+    if x is types.float32:
+        import numpy as np  # a float32 constant; only needed for float32 arguments
+
+        return np.float32(value)
+    return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.extending import overload
 from ember.lowering.callconv import alloca_in_entry
 from ember.lowering.registry import lower_builtin
 from ember.typing.arith import integer_result
@@ -57,23 +58,23 @@ def _make_range(context, builder, range_type, start, stop, step):
     return value
 
 
-def _range_length(builder, start, stop, step):
-    """max(0, ceil((stop - start) / step)) without overflow for the common cases."""
+def _range_length(builder, start, stop, step, signed: bool = True):
+    """max(0, ceil((stop - start) / step)) for any 64-bit bounds: the distance and the step's
+    magnitude always fit as unsigned numbers (range(-2**62, 2**62, 2**61) has 4 items)."""
     zero = llvm.Constant(start.type, 0)
     one = llvm.Constant(start.type, 1)
-    positive = builder.icmp_signed(">", step, zero)
+    compare = builder.icmp_signed if signed else builder.icmp_unsigned
+    positive = compare(">", step, zero)
+    nonempty = builder.select(positive, compare("<", start, stop), compare(">", start, stop))
     distance = builder.select(positive, builder.sub(stop, start), builder.sub(start, stop))
     magnitude = builder.select(positive, step, builder.neg(step))
-    count = builder.udiv(builder.add(distance, builder.sub(magnitude, one)), magnitude)
-    empty = builder.icmp_signed("<=", distance, zero)
-    return builder.select(empty, zero, count)
+    count = builder.add(builder.udiv(builder.sub(distance, one), magnitude), one)
+    return builder.select(nonempty, count, zero)
 
 
 @registry.typer(len)
 def _type_len(args, kws):
     if len(args) == 1 and isinstance(args[0], types.RangeType):
-        return signature(types.int64, args[0])
-    if len(args) == 1 and isinstance(args[0], types.BaseTuple):
         return signature(types.int64, args[0])
     return None
 
@@ -81,12 +82,19 @@ def _type_len(args, kws):
 @lower_builtin(len, types.RangeType)
 def range_len(context, builder, sig, args):
     start, stop, step = (builder.extract_value(args[0], i) for i in range(3))
-    return _range_length(builder, start, stop, step)
+    return _range_length(builder, start, stop, step, sig.args[0].dtype.signed)
 
 
-@lower_builtin(len, types.BaseTuple)
-def tuple_len(context, builder, sig, args):
-    return llvm.Constant(llvm.IntType(64), len(sig.args[0]))
+@overload(len)
+def tuple_len(x):
+    """Seed 004's example: a tuple's length is known while compiling, so reify it."""
+    if isinstance(x, types.BaseTuple):
+        n = len(x)
+
+        def len_impl(x):
+            return n
+
+        return len_impl
 
 
 @registry.typer(iter)
@@ -102,7 +110,7 @@ def range_iter(context, builder, sig, args):
     state_type = llvm.LiteralStructType([int_type, int_type, int_type])
     state = alloca_in_entry(builder, state_type, name="range.state")
     start, stop, step = (builder.extract_value(args[0], i) for i in range(3))
-    count = _range_length(builder, start, stop, step)
+    count = _range_length(builder, start, stop, step, sig.args[0].dtype.signed)
     for index, item in enumerate((start, count, step)):
         builder.store(item, builder.gep(state, [_i32(0), _i32(index)]))
     return state
@@ -114,7 +122,7 @@ def range_iternext(context, builder, sig, args):
     slots = [builder.gep(state, [_i32(0), _i32(i)]) for i in range(3)]
     int_type = context.value_type(sig.args[0].dtype)
     current, count, step = (builder.load(slot) for slot in slots)
-    valid = builder.icmp_signed(">", count, llvm.Constant(int_type, 0))
+    valid = builder.icmp_unsigned("!=", count, llvm.Constant(int_type, 0))  # up to 2**64 - 1
     builder.store(builder.add(current, step), slots[0])
     builder.store(builder.sub(count, llvm.Constant(int_type, 1)), slots[1])
     pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)

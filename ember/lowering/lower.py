@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING, Any
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.errors import LoweringError
+from ember.errors import LoweringError, UnsupportedError
 from ember.ir import nodes as ir
+from ember.lowering import arrays as refs
 from ember.lowering import callconv
 from ember.lowering.context import CPUContext
+from ember.lowering.models import model_of
 from ember.typing.infer import TypingResult
 from ember.typing.signature import Signature
 
@@ -49,9 +51,9 @@ class FunctionLowerer:
 
     def lower(self) -> llvm.Function:
         self.function = llvm.Function(self.module, callconv.function_type(self.sig), self.symbol)
-        names = ["retptr", "excinfo", "env"]
-        for index, arg in enumerate(self.function.args):
-            arg.name = names[index] if index < 3 else f"arg.{index - 3}"
+        names = ["retptr", "excinfo", "env", *self._argument_names()]
+        for arg, name in zip(self.function.args, names):
+            arg.name = name
         entry = self.function.append_basic_block("entry")
         self.llvm_blocks = {
             label: self.function.append_basic_block(f"B{label}")
@@ -64,7 +66,25 @@ class FunctionLowerer:
             self.builder.position_at_end(self.llvm_blocks[label])
             for stmt in self.func_ir.blocks[label].body:
                 self._lower_statement(stmt)
+        self._release_at_exits()
         return self.function
+
+    def _release_at_exits(self) -> None:
+        """Exception exits release every owned variable; all exits release iterator state."""
+        owned = [
+            (slot, self.typemap[name])
+            for name, slot in self.slots.items()
+            if refs.needs_refcount(self.typemap[name])
+        ]
+        refs.release_at_exits(self.builder, self.function, owned)
+
+    def _argument_names(self) -> list[str]:
+        """`arg.a` per parameter (the seed's names); `arg.a.0`, `arg.a.1`... when flattened."""
+        names = []
+        for name, arg_type in zip(self.func_ir.arg_names, self.sig.args):
+            count = len(model_of(arg_type).argument_types())
+            names += [f"arg.{name}"] if count == 1 else [f"arg.{name}.{i}" for i in range(count)]
+        return names
 
     def _lower_statement(self, stmt: ir.Stmt) -> None:
         try:
@@ -80,6 +100,8 @@ class FunctionLowerer:
         if slot is None:
             value_type = self.context.value_type(self.typemap[name])
             slot = callconv.alloca_in_entry(self.builder, value_type, name=name)
+            if refs.needs_refcount(self.typemap[name]):  # owns nothing until assigned
+                refs.store_in_entry(self.builder, llvm.Constant(value_type, None), slot)
             self.slots[name] = slot
         return slot
 
@@ -98,15 +120,28 @@ class FunctionLowerer:
         target_type = self.typemap[stmt.target.name]
         value_type = self.rhs_types[stmt]
         if isinstance(stmt.value, ir.Var):
-            value = self.load(stmt.value)
+            value = self.borrowed(value_type, self.load(stmt.value))
         else:
             value = _EXPRESSION_LOWERERS[type(stmt.value)](self, stmt.value, value_type)
-        self.store(
-            stmt.target.name, self.context.cast(self.builder, value, value_type, target_type)
-        )
+        value = self.context.cast(self.builder, value, value_type, target_type)
+        if refs.needs_refcount(target_type):  # release the value being overwritten
+            refs.decref(self.builder, target_type, self.load(stmt.target))
+        self.store(stmt.target.name, value)
+
+    def borrowed(self, typ: types.Type, value: llvm.Value) -> llvm.Value:
+        """Make a new reference of a value read from a variable (expression results are new
+        references; only arrays, and values holding them, emit anything)."""
+        refs.incref(self.builder, typ, value)
+        return value
 
     def _lower_del(self, stmt: ir.Del) -> None:
-        """Scalars own nothing; reference-counted types release here once the runtime lands."""
+        """Release what the variable owns (only reference-counted types emit code)."""
+        typ = self.typemap.get(stmt.name)
+        if typ is None or not refs.needs_refcount(typ):
+            return
+        slot = self._slot(stmt.name)
+        refs.decref(self.builder, typ, self.builder.load(slot))
+        self.builder.store(llvm.Constant(self.context.value_type(typ), None), slot)
 
     def _lower_jump(self, stmt: ir.Jump) -> None:
         self.builder.branch(self.llvm_blocks[stmt.target])
@@ -128,10 +163,27 @@ class FunctionLowerer:
         args = [self.load_as(v, t) for v, t in zip((stmt.target, stmt.index, stmt.value), sig.args)]
         self.context.call_implementation(self.builder, operator.setitem, sig, args)
 
+    def _lower_attribute_statement(self, stmt: ir.SetAttr | ir.DelAttr) -> None:
+        """`obj.attr = v` / `del obj.attr` through `@lower_setattr` (or the delete registry)."""
+        sig = self.calltypes[stmt]
+        target_type = self.typemap[stmt.target.name]
+        setting = isinstance(stmt, ir.SetAttr)
+        registry = self.context.registry
+        found = (registry.find_setattr if setting else registry.find_delattr)(
+            target_type, stmt.attr
+        )
+        if found is None:
+            raise LoweringError(f"no implementation of {stmt} for {target_type}", stmt.loc)
+        impl, is_generic = found
+        operands = (stmt.target, stmt.value) if setting else (stmt.target,)
+        args = [self.load_as(var, typ) for var, typ in zip(operands, sig.args)]
+        extra = (stmt.attr,) if is_generic else ()
+        impl(self.context, self.builder, sig, args, *extra)
+
     # ------------------------------------------------------------------ expressions
 
     def _lower_arg(self, expr: ir.Arg, result_type: types.Type) -> llvm.Value:
-        return self.arg_values[expr.index]
+        return self.borrowed(result_type, self.arg_values[expr.index])
 
     def _lower_constant(self, expr: ir.Const, result_type: types.Type) -> llvm.Value:
         return self.context.get_constant(result_type, expr.value)
@@ -159,9 +211,12 @@ class FunctionLowerer:
             return self._call_dispatcher(fnty, expr, sig)
         if isinstance(fnty, types.ExceptionClass):
             return self.context.get_dummy_value(sig.return_type)
-        if expr.kws:
+        if sig.pysig is not None:
+            args = self._folded_arguments(fnty, expr, sig)
+        elif expr.kws:
             raise LoweringError(f"keyword arguments are not supported for {fnty}", expr.loc)
-        args = [self.load_as(var, typ) for var, typ in zip(expr.args, sig.args)]
+        else:
+            args = [self.load_as(var, typ) for var, typ in zip(expr.args, sig.args)]
         if isinstance(fnty, types.BoundFunction):
             receiver = self.context.cast(self.builder, self.load(expr.func), fnty.this, sig.recvr)
             full_sig = Signature(sig.return_type, (sig.recvr, *sig.args))
@@ -170,6 +225,23 @@ class FunctionLowerer:
         if isinstance(fnty, types.Function):
             return self.context.call_implementation(self.builder, fnty.typing_key, sig, args)
         raise LoweringError(f"cannot call a value of type {fnty}", expr.loc)
+
+    def _folded_arguments(self, fnty: types.Type, expr: ir.Call, sig: Signature) -> list:
+        """Argument values in the callee's parameter order (`sig.pysig`): positional, then
+        keyword arguments by name, then the defaults of omitted parameters as constants."""
+        params = list(sig.pysig.parameters.values())
+        if isinstance(fnty, types.BoundFunction):
+            params = params[1:]  # the receiver is passed apart
+        keywords = dict(expr.kws)
+        values = []
+        for index, (param, typ) in enumerate(zip(params, sig.args)):
+            if index < len(expr.args):
+                values.append(self.load_as(expr.args[index], typ))
+            elif param.name in keywords:
+                values.append(self.load_as(keywords[param.name], typ))
+            else:
+                values.append(self.context.get_constant(typ, param.default))
+        return values
 
     def _call_dispatcher(self, fnty: types.DispatcherType, expr: ir.Call, sig: Signature):
         dispatcher = fnty.dispatcher
@@ -185,8 +257,15 @@ class FunctionLowerer:
             else:
                 args.append(self.context.cast(self.builder, value, actual, formal))
         target = dispatcher.compiled_for_call(sig.args)
+        if target.signature is None:  # still being typed: a cycle through another function
+            raise UnsupportedError(
+                f"mutual recursion is not supported: {dispatcher.py_func.__qualname__} is still "
+                f"being compiled when {self.func_ir.qualname} calls it",
+                expr.loc,
+            )
         result = self.context.call_compiled(self.builder, target, args)
-        return self.context.cast(self.builder, result, target.signature.return_type, sig.return_type)
+        callee_return = target.signature.return_type
+        return self.context.cast(self.builder, result, callee_return, sig.return_type)
 
     def _lower_getattr(self, expr: ir.GetAttr, result_type: types.Type) -> llvm.Value:
         value_type = self.typemap[expr.value.name]
@@ -197,7 +276,7 @@ class FunctionLowerer:
             return self.context.get_constant(result_type, constant)
         value = self.load(expr.value)
         if isinstance(result_type, types.BoundFunction):
-            return value
+            return self.borrowed(result_type, value)
         found = self.context.registry.find_getattr(value_type, expr.attr)
         if found is None:
             raise LoweringError(f"no implementation of attribute '{expr.attr}' of {value_type}")
@@ -210,16 +289,21 @@ class FunctionLowerer:
         value_type = self.typemap[expr.value.name]
         if isinstance(expr, ir.StaticGetItem) and isinstance(value_type, types.BaseTuple):
             index = expr.index % len(value_type)
-            return self.builder.extract_value(self.load(expr.value), index)
+            item = self.builder.extract_value(self.load(expr.value), index)
+            return self.borrowed(result_type, item)
         sig = self.calltypes[expr]
         index_var = expr.index if isinstance(expr, ir.GetItem) else expr.index_var
         args = [self.load_as(expr.value, sig.args[0]), self.load_as(index_var, sig.args[1])]
-        return self.context.call_implementation(self.builder, operator.getitem, sig, args)
+        item = self.context.call_implementation(self.builder, operator.getitem, sig, args)
+        if isinstance(value_type, types.BaseTuple):  # tuple items are borrowed from the tuple
+            return self.borrowed(result_type, item)
+        return item
 
     def _lower_build_tuple(self, expr: ir.BuildTuple, result_type: types.Type) -> llvm.Value:
         result = llvm.Constant(self.context.value_type(result_type), llvm.Undefined)
         for index, (var, member) in enumerate(zip(expr.items, result_type.types)):
-            result = self.builder.insert_value(result, self.load_as(var, member), index)
+            item = self.borrowed(member, self.load_as(var, member))
+            result = self.builder.insert_value(result, item, index)
         return result
 
     def _lower_getiter(self, expr: ir.GetIter, result_type: types.Type) -> llvm.Value:
@@ -234,13 +318,13 @@ class FunctionLowerer:
 
     def _lower_pair_part(self, expr: Any, result_type: types.Type) -> llvm.Value:
         index = 0 if isinstance(expr, ir.PairFirst) else 1
-        return self.builder.extract_value(self.load(expr.value), index)
+        return self.borrowed(result_type, self.builder.extract_value(self.load(expr.value), index))
 
     def _lower_exhaust_iter(self, expr: ir.ExhaustIter, result_type: types.Type) -> llvm.Value:
-        return self.load(expr.value)
+        return self.borrowed(result_type, self.load(expr.value))
 
     def _lower_cast(self, expr: ir.Cast, result_type: types.Type) -> llvm.Value:
-        return self.load(expr.value)
+        return self.borrowed(result_type, self.load(expr.value))
 
 
 _STATEMENT_LOWERERS = {
@@ -251,6 +335,8 @@ _STATEMENT_LOWERERS = {
     ir.Return: FunctionLowerer._lower_return,
     ir.StaticRaise: FunctionLowerer._lower_static_raise,
     ir.SetItem: FunctionLowerer._lower_setitem,
+    ir.SetAttr: FunctionLowerer._lower_attribute_statement,
+    ir.DelAttr: FunctionLowerer._lower_attribute_statement,
 }
 
 _EXPRESSION_LOWERERS = {

@@ -6,23 +6,40 @@ knows a type's representation.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 
 from llvmlite import ir as llvm
 
 from ember import types
 
-_models: dict[type, type[DataModel]] = {}
+_models: dict[type, Callable[[types.Type], DataModel]] = {}
 
 
 def register_model(type_class: type) -> Callable:
-    """Class decorator: `@register_model(MyType) class MyModel(StructModel): ...`."""
+    """Class decorator: `@register_model(MyType) class MyModel(StructModel): ...`.
+
+    Both constructor spellings work: ember's `__init__(self, fe_type)` and Numba's
+    `__init__(self, dmm, fe_type)` (then `dmm` is `default_manager`), so a Numba model class
+    such as `StructModel.__init__(self, dmm, fe_type, members)` ports unchanged.
+    """
 
     def decorate(model_class: type[DataModel]) -> type[DataModel]:
-        _models[type_class] = model_class
+        if _takes_manager(model_class):
+            _models[type_class] = lambda typ: model_class(default_manager, typ)
+        else:
+            _models[type_class] = model_class
         return model_class
 
     return decorate
+
+
+def _takes_manager(model_class: type) -> bool:
+    """Whether the constructor has Numba's two required parameters `(dmm, fe_type)`."""
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    parameters = list(inspect.signature(model_class.__init__).parameters.values())[1:]
+    required = [p for p in parameters if p.kind in positional and p.default is p.empty]
+    return len(required) >= 2
 
 
 _instances: dict[types.Type, DataModel] = {}
@@ -34,12 +51,27 @@ def model_of(typ: types.Type) -> DataModel:
     if found is not None:
         return found
     for klass in type(typ).__mro__:
-        model_class = _models.get(klass)
-        if model_class is not None:
-            found = model_class(typ)
+        make_model = _models.get(klass)
+        if make_model is not None:
+            found = make_model(typ)
             _instances[typ] = found
             return found
     raise NotImplementedError(f"no data model for type {typ}")
+
+
+class DataModelManager:
+    """Numba's `dmm` argument: ember keeps one process-wide table of models; this is its face."""
+
+    def lookup(self, fe_type: types.Type) -> DataModel:
+        return model_of(fe_type)
+
+    __getitem__ = lookup
+
+    def register(self, type_class: type, model_class: type[DataModel]) -> None:
+        register_model(type_class)(model_class)
+
+
+default_manager = DataModelManager()
 
 
 class DataModel:
@@ -82,7 +114,9 @@ class PrimitiveModel(DataModel):
 
     be_type: llvm.Type
 
-    def __init__(self, fe_type: types.Type, be_type: llvm.Type | None = None) -> None:
+    def __init__(self, fe_type: types.Type, be_type: llvm.Type | None = None, *numba) -> None:
+        if isinstance(fe_type, DataModelManager):  # Numba's (dmm, fe_type, be_type)
+            fe_type, be_type = be_type, (numba[0] if numba else None)
         super().__init__(fe_type)
         if be_type is not None:
             self.be_type = be_type
@@ -135,14 +169,21 @@ class BooleanModel(DataModel):
 class StructModel(DataModel):
     """A literal struct of member models; members are flattened when passed as arguments."""
 
-    def __init__(self, fe_type: types.Type, members: list[tuple[str, types.Type]]) -> None:
+    def __init__(self, fe_type: types.Type, members: list[tuple[str, types.Type]], *numba) -> None:
+        if isinstance(fe_type, DataModelManager):  # Numba's (dmm, fe_type, members)
+            fe_type, members = members, numba[0]
         super().__init__(fe_type)
-        self.members = members
-        self.member_names = [name for name, _ in members]
-        self.member_models = [model_of(t) for _, t in members]
+        self.members = list(members)
+        self.member_names = [name for name, _ in self.members]
+        self.member_models = [model_of(t) for _, t in self.members]
 
     def index_of(self, name: str) -> int:
         return self.member_names.index(name)
+
+    get_field_position = index_of  # Numba's name
+
+    def get_member_fe_type(self, name: str) -> types.Type:
+        return self.members[self.index_of(name)][1]
 
     @property
     def value_type(self) -> llvm.Type:
@@ -219,7 +260,9 @@ class OpaqueModel(PrimitiveModel):
 
     be_type = llvm.PointerType()
 
-    def __init__(self, fe_type: types.Type) -> None:
+    def __init__(self, fe_type: types.Type, *numba) -> None:
+        if isinstance(fe_type, DataModelManager):  # Numba's (dmm, fe_type)
+            fe_type = numba[0]
         super().__init__(fe_type)
 
 
@@ -272,3 +315,32 @@ class BoundFunctionModel(DataModel):
 
     def from_data(self, builder, value):
         return self._receiver.from_data(builder, value)
+
+
+@register_model(types.RawPointer)
+class RawPointerModel(OpaqueModel):
+    """A meminfo, a PyObject* or an array's data: one opaque pointer."""
+
+
+@register_model(types.Array)
+class ArrayModel(StructModel):
+    """Numba's array layout: {meminfo, parent, nitems, itemsize, data, shape[n], strides[n]}.
+
+    `meminfo` is NULL for arrays borrowed from Python, whose `parent` is the ndarray PyObject*;
+    strides are in bytes. Only `meminfo` owns a reference (see ember/runtime/nrt.py).
+    """
+
+    def __init__(self, fe_type: types.Array) -> None:
+        dims = types.UniTuple(types.intp, fe_type.ndim)
+        super().__init__(
+            fe_type,
+            [
+                ("meminfo", types.meminfo_pointer),
+                ("parent", types.pyobject_pointer),
+                ("nitems", types.intp),
+                ("itemsize", types.intp),
+                ("data", types.data_pointer),
+                ("shape", dims),
+                ("strides", dims),
+            ],
+        )

@@ -95,7 +95,7 @@ def int_floordiv(context, builder, sig, args):
 
 @lower_builtin(operator.mod, types.Integer, types.Integer)
 def int_mod(context, builder, sig, args):
-    return _int_divmod(context, builder, sig, *args, "integer division or modulo by zero")[1]
+    return _int_divmod(context, builder, sig, *args, "integer modulo by zero")[1]
 
 
 def _shift(context, builder, sig, args, left: bool):
@@ -115,11 +115,7 @@ def _shift(context, builder, sig, args, left: bool):
     return builder.select(too_far, _zero(value), builder.lshr(value, clamped))
 
 
-@lower_builtin(operator.truediv, types.Integer, types.Integer)
-def int_truediv(context, builder, sig, args):
-    a, b = (context.cast(builder, v, t, types.float64) for v, t in zip(args, sig.args))
-    _check_float_divisor(context, builder, b, "division by zero")
-    return context.apply_fastmath(builder.fdiv(a, b))
+# int / int lives in ember/library/numberlib.py: its exact slow path is written in Python.
 
 
 @lower_builtin(operator.pow, types.Integer, types.Integer)
@@ -201,9 +197,47 @@ for _fn, _symbol in _COMPARISONS.items():
 
     @lower_builtin(_fn, types.Float, types.Float)
     def _float_compare(context, builder, sig, args, _symbol=_symbol):
-        if _symbol == "!=":
-            return builder.fcmp_unordered(_symbol, *args)
-        return builder.fcmp_ordered(_symbol, *args)
+        return _compare_floats(builder, _symbol, *args)
+
+    @lower_builtin(_fn, types.Integer, types.Float)
+    def _int_float_compare(context, builder, sig, args, _symbol=_symbol):
+        return _compare_int_float(context, builder, _symbol, sig.args[0], *args)
+
+    @lower_builtin(_fn, types.Float, types.Integer)
+    def _float_int_compare(context, builder, sig, args, _symbol=_symbol):
+        mirrored = _MIRRORED.get(_symbol, _symbol)
+        return _compare_int_float(context, builder, mirrored, sig.args[1], args[1], args[0])
+
+
+_MIRRORED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _compare_floats(builder, symbol: str, a, b):
+    if symbol == "!=":
+        return builder.fcmp_unordered(symbol, a, b)
+    return builder.fcmp_ordered(symbol, a, b)
+
+
+def _compare_int_float(context, builder, symbol: str, int_type, integer, value):
+    """`integer <symbol> value` exactly, as Python compares an int with a float.
+
+    The int converts to a float with monotonic rounding, so the float comparison is the answer
+    unless the converted int lands exactly on `value`. Then `value` is integral and compares as
+    an integer, or it is 2**63 (2**64 unsigned), above every integer of the type.
+    """
+    as_float = context.cast(builder, integer, int_type, types.float64)
+    by_float = _compare_floats(builder, symbol, as_float, value)
+    lands_on_value = builder.fcmp_ordered("==", as_float, value)
+    limit = 2.0**63 if int_type.signed else 2.0**64
+    beyond = builder.fcmp_ordered(">=", value, llvm.Constant(value.type, limit))
+    as_int = context.cast(builder, value, types.float64, int_type)
+    if int_type.signed:
+        by_int = builder.icmp_signed(symbol, integer, as_int)
+    else:
+        by_int = builder.icmp_unsigned(symbol, integer, as_int)
+    below_value = llvm.Constant(_i1, int(symbol in ("<", "<=", "!=")))
+    exact = builder.select(beyond, below_value, by_int)
+    return builder.select(lands_on_value, exact, by_float)
 
 
 @lower_builtin(operator.neg, types.Integer)
@@ -280,7 +314,16 @@ def _float_divmod(context, builder, a, b):
 @lower_builtin(operator.floordiv, types.Float, types.Float)
 def float_floordiv(context, builder, sig, args):
     _check_float_divisor(context, builder, args[1], "float floor division by zero")
-    return _float_divmod(context, builder, *args)[0]
+    return _float_floor_quotient(context, builder, *args)
+
+
+def _float_floor_quotient(context, builder, a, b):
+    """`a // b`; a zero divisor (error_model='numpy') gives inf or nan, as NumPy does."""
+    quotient = _float_divmod(context, builder, a, b)[0]
+    if _python_errors(context):
+        return quotient
+    is_zero = builder.fcmp_ordered("==", b, llvm.Constant(b.type, 0.0))
+    return builder.select(is_zero, builder.fdiv(a, b), quotient)
 
 
 @lower_builtin(operator.mod, types.Float, types.Float)
@@ -303,18 +346,46 @@ def float_power_int(context, builder, sig, args):
 
 @lower_builtin(operator.pow, types.Float, types.Float)
 def float_power(context, builder, sig, args):
+    """Python's float `**`: the C pow, plus the errors CPython raises around it.
+
+    A negative base with a fractional exponent has a complex result in Python; the result type
+    must be static here, so it raises ValueError (as Python 2 did) rather than giving nan.
+    """
     base, exponent = args
-    if _python_errors(context):
-        zero = llvm.Constant(base.type, 0.0)
-        zero_base = builder.fcmp_ordered("==", base, zero)
-        negative_exponent = builder.fcmp_ordered("<", exponent, zero)
-        context.guard(
-            builder,
-            builder.and_(zero_base, negative_exponent),
-            ZeroDivisionError,
-            "0.0 cannot be raised to a negative power",
-        )
-    return _float_intrinsic(builder, "llvm.pow", base, exponent)
+    if not _python_errors(context):
+        return _float_intrinsic(builder, "llvm.pow", base, exponent)
+    zero = llvm.Constant(base.type, 0.0)
+    finite_exponent = _is_finite(builder, exponent)
+    negative_exponent = builder.and_(builder.fcmp_ordered("<", exponent, zero), finite_exponent)
+    zero_base = builder.fcmp_ordered("==", base, zero)
+    context.guard(
+        builder,
+        builder.and_(zero_base, negative_exponent),
+        ZeroDivisionError,
+        "0.0 cannot be raised to a negative power",
+    )
+    fractional = builder.fcmp_ordered(
+        "!=", exponent, _float_intrinsic(builder, "llvm.floor", exponent)
+    )
+    negative_base = builder.and_(builder.fcmp_ordered("<", base, zero), _is_finite(builder, base))
+    context.guard(
+        builder,
+        builder.and_(negative_base, fractional),
+        ValueError,
+        "negative number cannot be raised to a fractional power",
+    )
+    result = _float_intrinsic(builder, "llvm.pow", base, exponent)
+    overflow = builder.and_(
+        builder.not_(_is_finite(builder, result)),
+        builder.and_(_is_finite(builder, base), finite_exponent),
+    )
+    context.guard(builder, overflow, OverflowError, 34, "Numerical result out of range")
+    return result
+
+
+def _is_finite(builder, value):
+    magnitude = _float_intrinsic(builder, "llvm.fabs", value)
+    return builder.fcmp_ordered("<", magnitude, llvm.Constant(value.type, float("inf")))
 
 
 # ---------------------------------------------------------------------------- complex

@@ -1,8 +1,13 @@
-"""Registries of lowering implementations: calls by key and argument types, casts, attributes.
+"""Registries of lowering implementations: calls by key and argument types, casts, attributes,
+and the boxing/unboxing of values crossing between Python and native code.
 
 An implementation is `impl(context, builder, sig, args) -> llvm value`. Argument specs are
 type instances (matched by identity), type classes (matched by isinstance) or `types.Type`
-(matches anything).
+(matches anything). The most recent registration that matches wins.
+
+The decorators are the lowering half of seed 004's extension API (`ember.extending`):
+`lower_builtin`, `lower_cast`, `lower_getattr(_generic)`, `lower_setattr(_generic)`,
+`box` and `unbox`.
 """
 
 from __future__ import annotations
@@ -36,12 +41,29 @@ def _signature_matches(specs: tuple, args: tuple) -> bool:
     return len(specs) == len(args) and all(map(_matches, specs, args))
 
 
+def _method_keys(key: Any) -> list:
+    """A method key `(TypeClass, name)` also finds implementations registered for the base
+    classes of TypeClass, most derived first; any other key is looked up as itself."""
+    if (
+        isinstance(key, tuple)
+        and len(key) == 2
+        and isinstance(key[0], type)
+        and issubclass(key[0], types.Type)
+        and isinstance(key[1], str)
+    ):
+        return [(base, key[1]) for base in key[0].__mro__]
+    return [key]
+
+
 class LoweringRegistry:
     def __init__(self) -> None:
         self.functions: dict[Any, list[tuple[tuple, Callable]]] = {}
         self.casts: list[tuple[Any, Any, Callable]] = []
         self.getattrs: list[tuple[Any, str | None, Callable]] = []
         self.setattrs: list[tuple[Any, str | None, Callable]] = []
+        self.delattrs: list[tuple[Any, str | None, Callable]] = []
+        self.boxers: list[tuple[Any, Callable]] = []
+        self.unboxers: list[tuple[Any, Callable]] = []
 
     def lower(self, key: Any, *arg_specs: Any) -> Callable:
         """Decorator registering `impl` for calls of `key` with matching argument types."""
@@ -68,17 +90,56 @@ class LoweringRegistry:
 
         return decorate
 
+    def lower_getattr_generic(self, type_spec: Any) -> Callable:
+        """Any attribute of `type_spec`: `impl(context, builder, typ, value, attr)`."""
+        return self.lower_getattr(type_spec, None)
+
     def lower_setattr(self, type_spec: Any, attr: str | None) -> Callable:
+        """`obj.attr = v`: `impl(context, builder, sig, args)` with `sig = none(objty, valty)`;
+        `attr=None` registers a generic setter `impl(context, builder, sig, args, attr)`."""
+
         def decorate(impl: Callable) -> Callable:
             self.setattrs.insert(0, (type_spec, attr, impl))
             return impl
 
         return decorate
 
+    def lower_setattr_generic(self, type_spec: Any) -> Callable:
+        return self.lower_setattr(type_spec, None)
+
+    def lower_delattr(self, type_spec: Any, attr: str | None) -> Callable:
+        """`del obj.attr`: `impl(context, builder, sig, args)` with `sig = none(objty)`."""
+
+        def decorate(impl: Callable) -> Callable:
+            self.delattrs.insert(0, (type_spec, attr, impl))
+            return impl
+
+        return decorate
+
+    def box(self, type_spec: Any) -> Callable:
+        """`@box(MyType) def box_my(typ, val, c)`: native value -> new Python reference
+        (NULL with a Python exception set on failure); see `ember/lowering/boxing.py`."""
+
+        def decorate(impl: Callable) -> Callable:
+            self.boxers.insert(0, (type_spec, impl))
+            return impl
+
+        return decorate
+
+    def unbox(self, type_spec: Any) -> Callable:
+        """`@unbox(MyType) def unbox_my(typ, obj, c)`: Python object -> `NativeValue`."""
+
+        def decorate(impl: Callable) -> Callable:
+            self.unboxers.insert(0, (type_spec, impl))
+            return impl
+
+        return decorate
+
     def find_function(self, key: Any, args: tuple) -> Callable | None:
-        for specs, impl in self.functions.get(key, ()):
-            if _signature_matches(specs, args):
-                return impl
+        for lookup in _method_keys(key):
+            for specs, impl in self.functions.get(lookup, ()):
+                if _signature_matches(specs, args):
+                    return impl
         return None
 
     def find_cast(self, from_type: types.Type, to_type: types.Type) -> Callable | None:
@@ -100,9 +161,32 @@ class LoweringRegistry:
                 return impl, name is None
         return None
 
+    def find_delattr(self, typ: types.Type, attr: str) -> tuple[Callable, bool] | None:
+        for type_spec, name, impl in self.delattrs:
+            if _matches(type_spec, typ) and name in (attr, None):
+                return impl, name is None
+        return None
+
+    def find_box(self, typ: types.Type) -> Callable | None:
+        for type_spec, impl in self.boxers:
+            if _matches(type_spec, typ):
+                return impl
+        return None
+
+    def find_unbox(self, typ: types.Type) -> Callable | None:
+        for type_spec, impl in self.unboxers:
+            if _matches(type_spec, typ):
+                return impl
+        return None
+
 
 registry = LoweringRegistry()
 lower_builtin = registry.lower
 lower_cast = registry.lower_cast
 lower_getattr = registry.lower_getattr
+lower_getattr_generic = registry.lower_getattr_generic
 lower_setattr = registry.lower_setattr
+lower_setattr_generic = registry.lower_setattr_generic
+lower_delattr = registry.lower_delattr
+box = registry.box
+unbox = registry.unbox

@@ -20,7 +20,7 @@ class RewriteConstantRaises(Rewrite):
         terminator = block.terminator
         if not isinstance(terminator, ir.Raise):
             return False
-        definitions = _definitions(block)
+        definitions = {**_single_definitions(func_ir), **_definitions(block)}
         found = _static_exception(terminator.exception, definitions)
         if found is None:
             return False
@@ -39,14 +39,40 @@ def _definitions(block: ir.Block) -> dict[str, ir.Expr | ir.Var]:
     return {stmt.target.name: stmt.value for stmt in block.body if isinstance(stmt, ir.Assign)}
 
 
+def _single_definitions(func_ir: ir.FunctionIR) -> dict[str, ir.Expr | ir.Var]:
+    """Function-wide definitions of variables assigned exactly once (`e = ValueError("m")`
+    in one block, `raise e` in another)."""
+    found: dict[str, ir.Expr | ir.Var] = {}
+    repeated: set[str] = set()
+    for _, stmt in func_ir.statements():
+        if isinstance(stmt, ir.Assign):
+            name = stmt.target.name
+            if name in found:
+                repeated.add(name)
+            found[name] = stmt.value
+    return {name: value for name, value in found.items() if name not in repeated}
+
+
+def _follow_copies(var: ir.Var, definitions: dict) -> ir.Var:
+    """The variable a chain of copies (`e = $0.3`) starts from."""
+    seen = {var.name}
+    while isinstance(definitions.get(var.name), ir.Var):
+        var = definitions[var.name]
+        if var.name in seen:
+            break
+        seen.add(var.name)
+    return var
+
+
 def _constant_value(var: ir.Var, definitions: dict) -> object:
-    value = definitions.get(var.name)
+    value = definitions.get(_follow_copies(var, definitions).name)
     if isinstance(value, (ir.Const, ir.Global, ir.FreeVar)):
         return value.value
     return _MISSING
 
 
 def _static_exception(var: ir.Var, definitions: dict) -> tuple[type, tuple] | None:
+    var = _follow_copies(var, definitions)
     direct = _constant_value(var, definitions)
     if _is_exception_class(direct):
         return direct, ()

@@ -1,7 +1,22 @@
 """ember's type lattice: every type a value can have in compiled code, interned with a typecode."""
 
 from ember.types.abstract import Dummy, Opaque, Type, type_from_typecode
-from ember.types.arrays import Array
+from ember.types.arrays import (
+    Array,
+    ArrayIterator,
+    DType,
+    EllipsisType,
+    EnumerateType,
+    RawPointer,
+    SliceType,
+    ZipType,
+    data_pointer,
+    ellipsis_type,
+    meminfo_pointer,
+    pyobject_pointer,
+    slice2_type,
+    slice3_type,
+)
 from ember.types.containers import (
     BaseTuple,
     Pair,

@@ -1,10 +1,11 @@
-"""NumPy array types: dtype, number of dimensions, layout ('C', 'F', 'A') and writability."""
+"""NumPy array types: dtype, number of dimensions, layout ('C', 'F', 'A') and writability,
+plus the small types array code needs: raw pointers, slices, `...`, dtypes and iterators."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ember.types.abstract import Type
+from ember.types.abstract import Dummy, Type
 
 
 class Array(Type):
@@ -13,6 +14,8 @@ class Array(Type):
     def __init__(self, dtype: Type, ndim: int, layout: str, readonly: bool = False) -> None:
         if layout not in ("C", "F", "A"):
             raise ValueError(f"array layout must be 'C', 'F' or 'A', not {layout!r}")
+        if ndim <= 1 and layout == "F":
+            layout = "C"  # a contiguous array of 0 or 1 dimensions is both: say 'C'
         self.dtype = dtype
         self.ndim = ndim
         self.layout = layout
@@ -26,6 +29,25 @@ class Array(Type):
 
     def _rebuild_args(self) -> tuple:
         return (self.dtype, self.ndim, self.layout, self.readonly)
+
+    def copy(
+        self,
+        dtype: Type | None = None,
+        ndim: int | None = None,
+        layout: str | None = None,
+        readonly: bool | None = None,
+    ) -> Array:
+        """This array type with some properties replaced."""
+        return Array(
+            self.dtype if dtype is None else dtype,
+            self.ndim if ndim is None else ndim,
+            self.layout if layout is None else layout,
+            self.readonly if readonly is None else readonly,
+        )
+
+    @property
+    def iterator_type(self) -> ArrayIterator:
+        return ArrayIterator(self)
 
 
 def array_from_slices(dtype: Type, spec: Any) -> Array:
@@ -42,3 +64,116 @@ def array_from_slices(dtype: Type, spec: Any) -> Array:
     elif steps[0] == 1 and all(step is None for step in steps[1:]):
         layout = "F"
     return Array(dtype, len(slices), "C" if len(slices) == 1 and layout == "F" else layout)
+
+
+class RawPointer(Type):
+    """An untyped machine pointer with runtime data (a meminfo, a PyObject*, array data)."""
+
+
+meminfo_pointer = RawPointer("meminfo*")
+pyobject_pointer = RawPointer("pyobject*")
+data_pointer = RawPointer("void*")
+
+
+class SliceType(Type):
+    """A `slice` object of integers: `start:stop` or, with `has_step`, `start:stop:step`."""
+
+    def __init__(self, has_step: bool) -> None:
+        self.has_step = has_step
+        super().__init__("slice<a:b:c>" if has_step else "slice<a:b>")
+
+    @property
+    def key(self) -> Any:
+        return self.has_step
+
+    def _rebuild_args(self) -> tuple:
+        return (self.has_step,)
+
+
+slice2_type = SliceType(False)
+slice3_type = SliceType(True)
+
+
+class EllipsisType(Dummy):
+    """The `...` constant used in an index."""
+
+    def __init__(self, name: str = "ellipsis") -> None:
+        super().__init__(name)
+
+    def _rebuild_args(self) -> tuple:
+        return ()
+
+
+ellipsis_type = EllipsisType()
+
+
+class DType(Dummy):
+    """A NumPy dtype known at compile time (`a.dtype`, `np.dtype('f8')`), usable as an argument."""
+
+    def __init__(self, dtype: Type) -> None:
+        self.dtype = dtype
+        super().__init__(f"dtype({dtype})")
+
+    @property
+    def key(self) -> Any:
+        return self.dtype
+
+    def _rebuild_args(self) -> tuple:
+        return (self.dtype,)
+
+
+class ArrayIterator(Type):
+    """`iter(a)`: a pointer to {array, next index} state; yields items or sub-array views."""
+
+    def __init__(self, array_type: Array) -> None:
+        self.array_type = array_type
+        if array_type.ndim == 1:
+            self.yield_type = array_type.dtype
+        else:
+            layout = "C" if array_type.layout == "C" else "A"
+            self.yield_type = array_type.copy(ndim=array_type.ndim - 1, layout=layout)
+        super().__init__(f"iter({array_type})")
+
+    @property
+    def key(self) -> Any:
+        return self.array_type
+
+    def _rebuild_args(self) -> tuple:
+        return (self.array_type,)
+
+
+class EnumerateType(Type):
+    """`enumerate(iterable)`: a pointer to {count, inner iterator}; yields (int64, item)."""
+
+    def __init__(self, inner: Type) -> None:
+        from ember.types.containers import Tuple
+        from ember.types.scalars import int64
+
+        self.inner = inner
+        self.yield_type = Tuple((int64, inner.yield_type))
+        super().__init__(f"enumerate({inner})")
+
+    @property
+    def key(self) -> Any:
+        return self.inner
+
+    def _rebuild_args(self) -> tuple:
+        return (self.inner,)
+
+
+class ZipType(Type):
+    """`zip(a, b, ...)`: a pointer to the inner iterators; yields a tuple of their items."""
+
+    def __init__(self, inners: tuple) -> None:
+        from ember.types.containers import make_tuple
+
+        self.inners = tuple(inners)
+        self.yield_type = make_tuple(t.yield_type for t in self.inners)
+        super().__init__("zip(" + ", ".join(str(t) for t in self.inners) + ")")
+
+    @property
+    def key(self) -> Any:
+        return self.inners
+
+    def _rebuild_args(self) -> tuple:
+        return (self.inners,)

@@ -134,14 +134,35 @@ for _fn in _ORDERING + _EQUALITY:
             return None
         if isinstance(operand, types.Complex) and _fn in _ORDERING:
             return None
+        if isinstance(operand, types.Float) and _is_int_and_float(left, right):
+            return _exact_int_float_compare(left, right)
         return signature(types.boolean, operand, operand)
 
 
+def _is_int_and_float(left: types.Type, right: types.Type) -> bool:
+    pair = (left, right)
+    return any(isinstance(t, types.Integer) for t in pair) and any(
+        isinstance(t, types.Float) for t in pair
+    )
+
+
+def _exact_int_float_compare(left: types.Type, right: types.Type) -> Signature:
+    """Python compares an int with a float exactly (2**53 + 1 != 2.0**53): keep the integer an
+    integer (64-bit) and the float a float64, and let lowering compare them exactly."""
+
+    def widen(t: types.Type) -> types.Type:
+        if isinstance(t, types.Float):
+            return types.float64
+        return types.uint64 if not t.signed and t.bitwidth == 64 else types.int64
+
+    return signature(types.boolean, widen(left), widen(right))
+
+
 def _tuple_compare(fn, left: types.BaseTuple, right: types.BaseTuple) -> Signature | None:
-    if fn in _ORDERING and len(left) != len(right):
-        return None
+    """Lexicographic, as Python: members pair up to the shorter length, then lengths decide."""
     for a, b in zip(left.types, right.types):
-        if arithmetic_result(a, b) is None:
+        common = arithmetic_result(a, b)
+        if common is None or (fn in _ORDERING and isinstance(common, types.Complex)):
             return None
     return signature(types.boolean, left, right)
 

@@ -5,6 +5,7 @@ It consults the template registry that the library (`ember/library/`) fills in.
 
 from __future__ import annotations
 
+import sys
 import types as pytypes
 from typing import Any
 
@@ -78,7 +79,7 @@ class TypingContext:
             sig = self._apply_templates((type(fnty.this), fnty.attr), (fnty.this, *args), kws)
             if sig is None:
                 return None
-            return Signature(sig.return_type, sig.args[1:], recvr=sig.args[0])
+            return Signature(sig.return_type, sig.args[1:], recvr=sig.args[0], pysig=sig.pysig)
         if isinstance(fnty, types.DispatcherType):
             return fnty.dispatcher.type_call(args, kws)
         if isinstance(fnty, types.ExceptionClass):
@@ -112,6 +113,25 @@ class TypingContext:
             return types.BoundFunction(value_type, attr)
         return None
 
+    def resolve_setattr(self, target: types.Type, attr: str, value: types.Type):
+        """The signature `none(target, attribute type)` of `target.attr = value`, or None."""
+        for template in self._templates_of(target):
+            sig = template.resolve_setattr(target, attr, value)
+            if sig is not None:
+                return sig
+        return None
+
+    def resolve_delattr(self, target: types.Type, attr: str) -> Signature | None:
+        for template in self._templates_of(target):
+            sig = template.resolve_delattr(target, attr)
+            if sig is not None:
+                return sig
+        return None
+
+    def _templates_of(self, value_type: types.Type) -> list:
+        self._load_attribute_templates()
+        return [t for t in self._attribute_templates if isinstance(value_type, t.key)]
+
     def _load_attribute_templates(self) -> None:
         if self._loaded_attributes != len(self.registry.attributes):
             self._attribute_templates = [t(self) for t in self.registry.attributes]
@@ -140,6 +160,10 @@ def _dispatcher_type(value: Any) -> types.Type | None:
 
 
 def _load_library() -> None:
-    """Import the modules whose import registers operator and library typings."""
+    """Import the modules whose import registers operator and library typings (arrays and
+    NumPy once NumPy itself is imported: scalar code never pays for it)."""
     import ember.library  # noqa: F401
     import ember.typing.arith  # noqa: F401
+
+    if "numpy" in sys.modules:
+        import ember.library.numpy_library  # noqa: F401

@@ -65,6 +65,8 @@ class TypeInferer:
                 try:
                     self._type_statement(stmt)
                 except (_Pending, TypingError) as exc:
+                    if isinstance(exc, TypingError) and exc.loc is None:
+                        exc = TypingError(exc.msg, stmt.loc)  # e.g. from an @overload
                     failures[index] = exc
             if not self.changed:
                 break
@@ -107,6 +109,8 @@ class TypeInferer:
             self._type_raise(stmt)
         elif isinstance(stmt, ir.SetItem):
             self._type_setitem(stmt)
+        elif isinstance(stmt, (ir.SetAttr, ir.DelAttr)):
+            self._type_attribute_statement(stmt)
 
     def _type_raise(self, stmt: ir.Raise) -> None:
         exc_type = self._typeof_var(stmt.exception)
@@ -123,6 +127,19 @@ class TypeInferer:
         sig = self.context.resolve_operator(operator.setitem, args)
         if sig is None:
             raise TypingError(_no_implementation("setitem", stmt.sources(), args), stmt.loc)
+        self.calltypes[stmt] = sig
+
+    def _type_attribute_statement(self, stmt: ir.SetAttr | ir.DelAttr) -> None:
+        target = self._typeof_var(stmt.target)
+        if isinstance(stmt, ir.SetAttr):
+            value = self._typeof_var(stmt.value)
+            sig = self.context.resolve_setattr(target, stmt.attr, value)
+            what = f"Cannot set attribute '{stmt.attr}' of {target} to a value of type {value}"
+        else:
+            sig = self.context.resolve_delattr(target, stmt.attr)
+            what = f"Cannot delete attribute '{stmt.attr}' of {target}"
+        if sig is None:
+            raise TypingError(what, stmt.loc)
         self.calltypes[stmt] = sig
 
     def _refine(self, target: ir.Var, new_type: types.Type, loc: ir.Loc) -> None:
@@ -296,7 +313,27 @@ class TypeInferer:
             self.return_type = types.none  # every path raises
         for stmt in statements:
             if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Cast):
+                self._check_returnable(stmt)
                 self.typemap[stmt.target.name] = self.return_type
+
+    def _check_returnable(self, cast: ir.Assign) -> None:
+        """Values with no runtime data (strings, modules, functions) exist only while
+        compiling; returning one would silently give None."""
+        returned = self.typemap.get(cast.value.value.name, self.return_type)
+        for candidate in (types.unliteral(returned), self.return_type):
+            if _compile_time_only(candidate):
+                hint = " (strings work only as constant exception messages)"
+                raise TypingError(
+                    f"Cannot return a value of type {candidate}: it exists only while "
+                    f"compiling{hint if 'unicode' in str(candidate) else ''}",
+                    cast.loc,
+                )
+
+
+def _compile_time_only(typ: types.Type) -> bool:
+    if isinstance(typ, types.BaseTuple):
+        return any(_compile_time_only(member) for member in typ.types)
+    return isinstance(typ, types.Dummy)
 
 
 _EXPR_TYPERS = {
@@ -344,11 +381,13 @@ def _describe_callee(fnty: types.Type) -> str:
 
 
 def _no_implementation(what: str, operands: list, arg_types: tuple) -> str:
-    named = [
-        f"'{var.name}' is {typ}"
-        for var, typ in zip(operands, arg_types)
-        if not var.name.startswith("$")
-    ]
+    named = list(
+        dict.fromkeys(  # each variable once, in order (f(n, n) names 'n' once)
+            f"'{var.name}' is {typ}"
+            for var, typ in zip(operands, arg_types)
+            if not var.name.startswith("$")
+        )
+    )
     listing = ", ".join(str(t) for t in arg_types)
     lines = [f"  {', '.join(named)}"] if named else []
     lines.append(f"No implementation of {what} for argument types ({listing})")

@@ -10,12 +10,21 @@ from ember.types import Type
 class Signature:
     """`float64(int64, int64)`; compares by value so it can key a dict of specializations."""
 
-    __slots__ = ("return_type", "args", "recvr")
+    __slots__ = ("return_type", "args", "recvr", "pysig")
 
-    def __init__(self, return_type: Type | None, args: tuple, recvr: Type | None = None) -> None:
+    def __init__(
+        self,
+        return_type: Type | None,
+        args: tuple,
+        recvr: Type | None = None,
+        pysig: Any = None,
+    ) -> None:
         self.return_type = return_type
         self.args = tuple(args)
         self.recvr = recvr
+        # The callee's inspect.Signature when `args` are folded to its parameters (keyword
+        # and omitted arguments included); lowering uses it to place keyword arguments.
+        self.pysig = pysig
 
     def __eq__(self, other: Any) -> bool:
         return (
@@ -35,7 +44,12 @@ class Signature:
     __repr__ = __str__
 
     def replace(self, **changes: Any) -> Signature:
-        fields = {"return_type": self.return_type, "args": self.args, "recvr": self.recvr}
+        fields = {
+            "return_type": self.return_type,
+            "args": self.args,
+            "recvr": self.recvr,
+            "pysig": self.pysig,
+        }
         fields.update(changes)
         return Signature(**fields)
 

@@ -6,6 +6,7 @@ or None to decline so the next template can try.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -57,16 +58,23 @@ class CallableTemplate(FunctionTemplate):
     def apply(self, args: tuple, kws: dict) -> Signature | None:
         typer = self.generic()
         try:
-            result = typer(*args, **kws)
-        except TypeError:
+            inspect.signature(typer).bind(*args, **kws)
+        except TypeError:  # not this arity or these keywords: decline
             return None
+        result = typer(*args, **kws)
         if result is None or isinstance(result, Signature):
             return result
         return Signature(result, args)
 
 
 class AttributeTemplate:
-    """Attributes of a type class `key`: define `resolve_<name>(self, ty)` or `generic_resolve`."""
+    """Attributes of a type class `key`: define `resolve_<name>(self, ty)` or `generic_resolve`.
+
+    Setting and deleting attributes (`obj.x = v`, `del obj.x`) are typed by `resolve_setattr`
+    and `resolve_delattr`. By default an attribute this template can read may be set to a
+    value that converts to its type, provided a `@lower_setattr` implementation exists
+    (Numba's rule, checked early so a read-only attribute is a typing error, not a crash).
+    """
 
     key: Any = None
 
@@ -80,6 +88,23 @@ class AttributeTemplate:
         return self.generic_resolve(value_type, attr)
 
     def generic_resolve(self, value_type: types.Type, attr: str) -> types.Type | None:
+        return None
+
+    def resolve_setattr(self, target: types.Type, attr: str, value: types.Type) -> Signature | None:
+        """`none(target, attribute type)` when `target.attr = value` is allowed, else None."""
+        attr_type = self.resolve(target, attr)
+        if attr_type is None or isinstance(attr_type, types.BoundFunction):
+            return None
+        if can_convert(types.unliteral(value), attr_type) is None:
+            return None
+        from ember.lowering.registry import registry as lowering  # only asks: is it lowered?
+
+        if lowering.find_setattr(target, attr) is None:
+            return None
+        return Signature(types.none, (target, attr_type))
+
+    def resolve_delattr(self, target: types.Type, attr: str) -> Signature | None:
+        """`none(target)` when `del target.attr` is allowed, else None."""
         return None
 
 
@@ -118,11 +143,39 @@ def choose_best(candidates: list, actual_args: tuple, describe: str = "") -> Any
     return best[0]
 
 
+def _is_method_key(key: Any) -> bool:
+    return (
+        isinstance(key, tuple)
+        and len(key) == 2
+        and isinstance(key[0], type)
+        and issubclass(key[0], types.Type)
+        and isinstance(key[1], str)
+    )
+
+
+class _FunctionTable(dict):
+    """Templates by key. A method key `(TypeClass, name)` also finds the templates registered
+    for the base classes of `TypeClass` (most derived first), so `@overload_method(types.Number,
+    'f')` serves int64 and float64 receivers alike."""
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if not _is_method_key(key):
+            return dict.get(self, key, default)
+        klass, name = key
+        found = [t for base in klass.__mro__ for t in dict.get(self, (base, name), ())]
+        return found or default
+
+    def __contains__(self, key: Any) -> bool:
+        if not _is_method_key(key):
+            return dict.__contains__(self, key)
+        return any(dict.__contains__(self, (base, key[1])) for base in key[0].__mro__)
+
+
 class Registry:
     """Templates for global callables (by the Python object) and for attributes (by type class)."""
 
     def __init__(self) -> None:
-        self.functions: dict[Any, list[type[FunctionTemplate]]] = {}
+        self.functions: dict[Any, list[type[FunctionTemplate]]] = _FunctionTable()
         self.attributes: list[type[AttributeTemplate]] = []
 
     def register_global(self, key: Any, template: type[FunctionTemplate]) -> None:
@@ -158,3 +211,51 @@ class Registry:
 
 
 registry = Registry()
+
+
+# ------------------------------------------------------------------ the decorators of seed 004
+
+
+def infer(template: type[FunctionTemplate]) -> type[FunctionTemplate]:
+    """Class decorator: register a call template under its own `key` (Numba's `@infer`)."""
+    if template.key is None:
+        raise TypeError(f"{template.__name__} needs a `key` to be registered with @infer")
+    registry.register_global(template.key, template)
+    return template
+
+
+def infer_global(value: Any, template: type[FunctionTemplate] | None = None) -> Callable:
+    """Type calls of the global `value` with a template class.
+
+    `@infer_global(len) class Len(AbstractTemplate): ...` (the template's `key` becomes `len`),
+    or `infer_global(len, Len)` without the decorator syntax.
+    """
+    decorate = registry.function(value)
+    if template is not None:
+        return decorate(template)
+    return decorate
+
+
+def infer_getattr(template: type[AttributeTemplate]) -> type[AttributeTemplate]:
+    """Class decorator: register an AttributeTemplate for the type class in its `key`."""
+    if not (isinstance(template.key, type) and issubclass(template.key, types.Type)):
+        raise TypeError(f"{template.__name__}.key must be a types.Type subclass")
+    return registry.register_attr(template)
+
+
+def type_callable(key: Any) -> Callable:
+    """Function form of CallableTemplate: `@type_callable(func) def typer_factory(context)`
+    returns a typer with `func`'s own parameters that maps argument types to the return type
+    (or a Signature, or None to decline)."""
+
+    def decorate(factory: Callable) -> Callable:
+        name = getattr(key, "__name__", type(key).__name__)
+        template = type(
+            f"CallableTemplate_{name}",
+            (CallableTemplate,),
+            {"key": key, "generic": lambda self: factory(self.context)},
+        )
+        registry.register_global(key, template)
+        return factory
+
+    return decorate

@@ -1,0 +1,149 @@
+"""The public API for extending ember (seed 004, Numba's `numba.extending`).
+
+    from ember import types
+    from ember.extending import overload, overload_method, typeof_impl, ...
+
+Types: subclass `types.Type`; teach `typeof` about your Python class with
+`@typeof_impl.register(MyClass)`, a `_ember_type_` / `_numba_type_` attribute, or (for values no
+class list can name) `@register_typeof_hook`.
+
+Typing: `@overload`, `@overload_method`, `@overload_attribute` (Python implementations chosen by
+argument types), templates (`ConcreteTemplate`, `AbstractTemplate`, `CallableTemplate`,
+`AttributeTemplate`) registered with `@infer`, `@infer_global`, `@infer_getattr`, and the
+functional `@type_callable`.
+
+Code generation: `@register_model` with `models.PrimitiveModel/StructModel/OpaqueModel`,
+`make_attribute_wrapper`, `@lower_builtin`, `@lower_getattr(_generic)`, `@lower_setattr(_generic)`,
+`@lower_cast`, `@intrinsic`, and `@box` / `@unbox` with `NativeValue`.
+
+See docs/extending.md for a walk-through.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from ember import types
+from ember.dispatcher import typeof as _typeof
+from ember.lowering import cgutils, models
+from ember.lowering.boxing import NativeValue
+from ember.lowering.models import register_model
+from ember.lowering.registry import (
+    box,
+    lower_builtin,
+    lower_cast,
+    lower_getattr,
+    lower_getattr_generic,
+    lower_setattr,
+    lower_setattr_generic,
+    unbox,
+)
+from ember.typing.overload import (
+    intrinsic,
+    make_attribute_wrapper,
+    overload,
+    overload_attribute,
+    overload_method,
+)
+from ember.typing.signature import Signature, signature
+from ember.typing.templates import (
+    AbstractTemplate,
+    AttributeTemplate,
+    CallableTemplate,
+    ConcreteTemplate,
+    infer,
+    infer_getattr,
+    infer_global,
+    type_callable,
+)
+
+# ------------------------------------------------------------------ typeof
+
+
+class TypeofContext:
+    """The `c` argument of typeof implementations: why the value is being typed."""
+
+    def __init__(self, purpose: str = "argument") -> None:
+        self.purpose = purpose
+
+
+_ARGUMENT = TypeofContext("argument")
+
+
+def _with_context(func: Callable) -> Callable[[Any], types.Type | None]:
+    """Adapt `func(val, c)` (Numba's spelling) or `func(val)` to ember's `hook(val)`."""
+    try:
+        count = len(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        count = 2
+    if count >= 2:
+        return lambda value: func(value, _ARGUMENT)
+    return func
+
+
+class _TypeofImpl:
+    """`@typeof_impl.register(MyClass) def typeof_my(val, c)`: the ember type of instances of
+    MyClass (and its subclasses), or None when this value cannot be typed."""
+
+    def register(self, cls: type, func: Callable | None = None) -> Callable:
+        def decorate(func: Callable) -> Callable:
+            _typeof.typeof_impl.register(cls, _with_context(func))
+            return func
+
+        return decorate if func is None else decorate(func)
+
+    def __call__(self, value: Any, c: TypeofContext | None = None) -> types.Type | None:
+        return _typeof.typeof_impl(value)
+
+
+typeof_impl = _TypeofImpl()
+
+
+def register_typeof_hook(hook: Callable) -> Callable:
+    """`@register_typeof_hook def hook(val, c)`: asked for values that no class rule types,
+    e.g. every object exposing some protocol; return a type or None."""
+    _typeof.register_typeof_hook(_with_context(hook))
+    return hook
+
+
+def typeof(value: Any) -> types.Type:
+    """The ember type of a Python value (ValueError if ember cannot type it)."""
+    return _typeof.typeof(value)
+
+
+__all__ = [
+    "AbstractTemplate",
+    "AttributeTemplate",
+    "CallableTemplate",
+    "ConcreteTemplate",
+    "NativeValue",
+    "Signature",
+    "TypeofContext",
+    "box",
+    "cgutils",
+    "infer",
+    "infer_getattr",
+    "infer_global",
+    "intrinsic",
+    "lower_builtin",
+    "lower_cast",
+    "lower_getattr",
+    "lower_getattr_generic",
+    "lower_setattr",
+    "lower_setattr_generic",
+    "make_attribute_wrapper",
+    "models",
+    "overload",
+    "overload_attribute",
+    "overload_method",
+    "register_model",
+    "register_typeof_hook",
+    "signature",
+    "type_callable",
+    "typeof",
+    "typeof_impl",
+    "types",
+    "unbox",
+]

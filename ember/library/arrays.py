@@ -1,0 +1,410 @@
+"""Arrays in compiled code: attributes, `len`, iteration, `slice` objects, NumPy scalar classes
+and dtypes as values, and conversions between array types.
+
+Indexing lives in arrays_index.py; NumPy functions in numpy_*.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.dispatcher.typeof import typeof_impl
+from ember.library.numpy_support import _SCALAR_CLASSES
+from ember.lowering import arrays as arr
+from ember.lowering.models import OpaqueModel as _OpaqueModel
+from ember.lowering.models import StructModel, register_model
+from ember.lowering.registry import lower_builtin, lower_cast, lower_getattr
+from ember.typing.signature import signature
+from ember.typing.templates import AttributeTemplate, registry
+
+# ---------------------------------------------------------------------------- values as types
+
+
+@typeof_impl.register(np.dtype)
+def _typeof_dtype(value):
+    from ember.dispatcher.typeof import dtype_to_type
+
+    dtype = dtype_to_type(value)
+    return None if dtype is None else types.DType(dtype)
+
+
+@typeof_impl.register(type(Ellipsis))
+def _typeof_ellipsis(value):
+    return types.ellipsis_type
+
+
+for _scalar_class, _scalar_type in _SCALAR_CLASSES.items():
+
+    @registry.typer(_scalar_class)
+    def _type_scalar_class(args, kws, _scalar_type=_scalar_type):
+        if len(args) == 1 and not kws and isinstance(types.unliteral(args[0]), types.Number):
+            return signature(_scalar_type, types.unliteral(args[0]))
+        if not args and not kws:
+            return signature(_scalar_type)
+        return None
+
+    @lower_builtin(_scalar_class, types.Number)
+    def _scalar_class_call(context, builder, sig, args):
+        return context.cast(builder, args[0], sig.args[0], sig.return_type)
+
+    @lower_builtin(_scalar_class)
+    def _scalar_class_zero(context, builder, sig, args):
+        return context.get_constant(sig.return_type, 0)
+
+
+# ---------------------------------------------------------------------------- data models
+
+
+@register_model(types.SliceType)
+class SliceModel(StructModel):
+    """{start, stop, step}; an omitted start or stop holds a sentinel that clamps right."""
+
+    def __init__(self, fe_type: types.SliceType) -> None:
+        super().__init__(
+            fe_type, [("start", types.int64), ("stop", types.int64), ("step", types.int64)]
+        )
+
+
+@register_model(types.ArrayIterator)
+@register_model(types.EnumerateType)
+@register_model(types.ZipType)
+class IteratorStateModel(_OpaqueModel):
+    """A pointer to iterator state in the entry block of the function that made it."""
+
+
+# ---------------------------------------------------------------------------- conversions
+
+
+@lower_cast(types.Array, types.Array)
+def array_to_array(context, builder, from_type, to_type, value):
+    """Layout and read-only changes keep the same struct."""
+    return value
+
+
+# ---------------------------------------------------------------------------- slice()
+
+_MAX = (1 << 63) - 1
+_MIN = -(1 << 63)
+
+
+@registry.typer(slice)
+def _type_slice(args, kws):
+    if kws or not 1 <= len(args) <= 3:
+        return None
+    args = tuple(types.unliteral(a) for a in args)
+    if not all(isinstance(a, (types.Integer, types.Boolean, types.NoneType)) for a in args):
+        return None
+    has_step = len(args) == 3 and not isinstance(args[2], types.NoneType)
+    return signature(types.SliceType(has_step), *args)
+
+
+def _slice_part(context, builder, typ, value):
+    if isinstance(typ, types.NoneType):
+        return None
+    return context.cast(builder, value, typ, types.int64)
+
+
+def lower_slice(context, builder, sig, args):
+    parts = [_slice_part(context, builder, t, v) for t, v in zip(sig.args, args)]
+    if len(parts) == 1:
+        parts = [None, parts[0], None]
+    start, stop = parts[0], parts[1]
+    step = parts[2] if len(parts) == 3 else None
+    one = arr.const(1)
+    if step is None:
+        step = one
+    else:
+        is_zero = builder.icmp_signed("==", step, arr.const(0))
+        context.guard(builder, is_zero, ValueError, "slice step cannot be zero")
+    negative = builder.icmp_signed("<", step, arr.const(0))
+    if start is None:
+        start = builder.select(negative, arr.const(_MAX), arr.const(0))
+    if stop is None:
+        stop = builder.select(negative, arr.const(_MIN), arr.const(_MAX))
+    value = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
+    for index, item in enumerate((start, stop, step)):
+        value = builder.insert_value(value, item, index)
+    return value
+
+
+for _count in (1, 2, 3):
+    lower_builtin(slice, *([types.Type] * _count))(lower_slice)
+
+
+def slice_bounds(builder, slice_value, length):
+    """Python's slice.indices for a dimension of `length`: (start, count, step) as i64."""
+    start = builder.extract_value(slice_value, 0)
+    stop = builder.extract_value(slice_value, 1)
+    step = builder.extract_value(slice_value, 2)
+    zero, one = arr.const(0), arr.const(1)
+    negative = builder.icmp_signed("<", step, zero)
+    lower = builder.select(negative, arr.const(-1), zero)
+    upper = builder.select(negative, builder.sub(length, one), length)
+
+    def clamp(value):
+        below = builder.icmp_signed("<", value, zero)
+        shifted = builder.add(value, length)
+        low_case = builder.select(builder.icmp_signed("<", shifted, zero), lower, shifted)
+        high_case = builder.select(builder.icmp_signed(">=", value, length), upper, value)
+        return builder.select(below, low_case, high_case)
+
+    start, stop = clamp(start), clamp(stop)
+    # count = (stop - start - 1) // step + 1 when the range is non-empty in step's direction
+    forward = builder.icmp_signed("<", start, stop)
+    backward = builder.icmp_signed(">", start, stop)
+    distance = builder.select(negative, builder.sub(start, stop), builder.sub(stop, start))
+    magnitude = builder.select(negative, builder.neg(step), step)
+    count = builder.add(builder.sdiv(builder.sub(distance, one), magnitude), one)
+    nonempty = builder.select(negative, backward, forward)
+    return start, builder.select(nonempty, count, zero), step
+
+
+# ---------------------------------------------------------------------------- attributes
+
+
+def transposed_type(array_type: types.Array) -> types.Array:
+    layout = {"C": "F", "F": "C"}.get(array_type.layout, "A")
+    return array_type.copy(layout=layout)
+
+
+def _parts_array(array_type: types.Array) -> types.Array:
+    if isinstance(array_type.dtype, types.Complex):
+        layout = "A" if array_type.ndim else "C"
+        return array_type.copy(dtype=array_type.dtype.underlying_float, layout=layout)
+    return array_type
+
+
+@registry.register_attr
+class ArrayAttributes(AttributeTemplate):
+    key = types.Array
+
+    def resolve_shape(self, ty):
+        return types.UniTuple(types.int64, ty.ndim)
+
+    def resolve_strides(self, ty):
+        return types.UniTuple(types.int64, ty.ndim)
+
+    def resolve_ndim(self, ty):
+        return types.int64
+
+    def resolve_size(self, ty):
+        return types.int64
+
+    def resolve_itemsize(self, ty):
+        return types.int64
+
+    def resolve_nbytes(self, ty):
+        return types.int64
+
+    def resolve_dtype(self, ty):
+        return types.DType(ty.dtype)
+
+    def resolve_T(self, ty):
+        return transposed_type(ty)
+
+    def resolve_real(self, ty):
+        return _parts_array(ty)
+
+    def resolve_imag(self, ty):
+        if isinstance(ty.dtype, types.Complex):
+            return _parts_array(ty)
+        return types.Array(ty.dtype, ty.ndim, "C", readonly=True)
+
+
+def _tuple(context, builder, typ, items):
+    value = llvm.Constant(context.value_type(typ), llvm.Undefined)
+    for index, item in enumerate(items):
+        value = builder.insert_value(value, item, index)
+    return value
+
+
+@lower_getattr(types.Array, "shape")
+def array_shape(context, builder, typ, value):
+    return builder.extract_value(value, 5)
+
+
+@lower_getattr(types.Array, "strides")
+def array_strides(context, builder, typ, value):
+    return builder.extract_value(value, 6)
+
+
+@lower_getattr(types.Array, "ndim")
+def array_ndim(context, builder, typ, value):
+    return arr.const(typ.ndim)
+
+
+@lower_getattr(types.Array, "size")
+def array_size(context, builder, typ, value):
+    return builder.extract_value(value, 2)
+
+
+@lower_getattr(types.Array, "itemsize")
+def array_itemsize(context, builder, typ, value):
+    return arr.const(arr.itemsize_of(typ.dtype))
+
+
+@lower_getattr(types.Array, "nbytes")
+def array_nbytes(context, builder, typ, value):
+    return builder.mul(builder.extract_value(value, 2), arr.const(arr.itemsize_of(typ.dtype)))
+
+
+@lower_getattr(types.Array, "dtype")
+def array_dtype(context, builder, typ, value):
+    return context.get_dummy_value(types.DType(typ.dtype))
+
+
+@lower_getattr(types.Array, "T")
+def array_transpose(context, builder, typ, value):
+    fields = arr.unpack(builder, typ, value)
+    fields.shape.reverse()
+    fields.strides.reverse()
+    arr.nrt_incref_fields(builder, fields)
+    return arr.pack(builder, transposed_type(typ), fields)
+
+
+@lower_getattr(types.Array, "real")
+def array_real(context, builder, typ, value):
+    if not isinstance(typ.dtype, types.Complex):
+        arr.incref(builder, typ, value)
+        return value
+    return _complex_part(builder, typ, value, 0)
+
+
+@lower_getattr(types.Array, "imag")
+def array_imag(context, builder, typ, value):
+    if isinstance(typ.dtype, types.Complex):
+        return _complex_part(builder, typ, value, 1)
+    result_type = types.Array(typ.dtype, typ.ndim, "C", readonly=True)
+    shape = arr.unpack(builder, typ, value).shape
+    result = arr.allocate(context, builder, result_type, shape)
+    fields = arr.unpack(builder, result_type, result)
+    nbytes = builder.mul(fields.nitems, fields.itemsize)
+    arr.memset_zero(builder, fields.data, nbytes)
+    return result
+
+
+def _complex_part(builder, typ, value, part):
+    fields = arr.unpack(builder, typ, value)
+    half = arr.itemsize_of(typ.dtype) // 2
+    if part:
+        fields.data = arr.offset_pointer(builder, fields.data, arr.const(half))
+    fields.itemsize = arr.const(half)
+    arr.nrt_incref_fields(builder, fields)
+    return arr.pack(builder, _parts_array(typ), fields)
+
+
+# ---------------------------------------------------------------------------- len, iter, next
+
+
+@registry.typer(len)
+def _type_len(args, kws):
+    if len(args) == 1 and not kws and isinstance(args[0], types.Array):
+        if args[0].ndim == 0:
+            from ember.errors import TypingError
+
+            raise TypingError("len() of a 0-d array (an unsized object)")
+        return signature(types.int64, args[0])
+    return None
+
+
+@lower_builtin(len, types.Array)
+def array_len(context, builder, sig, args):
+    return builder.extract_value(args[0], [5, 0])
+
+
+@registry.typer(iter)
+def _type_iter(args, kws):
+    if len(args) == 1 and not kws and isinstance(args[0], types.Array):
+        if args[0].ndim == 0:
+            from ember.errors import TypingError
+
+            raise TypingError("iteration over a 0-d array")
+        return signature(args[0].iterator_type, args[0])
+    if len(args) == 1 and isinstance(args[0], (types.EnumerateType, types.ZipType)):
+        return signature(args[0], args[0])
+    return None
+
+
+def iterator_state(context, builder, array_type: types.Array, array_value):
+    """Entry-block state {array, index} holding a reference to the array until the function
+    returns (or this iterator is made again)."""
+    array_llvm = context.value_type(array_type)
+    state_type = llvm.LiteralStructType([array_llvm, arr.i64])
+    state = arr.alloca_in_entry(builder, state_type, name="array.iter")
+    arr.store_in_entry(builder, llvm.Constant(state_type, None), state)
+    array_slot = builder.gep(state, [arr.i32_(0), arr.i32_(0)], source_etype=state_type)
+    arr.decref(builder, array_type, builder.load(array_slot, typ=array_llvm))
+    arr.incref(builder, array_type, array_value)
+    builder.store(array_value, array_slot)
+    index_slot = builder.gep(state, [arr.i32_(0), arr.i32_(1)], source_etype=state_type)
+    builder.store(arr.const(0), index_slot)
+
+    def release(exit_builder):
+        slot = exit_builder.gep(state, [arr.i32_(0), arr.i32_(0)], source_etype=state_type)
+        arr.decref(exit_builder, array_type, exit_builder.load(slot, typ=array_llvm))
+
+    arr.at_function_exit(builder, release)
+    return state
+
+
+@lower_builtin(iter, types.Array)
+def array_iter(context, builder, sig, args):
+    return iterator_state(context, builder, sig.args[0], args[0])
+
+
+@lower_builtin(iter, types.EnumerateType)
+@lower_builtin(iter, types.ZipType)
+def iterator_iter(context, builder, sig, args):
+    return args[0]
+
+
+@lower_builtin(next, types.ArrayIterator)
+def array_iternext(context, builder, sig, args):
+    iterator_type = sig.args[0]
+    array_type = iterator_type.array_type
+    array_llvm = context.value_type(array_type)
+    state_type = llvm.LiteralStructType([array_llvm, arr.i64])
+    state = args[0]
+    array_value = builder.load(
+        builder.gep(state, [arr.i32_(0), arr.i32_(0)], source_etype=state_type), typ=array_llvm
+    )
+    index_slot = builder.gep(state, [arr.i32_(0), arr.i32_(1)], source_etype=state_type)
+    index = builder.load(index_slot, typ=arr.i64)
+    fields = arr.unpack(builder, array_type, array_value)
+    valid = builder.icmp_signed("<", index, fields.shape[0])
+    yield_type = iterator_type.yield_type
+    item_llvm = context.value_type(yield_type)
+    before = builder.block
+    with builder.if_then(valid, likely=True):
+        builder.store(builder.add(index, arr.const(1), flags=("nsw",)), index_slot)
+        item = item_at(context, builder, array_type, fields, index)
+        filled = builder.block
+    result = builder.phi(item_llvm)
+    result.add_incoming(item, filled)
+    result.add_incoming(llvm.Constant(item_llvm, None), before)
+    pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
+    pair = builder.insert_value(pair, result, 0)
+    return builder.insert_value(pair, valid, 1)
+
+
+def item_at(context, builder, array_type: types.Array, fields, index):
+    """`a[index]` along the first axis for an in-range index: an element, or a view (a new
+    reference) of the remaining dimensions."""
+    if array_type.ndim == 1:
+        pointer = arr.element_pointer(builder, array_type, fields, [index])
+        return arr.load_item(builder, array_type.dtype, pointer)
+    view_type = types.ArrayIterator(array_type).yield_type
+    offset = builder.mul(index, fields.strides[0])
+    view = arr.ArrayFields(
+        fields.meminfo,
+        fields.parent,
+        arr.product(builder, fields.shape[1:]),
+        fields.itemsize,
+        arr.offset_pointer(builder, fields.data, offset),
+        fields.shape[1:],
+        fields.strides[1:],
+    )
+    arr.nrt_incref_fields(builder, view)
+    return arr.pack(builder, view_type, view)

@@ -1,0 +1,137 @@
+"""`enumerate` and `zip` over arrays, ranges and other iterators (including each other).
+
+Both are iterators whose state sits in the entry block of the function that made them:
+enumerate's {count, inner iterator}, zip's {inner iterators...}; `next` advances the inner
+iterators and packs their items into a tuple.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.lowering import arrays as arr
+from ember.lowering.registry import VarArgs, lower_builtin
+from ember.typing.signature import Signature, signature
+from ember.typing.templates import registry
+
+_ITERATORS = (types.ArrayIterator, types.RangeIteratorType, types.EnumerateType, types.ZipType)
+
+
+def iterator_of(typ: types.Type) -> types.Type | None:
+    """The iterator type `iter(value)` gives for a value of `typ`, or None."""
+    if isinstance(typ, _ITERATORS):
+        return typ
+    if isinstance(typ, types.Array) and typ.ndim >= 1:
+        return typ.iterator_type
+    if isinstance(typ, types.RangeType):
+        return typ.iterator_type
+    return None
+
+
+def make_iterator(context, builder, typ: types.Type, value):
+    iterator = iterator_of(typ)
+    if iterator is typ:
+        return value
+    return context.call_implementation(builder, iter, signature(iterator, typ), [value])
+
+
+def advance(context, builder, iterator: types.Type, value):
+    """(item, valid) from `next` on an inner iterator."""
+    pair_type = types.Pair(iterator.yield_type, types.boolean)
+    pair = context.call_implementation(builder, next, Signature(pair_type, (iterator,)), [value])
+    return builder.extract_value(pair, 0), builder.extract_value(pair, 1)
+
+
+# ---------------------------------------------------------------------------- enumerate
+
+
+@registry.typer(enumerate)
+def _type_enumerate(args, kws):
+    if kws or not 1 <= len(args) <= 2:
+        return None
+    inner = iterator_of(args[0])
+    if inner is None:
+        return None
+    if len(args) == 2 and not isinstance(types.unliteral(args[1]), types.Integer):
+        return None
+    return signature(types.EnumerateType(inner), *(types.unliteral(a) for a in args))
+
+
+def _enumerate_state(context, iterator_type: types.EnumerateType):
+    return llvm.LiteralStructType([arr.i64, context.value_type(iterator_type.inner)])
+
+
+@lower_builtin(enumerate, types.Type, VarArgs(types.Type))
+def enumerate_impl(context, builder, sig, args):
+    result_type = sig.return_type
+    inner = make_iterator(context, builder, sig.args[0], args[0])
+    start = arr.const(0)
+    if len(args) == 2:
+        start = context.cast(builder, args[1], sig.args[1], types.int64)
+    state_type = _enumerate_state(context, result_type)
+    state = arr.alloca_in_entry(builder, state_type, name="enumerate")
+    builder.store(start, builder.gep(state, [arr.i32_(0), arr.i32_(0)], source_etype=state_type))
+    builder.store(inner, builder.gep(state, [arr.i32_(0), arr.i32_(1)], source_etype=state_type))
+    return state
+
+
+@lower_builtin(next, types.EnumerateType)
+def enumerate_next(context, builder, sig, args):
+    iterator_type = sig.args[0]
+    state_type = _enumerate_state(context, iterator_type)
+    count_slot = builder.gep(args[0], [arr.i32_(0), arr.i32_(0)], source_etype=state_type)
+    inner_slot = builder.gep(args[0], [arr.i32_(0), arr.i32_(1)], source_etype=state_type)
+    inner = builder.load(inner_slot, typ=context.value_type(iterator_type.inner))
+    item, valid = advance(context, builder, iterator_type.inner, inner)
+    count = builder.load(count_slot, typ=arr.i64)
+    builder.store(builder.add(count, arr.const(1)), count_slot)
+    value = llvm.Constant(context.value_type(iterator_type.yield_type), llvm.Undefined)
+    value = builder.insert_value(builder.insert_value(value, count, 0), item, 1)
+    pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
+    return builder.insert_value(builder.insert_value(pair, value, 0), valid, 1)
+
+
+# ---------------------------------------------------------------------------- zip
+
+
+@registry.typer(zip)
+def _type_zip(args, kws):
+    if kws or not args:
+        return None
+    inners = [iterator_of(a) for a in args]
+    if None in inners:
+        return None
+    return signature(types.ZipType(tuple(inners)), *args)
+
+
+def _zip_state(context, iterator_type: types.ZipType):
+    return llvm.LiteralStructType([context.value_type(t) for t in iterator_type.inners])
+
+
+@lower_builtin(zip, VarArgs(types.Type))
+def zip_impl(context, builder, sig, args):
+    result_type = sig.return_type
+    state_type = _zip_state(context, result_type)
+    state = arr.alloca_in_entry(builder, state_type, name="zip")
+    for index, (typ, value) in enumerate(zip(sig.args, args)):
+        inner = make_iterator(context, builder, typ, value)
+        slot = builder.gep(state, [arr.i32_(0), arr.i32_(index)], source_etype=state_type)
+        builder.store(inner, slot)
+    return state
+
+
+@lower_builtin(next, types.ZipType)
+def zip_next(context, builder, sig, args):
+    iterator_type = sig.args[0]
+    state_type = _zip_state(context, iterator_type)
+    value = llvm.Constant(context.value_type(iterator_type.yield_type), llvm.Undefined)
+    valid = llvm.Constant(arr.i1, 1)
+    for index, inner_type in enumerate(iterator_type.inners):
+        slot = builder.gep(args[0], [arr.i32_(0), arr.i32_(index)], source_etype=state_type)
+        inner = builder.load(slot, typ=context.value_type(inner_type))
+        item, inner_valid = advance(context, builder, inner_type, inner)
+        value = builder.insert_value(value, item, index)
+        valid = builder.and_(valid, inner_valid)
+    pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
+    return builder.insert_value(builder.insert_value(pair, value, 0), valid, 1)

@@ -1,0 +1,121 @@
+"""`@box` / `@unbox` for ember's own scalar types, None and tuples.
+
+The dispatcher marshals these itself (its generated fast entry and ctypes path); these
+implementations serve the boxing wrapper of ember/lowering/boxing.py, when a signature mixes
+them with a user type, e.g. `f(interval, 2.5) -> (float64, Interval)`.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.lowering.boxing import NativeValue
+from ember.lowering.registry import box, unbox
+
+
+def _pending_error(c) -> llvm.Value:
+    null = c.pyapi.get_null_object()
+    return c.builder.icmp_unsigned("!=", c.pyapi.err_occurred(), null)
+
+
+@unbox(types.Boolean)
+def unbox_boolean(typ, obj, c):
+    truth = c.pyapi.object_istrue(obj)
+    is_error = c.builder.icmp_signed("<", truth, llvm.Constant(truth.type, 0))
+    value = c.builder.icmp_signed(">", truth, llvm.Constant(truth.type, 0))
+    return NativeValue(value, is_error=is_error)
+
+
+@box(types.Boolean)
+def box_boolean(typ, val, c):
+    return c.pyapi.bool_from_bool(val)
+
+
+@unbox(types.Integer)
+def unbox_integer(typ, obj, c):
+    if typ.signed:
+        wide = c.pyapi.long_as_longlong(obj)
+    else:
+        wide = c.pyapi.long_as_ulonglong(obj)
+    value = c.context.cast(c.builder, wide, types.integer_type(64, typ.signed), typ)
+    return NativeValue(value, is_error=_pending_error(c))
+
+
+@box(types.Integer)
+def box_integer(typ, val, c):
+    wide = c.context.cast(c.builder, val, typ, types.integer_type(64, typ.signed))
+    if typ.signed:
+        return c.pyapi.long_from_longlong(wide)
+    return c.pyapi.long_from_ulonglong(wide)
+
+
+@unbox(types.Float)
+def unbox_float(typ, obj, c):
+    double = c.pyapi.float_as_double(obj)
+    value = c.context.cast(c.builder, double, types.float64, typ)
+    return NativeValue(value, is_error=_pending_error(c))
+
+
+@box(types.Float)
+def box_float(typ, val, c):
+    return c.pyapi.float_from_double(c.context.cast(c.builder, val, typ, types.float64))
+
+
+@unbox(types.Complex)
+def unbox_complex(typ, obj, c):
+    real = c.pyapi.complex_real_as_double(obj)
+    imag = c.pyapi.complex_imag_as_double(obj)
+    value = llvm.Constant(c.context.value_type(types.complex128), llvm.Undefined)
+    value = c.builder.insert_value(c.builder.insert_value(value, real, 0), imag, 1)
+    value = c.context.cast(c.builder, value, types.complex128, typ)
+    return NativeValue(value, is_error=_pending_error(c))
+
+
+@box(types.Complex)
+def box_complex(typ, val, c):
+    wide = c.context.cast(c.builder, val, typ, types.complex128)
+    parts = [c.builder.extract_value(wide, index) for index in (0, 1)]
+    return c.pyapi.complex_from_doubles(*parts)
+
+
+@unbox(types.NoneType)
+def unbox_none(typ, obj, c):
+    return NativeValue(c.context.get_dummy_value(typ))
+
+
+@box(types.NoneType)
+def box_none(typ, val, c):
+    return c.pyapi.make_none()
+
+
+@unbox(types.BaseTuple)
+def unbox_tuple(typ, obj, c):
+    value = llvm.Constant(c.context.value_type(typ), llvm.Undefined)
+    is_error = llvm.Constant(llvm.IntType(1), 0)
+    for index, member in enumerate(typ.types):
+        native = c.unbox(member, c.pyapi.tuple_getitem(obj, index))
+        value = c.builder.insert_value(value, native.value, index)
+        if native.is_error is not None:
+            is_error = c.builder.or_(is_error, native.is_error)
+    return NativeValue(value, is_error=is_error)
+
+
+@box(types.BaseTuple)
+def box_tuple(typ, val, c):
+    """A new tuple; NULL if a member fails to box (then the partial tuple is released)."""
+    builder, pyapi = c.builder, c.pyapi
+    result = pyapi.tuple_new(len(typ))
+    failed = builder.icmp_unsigned("==", result, pyapi.get_null_object())
+    for index, member in enumerate(typ.types):
+        item = c.box(member, builder.extract_value(val, index))
+        item_failed = builder.icmp_unsigned("==", item, pyapi.get_null_object())
+        store = builder.not_(builder.or_(failed, item_failed))
+        with builder.if_then(store):
+            pyapi.tuple_setitem(result, index, item)  # steals the reference
+        with builder.if_then(builder.and_(builder.not_(store), builder.not_(item_failed))):
+            pyapi.decref(item)  # boxed, but the tuple is being abandoned
+        failed = builder.or_(failed, item_failed)
+    with builder.if_then(failed, likely=False):
+        pyapi.decref(result)
+    return builder.select(failed, pyapi.get_null_object(), result)

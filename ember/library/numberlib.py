@@ -1,0 +1,189 @@
+"""Attributes and methods of numbers (`real`, `imag`, `conjugate()`), complex powers and the
+true division of integers.
+
+Complex `**` (CPython's `complex_pow`) and the exact slow path of `int / int` are written in
+Python and compiled by ember itself (see helpers.py).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.library.helpers import call_helper
+from ember.lowering.casts import make_complex
+from ember.lowering.registry import lower_builtin, lower_getattr
+from ember.typing.signature import signature
+from ember.typing.templates import AttributeTemplate, registry
+
+# ---------------------------------------------------------------------------- real, imag
+
+
+def _parts_type(value_type: types.Type) -> types.Type:
+    """The type of `x.real` and `x.imag`: the float of a complex, int for a bool."""
+    if isinstance(value_type, types.Complex):
+        return value_type.underlying_float
+    if isinstance(value_type, types.Boolean):
+        return types.int64
+    return value_type
+
+
+@registry.register_attr
+class NumberAttributes(AttributeTemplate):
+    key = types.Number
+
+    def resolve_real(self, value_type: types.Type) -> types.Type:
+        return _parts_type(value_type)
+
+    def resolve_imag(self, value_type: types.Type) -> types.Type:
+        return _parts_type(value_type)
+
+
+@lower_getattr(types.Number, "real")
+def number_real(context, builder, value_type, value):
+    if isinstance(value_type, types.Complex):
+        return builder.extract_value(value, 0)
+    return context.cast(builder, value, value_type, _parts_type(value_type))
+
+
+@lower_getattr(types.Number, "imag")
+def number_imag(context, builder, value_type, value):
+    if isinstance(value_type, types.Complex):
+        return builder.extract_value(value, 1)
+    return context.get_constant(_parts_type(value_type), 0)
+
+
+for _number_class in (types.Boolean, types.Integer, types.Float, types.Complex):
+
+    @registry.typer((_number_class, "conjugate"))
+    def _type_conjugate(args, kws):
+        if len(args) != 1 or kws:
+            return None
+        result = _parts_type(args[0]) if not isinstance(args[0], types.Complex) else args[0]
+        return signature(result, args[0])
+
+    @lower_builtin((_number_class, "conjugate"), types.Number)
+    def number_conjugate(context, builder, sig, args):
+        (value,) = args
+        if not isinstance(sig.args[0], types.Complex):
+            return context.cast(builder, value, sig.args[0], sig.return_type)
+        real, imag = builder.extract_value(value, 0), builder.extract_value(value, 1)
+        return make_complex(context, builder, sig.return_type, real, builder.fneg(imag))
+
+
+# ---------------------------------------------------------------------------- complex **
+
+
+def complex_power(a, b):
+    """CPython's complex_pow (Objects/complexobject.c), step for step so that it rounds alike:
+    repeated products (c_powi) for small integer exponents, else the polar form (_Py_c_pow)."""
+    if b.imag == 0.0 and b.real == math.floor(b.real) and math.fabs(b.real) <= 100.0:
+        exponent = int(b.real)
+        result = 1 + 0j
+        power = a
+        mask = 1
+        remaining = exponent if exponent > 0 else -exponent
+        while mask > 0 and remaining >= mask:
+            if remaining & mask:
+                result = result * power
+            mask <<= 1
+            power = power * power
+        if exponent <= 0:
+            if result.real == 0.0 and result.imag == 0.0:
+                raise ZeroDivisionError("0.0 to a negative or complex power")
+            result = (1 + 0j) / result
+    elif a.real == 0.0 and a.imag == 0.0:
+        if b.imag != 0.0 or b.real < 0.0:
+            raise ZeroDivisionError("0.0 to a negative or complex power")
+        result = 0j
+    else:
+        magnitude = math.hypot(a.real, a.imag)
+        length = magnitude**b.real
+        angle = math.atan2(a.imag, a.real)
+        phase = angle * b.real
+        if b.imag != 0.0:
+            length /= math.exp(angle * b.imag)
+            phase += b.imag * math.log(magnitude)
+        result = complex(length * math.cos(phase), length * math.sin(phase))
+    if math.isinf(result.real) or math.isinf(result.imag):
+        raise OverflowError("complex exponentiation")
+    return result
+
+
+@lower_builtin(operator.pow, types.Complex, types.Complex)
+def lower_complex_power(context, builder, sig, args):
+    wide = signature(types.complex128, types.complex128, types.complex128)
+    operands = [context.cast(builder, v, t, types.complex128) for v, t in zip(args, sig.args)]
+    result = call_helper(context, builder, complex_power, wide, operands)
+    return context.cast(builder, result, types.complex128, sig.return_type)
+
+
+# ---------------------------------------------------------------------------- int / int
+
+
+@lower_builtin(operator.truediv, types.Integer, types.Integer)
+def int_true_division(context, builder, sig, args):
+    """int / int correctly rounded, as CPython: one float division when both operands are
+    exact doubles (at most 2**53 in magnitude), else the exact long division below."""
+    a, b = args
+    if context.options.error_model == "python":
+        is_zero = builder.icmp_unsigned("==", b, llvm.Constant(b.type, 0))
+        context.guard(builder, is_zero, ZeroDivisionError, "division by zero")
+    as_floats = [context.cast(builder, v, t, types.float64) for v, t in zip(args, sig.args)]
+    quick = context.apply_fastmath(builder.fdiv(*as_floats))
+    if not all(isinstance(t, types.Integer) and t.signed and t.bitwidth == 64 for t in sig.args):
+        return quick  # narrower ints are exact doubles; uint64 keeps the float division
+    exact_doubles = builder.and_(_at_most_2_53(builder, a), _at_most_2_53(builder, b))
+    zero = llvm.Constant(a.type, 0)
+    has_zero = builder.or_(builder.icmp_signed("==", a, zero), builder.icmp_signed("==", b, zero))
+    with builder.if_else(builder.or_(exact_doubles, has_zero), likely=True) as (fast, slow):
+        with fast:
+            fast_block = builder.block
+        with slow:
+            exact_sig = signature(types.float64, types.int64, types.int64)
+            exact = call_helper(context, builder, int_true_divide, exact_sig, [a, b])
+            slow_block = builder.block
+    result = builder.phi(quick.type)
+    result.add_incoming(quick, fast_block)
+    result.add_incoming(exact, slow_block)
+    return result
+
+
+def _at_most_2_53(builder, value):
+    negative = builder.icmp_signed("<", value, llvm.Constant(value.type, 0))
+    magnitude = builder.select(negative, builder.neg(value), value)  # -2**63 stays "large"
+    return builder.icmp_unsigned("<=", magnitude, llvm.Constant(value.type, 2**53))
+
+
+def int_true_divide(a, b):
+    """a / b for nonzero int64 operands, one of them beyond 2**53, correctly rounded (CPython's
+    long_true_divide): long division to at least 55 quotient bits, a sticky bit for the rest,
+    then one rounding int -> float and an exact scaling by a power of two."""
+    negative = (a < 0) != (b < 0)
+    scale = 1.0
+    if a == -9223372036854775808:  # -2**63: |a| would not fit, so halve it (exactly)
+        a = -4611686018427387904
+        scale = 2.0
+    if b == -9223372036854775808:
+        b = -4611686018427387904
+        scale *= 0.5
+    numerator = a if a > 0 else -a
+    denominator = b if b > 0 else -b
+    quotient = numerator // denominator
+    remainder = numerator - quotient * denominator
+    exponent = 0
+    while quotient < 18014398509481984:  # 2**54: one bit below rounding, one for the sticky
+        if remainder >= denominator - remainder:  # 2 * remainder >= denominator, no overflow
+            quotient = 2 * quotient + 1
+            remainder = remainder - (denominator - remainder)
+        else:
+            quotient = 2 * quotient
+            remainder = remainder + remainder
+        exponent -= 1
+    if remainder != 0:
+        quotient |= 1  # sticky: something nonzero below the bits kept
+    result = float(quotient) * 2.0**exponent * scale
+    return -result if negative else result

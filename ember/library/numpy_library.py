@@ -1,0 +1,17 @@
+"""Arrays and NumPy in compiled code; importing this module registers all of it.
+
+Loaded by the typing context as soon as NumPy itself is imported (ember/typing/context.py), so
+that compiling scalar code never pays for importing NumPy.
+"""
+
+from ember.library import (  # noqa: F401
+    arrays,
+    arrays_index,
+    arrays_iter,
+    arrays_methods,
+    numpy_creation,
+    numpy_linalg,
+    numpy_random,
+    numpy_reductions,
+    numpy_ufuncs,
+)

@@ -1,0 +1,352 @@
+"""np.dot, `a @ b`, `a.dot(b)` and np.linalg.norm, with SciPy's BLAS for floating-point
+matrix products (scipy.linalg.cython_blas exports its functions as PyCapsules).
+
+The BLAS functions are published to the JIT with `llvmlite.binding.add_symbol` under
+`ember_blas_<name>` and called with Fortran's convention (every argument by address). Row-major
+products use the transpose identity: C = A @ B is C^T = B^T @ A^T in column-major order, so
+C-contiguous operands need no copy; F-contiguous ones are passed transposed; others are copied.
+Integer products use plain loops, as NumPy does.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import operator
+
+import numpy as np
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.errors import TypingError
+from ember.library.numpy_support import implement, jitted, numpy_dtype
+from ember.lowering import arrays as arr
+from ember.lowering.registry import lower_builtin
+from ember.typing.signature import signature
+from ember.typing.templates import registry
+
+_PREFIX = {types.float32: "s", types.float64: "d", types.complex64: "c", types.complex128: "z"}
+
+
+@functools.cache
+def blas_symbol(name: str) -> str:
+    """Publish SciPy's BLAS `name` to the JIT; returns the symbol compiled code calls."""
+    import llvmlite.binding as llvm_binding
+    from scipy.linalg import cython_blas
+
+    capsule = cython_blas.__pyx_capi__[name]
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype = ctypes.c_char_p
+    get_name.argtypes = [ctypes.py_object]
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype = ctypes.c_void_p
+    get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    address = get_pointer(capsule, get_name(capsule))
+    symbol = f"ember_blas_{name}"
+    llvm_binding.add_symbol(symbol, address)
+    return symbol
+
+
+def _declare(builder, name: str, result, args):
+    symbol = blas_symbol(name)
+    function = builder.module.globals.get(symbol)
+    if function is None:
+        function = llvm.Function(builder.module, llvm.FunctionType(result, args), symbol)
+    return function
+
+
+def _by_address(builder, value):
+    slot = arr.alloca_in_entry(builder, value.type)
+    builder.store(value, slot)
+    return slot
+
+
+# ---------------------------------------------------------------------------- primitives
+
+
+def blas_gemm(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc):
+    """c[:m*n] = op(a) @ op(b) in column-major order (BLAS gemm, alpha=1, beta=0); compiled
+    code only."""
+    raise NotImplementedError("blas_gemm runs in compiled code only")
+
+
+def blas_dot(n, x, incx, y, incy):
+    """sum(x[i*incx] * y[i*incy]) by BLAS dot (real floats); compiled code only."""
+    raise NotImplementedError("blas_dot runs in compiled code only")
+
+
+def _blas_dtype(typ) -> bool:
+    return isinstance(typ, types.Array) and typ.dtype in _PREFIX
+
+
+@registry.typer(blas_gemm)
+def _type_gemm(args, kws):
+    if len(args) != 11 or not all(_blas_dtype(args[i]) for i in (5, 7, 9)):
+        return None
+    ints = [types.int64] * 5
+    return signature(types.none, *ints, args[5], types.int64, args[7], types.int64, args[9],
+                     types.int64)  # fmt: skip
+
+
+@lower_builtin(blas_gemm, *([types.Type] * 11))
+def _lower_gemm(context, builder, sig, args):
+    dtype = sig.args[5].dtype
+    i8, i32 = llvm.IntType(8), llvm.IntType(32)
+
+    def char(value):  # 0 -> 'N', 1 -> 'T'
+        flag = builder.icmp_signed("!=", value, arr.const(0))
+        return _by_address(builder, builder.select(flag, llvm.Constant(i8, ord("T")),
+                                                   llvm.Constant(i8, ord("N"))))  # fmt: skip
+
+    def integer(value):
+        return _by_address(builder, builder.trunc(value, i32))
+
+    def data(typ, value):
+        return arr.unpack(builder, typ, value).data
+
+    one = _by_address(builder, context.get_constant(dtype, 1))
+    zero = _by_address(builder, context.get_constant(dtype, 0))
+    ta, tb, m, n, k, a, lda, b, ldb, c, ldc = args
+    operands = [
+        char(ta), char(tb), integer(m), integer(n), integer(k), one,
+        data(sig.args[5], a), integer(lda), data(sig.args[7], b), integer(ldb), zero,
+        data(sig.args[9], c), integer(ldc),
+    ]  # fmt: skip
+    gemm = _declare(builder, _PREFIX[dtype] + "gemm", llvm.VoidType(), [arr.ptr] * 13)
+    builder.call(gemm, operands)
+    return context.get_dummy_value(types.none)
+
+
+@registry.typer(blas_dot)
+def _type_dot(args, kws):
+    if len(args) != 5 or not (_blas_dtype(args[1]) and args[1].dtype is args[3].dtype):
+        return None
+    if isinstance(args[1].dtype, types.Complex):
+        return None
+    return signature(args[1].dtype, types.int64, args[1], types.int64, args[3], types.int64)
+
+
+@lower_builtin(blas_dot, *([types.Type] * 5))
+def _lower_dot(context, builder, sig, args):
+    dtype = sig.args[1].dtype
+    i32 = llvm.IntType(32)
+    n, x, incx, y, incy = args
+    operands = [
+        _by_address(builder, builder.trunc(n, i32)),
+        arr.unpack(builder, sig.args[1], x).data,
+        _by_address(builder, builder.trunc(incx, i32)),
+        arr.unpack(builder, sig.args[3], y).data,
+        _by_address(builder, builder.trunc(incy, i32)),
+    ]
+    dot = _declare(builder, _PREFIX[dtype] + "dot", context.value_type(dtype), [arr.ptr] * 5)
+    return builder.call(dot, operands)
+
+
+# ---------------------------------------------------------------------------- implementations
+
+
+def _matmul_blas(a, b):
+    """2-d @ 2-d for BLAS dtypes (same dtype on both sides)."""
+    m, k = a.shape
+    k2, n = b.shape
+    if k != k2:
+        raise ValueError("matmul: the inner dimensions of the operands differ")
+    out = np.empty((m, n), a.dtype)
+    if m == 0 or n == 0:
+        return out
+    if k == 0:
+        out[:] = 0
+        return out
+    size = a.itemsize
+    # A as stored: row-major (ld = row stride) or column-major (ld = column stride)
+    if a.strides[1] == size and a.strides[0] % size == 0 and a.strides[0] >= k * size:
+        ta, lda, a_ready = 0, a.strides[0] // size, a
+    elif a.strides[0] == size and a.strides[1] % size == 0 and a.strides[1] >= m * size:
+        ta, lda, a_ready = 1, a.strides[1] // size, a
+    else:
+        ta, lda, a_ready = 0, k, np.ascontiguousarray(a)
+    if b.strides[1] == size and b.strides[0] % size == 0 and b.strides[0] >= n * size:
+        tb, ldb, b_ready = 0, b.strides[0] // size, b
+    elif b.strides[0] == size and b.strides[1] % size == 0 and b.strides[1] >= k * size:
+        tb, ldb, b_ready = 1, b.strides[1] // size, b
+    else:
+        tb, ldb, b_ready = 0, n, np.ascontiguousarray(b)
+    # C^T (n x m, column-major) = op(B^T) @ op(A^T)
+    blas_gemm(tb, ta, n, m, k, b_ready, ldb, a_ready, lda, out, n)
+    return out
+
+
+def _matmul_loops(a, b):
+    """2-d @ 2-d with plain loops (integers, booleans)."""
+    m, k = a.shape
+    k2, n = b.shape
+    if k != k2:
+        raise ValueError("matmul: the inner dimensions of the operands differ")
+    out = np.zeros((m, n), a.dtype)
+    for i in range(m):
+        for p in range(k):
+            x = a[i, p]
+            for j in range(n):
+                out[i, j] += x * b[p, j]
+    return out
+
+
+@functools.cache
+def _dot_vectors(dtype_name: str, use_blas: bool):
+    """1-d . 1-d: BLAS dot for real floats with positive strides, else a loop."""
+    np_type = np.dtype(dtype_name).type
+
+    def loop(a, b):
+        n = a.shape[0]
+        if b.shape[0] != n:
+            raise ValueError("dot: the vectors have different lengths")
+        total = np_type(0)
+        for i in range(n):
+            total += a[i] * b[i]
+        return total
+
+    if not use_blas:
+        return loop
+    fallback = jitted(loop)
+
+    def with_blas(a, b):
+        n = a.shape[0]
+        size = a.itemsize
+        if (b.shape[0] == n and n > 0 and a.strides[0] > 0 and b.strides[0] > 0
+                and a.strides[0] % size == 0 and b.strides[0] % size == 0):  # fmt: skip
+            return blas_dot(n, a, a.strides[0] // size, b, b.strides[0] // size)
+        return fallback(a, b)
+
+    return with_blas
+
+
+@functools.cache
+def _product_impl(a_ndim: int, b_ndim: int, use_blas: bool, dtype_name: str, cast_a: bool,
+                  cast_b: bool):  # fmt: skip
+    """The implementation of a @ b for these operand ranks (1 or 2), casting to the common
+    dtype first when the operands differ."""
+    np_type = np.dtype(dtype_name).type
+    if a_ndim == 1 and b_ndim == 1:
+        core = jitted(_dot_vectors(dtype_name, use_blas))
+    else:
+        core = jitted(_matmul_blas if use_blas else _matmul_loops)
+
+    if a_ndim == 1 and b_ndim == 1:
+        if cast_a and cast_b:
+
+            def impl(a, b):
+                return core(a.astype(np_type), b.astype(np_type))
+        elif cast_a:
+
+            def impl(a, b):
+                return core(a.astype(np_type), b)
+        elif cast_b:
+
+            def impl(a, b):
+                return core(a, b.astype(np_type))
+        else:
+
+            def impl(a, b):
+                return core(a, b)
+
+        return impl
+    # matrix products: cast, lift vectors to matrices, multiply, drop the lifted dimension
+    lift_a = "a.reshape(1, a.shape[0])" if a_ndim == 1 else "a"
+    lift_b = "b.reshape(b.shape[0], 1)" if b_ndim == 1 else "b"
+    if cast_a:
+        lift_a = lift_a.replace("a", "a.astype(np_type)", 1) if a_ndim == 2 else (
+            "a.astype(np_type).reshape(1, a.shape[0])")  # fmt: skip
+    if cast_b:
+        lift_b = lift_b.replace("b", "b.astype(np_type)", 1) if b_ndim == 2 else (
+            "b.astype(np_type).reshape(b.shape[0], 1)")  # fmt: skip
+    drop = ""
+    if a_ndim == 1:
+        drop = ".reshape(out.shape[1])"
+    elif b_ndim == 1:
+        drop = ".reshape(out.shape[0])"
+    source = f"def impl(a, b):\n    out = core({lift_a}, {lift_b})\n    return out{drop}\n"
+    namespace = {"core": core, "np_type": np_type, "np": np}
+    exec(source, namespace)  # noqa: S102 - a template over the fixed names above
+    impl = namespace["impl"]
+    impl.__module__ = __name__
+    return impl
+
+
+def _select_product(a, b):
+    if not (isinstance(a, types.Array) and isinstance(b, types.Array)):
+        return None
+    if a.ndim not in (1, 2) or b.ndim not in (1, 2):
+        raise TypingError(f"ember's matrix product takes 1-d and 2-d arrays, not {a} and {b}")
+    common = np.result_type(numpy_dtype(a.dtype), numpy_dtype(b.dtype))
+    from ember.library.numpy_support import from_numpy_dtype
+
+    dtype = from_numpy_dtype(common)
+    use_blas = dtype in _PREFIX
+    if a.ndim == 1 and b.ndim == 1 and isinstance(dtype, types.Complex):
+        use_blas = False  # complex dot returns by value: Fortran's ABI for it varies
+    return _product_impl(a.ndim, b.ndim, use_blas, common.name, a.dtype is not dtype,
+                         b.dtype is not dtype)  # fmt: skip
+
+
+implement(np.dot, "a, b")(_select_product)
+implement(np.matmul, "a, b")(_select_product)
+implement((types.Array, "dot"), "self, b")(_select_product)
+implement(operator.matmul, "a, b")(_select_product)
+
+
+# ---------------------------------------------------------------------------- norm
+
+
+def _norm_vector(x, ord):
+    x = x.ravel()
+    n = x.shape[0]
+    if n == 0:
+        return 0.0
+    magnitude = np.abs(x)
+    if ord == np.inf:
+        return float(magnitude.max())
+    if ord == -np.inf:
+        return float(magnitude.min())
+    if ord == 0:
+        return float((x != 0).sum())
+    if ord == 1:
+        return float(magnitude.sum())
+    if ord == 2:
+        return float(np.sqrt((magnitude * magnitude).sum()))
+    return float(((magnitude**ord).sum()) ** (1.0 / ord))
+
+
+def _norm_frobenius(x, ord):
+    flat = np.abs(x.ravel())
+    total = 0.0
+    for value in flat:
+        total += value * value
+    return np.sqrt(total)
+
+
+def _norm_matrix(x, ord):
+    magnitude = np.abs(x)
+    if ord == 1:
+        return float(magnitude.sum(axis=0).max())
+    if ord == -1:
+        return float(magnitude.sum(axis=0).min())
+    if ord == np.inf:
+        return float(magnitude.sum(axis=1).max())
+    if ord == -np.inf:
+        return float(magnitude.sum(axis=1).min())
+    raise ValueError("ember's norm of a matrix supports ord None, 1, -1, inf and -inf")
+
+
+@implement(np.linalg.norm, "x, ord=None")
+def _select_norm(x, ord):
+    if not isinstance(x, types.Array) or isinstance(x.dtype, types.Boolean):
+        return None
+    if isinstance(ord, types.NoneType):
+        return _norm_frobenius
+    if not isinstance(types.unliteral(ord), (types.Integer, types.Float)):
+        return None
+    if x.ndim == 1:
+        return _norm_vector
+    if x.ndim == 2:
+        return _norm_matrix
+    return None

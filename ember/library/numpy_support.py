@@ -1,0 +1,242 @@
+"""Shared pieces of ember's NumPy support: dtypes, keyword folding for typers, and library
+operations written in Python and compiled by ember itself.
+
+Typers registered with `np_typer` see every parameter of a NumPy-like Python signature: keyword
+arguments are placed by name and omitted ones take the type of their default. The returned
+Signature carries the signature (`pysig`), so lowering places keyword arguments the same way
+(`FunctionLowerer._folded_arguments`).
+
+`PyImpl` is how most NumPy functions are implemented: a plain Python function, compiled by ember
+for the argument types, whose compiled code is linked into (and inlined by) the caller. It is
+the role `@overload` plays for user code; these move onto it once it handles keywords.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ember import types
+from ember.errors import TypingError
+from ember.lowering.registry import VarArgs, lower_builtin
+from ember.typing.signature import Signature
+from ember.typing.templates import registry
+
+# ---------------------------------------------------------------------------- dtypes
+
+_SCALAR_CLASSES = {
+    np.bool_: types.boolean, np.int8: types.int8, np.int16: types.int16, np.int32: types.int32,
+    np.int64: types.int64, np.uint8: types.uint8, np.uint16: types.uint16,
+    np.uint32: types.uint32, np.uint64: types.uint64, np.float32: types.float32,
+    np.float64: types.float64, np.complex64: types.complex64, np.complex128: types.complex128,
+}  # fmt: skip
+_BUILTIN_DTYPES = {float: types.float64, int: types.int64, bool: types.boolean,
+                   complex: types.complex128}  # fmt: skip
+
+SUPPORTED_KINDS = "booleans, integers, floats and complex numbers"
+
+
+def scalar_class_type(value: Any) -> types.Type | None:
+    """The ember type a NumPy scalar class (np.float32) or builtin class (float) stands for."""
+    try:
+        return _SCALAR_CLASSES.get(value) or _BUILTIN_DTYPES.get(value)
+    except TypeError:
+        return None
+
+
+def numpy_dtype(dtype: types.Type) -> np.dtype:
+    """The NumPy dtype of an ember scalar type."""
+    return np.dtype("bool" if isinstance(dtype, types.Boolean) else dtype.name)
+
+
+class UnsupportedDtypeError(TypingError, ValueError):
+    """A NumPy dtype ember cannot compile for (objects, strings, datetimes, float16...); a
+    ValueError too, as `typeof` raises for values it cannot type."""
+
+
+def from_numpy_dtype(dtype: np.dtype) -> types.Type:
+    """The ember scalar type of a NumPy dtype; UnsupportedDtypeError for the unsupported ones."""
+    from ember.dispatcher.typeof import dtype_to_type
+
+    found = dtype_to_type(dtype)
+    if found is None:
+        raise UnsupportedDtypeError(
+            f"unsupported NumPy dtype {dtype} ({_describe_dtype(dtype)}): ember arrays hold "
+            f"{SUPPORTED_KINDS}"
+        )
+    return found
+
+
+def _describe_dtype(dtype: np.dtype) -> str:
+    return {
+        "O": "Python objects",
+        "U": "strings",
+        "S": "bytes",
+        "M": "datetimes",
+        "m": "timedeltas",
+        "V": "records",
+    }.get(dtype.kind, "not a plain number" if dtype.kind != "f" else "a float width ember lacks")
+
+
+def parse_dtype(typ: types.Type, default: types.Type | None = types.float64) -> types.Type:
+    """The scalar type a `dtype=` argument stands for (np.float32, float, 'f8', a.dtype...)."""
+    typ_value = typ
+    if isinstance(typ_value, types.NoneType):
+        if default is None:
+            raise TypingError("a dtype is required here")
+        return default
+    if isinstance(typ_value, types.DType):
+        return typ_value.dtype
+    if isinstance(typ_value, types.Function):
+        found = scalar_class_type(typ_value.typing_key)
+        if found is not None:
+            return found
+    if isinstance(typ_value, types.StringLiteral):
+        try:
+            dtype = np.dtype(typ_value.literal_value)
+        except TypeError:
+            raise TypingError(f"{typ_value.literal_value!r} is not a NumPy dtype") from None
+        return from_numpy_dtype(dtype)
+    raise TypingError(f"cannot use a value of type {typ} as a dtype")
+
+
+def is_array(typ: types.Type) -> bool:
+    return isinstance(typ, types.Array)
+
+
+def is_number(typ: types.Type) -> bool:
+    return isinstance(types.unliteral(typ), types.Number)
+
+
+def is_integer(typ: types.Type) -> bool:
+    return isinstance(types.unliteral(typ), types.Integer)
+
+
+def is_none(typ: types.Type) -> bool:
+    return isinstance(typ, types.NoneType)
+
+
+# ---------------------------------------------------------------------------- typers
+
+
+def make_pysig(params: str) -> inspect.Signature:
+    """An inspect.Signature from a parameter list written as Python: 'a, axis=None'."""
+    namespace: dict = {}
+    exec(f"def f({params}): pass", {}, namespace)  # noqa: S102 - a literal parameter list
+    return inspect.signature(namespace["f"])
+
+
+def fold(pysig: inspect.Signature, args: tuple, kws: dict) -> tuple | None:
+    """Argument types in parameter order, defaults typed from their values; None when the call
+    does not bind."""
+    from ember.typing.context import TypingContext
+
+    try:
+        bound = pysig.bind(*args, **kws)
+    except TypeError:
+        return None
+    folded = []
+    for name, param in pysig.parameters.items():
+        if name in bound.arguments:
+            folded.append(bound.arguments[name])
+        else:
+            folded.append(TypingContext().resolve_value_type(param.default))
+    return tuple(folded)
+
+
+def np_typer(key: Any, params: str) -> Callable:
+    """Decorator: `typer(*folded_types) -> return type | Signature | None` for calls of `key`
+    with the Python parameters `params` (keywords and defaults folded by name)."""
+    pysig = make_pysig(params)
+
+    def decorate(typer: Callable) -> Callable:
+        @registry.typer(key)
+        def _typer(args, kws):
+            folded = fold(pysig, tuple(args), kws)
+            if folded is None:
+                return None
+            result = typer(*folded)
+            if result is None:
+                return None
+            if isinstance(result, Signature):
+                return Signature(result.return_type, result.args, pysig=pysig)
+            return Signature(result, folded, pysig=pysig)
+
+        return typer
+
+    return decorate
+
+
+# ---------------------------------------------------------------------------- Python impls
+
+
+class PyImpl:
+    """A library operation written as a Python function and compiled by ember per argument
+    types (error_model='numpy': NumPy's floating-point behaviour, no Python exceptions)."""
+
+    def __init__(self, py_func: Callable) -> None:
+        self.py_func = py_func
+        self._dispatcher = None
+
+    @property
+    def dispatcher(self) -> Any:
+        if self._dispatcher is None:
+            from ember.decorators import njit
+
+            self._dispatcher = njit(error_model="numpy")(self.py_func)
+        return self._dispatcher
+
+    def return_type(self, arg_types: tuple) -> types.Type:
+        return self.dispatcher.compile(tuple(arg_types)).signature.return_type
+
+    def __call__(self, context, builder, sig: Signature, args: list) -> Any:
+        """Lower a call with the values `args` of `sig.args`."""
+        compiled = self.dispatcher.compile(tuple(sig.args))
+        result = context.call_compiled(builder, compiled, list(args))
+        return context.cast(builder, result, compiled.signature.return_type, sig.return_type)
+
+
+_impls: dict[Callable, PyImpl] = {}
+
+
+def py_impl(py_func: Callable) -> PyImpl:
+    """The (cached) PyImpl of a Python implementation function."""
+    found = _impls.get(py_func)
+    if found is None:
+        found = _impls[py_func] = PyImpl(py_func)
+    return found
+
+
+def jitted(py_func: Callable) -> Any:
+    """The ember dispatcher of a library implementation, for calls between implementations."""
+    return py_impl(py_func).dispatcher
+
+
+def implement(key: Any, params: str) -> Callable:
+    """Decorator: `select(*folded_types) -> python implementation | None` implements calls of
+    `key` (a function, or `(types.Array, name)` for a method whose `params` start with the
+    receiver). Typing compiles the chosen implementation for the folded argument types; lowering
+    calls it."""
+
+    def decorate(select: Callable) -> Callable:
+        def chosen(arg_types: tuple) -> PyImpl | None:
+            impl = select(*arg_types)
+            return None if impl is None else py_impl(impl)
+
+        @np_typer(key, params)
+        def _typer(*folded):
+            impl = chosen(folded)
+            if impl is None:
+                return None
+            return impl.return_type(folded)
+
+        @lower_builtin(key, VarArgs(types.Type))
+        def _lower(context, builder, sig, args):
+            return chosen(tuple(sig.args))(context, builder, sig, args)
+
+        return select
+
+    return decorate

@@ -1,0 +1,386 @@
+"""Array primitives for lowering: the fields of an array value, allocation through the runtime,
+element addresses, loops, and the reference counting of values that own arrays.
+
+An array value is the struct of `ArrayModel` (ember/lowering/models.py):
+{meminfo, parent, nitems, itemsize, data, shape[n], strides[n]}, strides in bytes.
+
+Reference counting follows Numba: every expression result is a new reference, a function's
+arguments are borrowed, and a returned value is owned by the caller. Only `meminfo` counts;
+NULL (arrays borrowed from Python) makes incref and decref no-ops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from llvmlite import ir as llvm
+
+from ember import config, types
+from ember.lowering.intrinsics import call_intrinsic
+from ember.lowering.models import ArrayModel, BoundFunctionModel, StructModel, model_of
+from ember.runtime import nrt
+
+i1 = llvm.IntType(1)
+i8 = llvm.IntType(8)
+i32 = llvm.IntType(32)
+i64 = llvm.IntType(64)
+ptr = llvm.PointerType()
+
+
+def const(value: int) -> llvm.Constant:
+    return llvm.Constant(i64, value)
+
+
+def i32_(value: int) -> llvm.Constant:
+    return llvm.Constant(i32, value)
+
+
+# ---------------------------------------------------------------------------- fields
+
+
+@dataclass
+class ArrayFields:
+    """The members of one array value as separate LLVM values."""
+
+    meminfo: llvm.Value
+    parent: llvm.Value
+    nitems: llvm.Value
+    itemsize: llvm.Value
+    data: llvm.Value
+    shape: list = field(default_factory=list)
+    strides: list = field(default_factory=list)
+
+
+def unpack(builder: llvm.IRBuilder, array_type: types.Array, value: llvm.Value) -> ArrayFields:
+    ndim = array_type.ndim
+    get = builder.extract_value
+    return ArrayFields(
+        get(value, 0),
+        get(value, 1),
+        get(value, 2),
+        get(value, 3),
+        get(value, 4),
+        [get(value, [5, k]) for k in range(ndim)],
+        [get(value, [6, k]) for k in range(ndim)],
+    )
+
+
+def pack(builder: llvm.IRBuilder, array_type: types.Array, fields: ArrayFields) -> llvm.Value:
+    value = llvm.Constant(model_of(array_type).value_type, llvm.Undefined)
+    for index, item in enumerate(
+        (fields.meminfo, fields.parent, fields.nitems, fields.itemsize, fields.data)
+    ):
+        value = builder.insert_value(value, item, index)
+    for k in range(array_type.ndim):
+        value = builder.insert_value(value, fields.shape[k], [5, k])
+        value = builder.insert_value(value, fields.strides[k], [6, k])
+    return value
+
+
+def itemsize_of(dtype: types.Type) -> int:
+    """Bytes per element of a NumPy dtype."""
+    if isinstance(dtype, types.Boolean):
+        return 1
+    return dtype.bitwidth // 8
+
+
+def product(builder: llvm.IRBuilder, values: list) -> llvm.Value:
+    result = const(1)
+    for value in values:
+        result = builder.mul(result, value)
+    return result
+
+
+# ---------------------------------------------------------------------------- reference counts
+
+_meminfo_paths: dict[types.Type, tuple] = {}
+
+
+def meminfo_paths(typ: types.Type) -> tuple:
+    """Index paths (for extract_value) to every meminfo a value of `typ` holds."""
+    found = _meminfo_paths.get(typ)
+    if found is not None:
+        return found
+    try:
+        model = model_of(typ)
+    except NotImplementedError:
+        model = None
+    if isinstance(model, ArrayModel):
+        found = ((0,),)
+    elif isinstance(model, StructModel):
+        found = tuple(
+            (index, *path) for index, member in model.traverse() for path in meminfo_paths(member)
+        )
+    elif isinstance(model, BoundFunctionModel):
+        found = meminfo_paths(typ.this)
+    else:
+        found = ()
+    _meminfo_paths[typ] = found
+    return found
+
+
+def needs_refcount(typ: types.Type) -> bool:
+    """Whether values of `typ` own references (arrays, or tuples holding arrays)."""
+    return bool(meminfo_paths(typ))
+
+
+def incref(builder: llvm.IRBuilder, typ: types.Type, value: llvm.Value) -> None:
+    for path in meminfo_paths(typ):
+        nrt.emit_incref(builder, builder.extract_value(value, list(path)))
+
+
+def decref(builder: llvm.IRBuilder, typ: types.Type, value: llvm.Value) -> None:
+    for path in meminfo_paths(typ):
+        nrt.emit_decref(builder, builder.extract_value(value, list(path)))
+
+
+def nrt_incref_fields(builder: llvm.IRBuilder, fields: ArrayFields) -> None:
+    """A view made from `fields` shares their meminfo: count the new reference."""
+    nrt.emit_incref(builder, fields.meminfo)
+
+
+# ---------------------------------------------------------------------------- allocation
+
+
+def allocate(
+    context, builder: llvm.IRBuilder, array_type: types.Array, shape: list, order: str = "C"
+) -> llvm.Value:
+    """A new, uninitialized array of `shape` (i64 values) in C (or F) order: a new reference."""
+    itemsize = itemsize_of(array_type.dtype)
+    negative = llvm.Constant(i1, 0)
+    for dim in shape:
+        negative = builder.or_(negative, builder.icmp_signed("<", dim, const(0)))
+    context.guard(builder, negative, ValueError, "negative dimensions are not allowed")
+    nitems = const(1)
+    overflow = llvm.Constant(i1, 0)
+    for dim in [*shape, const(itemsize)]:
+        pair = call_intrinsic(
+            builder, "llvm.umul.with.overflow", [nitems, dim], llvm.LiteralStructType([i64, i1])
+        )
+        overflow = builder.or_(overflow, builder.extract_value(pair, 1))
+        nitems = builder.extract_value(pair, 0)
+    nbytes = nitems
+    overflow = builder.or_(overflow, builder.icmp_signed("<", nbytes, const(0)))
+    context.guard(builder, overflow, ValueError, "array is too big; the size is too large")
+    meminfo = nrt.emit_allocate(builder, nbytes)
+    failed = builder.icmp_unsigned("==", meminfo, llvm.Constant(ptr, None))
+    context.guard(builder, failed, MemoryError, "unable to allocate an array")
+    count = product(builder, shape)
+    strides = contiguous_strides(builder, shape, itemsize, order)
+    fields = ArrayFields(
+        meminfo,
+        llvm.Constant(ptr, None),
+        count,
+        const(itemsize),
+        nrt.emit_data_pointer(builder, meminfo),
+        list(shape),
+        strides,
+    )
+    return pack(builder, array_type, fields)
+
+
+def contiguous_strides(builder, shape: list, itemsize: int, order: str = "C") -> list:
+    strides = [None] * len(shape)
+    running = const(itemsize)
+    dims = range(len(shape) - 1, -1, -1) if order == "C" else range(len(shape))
+    for k in dims:
+        strides[k] = running
+        running = builder.mul(running, shape[k])
+    return strides
+
+
+# ---------------------------------------------------------------------------- elements
+
+
+def boundscheck_enabled(context) -> bool:
+    return bool(context.options.boundscheck or config.BOUNDSCHECK)
+
+
+def wrap_index(builder: llvm.IRBuilder, index: llvm.Value, index_type, dim: llvm.Value):
+    """A Python index as an i64, negative values counted from the end."""
+    index_type = types.unliteral(index_type)
+    if isinstance(index_type, types.Integer) and not index_type.signed:
+        return _to_i64(builder, index, signed=False)
+    index = _to_i64(builder, index, signed=True)
+    negative = builder.icmp_signed("<", index, const(0))
+    return builder.select(negative, builder.add(index, dim), index)
+
+
+def _to_i64(builder, value, signed: bool):
+    if value.type == i64:
+        return value
+    if value.type.width > 64:
+        return builder.trunc(value, i64)
+    return builder.sext(value, i64) if signed else builder.zext(value, i64)
+
+
+def check_index(context, builder, index: llvm.Value, dim: llvm.Value, always: bool = False):
+    """IndexError unless 0 <= index < dim (only with boundscheck, unless `always`)."""
+    if always or boundscheck_enabled(context):
+        outside = builder.icmp_unsigned(">=", index, dim)
+        context.guard(builder, outside, IndexError, "index is out of bounds")
+
+
+def element_pointer(
+    builder: llvm.IRBuilder, array_type: types.Array, fields: ArrayFields, indices: list
+) -> llvm.Value:
+    """The address of the element at in-range i64 `indices` (one per dimension)."""
+    element = model_of(array_type.dtype).data_type
+    ndim = array_type.ndim
+    if ndim == 0:
+        return fields.data
+    unit = None
+    if array_type.layout == "C":
+        unit = ndim - 1
+    elif array_type.layout == "F":
+        unit = 0
+    offset = None
+    for k in range(ndim):
+        if k == unit:
+            continue
+        term = builder.mul(indices[k], fields.strides[k])
+        offset = term if offset is None else builder.add(offset, term)
+    base = fields.data
+    if offset is not None:
+        base = builder.gep(base, [offset], inbounds=True, source_etype=i8)
+    if unit is None:
+        return base
+    return builder.gep(base, [indices[unit]], inbounds=True, source_etype=element)
+
+
+def load_item(builder: llvm.IRBuilder, dtype: types.Type, pointer: llvm.Value) -> llvm.Value:
+    model = model_of(dtype)
+    return model.from_data(builder, builder.load(pointer, typ=model.data_type))
+
+
+def store_item(builder: llvm.IRBuilder, dtype: types.Type, value, pointer: llvm.Value) -> None:
+    builder.store(model_of(dtype).as_data(builder, value), pointer)
+
+
+def offset_pointer(builder: llvm.IRBuilder, pointer: llvm.Value, offset: llvm.Value):
+    """`pointer + offset` bytes (not `inbounds`: views may start before their first element's
+    position when they are empty)."""
+    return builder.gep(pointer, [offset], source_etype=i8)
+
+
+def memset_zero(builder: llvm.IRBuilder, pointer: llvm.Value, nbytes: llvm.Value) -> None:
+    """Zero `nbytes` bytes at `pointer`."""
+    _memory_intrinsic(builder, "llvm.memset.p0.i64", [ptr, i8, i64, i1])(
+        pointer, llvm.Constant(i8, 0), nbytes, llvm.Constant(i1, 0)
+    )
+
+
+def memcpy(builder: llvm.IRBuilder, target: llvm.Value, source: llvm.Value, nbytes) -> None:
+    """Copy `nbytes` bytes between non-overlapping buffers."""
+    _memory_intrinsic(builder, "llvm.memcpy.p0.p0.i64", [ptr, ptr, i64, i1])(
+        target, source, nbytes, llvm.Constant(i1, 0)
+    )
+
+
+def _memory_intrinsic(builder: llvm.IRBuilder, name: str, arg_types: list):
+    function = builder.module.globals.get(name)
+    if function is None:
+        function = llvm.Function(
+            builder.module, llvm.FunctionType(llvm.VoidType(), arg_types), name
+        )
+    return lambda *args: builder.call(function, list(args))
+
+
+# ---------------------------------------------------------------------------- loops
+
+
+@contextmanager
+def for_range(
+    builder: llvm.IRBuilder, count: llvm.Value, start: llvm.Value | None = None
+) -> Iterator[llvm.Value]:
+    """`for index in range(start, count)` around the body emitted inside the `with`."""
+    before = builder.block
+    header = builder.append_basic_block("loop.header")
+    body = builder.append_basic_block("loop.body")
+    after = builder.append_basic_block("loop.end")
+    builder.branch(header)
+    builder.position_at_end(header)
+    index = builder.phi(i64, name="loop.index")
+    index.add_incoming(start if start is not None else const(0), before)
+    builder.cbranch(builder.icmp_signed("<", index, count), body, after)
+    builder.position_at_end(body)
+    yield index
+    index.add_incoming(builder.add(index, const(1), flags=("nsw",)), builder.block)
+    builder.branch(header)
+    builder.position_at_end(after)
+
+
+@contextmanager
+def loop_nest(builder: llvm.IRBuilder, counts: list) -> Iterator[list]:
+    """Nested loops over every index tuple of `counts`, the last index varying fastest."""
+    if not counts:
+        yield []
+        return
+    with for_range(builder, counts[0]) as first:
+        with loop_nest(builder, counts[1:]) as rest:
+            yield [first, *rest]
+
+
+def alloca_in_entry(builder: llvm.IRBuilder, typ: llvm.Type, name: str = "") -> llvm.Value:
+    """An entry-block alloca of `typ`, as an opaque `ptr` (address with `source_etype`/`typ`)."""
+    entry = builder.function.entry_basic_block
+    saved = builder.block
+    if entry.is_terminated:
+        builder.position_before(entry.instructions[-1])
+    else:
+        builder.position_at_end(entry)
+    slot = builder.alloca(typ, name=name)
+    slot.type = ptr  # llvmlite types allocas as typed pointers; address it opaquely
+    builder.position_at_end(saved)
+    return slot
+
+
+def store_in_entry(builder: llvm.IRBuilder, value: llvm.Value, slot: llvm.Value) -> None:
+    """Store `value` into `slot` at the end of the entry block (before its terminator)."""
+    entry = builder.function.entry_basic_block
+    saved = builder.block
+    if entry.is_terminated:
+        builder.position_before(entry.instructions[-1])
+    else:
+        builder.position_at_end(entry)
+    builder.store(value, slot)
+    builder.position_at_end(saved)
+
+
+# ---------------------------------------------------------------------------- function exits
+
+_exit_actions: dict[int, list] = {}
+
+
+def at_function_exit(builder: llvm.IRBuilder, action) -> None:
+    """Run `action(builder)` before every return of the current function (normal or raising):
+    iterator states hold the arrays they walk until the function ends."""
+    _exit_actions.setdefault(id(builder.function), []).append(action)
+
+
+def release_at_exits(builder: llvm.IRBuilder, function: llvm.Function, owned: list) -> None:
+    """Emit the exit actions before each `ret`; before exception returns also release every
+    owned variable slot in `owned` ((slot, type) pairs; slots hold a reference or zero)."""
+    from ember.lowering.callconv import STATUS_EXCEPTION
+
+    actions = _exit_actions.pop(id(function), [])
+    if not actions and not owned:
+        return
+    for block in list(function.blocks):
+        if not block.is_terminated:
+            continue
+        terminator = block.terminator
+        if terminator.opname != "ret" or not terminator.operands:
+            continue
+        status = terminator.operands[0]
+        raising = isinstance(status, llvm.Constant) and status.constant == STATUS_EXCEPTION
+        if not actions and not raising:
+            continue
+        builder.position_before(terminator)
+        if raising:
+            for slot, typ in owned:
+                decref(builder, typ, builder.load(slot))
+        for action in actions:
+            action(builder)

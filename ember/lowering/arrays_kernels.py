@@ -1,0 +1,296 @@
+"""Element-wise loops over arrays with NumPy broadcasting: the engine behind operators, ufuncs,
+`a[...] = b`, copies and casts.
+
+`elementwise` writes `out[i] = kernel(x[i], y[i], ...)` for every index of `out`, where each
+operand is a scalar or an array broadcast to `out`'s shape. When every operand is a C-contiguous
+array of exactly `out`'s shape (checked at run time when the types allow it), the loop is one
+flat loop over `nitems` with unit-stride typed addresses, which LLVM vectorizes; otherwise it is
+a loop nest with byte strides (0 along broadcast dimensions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.lowering import arrays as arr
+from ember.lowering.arrays import ArrayFields, const, i1, i8
+
+
+@dataclass
+class Operand:
+    """One input of an element-wise loop: an array (its fields) or a scalar value."""
+
+    typ: types.Type
+    value: llvm.Value
+    fields: ArrayFields | None = None
+
+    @property
+    def is_array(self) -> bool:
+        return isinstance(self.typ, types.Array)
+
+    @property
+    def dtype(self) -> types.Type:
+        return self.typ.dtype if self.is_array else self.typ
+
+
+def operand(builder, typ: types.Type, value: llvm.Value) -> Operand:
+    if isinstance(typ, types.Array):
+        return Operand(typ, value, arr.unpack(builder, typ, value))
+    return Operand(typ, value)
+
+
+# ---------------------------------------------------------------------------- broadcasting
+
+
+def broadcast_shapes(context, builder, shapes: list[list], message: str | None = None) -> list:
+    """The broadcast shape of several shapes (lists of i64); ValueError when incompatible."""
+    ndim = max((len(shape) for shape in shapes), default=0)
+    out = []
+    bad = llvm.Constant(i1, 0)
+    for position in range(ndim):
+        dims = []
+        for shape in shapes:
+            k = position - (ndim - len(shape))
+            if k >= 0:
+                dims.append(shape[k])
+        size = const(1)
+        for dim in dims:
+            size = builder.select(builder.icmp_signed("!=", dim, const(1)), dim, size)
+        for dim in dims:
+            mismatch = builder.and_(
+                builder.icmp_signed("!=", dim, const(1)), builder.icmp_signed("!=", dim, size)
+            )
+            bad = builder.or_(bad, mismatch)
+        out.append(size)
+    if len(shapes) > 1:
+        context.guard(
+            builder, bad, ValueError, message or "operands could not be broadcast together"
+        )
+    return out
+
+
+def check_broadcast_to(context, builder, shape: list, target: list, message: str) -> None:
+    """ValueError unless `shape` broadcasts to exactly `target` (for assignments)."""
+    if len(shape) > len(target):
+        # extra leading dimensions are fine only when they are 1
+        extra = shape[: len(shape) - len(target)]
+        bad = llvm.Constant(i1, 0)
+        for dim in extra:
+            bad = builder.or_(bad, builder.icmp_signed("!=", dim, const(1)))
+        context.guard(builder, bad, ValueError, message)
+        shape = shape[len(shape) - len(target) :]
+    bad = llvm.Constant(i1, 0)
+    for dim, want in zip(shape, target[len(target) - len(shape) :]):
+        mismatch = builder.and_(
+            builder.icmp_signed("!=", dim, const(1)), builder.icmp_signed("!=", dim, want)
+        )
+        bad = builder.or_(bad, mismatch)
+    context.guard(builder, bad, ValueError, message)
+
+
+def broadcast_strides(builder, fields: ArrayFields, out_ndim: int) -> list:
+    """Byte strides of an array read at `out_ndim`-dimensional indices (0 where broadcast)."""
+    ndim = len(fields.shape)
+    strides = [const(0)] * out_ndim
+    for k in range(min(ndim, out_ndim)):
+        dim = fields.shape[ndim - 1 - k]
+        stride = fields.strides[ndim - 1 - k]
+        one = builder.icmp_signed("==", dim, const(1))
+        strides[out_ndim - 1 - k] = builder.select(one, const(0), stride)
+    return strides
+
+
+def strided_pointer(builder, data: llvm.Value, strides: list, indices: list) -> llvm.Value:
+    offset = None
+    for stride, index in zip(strides, indices):
+        term = builder.mul(index, stride)
+        offset = term if offset is None else builder.add(offset, term)
+    if offset is None:
+        return data
+    return builder.gep(data, [offset], inbounds=True, source_etype=i8)
+
+
+# ---------------------------------------------------------------------------- the loop
+
+
+def elementwise(
+    context,
+    builder,
+    out_type: types.Array,
+    out: ArrayFields,
+    operands: list[Operand],
+    kernel: Callable,
+) -> None:
+    """out[idx] = kernel(builder, [operand items at idx]) over out's shape; `kernel` returns a
+    value of out_type.dtype. Operands must already broadcast to out's shape."""
+    ndim = out_type.ndim
+    arrays = [op for op in operands if op.is_array]
+    flat_ok = (
+        out_type.layout == "C"
+        and all(op.typ.layout == "C" and op.typ.ndim == ndim for op in arrays)
+        and ndim >= 1
+    )
+    if flat_ok and arrays:
+        same = llvm.Constant(i1, 1)
+        for op in arrays:
+            for dim, want in zip(op.fields.shape, out.shape):
+                same = builder.and_(same, builder.icmp_signed("==", dim, want))
+        with builder.if_else(same, likely=True) as (then, otherwise):
+            with then:
+                _flat_loop(builder, out_type, out, operands, kernel)
+            with otherwise:
+                _nested_loop(builder, out_type, out, operands, kernel)
+    elif flat_ok:
+        _flat_loop(builder, out_type, out, operands, kernel)
+    else:
+        _nested_loop(builder, out_type, out, operands, kernel)
+
+
+def _flat_loop(builder, out_type, out, operands, kernel) -> None:
+    out_element = arr.model_of(out_type.dtype).data_type
+    with arr.for_range(builder, out.nitems) as index:
+        items = []
+        for op in operands:
+            if op.is_array:
+                element = arr.model_of(op.dtype).data_type
+                pointer = builder.gep(op.fields.data, [index], inbounds=True, source_etype=element)
+                items.append(arr.load_item(builder, op.dtype, pointer))
+            else:
+                items.append(op.value)
+        target = builder.gep(out.data, [index], inbounds=True, source_etype=out_element)
+        arr.store_item(builder, out_type.dtype, kernel(builder, items), target)
+
+
+def _nested_loop(builder, out_type, out, operands, kernel) -> None:
+    ndim = out_type.ndim
+    strides = [
+        broadcast_strides(builder, op.fields, ndim) if op.is_array else None for op in operands
+    ]
+    with arr.loop_nest(builder, out.shape) as indices:
+        items = []
+        for op, op_strides in zip(operands, strides):
+            if op.is_array:
+                pointer = strided_pointer(builder, op.fields.data, op_strides, indices)
+                items.append(arr.load_item(builder, op.dtype, pointer))
+            else:
+                items.append(op.value)
+        target = arr.element_pointer(builder, out_type, out, indices)
+        arr.store_item(builder, out_type.dtype, kernel(builder, items), target)
+
+
+# ---------------------------------------------------------------------------- overlap and copies
+
+
+def extent(builder, fields: ArrayFields) -> tuple:
+    """[low, high) byte addresses an array's elements occupy (as i64), low == high if empty."""
+    low = builder.ptrtoint(fields.data, arr.i64)
+    high = low
+    empty = llvm.Constant(i1, 0)
+    for dim, stride in zip(fields.shape, fields.strides):
+        span = builder.mul(builder.sub(dim, const(1)), stride)
+        negative = builder.icmp_signed("<", span, const(0))
+        low = builder.add(low, builder.select(negative, span, const(0)))
+        high = builder.add(high, builder.select(negative, const(0), span))
+        empty = builder.or_(empty, builder.icmp_signed("==", dim, const(0)))
+    high = builder.add(high, fields.itemsize)
+    return low, builder.select(empty, low, high)
+
+
+def may_overlap(builder, a: ArrayFields, b: ArrayFields) -> llvm.Value:
+    a_low, a_high = extent(builder, a)
+    b_low, b_high = extent(builder, b)
+    return builder.and_(
+        builder.icmp_unsigned("<", a_low, b_high), builder.icmp_unsigned("<", b_low, a_high)
+    )
+
+
+def copy_array(
+    context,
+    builder,
+    src_type: types.Array,
+    src: llvm.Value,
+    dtype: types.Type | None = None,
+    order: str = "C",
+) -> llvm.Value:
+    """A new C (or F) array with the elements of `src` (cast to `dtype`): a new reference."""
+    dtype = dtype or src_type.dtype
+    out_type = types.Array(dtype, src_type.ndim, order)
+    fields = arr.unpack(builder, src_type, src)
+    result = arr.allocate(context, builder, out_type, fields.shape, order=order)
+    out = arr.unpack(builder, out_type, result)
+    cast = _caster(context, src_type.dtype, dtype)
+    if order == "F":  # iterate in the source's index order, writing F addresses
+        _nested_loop(builder, out_type, out, [Operand(src_type, src, fields)], cast)
+    else:
+        elementwise(context, builder, out_type, out, [Operand(src_type, src, fields)], cast)
+    return result
+
+
+def _caster(context, from_type, to_type):
+    return lambda builder, items: context.cast(builder, items[0], from_type, to_type)
+
+
+def assign(
+    context,
+    builder,
+    target_type: types.Array,
+    target: ArrayFields,
+    value_type: types.Type,
+    value: llvm.Value,
+) -> None:
+    """`target[...] = value` with NumPy's broadcasting and (unsafe) casting."""
+    if not isinstance(value_type, types.Array):
+        item = context.cast(builder, value, value_type, target_type.dtype)
+        elementwise(context, builder, target_type, target, [], lambda b, items: item)
+        return
+    source = arr.unpack(builder, value_type, value)
+    check_broadcast_to(
+        context,
+        builder,
+        source.shape,
+        target.shape,
+        "could not broadcast input array into the target shape",
+    )
+    if value_type.ndim > target_type.ndim:  # drop leading 1-dims
+        drop = value_type.ndim - target_type.ndim
+        source.shape, source.strides = source.shape[drop:], source.strides[drop:]
+        value_type = value_type.copy(ndim=target_type.ndim, layout="A")
+        value = arr.pack(builder, value_type, source)
+    overlap = builder.and_(
+        may_overlap(builder, target, source), builder.not_(_same_layout(builder, target, source))
+    )
+    cast = _caster(context, value_type.dtype, target_type.dtype)
+    with builder.if_else(overlap, likely=False) as (then, otherwise):
+        with then:
+            temp_type = value_type.copy(layout="C", readonly=False)
+            temp = copy_array(context, builder, value_type, value)
+            temp_fields = arr.unpack(builder, temp_type, temp)
+            elementwise(
+                context,
+                builder,
+                target_type,
+                target,
+                [Operand(temp_type, temp, temp_fields)],
+                cast,
+            )
+            arr.decref(builder, temp_type, temp)
+        with otherwise:
+            elementwise(
+                context, builder, target_type, target, [Operand(value_type, value, source)], cast
+            )
+
+
+def _same_layout(builder, a: ArrayFields, b: ArrayFields) -> llvm.Value:
+    """Same data pointer and strides: each element is read where it is written (safe)."""
+    same = builder.icmp_unsigned(
+        "==", builder.ptrtoint(a.data, arr.i64), builder.ptrtoint(b.data, arr.i64)
+    )
+    if len(a.strides) != len(b.strides):
+        return llvm.Constant(i1, 0)
+    for x, y in zip(a.strides, b.strides):
+        same = builder.and_(same, builder.icmp_signed("==", x, y))
+    return same

@@ -1,0 +1,184 @@
+"""Boxing and unboxing between Python objects and native values (seed 004's `@box`/`@unbox`).
+
+`@unbox(MyType) def unbox_my(typ, obj, c)` turns a borrowed `PyObject*` into a `NativeValue`;
+`@box(MyType) def box_my(typ, val, c)` turns a native value into a new reference (NULL with a
+Python exception set on failure). `c` carries `context`, `builder`, `pyapi` (C-API calls under
+Numba's names, see pyapi.py) and `box`/`unbox` for nested values.
+
+Where they run: a call from Python whose signature involves a type with a registered unboxer or
+boxer (other than ember's numbers, booleans, None and tuples, which the dispatcher handles itself)
+goes through a native *wrapper* generated here, once per specialization:
+
+    PyObject *wrapper(PyObject *args_tuple)
+        unbox each argument with its @unbox          (error -> return NULL)
+        call the specialization (native convention)  (exception id -> raise it, return NULL)
+        box the result with its @box
+
+The dispatcher's Python path calls the wrapper through ctypes (`make_boxing_invoker`); the
+generated fast entry does not know user types, so such calls always take that path.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.lowering import callconv
+from ember.lowering.models import model_of
+from ember.lowering.pyapi import PythonAPI, _FunctionPointer
+from ember.lowering.registry import registry
+from ember.typing.signature import Signature
+
+_PTR = llvm.PointerType()
+_I32 = llvm.IntType(32)
+
+
+@dataclass
+class NativeValue:
+    """What an unboxer returns: the native `value`, an optional i1 `is_error` (a Python
+    exception is then pending) and an optional `cleanup()` emitted after the call."""
+
+    value: llvm.Value
+    is_error: llvm.Value | None = None
+    cleanup: Callable[[], None] | None = None
+
+
+class BoxContext:
+    """The `c` argument of box and unbox implementations."""
+
+    def __init__(self, context: Any, builder: llvm.IRBuilder, pyapi: PythonAPI) -> None:
+        self.context = context
+        self.builder = builder
+        self.pyapi = pyapi
+
+    def box(self, typ: types.Type, value: llvm.Value) -> llvm.Value:
+        impl = registry.find_box(typ)
+        if impl is None:
+            raise TypeError(f"cannot return a value of type {typ} to Python: no @box for it")
+        return impl(typ, value, self)
+
+    def unbox(self, typ: types.Type, obj: llvm.Value) -> NativeValue:
+        impl = registry.find_unbox(typ)
+        if impl is None:
+            raise TypeError(f"cannot pass a Python value as type {typ}: no @unbox for it")
+        native = impl(typ, obj, self)
+        if not isinstance(native, NativeValue):
+            raise TypeError(f"the @unbox of {typ} returned {native!r}, not a NativeValue")
+        return native
+
+
+# ------------------------------------------------------------------ which calls need a wrapper
+
+_DISPATCHER_KINDS = (types.Boolean, types.Number, types.NoneType)
+
+
+def _user_boxed(typ: types.Type, find: Callable) -> bool:
+    """Whether `typ` (or a tuple member) is a type the dispatcher cannot marshal itself but a
+    registered box/unbox can."""
+    if isinstance(typ, types.BaseTuple):
+        return any(_user_boxed(member, find) for member in typ.types)
+    if isinstance(typ, _DISPATCHER_KINDS):
+        return False
+    return find(typ) is not None
+
+
+def needs_boxing(sig: Signature) -> bool:
+    """Whether calls of `sig` from Python must go through a generated boxing wrapper."""
+    return any(_user_boxed(arg, registry.find_unbox) for arg in sig.args) or _user_boxed(
+        sig.return_type, registry.find_box
+    )
+
+
+# ------------------------------------------------------------------ the wrapper
+
+_serial = itertools.count()
+
+
+def build_wrapper(sig: Signature, address: int, keepalive: list) -> tuple[llvm.Module, str]:
+    """An LLVM module defining `PyObject *<symbol>(PyObject *args_tuple)` (see module doc)."""
+    from ember.codegen.jit import engine
+    from ember.lowering.context import CPUContext
+
+    jit = engine()
+    symbol = f"ember.boxing_wrapper.{next(_serial)}"
+    module = llvm.Module(name=symbol)
+    module.triple = jit.triple
+    module.data_layout = jit.data_layout
+    function = llvm.Function(module, llvm.FunctionType(_PTR, [_PTR]), symbol)
+    builder = llvm.IRBuilder(function.append_basic_block("entry"))
+    pyapi = PythonAPI(CPUContext(), builder, keepalive)
+    c = BoxContext(pyapi.context, builder, pyapi)
+    fail = function.append_basic_block("fail")
+
+    values, cleanups = [], []
+    for index, arg_type in enumerate(sig.args):
+        obj = pyapi.tuple_getitem(function.args[0], index)
+        native = c.unbox(arg_type, obj)
+        values.append(native.value)
+        if native.cleanup is not None:
+            cleanups.append(native.cleanup)
+        if native.is_error is not None:
+            unboxed = function.append_basic_block(f"arg{index}.ok")
+            builder.cbranch(native.is_error, fail, unboxed)
+            builder.position_at_end(unboxed)
+
+    status, exc_id, result = _call_native(builder, sig, address, values)
+    for cleanup in cleanups:
+        cleanup()
+    raised = builder.icmp_signed("!=", status, _I32(callconv.STATUS_OK))
+    with builder.if_then(raised, likely=False):
+        # Build the exception from its id in Python (callconv.raise_static_exception).
+        id_obj = pyapi.long_from_longlong(builder.sext(exc_id, pyapi.longlong))
+        raiser = pyapi.borrow_constant(callconv.raise_static_exception)
+        pyapi.decref(pyapi.call_function_objargs(raiser, [id_obj]))
+        pyapi.decref(id_obj)
+        builder.ret(pyapi.get_null_object())
+    builder.ret(c.box(sig.return_type, result))
+
+    builder.position_at_end(fail)
+    pending = builder.icmp_unsigned("!=", pyapi.err_occurred(), pyapi.get_null_object())
+    with builder.if_then(builder.not_(pending)):
+        pyapi.err_set_string(TypeError, f"cannot convert the arguments to {sig}")
+    builder.ret(pyapi.get_null_object())
+    return module, symbol
+
+
+def _call_native(builder, sig: Signature, address: int, values: list) -> tuple:
+    """Call the specialization at `address`: (status i32, exception id i32, result value)."""
+    callee = _FunctionPointer(callconv.function_type(sig), address)
+    return_model = model_of(sig.return_type)
+    retptr = callconv.alloca_in_entry(builder, return_model.data_type, "retptr")
+    excinfo = callconv.alloca_in_entry(builder, _I32, "excinfo")
+    builder.store(_I32(0), excinfo)
+    flat = []
+    for arg_type, value in zip(sig.args, values):
+        flat.extend(model_of(arg_type).as_arguments(builder, value))
+    status = builder.call(callee, [retptr, excinfo, llvm.Constant(_PTR, None), *flat])
+    result = return_model.from_data(builder, builder.load(retptr))
+    return status, builder.load(excinfo), result
+
+
+def make_boxing_invoker(sig: Signature, address: int) -> Callable[..., Any]:
+    """A Python callable running the specialization at `address` through a boxing wrapper."""
+    from ember.codegen.jit import engine
+
+    keepalive: list = []
+    module, symbol = build_wrapper(sig, address, keepalive)
+    jit = engine()
+    compiled = jit.parse(str(module))
+    compiled.verify()
+    jit.optimize(compiled)
+    jit.add_module(compiled)
+    native = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object)(jit.address_of(symbol))
+
+    def invoke(*values: Any) -> Any:
+        return native(values)
+
+    invoke.keepalive = keepalive  # objects the wrapper's code points at
+    return invoke

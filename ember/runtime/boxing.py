@@ -1,0 +1,192 @@
+"""Arrays between Python and compiled code on the ctypes call path (ember/dispatcher/pycall.py).
+
+Unboxing: an ndarray argument is borrowed, never copied: meminfo NULL, parent = the ndarray's
+address, and its size, itemsize, data pointer, shape and strides (any strides: views, negative
+steps, Fortran order).
+
+Boxing a returned array:
+- meminfo NULL and parent == an argument array with the same data, shape and strides: that very
+  ndarray object (identity is preserved);
+- meminfo NULL, parent set: a view of that argument (the view's base keeps it alive);
+- meminfo set (compiled code allocated it, or it is a view of such memory): an ndarray over the
+  runtime's memory, without a copy, whose base owns the reference the compiled function
+  returned and gives it back to the runtime when NumPy drops the array.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+from typing import Any
+
+from ember import types
+
+_POINTERS = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p]
+
+
+def argument_ctypes(typ: types.Array) -> list:
+    return _POINTERS + [ctypes.c_int64] * (2 * typ.ndim)
+
+
+_memory_types: dict[int, type] = {}
+
+
+def memory_ctype(typ: types.Array) -> type:
+    """The ctypes Structure of an array value stored at retptr (ArrayModel's data layout)."""
+    found = _memory_types.get(typ.ndim)
+    if found is None:
+        dims = ctypes.c_int64 * typ.ndim
+        fields = [
+            ("meminfo", ctypes.c_void_p),
+            ("parent", ctypes.c_void_p),
+            ("nitems", ctypes.c_int64),
+            ("itemsize", ctypes.c_int64),
+            ("data", ctypes.c_void_p),
+            ("shape", dims),
+            ("strides", dims),
+        ]
+        found = type(f"array{typ.ndim}d_memory", (ctypes.Structure,), {"_fields_": fields})
+        _memory_types[typ.ndim] = found
+    return found
+
+
+# ---------------------------------------------------------------------------- unboxing
+
+
+def _data_address_slow(array: Any) -> int:
+    return array.ctypes.data
+
+
+def _data_address_fast(array: Any) -> int:
+    """PyArrayObject.data, right after the object header (public NumPy C struct layout)."""
+    return ctypes.c_void_p.from_address(id(array) + _DATA_OFFSET).value or 0
+
+
+_DATA_OFFSET = 2 * ctypes.sizeof(ctypes.c_void_p)
+_data_address = None
+
+
+def data_address(array: Any) -> int:
+    global _data_address
+    if _data_address is None:
+        import numpy as np
+
+        probe = np.arange(3.0)[1:]
+        fast = _data_address_fast(probe) == probe.ctypes.data
+        _data_address = _data_address_fast if fast else _data_address_slow
+    return _data_address(array)
+
+
+def flatten(typ: types.Array, value: Any, out: list) -> None:
+    """Append the native arguments of an ndarray passed as `typ`."""
+    out.append(None)
+    out.append(id(value))
+    out.append(value.size)
+    out.append(value.itemsize)
+    out.append(data_address(value))
+    out.extend(value.shape)
+    out.extend(value.strides)
+
+
+# ---------------------------------------------------------------------------- boxing
+
+
+class _RuntimeMemory:
+    """Exposes runtime-owned memory to NumPy; releases its reference when NumPy is done."""
+
+    __slots__ = ("__array_interface__", "meminfo", "__weakref__")
+
+    def __init__(self, meminfo: int, interface: dict) -> None:
+        self.meminfo = meminfo
+        self.__array_interface__ = interface
+
+    def __del__(self) -> None:
+        _decref[0](self.meminfo)
+
+
+_decref: list = []  # the runtime's ctypes decref, bound before the first array is boxed
+
+
+class _BorrowedView:
+    """A view of an argument array: keeps the argument alive."""
+
+    __slots__ = ("__array_interface__", "base")
+
+    def __init__(self, base: Any, interface: dict) -> None:
+        self.base = base
+        self.__array_interface__ = interface
+
+
+_typestrs: dict[types.Type, str] = {}
+
+
+def _typestr(dtype: types.Type) -> str:
+    found = _typestrs.get(dtype)
+    if found is None:
+        import numpy as np
+
+        name = "bool" if isinstance(dtype, types.Boolean) else dtype.name
+        found = _typestrs[dtype] = np.dtype(name).str
+    return found
+
+
+def _interface(typ: types.Array, memory: Any, shape: tuple, strides: tuple) -> dict:
+    return {
+        "version": 3,
+        "typestr": _typestr(typ.dtype),
+        "data": (memory.data or 0, bool(typ.readonly)),
+        "shape": shape,
+        "strides": strides,
+    }
+
+
+def box(typ: types.Array, memory: Any, inputs: tuple, memo: dict | None = None) -> Any:
+    """The ndarray for an array value the compiled function returned (a new reference).
+    `memo` maps the arrays already boxed for this result, so that an array returned twice
+    (in a tuple) is one ndarray."""
+    import numpy as np
+
+    shape = tuple(memory.shape)
+    strides = tuple(memory.strides)
+    if memory.meminfo:
+        if not _decref:
+            from ember.runtime.nrt import runtime
+
+            _decref.append(runtime().decref)
+        key = (memory.meminfo, memory.data, shape, strides, typ)
+        if memo is not None and key in memo:
+            _decref[0](memory.meminfo)  # this copy's reference is not needed
+            return memo[key]
+        owner = _RuntimeMemory(memory.meminfo, _interface(typ, memory, shape, strides))
+        result = np.asarray(owner)
+        if memo is not None:
+            memo[key] = result
+        return result
+    parent = _find_parent(memory.parent, inputs)
+    if parent is None:
+        raise SystemError("ember: a returned array refers to memory of an unknown owner")
+    if (
+        parent.shape == shape
+        and parent.strides == strides
+        and data_address(parent) == (memory.data or 0)
+        and parent.dtype.str == _typestr(typ.dtype)
+    ):
+        return parent
+    view = np.asarray(_BorrowedView(parent, _interface(typ, memory, shape, strides)))
+    if typ.readonly or not parent.flags.writeable:
+        view.flags.writeable = False
+    return view
+
+
+def _find_parent(address: int | None, values: Any) -> Any:
+    if not address:
+        return None
+    ndarray = sys.modules["numpy"].ndarray
+    for value in values:
+        if isinstance(value, ndarray) and id(value) == address:
+            return value
+        if isinstance(value, tuple):
+            found = _find_parent(address, value)
+            if found is not None:
+                return found
+    return None

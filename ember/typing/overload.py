@@ -1,0 +1,553 @@
+"""Python-level implementations (seed 004): `@overload`, `@overload_method`,
+`@overload_attribute`, `make_attribute_wrapper` and `@intrinsic`.
+
+An overload function receives argument *types* and returns a Python implementation (or None:
+"not for these types"). Typing compiles that implementation with ember's own Dispatcher for
+the argument types and answers with its signature; lowering calls the compiled specialization
+with `context.call_compiled`, which links its module into the caller so LLVM inlines it.
+
+    @overload(len)                       len(x) where x is a tuple:
+    def tuple_len(x):                      typing  -> compiles len_impl(Tuple) -> int64(Tuple)
+        if isinstance(x, types.BaseTuple):  lowering -> call @len_impl$3(...)  (inlined: `ret 3`)
+            n = len(x)
+            def len_impl(x):
+                return n
+            return len_impl
+
+Implementations are compiled twice at most: once while typing (default options, only the
+signature is used) and once per distinct set of caller options (`error_model`, `fastmath`...)
+when lowering, so an implementation follows the options of the function that calls it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.errors import EmberError, TypingError
+from ember.lowering.registry import registry as lowering
+from ember.typing.context import TypingContext
+from ember.typing.signature import Signature
+from ember.typing.templates import AbstractTemplate, AttributeTemplate, registry
+
+# ------------------------------------------------------------------ compiling implementations
+
+
+class Implementation:
+    """One Python implementation function, compiled per set of target options."""
+
+    def __init__(self, py_func: Callable, jit_options: dict | None = None) -> None:
+        from ember.dispatcher.dispatcher import Dispatcher  # the layer above: compiles impls
+
+        if isinstance(py_func, Dispatcher):
+            py_func = py_func.py_func
+        self.py_func = py_func
+        self.jit_options = dict(jit_options or {})
+        self.parameters = list(inspect.signature(py_func).parameters.values())
+        self._dispatchers: dict[Any, Any] = {}
+
+    def dispatcher(self, options: Any) -> Any:
+        """The nopython Dispatcher of this implementation for the caller's `options`."""
+        from ember.dispatcher.dispatcher import Dispatcher
+
+        options = _apply_jit_options(options, self.jit_options)
+        found = self._dispatchers.get(options)
+        if found is None:
+            found = Dispatcher(self.py_func, options)
+            self._dispatchers[options] = found
+        return found
+
+    def type_call(self, args: tuple) -> Signature:
+        """Compile for `args` (default options) and return the full signature."""
+        from ember.lowering.context import TargetOptions
+
+        return self.dispatcher(TargetOptions()).type_call(args, {})
+
+    def compiled(self, options: Any, full_args: tuple) -> Any:
+        """The CompileResult for the caller's options (compiling it on first use)."""
+        dispatcher = self.dispatcher(options)
+        try:
+            return dispatcher.compiled_for_call(full_args)  # compiled, or being compiled
+        except KeyError:
+            return dispatcher.compile(full_args)
+
+    def bind(self, args: tuple, kws: dict) -> tuple[tuple | None, Any]:
+        """(argument types, pysig) of a call: with keywords, or for an implementation without
+        `*args`, all parameters in order (omitted ones typed from their defaults) and the
+        implementation's signature, which lowering uses to place keyword arguments;
+        otherwise the positional types themselves and no pysig. (None, None) if it won't bind.
+        """
+        pysig = inspect.signature(self.py_func)
+        if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in self.parameters):
+            if kws or not _accepts(self.py_func, args, {}):
+                return None, None
+            return args, None
+        try:
+            bound = pysig.bind(*args, **kws)
+        except TypeError:
+            return None, None
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in self.parameters):
+            return None, None
+        folded = []
+        for param in self.parameters:
+            if param.name in bound.arguments:
+                folded.append(bound.arguments[param.name])
+            else:
+                folded.append(TypingContext().resolve_value_type(param.default))
+        return tuple(folded), pysig
+
+    def fold(self, args: tuple) -> tuple:
+        """The implementation's parameter types for a call passing `args` by position:
+        omitted parameters take the type of their default, `*args` becomes a tuple."""
+        folded = []
+        for index, param in enumerate(self.parameters):
+            if param.kind is inspect.Parameter.VAR_POSITIONAL:
+                folded.append(types.make_tuple(args[index:]))
+            elif index < len(args):
+                folded.append(args[index])
+            else:
+                folded.append(TypingContext().resolve_value_type(param.default))
+        return tuple(folded)
+
+    def call(self, context: Any, builder: llvm.IRBuilder, sig: Signature, args: list) -> Any:
+        """Lower a call passing the values `args` (of `sig.args`) by position."""
+        full_args = self.fold(sig.args)
+        values = []
+        for index, (param, typ) in enumerate(zip(self.parameters, full_args)):
+            if param.kind is inspect.Parameter.VAR_POSITIONAL:
+                packed = llvm.Constant(context.value_type(typ), llvm.Undefined)
+                for position, item in enumerate(args[index:]):
+                    packed = builder.insert_value(packed, item, position)
+                values.append(packed)
+            elif index < len(args):
+                values.append(args[index])
+            else:
+                values.append(context.get_constant(typ, param.default))
+        target = self.compiled(context.options, full_args)
+        result = context.call_compiled(builder, target, values)
+        return context.cast(builder, result, target.signature.return_type, sig.return_type)
+
+
+def _apply_jit_options(options: Any, jit_options: dict) -> Any:
+    if not jit_options:
+        return options
+    changes = {k: v for k, v in jit_options.items() if k in _TARGET_OPTION_NAMES}
+    if "fastmath" in changes and isinstance(changes["fastmath"], (set, frozenset)):
+        changes["fastmath"] = frozenset(changes["fastmath"])
+    return replace(options, **changes)
+
+
+_TARGET_OPTION_NAMES = ("error_model", "fastmath", "boundscheck", "nogil")
+
+
+def _where(func: Callable) -> str:
+    """`name (file.py:12)` for messages."""
+    code = getattr(func, "__code__", None)
+    name = getattr(func, "__qualname__", repr(func))
+    if code is None:
+        return name
+    return f"{name} ({code.co_filename}:{code.co_firstlineno})"
+
+
+def _describe_key(key: Any) -> str:
+    if isinstance(key, tuple):
+        klass, name = key
+        return f"method {klass.__name__}.{name}"
+    module = getattr(key, "__module__", None)
+    name = getattr(key, "__qualname__", None) or repr(key)
+    return name if module in (None, "builtins") else f"{module}.{name}"
+
+
+def _failure(what: str, func: Callable, args: tuple, inner: BaseException) -> TypingError:
+    argtypes = ", ".join(str(a) for a in args)
+    if isinstance(inner, EmberError):
+        detail = str(inner)
+    else:  # the overload function itself raised: show where
+        frame = traceback.extract_tb(inner.__traceback__)[-1]
+        detail = (
+            f'File "{frame.filename}", line {frame.lineno}:\n    {frame.line}\n'
+            f"{type(inner).__name__}: {inner}"
+        )
+    inner_text = "\n".join(f"  {line}" for line in detail.splitlines())
+    return TypingError(
+        f"Failed in the overload of {what} for argument types ({argtypes}), "
+        f"overload function {_where(func)}:\n{inner_text}"
+    )
+
+
+def _same_function(first: Callable, second: Callable) -> bool:
+    """The same function, or two closures of the same code over equal values."""
+    if first is second:
+        return True
+    code, other = getattr(first, "__code__", None), getattr(second, "__code__", None)
+    if code is None or code is not other or first.__defaults__ != second.__defaults__:
+        return False
+    cells = zip(first.__closure__ or (), second.__closure__ or ())
+    try:
+        return all(a.cell_contents == b.cell_contents for a, b in cells)
+    except ValueError:  # an empty cell
+        return False
+
+
+def _accepts(func: Callable, args: tuple, kws: dict) -> bool:
+    try:
+        inspect.signature(func).bind(*args, **kws)
+    except TypeError:
+        return False
+    return True
+
+
+@dataclass
+class _Resolved:
+    """What one overload answered for one tuple of argument types."""
+
+    implementation: Implementation | None
+    signature: Signature | None
+    error: str | None = None  # message of a failure, re-raised as a fresh TypingError
+
+
+# ------------------------------------------------------------------ @overload, @overload_method
+
+
+class _OverloadTemplate(AbstractTemplate):
+    """Call template asking one overload function; subclasses are made per registration."""
+
+    _overload_func: Callable
+    _jit_options: dict
+    _resolved: dict  # (argument types, keyword types) -> _Resolved
+    _lowerings: dict  # signature argument types -> Implementation
+
+    def generic(self, args: tuple, kws: dict) -> Signature | None:
+        args = tuple(types.unliteral(a) for a in args)
+        kws = {name: types.unliteral(t) for name, t in kws.items()}
+        cache_key = (args, tuple(sorted(kws.items())))
+        found = self._resolved.get(cache_key)
+        if found is None:
+            found = self._resolve(args, kws)
+            self._resolved[cache_key] = found
+        if found.error is not None:
+            raise TypingError(found.error)
+        sig = found.signature
+        if sig is None:
+            return None
+        known = self._lowerings.get(sig.args)
+        if known is None:
+            self._lowerings[sig.args] = found.implementation
+            lowering.lower(type(self).key, *sig.args)(self._lower)
+        elif not _same_function(known.py_func, found.implementation.py_func):
+            # Lowering finds implementations by the folded argument types alone.
+            raise TypingError(
+                f"overload function {_where(self._overload_func)} returned different "
+                f"implementations for calls folding to the same argument types {sig}; "
+                "choose the implementation from the types only"
+            )
+        return sig
+
+    def _resolve(self, args: tuple, kws: dict) -> _Resolved:
+        what = _describe_key(type(self).key)  # (on the instance, a function key would bind)
+        func = self._overload_func
+        if not _accepts(func, args, kws):
+            return _Resolved(None, None)
+        try:
+            impl = func(*args, **kws)
+        except Exception as error:  # a bug in the overload function: say where
+            return _Resolved(None, None, _failure(what, func, args, error).msg)
+        if impl is None:
+            return _Resolved(None, None)
+        if not callable(impl):
+            message = f"overload function {_where(func)} returned {impl!r}, not a function"
+            return _Resolved(None, None, message)
+        implementation = Implementation(impl, self._jit_options)
+        call_args, pysig = implementation.bind(args, kws)
+        if call_args is None:
+            message = (
+                f"the implementation {_where(implementation.py_func)} returned by overload "
+                f"function {_where(func)} does not accept the arguments of this call"
+            )
+            return _Resolved(None, None, message)
+        try:
+            full = implementation.type_call(call_args)
+        except EmberError as error:
+            return _Resolved(None, None, _failure(what, func, args, error).msg)
+        if full.return_type is None:
+            message = f"{what}: overload implementations cannot recurse through the overload"
+            return _Resolved(None, None, message)
+        return _Resolved(implementation, Signature(full.return_type, call_args, pysig=pysig))
+
+    def _lower(self, context, builder, sig: Signature, args: list) -> Any:
+        implementation = self._lowerings[tuple(sig.args)]
+        return implementation.call(context, builder, sig, args)
+
+
+def _make_overload_template(key: Any, func: Callable, jit_options: dict | None, base=None):
+    name = getattr(func, "__name__", "overload")
+    return type(
+        f"Overload_{name}",
+        (base or _OverloadTemplate,),
+        {
+            "key": key,
+            "_overload_func": staticmethod(func),
+            "_jit_options": dict(jit_options or {}),
+            "_resolved": {},
+            "_lowerings": {},
+        },
+    )
+
+
+def overload(
+    func: Any,
+    jit_options: dict | None = None,
+    strict: bool = True,
+    inline: str = "never",
+    prefer_literal: bool = False,
+) -> Callable:
+    """`@overload(func) def ov(*argtypes)`: implement `func` in compiled code for the argument
+    types `ov` accepts (it returns the implementation, or None to decline).
+
+    `jit_options` (e.g. `{"fastmath": True}`) apply to the implementation on top of the caller's
+    options. `strict`, `inline` and `prefer_literal` are accepted for Numba compatibility:
+    implementations are always inlined by LLVM, and argument types arrive without literals.
+    """
+
+    def decorate(overload_func: Callable) -> Callable:
+        registry.register_global(func, _make_overload_template(func, overload_func, jit_options))
+        return overload_func
+
+    return decorate
+
+
+def overload_method(
+    type_class: type, name: str, jit_options: dict | None = None, **_numba: Any
+) -> Callable:
+    """`@overload_method(TypeClass, "name") def ov(self, *argtypes)`: `obj.name(...)` for values
+    whose type is an instance of TypeClass (or of a subclass)."""
+    _check_type_class(type_class, "overload_method")
+
+    def decorate(overload_func: Callable) -> Callable:
+        key = (type_class, name)
+        registry.register_global(key, _make_overload_template(key, overload_func, jit_options))
+        return overload_func
+
+    return decorate
+
+
+def _check_type_class(type_class: Any, what: str) -> None:
+    if not (isinstance(type_class, type) and issubclass(type_class, types.Type)):
+        raise TypeError(f"{what} needs a types.Type subclass, got {type_class!r}")
+
+
+# ------------------------------------------------------------------ @overload_attribute
+
+
+class _AttributeOverloadTemplate(AttributeTemplate):
+    """`obj.name` (and `obj.name = v`, `del obj.name`) from one overload_attribute function."""
+
+    _attr: str
+    _overload_func: Callable
+    _jit_options: dict
+    _accessors: dict  # receiver type -> (getter, setter, deleter) Implementations or None
+    _resolved: dict  # (role, argument types) -> _Resolved
+    _lowered_roles: set
+
+    def generic_resolve(self, value_type: types.Type, attr: str) -> types.Type | None:
+        if attr != self._attr:
+            return None
+        sig = self._signature("get", (value_type,))
+        return None if sig is None else sig.return_type
+
+    def resolve_setattr(self, target, attr, value) -> Signature | None:
+        if attr != self._attr:
+            return None
+        sig = self._signature("set", (target, types.unliteral(value)))
+        return None if sig is None else Signature(types.none, sig.args)
+
+    def resolve_delattr(self, target, attr) -> Signature | None:
+        if attr != self._attr:
+            return None
+        sig = self._signature("del", (target,))
+        return None if sig is None else Signature(types.none, sig.args)
+
+    def _signature(self, role: str, args: tuple) -> Signature | None:
+        key = (role, args)
+        found = self._resolved.get(key)
+        if found is None:
+            found = self._resolve(role, args)
+            self._resolved[key] = found
+        if found.error is not None:
+            raise TypingError(found.error)
+        return found.signature
+
+    def _resolve(self, role: str, args: tuple) -> _Resolved:
+        what = f"attribute {self.key.__name__}.{self._attr}"
+        receiver = args[0]
+        accessors = self._accessors.get(receiver, ())
+        if receiver not in self._accessors:
+            try:
+                accessors = _as_accessors(self._overload_func(receiver))
+            except Exception as error:
+                return _Resolved(None, None, _failure(what, self._overload_func, args, error).msg)
+            accessors = tuple(
+                None if f is None else Implementation(f, self._jit_options) for f in accessors
+            )
+            self._accessors[receiver] = accessors
+        implementation = accessors[("get", "set", "del").index(role)] if accessors else None
+        if implementation is None:
+            return _Resolved(None, None)
+        try:
+            full = implementation.type_call(args)
+        except EmberError as error:
+            return _Resolved(None, None, _failure(what, self._overload_func, args, error).msg)
+        self._register_lowering(role)
+        return _Resolved(implementation, full)
+
+    @classmethod
+    def _register_lowering(cls, role: str) -> None:
+        """Lower `obj.attr` reads, writes and deletes once this attribute has an accessor
+        for them (a read-only attribute must not look settable to other templates)."""
+        if role in cls._lowered_roles:
+            return
+        cls._lowered_roles.add(role)
+        if role == "get":
+            lowering.lower_getattr(cls.key, cls._attr)(cls._lower_get)
+        elif role == "set":
+            lowering.lower_setattr(cls.key, cls._attr)(cls._lower_set)
+        else:
+            lowering.lower_delattr(cls.key, cls._attr)(cls._lower_del)
+
+    @classmethod
+    def _lower_get(cls, context, builder, typ, value):
+        found = cls._resolved[("get", (typ,))]
+        return found.implementation.call(context, builder, found.signature, [value])
+
+    @classmethod
+    def _lower_set(cls, context, builder, sig, args):
+        found = cls._resolved[("set", tuple(sig.args))]
+        found.implementation.call(context, builder, found.signature, list(args))
+
+    @classmethod
+    def _lower_del(cls, context, builder, sig, args):
+        found = cls._resolved[("del", tuple(sig.args))]
+        found.implementation.call(context, builder, found.signature, list(args))
+
+
+def _as_accessors(result: Any) -> tuple:
+    """A getter, or a (getter, setter, deleter) tuple, as a 3-tuple (None: not provided)."""
+    if result is None:
+        return ()
+    if isinstance(result, tuple):
+        if len(result) != 3:
+            raise TypeError("overload_attribute must return a getter or (getter, setter, deleter)")
+        return result
+    return (result, None, None)
+
+
+def overload_attribute(
+    type_class: type, attr: str, jit_options: dict | None = None, **_numba: Any
+) -> Callable:
+    """`@overload_attribute(TypeClass, "name") def ov(objtype)` returns a getter `get(obj)`,
+    or a `(getter, setter, deleter)` tuple (any may be None): `set(obj, value)` serves
+    `obj.name = value`, `delete(obj)` serves `del obj.name`."""
+    _check_type_class(type_class, "overload_attribute")
+
+    def decorate(overload_func: Callable) -> Callable:
+        template = type(
+            f"OverloadAttribute_{type_class.__name__}_{attr}",
+            (_AttributeOverloadTemplate,),
+            {
+                "key": type_class,
+                "_attr": attr,
+                "_overload_func": staticmethod(overload_func),
+                "_jit_options": dict(jit_options or {}),
+                "_accessors": {},
+                "_resolved": {},
+                "_lowered_roles": set(),
+            },
+        )
+        registry.register_attr(template)
+        return overload_func
+
+    return decorate
+
+
+# ------------------------------------------------------------------ make_attribute_wrapper
+
+
+def make_attribute_wrapper(type_class: type, struct_attr: str, python_attr: str) -> None:
+    """Expose the data-model member `struct_attr` of a StructModel-backed type as the
+    read-only attribute `python_attr` in compiled code."""
+    _check_type_class(type_class, "make_attribute_wrapper")
+    from ember.lowering.models import model_of
+
+    def member_type(value_type: types.Type) -> types.Type:
+        return model_of(value_type).get_member_fe_type(struct_attr)
+
+    def generic_resolve(self, value_type, attr):
+        return member_type(value_type) if attr == python_attr else None
+
+    template = type(
+        f"StructAttribute_{type_class.__name__}_{python_attr}",
+        (AttributeTemplate,),
+        {"key": type_class, "generic_resolve": generic_resolve},
+    )
+    registry.register_attr(template)
+
+    @lowering.lower_getattr(type_class, python_attr)
+    def struct_getattr(context, builder, typ, value):
+        return builder.extract_value(value, model_of(typ).index_of(struct_attr))
+
+
+# ------------------------------------------------------------------ @intrinsic
+
+
+class Intrinsic:
+    """A function whose typing and LLVM code are written in Python; callable only from
+    compiled code. `defn(typingctx, *argtypes)` returns `(signature, codegen)` or None, and
+    `codegen(context, builder, signature, args)` returns the result's LLVM value."""
+
+    def __init__(self, defn: Callable, prefer_literal: bool = False) -> None:
+        functools.update_wrapper(self, defn)
+        self._defn = defn
+        self._codegens: dict[tuple, Callable] = {}
+        template = type(
+            f"Intrinsic_{defn.__name__}",
+            (AbstractTemplate,),
+            {"key": self, "generic": lambda tmpl, args, kws: self._type(tmpl.context, args, kws)},
+        )
+        registry.register_global(self, template)
+
+    def _type(self, context: Any, args: tuple, kws: dict) -> Signature | None:
+        if kws or not _accepts(self._defn, (context, *args), {}):
+            return None
+        result = self._defn(context, *args)
+        if result is None:
+            return None
+        sig, codegen = result
+        if not isinstance(sig, Signature) or sig.return_type is None:
+            raise TypingError(f"intrinsic {_where(self._defn)} must return (signature, codegen)")
+        if sig.args not in self._codegens:
+            lowering.lower(self, *sig.args)(self._lower)
+        self._codegens[sig.args] = codegen
+        return sig
+
+    def _lower(self, context, builder, sig: Signature, args: list) -> Any:
+        return self._codegens[tuple(sig.args)](context, builder, sig, args)
+
+    def __call__(self, *args: Any, **kws: Any) -> Any:
+        raise TypeError(f"intrinsic {self.__name__} can only be called from jitted code")
+
+    def __repr__(self) -> str:
+        return f"<intrinsic {self.__name__}>"
+
+
+def intrinsic(*args: Any, **options: Any) -> Any:
+    """`@intrinsic` or `@intrinsic(prefer_literal=True)` on `defn(typingctx, *argtypes)`."""
+    if args and callable(args[0]) and not options:
+        return Intrinsic(args[0])
+    return lambda defn: Intrinsic(defn, **options)

@@ -1,0 +1,264 @@
+"""Issue 2: compile-time errors read well. A TypingError names the file and line, shows the
+source line with a caret, names the variable and the clashing types, and ends with the one-line
+cause; unsupported constructs name themselves; bad calls raise TypeError as Python does."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from ember import njit
+from ember.errors import EmberError, TypingError, UnsupportedError
+
+THIS_FILE = __file__
+
+
+def line_of(func, text: str) -> int:
+    """The line number in this file of the first line of `func` containing `text`."""
+    import inspect
+
+    lines, first = inspect.getsourcelines(func)
+    for offset, line in enumerate(lines):
+        if text in line:
+            return first + offset
+    raise AssertionError(f"{text!r} not in {func.__name__}")
+
+
+def compile_error(func, *args) -> EmberError:
+    with pytest.raises(EmberError) as info:
+        njit(func)(*args)
+    return info.value
+
+
+def assert_short(error: Exception) -> None:
+    """A few lines of message, and no chained internal exception behind it."""
+    message = str(error)
+    assert len(message.splitlines()) <= 10, message
+    assert "Traceback" not in message and "ember/" not in message.replace(THIS_FILE, "")
+    assert error.__cause__ is None
+    assert error.__suppress_context__ or error.__context__ is None
+
+
+# ---------------------------------------------------------------------------- typing errors
+
+
+def int_then_tuple(n):
+    x = 1
+    if n > 0:
+        x = (1, 2)
+    return x
+
+
+def test_unification_error_names_file_line_source_variable_and_types():
+    error = compile_error(int_then_tuple, 1)
+    assert isinstance(error, TypingError)
+    message = str(error)
+    lines = message.splitlines()
+    tuple_line = line_of(int_then_tuple, "x = (1, 2)")
+    int_line = line_of(int_then_tuple, "x = 1")
+    assert lines[0] == f'File "{THIS_FILE}", line {tuple_line}:'
+    assert lines[1] == "    x = (1, 2)"
+    assert lines[2].strip() == "^"  # the caret under the assigned variable
+    assert lines[2].index("^") == lines[1].index("x")
+    assert f"'x' is int64 at line {int_line}" in message
+    assert f"'x' is UniTuple(int64 x 2) at line {tuple_line}" in message
+    assert lines[-1] == "Cannot unify int64 and UniTuple(int64 x 2) for variable 'x'"
+    assert "int_then_tuple(int64)" in message  # which compilation failed
+    assert_short(error)
+
+
+def unknown_attribute(n):
+    return n.foo
+
+
+def unknown_module_attribute(n):
+    return math.no_such_function(n)
+
+
+UNTYPED = object()
+
+
+def untyped_global(n):
+    return UNTYPED
+
+
+def wrong_operand_types(n):
+    return math.sqrt(n, n)
+
+
+def returns_a_string(n):
+    return "text"
+
+
+def test_unknown_attribute_is_a_typing_error():
+    error = compile_error(unknown_attribute, 1)
+    assert isinstance(error, TypingError)
+    assert str(error).splitlines()[-1] == "Unknown attribute 'foo' of type int64"
+    assert f"line {line_of(unknown_attribute, 'n.foo')}" in str(error)
+    assert_short(error)
+    error = compile_error(unknown_module_attribute, 1)
+    assert "Unknown attribute 'no_such_function' of type Module(math)" in str(error)
+
+
+def test_untyped_global_names_the_global_and_its_python_type():
+    error = compile_error(untyped_global, 1)
+    assert isinstance(error, TypingError)
+    assert str(error).splitlines()[-1] == (
+        "Untyped global name 'UNTYPED': cannot use a value of Python type object in nopython mode"
+    )
+    assert "    return UNTYPED" in str(error).splitlines()
+    assert_short(error)
+
+
+def test_no_implementation_lists_the_argument_types():
+    error = compile_error(wrong_operand_types, 2)
+    message = str(error)
+    assert message.splitlines()[-1] == (
+        "No implementation of function math.sqrt for argument types (int64, int64)"
+    )
+    assert "'n' is int64" in message and message.count("'n' is int64") == 1
+    assert_short(error)
+
+
+def test_returning_a_compile_time_only_value_is_an_error():
+    error = compile_error(returns_a_string, 1)
+    assert isinstance(error, TypingError)
+    assert "Cannot return a value of type unicode_type" in str(error).splitlines()[-1]
+
+
+# ---------------------------------------------------------------------------- unsupported
+
+
+def list_comprehension(n):
+    return [i for i in range(n)]
+
+
+def generator_expression(n):
+    return sum(i for i in range(n))
+
+
+def try_except(n):
+    try:
+        n += 1
+    except ValueError:
+        n = 0
+    return n
+
+
+def try_finally(n):
+    try:
+        n += 1
+    finally:
+        n -= 1
+    return n
+
+
+def inner_lambda(n):
+    f = lambda y: y + 1  # noqa: E731
+    return f(n)
+
+
+def inner_function(n):
+    def g(y):
+        return y
+
+    return g(n)
+
+
+def with_block(n):
+    with open(__file__):
+        return n
+
+
+def generator(n):
+    yield n
+
+
+def list_display(n):
+    return [n]
+
+
+def dict_display(n):
+    return {n: n}
+
+
+def assigns_global(n):
+    global SOMETHING
+    SOMETHING = n
+    return n
+
+
+def f_string(n):
+    return f"{n}"
+
+
+@pytest.mark.parametrize(
+    ("func", "construct", "marker"),
+    [
+        (list_comprehension, "a list comprehension", "[i for i"),
+        (generator_expression, "a generator expression", "sum(i"),
+        (try_except, "try/except", "try:"),
+        (try_finally, "try/finally", "try:"),
+        (inner_lambda, "a lambda", "f = lambda"),
+        (inner_function, "a nested function ('def g')", "def g"),
+        (with_block, "a 'with' block", "with open"),
+        (generator, "generators (functions using 'yield')", "yield"),
+        (list_display, "lists are not supported", "[n]"),
+        (dict_display, "dicts are not supported", "{n: n}"),
+        (assigns_global, "assigning a global variable", "SOMETHING = n"),
+        (f_string, "an f-string", 'f"{n}"'),
+    ],
+    ids=lambda value: getattr(value, "__name__", None),
+)
+def test_unsupported_constructs_name_themselves_and_their_line(func, construct, marker):
+    error = compile_error(func, 1)
+    assert isinstance(error, UnsupportedError)
+    message = str(error)
+    assert construct in message.splitlines()[-1]
+    assert message.splitlines()[0] == f'File "{THIS_FILE}", line {line_of(func, marker)}:'
+    assert_short(error)
+
+
+# ---------------------------------------------------------------------------- bad calls
+
+
+@njit
+def add(a, b):
+    return a + b
+
+
+def plain_add(a, b):
+    return a + b
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [((1,), {}), ((1, 2, 3), {}), ((1, 2), {"a": 1}), ((), {"b": 2})],
+)
+def test_wrong_arguments_raise_type_error_like_python(args, kwargs):
+    with pytest.raises(TypeError) as python:
+        plain_add(*args, **kwargs)
+    with pytest.raises(TypeError) as jitted:
+        add(*args, **kwargs)
+    message = str(jitted.value)
+    assert message.startswith("add()")
+    quoted = [word for word in str(python.value).split() if word.startswith("'")]
+    for name in quoted:  # the argument Python names, e.g. 'b'
+        assert name.strip(":") in message
+
+
+def test_unexpected_keyword_raises_type_error():
+    with pytest.raises(TypeError, match=r"^add\(\)"):
+        add(1, c=2)
+
+
+@pytest.mark.parametrize(
+    ("args", "name", "kind"), [(("s", 1), "a", "str"), ((1, [2]), "b", "list")]
+)
+def test_unsupported_argument_type_names_the_argument(args, name, kind):
+    with pytest.raises(TypeError) as info:
+        add(*args)
+    message = str(info.value)
+    assert f"argument '{name}'" in message and f"type {kind}" in message
+    assert len(message.splitlines()) == 1
