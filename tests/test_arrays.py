@@ -362,8 +362,10 @@ def test_setitem_with_masks_and_integer_arrays():
     a = np.arange(12.0).reshape(3, 4)
     assert_same(mask_assign(a.copy(), 5.0, -1.0), mask_assign.py_func(a.copy(), 5.0, -1.0))
     v = np.arange(6)
-    assert_same(fancy_assign(v.copy(), np.array([0, -1]), np.array([9, 8])),
-                fancy_assign.py_func(v.copy(), np.array([0, -1]), np.array([9, 8])))
+    assert_same(
+        fancy_assign(v.copy(), np.array([0, -1]), np.array([9, 8])),
+        fancy_assign.py_func(v.copy(), np.array([0, -1]), np.array([9, 8])),
+    )
 
 
 # ---------------------------------------------------------------------------- boundscheck
@@ -618,7 +620,7 @@ def test_readonly_input_gives_readonly_view():
     assert not view.flags.writeable
 
 
-# ---------------------------------------------------------------------------- calls between functions
+# ------------------------------------------------------------------------ calls between functions
 
 
 @njit

@@ -68,10 +68,8 @@ class SliceModel(StructModel):
 
 
 @register_model(types.ArrayIterator)
-@register_model(types.EnumerateType)
-@register_model(types.ZipType)
-class IteratorStateModel(_OpaqueModel):
-    """A pointer to iterator state in the entry block of the function that made it."""
+class ArrayIteratorModel(_OpaqueModel):
+    """A pointer to {array, next index} in the entry block of the function that made it."""
 
 
 # ---------------------------------------------------------------------------- conversions
@@ -322,8 +320,6 @@ def _type_iter(args, kws):
 
             raise TypingError("iteration over a 0-d array")
         return signature(args[0].iterator_type, args[0])
-    if len(args) == 1 and isinstance(args[0], (types.EnumerateType, types.ZipType)):
-        return signature(args[0], args[0])
     return None
 
 
@@ -352,12 +348,6 @@ def iterator_state(context, builder, array_type: types.Array, array_value):
 @lower_builtin(iter, types.Array)
 def array_iter(context, builder, sig, args):
     return iterator_state(context, builder, sig.args[0], args[0])
-
-
-@lower_builtin(iter, types.EnumerateType)
-@lower_builtin(iter, types.ZipType)
-def iterator_iter(context, builder, sig, args):
-    return args[0]
 
 
 @lower_builtin(next, types.ArrayIterator)

@@ -1,4 +1,5 @@
 """`enumerate` and `zip` over arrays, ranges and other iterators (including each other).
+Loaded with the builtins (no NumPy needed): see ember/typing/context.py.
 
 Both are iterators whose state sits in the entry block of the function that made them:
 enumerate's {count, inner iterator}, zip's {inner iterators...}; `next` advances the inner
@@ -11,9 +12,17 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.lowering import arrays as arr
+from ember.lowering.models import OpaqueModel, register_model
 from ember.lowering.registry import VarArgs, lower_builtin
 from ember.typing.signature import Signature, signature
 from ember.typing.templates import registry
+
+
+@register_model(types.EnumerateType)
+@register_model(types.ZipType)
+class IteratorStateModel(OpaqueModel):
+    """A pointer to iterator state in the entry block of the function that made it."""
+
 
 _ITERATORS = (types.ArrayIterator, types.RangeIteratorType, types.EnumerateType, types.ZipType)
 
@@ -41,6 +50,19 @@ def advance(context, builder, iterator: types.Type, value):
     pair_type = types.Pair(iterator.yield_type, types.boolean)
     pair = context.call_implementation(builder, next, Signature(pair_type, (iterator,)), [value])
     return builder.extract_value(pair, 0), builder.extract_value(pair, 1)
+
+
+@registry.typer(iter)
+def _type_iter(args, kws):
+    if len(args) == 1 and not kws and isinstance(args[0], (types.EnumerateType, types.ZipType)):
+        return signature(args[0], args[0])
+    return None
+
+
+@lower_builtin(iter, types.EnumerateType)
+@lower_builtin(iter, types.ZipType)
+def iterator_iter(context, builder, sig, args):
+    return args[0]
 
 
 # ---------------------------------------------------------------------------- enumerate

@@ -7,7 +7,6 @@ that compiling scalar code never pays for importing NumPy.
 from ember.library import (  # noqa: F401
     arrays,
     arrays_index,
-    arrays_iter,
     arrays_methods,
     numpy_creation,
     numpy_linalg,

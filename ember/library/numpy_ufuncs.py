@@ -637,3 +637,20 @@ def np_where(context, builder, sig, args):
 
 def _dtype_of(typ):
     return typ.dtype if isinstance(typ, types.Array) else typ
+
+
+# ---------------------------------------------------------------------------- builtins on arrays
+
+
+@registry.typer(abs)
+def _type_abs(args, kws):
+    if len(args) == 1 and not kws and isinstance(args[0], types.Array):
+        loop = resolve_loop(np.absolute, (args[0],))
+        return signature(result_type(loop, (args[0],)), args[0])
+    return None
+
+
+@lower_builtin(abs, types.Array)
+def array_abs(context, builder, sig, args):
+    loop = resolve_loop(np.absolute, tuple(sig.args))
+    return lower_ufunc(context, builder, loop, tuple(sig.args), list(args))

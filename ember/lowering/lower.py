@@ -118,7 +118,7 @@ class FunctionLowerer:
 
     def _lower_assign(self, stmt: ir.Assign) -> None:
         target_type = self.typemap[stmt.target.name]
-        value_type = self.rhs_types[stmt]
+        value_type = self.rhs_types.get(stmt, target_type)  # rewrites' new statements
         if isinstance(stmt.value, ir.Var):
             value = self.borrowed(value_type, self.load(stmt.value))
         else:

@@ -115,6 +115,8 @@ class RewriteArrayExprs(Rewrite):
         )
 
     def apply(self) -> ir.Block:
+        import ember.lowering.arrayexpr  # noqa: F401 - registers the lowering of arrayexpr
+
         replaced: dict[int, ir.Stmt | None] = {}
         dead: set[str] = set()
         for name in self.matches:

@@ -96,7 +96,7 @@ def register_rewrite(stage: str) -> Callable[[type[Rewrite]], type[Rewrite]]:
 
 
 def _load_builtin_rewrites() -> Any:
-    from ember.rewrites import static_raise  # noqa: F401 - registers itself
+    from ember.rewrites import arrayexpr, static_raise  # noqa: F401 - they register themselves
 
 
 _load_builtin_rewrites()

@@ -1,0 +1,74 @@
+"""Lowering of `arrayexpr` (stage 5a): one broadcasting loop computes the whole expression tree
+per element and writes the only array it allocates, the result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.ir import nodes as ir
+from ember.library.numpy_ufuncs import (
+    OPERATOR_UFUNCS,
+    apply_loop,
+    numpy_context,
+    resolve_loop,
+    result_type,
+)
+from ember.lowering import arrays as arr
+from ember.lowering import arrays_kernels as kernels
+from ember.lowering.lower import FunctionLowerer, register_expression_lowerer
+from ember.rewrites.arrayexpr import ArrayExpr
+
+
+def _ufunc_of(op: Any) -> Any:
+    return OPERATOR_UFUNCS.get(op, op)
+
+
+def _node_types(tree: Any, typemap: dict, found: dict) -> types.Type:
+    """The type each subtree has as an unfused operation would (array or scalar); records the
+    NumPy loop chosen for every operation node in `found`."""
+    if isinstance(tree, ir.Var):
+        return types.unliteral(typemap[tree.name])
+    op, children = tree
+    child_types = tuple(_node_types(child, typemap, found) for child in children)
+    loop = resolve_loop(_ufunc_of(op), child_types)
+    found[id(tree)] = (loop, child_types)
+    return result_type(loop, child_types)
+
+
+def lower_array_expr(lowerer: FunctionLowerer, expr: ArrayExpr, result_type_: types.Type):
+    context = numpy_context(lowerer.context)
+    builder = lowerer.builder
+    loops: dict[int, tuple] = {}
+    _node_types(expr.tree, lowerer.typemap, loops)
+    leaves = expr.sources()
+    leaf_types = [types.unliteral(lowerer.typemap[v.name]) for v in leaves]
+    operands = [
+        kernels.operand(builder, typ, lowerer.load(var)) for typ, var in zip(leaf_types, leaves)
+    ]
+    position = {var.name: index for index, var in enumerate(leaves)}
+    out_type = result_type_
+    shapes = [op.fields.shape for op in operands if op.is_array]
+    shape = kernels.broadcast_shapes(context, builder, shapes)
+    result = arr.allocate(context, builder, out_type, shape)
+
+    def evaluate(b: llvm.IRBuilder, tree: Any, items: list) -> tuple[llvm.Value, types.Type]:
+        if isinstance(tree, ir.Var):
+            index = position[tree.name]
+            return items[index], operands[index].dtype
+        loop, child_types = loops[id(tree)]
+        values, dtypes = zip(*(evaluate(b, child, items) for child in tree[1]))
+        return apply_loop(context, b, loop, dtypes, list(values)), loop.out_type
+
+    def body(b: llvm.IRBuilder, items: list) -> llvm.Value:
+        value, dtype = evaluate(b, expr.tree, items)
+        return context.cast(b, value, dtype, out_type.dtype)
+
+    fields = arr.unpack(builder, out_type, result)
+    kernels.elementwise(context, builder, out_type, fields, operands, body)
+    return result
+
+
+register_expression_lowerer(ArrayExpr, lower_array_expr)
