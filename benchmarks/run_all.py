@@ -9,12 +9,13 @@ import platform
 import sys
 import time
 
+import bench_arrayexpr
 import bench_call
 import bench_compile
 import bench_scalar
 from _harness import format_table, import_numba, parse_args
 
-BENCHMARKS = (bench_compile, bench_scalar, bench_call)
+BENCHMARKS = (bench_compile, bench_scalar, bench_call, bench_arrayexpr)
 
 
 def environment() -> str:
