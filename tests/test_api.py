@@ -165,12 +165,6 @@ def test_calls_from_python_use_keywords_and_defaults():
     assert weighted(b=3, a=2) == 6.5
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="dispatcher (not issue 2's files): an existing specialization reachable by a safe "
-    "conversion is reused (bool -> int64, float64 -> complex128), so the result has the type "
-    "of an earlier call's arguments; Numba compiles an exact specialization when it can",
-)
 def test_each_call_computes_with_its_own_argument_types():
     identity = njit(lambda x: x)
     assert identity(1) == 1

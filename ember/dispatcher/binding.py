@@ -36,9 +36,15 @@ class ArgumentBinder:
         self.varargs = next((p for p in params if p.kind is p.VAR_POSITIONAL), None)
         self.keyword_only = [p for p in params if p.kind is p.KEYWORD_ONLY]
         self.names = [p.name for p in params if p.kind is not p.VAR_KEYWORD]
+        self._keyword_names = {
+            p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        }
 
     def bind(self, args: tuple | list, kwargs: dict) -> list[Any]:
         """Values per parameter: given values, `Omitted(default)`, and a tuple for *args."""
+        for name in kwargs:
+            if name not in self._keyword_names:
+                self._fail(f"got an unexpected keyword argument '{name}'")
         kwargs = dict(kwargs)
         count = len(self.positional)
         if len(args) > count and self.varargs is None:

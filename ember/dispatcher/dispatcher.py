@@ -248,39 +248,21 @@ class Dispatcher:
         return found
 
     def _resolve(self, arg_types: tuple) -> CompileResult:
-        """An existing specialization reachable by conversion, else a new compilation."""
+        """Without explicit signatures, compile the exact types (as Numba does, so results keep
+        their own types); with them, pick the best conversion, unsafe ones allowed."""
+        if not self._explicit:
+            return self.compile(arg_types)
         candidates = [result.signature for result in self.overloads.values()]
         describe = f"<function {self.py_func.__name__}>"
-        if self._explicit:
-            best = choose_best(candidates, arg_types, describe)
-            if best is None:
-                listing = ", ".join(str(t) for t in arg_types)
-                accepted = "\n".join(f"    {sig}" for sig in candidates)
-                raise TypeError(
-                    f"No matching definition for argument type(s) {listing}\n"
-                    f"accepted signatures:\n{accepted}"
-                )
-            return self.overloads[best.args]
-        safe = [sig for sig in candidates if _all_safe(sig.args, arg_types)]
-        try:
-            best = choose_best(safe, arg_types, describe)
-        except TypeError:
-            best = None  # tied candidates: compiling the exact types is always correct
-        if best is not None:
-            return self.overloads[best.args]
-        return self.compile(arg_types)
-
-
-def _all_safe(formal: tuple, actual: tuple) -> bool:
-    from ember.typing.conversions import Conversion, can_convert
-
-    if len(formal) != len(actual):
-        return False
-    for f, a in zip(formal, actual):
-        kind = can_convert(a, f)
-        if kind is None or kind > Conversion.safe:
-            return False
-    return True
+        best = choose_best(candidates, arg_types, describe)
+        if best is None:
+            listing = ", ".join(str(t) for t in arg_types)
+            accepted = "\n".join(f"    {sig}" for sig in candidates)
+            raise TypeError(
+                f"No matching definition for argument type(s) {listing}\n"
+                f"accepted signatures:\n{accepted}"
+            )
+        return self.overloads[best.args]
 
 
 def _rebuild_dispatcher(py_func: FunctionType, options: TargetOptions, signatures) -> Dispatcher:

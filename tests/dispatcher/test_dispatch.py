@@ -187,16 +187,15 @@ def test_explicit_signatures_allow_unsafe_and_forbid_compilation():
     assert "int64(int64, int64)" in str(caught.value)
 
 
-def test_lazy_dispatch_reuses_safe_specialization_and_compiles_for_unsafe():
+def test_lazy_dispatch_compiles_the_exact_types():
     @njit
     def f(x):
-        return x * 2
+        return x
 
-    assert f(2.5) == 5.0
-    assert f(np.float32(1.5)) == 3.0  # float32 -> float64 is a promotion: reused
-    assert len(f.overloads) == 1
-    assert f(3) == 6 and isinstance(f(3), int)  # int64 -> float64 is unsafe: new compile
-    assert len(f.overloads) == 2
+    assert f(1) == 1 and f(1) is not True
+    assert f(True) is True  # bool -> int64 would convert safely, but types stay exact
+    assert f(np.float32(1.5)) == 1.5
+    assert set(f.signatures) == {(types.int64,), (types.boolean,), (types.float32,)}
 
 
 # ---------------------------------------------------------------------------- binding
