@@ -14,12 +14,13 @@ class EmberError(Exception):
     def __init__(self, message: str, loc: Loc | None = None) -> None:
         self.msg = message
         self.loc = loc
+        self.contexts: tuple[str, ...] = ()
         super().__init__(self._render())
 
     def _render(self) -> str:
-        if self.loc is None:
-            return self.msg
-        return f"{self.loc.describe()}\n{self.msg}"
+        """What failed (outermost compilation first), where, then the cause on the last line."""
+        where = [self.loc.describe()] if self.loc is not None else []
+        return "\n".join([*self.contexts, *where, self.msg])
 
     def with_context(self, context: str) -> EmberError:
         """A copy with a first line saying which compilation failed (kept short: one line).
@@ -31,7 +32,7 @@ class EmberError(Exception):
             return self
         copy = type(self).__new__(type(self))
         copy.__dict__.update(self.__dict__)
-        copy.msg = f"{context}\n{self.msg}"
+        copy.contexts = (context, *getattr(self, "contexts", ()))
         copy.args = (copy._render(),)
         return copy
 

@@ -57,10 +57,11 @@ def test_unification_error_names_file_line_source_variable_and_types():
     lines = message.splitlines()
     tuple_line = line_of(int_then_tuple, "x = (1, 2)")
     int_line = line_of(int_then_tuple, "x = 1")
-    assert lines[0] == f'File "{THIS_FILE}", line {tuple_line}:'
-    assert lines[1] == "    x = (1, 2)"
-    assert lines[2].strip() == "^"  # the caret under the assigned variable
-    assert lines[2].index("^") == lines[1].index("x")
+    assert lines[0] == "Compiling int_then_tuple(int64) failed in type inference:"
+    assert lines[1] == f'File "{THIS_FILE}", line {tuple_line}:'
+    assert lines[2] == "    x = (1, 2)"
+    assert lines[3].strip() == "^"  # the caret under the assigned variable
+    assert lines[3].index("^") == lines[2].index("x")
     assert f"'x' is int64 at line {int_line}" in message
     assert f"'x' is UniTuple(int64 x 2) at line {tuple_line}" in message
     assert lines[-1] == "Cannot unify int64 and UniTuple(int64 x 2) for variable 'x'"
@@ -216,7 +217,8 @@ def test_unsupported_constructs_name_themselves_and_their_line(func, construct, 
     assert isinstance(error, UnsupportedError)
     message = str(error)
     assert construct in message.splitlines()[-1]
-    assert message.splitlines()[0] == f'File "{THIS_FILE}", line {line_of(func, marker)}:'
+    assert message.splitlines()[0].startswith(f"Compiling {func.__name__}(int64) failed in ")
+    assert message.splitlines()[1] == f'File "{THIS_FILE}", line {line_of(func, marker)}:'
     assert_short(error)
 
 

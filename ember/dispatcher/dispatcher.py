@@ -208,7 +208,11 @@ class Dispatcher:
         arg_types = tuple(map(self._typeof_argument, self._binder.names, values))
         result = self.overloads.get(arg_types)
         if result is None:
-            result = self._resolve(arg_types)
+            try:
+                result = self._resolve(arg_types)
+            except EmberError as error:
+                # The message says where and why; the compiler's own frames would only hide it.
+                raise error.with_traceback(None) from None
         if self._entry_stale and self._slow_calls:  # called again: worth generating the entry
             self._install_fast_entry()
         self._slow_calls += 1
