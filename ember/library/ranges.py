@@ -123,7 +123,8 @@ def range_iternext(context, builder, sig, args):
     int_type = context.value_type(sig.args[0].dtype)
     current, count, step = (builder.load(slot) for slot in slots)
     valid = builder.icmp_unsigned("!=", count, llvm.Constant(int_type, 0))  # up to 2**64 - 1
-    builder.store(builder.add(current, step), slots[0])
+    # nsw: a range never yields a wrapped value (only the unused one past the end may wrap)
+    builder.store(builder.add(current, step, flags=["nsw"]), slots[0])
     builder.store(builder.sub(count, llvm.Constant(int_type, 1)), slots[1])
     pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
     pair = builder.insert_value(pair, current, 0)

@@ -45,6 +45,7 @@ class FunctionLowerer:
         self.sig = sig
         self.symbol = symbol
         self.slots: dict[str, llvm.Value] = {}
+        self.constants = self._numeric_constants()
         self.dependencies: list[CodeLibrary] = context.dependencies
 
     # ------------------------------------------------------------------ driver
@@ -106,7 +107,29 @@ class FunctionLowerer:
         return slot
 
     def load(self, var: ir.Var) -> llvm.Value:
+        constant = self.constants.get(var.name)
+        if constant is not None:
+            return constant
         return self.builder.load(self._slot(var.name))
+
+    def _numeric_constants(self) -> dict[str, llvm.Value]:
+        """Variables assigned exactly once, from a numeric constant: loads of them become the
+        constant itself, so implementations can specialize (e.g. `n // 2` -> a shift)."""
+        assignments: dict[str, list] = {}
+        for _, stmt in self.func_ir.statements():
+            for target in stmt.targets():
+                value = stmt.value if isinstance(stmt, ir.Assign) else None
+                assignments.setdefault(target.name, []).append(value)
+        constants = {}
+        for name, values in assignments.items():
+            typ = self.typemap.get(name)
+            if len(values) != 1 or not isinstance(values[0], ir.Const):
+                continue
+            if isinstance(typ, (types.Integer, types.Float)) and not isinstance(
+                values[0].value, bool
+            ):
+                constants[name] = self.context.get_constant(typ, values[0].value)
+        return constants
 
     def load_as(self, var: ir.Var, to_type: types.Type) -> llvm.Value:
         return self.context.cast(self.builder, self.load(var), self.typemap[var.name], to_type)

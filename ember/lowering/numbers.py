@@ -58,8 +58,28 @@ def _safe_divisor(builder, divisor, signed: bool):
     return builder.select(is_zero, llvm.Constant(divisor.type, 1), divisor), is_zero
 
 
+def _power_of_two(value) -> int | None:
+    """log2 of a positive power-of-two constant divisor, else None."""
+    if not isinstance(value, llvm.Constant) or not isinstance(value.constant, int):
+        return None
+    divisor = value.constant
+    if divisor <= 0 or divisor & (divisor - 1):
+        return None
+    return divisor.bit_length() - 1
+
+
 def _int_divmod(context, builder, sig, a, b, message):
     """Python's floor division and modulo of two integers (wrapping, never trapping)."""
+    shift = _power_of_two(b)
+    if shift is not None and shift < a.type.width - 1:
+        # Floor semantics are exactly an arithmetic shift and a mask for 2**k divisors.
+        signed = sig.args[0].signed
+        shifted = (
+            builder.ashr(a, llvm.Constant(a.type, shift))
+            if signed
+            else builder.lshr(a, llvm.Constant(a.type, shift))
+        )
+        return shifted, builder.and_(a, llvm.Constant(a.type, (1 << shift) - 1))
     _check_int_divisor(context, builder, b, message)
     signed = sig.args[0].signed
     divisor, is_zero = _safe_divisor(builder, b, signed)
