@@ -12,6 +12,7 @@ import itertools
 import math
 
 import pytest
+from oracle import same
 
 import ember
 from ember import njit
@@ -40,21 +41,6 @@ def outcome(func, args):
         return ("value", func(*args))
     except Exception as error:  # noqa: BLE001 - the exception is the outcome
         return ("raises", type(error), str(error))
-
-
-def same(a, b) -> bool:
-    """Equal in type and value; NaN equals NaN and 0.0 differs from -0.0."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, tuple):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, float):
-        if math.isnan(a) or math.isnan(b):
-            return math.isnan(a) and math.isnan(b)
-        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
-    if isinstance(a, complex):
-        return same(a.real, b.real) and same(a.imag, b.imag)
-    return a == b
 
 
 def check(py_func, argsets) -> None:

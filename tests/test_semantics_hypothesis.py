@@ -13,6 +13,7 @@ import math
 
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
+from oracle import same
 
 from ember import njit
 
@@ -31,19 +32,6 @@ def wrap64(value):
     if isinstance(value, bool) or not isinstance(value, int):
         return value
     return ((value + 2**63) % 2**64) - 2**63
-
-
-def same(a, b) -> bool:
-    """Equal in type and value; NaN equals NaN and 0.0 differs from -0.0."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, tuple):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, float):
-        if math.isnan(a) or math.isnan(b):
-            return math.isnan(a) and math.isnan(b)
-        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
-    return a == b
 
 
 def outcome(func, *args):

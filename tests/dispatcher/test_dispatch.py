@@ -257,18 +257,23 @@ def test_none_and_false_defaults_and_tuples_on_the_fast_path():
 # ---------------------------------------------------------------------------- failures
 
 
-def test_failed_typing_is_remembered(monkeypatch):
+@pytest.fixture
+def compilations(monkeypatch):
+    """The argument types of every compilation run while the test runs."""
     from ember.dispatcher import dispatcher as dispatcher_module
 
-    calls = []
+    seen = []
     original = dispatcher_module.run_pipeline
 
     def counting(state):
-        calls.append(state.arg_types)
+        seen.append(state.arg_types)
         return original(state)
 
     monkeypatch.setattr(dispatcher_module, "run_pipeline", counting)
+    return seen
 
+
+def test_failed_typing_is_remembered(compilations):
     @njit
     def bad(x):
         y = 1
@@ -278,7 +283,7 @@ def test_failed_typing_is_remembered(monkeypatch):
     for _ in range(3):
         with pytest.raises(TypingError):
             bad(1)
-    assert calls == [(types.int64,)]
+    assert compilations == [(types.int64,)]
 
 
 def test_uncompilable_argument_names_argument_and_type():
@@ -294,18 +299,7 @@ def test_uncompilable_argument_names_argument_and_type():
 # ---------------------------------------------------------------------------- threads
 
 
-def test_concurrent_first_calls_compile_once(monkeypatch):
-    from ember.dispatcher import dispatcher as dispatcher_module
-
-    compiled = []
-    original = dispatcher_module.run_pipeline
-
-    def counting(state):
-        compiled.append(state.arg_types)
-        return original(state)
-
-    monkeypatch.setattr(dispatcher_module, "run_pipeline", counting)
-
+def test_concurrent_first_calls_compile_once(compilations):
     @njit
     def poly(x):
         return 3 * x * x + 2 * x + 1
@@ -323,7 +317,7 @@ def test_concurrent_first_calls_compile_once(monkeypatch):
     for thread in threads:
         thread.join()
     assert results == {i: 3 * i * i + 2 * i + 1 for i in range(8)}
-    assert compiled == [(types.int64,)]
+    assert compilations == [(types.int64,)]
 
 
 def _spin(n):

@@ -1,0 +1,18 @@
+"""Comparison oracle shared by the differential tests: equal in type and value."""
+
+import math
+
+
+def same(a, b) -> bool:
+    """Equal in type and value; NaN equals NaN and 0.0 differs from -0.0."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, float):
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+    if isinstance(a, complex):
+        return same(a.real, b.real) and same(a.imag, b.imag)
+    return a == b
