@@ -51,7 +51,10 @@ class Dispatcher:
         return instance
 
     def __reduce__(self) -> tuple:
-        return (_rebuild_dispatcher, (self.py_func, self.options, self._explicit_signatures()))
+        from ember.dispatcher.serialize import function_state
+
+        state = function_state(self.py_func, self)
+        return (_rebuild_dispatcher, (state, self.options, self._explicit_signatures()))
 
     def _explicit_signatures(self) -> list | None:
         if not self._explicit:
@@ -269,5 +272,11 @@ class Dispatcher:
         return self.overloads[best.args]
 
 
-def _rebuild_dispatcher(py_func: FunctionType, options: TargetOptions, signatures) -> Dispatcher:
-    return Dispatcher(py_func, options, signatures)
+def _rebuild_dispatcher(state: tuple, options: TargetOptions, signatures) -> Dispatcher:
+    from ember.dispatcher.serialize import rebuild_function
+
+    py_func, self_names = rebuild_function(state)
+    dispatcher = Dispatcher(py_func, options, signatures)
+    for name in self_names:
+        py_func.__globals__[name] = dispatcher
+    return dispatcher
