@@ -10,70 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_arrays_support import (
+    DTYPES,
+    LAYOUTS,
+    NUMERIC,
+    assert_same,
+    live_allocations,
+    sample,
+)
 
 import ember.runtime
 from ember import TypingError, njit
-
-DTYPES = [np.bool_, np.int8, np.uint16, np.int32, np.int64, np.uint64, np.float32, np.float64,
-          np.complex64, np.complex128]  # fmt: skip
-NUMERIC = [d for d in DTYPES if d is not np.bool_]
-
-
-def sample(dtype, shape, layout="C", seed=0):
-    """An array of `shape` and `dtype` in the layout: 'C', 'F', 'A' (strided) or 'N'
-    (negative strides)."""
-    rng = np.random.default_rng(seed)
-    size = int(np.prod(shape))
-    if dtype is np.bool_:
-        flat = rng.integers(0, 2, size * 4).astype(bool)
-    elif np.issubdtype(dtype, np.complexfloating):
-        flat = (rng.integers(-5, 6, size * 4) + 1j * rng.integers(-5, 6, size * 4)).astype(dtype)
-    elif np.issubdtype(dtype, np.unsignedinteger):
-        flat = rng.integers(0, 50, size * 4).astype(dtype)
-    else:
-        flat = rng.integers(-20, 21, size * 4).astype(dtype)
-        if np.issubdtype(dtype, np.floating):
-            flat = flat / np.asarray(4, dtype)
-    if layout == "C":
-        return np.ascontiguousarray(flat[:size].reshape(shape))
-    if layout == "F":
-        return np.asfortranarray(flat[:size].reshape(shape))
-    if layout == "A":
-        big = flat[: size * 2].reshape((*shape[:-1], shape[-1] * 2)) if shape else flat[:1]
-        return big[..., ::2] if shape else big.reshape(())
-    big = flat[:size].reshape(shape)
-    return big[::-1] if shape else big
-
-
-LAYOUTS = ["C", "F", "A", "N"]
-
-
-def assert_same(got, expected):
-    """Same values, dtype and shape (NaN-aware)."""
-    if isinstance(expected, np.ndarray):
-        assert isinstance(got, np.ndarray), f"expected an array, got {got!r}"
-        assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
-        assert got.shape == expected.shape, (got.shape, expected.shape)
-        np.testing.assert_array_equal(got, expected)
-    elif isinstance(expected, tuple):
-        assert isinstance(got, tuple) and len(got) == len(expected)
-        for g, e in zip(got, expected):
-            assert_same(g, e)
-    else:
-        np.testing.assert_equal(got, expected)
-
-
-class live_allocations:
-    """Context manager asserting that the runtime's live-allocation count is unchanged."""
-
-    def __enter__(self):
-        self.before = ember.runtime.stats().live
-        return self
-
-    def __exit__(self, *exc):
-        if exc[0] is None:
-            assert ember.runtime.stats().live == self.before
-
 
 # ---------------------------------------------------------------------------- passing arrays
 
@@ -637,3 +584,178 @@ def use_pair(n):
 def test_arrays_between_jitted_functions():
     with live_allocations():
         assert_same(use_pair(4), np.arange(4) + np.ones(4))
+
+
+# ---------------------------------------------------------------------------- globals, truth, in
+
+TABLE = np.arange(6.0).reshape(2, 3)
+
+
+@njit
+def read_global(i):
+    return TABLE[i].sum() + TABLE[1, 2]
+
+
+@njit
+def global_view():
+    return TABLE[:, 1:]
+
+
+@njit
+def write_global():
+    TABLE[0, 0] = 1.0
+
+
+def test_global_arrays_are_frozen_read_only_constants():
+    assert read_global(1) == TABLE[1].sum() + TABLE[1, 2]
+    view = global_view()
+    assert_same(view, TABLE[:, 1:])
+    assert not view.flags.writeable
+    with pytest.raises(TypingError, match="read-only"):
+        write_global()
+
+
+@njit
+def truth_and_membership(a, x):
+    result = 0
+    if a[:1]:
+        result += 1
+    if x in a:
+        result += 10
+    return result
+
+
+@njit
+def ambiguous_truth(a):
+    return 1 if a else 0
+
+
+def test_truth_value_and_in():
+    a = np.array([1.0, 2.0, 3.0])
+    assert truth_and_membership(a, 2.0) == truth_and_membership.py_func(a, 2.0)
+    assert truth_and_membership(a[::-1] - 3, 5) == truth_and_membership.py_func(a[::-1] - 3, 5)
+    with pytest.raises(ValueError, match="ambiguous"):
+        ambiguous_truth(a)
+
+
+def test_explicit_array_signatures():
+    from ember.types import float64, int64
+
+    total = njit("float64(float64[:])")(lambda a: a.sum())
+    assert total(np.arange(4.0)) == 6.0
+    assert total(np.arange(8.0)[::2]) == 12.0  # a C array converts to the declared 'A' layout
+    scale = njit(float64[:, ::1](float64[:, ::1], int64))(lambda a, k: a * k)
+    assert_same(scale(np.ones((2, 2)), 3), np.full((2, 2), 3.0))
+    with pytest.raises(TypeError, match="No matching definition"):
+        total(np.arange(4))
+
+
+# ---------------------------------------------------------------- control flow and reference counts
+
+
+@njit
+def make_doubled(n):
+    return np.arange(n) * 2
+
+
+@njit
+def early_return(a, limit):
+    for row in a:
+        b = row * 2
+        if b.sum() > limit:
+            return b
+    return a[0] * 0
+
+
+@njit
+def nested_breaks(n):
+    total = 0.0
+    for i in range(n):
+        c = make_doubled(i + 1)
+        for x in c:
+            if x > 4:
+                break
+            total += x
+        if i > 5:
+            continue
+        total += c[::2].sum()
+    return total
+
+
+@njit
+def merge_in_branches(flag, n):
+    if flag:
+        a = np.zeros(n)
+        b = a
+    else:
+        b = np.ones(n)
+    c = b
+    for _ in range(3):
+        c = c + 1
+    return c
+
+
+@njit
+def swap_buffers(n):
+    u, v = np.zeros(n), np.ones(n)
+    for _ in range(5):
+        u, v = v, u
+    return u
+
+
+@njit
+def raise_inside_array_loop(n):
+    a = np.ones(n)
+    for x in a:
+        b = a * x
+        if x > 0:
+            raise ValueError("boom")
+        a = b
+    return a
+
+
+CONTROL_FLOW = [
+    (early_return, (np.arange(12.0).reshape(4, 3), 20.0)),
+    (early_return, (np.arange(12.0).reshape(4, 3), 1e9)),
+    (nested_breaks, (10,)),
+    (merge_in_branches, (True, 3)),
+    (merge_in_branches, (False, 3)),
+    (swap_buffers, (4,)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CONTROL_FLOW)))
+def test_reference_counts_through_control_flow(case):
+    func, args = CONTROL_FLOW[case]
+    expected = func.py_func(*args)
+    func(*args)
+    with live_allocations():
+        for _ in range(20):
+            assert_same(func(*args), expected)
+
+
+def test_raising_inside_a_loop_releases_everything():
+    raise_inside_array_loop(0)
+    with live_allocations():
+        for _ in range(20):
+            with pytest.raises(ValueError, match="boom"):
+                raise_inside_array_loop(3)
+
+
+def test_boundscheck_environment_variable():
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np\n"
+        "from ember import njit\n"
+        "f = njit(lambda a, i: a[i])\n"
+        "try:\n"
+        "    f(np.zeros(3), 3)\n"
+        "except IndexError:\n"
+        "    print('IndexError')\n"
+    )
+    env = dict(os.environ, EMBER_BOUNDSCHECK="1")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.stdout.strip() == "IndexError", done.stderr

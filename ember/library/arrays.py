@@ -398,3 +398,25 @@ def item_at(context, builder, array_type: types.Array, fields, index):
     )
     arr.nrt_incref_fields(builder, view)
     return arr.pack(builder, view_type, view)
+
+
+# ---------------------------------------------------------------------------- truth
+
+
+@lower_cast(types.Array, types.Boolean)
+def array_truth(context, builder, from_type, to_type, value):
+    """`if a:`: the truth of the only element; ValueError for any other size, as NumPy."""
+    fields = arr.unpack(builder, from_type, value)
+    not_one = builder.icmp_signed("!=", fields.nitems, arr.const(1))
+    context.guard(
+        builder,
+        not_one,
+        ValueError,
+        "The truth value of an array with more than one element is ambiguous. "
+        "Use a.any() or a.all()",
+    )
+    zero = [arr.const(0)] * from_type.ndim
+    item = arr.load_item(
+        builder, from_type.dtype, arr.element_pointer(builder, from_type, fields, zero)
+    )
+    return context.is_true(builder, from_type.dtype, item)

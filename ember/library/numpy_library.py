@@ -9,6 +9,7 @@ from ember.library import (  # noqa: F401
     arrays_index,
     arrays_methods,
     numpy_creation,
+    numpy_functions,
     numpy_linalg,
     numpy_random,
     numpy_reductions,

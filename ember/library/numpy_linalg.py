@@ -30,11 +30,15 @@ _PREFIX = {types.float32: "s", types.float64: "d", types.complex64: "c", types.c
 
 @functools.cache
 def blas_symbol(name: str) -> str:
-    """Publish SciPy's BLAS `name` to the JIT; returns the symbol compiled code calls."""
+    """Publish SciPy's BLAS (or LAPACK) `name` to the JIT; returns the symbol compiled code
+    calls."""
     import llvmlite.binding as llvm_binding
-    from scipy.linalg import cython_blas
+    from scipy.linalg import cython_blas, cython_lapack
 
-    capsule = cython_blas.__pyx_capi__[name]
+    exports = cython_blas.__pyx_capi__
+    if name not in exports:
+        exports = cython_lapack.__pyx_capi__
+    capsule = exports[name]
     get_name = ctypes.pythonapi.PyCapsule_GetName
     get_name.restype = ctypes.c_char_p
     get_name.argtypes = [ctypes.py_object]
@@ -350,3 +354,187 @@ def _select_norm(x, ord):
     if x.ndim == 2:
         return _norm_matrix
     return None
+
+
+# ---------------------------------------------------------------------- LAPACK: solve, inv, det
+
+
+def lapack_gesv(n, nrhs, a, ipiv, b):
+    """Solve a x = b in place (LAPACK gesv; `a` and `b` column-major with leading dimension
+    n, `ipiv` int32[n]); returns LAPACK's info. Compiled code only."""
+    raise NotImplementedError("lapack_gesv runs in compiled code only")
+
+
+def lapack_getrf(n, a, ipiv):
+    """LU-factorize the column-major n x n `a` in place (LAPACK getrf); returns info."""
+    raise NotImplementedError("lapack_getrf runs in compiled code only")
+
+
+@registry.typer(lapack_gesv)
+def _type_gesv(args, kws):
+    if len(args) != 5 or not (_blas_dtype(args[2]) and args[4].dtype is args[2].dtype):
+        return None
+    return signature(types.int64, types.int64, types.int64, args[2], args[3], args[4])
+
+
+@registry.typer(lapack_getrf)
+def _type_getrf(args, kws):
+    if len(args) != 3 or not _blas_dtype(args[1]):
+        return None
+    return signature(types.int64, types.int64, args[1], args[2])
+
+
+def _int32(builder, value):
+    return _by_address(builder, builder.trunc(value, llvm.IntType(32)))
+
+
+@lower_builtin(lapack_gesv, *([types.Type] * 5))
+def _lower_gesv(context, builder, sig, args):
+    dtype = sig.args[2].dtype
+    n, nrhs, a, ipiv, b = args
+    info = _by_address(builder, llvm.Constant(llvm.IntType(32), 0))
+    size = _int32(builder, n)
+    operands = [
+        size, _int32(builder, nrhs), arr.unpack(builder, sig.args[2], a).data, size,
+        arr.unpack(builder, sig.args[3], ipiv).data, arr.unpack(builder, sig.args[4], b).data,
+        size, info,
+    ]  # fmt: skip
+    gesv = _declare(builder, _PREFIX[dtype] + "gesv", llvm.VoidType(), [arr.ptr] * 8)
+    builder.call(gesv, operands)
+    return builder.sext(builder.load(info, typ=llvm.IntType(32)), arr.i64)
+
+
+@lower_builtin(lapack_getrf, *([types.Type] * 3))
+def _lower_getrf(context, builder, sig, args):
+    dtype = sig.args[1].dtype
+    n, a, ipiv = args
+    info = _by_address(builder, llvm.Constant(llvm.IntType(32), 0))
+    size = _int32(builder, n)
+    operands = [size, size, arr.unpack(builder, sig.args[1], a).data, size,
+                arr.unpack(builder, sig.args[2], ipiv).data, info]  # fmt: skip
+    getrf = _declare(builder, _PREFIX[dtype] + "getrf", llvm.VoidType(), [arr.ptr] * 6)
+    builder.call(getrf, operands)
+    return builder.sext(builder.load(info, typ=llvm.IntType(32)), arr.i64)
+
+
+def _column_major(a):
+    """A column-major copy of a 2-d array (its transpose's C copy, transposed back)."""
+    return a.T.copy().T
+
+
+LinAlgError = np.linalg.LinAlgError  # a global name: `raise LinAlgError(...)` is static
+
+
+def _check_square(a):
+    n = a.shape[0]
+    if a.shape[1] != n:
+        raise LinAlgError("Last 2 dimensions of the array must be square")
+    return n
+
+
+_check_square_jit = jitted(_check_square)
+
+
+@functools.cache
+def _solve_impl(dtype_name: str, vector: bool):
+    np_type = np.dtype(dtype_name).type
+    column_major = jitted(_column_major)
+    check = _check_square_jit
+
+    if vector:
+
+        def impl(a, b):
+            n = check(a)
+            if b.shape[0] != n:
+                raise ValueError("solve: the right-hand side does not match the matrix")
+            x = b.astype(np_type)
+            if n > 0 and lapack_gesv(n, 1, column_major(a.astype(np_type)),
+                                     np.empty(n, np.int32), x) > 0:  # fmt: skip
+                raise LinAlgError("Singular matrix")
+            return x
+
+    else:
+
+        def impl(a, b):
+            n = check(a)
+            if b.shape[0] != n:
+                raise ValueError("solve: the right-hand side does not match the matrix")
+            x = column_major(b.astype(np_type))
+            if n > 0 and lapack_gesv(n, b.shape[1], column_major(a.astype(np_type)),
+                                     np.empty(n, np.int32), x) > 0:  # fmt: skip
+                raise LinAlgError("Singular matrix")
+            return x
+
+    return impl
+
+
+def _linalg_dtype(*arrays) -> str | None:
+    common = np.result_type(
+        *(numpy_dtype(a.dtype) for a in arrays),
+        np.float64
+        if all(isinstance(a.dtype, (types.Integer, types.Boolean)) for a in arrays)
+        else np.float32,
+    )
+    return common.name if common.name in ("float32", "float64", "complex64", "complex128") else (
+        None)  # fmt: skip
+
+
+@implement(np.linalg.solve, "a, b")
+def _select_solve(a, b):
+    if not (isinstance(a, types.Array) and isinstance(b, types.Array)):
+        return None
+    if a.ndim != 2 or b.ndim not in (1, 2):
+        raise TypingError("ember's np.linalg.solve takes a 2-d matrix and a 1-d or 2-d right side")
+    dtype = _linalg_dtype(a, b)
+    return None if dtype is None else _solve_impl(dtype, b.ndim == 1)
+
+
+@functools.cache
+def _inv_impl(dtype_name: str):
+    solve = jitted(_solve_impl(dtype_name, False))
+    np_type = np.dtype(dtype_name).type
+
+    def impl(a):
+        return solve(a, np.eye(a.shape[0], dtype=np_type))
+
+    return impl
+
+
+@implement(np.linalg.inv, "a")
+def _select_inv(a):
+    if not (isinstance(a, types.Array) and a.ndim == 2):
+        return None
+    dtype = _linalg_dtype(a)
+    return None if dtype is None else _inv_impl(dtype)
+
+
+@functools.cache
+def _det_impl(dtype_name: str):
+    np_type = np.dtype(dtype_name).type
+    column_major = jitted(_column_major)
+
+    check = _check_square_jit
+
+    def impl(a):
+        n = check(a)
+        lu = column_major(a.astype(np_type))
+        pivots = np.empty(n, np.int32)
+        result = np_type(1)
+        if n == 0:
+            return result
+        lapack_getrf(n, lu, pivots)
+        for i in range(n):
+            result *= lu[i, i]
+            if pivots[i] != i + 1:
+                result = -result
+        return result
+
+    return impl
+
+
+@implement(np.linalg.det, "a")
+def _select_det(a):
+    if not (isinstance(a, types.Array) and a.ndim == 2):
+        return None
+    dtype = _linalg_dtype(a)
+    return None if dtype is None else _det_impl(dtype)

@@ -24,6 +24,7 @@ from ember.lowering.arrays import const
 from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.registry import VarArgs, lower_builtin
 from ember.typing.signature import signature
+from ember.typing.templates import registry
 
 # ---------------------------------------------------------------------------- the engine
 
@@ -520,3 +521,31 @@ def _cumulative(name: str, fn, identity: int) -> None:
 
 _cumulative("cumsum", operator.add, 0)
 _cumulative("cumprod", operator.mul, 1)
+
+
+# ---------------------------------------------------------------------------- x in a
+
+
+@registry.typer(operator.contains)
+def _type_contains(args, kws):
+    container, item = args
+    if isinstance(container, types.Array) and isinstance(types.unliteral(item), types.Number):
+        return signature(types.boolean, container, types.unliteral(item))
+    return None
+
+
+@lower_builtin(operator.contains, types.Array, types.Number)
+def array_contains(context, builder, sig, args):
+    from ember.library.numpy_ufuncs import apply_loop, resolve_loop
+
+    array_type, item_type = sig.args
+    loop = resolve_loop(np.equal, (array_type, item_type))
+    fields = arr.unpack(builder, array_type, args[0])
+    context = numpy_context(context)
+
+    def step(b, acc, element, index):
+        equal = apply_loop(context, b, loop, (array_type.dtype, item_type), [element, args[1]])
+        return b.or_(acc, equal)
+
+    return reduce_all(context, builder, array_type, fields, arr.i1,
+                      llvm.Constant(arr.i1, 0), step)  # fmt: skip

@@ -215,6 +215,12 @@ def jitted(py_func: Callable) -> Any:
     return py_impl(py_func).dispatcher
 
 
+def _compiled_type(typ: types.Type) -> types.Type:
+    """Integer literals widen (one specialization for all values); constant strings stay:
+    they select behaviour (`side='right'`)."""
+    return typ if isinstance(typ, types.StringLiteral) else types.unliteral(typ)
+
+
 def implement(key: Any, params: str) -> Callable:
     """Decorator: `select(*folded_types) -> python implementation | None` implements calls of
     `key` (a function, or `(types.Array, name)` for a method whose `params` start with the
@@ -231,7 +237,8 @@ def implement(key: Any, params: str) -> Callable:
             impl = chosen(folded)
             if impl is None:
                 return None
-            return impl.return_type(folded)
+            args = tuple(_compiled_type(t) for t in folded)  # one compilation per types
+            return Signature(impl.return_type(args), args)
 
         @lower_builtin(key, VarArgs(types.Type))
         def _lower(context, builder, sig, args):

@@ -172,6 +172,31 @@ def _is_complex(typ) -> bool:
     return isinstance(typ, types.Complex)
 
 
+def _complex_ordering(symbol: str) -> Callable:
+    """NumPy orders complex numbers lexicographically: real parts, then imaginary parts."""
+    via_operator = _via_operator(
+        {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}[symbol]
+    )
+
+    def lower(context, builder, loop, args):
+        if not _is_complex(loop.in_types[0]):
+            return via_operator(context, builder, loop, args)
+        (ar, ai), (br, bi) = ((builder.extract_value(v, 0), builder.extract_value(v, 1))
+                              for v in args)  # fmt: skip
+        strict = symbol[0]
+        real_decides = builder.fcmp_ordered(strict, ar, br)
+        real_equal = builder.fcmp_ordered("==", ar, br)
+        imag_decides = builder.fcmp_ordered(symbol, ai, bi)
+        return builder.or_(real_decides, builder.and_(real_equal, imag_decides))
+
+    return lower
+
+
+for _ufunc, _symbol in ((np.less, "<"), (np.less_equal, "<="), (np.greater, ">"),
+                        (np.greater_equal, ">=")):  # fmt: skip
+    kernel(_ufunc)(_complex_ordering(_symbol))
+
+
 @kernel(np.add, np.multiply)
 def _add_multiply(context, builder, loop, args):
     if _is_bool(loop.out_type):  # '??->?': logical or / and
@@ -350,12 +375,19 @@ def _float_binary(name: str | None) -> Callable:
     def lower(context, builder, loop, args):
         if not all(_is_float(t) for t in loop.in_types):
             raise TypingError(f"np.{loop.ufunc.__name__} of {loop.in_types} is not supported")
-        if name is None:  # logaddexp
+        if name is None:  # logaddexp, as npy_logaddexp
             a, b = args
-            big = _call_float(builder, "llvm.maxnum", a, b)
-            small = _call_float(builder, "llvm.minnum", a, b)
-            delta = _call_float(builder, "llvm.exp", builder.fsub(small, big))
-            return builder.fadd(big, _call_float(builder, "log1p", delta))
+            difference = builder.fsub(a, b)
+            positive = builder.fcmp_ordered(">", difference, llvm.Constant(a.type, 0.0))
+            big = builder.select(positive, a, b)
+            magnitude = call_intrinsic(builder, "llvm.fabs", [difference])
+            tail = _call_float(builder, "llvm.exp", builder.fneg(magnitude))
+            result = builder.fadd(big, _call_float(builder, "log1p", tail))
+            equal = builder.fcmp_ordered("==", a, b)  # also infinities of one sign
+            result = builder.select(equal, builder.fadd(a, llvm.Constant(a.type, math.log(2))),
+                                    result)  # fmt: skip
+            is_nan = builder.fcmp_unordered("uno", difference, difference)
+            return builder.select(builder.and_(is_nan, builder.not_(equal)), difference, result)
         return _call_float(builder, name, *args)
 
     return lower

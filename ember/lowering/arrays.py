@@ -191,6 +191,24 @@ def contiguous_strides(builder, shape: list, itemsize: int, order: str = "C") ->
     return strides
 
 
+def array_constant(array_type: types.Array, value) -> llvm.Constant:
+    """A global (or closure) ndarray as a constant: a frozen read-only copy whose address is
+    embedded (meminfo NULL: nothing to count; parent: the copy, for boxing)."""
+    from ember.runtime.boxing import freeze
+
+    frozen = freeze(value)
+    items = [
+        llvm.Constant(ptr, None),
+        llvm.Constant(i64, id(frozen)).inttoptr(ptr),
+        const(frozen.size),
+        const(frozen.itemsize),
+        llvm.Constant(i64, frozen.ctypes.data).inttoptr(ptr),
+        llvm.Constant.literal_struct([const(n) for n in frozen.shape]),
+        llvm.Constant.literal_struct([const(n) for n in frozen.strides]),
+    ]
+    return llvm.Constant.literal_struct(items)
+
+
 # ---------------------------------------------------------------------------- elements
 
 

@@ -62,6 +62,8 @@ class FunctionLowerer:
         }
         self.builder = llvm.IRBuilder(entry)
         self.arg_values = callconv.decode_arguments(self.builder, self.sig, self.function)
+        self.borrowed_args = _borrowed_arguments(self.func_ir)
+        self.moves = _moves(self.func_ir, self.borrowed_args)
         self.builder.branch(self.llvm_blocks[self.func_ir.entry])
         for label in sorted(self.func_ir.blocks):
             self.builder.position_at_end(self.llvm_blocks[label])
@@ -75,7 +77,7 @@ class FunctionLowerer:
         owned = [
             (slot, self.typemap[name])
             for name, slot in self.slots.items()
-            if refs.needs_refcount(self.typemap[name])
+            if refs.needs_refcount(self.typemap[name]) and name not in self.borrowed_args
         ]
         refs.release_at_exits(self.builder, self.function, owned)
 
@@ -143,12 +145,14 @@ class FunctionLowerer:
         target_type = self.typemap[stmt.target.name]
         value_type = self.rhs_types.get(stmt, target_type)  # rewrites' new statements
         if isinstance(stmt.value, ir.Var):
-            value = self.borrowed(value_type, self.load(stmt.value))
+            value = self.load(stmt.value)
+            if id(stmt) not in self.moves:  # a move takes over the source's reference
+                value = self.borrowed(value_type, value)
         else:
             value = _EXPRESSION_LOWERERS[type(stmt.value)](self, stmt.value, value_type)
         value = self.context.cast(self.builder, value, value_type, target_type)
-        if refs.needs_refcount(target_type):  # release the value being overwritten
-            refs.decref(self.builder, target_type, self.load(stmt.target))
+        if refs.needs_refcount(target_type) and stmt.target.name not in self.borrowed_args:
+            refs.decref(self.builder, target_type, self.load(stmt.target))  # the old value
         self.store(stmt.target.name, value)
 
     def borrowed(self, typ: types.Type, value: llvm.Value) -> llvm.Value:
@@ -160,10 +164,11 @@ class FunctionLowerer:
     def _lower_del(self, stmt: ir.Del) -> None:
         """Release what the variable owns (only reference-counted types emit code)."""
         typ = self.typemap.get(stmt.name)
-        if typ is None or not refs.needs_refcount(typ):
+        if typ is None or not refs.needs_refcount(typ) or stmt.name in self.borrowed_args:
             return
         slot = self._slot(stmt.name)
-        refs.decref(self.builder, typ, self.builder.load(slot))
+        if id(stmt) not in self.moves:  # after a move, the reference lives on elsewhere
+            refs.decref(self.builder, typ, self.builder.load(slot))
         self.builder.store(llvm.Constant(self.context.value_type(typ), None), slot)
 
     def _lower_jump(self, stmt: ir.Jump) -> None:
@@ -206,6 +211,8 @@ class FunctionLowerer:
     # ------------------------------------------------------------------ expressions
 
     def _lower_arg(self, expr: ir.Arg, result_type: types.Type) -> llvm.Value:
+        if expr.name in self.borrowed_args:  # the caller's reference outlives this call
+            return self.arg_values[expr.index]
         return self.borrowed(result_type, self.arg_values[expr.index])
 
     def _lower_constant(self, expr: ir.Const, result_type: types.Type) -> llvm.Value:
@@ -214,6 +221,8 @@ class FunctionLowerer:
     def _lower_global(self, expr: ir.Global | ir.FreeVar, result_type: types.Type) -> llvm.Value:
         if isinstance(result_type, types.Dummy):
             return self.context.get_dummy_value(result_type)
+        if isinstance(result_type, types.Array):
+            return refs.array_constant(result_type, expr.value)
         return self.context.get_constant(result_type, expr.value)
 
     def _lower_operator(self, expr: Any, result_type: types.Type) -> llvm.Value:
@@ -382,6 +391,41 @@ _EXPRESSION_LOWERERS = {
     ir.ExhaustIter: FunctionLowerer._lower_exhaust_iter,
     ir.Cast: FunctionLowerer._lower_cast,
 }
+
+
+def _borrowed_arguments(func_ir: ir.FunctionIR) -> frozenset[str]:
+    """Parameters never reassigned: their variable can borrow the caller's reference for the
+    whole call (no incref on entry, no decref at their `del`)."""
+    assignments: dict[str, int] = {}
+    from_arg: set[str] = set()
+    for _, stmt in func_ir.statements():
+        if isinstance(stmt, ir.Assign):
+            name = stmt.target.name
+            assignments[name] = assignments.get(name, 0) + 1
+            if isinstance(stmt.value, ir.Arg) and stmt.value.name == name:
+                from_arg.add(name)
+    return frozenset(name for name in from_arg if assignments[name] == 1)
+
+
+def _moves(func_ir: ir.FunctionIR, borrowed: frozenset[str]) -> set[int]:
+    """Copies `x = y` directly followed by `del y`: the copy takes over y's reference (no
+    incref, no decref). Returns the ids of those Assign and Del statements."""
+    found: set[int] = set()
+    for block in func_ir.blocks.values():
+        body = block.body
+        for index, stmt in enumerate(body):
+            if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Var)):
+                continue
+            source = stmt.value.name
+            if source == stmt.target.name or source in borrowed:
+                continue
+            for following in body[index + 1 :]:
+                if not isinstance(following, ir.Del):
+                    break
+                if following.name == source:
+                    found.update((id(stmt), id(following)))
+                    break
+    return found
 
 
 def register_expression_lowerer(expr_class: type, lowerer) -> None:

@@ -178,9 +178,25 @@ def box(typ: types.Array, memory: Any, inputs: tuple, memo: dict | None = None) 
     return view
 
 
+_constants: dict[int, Any] = {}  # frozen copies of global arrays, by address, kept alive
+
+
+def freeze(array: Any) -> Any:
+    """A read-only C-contiguous copy of a global array for compiled code to embed; it lives as
+    long as the process (compiled code holds its address)."""
+    import numpy as np
+
+    frozen = np.array(array, order="C", copy=True)
+    frozen.flags.writeable = False
+    _constants[id(frozen)] = frozen
+    return frozen
+
+
 def _find_parent(address: int | None, values: Any) -> Any:
     if not address:
         return None
+    if address in _constants:
+        return _constants[address]
     ndarray = sys.modules["numpy"].ndarray
     for value in values:
         if isinstance(value, ndarray) and id(value) == address:

@@ -54,7 +54,10 @@ class TypingContext:
             return types.Function(value)
         from ember.dispatcher.typeof import typeof_constant
 
-        return typeof_constant(value)
+        found = typeof_constant(value)
+        if isinstance(found, types.Array):  # a global array is frozen, as in Numba
+            return found.copy(layout="C", readonly=True)
+        return found
 
     def _is_registered(self, value: Any) -> bool:
         try:
