@@ -9,6 +9,7 @@ jitted function from Python runs no Python-level code on the fast path.
 from __future__ import annotations
 
 import ctypes
+import functools
 import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -80,8 +81,10 @@ def _specializations(dispatcher: Dispatcher) -> list:
     for args, result in dispatcher.overloads.items():
         arg_kinds = [value_kind(t) for t in args]
         ret_kind = value_kind(result.signature.return_type)
-        if ret_kind is None or None in arg_kinds or _holds_array(ret_kind):
-            continue  # array results are boxed by the Python path
+        if ret_kind is None or None in arg_kinds:
+            continue
+        if isinstance(ret_kind, tuple) and _holds_array(ret_kind):
+            continue  # arrays inside returned tuples are boxed by the Python path
         if not all(native_entry.fast_path_supported(k) for k in arg_kinds):
             continue
         found.append((arg_kinds, ret_kind, result.address))
@@ -92,6 +95,19 @@ def _holds_array(kind: Any) -> bool:
     if isinstance(kind, tuple):
         return any(_holds_array(member) for member in kind)
     return isinstance(kind, native_entry.ArrayKind)
+
+
+def _array_boxers(dispatcher: Dispatcher) -> dict:
+    """One Python boxer per returned array kind: `boxer(result_address, parent_or_None)`."""
+    from ember.runtime.boxing import box_at
+
+    boxers = {}
+    for result in dispatcher.overloads.values():
+        typ = result.signature.return_type
+        kind = value_kind(typ)
+        if isinstance(kind, native_entry.ArrayKind) and kind not in boxers:
+            boxers[kind] = functools.partial(box_at, typ)
+    return boxers
 
 
 class FastEntry:
@@ -110,6 +126,7 @@ def build_fast_entry(dispatcher: Dispatcher) -> FastEntry | None:
     if not specializations:
         return None
     fallback = dispatcher._python_call
+    boxers = _array_boxers(dispatcher)
     module, symbol = native_entry.build_entry_module(
         dispatcher.py_func.__name__,
         specializations,
@@ -118,11 +135,13 @@ def build_fast_entry(dispatcher: Dispatcher) -> FastEntry | None:
         defaults=defaults,
         release_gil=dispatcher.options.nogil,
         param_names=dispatcher._binder.names,
+        array_boxers=boxers,
     )
     jit = glue_engine()
     jit.add_module(jit.parse(str(module)))
     keepalive = [
         fallback,
+        boxers,
         defaults,
         dispatcher._binder.names,
         [r.library for r in dispatcher.overloads.values()],

@@ -134,6 +134,9 @@ def return_memory_type(kind: Kind) -> ir.Type:
     if isinstance(kind, tuple):
         return ir.LiteralStructType([return_memory_type(member) for member in kind])
     _check_kind(kind)
+    if isinstance(kind, ArrayKind):
+        dims = ir.LiteralStructType([_I64] * kind.ndim)
+        return ir.LiteralStructType([_PTR, _PTR, _I64, _I64, _PTR, dims, dims])
     if kind in _INT_KINDS:
         return ir.IntType(_INT_KINDS[kind][0])
     return {
@@ -340,6 +343,7 @@ _CAPI_SIGNATURES: dict[str, tuple[ir.Type, list[ir.Type]]] = {
     "PyComplex_FromDoubles": (_PTR, [_F64, _F64]),
     "PyTuple_New": (_PTR, [_SSIZE]),
     "PyObject_Vectorcall": (_PTR, [_PTR, _PTR, _SSIZE, _PTR]),
+    "PyLong_FromVoidPtr": (_PTR, [_PTR]),
     "PyObject_CallOneArg": (_PTR, [_PTR, _PTR]),
     "Py_IncRef": (ir.VoidType(), [_PTR]),
     "Py_DecRef": (ir.VoidType(), [_PTR]),
@@ -390,7 +394,9 @@ class _EntryCodegen:
         raise_exception: object,
         defaults: Sequence[object] = (),
         release_gil: bool = False,
+        array_boxers: dict | None = None,
     ) -> None:
+        self.array_boxers = array_boxers or {}
         self.defaults = tuple(defaults)
         self.release_gil = release_gil
         self.module = module
@@ -676,6 +682,8 @@ class _EntryCodegen:
         """Box the native value of ``kind`` stored at ``ptr``; the result may be NULL (error)."""
         b = self.builder
         mem_type = return_memory_type(kind)
+        if isinstance(kind, ArrayKind):
+            return self.emit_box_array(kind, ptr)
         if isinstance(kind, tuple):
             return self.emit_box_tuple(kind, ptr, mem_type)
         if kind in _INT_KINDS:
@@ -707,6 +715,72 @@ class _EntryCodegen:
             self.incref_singleton(result)
             return result
         raise AssertionError(f"unhandled kind {kind!r}")
+
+    def emit_box_array(self, kind: ArrayKind, ptr: ir.Value) -> ir.Value:
+        """An argument returned unchanged is returned itself (no Python code runs); any other
+        array goes to the Python boxer with the result's address and its parent object."""
+        b = self.builder
+        layout = numpy_layout()
+        null = ir.Constant(_PTR, None)
+        meminfo = self.load_field(ptr, 0, _PTR, _PTR_SIZE)
+        parent = self.load_field(ptr, 8, _PTR, _PTR_SIZE)
+        slow = self.new_block("box.array.slow")
+        borrowed = b.and_(b.icmp_unsigned("==", meminfo, null), b.icmp_unsigned("!=", parent, null))
+        self.continue_if(borrowed, slow, "box.array.borrowed")
+        same = b.icmp_unsigned(
+            "==",
+            self.load_field(ptr, 32, _PTR, _PTR_SIZE),
+            self.load_field(parent, layout.data, _PTR, _PTR_SIZE),
+        )
+        nd = self.load_field(parent, layout.nd, _I32, 4)
+        same = b.and_(same, b.icmp_signed("==", nd, _I32(kind.ndim)))
+        self.continue_if(same, slow, "box.array.same_data")
+        dims = self.load_field(parent, layout.dimensions, _PTR, _PTR_SIZE)
+        strides = self.load_field(parent, layout.strides, _PTR, _PTR_SIZE)
+        for k in range(kind.ndim):
+            extent = self.load_field(ptr, 40 + 8 * k, _I64, 8)
+            stride = self.load_field(ptr, 40 + 8 * (kind.ndim + k), _I64, 8)
+            same = b.and_(same, b.icmp_signed("==", extent, self.load_field(dims, 8 * k, _I64, 8)))
+            same = b.and_(
+                same, b.icmp_signed("==", stride, self.load_field(strides, 8 * k, _I64, 8))
+            )
+        self.continue_if(same, slow, "box.array.identity")
+        self.incref_object(parent)
+        b.ret(parent)
+        b.position_at_end(slow)
+        address = self.call_capi("PyLong_FromVoidPtr", [ptr])
+        address_block = b.block
+        call_block = self.new_block("box.array.call")
+        done = self.new_block("box.array.done")
+        b.cbranch(b.icmp_unsigned("!=", address, null), call_block, done)
+        b.position_at_end(call_block)
+        parent_or_none = b.select(
+            b.icmp_unsigned("==", parent, null), _object_constant(None), parent
+        )
+        self.alloca_builder.position_at_start(self._entry)
+        arguments = self.alloca_builder.alloca(_PTR, size=2, name="box.array.args")
+        b.store(address, arguments)
+        b.store(parent_or_none, b.gep(arguments, [ir.Constant(_I64, 1)], source_etype=_PTR))
+        boxer = _object_constant(self.array_boxers[kind])
+        result = self.call_capi(
+            "PyObject_Vectorcall", [boxer, arguments, ir.Constant(_SSIZE, 2), null]
+        )
+        self.call_capi("Py_DecRef", [address])
+        call_end = b.block
+        b.branch(done)
+        b.position_at_end(done)
+        phi = b.phi(_PTR, name="box.array")
+        phi.add_incoming(null, address_block)
+        phi.add_incoming(result, call_end)
+        return phi
+
+    def incref_object(self, obj: ir.Value) -> None:
+        if self.layout.inline_incref:
+            ptr = self.field_ptr(obj, self.layout.refcnt_offset)
+            count = self.builder.load(ptr, typ=_SSIZE, align=8)
+            self.builder.store(self.builder.add(count, ir.Constant(_SSIZE, 1)), ptr, align=8)
+        else:
+            self.call_capi("Py_IncRef", [obj])
 
     def emit_box_tuple(
         self, kind: tuple[Kind, ...], ptr: ir.Value, mem_type: ir.LiteralStructType
@@ -942,6 +1016,7 @@ def build_entry_module(
     defaults: Sequence[object] = (),
     release_gil: bool = False,
     param_names: Sequence[str] | None = None,
+    array_boxers: dict | None = None,
 ) -> tuple[ir.Module, str]:
     """Build an LLVM module holding a ``METH_FASTCALL | METH_KEYWORDS`` entry function.
 
@@ -970,7 +1045,7 @@ def build_entry_module(
     for arg, arg_name in zip(function.args, ("self", "args", "nargs", "kwnames"), strict=True):
         arg.name = arg_name
     codegen = _EntryCodegen(
-        module, function, layout, fallback, raise_exception, defaults, release_gil
+        module, function, layout, fallback, raise_exception, defaults, release_gil, array_boxers
     )
 
     b = codegen.builder

@@ -178,6 +178,13 @@ def box(typ: types.Array, memory: Any, inputs: tuple, memo: dict | None = None) 
     return view
 
 
+def box_at(typ: types.Array, address: int, parent: Any) -> Any:
+    """Box the array value a native entry left at `address` (its parent: an argument or None);
+    takes over the value's reference."""
+    memory = memory_ctype(typ).from_address(address)
+    return box(typ, memory, () if parent is None else (parent,))
+
+
 _constants: dict[int, Any] = {}  # frozen copies of global arrays, by address, kept alive
 
 
