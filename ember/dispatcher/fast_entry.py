@@ -110,6 +110,37 @@ def _array_boxers(dispatcher: Dispatcher) -> dict:
     return boxers
 
 
+@functools.cache
+def _capsule_destructor() -> int:
+    """`void destructor(PyObject *capsule)`: releases the meminfo a capsule holds; the base
+    object of every ndarray that compiled code allocated."""
+    from llvmlite import ir as llvm
+
+    from ember.runtime import nrt
+
+    pointer = llvm.PointerType()
+    module = llvm.Module(name="ember.capsule_destructor")
+    function = llvm.Function(
+        module, llvm.FunctionType(llvm.VoidType(), [pointer]), "ember.capsule_destructor"
+    )
+    builder = llvm.IRBuilder(function.append_basic_block("entry"))
+    get_pointer = ctypes.cast(ctypes.pythonapi.PyCapsule_GetPointer, ctypes.c_void_p).value
+    get_pointer_type = llvm.FunctionType(pointer, [pointer, pointer])
+    meminfo = builder.call(
+        native_entry._FunctionPointer(get_pointer_type, get_pointer),
+        [function.args[0], llvm.Constant(pointer, None)],
+    )
+    decref = nrt.runtime().addresses[nrt.DECREF]
+    builder.call(
+        native_entry._FunctionPointer(llvm.FunctionType(llvm.VoidType(), [pointer]), decref),
+        [meminfo],
+    )
+    builder.ret_void()
+    jit = glue_engine()
+    jit.add_module(jit.parse(str(module)))
+    return jit.address_of("ember.capsule_destructor")
+
+
 class FastEntry:
     """A compiled entry: the builtin (for direct use) and its call-slot wrappers' addresses."""
 
@@ -136,6 +167,7 @@ def build_fast_entry(dispatcher: Dispatcher) -> FastEntry | None:
         release_gil=dispatcher.options.nogil,
         param_names=dispatcher._binder.names,
         array_boxers=boxers,
+        capsule_destructor=_capsule_destructor() if boxers else None,
     )
     jit = glue_engine()
     jit.add_module(jit.parse(str(module)))

@@ -183,6 +183,36 @@ class NumpyLayout:
     descr_type_num: int = 28
 
 
+@dataclass(frozen=True)
+class NumpyCAPI:
+    """Addresses of the NumPy C-API functions the entry calls to build result arrays."""
+
+    descr_from_type: int
+    new_from_descr: int
+    set_base_object: int
+
+
+@cache
+def numpy_capi() -> NumpyCAPI | None:
+    """From NumPy's `_ARRAY_API` table (slots 45, 94, 282 of numpy/__multiarray_api.h),
+    checked through slot 2 (the ndarray type); None keeps new arrays on the Python boxer."""
+    numpy = sys.modules.get("numpy")
+    core = sys.modules.get("numpy._core._multiarray_umath")
+    if numpy is None or core is None:
+        return None
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype = ctypes.c_void_p
+    get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    try:
+        table = get_pointer(core._ARRAY_API, None)
+    except (AttributeError, ValueError):
+        return None
+    slots = (ctypes.c_void_p * 283).from_address(table)
+    if slots[2] != id(numpy.ndarray):
+        return None
+    return NumpyCAPI(slots[45], slots[94], slots[282])
+
+
 _NPY_C_CONTIGUOUS = 0x1
 _NPY_F_CONTIGUOUS = 0x2
 _NPY_WRITEABLE = 0x400
@@ -395,8 +425,14 @@ class _EntryCodegen:
         defaults: Sequence[object] = (),
         release_gil: bool = False,
         array_boxers: dict | None = None,
+        capsule_destructor: int | None = None,
     ) -> None:
         self.array_boxers = array_boxers or {}
+        self.capsule_destructor = (
+            _FunctionPointer(ir.FunctionType(ir.VoidType(), [_PTR]), capsule_destructor)
+            if capsule_destructor
+            else None
+        )
         self.defaults = tuple(defaults)
         self.release_gil = release_gil
         self.module = module
@@ -748,6 +784,29 @@ class _EntryCodegen:
         self.incref_object(parent)
         b.ret(parent)
         b.position_at_end(slow)
+        owned = self.new_block("box.array.owned")
+        python_boxer = self.new_block("box.array.python")
+        capi = numpy_capi()
+        ready = capi is not None and self.capsule_destructor is not None
+        view = self.new_block("box.array.view")
+        b.cbranch(b.icmp_unsigned("!=", meminfo, null) if ready else ir.Constant(ir.IntType(1), 0),
+                  owned, view)  # fmt: skip
+        b.position_at_end(owned)
+        if ready:
+            b.ret(self.emit_new_ndarray(kind, ptr, self.emit_capsule(meminfo), capi))
+        else:
+            b.unreachable()
+        b.position_at_end(view)  # a view of an argument: the argument is the new array's base
+        view_ok = self.new_block("box.array.view_ok")
+        b.cbranch(b.icmp_unsigned("!=", parent, null) if ready else ir.Constant(ir.IntType(1), 0),
+                  view_ok, python_boxer)  # fmt: skip
+        b.position_at_end(view_ok)
+        if ready:
+            self.incref_object(parent)
+            b.ret(self.emit_new_ndarray(kind, ptr, parent, capi))
+        else:
+            b.unreachable()
+        b.position_at_end(python_boxer)
         address = self.call_capi("PyLong_FromVoidPtr", [ptr])
         address_block = b.block
         call_block = self.new_block("box.array.call")
@@ -773,6 +832,58 @@ class _EntryCodegen:
         phi.add_incoming(null, address_block)
         phi.add_incoming(result, call_end)
         return phi
+
+    def emit_capsule(self, meminfo) -> ir.Value:
+        """A capsule owning the meminfo's reference; its destructor releases it (may be NULL)."""
+        constructor = _FunctionPointer(
+            ir.FunctionType(_PTR, [_PTR, _PTR, _PTR]), _capi_address("PyCapsule_New")
+        )
+        null = ir.Constant(_PTR, None)
+        return self.builder.call(constructor, [meminfo, null, self.capsule_destructor])
+
+    def emit_new_ndarray(self, kind: ArrayKind, ptr, base, capi: NumpyCAPI) -> ir.Value:
+        """An ndarray over the result's memory, without a copy, whose base (a new reference,
+        stolen here: a runtime capsule or the argument viewed) keeps the memory alive."""
+        b = self.builder
+        null = ir.Constant(_PTR, None)
+        numpy = sys.modules["numpy"]
+        fail = self.new_block("new_ndarray.fail")
+        capsule = base
+        self.continue_if(b.icmp_unsigned("!=", capsule, null), fail, "new_ndarray.base")
+        type_num = numpy.dtype("bool" if kind.dtype == "bool" else kind.dtype).num
+        descr = b.call(
+            _FunctionPointer(ir.FunctionType(_PTR, [_I32]), capi.descr_from_type),
+            [_I32(type_num)],
+        )
+        shape = b.gep(ptr, [ir.Constant(_I64, 40)], source_etype=_I8)
+        strides = b.gep(ptr, [ir.Constant(_I64, 40 + 8 * kind.ndim)], source_etype=_I8)
+        data = self.load_field(ptr, 32, _PTR, _PTR_SIZE)
+        flags = 0 if kind.readonly else _NPY_WRITEABLE
+        new_from_descr = ir.FunctionType(_PTR, [_PTR, _PTR, _I32, _PTR, _PTR, _PTR, _I32, _PTR])
+        array = b.call(
+            _FunctionPointer(new_from_descr, capi.new_from_descr),
+            [_object_constant(numpy.ndarray), descr, _I32(kind.ndim), shape, strides, data,
+             _I32(flags), null],
+        )  # fmt: skip
+        made = self.new_block("new_ndarray.made")
+        release = self.new_block("new_ndarray.release")
+        b.cbranch(b.icmp_unsigned("!=", array, null), made, release)
+        b.position_at_end(release)
+        self.call_capi("Py_DecRef", [capsule])
+        b.branch(fail)
+        b.position_at_end(made)
+        set_base = ir.FunctionType(_I32, [_PTR, _PTR])
+        status = b.call(_FunctionPointer(set_base, capi.set_base_object), [array, capsule])
+        based = self.new_block("new_ndarray.based")
+        drop_array = self.new_block("new_ndarray.drop")
+        b.cbranch(b.icmp_signed("==", status, _I32(0)), based, drop_array)
+        b.position_at_end(drop_array)
+        self.call_capi("Py_DecRef", [array])  # the base reference was stolen even on failure
+        b.branch(fail)
+        b.position_at_end(fail)
+        b.ret(null)
+        b.position_at_end(based)
+        return array
 
     def incref_object(self, obj: ir.Value) -> None:
         if self.layout.inline_incref:
@@ -1017,6 +1128,7 @@ def build_entry_module(
     release_gil: bool = False,
     param_names: Sequence[str] | None = None,
     array_boxers: dict | None = None,
+    capsule_destructor: int | None = None,
 ) -> tuple[ir.Module, str]:
     """Build an LLVM module holding a ``METH_FASTCALL | METH_KEYWORDS`` entry function.
 
@@ -1045,7 +1157,15 @@ def build_entry_module(
     for arg, arg_name in zip(function.args, ("self", "args", "nargs", "kwnames"), strict=True):
         arg.name = arg_name
     codegen = _EntryCodegen(
-        module, function, layout, fallback, raise_exception, defaults, release_gil, array_boxers
+        module,
+        function,
+        layout,
+        fallback,
+        raise_exception,
+        defaults,
+        release_gil,
+        array_boxers,
+        capsule_destructor,
     )
 
     b = codegen.builder

@@ -361,3 +361,41 @@ def test_nogil_lets_other_threads_run_during_the_call(nogil):
         assert inside
     else:
         assert not inside
+
+
+# ---------------------------------------------------------------------------- arrays, natively
+
+
+def test_array_results_on_the_native_path_keep_identity_views_and_memory():
+    import gc
+    import sys
+
+    import ember.runtime as runtime
+
+    identity = njit(lambda a: a)
+    tail = njit(lambda a: a[1:])
+    doubled = njit(lambda a: a * 2.0)
+    values = np.arange(6.0)
+    for function in (identity, tail, doubled):
+        function(values)
+        function(values)  # the second call installs the native entry
+    assert identity(values) is values
+    view = tail(values)
+    np.testing.assert_array_equal(view, values[1:])
+    assert np.shares_memory(view, values)
+    references = sys.getrefcount(values)
+    for _ in range(1000):
+        view = tail(values)
+    assert sys.getrefcount(values) == references
+    del view
+    gc.collect()
+    before = runtime.stats()
+    for _ in range(1000):
+        result = doubled(values)
+    np.testing.assert_array_equal(result, values * 2.0)
+    assert result.flags.writeable and result.flags.c_contiguous
+    del result
+    gc.collect()
+    after = runtime.stats()
+    assert after.alloc - before.alloc == 1000
+    assert after.free - before.free == 1000
