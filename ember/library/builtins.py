@@ -45,14 +45,33 @@ def _type_int(args, kws):
 
 @lower_builtin(int, types.Float)
 def float_to_int(context, builder, sig, args):
+    """Truncate toward zero. One compare guards the common case (|x| < 2**63: a plain
+    conversion); the rare rest raises for NaN and infinity as Python does, else saturates."""
     (value,) = args
-    if context.options.error_model == "python":
-        is_nan = builder.fcmp_unordered("uno", value, value)
-        context.guard(builder, is_nan, ValueError, "cannot convert float NaN to integer")
-        magnitude = call_intrinsic(builder, "llvm.fabs", [value])
-        is_inf = builder.fcmp_ordered("==", magnitude, llvm.Constant(value.type, float("inf")))
-        context.guard(builder, is_inf, OverflowError, "cannot convert float infinity to integer")
-    return context.cast(builder, value, sig.args[0], sig.return_type)
+    target = context.value_type(sig.return_type)
+    limit = llvm.Constant(value.type, 2.0**63)
+    magnitude = call_intrinsic(builder, "llvm.fabs", [value])
+    in_range = builder.fcmp_ordered("<", magnitude, limit)
+    with builder.if_else(in_range, likely=True) as (common, rare):
+        with common:
+            plain = builder.fptosi(value, target)
+            common_block = builder.block
+        with rare:
+            if context.options.error_model == "python":
+                is_nan = builder.fcmp_unordered("uno", value, value)
+                context.guard(builder, is_nan, ValueError, "cannot convert float NaN to integer")
+                is_inf = builder.fcmp_ordered(
+                    "==", magnitude, llvm.Constant(value.type, float("inf"))
+                )
+                context.guard(
+                    builder, is_inf, OverflowError, "cannot convert float infinity to integer"
+                )
+            saturated = context.cast(builder, value, sig.args[0], sig.return_type)
+            rare_block = builder.block
+    result = builder.phi(target)
+    result.add_incoming(plain, common_block)
+    result.add_incoming(saturated, rare_block)
+    return result
 
 
 @lower_builtin(int, types.Integer)
