@@ -1,0 +1,211 @@
+"""The NumPy-array part of the native entry: matching and borrowing ndarray arguments, and
+turning array results into ndarrays (an argument itself, a view based on it, or new runtime
+memory owned through a capsule) without running Python code."""
+
+from __future__ import annotations
+
+import sys
+
+from llvmlite import ir
+
+from ember.dispatcher.object_layout import (
+    _I8,
+    _I32,
+    _I64,
+    _NPY_C_CONTIGUOUS,
+    _NPY_F_CONTIGUOUS,
+    _NPY_WRITEABLE,
+    _PTR,
+    _PTR_SIZE,
+    _SSIZE,
+    ArrayKind,
+    NumpyCAPI,
+    _capi_address,
+    _FunctionPointer,
+    _object_constant,
+    numpy_capi,
+    numpy_layout,
+)
+
+
+class ArrayCodegen:
+    """Mixed into the entry's code generator (which provides builder, helpers and layouts)."""
+
+    def emit_match_array(self, obj: ir.Value, kind: ArrayKind, fail: ir.Block) -> None:
+        """Exactly an ndarray with this ndim, dtype (native byte order) and layout."""
+        b = self.builder
+        numpy = sys.modules["numpy"]
+        layout = numpy_layout()
+        is_array = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(numpy.ndarray))
+        self.continue_if(is_array, fail, "array.type_ok")
+        nd = self.load_field(obj, layout.nd, _I32, 4)
+        self.continue_if(b.icmp_signed("==", nd, _I32(kind.ndim)), fail, "array.ndim_ok")
+        descr = self.load_field(obj, layout.descr, _PTR, _PTR_SIZE)
+        type_num = self.load_field(descr, layout.descr_type_num, _I32, 4)
+        expected = numpy.dtype("bool" if kind.dtype == "bool" else kind.dtype).num
+        self.continue_if(b.icmp_signed("==", type_num, _I32(expected)), fail, "array.dtype_ok")
+        order = self.load_field(descr, layout.descr_byteorder, _I8, 1)
+        foreign = ord(">") if sys.byteorder == "little" else ord("<")
+        self.continue_if(b.icmp_unsigned("!=", order, _I8(foreign)), fail, "array.order_ok")
+        flags = self.load_field(obj, layout.flags, _I32, 4)
+        c_flag = b.icmp_unsigned("!=", b.and_(flags, _I32(_NPY_C_CONTIGUOUS)), _I32(0))
+        f_flag = b.icmp_unsigned("!=", b.and_(flags, _I32(_NPY_F_CONTIGUOUS)), _I32(0))
+        if kind.layout == "C":
+            layout_ok = c_flag
+        elif kind.layout == "F":
+            layout_ok = b.and_(f_flag, b.not_(c_flag))
+        else:
+            layout_ok = b.not_(b.or_(c_flag, f_flag))
+        writeable = b.icmp_unsigned("!=", b.and_(flags, _I32(_NPY_WRITEABLE)), _I32(0))
+        access_ok = b.not_(writeable) if kind.readonly else writeable
+        self.continue_if(b.and_(layout_ok, access_ok), fail, "array.layout_ok")
+
+    def emit_unbox_array(self, obj: ir.Value, kind: ArrayKind) -> list[ir.Value]:
+        """Borrow the ndarray: NULL meminfo, the object as parent, its data/shape/strides."""
+        b = self.builder
+        layout = numpy_layout()
+        dims_ptr = self.load_field(obj, layout.dimensions, _PTR, _PTR_SIZE)
+        strides_ptr = self.load_field(obj, layout.strides, _PTR, _PTR_SIZE)
+        shape = [self.load_field(dims_ptr, 8 * k, _I64, 8) for k in range(kind.ndim)]
+        strides = [self.load_field(strides_ptr, 8 * k, _I64, 8) for k in range(kind.ndim)]
+        nitems = ir.Constant(_I64, 1)
+        for extent in shape:
+            nitems = b.mul(nitems, extent)
+        numpy = sys.modules["numpy"]
+        itemsize = numpy.dtype("bool" if kind.dtype == "bool" else kind.dtype).itemsize
+        data = self.load_field(obj, layout.data, _PTR, _PTR_SIZE)
+        null = ir.Constant(_PTR, None)
+        return [null, obj, nitems, ir.Constant(_I64, itemsize), data, *shape, *strides]
+
+    def emit_box_array(self, kind: ArrayKind, ptr: ir.Value) -> ir.Value:
+        """An argument returned unchanged is returned itself (no Python code runs); any other
+        array goes to the Python boxer with the result's address and its parent object."""
+        b = self.builder
+        layout = numpy_layout()
+        null = ir.Constant(_PTR, None)
+        meminfo = self.load_field(ptr, 0, _PTR, _PTR_SIZE)
+        parent = self.load_field(ptr, 8, _PTR, _PTR_SIZE)
+        slow = self.new_block("box.array.slow")
+        borrowed = b.and_(b.icmp_unsigned("==", meminfo, null), b.icmp_unsigned("!=", parent, null))
+        self.continue_if(borrowed, slow, "box.array.borrowed")
+        same = b.icmp_unsigned(
+            "==",
+            self.load_field(ptr, 32, _PTR, _PTR_SIZE),
+            self.load_field(parent, layout.data, _PTR, _PTR_SIZE),
+        )
+        nd = self.load_field(parent, layout.nd, _I32, 4)
+        same = b.and_(same, b.icmp_signed("==", nd, _I32(kind.ndim)))
+        self.continue_if(same, slow, "box.array.same_data")
+        dims = self.load_field(parent, layout.dimensions, _PTR, _PTR_SIZE)
+        strides = self.load_field(parent, layout.strides, _PTR, _PTR_SIZE)
+        for k in range(kind.ndim):
+            extent = self.load_field(ptr, 40 + 8 * k, _I64, 8)
+            stride = self.load_field(ptr, 40 + 8 * (kind.ndim + k), _I64, 8)
+            same = b.and_(same, b.icmp_signed("==", extent, self.load_field(dims, 8 * k, _I64, 8)))
+            same = b.and_(
+                same, b.icmp_signed("==", stride, self.load_field(strides, 8 * k, _I64, 8))
+            )
+        self.continue_if(same, slow, "box.array.identity")
+        self.incref_object(parent)
+        b.ret(parent)
+        b.position_at_end(slow)
+        owned = self.new_block("box.array.owned")
+        python_boxer = self.new_block("box.array.python")
+        capi = numpy_capi()
+        ready = capi is not None and self.capsule_destructor is not None
+        view = self.new_block("box.array.view")
+        b.cbranch(b.icmp_unsigned("!=", meminfo, null) if ready else ir.Constant(ir.IntType(1), 0),
+                  owned, view)  # fmt: skip
+        b.position_at_end(owned)
+        if ready:
+            b.ret(self.emit_new_ndarray(kind, ptr, self.emit_capsule(meminfo), capi))
+        else:
+            b.unreachable()
+        b.position_at_end(view)  # a view of an argument: the argument is the new array's base
+        view_ok = self.new_block("box.array.view_ok")
+        b.cbranch(b.icmp_unsigned("!=", parent, null) if ready else ir.Constant(ir.IntType(1), 0),
+                  view_ok, python_boxer)  # fmt: skip
+        b.position_at_end(view_ok)
+        if ready:
+            self.incref_object(parent)
+            b.ret(self.emit_new_ndarray(kind, ptr, parent, capi))
+        else:
+            b.unreachable()
+        b.position_at_end(python_boxer)
+        address = self.call_capi("PyLong_FromVoidPtr", [ptr])
+        address_block = b.block
+        call_block = self.new_block("box.array.call")
+        done = self.new_block("box.array.done")
+        b.cbranch(b.icmp_unsigned("!=", address, null), call_block, done)
+        b.position_at_end(call_block)
+        parent_or_none = b.select(
+            b.icmp_unsigned("==", parent, null), _object_constant(None), parent
+        )
+        self.alloca_builder.position_at_start(self._entry)
+        arguments = self.alloca_builder.alloca(_PTR, size=2, name="box.array.args")
+        b.store(address, arguments)
+        b.store(parent_or_none, b.gep(arguments, [ir.Constant(_I64, 1)], source_etype=_PTR))
+        boxer = _object_constant(self.array_boxers[kind])
+        result = self.call_capi(
+            "PyObject_Vectorcall", [boxer, arguments, ir.Constant(_SSIZE, 2), null]
+        )
+        self.call_capi("Py_DecRef", [address])
+        call_end = b.block
+        b.branch(done)
+        b.position_at_end(done)
+        phi = b.phi(_PTR, name="box.array")
+        phi.add_incoming(null, address_block)
+        phi.add_incoming(result, call_end)
+        return phi
+
+    def emit_capsule(self, meminfo) -> ir.Value:
+        """A capsule owning the meminfo's reference; its destructor releases it (may be NULL)."""
+        constructor = _FunctionPointer(
+            ir.FunctionType(_PTR, [_PTR, _PTR, _PTR]), _capi_address("PyCapsule_New")
+        )
+        null = ir.Constant(_PTR, None)
+        return self.builder.call(constructor, [meminfo, null, self.capsule_destructor])
+
+    def emit_new_ndarray(self, kind: ArrayKind, ptr, base, capi: NumpyCAPI) -> ir.Value:
+        """An ndarray over the result's memory, without a copy, whose base (a new reference,
+        stolen here: a runtime capsule or the argument viewed) keeps the memory alive."""
+        b = self.builder
+        null = ir.Constant(_PTR, None)
+        numpy = sys.modules["numpy"]
+        fail = self.new_block("new_ndarray.fail")
+        capsule = base
+        self.continue_if(b.icmp_unsigned("!=", capsule, null), fail, "new_ndarray.base")
+        type_num = numpy.dtype("bool" if kind.dtype == "bool" else kind.dtype).num
+        descr = b.call(
+            _FunctionPointer(ir.FunctionType(_PTR, [_I32]), capi.descr_from_type),
+            [_I32(type_num)],
+        )
+        shape = b.gep(ptr, [ir.Constant(_I64, 40)], source_etype=_I8)
+        strides = b.gep(ptr, [ir.Constant(_I64, 40 + 8 * kind.ndim)], source_etype=_I8)
+        data = self.load_field(ptr, 32, _PTR, _PTR_SIZE)
+        flags = 0 if kind.readonly else _NPY_WRITEABLE
+        new_from_descr = ir.FunctionType(_PTR, [_PTR, _PTR, _I32, _PTR, _PTR, _PTR, _I32, _PTR])
+        array = b.call(
+            _FunctionPointer(new_from_descr, capi.new_from_descr),
+            [_object_constant(numpy.ndarray), descr, _I32(kind.ndim), shape, strides, data,
+             _I32(flags), null],
+        )  # fmt: skip
+        made = self.new_block("new_ndarray.made")
+        release = self.new_block("new_ndarray.release")
+        b.cbranch(b.icmp_unsigned("!=", array, null), made, release)
+        b.position_at_end(release)
+        self.call_capi("Py_DecRef", [capsule])
+        b.branch(fail)
+        b.position_at_end(made)
+        set_base = ir.FunctionType(_I32, [_PTR, _PTR])
+        status = b.call(_FunctionPointer(set_base, capi.set_base_object), [array, capsule])
+        based = self.new_block("new_ndarray.based")
+        drop_array = self.new_block("new_ndarray.drop")
+        b.cbranch(b.icmp_signed("==", status, _I32(0)), based, drop_array)
+        b.position_at_end(drop_array)
+        self.call_capi("Py_DecRef", [array])  # the base reference was stolen even on failure
+        b.branch(fail)
+        b.position_at_end(fail)
+        b.ret(null)
+        b.position_at_end(based)
+        return array
