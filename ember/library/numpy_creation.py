@@ -16,6 +16,7 @@ from ember import types
 from ember.library.numpy_support import (
     implement,
     is_none,
+    is_number,
     jitted,
     np_typer,
     numpy_dtype,
@@ -112,6 +113,8 @@ def _like(name: str, params: str, fill: str) -> None:
 
     @np_typer(function, params)
     def _typer(prototype, *rest):
+        if is_number(prototype):  # a scalar prototype gives a 0-d array, as NumPy
+            prototype = types.Array(types.unliteral(prototype), 0, "C")
         if not isinstance(prototype, types.Array):
             return None
         if name == "full_like":
@@ -127,7 +130,9 @@ def _like(name: str, params: str, fill: str) -> None:
     @lower_builtin(function, VarArgs(types.Type))
     def _lower(context, builder, sig, args):
         array_type = sig.return_type
-        shape = arr.unpack(builder, sig.args[0], args[0]).shape
+        shape = []
+        if isinstance(sig.args[0], types.Array):
+            shape = arr.unpack(builder, sig.args[0], args[0]).shape
         result = arr.allocate(context, builder, array_type, shape, order=array_type.layout)
         if fill == "zero":
             _zero(builder, array_type, result)

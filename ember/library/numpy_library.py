@@ -10,6 +10,7 @@ from ember.library import (  # noqa: F401
     arrays_methods,
     numpy_creation,
     numpy_functions,
+    numpy_iteration,
     numpy_linalg,
     numpy_random,
     numpy_reductions,

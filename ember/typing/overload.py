@@ -317,7 +317,13 @@ def overload(
     """
 
     def decorate(overload_func: Callable) -> Callable:
-        registry.register_global(func, _make_overload_template(func, overload_func, jit_options))
+        # tried after earlier overloads but before ember's own typing of `func` (np.where...)
+        template = _make_overload_template(func, overload_func, jit_options)
+        templates = registry.functions.setdefault(func, [])
+        position = 0
+        while position < len(templates) and issubclass(templates[position], _OverloadTemplate):
+            position += 1
+        templates.insert(position, template)
         return overload_func
 
     return decorate

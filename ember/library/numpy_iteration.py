@@ -1,0 +1,183 @@
+"""Flat and indexed iteration over arrays: `a.flat` and `np.ndenumerate(a)`.
+
+`a.flat` of a C-contiguous array is typed as a 1-d C view of the same data (the same meminfo,
+shape (a.size,)), so integer indexing, assignment, `len` and iteration work as on any 1-d array.
+Other layouts are a TypingError (their elements need not be one item apart).
+
+`np.ndenumerate(a)` is an iterator like `enumerate` over arrays: its state, in the entry block
+of the function that made it, is {array, items left, index[ndim]}; `next` yields
+(index tuple, element) in C order, advancing the index like an odometer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.errors import TypingError
+from ember.lowering import arrays as arr
+from ember.lowering.models import OpaqueModel, register_model
+from ember.lowering.registry import lower_builtin, lower_getattr
+from ember.typing.signature import signature
+from ember.typing.templates import AttributeTemplate, registry
+
+# ---------------------------------------------------------------------------- a.flat
+
+
+def flat_type(array_type: types.Array) -> types.Array:
+    return array_type.copy(ndim=1, layout="C")
+
+
+@registry.register_attr
+class ArrayFlatAttribute(AttributeTemplate):
+    key = types.Array
+
+    def resolve_flat(self, ty):
+        if not (ty.layout == "C" or (ty.ndim <= 1 and ty.layout == "F")):
+            raise TypingError(
+                f"'flat' of a non C-contiguous array ({ty}) is not supported: use "
+                "np.ravel(a) to read, or np.ndenumerate(a) to visit every element"
+            )
+        return flat_type(ty)
+
+
+@lower_getattr(types.Array, "flat")
+def array_flat(context, builder, typ, value):
+    fields = arr.unpack(builder, typ, value)
+    view = arr.ArrayFields(
+        fields.meminfo,
+        fields.parent,
+        fields.nitems,
+        fields.itemsize,
+        fields.data,
+        [fields.nitems],
+        [arr.const(arr.itemsize_of(typ.dtype))],
+    )
+    arr.nrt_incref_fields(builder, view)
+    return arr.pack(builder, flat_type(typ), view)
+
+
+# ---------------------------------------------------------------------------- np.ndenumerate
+
+
+class NdEnumerateType(types.Type):
+    """`np.ndenumerate(a)`: a pointer to {array, items left, index[ndim]}; yields
+    (UniTuple(int64, ndim), element)."""
+
+    def __init__(self, array_type: types.Array) -> None:
+        self.array_type = array_type
+        self.yield_type = types.Tuple(
+            (types.UniTuple(types.int64, array_type.ndim), array_type.dtype)
+        )
+        super().__init__(f"ndenumerate({array_type})")
+
+    @property
+    def key(self):
+        return self.array_type
+
+    def _rebuild_args(self) -> tuple:
+        return (self.array_type,)
+
+
+@register_model(NdEnumerateType)
+class NdEnumerateModel(OpaqueModel):
+    """A pointer to the iterator state in the entry block of the function that made it."""
+
+
+@registry.typer(np.ndenumerate)
+def _type_ndenumerate(args, kws):
+    if len(args) == 1 and not kws and isinstance(args[0], types.Array):
+        return signature(NdEnumerateType(args[0]), args[0])
+    return None
+
+
+@registry.typer(iter)
+def _type_iter(args, kws):
+    if len(args) == 1 and not kws and isinstance(args[0], NdEnumerateType):
+        return signature(args[0], args[0])
+    return None
+
+
+@lower_builtin(iter, NdEnumerateType)
+def ndenumerate_iter(context, builder, sig, args):
+    return args[0]
+
+
+def _state_type(context, array_type: types.Array) -> llvm.LiteralStructType:
+    index = llvm.ArrayType(arr.i64, array_type.ndim)
+    return llvm.LiteralStructType([context.value_type(array_type), arr.i64, index])
+
+
+def _slot(builder, state, state_type, *path):
+    return builder.gep(state, [arr.i32_(0), *(arr.i32_(p) for p in path)], source_etype=state_type)
+
+
+@lower_builtin(np.ndenumerate, types.Array)
+def ndenumerate_impl(context, builder, sig, args):
+    """The state holds a reference to the array until the function returns (or this iterator
+    is made again)."""
+    array_type, value = sig.args[0], args[0]
+    array_llvm = context.value_type(array_type)
+    state_type = _state_type(context, array_type)
+    state = arr.alloca_in_entry(builder, state_type, name="ndenumerate")
+    arr.store_in_entry(builder, llvm.Constant(state_type, None), state)
+    array_slot = _slot(builder, state, state_type, 0)
+    arr.decref(builder, array_type, builder.load(array_slot, typ=array_llvm))
+    arr.incref(builder, array_type, value)
+    builder.store(value, array_slot)
+    fields = arr.unpack(builder, array_type, value)
+    builder.store(fields.nitems, _slot(builder, state, state_type, 1))
+    for k in range(array_type.ndim):
+        builder.store(arr.const(0), _slot(builder, state, state_type, 2, k))
+
+    def release(exit_builder):
+        slot = _slot(exit_builder, state, state_type, 0)
+        arr.decref(exit_builder, array_type, exit_builder.load(slot, typ=array_llvm))
+
+    arr.at_function_exit(builder, release)
+    return state
+
+
+@lower_builtin(next, NdEnumerateType)
+def ndenumerate_next(context, builder, sig, args):
+    iterator_type = sig.args[0]
+    array_type = iterator_type.array_type
+    ndim = array_type.ndim
+    state_type = _state_type(context, array_type)
+    state = args[0]
+    array_value = builder.load(
+        _slot(builder, state, state_type, 0), typ=context.value_type(array_type)
+    )
+    left_slot = _slot(builder, state, state_type, 1)
+    left = builder.load(left_slot, typ=arr.i64)
+    valid = builder.icmp_signed(">", left, arr.const(0))
+    item_llvm = context.value_type(iterator_type.yield_type)
+    before = builder.block
+    with builder.if_then(valid, likely=True):
+        builder.store(builder.sub(left, arr.const(1)), left_slot)
+        fields = arr.unpack(builder, array_type, array_value)
+        slots = [_slot(builder, state, state_type, 2, k) for k in range(ndim)]
+        index = [builder.load(slot, typ=arr.i64) for slot in slots]
+        element = arr.load_item(
+            builder, array_type.dtype, arr.element_pointer(builder, array_type, fields, index)
+        )
+        carry = arr.const(1)
+        for k in range(ndim - 1, -1, -1):  # odometer: the last index moves fastest
+            moved = builder.add(index[k], carry)
+            wrapped = builder.icmp_signed(">=", moved, fields.shape[k])
+            builder.store(builder.select(wrapped, arr.const(0), moved), slots[k])
+            carry = builder.zext(wrapped, arr.i64)  # indices stay below their dimension
+        index_type = iterator_type.yield_type.types[0]
+        index_value = llvm.Constant(context.value_type(index_type), llvm.Undefined)
+        for k in range(ndim):
+            index_value = builder.insert_value(index_value, index[k], k)
+        item = llvm.Constant(item_llvm, llvm.Undefined)
+        item = builder.insert_value(builder.insert_value(item, index_value, 0), element, 1)
+        filled = builder.block
+    result = builder.phi(item_llvm)
+    result.add_incoming(item, filled)
+    result.add_incoming(llvm.Constant(item_llvm, None), before)
+    pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
+    pair = builder.insert_value(pair, result, 0)
+    return builder.insert_value(pair, valid, 1)
