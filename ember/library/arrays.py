@@ -364,19 +364,12 @@ def array_iternext(context, builder, sig, args):
     index = builder.load(index_slot, typ=arr.i64)
     fields = arr.unpack(builder, array_type, array_value)
     valid = builder.icmp_signed("<", index, fields.shape[0])
-    yield_type = iterator_type.yield_type
-    item_llvm = context.value_type(yield_type)
     before = builder.block
     with builder.if_then(valid, likely=True):
         builder.store(builder.add(index, arr.const(1), flags=("nsw",)), index_slot)
         item = item_at(context, builder, array_type, fields, index)
         filled = builder.block
-    result = builder.phi(item_llvm)
-    result.add_incoming(item, filled)
-    result.add_incoming(llvm.Constant(item_llvm, None), before)
-    pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
-    pair = builder.insert_value(pair, result, 0)
-    return builder.insert_value(pair, valid, 1)
+    return iternext_pair(context, builder, sig, (item, filled), before, valid)
 
 
 def item_at(context, builder, array_type: types.Array, fields, index):
@@ -420,3 +413,16 @@ def array_truth(context, builder, from_type, to_type, value):
         builder, from_type.dtype, arr.element_pointer(builder, from_type, fields, zero)
     )
     return context.is_true(builder, from_type.dtype, item)
+
+
+def iternext_pair(context, builder, sig, item_and_block, before, valid):
+    """The (item, valid) pair of an iterator's `next`: the item where the iterator produced one
+    (in `item_and_block`'s block), a zero item on the exhausted path from `before`."""
+    item, filled = item_and_block
+    item_llvm = item.type
+    result = builder.phi(item_llvm)
+    result.add_incoming(item, filled)
+    result.add_incoming(llvm.Constant(item_llvm, None), before)
+    pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
+    pair = builder.insert_value(pair, result, 0)
+    return builder.insert_value(pair, valid, 1)

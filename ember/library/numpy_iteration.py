@@ -16,6 +16,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import TypingError
+from ember.library.arrays import iternext_pair
 from ember.lowering import arrays as arr
 from ember.lowering.models import OpaqueModel, register_model
 from ember.lowering.registry import lower_builtin, lower_getattr
@@ -175,9 +176,4 @@ def ndenumerate_next(context, builder, sig, args):
         item = llvm.Constant(item_llvm, llvm.Undefined)
         item = builder.insert_value(builder.insert_value(item, index_value, 0), element, 1)
         filled = builder.block
-    result = builder.phi(item_llvm)
-    result.add_incoming(item, filled)
-    result.add_incoming(llvm.Constant(item_llvm, None), before)
-    pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
-    pair = builder.insert_value(pair, result, 0)
-    return builder.insert_value(pair, valid, 1)
+    return iternext_pair(context, builder, sig, (item, filled), before, valid)
