@@ -86,13 +86,7 @@ def _creation(name: str, params: str, fill: str) -> None:
         array_type = sig.return_type
         shape = shape_values(context, builder, sig.args[0], args[0])
         result = arr.allocate(context, builder, array_type, shape)
-        if fill == "zero":
-            _zero(builder, array_type, result)
-        elif fill == "one":
-            _fill(context, builder, array_type, result, context.get_constant(array_type.dtype, 1))
-        elif fill == "value":
-            item = context.cast(builder, args[1], sig.args[1], array_type.dtype)
-            _fill(context, builder, array_type, result, item)
+        _initialize(context, builder, sig, args, result, fill)
         return result
 
 
@@ -134,13 +128,7 @@ def _like(name: str, params: str, fill: str) -> None:
         if isinstance(sig.args[0], types.Array):
             shape = arr.unpack(builder, sig.args[0], args[0]).shape
         result = arr.allocate(context, builder, array_type, shape, order=array_type.layout)
-        if fill == "zero":
-            _zero(builder, array_type, result)
-        elif fill == "one":
-            _fill(context, builder, array_type, result, context.get_constant(array_type.dtype, 1))
-        elif fill == "value":
-            item = context.cast(builder, args[1], sig.args[1], array_type.dtype)
-            _fill(context, builder, array_type, result, item)
+        _initialize(context, builder, sig, args, result, fill)
         return result
 
 
@@ -439,3 +427,15 @@ def _select_identity(n, dtype):
     if not isinstance(types.unliteral(n), types.Integer):
         return None
     return _identity_impl(numpy_dtype(parse_dtype(dtype)).name)
+
+
+def _initialize(context, builder, sig, args, result, fill: str) -> None:
+    """Fill a new array as its creation function asks: zeros, ones, args[1], or nothing."""
+    array_type = sig.return_type
+    if fill == "zero":
+        _zero(builder, array_type, result)
+    elif fill == "one":
+        _fill(context, builder, array_type, result, context.get_constant(array_type.dtype, 1))
+    elif fill == "value":
+        item = context.cast(builder, args[1], sig.args[1], array_type.dtype)
+        _fill(context, builder, array_type, result, item)

@@ -53,7 +53,9 @@ _INLINE_DECREF = "ember.nrt.decref"
 # ---------------------------------------------------------------------------- IR builders
 
 
-def _define_incref(module: llvm.Module, name: str, linkage: str = "") -> llvm.Function:
+def _refcount_function(module: llvm.Module, name: str, linkage: str) -> tuple:
+    """`void name(ptr meminfo)` (inlined everywhere when given a linkage): the function, a
+    builder at its entry and the meminfo argument; NULL meminfos are for the caller to skip."""
     function = llvm.Function(module, llvm.FunctionType(_void, [_ptr]), name)
     if linkage:
         function.linkage = linkage
@@ -61,21 +63,20 @@ def _define_incref(module: llvm.Module, name: str, linkage: str = "") -> llvm.Fu
     (meminfo,) = function.args
     builder = llvm.IRBuilder(function.append_basic_block("entry"))
     is_null = builder.icmp_unsigned("==", meminfo, llvm.Constant(_ptr, None))
-    with builder.if_then(builder.not_(is_null), likely=True):
+    return function, builder, meminfo, builder.not_(is_null)
+
+
+def _define_incref(module: llvm.Module, name: str, linkage: str = "") -> llvm.Function:
+    function, builder, meminfo, not_null = _refcount_function(module, name, linkage)
+    with builder.if_then(not_null, likely=True):
         builder.atomic_rmw("add", meminfo, llvm.Constant(_i64, 1), "monotonic")
     builder.ret_void()
     return function
 
 
 def _define_decref(module: llvm.Module, name: str, linkage: str = "") -> llvm.Function:
-    function = llvm.Function(module, llvm.FunctionType(_void, [_ptr]), name)
-    if linkage:
-        function.linkage = linkage
-        function.attributes.add("alwaysinline")
-    (meminfo,) = function.args
-    builder = llvm.IRBuilder(function.append_basic_block("entry"))
-    is_null = builder.icmp_unsigned("==", meminfo, llvm.Constant(_ptr, None))
-    with builder.if_then(builder.not_(is_null), likely=True):
+    function, builder, meminfo, not_null = _refcount_function(module, name, linkage)
+    with builder.if_then(not_null, likely=True):
         old = builder.atomic_rmw("sub", meminfo, llvm.Constant(_i64, 1), "release")
         last = builder.icmp_signed("==", old, llvm.Constant(_i64, 1))
         with builder.if_then(last, likely=False):
