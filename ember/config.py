@@ -28,3 +28,4 @@ BOUNDSCHECK = _flag("EMBER_BOUNDSCHECK")
 VERIFY_IR = _flag("EMBER_VERIFY_IR")
 OPT_LEVEL = _int("EMBER_OPT", 3)
 NUM_THREADS = _int("EMBER_NUM_THREADS", os.cpu_count() or 1)
+NRT_CACHED_BLOCKS = _int("EMBER_NRT_CACHED_BLOCKS", 4)  # freed large blocks kept for reuse

@@ -759,3 +759,53 @@ def test_boundscheck_environment_variable():
     env = dict(os.environ, EMBER_BOUNDSCHECK="1")
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert done.stdout.strip() == "IndexError", done.stderr
+
+
+@njit
+def _raising_callee(x):
+    doubled = x * 2
+    return int(doubled[3]) + doubled.size
+
+
+def _caller_of_raising(x):
+    shifted = x + 1
+    return _raising_callee(shifted) + shifted[0]
+
+
+def _temporary_per_iteration(x):
+    total = 0
+    for i in range(x.size):
+        scaled = x * i
+        total += int(scaled[i])
+    return total
+
+
+def _tuple_of_temporaries(x):
+    pair = (x + 1, x * 2)
+    return int(pair[0][3])
+
+
+def _raise_after_allocating(x):
+    result = np.sqrt(x + 1)
+    if result[0] == 1.0:
+        raise ValueError("first element")
+    return result
+
+
+@pytest.mark.parametrize(
+    "func",
+    [_caller_of_raising, _temporary_per_iteration, _tuple_of_temporaries, _raise_after_allocating],
+)
+def test_exceptions_release_what_was_allocated(func):
+    values = np.linspace(0.0, 1.0, 10)
+    values[3] = np.nan  # int(nan) raises ValueError, as in Python
+    jitted = njit(func)
+    with pytest.raises(ValueError) as expected:
+        func(values)
+    with pytest.raises(type(expected.value)):
+        jitted(values)
+    before = ember.runtime.stats().live
+    for _ in range(200):
+        with pytest.raises(ValueError):
+            jitted(values)
+    assert ember.runtime.stats().live == before

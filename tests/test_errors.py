@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from ember import njit
@@ -264,3 +265,22 @@ def test_unsupported_argument_type_names_the_argument(args, name, kind):
     message = str(info.value)
     assert f"argument '{name}'" in message and f"type {kind}" in message
     assert len(message.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("values", "says"),
+    [
+        (np.array(["a", "b"]), r"<U1 \(strings\)"),
+        (np.array([None, 1]), r"object \(Python objects\)"),
+        (np.zeros(2, np.float16), r"float16 .*astype\(np.float32\)"),
+        (np.array(["2020-01-01"], dtype="M8[D]"), r"datetime64\[D\] .*view\(np.int64\)"),
+    ],
+)
+def test_unsupported_dtype_names_the_argument(values, says):
+    @njit
+    def first(samples):
+        return samples[0]
+
+    first(np.arange(3.0))
+    with pytest.raises(TypingError, match=rf"first\(\): .*argument 'samples': .*{says}"):
+        first(values)

@@ -20,6 +20,9 @@ class JITEngine:
         self.opt_level = opt_level
         llvm_binding.initialize_native_target()
         llvm_binding.initialize_native_asmprinter()
+        # A loop whose body may raise (int(x) of a NaN, a bounds check) has a second exit;
+        # without this, LLVM will not unroll it at all (histogram: 1.4x slower).
+        llvm_binding.set_option("ember", "-unroll-runtime-multi-exit")
         target = llvm_binding.Target.from_default_triple()
         self.target_machine = target.create_target_machine(
             cpu=llvm_binding.get_host_cpu_name(),

@@ -245,7 +245,13 @@ class Dispatcher:
     def _typeof_argument(self, name: str, value: Any) -> types.Type:
         from ember.dispatcher.typeof import typeof_or_none
 
-        found = typeof_or_none(value)
+        try:
+            found = typeof_or_none(value)
+        except TypingError as error:  # e.g. an array of strings: say which argument
+            message = (
+                f"{self.py_func.__name__}(): cannot compile for argument '{name}': {error.msg}"
+            )
+            raise type(error)(message).with_traceback(None) from None
         if found is None:
             raise TypeError(
                 f"{self.py_func.__name__}(): cannot compile for argument '{name}' of Python "

@@ -65,9 +65,18 @@ def from_numpy_dtype(dtype: np.dtype) -> types.Type:
     if found is None:
         raise UnsupportedDtypeError(
             f"unsupported NumPy dtype {dtype} ({_describe_dtype(dtype)}): ember arrays hold "
-            f"{SUPPORTED_KINDS}"
+            f"{SUPPORTED_KINDS}{_conversion_hint(dtype)}"
         )
     return found
+
+
+def _conversion_hint(dtype: np.dtype) -> str:
+    """What the caller can do instead, for dtypes with an obvious numeric counterpart."""
+    if dtype.kind == "f":
+        return "; convert it first, e.g. `values.astype(np.float32)`"
+    if dtype.kind in "mM":
+        return "; pass its integer view instead, e.g. `values.view(np.int64)`"
+    return ""
 
 
 def _describe_dtype(dtype: np.dtype) -> str:

@@ -3,7 +3,12 @@
 
 from __future__ import annotations
 
+import platform
+
 from llvmlite import ir as llvm
+
+#: The host is x86-64: target-specific intrinsics (`llvm.x86.*`) may be emitted.
+X86_64 = platform.machine().lower() in ("x86_64", "amd64")
 
 
 def _suffix(typ: llvm.Type) -> str:

@@ -6,6 +6,7 @@ the data is 64-byte aligned too:
     offset  0   i64 refcount     (updated atomically)
     offset  8   ptr data         (= meminfo + 64)
     offset 16   i64 size         (bytes of data)
+    offset 24   i64 capacity     (bytes of the whole block, header included)
     offset 64   data ...
 
 The runtime is LLVM IR generated below, compiled once by the shared JIT engine and published
@@ -19,6 +20,11 @@ with `llvmlite.binding.add_symbol`, so every compiled module (and ctypes) can ca
 Two atomic i64 globals count allocations and frees; `stats()` reads them. Compiled modules get
 their own inlinable copies of incref/decref (`emit_incref`, `emit_decref`), which call the
 shared `ember_nrt_free` on the slow path only.
+
+Freed large blocks (1 MiB to 256 MiB) go to a small cache of `EMBER_NRT_CACHED_BLOCKS` slots
+(default 4) that later allocations of a similar size take back: a fresh block costs a page fault
+per page on first touch, which otherwise dominates a function that returns a new large array on
+each call. `release_cached_blocks()` gives their memory back to the C library.
 """
 
 from __future__ import annotations
@@ -30,9 +36,12 @@ from dataclasses import dataclass
 
 from llvmlite import ir as llvm
 
+from ember import config
+
 HEADER_SIZE = 64
 ALIGNMENT = 64
 
+_i1 = llvm.IntType(1)
 _i8 = llvm.IntType(8)
 _i32 = llvm.IntType(32)
 _i64 = llvm.IntType(64)
@@ -43,8 +52,13 @@ ALLOCATE = "ember_nrt_allocate"
 FREE = "ember_nrt_free"
 INCREF = "ember_nrt_incref"
 DECREF = "ember_nrt_decref"
+RELEASE_CACHE = "ember_nrt_release_cached_blocks"
 _ALLOCATIONS = "ember_nrt_allocations"
 _FREES = "ember_nrt_frees"
+_CACHE_SLOTS = "ember_nrt_cache_slots"
+_CACHE_CURSOR = "ember_nrt_cache_cursor"
+_CACHED_MIN = 1 << 20  # below this, the C library's own free lists reuse memory well
+_CACHED_MAX = 256 << 20  # bounds what the cache may keep from the C library
 
 _INLINE_INCREF = "ember.nrt.incref"
 _INLINE_DECREF = "ember.nrt.decref"
@@ -119,6 +133,92 @@ def _advise_huge_pages(module, builder, block, size) -> None:
         )
 
 
+def _offset(builder: llvm.IRBuilder, block: llvm.Value, offset: int) -> llvm.Value:
+    return builder.gep(block, [llvm.Constant(_i64, offset)], source_etype=_i8)
+
+
+class _BlockCache:
+    """Emits the cache of freed large blocks: a global array of slots that hold a block or
+    NULL. A block is taken with an atomic exchange, so only its owner ever reads its header."""
+
+    def __init__(self, module: llvm.Module, libc_free: llvm.Function, slots: int) -> None:
+        self.count = slots
+        self.libc_free = libc_free
+        self.slots = llvm.GlobalVariable(module, llvm.ArrayType(_ptr, max(slots, 1)), _CACHE_SLOTS)
+        self.slots.initializer = llvm.Constant(self.slots.value_type, None)
+        self.cursor = llvm.GlobalVariable(module, _i64, _CACHE_CURSOR)
+        self.cursor.initializer = llvm.Constant(_i64, 0)
+
+    def _slot(self, builder: llvm.IRBuilder, index: int | llvm.Value) -> llvm.Value:
+        index = index if isinstance(index, llvm.Value) else llvm.Constant(_i64, index)
+        return builder.gep(
+            self.slots, [llvm.Constant(_i64, 0), index], source_etype=self.slots.value_type
+        )
+
+    def cacheable(self, builder: llvm.IRBuilder, capacity: llvm.Value) -> llvm.Value:
+        above = builder.icmp_unsigned(">=", capacity, llvm.Constant(_i64, _CACHED_MIN))
+        below = builder.icmp_unsigned("<=", capacity, llvm.Constant(_i64, _CACHED_MAX))
+        return builder.and_(above, below)
+
+    def emit_take(self, builder: llvm.IRBuilder, capacity: llvm.Value) -> llvm.Value:
+        """A cached block holding `capacity` bytes without wasting half of itself, or NULL."""
+        found = llvm.Constant(_ptr, None)
+        for index in range(self.count):
+            before = builder.block
+            with builder.if_then(builder.icmp_unsigned("==", found, llvm.Constant(_ptr, None))):
+                taken = self._take_fitting(builder, self._slot(builder, index), capacity)
+                after_take = builder.block
+            merged = builder.phi(_ptr)
+            merged.add_incoming(found, before)
+            merged.add_incoming(taken, after_take)
+            found = merged
+        return found
+
+    def _take_fitting(self, builder, slot, capacity) -> llvm.Value:
+        null = llvm.Constant(_ptr, None)
+        block = builder.atomic_rmw("xchg", slot, null, "acq_rel")
+        before = builder.block
+        with builder.if_then(builder.icmp_unsigned("!=", block, null), likely=False):
+            cached_capacity = builder.load(_offset(builder, block, 24), typ=_i64)
+            large_enough = builder.icmp_unsigned(">=", cached_capacity, capacity)
+            not_wasteful = builder.icmp_unsigned(
+                "<=", builder.lshr(cached_capacity, llvm.Constant(_i64, 1)), capacity
+            )
+            fitting = builder.and_(large_enough, not_wasteful)
+            with builder.if_then(builder.not_(fitting)):
+                self._put_back(builder, slot, block)
+            after_check = builder.block
+        fits = builder.phi(_i1)
+        fits.add_incoming(llvm.Constant(_i1, 0), before)
+        fits.add_incoming(fitting, after_check)
+        return builder.select(fits, block, null)
+
+    def _put_back(self, builder, slot, block) -> None:
+        null = llvm.Constant(_ptr, None)
+        result = builder.cmpxchg(slot, null, block, "acq_rel", "monotonic")
+        with builder.if_then(builder.not_(builder.extract_value(result, 1))):
+            builder.call(self.libc_free, [block])  # the slot was refilled meanwhile
+
+    def emit_keep(self, builder: llvm.IRBuilder, block: llvm.Value) -> None:
+        """Keep `block` in the next slot (round robin); the block it displaces goes back."""
+        turn = builder.atomic_rmw("add", self.cursor, llvm.Constant(_i64, 1), "monotonic")
+        index = builder.urem(turn, llvm.Constant(_i64, self.count))
+        displaced = builder.atomic_rmw("xchg", self._slot(builder, index), block, "acq_rel")
+        with builder.if_then(builder.icmp_unsigned("!=", displaced, llvm.Constant(_ptr, None))):
+            builder.call(self.libc_free, [displaced])
+
+    def define_release(self, module: llvm.Module) -> None:
+        """`void release()`: every cached block back to the C library."""
+        release = llvm.Function(module, llvm.FunctionType(_void, []), RELEASE_CACHE)
+        builder = llvm.IRBuilder(release.append_basic_block("entry"))
+        for index in range(self.count):
+            block = builder.atomic_rmw(
+                "xchg", self._slot(builder, index), llvm.Constant(_ptr, None), "acq_rel"
+            )
+            builder.call(self.libc_free, [block])  # free(NULL) is a no-op
+        builder.ret_void()
+
+
 def _runtime_module() -> str:
     module = llvm.Module(name="ember_nrt")
     counters = {}
@@ -129,6 +229,7 @@ def _runtime_module() -> str:
         counters[name] = counter
     aligned_alloc = _declare(module, "aligned_alloc", _ptr, [_i64, _i64])
     libc_free = _declare(module, "free", _void, [_ptr])
+    cache = _BlockCache(module, libc_free, config.NRT_CACHED_BLOCKS)
 
     allocate = llvm.Function(module, llvm.FunctionType(_ptr, [_i64]), ALLOCATE)
     builder = llvm.IRBuilder(allocate.append_basic_block("entry"))
@@ -138,27 +239,58 @@ def _runtime_module() -> str:
     too_big = builder.icmp_unsigned("<", total, size)  # wrapped around
     with builder.if_then(too_big, likely=False):
         builder.ret(llvm.Constant(_ptr, None))
-    block = builder.call(aligned_alloc, [llvm.Constant(_i64, ALIGNMENT), total])
-    failed = builder.icmp_unsigned("==", block, llvm.Constant(_ptr, None))
-    with builder.if_then(failed, likely=False):
-        builder.ret(llvm.Constant(_ptr, None))
-    _advise_huge_pages(module, builder, block, total)
+    block = _emit_obtain_block(module, builder, cache, aligned_alloc, total)
     builder.atomic_rmw("add", counters[_ALLOCATIONS], llvm.Constant(_i64, 1), "monotonic")
     builder.store(llvm.Constant(_i64, 1), block)
-    data = builder.gep(block, [llvm.Constant(_i64, HEADER_SIZE)], source_etype=_i8)
-    builder.store(data, builder.gep(block, [llvm.Constant(_i64, 8)], source_etype=_i8))
-    builder.store(size, builder.gep(block, [llvm.Constant(_i64, 16)], source_etype=_i8))
+    data = _offset(builder, block, HEADER_SIZE)
+    builder.store(data, _offset(builder, block, 8))
+    builder.store(size, _offset(builder, block, 16))
     builder.ret(block)
 
     free = llvm.Function(module, llvm.FunctionType(_void, [_ptr]), FREE)
     builder = llvm.IRBuilder(free.append_basic_block("entry"))
+    (block,) = free.args
     builder.atomic_rmw("add", counters[_FREES], llvm.Constant(_i64, 1), "monotonic")
-    builder.call(libc_free, [free.args[0]])
+    if cache.count:
+        capacity = builder.load(_offset(builder, block, 24), typ=_i64)
+        with builder.if_then(cache.cacheable(builder, capacity), likely=False):
+            cache.emit_keep(builder, block)
+            builder.ret_void()
+    builder.call(libc_free, [block])
     builder.ret_void()
 
+    cache.define_release(module)
     _define_incref(module, INCREF)
     _define_decref(module, DECREF)
     return str(module)
+
+
+def _emit_obtain_block(module, builder, cache: _BlockCache, aligned_alloc, total) -> llvm.Value:
+    """A block of `total` bytes with its capacity recorded: a cached one when one fits, else
+    a new one from the C library (NULL when out of memory returns NULL from the caller)."""
+    found = llvm.Constant(_ptr, None)
+    if cache.count:
+        before = builder.block
+        with builder.if_then(cache.cacheable(builder, total), likely=False):
+            taken = cache.emit_take(builder, total)
+            after_take = builder.block
+        found = builder.phi(_ptr)
+        found.add_incoming(llvm.Constant(_ptr, None), before)
+        found.add_incoming(taken, after_take)
+    reused = builder.icmp_unsigned("!=", found, llvm.Constant(_ptr, None))
+    before = builder.block
+    with builder.if_then(builder.not_(reused), likely=True):
+        fresh = builder.call(aligned_alloc, [llvm.Constant(_i64, ALIGNMENT), total])
+        failed = builder.icmp_unsigned("==", fresh, llvm.Constant(_ptr, None))
+        with builder.if_then(failed, likely=False):
+            builder.ret(llvm.Constant(_ptr, None))
+        _advise_huge_pages(module, builder, fresh, total)
+        builder.store(total, _offset(builder, fresh, 24))
+        after_fresh = builder.block
+    block = builder.phi(_ptr)
+    block.add_incoming(found, before)
+    block.add_incoming(fresh, after_fresh)
+    return block
 
 
 # ---------------------------------------------------------------------------- the runtime
@@ -190,6 +322,7 @@ class _Runtime:
         self.incref = unary(self.addresses[INCREF])
         self.decref = unary(self.addresses[DECREF])
         self.allocate = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_int64)(self.addresses[ALLOCATE])
+        self.release_cached_blocks = ctypes.CFUNCTYPE(None)(jit.address_of(RELEASE_CACHE))
 
     def counts(self) -> tuple[int, int]:
         return self._allocations.value, self._frees.value
@@ -225,6 +358,12 @@ class RuntimeStats:
 def stats() -> RuntimeStats:
     """How many blocks compiled code has allocated and freed so far."""
     return RuntimeStats(*runtime().counts())
+
+
+def release_cached_blocks() -> None:
+    """Give the memory of freed large blocks that ember keeps for reuse back to the C library
+    (at most `EMBER_NRT_CACHED_BLOCKS` blocks of up to 256 MiB each)."""
+    runtime().release_cached_blocks()
 
 
 def refcount(meminfo: int) -> int:
