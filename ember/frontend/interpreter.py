@@ -27,7 +27,7 @@ _UNARY_OPS = {
 
 _NESTED_CODE = {  # co_name of a nested code object -> the construct that made it
     "<lambda>": "a lambda",
-    "<listcomp>": "a list comprehension",
+    "<listcomp>": "a list comprehension (build the list with a for loop and xs.append(...))",
     "<setcomp>": "a set comprehension",
     "<dictcomp>": "a dict comprehension",
     "<genexpr>": "a generator expression",
@@ -45,7 +45,6 @@ _UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error mess
     "RETURN_GENERATOR": "a generator (yield)",
     "GET_AWAITABLE": "await",
     "CALL_FUNCTION_EX": "a call with *args or **kwargs unpacking",
-    "LIST_EXTEND": "a list display",
     "DICT_MERGE": "a call with **kwargs unpacking",
     "UNPACK_EX": "starred assignment (a, *b = ...)",
     "LOAD_BUILD_CLASS": "a class definition",
@@ -369,7 +368,41 @@ class _IRBuilder:
         self.block.append(ir.DelAttr(self.stack.pop(), inst.argval, inst.loc))
 
     def op_BUILD_LIST(self, inst: Instruction) -> None:
-        raise UnsupportedError("lists are not supported yet; use a tuple or an array", inst.loc)
+        items = self.stack[len(self.stack) - inst.arg :] if inst.arg else []
+        del self.stack[len(self.stack) - inst.arg :]
+        self._push_expr(ir.BuildList(items, inst.loc))
+
+    def op_LIST_EXTEND(self, inst: Instruction) -> None:
+        """CPython builds a display of three or more constants as `[]` extended by a constant
+        tuple: rebuild it as one display of those constants."""
+        extension = self.stack.pop()
+        target = self.stack[-inst.arg]
+        constants = self.constants.get(getattr(extension, "name", None))
+        built = self._display_assignment(target)
+        if not isinstance(constants, tuple) or built is None:
+            raise UnsupportedError(
+                "unpacking into a list display ([*a, *b]) is not supported in nopython mode; "
+                "build the list with append or extend",
+                inst.loc,
+            )
+        self.block.body.remove(built)  # moved below the constants it now holds
+        items = list(built.value.items)
+        for value in constants:
+            item = self._temp("const")
+            self._assign(item, ir.Const(value, inst.loc))
+            items.append(item)
+        self._assign(built.target, ir.BuildList(items, inst.loc))
+
+    def _display_assignment(self, var: Any) -> ir.Assign | None:
+        """The statement of this block that assigns a list display to `var`, if any."""
+        for stmt in self.block.body:
+            if (
+                isinstance(stmt, ir.Assign)
+                and stmt.target.name == getattr(var, "name", None)
+                and isinstance(stmt.value, ir.BuildList)
+            ):
+                return stmt
+        return None
 
     def op_BUILD_MAP(self, inst: Instruction) -> None:
         raise UnsupportedError("dicts are not supported yet", inst.loc)

@@ -6,6 +6,8 @@ the data is 64-byte aligned too:
     offset  0   i64 refcount     (updated atomically)
     offset  8   ptr data         (= meminfo + 64)
     offset 16   i64 size         (bytes of data)
+    offset 24   ptr destructor   (NULL, or `void dtor(ptr meminfo)` run just before the free:
+                                  a list releases its storage and items there)
     offset 64   data ...
 
 The runtime is LLVM IR generated below, compiled once by the shared JIT engine and published
@@ -119,6 +121,15 @@ def _advise_huge_pages(module, builder, block, size) -> None:
         )
 
 
+_DESTRUCTOR_OFFSET = 24
+_DESTRUCTOR_TYPE = llvm.FunctionType(_void, [_ptr])
+
+
+def _destructor_slot(builder: llvm.IRBuilder, meminfo: llvm.Value) -> llvm.Value:
+    offset = llvm.Constant(_i64, _DESTRUCTOR_OFFSET)
+    return builder.gep(meminfo, [offset], inbounds=True, source_etype=_i8)
+
+
 def _runtime_module() -> str:
     module = llvm.Module(name="ember_nrt")
     counters = {}
@@ -148,10 +159,20 @@ def _runtime_module() -> str:
     data = builder.gep(block, [llvm.Constant(_i64, HEADER_SIZE)], source_etype=_i8)
     builder.store(data, builder.gep(block, [llvm.Constant(_i64, 8)], source_etype=_i8))
     builder.store(size, builder.gep(block, [llvm.Constant(_i64, 16)], source_etype=_i8))
+    builder.store(llvm.Constant(_ptr, None), _destructor_slot(builder, block))
     builder.ret(block)
 
     free = llvm.Function(module, llvm.FunctionType(_void, [_ptr]), FREE)
     builder = llvm.IRBuilder(free.append_basic_block("entry"))
+    # Loaded as a typed pointer, which tells llvmlite the type of the indirect call.
+    destructor_pointer = _DESTRUCTOR_TYPE.as_pointer()
+    destructor = builder.load(_destructor_slot(builder, free.args[0]), typ=destructor_pointer)
+    with builder.if_then(
+        builder.not_(
+            builder.icmp_unsigned("==", destructor, llvm.Constant(destructor_pointer, None))
+        )
+    ):
+        builder.call(destructor, [free.args[0]])
     builder.atomic_rmw("add", counters[_FREES], llvm.Constant(_i64, 1), "monotonic")
     builder.call(libc_free, [free.args[0]])
     builder.ret_void()
@@ -262,6 +283,13 @@ def emit_allocate(builder: llvm.IRBuilder, size: llvm.Value) -> llvm.Value:
     """A new meminfo of `size` data bytes (refcount 1), or NULL when out of memory."""
     runtime()
     return builder.call(_declare(builder.module, ALLOCATE, _ptr, [_i64]), [size])
+
+
+def emit_set_destructor(
+    builder: llvm.IRBuilder, meminfo: llvm.Value, destructor: llvm.Function
+) -> None:
+    """Run `destructor(meminfo)` when the block's last reference goes, before it is freed."""
+    builder.store(destructor, _destructor_slot(builder, meminfo))
 
 
 def emit_data_pointer(builder: llvm.IRBuilder, meminfo: llvm.Value) -> llvm.Value:
