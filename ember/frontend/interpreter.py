@@ -27,10 +27,14 @@ _UNARY_OPS = {
 
 _NESTED_CODE = {  # co_name of a nested code object -> the construct that made it
     "<lambda>": "a lambda",
-    "<listcomp>": "a list comprehension (build the list with a for loop and xs.append(...))",
+    "<listcomp>": "a list comprehension",
     "<setcomp>": "a set comprehension",
     "<dictcomp>": "a dict comprehension",
     "<genexpr>": "a generator expression",
+}
+
+_NESTED_CODE_HINTS = {
+    "<listcomp>": "; build the list with a loop instead: xs = [] then xs.append(...) in a for loop",
 }
 
 _UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error messages
@@ -314,8 +318,10 @@ class _IRBuilder:
         code = self.constants.get(getattr(self.stack[-1], "name", None))
         name = getattr(code, "co_name", "")
         construct = _NESTED_CODE.get(name, f"a nested function ('def {name}')")
+        hint = _NESTED_CODE_HINTS.get(name, "")
         raise UnsupportedError(
-            f"{construct} inside a jitted function is not supported in nopython mode", inst.loc
+            f"{construct} inside a jitted function is not supported in nopython mode{hint}",
+            inst.loc,
         )
 
     # ------------------------------------------------------------------ containers

@@ -31,9 +31,15 @@ def _is_list(typ: types.Type) -> bool:
 
 
 def _fits(list_type: types.Type, item: types.Type) -> bool:
-    """Whether `item` can be stored in the list without losing information."""
+    """Whether `item` can be stored in the list without losing information; a TypingError
+    that says so when it cannot."""
     kind = can_convert(types.unliteral(item), list_type.dtype)
-    return kind is not None and kind <= Conversion.safe
+    if kind is None or kind > Conversion.safe:
+        raise TypingError(
+            f"cannot store a {types.unliteral(item)} in a {list_type}: a list keeps the item "
+            "type it was made with (make it of the wider type, e.g. [1.0] for floats)"
+        )
+    return True
 
 
 def _index(typ: types.Type) -> bool:
@@ -298,12 +304,16 @@ def list_extend(xs, other):
             return None
 
         def extend(xs, other):
-            if _is_list(other):
-                _reserve(xs, _length(xs) + len(other))
             for item in other:
                 xs.append(item)
 
-        return extend
+        def extend_from_list(xs, other):
+            count = _length(other)  # once: `xs.extend(xs)` doubles xs, as in Python
+            _reserve(xs, _length(xs) + count)
+            for index in range(count):
+                xs.append(_load(other, index))
+
+        return extend_from_list if _is_list(other) else extend
 
 
 @overload_method(types.List, "insert")
@@ -324,8 +334,8 @@ def list_insert(xs, index, item):
 
 
 @overload_method(types.List, "pop")
-def list_pop(xs, index=-1):
-    if _is_list(xs) and _index(index):
+def list_pop(xs, index=None):
+    if _is_list(xs) and (index is None or _index(index)):
 
         def pop(xs, index=-1):
             n = _length(xs)

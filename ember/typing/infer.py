@@ -91,17 +91,21 @@ class TypeInferer:
 
     def _check_empty_lists(self, statements: list[ir.Stmt]) -> None:
         """An empty list display that nothing stores into has no item type to compile for."""
-        for stmt in statements:
-            if not isinstance(stmt, ir.Assign):
-                continue
-            typ = self.typemap.get(stmt.target.name)
-            if isinstance(typ, types.List) and not typ.is_precise:
-                raise TypingError(
-                    f"Cannot infer the item type of the empty list "
-                    f"'{_user_name(stmt.target.name)}': nothing is appended to it in this "
-                    "function. Give it an item (xs = [0.0]) or append to it before using it",
-                    stmt.loc,
-                )
+        untyped = [
+            stmt
+            for stmt in statements
+            if isinstance(stmt, ir.Assign)
+            and isinstance(self.typemap.get(stmt.target.name), types.List)
+            and not self.typemap[stmt.target.name].is_precise
+        ]
+        if untyped:
+            named = [s.target.name for s in untyped if not s.target.name.startswith("$")]
+            name = f"'{named[0]}'" if named else "here"
+            raise TypingError(
+                f"Cannot infer the item type of the empty list {name}: nothing is appended "
+                "to it in this function. Give it an item (xs = [0.0]) or append to it",
+                untyped[0].loc,
+            )
 
     def _refine_list(self, holder: ir.Var, refined: types.Type | None, loc: ir.Loc) -> None:
         """Give an empty list of undefined items the type a store into it decides: the
