@@ -80,6 +80,7 @@ class _IRBuilder:
         self.code = bytecode.code
         self.table = bytecode.table
         self.incoming_depth: dict[int, int] = {cfg.topological_order()[0]: 0}
+        self.incoming_nulls: dict[int, frozenset[int]] = {}  # stack slots holding _NULL
         self.blocks: dict[int, ir.Block] = {}
         self.pending_edges: list[tuple[ir.Block, int, list]] = []
 
@@ -105,7 +106,11 @@ class _IRBuilder:
         self.constants: dict[str, Any] = {}
         self.kw_names: tuple[str, ...] = ()
         depth = self.incoming_depth[label]
-        self.stack: list = [ir.Var(f"$phi{label}.{i}", self.block.loc) for i in range(depth)]
+        nulls = self.incoming_nulls.get(label, frozenset())
+        self.stack: list = [
+            _NULL if i in nulls else ir.Var(f"$phi{label}.{i}", self.block.loc)
+            for i in range(depth)
+        ]
         for index, name in enumerate(arg_names):
             self._assign(ir.Var(name, self.block.loc), ir.Arg(index, name, self.block.loc))
         self.edges: dict[int, list] = {}
@@ -165,6 +170,8 @@ class _IRBuilder:
         known = self.incoming_depth.setdefault(succ, depth)
         if known != depth:
             raise UnsupportedError("inconsistent stack depth at a merge", self.inst.loc)
+        # a call's NULL marker stays one across a branch inside its arguments (f(a if c else b))
+        self.incoming_nulls[succ] = frozenset(i for i, v in enumerate(stack) if v is _NULL)
         self.edges[succ] = list(stack)
 
     def _jump(self, target: int) -> None:

@@ -1,5 +1,4 @@
-"""Lists in compiled code: `list()`, methods, indexing, slicing, operators, iteration and
-boxing to a Python list. The primitives (ember/lowering/lists.py) are intrinsics here; every
+"""Lists in compiled code: `list()`, methods, indexing, slicing, operators and iteration. The primitives (ember/lowering/lists.py) are intrinsics here; every
 operation on top of them is an `@overload` written in Python.
 
 Reference counts of items that own memory (a list of lists) follow one rule: a slot of the
@@ -15,7 +14,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import TypingError
-from ember.extending import box, intrinsic, lower_builtin, lower_cast, overload, overload_method
+from ember.extending import intrinsic, lower_builtin, lower_cast, overload, overload_method
 from ember.library.arrays_iter import iterator_of
 from ember.library.slices import slice_bounds
 from ember.lowering import arrays as refs
@@ -576,21 +575,3 @@ def _sift_down_impl(xs, root, end):
         xs[root] = xs[child]
         xs[child] = item
         root = child
-
-
-# ---------------------------------------------------------------------------- boxing
-
-
-@box(types.List)
-def box_list(typ, val, c):
-    """A new Python list of the boxed items; the native list is released."""
-    builder, pyapi = c.builder, c.pyapi
-    size = primitives.length(builder, val)
-    result = pyapi.list_new(size)
-    created = builder.icmp_unsigned("!=", result, pyapi.get_null_object())
-    with builder.if_then(created, likely=True):
-        with refs.for_range(builder, size) as index:
-            item = primitives.load_item(c.context, builder, typ, val, index)
-            pyapi.list_setitem(result, index, c.box(typ.dtype, item))
-    refs.decref(builder, typ, val)
-    return result

@@ -9,6 +9,8 @@ owns memory (a list of lists); the destructor releases the items and the storage
 
 from __future__ import annotations
 
+import ctypes
+
 from llvmlite import ir as llvm
 
 from ember import types
@@ -18,6 +20,18 @@ from ember.runtime import nrt
 i64 = refs.i64
 ptr = refs.ptr
 _HEADER = llvm.LiteralStructType([i64, i64, ptr])
+
+
+class HeaderMemory(ctypes.Structure):
+    """The header as Python reads it when it boxes a returned list."""
+
+    _fields_ = [
+        ("size", ctypes.c_int64),
+        ("capacity", ctypes.c_int64),
+        ("storage", ctypes.c_void_p),
+    ]
+
+
 _SIZE, _CAPACITY, _STORAGE = 0, 1, 2
 _HEADER_BYTES = 24
 _MIN_GROWTH = 4  # the first append makes room for a few items at once

@@ -53,8 +53,6 @@ _SIGNATURES: dict[str, tuple[llvm.Type, list[llvm.Type]]] = {
     "PyTuple_GetItem": (_PTR, [_PTR, _SSIZE]),
     "PyTuple_SetItem": (_INT, [_PTR, _SSIZE, _PTR]),
     "PyTuple_Size": (_SSIZE, [_PTR]),
-    "PyList_New": (_PTR, [_SSIZE]),
-    "PyList_SetItem": (_INT, [_PTR, _SSIZE, _PTR]),
 }
 
 
@@ -244,13 +242,3 @@ class PythonAPI:
 
     def tuple_size(self, tup: llvm.Value) -> llvm.Value:
         return self._call("PyTuple_Size", [tup])
-
-    # ------------------------------------------------------------------ lists
-
-    def list_new(self, count: llvm.Value) -> llvm.Value:
-        """A new list of `count` (i64) empty slots, each to be filled with `list_setitem`."""
-        return self._call("PyList_New", [count])
-
-    def list_setitem(self, lst: llvm.Value, index: llvm.Value, item: llvm.Value) -> llvm.Value:
-        """Store `item` (the reference is stolen) at `lst[index]` (an i64)."""
-        return self._call("PyList_SetItem", [lst, index, item])
