@@ -1,5 +1,6 @@
-"""Lists in compiled code: `list()`, methods, indexing, slicing, operators and iteration. The primitives (ember/lowering/lists.py) are intrinsics here; every
-operation on top of them is an `@overload` written in Python.
+"""Lists in compiled code: `list()`, methods, indexing, slicing, operators and iteration.
+The primitives (ember/lowering/lists.py) are intrinsics here; every operation on top of them
+is an `@overload` written in Python.
 
 Reference counts of items that own memory (a list of lists) follow one rule: a slot of the
 list holds one reference. `_store_new` fills an empty slot with a new reference, `_take`
