@@ -337,6 +337,20 @@ def test_list_of_arrays():
     assert list_of_arrays(3) == (5.0, 3)
 
 
+@njit
+def arrays_out(a):
+    return [a * 2, a[:1]], (a + 1, [1.5, 2.5])
+
+
+def test_returned_lists_of_arrays_and_arrays_beside_lists():
+    before = ember.runtime.stats()
+    got = arrays_out(np.arange(3.0))
+    assert same(got, arrays_out.py_func(np.arange(3.0)))
+    del got
+    gc.collect()
+    assert ember.runtime.stats().live == before.live
+
+
 # ---------------------------------------------------------------------------- NumPy
 
 

@@ -6,6 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from ember.types.abstract import Type
+from ember.types.arrays import Array
+from ember.types.containers import BaseTuple
+from ember.types.scalars import Number, unliteral
 
 
 class Undefined(Type):
@@ -45,8 +48,6 @@ class List(Type):
     def refined_by(self, method: str, args: tuple) -> List | None:
         """The type an empty list of undefined items takes from `xs.method(*args)`
         (`__setitem__` for `xs[i] = v`), or None when that call decides nothing."""
-        from ember.types.scalars import unliteral
-
         if method in ("append", "__setitem__") and args:
             return List(unliteral(args[-1]))
         if method == "insert" and len(args) == 2:
@@ -77,10 +78,6 @@ class ListIterator(Type):
 
 def unsupported_item(dtype: Type) -> str | None:
     """Why lists cannot hold items of `dtype`, or None when they can."""
-    from ember.types.arrays import Array
-    from ember.types.containers import BaseTuple
-    from ember.types.scalars import Number
-
     if isinstance(dtype, (Number, List, Array)):
         return None
     if isinstance(dtype, BaseTuple) and all(unsupported_item(t) is None for t in dtype.types):
