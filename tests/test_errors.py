@@ -177,8 +177,8 @@ def generator(n):
     yield n
 
 
-def list_display(n):
-    return [n]
+def set_display(n):
+    return {n}
 
 
 def dict_display(n):
@@ -206,7 +206,7 @@ def f_string(n):
         (inner_function, "a nested function ('def g')", "def g"),
         (with_block, "a 'with' block", "with open"),
         (generator, "generators (functions using 'yield')", "yield"),
-        (list_display, "lists are not supported", "[n]"),
+        (set_display, "sets are not supported", "{n}"),
         (dict_display, "dicts are not supported", "{n: n}"),
         (assigns_global, "assigning a global variable", "SOMETHING = n"),
         (f_string, "an f-string", 'f"{n}"'),

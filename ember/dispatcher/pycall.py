@@ -64,6 +64,10 @@ def _memory_ctype(typ: types.Type) -> Any:
         return type("tuple_memory", (ctypes.Structure,), {"_fields_": fields})
     if isinstance(typ, (types.NoneType, types.Dummy)):
         return type("empty_memory", (ctypes.Structure,), {"_fields_": []})
+    if isinstance(typ, types.List):
+        return type(
+            "list_memory", (ctypes.Structure,), {"_fields_": [("meminfo", ctypes.c_void_p)]}
+        )
     raise TypeError(f"cannot return a value of type {typ} to Python yet")
 
 
@@ -99,7 +103,30 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
         )
     if isinstance(typ, types.Array):
         return arrayboxing.box(typ, memory, inputs, memo)
+    if isinstance(typ, types.List):
+        return _box_list(typ, memory.meminfo, inputs, memo)
     return None
+
+
+def _box_list(typ: types.List, meminfo: int, inputs: tuple, memo: dict | None) -> list:
+    """A Python list of a returned list's boxed items; takes over the list's reference."""
+    from ember.lowering.lists import HeaderMemory
+    from ember.runtime import nrt
+
+    runtime = nrt.runtime()
+    header = HeaderMemory.from_address(nrt.data_address(meminfo))
+    item_ctype = _memory_ctype(typ.dtype)
+    owns_memory = isinstance(typ.dtype, (types.Array, types.List))
+    structured = issubclass(item_ctype, ctypes.Structure)
+    items = nrt.data_address(header.storage) if header.storage else 0
+    result = []
+    for index in range(header.size):
+        memory = item_ctype.from_address(items + index * ctypes.sizeof(item_ctype))
+        if owns_memory:
+            runtime.incref(memory.meminfo)  # boxing takes a reference; the list keeps its own
+        result.append(_box(typ.dtype, memory if structured else memory.value, inputs, memo))
+    runtime.decref(meminfo)
+    return result
 
 
 def make_invoker(sig: Signature, address: int) -> Callable[..., Any]:

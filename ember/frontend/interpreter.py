@@ -33,6 +33,10 @@ _NESTED_CODE = {  # co_name of a nested code object -> the construct that made i
     "<genexpr>": "a generator expression",
 }
 
+_NESTED_CODE_HINTS = {
+    "<listcomp>": "; build the list with a loop instead: xs = [] then xs.append(...) in a for loop",
+}
+
 _UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error messages
     "STORE_GLOBAL": "assigning a global variable",
     "DELETE_GLOBAL": "deleting a global variable",
@@ -45,7 +49,6 @@ _UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error mess
     "RETURN_GENERATOR": "a generator (yield)",
     "GET_AWAITABLE": "await",
     "CALL_FUNCTION_EX": "a call with *args or **kwargs unpacking",
-    "LIST_EXTEND": "a list display",
     "DICT_MERGE": "a call with **kwargs unpacking",
     "UNPACK_EX": "starred assignment (a, *b = ...)",
     "LOAD_BUILD_CLASS": "a class definition",
@@ -77,6 +80,7 @@ class _IRBuilder:
         self.code = bytecode.code
         self.table = bytecode.table
         self.incoming_depth: dict[int, int] = {cfg.topological_order()[0]: 0}
+        self.incoming_nulls: dict[int, frozenset[int]] = {}  # stack slots holding _NULL
         self.blocks: dict[int, ir.Block] = {}
         self.pending_edges: list[tuple[ir.Block, int, list]] = []
 
@@ -102,7 +106,11 @@ class _IRBuilder:
         self.constants: dict[str, Any] = {}
         self.kw_names: tuple[str, ...] = ()
         depth = self.incoming_depth[label]
-        self.stack: list = [ir.Var(f"$phi{label}.{i}", self.block.loc) for i in range(depth)]
+        nulls = self.incoming_nulls.get(label, frozenset())
+        self.stack: list = [
+            _NULL if i in nulls else ir.Var(f"$phi{label}.{i}", self.block.loc)
+            for i in range(depth)
+        ]
         for index, name in enumerate(arg_names):
             self._assign(ir.Var(name, self.block.loc), ir.Arg(index, name, self.block.loc))
         self.edges: dict[int, list] = {}
@@ -162,6 +170,8 @@ class _IRBuilder:
         known = self.incoming_depth.setdefault(succ, depth)
         if known != depth:
             raise UnsupportedError("inconsistent stack depth at a merge", self.inst.loc)
+        # a call's NULL marker stays one across a branch inside its arguments (f(a if c else b))
+        self.incoming_nulls[succ] = frozenset(i for i, v in enumerate(stack) if v is _NULL)
         self.edges[succ] = list(stack)
 
     def _jump(self, target: int) -> None:
@@ -315,8 +325,10 @@ class _IRBuilder:
         code = self.constants.get(getattr(self.stack[-1], "name", None))
         name = getattr(code, "co_name", "")
         construct = _NESTED_CODE.get(name, f"a nested function ('def {name}')")
+        hint = _NESTED_CODE_HINTS.get(name, "")
         raise UnsupportedError(
-            f"{construct} inside a jitted function is not supported in nopython mode", inst.loc
+            f"{construct} inside a jitted function is not supported in nopython mode{hint}",
+            inst.loc,
         )
 
     # ------------------------------------------------------------------ containers
@@ -369,7 +381,41 @@ class _IRBuilder:
         self.block.append(ir.DelAttr(self.stack.pop(), inst.argval, inst.loc))
 
     def op_BUILD_LIST(self, inst: Instruction) -> None:
-        raise UnsupportedError("lists are not supported yet; use a tuple or an array", inst.loc)
+        items = self.stack[len(self.stack) - inst.arg :] if inst.arg else []
+        del self.stack[len(self.stack) - inst.arg :]
+        self._push_expr(ir.BuildList(items, inst.loc))
+
+    def op_LIST_EXTEND(self, inst: Instruction) -> None:
+        """CPython builds a display of three or more constants as `[]` extended by a constant
+        tuple: rebuild it as one display of those constants."""
+        extension = self.stack.pop()
+        target = self.stack[-inst.arg]
+        constants = self.constants.get(getattr(extension, "name", None))
+        built = self._display_assignment(target)
+        if not isinstance(constants, tuple) or built is None:
+            raise UnsupportedError(
+                "unpacking into a list display ([*a, *b]) is not supported in nopython mode; "
+                "build the list with append or extend",
+                inst.loc,
+            )
+        self.block.body.remove(built)  # moved below the constants it now holds
+        items = list(built.value.items)
+        for value in constants:
+            item = self._temp("const")
+            self._assign(item, ir.Const(value, inst.loc))
+            items.append(item)
+        self._assign(built.target, ir.BuildList(items, inst.loc))
+
+    def _display_assignment(self, var: Any) -> ir.Assign | None:
+        """The statement of this block that assigns a list display to `var`, if any."""
+        for stmt in self.block.body:
+            if (
+                isinstance(stmt, ir.Assign)
+                and stmt.target.name == getattr(var, "name", None)
+                and isinstance(stmt.value, ir.BuildList)
+            ):
+                return stmt
+        return None
 
     def op_BUILD_MAP(self, inst: Instruction) -> None:
         raise UnsupportedError("dicts are not supported yet", inst.loc)

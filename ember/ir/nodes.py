@@ -233,6 +233,18 @@ class BuildTuple(Expr):
 
 
 @dataclass(eq=False)
+class BuildList(Expr):
+    items: list[Var]
+    loc: Loc
+
+    def sources(self) -> list[Var]:
+        return list(self.items)
+
+    def __str__(self) -> str:
+        return f"build_list(items=[{', '.join(str(i) for i in self.items)}])"
+
+
+@dataclass(eq=False)
 class GetIter(Expr):
     value: Var
     loc: Loc

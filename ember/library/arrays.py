@@ -13,8 +13,9 @@ from ember import types
 from ember.dispatcher.typeof import typeof_impl
 from ember.library.numpy_support import _SCALAR_CLASSES
 from ember.lowering import arrays as arr
+from ember.lowering import iterators
 from ember.lowering.models import OpaqueModel as _OpaqueModel
-from ember.lowering.models import StructModel, register_model
+from ember.lowering.models import register_model
 from ember.lowering.registry import lower_builtin, lower_cast, lower_getattr
 from ember.typing.signature import signature
 from ember.typing.templates import AttributeTemplate, registry
@@ -57,16 +58,6 @@ for _scalar_class, _scalar_type in _SCALAR_CLASSES.items():
 # ---------------------------------------------------------------------------- data models
 
 
-@register_model(types.SliceType)
-class SliceModel(StructModel):
-    """{start, stop, step}; an omitted start or stop holds a sentinel that clamps right."""
-
-    def __init__(self, fe_type: types.SliceType) -> None:
-        super().__init__(
-            fe_type, [("start", types.int64), ("stop", types.int64), ("step", types.int64)]
-        )
-
-
 @register_model(types.ArrayIterator)
 class ArrayIteratorModel(_OpaqueModel):
     """A pointer to {array, next index} in the entry block of the function that made it."""
@@ -79,84 +70,6 @@ class ArrayIteratorModel(_OpaqueModel):
 def array_to_array(context, builder, from_type, to_type, value):
     """Layout and read-only changes keep the same struct."""
     return value
-
-
-# ---------------------------------------------------------------------------- slice()
-
-_MAX = (1 << 63) - 1
-_MIN = -(1 << 63)
-
-
-@registry.typer(slice)
-def _type_slice(args, kws):
-    if kws or not 1 <= len(args) <= 3:
-        return None
-    args = tuple(types.unliteral(a) for a in args)
-    if not all(isinstance(a, (types.Integer, types.Boolean, types.NoneType)) for a in args):
-        return None
-    has_step = len(args) == 3 and not isinstance(args[2], types.NoneType)
-    return signature(types.SliceType(has_step), *args)
-
-
-def _slice_part(context, builder, typ, value):
-    if isinstance(typ, types.NoneType):
-        return None
-    return context.cast(builder, value, typ, types.int64)
-
-
-def lower_slice(context, builder, sig, args):
-    parts = [_slice_part(context, builder, t, v) for t, v in zip(sig.args, args)]
-    if len(parts) == 1:
-        parts = [None, parts[0], None]
-    start, stop = parts[0], parts[1]
-    step = parts[2] if len(parts) == 3 else None
-    one = arr.const(1)
-    if step is None:
-        step = one
-    else:
-        is_zero = builder.icmp_signed("==", step, arr.const(0))
-        context.guard(builder, is_zero, ValueError, "slice step cannot be zero")
-    negative = builder.icmp_signed("<", step, arr.const(0))
-    if start is None:
-        start = builder.select(negative, arr.const(_MAX), arr.const(0))
-    if stop is None:
-        stop = builder.select(negative, arr.const(_MIN), arr.const(_MAX))
-    value = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
-    for index, item in enumerate((start, stop, step)):
-        value = builder.insert_value(value, item, index)
-    return value
-
-
-for _count in (1, 2, 3):
-    lower_builtin(slice, *([types.Type] * _count))(lower_slice)
-
-
-def slice_bounds(builder, slice_value, length):
-    """Python's slice.indices for a dimension of `length`: (start, count, step) as i64."""
-    start = builder.extract_value(slice_value, 0)
-    stop = builder.extract_value(slice_value, 1)
-    step = builder.extract_value(slice_value, 2)
-    zero, one = arr.const(0), arr.const(1)
-    negative = builder.icmp_signed("<", step, zero)
-    lower = builder.select(negative, arr.const(-1), zero)
-    upper = builder.select(negative, builder.sub(length, one), length)
-
-    def clamp(value):
-        below = builder.icmp_signed("<", value, zero)
-        shifted = builder.add(value, length)
-        low_case = builder.select(builder.icmp_signed("<", shifted, zero), lower, shifted)
-        high_case = builder.select(builder.icmp_signed(">=", value, length), upper, value)
-        return builder.select(below, low_case, high_case)
-
-    start, stop = clamp(start), clamp(stop)
-    # count = (stop - start - 1) // step + 1 when the range is non-empty in step's direction
-    forward = builder.icmp_signed("<", start, stop)
-    backward = builder.icmp_signed(">", start, stop)
-    distance = builder.select(negative, builder.sub(start, stop), builder.sub(stop, start))
-    magnitude = builder.select(negative, builder.neg(step), step)
-    count = builder.add(builder.sdiv(builder.sub(distance, one), magnitude), one)
-    nonempty = builder.select(negative, backward, forward)
-    return start, builder.select(nonempty, count, zero), step
 
 
 # ---------------------------------------------------------------------------- attributes
@@ -323,31 +236,9 @@ def _type_iter(args, kws):
     return None
 
 
-def iterator_state(context, builder, array_type: types.Array, array_value):
-    """Entry-block state {array, index} holding a reference to the array until the function
-    returns (or this iterator is made again)."""
-    array_llvm = context.value_type(array_type)
-    state_type = llvm.LiteralStructType([array_llvm, arr.i64])
-    state = arr.alloca_in_entry(builder, state_type, name="array.iter")
-    arr.store_in_entry(builder, llvm.Constant(state_type, None), state)
-    array_slot = builder.gep(state, [arr.i32_(0), arr.i32_(0)], source_etype=state_type)
-    arr.decref(builder, array_type, builder.load(array_slot, typ=array_llvm))
-    arr.incref(builder, array_type, array_value)
-    builder.store(array_value, array_slot)
-    index_slot = builder.gep(state, [arr.i32_(0), arr.i32_(1)], source_etype=state_type)
-    builder.store(arr.const(0), index_slot)
-
-    def release(exit_builder):
-        slot = exit_builder.gep(state, [arr.i32_(0), arr.i32_(0)], source_etype=state_type)
-        arr.decref(exit_builder, array_type, exit_builder.load(slot, typ=array_llvm))
-
-    arr.at_function_exit(builder, release)
-    return state
-
-
 @lower_builtin(iter, types.Array)
 def array_iter(context, builder, sig, args):
-    return iterator_state(context, builder, sig.args[0], args[0])
+    return iterators.owning_state(context, builder, sig.args[0], args[0])
 
 
 @lower_builtin(next, types.ArrayIterator)
@@ -369,7 +260,7 @@ def array_iternext(context, builder, sig, args):
         builder.store(builder.add(index, arr.const(1), flags=("nsw",)), index_slot)
         item = item_at(context, builder, array_type, fields, index)
         filled = builder.block
-    return iternext_pair(context, builder, sig, (item, filled), before, valid)
+    return iterators.iternext_pair(context, builder, sig, (item, filled), before, valid)
 
 
 def item_at(context, builder, array_type: types.Array, fields, index):
@@ -413,16 +304,3 @@ def array_truth(context, builder, from_type, to_type, value):
         builder, from_type.dtype, arr.element_pointer(builder, from_type, fields, zero)
     )
     return context.is_true(builder, from_type.dtype, item)
-
-
-def iternext_pair(context, builder, sig, item_and_block, before, valid):
-    """The (item, valid) pair of an iterator's `next`: the item where the iterator produced one
-    (in `item_and_block`'s block), a zero item on the exhausted path from `before`."""
-    item, filled = item_and_block
-    item_llvm = item.type
-    result = builder.phi(item_llvm)
-    result.add_incoming(item, filled)
-    result.add_incoming(llvm.Constant(item_llvm, None), before)
-    pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
-    pair = builder.insert_value(pair, result, 0)
-    return builder.insert_value(pair, valid, 1)

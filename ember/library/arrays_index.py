@@ -17,7 +17,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import TypingError
-from ember.library.arrays import slice_bounds
+from ember.library.slices import slice_bounds
 from ember.lowering import arrays as arr
 from ember.lowering import arrays_kernels as kernels
 from ember.lowering.arrays import ArrayFields, const

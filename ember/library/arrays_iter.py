@@ -24,7 +24,13 @@ class IteratorStateModel(OpaqueModel):
     """A pointer to iterator state in the entry block of the function that made it."""
 
 
-_ITERATORS = (types.ArrayIterator, types.RangeIteratorType, types.EnumerateType, types.ZipType)
+_ITERATORS = (
+    types.ArrayIterator,
+    types.ListIterator,
+    types.RangeIteratorType,
+    types.EnumerateType,
+    types.ZipType,
+)
 
 
 def iterator_of(typ: types.Type) -> types.Type | None:
@@ -34,6 +40,8 @@ def iterator_of(typ: types.Type) -> types.Type | None:
     if isinstance(typ, types.Array) and typ.ndim >= 1:
         return typ.iterator_type
     if isinstance(typ, types.RangeType):
+        return typ.iterator_type
+    if isinstance(typ, types.List) and typ.is_precise:
         return typ.iterator_type
     return None
 

@@ -16,8 +16,8 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import TypingError
-from ember.library.arrays import iternext_pair
 from ember.lowering import arrays as arr
+from ember.lowering.iterators import iternext_pair
 from ember.lowering.models import OpaqueModel, register_model
 from ember.lowering.registry import lower_builtin, lower_getattr
 from ember.typing.signature import signature

@@ -8,6 +8,7 @@ from ember.library import (  # noqa: F401
     arrays,
     arrays_index,
     arrays_methods,
+    lists_numpy,
     numpy_creation,
     numpy_functions,
     numpy_iteration,

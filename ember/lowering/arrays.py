@@ -19,7 +19,7 @@ from llvmlite import ir as llvm
 
 from ember import config, types
 from ember.lowering.intrinsics import call_intrinsic
-from ember.lowering.models import ArrayModel, BoundFunctionModel, StructModel, model_of
+from ember.lowering.models import BoundFunctionModel, MeminfoStructModel, StructModel, model_of
 from ember.runtime import nrt
 
 i1 = llvm.IntType(1)
@@ -107,7 +107,7 @@ def meminfo_paths(typ: types.Type) -> tuple:
         model = model_of(typ)
     except NotImplementedError:
         model = None
-    if isinstance(model, ArrayModel):
+    if isinstance(model, MeminfoStructModel):
         found = ((0,),)
     elif isinstance(model, StructModel):
         found = tuple(
@@ -122,7 +122,7 @@ def meminfo_paths(typ: types.Type) -> tuple:
 
 
 def needs_refcount(typ: types.Type) -> bool:
-    """Whether values of `typ` own references (arrays, or tuples holding arrays)."""
+    """Whether values of `typ` own references (arrays, lists, or tuples holding them)."""
     return bool(meminfo_paths(typ))
 
 
@@ -293,6 +293,13 @@ def memset_zero(builder: llvm.IRBuilder, pointer: llvm.Value, nbytes: llvm.Value
 def memcpy(builder: llvm.IRBuilder, target: llvm.Value, source: llvm.Value, nbytes) -> None:
     """Copy `nbytes` bytes between non-overlapping buffers."""
     _memory_intrinsic(builder, "llvm.memcpy.p0.p0.i64", [ptr, ptr, i64, i1])(
+        target, source, nbytes, llvm.Constant(i1, 0)
+    )
+
+
+def memmove(builder: llvm.IRBuilder, target: llvm.Value, source: llvm.Value, nbytes) -> None:
+    """Copy `nbytes` bytes between buffers that may overlap."""
+    _memory_intrinsic(builder, "llvm.memmove.p0.p0.i64", [ptr, ptr, i64, i1])(
         target, source, nbytes, llvm.Constant(i1, 0)
     )
 

@@ -14,7 +14,7 @@ from ember import types
 from ember.errors import LoweringError, UnsupportedError
 from ember.ir import nodes as ir
 from ember.lowering import arrays as refs
-from ember.lowering import callconv
+from ember.lowering import callconv, lists
 from ember.lowering.context import CPUContext
 from ember.lowering.models import model_of
 from ember.typing.infer import TypingResult
@@ -338,6 +338,11 @@ class FunctionLowerer:
             result = self.builder.insert_value(result, item, index)
         return result
 
+    def _lower_build_list(self, expr: ir.BuildList, result_type: types.List) -> llvm.Value:
+        dtype = result_type.dtype
+        items = [self.borrowed(dtype, self.load_as(var, dtype)) for var in expr.items]
+        return lists.build(self.context, self.builder, result_type, items)
+
     def _lower_getiter(self, expr: ir.GetIter, result_type: types.Type) -> llvm.Value:
         sig = self.calltypes[expr]
         args = [self.load_as(expr.value, sig.args[0])]
@@ -384,6 +389,7 @@ _EXPRESSION_LOWERERS = {
     ir.GetItem: FunctionLowerer._lower_getitem,
     ir.StaticGetItem: FunctionLowerer._lower_getitem,
     ir.BuildTuple: FunctionLowerer._lower_build_tuple,
+    ir.BuildList: FunctionLowerer._lower_build_list,
     ir.GetIter: FunctionLowerer._lower_getiter,
     ir.IterNext: FunctionLowerer._lower_iternext,
     ir.PairFirst: FunctionLowerer._lower_pair_part,

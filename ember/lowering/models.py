@@ -322,8 +322,13 @@ class RawPointerModel(OpaqueModel):
     """A meminfo, a PyObject* or an array's data: one opaque pointer."""
 
 
+class MeminfoStructModel(StructModel):
+    """A struct whose first member is the meminfo owning the value's memory: the one reference
+    that incref/decref count (ember/lowering/arrays.py)."""
+
+
 @register_model(types.Array)
-class ArrayModel(StructModel):
+class ArrayModel(MeminfoStructModel):
     """Numba's array layout: {meminfo, parent, nitems, itemsize, data, shape[n], strides[n]}.
 
     `meminfo` is NULL for arrays borrowed from Python, whose `parent` is the ndarray PyObject*;
@@ -344,3 +349,16 @@ class ArrayModel(StructModel):
                 ("strides", dims),
             ],
         )
+
+
+@register_model(types.List)
+class ListModel(MeminfoStructModel):
+    """A list is its meminfo, whose data is the list's header (ember/lowering/lists.py)."""
+
+    def __init__(self, fe_type: types.List) -> None:
+        super().__init__(fe_type, [("meminfo", types.meminfo_pointer)])
+
+
+@register_model(types.ListIterator)
+class ListIteratorModel(OpaqueModel):
+    """A pointer to {list, next index} in the entry block of the function that made it."""

@@ -6,7 +6,9 @@ the data is 64-byte aligned too:
     offset  0   i64 refcount     (updated atomically)
     offset  8   ptr data         (= meminfo + 64)
     offset 16   i64 size         (bytes of data)
-    offset 24   i64 capacity     (bytes of the whole block, header included)
+    offset 24   ptr destructor   (NULL, or `void dtor(ptr meminfo)` run just before the free:
+                                  a list releases its storage and items there)
+    offset 32   i64 capacity     (bytes of the whole block, header included)
     offset 64   data ...
 
 The runtime is LLVM IR generated below, compiled once by the shared JIT engine and published
@@ -133,8 +135,13 @@ def _advise_huge_pages(module, builder, block, size) -> None:
         )
 
 
+_DESTRUCTOR_OFFSET = 24
+_DESTRUCTOR_TYPE = llvm.FunctionType(_void, [_ptr])
+_CAPACITY_OFFSET = 32
+
+
 def _offset(builder: llvm.IRBuilder, block: llvm.Value, offset: int) -> llvm.Value:
-    return builder.gep(block, [llvm.Constant(_i64, offset)], source_etype=_i8)
+    return builder.gep(block, [llvm.Constant(_i64, offset)], inbounds=True, source_etype=_i8)
 
 
 class _BlockCache:
@@ -179,7 +186,7 @@ class _BlockCache:
         block = builder.atomic_rmw("xchg", slot, null, "acq_rel")
         before = builder.block
         with builder.if_then(builder.icmp_unsigned("!=", block, null), likely=False):
-            cached_capacity = builder.load(_offset(builder, block, 24), typ=_i64)
+            cached_capacity = builder.load(_offset(builder, block, _CAPACITY_OFFSET), typ=_i64)
             large_enough = builder.icmp_unsigned(">=", cached_capacity, capacity)
             not_wasteful = builder.icmp_unsigned(
                 "<=", builder.lshr(cached_capacity, llvm.Constant(_i64, 1)), capacity
@@ -245,14 +252,21 @@ def _runtime_module() -> str:
     data = _offset(builder, block, HEADER_SIZE)
     builder.store(data, _offset(builder, block, 8))
     builder.store(size, _offset(builder, block, 16))
+    builder.store(llvm.Constant(_ptr, None), _offset(builder, block, _DESTRUCTOR_OFFSET))
     builder.ret(block)
 
     free = llvm.Function(module, llvm.FunctionType(_void, [_ptr]), FREE)
     builder = llvm.IRBuilder(free.append_basic_block("entry"))
     (block,) = free.args
+    # Loaded as a typed pointer, which tells llvmlite the type of the indirect call.
+    destructor_pointer = _DESTRUCTOR_TYPE.as_pointer()
+    destructor = builder.load(_offset(builder, block, _DESTRUCTOR_OFFSET), typ=destructor_pointer)
+    null_destructor = llvm.Constant(destructor_pointer, None)
+    with builder.if_then(builder.icmp_unsigned("!=", destructor, null_destructor)):
+        builder.call(destructor, [block])
     builder.atomic_rmw("add", counters[_FREES], llvm.Constant(_i64, 1), "monotonic")
     if cache.count:
-        capacity = builder.load(_offset(builder, block, 24), typ=_i64)
+        capacity = builder.load(_offset(builder, block, _CAPACITY_OFFSET), typ=_i64)
         with builder.if_then(cache.cacheable(builder, capacity), likely=False):
             cache.emit_keep(builder, block)
             builder.ret_void()
@@ -285,7 +299,7 @@ def _emit_obtain_block(module, builder, cache: _BlockCache, aligned_alloc, total
         with builder.if_then(failed, likely=False):
             builder.ret(llvm.Constant(_ptr, None))
         _advise_huge_pages(module, builder, fresh, total)
-        builder.store(total, _offset(builder, fresh, 24))
+        builder.store(total, _offset(builder, fresh, _CAPACITY_OFFSET))
         after_fresh = builder.block
     block = builder.phi(_ptr)
     block.add_incoming(found, before)
@@ -401,6 +415,13 @@ def emit_allocate(builder: llvm.IRBuilder, size: llvm.Value) -> llvm.Value:
     """A new meminfo of `size` data bytes (refcount 1), or NULL when out of memory."""
     runtime()
     return builder.call(_declare(builder.module, ALLOCATE, _ptr, [_i64]), [size])
+
+
+def emit_set_destructor(
+    builder: llvm.IRBuilder, meminfo: llvm.Value, destructor: llvm.Function
+) -> None:
+    """Run `destructor(meminfo)` when the block's last reference goes, before it is freed."""
+    builder.store(destructor, _offset(builder, meminfo, _DESTRUCTOR_OFFSET))
 
 
 def emit_data_pointer(builder: llvm.IRBuilder, meminfo: llvm.Value) -> llvm.Value:

@@ -169,4 +169,13 @@ def unify_pair(first: types.Type, second: types.Type) -> types.Type | None:
         if (first.dtype, first.ndim) != (second.dtype, second.ndim):
             return None
         return types.Array(first.dtype, first.ndim, "A", first.readonly or second.readonly)
+    if isinstance(first, types.List) and isinstance(second, types.List):
+        # only an empty list of undefined items takes another list's type: a list's items
+        # keep their type (the storage of list(int64) holds int64 values)
+        if not first.is_precise:
+            return second
+        return first if not second.is_precise else None
+    if isinstance(first, types.BoundFunction) and isinstance(second, types.BoundFunction):
+        this = unify_pair(first.this, second.this) if first.attr == second.attr else None
+        return None if this is None else types.BoundFunction(this, first.attr)
     return None

@@ -52,11 +52,15 @@ class TypeInferer:
         self.rhs_types: dict[ir.Assign, types.Type] = {}
         self.return_type: types.Type | None = None
         self.changed = False
+        self.definitions: dict[str, list[ir.Expr | ir.Var]] = {}
 
     # ------------------------------------------------------------------ driver
 
     def infer(self) -> TypingResult:
         statements = [stmt for _, stmt in self.func_ir.statements()]
+        for stmt in statements:
+            if isinstance(stmt, ir.Assign):
+                self.definitions.setdefault(stmt.target.name, []).append(stmt.value)
         failures: dict[int, Exception] = {}
         for _ in range(_MAX_SWEEPS):
             self.changed = False
@@ -70,6 +74,7 @@ class TypeInferer:
                     failures[index] = exc
             if not self.changed:
                 break
+        self._check_empty_lists(statements)
         self._report(statements, failures)
         self._finish_returns(statements)
         return TypingResult(
@@ -83,6 +88,47 @@ class TypeInferer:
         if failures:
             stmt = statements[min(failures)]
             raise TypingError(self._untypable_message(stmt), stmt.loc)
+
+    def _check_empty_lists(self, statements: list[ir.Stmt]) -> None:
+        """An empty list display that nothing stores into has no item type to compile for."""
+        untyped = [
+            stmt
+            for stmt in statements
+            if isinstance(stmt, ir.Assign)
+            and isinstance(self.typemap.get(stmt.target.name), types.List)
+            and not self.typemap[stmt.target.name].is_precise
+        ]
+        if untyped:
+            named = [s.target.name for s in untyped if not s.target.name.startswith("$")]
+            name = f"'{named[0]}'" if named else "here"
+            raise TypingError(
+                f"Cannot infer the item type of the empty list {name}: nothing is appended "
+                "to it in this function. Give it an item (xs = [0.0]) or append to it",
+                untyped[0].loc,
+            )
+
+    def _refine_list(self, holder: ir.Var, refined: types.Type | None, loc: ir.Loc) -> None:
+        """Give an empty list of undefined items the type a store into it decides: the
+        variable `holder` and, backwards through copies, every variable it came from (later
+        sweeps carry the type forward). Then retry the statement."""
+        if refined is not None and refined.is_precise:
+            pending = [holder.name]
+            seen = set()
+            while pending:
+                name = pending.pop()
+                if name in seen:
+                    continue
+                seen.add(name)
+                self._refine(ir.Var(name, loc), refined, loc)
+                pending += [v.name for v in self.definitions.get(name, ()) if isinstance(v, ir.Var)]
+        raise _Pending
+
+    def _receiver(self, bound: ir.Var) -> ir.Var:
+        """The variable a method was looked up on (`xs` of `xs.append`)."""
+        for value in self.definitions.get(bound.name, ()):
+            if isinstance(value, ir.GetAttr):
+                return value.value
+        return bound
 
     def _untypable_message(self, stmt: ir.Stmt) -> str:
         missing = [v.name for v in stmt.sources() if v.name not in self.typemap]
@@ -124,6 +170,9 @@ class TypeInferer:
 
     def _type_setitem(self, stmt: ir.SetItem) -> None:
         args = tuple(self._typeof_var(v) for v in (stmt.target, stmt.index, stmt.value))
+        if not args[0].is_precise and isinstance(args[0], types.List):
+            self._refine_list(stmt.target, args[0].refined_by("__setitem__", args[1:]), stmt.loc)
+        _require_precise(args)
         sig = self.context.resolve_operator(operator.setitem, args)
         if sig is None:
             raise TypingError(_no_implementation("setitem", stmt.sources(), args), stmt.loc)
@@ -196,6 +245,7 @@ class TypeInferer:
 
     def _type_binop(self, expr: ir.BinOp | ir.InplaceBinOp) -> types.Type:
         args = (self._typeof_var(expr.lhs), self._typeof_var(expr.rhs))
+        _require_precise(args)
         sig = None
         if isinstance(expr, ir.InplaceBinOp):
             sig = self.context.resolve_operator(expr.fn, args)
@@ -217,6 +267,11 @@ class TypeInferer:
         fnty = self._typeof_var(expr.func)
         args = tuple(self._typeof_var(v) for v in expr.args)
         kws = {name: self._typeof_var(v) for name, v in expr.kws}
+        if isinstance(fnty, types.BoundFunction) and isinstance(fnty.this, types.List):
+            if not fnty.this.is_precise:
+                refined = fnty.this.refined_by(fnty.attr, args)
+                self._refine_list(self._receiver(expr.func), refined, expr.loc)
+        _require_precise((*args, *kws.values()))
         sig = self.context.resolve_function_type(fnty, args, kws)
         if sig is not None and sig.return_type is None:
             raise _Pending  # a recursive call whose return type is not known yet
@@ -240,6 +295,7 @@ class TypeInferer:
 
     def _type_getitem(self, expr: ir.GetItem) -> types.Type:
         args = (self._typeof_var(expr.value), self._typeof_var(expr.index))
+        _require_precise(args)
         sig = self.context.resolve_operator(operator.getitem, args)
         return self._record_call(expr, sig, "getitem", [expr.value, expr.index], args)
 
@@ -254,14 +310,35 @@ class TypeInferer:
         if expr.index_var is None:
             raise TypingError(f"cannot index a value of type {value_type}", expr.loc)
         args = (value_type, self._typeof_var(expr.index_var))
+        _require_precise(args)
         sig = self.context.resolve_operator(operator.getitem, args)
         return self._record_call(expr, sig, "getitem", [expr.value, expr.index_var], args)
 
     def _type_build_tuple(self, expr: ir.BuildTuple) -> types.Type:
         return types.make_tuple(types.unliteral(self._typeof_var(v)) for v in expr.items)
 
+    def _type_build_list(self, expr: ir.BuildList) -> types.Type:
+        item_types = [types.unliteral(self._typeof_var(v)) for v in expr.items]
+        if not item_types:
+            return types.List(types.undefined)
+        dtype = item_types[0]
+        for item_type in item_types[1:]:
+            unified = self.context.unify_pair(dtype, item_type)
+            if unified is None:
+                raise TypingError(
+                    f"Cannot make a list of {dtype} and {item_type}: "
+                    "the items of a list must have one type",
+                    expr.loc,
+                )
+            dtype = unified
+        problem = types.unsupported_item(dtype)
+        if problem is not None:
+            raise TypingError(problem, expr.loc)
+        return types.List(dtype)
+
     def _type_getiter(self, expr: ir.GetIter) -> types.Type:
         args = (self._typeof_var(expr.value),)
+        _require_precise(args)
         sig = self.context.resolve_operator(iter, args)
         return self._record_call(expr, sig, "iteration (for ... in)", [expr.value], args)
 
@@ -349,6 +426,7 @@ _EXPR_TYPERS = {
     ir.GetItem: TypeInferer._type_getitem,
     ir.StaticGetItem: TypeInferer._type_static_getitem,
     ir.BuildTuple: TypeInferer._type_build_tuple,
+    ir.BuildList: TypeInferer._type_build_list,
     ir.GetIter: TypeInferer._type_getiter,
     ir.IterNext: TypeInferer._type_iternext,
     ir.PairFirst: TypeInferer._type_pair_first,
@@ -361,6 +439,12 @@ _EXPR_TYPERS = {
 def register_expression_typer(expr_class: type, typer) -> None:
     """Let a later stage (array expressions, parfors) type its own expression kind."""
     _EXPR_TYPERS[expr_class] = typer
+
+
+def _require_precise(arg_types: tuple) -> None:
+    """Operations wait until the item type of an empty list is known."""
+    if not all(t.is_precise for t in arg_types):
+        raise _Pending
 
 
 def _user_name(name: str) -> str:

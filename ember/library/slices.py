@@ -1,0 +1,99 @@
+"""`slice` objects of integers (`a:b:c` in an index): their typing, data model and lowering,
+and Python's `slice.indices` for a length. Shared by array and list indexing."""
+
+from __future__ import annotations
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.lowering import arrays as arr
+from ember.lowering.models import StructModel, register_model
+from ember.lowering.registry import lower_builtin
+from ember.typing.signature import signature
+from ember.typing.templates import registry
+
+
+@register_model(types.SliceType)
+class SliceModel(StructModel):
+    """{start, stop, step}; an omitted start or stop holds a sentinel that clamps right."""
+
+    def __init__(self, fe_type: types.SliceType) -> None:
+        super().__init__(
+            fe_type, [("start", types.int64), ("stop", types.int64), ("step", types.int64)]
+        )
+
+
+_MAX = (1 << 63) - 1
+_MIN = -(1 << 63)
+
+
+@registry.typer(slice)
+def _type_slice(args, kws):
+    if kws or not 1 <= len(args) <= 3:
+        return None
+    args = tuple(types.unliteral(a) for a in args)
+    if not all(isinstance(a, (types.Integer, types.Boolean, types.NoneType)) for a in args):
+        return None
+    has_step = len(args) == 3 and not isinstance(args[2], types.NoneType)
+    return signature(types.SliceType(has_step), *args)
+
+
+def _slice_part(context, builder, typ, value):
+    if isinstance(typ, types.NoneType):
+        return None
+    return context.cast(builder, value, typ, types.int64)
+
+
+def lower_slice(context, builder, sig, args):
+    parts = [_slice_part(context, builder, t, v) for t, v in zip(sig.args, args)]
+    if len(parts) == 1:
+        parts = [None, parts[0], None]
+    start, stop = parts[0], parts[1]
+    step = parts[2] if len(parts) == 3 else None
+    one = arr.const(1)
+    if step is None:
+        step = one
+    else:
+        is_zero = builder.icmp_signed("==", step, arr.const(0))
+        context.guard(builder, is_zero, ValueError, "slice step cannot be zero")
+    negative = builder.icmp_signed("<", step, arr.const(0))
+    if start is None:
+        start = builder.select(negative, arr.const(_MAX), arr.const(0))
+    if stop is None:
+        stop = builder.select(negative, arr.const(_MIN), arr.const(_MAX))
+    value = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
+    for index, item in enumerate((start, stop, step)):
+        value = builder.insert_value(value, item, index)
+    return value
+
+
+for _count in (1, 2, 3):
+    lower_builtin(slice, *([types.Type] * _count))(lower_slice)
+
+
+def slice_bounds(builder, slice_value, length):
+    """Python's slice.indices for a dimension of `length`: (start, count, step) as i64."""
+    start = builder.extract_value(slice_value, 0)
+    stop = builder.extract_value(slice_value, 1)
+    step = builder.extract_value(slice_value, 2)
+    zero, one = arr.const(0), arr.const(1)
+    negative = builder.icmp_signed("<", step, zero)
+    lower = builder.select(negative, arr.const(-1), zero)
+    upper = builder.select(negative, builder.sub(length, one), length)
+
+    def clamp(value):
+        below = builder.icmp_signed("<", value, zero)
+        shifted = builder.add(value, length)
+        low_case = builder.select(builder.icmp_signed("<", shifted, zero), lower, shifted)
+        high_case = builder.select(builder.icmp_signed(">=", value, length), upper, value)
+        return builder.select(below, low_case, high_case)
+
+    start, stop = clamp(start), clamp(stop)
+    # count = (stop - start - 1) // step + 1 when the range is non-empty in step's direction
+    forward = builder.icmp_signed("<", start, stop)
+    backward = builder.icmp_signed(">", start, stop)
+    distance = builder.select(negative, builder.sub(start, stop), builder.sub(stop, start))
+    magnitude = builder.select(negative, builder.neg(step), step)
+    count = builder.add(builder.sdiv(builder.sub(distance, one), magnitude), one)
+    nonempty = builder.select(negative, backward, forward)
+    return start, builder.select(nonempty, count, zero), step

@@ -1,0 +1,179 @@
+"""List primitives for lowering: the header behind a list's meminfo, allocation with a
+destructor, growth by doubling, item addresses and the reference counts of items.
+
+A list value is its meminfo (`ListModel`); the meminfo's data is the header
+{i64 size, i64 capacity, ptr storage}, where storage is a second runtime block holding
+`capacity` items (NULL while the capacity is 0). The list owns one reference to each item that
+owns memory (a list of lists); the destructor releases the items and the storage.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.lowering import arrays as refs
+from ember.runtime import nrt
+
+i64 = refs.i64
+ptr = refs.ptr
+_HEADER = llvm.LiteralStructType([i64, i64, ptr])
+
+
+class HeaderMemory(ctypes.Structure):
+    """The header as Python reads it when it boxes a returned list."""
+
+    _fields_ = [
+        ("size", ctypes.c_int64),
+        ("capacity", ctypes.c_int64),
+        ("storage", ctypes.c_void_p),
+    ]
+
+
+_SIZE, _CAPACITY, _STORAGE = 0, 1, 2
+_HEADER_BYTES = 24
+_MIN_GROWTH = 4  # the first append makes room for a few items at once
+
+
+def _meminfo(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
+    return builder.extract_value(value, 0)
+
+
+def _field(builder: llvm.IRBuilder, value: llvm.Value, index: int) -> llvm.Value:
+    header = nrt.emit_data_pointer(builder, _meminfo(builder, value))
+    return builder.gep(header, [refs.i32_(0), refs.i32_(index)], source_etype=_HEADER)
+
+
+def length(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
+    return builder.load(_field(builder, value, _SIZE), typ=i64)
+
+
+def set_length(builder: llvm.IRBuilder, value: llvm.Value, size: llvm.Value) -> None:
+    builder.store(size, _field(builder, value, _SIZE))
+
+
+def _capacity(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
+    return builder.load(_field(builder, value, _CAPACITY), typ=i64)
+
+
+def item_pointer(context, builder, list_type: types.List, value, index: llvm.Value):
+    """The address of item `index` (below the capacity)."""
+    storage = builder.load(_field(builder, value, _STORAGE), typ=ptr)
+    items = nrt.emit_data_pointer(builder, storage)
+    item_type = context.data_type(list_type.dtype)
+    return builder.gep(items, [index], inbounds=True, source_etype=item_type)
+
+
+def load_item(context, builder, list_type: types.List, value, index: llvm.Value):
+    """Item `index` as a new reference."""
+    pointer = item_pointer(context, builder, list_type, value, index)
+    item = refs.load_item(builder, list_type.dtype, pointer)
+    refs.incref(builder, list_type.dtype, item)
+    return item
+
+
+def _item_bytes(context, builder, list_type: types.List, count: llvm.Value) -> llvm.Value:
+    """`count` items in bytes (LLVM folds the size of the item type)."""
+    item_type = context.data_type(list_type.dtype)
+    one = builder.gep(llvm.Constant(ptr, None), [refs.const(1)], source_etype=item_type)
+    return builder.mul(count, builder.ptrtoint(one, i64))
+
+
+def _allocate_storage(context, builder, list_type: types.List, capacity: llvm.Value):
+    """A storage block for `capacity` items, or NULL for none (MemoryError when it fails)."""
+    wanted = builder.icmp_signed(">", capacity, refs.const(0))
+    before = builder.block
+    with builder.if_then(wanted):
+        block = nrt.emit_allocate(builder, _item_bytes(context, builder, list_type, capacity))
+        failed = builder.icmp_unsigned("==", block, llvm.Constant(ptr, None))
+        context.guard(builder, failed, MemoryError, "unable to allocate a list")
+        allocated = builder.block
+    storage = builder.phi(ptr)
+    storage.add_incoming(llvm.Constant(ptr, None), before)
+    storage.add_incoming(block, allocated)
+    return storage
+
+
+def allocate(context, builder, list_type: types.List, capacity: llvm.Value) -> llvm.Value:
+    """A new empty list with room for `capacity` (>= 0) items: a new reference."""
+    meminfo = nrt.emit_allocate(builder, refs.const(_HEADER_BYTES))
+    failed = builder.icmp_unsigned("==", meminfo, llvm.Constant(ptr, None))
+    context.guard(builder, failed, MemoryError, "unable to allocate a list")
+    nrt.emit_set_destructor(builder, meminfo, _destructor(context, builder.module, list_type))
+    value = builder.insert_value(llvm.Constant(context.value_type(list_type), None), meminfo, 0)
+    set_length(builder, value, refs.const(0))
+    builder.store(capacity, _field(builder, value, _CAPACITY))
+    if isinstance(capacity, llvm.Constant) and capacity.constant == 0:
+        storage = llvm.Constant(ptr, None)  # `[]`, whose item type may still be undefined
+    else:
+        storage = _allocate_storage(context, builder, list_type, capacity)
+    builder.store(storage, _field(builder, value, _STORAGE))
+    return value
+
+
+def reserve(context, builder, list_type: types.List, value, needed: llvm.Value) -> None:
+    """Make room for `needed` items, at least doubling the capacity when it grows."""
+    capacity = _capacity(builder, value)
+    with builder.if_then(builder.icmp_signed(">", needed, capacity), likely=False):
+        doubled = builder.mul(capacity, refs.const(2))
+        grown = builder.select(builder.icmp_signed(">", needed, doubled), needed, doubled)
+        small = builder.icmp_signed("<", grown, refs.const(_MIN_GROWTH))
+        grown = builder.select(small, refs.const(_MIN_GROWTH), grown)
+        storage_slot = _field(builder, value, _STORAGE)
+        old = builder.load(storage_slot, typ=ptr)
+        new = _allocate_storage(context, builder, list_type, grown)
+        size = length(builder, value)
+        with builder.if_then(builder.icmp_signed(">", size, refs.const(0))):
+            refs.memcpy(
+                builder,
+                nrt.emit_data_pointer(builder, new),
+                nrt.emit_data_pointer(builder, old),
+                _item_bytes(context, builder, list_type, size),
+            )
+        nrt.emit_decref(builder, old)  # the items moved: only the old block goes
+        builder.store(new, storage_slot)
+        builder.store(grown, _field(builder, value, _CAPACITY))
+
+
+def move_items(context, builder, list_type, value, source, target, count) -> None:
+    """Move `count` items from index `source` to index `target` (the ranges may overlap)."""
+    with builder.if_then(builder.icmp_signed(">", count, refs.const(0))):
+        refs.memmove(
+            builder,
+            item_pointer(context, builder, list_type, value, target),
+            item_pointer(context, builder, list_type, value, source),
+            _item_bytes(context, builder, list_type, count),
+        )
+
+
+def _destructor(context, module: llvm.Module, list_type: types.List) -> llvm.Function:
+    """`void dtor(ptr meminfo)` of lists of `list_type`: release the items and the storage."""
+    name = f"ember.list.destructor.{list_type.mangling}"
+    existing = module.globals.get(name)
+    if existing is not None:
+        return existing
+    function = llvm.Function(module, llvm.FunctionType(llvm.VoidType(), [ptr]), name)
+    function.linkage = "internal"
+    builder = llvm.IRBuilder(function.append_basic_block("entry"))
+    value = builder.insert_value(
+        llvm.Constant(context.value_type(list_type), None), function.args[0], 0
+    )
+    if refs.needs_refcount(list_type.dtype):
+        with refs.for_range(builder, length(builder, value)) as index:
+            pointer = item_pointer(context, builder, list_type, value, index)
+            refs.decref(builder, list_type.dtype, refs.load_item(builder, list_type.dtype, pointer))
+    nrt.emit_decref(builder, builder.load(_field(builder, value, _STORAGE), typ=ptr))
+    builder.ret_void()
+    return function
+
+
+def build(context, builder, list_type: types.List, items: list) -> llvm.Value:
+    """The list display `[items...]` (values already of the item type, new references)."""
+    value = allocate(context, builder, list_type, refs.const(len(items)))
+    for index, item in enumerate(items):
+        pointer = item_pointer(context, builder, list_type, value, refs.const(index))
+        refs.store_item(builder, list_type.dtype, item, pointer)
+    set_length(builder, value, refs.const(len(items)))
+    return value
