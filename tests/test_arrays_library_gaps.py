@@ -3,8 +3,12 @@ ufuncs writing into `out=`, np.median, np.where(cond) / np.nonzero, n-d sort and
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_arrays_support import LAYOUTS, assert_same, live_allocations, sample
 
 from ember import TypingError, njit
@@ -308,3 +312,153 @@ def test_ufunc_out_does_not_leak():
             jitted_out(np.add, "keyword")(a, b, out)
             out_call_feeds_an_expression(a, b, out)
             add_transposed(np.ones((3, 3)))
+
+
+# ---------------------------------------------------------------------------- np.median
+
+
+def returned_dtype(function, *args):
+    """NumPy's dtype for the scalar type the compiled `function` returns for `args`."""
+    from ember.dispatcher.typeof import typeof
+
+    function(*args)  # compiled for these argument types
+    compiled = function.overloads[tuple(typeof(a) for a in args)]
+    return np.dtype(str(compiled.signature.return_type).replace("bool", "bool_"))
+
+
+@njit
+def median(a):
+    return np.median(a)
+
+
+@njit
+def median_along(a, axis):
+    return np.median(a, axis=axis)
+
+
+def assert_median(a, expected):
+    """ember's median of `a` equals NumPy's `expected`, in value and dtype; `a` unchanged."""
+    before = a.copy()
+    got = median(a)
+    assert returned_dtype(median, a) == np.asarray(expected).dtype
+    np.testing.assert_equal(got, expected)
+    assert_same(a, before)
+
+
+REAL_DTYPES = [np.bool_, np.int8, np.uint16, np.int32, np.int64, np.uint64, np.float32,
+               np.float64]  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", REAL_DTYPES)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("shape", [(1,), (7,), (8,), (3, 4), (2, 3, 5)], ids=str)
+def test_median_of_the_whole_array(dtype, layout, shape):
+    a = sample(dtype, shape, layout)
+    assert_median(a, np.median(a))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(0,), (0, 3)], ids=str)
+def test_median_of_an_empty_array_is_nan(dtype, shape):
+    a = np.zeros(shape, dtype)
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        expected = np.median(a)
+    assert_median(a, expected)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_median_with_nan_is_nan(dtype, layout):
+    a = sample(dtype, (5, 6), layout)
+    a[3, 2] = np.nan
+    assert_median(a, np.median(a))
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.arange(5000.0),
+        np.arange(5000.0)[::-1],
+        np.full(4001, 2.5),
+        np.tile([3, 1, 2], 1500).astype(np.int16),
+        np.random.default_rng(1).integers(-3, 4, 4096),
+        np.random.default_rng(2).standard_normal(3001).astype(np.float32),
+        np.array([np.inf, -np.inf, 1.0, -0.0, 0.0, np.inf]),
+    ],
+    ids=["ascending", "descending", "constant", "periodic", "ties", "normal32", "infinities"],
+)
+def test_median_of_larger_and_adversarial_inputs(values):
+    assert_median(values, np.median(values))
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint64, np.float32, np.float64])
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -3])
+def test_median_along_an_axis(dtype, layout, axis):
+    a = sample(dtype, (4, 5, 6), layout)
+    if dtype in (np.float32, np.float64):
+        a[1, 2, 3] = np.nan
+    before = a.copy()
+    assert_same(median_along(a, axis), np.median(a, axis=axis))
+    assert_same(a, before)
+    matrix = a[0]
+    assert_same(median_along(matrix, axis % 2), np.median(matrix, axis=axis % 2))
+
+
+def test_median_along_an_axis_of_a_vector_and_of_empty_lanes():
+    v = sample(np.int32, (9,), "N")
+    assert returned_dtype(median_along, v, 0) == np.float64
+    assert median_along(v, -1) == np.median(v, axis=-1)
+    empty = np.zeros((2, 0))
+    assert_same(median_along(empty, 0), np.median(empty, axis=0))
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        expected = np.median(empty, axis=1)
+    assert_same(median_along(empty, 1), expected)
+
+
+def test_median_errors_are_clear():
+    with pytest.raises(np.exceptions.AxisError):
+        median_along(np.ones((2, 3)), 2)
+    with pytest.raises(np.exceptions.AxisError):
+        median_along(np.ones(3), -2)
+    with pytest.raises(TypingError, match="np.median of complex arrays is not supported"):
+        median(np.ones(3, np.complex128))
+    with pytest.raises(TypingError, match="axis must be None or an integer"):
+        median_along(np.ones((2, 3)), (0, 1))
+
+
+@given(
+    st.lists(
+        st.one_of(st.floats(allow_nan=False, allow_infinity=True, width=64), st.just(np.nan)),
+        max_size=60,
+    ),
+    st.sampled_from([np.float32, np.float64]),
+)
+@settings(max_examples=200, deadline=None)
+def test_median_of_random_floats_matches_numpy(values, dtype):
+    with np.errstate(all="ignore"):
+        a = np.array(values, dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        expected = np.median(a)
+    got = median(a)
+    assert returned_dtype(median, a) == expected.dtype
+    np.testing.assert_equal(got, expected)
+
+
+@given(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=40))
+@settings(max_examples=150, deadline=None)
+def test_median_of_random_int64_matches_numpy(values):
+    a = np.array(values, np.int64)
+    assert median(a) == np.median(a)
+
+
+def test_median_does_not_leak():
+    a = sample(np.float64, (6, 7), "F")
+    median(a)
+    median_along(a, 1)
+    with live_allocations():
+        for _ in range(50):
+            median(a)
+            median_along(a, 0)
+            median_along(a, 1)
