@@ -15,5 +15,6 @@ from ember.library import (  # noqa: F401
     numpy_linalg,
     numpy_random,
     numpy_reductions,
+    numpy_sorting,
     numpy_ufuncs,
 )

@@ -456,20 +456,7 @@ def lower_ufunc(context, builder, loop: Loop, operand_types: tuple, values: list
     if out is not None:
         out_type, out_value = out
         out_dtype = out_type.dtype
-        target = arr.unpack(builder, out_type, out_value)
-        shapes = [op.fields.shape for op in operands if op.is_array]
-        kernels.broadcast_shapes(context, builder, [*shapes, target.shape])
-        for op in operands:
-            if op.is_array:
-                kernels.check_broadcast_to(
-                    context, builder, op.fields.shape, target.shape,
-                    "non-broadcastable operand with the shape of the output",
-                )  # fmt: skip
-        operands, temporaries = _without_overlap(context, builder, target, operands)
-        kernels.elementwise(context, builder, out_type, target, operands, body)
-        for needs_copy, typ, slot in temporaries:
-            with builder.if_then(needs_copy, likely=False):
-                arr.decref(builder, typ, builder.load(slot, typ=context.value_type(typ)))
+        fill_output(context, builder, out_type, out_value, operands, body)
         return None
     out_dtype = loop.out_type
     out_type = types.Array(out_dtype, ndim, "C")
@@ -483,19 +470,37 @@ def lower_ufunc(context, builder, loop: Loop, operand_types: tuple, values: list
     return result
 
 
+def fill_output(context, builder, out_type, out_value, operands: list, body) -> None:
+    """out[idx] = body(builder, items at idx) with the operands broadcast to out's shape, as
+    NumPy treats an output operand (ValueError when they do not broadcast to it); operands that
+    overlap `out` other than element for element are read from copies."""
+    target = arr.unpack(builder, out_type, out_value)
+    shapes = [op.fields.shape for op in operands if op.is_array]
+    kernels.broadcast_shapes(context, builder, [*shapes, target.shape])
+    for op in operands:
+        if op.is_array:
+            kernels.check_broadcast_to(
+                context, builder, op.fields.shape, target.shape,
+                "non-broadcastable output operand (its shape is not the broadcast shape)",
+            )  # fmt: skip
+    operands, temporaries = _without_overlap(context, builder, target, operands)
+    kernels.elementwise(context, builder, out_type, target, operands, body)
+    for needs_copy, typ, slot in temporaries:
+        with builder.if_then(needs_copy, likely=False):
+            arr.decref(builder, typ, builder.load(slot, typ=context.value_type(typ)))
+
+
 def _without_overlap(context, builder, target, operands: list) -> tuple[list, list]:
-    """Operands that partially overlap the output are copied first (in-place operators):
-    returns the operands to read and the (condition, type, slot) of temporaries to release."""
+    """Operands that overlap the output, other than as the very same view, are copied first
+    (`a += a.T`): returns the operands to read and the (condition, type, slot) of temporaries
+    to release."""
     result, temporaries = [], []
     for op in operands:
         if not op.is_array:
             result.append(op)
             continue
         overlap = kernels.may_overlap(builder, target, op.fields)
-        same = builder.icmp_unsigned(
-            "==", builder.ptrtoint(op.fields.data, arr.i64), builder.ptrtoint(target.data, arr.i64)
-        )
-        needs_copy = builder.and_(overlap, builder.not_(same))
+        needs_copy = builder.and_(overlap, builder.not_(_same_view(builder, target, op.fields)))
         read_type = op.typ.copy(layout="A", readonly=False)
         slot = arr.alloca_in_entry(builder, op.value.type, name="operand")
         builder.store(op.value, slot)
@@ -507,22 +512,81 @@ def _without_overlap(context, builder, target, operands: list) -> tuple[list, li
     return result, temporaries
 
 
+def _same_view(builder, target, fields):
+    """Run-time check: `fields` addresses exactly the elements of `target`, in its order, so
+    each element is read before it is written."""
+    if len(fields.shape) != len(target.shape):
+        return llvm.Constant(arr.i1, 0)
+    same = builder.icmp_unsigned(
+        "==", builder.ptrtoint(fields.data, arr.i64), builder.ptrtoint(target.data, arr.i64)
+    )
+    for mine, theirs in (*zip(fields.shape, target.shape), *zip(fields.strides, target.strides)):
+        same = builder.and_(same, builder.icmp_signed("==", mine, theirs))
+    return same
+
+
 # ---------------------------------------------------------------------------- typing: calls
 
 
+def check_output(ufunc: np.ufunc, loop: Loop, operand_types: tuple, out: types.Array) -> None:
+    """TypingError unless `out` can receive the loop's result, as NumPy requires: writable,
+    at least the inputs' ndim (outputs never broadcast), castable with casting='same_kind'."""
+    if out.readonly:
+        raise TypingError(f"np.{ufunc.__name__}: the output array ({out}) is read-only")
+    ndim = result_ndim(operand_types) or 0
+    if ndim > out.ndim:
+        raise TypingError(
+            f"np.{ufunc.__name__}: non-broadcastable output operand: a {out.ndim}-d output "
+            f"cannot hold the broadcast result of {ndim}-d inputs"
+        )
+    result, target = numpy_dtype(loop.out_type), numpy_dtype(out.dtype)
+    if not np.can_cast(result, target, casting="same_kind"):
+        raise TypingError(
+            f"Cannot cast ufunc '{ufunc.__name__}' output from {result} to {target} with "
+            f"casting rule 'same_kind'"
+        )
+
+
+def _ufunc_pysig(ufunc: np.ufunc):
+    """NumPy's parameters of a ufunc call ember accepts: the inputs, then `out`."""
+    from ember.library.numpy_support import make_pysig
+
+    inputs = ["x"] if ufunc.nin == 1 else [f"x{k + 1}" for k in range(ufunc.nin)]
+    return make_pysig(", ".join([*inputs, "out=None"]))
+
+
 def _register_ufunc_call(ufunc: np.ufunc) -> None:
+    pysig = _ufunc_pysig(ufunc)
+
     @registry.typer(ufunc)
     def _typer(args, kws):
-        if kws or len(args) != ufunc.nin or not all(_operand(a) for a in args):
+        try:
+            bound = pysig.bind(*args, **kws)
+        except TypeError:
             return None
-        operand_types = tuple(types.unliteral(a) for a in args)
+        operand_types = tuple(types.unliteral(a) for a in args[: ufunc.nin])
+        if len(operand_types) != ufunc.nin or not all(_operand(a) for a in operand_types):
+            return None
         loop = resolve_loop(ufunc, operand_types)
-        return Signature(result_type(loop, operand_types), operand_types)
+        out = types.unliteral(bound.arguments.get("out", types.none))
+        if isinstance(out, types.NoneType):
+            return Signature(result_type(loop, operand_types), operand_types, pysig=pysig)
+        if not isinstance(out, types.Array):
+            raise TypingError(f"np.{ufunc.__name__}: out must be an array, not {out}")
+        check_output(ufunc, loop, operand_types, out)
+        return Signature(out, (*operand_types, out), pysig=pysig)
 
     @lower_builtin(ufunc, VarArgs(types.Type))
     def _lower(context, builder, sig, args):
-        loop = resolve_loop(ufunc, tuple(sig.args))
-        return lower_ufunc(context, builder, loop, tuple(sig.args), list(args))
+        operand_types = tuple(sig.args[: ufunc.nin])
+        loop = resolve_loop(ufunc, operand_types)
+        operands = list(args[: ufunc.nin])
+        if len(sig.args) == ufunc.nin:
+            return lower_ufunc(context, builder, loop, operand_types, operands)
+        out_type, out_value = sig.args[-1], args[-1]
+        lower_ufunc(context, builder, loop, operand_types, operands, out=(out_type, out_value))
+        arr.incref(builder, out_type, out_value)  # the call returns `out`: a new reference
+        return out_value
 
 
 for _ufunc in SUPPORTED_UFUNCS:
@@ -589,12 +653,7 @@ def _inplace_operator(fn, ufunc: np.ufunc) -> None:
         if target.readonly:
             raise TypingError(f"cannot modify a read-only array ({target}) in place")
         loop = resolve_loop(ufunc, (target, other))
-        out = numpy_dtype(loop.out_type)
-        if not np.can_cast(out, numpy_dtype(target.dtype), casting="same_kind"):
-            raise TypingError(
-                f"Cannot cast ufunc '{ufunc.__name__}' output from {out} to "
-                f"{numpy_dtype(target.dtype)} with casting rule 'same_kind'"
-            )
+        check_output(ufunc, loop, (target, other), target)
         return signature(target, target, other)
 
     @lower_builtin(fn, types.Array, types.Type)

@@ -1,5 +1,5 @@
 """Lowering of `arrayexpr` (stage 5a): one broadcasting loop computes the whole expression tree
-per element and writes the only array it allocates, the result."""
+per element and writes the only array it allocates, the result (or the given output array)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from ember.ir import nodes as ir
 from ember.library.numpy_ufuncs import (
     OPERATOR_UFUNCS,
     apply_loop,
+    fill_output,
     numpy_context,
     resolve_loop,
     result_type,
@@ -43,16 +44,13 @@ def lower_array_expr(lowerer: FunctionLowerer, expr: ArrayExpr, result_type_: ty
     builder = lowerer.builder
     loops: dict[int, tuple] = {}
     _node_types(expr.tree, lowerer.typemap, loops)
-    leaves = expr.sources()
+    leaves = expr.leaves()
     leaf_types = [types.unliteral(lowerer.typemap[v.name]) for v in leaves]
     operands = [
         kernels.operand(builder, typ, lowerer.load(var)) for typ, var in zip(leaf_types, leaves)
     ]
     position = {var.name: index for index, var in enumerate(leaves)}
     out_type = result_type_
-    shapes = [op.fields.shape for op in operands if op.is_array]
-    shape = kernels.broadcast_shapes(context, builder, shapes)
-    result = arr.allocate(context, builder, out_type, shape)
 
     def evaluate(b: llvm.IRBuilder, tree: Any, items: list) -> tuple[llvm.Value, types.Type]:
         if isinstance(tree, ir.Var):
@@ -66,6 +64,14 @@ def lower_array_expr(lowerer: FunctionLowerer, expr: ArrayExpr, result_type_: ty
         value, dtype = evaluate(b, expr.tree, items)
         return context.cast(b, value, dtype, out_type.dtype)
 
+    if expr.out is not None:
+        result = lowerer.load(expr.out)
+        fill_output(context, builder, out_type, result, operands, body)
+        arr.incref(builder, out_type, result)  # the expression's value is `out`
+        return result
+    shapes = [op.fields.shape for op in operands if op.is_array]
+    shape = kernels.broadcast_shapes(context, builder, shapes)
+    result = arr.allocate(context, builder, out_type, shape)
     fields = arr.unpack(builder, out_type, result)
     kernels.elementwise(context, builder, out_type, fields, operands, body)
     return result

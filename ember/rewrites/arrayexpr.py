@@ -5,6 +5,10 @@ whose lowering runs one broadcasting loop and allocates only the result.
 
 Before:  $0.3 = a0 * a1 ; $0.5 = $0.3 + a2          (two loops, one temporary array)
 After:   $0.5 = arrayexpr(ty=array(float64, 1d, C), expr=('+', [('*', [a0, a1]), a2]))
+
+A ufunc call given an output array (`np.add(a * b, c, out=o)`) may be the root of a fused
+expression, which then writes into `o` and returns it (`out=o` in the dump); it is never
+folded into another expression, since that would lose its write to `o`.
 """
 
 from __future__ import annotations
@@ -35,14 +39,23 @@ class ArrayExpr(ir.Expr):
     tree: Any
     result_type: types.Type
     loc: ir.Loc
+    out: ir.Var | None = None  # the array written and returned, instead of a new one
 
-    def sources(self) -> list[ir.Var]:
+    def leaves(self) -> list[ir.Var]:
+        """The variables the tree reads, each once."""
         found: dict[str, ir.Var] = {}
         _collect_vars(self.tree, found)
         return list(found.values())
 
+    def sources(self) -> list[ir.Var]:
+        leaves = self.leaves()
+        if self.out is not None and all(var.name != self.out.name for var in leaves):
+            leaves.append(self.out)
+        return leaves
+
     def __str__(self) -> str:
-        return f"arrayexpr(ty={self.result_type}, expr={_format_tree(self.tree)})"
+        out = "" if self.out is None else f", out={self.out!r}"
+        return f"arrayexpr(ty={self.result_type}, expr={_format_tree(self.tree)}{out})"
 
 
 def _collect_vars(tree: Any, found: dict) -> None:
@@ -92,18 +105,20 @@ class RewriteArrayExprs(Rewrite):
         value = stmt.value
         if isinstance(value, (ir.BinOp, ir.UnaryOp)):
             return value.fn in _ELEMENTWISE_OPERATORS
-        if isinstance(value, ir.Call) and not value.kws:
-            callee = typemap.get(value.func.name)
-            return isinstance(callee, types.Function) and is_elementwise_ufunc(callee.typing_key)
-        return False
+        return isinstance(value, ir.Call) and _ufunc_call(value, typemap) is not None
 
     def _fusable(self, stmt: ir.Assign) -> bool:
         """A root worth rewriting: at least one operand is itself a fusable array operation."""
-        return any(self._inlinable(var) for var in _operands(stmt.value))
+        return any(self._inlinable(var) for var in _operands(stmt.value, self.typemap))
 
     def _inlinable(self, var: ir.Var) -> bool:
         producer = self.array_assigns.get(var.name)
-        return producer is not None and var.is_temp and self._uses_in_block(var.name) == 1
+        return (
+            producer is not None
+            and _output_of(producer.value, self.typemap) is None
+            and var.is_temp
+            and self._uses_in_block(var.name) == 1
+        )
 
     def _uses_in_block(self, name: str) -> int:
         return sum(
@@ -124,13 +139,14 @@ class RewriteArrayExprs(Rewrite):
             if id(root) in replaced:
                 continue  # already folded into a larger expression
             tree = self._build_tree(root.value, replaced, dead)
-            new_expr = ArrayExpr(tree, self.typemap[name], root.value.loc)
+            out = _output_of(root.value, self.typemap)
+            new_expr = ArrayExpr(tree, self.typemap[name], root.value.loc, out)
             replaced[id(root)] = ir.Assign(root.target, new_expr, root.loc)
         return self._rebuild_block(replaced, dead)
 
     def _build_tree(self, expr: ir.Expr, replaced: dict, dead: set) -> Any:
         children = []
-        for var in _operands(expr):
+        for var in _operands(expr, self.typemap):
             if self._inlinable(var):
                 producer = self.array_assigns[var.name]
                 children.append(self._build_tree(producer.value, replaced, dead))
@@ -176,13 +192,39 @@ def _last_reader_index(block: ir.Block, replaced: dict) -> dict[str, int]:
     return last
 
 
-def _operands(expr: ir.Expr) -> list[ir.Var]:
+def _ufunc_call(call: ir.Call, typemap: dict) -> tuple[list[ir.Var], ir.Var | None] | None:
+    """(inputs, output array or None) of a call of a NumPy ufunc with positional inputs and at
+    most an output array (positional, or `out=`); None for any other call."""
+    callee = typemap.get(call.func.name)
+    if not (isinstance(callee, types.Function) and is_elementwise_ufunc(callee.typing_key)):
+        return None
+    nin = callee.typing_key.nin
+    keywords = dict(call.kws)
+    if set(keywords) - {"out"} or len(call.args) < nin:
+        return None
+    extra = [*call.args[nin:], *keywords.values()]
+    if len(extra) > 1:
+        return None
+    out = extra[0] if extra else None
+    if out is not None and not isinstance(typemap.get(out.name), types.Array):
+        out = None  # out=None: a new array, as without it
+    return list(call.args[:nin]), out
+
+
+def _output_of(expr: ir.Expr, typemap: dict) -> ir.Var | None:
+    """The output array a ufunc call writes into, if it is given one."""
+    if not isinstance(expr, ir.Call):
+        return None
+    return _ufunc_call(expr, typemap)[1]
+
+
+def _operands(expr: ir.Expr, typemap: dict) -> list[ir.Var]:
     if isinstance(expr, ir.BinOp):
         return [expr.lhs, expr.rhs]
     if isinstance(expr, ir.UnaryOp):
         return [expr.value]
     if isinstance(expr, ir.Call):
-        return list(expr.args)
+        return _ufunc_call(expr, typemap)[0]
     return []
 
 
