@@ -22,14 +22,15 @@ def six_operands(a, b, c, d, e, f):
     return a * b + c * d - e / f
 
 
-CASES = ((two_a_b_plus_c_squared, 3), (six_operands, 6))
+CASES = ((two_a_b_plus_c_squared, 3, "C"), (six_operands, 6, "C"), (two_a_b_plus_c_squared, 3, "F"))
 
 
-def measure(func, count: int, quick: bool, size: int) -> Row:
+def measure(func, count: int, quick: bool, size: int, order: str = "C") -> Row:
     from ember import njit
 
     rng = np.random.default_rng(0)
-    args = [rng.random(size) + 0.5 for _ in range(count)]
+    shape = (size,) if order == "C" else (size // 2500, 2500)
+    args = [np.asarray(rng.random(shape) + 0.5, order=order) for _ in range(count)]
     impls = {"ember": njit(func), "python": func}
     numba = import_numba()
     if numba is not None:
@@ -41,14 +42,15 @@ def measure(func, count: int, quick: bool, size: int) -> Row:
             times[name] = None
             continue
         times[name] = best_seconds_per_call(lambda: impl(*args), 3 if quick else 7, 0.05)
-    return Row("arrayexpr", f"{func.__name__} ({size:,} f64)", times, unit="ms")
+    label = f"{size:,} f64" if order == "C" else f"{shape[0]}x{shape[1]} f64, Fortran order"
+    return Row("arrayexpr", f"{func.__name__} ({label})", times, unit="ms")
 
 
 def collect(quick: bool = False) -> Report:
     report = Report("array expressions: ms per call ('python' = NumPy)")
     size = SIZE // 10 if quick else SIZE
-    for func, count in CASES:
-        row = measure(func, count, quick, size)
+    for func, count, order in CASES:
+        row = measure(func, count, quick, size, order)
         report.rows.append(row)
         numpy_over_ember = row.ratio("python", "ember")
         if numpy_over_ember is not None:

@@ -319,3 +319,45 @@ def test_integer_division_by_zero_gives_zero_like_numpy():
         assert_same(_BINARY_JIT["//"](a, b), a // b)
         assert_same(_BINARY_JIT["%"](a, b), a % b)
         close(_BINARY_JIT["/"](a, b), a / b)
+
+
+_FORTRAN = np.asfortranarray(np.arange(-6.0, 6.0).reshape(3, 4))
+_ROW = np.arange(4.0)
+
+
+@pytest.mark.parametrize(
+    "func",
+    [
+        lambda f, c, r: f + f,
+        lambda f, c, r: f * 2,
+        lambda f, c, r: f + r,
+        lambda f, c, r: f + c,
+        lambda f, c, r: np.sqrt(np.abs(f)),
+        lambda f, c, r: np.where(f > 0, f, 0.0),
+        lambda f, c, r: f * 2 + np.sin(f) - c,
+        lambda f, c, r: f.T + c.T,
+        lambda f, c, r: np.add(f, 1.0),
+    ],
+)
+def test_result_order_follows_the_inputs_like_numpy(func):
+    """Fortran-ordered inputs give a Fortran-ordered result (NumPy's order='K'); any C-ordered
+    full-rank operand gives a C-ordered one."""
+    args = (_FORTRAN, np.ascontiguousarray(_FORTRAN), _ROW)
+    expected = func(*args)
+    got = njit(func)(*args)
+    assert_same(got, expected)
+    assert got.flags.f_contiguous == expected.flags.f_contiguous
+    assert got.flags.c_contiguous == expected.flags.c_contiguous
+
+
+def test_fortran_results_flow_into_further_array_code():
+    @njit
+    def chain(f):
+        doubled = f * 2  # Fortran-ordered
+        total = 0.0
+        for i in range(doubled.shape[0]):
+            for j in range(doubled.shape[1]):
+                total += doubled[i, j] * (i + 1) - j
+        return doubled.reshape(-1), doubled.T.copy(), total, doubled[1:, ::2].sum()
+
+    assert_same(chain(_FORTRAN), chain.py_func(_FORTRAN))

@@ -95,7 +95,16 @@ def result_type(loop: Loop, operand_types: tuple) -> types.Type:
     ndim = result_ndim(operand_types)
     if ndim is None:
         return loop.out_type
-    return types.Array(loop.out_type, ndim, "C")
+    return types.Array(loop.out_type, ndim, result_layout(operand_types, ndim))
+
+
+def result_layout(operand_types: tuple, ndim: int) -> str:
+    """'F' when every full-rank array operand is Fortran-ordered (so the loop streams through
+    memory, and NumPy's default order='K' gives the same), else 'C' (as Numba decides)."""
+    full_rank = [t for t in operand_types if isinstance(t, types.Array) and t.ndim == ndim]
+    if ndim > 1 and full_rank and all(t.layout == "F" for t in full_rank):
+        return "F"
+    return "C"
 
 
 # ---------------------------------------------------------------------------- kernels
@@ -459,11 +468,11 @@ def lower_ufunc(context, builder, loop: Loop, operand_types: tuple, values: list
         fill_output(context, builder, out_type, out_value, operands, body)
         return None
     out_dtype = loop.out_type
-    out_type = types.Array(out_dtype, ndim, "C")
+    out_type = result_type(loop, operand_types)
     shape = kernels.broadcast_shapes(
         context, builder, [op.fields.shape for op in operands if op.is_array]
     )
-    result = arr.allocate(context, builder, out_type, shape)
+    result = arr.allocate(context, builder, out_type, shape, order=out_type.layout)
     kernels.elementwise(
         context, builder, out_type, arr.unpack(builder, out_type, result), operands, body
     )
@@ -686,7 +695,7 @@ def _type_where(args, kws):
     ndim = result_ndim((cond, x, y))
     if ndim is None:
         return signature(dtype, cond, x, y)
-    return signature(types.Array(dtype, ndim, "C"), cond, x, y)
+    return signature(types.Array(dtype, ndim, result_layout((cond, x, y), ndim)), cond, x, y)
 
 
 def _where_dtype(x, y) -> types.Type:
@@ -719,7 +728,7 @@ def np_where(context, builder, sig, args):
         context, builder, [op.fields.shape for op in operands if op.is_array]
     )
     out_type = sig.return_type
-    result = arr.allocate(context, builder, out_type, shape)
+    result = arr.allocate(context, builder, out_type, shape, order=out_type.layout)
     kernels.elementwise(
         context, builder, out_type, arr.unpack(builder, out_type, result), operands, choose
     )

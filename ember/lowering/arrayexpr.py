@@ -71,7 +71,7 @@ def lower_array_expr(lowerer: FunctionLowerer, expr: ArrayExpr, result_type_: ty
         return result
     shapes = [op.fields.shape for op in operands if op.is_array]
     shape = kernels.broadcast_shapes(context, builder, shapes)
-    result = arr.allocate(context, builder, out_type, shape)
+    result = arr.allocate(context, builder, out_type, shape, order=out_type.layout)
     fields = arr.unpack(builder, out_type, result)
     kernels.elementwise(context, builder, out_type, fields, operands, body)
     return result

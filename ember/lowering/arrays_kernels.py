@@ -10,7 +10,8 @@ a loop nest with byte strides (0 along broadcast dimensions).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from llvmlite import ir as llvm
@@ -130,8 +131,8 @@ def elementwise(
     ndim = out_type.ndim
     arrays = [op for op in operands if op.is_array]
     flat_ok = (
-        out_type.layout == "C"
-        and all(op.typ.layout == "C" and op.typ.ndim == ndim for op in arrays)
+        out_type.layout in "CF"
+        and all(op.typ.layout == out_type.layout and op.typ.ndim == ndim for op in arrays)
         and ndim >= 1
     )
     if flat_ok and arrays:
@@ -170,7 +171,7 @@ def _nested_loop(builder, out_type, out, operands, kernel) -> None:
     strides = [
         broadcast_strides(builder, op.fields, ndim) if op.is_array else None for op in operands
     ]
-    with arr.loop_nest(builder, out.shape) as indices:
+    with _loop_nest_in_memory_order(builder, out_type.layout, out.shape) as indices:
         items = []
         for op, op_strides in zip(operands, strides):
             if op.is_array:
@@ -180,6 +181,18 @@ def _nested_loop(builder, out_type, out, operands, kernel) -> None:
                 items.append(op.value)
         target = arr.element_pointer(builder, out_type, out, indices)
         arr.store_item(builder, out_type.dtype, kernel(builder, items), target)
+
+
+@contextmanager
+def _loop_nest_in_memory_order(builder, layout: str, shape: list) -> Iterator[list]:
+    """Indices over `shape`, the last varying fastest, or the first for a Fortran-ordered
+    output: consecutive iterations then write consecutive addresses."""
+    if layout != "F":
+        with arr.loop_nest(builder, shape) as indices:
+            yield indices
+        return
+    with arr.loop_nest(builder, shape[::-1]) as reversed_indices:
+        yield reversed_indices[::-1]
 
 
 # ---------------------------------------------------------------------------- overlap and copies
