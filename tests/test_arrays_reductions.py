@@ -232,3 +232,38 @@ def test_sort_of_readonly_array_is_a_typing_error():
     a.flags.writeable = False
     with pytest.raises(TypingError, match="read-only"):
         sort_in_place(a)
+
+
+_AXIS_REDUCTIONS = [
+    lambda a, axis: a.sum(axis=axis),
+    lambda a, axis: a.prod(axis=axis),
+    lambda a, axis: a.max(axis=axis),
+    lambda a, axis: np.min(a, axis=axis),
+    lambda a, axis: np.argmax(a, axis=axis),
+    lambda a, axis: a.argmin(axis=axis),
+    lambda a, axis: a.mean(axis=axis),
+    lambda a, axis: np.all(a > 0, axis=axis),
+]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+@pytest.mark.parametrize("func", _AXIS_REDUCTIONS)
+def test_axis_reductions_of_3d_arrays_in_every_layout(func, axis, layout):
+    """Whichever loop runs (a fold along a fast axis, or rows streamed into accumulators for a
+    slow one), each output element folds its items in order: NumPy's values, NaN included."""
+    values = sample(np.float64, (4, 5, 6), layout, seed=axis + 7)
+    values[1, 2, 3] = np.nan
+    expected = func(values, axis)
+    got = njit(func)(values, axis)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=1e-13)
+
+
+def test_streamed_axis_reductions_release_their_accumulators():
+    column_means = njit(lambda a: a.mean(axis=0))
+    values = sample(np.float64, (30, 20))
+    column_means(values)
+    with live_allocations():
+        for _ in range(1000):
+            np.testing.assert_allclose(column_means(values), values.mean(axis=0), rtol=1e-13)

@@ -9,6 +9,7 @@ of integers are float64, min/max of an empty array raise ValueError.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable
 
@@ -23,6 +24,7 @@ from ember.lowering import arrays as arr
 from ember.lowering.arrays import const
 from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.registry import VarArgs, lower_builtin
+from ember.runtime import nrt
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
@@ -77,36 +79,130 @@ def reduce_axis(context, builder, array_type, fields, axis, out_type, acc_llvm, 
                 step: Callable, finish: Callable | None = None):  # fmt: skip
     """A new array of the dimensions other than `axis` (runtime i64), each element the fold of
     `step(builder, acc, item, index_along_axis)` from `init_fn(builder, length)`; `finish(builder,
-    acc, length)` maps the final accumulator to the output dtype."""
+    acc, length)` maps the final accumulator to the output dtype.
+
+    Each output element folds its items in order along the axis. When that axis varies fastest
+    in memory, one fold runs in a register per output element; otherwise the input is streamed
+    in memory order into a row of accumulators (a column sum reads rows, not strided columns).
+    """
     ndim = array_type.ndim
     length = _pick(builder, axis, fields.shape)
-    stride = _pick(builder, axis, fields.strides)
-    # the output's dimensions: shape without `axis`, as select chains per position
-    out_shape, in_strides = [], []
-    for position in range(ndim - 1):
-        before = builder.icmp_signed("<", const(position), axis)
-        out_shape.append(builder.select(before, fields.shape[position], fields.shape[position + 1]))
-        in_strides.append(
-            builder.select(before, fields.strides[position], fields.strides[position + 1])
+    out_shape = [
+        builder.select(
+            builder.icmp_signed("<", const(position), axis),
+            fields.shape[position],
+            fields.shape[position + 1],
         )
+        for position in range(ndim - 1)
+    ]
     result = arr.allocate(context, builder, out_type, out_shape)
     out = arr.unpack(builder, out_type, result)
-    slot = arr.alloca_in_entry(builder, acc_llvm, name="reduce.acc")
-    with arr.loop_nest(builder, out_shape) as indices:
-        base = fields.data
-        for index, s in zip(indices, in_strides):
-            base = arr.offset_pointer(builder, base, builder.mul(index, s))
-        builder.store(init_fn(builder, length), slot)
-        with arr.for_range(builder, length) as k:
-            pointer = arr.offset_pointer(builder, base, builder.mul(k, stride))
-            item = arr.load_item(builder, array_type.dtype, pointer)
-            acc = builder.load(slot, typ=acc_llvm)
-            builder.store(step(builder, acc, item, k), slot)
-        acc = builder.load(slot, typ=acc_llvm)
-        value = finish(builder, acc, length) if finish else acc
-        arr.store_item(builder, out_type.dtype, value,
-                       arr.element_pointer(builder, out_type, out, indices))  # fmt: skip
+    reduction = _AxisReduction(context, builder, array_type, fields, axis, length, out_type, out,
+                               out_shape, acc_llvm, init_fn, step, finish)  # fmt: skip
+    if ndim == 1:
+        reduction.fold_along_axis()
+        return result
+    along_axis_is_fastest = builder.icmp_signed(
+        "<=", _magnitude(builder, _pick(builder, axis, fields.strides)),
+        _magnitude(builder, fields.strides[-1]),
+    )  # fmt: skip
+    with builder.if_else(along_axis_is_fastest) as (fold, stream):
+        with fold:
+            reduction.fold_along_axis()
+        with stream:
+            reduction.stream_in_memory_order()
     return result
+
+
+def _accumulator_steps(builder, dense: list, axis, ndim: int) -> list:
+    """Per input dimension, how far its index moves in the dense accumulator row: the output
+    position's stride, 0 along `axis` (every item of a fold shares one accumulator)."""
+    steps = []
+    for k in range(ndim):
+        before_axis = dense[k] if k < ndim - 1 else const(0)  # only chosen when k < axis
+        after_axis = dense[k - 1] if k > 0 else const(0)  # only chosen when k > axis
+        step = builder.select(builder.icmp_signed("<", const(k), axis), before_axis, after_axis)
+        steps.append(builder.select(builder.icmp_signed("==", const(k), axis), const(0), step))
+    return steps
+
+
+def _magnitude(builder, value):
+    return builder.select(builder.icmp_signed("<", value, const(0)), builder.neg(value), value)
+
+
+class _AxisReduction:
+    """The two loop shapes of `reduce_axis` over one set of operands."""
+
+    def __init__(self, context, builder, array_type, fields, axis, length, out_type, out,
+                 out_shape, acc_llvm, init_fn, step, finish) -> None:  # fmt: skip
+        self.context, self.builder = context, builder
+        self.array_type, self.fields, self.axis, self.length = array_type, fields, axis, length
+        self.out_type, self.out, self.out_shape = out_type, out, out_shape
+        self.acc_llvm, self.init_fn, self.step = acc_llvm, init_fn, step
+        self.finish = finish or (lambda b, acc, length: acc)
+
+    def _store_result(self, acc, indices) -> None:
+        b = self.builder
+        value = self.finish(b, acc, self.length)
+        pointer = arr.element_pointer(b, self.out_type, self.out, indices)
+        arr.store_item(b, self.out_type.dtype, value, pointer)
+
+    def fold_along_axis(self) -> None:
+        b, fields, axis = self.builder, self.fields, self.axis
+        stride = _pick(b, axis, fields.strides)
+        in_strides = [
+            b.select(b.icmp_signed("<", const(p), axis), fields.strides[p], fields.strides[p + 1])
+            for p in range(len(self.out_shape))
+        ]
+        slot = arr.alloca_in_entry(b, self.acc_llvm, name="reduce.acc")
+        with arr.loop_nest(b, self.out_shape) as indices:
+            base = fields.data
+            for index, s in zip(indices, in_strides):
+                base = arr.offset_pointer(b, base, b.mul(index, s))
+            b.store(self.init_fn(b, self.length), slot)
+            with arr.for_range(b, self.length) as k:
+                pointer = arr.offset_pointer(b, base, b.mul(k, stride))
+                item = arr.load_item(b, self.array_type.dtype, pointer)
+                acc = b.load(slot, typ=self.acc_llvm)
+                b.store(self.step(b, acc, item, k), slot)
+            self._store_result(b.load(slot, typ=self.acc_llvm), indices)
+
+    def stream_in_memory_order(self) -> None:
+        b, acc_llvm = self.builder, self.acc_llvm
+        count = arr.product(b, self.out_shape)
+        accumulators = self._allocate_accumulators(count)
+        data = nrt.emit_data_pointer(b, accumulators)
+        with arr.for_range(b, count) as position:
+            b.store(self.init_fn(b, self.length),
+                    b.gep(data, [position], inbounds=True, source_etype=acc_llvm))  # fmt: skip
+        dense = arr.contiguous_strides(b, self.out_shape, 1)
+        steps = _accumulator_steps(b, dense, self.axis, self.array_type.ndim)
+        with arr.loop_nest(b, self.fields.shape) as indices:
+            pointer = arr.element_pointer(b, self.array_type, self.fields, indices)
+            item = arr.load_item(b, self.array_type.dtype, pointer)
+            position = const(0)
+            for index, s in zip(indices, steps):
+                position = b.add(position, b.mul(index, s))
+            slot = b.gep(data, [position], inbounds=True, source_etype=acc_llvm)
+            acc = b.load(slot, typ=acc_llvm)
+            b.store(self.step(b, acc, item, _pick(b, self.axis, indices)), slot)
+        with arr.loop_nest(b, self.out_shape) as indices:
+            position = const(0)
+            for index, s in zip(indices, dense):
+                position = b.add(position, b.mul(index, s))
+            slot = b.gep(data, [position], inbounds=True, source_etype=acc_llvm)
+            self._store_result(b.load(slot, typ=acc_llvm), indices)
+        nrt.emit_decref(b, accumulators)
+
+    def _allocate_accumulators(self, count):
+        """A runtime block of `count` accumulators (its size from LLVM's sizeof idiom)."""
+        b = self.builder
+        null = llvm.Constant(arr.ptr, None)
+        end = b.gep(null, [count], source_etype=self.acc_llvm)
+        meminfo = nrt.emit_allocate(b, b.ptrtoint(end, arr.i64))
+        failed = b.icmp_unsigned("==", meminfo, null)
+        self.context.guard(b, failed, MemoryError, "unable to allocate reduction accumulators")
+        return meminfo
 
 
 # ---------------------------------------------------------------------------- accumulator types
@@ -227,6 +323,75 @@ def _better(builder, dtype, is_max: bool, item, acc):
     return builder.icmp_signed(symbol, item, acc)
 
 
+def _first_item(builder, array_type, fields):
+    zero = [const(0)] * array_type.ndim
+    return arr.load_item(builder, array_type.dtype,
+                         arr.element_pointer(builder, array_type, fields, zero))  # fmt: skip
+
+
+def _extreme_fold(dtype, is_max: bool, first):
+    """(initial accumulator, step) of max/min. Floats fold with IEEE maximum/minimum, which
+    propagate NaN as NumPy does and which LLVM vectorizes; integers keep the better of two,
+    from `first` (the first item), or from each fold's first item when `first` is None."""
+    if isinstance(dtype, types.Float):
+        identity = llvm.Constant(arr.model_of(dtype).value_type, -math.inf if is_max else math.inf)
+        intrinsic = "llvm.maximum" if is_max else "llvm.minimum"
+        return identity, lambda b, acc, item, index: call_intrinsic(b, intrinsic, [acc, item])
+    if first is not None:
+        return first, lambda b, acc, item, index: b.select(
+            _better(b, dtype, is_max, item, acc), item, acc
+        )
+
+    def step(b, acc, item, index):
+        replace = b.or_(b.icmp_signed("==", index, const(0)), _better(b, dtype, is_max, item, acc))
+        return b.select(replace, item, acc)
+
+    return llvm.Constant(arr.model_of(dtype).value_type, None), step
+
+
+def _first_index(context, builder, array_type, fields, predicate: Callable) -> llvm.Value:
+    """The C-order index of the first item for which `predicate(builder, item)` holds (-1 if
+    none): a search that stops there for C-contiguous arrays, a full fold otherwise."""
+    if array_type.layout != "C":
+
+        def first_match(b, found, item, index):
+            unset = b.icmp_signed("<", found, const(0))
+            return b.select(b.and_(unset, predicate(b, item)), index, found)
+
+        return reduce_all(context, builder, array_type, fields, arr.i64, const(-1), first_match)
+    element = context.data_type(array_type.dtype)
+    before = builder.block
+    header = builder.append_basic_block("search.header")
+    body = builder.append_basic_block("search.body")
+    done = builder.append_basic_block("search.done")
+    builder.branch(header)
+    builder.position_at_end(header)
+    index = builder.phi(arr.i64, name="search.index")
+    index.add_incoming(const(0), before)
+    builder.cbranch(builder.icmp_signed("<", index, fields.nitems), body, done)
+    builder.position_at_end(body)
+    pointer = builder.gep(fields.data, [index], inbounds=True, source_etype=element)
+    found = predicate(builder, arr.load_item(builder, array_type.dtype, pointer))
+    index.add_incoming(builder.add(index, const(1), flags=("nsw",)), builder.block)
+    builder.cbranch(found, done, header)
+    builder.position_at_end(done)
+    result = builder.phi(arr.i64)
+    result.add_incoming(const(-1), header)
+    result.add_incoming(index, body)
+    return result
+
+
+def _equal_to(builder, dtype, extreme) -> Callable:
+    """item -> i1: the item is `extreme` (NaN matches NaN: NumPy's argmax of data with NaN is
+    the first NaN)."""
+    if not isinstance(dtype, types.Float):
+        return lambda b, item: b.icmp_unsigned("==", item, extreme)
+    extreme_is_nan = builder.fcmp_unordered("uno", extreme, extreme)
+    return lambda b, item: b.select(
+        extreme_is_nan, b.fcmp_unordered("uno", item, item), b.fcmp_ordered("==", item, extreme)
+    )
+
+
 def _extreme(is_max: bool):
     word = "maximum" if is_max else "minimum"
 
@@ -234,11 +399,6 @@ def _extreme(is_max: bool):
         if isinstance(a.dtype, types.Complex):
             raise TypingError(f"{word} of complex arrays is not supported")
         return a.dtype
-
-    def first_item(builder, array_type, fields):
-        zero = [const(0)] * array_type.ndim
-        return arr.load_item(builder, array_type.dtype,
-                             arr.element_pointer(builder, array_type, fields, zero))  # fmt: skip
 
     def check_empty(context, builder, length):
         empty = builder.icmp_signed("==", length, const(0))
@@ -252,32 +412,17 @@ def _extreme(is_max: bool):
     def lower_all(context, builder, sig, fields, args):
         array_type = sig.args[0]
         check_empty(context, builder, fields.nitems)
-        init = first_item(builder, array_type, fields)
-        dtype = array_type.dtype
-
-        def step(b, acc, item, index):
-            nan_acc = (b.fcmp_unordered("uno", acc, acc) if isinstance(dtype, types.Float)
-                       else llvm.Constant(arr.i1, 0))  # fmt: skip
-            replace = b.and_(_better(b, dtype, is_max, item, acc), b.not_(nan_acc))
-            return b.select(replace, item, acc)
-
+        init, step = _extreme_fold(
+            array_type.dtype, is_max, _first_item(builder, array_type, fields)
+        )
         return reduce_all(context, builder, array_type, fields, init.type, init, step)
 
     def lower_axis(context, builder, sig, fields, axis, args):
         array_type = sig.args[0]
-        dtype = array_type.dtype
         check_empty(context, builder, _pick(builder, axis, fields.shape))
-        first = llvm.Constant(context.value_type(dtype), None)
-
-        def step(b, acc, item, index):
-            is_first = b.icmp_signed("==", index, const(0))
-            nan_acc = (b.fcmp_unordered("uno", acc, acc) if isinstance(dtype, types.Float)
-                       else llvm.Constant(arr.i1, 0))  # fmt: skip
-            replace = b.and_(_better(b, dtype, is_max, item, acc), b.not_(nan_acc))
-            return b.select(b.or_(is_first, replace), item, acc)
-
+        init, step = _extreme_fold(array_type.dtype, is_max, None)
         return reduce_axis(context, builder, array_type, fields, axis, sig.return_type,
-                           context.value_type(dtype), lambda b, length: first, step)  # fmt: skip
+                           init.type, lambda b, length: init, step)  # fmt: skip
 
     return result, lower_all, lower_axis
 
@@ -320,12 +465,16 @@ def _arg_extreme(is_max: bool):
         context.guard(builder, empty, ValueError, f"attempt to get {word} of an empty sequence")
 
     def lower_all(context, builder, sig, fields, args):
+        """The extreme first (a vectorized fold), then the first index holding it: two
+        streaming passes beat one fold that carries (value, index) from item to item."""
         array_type = sig.args[0]
+        dtype = array_type.dtype
         check_empty(context, builder, fields.nitems)
-        acc_struct, step = folder(context, array_type.dtype)
-        init = llvm.Constant(acc_struct, None)
-        acc = reduce_all(context, builder, array_type, fields, acc_struct, init, step)
-        return builder.extract_value(acc, 1)
+        init, step = _extreme_fold(dtype, is_max, _first_item(builder, array_type, fields))
+        extreme = reduce_all(context, builder, array_type, fields, init.type, init, step)
+        return _first_index(
+            context, builder, array_type, fields, _equal_to(builder, dtype, extreme)
+        )
 
     def lower_axis(context, builder, sig, fields, axis, args):
         array_type = sig.args[0]

@@ -9,6 +9,7 @@ the data is 64-byte aligned too:
     offset 24   ptr destructor   (NULL, or `void dtor(ptr meminfo)` run just before the free:
                                   a list releases its storage and items there)
     offset 32   i64 capacity     (bytes of the whole block, header included)
+    offset 40   ptr allocation   (what malloc returned: the block is aligned inside it)
     offset 64   data ...
 
 The runtime is LLVM IR generated below, compiled once by the shared JIT engine and published
@@ -138,6 +139,7 @@ def _advise_huge_pages(module, builder, block, size) -> None:
 _DESTRUCTOR_OFFSET = 24
 _DESTRUCTOR_TYPE = llvm.FunctionType(_void, [_ptr])
 _CAPACITY_OFFSET = 32
+_ALLOCATION_OFFSET = 40
 
 
 def _offset(builder: llvm.IRBuilder, block: llvm.Value, offset: int) -> llvm.Value:
@@ -148,9 +150,9 @@ class _BlockCache:
     """Emits the cache of freed large blocks: a global array of slots that hold a block or
     NULL. A block is taken with an atomic exchange, so only its owner ever reads its header."""
 
-    def __init__(self, module: llvm.Module, libc_free: llvm.Function, slots: int) -> None:
+    def __init__(self, module: llvm.Module, release: llvm.Function, slots: int) -> None:
         self.count = slots
-        self.libc_free = libc_free
+        self.release = release
         self.slots = llvm.GlobalVariable(module, llvm.ArrayType(_ptr, max(slots, 1)), _CACHE_SLOTS)
         self.slots.initializer = llvm.Constant(self.slots.value_type, None)
         self.cursor = llvm.GlobalVariable(module, _i64, _CACHE_CURSOR)
@@ -204,7 +206,7 @@ class _BlockCache:
         null = llvm.Constant(_ptr, None)
         result = builder.cmpxchg(slot, null, block, "acq_rel", "monotonic")
         with builder.if_then(builder.not_(builder.extract_value(result, 1))):
-            builder.call(self.libc_free, [block])  # the slot was refilled meanwhile
+            builder.call(self.release, [block])  # the slot was refilled meanwhile
 
     def emit_keep(self, builder: llvm.IRBuilder, block: llvm.Value) -> None:
         """Keep `block` in the next slot (round robin); the block it displaces goes back."""
@@ -212,7 +214,7 @@ class _BlockCache:
         index = builder.urem(turn, llvm.Constant(_i64, self.count))
         displaced = builder.atomic_rmw("xchg", self._slot(builder, index), block, "acq_rel")
         with builder.if_then(builder.icmp_unsigned("!=", displaced, llvm.Constant(_ptr, None))):
-            builder.call(self.libc_free, [displaced])
+            builder.call(self.release, [displaced])
 
     def define_release(self, module: llvm.Module) -> None:
         """`void release()`: every cached block back to the C library."""
@@ -222,7 +224,7 @@ class _BlockCache:
             block = builder.atomic_rmw(
                 "xchg", self._slot(builder, index), llvm.Constant(_ptr, None), "acq_rel"
             )
-            builder.call(self.libc_free, [block])  # free(NULL) is a no-op
+            builder.call(self.release, [block])  # NULL: a no-op
         builder.ret_void()
 
 
@@ -234,19 +236,19 @@ def _runtime_module() -> str:
         counter.initializer = llvm.Constant(_i64, 0)
         counter.align = 8
         counters[name] = counter
-    aligned_alloc = _declare(module, "aligned_alloc", _ptr, [_i64, _i64])
-    libc_free = _declare(module, "free", _void, [_ptr])
-    cache = _BlockCache(module, libc_free, config.NRT_CACHED_BLOCKS)
+    malloc = _declare(module, "malloc", _ptr, [_i64])
+    release = _define_release_block(module)
+    cache = _BlockCache(module, release, config.NRT_CACHED_BLOCKS)
 
     allocate = llvm.Function(module, llvm.FunctionType(_ptr, [_i64]), ALLOCATE)
     builder = llvm.IRBuilder(allocate.append_basic_block("entry"))
     (size,) = allocate.args
     total = builder.add(size, llvm.Constant(_i64, HEADER_SIZE + ALIGNMENT - 1))
     total = builder.and_(total, llvm.Constant(_i64, -ALIGNMENT))
-    too_big = builder.icmp_unsigned("<", total, size)  # wrapped around
+    too_big = builder.icmp_unsigned(">", size, llvm.Constant(_i64, 2**62))  # would wrap around
     with builder.if_then(too_big, likely=False):
         builder.ret(llvm.Constant(_ptr, None))
-    block = _emit_obtain_block(module, builder, cache, aligned_alloc, total)
+    block = _emit_obtain_block(module, builder, cache, malloc, total)
     builder.atomic_rmw("add", counters[_ALLOCATIONS], llvm.Constant(_i64, 1), "monotonic")
     builder.store(llvm.Constant(_i64, 1), block)
     data = _offset(builder, block, HEADER_SIZE)
@@ -270,7 +272,7 @@ def _runtime_module() -> str:
         with builder.if_then(cache.cacheable(builder, capacity), likely=False):
             cache.emit_keep(builder, block)
             builder.ret_void()
-    builder.call(libc_free, [block])
+    builder.call(release, [block])
     builder.ret_void()
 
     cache.define_release(module)
@@ -279,7 +281,36 @@ def _runtime_module() -> str:
     return str(module)
 
 
-def _emit_obtain_block(module, builder, cache: _BlockCache, aligned_alloc, total) -> llvm.Value:
+def _define_release_block(module: llvm.Module) -> llvm.Function:
+    """`void release(ptr block)`: the block's memory back to the C library (NULL: no-op)."""
+    release = llvm.Function(module, llvm.FunctionType(_void, [_ptr]), "ember_nrt_release_block")
+    release.linkage = "internal"
+    builder = llvm.IRBuilder(release.append_basic_block("entry"))
+    (block,) = release.args
+    with builder.if_then(builder.icmp_unsigned("!=", block, llvm.Constant(_ptr, None))):
+        allocation = builder.load(_offset(builder, block, _ALLOCATION_OFFSET), typ=_ptr)
+        builder.call(_declare(module, "free", _void, [_ptr]), [allocation])
+    builder.ret_void()
+    return release
+
+
+def _emit_aligned_malloc(builder, malloc, total) -> llvm.Value:
+    """A 64-byte aligned block of `total` bytes from plain malloc, which glibc serves several
+    times faster than aligned_alloc for small sizes; the block records malloc's pointer."""
+    allocation = builder.call(malloc, [builder.add(total, llvm.Constant(_i64, ALIGNMENT))])
+    failed = builder.icmp_unsigned("==", allocation, llvm.Constant(_ptr, None))
+    with builder.if_then(failed, likely=False):
+        builder.ret(llvm.Constant(_ptr, None))
+    address = builder.ptrtoint(allocation, _i64)
+    aligned = builder.and_(
+        builder.add(address, llvm.Constant(_i64, ALIGNMENT - 1)), llvm.Constant(_i64, -ALIGNMENT)
+    )
+    block = builder.inttoptr(aligned, _ptr)
+    builder.store(allocation, _offset(builder, block, _ALLOCATION_OFFSET))
+    return block
+
+
+def _emit_obtain_block(module, builder, cache: _BlockCache, malloc, total) -> llvm.Value:
     """A block of `total` bytes with its capacity recorded: a cached one when one fits, else
     a new one from the C library (NULL when out of memory returns NULL from the caller)."""
     found = llvm.Constant(_ptr, None)
@@ -294,10 +325,7 @@ def _emit_obtain_block(module, builder, cache: _BlockCache, aligned_alloc, total
     reused = builder.icmp_unsigned("!=", found, llvm.Constant(_ptr, None))
     before = builder.block
     with builder.if_then(builder.not_(reused), likely=True):
-        fresh = builder.call(aligned_alloc, [llvm.Constant(_i64, ALIGNMENT), total])
-        failed = builder.icmp_unsigned("==", fresh, llvm.Constant(_ptr, None))
-        with builder.if_then(failed, likely=False):
-            builder.ret(llvm.Constant(_ptr, None))
+        fresh = _emit_aligned_malloc(builder, malloc, total)
         _advise_huge_pages(module, builder, fresh, total)
         builder.store(total, _offset(builder, fresh, _CAPACITY_OFFSET))
         after_fresh = builder.block
