@@ -462,3 +462,179 @@ def test_median_does_not_leak():
             median(a)
             median_along(a, 0)
             median_along(a, 1)
+
+
+# ---------------------------------------------------------------------------- np.where(cond)
+
+NONZERO = {
+    "np.where": njit(lambda a: np.where(a)),
+    "np.nonzero": njit(lambda a: np.nonzero(a)),
+    "a.nonzero": njit(lambda a: a.nonzero()),
+}
+
+
+@pytest.mark.parametrize("name", NONZERO)
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint64, np.float32, np.complex128])
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("shape", [(9,), (4, 5), (2, 3, 4), (0,), (3, 0)], ids=str)
+def test_indices_of_nonzero_items(name, dtype, layout, shape):
+    a = sample(dtype, shape, layout) if all(shape) else np.zeros(shape, dtype)
+    assert_same(NONZERO[name](a), np.nonzero(a))
+
+
+@njit
+def where_mask(a, b):
+    return np.where(a > b)
+
+
+def test_where_of_a_condition_and_the_three_argument_form_still_works():
+    a, b = sample(np.float64, (5, 4), "F"), sample(np.float64, (5, 4), "N", 1)
+    assert_same(where_mask(a, b), np.where(a > b))
+    three = njit(lambda c, x, y: np.where(c, x, y))
+    assert_same(three(a > b, a, 0.5), np.where(a > b, a, 0.5))
+
+
+def test_where_with_nan_counts_nan_as_true():
+    a = np.array([0.0, np.nan, -0.0, 2.0])
+    assert_same(NONZERO["np.where"](a), np.where(a))
+
+
+# ---------------------------------------------------------------------------- sort, argsort
+
+
+def with_ties_and_nan(dtype, shape, layout, seed=0):
+    """Few distinct values (many ties), plus NaNs in float arrays."""
+    a = sample(dtype, shape, layout, seed)
+    if a.dtype.kind in "iu":
+        a //= 7
+    elif a.dtype.kind == "f":
+        a[...] = np.round(a / 2)
+        for count, index in enumerate(np.ndindex(a.shape)):
+            if count % 5 == 3:
+                a[index] = np.nan
+    return a
+
+
+def copy_in(layout, a):
+    """A copy of `a` in `layout` (see `sample`)."""
+    b = blank(a.dtype, a.shape, layout)
+    b[...] = a
+    return b
+
+
+ARGSORT = {
+    "np.argsort": njit(lambda a, axis: np.argsort(a, axis=axis)),
+    "a.argsort": njit(lambda a, axis: a.argsort(axis=axis)),
+    "np.argsort stable": njit(lambda a, axis: np.argsort(a, axis, kind="stable")),
+    "a.argsort mergesort": njit(lambda a, axis: a.argsort(axis, "mergesort")),
+}
+
+
+@pytest.mark.parametrize("name", ARGSORT)
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint32, np.int64, *_FLOATS])
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize(("shape", "axis"), [((11,), 0), ((11,), -1), ((4, 7), -1), ((4, 7), 0),
+                                             ((3, 4, 5), 1), ((3, 4, 5), -1), ((2, 0, 3), 2)],
+                         ids=str)  # fmt: skip
+def test_argsort_along_an_axis_is_numpys_stable_argsort(name, dtype, layout, shape, axis):
+    # ember's argsort is always a stable merge sort, so it equals NumPy's stable one on ties
+    a = with_ties_and_nan(dtype, shape, layout) if 0 not in shape else np.zeros(shape, dtype)
+    before = a.copy()
+    assert_same(ARGSORT[name](a, axis), np.argsort(a, axis=axis, kind="stable"))
+    assert_same(a, before)
+
+
+def test_argsort_without_an_axis_and_flattened():
+    a = with_ties_and_nan(np.float64, (3, 5), "F")
+    assert_same(njit(lambda a: a.argsort())(a), np.argsort(a, kind="stable"))
+    assert_same(njit(lambda a: np.argsort(a, axis=None))(a), np.argsort(a, None, kind="stable"))
+
+
+SORT = {
+    "np.sort": njit(lambda a, axis: np.sort(a, axis=axis)),
+    "np.sort quicksort": njit(lambda a, axis: np.sort(a, axis, kind="quicksort")),
+    "np.sort stable": njit(lambda a, axis: np.sort(a, axis=axis, kind="stable")),
+}
+
+
+def _sorted_in_place(a, axis):
+    a.sort(axis=axis)
+    return a
+
+
+def _sorted_in_place_by_kind(a, axis):
+    a.sort(axis, "mergesort")
+    return a
+
+
+SORT_IN_PLACE = {
+    "a.sort": njit(_sorted_in_place),
+    "a.sort mergesort": njit(_sorted_in_place_by_kind),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int16, np.uint64, *_FLOATS])
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize(("shape", "axis"), [((40,), 0), ((40,), -1), ((5, 30), 0), ((5, 30), 1),
+                                             ((3, 4, 25), 0), ((3, 25, 4), -2), ((2, 0), 0)],
+                         ids=str)  # fmt: skip
+def test_sort_along_an_axis(dtype, layout, shape, axis):
+    a = with_ties_and_nan(dtype, shape, layout) if 0 not in shape else np.zeros(shape, dtype)
+    expected = np.sort(a, axis=axis)
+    for function in SORT.values():
+        assert_same(function(a, axis), expected)
+    for function in SORT_IN_PLACE.values():
+        b = copy_in(layout, a)
+        assert function(b, axis) is b
+        assert_same(b, expected)
+
+
+def test_sort_with_axis_none_flattens():
+    a = with_ties_and_nan(np.float32, (4, 6), "N")
+    assert_same(njit(lambda a: np.sort(a, axis=None))(a), np.sort(a, axis=None))
+
+
+@njit
+def sort_by_kind(a):
+    return np.sort(a, kind="bogosort")
+
+
+@njit
+def sort_axis(a, axis):
+    return np.sort(a, axis)
+
+
+def test_sort_errors_are_clear():
+    with pytest.raises(TypingError, match="sort kind must be a constant string"):
+        sort_by_kind(np.ones(3))
+    with pytest.raises(np.exceptions.AxisError):
+        sort_axis(np.ones((2, 3)), 2)
+    with pytest.raises(np.exceptions.AxisError):
+        ARGSORT["np.argsort"](np.ones(3), 1)
+    with pytest.raises(TypingError, match="sorting complex arrays is not supported"):
+        sort_axis(np.ones(3, np.complex128), 0)
+    with pytest.raises(TypingError, match="axis must be None or an integer"):
+        sort_axis(np.ones(3), 1.5)
+
+
+@given(
+    st.lists(st.one_of(st.floats(width=32), st.just(np.nan), st.sampled_from([0.0, -0.0, 1.0]))),
+    st.sampled_from([np.float32, np.float64]),
+)
+@settings(max_examples=150, deadline=None)
+def test_argsort_of_random_floats_is_numpys_stable_argsort(values, dtype):
+    a = np.array(values, dtype)
+    assert_same(ARGSORT["np.argsort"](a, -1), np.argsort(a, kind="stable"))
+    assert_same(SORT["np.sort"](a, -1), np.sort(a))
+
+
+def test_sort_and_argsort_do_not_leak():
+    a = with_ties_and_nan(np.float64, (6, 7), "F")
+    for function in (*SORT.values(), *ARGSORT.values(), *SORT_IN_PLACE.values()):
+        function(a.copy(), 0)
+    with live_allocations():
+        for _ in range(20):
+            for function in (*SORT.values(), *ARGSORT.values(), *SORT_IN_PLACE.values()):
+                function(a.copy(), 0)
+                function(a.copy(), 1)
+            NONZERO["np.where"](a)

@@ -1,7 +1,8 @@
 """More NumPy functions, most written in Python and compiled by ember (see numpy_support.py):
-clip, round/around, concatenate, stack, vstack, hstack, count_nonzero, nonzero, flatnonzero,
-argwhere, diff, isclose, allclose, unique, searchsorted, bincount, outer, trace, diag, interp,
-histogram, flip, and the array methods clip, round, nonzero.
+clip, round/around, concatenate, stack, vstack, hstack, count_nonzero, nonzero (also as
+np.where(condition)), flatnonzero, argwhere, diff, isclose, allclose, unique, searchsorted,
+bincount, outer, trace, diag, interp, histogram, flip, and the array methods clip, round,
+nonzero.
 
 Joining arrays (concatenate, stack) is lowered directly: each input is assigned into its view of
 the result with the broadcasting assignment of arrays_kernels.py.
@@ -330,6 +331,7 @@ def _select_nonzero(a):
 
 implement(np.nonzero, "a")(_select_nonzero)
 implement((types.Array, "nonzero"), "self")(_select_nonzero)
+implement(np.where, "condition")(_select_nonzero)  # with x and y: numpy_ufuncs.py
 
 
 # ---------------------------------------------------------------------------- differences

@@ -21,7 +21,7 @@ import numpy as np
 
 from ember import types
 from ember.errors import TypingError
-from ember.lowering.registry import VarArgs, lower_builtin
+from ember.lowering.registry import lower_builtin
 from ember.typing.signature import Signature
 from ember.typing.templates import registry
 
@@ -249,7 +249,11 @@ def implement(key: Any, params: str) -> Callable:
             args = tuple(_compiled_type(t) for t in folded)  # one compilation per types
             return Signature(impl.return_type(args), args)
 
-        @lower_builtin(key, VarArgs(types.Type))
+        # one argument per parameter (defaults folded): other arities of `key` stay with
+        # their own implementations (np.where(cond) here, np.where(cond, x, y) elsewhere)
+        arity = [types.Type] * len(make_pysig(params).parameters)
+
+        @lower_builtin(key, *arity)
         def _lower(context, builder, sig, args):
             return chosen(tuple(sig.args))(context, builder, sig, args)
 

@@ -25,7 +25,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import TypingError
-from ember.library.numpy_support import from_numpy_dtype, numpy_dtype
+from ember.library.numpy_support import from_numpy_dtype, make_pysig, numpy_dtype
 from ember.lowering import arrays as arr
 from ember.lowering import arrays_kernels as kernels
 from ember.lowering.intrinsics import call_intrinsic
@@ -557,11 +557,10 @@ def check_output(ufunc: np.ufunc, loop: Loop, operand_types: tuple, out: types.A
 
 
 def _ufunc_pysig(ufunc: np.ufunc):
-    """NumPy's parameters of a ufunc call ember accepts: the inputs, then `out`."""
-    from ember.library.numpy_support import make_pysig
-
+    """NumPy's parameters of a ufunc call ember accepts: the inputs (positional only), then
+    `out`."""
     inputs = ["x"] if ufunc.nin == 1 else [f"x{k + 1}" for k in range(ufunc.nin)]
-    return make_pysig(", ".join([*inputs, "out=None"]))
+    return make_pysig(", ".join([*inputs, "/", "out=None"]))
 
 
 def _register_ufunc_call(ufunc: np.ufunc) -> None:
