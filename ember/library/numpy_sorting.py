@@ -262,13 +262,14 @@ def _select_sort(a, axis, kind):
     return _sort_1d_in_place if a.ndim == 1 else _sort_in_place
 
 
+def _sorted_copy_1d(a, axis, kind):
+    _normalize_axis_jit(axis, 1)
+    return _sort_1d_jit(a.copy())
+
+
 def _sorted_copy(a, axis, kind):
     c = a.copy()
-    if c.ndim == 1:
-        _normalize_axis_jit(axis, 1)
-        _sort_1d_jit(c)
-    else:
-        _sort_lanes_jit(c, axis)
+    _sort_lanes_jit(c, axis)
     return c
 
 
@@ -284,7 +285,8 @@ def _select_np_sort(a, axis, kind):
     if is_none(axis):
         return _sorted_flat
     _check_integer_axis(axis, "np.sort: axis must be None or an integer")
-    return _sorted_copy
+    # chosen here, by type: a run-time `if a.ndim == 1` would compile both branches
+    return _sorted_copy_1d if a.ndim == 1 else _sorted_copy
 
 
 # ---------------------------------------------------------------------------- argsort
