@@ -72,11 +72,13 @@ def read_kernel(func: Callable, standard_indexing: Iterable[str]) -> Kernel:
             f"{definition.name}{tuple(params)}: list parameter names only"
         )
     relative = {name for name in params if name not in standard}
-    indices = tuple(
-        _relative_index(node)
+    subscripts = [
+        node
         for node in ast.walk(definition)
         if isinstance(node, ast.Subscript) and subscripted_name(node) in relative
-    )
+    ]
+    subscripts.sort(key=lambda node: (node.lineno, node.col_offset))  # errors name the first
+    indices = tuple(map(_relative_index, subscripts))
     identifiers = frozenset(
         node.id if isinstance(node, ast.Name) else node.arg
         for node in ast.walk(definition)
