@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ember import types
+from ember import config, types
 from ember.library.numpy_support import numpy_dtype
 from ember.stencils.kernel import (
     Kernel,
@@ -73,8 +73,11 @@ def generate_stencil(kernel: Kernel, sig: StencilTypes, cval: Any | None) -> Gen
             loop_nest_source(kernel, sig, index_names, kernel_name, function_name),
         ]
     )
+    title = f"<stencil {kernel.name}({', '.join(map(str, sig.args))})>"
+    if config.DUMP_STENCIL:
+        print(f"{title.center(80, '-')}\n{source}\n{'-' * 80}")
     namespace = _kernel_namespace(kernel)
-    _execute(source, f"<stencil {kernel.name}({', '.join(map(str, sig.args))})>", namespace)
+    _execute(source, title, namespace)
     from ember.decorators import njit
 
     kernel_at = namespace[kernel_name] = njit(namespace[kernel_name])
