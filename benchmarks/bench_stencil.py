@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from _harness import Report, Row, best_seconds_per_call, import_numba, parse_args, print_report
+from _harness import Report, Row, best_seconds_per_call, import_numba, run_standalone
 
 SIDE = 2000
 
@@ -65,10 +65,5 @@ def collect(quick: bool = False) -> Report:
     return report
 
 
-def main() -> None:
-    args = parse_args(__doc__.splitlines()[0])
-    print_report(collect(args.quick))
-
-
 if __name__ == "__main__":
-    main()
+    run_standalone(collect, __doc__)
