@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ember import config, types
+from ember.errors import StencilError
 from ember.library.numpy_support import numpy_dtype
 from ember.stencils.kernel import (
     Kernel,
@@ -204,7 +205,7 @@ def _execute(source: str, filename: str, namespace: dict[str, Any]) -> None:
 
 def _check_element(kernel: Kernel, element: types.Type) -> None:
     if not isinstance(element, types.Number):
-        raise ValueError(
+        raise StencilError(
             f"stencil kernel {kernel.name} returns {element}, but a stencil kernel must "
             "return a scalar number (the value of the output at the current point)"
         )
@@ -214,7 +215,7 @@ def check_cval(kernel: Kernel, cval: Any, element: types.Type) -> None:
     """cval fills the border of an output of the kernel's return type: it must convert to
     that type without changing kind (no float cval for an integer output)."""
     if not np.can_cast(np.asarray(cval).dtype, numpy_dtype(element), "same_kind"):
-        raise ValueError(
+        raise StencilError(
             f"cval={cval!r} does not match the return type {element} of stencil kernel "
             f"{kernel.name}: pass a cval of that kind (e.g. cval={_example(element)})"
         )
@@ -222,11 +223,11 @@ def check_cval(kernel: Kernel, cval: Any, element: types.Type) -> None:
 
 def check_out_type(kernel: Kernel, out: types.Type, element: types.Type, ndim: int) -> None:
     if not isinstance(out, types.Array) or out.ndim != ndim:
-        raise ValueError(
+        raise StencilError(
             f"out must be a {ndim}-d array like the input of stencil {kernel.name}, not {out}"
         )
     if not np.can_cast(numpy_dtype(element), numpy_dtype(out.dtype), "same_kind"):
-        raise ValueError(
+        raise StencilError(
             f"out has dtype {out.dtype} but stencil kernel {kernel.name} returns {element}: "
             f"pass an out array of dtype {numpy_dtype(element)}"
         )

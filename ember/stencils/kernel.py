@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from numbers import Integral
 
+from ember.errors import StencilError
+
 Neighborhood = tuple[tuple[int, int], ...]  # (lowest, highest) relative offset per dimension
 
 
@@ -48,25 +50,25 @@ class Kernel:
 
 
 def read_kernel(func: Callable, standard_indexing: Iterable[str]) -> Kernel:
-    """Parse `func`'s source and collect its relative indices; ValueError for a kernel that
+    """Parse `func`'s source and collect its relative indices; StencilError for a kernel that
     cannot be a stencil (no source, *args, an unknown `standard_indexing` name)."""
     definition = _parse_definition(func)
     arguments = definition.args
     if arguments.vararg or arguments.kwarg or arguments.kwonlyargs or arguments.posonlyargs:
-        raise ValueError(
+        raise StencilError(
             f"stencil kernel {definition.name}() must take plain positional parameters "
             "(no *args, **kwargs, keyword-only or positional-only ones)"
         )
     params = tuple(arg.arg for arg in arguments.args)
     if "out" in params:
-        raise ValueError(
+        raise StencilError(
             f"stencil kernel {definition.name}() has a parameter named 'out', which is the "
             "keyword of the output array: rename the parameter"
         )
     standard = frozenset(standard_indexing)
     unknown = sorted(standard - set(params))
     if unknown:
-        raise ValueError(
+        raise StencilError(
             f"standard_indexing names {', '.join(map(repr, unknown))}, which "
             f"{'is' if len(unknown) == 1 else 'are'} not a parameter of the stencil kernel "
             f"{definition.name}{tuple(params)}: list parameter names only"
@@ -91,7 +93,7 @@ def _parse_definition(func: Callable) -> ast.FunctionDef:
     try:
         source = textwrap.dedent(inspect.getsource(func))
     except (OSError, TypeError):
-        raise ValueError(
+        raise StencilError(
             f"cannot read the source of the stencil kernel {func!r}: define it with `def` in "
             "a file or a notebook cell"
         ) from None
@@ -99,7 +101,7 @@ def _parse_definition(func: Callable) -> ast.FunctionDef:
         if isinstance(node, ast.FunctionDef):
             node.decorator_list = []
             return node
-    raise ValueError(f"the stencil kernel {func!r} must be a function defined with `def`")
+    raise StencilError(f"the stencil kernel {func!r} must be a function defined with `def`")
 
 
 def subscripted_name(node: ast.Subscript) -> str | None:
@@ -117,7 +119,7 @@ def index_components(node: ast.Subscript) -> list[ast.expr]:
 def _relative_index(node: ast.Subscript) -> RelativeIndex:
     components = index_components(node)
     if any(isinstance(component, ast.Slice) for component in components):
-        raise ValueError(
+        raise StencilError(
             f"stencil kernel index {ast.unparse(node)} contains a slice: relative indices "
             "must be integers (list the array in standard_indexing to slice it normally)"
         )
@@ -148,7 +150,7 @@ def constant_integer(node: ast.expr) -> int | None:
 
 
 def check_neighborhood_option(neighborhood: object) -> Neighborhood | None:
-    """The `neighborhood=` option as a tuple of (low, high) integer pairs; ValueError if it is
+    """The `neighborhood=` option as a tuple of (low, high) integer pairs; StencilError if it is
     not one."""
     if neighborhood is None:
         return None
@@ -156,7 +158,7 @@ def check_neighborhood_option(neighborhood: object) -> Neighborhood | None:
         pairs = tuple((int(low), int(high)) for low, high in neighborhood)
         if pairs and all(low <= high for low, high in pairs):
             return pairs
-    raise ValueError(
+    raise StencilError(
         "neighborhood must give one (low, high) pair of integers with low <= high per "
         f"dimension of the input, e.g. ((-1, 1), (-1, 1)) for 2-d; got {neighborhood!r}"
     )
@@ -183,7 +185,7 @@ def neighborhood_for(
     indices = [index for index in kernel.indices if index.array in arrays]
     for index in indices:
         if len(index.offsets) != ndim:
-            raise ValueError(
+            raise StencilError(
                 f"stencil kernel index {index.text} has {len(index.offsets)} component(s) but "
                 f"the input arrays have {ndim} dimension(s): index every dimension relatively"
             )
@@ -193,7 +195,7 @@ def neighborhood_for(
     bounds = [[0, 0] for _ in range(ndim)]
     for index in indices:
         if not index.is_constant:
-            raise ValueError(
+            raise StencilError(
                 f"stencil kernel index {index.text} is not constant: ember infers the "
                 "neighborhood from constant indices only; pass neighborhood=((low, high), ...) "
                 "to @stencil to index with variables"
@@ -207,7 +209,7 @@ def _check_given(
     kernel: Kernel, given: Neighborhood, indices: list[RelativeIndex], ndim: int
 ) -> None:
     if len(given) != ndim:
-        raise ValueError(
+        raise StencilError(
             f"the neighborhood of stencil {kernel.name} has {len(given)} dimension(s) but the "
             f"input arrays have {ndim}: give one (low, high) pair per dimension"
         )
@@ -217,7 +219,7 @@ def _check_given(
             for offset, (low, high) in zip(index.offsets, given)
         ]
         if any(outside):
-            raise ValueError(
+            raise StencilError(
                 f"stencil kernel index {index.text} lies outside the given neighborhood "
                 f"{given}: widen the neighborhood or change the index"
             )

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ember import types
+from ember.errors import StencilError
 
 _OPTIONS = ("neighborhood", "cval", "standard_indexing")
 _MODES = ("constant",)  # the border keeps cval: Numba's only mode too
@@ -31,19 +32,19 @@ def _check_options(mode: Any, options: dict[str, Any]) -> None:
     from ember.stencils.kernel import check_neighborhood_option
 
     if mode not in _MODES:
-        raise ValueError(
+        raise StencilError(
             f"stencil mode {mode!r} is not supported: 'constant' (the border of the output "
             "holds cval) is the only mode"
         )
     unknown = sorted(set(options) - set(_OPTIONS))
     if unknown:
-        raise ValueError(
+        raise StencilError(
             f"unknown stencil option(s) {', '.join(map(repr, unknown))}: @stencil accepts "
             f"{', '.join(_OPTIONS)}"
         )
     cval = options.get("cval")
     if cval is not None and not (isinstance(cval, Number) or hasattr(cval, "dtype")):
-        raise ValueError(f"cval must be a number (the value of the border), not {cval!r}")
+        raise StencilError(f"cval must be a number (the value of the border), not {cval!r}")
     check_neighborhood_option(options.get("neighborhood"))
 
 
@@ -119,7 +120,7 @@ class StencilFunc:
             )
         first = arg_types[0]
         if not isinstance(first, types.Array):
-            raise ValueError(
+            raise StencilError(
                 f"the first argument of stencil {kernel.name} is the input array whose shape "
                 f"the output takes: pass an array, not {first}"
             )
@@ -130,7 +131,7 @@ class StencilFunc:
         )
         for name, typ in zip(kernel.params, arg_types):
             if name in arrays and typ.ndim != first.ndim:
-                raise ValueError(
+                raise StencilError(
                     f"stencil input '{name}' is {typ.ndim}-d but '{kernel.params[0]}' is "
                     f"{first.ndim}-d: pass arrays of the same shape (or list '{name}' in "
                     "standard_indexing to index it normally)"
@@ -147,7 +148,7 @@ def _names(standard_indexing: Any) -> tuple[str, ...]:
     except TypeError:
         names = (names,)
     if not all(isinstance(name, str) for name in names):
-        raise ValueError(
+        raise StencilError(
             f"standard_indexing must be a tuple of parameter names, not {standard_indexing!r}"
         )
     return names

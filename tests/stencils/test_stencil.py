@@ -441,6 +441,27 @@ def test_two_integer_inputs_on_random_shapes(shape, scale, data):
         np.testing.assert_array_equal(call(a, b, scale), expected, err_msg=mode)
 
 
+@settings(max_examples=15, deadline=None)
+@given(
+    st.integers(-3, 3).flatmap(lambda low: st.tuples(st.just(low), st.integers(low, 3))),
+    hnp.arrays(np.float64, st.integers(1, 9), elements=_floats),
+    st.floats(-10, 10, allow_nan=False),
+)
+def test_any_one_dimensional_neighborhood(bounds, a, cval):
+    """Neighborhoods on one side of the centre too; the border is wherever one does not fit."""
+    low, high = bounds
+
+    @stencil(neighborhood=(bounds,), cval=cval)
+    def window_sum(a):
+        total = 0.0
+        for k in range(low, high + 1):
+            total += a[k]
+        return total
+
+    expected = python_stencil(window_sum.kernel_ws, (a,), (bounds,), cval=cval)
+    np.testing.assert_allclose(window_sum(a), expected, rtol=1e-12, atol=1e-6)
+
+
 # ------------------------------------------------------------------ errors
 
 
