@@ -4,10 +4,14 @@ types, and runs calls from Python through the stencil function generated once pe
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ember import types
 from ember.errors import StencilError
+
+if TYPE_CHECKING:  # imported when first needed: `import ember` stays lean
+    from ember.stencils.codegen import GeneratedStencil, StencilTypes
+    from ember.stencils.kernel import Kernel, Neighborhood
 
 _OPTIONS = ("neighborhood", "cval", "standard_indexing")
 _MODES = ("constant",)  # the border keeps cval: Numba's only mode too
@@ -26,7 +30,8 @@ def stencil(func_or_mode: Any = "constant", **options: Any) -> Any:
     return decorate
 
 
-def _check_options(mode: Any, options: dict[str, Any]) -> None:
+def _check_options(mode: Any, options: dict[str, Any]) -> Neighborhood | None:
+    """Check the mode and the options; return the given neighborhood (None if not given)."""
     from numbers import Number  # here: `import ember` stays lean
 
     from ember.stencils.kernel import check_neighborhood_option
@@ -45,7 +50,7 @@ def _check_options(mode: Any, options: dict[str, Any]) -> None:
     cval = options.get("cval")
     if cval is not None and not (isinstance(cval, Number) or hasattr(cval, "dtype")):
         raise StencilError(f"cval must be a number (the value of the border), not {cval!r}")
-    check_neighborhood_option(options.get("neighborhood"))
+    return check_neighborhood_option(options.get("neighborhood"))
 
 
 class StencilFunc:
@@ -56,26 +61,22 @@ class StencilFunc:
 
     def __init__(self, kernel_func: Callable, mode: str, options: dict[str, Any]) -> None:
         from ember.stencils.jitcall import register_jit_call
-        from ember.stencils.kernel import check_neighborhood_option
 
-        _check_options(mode, options)
+        self.neighborhood = self._given_neighborhood = _check_options(mode, options)
         self.kernel_ws = kernel_func
         self.mode = mode
         self.options = dict(options)
-        self.neighborhood = check_neighborhood_option(options.get("neighborhood"))
-        self._given_neighborhood = self.neighborhood
         self._cval = options.get("cval")
         self._standard_indexing = _names(options.get("standard_indexing", ()))
-        self._kernel = None
-        self._generated: dict[tuple, Any] = {}  # (argument types, out type) -> GeneratedStencil
+        self._kernel: Kernel | None = None
+        self._generated: dict[tuple, GeneratedStencil] = {}  # by (argument types, out type)
         register_jit_call(self)
 
     def __repr__(self) -> str:
-        # The id keeps two stencils of the same kernel name apart in typing's function types.
         return f"<StencilFunc {self.kernel_ws.__qualname__} at {id(self):#x}>"
 
     @property
-    def kernel(self) -> Any:
+    def kernel(self) -> Kernel:
         """The kernel's parsed definition and relative indices (read on first use)."""
         if self._kernel is None:
             from ember.stencils.kernel import read_kernel
@@ -91,7 +92,7 @@ class StencilFunc:
         compiled = self.generated(arg_types, out_type).dispatcher
         return compiled(*args) if out is None else compiled(*args, out)
 
-    def generated(self, arg_types: tuple, out_type: types.Type | None) -> Any:
+    def generated(self, arg_types: tuple, out_type: types.Type | None) -> GeneratedStencil:
         """The GeneratedStencil for these types, generated and compiled on first use."""
         from ember.dispatcher.dispatcher import compile_lock
         from ember.stencils.codegen import generate_stencil
@@ -108,7 +109,7 @@ class StencilFunc:
         """The generated Python source per (argument types, out type) compiled so far."""
         return {key: generated.source for key, generated in self._generated.items()}
 
-    def _stencil_types(self, arg_types: tuple, out_type: types.Type | None) -> Any:
+    def _stencil_types(self, arg_types: tuple, out_type: types.Type | None) -> StencilTypes:
         from ember.stencils.codegen import StencilTypes
         from ember.stencils.kernel import neighborhood_for
 
@@ -118,7 +119,7 @@ class StencilFunc:
                 f"stencil {kernel.name}{tuple(kernel.params)} takes {len(kernel.params)} "
                 f"argument(s) but {len(arg_types)} were given"
             )
-        first = arg_types[0]
+        first = arg_types[0] if arg_types else None
         if not isinstance(first, types.Array):
             raise StencilError(
                 f"the first argument of stencil {kernel.name} is the input array whose shape "

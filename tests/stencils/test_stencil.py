@@ -102,9 +102,10 @@ def laplacian_by_slicing(a, cval=0.0):
 
 @stencil
 def mean3x3(a):
-    return (
-        a[-1, -1] + a[-1, 0] + a[-1, 1] + a[0, -1] + a[0, 0] + a[0, 1] + a[1, -1] + a[1, 0]
-    ) + a[1, 1]
+    top = a[-1, -1] + a[-1, 0] + a[-1, 1]
+    middle = a[0, -1] + a[0, 0] + a[0, 1]
+    bottom = a[1, -1] + a[1, 0] + a[1, 1]
+    return (top + middle + bottom) / 9
 
 
 @stencil(neighborhood=((-2, 2),))
@@ -160,11 +161,14 @@ def test_inferred_neighborhood_always_holds_the_centre():
 def test_mean_of_a_3x3_window():
     a = np.random.default_rng(2).random((6, 5))
     expected = np.zeros_like(a)
-    expected[1:-1, 1:-1] = sum(
-        a[1 + di : a.shape[0] - 1 + di, 1 + dj : a.shape[1] - 1 + dj]
-        for di in (-1, 0, 1)
-        for dj in (-1, 0, 1)
-    )  # fmt: skip
+    expected[1:-1, 1:-1] = (
+        sum(
+            a[1 + di : a.shape[0] - 1 + di, 1 + dj : a.shape[1] - 1 + dj]
+            for di in (-1, 0, 1)
+            for dj in (-1, 0, 1)
+        )
+        / 9
+    )
     assert_every_mode(mean3x3, (a,), expected)
 
 
@@ -433,9 +437,13 @@ def test_two_integer_inputs_on_random_shapes(shape, scale, data):
     a = data.draw(hnp.arrays(np.int64, shape, elements=st.integers(-1000, 1000)))
     b = data.draw(hnp.arrays(np.int64, shape, elements=st.integers(-1000, 1000)))
     expected = python_stencil(
-        lopsided.kernel_ws, (a, b, scale), ((-2, 1), (-1, 1)), cval=-7, dtype=np.int64,
+        lopsided.kernel_ws,
+        (a, b, scale),
+        ((-2, 1), (-1, 1)),
+        cval=-7,
+        dtype=np.int64,
         relative=(0, 1),
-    )  # fmt: skip
+    )
     np.testing.assert_array_equal(lopsided(a, b, scale), expected)
     for mode, call in LOPSIDED_CALLERS.items():
         np.testing.assert_array_equal(call(a, b, scale), expected, err_msg=mode)
