@@ -49,6 +49,12 @@ def parse_args(description: str) -> argparse.Namespace:
     return parser.parse_args()
 
 
+def run_standalone(collect: Callable[[bool], Report], doc: str) -> None:
+    """A benchmark script's `main`: read `--quick`, measure, print the table."""
+    args = parse_args(doc.splitlines()[0])
+    print_report(collect(args.quick))
+
+
 def import_numba():
     """The numba module, or None when it is not installed (the harness then skips it)."""
     try:

@@ -9,7 +9,7 @@ the same function under `njit`. Figures are ms per call, best of repeats, compil
 from __future__ import annotations
 
 import numpy as np
-from _harness import Report, Row, best_seconds_per_call, import_numba, parse_args, print_report
+from _harness import Report, Row, best_seconds_per_call, import_numba, run_standalone
 
 SIZE = 10_000_000
 
@@ -64,10 +64,5 @@ def collect(quick: bool = False) -> Report:
     return report
 
 
-def main() -> None:
-    args = parse_args(__doc__.splitlines()[0])
-    print_report(collect(args.quick))
-
-
 if __name__ == "__main__":
-    main()
+    run_standalone(collect, __doc__)

@@ -14,7 +14,7 @@ import timeit
 
 import call_targets
 import numpy as np
-from _harness import Report, Row, import_numba, parse_args, print_report, same_result
+from _harness import Report, Row, import_numba, run_standalone, same_result
 
 ARRAY = np.arange(10.0)
 
@@ -87,10 +87,5 @@ def collect(quick: bool = False) -> Report:
     return report
 
 
-def main() -> None:
-    args = parse_args(__doc__.splitlines()[0])
-    print_report(collect(args.quick))
-
-
 if __name__ == "__main__":
-    main()
+    run_standalone(collect, __doc__)

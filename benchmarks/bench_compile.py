@@ -21,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from _harness import Report, Row, import_numba, parse_args, print_report
+from _harness import Report, Row, import_numba, run_standalone
 
 HERE = Path(__file__).resolve().parent
 CHILD = HERE / "_compile_child.py"
@@ -117,10 +117,5 @@ def collect(quick: bool = False) -> Report:
     return report
 
 
-def main() -> None:
-    args = parse_args(__doc__.splitlines()[0])
-    print_report(collect(args.quick))
-
-
 if __name__ == "__main__":
-    main()
+    run_standalone(collect, __doc__)

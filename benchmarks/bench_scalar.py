@@ -25,8 +25,7 @@ from _harness import (
     Row,
     best_seconds_per_call,
     import_numba,
-    parse_args,
-    print_report,
+    run_standalone,
     same_result,
 )
 
@@ -125,10 +124,5 @@ def collect(quick: bool = False) -> Report:
     return report
 
 
-def main() -> None:
-    args = parse_args(__doc__.splitlines()[0])
-    print_report(collect(args.quick))
-
-
 if __name__ == "__main__":
-    main()
+    run_standalone(collect, __doc__)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ember import types
 from ember.decorators import jit, njit
 from ember.errors import TypingError, UnsupportedError
+from ember.stencils import stencil
 
 __version__ = "0.1.0"
 
@@ -23,4 +24,13 @@ def typeof(value):
     return _typeof(value)
 
 
-__all__ = ["jit", "njit", "typeof", "types", "TypingError", "UnsupportedError", "__version__"]
+__all__ = [
+    "jit",
+    "njit",
+    "stencil",
+    "typeof",
+    "types",
+    "TypingError",
+    "UnsupportedError",
+    "__version__",
+]

@@ -53,6 +53,11 @@ class CompilerError(EmberError):
     """An internal invariant was broken, e.g. a rewrite that never stops matching."""
 
 
+class StencilError(EmberError, ValueError):
+    """A `@stencil` whose options, kernel or arguments do not fit together; a ValueError, as in
+    Numba (inside jitted code it reaches the caller within a TypingError)."""
+
+
 class EmberWarning(Warning):
     """Base of ember's warnings."""
 

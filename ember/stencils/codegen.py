@@ -1,0 +1,237 @@
+"""Generates a stencil function for one set of argument types: Python source holding the kernel
+with every relative index made absolute (`a[i0 - 1, i1]`) and a loop nest over the interior
+that stores the kernel's value in the output, compiled with ember's own njit."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import functools
+import inspect
+import itertools
+import linecache
+from collections.abc import Iterable
+from dataclasses import dataclass
+from types import FunctionType
+from typing import Any
+
+import numpy as np
+
+from ember import config, types
+from ember.errors import StencilError
+from ember.library.numpy_support import numpy_dtype
+from ember.stencils.kernel import (
+    Kernel,
+    Neighborhood,
+    constant_integer,
+    index_components,
+    subscripted_name,
+)
+
+# Globals of the generated source; the underscore prefix keeps them apart from the kernel's.
+_NUMPY, _CVAL, _DTYPE = "_stencil_np", "_stencil_cval", "_stencil_dtype"
+_source_numbers = itertools.count()
+
+
+@dataclass(frozen=True)
+class StencilTypes:
+    """The argument types a stencil function is generated for."""
+
+    args: tuple[types.Type, ...]
+    out: types.Array | None
+    arrays: tuple[str, ...]  # the relatively indexed parameters that are arrays
+    neighborhood: Neighborhood
+
+
+@dataclass(frozen=True)
+class GeneratedStencil:
+    """One generated stencil function: its source, its Python function (which jitted callers
+    compile as an overload implementation) and the element type of the output."""
+
+    source: str
+    function: FunctionType
+    element: types.Type
+
+    @functools.cached_property
+    def dispatcher(self) -> Any:
+        """The function compiled for calls from Python."""
+        from ember.decorators import njit
+
+        return njit(self.function)
+
+
+def generate_stencil(kernel: Kernel, sig: StencilTypes, cval: Any | None) -> GeneratedStencil:
+    """Generate and type the stencil function for `sig`; `cval` None (not given) fills the
+    border with zeros of the output's type."""
+    ndim = len(sig.neighborhood)
+    kernel_name, function_name, *index_names = fresh_names(
+        kernel.identifiers,
+        [f"{kernel.name}_kernel", f"{kernel.name}_stencil"] + [f"i{dim}" for dim in range(ndim)],
+    )
+    source = "\n\n".join(
+        [
+            absolute_kernel_source(kernel, sig.arrays, index_names, kernel_name),
+            loop_nest_source(kernel, sig, index_names, kernel_name, function_name),
+        ]
+    )
+    title = f"<stencil {kernel.name}({', '.join(map(str, sig.args))})>"
+    if config.DUMP_STENCIL:
+        print(f"{title.center(80, '-')}\n{source}\n{'-' * 80}")
+    namespace = _kernel_namespace(kernel)
+    _execute(source, title, namespace)
+    from ember.decorators import njit
+
+    kernel_at = namespace[kernel_name] = njit(namespace[kernel_name])
+    element = kernel_at.compile((*sig.args, *[types.int64] * ndim)).signature.return_type
+    _check_element(kernel, element)
+    if sig.out is not None:
+        check_out_type(kernel, sig.out, element, ndim)
+    elif cval is not None:
+        check_cval(kernel, cval, element)
+    fill = 0 if cval is None else cval
+    namespace.update({_NUMPY: np, _CVAL: fill, _DTYPE: numpy_dtype(element)})
+    return GeneratedStencil(source, namespace[function_name], element)
+
+
+# ------------------------------------------------------------------ names and source
+
+
+def fresh_names(taken: Iterable[str], wanted: list[str]) -> list[str]:
+    """`wanted`, each lengthened with underscores until it differs from every `taken` name."""
+    taken = set(taken)
+    chosen = []
+    for name in wanted:
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        chosen.append(name)
+    return chosen
+
+
+def absolute_kernel_source(
+    kernel: Kernel, arrays: tuple[str, ...], index_names: list[str], name: str
+) -> str:
+    """The kernel as a function of the loop indices too, with `a[-1, 0]` read as
+    `a[i0 - 1, i1]` for every relatively indexed array."""
+    definition = copy.deepcopy(kernel.definition)
+    definition.name = name
+    definition.args.args += [ast.arg(index) for index in index_names]
+    _AbsoluteIndices(set(arrays), index_names).visit(definition)
+    return ast.unparse(ast.fix_missing_locations(definition))
+
+
+class _AbsoluteIndices(ast.NodeTransformer):
+    """Adds the loop index of each dimension to every component of a relative index."""
+
+    def __init__(self, arrays: set[str], index_names: list[str]) -> None:
+        self.arrays = arrays
+        self.index_names = index_names
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.Subscript:
+        self.generic_visit(node)  # an index may itself read an array: b[a[0]]
+        if subscripted_name(node) not in self.arrays:
+            return node
+        components = [
+            _shifted(index_name, component)
+            for index_name, component in zip(self.index_names, index_components(node))
+        ]
+        if len(components) == 1:
+            node.slice = components[0]
+        else:
+            node.slice = ast.Tuple(components, ast.Load())
+        return node
+
+
+def _shifted(index_name: str, component: ast.expr) -> ast.expr:
+    """`i0 + component`, written `i0`, `i0 + 1` or `i0 - 1` for constants."""
+    loop_index = ast.Name(index_name, ast.Load())
+    offset = constant_integer(component)
+    if offset == 0:
+        return loop_index
+    if offset is None:
+        return ast.BinOp(loop_index, ast.Add(), component)
+    operator = ast.Add() if offset > 0 else ast.Sub()
+    return ast.BinOp(loop_index, operator, ast.Constant(abs(offset)))
+
+
+def loop_nest_source(
+    kernel: Kernel, sig: StencilTypes, index_names: list[str], kernel_name: str, name: str
+) -> str:
+    """The stencil function: shape checks, the output (new, filled with cval, or `out`), then
+    one loop per dimension over the points where the whole neighborhood is inside the input."""
+    first = kernel.params[0]
+    params = [*kernel.params, "out"] if sig.out is not None else list(kernel.params)
+    lines = [f"def {name}({', '.join(params)}):"]
+    for array in sig.arrays:
+        if array != first:
+            lines += _shape_check(array, first, f"stencil input '{array}'")
+    if sig.out is not None:
+        lines += _shape_check("out", first, "the out array")
+    else:
+        lines.append(f"    out = {_NUMPY}.full({first}.shape, {_CVAL}, {_DTYPE})")
+    indent = "    "
+    for dim, (index_name, (low, high)) in enumerate(zip(index_names, sig.neighborhood)):
+        stop = f"{first}.shape[{dim}]" + (f" - {high}" if high > 0 else "")
+        lines.append(f"{indent}for {index_name} in range({max(0, -low)}, {stop}):")
+        indent += "    "
+    point = ", ".join(index_names)
+    call = f"{kernel_name}({', '.join([*kernel.params, *index_names])})"
+    lines.append(f"{indent}out[{point}] = {call}")
+    lines.append("    return out")
+    return "\n".join(lines)
+
+
+def _shape_check(array: str, first: str, what: str) -> list[str]:
+    message = f"{what} has a different shape from '{first}': pass arrays of the same shape"
+    return [f"    if {array}.shape != {first}.shape:", f"        raise ValueError({message!r})"]
+
+
+def _kernel_namespace(kernel: Kernel) -> dict[str, Any]:
+    """The kernel's globals and closure variables: what its names refer to."""
+    namespace = dict(kernel.func.__globals__)
+    namespace.update(inspect.getclosurevars(kernel.func).nonlocals)
+    return namespace
+
+
+def _execute(source: str, filename: str, namespace: dict[str, Any]) -> None:
+    """Run the generated source; linecache keeps it so that errors can quote its lines."""
+    filename = f"{filename[:-1]} #{next(_source_numbers)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - source generated here
+
+
+# ------------------------------------------------------------------ type checks
+
+
+def _check_element(kernel: Kernel, element: types.Type) -> None:
+    if not isinstance(element, types.Number):
+        raise StencilError(
+            f"stencil kernel {kernel.name} returns {element}, but a stencil kernel must "
+            "return a scalar number (the value of the output at the current point)"
+        )
+
+
+def check_cval(kernel: Kernel, cval: Any, element: types.Type) -> None:
+    """cval fills the border of an output of the kernel's return type: it must convert to
+    that type without changing kind (no float cval for an integer output)."""
+    if not np.can_cast(np.asarray(cval).dtype, numpy_dtype(element), "same_kind"):
+        raise StencilError(
+            f"cval={cval!r} does not match the return type {element} of stencil kernel "
+            f"{kernel.name}: pass a cval of that kind (e.g. cval={_example(element)})"
+        )
+
+
+def check_out_type(kernel: Kernel, out: types.Type, element: types.Type, ndim: int) -> None:
+    if not isinstance(out, types.Array) or out.ndim != ndim:
+        raise StencilError(
+            f"out must be a {ndim}-d array like the input of stencil {kernel.name}, not {out}"
+        )
+    if not np.can_cast(numpy_dtype(element), numpy_dtype(out.dtype), "same_kind"):
+        raise StencilError(
+            f"out has dtype {out.dtype} but stencil kernel {kernel.name} returns {element}: "
+            f"pass an out array of dtype {numpy_dtype(element)}"
+        )
+
+
+def _example(element: types.Type) -> str:
+    return repr(numpy_dtype(element).type(0).item())

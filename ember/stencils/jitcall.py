@@ -1,0 +1,20 @@
+"""Makes a StencilFunc callable from jitted code: an `@overload` of the StencilFunc object whose
+implementation is the stencil function generated for the call's argument types."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ember.extending import overload
+
+if TYPE_CHECKING:
+    from ember.stencils.stencilfunc import StencilFunc
+
+
+def register_jit_call(stencil_func: StencilFunc) -> None:
+    """Type `stencil_func(*arrays, out=...)` in jitted code (with or without parallel=True:
+    ember runs both serially) by compiling the generated stencil function inline."""
+
+    @overload(stencil_func)
+    def call_stencil(*args, out=None):
+        return stencil_func.generated(args, out).function

@@ -1,0 +1,225 @@
+"""Reads a stencil kernel: its definition as an AST, its parameters and every relative index
+(constant offsets or expressions), then infers the neighborhood from those indices or checks
+them against the one given to `@stencil(neighborhood=...)`."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from numbers import Integral
+
+from ember.errors import StencilError
+
+Neighborhood = tuple[tuple[int, int], ...]  # (lowest, highest) relative offset per dimension
+
+
+@dataclass(frozen=True)
+class RelativeIndex:
+    """One `name[...]` of a relatively indexed parameter: the offset of each index component,
+    None where the component is not a constant integer."""
+
+    array: str
+    offsets: tuple[int | None, ...]
+    text: str  # the source of the subscript, for messages
+
+    @property
+    def is_constant(self) -> bool:
+        return None not in self.offsets
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """What code generation needs from the kernel function, independent of argument types."""
+
+    func: Callable
+    definition: ast.FunctionDef  # without its decorators
+    params: tuple[str, ...]
+    standard_indexing: frozenset[str]
+    indices: tuple[RelativeIndex, ...]
+    identifiers: frozenset[str]  # every name the kernel uses: generated names avoid them
+
+    @property
+    def name(self) -> str:
+        return self.definition.name
+
+    def is_relative(self, name: str) -> bool:
+        return name in self.params and name not in self.standard_indexing
+
+
+def read_kernel(func: Callable, standard_indexing: Iterable[str]) -> Kernel:
+    """Parse `func`'s source and collect its relative indices; StencilError for a kernel that
+    cannot be a stencil (no source, *args, an unknown `standard_indexing` name)."""
+    definition = _parse_definition(func)
+    arguments = definition.args
+    if arguments.vararg or arguments.kwarg or arguments.kwonlyargs or arguments.posonlyargs:
+        raise StencilError(
+            f"stencil kernel {definition.name}() must take plain positional parameters "
+            "(no *args, **kwargs, keyword-only or positional-only ones)"
+        )
+    params = tuple(arg.arg for arg in arguments.args)
+    if "out" in params:
+        raise StencilError(
+            f"stencil kernel {definition.name}() has a parameter named 'out', which is the "
+            "keyword of the output array: rename the parameter"
+        )
+    standard = frozenset(standard_indexing)
+    unknown = sorted(standard - set(params))
+    if unknown:
+        raise StencilError(
+            f"standard_indexing names {', '.join(map(repr, unknown))}, which "
+            f"{'is' if len(unknown) == 1 else 'are'} not a parameter of the stencil kernel "
+            f"{definition.name}{tuple(params)}: list parameter names only"
+        )
+    relative = {name for name in params if name not in standard}
+    subscripts = [
+        node
+        for node in ast.walk(definition)
+        if isinstance(node, ast.Subscript) and subscripted_name(node) in relative
+    ]
+    subscripts.sort(key=lambda node: (node.lineno, node.col_offset))  # errors name the first
+    indices = tuple(map(_relative_index, subscripts))
+    identifiers = frozenset(
+        node.id if isinstance(node, ast.Name) else node.arg
+        for node in ast.walk(definition)
+        if isinstance(node, (ast.Name, ast.arg))
+    )
+    return Kernel(func, definition, params, standard, indices, identifiers)
+
+
+def _parse_definition(func: Callable) -> ast.FunctionDef:
+    try:
+        source = textwrap.dedent(inspect.getsource(func))
+    except (OSError, TypeError):
+        raise StencilError(
+            f"cannot read the source of the stencil kernel {func!r}: define it with `def` in "
+            "a file or a notebook cell"
+        ) from None
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef):
+            node.decorator_list = []
+            return node
+    raise StencilError(f"the stencil kernel {func!r} must be a function defined with `def`")
+
+
+def subscripted_name(node: ast.Subscript) -> str | None:
+    """`a` for `a[...]`, None when the subscripted value is not a plain name."""
+    return node.value.id if isinstance(node.value, ast.Name) else None
+
+
+def index_components(node: ast.Subscript) -> list[ast.expr]:
+    """The index expressions of `a[i, j]` (one for `a[i]`)."""
+    if isinstance(node.slice, ast.Tuple):
+        return list(node.slice.elts)
+    return [node.slice]
+
+
+def _relative_index(node: ast.Subscript) -> RelativeIndex:
+    components = index_components(node)
+    if any(isinstance(component, ast.Slice) for component in components):
+        raise StencilError(
+            f"stencil kernel index {ast.unparse(node)} contains a slice: relative indices "
+            "must be integers (list the array in standard_indexing to slice it normally)"
+        )
+    offsets = tuple(constant_integer(component) for component in components)
+    return RelativeIndex(subscripted_name(node), offsets, ast.unparse(node))
+
+
+def constant_integer(node: ast.expr) -> int | None:
+    """The value of an integer constant expression (`1`, `-1`, `2 - 1`), else None."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        operand = constant_integer(node.operand)
+        if operand is None:
+            return None
+        return -operand if isinstance(node.op, ast.USub) else operand
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        left, right = constant_integer(node.left), constant_integer(node.right)
+        if left is None or right is None:
+            return None
+        if isinstance(node.op, ast.Add):
+            return left + right
+        return left - right if isinstance(node.op, ast.Sub) else left * right
+    return None
+
+
+# ------------------------------------------------------------------ neighborhood
+
+
+def check_neighborhood_option(neighborhood: object) -> Neighborhood | None:
+    """The `neighborhood=` option as a tuple of (low, high) integer pairs; StencilError if it is
+    not one."""
+    if neighborhood is None:
+        return None
+    if _is_pairs_of_integers(neighborhood):
+        pairs = tuple((int(low), int(high)) for low, high in neighborhood)
+        if pairs and all(low <= high for low, high in pairs):
+            return pairs
+    raise StencilError(
+        "neighborhood must give one (low, high) pair of integers with low <= high per "
+        f"dimension of the input, e.g. ((-1, 1), (-1, 1)) for 2-d; got {neighborhood!r}"
+    )
+
+
+def _is_pairs_of_integers(value: object) -> bool:
+    if not isinstance(value, (tuple, list)):
+        return False
+    return all(
+        isinstance(pair, (tuple, list))
+        and len(pair) == 2
+        and all(isinstance(bound, Integral) and not isinstance(bound, bool) for bound in pair)
+        for pair in value
+    )
+
+
+def neighborhood_for(
+    kernel: Kernel, arrays: Iterable[str], ndim: int, given: Neighborhood | None
+) -> Neighborhood:
+    """The neighborhood of the kernel over `ndim`-dimensional input `arrays` (the relatively
+    indexed parameters that are arrays): `given` after checking every constant index against
+    it, else the smallest box holding offset 0 and every index, which must then be constant."""
+    arrays = set(arrays)
+    indices = [index for index in kernel.indices if index.array in arrays]
+    for index in indices:
+        if len(index.offsets) != ndim:
+            raise StencilError(
+                f"stencil kernel index {index.text} has {len(index.offsets)} component(s) but "
+                f"the input arrays have {ndim} dimension(s): index every dimension relatively"
+            )
+    if given is not None:
+        _check_given(kernel, given, indices, ndim)
+        return given
+    bounds = [[0, 0] for _ in range(ndim)]
+    for index in indices:
+        if not index.is_constant:
+            raise StencilError(
+                f"stencil kernel index {index.text} is not constant: ember infers the "
+                "neighborhood from constant indices only; pass neighborhood=((low, high), ...) "
+                "to @stencil to index with variables"
+            )
+        for bound, offset in zip(bounds, index.offsets):
+            bound[0], bound[1] = min(bound[0], offset), max(bound[1], offset)
+    return tuple((low, high) for low, high in bounds)
+
+
+def _check_given(
+    kernel: Kernel, given: Neighborhood, indices: list[RelativeIndex], ndim: int
+) -> None:
+    if len(given) != ndim:
+        raise StencilError(
+            f"the neighborhood of stencil {kernel.name} has {len(given)} dimension(s) but the "
+            f"input arrays have {ndim}: give one (low, high) pair per dimension"
+        )
+    for index in indices:
+        outside = [
+            offset is not None and not low <= offset <= high
+            for offset, (low, high) in zip(index.offsets, given)
+        ]
+        if any(outside):
+            raise StencilError(
+                f"stencil kernel index {index.text} lies outside the given neighborhood "
+                f"{given}: widen the neighborhood or change the index"
+            )

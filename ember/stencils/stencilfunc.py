@@ -1,0 +1,155 @@
+"""The `@stencil` decorator and the StencilFunc it returns: checks the options and the argument
+types, and runs calls from Python through the stencil function generated once per types."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ember import types
+from ember.errors import StencilError
+
+if TYPE_CHECKING:  # imported when first needed: `import ember` stays lean
+    from ember.stencils.codegen import GeneratedStencil, StencilTypes
+    from ember.stencils.kernel import Kernel, Neighborhood
+
+_OPTIONS = ("neighborhood", "cval", "standard_indexing")
+_MODES = ("constant",)  # the border keeps cval: Numba's only mode too
+
+
+def stencil(func_or_mode: Any = "constant", **options: Any) -> Any:
+    """`@stencil`, `@stencil(neighborhood=..., cval=..., standard_indexing=...)` and
+    `@stencil('constant', ...)`: make a StencilFunc of a kernel written with relative indices."""
+    if callable(func_or_mode):
+        return StencilFunc(func_or_mode, "constant", options)
+    _check_options(func_or_mode, options)
+
+    def decorate(kernel: Callable) -> StencilFunc:
+        return StencilFunc(kernel, func_or_mode, options)
+
+    return decorate
+
+
+def _check_options(mode: Any, options: dict[str, Any]) -> Neighborhood | None:
+    """Check the mode and the options; return the given neighborhood (None if not given)."""
+    from numbers import Number  # here: `import ember` stays lean
+
+    from ember.stencils.kernel import check_neighborhood_option
+
+    if mode not in _MODES:
+        raise StencilError(
+            f"stencil mode {mode!r} is not supported: 'constant' (the border of the output "
+            "holds cval) is the only mode"
+        )
+    unknown = sorted(set(options) - set(_OPTIONS))
+    if unknown:
+        raise StencilError(
+            f"unknown stencil option(s) {', '.join(map(repr, unknown))}: @stencil accepts "
+            f"{', '.join(_OPTIONS)}"
+        )
+    cval = options.get("cval")
+    if cval is not None and not (isinstance(cval, Number) or hasattr(cval, "dtype")):
+        raise StencilError(f"cval must be a number (the value of the border), not {cval!r}")
+    return check_neighborhood_option(options.get("neighborhood"))
+
+
+class StencilFunc:
+    """A stencil kernel and its options; calling it runs the stencil over its array arguments.
+
+    `neighborhood` holds the given neighborhood, or after the first call the inferred one.
+    """
+
+    def __init__(self, kernel_func: Callable, mode: str, options: dict[str, Any]) -> None:
+        from ember.stencils.jitcall import register_jit_call
+
+        self.neighborhood = self._given_neighborhood = _check_options(mode, options)
+        self.kernel_ws = kernel_func
+        self.mode = mode
+        self.options = dict(options)
+        self._cval = options.get("cval")
+        self._standard_indexing = _names(options.get("standard_indexing", ()))
+        self._kernel: Kernel | None = None
+        self._generated: dict[tuple, GeneratedStencil] = {}  # by (argument types, out type)
+        register_jit_call(self)
+
+    def __repr__(self) -> str:
+        return f"<StencilFunc {self.kernel_ws.__qualname__} at {id(self):#x}>"
+
+    @property
+    def kernel(self) -> Kernel:
+        """The kernel's parsed definition and relative indices (read on first use)."""
+        if self._kernel is None:
+            from ember.stencils.kernel import read_kernel
+
+            self._kernel = read_kernel(self.kernel_ws, self._standard_indexing)
+        return self._kernel
+
+    def __call__(self, *args: Any, out: Any = None) -> Any:
+        from ember.dispatcher.typeof import typeof
+
+        arg_types = tuple(typeof(arg) for arg in args)
+        out_type = None if out is None else typeof(out)
+        compiled = self.generated(arg_types, out_type).dispatcher
+        return compiled(*args) if out is None else compiled(*args, out)
+
+    def generated(self, arg_types: tuple, out_type: types.Type | None) -> GeneratedStencil:
+        """The GeneratedStencil for these types, generated and compiled on first use."""
+        from ember.dispatcher.dispatcher import compile_lock
+        from ember.stencils.codegen import generate_stencil
+
+        key = (arg_types, out_type)
+        with compile_lock:
+            found = self._generated.get(key)
+            if found is None:
+                sig = self._stencil_types(arg_types, out_type)
+                found = self._generated[key] = generate_stencil(self.kernel, sig, self._cval)
+        return found
+
+    def inspect_source(self) -> dict[tuple, str]:
+        """The generated Python source per (argument types, out type) compiled so far."""
+        return {key: generated.source for key, generated in self._generated.items()}
+
+    def _stencil_types(self, arg_types: tuple, out_type: types.Type | None) -> StencilTypes:
+        from ember.stencils.codegen import StencilTypes
+        from ember.stencils.kernel import neighborhood_for
+
+        kernel = self.kernel
+        if len(arg_types) != len(kernel.params):
+            raise TypeError(
+                f"stencil {kernel.name}{tuple(kernel.params)} takes {len(kernel.params)} "
+                f"argument(s) but {len(arg_types)} were given"
+            )
+        first = arg_types[0] if arg_types else None
+        if not isinstance(first, types.Array):
+            raise StencilError(
+                f"the first argument of stencil {kernel.name} is the input array whose shape "
+                f"the output takes: pass an array, not {first}"
+            )
+        arrays = tuple(
+            name
+            for name, typ in zip(kernel.params, arg_types)
+            if kernel.is_relative(name) and isinstance(typ, types.Array)
+        )
+        for name, typ in zip(kernel.params, arg_types):
+            if name in arrays and typ.ndim != first.ndim:
+                raise StencilError(
+                    f"stencil input '{name}' is {typ.ndim}-d but '{kernel.params[0]}' is "
+                    f"{first.ndim}-d: pass arrays of the same shape (or list '{name}' in "
+                    "standard_indexing to index it normally)"
+                )
+        neighborhood = neighborhood_for(kernel, arrays, first.ndim, self._given_neighborhood)
+        self.neighborhood = neighborhood
+        return StencilTypes(arg_types, out_type, arrays, neighborhood)
+
+
+def _names(standard_indexing: Any) -> tuple[str, ...]:
+    names = (standard_indexing,) if isinstance(standard_indexing, str) else standard_indexing
+    try:
+        names = tuple(names)
+    except TypeError:
+        names = (names,)
+    if not all(isinstance(name, str) for name in names):
+        raise StencilError(
+            f"standard_indexing must be a tuple of parameter names, not {standard_indexing!r}"
+        )
+    return names
