@@ -83,6 +83,33 @@ def best_seconds_per_call(
     return best
 
 
+def time_ember_numba_numpy(func: Callable, args: tuple, quick: bool) -> dict[str, float | None]:
+    """Seconds per call of `func(*args)` jitted by ember and by Numba (when installed) and run
+    as plain NumPy code ("python"); None for an implementation that raises or whose result
+    differs from NumPy's (to 1e-12 relative)."""
+    import numpy as np
+
+    from ember import njit
+
+    impls = {"ember": njit(func), "python": func}
+    numba = import_numba()
+    if numba is not None:
+        impls["numba"] = numba.njit(func)
+    expected = func(*args)
+    times: dict[str, float | None] = {}
+    for name, impl in impls.items():
+        try:
+            got = impl(*args)
+        except Exception:  # noqa: BLE001 - e.g. Numba rejects a keyword: reported as n/a
+            times[name] = None
+            continue
+        if not np.allclose(got, expected, rtol=1e-12):
+            times[name] = None
+            continue
+        times[name] = best_seconds_per_call(lambda: impl(*args), 3 if quick else 7, 0.05)
+    return times
+
+
 def _loop_seconds(func: Callable[[], object], number: int) -> float:
     started = time.perf_counter()
     for _ in range(number):

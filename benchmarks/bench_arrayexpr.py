@@ -9,7 +9,7 @@ the same function under `njit`. Figures are ms per call, best of repeats, compil
 from __future__ import annotations
 
 import numpy as np
-from _harness import Report, Row, best_seconds_per_call, import_numba, run_standalone
+from _harness import Report, Row, run_standalone, time_ember_numba_numpy
 
 SIZE = 10_000_000
 
@@ -26,22 +26,10 @@ CASES = ((two_a_b_plus_c_squared, 3, "C"), (six_operands, 6, "C"), (two_a_b_plus
 
 
 def measure(func, count: int, quick: bool, size: int, order: str = "C") -> Row:
-    from ember import njit
-
     rng = np.random.default_rng(0)
     shape = (size,) if order == "C" else (size // 2500, 2500)
     args = [np.asarray(rng.random(shape) + 0.5, order=order) for _ in range(count)]
-    impls = {"ember": njit(func), "python": func}
-    numba = import_numba()
-    if numba is not None:
-        impls["numba"] = numba.njit(func)
-    expected = func(*args)
-    times: dict[str, float | None] = {}
-    for name, impl in impls.items():
-        if not np.allclose(impl(*args), expected, rtol=1e-12):
-            times[name] = None
-            continue
-        times[name] = best_seconds_per_call(lambda: impl(*args), 3 if quick else 7, 0.05)
+    times = time_ember_numba_numpy(func, tuple(args), quick)
     label = f"{size:,} f64" if order == "C" else f"{shape[0]}x{shape[1]} f64, Fortran order"
     return Row("arrayexpr", f"{func.__name__} ({label})", times, unit="ms")
 

@@ -11,7 +11,7 @@ checked against NumPy's first.
 from __future__ import annotations
 
 import numpy as np
-from _harness import Report, Row, best_seconds_per_call, import_numba, run_standalone
+from _harness import Report, Row, run_standalone, time_ember_numba_numpy
 
 
 def whole_max(a):
@@ -64,24 +64,7 @@ def cases(quick: bool) -> list[tuple]:
 
 
 def measure(func, args: tuple, quick: bool) -> Row:
-    from ember import njit
-
-    impls = {"ember": njit(func), "python": func}
-    numba = import_numba()
-    if numba is not None:
-        impls["numba"] = numba.njit(func)
-    expected = func(*args)
-    times: dict[str, float | None] = {}
-    for name, impl in impls.items():
-        try:
-            got = impl(*args)
-        except Exception:  # noqa: BLE001 - e.g. Numba lacks the axis keyword: not measured
-            times[name] = None
-            continue
-        if not np.allclose(got, expected, rtol=1e-12):
-            times[name] = None
-            continue
-        times[name] = best_seconds_per_call(lambda: impl(*args), 3 if quick else 7, 0.05)
+    times = time_ember_numba_numpy(func, args, quick)
     size = "x".join(map(str, np.shape(args[0]))) or f"{args[0]:,} iterations"
     return Row("reduction", f"{func.__name__} ({size})", times, unit="ms")
 
