@@ -141,7 +141,7 @@ def _out_cases():
                                   f"{layout_out}-{style}")  # fmt: skip
 
 
-@pytest.mark.parametrize(("ufunc", "dtype", "layout_in", "layout_out", "style"), _out_cases())
+@pytest.mark.parametrize(("ufunc", "dtype", "layout_in", "layout_out", "style"), list(_out_cases()))
 def test_ufunc_writes_into_out_and_returns_it(ufunc, dtype, layout_in, layout_out, style):
     inputs = ufunc_inputs(ufunc, dtype, layout_in)
     with np.errstate(all="ignore"):
