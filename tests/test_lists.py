@@ -470,3 +470,33 @@ def test_returned_and_raising_lists_are_freed():
         with pytest.raises(ValueError):
             ragged(1)
     assert ember.runtime.stats().live == before.live
+
+
+def _arrays_appended_to_an_empty_list(n):
+    parts = []  # its item type comes from the appends below
+    for k in range(n):
+        parts.append(np.full(k + 1, k * 1.0))
+    total = 0.0
+    for part in parts:
+        total += part.sum()
+    return total, len(parts)
+
+
+def _arrays_inserted_and_extended(n):
+    first = []
+    first.insert(0, np.ones(n))
+    second = list()
+    second.extend(first)
+    second.append(np.zeros(n))
+    return len(second), second[0].sum() + second[1].sum()
+
+
+@pytest.mark.parametrize("func", [_arrays_appended_to_an_empty_list, _arrays_inserted_and_extended])
+def test_arrays_stored_into_an_untyped_empty_list_are_released(func):
+    """`[]` gets its item type after it is made: its items must still be released with it."""
+    jitted = njit(func)
+    assert jitted(6) == func(6)
+    before = ember.runtime.stats().live
+    for _ in range(200):
+        jitted(6)
+    assert ember.runtime.stats().live == before

@@ -160,8 +160,11 @@ def _release(typingctx, xs, index):
 
 @lower_cast(types.List, types.List)
 def list_to_list(context, builder, from_type, to_type, value):
-    """Only an empty `[]` of undefined items converts: its storage holds nothing yet."""
-    return value
+    """Only an empty `[]` of undefined items converts: its storage holds nothing yet, and its
+    destructor must become the one for the items it will hold."""
+    if from_type.dtype == to_type.dtype:
+        return value
+    return primitives.settle_item_type(context, builder, value, to_type)
 
 
 # ---------------------------------------------------------------------------- list()

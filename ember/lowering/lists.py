@@ -96,6 +96,14 @@ def _allocate_storage(context, builder, list_type: types.List, capacity: llvm.Va
     return storage
 
 
+def settle_item_type(context, builder, value: llvm.Value, list_type: types.List) -> llvm.Value:
+    """`[]` made before its item type was known, now a `list_type`: its destructor becomes the
+    one that releases `list_type`'s items (it holds none yet, so nothing else changes)."""
+    destructor = _destructor(context, builder.module, list_type)
+    nrt.emit_set_destructor(builder, _meminfo(builder, value), destructor)
+    return value
+
+
 def allocate(context, builder, list_type: types.List, capacity: llvm.Value) -> llvm.Value:
     """A new empty list with room for `capacity` (>= 0) items: a new reference."""
     meminfo = nrt.emit_allocate(builder, refs.const(_HEADER_BYTES))
