@@ -809,3 +809,24 @@ def test_exceptions_release_what_was_allocated(func):
         with pytest.raises(ValueError):
             jitted(values)
     assert ember.runtime.stats().live == before
+
+
+@njit
+def _dtype_checks(a, b):
+    return (
+        a.dtype == np.float32,
+        a.dtype != np.float32,
+        a.dtype == b.dtype,
+        a.dtype != b.dtype,
+        np.int32 == b.dtype,
+        b.dtype == np.int64,
+    )
+
+
+@pytest.mark.parametrize(
+    ("a_dtype", "b_dtype"),
+    [(np.float32, np.int32), (np.float64, np.float64), (np.float32, np.int64), (np.int8, np.int8)],
+)
+def test_dtype_comparisons_as_in_python(a_dtype, b_dtype):
+    a, b = np.zeros(2, a_dtype), np.zeros(3, b_dtype)
+    assert _dtype_checks(a, b) == _dtype_checks.py_func(a, b)

@@ -6,11 +6,14 @@ Indexing lives in arrays_index.py; NumPy functions in numpy_*.py.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
 from ember.dispatcher.typeof import typeof_impl
+from ember.extending import overload
 from ember.library.numpy_support import _SCALAR_CLASSES
 from ember.lowering import arrays as arr
 from ember.lowering import iterators
@@ -304,3 +307,34 @@ def array_truth(context, builder, from_type, to_type, value):
         builder, from_type.dtype, arr.element_pointer(builder, from_type, fields, zero)
     )
     return context.is_true(builder, from_type.dtype, item)
+
+
+# ---------------------------------------------------------------------------- dtype comparisons
+
+
+def _same_dtype(a: types.Type, b: types.Type) -> bool | None:
+    """Whether two dtype-like operands (`a.dtype`, `np.float32`) name one dtype; None
+    unless one of them is a dtype object and the other names a dtype."""
+    from ember.errors import TypingError
+    from ember.library.numpy_support import parse_dtype
+
+    if not (isinstance(a, types.DType) or isinstance(b, types.DType)):
+        return None
+    try:
+        return parse_dtype(a, None) == parse_dtype(b, None)
+    except TypingError:
+        return None
+
+
+@overload(operator.eq)
+def _dtype_equal(a, b):
+    same = _same_dtype(a, b)
+    if same is not None:
+        return lambda a, b: same  # known while compiling: branches on it fold away
+
+
+@overload(operator.ne)
+def _dtype_not_equal(a, b):
+    same = _same_dtype(a, b)
+    if same is not None:
+        return lambda a, b: not same
