@@ -13,8 +13,9 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.dispatcher.typeof import typeof_impl
+from ember.errors import TypingError
 from ember.extending import overload
-from ember.library.numpy_support import _SCALAR_CLASSES
+from ember.library.numpy_support import _SCALAR_CLASSES, parse_dtype
 from ember.lowering import arrays as arr
 from ember.lowering import iterators
 from ember.lowering.models import OpaqueModel as _OpaqueModel
@@ -216,8 +217,6 @@ def _complex_part(builder, typ, value, part):
 def _type_len(args, kws):
     if len(args) == 1 and not kws and isinstance(args[0], types.Array):
         if args[0].ndim == 0:
-            from ember.errors import TypingError
-
             raise TypingError("len() of a 0-d array (an unsized object)")
         return signature(types.int64, args[0])
     return None
@@ -232,8 +231,6 @@ def array_len(context, builder, sig, args):
 def _type_iter(args, kws):
     if len(args) == 1 and not kws and isinstance(args[0], types.Array):
         if args[0].ndim == 0:
-            from ember.errors import TypingError
-
             raise TypingError("iteration over a 0-d array")
         return signature(args[0].iterator_type, args[0])
     return None
@@ -315,9 +312,6 @@ def array_truth(context, builder, from_type, to_type, value):
 def _same_dtype(a: types.Type, b: types.Type) -> bool | None:
     """Whether two dtype-like operands (`a.dtype`, `np.float32`) name one dtype; None
     unless one of them is a dtype object and the other names a dtype."""
-    from ember.errors import TypingError
-    from ember.library.numpy_support import parse_dtype
-
     if not (isinstance(a, types.DType) or isinstance(b, types.DType)):
         return None
     try:
