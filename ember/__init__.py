@@ -12,6 +12,13 @@ from __future__ import annotations
 from ember import types
 from ember.decorators import jit, njit
 from ember.errors import TypingError, UnsupportedError
+from ember.parallel.api import (
+    get_num_threads,
+    get_thread_id,
+    prange,
+    set_num_threads,
+    threading_layer,
+)
 from ember.stencils import stencil
 
 __version__ = "0.1.0"
@@ -28,6 +35,11 @@ __all__ = [
     "jit",
     "njit",
     "stencil",
+    "prange",
+    "set_num_threads",
+    "get_num_threads",
+    "get_thread_id",
+    "threading_layer",
     "typeof",
     "types",
     "TypingError",

@@ -7,6 +7,7 @@ from typing import Any
 
 from ember import types
 from ember.errors import UnsupportedError
+from ember.parallel.options import parse_parallel_option
 from ember.typing.signature import Signature
 
 _ACCEPTED_OPTIONS = {"nopython", "fastmath", "boundscheck", "error_model", "cache", "nogil",
@@ -53,6 +54,7 @@ def _make_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
         fastmath=frozenset(fastmath) if isinstance(fastmath, (set, frozenset)) else bool(fastmath),
         boundscheck=bool(options.get("boundscheck", False)),
         nogil=bool(options.get("nogil", False)),
+        parallel=parse_parallel_option(options.get("parallel", False)),
     )
     return Dispatcher(py_func, target, signatures, cache=bool(options.get("cache", False)))
 
