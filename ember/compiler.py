@@ -35,6 +35,7 @@ class CompileState:
     library: object = None
     symbol: str = ""
     inferer: object = None
+    parallel_report: object = None  # what parallel=True did with each loop (ember/parallel/)
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -49,6 +50,7 @@ class CompileResult:
     typing: object
     timings: dict[str, float]
     py_func: FunctionType
+    parallel_report: object = None
 
     @property
     def address(self) -> int:
@@ -99,6 +101,14 @@ def infer_types(state: CompileState) -> None:
         print(annotate(state.func_ir, state.typing))
 
 
+def parallelize(state: CompileState) -> None:
+    if state.options.parallel is None:
+        return
+    from ember.parallel.passes import parallelize as run_parallel_passes
+
+    run_parallel_passes(state)
+
+
 def rewrite_typed(state: CompileState) -> None:
     from ember.rewrites.registry import rewrite_registry
 
@@ -137,6 +147,7 @@ PIPELINE: list[tuple[str, Callable[[CompileState], None]]] = [
     ("IR generation", generate_ir),
     ("untyped rewrites", rewrite_untyped),
     ("type inference", infer_types),
+    ("auto-parallelization", parallelize),
     ("typed rewrites", rewrite_typed),
     ("nopython lowering", lower_nopython),
     ("machine code", compile_machine_code),
@@ -175,6 +186,7 @@ def run_pipeline(state: CompileState) -> CompileResult:
         state.typing,
         state.timings,
         state.py_func,
+        state.parallel_report,
     )
 
 
