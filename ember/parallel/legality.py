@@ -59,15 +59,24 @@ def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnal
 
 
 def _iterator_copies(statements: list[ir.Stmt], loop: PrangeLoop) -> set[int]:
-    """`$phi38.0 = $phi40.0`: the body hands the iterator back to the header."""
-    return {
-        id(s)
-        for s in statements
-        if isinstance(s, ir.Assign)
-        and isinstance(s.value, ir.Var)
-        and s.value.name in loop.iterator_vars
-        and s.target.name in loop.iterator_vars
-    }
+    """The copies that hand the iterator from block to block and back to the header
+    (`$phi38.0 = $phi40.0`, `$phi60.0 = $phi40.0` around an inner if or loop): the parfor
+    has no iterator, so they go; their targets join `loop.iterator_vars`."""
+    found: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for s in statements:
+            if (
+                id(s) not in found
+                and isinstance(s, ir.Assign)
+                and isinstance(s.value, ir.Var)
+                and s.value.name in loop.iterator_vars
+            ):
+                found.add(id(s))
+                loop.iterator_vars.add(s.target.name)
+                changed = True
+    return found
 
 
 def _index_aliases(statements: list[ir.Stmt], loop: PrangeLoop) -> set[str]:
