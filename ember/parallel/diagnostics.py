@@ -58,3 +58,17 @@ class ParallelReport:
             lines += self.notes
         lines.append("-" * 80)
         return "\n".join(lines)
+
+
+def print_diagnostics(dispatcher, results: list, level: int) -> None:
+    if not 1 <= level <= 4:
+        raise ValueError(f"level must be 1, 2, 3 or 4, not {level!r}")
+    if not results:
+        raise ValueError("No compiled signatures yet: call the function first")
+    for result in results:
+        report = result.parallel_report
+        if report is None:
+            name = dispatcher.py_func.__qualname__
+            print(f"Function {name} was compiled without parallel=True: no parallel diagnostics.")
+            continue
+        print(report.format(level))

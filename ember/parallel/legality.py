@@ -41,15 +41,17 @@ class LoopAnalysis:
 def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnalysis:
     if loop.leaves_loop:
         raise NotParallel("the body can leave the loop early (break or return)")
+    if loop.odd_header:
+        raise NotParallel(f"the loop header computes more than the next index ({loop.odd_header})")
     blocks = [func_ir.blocks[label] for label in loop.body]
     statements = [s for b in blocks for s in b.body if not isinstance(s, ir.Del)]
-    dropped = _iterator_copies(statements, loop)
+    dropped, carriers = _iterator_copies(statements, loop)
     statements = [s for s in statements if id(s) not in dropped]
     index_aliases = _index_aliases(statements, loop)
     _check_header_reads(statements, loop, index_aliases)
     defs = {v.name for s in statements for v in s.targets()}
     reads = [v.name for s in statements for v in s.sources()]
-    carried = (live_in[loop.header] & defs) - loop.iterator_vars
+    carried = (live_in[loop.header] & defs) - carriers
     after = (live_in[loop.exit] & defs) - loop.header_defs
     reductions = [_reduction(name, statements, typemap) for name in sorted(carried | after)]
     reduction_names = {name for name, _, _ in reductions}
@@ -58,10 +60,11 @@ def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnal
     return LoopAnalysis(params, reductions, index_aliases, dropped)
 
 
-def _iterator_copies(statements: list[ir.Stmt], loop: PrangeLoop) -> set[int]:
-    """The copies that hand the iterator from block to block and back to the header
-    (`$phi38.0 = $phi40.0`, `$phi60.0 = $phi40.0` around an inner if or loop): the parfor
-    has no iterator, so they go; their targets join `loop.iterator_vars`."""
+def _iterator_copies(statements: list[ir.Stmt], loop: PrangeLoop) -> tuple[set[int], set[str]]:
+    """The copies that hand the iterator (and the iterators of enclosing loops) from block to
+    block and back to the header (`$phi38.0 = $phi40.0`): the parfor has no iterator, so they
+    go. Returns their ids and every variable they carry."""
+    carriers = loop.iterator_vars | {copy.target.name for copy in loop.header_copies}
     found: set[int] = set()
     changed = True
     while changed:
@@ -71,12 +74,12 @@ def _iterator_copies(statements: list[ir.Stmt], loop: PrangeLoop) -> set[int]:
                 id(s) not in found
                 and isinstance(s, ir.Assign)
                 and isinstance(s.value, ir.Var)
-                and s.value.name in loop.iterator_vars
+                and s.value.name in carriers
             ):
                 found.add(id(s))
-                loop.iterator_vars.add(s.target.name)
+                carriers.add(s.target.name)
                 changed = True
-    return found
+    return found, carriers
 
 
 def _index_aliases(statements: list[ir.Stmt], loop: PrangeLoop) -> set[str]:

@@ -29,6 +29,8 @@ class PrangeLoop:
     iterator_vars: set[str]  # the iterator and its header copies
     index_sources: set[str]  # pair_first and its header copies (the index value)
     header_defs: set[str]
+    header_copies: list[ir.Assign] = field(default_factory=list)  # stack values passing through
+    odd_header: str = ""  # a header statement the parfor cannot reproduce
     body: list[int] = field(default_factory=list)  # every block of the body (no header)
     leaves_loop: bool = False  # a break or return inside
 
@@ -89,6 +91,10 @@ def _loop_from_preheader(func_ir, label, block, calls) -> PrangeLoop | None:
         if isinstance(s, ir.Assign) and isinstance(s.value, ir.PairFirst) and s.value.value.name == pair
     }
     range_var = getiters[0].value.value
+    iterator_vars |= _copies_of(header.body, iterator_vars)
+    index_sources = firsts | _copies_of(header.body, firsts)
+    iteration = iterator_vars | index_sources | {pair}
+    copies, odd = _classify_header(header, iteration)
     return PrangeLoop(
         range_var=range_var,
         range_call=calls[range_var.name],
@@ -96,10 +102,35 @@ def _loop_from_preheader(func_ir, label, block, calls) -> PrangeLoop | None:
         header=header_label,
         body_entry=header.terminator.truebr,
         exit=header.terminator.falsebr,
-        iterator_vars=iterator_vars | _copies_of(header.body, iterator_vars),
-        index_sources=firsts | _copies_of(header.body, firsts),
+        iterator_vars=iterator_vars,
+        index_sources=index_sources,
         header_defs={v.name for s in header.body for v in s.targets()},
+        header_copies=copies,
+        odd_header=odd,
     )
+
+
+def _classify_header(header: ir.Block, iteration: set[str]) -> tuple[list[ir.Assign], str]:
+    """The header's copies of values that only pass through the loop (the iterators of
+    enclosing loops: they must be copied again after the parfor), and the first statement
+    that is neither iteration nor such a copy."""
+    copies, odd = [], ""
+    for stmt in header.body:
+        if isinstance(stmt, (ir.Del, ir.Branch)):
+            continue
+        if not isinstance(stmt, ir.Assign):
+            odd = odd or str(stmt)
+            continue
+        value = stmt.value
+        if isinstance(value, (ir.IterNext, ir.PairFirst, ir.PairSecond)):
+            continue
+        if isinstance(value, ir.Var) and (value.name in iteration or stmt.target.name in iteration):
+            continue
+        if isinstance(value, ir.Var):
+            copies.append(stmt)
+        else:
+            odd = odd or str(stmt)
+    return copies, odd
 
 
 def _copies_of(body: list[ir.Stmt], names: set[str]) -> set[str]:

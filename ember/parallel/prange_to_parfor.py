@@ -104,6 +104,8 @@ def _replace_loop(func_ir, typemap: dict, loop: PrangeLoop, analysis: LoopAnalys
     preheader = func_ir.blocks[loop.preheader]
     kept = [s for s in preheader.body[:-1] if not _starts_iteration(s, loop)]
     copies = [ir.Assign(ir.Var(r.var.name, loc), r.result, loc) for r in reductions]
+    # the header's copies of values passing through (enclosing loops' iterators) run once more
+    copies += [ir.Assign(c.target, c.value, c.loc) for c in loop.header_copies]
     preheader.body = [*kept, parfor, *copies, ir.Jump(loop.exit, loc)]
     return parfor
 
