@@ -23,6 +23,7 @@ def jit(signature_or_function: Any = None, **options: Any) -> Any:
     unknown = set(options) - _ACCEPTED_OPTIONS
     if unknown:
         raise TypeError(f"unknown jit option(s): {', '.join(sorted(unknown))}")
+    parse_parallel_option(options.get("parallel", False))  # bad values fail at the decorator
     if options.get("forceobj") or options.get("nopython") is False:
         raise UnsupportedError("object mode is not supported yet; ember compiles nopython only")
     if callable(signature_or_function) and not isinstance(signature_or_function, (str, list)):

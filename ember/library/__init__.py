@@ -2,5 +2,4 @@
 everything."""
 
 from ember.library import boxing, builtins, lists, mathlib, numberlib, ranges, slices  # noqa: F401
-
-import ember.parallel.library  # noqa: E402,F401 - prange and the thread functions
+from ember.parallel import library as parallel_library  # noqa: F401 - prange, thread functions

@@ -32,7 +32,11 @@ def build_gufunc_ir(parfor: Parfor, func_ir: ir.FunctionIR, typemap: dict, has_s
     exit_label = max(*parfor.loop_body, header) + 1
     entry_label = min(min(parfor.loop_body), header) - 1
     bounds = [_LO, _HI, _STEP] if has_step else [_LO, _HI]
-    arg_names = [*bounds, *(p.name for p in parfor.params), *(r.var.name for r in parfor.reductions)]
+    arg_names = [
+        *bounds,
+        *(p.name for p in parfor.params),
+        *(r.var.name for r in parfor.reductions),
+    ]
     arg_types = [types.int64] * len(bounds)
     arg_types += [typemap[p.name] for p in parfor.params]
     arg_types += [typemap[r.var.name] for r in parfor.reductions]

@@ -79,7 +79,9 @@ def _loop_from_preheader(func_ir, label, block, calls) -> PrangeLoop | None:
     iterator_vars = {iterator} | _copies_of(block.body, {iterator})
     header_label = block.terminator.target
     header = func_ir.blocks[header_label]
-    nexts = [s for s in header.body if isinstance(s, ir.Assign) and isinstance(s.value, ir.IterNext)]
+    nexts = [
+        s for s in header.body if isinstance(s, ir.Assign) and isinstance(s.value, ir.IterNext)
+    ]
     if len(nexts) != 1 or nexts[0].value.value.name not in iterator_vars:
         return None
     if not isinstance(header.terminator, ir.Branch):
@@ -88,7 +90,9 @@ def _loop_from_preheader(func_ir, label, block, calls) -> PrangeLoop | None:
     firsts = {
         s.target.name
         for s in header.body
-        if isinstance(s, ir.Assign) and isinstance(s.value, ir.PairFirst) and s.value.value.name == pair
+        if isinstance(s, ir.Assign)
+        and isinstance(s.value, ir.PairFirst)
+        and s.value.value.name == pair
     }
     range_var = getiters[0].value.value
     iterator_vars |= _copies_of(header.body, iterator_vars)
@@ -160,4 +164,3 @@ def _collect_body(func_ir: ir.FunctionIR, loop: PrangeLoop) -> None:
             continue
         pending += block.successors()
     loop.body = sorted(seen)
-

@@ -36,9 +36,7 @@ def parse_parallel_option(value: Any) -> ParallelOptions | None:
     if isinstance(value, ParallelOptions):
         return value
     if not isinstance(value, dict):
-        raise TypeError(
-            f"parallel must be True, False or a dict of {{name: bool}}, not {value!r}"
-        )
+        raise TypeError(f"parallel must be True, False or a dict of {{name: bool}}, not {value!r}")
     unknown = sorted(set(value) - set(_SWITCHES))
     if unknown:
         raise ValueError(

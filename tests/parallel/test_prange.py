@@ -327,7 +327,7 @@ def reads_its_reduction(a):
 
 def floor_divides(a):
     acc = 10000
-    for i in prange(4):
+    for _i in prange(4):
         acc //= 2
     return acc
 
@@ -390,7 +390,7 @@ def test_callee_that_writes_its_argument_keeps_the_loop_serial():
         arr[0] += k
 
     def calls_writer(a):
-        for i in prange(len(a)):
+        for _i in prange(len(a)):
             bump(a, 1.0)
         return a
 
