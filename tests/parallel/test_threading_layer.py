@@ -210,3 +210,28 @@ def test_unknown_threading_layer_is_a_clear_error():
         text=True,
     )
     assert done.returncode != 0 and "is not a threading layer" in done.stderr
+
+
+def test_debug_array_opt_prints_the_parfor():
+    script = textwrap.dedent(
+        """
+        import numpy as np
+        from ember import njit, prange
+
+        @njit(parallel=True)
+        def total(a):
+            s = 0.0
+            for i in prange(len(a)):
+                s += a[i]
+            return s
+
+        assert total(np.arange(10.0)) == 45.0
+        """
+    )
+    env = dict(os.environ, EMBER_DEBUG_ARRAY_OPT="1", EMBER_DEBUG_ARRAY_OPT_STATS="1")
+    env["PYTHONPATH"] = REPO
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "---begin parfor 0---" in out and "----end parfor 0----" in out
+    assert "$parfor.s = reduce(+, s)" in out and "Parallel for-loop #" in out
