@@ -115,3 +115,20 @@ def test_print_rejects_what_it_cannot_show():
 
     with pytest.raises(TypingError, match="keyword 'file'"):
         bad(1)
+
+
+def test_cache_true_says_that_no_disk_cache_is_written():
+    import subprocess
+    import sys
+
+    program = (
+        "import warnings\n"
+        "warnings.simplefilter('always')\n"
+        "from ember import njit\n"
+        "with warnings.catch_warnings(record=True) as seen:\n"
+        "    f = njit(cache=True)(lambda x: x + 1)\n"
+        "    g = njit(cache=True)(lambda x: x - 1)\n"
+        "print(len(seen), f(1), g(1), 'on-disk cache' in str(seen[0].message))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert out.stdout.split() == ["1", "2", "0", "True"], out.stderr
