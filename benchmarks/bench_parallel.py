@@ -128,8 +128,12 @@ def _c_calls(lib, data: dict) -> dict:
         ),
         "jacobi": lambda: lib.jacobi(_ptr(grid), _ptr(grid_out), *map(ctypes.c_long, grid.shape)),
         "k-means step": lambda: lib.kmeans_assign(
-            _ptr(points), _ptr(centroids), _ptr(labels), *map(ctypes.c_long, (*points.shape[:1],
-            centroids.shape[0], points.shape[1]))  # fmt: skip
+            _ptr(points),
+            _ptr(centroids),
+            _ptr(labels),
+            *map(
+                ctypes.c_long, (*points.shape[:1], centroids.shape[0], points.shape[1])
+            ),  # fmt: skip
         ),
     }
 
@@ -182,7 +186,8 @@ def main() -> None:
     header = ["case", "ember serial", "ember parallel", "numba parallel", "C OpenMP", "speed-up"]
     rows, notes = [header], []
     for name, (func, fargs) in _cases(data).items():
-        impls = {"ember serial": ember.njit(func), "ember parallel": ember.njit(parallel=True)(func)}
+        impls = {"ember serial": ember.njit(func)}
+        impls["ember parallel"] = ember.njit(parallel=True)(func)
         if numba is not None:
             impls["numba parallel"] = numba.njit(parallel=True)(_with_prange_of(numba, func))
         times = {}
