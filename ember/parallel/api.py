@@ -16,6 +16,11 @@ class prange:  # noqa: N801 - Numba's spelling
         return range(*args)
 
 
+class stencil_prange(prange):  # noqa: N801
+    """The outer loop of a generated @stencil function: parallel under parallel=True unless
+    `parallel={'stencil': False}` (internal; users write prange)."""
+
+
 def set_num_threads(n: int) -> None:
     """Use `n` threads (1..EMBER_NUM_THREADS) in the parallel regions this thread starts."""
     if not isinstance(n, int) or isinstance(n, bool):

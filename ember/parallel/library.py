@@ -8,14 +8,21 @@ from ember import types
 from ember.library import ranges
 from ember.lowering.registry import lower_builtin
 from ember.parallel import threading_layer as tl
-from ember.parallel.api import get_num_threads, get_thread_id, prange, set_num_threads
+from ember.parallel.api import (
+    get_num_threads,
+    get_thread_id,
+    prange,
+    set_num_threads,
+    stencil_prange,
+)
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
-registry.typer(prange)(ranges._type_range)
-lower_builtin(prange, types.Integer)(ranges.range_stop)
-lower_builtin(prange, types.Integer, types.Integer)(ranges.range_start_stop)
-lower_builtin(prange, types.Integer, types.Integer, types.Integer)(ranges.range_start_stop_step)
+for _marker in (prange, stencil_prange):
+    registry.typer(_marker)(ranges._type_range)
+    lower_builtin(_marker, types.Integer)(ranges.range_stop)
+    lower_builtin(_marker, types.Integer, types.Integer)(ranges.range_start_stop)
+    lower_builtin(_marker, *[types.Integer] * 3)(ranges.range_start_stop_step)
 
 
 @registry.typer(get_num_threads)

@@ -39,9 +39,9 @@ class PrangeLoop:
         return self.range_call.loc
 
 
-def find_prange_loops(func_ir: ir.FunctionIR, typemap: dict) -> list[PrangeLoop]:
-    """Every prange loop, outermost first (a loop's preheader precedes its body)."""
-    calls = _prange_calls(func_ir, typemap)
+def find_prange_loops(func_ir: ir.FunctionIR, typemap: dict, markers=(prange,)) -> list:
+    """Every loop over one of `markers` (prange), outermost first."""
+    calls = _prange_calls(func_ir, typemap, markers)
     found = []
     for label, block in func_ir.blocks.items():
         loop = _loop_from_preheader(func_ir, label, block, calls)
@@ -52,13 +52,13 @@ def find_prange_loops(func_ir: ir.FunctionIR, typemap: dict) -> list[PrangeLoop]
     return sorted(found, key=lambda loop: (nesting[id(loop)], loop.header))
 
 
-def _prange_calls(func_ir: ir.FunctionIR, typemap: dict) -> dict[str, ir.Call]:
+def _prange_calls(func_ir: ir.FunctionIR, typemap: dict, markers) -> dict[str, ir.Call]:
     """Result variable name -> the `prange(...)` call assigned to it."""
     calls = {}
     for _, stmt in func_ir.statements():
         if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call):
             fnty = typemap.get(stmt.value.func.name)
-            if isinstance(fnty, types.Function) and fnty.typing_key is prange:
+            if isinstance(fnty, types.Function) and fnty.typing_key in markers:
                 calls[stmt.target.name] = stmt.value
     return calls
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from ember import config
 from ember.ir.printer import banner, dump_function
+from ember.parallel.api import prange, stencil_prange
 from ember.parallel.diagnostics import ParallelReport
 
 _NOT_BUILT = {
     "numpy": "array expressions and NumPy calls run serially (not converted to parfors yet)",
     "reduction": "NumPy reductions run serially (not converted to parfors yet)",
     "setitem": "slice assignments run serially (not converted to parfors yet)",
-    "stencil": "@stencil kernels run serially (not converted to parfors yet)",
     "fusion": "no parfor fusion yet (each prange loop is its own parallel region)",
     "comprehension": "list comprehensions are not supported by ember",
 }
@@ -29,10 +29,14 @@ def parallelize(state) -> None:
     state.parallel_report = report
     report.notes += [f"note: {text}" for name, text in _NOT_BUILT.items() if getattr(options, name)]
     _debug_dump(state, "before parallel sub-passes")
+    markers = tuple(
+        marker for marker, on in ((prange, options.prange), (stencil_prange, options.stencil)) if on
+    )
     if not options.prange:
         report.notes.append("note: parallel={'prange': False}: prange loops run as range")
-        return
-    parfors = convert_prange_loops(state.func_ir, state.typing.typemap, report)
+    if not options.stencil:
+        report.notes.append("note: parallel={'stencil': False}: @stencil loops run serially")
+    parfors = convert_prange_loops(state.func_ir, state.typing.typemap, report, markers)
     for parfor in parfors:
         step = parfor.loop_nests[0].step
         has_step = not (isinstance(step, int) and step == 1)  # else range(lo, hi): vectorizes

@@ -26,14 +26,16 @@ from ember.parallel.loops import PrangeLoop, find_prange_loops
 _parfor_ids = itertools.count()
 
 
-def convert_prange_loops(func_ir: ir.FunctionIR, typemap: dict, report: ParallelReport) -> list:
-    """Convert every legal prange loop; returns the new Parfor statements."""
+def convert_prange_loops(
+    func_ir: ir.FunctionIR, typemap: dict, report: ParallelReport, markers: tuple
+) -> list:
+    """Convert every legal loop over one of `markers`; returns the new Parfor statements."""
     converted = []
     while True:
         live_in, _ = live_variables(func_ir)
         loops = [
             loop
-            for loop in find_prange_loops(func_ir, typemap)
+            for loop in find_prange_loops(func_ir, typemap, markers)
             if loop.header not in report.serial_headers
         ]
         if not loops:
