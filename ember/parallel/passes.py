@@ -9,7 +9,8 @@ from ember.parallel.api import prange, stencil_prange
 from ember.parallel.diagnostics import ParallelReport
 
 _NOT_BUILT = {
-    "numpy": "array expressions and NumPy calls run serially (not converted to parfors yet)",
+    "numpy": "array expressions (a * b + c) of large same-shape arrays run in parallel; "
+    "other NumPy calls run serially (not converted to parfors yet)",
     "reduction": "NumPy reductions run serially (not converted to parfors yet)",
     "setitem": "slice assignments run serially (not converted to parfors yet)",
     "fusion": "no parfor fusion yet (each prange loop is its own parallel region)",
@@ -34,6 +35,8 @@ def parallelize(state) -> None:
     )
     if not options.prange:
         report.notes.append("note: parallel={'prange': False}: prange loops run as range")
+    if not options.numpy:
+        report.notes.append("note: parallel={'numpy': False}: array expressions run serially")
     if not options.stencil:
         report.notes.append("note: parallel={'stencil': False}: @stencil loops run serially")
     parfors = convert_prange_loops(state.func_ir, state.typing.typemap, report, markers)
