@@ -9,7 +9,7 @@ import numpy as np
 
 from ember import types
 from ember.errors import TypingError
-from ember.library.numpy_support import implement, is_array, numpy_dtype
+from ember.library.numpy_support import implement, is_array, jitted, numpy_dtype
 
 
 def _vector(typ) -> bool:
@@ -18,22 +18,6 @@ def _vector(typ) -> bool:
 
 def _result_dtype(a, b) -> str:
     return np.result_type(numpy_dtype(a.dtype), numpy_dtype(b.dtype)).name
-
-
-def _vdot(a, b):
-    x, y = a.ravel(), b.ravel()
-    if x.shape[0] != y.shape[0]:
-        raise ValueError("cannot reshape array of size into the other's shape")
-    total = (x[:0] * y[:0]).sum()
-    for i in range(x.shape[0]):
-        total += x[i] * y[i]
-    return total
-
-
-@implement(np.vdot, "a, b")
-def _select_vdot(a, b):
-    real = not any(isinstance(t.dtype, types.Complex) for t in (a, b) if is_array(t))
-    return _vdot if is_array(a) and is_array(b) and real else None  # complex: conjugates a
 
 
 def _inner(a, b):
@@ -45,9 +29,22 @@ def _inner(a, b):
     return total
 
 
+_inner_jit = jitted(_inner)
+
+
 @implement(np.inner, "a, b")
 def _select_inner(a, b):
     return _inner if _vector(a) and _vector(b) else None
+
+
+def _vdot(a, b):
+    return _inner_jit(a.ravel(), b.ravel())
+
+
+@implement(np.vdot, "a, b")
+def _select_vdot(a, b):
+    real = not any(isinstance(t.dtype, types.Complex) for t in (a, b) if is_array(t))
+    return _vdot if is_array(a) and is_array(b) and real else None  # complex: conjugates a
 
 
 @functools.cache
