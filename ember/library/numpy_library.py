@@ -17,6 +17,7 @@ from ember.library import (  # noqa: F401
     numpy_manipulation,
     numpy_products,
     numpy_random,
+    numpy_random_distributions,
     numpy_reductions,
     numpy_sorting,
     numpy_statistics,
