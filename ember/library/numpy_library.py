@@ -14,6 +14,7 @@ from ember.library import (  # noqa: F401
     numpy_functions,
     numpy_iteration,
     numpy_linalg,
+    numpy_linalg_decompositions,
     numpy_manipulation,
     numpy_products,
     numpy_random,
