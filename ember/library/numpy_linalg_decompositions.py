@@ -106,6 +106,12 @@ def _register(key, params: str, name: str, source: str) -> None:
     def impl_for(dtype_name: str):
         return _generated(name, source, dtype_name)
 
+    _per_real_dtype(key, params, impl_for)
+
+
+def _per_real_dtype(key, params: str, impl_for) -> None:
+    """Implement `key` for real float matrices with `impl_for(dtype_name)`."""
+
     def select(a, *rest):
         dtype = _real_matrix_dtype(a)
         return None if dtype is None else impl_for(dtype)
@@ -214,10 +220,9 @@ def _svd_impl(dtype_name: str):
     return svd
 
 
-@implement(np.linalg.svd, "a, full_matrices=True")  # compute_uv=False: np.linalg.svdvals(a)
-def _select_svd(a, full_matrices):
-    dtype = _real_matrix_dtype(a)
-    return None if dtype is None else _svd_impl(dtype)
+_per_real_dtype(
+    np.linalg.svd, "a, full_matrices=True", _svd_impl
+)  # compute_uv=False: np.linalg.svdvals(a)
 
 
 @functools.cache
@@ -231,11 +236,7 @@ def _svdvals_impl(dtype_name: str):
 
 
 if hasattr(np.linalg, "svdvals"):
-
-    @implement(np.linalg.svdvals, "x")
-    def _select_svdvals(x):
-        dtype = _real_matrix_dtype(x)
-        return None if dtype is None else _svdvals_impl(dtype)
+    _per_real_dtype(np.linalg.svdvals, "x", _svdvals_impl)
 
 
 @functools.cache
@@ -256,10 +257,7 @@ def _pinv_impl(dtype_name: str):
     return pinv
 
 
-@implement(np.linalg.pinv, "a, rcond=1e-15")
-def _select_pinv(a, rcond):
-    dtype = _real_matrix_dtype(a)
-    return None if dtype is None else _pinv_impl(dtype)
+_per_real_dtype(np.linalg.pinv, "a, rcond=1e-15", _pinv_impl)
 
 
 @functools.cache
@@ -278,10 +276,7 @@ def _matrix_rank_impl(dtype_name: str):
     return matrix_rank
 
 
-@implement(np.linalg.matrix_rank, "A")
-def _select_matrix_rank(A):
-    dtype = _real_matrix_dtype(A)
-    return None if dtype is None else _matrix_rank_impl(dtype)
+_per_real_dtype(np.linalg.matrix_rank, "A", _matrix_rank_impl)
 
 
 # ---------------------------------------------------------------------------- qr, lstsq
@@ -406,10 +401,7 @@ def _slogdet_impl(dtype_name: str):
     return slogdet
 
 
-@implement(np.linalg.slogdet, "a")
-def _select_slogdet(a):
-    dtype = _real_matrix_dtype(a)
-    return None if dtype is None else _slogdet_impl(dtype)
+_per_real_dtype(np.linalg.slogdet, "a", _slogdet_impl)
 
 
 def _power_by_squaring(a, n):
