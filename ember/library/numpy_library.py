@@ -9,6 +9,7 @@ from ember.library import (  # noqa: F401
     arrays_index,
     arrays_methods,
     lists_numpy,
+    numpy_calculus,
     numpy_creation,
     numpy_elementwise,
     numpy_functions,
