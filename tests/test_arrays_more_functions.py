@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from ember import njit
+from tests.oracle import assert_arrays_close
 
 SPECIAL = np.array([-1.5, 0.0, np.inf, np.nan, -np.inf, 2.0])
 COMPLEX = np.array([1 + 1j, -1j, -2.0 + 0j])
@@ -21,17 +22,6 @@ def _outcome(func, *args):
         return func(*args), None
     except (ValueError, TypeError) as error:
         return None, type(error)
-
-
-def _same(compiled, expected, rtol):
-    if isinstance(expected, (tuple, list)):
-        assert len(compiled) == len(expected)
-        for c, e in zip(compiled, expected):
-            _same(c, e, rtol)
-        return
-    assert np.shape(compiled) == np.shape(expected)
-    assert np.asarray(compiled).dtype.kind == np.asarray(expected).dtype.kind
-    np.testing.assert_allclose(compiled, expected, rtol=rtol, atol=rtol, equal_nan=True)
 
 
 CASES = {
@@ -70,7 +60,7 @@ def test_matches_numpy(name):
     compiled, compiled_error = _outcome(njit(func))
     assert compiled_error == expected_error
     if expected_error is None:
-        _same(compiled, expected, rtol)
+        assert_arrays_close(compiled, expected, rtol, rtol)
 
 
 @njit
@@ -83,7 +73,7 @@ def _copied(a):
 
 
 def test_copyto_writes_into_its_destination():
-    _same(_copied(SPECIAL), _copied.py_func(SPECIAL), 0)
+    assert_arrays_close(_copied(SPECIAL), _copied.py_func(SPECIAL))
 
 
 @pytest.mark.parametrize("kth", [0, 2, 4, -1, 5])
