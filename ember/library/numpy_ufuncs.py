@@ -4,6 +4,8 @@ NumPy's floating-point behaviour (no Python exceptions for division by zero or d
 Types come from NumPy itself (`ufunc.resolve_dtypes`), with Python's scalars passed as the
 "weak" Python types of NEP 50: `float32_array * 2.0` stays float32, `int8_array + 1` stays int8.
 ember cannot tell a Python float from an np.float64 scalar, so every scalar operand is weak.
+An integer scalar that does not fit a narrower integer loop raises NumPy's OverflowError
+(`uint8_array + 300`), except in comparisons, which are exact for every value (int_scalars.py).
 
 Each ufunc has a scalar kernel `kernel(context, builder, loop, args)` over the loop's input
 types; arrays run it in `arrays_kernels.elementwise`, scalars call it once. `np.where` and the
@@ -25,6 +27,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import TypingError
+from ember.library import int_scalars
 from ember.library.numpy_support import from_numpy_dtype, make_pysig, numpy_dtype
 from ember.lowering import arrays as arr
 from ember.lowering import arrays_kernels as kernels
@@ -137,6 +140,42 @@ def apply_loop(context, builder, loop: Loop, operand_types: tuple, values: list)
         for value, typ, want in zip(values, operand_types, loop.in_types)
     ]
     return _KERNELS[loop.ufunc](context, builder, loop, args)
+
+
+def check_constant_scalars(loop: Loop, operand_types: tuple) -> None:
+    """Compile-time OverflowError for a constant integer operand that does not fit the loop
+    (`uint8_array + 300`); comparisons accept every value."""
+    if loop.ufunc in int_scalars.COMPARISONS or result_ndim(operand_types) is None:
+        return
+    for typ, want in zip(operand_types, loop.in_types):
+        if not isinstance(typ, types.Array):
+            int_scalars.check_constant(typ, want)
+
+
+def _unchanged(builder, result):
+    return result
+
+
+def prepare_scalars(context, builder, loop: Loop, operand_types: tuple, values: list):
+    """Before the element loop: integer scalars that may not fit a narrower integer loop are
+    range-checked (OverflowError) or, in comparisons, saturated with the out-of-range answer
+    kept aside. Returns (operand types, values, finish): `finish(builder, result)` completes
+    each element's result. Array operands (and their placeholder values) pass through."""
+    if result_ndim(operand_types) is None:
+        return operand_types, values, _unchanged
+    new_types, new_values, finish = list(operand_types), list(values), _unchanged
+    for position, (typ, want) in enumerate(zip(operand_types, loop.in_types)):
+        if isinstance(typ, types.Array) or not int_scalars.is_narrowing(typ, want):
+            continue
+        value = values[position]
+        if loop.ufunc in int_scalars.COMPARISONS:
+            value, finish = int_scalars.exact_comparison(
+                context, builder, loop.ufunc, position, value, typ, want
+            )
+        else:
+            value = int_scalars.cast_checked(context, builder, value, typ, want)
+        new_types[position], new_values[position] = want, value
+    return tuple(new_types), new_values, finish
 
 
 def _via_operator(fn) -> Callable:
@@ -455,11 +494,12 @@ def lower_ufunc(context, builder, loop: Loop, operand_types: tuple, values: list
     ndim = result_ndim(operand_types)
     if ndim is None and out is None:
         return apply_loop(context, builder, loop, operand_types, values)
+    operand_types, values, finish = prepare_scalars(context, builder, loop, operand_types, values)
     operands = [kernels.operand(builder, t, v) for t, v in zip(operand_types, values)]
     dtypes = tuple(op.dtype for op in operands)
 
     def body(b, items):
-        result = apply_loop(context, b, loop, dtypes, items)
+        result = finish(b, apply_loop(context, b, loop, dtypes, items))
         return context.cast(b, result, loop.out_type, out_dtype)
 
     if out is not None:
@@ -576,6 +616,7 @@ def _register_ufunc_call(ufunc: np.ufunc) -> None:
         if len(operand_types) != ufunc.nin or not all(_operand(a) for a in operand_types):
             return None
         loop = resolve_loop(ufunc, operand_types)
+        check_constant_scalars(loop, tuple(args[: ufunc.nin]))
         out = types.unliteral(bound.arguments.get("out", types.none))
         if isinstance(out, types.NoneType):
             return Signature(result_type(loop, operand_types), operand_types, pysig=pysig)
@@ -635,6 +676,7 @@ def _operator_ufunc(fn, ufunc: np.ufunc) -> None:
             loop = resolve_loop(np.logical_not, operand_types)
         else:
             loop = resolve_loop(ufunc, operand_types)
+        check_constant_scalars(loop, tuple(args))
         return Signature(result_type(loop, operand_types), operand_types)
 
     def _lower(context, builder, sig, args):
@@ -661,6 +703,7 @@ def _inplace_operator(fn, ufunc: np.ufunc) -> None:
         if target.readonly:
             raise TypingError(f"cannot modify a read-only array ({target}) in place")
         loop = resolve_loop(ufunc, (target, other))
+        check_constant_scalars(loop, (target, args[1]))
         check_output(ufunc, loop, (target, other), target)
         return signature(target, target, other)
 

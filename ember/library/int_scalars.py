@@ -1,0 +1,159 @@
+"""Integer scalars meeting narrower NumPy integers (NumPy 2's rules for Python integers): range
+checks that raise NumPy's OverflowError, at compile time for constants and once per operation
+(never per element) at run time, and the exact comparison of any scalar with narrow elements.
+
+ember cannot tell a Python int from a NumPy integer scalar, so every integer scalar counts as a
+Python int: `uint8_array + 300` raises, as in NumPy 2, instead of wrapping to 44.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import operator
+
+import numpy as np
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.errors import TypingError
+
+i64 = llvm.IntType(64)
+
+
+class IntegerOverflowError(TypingError, OverflowError):
+    """A constant integer that does not fit the NumPy integer type it must become (found while
+    compiling); an OverflowError, as NumPy raises for the same operation."""
+
+
+def overflow_message(value: int, dtype: types.Type) -> str:
+    """NumPy's words for a Python int that does not fit `dtype`."""
+    return f"Python integer {value} out of bounds for {dtype}"
+
+
+def _bounds(typ: types.Type) -> tuple[int, int]:
+    if isinstance(typ, types.Boolean):
+        return 0, 1
+    return typ.minval, typ.maxval
+
+
+def is_narrowing(scalar_type: types.Type, dtype: types.Type) -> bool:
+    """True when an integer scalar of `scalar_type` may hold values `dtype` (an integer type)
+    cannot: only then is a range check needed."""
+    scalar_type = types.unliteral(scalar_type)
+    if not (isinstance(scalar_type, types.Integer) and isinstance(dtype, types.Integer)):
+        return False
+    low, high = _bounds(scalar_type)
+    return low < dtype.minval or high > dtype.maxval
+
+
+def check_constant(scalar_type: types.Type, dtype: types.Type) -> None:
+    """IntegerOverflowError when `scalar_type` is a constant integer outside `dtype`."""
+    if not isinstance(scalar_type, types.IntegerLiteral) or not is_narrowing(scalar_type, dtype):
+        return
+    value = scalar_type.literal_value
+    if not dtype.minval <= value <= dtype.maxval:
+        raise IntegerOverflowError(overflow_message(value, dtype))
+
+
+# ---------------------------------------------------------------------------- lowering
+
+
+def _widened(builder, value, scalar_type: types.Integer):
+    if scalar_type.bitwidth == 64:
+        return value
+    extend = builder.sext if scalar_type.signed else builder.zext
+    return extend(value, i64)
+
+
+def below_and_above(builder, value, scalar_type: types.Type, dtype: types.Integer) -> tuple:
+    """(value < dtype's minimum, value > dtype's maximum) as i1s, for an integer `value`."""
+    scalar_type = types.unliteral(scalar_type)
+    wide = _widened(builder, value, scalar_type)
+    false = llvm.Constant(llvm.IntType(1), 0)
+    below = above = false
+    if scalar_type.minval < dtype.minval:  # a signed scalar: compare as signed
+        below = builder.icmp_signed("<", wide, llvm.Constant(i64, dtype.minval))
+    if scalar_type.maxval > dtype.maxval:
+        compare = builder.icmp_signed if scalar_type.signed else builder.icmp_unsigned
+        above = compare(">", wide, llvm.Constant(i64, dtype.maxval))
+    return below, above
+
+
+# The value reported by the last failed check, read when Python builds the exception. Compiled
+# code may run without the GIL: two threads failing at once could swap the numbers shown (never
+# whether an error is raised).
+_offending = ctypes.c_int64(0)
+
+
+def _overflow_exception(dtype_name: str, unsigned: bool) -> OverflowError:
+    value = _offending.value
+    if unsigned:
+        value &= (1 << 64) - 1
+    return OverflowError(f"Python integer {value} out of bounds for {dtype_name}")
+
+
+def emit_range_check(context, builder, value, scalar_type: types.Type, dtype: types.Type):
+    """Raise NumPy's OverflowError at run time unless the integer `value` fits `dtype` (no
+    code when every value of `scalar_type` fits)."""
+    if not is_narrowing(scalar_type, dtype):
+        return
+    scalar_type = types.unliteral(scalar_type)
+    below, above = below_and_above(builder, value, scalar_type, dtype)
+    with builder.if_then(builder.or_(below, above), likely=False):
+        slot = llvm.Constant(i64, ctypes.addressof(_offending)).inttoptr(llvm.PointerType())
+        builder.store(_widened(builder, value, scalar_type), slot)
+        context.raise_error(builder, _overflow_exception, str(dtype), not scalar_type.signed)
+
+
+def cast_checked(context, builder, value, scalar_type: types.Type, dtype: types.Type):
+    """`value` converted to `dtype`, raising NumPy's OverflowError for an integer that does not
+    fit (floats convert as NumPy's unsafe casts do)."""
+    emit_range_check(context, builder, value, scalar_type, dtype)
+    return context.cast(builder, value, types.unliteral(scalar_type), dtype)
+
+
+def saturate(context, builder, value, scalar_type: types.Type, dtype: types.Integer):
+    """`value` clamped into `dtype`'s range, then converted to it."""
+    scalar_type = types.unliteral(scalar_type)
+    if not is_narrowing(scalar_type, dtype):
+        return context.cast(builder, value, scalar_type, dtype)
+    below, above = below_and_above(builder, value, scalar_type, dtype)
+    narrow = llvm.IntType(dtype.bitwidth)
+    inside = builder.trunc(_widened(builder, value, scalar_type), narrow)
+    low, high = llvm.Constant(narrow, dtype.minval), llvm.Constant(narrow, dtype.maxval)
+    return builder.select(below, low, builder.select(above, high, inside))
+
+
+# ---------------------------------------------------------------------------- comparisons
+
+COMPARISONS = {
+    np.equal: operator.eq, np.not_equal: operator.ne, np.less: operator.lt,
+    np.less_equal: operator.le, np.greater: operator.gt, np.greater_equal: operator.ge,
+}  # fmt: skip
+_MIRRORED = {operator.lt: operator.gt, operator.le: operator.ge, operator.gt: operator.lt,
+             operator.ge: operator.le, operator.eq: operator.eq, operator.ne: operator.ne}  # fmt: skip
+
+
+def exact_comparison(context, builder, ufunc, position: int, value, scalar_type, dtype):
+    """Prepare `element OP scalar` (scalar at `position` 0 or 1) for a scalar that may lie
+    outside `dtype`: returns (the scalar saturated into dtype, finish) where `finish(builder,
+    result)` replaces the element-wise result by the answer every element gives when the scalar
+    is out of range (`uint8 < 300` is always true)."""
+    compare = COMPARISONS[ufunc]
+    if position == 0:  # `scalar OP element` is `element MIRRORED scalar`
+        compare = _MIRRORED[compare]
+    below, above = below_and_above(builder, value, scalar_type, dtype)
+    # an element is always less than a scalar above the range, and greater than one below it
+    when_above = compare(0, 1)
+    when_below = compare(1, 0)
+    outside = builder.or_(below, above)
+    answer = builder.select(
+        above, llvm.Constant(llvm.IntType(1), int(when_above)),
+        llvm.Constant(llvm.IntType(1), int(when_below)),
+    )  # fmt: skip
+    clamped = saturate(context, builder, value, scalar_type, dtype)
+
+    def finish(b, result):
+        return b.select(outside, answer, result)
+
+    return clamped, finish
