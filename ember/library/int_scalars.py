@@ -16,8 +16,12 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import TypingError
+from ember.lowering.registry import lower_builtin
+from ember.typing.signature import signature
+from ember.typing.templates import registry
 
 i64 = llvm.IntType(64)
+_FALSE = llvm.Constant(llvm.IntType(1), 0)
 
 
 class IntegerOverflowError(TypingError, OverflowError):
@@ -69,8 +73,7 @@ def below_and_above(builder, value, scalar_type: types.Type, dtype: types.Intege
     """(value < dtype's minimum, value > dtype's maximum) as i1s, for an integer `value`."""
     scalar_type = types.unliteral(scalar_type)
     wide = _widened(builder, value, scalar_type)
-    false = llvm.Constant(llvm.IntType(1), 0)
-    below = above = false
+    below = above = _FALSE
     if scalar_type.minval < dtype.minval:  # a signed scalar: compare as signed
         below = builder.icmp_signed("<", wide, llvm.Constant(i64, dtype.minval))
     if scalar_type.maxval > dtype.maxval:
@@ -92,14 +95,16 @@ def _overflow_exception(dtype_name: str, unsigned: bool) -> OverflowError:
     return OverflowError(f"Python integer {value} out of bounds for {dtype_name}")
 
 
-def emit_range_check(context, builder, value, scalar_type: types.Type, dtype: types.Type):
-    """Raise NumPy's OverflowError at run time unless the integer `value` fits `dtype` (no
-    code when every value of `scalar_type` fits)."""
+def emit_range_check(context, builder, value, scalar_type: types.Type, dtype: types.Type,
+                     low: bool = True, high: bool = True):  # fmt: skip
+    """Raise NumPy's OverflowError at run time unless the integer `value` fits `dtype` (only
+    its low or high end when told; no code when every value of `scalar_type` fits)."""
     if not is_narrowing(scalar_type, dtype):
         return
     scalar_type = types.unliteral(scalar_type)
     below, above = below_and_above(builder, value, scalar_type, dtype)
-    with builder.if_then(builder.or_(below, above), likely=False):
+    outside = builder.or_(below if low else _FALSE, above if high else _FALSE)
+    with builder.if_then(outside, likely=False):
         slot = llvm.Constant(i64, ctypes.addressof(_offending)).inttoptr(llvm.PointerType())
         builder.store(_widened(builder, value, scalar_type), slot)
         context.raise_error(builder, _overflow_exception, str(dtype), not scalar_type.signed)
@@ -157,3 +162,32 @@ def exact_comparison(context, builder, ufunc, position: int, value, scalar_type,
         return b.select(outside, answer, result)
 
     return clamped, finish
+
+
+# ---------------------------------------------------------------------------- np.clip bounds
+
+
+def clip_bounds(a, a_min, a_max):
+    """(a_min, a_max) in `a`'s integer dtype, as NumPy 2's np.clip takes Python int bounds:
+    OverflowError for a minimum above the dtype's range or a maximum below it, and bounds
+    beyond the range on their own side saturate (`np.clip(uint8s, -5, 300)` is a no-op).
+    Called from compiled code only."""
+    raise NotImplementedError("clip_bounds runs in compiled code only")
+
+
+@registry.typer(clip_bounds)
+def _type_clip_bounds(args, kws):
+    array, low, high = (types.unliteral(t) for t in args)
+    return signature(types.UniTuple(array.dtype, 2), array, low, high)
+
+
+@lower_builtin(clip_bounds, types.Array, types.Type, types.Type)
+def _lower_clip_bounds(context, builder, sig, args):
+    array_type, low_type, high_type = sig.args
+    dtype = array_type.dtype
+    emit_range_check(context, builder, args[1], low_type, dtype, low=False)
+    emit_range_check(context, builder, args[2], high_type, dtype, high=False)
+    result = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
+    for index, (typ, value) in enumerate(((low_type, args[1]), (high_type, args[2]))):
+        result = builder.insert_value(result, saturate(context, builder, value, typ, dtype), index)
+    return result

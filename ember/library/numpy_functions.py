@@ -17,9 +17,11 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import TypingError
+from ember.library.int_scalars import clip_bounds
 from ember.library.numpy_support import (
     from_numpy_dtype,
     implement,
+    is_integer,
     is_none,
     jitted,
     np_typer,
@@ -50,10 +52,19 @@ def _clip(a, a_min, a_max):
     return np.minimum(np.maximum(a, a_min), a_max)
 
 
+def _clip_integers(a, a_min, a_max):
+    low, high = clip_bounds(a, a_min, a_max)
+    return np.minimum(np.maximum(a, low), high)
+
+
 @implement(np.clip, "a, a_min, a_max")
 def _select_clip(a, a_min, a_max):
     ok = all(_array(t) or _real_number(t) for t in (a, a_min, a_max))
-    return _clip if ok and _array(a) else None
+    if not (ok and _array(a)):
+        return None
+    if isinstance(a.dtype, types.Integer) and all(is_integer(t) for t in (a_min, a_max)):
+        return _clip_integers
+    return _clip
 
 
 implement((types.Array, "clip"), "self, min, max")(_select_clip)

@@ -755,6 +755,13 @@ def _probe(dtype):
 def np_where(context, builder, sig, args):
     cond_type, x_type, y_type = (types.unliteral(t) for t in sig.args)
     dtype = sig.return_type.dtype if isinstance(sig.return_type, types.Array) else sig.return_type
+    args = list(args)
+    for position in (1, 2):  # scalar choices: one range check each, before the loop
+        if not isinstance(sig.args[position], types.Array):
+            args[position] = int_scalars.cast_checked(
+                context, builder, args[position], sig.args[position], dtype
+            )
+    x_type, y_type = (t if isinstance(t, types.Array) else dtype for t in (x_type, y_type))
 
     def choose(b, items):
         c, x, y = items
