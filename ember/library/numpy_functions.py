@@ -588,6 +588,8 @@ def _select_diag(v):
 
 
 def _histogram_in(flat, bins, low, high):
+    if bins <= 0:
+        raise ValueError("`bins` must be positive, when an integer")
     if low == high:
         low -= 0.5
         high += 0.5
