@@ -32,6 +32,7 @@ from ember.library.numpy_support import from_numpy_dtype, make_pysig, numpy_dtyp
 from ember.lowering import arrays as arr
 from ember.lowering import arrays_kernels as kernels
 from ember.lowering.intrinsics import call_intrinsic
+from ember.lowering.numbers import power_by_squaring
 from ember.lowering.registry import VarArgs, lower_builtin
 from ember.typing.signature import Signature, signature
 from ember.typing.templates import registry
@@ -165,7 +166,11 @@ def prepare_scalars(context, builder, loop: Loop, operand_types: tuple, values: 
         return operand_types, values, _unchanged
     new_types, new_values, finish = list(operand_types), list(values), _unchanged
     for position, (typ, want) in enumerate(zip(operand_types, loop.in_types)):
-        if isinstance(typ, types.Array) or not int_scalars.is_narrowing(typ, want):
+        if isinstance(typ, types.Array):
+            continue
+        if isinstance(want, types.Boolean):  # NumPy converts through a C long first
+            int_scalars.emit_range_check(context, builder, values[position], typ, types.int64)
+        if not int_scalars.is_narrowing(typ, want):
             continue
         value = values[position]
         if loop.ufunc in int_scalars.COMPARISONS:
@@ -196,8 +201,6 @@ for _ufunc, _fn in (
     (np.floor_divide, operator.floordiv),
     (np.remainder, operator.mod),
     (np.power, operator.pow),
-    (np.left_shift, operator.lshift),
-    (np.right_shift, operator.rshift),
     (np.equal, operator.eq),
     (np.not_equal, operator.ne),
     (np.less, operator.lt),
@@ -258,9 +261,33 @@ def _power(context, builder, loop, args):
     base_type, exponent_type = loop.in_types
     if _is_float(base_type):
         return call_intrinsic(builder, "llvm.pow", args)
+    if isinstance(base_type, types.Integer) and isinstance(exponent_type, types.Integer):
+        base, exponent = args
+        if exponent_type.signed:
+            negative = builder.icmp_signed("<", exponent, llvm.Constant(exponent.type, 0))
+            context.guard(builder, negative, ValueError,
+                          "Integers to negative integer powers are not allowed.")  # fmt: skip
+        return power_by_squaring(builder, base, exponent, llvm.Constant(base.type, 1))
     return context.call_implementation(
         builder, operator.pow, signature(loop.out_type, *loop.in_types), args
     )
+
+
+@kernel(np.left_shift, np.right_shift)
+def _shift(context, builder, loop, args):
+    """NumPy's shifts: a count outside [0, bits) (negative ones too) shifts every bit out,
+    leaving 0, or -1 for a negative value shifted right."""
+    value, count = args
+    width = llvm.Constant(value.type, value.type.width)
+    too_far = builder.icmp_unsigned(">=", count, width)
+    zero = llvm.Constant(value.type, 0)
+    if loop.ufunc is np.left_shift:
+        return builder.select(too_far, zero, builder.shl(value, builder.select(too_far, zero,
+                                                                               count)))  # fmt: skip
+    if loop.in_types[0].signed:
+        last = llvm.Constant(value.type, value.type.width - 1)
+        return builder.ashr(value, builder.select(too_far, last, count))
+    return builder.select(too_far, zero, builder.lshr(value, builder.select(too_far, zero, count)))
 
 
 @kernel(np.bitwise_and, np.bitwise_or, np.bitwise_xor)
@@ -419,8 +446,22 @@ for _ufunc, _name in _FLOAT_UNARY.items():
     kernel(_ufunc)(_float_unary(_name))
 
 
+def _integer_fmod(builder, typ: types.Integer, a, b):
+    """C's remainder (the sign of `a`), 0 for a zero divisor as NumPy gives; -1 divides
+    everything (and would overflow for the most negative `a`)."""
+    zero, one = llvm.Constant(a.type, 0), llvm.Constant(a.type, 1)
+    trivial = builder.icmp_unsigned("==", b, zero)
+    if typ.signed:
+        trivial = builder.or_(trivial, builder.icmp_signed("==", b, llvm.Constant(a.type, -1)))
+    divisor = builder.select(trivial, one, b)
+    remainder = builder.srem(a, divisor) if typ.signed else builder.urem(a, divisor)
+    return builder.select(trivial, zero, remainder)
+
+
 def _float_binary(name: str | None) -> Callable:
     def lower(context, builder, loop, args):
+        if loop.ufunc is np.fmod and isinstance(loop.in_types[0], types.Integer):
+            return _integer_fmod(builder, loop.in_types[0], *args)
         if not all(_is_float(t) for t in loop.in_types):
             raise TypingError(f"np.{loop.ufunc.__name__} of {loop.in_types} is not supported")
         if name is None:  # logaddexp, as npy_logaddexp
