@@ -102,12 +102,25 @@ def emit_range_check(context, builder, value, scalar_type: types.Type, dtype: ty
     if not is_narrowing(scalar_type, dtype):
         return
     scalar_type = types.unliteral(scalar_type)
+    if isinstance(value, llvm.Constant):  # a constant of the source: decided now
+        number = _constant_value(value, scalar_type)
+        if (low and number < dtype.minval) or (high and number > dtype.maxval):
+            raise IntegerOverflowError(overflow_message(number, dtype))
+        return
     below, above = below_and_above(builder, value, scalar_type, dtype)
     outside = builder.or_(below if low else _FALSE, above if high else _FALSE)
     with builder.if_then(outside, likely=False):
         slot = llvm.Constant(i64, ctypes.addressof(_offending)).inttoptr(llvm.PointerType())
         builder.store(_widened(builder, value, scalar_type), slot)
         context.raise_error(builder, _overflow_exception, str(dtype), not scalar_type.signed)
+
+
+def _constant_value(value: llvm.Constant, scalar_type: types.Integer) -> int:
+    """The Python int an LLVM integer constant of `scalar_type` stands for."""
+    bits = value.constant % (1 << scalar_type.bitwidth)
+    if scalar_type.signed and bits >= 1 << (scalar_type.bitwidth - 1):
+        bits -= 1 << scalar_type.bitwidth
+    return bits
 
 
 def cast_checked(context, builder, value, scalar_type: types.Type, dtype: types.Type):
