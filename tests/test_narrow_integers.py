@@ -81,7 +81,12 @@ def assert_same_outcome(compute_numpy, compute_ember, label) -> None:
         return
     with np.errstate(all="ignore"):
         actual = compute_ember()
-    assert_same_values(actual, expected, label)
+    if isinstance(expected, tuple):
+        assert len(actual) == len(expected), label
+        for mine, theirs in zip(actual, expected):
+            assert_same_values(mine, theirs, label)
+    else:
+        assert_same_values(actual, expected, label)
 
 
 def _ember_counterpart(error: Exception) -> type | tuple:
@@ -247,3 +252,255 @@ def test_inplace_operators_and_out(dtype):
 def test_float_scalars_with_integer_arrays(dtype):
     forms = [*operator_forms(["+", "/", "//", "<"]), *operator_forms(["-"], True)]
     check_forms(forms, sample_array(dtype), [2.5, -1.5, 0.0, 1e300, float(2**63)], NO_OUT)
+
+
+# ---------------------------------------------------------------------------- the issue's cases
+
+
+@njit
+def count_below(a, n):
+    return (a < n * 1000).sum()
+
+
+@njit
+def masks(a):
+    return (a > -5).all(), (a == 256).sum(), a[a < 300].size, np.where(a > -1, 1, 0).sum()
+
+
+def test_the_reported_wrong_answers_are_right():
+    assert count_below(np.array([1, 2, 3], np.int16), 100) == 3
+    u8 = np.array([1, 2, 200], np.uint8)
+    assert masks(u8) == (True, 0, 3, 3)
+    with pytest.raises(OverflowError, match="Python integer 300 out of bounds for uint8"):
+        compiled_group(("return a + s",))(u8, 300, NO_OUT, 0)
+
+
+@njit
+def fused(a, b, n):
+    return (a + b < n) & (a * 2 > -n), a * b + n, np.add(a - n, b, out=np.empty_like(a))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint32])
+def test_fused_array_expressions(dtype):
+    a = sample_array(dtype)
+    b = a[::-1].copy()
+    info = np.iinfo(dtype)
+    for n in (0, 3, info.max, info.max + 1, info.min - 1, 10**6, -(10**6)):
+        assert_same_outcome(lambda: ((a + b < n) & (a * 2 > -n), a * b + n,
+                                     np.add(a - n, b, out=np.empty_like(a))),
+                            lambda: fused(a, b, n), (dtype, n))  # fmt: skip
+
+
+@njit
+def store_element(a, v):
+    a[1] = v
+    return a
+
+
+@njit
+def store_slice(a, v):
+    a[1:] = v
+    return a
+
+
+@njit
+def store_masked(a, v):
+    a[a > 0] = v
+    return a
+
+
+@njit
+def fill(a, v):
+    a.fill(v)
+    return a
+
+
+@njit
+def full(a, v):
+    return np.full(3, v, a.dtype), np.full_like(a, v)
+
+
+@njit
+def clip(a, low, high):
+    return np.clip(a, low, high), a.clip(low, high)
+
+
+def _numpy_store(kind):
+    def store(a, v):
+        if kind == "element":
+            a[1] = v
+        elif kind == "slice":
+            a[1:] = v
+        elif kind == "masked":
+            a[a > 0] = v
+        else:
+            a.fill(v)
+        return a
+
+    return store
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.uint64, np.bool_],
+                         ids=lambda d: np.dtype(d).name)  # fmt: skip
+def test_storing_scalars_follows_numpy_casting(dtype):
+    array = sample_array(dtype)
+    for value in [*scalars_for(dtype), 2.7, -0.5]:
+        for kind, jitted in (("element", store_element), ("slice", store_slice),
+                             ("masked", store_masked), ("fill", fill)):  # fmt: skip
+            assert_same_outcome(lambda: _numpy_store(kind)(array.copy(), value),
+                                lambda: jitted(array.copy(), value), (dtype, kind, value))  # fmt: skip
+        assert_same_outcome(lambda: (np.full(3, value, array.dtype), np.full_like(array, value)),
+                            lambda: full(array, value), (dtype, "full", value))  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint32, np.int64],
+                         ids=lambda d: np.dtype(d).name)  # fmt: skip
+def test_clip_with_integer_bounds(dtype):
+    array = sample_array(dtype)
+    scalars = by_scalar_type(scalars_for(dtype))[0]
+    for low in scalars:
+        for high in scalars:
+            assert_same_outcome(lambda: (np.clip(array, low, high), array.clip(low, high)),
+                                lambda: clip(array, low, high), (dtype, low, high))  # fmt: skip
+
+
+@njit
+def where_choices(a, v):
+    return np.where(a > 1, a, v), np.where(a > 1, v, a), np.where(a > 1, 1, v)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.uint16, np.bool_],
+                         ids=lambda d: np.dtype(d).name)  # fmt: skip
+def test_where_with_scalar_choices(dtype):
+    """NumPy 2.4 wraps a Python int that does not fit the array's dtype in np.where
+    (`np.where(c, uint8s, 300)` holds 44): ember raises OverflowError there instead."""
+    array = sample_array(dtype)
+    for value in scalars_for(dtype):
+        fits = dtype is np.bool_ or np.iinfo(dtype).min <= value <= np.iinfo(dtype).max
+        if fits:
+            assert_same_outcome(
+                lambda: (np.where(array > 1, array, value), np.where(array > 1, value, array),
+                         np.where(array > 1, 1, value)),
+                lambda: where_choices(array, value), (dtype, value),
+            )  # fmt: skip
+        else:
+            with pytest.raises(OverflowError, match=f"Python integer {value} out of bounds"):
+                where_choices(array, value)
+
+
+@njit
+def products(a, b, m, n):
+    return np.dot(a, b), a @ b, m @ n, np.dot(m, a), a.dot(b)
+
+
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES, ids=DTYPE_IDS)
+def test_dot_and_matmul_keep_numpys_dtype(dtype):
+    rng = np.random.default_rng(7)
+    a, b = (rng.integers(0, 120, 5).astype(dtype) for _ in range(2))
+    m, n = rng.integers(0, 120, (3, 5)).astype(dtype), rng.integers(0, 120, (5, 4)).astype(dtype)
+    results = products(a, b, m, n)
+    expected = (np.dot(a, b), a @ b, m @ n, np.dot(m, a), a.dot(b))
+    for mine, theirs in zip(results, expected):
+        np.testing.assert_array_equal(mine, theirs)
+    signature = next(iter(products.overloads.values())).signature
+    returned = [str(t) for t in signature.return_type.types]
+    assert returned[0] == returned[1] == returned[4] == ("bool" if dtype is np.bool_ else
+                                                         np.dtype(dtype).name)  # fmt: skip
+    assert np.asarray(results[2]).dtype == expected[2].dtype
+    assert np.asarray(results[3]).dtype == expected[3].dtype
+
+
+@njit
+def histogram(a, bins):
+    return np.histogram(a, bins)
+
+
+def test_histogram_needs_a_positive_number_of_bins():
+    a = np.arange(10.0)
+    for bins in (0, -3):
+        with pytest.raises(ValueError, match="`bins` must be positive"):
+            np.histogram(a, bins)
+        with pytest.raises(ValueError, match="`bins` must be positive"):
+            histogram(a, bins)
+
+
+@njit
+def plus_one(x):
+    return x + 1
+
+
+@njit("int64(int64)")
+def plus_one_int64(x):
+    return x + 1
+
+
+@njit
+def first(pair):
+    return pair[0]
+
+
+def test_an_int_beyond_64_bits_is_an_overflow():
+    for value in (2**64, -(2**63) - 1, 10**30):
+        with pytest.raises(OverflowError, match="int too big to convert"):
+            plus_one(value)
+    with pytest.raises(OverflowError, match="int too big to convert"):
+        plus_one_int64(2**63)  # the declared int64 cannot hold it
+    with pytest.raises(OverflowError, match="int too big to convert"):
+        first((2**64, 1))
+    assert plus_one(2**63 - 2) == 2**63 - 1
+
+
+@njit
+def shifted_sum(a, n):
+    b = a * 2
+    return (b + n).sum()
+
+
+def test_a_failed_range_check_frees_what_the_function_allocated():
+    a = np.arange(5, dtype=np.uint8)
+    shifted_sum(a, 1)
+    before = ember.runtime.stats()
+    for _ in range(3):
+        with pytest.raises(OverflowError):
+            shifted_sum(a, 1000)
+    after = ember.runtime.stats()
+    assert after.alloc - before.alloc == after.free - before.free
+
+
+def test_constants_that_do_not_fit_fail_at_compile_time():
+    @njit
+    def add_constant(a):
+        return a + 300
+
+    @njit
+    def store_constant(a):
+        a[0] = -1
+        return a
+
+    with pytest.raises(OverflowError, match="Python integer 300 out of bounds for uint8"):
+        add_constant(np.zeros(2, np.uint8))
+    with pytest.raises(TypingError, match="Python integer -1 out of bounds for uint16"):
+        store_constant(np.zeros(2, np.uint16))
+    assert add_constant(np.zeros(2, np.int16)).tolist() == [300, 300]
+
+
+# ---------------------------------------------------------------------------- hypothesis
+
+dtypes = st.sampled_from(INTEGER_DTYPES)
+python_ints = st.one_of(st.integers(-(2**63), 2**63 - 1), st.integers(-300, 300))
+
+
+@settings(max_examples=60, deadline=None)
+@given(dtype=dtypes, shape=st.sampled_from([(0,), (1,), (7,), (2, 3), (3, 1, 2)]),
+       scalar=python_ints, seed=st.integers(0, 2**32 - 1),
+       symbol=st.sampled_from(["<", ">=", "==", "+", "*", "-", "//", "&"]))  # fmt: skip
+def test_random_arrays_and_scalars(dtype, shape, scalar, seed, symbol):
+    rng = np.random.default_rng(seed)
+    if dtype is np.bool_:
+        array = rng.integers(0, 2, shape).astype(bool)
+    else:
+        info = np.iinfo(dtype)
+        array = rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+    jitted = compiled_group((f"return a {symbol} s",))
+    assert_same_outcome(lambda: OPERATORS[symbol](array, scalar),
+                        lambda: jitted(array, scalar, NO_OUT, 0), (dtype, shape, symbol, scalar))  # fmt: skip
