@@ -19,17 +19,66 @@ import ember.runtime
 from ember import njit
 from ember.errors import TypingError
 
-INTEGER_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
-                  np.uint64, np.bool_]  # fmt: skip
+INTEGER_DTYPES = [
+    np.int8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.uint8,
+    np.uint16,
+    np.uint32,
+    np.uint64,
+    np.bool_,
+]
 
-BINARY_OPERATORS = ["+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "==", "!=",
-                    "<", "<=", ">", ">="]  # fmt: skip
+BINARY_OPERATORS = [
+    "+",
+    "-",
+    "*",
+    "/",
+    "//",
+    "%",
+    "**",
+    "<<",
+    ">>",
+    "&",
+    "|",
+    "^",
+    "==",
+    "!=",
+    "<",
+    "<=",
+    ">",
+    ">=",
+]
 COMPARISON_UFUNCS = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
-TWO_OPERAND_UFUNCS = [*COMPARISON_UFUNCS, "add", "subtract", "multiply", "true_divide",
-                      "floor_divide", "remainder", "power", "left_shift", "right_shift",
-                      "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and", "logical_or",
-                      "logical_xor", "maximum", "minimum", "fmax", "fmin", "arctan2", "hypot",
-                      "copysign", "fmod", "logaddexp"]  # fmt: skip
+TWO_OPERAND_UFUNCS = [
+    *COMPARISON_UFUNCS,
+    "add",
+    "subtract",
+    "multiply",
+    "true_divide",
+    "floor_divide",
+    "remainder",
+    "power",
+    "left_shift",
+    "right_shift",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "maximum",
+    "minimum",
+    "fmax",
+    "fmin",
+    "arctan2",
+    "hypot",
+    "copysign",
+    "fmod",
+    "logaddexp",
+]
 
 
 def sample_array(dtype) -> np.ndarray:
@@ -98,6 +147,8 @@ def _ember_counterpart(error: Exception) -> type | tuple:
 
 
 def _needs_float16(expected) -> bool:
+    if isinstance(expected, tuple):
+        return any(_needs_float16(item) for item in expected)
     return np.asarray(expected).dtype == np.float16
 
 
@@ -128,15 +179,27 @@ def operator_forms(symbols, scalar_left: bool = False) -> list[Form]:
     for symbol in symbols:
         expression = f"s {symbol} a" if scalar_left else f"a {symbol} s"
         fn = OPERATORS[symbol]
-        numpy = (lambda a, s, o, fn=fn: fn(s, a)) if scalar_left else (
-            lambda a, s, o, fn=fn: fn(a, s))  # fmt: skip
+        numpy = (
+            (lambda a, s, o, fn=fn: fn(s, a)) if scalar_left else (lambda a, s, o, fn=fn: fn(a, s))
+        )
         forms.append(Form(expression, numpy, f"return {expression}"))
     return forms
 
 
+def _call_ufunc(name, a, s, o, with_out=False):
+    ufunc = getattr(np, name)
+    return ufunc(a, s, out=o) if with_out else ufunc(a, s)
+
+
 def ufunc_forms(names) -> list[Form]:
-    return [Form(f"np.{name}(a, s)", lambda a, s, o, u=getattr(np, name): u(a, s),
-                 f"return np.{name}(a, s)") for name in names]  # fmt: skip
+    return [
+        Form(
+            f"np.{name}(a, s)",
+            functools.partial(_call_ufunc, name),
+            f"return np.{name}(a, s)",
+        )
+        for name in names
+    ]
 
 
 def inplace_forms(symbols) -> list[Form]:
@@ -145,18 +208,32 @@ def inplace_forms(symbols) -> list[Form]:
         exec(f"a {symbol}= s", namespace)  # noqa: S102 - the operator under test
         return namespace["a"]
 
-    return [Form(f"a {symbol}= s", functools.partial(numpy, symbol=symbol),
-                 f"a {symbol}= s\n        return a") for symbol in symbols]  # fmt: skip
+    return [
+        Form(
+            f"a {symbol}= s",
+            functools.partial(numpy, symbol=symbol),
+            f"a {symbol}= s\n        return a",
+        )
+        for symbol in symbols
+    ]
 
 
 def out_forms(names) -> list[Form]:
-    return [Form(f"np.{name}(a, s, out=o)", lambda a, s, o, u=getattr(np, name): u(a, s, out=o),
-                 f"return np.{name}(a, s, out=o)") for name in names]  # fmt: skip
+    return [
+        Form(
+            f"np.{name}(a, s, out=o)",
+            functools.partial(_call_ufunc, name, with_out=True),
+            f"return np.{name}(a, s, out=o)",
+        )
+        for name in names
+    ]
 
 
 # `**` is compared with np.power: NumPy's operator turns `bool_array ** 2` into np.square (int8)
-OPERATORS = {**{symbol: eval(f"lambda x, y: x {symbol} y") for symbol in BINARY_OPERATORS},  # noqa: S307
-             "**": np.power}  # fmt: skip
+OPERATORS = {
+    **{symbol: eval(f"lambda x, y: x {symbol} y") for symbol in BINARY_OPERATORS},  # noqa: S307
+    "**": np.power,
+}
 
 
 @functools.cache
@@ -197,7 +274,7 @@ def check_one(form: Form, array, scalar, out, run) -> None:
         lambda: form.numpy(array.copy(), scalar, out.copy()),
         lambda: run(array.copy(), scalar, out.copy()),
         (array.dtype.name, form.label, scalar),
-    )  # fmt: skip
+    )
 
 
 def by_scalar_type(scalars: list) -> list[list]:
@@ -211,9 +288,21 @@ def by_scalar_type(scalars: list) -> list[list]:
 # ---------------------------------------------------------------------------- the table
 
 DTYPE_IDS = [np.dtype(d).name for d in INTEGER_DTYPES]
-OPERATOR_UFUNCS = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder",
-                   "power", "left_shift", "right_shift", "bitwise_and", "bitwise_or",
-                   "bitwise_xor", *COMPARISON_UFUNCS]  # fmt: skip
+OPERATOR_UFUNCS = [
+    "add",
+    "subtract",
+    "multiply",
+    "true_divide",
+    "floor_divide",
+    "remainder",
+    "power",
+    "left_shift",
+    "right_shift",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    *COMPARISON_UFUNCS,
+]
 OTHER_UFUNCS = [name for name in TWO_OPERAND_UFUNCS if name not in OPERATOR_UFUNCS]
 NO_OUT = np.zeros(0)
 # Each array operation costs tens of milliseconds of LLVM time: the table checks every
@@ -225,15 +314,21 @@ FEW_FORMS = ["+", "<", "==", ">=", "-", "//"]
 
 @pytest.mark.parametrize("dtype", INTEGER_DTYPES, ids=DTYPE_IDS)
 def test_operators_and_ufuncs_with_scalars_at_the_limits(dtype):
-    forms = [*operator_forms(BINARY_OPERATORS), *operator_forms(SCALAR_FIRST, True),
-             *ufunc_forms(OTHER_UFUNCS)]  # fmt: skip
+    forms = [
+        *operator_forms(BINARY_OPERATORS),
+        *operator_forms(SCALAR_FIRST, True),
+        *ufunc_forms(OTHER_UFUNCS),
+    ]
     if dtype in (np.uint8, np.bool_):
         forms += ufunc_forms(OPERATOR_UFUNCS)
     signed, *unsigned = by_scalar_type(scalars_for(dtype))
     check_forms(forms, sample_array(dtype), signed, NO_OUT)
     for scalars in unsigned:  # 2**63 and beyond: typed uint64 by ember
-        few = [*operator_forms(FEW_FORMS), *operator_forms(["-"], True),
-               *ufunc_forms(["maximum", "logical_and"])]  # fmt: skip
+        few = [
+            *operator_forms(FEW_FORMS),
+            *operator_forms(["-"], True),
+            *ufunc_forms(["maximum", "logical_and"]),
+        ]
         check_forms(few, sample_array(dtype), scalars, NO_OUT)
 
 
@@ -286,9 +381,11 @@ def test_fused_array_expressions(dtype):
     b = a[::-1].copy()
     info = np.iinfo(dtype)
     for n in (0, 3, info.max, info.max + 1, info.min - 1, 10**6, -(10**6)):
-        assert_same_outcome(lambda: ((a + b < n) & (a * 2 > -n), a * b + n,
-                                     np.add(a - n, b, out=np.empty_like(a))),
-                            lambda: fused(a, b, n), (dtype, n))  # fmt: skip
+        assert_same_outcome(
+            lambda: ((a + b < n) & (a * 2 > -n), a * b + n, np.add(a - n, b, out=np.empty_like(a))),
+            lambda: fused(a, b, n),
+            (dtype, n),
+        )
 
 
 @njit
@@ -340,28 +437,41 @@ def _numpy_store(kind):
     return store
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.uint64, np.bool_],
-                         ids=lambda d: np.dtype(d).name)  # fmt: skip
+@pytest.mark.parametrize(
+    "dtype", [np.int8, np.uint16, np.uint64, np.bool_], ids=lambda d: np.dtype(d).name
+)
 def test_storing_scalars_follows_numpy_casting(dtype):
     array = sample_array(dtype)
     for value in [*scalars_for(dtype), 2.7, -0.5]:
-        for kind, jitted in (("element", store_element), ("slice", store_slice),
-                             ("masked", store_masked), ("fill", fill)):  # fmt: skip
-            assert_same_outcome(lambda: _numpy_store(kind)(array.copy(), value),
-                                lambda: jitted(array.copy(), value), (dtype, kind, value))  # fmt: skip
-        assert_same_outcome(lambda: (np.full(3, value, array.dtype), np.full_like(array, value)),
-                            lambda: full(array, value), (dtype, "full", value))  # fmt: skip
+        for kind, jitted in (
+            ("element", store_element),
+            ("slice", store_slice),
+            ("masked", store_masked),
+            ("fill", fill),
+        ):
+            assert_same_outcome(
+                lambda: _numpy_store(kind)(array.copy(), value),
+                lambda: jitted(array.copy(), value),
+                (dtype, kind, value),
+            )
+        assert_same_outcome(
+            lambda: (np.full(3, value, array.dtype), np.full_like(array, value)),
+            lambda: full(array, value),
+            (dtype, "full", value),
+        )
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint32, np.int64],
-                         ids=lambda d: np.dtype(d).name)  # fmt: skip
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int64], ids=lambda d: np.dtype(d).name)
 def test_clip_with_integer_bounds(dtype):
     array = sample_array(dtype)
     scalars = by_scalar_type(scalars_for(dtype))[0]
     for low in scalars:
         for high in scalars:
-            assert_same_outcome(lambda: (np.clip(array, low, high), array.clip(low, high)),
-                                lambda: clip(array, low, high), (dtype, low, high))  # fmt: skip
+            assert_same_outcome(
+                lambda: (np.clip(array, low, high), array.clip(low, high)),
+                lambda: clip(array, low, high),
+                (dtype, low, high),
+            )
 
 
 @njit
@@ -369,8 +479,9 @@ def where_choices(a, v):
     return np.where(a > 1, a, v), np.where(a > 1, v, a), np.where(a > 1, 1, v)
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.uint16, np.bool_],
-                         ids=lambda d: np.dtype(d).name)  # fmt: skip
+@pytest.mark.parametrize(
+    "dtype", [np.int8, np.uint8, np.uint16, np.bool_], ids=lambda d: np.dtype(d).name
+)
 def test_where_with_scalar_choices(dtype):
     """NumPy 2.4 wraps a Python int that does not fit the array's dtype in np.where
     (`np.where(c, uint8s, 300)` holds 44): ember raises OverflowError there instead."""
@@ -379,10 +490,14 @@ def test_where_with_scalar_choices(dtype):
         fits = dtype is np.bool_ or np.iinfo(dtype).min <= value <= np.iinfo(dtype).max
         if fits:
             assert_same_outcome(
-                lambda: (np.where(array > 1, array, value), np.where(array > 1, value, array),
-                         np.where(array > 1, 1, value)),
-                lambda: where_choices(array, value), (dtype, value),
-            )  # fmt: skip
+                lambda: (
+                    np.where(array > 1, array, value),
+                    np.where(array > 1, value, array),
+                    np.where(array > 1, 1, value),
+                ),
+                lambda: where_choices(array, value),
+                (dtype, value),
+            )
         else:
             with pytest.raises(OverflowError, match=f"Python integer {value} out of bounds"):
                 where_choices(array, value)
@@ -402,10 +517,10 @@ def test_dot_and_matmul_keep_numpys_dtype(dtype):
     expected = (np.dot(a, b), a @ b, m @ n, np.dot(m, a), a.dot(b))
     for mine, theirs in zip(results, expected):
         np.testing.assert_array_equal(mine, theirs)
-    signature = next(iter(products.overloads.values())).signature
-    returned = [str(t) for t in signature.return_type.types]
-    assert returned[0] == returned[1] == returned[4] == ("bool" if dtype is np.bool_ else
-                                                         np.dtype(dtype).name)  # fmt: skip
+    name = "bool" if dtype is np.bool_ else np.dtype(dtype).name
+    (compiled,) = [r for args, r in products.overloads.items() if str(args[0].dtype) == name]
+    returned = [str(t) for t in compiled.signature.return_type.types]
+    assert returned[0] == returned[1] == returned[4] == name
     assert np.asarray(results[2]).dtype == expected[2].dtype
     assert np.asarray(results[3]).dtype == expected[3].dtype
 
@@ -490,10 +605,14 @@ dtypes = st.sampled_from(INTEGER_DTYPES)
 python_ints = st.one_of(st.integers(-(2**63), 2**63 - 1), st.integers(-300, 300))
 
 
-@settings(max_examples=60, deadline=None)
-@given(dtype=dtypes, shape=st.sampled_from([(0,), (1,), (7,), (2, 3), (3, 1, 2)]),
-       scalar=python_ints, seed=st.integers(0, 2**32 - 1),
-       symbol=st.sampled_from(["<", ">=", "==", "+", "*", "-", "//", "&"]))  # fmt: skip
+@settings(max_examples=30, deadline=None)
+@given(
+    dtype=dtypes,
+    shape=st.sampled_from([(0,), (1,), (7,), (2, 3), (3, 1, 2)]),
+    scalar=python_ints,
+    seed=st.integers(0, 2**32 - 1),
+    symbol=st.sampled_from(["<", ">=", "==", "+", "*", "-", "//", "&"]),
+)
 def test_random_arrays_and_scalars(dtype, shape, scalar, seed, symbol):
     rng = np.random.default_rng(seed)
     if dtype is np.bool_:
@@ -502,5 +621,8 @@ def test_random_arrays_and_scalars(dtype, shape, scalar, seed, symbol):
         info = np.iinfo(dtype)
         array = rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
     jitted = compiled_group((f"return a {symbol} s",))
-    assert_same_outcome(lambda: OPERATORS[symbol](array, scalar),
-                        lambda: jitted(array, scalar, NO_OUT, 0), (dtype, shape, symbol, scalar))  # fmt: skip
+    assert_same_outcome(
+        lambda: OPERATORS[symbol](array, scalar),
+        lambda: jitted(array, scalar, NO_OUT, 0),
+        (dtype, shape, symbol, scalar),
+    )

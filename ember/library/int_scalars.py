@@ -148,8 +148,10 @@ COMPARISONS = {
     np.equal: operator.eq, np.not_equal: operator.ne, np.less: operator.lt,
     np.less_equal: operator.le, np.greater: operator.gt, np.greater_equal: operator.ge,
 }  # fmt: skip
-_MIRRORED = {operator.lt: operator.gt, operator.le: operator.ge, operator.gt: operator.lt,
-             operator.ge: operator.le, operator.eq: operator.eq, operator.ne: operator.ne}  # fmt: skip
+_MIRRORED = {
+    operator.lt: operator.gt, operator.le: operator.ge, operator.gt: operator.lt,
+    operator.ge: operator.le, operator.eq: operator.eq, operator.ne: operator.ne,
+}  # fmt: skip
 
 
 def exact_comparison(context, builder, ufunc, position: int, value, scalar_type, dtype):
