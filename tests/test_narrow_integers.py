@@ -440,9 +440,14 @@ def _numpy_store(kind):
 @pytest.mark.parametrize(
     "dtype", [np.int8, np.uint16, np.uint64, np.bool_], ids=lambda d: np.dtype(d).name
 )
-def test_storing_scalars_follows_numpy_casting(dtype):
+def test_storing_variables_follows_numpy_casting(dtype):
+    """A variable stored into a narrower array wraps, as `astype` converts (and as Numba
+    stores): compiled code cannot tell a Python int from a value computed from narrow elements,
+    whose arithmetic NumPy wraps in the narrow type. Floats truncate. Constants are checked
+    (see below)."""
     array = sample_array(dtype)
     for value in [*scalars_for(dtype), 2.7, -0.5]:
+        as_numpy = value if isinstance(value, float) else _wrapped(value, dtype)
         for kind, jitted in (
             ("element", store_element),
             ("slice", store_slice),
@@ -450,15 +455,50 @@ def test_storing_scalars_follows_numpy_casting(dtype):
             ("fill", fill),
         ):
             assert_same_outcome(
-                lambda: _numpy_store(kind)(array.copy(), value),
+                lambda: _numpy_store(kind)(array.copy(), as_numpy),
                 lambda: jitted(array.copy(), value),
                 (dtype, kind, value),
             )
         assert_same_outcome(
-            lambda: (np.full(3, value, array.dtype), np.full_like(array, value)),
+            lambda: (np.full(3, as_numpy, array.dtype), np.full_like(array, as_numpy)),
             lambda: full(array, value),
             (dtype, "full", value),
         )
+
+
+def _wrapped(value: int, dtype):
+    """`value` (an int64, or a uint64 beyond it, as ember types it) cast to `dtype`."""
+    wide = np.array(value, np.int64 if value < 2**63 else np.uint64)
+    return wide.astype(dtype)[()]
+
+
+@pytest.mark.parametrize("value", [300, -1, 2**63 - 1])
+def test_storing_constants_follows_numpy_for_python_ints(value):
+    """NumPy raises OverflowError for a Python int that does not fit: a constant of the source
+    is one, so it fails to compile with NumPy's message."""
+    namespace = {"np": np}
+    body = f"""
+def element(a):
+    a[0] = {value}
+    return a
+def slices(a):
+    a[1:] = {value}
+    return a
+def filled(a):
+    a.fill({value})
+    return a
+def full(a):
+    return np.full(2, {value}, np.uint8)
+"""
+    exec(body, namespace)  # noqa: S102 - the constant must appear in the source
+    message = f"Python integer {value} out of bounds for uint8"
+    for name in ("element", "slices", "filled", "full"):
+        with pytest.raises(OverflowError, match=message):
+            namespace[name](np.zeros(3, np.uint8))
+        with pytest.raises(OverflowError, match=message):
+            njit(namespace[name])(np.zeros(3, np.uint8))
+    fits = njit(namespace["element"])(np.zeros(3, np.int64))
+    assert fits[0] == value
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int64], ids=lambda d: np.dtype(d).name)
@@ -626,3 +666,23 @@ def test_random_arrays_and_scalars(dtype, shape, scalar, seed, symbol):
         lambda: jitted(array, scalar, NO_OUT, 0),
         (dtype, shape, symbol, scalar),
     )
+
+
+@njit
+def library_on_narrow_integers(a, b):
+    return (np.kron(a, b), np.convolve(a, b), np.correlate(a, b, "full"), np.cross(a[:3], b[:3]),
+            np.inner(a, b), np.vdot(a, b), np.ptp(a), np.interp(a, np.sort(b), a))  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16], ids=lambda d: np.dtype(d).name)
+def test_library_functions_wrap_in_the_narrow_dtype_as_numpy(dtype):
+    a = np.array([250, 3, 200, 7, 128]).astype(dtype)
+    b = np.array([9, 255, 100, 2, 64]).astype(dtype)
+    expected = (np.kron(a, b), np.convolve(a, b), np.correlate(a, b, "full"),
+                np.cross(a[:3], b[:3]), np.inner(a, b), np.vdot(a, b), np.ptp(a),
+                np.interp(a, np.sort(b), a))  # fmt: skip
+    for mine, theirs in zip(library_on_narrow_integers(a, b), expected):
+        if np.ndim(theirs) == 0:  # scalars come back as Python numbers: compare values
+            assert mine == theirs
+        else:
+            assert_same_values(mine, theirs)

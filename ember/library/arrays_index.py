@@ -17,7 +17,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import TypingError
-from ember.library.int_scalars import cast_checked
+from ember.library.int_scalars import cast_stored
 from ember.library.slices import slice_bounds
 from ember.lowering import arrays as arr
 from ember.lowering import arrays_kernels as kernels
@@ -422,8 +422,8 @@ def array_setitem(context, builder, sig, args):
     fields = arr.unpack(builder, array_type, args[0])
     values = _items(builder, index_type, args[1])
     value = args[2]
-    if not isinstance(value_type, types.Array):  # one range check, before any loop
-        value = cast_checked(context, builder, value, value_type, array_type.dtype)
+    if not isinstance(value_type, types.Array):  # converted once, before any loop
+        value = cast_stored(context, builder, value, value_type, array_type.dtype)
         value_type = array_type.dtype
     if plan.is_element:
         pointer = element_address(context, builder, plan, fields, values)

@@ -130,6 +130,16 @@ def cast_checked(context, builder, value, scalar_type: types.Type, dtype: types.
     return context.cast(builder, value, types.unliteral(scalar_type), dtype)
 
 
+def cast_stored(context, builder, value, scalar_type: types.Type, dtype: types.Type):
+    """`value` converted for a store into an array of `dtype` (`a[i] = v`): a constant that
+    does not fit fails to compile, as NumPy raises for a Python int; a variable converts as
+    NumPy casts a NumPy integer and as Numba stores (wrapping), since compiled code cannot
+    tell a Python int from a value computed from narrow elements, which NumPy wraps."""
+    if isinstance(value, llvm.Constant):
+        emit_range_check(context, builder, value, scalar_type, dtype)
+    return context.cast(builder, value, types.unliteral(scalar_type), dtype)
+
+
 def saturate(context, builder, value, scalar_type: types.Type, dtype: types.Integer):
     """`value` clamped into `dtype`'s range, then converted to it."""
     scalar_type = types.unliteral(scalar_type)

@@ -507,16 +507,18 @@ def _interp(x, xp, fp):
     out = np.empty(x.shape, np.float64)
     flat_out = out.ravel()
     flat_x = x.ravel()
+    # in float64, as NumPy: differences of unsigned (or narrow) integers would wrap
+    xs, ys = xp.astype(np.float64), fp.astype(np.float64)
     for i in range(flat_x.shape[0]):
-        value = flat_x[i]
-        if value <= xp[0]:
-            flat_out[i] = fp[0]
-        elif value >= xp[n - 1]:
-            flat_out[i] = fp[n - 1]
+        value = float(flat_x[i])
+        if value <= xs[0]:
+            flat_out[i] = ys[0]
+        elif value >= xs[n - 1]:
+            flat_out[i] = ys[n - 1]
         else:
-            j = find(xp, value, "right") - 1
-            slope = (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j])
-            flat_out[i] = fp[j] + slope * (value - xp[j])
+            j = find(xs, value, "right") - 1
+            slope = (ys[j + 1] - ys[j]) / (xs[j + 1] - xs[j])
+            flat_out[i] = ys[j] + slope * (value - xs[j])
     return out
 
 
