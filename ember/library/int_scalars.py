@@ -3,7 +3,9 @@ checks that raise NumPy's OverflowError, at compile time for constants and once 
 (never per element) at run time, and the exact comparison of any scalar with narrow elements.
 
 ember cannot tell a Python int from a NumPy integer scalar, so every integer scalar counts as a
-Python int: `uint8_array + 300` raises, as in NumPy 2, instead of wrapping to 44.
+Python int in operations: `uint8_array + 300` raises, as in NumPy 2, instead of wrapping to 44.
+Stores (`a[i] = v`) check only constants: a variable wraps, as NumPy wraps the narrow
+arithmetic that ember (like Numba) computes in 64 bits.
 """
 
 from __future__ import annotations
@@ -29,15 +31,9 @@ class IntegerOverflowError(TypingError, OverflowError):
     compiling); an OverflowError, as NumPy raises for the same operation."""
 
 
-def overflow_message(value: int, dtype: types.Type) -> str:
+def overflow_message(value: int, dtype: types.Type | str) -> str:
     """NumPy's words for a Python int that does not fit `dtype`."""
     return f"Python integer {value} out of bounds for {dtype}"
-
-
-def _bounds(typ: types.Type) -> tuple[int, int]:
-    if isinstance(typ, types.Boolean):
-        return 0, 1
-    return typ.minval, typ.maxval
 
 
 def is_narrowing(scalar_type: types.Type, dtype: types.Type) -> bool:
@@ -46,17 +42,7 @@ def is_narrowing(scalar_type: types.Type, dtype: types.Type) -> bool:
     scalar_type = types.unliteral(scalar_type)
     if not (isinstance(scalar_type, types.Integer) and isinstance(dtype, types.Integer)):
         return False
-    low, high = _bounds(scalar_type)
-    return low < dtype.minval or high > dtype.maxval
-
-
-def check_constant(scalar_type: types.Type, dtype: types.Type) -> None:
-    """IntegerOverflowError when `scalar_type` is a constant integer outside `dtype`."""
-    if not isinstance(scalar_type, types.IntegerLiteral) or not is_narrowing(scalar_type, dtype):
-        return
-    value = scalar_type.literal_value
-    if not dtype.minval <= value <= dtype.maxval:
-        raise IntegerOverflowError(overflow_message(value, dtype))
+    return scalar_type.minval < dtype.minval or scalar_type.maxval > dtype.maxval
 
 
 # ---------------------------------------------------------------------------- lowering
@@ -92,7 +78,7 @@ def _overflow_exception(dtype_name: str, unsigned: bool) -> OverflowError:
     value = _offending.value
     if unsigned:
         value &= (1 << 64) - 1
-    return OverflowError(f"Python integer {value} out of bounds for {dtype_name}")
+    return OverflowError(overflow_message(value, dtype_name))
 
 
 def emit_range_check(context, builder, value, scalar_type: types.Type, dtype: types.Type,

@@ -143,16 +143,6 @@ def apply_loop(context, builder, loop: Loop, operand_types: tuple, values: list)
     return _KERNELS[loop.ufunc](context, builder, loop, args)
 
 
-def check_constant_scalars(loop: Loop, operand_types: tuple) -> None:
-    """Compile-time OverflowError for a constant integer operand that does not fit the loop
-    (`uint8_array + 300`); comparisons accept every value."""
-    if loop.ufunc in int_scalars.COMPARISONS or result_ndim(operand_types) is None:
-        return
-    for typ, want in zip(operand_types, loop.in_types):
-        if not isinstance(typ, types.Array):
-            int_scalars.check_constant(typ, want)
-
-
 def _unchanged(builder, result):
     return result
 
@@ -657,7 +647,6 @@ def _register_ufunc_call(ufunc: np.ufunc) -> None:
         if len(operand_types) != ufunc.nin or not all(_operand(a) for a in operand_types):
             return None
         loop = resolve_loop(ufunc, operand_types)
-        check_constant_scalars(loop, tuple(args[: ufunc.nin]))
         out = types.unliteral(bound.arguments.get("out", types.none))
         if isinstance(out, types.NoneType):
             return Signature(result_type(loop, operand_types), operand_types, pysig=pysig)
@@ -717,7 +706,6 @@ def _operator_ufunc(fn, ufunc: np.ufunc) -> None:
             loop = resolve_loop(np.logical_not, operand_types)
         else:
             loop = resolve_loop(ufunc, operand_types)
-        check_constant_scalars(loop, tuple(args))
         return Signature(result_type(loop, operand_types), operand_types)
 
     def _lower(context, builder, sig, args):
@@ -744,7 +732,6 @@ def _inplace_operator(fn, ufunc: np.ufunc) -> None:
         if target.readonly:
             raise TypingError(f"cannot modify a read-only array ({target}) in place")
         loop = resolve_loop(ufunc, (target, other))
-        check_constant_scalars(loop, (target, args[1]))
         check_output(ufunc, loop, (target, other), target)
         return signature(target, target, other)
 
