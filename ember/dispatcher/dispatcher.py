@@ -253,6 +253,8 @@ class Dispatcher:
             )
             raise type(error)(message).with_traceback(None) from None
         if found is None:
+            if _holds_huge_int(value):
+                raise OverflowError("int too big to convert")
             raise TypeError(
                 f"{self.py_func.__name__}(): cannot compile for argument '{name}' of Python "
                 f"type {type(value).__name__}: ember supports numbers, None, tuples, lists of "
@@ -286,3 +288,11 @@ def _rebuild_dispatcher(state: tuple, options: TargetOptions, signatures) -> Dis
     for name in self_names:
         py_func.__globals__[name] = dispatcher
     return dispatcher
+
+
+def _holds_huge_int(value: Any) -> bool:
+    """An int beyond 64 bits (as Python converts one to a C integer: OverflowError), alone or
+    inside a tuple."""
+    if isinstance(value, tuple):
+        return any(_holds_huge_int(item) for item in value)
+    return isinstance(value, int) and not (-(2**63) <= value < 2**64)

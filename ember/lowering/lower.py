@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.errors import LoweringError, UnsupportedError
+from ember.errors import EmberError, LoweringError, UnsupportedError
 from ember.ir import nodes as ir
 from ember.lowering import arrays as refs
 from ember.lowering import callconv, lists
@@ -94,7 +94,12 @@ class FunctionLowerer:
             handler = _STATEMENT_LOWERERS[type(stmt)]
         except KeyError:
             raise LoweringError(f"cannot lower statement {stmt}", stmt.loc) from None
-        handler(self, stmt)
+        try:
+            handler(self, stmt)
+        except EmberError as error:
+            if error.loc is not None:
+                raise
+            raise type(error)(error.msg, stmt.loc) from None  # say which line failed
 
     # ------------------------------------------------------------------ variables
 

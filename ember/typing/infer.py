@@ -70,7 +70,7 @@ class TypeInferer:
                     self._type_statement(stmt)
                 except (_Pending, TypingError) as exc:
                     if isinstance(exc, TypingError) and exc.loc is None:
-                        exc = TypingError(exc.msg, stmt.loc)  # e.g. from an @overload
+                        exc = type(exc)(exc.msg, stmt.loc)  # e.g. from an @overload
                     failures[index] = exc
             if not self.changed:
                 break
