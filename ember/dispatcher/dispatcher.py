@@ -138,7 +138,7 @@ class Dispatcher:
             failed = self._failed.get(arg_types)
             if failed is not None:
                 raise failed
-            state = CompileState(self.py_func, arg_types, declared_return, self.options)
+            state = CompileState(self.py_func, arg_types, declared_return, self.options, self)
             from ember.compiler import _symbol_name
 
             state.symbol = _symbol_name(self.py_func, arg_types)
