@@ -70,6 +70,9 @@ class Dispatcher:
     ) -> None:
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
+        # Passed to a jitted function, a dispatcher is a compile-time constant of its own
+        # type (typeof reads this first); its class has no other instance.
+        type(self)._ember_type_ = types.DispatcherType(self)
         self.options = options
         self.cache = cache  # accepted for Numba compatibility; on-disk caching is not built yet
         self.overloads: dict[tuple, CompileResult] = {}

@@ -14,7 +14,7 @@ from ember import types
 from ember.errors import LoweringError, UnsupportedError
 from ember.ir import nodes as ir
 from ember.lowering import arrays as refs
-from ember.lowering import callconv, lists
+from ember.lowering import callconv, first_class, lists
 from ember.lowering.context import CPUContext
 from ember.lowering.models import model_of
 from ember.typing.infer import TypingResult
@@ -240,7 +240,9 @@ class FunctionLowerer:
         fnty = self.typemap[expr.func.name]
         sig = self.calltypes[expr]
         if isinstance(fnty, types.DispatcherType):
-            return self._call_dispatcher(fnty, expr, sig)
+            return self.call_dispatcher(fnty, expr, sig)
+        if isinstance(fnty, types.DispatcherChoice):
+            return first_class.call_choice(self, fnty, expr, sig)
         if isinstance(fnty, types.ExceptionClass):
             return self.context.get_dummy_value(sig.return_type)
         if sig.pysig is not None:
@@ -275,7 +277,7 @@ class FunctionLowerer:
                 values.append(self.context.get_constant(typ, param.default))
         return values
 
-    def _call_dispatcher(self, fnty: types.DispatcherType, expr: ir.Call, sig: Signature):
+    def call_dispatcher(self, fnty: types.DispatcherType, expr: ir.Call, sig: Signature):
         dispatcher = fnty.dispatcher
         values = {id(var): self.load(var) for var in expr.sources()}
         arg_types = {id(var): self.typemap[var.name] for var in expr.sources()}
