@@ -135,6 +135,9 @@ def lower_nopython(state: CompileState) -> None:
     state.library.export(state.symbol)
     for dependency in lowerer.dependencies:
         state.library.add_dependency(dependency)
+    for compiling in lowerer.context.waiting_for:
+        state.library.waiting_for.append(compiling)
+        compiling.dependents.append(state.library)
 
 
 def compile_machine_code(state: CompileState) -> None:

@@ -14,6 +14,7 @@ from ember.compiler import CompileResult, CompileState, run_pipeline
 from ember.dispatcher.binding import ArgumentBinder, Omitted
 from ember.errors import EmberError, TypingError, UnsupportedError
 from ember.lowering.context import TargetOptions
+from ember.typing.functions import RecursionPending
 from ember.typing.signature import Signature
 from ember.typing.templates import choose_best
 
@@ -22,16 +23,51 @@ compile_lock = threading.RLock()
 
 
 class _InProgress:
-    """A specialization being compiled: lets self-recursive calls type and link to it."""
+    """A specialization being compiled: lets recursive calls type and link to it.
+
+    A mutually recursive callee (f calls g calls f) is typed and lowered while f is still
+    being typed: it sees f's return type so far (`handed_out` records what it saw, checked
+    when f is done) and links to f's machine code once f's library exists (`library`).
+    """
 
     def __init__(self, state: CompileState, symbol: str) -> None:
         self.state = state
         self.symbol = symbol
         self.library = None
+        self.handed_out: set = set()
+        self.dependents: list = []  # libraries whose code calls this one's symbol
 
     @property
-    def signature(self) -> Signature:
-        return self.state.signature
+    def return_type_so_far(self) -> types.Type | None:
+        if self.state.signature is not None:
+            return self.state.signature.return_type
+        inferer = self.state.inferer
+        found = inferer.return_type if inferer is not None else None
+        if found is not None:
+            self.handed_out.add(found)
+        return found
+
+    @property
+    def signature(self) -> Signature | None:
+        return_type = self.return_type_so_far
+        if return_type is None:
+            return None
+        return Signature(return_type, self.state.arg_types)
+
+    def finish(self, result: CompileResult) -> None:
+        """Check what callers assumed, then let their libraries link to the machine code."""
+        wrong = {t for t in self.handed_out if t is not result.signature.return_type}
+        if wrong:
+            message = (
+                f"mutual recursion: {self.state.py_func.__qualname__} returns "
+                f"{result.signature.return_type}, but a function it calls was compiled "
+                f"while its return type was {', '.join(map(str, wrong))}; give it an explicit "
+                "signature or make every return give the same type"
+            )
+            for library in self.dependents:
+                library.broken = message
+            raise TypingError(message)
+        self.library = result.library
 
 
 class Dispatcher:
@@ -94,6 +130,11 @@ class Dispatcher:
         return list(self.overloads)
 
     @property
+    def is_compiling(self) -> bool:
+        """True while a specialization of this function is being compiled."""
+        return bool(self._in_progress)
+
+    @property
     def stats(self) -> dict[tuple, dict[str, float]]:
         """Seconds spent in each compiler pass, per compiled signature."""
         return {args: dict(result.timings) for args, result in self.overloads.items()}
@@ -146,8 +187,12 @@ class Dispatcher:
 
             state.symbol = _symbol_name(self.py_func, arg_types)
             self._in_progress[arg_types] = _InProgress(state, state.symbol)
+            in_progress = self._in_progress[arg_types]
             try:
                 result = run_pipeline(state)
+                in_progress.finish(result)
+            except RecursionPending:
+                raise  # typed again by the caller that is still being typed
             except EmberError as error:
                 self._failed[arg_types] = error
                 raise
@@ -181,9 +226,7 @@ class Dispatcher:
             raise TypingError(str(error)) from None
         in_progress = self._in_progress.get(arg_types)
         if in_progress is not None:
-            inferer = getattr(in_progress.state, "inferer", None)
-            return_type = inferer.return_type if inferer is not None else None
-            return Signature(return_type, arg_types)
+            return Signature(in_progress.return_type_so_far, arg_types)
         result = self.compile(arg_types)
         return result.signature
 

@@ -293,8 +293,9 @@ class FunctionLowerer:
         target = dispatcher.compiled_for_call(sig.args)
         if target.signature is None:  # still being typed: a cycle through another function
             raise UnsupportedError(
-                f"mutual recursion is not supported: {dispatcher.py_func.__qualname__} is still "
-                f"being compiled when {self.func_ir.qualname} calls it",
+                f"mutual recursion: the return type of {dispatcher.py_func.__qualname__} is not "
+                f"known yet when {self.func_ir.qualname} calls it; give it a return path that "
+                "does not recurse before the recursive one, or an explicit signature",
                 expr.loc,
             )
         result = self.context.call_compiled(self.builder, target, args)

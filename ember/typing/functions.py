@@ -12,6 +12,12 @@ from ember.typing.conversions import unify_pair
 from ember.typing.signature import Signature
 
 
+class RecursionPending(TypingError):
+    """A call could not be typed because its callee is still being typed (mutual recursion:
+    f calls g calls f). Not remembered as a failure: f types g again once its own return type
+    is known."""
+
+
 def type_choice_call(choice: types.DispatcherChoice, args: tuple, kws: dict) -> Signature | None:
     """The signature of calling whichever candidate `choice` holds; None if one cannot take
     these arguments. A return type of None means a candidate is still being typed."""
