@@ -12,7 +12,8 @@ from typing import Any
 from ember import types
 from ember.compiler import CompileResult, CompileState, run_pipeline
 from ember.dispatcher.binding import ArgumentBinder, Omitted
-from ember.errors import EmberError, TypingError, UnsupportedError
+from ember.errors import EmberError, TypingError
+from ember.frontend.interpreter import UndefinedName
 from ember.lowering.context import TargetOptions
 from ember.typing.functions import RecursionPending
 from ember.typing.signature import Signature
@@ -41,6 +42,8 @@ class _InProgress:
     def return_type_so_far(self) -> types.Type | None:
         if self.state.signature is not None:
             return self.state.signature.return_type
+        if self.state.declared_return is not None:
+            return self.state.declared_return
         inferer = self.state.inferer
         found = inferer.return_type if inferer is not None else None
         if found is not None:
@@ -120,8 +123,22 @@ class Dispatcher:
         self._entries: list = []  # every generated entry stays alive: its code may be running
         self._entry_stale = True
         self._slow_calls = 0
+        self._deferred: list[Signature] = []  # declared, waiting for a name to be defined
         for sig in signatures or ():
+            self._compile_declared(sig)
+
+    def _compile_declared(self, sig: Signature) -> None:
+        """Compile an explicit signature now, or at the first call when the function reads a
+        global not defined yet (f calls g, both with signatures, g defined below f)."""
+        try:
             self.compile(sig)
+        except UndefinedName:
+            self._deferred.append(sig)
+
+    def _compile_deferred(self) -> None:
+        deferred, self._deferred = self._deferred, []
+        for sig in deferred:
+            self._compile_declared(sig)
 
     # ------------------------------------------------------------------ introspection
 
@@ -191,10 +208,10 @@ class Dispatcher:
             try:
                 result = run_pipeline(state)
                 in_progress.finish(result)
-            except RecursionPending:
-                raise  # typed again by the caller that is still being typed
             except EmberError as error:
-                self._failed[arg_types] = error
+                # A callee still being typed, or a global not defined yet: may work later.
+                if not isinstance(error, (RecursionPending, UndefinedName)):
+                    self._failed[arg_types] = error
                 raise
             finally:
                 del self._in_progress[arg_types]
@@ -224,6 +241,7 @@ class Dispatcher:
             arg_types = self._fold_types(args, kws)
         except TypeError as error:
             raise TypingError(str(error)) from None
+        self._compile_deferred()
         in_progress = self._in_progress.get(arg_types)
         if in_progress is not None:
             return Signature(in_progress.return_type_so_far, arg_types)
@@ -235,12 +253,16 @@ class Dispatcher:
         return in_progress if in_progress is not None else self.overloads[tuple(arg_types)]
 
     def fold_call_arguments(self, args: list, kws: dict, resolve: Callable) -> list:
-        """(value, type) per parameter for a compiled call; omitted ones are (None, default)."""
-        if self._binder.varargs is not None:
-            raise UnsupportedError("calling a jitted *args function from jitted code")
+        """(value, type) per parameter for a compiled call; omitted ones are (None, default);
+        the `*args` parameter gets a list of (value, type), one per extra argument."""
         ordered = []
         for item in self._binder.bind(args, kws):
-            ordered.append((None, item.default) if isinstance(item, Omitted) else resolve(item))
+            if isinstance(item, Omitted):
+                ordered.append((None, item.default))
+            elif isinstance(item, tuple):
+                ordered.append(([resolve(extra) for extra in item], None))
+            else:
+                ordered.append(resolve(item))
         return ordered
 
     # ------------------------------------------------------------------ calls from Python
@@ -311,6 +333,7 @@ class Dispatcher:
         their own types); with them, pick the best conversion, unsafe ones allowed."""
         if not self._explicit:
             return self.compile(arg_types)
+        self._compile_deferred()
         candidates = [result.signature for result in self.overloads.values()]
         describe = f"<function {self.py_func.__name__}>"
         best = choose_best(candidates, arg_types, describe)

@@ -184,9 +184,7 @@ class _Inliner:
             arguments = signature.bind(*call.args, **dict(call.kws)).arguments
         except TypeError as error:
             raise UnsupportedError(f"{py_func.__name__}(): {error}", call.loc) from None
-        positional = [
-            p for p in signature.parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD
-        ]
+        positional = [p for p in signature.parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
         bound: dict[str, ir.Var | ir.Expr] = {}
         for index, param in enumerate(signature.parameters.values()):
             if param.kind is param.VAR_KEYWORD:

@@ -65,6 +65,11 @@ _BRANCH_ON = {  # opname -> (branch when the tested value is true?, test is "is 
 }
 
 
+class UndefinedName(UnsupportedError):
+    """A global the function reads is not bound (yet: an eager signature may be compiled
+    again once the module defines it, as for mutually recursive functions)."""
+
+
 def build_ir(
     bytecode: ByteCode,
     cfg: ControlFlowGraph,
@@ -248,7 +253,7 @@ class _IRBuilder:
         elif name == self.py_func.__name__ and self.self_reference is not None:
             value = self.self_reference
         else:
-            raise UnsupportedError(f"name '{name}' is not defined", inst.loc)
+            raise UndefinedName(f"name '{name}' is not defined", inst.loc)
         self._push_expr(ir.Global(name, value, inst.loc))
 
     def _is_cell_variable(self, name: str) -> bool:

@@ -309,7 +309,9 @@ class MakeFunction(Expr):
 
     def __str__(self) -> str:
         cells = ", ".join(str(v) for v in self.closure)
-        return f"make_function({self.code.co_qualname}, closure=({cells}), defaults={self.defaults})"
+        return (
+            f"make_function({self.code.co_qualname}, closure=({cells}), defaults={self.defaults})"
+        )
 
 
 @dataclass(eq=False)

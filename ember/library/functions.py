@@ -59,9 +59,7 @@ def function_tuple_getitem(context, builder, sig, args):
     choice = sig.return_type
     result = llvm.Constant(INDEX, 0)
     for position, item_type in enumerate(tuple_type.types):
-        item = context.cast(
-            builder, builder.extract_value(container, position), item_type, choice
-        )
+        item = context.cast(builder, builder.extract_value(container, position), item_type, choice)
         is_this = builder.icmp_unsigned("==", index, llvm.Constant(index.type, position))
         result = builder.select(is_this, item, result)
     return result

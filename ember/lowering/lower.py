@@ -288,6 +288,8 @@ class FunctionLowerer:
         for formal, (value, actual) in zip(sig.args, ordered):
             if value is None:  # an omitted argument: its default, as a constant
                 args.append(self.context.get_constant(formal, actual))
+            elif isinstance(value, list):  # the extra arguments, packed as the *args tuple
+                args.append(self._pack_tuple(value, formal))
             else:
                 args.append(self.context.cast(self.builder, value, actual, formal))
         target = dispatcher.compiled_for_call(sig.args)
@@ -301,6 +303,13 @@ class FunctionLowerer:
         result = self.context.call_compiled(self.builder, target, args)
         callee_return = target.signature.return_type
         return self.context.cast(self.builder, result, callee_return, sig.return_type)
+
+    def _pack_tuple(self, items: list, tuple_type: types.BaseTuple) -> llvm.Value:
+        packed = llvm.Constant(self.context.value_type(tuple_type), llvm.Undefined)
+        for index, ((value, actual), formal) in enumerate(zip(items, tuple_type.types)):
+            item = self.context.cast(self.builder, value, actual, formal)
+            packed = self.builder.insert_value(packed, item, index)
+        return packed
 
     def _lower_getattr(self, expr: ir.GetAttr, result_type: types.Type) -> llvm.Value:
         value_type = self.typemap[expr.value.name]
