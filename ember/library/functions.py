@@ -13,9 +13,9 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.lowering.first_class import INDEX
 from ember.lowering.registry import lower_builtin
+from ember.types.functions import DispatcherChoice, function_members
 from ember.typing.signature import signature
 from ember.typing.templates import registry
-from ember.types.functions import DispatcherChoice, function_members
 
 
 class _FunctionTupleMeta(type):

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from ember import types
 from ember.errors import TypingError, UnsupportedError
 from ember.ir import nodes as ir
-from ember.typing.context import TypingContext
 from ember.types.functions import function_members
+from ember.typing.context import TypingContext
 from ember.typing.functions import RecursionPending
 from ember.typing.signature import Signature
 
