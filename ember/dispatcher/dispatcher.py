@@ -113,7 +113,7 @@ class Dispatcher:
         # type (typeof reads this first); its class has no other instance.
         type(self)._ember_type_ = types.DispatcherType(self)
         self.options = options
-        self.cache = cache  # accepted for Numba compatibility; on-disk caching is not built yet
+        self.cache = cache  # in memory only: ember.decorators warns that no disk cache is written
         self.overloads: dict[tuple, CompileResult] = {}
         self._binder = ArgumentBinder(py_func)
         self._explicit = bool(signatures)
