@@ -150,7 +150,7 @@ class _Inliner:
             kept = dict(zip(site.code.co_freevars, (v.name for v in site.make_function.closure)))
         base = max(self.func_ir.blocks) + 1
         continuation = base + max(callee_ir.blocks) + 1
-        renamer = _Renamer(tag, kept, base)
+        renamer = _Renamer(tag, kept, base, set(callee_ir.blocks))
         for label, block in callee_ir.blocks.items():
             copied = ir.Block(base + label, block.loc)
             for stmt in block.body:
@@ -257,10 +257,11 @@ class _Renamer:
     variables keep the enclosing cell's name), labels move by `base`, parameters read the
     bound arguments, and returns assign the call's target and jump to the continuation."""
 
-    def __init__(self, tag: str, kept: dict[str, str], base: int) -> None:
+    def __init__(self, tag: str, kept: dict[str, str], base: int, labels: set[int]) -> None:
         self.tag = tag
         self.kept = kept
         self.base = base
+        self.labels = labels
 
     def name(self, name: str) -> str:
         if name in self.kept:
@@ -282,11 +283,10 @@ class _Renamer:
                 ir.Jump(continuation, stmt.loc),
             ]
         copied = self._copy(stmt)
-        if isinstance(copied, ir.Jump):
-            copied.target += self.base
-        elif isinstance(copied, ir.Branch):
-            copied.truebr += self.base
-            copied.falsebr += self.base
+        for field in dataclasses.fields(copied):  # block labels: Jump, Branch and the like
+            value = getattr(copied, field.name)
+            if type(value) is int and value in self.labels:
+                setattr(copied, field.name, value + self.base)
         return [copied]
 
     def var(self, var: ir.Var) -> ir.Var:
