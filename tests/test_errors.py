@@ -156,8 +156,8 @@ def try_finally(n):
     return n
 
 
-def chooses_lambdas(n):
-    f = (lambda y: y + 1) if n else (lambda y: y - 1)
+def lambda_or_number(n):
+    f = (lambda y: y + 1) if n else n
     return f(n)
 
 
@@ -202,7 +202,7 @@ def f_string(n):
         (generator_expression, "a generator expression", "sum(i"),
         (try_except, "try/except", "try:"),
         (try_finally, "try/finally", "try:"),
-        (chooses_lambdas, "choosing between inner functions at run time", "return f(n)"),
+        (lambda_or_number, "holds an inner function on some paths", "return f(n)"),
         (returns_inner_function, "the inner function 'g' can only be called", "return g"),
         (with_block, "a 'with' block", "with open"),
         (generator, "generators (functions using 'yield')", "yield"),

@@ -355,8 +355,8 @@ def returns_inner(n):
     return inner
 
 
-def chooses_lambda(c, n):
-    f = (lambda x: x + 1) if c else (lambda x: x * 2)
+def lambda_or_number(c, n):
+    f = (lambda x: x + 1) if c else n
     return f(n)
 
 
@@ -365,7 +365,7 @@ def chooses_lambda(c, n):
     [
         (recursive_inner, (5,), "recursive inner function 'fact'"),
         (returns_inner, (1,), "the inner function 'inner' can only be called"),
-        (chooses_lambda, (True, 1), "choosing between inner functions at run time"),
+        (lambda_or_number, (True, 1), "holds an inner function on some paths"),
     ],
 )
 def test_unsupported_uses_of_inner_functions_say_so(func, args, message):
@@ -373,6 +373,64 @@ def test_unsupported_uses_of_inner_functions_say_so(func, args, message):
         njit(func)(*args)
     assert f"line {func.__code__.co_firstlineno}" not in str(caught.value).splitlines()[0]
     assert "File" in str(caught.value)
+
+
+def chooses_among_three(i, x):
+    k = 10
+    if i == 0:
+        f = lambda v: v + k  # noqa: E731
+    elif i == 1:
+        f = lambda v: v * k  # noqa: E731
+    else:
+
+        def f(v):
+            return v - k
+
+    k = 20
+    return f(x)
+
+
+def alternates_in_loop(n):
+    total = 0
+    inc = lambda v: v + 1  # noqa: E731
+    dbl = lambda v: v * 2  # noqa: E731
+    f = inc
+    for i in range(n):
+        total += f(i)
+        f = dbl if i % 2 else inc
+    return total
+
+
+def chooses_nonlocal_writer(c, n):
+    s = 0
+
+    def add(v):
+        nonlocal s
+        s += v
+
+    def sub(v):
+        nonlocal s
+        s -= v
+
+    f = add if c else sub
+    for i in range(n):
+        f(i)
+    return s
+
+
+@njit
+def passes_a_choice(c, x):
+    f = (lambda v: v + 1) if c else (lambda v: v - 1)
+    return apply(f, x) * 10 + apply_twice(f, x)
+
+
+@given(st.integers(min_value=-2, max_value=3), SMALL_INTS)
+@settings(max_examples=40, deadline=None)
+def test_inner_functions_chosen_at_run_time(i, x):
+    check(chooses_among_three, [(i, x), (i, x * 0.25)])
+    check(alternates_in_loop, [(abs(x) % 20,)])
+    check(chooses_nonlocal_writer, [(True, abs(x) % 20), (False, abs(x) % 20)])
+    assert passes_a_choice(i > 0, x) == ((x + 1) * 10 + x + 2 if i > 0 else (x - 1) * 10 + x - 2)
 
 
 def test_ir_of_a_closure_has_no_function_value():

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import operator
 from collections.abc import Callable
 from types import CellType, CodeType, FunctionType
 from typing import Any
@@ -61,9 +62,10 @@ def inline_inner_functions(
 class _CallSite:
     block: ir.Block
     index: int
-    code: CodeType
+    code: CodeType | None
     make_function: ir.MakeFunction | None  # None: a jitted callee (py_func) is inlined
     py_func: FunctionType | None = None
+    candidates: list[ir.MakeFunction] | None = None  # chosen at run time among these
 
 
 class _Inliner:
@@ -72,6 +74,8 @@ class _Inliner:
         self.jitted_function_of = jitted_function_of
         self.chains: dict[int, tuple[CodeType, ...]] = {}  # label -> codes inlined around it
         self.count = 0
+        self.numbers: dict[int, int] = {}  # id(MakeFunction) -> its number as a run-time value
+        self.choice_tests: set[int] = set()  # ids of the statements comparing those numbers
 
     def run(self) -> None:
         while True:
@@ -82,7 +86,10 @@ class _Inliner:
             self.count += 1
             if self.count > _MAX_INLINED_CALLS:
                 raise UnsupportedError("too many nested inner-function calls to inline", None)
-            self._inline(site)
+            if site.candidates is not None:
+                self._split_choice(site)
+            else:
+                self._inline(site)
         self._remove_function_values()
 
     # ------------------------------------------------------------------ finding calls
@@ -101,13 +108,17 @@ class _Inliner:
                 found.append(value)
         return found
 
+    def _functions_held(self, var: ir.Var) -> list[ir.MakeFunction]:
+        """The distinct inner functions `var` may hold when it holds nothing else, else []."""
+        values = self._reaching_values(var.name)
+        if not values or not all(isinstance(value, ir.MakeFunction) for value in values):
+            return []
+        return list({id(value): value for value in values}.values())
+
     def _function_of(self, var: ir.Var) -> ir.MakeFunction | None:
         """The one inner function that `var` always holds, or None."""
-        values = self._reaching_values(var.name)
-        if values and isinstance(values[0], ir.MakeFunction):
-            if all(value is values[0] for value in values):
-                return values[0]
-        return None
+        held = self._functions_held(var)
+        return held[0] if len(held) == 1 else None
 
     def _jitted_callee(self, var: ir.Var) -> FunctionType | None:
         values = self._reaching_values(var.name)
@@ -122,11 +133,13 @@ class _Inliner:
                 if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call)):
                     continue
                 call = stmt.value
-                inner = self._function_of(call.func)
-                if inner is not None:
-                    return _CallSite(block, index, inner.code, inner)
+                held = self._functions_held(call.func)
+                if len(held) == 1:
+                    return _CallSite(block, index, held[0].code, held[0])
+                if held:
+                    return _CallSite(block, index, None, None, candidates=held)
                 operands = [*call.args, *(value for _, value in call.kws)]
-                if any(self._function_of(var) is not None for var in operands):
+                if any(self._functions_held(var) for var in operands):
                     py_func = self._jitted_callee(call.func)
                     if py_func is not None:
                         return _CallSite(block, index, py_func.__code__, None, py_func)
@@ -161,6 +174,51 @@ class _Inliner:
         self.func_ir.blocks[continuation] = rest
         self.chains[continuation] = chain
         site.block.body[site.index :] = [ir.Jump(base + callee_ir.entry, call_stmt.loc)]
+
+    def _split_choice(self, site: _CallSite) -> None:
+        """`r = f(args)` where f is one of several inner functions: compare f's number with
+        each candidate's and call that one (each call is then inlined on its own)."""
+        call_stmt = site.block.body[site.index]
+        call, loc = call_stmt.value, call_stmt.loc
+        chain = self.chains.get(site.block.label, ())
+        base = max(self.func_ir.blocks) + 1
+        continuation = base + 2 * len(site.candidates)
+        tail = site.block.body[site.index + 1 :]
+        site.block.body[site.index :] = [ir.Jump(base, loc)]
+        last = len(site.candidates) - 1
+        for position, candidate in enumerate(site.candidates):
+            test_label, call_label = base + 2 * position, base + 2 * position + 1
+            callee = ir.Var(f"$choice{self.count}.{position}", loc)
+            calling = [
+                ir.Assign(callee, candidate, loc),
+                ir.Assign(call_stmt.target, ir.Call(callee, call.args, call.kws, loc), loc),
+                ir.Jump(continuation, loc),
+            ]
+            if position == last:  # no test: the only one left
+                testing = [ir.Jump(call_label, loc)]
+            else:
+                testing = self._number_test(call.func, candidate, call_label, test_label + 2, loc)
+            self._add_block(ir.Block(call_label, loc, calling), chain)
+            self._add_block(ir.Block(test_label, loc, testing), chain)
+        self._add_block(ir.Block(continuation, loc, tail), chain)
+
+    def _number_test(self, func: ir.Var, candidate, if_equal: int, otherwise: int, loc) -> list:
+        number = ir.Var(f"$choice{self.count}.{if_equal}.number", loc)
+        equal = ir.Var(f"$choice{self.count}.{if_equal}.equal", loc)
+        compare = ir.Assign(equal, ir.BinOp(operator.eq, func, number, loc), loc)
+        self.choice_tests.add(id(compare))
+        return [
+            ir.Assign(number, ir.Const(self._number(candidate), loc), loc),
+            compare,
+            ir.Branch(equal, if_equal, otherwise, loc),
+        ]
+
+    def _number(self, make_function: ir.MakeFunction) -> int:
+        return self.numbers.setdefault(id(make_function), len(self.numbers))
+
+    def _add_block(self, block: ir.Block, chain: tuple) -> None:
+        self.func_ir.blocks[block.label] = block
+        self.chains[block.label] = chain
 
     def _callee(self, site: _CallSite, call: ir.Call) -> tuple[ir.FunctionIR, dict]:
         """The callee's IR and, per parameter, the value (Var or Expr) the call binds to it."""
@@ -208,34 +266,55 @@ class _Inliner:
     # ------------------------------------------------------------------ cleaning up
 
     def _remove_function_values(self) -> None:
-        """Drop the assignments of inner-function values; any other use of one is an error."""
+        """A variable holding an inner function keeps only its number, and only where a
+        run-time choice reads it; other assignments go. Any other use is an error."""
         self.definitions = _definitions(self.func_ir)
         function_valued = {
             name
             for name in self.definitions
             if any(isinstance(v, ir.MakeFunction) for v in self._reaching_values(name))
         }
-        for block in self.func_ir.blocks.values():
-            block.body = [
-                stmt
-                for stmt in block.body
-                if not (isinstance(stmt, ir.Assign) and stmt.target.name in function_valued)
-            ]
         for _, stmt in self.func_ir.statements():
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.MakeFunction):
+                stmt.value = ir.Const(self._number(stmt.value), stmt.loc)
+        self._remove_unread(function_valued)
+        for _, stmt in self.func_ir.statements():
+            is_copy = isinstance(stmt, ir.Assign) and stmt.target.name in function_valued
+            if is_copy or id(stmt) in self.choice_tests:
+                continue
             used = [var for var in stmt.sources() if var.name in function_valued]
             if used:
                 raise UnsupportedError(_escape_message(used[0], stmt, self), stmt.loc)
+
+    def _remove_unread(self, names: set[str]) -> None:
+        """Drop assignments to `names` that nothing reads, until none is left."""
+        while True:
+            read = {var.name for _, stmt in self.func_ir.statements() for var in stmt.sources()}
+            removed = False
+            for block in self.func_ir.blocks.values():
+                kept = [
+                    stmt
+                    for stmt in block.body
+                    if not (
+                        isinstance(stmt, ir.Assign)
+                        and stmt.target.name in names
+                        and stmt.target.name not in read
+                    )
+                ]
+                removed |= len(kept) != len(block.body)
+                block.body = kept
+            if not removed:
+                return
 
 
 def _escape_message(var: ir.Var, stmt: ir.Stmt, inliner: _Inliner) -> str:
     functions = [v for v in inliner._reaching_values(var.name) if isinstance(v, ir.MakeFunction)]
     names = sorted({function.code.co_name for function in functions})
     name = var.name if not var.is_temp else "/".join(names)
-    if len({id(function) for function in functions}) > 1:
+    if len(functions) != len(inliner._reaching_values(var.name)):
         return (
-            f"choosing between inner functions at run time ({', '.join(names)}) is not "
-            "supported in nopython mode; call each one in its own branch, or make them "
-            "module-level @njit functions (those can be chosen at run time)"
+            f"'{name}' holds an inner function on some paths and another value on others; "
+            "nopython mode needs one kind of value per variable"
         )
     return (
         f"the inner function '{name}' can only be called (or passed to a jitted function) in "
