@@ -11,9 +11,11 @@ enclosing variable when it runs, as CPython does (a captured value reassigned be
 and the call is seen), `nonlocal` writes land in the enclosing variable (Numba refuses them), and
 each call site is typed for its own argument types. An inner function passed to another jitted
 function (`apply(inner, x)`) is handled the same way: the callee is inlined too, so the call of
-its parameter becomes a call of the inner function. What stays unsupported, with an
-UnsupportedError naming the line: an inner function that is returned, stored in a container,
-chosen at run time between several, recursive, or passed to anything but a jitted function.
+its parameter becomes a call of the inner function. A variable that holds one of several
+inner functions (`f = (lambda ...) if c else (lambda ...)`) holds a small number instead; each
+call of it tests the number and runs the inlined body of the chosen one. What stays unsupported,
+with an UnsupportedError naming the line: an inner function that is returned, stored in a
+container, recursive, or passed to anything but a jitted function (Numba refuses these too).
 
     before:                                   after:
       inner = make_function(inner, (k,))        x.inner.1 = n
