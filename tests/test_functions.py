@@ -541,6 +541,29 @@ def test_choice_between_return_types_unifies_them():
     assert mixed_returns(False, 1) == 0.5
 
 
+@njit
+def returns_choice(c):
+    return increment if c else double
+
+
+@njit
+def returns_functions(x):
+    return (increment, negate), x
+
+
+@njit
+def choice_with_bad_member(c, x):
+    f = increment if c else apply
+    return f(x)
+
+
+def test_jitted_functions_returned_to_python_and_bad_choices():
+    assert returns_choice(True) is increment and returns_choice(False) is double
+    assert returns_functions(2) == ((increment, negate), 2)
+    with pytest.raises(ember.TypingError, match="apply, one of the functions chosen at run"):
+        choice_with_bad_member(True, 1)
+
+
 # ---------------------------------------------------------------------------- recursion
 
 

@@ -13,8 +13,9 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.ir import nodes as ir
+from ember.lowering.boxing import NativeValue
 from ember.lowering.models import PrimitiveModel, register_model
-from ember.lowering.registry import lower_cast
+from ember.lowering.registry import box, lower_cast, unbox
 from ember.typing.signature import Signature
 
 if TYPE_CHECKING:
@@ -42,6 +43,30 @@ def widen_choice(context, builder, from_type, to_type, value) -> llvm.Value:
         is_this = builder.icmp_unsigned("==", value, llvm.Constant(INDEX, position))
         result = builder.select(is_this, llvm.Constant(INDEX, to_type.index_of(dispatcher)), result)
     return result
+
+
+@box(types.DispatcherType)
+def box_function(typ, value, c) -> llvm.Value:
+    """A jitted function returned to Python is its dispatcher object."""
+    obj = c.pyapi.borrow_constant(typ.dispatcher)
+    c.pyapi.incref(obj)
+    return obj
+
+
+@box(types.DispatcherChoice)
+def box_choice(typ, value, c) -> llvm.Value:
+    obj = c.pyapi.borrow_constant(typ.dispatchers[0])
+    for position, dispatcher in enumerate(typ.dispatchers[1:], start=1):
+        is_this = c.builder.icmp_unsigned("==", value, llvm.Constant(INDEX, position))
+        obj = c.builder.select(is_this, c.pyapi.borrow_constant(dispatcher), obj)
+    c.pyapi.incref(obj)
+    return obj
+
+
+@unbox(types.DispatcherType)
+def unbox_function(typ, obj, c):
+    """Nothing to read: the type is the function (the caller matched it)."""
+    return NativeValue(c.context.get_dummy_value(typ))
 
 
 def call_choice(

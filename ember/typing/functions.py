@@ -23,7 +23,15 @@ def type_choice_call(choice: types.DispatcherChoice, args: tuple, kws: dict) -> 
     these arguments. A return type of None means a candidate is still being typed."""
     return_type = None
     for dispatcher in choice.dispatchers:
-        sig = dispatcher.type_call(args, kws)
+        try:
+            sig = dispatcher.type_call(args, kws)
+        except TypingError as error:
+            if isinstance(error, RecursionPending):
+                raise
+            raise TypingError(
+                f"{dispatcher.py_func.__qualname__}, one of the functions chosen at run time "
+                f"here, cannot take these arguments: {error.msg}"
+            ) from None
         if sig is None:
             return None
         if sig.return_type is None:

@@ -412,7 +412,7 @@ class TypeInferer:
 def _compile_time_only(typ: types.Type) -> bool:
     if isinstance(typ, types.BaseTuple):
         return any(_compile_time_only(member) for member in typ.types)
-    return isinstance(typ, types.Dummy)
+    return isinstance(typ, types.Dummy) and not isinstance(typ, types.DispatcherType)
 
 
 _EXPR_TYPERS = {
