@@ -156,16 +156,16 @@ def try_finally(n):
     return n
 
 
-def inner_lambda(n):
-    f = lambda y: y + 1  # noqa: E731
+def lambda_or_number(n):
+    f = (lambda y: y + 1) if n else n
     return f(n)
 
 
-def inner_function(n):
+def returns_inner_function(n):
     def g(y):
-        return y
+        return y + n
 
-    return g(n)
+    return g
 
 
 def with_block(n):
@@ -202,8 +202,8 @@ def f_string(n):
         (generator_expression, "a generator expression", "sum(i"),
         (try_except, "try/except", "try:"),
         (try_finally, "try/finally", "try:"),
-        (inner_lambda, "a lambda", "f = lambda"),
-        (inner_function, "a nested function ('def g')", "def g"),
+        (lambda_or_number, "holds an inner function on some paths", "return f(n)"),
+        (returns_inner_function, "the inner function 'g' can only be called", "return g"),
         (with_block, "a 'with' block", "with open"),
         (generator, "generators (functions using 'yield')", "yield"),
         (set_display, "sets are not supported", "{n}"),

@@ -4,6 +4,7 @@ everything."""
 from ember.library import (  # noqa: F401
     boxing,
     builtins,
+    functions,
     lists,
     math_exact,
     mathlib,

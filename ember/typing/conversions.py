@@ -10,6 +10,7 @@ import enum
 from functools import cache
 
 from ember import types
+from ember.types.functions import unify_functions
 
 
 class Conversion(enum.IntEnum):
@@ -178,4 +179,4 @@ def unify_pair(first: types.Type, second: types.Type) -> types.Type | None:
     if isinstance(first, types.BoundFunction) and isinstance(second, types.BoundFunction):
         this = unify_pair(first.this, second.this) if first.attr == second.attr else None
         return None if this is None else types.BoundFunction(this, first.attr)
-    return None
+    return unify_functions(first, second)
