@@ -17,6 +17,20 @@ from ember.stencils import stencil
 __version__ = "0.1.0"
 
 
+def vectorize(*args, **kwargs):
+    """`@vectorize`: a scalar kernel as a NumPy ufunc (see ember.ufuncs.vectorize)."""
+    from ember.ufuncs import vectorize as _vectorize
+
+    return _vectorize(*args, **kwargs)
+
+
+def guvectorize(*args, **kwargs):
+    """`@guvectorize`: a kernel over sub-arrays as a generalized ufunc (ember.ufuncs)."""
+    from ember.ufuncs import guvectorize as _guvectorize
+
+    return _guvectorize(*args, **kwargs)
+
+
 def typeof(value):
     """The ember type of a Python value (as compiled code would see it)."""
     from ember.dispatcher.typeof import typeof as _typeof
@@ -29,6 +43,8 @@ __all__ = [
     "njit",
     "stencil",
     "typeof",
+    "vectorize",
+    "guvectorize",
     "types",
     "TypingError",
     "UnsupportedError",

@@ -42,7 +42,7 @@ def _head(ufunc: np.ufunc) -> _UfuncHead:
 _FROM_FUNC_AND_DATA_AND_SIGNATURE_AND_IDENTITY = 42
 
 NPY_ITER_READWRITE = 0x00010000
-NPY_ITER_UPDATEIFCOPY = 0x01000000
+NPY_ITER_UPDATEIFCOPY = 0x00800000
 
 # `identity=` spellings of Numba and NumPy's codes for them (PyUFunc_Zero, ...).
 IDENTITY_CODES = {0: 0, 1: 1, None: -1, "reorderable": -2}

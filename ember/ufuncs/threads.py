@@ -38,6 +38,13 @@ def _chunk_type(nargs: int, ndims: int) -> llvm.LiteralStructType:
     )
 
 
+def _gep(builder: llvm.IRBuilder, base, indices: list, etype) -> llvm.Value:
+    """A GEP as an opaque pointer (llvmlite types GEPs with typed pointers)."""
+    address = builder.gep(base, indices, source_etype=etype)
+    address.type = ptr
+    return address
+
+
 def _declare(module: llvm.Module, name: str, fnty: llvm.FunctionType) -> llvm.Function:
     found = module.globals.get(name)
     return found if found is not None else llvm.Function(module, fnty, name)
@@ -51,7 +58,7 @@ def _emit_worker(module: llvm.Module, serial: llvm.Function, chunk_type) -> llvm
     (chunk,) = worker.args
 
     def field(index: int):
-        return builder.gep(chunk, [arr.i32_(0), arr.i32_(index)], source_etype=chunk_type)
+        return _gep(builder, chunk, [arr.i32_(0), arr.i32_(index)], chunk_type)
 
     steps = builder.load(field(3), typ=ptr)
     data = builder.load(field(4), typ=ptr)
@@ -83,6 +90,7 @@ def emit_parallel_loop(entry: llvm.Function, serial: llvm.Function, nargs: int, 
         builder.call(serial, [args, dims, steps, data])
         builder.ret_void()
     chunks = builder.alloca(chunk_type, size=threads, name="chunks")
+    chunks.type = ptr  # addressed opaquely, as ember's other allocas
     per_thread = builder.sdiv(builder.add(count, builder.sub(threads, arr.const(1))), threads)
     with arr.for_range(builder, threads) as thread:
         start = builder.mul(thread, per_thread)
@@ -91,21 +99,21 @@ def emit_parallel_loop(entry: llvm.Function, serial: llvm.Function, nargs: int, 
         length = builder.sub(stop, start)
         length = builder.select(builder.icmp_signed("<", length, arr.const(0)), arr.const(0),
                                 length)  # fmt: skip
-        chunk = builder.gep(chunks, [thread], source_etype=chunk_type)
+        chunk = _gep(builder, chunks, [thread], chunk_type)
         _fill_chunk(builder, chunk, chunk_type, serial, args, steps, data, start, length,
                     dimensions, nargs)  # fmt: skip
     # Chunks 1.. go to new threads (run here if a thread cannot start), chunk 0 runs here.
     with arr.for_range(builder, threads, start=arr.const(1)) as thread:
-        chunk = builder.gep(chunks, [thread], source_etype=chunk_type)
-        tid = builder.gep(chunk, [arr.i32_(0), arr.i32_(5)], source_etype=chunk_type)
+        chunk = _gep(builder, chunks, [thread], chunk_type)
+        tid = _gep(builder, chunk, [arr.i32_(0), arr.i32_(5)], chunk_type)
         status = builder.call(create, [tid, llvm.Constant(ptr, None), worker, chunk])
         with builder.if_then(builder.icmp_signed("!=", status, llvm.Constant(i32, 0))):
             builder.store(arr.const(0), tid)
             builder.call(worker, [chunk])
     builder.call(worker, [chunks])
     with arr.for_range(builder, threads, start=arr.const(1)) as thread:
-        chunk = builder.gep(chunks, [thread], source_etype=chunk_type)
-        tid_slot = builder.gep(chunk, [arr.i32_(0), arr.i32_(5)], source_etype=chunk_type)
+        chunk = _gep(builder, chunks, [thread], chunk_type)
+        tid_slot = _gep(builder, chunk, [arr.i32_(0), arr.i32_(5)], chunk_type)
         tid = builder.load(tid_slot, typ=i64)
         with builder.if_then(builder.icmp_signed("!=", tid, arr.const(0))):
             builder.call(join, [tid, llvm.Constant(ptr, None)])
@@ -119,7 +127,7 @@ def _load(builder: llvm.IRBuilder, base, index: int) -> llvm.Value:
 def _fill_chunk(builder, chunk, chunk_type, serial, args, steps, data, start, length,
                 dimensions: list, nargs: int) -> None:  # fmt: skip
     def field(*path: int):
-        return builder.gep(chunk, [arr.i32_(0), *map(arr.i32_, path)], source_etype=chunk_type)
+        return _gep(builder, chunk, [arr.i32_(0), *map(arr.i32_, path)], chunk_type)
 
     builder.store(serial, field(0))
     for k in range(nargs):
