@@ -152,25 +152,29 @@ class DUFunc:
         self._loops.compile(sig)
         self._ufunc = self._loops.make_ufunc(self._loops.nin, 1, self._identity, None)
 
-    def _compile_for(self, dtypes: list) -> bool:
-        """Compile the loop for these input dtypes; False when there is nothing to compile
-        (frozen, dtypes ember cannot compile, or that loop exists: the error was another)."""
+    def _compile_for(self, dtypes: list, same_output: bool = False) -> bool:
+        """Compile the loop for these input dtypes (returning the first one's dtype when
+        `same_output`, as reductions need); False when there is nothing to compile (frozen,
+        dtypes ember cannot compile, or that loop exists: the error was another)."""
         if self._frozen or len(dtypes) != self.nin:
             return False
         try:
             arg_types = tuple(from_numpy_dtype(np.dtype(d)) for d in dtypes)
         except (TypeError, ValueError):
             return False
-        if any(found[: self.nin] == tuple(map(np.dtype, dtypes))
-               for found in self._loops.dtype_tuples):  # fmt: skip
-            return False
+        wanted = tuple(map(np.dtype, dtypes))
+        for found in self._loops.dtype_tuples:
+            if found[: self.nin] == wanted and (not same_output or found[-1] == wanted[0]):
+                return False
+        return_type = arg_types[0] if same_output else None
         try:
-            self._add_loop(Signature(None, arg_types))
+            self._add_loop(Signature(return_type, arg_types))
         except EmberError as error:
             raise error.with_traceback(None) from None
         return True
 
-    def _retry(self, method: Callable, dtypes: Callable, args: tuple, kws: dict) -> Any:
+    def _retry(self, method: Callable, dtypes: Callable, args: tuple, kws: dict,
+               same_output: bool = False) -> Any:  # fmt: skip
         """Run `method` (on the current ufunc); on NumPy's TypeError compile for the dtypes
         and run it again."""
         try:
@@ -180,7 +184,7 @@ class DUFunc:
                 wanted = dtypes(args, kws)
             except (TypeError, ValueError, IndexError):
                 wanted = []
-            if not self._compile_for(wanted):
+            if not self._compile_for(wanted, same_output):
                 raise
         return method(self._ufunc)(*args, **kws)
 
@@ -201,17 +205,17 @@ class DUFunc:
         return [np.dtype(dtype) if dtype is not None else _value_dtype(args[0])] * self.nin
 
     def reduce(self, *args: Any, **kws: Any) -> Any:
-        return self._retry(lambda u: u.reduce, self._reduce_dtypes, args, kws)
+        return self._retry(lambda u: u.reduce, self._reduce_dtypes, args, kws, True)
 
     def accumulate(self, *args: Any, **kws: Any) -> Any:
-        return self._retry(lambda u: u.accumulate, self._reduce_dtypes, args, kws)
+        return self._retry(lambda u: u.accumulate, self._reduce_dtypes, args, kws, True)
 
     def reduceat(self, *args: Any, **kws: Any) -> Any:
         def dtypes(args, kws):
             dtype = kws.get("dtype", args[3] if len(args) > 3 else None)
             return [np.dtype(dtype) if dtype is not None else _value_dtype(args[0])] * self.nin
 
-        return self._retry(lambda u: u.reduceat, dtypes, args, kws)
+        return self._retry(lambda u: u.reduceat, dtypes, args, kws, True)
 
     def outer(self, *args: Any, **kws: Any) -> Any:
         return self._retry(lambda u: u.outer, self._call_dtypes, args, kws)
