@@ -102,9 +102,19 @@ def guvectorize(*args: Any, **options: Any) -> Callable:
         loops = GeneralizedLoops(py_func, layout, options)
         for sig in signatures:
             loops.compile(sig)
-        return loops.make()
+        ufunc = loops.make()
+        _register_jit_call(ufunc, loops, loops.select_loop)
+        return ufunc
 
     return decorate
+
+
+def _register_jit_call(key: Any, loops: GeneralizedLoops, choose_loop: Callable) -> None:
+    from ember.ufuncs.gujit import register_gufunc_call
+    from ember.ufuncs.jitcall import declare_function_type
+
+    declare_function_type(key)
+    register_gufunc_call(key, loops, choose_loop)
 
 
 def _check_layout_arity(py_func: Callable, layout: Layout) -> None:
@@ -154,6 +164,17 @@ class GeneralizedLoops(LoopTable):
             raise TypeError(f"{where}: {typ.ndim}-d array for {len(dims)} core dimensions")
         return typ.copy(layout="A", readonly=False)
 
+    def select_loop(self, dtypes: tuple) -> int | None:
+        """The first loop NumPy's search would take: inputs cast safely, outputs (None when
+        not given) of exactly its dtypes."""
+        for index, found in enumerate(self.dtype_tuples):
+            inputs_fit = all(np.can_cast(d, f, "safe") for d, f in zip(dtypes, found[: self.nin]))
+            outputs_fit = all(d is None or d == f for d, f in zip(dtypes[self.nin :],
+                                                                    found[self.nin :]))  # fmt: skip
+            if inputs_fit and outputs_fit:
+                return index
+        return None
+
     def make(self) -> np.ufunc:
         ufunc = self.make_ufunc(self.nin, len(self.layout.outputs), None, self.layout.text)
         if self.writable:
@@ -198,6 +219,7 @@ class GUFunc:
         self._loops = GeneralizedLoops(py_func, layout, options)
         self._ufunc = self._loops.make()
         self._frozen = False
+        _register_jit_call(self, self._loops, self._jit_loop)
 
     ufunc = property(lambda self: self._ufunc, doc="The current generalized np.ufunc.")
     nin = property(lambda self: self._ufunc.nin)
@@ -245,11 +267,26 @@ class GUFunc:
                 raise
         return self._ufunc(*args, **kws)
 
+    def _jit_loop(self, dtypes: tuple) -> int | None:
+        """The loop for a call from jitted code, compiled for exactly these dtypes when none
+        fits (outputs must then be passed)."""
+        index = self._loops.select_loop(dtypes)
+        if index is None and not self._frozen and all(d is not None for d in dtypes):
+            self._compile_dtypes(dtypes)
+            index = self._loops.select_loop(dtypes)
+        return index
+
     def _compile_for(self, operands: list) -> bool:
         """Compile for the operands' dtypes (arrays of each operand's core ndim)."""
         try:
             dtypes = [_operand_dtype(value) for value in operands]
-            scalars = [from_numpy_dtype(d) for d in dtypes]
+        except (TypeError, ValueError):
+            return False
+        return self._compile_dtypes(dtypes)
+
+    def _compile_dtypes(self, dtypes: list) -> bool:
+        try:
+            scalars = [from_numpy_dtype(np.dtype(d)) for d in dtypes]
         except (TypeError, ValueError):
             return False
         if tuple(dtypes) in self._loops.dtype_tuples:

@@ -12,10 +12,14 @@ from ember.library import numpy_ufuncs
 from ember.ufuncs.kernels import LoopTable
 
 
+def declare_function_type(key: Any) -> None:
+    """`ember.typeof(key)` (and compiled code seeing it as a global) gives Function(key)."""
+    key.__dict__["_ember_type_"] = types.Function(key)
+
+
 def register_ufunc(key: Any, loops: LoopTable) -> None:
     """Make `key` (an np.ufunc or a DUFunc) typable and callable in jitted code."""
-    if "_ember_type_" not in getattr(key, "__dict__", {}):
-        key.__dict__["_ember_type_"] = types.Function(key)
+    declare_function_type(key)
 
     def kernel(context, builder, loop, args):
         result = loops.dispatcher.compile(tuple(loop.in_types))

@@ -9,7 +9,8 @@ import pickle
 import numpy as np
 import pytest
 
-from ember import guvectorize
+import ember
+from ember import guvectorize, njit
 from ember.ufuncs import GUFunc
 from ember.ufuncs.gufunc import parse_layout
 
@@ -256,3 +257,74 @@ def test_pickles_by_value():
     out = np.zeros(1)
     copy(np.arange(4.0), out)
     assert out[0] == 6.0 and copy.types == ["d->d"]
+
+
+# ---------------------------------------------------------------------------- jitted code
+
+def _double_into(x, out):
+    for i in range(x.shape[0]):
+        out[i] = 2 * x[i]
+
+
+@njit
+def call_add_scalar(x, y):
+    return add_scalar_gufunc(x, y)
+
+
+@njit
+def call_total(m):
+    return total_gufunc(m)
+
+
+@njit
+def call_matmul_into(a, b, out):
+    matmul(a, b, out)
+    return out
+
+
+@njit
+def call_lazy(x, out):
+    lazy_gufunc(x, out)
+    return out
+
+
+lazy_gufunc = guvectorize("(n)->(n)")(_double_into)
+
+
+def test_callable_in_jitted_code_with_broadcasting():
+    x = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(call_add_scalar(x, 2.5), add_scalar_gufunc(x, 2.5))
+    np.testing.assert_array_equal(call_add_scalar(np.arange(4), 1), add_scalar_gufunc(
+        np.arange(4), 1))  # fmt: skip
+    m = np.arange(24.0).reshape(2, 3, 4)
+    np.testing.assert_array_equal(call_total(m), m.sum(axis=-1))
+    np.testing.assert_array_equal(call_total(m[:, ::2, ::-1]), m[:, ::2, ::-1].sum(axis=-1))
+    a = np.random.default_rng(7).uniform(-1, 1, (3, 4, 5))
+    b = np.random.default_rng(8).uniform(-1, 1, (1, 5, 2))  # loop dimension of size 1
+    out = np.zeros((3, 4, 2))
+    assert call_matmul_into(a, b, out) is out
+    np.testing.assert_allclose(out, a @ b, rtol=1e-12)
+    with pytest.raises(ValueError, match="broadcast"):
+        call_matmul_into(a, np.ones((2, 5, 2)), out)
+
+
+def test_lazy_gufunc_in_jitted_code_compiles_for_its_dtypes():
+    x = np.arange(6, dtype=np.int32).reshape(2, 3)
+    out = np.zeros((2, 3), dtype=np.int32)
+    np.testing.assert_array_equal(call_lazy(x, out), 2 * x)
+    assert "ii->i" not in lazy_gufunc.types and lazy_gufunc.types == ["i->i"]
+
+
+def test_jitted_calls_free_what_they_allocate():
+    m = np.arange(12.0).reshape(3, 4)
+    call_total(m)
+    before = ember.runtime.stats()
+    for _ in range(3):
+        call_total(m)
+    after = ember.runtime.stats()
+    assert after.live == before.live and after.alloc > before.alloc
+
+
+def test_typeof_gives_the_function_type():
+    assert ember.typeof(add_scalar_gufunc) == ember.types.Function(add_scalar_gufunc)
+    assert ember.typeof(lazy_gufunc) == ember.types.Function(lazy_gufunc)
