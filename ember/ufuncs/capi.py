@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
-
 class _UfuncHead(ctypes.Structure):
     """The leading fields of NumPy's PyUFuncObject (numpy/ufuncobject.h, stable since 1.16)."""
 

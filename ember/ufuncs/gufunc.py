@@ -328,4 +328,3 @@ def _rebuild_lazy(state: tuple, layout: str, options: dict, signatures: list) ->
     for sig in signatures:
         gufunc._add_loop(sig)
     return gufunc
-

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from ember import types
-from ember.errors import TypingError, UnsupportedError
 from ember.decorators import njit
+from ember.errors import TypingError, UnsupportedError
 from ember.extending import overload
 from ember.library.numpy_support import numpy_dtype
 from ember.ufuncs.gufunc import GeneralizedLoops

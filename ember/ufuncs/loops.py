@@ -17,6 +17,7 @@ from ember.codegen.library import CodeLibrary
 from ember.compiler import CompileResult
 from ember.lowering import arrays as arr
 from ember.lowering import callconv
+from ember.lowering.models import model_of
 from ember.ufuncs.threads import emit_parallel_loop
 
 i64, ptr = arr.i64, arr.ptr
@@ -106,7 +107,7 @@ def _emit_elementwise(function, callee, kernel, operands: list[Operand], nin: in
     with builder.if_else(contiguous) as (unit_stride, strided):
         with unit_stride:
             with arr.for_range(builder, count) as index:
-                pointers = [builder.gep(base, [index], source_etype=arr.model_of(op.dtype).data_type)
+                pointers = [builder.gep(base, [index], source_etype=model_of(op.dtype).data_type)
                             for base, op in zip(bases, operands)]  # fmt: skip
                 _elementwise_body(builder, callee, kernel, operands, nin, pointers)
         with strided:

@@ -63,8 +63,7 @@ def reference_gufunc(py_func, layout: str, out_dtypes, *inputs):
     return np.vectorize(call, signature=layout.replace(" ", ""))(*inputs)
 
 
-ADD_SIGS = ["void(float64[:], float64, float64[:])", "void(int64[:], int64, int64[:])",
-            "void(float32[:], float32, float32[:])", "void(complex128[:], complex128, complex128[:])"]  # fmt: skip
+ADD_SIGS = [f"void({t}[:], {t}, {t}[:])" for t in ("float64", "int64", "float32", "complex128")]
 add_scalar_gufunc = guvectorize(ADD_SIGS, "(n),()->(n)")(add_scalar)
 total_gufunc = guvectorize(
     ["void(float64[:], float64[:])", "void(int32[:], int64[:])", "void(uint8[:], uint8[:])"],
@@ -132,9 +131,7 @@ def test_empty_loop_and_core_dimensions():
 
 def test_moving_average_matches_numpy():
     x = np.random.default_rng(3).uniform(0, 10, (4, 50))
-    smooth = guvectorize(["void(float64[:], int64, float64[:])"], "(n),()->(n)")(
-        moving_average
-    )
+    smooth = guvectorize(["void(float64[:], int64, float64[:])"], "(n),()->(n)")(moving_average)
     expected = reference_gufunc(moving_average, "(n),()->(n)", ["f8"], x, 5)
     np.testing.assert_allclose(smooth(x, 5), expected, rtol=1e-12)
     window = np.convolve(x[0], np.ones(5), "valid") / 5
@@ -260,6 +257,7 @@ def test_pickles_by_value():
 
 
 # ---------------------------------------------------------------------------- jitted code
+
 
 def _double_into(x, out):
     for i in range(x.shape[0]):

@@ -207,9 +207,7 @@ def test_identity_options():
 
 
 def test_kernels_follow_numpys_error_model():
-    divide = vectorize(["float64(float64, float64)", "int64(int64, int64)"])(
-        lambda a, b: a / b
-    )
+    divide = vectorize(["float64(float64, float64)", "int64(int64, int64)"])(lambda a, b: a / b)
     with np.errstate(all="ignore"):
         np.testing.assert_array_equal(
             divide(np.array([1.0, -1.0, 0.0]), np.zeros(3)), [math.inf, -math.inf, math.nan]
