@@ -326,3 +326,9 @@ def test_jitted_calls_free_what_they_allocate():
 def test_typeof_gives_the_function_type():
     assert ember.typeof(add_scalar_gufunc) == ember.types.Function(add_scalar_gufunc)
     assert ember.typeof(lazy_gufunc) == ember.types.Function(lazy_gufunc)
+
+
+def test_signatures_as_ember_type_objects():
+    sig = ember.void(ember.float64[:], ember.float64, ember.float64[:])
+    f = guvectorize([sig], "(n),()->(n)")(add_scalar)
+    np.testing.assert_array_equal(f(np.arange(3.0), 1.0), [1.0, 2.0, 3.0])

@@ -388,3 +388,13 @@ def test_runs_in_dask_array_map_blocks():
     with dask.config.set(scheduler="processes", num_workers=1):
         result = array.map_blocks(f, 2.0).compute()
     np.testing.assert_array_equal(result, values * 2.0 + SHIFT)
+
+
+def test_signatures_as_ember_type_objects():
+    sigs = [ember.float64(ember.float64, ember.int32), ember.int64(ember.int64, ember.int64)]
+    f = vectorize(sigs)(lambda a, b: a * b)
+    assert f.types == ["di->d", "ll->l"]
+    assert f(2.5, np.int32(3)) == 7.5
+    d = vectorize(lambda a, b: a * b)
+    d.add(ember.float32(ember.float32, ember.float32))
+    assert d.types == ["ff->f"]
