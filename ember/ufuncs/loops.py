@@ -69,7 +69,7 @@ def build_inner_loop(
     if parallel:
         serial.linkage = "internal"
         entry = llvm.Function(module, LOOP_TYPE, name)
-        emit_parallel_loop(entry, serial, len(operands), 1 + core_count)
+        emit_parallel_loop(entry, serial, nin, len(operands), 1 + core_count)
     library.export(name)
     library.finalize()
     return InnerLoop(library.address_of(name), library)

@@ -67,7 +67,9 @@ def _emit_worker(module: llvm.Module, serial: llvm.Function, chunk_type) -> llvm
     return worker
 
 
-def emit_parallel_loop(entry: llvm.Function, serial: llvm.Function, nargs: int, ndims: int):
+def emit_parallel_loop(
+    entry: llvm.Function, serial: llvm.Function, nin: int, nargs: int, ndims: int
+) -> None:
     """Fill `entry` (NumPy's loop signature) with the split-and-join around `serial`."""
     module = entry.module
     chunk_type = _chunk_type(nargs, ndims)
@@ -86,6 +88,7 @@ def emit_parallel_loop(entry: llvm.Function, serial: llvm.Function, nargs: int, 
     serial_only = builder.or_(
         builder.icmp_signed("<", work, min_work), builder.icmp_signed("<", threads, arr.const(2))
     )
+    serial_only = builder.or_(serial_only, _outputs_feed_inputs(builder, entry, nin, nargs))
     with builder.if_then(serial_only, likely=False):
         builder.call(serial, [args, dims, steps, data])
         builder.ret_void()
@@ -118,6 +121,35 @@ def emit_parallel_loop(entry: llvm.Function, serial: llvm.Function, nargs: int, 
         with builder.if_then(builder.icmp_signed("!=", tid, arr.const(0))):
             builder.call(join, [tid, llvm.Constant(ptr, None)])
     builder.ret_void()
+
+
+def _outputs_feed_inputs(builder: llvm.IRBuilder, entry, nin: int, nargs: int) -> llvm.Value:
+    """Whether this call must stay sequential: NumPy's reductions and accumulations call the
+    loop with an output of step 0, or with an input that trails the output it writes."""
+    args, dims, steps, _ = entry.args
+    count = _load(builder, dims, 0)
+    spans = []
+    for k in range(nargs):
+        base = builder.load(builder.gep(args, [arr.const(k)], source_etype=ptr), typ=ptr)
+        start = builder.ptrtoint(base, i64)
+        step = _load(builder, steps, k)
+        end = builder.add(start, builder.mul(builder.sub(count, arr.const(1)), step))
+        low = builder.select(builder.icmp_signed("<", start, end), start, end)
+        high = builder.select(builder.icmp_signed("<", start, end), end, start)
+        spans.append((start, step, low, high))
+    unsafe = llvm.Constant(arr.i1, 0)
+    for out_start, out_step, out_low, out_high in spans[nin:]:
+        unsafe = builder.or_(unsafe, builder.icmp_signed("==", out_step, arr.const(0)))
+        for start, step, low, high in spans[:nin]:
+            overlap = builder.and_(
+                builder.icmp_signed("<=", low, out_high), builder.icmp_signed("<=", out_low, high)
+            )
+            same = builder.and_(
+                builder.icmp_signed("==", start, out_start),
+                builder.icmp_signed("==", step, out_step),
+            )
+            unsafe = builder.or_(unsafe, builder.and_(overlap, builder.not_(same)))
+    return unsafe
 
 
 def _load(builder: llvm.IRBuilder, base, index: int) -> llvm.Value:

@@ -398,3 +398,23 @@ def test_signatures_as_ember_type_objects():
     d = vectorize(lambda a, b: a * b)
     d.add(ember.float32(ember.float32, ember.float32))
     assert d.types == ["ff->f"]
+
+
+def test_parallel_target_keeps_reductions_and_accumulations_sequential():
+    sigs = ["float64(float64, float64)", "int64(int64, int64)"]
+    parallel = vectorize(sigs, target="parallel", identity=0)(plus)
+    n = 4 * MIN_PARALLEL_WORK
+    v = np.arange(n, dtype=np.int64)
+    m = np.arange(2.0 * n).reshape(2, n)
+    assert parallel.reduce(v) == v.sum()
+    np.testing.assert_array_equal(parallel.accumulate(v), np.cumsum(v))
+    np.testing.assert_array_equal(parallel.reduce(m, axis=0), m.sum(axis=0))
+    np.testing.assert_array_equal(parallel.reduce(m, axis=1), m.sum(axis=1))
+    np.testing.assert_array_equal(parallel.accumulate(m, axis=1), np.cumsum(m, axis=1))
+    overlapping = np.arange(n + 1.0)
+    parallel(overlapping[:-1], 1.0, out=overlapping[1:])  # NumPy copies the overlapping input
+    np.testing.assert_array_equal(overlapping[1:], np.arange(n) + 1.0)
+    mask = v % 3 == 0
+    out = np.zeros(n, dtype=np.int64)
+    parallel(v, v, out=out, where=mask)
+    np.testing.assert_array_equal(out, np.where(mask, 2 * v, 0))
