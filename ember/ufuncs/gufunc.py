@@ -248,8 +248,11 @@ class GUFunc:
         self._add_loop(parsed)
 
     def _add_loop(self, sig: Signature) -> None:
-        self._loops.compile(sig)
-        self._ufunc = self._loops.make()
+        from ember.dispatcher.dispatcher import compile_lock
+
+        with compile_lock:  # threads meeting new dtypes at once add their loops one by one
+            self._loops.compile(sig)
+            self._ufunc = self._loops.make()
 
     def __call__(self, *args: Any, **kws: Any) -> Any:
         given = len(args) + (_count_outputs(kws.get("out")))

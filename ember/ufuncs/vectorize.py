@@ -149,8 +149,11 @@ class DUFunc:
         self._add_loop(parsed)
 
     def _add_loop(self, sig: Signature) -> None:
-        self._loops.compile(sig)
-        self._ufunc = self._loops.make_ufunc(self._loops.nin, 1, self._identity, None)
+        from ember.dispatcher.dispatcher import compile_lock
+
+        with compile_lock:  # threads meeting new dtypes at once add their loops one by one
+            self._loops.compile(sig)
+            self._ufunc = self._loops.make_ufunc(self._loops.nin, 1, self._identity, None)
 
     def _compile_for(self, dtypes: list, same_output: bool = False) -> bool:
         """Compile the loop for these input dtypes (returning the first one's dtype when
