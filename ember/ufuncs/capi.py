@@ -47,17 +47,12 @@ NPY_ITER_UPDATEIFCOPY = 0x00800000
 IDENTITY_CODES = {0: 0, 1: 1, None: -1, "reorderable": -2}
 _IDENTITY_VALUE = -3
 
-LOOP_FUNCTION = ctypes.CFUNCTYPE(
-    None,
-    ctypes.POINTER(ctypes.c_char_p),
-    ctypes.POINTER(ctypes.c_ssize_t),
-    ctypes.POINTER(ctypes.c_ssize_t),
-    ctypes.c_void_p,
-)
-
 
 def _ufunc_api_table() -> ctypes.Array:
-    from numpy._core import _multiarray_umath
+    try:
+        from numpy._core import _multiarray_umath
+    except ImportError:  # NumPy 1.x
+        from numpy.core import _multiarray_umath
 
     capsule = _multiarray_umath._UFUNC_API
     get_pointer = ctypes.pythonapi.PyCapsule_GetPointer

@@ -204,6 +204,9 @@ def test_identity_options():
     none = vectorize(["float64(float64, float64)"])(plus)
     with pytest.raises(ValueError):
         none.reduce(np.array([]))
+    larger = vectorize(["float64(float64, float64)"], identity=-math.inf)(select_larger)
+    assert larger.identity == -math.inf and larger.reduce(np.array([])) == -math.inf
+    assert larger.reduce(np.array([3.0, 7.0, 5.0])) == 7.0
 
 
 def test_kernels_follow_numpys_error_model():
