@@ -70,6 +70,20 @@ __version__ = "0.1.0"
 prange = range  # replaced by the parallel loop marker once `parallel=True` is built
 
 
+def vectorize(*args, **kwargs):
+    """`@vectorize`: a scalar kernel as a NumPy ufunc (see ember.ufuncs.vectorize)."""
+    from ember.ufuncs import vectorize as _vectorize
+
+    return _vectorize(*args, **kwargs)
+
+
+def guvectorize(*args, **kwargs):
+    """`@guvectorize`: a kernel over sub-arrays as a generalized ufunc (ember.ufuncs)."""
+    from ember.ufuncs import guvectorize as _guvectorize
+
+    return _guvectorize(*args, **kwargs)
+
+
 def typeof(value: Any) -> types.Type:
     """The ember type of a Python value (as compiled code would see it)."""
     from ember.dispatcher.typeof import typeof as _typeof
@@ -93,6 +107,8 @@ __all__ = [
     "prange",
     "stencil",
     "typeof",
+    "vectorize",
+    "guvectorize",
     "types",
     "TypingError",
     "UnsupportedError",

@@ -634,7 +634,9 @@ def _ufunc_pysig(ufunc: np.ufunc):
     return make_pysig(", ".join([*inputs, "/", "out=None"]))
 
 
-def _register_ufunc_call(ufunc: np.ufunc) -> None:
+def register_ufunc_call(ufunc: np.ufunc) -> None:
+    """Type and lower calls of `ufunc` (anything with `nin`, `nout`, `__name__` and
+    `resolve_dtypes` whose kernel is registered) in jitted code."""
     pysig = _ufunc_pysig(ufunc)
 
     @registry.typer(ufunc)
@@ -670,7 +672,7 @@ def _register_ufunc_call(ufunc: np.ufunc) -> None:
 
 for _ufunc in SUPPORTED_UFUNCS:
     if _ufunc.nout == 1:
-        _register_ufunc_call(_ufunc)
+        register_ufunc_call(_ufunc)
 
 
 # ---------------------------------------------------------------------------- operators
