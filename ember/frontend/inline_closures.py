@@ -263,6 +263,10 @@ class _Inliner:
                 )
             else:
                 bound[param.name] = ir.Const(param.default, call.loc)
+        # a comprehension's iterator parameter is `.0` in its code; inspect calls it `implicit0`
+        for name in py_func.__code__.co_varnames[: len(bound)]:
+            if name.startswith(".") and f"implicit{name[1:]}" in bound:
+                bound[name] = bound.pop(f"implicit{name[1:]}")
         return bound
 
     # ------------------------------------------------------------------ cleaning up

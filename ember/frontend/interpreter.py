@@ -33,6 +33,8 @@ _NESTED_CODE = {  # co_name of a nested code object -> the construct that made i
     "<genexpr>": "a generator expression",
 }
 
+_INLINED_CODE = {"<lambda>", "<listcomp>"}  # nested code that inline_closures.py inlines
+
 _NESTED_CODE_HINTS = {
     "<listcomp>": "; build the list with a loop instead: xs = [] then xs.append(...) in a for loop",
 }
@@ -371,7 +373,7 @@ class _IRBuilder:
         0x08 closure; pushed in that order, the code object last)."""
         code = self._drop_definition(self.stack.pop()).value
         name = getattr(code, "co_name", "")
-        if name in _NESTED_CODE and name != "<lambda>":  # comprehensions stay unsupported
+        if name in _NESTED_CODE and name not in _INLINED_CODE:
             raise UnsupportedError(
                 f"{_NESTED_CODE[name]} inside a jitted function is not supported in nopython "
                 f"mode{_NESTED_CODE_HINTS.get(name, '')}",
@@ -464,6 +466,13 @@ class _IRBuilder:
         items = self.stack[len(self.stack) - inst.arg :] if inst.arg else []
         del self.stack[len(self.stack) - inst.arg :]
         self._push_expr(ir.BuildList(items, inst.loc))
+
+    def op_LIST_APPEND(self, inst: Instruction) -> None:
+        """A list comprehension's `xs.append(item)`; the list sits `arg` deep in the stack."""
+        item = self.stack.pop()
+        method = self._temp("append")
+        self._assign(method, ir.GetAttr(self.stack[-inst.arg], "append", inst.loc))
+        self._assign(self._temp(), ir.Call(method, [item], [], inst.loc))
 
     def op_LIST_EXTEND(self, inst: Instruction) -> None:
         """CPython builds a display of three or more constants as `[]` extended by a constant
