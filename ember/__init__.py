@@ -84,6 +84,18 @@ def guvectorize(*args, **kwargs):
     return _guvectorize(*args, **kwargs)
 
 
+_SUBMODULES = {"core", "typed", "extending", "experimental"}
+
+
+def __getattr__(name: str) -> Any:
+    """`ember.core`, `ember.typed`, ... load on first use (import ember stays fast)."""
+    if name in _SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"ember.{name}")
+    raise AttributeError(f"module 'ember' has no attribute {name!r}")
+
+
 def typeof(value: Any) -> types.Type:
     """The ember type of a Python value (as compiled code would see it)."""
     from ember.dispatcher.typeof import typeof as _typeof

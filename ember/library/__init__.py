@@ -12,4 +12,5 @@ from ember.library import (  # noqa: F401
     printing,
     ranges,
     slices,
+    typed_lists,
 )
