@@ -103,6 +103,14 @@ def typeof(value: Any) -> types.Type:
     return _typeof(value)
 
 
+def cfunc(sig: Any, **options: Any) -> Any:
+    """`@cfunc("float64(float64)")`: a C function pointer (`.address`, `.ctypes`) to compiled
+    code, for C libraries and SciPy's LowLevelCallable."""
+    from ember.dispatcher.cfunc import cfunc as make_cfunc
+
+    return make_cfunc(sig, **options)
+
+
 def from_dtype(dtype: Any) -> types.Type:
     """The ember scalar type of a NumPy dtype (`from_dtype(np.dtype('f4'))` is `float32`)."""
     import numpy as np
@@ -113,6 +121,7 @@ def from_dtype(dtype: Any) -> types.Type:
 
 
 __all__ = [
+    "cfunc",
     "from_dtype",
     "jit",
     "njit",
