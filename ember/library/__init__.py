@@ -11,6 +11,7 @@ from ember.library import (  # noqa: F401
     numberlib,
     printing,
     ranges,
+    sequences,
     slices,
     typed_lists,
 )
