@@ -36,8 +36,8 @@ _NUMERIC_EDGES = [
     (_t.uint32, _t.int64, Conversion.safe, True),
     (_t.int16, _t.float32, Conversion.safe, True),
     (_t.int32, _t.float64, Conversion.safe, True),
-    (_t.int64, _t.float64, Conversion.unsafe, True),
-    (_t.uint64, _t.float64, Conversion.unsafe, True),
+    (_t.int64, _t.float64, Conversion.safe, True),  # safe in Numba's table, though lossy
+    (_t.uint64, _t.float64, Conversion.safe, True),
     (_t.float32, _t.float64, Conversion.promote, True),
     (_t.float32, _t.complex64, Conversion.safe, False),
     (_t.float64, _t.complex128, Conversion.safe, False),
