@@ -4,12 +4,15 @@ everything."""
 from ember.library import (  # noqa: F401
     boxing,
     builtins,
+    functions,
     lists,
     math_exact,
     mathlib,
     numberlib,
     printing,
     ranges,
+    sequences,
     slices,
+    typed_lists,
 )
 from ember.parallel import library as parallel_library  # noqa: F401 - prange, thread functions
