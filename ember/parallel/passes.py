@@ -14,7 +14,7 @@ _NOT_BUILT = {
     "reduction": "NumPy reductions run serially (not converted to parfors yet)",
     "setitem": "slice assignments run serially (not converted to parfors yet)",
     "fusion": "no parfor fusion yet (each prange loop is its own parallel region)",
-    "comprehension": "list comprehensions are not supported by ember",
+    "comprehension": "list comprehensions run serially (not converted to parfors)",
 }
 
 
