@@ -111,8 +111,6 @@ def infer_types(state: CompileState) -> None:
 
 
 def parallelize(state: CompileState) -> None:
-    if state.options.parallel is None:
-        return
     from ember.parallel.passes import parallelize as run_parallel_passes
 
     run_parallel_passes(state)
@@ -165,6 +163,11 @@ PIPELINE: list[tuple[str, Callable[[CompileState], None]]] = [
     ("machine code", compile_machine_code),
 ]
 
+# Passes that run only when their predicate holds.
+OPTIONAL_PASSES: dict[str, Callable[[CompileState], bool]] = {
+    "auto-parallelization": lambda state: state.options.parallel is not None,
+}
+
 # ------------------------------------------------------------------------------ runner
 
 _symbol_counter = itertools.count(1)
@@ -178,6 +181,8 @@ def _symbol_name(py_func: FunctionType, arg_types: tuple) -> str:
 def run_pipeline(state: CompileState) -> CompileResult:
     """Run every pass over `state`; failures carry one line naming what was being compiled."""
     for name, run_pass in PIPELINE:
+        if name in OPTIONAL_PASSES and not OPTIONAL_PASSES[name](state):
+            continue  # not run, not timed: serial functions list the same passes as before
         started = time.perf_counter()
         try:
             run_pass(state)
