@@ -40,7 +40,11 @@ def elementwise(context, builder, out_type, out, operands, kernel, release_on_er
     flat_types = out_type.layout in "CF" and out_type.ndim >= 1 and all(
         op.typ.layout == out_type.layout and op.typ.ndim == out_type.ndim for op in arrays
     )  # fmt: skip
-    if not flat_types:
+    # scalar operands computed at run time take the serial loop (only constants are passed on)
+    scalars_constant = all(
+        isinstance(op.value, llvm.Constant) for op in operands if not op.is_array
+    )
+    if not (flat_types and scalars_constant):
         kernels.elementwise(context, builder, out_type, out, operands, kernel)
         return
     eligible = builder.icmp_signed(">=", out.nitems, arr.const(MIN_PARALLEL_ITEMS))
