@@ -27,6 +27,12 @@ _INTEGER_CTYPES = {
 }  # fmt: skip
 
 
+
+class _ExcInfo(ctypes.Structure):
+    """callconv.EXCINFO_TYPE: the exception id and its payload meminfo."""
+
+    _fields_ = [("exc_id", ctypes.c_int32), ("payload", ctypes.c_void_p)]
+
 def _argument_ctypes(typ: types.Type) -> list:
     """The ctypes of the flattened native arguments of `typ` (mirrors the data models)."""
     if isinstance(typ, types.Array):
@@ -151,10 +157,10 @@ def make_invoker(sig: Signature, address: int) -> Callable[..., Any]:
         for typ, value in zip(arg_types, values):
             _flatten(typ, value, flat)
         result = memory_type()
-        exc_id = ctypes.c_int32(0)
-        status = native(ctypes.addressof(result), ctypes.addressof(exc_id), None, *flat)
+        excinfo = _ExcInfo()
+        status = native(ctypes.addressof(result), ctypes.addressof(excinfo), None, *flat)
         if status != STATUS_OK:
-            raise_static_exception(exc_id.value)
+            raise_static_exception(ctypes.addressof(excinfo))
         if isinstance(memory_type, type) and issubclass(memory_type, ctypes.Structure):
             return _box(return_type, result, values)
         return _box(return_type, result.value)
