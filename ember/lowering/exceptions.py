@@ -1,0 +1,232 @@
+"""Stage 6a for exceptions: exception values made and raised by compiled code, `except`
+matching, and the routing of every raise inside a `try` body to its handler block.
+
+An exception value is {payload meminfo, id}: the id names (class, arguments) in
+`callconv.static_exceptions`, where an argument known only at run time is a `PayloadSlot`
+read from the payload. A raise stores the value in the function's excinfo record and returns
+status 1; inside a protected block that return becomes a jump to a landing pad, which takes
+the record, releases what the dead variables own and enters the handler block.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.errors import UnsupportedError
+from ember.ir import nodes as ir
+from ember.ir.liveness import live_variables
+from ember.lowering import arrays as refs
+from ember.lowering import callconv
+from ember.rewrites.static_raise import MISSING, constant_value, single_definitions
+from ember.runtime import nrt
+
+if TYPE_CHECKING:
+    from ember.lowering.lower import FunctionLowerer
+
+_i1 = llvm.IntType(1)
+_i8 = llvm.IntType(8)
+_i32 = llvm.IntType(32)
+_i64 = llvm.IntType(64)
+_double = llvm.DoubleType()
+_ptr = llvm.PointerType()
+
+
+# ---------------------------------------------------------------------------- making and raising
+
+
+def make_exception(lowerer: FunctionLowerer, expr: ir.Call, exc_class: type) -> llvm.Value:
+    """`E(args...)`: constant arguments go into the table entry, the others into a payload."""
+    if expr.kws:
+        raise UnsupportedError(
+            f"{exc_class.__name__}(...) with keyword arguments is not supported in nopython "
+            "mode; pass the arguments by position",
+            expr.loc,
+        )
+    definitions = _definitions_of(lowerer)
+    template: list[Any] = []
+    runtime_args: list[tuple[ir.Var, str]] = []
+    for var in expr.args:
+        constant = constant_value(var, definitions)
+        if constant is not MISSING:
+            template.append(constant)
+            continue
+        kind = _payload_kind(lowerer.typemap[var.name])
+        if kind is None:
+            raise UnsupportedError(
+                f"an exception argument of type {lowerer.typemap[var.name]} is not supported "
+                "in nopython mode; pass numbers, booleans or constants "
+                "(e.g. raise ValueError('bad value', x))",
+                expr.loc,
+            )
+        template.append(callconv.PayloadSlot(len(runtime_args), kind))
+        runtime_args.append((var, kind))
+    exc_id = callconv.static_exceptions.register(exc_class, tuple(template))
+    payload = _fill_payload(lowerer, runtime_args) if runtime_args else llvm.Constant(_ptr, None)
+    value = llvm.Constant(llvm.LiteralStructType([_ptr, _i32]), [None, exc_id])
+    return lowerer.builder.insert_value(value, payload, 0)
+
+
+def _definitions_of(lowerer: FunctionLowerer) -> dict:
+    found = getattr(lowerer, "_single_definitions", None)
+    if found is None:
+        found = lowerer._single_definitions = single_definitions(lowerer.func_ir)
+    return found
+
+
+def _payload_kind(typ: types.Type) -> str | None:
+    typ = types.unliteral(typ)
+    if isinstance(typ, types.Boolean):
+        return "bool"
+    if isinstance(typ, types.Integer):
+        return "int" if typ.signed else "uint"
+    if isinstance(typ, types.Float):
+        return "float"
+    return None
+
+
+def _fill_payload(lowerer: FunctionLowerer, runtime_args: list[tuple[ir.Var, str]]):
+    builder = lowerer.builder
+    size = llvm.Constant(_i64, callconv.PAYLOAD_SLOT_SIZE * len(runtime_args))
+    meminfo = nrt.emit_allocate(builder, size)
+    failed = builder.icmp_unsigned("==", meminfo, llvm.Constant(_ptr, None))
+    lowerer.context.guard(builder, failed, MemoryError, "cannot allocate an exception")
+    data = nrt.emit_data_pointer(builder, meminfo)
+    for index, (var, kind) in enumerate(runtime_args):
+        value = lowerer.load(var)
+        typ = types.unliteral(lowerer.typemap[var.name])
+        if kind == "bool":
+            value = builder.zext(lowerer.context.is_true(builder, typ, value), _i8)
+        elif kind == "float":
+            value = lowerer.context.cast(builder, value, typ, types.float64)
+        elif value.type.width < 64:
+            value = builder.sext(value, _i64) if kind == "int" else builder.zext(value, _i64)
+        offset = llvm.Constant(_i64, index * callconv.PAYLOAD_SLOT_SIZE)
+        slot = builder.gep(data, [offset], source_etype=_i8)
+        builder.store(value, slot)
+    return meminfo
+
+
+def lower_raise(lowerer: FunctionLowerer, stmt: ir.Raise) -> None:
+    """`raise value` (a re-raise, or an exception with run-time arguments)."""
+    typ = lowerer.typemap[stmt.exception.name]
+    builder = lowerer.builder
+    value = lowerer.load(stmt.exception)
+    refs.incref(builder, typ, value)  # the record's reference; the variable keeps its own
+    record = llvm.Constant(callconv.EXCINFO_TYPE, llvm.Undefined)
+    record = builder.insert_value(record, builder.extract_value(value, 1), 0)
+    record = builder.insert_value(record, builder.extract_value(value, 0), 1)
+    callconv.return_exception_record(builder, lowerer.function, record)
+
+
+# ---------------------------------------------------------------------------- handlers
+
+
+class ExceptionRouting:
+    """Per function: which LLVM blocks each protected IR block became, the landing pads of
+    the handler blocks, and the `except` switches whose cases are filled at the end."""
+
+    def __init__(self, lowerer: FunctionLowerer) -> None:
+        self.lowerer = lowerer
+        self.handlers = lowerer.func_ir.exception_handlers
+        self.regions: dict[int, list[llvm.Block]] = {}
+        self.switches: list[tuple[Any, llvm.Block, tuple[type, ...]]] = []
+        self.caught = None
+        if self.handlers:
+            self.caught = callconv.alloca_in_entry(
+                lowerer.builder, callconv.EXCINFO_TYPE, name="caught.exc"
+            )
+
+    def lowered_block(self, label: int, first_new_block: int) -> None:
+        """Remember the LLVM blocks of IR block `label` (its own and those made after
+        `first_new_block`) when it is protected."""
+        if label in self.handlers:
+            function = self.lowerer.function
+            self.regions[label] = [
+                self.lowerer.llvm_blocks[label],
+                *function.blocks[first_new_block:],
+            ]
+
+    def finish(self) -> None:
+        """Route raises to landing pads and fill the `except` switches."""
+        landing_pads: dict[int, llvm.Block] = {}
+        live_in = live_variables(self.lowerer.func_ir)[0] if self.handlers else {}
+        for label, blocks in self.regions.items():
+            handler = self.handlers[label]
+            if handler not in landing_pads:
+                landing_pads[handler] = self._landing_pad(handler, live_in[handler])
+            for block in blocks:
+                _route_raise(self.lowerer.builder, block, landing_pads[handler])
+        entries = callconv.static_exceptions.entries() if self.switches else []
+        for switch, matched, classes in self.switches:
+            for exc_id, exc_class in entries:
+                if issubclass(exc_class, classes):
+                    switch.add_case(llvm.Constant(_i32, exc_id), matched)
+
+    def _landing_pad(self, handler: int, live: set[str]) -> llvm.Block:
+        """Take the raised record, release what variables dead in the handler own, enter it."""
+        lowerer = self.lowerer
+        builder = lowerer.builder
+        pad = lowerer.function.append_basic_block(f"landing.B{handler}")
+        builder.position_at_end(pad)
+        record = builder.load(lowerer.function.args[1], typ=callconv.EXCINFO_TYPE)
+        builder.store(record, self.caught)
+        for name, slot in lowerer.slots.items():
+            typ = lowerer.typemap[name]
+            if name in live or name in lowerer.borrowed_args or not refs.needs_refcount(typ):
+                continue
+            refs.decref(builder, typ, builder.load(slot))
+            builder.store(llvm.Constant(lowerer.context.value_type(typ), None), slot)
+        builder.branch(lowerer.llvm_blocks[handler])
+        return pad
+
+    def caught_exception(self) -> llvm.Value:
+        builder = self.lowerer.builder
+        record = builder.load(self.caught, typ=callconv.EXCINFO_TYPE)
+        value = llvm.Constant(llvm.LiteralStructType([_ptr, _i32]), llvm.Undefined)
+        value = builder.insert_value(value, builder.extract_value(record, 1), 0)
+        return builder.insert_value(value, builder.extract_value(record, 0), 1)
+
+    def match(self, exc_value: llvm.Value, classes: tuple[type, ...]) -> llvm.Value:
+        builder = self.lowerer.builder
+        function = self.lowerer.function
+        matched = function.append_basic_block("except.match")
+        unmatched = function.append_basic_block("except.nomatch")
+        merge = function.append_basic_block("except.merge")
+        switch = builder.switch(builder.extract_value(exc_value, 1), unmatched)
+        self.switches.append((switch, matched, classes))
+        for block in (matched, unmatched):
+            builder.position_at_end(block)
+            builder.branch(merge)
+        builder.position_at_end(merge)
+        result = builder.phi(_i1)
+        result.add_incoming(llvm.Constant(_i1, 1), matched)
+        result.add_incoming(llvm.Constant(_i1, 0), unmatched)
+        return result
+
+
+def _route_raise(builder: llvm.IRBuilder, block: llvm.Block, landing_pad: llvm.Block) -> None:
+    terminator = block.terminator
+    if terminator is None or terminator.opname != "ret" or not terminator.operands:
+        return
+    status = terminator.operands[0]
+    if not (isinstance(status, llvm.Constant) and status.constant == callconv.STATUS_EXCEPTION):
+        return
+    block.instructions.remove(terminator)
+    block.terminator = None
+    builder.position_at_end(block)
+    builder.branch(landing_pad)
+
+
+def lower_caught_exception(lowerer: FunctionLowerer, expr: ir.CaughtException, result_type):
+    return lowerer.exception_routing.caught_exception()
+
+
+def lower_exception_match(lowerer: FunctionLowerer, expr: ir.ExceptionMatch, result_type):
+    classes_type = lowerer.typemap[expr.classes.name]
+    members = classes_type.types if isinstance(classes_type, types.BaseTuple) else (classes_type,)
+    classes = tuple(member.exc_class for member in members)
+    return lowerer.exception_routing.match(lowerer.load(expr.exception), classes)
+
