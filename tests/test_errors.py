@@ -140,22 +140,6 @@ def generator_expression(n):
     return sum(i for i in range(n))
 
 
-def try_except(n):
-    try:
-        n += 1
-    except ValueError:
-        n = 0
-    return n
-
-
-def try_finally(n):
-    try:
-        n += 1
-    finally:
-        n -= 1
-    return n
-
-
 def inner_lambda(n):
     f = lambda y: y + 1  # noqa: E731
     return f(n)
@@ -200,8 +184,6 @@ def f_string(n):
     [
         (list_comprehension, "a list comprehension", "[i for i"),
         (generator_expression, "a generator expression", "sum(i"),
-        (try_except, "try/except", "try:"),
-        (try_finally, "try/finally", "try:"),
         (inner_lambda, "a lambda", "f = lambda"),
         (inner_function, "a nested function ('def g')", "def g"),
         (with_block, "a 'with' block", "with open"),
