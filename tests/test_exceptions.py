@@ -442,3 +442,14 @@ def test_except_needs_exception_classes():
 
     with pytest.raises(EmberError, match="must name exception classes"):
         njit(bad)(1)
+
+
+def test_reading_args_of_a_caught_exception_is_a_clear_error():
+    def reads_args(n):
+        try:
+            return 1 // n
+        except ZeroDivisionError as e:
+            return len(e.args)
+
+    with pytest.raises(UnsupportedError, match="caught exception"):
+        njit(reads_args)(1)

@@ -32,7 +32,6 @@ __all__ = [
 ]
 
 from ember.dispatcher.native_arrays import ArrayCodegen
-from ember.lowering.callconv import EXCINFO_TYPE as _EXCINFO
 from ember.dispatcher.object_layout import (  # noqa: F401 - re-exported
     _CAPI_SIGNATURES,
     _F32,
@@ -75,6 +74,7 @@ from ember.dispatcher.object_layout import (  # noqa: F401 - re-exported
     probe_layout,
     return_memory_type,
 )
+from ember.lowering.callconv import EXCINFO_TYPE as _EXCINFO
 
 # --------------------------------------------------------------------------------------------
 # Entry-function code generation
@@ -626,7 +626,8 @@ def build_entry_module(
     PyObject *kwnames)``. With no keyword arguments it tries ``specializations`` in order,
     selecting the first whose arity and exact argument types (see :func:`fast_path_supported`)
     match; it unboxes the arguments, calls ``target`` in the ember native convention and
-    boxes the result, or calls ``raise_exception(excinfo_address)`` when the target returns status 1.
+    boxes the result, or calls ``raise_exception(excinfo_address)`` when the target returns
+    status 1.
     Keyword arguments, unmatched arguments and ints outside int64 go to
     ``fallback(*args, **kwargs)`` through ``PyObject_Vectorcall``.
 

@@ -27,11 +27,11 @@ _INTEGER_CTYPES = {
 }  # fmt: skip
 
 
-
 class _ExcInfo(ctypes.Structure):
     """callconv.EXCINFO_TYPE: the exception id and its payload meminfo."""
 
     _fields_ = [("exc_id", ctypes.c_int32), ("payload", ctypes.c_void_p)]
+
 
 def _argument_ctypes(typ: types.Type) -> list:
     """The ctypes of the flattened native arguments of `typ` (mirrors the data models)."""

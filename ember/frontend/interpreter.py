@@ -27,6 +27,7 @@ class _HandledException:
 
     exception: ir.Var
 
+
 _UNARY_OPS = {
     "UNARY_NEGATIVE": operator.neg,
     "UNARY_POSITIVE": operator.pos,
@@ -545,7 +546,9 @@ class _IRBuilder:
         for index, value in enumerate(kept):
             if isinstance(value, ir.Var):
                 phi = ir.Var(f"$phi{entry.target}.{index}", self.block.loc)
-                self.block.body.insert(self._after_definition(value), ir.Assign(phi, value, phi.loc))
+                self.block.body.insert(
+                    self._after_definition(value), ir.Assign(phi, value, phi.loc)
+                )
 
     def _after_definition(self, var: ir.Var) -> int:
         """The index just after this block's assignment of `var` (0 when it comes from before)."""

@@ -229,4 +229,3 @@ def lower_exception_match(lowerer: FunctionLowerer, expr: ir.ExceptionMatch, res
     members = classes_type.types if isinstance(classes_type, types.BaseTuple) else (classes_type,)
     classes = tuple(member.exc_class for member in members)
     return lowerer.exception_routing.match(lowerer.load(expr.exception), classes)
-

@@ -303,6 +303,13 @@ class TypeInferer:
     def _type_getattr(self, expr: ir.GetAttr) -> types.Type:
         value_type = self._typeof_var(expr.value)
         found = self.context.resolve_getattr(value_type, expr.attr)
+        if found is None and isinstance(value_type, types.ExceptionInstance):
+            raise UnsupportedError(
+                f"reading '.{expr.attr}' of a caught exception is not supported in nopython "
+                "mode (its arguments are only known at run time); catch distinct exception "
+                "classes, or let the exception propagate and read it in Python",
+                expr.loc,
+            )
         if found is None:
             raise TypingError(f"Unknown attribute '{expr.attr}' of type {value_type}", expr.loc)
         return found
