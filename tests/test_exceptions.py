@@ -277,6 +277,42 @@ def uncaught_in_finally_propagates(a, b):
     return out
 
 
+@njit
+def raise_one_of_two(x):
+    if x > 0:
+        e = ValueError("positive", x)
+    else:
+        e = KeyError(x)
+    try:
+        raise e
+    except KeyError:
+        return -1
+
+
+@njit
+def try_around_loop(n):
+    s = 0
+    try:
+        for i in range(n):
+            s += 10 // (i - 3)
+    except ZeroDivisionError:
+        s = -s
+    return s
+
+
+@njit
+def try_in_array_loop(a, d):
+    s = 0
+    for x in a:  # the iterator stays on the stack through the handler
+        try:
+            s += int(x) // d
+            d -= 1
+        except ZeroDivisionError:
+            s += 1000
+            d = 5
+    return s
+
+
 # ---------------------------------------------------------------------------- differential
 
 
@@ -303,6 +339,9 @@ CASES = [
     (raise_and_catch_in_place, [(0,), (5,), (-5,)]),
     (handler_falls_out_of_loop, [(2,), (6,)]),
     (uncaught_in_finally_propagates, [(7, 2), (7, 0)]),
+    (raise_one_of_two, [(3,), (-3,)]),
+    (try_around_loop, [(2,), (6,)]),
+    (try_in_array_loop, [(np.arange(8), 3), (np.arange(3), 9)]),
 ]
 
 

@@ -20,6 +20,7 @@ from ember.ir import nodes as ir
 from ember.ir.liveness import live_variables
 from ember.lowering import arrays as refs
 from ember.lowering import callconv
+from ember.lowering.registry import lower_cast
 from ember.rewrites.static_raise import MISSING, constant_value, single_definitions
 from ember.runtime import nrt
 
@@ -35,6 +36,12 @@ _ptr = llvm.PointerType()
 
 
 # ---------------------------------------------------------------------------- making and raising
+
+
+@lower_cast(types.ExceptionInstance, types.ExceptionInstance)
+def _same_layout(context, builder, from_type, to_type, value):
+    """Every exception class has one layout: a merge of two classes is the value itself."""
+    return value
 
 
 def make_exception(lowerer: FunctionLowerer, expr: ir.Call, exc_class: type) -> llvm.Value:
