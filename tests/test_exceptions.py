@@ -313,6 +313,50 @@ def try_in_array_loop(a, d):
     return s
 
 
+@njit
+def args_of_local_raises(x, y):
+    try:
+        if x > y:
+            raise ValueError("out of range", x, y * 0.5)
+        if x < 0:
+            raise ValueError("out of range", 2 * x, 1.5)
+        return 0.0
+    except ValueError as e:
+        return e.args[1] + e.args[2] + len(e.args)
+
+
+@njit
+def args_of_second_clause(x):
+    try:
+        if x > 3:
+            raise KeyError(x)
+        if x < -3:
+            raise AppError("low", x, x > -10)
+        return 10 // x
+    except KeyError as e:
+        return e.args[0] * 100
+    except AppError as e:
+        return e.args[1] * 1000 + e.args[2]
+    except ZeroDivisionError:
+        return -1
+
+
+@njit
+def raises_like_local(x):
+    raise ValueError("out of range", x, 0.25)
+
+
+@njit
+def args_from_callee_of_same_shape(x, y):
+    try:
+        if x > y:
+            raise ValueError("out of range", x, y * 0.5)
+        raises_like_local(x)
+        return 0.0
+    except ValueError as e:
+        return e.args[1] + e.args[2]
+
+
 # ---------------------------------------------------------------------------- differential
 
 
@@ -341,6 +385,9 @@ CASES = [
     (uncaught_in_finally_propagates, [(7, 2), (7, 0)]),
     (raise_one_of_two, [(3,), (-3,)]),
     (try_around_loop, [(2,), (6,)]),
+    (args_of_local_raises, [(5, 3), (-5, 3), (1, 3)]),
+    (args_of_second_clause, [(5,), (-5,), (-20,), (0,), (2,)]),
+    (args_from_callee_of_same_shape, [(5, 3), (1, 3)]),
     (try_in_array_loop, [(np.arange(8), 3), (np.arange(3), 9)]),
 ]
 
@@ -483,12 +530,61 @@ def test_except_needs_exception_classes():
         njit(bad)(1)
 
 
-def test_reading_args_of_a_caught_exception_is_a_clear_error():
+@settings(max_examples=60, deadline=None)
+@given(st.integers(-30, 30), st.integers(-30, 30))
+def test_args_of_caught_exceptions_hypothesis(x, y):
+    assert_same_outcome(args_of_local_raises, x, y)
+    assert_same_outcome(args_of_second_clause, x)
+
+
+def test_args_read_in_handlers_leak_nothing():
+    before = ember.runtime.stats()
+    for k in range(10_000):
+        args_of_local_raises(k % 9 - 4, 2)
+    assert ember.runtime.stats().live == before.live
+
+
+def test_args_of_exception_from_runtime_is_a_clear_compile_error():
     def reads_args(n):
         try:
             return 1 // n
         except ZeroDivisionError as e:
             return len(e.args)
 
-    with pytest.raises(UnsupportedError, match="caught exception"):
+    with pytest.raises(UnsupportedError, match="comes from a callee or the runtime"):
         njit(reads_args)(1)
+
+
+def test_args_of_raises_with_different_arguments_is_a_clear_compile_error():
+    def reads_args(n):
+        try:
+            if n > 0:
+                raise ValueError("a", n)
+            raise ValueError(1.5, 2.5, 3.5)
+        except ValueError as e:
+            return len(e.args)
+
+    with pytest.raises(UnsupportedError, match="give different arguments"):
+        njit(reads_args)(1)
+
+
+@njit
+def raises_other_shape(x):
+    raise ValueError("other", 1.5, 2.5, 3.5)
+
+
+@njit
+def args_from_callee_of_other_shape(x):
+    try:
+        if x > 0:
+            raise ValueError("mine", x)
+        raises_other_shape(x)
+        return 0
+    except ValueError as e:
+        return e.args[1]
+
+
+def test_args_of_exception_of_another_shape_raise_type_error_at_run_time():
+    assert args_from_callee_of_other_shape(4) == 4
+    with pytest.raises(TypeError, match="cannot be read in compiled code"):
+        args_from_callee_of_other_shape(-1)

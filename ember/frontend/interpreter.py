@@ -560,7 +560,7 @@ class _IRBuilder:
     def _enter_handler(self) -> None:
         """A handler block starts with the exception that entered it on top of the stack."""
         exception = ir.Var(f"$exc{self.label}", self.block.loc)
-        self._assign(exception, ir.CaughtException(self.block.loc))
+        self._assign(exception, ir.CaughtException(self.label, self.block.loc))
         self.stack.append(exception)
 
     def _handled_exception(self) -> ir.Var:

@@ -305,12 +305,13 @@ class Cast(Expr):
 
 @dataclass(eq=False)
 class CaughtException(Expr):
-    """The exception that entered the handler block this expression opens."""
+    """The exception that entered the handler block `handler` (which this expression opens)."""
 
+    handler: int
     loc: Loc
 
     def __str__(self) -> str:
-        return "caught_exception()"
+        return f"caught_exception(handler={self.handler})"
 
 
 @dataclass(eq=False)

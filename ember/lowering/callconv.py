@@ -59,10 +59,10 @@ class StaticExceptions:
             exc_args = tuple(_read_payload(payload, arg) for arg in exc_args)
         return exc_class(*exc_args)
 
-    def entries(self) -> list[tuple[int, type]]:
-        """(id, class) of every exception registered so far."""
+    def entries(self) -> list[tuple[int, type, tuple]]:
+        """(id, class, arguments) of every exception registered so far."""
         with self._lock:
-            return [(exc_id, entry[0]) for exc_id, entry in enumerate(self._entries)]
+            return [(exc_id, *entry) for exc_id, entry in enumerate(self._entries)]
 
 
 static_exceptions = StaticExceptions()

@@ -140,6 +140,7 @@ class ExceptionRouting:
         self.handlers = lowerer.func_ir.exception_handlers
         self.regions: dict[int, list[llvm.Block]] = {}
         self.switches: list[tuple[Any, llvm.Block, tuple[type, ...]]] = []
+        self.args_reads: list[tuple] = []  # (switch, payload, result slot, merge block, type)
         self.caught = None
         if self.handlers:
             self.caught = callconv.alloca_in_entry(
@@ -166,11 +167,17 @@ class ExceptionRouting:
                 landing_pads[handler] = self._landing_pad(handler, live_in[handler])
             for block in blocks:
                 _route_raise(self.lowerer.builder, block, landing_pads[handler])
-        entries = callconv.static_exceptions.entries() if self.switches else []
+        needed = self.switches or self.args_reads
+        entries = callconv.static_exceptions.entries() if needed else []
         for switch, matched, classes in self.switches:
-            for exc_id, exc_class in entries:
+            for exc_id, exc_class, _ in entries:
                 if issubclass(exc_class, classes):
                     switch.add_case(llvm.Constant(_i32, exc_id), matched)
+        for switch, payload, result_slot, merge, result_type in self.args_reads:
+            for exc_id, _, exc_args in entries:
+                if _args_fit(exc_args, result_type):
+                    case = self._args_case(payload, exc_args, result_type, result_slot, merge)
+                    switch.add_case(llvm.Constant(_i32, exc_id), case)
 
     def _landing_pad(self, handler: int, live: set[str]) -> llvm.Block:
         """Take the raised record, release what variables dead in the handler own, enter it."""
@@ -212,6 +219,93 @@ class ExceptionRouting:
         result.add_incoming(llvm.Constant(_i1, 1), matched)
         result.add_incoming(llvm.Constant(_i1, 0), unmatched)
         return result
+
+    def caught_args(self, exc_value: llvm.Value, result_type: types.BaseTuple) -> llvm.Value:
+        """`e.args`: a switch on the id whose cases (filled at the end, one per table entry
+        whose arguments fit `result_type`) rebuild the tuple; any other id raises."""
+        lowerer = self.lowerer
+        builder = lowerer.builder
+        function = lowerer.function
+        result_slot = callconv.alloca_in_entry(builder, lowerer.context.value_type(result_type))
+        unknown = function.append_basic_block("args.unknown")
+        merge = function.append_basic_block("args.merge")
+        payload = builder.extract_value(exc_value, 0)
+        switch = builder.switch(builder.extract_value(exc_value, 1), unknown)
+        self.args_reads.append((switch, payload, result_slot, merge, result_type))
+        builder.position_at_end(unknown)
+        lowerer.context.raise_error(
+            builder,
+            TypeError,
+            f"e.args of this exception cannot be read in compiled code as {result_type}: it "
+            "was raised outside the try body (by a callee or the runtime) with other arguments",
+        )
+        builder.position_at_end(merge)
+        return builder.load(result_slot)
+
+    def _args_case(self, payload, exc_args: tuple, result_type, result_slot, merge) -> llvm.Block:
+        lowerer = self.lowerer
+        builder = lowerer.builder
+        case = lowerer.function.append_basic_block("args.case")
+        builder.position_at_end(case)
+        value = llvm.Constant(lowerer.context.value_type(result_type), llvm.Undefined)
+        for index, (arg, member) in enumerate(zip(exc_args, result_type.types)):
+            if isinstance(arg, callconv.PayloadSlot):
+                item = _read_slot(lowerer, payload, arg, member)
+            else:
+                item = lowerer.context.get_constant(member, arg)
+            value = builder.insert_value(value, item, index)
+        builder.store(value, result_slot)
+        builder.branch(merge)
+        return case
+
+
+_SLOT_TYPES = {"int": types.int64, "uint": types.uint64, "float": types.float64}
+
+
+def _read_slot(lowerer: FunctionLowerer, payload, slot: callconv.PayloadSlot, member):
+    builder = lowerer.builder
+    offset = llvm.Constant(_i64, slot.index * callconv.PAYLOAD_SLOT_SIZE)
+    address = builder.gep(nrt.emit_data_pointer(builder, payload), [offset], source_etype=_i8)
+    if slot.kind == "bool":
+        truth = builder.icmp_unsigned("!=", builder.load(address, typ=_i8), llvm.Constant(_i8, 0))
+        return lowerer.context.cast(builder, truth, types.boolean, member)
+    stored = _SLOT_TYPES[slot.kind]
+    raw = builder.load(address, typ=lowerer.context.value_type(stored))
+    return lowerer.context.cast(builder, raw, stored, member)
+
+
+def _args_fit(exc_args: tuple, result_type: types.BaseTuple) -> bool:
+    """Whether a table entry's arguments can be read as `result_type` without loss of kind."""
+    if len(exc_args) != len(result_type):
+        return False
+    for arg, member in zip(exc_args, result_type.types):
+        if isinstance(member, types.StringLiteral):
+            fits = isinstance(arg, str) and arg == member.literal_value
+        elif isinstance(member, types.NoneType):
+            fits = arg is None
+        elif isinstance(member, types.Boolean):
+            fits = _kind_of(arg) == "bool"
+        elif isinstance(member, types.Integer):
+            fits = _kind_of(arg) in ("bool", "int", "uint")
+        elif isinstance(member, (types.Float, types.Complex)):
+            fits = _kind_of(arg) in ("bool", "int", "uint", "float")
+        else:
+            fits = False
+        if not fits:
+            return False
+    return True
+
+
+def _kind_of(arg: object) -> str | None:
+    if isinstance(arg, callconv.PayloadSlot):
+        return arg.kind
+    if isinstance(arg, bool):
+        return "bool"
+    if isinstance(arg, int):
+        return "int"
+    if isinstance(arg, float):
+        return "float"
+    return None
 
 
 def _route_raise(builder: llvm.IRBuilder, block: llvm.Block, landing_pad: llvm.Block) -> None:

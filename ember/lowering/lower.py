@@ -314,6 +314,8 @@ class FunctionLowerer:
         value = self.load(expr.value)
         if isinstance(result_type, types.BoundFunction):
             return self.borrowed(result_type, value)
+        if isinstance(value_type, types.ExceptionInstance):  # e.args
+            return self.exception_routing.caught_args(value, result_type)
         found = self.context.registry.find_getattr(value_type, expr.attr)
         if found is None:
             raise LoweringError(f"no implementation of attribute '{expr.attr}' of {value_type}")

@@ -14,6 +14,7 @@ from ember import types
 from ember.errors import TypingError, UnsupportedError
 from ember.ir import nodes as ir
 from ember.typing.context import TypingContext
+from ember.typing.exceptions import caught_args_type
 from ember.typing.signature import Signature
 
 _MAX_SWEEPS = 64
@@ -302,14 +303,15 @@ class TypeInferer:
 
     def _type_getattr(self, expr: ir.GetAttr) -> types.Type:
         value_type = self._typeof_var(expr.value)
-        found = self.context.resolve_getattr(value_type, expr.attr)
-        if found is None and isinstance(value_type, types.ExceptionInstance):
+        if isinstance(value_type, types.ExceptionInstance):
+            if expr.attr == "args":
+                return caught_args_type(self, expr)
             raise UnsupportedError(
-                f"reading '.{expr.attr}' of a caught exception is not supported in nopython "
-                "mode (its arguments are only known at run time); catch distinct exception "
-                "classes, or let the exception propagate and read it in Python",
+                f"reading '.{expr.attr}' of an exception is not supported in nopython mode; "
+                "read its .args",
                 expr.loc,
             )
+        found = self.context.resolve_getattr(value_type, expr.attr)
         if found is None:
             raise TypingError(f"Unknown attribute '{expr.attr}' of type {value_type}", expr.loc)
         return found
