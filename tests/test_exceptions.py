@@ -357,6 +357,56 @@ def args_from_callee_of_same_shape(x, y):
         return e.args[1] + e.args[2]
 
 
+@njit
+def return_in_finally(a, b):
+    try:
+        return a // b
+    finally:
+        if b == 0:
+            return -5  # noqa: B012 - swallowing the exception is what is tested
+
+
+@njit
+def break_in_finally(n):
+    s = 0
+    for i in range(n):
+        try:
+            s += 10 // (3 - i)
+        finally:
+            if i == 3:
+                break  # noqa: B012
+    return s
+
+
+@njit
+def recursive_raise_and_catch(n):
+    if n == 0:
+        raise ValueError("bottom", n)
+    try:
+        return recursive_raise_and_catch(n - 1) + 1
+    except ValueError:
+        if n % 2:
+            raise
+        return 100
+
+
+@njit
+def handler_raises_another(a):
+    try:
+        return 10 // a
+    except ZeroDivisionError:
+        raise ValueError("converted", a)  # noqa: B904
+
+
+@njit
+def classes_from_a_variable(a):
+    errors = (ZeroDivisionError, KeyError)
+    try:
+        return 10 // a
+    except errors:
+        return -1
+
+
 # ---------------------------------------------------------------------------- differential
 
 
@@ -386,6 +436,11 @@ CASES = [
     (raise_one_of_two, [(3,), (-3,)]),
     (try_around_loop, [(2,), (6,)]),
     (args_of_local_raises, [(5, 3), (-5, 3), (1, 3)]),
+    (return_in_finally, [(4, 2), (4, 0)]),
+    (break_in_finally, [(6,), (2,)]),
+    (recursive_raise_and_catch, [(0,), (1,), (2,), (3,)]),
+    (handler_raises_another, [(2,), (0,)]),
+    (classes_from_a_variable, [(2,), (0,)]),
     (args_of_second_clause, [(5,), (-5,), (-20,), (0,), (2,)]),
     (args_from_callee_of_same_shape, [(5, 3), (1, 3)]),
     (try_in_array_loop, [(np.arange(8), 3), (np.arange(3), 9)]),
