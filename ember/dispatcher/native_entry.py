@@ -445,6 +445,7 @@ class _EntryCodegen(ArrayCodegen):
         ret_slot = self.alloca(return_memory_type(ret_kind), f"spec{index}.ret")
         if self._exc_slot is None:
             self._exc_slot = self.alloca(_EXCINFO, "excinfo")
+        b.store(ir.Constant(_EXCINFO, None), self._exc_slot)  # no payload unless one is set
         thread_state = self.call_capi("PyEval_SaveThread", []) if self.release_gil else None
         status = b.call(callee, [ret_slot, self._exc_slot, ir.Constant(_PTR, None), *flat])
         if thread_state is not None:

@@ -238,10 +238,12 @@ class _IRBuilder:
         """Only the `e = None; del e` that ends an `except E as e:` block (the name keeps
         its exception; nothing reads it after)."""
         last = self.block.body[-1] if self.block.body else None
+        stored = getattr(getattr(last, "value", None), "name", None)
         if (
             isinstance(last, ir.Assign)
             and last.target.name == inst.argval
-            and self.constants.get(getattr(last.value, "name", None), _LASTI) is None
+            and stored in self.constants
+            and self.constants[stored] is None
         ):
             self.block.body.pop()
             return

@@ -155,6 +155,7 @@ def _call_native(builder, sig: Signature, address: int, values: list) -> tuple:
     return_model = model_of(sig.return_type)
     retptr = callconv.alloca_in_entry(builder, return_model.data_type, "retptr")
     excinfo = callconv.alloca_in_entry(builder, callconv.EXCINFO_TYPE, "excinfo")
+    builder.store(llvm.Constant(callconv.EXCINFO_TYPE, None), excinfo)
     flat = []
     for arg_type, value in zip(sig.args, values):
         flat.extend(model_of(arg_type).as_arguments(builder, value))
