@@ -5,6 +5,7 @@ from ember.library import (  # noqa: F401
     boxing,
     builtins,
     lists,
+    math_exact,
     mathlib,
     numberlib,
     printing,
