@@ -407,6 +407,17 @@ def classes_from_a_variable(a):
         return -1
 
 
+@njit
+def args_through_nested_try(x, n):
+    try:
+        try:
+            raise ValueError("inner", x)
+        except KeyError:
+            return -1
+    except ValueError as e:
+        return e.args[1] // n  # a ZeroDivisionError here leaves the handler
+
+
 # ---------------------------------------------------------------------------- differential
 
 
@@ -437,6 +448,7 @@ CASES = [
     (try_around_loop, [(2,), (6,)]),
     (args_of_local_raises, [(5, 3), (-5, 3), (1, 3)]),
     (return_in_finally, [(4, 2), (4, 0)]),
+    (args_through_nested_try, [(7, 2), (7, 0)]),
     (break_in_finally, [(6,), (2,)]),
     (recursive_raise_and_catch, [(0,), (1,), (2,), (3,)]),
     (handler_raises_another, [(2,), (0,)]),

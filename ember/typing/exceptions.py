@@ -125,10 +125,18 @@ def _guarding_classes(inferer: TypeInferer, names: list[str]) -> tuple[type, ...
 
 
 def _raise_sites(inferer: TypeInferer, handler: int) -> list[tuple[type, tuple]]:
-    """(class, argument types) of each raise ending a block whose exceptions go to `handler`."""
+    """(class, argument types) of each raise ending a block whose exceptions reach `handler`,
+    directly or through the handlers of try statements nested in its try body."""
+    handlers = inferer.func_ir.exception_handlers
+    reaching = {handler}
+    grown = True
+    while grown:
+        nested = {label for label, target in handlers.items() if target in reaching}
+        grown = not nested <= reaching
+        reaching |= nested
     sites = []
-    for label, target in inferer.func_ir.exception_handlers.items():
-        if target != handler:
+    for label, target in handlers.items():
+        if target not in reaching:
             continue
         terminator = inferer.func_ir.blocks[label].terminator
         if isinstance(terminator, ir.StaticRaise):
