@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from ember import njit
+from tests.oracle import assert_arrays_close
 
 RNG = np.random.default_rng(11)
 LONG = RNG.normal(size=7)
@@ -29,23 +30,12 @@ def _outcome(func, *args):
             return None, type(error)
 
 
-def _close(compiled, expected, rtol):
-    if isinstance(expected, tuple):
-        assert len(compiled) == len(expected)
-        for c, e in zip(compiled, expected):
-            _close(c, e, rtol)
-        return
-    assert np.shape(compiled) == np.shape(expected)
-    assert np.asarray(compiled).dtype.kind == np.asarray(expected).dtype.kind
-    np.testing.assert_allclose(compiled, expected, rtol=rtol, atol=1e-14, equal_nan=True)
-
-
 def _check(func, *args, rtol=1e-12):
     expected, expected_error = _outcome(func, *args)
     compiled, compiled_error = _outcome(njit(func), *args)
     assert compiled_error == expected_error
     if expected_error is None:
-        _close(compiled, expected, rtol)
+        assert_arrays_close(compiled, expected, rtol, 1e-14)
 
 
 PAIRS = [(LONG, SHORT), (SHORT, LONG), (INTS, SHORT), (INTS, INTS), (LONG[:1], SHORT)]

@@ -4,11 +4,14 @@ everything."""
 from ember.library import (  # noqa: F401
     boxing,
     builtins,
+    functions,
     lists,
     math_exact,
     mathlib,
     numberlib,
     printing,
     ranges,
+    sequences,
     slices,
+    typed_lists,
 )

@@ -26,6 +26,12 @@ EXCINFO_TYPE = llvm.LiteralStructType([_exception_id_type, _pointer])  # {id, pa
 PAYLOAD_SLOT_SIZE = 8  # each run-time argument of a raised exception takes 8 bytes
 
 
+class ExcInfoRecord(ctypes.Structure):
+    """EXCINFO_TYPE for callers in Python (ctypes): the exception id and its payload."""
+
+    _fields_ = [("exc_id", ctypes.c_int32), ("payload", ctypes.c_void_p)]
+
+
 @dataclass(frozen=True)
 class PayloadSlot:
     """An exception argument known only at run time: slot `index` of the payload, read back
