@@ -44,6 +44,8 @@ def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnal
     if loop.odd_header:
         raise NotParallel(f"the loop header computes more than the next index ({loop.odd_header})")
     blocks = [func_ir.blocks[label] for label in loop.body]
+    if any(isinstance(b.terminator, (ir.Raise, ir.StaticRaise)) for b in blocks):
+        raise NotParallel("the body may raise an exception (such loops run serially for now)")
     statements = [s for b in blocks for s in b.body if not isinstance(s, ir.Del)]
     dropped, carriers = _iterator_copies(statements, loop)
     statements = [s for s in statements if id(s) not in dropped]
