@@ -12,6 +12,7 @@ from __future__ import annotations
 from ember import types
 from ember.decorators import jit, njit
 from ember.errors import TypingError, UnsupportedError
+from ember.misc.literal import literal_unroll
 from ember.stencils import stencil
 
 __version__ = "0.1.0"
@@ -26,6 +27,7 @@ def typeof(value):
 
 __all__ = [
     "jit",
+    "literal_unroll",
     "njit",
     "stencil",
     "typeof",

@@ -56,7 +56,7 @@ def value_kind(typ: types.Type) -> Any:
         return typ.name
     if isinstance(typ, types.NoneType):
         return "none"
-    if isinstance(typ, types.BaseTuple):
+    if isinstance(typ, types.BaseTuple) and not types.is_named_tuple(typ):
         members = tuple(value_kind(t) for t in typ.types)
         return None if None in members else members
     if isinstance(typ, types.Array):

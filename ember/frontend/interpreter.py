@@ -339,7 +339,9 @@ class _IRBuilder:
         del self.stack[len(self.stack) - inst.arg :]
         func = self._temp()
         self._assign(func, ir.Global("slice", slice, inst.loc))
-        self._push_expr(ir.Call(func, items, [], inst.loc))
+        result = self._push_expr(ir.Call(func, items, [], inst.loc))
+        if all(item.name in self.constants for item in items):  # t[1:] of a tuple needs it
+            self.constants[result.name] = slice(*(self.constants[item.name] for item in items))
 
     def op_BUILD_TUPLE(self, inst: Instruction) -> None:
         items = self.stack[len(self.stack) - inst.arg :] if inst.arg else []
@@ -360,7 +362,7 @@ class _IRBuilder:
     def op_BINARY_SUBSCR(self, inst: Instruction) -> None:
         index = self.stack.pop()
         value = self.stack.pop()
-        if index.name in self.constants and isinstance(self.constants[index.name], int):
+        if index.name in self.constants and isinstance(self.constants[index.name], (int, slice)):
             constant = self.constants[index.name]
             self._push_expr(ir.StaticGetItem(value, constant, index, inst.loc))
         else:

@@ -2,3 +2,4 @@
 everything."""
 
 from ember.library import boxing, builtins, lists, mathlib, numberlib, ranges, slices  # noqa: F401
+from ember.library import hashing, namedtuples, tuples  # noqa: F401
