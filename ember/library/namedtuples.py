@@ -8,7 +8,7 @@ import functools
 from typing import Any
 
 from ember import types
-from ember.dispatcher.typeof import register_typeof_hook, typeof_or_none
+from ember.dispatcher.typeof import register_typeof_hook
 from ember.extending import intrinsic, overload
 from ember.library.boxing import box_tuple
 from ember.lowering import arrays as refs
@@ -23,12 +23,9 @@ def is_namedtuple_class(value: Any) -> bool:
 
 
 @register_typeof_hook
-def _typeof_namedtuple(value: Any) -> types.Type | None:
-    """An instance types as its members plus its class; the class itself (a global used to
-    build instances) as a function whose overload is registered on first sight."""
-    if is_namedtuple_class(type(value)):
-        members = [typeof_or_none(item) for item in value]
-        return None if None in members else types.make_named_tuple(members, type(value))
+def _typeof_namedtuple_class(value: Any) -> types.Type | None:
+    """A namedtuple class (a global used to build instances) types as a function whose
+    overload is registered on first sight; instances are typed by ember.dispatcher.typeof."""
     if is_namedtuple_class(value):
         _register_constructor(value)
         return types.Function(value)
