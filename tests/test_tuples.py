@@ -399,3 +399,33 @@ def test_tuples_of_arrays_leak_nothing():
         arrays_in_and_out(args)
     assert build_many(500) == build_many.py_func(500)
     assert ember.runtime.stats().live == before
+
+
+# ---------------------------------------------------------------------------- builtins, methods
+
+
+@njit
+def builtins_over_tuples(t, u):
+    total = 0.0
+    for i, x in enumerate(t):
+        total += i * x
+    for a, b in zip(t, u):
+        total += a * b
+    return total, sum(t), sum(u), sum(()), tuple(t), tuple(), min(t), max(u)
+
+
+@njit
+def methods(t, value):
+    return t.count(value), t.index(value)
+
+
+def test_enumerate_zip_sum_and_tuple_of_tuples():
+    check(builtins_over_tuples, (3, 4, 5), (1.5, True, -2))
+    check(builtins_over_tuples, (True, False), (0.5, 0.25))
+
+
+@given(st.lists(st.integers(-3, 3), max_size=6), st.integers(-3, 3))
+@settings(max_examples=60, deadline=None)
+def test_index_and_count(values, value):
+    check(methods, tuple(values), value)
+    check(methods, (*values, 1.5), value)

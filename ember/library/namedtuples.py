@@ -12,8 +12,7 @@ from ember.dispatcher.typeof import register_typeof_hook
 from ember.extending import intrinsic, overload
 from ember.library.boxing import box_tuple
 from ember.lowering import arrays as refs
-from ember.lowering.registry import box
-from ember.lowering.registry import lower_getattr_generic
+from ember.lowering.registry import box, lower_getattr_generic
 from ember.typing.signature import signature
 from ember.typing.templates import AttributeTemplate, registry
 

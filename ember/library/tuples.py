@@ -13,14 +13,14 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import TypingError
-from ember.extending import overload
+from ember.extending import overload, overload_method
 from ember.ir import nodes as ir
 from ember.lowering import arrays as refs
 from ember.lowering import iterators
 from ember.lowering.models import OpaqueModel, register_model
 from ember.lowering.registry import lower_builtin
 from ember.misc.literal import literal_unroll
-from ember.typing.arith import arithmetic_result, comparable
+from ember.typing.arith import arithmetic_result
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
@@ -82,6 +82,8 @@ def _type_tuple_iter(args, kws):
     tup = args[0]
     if isinstance(tup, types.UniTuple):
         return signature(types.UniTupleIterator(tup), tup)
+    if len(tup) == 0:
+        raise TypingError("cannot iterate over an empty tuple: its items have no type")
     raise TypingError(
         f"cannot iterate over a tuple of different types ({tup}) with a plain loop: write "
         "`for x in ember.literal_unroll(t)` to compile the loop body once per member"
@@ -122,6 +124,53 @@ def literal_unroll_impl(container):
         return container
 
     return identity
+
+
+@overload(sum)
+def tuple_sum(iterable):
+    """sum() of a tuple of numbers: an int for ints, as Python (members may differ in type)."""
+    if not isinstance(iterable, types.BaseTuple):
+        return None
+
+    def sum_impl(iterable):
+        total = 0
+        for x in literal_unroll(iterable):
+            total += x
+        return total
+
+    return sum_impl
+
+
+@overload(tuple)
+def tuple_of_tuple(iterable=()):
+    if isinstance(iterable, types.BaseTuple):
+        return lambda iterable=(): iterable
+    return None
+
+
+@overload_method(types.BaseTuple, "index")
+def tuple_index(t, value):
+    def index_impl(t, value):
+        position = 0
+        for x in literal_unroll(t):
+            if x == value:
+                return position
+            position += 1
+        raise ValueError("tuple.index(x): x not in tuple")
+
+    return index_impl
+
+
+@overload_method(types.BaseTuple, "count")
+def tuple_count(t, value):
+    def count_impl(t, value):
+        found = 0
+        for x in literal_unroll(t):
+            if x == value:
+                found += 1
+        return found
+
+    return count_impl
 
 
 # ---------------------------------------------------------------------------- membership
@@ -222,8 +271,7 @@ def tuple_repeat(context, builder, sig, args):
     position = 0 if isinstance(sig.args[0], types.BaseTuple) else 1
     tup, tuple_type = args[position], sig.args[position]
     members = [
-        (builder.extract_value(tup, index), member)
-        for index, member in enumerate(tuple_type.types)
+        (builder.extract_value(tup, index), member) for index, member in enumerate(tuple_type.types)
     ]
     repeats = len(sig.return_type) // len(tuple_type) if len(tuple_type) else 0
     return _pack(context, builder, sig.return_type, members * repeats)
@@ -271,4 +319,3 @@ def unpack_array(context, builder, sig, args):
         pointer = refs.element_pointer(builder, array_type, fields, [refs.const(index)])
         members.append((refs.load_item(builder, array_type.dtype, pointer), array_type.dtype))
     return _pack(context, builder, sig.return_type, members)
-

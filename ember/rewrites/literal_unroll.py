@@ -165,7 +165,7 @@ class _Unroller:
         getiter = loop.getiter
         getiter.value = getiter.value.value  # the iterator is the tuple itself
         headers = [self._fresh() for _ in range(self.count + 1)]
-        copies = [{label: self._fresh() for label in sorted(self.region)} for _ in range(self.count)]
+        copies = [self._fresh_labels() for _ in range(self.count)]
         new_blocks: list[ir.Block] = []
         for k in range(self.count):
             new_blocks.append(self._header_copy(k, headers, copies[k]))
@@ -182,6 +182,9 @@ class _Unroller:
             elif label not in self.region:
                 layout[label] = block
         self.func_ir.blocks = layout
+
+    def _fresh_labels(self) -> dict[int, int]:
+        return {label: self._fresh() for label in sorted(self.region)}
 
     def _fresh(self) -> int:
         self.next_label += 1
@@ -200,8 +203,7 @@ class _Unroller:
                 member = ir.StaticGetItem(self.loop.iterator, k, None, stmt.loc)
                 body.append(ir.Assign(_renamed(stmt.target, names), member, stmt.loc))
             elif not (
-                isinstance(stmt, ir.Assign)
-                and isinstance(stmt.value, (ir.IterNext, ir.PairSecond))
+                isinstance(stmt, ir.Assign) and isinstance(stmt.value, (ir.IterNext, ir.PairSecond))
             ):
                 body.append(_renamed(stmt, names))
         body.append(ir.Jump(labels[self.loop.body], header.terminator.loc))
