@@ -199,6 +199,19 @@ def runtime_slice(t, n):
     return t[:n]
 
 
+NDIM = 2
+TIMES = 3
+
+
+@njit
+def global_constants(a, t):
+    return a.shape[:NDIM], a.shape[NDIM], (1, 2.5, 7)[NDIM], t * TIMES
+
+
+def test_global_integers_count_as_constants():
+    check(global_constants, np.zeros((2, 3, 4)), (1, 0.5))
+
+
 def test_constant_slices():
     check(slices, (1, 2.5, 3, True, -5))
     check(slices, (1, 2))

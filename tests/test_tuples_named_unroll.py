@@ -95,6 +95,18 @@ def test_typeof_of_namedtuples():
     assert particle_type.fields == ("mass", "position", "charge")
 
 
+ORIGIN = Point(0, 0.5)
+
+
+@njit
+def offset_from_origin(p):
+    return Point(p.x - ORIGIN.x, p.y - ORIGIN.y), ORIGIN
+
+
+def test_global_namedtuple_instances():
+    check(offset_from_origin, Point(3, 4.5))
+
+
 @njit
 def unknown_field(p):
     return p.z

@@ -229,7 +229,9 @@ class _IRBuilder:
             value = getattr(builtins, name)
         else:
             raise UnsupportedError(f"name '{name}' is not defined", inst.loc)
-        self._push_expr(ir.Global(name, value, inst.loc))
+        var = self._push_expr(ir.Global(name, value, inst.loc))
+        if type(value) is int:  # a global constant indexes and slices tuples (t[:NDIM])
+            self.constants[var.name] = value
 
     def op_LOAD_DEREF(self, inst: Instruction) -> None:
         name = inst.argval

@@ -268,7 +268,7 @@ class TypeInferer:
 
     def _constant_int(self, var: ir.Var, typ: types.Type) -> types.Type:
         values = self.definitions.get(var.name, ())
-        if len(values) == 1 and isinstance(values[0], ir.Const):
+        if len(values) == 1 and isinstance(values[0], (ir.Const, ir.Global)):
             if type(values[0].value) is int:
                 return types.literal(values[0].value)
         return typ
