@@ -196,3 +196,19 @@ def test_literal_unroll_leaks_nothing():
     for _ in range(500):
         unrolled_arrays(arrays)
     assert ember.runtime.stats().live == before
+
+
+# ---------------------------------------------------------------------------- print
+
+
+@njit
+def show(t, p):
+    print(t, t[1:], p, Point(1, 2.5), (np.arange(2), p.x))
+
+
+def test_print_of_tuples_and_namedtuples_matches_cpython(capsys):
+    args = ((1, (2.5, True), -3), Point(3, -1.5))
+    show.py_func(*args)
+    expected = capsys.readouterr().out
+    show(*args)
+    assert capsys.readouterr().out == expected
