@@ -83,9 +83,10 @@ def rewrite_untyped(state: CompileState) -> None:
     from ember.rewrites.registry import rewrite_registry
 
     rewrite_registry.apply("before-inference", state.func_ir)
+    _unroll_literal_loops(state)
 
 
-def unroll_literal_loops(state: CompileState) -> None:
+def _unroll_literal_loops(state: CompileState) -> None:
     """`for x in literal_unroll(t)`: one copy of the loop body per member of the tuple."""
     from ember.misc.literal import literal_unroll
 
@@ -157,7 +158,6 @@ PIPELINE: list[tuple[str, Callable[[CompileState], None]]] = [
     ("bytecode analysis", analyze_bytecode),
     ("IR generation", generate_ir),
     ("untyped rewrites", rewrite_untyped),
-    ("literal unroll", unroll_literal_loops),
     ("type inference", infer_types),
     ("typed rewrites", rewrite_typed),
     ("nopython lowering", lower_nopython),
