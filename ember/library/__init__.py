@@ -4,6 +4,7 @@ everything."""
 from ember.library import (  # noqa: F401
     boxing,
     builtins,
+    functions,
     hashing,
     lists,
     math_exact,
@@ -12,6 +13,8 @@ from ember.library import (  # noqa: F401
     numberlib,
     printing,
     ranges,
+    sequences,
     slices,
     tuples,
+    typed_lists,
 )

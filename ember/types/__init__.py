@@ -36,6 +36,7 @@ from ember.types.containers import (
 )
 from ember.types.functions import (
     BoundFunction,
+    DispatcherChoice,
     DispatcherType,
     ExceptionClass,
     ExceptionInstance,
