@@ -14,6 +14,7 @@ from typing import Any
 from ember import types
 from ember.decorators import jit, njit
 from ember.errors import TypingError, UnsupportedError
+from ember.misc.literal import literal_unroll
 from ember.stencils import stencil
 from ember.types.scalars import (  # the type names Numba exports at its top level
     b1,
@@ -124,6 +125,7 @@ __all__ = [
     "cfunc",
     "from_dtype",
     "jit",
+    "literal_unroll",
     "njit",
     "prange",
     "stencil",

@@ -92,6 +92,28 @@ def rewrite_untyped(state: CompileState) -> None:
     from ember.rewrites.registry import rewrite_registry
 
     rewrite_registry.apply("before-inference", state.func_ir)
+    _unroll_literal_loops(state)
+
+
+def _unroll_literal_loops(state: CompileState) -> None:
+    """`for x in literal_unroll(t)`: one copy of the loop body per member of the tuple."""
+    from ember.misc.literal import literal_unroll
+
+    code, namespace = state.py_func.__code__, state.py_func.__globals__
+    if not any(
+        name == "literal_unroll" or namespace.get(name) is literal_unroll
+        for name in code.co_names + code.co_freevars
+    ):
+        return
+    from ember.rewrites.literal_unroll import tolerant_typemap
+    from ember.rewrites.literal_unroll import unroll_literal_loops as unroll
+    from ember.typing.context import TypingContext
+    from ember.typing.infer import TypeInferer
+
+    def make_inferer(func_ir):
+        return TypeInferer(TypingContext(), func_ir, state.arg_types, state.declared_return)
+
+    unroll(state.func_ir, tolerant_typemap(make_inferer))
 
 
 def infer_types(state: CompileState) -> None:

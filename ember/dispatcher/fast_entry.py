@@ -58,7 +58,7 @@ def value_kind(typ: types.Type) -> Any:
         return "none"
     if isinstance(typ, types.DispatcherType):  # a jitted function passed as an argument
         return native_entry.ConstantKind(typ.dispatcher)
-    if isinstance(typ, types.BaseTuple):
+    if isinstance(typ, types.BaseTuple) and not types.is_named_tuple(typ):
         members = tuple(value_kind(t) for t in typ.types)
         return None if None in members else members
     if isinstance(typ, types.Array):

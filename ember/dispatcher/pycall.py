@@ -103,9 +103,9 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
         return complex(memory.re, memory.im)
     if isinstance(typ, types.BaseTuple):
         memo = {} if memo is None else memo
-        return tuple(
-            _box(m, getattr(memory, f"f{i}"), inputs, memo) for i, m in enumerate(typ.types)
-        )
+        items = [_box(m, getattr(memory, f"f{i}"), inputs, memo) for i, m in enumerate(typ.types)]
+        named = getattr(typ, "instance_class", None)  # a namedtuple comes back as one
+        return tuple(items) if named is None else named(*items)
     if isinstance(typ, types.Array):
         return arrayboxing.box(typ, memory, inputs, memo)
     if isinstance(typ, types.List):

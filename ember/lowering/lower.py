@@ -344,8 +344,14 @@ class FunctionLowerer:
     def _lower_getitem(self, expr: Any, result_type: types.Type) -> llvm.Value:
         value_type = self.typemap[expr.value.name]
         if isinstance(expr, ir.StaticGetItem) and isinstance(value_type, types.BaseTuple):
-            index = expr.index % len(value_type)
-            item = self.builder.extract_value(self.load(expr.value), index)
+            tup = self.load(expr.value)
+            if isinstance(expr.index, slice):  # a new tuple of the chosen members
+                item = llvm.Constant(self.context.value_type(result_type), llvm.Undefined)
+                for position, index in enumerate(range(len(value_type))[expr.index]):
+                    member = self.builder.extract_value(tup, index)
+                    item = self.builder.insert_value(item, member, position)
+            else:
+                item = self.builder.extract_value(tup, expr.index % len(value_type))
             return self.borrowed(result_type, item)
         sig = self.calltypes[expr]
         index_var = expr.index if isinstance(expr, ir.GetItem) else expr.index_var
@@ -382,6 +388,10 @@ class FunctionLowerer:
         return self.borrowed(result_type, self.builder.extract_value(self.load(expr.value), index))
 
     def _lower_exhaust_iter(self, expr: ir.ExhaustIter, result_type: types.Type) -> llvm.Value:
+        sig = self.calltypes.get(expr)
+        if sig is not None:  # not a tuple (an array): its implementation makes the tuple
+            value = self.load_as(expr.value, sig.args[0])
+            return self.context.call_implementation(self.builder, ir.ExhaustIter, sig, [value])
         return self.borrowed(result_type, self.load(expr.value))
 
     def _lower_cast(self, expr: ir.Cast, result_type: types.Type) -> llvm.Value:

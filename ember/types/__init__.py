@@ -19,11 +19,17 @@ from ember.types.arrays import (
 )
 from ember.types.containers import (
     BaseTuple,
+    NamedTuple,
+    NamedTupleClass,
+    NamedUniTuple,
     Pair,
     RangeIteratorType,
     RangeType,
     Tuple,
     UniTuple,
+    UniTupleIterator,
+    is_named_tuple,
+    make_named_tuple,
     make_tuple,
     range_iter64_type,
     range_state64_type,

@@ -165,7 +165,12 @@ def unify_pair(first: types.Type, second: types.Type) -> types.Type | None:
         if len(first) != len(second):
             return None
         members = [unify_pair(a, b) for a, b in zip(first.types, second.types)]
-        return None if None in members else types.make_tuple(members)
+        if None in members:
+            return None
+        named = getattr(first, "instance_class", None)
+        if named is not None and named is getattr(second, "instance_class", None):
+            return types.make_named_tuple(members, named)
+        return types.make_tuple(members)
     if isinstance(first, types.Array) and isinstance(second, types.Array):
         if (first.dtype, first.ndim) != (second.dtype, second.ndim):
             return None
