@@ -7,6 +7,7 @@ from ember.library import (  # noqa: F401
     lists,
     mathlib,
     numberlib,
+    optional,
     printing,
     ranges,
     slices,

@@ -14,7 +14,7 @@ from ember import types
 from ember.errors import LoweringError, UnsupportedError
 from ember.ir import nodes as ir
 from ember.lowering import arrays as refs
-from ember.lowering import callconv, lists
+from ember.lowering import callconv, lists, optional
 from ember.lowering.context import CPUContext
 from ember.lowering.models import model_of
 from ember.typing.infer import TypingResult
@@ -228,6 +228,10 @@ class FunctionLowerer:
     def _lower_operator(self, expr: Any, result_type: types.Type) -> llvm.Value:
         sig = self.calltypes[expr]
         operands = expr.sources()
+        operand_types = [self.typemap[var.name] for var in operands]
+        if any(isinstance(t, types.Optional) for t in operand_types):  # CPython's TypeError
+            values = [self.load(var) for var in operands]
+            optional.check_operands(self.context, self.builder, expr, operand_types, values, sig)
         args = [self.load_as(var, typ) for var, typ in zip(operands, sig.args)]
         key = expr.fn
         if isinstance(expr, ir.InplaceBinOp) and not self.context.registry.find_function(
@@ -307,6 +311,11 @@ class FunctionLowerer:
                 return self.context.get_dummy_value(result_type)
             return self.context.get_constant(result_type, constant)
         value = self.load(expr.value)
+        if isinstance(value_type, types.Optional):  # None has no attributes
+            value = optional.unwrap_for_attribute(
+                self.context, self.builder, value_type, value, expr.attr
+            )
+            value_type = value_type.type
         if isinstance(result_type, types.BoundFunction):
             return self.borrowed(result_type, value)
         found = self.context.registry.find_getattr(value_type, expr.attr)
