@@ -4,6 +4,7 @@ everything."""
 from ember.library import (  # noqa: F401
     boxing,
     builtins,
+    cmathlib,
     lists,
     mathlib,
     numberlib,

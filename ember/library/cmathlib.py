@@ -1,0 +1,289 @@
+"""The `cmath` module in compiled code, giving what CPython's cmath gives (values, special
+values, signed zeros and the ValueError/OverflowError it raises).
+
+Finite arguments go to the C library's complex functions (`csqrt`, `clog`, ... C99 Annex G,
+the same branch cuts as CPython). Where a part is infinite or NaN, CPython answers from tables
+of special values that depend only on the class of each part (-inf, negative, -0, +0,
+positive, +inf, nan); those tables are read off CPython's own cmath when this module loads, so
+the compiled code follows the interpreter it runs in. Cells whose answer depends on the finite
+part's value (`exp(inf + 2j)`) are computed by the C library, which follows the same rules.
+"""
+
+from __future__ import annotations
+
+import cmath
+import itertools
+import math
+
+import numpy as np
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.decorators import njit
+from ember.extending import overload
+from ember.lowering.registry import lower_builtin
+from ember.typing.signature import signature
+from ember.typing.templates import registry
+
+# ---------------------------------------------------------------------------- C library calls
+
+
+def _declare_c_function(name: str):
+    """A placeholder whose compiled calls go to the C library's `c<name>` (complex128)."""
+
+    def c_function(z):
+        return getattr(cmath, name)(z)
+
+    c_function.__name__ = c_function.__qualname__ = f"c{name}"
+
+    @registry.typer(c_function)
+    def _type(args, kws):
+        return signature(types.complex128, types.complex128)
+
+    @lower_builtin(c_function, types.complex128)
+    def _lower(context, builder, sig, args):
+        double = llvm.DoubleType()
+        parts = [builder.extract_value(args[0], i) for i in (0, 1)]
+        fnty = llvm.FunctionType(llvm.LiteralStructType([double, double]), [double, double])
+        module = builder.module
+        symbol = f"c{name}"
+        function = module.globals.get(symbol) or llvm.Function(module, fnty, symbol)
+        return builder.call(function, parts)  # {re, im}: the C ABI of double complex
+
+    return c_function
+
+
+# ---------------------------------------------------------------------------- special values
+
+# CPython's classes of a double, in the order of its special-value tables.
+NINF, NEG, NZERO, PZERO, POS, PINF, NAN = range(7)
+_SAMPLES = {
+    NINF: (-math.inf,),
+    NEG: (-2.5, -1.0, -0.375, -7.0),
+    NZERO: (-0.0,),
+    PZERO: (0.0,),
+    POS: (0.375, 1.0, 2.5, 7.0),
+    PINF: (math.inf,),
+    NAN: (math.nan,),
+}
+FIXED, FROM_C, DOMAIN_ERROR = 0, 1, 2
+
+
+@njit(error_model="numpy")
+def classify(x):
+    if x != x:
+        return 6
+    if x == math.inf:
+        return 5
+    if x == -math.inf:
+        return 0
+    if x == 0.0:
+        return 2 if math.copysign(1.0, x) < 0.0 else 3
+    return 1 if x < 0.0 else 4
+
+
+def _same(a: complex, b: complex) -> bool:
+    return all(
+        (x != x and y != y) or (x == y and math.copysign(1.0, x) == math.copysign(1.0, y))
+        for x, y in ((a.real, b.real), (a.imag, b.imag))
+    )
+
+
+def _special_table(function) -> tuple[np.ndarray, np.ndarray]:
+    """(kind, value) per class pair with a non-finite part, from CPython's `function`."""
+    kinds = np.full((7, 7), FROM_C, dtype=np.int64)
+    values = np.zeros((7, 7), dtype=np.complex128)
+    for i, j in itertools.product(range(7), range(7)):
+        if {i, j}.isdisjoint({NINF, PINF, NAN}):
+            continue
+        outcomes = []
+        for x, y in itertools.product(_SAMPLES[i], _SAMPLES[j]):
+            try:
+                outcomes.append(function(x, y))
+            except ValueError:
+                outcomes.append(ValueError)
+        if all(o is ValueError for o in outcomes):
+            kinds[i, j] = DOMAIN_ERROR
+        elif ValueError not in outcomes and all(_same(o, outcomes[0]) for o in outcomes):
+            kinds[i, j] = FIXED
+            values[i, j] = outcomes[0]
+    return kinds, values
+
+
+# ---------------------------------------------------------------------------- the functions
+
+# name -> what a finite argument with an infinite result raises (None: nothing)
+_FUNCTIONS = {
+    "sqrt": None, "exp": OverflowError, "log": ValueError, "sin": OverflowError,
+    "cos": OverflowError, "tan": None, "asin": None, "acos": None, "atan": ValueError,
+    "sinh": OverflowError, "cosh": OverflowError, "tanh": None, "asinh": None,
+    "acosh": None, "atanh": ValueError,
+}  # fmt: skip
+
+
+def _make_helper(name: str, blow_up: type | None):
+    c_function = _declare_c_function(name)
+    kinds, values = _special_table(lambda x, y: getattr(cmath, name)(complex(x, y)))
+    overflow = blow_up is OverflowError
+    domain = blow_up is ValueError
+
+    def helper(z):
+        re, im = z.real, z.imag
+        if math.isfinite(re) and math.isfinite(im):
+            result = c_function(z)
+            if math.isinf(result.real) or math.isinf(result.imag):
+                if overflow:
+                    raise OverflowError("math range error")
+                if domain:
+                    raise ValueError("math domain error")
+            return result
+        i = classify(re)
+        j = classify(im)
+        kind = kinds[i, j]
+        if kind == 2:
+            raise ValueError("math domain error")
+        if kind == 0:
+            return values[i, j]
+        return c_function(z)
+
+    helper.__name__ = helper.__qualname__ = f"cmath_{name}"
+    return njit(error_model="numpy")(helper)
+
+
+def _number(z: types.Type) -> bool:
+    return isinstance(types.unliteral(z), (types.Number, types.Boolean))
+
+
+def _register(name: str, blow_up: type | None) -> None:
+    helper = _make_helper(name, blow_up)
+
+    @overload(getattr(cmath, name))
+    def cmath_function(z):
+        if _number(z):
+
+            def impl(z):
+                return helper(complex(z))
+
+            return impl
+        return None
+
+
+for _name, _blow_up in _FUNCTIONS.items():
+    _register(_name, _blow_up)
+
+_log = _make_helper("log", ValueError)
+_log_quiet = _make_helper("log", None)  # the log of z in log(z, base): CPython raises nothing
+_log10 = _make_helper("log10", ValueError)
+
+
+@njit(error_model="numpy")
+def _log_base(z, base):
+    """CPython's log(z, base): log(z) / log(base), a base whose log is 0 a domain error."""
+    denominator = _log(base)
+    if denominator == 0:
+        raise ValueError("math domain error")
+    return _log_quiet(z) / denominator
+
+
+@overload(cmath.log)
+def cmath_log(z, base=None):
+    if not _number(z):
+        return None
+    if base is None or isinstance(base, types.NoneType):
+
+        def log_impl(z, base=None):
+            return _log(complex(z))
+
+        return log_impl
+    if _number(base):
+
+        def log_base_impl(z, base=None):
+            return _log_base(complex(z), complex(base))
+
+        return log_base_impl
+    return None
+
+
+@overload(cmath.log10)
+def cmath_log10(z):
+    if _number(z):
+        return lambda z: _log10(complex(z))
+    return None
+
+
+@overload(cmath.phase)
+def cmath_phase(z):
+    if _number(z):
+
+        def phase_impl(z):
+            c = complex(z)
+            return math.atan2(c.imag, c.real)
+
+        return phase_impl
+    return None
+
+
+@njit(error_model="numpy")
+def _polar(z):
+    magnitude = math.hypot(z.real, z.imag)
+    if math.isinf(magnitude) and math.isfinite(z.real) and math.isfinite(z.imag):
+        raise OverflowError("math range error")
+    return magnitude, math.atan2(z.imag, z.real)
+
+
+@overload(cmath.polar)
+def cmath_polar(z):
+    if _number(z):
+        return lambda z: _polar(complex(z))
+    return None
+
+
+_rect_kinds, _rect_values = _special_table(cmath.rect)
+
+
+@njit(error_model="numpy")
+def _rect(r, phi):
+    if math.isfinite(r) and math.isfinite(phi):
+        return complex(r * math.cos(phi), r * math.sin(phi))
+    i = classify(r)
+    j = classify(phi)
+    kind = _rect_kinds[i, j]
+    if kind == 2:
+        raise ValueError("math domain error")
+    if kind == 0:
+        return _rect_values[i, j]
+    return complex(r * math.cos(phi), r * math.sin(phi))
+
+
+@overload(cmath.rect)
+def cmath_rect(r, phi):
+    if _real(r) and _real(phi):
+        return lambda r, phi: _rect(float(r), float(phi))
+    return None
+
+
+def _real(x: types.Type) -> bool:
+    return isinstance(types.unliteral(x), (types.Integer, types.Float, types.Boolean))
+
+
+def _register_predicate(name: str) -> None:
+    test = getattr(math, name)
+    if name == "isfinite":
+
+        def predicate(z):
+            c = complex(z)
+            return test(c.real) and test(c.imag)
+
+    else:
+
+        def predicate(z):
+            c = complex(z)
+            return test(c.real) or test(c.imag)
+
+    @overload(getattr(cmath, name))
+    def cmath_predicate(z):
+        return predicate if _number(z) else None
+
+
+for _predicate in ("isnan", "isinf", "isfinite"):
+    _register_predicate(_predicate)
