@@ -177,6 +177,7 @@ def conditional_none(x):
 # ---------------------------------------------------------------------------- tests
 
 
+@settings(deadline=None)
 @given(small_ints)
 def test_callee_returning_none_on_one_path(x):
     for function in (
@@ -189,11 +190,13 @@ def test_callee_returning_none_on_one_path(x):
         same_outcome(function, x)
 
 
+@settings(deadline=None)
 @given(small_ints, st.one_of(small_ints, finite))
 def test_equality_with_none_is_python_equality(x, other):
     same_outcome(equality, x, other)
 
 
+@settings(deadline=None)
 @given(small_ints)
 def test_using_none_as_a_value_raises_cpythons_error(x):
     for function in (
@@ -207,6 +210,7 @@ def test_using_none_as_a_value_raises_cpythons_error(x):
         same_outcome(function, x)
 
 
+@settings(deadline=None)
 @given(small_ints, small_ints)
 def test_both_operands_none(x, z):
     same_outcome(unchecked_both, x, z)
@@ -234,12 +238,13 @@ def test_list_of_int_then_none_is_a_clear_typing_error_numba_7577():
         f()
 
 
-@settings(max_examples=30)
+@settings(max_examples=30, deadline=None)
 @given(st.integers(0, 30))
 def test_optional_in_a_loop(n):
     same_outcome(returns_none_or_value_sum, n)
 
 
+@settings(deadline=None)
 @given(small_ints, small_ints)
 def test_default_none_argument_from_python(a, b):
     same_outcome(default_none, a)
@@ -250,6 +255,7 @@ def test_default_none_argument_from_python(a, b):
     assert default_none(a, b=b) == default_none.py_func(a, b=b)
 
 
+@settings(deadline=None)
 @given(small_ints)
 def test_default_none_argument_from_jitted_callers(a):
     same_outcome(calls_with_and_without, a)

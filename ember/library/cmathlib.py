@@ -211,15 +211,20 @@ def cmath_log10(z):
     return None
 
 
+@njit(error_model="numpy")
+def _phase(z):
+    """atan2(imag, real); CPython reports an angle that underflowed to 0 (the C library's
+    range error) as OverflowError."""
+    angle = math.atan2(z.imag, z.real)
+    if angle == 0.0 and z.imag != 0.0 and math.isfinite(z.real):
+        raise OverflowError("math range error")
+    return angle
+
+
 @overload(cmath.phase)
 def cmath_phase(z):
     if _number(z):
-
-        def phase_impl(z):
-            c = complex(z)
-            return math.atan2(c.imag, c.real)
-
-        return phase_impl
+        return lambda z: _phase(complex(z))
     return None
 
 
