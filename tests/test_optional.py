@@ -376,3 +376,45 @@ def test_optional_arrays_do_not_leak():
     after = ember.runtime.stats()
     assert after.live == before.live
     assert after.alloc - before.alloc >= 40_000  # the arrays were really made and freed
+
+
+# ---------------------------------------------------------------------------- from Python
+
+
+@njit
+def optional_of_kind(x, flag):
+    if flag:
+        return x
+    return None
+
+
+@njit
+def pair_with_optional(x):
+    return x, positive_or_none(x)
+
+
+@pytest.mark.parametrize("value", [3, -2.5, 1 + 2j, True, np.float32(1.5), np.int32(7)])
+def test_optional_results_reach_python_on_every_call_path(value):
+    # the first calls take the general path; later ones the generated native entry
+    expected = value.item() if isinstance(value, np.generic) else value
+    for _ in range(4):
+        got = optional_of_kind(value, True)
+        assert got == expected and type(got) is type(expected)
+        assert optional_of_kind(value, False) is None
+
+
+@settings(deadline=None)
+@given(small_ints)
+def test_tuples_holding_optionals(x):
+    for _ in range(2):
+        same_outcome(pair_with_optional, x)
+
+
+def test_print_of_an_optional(capsys):
+    @njit
+    def show(x):
+        print(positive_or_none(x))
+
+    show(3)
+    show(-3)
+    assert capsys.readouterr().out == "3\nNone\n"
