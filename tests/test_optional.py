@@ -210,6 +210,42 @@ def test_using_none_as_a_value_raises_cpythons_error(x):
         same_outcome(function, x)
 
 
+@njit
+def unchecked_power(x):
+    return positive_or_none(x) ** 2
+
+
+@njit
+def membership(x):
+    return positive_or_none(x) in (1, 2, 3), positive_or_none(x) not in (2.0, 4.5)
+
+
+@njit
+def subscript_optional_array(n):
+    return ones_or_none(n)[0]
+
+
+@njit
+def store_into_optional_array(n):
+    a = ones_or_none(n)
+    a[0] = 5.0
+    return a
+
+
+@njit
+def shape_of_optional_array(n):
+    return ones_or_none(n).shape
+
+
+@settings(deadline=None)
+@given(small_ints)
+def test_more_operations_on_none_as_cpython(x):
+    for function in (unchecked_power, membership):
+        same_outcome(function, x)
+    for function in (subscript_optional_array, store_into_optional_array, shape_of_optional_array):
+        same_outcome(function, x)
+
+
 @settings(deadline=None)
 @given(small_ints, small_ints)
 def test_both_operands_none(x, z):

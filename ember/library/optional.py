@@ -1,5 +1,5 @@
-"""Operations on Optional(T) values and None: `is None`, `==`, `not`, and their crossing to and
-from Python (None or the value).
+"""Operations on Optional(T) values and None: `is None`, `==`, `in`, `not`, and their crossing
+to and from Python (None or the value).
 
 Everything else an Optional meets (arithmetic, calls, attributes) is typed on T and converted
 with a run-time check (ember/lowering/optional.py), as Numba does.
@@ -43,19 +43,49 @@ for _fn in (operator.is_, operator.is_not):
         return valid if _fn is operator.is_not else builder.not_(valid)
 
 
-# ---------------------------------------------------------------------------- == and !=
+# ---------------------------------------------------------------------------- ==, != and in
 
 
 def _unwrapped(typ: types.Type) -> types.Type:
     return typ.type if isinstance(typ, types.Optional) else types.unliteral(typ)
 
 
-def _inner_equality(context, fn, args: tuple) -> Signature | None:
-    """The signature comparing the values inside, or None when either side is plain None."""
+def _inner_signature(context, fn, args: tuple) -> Signature | None:
+    """The signature of `fn` on the values inside, or None when a side is plain None."""
     inner = tuple(_unwrapped(a) for a in args)
     if any(isinstance(t, types.NoneType) for t in inner):
         return None
     return context.resolve_operator(fn, inner)
+
+
+def _when_all_valid(context, builder, fn, sig, args, otherwise) -> llvm.Value:
+    """`fn` (an operator giving a bool) on the values inside when no operand is None, else
+    the i1 `otherwise`; the values are read only when they exist."""
+    from ember.typing.context import TypingContext
+
+    inner = _inner_signature(TypingContext(), fn, sig.args)
+    if inner is None:
+        return otherwise
+    all_valid = llvm.Constant(_i1, 1)
+    for typ, value in zip(sig.args, args):
+        all_valid = builder.and_(all_valid, _validity(builder, typ, value))
+    entry = builder.block
+    with builder.if_then(all_valid):
+        operands = [
+            context.cast(
+                builder,
+                builder.extract_value(v, 0) if isinstance(t, types.Optional) else v,
+                _unwrapped(t),
+                formal,
+            )
+            for v, t, formal in zip(args, sig.args, inner.args)
+        ]
+        result = context.call_implementation(builder, fn, inner, operands)
+        computed = builder.block
+    phi = builder.phi(_i1)
+    phi.add_incoming(otherwise, entry)
+    phi.add_incoming(result, computed)
+    return phi
 
 
 for _fn in (operator.eq, operator.ne):
@@ -69,7 +99,7 @@ for _fn in (operator.eq, operator.ne):
                 return None
             plain_none = any(isinstance(_unwrapped(a), types.NoneType) for a in args)
             if not plain_none:
-                inner = _inner_equality(self.context, self.key, args)
+                inner = _inner_signature(self.context, operator.eq, args)
                 if inner is None or inner.return_type is not types.boolean:
                     return None
             return signature(types.boolean, *(types.unliteral(a) for a in args))
@@ -81,29 +111,28 @@ for _fn in (operator.eq, operator.ne):
     def _optional_equality(context, builder, sig, args, _fn=_fn):
         valid = [_validity(builder, t, v) for t, v in zip(sig.args, args)]
         both_none = builder.not_(builder.or_(*valid))
-        equal = both_none
-        from ember.typing.context import TypingContext
-
-        inner = _inner_equality(TypingContext(), operator.eq, sig.args)
-        if inner is not None:  # compare the values only when both sides hold one
-            both_valid = builder.and_(*valid)
-            entry = builder.block
-            with builder.if_then(both_valid):
-                data = [
-                    builder.extract_value(v, 0) if isinstance(t, types.Optional) else v
-                    for t, v in zip(sig.args, args)
-                ]
-                operands = [
-                    context.cast(builder, v, _unwrapped(t), formal)
-                    for v, t, formal in zip(data, sig.args, inner.args)
-                ]
-                same = context.call_implementation(builder, operator.eq, inner, operands)
-                compared = builder.block
-            phi = builder.phi(_i1)
-            phi.add_incoming(both_none, entry)
-            phi.add_incoming(same, compared)
-            equal = phi
+        equal = _when_all_valid(context, builder, operator.eq, sig, args, both_none)
         return equal if _fn is operator.eq else builder.not_(equal)
+
+
+@registry.function(operator.contains)
+class OptionalMembership(AbstractTemplate):
+    """`opt in (1, 2, 3)`: a None is in no container of values (False, never an error)."""
+
+    def generic(self, args, kws):
+        if kws or len(args) != 2 or not isinstance(args[1], types.Optional):
+            return None
+        if isinstance(args[0], types.Optional):
+            return None  # the container: used as a value, checked (TypeError for None)
+        inner = _inner_signature(self.context, operator.contains, args)
+        if inner is None or inner.return_type is not types.boolean:
+            return None
+        return signature(types.boolean, types.unliteral(args[0]), args[1])
+
+
+@lower_builtin(operator.contains, types.Type, types.Optional)
+def _optional_membership(context, builder, sig, args):
+    return _when_all_valid(context, builder, operator.contains, sig, args, llvm.Constant(_i1, 0))
 
 
 # ---------------------------------------------------------------------------- not

@@ -131,8 +131,10 @@ def operator_error(expr: ir.Expr, operand_types: list) -> str:
         symbol = ir.BINOP_SYMBOLS[expr.fn]
     if expr.fn in _ORDERING:
         return f"'{symbol}' not supported between instances of '{names[0]}' and '{names[1]}'"
-    if expr.fn is operator.getitem:
-        return f"'{names[0]}' object is not subscriptable"
+    if expr.fn is operator.contains:  # `item in container`: the operands are swapped
+        return f"argument of type '{names[0]}' is not iterable"
+    if expr.fn is operator.pow:
+        symbol = "** or pow()"
     return f"unsupported operand type(s) for {symbol}: '{names[0]}' and '{names[1]}'"
 
 
@@ -153,6 +155,14 @@ def check_operands(context, builder, expr: ir.Expr, operand_types: list, values:
         for other in missing[1:]:
             all_none = builder.and_(all_none, other)
         context.guard(builder, all_none, TypeError, operator_error(expr, shown))
+
+
+def check_subscriptable(context, builder, typ: types.Type, value, storing: bool = False):
+    """`x[i]` (or `x[i] = v`) on an Optional: CPython's TypeError when x is None."""
+    if isinstance(typ, types.Optional):
+        what = "does not support item assignment" if storing else "is not subscriptable"
+        message = f"'NoneType' object {what}"
+        context.guard(builder, builder.not_(is_valid(builder, value)), TypeError, message)
 
 
 def unwrap_for_attribute(context, builder, opt_type: types.Optional, value, attr: str):
