@@ -15,7 +15,6 @@ import cmath
 import itertools
 import math
 
-import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
@@ -59,10 +58,10 @@ def _declare_c_function(name: str):
 NINF, NEG, NZERO, PZERO, POS, PINF, NAN = range(7)
 _SAMPLES = {
     NINF: (-math.inf,),
-    NEG: (-2.5, -1.0, -0.375, -7.0),
+    NEG: (-2.5, -0.375),  # angles whose sines and cosines differ in sign, as do their doubles
     NZERO: (-0.0,),
     PZERO: (0.0,),
-    POS: (0.375, 1.0, 2.5, 7.0),
+    POS: (0.375, 2.5),
     PINF: (math.inf,),
     NAN: (math.nan,),
 }
@@ -89,25 +88,26 @@ def _same(a: complex, b: complex) -> bool:
     )
 
 
-def _special_table(function) -> tuple[np.ndarray, np.ndarray]:
-    """(kind, value) per class pair with a non-finite part, from CPython's `function`."""
-    kinds = np.full((7, 7), FROM_C, dtype=np.int64)
-    values = np.zeros((7, 7), dtype=np.complex128)
+def _special_table(function) -> tuple[tuple, tuple]:
+    """(kind, value) per class pair (index 7 * class(x) + class(y)), from CPython's
+    `function(x, y)`; pairs of finite classes are not special (FROM_C)."""
+    kinds = [FROM_C] * 49
+    values = [0j] * 49
     for i, j in itertools.product(range(7), range(7)):
         if {i, j}.isdisjoint({NINF, PINF, NAN}):
             continue
         outcomes = []
         for x, y in itertools.product(_SAMPLES[i], _SAMPLES[j]):
             try:
-                outcomes.append(function(x, y))
+                outcomes.append(complex(function(x, y)))
             except ValueError:
                 outcomes.append(ValueError)
         if all(o is ValueError for o in outcomes):
-            kinds[i, j] = DOMAIN_ERROR
+            kinds[7 * i + j] = DOMAIN_ERROR
         elif ValueError not in outcomes and all(_same(o, outcomes[0]) for o in outcomes):
-            kinds[i, j] = FIXED
-            values[i, j] = outcomes[0]
-    return kinds, values
+            kinds[7 * i + j] = FIXED
+            values[7 * i + j] = outcomes[0]
+    return tuple(kinds), tuple(values)
 
 
 # ---------------------------------------------------------------------------- the functions
@@ -137,13 +137,12 @@ def _make_helper(name: str, blow_up: type | None):
                 if domain:
                     raise ValueError("math domain error")
             return result
-        i = classify(re)
-        j = classify(im)
-        kind = kinds[i, j]
+        cell = 7 * classify(re) + classify(im)
+        kind = kinds[cell]
         if kind == 2:
             raise ValueError("math domain error")
         if kind == 0:
-            return values[i, j]
+            return values[cell]
         return c_function(z)
 
     helper.__name__ = helper.__qualname__ = f"cmath_{name}"
@@ -154,35 +153,47 @@ def _number(z: types.Type) -> bool:
     return isinstance(types.unliteral(z), (types.Number, types.Boolean))
 
 
-def _register(name: str, blow_up: type | None) -> None:
-    helper = _make_helper(name, blow_up)
+_helpers: dict[str, object] = {}
 
+
+def helper(name: str, blow_up: type | None = None):
+    """The compiled helper of `name` (built, with its special-value table, on first use)."""
+    key = f"{name}:{blow_up}"
+    found = _helpers.get(key)
+    if found is None:
+        found = _helpers[key] = _make_helper(name, blow_up)
+    return found
+
+
+def _register(name: str, blow_up: type | None) -> None:
     @overload(getattr(cmath, name))
     def cmath_function(z):
-        if _number(z):
+        if not _number(z):
+            return None
+        compiled = helper(name, blow_up)
 
-            def impl(z):
-                return helper(complex(z))
+        def impl(z):
+            return compiled(complex(z))
 
-            return impl
-        return None
+        return impl
 
 
 for _name, _blow_up in _FUNCTIONS.items():
     _register(_name, _blow_up)
 
-_log = _make_helper("log", ValueError)
-_log_quiet = _make_helper("log", None)  # the log of z in log(z, base): CPython raises nothing
-_log10 = _make_helper("log10", ValueError)
 
+def _log_base_helper():
+    log, log_quiet = helper("log", ValueError), helper("log")
 
-@njit(error_model="numpy")
-def _log_base(z, base):
-    """CPython's log(z, base): log(z) / log(base), a base whose log is 0 a domain error."""
-    denominator = _log(base)
-    if denominator == 0:
-        raise ValueError("math domain error")
-    return _log_quiet(z) / denominator
+    def log_base(z, base):
+        """CPython's log(z, base): log(z) / log(base), a base whose log is 0 a domain error;
+        the log of z raises nothing (CPython clears that error)."""
+        denominator = log(base)
+        if denominator == 0:
+            raise ValueError("math domain error")
+        return log_quiet(z) / denominator
+
+    return njit(error_model="numpy")(log_base)
 
 
 @overload(cmath.log)
@@ -190,15 +201,17 @@ def cmath_log(z, base=None):
     if not _number(z):
         return None
     if base is None or isinstance(base, types.NoneType):
+        log = helper("log", ValueError)
 
         def log_impl(z, base=None):
-            return _log(complex(z))
+            return log(complex(z))
 
         return log_impl
     if _number(base):
+        log_base = _helpers.get("log_base") or _helpers.setdefault("log_base", _log_base_helper())
 
         def log_base_impl(z, base=None):
-            return _log_base(complex(z), complex(base))
+            return log_base(complex(z), complex(base))
 
         return log_base_impl
     return None
@@ -207,7 +220,8 @@ def cmath_log(z, base=None):
 @overload(cmath.log10)
 def cmath_log10(z):
     if _number(z):
-        return lambda z: _log10(complex(z))
+        log10 = helper("log10", ValueError)
+        return lambda z: log10(complex(z))
     return None
 
 
@@ -243,27 +257,28 @@ def cmath_polar(z):
     return None
 
 
-_rect_kinds, _rect_values = _special_table(cmath.rect)
+def _make_rect():
+    kinds, values = _special_table(cmath.rect)
 
-
-@njit(error_model="numpy")
-def _rect(r, phi):
-    if math.isfinite(r) and math.isfinite(phi):
+    def rect(r, phi):
+        if math.isfinite(r) and math.isfinite(phi):
+            return complex(r * math.cos(phi), r * math.sin(phi))
+        cell = 7 * classify(r) + classify(phi)
+        kind = kinds[cell]
+        if kind == 2:
+            raise ValueError("math domain error")
+        if kind == 0:
+            return values[cell]
         return complex(r * math.cos(phi), r * math.sin(phi))
-    i = classify(r)
-    j = classify(phi)
-    kind = _rect_kinds[i, j]
-    if kind == 2:
-        raise ValueError("math domain error")
-    if kind == 0:
-        return _rect_values[i, j]
-    return complex(r * math.cos(phi), r * math.sin(phi))
+
+    return njit(error_model="numpy")(rect)
 
 
 @overload(cmath.rect)
 def cmath_rect(r, phi):
     if _real(r) and _real(phi):
-        return lambda r, phi: _rect(float(r), float(phi))
+        rect = _helpers.get("rect") or _helpers.setdefault("rect", _make_rect())
+        return lambda r, phi: rect(float(r), float(phi))
     return None
 
 
