@@ -115,3 +115,44 @@ def test_print_rejects_what_it_cannot_show():
 
     with pytest.raises(TypingError, match="keyword 'file'"):
         bad(1)
+
+
+def test_cache_true_says_that_no_disk_cache_is_written():
+    import subprocess
+    import sys
+
+    program = (
+        "import warnings\n"
+        "warnings.simplefilter('always')\n"
+        "from ember import njit\n"
+        "with warnings.catch_warnings(record=True) as seen:\n"
+        "    f = njit(cache=True)(lambda x: x + 1)\n"
+        "    g = njit(cache=True)(lambda x: x - 1)\n"
+        "print(len(seen), f(1), g(1), 'on-disk cache' in str(seen[0].message))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert out.stdout.split() == ["1", "2", "0", "True"], out.stderr
+
+
+def test_register_jitable_functions_run_in_python_and_compiled_code():
+    from ember.extending import register_jitable
+
+    @register_jitable
+    def clamp(x, low, high):
+        return low if x < low else high if x > high else x
+
+    @register_jitable(fastmath=True)
+    def scaled(x, k=2.0):
+        return clamp(x * k, -1.0, 1.0)
+
+    @njit
+    def total(a):
+        s = 0.0
+        for x in a:
+            s += scaled(x) + scaled(x, k=0.5)
+        return s
+
+    values = np.linspace(-2, 2, 17)
+    assert clamp(5, 0, 3) == 3  # still a plain Python function
+    assert total(values) == total.py_func(values)
+    assert clamp(2.5, 0.0, 1.0) == 1.0

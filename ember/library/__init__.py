@@ -6,6 +6,7 @@ from ember.library import (  # noqa: F401
     builtins,
     cmathlib,
     lists,
+    math_exact,
     mathlib,
     numberlib,
     optional,
