@@ -189,9 +189,9 @@ class FunctionLowerer:
     def _lower_setitem(self, stmt: ir.SetItem) -> None:
         sig = self.calltypes[stmt]
         target_type = self.typemap[stmt.target.name]
-        optional.check_subscriptable(
-            self.context, self.builder, target_type, self.load(stmt.target), storing=True
-        )
+        if isinstance(target_type, types.Optional):  # CPython's TypeError for None
+            target = self.load(stmt.target)
+            optional.check_subscriptable(self.context, self.builder, target_type, target, True)
         args = [self.load_as(v, t) for v, t in zip((stmt.target, stmt.index, stmt.value), sig.args)]
         self.context.call_implementation(self.builder, operator.setitem, sig, args)
 
@@ -337,7 +337,9 @@ class FunctionLowerer:
             item = self.builder.extract_value(self.load(expr.value), index)
             return self.borrowed(result_type, item)
         sig = self.calltypes[expr]
-        optional.check_subscriptable(self.context, self.builder, value_type, self.load(expr.value))
+        if isinstance(value_type, types.Optional):  # CPython's TypeError for None
+            container = self.load(expr.value)
+            optional.check_subscriptable(self.context, self.builder, value_type, container)
         index_var = expr.index if isinstance(expr, ir.GetItem) else expr.index_var
         args = [self.load_as(expr.value, sig.args[0]), self.load_as(index_var, sig.args[1])]
         item = self.context.call_implementation(self.builder, operator.getitem, sig, args)

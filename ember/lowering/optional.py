@@ -158,11 +158,10 @@ def check_operands(context, builder, expr: ir.Expr, operand_types: list, values:
 
 
 def check_subscriptable(context, builder, typ: types.Type, value, storing: bool = False):
-    """`x[i]` (or `x[i] = v`) on an Optional: CPython's TypeError when x is None."""
-    if isinstance(typ, types.Optional):
-        what = "does not support item assignment" if storing else "is not subscriptable"
-        message = f"'NoneType' object {what}"
-        context.guard(builder, builder.not_(is_valid(builder, value)), TypeError, message)
+    """`x[i]` (or `x[i] = v`) on an Optional x: CPython's TypeError when x is None."""
+    what = "does not support item assignment" if storing else "is not subscriptable"
+    message = f"'NoneType' object {what}"
+    context.guard(builder, builder.not_(is_valid(builder, value)), TypeError, message)
 
 
 def unwrap_for_attribute(context, builder, opt_type: types.Optional, value, attr: str):
