@@ -114,15 +114,15 @@ def _special_table(function) -> tuple[tuple, tuple]:
 
 # name -> what a finite argument with an infinite result raises (None: nothing)
 _FUNCTIONS = {
-    "sqrt": None, "exp": OverflowError, "log": ValueError, "sin": OverflowError,
-    "cos": OverflowError, "tan": None, "asin": None, "acos": None, "atan": ValueError,
-    "sinh": OverflowError, "cosh": OverflowError, "tanh": None, "asinh": None,
-    "acosh": None, "atanh": ValueError,
+    "sqrt": None, "exp": OverflowError, "log": ValueError, "log10": ValueError,
+    "sin": OverflowError, "cos": OverflowError, "tan": None, "asin": None, "acos": None,
+    "atan": ValueError, "sinh": OverflowError, "cosh": OverflowError, "tanh": None,
+    "asinh": None, "acosh": None, "atanh": ValueError,
 }  # fmt: skip
 
 
 def _make_helper(name: str, blow_up: type | None):
-    c_function = _declare_c_function(name)
+    c_function = _c_functions.get(name) or _c_functions.setdefault(name, _declare_c_function(name))
     kinds, values = _special_table(lambda x, y: getattr(cmath, name)(complex(x, y)))
     overflow = blow_up is OverflowError
     domain = blow_up is ValueError
@@ -154,6 +154,7 @@ def _number(z: types.Type) -> bool:
 
 
 _helpers: dict[str, object] = {}
+_c_functions: dict[str, object] = {}
 
 
 def helper(name: str, blow_up: type | None = None):
@@ -179,7 +180,8 @@ def _register(name: str, blow_up: type | None) -> None:
 
 
 for _name, _blow_up in _FUNCTIONS.items():
-    _register(_name, _blow_up)
+    if _name != "log":  # with its optional base, below
+        _register(_name, _blow_up)
 
 
 def _log_base_helper():
@@ -214,14 +216,6 @@ def cmath_log(z, base=None):
             return log_base(complex(z), complex(base))
 
         return log_base_impl
-    return None
-
-
-@overload(cmath.log10)
-def cmath_log10(z):
-    if _number(z):
-        log10 = helper("log10", ValueError)
-        return lambda z: log10(complex(z))
     return None
 
 
