@@ -150,14 +150,34 @@ def finite_log(z):
     return complex(real, math.atan2(z.imag, z.real))
 
 
+@njit(error_model="numpy")
+def finite_sqrt(z):
+    """CPython's c_sqrt for finite z, step for step: s = sqrt((|x| + |z|) / 2) computed with
+    the operands scaled (by 1/8, or by 2**53 when |z| is subnormal) so nothing overflows."""
+    if z.real == 0.0 and z.imag == 0.0:
+        return complex(0.0, z.imag)
+    ax, ay = abs(z.real), abs(z.imag)
+    if ax < _TINY and ay < _TINY:
+        ax = ax * 9007199254740992.0  # 2**53
+        s = math.sqrt(ax + math.hypot(ax, ay * 9007199254740992.0)) * 7.450580596923828e-09
+    else:  # (the factor above is 2**-27)
+        ax = ax / 8.0
+        s = 2.0 * math.sqrt(ax + math.hypot(ax, ay / 8.0))
+    d = ay / (2.0 * s)
+    if z.real >= 0.0:
+        return complex(s, math.copysign(d, z.imag))
+    return complex(d, math.copysign(s, z.imag))
+
+
 def _c_function(name: str):
     return _c_functions.get(name) or _c_functions.setdefault(name, _declare_c_function(name))
 
 
 def _finite_function(name: str):
-    """What finite arguments of `name` are computed by: ember's own code where the C library
-    is slow (clog), else the C library's c<name>."""
-    return {"log": finite_log, "log10": finite_log10}.get(name) or _c_function(name)
+    """What finite arguments of `name` are computed by: CPython's own algorithm where it is
+    short (and faster than the C library's), else the C library's c<name>."""
+    own = {"log": finite_log, "log10": finite_log10, "sqrt": finite_sqrt}
+    return own.get(name) or _c_function(name)
 
 
 @njit(error_model="numpy")
