@@ -122,12 +122,12 @@ def test_rect_special_value_pairs():
 
 @settings(max_examples=300, deadline=None)
 @given(complexes)
-def test_sqrt_and_log_are_cpythons_bit_for_bit(z):
-    """sqrt, log and log10 run CPython's own algorithms: every bit and sign agrees."""
-    for name in ("sqrt", "log", "log10"):
+def test_results_are_cpythons_bit_for_bit(z):
+    """Finite arguments run CPython's own algorithms: every bit and sign agrees."""
+    for name in UNARY:
         try:
             expected = repr(getattr(cmath, name)(z))
-        except ValueError:
+        except (ValueError, OverflowError):
             continue  # the error itself is checked by the tests above
         assert repr(COMPILED[name](z)) == expected, (name, z)
 

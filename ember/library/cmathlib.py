@@ -1,12 +1,12 @@
-"""The `cmath` module in compiled code, giving what CPython's cmath gives (values, special
-values, signed zeros and the ValueError/OverflowError it raises).
+"""The `cmath` module in compiled code, giving what CPython's cmath gives: the same bits,
+special values, signed zeros and the ValueError/OverflowError it raises.
 
-Finite arguments go to the C library's complex functions (`csqrt`, `clog`, ... C99 Annex G,
-the same branch cuts as CPython). Where a part is infinite or NaN, CPython answers from tables
-of special values that depend only on the class of each part (-inf, negative, -0, +0,
-positive, +inf, nan); those tables are read off CPython's own cmath when this module loads, so
-the compiled code follows the interpreter it runs in. Cells whose answer depends on the finite
-part's value (`exp(inf + 2j)`) are computed by the C library, which follows the same rules.
+Finite arguments run CPython's own algorithms (cmath_finite.py). Where a part is infinite or
+NaN, CPython answers from tables of special values that depend only on the class of each part
+(-inf, negative, -0, +0, positive, +inf, nan); those tables are read off CPython's own cmath
+the first time a function is compiled, so compiled code follows the interpreter it runs in.
+Cells whose answer depends on the finite part's value (`exp(inf + 2j)`) go to the C library's
+complex functions (`cexp`, C99 Annex G, the rules CPython follows).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.decorators import njit
 from ember.extending import overload
+from ember.library import cmath_finite
 from ember.lowering.registry import lower_builtin
 from ember.typing.signature import signature
 from ember.typing.templates import registry
@@ -121,69 +122,15 @@ _FUNCTIONS = {
 }  # fmt: skip
 
 
-_LARGE = 1.7976931348623157e308 / 4.0  # CPython's CM_LARGE_DOUBLE
-_TINY = 2.2250738585072014e-308  # DBL_MIN
-_LN2 = math.log(2.0)
-_LN10 = math.log(10.0)
-
-
-@njit(error_model="numpy")
-def finite_log(z):
-    """CPython's c_log for finite z, step for step (faster than the C library's clog): the
-    modulus scaled away from overflow and underflow, log1p near the unit circle."""
-    ax, ay = abs(z.real), abs(z.imag)
-    if ax > _LARGE or ay > _LARGE:
-        real = math.log(math.hypot(ax / 2.0, ay / 2.0)) + _LN2
-    elif ax < _TINY and ay < _TINY:
-        if ax > 0.0 or ay > 0.0:  # a subnormal modulus: scale by 2**53 first
-            scaled = math.hypot(ax * 9007199254740992.0, ay * 9007199254740992.0)
-            real = math.log(scaled) - 53.0 * _LN2
-        else:
-            real = -math.inf
-    else:
-        h = math.hypot(ax, ay)
-        if 0.71 <= h <= 1.73:
-            big, small = (ax, ay) if ax > ay else (ay, ax)
-            real = math.log1p((big - 1.0) * (big + 1.0) + small * small) / 2.0
-        else:
-            real = math.log(h)
-    return complex(real, math.atan2(z.imag, z.real))
-
-
-@njit(error_model="numpy")
-def finite_sqrt(z):
-    """CPython's c_sqrt for finite z, step for step: s = sqrt((|x| + |z|) / 2) computed with
-    the operands scaled (by 1/8, or by 2**53 when |z| is subnormal) so nothing overflows."""
-    if z.real == 0.0 and z.imag == 0.0:
-        return complex(0.0, z.imag)
-    ax, ay = abs(z.real), abs(z.imag)
-    if ax < _TINY and ay < _TINY:
-        ax = ax * 9007199254740992.0  # 2**53
-        s = math.sqrt(ax + math.hypot(ax, ay * 9007199254740992.0)) * 7.450580596923828e-09
-    else:  # (the factor above is 2**-27)
-        ax = ax / 8.0
-        s = 2.0 * math.sqrt(ax + math.hypot(ax, ay / 8.0))
-    d = ay / (2.0 * s)
-    if z.real >= 0.0:
-        return complex(s, math.copysign(d, z.imag))
-    return complex(d, math.copysign(s, z.imag))
-
-
 def _c_function(name: str):
     return _c_functions.get(name) or _c_functions.setdefault(name, _declare_c_function(name))
 
 
 def _finite_function(name: str):
-    """What finite arguments of `name` are computed by: CPython's own algorithm where it is
-    short (and faster than the C library's), else the C library's c<name>."""
-    own = {"log": finite_log, "log10": finite_log10, "sqrt": finite_sqrt}
-    return own.get(name) or _c_function(name)
-
-
-@njit(error_model="numpy")
-def finite_log10(z):
-    logarithm = finite_log(z)
-    return complex(logarithm.real / _LN10, logarithm.imag / _LN10)
+    """What finite arguments of `name` are computed by: CPython's own algorithm (the same bits
+    as the interpreter, and faster than the C library's), else the C library's c<name>."""
+    own = getattr(cmath_finite, name, None)
+    return own if own is not None else _c_function(name)
 
 
 def _make_helper(name: str, blow_up: type | None):
