@@ -80,25 +80,25 @@ def exp(z):
 
 
 @_compiled
-def cosh(z):
-    x, y = z.real, z.imag
+def _cosh_sinh(x):
+    """(cosh x, sinh x, factor): past LOG_LARGE they are taken at x -+ 1 and the factor is e,
+    so the products with cos y and sin y do not overflow first (factor 1.0 is exact)."""
     if abs(x) > LOG_LARGE:
         shifted = x - math.copysign(1.0, x)
-        return complex(
-            math.cos(y) * math.cosh(shifted) * math.e, math.sin(y) * math.sinh(shifted) * math.e
-        )
-    return complex(math.cos(y) * math.cosh(x), math.sin(y) * math.sinh(x))
+        return math.cosh(shifted), math.sinh(shifted), math.e
+    return math.cosh(x), math.sinh(x), 1.0
+
+
+@_compiled
+def cosh(z):
+    ch, sh, factor = _cosh_sinh(z.real)
+    return complex(math.cos(z.imag) * ch * factor, math.sin(z.imag) * sh * factor)
 
 
 @_compiled
 def sinh(z):
-    x, y = z.real, z.imag
-    if abs(x) > LOG_LARGE:
-        shifted = x - math.copysign(1.0, x)
-        return complex(
-            math.cos(y) * math.sinh(shifted) * math.e, math.sin(y) * math.cosh(shifted) * math.e
-        )
-    return complex(math.cos(y) * math.sinh(x), math.sin(y) * math.cosh(x))
+    ch, sh, factor = _cosh_sinh(z.real)
+    return complex(math.cos(z.imag) * sh * factor, math.sin(z.imag) * ch * factor)
 
 
 @_compiled
