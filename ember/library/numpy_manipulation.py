@@ -1,7 +1,8 @@
 """Reshaping and rearranging NumPy functions, written in Python and compiled by ember:
 expand_dims, roll, tile, repeat, meshgrid, cross, digitize, trapezoid (trapz), asfortranarray,
 swapaxes, atleast_1d/2d/3d, column_stack, split, array_split (along the first axis), tril,
-triu, fill_diagonal, take, delete, append and insert.
+triu, fill_diagonal, take, delete, append, insert, unravel_index, ravel_multi_index, tri,
+diagflat, partition, argpartition, and the array methods item and tolist (1-d and 2-d).
 
 Implementations that depend on the rank (`expand_dims`, `tile`) are generated per rank.
 """
@@ -597,3 +598,163 @@ def _select_insert(arr, obj, values):
     if is_array(values):
         return _insert_array
     return _insert_scalar if is_number(values) else None
+
+
+# ---------------------------------------------------------------------------- index arithmetic
+
+
+@functools.cache
+def _unravel_impl(ndim: int):
+    names = ", ".join(f"i{k}" for k in range(ndim))
+    lines = [
+        "def unravel_index(indices, shape):",
+        "    size = " + " * ".join(f"shape[{k}]" for k in range(ndim)),
+        "    if indices < 0 or indices >= size:",
+        "        raise ValueError('index is out of bounds for the array of this shape')",
+        "    rest = indices",
+    ]
+    for k in range(ndim - 1, -1, -1):
+        lines += [f"    i{k} = rest % shape[{k}]", f"    rest //= shape[{k}]"]
+    lines.append(f"    return ({names},)")
+    return _generated("unravel_index", "\n".join(lines) + "\n")
+
+
+@implement(np.unravel_index, "indices, shape")
+def _select_unravel_index(indices, shape):
+    if is_integer(indices) and isinstance(shape, types.UniTuple) and is_integer(shape.dtype):
+        return _unravel_impl(len(shape))
+    return None
+
+
+def _ravel_multi_index(multi_index, dims):
+    flat = 0
+    for k in range(len(dims)):
+        index = multi_index[k]
+        if index < 0 or index >= dims[k]:
+            raise ValueError("invalid entry in coordinates array")
+        flat = flat * dims[k] + index
+    return flat
+
+
+@implement(np.ravel_multi_index, "multi_index, dims")
+def _select_ravel_multi_index(multi_index, dims):
+    tuples = isinstance(multi_index, types.UniTuple) and isinstance(dims, types.UniTuple)
+    if tuples and len(multi_index) == len(dims) and is_integer(multi_index.dtype):
+        return _ravel_multi_index if is_integer(dims.dtype) else None
+    return None
+
+
+# ---------------------------------------------------------------------------- special matrices
+
+
+def _tri(N, M, k, dtype):
+    return _tri_jit(N, N, k, dtype)
+
+
+def _tri_columns(N, M, k, dtype):
+    out = np.zeros((N, M), dtype)
+    columns = M
+    for i in range(N):
+        for j in range(min(columns, max(i + k + 1, 0))):
+            out[i, j] = 1
+    return out
+
+
+_tri_jit = jitted(_tri_columns)
+
+
+@implement(np.tri, "N, M=None, k=0, dtype=float")
+def _select_tri(N, M, k, dtype):
+    if not (is_integer(N) and is_integer(k)):
+        return None
+    if isinstance(M, types.NoneType):
+        return _tri
+    return _tri_columns if is_integer(M) else None
+
+
+def _diagflat(v, k):
+    flat = v.ravel()
+    n = flat.shape[0] + abs(k)
+    out = np.zeros((n, n), flat.dtype)
+    for i in range(flat.shape[0]):
+        if k >= 0:
+            out[i, i + k] = flat[i]
+        else:
+            out[i - k, i] = flat[i]
+    return out
+
+
+@implement(np.diagflat, "v, k=0")
+def _select_diagflat(v, k):
+    return _diagflat if is_array(v) and is_integer(k) else None
+
+
+# ---------------------------------------------------------------------------- partitions
+
+
+def _check_kth(a, kth):
+    n = a.shape[0]
+    if kth < -n or kth >= n:
+        raise ValueError("kth out of bounds")
+
+
+_check_kth_jit = jitted(_check_kth)
+
+
+def _partition(a, kth):
+    """A sorted copy is one valid partition: NumPy promises only that the kth item is in
+    its sorted place with no larger item before it and no smaller one after it."""
+    _check_kth_jit(a, kth)
+    return np.sort(a)
+
+
+def _argpartition(a, kth):
+    _check_kth_jit(a, kth)
+    return np.argsort(a, kind="mergesort")
+
+
+def _select_partition(impl):
+    def select(a, kth):
+        return impl if is_array(a) and a.ndim == 1 and is_integer(kth) else None
+
+    return select
+
+
+implement(np.partition, "a, kth")(_select_partition(_partition))
+implement(np.argpartition, "a, kth")(_select_partition(_argpartition))
+
+
+# ---------------------------------------------------------------------------- to Python values
+
+
+def _item(a):
+    if a.size != 1:
+        raise ValueError("can only convert an array of size 1 to a Python scalar")
+    return a.ravel()[0]
+
+
+@implement((types.Array, "item"), "self")
+def _select_item(a):
+    return _item
+
+
+def _tolist(a):
+    out = []
+    for value in a:
+        out.append(value)
+    return out
+
+
+def _tolist_rows(a):
+    out = []
+    for i in range(a.shape[0]):
+        out.append(_tolist_jit(a[i]))
+    return out
+
+
+_tolist_jit = jitted(_tolist)
+
+
+@implement((types.Array, "tolist"), "self")
+def _select_tolist(a):
+    return {1: _tolist, 2: _tolist_rows}.get(a.ndim)
