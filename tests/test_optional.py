@@ -344,6 +344,22 @@ def test_pruned_branch_on_a_none_argument_is_not_typed():
     assert f(1, 2) == 3
     assert f.overloads[(types.int64, types.none)].signature.return_type is types.int64
 
+    @njit
+    def truthy(a, b=None):
+        if b:
+            return a + b
+        return a
+
+    @njit
+    def falsy(a, b=None):
+        if not b:
+            return a
+        return a * b
+
+    for function in (truthy, falsy):
+        for args in [(2,), (2, None), (2, 3), (2, 0)]:
+            same_outcome(function, *args)
+
 
 # ---------------------------------------------------------------------------- arrays
 

@@ -48,8 +48,11 @@ def _single(name: str, definitions: dict) -> object | None:
 
 
 def _decided(cond: ir.Var, definitions: dict, arg_types: tuple) -> bool | None:
-    """The value of `cond` when it is `param is None` / `is not None` decided by a type."""
+    """The value of `cond` when it is `param is None` / `is not None` decided by a type, or
+    `if param:` with a None argument."""
     test = _single(cond.name, definitions)
+    if isinstance(_argument_type(cond, definitions, arg_types), types.NoneType):
+        return False
     if not isinstance(test, ir.BinOp) or test.fn not in (operator.is_, operator.is_not):
         return None
     sides = [_single(var.name, definitions) for var in (test.lhs, test.rhs)]
@@ -66,7 +69,7 @@ def _decided(cond: ir.Var, definitions: dict, arg_types: tuple) -> bool | None:
 
 def _argument_type(value: object, definitions: dict, arg_types: tuple) -> types.Type | None:
     """The type of the argument a chain of single copies starts from, or None."""
-    for _ in range(len(definitions) + 1):
+    for _ in range(len(definitions) + 2):
         if isinstance(value, ir.Arg):
             return arg_types[value.index] if value.index < len(arg_types) else None
         if not isinstance(value, ir.Var):
