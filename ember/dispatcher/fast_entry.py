@@ -59,6 +59,8 @@ def value_kind(typ: types.Type) -> Any:
     if isinstance(typ, types.Optional):  # returned only: None or a boxed scalar
         inner = value_kind(typ.type)
         return native_entry.OptionalKind(inner) if isinstance(inner, str) else None
+    if isinstance(typ, types.DispatcherType):  # a jitted function passed as an argument
+        return native_entry.ConstantKind(typ.dispatcher)
     if isinstance(typ, types.BaseTuple):
         members = tuple(value_kind(t) for t in typ.types)
         return None if None in members else members

@@ -5,6 +5,7 @@ from ember.library import (  # noqa: F401
     boxing,
     builtins,
     cmathlib,
+    functions,
     lists,
     math_exact,
     mathlib,
@@ -12,5 +13,7 @@ from ember.library import (  # noqa: F401
     optional,
     printing,
     ranges,
+    sequences,
     slices,
+    typed_lists,
 )
