@@ -89,9 +89,13 @@ def _jitted_function_of(value: object) -> FunctionType | None:
 
 
 def rewrite_untyped(state: CompileState) -> None:
+    from ember.rewrites.prune_none import prune_none_branches
     from ember.rewrites.registry import rewrite_registry
 
     rewrite_registry.apply("before-inference", state.func_ir)
+    if prune_none_branches(state.func_ir, state.arg_types) and config.DUMP_IR:
+        print(banner(f"IR AFTER PRUNING BRANCHES ON None: {state.py_func.__qualname__}"))
+        print(dump_function(state.func_ir))
     _unroll_literal_loops(state)
 
 

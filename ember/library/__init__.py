@@ -4,6 +4,7 @@ everything."""
 from ember.library import (  # noqa: F401
     boxing,
     builtins,
+    cmathlib,
     functions,
     hashing,
     lists,
@@ -11,6 +12,7 @@ from ember.library import (  # noqa: F401
     mathlib,
     namedtuples,
     numberlib,
+    optional,
     printing,
     ranges,
     sequences,

@@ -44,6 +44,7 @@ from ember.types.functions import (
     Module,
 )
 from ember.types.lists import List, ListIterator, Undefined, undefined, unsupported_item
+from ember.types.optional import Optional, optional
 from ember.types.scalars import *  # noqa: F403 - the scalar instances are the public names
 from ember.types.scalars import (
     Boolean,
