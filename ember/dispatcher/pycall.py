@@ -64,7 +64,7 @@ def _memory_ctype(typ: types.Type) -> Any:
         return type("tuple_memory", (ctypes.Structure,), {"_fields_": fields})
     if isinstance(typ, (types.NoneType, types.Dummy)):
         return type("empty_memory", (ctypes.Structure,), {"_fields_": []})
-    if isinstance(typ, types.List):
+    if isinstance(typ, (types.List, types.Generator)):
         return type(
             "list_memory", (ctypes.Structure,), {"_fields_": [("meminfo", ctypes.c_void_p)]}
         )
@@ -105,6 +105,10 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
         return arrayboxing.box(typ, memory, inputs, memo)
     if isinstance(typ, types.List):
         return _box_list(typ, memory.meminfo, inputs, memo)
+    if isinstance(typ, types.Generator):
+        from ember.dispatcher.generators import box_generator
+
+        return box_generator(typ, memory, inputs)
     return None
 
 

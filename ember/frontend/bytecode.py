@@ -40,11 +40,11 @@ class ByteCode:
         self.block_starts = self._find_leaders()
 
     def _reject_exception_handlers(self) -> None:
-        """Generators, try and with compile to handlers nopython mode has no model for."""
-        if self.code.co_flags & _GENERATOR_FLAGS:
+        """Coroutines, try and with compile to handlers nopython mode has no model for."""
+        if self.code.co_flags & _ASYNC_FLAGS:
             line = _first_line_of(self.code, {"YIELD_VALUE"})
             raise UnsupportedError(
-                "generators (functions using 'yield') are not supported in nopython mode",
+                "coroutines and async generators are not supported in nopython mode",
                 Loc(self.filename, line or self.code.co_firstlineno),
             )
         if self.code.co_exceptiontable:
@@ -115,7 +115,7 @@ class ByteCode:
         return cfg
 
 
-_GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+_ASYNC_FLAGS = inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
 def _first_line_of(code: CodeType, opnames: set[str]) -> int | None:

@@ -303,6 +303,20 @@ class Cast(Expr):
         return f"cast(value={self.value})"
 
 
+@dataclass(eq=False)
+class Yield(Expr):
+    """`yield value` in a generator: suspend, handing `value` to the consumer; the result is
+    what the consumer sends back (always None: `send` is not supported). `index` numbers the
+    yields of the function from 1 (the point where the generator resumes)."""
+
+    value: Var
+    index: int
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"yield {self.value}"
+
+
 # ---------------------------------------------------------------------------- statements
 
 
