@@ -117,6 +117,10 @@ class GeneratorLowerer(FunctionLowerer):
         self.saved: dict[str, int] = {}  # variable -> field in the saved-variables struct
         self.yields: dict[int, tuple[llvm.Block, list[str]]] = {}  # index -> (block, saved)
         self.yield_returns: set[int] = set()
+        self.stored: dict[str, list] = {}  # variable -> values the body stores into it
+        self.loaded_from: dict[int, str] = {}  # id(load of a variable) -> its name
+        self.saves: dict[str, list] = {}  # variable -> stores saving it at yields
+        self.restores: dict[str, list] = {}  # variable -> stores restoring it on resume
         function = llvm.Function(self.module, RESUME_TYPE, resume_symbol(self.symbol))
         for arg, name in zip(function.args, ("retptr", "excinfo", "env", "state", "closing")):
             arg.name = name
@@ -142,6 +146,7 @@ class GeneratorLowerer(FunctionLowerer):
             self.builder.position_at_end(self.llvm_blocks[label])
             for stmt in self.func_ir.blocks[label].body:
                 self._lower_statement(stmt)
+        self._pin_frame_pointers()
         actions = refs.take_exit_actions(function)
         self._finish_exits(actions)
         self._emit_dispatch(dispatch, actions)
@@ -214,7 +219,8 @@ class GeneratorLowerer(FunctionLowerer):
         for name in saved:  # the state takes over what the variables own
             field = self.saved.setdefault(name, len(self.saved))
             value = model_of(self.typemap[name]).as_data(builder, builder.load(self._slot(name)))
-            builder.store(value, self._field(_VARS, field))
+            save = builder.store(value, self._field(_VARS, field))
+            self.saves.setdefault(name, []).append(save)
         builder.store(_i32(expr.index), self._field(_INDEX))
         ret = builder.ret(llvm.Constant(i32, callconv.STATUS_OK))
         self.yield_returns.add(id(ret))
@@ -223,9 +229,51 @@ class GeneratorLowerer(FunctionLowerer):
         for name in saved:
             model = model_of(self.typemap[name])
             data = builder.load(self._field(_VARS, self.saved[name]), typ=model.data_type)
-            builder.store(model.from_data(builder, data), self._slot(name))
+            restore = builder.store(model.from_data(builder, data), self._slot(name))
+            self.restores.setdefault(name, []).append(restore)
         self.yields[expr.index] = (resume, saved)
         return self.context.get_dummy_value(result_type)
+
+    def load(self, var: ir.Var) -> llvm.Value:
+        value = super().load(var)
+        self.loaded_from[id(value)] = var.name
+        return value
+
+    def store(self, name: str, value: llvm.Value) -> None:
+        self.stored.setdefault(name, []).append(value)
+        super().store(name, value)
+
+    def _pin_frame_pointers(self) -> None:
+        """A variable that only ever holds one frame address (an iterator's state) is not
+        saved at yields: resuming sets it to that address, which LLVM sees is constant, so
+        a loop over the generator keeps the iterator's state in registers once inlined."""
+        for name, restores in self.restores.items():
+            found = self._frame_addresses(name, set())
+            if found is None or len(found) != 1:
+                continue
+            (address,) = found.values()
+            for restore in restores:
+                restore.operands = [address, restore.operands[1]]
+            for save in self.saves.get(name, ()):
+                save.parent.instructions.remove(save)
+
+    def _frame_addresses(self, name: str, seen: set[str]) -> dict[int, llvm.Value] | None:
+        """The frame addresses variable `name` may hold, or None when it may hold others."""
+        if name in seen:
+            return {}
+        seen.add(name)
+        found: dict[int, llvm.Value] = {}
+        for value in self.stored.get(name, ()):
+            if id(value) in self.frame_pointers:
+                found[id(value)] = value
+            elif id(value) in self.loaded_from:
+                inner = self._frame_addresses(self.loaded_from[id(value)], seen)
+                if inner is None:
+                    return None
+                found.update(inner)
+            else:
+                return None
+        return found
 
     # ------------------------------------------------------------------ exits
 

@@ -96,7 +96,7 @@ def register_rewrite(stage: str) -> Callable[[type[Rewrite]], type[Rewrite]]:
 
 
 def _load_builtin_rewrites() -> Any:
-    from ember.rewrites import arrayexpr, static_raise  # noqa: F401 - they register themselves
+    from ember.rewrites import arrayexpr, generators, static_raise  # noqa: F401 - they register
 
 
 _load_builtin_rewrites()
