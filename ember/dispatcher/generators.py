@@ -7,6 +7,7 @@ import ctypes
 from typing import Any
 
 from ember import types
+from ember.errors import UnsupportedError
 from ember.lowering.callconv import STATUS_OK, raise_static_exception
 from ember.lowering.generators import STATUS_STOP, compiled_resume
 from ember.runtime import nrt
@@ -61,6 +62,22 @@ class CompiledGenerator:
         if status == STATUS_STOP:
             raise StopIteration
         raise_static_exception(exc_id.value)
+
+    def close(self) -> None:
+        """End the generator now, releasing what its suspended body holds (as Python's)."""
+        item = self._item_ctype()
+        exc_id = ctypes.c_int32(0)
+        self._resume(ctypes.addressof(item), ctypes.addressof(exc_id), None, self._state, 1)
+
+    def send(self, value: Any) -> Any:
+        from ember.library.generators import UNSUPPORTED_METHODS
+
+        raise UnsupportedError(UNSUPPORTED_METHODS["send"])
+
+    def throw(self, *args: Any) -> Any:
+        from ember.library.generators import UNSUPPORTED_METHODS
+
+        raise UnsupportedError(UNSUPPORTED_METHODS["throw"])
 
     def __del__(self) -> None:
         meminfo, self._meminfo = self._meminfo, 0

@@ -6,13 +6,30 @@ from __future__ import annotations
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.errors import UnsupportedError
 from ember.lowering import arrays as arr
 from ember.lowering import generators as gen
 from ember.lowering.callconv import STATUS_EXCEPTION, STATUS_OK
 from ember.lowering.models import model_of
 from ember.lowering.registry import lower_builtin
 from ember.typing.signature import signature
-from ember.typing.templates import registry
+from ember.typing.templates import AttributeTemplate, infer_getattr, registry
+
+UNSUPPORTED_METHODS = {
+    "send": "generator.send() is not supported: nothing can be sent into a compiled "
+    "generator; pass the values as its arguments instead",
+    "throw": "generator.throw() is not supported: raise the exception inside the generator",
+}
+
+
+@infer_getattr
+class GeneratorAttributes(AttributeTemplate):
+    key = types.Generator
+
+    def generic_resolve(self, value_type, attr):
+        if attr in UNSUPPORTED_METHODS:
+            raise UnsupportedError(UNSUPPORTED_METHODS[attr])
+        return None
 
 
 @registry.typer(iter)
