@@ -173,8 +173,8 @@ def with_block(n):
         return n
 
 
-def generator(n):
-    yield n
+def yield_from(n):
+    yield from range(n)
 
 
 def set_display(n):
@@ -205,7 +205,7 @@ def f_string(n):
         (inner_lambda, "a lambda", "f = lambda"),
         (inner_function, "a nested function ('def g')", "def g"),
         (with_block, "a 'with' block", "with open"),
-        (generator, "generators (functions using 'yield')", "yield"),
+        (yield_from, "'yield from' is not supported", "yield from"),
         (set_display, "sets are not supported", "{n}"),
         (dict_display, "dicts are not supported", "{n: n}"),
         (assigns_global, "assigning a global variable", "SOMETHING = n"),

@@ -26,6 +26,18 @@ def _resumer(gen_type: types.Generator) -> Any:
     return found
 
 
+def _item_buffer(yield_type: types.Type, inputs: tuple) -> tuple:
+    """A buffer the resume function writes items into, and the function boxing its item."""
+    from ember.dispatcher.pycall import _box, _memory_ctype
+
+    item_ctype = _memory_ctype(yield_type)
+    if issubclass(item_ctype, ctypes.Structure):
+        return item_ctype(), lambda item: _box(yield_type, item, inputs)
+    if isinstance(yield_type, types.Boolean):
+        return item_ctype(), lambda item: bool(item.value)
+    return item_ctype(), lambda item: item.value
+
+
 class CompiledGenerator:
     """A running jitted generator (Numba's generator object): iterate it, or call `next()`.
 
@@ -34,40 +46,35 @@ class CompiledGenerator:
     long as the generator, since the state may borrow their arrays.
     """
 
-    __slots__ = ("_gen_type", "_meminfo", "_state", "_resume", "_item_ctype", "_inputs")
+    __slots__ = (
+        "_gen_type", "_meminfo", "_state", "_resume", "_item", "_box", "_exc", "_addresses",
+        "_inputs",
+    )  # fmt: skip
 
     def __init__(self, gen_type: types.Generator, meminfo: int, inputs: tuple) -> None:
-        from ember.dispatcher.pycall import _memory_ctype
-
         self._gen_type = gen_type
         self._meminfo = meminfo  # the reference the compiled function returned
         self._state = nrt.data_address(meminfo)
         self._resume = _resumer(gen_type)
-        self._item_ctype = _memory_ctype(gen_type.yield_type)
+        self._item, self._box = _item_buffer(gen_type.yield_type, inputs)
+        self._exc = ctypes.c_int32(0)
+        self._addresses = (ctypes.addressof(self._item), ctypes.addressof(self._exc))
         self._inputs = inputs
 
     def __iter__(self) -> CompiledGenerator:
         return self
 
     def __next__(self) -> Any:
-        from ember.dispatcher.pycall import _box
-
-        item = self._item_ctype()
-        exc_id = ctypes.c_int32(0)
-        status = self._resume(ctypes.addressof(item), ctypes.addressof(exc_id), None, self._state, 0)
+        status = self._resume(*self._addresses, None, self._state, 0)
         if status == STATUS_OK:
-            if isinstance(item, ctypes.Structure):
-                return _box(self._gen_type.yield_type, item, self._inputs)
-            return _box(self._gen_type.yield_type, item.value)
+            return self._box(self._item)
         if status == STATUS_STOP:
             raise StopIteration
-        raise_static_exception(exc_id.value)
+        raise_static_exception(self._exc.value)
 
     def close(self) -> None:
         """End the generator now, releasing what its suspended body holds (as Python's)."""
-        item = self._item_ctype()
-        exc_id = ctypes.c_int32(0)
-        self._resume(ctypes.addressof(item), ctypes.addressof(exc_id), None, self._state, 1)
+        self._resume(*self._addresses, None, self._state, 1)
 
     def send(self, value: Any) -> Any:
         from ember.library.generators import UNSUPPORTED_METHODS
