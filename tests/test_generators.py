@@ -133,7 +133,7 @@ def no_items(n):
 
 @njit
 def raises_after(n):
-    for i in range(n):
+    for i in range(n):  # noqa: UP028 - 'yield from' is not supported
         yield i
     raise ValueError("generator failed")
 
@@ -199,7 +199,7 @@ def test_arguments_stay_alive_with_the_generator():
     assert [list(w) for w in rest] == [[i, i + 1.0] for i in range(1, 7)]
 
 
-# ---------------------------------------------------------------------------- consumed by jitted code
+# ---------------------------------------------------------------------------- in jitted code
 
 
 @njit
@@ -357,9 +357,7 @@ def test_hypothesis_sizes(n, stop):
 
 @settings(max_examples=30, deadline=None)
 @given(
-    st.lists(
-        st.floats(allow_nan=False, allow_infinity=False, width=64), min_size=0, max_size=40
-    ),
+    st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), min_size=0, max_size=40),
     st.integers(min_value=1, max_value=5),
 )
 def test_hypothesis_arrays(values, width):
@@ -440,3 +438,30 @@ def test_unsupported_constructs_are_clear_errors():
         list(njit(returns_value)(3))
     with pytest.raises(UnsupportedError, match="send"):
         squares(3).send(None)
+
+
+@njit
+def first_two_then_rest(n):
+    g = squares(n)
+    a = next(g)
+    b = next(g)
+    rest = 0
+    for v in g:  # continues where next() left off
+        rest += v
+    return a, b, rest
+
+
+@njit
+def next_past_the_end(n):
+    g = squares(n)
+    total = 0
+    for _ in range(n + 1):
+        total += next(g)
+    return total
+
+
+def test_next_inside_jitted_code():
+    for n in (2, 3, 10):
+        assert first_two_then_rest(n) == first_two_then_rest.py_func(n)
+    with pytest.raises(StopIteration):
+        next_past_the_end(3)

@@ -18,7 +18,12 @@ from ember.lowering.generators import RESUME_TYPE, STATUS_STOP, compiled_resume
 from ember.runtime import nrt
 
 _RESUME_PROTOTYPE = ctypes.CFUNCTYPE(
-    ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int8
+    ctypes.c_int32,
+    ctypes.c_void_p,
+    ctypes.c_void_p,
+    ctypes.c_void_p,
+    ctypes.c_void_p,
+    ctypes.c_int8,
 )
 _resumers: dict[types.Generator, Any] = {}
 

@@ -35,6 +35,7 @@ _NESTED_CODE = {  # co_name of a nested code object -> the construct that made i
 
 _NESTED_CODE_HINTS = {
     "<listcomp>": "; build the list with a loop instead: xs = [] then xs.append(...) in a for loop",
+    "<genexpr>": "; write the loop out, or loop over a jitted generator function (with yield)",
 }
 
 _UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error messages

@@ -12,7 +12,7 @@ from ember.lowering import generators as gen
 from ember.lowering.callconv import STATUS_EXCEPTION, STATUS_OK
 from ember.lowering.models import model_of
 from ember.lowering.registry import lower_builtin
-from ember.typing.signature import signature
+from ember.typing.signature import Signature, signature
 from ember.typing.templates import AttributeTemplate, infer_getattr, registry
 
 UNSUPPORTED_METHODS = {
@@ -45,9 +45,28 @@ def generator_iter(context, builder, sig, args):
     return args[0]
 
 
+@registry.typer(next)
+def _type_next(args, kws):
+    if len(args) == 1 and not kws and isinstance(args[0], types.Generator):
+        return signature(args[0].yield_type, args[0])
+    return None
+
+
 @lower_builtin(next, types.Generator)
 def generator_next(context, builder, sig, args):
-    """(item, valid): resume the generator; its exception propagates out of this function."""
+    """Resume the generator; its exception propagates out of this function. For a `for`
+    loop the result is the (item, valid) pair; `next(g)` gives the item or raises
+    StopIteration."""
+    pair_type = types.Pair(sig.args[0].yield_type, types.boolean)
+    pair = _resume(context, builder, Signature(pair_type, sig.args), args)
+    if sig.return_type is pair_type:
+        return pair
+    ended = builder.not_(builder.extract_value(pair, 1))
+    context.guard(builder, ended, StopIteration)
+    return builder.extract_value(pair, 0)
+
+
+def _resume(context, builder, sig, args):
     gen_type = sig.args[0]
     resume = gen.declare_resume(context, builder.module, gen_type)
     item_model = model_of(gen_type.yield_type)

@@ -215,7 +215,9 @@ class GeneratorLowerer(FunctionLowerer):
             # (otherwise the item takes over the reference of a variable that dies here)
             item = self.borrowed(item_type, item)
         self._store_item(model_of(item_type).as_data(builder, item))
-        saved = [name for name in sorted(live) if name in self.typemap and name not in self.constants]
+        saved = [
+            name for name in sorted(live) if name in self.typemap and name not in self.constants
+        ]
         for name in saved:  # the state takes over what the variables own
             field = self.saved.setdefault(name, len(self.saved))
             value = model_of(self.typemap[name]).as_data(builder, builder.load(self._slot(name)))
@@ -280,7 +282,9 @@ class GeneratorLowerer(FunctionLowerer):
     def _finish_exits(self, actions: list) -> None:
         """Before each exit that ends the generator (its end, an exception): release what the
         frame and the arguments hold and mark it finished."""
-        owned = [(slot, self.typemap[name]) for name, slot in self.slots.items() if self._owns(name)]
+        owned = [
+            (slot, self.typemap[name]) for name, slot in self.slots.items() if self._owns(name)
+        ]
         for block in list(self.function.blocks):
             if not block.is_terminated or id(block.terminator) in self.yield_returns:
                 continue
@@ -311,7 +315,9 @@ class GeneratorLowerer(FunctionLowerer):
         closing = function.append_basic_block("close")
         ended = function.append_basic_block("ended")
         builder.position_at_end(dispatch)
-        builder.cbranch(builder.icmp_unsigned("!=", function.args[4], llvm.Constant(i8, 0)), closing, running)
+        builder.cbranch(
+            builder.icmp_unsigned("!=", function.args[4], llvm.Constant(i8, 0)), closing, running
+        )
         builder.position_at_end(running)
         switch = builder.switch(builder.load(self._field(_INDEX), typ=i32), ended)
         switch.add_case(_i32(_NOT_STARTED), self.start)

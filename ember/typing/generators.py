@@ -8,6 +8,7 @@ from ember.errors import TypingError
 from ember.ir import nodes as ir
 from ember.typing.infer import TypeInferer, TypingResult, register_expression_typer
 
+
 def _type_yield(inferer: TypeInferer, expr: ir.Yield) -> types.Type:
     value_type = types.unliteral(inferer._typeof_var(expr.value))
     current = getattr(inferer, "yield_type", None)
