@@ -9,24 +9,88 @@ def f(x, y):
 
 from __future__ import annotations
 
+from typing import Any
+
 from ember import types
 from ember.decorators import jit, njit
 from ember.errors import TypingError, UnsupportedError
 from ember.stencils import stencil
+from ember.types.scalars import (  # the type names Numba exports at its top level
+    b1,
+    bool_,
+    boolean,
+    byte,
+    c8,
+    c16,
+    char,
+    complex64,
+    complex128,
+    double,
+    f4,
+    f8,
+    float32,
+    float64,
+    i1,
+    i2,
+    i4,
+    i8,
+    int8,
+    int16,
+    int32,
+    int64,
+    int_,
+    intc,
+    intp,
+    long_,
+    longlong,
+    none,
+    short,
+    size_t,
+    ssize_t,
+    u1,
+    u2,
+    u4,
+    u8,
+    uchar,
+    uint,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    uintc,
+    uintp,
+    ulong,
+    ulonglong,
+    ushort,
+    void,
+)
 
 __version__ = "0.1.0"
 
+prange = range  # replaced by the parallel loop marker once `parallel=True` is built
 
-def typeof(value):
+
+def typeof(value: Any) -> types.Type:
     """The ember type of a Python value (as compiled code would see it)."""
     from ember.dispatcher.typeof import typeof as _typeof
 
     return _typeof(value)
 
 
+def from_dtype(dtype: Any) -> types.Type:
+    """The ember scalar type of a NumPy dtype (`from_dtype(np.dtype('f4'))` is `float32`)."""
+    import numpy as np
+
+    from ember.library.numpy_support import from_numpy_dtype
+
+    return from_numpy_dtype(np.dtype(dtype))
+
+
 __all__ = [
+    "from_dtype",
     "jit",
     "njit",
+    "prange",
     "stencil",
     "typeof",
     "types",
@@ -34,3 +98,11 @@ __all__ = [
     "UnsupportedError",
     "__version__",
 ]
+__all__ += [  # the type names, as `from numba import float64` finds them
+
+    "b1", "bool_", "boolean", "byte", "c8", "c16", "char", "complex64", "complex128", "double",
+    "f4", "f8", "float32", "float64", "i1", "i2", "i4", "i8", "int8", "int16", "int32", "int64",
+    "int_", "intc", "intp", "long_", "longlong", "none", "short", "size_t", "ssize_t", "u1", "u2",
+    "u4", "u8", "uchar", "uint", "uint8", "uint16", "uint32", "uint64", "uintc", "uintp", "ulong",
+    "ulonglong", "ushort", "void",
+]  # fmt: skip

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 from ember import types
-from ember.errors import UnsupportedError
+from ember.errors import EmberWarning, UnsupportedError
 from ember.typing.signature import Signature
 
 _ACCEPTED_OPTIONS = {"nopython", "fastmath", "boundscheck", "error_model", "cache", "nogil",
@@ -54,7 +56,21 @@ def _make_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
         boundscheck=bool(options.get("boundscheck", False)),
         nogil=bool(options.get("nogil", False)),
     )
+    if options.get("cache"):
+        _warn_no_disk_cache()
     return Dispatcher(py_func, target, signatures, cache=bool(options.get("cache", False)))
+
+
+@functools.cache
+def _warn_no_disk_cache() -> None:
+    """Once per process: `cache=True` is honoured only in memory, so say so rather than
+    silently recompiling in every new process."""
+    warnings.warn(
+        "cache=True: ember does not write an on-disk cache yet, so each new process compiles "
+        "its functions again (within a process, each signature is compiled once)",
+        EmberWarning,
+        stacklevel=4,
+    )
 
 
 def _parse_signatures(spec: Any) -> list[Signature] | None:

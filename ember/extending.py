@@ -46,6 +46,7 @@ from ember.typing.overload import (
     overload,
     overload_attribute,
     overload_method,
+    register_jitable,
 )
 from ember.typing.signature import Signature, signature
 from ember.typing.templates import (
@@ -138,6 +139,7 @@ __all__ = [
     "overload",
     "overload_attribute",
     "overload_method",
+    "register_jitable",
     "register_model",
     "register_typeof_hook",
     "signature",

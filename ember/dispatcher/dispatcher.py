@@ -71,7 +71,7 @@ class Dispatcher:
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self.options = options
-        self.cache = cache  # accepted for Numba compatibility; on-disk caching is not built yet
+        self.cache = cache  # in memory only: ember.decorators warns that no disk cache is written
         self.overloads: dict[tuple, CompileResult] = {}
         self._binder = ArgumentBinder(py_func)
         self._explicit = bool(signatures)

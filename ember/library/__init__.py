@@ -6,8 +6,10 @@ from ember.library import (  # noqa: F401
     builtins,
     generators,
     lists,
+    math_exact,
     mathlib,
     numberlib,
+    printing,
     ranges,
     slices,
 )

@@ -13,8 +13,10 @@ from ember.library import (  # noqa: F401
     numpy_functions,
     numpy_iteration,
     numpy_linalg,
+    numpy_manipulation,
     numpy_random,
     numpy_reductions,
     numpy_sorting,
+    numpy_statistics,
     numpy_ufuncs,
 )

@@ -53,6 +53,8 @@ _SIGNATURES: dict[str, tuple[llvm.Type, list[llvm.Type]]] = {
     "PyTuple_GetItem": (_PTR, [_PTR, _SSIZE]),
     "PyTuple_SetItem": (_INT, [_PTR, _SSIZE, _PTR]),
     "PyTuple_Size": (_SSIZE, [_PTR]),
+    "PyGILState_Ensure": (_INT, []),
+    "PyGILState_Release": (_VOID, [_INT]),
 }
 
 
@@ -141,6 +143,13 @@ class PythonAPI:
         self._call("Py_DecRef", [obj])
 
     # ------------------------------------------------------------------ errors
+
+    def gil_ensure(self) -> llvm.Value:
+        """Take the GIL (compiled code may run without it); returns the state to release."""
+        return self._call("PyGILState_Ensure", [])
+
+    def gil_release(self, state: llvm.Value) -> None:
+        self._call("PyGILState_Release", [state])
 
     def err_occurred(self) -> llvm.Value:
         """The pending exception type (borrowed), or NULL when none is set."""

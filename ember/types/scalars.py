@@ -136,6 +136,14 @@ longlong, ulonglong = int64, uint64
 double = float64
 float_ = float32
 void = none
+char, uchar = int8, uint8
+int_, uint = int64, uint64
+ssize_t, size_t = int64, uint64
+b1 = boolean
+i1, i2, i4, i8 = int8, int16, int32, int64
+u1, u2, u4, u8 = uint8, uint16, uint32, uint64
+f4, f8 = float32, float64
+c8, c16 = complex64, complex128
 
 signed_domain = (int8, int16, int32, int64)
 unsigned_domain = (uint8, uint16, uint32, uint64)

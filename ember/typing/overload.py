@@ -329,6 +329,23 @@ def overload(
     return decorate
 
 
+def register_jitable(*args: Any, **jit_options: Any) -> Any:
+    """`@register_jitable` (or `@register_jitable(fastmath=True)`): a plain Python function that
+    compiled code may call too; it compiles for each caller's argument types. The function
+    itself is returned unchanged."""
+
+    def decorate(py_func: Callable) -> Callable:
+        def overload_func(*_types: Any, **_kws: Any) -> Callable:
+            return py_func
+
+        overload(py_func, jit_options=jit_options)(overload_func)
+        return py_func
+
+    if len(args) == 1 and callable(args[0]) and not jit_options:
+        return decorate(args[0])
+    return decorate
+
+
 def overload_method(
     type_class: type, name: str, jit_options: dict | None = None, **_numba: Any
 ) -> Callable:

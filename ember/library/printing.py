@@ -1,0 +1,135 @@
+"""`print()` in compiled code: typed values -> a call of Python's own `print` under the GIL.
+
+Numbers, booleans, None and tuples are boxed natively; an array is handed over as the address
+of its native struct and shown through a temporary NumPy copy; a constant string is a constant.
+So the text is exactly what CPython prints for the same values. `sep=` and `end=` take constant
+strings.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.errors import TypingError
+from ember.lowering.boxing import BoxContext
+from ember.lowering.callconv import alloca_in_entry
+from ember.lowering.models import model_of
+from ember.lowering.pyapi import PythonAPI
+from ember.lowering.registry import VarArgs, lower_builtin
+from ember.lowering.registry import registry as lowering_registry
+from ember.typing.signature import Signature
+from ember.typing.templates import registry
+
+_KEYWORDS = ("sep", "end")
+_KEEPALIVE: list = []  # the Python objects compiled print calls refer to, for the process
+
+
+def _printable(typ: types.Type) -> bool:
+    if isinstance(typ, types.BaseTuple):
+        return all(_printable(member) for member in typ.types)
+    if isinstance(typ, (types.Array, types.StringLiteral, types.Number, types.Boolean)):
+        return True
+    return isinstance(typ, types.NoneType) or lowering_registry.find_box(typ) is not None
+
+
+def _print_pysig(count: int) -> inspect.Signature:
+    positional = [
+        inspect.Parameter(f"value{index}", inspect.Parameter.POSITIONAL_ONLY)
+        for index in range(count)
+    ]
+    keywords = [
+        inspect.Parameter("sep", inspect.Parameter.KEYWORD_ONLY, default=" "),
+        inspect.Parameter("end", inspect.Parameter.KEYWORD_ONLY, default="\n"),
+    ]
+    return inspect.Signature(positional + keywords)
+
+
+@registry.typer(print)
+def _type_print(args, kws):
+    unknown = set(kws) - set(_KEYWORDS)
+    if unknown:
+        raise TypingError(
+            f"print() keyword {sorted(unknown)[0]!r} is not supported in compiled code; "
+            "only sep= and end= (constant strings) are"
+        )
+    for name in _KEYWORDS:
+        if name in kws and not isinstance(kws[name], (types.StringLiteral, types.NoneType)):
+            raise TypingError(f"print({name}=...) must be a constant string, not {kws[name]}")
+    for typ in args:
+        if not _printable(typ):
+            raise TypingError(f"print() cannot show a value of type {typ} in compiled code")
+    keyword_types = tuple(kws.get(name, types.literal(default)) for name, default in
+                          (("sep", " "), ("end", "\n")))  # fmt: skip
+    return Signature(types.none, (*args, *keyword_types), pysig=_print_pysig(len(args)))
+
+
+@lower_builtin(print, VarArgs(types.Type))
+def lower_print(context, builder, sig, args):
+    pyapi = PythonAPI(context, builder, _KEEPALIVE)
+    c = BoxContext(context, builder, pyapi)
+    gil = pyapi.gil_ensure()
+    *value_types, sep_type, end_type = sig.args
+    values = pyapi.tuple_new(len(value_types))
+    for index, (typ, value) in enumerate(zip(value_types, args)):
+        pyapi.tuple_setitem(values, index, _to_python(c, typ, value))
+    call_args = [_keyword_text(pyapi, sep_type), _keyword_text(pyapi, end_type)]
+    printer = pyapi.borrow_constant(_print_values)
+    pyapi.decref(pyapi.call_function_objargs(printer, [values, *call_args]))
+    pyapi.decref(values)
+    pyapi.err_clear()  # print() failing (closed stdout) must not leave an error pending
+    pyapi.gil_release(gil)
+    return context.get_dummy_value(types.none)
+
+
+def _keyword_text(pyapi: PythonAPI, typ: types.Type) -> llvm.Value:
+    if isinstance(typ, types.StringLiteral):
+        return pyapi.borrow_constant(typ.literal_value)
+    return pyapi.borrow_none()
+
+
+def _to_python(c: BoxContext, typ: types.Type, value: llvm.Value) -> llvm.Value:
+    """A new reference to a Python object showing `value` (see the module docstring)."""
+    pyapi, builder = c.pyapi, c.builder
+    if isinstance(typ, types.StringLiteral):
+        obj = pyapi.borrow_constant(typ.literal_value)
+        pyapi.incref(obj)
+        return obj
+    if isinstance(typ, types.Array):
+        model = model_of(typ)
+        slot = alloca_in_entry(builder, model.data_type, "print.array")
+        builder.store(model.as_data(builder, value), slot)
+        address = pyapi.long_from_longlong(builder.ptrtoint(slot, pyapi.longlong))
+        viewer = pyapi.borrow_constant(_array_copy)
+        shown = pyapi.call_function_objargs(viewer, [pyapi.borrow_constant(typ), address])
+        pyapi.decref(address)
+        return shown
+    if isinstance(typ, types.BaseTuple):
+        result = pyapi.tuple_new(len(typ))
+        for index, member in enumerate(typ.types):
+            item = _to_python(c, member, builder.extract_value(value, index))
+            pyapi.tuple_setitem(result, index, item)
+        return result
+    return c.box(typ, value)
+
+
+def _print_values(values: tuple, sep: str | None, end: str | None) -> None:
+    print(*values, sep=sep, end=end)
+
+
+def _array_copy(typ: types.Array, address: int) -> Any:
+    """A NumPy copy of the array whose native struct is at `address` (valid during the call)."""
+    import numpy as np
+
+    from ember.runtime.boxing import _interface, memory_ctype
+
+    memory = memory_ctype(typ).from_address(address)
+    interface = _interface(typ, memory, tuple(memory.shape), tuple(memory.strides))
+
+    class _View:
+        __array_interface__ = interface
+
+    return np.array(_View(), copy=True)
