@@ -465,3 +465,15 @@ def test_next_inside_jitted_code():
         assert first_two_then_rest(n) == first_two_then_rest.py_func(n)
     with pytest.raises(StopIteration):
         next_past_the_end(3)
+
+
+@njit
+def reductions(n):
+    return sum(squares(n)), sum(branches(n)), any(squares(n)), all(squares(n)), sum(squares(n), 5)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 9])
+def test_sum_any_all_of_generators_in_jitted_code(n):
+    expected = reductions.py_func(n)
+    expected = (expected[0], float(expected[1]), *expected[2:])  # yields unify to float
+    assert reductions(n) == expected
