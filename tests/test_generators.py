@@ -477,3 +477,34 @@ def test_sum_any_all_of_generators_in_jitted_code(n):
     expected = reductions.py_func(n)
     expected = (expected[0], float(expected[1]), *expected[2:])  # yields unify to float
     assert reductions(n) == expected
+
+
+@njit
+def holds_then_raises(n):
+    acc = np.zeros(4)
+    for i in range(n):
+        acc = acc + i
+        yield acc.sum()
+    raise IndexError("stopped")
+
+
+@njit
+def owned_argument_total(n):
+    a = np.arange(n) * 1.0  # allocated here, kept alive by the generator's state
+    total = 0.0
+    for x in positives(a):
+        total += x
+    return total
+
+
+def test_no_leaks_when_generators_raise_or_take_owned_arrays():
+    for _ in range(2):
+        with pytest.raises(IndexError):
+            list(holds_then_raises(3))
+        owned_argument_total(5)
+    before = live_blocks()
+    for i in range(2000):
+        with pytest.raises(IndexError, match="stopped"):
+            list(holds_then_raises(i % 4))
+        assert owned_argument_total(i % 7) == float(sum(range(i % 7)))
+    assert live_blocks() == before

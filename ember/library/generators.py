@@ -7,7 +7,6 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import UnsupportedError
-from ember.extending import overload
 from ember.lowering import arrays as arr
 from ember.lowering import generators as gen
 from ember.lowering.callconv import STATUS_EXCEPTION, STATUS_OK
@@ -85,52 +84,3 @@ def _resume(context, builder, sig, args):
     pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
     pair = builder.insert_value(pair, item, 0)
     return builder.insert_value(pair, valid, 1)
-
-
-# ---------------------------------------------------------------------------- sum, any, all
-
-
-def _numbers(gen) -> bool:
-    return isinstance(gen, types.Generator) and isinstance(gen.yield_type, types.Number)
-
-
-@overload(sum)
-def generator_sum(iterable, start=0):
-    if not _numbers(iterable):
-        return None
-
-    def total(iterable, start=0):
-        result = start
-        for item in iterable:
-            result += item
-        return result
-
-    return total
-
-
-@overload(any)
-def generator_any(iterable):
-    if not _numbers(iterable):
-        return None
-
-    def any_true(iterable):
-        for item in iterable:
-            if item:
-                return True
-        return False
-
-    return any_true
-
-
-@overload(all)
-def generator_all(iterable):
-    if not _numbers(iterable):
-        return None
-
-    def all_true(iterable):
-        for item in iterable:
-            if not item:
-                return False
-        return True
-
-    return all_true
