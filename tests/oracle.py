@@ -16,3 +16,18 @@ def same(a, b) -> bool:
     if isinstance(a, complex):
         return same(a.real, b.real) and same(a.imag, b.imag)
     return a == b
+
+
+def assert_arrays_close(compiled, expected, rtol: float = 0.0, atol: float = 0.0) -> None:
+    """Nested tuples/lists of arrays or scalars: same structure, shapes and dtype kinds, values
+    within the tolerances (NaN equals NaN)."""
+    import numpy as np
+
+    if isinstance(expected, (tuple, list)):
+        assert len(compiled) == len(expected)
+        for c, e in zip(compiled, expected):
+            assert_arrays_close(c, e, rtol, atol)
+        return
+    assert np.shape(compiled) == np.shape(expected)
+    assert np.asarray(compiled).dtype.kind == np.asarray(expected).dtype.kind
+    np.testing.assert_allclose(compiled, expected, rtol=rtol, atol=atol, equal_nan=True)

@@ -1,5 +1,5 @@
-"""expand_dims, roll, tile, repeat, meshgrid, cross, digitize, trapezoid, the nan-functions and
-the quantiles: compiled results against NumPy's on the same inputs (values, dtypes, errors)."""
+"""NumPy's reshaping and editing functions (expand_dims ... insert), the nan-functions and the
+quantiles: compiled results against NumPy's on the same inputs (values, dtypes, errors)."""
 
 import warnings
 
@@ -15,16 +15,18 @@ RNG = np.random.default_rng(7)
 MATRIX = np.arange(12.0).reshape(3, 4)
 VECTOR = np.array([3.0, 1.0, 2.0, 5.0])
 INTS = np.array([[4, -1, 7], [0, 2, 2]])
+CUBE = np.arange(24).reshape(2, 3, 4)
 
 
 def _same(compiled, expected):
-    if isinstance(expected, tuple):
+    if isinstance(expected, (tuple, list)):
         assert len(compiled) == len(expected)
         for c, e in zip(compiled, expected):
             _same(c, e)
         return
     compiled, expected = np.asarray(compiled), np.asarray(expected)
     assert compiled.shape == expected.shape
+    assert compiled.flags.f_contiguous == expected.flags.f_contiguous
     assert compiled.dtype.kind == expected.dtype.kind
     np.testing.assert_array_equal(compiled, expected)
 
@@ -74,7 +76,44 @@ CASES = {
     "trapezoid": (lambda a: np.trapezoid(a), VECTOR),
     "trapezoid x": (lambda a: np.trapezoid(a, a * a), VECTOR),
     "trapezoid dx": (lambda a: np.trapezoid(a, dx=0.5), VECTOR),
+    "asfortranarray": (lambda a: np.asfortranarray(a), MATRIX),
+    "swapaxes": (lambda a: np.swapaxes(a, -1, 0), CUBE),
+    "swapaxes method": (lambda a: a.swapaxes(1, 1), MATRIX),
+    "swapaxes bad": (lambda a: np.swapaxes(a, 0, 3), MATRIX),
+    "atleast_1d": (lambda a: np.atleast_1d(a), MATRIX),
+    "atleast_2d of 1-d": (lambda a: np.atleast_2d(a), VECTOR),
+    "atleast_3d of 1-d": (lambda a: np.atleast_3d(a), VECTOR),
+    "atleast_3d of 2-d": (lambda a: np.atleast_3d(a), MATRIX),
+    "column_stack vectors": (lambda a: np.column_stack((a, a * 2)), VECTOR),
+    "column_stack matrices": (lambda a: np.column_stack((a, a)), MATRIX),
+    "tril": (lambda a: np.tril(a), MATRIX),
+    "triu k": (lambda a: np.triu(a, 1), MATRIX),
+    "tril of 3-d": (lambda a: np.tril(a, -1), CUBE),
+    "take": (lambda a: np.take(a, np.array([0, -1, 5])), MATRIX),
+    "take scalar": (lambda a: a.take(3), MATRIX),
+    "take out of range": (lambda a: np.take(a, np.array([100])), MATRIX),
+    "delete": (lambda a: np.delete(a, -1), MATRIX),
+    "delete many": (lambda a: np.delete(a, np.array([0, 2])), VECTOR),
+    "append": (lambda a: np.append(a, a), MATRIX),
+    "append scalar": (lambda a: np.append(a, 2.5), INTS),
+    "insert": (lambda a: np.insert(a, 1, 9.0), VECTOR),
+    "insert array": (lambda a: np.insert(a, -1, np.array([7.0, 8.0])), MATRIX),
+    "split": (lambda a: np.split(a, 3), MATRIX),
+    "split unequal": (lambda a: np.split(a, 2), MATRIX),
+    "split at": (lambda a: np.split(a, np.array([2, 1, 10])), MATRIX),
+    "array_split": (lambda a: np.array_split(a, 3), VECTOR),
+    "array_split more than rows": (lambda a: np.array_split(a, 5), MATRIX),
 }  # fmt: skip
+
+
+def test_fill_diagonal_writes_in_place():
+    @njit
+    def marked(a):
+        b = a.copy()
+        np.fill_diagonal(b, -1.0)
+        return b
+
+    _same(marked(MATRIX), marked.py_func(MATRIX))
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -107,12 +146,14 @@ def test_nan_functions_match_numpy(name):
             np.testing.assert_allclose(compiled, expected, rtol=1e-13, atol=0, equal_nan=True)
 
 
+@njit
+def _percentiles(a, q):
+    return np.percentile(a, q), np.nanpercentile(a, q), np.quantile(a, q / 100)
+
+
 @pytest.mark.parametrize("q", [0, 12.5, 50, 99, 100, -1, 101])
 def test_percentiles_equal_numpys(q):
-    @njit
-    def percentiles(a, q):
-        return np.percentile(a, q), np.nanpercentile(a, q), np.quantile(a, q / 100)
-
+    percentiles = _percentiles
     for sample in SAMPLES:
         expected, expected_error = _outcome(percentiles.py_func, sample, q)
         compiled, compiled_error = _outcome(percentiles, sample, q)
@@ -130,16 +171,24 @@ def test_quantiles_of_an_array_of_q():
     _same(quartiles(sample), quartiles.py_func(sample))
 
 
+@njit
+def _stats(a, q):
+    return np.nanpercentile(a, q), np.nansum(a), np.nanmax(a), np.percentile(a, q)
+
+
+@njit
+def _shuffled(a, shift, count):
+    bins = np.array([-10, 0, 10])
+    return np.roll(a, shift), np.repeat(a, count), np.tile(a, count), np.digitize(a, bins)
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     hnp.arrays(np.float64, st.integers(1, 30), elements=st.floats(-1e6, 1e6) | st.just(np.nan)),
     st.floats(0, 100),
 )
 def test_hypothesis_percentile_and_nan_reductions(values, q):
-    @njit
-    def stats(a, q):
-        return np.nanpercentile(a, q), np.nansum(a), np.nanmax(a), np.percentile(a, q)
-
+    stats = _stats
     expected, expected_error = _outcome(stats.py_func, values, q)
     compiled, compiled_error = _outcome(stats, values, q)
     assert compiled_error == expected_error
@@ -156,9 +205,4 @@ def test_hypothesis_percentile_and_nan_reductions(values, q):
     st.integers(0, 3),
 )
 def test_hypothesis_roll_repeat_tile_digitize(values, shift, count):
-    @njit
-    def shuffled(a, shift, count):
-        bins = np.array([-10, 0, 10])
-        return np.roll(a, shift), np.repeat(a, count), np.tile(a, count), np.digitize(a, bins)
-
-    _same(shuffled(values, shift, count), shuffled.py_func(values, shift, count))
+    _same(_shuffled(values, shift, count), _shuffled.py_func(values, shift, count))

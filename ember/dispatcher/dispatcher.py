@@ -255,8 +255,8 @@ class Dispatcher:
         if found is None:
             raise TypeError(
                 f"{self.py_func.__name__}(): cannot compile for argument '{name}' of Python "
-                f"type {type(value).__name__}: ember supports numbers, None, tuples and "
-                "NumPy arrays"
+                f"type {type(value).__name__}: ember supports numbers, None, tuples, lists of "
+                "numbers and NumPy arrays"
             )
         return found
 

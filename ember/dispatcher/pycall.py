@@ -43,6 +43,8 @@ def _argument_ctypes(typ: types.Type) -> list:
         return [c for member in typ.types for c in _argument_ctypes(member)]
     if isinstance(typ, (types.NoneType, types.Dummy)):
         return []
+    if isinstance(typ, types.List):
+        return [ctypes.c_void_p]  # its meminfo (ListModel)
     raise TypeError(f"cannot pass a value of type {typ} from Python yet")
 
 
@@ -149,14 +151,27 @@ def make_invoker(sig: Signature, address: int) -> Callable[..., Any]:
     native = prototype(address)
     arg_types = sig.args
     return_type = sig.return_type
+    if any(isinstance(typ, types.List) for typ in arg_types):
+        from ember.dispatcher import reflection
+
+    lists = [index for index, typ in enumerate(arg_types) if isinstance(typ, types.List)]
 
     def invoke(*values: Any) -> Any:
         flat: list = []
-        for typ, value in zip(arg_types, values):
-            _flatten(typ, value, flat)
+        native_lists = []
+        for index, (typ, value) in enumerate(zip(arg_types, values)):
+            if index in lists:
+                native_lists.append((value, typ, reflection.to_native(typ, value)))
+                flat.append(native_lists[-1][2])
+            else:
+                _flatten(typ, value, flat)
         result = memory_type()
         exc_id = ctypes.c_int32(0)
-        status = native(ctypes.addressof(result), ctypes.addressof(exc_id), None, *flat)
+        try:
+            status = native(ctypes.addressof(result), ctypes.addressof(exc_id), None, *flat)
+        finally:
+            for pylist, typ, meminfo in native_lists:
+                reflection.write_back(typ, meminfo, pylist)
         if status != STATUS_OK:
             raise_static_exception(exc_id.value)
         if isinstance(memory_type, type) and issubclass(memory_type, ctypes.Structure):

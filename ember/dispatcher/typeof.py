@@ -55,6 +55,8 @@ def _typeof_slow(value: Any, cls: type) -> types.Type | None:
     if cls is tuple:
         members = [typeof_or_none(item) for item in value]
         return None if None in members else types.make_tuple(members)
+    if cls is list:
+        return _typeof_list(value)
     numpy_type = _typeof_numpy(value, cls)
     if numpy_type is not None:
         return numpy_type
@@ -97,6 +99,27 @@ def fingerprint(value: Any) -> bytes | None:
     if isinstance(value, np.generic):
         return b"s" + value.dtype.str.encode()
     return None
+
+
+def _typeof_list(items: list) -> types.Type:
+    """A Python list of numbers passes as a list of their common type (reflected: the callee's
+    changes are written back, as Numba does)."""
+    from ember.errors import TypingError
+    from ember.typing.conversions import unify_pair
+
+    if not items:
+        raise TypingError("an empty list has no item type: pass a NumPy array instead")
+    found = None
+    for item in items:
+        typ = _EXACT_TYPES.get(type(item)) or (_int_type(item) if type(item) is int else None)
+        if isinstance(typ, (types.Number, types.Boolean)):
+            found = typ if found is None else unify_pair(found, typ)
+        if found is None or not isinstance(typ, (types.Number, types.Boolean)):
+            raise TypingError(
+                "only lists of numbers can be passed from Python "
+                f"(this one holds {type(item).__name__}): pass a NumPy array instead"
+            )
+    return types.List(found)
 
 
 def _int_type(value: int) -> types.Type | None:

@@ -1,9 +1,10 @@
-"""NaN-ignoring reductions and order statistics, written in Python and compiled by ember:
-nansum, nanprod, nanmean, nanvar, nanstd, nanmax, nanmin, nanargmax, nanargmin, nanmedian,
-percentile, quantile, nanpercentile and nanquantile (NumPy's default 'linear' method).
+"""NaN-ignoring reductions, order statistics and covariances, written in Python and compiled by
+ember: nansum, nanprod, nanmean, nanvar, nanstd, nanmax, nanmin, nanargmax, nanargmin,
+nanmedian, percentile, quantile, nanpercentile, nanquantile (NumPy's default 'linear' method),
+ptp, average, cov and corrcoef (variables in rows, or two 1-d arrays).
 
 Each takes a whole array (no `axis`), as in Numba. Sums run in element order, so the last bits
-of nansum/nanmean/nanvar can differ from NumPy's pairwise sums.
+of nansum/nanmean/nanvar/cov can differ from NumPy's pairwise sums and BLAS products.
 """
 
 from __future__ import annotations
@@ -260,3 +261,116 @@ def _nanmedian(a):
 
 
 _register(np.nanmedian, _nanmedian, np.median)
+
+
+# ---------------------------------------------------------------------------- spread, weights
+
+
+def _ptp(a):
+    return a.max() - a.min()
+
+
+@implement(np.ptp, "a")
+def _select_ptp(a):
+    return _ptp if _real_array(a) else None
+
+
+def _average(a, axis, weights):
+    return np.mean(a)
+
+
+def _average_weighted(a, axis, weights):
+    if weights.shape != a.shape:
+        raise TypeError("Axis must be specified when shapes of a and weights differ.")
+    scale = weights.sum()
+    if scale == 0:
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+    return (a * weights).sum() / scale
+
+
+@implement(np.average, "a, axis=None, weights=None")
+def _select_average(a, axis, weights):
+    if not (_real_array(a) and isinstance(axis, types.NoneType)):
+        return None
+    if weights is None or isinstance(weights, types.NoneType):
+        return _average
+    return _average_weighted if _real_array(weights) else None
+
+
+# ---------------------------------------------------------------------------- covariance
+
+
+def _covariance(rows):
+    """NumPy's cov of the variables in `rows` (one per row, observations along the row)."""
+    variables, count = rows.shape
+    centred = np.empty((variables, count), np.float64)
+    for i in range(variables):
+        centred[i] = rows[i] - rows[i].mean()
+    scale = 1.0 / (count - 1)
+    out = np.empty((variables, variables), np.float64)
+    for i in range(variables):
+        for j in range(i, variables):
+            total = 0.0
+            for k in range(count):
+                total += centred[i, k] * centred[j, k]
+            out[i, j] = out[j, i] = total * scale
+    return out
+
+
+_covariance_jit = jitted(_covariance)
+
+
+def _cov_matrix(m, y):
+    return _covariance_jit(m.astype(np.float64))
+
+
+def _cov_pair(m, y):
+    if m.shape[0] != y.shape[0]:
+        raise ValueError("all the input array dimensions except for the concatenation axis "
+                         "must match exactly")  # fmt: skip
+    rows = np.empty((2, m.shape[0]), np.float64)
+    rows[0] = m
+    rows[1] = y
+    return _covariance_jit(rows)
+
+
+_cov_matrix_jit = jitted(_cov_matrix)
+_cov_pair_jit = jitted(_cov_pair)
+
+
+def _correlation(c):
+    """NumPy's corrcoef from a covariance: divide by each standard deviation, clip to [-1, 1]."""
+    stddev = np.sqrt(np.diag(c))
+    n = c.shape[0]
+    out = np.empty_like(c)
+    for i in range(n):
+        for j in range(n):
+            value = c[i, j] / stddev[i] / stddev[j]
+            out[i, j] = min(max(value, -1.0), 1.0)
+    return out
+
+
+_correlation_jit = jitted(_correlation)
+
+
+def _corrcoef_matrix(x, y):
+    return _correlation_jit(_cov_matrix_jit(x, y))
+
+
+def _corrcoef_pair(x, y):
+    return _correlation_jit(_cov_pair_jit(x, y))
+
+
+def _select_covariance(matrix_impl, pair_impl):
+    def select(m, y):
+        if not _real_array(m):
+            return None
+        if isinstance(y, types.NoneType):
+            return matrix_impl if m.ndim == 2 else None
+        return pair_impl if m.ndim == 1 and _real_array(y) and y.ndim == 1 else None
+
+    return select
+
+
+implement(np.cov, "m, y=None")(_select_covariance(_cov_matrix, _cov_pair))
+implement(np.corrcoef, "x, y=None")(_select_covariance(_corrcoef_matrix, _corrcoef_pair))

@@ -1,0 +1,102 @@
+"""Python lists passed to compiled code (Numba's reflected lists): a Python list of numbers ->
+a native list for the call -> its items written back into the same Python list afterwards.
+
+The native list is built by a compiled `list(array)` (so it gets the runtime's own layout and
+destructor); after the call the caller's list takes the native list's items when they differ
+from what was passed, and the native list is released.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+from typing import Any
+
+from ember import types
+
+
+@functools.cache
+def _builder(item_type: types.Type) -> tuple:
+    """A native `list(array)` for 1-d C arrays of `item_type`: (ctypes function, array type)."""
+    from ember.decorators import njit
+    from ember.runtime import boxing as arrayboxing
+
+    array_type = types.Array(item_type, 1, "C")
+    compiled = njit(_as_list).compile((array_type,))
+    prototype = ctypes.CFUNCTYPE(
+        ctypes.c_int32,
+        ctypes.c_void_p,
+        ctypes.c_void_p,
+        ctypes.c_void_p,
+        *arrayboxing.argument_ctypes(array_type),
+    )
+    return prototype(compiled.address), array_type, compiled
+
+
+def _as_list(values):
+    return list(values)
+
+
+def to_native(typ: types.List, items: list) -> int:
+    """A new native list (its meminfo, one reference owned by the caller) holding `items`."""
+    import numpy as np
+
+    from ember.library.numpy_support import numpy_dtype
+    from ember.runtime import boxing as arrayboxing
+
+    native, array_type, _ = _builder(typ.dtype)
+    values = np.asarray(items, dtype=numpy_dtype(typ.dtype))
+    flat: list = []
+    arrayboxing.flatten(array_type, values, flat)
+    meminfo = ctypes.c_void_p(0)
+    exc_id = ctypes.c_int32(0)
+    native(ctypes.addressof(meminfo), ctypes.addressof(exc_id), None, *flat)
+    return meminfo.value
+
+
+def write_back(typ: types.List, meminfo: int, items: list) -> None:
+    """Give `items` the native list's contents when the callee changed them (an unchanged list
+    keeps its own objects: ints in a list of floats stay ints), then release the native list."""
+    from ember.lowering.lists import HeaderMemory
+    from ember.runtime import nrt
+
+    header = HeaderMemory.from_address(nrt.data_address(meminfo))
+    item_ctype = _ITEM_CTYPES[type(typ.dtype)](typ.dtype)
+    count = header.size
+    storage = nrt.data_address(header.storage) if header.storage and count else 0
+    native_items = (item_ctype * count).from_address(storage) if count else []
+    convert = _PYTHON_VALUE[type(typ.dtype)]
+    convert_item = _PYTHON_ITEM[type(typ.dtype)]
+    values = [convert(item) for item in native_items]
+    if values != [convert_item(item) for item in items]:  # changed by the callee
+        items[:] = values
+    nrt.runtime().decref(meminfo)
+
+
+def _integer_ctype(typ: types.Integer) -> Any:
+    return getattr(ctypes, f"c_{'' if typ.signed else 'u'}int{typ.bitwidth}")
+
+
+def _complex_ctype(typ: types.Complex) -> Any:
+    part = ctypes.c_float if typ.bitwidth == 64 else ctypes.c_double
+    return type("complex_item", (ctypes.Structure,), {"_fields_": [("re", part), ("im", part)]})
+
+
+_ITEM_CTYPES = {
+    types.Boolean: lambda typ: ctypes.c_uint8,
+    types.Integer: _integer_ctype,
+    types.Float: lambda typ: ctypes.c_float if typ.bitwidth == 32 else ctypes.c_double,
+    types.Complex: _complex_ctype,
+}
+_PYTHON_ITEM = {  # a Python item as the native list holds it
+    types.Boolean: bool,
+    types.Integer: int,
+    types.Float: float,
+    types.Complex: complex,
+}
+_PYTHON_VALUE = {  # a native item as Python sees it
+    types.Boolean: bool,
+    types.Integer: int,
+    types.Float: float,
+    types.Complex: lambda item: complex(item.re, item.im),
+}
