@@ -508,3 +508,32 @@ def test_no_leaks_when_generators_raise_or_take_owned_arrays():
             list(holds_then_raises(i % 4))
         assert owned_argument_total(i % 7) == float(sum(range(i % 7)))
     assert live_blocks() == before
+
+
+@njit
+def own_array_items(n):
+    a = np.arange(n) * 2.0  # only the loop's iterator holds it after this line
+    for x in a:  # noqa: UP028 - 'yield from' is not supported
+        yield x
+
+
+@njit
+def stop_early(n):
+    total = 0.0
+    for x in own_array_items(n):
+        total += x
+        if total > 4:
+            break
+    return total
+
+
+def test_suspended_inside_a_loop_over_its_own_array():
+    assert list(own_array_items(4)) == list(own_array_items.py_func(4))
+    assert stop_early(6) == stop_early.py_func(6)
+    before = live_blocks()
+    for _ in range(200):
+        g = own_array_items(5)
+        assert [next(g), next(g)] == [0.0, 2.0]
+        del g
+        stop_early(6)
+    assert live_blocks() == before
