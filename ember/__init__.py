@@ -70,11 +70,45 @@ __version__ = "0.1.0"
 prange = range  # replaced by the parallel loop marker once `parallel=True` is built
 
 
+def vectorize(*args, **kwargs):
+    """`@vectorize`: a scalar kernel as a NumPy ufunc (see ember.ufuncs.vectorize)."""
+    from ember.ufuncs import vectorize as _vectorize
+
+    return _vectorize(*args, **kwargs)
+
+
+def guvectorize(*args, **kwargs):
+    """`@guvectorize`: a kernel over sub-arrays as a generalized ufunc (ember.ufuncs)."""
+    from ember.ufuncs import guvectorize as _guvectorize
+
+    return _guvectorize(*args, **kwargs)
+
+
+_SUBMODULES = {"core", "typed", "extending", "experimental"}
+
+
+def __getattr__(name: str) -> Any:
+    """`ember.core`, `ember.typed`, ... load on first use (import ember stays fast)."""
+    if name in _SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"ember.{name}")
+    raise AttributeError(f"module 'ember' has no attribute {name!r}")
+
+
 def typeof(value: Any) -> types.Type:
     """The ember type of a Python value (as compiled code would see it)."""
     from ember.dispatcher.typeof import typeof as _typeof
 
     return _typeof(value)
+
+
+def cfunc(sig: Any, **options: Any) -> Any:
+    """`@cfunc("float64(float64)")`: a C function pointer (`.address`, `.ctypes`) to compiled
+    code, for C libraries and SciPy's LowLevelCallable."""
+    from ember.dispatcher.cfunc import cfunc as make_cfunc
+
+    return make_cfunc(sig, **options)
 
 
 def from_dtype(dtype: Any) -> types.Type:
@@ -87,12 +121,15 @@ def from_dtype(dtype: Any) -> types.Type:
 
 
 __all__ = [
+    "cfunc",
     "from_dtype",
     "jit",
     "njit",
     "prange",
     "stencil",
     "typeof",
+    "vectorize",
+    "guvectorize",
     "types",
     "TypingError",
     "UnsupportedError",

@@ -27,6 +27,7 @@ class CompileState:
     arg_types: tuple
     declared_return: types.Type | None
     options: TargetOptions
+    dispatcher: object = None  # the jitted function being compiled (its own name's value)
     bytecode: object = None
     cfg: object = None
     func_ir: object = None
@@ -71,14 +72,22 @@ def analyze_bytecode(state: CompileState) -> None:
 
 
 def generate_ir(state: CompileState) -> None:
+    from ember.frontend.inline_closures import inline_inner_functions
     from ember.frontend.interpreter import build_ir
     from ember.ir.liveness import insert_dels
 
-    state.func_ir = build_ir(state.bytecode, state.cfg)
+    state.func_ir = build_ir(state.bytecode, state.cfg, self_reference=state.dispatcher)
+    inline_inner_functions(state.func_ir, _jitted_function_of)
     insert_dels(state.func_ir)
     if config.DUMP_IR:
         print(banner(f"IR DUMP: {state.py_func.__qualname__}"))
         print(dump_function(state.func_ir))
+
+
+def _jitted_function_of(value: object) -> FunctionType | None:
+    from ember.dispatcher.dispatcher import Dispatcher
+
+    return value.py_func if isinstance(value, Dispatcher) else None
 
 
 def rewrite_untyped(state: CompileState) -> None:
@@ -138,6 +147,9 @@ def lower_nopython(state: CompileState) -> None:
     state.library.export(state.symbol)
     for dependency in lowerer.dependencies:
         state.library.add_dependency(dependency)
+    for compiling in lowerer.context.waiting_for:
+        state.library.waiting_for.append(compiling)
+        compiling.dependents.append(state.library)
 
 
 def compile_machine_code(state: CompileState) -> None:

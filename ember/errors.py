@@ -63,3 +63,23 @@ class EmberWarning(Warning):
 
 
 NumbaError = EmberError
+
+
+class EmberPerformanceWarning(EmberWarning):
+    """Code that compiles but runs slower than it could (Numba's NumbaPerformanceWarning)."""
+
+
+class EmberDeprecationWarning(EmberWarning, DeprecationWarning):
+    """A feature that will go away (Numba's NumbaDeprecationWarning)."""
+
+
+class EmberPendingDeprecationWarning(EmberWarning, PendingDeprecationWarning):
+    """A feature that will be deprecated (Numba's NumbaPendingDeprecationWarning)."""
+
+
+# Numba's names, so that `from numba.core.errors import ...` runs with `import ember as numba`
+NumbaWarning = EmberWarning
+NumbaPerformanceWarning = EmberPerformanceWarning
+NumbaDeprecationWarning = EmberDeprecationWarning
+NumbaPendingDeprecationWarning = EmberPendingDeprecationWarning
+NumbaTypeError = NumbaValueError = TypingError

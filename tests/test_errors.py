@@ -132,8 +132,8 @@ def test_returning_a_compile_time_only_value_is_an_error():
 # ---------------------------------------------------------------------------- unsupported
 
 
-def list_comprehension(n):
-    return [i for i in range(n)]
+def set_comprehension(n):
+    return {i for i in range(n)}
 
 
 def generator_expression(n):
@@ -156,16 +156,16 @@ def try_finally(n):
     return n
 
 
-def inner_lambda(n):
-    f = lambda y: y + 1  # noqa: E731
+def lambda_or_number(n):
+    f = (lambda y: y + 1) if n else n
     return f(n)
 
 
-def inner_function(n):
+def returns_inner_function(n):
     def g(y):
-        return y
+        return y + n
 
-    return g(n)
+    return g
 
 
 def with_block(n):
@@ -198,12 +198,12 @@ def f_string(n):
 @pytest.mark.parametrize(
     ("func", "construct", "marker"),
     [
-        (list_comprehension, "a list comprehension", "[i for i"),
+        (set_comprehension, "a set comprehension", "{i for i"),
         (generator_expression, "a generator expression", "sum(i"),
         (try_except, "try/except", "try:"),
         (try_finally, "try/finally", "try:"),
-        (inner_lambda, "a lambda", "f = lambda"),
-        (inner_function, "a nested function ('def g')", "def g"),
+        (lambda_or_number, "holds an inner function on some paths", "return f(n)"),
+        (returns_inner_function, "the inner function 'g' can only be called", "return g"),
         (with_block, "a 'with' block", "with open"),
         (yield_from, "'yield from' is not supported", "yield from"),
         (set_display, "sets are not supported", "{n}"),
@@ -256,9 +256,7 @@ def test_unexpected_keyword_raises_type_error():
         add(1, c=2)
 
 
-@pytest.mark.parametrize(
-    ("args", "name", "kind"), [(("s", 1), "a", "str"), ((1, [2]), "b", "list")]
-)
+@pytest.mark.parametrize(("args", "name", "kind"), [(("s", 1), "a", "str"), ((1, {2}), "b", "set")])
 def test_unsupported_argument_type_names_the_argument(args, name, kind):
     with pytest.raises(TypeError) as info:
         add(*args)

@@ -114,3 +114,22 @@ def test_hypothesis_svd_and_lstsq(matrix):
     k = s.shape[0]
     np.testing.assert_allclose((u[:, :k] * s) @ vt[:k], matrix, atol=1e-9)
     np.testing.assert_allclose(s, np.linalg.svd(matrix)[1], rtol=1e-9, atol=1e-9)
+
+
+@njit
+def _eigen_general(a):
+    return np.linalg.eig(a), np.linalg.eigvals(a)
+
+
+@pytest.mark.parametrize("matrix", [SPD, np.triu(SQUARE), np.diag([3.0, -1.0, 2.0])])
+def test_eig_of_matrices_with_real_eigenvalues(matrix):
+    (values, vectors), only_values = _eigen_general(matrix)
+    np.testing.assert_allclose(matrix @ vectors, vectors * values, atol=1e-10)
+    np.testing.assert_allclose(np.sort(values), np.sort(np.linalg.eigvals(matrix).real))
+    np.testing.assert_array_equal(only_values, values)
+
+
+def test_eig_refuses_complex_eigenvalues():
+    rotation = np.array([[0.0, -1.0], [1.0, 0.0]])  # eigenvalues +i and -i
+    with pytest.raises(ValueError, match="domain change"):
+        _eigen_general(rotation)

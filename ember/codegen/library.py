@@ -11,6 +11,7 @@ from llvmlite import ir as llvm
 
 from ember import config
 from ember.codegen.jit import engine
+from ember.errors import CompilerError
 from ember.ir.printer import banner
 
 
@@ -25,6 +26,10 @@ class CodeLibrary:
         self.module.data_layout = jit.data_layout
         self.dependencies: list[CodeLibrary] = []
         self.exported: set[str] = set()
+        # Functions that were still being compiled when this one called them (mutual
+        # recursion): their machine code is found by symbol, so it must exist first.
+        self.waiting_for: list = []
+        self.broken: str | None = None
         self._linkable = None
         self._pending_module = None
         self.llvm_ir = ""
@@ -59,11 +64,31 @@ class CodeLibrary:
         (library overloads, helpers) never pays for it."""
         if self._pending_module is None:
             return
+        for library in self._libraries_called_by_symbol():
+            library._ensure_machine_code()
         jit = engine()
         with jit.lock:
             if self._pending_module is not None:
                 jit.add_module(self._pending_module)
                 self._pending_module = None
+
+    def _libraries_called_by_symbol(self) -> list[CodeLibrary]:
+        """Libraries of mutually recursive callees, here or in linked dependencies."""
+        found: list[CodeLibrary] = []
+        pending, seen = [self], set()
+        while pending:
+            library = pending.pop()
+            if id(library) in seen:
+                continue
+            seen.add(id(library))
+            if library.broken is not None:
+                raise CompilerError(library.broken)
+            for compiling in library.waiting_for:
+                if compiling.library is None:
+                    raise CompilerError(f"{compiling.symbol} is still being compiled")
+                found.append(compiling.library)
+            pending += library.dependencies
+        return [library for library in found if library is not self]
 
     def _link_dependencies(self, module) -> None:
         linked: set[str] = set()
@@ -73,7 +98,7 @@ class CodeLibrary:
             module.link_in(copy)
         for function in module.functions:
             if function.name in linked and function.name not in self.exported:
-                function.linkage = "internal"
+                function.linkage = "private"  # no symbol: never found by name
 
     def address_of(self, symbol: str) -> int:
         self._ensure_machine_code()

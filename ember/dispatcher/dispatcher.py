@@ -12,8 +12,10 @@ from typing import Any
 from ember import types
 from ember.compiler import CompileResult, CompileState, run_pipeline
 from ember.dispatcher.binding import ArgumentBinder, Omitted
-from ember.errors import EmberError, TypingError, UnsupportedError
+from ember.errors import EmberError, TypingError
+from ember.frontend.interpreter import UndefinedName
 from ember.lowering.context import TargetOptions
+from ember.typing.functions import RecursionPending
 from ember.typing.signature import Signature
 from ember.typing.templates import choose_best
 
@@ -22,16 +24,53 @@ compile_lock = threading.RLock()
 
 
 class _InProgress:
-    """A specialization being compiled: lets self-recursive calls type and link to it."""
+    """A specialization being compiled: lets recursive calls type and link to it.
+
+    A mutually recursive callee (f calls g calls f) is typed and lowered while f is still
+    being typed: it sees f's return type so far (`handed_out` records what it saw, checked
+    when f is done) and links to f's machine code once f's library exists (`library`).
+    """
 
     def __init__(self, state: CompileState, symbol: str) -> None:
         self.state = state
         self.symbol = symbol
         self.library = None
+        self.handed_out: set = set()
+        self.dependents: list = []  # libraries whose code calls this one's symbol
 
     @property
-    def signature(self) -> Signature:
-        return self.state.signature
+    def return_type_so_far(self) -> types.Type | None:
+        if self.state.signature is not None:
+            return self.state.signature.return_type
+        if self.state.declared_return is not None:
+            return self.state.declared_return
+        inferer = self.state.inferer
+        found = inferer.return_type if inferer is not None else None
+        if found is not None:
+            self.handed_out.add(found)
+        return found
+
+    @property
+    def signature(self) -> Signature | None:
+        return_type = self.return_type_so_far
+        if return_type is None:
+            return None
+        return Signature(return_type, self.state.arg_types)
+
+    def finish(self, result: CompileResult) -> None:
+        """Check what callers assumed, then let their libraries link to the machine code."""
+        wrong = {t for t in self.handed_out if t is not result.signature.return_type}
+        if wrong:
+            message = (
+                f"mutual recursion: {self.state.py_func.__qualname__} returns "
+                f"{result.signature.return_type}, but a function it calls was compiled "
+                f"while its return type was {', '.join(map(str, wrong))}; give it an explicit "
+                "signature or make every return give the same type"
+            )
+            for library in self.dependents:
+                library.broken = message
+            raise TypingError(message)
+        self.library = result.library
 
 
 class Dispatcher:
@@ -70,6 +109,9 @@ class Dispatcher:
     ) -> None:
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
+        # Passed to a jitted function, a dispatcher is a compile-time constant of its own
+        # type (typeof reads this first); its class has no other instance.
+        type(self)._ember_type_ = types.DispatcherType(self)
         self.options = options
         self.cache = cache  # in memory only: ember.decorators warns that no disk cache is written
         self.overloads: dict[tuple, CompileResult] = {}
@@ -81,14 +123,33 @@ class Dispatcher:
         self._entries: list = []  # every generated entry stays alive: its code may be running
         self._entry_stale = True
         self._slow_calls = 0
+        self._deferred: list[Signature] = []  # declared, waiting for a name to be defined
         for sig in signatures or ():
+            self._compile_declared(sig)
+
+    def _compile_declared(self, sig: Signature) -> None:
+        """Compile an explicit signature now, or at the first call when the function reads a
+        global not defined yet (f calls g, both with signatures, g defined below f)."""
+        try:
             self.compile(sig)
+        except UndefinedName:
+            self._deferred.append(sig)
+
+    def _compile_deferred(self) -> None:
+        deferred, self._deferred = self._deferred, []
+        for sig in deferred:
+            self._compile_declared(sig)
 
     # ------------------------------------------------------------------ introspection
 
     @property
     def signatures(self) -> list[tuple]:
         return list(self.overloads)
+
+    @property
+    def is_compiling(self) -> bool:
+        """True while a specialization of this function is being compiled."""
+        return bool(self._in_progress)
 
     @property
     def stats(self) -> dict[tuple, dict[str, float]]:
@@ -138,15 +199,19 @@ class Dispatcher:
             failed = self._failed.get(arg_types)
             if failed is not None:
                 raise failed
-            state = CompileState(self.py_func, arg_types, declared_return, self.options)
+            state = CompileState(self.py_func, arg_types, declared_return, self.options, self)
             from ember.compiler import _symbol_name
 
             state.symbol = _symbol_name(self.py_func, arg_types)
             self._in_progress[arg_types] = _InProgress(state, state.symbol)
+            in_progress = self._in_progress[arg_types]
             try:
                 result = run_pipeline(state)
+                in_progress.finish(result)
             except EmberError as error:
-                self._failed[arg_types] = error
+                # A callee still being typed, or a global not defined yet: may work later.
+                if not isinstance(error, (RecursionPending, UndefinedName)):
+                    self._failed[arg_types] = error
                 raise
             finally:
                 del self._in_progress[arg_types]
@@ -176,11 +241,10 @@ class Dispatcher:
             arg_types = self._fold_types(args, kws)
         except TypeError as error:
             raise TypingError(str(error)) from None
+        self._compile_deferred()
         in_progress = self._in_progress.get(arg_types)
         if in_progress is not None:
-            inferer = getattr(in_progress.state, "inferer", None)
-            return_type = inferer.return_type if inferer is not None else None
-            return Signature(return_type, arg_types)
+            return Signature(in_progress.return_type_so_far, arg_types)
         result = self.compile(arg_types)
         return result.signature
 
@@ -189,12 +253,16 @@ class Dispatcher:
         return in_progress if in_progress is not None else self.overloads[tuple(arg_types)]
 
     def fold_call_arguments(self, args: list, kws: dict, resolve: Callable) -> list:
-        """(value, type) per parameter for a compiled call; omitted ones are (None, default)."""
-        if self._binder.varargs is not None:
-            raise UnsupportedError("calling a jitted *args function from jitted code")
+        """(value, type) per parameter for a compiled call; omitted ones are (None, default);
+        the `*args` parameter gets a list of (value, type), one per extra argument."""
         ordered = []
         for item in self._binder.bind(args, kws):
-            ordered.append((None, item.default) if isinstance(item, Omitted) else resolve(item))
+            if isinstance(item, Omitted):
+                ordered.append((None, item.default))
+            elif isinstance(item, tuple):
+                ordered.append(([resolve(extra) for extra in item], None))
+            else:
+                ordered.append(resolve(item))
         return ordered
 
     # ------------------------------------------------------------------ calls from Python
@@ -253,6 +321,8 @@ class Dispatcher:
             )
             raise type(error)(message).with_traceback(None) from None
         if found is None:
+            if _holds_huge_int(value):
+                raise OverflowError("int too big to convert")
             raise TypeError(
                 f"{self.py_func.__name__}(): cannot compile for argument '{name}' of Python "
                 f"type {type(value).__name__}: ember supports numbers, None, tuples, lists of "
@@ -265,6 +335,7 @@ class Dispatcher:
         their own types); with them, pick the best conversion, unsafe ones allowed."""
         if not self._explicit:
             return self.compile(arg_types)
+        self._compile_deferred()
         candidates = [result.signature for result in self.overloads.values()]
         describe = f"<function {self.py_func.__name__}>"
         best = choose_best(candidates, arg_types, describe)
@@ -286,3 +357,11 @@ def _rebuild_dispatcher(state: tuple, options: TargetOptions, signatures) -> Dis
     for name in self_names:
         py_func.__globals__[name] = dispatcher
     return dispatcher
+
+
+def _holds_huge_int(value: Any) -> bool:
+    """An int beyond 64 bits (as Python converts one to a C integer: OverflowError), alone or
+    inside a tuple."""
+    if isinstance(value, tuple):
+        return any(_holds_huge_int(item) for item in value)
+    return isinstance(value, int) and not (-(2**63) <= value < 2**64)

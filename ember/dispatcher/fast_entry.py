@@ -56,6 +56,8 @@ def value_kind(typ: types.Type) -> Any:
         return typ.name
     if isinstance(typ, types.NoneType):
         return "none"
+    if isinstance(typ, types.DispatcherType):  # a jitted function passed as an argument
+        return native_entry.ConstantKind(typ.dispatcher)
     if isinstance(typ, types.BaseTuple):
         members = tuple(value_kind(t) for t in typ.types)
         return None if None in members else members

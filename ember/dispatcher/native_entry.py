@@ -54,6 +54,7 @@ from ember.dispatcher.object_layout import (  # noqa: F401 - re-exported
     METH_KEYWORDS,
     AddModule,
     ArrayKind,
+    ConstantKind,
     Kind,
     NumpyCAPI,
     NumpyLayout,
@@ -178,6 +179,10 @@ class _EntryCodegen(ArrayCodegen):
         if isinstance(kind, ArrayKind):
             self.emit_match_array(obj, kind, fail)
             return
+        if isinstance(kind, ConstantKind):
+            same = b.icmp_unsigned("==", obj, _object_constant(kind.value))
+            self.continue_if(same, fail, "constant_ok")
+            return
         if isinstance(kind, tuple):
             is_tuple = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(tuple))
             self.continue_if(is_tuple, fail, "tuple.type_ok")
@@ -216,6 +221,8 @@ class _EntryCodegen(ArrayCodegen):
 
     def emit_unbox(self, obj: ir.Value, kind: Kind, fail: ir.Block) -> list[ir.Value]:
         """Unbox an already-matched ``obj`` into flattened native values (``fail`` on overflow)."""
+        if isinstance(kind, ConstantKind):
+            return []
         if isinstance(kind, ArrayKind):
             return self.emit_unbox_array(obj, kind)
         if isinstance(kind, tuple):

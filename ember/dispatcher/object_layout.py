@@ -77,8 +77,24 @@ class ArrayKind:
     readonly: bool
 
 
+@dataclass(frozen=True, eq=False)
+class ConstantKind:
+    """An argument that must be this very object (a jitted function passed as a value): matched
+    by identity, it has no native values. Equal kinds hold the same object."""
+
+    value: object
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ConstantKind) and other.value is self.value
+
+    def __hash__(self) -> int:
+        return id(self.value)
+
+
 def _check_kind(kind: Kind) -> None:
     """Raise ``TypeError`` unless ``kind`` is a valid value kind."""
+    if isinstance(kind, ConstantKind):
+        return
     if isinstance(kind, ArrayKind):
         if kind.dtype not in _SCALAR_KINDS or kind.dtype == "none":
             raise TypeError(f"unsupported array dtype kind: {kind.dtype!r}")
@@ -95,6 +111,8 @@ def flatten_arg_types(kind: Kind) -> list[ir.Type]:
     if isinstance(kind, tuple):
         return [t for member in kind for t in flatten_arg_types(member)]
     _check_kind(kind)
+    if isinstance(kind, ConstantKind):
+        return []
     if isinstance(kind, ArrayKind):
         return [_PTR, _PTR, _I64, _I64, _PTR] + [_I64] * (2 * kind.ndim)
     if kind in _INT_KINDS:
@@ -144,6 +162,8 @@ def fast_path_supported(kind: Kind) -> bool:
     """
     if isinstance(kind, tuple):
         return all(fast_path_supported(member) for member in kind)
+    if isinstance(kind, ConstantKind):
+        return True
     if isinstance(kind, ArrayKind):
         return numpy_layout() is not None
     return kind in _FAST_PATH_SCALARS or numpy_scalar_type(kind) is not None

@@ -78,7 +78,10 @@ def _flatten(typ: types.Type, value: Any, out: list) -> None:
     if isinstance(typ, types.Boolean):
         out.append(1 if value else 0)
     elif isinstance(typ, types.Integer):
-        out.append(int(value))
+        value = int(value)
+        if not typ.minval <= value <= typ.maxval:  # ctypes would wrap it silently
+            raise OverflowError("int too big to convert")
+        out.append(value)
     elif isinstance(typ, types.Float):
         out.append(float(value))
     elif isinstance(typ, types.Complex):

@@ -33,6 +33,8 @@ _NESTED_CODE = {  # co_name of a nested code object -> the construct that made i
     "<genexpr>": "a generator expression",
 }
 
+_INLINED_CODE = {"<lambda>", "<listcomp>"}  # nested code that inline_closures.py inlines
+
 _NESTED_CODE_HINTS = {
     "<listcomp>": "; build the list with a loop instead: xs = [] then xs.append(...) in a for loop",
     "<genexpr>": "; write the loop out, or loop over a jitted generator function (with yield)",
@@ -41,8 +43,6 @@ _NESTED_CODE_HINTS = {
 _UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error messages
     "STORE_GLOBAL": "assigning a global variable",
     "DELETE_GLOBAL": "deleting a global variable",
-    "STORE_DEREF": "a variable shared with an inner function",
-    "LOAD_CLOSURE": "a variable shared with an inner function",
     "FORMAT_VALUE": "an f-string",
     "BUILD_STRING": "an f-string",
     "IMPORT_NAME": "an import statement",
@@ -67,15 +67,40 @@ _BRANCH_ON = {  # opname -> (branch when the tested value is true?, test is "is 
 }
 
 
-def build_ir(bytecode: ByteCode, cfg: ControlFlowGraph) -> ir.FunctionIR:
-    """Translate every reachable block of `bytecode` into IR blocks labelled by offset."""
-    return _IRBuilder(bytecode, cfg).run()
+class UndefinedName(UnsupportedError):
+    """A global the function reads is not bound (yet: an eager signature may be compiled
+    again once the module defines it, as for mutually recursive functions)."""
+
+
+def build_ir(
+    bytecode: ByteCode,
+    cfg: ControlFlowGraph,
+    self_reference: Any = None,
+    free_variables_as_locals: bool = False,
+) -> ir.FunctionIR:
+    """Translate every reachable block of `bytecode` into IR blocks labelled by offset.
+
+    `self_reference` (the dispatcher being compiled) stands for the function's own name
+    while that global is not bound yet (recursion under an eager explicit signature).
+    `free_variables_as_locals` reads the free variables of an inner function as variables
+    of the same name (the enclosing function's cells, once inlined; see inline_closures.py)
+    rather than as constants taken from the Python closure.
+    """
+    return _IRBuilder(bytecode, cfg, self_reference, free_variables_as_locals).run()
 
 
 class _IRBuilder:
-    def __init__(self, bytecode: ByteCode, cfg: ControlFlowGraph) -> None:
+    def __init__(
+        self,
+        bytecode: ByteCode,
+        cfg: ControlFlowGraph,
+        self_reference: Any = None,
+        free_variables_as_locals: bool = False,
+    ) -> None:
         self.bytecode = bytecode
         self.cfg = cfg
+        self.self_reference = self_reference
+        self.free_variables_as_locals = free_variables_as_locals
         self.py_func: FunctionType = bytecode.py_func
         self.code = bytecode.code
         self.table = bytecode.table
@@ -228,12 +253,22 @@ class _IRBuilder:
             value = globals_[name]
         elif hasattr(builtins, name):
             value = getattr(builtins, name)
+        elif name == self.py_func.__name__ and self.self_reference is not None:
+            value = self.self_reference
         else:
-            raise UnsupportedError(f"name '{name}' is not defined", inst.loc)
+            raise UndefinedName(f"name '{name}' is not defined", inst.loc)
         self._push_expr(ir.Global(name, value, inst.loc))
+
+    def _is_cell_variable(self, name: str) -> bool:
+        """Cells this function owns (or, inlined, shares with its enclosing function) are
+        ordinary variables: an inner function is inlined where it is called."""
+        return name in self.code.co_cellvars or self.free_variables_as_locals
 
     def op_LOAD_DEREF(self, inst: Instruction) -> None:
         name = inst.argval
+        if self._is_cell_variable(name):
+            self.op_LOAD_FAST(inst)
+            return
         freevars = self.code.co_freevars
         if name not in freevars:
             raise UnsupportedError(f"closure cell '{name}' defined here is not supported", inst.loc)
@@ -243,6 +278,17 @@ class _IRBuilder:
         except ValueError:
             raise UnsupportedError(f"free variable '{name}' is not bound yet", inst.loc) from None
         self._push_expr(ir.FreeVar(index, name, value, inst.loc))
+
+    op_LOAD_CLOSURE = op_LOAD_FAST  # the cell itself: a variable named like it
+
+    def op_STORE_DEREF(self, inst: Instruction) -> None:
+        if not self._is_cell_variable(inst.argval):
+            raise UnsupportedError(
+                f"assigning '{inst.argval}', a variable of the Python function enclosing this "
+                "jitted function, is not supported; return the new value instead",
+                inst.loc,
+            )
+        self.op_STORE_FAST(inst)
 
     def op_LOAD_ASSERTION_ERROR(self, inst: Instruction) -> None:
         self._push_expr(ir.Global("AssertionError", AssertionError, inst.loc))
@@ -323,14 +369,50 @@ class _IRBuilder:
         self._push_expr(ir.Call(func, positional, keywords, inst.loc))
 
     def op_MAKE_FUNCTION(self, inst: Instruction) -> None:
-        code = self.constants.get(getattr(self.stack[-1], "name", None))
+        """`def`/`lambda` inside the function: a MakeFunction that inline_closures.py inlines
+        at its call sites (flags: 0x01 defaults, 0x02 keyword defaults, 0x04 annotations,
+        0x08 closure; pushed in that order, the code object last)."""
+        code = self._drop_definition(self.stack.pop()).value
         name = getattr(code, "co_name", "")
-        construct = _NESTED_CODE.get(name, f"a nested function ('def {name}')")
-        hint = _NESTED_CODE_HINTS.get(name, "")
-        raise UnsupportedError(
-            f"{construct} inside a jitted function is not supported in nopython mode{hint}",
-            inst.loc,
-        )
+        if name in _NESTED_CODE and name not in _INLINED_CODE:
+            raise UnsupportedError(
+                f"{_NESTED_CODE[name]} inside a jitted function is not supported in nopython "
+                f"mode{_NESTED_CODE_HINTS.get(name, '')}",
+                inst.loc,
+            )
+        closure = self._drop_definition(self.stack.pop()).items if inst.arg & 0x08 else []
+        if inst.arg & 0x04:
+            self._drop_definition(self.stack.pop())  # annotations mean nothing here
+        if inst.arg & 0x02:
+            raise UnsupportedError(
+                "keyword-only parameters with defaults in an inner function are not supported "
+                "in nopython mode; give them a default-free keyword or a positional parameter",
+                inst.loc,
+            )
+        defaults, default_count = None, 0
+        if inst.arg & 0x01:
+            defaults = self.stack[-1]
+            default_count = self._tuple_length(defaults)
+            self.stack.pop()
+        self._push_expr(ir.MakeFunction(code, closure, defaults, default_count, inst.loc))
+
+    def _drop_definition(self, var: ir.Var) -> ir.Expr:
+        """Remove the statement of this block defining the temporary `var`; its value (the
+        code object, closure tuple or annotations of a `def` exist only while compiling)."""
+        for stmt in self.block.body:
+            if isinstance(stmt, ir.Assign) and stmt.target.name == var.name:
+                self.block.body.remove(stmt)
+                return stmt.value
+        raise UnsupportedError("a function built from values of another block", self.inst.loc)
+
+    def _tuple_length(self, var: Any) -> int:
+        if var.name in self.constants:
+            return len(self.constants[var.name])
+        for stmt in self.block.body:
+            if isinstance(stmt, ir.Assign) and stmt.target.name == var.name:
+                if isinstance(stmt.value, ir.BuildTuple):
+                    return len(stmt.value.items)
+        raise UnsupportedError("defaults of an inner function built elsewhere", self.inst.loc)
 
     # ------------------------------------------------------------------ containers
 
@@ -385,6 +467,13 @@ class _IRBuilder:
         items = self.stack[len(self.stack) - inst.arg :] if inst.arg else []
         del self.stack[len(self.stack) - inst.arg :]
         self._push_expr(ir.BuildList(items, inst.loc))
+
+    def op_LIST_APPEND(self, inst: Instruction) -> None:
+        """A list comprehension's `xs.append(item)`; the list sits `arg` deep in the stack."""
+        item = self.stack.pop()
+        method = self._temp("append")
+        self._assign(method, ir.GetAttr(self.stack[-inst.arg], "append", inst.loc))
+        self._assign(self._temp(), ir.Call(method, [item], [], inst.loc))
 
     def op_LIST_EXTEND(self, inst: Instruction) -> None:
         """CPython builds a display of three or more constants as `[]` extended by a constant
@@ -510,9 +599,12 @@ class _IRBuilder:
 
 
 def _argument_names(code) -> tuple[str, ...]:
-    count = code.co_argcount + code.co_kwonlyargcount
-    if code.co_flags & 0x04:  # CO_VARARGS
-        count += 1
+    """Parameter names in binding order: positional, then *args, then keyword-only (CPython
+    lists the keyword-only ones before the *args name in co_varnames)."""
     if code.co_flags & 0x08:  # CO_VARKEYWORDS
         raise UnsupportedError("**kwargs parameters are not supported")
-    return tuple(code.co_varnames[:count])
+    positional = code.co_varnames[: code.co_argcount]
+    keyword_only = code.co_varnames[code.co_argcount : code.co_argcount + code.co_kwonlyargcount]
+    end = code.co_argcount + code.co_kwonlyargcount
+    varargs = code.co_varnames[end : end + 1] if code.co_flags & 0x04 else ()  # CO_VARARGS
+    return (*positional, *varargs, *keyword_only)

@@ -293,6 +293,28 @@ class ExhaustIter(Expr):
 
 
 @dataclass(eq=False)
+class MakeFunction(Expr):
+    """`def`/`lambda` inside a function: the code object, the cell variables it closes over
+    (in `code.co_freevars` order) and its defaults tuple. Inlined at its call sites before
+    typing (frontend/inline_closures.py), so no later stage sees one."""
+
+    code: Any
+    closure: list[Var]
+    defaults: Var | None
+    default_count: int
+    loc: Loc
+
+    def sources(self) -> list[Var]:
+        return [*self.closure, *([self.defaults] if self.defaults is not None else [])]
+
+    def __str__(self) -> str:
+        cells = ", ".join(str(v) for v in self.closure)
+        return (
+            f"make_function({self.code.co_qualname}, closure=({cells}), defaults={self.defaults})"
+        )
+
+
+@dataclass(eq=False)
 class Cast(Expr):
     """Convert to the function's return type just before `return`."""
 

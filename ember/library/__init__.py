@@ -4,6 +4,7 @@ everything."""
 from ember.library import (  # noqa: F401
     boxing,
     builtins,
+    functions,
     generators,
     lists,
     math_exact,
@@ -11,5 +12,7 @@ from ember.library import (  # noqa: F401
     numberlib,
     printing,
     ranges,
+    sequences,
     slices,
+    typed_lists,
 )

@@ -17,6 +17,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import TypingError
+from ember.library.int_scalars import cast_stored
 from ember.library.slices import slice_bounds
 from ember.lowering import arrays as arr
 from ember.lowering import arrays_kernels as kernels
@@ -421,6 +422,9 @@ def array_setitem(context, builder, sig, args):
     fields = arr.unpack(builder, array_type, args[0])
     values = _items(builder, index_type, args[1])
     value = args[2]
+    if not isinstance(value_type, types.Array):  # converted once, before any loop
+        value = cast_stored(context, builder, value, value_type, array_type.dtype)
+        value_type = array_type.dtype
     if plan.is_element:
         pointer = element_address(context, builder, plan, fields, values)
         item = context.cast(builder, value, value_type, array_type.dtype)

@@ -12,6 +12,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import TypingError
+from ember.library.int_scalars import cast_stored
 from ember.library.numpy_creation import shape_values
 from ember.library.numpy_support import np_typer, parse_dtype
 from ember.lowering import arrays as arr
@@ -256,5 +257,6 @@ def _fill_type(a, value):
 def array_fill(context, builder, sig, args):
     array_type, value_type = sig.args
     fields = arr.unpack(builder, array_type, args[0])
-    kernels.assign(context, builder, array_type, fields, types.unliteral(value_type), args[1])
+    value = cast_stored(context, builder, args[1], value_type, array_type.dtype)
+    kernels.assign(context, builder, array_type, fields, array_type.dtype, value)
     return context.get_dummy_value(types.none)

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ember import types
+from ember.library.int_scalars import cast_stored
 from ember.library.numpy_support import (
     implement,
     is_none,
@@ -437,5 +438,5 @@ def _initialize(context, builder, sig, args, result, fill: str) -> None:
     elif fill == "one":
         _fill(context, builder, array_type, result, context.get_constant(array_type.dtype, 1))
     elif fill == "value":
-        item = context.cast(builder, args[1], sig.args[1], array_type.dtype)
+        item = cast_stored(context, builder, args[1], sig.args[1], array_type.dtype)
         _fill(context, builder, array_type, result, item)

@@ -10,6 +10,12 @@ import numpy as np
 
 from ember import types
 from ember.library.numpy_support import implement, is_array, is_number, jitted, numpy_dtype
+from ember.typing.templates import registry
+
+
+@registry.typer(np.ndarray)
+def _type_ndarray_class(args, kws):
+    return None  # np.ndarray is typed as a class (for isinstance); constructing one is not built
 
 
 def _real(typ) -> bool:

@@ -17,9 +17,11 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import TypingError
+from ember.library.int_scalars import clip_bounds
 from ember.library.numpy_support import (
     from_numpy_dtype,
     implement,
+    is_integer,
     is_none,
     jitted,
     np_typer,
@@ -50,10 +52,19 @@ def _clip(a, a_min, a_max):
     return np.minimum(np.maximum(a, a_min), a_max)
 
 
+def _clip_integers(a, a_min, a_max):
+    low, high = clip_bounds(a, a_min, a_max)
+    return np.minimum(np.maximum(a, low), high)
+
+
 @implement(np.clip, "a, a_min, a_max")
 def _select_clip(a, a_min, a_max):
     ok = all(_array(t) or _real_number(t) for t in (a, a_min, a_max))
-    return _clip if ok and _array(a) else None
+    if not (ok and _array(a)):
+        return None
+    if isinstance(a.dtype, types.Integer) and all(is_integer(t) for t in (a_min, a_max)):
+        return _clip_integers
+    return _clip
 
 
 implement((types.Array, "clip"), "self, min, max")(_select_clip)
@@ -496,16 +507,18 @@ def _interp(x, xp, fp):
     out = np.empty(x.shape, np.float64)
     flat_out = out.ravel()
     flat_x = x.ravel()
+    # in float64, as NumPy: differences of unsigned (or narrow) integers would wrap
+    xs, ys = xp.astype(np.float64), fp.astype(np.float64)
     for i in range(flat_x.shape[0]):
-        value = flat_x[i]
-        if value <= xp[0]:
-            flat_out[i] = fp[0]
-        elif value >= xp[n - 1]:
-            flat_out[i] = fp[n - 1]
+        value = float(flat_x[i])
+        if value <= xs[0]:
+            flat_out[i] = ys[0]
+        elif value >= xs[n - 1]:
+            flat_out[i] = ys[n - 1]
         else:
-            j = find(xp, value, "right") - 1
-            slope = (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j])
-            flat_out[i] = fp[j] + slope * (value - xp[j])
+            j = find(xs, value, "right") - 1
+            slope = (ys[j + 1] - ys[j]) / (xs[j + 1] - xs[j])
+            flat_out[i] = ys[j] + slope * (value - xs[j])
     return out
 
 
@@ -577,6 +590,8 @@ def _select_diag(v):
 
 
 def _histogram_in(flat, bins, low, high):
+    if bins <= 0:
+        raise ValueError("`bins` must be positive, when an integer")
     if low == high:
         low -= 0.5
         high += 0.5

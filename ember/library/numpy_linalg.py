@@ -180,19 +180,34 @@ def _matmul_blas(a, b):
     return out
 
 
-def _matmul_loops(a, b):
-    """2-d @ 2-d with plain loops (integers, booleans)."""
-    m, k = a.shape
-    k2, n = b.shape
-    if k != k2:
-        raise ValueError("matmul: the inner dimensions of the operands differ")
-    out = np.zeros((m, n), a.dtype)
-    for i in range(m):
-        for p in range(k):
-            x = a[i, p]
-            for j in range(n):
-                out[i, j] += x * b[p, j]
-    return out
+@functools.cache
+def _matmul_loops(dtype_name: str):
+    """2-d @ 2-d with plain loops (integers, booleans). Sums run in 64 bits and are narrowed
+    at the end, which wraps as NumPy's own integer loops do (a boolean is any product)."""
+    np_type = np.dtype(dtype_name).type
+    wide = np.uint64 if np.dtype(dtype_name).kind == "u" else np.int64
+
+    def sums(a, b):
+        m, k = a.shape
+        k2, n = b.shape
+        if k != k2:
+            raise ValueError("matmul: the inner dimensions of the operands differ")
+        out = np.zeros((m, n), wide)
+        for i in range(m):
+            for p in range(k):
+                x = a[i, p]
+                for j in range(n):
+                    out[i, j] += x * b[p, j]
+        return out
+
+    if np_type is wide:
+        return sums
+    wide_sums = jitted(sums)
+
+    def narrowed(a, b):
+        return wide_sums(a, b).astype(np_type)
+
+    return narrowed
 
 
 @functools.cache
@@ -207,7 +222,7 @@ def _dot_vectors(dtype_name: str, use_blas: bool):
         total = np_type(0)
         for i in range(n):
             total += a[i] * b[i]
-        return total
+        return np_type(total)  # integers sum in 64 bits: NumPy's dtype, wrapped as NumPy's
 
     if not use_blas:
         return loop
@@ -233,7 +248,7 @@ def _product_impl(a_ndim: int, b_ndim: int, use_blas: bool, dtype_name: str, cas
     if a_ndim == 1 and b_ndim == 1:
         core = jitted(_dot_vectors(dtype_name, use_blas))
     else:
-        core = jitted(_matmul_blas if use_blas else _matmul_loops)
+        core = jitted(_matmul_blas if use_blas else _matmul_loops(dtype_name))
 
     if a_ndim == 1 and b_ndim == 1:
         if cast_a and cast_b:

@@ -1,5 +1,6 @@
-"""np.linalg decompositions on SciPy's LAPACK: cholesky, eigh, eigvalsh, svd, svdvals, qr,
-lstsq, pinv, matrix_rank, slogdet and matrix_power, for real float32/float64 matrices.
+"""np.linalg decompositions on SciPy's LAPACK: cholesky, eigh, eigvalsh, eig, eigvals, svd,
+svdvals, qr, lstsq, pinv, matrix_rank, slogdet and matrix_power, for real float32/float64
+matrices (eig and eigvals of matrices with real eigenvalues, as in Numba).
 (`svd(a, compute_uv=False)` changes the result's type with a value, so it is refused: use
 `np.linalg.svdvals(a)`.)
 
@@ -173,6 +174,55 @@ def eigvalsh(a):
     return values
 """,
 )
+
+_EIG = """
+def eig_parts(a):
+    n = square(a)
+    scratch = column_major(a.astype(dtype))
+    real = np.empty(n, dtype)
+    imaginary = np.empty(n, dtype)
+    vectors = np.empty((n, n) if WANT else (1, 1), dtype).T
+    left = np.empty((1, 1), dtype)
+    if n == 0:
+        return real, vectors
+    query = np.empty(1, dtype)
+    lapack("@geev", "N", JOB, n, scratch, n, real, imaginary, left, 1, vectors, max(n, 1),
+           query, -1)
+    work = np.empty(max(int(query[0]), 1), dtype)
+    info = lapack("@geev", "N", JOB, n, scratch, n, real, imaginary, left, 1, vectors,
+                  max(n, 1), work, work.shape[0])
+    if info > 0:
+        raise LinAlgError("Eigenvalues did not converge")
+    for value in imaginary:
+        if value != 0.0:
+            raise ValueError("eig() argument must not cause a domain change: its eigenvalues "
+                             "are complex; pass a complex matrix to NumPy instead")
+    return real, vectors
+"""
+
+
+@functools.cache
+def _eig_impl(dtype_name: str, want_vectors: bool):
+    """A real matrix with real eigenvalues (as Numba: complex ones are a ValueError, since the
+    result type cannot depend on the values)."""
+    source = _EIG.replace("JOB", '"V"' if want_vectors else '"N"')
+    parts = jitted(_generated("eig_parts", source.replace("WANT", str(want_vectors)), dtype_name))
+    if want_vectors:
+
+        def eig(a):
+            return parts(a)
+
+        return eig
+
+    def eigvals(a):
+        return parts(a)[0]
+
+    return eigvals
+
+
+_per_real_dtype(np.linalg.eig, "a", lambda dtype: _eig_impl(dtype, True))
+_per_real_dtype(np.linalg.eigvals, "a", lambda dtype: _eig_impl(dtype, False))
+
 
 # ---------------------------------------------------------------------------- svd and users
 

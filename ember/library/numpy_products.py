@@ -13,7 +13,7 @@ from ember.library.numpy_support import implement, is_array, jitted, numpy_dtype
 
 
 def _vector(typ) -> bool:
-    return is_array(typ) and typ.ndim == 1 and not isinstance(typ.dtype, types.Boolean)
+    return is_array(typ) and typ.ndim == 1
 
 
 def _result_dtype(a, b) -> str:
@@ -23,10 +23,7 @@ def _result_dtype(a, b) -> str:
 def _inner(a, b):
     if a.shape[0] != b.shape[0]:
         raise ValueError("shapes not aligned: the last dimensions differ")
-    total = (a[:0] * b[:0]).sum()
-    for i in range(a.shape[0]):
-        total += a[i] * b[i]
-    return total
+    return np.dot(a, b)  # NumPy's dtype: uint8 stays uint8 (wrapping), booleans give any()
 
 
 _inner_jit = jitted(_inner)

@@ -685,16 +685,20 @@ def _type_contains(args, kws):
 
 @lower_builtin(operator.contains, types.Array, types.Number)
 def array_contains(context, builder, sig, args):
-    from ember.library.numpy_ufuncs import apply_loop, resolve_loop
+    from ember.library.numpy_ufuncs import apply_loop, prepare_scalars, resolve_loop
 
     array_type, item_type = sig.args
     loop = resolve_loop(np.equal, (array_type, item_type))
     fields = arr.unpack(builder, array_type, args[0])
     context = numpy_context(context)
+    # `300 in uint8s` is False: the item is compared exactly, never wrapped to the dtype
+    (_, item_type), (_, item), finish = prepare_scalars(
+        context, builder, loop, (array_type, item_type), [None, args[1]]
+    )
 
     def step(b, acc, element, index):
-        equal = apply_loop(context, b, loop, (array_type.dtype, item_type), [element, args[1]])
-        return b.or_(acc, equal)
+        equal = apply_loop(context, b, loop, (array_type.dtype, item_type), [element, item])
+        return b.or_(acc, finish(b, equal))
 
     return reduce_all(context, builder, array_type, fields, arr.i1,
                       llvm.Constant(arr.i1, 0), step)  # fmt: skip

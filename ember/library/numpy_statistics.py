@@ -9,6 +9,8 @@ of nansum/nanmean/nanvar/cov can differ from NumPy's pairwise sums and BLAS prod
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ember import types
@@ -270,9 +272,21 @@ def _ptp(a):
     return a.max() - a.min()
 
 
+@functools.cache
+def _ptp_integers(dtype_name: str):
+    np_type = getattr(np, dtype_name)
+
+    def ptp(a):
+        return np_type(a.max() - a.min())  # in the array's dtype, wrapping as NumPy's
+
+    return ptp
+
+
 @implement(np.ptp, "a")
 def _select_ptp(a):
-    return _ptp if _real_array(a) else None
+    if not _real_array(a):
+        return None
+    return _ptp_integers(a.dtype.name) if isinstance(a.dtype, types.Integer) else _ptp
 
 
 def _average(a, axis, weights):

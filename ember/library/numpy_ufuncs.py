@@ -4,6 +4,8 @@ NumPy's floating-point behaviour (no Python exceptions for division by zero or d
 Types come from NumPy itself (`ufunc.resolve_dtypes`), with Python's scalars passed as the
 "weak" Python types of NEP 50: `float32_array * 2.0` stays float32, `int8_array + 1` stays int8.
 ember cannot tell a Python float from an np.float64 scalar, so every scalar operand is weak.
+An integer scalar that does not fit a narrower integer loop raises NumPy's OverflowError
+(`uint8_array + 300`), except in comparisons, which are exact for every value (int_scalars.py).
 
 Each ufunc has a scalar kernel `kernel(context, builder, loop, args)` over the loop's input
 types; arrays run it in `arrays_kernels.elementwise`, scalars call it once. `np.where` and the
@@ -25,10 +27,12 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import TypingError
+from ember.library import int_scalars
 from ember.library.numpy_support import from_numpy_dtype, make_pysig, numpy_dtype
 from ember.lowering import arrays as arr
 from ember.lowering import arrays_kernels as kernels
 from ember.lowering.intrinsics import call_intrinsic
+from ember.lowering.numbers import power_by_squaring
 from ember.lowering.registry import VarArgs, lower_builtin
 from ember.typing.signature import Signature, signature
 from ember.typing.templates import registry
@@ -139,6 +143,36 @@ def apply_loop(context, builder, loop: Loop, operand_types: tuple, values: list)
     return _KERNELS[loop.ufunc](context, builder, loop, args)
 
 
+def _unchanged(builder, result):
+    return result
+
+
+def prepare_scalars(context, builder, loop: Loop, operand_types: tuple, values: list):
+    """Before the element loop: integer scalars that may not fit a narrower integer loop are
+    range-checked (OverflowError) or, in comparisons, saturated with the out-of-range answer
+    kept aside. Returns (operand types, values, finish): `finish(builder, result)` completes
+    each element's result. Array operands (and their placeholder values) pass through."""
+    if result_ndim(operand_types) is None:
+        return operand_types, values, _unchanged
+    new_types, new_values, finish = list(operand_types), list(values), _unchanged
+    for position, (typ, want) in enumerate(zip(operand_types, loop.in_types)):
+        if isinstance(typ, types.Array):
+            continue
+        if isinstance(want, types.Boolean):  # NumPy converts through a C long first
+            int_scalars.emit_range_check(context, builder, values[position], typ, types.int64)
+        if not int_scalars.is_narrowing(typ, want):
+            continue
+        value = values[position]
+        if loop.ufunc in int_scalars.COMPARISONS:
+            value, finish = int_scalars.exact_comparison(
+                context, builder, loop.ufunc, position, value, typ, want
+            )
+        else:
+            value = int_scalars.cast_checked(context, builder, value, typ, want)
+        new_types[position], new_values[position] = want, value
+    return tuple(new_types), new_values, finish
+
+
 def _via_operator(fn) -> Callable:
     """A kernel reusing ember's scalar operator implementations with the loop's types."""
 
@@ -157,8 +191,6 @@ for _ufunc, _fn in (
     (np.floor_divide, operator.floordiv),
     (np.remainder, operator.mod),
     (np.power, operator.pow),
-    (np.left_shift, operator.lshift),
-    (np.right_shift, operator.rshift),
     (np.equal, operator.eq),
     (np.not_equal, operator.ne),
     (np.less, operator.lt),
@@ -219,9 +251,33 @@ def _power(context, builder, loop, args):
     base_type, exponent_type = loop.in_types
     if _is_float(base_type):
         return call_intrinsic(builder, "llvm.pow", args)
+    if isinstance(base_type, types.Integer) and isinstance(exponent_type, types.Integer):
+        base, exponent = args
+        if exponent_type.signed:
+            negative = builder.icmp_signed("<", exponent, llvm.Constant(exponent.type, 0))
+            context.guard(builder, negative, ValueError,
+                          "Integers to negative integer powers are not allowed.")  # fmt: skip
+        return power_by_squaring(builder, base, exponent, llvm.Constant(base.type, 1))
     return context.call_implementation(
         builder, operator.pow, signature(loop.out_type, *loop.in_types), args
     )
+
+
+@kernel(np.left_shift, np.right_shift)
+def _shift(context, builder, loop, args):
+    """NumPy's shifts: a count outside [0, bits) (negative ones too) shifts every bit out,
+    leaving 0, or -1 for a negative value shifted right."""
+    value, count = args
+    width = llvm.Constant(value.type, value.type.width)
+    too_far = builder.icmp_unsigned(">=", count, width)
+    zero = llvm.Constant(value.type, 0)
+    if loop.ufunc is np.left_shift:
+        return builder.select(too_far, zero, builder.shl(value, builder.select(too_far, zero,
+                                                                               count)))  # fmt: skip
+    if loop.in_types[0].signed:
+        last = llvm.Constant(value.type, value.type.width - 1)
+        return builder.ashr(value, builder.select(too_far, last, count))
+    return builder.select(too_far, zero, builder.lshr(value, builder.select(too_far, zero, count)))
 
 
 @kernel(np.bitwise_and, np.bitwise_or, np.bitwise_xor)
@@ -380,8 +436,22 @@ for _ufunc, _name in _FLOAT_UNARY.items():
     kernel(_ufunc)(_float_unary(_name))
 
 
+def _integer_fmod(builder, typ: types.Integer, a, b):
+    """C's remainder (the sign of `a`), 0 for a zero divisor as NumPy gives; -1 divides
+    everything (and would overflow for the most negative `a`)."""
+    zero, one = llvm.Constant(a.type, 0), llvm.Constant(a.type, 1)
+    trivial = builder.icmp_unsigned("==", b, zero)
+    if typ.signed:
+        trivial = builder.or_(trivial, builder.icmp_signed("==", b, llvm.Constant(a.type, -1)))
+    divisor = builder.select(trivial, one, b)
+    remainder = builder.srem(a, divisor) if typ.signed else builder.urem(a, divisor)
+    return builder.select(trivial, zero, remainder)
+
+
 def _float_binary(name: str | None) -> Callable:
     def lower(context, builder, loop, args):
+        if loop.ufunc is np.fmod and isinstance(loop.in_types[0], types.Integer):
+            return _integer_fmod(builder, loop.in_types[0], *args)
         if not all(_is_float(t) for t in loop.in_types):
             raise TypingError(f"np.{loop.ufunc.__name__} of {loop.in_types} is not supported")
         if name is None:  # logaddexp, as npy_logaddexp
@@ -455,11 +525,12 @@ def lower_ufunc(context, builder, loop: Loop, operand_types: tuple, values: list
     ndim = result_ndim(operand_types)
     if ndim is None and out is None:
         return apply_loop(context, builder, loop, operand_types, values)
+    operand_types, values, finish = prepare_scalars(context, builder, loop, operand_types, values)
     operands = [kernels.operand(builder, t, v) for t, v in zip(operand_types, values)]
     dtypes = tuple(op.dtype for op in operands)
 
     def body(b, items):
-        result = apply_loop(context, b, loop, dtypes, items)
+        result = finish(b, apply_loop(context, b, loop, dtypes, items))
         return context.cast(b, result, loop.out_type, out_dtype)
 
     if out is not None:
@@ -563,7 +634,9 @@ def _ufunc_pysig(ufunc: np.ufunc):
     return make_pysig(", ".join([*inputs, "/", "out=None"]))
 
 
-def _register_ufunc_call(ufunc: np.ufunc) -> None:
+def register_ufunc_call(ufunc: np.ufunc) -> None:
+    """Type and lower calls of `ufunc` (anything with `nin`, `nout`, `__name__` and
+    `resolve_dtypes` whose kernel is registered) in jitted code."""
     pysig = _ufunc_pysig(ufunc)
 
     @registry.typer(ufunc)
@@ -599,7 +672,7 @@ def _register_ufunc_call(ufunc: np.ufunc) -> None:
 
 for _ufunc in SUPPORTED_UFUNCS:
     if _ufunc.nout == 1:
-        _register_ufunc_call(_ufunc)
+        register_ufunc_call(_ufunc)
 
 
 # ---------------------------------------------------------------------------- operators
@@ -712,6 +785,13 @@ def _probe(dtype):
 def np_where(context, builder, sig, args):
     cond_type, x_type, y_type = (types.unliteral(t) for t in sig.args)
     dtype = sig.return_type.dtype if isinstance(sig.return_type, types.Array) else sig.return_type
+    args = list(args)
+    for position in (1, 2):  # scalar choices: one range check each, before the loop
+        if not isinstance(sig.args[position], types.Array):
+            args[position] = int_scalars.cast_checked(
+                context, builder, args[position], sig.args[position], dtype
+            )
+    x_type, y_type = (t if isinstance(t, types.Array) else dtype for t in (x_type, y_type))
 
     def choose(b, items):
         c, x, y = items

@@ -14,6 +14,7 @@ from ember.library.numpy_ufuncs import (
     apply_loop,
     fill_output,
     numpy_context,
+    prepare_scalars,
     resolve_loop,
     result_type,
 )
@@ -51,14 +52,21 @@ def lower_array_expr(lowerer: FunctionLowerer, expr: ArrayExpr, result_type_: ty
     ]
     position = {var.name: index for index, var in enumerate(leaves)}
     out_type = result_type_
+    prepared = _prepare_scalar_leaves(context, builder, expr.tree, loops, operands, position)
 
     def evaluate(b: llvm.IRBuilder, tree: Any, items: list) -> tuple[llvm.Value, types.Type]:
         if isinstance(tree, ir.Var):
             index = position[tree.name]
             return items[index], operands[index].dtype
-        loop, child_types = loops[id(tree)]
-        values, dtypes = zip(*(evaluate(b, child, items) for child in tree[1]))
-        return apply_loop(context, b, loop, dtypes, list(values)), loop.out_type
+        loop, _ = loops[id(tree)]
+        scalar_types, scalar_values, finish = prepared[id(tree)]
+        values, dtypes = [], []
+        for child, typ, value in zip(tree[1], scalar_types, scalar_values):
+            if isinstance(typ, types.Array):
+                value, typ = evaluate(b, child, items)
+            values.append(value)
+            dtypes.append(typ)
+        return finish(b, apply_loop(context, b, loop, dtypes, values)), loop.out_type
 
     def body(b: llvm.IRBuilder, items: list) -> llvm.Value:
         value, dtype = evaluate(b, expr.tree, items)
@@ -75,6 +83,27 @@ def lower_array_expr(lowerer: FunctionLowerer, expr: ArrayExpr, result_type_: ty
     fields = arr.unpack(builder, out_type, result)
     kernels.elementwise(context, builder, out_type, fields, operands, body)
     return result
+
+
+def _prepare_scalar_leaves(context, builder, tree, loops, operands, position) -> dict:
+    """For each operation node, before the loop: (child types, scalar values, finish) from
+    `prepare_scalars` (range checks, exact comparisons); array children keep their array type
+    and a placeholder value, computed per element."""
+    prepared: dict[int, tuple] = {}
+
+    def visit(node: Any) -> None:
+        if isinstance(node, ir.Var):
+            return
+        loop, child_types = loops[id(node)]
+        values = []
+        for child, typ in zip(node[1], child_types):
+            scalar_leaf = isinstance(child, ir.Var) and not isinstance(typ, types.Array)
+            values.append(operands[position[child.name]].value if scalar_leaf else None)
+            visit(child)
+        prepared[id(node)] = prepare_scalars(context, builder, loop, child_types, values)
+
+    visit(tree)
+    return prepared
 
 
 register_expression_lowerer(ArrayExpr, lower_array_expr)

@@ -41,6 +41,7 @@ class CPUContext:
         self.options = options or TargetOptions()
         self.registry = registry
         self.dependencies: list = []  # libraries whose code this function calls
+        self.waiting_for: list = []  # functions still being compiled that it calls (recursion)
 
     # ------------------------------------------------------------------ types and constants
 
@@ -115,6 +116,8 @@ class CPUContext:
         argument types; its exception, if any, propagates out of the current function."""
         if target.library is not None and target.library not in self.dependencies:
             self.dependencies.append(target.library)
+        elif target.library is None and target.symbol != builder.function.name:
+            self.waiting_for.append(target)  # mutual recursion: linked when it is done
         fnty = callconv.function_type(target.signature)
         callee = self.declare_function(builder.module, target.symbol, fnty)
         # A local exception slot (copied out only on error) keeps the caller's excinfo

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.errors import LoweringError, UnsupportedError
+from ember.errors import EmberError, LoweringError, UnsupportedError
 from ember.ir import nodes as ir
 from ember.lowering import arrays as refs
-from ember.lowering import callconv, lists
+from ember.lowering import callconv, first_class, lists
 from ember.lowering.context import CPUContext
 from ember.lowering.models import model_of
 from ember.typing.infer import TypingResult
@@ -94,7 +94,12 @@ class FunctionLowerer:
             handler = _STATEMENT_LOWERERS[type(stmt)]
         except KeyError:
             raise LoweringError(f"cannot lower statement {stmt}", stmt.loc) from None
-        handler(self, stmt)
+        try:
+            handler(self, stmt)
+        except EmberError as error:
+            if error.loc is not None:
+                raise
+            raise type(error)(error.msg, stmt.loc) from None  # say which line failed
 
     # ------------------------------------------------------------------ variables
 
@@ -240,7 +245,9 @@ class FunctionLowerer:
         fnty = self.typemap[expr.func.name]
         sig = self.calltypes[expr]
         if isinstance(fnty, types.DispatcherType):
-            return self._call_dispatcher(fnty, expr, sig)
+            return self.call_dispatcher(fnty, expr, sig)
+        if isinstance(fnty, types.DispatcherChoice):
+            return first_class.call_choice(self, fnty, expr, sig)
         if isinstance(fnty, types.ExceptionClass):
             return self.context.get_dummy_value(sig.return_type)
         if sig.pysig is not None:
@@ -275,7 +282,7 @@ class FunctionLowerer:
                 values.append(self.context.get_constant(typ, param.default))
         return values
 
-    def _call_dispatcher(self, fnty: types.DispatcherType, expr: ir.Call, sig: Signature):
+    def call_dispatcher(self, fnty: types.DispatcherType, expr: ir.Call, sig: Signature):
         dispatcher = fnty.dispatcher
         values = {id(var): self.load(var) for var in expr.sources()}
         arg_types = {id(var): self.typemap[var.name] for var in expr.sources()}
@@ -286,18 +293,28 @@ class FunctionLowerer:
         for formal, (value, actual) in zip(sig.args, ordered):
             if value is None:  # an omitted argument: its default, as a constant
                 args.append(self.context.get_constant(formal, actual))
+            elif isinstance(value, list):  # the extra arguments, packed as the *args tuple
+                args.append(self._pack_tuple(value, formal))
             else:
                 args.append(self.context.cast(self.builder, value, actual, formal))
         target = dispatcher.compiled_for_call(sig.args)
         if target.signature is None:  # still being typed: a cycle through another function
             raise UnsupportedError(
-                f"mutual recursion is not supported: {dispatcher.py_func.__qualname__} is still "
-                f"being compiled when {self.func_ir.qualname} calls it",
+                f"mutual recursion: the return type of {dispatcher.py_func.__qualname__} is not "
+                f"known yet when {self.func_ir.qualname} calls it; give it a return path that "
+                "does not recurse before the recursive one, or an explicit signature",
                 expr.loc,
             )
         result = self.context.call_compiled(self.builder, target, args)
         callee_return = target.signature.return_type
         return self.context.cast(self.builder, result, callee_return, sig.return_type)
+
+    def _pack_tuple(self, items: list, tuple_type: types.BaseTuple) -> llvm.Value:
+        packed = llvm.Constant(self.context.value_type(tuple_type), llvm.Undefined)
+        for index, ((value, actual), formal) in enumerate(zip(items, tuple_type.types)):
+            item = self.context.cast(self.builder, value, actual, formal)
+            packed = self.builder.insert_value(packed, item, index)
+        return packed
 
     def _lower_getattr(self, expr: ir.GetAttr, result_type: types.Type) -> llvm.Value:
         value_type = self.typemap[expr.value.name]

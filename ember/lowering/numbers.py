@@ -160,10 +160,10 @@ def int_power(context, builder, sig, args):
             )
         # Only bases 1 and -1 get here with a negative exponent: b**-n == b**n for them.
         exponent = builder.select(negative, builder.neg(exponent), exponent)
-    return _power_by_squaring(builder, base, exponent, one)
+    return power_by_squaring(builder, base, exponent, one)
 
 
-def _power_by_squaring(builder, base, exponent, one):
+def power_by_squaring(builder, base, exponent, one):
     entry = builder.block
     loop = builder.append_basic_block("pow.loop")
     done = builder.append_basic_block("pow.done")

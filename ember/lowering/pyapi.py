@@ -55,6 +55,7 @@ _SIGNATURES: dict[str, tuple[llvm.Type, list[llvm.Type]]] = {
     "PyTuple_Size": (_SSIZE, [_PTR]),
     "PyGILState_Ensure": (_INT, []),
     "PyGILState_Release": (_VOID, [_INT]),
+    "PyErr_WriteUnraisable": (_VOID, [_PTR]),
 }
 
 
@@ -160,6 +161,10 @@ class PythonAPI:
         if isinstance(exc, str):
             exc = getattr(builtins, exc.removeprefix("PyExc_"))
         self._call("PyErr_SetString", [self.borrow_constant(exc), self._cstring(message)])
+
+    def write_unraisable(self) -> None:
+        """Report the pending exception where it cannot be raised (sys.unraisablehook)."""
+        self._call("PyErr_WriteUnraisable", [self.get_null_object()])
 
     def err_clear(self) -> None:
         self._call("PyErr_Clear", [])

@@ -81,8 +81,12 @@ def _op_name(op: Any) -> str:
 
 
 def is_elementwise_ufunc(value: Any) -> bool:
-    """NumPy ufuncs are element-wise by definition (checked without importing NumPy)."""
-    return type(value).__name__ == "ufunc" and type(value).__module__ == "numpy"
+    """NumPy ufuncs are element-wise by definition (checked without importing NumPy), and so
+    are the objects that say so (ember's DUFunc), but not generalized ufuncs."""
+    if getattr(type(value), "_ember_elementwise", False):
+        return True
+    is_ufunc = type(value).__name__ == "ufunc" and type(value).__module__ == "numpy"
+    return is_ufunc and value.signature is None
 
 
 @register_rewrite("after-inference")

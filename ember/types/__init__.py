@@ -30,6 +30,7 @@ from ember.types.containers import (
 )
 from ember.types.functions import (
     BoundFunction,
+    DispatcherChoice,
     DispatcherType,
     ExceptionClass,
     ExceptionInstance,

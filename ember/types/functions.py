@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ember.types.abstract import Dummy
+from ember.types.abstract import Dummy, Type
 
 
 class Function(Dummy):
@@ -53,6 +53,47 @@ class DispatcherType(Dummy):
 
     def _rebuild_args(self) -> tuple:
         return (self.dispatcher,)
+
+
+class DispatcherChoice(Type):
+    """One of several jitted functions, chosen at run time (`f = g if c else h`, `(g, h)[i]`).
+
+    The value is the index of the chosen function in `dispatchers`; a call switches on it
+    and calls each candidate's specialization directly (so LLVM can still inline them).
+    """
+
+    def __init__(self, dispatchers: Any) -> None:
+        unique = {id(d): d for d in dispatchers}.values()
+        self.dispatchers = tuple(sorted(unique, key=lambda d: (d.py_func.__qualname__, id(d))))
+        names = ", ".join(d.py_func.__qualname__ for d in self.dispatchers)
+        super().__init__(f"DispatcherChoice({names})")
+
+    @property
+    def key(self) -> Any:
+        return tuple(id(d) for d in self.dispatchers)
+
+    def _rebuild_args(self) -> tuple:
+        return (self.dispatchers,)
+
+    def index_of(self, dispatcher: Any) -> int:
+        return next(i for i, d in enumerate(self.dispatchers) if d is dispatcher)
+
+
+def function_members(typ: Type) -> tuple | None:
+    """The jitted functions a value of `typ` may be (a choice or one function), else None."""
+    if isinstance(typ, DispatcherType):
+        return (typ.dispatcher,)
+    if isinstance(typ, DispatcherChoice):
+        return typ.dispatchers
+    return None
+
+
+def unify_functions(first: Type, second: Type) -> DispatcherChoice | None:
+    """Two jitted-function types merge into a run-time choice among all their members."""
+    members = (function_members(first), function_members(second))
+    if None in members:
+        return None
+    return DispatcherChoice(members[0] + members[1])
 
 
 class Module(Dummy):

@@ -11,6 +11,7 @@ from typing import Any
 
 from ember import types
 from ember.typing.conversions import unify_pair
+from ember.typing.functions import type_choice_call
 from ember.typing.signature import Signature
 from ember.typing.templates import registry
 
@@ -85,6 +86,8 @@ class TypingContext:
             return Signature(sig.return_type, sig.args[1:], recvr=sig.args[0], pysig=sig.pysig)
         if isinstance(fnty, types.DispatcherType):
             return fnty.dispatcher.type_call(args, kws)
+        if isinstance(fnty, types.DispatcherChoice):
+            return type_choice_call(fnty, args, kws)
         if isinstance(fnty, types.ExceptionClass):
             return Signature(types.ExceptionInstance(fnty.exc_class), args)
         return None

@@ -10,6 +10,7 @@ import enum
 from functools import cache
 
 from ember import types
+from ember.types.functions import unify_functions
 
 
 class Conversion(enum.IntEnum):
@@ -35,8 +36,8 @@ _NUMERIC_EDGES = [
     (_t.uint32, _t.int64, Conversion.safe, True),
     (_t.int16, _t.float32, Conversion.safe, True),
     (_t.int32, _t.float64, Conversion.safe, True),
-    (_t.int64, _t.float64, Conversion.unsafe, True),
-    (_t.uint64, _t.float64, Conversion.unsafe, True),
+    (_t.int64, _t.float64, Conversion.safe, True),  # safe in Numba's table, though lossy
+    (_t.uint64, _t.float64, Conversion.safe, True),
     (_t.float32, _t.float64, Conversion.promote, True),
     (_t.float32, _t.complex64, Conversion.safe, False),
     (_t.float64, _t.complex128, Conversion.safe, False),
@@ -178,4 +179,4 @@ def unify_pair(first: types.Type, second: types.Type) -> types.Type | None:
     if isinstance(first, types.BoundFunction) and isinstance(second, types.BoundFunction):
         this = unify_pair(first.this, second.this) if first.attr == second.attr else None
         return None if this is None else types.BoundFunction(this, first.attr)
-    return None
+    return unify_functions(first, second)

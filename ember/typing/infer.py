@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from ember import types
 from ember.errors import TypingError, UnsupportedError
 from ember.ir import nodes as ir
+from ember.types.functions import function_members
 from ember.typing.context import TypingContext
+from ember.typing.functions import RecursionPending
 from ember.typing.signature import Signature
 
 _MAX_SWEEPS = 64
@@ -70,7 +72,7 @@ class TypeInferer:
                     self._type_statement(stmt)
                 except (_Pending, TypingError) as exc:
                     if isinstance(exc, TypingError) and exc.loc is None:
-                        exc = TypingError(exc.msg, stmt.loc)  # e.g. from an @overload
+                        exc = type(exc)(exc.msg, stmt.loc)  # e.g. from an @overload
                     failures[index] = exc
             if not self.changed:
                 break
@@ -85,6 +87,9 @@ class TypeInferer:
         for index in sorted(failures):
             if isinstance(failures[index], TypingError):
                 raise failures[index]
+        waiting = [statements[i] for i in sorted(failures) if _calls_compiling(self, statements[i])]
+        if waiting:  # mutual recursion: the caller retries once it knows its return type
+            raise RecursionPending(_RECURSION_HINT, waiting[0].loc)
         if failures:
             stmt = statements[min(failures)]
             raise TypingError(self._untypable_message(stmt), stmt.loc)
@@ -133,10 +138,7 @@ class TypeInferer:
     def _untypable_message(self, stmt: ir.Stmt) -> str:
         missing = [v.name for v in stmt.sources() if v.name not in self.typemap]
         if _is_recursive_call(self, stmt):
-            return (
-                "Cannot type a recursive call: the function needs a return path that "
-                "does not recurse, placed before the recursive call."
-            )
+            return _RECURSION_HINT
         names = ", ".join(f"'{_user_name(name)}'" for name in missing)
         return f"Cannot determine the type of {names}"
 
@@ -410,7 +412,7 @@ class TypeInferer:
 def _compile_time_only(typ: types.Type) -> bool:
     if isinstance(typ, types.BaseTuple):
         return any(_compile_time_only(member) for member in typ.types)
-    return isinstance(typ, types.Dummy)
+    return isinstance(typ, types.Dummy) and not isinstance(typ, types.DispatcherType)
 
 
 _EXPR_TYPERS = {
@@ -476,6 +478,21 @@ def _no_implementation(what: str, operands: list, arg_types: tuple) -> str:
     lines = [f"  {', '.join(named)}"] if named else []
     lines.append(f"No implementation of {what} for argument types ({listing})")
     return "\n".join(lines)
+
+
+_RECURSION_HINT = (
+    "Cannot type a recursive call: the function needs a return path that does not recurse, "
+    "placed before the recursive call."
+)
+
+
+def _calls_compiling(inferer: TypeInferer, stmt: ir.Stmt) -> bool:
+    """A call of another jitted function that is itself being typed (mutual recursion)."""
+    if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call)):
+        return False
+    fnty = inferer.typemap.get(stmt.value.func.name)
+    members = function_members(fnty) if fnty is not None else None
+    return any(d.py_func is not inferer.func_ir.py_func and d.is_compiling for d in members or ())
 
 
 def _is_recursive_call(inferer: TypeInferer, stmt: ir.Stmt) -> bool:

@@ -1,0 +1,130 @@
+"""`@cfunc(signature)`: a compiled function behind a plain C entry point (Numba's `cfunc`), for
+C libraries and SciPy's LowLevelCallable (`scipy.integrate.quad(f.ctypes, a, b)`).
+
+The specialization is compiled as for `@njit` with the explicit signature; a small wrapper is
+generated in LLVM IR with the C signature: it calls the specialization with ember's convention
+and returns its result. An exception raised inside cannot cross C code: the wrapper reports it
+as an unraisable exception (PyErr_WriteUnraisable, taking the GIL) and returns zero.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.lowering import callconv
+from ember.lowering.models import model_of
+from ember.typing.signature import Signature
+
+_serial = itertools.count()
+_I32 = llvm.IntType(32)
+
+_CTYPES = {
+    types.boolean: ctypes.c_bool,
+    types.int8: ctypes.c_int8, types.int16: ctypes.c_int16, types.int32: ctypes.c_int32,
+    types.int64: ctypes.c_int64, types.uint8: ctypes.c_uint8, types.uint16: ctypes.c_uint16,
+    types.uint32: ctypes.c_uint32, types.uint64: ctypes.c_uint64,
+    types.float32: ctypes.c_float, types.float64: ctypes.c_double, types.none: None,
+}  # fmt: skip
+
+
+class CFunc:
+    """The result of `@cfunc`: `.address`, `.ctypes`, `.native_name`, `.inspect_llvm()`;
+    calling it calls the Python function, as Numba's does."""
+
+    def __init__(self, py_func: Callable, sig: Signature, options: dict) -> None:
+        from ember.decorators import njit
+
+        unsupported = [t for t in (*sig.args, sig.return_type) if t not in _CTYPES]
+        if unsupported or sig.return_type is None:
+            raise TypeError(
+                f"@cfunc signatures take numbers and booleans (and void results), not "
+                f"{unsupported[0] if unsupported else 'a missing return type'}"
+            )
+        self._pyfunc = py_func
+        self._signature = sig
+        self._dispatcher = njit(**options)(py_func)
+        self._compiled = self._dispatcher.compile(sig)
+        self._keepalive: list = []
+        self.native_name = f"cfunc.{py_func.__qualname__}.{next(_serial)}"
+        self._llvm = _wrapper_module(self._compiled, self.native_name, self._keepalive)
+        self.address = _install(self._llvm, self.native_name)
+        prototype = ctypes.CFUNCTYPE(_CTYPES[sig.return_type], *(_CTYPES[a] for a in sig.args))
+        self.ctypes = prototype(self.address)
+        self.cache_hits = 0
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._pyfunc(*args, **kwargs)
+
+    def inspect_llvm(self) -> str:
+        """The LLVM IR of the compiled function and of its C wrapper."""
+        return self._dispatcher.inspect_llvm(self._signature.args) + "\n" + self._llvm
+
+    def __repr__(self) -> str:
+        return f"<ember.cfunc {self._pyfunc.__qualname__} {self._signature}>"
+
+
+def cfunc(sig: Any, **options: Any) -> Callable[[Callable], CFunc]:
+    """`@cfunc("float64(float64, float64)")`: compile now and expose a C function pointer."""
+    from ember.decorators import _parse_signature
+
+    parsed = _parse_signature(sig)
+
+    def decorate(py_func: Callable) -> CFunc:
+        return CFunc(py_func, parsed, options)
+
+    return decorate
+
+
+def _wrapper_module(compiled: Any, name: str, keepalive: list) -> str:
+    from ember.codegen.jit import engine
+    from ember.lowering.boxing import _call_native
+    from ember.lowering.context import CPUContext
+    from ember.lowering.pyapi import PythonAPI
+
+    sig = compiled.signature
+    jit = engine()
+    module = llvm.Module(name=name)
+    module.triple = jit.triple
+    module.data_layout = jit.data_layout
+    context = CPUContext()
+    result_type = (
+        llvm.VoidType() if sig.return_type is types.none else context.value_type(sig.return_type)
+    )
+    arg_types = [context.value_type(a) for a in sig.args]
+    function = llvm.Function(module, llvm.FunctionType(result_type, arg_types), name)
+    builder = llvm.IRBuilder(function.append_basic_block("entry"))
+    status, exc_id, result = _call_native(builder, sig, compiled.address, list(function.args))
+    failed = builder.icmp_signed("!=", status, _I32(callconv.STATUS_OK))
+    with builder.if_then(failed, likely=False):
+        pyapi = PythonAPI(context, builder, keepalive)
+        gil = pyapi.gil_ensure()
+        id_obj = pyapi.long_from_longlong(builder.sext(exc_id, pyapi.longlong))
+        raiser = pyapi.borrow_constant(callconv.raise_static_exception)
+        raised = pyapi.call_function_objargs(raiser, [id_obj])  # NULL, the exception set
+        pyapi.decref(id_obj)
+        with builder.if_then(builder.icmp_unsigned("==", raised, pyapi.get_null_object())):
+            pyapi.write_unraisable()
+        pyapi.gil_release(gil)
+    if sig.return_type is types.none:
+        builder.ret_void()
+    else:
+        value = model_of(sig.return_type).as_data(builder, result)
+        builder.ret(builder.select(failed, llvm.Constant(result_type, None), value))
+    return str(module)
+
+
+def _install(llvm_ir: str, name: str) -> int:
+    from ember.codegen.jit import engine
+
+    jit = engine()
+    compiled = jit.parse(llvm_ir)
+    compiled.verify()
+    jit.optimize(compiled)
+    jit.add_module(compiled)
+    return jit.address_of(name)

@@ -1,0 +1,396 @@
+"""Stage 2b: inner functions (`def`, `lambda`) are inlined where they are called.
+
+Consumes the IR of stage 2, where `def`/`lambda` is a `MakeFunction` and a cell (a variable an
+inner function reads or writes) is an ordinary variable of the enclosing function; produces IR
+with neither: each call of an inner function becomes a copy of its body, its parameters bound
+to the call's arguments, its free variables reading and writing the enclosing variables
+themselves, its returns jumping to the statement after the call.
+
+Why inlining: a closure that does not escape needs no runtime object at all. The body reads the
+enclosing variable when it runs, as CPython does (a captured value reassigned between the `def`
+and the call is seen), `nonlocal` writes land in the enclosing variable (Numba refuses them), and
+each call site is typed for its own argument types. An inner function passed to another jitted
+function (`apply(inner, x)`) is handled the same way: the callee is inlined too, so the call of
+its parameter becomes a call of the inner function. A variable that holds one of several
+inner functions (`f = (lambda ...) if c else (lambda ...)`) holds a small number instead; each
+call of it tests the number and runs the inlined body of the chosen one. What stays unsupported,
+with an UnsupportedError naming the line: an inner function that is returned, stored in a
+container, recursive, or passed to anything but a jitted function (Numba refuses these too).
+
+    before:                                   after:
+      inner = make_function(inner, (k,))        x.inner.1 = n
+      $4 = call inner(n)                        $inner.1.2 = x.inner.1 * k
+      ...                                       $4 = $inner.1.2
+                                                jump <continuation>
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import operator
+from collections.abc import Callable
+from types import CellType, CodeType, FunctionType
+from typing import Any
+
+from ember.errors import UnsupportedError
+from ember.frontend.bytecode import ByteCode
+from ember.frontend.interpreter import build_ir
+from ember.ir import nodes as ir
+
+_MAX_INLINED_CALLS = 1000  # a guard against runaway growth (e.g. a chain of wrappers)
+
+
+def has_inner_functions(func_ir: ir.FunctionIR) -> bool:
+    return any(
+        isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.MakeFunction)
+        for _, stmt in func_ir.statements()
+    )
+
+
+def inline_inner_functions(
+    func_ir: ir.FunctionIR, jitted_function_of: Callable[[Any], FunctionType | None]
+) -> None:
+    """Inline every call of an inner function of `func_ir` in place.
+
+    `jitted_function_of(value)` gives the Python function behind a jitted function (a global
+    the IR calls), or None: such callees are inlined when an inner function is passed to them.
+    """
+    if has_inner_functions(func_ir):
+        _Inliner(func_ir, jitted_function_of).run()
+
+
+@dataclasses.dataclass
+class _CallSite:
+    block: ir.Block
+    index: int
+    code: CodeType | None
+    make_function: ir.MakeFunction | None  # None: a jitted callee (py_func) is inlined
+    py_func: FunctionType | None = None
+    candidates: list[ir.MakeFunction] | None = None  # chosen at run time among these
+
+
+class _Inliner:
+    def __init__(self, func_ir: ir.FunctionIR, jitted_function_of: Callable) -> None:
+        self.func_ir = func_ir
+        self.jitted_function_of = jitted_function_of
+        self.chains: dict[int, tuple[CodeType, ...]] = {}  # label -> codes inlined around it
+        self.count = 0
+        self.numbers: dict[int, int] = {}  # id(MakeFunction) -> its number as a run-time value
+        self.choice_tests: set[int] = set()  # ids of the statements comparing those numbers
+
+    def run(self) -> None:
+        while True:
+            self.definitions = _definitions(self.func_ir)
+            site = self._next_call_site()
+            if site is None:
+                break
+            self.count += 1
+            if self.count > _MAX_INLINED_CALLS:
+                raise UnsupportedError("too many nested inner-function calls to inline", None)
+            if site.candidates is not None:
+                self._split_choice(site)
+            else:
+                self._inline(site)
+        self._remove_function_values()
+
+    # ------------------------------------------------------------------ finding calls
+
+    def _reaching_values(self, name: str, seen: set[str] | None = None) -> list:
+        """The non-copy values that can reach variable `name` through copies."""
+        seen = set() if seen is None else seen
+        if name in seen:
+            return []
+        seen.add(name)
+        found = []
+        for value in self.definitions.get(name, ()):
+            if isinstance(value, ir.Var):
+                found += self._reaching_values(value.name, seen)
+            else:
+                found.append(value)
+        return found
+
+    def _functions_held(self, var: ir.Var) -> list[ir.MakeFunction]:
+        """The distinct inner functions `var` may hold when it holds nothing else, else []."""
+        values = self._reaching_values(var.name)
+        if not values or not all(isinstance(value, ir.MakeFunction) for value in values):
+            return []
+        return list({id(value): value for value in values}.values())
+
+    def _function_of(self, var: ir.Var) -> ir.MakeFunction | None:
+        """The one inner function that `var` always holds, or None."""
+        held = self._functions_held(var)
+        return held[0] if len(held) == 1 else None
+
+    def _jitted_callee(self, var: ir.Var) -> FunctionType | None:
+        values = self._reaching_values(var.name)
+        if len(values) == 1 and isinstance(values[0], ir.Global):
+            return self.jitted_function_of(values[0].value)
+        return None
+
+    def _next_call_site(self) -> _CallSite | None:
+        for label in sorted(self.func_ir.blocks):
+            block = self.func_ir.blocks[label]
+            for index, stmt in enumerate(block.body):
+                if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call)):
+                    continue
+                call = stmt.value
+                held = self._functions_held(call.func)
+                if len(held) == 1:
+                    return _CallSite(block, index, held[0].code, held[0])
+                if held:
+                    return _CallSite(block, index, None, None, candidates=held)
+                operands = [*call.args, *(value for _, value in call.kws)]
+                if any(self._functions_held(var) for var in operands):
+                    py_func = self._jitted_callee(call.func)
+                    if py_func is not None:
+                        return _CallSite(block, index, py_func.__code__, None, py_func)
+        return None
+
+    # ------------------------------------------------------------------ inlining one call
+
+    def _inline(self, site: _CallSite) -> None:
+        call_stmt = site.block.body[site.index]
+        chain = self.chains.get(site.block.label, ())
+        if site.code in chain:
+            raise UnsupportedError(
+                f"the recursive inner function '{site.code.co_name}' cannot be compiled: "
+                "define it at module level with @njit",
+                call_stmt.loc,
+            )
+        callee_ir, bound = self._callee(site, call_stmt.value)
+        tag = f"{site.code.co_name.strip('<>')}.{self.count}"
+        kept = {}
+        if site.make_function is not None:  # free variables are the enclosing cells
+            kept = dict(zip(site.code.co_freevars, (v.name for v in site.make_function.closure)))
+        base = max(self.func_ir.blocks) + 1
+        continuation = base + max(callee_ir.blocks) + 1
+        renamer = _Renamer(tag, kept, base, set(callee_ir.blocks))
+        for label, block in callee_ir.blocks.items():
+            copied = ir.Block(base + label, block.loc)
+            for stmt in block.body:
+                copied.body += renamer.statement(stmt, bound, call_stmt.target, continuation)
+            self.func_ir.blocks[copied.label] = copied
+            self.chains[copied.label] = (*chain, site.code)
+        rest = ir.Block(continuation, call_stmt.loc, site.block.body[site.index + 1 :])
+        self.func_ir.blocks[continuation] = rest
+        self.chains[continuation] = chain
+        site.block.body[site.index :] = [ir.Jump(base + callee_ir.entry, call_stmt.loc)]
+
+    def _split_choice(self, site: _CallSite) -> None:
+        """`r = f(args)` where f is one of several inner functions: compare f's number with
+        each candidate's and call that one (each call is then inlined on its own)."""
+        call_stmt = site.block.body[site.index]
+        call, loc = call_stmt.value, call_stmt.loc
+        chain = self.chains.get(site.block.label, ())
+        base = max(self.func_ir.blocks) + 1
+        continuation = base + 2 * len(site.candidates)
+        tail = site.block.body[site.index + 1 :]
+        site.block.body[site.index :] = [ir.Jump(base, loc)]
+        last = len(site.candidates) - 1
+        for position, candidate in enumerate(site.candidates):
+            test_label, call_label = base + 2 * position, base + 2 * position + 1
+            callee = ir.Var(f"$choice{self.count}.{position}", loc)
+            calling = [
+                ir.Assign(callee, candidate, loc),
+                ir.Assign(call_stmt.target, ir.Call(callee, call.args, call.kws, loc), loc),
+                ir.Jump(continuation, loc),
+            ]
+            if position == last:  # no test: the only one left
+                testing = [ir.Jump(call_label, loc)]
+            else:
+                testing = self._number_test(call.func, candidate, call_label, test_label + 2, loc)
+            self._add_block(ir.Block(call_label, loc, calling), chain)
+            self._add_block(ir.Block(test_label, loc, testing), chain)
+        self._add_block(ir.Block(continuation, loc, tail), chain)
+
+    def _number_test(self, func: ir.Var, candidate, if_equal: int, otherwise: int, loc) -> list:
+        number = ir.Var(f"$choice{self.count}.{if_equal}.number", loc)
+        equal = ir.Var(f"$choice{self.count}.{if_equal}.equal", loc)
+        compare = ir.Assign(equal, ir.BinOp(operator.eq, func, number, loc), loc)
+        self.choice_tests.add(id(compare))
+        return [
+            ir.Assign(number, ir.Const(self._number(candidate), loc), loc),
+            compare,
+            ir.Branch(equal, if_equal, otherwise, loc),
+        ]
+
+    def _number(self, make_function: ir.MakeFunction) -> int:
+        return self.numbers.setdefault(id(make_function), len(self.numbers))
+
+    def _add_block(self, block: ir.Block, chain: tuple) -> None:
+        self.func_ir.blocks[block.label] = block
+        self.chains[block.label] = chain
+
+    def _callee(self, site: _CallSite, call: ir.Call) -> tuple[ir.FunctionIR, dict]:
+        """The callee's IR and, per parameter, the value (Var or Expr) the call binds to it."""
+        if site.make_function is not None:
+            cells = tuple(CellType() for _ in site.code.co_freevars)
+            py_func = FunctionType(site.code, self.func_ir.py_func.__globals__, None, None, cells)
+            py_func.__defaults__ = (None,) * site.make_function.default_count or None
+        else:
+            py_func = site.py_func
+        bytecode = ByteCode(py_func)
+        callee_ir = build_ir(
+            bytecode,
+            bytecode.control_flow_graph(),
+            free_variables_as_locals=site.make_function is not None,
+        )
+        return callee_ir, self._bind(py_func, site.make_function, call)
+
+    def _bind(self, py_func: FunctionType, make_function, call: ir.Call) -> dict:
+        signature = inspect.signature(py_func)
+        try:
+            arguments = signature.bind(*call.args, **dict(call.kws)).arguments
+        except TypeError as error:
+            raise UnsupportedError(f"{py_func.__name__}(): {error}", call.loc) from None
+        positional = [p for p in signature.parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
+        bound: dict[str, ir.Var | ir.Expr] = {}
+        for index, param in enumerate(signature.parameters.values()):
+            if param.kind is param.VAR_KEYWORD:
+                raise UnsupportedError("**kwargs parameters are not supported", call.loc)
+            if param.name in arguments:
+                value = arguments[param.name]
+                if param.kind is param.VAR_POSITIONAL:
+                    value = ir.BuildTuple(list(value), call.loc)
+                bound[param.name] = value
+            elif param.kind is param.VAR_POSITIONAL:
+                bound[param.name] = ir.BuildTuple([], call.loc)
+            elif make_function is not None:  # defaults evaluated where the `def` ran
+                first_default = len(positional) - make_function.default_count
+                bound[param.name] = ir.StaticGetItem(
+                    make_function.defaults, index - first_default, None, call.loc
+                )
+            else:
+                bound[param.name] = ir.Const(param.default, call.loc)
+        # a comprehension's iterator parameter is `.0` in its code; inspect calls it `implicit0`
+        for name in py_func.__code__.co_varnames[: len(bound)]:
+            if name.startswith(".") and f"implicit{name[1:]}" in bound:
+                bound[name] = bound.pop(f"implicit{name[1:]}")
+        return bound
+
+    # ------------------------------------------------------------------ cleaning up
+
+    def _remove_function_values(self) -> None:
+        """A variable holding an inner function keeps only its number, and only where a
+        run-time choice reads it; other assignments go. Any other use is an error."""
+        self.definitions = _definitions(self.func_ir)
+        function_valued = {
+            name
+            for name in self.definitions
+            if any(isinstance(v, ir.MakeFunction) for v in self._reaching_values(name))
+        }
+        for _, stmt in self.func_ir.statements():
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.MakeFunction):
+                stmt.value = ir.Const(self._number(stmt.value), stmt.loc)
+        self._remove_unread(function_valued)
+        for _, stmt in self.func_ir.statements():
+            is_copy = isinstance(stmt, ir.Assign) and stmt.target.name in function_valued
+            if is_copy or id(stmt) in self.choice_tests:
+                continue
+            used = [var for var in stmt.sources() if var.name in function_valued]
+            if used:
+                raise UnsupportedError(_escape_message(used[0], stmt, self), stmt.loc)
+
+    def _remove_unread(self, names: set[str]) -> None:
+        """Drop assignments to `names` that nothing reads, until none is left."""
+        while True:
+            read = {var.name for _, stmt in self.func_ir.statements() for var in stmt.sources()}
+            removed = False
+            for block in self.func_ir.blocks.values():
+                kept = [
+                    stmt
+                    for stmt in block.body
+                    if not (
+                        isinstance(stmt, ir.Assign)
+                        and stmt.target.name in names
+                        and stmt.target.name not in read
+                    )
+                ]
+                removed |= len(kept) != len(block.body)
+                block.body = kept
+            if not removed:
+                return
+
+
+def _escape_message(var: ir.Var, stmt: ir.Stmt, inliner: _Inliner) -> str:
+    functions = [v for v in inliner._reaching_values(var.name) if isinstance(v, ir.MakeFunction)]
+    names = sorted({function.code.co_name for function in functions})
+    name = var.name if not var.is_temp else "/".join(names)
+    if len(functions) != len(inliner._reaching_values(var.name)):
+        return (
+            f"'{name}' holds an inner function on some paths and another value on others; "
+            "nopython mode needs one kind of value per variable"
+        )
+    return (
+        f"the inner function '{name}' can only be called (or passed to a jitted function) in "
+        "nopython mode; returning it, storing it or passing it elsewhere is not supported: "
+        "make it a module-level @njit function"
+    )
+
+
+def _definitions(func_ir: ir.FunctionIR) -> dict[str, list]:
+    found: dict[str, list] = {}
+    for _, stmt in func_ir.statements():
+        if isinstance(stmt, ir.Assign):
+            found.setdefault(stmt.target.name, []).append(stmt.value)
+    return found
+
+
+class _Renamer:
+    """Copies a callee's statements into the caller: variables get a per-call prefix (free
+    variables keep the enclosing cell's name), labels move by `base`, parameters read the
+    bound arguments, and returns assign the call's target and jump to the continuation."""
+
+    def __init__(self, tag: str, kept: dict[str, str], base: int, labels: set[int]) -> None:
+        self.tag = tag
+        self.kept = kept
+        self.base = base
+        self.labels = labels
+
+    def name(self, name: str) -> str:
+        if name in self.kept:
+            return self.kept[name]
+        if name.startswith("$"):
+            return f"${self.tag}.{name[1:]}"
+        return f"{self.tag}.{name}"
+
+    def statement(self, stmt: ir.Stmt, bound: dict, result: ir.Var, continuation: int) -> list:
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Arg):
+            value = bound[stmt.value.name]
+            value = value if isinstance(value, ir.Var) else self._copy(value, rename=False)
+            return [ir.Assign(self.var(stmt.target), value, stmt.loc)]
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Cast):
+            return [ir.Assign(self.var(stmt.target), self.var(stmt.value.value), stmt.loc)]
+        if isinstance(stmt, ir.Return):
+            return [
+                ir.Assign(result, self.var(stmt.value), stmt.loc),
+                ir.Jump(continuation, stmt.loc),
+            ]
+        copied = self._copy(stmt)
+        for field in dataclasses.fields(copied):  # block labels: Jump, Branch and the like
+            value = getattr(copied, field.name)
+            if type(value) is int and value in self.labels:
+                setattr(copied, field.name, value + self.base)
+        return [copied]
+
+    def var(self, var: ir.Var) -> ir.Var:
+        return ir.Var(self.name(var.name), var.loc)
+
+    def _copy(self, node: Any, rename: bool = True) -> Any:
+        changes = {
+            field.name: self._value(getattr(node, field.name), rename)
+            for field in dataclasses.fields(node)
+        }
+        return dataclasses.replace(node, **changes)
+
+    def _value(self, value: Any, rename: bool) -> Any:
+        if isinstance(value, ir.Var):
+            return self.var(value) if rename else value
+        if isinstance(value, list):
+            return [self._value(item, rename) for item in value]
+        if isinstance(value, tuple):
+            return tuple(self._value(item, rename) for item in value)
+        if isinstance(value, ir.Expr) and dataclasses.is_dataclass(value):
+            return self._copy(value, rename)
+        return value

@@ -1,0 +1,8 @@
+"""`@vectorize`, `@guvectorize` and DUFunc (Numba's): kernels compiled by ember inside genuine
+NumPy ufuncs, built through NumPy's C API without a C compiler."""
+
+from ember.ufuncs import pickling  # noqa: F401 - ember's ufuncs pickle by value
+from ember.ufuncs.gufunc import GUFunc, guvectorize
+from ember.ufuncs.vectorize import DUFunc, vectorize
+
+__all__ = ["DUFunc", "GUFunc", "guvectorize", "vectorize"]

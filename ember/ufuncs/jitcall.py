@@ -1,0 +1,30 @@
+"""Calls of `@vectorize` ufuncs and DUFuncs from jitted code: registered with ember's NumPy
+ufunc machinery (ember/library/numpy_ufuncs.py), so they broadcast, take `out=`, pick NumPy's
+loop and fuse into array expressions; each element runs the kernel, inlined.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember import types
+from ember.library import numpy_ufuncs
+from ember.ufuncs.kernels import LoopTable
+
+
+def declare_function_type(key: Any) -> None:
+    """`ember.typeof(key)` (and compiled code seeing it as a global) gives Function(key)."""
+    key.__dict__["_ember_type_"] = types.Function(key)
+
+
+def register_ufunc(key: Any, loops: LoopTable) -> None:
+    """Make `key` (an np.ufunc or a DUFunc) typable and callable in jitted code."""
+    declare_function_type(key)
+
+    def kernel(context, builder, loop, args):
+        result = loops.dispatcher.compile(tuple(loop.in_types))
+        value = context.call_compiled(builder, result, args)
+        return context.cast(builder, value, result.signature.return_type, loop.out_type)
+
+    numpy_ufuncs.kernel(key)(kernel)
+    numpy_ufuncs.register_ufunc_call(key)

@@ -1,0 +1,134 @@
+"""What `@vectorize` and `@guvectorize` share: their options, the kernel's dispatcher (NumPy's
+error model), and a table of compiled inner loops that becomes a genuine `np.ufunc`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ember import types
+from ember.decorators import _parse_signature
+from ember.errors import UnsupportedError
+from ember.library.numpy_support import numpy_dtype
+from ember.typing.signature import Signature
+from ember.ufuncs.capi import make_ufunc
+from ember.ufuncs.loops import InnerLoop
+from ember.ufuncs.threads import default_settings
+
+_ACCEPTED_OPTIONS = {"identity", "target", "cache", "nopython", "forceobj", "fastmath",
+                     "boundscheck", "error_model", "nogil", "writable_args"}  # fmt: skip
+TARGETS = ("cpu", "parallel")
+
+
+def check_options(options: dict, decorator: str) -> bool:
+    """Validate the keyword options; True for `target='parallel'`."""
+    unknown = set(options) - _ACCEPTED_OPTIONS
+    if unknown:
+        raise TypeError(f"unknown {decorator} option(s): {', '.join(sorted(unknown))}")
+    if options.get("forceobj") or options.get("nopython") is False:
+        raise UnsupportedError(f"{decorator}: object mode is not supported; ember compiles "
+                               "nopython kernels only")  # fmt: skip
+    target = options.get("target", "cpu")
+    if target not in TARGETS:
+        raise UnsupportedError(
+            f"{decorator}: target={target!r} is not supported; use 'cpu' or 'parallel'"
+        )
+    return target == "parallel"
+
+
+def kernel_dispatcher(py_func: Callable, options: dict):
+    """The kernel's ember dispatcher: NumPy's error model (x/0 gives inf, as NumPy's own
+    ufuncs), unless `error_model='python'` is asked for."""
+    from ember.dispatcher.dispatcher import Dispatcher
+    from ember.lowering.context import TargetOptions
+
+    fastmath = options.get("fastmath", False)
+    target = TargetOptions(
+        error_model=options.get("error_model", "numpy"),
+        fastmath=frozenset(fastmath) if isinstance(fastmath, (set, frozenset)) else bool(fastmath),
+        boundscheck=bool(options.get("boundscheck", False)),
+        nogil=True,
+    )
+    return Dispatcher(py_func, target)
+
+
+def positional_parameters(py_func: Callable) -> list[str]:
+    return [
+        p.name
+        for p in inspect.signature(py_func).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+
+
+def parse_signatures(spec: Any) -> list[Signature]:
+    """Signatures as strings, ember types or tuples of them, alone or in a list."""
+    items = spec if isinstance(spec, (list, tuple)) and not _is_type_tuple(spec) else [spec]
+    return [_parse_signature(item) for item in items]
+
+
+def _is_type_tuple(spec: tuple) -> bool:
+    return isinstance(spec, tuple) and all(isinstance(t, types.Type) for t in spec)
+
+
+def check_arity(py_func: Callable, sig: Signature) -> None:
+    """Numba's error for a signature whose argument count is not the function's."""
+    count = len(positional_parameters(py_func))
+    if len(sig.args) != count:
+        raise TypeError(
+            f"Signature mismatch: {len(sig.args)} argument types given, but function "
+            f"{py_func.__name__} takes {count} arguments"
+        )
+
+
+def is_scalar(typ: types.Type) -> bool:
+    return isinstance(typ, (types.Boolean, types.Integer, types.Float, types.Complex))
+
+
+def dtype_of(typ: types.Type) -> np.dtype:
+    return numpy_dtype(typ.dtype if isinstance(typ, types.Array) else typ)
+
+
+class LoopTable:
+    """The compiled loops of one ufunc, in NumPy's search order, and how to make the ufunc.
+
+    Stored on every ufunc built from it: it owns the machine code and loop data NumPy calls.
+    """
+
+    def __init__(self, py_func: Callable, options: dict, parallel: bool) -> None:
+        self.py_func = py_func
+        self.options = dict(options)
+        self.parallel = parallel
+        self.dispatcher = kernel_dispatcher(py_func, options)
+        self.settings = default_settings() if parallel else None
+        self.loops: list[tuple[InnerLoop, tuple[np.dtype, ...]]] = []
+        self.signatures: list[Signature] = []
+
+    @property
+    def dtype_tuples(self) -> list[tuple[np.dtype, ...]]:
+        return [dtypes for _, dtypes in self.loops]
+
+    def add_loop(self, loop: InnerLoop, dtypes: tuple, sig: Signature) -> None:
+        if dtypes not in self.dtype_tuples:
+            self.loops.append((loop, dtypes))
+            self.signatures.append(sig)
+
+    def make_ufunc(self, nin: int, nout: int, identity: Any, layout: str | None) -> np.ufunc:
+        data = ctypes.addressof(self.settings) if self.settings is not None else 0
+        ufunc = make_ufunc(
+            self.py_func.__name__,
+            self.py_func.__doc__ or "",
+            nin,
+            nout,
+            [(loop.address, dtypes, data) for loop, dtypes in self.loops],
+            identity=identity,
+            signature=layout,
+            owners=[self],
+        )
+        ufunc.__dict__["__module__"] = self.py_func.__module__
+        ufunc.__dict__["__wrapped__"] = self.py_func
+        return ufunc

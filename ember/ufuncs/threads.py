@@ -1,0 +1,174 @@
+"""`target='parallel'` for ufuncs: an inner loop that splits each call's outer dimension into
+one chunk per thread, runs the serial loop on them through POSIX threads (created and joined
+per call, from native code: no GIL is involved) and on the caller's thread for chunk 0.
+
+The loop's `data` points to `ThreadSettings` (thread count, least work worth splitting).
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+from llvmlite import ir as llvm
+
+from ember import config
+from ember.lowering import arrays as arr
+
+i32, i64, ptr = arr.i32, arr.i64, arr.ptr
+
+# Below this many elements (outer length times core sizes) a call runs on one thread: starting
+# a thread costs tens of microseconds.
+MIN_PARALLEL_WORK = 32768
+
+
+class ThreadSettings(ctypes.Structure):
+    """What a parallel inner loop reads at each call (the loop's `data` argument)."""
+
+    _fields_ = [("threads", ctypes.c_int64), ("min_work", ctypes.c_int64)]
+
+
+def default_settings() -> ThreadSettings:
+    return ThreadSettings(max(1, config.NUM_THREADS), MIN_PARALLEL_WORK)
+
+
+def _chunk_type(nargs: int, ndims: int) -> llvm.LiteralStructType:
+    """One thread's work: {serial loop, args[nargs], dimensions[ndims], steps, data, tid}."""
+    return llvm.LiteralStructType(
+        [ptr, llvm.ArrayType(ptr, nargs), llvm.ArrayType(i64, ndims), ptr, ptr, i64]
+    )
+
+
+def _gep(builder: llvm.IRBuilder, base, indices: list, etype) -> llvm.Value:
+    """A GEP as an opaque pointer (llvmlite types GEPs with typed pointers)."""
+    address = builder.gep(base, indices, source_etype=etype)
+    address.type = ptr
+    return address
+
+
+def _declare(module: llvm.Module, name: str, fnty: llvm.FunctionType) -> llvm.Function:
+    found = module.globals.get(name)
+    return found if found is not None else llvm.Function(module, fnty, name)
+
+
+def _emit_worker(module: llvm.Module, serial: llvm.Function, chunk_type) -> llvm.Function:
+    """`void *worker(chunk *c)`: runs the serial loop over one chunk (a pthread start routine)."""
+    worker = llvm.Function(module, llvm.FunctionType(ptr, [ptr]), serial.name + ".worker")
+    worker.linkage = "internal"
+    builder = llvm.IRBuilder(worker.append_basic_block("entry"))
+    (chunk,) = worker.args
+
+    def field(index: int):
+        return _gep(builder, chunk, [arr.i32_(0), arr.i32_(index)], chunk_type)
+
+    steps = builder.load(field(3), typ=ptr)
+    data = builder.load(field(4), typ=ptr)
+    builder.call(serial, [field(1), field(2), steps, data])
+    builder.ret(llvm.Constant(ptr, None))
+    return worker
+
+
+def emit_parallel_loop(
+    entry: llvm.Function, serial: llvm.Function, nin: int, nargs: int, ndims: int
+) -> None:
+    """Fill `entry` (NumPy's loop signature) with the split-and-join around `serial`."""
+    module = entry.module
+    chunk_type = _chunk_type(nargs, ndims)
+    worker = _emit_worker(module, serial, chunk_type)
+    create = _declare(module, "pthread_create", llvm.FunctionType(i32, [ptr, ptr, ptr, ptr]))
+    join = _declare(module, "pthread_join", llvm.FunctionType(i32, [i64, ptr]))
+    args, dims, steps, data = entry.args
+    builder = llvm.IRBuilder(entry.append_basic_block("entry"))
+    settings = [builder.load(builder.gep(data, [arr.const(k)], source_etype=i64), typ=i64)
+                for k in range(2)]  # fmt: skip
+    threads, min_work = settings
+    dimensions = [_load(builder, dims, k) for k in range(ndims)]
+    count = dimensions[0]
+    work = arr.product(builder, dimensions)
+    threads = builder.select(builder.icmp_signed("<", count, threads), count, threads)
+    serial_only = builder.or_(
+        builder.icmp_signed("<", work, min_work), builder.icmp_signed("<", threads, arr.const(2))
+    )
+    serial_only = builder.or_(serial_only, _outputs_feed_inputs(builder, entry, nin, nargs))
+    with builder.if_then(serial_only, likely=False):
+        builder.call(serial, [args, dims, steps, data])
+        builder.ret_void()
+    chunks = builder.alloca(chunk_type, size=threads, name="chunks")
+    chunks.type = ptr  # addressed opaquely, as ember's other allocas
+    per_thread = builder.sdiv(builder.add(count, builder.sub(threads, arr.const(1))), threads)
+    with arr.for_range(builder, threads) as thread:
+        start = builder.mul(thread, per_thread)
+        stop = builder.add(start, per_thread)
+        stop = builder.select(builder.icmp_signed("<", count, stop), count, stop)
+        length = builder.sub(stop, start)
+        length = builder.select(builder.icmp_signed("<", length, arr.const(0)), arr.const(0),
+                                length)  # fmt: skip
+        chunk = _gep(builder, chunks, [thread], chunk_type)
+        _fill_chunk(builder, chunk, chunk_type, serial, args, steps, data, start, length,
+                    dimensions, nargs)  # fmt: skip
+    # Chunks 1.. go to new threads (run here if a thread cannot start), chunk 0 runs here.
+    with arr.for_range(builder, threads, start=arr.const(1)) as thread:
+        chunk = _gep(builder, chunks, [thread], chunk_type)
+        tid = _gep(builder, chunk, [arr.i32_(0), arr.i32_(5)], chunk_type)
+        status = builder.call(create, [tid, llvm.Constant(ptr, None), worker, chunk])
+        with builder.if_then(builder.icmp_signed("!=", status, llvm.Constant(i32, 0))):
+            builder.store(arr.const(0), tid)
+            builder.call(worker, [chunk])
+    builder.call(worker, [chunks])
+    with arr.for_range(builder, threads, start=arr.const(1)) as thread:
+        chunk = _gep(builder, chunks, [thread], chunk_type)
+        tid_slot = _gep(builder, chunk, [arr.i32_(0), arr.i32_(5)], chunk_type)
+        tid = builder.load(tid_slot, typ=i64)
+        with builder.if_then(builder.icmp_signed("!=", tid, arr.const(0))):
+            builder.call(join, [tid, llvm.Constant(ptr, None)])
+    builder.ret_void()
+
+
+def _outputs_feed_inputs(builder: llvm.IRBuilder, entry, nin: int, nargs: int) -> llvm.Value:
+    """Whether this call must stay sequential: NumPy's reductions and accumulations call the
+    loop with an output of step 0, or with an input that trails the output it writes."""
+    args, dims, steps, _ = entry.args
+    count = _load(builder, dims, 0)
+    spans = []
+    for k in range(nargs):
+        base = builder.load(builder.gep(args, [arr.const(k)], source_etype=ptr), typ=ptr)
+        start = builder.ptrtoint(base, i64)
+        step = _load(builder, steps, k)
+        end = builder.add(start, builder.mul(builder.sub(count, arr.const(1)), step))
+        low = builder.select(builder.icmp_signed("<", start, end), start, end)
+        high = builder.select(builder.icmp_signed("<", start, end), end, start)
+        spans.append((start, step, low, high))
+    unsafe = llvm.Constant(arr.i1, 0)
+    for out_start, out_step, out_low, out_high in spans[nin:]:
+        unsafe = builder.or_(unsafe, builder.icmp_signed("==", out_step, arr.const(0)))
+        for start, step, low, high in spans[:nin]:
+            overlap = builder.and_(
+                builder.icmp_signed("<=", low, out_high), builder.icmp_signed("<=", out_low, high)
+            )
+            same = builder.and_(
+                builder.icmp_signed("==", start, out_start),
+                builder.icmp_signed("==", step, out_step),
+            )
+            unsafe = builder.or_(unsafe, builder.and_(overlap, builder.not_(same)))
+    return unsafe
+
+
+def _load(builder: llvm.IRBuilder, base, index: int) -> llvm.Value:
+    return builder.load(builder.gep(base, [arr.const(index)], source_etype=i64), typ=i64)
+
+
+def _fill_chunk(builder, chunk, chunk_type, serial, args, steps, data, start, length,
+                dimensions: list, nargs: int) -> None:  # fmt: skip
+    def field(*path: int):
+        return _gep(builder, chunk, [arr.i32_(0), *map(arr.i32_, path)], chunk_type)
+
+    builder.store(serial, field(0))
+    for k in range(nargs):
+        base = builder.load(builder.gep(args, [arr.const(k)], source_etype=ptr), typ=ptr)
+        offset = builder.mul(start, _load(builder, steps, k))
+        builder.store(arr.offset_pointer(builder, base, offset), field(1, k))
+    builder.store(length, field(2, 0))
+    for k, dim in enumerate(dimensions[1:], start=1):
+        builder.store(dim, field(2, k))
+    builder.store(steps, field(3))
+    builder.store(data, field(4))
+    builder.store(arr.const(0), field(5))
