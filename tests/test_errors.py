@@ -140,22 +140,6 @@ def generator_expression(n):
     return sum(i for i in range(n))
 
 
-def try_except(n):
-    try:
-        n += 1
-    except ValueError:
-        n = 0
-    return n
-
-
-def try_finally(n):
-    try:
-        n += 1
-    finally:
-        n -= 1
-    return n
-
-
 def lambda_or_number(n):
     f = (lambda y: y + 1) if n else n
     return f(n)
@@ -200,8 +184,6 @@ def f_string(n):
     [
         (set_comprehension, "a set comprehension", "{i for i"),
         (generator_expression, "a generator expression", "sum(i"),
-        (try_except, "try/except", "try:"),
-        (try_finally, "try/finally", "try:"),
         (lambda_or_number, "holds an inner function on some paths", "return f(n)"),
         (returns_inner_function, "the inner function 'g' can only be called", "return g"),
         (with_block, "a 'with' block", "with open"),

@@ -99,12 +99,13 @@ def _wrapper_module(compiled: Any, name: str, keepalive: list) -> str:
     arg_types = [context.value_type(a) for a in sig.args]
     function = llvm.Function(module, llvm.FunctionType(result_type, arg_types), name)
     builder = llvm.IRBuilder(function.append_basic_block("entry"))
-    status, exc_id, result = _call_native(builder, sig, compiled.address, list(function.args))
+    status, excinfo, result = _call_native(builder, sig, compiled.address, list(function.args))
     failed = builder.icmp_signed("!=", status, _I32(callconv.STATUS_OK))
     with builder.if_then(failed, likely=False):
         pyapi = PythonAPI(context, builder, keepalive)
         gil = pyapi.gil_ensure()
-        id_obj = pyapi.long_from_longlong(builder.sext(exc_id, pyapi.longlong))
+        # raise_static_exception reads the exception record at this address
+        id_obj = pyapi.long_from_longlong(builder.ptrtoint(excinfo, pyapi.longlong))
         raiser = pyapi.borrow_constant(callconv.raise_static_exception)
         raised = pyapi.call_function_objargs(raiser, [id_obj])  # NULL, the exception set
         pyapi.decref(id_obj)

@@ -75,6 +75,7 @@ from ember.dispatcher.object_layout import (  # noqa: F401 - re-exported
     probe_layout,
     return_memory_type,
 )
+from ember.lowering.callconv import EXCINFO_TYPE as _EXCINFO
 
 # --------------------------------------------------------------------------------------------
 # Entry-function code generation
@@ -450,8 +451,8 @@ class _EntryCodegen(ArrayCodegen):
         callee = self.resolve_target(target, fnty)
         ret_slot = self.alloca(return_memory_type(ret_kind), f"spec{index}.ret")
         if self._exc_slot is None:
-            self._exc_slot = self.alloca(_I32, "excinfo")
-        b.store(_I32(0), self._exc_slot)
+            self._exc_slot = self.alloca(_EXCINFO, "excinfo")
+        b.store(ir.Constant(_EXCINFO, None), self._exc_slot)  # no payload unless one is set
         thread_state = self.call_capi("PyEval_SaveThread", []) if self.release_gil else None
         status = b.call(callee, [ret_slot, self._exc_slot, ir.Constant(_PTR, None), *flat])
         if thread_state is not None:
@@ -575,8 +576,9 @@ class _EntryCodegen(ArrayCodegen):
         if self._exc_slot is None:  # no specializations: the block is unreachable
             b.unreachable()
             return
-        exc_id = b.sext(b.load(self._exc_slot, typ=_I32), _LONGLONG)
-        id_obj = self.call_capi("PyLong_FromLongLong", [exc_id])
+        # raise_exception reads the id and payload from the record's address
+        record_address = b.ptrtoint(self._exc_slot, _LONGLONG)
+        id_obj = self.call_capi("PyLong_FromLongLong", [record_address])
         fail = self.new_block("raise.fail")
         self.continue_if(b.icmp_unsigned("!=", id_obj, null), fail, "raise.call")
         result = self.call_capi(
@@ -632,7 +634,8 @@ def build_entry_module(
     PyObject *kwnames)``. With no keyword arguments it tries ``specializations`` in order,
     selecting the first whose arity and exact argument types (see :func:`fast_path_supported`)
     match; it unboxes the arguments, calls ``target`` in the ember native convention and
-    boxes the result, or calls ``raise_exception(exc_id)`` when the target returns status 1.
+    boxes the result, or calls ``raise_exception(excinfo_address)`` when the target returns
+    status 1.
     Keyword arguments, unmatched arguments and ints outside int64 go to
     ``fallback(*args, **kwargs)`` through ``PyObject_Vectorcall``.
 

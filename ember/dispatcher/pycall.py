@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ember import types
-from ember.lowering.callconv import STATUS_OK, raise_static_exception
+from ember.lowering.callconv import STATUS_OK, ExcInfoRecord, raise_static_exception
 from ember.runtime import boxing as arrayboxing
 from ember.typing.signature import Signature
 
@@ -169,14 +169,14 @@ def make_invoker(sig: Signature, address: int) -> Callable[..., Any]:
             else:
                 _flatten(typ, value, flat)
         result = memory_type()
-        exc_id = ctypes.c_int32(0)
+        excinfo = ExcInfoRecord()
         try:
-            status = native(ctypes.addressof(result), ctypes.addressof(exc_id), None, *flat)
+            status = native(ctypes.addressof(result), ctypes.addressof(excinfo), None, *flat)
         finally:
             for pylist, typ, meminfo in native_lists:
                 reflection.write_back(typ, meminfo, pylist)
         if status != STATUS_OK:
-            raise_static_exception(exc_id.value)
+            raise_static_exception(ctypes.addressof(excinfo))
         if isinstance(memory_type, type) and issubclass(memory_type, ctypes.Structure):
             return _box(return_type, result, values)
         return _box(return_type, result.value)

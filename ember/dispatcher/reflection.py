@@ -49,8 +49,10 @@ def to_native(typ: types.List, items: list) -> int:
     flat: list = []
     arrayboxing.flatten(array_type, values, flat)
     meminfo = ctypes.c_void_p(0)
-    exc_id = ctypes.c_int32(0)
-    native(ctypes.addressof(meminfo), ctypes.addressof(exc_id), None, *flat)
+    from ember.lowering.callconv import ExcInfoRecord
+
+    excinfo = ExcInfoRecord()
+    native(ctypes.addressof(meminfo), ctypes.addressof(excinfo), None, *flat)
     return meminfo.value
 
 

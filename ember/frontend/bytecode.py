@@ -37,22 +37,22 @@ class ByteCode:
         self._reject_exception_handlers()
         self.instructions = self._decode()
         self.by_offset = {inst.offset: inst for inst in self.instructions}
+        self.exception_entries = list(dis.Bytecode(self.code).exception_entries)
         self.block_starts = self._find_leaders()
 
     def _reject_exception_handlers(self) -> None:
-        """Coroutines, try and with compile to handlers nopython mode has no model for."""
+        """Coroutines, `with` and exception groups compile to handlers nopython mode has no
+        model for (generators and try/except/finally are supported)."""
         if self.code.co_flags & _ASYNC_FLAGS:
             line = _first_line_of(self.code, {"YIELD_VALUE"})
             raise UnsupportedError(
                 "coroutines and async generators are not supported in nopython mode",
                 Loc(self.filename, line or self.code.co_firstlineno),
             )
-        if self.code.co_exceptiontable:
-            construct, line = _exception_construct(self.code)
-            raise UnsupportedError(
-                f"{construct} is not supported in nopython mode",
-                Loc(self.filename, line or self.code.co_firstlineno),
-            )
+        construct = _unsupported_handler_construct(self.code)
+        if construct is not None:
+            message, line = construct
+            raise UnsupportedError(message, Loc(self.filename, line or self.code.co_firstlineno))
 
     def _decode(self) -> list[Instruction]:
         raw = [inst for inst in dis.get_instructions(self.code) if inst.opname != "CACHE"]
@@ -75,6 +75,8 @@ class ByteCode:
 
     def _find_leaders(self) -> list[int]:
         leaders = {self.instructions[0].offset}
+        for entry in self.exception_entries:  # a block lies wholly inside one protected range
+            leaders.update(o for o in (entry.start, entry.end, entry.target) if o in self.by_offset)
         for inst in self.instructions:
             if self.table.is_jump(inst.opname):
                 leaders.add(inst.jump_target())
@@ -92,8 +94,23 @@ class ByteCode:
             if inst.offset >= start and (end is None or inst.offset < end)
         ]
 
+    def handler_entry(self, start: int):
+        """The exception-table entry protecting the block at `start` (None when unprotected):
+        `.target` is the handler's offset, `.depth` the stack depth kept, `.lasti` whether
+        the offset of the raising instruction is pushed too."""
+        for entry in self.exception_entries:
+            if entry.start <= start < entry.end:
+                return entry
+        return None
+
     def successors(self, start: int) -> list[int]:
-        """Successor block offsets, jump target first (as the seed's adjacency lists show)."""
+        """Successor block offsets, jump target first (as the seed's adjacency lists show);
+        a protected block's handler comes last."""
+        entry = self.handler_entry(start)
+        normal = self._normal_successors(start)
+        return normal if entry is None else [*normal, entry.target]
+
+    def _normal_successors(self, start: int) -> list[int]:
         last = self.block_instructions(start)[-1]
         if last.opname in self.table.terminators:
             return []
@@ -125,15 +142,20 @@ def _first_line_of(code: CodeType, opnames: set[str]) -> int | None:
     return None
 
 
-def _exception_construct(code: CodeType) -> tuple[str, int | None]:
-    """(what the user wrote, its line) for a code object that has an exception table."""
-    instructions = list(dis.get_instructions(code))
+def _unsupported_handler_construct(code: CodeType) -> tuple[str, int | None] | None:
+    """(message, line) for a `with` block or an exception group, which have no nopython model."""
     with_line = _first_line_of(code, {"BEFORE_WITH", "BEFORE_ASYNC_WITH"})
     if with_line is not None:
-        return "a 'with' block", with_line
-    construct = "try/except" if _first_line_of(code, {"CHECK_EXC_MATCH"}) else "try/finally"
-    first_protected = min(entry.start for entry in dis.Bytecode(code).exception_entries)
-    # CPython emits a NOP on the `try:` line just before the protected instructions.
-    nops = [i for i in instructions if i.opname == "NOP" and i.offset < first_protected]
-    line = nops[-1].positions.lineno if nops and nops[-1].positions else None
-    return construct, line
+        return (
+            "a 'with' block is not supported in nopython mode; call what __enter__ and "
+            "__exit__ do explicitly, in a try/finally",
+            with_line,
+        )
+    group_line = _first_line_of(code, {"CHECK_EG_MATCH", "PREP_RERAISE_STAR"})
+    if group_line is not None:
+        return (
+            "'except*' (exception groups) is not supported in nopython mode; "
+            "use a plain 'except' clause",
+            group_line,
+        )
+    return None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+from dataclasses import dataclass
 from types import FunctionType
 from typing import Any
 
@@ -17,6 +18,15 @@ from ember.frontend.cfg import ControlFlowGraph
 from ember.ir import nodes as ir
 
 _NULL = object()  # the NULL CPython pushes before a callable; never becomes a variable
+_LASTI = object()  # the offset an exception handler gets pushed; nothing reads it
+
+
+@dataclass(frozen=True)
+class _HandledException:
+    """What PUSH_EXC_INFO saves on the stack: a bare `raise` below it re-raises `exception`."""
+
+    exception: ir.Var
+
 
 _UNARY_OPS = {
     "UNARY_NEGATIVE": operator.neg,
@@ -105,10 +115,13 @@ class _IRBuilder:
         self.code = bytecode.code
         self.table = bytecode.table
         self.incoming_depth: dict[int, int] = {cfg.topological_order()[0]: 0}
-        self.incoming_nulls: dict[int, frozenset[int]] = {}  # stack slots holding _NULL
+        # stack slots holding markers (_NULL, _LASTI, _HandledException), not variables
+        self.incoming_markers: dict[int, dict[int, object]] = {}
         self.blocks: dict[int, ir.Block] = {}
         self.pending_edges: list[tuple[ir.Block, int, list]] = []
         self.yield_count = 0
+        self.exception_handlers: dict[int, int] = {}
+        self.handler_targets = {entry.target: entry for entry in bytecode.exception_entries}
 
     # ------------------------------------------------------------------ driver
 
@@ -121,7 +134,9 @@ class _IRBuilder:
             self._assign_phis(block, succ, stack)
         first = self.bytecode.instructions[0].loc
         loc = ir.Loc(first.filename, self.code.co_firstlineno)
-        return ir.FunctionIR(self.blocks, arg_names, self.py_func, loc, entry)
+        func_ir = ir.FunctionIR(self.blocks, arg_names, self.py_func, loc, entry)
+        func_ir.exception_handlers = self.exception_handlers
+        return func_ir
 
     def _build_block(self, label: int, arg_names: tuple[str, ...]) -> None:
         instructions = self.bytecode.block_instructions(label)
@@ -132,19 +147,21 @@ class _IRBuilder:
         self.constants: dict[str, Any] = {}
         self.kw_names: tuple[str, ...] = ()
         depth = self.incoming_depth[label]
-        nulls = self.incoming_nulls.get(label, frozenset())
+        markers = self.incoming_markers.get(label, {})
         self.stack: list = [
-            _NULL if i in nulls else ir.Var(f"$phi{label}.{i}", self.block.loc)
-            for i in range(depth)
+            markers.get(i) or ir.Var(f"$phi{label}.{i}", self.block.loc) for i in range(depth)
         ]
         for index, name in enumerate(arg_names):
             self._assign(ir.Var(name, self.block.loc), ir.Arg(index, name, self.block.loc))
+        if label in self.handler_targets:
+            self._enter_handler()
         self.edges: dict[int, list] = {}
         for inst in instructions:
             self.inst = inst
             self._dispatch(inst)
         if not self.block.body or not self.block.terminator.is_terminator:
             self._jump(instructions[-1].next_offset)
+        self._protect(label)
         for succ, stack in self.edges.items():
             self.pending_edges.append((self.block, succ, stack))
 
@@ -197,7 +214,9 @@ class _IRBuilder:
         if known != depth:
             raise UnsupportedError("inconsistent stack depth at a merge", self.inst.loc)
         # a call's NULL marker stays one across a branch inside its arguments (f(a if c else b))
-        self.incoming_nulls[succ] = frozenset(i for i, v in enumerate(stack) if v is _NULL)
+        self.incoming_markers[succ] = {
+            i: v for i, v in enumerate(stack) if not isinstance(v, ir.Var)
+        }
         self.edges[succ] = list(stack)
 
     def _jump(self, target: int) -> None:
@@ -209,7 +228,7 @@ class _IRBuilder:
 
     def _assign_phis(self, block: ir.Block, succ: int, stack: list) -> None:
         for index, value in enumerate(stack):
-            if value is _NULL:
+            if not isinstance(value, ir.Var):
                 continue
             phi = ir.Var(f"$phi{succ}.{index}", block.terminator.loc)
             if value.name != phi.name:
@@ -242,6 +261,18 @@ class _IRBuilder:
         self.stack = [saved if isinstance(v, ir.Var) and v.name == name else v for v in self.stack]
 
     def op_DELETE_FAST(self, inst: Instruction) -> None:
+        """Only the `e = None; del e` that ends an `except E as e:` block (the name keeps
+        its exception; nothing reads it after)."""
+        last = self.block.body[-1] if self.block.body else None
+        stored = getattr(getattr(last, "value", None), "name", None)
+        if (
+            isinstance(last, ir.Assign)
+            and last.target.name == inst.argval
+            and stored in self.constants
+            and self.constants[stored] is None
+        ):
+            self.block.body.pop()
+            return
         raise UnsupportedError("'del' of a local variable is not supported", inst.loc)
 
     def op_LOAD_GLOBAL(self, inst: Instruction) -> None:
@@ -593,8 +624,73 @@ class _IRBuilder:
         )
 
     def op_RAISE_VARARGS(self, inst: Instruction) -> None:
-        if inst.arg != 1:
-            raise UnsupportedError("only 'raise <exception>' is supported", inst.loc)
+        if inst.arg == 0:
+            self.block.append(ir.Raise(self._handled_exception(), inst.loc))
+            return
+        if inst.arg == 2:  # `raise E from cause`: the cause is not kept
+            self.stack.pop()
+        self.block.append(ir.Raise(self.stack.pop(), inst.loc))
+
+    # ------------------------------------------------------------------ exception handlers
+
+    def _protect(self, label: int) -> None:
+        """Record the handler of a protected block and hand it the stack slots it keeps.
+
+        Those slots hold the same values all through the block (PUSH_EXC_INFO, which opens a
+        handler, cannot raise), so they are read at the block's end and copied into the
+        handler's phi variables before anything in the block can raise.
+        """
+        entry = self.bytecode.handler_entry(label)
+        if entry is None:
+            return
+        self.exception_handlers[label] = entry.target
+        kept = self.stack[: entry.depth]
+        markers = {i: v for i, v in enumerate(kept) if not isinstance(v, ir.Var)}
+        if entry.lasti:
+            markers[entry.depth] = _LASTI
+        self.incoming_markers[entry.target] = markers
+        self.incoming_depth[entry.target] = entry.depth + entry.lasti
+        for index, value in enumerate(kept):
+            if isinstance(value, ir.Var):
+                phi = ir.Var(f"$phi{entry.target}.{index}", self.block.loc)
+                self.block.body.insert(
+                    self._after_definition(value), ir.Assign(phi, value, phi.loc)
+                )
+
+    def _after_definition(self, var: ir.Var) -> int:
+        """The index just after this block's assignment of `var` (0 when it comes from before)."""
+        for index, stmt in enumerate(self.block.body):
+            if any(target.name == var.name for target in stmt.targets()):
+                return index + 1
+        return 0
+
+    def _enter_handler(self) -> None:
+        """A handler block starts with the exception that entered it on top of the stack."""
+        exception = ir.Var(f"$exc{self.label}", self.block.loc)
+        self._assign(exception, ir.CaughtException(self.label, self.block.loc))
+        self.stack.append(exception)
+
+    def _handled_exception(self) -> ir.Var:
+        for value in reversed(self.stack):
+            if isinstance(value, _HandledException):
+                return value.exception
+        raise UnsupportedError(
+            "a bare 'raise' is only supported inside an 'except' block", self.inst.loc
+        )
+
+    def op_PUSH_EXC_INFO(self, inst: Instruction) -> None:
+        exception = self.stack.pop()
+        self.stack.append(_HandledException(exception))
+        self.stack.append(exception)
+
+    def op_POP_EXCEPT(self, inst: Instruction) -> None:
+        self.stack.pop()
+
+    def op_CHECK_EXC_MATCH(self, inst: Instruction) -> None:
+        classes = self.stack.pop()
+        self._push_expr(ir.ExceptionMatch(self.stack[-1], classes, inst.loc))
+
+    def op_RERAISE(self, inst: Instruction) -> None:
         self.block.append(ir.Raise(self.stack.pop(), inst.loc))
 
 

@@ -32,7 +32,7 @@ def live_variables(func_ir: ir.FunctionIR) -> tuple[dict[int, set[str]], dict[in
         changed = False
         for label in order:
             out: set[str] = set()
-            for succ in func_ir.blocks[label].successors():
+            for succ in func_ir.successors(label):
                 out |= live_in[succ]
             uses, defs = use_def[label]
             new_in = uses | (out - defs)
@@ -50,8 +50,8 @@ def insert_dels(func_ir: ir.FunctionIR) -> None:
     """
     live_in, live_out = live_variables(func_ir)
     predecessors: dict[int, list[int]] = {label: [] for label in func_ir.blocks}
-    for label, block in func_ir.blocks.items():
-        for succ in block.successors():
+    for label in func_ir.blocks:
+        for succ in func_ir.successors(label):
             predecessors[succ].append(label)
     for label, block in func_ir.blocks.items():
         incoming: set[str] = set()

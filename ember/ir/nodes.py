@@ -339,6 +339,29 @@ class Yield(Expr):
         return f"yield {self.value}"
 
 
+@dataclass(eq=False)
+class CaughtException(Expr):
+    """The exception that entered the handler block `handler` (which this expression opens)."""
+
+    handler: int
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"caught_exception(handler={self.handler})"
+
+
+@dataclass(eq=False)
+class ExceptionMatch(Expr):
+    """`except classes:` test: whether `exception` is an instance of one of `classes`."""
+
+    exception: Var
+    classes: Var
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"exception_match(exception={self.exception}, classes={self.classes})"
+
+
 # ---------------------------------------------------------------------------- statements
 
 
@@ -512,6 +535,14 @@ class FunctionIR:
     py_func: Callable
     loc: Loc
     entry: int = 0
+    # protected block label -> label of the handler block its exceptions enter
+    exception_handlers: dict[int, int] = field(default_factory=dict)
+
+    def successors(self, label: int) -> list[int]:
+        """A block's successors, with the handler its exceptions jump to."""
+        succs = self.blocks[label].successors()
+        handler = self.exception_handlers.get(label)
+        return succs if handler is None else [*succs, handler]
 
     @property
     def qualname(self) -> str:

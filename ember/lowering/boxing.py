@@ -128,13 +128,13 @@ def build_wrapper(sig: Signature, address: int, keepalive: list) -> tuple[llvm.M
             builder.cbranch(native.is_error, fail, unboxed)
             builder.position_at_end(unboxed)
 
-    status, exc_id, result = _call_native(builder, sig, address, values)
+    status, excinfo, result = _call_native(builder, sig, address, values)
     for cleanup in cleanups:
         cleanup()
     raised = builder.icmp_signed("!=", status, _I32(callconv.STATUS_OK))
     with builder.if_then(raised, likely=False):
-        # Build the exception from its id in Python (callconv.raise_static_exception).
-        id_obj = pyapi.long_from_longlong(builder.sext(exc_id, pyapi.longlong))
+        # Build the exception from its record in Python (callconv.raise_static_exception).
+        id_obj = pyapi.long_from_longlong(builder.ptrtoint(excinfo, pyapi.longlong))
         raiser = pyapi.borrow_constant(callconv.raise_static_exception)
         pyapi.decref(pyapi.call_function_objargs(raiser, [id_obj]))
         pyapi.decref(id_obj)
@@ -150,18 +150,18 @@ def build_wrapper(sig: Signature, address: int, keepalive: list) -> tuple[llvm.M
 
 
 def _call_native(builder, sig: Signature, address: int, values: list) -> tuple:
-    """Call the specialization at `address`: (status i32, exception id i32, result value)."""
+    """Call the specialization at `address`: (status i32, excinfo record pointer, result)."""
     callee = _FunctionPointer(callconv.function_type(sig), address)
     return_model = model_of(sig.return_type)
     retptr = callconv.alloca_in_entry(builder, return_model.data_type, "retptr")
-    excinfo = callconv.alloca_in_entry(builder, _I32, "excinfo")
-    builder.store(_I32(0), excinfo)
+    excinfo = callconv.alloca_in_entry(builder, callconv.EXCINFO_TYPE, "excinfo")
+    builder.store(llvm.Constant(callconv.EXCINFO_TYPE, None), excinfo)
     flat = []
     for arg_type, value in zip(sig.args, values):
         flat.extend(model_of(arg_type).as_arguments(builder, value))
     status = builder.call(callee, [retptr, excinfo, llvm.Constant(_PTR, None), *flat])
     result = return_model.from_data(builder, builder.load(retptr))
-    return status, builder.load(excinfo), result
+    return status, excinfo, result
 
 
 def make_boxing_invoker(sig: Signature, address: int) -> Callable[..., Any]:

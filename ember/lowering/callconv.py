@@ -1,12 +1,15 @@
 """The native calling convention: `i32 fn(ptr retptr, ptr excinfo, ptr env, flattened args...)`.
 
 Status 0 means the result is at `retptr`; status 1 means an exception was raised and
-`*(i32*)excinfo` holds its id in the process-wide static exception table below.
+`excinfo` (an EXCINFO_TYPE record) holds its id in the process-wide exception table below and
+the meminfo of the values it carries (NULL when every argument is a compile-time constant).
 """
 
 from __future__ import annotations
 
+import ctypes
 import threading
+from dataclasses import dataclass
 
 from llvmlite import ir as llvm
 
@@ -19,6 +22,23 @@ STATUS_EXCEPTION = 1
 _status_type = llvm.IntType(32)
 _exception_id_type = llvm.IntType(32)
 _pointer = llvm.PointerType()
+EXCINFO_TYPE = llvm.LiteralStructType([_exception_id_type, _pointer])  # {id, payload meminfo}
+PAYLOAD_SLOT_SIZE = 8  # each run-time argument of a raised exception takes 8 bytes
+
+
+class ExcInfoRecord(ctypes.Structure):
+    """EXCINFO_TYPE for callers in Python (ctypes): the exception id and its payload."""
+
+    _fields_ = [("exc_id", ctypes.c_int32), ("payload", ctypes.c_void_p)]
+
+
+@dataclass(frozen=True)
+class PayloadSlot:
+    """An exception argument known only at run time: slot `index` of the payload, read back
+    as `kind` ('int', 'uint', 'float' or 'bool')."""
+
+    index: int
+    kind: str
 
 
 class StaticExceptions:
@@ -39,17 +59,51 @@ class StaticExceptions:
                 self._ids[key] = found
             return found
 
-    def build(self, exc_id: int) -> BaseException:
+    def build(self, exc_id: int, payload: int = 0) -> BaseException:
         exc_class, exc_args = self._entries[exc_id]
+        if payload:
+            exc_args = tuple(_read_payload(payload, arg) for arg in exc_args)
         return exc_class(*exc_args)
+
+    def entries(self) -> list[tuple[int, type, tuple]]:
+        """(id, class, arguments) of every exception registered so far."""
+        with self._lock:
+            return [(exc_id, *entry) for exc_id, entry in enumerate(self._entries)]
 
 
 static_exceptions = StaticExceptions()
 
 
-def raise_static_exception(exc_id: int) -> None:
-    """Raise the exception compiled code reported (called by the Python-side entry)."""
-    raise static_exceptions.build(exc_id)
+_PAYLOAD_CTYPES = {
+    "int": ctypes.c_int64,
+    "uint": ctypes.c_uint64,
+    "float": ctypes.c_double,
+    "bool": ctypes.c_bool,
+}
+
+
+def _read_payload(payload: int, arg: object) -> object:
+    if not isinstance(arg, PayloadSlot):
+        return arg
+    from ember.runtime.nrt import data_address
+
+    address = data_address(payload) + arg.index * PAYLOAD_SLOT_SIZE
+    return _PAYLOAD_CTYPES[arg.kind].from_address(address).value
+
+
+def raise_static_exception(excinfo_address: int) -> None:
+    """Raise the exception compiled code reported in the EXCINFO_TYPE record at this address
+    (called by the Python-side entries); the record's payload reference is released."""
+    exc_id = ctypes.c_int32.from_address(excinfo_address).value
+    payload = ctypes.c_void_p.from_address(excinfo_address + 8).value or 0
+    try:
+        exception = static_exceptions.build(exc_id, payload)
+    finally:
+        if payload:
+            from ember.runtime.nrt import runtime
+
+            runtime().decref(payload)
+    raise exception
 
 
 def function_type(sig: Signature) -> llvm.FunctionType:
@@ -76,7 +130,13 @@ def return_value(builder: llvm.IRBuilder, sig: Signature, func: llvm.Function, v
 
 
 def return_exception(builder: llvm.IRBuilder, func: llvm.Function, exc_id: int) -> None:
-    builder.store(llvm.Constant(_exception_id_type, exc_id), func.args[1])
+    record = llvm.Constant(EXCINFO_TYPE, [exc_id, None])
+    return_exception_record(builder, func, record)
+
+
+def return_exception_record(builder: llvm.IRBuilder, func: llvm.Function, record) -> None:
+    """Report the EXCINFO_TYPE value `record` (its payload reference passes to the caller)."""
+    builder.store(record, func.args[1])
     builder.ret(llvm.Constant(_status_type, STATUS_EXCEPTION))
 
 

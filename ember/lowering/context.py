@@ -122,11 +122,11 @@ class CPUContext:
         callee = self.declare_function(builder.module, target.symbol, fnty)
         # A local exception slot (copied out only on error) keeps the caller's excinfo
         # pointer out of the callee's arguments, which frees a register in recursive code.
-        local_excinfo = callconv.alloca_in_entry(builder, llvm.IntType(32), name="callee.exc")
+        local_excinfo = callconv.alloca_in_entry(builder, callconv.EXCINFO_TYPE, name="callee.exc")
         is_error, result = callconv.call(builder, callee, target.signature, args, local_excinfo)
         with builder.if_then(is_error, likely=False):
-            builder.store(builder.load(local_excinfo), builder.function.args[1])
-            builder.ret(llvm.Constant(llvm.IntType(32), callconv.STATUS_EXCEPTION))
+            record = builder.load(local_excinfo, typ=callconv.EXCINFO_TYPE)
+            callconv.return_exception_record(builder, builder.function, record)
         return result
 
     def raise_error(self, builder: llvm.IRBuilder, exc_class: type, *exc_args: Any) -> None:

@@ -15,6 +15,7 @@ from ember.errors import EmberError, LoweringError, UnsupportedError
 from ember.ir import nodes as ir
 from ember.lowering import arrays as refs
 from ember.lowering import callconv, first_class, lists
+from ember.lowering import exceptions as exception_lowering
 from ember.lowering.context import CPUContext
 from ember.lowering.models import model_of
 from ember.typing.infer import TypingResult
@@ -64,11 +65,15 @@ class FunctionLowerer:
         self.arg_values = callconv.decode_arguments(self.builder, self.sig, self.function)
         self.borrowed_args = _borrowed_arguments(self.func_ir)
         self.moves = _moves(self.func_ir, self.borrowed_args)
+        self.exception_routing = exception_lowering.ExceptionRouting(self)
         self.builder.branch(self.llvm_blocks[self.func_ir.entry])
         for label in sorted(self.func_ir.blocks):
             self.builder.position_at_end(self.llvm_blocks[label])
+            first_new_block = len(self.function.blocks)
             for stmt in self.func_ir.blocks[label].body:
                 self._lower_statement(stmt)
+            self.exception_routing.lowered_block(label, first_new_block)
+        self.exception_routing.finish()
         self._release_at_exits()
         return self.function
 
@@ -249,7 +254,7 @@ class FunctionLowerer:
         if isinstance(fnty, types.DispatcherChoice):
             return first_class.call_choice(self, fnty, expr, sig)
         if isinstance(fnty, types.ExceptionClass):
-            return self.context.get_dummy_value(sig.return_type)
+            return exception_lowering.make_exception(self, expr, fnty.exc_class)
         if sig.pysig is not None:
             args = self._folded_arguments(fnty, expr, sig)
         elif expr.kws:
@@ -326,6 +331,8 @@ class FunctionLowerer:
         value = self.load(expr.value)
         if isinstance(result_type, types.BoundFunction):
             return self.borrowed(result_type, value)
+        if isinstance(value_type, types.ExceptionInstance):  # e.args
+            return self.exception_routing.caught_args(value, result_type)
         found = self.context.registry.find_getattr(value_type, expr.attr)
         if found is None:
             raise LoweringError(f"no implementation of attribute '{expr.attr}' of {value_type}")
@@ -388,6 +395,7 @@ _STATEMENT_LOWERERS = {
     ir.Branch: FunctionLowerer._lower_branch,
     ir.Return: FunctionLowerer._lower_return,
     ir.StaticRaise: FunctionLowerer._lower_static_raise,
+    ir.Raise: exception_lowering.lower_raise,
     ir.SetItem: FunctionLowerer._lower_setitem,
     ir.SetAttr: FunctionLowerer._lower_attribute_statement,
     ir.DelAttr: FunctionLowerer._lower_attribute_statement,
@@ -413,6 +421,8 @@ _EXPRESSION_LOWERERS = {
     ir.PairSecond: FunctionLowerer._lower_pair_part,
     ir.ExhaustIter: FunctionLowerer._lower_exhaust_iter,
     ir.Cast: FunctionLowerer._lower_cast,
+    ir.CaughtException: exception_lowering.lower_caught_exception,
+    ir.ExceptionMatch: exception_lowering.lower_exception_match,
 }
 
 

@@ -362,3 +362,11 @@ class ListModel(MeminfoStructModel):
 @register_model(types.ListIterator)
 class ListIteratorModel(OpaqueModel):
     """A pointer to {list, next index} in the entry block of the function that made it."""
+
+
+@register_model(types.ExceptionInstance)
+class ExceptionModel(MeminfoStructModel):
+    """{payload meminfo (NULL when every argument is a constant), id in the exception table}."""
+
+    def __init__(self, fe_type: types.ExceptionInstance) -> None:
+        super().__init__(fe_type, [("payload", types.meminfo_pointer), ("id", types.int32)])

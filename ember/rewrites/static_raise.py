@@ -9,7 +9,7 @@ from __future__ import annotations
 from ember.ir import nodes as ir
 from ember.rewrites.registry import Rewrite, register_rewrite
 
-_MISSING = object()
+MISSING = object()  # what constant_value returns for a value known only at run time
 
 
 @register_rewrite("before-inference")
@@ -20,7 +20,7 @@ class RewriteConstantRaises(Rewrite):
         terminator = block.terminator
         if not isinstance(terminator, ir.Raise):
             return False
-        definitions = {**_single_definitions(func_ir), **_definitions(block)}
+        definitions = {**single_definitions(func_ir), **_definitions(block)}
         found = _static_exception(terminator.exception, definitions)
         if found is None:
             return False
@@ -39,7 +39,7 @@ def _definitions(block: ir.Block) -> dict[str, ir.Expr | ir.Var]:
     return {stmt.target.name: stmt.value for stmt in block.body if isinstance(stmt, ir.Assign)}
 
 
-def _single_definitions(func_ir: ir.FunctionIR) -> dict[str, ir.Expr | ir.Var]:
+def single_definitions(func_ir: ir.FunctionIR) -> dict[str, ir.Expr | ir.Var]:
     """Function-wide definitions of variables assigned exactly once (`e = ValueError("m")`
     in one block, `raise e` in another)."""
     found: dict[str, ir.Expr | ir.Var] = {}
@@ -64,26 +64,26 @@ def _follow_copies(var: ir.Var, definitions: dict) -> ir.Var:
     return var
 
 
-def _constant_value(var: ir.Var, definitions: dict) -> object:
+def constant_value(var: ir.Var, definitions: dict) -> object:
     value = definitions.get(_follow_copies(var, definitions).name)
     if isinstance(value, (ir.Const, ir.Global, ir.FreeVar)):
         return value.value
-    return _MISSING
+    return MISSING
 
 
 def _static_exception(var: ir.Var, definitions: dict) -> tuple[type, tuple] | None:
     var = _follow_copies(var, definitions)
-    direct = _constant_value(var, definitions)
+    direct = constant_value(var, definitions)
     if _is_exception_class(direct):
         return direct, ()
     call = definitions.get(var.name)
     if not isinstance(call, ir.Call) or call.kws:
         return None
-    exc_class = _constant_value(call.func, definitions)
+    exc_class = constant_value(call.func, definitions)
     if not _is_exception_class(exc_class):
         return None
-    args = tuple(_constant_value(arg, definitions) for arg in call.args)
-    if any(arg is _MISSING for arg in args):
+    args = tuple(constant_value(arg, definitions) for arg in call.args)
+    if any(arg is MISSING for arg in args):
         return None
     return exc_class, args
 

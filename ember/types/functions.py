@@ -126,8 +126,9 @@ class ExceptionClass(Dummy):
         return (self.exc_class,)
 
 
-class ExceptionInstance(Dummy):
-    """An exception built in compiled code; only raised, so it carries no runtime data."""
+class ExceptionInstance(Type):
+    """An exception made or caught in compiled code: its id in the exception table and the
+    meminfo of the run-time values among its arguments (ember/lowering/exceptions.py)."""
 
     def __init__(self, exc_class: type) -> None:
         self.exc_class = exc_class

@@ -176,6 +176,8 @@ def unify_pair(first: types.Type, second: types.Type) -> types.Type | None:
         if not first.is_precise:
             return second
         return first if not second.is_precise else None
+    if isinstance(first, types.ExceptionInstance) and isinstance(second, types.ExceptionInstance):
+        return types.ExceptionInstance(BaseException)  # one layout for every class
     if isinstance(first, types.BoundFunction) and isinstance(second, types.BoundFunction):
         this = unify_pair(first.this, second.this) if first.attr == second.attr else None
         return None if this is None else types.BoundFunction(this, first.attr)

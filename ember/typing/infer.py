@@ -15,6 +15,7 @@ from ember.errors import TypingError, UnsupportedError
 from ember.ir import nodes as ir
 from ember.types.functions import function_members
 from ember.typing.context import TypingContext
+from ember.typing.exceptions import caught_args_type
 from ember.typing.functions import RecursionPending
 from ember.typing.signature import Signature
 
@@ -162,13 +163,27 @@ class TypeInferer:
 
     def _type_raise(self, stmt: ir.Raise) -> None:
         exc_type = self._typeof_var(stmt.exception)
-        if isinstance(exc_type, (types.ExceptionClass, types.ExceptionInstance)):
-            raise UnsupportedError(
-                "raising an exception with arguments that are not compile-time constants "
-                "is not supported; use constant arguments, e.g. raise ValueError('message')",
-                stmt.loc,
+        if isinstance(exc_type, types.ExceptionInstance):
+            return
+        raise TypingError(
+            f"cannot raise a value of type {exc_type}: raise an exception class or instance, "
+            "e.g. raise ValueError('message', value)",
+            stmt.loc,
+        )
+
+    def _type_caught_exception(self, expr: ir.CaughtException) -> types.Type:
+        return types.ExceptionInstance(BaseException)
+
+    def _type_exception_match(self, expr: ir.ExceptionMatch) -> types.Type:
+        classes = self._typeof_var(expr.classes)
+        members = classes.types if isinstance(classes, types.BaseTuple) else (classes,)
+        if not members or not all(isinstance(m, types.ExceptionClass) for m in members):
+            raise TypingError(
+                f"an 'except' clause must name exception classes (or a tuple of them), "
+                f"not a value of type {classes}",
+                expr.loc,
             )
-        raise TypingError(f"cannot raise a value of type {exc_type}", stmt.loc)
+        return types.boolean
 
     def _type_setitem(self, stmt: ir.SetItem) -> None:
         args = tuple(self._typeof_var(v) for v in (stmt.target, stmt.index, stmt.value))
@@ -290,6 +305,14 @@ class TypeInferer:
 
     def _type_getattr(self, expr: ir.GetAttr) -> types.Type:
         value_type = self._typeof_var(expr.value)
+        if isinstance(value_type, types.ExceptionInstance):
+            if expr.attr == "args":
+                return caught_args_type(self, expr)
+            raise UnsupportedError(
+                f"reading '.{expr.attr}' of an exception is not supported in nopython mode; "
+                "read its .args",
+                expr.loc,
+            )
         found = self.context.resolve_getattr(value_type, expr.attr)
         if found is None:
             raise TypingError(f"Unknown attribute '{expr.attr}' of type {value_type}", expr.loc)
@@ -435,6 +458,8 @@ _EXPR_TYPERS = {
     ir.PairSecond: TypeInferer._type_pair_second,
     ir.ExhaustIter: TypeInferer._type_exhaust_iter,
     ir.Cast: TypeInferer._type_cast,
+    ir.CaughtException: TypeInferer._type_caught_exception,
+    ir.ExceptionMatch: TypeInferer._type_exception_match,
 }
 
 

@@ -91,7 +91,7 @@ def _load_i64(builder: llvm.IRBuilder, base: llvm.Value, index: int) -> llvm.Val
 def _call_kernel(builder, callee, kernel: CompileResult, args: list) -> llvm.Value:
     """Call the kernel; its status is ignored, as Numba's ufunc loops do (with NumPy's error
     model there is nothing to report for arithmetic)."""
-    excinfo = callconv.alloca_in_entry(builder, arr.i32, name="excinfo")
+    excinfo = callconv.alloca_in_entry(builder, callconv.EXCINFO_TYPE, name="excinfo")
     _, result = callconv.call(builder, callee, kernel.signature, args, excinfo)
     return result
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import ctypes
 import gc
 import importlib.util
 import math
@@ -148,7 +149,13 @@ class Recorder:
         return ("fallback", args, kwargs)
 
 
-def raise_exception(exc_id: int) -> None:
+def exception_id(excinfo_address: int) -> int:
+    """The id field of the exception record the entry hands to raise_exception."""
+    return ctypes.c_int32.from_address(excinfo_address).value
+
+
+def raise_exception(excinfo_address: int) -> None:
+    exc_id = exception_id(excinfo_address)
     if exc_id == 7:
         raise ValueError("exception id 7")
     raise RuntimeError(f"unknown exception id {exc_id}")
@@ -336,9 +343,10 @@ def test_fallback_exception_propagates(targets):
 def test_exception_propagation(targets):
     seen = []
 
-    def raise_exc(exc_id):
-        seen.append(exc_id)
-        raise_exception(exc_id)
+    def raise_exc(excinfo_address):
+        assert type(excinfo_address) is int
+        seen.append(exception_id(excinfo_address))
+        raise_exception(excinfo_address)
 
     f, _ = compile_([(["int64"], "int64", targets["t_raise7"])], raise_exc=raise_exc)
     with pytest.raises(ValueError, match="exception id 7"):

@@ -1,0 +1,332 @@
+"""Stage 6a for exceptions: exception values made and raised by compiled code, `except`
+matching, and the routing of every raise inside a `try` body to its handler block.
+
+An exception value is {payload meminfo, id}: the id names (class, arguments) in
+`callconv.static_exceptions`, where an argument known only at run time is a `PayloadSlot`
+read from the payload. A raise stores the value in the function's excinfo record and returns
+status 1; inside a protected block that return becomes a jump to a landing pad, which takes
+the record, releases what the dead variables own and enters the handler block.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.errors import UnsupportedError
+from ember.ir import nodes as ir
+from ember.ir.liveness import live_variables
+from ember.lowering import arrays as refs
+from ember.lowering import callconv
+from ember.lowering.registry import lower_cast
+from ember.rewrites.static_raise import MISSING, constant_value, single_definitions
+from ember.runtime import nrt
+
+if TYPE_CHECKING:
+    from ember.lowering.lower import FunctionLowerer
+
+_i1 = llvm.IntType(1)
+_i8 = llvm.IntType(8)
+_i32 = llvm.IntType(32)
+_i64 = llvm.IntType(64)
+_double = llvm.DoubleType()
+_ptr = llvm.PointerType()
+
+
+# ---------------------------------------------------------------------------- making and raising
+
+
+@lower_cast(types.ExceptionInstance, types.ExceptionInstance)
+def _same_layout(context, builder, from_type, to_type, value):
+    """Every exception class has one layout: a merge of two classes is the value itself."""
+    return value
+
+
+def make_exception(lowerer: FunctionLowerer, expr: ir.Call, exc_class: type) -> llvm.Value:
+    """`E(args...)`: constant arguments go into the table entry, the others into a payload."""
+    if expr.kws:
+        raise UnsupportedError(
+            f"{exc_class.__name__}(...) with keyword arguments is not supported in nopython "
+            "mode; pass the arguments by position",
+            expr.loc,
+        )
+    definitions = _definitions_of(lowerer)
+    template: list[Any] = []
+    runtime_args: list[tuple[ir.Var, str]] = []
+    for var in expr.args:
+        constant = constant_value(var, definitions)
+        if constant is not MISSING:
+            template.append(constant)
+            continue
+        kind = _payload_kind(lowerer.typemap[var.name])
+        if kind is None:
+            raise UnsupportedError(
+                f"an exception argument of type {lowerer.typemap[var.name]} is not supported "
+                "in nopython mode; pass numbers, booleans or constants "
+                "(e.g. raise ValueError('bad value', x))",
+                expr.loc,
+            )
+        template.append(callconv.PayloadSlot(len(runtime_args), kind))
+        runtime_args.append((var, kind))
+    exc_id = callconv.static_exceptions.register(exc_class, tuple(template))
+    payload = _fill_payload(lowerer, runtime_args) if runtime_args else llvm.Constant(_ptr, None)
+    value = llvm.Constant(llvm.LiteralStructType([_ptr, _i32]), [None, exc_id])
+    return lowerer.builder.insert_value(value, payload, 0)
+
+
+def _definitions_of(lowerer: FunctionLowerer) -> dict:
+    found = getattr(lowerer, "_single_definitions", None)
+    if found is None:
+        found = lowerer._single_definitions = single_definitions(lowerer.func_ir)
+    return found
+
+
+def _payload_kind(typ: types.Type) -> str | None:
+    typ = types.unliteral(typ)
+    if isinstance(typ, types.Boolean):
+        return "bool"
+    if isinstance(typ, types.Integer):
+        return "int" if typ.signed else "uint"
+    if isinstance(typ, types.Float):
+        return "float"
+    return None
+
+
+def _fill_payload(lowerer: FunctionLowerer, runtime_args: list[tuple[ir.Var, str]]):
+    builder = lowerer.builder
+    size = llvm.Constant(_i64, callconv.PAYLOAD_SLOT_SIZE * len(runtime_args))
+    meminfo = nrt.emit_allocate(builder, size)
+    failed = builder.icmp_unsigned("==", meminfo, llvm.Constant(_ptr, None))
+    lowerer.context.guard(builder, failed, MemoryError, "cannot allocate an exception")
+    data = nrt.emit_data_pointer(builder, meminfo)
+    for index, (var, kind) in enumerate(runtime_args):
+        value = lowerer.load(var)
+        typ = types.unliteral(lowerer.typemap[var.name])
+        if kind == "bool":
+            value = builder.zext(lowerer.context.is_true(builder, typ, value), _i8)
+        elif kind == "float":
+            value = lowerer.context.cast(builder, value, typ, types.float64)
+        elif value.type.width < 64:
+            value = builder.sext(value, _i64) if kind == "int" else builder.zext(value, _i64)
+        offset = llvm.Constant(_i64, index * callconv.PAYLOAD_SLOT_SIZE)
+        slot = builder.gep(data, [offset], source_etype=_i8)
+        builder.store(value, slot)
+    return meminfo
+
+
+def lower_raise(lowerer: FunctionLowerer, stmt: ir.Raise) -> None:
+    """`raise value` (a re-raise, or an exception with run-time arguments)."""
+    typ = lowerer.typemap[stmt.exception.name]
+    builder = lowerer.builder
+    value = lowerer.load(stmt.exception)
+    refs.incref(builder, typ, value)  # the record's reference; the variable keeps its own
+    record = llvm.Constant(callconv.EXCINFO_TYPE, llvm.Undefined)
+    record = builder.insert_value(record, builder.extract_value(value, 1), 0)
+    record = builder.insert_value(record, builder.extract_value(value, 0), 1)
+    callconv.return_exception_record(builder, lowerer.function, record)
+
+
+# ---------------------------------------------------------------------------- handlers
+
+
+class ExceptionRouting:
+    """Per function: which LLVM blocks each protected IR block became, the landing pads of
+    the handler blocks, and the `except` switches whose cases are filled at the end."""
+
+    def __init__(self, lowerer: FunctionLowerer) -> None:
+        self.lowerer = lowerer
+        self.handlers = lowerer.func_ir.exception_handlers
+        self.regions: dict[int, list[llvm.Block]] = {}
+        self.switches: list[tuple[Any, llvm.Block, tuple[type, ...]]] = []
+        self.args_reads: list[tuple] = []  # (switch, payload, result slot, merge block, type)
+        self.caught = None
+        if self.handlers:
+            self.caught = callconv.alloca_in_entry(
+                lowerer.builder, callconv.EXCINFO_TYPE, name="caught.exc"
+            )
+
+    def lowered_block(self, label: int, first_new_block: int) -> None:
+        """Remember the LLVM blocks of IR block `label` (its own and those made after
+        `first_new_block`) when it is protected."""
+        if label in self.handlers:
+            function = self.lowerer.function
+            self.regions[label] = [
+                self.lowerer.llvm_blocks[label],
+                *function.blocks[first_new_block:],
+            ]
+
+    def finish(self) -> None:
+        """Route raises to landing pads and fill the `except` switches."""
+        landing_pads: dict[int, llvm.Block] = {}
+        live_in = live_variables(self.lowerer.func_ir)[0] if self.handlers else {}
+        for label, blocks in self.regions.items():
+            handler = self.handlers[label]
+            if handler not in landing_pads:
+                landing_pads[handler] = self._landing_pad(handler, live_in[handler])
+            for block in blocks:
+                _route_raise(self.lowerer.builder, block, landing_pads[handler])
+        needed = self.switches or self.args_reads
+        entries = callconv.static_exceptions.entries() if needed else []
+        for switch, matched, classes in self.switches:
+            for exc_id, exc_class, _ in entries:
+                if issubclass(exc_class, classes):
+                    switch.add_case(llvm.Constant(_i32, exc_id), matched)
+        for switch, payload, result_slot, merge, result_type in self.args_reads:
+            for exc_id, _, exc_args in entries:
+                if _args_fit(exc_args, result_type):
+                    case = self._args_case(payload, exc_args, result_type, result_slot, merge)
+                    switch.add_case(llvm.Constant(_i32, exc_id), case)
+
+    def _landing_pad(self, handler: int, live: set[str]) -> llvm.Block:
+        """Take the raised record, release what variables dead in the handler own, enter it."""
+        lowerer = self.lowerer
+        builder = lowerer.builder
+        pad = lowerer.function.append_basic_block(f"landing.B{handler}")
+        builder.position_at_end(pad)
+        record = builder.load(lowerer.function.args[1], typ=callconv.EXCINFO_TYPE)
+        builder.store(record, self.caught)
+        for name, slot in lowerer.slots.items():
+            typ = lowerer.typemap[name]
+            if name in live or name in lowerer.borrowed_args or not refs.needs_refcount(typ):
+                continue
+            refs.decref(builder, typ, builder.load(slot))
+            builder.store(llvm.Constant(lowerer.context.value_type(typ), None), slot)
+        builder.branch(lowerer.llvm_blocks[handler])
+        return pad
+
+    def caught_exception(self) -> llvm.Value:
+        builder = self.lowerer.builder
+        record = builder.load(self.caught, typ=callconv.EXCINFO_TYPE)
+        value = llvm.Constant(llvm.LiteralStructType([_ptr, _i32]), llvm.Undefined)
+        value = builder.insert_value(value, builder.extract_value(record, 1), 0)
+        return builder.insert_value(value, builder.extract_value(record, 0), 1)
+
+    def match(self, exc_value: llvm.Value, classes: tuple[type, ...]) -> llvm.Value:
+        builder = self.lowerer.builder
+        function = self.lowerer.function
+        matched = function.append_basic_block("except.match")
+        unmatched = function.append_basic_block("except.nomatch")
+        merge = function.append_basic_block("except.merge")
+        switch = builder.switch(builder.extract_value(exc_value, 1), unmatched)
+        self.switches.append((switch, matched, classes))
+        for block in (matched, unmatched):
+            builder.position_at_end(block)
+            builder.branch(merge)
+        builder.position_at_end(merge)
+        result = builder.phi(_i1)
+        result.add_incoming(llvm.Constant(_i1, 1), matched)
+        result.add_incoming(llvm.Constant(_i1, 0), unmatched)
+        return result
+
+    def caught_args(self, exc_value: llvm.Value, result_type: types.BaseTuple) -> llvm.Value:
+        """`e.args`: a switch on the id whose cases (filled at the end, one per table entry
+        whose arguments fit `result_type`) rebuild the tuple; any other id raises."""
+        lowerer = self.lowerer
+        builder = lowerer.builder
+        function = lowerer.function
+        result_slot = callconv.alloca_in_entry(builder, lowerer.context.value_type(result_type))
+        unknown = function.append_basic_block("args.unknown")
+        merge = function.append_basic_block("args.merge")
+        payload = builder.extract_value(exc_value, 0)
+        switch = builder.switch(builder.extract_value(exc_value, 1), unknown)
+        self.args_reads.append((switch, payload, result_slot, merge, result_type))
+        builder.position_at_end(unknown)
+        lowerer.context.raise_error(
+            builder,
+            TypeError,
+            f"e.args of this exception cannot be read in compiled code as {result_type}: it "
+            "was raised outside the try body (by a callee or the runtime) with other arguments",
+        )
+        builder.position_at_end(merge)
+        return builder.load(result_slot)
+
+    def _args_case(self, payload, exc_args: tuple, result_type, result_slot, merge) -> llvm.Block:
+        lowerer = self.lowerer
+        builder = lowerer.builder
+        case = lowerer.function.append_basic_block("args.case")
+        builder.position_at_end(case)
+        value = llvm.Constant(lowerer.context.value_type(result_type), llvm.Undefined)
+        for index, (arg, member) in enumerate(zip(exc_args, result_type.types)):
+            if isinstance(arg, callconv.PayloadSlot):
+                item = _read_slot(lowerer, payload, arg, member)
+            else:
+                item = lowerer.context.get_constant(member, arg)
+            value = builder.insert_value(value, item, index)
+        builder.store(value, result_slot)
+        builder.branch(merge)
+        return case
+
+
+_SLOT_TYPES = {"int": types.int64, "uint": types.uint64, "float": types.float64}
+
+
+def _read_slot(lowerer: FunctionLowerer, payload, slot: callconv.PayloadSlot, member):
+    builder = lowerer.builder
+    offset = llvm.Constant(_i64, slot.index * callconv.PAYLOAD_SLOT_SIZE)
+    address = builder.gep(nrt.emit_data_pointer(builder, payload), [offset], source_etype=_i8)
+    if slot.kind == "bool":
+        truth = builder.icmp_unsigned("!=", builder.load(address, typ=_i8), llvm.Constant(_i8, 0))
+        return lowerer.context.cast(builder, truth, types.boolean, member)
+    stored = _SLOT_TYPES[slot.kind]
+    raw = builder.load(address, typ=lowerer.context.value_type(stored))
+    return lowerer.context.cast(builder, raw, stored, member)
+
+
+def _args_fit(exc_args: tuple, result_type: types.BaseTuple) -> bool:
+    """Whether a table entry's arguments can be read as `result_type` without loss of kind."""
+    if len(exc_args) != len(result_type):
+        return False
+    for arg, member in zip(exc_args, result_type.types):
+        if isinstance(member, types.StringLiteral):
+            fits = isinstance(arg, str) and arg == member.literal_value
+        elif isinstance(member, types.NoneType):
+            fits = arg is None
+        elif isinstance(member, types.Boolean):
+            fits = _kind_of(arg) == "bool"
+        elif isinstance(member, types.Integer):
+            fits = _kind_of(arg) in ("bool", "int", "uint")
+        elif isinstance(member, (types.Float, types.Complex)):
+            fits = _kind_of(arg) in ("bool", "int", "uint", "float")
+        else:
+            fits = False
+        if not fits:
+            return False
+    return True
+
+
+def _kind_of(arg: object) -> str | None:
+    if isinstance(arg, callconv.PayloadSlot):
+        return arg.kind
+    if isinstance(arg, bool):
+        return "bool"
+    if isinstance(arg, int):
+        return "int"
+    if isinstance(arg, float):
+        return "float"
+    return None
+
+
+def _route_raise(builder: llvm.IRBuilder, block: llvm.Block, landing_pad: llvm.Block) -> None:
+    terminator = block.terminator
+    if terminator is None or terminator.opname != "ret" or not terminator.operands:
+        return
+    status = terminator.operands[0]
+    if not (isinstance(status, llvm.Constant) and status.constant == callconv.STATUS_EXCEPTION):
+        return
+    block.instructions.remove(terminator)
+    block.terminator = None
+    builder.position_at_end(block)
+    builder.branch(landing_pad)
+
+
+def lower_caught_exception(lowerer: FunctionLowerer, expr: ir.CaughtException, result_type):
+    return lowerer.exception_routing.caught_exception()
+
+
+def lower_exception_match(lowerer: FunctionLowerer, expr: ir.ExceptionMatch, result_type):
+    classes_type = lowerer.typemap[expr.classes.name]
+    members = classes_type.types if isinstance(classes_type, types.BaseTuple) else (classes_type,)
+    classes = tuple(member.exc_class for member in members)
+    return lowerer.exception_routing.match(lowerer.load(expr.exception), classes)

@@ -1,0 +1,193 @@
+"""The type of `e.args` for `except E as e:`, from the `raise` statements of the try body.
+
+A caught exception is only known at run time, so `e.args` takes the one tuple type that every
+`raise` of a matching class in the try body gives (`raise ValueError("bad", x)` with `x` an
+int64: `Tuple(Literal[str](bad), int64)`); lowering reads those arguments back from the value.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ember import types
+from ember.errors import UnsupportedError
+from ember.ir import nodes as ir
+
+if TYPE_CHECKING:
+    from ember.typing.infer import TypeInferer
+
+_HINT = (
+    "e.args is readable in compiled code when every 'raise' of a matching class in the try "
+    "body gives arguments of the same types (constants, numbers, booleans)"
+)
+
+
+def caught_args_type(inferer: TypeInferer, expr: ir.GetAttr) -> types.Type:
+    """The tuple type of `expr` (`e.args`), or UnsupportedError saying why it has none."""
+    names, handlers = _copy_chain(inferer, expr)
+    if len(handlers) != 1:
+        raise UnsupportedError(
+            f"cannot tell which 'except' caught this exception; {_HINT}", expr.loc
+        )
+    classes = _guarding_classes(inferer, names)
+    sites = [site for site in _raise_sites(inferer, handlers.pop()) if issubclass(site[0], classes)]
+    if not sites:
+        raise UnsupportedError(
+            "no 'raise' in the try body gives this exception its arguments (it comes from a "
+            f"callee or the runtime); {_HINT}",
+            expr.loc,
+        )
+    found = _unify_arguments(inferer, [arg_types for _, arg_types in sites])
+    if found is None:
+        described = "; ".join(f"{cls.__name__}{tuple(map(str, a))}" for cls, a in sites)
+        raise UnsupportedError(
+            f"the 'raise' statements of the try body give different arguments ({described}); "
+            f"{_HINT}",
+            expr.loc,
+        )
+    return found
+
+
+def _copy_chain(inferer: TypeInferer, expr: ir.GetAttr) -> tuple[list[str], set[int]]:
+    """The variables `e` of `e.args` was copied from (nearest first) and the handlers that
+    caught it. `e` itself is followed from the definitions that reach `expr` (one name serves
+    every `except ... as e` clause); the temporaries it came from are assigned once each."""
+    names: list[str] = [expr.value.name]
+    handlers: set[int] = set()
+    frontier: list[str] = []
+
+    def follow(values) -> None:
+        for value in values:
+            if isinstance(value, ir.Var):
+                frontier.append(value.name)
+            elif isinstance(value, ir.CaughtException):
+                handlers.add(value.handler)
+            else:
+                handlers.add(-1)  # made by a call, not caught
+
+    follow(_reaching_definitions(inferer.func_ir, expr))
+    while frontier:
+        name = frontier.pop(0)
+        if name not in names:
+            names.append(name)
+            follow(inferer.definitions.get(name, ()))
+    return names, handlers
+
+
+def _reaching_definitions(func_ir: ir.FunctionIR, expr: ir.GetAttr) -> list:
+    """The values assigned to `expr.value` by the assignments that reach `expr`."""
+    name = expr.value.name
+    predecessors: dict[int, list[int]] = {label: [] for label in func_ir.blocks}
+    for label in func_ir.blocks:
+        for succ in func_ir.successors(label):
+            predecessors[succ].append(label)
+    for label, block in func_ir.blocks.items():
+        for index, stmt in enumerate(block.body):
+            if isinstance(stmt, ir.Assign) and stmt.value is expr:
+                return _last_assignments(func_ir, predecessors, name, label, index)
+    return []
+
+
+def _last_assignments(func_ir, predecessors, name: str, label: int, end: int) -> list:
+    found = []
+    pending = [(label, end)]
+    seen: set[int] = set()
+    while pending:
+        label, end = pending.pop()
+        body = func_ir.blocks[label].body
+        for stmt in reversed(body[:end]):
+            if isinstance(stmt, ir.Assign) and stmt.target.name == name:
+                found.append(stmt.value)
+                break
+        else:
+            for pred in predecessors[label]:
+                if pred not in seen:
+                    seen.add(pred)
+                    pending.append((pred, len(func_ir.blocks[pred].body)))
+    return found
+
+
+def _guarding_classes(inferer: TypeInferer, names: list[str]) -> tuple[type, ...]:
+    """The classes of the `except` test on the variable nearest to `e` (BaseException when
+    none: `except:` cannot bind a name, so this only happens for unusual bytecode)."""
+    matches = {
+        stmt.value.exception.name: stmt.value
+        for _, stmt in inferer.func_ir.statements()
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.ExceptionMatch)
+    }
+    for name in names:
+        match = matches.get(name)
+        if match is not None:
+            classes = inferer._typeof_var(match.classes)
+            members = classes.types if isinstance(classes, types.BaseTuple) else (classes,)
+            return tuple(member.exc_class for member in members)
+    return (BaseException,)
+
+
+def _raise_sites(inferer: TypeInferer, handler: int) -> list[tuple[type, tuple]]:
+    """(class, argument types) of each raise ending a block whose exceptions reach `handler`,
+    directly or through the handlers of try statements nested in its try body."""
+    handlers = inferer.func_ir.exception_handlers
+    reaching = {handler}
+    grown = True
+    while grown:
+        nested = {label for label, target in handlers.items() if target in reaching}
+        grown = not nested <= reaching
+        reaching |= nested
+    sites = []
+    for label, target in handlers.items():
+        if target not in reaching:
+            continue
+        terminator = inferer.func_ir.blocks[label].terminator
+        if isinstance(terminator, ir.StaticRaise):
+            arg_types = tuple(inferer.context.resolve_value_type(a) for a in terminator.exc_args)
+            sites.append((terminator.exc_class, arg_types))
+        elif isinstance(terminator, ir.Raise):
+            call = _constructor_call(inferer, terminator.exception)
+            if call is not None:
+                sig = inferer.calltypes.get(call)
+                if sig is None:
+                    inferer._typeof_var(call.func)  # not typed yet: retried on the next sweep
+                    continue
+                fnty = inferer._typeof_var(call.func)
+                sites.append((fnty.exc_class, tuple(sig.args)))
+    return sites
+
+
+def _constructor_call(inferer: TypeInferer, var: ir.Var) -> ir.Call | None:
+    """The `E(...)` call `var` holds, if it holds exactly one."""
+    seen = set()
+    while var.name not in seen:
+        seen.add(var.name)
+        values = inferer.definitions.get(var.name, ())
+        if len(values) != 1:
+            return None
+        value = values[0]
+        if isinstance(value, ir.Call):
+            fnty = inferer.typemap.get(value.func.name)
+            return value if isinstance(fnty, types.ExceptionClass) else None
+        if not isinstance(value, ir.Var):
+            return None
+        var = value
+    return None
+
+
+def _unify_arguments(inferer: TypeInferer, all_args: list[tuple]) -> types.Type | None:
+    first = all_args[0]
+    if any(len(args) != len(first) or None in args for args in all_args):
+        return None
+    members = []
+    for position in range(len(first)):
+        member = first[position]
+        for args in all_args[1:]:
+            other = args[position]
+            if isinstance(member, types.StringLiteral) or isinstance(other, types.StringLiteral):
+                member = member if member is other else None
+            else:
+                member = inferer.context.unify_pair(member, other)
+            if member is None:
+                return None
+        if not isinstance(member, (types.StringLiteral, types.Number, types.NoneType)):
+            return None
+        members.append(member)
+    return types.Tuple(tuple(members))
