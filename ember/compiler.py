@@ -59,6 +59,8 @@ class CompileResult:
 
 # ------------------------------------------------------------------------------ passes
 
+_CO_GENERATOR = 0x20  # a code flag: the function contains `yield`
+
 
 def analyze_bytecode(state: CompileState) -> None:
     from ember.frontend.bytecode import ByteCode
@@ -124,9 +126,14 @@ def infer_types(state: CompileState) -> None:
     from ember.typing.context import TypingContext
     from ember.typing.infer import TypeInferer
 
+    generator = state.py_func.__code__.co_flags & _CO_GENERATOR
+    if generator:
+        from ember.typing.generators import generator_result
     inferer = TypeInferer(TypingContext(), state.func_ir, state.arg_types, state.declared_return)
     state.inferer = inferer  # self-recursive calls read the return type inferred so far
     state.typing = inferer.infer()
+    if generator:
+        generator_result(state.py_func, state.arg_types, inferer, state.typing)
     state.signature = Signature(state.typing.return_type, state.arg_types)
     if config.DUMP_ANNOTATION:
         from ember.typing.annotate import annotate
@@ -149,15 +156,20 @@ def lower_nopython(state: CompileState) -> None:
 
     state.symbol = state.symbol or _symbol_name(state.py_func, state.arg_types)
     state.library = CodeLibrary(state.symbol)
-    lowerer = FunctionLowerer(
-        CPUContext(state.options),
+    lowering = (
         state.library.module,
         state.func_ir,
         state.typing,
         state.signature,
         state.symbol,
     )
-    lowerer.lower()
+    if state.py_func.__code__.co_flags & _CO_GENERATOR:
+        from ember.lowering.generators import lower_generator
+
+        lowerer = lower_generator(CPUContext(state.options), *lowering, state.library)
+    else:
+        lowerer = FunctionLowerer(CPUContext(state.options), *lowering)
+        lowerer.lower()
     state.library.export(state.symbol)
     for dependency in lowerer.dependencies:
         state.library.add_dependency(dependency)

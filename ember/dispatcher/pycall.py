@@ -68,7 +68,7 @@ def _memory_ctype(typ: types.Type) -> Any:
         return type("tuple_memory", (ctypes.Structure,), {"_fields_": fields})
     if isinstance(typ, (types.NoneType, types.Dummy)):
         return type("empty_memory", (ctypes.Structure,), {"_fields_": []})
-    if isinstance(typ, types.List):
+    if isinstance(typ, (types.List, types.Generator)):
         return type(
             "list_memory", (ctypes.Structure,), {"_fields_": [("meminfo", ctypes.c_void_p)]}
         )
@@ -126,6 +126,10 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
         if not memory.valid:
             return None
         return _box(typ.type, memory.data, inputs, memo)
+    if isinstance(typ, types.Generator):
+        from ember.dispatcher.generators import box_generator
+
+        return box_generator(typ, memory, inputs)
     return None
 
 

@@ -6,6 +6,7 @@ from ember.library import (  # noqa: F401
     builtins,
     cmathlib,
     functions,
+    generators,
     hashing,
     lists,
     math_exact,
