@@ -36,6 +36,7 @@ class CompileState:
     library: object = None
     symbol: str = ""
     inferer: object = None
+    parallel_report: object = None  # what parallel=True did with each loop (ember/parallel/)
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -50,6 +51,7 @@ class CompileResult:
     typing: object
     timings: dict[str, float]
     py_func: FunctionType
+    parallel_report: object = None
 
     @property
     def address(self) -> int:
@@ -141,6 +143,12 @@ def infer_types(state: CompileState) -> None:
         print(annotate(state.func_ir, state.typing))
 
 
+def parallelize(state: CompileState) -> None:
+    from ember.parallel.passes import parallelize as run_parallel_passes
+
+    run_parallel_passes(state)
+
+
 def rewrite_typed(state: CompileState) -> None:
     from ember.rewrites.registry import rewrite_registry
 
@@ -187,10 +195,16 @@ PIPELINE: list[tuple[str, Callable[[CompileState], None]]] = [
     ("IR generation", generate_ir),
     ("untyped rewrites", rewrite_untyped),
     ("type inference", infer_types),
+    ("auto-parallelization", parallelize),
     ("typed rewrites", rewrite_typed),
     ("nopython lowering", lower_nopython),
     ("machine code", compile_machine_code),
 ]
+
+# Passes that run only when their predicate holds.
+OPTIONAL_PASSES: dict[str, Callable[[CompileState], bool]] = {
+    "auto-parallelization": lambda state: state.options.parallel is not None,
+}
 
 # ------------------------------------------------------------------------------ runner
 
@@ -205,6 +219,8 @@ def _symbol_name(py_func: FunctionType, arg_types: tuple) -> str:
 def run_pipeline(state: CompileState) -> CompileResult:
     """Run every pass over `state`; failures carry one line naming what was being compiled."""
     for name, run_pass in PIPELINE:
+        if name in OPTIONAL_PASSES and not OPTIONAL_PASSES[name](state):
+            continue  # not run, not timed: serial functions list the same passes as before
         started = time.perf_counter()
         try:
             run_pass(state)
@@ -225,6 +241,7 @@ def run_pipeline(state: CompileState) -> CompileResult:
         state.typing,
         state.timings,
         state.py_func,
+        state.parallel_report,
     )
 
 

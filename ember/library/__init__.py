@@ -21,3 +21,4 @@ from ember.library import (  # noqa: F401
     tuples,
     typed_lists,
 )
+from ember.parallel import library as parallel_library  # noqa: F401 - prange, thread functions

@@ -12,6 +12,7 @@ from ember.errors import LoweringError
 from ember.lowering import callconv
 from ember.lowering.models import model_of
 from ember.lowering.registry import registry
+from ember.parallel.options import ParallelOptions
 from ember.typing.signature import Signature
 
 
@@ -23,6 +24,7 @@ class TargetOptions:
     fastmath: bool | frozenset = False
     boundscheck: bool = False
     nogil: bool = False
+    parallel: ParallelOptions | None = None  # None: serial (prange runs as range)
 
     @property
     def fastmath_flags(self) -> tuple[str, ...]:
