@@ -14,6 +14,7 @@ from typing import Any
 from ember import types
 from ember.decorators import jit, njit
 from ember.errors import TypingError, UnsupportedError
+from ember.misc.literal import literal_unroll
 from ember.parallel.api import (
     get_num_threads,
     get_thread_id,
@@ -129,6 +130,7 @@ __all__ = [
     "cfunc",
     "from_dtype",
     "jit",
+    "literal_unroll",
     "njit",
     "stencil",
     "prange",

@@ -61,6 +61,8 @@ class CompileResult:
 
 # ------------------------------------------------------------------------------ passes
 
+_CO_GENERATOR = 0x20  # a code flag: the function contains `yield`
+
 
 def analyze_bytecode(state: CompileState) -> None:
     from ember.frontend.bytecode import ByteCode
@@ -91,18 +93,49 @@ def _jitted_function_of(value: object) -> FunctionType | None:
 
 
 def rewrite_untyped(state: CompileState) -> None:
+    from ember.rewrites.prune_none import prune_none_branches
     from ember.rewrites.registry import rewrite_registry
 
     rewrite_registry.apply("before-inference", state.func_ir)
+    if prune_none_branches(state.func_ir, state.arg_types) and config.DUMP_IR:
+        print(banner(f"IR AFTER PRUNING BRANCHES ON None: {state.py_func.__qualname__}"))
+        print(dump_function(state.func_ir))
+    _unroll_literal_loops(state)
+
+
+def _unroll_literal_loops(state: CompileState) -> None:
+    """`for x in literal_unroll(t)`: one copy of the loop body per member of the tuple."""
+    from ember.misc.literal import literal_unroll
+
+    code, namespace = state.py_func.__code__, state.py_func.__globals__
+    if not any(
+        name == "literal_unroll" or namespace.get(name) is literal_unroll
+        for name in code.co_names + code.co_freevars
+    ):
+        return
+    from ember.rewrites.literal_unroll import tolerant_typemap
+    from ember.rewrites.literal_unroll import unroll_literal_loops as unroll
+    from ember.typing.context import TypingContext
+    from ember.typing.infer import TypeInferer
+
+    def make_inferer(func_ir):
+        return TypeInferer(TypingContext(), func_ir, state.arg_types, state.declared_return)
+
+    unroll(state.func_ir, tolerant_typemap(make_inferer))
 
 
 def infer_types(state: CompileState) -> None:
     from ember.typing.context import TypingContext
     from ember.typing.infer import TypeInferer
 
+    generator = state.py_func.__code__.co_flags & _CO_GENERATOR
+    if generator:
+        from ember.typing.generators import generator_result
     inferer = TypeInferer(TypingContext(), state.func_ir, state.arg_types, state.declared_return)
     state.inferer = inferer  # self-recursive calls read the return type inferred so far
     state.typing = inferer.infer()
+    if generator:
+        generator_result(state.py_func, state.arg_types, inferer, state.typing)
     state.signature = Signature(state.typing.return_type, state.arg_types)
     if config.DUMP_ANNOTATION:
         from ember.typing.annotate import annotate
@@ -131,15 +164,20 @@ def lower_nopython(state: CompileState) -> None:
 
     state.symbol = state.symbol or _symbol_name(state.py_func, state.arg_types)
     state.library = CodeLibrary(state.symbol)
-    lowerer = FunctionLowerer(
-        CPUContext(state.options),
+    lowering = (
         state.library.module,
         state.func_ir,
         state.typing,
         state.signature,
         state.symbol,
     )
-    lowerer.lower()
+    if state.py_func.__code__.co_flags & _CO_GENERATOR:
+        from ember.lowering.generators import lower_generator
+
+        lowerer = lower_generator(CPUContext(state.options), *lowering, state.library)
+    else:
+        lowerer = FunctionLowerer(CPUContext(state.options), *lowering)
+        lowerer.lower()
     state.library.export(state.symbol)
     for dependency in lowerer.dependencies:
         state.library.add_dependency(dependency)

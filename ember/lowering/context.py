@@ -81,6 +81,12 @@ class CPUContext:
             )
         if isinstance(typ, (types.NoneType, types.Dummy)):
             return llvm.Constant(self.value_type(typ), None)
+        if isinstance(typ, types.Optional):  # None: zeroed and not valid
+            if value is None:
+                return llvm.Constant(self.value_type(typ), None)
+            return llvm.Constant.literal_struct(
+                [self.get_constant(typ.type, value), llvm.Constant(llvm.IntType(1), 1)]
+            )
         raise LoweringError(f"cannot make a constant of type {typ} from {value!r}")
 
     def get_dummy_value(self, typ: types.Type) -> llvm.Value:
