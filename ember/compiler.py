@@ -36,6 +36,7 @@ class CompileState:
     library: object = None
     symbol: str = ""
     inferer: object = None
+    parallel_report: object = None  # what parallel=True did with each loop (ember/parallel/)
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -50,6 +51,7 @@ class CompileResult:
     typing: object
     timings: dict[str, float]
     py_func: FunctionType
+    parallel_report: object = None
 
     @property
     def address(self) -> int:
@@ -91,9 +93,35 @@ def _jitted_function_of(value: object) -> FunctionType | None:
 
 
 def rewrite_untyped(state: CompileState) -> None:
+    from ember.rewrites.prune_none import prune_none_branches
     from ember.rewrites.registry import rewrite_registry
 
     rewrite_registry.apply("before-inference", state.func_ir)
+    if prune_none_branches(state.func_ir, state.arg_types) and config.DUMP_IR:
+        print(banner(f"IR AFTER PRUNING BRANCHES ON None: {state.py_func.__qualname__}"))
+        print(dump_function(state.func_ir))
+    _unroll_literal_loops(state)
+
+
+def _unroll_literal_loops(state: CompileState) -> None:
+    """`for x in literal_unroll(t)`: one copy of the loop body per member of the tuple."""
+    from ember.misc.literal import literal_unroll
+
+    code, namespace = state.py_func.__code__, state.py_func.__globals__
+    if not any(
+        name == "literal_unroll" or namespace.get(name) is literal_unroll
+        for name in code.co_names + code.co_freevars
+    ):
+        return
+    from ember.rewrites.literal_unroll import tolerant_typemap
+    from ember.rewrites.literal_unroll import unroll_literal_loops as unroll
+    from ember.typing.context import TypingContext
+    from ember.typing.infer import TypeInferer
+
+    def make_inferer(func_ir):
+        return TypeInferer(TypingContext(), func_ir, state.arg_types, state.declared_return)
+
+    unroll(state.func_ir, tolerant_typemap(make_inferer))
 
 
 def infer_types(state: CompileState) -> None:
@@ -113,6 +141,12 @@ def infer_types(state: CompileState) -> None:
         from ember.typing.annotate import annotate
 
         print(annotate(state.func_ir, state.typing))
+
+
+def parallelize(state: CompileState) -> None:
+    from ember.parallel.passes import parallelize as run_parallel_passes
+
+    run_parallel_passes(state)
 
 
 def rewrite_typed(state: CompileState) -> None:
@@ -161,10 +195,16 @@ PIPELINE: list[tuple[str, Callable[[CompileState], None]]] = [
     ("IR generation", generate_ir),
     ("untyped rewrites", rewrite_untyped),
     ("type inference", infer_types),
+    ("auto-parallelization", parallelize),
     ("typed rewrites", rewrite_typed),
     ("nopython lowering", lower_nopython),
     ("machine code", compile_machine_code),
 ]
+
+# Passes that run only when their predicate holds.
+OPTIONAL_PASSES: dict[str, Callable[[CompileState], bool]] = {
+    "auto-parallelization": lambda state: state.options.parallel is not None,
+}
 
 # ------------------------------------------------------------------------------ runner
 
@@ -179,6 +219,8 @@ def _symbol_name(py_func: FunctionType, arg_types: tuple) -> str:
 def run_pipeline(state: CompileState) -> CompileResult:
     """Run every pass over `state`; failures carry one line naming what was being compiled."""
     for name, run_pass in PIPELINE:
+        if name in OPTIONAL_PASSES and not OPTIONAL_PASSES[name](state):
+            continue  # not run, not timed: serial functions list the same passes as before
         started = time.perf_counter()
         try:
             run_pass(state)
@@ -199,6 +241,7 @@ def run_pipeline(state: CompileState) -> CompileResult:
         state.typing,
         state.timings,
         state.py_func,
+        state.parallel_report,
     )
 
 

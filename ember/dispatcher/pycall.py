@@ -43,6 +43,8 @@ def _argument_ctypes(typ: types.Type) -> list:
         return [c for member in typ.types for c in _argument_ctypes(member)]
     if isinstance(typ, (types.NoneType, types.Dummy)):
         return []
+    if isinstance(typ, types.Optional):  # {data, valid}, flattened
+        return [*_argument_ctypes(typ.type), ctypes.c_uint8]
     if isinstance(typ, types.List):
         return [ctypes.c_void_p]  # its meminfo (ListModel)
     raise TypeError(f"cannot pass a value of type {typ} from Python yet")
@@ -70,6 +72,9 @@ def _memory_ctype(typ: types.Type) -> Any:
         return type(
             "list_memory", (ctypes.Structure,), {"_fields_": [("meminfo", ctypes.c_void_p)]}
         )
+    if isinstance(typ, types.Optional):
+        fields = [("data", _memory_ctype(typ.type)), ("valid", ctypes.c_uint8)]
+        return type("optional_memory", (ctypes.Structure,), {"_fields_": fields})
     raise TypeError(f"cannot return a value of type {typ} to Python yet")
 
 
@@ -92,6 +97,13 @@ def _flatten(typ: types.Type, value: Any, out: list) -> None:
             _flatten(member, item, out)
     elif isinstance(typ, types.Array):
         arrayboxing.flatten(typ, value, out)
+    elif isinstance(typ, types.Optional):
+        if value is None:  # zeroed data, not valid
+            out.extend(ctype().value or 0 for ctype in _argument_ctypes(typ.type))
+            out.append(0)
+        else:
+            _flatten(typ.type, value, out)
+            out.append(1)
 
 
 def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = None) -> Any:
@@ -103,13 +115,17 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
         return complex(memory.re, memory.im)
     if isinstance(typ, types.BaseTuple):
         memo = {} if memo is None else memo
-        return tuple(
-            _box(m, getattr(memory, f"f{i}"), inputs, memo) for i, m in enumerate(typ.types)
-        )
+        items = [_box(m, getattr(memory, f"f{i}"), inputs, memo) for i, m in enumerate(typ.types)]
+        named = getattr(typ, "instance_class", None)  # a namedtuple comes back as one
+        return tuple(items) if named is None else named(*items)
     if isinstance(typ, types.Array):
         return arrayboxing.box(typ, memory, inputs, memo)
     if isinstance(typ, types.List):
         return _box_list(typ, memory.meminfo, inputs, memo)
+    if isinstance(typ, types.Optional):
+        if not memory.valid:
+            return None
+        return _box(typ.type, memory.data, inputs, memo)
     if isinstance(typ, types.Generator):
         from ember.dispatcher.generators import box_generator
 

@@ -55,6 +55,9 @@ def _typeof_slow(value: Any, cls: type) -> types.Type | None:
     if cls is tuple:
         members = [typeof_or_none(item) for item in value]
         return None if None in members else types.make_tuple(members)
+    if issubclass(cls, tuple) and hasattr(cls, "_fields"):  # a namedtuple
+        members = [typeof_or_none(item) for item in value]
+        return None if None in members else types.make_named_tuple(members, cls)
     if isinstance(value, list):
         item_type = getattr(value, "_item_type", None)  # an ember.typed.List
         return types.List(item_type) if item_type is not None else _typeof_list(value)

@@ -288,7 +288,9 @@ class _IRBuilder:
             value = self.self_reference
         else:
             raise UndefinedName(f"name '{name}' is not defined", inst.loc)
-        self._push_expr(ir.Global(name, value, inst.loc))
+        var = self._push_expr(ir.Global(name, value, inst.loc))
+        if type(value) is int:  # a global constant indexes and slices tuples (t[:NDIM])
+            self.constants[var.name] = value
 
     def _is_cell_variable(self, name: str) -> bool:
         """Cells this function owns (or, inlined, shares with its enclosing function) are
@@ -453,7 +455,9 @@ class _IRBuilder:
         del self.stack[len(self.stack) - inst.arg :]
         func = self._temp()
         self._assign(func, ir.Global("slice", slice, inst.loc))
-        self._push_expr(ir.Call(func, items, [], inst.loc))
+        result = self._push_expr(ir.Call(func, items, [], inst.loc))
+        if all(item.name in self.constants for item in items):  # t[1:] of a tuple needs it
+            self.constants[result.name] = slice(*(self.constants[item.name] for item in items))
 
     def op_BUILD_TUPLE(self, inst: Instruction) -> None:
         items = self.stack[len(self.stack) - inst.arg :] if inst.arg else []
@@ -474,7 +478,7 @@ class _IRBuilder:
     def op_BINARY_SUBSCR(self, inst: Instruction) -> None:
         index = self.stack.pop()
         value = self.stack.pop()
-        if index.name in self.constants and isinstance(self.constants[index.name], int):
+        if index.name in self.constants and isinstance(self.constants[index.name], (int, slice)):
             constant = self.constants[index.name]
             self._push_expr(ir.StaticGetItem(value, constant, index, inst.loc))
         else:

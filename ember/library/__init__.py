@@ -4,15 +4,21 @@ everything."""
 from ember.library import (  # noqa: F401
     boxing,
     builtins,
+    cmathlib,
     functions,
     generators,
+    hashing,
     lists,
     math_exact,
     mathlib,
+    namedtuples,
     numberlib,
+    optional,
     printing,
     ranges,
     sequences,
     slices,
+    tuples,
     typed_lists,
 )
+from ember.parallel import library as parallel_library  # noqa: F401 - prange, thread functions

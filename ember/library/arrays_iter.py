@@ -30,6 +30,7 @@ _ITERATORS = (
     types.RangeIteratorType,
     types.EnumerateType,
     types.ZipType,
+    types.UniTupleIterator,
 )
 
 
@@ -41,6 +42,8 @@ def iterator_of(typ: types.Type) -> types.Type | None:
         return typ.iterator_type
     if isinstance(typ, types.RangeType):
         return typ.iterator_type
+    if isinstance(typ, types.UniTuple):
+        return types.UniTupleIterator(typ)
     if isinstance(typ, types.List) and typ.is_precise:
         return typ.iterator_type
     return None

@@ -1,5 +1,5 @@
 """Python builtins in compiled code: abs, min, max, int, float, bool, complex, round, pow,
-divmod; tuple indexing, comparison and membership.
+divmod.
 
 `divmod` and `min`/`max` of a tuple are `@overload` implementations (ember.extending): Python
 code that LLVM inlines into the caller, as fast as the hand-written lowering they replace.
@@ -436,81 +436,3 @@ def _check_float_divisor(typingctx, divisor):
         return context.get_dummy_value(types.none)
 
     return signature(types.none, divisor), codegen
-
-
-# ---------------------------------------------------------------------------- tuples
-
-
-@registry.typer(operator.getitem)
-def _type_tuple_getitem(args, kws):
-    container, index = (types.unliteral(a) for a in args)
-    if isinstance(container, types.UniTuple) and isinstance(index, types.Integer):
-        return signature(container.dtype, container, types.int64)
-    return None
-
-
-@lower_builtin(operator.getitem, types.UniTuple, types.Integer)
-def tuple_getitem(context, builder, sig, args):
-    """A dynamic index into a homogeneous tuple: spill it and load the element."""
-    from ember.lowering.callconv import alloca_in_entry
-
-    tuple_type = sig.args[0]
-    container, index = args
-    count = llvm.Constant(index.type, len(tuple_type))
-    negative = builder.icmp_signed("<", index, llvm.Constant(index.type, 0))
-    index = builder.select(negative, builder.add(index, count), index)
-    out_of_range = builder.icmp_unsigned(">=", index, count)
-    context.guard(builder, out_of_range, IndexError, "tuple index out of range")
-    element_type = context.value_type(tuple_type.dtype)
-    storage = alloca_in_entry(builder, llvm.ArrayType(element_type, len(tuple_type)))
-    for position in range(len(tuple_type)):
-        slot = builder.gep(storage, [_i32(0), _i32(position)])
-        builder.store(builder.extract_value(container, position), slot)
-    return builder.load(builder.gep(storage, [_i32(0), index]))
-
-
-@lower_builtin(operator.contains, types.BaseTuple, types.Number)
-def tuple_contains(context, builder, sig, args):
-    container, item = args
-    found = llvm.Constant(llvm.IntType(1), 0)
-    for position, member in enumerate(sig.args[0].types):
-        common = arithmetic_result(member, sig.args[1])
-        eq_sig = signature(types.boolean, common, common)
-        left = context.cast(builder, builder.extract_value(container, position), member, common)
-        right = context.cast(builder, item, sig.args[1], common)
-        equal = context.call_implementation(builder, operator.eq, eq_sig, [left, right])
-        found = builder.or_(found, equal)
-    return found
-
-
-for _fn in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge):
-
-    @lower_builtin(_fn, types.BaseTuple, types.BaseTuple)
-    def _tuple_compare(context, builder, sig, args, _fn=_fn):
-        return _lexicographic(context, builder, sig, args, _fn)
-
-
-def _lexicographic(context, builder, sig, args, fn):
-    """Python tuple comparison: the first unequal members decide, else the lengths."""
-    left_type, right_type = sig.args
-    pairs = list(zip(left_type.types, right_type.types))
-    if fn in (operator.eq, operator.ne) and len(left_type) != len(right_type):
-        return llvm.Constant(llvm.IntType(1), int(fn is operator.ne))
-    length_result = fn(len(left_type), len(right_type))
-    result = llvm.Constant(llvm.IntType(1), int(length_result))
-    decided = llvm.Constant(llvm.IntType(1), 0)
-    for position, (a_type, b_type) in enumerate(pairs):
-        common = arithmetic_result(a_type, b_type)
-        a = context.cast(builder, builder.extract_value(args[0], position), a_type, common)
-        b = context.cast(builder, builder.extract_value(args[1], position), b_type, common)
-        bool_sig = signature(types.boolean, common, common)
-        equal = context.call_implementation(builder, operator.eq, bool_sig, [a, b])
-        outcome = context.call_implementation(builder, fn, bool_sig, [a, b])
-        decides_here = builder.and_(builder.not_(decided), builder.not_(equal))
-        result = builder.select(decides_here, outcome, result)
-        decided = builder.or_(decided, decides_here)
-    return result
-
-
-def _i32(value: int) -> llvm.Constant:
-    return llvm.Constant(llvm.IntType(32), value)

@@ -112,6 +112,11 @@ def _to_python(c: BoxContext, typ: types.Type, value: llvm.Value) -> llvm.Value:
         for index, member in enumerate(typ.types):
             item = _to_python(c, member, builder.extract_value(value, index))
             pyapi.tuple_setitem(result, index, item)
+        named = getattr(typ, "instance_class", None)
+        if named is not None:  # a namedtuple shows as its class does: P(x=1, y=2)
+            plain = result
+            result = pyapi.call(pyapi.borrow_constant(named), plain)
+            pyapi.decref(plain)
         return result
     return c.box(typ, value)
 

@@ -19,11 +19,17 @@ from ember.types.arrays import (
 )
 from ember.types.containers import (
     BaseTuple,
+    NamedTuple,
+    NamedTupleClass,
+    NamedUniTuple,
     Pair,
     RangeIteratorType,
     RangeType,
     Tuple,
     UniTuple,
+    UniTupleIterator,
+    is_named_tuple,
+    make_named_tuple,
     make_tuple,
     range_iter64_type,
     range_state64_type,
@@ -39,6 +45,7 @@ from ember.types.functions import (
 )
 from ember.types.generators import Generator
 from ember.types.lists import List, ListIterator, Undefined, undefined, unsupported_item
+from ember.types.optional import Optional, optional
 from ember.types.scalars import *  # noqa: F403 - the scalar instances are the public names
 from ember.types.scalars import (
     Boolean,

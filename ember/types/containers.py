@@ -60,6 +60,84 @@ def make_tuple(types: Any) -> BaseTuple:
     return Tuple(types)
 
 
+class NamedTuple(Tuple):
+    """An instance of a namedtuple class (`collections.namedtuple`, `typing.NamedTuple`):
+    a tuple whose members also have names, boxed back as an instance of that class."""
+
+    def __init__(self, types: Any, instance_class: type) -> None:
+        super().__init__(types)
+        self.instance_class = instance_class
+        self.fields = tuple(instance_class._fields)
+        self.name = f"{instance_class.__name__}({', '.join(str(t) for t in self.types)})"
+
+    @property
+    def key(self) -> Any:
+        return (self.types, self.instance_class)
+
+    def _rebuild_args(self) -> tuple:
+        return (self.types, self.instance_class)
+
+
+class NamedUniTuple(UniTuple):
+    """A namedtuple instance whose members all have one type."""
+
+    def __init__(self, dtype: Type, count: int, instance_class: type) -> None:
+        super().__init__(dtype, count)
+        self.instance_class = instance_class
+        self.fields = tuple(instance_class._fields)
+        self.name = f"{instance_class.__name__}({dtype} x {count})"
+
+    @property
+    def key(self) -> Any:
+        return (self.dtype, self.count, self.instance_class)
+
+    def _rebuild_args(self) -> tuple:
+        return (self.dtype, self.count, self.instance_class)
+
+
+def make_named_tuple(types: Any, instance_class: type) -> BaseTuple:
+    """The tuple type of an instance of `instance_class` with members of `types`."""
+    types = tuple(types)
+    if types and all(t is types[0] for t in types):
+        return NamedUniTuple(types[0], len(types), instance_class)
+    return NamedTuple(types, instance_class)
+
+
+def is_named_tuple(typ: Type) -> bool:
+    return isinstance(typ, (NamedTuple, NamedUniTuple))
+
+
+class NamedTupleClass(Type):
+    """A namedtuple class used as a value: calling it builds an instance."""
+
+    def __init__(self, instance_class: type) -> None:
+        self.instance_class = instance_class
+        super().__init__(f"class({instance_class.__name__})")
+
+    @property
+    def key(self) -> Any:
+        return self.instance_class
+
+    def _rebuild_args(self) -> tuple:
+        return (self.instance_class,)
+
+
+class UniTupleIterator(Type):
+    """The iterator of a homogeneous tuple: a pointer to {tuple, next index} state."""
+
+    def __init__(self, tuple_type: UniTuple) -> None:
+        self.tuple_type = tuple_type
+        self.yield_type = tuple_type.dtype
+        super().__init__(f"iter({tuple_type})")
+
+    @property
+    def key(self) -> Any:
+        return self.tuple_type
+
+    def _rebuild_args(self) -> tuple:
+        return (self.tuple_type,)
+
+
 class RangeType(Type):
     """A `range` object over integers of `dtype`."""
 

@@ -160,11 +160,18 @@ def _exact_int_float_compare(left: types.Type, right: types.Type) -> Signature:
 
 def _tuple_compare(fn, left: types.BaseTuple, right: types.BaseTuple) -> Signature | None:
     """Lexicographic, as Python: members pair up to the shorter length, then lengths decide."""
-    for a, b in zip(left.types, right.types):
-        common = arithmetic_result(a, b)
-        if common is None or (fn in _ORDERING and isinstance(common, types.Complex)):
-            return None
+    if not all(comparable(fn, a, b) for a, b in zip(left.types, right.types)):
+        return None
     return signature(types.boolean, left, right)
+
+
+def comparable(fn, a: types.Type, b: types.Type) -> bool:
+    """Whether two tuple members compare with `fn`: numbers, or tuples of such (nested)."""
+    a, b = types.unliteral(a), types.unliteral(b)
+    if isinstance(a, types.BaseTuple) and isinstance(b, types.BaseTuple):
+        return _tuple_compare(fn, a, b) is not None
+    common = arithmetic_result(a, b)
+    return common is not None and not (fn in _ORDERING and isinstance(common, types.Complex))
 
 
 for _fn in (operator.is_, operator.is_not):
@@ -214,7 +221,7 @@ def _logical_not(args, kws):
 def _contains(args, kws):
     container, item = (types.unliteral(a) for a in args)
     if isinstance(container, types.BaseTuple) and all(
-        arithmetic_result(member, item) is not None for member in container.types
+        comparable(operator.eq, member, item) for member in container.types
     ):
         return signature(types.boolean, container, item)
     return None

@@ -263,6 +263,7 @@ class TypeInferer:
     def _type_binop(self, expr: ir.BinOp | ir.InplaceBinOp) -> types.Type:
         args = (self._typeof_var(expr.lhs), self._typeof_var(expr.rhs))
         _require_precise(args)
+        args = self._constant_counts(expr, args)
         sig = None
         if isinstance(expr, ir.InplaceBinOp):
             sig = self.context.resolve_operator(expr.fn, args)
@@ -273,6 +274,21 @@ class TypeInferer:
             sig = self.context.resolve_operator(expr.fn, args)
             symbol = ir.BINOP_SYMBOLS[expr.fn]
         return self._record_call(expr, sig, f"operator {symbol}", [expr.lhs, expr.rhs], args)
+
+    def _constant_counts(self, expr: ir.BinOp | ir.InplaceBinOp, args: tuple) -> tuple:
+        """A constant integer beside a tuple (`t * 2`) reaches the typer as a literal: the
+        length of the result depends on it."""
+        if not any(isinstance(a, types.BaseTuple) for a in args):
+            return args
+        operands = (expr.lhs, expr.rhs)
+        return tuple(self._constant_int(var, typ) for var, typ in zip(operands, args))
+
+    def _constant_int(self, var: ir.Var, typ: types.Type) -> types.Type:
+        values = self.definitions.get(var.name, ())
+        if len(values) == 1 and isinstance(values[0], (ir.Const, ir.Global)):
+            if type(values[0].value) is int:
+                return types.literal(values[0].value)
+        return typ
 
     def _type_unary(self, expr: ir.UnaryOp) -> types.Type:
         args = (self._typeof_var(expr.value),)
@@ -326,6 +342,8 @@ class TypeInferer:
 
     def _type_static_getitem(self, expr: ir.StaticGetItem) -> types.Type:
         value_type = self._typeof_var(expr.value)
+        if isinstance(value_type, types.BaseTuple) and isinstance(expr.index, slice):
+            return types.make_tuple(value_type.types[expr.index])
         if isinstance(value_type, types.BaseTuple) and isinstance(expr.index, int):
             if not -len(value_type) <= expr.index < len(value_type):
                 raise TypingError(
@@ -387,6 +405,11 @@ class TypeInferer:
                     expr.loc,
                 )
             return value_type
+        args = (value_type, types.literal(expr.count))
+        sig = self.context.resolve_operator(ir.ExhaustIter, args)
+        if sig is not None:
+            self.calltypes[expr] = sig
+            return sig.return_type
         raise TypingError(f"cannot unpack a value of type {value_type}", expr.loc)
 
     def _type_cast(self, expr: ir.Cast) -> types.Type:

@@ -1,0 +1,1 @@
+"""Numba's `numba.misc` path: helpers users import by that name (`literal_unroll`)."""

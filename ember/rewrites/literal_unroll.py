@@ -1,0 +1,304 @@
+"""The literal-unroll pass: `for x in literal_unroll(t)` over a tuple becomes one copy of the loop
+body per member of `t`, each typed on its own, so members may differ in type (Numba's
+`literal_unroll`). Runs before type inference; a first, tolerant inference finds `t`'s length.
+
+Before:                                  After (t: Tuple(int64, float64)):
+    $it = getiter(value=$t)                  $it = $t
+    $phi44.1 = $it; jump 44                  $phi44.1 = $it; jump H0
+  44: $p = iternext($phi44.1)              H0: $v.0 = static_getitem($phi44.1, 0); jump B0
+      $v = pair_first($p) ...              B0: x.0 = $v.0; ... jump H1     (loop body, copy 0)
+      branch $ok, 46, 90                   H1: $v.1 = static_getitem($phi44.1, 1); jump B1
+  46: x = $v; ... jump 44                  B1: x.1 = $v.1; ... jump H2     (loop body, copy 1)
+                                           H2: jump 90
+A `continue` goes to the next copy, a `break` to the loop's exit. Variables used only inside the
+loop are renamed per copy (`x.0`, `x.1`); the others keep one name and one unified type.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ember import types
+from ember.errors import EmberError
+from ember.ir import nodes as ir
+from ember.ir.liveness import insert_dels
+from ember.misc.literal import literal_unroll
+
+_MAX_LOOPS = 64
+
+
+@dataclasses.dataclass
+class _Loop:
+    """A `for` loop over `literal_unroll(source)`: where it starts and what it iterates."""
+
+    getiter: ir.Assign  # `$it = getiter(value=...)`
+    source: ir.Var  # the argument of literal_unroll
+    header: int  # the block holding `iternext`
+    iterator: ir.Var  # the header's variable holding the iterator
+    body: int
+    exit: int
+
+
+def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types) -> None:
+    """Unroll every loop over `literal_unroll(tuple)`; `infer_types(func_ir)` returns the
+    (possibly partial) typemap of a tolerant inference."""
+    declined: set[int] = set()
+    unrolled = False
+    for _ in range(_MAX_LOOPS):
+        loop = _next_loop(func_ir, declined)
+        if loop is None:
+            break
+        tuple_type = infer_types(func_ir).get(loop.source.name)
+        if not isinstance(tuple_type, types.BaseTuple):
+            declined.add(id(loop.getiter))  # a list or an array: an ordinary loop
+            continue
+        if not unrolled:
+            _strip_dels(func_ir)
+            unrolled = True
+        _Unroller(func_ir, loop, len(tuple_type)).run()
+    if unrolled:
+        _renumber(func_ir)
+        insert_dels(func_ir)
+
+
+def tolerant_typemap(make_inferer) -> Any:
+    """The types inference found before it failed (the loop body cannot type yet)."""
+
+    def infer(func_ir: ir.FunctionIR) -> dict:
+        inferer = make_inferer(func_ir)
+        try:
+            inferer.infer()
+        except EmberError:
+            pass
+        return inferer.typemap
+
+    return infer
+
+
+# ---------------------------------------------------------------------------- finding loops
+
+
+def _next_loop(func_ir: ir.FunctionIR, declined: set[int]) -> _Loop | None:
+    definitions: dict[str, list[Any]] = {}
+    for _, stmt in func_ir.statements():
+        if isinstance(stmt, ir.Assign):
+            definitions.setdefault(stmt.target.name, []).append(stmt.value)
+    for block, stmt in func_ir.statements():
+        if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.GetIter)):
+            continue
+        if id(stmt) in declined:
+            continue
+        source = _unrolled_source(stmt.value.value, definitions)
+        if source is None:
+            continue
+        found = _header_of(func_ir, block, stmt.target)
+        if found is not None:
+            header, iterator = found
+            branch = func_ir.blocks[header].terminator
+            return _Loop(stmt, source, header, iterator, branch.truebr, branch.falsebr)
+    return None
+
+
+def _unrolled_source(var: ir.Var, definitions: dict) -> ir.Var | None:
+    """The argument of the `literal_unroll(...)` call that `var` holds, if it holds one."""
+    for _ in range(16):  # through copies (it = literal_unroll(t); for x in it)
+        values = definitions.get(var.name, [])
+        if len(values) != 1:
+            return None
+        value = values[0]
+        if isinstance(value, ir.Var):
+            var = value
+            continue
+        if isinstance(value, ir.Call) and len(value.args) == 1 and not value.kws:
+            if _constant_of(value.func, definitions) is literal_unroll:
+                return value.args[0]
+        return None
+    return None
+
+
+def _constant_of(var: ir.Var, definitions: dict) -> Any:
+    """The global (or `module.name`) value `var` holds, else None."""
+    values = definitions.get(var.name, [])
+    if len(values) != 1:
+        return None
+    if isinstance(values[0], (ir.Global, ir.FreeVar)):
+        return values[0].value
+    if isinstance(values[0], ir.GetAttr):
+        return getattr(_constant_of(values[0].value, definitions), values[0].attr, None)
+    return None
+
+
+def _header_of(func_ir: ir.FunctionIR, block: ir.Block, iterator: ir.Var):
+    """(label, phi variable) of the loop header fed by `iterator` from `block`'s jump."""
+    if not isinstance(block.terminator, ir.Jump):
+        return None
+    header = func_ir.blocks[block.terminator.target]
+    phis = {
+        stmt.target.name
+        for stmt in block.body
+        if isinstance(stmt, ir.Assign)
+        and isinstance(stmt.value, ir.Var)
+        and stmt.value.name == iterator.name
+    }
+    for stmt in header.body:
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.IterNext):
+            if stmt.value.value.name in phis and isinstance(header.terminator, ir.Branch):
+                return header.label, stmt.value.value
+    return None
+
+
+# ---------------------------------------------------------------------------- unrolling
+
+
+class _Unroller:
+    def __init__(self, func_ir: ir.FunctionIR, loop: _Loop, count: int) -> None:
+        self.func_ir = func_ir
+        self.loop = loop
+        self.count = count
+        self.region = _loop_region(func_ir, loop)
+        self.local_names = _names_only_in(func_ir, self.region | {loop.header})
+        self.next_label = max(func_ir.blocks) + 1
+
+    def run(self) -> None:
+        loop, blocks = self.loop, self.func_ir.blocks
+        getiter = loop.getiter
+        getiter.value = getiter.value.value  # the iterator is the tuple itself
+        headers = [self._fresh() for _ in range(self.count + 1)]
+        copies = [self._fresh_labels() for _ in range(self.count)]
+        new_blocks: list[ir.Block] = []
+        for k in range(self.count):
+            new_blocks.append(self._header_copy(k, headers, copies[k]))
+            for label in sorted(self.region):
+                new_blocks.append(self._body_copy(blocks[label], k, headers, copies[k]))
+        new_blocks.append(self._last_header(headers[-1]))
+        for label, block in blocks.items():  # the loop's entry now enters the first copy
+            if label not in self.region and label != loop.header:
+                _retarget(block, {loop.header: headers[0]})
+        layout: dict[int, ir.Block] = {}
+        for label, block in blocks.items():
+            if label == loop.header:
+                layout.update((b.label, b) for b in new_blocks)
+            elif label not in self.region:
+                layout[label] = block
+        self.func_ir.blocks = layout
+
+    def _fresh_labels(self) -> dict[int, int]:
+        return {label: self._fresh() for label in sorted(self.region)}
+
+    def _fresh(self) -> int:
+        self.next_label += 1
+        return self.next_label
+
+    def _names(self, k: int) -> dict[str, str]:
+        return {name: f"{name}.{k}" for name in self.local_names}
+
+    def _header_copy(self, k: int, headers: list[int], labels: dict[int, int]) -> ir.Block:
+        """The header for member k: the member replaces `pair_first(iternext(...))`."""
+        header = self.func_ir.blocks[self.loop.header]
+        names = self._names(k)
+        body: list[ir.Stmt] = []
+        for stmt in header.body[:-1]:
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.PairFirst):
+                member = ir.StaticGetItem(self.loop.iterator, k, None, stmt.loc)
+                body.append(ir.Assign(_renamed(stmt.target, names), member, stmt.loc))
+            elif not (
+                isinstance(stmt, ir.Assign) and isinstance(stmt.value, (ir.IterNext, ir.PairSecond))
+            ):
+                body.append(_renamed(stmt, names))
+        body.append(ir.Jump(labels[self.loop.body], header.terminator.loc))
+        return ir.Block(headers[k], header.loc, body)
+
+    def _last_header(self, label: int) -> ir.Block:
+        """After the last member: the header's own copies that do not need an item, then the
+        loop's exit."""
+        header = self.func_ir.blocks[self.loop.header]
+        dropped: set[str] = set()
+        body: list[ir.Stmt] = []
+        for stmt in header.body[:-1]:
+            if isinstance(stmt, ir.Assign) and (
+                isinstance(stmt.value, ir.IterNext)
+                or any(v.name in dropped for v in stmt.sources())
+            ):
+                dropped.add(stmt.target.name)
+                continue
+            body.append(_renamed(stmt, self._names(self.count)))
+        body.append(ir.Jump(self.loop.exit, header.terminator.loc))
+        return ir.Block(label, header.loc, body)
+
+    def _body_copy(self, block: ir.Block, k: int, headers: list[int], labels: dict) -> ir.Block:
+        names = self._names(k)
+        copy = ir.Block(labels[block.label], block.loc, [_renamed(s, names) for s in block.body])
+        _retarget(copy, {**labels, self.loop.header: headers[k + 1]})
+        return copy
+
+
+def _loop_region(func_ir: ir.FunctionIR, loop: _Loop) -> set[int]:
+    """The loop body and its break paths: reached from the body without passing the header,
+    and not reached from the loop's exit."""
+    after_exit = _reachable(func_ir, loop.exit, stop={loop.header})
+    return _reachable(func_ir, loop.body, stop={loop.header}) - after_exit
+
+
+def _reachable(func_ir: ir.FunctionIR, start: int, stop: set[int]) -> set[int]:
+    seen: set[int] = set()
+    pending = [start]
+    while pending:
+        label = pending.pop()
+        if label in seen or label in stop:
+            continue
+        seen.add(label)
+        pending.extend(func_ir.blocks[label].successors())
+    return seen
+
+
+def _names_only_in(func_ir: ir.FunctionIR, labels: set[int]) -> set[str]:
+    """Variables that every statement outside `labels` leaves alone."""
+    inside: set[str] = set()
+    outside: set[str] = set()
+    for block, stmt in func_ir.statements():
+        names = {v.name for v in (*stmt.sources(), *stmt.targets())}
+        (inside if block.label in labels else outside).update(names)
+    return inside - outside - set(func_ir.arg_names)
+
+
+def _renamed(node: Any, names: dict[str, str]) -> Any:
+    """A copy of an IR statement or expression with variables renamed by `names`."""
+    if isinstance(node, ir.Var):
+        return ir.Var(names.get(node.name, node.name), node.loc)
+    if isinstance(node, list):
+        return [_renamed(item, names) for item in node]
+    if isinstance(node, tuple):
+        return tuple(_renamed(item, names) for item in node)
+    if isinstance(node, (ir.Expr, ir.Stmt)) and dataclasses.is_dataclass(node):
+        changes = {
+            f.name: _renamed(getattr(node, f.name), names)
+            for f in dataclasses.fields(node)
+            if f.name != "loc"
+        }
+        return dataclasses.replace(node, **changes)
+    return node
+
+
+def _retarget(block: ir.Block, labels: dict[int, int]) -> None:
+    term = block.terminator
+    if isinstance(term, ir.Jump):
+        term.target = labels.get(term.target, term.target)
+    elif isinstance(term, ir.Branch):
+        term.truebr = labels.get(term.truebr, term.truebr)
+        term.falsebr = labels.get(term.falsebr, term.falsebr)
+
+
+def _strip_dels(func_ir: ir.FunctionIR) -> None:
+    for block in func_ir.blocks.values():
+        block.body = [stmt for stmt in block.body if not isinstance(stmt, ir.Del)]
+
+
+def _renumber(func_ir: ir.FunctionIR) -> None:
+    """Labels in layout order (later passes read blocks in label order)."""
+    mapping = {label: 2 * index for index, label in enumerate(func_ir.blocks)}
+    for block in func_ir.blocks.values():
+        _retarget(block, mapping)
+        block.label = mapping[block.label]
+    func_ir.entry = mapping[func_ir.entry]
+    func_ir.blocks = {block.label: block for block in func_ir.blocks.values()}
