@@ -13,7 +13,13 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.dispatcher.object_layout import _capi_address, _FunctionPointer
 from ember.errors import UnsupportedError
-from ember.lowering.callconv import STATUS_EXCEPTION, STATUS_OK, raise_static_exception
+from ember.lowering.callconv import (
+    EXCINFO_TYPE,
+    STATUS_EXCEPTION,
+    STATUS_OK,
+    ExcInfoRecord,
+    raise_static_exception,
+)
 from ember.lowering.generators import RESUME_TYPE, STATUS_STOP, compiled_resume
 from ember.runtime import nrt
 
@@ -54,8 +60,8 @@ def _ctypes_step(gen_type: types.Generator, inputs: tuple) -> Any:
     resume = _resumer(gen_type)
     item_type = gen_type.yield_type
     item = _memory_ctype(item_type)()
-    exc_id = ctypes.c_int32(0)
-    addresses = (ctypes.addressof(item), ctypes.addressof(exc_id))
+    excinfo = ExcInfoRecord()
+    addresses = (ctypes.addressof(item), ctypes.addressof(excinfo))
 
     def step(state: int) -> Any:
         status = resume(*addresses, None, state, 0)
@@ -63,7 +69,7 @@ def _ctypes_step(gen_type: types.Generator, inputs: tuple) -> Any:
             return _box(item_type, item, inputs)
         if status == STATUS_STOP:
             raise StopIteration
-        raise _CompiledRaise(exc_id.value)
+        raise _CompiledRaise(excinfo.exc_id, excinfo.payload or 0)
 
     return step
 
@@ -104,7 +110,7 @@ def _build_native_step(gen_type: types.Generator) -> Any:
     builder = llvm.IRBuilder(function.append_basic_block("entry"))
     item_model = model_of(gen_type.yield_type)
     item = builder.alloca(item_model.data_type)
-    exc_id = builder.alloca(_i32)
+    exc_id = builder.alloca(EXCINFO_TYPE)
     state = builder.call(_capi("PyLong_AsVoidPtr", _OBJECT, _OBJECT), [function.args[1]])
     resume = _FunctionPointer(RESUME_TYPE, library.address_of(symbol))
     null = llvm.Constant(_OBJECT, None)
@@ -118,9 +124,15 @@ def _build_native_step(gen_type: types.Generator) -> Any:
         builder.ret(builder.call(_capi(name, _OBJECT, arg_type), [value]))
     raised = builder.icmp_signed("==", status, llvm.Constant(_i32, STATUS_EXCEPTION))
     with builder.if_then(raised, likely=False):
-        exc_object = builder.call(
-            _capi("PyLong_FromLongLong", _OBJECT, _i64), [builder.sext(builder.load(exc_id), _i64)]
-        )
+        record = builder.load(exc_id, typ=EXCINFO_TYPE)
+        exc_object = builder.call(_capi("PyTuple_New", _OBJECT, _i64), [llvm.Constant(_i64, 2)])
+        set_item = _capi("PyTuple_SetItem", _i32, _OBJECT, _i64, _OBJECT)
+        from_long = _capi("PyLong_FromLongLong", _OBJECT, _i64)
+        exc_number = builder.sext(builder.extract_value(record, 0), _i64)
+        payload = builder.ptrtoint(builder.extract_value(record, 1), _i64)
+        for index, part in enumerate((exc_number, payload)):  # SetItem takes the reference
+            item_object = builder.call(from_long, [part])
+            builder.call(set_item, [exc_object, llvm.Constant(_i64, index), item_object])
         set_object = _capi("PyErr_SetObject", llvm.VoidType(), _OBJECT, _OBJECT)
         builder.call(set_object, [_object_address(_CompiledRaise), exc_object])
         builder.call(_capi("Py_DecRef", llvm.VoidType(), _OBJECT), [exc_object])
@@ -161,7 +173,8 @@ class CompiledGenerator:
         try:
             return self._step(self._state)
         except _CompiledRaise as raised:
-            raise_static_exception(raised.args[0])
+            record = ExcInfoRecord(*raised.args)
+            raise_static_exception(ctypes.addressof(record))
 
     def close(self) -> None:
         """End the generator now, releasing what its suspended body holds (as Python's)."""

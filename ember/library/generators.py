@@ -8,6 +8,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.errors import UnsupportedError
 from ember.lowering import arrays as arr
+from ember.lowering import callconv
 from ember.lowering import generators as gen
 from ember.lowering.callconv import STATUS_EXCEPTION, STATUS_OK
 from ember.lowering.models import model_of
@@ -71,14 +72,14 @@ def _resume(context, builder, sig, args):
     resume = gen.declare_resume(context, builder.module, gen_type)
     item_model = model_of(gen_type.yield_type)
     retptr = arr.alloca_in_entry(builder, item_model.data_type, name="gen.item")
-    excinfo = arr.alloca_in_entry(builder, arr.i32, name="gen.exc")
+    excinfo = arr.alloca_in_entry(builder, callconv.EXCINFO_TYPE, name="gen.exc")
     state = gen.state_pointer(builder, args[0])
     null = llvm.Constant(arr.ptr, None)
     status = builder.call(resume, [retptr, excinfo, null, state, llvm.Constant(arr.i8, 0)])
     raised = builder.icmp_signed("==", status, llvm.Constant(arr.i32, STATUS_EXCEPTION))
     with builder.if_then(raised, likely=False):
-        builder.store(builder.load(excinfo, typ=arr.i32), builder.function.args[1])
-        builder.ret(llvm.Constant(arr.i32, STATUS_EXCEPTION))
+        record = builder.load(excinfo, typ=callconv.EXCINFO_TYPE)
+        callconv.return_exception_record(builder, builder.function, record)
     valid = builder.icmp_signed("==", status, llvm.Constant(arr.i32, STATUS_OK))
     item = item_model.from_data(builder, builder.load(retptr, typ=item_model.data_type))
     pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)

@@ -389,7 +389,7 @@ class GeneratorLowerer(FunctionLowerer):
         destructor.linkage = "internal"
         builder = llvm.IRBuilder(destructor.append_basic_block("entry"))
         item = builder.alloca(self.context.data_type(self.gen_type.yield_type))
-        excinfo = builder.alloca(i32)
+        excinfo = builder.alloca(callconv.EXCINFO_TYPE)
         state = nrt.emit_data_pointer(builder, destructor.args[0])
         null = llvm.Constant(ptr, None)
         builder.call(self.function, [item, excinfo, null, state, llvm.Constant(i8, 1)])
