@@ -15,6 +15,13 @@ from ember import types
 from ember.decorators import jit, njit
 from ember.errors import TypingError, UnsupportedError
 from ember.misc.literal import literal_unroll
+from ember.parallel.api import (
+    get_num_threads,
+    get_thread_id,
+    prange,
+    set_num_threads,
+    threading_layer,
+)
 from ember.stencils import stencil
 from ember.types.scalars import (  # the type names Numba exports at its top level
     b1,
@@ -67,8 +74,6 @@ from ember.types.scalars import (  # the type names Numba exports at its top lev
 )
 
 __version__ = "0.1.0"
-
-prange = range  # replaced by the parallel loop marker once `parallel=True` is built
 
 
 def vectorize(*args, **kwargs):
@@ -127,8 +132,12 @@ __all__ = [
     "jit",
     "literal_unroll",
     "njit",
-    "prange",
     "stencil",
+    "prange",
+    "set_num_threads",
+    "get_num_threads",
+    "get_thread_id",
+    "threading_layer",
     "typeof",
     "vectorize",
     "guvectorize",

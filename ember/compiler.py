@@ -36,6 +36,7 @@ class CompileState:
     library: object = None
     symbol: str = ""
     inferer: object = None
+    parallel_report: object = None  # what parallel=True did with each loop (ember/parallel/)
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -50,6 +51,7 @@ class CompileResult:
     typing: object
     timings: dict[str, float]
     py_func: FunctionType
+    parallel_report: object = None
 
     @property
     def address(self) -> int:
@@ -58,6 +60,8 @@ class CompileResult:
 
 
 # ------------------------------------------------------------------------------ passes
+
+_CO_GENERATOR = 0x20  # a code flag: the function contains `yield`
 
 
 def analyze_bytecode(state: CompileState) -> None:
@@ -89,9 +93,13 @@ def _jitted_function_of(value: object) -> FunctionType | None:
 
 
 def rewrite_untyped(state: CompileState) -> None:
+    from ember.rewrites.prune_none import prune_none_branches
     from ember.rewrites.registry import rewrite_registry
 
     rewrite_registry.apply("before-inference", state.func_ir)
+    if prune_none_branches(state.func_ir, state.arg_types) and config.DUMP_IR:
+        print(banner(f"IR AFTER PRUNING BRANCHES ON None: {state.py_func.__qualname__}"))
+        print(dump_function(state.func_ir))
     _unroll_literal_loops(state)
 
 
@@ -120,14 +128,25 @@ def infer_types(state: CompileState) -> None:
     from ember.typing.context import TypingContext
     from ember.typing.infer import TypeInferer
 
+    generator = state.py_func.__code__.co_flags & _CO_GENERATOR
+    if generator:
+        from ember.typing.generators import generator_result
     inferer = TypeInferer(TypingContext(), state.func_ir, state.arg_types, state.declared_return)
     state.inferer = inferer  # self-recursive calls read the return type inferred so far
     state.typing = inferer.infer()
+    if generator:
+        generator_result(state.py_func, state.arg_types, inferer, state.typing)
     state.signature = Signature(state.typing.return_type, state.arg_types)
     if config.DUMP_ANNOTATION:
         from ember.typing.annotate import annotate
 
         print(annotate(state.func_ir, state.typing))
+
+
+def parallelize(state: CompileState) -> None:
+    from ember.parallel.passes import parallelize as run_parallel_passes
+
+    run_parallel_passes(state)
 
 
 def rewrite_typed(state: CompileState) -> None:
@@ -145,15 +164,20 @@ def lower_nopython(state: CompileState) -> None:
 
     state.symbol = state.symbol or _symbol_name(state.py_func, state.arg_types)
     state.library = CodeLibrary(state.symbol)
-    lowerer = FunctionLowerer(
-        CPUContext(state.options),
+    lowering = (
         state.library.module,
         state.func_ir,
         state.typing,
         state.signature,
         state.symbol,
     )
-    lowerer.lower()
+    if state.py_func.__code__.co_flags & _CO_GENERATOR:
+        from ember.lowering.generators import lower_generator
+
+        lowerer = lower_generator(CPUContext(state.options), *lowering, state.library)
+    else:
+        lowerer = FunctionLowerer(CPUContext(state.options), *lowering)
+        lowerer.lower()
     state.library.export(state.symbol)
     for dependency in lowerer.dependencies:
         state.library.add_dependency(dependency)
@@ -171,10 +195,16 @@ PIPELINE: list[tuple[str, Callable[[CompileState], None]]] = [
     ("IR generation", generate_ir),
     ("untyped rewrites", rewrite_untyped),
     ("type inference", infer_types),
+    ("auto-parallelization", parallelize),
     ("typed rewrites", rewrite_typed),
     ("nopython lowering", lower_nopython),
     ("machine code", compile_machine_code),
 ]
+
+# Passes that run only when their predicate holds.
+OPTIONAL_PASSES: dict[str, Callable[[CompileState], bool]] = {
+    "auto-parallelization": lambda state: state.options.parallel is not None,
+}
 
 # ------------------------------------------------------------------------------ runner
 
@@ -189,6 +219,8 @@ def _symbol_name(py_func: FunctionType, arg_types: tuple) -> str:
 def run_pipeline(state: CompileState) -> CompileResult:
     """Run every pass over `state`; failures carry one line naming what was being compiled."""
     for name, run_pass in PIPELINE:
+        if name in OPTIONAL_PASSES and not OPTIONAL_PASSES[name](state):
+            continue  # not run, not timed: serial functions list the same passes as before
         started = time.perf_counter()
         try:
             run_pass(state)
@@ -209,6 +241,7 @@ def run_pipeline(state: CompileState) -> CompileResult:
         state.typing,
         state.timings,
         state.py_func,
+        state.parallel_report,
     )
 
 

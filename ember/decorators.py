@@ -9,6 +9,7 @@ from typing import Any
 
 from ember import types
 from ember.errors import EmberWarning, UnsupportedError
+from ember.parallel.options import parse_parallel_option
 from ember.typing.signature import Signature
 
 _ACCEPTED_OPTIONS = {"nopython", "fastmath", "boundscheck", "error_model", "cache", "nogil",
@@ -24,6 +25,7 @@ def jit(signature_or_function: Any = None, **options: Any) -> Any:
     unknown = set(options) - _ACCEPTED_OPTIONS
     if unknown:
         raise TypeError(f"unknown jit option(s): {', '.join(sorted(unknown))}")
+    parse_parallel_option(options.get("parallel", False))  # bad values fail at the decorator
     if options.get("forceobj") or options.get("nopython") is False:
         raise UnsupportedError("object mode is not supported yet; ember compiles nopython only")
     if callable(signature_or_function) and not isinstance(signature_or_function, (str, list)):
@@ -55,6 +57,7 @@ def _make_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
         fastmath=frozenset(fastmath) if isinstance(fastmath, (set, frozenset)) else bool(fastmath),
         boundscheck=bool(options.get("boundscheck", False)),
         nogil=bool(options.get("nogil", False)),
+        parallel=parse_parallel_option(options.get("parallel", False)),
     )
     if options.get("cache"):
         _warn_no_disk_cache()

@@ -157,8 +157,8 @@ def with_block(n):
         return n
 
 
-def generator(n):
-    yield n
+def yield_from(n):
+    yield from range(n)
 
 
 def set_display(n):
@@ -187,7 +187,7 @@ def f_string(n):
         (lambda_or_number, "holds an inner function on some paths", "return f(n)"),
         (returns_inner_function, "the inner function 'g' can only be called", "return g"),
         (with_block, "a 'with' block", "with open"),
-        (generator, "generators (functions using 'yield')", "yield"),
+        (yield_from, "'yield from' is not supported", "yield from"),
         (set_display, "sets are not supported", "{n}"),
         (dict_display, "dicts are not supported", "{n: n}"),
         (assigns_global, "assigning a global variable", "SOMETHING = n"),

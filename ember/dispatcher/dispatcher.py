@@ -156,6 +156,12 @@ class Dispatcher:
         """Seconds spent in each compiler pass, per compiled signature."""
         return {args: dict(result.timings) for args, result in self.overloads.items()}
 
+    def parallel_diagnostics(self, signature: tuple | None = None, level: int = 1) -> None:
+        """Print what parallel=True did with each loop (level 1-4: more detail), as Numba."""
+        from ember.parallel.diagnostics import print_diagnostics
+
+        print_diagnostics(self, self._selected(signature), level)
+
     def inspect_types(self, signature: tuple | None = None) -> str:
         from ember.typing.annotate import annotate
 

@@ -56,6 +56,9 @@ def value_kind(typ: types.Type) -> Any:
         return typ.name
     if isinstance(typ, types.NoneType):
         return "none"
+    if isinstance(typ, types.Optional):  # returned only: None or a boxed scalar
+        inner = value_kind(typ.type)
+        return native_entry.OptionalKind(inner) if isinstance(inner, str) else None
     if isinstance(typ, types.DispatcherType):  # a jitted function passed as an argument
         return native_entry.ConstantKind(typ.dispatcher)
     if isinstance(typ, types.BaseTuple) and not types.is_named_tuple(typ):

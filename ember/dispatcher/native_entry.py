@@ -58,6 +58,7 @@ from ember.dispatcher.object_layout import (  # noqa: F401 - re-exported
     Kind,
     NumpyCAPI,
     NumpyLayout,
+    OptionalKind,
     PyLayout,
     Specialization,
     _capi_address,
@@ -348,6 +349,8 @@ class _EntryCodegen(ArrayCodegen):
         """Box the native value of ``kind`` stored at ``ptr``; the result may be NULL (error)."""
         b = self.builder
         mem_type = return_memory_type(kind)
+        if isinstance(kind, OptionalKind):
+            return self.emit_box_optional(kind, ptr, mem_type)
         if isinstance(kind, ArrayKind):
             return self.emit_box_array(kind, ptr)
         if isinstance(kind, tuple):
@@ -381,6 +384,27 @@ class _EntryCodegen(ArrayCodegen):
             self.incref_singleton(result)
             return result
         raise AssertionError(f"unhandled kind {kind!r}")
+
+    def emit_box_optional(
+        self, kind: OptionalKind, ptr: ir.Value, mem_type: ir.LiteralStructType
+    ) -> ir.Value:
+        """None when the valid byte is 0, else the boxed value."""
+        b = self.builder
+        valid_ptr = b.gep(ptr, [_I32(0), _I32(1)], source_etype=mem_type, inbounds=True)
+        valid = b.icmp_unsigned("!=", b.load(valid_ptr, typ=_I8), _I8(0))
+        with b.if_else(valid) as (some, nothing):
+            with some:
+                data_ptr = b.gep(ptr, [_I32(0), _I32(0)], source_etype=mem_type, inbounds=True)
+                boxed = self.emit_box(kind.inner, data_ptr)
+                some_block = b.block
+            with nothing:
+                none = _object_constant(None)
+                self.incref_singleton(none)
+                none_block = b.block
+        result = b.phi(_PTR, name="box.optional")
+        result.add_incoming(boxed, some_block)
+        result.add_incoming(none, none_block)
+        return result
 
     def incref_object(self, obj: ir.Value) -> None:
         if self.layout.inline_incref:

@@ -77,6 +77,14 @@ class ArrayKind:
     readonly: bool
 
 
+@dataclass(frozen=True)
+class OptionalKind:
+    """A result that is None or a scalar of kind ``inner``: memory ``{inner, i8 valid}``
+    (ember's Optional data model). Only returned: arguments never have this kind."""
+
+    inner: str
+
+
 @dataclass(frozen=True, eq=False)
 class ConstantKind:
     """An argument that must be this very object (a jitted function passed as a value): matched
@@ -93,6 +101,10 @@ class ConstantKind:
 
 def _check_kind(kind: Kind) -> None:
     """Raise ``TypeError`` unless ``kind`` is a valid value kind."""
+    if isinstance(kind, OptionalKind):
+        if kind.inner not in _SCALAR_KINDS or kind.inner == "none":
+            raise TypeError(f"unsupported optional kind: {kind.inner!r}")
+        return
     if isinstance(kind, ConstantKind):
         return
     if isinstance(kind, ArrayKind):
@@ -132,6 +144,8 @@ def return_memory_type(kind: Kind) -> ir.Type:
     if isinstance(kind, tuple):
         return ir.LiteralStructType([return_memory_type(member) for member in kind])
     _check_kind(kind)
+    if isinstance(kind, OptionalKind):
+        return ir.LiteralStructType([return_memory_type(kind.inner), _I8])
     if isinstance(kind, ArrayKind):
         dims = ir.LiteralStructType([_I64] * kind.ndim)
         return ir.LiteralStructType([_PTR, _PTR, _I64, _I64, _PTR, dims, dims])
@@ -166,6 +180,8 @@ def fast_path_supported(kind: Kind) -> bool:
         return True
     if isinstance(kind, ArrayKind):
         return numpy_layout() is not None
+    if isinstance(kind, OptionalKind):
+        return False
     return kind in _FAST_PATH_SCALARS or numpy_scalar_type(kind) is not None
 
 

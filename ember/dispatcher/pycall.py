@@ -43,6 +43,8 @@ def _argument_ctypes(typ: types.Type) -> list:
         return [c for member in typ.types for c in _argument_ctypes(member)]
     if isinstance(typ, (types.NoneType, types.Dummy)):
         return []
+    if isinstance(typ, types.Optional):  # {data, valid}, flattened
+        return [*_argument_ctypes(typ.type), ctypes.c_uint8]
     if isinstance(typ, types.List):
         return [ctypes.c_void_p]  # its meminfo (ListModel)
     raise TypeError(f"cannot pass a value of type {typ} from Python yet")
@@ -66,10 +68,13 @@ def _memory_ctype(typ: types.Type) -> Any:
         return type("tuple_memory", (ctypes.Structure,), {"_fields_": fields})
     if isinstance(typ, (types.NoneType, types.Dummy)):
         return type("empty_memory", (ctypes.Structure,), {"_fields_": []})
-    if isinstance(typ, types.List):
+    if isinstance(typ, (types.List, types.Generator)):
         return type(
             "list_memory", (ctypes.Structure,), {"_fields_": [("meminfo", ctypes.c_void_p)]}
         )
+    if isinstance(typ, types.Optional):
+        fields = [("data", _memory_ctype(typ.type)), ("valid", ctypes.c_uint8)]
+        return type("optional_memory", (ctypes.Structure,), {"_fields_": fields})
     raise TypeError(f"cannot return a value of type {typ} to Python yet")
 
 
@@ -92,6 +97,13 @@ def _flatten(typ: types.Type, value: Any, out: list) -> None:
             _flatten(member, item, out)
     elif isinstance(typ, types.Array):
         arrayboxing.flatten(typ, value, out)
+    elif isinstance(typ, types.Optional):
+        if value is None:  # zeroed data, not valid
+            out.extend(ctype().value or 0 for ctype in _argument_ctypes(typ.type))
+            out.append(0)
+        else:
+            _flatten(typ.type, value, out)
+            out.append(1)
 
 
 def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = None) -> Any:
@@ -110,6 +122,14 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
         return arrayboxing.box(typ, memory, inputs, memo)
     if isinstance(typ, types.List):
         return _box_list(typ, memory.meminfo, inputs, memo)
+    if isinstance(typ, types.Optional):
+        if not memory.valid:
+            return None
+        return _box(typ.type, memory.data, inputs, memo)
+    if isinstance(typ, types.Generator):
+        from ember.dispatcher.generators import box_generator
+
+        return box_generator(typ, memory, inputs)
     return None
 
 

@@ -41,12 +41,12 @@ class ByteCode:
         self.block_starts = self._find_leaders()
 
     def _reject_exception_handlers(self) -> None:
-        """Generators, `with` and exception groups compile to handlers nopython mode has no
-        model for (try/except/finally is supported)."""
-        if self.code.co_flags & _GENERATOR_FLAGS:
+        """Coroutines, `with` and exception groups compile to handlers nopython mode has no
+        model for (generators and try/except/finally are supported)."""
+        if self.code.co_flags & _ASYNC_FLAGS:
             line = _first_line_of(self.code, {"YIELD_VALUE"})
             raise UnsupportedError(
-                "generators (functions using 'yield') are not supported in nopython mode",
+                "coroutines and async generators are not supported in nopython mode",
                 Loc(self.filename, line or self.code.co_firstlineno),
             )
         construct = _unsupported_handler_construct(self.code)
@@ -132,7 +132,7 @@ class ByteCode:
         return cfg
 
 
-_GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+_ASYNC_FLAGS = inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
 def _first_line_of(code: CodeType, opnames: set[str]) -> int | None:

@@ -47,6 +47,7 @@ _INLINED_CODE = {"<lambda>", "<listcomp>"}  # nested code that inline_closures.p
 
 _NESTED_CODE_HINTS = {
     "<listcomp>": "; build the list with a loop instead: xs = [] then xs.append(...) in a for loop",
+    "<genexpr>": "; write the loop out, or loop over a jitted generator function (with yield)",
 }
 
 _UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error messages
@@ -55,8 +56,7 @@ _UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error mess
     "FORMAT_VALUE": "an f-string",
     "BUILD_STRING": "an f-string",
     "IMPORT_NAME": "an import statement",
-    "YIELD_VALUE": "a generator (yield)",
-    "RETURN_GENERATOR": "a generator (yield)",
+    "SEND": "'yield from' (write: for v in it: yield v)",
     "GET_AWAITABLE": "await",
     "CALL_FUNCTION_EX": "a call with *args or **kwargs unpacking",
     "DICT_MERGE": "a call with **kwargs unpacking",
@@ -119,6 +119,7 @@ class _IRBuilder:
         self.incoming_markers: dict[int, dict[int, object]] = {}
         self.blocks: dict[int, ir.Block] = {}
         self.pending_edges: list[tuple[ir.Block, int, list]] = []
+        self.yield_count = 0
         self.exception_handlers: dict[int, int] = {}
         self.handler_targets = {entry.target: entry for entry in bytecode.exception_entries}
 
@@ -610,6 +611,21 @@ class _IRBuilder:
         result = self._temp()
         self._assign(result, ir.Cast(value, inst.loc))
         self.block.append(ir.Return(result, inst.loc))
+
+    # ------------------------------------------------------------------ generators
+
+    def op_RETURN_GENERATOR(self, inst: Instruction) -> None:
+        self.stack.append(_NULL)  # the generator object CPython makes here; POP_TOP drops it
+
+    def op_YIELD_VALUE(self, inst: Instruction) -> None:
+        self.yield_count += 1
+        self._push_expr(ir.Yield(self.stack.pop(), self.yield_count, inst.loc))
+
+    def op_GET_YIELD_FROM_ITER(self, inst: Instruction) -> None:
+        raise UnsupportedError(
+            "'yield from' is not supported in nopython mode; write: for v in it: yield v",
+            inst.loc,
+        )
 
     def op_RAISE_VARARGS(self, inst: Instruction) -> None:
         if inst.arg == 0:

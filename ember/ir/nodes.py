@@ -326,6 +326,20 @@ class Cast(Expr):
 
 
 @dataclass(eq=False)
+class Yield(Expr):
+    """`yield value` in a generator: suspend, handing `value` to the consumer; the result is
+    what the consumer sends back (always None: `send` is not supported). `index` numbers the
+    yields of the function from 1 (the point where the generator resumes)."""
+
+    value: Var
+    index: int
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"yield {self.value}"
+
+
+@dataclass(eq=False)
 class CaughtException(Expr):
     """The exception that entered the handler block `handler` (which this expression opens)."""
 

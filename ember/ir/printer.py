@@ -12,7 +12,13 @@ def format_stmt(stmt: Stmt) -> str:
 
 
 def format_block_body(block: Block, indent: str = "    ") -> list[str]:
-    return [indent + format_stmt(stmt) for stmt in block.body]
+    lines: list[str] = []
+    for stmt in block.body:
+        if hasattr(stmt, "dump_lines"):  # a region statement (parfor) prints its own blocks
+            lines += stmt.dump_lines(indent, format_stmt)
+        else:
+            lines.append(indent + format_stmt(stmt))
+    return lines
 
 
 def dump_function(func_ir: FunctionIR) -> str:

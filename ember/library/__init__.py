@@ -4,13 +4,16 @@ everything."""
 from ember.library import (  # noqa: F401
     boxing,
     builtins,
+    cmathlib,
     functions,
+    generators,
     hashing,
     lists,
     math_exact,
     mathlib,
     namedtuples,
     numberlib,
+    optional,
     printing,
     ranges,
     sequences,
@@ -18,3 +21,4 @@ from ember.library import (  # noqa: F401
     tuples,
     typed_lists,
 )
+from ember.parallel import library as parallel_library  # noqa: F401 - prange, thread functions

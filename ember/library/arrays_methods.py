@@ -1,8 +1,8 @@
-"""Shape and content methods: reshape (with -1), ravel, flatten, transpose, astype, fill, and
+"""Shape and content methods: reshape (with -1), ravel, flatten, transpose, astype, fill, conj, and
 their np.* functions (np.reshape, np.ravel, np.transpose); sorting is in numpy_sorting.py.
 
 reshape and ravel give views of C-contiguous arrays (checked at run time for other layouts)
-and copies otherwise, as NumPy does.
+and copies otherwise, as NumPy does; conj and conjugate are np.conjugate.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from ember.lowering import arrays as arr
 from ember.lowering import arrays_kernels as kernels
 from ember.lowering.arrays import ArrayFields, const
 from ember.lowering.registry import VarArgs, lower_builtin
+from ember.typing.overload import overload_method
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
@@ -260,3 +261,16 @@ def array_fill(context, builder, sig, args):
     value = cast_stored(context, builder, args[1], value_type, array_type.dtype)
     kernels.assign(context, builder, array_type, fields, array_type.dtype, value)
     return context.get_dummy_value(types.none)
+
+
+def _register_conjugate(name: str) -> None:
+    @overload_method(types.Array, name)
+    def array_conjugate(a):
+        def conjugate_impl(a):
+            return np.conjugate(a)
+
+        return conjugate_impl
+
+
+for _name in ("conj", "conjugate"):  # a.conj(), a.conjugate(): np.conjugate(a), as in Numba
+    _register_conjugate(_name)

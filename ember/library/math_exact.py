@@ -312,12 +312,14 @@ def float_is_integer(x):
 def _iterable(typ) -> bool:
     if isinstance(typ, types.Array):
         return typ.ndim == 1
+    if isinstance(typ, types.Generator):
+        return isinstance(typ.yield_type, types.Number)
     return isinstance(typ, types.RangeType)
 
 
 @overload(sum)
 def builtin_sum(iterable, start=0):
-    """sum() of a 1-d array or a range (lists have their own, in lists.py)."""
+    """sum() of a 1-d array, a range or a generator (lists have their own, in lists.py)."""
     if not (_iterable(iterable) and (isinstance(start, int) or _real(start))):
         return None
     if isinstance(iterable, types.Array) and not _real(iterable.dtype):

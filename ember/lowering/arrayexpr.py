@@ -21,6 +21,7 @@ from ember.library.numpy_ufuncs import (
 from ember.lowering import arrays as arr
 from ember.lowering import arrays_kernels as kernels
 from ember.lowering.lower import FunctionLowerer, register_expression_lowerer
+from ember.parallel import arrayexpr as parallel_arrayexpr
 from ember.rewrites.arrayexpr import ArrayExpr
 
 
@@ -81,6 +82,10 @@ def lower_array_expr(lowerer: FunctionLowerer, expr: ArrayExpr, result_type_: ty
     shape = kernels.broadcast_shapes(context, builder, shapes)
     result = arr.allocate(context, builder, out_type, shape, order=out_type.layout)
     fields = arr.unpack(builder, out_type, result)
+    if parallel_arrayexpr.parallel_enabled(lowerer.context):
+        release = lambda b: arr.decref(b, out_type, result)  # noqa: E731 - on a worker's error
+        parallel_arrayexpr.elementwise(context, builder, out_type, fields, operands, body, release)
+        return result
     kernels.elementwise(context, builder, out_type, fields, operands, body)
     return result
 

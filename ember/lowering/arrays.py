@@ -385,12 +385,17 @@ def at_function_exit(builder: llvm.IRBuilder, action) -> None:
     _exit_actions.setdefault(id(builder.function), []).append(action)
 
 
+def take_exit_actions(function: llvm.Function) -> list:
+    """The actions registered by `at_function_exit` for `function` (they are emitted once)."""
+    return _exit_actions.pop(id(function), [])
+
+
 def release_at_exits(builder: llvm.IRBuilder, function: llvm.Function, owned: list) -> None:
     """Emit the exit actions before each `ret`; before exception returns also release every
     owned variable slot in `owned` ((slot, type) pairs; slots hold a reference or zero)."""
     from ember.lowering.callconv import STATUS_EXCEPTION
 
-    actions = _exit_actions.pop(id(function), [])
+    actions = take_exit_actions(function)
     if not actions and not owned:
         return
     for block in list(function.blocks):

@@ -83,6 +83,8 @@ def _user_boxed(typ: types.Type, find: Callable) -> bool:
     registered box/unbox can."""
     if isinstance(typ, types.BaseTuple):
         return any(_user_boxed(member, find) for member in typ.types)
+    if isinstance(typ, types.Optional):
+        return _user_boxed(typ.type, find)
     if isinstance(typ, _DISPATCHER_KINDS):
         return False
     return find(typ) is not None

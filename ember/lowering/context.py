@@ -12,6 +12,7 @@ from ember.errors import LoweringError
 from ember.lowering import callconv
 from ember.lowering.models import model_of
 from ember.lowering.registry import registry
+from ember.parallel.options import ParallelOptions
 from ember.typing.signature import Signature
 
 
@@ -23,6 +24,7 @@ class TargetOptions:
     fastmath: bool | frozenset = False
     boundscheck: bool = False
     nogil: bool = False
+    parallel: ParallelOptions | None = None  # None: serial (prange runs as range)
 
     @property
     def fastmath_flags(self) -> tuple[str, ...]:
@@ -79,6 +81,12 @@ class CPUContext:
             )
         if isinstance(typ, (types.NoneType, types.Dummy)):
             return llvm.Constant(self.value_type(typ), None)
+        if isinstance(typ, types.Optional):  # None: zeroed and not valid
+            if value is None:
+                return llvm.Constant(self.value_type(typ), None)
+            return llvm.Constant.literal_struct(
+                [self.get_constant(typ.type, value), llvm.Constant(llvm.IntType(1), 1)]
+            )
         raise LoweringError(f"cannot make a constant of type {typ} from {value!r}")
 
     def get_dummy_value(self, typ: types.Type) -> llvm.Value:

@@ -14,7 +14,7 @@ from ember import types
 from ember.errors import EmberError, LoweringError, UnsupportedError
 from ember.ir import nodes as ir
 from ember.lowering import arrays as refs
-from ember.lowering import callconv, first_class, lists
+from ember.lowering import callconv, first_class, lists, optional
 from ember.lowering import exceptions as exception_lowering
 from ember.lowering.context import CPUContext
 from ember.lowering.models import model_of
@@ -198,6 +198,10 @@ class FunctionLowerer:
 
     def _lower_setitem(self, stmt: ir.SetItem) -> None:
         sig = self.calltypes[stmt]
+        target_type = self.typemap[stmt.target.name]
+        if isinstance(target_type, types.Optional):  # CPython's TypeError for None
+            target = self.load(stmt.target)
+            optional.check_subscriptable(self.context, self.builder, target_type, target, True)
         args = [self.load_as(v, t) for v, t in zip((stmt.target, stmt.index, stmt.value), sig.args)]
         self.context.call_implementation(self.builder, operator.setitem, sig, args)
 
@@ -238,6 +242,10 @@ class FunctionLowerer:
     def _lower_operator(self, expr: Any, result_type: types.Type) -> llvm.Value:
         sig = self.calltypes[expr]
         operands = expr.sources()
+        operand_types = [self.typemap[var.name] for var in operands]
+        if any(isinstance(t, types.Optional) for t in operand_types):  # CPython's TypeError
+            values = [self.load(var) for var in operands]
+            optional.check_operands(self.context, self.builder, expr, operand_types, values, sig)
         args = [self.load_as(var, typ) for var, typ in zip(operands, sig.args)]
         key = expr.fn
         if isinstance(expr, ir.InplaceBinOp) and not self.context.registry.find_function(
@@ -329,6 +337,11 @@ class FunctionLowerer:
                 return self.context.get_dummy_value(result_type)
             return self.context.get_constant(result_type, constant)
         value = self.load(expr.value)
+        if isinstance(value_type, types.Optional):  # None has no attributes
+            value = optional.unwrap_for_attribute(
+                self.context, self.builder, value_type, value, expr.attr
+            )
+            value_type = value_type.type
         if isinstance(result_type, types.BoundFunction):
             return self.borrowed(result_type, value)
         if isinstance(value_type, types.ExceptionInstance):  # e.args
@@ -354,6 +367,9 @@ class FunctionLowerer:
                 item = self.builder.extract_value(tup, expr.index % len(value_type))
             return self.borrowed(result_type, item)
         sig = self.calltypes[expr]
+        if isinstance(value_type, types.Optional):  # CPython's TypeError for None
+            container = self.load(expr.value)
+            optional.check_subscriptable(self.context, self.builder, value_type, container)
         index_var = expr.index if isinstance(expr, ir.GetItem) else expr.index_var
         args = [self.load_as(expr.value, sig.args[0]), self.load_as(index_var, sig.args[1])]
         item = self.context.call_implementation(self.builder, operator.getitem, sig, args)

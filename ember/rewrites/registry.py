@@ -96,7 +96,12 @@ def register_rewrite(stage: str) -> Callable[[type[Rewrite]], type[Rewrite]]:
 
 
 def _load_builtin_rewrites() -> Any:
-    from ember.rewrites import arrayexpr, static_raise, typed_list_calls  # noqa: F401 - they register
+    from ember.rewrites import (  # noqa: F401 - they register themselves
+        arrayexpr,
+        generators,
+        static_raise,
+        typed_list_calls,
+    )
 
 
 _load_builtin_rewrites()

@@ -89,7 +89,11 @@ def generate_stencil(kernel: Kernel, sig: StencilTypes, cval: Any | None) -> Gen
     elif cval is not None:
         check_cval(kernel, cval, element)
     fill = 0 if cval is None else cval
+    from ember.parallel.api import stencil_prange
+
     namespace.update({_NUMPY: np, _CVAL: fill, _DTYPE: numpy_dtype(element)})
+    # `range` in the generated source is a range that parallel=True callers run in parallel
+    namespace["range"] = stencil_prange
     return GeneratedStencil(source, namespace[function_name], element)
 
 

@@ -12,8 +12,8 @@ if TYPE_CHECKING:
 
 
 def register_jit_call(stencil_func: StencilFunc) -> None:
-    """Type `stencil_func(*arrays, out=...)` in jitted code (with or without parallel=True:
-    ember runs both serially) by compiling the generated stencil function inline."""
+    """Type `stencil_func(*arrays, out=...)` in jitted code by compiling the generated stencil
+    function with the caller's options: under parallel=True its outer loop runs in parallel."""
 
     @overload(stencil_func)
     def call_stencil(*args, out=None):

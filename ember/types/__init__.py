@@ -43,7 +43,9 @@ from ember.types.functions import (
     Function,
     Module,
 )
+from ember.types.generators import Generator
 from ember.types.lists import List, ListIterator, Undefined, undefined, unsupported_item
+from ember.types.optional import Optional, optional
 from ember.types.scalars import *  # noqa: F403 - the scalar instances are the public names
 from ember.types.scalars import (
     Boolean,

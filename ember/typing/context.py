@@ -97,6 +97,9 @@ class TypingContext:
             sig = template.apply(args, kws)
             if sig is not None:
                 return sig
+        if any(isinstance(t, types.Optional) for t in (*args, *kws.values())):
+            # Numba's rule: an Optional(T) argument is used as a T, checked at run time
+            return self._apply_templates(key, _unwrap_optionals(args), _unwrap_optionals(kws))
         return None
 
     def resolve_operator(self, fn: Any, args: tuple) -> Signature | None:
@@ -105,6 +108,8 @@ class TypingContext:
     # ------------------------------------------------------------------ attributes
 
     def resolve_getattr(self, value_type: types.Type, attr: str) -> types.Type | None:
+        if isinstance(value_type, types.Optional):  # checked for None when lowered
+            value_type = value_type.type
         if isinstance(value_type, types.Module):
             if not hasattr(value_type.pymod, attr):
                 return None
@@ -155,6 +160,13 @@ _SCALAR_TYPES = {
     complex: types.complex128,
     type(None): types.none,
 }
+
+
+def _unwrap_optionals(values: Any) -> Any:
+    """Argument types (a tuple, or a dict of keyword types) with Optional(T) read as T."""
+    if isinstance(values, dict):
+        return {name: _unwrap_optionals((t,))[0] for name, t in values.items()}
+    return tuple(t.type if isinstance(t, types.Optional) else t for t in values)
 
 
 def _dispatcher_type(value: Any) -> types.Type | None:

@@ -86,7 +86,24 @@ def can_convert(from_type: types.Type, to_type: types.Type) -> Conversion | None
         return _convert_members(from_type.types, to_type.types)
     if isinstance(from_type, types.Array) and isinstance(to_type, types.Array):
         return _convert_array(from_type, to_type)
+    if isinstance(to_type, types.Optional) or isinstance(from_type, types.Optional):
+        return _convert_optional(from_type, to_type)
     return None
+
+
+def _convert_optional(from_type: types.Type, to_type: types.Type) -> Conversion | None:
+    """None and T become Optional(T) by promotion; Optional(T) becomes T only safely (it is
+    checked at run time, raising TypeError when the value is None), as in Numba."""
+    if isinstance(to_type, types.Optional):
+        if isinstance(from_type, types.NoneType):
+            return Conversion.promote
+        inner = from_type.type if isinstance(from_type, types.Optional) else from_type
+        kind = can_convert(inner, to_type.type)
+        if kind is None or isinstance(from_type, types.Optional):
+            return kind
+        return max(kind, Conversion.promote)
+    kind = can_convert(from_type.type, to_type)
+    return None if kind is None else max(kind, Conversion.safe)
 
 
 def _convert_members(sources: tuple, targets: tuple) -> Conversion | None:
@@ -161,6 +178,10 @@ def unify_pair(first: types.Type, second: types.Type) -> types.Type | None:
         return first
     if isinstance(first, types.Number) and isinstance(second, types.Number):
         return _numpy_promote(first, second)
+    if isinstance(first, (types.Optional, types.NoneType)) or isinstance(
+        second, (types.Optional, types.NoneType)
+    ):
+        return _unify_optional(first, second)
     if isinstance(first, types.BaseTuple) and isinstance(second, types.BaseTuple):
         if len(first) != len(second):
             return None
@@ -187,3 +208,15 @@ def unify_pair(first: types.Type, second: types.Type) -> types.Type | None:
         this = unify_pair(first.this, second.this) if first.attr == second.attr else None
         return None if this is None else types.BoundFunction(this, first.attr)
     return unify_functions(first, second)
+
+
+def _unify_optional(first: types.Type, second: types.Type) -> types.Type | None:
+    """None merged with T (or with Optional(T)) is Optional(T); T must hold runtime data."""
+    inner = [t.type if isinstance(t, types.Optional) else t for t in (first, second)]
+    values = [t for t in inner if not isinstance(t, types.NoneType)]
+    if not values:
+        return types.none
+    common = values[0] if len(values) == 1 else unify_pair(*values)
+    if common is None or isinstance(common, types.Dummy) or not common.is_precise:
+        return None
+    return types.Optional(common)

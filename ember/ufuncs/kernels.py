@@ -33,6 +33,10 @@ def check_options(options: dict, decorator: str) -> bool:
     if options.get("forceobj") or options.get("nopython") is False:
         raise UnsupportedError(f"{decorator}: object mode is not supported; ember compiles "
                                "nopython kernels only")  # fmt: skip
+    if options.get("cache"):
+        from ember.decorators import _warn_no_disk_cache
+
+        _warn_no_disk_cache()
     target = options.get("target", "cpu")
     if target not in TARGETS:
         raise UnsupportedError(

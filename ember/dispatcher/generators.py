@@ -1,0 +1,191 @@
+"""Generators returned to Python: an iterator object whose `__next__` resumes the compiled body
+(ember/lowering/generators.py). Items that are numbers go through a small generated builtin
+(resume, box, StopIteration: no Python code per item); other items through ctypes, boxed as the
+ctypes call path boxes results."""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.dispatcher.object_layout import _capi_address, _FunctionPointer
+from ember.errors import UnsupportedError
+from ember.lowering.callconv import STATUS_EXCEPTION, STATUS_OK, raise_static_exception
+from ember.lowering.generators import RESUME_TYPE, STATUS_STOP, compiled_resume
+from ember.runtime import nrt
+
+_RESUME_PROTOTYPE = ctypes.CFUNCTYPE(
+    ctypes.c_int32,
+    ctypes.c_void_p,
+    ctypes.c_void_p,
+    ctypes.c_void_p,
+    ctypes.c_void_p,
+    ctypes.c_int8,
+)
+_resumers: dict[types.Generator, Any] = {}
+
+
+def _resumer(gen_type: types.Generator) -> Any:
+    found = _resumers.get(gen_type)
+    if found is None:
+        library, symbol = compiled_resume(gen_type)
+        found = _resumers[gen_type] = _RESUME_PROTOTYPE(library.address_of(symbol))
+    return found
+
+
+class _CompiledRaise(Exception):
+    """Raised by a generated step with the id of the exception the generator raised."""
+
+
+def _steps(gen_type: types.Generator, inputs: tuple) -> Any:
+    """`step(state address)`: the next item, or StopIteration, or _CompiledRaise."""
+    found = _native_steps.get(gen_type)
+    if found is None and _native_boxer(gen_type.yield_type) is not None:
+        found = _native_steps[gen_type] = _build_native_step(gen_type)
+    return found if found is not None else _ctypes_step(gen_type, inputs)
+
+
+def _ctypes_step(gen_type: types.Generator, inputs: tuple) -> Any:
+    from ember.dispatcher.pycall import _box, _memory_ctype
+
+    resume = _resumer(gen_type)
+    item_type = gen_type.yield_type
+    item = _memory_ctype(item_type)()
+    exc_id = ctypes.c_int32(0)
+    addresses = (ctypes.addressof(item), ctypes.addressof(exc_id))
+
+    def step(state: int) -> Any:
+        status = resume(*addresses, None, state, 0)
+        if status == STATUS_OK:
+            return _box(item_type, item, inputs)
+        if status == STATUS_STOP:
+            raise StopIteration
+        raise _CompiledRaise(exc_id.value)
+
+    return step
+
+
+# ---------------------------------------------------------------------------- generated steps
+
+_native_steps: dict[types.Generator, Any] = {}
+_METH_O = 0x0008
+_OBJECT = llvm.PointerType()
+_i32, _i64 = llvm.IntType(32), llvm.IntType(64)
+
+
+def _native_boxer(item_type: types.Type) -> tuple | None:
+    """(C-API function, its argument type, how to widen the item) for a number, or None."""
+    if isinstance(item_type, types.Boolean):
+        return "PyBool_FromLong", _i64, "zext"
+    if isinstance(item_type, types.Integer):
+        if item_type.signed:
+            return "PyLong_FromLongLong", _i64, "sext"
+        return "PyLong_FromUnsignedLongLong", _i64, "zext"
+    if isinstance(item_type, types.Float):
+        return "PyFloat_FromDouble", llvm.DoubleType(), "fpext"
+    return None
+
+
+def _capi(name: str, result: llvm.Type, *args: llvm.Type) -> _FunctionPointer:
+    return _FunctionPointer(llvm.FunctionType(result, list(args)), _capi_address(name))
+
+
+def _build_native_step(gen_type: types.Generator) -> Any:
+    """A builtin `step(state)` (METH_O): resume the generator once and box the item."""
+    from ember.dispatcher.native_entry import default_jit, make_pycfunction
+    from ember.lowering.models import model_of
+
+    library, symbol = compiled_resume(gen_type)
+    module = llvm.Module(name=f"{symbol}.step")
+    function = llvm.Function(module, llvm.FunctionType(_OBJECT, [_OBJECT, _OBJECT]), "step")
+    builder = llvm.IRBuilder(function.append_basic_block("entry"))
+    item_model = model_of(gen_type.yield_type)
+    item = builder.alloca(item_model.data_type)
+    exc_id = builder.alloca(_i32)
+    state = builder.call(_capi("PyLong_AsVoidPtr", _OBJECT, _OBJECT), [function.args[1]])
+    resume = _FunctionPointer(RESUME_TYPE, library.address_of(symbol))
+    null = llvm.Constant(_OBJECT, None)
+    status = builder.call(resume, [item, exc_id, null, state, llvm.Constant(llvm.IntType(8), 0)])
+    yielded = builder.icmp_signed("==", status, llvm.Constant(_i32, STATUS_OK))
+    with builder.if_then(yielded, likely=True):
+        name, arg_type, widen = _native_boxer(gen_type.yield_type)
+        value = item_model.from_data(builder, builder.load(item, typ=item_model.data_type))
+        if value.type != arg_type:
+            value = getattr(builder, widen)(value, arg_type)
+        builder.ret(builder.call(_capi(name, _OBJECT, arg_type), [value]))
+    raised = builder.icmp_signed("==", status, llvm.Constant(_i32, STATUS_EXCEPTION))
+    with builder.if_then(raised, likely=False):
+        exc_object = builder.call(
+            _capi("PyLong_FromLongLong", _OBJECT, _i64), [builder.sext(builder.load(exc_id), _i64)]
+        )
+        set_object = _capi("PyErr_SetObject", llvm.VoidType(), _OBJECT, _OBJECT)
+        builder.call(set_object, [_object_address(_CompiledRaise), exc_object])
+        builder.call(_capi("Py_DecRef", llvm.VoidType(), _OBJECT), [exc_object])
+        builder.ret(null)
+    stop = ctypes.c_void_p.in_dll(ctypes.pythonapi, "PyExc_StopIteration").value
+    set_none = _capi("PyErr_SetNone", llvm.VoidType(), _OBJECT)
+    builder.call(set_none, [llvm.Constant(_i64, stop).inttoptr(_OBJECT)])
+    builder.ret(null)
+    lookup = default_jit().add_module(str(module))
+    return make_pycfunction(lookup("step"), "step", [lookup, library], flags=_METH_O)
+
+
+def _object_address(obj: object) -> llvm.Constant:
+    return llvm.Constant(_i64, id(obj)).inttoptr(_OBJECT)  # obj lives as long as this module
+
+
+class CompiledGenerator:
+    """A running jitted generator (Numba's generator object): iterate it, or call `next()`.
+
+    It owns the runtime block of the generator's state; dropping it closes the generator and
+    releases whatever the suspended body held. `inputs` (the call's arguments) stay alive as
+    long as the generator, since the state may borrow their arrays.
+    """
+
+    __slots__ = ("_gen_type", "_meminfo", "_state", "_step", "_inputs")
+
+    def __init__(self, gen_type: types.Generator, meminfo: int, inputs: tuple) -> None:
+        self._gen_type = gen_type
+        self._meminfo = meminfo  # the reference the compiled function returned
+        self._state = nrt.data_address(meminfo)
+        self._step = _steps(gen_type, inputs)
+        self._inputs = inputs
+
+    def __iter__(self) -> CompiledGenerator:
+        return self
+
+    def __next__(self) -> Any:
+        try:
+            return self._step(self._state)
+        except _CompiledRaise as raised:
+            raise_static_exception(raised.args[0])
+
+    def close(self) -> None:
+        """End the generator now, releasing what its suspended body holds (as Python's)."""
+        _resumer(self._gen_type)(None, None, None, self._state, 1)
+
+    def send(self, value: Any) -> Any:
+        from ember.library.generators import UNSUPPORTED_METHODS
+
+        raise UnsupportedError(UNSUPPORTED_METHODS["send"])
+
+    def throw(self, *args: Any) -> Any:
+        from ember.library.generators import UNSUPPORTED_METHODS
+
+        raise UnsupportedError(UNSUPPORTED_METHODS["throw"])
+
+    def __del__(self) -> None:
+        meminfo, self._meminfo = self._meminfo, 0
+        if meminfo:
+            nrt.runtime().decref(meminfo)
+
+    def __repr__(self) -> str:
+        return f"<ember generator object {self._gen_type.gen_func.__qualname__}>"
+
+
+def box_generator(gen_type: types.Generator, memory: Any, inputs: tuple) -> CompiledGenerator:
+    """The Python object of a generator a compiled function returned (takes its reference)."""
+    return CompiledGenerator(gen_type, memory.meminfo, inputs)

@@ -1,0 +1,86 @@
+"""Iterating a generator in compiled code: `iter(gen)` is the generator itself and `next`
+resumes its compiled body (ember/lowering/generators.py) until it yields or ends."""
+
+from __future__ import annotations
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.errors import UnsupportedError
+from ember.lowering import arrays as arr
+from ember.lowering import generators as gen
+from ember.lowering.callconv import STATUS_EXCEPTION, STATUS_OK
+from ember.lowering.models import model_of
+from ember.lowering.registry import lower_builtin
+from ember.typing.signature import Signature, signature
+from ember.typing.templates import AttributeTemplate, infer_getattr, registry
+
+UNSUPPORTED_METHODS = {
+    "send": "generator.send() is not supported: nothing can be sent into a compiled "
+    "generator; pass the values as its arguments instead",
+    "throw": "generator.throw() is not supported: raise the exception inside the generator",
+}
+
+
+@infer_getattr
+class GeneratorAttributes(AttributeTemplate):
+    key = types.Generator
+
+    def generic_resolve(self, value_type, attr):
+        if attr in UNSUPPORTED_METHODS:
+            raise UnsupportedError(UNSUPPORTED_METHODS[attr])
+        return None
+
+
+@registry.typer(iter)
+def _type_iter(args, kws):
+    if len(args) == 1 and not kws and isinstance(args[0], types.Generator):
+        return signature(args[0], args[0])
+    return None
+
+
+@lower_builtin(iter, types.Generator)
+def generator_iter(context, builder, sig, args):
+    arr.incref(builder, sig.args[0], args[0])  # a new reference to the same generator
+    return args[0]
+
+
+@registry.typer(next)
+def _type_next(args, kws):
+    if len(args) == 1 and not kws and isinstance(args[0], types.Generator):
+        return signature(args[0].yield_type, args[0])
+    return None
+
+
+@lower_builtin(next, types.Generator)
+def generator_next(context, builder, sig, args):
+    """Resume the generator; its exception propagates out of this function. For a `for`
+    loop the result is the (item, valid) pair; `next(g)` gives the item or raises
+    StopIteration."""
+    pair_type = types.Pair(sig.args[0].yield_type, types.boolean)
+    pair = _resume(context, builder, Signature(pair_type, sig.args), args)
+    if sig.return_type is pair_type:
+        return pair
+    ended = builder.not_(builder.extract_value(pair, 1))
+    context.guard(builder, ended, StopIteration)
+    return builder.extract_value(pair, 0)
+
+
+def _resume(context, builder, sig, args):
+    gen_type = sig.args[0]
+    resume = gen.declare_resume(context, builder.module, gen_type)
+    item_model = model_of(gen_type.yield_type)
+    retptr = arr.alloca_in_entry(builder, item_model.data_type, name="gen.item")
+    excinfo = arr.alloca_in_entry(builder, arr.i32, name="gen.exc")
+    state = gen.state_pointer(builder, args[0])
+    null = llvm.Constant(arr.ptr, None)
+    status = builder.call(resume, [retptr, excinfo, null, state, llvm.Constant(arr.i8, 0)])
+    raised = builder.icmp_signed("==", status, llvm.Constant(arr.i32, STATUS_EXCEPTION))
+    with builder.if_then(raised, likely=False):
+        builder.store(builder.load(excinfo, typ=arr.i32), builder.function.args[1])
+        builder.ret(llvm.Constant(arr.i32, STATUS_EXCEPTION))
+    valid = builder.icmp_signed("==", status, llvm.Constant(arr.i32, STATUS_OK))
+    item = item_model.from_data(builder, builder.load(retptr, typ=item_model.data_type))
+    pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
+    pair = builder.insert_value(pair, item, 0)
+    return builder.insert_value(pair, valid, 1)

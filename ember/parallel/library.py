@@ -1,0 +1,61 @@
+"""Typing and lowering of the parallel API in jitted code: `prange` types and lowers as
+`range` (the parfor pass decides whether it runs in parallel); the thread functions call the
+threading layer."""
+
+from __future__ import annotations
+
+from ember import types
+from ember.library import ranges
+from ember.lowering.registry import lower_builtin
+from ember.parallel import threading_layer as tl
+from ember.parallel.api import (
+    get_num_threads,
+    get_thread_id,
+    prange,
+    set_num_threads,
+    stencil_prange,
+)
+from ember.typing.signature import signature
+from ember.typing.templates import registry
+
+for _marker in (prange, stencil_prange):
+    registry.typer(_marker)(ranges._type_range)
+    lower_builtin(_marker, types.Integer)(ranges.range_stop)
+    lower_builtin(_marker, types.Integer, types.Integer)(ranges.range_start_stop)
+    lower_builtin(_marker, *[types.Integer] * 3)(ranges.range_start_stop_step)
+
+
+@registry.typer(get_num_threads)
+@registry.typer(get_thread_id)
+def _type_thread_query(args, kws):
+    return signature(types.int64) if not args and not kws else None
+
+
+@registry.typer(set_num_threads)
+def _type_set_num_threads(args, kws):
+    if len(args) == 1 and not kws and isinstance(types.unliteral(args[0]), types.Integer):
+        return signature(types.none, types.int64)
+    return None
+
+
+@lower_builtin(get_num_threads)
+def _lower_get_num_threads(context, builder, sig, args):
+    return builder.call(tl.declare_symbol(builder.module, tl.GET_NUM_THREADS), [])
+
+
+@lower_builtin(get_thread_id)
+def _lower_get_thread_id(context, builder, sig, args):
+    return builder.call(tl.declare_symbol(builder.module, tl.THREAD_ID), [])
+
+
+@lower_builtin(set_num_threads, types.Integer)
+def _lower_set_num_threads(context, builder, sig, args):
+    from ember import config
+
+    (count,) = args
+    too_small = builder.icmp_signed("<", count, count.type(1))
+    too_large = builder.icmp_signed(">", count, count.type(config.NUM_THREADS))
+    message = f"The number of threads must be between 1 and {config.NUM_THREADS}"
+    context.guard(builder, builder.or_(too_small, too_large), ValueError, message)
+    builder.call(tl.declare_symbol(builder.module, tl.SET_NUM_THREADS), [count])
+    return context.get_dummy_value(types.none)

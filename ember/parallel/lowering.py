@@ -1,0 +1,190 @@
+"""Stage 6a for parfors: the statement becomes a call of the threading layer with a worker that
+runs the outlined body over one chunk of a static schedule, then the per-chunk reduction
+results are combined in chunk order.
+
+    data    = {start, step, count, nchunks, exception id, slots, params..., reduction starts...}
+    worker(data, c): lo, hi = do_scheduling(count, nchunks, c)
+                     status = body(start + lo*step, start + hi*step, [step,] ...) -> slots[c]
+    launch(worker, data, nchunks); if an exception id was set: release the slots and raise it
+    r = combine(...combine(combine(r, slots[0].r), slots[1].r)...)
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir as llvm
+
+from ember import config, types
+from ember.ir.parfor import Parfor
+from ember.library.ranges import _range_length
+from ember.lowering import arrays as refs
+from ember.lowering import callconv
+from ember.lowering.lower import register_statement_lowerer
+from ember.lowering.models import model_of
+from ember.parallel import reductions as red
+from ember.parallel import threading_layer as tl
+
+_i32 = llvm.IntType(32)
+_i64 = llvm.IntType(64)
+_ptr = llvm.PointerType()
+_HEADER = [_i64, _i64, _i64, _i64, _i32, _ptr]  # start, step, count, nchunks, exc id, slots
+_START, _STEP, _COUNT, _NCHUNKS, _EXC, _SLOTS = range(6)
+
+
+def do_scheduling(count: int, nchunks: int) -> list[tuple[int, int]]:
+    """The static schedule: `nchunks` near-equal [lo, hi) pieces of range(count), the first
+    `count % nchunks` one longer (the worker computes the same in native code)."""
+    size, extra = divmod(count, nchunks)
+    pieces = []
+    for chunk in range(nchunks):
+        lo = chunk * size + min(chunk, extra)
+        pieces.append((lo, lo + size + (chunk < extra)))
+    return pieces
+
+
+def lower_parfor(lowerer, parfor: Parfor) -> None:
+    context, builder = lowerer.context, lowerer.builder
+    body = parfor.gufunc
+    lowerer.dependencies.append(body.library)
+    sig = body.signature
+    bounds = len(sig.args) - len(parfor.params) - len(parfor.reductions)
+    value_types = list(sig.args[bounds:])
+    data_type = llvm.LiteralStructType([*_HEADER, *(context.value_type(t) for t in value_types)])
+    slot_type = llvm.ArrayType(context.data_type(sig.return_type), config.NUM_THREADS)
+
+    nest = parfor.loop_nests[0]
+    range_value = lowerer.load(nest.range_var)
+    start, stop, step = (builder.extract_value(range_value, k) for k in range(3))
+    count = _range_length(builder, start, stop, step)
+    nchunks = _chunk_count(builder, count)
+
+    data = refs.alloca_in_entry(builder, data_type, name=f"parfor{parfor.id}.data")
+    slots = refs.alloca_in_entry(builder, slot_type, name=f"parfor{parfor.id}.slots")
+    builder.store(llvm.Constant(slot_type, None), slots)
+    header_values = (start, step, count, nchunks, llvm.Constant(_i32, 0), slots)
+    values = [*header_values, *_argument_values(lowerer, parfor, value_types)]
+    for index, value in enumerate(values):
+        builder.store(value, _field(builder, data, data_type, index))
+
+    worker = _define_worker(lowerer, parfor, body, data_type, slot_type, bounds)
+    builder.call(tl.declare_launch(builder.module), [worker, data, nchunks])
+    _raise_if_failed(lowerer, parfor, sig, data, data_type, slots, slot_type, nchunks)
+    _combine(lowerer, parfor, sig, slots, slot_type, nchunks)
+
+
+def _chunk_count(builder, count) -> llvm.Value:
+    """min(count, this thread's num_threads) (0 for an empty loop)."""
+    wanted = builder.call(tl.declare_symbol(builder.module, tl.GET_NUM_THREADS), [])
+    limit = llvm.Constant(_i64, config.NUM_THREADS)
+    wanted = builder.select(builder.icmp_signed("<", wanted, limit), wanted, limit)
+    chunks = builder.select(builder.icmp_signed("<", count, wanted), count, wanted)
+    zero = llvm.Constant(_i64, 0)
+    return builder.select(builder.icmp_signed("<", chunks, zero), zero, chunks)
+
+
+def _field(builder, data, data_type, index: int):
+    return builder.gep(
+        data, [llvm.Constant(_i32, 0), llvm.Constant(_i32, index)], source_etype=data_type
+    )
+
+
+def _argument_values(lowerer, parfor: Parfor, value_types: list) -> list:
+    """The parameters (borrowed from this function's variables) and each reduction's start:
+    its identity for scalars, the current array for arrays (the body makes private ones)."""
+    values = [lowerer.load_as(p, t) for p, t in zip(parfor.params, value_types)]
+    for reduction, typ in zip(parfor.reductions, value_types[len(parfor.params) :]):
+        if isinstance(typ, types.Array):
+            values.append(lowerer.load_as(reduction.var, typ))
+        else:
+            values.append(lowerer.context.get_constant(typ, reduction.identity))
+    return values
+
+
+def _define_worker(lowerer, parfor, body, data_type, slot_type, bounds: int) -> llvm.Function:
+    """`void worker(ptr data, i64 chunk)`: the body over chunk `chunk` of the schedule."""
+    module = lowerer.builder.module
+    name = f"{lowerer.symbol}.parfor{parfor.id}.worker"
+    worker = llvm.Function(module, tl.WORKER_TYPE, name)
+    worker.linkage = "internal"
+    data, chunk = worker.args
+    builder = llvm.IRBuilder(worker.append_basic_block("entry"))
+
+    def load(index, typ):
+        return builder.load(_field(builder, data, data_type, index), typ=typ)
+
+    start, step, count, nchunks = (load(k, _i64) for k in (_START, _STEP, _COUNT, _NCHUNKS))
+    size, extra = builder.sdiv(count, nchunks), builder.srem(count, nchunks)
+    before = builder.select(builder.icmp_signed("<", chunk, extra), chunk, extra)
+    lo = builder.add(builder.mul(chunk, size), before)
+    longer = builder.zext(builder.icmp_signed("<", chunk, extra), _i64)
+    hi = builder.add(builder.add(lo, size), longer)
+    first = builder.add(start, builder.mul(lo, step))
+    last = builder.add(start, builder.mul(hi, step))
+    arguments = [first, last, step][:bounds]
+    sig = body.signature
+    for index, typ in enumerate(sig.args[bounds:]):
+        arguments.append(load(len(_HEADER) + index, lowerer.context.value_type(typ)))
+    callee = lowerer.context.declare_function(module, body.symbol, callconv.function_type(sig))
+    excinfo = builder.alloca(_i32, name="excinfo")
+    _call_chunk(builder, callee, sig, arguments, excinfo, data, data_type, chunk, slot_type)
+    builder.ret_void()
+    return worker
+
+
+def _call_chunk(builder, callee, sig, arguments, excinfo, data, data_type, chunk, slot_type):
+    """Run the body over one chunk: its result to `slots[chunk]`, or its exception id to
+    the shared exception field (any one of several raising chunks wins)."""
+    is_error, result = callconv.call(builder, callee, sig, arguments, excinfo)
+    with builder.if_else(is_error, likely=False) as (failed, succeeded):
+        with failed:
+            exc_slot = _field(builder, data, data_type, _EXC)
+            builder.atomic_rmw("xchg", exc_slot, builder.load(excinfo), "monotonic")
+        with succeeded:
+            slots = builder.load(_field(builder, data, data_type, _SLOTS), typ=_ptr)
+            slot = builder.gep(slots, [llvm.Constant(_i32, 0), chunk], source_etype=slot_type)
+            builder.store(model_of(sig.return_type).as_data(builder, result), slot)
+
+
+def _slot_value(builder, sig, slots, slot_type, chunk) -> llvm.Value:
+    slot = builder.gep(slots, [llvm.Constant(_i32, 0), chunk], source_etype=slot_type)
+    model = model_of(sig.return_type)
+    return model.from_data(builder, builder.load(slot, typ=model.data_type))
+
+
+def _raise_if_failed(lowerer, parfor, sig, data, data_type, slots, slot_type, nchunks) -> None:
+    """An exception in any chunk: release what the finished chunks returned, raise it here."""
+    builder = lowerer.builder
+    exc = builder.load(_field(builder, data, data_type, _EXC), typ=_i32)  # the join synchronizes
+    with builder.if_then(builder.icmp_signed("!=", exc, llvm.Constant(_i32, 0)), likely=False):
+        with refs.for_range(builder, nchunks) as chunk:
+            value = _slot_value(builder, sig, slots, slot_type, chunk)
+            refs.decref(builder, sig.return_type, value)  # unfilled slots hold NULLs: no-ops
+        builder.store(exc, builder.function.args[1])
+        builder.ret(llvm.Constant(_i32, callconv.STATUS_EXCEPTION))
+
+
+def _combine(lowerer, parfor: Parfor, sig, slots, slot_type, nchunks) -> None:
+    """Fold each chunk's partial result into the reduction variable, in chunk order."""
+    context, builder = lowerer.context, lowerer.builder
+    for position, reduction in enumerate(parfor.reductions):
+        typ = lowerer.typemap[reduction.var.name]
+        part_type = sig.return_type.types[position]
+        helper = red.combine_helper(reduction.kind, reduction.inplace)
+        target = helper.compile((typ, typ))
+        accumulator = refs.alloca_in_entry(builder, context.value_type(typ), name="parfor.acc")
+        builder.store(lowerer.borrowed(typ, lowerer.load(reduction.var)), accumulator)
+        with refs.for_range(builder, nchunks) as chunk:
+            value = _slot_value(builder, sig, slots, slot_type, chunk)
+            part = builder.extract_value(value, position)
+            part = context.cast(builder, part, part_type, typ)
+            current = builder.load(accumulator, typ=context.value_type(typ))
+            combined = context.call_compiled(builder, target, [current, part])
+            refs.decref(builder, typ, current)
+            refs.decref(builder, typ, part)
+            builder.store(combined, accumulator)
+        result = builder.load(accumulator, typ=context.value_type(typ))
+        if refs.needs_refcount(typ):
+            refs.decref(builder, typ, lowerer.load(reduction.result))
+        lowerer.store(reduction.result.name, result)
+
+
+register_statement_lowerer(Parfor, lower_parfor)

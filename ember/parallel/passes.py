@@ -1,0 +1,57 @@
+"""Stage 5b's entry: runs the parallel sub-passes over typed IR when `parallel=` is on, then
+outlines and compiles each parfor's body (sub-pass 9: its parameters are already computed)."""
+
+from __future__ import annotations
+
+from ember import config
+from ember.ir.printer import banner, dump_function
+from ember.parallel.api import prange, stencil_prange
+from ember.parallel.diagnostics import ParallelReport
+
+_NOT_BUILT = {
+    "numpy": "array expressions (a * b + c) of large same-shape arrays run in parallel; "
+    "other NumPy calls run serially (not converted to parfors yet)",
+    "reduction": "NumPy reductions run serially (not converted to parfors yet)",
+    "setitem": "slice assignments run serially (not converted to parfors yet)",
+    "fusion": "no parfor fusion yet (each prange loop is its own parallel region)",
+    "comprehension": "list comprehensions run serially (not converted to parfors)",
+}
+
+
+def parallelize(state) -> None:
+    options = state.options.parallel
+    if options is None:
+        return
+    import ember.parallel.lowering  # noqa: F401 - registers the parfor statement lowerer
+    from ember.parallel.gufunc import compile_gufunc
+    from ember.parallel.prange_to_parfor import convert_prange_loops
+
+    report = ParallelReport(state.py_func.__qualname__, options.describe())
+    state.parallel_report = report
+    report.notes += [f"note: {text}" for name, text in _NOT_BUILT.items() if getattr(options, name)]
+    _debug_dump(state, "before parallel sub-passes")
+    markers = tuple(
+        marker for marker, on in ((prange, options.prange), (stencil_prange, options.stencil)) if on
+    )
+    if not options.prange:
+        report.notes.append("note: parallel={'prange': False}: prange loops run as range")
+    if not options.numpy:
+        report.notes.append("note: parallel={'numpy': False}: array expressions run serially")
+    if not options.stencil:
+        report.notes.append("note: parallel={'stencil': False}: @stencil loops run serially")
+    parfors = convert_prange_loops(state.func_ir, state.typing.typemap, report, markers)
+    for parfor in parfors:
+        step = parfor.loop_nests[0].step
+        has_step = not (isinstance(step, int) and step == 1)  # else range(lo, hi): vectorizes
+        parfor.gufunc = compile_gufunc(
+            parfor, state.func_ir, state.typing.typemap, state.options, has_step
+        )
+    _debug_dump(state, "after prange to parfor")
+    if config.DEBUG_ARRAY_OPT_STATS:
+        print(report.format(level=2))
+
+
+def _debug_dump(state, title: str) -> None:
+    if config.DEBUG_ARRAY_OPT:
+        print(banner(f"{title}: {state.py_func.__qualname__}"))
+        print(dump_function(state.func_ir))

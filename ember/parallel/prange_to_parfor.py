@@ -1,0 +1,126 @@
+"""Sub-pass 4: prange loops to parfors. Consumes typed IR; replaces each legal prange loop
+(outermost first) by one `Parfor` statement in its preheader and records why the others stay
+serial.
+
+Before:                                    After:
+    label 0: $r = call $prange(n)              label 0: $r = call $prange(n)
+             $it = getiter($r) ...                      ---begin parfor 0--- ... ---end---
+             jump 38                                    s = $parfor.s
+    label 38: header; label 40: body                    jump 66
+    label 66: exit                             label 66: exit
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from ember import types
+from ember.ir import nodes as ir
+from ember.ir.liveness import insert_dels, live_variables
+from ember.ir.parfor import LoopNest, Parfor, Reduction
+from ember.parallel import reductions as red
+from ember.parallel.diagnostics import ParallelReport
+from ember.parallel.legality import LoopAnalysis, NotParallel, analyze
+from ember.parallel.loops import PrangeLoop, find_prange_loops
+
+_parfor_ids = itertools.count()
+
+
+def convert_prange_loops(
+    func_ir: ir.FunctionIR, typemap: dict, report: ParallelReport, markers: tuple
+) -> list:
+    """Convert every legal loop over one of `markers`; returns the new Parfor statements."""
+    converted = []
+    while True:
+        live_in, _ = live_variables(func_ir)
+        loops = [
+            loop
+            for loop in find_prange_loops(func_ir, typemap, markers)
+            if loop.header not in report.serial_headers
+        ]
+        if not loops:
+            break
+        loop = loops[0]
+        try:
+            analysis = analyze(func_ir, typemap, loop, live_in)
+            _check_range(loop, typemap)
+        except NotParallel as reason:
+            report.serial(loop.header, loop.loc, str(reason))
+            continue
+        parfor = _replace_loop(func_ir, typemap, loop, analysis)
+        report.converted(parfor, loop.loc)
+        converted.append(parfor)
+    if converted:
+        _strip_dels(func_ir)
+        insert_dels(func_ir)
+    return converted
+
+
+def _check_range(loop: PrangeLoop, typemap: dict) -> None:
+    dtype = typemap[loop.range_var.name].dtype
+    if not (isinstance(dtype, types.Integer) and dtype.signed):
+        raise NotParallel(f"prange over {dtype} bounds runs serially (only signed integers)")
+
+
+def _replace_loop(func_ir, typemap: dict, loop: PrangeLoop, analysis: LoopAnalysis) -> Parfor:
+    loc = loop.loc
+    index_var = ir.Var(f"$parfor_index.{next(_parfor_ids)}", loc)
+    typemap[index_var.name] = typemap[loop.range_var.name].dtype
+    body = {}
+    for label in loop.body:
+        block = func_ir.blocks.pop(label)
+        statements = []
+        for stmt in block.body:
+            if isinstance(stmt, ir.Del) or id(stmt) in analysis.dropped:
+                continue
+            if (
+                isinstance(stmt, ir.Assign)
+                and isinstance(stmt.value, ir.Var)
+                and stmt.value.name in loop.index_sources
+            ):
+                stmt = ir.Assign(stmt.target, index_var, stmt.loc)
+            statements.append(stmt)
+        body[label] = ir.Block(label, block.loc, statements)
+    del func_ir.blocks[loop.header]
+
+    reductions = []
+    for name, kind, inplace in analysis.reductions:
+        result = ir.Var(f"$parfor.{name}", loc)
+        typemap[result.name] = typemap[name]
+        identity = red.identity(typemap[name], kind)
+        reductions.append(Reduction(ir.Var(name, loc), result, kind, inplace, identity))
+    args = loop.range_call.args
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+    nest = LoopNest(index_var, loop.range_var, start, stop, step)
+    parfor = Parfor(
+        id=int(index_var.name.rsplit(".", 1)[1]),
+        loop_nests=[nest],
+        init_block=ir.Block(-1, loc, []),  # a prange's bounds are computed before it
+        loop_body=body,
+        body_entry=loop.body_entry,
+        continue_label=loop.header,
+        params=[ir.Var(name, loc) for name in analysis.params],
+        reductions=reductions,
+        loc=loc,
+    )
+    preheader = func_ir.blocks[loop.preheader]
+    kept = [s for s in preheader.body[:-1] if not _starts_iteration(s, loop)]
+    copies = [ir.Assign(ir.Var(r.var.name, loc), r.result, loc) for r in reductions]
+    # the header's copies of values passing through (enclosing loops' iterators) run once more
+    copies += [ir.Assign(c.target, c.value, c.loc) for c in loop.header_copies]
+    preheader.body = [*kept, parfor, *copies, ir.Jump(loop.exit, loc)]
+    return parfor
+
+
+def _starts_iteration(stmt: ir.Stmt, loop: PrangeLoop) -> bool:
+    """`$it = getiter($r)` and `$phi = $it` in the preheader."""
+    if not isinstance(stmt, ir.Assign):
+        return False
+    if isinstance(stmt.value, ir.GetIter) and stmt.value.value.name == loop.range_var.name:
+        return True
+    return stmt.target.name in loop.iterator_vars
+
+
+def _strip_dels(func_ir: ir.FunctionIR) -> None:
+    for block in func_ir.blocks.values():
+        block.body = [s for s in block.body if not isinstance(s, ir.Del)]

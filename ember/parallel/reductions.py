@@ -1,0 +1,180 @@
+"""Reduction variables of a parallel loop: which updates are recognised, their identity values,
+and the small jitted helpers that make per-thread array accumulators and combine partial results.
+
+Recognised updates of a variable `r` (anywhere in the body, under conditions too):
+`r += v`, `r -= v`, `r *= v`, `r |= v`, `r &= v`, `r ^= v`, `r = r + v` (and the other
+operators, `v + r` for commutative ones), `r = max(r, v)`, `r = min(v, r)`. `r` must be read
+nowhere else in the body, so no iteration sees another's partial value.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+from ember import types
+from ember.ir import nodes as ir
+
+_OPERATOR_KINDS = {
+    operator.add: "+", operator.sub: "+", operator.mul: "*", operator.or_: "|",
+    operator.and_: "&", operator.xor: "^",
+}  # fmt: skip
+_COMMUTATIVE = {operator.add, operator.mul, operator.or_, operator.and_, operator.xor}
+_ARRAY_KINDS = {"+", "*"}
+
+
+def match_update(
+    stmt: ir.Stmt, name: str, definitions: dict, typemap: dict
+) -> tuple[str, bool, ir.Assign] | None:
+    """(kind, inplace, the expression's statement) when `stmt` is `name = <update of name>`
+    through one temporary (as the frontend writes `r += v`), else None."""
+    if not (isinstance(stmt, ir.Assign) and stmt.target.name == name):
+        return None
+    value = stmt.value
+    producer = None
+    if isinstance(value, ir.Var):
+        producer = definitions.get(value.name)
+        if producer is None:
+            return None
+        value = producer.value
+    found = _update_kind(value, name, typemap)
+    if found is None:
+        return None
+    kind, inplace = found
+    return kind, inplace, producer or stmt
+
+
+def _update_kind(value: Any, name: str, typemap: dict) -> tuple[str, bool] | None:
+    if isinstance(value, (ir.BinOp, ir.InplaceBinOp)):
+        fn = value.immutable_fn if isinstance(value, ir.InplaceBinOp) else value.fn
+        kind = _OPERATOR_KINDS.get(fn)
+        if kind is None:
+            return None
+        operands = (value.lhs.name, value.rhs.name)
+        if operands[0] == name and operands[1] != name:
+            return kind, isinstance(value, ir.InplaceBinOp)
+        if fn in _COMMUTATIVE and operands[1] == name and operands[0] != name:
+            return kind, False
+        return None
+    if isinstance(value, ir.Call) and len(value.args) == 2 and not value.kws:
+        fnty = typemap.get(value.func.name)
+        key = getattr(fnty, "typing_key", None)
+        if key in (max, min) and [a.name for a in value.args].count(name) == 1:
+            return key.__name__, False
+    return None
+
+
+def supported_type(typ: types.Type, kind: str) -> bool:
+    if isinstance(typ, types.Array):
+        return kind in _ARRAY_KINDS and isinstance(typ.dtype, (types.Integer, types.Float,
+                                                               types.Complex))  # fmt: skip
+    if isinstance(typ, types.Boolean):
+        return kind in ("|", "&", "^", "max", "min")
+    if isinstance(typ, types.Complex):
+        return kind in ("+", "*")
+    return isinstance(typ, (types.Integer, types.Float))
+
+
+def identity(typ: types.Type, kind: str) -> Any:
+    """The value each thread's accumulator starts from."""
+    if isinstance(typ, types.Array):
+        typ = typ.dtype
+    if kind in ("+", "|", "^"):
+        return False if isinstance(typ, types.Boolean) else 0
+    if kind == "*":
+        return 1
+    if kind == "&":
+        return True if isinstance(typ, types.Boolean) else -1
+    if isinstance(typ, types.Boolean):
+        return kind == "min"
+    if isinstance(typ, types.Float):
+        return -math.inf if kind == "max" else math.inf
+    return typ.minval if kind == "max" else typ.maxval
+
+
+# ---------------------------------------------------------------------------- jitted helpers
+
+_helpers: dict[tuple, Any] = {}
+
+
+def combine_helper(kind: str, inplace: bool):
+    """A jitted `(acc, part) -> acc'` for this kind of reduction."""
+    key = ("combine", kind, inplace)
+    if key not in _helpers:
+        _helpers[key] = _make_combine(kind, inplace)
+    return _helpers[key]
+
+
+def init_helper(kind: str):
+    """A jitted `(acc) -> a new per-thread accumulator shaped like acc` (array reductions)."""
+    key = ("init", kind)
+    if key not in _helpers:
+        _helpers[key] = _make_init(kind)
+    return _helpers[key]
+
+
+def _make_combine(kind: str, inplace: bool):
+    from ember.decorators import njit
+
+    return njit((_INPLACE_COMBINES if inplace else _COMBINES)[kind])
+
+
+def _add(acc, part):
+    return acc + part
+
+
+def _mul(acc, part):
+    return acc * part
+
+
+def _or(acc, part):
+    return acc | part
+
+
+def _and(acc, part):
+    return acc & part
+
+
+def _xor(acc, part):
+    return acc ^ part
+
+
+def _max(acc, part):
+    return max(acc, part)
+
+
+def _min(acc, part):
+    return min(acc, part)
+
+
+def _iadd(acc, part):
+    acc += part
+    return acc
+
+
+def _imul(acc, part):
+    acc *= part
+    return acc
+
+
+_COMBINES = {"+": _add, "*": _mul, "|": _or, "&": _and, "^": _xor, "max": _max, "min": _min}
+_INPLACE_COMBINES = {**_COMBINES, "+": _iadd, "*": _imul}
+
+
+def _make_init(kind: str):
+    import numpy as np
+
+    from ember.decorators import njit
+
+    if kind == "*":
+
+        def init_ones(acc):
+            return np.ones_like(acc)
+
+        return njit(init_ones)
+
+    def init_zeros(acc):
+        return np.zeros_like(acc)
+
+    return njit(init_zeros)

@@ -1,0 +1,91 @@
+"""Branches on `arg is None` decided by the argument's type, pruned before type inference.
+
+`def f(a, b=None): if b is None: return a; return a + b` called without b types b as none:
+the test is known while compiling, and the other branch (which could not be typed: `a + None`)
+is dropped, as Numba's dead-branch pruning does. Only parameters that are never reassigned are
+decided this way; a reassigned one becomes Optional and is tested at run time.
+
+Before:  $c = b is $none ; branch $c, 10, 20        (b: none)
+After:   jump 10                                    (block 20 removed if nothing else reaches it)
+"""
+
+from __future__ import annotations
+
+import operator
+
+from ember import types
+from ember.ir import nodes as ir
+from ember.ir.liveness import insert_dels
+
+
+def prune_none_branches(func_ir: ir.FunctionIR, arg_types: tuple) -> bool:
+    """Prune the branches decided by argument types; True when the IR changed."""
+    definitions: dict[str, list] = {}
+    for _, stmt in func_ir.statements():
+        if isinstance(stmt, ir.Assign):
+            definitions.setdefault(stmt.target.name, []).append(stmt.value)
+    changed = False
+    for block in func_ir.blocks.values():
+        branch = block.terminator
+        if not isinstance(branch, ir.Branch):
+            continue
+        outcome = _decided(branch.cond, definitions, arg_types)
+        if outcome is not None:
+            target = branch.truebr if outcome else branch.falsebr
+            block.body[-1] = ir.Jump(target, branch.loc)
+            changed = True
+    if changed:
+        _remove_unreachable(func_ir)
+        for block in func_ir.blocks.values():  # place the dels again for the new edges
+            block.body = [stmt for stmt in block.body if not isinstance(stmt, ir.Del)]
+        insert_dels(func_ir)
+    return changed
+
+
+def _single(name: str, definitions: dict) -> object | None:
+    found = definitions.get(name, ())
+    return found[0] if len(found) == 1 else None
+
+
+def _decided(cond: ir.Var, definitions: dict, arg_types: tuple) -> bool | None:
+    """The value of `cond` when it is `param is None` / `is not None` decided by a type, or
+    `if param:` with a None argument."""
+    test = _single(cond.name, definitions)
+    if isinstance(_argument_type(cond, definitions, arg_types), types.NoneType):
+        return False
+    if not isinstance(test, ir.BinOp) or test.fn not in (operator.is_, operator.is_not):
+        return None
+    sides = [_single(var.name, definitions) for var in (test.lhs, test.rhs)]
+    is_none_const = [isinstance(d, ir.Const) and d.value is None for d in sides]
+    if is_none_const[0] == is_none_const[1]:
+        return None
+    param = sides[1] if is_none_const[0] else sides[0]
+    arg_type = _argument_type(param, definitions, arg_types)
+    if arg_type is None or isinstance(arg_type, types.Optional):
+        return None  # known only at run time
+    is_none = isinstance(arg_type, types.NoneType)
+    return is_none if test.fn is operator.is_ else not is_none
+
+
+def _argument_type(value: object, definitions: dict, arg_types: tuple) -> types.Type | None:
+    """The type of the argument a chain of single copies starts from, or None."""
+    for _ in range(len(definitions) + 2):
+        if isinstance(value, ir.Arg):
+            return arg_types[value.index] if value.index < len(arg_types) else None
+        if not isinstance(value, ir.Var):
+            return None
+        value = _single(value.name, definitions)
+    return None
+
+
+def _remove_unreachable(func_ir: ir.FunctionIR) -> None:
+    reached = set()
+    pending = [func_ir.entry]
+    while pending:
+        label = pending.pop()
+        if label not in reached:
+            reached.add(label)
+            pending.extend(func_ir.blocks[label].successors())
+    for label in list(func_ir.blocks):
+        if label not in reached:
+            del func_ir.blocks[label]

@@ -1,0 +1,33 @@
+"""Generator types: the value a jitted generator function returns, iterated by `for` in compiled
+code and boxed as an iterator for Python."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember.types.abstract import Type
+
+
+class Generator(Type):
+    """The generator made by calling `gen_func` with `arg_types`; it yields `yield_type`.
+
+    Its value is a runtime block holding the suspended frame (ember/lowering/generators.py).
+    """
+
+    def __init__(self, gen_func: Any, arg_types: tuple, yield_type: Type) -> None:
+        self.gen_func = gen_func
+        self.arg_types = tuple(arg_types)
+        self.yield_type = yield_type
+        args = ", ".join(str(t) for t in self.arg_types)
+        super().__init__(f"generator({gen_func.__qualname__}({args}) -> {yield_type})")
+
+    @property
+    def key(self) -> Any:
+        return (self.gen_func, self.arg_types, self.yield_type)
+
+    @property
+    def iterator_type(self) -> Generator:
+        return self
+
+    def _rebuild_args(self) -> tuple:
+        return (self.gen_func, self.arg_types, self.yield_type)

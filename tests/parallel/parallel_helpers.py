@@ -1,0 +1,64 @@
+"""Runs a function three ways (CPython, njit, njit(parallel=True)) and compares the results."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember import njit
+
+
+def assert_same(got, expected, exact: bool) -> None:
+    if isinstance(expected, tuple):
+        assert isinstance(got, tuple) and len(got) == len(expected)
+        for g, e in zip(got, expected):
+            assert_same(g, e, exact)
+        return
+    if isinstance(expected, np.ndarray):
+        assert isinstance(got, np.ndarray) and got.dtype == expected.dtype
+        if exact:
+            np.testing.assert_array_equal(got, expected)
+        else:
+            np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+        return
+    if isinstance(expected, np.generic):  # CPython on NumPy items gives NumPy scalars
+        expected = expected.item()
+    if isinstance(got, np.generic):
+        got = got.item()
+    assert type(got) is type(expected), (got, expected)
+    if exact or not isinstance(expected, float):
+        assert got == expected
+    else:
+        assert got == expected or abs(got - expected) <= 1e-12 * max(1.0, abs(expected))
+
+
+def three_ways(fn, *args, exact: bool = False, copy_args: bool = True):
+    """Compare CPython, serial njit and parallel njit; returns the parallel dispatcher.
+
+    Array arguments are copied for each run so functions that write into them compare too.
+    `exact=False` allows the last bits of float sums to differ (a parallel sum adds in a
+    different order)."""
+    fresh = (lambda: [a.copy() if isinstance(a, np.ndarray) else a for a in args]) if copy_args \
+        else (lambda: list(args))  # fmt: skip
+    expected_args = fresh()
+    expected = fn(*expected_args)
+    serial, parallel = njit(fn), njit(parallel=True)(fn)
+    for dispatcher in (serial, parallel):
+        run_args = fresh()
+        assert_same(dispatcher(*run_args), expected, exact)
+        for got_arg, expected_arg in zip(run_args, expected_args):
+            if isinstance(expected_arg, np.ndarray):
+                assert_same(got_arg, expected_arg, exact)
+    return parallel
+
+
+def report_of(dispatcher):
+    (result,) = dispatcher.overloads.values()
+    return result.parallel_report
+
+
+def parfor_count(dispatcher) -> int:
+    return report_of(dispatcher).parfor_count
+
+
+def serial_reasons(dispatcher) -> list[str]:
+    return [r.reason for r in report_of(dispatcher).loops if r.parfor_id is None]
