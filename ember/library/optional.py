@@ -131,7 +131,7 @@ class OptionalMembership(AbstractTemplate):
 
 
 @lower_builtin(operator.contains, types.Type, types.Optional)
-def _optional_membership(context, builder, sig, args):
+def optional_membership(context, builder, sig, args):
     return _when_all_valid(context, builder, operator.contains, sig, args, llvm.Constant(_i1, 0))
 
 

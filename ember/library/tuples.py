@@ -178,6 +178,10 @@ def tuple_count(t, value):
 
 @lower_builtin(operator.contains, types.BaseTuple, types.Type)
 def tuple_contains(context, builder, sig, args):
+    if isinstance(sig.args[1], types.Optional):  # a None item is in no tuple: optional.py
+        from ember.library.optional import optional_membership
+
+        return optional_membership(context, builder, sig, args)
     container, item = args
     found = llvm.Constant(llvm.IntType(1), 0)
     for position, member in enumerate(sig.args[0].types):
