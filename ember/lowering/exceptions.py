@@ -171,7 +171,8 @@ class ExceptionRouting:
         entries = callconv.static_exceptions.entries() if needed else []
         for switch, matched, classes in self.switches:
             for exc_id, exc_class, _ in entries:
-                if issubclass(exc_class, classes):
+                # entries registered by extensions may hold instances: they match no handler
+                if isinstance(exc_class, type) and issubclass(exc_class, classes):
                     switch.add_case(llvm.Constant(_i32, exc_id), matched)
         for switch, payload, result_slot, merge, result_type in self.args_reads:
             for exc_id, _, exc_args in entries:
