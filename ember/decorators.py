@@ -9,7 +9,6 @@ from typing import Any
 
 from ember import types
 from ember.errors import EmberWarning, UnsupportedError
-from ember.parallel.options import parse_parallel_option
 from ember.typing.signature import Signature
 
 _ACCEPTED_OPTIONS = {"nopython", "fastmath", "boundscheck", "error_model", "cache", "nogil",
@@ -25,7 +24,7 @@ def jit(signature_or_function: Any = None, **options: Any) -> Any:
     unknown = set(options) - _ACCEPTED_OPTIONS
     if unknown:
         raise TypeError(f"unknown jit option(s): {', '.join(sorted(unknown))}")
-    parse_parallel_option(options.get("parallel", False))  # bad values fail at the decorator
+    _parallel_options(options)  # bad values fail at the decorator
     if options.get("forceobj") or options.get("nopython") is False:
         raise UnsupportedError("object mode is not supported yet; ember compiles nopython only")
     if callable(signature_or_function) and not isinstance(signature_or_function, (str, list)):
@@ -57,7 +56,7 @@ def _make_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
         fastmath=frozenset(fastmath) if isinstance(fastmath, (set, frozenset)) else bool(fastmath),
         boundscheck=bool(options.get("boundscheck", False)),
         nogil=bool(options.get("nogil", False)),
-        parallel=parse_parallel_option(options.get("parallel", False)),
+        parallel=_parallel_options(options),
     )
     if options.get("cache"):
         _warn_no_disk_cache()
@@ -74,6 +73,15 @@ def _warn_no_disk_cache() -> None:
         EmberWarning,
         stacklevel=4,
     )
+
+
+def _parallel_options(options: dict) -> Any:
+    """The validated `parallel=` option; its module is imported only when it is given."""
+    if not options.get("parallel"):
+        return None
+    from ember.parallel.options import parse_parallel_option
+
+    return parse_parallel_option(options["parallel"])
 
 
 def _parse_signatures(spec: Any) -> list[Signature] | None:
