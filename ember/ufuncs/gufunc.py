@@ -19,6 +19,7 @@ from ember.library.numpy_support import from_numpy_dtype
 from ember.typing.signature import Signature
 from ember.ufuncs.capi import set_writable_inputs
 from ember.ufuncs.kernels import (
+    GrowingUFunc,
     LoopTable,
     check_arity,
     check_options,
@@ -209,7 +210,7 @@ def _rebuild_gufunc(state: tuple, signatures: list, layout: str, options: dict) 
     return bind_self(py_func, self_names, guvectorize(signatures, layout, **options)(py_func))
 
 
-class GUFunc:
+class GUFunc(GrowingUFunc):
     """A lazy gufunc (Numba's dynamic GUFunc): each call with new dtypes compiles a loop (the
     kernel typed for those dtypes) into `.ufunc`; outputs must be passed in."""
 
@@ -240,19 +241,8 @@ class GUFunc:
         loops = self._loops
         return (_rebuild_lazy, (state, loops.layout.text, loops.options, loops.signatures))
 
-    def disable_compile(self) -> None:
-        self._frozen = True
-
-    def add(self, sig: Any) -> None:
-        (parsed,) = parse_signatures(sig)
-        self._add_loop(parsed)
-
-    def _add_loop(self, sig: Signature) -> None:
-        from ember.dispatcher.dispatcher import compile_lock
-
-        with compile_lock:  # threads meeting new dtypes at once add their loops one by one
-            self._loops.compile(sig)
-            self._ufunc = self._loops.make()
+    def _remake(self) -> Any:
+        return self._loops.make()
 
     def __call__(self, *args: Any, **kws: Any) -> Any:
         given = len(args) + (_count_outputs(kws.get("out")))

@@ -136,3 +136,29 @@ class LoopTable:
         ufunc.__dict__["__module__"] = self.py_func.__module__
         ufunc.__dict__["__wrapped__"] = self.py_func
         return ufunc
+
+
+class GrowingUFunc:
+    """What DUFunc and GUFunc share: a table of compiled loops that grows on demand (under the
+    compile lock) until `disable_compile()`; `_remake()` builds the NumPy object anew."""
+
+    _frozen = False
+
+    def disable_compile(self) -> None:
+        """Freeze: no new loops; calls with other dtypes raise NumPy's TypeError."""
+        self._frozen = True
+
+    def add(self, sig: Any) -> None:
+        """Compile the loop for a signature (`'float64(float64, float64)'`) now."""
+        (parsed,) = parse_signatures(sig)
+        self._add_loop(parsed)
+
+    def _add_loop(self, sig: Signature) -> None:
+        from ember.dispatcher.dispatcher import compile_lock
+
+        with compile_lock:  # threads meeting new dtypes at once add their loops one by one
+            self._loops.compile(sig)
+            self._ufunc = self._remake()
+
+    def _remake(self) -> Any:
+        raise NotImplementedError

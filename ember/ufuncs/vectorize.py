@@ -14,6 +14,7 @@ from ember.errors import EmberError, TypingError
 from ember.library.numpy_support import from_numpy_dtype
 from ember.typing.signature import Signature
 from ember.ufuncs.kernels import (
+    GrowingUFunc,
     LoopTable,
     check_arity,
     check_options,
@@ -97,7 +98,7 @@ def _rebuild_ufunc(state: tuple, signatures: list, options: dict) -> np.ufunc:
     return bind_self(py_func, self_names, build_ufunc(py_func, signatures, options))
 
 
-class DUFunc:
+class DUFunc(GrowingUFunc):
     """A dynamic ufunc (Numba's DUFunc): calls go to `.ufunc`; when NumPy finds no loop for
     the input dtypes, a loop for exactly those dtypes is compiled and the ufunc rebuilt with it
     appended to `types` (unless `disable_compile()` froze it)."""
@@ -139,21 +140,8 @@ class DUFunc:
 
     # ------------------------------------------------------------------ compilation
 
-    def disable_compile(self) -> None:
-        """Freeze: no new loops; calls with other dtypes raise NumPy's TypeError."""
-        self._frozen = True
-
-    def add(self, sig: Any) -> None:
-        """Compile the loop for a signature (`'float64(float64, float64)'`) now."""
-        (parsed,) = parse_signatures(sig)
-        self._add_loop(parsed)
-
-    def _add_loop(self, sig: Signature) -> None:
-        from ember.dispatcher.dispatcher import compile_lock
-
-        with compile_lock:  # threads meeting new dtypes at once add their loops one by one
-            self._loops.compile(sig)
-            self._ufunc = self._loops.make_ufunc(self._loops.nin, 1, self._identity, None)
+    def _remake(self) -> Any:
+        return self._loops.make_ufunc(self._loops.nin, 1, self._identity, None)
 
     def _compile_for(self, dtypes: list, same_output: bool = False) -> bool:
         """Compile the loop for these input dtypes (returning the first one's dtype when
