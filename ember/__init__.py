@@ -102,6 +102,13 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'ember' has no attribute {name!r}")
 
 
+def jitclass(*args: Any, **kwargs: Any) -> Any:
+    """`@jitclass(spec)` (Numba's older `numba.jitclass`; see ember.experimental.jitclass)."""
+    from ember.jitclasses import jitclass as _jitclass
+
+    return _jitclass(*args, **kwargs)
+
+
 def typeof(value: Any) -> types.Type:
     """The ember type of a Python value (as compiled code would see it)."""
     from ember.dispatcher.typeof import typeof as _typeof
@@ -130,6 +137,7 @@ __all__ = [
     "cfunc",
     "from_dtype",
     "jit",
+    "jitclass",
     "literal_unroll",
     "njit",
     "stencil",
