@@ -213,7 +213,7 @@ _UNARY = {
     abs: "__abs__",
 }
 SUPPORTED_DUNDERS = (
-    {d for pair in _BINARY.values() for d in pair if d} | set(_UNARY.values()) | {"__init__"}
+    {d for pair in _BINARY.values() for d in pair if d} | set(_UNARY.values()) | {"__init__", "__call__"}
 )
 
 

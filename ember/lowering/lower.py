@@ -269,10 +269,12 @@ class FunctionLowerer:
             raise LoweringError(f"keyword arguments are not supported for {fnty}", expr.loc)
         else:
             args = [self.load_as(var, typ) for var, typ in zip(expr.args, sig.args)]
-        if isinstance(fnty, types.BoundFunction):
-            receiver = self.context.cast(self.builder, self.load(expr.func), fnty.this, sig.recvr)
+        called = _called_method(fnty)
+        if called is not None:
+            this, attr = called
+            receiver = self.context.cast(self.builder, self.load(expr.func), this, sig.recvr)
             full_sig = Signature(sig.return_type, (sig.recvr, *sig.args))
-            key = (type(fnty.this), fnty.attr)
+            key = (type(this), attr)
             return self.context.call_implementation(self.builder, key, full_sig, [receiver, *args])
         if isinstance(fnty, types.Function):
             return self.context.call_implementation(self.builder, fnty.typing_key, sig, args)
@@ -282,7 +284,7 @@ class FunctionLowerer:
         """Argument values in the callee's parameter order (`sig.pysig`): positional, then
         keyword arguments by name, then the defaults of omitted parameters as constants."""
         params = list(sig.pysig.parameters.values())
-        if isinstance(fnty, types.BoundFunction):
+        if _called_method(fnty) is not None:
             params = params[1:]  # the receiver is passed apart
         keywords = dict(expr.kws)
         values = []
@@ -412,6 +414,16 @@ class FunctionLowerer:
 
     def _lower_cast(self, expr: ir.Cast, result_type: types.Type) -> llvm.Value:
         return self.borrowed(result_type, self.load(expr.value))
+
+
+def _called_method(fnty: types.Type) -> tuple[types.Type, str] | None:
+    """(receiver type, method name) when calling a value of `fnty` calls a method: a bound
+    method, or a value whose type has a `__call__` method (a jitclass instance)."""
+    if isinstance(fnty, types.BoundFunction):
+        return fnty.this, fnty.attr
+    if isinstance(fnty, types.ClassInstanceType):
+        return fnty, "__call__"
+    return None
 
 
 _STATEMENT_LOWERERS = {
