@@ -5,6 +5,7 @@ static methods, and the `ClassType` / `ClassInstanceType` compiled code sees."""
 from __future__ import annotations
 
 import inspect
+import weakref
 from typing import Any
 
 from ember import types
@@ -25,6 +26,19 @@ def jitclass(cls_or_spec: Any = None, spec: Any = None) -> Any:
         return build_jitclass(cls, chosen)
 
     return decorate
+
+
+_compiled_classes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def compiled_class_of(value: Any) -> Any:
+    """The jitclass built from the class `value`, or None."""
+    if not isinstance(value, type):
+        return None
+    try:
+        return _compiled_classes.get(value)
+    except TypeError:
+        return None
 
 
 def build_jitclass(cls: type, spec: Any) -> Any:
@@ -50,6 +64,7 @@ def build_jitclass(cls: type, spec: Any) -> Any:
     jit_class._constructor = constructor
     jit_class._payload_ctype = boxes.payload_ctype(cls.__name__, struct)
     _install_members(jit_class, members, struct)
+    _compiled_classes[cls] = jit_class
     return jit_class
 
 

@@ -261,7 +261,12 @@ def _operator_lowering(fn: Any):
         result = context.call_compiled(builder, target, values)
         if fn is operator.setitem:
             return result
-        return context.cast(builder, result, target.signature.return_type, sig.return_type)
+        result = context.cast(builder, result, target.signature.return_type, sig.return_type)
+        if fn is hash and isinstance(sig.return_type, types.Integer):  # CPython's rule
+            minus_one = llvm.Constant(result.type, -1)
+            is_minus_one = builder.icmp_signed("==", result, minus_one)
+            result = builder.select(is_minus_one, llvm.Constant(result.type, -2), result)
+        return result
 
     return lower_operator
 
