@@ -291,9 +291,9 @@ class Leaf:
         self.value = value
 
 
-Node = jitclass(
-    {"value": float64, "left": Leaf.class_type.instance_type, "right": Leaf}
-)(make_tree())
+Node = jitclass({"value": float64, "left": Leaf.class_type.instance_type, "right": Leaf})(
+    make_tree()
+)
 
 
 def test_instances_as_fields_and_in_lists():
@@ -436,4 +436,3 @@ def test_spellings():
         assert made(3).v == 3
     with_python_types = jitclass([("v", int)])(Plain)
     assert with_python_types.class_type.instance_type.struct == {"v": types.int64}
-

@@ -41,7 +41,8 @@ def _describe(instance_type: Instance) -> str:
 
 def _no_attribute(instance_type: Instance, attr: str) -> TypingError:
     return TypingError(
-        f"jitclass {instance_type.classname} has no attribute '{attr}' ({_describe(instance_type)}); "
+        f"jitclass {instance_type.classname} has no attribute '{attr}' "
+        f"({_describe(instance_type)}); "
         "declare fields in the spec or as class annotations (`x: float64`)"
     )
 
@@ -80,9 +81,7 @@ class InstanceAttributes(AttributeTemplate):
         if accessors is not None:
             setter = accessors.get("set")
             if setter is None:
-                raise TypingError(
-                    f"property '{attr}' of jitclass {target.classname} has no setter"
-                )
+                raise TypingError(f"property '{attr}' of jitclass {target.classname} has no setter")
             sig = setter.type_call((target, value), {})
             return Signature(types.none, sig.args)
         raise _no_attribute(target, attr)
@@ -213,7 +212,9 @@ _UNARY = {
     abs: "__abs__",
 }
 SUPPORTED_DUNDERS = (
-    {d for pair in _BINARY.values() for d in pair if d} | set(_UNARY.values()) | {"__init__", "__call__"}
+    {d for pair in _BINARY.values() for d in pair if d}
+    | set(_UNARY.values())
+    | {"__init__", "__call__"}
 )
 
 
@@ -306,4 +307,3 @@ def _identity_lowering(negate: bool):
 
 lower_builtin(operator.is_, Instance, Instance)(_identity_lowering(False))
 lower_builtin(operator.is_not, Instance, Instance)(_identity_lowering(True))
-

@@ -51,7 +51,10 @@ def field_pointer(builder, instance_type: types.ClassInstanceType, value, name: 
     data = builder.extract_value(value, 1)
     index = field_index(instance_type, name)
     return builder.gep(
-        data, [refs.i32_(0), refs.i32_(index)], inbounds=True, source_etype=payload_type(instance_type)
+        data,
+        [refs.i32_(0), refs.i32_(index)],
+        inbounds=True,
+        source_etype=payload_type(instance_type),
     )
 
 
@@ -123,7 +126,9 @@ def own_borrowed_arrays(context, builder, typ: types.Type, value: llvm.Value) ->
     if isinstance(typ, types.BaseTuple):
         for index, member in enumerate(typ.types):
             if refs.needs_refcount(member):
-                item = own_borrowed_arrays(context, builder, member, builder.extract_value(value, index))
+                item = own_borrowed_arrays(
+                    context, builder, member, builder.extract_value(value, index)
+                )
                 value = builder.insert_value(value, item, index)
     return value
 
@@ -137,7 +142,9 @@ def _own_array(context, builder, value: llvm.Value) -> llvm.Value:
     before = builder.block
     with builder.if_then(borrowed, likely=False):
         made = nrt.emit_allocate(builder, refs.const(8))
-        context.guard(builder, builder.icmp_unsigned("==", made, null), MemoryError, "out of memory")
+        context.guard(
+            builder, builder.icmp_unsigned("==", made, null), MemoryError, "out of memory"
+        )
         builder.store(parent, nrt.emit_data_pointer(builder, made))
         pyapi = PythonAPI(context, builder, [])
         state = pyapi.gil_ensure()
