@@ -346,6 +346,38 @@ def test_no_leak_over_10k_instances_with_array_fields():
     assert live_blocks() == before
 
 
+def test_calls_from_python_keep_counts_balanced():
+    p = Point(1.0, 2.0)
+    for _ in range(3):  # the generated native entry takes over after the first calls
+        p.shifted(1.0)
+    before = live_blocks()
+    for i in range(5000):
+        q = p.shifted(float(i))
+        assert q.x == 1.0 + i
+        assert (q + p).y == 4.0
+    del q
+    assert live_blocks() == before
+    assert p.norm2() == 5.0
+
+
+def test_bound_methods_of_temporaries_and_stored_bound_methods():
+    @njit
+    def uses(n):
+        total = 0.0
+        for i in range(n):
+            total += Point(float(i), 0.0).norm2()  # the receiver is a temporary
+            p = Point(1.0, 1.0)
+            f = p.norm2  # a bound method kept in a variable, called after p is rebound
+            p = Point(5.0, 5.0)
+            total += f() + p.shifted(p.norm2()).x
+        return total
+
+    uses(2)
+    before = live_blocks()
+    assert uses(100) == uses.py_func(100) == sum(i * i + 2.0 + 55.0 for i in range(100))
+    assert live_blocks() == before
+
+
 def test_exception_in_init_propagates_without_leak():
     @jitclass([("x", float64)])
     class Positive:

@@ -64,6 +64,10 @@ def value_kind(typ: types.Type) -> Any:
     if isinstance(typ, types.BaseTuple) and not types.is_named_tuple(typ):
         members = tuple(value_kind(t) for t in typ.types)
         return None if None in members else members
+    if isinstance(typ, types.ClassInstanceType):  # a jitclass box
+        from ember.jitclasses.box import instance_kind
+
+        return instance_kind(typ)
     if isinstance(typ, types.Array):
         dtype = value_kind(typ.dtype)
         if not isinstance(dtype, str):

@@ -6,10 +6,12 @@ functions."""
 from __future__ import annotations
 
 import ctypes
+import functools
 import operator
 from typing import Any
 
 from ember import types
+from ember.runtime.nrt import HEADER_SIZE
 
 
 class JitClassMeta(type):
@@ -27,13 +29,20 @@ class JitClassBox:
     _payload_ctype: Any = None
 
     @classmethod
-    def _from_native(cls, meminfo: int, data: int) -> JitClassBox:
+    def _from_native(cls, meminfo: int, data: int | None = None) -> JitClassBox:
         """Box an instance compiled code handed over (takes over its reference)."""
         box = object.__new__(cls)
         box._meminfo = meminfo
-        box._data = data
-        box._payload = cls._payload_ctype.from_address(data)
+        box._data = meminfo + HEADER_SIZE if data is None else data
         return box
+
+    def __getattr__(self, name: str) -> Any:
+        """`_payload`, the ctypes view of the fields, is made on first use (boxes that only
+        cross back into compiled code never need it)."""
+        if name != "_payload":
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        payload = self._payload = self._payload_ctype.from_address(self._data)
+        return payload
 
     def __del__(self) -> None:
         meminfo = getattr(self, "_meminfo", None)
@@ -45,6 +54,31 @@ class JitClassBox:
 
 
 _decref: list = []  # the runtime's decref, filled when the first class is built
+
+
+@functools.cache
+def _meminfo_slot_offset() -> int | None:
+    """Where a box keeps the PyObject* of its `_meminfo` int (probed: slot layouts are
+    CPython's business), or None when the probe does not find it."""
+    probe = object.__new__(JitClassBox)
+    marker = object()
+    probe._meminfo = marker
+    for offset in range(0, JitClassBox.__basicsize__, ctypes.sizeof(ctypes.c_void_p)):
+        if ctypes.c_void_p.from_address(id(probe) + offset).value == id(marker):
+            probe._meminfo = 0
+            return offset
+    probe._meminfo = 0
+    return None
+
+
+def instance_kind(instance_type: types.ClassInstanceType) -> Any:
+    """The native entry's argument kind of boxes of this class, or None (no fast path)."""
+    from ember.dispatcher.object_layout import InstanceKind
+
+    offset = _meminfo_slot_offset()
+    if offset is None:
+        return None
+    return InstanceKind(instance_type.class_type.jit_class, offset)
 
 
 def payload_ctype(name: str, struct: dict[str, types.Type]) -> type:

@@ -63,7 +63,8 @@ class FunctionLowerer:
         }
         self.builder = llvm.IRBuilder(entry)
         self.arg_values = callconv.decode_arguments(self.builder, self.sig, self.function)
-        self.borrowed_args = _borrowed_arguments(self.func_ir)
+        self.borrowed_methods = _borrowed_methods(self.func_ir, self.typemap)
+        self.borrowed_args = _borrowed_arguments(self.func_ir) | self.borrowed_methods
         self.moves = _moves(self.func_ir, self.borrowed_args)
         self.exception_routing = exception_lowering.ExceptionRouting(self)
         self.builder.branch(self.llvm_blocks[self.func_ir.entry])
@@ -158,6 +159,8 @@ class FunctionLowerer:
             value = self.load(stmt.value)
             if id(stmt) not in self.moves:  # a move takes over the source's reference
                 value = self.borrowed(value_type, value)
+        elif stmt.target.name in self.borrowed_methods:  # `obj.method`: obj's own reference
+            value = self.load(stmt.value.value)
         else:
             value = _EXPRESSION_LOWERERS[type(stmt.value)](self, stmt.value, value_type)
         value = self.context.cast(self.builder, value, value_type, target_type)
@@ -476,6 +479,46 @@ def _borrowed_arguments(func_ir: ir.FunctionIR) -> frozenset[str]:
             if isinstance(stmt.value, ir.Arg) and stmt.value.name == name:
                 from_arg.add(name)
     return frozenset(name for name in from_arg if assignments[name] == 1)
+
+
+def _borrowed_methods(func_ir: ir.FunctionIR, typemap: dict) -> frozenset[str]:
+    """Bound methods `$m = getattr(obj, 'f')`, assigned once and only called before their
+    `del` in the same block while `obj` is neither reassigned nor deleted: they can borrow
+    obj's reference (no incref and decref per call, which are atomic: costly in hot loops)."""
+    assignments: dict[str, int] = {}
+    candidates = []
+    for block in func_ir.blocks.values():
+        for index, stmt in enumerate(block.body):
+            if not isinstance(stmt, ir.Assign):
+                continue
+            name = stmt.target.name
+            assignments[name] = assignments.get(name, 0) + 1
+            value = stmt.value
+            if isinstance(value, ir.GetAttr) and isinstance(typemap.get(name), types.BoundFunction):
+                if typemap[name].this is typemap.get(value.value.name):  # not an Optional
+                    candidates.append((name, value.value.name, block.body[index + 1 :]))
+    return frozenset(
+        name
+        for name, receiver, following in candidates
+        if assignments[name] == 1 and _only_called_while_alive(following, name, receiver)
+    )
+
+
+def _only_called_while_alive(following: list, name: str, receiver: str) -> bool:
+    for stmt in following:
+        if isinstance(stmt, ir.Del):
+            if stmt.name in (name, receiver):
+                return stmt.name == name
+            continue
+        if any(var.name == receiver for var in stmt.targets()):
+            return False
+        if any(var.name == name for var in stmt.sources()):
+            value = getattr(stmt, "value", None)
+            if not isinstance(value, ir.Call) or value.func.name != name:
+                return False
+            if any(var.name == name for var in value.sources()[1:]):
+                return False
+    return False  # alive past the block: its reference is handled as any other
 
 
 def _moves(func_ir: ir.FunctionIR, borrowed: frozenset[str]) -> set[int]:
