@@ -405,7 +405,6 @@ _CAPI_SIGNATURES: dict[str, tuple[ir.Type, list[ir.Type]]] = {
     "PyLong_AsLongLongAndOverflow": (_LONGLONG, [_PTR, _PTR]),
     "PyLong_FromLongLong": (_PTR, [_LONGLONG]),
     "PyLong_AsVoidPtr": (_PTR, [_PTR]),
-    "PyLong_FromVoidPtr": (_PTR, [_PTR]),
     "PyLong_FromUnsignedLongLong": (_PTR, [_LONGLONG]),
     "PyFloat_FromDouble": (_PTR, [_F64]),
     "PyComplex_FromDoubles": (_PTR, [_F64, _F64]),
