@@ -23,6 +23,7 @@ from ember.parallel.api import (
     threading_layer,
 )
 from ember.stencils import stencil
+from ember.types import deferred_type, optional
 from ember.types.scalars import (  # the type names Numba exports at its top level
     b1,
     bool_,
@@ -138,6 +139,8 @@ __all__ = [
     "from_dtype",
     "jit",
     "jitclass",
+    "deferred_type",
+    "optional",
     "literal_unroll",
     "njit",
     "stencil",

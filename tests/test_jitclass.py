@@ -468,3 +468,49 @@ def test_spellings():
         assert made(3).v == 3
     with_python_types = jitclass([("v", int)])(Plain)
     assert with_python_types.class_type.instance_type.struct == {"v": types.int64}
+
+
+# ---------------------------------------------------------------------------- self-reference
+
+node_type = ember.deferred_type()
+
+
+def make_linked_node():
+    class LinkedNode:
+        def __init__(self, data, next):
+            self.data = data
+            self.next = next
+
+        def prepend(self, data):
+            return LinkedNode(data, self)
+
+    return LinkedNode
+
+
+PyLinkedNode = make_linked_node()
+LinkedNode = jitclass([("data", int64), ("next", ember.optional(node_type))])(make_linked_node())
+node_type.define(LinkedNode.class_type.instance_type)
+
+
+def linked_sum(n, cls):
+    head = cls(0, None)
+    for i in range(1, n):
+        head = head.prepend(i * i)
+    total, node = 0, head
+    while node is not None:
+        total += node.data
+        node = node.next
+    return total, head.data, head.next.data
+
+
+def test_self_referential_class_through_a_deferred_type():
+    compiled = njit(linked_sum)  # the class passed as an argument
+    before = live_blocks()
+    for n in (2, 5, 50):
+        expected = linked_sum(n, PyLinkedNode)
+        assert compiled(n, LinkedNode) == expected == linked_sum(n, LinkedNode)
+    tail = LinkedNode(5, None)
+    assert tail.next is None
+    assert LinkedNode(6, tail).next.data == 5
+    del tail
+    assert live_blocks() == before

@@ -41,7 +41,10 @@ class JitClassBox:
         cross back into compiled code never need it)."""
         if name != "_payload":
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        payload = self._payload = self._payload_ctype.from_address(self._data)
+        cls = type(self)
+        if cls._payload_ctype is None:  # built late: deferred field types are defined by now
+            cls._payload_ctype = payload_ctype(cls.__name__, cls.class_type.struct)
+        payload = self._payload = cls._payload_ctype.from_address(self._data)
         return payload
 
     def __del__(self) -> None:
@@ -54,6 +57,13 @@ class JitClassBox:
 
 
 _decref: list = []  # the runtime's decref, filled when the first class is built
+
+
+def load_runtime() -> None:
+    from ember.runtime.nrt import runtime
+
+    if not _decref:
+        _decref.append(runtime().decref)
 
 
 @functools.cache
@@ -84,10 +94,7 @@ def instance_kind(instance_type: types.ClassInstanceType) -> Any:
 def payload_ctype(name: str, struct: dict[str, types.Type]) -> type:
     """A ctypes Structure with the payload's layout (the same rules as the LLVM struct)."""
     from ember.dispatcher.pycall import _memory_ctype
-    from ember.runtime.nrt import runtime
 
-    if not _decref:
-        _decref.append(runtime().decref)
     fields = [(field, _memory_ctype(typ)) for field, typ in struct.items()]
     return type(f"{name}_payload", (ctypes.Structure,), {"_fields_": fields})
 

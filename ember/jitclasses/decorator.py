@@ -62,7 +62,7 @@ def build_jitclass(cls: type, spec: Any) -> Any:
     jit_class.class_type = class_type
     jit_class._ember_type_ = class_type.instance_type
     jit_class._constructor = constructor
-    jit_class._payload_ctype = boxes.payload_ctype(cls.__name__, struct)
+    boxes.load_runtime()
     jit_class._boxer = jit_class._from_native  # one object the native entry can call
     _install_members(jit_class, members, struct)
     _compiled_classes[cls] = jit_class

@@ -85,12 +85,19 @@ def unsupported_field(typ: Any) -> str | None:
         )
     if isinstance(typ, (types.Number, types.Boolean, types.Array, types.ClassInstanceType)):
         return None
-    if isinstance(typ, types.List) and typ.is_precise:
+    if isinstance(typ, types.DeferredType):  # checked once defined, when first compiled
+        return None
+    if isinstance(typ, types.Optional):
+        return unsupported_field(typ.type)
+    if isinstance(typ, types.List) and (
+        typ.is_precise or isinstance(typ.dtype, types.DeferredType)
+    ):
         return None
     if isinstance(typ, types.BaseTuple):
         reasons = [unsupported_field(member) for member in typ.types]
         return next((reason for reason in reasons if reason is not None), None)
     return (
         f"has type {typ}, which jitclass fields do not support: use numbers, booleans, arrays, "
-        "lists, tuples of these, or other jitclass instances"
+        "lists, tuples of these, other jitclass instances, optional(...) of these or a "
+        "deferred_type()"
     )

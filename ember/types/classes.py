@@ -37,8 +37,13 @@ class ClassType(DispatcherType):
 
     @property
     def struct(self) -> dict[str, Type]:
-        """Field name -> field type, in declaration order."""
-        return self.jit_class.spec_types
+        """Field name -> field type, in declaration order (deferred types resolved: they are
+        defined after the class that names them)."""
+        resolved = self.__dict__.get("_struct")
+        if resolved is None:
+            resolved = {name: resolve_deferred(t) for name, t in self.jit_class.spec_types.items()}
+            self._struct = resolved
+        return resolved
 
     @property
     def jit_methods(self) -> dict[str, Any]:
@@ -89,3 +94,54 @@ class ClassInstanceType(Type):
 
     def _rebuild_args(self) -> tuple:
         return (self.class_type,)
+
+
+class DeferredType(Type):
+    """A type named before it exists (Numba's `deferred_type()`): a field of a jitclass that
+    refers to the class itself, `define`d once the class is built."""
+
+    _count = 0
+
+    def __init__(self) -> None:
+        DeferredType._count += 1
+        self.serial = DeferredType._count
+        self.defined: Type | None = None
+        super().__init__(f"deferred#{self.serial}")
+
+    @property
+    def key(self) -> Any:
+        return self.serial
+
+    def define(self, typ: Type) -> None:
+        if self.defined is not None and self.defined is not typ:
+            raise TypeError(f"{self} is already defined as {self.defined}")
+        self.defined = typ
+
+    def get(self) -> Type:
+        if self.defined is None:
+            raise TypeError(f"{self} is used before .define(...) gave it a type")
+        return self.defined
+
+
+def deferred_type() -> DeferredType:
+    """A placeholder type to `define` later (for self-referential jitclasses)."""
+    return DeferredType()
+
+
+def resolve_deferred(typ: Type) -> Type:
+    """`typ` with every deferred type inside replaced by its definition."""
+    from ember.types.containers import BaseTuple, make_tuple
+    from ember.types.lists import List
+    from ember.types.optional import Optional
+
+    if isinstance(typ, DeferredType):
+        return resolve_deferred(typ.get())
+    if isinstance(typ, Optional):
+        resolved = resolve_deferred(typ.type)
+        return typ if resolved is typ.type else Optional(resolved)
+    if isinstance(typ, List):
+        resolved = resolve_deferred(typ.dtype)
+        return typ if resolved is typ.dtype else List(resolved)
+    if isinstance(typ, BaseTuple) and not hasattr(typ, "fields"):
+        return make_tuple([resolve_deferred(member) for member in typ.types])
+    return typ
