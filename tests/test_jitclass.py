@@ -514,3 +514,13 @@ def test_self_referential_class_through_a_deferred_type():
     assert LinkedNode(6, tail).next.data == 5
     del tail
     assert live_blocks() == before
+
+
+def test_the_class_as_a_value():
+    @njit
+    def pick(cls, x):
+        return cls, cls(x).norm2()
+
+    for _ in range(3):  # past the first calls, the native entry matches the class itself
+        cls, value = pick(Point, 3.0)
+        assert cls is Point and value == 13.0

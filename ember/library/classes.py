@@ -19,6 +19,7 @@ from ember.errors import TypingError
 from ember.lowering import classes as layout
 from ember.lowering.registry import (
     VarArgs,
+    box,
     lower_builtin,
     lower_getattr_generic,
     lower_setattr_generic,
@@ -114,6 +115,14 @@ def instance_getattr(context, builder, typ: Instance, value, attr: str):
 @lower_getattr_generic(types.ClassType)
 def class_getattr(context, builder, typ, value, attr: str):
     return _NO_DATA
+
+
+@box(types.ClassType)
+def box_class(typ, value, c) -> llvm.Value:
+    """A jitclass returned to Python is the class itself (not its constructor)."""
+    obj = c.pyapi.borrow_constant(typ.jit_class)
+    c.pyapi.incref(obj)
+    return obj
 
 
 @lower_setattr_generic(Instance)
