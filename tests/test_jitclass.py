@@ -524,3 +524,22 @@ def test_the_class_as_a_value():
     for _ in range(3):  # past the first calls, the native entry matches the class itself
         cls, value = pick(Point, 3.0)
         assert cls is Point and value == 13.0
+
+
+def test_subclassing_a_jitclass_says_what_to_do():
+    with pytest.raises(UnsupportedError, match="subclass the undecorated class"):
+
+        @jitclass([("z", float64)])
+        class Point3(Point):
+            pass
+
+    @jitclass([("x", float64), ("y", float64), ("z", float64)])
+    class Point3D(Point.class_type.class_def):
+        def __init__(self, x, y, z):
+            self.x, self.y, self.z = x, y, z
+
+        def norm2(self):
+            return self.x * self.x + self.y * self.y + self.z * self.z
+
+    p = Point3D(1.0, 2.0, 3.0)
+    assert p.norm2() == 14.0 and p.area == 2.0  # inherited property, own method

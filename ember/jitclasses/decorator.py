@@ -16,7 +16,7 @@ from ember.jitclasses.spec import field_types
 
 def jitclass(cls_or_spec: Any = None, spec: Any = None) -> Any:
     """`@jitclass(spec)`, `@jitclass` (fields from annotations), `jitclass(cls, spec)`."""
-    if isinstance(cls_or_spec, type) and not isinstance(cls_or_spec, boxes.JitClassMeta):
+    if isinstance(cls_or_spec, type):
         return build_jitclass(cls_or_spec, spec)
     if cls_or_spec is not None and spec is not None:
         raise TypeError("jitclass(cls, spec): the first argument must be a class")
@@ -42,6 +42,11 @@ def compiled_class_of(value: Any) -> Any:
 
 
 def build_jitclass(cls: type, spec: Any) -> Any:
+    if any(isinstance(klass, boxes.JitClassMeta) for klass in cls.__mro__):
+        raise UnsupportedError(
+            f"jitclass {cls.__name__}: a jitclass cannot be decorated again or subclassed; "
+            "subclass the undecorated class (`Cls.class_type.class_def`) and decorate that"
+        )
     struct = field_types(cls, spec)
     members = _members(cls)
     namespace: dict[str, Any] = {
@@ -60,7 +65,7 @@ def build_jitclass(cls: type, spec: Any) -> Any:
     constructor.jit_class = jit_class
     class_type = types.ClassType(constructor)
     jit_class.class_type = class_type
-    jit_class._ember_type_ = class_type.instance_type
+    jit_class._ember_type_ = jit_class._numba_type_ = class_type.instance_type
     jit_class._constructor = constructor
     boxes.load_runtime()
     jit_class._boxer = jit_class._from_native  # one object the native entry can call
