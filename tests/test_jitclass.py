@@ -543,3 +543,25 @@ def test_subclassing_a_jitclass_says_what_to_do():
 
     p = Point3D(1.0, 2.0, 3.0)
     assert p.norm2() == 14.0 and p.area == 2.0  # inherited property, own method
+
+
+def test_field_read_outlives_the_field_being_replaced():
+    @njit
+    def read_then_replace(bag, k):
+        old = bag.data
+        first = bag.data[0] + bag.data.shape[0]  # reads that borrow the field's reference
+        bag.data = np.full(2, k)  # the instance lets go of `old`; the variable keeps it
+        bag.push(k)
+        return first, old[0], old.sum(), bag.data.sum(), len(bag)
+
+    for k in (1.0, 2.5):
+        py_bag, bag = PyBag(3), Bag(3)
+        py_bag.push(4.0), bag.push(4.0)
+        assert read_then_replace(bag, k) == read_then_replace.py_func(py_bag, k)
+    del bag
+    before = live_blocks()
+    for k in range(200):
+        bag = Bag(3)
+        read_then_replace(bag, float(k))
+    del bag
+    assert live_blocks() == before

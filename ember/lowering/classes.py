@@ -176,3 +176,85 @@ def _release_parent(module: llvm.Module) -> llvm.Function:
     pyapi.gil_release(state)
     builder.ret_void()
     return function
+
+
+# ---------------------------------------------------------------------------- borrowed reads
+
+
+def read_field(builder, instance_type: types.ClassInstanceType, value, name: str) -> llvm.Value:
+    """Field `name` without a new reference (see `borrowed_field_reads`)."""
+    pointer = field_pointer(builder, instance_type, value, name)
+    return refs.load_item(builder, instance_type.struct[name], pointer)
+
+
+def borrowed_field_reads(func_ir, typemap: dict) -> frozenset[str]:
+    """Temporaries `$a = obj.field` (an array, list or instance field) whose uses before their
+    `del` in the same block cannot replace the field: they may borrow the instance's reference
+    instead of counting their own (atomic operations, costly in hot loops: `self.data[i]`).
+
+    Conservative: between the read and its `del`, only reads of fields, indexing of arrays and
+    tuples, array attributes, arithmetic on numbers, copies and stores of numbers into arrays
+    may run; anything that may call user code (a call, an operator on an instance, `obj.x =
+    ...`) or rebind or release `obj` keeps the counted reference."""
+    from ember.ir import nodes as ir
+
+    assignments: dict[str, int] = {}
+    candidates = []
+    for block in func_ir.blocks.values():
+        for index, stmt in enumerate(block.body):
+            if not isinstance(stmt, ir.Assign):
+                continue
+            assignments[stmt.target.name] = assignments.get(stmt.target.name, 0) + 1
+            value = stmt.value
+            if isinstance(value, ir.GetAttr) and _is_field(typemap, value):
+                if refs.needs_refcount(typemap[stmt.target.name]):
+                    following = block.body[index + 1 :]
+                    candidates.append((stmt.target.name, value.value.name, following))
+    return frozenset(
+        name
+        for name, receiver, following in candidates
+        if assignments[name] == 1 and _fields_unchanged(following, name, receiver, typemap)
+    )
+
+
+def _is_field(typemap: dict, value) -> bool:
+    receiver_type = typemap.get(value.value.name)
+    return isinstance(receiver_type, types.ClassInstanceType) and (
+        value.attr in receiver_type.struct
+    )
+
+
+_PLAIN = (types.Number, types.Boolean, types.Array, types.BaseTuple, types.NoneType)
+
+
+def _fields_unchanged(following: list, name: str, receiver: str, typemap: dict) -> bool:
+    from ember.ir import nodes as ir
+
+    for stmt in following:
+        if isinstance(stmt, ir.Del):
+            if stmt.name in (name, receiver):
+                return stmt.name == name
+            continue
+        if isinstance(stmt, ir.SetItem):
+            target, item = typemap.get(stmt.target.name), typemap.get(stmt.value.name)
+            if isinstance(target, types.Array) and isinstance(item, (types.Number, types.Boolean)):
+                continue
+            return False
+        if not isinstance(stmt, ir.Assign) or stmt.target.name == receiver:
+            return False
+        if not _pure(stmt.value, typemap):
+            return False
+    return False  # alive past the block: counted as any other value
+
+
+def _pure(value, typemap: dict) -> bool:
+    """Whether evaluating `value` runs no user code and replaces no field."""
+    from ember.ir import nodes as ir
+
+    if isinstance(value, (ir.Var, ir.Const)):
+        return True
+    if isinstance(value, ir.GetAttr):
+        return _is_field(typemap, value) or isinstance(typemap.get(value.value.name), types.Array)
+    if isinstance(value, (ir.GetItem, ir.StaticGetItem, ir.BinOp, ir.UnaryOp)):
+        return all(isinstance(typemap.get(var.name), _PLAIN) for var in value.sources())
+    return False

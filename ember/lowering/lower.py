@@ -14,7 +14,7 @@ from ember import types
 from ember.errors import EmberError, LoweringError, UnsupportedError
 from ember.ir import nodes as ir
 from ember.lowering import arrays as refs
-from ember.lowering import callconv, first_class, lists, optional
+from ember.lowering import callconv, classes, first_class, lists, optional
 from ember.lowering import exceptions as exception_lowering
 from ember.lowering.context import CPUContext
 from ember.lowering.models import model_of
@@ -64,7 +64,10 @@ class FunctionLowerer:
         self.builder = llvm.IRBuilder(entry)
         self.arg_values = callconv.decode_arguments(self.builder, self.sig, self.function)
         self.borrowed_methods = _borrowed_methods(self.func_ir, self.typemap)
-        self.borrowed_args = _borrowed_arguments(self.func_ir) | self.borrowed_methods
+        self.borrowed_fields = classes.borrowed_field_reads(self.func_ir, self.typemap)
+        self.borrowed_args = (
+            _borrowed_arguments(self.func_ir) | self.borrowed_methods | self.borrowed_fields
+        )
         self.moves = _moves(self.func_ir, self.borrowed_args)
         self.exception_routing = exception_lowering.ExceptionRouting(self)
         self.builder.branch(self.llvm_blocks[self.func_ir.entry])
@@ -161,6 +164,12 @@ class FunctionLowerer:
                 value = self.borrowed(value_type, value)
         elif stmt.target.name in self.borrowed_methods:  # `obj.method`: obj's own reference
             value = self.load(stmt.value.value)
+        elif stmt.target.name in self.borrowed_fields:  # `obj.field`: obj's reference to it
+            receiver = stmt.value.value
+            receiver_type = self.typemap[receiver.name]
+            value = classes.read_field(
+                self.builder, receiver_type, self.load(receiver), stmt.value.attr
+            )
         else:
             value = _EXPRESSION_LOWERERS[type(stmt.value)](self, stmt.value, value_type)
         value = self.context.cast(self.builder, value, value_type, target_type)
