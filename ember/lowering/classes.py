@@ -198,23 +198,17 @@ def borrowed_field_reads(func_ir, typemap: dict) -> frozenset[str]:
     ...`) or rebind or release `obj` keeps the counted reference."""
     from ember.ir import nodes as ir
 
-    assignments: dict[str, int] = {}
-    candidates = []
-    for block in func_ir.blocks.values():
-        for index, stmt in enumerate(block.body):
-            if not isinstance(stmt, ir.Assign):
-                continue
-            assignments[stmt.target.name] = assignments.get(stmt.target.name, 0) + 1
-            value = stmt.value
-            if isinstance(value, ir.GetAttr) and _is_field(typemap, value):
-                if refs.needs_refcount(typemap[stmt.target.name]):
-                    following = block.body[index + 1 :]
-                    candidates.append((stmt.target.name, value.value.name, following))
-    return frozenset(
-        name
-        for name, receiver, following in candidates
-        if assignments[name] == 1 and _fields_unchanged(following, name, receiver, typemap)
-    )
+    def receiver(stmt) -> str | None:
+        value = stmt.value
+        if isinstance(value, ir.GetAttr) and _is_field(typemap, value):
+            if refs.needs_refcount(typemap[stmt.target.name]):
+                return value.value.name
+        return None
+
+    def unchanged(following: list, name: str, lender: str) -> bool:
+        return _fields_unchanged(following, name, lender, typemap)
+
+    return refs.borrowing_temporaries(func_ir, receiver, unchanged)
 
 
 def _is_field(typemap: dict, value) -> bool:

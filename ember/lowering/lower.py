@@ -491,26 +491,18 @@ def _borrowed_arguments(func_ir: ir.FunctionIR) -> frozenset[str]:
 
 
 def _borrowed_methods(func_ir: ir.FunctionIR, typemap: dict) -> frozenset[str]:
-    """Bound methods `$m = getattr(obj, 'f')`, assigned once and only called before their
-    `del` in the same block while `obj` is neither reassigned nor deleted: they can borrow
-    obj's reference (no incref and decref per call, which are atomic: costly in hot loops)."""
-    assignments: dict[str, int] = {}
-    candidates = []
-    for block in func_ir.blocks.values():
-        for index, stmt in enumerate(block.body):
-            if not isinstance(stmt, ir.Assign):
-                continue
-            name = stmt.target.name
-            assignments[name] = assignments.get(name, 0) + 1
-            value = stmt.value
-            if isinstance(value, ir.GetAttr) and isinstance(typemap.get(name), types.BoundFunction):
-                if typemap[name].this is typemap.get(value.value.name):  # not an Optional
-                    candidates.append((name, value.value.name, block.body[index + 1 :]))
-    return frozenset(
-        name
-        for name, receiver, following in candidates
-        if assignments[name] == 1 and _only_called_while_alive(following, name, receiver)
-    )
+    """Bound methods `$m = getattr(obj, 'f')` only called before their `del` in the same
+    block while `obj` is neither reassigned nor deleted: they can borrow obj's reference (no
+    incref and decref per call, which are atomic: costly in hot loops)."""
+
+    def receiver(stmt: ir.Assign) -> str | None:
+        value, bound = stmt.value, typemap.get(stmt.target.name)
+        if isinstance(value, ir.GetAttr) and isinstance(bound, types.BoundFunction):
+            if bound.this is typemap.get(value.value.name):  # not an Optional
+                return value.value.name
+        return None
+
+    return refs.borrowing_temporaries(func_ir, receiver, _only_called_while_alive)
 
 
 def _only_called_while_alive(following: list, name: str, receiver: str) -> bool:
