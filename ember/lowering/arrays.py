@@ -11,6 +11,7 @@ NULL (arrays borrowed from Python) makes incref and decref no-ops.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -141,7 +142,7 @@ def borrowing_temporaries(func_ir, chooses, keeps) -> frozenset[str]:
     """Variables that may borrow a reference instead of counting their own (no incref at their
     assignment, no decref at their `del`): assigned once, by an `ir.Assign` for which
     `chooses(stmt)` names the variable lending the reference, and for which
-    `keeps(statements after it in its block, name, lender)` holds."""
+    `keeps(statements after it in its block (an iterator), name, lender)` holds."""
     assignments: dict[str, int] = {}
     candidates = []
     for block in func_ir.blocks.values():
@@ -152,7 +153,7 @@ def borrowing_temporaries(func_ir, chooses, keeps) -> frozenset[str]:
             assignments[name] = assignments.get(name, 0) + 1
             lender = chooses(stmt)
             if lender is not None:
-                candidates.append((name, lender, block.body[index + 1 :]))
+                candidates.append((name, lender, itertools.islice(block.body, index + 1, None)))
     return frozenset(
         name
         for name, lender, following in candidates

@@ -10,6 +10,8 @@ meminfo of its own holding a reference to the ndarray, so the instance keeps it 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from llvmlite import ir as llvm
 
 from ember import types
@@ -205,7 +207,7 @@ def borrowed_field_reads(func_ir, typemap: dict) -> frozenset[str]:
                 return value.value.name
         return None
 
-    def unchanged(following: list, name: str, lender: str) -> bool:
+    def unchanged(following: Iterable, name: str, lender: str) -> bool:
         return _fields_unchanged(following, name, lender, typemap)
 
     return refs.borrowing_temporaries(func_ir, receiver, unchanged)
@@ -221,7 +223,7 @@ def _is_field(typemap: dict, value) -> bool:
 _PLAIN = (types.Number, types.Boolean, types.Array, types.BaseTuple, types.NoneType)
 
 
-def _fields_unchanged(following: list, name: str, receiver: str, typemap: dict) -> bool:
+def _fields_unchanged(following: Iterable, name: str, receiver: str, typemap: dict) -> bool:
     from ember.ir import nodes as ir
 
     for stmt in following:

@@ -6,6 +6,7 @@ Every IR variable gets a stack slot in the entry block; LLVM's mem2reg turns the
 from __future__ import annotations
 
 import operator
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from llvmlite import ir as llvm
@@ -505,7 +506,7 @@ def _borrowed_methods(func_ir: ir.FunctionIR, typemap: dict) -> frozenset[str]:
     return refs.borrowing_temporaries(func_ir, receiver, _only_called_while_alive)
 
 
-def _only_called_while_alive(following: list, name: str, receiver: str) -> bool:
+def _only_called_while_alive(following: Iterable, name: str, receiver: str) -> bool:
     for stmt in following:
         if isinstance(stmt, ir.Del):
             if stmt.name in (name, receiver):
