@@ -565,3 +565,29 @@ def test_field_read_outlives_the_field_being_replaced():
         read_then_replace(bag, float(k))
     del bag
     assert live_blocks() == before
+
+
+def test_python_lists_of_instances_are_reflected():
+    from ember.typed import List
+
+    def grow(points):
+        total = 0.0
+        for p in points:
+            total += p.x
+        points.append(Point(total, 0.0))
+        points[0].x = -1.0
+        return total
+
+    compiled = njit(grow)
+    before = live_blocks()
+    for make in (list, lambda items: List(items)):
+        py_points = [PyPoint(1.0), PyPoint(2.5)]
+        points = make([Point(1.0), Point(2.5)])
+        first = points[0]
+        assert compiled(points) == grow(py_points)
+        assert [as_tuple(p) for p in points] == [as_tuple(p) for p in py_points]
+        assert points[0] is first  # the caller's boxes are kept
+    empty = List.empty_list(Point.class_type.instance_type)
+    assert compiled(empty) == 0.0 and [as_tuple(p) for p in empty] == [(-1.0, 0.0)]
+    del points, first, empty, py_points  # (grow appended a jitclass Point to py_points too)
+    assert live_blocks() == before
