@@ -591,3 +591,21 @@ def test_python_lists_of_instances_are_reflected():
     assert compiled(empty) == 0.0 and [as_tuple(p) for p in empty] == [(-1.0, 0.0)]
     del points, first, empty, py_points  # (grow appended a jitclass Point to py_points too)
     assert live_blocks() == before
+
+
+def make_recursive():
+    class Recursive:
+        def __init__(self, base):
+            self.base = base
+
+        def fib(self, n):
+            return self.base + n if n < 2 else self.fib(n - 1) + self.fib(n - 2)
+
+    return Recursive
+
+
+def test_recursive_methods():
+    compiled_class = jitclass([("base", int64)])(make_recursive())
+    python_class = make_recursive()
+    for n in range(12):
+        assert compiled_class(3).fib(n) == python_class(3).fib(n)
