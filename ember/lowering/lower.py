@@ -6,7 +6,6 @@ Every IR variable gets a stack slot in the entry block; LLVM's mem2reg turns the
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from llvmlite import ir as llvm
@@ -64,12 +63,11 @@ class FunctionLowerer:
         }
         self.builder = llvm.IRBuilder(entry)
         self.arg_values = callconv.decode_arguments(self.builder, self.sig, self.function)
-        self.borrowed_methods = _borrowed_methods(self.func_ir, self.typemap)
         self.borrowed_fields = classes.borrowed_field_reads(self.func_ir, self.typemap)
-        self.borrowed_args = (
-            _borrowed_arguments(self.func_ir) | self.borrowed_methods | self.borrowed_fields
+        self.borrowed_args = _borrowed_arguments(self.func_ir) | self.borrowed_fields
+        self.moves = _moves(self.func_ir, self.borrowed_args) | _lent_methods(
+            self.func_ir, self.typemap
         )
-        self.moves = _moves(self.func_ir, self.borrowed_args)
         self.exception_routing = exception_lowering.ExceptionRouting(self)
         self.builder.branch(self.llvm_blocks[self.func_ir.entry])
         for label in sorted(self.func_ir.blocks):
@@ -163,8 +161,6 @@ class FunctionLowerer:
             value = self.load(stmt.value)
             if id(stmt) not in self.moves:  # a move takes over the source's reference
                 value = self.borrowed(value_type, value)
-        elif stmt.target.name in self.borrowed_methods:  # `obj.method`: obj's own reference
-            value = self.load(stmt.value.value)
         elif stmt.target.name in self.borrowed_fields:  # `obj.field`: obj's reference to it
             receiver = stmt.value.value
             receiver_type = self.typemap[receiver.name]
@@ -358,7 +354,7 @@ class FunctionLowerer:
             )
             value_type = value_type.type
         if isinstance(result_type, types.BoundFunction):
-            return self.borrowed(result_type, value)
+            return value if id(expr) in self.moves else self.borrowed(result_type, value)
         if isinstance(value_type, types.ExceptionInstance):  # e.args
             return self.exception_routing.caught_args(value, result_type)
         found = self.context.registry.find_getattr(value_type, expr.attr)
@@ -491,38 +487,6 @@ def _borrowed_arguments(func_ir: ir.FunctionIR) -> frozenset[str]:
     return frozenset(name for name in from_arg if assignments[name] == 1)
 
 
-def _borrowed_methods(func_ir: ir.FunctionIR, typemap: dict) -> frozenset[str]:
-    """Bound methods `$m = getattr(obj, 'f')` only called before their `del` in the same
-    block while `obj` is neither reassigned nor deleted: they can borrow obj's reference (no
-    incref and decref per call, which are atomic: costly in hot loops)."""
-
-    def receiver(stmt: ir.Assign) -> str | None:
-        value, bound = stmt.value, typemap.get(stmt.target.name)
-        if isinstance(value, ir.GetAttr) and isinstance(bound, types.BoundFunction):
-            if bound.this is typemap.get(value.value.name):  # not an Optional
-                return value.value.name
-        return None
-
-    return refs.borrowing_temporaries(func_ir, receiver, _only_called_while_alive)
-
-
-def _only_called_while_alive(following: Iterable, name: str, receiver: str) -> bool:
-    for stmt in following:
-        if isinstance(stmt, ir.Del):
-            if stmt.name in (name, receiver):
-                return stmt.name == name
-            continue
-        if any(var.name == receiver for var in stmt.targets()):
-            return False
-        if any(var.name == name for var in stmt.sources()):
-            value = getattr(stmt, "value", None)
-            if not isinstance(value, ir.Call) or value.func.name != name:
-                return False
-            if any(var.name == name for var in value.sources()[1:]):
-                return False
-    return False  # alive past the block: its reference is handled as any other
-
-
 def _moves(func_ir: ir.FunctionIR, borrowed: frozenset[str]) -> set[int]:
     """Copies `x = y` directly followed by `del y`: the copy takes over y's reference (no
     incref, no decref). Returns the ids of those Assign and Del statements."""
@@ -541,6 +505,30 @@ def _moves(func_ir: ir.FunctionIR, borrowed: frozenset[str]) -> set[int]:
                 if following.name == source:
                     found.update((id(stmt), id(following)))
                     break
+    return found
+
+
+def _lent_methods(func_ir: ir.FunctionIR, typemap: dict) -> set[int]:
+    """Methods `m = x.append` whose variable x is neither reassigned nor deleted before
+    `del m` in the same block: m borrows x's reference (no incref, no decref), so a method
+    call in a loop costs no reference counting. Returns the ids of those GetAttr and Del."""
+    found: set[int] = set()
+    for block in func_ir.blocks.values():
+        open_methods: dict[str, tuple[str, ir.GetAttr]] = {}  # method var -> (owner, getattr)
+        for stmt in block.body:
+            if isinstance(stmt, ir.Del) and stmt.name in open_methods:
+                found.update((id(open_methods.pop(stmt.name)[1]), id(stmt)))
+                continue
+            touched = stmt.name if isinstance(stmt, ir.Del) else None
+            if isinstance(stmt, ir.Assign):
+                touched = stmt.target.name
+            open_methods = {m: v for m, v in open_methods.items() if v[0] != touched}
+            if (
+                isinstance(stmt, ir.Assign)
+                and isinstance(stmt.value, ir.GetAttr)
+                and isinstance(typemap.get(stmt.target.name), types.BoundFunction)
+            ):
+                open_methods[stmt.target.name] = (stmt.value.value.name, stmt.value)
     return found
 
 
