@@ -11,7 +11,6 @@ NULL (arrays borrowed from Python) makes incref and decref no-ops.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -19,7 +18,6 @@ from dataclasses import dataclass, field
 from llvmlite import ir as llvm
 
 from ember import config, types
-from ember.ir import nodes as ir
 from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.models import BoundFunctionModel, MeminfoStructModel, StructModel, model_of
 from ember.runtime import nrt
@@ -136,29 +134,6 @@ def incref(builder: llvm.IRBuilder, typ: types.Type, value: llvm.Value) -> None:
 def decref(builder: llvm.IRBuilder, typ: types.Type, value: llvm.Value) -> None:
     for path in meminfo_paths(typ):
         nrt.emit_decref(builder, builder.extract_value(value, list(path)))
-
-
-def borrowing_temporaries(func_ir, chooses, keeps) -> frozenset[str]:
-    """Variables that may borrow a reference instead of counting their own (no incref at their
-    assignment, no decref at their `del`): assigned once, by an `ir.Assign` for which
-    `chooses(stmt)` names the variable lending the reference, and for which
-    `keeps(statements after it in its block (an iterator), name, lender)` holds."""
-    assignments: dict[str, int] = {}
-    candidates = []
-    for block in func_ir.blocks.values():
-        for index, stmt in enumerate(block.body):
-            if not isinstance(stmt, ir.Assign):
-                continue
-            name = stmt.target.name
-            assignments[name] = assignments.get(name, 0) + 1
-            lender = chooses(stmt)
-            if lender is not None:
-                candidates.append((name, lender, itertools.islice(block.body, index + 1, None)))
-    return frozenset(
-        name
-        for name, lender, following in candidates
-        if assignments[name] == 1 and keeps(following, name, lender)
-    )
 
 
 def nrt_incref_fields(builder: llvm.IRBuilder, fields: ArrayFields) -> None:

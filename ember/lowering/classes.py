@@ -10,11 +10,13 @@ meminfo of its own holding a reference to the ndarray, so the instance keeps it 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.ir import nodes as ir
 from ember.lowering import arrays as refs
 from ember.lowering.models import MeminfoStructModel, model_of, register_model
 from ember.lowering.pyapi import PythonAPI
@@ -198,19 +200,25 @@ def borrowed_field_reads(func_ir, typemap: dict) -> frozenset[str]:
     tuples, array attributes, arithmetic on numbers, copies and stores of numbers into arrays
     may run; anything that may call user code (a call, an operator on an instance, `obj.x =
     ...`) or rebind or release `obj` keeps the counted reference."""
-    from ember.ir import nodes as ir
 
-    def receiver(stmt) -> str | None:
-        value = stmt.value
-        if isinstance(value, ir.GetAttr) and _is_field(typemap, value):
-            if refs.needs_refcount(typemap[stmt.target.name]):
-                return value.value.name
-        return None
-
-    def unchanged(following: Iterable, name: str, lender: str) -> bool:
-        return _fields_unchanged(following, name, lender, typemap)
-
-    return refs.borrowing_temporaries(func_ir, receiver, unchanged)
+    assignments: dict[str, int] = {}
+    candidates = []
+    for block in func_ir.blocks.values():
+        for index, stmt in enumerate(block.body):
+            if not isinstance(stmt, ir.Assign):
+                continue
+            name = stmt.target.name
+            assignments[name] = assignments.get(name, 0) + 1
+            value = stmt.value
+            if isinstance(value, ir.GetAttr) and _is_field(typemap, value):
+                if refs.needs_refcount(typemap[name]):
+                    following = itertools.islice(block.body, index + 1, None)
+                    candidates.append((name, value.value.name, following))
+    return frozenset(
+        name
+        for name, receiver, following in candidates
+        if assignments[name] == 1 and _fields_unchanged(following, name, receiver, typemap)
+    )
 
 
 def _is_field(typemap: dict, value) -> bool:
@@ -224,8 +232,6 @@ _PLAIN = (types.Number, types.Boolean, types.Array, types.BaseTuple, types.NoneT
 
 
 def _fields_unchanged(following: Iterable, name: str, receiver: str, typemap: dict) -> bool:
-    from ember.ir import nodes as ir
-
     for stmt in following:
         if isinstance(stmt, ir.Del):
             if stmt.name in (name, receiver):
@@ -245,8 +251,6 @@ def _fields_unchanged(following: Iterable, name: str, receiver: str, typemap: di
 
 def _pure(value, typemap: dict) -> bool:
     """Whether evaluating `value` runs no user code and replaces no field."""
-    from ember.ir import nodes as ir
-
     if isinstance(value, (ir.Var, ir.Const)):
         return True
     if isinstance(value, ir.GetAttr):
