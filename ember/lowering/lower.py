@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 class FunctionLowerer:
     """Emit one function's LLVM IR into `module` under `symbol`."""
 
+    borrowed_fields: frozenset[str] = frozenset()  # jitclass field reads (set by `lower`)
+
     def __init__(
         self,
         context: CPUContext,
