@@ -137,7 +137,7 @@ def set_comprehension(n):
 
 
 def generator_expression(n):
-    return sum(i for i in range(n))
+    return sum((lambda: i)() for i in range(n))
 
 
 def lambda_or_number(n):
@@ -183,7 +183,7 @@ def f_string(n):
     ("func", "construct", "marker"),
     [
         (set_comprehension, "a set comprehension", "{i for i"),
-        (generator_expression, "a generator expression", "sum(i"),
+        (generator_expression, "a generator expression that defines a function", "sum(("),
         (lambda_or_number, "holds an inner function on some paths", "return f(n)"),
         (returns_inner_function, "the inner function 'g' can only be called", "return g"),
         (with_block, "a 'with' block", "with open"),
