@@ -14,6 +14,7 @@ _EXACT_TYPES: dict[type, types.Type] = {
     float: types.float64,
     complex: types.complex128,
     type(None): types.none,
+    str: types.unicode_type,
 }
 
 _NUMPY_SCALARS: dict[Any, types.Type] = {}
@@ -77,7 +78,7 @@ class _CacheInfo:
 
 cache_info = _CacheInfo()
 _fingerprint_cache: dict[bytes, types.Type] = {}
-_SCALAR_FINGERPRINTS = {bool: b"?", float: b"d", complex: b"D", type(None): b"n"}
+_SCALAR_FINGERPRINTS = {bool: b"?", float: b"d", complex: b"D", type(None): b"n", str: b"U"}
 
 
 def fingerprint(value: Any) -> bytes | None:

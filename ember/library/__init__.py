@@ -18,6 +18,7 @@ from ember.library import (  # noqa: F401
     ranges,
     sequences,
     slices,
+    strings,
     tuples,
     typed_lists,
 )

@@ -411,7 +411,11 @@ class FunctionLowerer:
         return self.borrowed(result_type, self.load(expr.value))
 
     def _lower_cast(self, expr: ir.Cast, result_type: types.Type) -> llvm.Value:
-        return self.borrowed(result_type, self.load(expr.value))
+        source_type = self.typemap[expr.value.name]
+        value = self.borrowed(source_type, self.load(expr.value))
+        if isinstance(source_type, types.StringLiteral):  # its characters become a value here
+            value = self.context.cast(self.builder, value, source_type, result_type)
+        return value
 
 
 _STATEMENT_LOWERERS = {
