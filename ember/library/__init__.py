@@ -19,6 +19,8 @@ from ember.library import (  # noqa: F401
     sequences,
     slices,
     strings,
+    strings_case,
+    strings_methods,
     tuples,
     typed_lists,
 )

@@ -40,12 +40,12 @@ def _index(typ: types.Type) -> bool:
 
 @intrinsic
 def _length(typingctx, s):
-    return signature(types.int64, s), lambda c, b, sig, args: primitives.length(b, args[0])
+    return signature(types.int64, string), lambda c, b, sig, args: primitives.length(b, args[0])
 
 
 @intrinsic
 def _kind(typingctx, s):
-    return signature(types.int64, s), lambda c, b, sig, args: primitives.kind(b, args[0])
+    return signature(types.int64, string), lambda c, b, sig, args: primitives.kind(b, args[0])
 
 
 @intrinsic
@@ -55,7 +55,7 @@ def _get(typingctx, s, index):
     def codegen(context, builder, sig, args):
         return builder.zext(primitives.code_point(builder, args[0], args[1]), refs.i64)
 
-    return signature(types.int64, s, types.int64), codegen
+    return signature(types.int64, string, types.int64), codegen
 
 
 @intrinsic
@@ -68,7 +68,7 @@ def _set(typingctx, s, index, code):
         primitives.store_code_point(builder, width, base, index, builder.trunc(code, refs.i32))
         return context.get_dummy_value(types.none)
 
-    return signature(types.none, s, types.int64, types.int64), codegen
+    return signature(types.none, string, types.int64, types.int64), codegen
 
 
 @intrinsic
@@ -97,7 +97,7 @@ def _max_code_point(typingctx, s):
     def codegen(context, builder, sig, args):
         return builder.zext(primitives.max_code_point(builder, args[0]), refs.i64)
 
-    return signature(types.int64, s), codegen
+    return signature(types.int64, string), codegen
 
 
 @intrinsic
@@ -120,12 +120,12 @@ def _same_bytes(typingctx, a, b):
             builder.store(builder.icmp_signed("==", order, refs.i32_(0)), result)
         return builder.load(result, typ=refs.i1)
 
-    return signature(types.boolean, a, b), codegen
+    return signature(types.boolean, string, string), codegen
 
 
 @intrinsic
 def _hash(typingctx, s):
-    return signature(types.int64, s), lambda c, b, sig, args: primitives.string_hash(b, args[0])
+    return signature(types.int64, string), lambda c, b, sig, args: primitives.string_hash(b, args[0])
 
 
 @intrinsic

@@ -343,6 +343,8 @@ class FunctionLowerer:
             )
             value_type = value_type.type
         if isinstance(result_type, types.BoundFunction):
+            if isinstance(value_type, types.StringLiteral):  # "-".join(...): a value now
+                return self.context.cast(self.builder, value, value_type, result_type.this)
             return self.borrowed(result_type, value)
         if isinstance(value_type, types.ExceptionInstance):  # e.args
             return self.exception_routing.caught_args(value, result_type)
