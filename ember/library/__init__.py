@@ -20,6 +20,7 @@ from ember.library import (  # noqa: F401
     slices,
     strings,
     strings_case,
+    strings_convert,
     strings_methods,
     tuples,
     typed_lists,

@@ -41,6 +41,7 @@ _SIGNATURES: dict[str, tuple[llvm.Type, list[llvm.Type]]] = {
     "PyLong_FromLongLong": (_PTR, [_LONGLONG]),
     "PyLong_FromUnsignedLongLong": (_PTR, [_LONGLONG]),
     "PyBool_FromLong": (_PTR, [_LONG]),
+    "PyUnicode_FromKindAndData": (_PTR, [llvm.IntType(32), _PTR, _SSIZE]),
     "PyObject_IsTrue": (_INT, [_PTR]),
     "PyComplex_RealAsDouble": (_F64, [_PTR]),
     "PyComplex_ImagAsDouble": (_F64, [_PTR]),
@@ -188,6 +189,9 @@ class PythonAPI:
 
     def long_from_ulonglong(self, value: llvm.Value) -> llvm.Value:
         return self._call("PyLong_FromUnsignedLongLong", [value])
+
+    def unicode_from_kind_and_data(self, kind, data, length) -> llvm.Value:
+        return self._call("PyUnicode_FromKindAndData", [kind, data, length])
 
     def bool_from_long(self, value: llvm.Value) -> llvm.Value:
         return self._call("PyBool_FromLong", [value])

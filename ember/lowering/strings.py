@@ -141,6 +141,12 @@ def copy(builder: llvm.IRBuilder, target, target_start, source, source_start, co
                 store_code_point(builder, target_kind, data(builder, target), position, code)
 
 
+def copy_bytes(builder: llvm.IRBuilder, target: llvm.Value, source: llvm.Value) -> None:
+    """Fill a new string from characters of its own kind at `source`."""
+    nbytes = builder.mul(length(builder, target), kind(builder, target))
+    refs.memcpy(builder, data(builder, target), source, nbytes)
+
+
 def _address(builder, value, index) -> llvm.Value:
     offset = builder.mul(index, kind(builder, value))
     return builder.gep(data(builder, value), [offset], inbounds=True, source_etype=i8)

@@ -27,22 +27,23 @@ class StringMemory(ctypes.Structure):
 
 # CPython 3.11's compact str layout: PyASCIIObject {refcnt, type, length, hash, state, wstr}
 # (48 bytes) then, for non-ASCII text, utf8_length, utf8, wstr_length (72 bytes in all).
-_STATE_OFFSET = 32
-_ASCII_DATA_OFFSET = 48
-_COMPACT_DATA_OFFSET = 72
+LENGTH_OFFSET = 16
+STATE_OFFSET = 32
+ASCII_DATA_OFFSET = 48
+COMPACT_DATA_OFFSET = 72
 
 
 def _layout_of(text: str) -> tuple[int, int] | None:
     """(kind, data address) read from a compact str object, or None for other layouts."""
-    state = ctypes.c_uint32.from_address(id(text) + _STATE_OFFSET).value
+    state = ctypes.c_uint32.from_address(id(text) + STATE_OFFSET).value
     kind, compact, ascii_ = (state >> 2) & 7, (state >> 5) & 1, (state >> 6) & 1
     if not compact or kind not in (1, 2, 4):
         return None
-    return kind, id(text) + (_ASCII_DATA_OFFSET if ascii_ else _COMPACT_DATA_OFFSET)
+    return kind, id(text) + (ASCII_DATA_OFFSET if ascii_ else COMPACT_DATA_OFFSET)
 
 
 @functools.cache
-def _layout_verified() -> bool:
+def layout_verified() -> bool:
     """Whether `_layout_of` reads this interpreter's strings correctly."""
     from ember.lowering.strings import canonical_bytes
 
@@ -57,7 +58,7 @@ def _layout_verified() -> bool:
 def to_native(text: str) -> list:
     """The flattened native fields of a new string holding `text` (the caller releases the
     meminfo, the first field, after the call)."""
-    layout = _layout_of(text) if _layout_verified() and type(text) is str else None
+    layout = _layout_of(text) if layout_verified() and type(text) is str else None
     if layout is None:
         from ember.lowering.strings import canonical_bytes
 
