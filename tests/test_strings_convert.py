@@ -118,3 +118,11 @@ def test_conversions_do_not_leak():
     assert_no_leak(to_text, 0.1)
     assert_no_leak(to_int, " 1_000 ")
     assert_no_leak(to_float, " 1_0.5e3 ")
+
+
+def test_str_of_powers_of_two():
+    # the decimal nearest a power of two may not read back (the interval below is narrower)
+    for exponent in range(-1074, 1024):
+        x = 2.0**exponent
+        assert to_text(x) == repr(x)
+        assert to_text(-x * 3) == repr(-x * 3) or not math.isfinite(x * 3)

@@ -149,6 +149,8 @@ def _box_list(typ: types.List, meminfo: int, inputs: tuple, memo: dict | None) -
     from ember.lowering.lists import HeaderMemory
     from ember.runtime import nrt
 
+    if isinstance(typ.dtype, types.UnicodeType):
+        return string_boxing.box_list(meminfo)
     runtime = nrt.runtime()
     header = HeaderMemory.from_address(nrt.data_address(meminfo))
     item_ctype = _memory_ctype(typ.dtype)

@@ -192,8 +192,22 @@ def _canonical_overload(s):
     return canonical
 
 
+@intrinsic
+def _view(typingctx, s, start, stop):
+    """`s[start:stop]` sharing the characters (and the reference count) of `s`."""
+
+    def codegen(context, builder, sig, args):
+        return primitives.view(builder, *args)
+
+    return signature(string, string, types.int64, types.int64), codegen
+
+
 def substring(s, start, stop):
-    """`s[start:stop]` for 0 <= start <= stop <= len(s) (called from compiled code only)."""
+    """`s[start:stop]` for 0 <= start <= stop <= len(s) (called from compiled code only).
+
+    A substring of a 1-byte string is a view that shares its characters: no copy, no
+    allocation (the whole text stays alive while any piece of it does, as with NumPy views).
+    Wider strings are copied, so that the piece takes its own narrowest kind."""
     raise NotImplementedError("substring runs only in compiled code")
 
 
@@ -202,6 +216,8 @@ def _substring_overload(s, start, stop):
     def impl(s, start, stop):
         if start == 0 and stop == _length(s):
             return s
+        if _kind(s) == 1:
+            return _view(s, start, stop)
         count = stop - start
         out = _new(_kind(s), count)
         _copy(out, 0, s, start, count)

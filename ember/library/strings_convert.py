@@ -73,47 +73,62 @@ def _declare(module: llvm.Module, name: str, fnty: llvm.FunctionType) -> llvm.Fu
 
 
 @intrinsic
-def _shortest_exponent_text(typingctx, x):
-    """The shortest C `%.*e` spelling of a finite positive double that reads back as the
-    same double (the digits CPython's repr uses), as a string."""
+def _format_exponent(typingctx, x, precision):
+    """C's `%.*e` of a double with `precision` digits after the point, as a string whose
+    characters are followed by a NUL (so `_strtod` can read it back)."""
 
     def codegen(context, builder, sig, args):
-        module = builder.module
         snprintf = _declare(
-            module,
+            builder.module,
             "snprintf",
             llvm.FunctionType(refs.i32, [refs.ptr, refs.i64, refs.ptr], var_arg=True),
         )
-        strtod = _declare(
-            module, "strtod", llvm.FunctionType(llvm.DoubleType(), [refs.ptr, refs.ptr])
-        )
         pattern = primitives.constant(builder, "%.*e\0")
         buffer = refs.alloca_in_entry(builder, llvm.ArrayType(refs.i8, 40), "repr.buffer")
-        written = refs.alloca_in_entry(builder, refs.i32, "repr.length")
-        loop = builder.append_basic_block("repr.try")
-        done = builder.append_basic_block("repr.done")
-        entry = builder.block
-        builder.branch(loop)
-        builder.position_at_end(loop)
-        precision = builder.phi(refs.i32)
-        precision.add_incoming(refs.i32_(0), entry)
-        count = builder.call(
-            snprintf,
-            [buffer, refs.const(40), primitives.data(builder, pattern), precision, args[0]],
-        )
-        builder.store(count, written)
-        back = builder.call(strtod, [buffer, llvm.Constant(refs.ptr, None)])
-        exact = builder.fcmp_ordered("==", back, args[0])
-        last = builder.icmp_signed(">=", precision, refs.i32_(16))
-        precision.add_incoming(builder.add(precision, refs.i32_(1)), builder.block)
-        builder.cbranch(builder.or_(exact, last), done, loop)
-        builder.position_at_end(done)
-        length = builder.sext(builder.load(written, typ=refs.i32), refs.i64)
-        text = primitives.allocate(context, builder, refs.const(1), length)
-        refs.memcpy(builder, primitives.data(builder, text), buffer, length)
-        return text
+        width = builder.trunc(args[1], refs.i32)
+        format_args = [buffer, refs.const(40), primitives.data(builder, pattern), width, args[0]]
+        length = builder.sext(builder.call(snprintf, format_args), refs.i64)
+        text = primitives.allocate(context, builder, refs.const(1), builder.add(length, refs.const(1)))
+        refs.memcpy(builder, primitives.data(builder, text), buffer, builder.add(length, refs.const(1)))
+        return builder.insert_value(text, length, 2)
 
-    return signature(string, types.float64), codegen
+    return signature(string, types.float64, types.int64), codegen
+
+
+@register_jitable
+def _bumped(text):
+    """`text` ("d.ddde+xx") with its last mantissa digit one higher (carrying), NUL-ended."""
+    mark = text.find("e")
+    exponent = int(text[mark + 1 :])
+    digits = text[0] + text[2:mark] if mark > 1 else text[0]
+    n = len(digits)
+    out = _new(1, n)
+    carry = 1
+    for k in range(n - 1, -1, -1):
+        digit = _get(digits, k) - 48 + carry
+        carry = 1 if digit == 10 else 0
+        _set(out, k, 48 + (0 if digit == 10 else digit))
+    if carry:  # 9.99 -> 10.00: one digit more in front, exponent up
+        out = "1" + substring(out, 0, n - 1)
+        exponent += 1
+    mantissa = out[0] + "." + out[1:] if n > 1 else out
+    sign = "e-" if exponent < 0 else "e+"
+    return mantissa + sign + ("0" if abs(exponent) < 10 else "") + str(abs(exponent)) + "\0"
+
+
+@register_jitable
+def _shortest_exponent_text(x):
+    """The shortest `%.*e` spelling of a finite positive double that reads back as the same
+    double, the nearer one first (CPython's repr digits); at a power of two the nearest
+    spelling may fall outside the narrower lower half-interval, the next one up then does."""
+    for precision in range(17):
+        text = _format_exponent(x, precision)
+        if _strtod(text) == x:
+            return text
+        above = _bumped(text)
+        if _strtod(above) == x:
+            return substring(above, 0, len(above) - 1)
+    return _format_exponent(x, 16)
 
 
 @register_jitable

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from ember import types
 from ember.errors import TypingError
-from ember.extending import overload, overload_method, register_jitable
+from llvmlite import ir as llvm
+
+from ember.extending import intrinsic, overload, overload_method, register_jitable
 from ember.library.strings import (
     _copy,
     _get,
@@ -19,9 +21,14 @@ from ember.library.strings import (
     find_from,
     is_string,
     rfind_from,
+    string,
     substring,
 )
 from ember.library.strings_unicode import SPACES
+from ember.typing.signature import signature
+from ember.lowering import arrays as refs
+from ember.lowering import lists
+from ember.lowering import strings as primitives
 
 _ASCII_SPACES = (9, 10, 11, 12, 13, 28, 29, 30, 31, 32)
 _WIDE_SPACES = tuple(code for code in SPACES if code >= 128)
@@ -200,6 +207,88 @@ _affix_method("endswith")
 # ---------------------------------------------------------------------------- split and join
 
 
+def _string_list(typ) -> bool:
+    return isinstance(typ, types.List) and is_string(typ.dtype)
+
+
+@intrinsic
+def _append_view(typingctx, xs, s, start, stop):
+    """`xs.append(s[start:stop])` for a 1-byte `s`: the view goes straight into the list
+    (one reference count update per piece)."""
+    if not _string_list(xs):
+        return None
+
+    def codegen(context, builder, sig, args):
+        xs, value, start, stop = args
+        list_type = sig.args[0]
+        count = lists.length(builder, xs)
+        lists.reserve(context, builder, list_type, xs, builder.add(count, refs.const(1)))
+        pointer = lists.item_pointer(context, builder, list_type, xs, count)
+        refs.store_item(builder, string, primitives.view(builder, value, start, stop), pointer)
+        lists.set_length(builder, xs, builder.add(count, refs.const(1)))
+        return context.get_dummy_value(types.none)
+
+    return signature(types.none, xs, string, types.int64, types.int64), codegen
+
+
+def _each_item(context, builder, list_type, xs):
+    """`for item in xs` over the list's storage, without reference counting (the list keeps
+    its items alive): yields the item's value."""
+    with refs.for_range(builder, lists.length(builder, xs)) as index:
+        pointer = lists.item_pointer(context, builder, list_type, xs, index)
+        yield index, refs.load_item(builder, list_type.dtype, pointer)
+
+
+@intrinsic
+def _joined_size(typingctx, xs):
+    """(code points of all the items, widest kind among them) of a list of strings."""
+    if not _string_list(xs):
+        return None
+
+    def codegen(context, builder, sig, args):
+        total = refs.alloca_in_entry(builder, refs.i64, "join.total")
+        width = refs.alloca_in_entry(builder, refs.i64, "join.kind")
+        builder.store(refs.const(0), total)
+        builder.store(refs.const(1), width)
+        for _, item in _each_item(context, builder, sig.args[0], args[0]):
+            grown = builder.add(builder.load(total, typ=refs.i64), primitives.length(builder, item))
+            builder.store(grown, total)
+            widest = builder.load(width, typ=refs.i64)
+            item_kind = primitives.kind(builder, item)
+            wider = builder.icmp_signed(">", item_kind, widest)
+            builder.store(builder.select(wider, item_kind, widest), width)
+        pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
+        pair = builder.insert_value(pair, builder.load(total, typ=refs.i64), 0)
+        return builder.insert_value(pair, builder.load(width, typ=refs.i64), 1)
+
+    return signature(types.UniTuple(types.int64, 2), xs), codegen
+
+
+@intrinsic
+def _join_into(typingctx, out, sep, xs):
+    """Copy the items of `xs` separated by `sep` into `out` (sized by `_joined_size`)."""
+    if not _string_list(xs):
+        return None
+
+    def codegen(context, builder, sig, args):
+        out, sep, xs = args
+        position = refs.alloca_in_entry(builder, refs.i64, "join.position")
+        builder.store(refs.const(0), position)
+        sep_length = primitives.length(builder, sep)
+        for index, item in _each_item(context, builder, sig.args[2], xs):
+            at = builder.load(position, typ=refs.i64)
+            with builder.if_then(builder.icmp_signed(">", index, refs.const(0))):
+                primitives.copy(builder, out, at, sep, refs.const(0), sep_length)
+            at = builder.load(position, typ=refs.i64)
+            at = builder.select(builder.icmp_signed(">", index, refs.const(0)), builder.add(at, sep_length), at)
+            item_length = primitives.length(builder, item)
+            primitives.copy(builder, out, at, item, refs.const(0), item_length)
+            builder.store(builder.add(at, item_length), position)
+        return context.get_dummy_value(types.none)
+
+    return signature(types.none, string, string, xs), codegen
+
+
 @overload_method(types.UnicodeType, "split")
 def string_split(s, sep=None, maxsplit=-1):
     if not (is_string(s) and (_is_int(maxsplit) or maxsplit == -1)):
@@ -210,6 +299,7 @@ def string_split(s, sep=None, maxsplit=-1):
             out = [s]
             out.pop()
             n = _length(s)
+            narrow = _kind(s) == 1
             i = 0
             while True:
                 while i < n and is_space(_get(s, i)):
@@ -222,7 +312,10 @@ def string_split(s, sep=None, maxsplit=-1):
                 j = i + 1
                 while j < n and not is_space(_get(s, j)):
                     j += 1
-                out.append(substring(s, i, j))
+                if narrow:
+                    _append_view(out, s, i, j)
+                else:
+                    out.append(substring(s, i, j))
                 i = j
             return out
 
@@ -236,12 +329,16 @@ def string_split(s, sep=None, maxsplit=-1):
             out = [s]
             out.pop()
             n = _length(s)
+            narrow = _kind(s) == 1
             i = 0
             while maxsplit < 0 or len(out) < maxsplit:
                 j = find_from(s, sep, i, n)
                 if j < 0:
                     break
-                out.append(substring(s, i, j))
+                if narrow:
+                    _append_view(out, s, i, j)
+                else:
+                    out.append(substring(s, i, j))
                 i = j + m
             out.append(substring(s, i, n))
             return out
@@ -254,7 +351,22 @@ def string_split(s, sep=None, maxsplit=-1):
 def string_join(sep, parts):
     if not is_string(sep):
         return None
-    if isinstance(parts, (types.List, types.UniTuple)) and is_string(parts.dtype):
+    if _string_list(parts):
+
+        def join_list(sep, parts):
+            count = len(parts)
+            if count == 0:
+                return substring(sep, 0, 0)
+            total, width = _joined_size(parts)
+            if count > 1:
+                total += _length(sep) * (count - 1)
+                width = max(width, _kind(sep))
+            out = _new(width, total)
+            _join_into(out, sep, parts)
+            return out
+
+        return join_list
+    if isinstance(parts, types.UniTuple) and is_string(parts.dtype):
 
         def join(sep, parts):
             count = len(parts)

@@ -51,6 +51,8 @@ _SIGNATURES: dict[str, tuple[llvm.Type, list[llvm.Type]]] = {
     "PyObject_CallObject": (_PTR, [_PTR, _PTR]),
     "PyObject_Call": (_PTR, [_PTR, _PTR, _PTR]),
     "PyTuple_New": (_PTR, [_SSIZE]),
+    "PyList_New": (_PTR, [_SSIZE]),
+    "PyList_SetItem": (llvm.IntType(32), [_PTR, _SSIZE, _PTR]),
     "PyTuple_GetItem": (_PTR, [_PTR, _SSIZE]),
     "PyTuple_SetItem": (_INT, [_PTR, _SSIZE, _PTR]),
     "PyTuple_Size": (_SSIZE, [_PTR]),
@@ -189,6 +191,13 @@ class PythonAPI:
 
     def long_from_ulonglong(self, value: llvm.Value) -> llvm.Value:
         return self._call("PyLong_FromUnsignedLongLong", [value])
+
+    def list_new(self, size: llvm.Value) -> llvm.Value:
+        return self._call("PyList_New", [size])
+
+    def list_setitem(self, lst: llvm.Value, index: llvm.Value, item: llvm.Value) -> llvm.Value:
+        """Steals the reference to `item`."""
+        return self._call("PyList_SetItem", [lst, index, item])
 
     def unicode_from_kind_and_data(self, kind, data, length) -> llvm.Value:
         return self._call("PyUnicode_FromKindAndData", [kind, data, length])

@@ -67,10 +67,21 @@ def allocate(context, builder: llvm.IRBuilder, width: llvm.Value, count: llvm.Va
     """A new string of `count` code points of `width` bytes, characters uninitialized."""
     nbytes = builder.mul(width, count)
     nbytes = builder.select(builder.icmp_signed(">", nbytes, const(0)), nbytes, const(1))
-    meminfo = nrt.emit_allocate(builder, nbytes)
+    meminfo = nrt.emit_allocate_small(builder, nbytes)
     failed = builder.icmp_unsigned("==", meminfo, llvm.Constant(ptr, None))
     context.guard(builder, failed, MemoryError, "unable to allocate a string")
-    return assemble(builder, meminfo, nrt.emit_data_pointer(builder, meminfo), count, width)
+    address = builder.gep(meminfo, [const(nrt.SMALL_HEADER_SIZE)], inbounds=True, source_etype=i8)
+    return assemble(builder, meminfo, address, count, width)
+
+
+def view(builder: llvm.IRBuilder, value: llvm.Value, start, stop) -> llvm.Value:
+    """`value[start:stop]` sharing its characters: a new reference to the same meminfo."""
+    meminfo = builder.extract_value(value, _MEMINFO)
+    nrt.emit_incref(builder, meminfo)
+    width = kind(builder, value)
+    base = data(builder, value)
+    address = builder.gep(base, [builder.mul(start, width)], inbounds=True, source_etype=i8)
+    return assemble(builder, meminfo, address, builder.sub(stop, start), width)
 
 
 # ---------------------------------------------------------------------------- code points

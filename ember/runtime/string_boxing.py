@@ -88,3 +88,55 @@ def box(memory: Any) -> str:
     finally:
         if memory.meminfo:
             nrt.runtime().decref(memory.meminfo)
+
+
+@functools.cache
+def _list_boxer():
+    """`PyObject *box(ptr header)`: a Python list of `str` from a list of strings' header
+    (ember/lowering/lists.py), generated once; NULL with an exception set on failure."""
+    from llvmlite import ir as llvm
+
+    from ember.codegen.jit import engine
+    from ember.lowering import arrays as refs
+    from ember.lowering import strings
+    from ember.lowering.pyapi import PythonAPI
+
+    jit = engine()
+    module = llvm.Module(name="ember_box_string_list")
+    module.triple, module.data_layout = jit.triple, jit.data_layout
+    function = llvm.Function(module, llvm.FunctionType(refs.ptr, [refs.ptr]), "box_string_list")
+    builder = llvm.IRBuilder(function.append_basic_block("entry"))
+    pyapi = PythonAPI(None, builder, [])
+    header = function.args[0]
+    size = builder.load(header, typ=refs.i64)
+    storage = builder.load(builder.gep(header, [refs.const(16)], source_etype=refs.i8), typ=refs.ptr)
+    result = pyapi.list_new(size)
+    null = llvm.Constant(refs.ptr, None)
+    with builder.if_then(builder.icmp_unsigned("==", result, null), likely=False):
+        builder.ret(null)
+    with refs.for_range(builder, size) as index:
+        items = nrt.emit_data_pointer(builder, storage)
+        pointer = builder.gep(items, [index], source_etype=strings.STRING)
+        item = builder.load(pointer, typ=strings.STRING)
+        width = builder.trunc(strings.kind(builder, item), refs.i32)
+        text = pyapi.unicode_from_kind_and_data(
+            width, strings.data(builder, item), strings.length(builder, item)
+        )
+        with builder.if_then(builder.icmp_unsigned("==", text, null), likely=False):
+            pyapi.decref(result)
+            builder.ret(null)
+        pyapi.list_setitem(result, index, text)
+    builder.ret(result)
+    compiled = jit.parse(str(module))
+    compiled.verify()
+    jit.optimize(compiled)
+    jit.add_module(compiled)
+    return ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p)(jit.address_of("box_string_list"))
+
+
+def box_list(meminfo: int) -> list:
+    """A Python list of the strings of a returned list; releases the list's reference."""
+    try:
+        return _list_boxer()(nrt.data_address(meminfo))
+    finally:
+        nrt.runtime().decref(meminfo)
