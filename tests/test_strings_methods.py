@@ -95,8 +95,12 @@ def predicates(s):
 
 @njit
 def padded(s, width, fill):
-    return s.zfill(width), s.center(width), s.ljust(width), s.rjust(width, fill), s.center(
-        width, fill
+    return (
+        s.zfill(width),
+        s.center(width),
+        s.ljust(width),
+        s.rjust(width, fill),
+        s.center(width, fill),
     )
 
 
@@ -107,7 +111,11 @@ def test_split_whitespace(s, n):
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.one_of(word_text, st.sampled_from(["a,b,,c", "é,,é", ",", "abab"])), separators, st.integers(-1, 4))
+@given(
+    st.one_of(word_text, st.sampled_from(["a,b,,c", "é,,é", ",", "abab"])),
+    separators,
+    st.integers(-1, 4),
+)
 def test_split_separator(s, sep, n):
     check(split_separator, s, sep, n)
 
@@ -199,7 +207,11 @@ def test_characters_beyond_the_tables_raise(method):
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.one_of(word_text, st.sampled_from(["-42", "+7", "-", ""])), small_ints, st.sampled_from(["*", "é", "\U0001f600"]))
+@given(
+    st.one_of(word_text, st.sampled_from(["-42", "+7", "-", ""])),
+    small_ints,
+    st.sampled_from(["*", "é", "\U0001f600"]),
+)
 def test_padding(s, width, fill):
     check(padded, s, width, fill)
 

@@ -125,7 +125,9 @@ def _same_bytes(typingctx, a, b):
 
 @intrinsic
 def _hash(typingctx, s):
-    return signature(types.int64, string), lambda c, b, sig, args: primitives.string_hash(b, args[0])
+    return signature(types.int64, string), lambda c, b, sig, args: primitives.string_hash(
+        b, args[0]
+    )
 
 
 @intrinsic
@@ -160,7 +162,9 @@ def char_string(context, builder, code: llvm.Value) -> llvm.Value:
         with wide:
             width = primitives.kind_of_code_point(builder, code)
             made = primitives.allocate(context, builder, width, refs.const(1))
-            primitives.store_code_point(builder, width, primitives.data(builder, made), refs.const(0), code)
+            primitives.store_code_point(
+                builder, width, primitives.data(builder, made), refs.const(0), code
+            )
             wide_block = builder.block
     del before
     result = builder.phi(primitives.STRING)

@@ -88,8 +88,12 @@ def _format_exponent(typingctx, x, precision):
         width = builder.trunc(args[1], refs.i32)
         format_args = [buffer, refs.const(40), primitives.data(builder, pattern), width, args[0]]
         length = builder.sext(builder.call(snprintf, format_args), refs.i64)
-        text = primitives.allocate(context, builder, refs.const(1), builder.add(length, refs.const(1)))
-        refs.memcpy(builder, primitives.data(builder, text), buffer, builder.add(length, refs.const(1)))
+        text = primitives.allocate(
+            context, builder, refs.const(1), builder.add(length, refs.const(1))
+        )
+        refs.memcpy(
+            builder, primitives.data(builder, text), buffer, builder.add(length, refs.const(1))
+        )
         return builder.insert_value(text, length, 2)
 
     return signature(string, types.float64, types.int64), codegen
@@ -178,8 +182,7 @@ def _digit_value(code):
         if is_space(code):
             return -1
         raise NotImplementedError(
-            "int()/float() of text with characters from U+0800 on is not supported in "
-            "compiled code"
+            "int()/float() of text with characters from U+0800 on is not supported in compiled code"
         )
     return decimal_of(code)
 
@@ -280,7 +283,9 @@ def _strtod(typingctx, text):
             "strtod",
             llvm.FunctionType(llvm.DoubleType(), [refs.ptr, refs.ptr]),
         )
-        return builder.call(strtod, [primitives.data(builder, args[0]), llvm.Constant(refs.ptr, None)])
+        return builder.call(
+            strtod, [primitives.data(builder, args[0]), llvm.Constant(refs.ptr, None)]
+        )
 
     return signature(types.float64, string), codegen
 

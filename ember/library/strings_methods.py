@@ -5,19 +5,19 @@ ember/library/strings_case.py."""
 
 from __future__ import annotations
 
-from ember import types
-from ember.errors import TypingError
 from llvmlite import ir as llvm
 
+from ember import types
+from ember.errors import TypingError
 from ember.extending import intrinsic, overload, overload_method, register_jitable
 from ember.library.strings import (
+    _canonical,
     _copy,
     _get,
     _kind,
     _length,
     _new,
     _set,
-    _canonical,
     find_from,
     is_string,
     rfind_from,
@@ -25,10 +25,10 @@ from ember.library.strings import (
     substring,
 )
 from ember.library.strings_unicode import SPACES
-from ember.typing.signature import signature
 from ember.lowering import arrays as refs
 from ember.lowering import lists
 from ember.lowering import strings as primitives
+from ember.typing.signature import signature
 
 _ASCII_SPACES = (9, 10, 11, 12, 13, 28, 29, 30, 31, 32)
 _WIDE_SPACES = tuple(code for code in SPACES if code >= 128)
@@ -280,7 +280,9 @@ def _join_into(typingctx, out, sep, xs):
             with builder.if_then(builder.icmp_signed(">", index, refs.const(0))):
                 primitives.copy(builder, out, at, sep, refs.const(0), sep_length)
             at = builder.load(position, typ=refs.i64)
-            at = builder.select(builder.icmp_signed(">", index, refs.const(0)), builder.add(at, sep_length), at)
+            at = builder.select(
+                builder.icmp_signed(">", index, refs.const(0)), builder.add(at, sep_length), at
+            )
             item_length = primitives.length(builder, item)
             primitives.copy(builder, out, at, item, refs.const(0), item_length)
             builder.store(builder.add(at, item_length), position)

@@ -109,7 +109,9 @@ def _list_boxer():
     pyapi = PythonAPI(None, builder, [])
     header = function.args[0]
     size = builder.load(header, typ=refs.i64)
-    storage = builder.load(builder.gep(header, [refs.const(16)], source_etype=refs.i8), typ=refs.ptr)
+    storage = builder.load(
+        builder.gep(header, [refs.const(16)], source_etype=refs.i8), typ=refs.ptr
+    )
     result = pyapi.list_new(size)
     null = llvm.Constant(refs.ptr, None)
     with builder.if_then(builder.icmp_unsigned("==", result, null), likely=False):

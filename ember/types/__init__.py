@@ -46,7 +46,6 @@ from ember.types.functions import (
 from ember.types.generators import Generator
 from ember.types.lists import List, ListIterator, Undefined, undefined, unsupported_item
 from ember.types.optional import Optional, optional
-from ember.types.strings import UnicodeIterator
 from ember.types.scalars import *  # noqa: F403 - the scalar instances are the public names
 from ember.types.scalars import (
     Boolean,
@@ -58,10 +57,10 @@ from ember.types.scalars import (
     NoneType,
     Number,
     StringLiteral,
-    UnicodeType,
     integer_type,
     literal,
     unliteral,
 )
+from ember.types.strings import UnicodeIterator, UnicodeType, unicode_type
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -84,5 +84,6 @@ def unsupported_item(dtype: Type) -> str | None:
     if isinstance(dtype, BaseTuple) and all(unsupported_item(t) is None for t in dtype.types):
         return None
     return (
-        f"lists of {dtype} are not supported: list items must be numbers, strings, arrays, tuples or lists"
+        f"lists of {dtype} are not supported: list items must be numbers, strings, arrays, "
+        "tuples or lists"
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember.types.abstract import Dummy, Type
-from ember.types.strings import UnicodeType, unicode_type
+from ember.types.strings import unicode_type
 
 
 class Number(Type):
