@@ -290,3 +290,39 @@ def test_no_leaks():
     assert_no_leak(characters, "a€\U0001f600")
     assert_no_leak(formatted, "a", 1, 2.5)
     assert_no_leak(identity, "x" * 100)
+
+
+@njit
+def shout_all(xs):
+    for i in range(len(xs)):
+        xs[i] = xs[i].upper() + "!"
+    xs.append("end")
+    return " ".join(xs)
+
+
+@njit
+def read_only(xs):
+    return len(xs), xs[0]
+
+
+def test_lists_of_strings_passed_in_are_reflected():
+    words = ["a", "bé", "ö"]
+    expected = list(words)
+    assert shout_all(words) == shout_all.py_func(expected)
+    assert words == expected
+    kept = ["x", "y"]
+    first = kept[0]
+    assert read_only(kept) == (2, "x") and kept[0] is first  # unchanged: the same objects
+    assert_no_leak(shout_all, ["a", "bé"])
+
+
+def test_typed_list_of_strings():
+    from ember.typed import List
+
+    words = List.empty_list(types.unicode_type)
+    assert shout_all(words) == "end" and list(words) == ["end"]
+
+
+def test_a_list_mixing_strings_and_numbers_is_refused():
+    with pytest.raises(ember.errors.TypingError, match="lists of numbers or of strings"):
+        read_only(["a", 1])

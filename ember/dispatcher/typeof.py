@@ -114,6 +114,8 @@ def _typeof_list(items: list) -> types.Type:
 
     if not items:
         raise TypingError("an empty list has no item type: pass a NumPy array instead")
+    if type(items[0]) is str and all(type(item) is str for item in items):
+        return types.List(types.unicode_type)
     found = None
     for item in items:
         typ = _EXACT_TYPES.get(type(item)) or (_int_type(item) if type(item) is int else None)
@@ -121,7 +123,7 @@ def _typeof_list(items: list) -> types.Type:
             found = typ if found is None else unify_pair(found, typ)
         if found is None or not isinstance(typ, (types.Number, types.Boolean)):
             raise TypingError(
-                "only lists of numbers can be passed from Python "
+                "only lists of numbers or of strings can be passed from Python "
                 f"(this one holds {type(item).__name__}): pass a NumPy array instead"
             )
     return types.List(found)

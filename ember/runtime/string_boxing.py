@@ -142,3 +142,59 @@ def box_list(meminfo: int) -> list:
         return _list_boxer()(nrt.data_address(meminfo))
     finally:
         nrt.runtime().decref(meminfo)
+
+
+# ---------------------------------------------------------------------------- lists passed in
+
+
+@functools.cache
+def _list_allocator():
+    """A compiled `empty_strings(count)` called through ctypes: (function, keepalive)."""
+    from ember import types
+    from ember.decorators import njit
+    from ember.library.lists import _reserve
+
+    def _empty_strings(count):
+        out = [""]
+        out.pop()
+        _reserve(out, count)
+        return out
+
+    compiled = njit(_empty_strings).compile((types.int64,))
+    prototype = ctypes.CFUNCTYPE(
+        ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64
+    )
+    return prototype(compiled.address), compiled
+
+
+def list_to_native(items: list) -> int:
+    """A new native list of strings (its meminfo, one reference for the caller) holding
+    copies of the `str` items."""
+    from ember.lowering.callconv import ExcInfoRecord
+    from ember.lowering.lists import HeaderMemory
+
+    allocate, _ = _list_allocator()
+    meminfo = ctypes.c_void_p(0)
+    excinfo = ExcInfoRecord()
+    allocate(ctypes.addressof(meminfo), ctypes.addressof(excinfo), None, len(items))
+    header = HeaderMemory.from_address(nrt.data_address(meminfo.value))
+    if items:
+        slots = (StringMemory * len(items)).from_address(nrt.data_address(header.storage))
+        for slot, text in zip(slots, items):
+            if type(text) is not str:
+                nrt.runtime().decref(meminfo.value)  # releases the strings copied so far
+                raise TypeError(f"a list of str holds a {type(text).__name__}")
+            slot.meminfo, slot.data, slot.length, slot.kind = to_native(text)
+            header.size += 1
+    return meminfo.value
+
+
+def list_write_back(meminfo: int, items: list) -> None:
+    """Give `items` the native list's strings when the callee changed them, then release the
+    native list."""
+    try:
+        values = _list_boxer()(nrt.data_address(meminfo))
+        if values != items:
+            items[:] = values
+    finally:
+        nrt.runtime().decref(meminfo)
