@@ -228,3 +228,56 @@ def test_methods_do_not_leak():
     assert_no_leak(replaced, "aaé", "a", "€", 1)
     assert_no_leak(cases, "straße ΣΑΣ")
     assert_no_leak(padded, "-4", 7, "é")
+
+
+@njit
+def right_splits(s, sep, n):
+    return s.rsplit(), s.rsplit(None, n), s.rsplit(sep), s.rsplit(sep, n)
+
+
+@njit
+def lines(s):
+    return s.splitlines(), s.splitlines(True)
+
+
+@njit
+def partitions(s, sep):
+    return s.partition(sep), s.rpartition(sep), s.removeprefix(sep), s.removesuffix(sep)
+
+
+@njit
+def title_test(s):
+    return s.istitle()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(word_text, st.sampled_from(["a,b,,c", " a b "])), separators, st.integers(-1, 4))
+def test_rsplit(s, sep, n):
+    check(right_splits, s, sep, n)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(st.sampled_from("ab \n\r\x0b\x0c\x1c\x85\u2028é"), max_size=20))
+def test_splitlines(s):
+    check(lines, s)
+
+
+@settings(max_examples=150, deadline=None)
+@given(word_text, st.sampled_from(["", ",", "a", "é", "ab"]))
+def test_partition_and_remove_affixes(s, sep):
+    check(partitions, s, sep)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(table_text, st.sampled_from(["Hello World", "Hello world", "ǅa", "A1B", ""])))
+def test_istitle(s):
+    check(title_test, s)
+
+
+def test_methods_not_compiled_name_themselves():
+    @njit
+    def fold(s):
+        return s.casefold()
+
+    with pytest.raises(Exception, match=r"str\.casefold\(\) is not supported"):
+        fold("x")

@@ -22,6 +22,7 @@ from ember.library import (  # noqa: F401
     strings_case,
     strings_convert,
     strings_methods,
+    strings_more,
     tuples,
     typed_lists,
 )
