@@ -179,8 +179,10 @@ def _string_meminfo_slots(arg_types: tuple) -> list[int]:
             for member in typ.types:
                 walk(member)
             return
-        if isinstance(typ, types.UnicodeType):
-            slots.append(position)
+        if isinstance(typ, types.UnicodeType) or (
+            isinstance(typ, types.Optional) and isinstance(typ.type, types.UnicodeType)
+        ):
+            slots.append(position)  # (NULL for None: releasing it does nothing)
         position += len(_argument_ctypes(typ))
 
     for typ in arg_types:
