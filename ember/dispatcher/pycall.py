@@ -50,6 +50,8 @@ def _argument_ctypes(typ: types.Type) -> list:
         return [ctypes.c_void_p]  # its meminfo (ListModel)
     if isinstance(typ, types.UnicodeType):
         return string_boxing.ARGUMENT_CTYPES
+    if isinstance(typ, types.NumPyRandomGeneratorType):
+        return [ctypes.c_void_p] * 3  # {meminfo, bitgen_t*, the Generator} (numpy_generator.py)
     raise TypeError(f"cannot pass a value of type {typ} from Python yet")
 
 
@@ -80,6 +82,9 @@ def _memory_ctype(typ: types.Type) -> Any:
         return type("optional_memory", (ctypes.Structure,), {"_fields_": fields})
     if isinstance(typ, types.UnicodeType):
         return string_boxing.StringMemory
+    if isinstance(typ, types.NumPyRandomGeneratorType):
+        fields = [(name, ctypes.c_void_p) for name in ("meminfo", "bitgen", "owner")]
+        return type("generator_memory", (ctypes.Structure,), {"_fields_": fields})
     raise TypeError(f"cannot return a value of type {typ} to Python yet")
 
 
@@ -106,6 +111,8 @@ def _flatten(typ: types.Type, value: Any, out: list) -> None:
         if not isinstance(value, str):
             raise TypeError(f"expected a str, not {type(value).__name__}")
         out.extend(string_boxing.to_native(value))
+    elif isinstance(typ, types.NumPyRandomGeneratorType):  # borrowed: no meminfo
+        out.extend((None, value.bit_generator.ctypes.bit_generator.value, id(value)))
     elif isinstance(typ, types.Optional):
         if value is None:  # zeroed data, not valid
             out.extend(ctype().value or 0 for ctype in _argument_ctypes(typ.type))
@@ -141,6 +148,13 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
         from ember.dispatcher.generators import box_generator
 
         return box_generator(typ, memory, inputs)
+    if isinstance(typ, types.NumPyRandomGeneratorType):
+        generator = ctypes.cast(memory.owner, ctypes.py_object).value
+        if memory.meminfo:  # made in compiled code: the block held it, the caller now does
+            from ember.runtime import nrt
+
+            nrt.runtime().decref(memory.meminfo)
+        return generator
     return None
 
 

@@ -32,6 +32,7 @@ _ITERATORS = (
     types.EnumerateType,
     types.ZipType,
     types.UniTupleIterator,
+    types.Generator,
 )
 
 
