@@ -81,12 +81,25 @@ class FunctionLowerer:
 
     def _release_at_exits(self) -> None:
         """Exception exits release every owned variable; all exits release iterator state."""
+        lent = self._lent_method_names()  # they borrow their receiver's reference
         owned = [
             (slot, self.typemap[name])
             for name, slot in self.slots.items()
-            if refs.needs_refcount(self.typemap[name]) and name not in self.borrowed_args
+            if refs.needs_refcount(self.typemap[name])
+            and name not in self.borrowed_args
+            and name not in lent
         ]
         refs.release_at_exits(self.builder, self.function, owned)
+
+    def _lent_method_names(self) -> set[str]:
+        return {
+            stmt.target.name
+            for block in self.func_ir.blocks.values()
+            for stmt in block.body
+            if isinstance(stmt, ir.Assign)
+            and isinstance(stmt.value, ir.GetAttr)
+            and id(stmt.value) in self.moves
+        }
 
     def _argument_names(self) -> list[str]:
         """`arg.a` per parameter (the seed's names); `arg.a.0`, `arg.a.1`... when flattened."""
