@@ -41,6 +41,10 @@ def to_native(typ: types.List, items: list) -> int:
     """A new native list (its meminfo, one reference owned by the caller) holding `items`."""
     if isinstance(typ.dtype, types.ClassInstanceType):
         return _instances_to_native(typ, items)
+    if isinstance(typ.dtype, types.UnicodeType):
+        from ember.runtime.string_boxing import list_to_native
+
+        return list_to_native(items)
     import numpy as np
 
     from ember.library.numpy_support import numpy_dtype
@@ -67,6 +71,10 @@ def write_back(typ: types.List, meminfo: int, items: list) -> None:
     if isinstance(typ.dtype, types.ClassInstanceType):
         _write_back_instances(typ, meminfo, items)
         return
+    if isinstance(typ.dtype, types.UnicodeType):
+        from ember.runtime.string_boxing import list_write_back
+
+        return list_write_back(meminfo, items)
     header = HeaderMemory.from_address(nrt.data_address(meminfo))
     item_ctype = _ITEM_CTYPES[type(typ.dtype)](typ.dtype)
     count = header.size
