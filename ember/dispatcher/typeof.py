@@ -127,8 +127,8 @@ def _typeof_list(items: list) -> types.Type:
             found = typ if found is None else unify_pair(found, typ)
         if found is None or not isinstance(typ, (types.Number, types.Boolean)):
             raise TypingError(
-                "only lists of numbers, of strings or of one jitclass's instances can be passed "
-                "from Python "
+                "only lists of numbers or of strings (or of one jitclass's instances) can be "
+                "passed from Python "
                 f"(this one holds {type(item).__name__}): pass a NumPy array instead"
             )
     return types.List(found)
