@@ -58,6 +58,7 @@ class ObjModeBlock:
 def uses_with_blocks(code: CodeType) -> bool:
     return any(inst.opname == "BEFORE_WITH" for inst in dis.get_instructions(code))
 
+
 _rewritten: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -200,7 +201,8 @@ class _Extractor:
         made: list[ObjModeBlock] = []
         cells = dict(self.closure_cells)
         for name, inputs, outputs, loc in block_specs:
-            code = _code_named(outer_code.co_consts, name)
+            label = f"<objmode block of {self.py_func.__name__}>"  # what tracebacks show
+            code = _code_named(outer_code.co_consts, name).replace(co_name=label)
             func = FunctionType(code, self.py_func.__globals__, name, None, self._cells(code))
             func.__qualname__ = f"{self.py_func.__qualname__}.<objmode block, line {loc.line}>"
             block = ObjModeBlock(func, inputs, outputs, loc)

@@ -93,6 +93,13 @@ def take_python_exception() -> BaseException:
     return exc if exc is not None else SystemError("ember: a Python exception was lost")
 
 
+def python_exception_matches(classes: tuple) -> bool:
+    """Whether the held Python exception is an instance of `classes` (an `except` clause)."""
+    return isinstance(getattr(_python_exceptions, "pending", None), classes)
+
+
+python_exception_keepalive: list = []  # `except` class tuples that generated code points at
+
 static_exceptions = StaticExceptions()
 
 

@@ -42,9 +42,7 @@ def register_blocks(blocks: list[ObjModeBlock]) -> None:
         for name, typ in block.outputs.items():
             _check_marshallable(typ, f"output '{name}'", block)
         block.lowering = _BlockRunner(block)
-        template = type(
-            "ObjModeBlockTemplate", (_ObjModeTemplate,), {"key": block, "block": block}
-        )
+        template = type("ObjModeBlockTemplate", (_ObjModeTemplate,), {"key": block, "block": block})
         typing_registry.register_global(block, template)
         specs = [types.Type] * len(block.inputs)
         lowering_registry.lower(block, *specs)(_block_lowering(block))
