@@ -26,7 +26,11 @@ def jit(signature_or_function: Any = None, **options: Any) -> Any:
         raise TypeError(f"unknown jit option(s): {', '.join(sorted(unknown))}")
     _parallel_options(options)  # bad values fail at the decorator
     if options.get("forceobj") or options.get("nopython") is False:
-        raise UnsupportedError("object mode is not supported yet; ember compiles nopython only")
+        raise UnsupportedError(
+            "object mode (forceobj=True, nopython=False) is not supported: ember compiles "
+            "nopython code only; put the part that needs Python in a "
+            "`with ember.objmode(name='type', ...):` block inside an @njit function"
+        )
     if callable(signature_or_function) and not isinstance(signature_or_function, (str, list)):
         return _make_dispatcher(signature_or_function, None, options)
     signatures = _parse_signatures(signature_or_function)

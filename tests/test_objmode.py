@@ -334,3 +334,32 @@ def test_closures_nogil_and_no_outputs(capsys):
 
     assert make(5)(2) == 13
     assert capsys.readouterr().out == "z is 13 {'k': 5}\n"
+
+
+SEEN: list = []
+
+
+@njit
+def hands_over(a):
+    with objmode(b="float64[:]"):
+        SEEN.append(a)
+        b = a[::-1]
+    with objmode():
+        SEEN.append(b)
+    return b
+
+
+def test_arrays_keep_identity_and_memory():
+    SEEN.clear()
+    a = np.arange(5.0)
+    b = hands_over(a)
+    assert SEEN[0] is a  # the argument itself, not a copy or a view
+    assert np.shares_memory(SEEN[1], a) and np.shares_memory(b, a)
+    np.testing.assert_array_equal(b, a[::-1])
+    SEEN.clear()
+
+
+def test_object_mode_options_are_refused_clearly():
+    for options in ({"forceobj": True}, {"nopython": False}):
+        with pytest.raises(UnsupportedError, match="ember.objmode"):
+            ember.jit(**options)(lambda x: x)

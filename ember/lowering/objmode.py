@@ -23,7 +23,7 @@ from ember.errors import UnsupportedError
 from ember.frontend.objmode_blocks import ObjModeBlock
 from ember.lowering import callconv
 from ember.lowering.boxing import BoxContext
-from ember.lowering.models import model_of
+from ember.lowering.objmode_arrays import box_array, unbox_array
 from ember.lowering.pyapi import PythonAPI
 from ember.lowering.registry import registry as lowering_registry
 from ember.typing.signature import Signature
@@ -149,21 +149,16 @@ def _checker(typ: types.Type) -> Callable[[Any], bool]:
 def _array_checker(typ: types.Array) -> Callable[[Any], bool]:
     import numpy as np
 
-    from ember.library.numpy_support import from_numpy_dtype
+    dtype = np.dtype("bool" if isinstance(typ.dtype, types.Boolean) else typ.dtype.name)
+    contiguity = {"C": "C_CONTIGUOUS", "F": "F_CONTIGUOUS"}.get(typ.layout)
 
     def accepts(value: Any) -> bool:
-        if not isinstance(value, np.ndarray) or value.ndim != typ.ndim:
+        if not isinstance(value, np.ndarray) or value.ndim != typ.ndim or value.dtype != dtype:
             return False
-        try:
-            if from_numpy_dtype(value.dtype) != typ.dtype:
-                return False
-        except Exception:
+        flags = value.flags
+        if contiguity is not None and not flags[contiguity]:
             return False
-        if typ.layout == "C" and not value.flags.c_contiguous:
-            return False
-        if typ.layout == "F" and not value.flags.f_contiguous:
-            return False
-        return typ.readonly or value.flags.writeable
+        return typ.readonly or flags.writeable
 
     return accepts
 
@@ -191,47 +186,6 @@ def _same_view(parent: Any, memory: Any) -> bool:
         and tuple(parent.strides) == tuple(memory.strides)
         and data_address(parent) == (memory.data or 0)
     )
-
-
-_OBJECT_SLOT = 64  # nrt.HEADER_SIZE: where a meminfo's data (here: one PyObject*) starts
-_DESTRUCTOR_SLOT = 24
-
-
-def _release_owned_object(meminfo: int) -> None:
-    """The destructor of a meminfo that owns an ndarray (ctypes takes the GIL for it)."""
-    _py_decref(ctypes.c_void_p.from_address(meminfo + _OBJECT_SLOT).value)
-
-
-_py_decref = ctypes.PYFUNCTYPE(None, ctypes.c_void_p)(
-    ctypes.cast(ctypes.pythonapi.Py_DecRef, ctypes.c_void_p).value
-)
-_py_incref = ctypes.PYFUNCTYPE(None, ctypes.py_object)(
-    ctypes.cast(ctypes.pythonapi.Py_IncRef, ctypes.c_void_p).value
-)
-_destructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_release_owned_object)
-_destructor_address = ctypes.cast(_destructor, ctypes.c_void_p).value
-
-
-def _unbox_array_into(typ: types.Array, value: Any, address: int) -> None:
-    """Write the array value of ndarray `value` at `address`: a runtime meminfo that owns a
-    reference to the ndarray, so compiled code may keep it after the block."""
-    from ember.runtime import boxing
-    from ember.runtime.nrt import runtime
-
-    meminfo = runtime().allocate(8)
-    if not meminfo:
-        raise MemoryError("ember: cannot allocate the reference of an objmode output array")
-    _py_incref(value)
-    ctypes.c_void_p.from_address(meminfo + _OBJECT_SLOT).value = id(value)
-    ctypes.c_void_p.from_address(meminfo + _DESTRUCTOR_SLOT).value = _destructor_address
-    memory = boxing.memory_ctype(typ).from_address(address)
-    memory.meminfo = meminfo
-    memory.parent = id(value)
-    memory.nitems = value.size
-    memory.itemsize = value.itemsize
-    memory.data = boxing.data_address(value)
-    memory.shape[:] = value.shape
-    memory.strides[:] = value.strides
 
 
 # ---------------------------------------------------------------------------- lowering
@@ -282,14 +236,7 @@ def _raise_pending(pyapi: PythonAPI, builder: llvm.IRBuilder, gil: llvm.Value) -
 def box_value(c: BoxContext, typ: types.Type, value: llvm.Value) -> llvm.Value:
     """A new reference to the Python object for `value` (NULL with an exception set)."""
     if isinstance(typ, types.Array):
-        builder = c.builder
-        slot = callconv.alloca_in_entry(builder, model_of(typ).data_type)
-        builder.store(model_of(typ).as_data(builder, value), slot)
-        address = c.pyapi.long_from_longlong(builder.ptrtoint(slot, c.pyapi.longlong))
-        boxer = c.pyapi.borrow_constant(_box_array_at)
-        obj = c.pyapi.call_function_objargs(boxer, [c.pyapi.borrow_constant(typ), address])
-        c.pyapi.decref(address)
-        return obj
+        return box_array(c.pyapi, typ, value, c.pyapi.borrow_constant(_box_array_at))
     if isinstance(typ, types.BaseTuple) and _holds_array(typ):
         members = [
             box_value(c, member, c.builder.extract_value(value, index))
@@ -318,14 +265,7 @@ def unbox_value(c: BoxContext, typ: types.Type, obj: llvm.Value) -> tuple:
     references are new ones."""
     builder = c.builder
     if isinstance(typ, types.Array):
-        slot = callconv.alloca_in_entry(builder, model_of(typ).data_type)
-        address = c.pyapi.long_from_longlong(builder.ptrtoint(slot, c.pyapi.longlong))
-        writer = c.pyapi.borrow_constant(_unbox_array_into)
-        done = c.pyapi.call_function_objargs(writer, [c.pyapi.borrow_constant(typ), obj, address])
-        c.pyapi.decref(address)
-        is_error = builder.icmp_unsigned("==", done, c.pyapi.get_null_object())
-        c.pyapi.decref(done)
-        return model_of(typ).from_data(builder, builder.load(slot)), is_error
+        return unbox_array(c.pyapi, typ, obj)
     if isinstance(typ, types.BaseTuple) and _holds_array(typ):
         value = llvm.Constant(c.context.value_type(typ), llvm.Undefined)
         is_error = llvm.Constant(llvm.IntType(1), 0)
