@@ -25,11 +25,13 @@ def jit(signature_or_function: Any = None, **options: Any) -> Any:
     if unknown:
         raise TypeError(f"unknown jit option(s): {', '.join(sorted(unknown))}")
     _parallel_options(options)  # bad values fail at the decorator
-    if options.get("forceobj") or options.get("nopython") is False:
+    if options.get("forceobj"):
+        return _object_mode(signature_or_function, options)
+    if options.get("nopython") is False:
         raise UnsupportedError(
-            "object mode (forceobj=True, nopython=False) is not supported: ember compiles "
-            "nopython code only; put the part that needs Python in a "
-            "`with ember.objmode(name='type', ...):` block inside an @njit function"
+            "nopython=False (compile in nopython mode, fall back to object mode) is not "
+            "supported: use forceobj=True for object mode, or put the part that needs Python "
+            "in a `with ember.objmode(name='type', ...):` block inside an @njit function"
         )
     if callable(signature_or_function) and not isinstance(signature_or_function, (str, list)):
         return _make_dispatcher(signature_or_function, None, options)
@@ -39,6 +41,15 @@ def jit(signature_or_function: Any = None, **options: Any) -> Any:
         return _make_dispatcher(py_func, signatures, options)
 
     return decorate
+
+
+def _object_mode(signature_or_function: Any, options: dict) -> Any:
+    """`@jit(forceobj=True)`: every value a Python object (ember/dispatcher/object_mode.py)."""
+    from ember.dispatcher.object_mode import ObjectModeDispatcher
+
+    if callable(signature_or_function) and not isinstance(signature_or_function, (str, list)):
+        return ObjectModeDispatcher(signature_or_function, options)
+    return lambda py_func: ObjectModeDispatcher(py_func, options)
 
 
 def njit(signature_or_function: Any = None, **options: Any) -> Any:

@@ -1,0 +1,102 @@
+"""`@jit(forceobj=True)`: a function compiled once, in object mode (ember/lowering/
+object_mode.py), called with its arguments bound as CPython binds them.
+
+Every call runs the same machine code whatever the argument types, so the dispatcher has one
+overload, under the signature `(pyobject, ...) -> pyobject`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import inspect
+import threading
+import time
+from types import FunctionType
+from typing import Any
+
+from ember import config
+
+_NATIVE = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object)
+
+
+class ObjectModeDispatcher:
+    """A function compiled in object mode on its first call."""
+
+    def __init__(self, py_func: FunctionType, options: dict | None = None) -> None:
+        functools.update_wrapper(self, py_func)
+        self.py_func = py_func
+        self.options = dict(options or {})
+        code = py_func.__code__
+        self._simple_arity = (
+            code.co_argcount
+            if not (code.co_kwonlyargcount or code.co_flags & 0x0C or code.co_posonlyargcount)
+            else None
+        )
+        count = code.co_argcount + code.co_kwonlyargcount
+        count += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
+        self._parameter_order = code.co_varnames[:count]
+        self._signature = inspect.signature(py_func)
+        self._native: Any = None
+        self._keepalive: list = []
+        self._llvm_ir = ""
+        self._lock = threading.Lock()
+        self.stats: dict[str, float] = {}
+
+    # ------------------------------------------------------------------ compiling
+
+    def compile(self) -> Any:
+        with self._lock:
+            if self._native is None:
+                from ember.lowering.object_mode import compile_object_mode
+
+                started = time.perf_counter()
+                address, keepalive, llvm_ir = compile_object_mode(self.py_func)
+                self.stats["object mode compilation"] = time.perf_counter() - started
+                if config.DUMP_LLVM:
+                    print(f"{'-' * 20}LLVM DUMP (object mode) {self.py_func.__qualname__}")
+                    print(llvm_ir)
+                self._keepalive = keepalive
+                self._llvm_ir = llvm_ir
+                self._native = _NATIVE(address)
+        return self._native
+
+    @property
+    def signatures(self) -> list:
+        return [self._object_signature()] if self._native is not None else []
+
+    @property
+    def overloads(self) -> dict:
+        return {self._object_signature(): self} if self._native is not None else {}
+
+    def _object_signature(self) -> tuple:
+        return ("pyobject",) * len(self._parameter_order)
+
+    def inspect_llvm(self, signature: Any = None) -> Any:
+        if signature is not None:
+            return self._llvm_ir
+        return {sig: self._llvm_ir for sig in self.overloads}
+
+    def inspect_types(self, file: Any = None) -> None:
+        lines = inspect.getsource(self.py_func).splitlines()
+        header = f"{self.py_func.__qualname__} (object mode: every value is a pyobject)"
+        print("\n".join([header, "-" * len(header), *lines]), file=file)
+
+    # ------------------------------------------------------------------ calling
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        native = self._native or self.compile()
+        if not kwargs and len(args) == self._simple_arity:
+            return native(args)
+        bound = self._signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        arguments = bound.arguments
+        return native(tuple(arguments[name] for name in self._parameter_order))
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        if instance is None:
+            return self
+        return functools.partial(self, instance)
+
+    def __repr__(self) -> str:
+        return f"<ember object-mode function {self.py_func.__qualname__}>"
