@@ -23,20 +23,25 @@ from __future__ import annotations
 import ast
 import builtins
 import dis
-import inspect
-import textwrap
 import weakref
 from collections import ChainMap
 from dataclasses import dataclass, field
-from types import CellType, CodeType, FunctionType
+from types import CodeType, FunctionType
 from typing import Any
 
 from ember import types
 from ember.errors import UnsupportedError
+from ember.frontend.source_rewrite import (
+    helper_def,
+    local_names,
+    locate_all,
+    parse_function,
+    read_before_assigned,
+    rebuild_function,
+)
 from ember.ir.nodes import Loc
 from ember.misc.objmode import _ObjModeContext
 
-_OUTER = "__ember_objmode_outer"
 _BLOCK_PREFIX = "__ember_objmode_block_"
 
 
@@ -77,10 +82,9 @@ class _Extractor:
         self.py_func = py_func
         self.filename = py_func.__code__.co_filename
         self.blocks: list[tuple[ast.With, list[ast.stmt], dict[str, types.Type], ast.Call]] = []
-        closure = py_func.__closure__ or ()
-        self.closure_cells = dict(zip(py_func.__code__.co_freevars, closure))
+        cells = zip(py_func.__code__.co_freevars, py_func.__closure__ or ())
         closure_values = {}
-        for name, cell in self.closure_cells.items():
+        for name, cell in cells:
             try:
                 closure_values[name] = cell.cell_contents
             except ValueError:  # an empty cell (a variable not yet assigned)
@@ -90,48 +94,37 @@ class _Extractor:
     # ------------------------------------------------------------------ entry
 
     def run(self) -> tuple[FunctionType, list[ObjModeBlock]]:
-        funcdef = self._parse()
+        funcdef = parse_function(self.py_func)
         if funcdef is None:
-            return self.py_func, []
+            return self.py_func, []  # no source: the bytecode frontend reports the `with`
         _BlockReplacer(self).visit(funcdef)
         if not self.blocks:
             return self.py_func, []
         replacements = {id(call) for _, _, _, call in self.blocks}
-        outer_locals = _local_names(funcdef, skip=replacements)
-        block_defs, block_specs = [], []
+        outer_locals = local_names(funcdef, skip=replacements)
+        block_defs, specs = [], {}
         for index, (with_node, body, outputs, call) in enumerate(self.blocks):
             others = {
                 name for _, _, outs, other in self.blocks if other is not call for name in outs
             }
             candidates = outer_locals | others
-            inputs = tuple(name for name in _read_before_assigned(body) if name in candidates)
+            inputs = tuple(name for name in read_before_assigned(body) if name in candidates)
             call.args = [ast.Name(name, ast.Load()) for name in inputs]
-            _locate_all(call, with_node)
+            locate_all(call, with_node)
             name = f"{_BLOCK_PREFIX}{index}"
-            block_defs.append(_block_def(name, inputs, body, outputs, with_node))
-            block_specs.append((name, inputs, outputs, self._loc(with_node)))
-        return self._rebuild(funcdef, block_defs, block_specs)
+            block_defs.append(helper_def(name, inputs, body, outputs, with_node))
+            specs[name] = (inputs, outputs, self._loc(with_node))
+        made: list[ObjModeBlock] = []
 
-    def _parse(self) -> ast.FunctionDef | None:
-        try:
-            lines, first_line = inspect.getsourcelines(self.py_func)
-        except (OSError, TypeError):
-            return None  # no source: the bytecode frontend reports the `with` block
-        source = "".join(lines)
-        indent = len(lines[0]) - len(lines[0].lstrip())
-        tree = ast.parse(textwrap.dedent(source))
-        ast.increment_lineno(tree, first_line - 1)
-        for node in ast.walk(tree):
-            if indent and hasattr(node, "col_offset"):
-                node.col_offset += indent
-                if getattr(node, "end_col_offset", None) is not None:
-                    node.end_col_offset += indent
-        funcdef = tree.body[0] if tree.body else None
-        if not isinstance(funcdef, ast.FunctionDef) or funcdef.name != self.py_func.__name__:
-            return None
-        return funcdef
+        def make_block(name: str, func: FunctionType) -> ObjModeBlock:
+            inputs, outputs, loc = specs[name]
+            label = f"<objmode block of {self.py_func.__name__}>"  # what tracebacks show
+            func.__code__ = func.__code__.replace(co_name=label)
+            func.__qualname__ = f"{self.py_func.__qualname__}.<objmode block, line {loc.line}>"
+            made.append(ObjModeBlock(func, inputs, outputs, loc))
+            return made[-1]
 
-    # ------------------------------------------------------------------ one block
+        return rebuild_function(self.py_func, funcdef, block_defs, make_block), made
 
     def objmode_outputs(self, with_node: ast.With) -> dict[str, types.Type] | None:
         """The declared outputs of `with objmode(...)`, or None for another kind of `with`."""
@@ -178,55 +171,6 @@ class _Extractor:
     def _loc(self, node: ast.AST) -> Loc:
         return Loc(self.filename, node.lineno, node.col_offset, None)
 
-    # ------------------------------------------------------------------ rebuilding
-
-    def _rebuild(self, funcdef, block_defs, block_specs):
-        _strip_evaluated_parts(funcdef)
-        original_free = list(self.py_func.__code__.co_freevars)
-        block_names = [spec[0] for spec in block_specs]
-        params = ast.arguments(
-            posonlyargs=[],
-            args=[ast.arg(name) for name in original_free + block_names],
-            kwonlyargs=[],
-            kw_defaults=[],
-            defaults=[],
-        )
-        outer = ast.FunctionDef(
-            name=_OUTER, args=params, body=[funcdef, *block_defs], decorator_list=[]
-        )
-        ast.copy_location(outer, funcdef)
-        module = ast.Module(body=[outer], type_ignores=[])
-        ast.fix_missing_locations(module)
-        outer_code = _code_named(compile(module, self.filename, "exec").co_consts, _OUTER)
-        made: list[ObjModeBlock] = []
-        cells = dict(self.closure_cells)
-        for name, inputs, outputs, loc in block_specs:
-            label = f"<objmode block of {self.py_func.__name__}>"  # what tracebacks show
-            code = _code_named(outer_code.co_consts, name).replace(co_name=label)
-            func = FunctionType(code, self.py_func.__globals__, name, None, self._cells(code))
-            func.__qualname__ = f"{self.py_func.__qualname__}.<objmode block, line {loc.line}>"
-            block = ObjModeBlock(func, inputs, outputs, loc)
-            made.append(block)
-            cells[name] = CellType(block)
-        code = _code_named(outer_code.co_consts, funcdef.name)
-        closure = tuple(cells[name] for name in code.co_freevars)
-        rebuilt = FunctionType(
-            code,
-            self.py_func.__globals__,
-            self.py_func.__name__,
-            self.py_func.__defaults__,
-            closure or None,
-        )
-        rebuilt.__kwdefaults__ = self.py_func.__kwdefaults__
-        rebuilt.__qualname__ = self.py_func.__qualname__
-        rebuilt.__module__ = self.py_func.__module__
-        return rebuilt, made
-
-    def _cells(self, code: CodeType) -> tuple | None:
-        if not code.co_freevars:
-            return None
-        return tuple(self.closure_cells[name] for name in code.co_freevars)
-
 
 class _BlockReplacer(ast.NodeTransformer):
     """Replaces each top-level objmode `with` statement by an assignment from a call."""
@@ -264,7 +208,7 @@ class _BlockReplacer(ast.NodeTransformer):
             statement = ast.Assign(targets=[ast.Tuple(targets, ast.Store())], value=call)
         else:
             statement = ast.Expr(call)
-        return _locate_all(statement, node)
+        return locate_all(statement, node)
 
 
 def _reject_escaping_statements(with_node: ast.With, extractor: _Extractor) -> None:
@@ -295,134 +239,6 @@ def _reject_escaping_statements(with_node: ast.With, extractor: _Extractor) -> N
 
     for statement in with_node.body:
         visit(statement, False)
-
-
-def _block_def(name, inputs, body, outputs, with_node) -> ast.FunctionDef:
-    result = ast.Tuple([ast.Name(output, ast.Load()) for output in outputs], ast.Load())
-    ret = _locate_all(ast.Return(result), body[-1])
-    params = ast.arguments(
-        posonlyargs=[],
-        args=[ast.arg(input_name) for input_name in inputs],
-        kwonlyargs=[],
-        kw_defaults=[],
-        defaults=[],
-    )
-    funcdef = ast.FunctionDef(name=name, args=params, body=[*body, ret], decorator_list=[])
-    return ast.copy_location(funcdef, with_node)
-
-
-def _locate_all(node: ast.AST, origin: ast.AST) -> ast.AST:
-    for child in ast.walk(node):
-        if "lineno" in child._attributes and not hasattr(child, "lineno"):
-            ast.copy_location(child, origin)
-    return node
-
-
-def _strip_evaluated_parts(funcdef: ast.FunctionDef) -> None:
-    """Decorators, defaults and annotations were evaluated once already: the rebuilt function
-    takes the original's defaults instead of evaluating them again."""
-    funcdef.decorator_list = []
-    funcdef.returns = None
-    args = funcdef.args
-    args.defaults = []
-    args.kw_defaults = [None] * len(args.kwonlyargs)
-    for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
-        if arg is not None:
-            arg.annotation = None
-
-
-def _local_names(funcdef: ast.FunctionDef, skip: set[int]) -> set[str]:
-    """Parameters and variables the function assigns (outside nested scopes), leaving out the
-    targets of the assignments whose value is a call in `skip` (ids of block calls)."""
-    args = funcdef.args
-    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
-    names.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
-    declared_global: set[str] = set()
-    for node in _walk_scope(funcdef.body, skip):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            declared_global.update(node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-    return names - declared_global
-
-
-def _walk_scope(body: list[ast.stmt], skip: set[int]):
-    """Every node of `body` outside nested function, class and comprehension scopes (their
-    own names are not the function's) and outside the block-call assignments in `skip`."""
-    pending: list[ast.AST] = list(body)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.Assign) and id(node.value) in skip:
-            continue
-        yield node
-        if isinstance(node, _NESTED_SCOPES):
-            continue
-        pending.extend(ast.iter_child_nodes(node))
-
-
-_NESTED_SCOPES = (
-    ast.FunctionDef,
-    ast.AsyncFunctionDef,
-    ast.ClassDef,
-    ast.Lambda,
-    ast.ListComp,
-    ast.SetComp,
-    ast.DictComp,
-    ast.GeneratorExp,
-)
-
-
-def _read_before_assigned(body: list[ast.stmt]) -> list[str]:
-    """Names the block may read before assigning them (in first-use order): a name that a
-    straight-line statement of the block assigns first is the block's own."""
-    assigned: set[str] = set()
-    seen: dict[str, None] = {}
-    for statement in body:
-        for name in _loaded_names(statement):
-            if name not in assigned:
-                seen.setdefault(name, None)
-        assigned.update(_definitely_assigned(statement))
-    return list(seen)
-
-
-def _definitely_assigned(statement: ast.stmt) -> set[str]:
-    if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-        return {
-            node.id
-            for target in targets
-            for node in ast.walk(target)
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
-        }
-    if isinstance(statement, (ast.Import, ast.ImportFrom)):
-        return {(alias.asname or alias.name).split(".")[0] for alias in statement.names}
-    if isinstance(statement, (ast.FunctionDef, ast.ClassDef)):
-        return {statement.name}
-    return set()
-
-
-def _loaded_names(statement: ast.stmt) -> list[str]:
-    """Names a statement reads (augmented assignments read too), first use first."""
-    seen: dict[str, None] = {}
-    for node in ast.walk(statement):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            seen.setdefault(node.id, None)
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            seen.setdefault(node.target.id, None)
-    return list(seen)
-
-
-def _code_named(consts: tuple, name: str) -> CodeType:
-    for const in consts:
-        if isinstance(const, CodeType) and const.co_name == name:
-            return const
-    raise LookupError(name)
 
 
 def _parse_type_string(text: str, namespace, name: str, loc: Loc) -> types.Type:
