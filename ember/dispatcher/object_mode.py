@@ -2,7 +2,10 @@
 object_mode.py), called with its arguments bound as CPython binds them.
 
 Every call runs the same machine code whatever the argument types, so the dispatcher has one
-overload, under the signature `(pyobject, ...) -> pyobject`.
+overload, under the signature `(pyobject, ...) -> pyobject`. With `looplift=True` (the default)
+its outermost loops are lifted out first (ember/frontend/loop_lifting.py): each `LiftedLoop`
+runs as nopython machine code for the argument types it is called with, or, when the loop does
+not type in nopython mode, in object mode itself.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ class ObjectModeDispatcher:
         self._llvm_ir = ""
         self._lock = threading.Lock()
         self.stats: dict[str, float] = {}
+        self.lifted_loops: list[LiftedLoop] = []
 
     # ------------------------------------------------------------------ compiling
 
@@ -51,7 +55,7 @@ class ObjectModeDispatcher:
                 from ember.lowering.object_mode import compile_object_mode
 
                 started = time.perf_counter()
-                address, keepalive, llvm_ir = compile_object_mode(self.py_func)
+                address, keepalive, llvm_ir = compile_object_mode(self._lift_loops())
                 self.stats["object mode compilation"] = time.perf_counter() - started
                 if config.DUMP_LLVM:
                     print(f"{'-' * 20}LLVM DUMP (object mode) {self.py_func.__qualname__}")
@@ -60,6 +64,17 @@ class ObjectModeDispatcher:
                 self._llvm_ir = llvm_ir
                 self._native = _NATIVE(address)
         return self._native
+
+    def _lift_loops(self) -> FunctionType:
+        if not self.options.get("looplift", True):
+            return self.py_func
+        from ember.frontend.loop_lifting import lift_loops
+
+        rewritten, self.lifted_loops = lift_loops(self.py_func, LiftedLoop)
+        if config.DUMP_IR:
+            for loop in self.lifted_loops:
+                print(loop.describe())
+        return rewritten
 
     @property
     def signatures(self) -> list:
@@ -78,9 +93,16 @@ class ObjectModeDispatcher:
         return {sig: self._llvm_ir for sig in self.overloads}
 
     def inspect_types(self, file: Any = None) -> None:
+        """The source in object mode, then each lifted loop's nopython annotation."""
         lines = inspect.getsource(self.py_func).splitlines()
         header = f"{self.py_func.__qualname__} (object mode: every value is a pyobject)"
         print("\n".join([header, "-" * len(header), *lines]), file=file)
+        for loop in self.lifted_loops:
+            print(f"\n# {loop.describe()}", file=file)
+            if loop.nopython.overloads:
+                print(loop.nopython.inspect_types(), file=file)
+            else:
+                print(f"# runs in object mode: {loop.reason or 'not called yet'}", file=file)
 
     # ------------------------------------------------------------------ calling
 
@@ -100,3 +122,44 @@ class ObjectModeDispatcher:
 
     def __repr__(self) -> str:
         return f"<ember object-mode function {self.py_func.__qualname__}>"
+
+
+class LiftedLoop:
+    """One lifted loop: a nopython function for the argument types it is called with; object
+    mode when the loop cannot be compiled in nopython mode for them."""
+
+    def __init__(self, py_func: FunctionType, span: Any) -> None:
+        from ember.decorators import njit
+
+        self.py_func = py_func
+        self.span = span
+        self.nopython = njit(py_func)
+        self.object_mode: ObjectModeDispatcher | None = None
+        self.reason = ""
+
+    @property
+    def overloads(self) -> dict:
+        return self.nopython.overloads
+
+    def describe(self) -> str:
+        span = self.span
+        where = f"{span.loc.filename}:{span.loc.line}-{span.last_line}"
+        inputs, outputs = ", ".join(span.inputs), ", ".join(span.outputs)
+        return f"LIFTED LOOP at {where}: inputs ({inputs}) -> outputs ({outputs})"
+
+    def __call__(self, *args: Any) -> Any:
+        if self.object_mode is None:
+            try:
+                self.nopython.compile(tuple(_typeof(value) for value in args))
+            except Exception as error:  # noqa: BLE001 - compiling runs no user code
+                self.reason = f"{type(error).__name__}: {error}".splitlines()[0]
+                self.object_mode = ObjectModeDispatcher(self.py_func, {"looplift": False})
+            else:
+                return self.nopython(*args)
+        return self.object_mode(*args)
+
+
+def _typeof(value: Any) -> Any:
+    from ember.dispatcher.typeof import typeof
+
+    return typeof(value)

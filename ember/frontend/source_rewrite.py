@@ -159,11 +159,12 @@ def local_names(funcdef: ast.FunctionDef, skip: set[int]) -> set[str]:
 
 def walk_scope(body: list[ast.stmt], skip: set[int]):
     """Every node of `body` outside nested function, class and comprehension scopes (their
-    own names are not the function's) and outside the block-call assignments in `skip`."""
+    own names are not the function's), leaving out the nodes whose id is in `skip` and the
+    assignments whose value's id is."""
     pending: list[ast.AST] = list(body)
     while pending:
         node = pending.pop()
-        if isinstance(node, ast.Assign) and id(node.value) in skip:
+        if id(node) in skip or (isinstance(node, ast.Assign) and id(node.value) in skip):
             continue
         yield node
         if isinstance(node, _NESTED_SCOPES):
