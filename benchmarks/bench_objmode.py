@@ -1,8 +1,10 @@
-"""The cost of entering a `with objmode(...)` block from compiled code: ember vs Numba.
+"""Object mode: the cost of entering a `with objmode(...)` block from compiled code, and a
+`@jit(forceobj=True)` function doing Python-object work around a numeric loop (lifted into
+nopython mode): ember vs Numba vs CPython.
 
 python benchmarks/bench_objmode.py [--quick]
 
-Each kernel enters a block `n` times in a compiled loop; the figure is ns per entry (the whole
+Each block kernel enters a block `n` times in a compiled loop; the figure is ns per entry (the whole
 call divided by `n`), so it holds the GIL round trip, boxing the inputs, the Python call, and
 checking and unboxing the outputs. "python" runs the same kernel in CPython (the block is then
 a plain `with` of a no-op context manager). Every result is checked against Python's first.
@@ -45,6 +47,24 @@ def empty_block(n):
     return n
 
 
+def objects_around_a_loop(values, n):
+    meta = {"n": n, "label": "run-" + str(n)}
+    total = 0.0
+    for i in range(n):
+        total += values[i % values.shape[0]] * 0.5
+    return meta["label"] + ": " + str(round(total, 3))
+
+
+def _forceobj_variants(func) -> dict:
+    import ember
+
+    impls = {"python": func, "ember": ember.jit(forceobj=True)(func)}
+    numba = import_numba()
+    if numba is not None:
+        impls["numba"] = numba.jit(forceobj=True)(func)
+    return impls
+
+
 def _variants(func) -> dict:
     import ember
 
@@ -61,8 +81,8 @@ def _with_objmode(func, objmode_context):
     return types.FunctionType(func.__code__, namespace, func.__name__, func.__defaults__)
 
 
-def measure(func, args: tuple, entries: int, quick: bool) -> Row:
-    variants = _variants(func)
+def measure(func, args: tuple, entries: int, quick: bool, variants=None) -> Row:
+    variants = variants or _variants(func)
     expected = variants["python"](*args)
     times: dict[str, float | None] = {}
     for name, impl in variants.items():
@@ -89,6 +109,16 @@ def collect(quick: bool = False) -> Report:
     report.notes.append(
         "empty: no inputs or outputs; scalar: one int64 output; array: an ndarray in and out"
     )
+    loop = 100_000 if quick else 1_000_000
+    row = measure(
+        objects_around_a_loop,
+        (np.arange(7.0), loop),
+        1,
+        quick,
+        _forceobj_variants(objects_around_a_loop),
+    )
+    row.case, row.unit = f"forceobj, lifted loop of {loop:,} (per call)", "ms"
+    report.rows.append(row)
     return report
 
 
