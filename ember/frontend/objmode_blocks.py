@@ -32,6 +32,7 @@ from typing import Any
 from ember import types
 from ember.errors import UnsupportedError
 from ember.frontend.source_rewrite import (
+    call_statement,
     helper_def,
     local_names,
     locate_all,
@@ -61,7 +62,11 @@ class ObjModeBlock:
 
 
 def uses_with_blocks(code: CodeType) -> bool:
-    return any(inst.opname == "BEFORE_WITH" for inst in dis.get_instructions(code))
+    """Whether the function has a `with` statement (opcodes sit at the even bytes)."""
+    return _BEFORE_WITH in code.co_code[::2]
+
+
+_BEFORE_WITH = dis.opmap["BEFORE_WITH"]
 
 
 _rewritten: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -200,15 +205,10 @@ class _BlockReplacer(ast.NodeTransformer):
             self.generic_visit(node)
             return node
         _reject_escaping_statements(node, self.extractor)
-        index = len(self.extractor.blocks)
-        call = ast.Call(func=ast.Name(f"{_BLOCK_PREFIX}{index}", ast.Load()), args=[], keywords=[])
-        self.extractor.blocks.append((node, node.body, outputs, call))
-        if outputs:
-            targets = [ast.Name(name, ast.Store()) for name in outputs]
-            statement = ast.Assign(targets=[ast.Tuple(targets, ast.Store())], value=call)
-        else:
-            statement = ast.Expr(call)
-        return locate_all(statement, node)
+        name = f"{_BLOCK_PREFIX}{len(self.extractor.blocks)}"
+        statement = call_statement(name, (), outputs, node)  # inputs are known later
+        self.extractor.blocks.append((node, node.body, outputs, statement.value))
+        return statement
 
 
 def _reject_escaping_statements(with_node: ast.With, extractor: _Extractor) -> None:

@@ -23,29 +23,16 @@ from llvmlite import ir as llvm
 from ember.errors import UnsupportedError
 from ember.ir.nodes import Loc
 from ember.lowering.callconv import alloca_in_entry
-from ember.lowering.object_mode_ops import ObjectModeOps
-from ember.lowering.pyapi import _FunctionPointer, _object_pointer
+from ember.lowering.object_mode_ops import _INT, _NULL, _PTR, _SIZE, _SSIZE, ObjectModeOps
+from ember.lowering.pyapi import _SIGNATURES, _FunctionPointer, _object_pointer
 
-_PTR = llvm.PointerType()
 _VOID = llvm.VoidType()
-_I1 = llvm.IntType(1)
-_INT = llvm.IntType(ctypes.sizeof(ctypes.c_int) * 8)
-_SSIZE = llvm.IntType(ctypes.sizeof(ctypes.c_ssize_t) * 8)
-_SIZE = llvm.IntType(ctypes.sizeof(ctypes.c_size_t) * 8)
-_NULL = llvm.Constant(_PTR, None)
 
-_CAPI: dict[str, tuple[llvm.Type, list[llvm.Type]]] = {
-    "Py_IncRef": (_VOID, [_PTR]),
-    "Py_DecRef": (_VOID, [_PTR]),
-    "PyErr_Occurred": (_PTR, []),
-    "PyErr_SetString": (_VOID, [_PTR, _PTR]),
-    "PyErr_Fetch": (_VOID, [_PTR, _PTR, _PTR]),
-    "PyErr_NormalizeException": (_VOID, [_PTR, _PTR, _PTR]),
-    "PyException_SetTraceback": (_INT, [_PTR, _PTR]),
+_CAPI: dict[str, tuple[llvm.Type, list[llvm.Type]]] = {  # beyond pyapi.py's
+    **_SIGNATURES,
     "PyErr_GetHandledException": (_PTR, []),
     "PyErr_SetHandledException": (_VOID, [_PTR]),
     "_PyTraceback_Add": (_VOID, [_PTR, _PTR, _INT]),
-    "PyTuple_GetItem": (_PTR, [_PTR, _SSIZE]),
     "PyDict_GetItemWithError": (_PTR, [_PTR, _PTR]),
     "PyDict_SetItem": (_INT, [_PTR, _PTR, _PTR]),
     "PyDict_DelItem": (_INT, [_PTR, _PTR]),
@@ -58,7 +45,6 @@ _CAPI: dict[str, tuple[llvm.Type, list[llvm.Type]]] = {
     "PyObject_SetItem": (_INT, [_PTR, _PTR, _PTR]),
     "PyObject_DelItem": (_INT, [_PTR, _PTR]),
     "PyObject_RichCompare": (_PTR, [_PTR, _PTR, _INT]),
-    "PyObject_IsTrue": (_INT, [_PTR]),
     "PyObject_Not": (_INT, [_PTR]),
     "PyObject_GetIter": (_PTR, [_PTR]),
     "PyIter_Next": (_PTR, [_PTR]),
@@ -67,8 +53,6 @@ _CAPI: dict[str, tuple[llvm.Type, list[llvm.Type]]] = {
     "PyNumber_Negative": (_PTR, [_PTR]),
     "PyNumber_Positive": (_PTR, [_PTR]),
     "PyNumber_Invert": (_PTR, [_PTR]),
-    "PyTuple_New": (_PTR, [_SSIZE]),
-    "PyTuple_SetItem": (_INT, [_PTR, _SSIZE, _PTR]),
     "PyList_New": (_PTR, [_SSIZE]),
     "PyList_SetItem": (_INT, [_PTR, _SSIZE, _PTR]),
     "PyList_Append": (_INT, [_PTR, _PTR]),
@@ -82,7 +66,6 @@ _CAPI: dict[str, tuple[llvm.Type, list[llvm.Type]]] = {
     "PyObject_Type": (_PTR, [_PTR]),
     "PyException_GetTraceback": (_PTR, [_PTR]),
     "PySequence_Tuple": (_PTR, [_PTR]),
-    "PyObject_Call": (_PTR, [_PTR, _PTR, _PTR]),
 }
 
 _BINARY = {  # dis._nb_ops name -> C-API function (the power functions take a third argument)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import builtins
 import ctypes
+from functools import partialmethod
 
 from llvmlite import ir as llvm
 
@@ -272,14 +273,13 @@ class ObjectModeOps:
         self.check(value)
         self.push(value)
 
-    def op_UNARY_NEGATIVE(self, inst) -> None:
-        self._unary("PyNumber_Negative")
+    def _unary_op(self, inst, name: str) -> None:
+        self._unary(name)
 
-    def op_UNARY_POSITIVE(self, inst) -> None:
-        self._unary("PyNumber_Positive")
-
-    def op_UNARY_INVERT(self, inst) -> None:
-        self._unary("PyNumber_Invert")
+    op_UNARY_NEGATIVE = partialmethod(_unary_op, name="PyNumber_Negative")
+    op_UNARY_POSITIVE = partialmethod(_unary_op, name="PyNumber_Positive")
+    op_UNARY_INVERT = partialmethod(_unary_op, name="PyNumber_Invert")
+    op_GET_ITER = partialmethod(_unary_op, name="PyObject_GetIter")
 
     def op_UNARY_NOT(self, inst) -> None:
         operand = self.pop()
@@ -438,9 +438,6 @@ class ObjectModeOps:
 
     # ------------------------------------------------------------------ iteration and jumps
 
-    def op_GET_ITER(self, inst) -> None:
-        self._unary("PyObject_GetIter")
-
     def op_FOR_ITER(self, inst) -> None:
         builder = self.builder
         item = self.capi("PyIter_Next", self.peek())
@@ -469,11 +466,8 @@ class ObjectModeOps:
         following = self.blocks[self.next_offset[inst.offset]]
         self.builder.cbranch(taken, self.blocks[inst.argval], following)
 
-    def op_POP_JUMP_FORWARD_IF_TRUE(self, inst) -> None:
-        self._pop_jump_if(inst, True)
-
-    def op_POP_JUMP_FORWARD_IF_FALSE(self, inst) -> None:
-        self._pop_jump_if(inst, False)
+    op_POP_JUMP_FORWARD_IF_TRUE = partialmethod(_pop_jump_if, when_true=True)
+    op_POP_JUMP_FORWARD_IF_FALSE = partialmethod(_pop_jump_if, when_true=False)
 
     op_POP_JUMP_BACKWARD_IF_TRUE = op_POP_JUMP_FORWARD_IF_TRUE
     op_POP_JUMP_BACKWARD_IF_FALSE = op_POP_JUMP_FORWARD_IF_FALSE
@@ -484,11 +478,8 @@ class ObjectModeOps:
         self.decref(value)
         self._branch(inst, is_none if when_none else self.builder.not_(is_none))
 
-    def op_POP_JUMP_FORWARD_IF_NONE(self, inst) -> None:
-        self._pop_jump_if_none(inst, True)
-
-    def op_POP_JUMP_FORWARD_IF_NOT_NONE(self, inst) -> None:
-        self._pop_jump_if_none(inst, False)
+    op_POP_JUMP_FORWARD_IF_NONE = partialmethod(_pop_jump_if_none, when_none=True)
+    op_POP_JUMP_FORWARD_IF_NOT_NONE = partialmethod(_pop_jump_if_none, when_none=False)
 
     op_POP_JUMP_BACKWARD_IF_NONE = op_POP_JUMP_FORWARD_IF_NONE
     op_POP_JUMP_BACKWARD_IF_NOT_NONE = op_POP_JUMP_FORWARD_IF_NOT_NONE
@@ -502,11 +493,8 @@ class ObjectModeOps:
         self.builder.position_at_end(keep)
         self.decref(self.pop())
 
-    def op_JUMP_IF_TRUE_OR_POP(self, inst) -> None:
-        self._jump_or_pop(inst, True)
-
-    def op_JUMP_IF_FALSE_OR_POP(self, inst) -> None:
-        self._jump_or_pop(inst, False)
+    op_JUMP_IF_TRUE_OR_POP = partialmethod(_jump_or_pop, when_true=True)
+    op_JUMP_IF_FALSE_OR_POP = partialmethod(_jump_or_pop, when_true=False)
 
     def op_RETURN_VALUE(self, inst) -> None:
         value = self.pop()
