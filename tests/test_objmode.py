@@ -17,6 +17,16 @@ import ember
 import ember.runtime
 from ember import njit, objmode, types
 from ember.errors import UnsupportedError
+from ember.extending import (
+    NativeValue,
+    box,
+    make_attribute_wrapper,
+    models,
+    register_model,
+    typeof_impl,
+    unbox,
+)
+from ember.lowering import cgutils
 
 SCALE = 3
 
@@ -362,3 +372,65 @@ def test_arrays_keep_identity_and_memory():
 def test_nopython_false_is_refused_clearly():
     with pytest.raises(UnsupportedError, match="forceobj=True"):
         ember.jit(nopython=False)(lambda x: x)
+
+
+class Span:
+    """A user class that compiled code sees as a struct (its @box/@unbox cross objmode too)."""
+
+    def __init__(self, lo, hi):
+        self.lo, self.hi = lo, hi
+
+
+class SpanType(types.Type):
+    def __init__(self):
+        super().__init__(name="ObjModeTestSpan")
+
+
+span_type = SpanType()
+
+
+@typeof_impl.register(Span)
+def _typeof_span(val, c):
+    return span_type
+
+
+@register_model(SpanType)
+class _SpanModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        models.StructModel.__init__(self, dmm, fe_type, [("lo", types.float64)])
+
+
+make_attribute_wrapper(SpanType, "lo", "lo")
+
+
+@unbox(SpanType)
+def _unbox_span(typ, obj, c):
+    lo_obj = c.pyapi.object_getattr_string(obj, "lo")
+    span = cgutils.create_struct_proxy(typ)(c.context, c.builder)
+    span.lo = c.pyapi.float_as_double(lo_obj)
+    c.pyapi.decref(lo_obj)
+    return NativeValue(
+        span._getvalue(), is_error=cgutils.is_not_null(c.builder, c.pyapi.err_occurred())
+    )
+
+
+@box(SpanType)
+def _box_span(typ, val, c):
+    span = cgutils.create_struct_proxy(typ)(c.context, c.builder, value=val)
+    lo_obj = c.pyapi.float_from_double(span.lo)
+    cls = c.pyapi.unserialize(c.pyapi.serialize_object(Span))
+    result = c.pyapi.call_function_objargs(cls, (lo_obj, lo_obj))
+    c.pyapi.decref(lo_obj)
+    c.pyapi.decref(cls)
+    return result
+
+
+@njit
+def widen(span):
+    with objmode(out=span_type):
+        out = Span(span.lo - 1.5, None)
+    return out.lo
+
+
+def test_types_with_box_and_unbox_cross_a_block():
+    assert widen(Span(4.0, 0)) == widen.py_func(Span(4.0, 0)) == 2.5

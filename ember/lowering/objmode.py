@@ -52,7 +52,8 @@ def _check_marshallable(typ: types.Type, what: str, block: ObjModeBlock) -> None
     if not _marshallable(typ):
         raise UnsupportedError(
             f"the objmode block's {what} has type {typ}, which cannot cross between compiled "
-            "code and Python; pass numbers, booleans, None, NumPy arrays or tuples of them",
+            "code and Python; pass numbers, booleans, None, NumPy arrays, tuples of them or "
+            "types with @box and @unbox",
             block.loc,
         )
 
@@ -64,7 +65,9 @@ def _marshallable(typ: types.Type) -> bool:
         return isinstance(typ.dtype, (types.Number, types.Boolean))
     if isinstance(typ, types.Optional):
         return _marshallable(typ.type)
-    return isinstance(typ, (types.Number, types.Boolean, types.NoneType))
+    if isinstance(typ, (types.Number, types.Boolean, types.NoneType)):
+        return True
+    return bool(lowering_registry.find_box(typ) and lowering_registry.find_unbox(typ))
 
 
 def _result_type(block: ObjModeBlock) -> types.Type:
@@ -143,7 +146,7 @@ def _checker(typ: types.Type) -> Callable[[Any], bool]:
         )
     if isinstance(typ, types.Array):
         return _array_checker(typ)
-    return lambda v: False
+    return lambda v: True  # a type with @box/@unbox: its unboxer checks the value
 
 
 def _array_checker(typ: types.Array) -> Callable[[Any], bool]:
