@@ -4,11 +4,22 @@ strings, dicts, sets, f-strings, exceptions with their line, `with`, closures, i
 
 from __future__ import annotations
 
+import colorsys
+import difflib
+import fnmatch
 import gc
+import heapq
+import html
+import posixpath
+import shlex
+import statistics
+import string
 import sys
+import textwrap
 import threading
 import traceback
 import tracemalloc
+import urllib.parse
 
 import numpy as np
 import pytest
@@ -292,3 +303,35 @@ def test_generators_are_refused_clearly():
 
     with pytest.raises(ember.UnsupportedError, match="generators"):
         gen(1)
+
+
+STDLIB_CASES = [
+    (colorsys.rgb_to_hsv, [(0.2, 0.4, 0.6), (1, 1, 1), (0, 0, 0)]),
+    (colorsys.hls_to_rgb, [(0.2, 0.4, 0.6), (0.9, 0.5, 0.0)]),
+    (posixpath.normpath, [("a//b/../c/./d",), ("/../x",), ("",)]),
+    (posixpath.join, [("a", "b", "/c", "d"), ("x",)]),
+    (posixpath.splitext, [("a/b.tar.gz",), (".bashrc",)]),
+    (fnmatch.translate, [("*.py",), ("[!a-z]?x*",), ("[]",)]),
+    (shlex.quote, [("hello world",), ("",), ("abc",)]),
+    (string.capwords, [("hello  big   world",), ("a-b c", "-")]),
+    (textwrap.dedent, [("  a\n    b\n  c",), ("x\n y",)]),
+    (textwrap.indent, [("a\nb\n", "> ")]),
+    (statistics.median, [([3, 1, 2],), ([1, 2, 3, 4],)]),
+    (statistics.mode, [([1, 2, 2, 3],)]),
+    (html.escape, [("<a href='x'>&</a>",)]),
+    (urllib.parse.quote, [("a b/c?d=\u00e9",)]),
+    (heapq.nlargest, [(3, [5, 1, 8, 3, 9, 2]), (2, [5, 1, 8], None)]),
+    (difflib.get_close_matches, [("appel", ["ape", "apple", "peach", "puppy"])]),
+]
+
+
+@pytest.mark.parametrize("func, calls", STDLIB_CASES, ids=[f.__name__ for f, _ in STDLIB_CASES])
+def test_standard_library_functions_compile_and_agree(func, calls):
+    compiled = jit(forceobj=True)(func)
+    for args in calls:
+        assert compiled(*args) == func(*args)
+
+
+def test_non_functions_are_refused_clearly():
+    with pytest.raises(TypeError, match="compiles Python functions"):
+        jit(forceobj=True)(urllib.parse.urlsplit)  # an lru_cache wrapper

@@ -38,7 +38,13 @@ def test_lifted_and_object_mode_loops_give_cpython_results():
 def test_numeric_loop_is_nopython_and_python_loop_is_not():
     summary(np.arange(1.0, 4.0), 3)
     numeric, textual = summary.lifted_loops
-    assert list(numeric.overloads) == [(ember.float64, ember.int64, ember.float64[::1])]
+    (signature,) = numeric.overloads
+    assert dict(zip(numeric.span.inputs, signature)) == {
+        "total": ember.float64,
+        "n": ember.int64,
+        "values": ember.float64[::1],
+    }
+    assert numeric.span.outputs == ("total",)
     assert numeric.object_mode is None
     assert textual.overloads == {} and textual.object_mode is not None
     assert "dict" in textual.reason
@@ -65,6 +71,23 @@ def nested_and_conditional(rows, flag):
 def test_loops_inside_branches_and_while(rows, flag):
     assert nested_and_conditional(rows, flag) == nested_and_conditional.py_func(rows, flag)
     assert len(nested_and_conditional.lifted_loops) == 2
+
+
+def test_variables_of_other_loops_and_comprehensions_are_not_outputs():
+    @jit(forceobj=True)
+    def two_loops(xs, flag):
+        out = 0
+        if flag:
+            for x in xs:
+                out += x
+        else:
+            for x in xs:
+                out -= x
+        return [x * 2 for x in xs], out
+
+    for flag in (True, False):
+        assert two_loops([1, 2, 3], flag) == two_loops.py_func([1, 2, 3], flag)
+    assert [loop.span.outputs for loop in two_loops.lifted_loops] == [("out",), ("out",)]
 
 
 def test_loops_that_cannot_be_lifted_stay_in_place():

@@ -27,6 +27,11 @@ class ObjectModeDispatcher:
     """A function compiled in object mode on its first call."""
 
     def __init__(self, py_func: FunctionType, options: dict | None = None) -> None:
+        if not isinstance(py_func, FunctionType):
+            raise TypeError(
+                f"jit(forceobj=True) compiles Python functions, not {type(py_func).__name__} "
+                "objects; decorate the function itself"
+            )
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self.options = dict(options or {})
