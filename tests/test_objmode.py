@@ -369,9 +369,12 @@ def test_arrays_keep_identity_and_memory():
     SEEN.clear()
 
 
-def test_nopython_false_is_refused_clearly():
-    with pytest.raises(UnsupportedError, match="forceobj=True"):
-        ember.jit(nopython=False)(lambda x: x)
+def test_nopython_false_uses_nopython_where_it_types():
+    fallback = ember.jit(nopython=False)(lambda x: x * 2)
+    assert fallback(21) == 42 and list(fallback.nopython.overloads) == [(ember.int64,)]
+    with pytest.warns(ember.errors.EmberWarning, match="falls back to object mode"):
+        assert fallback("ab") == "abab"  # a str does not type in nopython mode
+    assert fallback(1.5) == 3.0 and (ember.float64,) in fallback.nopython.overloads
 
 
 class Span:

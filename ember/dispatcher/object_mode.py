@@ -19,6 +19,7 @@ from types import FunctionType
 from typing import Any
 
 from ember import config
+from ember.errors import EmberError
 
 _NATIVE = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object)
 
@@ -168,3 +169,54 @@ def _typeof(value: Any) -> Any:
     from ember.dispatcher.typeof import typeof
 
     return typeof(value)
+
+
+class FallbackDispatcher:
+    """`@jit(nopython=False)`: nopython mode where the function types, object mode (with loop
+    lifting) where it does not, with a warning naming the reason (as Numba does)."""
+
+    def __init__(self, nopython: Any, options: dict) -> None:
+        functools.update_wrapper(self, nopython.py_func)
+        self.py_func = nopython.py_func
+        self.nopython = nopython
+        self.object_mode = ObjectModeDispatcher(self.py_func, options)
+        self._warned = False
+
+    @property
+    def overloads(self) -> dict:
+        return {**self.nopython.overloads, **self.object_mode.overloads}
+
+    @property
+    def signatures(self) -> list:
+        return [*self.nopython.signatures, *self.object_mode.signatures]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            self._compile_for(args, kwargs)
+        except (EmberError, TypeError, ValueError, OverflowError) as error:
+            self._warn(error)  # typing or compiling failed: no user code has run
+            return self.object_mode(*args, **kwargs)
+        return self.nopython(*args, **kwargs)
+
+    def _compile_for(self, args: tuple, kwargs: dict) -> None:
+        nopython = self.nopython
+        if nopython._explicit:
+            return  # the declared signatures compiled when the function was decorated
+        values = nopython._bound_values(args, kwargs)
+        nopython.compile(tuple(map(nopython._typeof_argument, nopython._binder.names, values)))
+
+    def _warn(self, error: Exception) -> None:
+        if self._warned:
+            return
+        import warnings
+
+        from ember.errors import EmberWarning
+
+        self._warned = True
+        reason = str(error).splitlines()
+        warnings.warn(
+            f"{self.py_func.__qualname__}: compilation falls back to object mode with loop "
+            f"lifting, because nopython mode failed: {reason[-1] if reason else error}",
+            EmberWarning,
+            stacklevel=3,
+        )
