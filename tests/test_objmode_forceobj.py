@@ -335,3 +335,17 @@ def test_standard_library_functions_compile_and_agree(func, calls):
 def test_non_functions_are_refused_clearly():
     with pytest.raises(TypeError, match="compiles Python functions"):
         jit(forceobj=True)(urllib.parse.urlsplit)  # an lru_cache wrapper
+
+
+def test_dump_llvm_shows_object_mode_ir(capsys, monkeypatch):
+    from ember import config
+
+    monkeypatch.setattr(config, "DUMP_LLVM", True)
+
+    @jit(forceobj=True)
+    def concat(a, b):
+        return a + b
+
+    assert concat("x", "y") == "xy"
+    out = capsys.readouterr().out
+    assert "LLVM DUMP (object mode) " in out and "define ptr" in out
