@@ -5,6 +5,7 @@ strings, dicts, sets, f-strings, exceptions with their line, `with`, closures, i
 from __future__ import annotations
 
 import colorsys
+import dataclasses
 import difflib
 import fnmatch
 import gc
@@ -349,3 +350,35 @@ def test_dump_llvm_shows_object_mode_ir(capsys, monkeypatch):
     assert concat("x", "y") == "xy"
     out = capsys.readouterr().out
     assert "LLVM DUMP (object mode) " in out and "define ptr" in out
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: int
+
+
+@jit(forceobj=True)
+def classify(value):
+    match value:
+        case [a, b, *rest]:
+            return ("seq", a, b, rest)
+        case {"k": k, **others}:
+            return ("map", k, others)
+        case Point(x=0, y=yy):
+            return ("on the y axis", yy)
+        case Point(xx, yy):
+            return ("point", xx, yy)
+        case int(n) if n > 3:
+            return ("big", n)
+        case str() | bytes():
+            return "text"
+        case _:
+            return None
+
+
+@pytest.mark.parametrize(
+    "value", [[1, 2, 3, 4], (5, 6), {"k": 1, "z": 2}, Point(0, 3), Point(1, 2), 7, 2, "s", 3.5]
+)
+def test_match_statements(value):
+    assert classify(value) == classify.py_func(value)

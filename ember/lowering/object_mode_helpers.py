@@ -148,3 +148,64 @@ def before_with(manager: Any) -> tuple:
 def with_exit(exit_func: Any, exc: BaseException) -> Any:
     """WITH_EXCEPT_START: `__exit__(type, value, traceback)` of the exception in flight."""
     return exit_func(type(exc), exc, exc.__traceback__)
+
+
+# ---------------------------------------------------------------------------- `match`
+
+_SELF_MATCHING = (bool, bytearray, bytes, dict, float, frozenset, int, list, set, str, tuple)
+
+
+def is_mapping(subject: Any) -> bool:
+    import collections.abc
+
+    return isinstance(subject, collections.abc.Mapping)
+
+
+def is_sequence(subject: Any) -> bool:
+    import collections.abc
+
+    return isinstance(subject, collections.abc.Sequence) and not isinstance(
+        subject, (str, bytes, bytearray)
+    )
+
+
+def match_keys(subject: Any, keys: tuple) -> tuple | None:
+    """MATCH_KEYS: the values of `keys` in the mapping, or None when one is missing."""
+    missing = object()
+    values = []
+    for key in keys:
+        value = subject.get(key, missing)
+        if value is missing:
+            return None
+        values.append(value)
+    return tuple(values)
+
+
+def match_class(subject: Any, cls: Any, count: int, names: tuple) -> tuple | None:
+    """MATCH_CLASS: the attributes a class pattern binds, or None when it does not match."""
+    if not isinstance(cls, type):
+        raise TypeError("called match pattern must be a class")
+    if not isinstance(subject, cls):
+        return None
+    if count and cls in _SELF_MATCHING and not hasattr(cls, "__match_args__"):
+        if count > 1:
+            raise TypeError(f"{cls.__name__}() accepts 1 positional sub-pattern ({count} given)")
+        positional = [subject]
+    else:
+        match_args = getattr(cls, "__match_args__", ())
+        if count > len(match_args):
+            raise TypeError(
+                f"{cls.__name__}() accepts {len(match_args)} positional sub-pattern"
+                f"{'s' if len(match_args) != 1 else ''} ({count} given)"
+            )
+        positional = []
+        for name in match_args[:count]:
+            if not hasattr(subject, name):
+                return None
+            positional.append(getattr(subject, name))
+    named = []
+    for name in names:
+        if not hasattr(subject, name):
+            return None
+        named.append(getattr(subject, name))
+    return (*positional, *named)

@@ -590,6 +590,30 @@ class ObjectModeOps:
         self.check(value)
         self.push(value)
 
+    # ------------------------------------------------------------------ `match`
+
+    def op_GET_LEN(self, inst) -> None:
+        self.push(self._helper_result(len, self.peek()))
+
+    def op_MATCH_MAPPING(self, inst) -> None:
+        self.push(self._helper_result(helpers.is_mapping, self.peek()))
+
+    def op_MATCH_SEQUENCE(self, inst) -> None:
+        self.push(self._helper_result(helpers.is_sequence, self.peek()))
+
+    def op_MATCH_KEYS(self, inst) -> None:
+        self.push(self._helper_result(helpers.match_keys, self.peek(2), self.peek(1)))
+
+    def op_MATCH_CLASS(self, inst) -> None:
+        names, cls, subject = self.pop(), self.pop(), self.pop()
+        args = (subject, cls, self.constant(inst.arg), names)
+        self.push(self._helper_result(helpers.match_class, *args, release=(names, cls, subject)))
+
+    def op_DELETE_GLOBAL(self, inst) -> None:
+        globals_ = self.constant(self.py_func.__globals__)
+        status = self.capi("PyDict_DelItem", globals_, self.constant(inst.argval))
+        self.check(status, "negative")
+
     # ------------------------------------------------------------------ imports, classes
 
     def op_IMPORT_NAME(self, inst) -> None:
