@@ -107,6 +107,12 @@ _CONDITIONAL = {name for name in dis.opmap if name.startswith("POP_JUMP_")} | {
 _EXITS = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"}
 _SKIPPED = {"NOP", "RESUME", "PRECALL", "CACHE", "EXTENDED_ARG"}
 _serial = itertools.count()
+_CONSTRUCTS = {  # opname -> what the user wrote, for the error message
+    "CHECK_EG_MATCH": "'except*' (exception groups)",
+    "PREP_RERAISE_STAR": "'except*' (exception groups)",
+    "DELETE_DEREF": "'del' of a variable an inner function uses",
+    "BEFORE_ASYNC_WITH": "'async with'",
+}
 
 
 class ObjectModeFunction(ObjectModeOps):
@@ -254,8 +260,9 @@ class ObjectModeFunction(ObjectModeOps):
                 continue
             handler = getattr(self, f"op_{inst.opname}", None)
             if handler is None:
+                construct = _CONSTRUCTS.get(inst.opname, f"bytecode {inst.opname}")
                 raise UnsupportedError(
-                    f"{inst.opname} is not supported in object mode yet",
+                    f"{construct} is not supported in object mode yet",
                     Loc(self.code.co_filename, self.line),
                 )
             handler(inst)
