@@ -38,6 +38,8 @@ def test_lifted_and_object_mode_loops_give_cpython_results():
 def test_numeric_loop_is_nopython_and_python_loop_is_not():
     summary(np.arange(1.0, 4.0), 3)
     numeric, textual = summary.lifted_loops
+    (object_signature,) = summary.overloads
+    assert summary.overloads[object_signature].lifted == (numeric, textual)  # Numba's spelling
     (signature,) = numeric.overloads
     assert dict(zip(numeric.span.inputs, signature)) == {
         "total": ember.float64,

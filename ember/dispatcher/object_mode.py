@@ -90,6 +90,11 @@ class ObjectModeDispatcher:
     def overloads(self) -> dict:
         return {self._object_signature(): self} if self._native is not None else {}
 
+    @property
+    def lifted(self) -> tuple:
+        """The lifted loops, as Numba's `f.overloads[sig].lifted` lists them."""
+        return tuple(self.lifted_loops)
+
     def _object_signature(self) -> tuple:
         return ("pyobject",) * len(self._parameter_order)
 
