@@ -30,7 +30,6 @@ from ember.typing.signature import Signature
 from ember.typing.templates import FunctionTemplate
 from ember.typing.templates import registry as typing_registry
 
-_PTR = llvm.PointerType()
 _keepalive: list = []  # Python objects that generated code points at, for the process lifetime
 
 
