@@ -379,7 +379,7 @@ def _select_extreme(context, builder, typ, items, symbol):
     compare = context.get_function(key, signature(types.boolean, typ, typ))
     current = items[0]
     for item in items[1:]:
-        better = compare(context, builder, signature(types.boolean, typ, typ), [item, current])
+        better = compare(builder, [item, current])
         current = builder.select(better, item, current)
     return current
 

@@ -10,6 +10,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.errors import LoweringError
 from ember.lowering import callconv
+from ember.lowering.context_numba import NumbaContextMixin
 from ember.lowering.models import model_of
 from ember.lowering.registry import registry
 from ember.parallel.options import ParallelOptions
@@ -35,7 +36,7 @@ class TargetOptions:
         return tuple(sorted(self.fastmath))
 
 
-class CPUContext:
+class CPUContext(NumbaContextMixin):
     """Target facts for the host CPU plus access to the lowering registry."""
 
     def __init__(self, options: TargetOptions | None = None) -> None:
@@ -109,15 +110,21 @@ class CPUContext:
 
     # ------------------------------------------------------------------ implementations
 
-    def get_function(self, key: Any, sig: Signature):
+    def find_implementation(self, key: Any, sig: Signature):
+        """The registered `impl(context, builder, sig, args)` of `key` for `sig`."""
         impl = self.registry.find_function(key, sig.args)
         if impl is None:
             name = getattr(key, "__name__", key)
             raise LoweringError(f"no implementation of {name} for {sig}")
         return impl
 
+    def get_function(self, key: Any, sig: Signature):
+        """Numba's spelling: a callable `impl(builder, args)` lowering `key` for `sig`."""
+        impl = self.find_implementation(key, sig)
+        return lambda builder, args: impl(self, builder, sig, list(args))
+
     def call_implementation(self, builder, key: Any, sig: Signature, args: list):
-        return self.get_function(key, sig)(self, builder, sig, args)
+        return self.find_implementation(key, sig)(self, builder, sig, args)
 
     def call_compiled(self, builder: llvm.IRBuilder, target: Any, args: list) -> llvm.Value:
         """Call another compiled function (a CompileResult) with values already of its
