@@ -27,8 +27,8 @@ from typing import Any
 
 from ember import types
 from ember.dispatcher import typeof as _typeof
-from ember.lowering import cgutils, models
 from ember.errors import TypingError
+from ember.lowering import cgutils, models
 from ember.lowering.boxing import NativeValue
 from ember.lowering.context_numba import impl_ret_borrowed, impl_ret_new_ref, impl_ret_untracked
 from ember.lowering.models import register_model

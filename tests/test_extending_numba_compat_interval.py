@@ -256,7 +256,9 @@ def type_span(context):
 @register_model(SpanType)
 class SpanModel(models.StructModel):
     def __init__(self, dmm, fe_type):
-        models.StructModel.__init__(self, dmm, fe_type, [("lo", types.float64), ("hi", types.float64)])
+        models.StructModel.__init__(
+            self, dmm, fe_type, [("lo", types.float64), ("hi", types.float64)]
+        )
 
 
 make_attribute_wrapper(SpanType, "lo", "lo")
@@ -301,7 +303,9 @@ def stretch(span, factor):
     return Span(span.lo * factor, span.hi * factor)
 
 
-@pytest.mark.parametrize("lo, hi, factor", [(1.0, 2.0, 3.0), (-1.5, 4.25, -2.0), (0.0, 1e-300, 1e10)])
+@pytest.mark.parametrize(
+    "lo, hi, factor", [(1.0, 2.0, 3.0), (-1.5, 4.25, -2.0), (0.0, 1e-300, 1e10)]
+)
 def test_older_box_unbox_round_trip(lo, hi, factor):
     result = stretch(Span(lo, hi), factor)
     assert type(result) is Span

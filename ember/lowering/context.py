@@ -67,7 +67,10 @@ class CPUContext(NumbaContextMixin):
         if isinstance(typ, types.Boolean):
             return llvm.Constant(llvm.IntType(1), int(bool(value)))
         if isinstance(typ, types.Integer):
-            return llvm.Constant(self.value_type(typ), int(value) & ((1 << typ.bitwidth) - 1))
+            bits = int(value) & ((1 << typ.bitwidth) - 1)
+            if typ.signed and bits >> (typ.bitwidth - 1):
+                bits -= 1 << typ.bitwidth  # spelled as LLVM prints it: i32 -1
+            return llvm.Constant(self.value_type(typ), bits)
         if isinstance(typ, types.Float):
             return llvm.Constant(self.value_type(typ), float(value))
         if isinstance(typ, types.Complex):
