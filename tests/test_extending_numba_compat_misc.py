@@ -1,0 +1,102 @@
+"""Issue 17: the smaller Numba behaviours code written for Numba relies on: the read-only
+`np.nditer(a)`, `inspect_types()` printing to stdout or `file=`, `get_function` in Numba's
+calling form. Expected values come from NumPy / CPython on the same inputs."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from ember import njit, runtime, types
+from ember.errors import TypingError
+
+
+@njit
+def nditer_items(a):
+    out = []
+    total = 0.0
+    for x in np.nditer(a):
+        out.append(x.item())
+        total += x[()]
+    return out, total
+
+
+def _numpy_nditer(a):
+    items = [x.item() for x in np.nditer(a)]
+    return items, sum(items, 0.0)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: np.arange(12.0).reshape(3, 4),
+        lambda: np.asfortranarray(np.arange(12.0).reshape(3, 4)),
+        lambda: np.arange(24.0).reshape(2, 3, 4)[:, ::2, 1:],
+        lambda: np.arange(5.0)[::-1],
+        lambda: np.arange(6).reshape(2, 3).astype(np.int32),
+        lambda: np.arange(24.0).reshape(2, 3, 4).transpose(1, 2, 0),
+        lambda: np.arange(24.0).reshape(4, 6)[::-1, ::2],
+        lambda: np.arange(24.0).reshape(4, 6).T[::2, ::-3],
+    ],
+)
+def test_nditer_visits_elements_in_numpys_order(make):
+    a = make()
+    items, total = nditer_items(a)
+    expected_items, expected_total = _numpy_nditer(a)
+    assert items == expected_items
+    assert total == expected_total
+
+
+@given(hnp.arrays(np.float64, hnp.array_shapes(max_dims=3, max_side=4),
+                  elements=st.floats(-1e6, 1e6)), st.integers(0, 5))  # fmt: skip
+def test_nditer_matches_numpy(a, view):
+    a = [a, a.T, a[::-1], a[..., ::2], np.asfortranarray(a), a.T[::-1]][view]
+    assert nditer_items(a) == _numpy_nditer(a)
+
+
+def test_nditer_of_an_empty_array_raises_numpys_error():
+    with pytest.raises(ValueError) as numpy_error:
+        np.nditer(np.empty((0, 3)))
+    with pytest.raises(ValueError, match=str(numpy_error.value)):
+        nditer_items(np.empty((0, 3)))
+
+
+def test_nditer_frees_what_it_allocates():
+    a = np.arange(10.0).reshape(2, 5)
+    nditer_items(a)
+    before = runtime.stats()
+    for _ in range(5):
+        nditer_items(a)
+    after = runtime.stats()
+    assert after.alloc - before.alloc == after.free - before.free
+
+
+def test_nditer_of_several_operands_is_a_clear_error():
+    @njit
+    def pairs(a, b):
+        for _x in np.nditer((a, b)):
+            pass
+
+    with pytest.raises(TypingError, match="nditer takes one array"):
+        pairs(np.ones(2), np.ones(2))
+
+
+def test_inspect_types_prints_like_numba(capsys):
+    @njit
+    def scaled(x, n):
+        return x * n
+
+    assert scaled(1.5, 2) == 3.0
+    returned = scaled.inspect_types()
+    printed = capsys.readouterr().out
+    assert "x * n  :: float64" in printed and printed == returned + "\n"
+    buffer = io.StringIO()
+    scaled.inspect_types(file=buffer)
+    assert buffer.getvalue() == printed and capsys.readouterr().out == ""
+    scaled.inspect_types(signature=(types.float64, types.int64), file=buffer)
+    assert "x * n  :: float64" in buffer.getvalue()
