@@ -100,3 +100,29 @@ def test_inspect_types_prints_like_numba(capsys):
     assert buffer.getvalue() == printed and capsys.readouterr().out == ""
     scaled.inspect_types(signature=(types.float64, types.int64), file=buffer)
     assert "x * n  :: float64" in buffer.getvalue()
+
+
+class Forgetful:
+    """A value whose @box returns NULL without setting an exception (a faulty extension)."""
+
+
+class ForgetfulType(types.Type):
+    def __init__(self):
+        super().__init__(name="CompatForgetful")
+
+
+def test_a_box_returning_null_silently_is_a_system_error():
+    from ember.extending import NativeValue, box, models, register_model, typeof_impl, unbox
+
+    forgetful_type = ForgetfulType()
+    typeof_impl.register(Forgetful)(lambda val, c: forgetful_type)
+    register_model(ForgetfulType)(models.OpaqueModel)
+    unbox(ForgetfulType)(lambda typ, obj, c: NativeValue(obj))
+    box(ForgetfulType)(lambda typ, val, c: c.pyapi.get_null_object())
+
+    @njit
+    def same(x):
+        return x
+
+    with pytest.raises(SystemError, match="@box of CompatForgetful returned NULL without"):
+        same(Forgetful())

@@ -141,7 +141,9 @@ def build_wrapper(sig: Signature, address: int, keepalive: list) -> tuple[llvm.M
         pyapi.decref(pyapi.call_function_objargs(raiser, [id_obj]))
         pyapi.decref(id_obj)
         builder.ret(pyapi.get_null_object())
-    builder.ret(c.box(sig.return_type, result))
+    boxed = c.box(sig.return_type, result)
+    _require_pending_error_on_null(pyapi, boxed, f"the @box of {sig.return_type}")
+    builder.ret(boxed)
 
     builder.position_at_end(fail)
     pending = builder.icmp_unsigned("!=", pyapi.err_occurred(), pyapi.get_null_object())
@@ -149,6 +151,18 @@ def build_wrapper(sig: Signature, address: int, keepalive: list) -> tuple[llvm.M
         pyapi.err_set_string(TypeError, f"cannot convert the arguments to {sig}")
     builder.ret(pyapi.get_null_object())
     return module, symbol
+
+
+def _require_pending_error_on_null(pyapi: PythonAPI, obj: llvm.Value, what: str) -> None:
+    """A NULL result must come with a Python exception; set SystemError naming `what` if a
+    faulty box forgot to (returning NULL silently would crash the interpreter)."""
+    builder = pyapi.builder
+    silent = builder.and_(
+        builder.icmp_unsigned("==", obj, pyapi.get_null_object()),
+        builder.icmp_unsigned("==", pyapi.err_occurred(), pyapi.get_null_object()),
+    )
+    with builder.if_then(silent, likely=False):
+        pyapi.err_set_string(SystemError, f"{what} returned NULL without setting an exception")
 
 
 def _call_native(builder, sig: Signature, address: int, values: list) -> tuple:
