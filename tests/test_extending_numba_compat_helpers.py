@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from ember.core.imputils import impl_ret_borrowed, impl_ret_new_ref, impl_ret_untracked
 from ember.core.typing.templates import AttributeTemplate, signature
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from llvmlite import ir as llvm
 
@@ -159,6 +159,7 @@ def build_and_measure(x, y, z):
     return v.norm, v.dot(v), v
 
 
+@settings(deadline=None)
 @given(FINITE, FINITE, FINITE)
 def test_make_helper_cast_compile_internal_and_boxing(x, y, z):
     norm, dot, vec = build_and_measure(x, y, z)
@@ -213,6 +214,7 @@ def scale(x, y, z, factor):
     return v.x, v.y, v.z
 
 
+@settings(deadline=None)
 @given(FINITE, FINITE, FINITE, FINITE)
 def test_struct_proxy_on_a_reference(x, y, z, factor):
     assert scale(x, y, z, factor) == (x * factor, y * factor, z * factor)
@@ -237,6 +239,7 @@ def tuple_total(typingctx, tup):
 run_tuple_total = numba.njit(lambda t: tuple_total(t))
 
 
+@settings(deadline=None)
 @given(st.lists(FINITE, min_size=1, max_size=4))
 def test_unpack_tuple_and_get_function(values):
     expected = 0.0
@@ -422,6 +425,7 @@ def add_interest(money, percent):
     return make_cents(amount + amount * percent // 100)
 
 
+@settings(deadline=None)
 @given(st.integers(-(2**40), 2**40), st.integers(0, 100))
 def test_number_as_ssize_t_and_long_from_longlong(amount, percent):
     result = add_interest(Cents(amount), percent)

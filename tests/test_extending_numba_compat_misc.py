@@ -8,7 +8,7 @@ import io
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -52,6 +52,7 @@ def test_nditer_visits_elements_in_numpys_order(make):
     assert total == expected_total
 
 
+@settings(deadline=None)
 @given(hnp.arrays(np.float64, hnp.array_shapes(max_dims=3, max_side=4),
                   elements=st.floats(-1e6, 1e6)), st.integers(0, 5))  # fmt: skip
 def test_nditer_matches_numpy(a, view):

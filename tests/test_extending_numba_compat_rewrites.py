@@ -15,7 +15,7 @@ import pytest
 from ember.core.ir_utils import find_callname, find_const, get_definition, guard, require
 from ember.core.rewrites import rewrite_registry
 from ember.core.typing.templates import signature
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ember
@@ -180,6 +180,7 @@ class PowerOfTwo(Rewrite):
         return new_block
 
 
+@settings(deadline=None)
 @given(xs=st.lists(FLOATS, min_size=1, max_size=50))
 def test_typed_rewrite_updates_calltypes(squared_minus_one, xs):
     for x in xs:
