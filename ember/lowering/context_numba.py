@@ -16,7 +16,7 @@ from ember.typing.signature import Signature
 # Objects referred to by generated code made through `get_python_api`: they live as long as
 # the process, as the code that points at them may.
 _KEEPALIVE: list = []
-# compile_internal's implementations, compiled once per Python function object.
+# compile_internal's implementations, once per Python function object and options.
 _IMPLEMENTATIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -104,15 +104,25 @@ class NumbaContextMixin:
     # ------------------------------------------------------------------ calls
 
     def compile_internal(
-        self, builder: llvm.IRBuilder, impl: Any, sig: Signature, args: list, locals=None
+        self,
+        builder: llvm.IRBuilder,
+        impl: Any,
+        sig: Signature,
+        args: list,
+        locals: dict | None = None,
+        **jit_options: Any,
     ) -> llvm.Value:
         """Compile the Python function `impl` for `sig` and call it with `args` (`locals` is
-        accepted and, as by `@jit`, not needed: ember infers the types of locals)."""
+        accepted and, as by `@jit`, not needed: ember infers the types of locals).
+        `jit_options` (ember's addition, e.g. `error_model="numpy"`) apply on top of the
+        caller's options."""
         from ember.typing.overload import Implementation
 
-        implementation = _IMPLEMENTATIONS.get(impl)
+        by_options = _IMPLEMENTATIONS.setdefault(impl, {})
+        key = tuple(sorted(jit_options.items()))
+        implementation = by_options.get(key)
         if implementation is None:
-            implementation = _IMPLEMENTATIONS[impl] = Implementation(impl)
+            implementation = by_options[key] = Implementation(impl, jit_options)
         return implementation.call(self, builder, sig, list(args))
 
     def get_python_api(self, builder: llvm.IRBuilder) -> Any:
