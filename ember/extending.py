@@ -14,7 +14,7 @@ functional `@type_callable`.
 
 Code generation: `@register_model` with `models.PrimitiveModel/StructModel/OpaqueModel`,
 `make_attribute_wrapper`, `@lower_builtin`, `@lower_getattr(_generic)`, `@lower_setattr(_generic)`,
-`@lower_cast`, `@intrinsic`, and `@box` / `@unbox` with `NativeValue`.
+`@lower_cast`, `@lower_constant`, `@intrinsic`, and `@box` / `@unbox` with `NativeValue`.
 
 See docs/extending.md for a walk-through.
 """
@@ -36,6 +36,7 @@ from ember.lowering.registry import (
     box,
     lower_builtin,
     lower_cast,
+    lower_constant,
     lower_getattr,
     lower_getattr_generic,
     lower_setattr,
@@ -166,6 +167,7 @@ __all__ = [
     "intrinsic",
     "lower_builtin",
     "lower_cast",
+    "lower_constant",
     "lower_getattr",
     "lower_getattr_generic",
     "lower_setattr",

@@ -23,6 +23,7 @@ from ember.extending import (
     as_numba_type,
     box,
     lower_builtin,
+    lower_constant,
     make_attribute_wrapper,
     models,
     overload_attribute,
@@ -328,3 +329,26 @@ def test_boxing_and_unboxing_do_not_leak_references():
         inside_interval(interval, 3.0)
         sum_intervals(interval, interval)
     assert (sys.getrefcount(lo), sys.getrefcount(hi), sys.getrefcount(Interval)) == before
+
+
+# ------------------------------------------------------------------ constants
+
+
+@lower_constant(IntervalType)
+def constant_interval(context, builder, ty, pyval):
+    lo = context.get_constant(types.float64, pyval.lo)
+    hi = context.get_constant(types.float64, pyval.hi)
+    return cgutils.pack_struct(builder, (lo, hi))
+
+
+UNIT = Interval(0.0, 1.0)
+
+
+@numba.njit
+def in_unit(x):
+    return inside_interval(UNIT, x), UNIT.width
+
+
+@pytest.mark.parametrize("x", [-0.5, 0.0, 0.5, 1.0, 2.0])
+def test_a_global_interval_is_a_lower_constant(x):
+    assert in_unit(x) == (inside_interval.py_func(UNIT, x), UNIT.width)

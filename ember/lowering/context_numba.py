@@ -73,6 +73,11 @@ class NumbaContextMixin:
     # ------------------------------------------------------------------ constants
 
     def get_constant_generic(self, builder: llvm.IRBuilder, typ: types.Type, value: Any):
+        """The native value of a Python constant: a `@lower_constant` implementation when one
+        matches `typ` (it may emit code with `builder`), else `get_constant`."""
+        impl = self.registry.find_constant(typ)
+        if impl is not None:
+            return impl(self, builder, typ, value)
         return self.get_constant(typ, value)
 
     def get_constant_null(self, typ: types.Type) -> llvm.Constant:
