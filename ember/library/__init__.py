@@ -3,6 +3,7 @@ everything."""
 
 from ember.library import (  # noqa: F401
     boxing,
+    boxing_arrays,
     builtins,
     cmathlib,
     functions,

@@ -20,6 +20,7 @@ from ember.library import (  # noqa: F401
     numpy_products,
     numpy_random,
     numpy_random_distributions,
+    numpy_random_generator,
     numpy_reductions,
     numpy_sorting,
     numpy_statistics,

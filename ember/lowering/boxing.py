@@ -75,7 +75,7 @@ class BoxContext:
 
 # ------------------------------------------------------------------ which calls need a wrapper
 
-_DISPATCHER_KINDS = (types.Boolean, types.Number, types.NoneType)
+_DISPATCHER_KINDS = (types.Boolean, types.Number, types.NoneType, types.Array)
 
 
 def _user_boxed(typ: types.Type, find: Callable) -> bool:
