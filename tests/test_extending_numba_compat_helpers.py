@@ -440,3 +440,94 @@ def test_number_as_ssize_t_overflow_is_reported():
     for _ in range(20):
         add_interest(Cents(5), 10)
     assert sys.getrefcount(Cents) == refs
+
+
+# ============================================================================ containers via pyapi
+
+
+class Record(dict):
+    """A dict with keys 'n' (an int) and 'x' (a float), typed as one native struct."""
+
+
+class RecordType(types.Type):
+    def __init__(self):
+        super().__init__(name="CompatRecord")
+
+
+record_type = RecordType()
+typeof_impl.register(Record)(lambda val, c: record_type)
+
+
+@register_model(RecordType)
+class RecordModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [("n", types.int64), ("x", types.float64)])
+
+
+@unbox(RecordType)
+def unbox_record(typ, obj, c):
+    """Items read with object_getitem on string keys made by string_from_constant_string."""
+    record = c.context.make_helper(c.builder, typ)
+    for name, member_type in (("n", types.int64), ("x", types.float64)):
+        key = c.pyapi.string_from_constant_string(name)
+        item = c.pyapi.object_getitem(obj, key)
+        c.pyapi.decref(key)
+        with cgutils.if_likely(c.builder, cgutils.is_not_null(c.builder, item)):
+            setattr(record, name, c.pyapi.to_native_value(member_type, item).value)
+            c.pyapi.decref(item)
+    failed = cgutils.is_not_null(c.builder, c.pyapi.err_occurred())
+    return NativeValue(record._getvalue(), is_error=failed)
+
+
+@box(RecordType)
+def box_record(typ, val, c):
+    """A Record made by calling the class on a dict built with dict_new/dict_setitem_string,
+    with a list of both values under 'both' (list_new/list_setitem) and a `tag` attribute
+    set through call_method('__setitem__', ...)."""
+    record = c.context.make_helper(c.builder, typ, value=val)
+    n_obj = c.pyapi.long_from_longlong(record.n)
+    x_obj = c.pyapi.float_from_double(record.x)
+    items = c.pyapi.dict_new()
+    c.pyapi.dict_setitem_string(items, "n", n_obj)
+    c.pyapi.dict_setitem_string(items, "x", x_obj)
+    both = c.pyapi.list_new(2)
+    for index, obj in enumerate((n_obj, x_obj)):
+        c.pyapi.incref(obj)  # list_setitem steals a reference
+        c.pyapi.list_setitem(both, index, obj)
+    c.pyapi.dict_setitem_string(items, "both", both)
+    cls = c.pyapi.unserialize(c.pyapi.serialize_object(Record))
+    result = c.pyapi.call_function_objargs(cls, (items,))
+    tag_key = c.pyapi.string_from_constant_string("tag")
+    tag = c.pyapi.string_from_constant_string("made in ember")
+    c.pyapi.decref(c.pyapi.call_method(result, "__setitem__", (tag_key, tag)))
+    for obj in (n_obj, x_obj, items, both, cls, tag_key, tag):
+        c.pyapi.decref(obj)
+    return result
+
+
+@intrinsic
+def record_scaled(typingctx, record, factor):
+    if isinstance(record, RecordType) and isinstance(factor, types.Integer):
+
+        def codegen(context, builder, sig, args):
+            value = context.make_helper(builder, sig.args[0], value=args[0])
+            result = context.make_helper(builder, sig.return_type)
+            result.n = builder.mul(value.n, args[1])
+            as_float = context.cast(builder, args[1], sig.args[1], types.float64)
+            result.x = builder.fmul(value.x, as_float)
+            return result._getvalue()
+
+        return record(record, factor), codegen
+
+
+def test_pyapi_dicts_lists_strings_and_methods():
+    scale = numba.njit(lambda r, k: record_scaled(r, k))
+    result = scale(Record(n=7, x=1.5), 3)
+    assert type(result) is Record
+    assert result == {"n": 21, "x": 4.5, "both": [21, 4.5], "tag": "made in ember"}
+    with pytest.raises(KeyError, match="x"):
+        scale(Record(n=1), 2)
+    refs = sys.getrefcount(Record)
+    for _ in range(20):
+        scale(Record(n=1, x=2.0), 2)
+    assert sys.getrefcount(Record) == refs
