@@ -531,3 +531,47 @@ def test_pyapi_dicts_lists_strings_and_methods():
     for _ in range(20):
         scale(Record(n=1, x=2.0), 2)
     assert sys.getrefcount(Record) == refs
+
+
+# ============================================================================ arrays
+
+
+@intrinsic
+def item_at(typingctx, arr, i, j):
+    """`arr[i, j]` (negative indices wrap, out of range raises) via make_array and
+    get_item_pointer, in Numba's style."""
+    if isinstance(arr, types.Array) and arr.ndim == 2:
+
+        def codegen(context, builder, sig, args):
+            aryty = sig.args[0]
+            ary = context.make_array(aryty)(context, builder, value=args[0])
+            indices = [
+                context.cast(builder, v, t, types.intp) for v, t in zip(args[1:], sig.args[1:])
+            ]
+            pointer = cgutils.get_item_pointer(
+                context, builder, aryty, ary, indices, wraparound=True, boundscheck=True
+            )
+            return builder.load(pointer)
+
+        return arr.dtype(arr, i, j), codegen
+
+
+@numba.njit
+def corners(a):
+    return item_at(a, 0, 0) + item_at(a, -1, -1) * 10 + item_at(a, 1, -2) * 100
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: np.arange(12.0).reshape(3, 4),
+        lambda: np.asfortranarray(np.arange(12.0).reshape(3, 4)),
+        lambda: np.arange(48.0).reshape(6, 8)[::2, ::-2],
+        lambda: np.arange(12, dtype=np.int32).reshape(3, 4),
+    ],
+)
+def test_make_array_and_get_item_pointer(make):
+    a = make()
+    assert corners(a) == a[0, 0] + a[-1, -1] * 10 + a[1, -2] * 100
+    with pytest.raises(IndexError):
+        numba.njit(lambda a: item_at(a, 3, 0))(a)

@@ -202,6 +202,52 @@ def for_range_slice(builder, start, stop, step, intp=None, inc: bool = True) -> 
     builder.position_at_end(end_block)
 
 
+# ------------------------------------------------------------------ array items
+
+
+def get_item_pointer(context, builder, aryty, ary, inds, wraparound=False, boundscheck=False):
+    """A pointer to `ary[inds]` (`ary`: the array's struct proxy, `context.make_array`)."""
+    shape = unpack_tuple(builder, ary.shape, aryty.ndim)
+    strides = unpack_tuple(builder, ary.strides, aryty.ndim)
+    return get_item_pointer2(
+        context, builder, ary.data, shape, strides, aryty.layout, inds, wraparound, boundscheck,
+        dtype=aryty.dtype,
+    )  # fmt: skip
+
+
+def get_item_pointer2(
+    context, builder, data, shape, strides, layout, inds,
+    wraparound=False, boundscheck=False, dtype=None,
+):  # fmt: skip
+    """A pointer to the item at integer indices `inds` (strides in bytes): negative indices
+    count from the end with `wraparound`; `boundscheck` raises IndexError when out of range."""
+    offset = llvm.Constant(intp_t, 0)
+    for index, extent, stride in zip(inds, shape, strides):
+        index = builder.sext(index, intp_t) if index.type.width < 64 else index
+        if wraparound:
+            negative = builder.icmp_signed("<", index, index.type(0))
+            index = builder.select(negative, builder.add(index, extent), index)
+        if boundscheck:
+            outside = builder.or_(
+                builder.icmp_signed("<", index, index.type(0)),
+                builder.icmp_signed(">=", index, extent),
+            )
+            context.guard(builder, outside, IndexError, "index is out of bounds")
+        offset = builder.add(offset, builder.mul(index, stride))
+    address = builder.gep(data, [offset], source_etype=int8_t)
+    if dtype is None:
+        return address
+    return typed_pointer(builder, address, context.get_data_type(dtype))
+
+
+def typed_pointer(builder: llvm.IRBuilder, pointer: llvm.Value, pointee: llvm.Type):
+    """`pointer` as a `pointee*`, so that Numba-style `builder.load(ptr)` / `store` know the
+    type. (IRBuilder.bitcast would return an opaque pointer unchanged: pointers compare equal.)"""
+    cast = llvm.instructions.CastInstr(builder.block, "bitcast", pointer, pointee.as_pointer())
+    builder._insert(cast)  # noqa: SLF001 - the builder has no public "emit this instruction"
+    return cast
+
+
 # ------------------------------------------------------------------ structs by member name
 
 

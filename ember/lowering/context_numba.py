@@ -55,6 +55,11 @@ class NumbaContextMixin:
         """A proxy on a StructModel value of `typ`: members by name, `_getvalue()`."""
         return cgutils.create_struct_proxy(typ)(self, builder, value=value, ref=ref)
 
+    def make_array(self, typ: types.Type) -> type:
+        """The struct proxy class of an array type: members meminfo, parent, nitems,
+        itemsize, data, shape, strides (use with `cgutils.get_item_pointer`)."""
+        return cgutils.create_struct_proxy(typ)
+
     def make_tuple(self, builder: llvm.IRBuilder, typ: types.Type, values: list) -> llvm.Value:
         result = llvm.Constant(self.get_value_type(typ), llvm.Undefined)
         for index, value in enumerate(values):
