@@ -4,6 +4,7 @@ calling form. Expected values come from NumPy / CPython on the same inputs."""
 
 from __future__ import annotations
 
+import ctypes
 import io
 
 import numpy as np
@@ -14,6 +15,7 @@ from hypothesis.extra import numpy as hnp
 
 from ember import njit, runtime, types
 from ember.errors import TypingError
+from ember.extending import intrinsic, lower_builtin, type_callable
 
 
 @njit
@@ -127,3 +129,78 @@ def test_a_box_returning_null_silently_is_a_system_error():
 
     with pytest.raises(SystemError, match="@box of CompatForgetful returned NULL without"):
         same(Forgetful())
+
+
+# ------------------------------------------------------------------ Numba's @intrinsic example
+
+
+@intrinsic
+def cast_int_to_byte_ptr(typingctx, src):
+    # check for accepted types
+    if isinstance(src, types.Integer):
+        # create the expected type signature
+        result_type = types.CPointer(types.uint8)
+        sig = result_type(types.uintp)
+
+        # defines the custom code generation
+        def codegen(context, builder, signature, args):
+            # llvm IRBuilder code here
+            [src] = args
+            rtype = signature.return_type
+            llrtype = context.get_value_type(rtype)
+            return builder.inttoptr(src, llrtype)
+
+        return sig, codegen
+
+
+def test_numbas_intrinsic_example_runs_and_prints_its_types(capsys):
+    @njit("void(int64)")
+    def foo(x):
+        y = cast_int_to_byte_ptr(x)  # noqa: F841 - the documentation's example
+
+    foo(0)
+    foo.inspect_types()
+    assert "y = $0.1  :: CPointer(uint8)" in capsys.readouterr().out
+
+
+@njit
+def bump(address, i, delta):
+    pointer = cast_int_to_byte_ptr(address)
+    old = pointer[i]
+    pointer[i] = old + delta
+    return old
+
+
+def test_cpointer_items_read_and_written():
+    buffer = (ctypes.c_uint8 * 4)(1, 2, 3, 250)
+    expected = list(buffer)
+    for i, delta in [(0, 5), (3, 10), (3, 1)]:
+        assert bump(ctypes.addressof(buffer), i, delta) == expected[i]
+        expected[i] = (expected[i] + delta) % 256  # uint8 wraps, as a C store does
+    assert list(buffer) == expected
+
+
+def total_of(*values):
+    return sum(values)
+
+
+@type_callable(total_of)
+def type_total_of(context):
+    def typer(*args):
+        if all(isinstance(a, types.Number) for a in args):
+            return types.float64
+
+    return typer
+
+
+@lower_builtin(total_of, types.VarArg(types.Any))
+def lower_total_of(context, builder, sig, args):
+    total = context.get_constant(types.float64, 0.0)
+    for value, typ in zip(args, sig.args):
+        total = builder.fadd(total, context.cast(builder, value, typ, types.float64))
+    return total
+
+
+def test_lower_builtin_with_vararg_of_any():
+    run = njit(lambda a, b, c: total_of(a, b, c) + total_of(a))
+    assert run(1, 2.5, True) == total_of(1, 2.5, True) + total_of(1)

@@ -15,6 +15,7 @@ from ember.library import (  # noqa: F401
     namedtuples,
     numberlib,
     optional,
+    pointers,
     printing,
     ranges,
     sequences,

@@ -20,24 +20,21 @@ from ember import types
 
 def _matches(spec: Any, typ: types.Type) -> bool:
     if isinstance(spec, types.Type):
-        return spec is typ
+        return spec is typ or spec is types.Any
     return isinstance(typ, spec)
 
 
-class VarArgs:
-    """Spec matching any number of trailing arguments of `spec`."""
-
-    def __init__(self, spec: Any) -> None:
-        self.spec = spec
+VarArgs = types.VarArg  # spec matching any number of trailing arguments (Numba's VarArg)
 
 
 def _signature_matches(specs: tuple, args: tuple) -> bool:
-    if specs and isinstance(specs[-1], VarArgs):
+    if specs and isinstance(specs[-1], types.VarArg):
         fixed = specs[:-1]
         if len(args) < len(fixed):
             return False
         rest = args[len(fixed) :]
-        return all(map(_matches, fixed, args)) and all(_matches(specs[-1].spec, t) for t in rest)
+        trailing = specs[-1].dtype
+        return all(map(_matches, fixed, args)) and all(_matches(trailing, t) for t in rest)
     return len(specs) == len(args) and all(map(_matches, specs, args))
 
 
