@@ -234,6 +234,7 @@ def test_ir_names_build_embers_nodes():
     loc = ir.Loc("f.py", 3)
     x = ir.Var(None, "x", loc)
     const = ir.Const(2.5, loc)
+    assert isinstance(ir.Const(1, loc, use_literal_type=False), nodes.Const)
     assign = ir.Assign(const, x, loc)
     assert isinstance(assign, nodes.Assign) and (assign.target, assign.value) == (x, const)
     assert isinstance(assign, ir.Assign) and isinstance(assign, ir.Stmt)

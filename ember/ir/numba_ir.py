@@ -20,7 +20,6 @@ from ember.errors import UnsupportedError
 from ember.ir import nodes
 from ember.ir.nodes import (  # the same constructors in both spellings
     Branch,
-    Const,
     Del,
     DelAttr,
     FreeVar,
@@ -108,6 +107,16 @@ class Arg(metaclass=_View):
     @staticmethod
     def _make(name: str, index: int, loc: Loc) -> nodes.Arg:
         return nodes.Arg(index, name, loc)
+
+
+class Const(metaclass=_View):
+    """`ir.Const(value, loc, use_literal_type=True)` (literal typing is ember's own choice)."""
+
+    _ember = nodes.Const
+
+    @staticmethod
+    def _make(value: Any, loc: Loc, use_literal_type: bool = True) -> nodes.Const:
+        return nodes.Const(value, loc)
 
 
 class Assign(metaclass=_View):
