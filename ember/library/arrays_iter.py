@@ -31,6 +31,7 @@ _ITERATORS = (
     types.EnumerateType,
     types.ZipType,
     types.UniTupleIterator,
+    types.Generator,
 )
 
 
