@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -66,14 +67,17 @@ class RewriteRegistry:
         """Rewrite every block of `func_ir` with each rewrite of `stage` until none matches."""
         for rewrite_class in self.rewrites[stage]:
             rewrite = rewrite_class(func_ir)
+            match = _matcher(rewrite)
+            checked = _is_user_rewrite(rewrite_class)
             for label in sorted(func_ir.blocks):
-                self._rewrite_block(rewrite, func_ir, label, typemap, calltypes)
+                self._rewrite_block(rewrite, match, checked, func_ir, label, typemap, calltypes)
 
-    def _rewrite_block(self, rewrite: Rewrite, func_ir, label, typemap, calltypes) -> None:
-        checked = _is_user_rewrite(type(rewrite))
+    def _rewrite_block(
+        self, rewrite: Rewrite, match, checked: bool, func_ir, label, typemap, calltypes
+    ) -> None:
         for _ in range(_MAX_APPLICATIONS_PER_BLOCK):
             block = func_ir.blocks[label]
-            if not _match(rewrite, func_ir, block, typemap, calltypes):
+            if not match(func_ir, block, typemap, calltypes):
                 return
             new_block = rewrite.apply()
             if checked:
@@ -91,13 +95,15 @@ class RewriteRegistry:
         )
 
 
-def _match(rewrite: Rewrite, func_ir, block, typemap, calltypes) -> bool:
-    """Call `match` with ember's/Numba's four arguments, or the older three (no func_ir)."""
+def _matcher(rewrite: Rewrite) -> Callable:
+    """`match(func_ir, block, typemap, calltypes)` of ember and Numba, or an adapter for the
+    older `match(block, typemap, calltypes)` (seed 002's spelling)."""
     if _takes_func_ir(type(rewrite).match):
-        return rewrite.match(func_ir, block, typemap, calltypes)
-    return rewrite.match(block, typemap, calltypes)
+        return rewrite.match
+    return lambda func_ir, block, typemap, calltypes: rewrite.match(block, typemap, calltypes)
 
 
+@functools.cache
 def _takes_func_ir(match: Callable) -> bool:
     parameters = inspect.signature(match).parameters.values()
     positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
