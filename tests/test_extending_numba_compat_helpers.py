@@ -575,3 +575,32 @@ def test_make_array_and_get_item_pointer(make):
     assert corners(a) == a[0, 0] + a[-1, -1] * 10 + a[1, -2] * 100
     with pytest.raises(IndexError):
         numba.njit(lambda a: item_at(a, 3, 0))(a)
+
+
+# ============================================================================ arrays with user types
+
+
+@numba.njit
+def shifted(vec, a):
+    return a + vec.x, a[1:], a
+
+
+def test_arrays_cross_the_boxing_wrapper_of_user_types():
+    """A call involving a @box/@unbox type runs through the boxing wrapper: arrays go in
+    without a copy and come out as new arrays, views or the argument itself."""
+    a = np.arange(6.0)
+    expected_shifted = a + 1.5
+    moved, view, same = shifted(Vec3(1.5, 0.0, 0.0), a)
+    np.testing.assert_array_equal(moved, expected_shifted)
+    assert same is a and np.shares_memory(view, a)
+    view[0] = 100.0
+    assert a[1] == 100.0
+    strided = np.arange(12.0).reshape(3, 4)[:, ::2]
+    moved, view, same = shifted(Vec3(-1.0, 0.0, 0.0), strided)
+    np.testing.assert_array_equal(moved, strided - 1.0)
+    assert same is strided
+    before = runtime.stats()
+    for _ in range(10):
+        shifted(Vec3(1.0, 2.0, 3.0), a)
+    after = runtime.stats()
+    assert after.alloc - before.alloc == after.free - before.free == 10

@@ -142,6 +142,8 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
         return _typeof_array(value)
     if isinstance(value, np.generic):
         return dtype_to_type(value.dtype)
+    if cls.__name__ == "Generator" and cls.__module__ == "numpy.random._generator":
+        return types.npy_rng
     return None
 
 
@@ -190,24 +192,10 @@ def typeof_impl(value: Any) -> types.Type | None:
         found = hook(value)
         if found is not None:
             return found
-    if type(value).__module__.startswith("numpy") and _load_numpy_library():
-        return typeof_impl(value)  # NumPy objects the library types (np.random.Generator)
     return None
 
 
 _typeof_hooks: list = []
-_numpy_library_loaded = False
-
-
-def _load_numpy_library() -> bool:
-    """Load ember's NumPy library (which registers typeof rules); True the first time."""
-    global _numpy_library_loaded
-    if _numpy_library_loaded:
-        return False
-    _numpy_library_loaded = True
-    import ember.library.numpy_library  # noqa: F401
-
-    return True
 
 
 def register_typeof_hook(hook: Any) -> Any:
