@@ -577,7 +577,7 @@ def test_make_array_and_get_item_pointer(make):
         numba.njit(lambda a: item_at(a, 3, 0))(a)
 
 
-# ============================================================================ arrays with user types
+# ======================================================================= arrays with user types
 
 
 @numba.njit
