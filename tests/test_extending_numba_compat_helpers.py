@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import operator
 import sys
+from contextlib import ExitStack
 
 import numpy as np
 import pytest
@@ -115,19 +116,19 @@ def vec3_norm(context, builder, typ, value):
 
 @unbox(Vec3Type)
 def unbox_vec3(typ, obj, c):
+    """Stops at the first failure (no C-API call may run while an exception is pending)."""
     vec = cgutils.create_struct_proxy(typ)(c.context, c.builder)
     failed = cgutils.alloca_once_value(c.builder, cgutils.false_bit)
-    for name in "xyz":
-        member = c.pyapi.object_getattr_string(obj, name)
-        with cgutils.if_unlikely(c.builder, cgutils.is_null(c.builder, member)):
-            c.builder.store(cgutils.true_bit, failed)
-        with cgutils.if_likely(c.builder, cgutils.is_not_null(c.builder, member)):
+    with ExitStack() as stack:
+        for name in "xyz":
+            member = c.pyapi.object_getattr_string(obj, name)
+            with cgutils.early_exit_if_null(c.builder, stack, member):
+                c.builder.store(cgutils.true_bit, failed)
             native = c.pyapi.to_native_value(types.float64, member)
-            setattr(vec, name, native.value)
             c.pyapi.decref(member)
-            if native.is_error is not None:
-                with c.builder.if_then(native.is_error):
-                    c.builder.store(cgutils.true_bit, failed)
+            with cgutils.early_exit_if(c.builder, stack, native.is_error):
+                c.builder.store(cgutils.true_bit, failed)
+            setattr(vec, name, native.value)
     return NativeValue(vec._getvalue(), is_error=c.builder.load(failed))
 
 

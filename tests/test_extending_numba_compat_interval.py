@@ -324,6 +324,8 @@ def test_older_unbox_reports_a_bad_attribute():
 def test_boxing_and_unboxing_do_not_leak_references():
     lo, hi = 1.0e10 + 0.5, 2.0e10 + 0.25  # fresh float objects, counted below
     interval = Interval(lo, hi)
+    inside_interval(interval, 3.0)  # compiled first: compiling keeps the class alive
+    sum_intervals(interval, interval)
     before = (sys.getrefcount(lo), sys.getrefcount(hi), sys.getrefcount(Interval))
     for _ in range(50):
         inside_interval(interval, 3.0)
