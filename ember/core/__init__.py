@@ -1,8 +1,9 @@
 """Numba's `numba.core` paths for code written against them: `ember.core.types`,
 `ember.core.errors`, `ember.core.config`, `ember.core.extending`, `ember.core.cgutils`,
 `ember.core.imputils`, `ember.core.typing(.templates)`, `ember.core.datamodel(.models)`,
-`ember.core.ir`, `ember.core.ir_utils` and `ember.core.rewrites` are the ember modules
-themselves (one home each; these are names, not copies)."""
+`ember.core.ir`, `ember.core.ir_utils`, `ember.core.rewrites` and `ember.core.withcontexts`
+(`objmode_context`) are the ember modules themselves (one home each; these are names, not
+copies)."""
 
 import sys
 
@@ -10,6 +11,7 @@ from ember import config, errors, extending, types
 from ember.ir import numba_ir as ir
 from ember.ir import numba_utils as ir_utils
 from ember.lowering import cgutils, models
+from ember.misc import objmode as withcontexts
 from ember.rewrites import registry as rewrites
 from ember.typing import templates
 
@@ -19,6 +21,7 @@ _ALIASES = {
     "config": config,
     "extending": extending,
     "cgutils": cgutils,
+    "withcontexts": withcontexts,
     "imputils": extending,
     "typing": templates,
     "typing.templates": templates,
@@ -47,4 +50,5 @@ __all__ = [
     "rewrites",
     "types",
     "typing",
+    "withcontexts",
 ]

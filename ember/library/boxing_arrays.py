@@ -11,7 +11,7 @@ import ctypes
 from typing import Any
 
 from ember import types
-from ember.lowering import cgutils
+from ember.lowering import arrays, cgutils
 from ember.lowering.boxing import NativeValue
 from ember.lowering.registry import box, unbox
 
@@ -69,6 +69,7 @@ def unbox_array(typ, obj, c):
 @box(types.Array)
 def box_array(typ, val, c):
     pyapi, builder = c.pyapi, c.builder
+    arrays.incref(builder, typ, val)  # the ndarray takes this one; the wrapper drops the caller's
     model = c.context.get_data_model(typ)
     slot = cgutils.alloca_once(builder, model.data_type)
     c.context.pack_value(builder, typ, val, slot)

@@ -29,6 +29,7 @@ from typing import Any
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.lowering import arrays as refs
 from ember.lowering import callconv
 from ember.lowering.models import model_of
 from ember.lowering.pyapi import PythonAPI, _FunctionPointer
@@ -75,7 +76,7 @@ class BoxContext:
 
 # ------------------------------------------------------------------ which calls need a wrapper
 
-_DISPATCHER_KINDS = (types.Boolean, types.Number, types.NoneType, types.Array)
+_DISPATCHER_KINDS = (types.Boolean, types.Number, types.NoneType, types.UnicodeType, types.Array)
 
 
 def _user_boxed(typ: types.Type, find: Callable) -> bool:
@@ -143,6 +144,7 @@ def build_wrapper(sig: Signature, address: int, keepalive: list) -> tuple[llvm.M
         builder.ret(pyapi.get_null_object())
     boxed = c.box(sig.return_type, result)
     _require_pending_error_on_null(pyapi, boxed, f"the @box of {sig.return_type}")
+    refs.decref(builder, sig.return_type, result)  # boxing copied what it needed
     builder.ret(boxed)
 
     builder.position_at_end(fail)

@@ -59,11 +59,11 @@ from ember.types.scalars import (
     NoneType,
     Number,
     StringLiteral,
-    UnicodeType,
     integer_type,
     literal,
     unliteral,
 )
+from ember.types.strings import UnicodeIterator, UnicodeType, unicode_type
 
 Any = AnyType("any")  # assigned, not imported: the star import above would bring typing.Any
 
