@@ -491,10 +491,10 @@ def box_record(typ, val, c):
     items = c.pyapi.dict_new()
     c.pyapi.dict_setitem_string(items, "n", n_obj)
     c.pyapi.dict_setitem_string(items, "x", x_obj)
-    both = c.pyapi.list_new(2)
+    both = c.pyapi.list_new(c.context.get_constant(types.intp, 2))
     for index, obj in enumerate((n_obj, x_obj)):
         c.pyapi.incref(obj)  # list_setitem steals a reference
-        c.pyapi.list_setitem(both, index, obj)
+        c.pyapi.list_setitem(both, c.context.get_constant(types.intp, index), obj)
     c.pyapi.dict_setitem_string(items, "both", both)
     cls = c.pyapi.unserialize(c.pyapi.serialize_object(Record))
     result = c.pyapi.call_function_objargs(cls, (items,))
