@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import _backend
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
@@ -37,11 +38,6 @@ class Case:
         return self.func.__name__
 
 
-def _identity_njit(func=None, **options):
-    del options
-    return func if func is not None else (lambda f: f)
-
-
 def backend_njit(backend: str) -> Callable:
     """The `njit` of 'ember', 'numba' or 'python' (the identity decorator)."""
     if backend == "ember":
@@ -49,17 +45,13 @@ def backend_njit(backend: str) -> Callable:
     elif backend == "numba":
         from numba import njit
     else:
-        njit = _identity_njit
+        njit = _backend.identity
     return njit
 
 
 def load(backend: str) -> dict[str, Case]:
     """Every corpus case by name, from a fresh copy of each module whose helpers are jitted by
     `backend`; kernels are returned plain (the caller jits them with `case.options`)."""
-    if str(HERE) not in sys.path:
-        sys.path.insert(0, str(HERE))
-    import _backend
-
     _backend.njit = backend_njit(backend)
     cases: dict[str, Case] = {}
     for module_name in MODULES:
@@ -67,6 +59,7 @@ def load(backend: str) -> dict[str, Case]:
             f"corpus_{backend}_{module_name}", HERE / f"{module_name}.py"
         )
         module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # Numba finds a recursive helper through its module
         spec.loader.exec_module(module)
         for case in module.CASES:
             if case.name in cases:
@@ -107,8 +100,3 @@ def cmath_close(expected: complex, got, rtol: float) -> bool:
     return math.isclose(expected.real, got.real, rel_tol=rtol, abs_tol=1e-12) and math.isclose(
         expected.imag, got.imag, rel_tol=rtol, abs_tol=1e-12
     )
-
-
-def fresh_args(case: Case, n: int) -> tuple:
-    """The case's arguments at size n (builders are deterministic: same seed every time)."""
-    return case.build(n)

@@ -250,7 +250,7 @@ def dot_float32(x, y):
 def int8_total(a):
     total = 0
     for i in range(a.shape[0]):
-        total += a[i]
+        total += int(a[i])
     return total
 
 
@@ -325,7 +325,7 @@ def lattice(n):
 CASES = [
     Case(matmul_loops, lambda n: (matrix(n), matrix(n, seed=1)), 8, 150, "2-d loops"),
     Case(fortran_column_sums, lambda n: (matrix(n, "F"),), 8, 1000, "2-d loops"),
-    Case(fortran_scale_c_order, lambda n: (matrix(n, "F"),), 8, 1000, "2-d loops"),
+    Case(fortran_scale_c_order, lambda n: (matrix(n, "F"),), 8, 600, "2-d loops"),
     Case(strided_sum, lambda n: (matrix(n),), 12, 2000, "2-d loops"),
     Case(transpose_copy, lambda n: (matrix(n),), 8, 1000, "2-d loops"),
     Case(jacobi_step, lambda n: (matrix(n),), 8, 1000, "2-d loops"),

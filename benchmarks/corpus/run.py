@@ -132,7 +132,14 @@ def print_table(outcomes: list[Outcome]) -> None:
     for o in outcomes:
         ratio = "-" if o.ratio is None else f"{o.ratio:.2f}x"
         lines.append(
-            (o.case.name, o.case.topic, milliseconds(o.ember), milliseconds(o.numba), ratio, o.status)
+            (
+                o.case.name,
+                o.case.topic,
+                milliseconds(o.ember),
+                milliseconds(o.numba),
+                ratio,
+                o.status,
+            )
         )
     widths = [max(len(line[i]) for line in lines) for i in range(5)]
     for n, line in enumerate(lines):
@@ -149,7 +156,9 @@ def print_summary(outcomes: list[Outcome]) -> None:
     failing = [o for o in outcomes if o.status.startswith(("FAILS", "WRONG", "ember"))]
     print()
     if failing:
-        print(f"ember fails or disagrees ({len(failing)}): " + ", ".join(o.case.name for o in failing))
+        print(
+            f"ember fails or disagrees ({len(failing)}): " + ", ".join(o.case.name for o in failing)
+        )
     if ratios:
         print(f"median ember/numba: {statistics.median(ratios):.2f}x over {len(ratios)} kernels")
     listed = ", ".join(f"{o.case.name} ({o.ratio:.2f}x)" for o in flagged) or "none"
