@@ -6,11 +6,17 @@ Each kernel is first checked: ember's result on the small input must equal the p
 and ember's and Numba's results on the timed input must agree (np.allclose). Then the two are
 timed alternately (ember, Numba, ember, ...), each turn a loop of calls lasting at least the
 minimum time, and the best turn of each is kept. Kernels over 1.1x Numba's time are flagged.
+
+Times are CPU seconds of this process (time.process_time), not wall time: on a shared machine
+the wall clock also counts the time other processes hold the core. BLAS runs on one thread
+(OPENBLAS_NUM_THREADS=1 unless set) for the same reason: a second BLAS thread spinning for a
+busy core made `np.dot` timings vary tenfold between runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -18,6 +24,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before NumPy loads its BLAS
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import Case, agree, jitted, load  # noqa: E402
@@ -50,20 +57,20 @@ def calls_per_turn(func, args: tuple, min_seconds: float) -> int:
     """How many calls make one timing turn last at least `min_seconds`."""
     number = 1
     while True:
-        started = time.perf_counter()
+        started = time.process_time()
         for _ in range(number):
             func(*args)
-        elapsed = time.perf_counter() - started
+        elapsed = time.process_time() - started
         if elapsed >= min_seconds or number >= 1 << 20:
             return number
         number *= 2 if elapsed * 4 > min_seconds else 8
 
 
 def turn_seconds(func, args: tuple, number: int) -> float:
-    started = time.perf_counter()
+    started = time.process_time()
     for _ in range(number):
         func(*args)
-    return (time.perf_counter() - started) / number
+    return (time.process_time() - started) / number
 
 
 def time_alternating(funcs: dict, args: tuple, repeats: int, min_seconds: float) -> dict:
@@ -113,7 +120,7 @@ def measure(name: str, cases: dict, quick: bool) -> Outcome:
     if len(results) == 2 and not agree(results["numba"], results["ember"], ember_case.rtol):
         outcome.status = "ember and Numba differ"
         return outcome
-    times = time_alternating(funcs, args, 3 if quick else 7, 0.02 if quick else 0.05)
+    times = time_alternating(funcs, args, 5 if quick else 9, 0.01 if quick else 0.03)
     outcome.ember, outcome.numba = times.get("ember"), times.get("numba")
     if outcome.ratio is not None and outcome.ratio > FLAG_RATIO and not outcome.status:
         outcome.status = f"> {FLAG_RATIO}x Numba"
