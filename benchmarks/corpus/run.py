@@ -48,9 +48,10 @@ class Outcome:
         return self.ember / self.numba
 
 
-def first_line(error: BaseException) -> str:
-    text = f"{type(error).__name__}: {error}".strip()
-    return text.splitlines()[0][:160]
+def one_line(error: BaseException) -> str:
+    """The error on one line: its type and the lines of its message, joined and shortened."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return f"{type(error).__name__}: " + " / ".join(lines)[:240]
 
 
 def calls_per_turn(func, args: tuple, min_seconds: float) -> int:
@@ -89,14 +90,28 @@ def check_ember(case: Case, reference: Case) -> tuple[object | None, str]:
         compiled = jitted(case, "ember")
         got = compiled(*case.build(case.small))
     except Exception as error:  # noqa: BLE001 - reported in the table, the run goes on
-        return None, "FAILS: " + first_line(error)
+        return None, "FAILS: " + one_line(error)
     expected = reference.func(*reference.build(reference.small))
     if not agree(expected, got, case.rtol):
         return None, "WRONG vs Python"
     return compiled, ""
 
 
+def first_results(funcs: dict, args: tuple) -> tuple[dict, str]:
+    """Each function's result on the timed input; one that raises is dropped from `funcs`
+    and named in the returned status."""
+    results, status = {}, ""
+    for impl, func in list(funcs.items()):
+        try:
+            results[impl] = func(*args)
+        except Exception as error:  # noqa: BLE001 - reported in the table, the run goes on
+            del funcs[impl]
+            status = status or f"{impl} fails: " + one_line(error)
+    return results, status
+
+
 def measure(name: str, cases: dict, quick: bool) -> Outcome:
+    """Check one kernel, then time ember and Numba on its timed input."""
     ember_case = cases["ember"][name]
     outcome = Outcome(ember_case)
     ember, outcome.status = check_ember(ember_case, cases["python"][name])
@@ -108,15 +123,10 @@ def measure(name: str, cases: dict, quick: bool) -> Outcome:
         try:
             funcs["numba"] = jitted(numba_case, "numba")
         except Exception as error:  # noqa: BLE001
-            outcome.status = outcome.status or "numba fails: " + first_line(error)
+            outcome.status = outcome.status or "numba fails: " + one_line(error)
     args = ember_case.build(ember_case.size)
-    results = {}
-    for impl, func in list(funcs.items()):
-        try:
-            results[impl] = func(*args)
-        except Exception as error:  # noqa: BLE001
-            del funcs[impl]
-            outcome.status = outcome.status or f"{impl} fails: " + first_line(error)
+    results, failure = first_results(funcs, args)
+    outcome.status = outcome.status or failure
     if len(results) == 2 and not agree(results["numba"], results["ember"], ember_case.rtol):
         outcome.status = "ember and Numba differ"
         return outcome
