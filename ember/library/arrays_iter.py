@@ -31,6 +31,7 @@ _ITERATORS = (
     types.EnumerateType,
     types.ZipType,
     types.UniTupleIterator,
+    types.HashTableIterator,
 )
 
 
@@ -44,7 +45,9 @@ def iterator_of(typ: types.Type) -> types.Type | None:
         return typ.iterator_type
     if isinstance(typ, types.UniTuple):
         return types.UniTupleIterator(typ)
-    if isinstance(typ, types.List) and typ.is_precise:
+    if isinstance(typ, (types.List, types.HashTable)) and typ.is_precise:
+        return typ.iterator_type
+    if isinstance(typ, types.DictView):
         return typ.iterator_type
     return None
 

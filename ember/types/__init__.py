@@ -43,6 +43,16 @@ from ember.types.functions import (
     Function,
     Module,
 )
+from ember.types.dicts import (
+    DictType,
+    DictView,
+    HashTable,
+    HashTableIterator,
+    Set,
+    empty_dict,
+    empty_set,
+    unsupported_key,
+)
 from ember.types.generators import Generator
 from ember.types.lists import List, ListIterator, Undefined, undefined, unsupported_item
 from ember.types.optional import Optional, optional
