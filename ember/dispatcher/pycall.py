@@ -45,8 +45,8 @@ def _argument_ctypes(typ: types.Type) -> list:
         return []
     if isinstance(typ, types.Optional):  # {data, valid}, flattened
         return [*_argument_ctypes(typ.type), ctypes.c_uint8]
-    if isinstance(typ, types.List):
-        return [ctypes.c_void_p]  # its meminfo (ListModel)
+    if isinstance(typ, (types.List, types.HashTable)):
+        return [ctypes.c_void_p]  # its meminfo (ListModel, HashTableModel)
     raise TypeError(f"cannot pass a value of type {typ} from Python yet")
 
 
@@ -68,7 +68,7 @@ def _memory_ctype(typ: types.Type) -> Any:
         return type("tuple_memory", (ctypes.Structure,), {"_fields_": fields})
     if isinstance(typ, (types.NoneType, types.Dummy)):
         return type("empty_memory", (ctypes.Structure,), {"_fields_": []})
-    if isinstance(typ, (types.List, types.Generator)):
+    if isinstance(typ, (types.List, types.Generator, types.HashTable)):
         return type(
             "list_memory", (ctypes.Structure,), {"_fields_": [("meminfo", ctypes.c_void_p)]}
         )
@@ -97,6 +97,8 @@ def _flatten(typ: types.Type, value: Any, out: list) -> None:
             _flatten(member, item, out)
     elif isinstance(typ, types.Array):
         arrayboxing.flatten(typ, value, out)
+    elif isinstance(typ, types.DictType):
+        out.append(value._meminfo)  # an ember.typed.Dict lends its native dict
     elif isinstance(typ, types.Optional):
         if value is None:  # zeroed data, not valid
             out.extend(ctype().value or 0 for ctype in _argument_ctypes(typ.type))
@@ -122,6 +124,10 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
         return arrayboxing.box(typ, memory, inputs, memo)
     if isinstance(typ, types.List):
         return _box_list(typ, memory.meminfo, inputs, memo)
+    if isinstance(typ, types.HashTable):
+        from ember.typed import accessors
+
+        return accessors.box(typ, memory.meminfo)
     if isinstance(typ, types.Optional):
         if not memory.valid:
             return None
@@ -170,10 +176,12 @@ def make_invoker(sig: Signature, address: int) -> Callable[..., Any]:
     native = prototype(address)
     arg_types = sig.args
     return_type = sig.return_type
-    if any(isinstance(typ, types.List) for typ in arg_types):
+    if any(isinstance(typ, (types.List, types.Set)) for typ in arg_types):
         from ember.dispatcher import reflection
 
-    lists = [index for index, typ in enumerate(arg_types) if isinstance(typ, types.List)]
+    lists = [
+        index for index, typ in enumerate(arg_types) if isinstance(typ, (types.List, types.Set))
+    ]
 
     def invoke(*values: Any) -> Any:
         flat: list = []

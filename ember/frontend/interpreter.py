@@ -596,7 +596,8 @@ class _IRBuilder:
 
     def op_SET_ADD(self, inst: Instruction) -> None:
         """A set comprehension's `s.add(item)`; the set sits `arg` deep in the stack."""
-        self._add_to_set(self.stack[-inst.arg], [self.stack.pop()])
+        item = self.stack.pop()
+        self._add_to_set(self.stack[-inst.arg], [item])
 
     def op_SET_UPDATE(self, inst: Instruction) -> None:
         """CPython builds a display of three or more constants as `set()` updated by a constant
@@ -614,10 +615,10 @@ class _IRBuilder:
         for value in constants:
             items.append(self._const(value))
             self.stack.pop()
-        for stmt in self.block.body:  # `set()` becomes a display of the constants' type
-            if isinstance(stmt, ir.Assign) and stmt.target.name == target.name:
+        replaced = (target.name, extension.name)  # `set()` and the frozenset give way to
+        for stmt in list(self.block.body):  # a display of the constants' type
+            if isinstance(stmt, ir.Assign) and stmt.target.name in replaced:
                 self.block.body.remove(stmt)
-                break
         func = self._temp()
         self._assign(func, ir.Global("set_display", displays.set_display, inst.loc))
         self._assign(target, ir.Call(func, items, [], inst.loc))

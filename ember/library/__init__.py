@@ -6,6 +6,7 @@ from ember.library import (  # noqa: F401
     builtins,
     cmathlib,
     dicts,
+    dicts_typed,
     functions,
     generators,
     hashing,

@@ -105,7 +105,7 @@ def dict_getitem(d, key):
             k = ht.as_key(d, key)
             position, _ = ht.lookup(d, k, ht.table_hash(k))
             if position < 0:
-                raise KeyError("key not found")
+                ht.missing(k)
             return ht.value_at(d, position)
 
         return getitem
@@ -140,7 +140,7 @@ def dict_delitem(d, key):
             k = ht.as_key(d, key)
             position, slot = ht.lookup(d, k, ht.table_hash(k))
             if position < 0:
-                raise KeyError("key not found")
+                ht.missing(k)
             ht.forget(d, position, slot)
             ht.take_key(d, position)  # released as the results are dropped
             ht.take_value(d, position)
@@ -199,7 +199,7 @@ def dict_pop(d, key, default=None):
             k = ht.as_key(d, key)
             position, slot = ht.lookup(d, k, ht.table_hash(k))
             if position < 0:
-                raise KeyError("key not found")
+                ht.missing(k)
             ht.forget(d, position, slot)
             ht.take_key(d, position)
             return ht.take_value(d, position)

@@ -14,7 +14,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import TypingError
-from ember.extending import intrinsic, lower_cast, register_jitable
+from ember.extending import intrinsic, lower_cast, overload, register_jitable
 from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
 from ember.typing.conversions import Conversion, can_convert
@@ -222,6 +222,28 @@ def table_to_table(context, builder, from_type, to_type, value):
 
 
 # ---------------------------------------------------------------------------- probing
+
+
+def missing(key):
+    """Raise CPython's `KeyError(key)` (with a constant message for keys an exception cannot
+    carry yet)."""
+    raise KeyError(key)
+
+
+@overload(missing)
+def _missing_overload(key):
+    if isinstance(key, (types.Number, types.Boolean)):
+
+        def raise_with_key(key):
+            raise KeyError(key)
+
+        return raise_with_key
+
+    def raise_without_key(key):
+        raise KeyError("key not found")
+
+    return raise_without_key
+
 
 
 @register_jitable

@@ -49,6 +49,7 @@ from ember.types.dicts import (
     HashTable,
     HashTableIterator,
     Set,
+    TypeRef,
     empty_dict,
     empty_set,
     unsupported_key,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ember.types.abstract import Type
+from ember.types.abstract import Dummy, Type
 from ember.types.containers import BaseTuple, make_tuple
 from ember.types.lists import undefined
 from ember.types.scalars import unliteral
@@ -151,3 +151,18 @@ def unsupported_key(key_type: Type) -> str | None:
 
 empty_dict = DictType(undefined, undefined)
 empty_set = Set(undefined)
+
+
+class TypeRef(Dummy):
+    """A type used as a value (`types.int64` in `Dict.empty(key_type=types.int64, ...)`)."""
+
+    def __init__(self, instance_type: Type) -> None:
+        self.instance_type = instance_type
+        super().__init__(f"typeref[{instance_type}]")
+
+    @property
+    def key(self) -> Any:
+        return self.instance_type
+
+    def _rebuild_args(self) -> tuple:
+        return (self.instance_type,)
