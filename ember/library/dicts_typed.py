@@ -3,9 +3,12 @@ dicts (an empty `Dict()` is typed by what is later stored in it, as `{}` is)."""
 
 from __future__ import annotations
 
+from llvmlite import ir as llvm
+
 from ember import types
 from ember.extending import lower_builtin, lower_getattr, overload
 from ember.library import hashtables as ht
+from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
 from ember.typed import accessors
 from ember.typed.typeddict import Dict
@@ -48,16 +51,32 @@ def _type_empty_of(args, kws):
     return signature(types.DictType(key_type, value_type), *args)
 
 
-@registry.typer(accessors._empty_dict)
+@registry.typer(accessors.empty_dict)
 def _type_empty_dict_of(args, kws):
     if len(args) == 1 and isinstance(_instance(args[0]), types.DictType):
         return signature(args[0].instance_type, *args)
     return None
 
 
+@registry.typer(accessors.dict_at)
+def _type_dict_at(args, kws):
+    if len(args) == 2 and isinstance(_instance(args[1]), types.DictType):
+        return signature(args[1].instance_type, types.int64, args[1])
+    return None
+
+
+@lower_builtin(accessors.dict_at, types.Integer, types.TypeRef)
+def dict_at(context, builder, sig, args):
+    """A new reference to the dict at a meminfo address (the variable releases it)."""
+    meminfo = builder.inttoptr(args[0], refs.ptr)
+    value = builder.insert_value(llvm.Constant(context.value_type(sig.return_type), None), meminfo, 0)
+    refs.incref(builder, sig.return_type, value)
+    return value
+
+
 @lower_builtin(Dict)
 @lower_builtin(_empty_of, types.TypeRef, types.TypeRef)
-@lower_builtin(accessors._empty_dict, types.TypeRef)
+@lower_builtin(accessors.empty_dict, types.TypeRef)
 def new_dict(context, builder, sig, args):
     return table.allocate(context, builder, sig.return_type)
 

@@ -86,25 +86,25 @@ class Dict(MutableMapping):
     def __getitem__(self, key: Any) -> Any:
         if self._dict_type is None:
             raise KeyError(key)
-        return self._accessors().getitem(self, key)
+        return self._accessors().getitem(self._meminfo, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         if self._dict_type is None:
             from ember.dispatcher.typeof import typeof
 
             self._adopt_type(types.DictType(typeof(key), typeof(value)))
-        self._accessors().setitem(self, key, value)
+        self._accessors().setitem(self._meminfo, key, value)
 
     def __delitem__(self, key: Any) -> None:
         if self._dict_type is None:
             raise KeyError(key)
-        self._accessors().delitem(self, key)
+        self._accessors().delitem(self._meminfo, key)
 
     def __contains__(self, key: Any) -> bool:
         if self._dict_type is None:
             return False
         try:
-            return self._accessors().contains(self, key)
+            return self._accessors().contains(self._meminfo, key)
         except (TypeError, OverflowError):  # a key of another type is in no dict of these
             return False
 
