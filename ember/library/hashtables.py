@@ -194,22 +194,22 @@ def new_table(typingctx, prototype):
     return signature(prototype, prototype), codegen
 
 
+def _convert(context, builder, sig, args):
+    """args[1] converted to the return type: a new reference (the result is a variable)."""
+    converted = context.cast(builder, args[1], sig.args[1], sig.return_type)
+    refs.incref(builder, sig.return_type, converted)
+    return converted
+
+
 @intrinsic
 def as_key(typingctx, t, key):
     """`key` converted to the table's key type."""
-
-    def codegen(context, builder, sig, args):
-        return context.cast(builder, args[1], sig.args[1], sig.return_type)
-
-    return signature(t.key_type, t, key), codegen
+    return signature(t.key_type, t, key), _convert
 
 
 @intrinsic
 def as_value(typingctx, t, value):
-    def codegen(context, builder, sig, args):
-        return context.cast(builder, args[1], sig.args[1], sig.return_type)
-
-    return signature(t.value_type, t, value), codegen
+    return signature(t.value_type, t, value), _convert
 
 
 @lower_cast(types.DictType, types.DictType)
