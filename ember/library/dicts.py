@@ -23,6 +23,8 @@ def _is_dict(typ: types.Type) -> bool:
 
 
 def _key_fits(d: types.Type, key: types.Type) -> bool:
+    if _is_dict(d):
+        ht.check_key(d.key_type)
     return _is_dict(d) and ht.converts(key, d.key_type, "key")
 
 

@@ -23,6 +23,8 @@ def _is_set(typ: types.Type) -> bool:
 
 
 def _item_fits(s: types.Type, item: types.Type) -> bool:
+    if _is_set(s):
+        ht.check_key(s.dtype)
     return _is_set(s) and ht.converts(item, s.dtype, "set item")
 
 
