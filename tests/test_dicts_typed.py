@@ -75,7 +75,7 @@ def test_returned_dict_is_a_typed_dict():
 @njit
 def total_of(d):
     total = 0
-    for k, v in d.items():
+    for _, v in d.items():
         total += v
     return total
 

@@ -44,7 +44,12 @@ _NESTED_CODE = {  # co_name of a nested code object -> the construct that made i
     "<genexpr>": "a generator expression",
 }
 
-_INLINED_CODE = {"<lambda>", "<listcomp>", "<dictcomp>", "<setcomp>"}  # nested code that inline_closures.py inlines
+_INLINED_CODE = {
+    "<lambda>",
+    "<listcomp>",
+    "<dictcomp>",
+    "<setcomp>",
+}  # nested code that inline_closures.py inlines
 
 _NESTED_CODE_HINTS = {
     "<listcomp>": "; build the list with a loop instead: xs = [] then xs.append(...) in a for loop",

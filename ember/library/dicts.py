@@ -10,8 +10,8 @@ from ember.errors import TypingError
 from ember.extending import lower_builtin, lower_cast, overload, overload_method
 from ember.ir import displays
 from ember.library import hashtables as ht
-from ember.lowering import dicts as table
 from ember.lowering import arrays as refs
+from ember.lowering import dicts as table
 from ember.lowering import iterators
 from ember.lowering.registry import VarArgs
 from ember.typing.signature import signature

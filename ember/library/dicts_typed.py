@@ -69,7 +69,9 @@ def _type_dict_at(args, kws):
 def dict_at(context, builder, sig, args):
     """A new reference to the dict at a meminfo address (the variable releases it)."""
     meminfo = builder.inttoptr(args[0], refs.ptr)
-    value = builder.insert_value(llvm.Constant(context.value_type(sig.return_type), None), meminfo, 0)
+    value = builder.insert_value(
+        llvm.Constant(context.value_type(sig.return_type), None), meminfo, 0
+    )
     refs.incref(builder, sig.return_type, value)
     return value
 

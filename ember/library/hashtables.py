@@ -245,7 +245,6 @@ def _missing_overload(key):
     return raise_without_key
 
 
-
 @register_jitable
 def table_hash(key):
     """The key's hash as the table keeps it: never -1, which marks a deleted entry."""

@@ -177,7 +177,9 @@ def reallocate(context, builder, table_type, value, slots: llvm.Value) -> None:
     indices = _allocate_block(context, builder, index_bytes)
     refs.memset_zero(builder, nrt.emit_data_pointer(builder, indices), index_bytes, fill=0xFF)
     capacity = builder.sdiv(builder.mul(slots, refs.const(2)), refs.const(3))
-    entries = _allocate_block(context, builder, _entries_bytes(context, builder, table_type, capacity))
+    entries = _allocate_block(
+        context, builder, _entries_bytes(context, builder, table_type, capacity)
+    )
     new_block = nrt.emit_data_pointer(builder, entries)
     old_entries = load_field(builder, value, ENTRIES)
     layout = entry_type(context, table_type)

@@ -34,15 +34,6 @@ from ember.types.containers import (
     range_iter64_type,
     range_state64_type,
 )
-from ember.types.functions import (
-    BoundFunction,
-    DispatcherChoice,
-    DispatcherType,
-    ExceptionClass,
-    ExceptionInstance,
-    Function,
-    Module,
-)
 from ember.types.dicts import (
     DictType,
     DictView,
@@ -53,6 +44,15 @@ from ember.types.dicts import (
     empty_dict,
     empty_set,
     unsupported_key,
+)
+from ember.types.functions import (
+    BoundFunction,
+    DispatcherChoice,
+    DispatcherType,
+    ExceptionClass,
+    ExceptionInstance,
+    Function,
+    Module,
 )
 from ember.types.generators import Generator
 from ember.types.lists import List, ListIterator, Undefined, undefined, unsupported_item
