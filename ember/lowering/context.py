@@ -167,3 +167,4 @@ def _load_implementations() -> None:
     import ember.library  # noqa: F401
     import ember.lowering.casts  # noqa: F401
     import ember.lowering.numbers  # noqa: F401
+    import ember.lowering.powers  # noqa: F401

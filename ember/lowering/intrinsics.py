@@ -39,3 +39,34 @@ def call_intrinsic(
         fnty = llvm.FunctionType(return_type, [op.type for op in operands])
         function = llvm.Function(module, fnty, symbol)
     return builder.call(function, list(operands))
+
+
+def call_c_library(builder: llvm.IRBuilder, name: str, operands: list) -> llvm.Value:
+    """Call the C math library's `name` (all operands and the result of the first operand's
+    type) under a private symbol, so that LLVM cannot swap it for its own rewrite: it turns
+    `pow(x, 2.0)` into `x * x`, which rounds differently in rare cases from the C pow that
+    CPython calls."""
+    symbol = f"ember.libm.{name}"
+    _publish(symbol, name)
+    module = builder.module
+    function = module.globals.get(symbol)
+    if function is None:
+        fnty = llvm.FunctionType(operands[0].type, [op.type for op in operands])
+        function = llvm.Function(module, fnty, symbol)
+    return builder.call(function, list(operands))
+
+
+_published: set[str] = set()
+
+
+def _publish(symbol: str, name: str) -> None:
+    if symbol in _published:
+        return
+    import ctypes
+    import ctypes.util
+
+    import llvmlite.binding as llvm_binding
+
+    library = ctypes.CDLL(ctypes.util.find_library("m") or None)
+    llvm_binding.add_symbol(symbol, ctypes.cast(getattr(library, name), ctypes.c_void_p).value)
+    _published.add(symbol)

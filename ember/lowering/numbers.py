@@ -13,7 +13,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.lowering.casts import make_complex
-from ember.lowering.intrinsics import call_intrinsic
+from ember.lowering.intrinsics import call_c_library, call_intrinsic
 from ember.lowering.registry import lower_builtin
 
 _i1 = llvm.IntType(1)
@@ -163,7 +163,10 @@ def int_power(context, builder, sig, args):
     return power_by_squaring(builder, base, exponent, one)
 
 
-def power_by_squaring(builder, base, exponent, one):
+def power_by_squaring(builder, base, exponent, one, multiply=None):
+    """base ** exponent (an unsigned integer) by a squaring loop; `multiply(a, b)` defaults to
+    integer multiplication."""
+    multiply = multiply or builder.mul
     entry = builder.block
     loop = builder.append_basic_block("pow.loop")
     done = builder.append_basic_block("pow.done")
@@ -176,9 +179,9 @@ def power_by_squaring(builder, base, exponent, one):
     base_phi.add_incoming(base, entry)
     exponent_phi.add_incoming(exponent, entry)
     odd = builder.trunc(exponent_phi, _i1)
-    result = builder.select(odd, builder.mul(result_phi, base_phi), result_phi)
+    result = builder.select(odd, multiply(result_phi, base_phi), result_phi)
     next_exponent = builder.lshr(exponent_phi, llvm.Constant(exponent.type, 1))
-    next_base = builder.mul(base_phi, base_phi)
+    next_base = multiply(base_phi, base_phi)
     result_phi.add_incoming(result, builder.block)
     base_phi.add_incoming(next_base, builder.block)
     exponent_phi.add_incoming(next_exponent, builder.block)
@@ -357,13 +360,6 @@ def float_negate(context, builder, sig, args):
     return builder.fneg(args[0])
 
 
-@lower_builtin(operator.pow, types.Float, types.Integer)
-def float_power_int(context, builder, sig, args):
-    base, exponent = args
-    as_float = builder.sitofp(exponent, base.type)
-    return float_power(context, builder, sig.replace(args=(sig.args[0],) * 2), [base, as_float])
-
-
 @lower_builtin(operator.pow, types.Float, types.Float)
 def float_power(context, builder, sig, args):
     """Python's float `**`: the C pow, plus the errors CPython raises around it.
@@ -394,7 +390,8 @@ def float_power(context, builder, sig, args):
         ValueError,
         "negative number cannot be raised to a fractional power",
     )
-    result = _float_intrinsic(builder, "llvm.pow", base, exponent)
+    name = "powf" if isinstance(base.type, llvm.FloatType) else "pow"
+    result = call_c_library(builder, name, [base, exponent])
     overflow = builder.and_(
         builder.not_(_is_finite(builder, result)),
         builder.and_(_is_finite(builder, base), finite_exponent),

@@ -1,0 +1,113 @@
+"""A float raised to an integer: equal to CPython's `**` bit for bit (values, signed zeros,
+NaN, OverflowError, ZeroDivisionError) for constant and run-time exponents; under fastmath, the
+multiplications Numba uses, within a few units in the last place."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ember import njit
+
+CONSTANT_EXPONENTS = (0, 1, 2, 3, 4, 5, 6, 7, 10, 17, 33, 64, 65, 100, -1, -2, -3, -7, -64, -65)
+SPECIAL_BASES = (0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan, 5e-324, -2.2e-308,
+                 1e-300, 1e103, -1e103, 1e200, 1.0000001, 0.9999999, 2.0, 0.5, -3.5)  # fmt: skip
+
+
+def _outcome(function, *args):
+    try:
+        return ("value", function(*args))
+    except (OverflowError, ZeroDivisionError) as error:
+        return (type(error).__name__, str(error))
+
+
+def _same(mine, theirs) -> bool:
+    if mine[0] != "value" or theirs[0] != "value":
+        return mine[0] == theirs[0]
+    a, b = mine[1], theirs[1]
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
+def _constant_power(n: int):
+    namespace: dict = {}
+    exec(f"def power(x):\n    return x ** {n}\n", namespace)
+    return njit(namespace["power"])
+
+
+CONSTANT_POWERS = {n: _constant_power(n) for n in CONSTANT_EXPONENTS}
+
+
+@njit
+def variable_power(x, n):
+    return x**n
+
+
+@pytest.mark.parametrize("n", CONSTANT_EXPONENTS)
+def test_constant_exponents_on_special_bases(n):
+    power = CONSTANT_POWERS[n]
+    for x in SPECIAL_BASES:
+        assert _same(_outcome(power, x), _outcome(power.py_func, x)), (x, n)
+
+
+@pytest.mark.parametrize("n", [*range(-12, 13), 1000, -1000, 2**30, -(2**30), 2**63 - 1, -(2**63)])
+def test_run_time_exponents_on_special_bases(n):
+    for x in SPECIAL_BASES:
+        assert _same(_outcome(variable_power, x, n), _outcome(variable_power.py_func, x, n)), (x, n)
+
+
+def test_many_random_bases_match_cpython_bit_for_bit():
+    """Near a rounding tie, CPython's C pow and the correctly rounded result can differ: the
+    compiled code must give CPython's answer there too."""
+    rng = np.random.default_rng(5)
+    for scale in (1.0, 10.0, 1e-3, 1e30):
+        bases = rng.uniform(-scale, scale, 4000).tolist()
+        for n in (2, 3, 5, 7, 17, -1, -3, -5, 100, -100):
+            power = CONSTANT_POWERS.get(n) or _constant_power(n)
+            for x in bases:
+                expected = _outcome(power.py_func, x)
+                assert _same(_outcome(power, x), expected), (x, n)
+                assert _same(_outcome(variable_power, x, n), expected), (x, n)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(allow_nan=True, allow_infinity=True), st.integers(-300, 300))
+def test_hypothesis_bases_and_exponents(x, n):
+    assert _same(_outcome(variable_power, x, n), _outcome(variable_power.py_func, x, n))
+
+
+@njit
+def powers_of_array(a, n):
+    cubes, powers = np.empty_like(a), np.empty_like(a)
+    for i in range(a.size):
+        cubes[i] = a[i] ** 3
+        powers[i] = a[i] ** n
+    return cubes, powers
+
+
+def test_float32_elements_follow_numpys_float32_power():
+    a = np.random.default_rng(2).uniform(-4, 4, 500).astype(np.float32)
+    cubes, powers = powers_of_array(a, -2)
+    np.testing.assert_array_max_ulp(cubes, np.array([x**3 for x in a]), maxulp=1)
+    np.testing.assert_array_max_ulp(powers, np.array([x**-2 for x in a]), maxulp=1)
+
+
+@njit(fastmath=True)
+def fast_powers(x, n):
+    return x**3, x**-2, x**n
+
+
+def test_fastmath_multiplies_within_a_few_ulps():
+    for x in np.random.default_rng(3).uniform(-10, 10, 2000).tolist():
+        if x == 0.0:
+            continue
+        for mine, theirs in zip(fast_powers(x, 6), fast_powers.py_func(x, 6)):
+            assert mine == pytest.approx(theirs, rel=8 * 2.0**-52)
+
+
+def test_fastmath_keeps_zero_division_error():
+    with pytest.raises(ZeroDivisionError):
+        fast_powers(0.0, 2)
