@@ -204,9 +204,57 @@ def colliding_keys(n):
     return total
 
 
+def conversions_and_reductions():
+    d = {3: 1.0, 1: 2.0, 2: 0.5}
+    return (
+        list(d), sorted(d), list(d.items()), list(d.values()), sum(d.values()),
+        sorted(d.values(), reverse=True), min(d), max(d), min(d.values()), sum(d),
+    )  # fmt: skip
+
+
+def grows_while_iterating():
+    d = {1: 1, 2: 2}
+    for k in d:
+        d[k + 10] = 1
+    return len(d)
+
+
+def shrinks_while_iterating():
+    d = {1: 1, 2: 2}
+    for k in d.items():
+        d.popitem()
+    return len(d)
+
+
+def same_size_while_iterating():
+    d = {1: 1, 2: 2}
+    for k in d:
+        d[k] = 5
+    return d[1] + d[2]
+
+
+@njit
+def _store(d, k):
+    d[k] = 1
+
+
+def passed_to_jitted_callee():
+    d = {0: 0}
+    _store(d, 5)
+    return len(d), d[5]
+
+
+def test_dict_passed_between_jitted_functions():
+    assert njit(passed_to_jitted_callee)() == (2, 1)
+
+
 @pytest.mark.parametrize(
     "func, args",
     [
+        (conversions_and_reductions, ()),
+        (grows_while_iterating, ()),
+        (shrinks_while_iterating, ()),
+        (same_size_while_iterating, ()),
         (literal_sum, ()),
         (iterate, (10,)),
         (iterate, (0,)),

@@ -12,7 +12,6 @@ from ember.ir import displays
 from ember.library import hashtables as ht
 from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
-from ember.lowering import iterators
 from ember.lowering.registry import VarArgs
 from ember.typing.signature import signature
 from ember.typing.templates import registry
@@ -367,15 +366,65 @@ def _type_iter(args, kws):
 @lower_builtin(iter, types.DictType)
 @lower_builtin(iter, types.Set)
 def table_iter(context, builder, sig, args):
-    return iterators.owning_state(context, builder, sig.args[0], args[0])
+    return ht.iteration_state(context, builder, sig.args[0], args[0])
 
 
 @lower_builtin(iter, types.DictView)
 def view_iter(context, builder, sig, args):
     dict_type = sig.args[0].dict_type
-    return iterators.owning_state(context, builder, dict_type, args[0])
+    return ht.iteration_state(context, builder, dict_type, args[0])
 
 
 @lower_builtin(next, types.HashTableIterator)
 def table_next(context, builder, sig, args):
     return ht.iterator_next(context, builder, sig, args)
+
+
+# ---------------------------------------------------------------------------- reductions
+
+
+def _iterable_table(typ: types.Type) -> bool:
+    return ht.is_table(typ) or isinstance(typ, types.DictView)
+
+
+@overload(sorted)
+def table_sorted(iterable, reverse=False):
+    if _iterable_table(iterable):
+        return lambda iterable, reverse=False: sorted(list(iterable), reverse=reverse)
+
+
+def _extreme(symbol: str):
+    def select(iterable):
+        if _iterable_table(iterable) and isinstance(iterable.iterator_type.yield_type, _REAL):
+            return _extreme_impls[symbol]
+
+    return select
+
+
+_REAL = (types.Integer, types.Float, types.Boolean)
+
+
+def _min_of(iterable):
+    return min(list(iterable))
+
+
+def _max_of(iterable):
+    return max(list(iterable))
+
+
+_extreme_impls = {"min": _min_of, "max": _max_of}
+overload(min)(_extreme("min"))
+overload(max)(_extreme("max"))
+
+
+@overload(sum)
+def table_sum(iterable, start=0):
+    if _iterable_table(iterable) and isinstance(iterable.iterator_type.yield_type, _REAL):
+
+        def total(iterable, start=0):
+            result = start
+            for item in iterable:
+                result += item
+            return result
+
+        return total

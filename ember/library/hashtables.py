@@ -354,17 +354,35 @@ def clear(t):
 # ---------------------------------------------------------------------------- iteration
 
 
+def _state_type(context, table_type):
+    """{table, next entry position, size when iteration began}"""
+    return llvm.LiteralStructType([context.value_type(table_type), refs.i64, refs.i64])
+
+
+def iteration_state(context, builder, table_type, value):
+    from ember.lowering import iterators
+
+    size_now = table.load_field(builder, value, table.SIZE)
+    return iterators.owning_state(context, builder, table_type, value, extra=[size_now])
+
+
 def iterator_next(context, builder, sig, args):
     """`next` of a table iterator: the next live entry's key, value or (key, value)."""
     from ember.lowering import iterators
 
     iterator_type = sig.args[0]
     table_type = iterator_type.table_type
-    state_type = llvm.LiteralStructType([context.value_type(table_type), refs.i64])
+    state_type = _state_type(context, table_type)
     value = builder.load(
         builder.gep(args[0], [refs.i32_(0), refs.i32_(0)], source_etype=state_type),
         typ=context.value_type(table_type),
     )
+    began = builder.gep(args[0], [refs.i32_(0), refs.i32_(2)], source_etype=state_type)
+    changed = builder.icmp_signed(
+        "!=", builder.load(began, typ=refs.i64), table.load_field(builder, value, table.SIZE)
+    )
+    what = "dictionary" if isinstance(table_type, types.DictType) else "Set"
+    context.guard(builder, changed, RuntimeError, f"{what} changed size during iteration")
     position_slot = builder.gep(args[0], [refs.i32_(0), refs.i32_(1)], source_etype=state_type)
     search = builder.append_basic_block("table.next.search")
     check = builder.append_basic_block("table.next.check")
