@@ -404,6 +404,29 @@ def dict_of_tuples():
     return d[1][1] + d[2][0]
 
 
+def from_pairs():
+    a = np.array([1, 2, 3])
+    b = np.array([1.5, 2.5, 3.5])
+    d = dict(zip(a, b))
+    e = dict([(1, 2), (3, 4)])
+    f = dict(d.items())
+    return float(d[2]), e[3], len(f), float(dict(enumerate(b))[1])
+
+
+def list_of_dicts():
+    xs = [{1: 2}]
+    xs.append({3: 4})
+    xs[0][5] = 6
+    return xs[1][3], len(xs[0])
+
+
+def test_dicts_from_pairs_and_in_lists():
+    _same(from_pairs)
+    _same(list_of_dicts)
+    returned = njit(lambda: [{1: 2.0}, {3: 4.0}])()
+    assert [_plain(d) for d in returned] == [{1: 2.0}, {3: 4.0}]
+
+
 def test_values_of_any_type():
     _same(dict_of_arrays, 5)
     _same(dict_of_lists, 4)

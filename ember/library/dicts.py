@@ -10,6 +10,7 @@ from ember.errors import TypingError
 from ember.extending import lower_builtin, lower_cast, overload, overload_method
 from ember.ir import displays
 from ember.library import hashtables as ht
+from ember.library.arrays_iter import iterator_of
 from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
 from ember.lowering.registry import VarArgs
@@ -69,9 +70,37 @@ def empty_dict(context, builder, sig, args):
 
 
 @overload(dict)
-def dict_copy_of(other):
+def dict_from(other):
+    """`dict(d)` copies a dict; `dict(pairs)` takes (key, value) pairs from an iterable."""
     if _is_dict(other):
         return lambda other: other.copy()
+    iterator = iterator_of(other)
+    pair = iterator.yield_type if iterator is not None else None
+    if isinstance(pair, types.BaseTuple) and len(pair) == 2:
+        ht.check_key(types.unliteral(pair.types[0]))
+
+        def from_pairs(other):
+            out = _dict_of_pairs(other)
+            for key, value in other:
+                out[key] = value
+            return out
+
+        return from_pairs
+
+
+def _dict_of_pairs(iterable):
+    raise NotImplementedError("runs only in compiled code")
+
+
+@registry.typer(_dict_of_pairs)
+def _type_dict_of_pairs(args, kws):
+    key_type, value_type = iterator_of(args[0]).yield_type.types
+    return signature(types.DictType(key_type, value_type), *args)
+
+
+@lower_builtin(_dict_of_pairs, types.Type)
+def _lower_dict_of_pairs(context, builder, sig, args):
+    return table.allocate(context, builder, sig.return_type)
 
 
 @lower_cast(types.DictType, types.Boolean)

@@ -78,10 +78,13 @@ class ListIterator(Type):
 
 def unsupported_item(dtype: Type) -> str | None:
     """Why lists cannot hold items of `dtype`, or None when they can."""
-    if isinstance(dtype, (Number, List, Array)):
+    from ember.types.dicts import HashTable
+
+    if isinstance(dtype, (Number, List, Array, HashTable)):
         return None
     if isinstance(dtype, BaseTuple) and all(unsupported_item(t) is None for t in dtype.types):
         return None
     return (
-        f"lists of {dtype} are not supported: list items must be numbers, arrays, tuples or lists"
+        f"lists of {dtype} are not supported: list items must be numbers, arrays, tuples, "
+        "lists, dicts or sets"
     )
