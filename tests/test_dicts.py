@@ -221,7 +221,7 @@ def grows_while_iterating():
 
 def shrinks_while_iterating():
     d = {1: 1, 2: 2}
-    for k in d.items():
+    for _ in d.items():
         d.popitem()
     return len(d)
 
