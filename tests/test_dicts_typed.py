@@ -143,3 +143,14 @@ def test_int_out_of_range_key_is_refused():
 def test_untyped_empty_dict_cannot_be_passed():
     with pytest.raises(TypeError, match="Dict.empty"):
         add_and_remove(typed.Dict(), 1)
+
+
+def test_pickles_by_value():
+    import pickle
+
+    d = typed.Dict.empty(types.int64, types.float64)
+    d[3] = 1.5
+    copy = pickle.loads(pickle.dumps(d))
+    assert isinstance(copy, typed.Dict) and copy == {3: 1.5}
+    copy[4] = 2.0
+    assert 4 not in d

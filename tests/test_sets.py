@@ -198,3 +198,13 @@ def test_no_leaks_over_many_calls():
     gc.collect()
     after = ember.runtime.stats()
     assert after.alloc - before.alloc == after.free - before.free
+
+
+def test_set_unpacking_display_is_unsupported():
+    def f(n):
+        a = {1, n}
+        b = {*a, 3}
+        return len(b)
+
+    with pytest.raises(ember.errors.UnsupportedError, match="add or update"):
+        njit(f)(2)
