@@ -111,3 +111,30 @@ def test_fastmath_multiplies_within_a_few_ulps():
 def test_fastmath_keeps_zero_division_error():
     with pytest.raises(ZeroDivisionError):
         fast_powers(0.0, 2)
+
+
+@njit
+def float_exponents(x):
+    return x**2.0, x**-3.0, abs(x) ** 0.5, math.pow(x, 3.0), math.pow(x, -2.0), math.pow(x, 2.5)
+
+
+def _outcomes_per_item(function, x):
+    results = []
+    for k in range(6):
+        try:
+            results.append(("value", function(x)[k]))
+        except (OverflowError, ZeroDivisionError, ValueError) as error:
+            results.append((type(error).__name__, str(error)))
+            break
+    return results
+
+
+def test_integral_float_exponents_and_math_pow_match_cpython():
+    rng = np.random.default_rng(11)
+    bases = [*SPECIAL_BASES, *rng.uniform(0, 10, 3000).tolist(), *rng.uniform(-1, 1, 500).tolist()]
+    for x in bases:
+        mine, theirs = (
+            _outcomes_per_item(float_exponents, x),
+            _outcomes_per_item(float_exponents.py_func, x),
+        )
+        assert len(mine) == len(theirs) and all(map(_same, mine, theirs)), x

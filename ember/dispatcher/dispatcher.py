@@ -170,7 +170,9 @@ class Dispatcher:
         )
 
     def inspect_llvm(self, signature: tuple | None = None) -> dict[tuple, str] | str:
-        found = {args: r.library.llvm_ir for args, r in self.overloads.items()}
+        """The optimized LLVM IR of each compiled signature (of one, when given), with the
+        callees linked into it, as the machine code is generated from it."""
+        found = {args: r.library.optimized_ir for args, r in self.overloads.items()}
         return found[tuple(signature)] if signature is not None else found
 
     def inspect_asm(self, signature: tuple | None = None) -> dict[tuple, str] | str:

@@ -35,6 +35,7 @@ from typing import Any
 
 from ember.errors import UnsupportedError
 from ember.frontend.bytecode import ByteCode
+from ember.frontend.genexpr import generator_of
 from ember.frontend.interpreter import build_ir
 from ember.ir import nodes as ir
 
@@ -90,6 +91,8 @@ class _Inliner:
                 raise UnsupportedError("too many nested inner-function calls to inline", None)
             if site.candidates is not None:
                 self._split_choice(site)
+            elif site.code is not None and site.code.co_name == "<genexpr>":
+                self._call_generator(site)
             else:
                 self._inline(site)
         self._remove_function_values()
@@ -176,6 +179,19 @@ class _Inliner:
         self.func_ir.blocks[continuation] = rest
         self.chains[continuation] = chain
         site.block.body[site.index :] = [ir.Jump(base + callee_ir.entry, call_stmt.loc)]
+
+    def _call_generator(self, site: _CallSite) -> None:
+        """A generator expression's call becomes a call of a jitted generator function with
+        the iterator and the enclosing variables it reads (frontend/genexpr.py)."""
+        call_stmt = site.block.body[site.index]
+        loc = call_stmt.loc
+        generator = generator_of(site.code, self.func_ir.py_func, loc)
+        callee = ir.Var(f"$genexpr{self.count}", loc)
+        arguments = [*call_stmt.value.args, *site.make_function.closure]
+        site.block.body[site.index : site.index + 1] = [
+            ir.Assign(callee, ir.Global("genexpr", generator, loc), loc),
+            ir.Assign(call_stmt.target, ir.Call(callee, arguments, [], loc), loc),
+        ]
 
     def _split_choice(self, site: _CallSite) -> None:
         """`r = f(args)` where f is one of several inner functions: compare f's number with

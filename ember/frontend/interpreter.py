@@ -44,16 +44,19 @@ _NESTED_CODE = {  # co_name of a nested code object -> the construct that made i
     "<genexpr>": "a generator expression",
 }
 
+<<<<<<< HEAD
 _INLINED_CODE = {
     "<lambda>",
     "<listcomp>",
     "<dictcomp>",
     "<setcomp>",
 }  # nested code that inline_closures.py inlines
+=======
+_INLINED_CODE = {"<lambda>", "<listcomp>", "<genexpr>"}  # handled by inline_closures.py
+>>>>>>> main
 
 _NESTED_CODE_HINTS = {
     "<listcomp>": "; build the list with a loop instead: xs = [] then xs.append(...) in a for loop",
-    "<genexpr>": "; write the loop out, or loop over a jitted generator function (with yield)",
 }
 
 _UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error messages

@@ -32,6 +32,7 @@ _ITERATORS = (
     types.ZipType,
     types.UniTupleIterator,
     types.HashTableIterator,
+    types.Generator,
 )
 
 

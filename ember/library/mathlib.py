@@ -11,6 +11,8 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.extending import overload
 from ember.lowering.intrinsics import call_intrinsic
+from ember.lowering.numbers import c_pow
+from ember.lowering.powers import power_with_float_exponent
 from ember.lowering.registry import lower_builtin
 from ember.typing.signature import signature
 from ember.typing.templates import registry
@@ -28,7 +30,7 @@ _BINARY = {
     "hypot": None,
     "copysign": "llvm.copysign",
     "fmod": None,
-    "pow": "llvm.pow",
+    "pow": None,
 }
 # CPython's math_1 and math_2 rules (error_model='python'): a NaN from operands that are not NaN
 # is a domain error (ValueError); an infinity from finite operands is a range error
@@ -37,6 +39,9 @@ _BINARY = {
 _CAN_OVERFLOW = {"exp", "exp2", "expm1", "cosh", "sinh"}
 _POLES_AT_NONPOSITIVE_INTEGERS = {"gamma", "lgamma"}  # overflow anywhere else
 _NEVER_RAISE = {"hypot", "copysign", "atan2"}
+# Functions whose result is finite for every finite operand: no infinity check.
+_BOUNDED = {"sqrt", "sin", "cos", "tan", "tanh", "asin", "acos", "atan", "erf", "erfc", "fabs",
+            "cbrt"}  # fmt: skip
 
 
 def _real_operand(arg: types.Type) -> types.Type | None:
@@ -81,10 +86,18 @@ def _register_binary(name: str) -> None:
 
     @lower_builtin(function, types.Float, types.Float)
     def _lower(context, builder, sig, args):
-        result = call_math(builder, name, _BINARY[name], *args)
-        if context.options.error_model == "python" and name not in _NEVER_RAISE:
-            _python_errors(context, builder, name, list(args), result)
-        return result
+        def with_errors():
+            if name == "pow":
+                result = c_pow(context, builder, *args)
+            else:
+                result = call_math(builder, name, _BINARY[name], *args)
+            if context.options.error_model == "python" and name not in _NEVER_RAISE:
+                _python_errors(context, builder, name, list(args), result)
+            return result
+
+        if name == "pow":
+            return power_with_float_exponent(context, builder, args, with_errors)
+        return with_errors()
 
 
 def _python_errors(context, builder, name: str, operands: list, result) -> None:
@@ -94,6 +107,8 @@ def _python_errors(context, builder, name: str, operands: list, result) -> None:
     context.guard(
         builder, builder.and_(nan_result, no_nan_operand), ValueError, "math domain error"
     )
+    if name in _BOUNDED:
+        return
     finite_operands = _all(builder, [_is_finite(builder, op) for op in operands])
     infinite_result = _is_infinite(builder, result)
     blew_up = builder.and_(infinite_result, finite_operands)

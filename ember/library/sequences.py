@@ -14,6 +14,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.extending import overload
+from ember.library.arrays_iter import iterator_of
 from ember.lowering.registry import lower_builtin, lower_getattr
 from ember.typing.overload import register_jitable
 from ember.typing.signature import signature
@@ -22,6 +23,11 @@ from ember.typing.templates import AttributeTemplate, registry
 
 def _number(typ) -> bool:
     return isinstance(types.unliteral(typ), (types.Number, types.Boolean))
+
+
+def _iterator(typ) -> bool:
+    """An iterator or generator: `iter(x)` is `x` itself."""
+    return iterator_of(typ) is typ
 
 
 def _indexable(typ) -> bool:
@@ -87,7 +93,7 @@ def builtin_reversed(seq):
 
 @overload(sorted)
 def builtin_sorted(iterable, reverse=False):
-    if not (_indexable(iterable) or isinstance(iterable, types.RangeType)):
+    if not (_indexable(iterable) or isinstance(iterable, types.RangeType) or _iterator(iterable)):
         return None
 
     def sorted_items(iterable, reverse=False):
@@ -132,6 +138,38 @@ def _array_extreme(symbol: str):
 
 overload(max)(_array_extreme("max"))
 overload(min)(_array_extreme("min"))
+
+
+def _iterator_extreme(symbol: str):
+    """min/max over iterators and generators (generator expressions too): one pass, the
+    first of equal extremes kept, as CPython does."""
+    better = operator.gt if symbol == "max" else operator.lt
+    message = f"{symbol}() arg is an empty sequence"
+
+    def select(iterable):
+        if isinstance(iterable, types.RangeType):
+            iterable = iterable.iterator_type
+        if not (_iterator(iterable) and _number(iterable.yield_type)):
+            return None
+
+        def extreme(iterable):
+            empty = True
+            for item in iterable:
+                if empty:
+                    best, empty = item, False
+                elif better(item, best):
+                    best = item
+            if empty:
+                raise ValueError(message)
+            return best
+
+        return extreme
+
+    return select
+
+
+overload(max)(_iterator_extreme("max"))
+overload(min)(_iterator_extreme("min"))
 
 
 # ---------------------------------------------------------------------------- isinstance

@@ -360,7 +360,6 @@ def float_negate(context, builder, sig, args):
     return builder.fneg(args[0])
 
 
-@lower_builtin(operator.pow, types.Float, types.Float)
 def float_power(context, builder, sig, args):
     """Python's float `**`: the C pow, plus the errors CPython raises around it.
 
@@ -390,14 +389,22 @@ def float_power(context, builder, sig, args):
         ValueError,
         "negative number cannot be raised to a fractional power",
     )
-    name = "powf" if isinstance(base.type, llvm.FloatType) else "pow"
-    result = call_c_library(builder, name, [base, exponent])
+    result = c_pow(context, builder, base, exponent)
     overflow = builder.and_(
         builder.not_(_is_finite(builder, result)),
         builder.and_(_is_finite(builder, base), finite_exponent),
     )
     context.guard(builder, overflow, OverflowError, 34, "Numerical result out of range")
     return result
+
+
+def c_pow(context, builder, base, exponent):
+    """The C library's pow, which CPython calls; LLVM may rewrite it only under fastmath (it
+    turns pow(x, 2.0) into x * x, which rounds differently in rare cases)."""
+    if context.options.fastmath_flags:
+        return context.apply_fastmath(_float_intrinsic(builder, "llvm.pow", base, exponent))
+    name = "powf" if isinstance(base.type, llvm.FloatType) else "pow"
+    return call_c_library(builder, name, [base, exponent])
 
 
 def _is_finite(builder, value):

@@ -6,6 +6,7 @@ huge exponents take the C `pow` with Python's errors (ember/lowering/numbers.py)
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 
 from llvmlite import ir as llvm
 
@@ -26,21 +27,56 @@ def float_power_int(context, builder, sig, args):
     exponent_type = types.unliteral(sig.args[1])
     if context.options.fastmath_flags:
         return _fast_math_power(context, builder, base, exponent, exponent_type)
+    return integer_power(
+        builder, base, exponent, exponent_type, lambda: _c_power(context, builder, sig, args)
+    )
+
+
+@lower_builtin(operator.pow, types.Float, types.Float)
+def float_power_float(context, builder, sig, args):
+    """`x ** 2.0` as `x ** 2`: CPython's C pow gives the same for an integral exponent."""
+    return power_with_float_exponent(
+        context, builder, args, lambda: float_power(context, builder, sig, args)
+    )
+
+
+def power_with_float_exponent(context, builder, args, slow: Callable[[], llvm.Value]):
+    """base ** exponent for float operands: by multiplication when the exponent is an
+    integral constant (outside fastmath, where LLVM rewrites pow itself), else `slow()`."""
+    base, exponent = args
+    integral = _integral_constant(exponent)
+    if integral is None or context.options.fastmath_flags:
+        return slow()
+    return integer_power(
+        builder, base, llvm.Constant(llvm.IntType(64), integral), types.int64, slow
+    )
+
+
+def integer_power(builder, base, exponent, exponent_type, slow: Callable[[], llvm.Value]):
+    """base ** exponent (an integer of `exponent_type`), equal to the C pow; `slow()` emits
+    the C pow with the caller's errors, for the cases multiplication cannot decide."""
     if isinstance(exponent, llvm.Constant):
         value = _constant_value(exponent, exponent_type)
         if value == 0:
             return llvm.Constant(base.type, 1.0)
-        if abs(value) <= _UNROLL_LIMIT:
-            fast = _unrolled_power(builder, base, abs(value))
-            return _finish(context, builder, sig, args, fast, value < 0, value > 0, value % 2 == 1)
-        return _c_power(context, builder, sig, base, exponent)
+        if abs(value) > _UNROLL_LIMIT:
+            return slow()
+        power = _unrolled_power(builder, base, abs(value))
+        return _finish(builder, base, power, value < 0, value > 0, value % 2 == 1, slow)
     magnitude, negative = _magnitude(builder, exponent, exponent_type.signed)
-    fast = _squaring_loop(builder, base, magnitude)
+    power = _squaring_loop(builder, base, magnitude)
     small = builder.icmp_unsigned("<=", magnitude, llvm.Constant(magnitude.type, _EXACT_LIMIT))
     odd = builder.trunc(magnitude, llvm.IntType(1))
     nonzero = builder.icmp_unsigned("!=", magnitude, llvm.Constant(magnitude.type, 0))
     positive = builder.and_(nonzero, builder.not_(negative))
-    return _finish(context, builder, sig, args, fast, negative, positive, odd, small)
+    return _finish(builder, base, power, negative, positive, odd, slow, small)
+
+
+def _integral_constant(value) -> int | None:
+    if not isinstance(value, llvm.Constant) or not isinstance(value.constant, float):
+        return None
+    number = value.constant
+    return int(number) if number.is_integer() and abs(number) <= _UNROLL_LIMIT else None
 
 
 def _fast_math_power(context, builder, base, exponent, exponent_type):
@@ -168,13 +204,12 @@ def _reciprocal(builder, value):
 # ---------------------------------------------------------------------------- result
 
 
-def _finish(context, builder, sig, args, power, negative, positive, odd, small=None):
+def _finish(builder, base, power, negative, positive, odd, slow, small=None):
     """The fast result when it is a normal number safely away from a rounding tie (or an exact
     signed zero), else the C pow's answer and errors, on a branch that is rarely taken.
 
     CPython calls the C library's pow, which is correctly rounded except within a tiny fraction
     of a unit in the last place of a tie; near one, the C pow decides, so both agree."""
-    base = args[0]
     float_type = base.type
     if negative is False:
         high, low = power
@@ -201,11 +236,11 @@ def _finish(context, builder, sig, args, power, negative, positive, odd, small=N
         with then:
             fast_block = builder.block
         with otherwise:
-            slow = _c_power(context, builder, sig, base, args[1])
+            slow_result = slow()
             slow_block = builder.block
     result = builder.phi(float_type)
     result.add_incoming(fast, fast_block)
-    result.add_incoming(slow, slow_block)
+    result.add_incoming(slow_result, slow_block)
     return result
 
 
@@ -235,12 +270,11 @@ def _near_tie(builder, high, low):
     return builder.fcmp_unordered("!=", nudged, high)
 
 
-def _c_power(context, builder, sig, base, exponent):
-    exponent_type = types.unliteral(sig.args[1])
-    convert = builder.sitofp if exponent_type.signed else builder.uitofp
-    as_float = convert(exponent, base.type)
+def _c_power(context, builder, sig, args):
+    base, exponent = args
+    convert = builder.sitofp if types.unliteral(sig.args[1]).signed else builder.uitofp
     float_sig = sig.replace(args=(sig.args[0],) * 2)
-    return float_power(context, builder, float_sig, [base, as_float])
+    return float_power(context, builder, float_sig, [base, convert(exponent, base.type)])
 
 
 def _as_i1(flag):
