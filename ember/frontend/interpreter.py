@@ -44,16 +44,13 @@ _NESTED_CODE = {  # co_name of a nested code object -> the construct that made i
     "<genexpr>": "a generator expression",
 }
 
-<<<<<<< HEAD
-_INLINED_CODE = {
+_INLINED_CODE = {  # handled by inline_closures.py
     "<lambda>",
     "<listcomp>",
     "<dictcomp>",
     "<setcomp>",
-}  # nested code that inline_closures.py inlines
-=======
-_INLINED_CODE = {"<lambda>", "<listcomp>", "<genexpr>"}  # handled by inline_closures.py
->>>>>>> main
+    "<genexpr>",
+}
 
 _NESTED_CODE_HINTS = {
     "<listcomp>": "; build the list with a loop instead: xs = [] then xs.append(...) in a for loop",
