@@ -503,6 +503,8 @@ def _lent_methods(func_ir: ir.FunctionIR, typemap: dict) -> set[int]:
             touched = stmt.name if isinstance(stmt, ir.Del) else None
             if isinstance(stmt, ir.Assign):
                 touched = stmt.target.name
+                if isinstance(stmt.value, ir.Var):  # copied (to a phi: `x.m(a if c else b)`)
+                    open_methods.pop(stmt.value.name, None)  # the copy owns a reference
             open_methods = {m: v for m, v in open_methods.items() if v[0] != touched}
             if (
                 isinstance(stmt, ir.Assign)
