@@ -1,18 +1,35 @@
-"""Containers: dicts and sets in compiled code and `ember.typed.Dict` from Python; ember vs
-Numba (when installed) vs CPython.
+"""Containers and strings: ember vs Numba vs CPython on the same kernels.
 
 python benchmarks/bench_containers.py [--quick]
 
-Each case is a function run by each implementation on the same arguments; figures are ms per
-call (us for the Python-side rows), best of repeats, compile excluded; every result is checked
-against CPython's first. Add a row by appending to `CASES` (compiled kernels) or to
-`_python_side_rows`.
+Each case is one row of `CASES`: (section, kernel, argument maker, label). The kernel runs as
+CPython, under ember and under Numba (when installed); every result is checked against
+CPython's first. Figures are ms per call (best of repeats, compile excluded), the harness adds
+the ratios.
 """
 
 from __future__ import annotations
 
-import numpy as np
-from _harness import Report, Row, best_seconds_per_call, import_numba, run_standalone, same_result
+import random
+from collections.abc import Callable
+
+from _harness import Report, Row, best_seconds_per_call, import_numba, run_standalone
+
+
+def split_join(text):
+    return "-".join(text.split())
+
+
+def _text(megabytes: float) -> tuple:
+    """Words of 1-12 letters (some non-ASCII) separated by spaces and newlines."""
+    rng = random.Random(0)
+    letters = "abcdefghijklmnopqrstuvwxyzé"
+    words, size = [], 0
+    while size < megabytes * 1e6:
+        word = "".join(rng.choices(letters, k=rng.randint(1, 12)))
+        words.append(word)
+        size += len(word) + 1
+    return ("".join(w + ("\n" if k % 13 == 12 else " ") for k, w in enumerate(words)),)
 
 
 def dict_insert_lookup(n):
@@ -42,36 +59,45 @@ def set_unique(values):
     return len(seen)
 
 
-_rng = np.random.default_rng(0)
-CASES = [  # (section, label, function, arguments)
-    ("dicts", "insert + lookup, 1M int keys", dict_insert_lookup, (1_000_000,)),
-    ("dicts", "counts of 1M ints (100k distinct)", dict_count_words,
-     (_rng.integers(0, 100_000, 1_000_000),)),
-    ("sets", "add 1M ints (100k distinct)", set_unique, (_rng.integers(0, 100_000, 1_000_000),)),
-]  # fmt: skip
+def _ints(quick: bool) -> tuple:
+    import numpy as np
+
+    return (np.random.default_rng(0).integers(0, 100_000, 1_000_000),)
 
 
-def _time_case(section: str, label: str, func, args: tuple, quick: bool) -> Row:
-    from ember import njit
+# (section, kernel, make_args(quick) -> args, label): later rows go at the end of the list.
+CASES: list[tuple[str, Callable, Callable[[bool], tuple], str]] = [
+    ("strings", split_join, lambda quick: _text(2 if quick else 10), "split + join, 10 MB"),
+    ("dicts", dict_insert_lookup, lambda quick: (1_000_000,), "insert + lookup, 1M int keys"),
+    ("dicts", dict_count_words, _ints, "counts of 1M ints, 100k distinct"),
+    ("sets", set_unique, _ints, "add 1M ints, 100k distinct"),
+]
 
-    impls = {"ember": njit(func), "python": func}
+
+def _variants(func) -> dict:
+    import ember
+
+    impls = {"python": func, "ember": ember.njit(func)}
     numba = import_numba()
     if numba is not None:
         impls["numba"] = numba.njit(func)
+    return impls
+
+
+def measure(section: str, func, args: tuple, label: str, quick: bool) -> Row:
     expected = func(*args)
     times: dict[str, float | None] = {}
-    for name, impl in impls.items():
+    for name, impl in _variants(func).items():
         try:
             got = impl(*args)
         except Exception:  # noqa: BLE001 - reported as n/a
             times[name] = None
             continue
-        if not same_result(expected, got):
+        if got != expected:
             times[name] = None
             continue
-        repeat = 1 if name == "python" or quick else 3
-        times[name] = best_seconds_per_call(lambda: impl(*args), repeat, 0.2)
-    return Row(section, label, times, unit="ms")
+        times[name] = best_seconds_per_call(lambda: impl(*args), 3 if quick else 5, 0.05)
+    return Row(section, f"{func.__name__} ({label})", times, unit="ms")
 
 
 def _python_side_rows(quick: bool) -> list[Row]:
@@ -101,10 +127,12 @@ def _python_side_rows(quick: bool) -> list[Row]:
 
 
 def collect(quick: bool = False) -> Report:
-    report = Report("containers: dicts and sets")
-    for section, label, func, args in CASES:
-        report.rows.append(_time_case(section, label, func, args, quick))
+    report = Report("containers and strings: ms per call")
+    for section, func, make_args, label in CASES:
+        report.rows.append(measure(section, func, make_args(quick), label, quick))
     report.rows.extend(_python_side_rows(quick))
+    report.notes.append("python = the same kernel run by CPython")
+    report.notes.append("string rows include passing the text in and boxing the result")
     return report
 
 

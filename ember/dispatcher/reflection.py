@@ -46,6 +46,10 @@ def _as_set(values):
 def to_native(typ: types.List | types.Set, items: list) -> int:
     """A new native list or set (its meminfo, one reference owned by the caller) holding
     `items`."""
+    if isinstance(typ.dtype, types.UnicodeType):
+        from ember.runtime.string_boxing import list_to_native
+
+        return list_to_native(items)
     import numpy as np
 
     from ember.library.numpy_support import numpy_dtype
@@ -78,6 +82,10 @@ def write_back(typ: types.List | types.Set, meminfo: int, items: list | set) -> 
     from ember.lowering.lists import HeaderMemory
     from ember.runtime import nrt
 
+    if isinstance(typ.dtype, types.UnicodeType):
+        from ember.runtime.string_boxing import list_write_back
+
+        return list_write_back(meminfo, items)
     header = HeaderMemory.from_address(nrt.data_address(meminfo))
     item_ctype = _ITEM_CTYPES[type(typ.dtype)](typ.dtype)
     count = header.size

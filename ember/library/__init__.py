@@ -21,6 +21,11 @@ from ember.library import (  # noqa: F401
     sequences,
     sets,
     slices,
+    strings,
+    strings_case,
+    strings_convert,
+    strings_methods,
+    strings_more,
     tuples,
     typed_lists,
 )

@@ -27,6 +27,7 @@ class IteratorStateModel(OpaqueModel):
 _ITERATORS = (
     types.ArrayIterator,
     types.ListIterator,
+    types.UnicodeIterator,
     types.RangeIteratorType,
     types.EnumerateType,
     types.ZipType,
@@ -50,6 +51,8 @@ def iterator_of(typ: types.Type) -> types.Type | None:
         return typ.iterator_type
     if isinstance(typ, types.DictView):
         return typ.iterator_type
+    if isinstance(types.unliteral(typ), types.UnicodeType):
+        return types.unicode_type.iterator_type
     return None
 
 

@@ -41,6 +41,7 @@ _SIGNATURES: dict[str, tuple[llvm.Type, list[llvm.Type]]] = {
     "PyLong_FromLongLong": (_PTR, [_LONGLONG]),
     "PyLong_FromUnsignedLongLong": (_PTR, [_LONGLONG]),
     "PyBool_FromLong": (_PTR, [_LONG]),
+    "PyUnicode_FromKindAndData": (_PTR, [llvm.IntType(32), _PTR, _SSIZE]),
     "PyObject_IsTrue": (_INT, [_PTR]),
     "PyComplex_RealAsDouble": (_F64, [_PTR]),
     "PyComplex_ImagAsDouble": (_F64, [_PTR]),
@@ -50,6 +51,8 @@ _SIGNATURES: dict[str, tuple[llvm.Type, list[llvm.Type]]] = {
     "PyObject_CallObject": (_PTR, [_PTR, _PTR]),
     "PyObject_Call": (_PTR, [_PTR, _PTR, _PTR]),
     "PyTuple_New": (_PTR, [_SSIZE]),
+    "PyList_New": (_PTR, [_SSIZE]),
+    "PyList_SetItem": (llvm.IntType(32), [_PTR, _SSIZE, _PTR]),
     "PyTuple_GetItem": (_PTR, [_PTR, _SSIZE]),
     "PyTuple_SetItem": (_INT, [_PTR, _SSIZE, _PTR]),
     "PyTuple_Size": (_SSIZE, [_PTR]),
@@ -188,6 +191,16 @@ class PythonAPI:
 
     def long_from_ulonglong(self, value: llvm.Value) -> llvm.Value:
         return self._call("PyLong_FromUnsignedLongLong", [value])
+
+    def list_new(self, size: llvm.Value) -> llvm.Value:
+        return self._call("PyList_New", [size])
+
+    def list_setitem(self, lst: llvm.Value, index: llvm.Value, item: llvm.Value) -> llvm.Value:
+        """Steals the reference to `item`."""
+        return self._call("PyList_SetItem", [lst, index, item])
+
+    def unicode_from_kind_and_data(self, kind, data, length) -> llvm.Value:
+        return self._call("PyUnicode_FromKindAndData", [kind, data, length])
 
     def bool_from_long(self, value: llvm.Value) -> llvm.Value:
         return self._call("PyBool_FromLong", [value])
