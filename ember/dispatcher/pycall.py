@@ -174,8 +174,8 @@ def _box_list(typ: types.List, meminfo: int, inputs: tuple, memo: dict | None) -
     runtime = nrt.runtime()
     header = HeaderMemory.from_address(nrt.data_address(meminfo))
     item_ctype = _memory_ctype(typ.dtype)
-    owns_memory = isinstance(typ.dtype, (types.Array, types.List, types.HashTable))
-    owns_memory = isinstance(typ.dtype, (types.Array, types.List, types.UnicodeType))
+    owning = (types.Array, types.List, types.HashTable, types.UnicodeType)
+    owns_memory = isinstance(typ.dtype, owning)
     structured = issubclass(item_ctype, ctypes.Structure)
     items = nrt.data_address(header.storage) if header.storage else 0
     result = []

@@ -103,9 +103,11 @@ class Dict(MutableMapping):
     def __contains__(self, key: Any) -> bool:
         if self._dict_type is None:
             return False
+        from ember.errors import TypingError
+
         try:
             return self._accessors().contains(self._meminfo, key)
-        except (TypeError, OverflowError):  # a key of another type is in no dict of these
+        except (TypeError, OverflowError, TypingError):  # another type's key: in no such dict
             return False
 
     def __iter__(self) -> Iterator:
