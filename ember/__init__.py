@@ -15,6 +15,7 @@ from ember import types
 from ember.decorators import jit, njit
 from ember.errors import TypingError, UnsupportedError
 from ember.misc.literal import literal_unroll
+from ember.misc.objmode import objmode
 from ember.parallel.api import (
     get_num_threads,
     get_thread_id,
@@ -23,6 +24,7 @@ from ember.parallel.api import (
     threading_layer,
 )
 from ember.stencils import stencil
+from ember.types import deferred_type, optional
 from ember.types.scalars import (  # the type names Numba exports at its top level
     b1,
     bool_,
@@ -102,6 +104,13 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'ember' has no attribute {name!r}")
 
 
+def jitclass(*args: Any, **kwargs: Any) -> Any:
+    """`@jitclass(spec)` (Numba's older `numba.jitclass`; see ember.experimental.jitclass)."""
+    from ember.jitclasses import jitclass as _jitclass
+
+    return _jitclass(*args, **kwargs)
+
+
 def typeof(value: Any) -> types.Type:
     """The ember type of a Python value (as compiled code would see it)."""
     from ember.dispatcher.typeof import typeof as _typeof
@@ -130,8 +139,12 @@ __all__ = [
     "cfunc",
     "from_dtype",
     "jit",
+    "jitclass",
+    "deferred_type",
+    "optional",
     "literal_unroll",
     "njit",
+    "objmode",
     "stencil",
     "prange",
     "set_num_threads",

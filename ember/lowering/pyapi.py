@@ -27,6 +27,7 @@ _LONG = llvm.IntType(ctypes.sizeof(ctypes.c_long) * 8)
 _LONGLONG = llvm.IntType(ctypes.sizeof(ctypes.c_longlong) * 8)
 _SSIZE = llvm.IntType(ctypes.sizeof(ctypes.c_ssize_t) * 8)
 _F64 = llvm.DoubleType()
+_NULL = llvm.Constant(_PTR, None)
 
 _SIGNATURES: dict[str, tuple[llvm.Type, list[llvm.Type]]] = {
     "Py_IncRef": (_VOID, [_PTR]),
@@ -59,6 +60,9 @@ _SIGNATURES: dict[str, tuple[llvm.Type, list[llvm.Type]]] = {
     "PyGILState_Ensure": (_INT, []),
     "PyGILState_Release": (_VOID, [_INT]),
     "PyErr_WriteUnraisable": (_VOID, [_PTR]),
+    "PyErr_Fetch": (_VOID, [_PTR, _PTR, _PTR]),
+    "PyErr_NormalizeException": (_VOID, [_PTR, _PTR, _PTR]),
+    "PyException_SetTraceback": (_INT, [_PTR, _PTR]),
 }
 
 
@@ -171,6 +175,19 @@ class PythonAPI:
 
     def err_clear(self) -> None:
         self._call("PyErr_Clear", [])
+
+    def err_fetch_exception(self) -> llvm.Value:
+        """Take the pending exception out of the thread state: a new reference to the
+        normalized exception instance (its traceback attached); the error indicator is clear."""
+        slots = [alloca_in_entry(self.builder, _PTR) for _ in range(3)]
+        self._call("PyErr_Fetch", slots)
+        self._call("PyErr_NormalizeException", slots)
+        exc_type, exc_value, traceback = (self.builder.load(slot) for slot in slots)
+        with self.builder.if_then(self.builder.icmp_unsigned("!=", traceback, _NULL)):
+            self._call("PyException_SetTraceback", [exc_value, traceback])
+        self.decref(exc_type)
+        self.decref(traceback)
+        return exc_value
 
     # ------------------------------------------------------------------ numbers
 

@@ -17,6 +17,7 @@ from ember.types.arrays import (
     slice2_type,
     slice3_type,
 )
+from ember.types.classes import ClassInstanceType, ClassType, DeferredType, deferred_type
 from ember.types.containers import (
     BaseTuple,
     NamedTuple,
