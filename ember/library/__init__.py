@@ -3,6 +3,7 @@ everything."""
 
 from ember.library import (  # noqa: F401
     boxing,
+    boxing_arrays,
     builtins,
     cmathlib,
     dicts,
@@ -16,6 +17,7 @@ from ember.library import (  # noqa: F401
     namedtuples,
     numberlib,
     optional,
+    pointers,
     printing,
     ranges,
     sequences,
