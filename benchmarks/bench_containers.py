@@ -32,9 +32,45 @@ def _text(megabytes: float) -> tuple:
     return ("".join(w + ("\n" if k % 13 == 12 else " ") for k, w in enumerate(words)),)
 
 
+def dict_insert_lookup(n):
+    """Insert n int keys, then look every one up."""
+    d = {}
+    for i in range(n):
+        d[i * 7] = i
+    total = 0
+    for i in range(n):
+        total += d[i * 7]
+    return total
+
+
+def dict_count_words(values):
+    """Histogram of an int array in a dict (a get-or-default update per item)."""
+    counts = {values[0]: 0}  # typed by its first item (an empty {} is typed by later stores)
+    for v in values:
+        counts[v] = counts.get(v, 0) + 1
+    return len(counts)
+
+
+def set_unique(values):
+    """The number of distinct items of an array through a set."""
+    seen = set()
+    for v in values:
+        seen.add(v)
+    return len(seen)
+
+
+def _ints(quick: bool) -> tuple:
+    import numpy as np
+
+    return (np.random.default_rng(0).integers(0, 100_000, 1_000_000),)
+
+
 # (section, kernel, make_args(quick) -> args, label): later rows go at the end of the list.
 CASES: list[tuple[str, Callable, Callable[[bool], tuple], str]] = [
     ("strings", split_join, lambda quick: _text(2 if quick else 10), "split + join, 10 MB"),
+    ("dicts", dict_insert_lookup, lambda quick: (1_000_000,), "insert + lookup, 1M int keys"),
+    ("dicts", dict_count_words, _ints, "counts of 1M ints, 100k distinct"),
+    ("sets", set_unique, _ints, "add 1M ints, 100k distinct"),
 ]
 
 
@@ -64,10 +100,37 @@ def measure(section: str, func, args: tuple, label: str, quick: bool) -> Row:
     return Row(section, f"{func.__name__} ({label})", times, unit="ms")
 
 
+def _python_side_rows(quick: bool) -> list[Row]:
+    """`typed.Dict` used from Python: d[k] = v then d[k] for 10k int keys, per operation."""
+    from ember import typed, types
+
+    n = 10_000
+    makers = {"ember": lambda: typed.Dict.empty(types.int64, types.float64), "python": dict}
+    numba = import_numba()
+    if numba is not None:
+        makers["numba"] = lambda: numba.typed.Dict.empty(numba.types.int64, numba.types.float64)
+
+    def run(make):
+        d = make()
+        for i in range(n):
+            d[i] = 0.5
+        total = 0.0
+        for i in range(n):
+            total += d[i]
+        return total
+
+    times = {}
+    for name, make in makers.items():
+        run(make)  # compiles the accessors
+        times[name] = best_seconds_per_call(lambda: run(make), 1 if quick else 3, 0.2) / (2 * n)
+    return [Row("typed.Dict from Python", "d[k] = v and d[k], per operation", times, unit="us")]
+
+
 def collect(quick: bool = False) -> Report:
     report = Report("containers and strings: ms per call")
     for section, func, make_args, label in CASES:
         report.rows.append(measure(section, func, make_args(quick), label, quick))
+    report.rows.extend(_python_side_rows(quick))
     report.notes.append("python = the same kernel run by CPython")
     report.notes.append("string rows include passing the text in and boxing the result")
     return report

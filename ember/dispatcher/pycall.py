@@ -46,8 +46,8 @@ def _argument_ctypes(typ: types.Type) -> list:
         return []
     if isinstance(typ, types.Optional):  # {data, valid}, flattened
         return [*_argument_ctypes(typ.type), ctypes.c_uint8]
-    if isinstance(typ, types.List):
-        return [ctypes.c_void_p]  # its meminfo (ListModel)
+    if isinstance(typ, (types.List, types.HashTable)):
+        return [ctypes.c_void_p]  # its meminfo (ListModel, HashTableModel)
     if isinstance(typ, types.ClassInstanceType):
         return [ctypes.c_void_p, ctypes.c_void_p]  # meminfo, data (InstanceModel)
     if isinstance(typ, types.UnicodeType):
@@ -75,7 +75,7 @@ def _memory_ctype(typ: types.Type) -> Any:
         return type("tuple_memory", (ctypes.Structure,), {"_fields_": fields})
     if isinstance(typ, (types.NoneType, types.Dummy)):
         return type("empty_memory", (ctypes.Structure,), {"_fields_": []})
-    if isinstance(typ, (types.List, types.Generator)):
+    if isinstance(typ, (types.List, types.Generator, types.HashTable)):
         return type(
             "list_memory", (ctypes.Structure,), {"_fields_": [("meminfo", ctypes.c_void_p)]}
         )
@@ -117,6 +117,8 @@ def _flatten(typ: types.Type, value: Any, out: list) -> None:
             _flatten(member, item, out)
     elif isinstance(typ, types.Array):
         arrayboxing.flatten(typ, value, out)
+    elif isinstance(typ, types.DictType):
+        out.append(value._meminfo)  # an ember.typed.Dict lends its native dict
     elif isinstance(typ, types.ClassInstanceType):  # borrowed: the box keeps its reference
         out.extend((value._meminfo, value._data))
     elif isinstance(typ, types.UnicodeType):
@@ -150,6 +152,10 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
         return arrayboxing.box(typ, memory, inputs, memo)
     if isinstance(typ, types.List):
         return _box_list(typ, memory.meminfo, inputs, memo)
+    if isinstance(typ, types.HashTable):
+        from ember.typed import accessors
+
+        return accessors.box(typ, memory.meminfo)
     if isinstance(typ, types.UnicodeType):
         return string_boxing.box(memory)
     if isinstance(typ, types.Optional):
@@ -182,9 +188,8 @@ def _box_list(typ: types.List, meminfo: int, inputs: tuple, memo: dict | None) -
     runtime = nrt.runtime()
     header = HeaderMemory.from_address(nrt.data_address(meminfo))
     item_ctype = _memory_ctype(typ.dtype)
-    owns_memory = isinstance(
-        typ.dtype, (types.Array, types.List, types.UnicodeType, types.ClassInstanceType)
-    )
+    owning = (types.Array, types.List, types.HashTable, types.UnicodeType)
+    owns_memory = isinstance(typ.dtype, (*owning, types.ClassInstanceType))
     structured = issubclass(item_ctype, ctypes.Structure)
     items = nrt.data_address(header.storage) if header.storage else 0
     result = []
@@ -236,10 +241,12 @@ def make_invoker(sig: Signature, address: int) -> Callable[..., Any]:
     native = prototype(address)
     arg_types = sig.args
     return_type = sig.return_type
-    if any(isinstance(typ, types.List) for typ in arg_types):
+    if any(isinstance(typ, (types.List, types.Set)) for typ in arg_types):
         from ember.dispatcher import reflection
 
-    lists = [index for index, typ in enumerate(arg_types) if isinstance(typ, types.List)]
+    lists = [
+        index for index, typ in enumerate(arg_types) if isinstance(typ, (types.List, types.Set))
+    ]
     string_slots = _string_meminfo_slots(arg_types)
     release = None
     if string_slots:

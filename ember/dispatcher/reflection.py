@@ -1,5 +1,6 @@
-"""Python lists passed to compiled code (Numba's reflected lists): a Python list of numbers ->
-a native list for the call -> its items written back into the same Python list afterwards.
+"""Python lists and sets passed to compiled code (Numba's reflected lists and sets): a Python
+list (set) of numbers -> a native list (set) for the call -> its items written back into the
+same Python object afterwards.
 
 The native list is built by a compiled `list(array)` (so it gets the runtime's own layout and
 destructor); after the call the caller's list takes the native list's items when they differ
@@ -16,13 +17,14 @@ from ember import types
 
 
 @functools.cache
-def _builder(item_type: types.Type) -> tuple:
-    """A native `list(array)` for 1-d C arrays of `item_type`: (ctypes function, array type)."""
+def _builder(item_type: types.Type, container: type = list) -> tuple:
+    """A native `list(array)` (or `set(array)`) for 1-d C arrays of `item_type`: (ctypes
+    function, array type)."""
     from ember.decorators import njit
     from ember.runtime import boxing as arrayboxing
 
     array_type = types.Array(item_type, 1, "C")
-    compiled = njit(_as_list).compile((array_type,))
+    compiled = njit(_as_list if container is list else _as_set).compile((array_type,))
     prototype = ctypes.CFUNCTYPE(
         ctypes.c_int32,
         ctypes.c_void_p,
@@ -37,8 +39,13 @@ def _as_list(values):
     return list(values)
 
 
-def to_native(typ: types.List, items: list) -> int:
-    """A new native list (its meminfo, one reference owned by the caller) holding `items`."""
+def _as_set(values):
+    return set(values)
+
+
+def to_native(typ: types.List | types.Set, items: list) -> int:
+    """A new native list or set (its meminfo, one reference owned by the caller) holding
+    `items`."""
     if isinstance(typ.dtype, types.ClassInstanceType):
         return _instances_to_native(typ, items)
     if isinstance(typ.dtype, types.UnicodeType):
@@ -50,8 +57,9 @@ def to_native(typ: types.List, items: list) -> int:
     from ember.library.numpy_support import numpy_dtype
     from ember.runtime import boxing as arrayboxing
 
-    native, array_type, _ = _builder(typ.dtype)
-    values = np.asarray(items, dtype=numpy_dtype(typ.dtype))
+    container = set if isinstance(typ, types.Set) else list
+    native, array_type, _ = _builder(typ.dtype, container)
+    values = np.asarray(list(items), dtype=numpy_dtype(typ.dtype))
     flat: list = []
     arrayboxing.flatten(array_type, values, flat)
     meminfo = ctypes.c_void_p(0)
@@ -62,9 +70,17 @@ def to_native(typ: types.List, items: list) -> int:
     return meminfo.value
 
 
-def write_back(typ: types.List, meminfo: int, items: list) -> None:
+def write_back(typ: types.List | types.Set, meminfo: int, items: list | set) -> None:
     """Give `items` the native list's contents when the callee changed them (an unchanged list
     keeps its own objects: ints in a list of floats stay ints), then release the native list."""
+    if isinstance(typ, types.Set):
+        from ember.typed import accessors
+
+        native_items = accessors.box(typ, meminfo)  # takes over the reference
+        if native_items != items:
+            items.clear()
+            items.update(native_items)
+        return
     from ember.lowering.lists import HeaderMemory
     from ember.runtime import nrt
 

@@ -62,10 +62,32 @@ def _typeof_slow(value: Any, cls: type) -> types.Type | None:
     if isinstance(value, list):
         item_type = getattr(value, "_item_type", None)  # an ember.typed.List
         return types.List(item_type) if item_type is not None else _typeof_list(value)
+    if cls is set or cls is dict:
+        return _typeof_set(value) if cls is set else _refuse_dict()
     numpy_type = _typeof_numpy(value, cls)
     if numpy_type is not None:
         return numpy_type
     return typeof_impl(value)
+
+
+def _typeof_set(items: set) -> types.Type:
+    """A Python set of numbers passes as a set of their common type (reflected, as a list)."""
+    from ember.errors import TypingError
+
+    if not items:
+        raise TypingError("an empty set has no item type: add an item before passing it")
+    return types.Set(_typeof_list(list(items)).dtype)
+
+
+def _refuse_dict() -> None:
+    from ember.errors import TypingError
+
+    raise TypingError(
+        "a Python dict cannot be passed to compiled code (as in Numba, dicts are not "
+        "reflected): pass an ember.typed.Dict, e.g. d = ember.typed.Dict.empty("
+        "key_type=ember.types.int64, value_type=ember.types.float64), or build the dict "
+        "inside the jitted function"
+    )
 
 
 class _CacheInfo:

@@ -15,6 +15,7 @@ from typing import Any
 from ember.errors import UnsupportedError
 from ember.frontend.bytecode import ByteCode, Instruction
 from ember.frontend.cfg import ControlFlowGraph
+from ember.ir import displays
 from ember.ir import nodes as ir
 
 _NULL = object()  # the NULL CPython pushes before a callable; never becomes a variable
@@ -43,7 +44,13 @@ _NESTED_CODE = {  # co_name of a nested code object -> the construct that made i
     "<genexpr>": "a generator expression",
 }
 
-_INLINED_CODE = {"<lambda>", "<listcomp>", "<genexpr>"}  # handled by inline_closures.py
+_INLINED_CODE = {  # handled by inline_closures.py
+    "<lambda>",
+    "<listcomp>",
+    "<dictcomp>",
+    "<setcomp>",
+    "<genexpr>",
+}
 
 _NESTED_CODE_HINTS = {
     "<listcomp>": "; build the list with a loop instead: xs = [] then xs.append(...) in a for loop",
@@ -57,6 +64,7 @@ _UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error mess
     "GET_AWAITABLE": "await",
     "CALL_FUNCTION_EX": "a call with *args or **kwargs unpacking",
     "DICT_MERGE": "a call with **kwargs unpacking",
+    "DICT_UPDATE": "unpacking into a dict display ({**a}; write d = a.copy() then d.update(b))",
     "UNPACK_EX": "starred assignment (a, *b = ...)",
     "LOAD_BUILD_CLASS": "a class definition",
     "PRINT_EXPR": "an interactive expression",
@@ -565,13 +573,90 @@ class _IRBuilder:
                 return stmt
         return None
 
+    def _call_global(self, name: str, value: Any, args: list, push: bool = True) -> ir.Var:
+        func = self._temp()
+        self._assign(func, ir.Global(name, value, self.inst.loc))
+        call = ir.Call(func, args, [], self.inst.loc)
+        if push:
+            return self._push_expr(call)
+        result = self._temp()
+        self._assign(result, call)
+        return result
+
+    def _fill_dict(self, display: ir.Var, pairs: list) -> None:
+        for key, value in pairs:
+            self.block.append(ir.SetItem(display, key, value, self.inst.loc))
+
+    def _add_to_set(self, display: ir.Var, items: list) -> None:
+        for item in items:
+            method = self._temp("add")
+            self._assign(method, ir.GetAttr(display, "add", self.inst.loc))
+            self._assign(self._temp(), ir.Call(method, [item], [], self.inst.loc))
+
     def op_BUILD_MAP(self, inst: Instruction) -> None:
-        raise UnsupportedError("dicts are not supported yet", inst.loc)
+        items = self.stack[len(self.stack) - 2 * inst.arg :] if inst.arg else []
+        del self.stack[len(self.stack) - 2 * inst.arg :]
+        display = self._call_global("dict_display", displays.dict_display, items)
+        self._fill_dict(display, list(zip(items[::2], items[1::2])))
+
+    def op_BUILD_CONST_KEY_MAP(self, inst: Instruction) -> None:
+        names = self.stack.pop()
+        values = self.stack[len(self.stack) - inst.arg :]
+        del self.stack[len(self.stack) - inst.arg :]
+        keys = []
+        for key in self.constants[names.name]:
+            keys.append(self._const(key))
+            self.stack.pop()
+        items = [member for pair in zip(keys, values) for member in pair]
+        display = self._call_global("dict_display", displays.dict_display, items)
+        self._fill_dict(display, list(zip(keys, values)))
+
+    def op_MAP_ADD(self, inst: Instruction) -> None:
+        """A dict comprehension's `d[key] = value`; the dict sits `arg` deep in the stack."""
+        value = self.stack.pop()
+        key = self.stack.pop()
+        self._fill_dict(self.stack[-inst.arg], [(key, value)])
 
     def op_BUILD_SET(self, inst: Instruction) -> None:
-        raise UnsupportedError("sets are not supported yet", inst.loc)
+        items = self.stack[len(self.stack) - inst.arg :] if inst.arg else []
+        del self.stack[len(self.stack) - inst.arg :]
+        display = self._call_global("set_display", displays.set_display, items)
+        self._add_to_set(display, items)
 
-    op_BUILD_CONST_KEY_MAP = op_BUILD_MAP
+    def op_SET_ADD(self, inst: Instruction) -> None:
+        """A set comprehension's `s.add(item)`; the set sits `arg` deep in the stack."""
+        item = self.stack.pop()
+        self._add_to_set(self.stack[-inst.arg], [item])
+
+    def op_SET_UPDATE(self, inst: Instruction) -> None:
+        """CPython builds a display of three or more constants as `set()` updated by a constant
+        frozenset: rebuild it as one display of those constants."""
+        extension = self.stack.pop()
+        target = self.stack[-inst.arg]
+        constants = self.constants.get(getattr(extension, "name", None))
+        if not isinstance(constants, frozenset):
+            raise UnsupportedError(
+                "unpacking into a set display ({*a, *b}) is not supported in nopython mode; "
+                "build the set with add or update",
+                inst.loc,
+            )
+        items = []
+        for value in constants:
+            items.append(self._const(value))
+            self.stack.pop()
+        replaced = (target.name, extension.name)  # `set()` and the frozenset give way to
+        for stmt in list(self.block.body):  # a display of the constants' type
+            if isinstance(stmt, ir.Assign) and stmt.target.name in replaced:
+                self.block.body.remove(stmt)
+        func = self._temp()
+        self._assign(func, ir.Global("set_display", displays.set_display, inst.loc))
+        self._assign(target, ir.Call(func, items, [], inst.loc))
+        self._add_to_set(target, items)
+
+    def op_DELETE_SUBSCR(self, inst: Instruction) -> None:
+        index = self.stack.pop()
+        target = self.stack.pop()
+        self._call_global("delitem", operator.delitem, [target, index], push=False)
 
     # ------------------------------------------------------------------ iteration
 

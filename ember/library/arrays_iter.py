@@ -32,6 +32,7 @@ _ITERATORS = (
     types.EnumerateType,
     types.ZipType,
     types.UniTupleIterator,
+    types.HashTableIterator,
     types.Generator,
 )
 
@@ -46,7 +47,9 @@ def iterator_of(typ: types.Type) -> types.Type | None:
         return typ.iterator_type
     if isinstance(typ, types.UniTuple):
         return types.UniTupleIterator(typ)
-    if isinstance(typ, types.List) and typ.is_precise:
+    if isinstance(typ, (types.List, types.HashTable)) and typ.is_precise:
+        return typ.iterator_type
+    if isinstance(typ, types.DictView):
         return typ.iterator_type
     if isinstance(types.unliteral(typ), types.UnicodeType):
         return types.unicode_type.iterator_type

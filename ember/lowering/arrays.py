@@ -284,10 +284,12 @@ def offset_pointer(builder: llvm.IRBuilder, pointer: llvm.Value, offset: llvm.Va
     return builder.gep(pointer, [offset], source_etype=i8)
 
 
-def memset_zero(builder: llvm.IRBuilder, pointer: llvm.Value, nbytes: llvm.Value) -> None:
-    """Zero `nbytes` bytes at `pointer`."""
+def memset_zero(
+    builder: llvm.IRBuilder, pointer: llvm.Value, nbytes: llvm.Value, fill: int = 0
+) -> None:
+    """Zero `nbytes` bytes at `pointer` (or set each to the byte `fill`)."""
     _memory_intrinsic(builder, "llvm.memset.p0.i64", [ptr, i8, i64, i1])(
-        pointer, llvm.Constant(i8, 0), nbytes, llvm.Constant(i1, 0)
+        pointer, llvm.Constant(i8, fill), nbytes, llvm.Constant(i1, 0)
     )
 
 

@@ -9,11 +9,12 @@ from ember import types
 from ember.lowering import arrays as arr
 
 
-def owning_state(context, builder, container_type: types.Type, container):
-    """Entry-block state {container, index} holding a reference to the container (an array,
-    a list) until the function returns or this iterator is made again."""
+def owning_state(context, builder, container_type: types.Type, container, extra=()):
+    """Entry-block state {container, index, *extra} holding a reference to the container (an
+    array, a list) until the function returns or this iterator is made again; `extra` i64
+    values follow the index (a dict's size when iteration began)."""
     container_llvm = context.value_type(container_type)
-    state_type = llvm.LiteralStructType([container_llvm, arr.i64])
+    state_type = llvm.LiteralStructType([container_llvm, arr.i64] + [arr.i64] * len(extra))
     state = arr.alloca_in_entry(builder, state_type, name="iter.state")
     arr.store_in_entry(builder, llvm.Constant(state_type, None), state)
     container_slot = builder.gep(state, [arr.i32_(0), arr.i32_(0)], source_etype=state_type)
@@ -22,6 +23,9 @@ def owning_state(context, builder, container_type: types.Type, container):
     builder.store(container, container_slot)
     index_slot = builder.gep(state, [arr.i32_(0), arr.i32_(1)], source_etype=state_type)
     builder.store(arr.const(0), index_slot)
+    for position, value in enumerate(extra, start=2):
+        slot = builder.gep(state, [arr.i32_(0), arr.i32_(position)], source_etype=state_type)
+        builder.store(value, slot)
 
     def release(exit_builder):
         slot = exit_builder.gep(state, [arr.i32_(0), arr.i32_(0)], source_etype=state_type)

@@ -1,8 +1,8 @@
 """Numba's `numba.typed` for code written against it: `List` is a Python list that remembers
 its item type, so an empty one can be passed to compiled code; compiled code sees it as a list
 of that type and its changes are written back (see ember/dispatcher/reflection.py). Inside
-compiled code `List()` and `List(iterable)` build ordinary lists. (`Dict` needs dicts in
-compiled code, which ember does not have yet.)"""
+compiled code `List()` and `List(iterable)` build ordinary lists. `Dict` lives in
+ember/typed/typeddict.py."""
 
 from __future__ import annotations
 
@@ -32,4 +32,6 @@ def _as_type(item_type: Any) -> types.Type:
     return from_dtype(item_type)
 
 
-__all__ = ["List"]
+from ember.typed.typeddict import Dict  # noqa: E402 - after List, which it does not need
+
+__all__ = ["Dict", "List"]

@@ -35,6 +35,17 @@ from ember.types.containers import (
     range_iter64_type,
     range_state64_type,
 )
+from ember.types.dicts import (
+    DictType,
+    DictView,
+    HashTable,
+    HashTableIterator,
+    Set,
+    TypeRef,
+    empty_dict,
+    empty_set,
+    unsupported_key,
+)
 from ember.types.functions import (
     BoundFunction,
     DispatcherChoice,

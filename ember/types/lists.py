@@ -80,11 +80,13 @@ class ListIterator(Type):
 
 def unsupported_item(dtype: Type) -> str | None:
     """Why lists cannot hold items of `dtype`, or None when they can."""
-    if isinstance(dtype, (Number, List, Array, UnicodeType, ClassInstanceType)):
+    from ember.types.dicts import HashTable
+
+    if isinstance(dtype, (Number, List, Array, HashTable, UnicodeType, ClassInstanceType)):
         return None
     if isinstance(dtype, BaseTuple) and all(unsupported_item(t) is None for t in dtype.types):
         return None
     return (
         f"lists of {dtype} are not supported: list items must be numbers, strings, arrays, "
-        "tuples, lists or jitclass instances"
+        "tuples, lists, dicts, sets or jitclass instances"
     )

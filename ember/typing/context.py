@@ -31,7 +31,7 @@ class TypingContext:
     def resolve_value_type(self, value: Any) -> types.Type | None:
         """The type of a constant or global value seen at compile time, or None."""
         if isinstance(value, types.Type):
-            return None
+            return types.TypeRef(value)
         scalar = _SCALAR_TYPES.get(type(value))
         if scalar is not None:
             return scalar

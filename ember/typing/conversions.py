@@ -202,6 +202,11 @@ def unify_pair(first: types.Type, second: types.Type) -> types.Type | None:
         if not first.is_precise:
             return second
         return first if not second.is_precise else None
+    if isinstance(first, types.HashTable) and type(first) is type(second):
+        # as for lists: only an empty `{}`/`set()` of undefined members takes another's type
+        if not first.is_precise:
+            return second
+        return first if not second.is_precise else None
     if isinstance(first, types.ExceptionInstance) and isinstance(second, types.ExceptionInstance):
         return types.ExceptionInstance(BaseException)  # one layout for every class
     if isinstance(first, types.BoundFunction) and isinstance(second, types.BoundFunction):

@@ -97,20 +97,28 @@ class TypeInferer:
             raise TypingError(self._untypable_message(stmt), stmt.loc)
 
     def _check_empty_lists(self, statements: list[ir.Stmt]) -> None:
-        """An empty list display that nothing stores into has no item type to compile for."""
+        """An empty list (dict, set) display that nothing stores into has no item type to
+        compile for."""
         untyped = [
             stmt
             for stmt in statements
             if isinstance(stmt, ir.Assign)
-            and isinstance(self.typemap.get(stmt.target.name), types.List)
+            and _is_refinable(self.typemap.get(stmt.target.name))
             and not self.typemap[stmt.target.name].is_precise
         ]
         if untyped:
             named = [s.target.name for s in untyped if not s.target.name.startswith("$")]
             name = f"'{named[0]}'" if named else "here"
+            kind = self.typemap[untyped[0].target.name]
+            if isinstance(kind, types.DictType):
+                what, hint = "key and value types of the empty dict", "d = {0: 0.0}) or store"
+            elif isinstance(kind, types.Set):
+                what, hint = "item type of the empty set", "s = {0.0}) or add"
+            else:
+                what, hint = "item type of the empty list", "xs = [0.0]) or append"
             raise TypingError(
-                f"Cannot infer the item type of the empty list {name}: nothing is appended "
-                "to it in this function. Give it an item (xs = [0.0]) or append to it",
+                f"Cannot infer the {what} {name}: nothing is stored into it in this function. "
+                f"Give it an item ({hint} to it",
                 untyped[0].loc,
             )
 
@@ -188,7 +196,7 @@ class TypeInferer:
 
     def _type_setitem(self, stmt: ir.SetItem) -> None:
         args = tuple(self._typeof_var(v) for v in (stmt.target, stmt.index, stmt.value))
-        if not args[0].is_precise and isinstance(args[0], types.List):
+        if not args[0].is_precise and _is_refinable(args[0]):
             self._refine_list(stmt.target, args[0].refined_by("__setitem__", args[1:]), stmt.loc)
         _require_precise(args)
         sig = self.context.resolve_operator(operator.setitem, args)
@@ -303,7 +311,7 @@ class TypeInferer:
         fnty = self._typeof_var(expr.func)
         args = tuple(self._typeof_var(v) for v in expr.args)
         kws = {name: self._typeof_var(v) for name, v in expr.kws}
-        if isinstance(fnty, types.BoundFunction) and isinstance(fnty.this, types.List):
+        if isinstance(fnty, types.BoundFunction) and _is_refinable(fnty.this):
             if not fnty.this.is_precise:
                 refined = fnty.this.refined_by(fnty.attr, args)
                 self._refine_list(self._receiver(expr.func), refined, expr.loc)
@@ -490,6 +498,11 @@ _EXPR_TYPERS = {
 def register_expression_typer(expr_class: type, typer) -> None:
     """Let a later stage (array expressions, parfors) type its own expression kind."""
     _EXPR_TYPERS[expr_class] = typer
+
+
+def _is_refinable(typ: types.Type | None) -> bool:
+    """Containers whose empty display takes its member types from a later store."""
+    return isinstance(typ, (types.List, types.HashTable))
 
 
 def _require_precise(arg_types: tuple) -> None:

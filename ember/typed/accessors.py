@@ -1,0 +1,133 @@
+"""What Python uses to work on native dicts and sets: direct reads of the native memory (size,
+entries; the layout of ember/lowering/dicts.py) and, per dict type, a few accessors compiled
+once and called without the dispatcher (see `for_type`)."""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+from collections.abc import Iterator
+from typing import Any
+
+from ember import types
+
+
+def size(meminfo: int) -> int:
+    from ember.lowering.dicts import HeaderMemory
+    from ember.runtime import nrt
+
+    return HeaderMemory.from_address(nrt.data_address(meminfo)).size
+
+
+@functools.cache
+def _entry_ctype(table_type: types.HashTable) -> type:
+    from ember.dispatcher.pycall import _memory_ctype
+
+    fields = [("hash", ctypes.c_int64), ("key", _memory_ctype(table_type.key_type))]
+    if table_type.value_type is not None:
+        fields.append(("value", _memory_ctype(table_type.value_type)))
+    return type("entry_memory", (ctypes.Structure,), {"_fields_": fields})
+
+
+_OWNING = (types.Array, types.List, types.HashTable)
+
+
+def _boxed(typ: types.Type, memory: Any) -> Any:
+    """A Python value of a member the table keeps (a reference is taken for boxing)."""
+    from ember.dispatcher.pycall import _box
+    from ember.runtime import nrt
+
+    if isinstance(typ, _OWNING):
+        nrt.runtime().incref(memory.meminfo)
+    return _box(typ, memory)
+
+
+def entries(table_type: types.HashTable, meminfo: int) -> Iterator:
+    """The live (key, value) pairs (sets: (item, None)) of a native table, in order."""
+    from ember.lowering.dicts import DELETED_HASH, HeaderMemory
+    from ember.runtime import nrt
+
+    header = HeaderMemory.from_address(nrt.data_address(meminfo))
+    entry_ctype = _entry_ctype(table_type)
+    step = ctypes.sizeof(entry_ctype)
+    has_value = table_type.value_type is not None
+    position = 0
+    while position < header.used:  # re-read: the table may change between items
+        base = nrt.data_address(header.entries)
+        entry = entry_ctype.from_address(base + position * step)
+        position += 1
+        if entry.hash == DELETED_HASH:
+            continue
+        key = _boxed(table_type.key_type, entry.key)
+        value = _boxed(table_type.value_type, entry.value) if has_value else None
+        yield key, value
+
+
+def box(table_type: types.HashTable, meminfo: int) -> Any:
+    """A returned dict as an `ember.typed.Dict`, a set as a Python set; takes over the
+    reference the native value holds."""
+    if isinstance(table_type, types.DictType):
+        from ember.typed.typeddict import Dict
+
+        return Dict._from_meminfo(table_type, meminfo)
+    from ember.runtime import nrt
+
+    items = {item for item, _ in entries(table_type, meminfo)}
+    nrt.runtime().decref(meminfo)
+    return items
+
+
+# ---------------------------------------------------------------------------- compiled accessors
+
+
+def dict_at(address, dict_type_ref):
+    """The native dict whose meminfo is at `address` (an int), borrowed from the Python
+    `typed.Dict` that the caller keeps alive during the call."""
+    raise NotImplementedError("runs only in compiled code (ember/library/dicts_typed.py)")
+
+
+def empty_dict(dict_type_ref):
+    raise NotImplementedError("runs only in compiled code (ember/library/dicts_typed.py)")
+
+
+class Accessors:
+    """The operations Python runs on dicts of one type: jitted functions that take the dict
+    as its meminfo address, so their calls take the dispatcher's fast native entry (a few
+    tens of nanoseconds) whatever the key and value types."""
+
+    def __init__(self, dict_type: types.DictType) -> None:
+        from ember.decorators import njit
+
+        typ = dict_type  # a constant of the functions below
+
+        def getitem(address, key):
+            return dict_at(address, typ)[key]
+
+        def setitem(address, key, value):
+            dict_at(address, typ)[key] = value
+
+        def delitem(address, key):
+            del dict_at(address, typ)[key]
+
+        def contains(address, key):
+            return key in dict_at(address, typ)
+
+        def new():
+            return empty_dict(typ)
+
+        self.getitem = njit(getitem)
+        self.setitem = njit(setitem)
+        self.delitem = njit(delitem)
+        self.contains = njit(contains)
+        self._new = njit(new)
+
+    def new(self) -> int:
+        """A new empty native dict: its meminfo, one reference owned by the caller."""
+        made = self._new()  # an ember.typed.Dict
+        meminfo, made._meminfo = made._meminfo, 0  # taken from the wrapper
+        return meminfo
+
+
+@functools.cache
+def for_type(dict_type: types.DictType) -> Accessors:
+    return Accessors(dict_type)

@@ -1,0 +1,196 @@
+"""`ember.typed.Dict` (Numba's `numba.typed.Dict`): a Python object that owns one reference
+to a native dict (ember/lowering/dicts.py), so compiled code receives and returns it without
+copying and its changes are visible to both sides.
+
+From Python, reads go straight to the native memory (`len`, iteration) and the other
+operations call a few accessors compiled once per key/value type (ember/typed/accessors.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, MutableMapping
+from typing import Any
+
+from ember import types
+
+_MISSING = object()
+
+
+class Dict(MutableMapping):
+    """`Dict()` (types from the first insert), `Dict.empty(key_type, value_type)`, or a dict
+    returned by compiled code."""
+
+    def __init__(self, mapping: Any = None, **kwargs: Any) -> None:
+        self._dict_type: types.DictType | None = None
+        self._meminfo = 0
+        self._ops: Any = None
+        if mapping is not None:
+            self.update(mapping)
+        if kwargs:
+            self.update(kwargs)
+
+    @classmethod
+    def empty(cls, key_type: Any, value_type: Any, n_keys: int = 0) -> Dict:
+        made = cls()
+        made._adopt_type(types.DictType(_as_type(key_type), _as_type(value_type)))
+        return made
+
+    @classmethod
+    def _from_meminfo(cls, dict_type: types.DictType, meminfo: int) -> Dict:
+        """Wrap a native dict, taking over one reference to it."""
+        made = cls.__new__(cls)
+        made._dict_type = dict_type
+        made._meminfo = meminfo
+        made._ops = None
+        _bind_release()
+        return made
+
+    def _adopt_type(self, dict_type: types.DictType) -> None:
+        from ember.typed import accessors
+
+        self._dict_type = dict_type
+        self._ops = accessors.for_type(dict_type)
+        self._meminfo = self._ops.new()
+        _bind_release()
+
+    @property
+    def _ember_type_(self) -> types.DictType:
+        if self._dict_type is None:
+            raise TypeError(
+                "an empty ember.typed.Dict() has no key and value types yet: insert an item "
+                "first or make it with Dict.empty(key_type=..., value_type=...)"
+            )
+        return self._dict_type
+
+    def _accessors(self) -> Any:
+        if self._ops is None:
+            from ember.typed import accessors
+
+            self._ops = accessors.for_type(self._dict_type)
+        return self._ops
+
+    def __del__(self) -> None:
+        if self._meminfo:
+            _release(self._meminfo)
+            self._meminfo = 0
+
+    # ------------------------------------------------------------------ the mapping
+
+    def __len__(self) -> int:
+        if self._dict_type is None:
+            return 0
+        from ember.typed import accessors
+
+        return accessors.size(self._meminfo)
+
+    def __getitem__(self, key: Any) -> Any:
+        if self._dict_type is None:
+            raise KeyError(key)
+        return self._accessors().getitem(self._meminfo, key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if self._dict_type is None:
+            from ember.dispatcher.typeof import typeof
+
+            self._adopt_type(types.DictType(typeof(key), typeof(value)))
+        self._accessors().setitem(self._meminfo, key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        if self._dict_type is None:
+            raise KeyError(key)
+        self._accessors().delitem(self._meminfo, key)
+
+    def __contains__(self, key: Any) -> bool:
+        if self._dict_type is None:
+            return False
+        from ember.errors import TypingError
+
+        try:
+            return self._accessors().contains(self._meminfo, key)
+        except (TypeError, OverflowError, TypingError):  # another type's key: in no such dict
+            return False
+
+    def __iter__(self) -> Iterator:
+        for key, _ in self._entries():
+            yield key
+
+    def _entries(self) -> Iterator:
+        if self._dict_type is None:
+            return iter(())
+        from ember.typed import accessors
+
+        return accessors.entries(self._dict_type, self._meminfo)
+
+    def items(self) -> Any:
+        return list(self._entries())
+
+    def values(self) -> Any:
+        return [value for _, value in self._entries()]
+
+    def keys(self) -> Any:
+        return [key for key, _ in self._entries()]
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def pop(self, key: Any, default: Any = _MISSING) -> Any:
+        try:
+            value = self[key]
+        except KeyError:
+            if default is _MISSING:
+                raise
+            return default
+        del self[key]
+        return value
+
+    def copy(self) -> Dict:
+        made = Dict.empty(self._dict_type.key_type, self._dict_type.value_type)
+        made.update(self)
+        return made
+
+    def __eq__(self, other: Any) -> bool:
+        if not isinstance(other, (Dict, dict)):
+            return NotImplemented
+        return dict(self._entries()) == dict(other.items())
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(f"{k!r}: {v!r}" for k, v in self._entries()) + "}"
+
+    def __str__(self) -> str:
+        return repr(self)
+
+    def __reduce__(self) -> tuple:
+        key_type = self._dict_type.key_type if self._dict_type else None
+        value_type = self._dict_type.value_type if self._dict_type else None
+        return (_rebuild, (key_type, value_type, dict(self._entries())))
+
+
+def _bind_release() -> None:
+    """Bind the runtime's decref while imports work (`__del__` may run at shutdown)."""
+    global _release
+    if _release is None:
+        from ember.runtime import nrt
+
+        _release = nrt.runtime().decref
+
+
+_release: Any = None
+
+
+def _rebuild(key_type: Any, value_type: Any, items: dict) -> Dict:
+    made = Dict() if key_type is None else Dict.empty(key_type, value_type)
+    made.update(items)
+    return made
+
+
+def _as_type(item_type: Any) -> types.Type:
+    if isinstance(item_type, types.Type):
+        return item_type
+    from ember import from_dtype
+
+    return from_dtype(item_type)

@@ -1,0 +1,168 @@
+"""Hash-table types: `DictType(key, value)` (Numba's spelling), `Set(item)`, the dict views
+(`d.keys()`, `d.values()`, `d.items()`) and their iterators. An empty `{}`/`set()` starts with
+`undefined` members that a later store decides, as `[]` does (ember/types/lists.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember.types.abstract import Dummy, Type
+from ember.types.containers import BaseTuple, make_tuple
+from ember.types.lists import undefined
+from ember.types.scalars import unliteral
+
+
+class HashTable(Type):
+    """What dicts and sets share: a key type, and a value type (None for sets)."""
+
+    key_type: Type
+    value_type: Type | None
+
+    @property
+    def is_precise(self) -> bool:  # type: ignore[override]
+        members = (self.key_type,) if self.value_type is None else (self.key_type, self.value_type)
+        return all(member.is_precise for member in members)
+
+
+class DictType(HashTable):
+    """A mutable mapping of `key_type` to `value_type`, insertion-ordered, shared by reference."""
+
+    def __init__(self, key_type: Type, value_type: Type) -> None:
+        self.key_type = unliteral(key_type)
+        self.value_type = unliteral(value_type)
+        super().__init__(f"DictType[{self.key_type},{self.value_type}]")
+
+    @property
+    def key(self) -> Any:
+        return (self.key_type, self.value_type)
+
+    @property
+    def iterator_type(self) -> HashTableIterator:
+        return HashTableIterator(self, "keys")
+
+    def refined_by(self, method: str, args: tuple) -> DictType | None:
+        """The type an empty dict of undefined members takes from `d.method(*args)`
+        (`__setitem__` for `d[k] = v`), or None when that call decides nothing."""
+        if method in ("__setitem__", "setdefault") and len(args) == 2:
+            return DictType(args[0], args[1])
+        if method == "update" and len(args) == 1 and isinstance(args[0], DictType):
+            return args[0]
+        return None
+
+    def _rebuild_args(self) -> tuple:
+        return (self.key_type, self.value_type)
+
+
+class Set(HashTable):
+    """A mutable set of `dtype` items (Numba's `types.Set`), shared by reference."""
+
+    value_type = None
+
+    def __init__(self, dtype: Type) -> None:
+        self.dtype = self.key_type = unliteral(dtype)
+        super().__init__(f"set({self.dtype})")
+
+    @property
+    def key(self) -> Any:
+        return self.dtype
+
+    @property
+    def iterator_type(self) -> HashTableIterator:
+        return HashTableIterator(self, "keys")
+
+    def refined_by(self, method: str, args: tuple) -> Set | None:
+        if method == "add" and len(args) == 1:
+            return Set(args[0])
+        if method == "update" and len(args) == 1:
+            item = _items_of(args[0])
+            return None if item is None else Set(item)
+        return None
+
+    def _rebuild_args(self) -> tuple:
+        return (self.dtype,)
+
+
+class DictView(Type):
+    """`d.keys()`, `d.values()` or `d.items()` (`kind`): iterable, sized, a view of `d`."""
+
+    def __init__(self, dict_type: DictType, kind: str) -> None:
+        self.dict_type = dict_type
+        self.kind = kind
+        super().__init__(f"dict_{kind}[{dict_type.key_type},{dict_type.value_type}]")
+
+    @property
+    def key(self) -> Any:
+        return (self.dict_type, self.kind)
+
+    @property
+    def iterator_type(self) -> HashTableIterator:
+        return HashTableIterator(self.dict_type, self.kind)
+
+    def _rebuild_args(self) -> tuple:
+        return (self.dict_type, self.kind)
+
+
+class HashTableIterator(Type):
+    """`iter(d)`, `iter(d.items())`...: a pointer to {table, next entry index} state."""
+
+    def __init__(self, table_type: HashTable, kind: str) -> None:
+        self.table_type = table_type
+        self.kind = kind
+        if kind == "keys":
+            self.yield_type = table_type.key_type
+        elif kind == "values":
+            self.yield_type = table_type.value_type
+        else:
+            self.yield_type = make_tuple((table_type.key_type, table_type.value_type))
+        super().__init__(f"iter({table_type}.{kind})")
+
+    @property
+    def key(self) -> Any:
+        return (self.table_type, self.kind)
+
+    def _rebuild_args(self) -> tuple:
+        return (self.table_type, self.kind)
+
+
+def _items_of(typ: Type) -> Type | None:
+    iterator = getattr(typ, "iterator_type", None)
+    item = getattr(iterator, "yield_type", None) if iterator is not None else None
+    return unliteral(item) if item is not None else None
+
+
+def unsupported_key(key_type: Type) -> str | None:
+    """Why `key_type` cannot key a dict or fill a set, or None when it can: keys need `hash`
+    and `==` (numbers, booleans, tuples of them, strings and types with those overloads)."""
+    from ember.types.arrays import Array
+    from ember.types.lists import List
+
+    if isinstance(key_type, (Array, List, HashTable)):
+        return (
+            f"{key_type} cannot be a dict key or set item: it is mutable and has no hash "
+            "(use a tuple, a number or a string)"
+        )
+    if isinstance(key_type, BaseTuple):
+        for member in key_type.types:
+            problem = unsupported_key(member)
+            if problem is not None:
+                return problem
+    return None
+
+
+empty_dict = DictType(undefined, undefined)
+empty_set = Set(undefined)
+
+
+class TypeRef(Dummy):
+    """A type used as a value (`types.int64` in `Dict.empty(key_type=types.int64, ...)`)."""
+
+    def __init__(self, instance_type: Type) -> None:
+        self.instance_type = instance_type
+        super().__init__(f"typeref[{instance_type}]")
+
+    @property
+    def key(self) -> Any:
+        return self.instance_type
+
+    def _rebuild_args(self) -> tuple:
+        return (self.instance_type,)
