@@ -1,0 +1,60 @@
+"""Writes a shrunk failing program as a pytest file under tests/regressions/ that fails until
+the bug is fixed (it runs the program in a subprocess, so a crash fails the test only)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tools.fuzzing.pool import ROOT
+
+TEMPLATE = '''"""Fuzzer reproducer (tools/fuzz.py --seed {seed}, program {index}).
+
+Found: {status}: {detail}
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tools.fuzzing.pool import Worker  # noqa: E402
+
+SOURCE = """\\
+{source}"""
+
+JOB = {{
+    "source": SOURCE,
+    "inputs": {inputs!r},
+    "functions": {functions!r},
+    "boundscheck": {boundscheck!r},
+}}
+
+
+def test_fuzz_{seed}_{index}():
+    worker = Worker(timeout=120)
+    try:
+        result = worker.run(JOB)
+    finally:
+        worker.close()
+    assert result["status"] == "ok", result["detail"]
+'''
+
+
+def write_regression(seed: int, index: int, job: dict, result: dict) -> Path:
+    """tests/regressions/test_fuzz_<seed>_<index>.py for `job`, which fails with `result`."""
+    folder = ROOT / "tests" / "regressions"
+    folder.mkdir(parents=True, exist_ok=True)
+    detail = " ".join(result["detail"].split())[:400]
+    text = TEMPLATE.format(
+        seed=seed,
+        index=index,
+        status=result["status"],
+        detail=detail.replace('"""', "'''").replace("\\", "/"),
+        source=job["source"].replace("\\", "\\\\").replace('"""', '\\"\\"\\"'),
+        inputs=job["inputs"],
+        functions=job["functions"],
+        boundscheck=job["boundscheck"],
+    )
+    path = folder / f"test_fuzz_{seed}_{index}.py"
+    path.write_text(text)
+    return path
