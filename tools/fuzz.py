@@ -1,5 +1,6 @@
 """Differential fuzzer: random programs run under CPython and ember, compared; failures shrunk
-and written to tests/regressions/. Last line: `N programs, M mismatches, K crashes, U unsupported`.
+and written to tests/regressions/. Last line: `N programs, M mismatches, K crashes, U unsupported` (leaks and
+programs the generator got wrong count as mismatches).
 
     python tools/fuzz.py --seed 1 --count 200 [--size 8] [--features int,float,loops] [--workers 2]
 """
@@ -19,18 +20,22 @@ from tools.fuzzing.regression import write_regression  # noqa: E402
 from tools.fuzzing.shrink import shrink  # noqa: E402
 
 
+FAILURES = ("mismatch", "leak", "crash", "invalid")
+
+
 def program_seed(seed: int, index: int) -> str:
     """The generator's seed of program `index` in a run: stable across Python versions."""
     return f"{seed}-{index}"
 
 
-def make_job(seed: int, index: int, size: int, features: set[str]) -> dict:
+def make_job(seed: int, index: int, size: int, features: set[str], memory: int = 0) -> dict:
     program = generate(program_seed(seed, index), size, features)
     return {
         "source": program.source,
         "inputs": program.inputs,
         "functions": program.functions,
         "boundscheck": program.boundscheck,
+        "memory": memory,
     }
 
 
@@ -44,6 +49,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per program")
+    parser.add_argument(
+        "--memory",
+        type=int,
+        default=0,
+        metavar="CALLS",
+        help="also call each program CALLS times per input: no runtime allocation may stay live",
+    )
     parser.add_argument("--no-shrink", action="store_true", help="report failures unshrunk")
     parser.add_argument("--no-write", action="store_true", help="write no regression tests")
     parser.add_argument("--verbose", "-v", action="store_true", help="print unsupported too")
@@ -59,18 +71,22 @@ def fuzz(args: argparse.Namespace) -> tuple[Counter, list[tuple[int, dict, dict]
     """Runs the batch; returns the count per status and the failing (index, job, result)."""
     counts: Counter = Counter()
     failures: list[tuple[int, dict, dict]] = []
-    jobs = ((k, make_job(args.seed, k, args.size, args.features)) for k in range(args.count))
+    jobs = ((k, jobs_by_index(k)) for k in range(args.count))
+
+    def jobs_by_index(index: int) -> dict:
+        return make_job(args.seed, index, args.size, args.features, args.memory)
 
     def on_result(index: int, result: dict, _worker) -> None:
         counts[result["status"]] += 1
-        if result["status"] in ("mismatch", "crash", "invalid"):
+        done = sum(counts.values())
+        if done % 100 == 0:
+            print(f"... {done} programs: {dict(counts)}", file=sys.stderr, flush=True)
+        if result["status"] in FAILURES:
             failures.append((index, jobs_by_index(index), result))
             print(f"program {index}: {result['status']}: {result['detail'][:300]}", flush=True)
         elif result["status"] == "unsupported" and args.verbose:
             print(f"program {index}: unsupported: {result['detail'][:200]}", flush=True)
 
-    def jobs_by_index(index: int) -> dict:
-        return make_job(args.seed, index, args.size, args.features)
 
     run_all(jobs, args.workers, args.timeout, on_result)
     return counts, sorted(failures, key=lambda item: item[0])
@@ -97,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     counts, failures = fuzz(args)
     for index, job, result in failures:
         report_failure(args, index, job, result)
-    mismatches = counts["mismatch"] + counts["invalid"]
+    mismatches = counts["mismatch"] + counts["leak"] + counts["invalid"]
     print(
         f"{args.count} programs, {mismatches} mismatches, {counts['crash']} crashes, "
         f"{counts['unsupported']} unsupported"

@@ -8,6 +8,7 @@ variable keeps one type, so ember's type inference has what it needs.
 
 from __future__ import annotations
 
+import ast
 import random
 from dataclasses import dataclass, field
 
@@ -28,6 +29,14 @@ SCALARS = ("int", "float")
 INT_EDGES = (0, 1, -1, 2, 3, -7, 63, 64, 100, 2**31, -(2**31), 2**62, 2**63 - 1, -(2**63))
 FLOAT_EDGES = ("0.0", "-0.0", "1.5", "-2.25", "0.1", "1e308", "-1e308", "5e-324", "1e-300")
 FLOAT_SPECIALS = ("nan", "inf", "-inf")
+
+
+def _is_constant(text: str) -> bool:
+    try:
+        ast.literal_eval(text)
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass
@@ -128,7 +137,7 @@ class Generator:
         return self.rng.choice(names) if names else None
 
     def int_const(self) -> str:
-        if self.chance(0.7):
+        if self.chance(0.85):
             return str(self.rng.randint(-9, 9))
         return f"({self.rng.choice(INT_EDGES)})"
 
@@ -136,7 +145,7 @@ class Generator:
         r = self.rng.random()
         if r < 0.5:
             return repr(round(self.rng.uniform(-10, 10), self.rng.randint(0, 3)))
-        if r < 0.8:
+        if r < 0.9:
             return f"({self.rng.choice(FLOAT_EDGES)})"
         return f"float('{self.rng.choice(FLOAT_SPECIALS)}')"
 
@@ -157,9 +166,9 @@ class Generator:
         return f"({self.int_expr(scope, 0)}) % {bound}"
 
     def int_expr(self, scope: Scope, depth: int) -> str:
-        options = ["const", "var", "var"]
+        options = ["const", "var", "var", "var"]
         if depth > 0:
-            options += ["bin", "bin", "bin", "unary", "cond", "minmax"]
+            options += ["bin", "bin", "bin", "bin", "unary", "cond", "minmax"]
             if self.has("float"):
                 options.append("from_float")
             if self.has("tuples"):
@@ -179,6 +188,8 @@ class Generator:
         if kind == "bin":
             op = self.rng.choice(["+", "-", "*", "//", "%", "<<", ">>", "&", "|", "^", "**"])
             left = self.int_expr(scope, sub)
+            if _is_constant(left) and scope.of("int"):
+                left = self.rng.choice(scope.of("int"))  # CPython would fold two constants
             if op in ("<<", ">>", "**") and self.chance(0.7):
                 right = str(self.rng.randint(0, 70 if op != "**" else 5))
             else:
@@ -220,9 +231,9 @@ class Generator:
     def float_expr(self, scope: Scope, depth: int) -> str:
         if not self.has("float"):
             return f"float({self.int_expr(scope, depth)})"
-        options = ["const", "var", "var"]
+        options = ["const", "var", "var", "var"]
         if depth > 0:
-            options += ["bin", "bin", "bin", "unary", "cond", "from_int", "math", "minmax"]
+            options += ["bin", "bin", "bin", "bin", "unary", "cond", "from_int", "math", "minmax"]
             if self.has("tuples"):
                 options.append("tuple")
             if self.has("calls") and any(h.ret == "float" for h in self.helpers):
@@ -242,6 +253,8 @@ class Generator:
             left = self.float_expr(scope, sub)
             if op == "**" and self.chance(0.6):
                 return f"({left} ** {self.rng.choice(['2', '3', '-1', '0.5', '2.0'])})"
+            if _is_constant(left) and scope.of("float"):
+                left = self.rng.choice(scope.of("float"))  # CPython would fold two constants
             other = self.int_expr(scope, sub) if self.chance(0.25) else self.float_expr(scope, sub)
             return f"({left} {op} {other})" if self.chance(0.7) else f"({other} {op} {left})"
         if kind == "unary":
@@ -435,7 +448,7 @@ class Generator:
             if self.has("exceptions"):
                 choices.append("try")
         if self.in_loop and self.has("loops"):
-            choices.append("jump")
+            choices += ["jump", "accumulate", "accumulate"]
         if self.has("exceptions"):
             choices.append("raise")
         if any(scope.of(t) for t in ("a1f", "a1i", "a2f")):
@@ -512,6 +525,18 @@ class Generator:
             self.emit(indent, f"{xs}.insert({self.int_expr(scope, 0)}, {value})")
         else:
             self.emit(indent, f"{xs}.{kind}()")
+
+    def stmt_accumulate(self, scope: Scope, indent: int) -> None:
+        """`x = x * K + e`: a hash-like update that overflows 64 bits within a few rounds."""
+        typ = self.rng.choice(self.scalar_types())
+        targets = [n for n in scope.of(typ) if n not in scope.readonly]
+        if not targets:
+            return self.stmt_assign(scope, indent)
+        target = self.rng.choice(targets)
+        factor = self.rng.choice(["31", "1000003", "(2**40 + 7)", "-3", "2.5", "0.5"])
+        if typ == "int":
+            factor = factor if "." not in factor else "7"
+        self.emit(indent, f"{target} = {target} * {factor} + {self.expr(typ, scope, 1)}")
 
     def stmt_unpack(self, scope: Scope, indent: int) -> None:
         a, b = self.fresh(), self.fresh()

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+STARTUP_SECONDS = 300.0
 JOBS_PER_PROCESS = 150  # compiled code accumulates in a process: start afresh now and then
 
 
@@ -28,7 +29,7 @@ class Worker:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
         code = "from tools.fuzzing.worker import serve; serve()"
-        return subprocess.Popen(
+        process = subprocess.Popen(
             [sys.executable, "-c", code],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -37,6 +38,12 @@ class Worker:
             env=env,
             text=True,
         )
+        # Imports are not the program's time: wait for the worker's "ready" line first.
+        ready, _, _ = select.select([process.stdout], [], [], STARTUP_SECONDS)
+        if not ready or not process.stdout.readline():
+            process.kill()
+            raise RuntimeError("a fuzzing worker did not start")
+        return process
 
     def run(self, job: dict) -> dict:
         if self.process is None or self.jobs >= JOBS_PER_PROCESS:

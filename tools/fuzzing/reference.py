@@ -248,6 +248,8 @@ class _ToReference(ast.NodeTransformer):
     """Arithmetic into helper calls; array element reads into plain numbers."""
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        if _folded(node):  # CPython computes it when compiling: ember sees its result
+            return node
         self.generic_visit(node)
         return _call("_bin", ast.Constant(AST_OPS[type(node.op)]), node.left, node.right)
 
@@ -282,6 +284,15 @@ class _ToReference(ast.NodeTransformer):
             if not is_np and not node.args:
                 return ast.Call(func=helper, args=[func.value], keywords=node.keywords)
         return _call("_s", node)
+
+
+def _folded(node: ast.expr) -> bool:
+    """An expression of constants only, which CPython's compiler replaces by its value."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return _folded(node.operand)
+    return isinstance(node, ast.BinOp) and _folded(node.left) and _folded(node.right)
 
 
 def _to_load(target: ast.expr) -> ast.expr:

@@ -40,9 +40,10 @@ def test_fuzz_{seed}_{index}():
 '''
 
 
-def write_regression(seed: int, index: int, job: dict, result: dict) -> Path:
+def write_regression(
+    seed: int, index: int, job: dict, result: dict, folder: Path = ROOT / "tests" / "regressions"
+) -> Path:
     """tests/regressions/test_fuzz_<seed>_<index>.py for `job`, which fails with `result`."""
-    folder = ROOT / "tests" / "regressions"
     folder.mkdir(parents=True, exist_ok=True)
     detail = " ".join(result["detail"].split())[:400]
     text = TEMPLATE.format(

@@ -1,8 +1,9 @@
 """Runs one generated program under its CPython reference and under `ember.njit`, and compares
 return values, raised exception types and the arguments' contents afterwards.
 
-`check(job)` returns {"status": ok | mismatch | unsupported | crash | invalid, "detail": str,
-"input": index of the first differing input}. `serve()` answers jobs read as JSON lines on
+`check(job)` returns {"status": ok | mismatch | leak | unsupported | crash | invalid,
+"detail": str, "input": index of the first differing input}; with `job["memory"] = n` each
+input is also called n more times and must leave no runtime allocation live. `serve()` answers jobs read as JSON lines on
 stdin (the subprocess side of `pool`).
 """
 
@@ -117,10 +118,34 @@ def check(job: dict) -> dict:
             return {"status": "invalid", "detail": f"source does not load: {error!r}", "input": -1}
         for index, text in enumerate(job["inputs"]):
             outcome = _compare(reference, jitted, eval(text, dict(ARG_NAMESPACE)))
+            if outcome is None and job.get("memory"):
+                outcome = _leak(jitted, eval(text, dict(ARG_NAMESPACE)), job["memory"])
             if outcome is not None:
                 outcome["input"] = index
                 return outcome
     return {"status": "ok", "detail": "", "input": -1}
+
+
+def _leak(jitted, args, calls: int) -> dict | None:
+    """Calls `jitted` `calls` times: the runtime's live allocations must end where they began
+    (results dropped, raised exceptions included)."""
+    import gc
+
+    import ember
+
+    _run(jitted, args)  # compiled, and any first-call caches filled
+    gc.collect()
+    before = ember.runtime.stats().live
+    for _ in range(calls):
+        try:
+            jitted(*args)
+        except Exception:  # noqa: BLE001, S110 - raising paths must free too
+            pass
+    gc.collect()
+    live = ember.runtime.stats().live - before
+    if live == 0:
+        return None
+    return {"status": "leak", "detail": f"{live} blocks still live after {calls} calls"}
 
 
 def _compare(reference, jitted, args) -> dict | None:
@@ -155,8 +180,12 @@ def _difference(expected, got) -> str | None:
 
 def serve() -> None:
     """Answers JSON jobs from stdin, one per line, with JSON results on stdout."""
+    import ember  # noqa: F401 - imported before the "ready" line, outside every job's timeout
+
     out = sys.stdout
     sys.stdout = sys.stderr  # a generated print() must not corrupt the protocol
+    out.write("ready\n")
+    out.flush()
     for line in sys.stdin:
         job = json.loads(line)
         try:
