@@ -36,8 +36,23 @@ def test_programs_are_deterministic_valid_python_using_every_feature():
         compile(source, "<generated>", "exec")
         compile(reference.reference_source(source), "<reference>", "exec")
     text = "\n".join(sources)
-    for construct in ("while ", "for ", "break", "continue", "try:", "except", "np.zeros",
-                      ".append(", " // ", " ** ", " << ", "h0(", "[(", ".sum()", ":, "):
+    for construct in (
+        "while ",
+        "for ",
+        "break",
+        "continue",
+        "try:",
+        "except",
+        "np.zeros",
+        ".append(",
+        " // ",
+        " ** ",
+        " << ",
+        "h0(",
+        "[(",
+        ".sum()",
+        ":, ",
+    ):
         assert construct in text, construct  # fmt: skip
 
 

@@ -1,6 +1,6 @@
 """Differential fuzzer: random programs run under CPython and ember, compared; failures shrunk
-and written to tests/regressions/. Last line: `N programs, M mismatches, K crashes, U unsupported` (leaks and
-programs the generator got wrong count as mismatches).
+and written to tests/regressions/. Last line: `N programs, M mismatches, K crashes, U
+unsupported` (leaks and programs the generator got wrong count as mismatches).
 
     python tools/fuzz.py --seed 1 --count 200 [--size 8] [--features int,float,loops] [--workers 2]
 """
@@ -18,7 +18,6 @@ from tools.fuzzing.generator import FEATURES, generate  # noqa: E402
 from tools.fuzzing.pool import Worker, run_all  # noqa: E402
 from tools.fuzzing.regression import write_regression  # noqa: E402
 from tools.fuzzing.shrink import shrink  # noqa: E402
-
 
 FAILURES = ("mismatch", "leak", "crash", "invalid")
 
@@ -71,10 +70,11 @@ def fuzz(args: argparse.Namespace) -> tuple[Counter, list[tuple[int, dict, dict]
     """Runs the batch; returns the count per status and the failing (index, job, result)."""
     counts: Counter = Counter()
     failures: list[tuple[int, dict, dict]] = []
-    jobs = ((k, jobs_by_index(k)) for k in range(args.count))
 
     def jobs_by_index(index: int) -> dict:
         return make_job(args.seed, index, args.size, args.features, args.memory)
+
+    jobs = ((k, jobs_by_index(k)) for k in range(args.count))
 
     def on_result(index: int, result: dict, _worker) -> None:
         counts[result["status"]] += 1
@@ -86,7 +86,6 @@ def fuzz(args: argparse.Namespace) -> tuple[Counter, list[tuple[int, dict, dict]
             print(f"program {index}: {result['status']}: {result['detail'][:300]}", flush=True)
         elif result["status"] == "unsupported" and args.verbose:
             print(f"program {index}: unsupported: {result['detail'][:200]}", flush=True)
-
 
     run_all(jobs, args.workers, args.timeout, on_result)
     return counts, sorted(failures, key=lambda item: item[0])

@@ -344,7 +344,8 @@ class Generator:
             op = self.rng.choice(["+", "-", "*", "/"])
             left = self.a1f_expr(scope, sub)
             other_t = self.rng.choice(["a1f", "a1f", "float", "int", "a1i"])
-            other = left if other_t == "a1f" and self.chance(0.6) else self.expr(other_t, scope, sub)
+            same_shape = other_t == "a1f" and self.chance(0.6)
+            other = left if same_shape else self.expr(other_t, scope, sub)
             return f"({left} {op} {other})"
         if kind == "ufunc":
             fn = self.rng.choice(["sqrt", "abs", "exp", "sin", "negative"])
@@ -356,7 +357,8 @@ class Generator:
             return f"{arr}[{lo}:{hi}{step}]"
         if kind == "where":
             arr = self.a1f_expr(scope, 0)
-            return f"np.where({arr} > {self.float_expr(scope, 0)}, {arr}, {self.float_expr(scope, 0)})"
+            cut, other = self.float_expr(scope, 0), self.float_expr(scope, 0)
+            return f"np.where({arr} > {cut}, {arr}, {other})"
         if kind == "copy":
             return f"{self.a1f_expr(scope, sub)}.copy()"
         if kind == "row":
@@ -403,7 +405,8 @@ class Generator:
             op = self.rng.choice(["+", "-", "*"])
             left = self.a2f_expr(scope, sub)
             other_t = self.rng.choice(["a2f", "float", "int"])
-            other = left if other_t == "a2f" and self.chance(0.6) else self.expr(other_t, scope, sub)
+            same_shape = other_t == "a2f" and self.chance(0.6)
+            other = left if same_shape else self.expr(other_t, scope, sub)
             return f"({left} {op} {other})"
         if kind == "T":
             return f"{self.a2f_expr(scope, sub)}.T"

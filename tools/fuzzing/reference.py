@@ -206,7 +206,8 @@ def _extremum(a, axis, fn, zero_wins_if_signbit):
     result = fn(a, axis=axis)
     if isinstance(a, np.ndarray) and a.dtype.kind == "f":
         zeros = (a == 0) & (np.signbit(a) == zero_wins_if_signbit)
-        result = np.where((result == 0) & np.any(zeros, axis=axis), -0.0 if zero_wins_if_signbit else 0.0, result)
+        zero = -0.0 if zero_wins_if_signbit else 0.0
+        result = np.where((result == 0) & np.any(zeros, axis=axis), zero, result)
         if axis is None:
             result = result[()]
     return _s(result)

@@ -3,8 +3,8 @@ return values, raised exception types and the arguments' contents afterwards.
 
 `check(job)` returns {"status": ok | mismatch | leak | unsupported | crash | invalid,
 "detail": str, "input": index of the first differing input}; with `job["memory"] = n` each
-input is also called n more times and must leave no runtime allocation live. `serve()` answers jobs read as JSON lines on
-stdin (the subprocess side of `pool`).
+input is also called n more times and must leave no runtime allocation live. `serve()` answers
+jobs read as JSON lines on stdin (the subprocess side of `pool`).
 """
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ def _same_elements(a: np.ndarray, b: np.ndarray) -> bool:
     if not np.array_equal(nan_a, nan_b):
         return False
     ok = ~nan_a
-    return bool(np.array_equal(a[ok], b[ok]) and np.array_equal(np.signbit(a[ok]), np.signbit(b[ok])))
+    same_signs = np.array_equal(np.signbit(a[ok]), np.signbit(b[ok]))
+    return bool(np.array_equal(a[ok], b[ok]) and same_signs)
 
 
 def _describe(value) -> str:
