@@ -14,7 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTUP_SECONDS = 300.0
-JOBS_PER_PROCESS = 150  # compiled code accumulates in a process: start afresh now and then
+JOBS_PER_PROCESS = 40  # compiled code accumulates in a process: start afresh now and then
 
 
 class Worker:

@@ -3,6 +3,8 @@ the bug is fixed (it runs the program in a subprocess, so a crash fails the test
 
 from __future__ import annotations
 
+import json
+import textwrap
 from pathlib import Path
 
 from tools.fuzzing.pool import ROOT
@@ -11,6 +13,7 @@ TEMPLATE = '''"""Fuzzer reproducer (tools/fuzz.py --seed {seed}, program {index}
 
 Found: {status}: {detail}
 """
+# ruff: noqa: E501
 
 import sys
 from pathlib import Path
@@ -24,8 +27,10 @@ SOURCE = """\\
 
 JOB = {{
     "source": SOURCE,
-    "inputs": {inputs!r},
-    "functions": {functions!r},
+    "inputs": [
+{inputs}
+    ],
+    "functions": {functions},
     "boundscheck": {boundscheck!r},
 }}
 
@@ -45,15 +50,15 @@ def write_regression(
 ) -> Path:
     """tests/regressions/test_fuzz_<seed>_<index>.py for `job`, which fails with `result`."""
     folder.mkdir(parents=True, exist_ok=True)
-    detail = " ".join(result["detail"].split())[:400]
+    detail = " ".join(result["detail"].split())[:600].replace('"""', "'''").replace("\\", "/")
     text = TEMPLATE.format(
         seed=seed,
         index=index,
         status=result["status"],
-        detail=detail.replace('"""', "'''").replace("\\", "/"),
+        detail="\n".join(textwrap.wrap(detail, 90)),
         source=job["source"].replace("\\", "\\\\").replace('"""', '\\"\\"\\"'),
-        inputs=job["inputs"],
-        functions=job["functions"],
+        inputs="\n".join(f"        {json.dumps(item)}," for item in job["inputs"]),
+        functions=json.dumps(job["functions"]),
         boundscheck=job["boundscheck"],
     )
     path = folder / f"test_fuzz_{seed}_{index}.py"

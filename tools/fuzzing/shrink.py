@@ -36,7 +36,7 @@ def _is_loop_guard(stmt: ast.stmt) -> bool:
 def _without_statements(source: str) -> Iterator[str]:
     """Each variant of `source` with one statement (or one `if`'s else part) removed."""
     count = sum(len(b) for b in _statement_lists(ast.parse(source)))
-    for position in range(count - 1, -1, -1):
+    for position in range(count):  # outer blocks first: whole loops and branches go at once
         tree = ast.parse(source)
         seen = 0
         for block in _statement_lists(tree):
@@ -124,6 +124,7 @@ def shrink(
         outcome = attempt(single)
         if outcome is not None:
             job, result = single, outcome
+    tried: set[str] = set()
     progress = True
     while progress and time.monotonic() < deadline:
         progress = False
@@ -131,10 +132,9 @@ def shrink(
             for source in variants(job["source"]):
                 if time.monotonic() > deadline:
                     break
-                try:
-                    compile(source, "<shrink>", "exec")
-                except SyntaxError:
+                if source in tried:
                     continue
+                tried.add(source)
                 candidate = dict(job, source=source)
                 outcome = attempt(candidate)
                 if outcome is not None:
