@@ -55,6 +55,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar="CALLS",
         help="also call each program CALLS times per input: no runtime allocation may stay live",
     )
+    parser.add_argument("--shrink-seconds", type=float, default=300.0, help="per failure")
     parser.add_argument("--no-shrink", action="store_true", help="report failures unshrunk")
     parser.add_argument("--no-write", action="store_true", help="write no regression tests")
     parser.add_argument("--verbose", "-v", action="store_true", help="print unsupported too")
@@ -98,7 +99,7 @@ def report_failure(args: argparse.Namespace, index: int, job: dict, result: dict
     if not args.no_shrink:
         worker = Worker(args.timeout)
         try:
-            job, result = shrink(job, result, worker.run)
+            job, result = shrink(job, result, worker.run, args.shrink_seconds)
         finally:
             worker.close()
     print(f"--- program {index} ({result['status']}): {result['detail'][:500]}")

@@ -149,6 +149,14 @@ def _int(x):
     return _wrap(int(x))
 
 
+def _floor(x):
+    """README: floats beyond int64 saturate in `math.floor` too."""
+    x = _s(x)
+    if isinstance(x, float) and math.isfinite(x):
+        return max(INT64_MIN, min(INT64_MAX, math.floor(x)))
+    return math.floor(x)
+
+
 def _minmax(fn, a, b):
     """README: `min`/`max` of an int and a float return a float."""
     a, b = _s(a), _s(b)
@@ -229,6 +237,7 @@ HELPERS = {
     "_neg": _neg,
     "_abs": _abs,
     "_int": _int,
+    "_floor": _floor,
     "_min": _min,
     "_max": _max,
     "_sum": _sum,
@@ -277,6 +286,8 @@ class _ToReference(ast.NodeTransformer):
             if not node.keywords:
                 node.func = ast.Name(BUILTIN_REWRITES[func.id], ast.Load())
             return node
+        if ast.unparse(func) == "math.floor" and len(node.args) == 1:
+            return _call("_floor", node.args[0])
         if isinstance(func, ast.Attribute) and func.attr in REDUCTIONS:
             is_np = isinstance(func.value, ast.Name) and func.value.id == "np"
             helper = ast.Name(REDUCTIONS[func.attr], ast.Load())
