@@ -174,3 +174,10 @@ def test_shrink_keeps_the_failure_and_removes_the_rest(tmp_path):
     assert path.name == "test_fuzz_9_4.py"
     compile(path.read_text(), str(path), "exec")
     assert "1234" in path.read_text()
+
+
+def test_reference_folds_fortran_arrays_in_memory_order():
+    values = np.array([[1e16, 1.0], [-1e16, 1.0]])
+    assert same(reference._sum(values), ((1e16 + 1.0) - 1e16) + 1.0)
+    assert same(reference._sum(values.T), ((1e16 + 1.0) - 1e16) + 1.0)  # memory order
+    assert same(reference._sum(values[:, ::-1]), ((1.0 + 1e16) + 1.0) - 1e16)

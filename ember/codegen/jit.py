@@ -51,9 +51,20 @@ class JITEngine:
         module.data_layout = self.data_layout
         return module
 
+    @cached_property
+    def _reference_pruning(self) -> llvm_binding.ModulePassManager:
+        """llvmlite's pass removing NRT_incref/NRT_decref pairs that cancel (in a block, in
+        diamonds and fan-outs), run after inlining has put each callee's pairs next to its
+        caller's: a list append in a loop then costs no atomic operation."""
+        manager = llvm_binding.ModulePassManager()
+        subpasses = llvm_binding.RefPruneSubpasses
+        manager.add_refprune_pass(subpasses.PER_BB | subpasses.DIAMOND | subpasses.FANOUT)
+        return manager
+
     def optimize(self, module: llvm_binding.ModuleRef) -> None:
         with self.lock:
             self._pass_builder.getModulePassManager().run(module, self._pass_builder)
+            self._reference_pruning.run(module, self._pass_builder)
 
     def add_module(self, module: llvm_binding.ModuleRef) -> None:
         with self.lock:

@@ -47,6 +47,8 @@ def _argument_ctypes(typ: types.Type) -> list:
         return [*_argument_ctypes(typ.type), ctypes.c_uint8]
     if isinstance(typ, types.List):
         return [ctypes.c_void_p]  # its meminfo (ListModel)
+    if isinstance(typ, types.NumPyRandomGeneratorType):
+        return [ctypes.c_void_p] * 3  # {meminfo, bitgen_t*, the Generator} (numpy_generator.py)
     raise TypeError(f"cannot pass a value of type {typ} from Python yet")
 
 
@@ -75,6 +77,9 @@ def _memory_ctype(typ: types.Type) -> Any:
     if isinstance(typ, types.Optional):
         fields = [("data", _memory_ctype(typ.type)), ("valid", ctypes.c_uint8)]
         return type("optional_memory", (ctypes.Structure,), {"_fields_": fields})
+    if isinstance(typ, types.NumPyRandomGeneratorType):
+        fields = [(name, ctypes.c_void_p) for name in ("meminfo", "bitgen", "owner")]
+        return type("generator_memory", (ctypes.Structure,), {"_fields_": fields})
     raise TypeError(f"cannot return a value of type {typ} to Python yet")
 
 
@@ -97,6 +102,8 @@ def _flatten(typ: types.Type, value: Any, out: list) -> None:
             _flatten(member, item, out)
     elif isinstance(typ, types.Array):
         arrayboxing.flatten(typ, value, out)
+    elif isinstance(typ, types.NumPyRandomGeneratorType):  # borrowed: no meminfo
+        out.extend((None, value.bit_generator.ctypes.bit_generator.value, id(value)))
     elif isinstance(typ, types.Optional):
         if value is None:  # zeroed data, not valid
             out.extend(ctype().value or 0 for ctype in _argument_ctypes(typ.type))
@@ -130,6 +137,13 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
         from ember.dispatcher.generators import box_generator
 
         return box_generator(typ, memory, inputs)
+    if isinstance(typ, types.NumPyRandomGeneratorType):
+        generator = ctypes.cast(memory.owner, ctypes.py_object).value
+        if memory.meminfo:  # made in compiled code: the block held it, the caller now does
+            from ember.runtime import nrt
+
+            nrt.runtime().decref(memory.meminfo)
+        return generator
     return None
 
 

@@ -142,6 +142,8 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
         return _typeof_array(value)
     if isinstance(value, np.generic):
         return dtype_to_type(value.dtype)
+    if cls.__name__ == "Generator" and cls.__module__ == "numpy.random._generator":
+        return types.npy_rng
     return None
 
 

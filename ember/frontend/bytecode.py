@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import dis
 import inspect
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ class ByteCode:
         self._reject_exception_handlers()
         self.instructions = self._decode()
         self.by_offset = {inst.offset: inst for inst in self.instructions}
+        self._offsets = [inst.offset for inst in self.instructions]  # ascending
         self.exception_entries = list(dis.Bytecode(self.code).exception_entries)
         self.block_starts = self._find_leaders()
 
@@ -86,13 +88,13 @@ class ByteCode:
 
     def block_instructions(self, start: int) -> list[Instruction]:
         """The instructions of the block that starts at `start`."""
-        index = self.block_starts.index(start)
-        end = self.block_starts[index + 1] if index + 1 < len(self.block_starts) else None
-        return [
-            inst
-            for inst in self.instructions
-            if inst.offset >= start and (end is None or inst.offset < end)
-        ]
+        index = bisect.bisect_left(self.block_starts, start)
+        first = bisect.bisect_left(self._offsets, start)
+        if index + 1 < len(self.block_starts):
+            return self.instructions[
+                first : bisect.bisect_left(self._offsets, self.block_starts[index + 1])
+            ]
+        return self.instructions[first:]
 
     def handler_entry(self, start: int):
         """The exception-table entry protecting the block at `start` (None when unprotected):

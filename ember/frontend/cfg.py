@@ -45,8 +45,8 @@ class ControlFlowGraph:
         self._preds: dict[int, list[int]] = {}
         self._entry: int | None = None
         self._processed = False
-        self._doms: dict[int, frozenset[int]] = {}
-        self._post_doms: dict[int, frozenset[int]] = {}
+        self._doms_cache: dict[int, frozenset[int]] | None = None
+        self._post_doms_cache: dict[int, frozenset[int]] | None = None
         self._idoms: dict[int, int] = {}
         self._back_edges: list[tuple[int, int]] = []
         self._loops: dict[int, Loop] = {}
@@ -86,14 +86,28 @@ class ControlFlowGraph:
         self._remove_unreachable()
         self._topo_order = _reverse_post_order(self._entry, self.successors)
         self._idoms = _immediate_dominators(self._topo_order, self._preds)
-        self._doms = _dominator_sets(self._topo_order, self._idoms)
+        dominates = _dominance_test(self._topo_order, self._idoms)
         self._back_edges = sorted(
-            (src, dst) for src in self._succs for dst in self._succs[src] if dst in self._doms[src]
+            (src, dst) for src in self._succs for dst in self._succs[src] if dominates(dst, src)
         )
         self._loops = self._find_loops()
         self._in_loops = self._find_in_loops()
-        self._post_doms = self._find_post_dominators()
+        # Full (post-)dominator sets take quadratic space on long chains of blocks: they are
+        # made when asked for (dumps, tests), never by the compiler itself.
+        self._doms_cache = self._post_doms_cache = None
         self._processed = True
+
+    @property
+    def _doms(self) -> dict[int, frozenset[int]]:
+        if self._doms_cache is None:
+            self._doms_cache = _dominator_sets(self._topo_order, self._idoms)
+        return self._doms_cache
+
+    @property
+    def _post_doms(self) -> dict[int, frozenset[int]]:
+        if self._post_doms_cache is None:
+            self._post_doms_cache = self._find_post_dominators()
+        return self._post_doms_cache
 
     # -- structure queries -----------------------------------------------------------------
 
@@ -297,6 +311,30 @@ def _immediate_dominators(rpo: list, preds: Mapping[object, list]) -> dict:
                 idom[i] = new
                 changed = True
     return {node: rpo[idom[i]] for i, node in enumerate(rpo)}
+
+
+def _dominance_test(rpo: list, idoms: Mapping) -> Callable[[object, object], bool]:
+    """`dominates(a, b)` in constant time: a dominates b when b's interval of a depth-first
+    walk of the dominator tree lies inside a's."""
+    children: dict = {node: [] for node in rpo}
+    for node in rpo[1:]:
+        children[idoms[node]].append(node)
+    enter, leave, clock = {}, {}, 0
+    stack = [(rpo[0], False)]
+    while stack:
+        node, done = stack.pop()
+        clock += 1
+        if done:
+            leave[node] = clock
+            continue
+        enter[node] = clock
+        stack.append((node, True))
+        stack.extend((child, False) for child in children[node])
+
+    def dominates(a, b) -> bool:
+        return enter[a] <= enter[b] and leave[b] <= leave[a]
+
+    return dominates
 
 
 def _dominator_sets(rpo: list, idoms: Mapping, include_root: bool = True) -> dict:

@@ -13,6 +13,7 @@ from ember.library import (  # noqa: F401
     numpy_creation,
     numpy_elementwise,
     numpy_functions,
+    numpy_generator,
     numpy_iteration,
     numpy_linalg,
     numpy_linalg_decompositions,

@@ -31,14 +31,18 @@ from ember.typing.templates import registry
 # ---------------------------------------------------------------------------- the engine
 
 
-def reduce_all(context, builder, array_type, fields, acc_llvm, init, step: Callable):
-    """Fold `step(builder, acc, item, flat_index) -> acc` over every element in C order."""
+def reduce_all(context, builder, array_type, fields, acc_llvm, init, step: Callable,
+               memory_order: bool = False):  # fmt: skip
+    """Fold `step(builder, acc, item, flat_index) -> acc` over every element in C order, or
+    in memory order when told the fold does not depend on the order (a flat loop over a
+    Fortran array; NumPy also reduces those in memory order)."""
     slot = arr.alloca_in_entry(builder, acc_llvm, name="reduce.acc")
     builder.store(init, slot)
     dtype = array_type.dtype
-    if array_type.layout == "C" or array_type.ndim <= 1:
+    flat = array_type.layout == "C" or (memory_order and array_type.layout == "F")
+    if flat or array_type.ndim <= 1:
         element = context.data_type(dtype)
-        if array_type.layout == "C":
+        if flat:
             with arr.for_range(builder, fields.nitems) as index:
                 pointer = builder.gep(fields.data, [index], inbounds=True, source_etype=element)
                 item = arr.load_item(builder, dtype, pointer)
@@ -288,7 +292,7 @@ def _sum_like(fn, identity: int):
         init = context.get_constant(acc_type, identity)
         step = step_for(context, acc_type, array_type.dtype)
         return reduce_all(context, builder, array_type, fields, context.value_type(acc_type),
-                          init, step)  # fmt: skip
+                          init, step, memory_order=True)  # fmt: skip
 
     def lower_axis(context, builder, sig, fields, axis, args):
         array_type = sig.args[0]
@@ -415,7 +419,9 @@ def _extreme(is_max: bool):
         init, step = _extreme_fold(
             array_type.dtype, is_max, _first_item(builder, array_type, fields)
         )
-        return reduce_all(context, builder, array_type, fields, init.type, init, step)
+        return reduce_all(
+            context, builder, array_type, fields, init.type, init, step, memory_order=True
+        )
 
     def lower_axis(context, builder, sig, fields, axis, args):
         array_type = sig.args[0]
@@ -511,7 +517,9 @@ def _all_any(is_all: bool):
         array_type = sig.args[0]
         init = llvm.Constant(arr.i1, int(is_all))
         step = step_for(context, array_type.dtype)
-        return reduce_all(context, builder, array_type, fields, arr.i1, init, step)
+        return reduce_all(
+            context, builder, array_type, fields, arr.i1, init, step, memory_order=True
+        )
 
     def lower_axis(context, builder, sig, fields, axis, args):
         array_type = sig.args[0]
@@ -559,7 +567,8 @@ def _mean():
         acc_type = sig.return_type
         init = context.get_constant(acc_type, 0)
         total = reduce_all(context, builder, array_type, fields, context.value_type(acc_type),
-                           init, step_for(context, acc_type, array_type.dtype))  # fmt: skip
+                           init, step_for(context, acc_type, array_type.dtype),
+                           memory_order=True)  # fmt: skip
         return _divide(context, builder, acc_type, total, fields.nitems)
 
     def lower_axis(context, builder, sig, fields, axis, args):
@@ -599,7 +608,7 @@ def _variance(is_std: bool):
             )
 
         total = reduce_all(context, builder, array_type, fields, mean_llvm,
-                           context.get_constant(mean_acc, 0), add)  # fmt: skip
+                           context.get_constant(mean_acc, 0), add, memory_order=True)  # fmt: skip
         mean = _divide(context, builder, mean_acc, total, fields.nitems)
 
         def squares(b, acc, item, index):
@@ -608,7 +617,8 @@ def _variance(is_std: bool):
             return b.fadd(acc, _abs_squared(b, mean_acc, deviation))
 
         sum_squares = reduce_all(context, builder, array_type, fields, context.value_type(out_type),
-                                 context.get_constant(out_type, 0), squares)  # fmt: skip
+                                 context.get_constant(out_type, 0), squares,
+                                 memory_order=True)  # fmt: skip
         ddof = (
             context.cast(builder, args[2], sig.args[2], types.int64) if len(args) > 2 else const(0)
         )
@@ -701,4 +711,4 @@ def array_contains(context, builder, sig, args):
         return b.or_(acc, finish(b, equal))
 
     return reduce_all(context, builder, array_type, fields, arr.i1,
-                      llvm.Constant(arr.i1, 0), step)  # fmt: skip
+                      llvm.Constant(arr.i1, 0), step, memory_order=True)  # fmt: skip

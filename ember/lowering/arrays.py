@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from llvmlite import ir as llvm
 
 from ember import config, types
+from ember.lowering.callconv import position_in_entry
 from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.models import BoundFunctionModel, MeminfoStructModel, StructModel, model_of
 from ember.runtime import nrt
@@ -350,12 +351,8 @@ def loop_nest(builder: llvm.IRBuilder, counts: list) -> Iterator[list]:
 
 def alloca_in_entry(builder: llvm.IRBuilder, typ: llvm.Type, name: str = "") -> llvm.Value:
     """An entry-block alloca of `typ`, as an opaque `ptr` (address with `source_etype`/`typ`)."""
-    entry = builder.function.entry_basic_block
     saved = builder.block
-    if entry.is_terminated:
-        builder.position_before(entry.instructions[-1])
-    else:
-        builder.position_at_end(entry)
+    position_in_entry(builder)
     slot = builder.alloca(typ, name=name)
     slot.type = ptr  # llvmlite types allocas as typed pointers; address it opaquely
     builder.position_at_end(saved)
@@ -364,12 +361,8 @@ def alloca_in_entry(builder: llvm.IRBuilder, typ: llvm.Type, name: str = "") -> 
 
 def store_in_entry(builder: llvm.IRBuilder, value: llvm.Value, slot: llvm.Value) -> None:
     """Store `value` into `slot` at the end of the entry block (before its terminator)."""
-    entry = builder.function.entry_basic_block
     saved = builder.block
-    if entry.is_terminated:
-        builder.position_before(entry.instructions[-1])
-    else:
-        builder.position_at_end(entry)
+    position_in_entry(builder)
     builder.store(value, slot)
     builder.position_at_end(saved)
 

@@ -162,13 +162,18 @@ def call(
 
 def alloca_in_entry(builder: llvm.IRBuilder, typ: llvm.Type, name: str = "") -> llvm.Value:
     """An alloca in the function's entry block, so mem2reg can promote it."""
-    function = builder.function
-    entry = function.entry_basic_block
     saved = builder.block
-    if entry.instructions and entry.is_terminated:
-        builder.position_before(entry.instructions[-1])
-    else:
-        builder.position_at_end(entry)
+    position_in_entry(builder)
     slot = builder.alloca(typ, name=name)
     builder.position_at_end(saved)
     return slot
+
+
+def position_in_entry(builder: llvm.IRBuilder) -> None:
+    """Put `builder` at the end of its function's entry block, before the terminator if there
+    is one. (llvmlite's position_before searches the block's list: quadratic in the number
+    of slots, seconds for a function of a thousand blocks.)"""
+    entry = builder.function.entry_basic_block
+    builder.position_at_end(entry)
+    if entry.is_terminated:
+        builder._anchor = len(entry.instructions) - 1  # noqa: SLF001 - llvmlite's cursor

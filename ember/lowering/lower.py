@@ -64,7 +64,9 @@ class FunctionLowerer:
         self.builder = llvm.IRBuilder(entry)
         self.arg_values = callconv.decode_arguments(self.builder, self.sig, self.function)
         self.borrowed_args = _borrowed_arguments(self.func_ir)
-        self.moves = _moves(self.func_ir, self.borrowed_args)
+        self.moves = _moves(self.func_ir, self.borrowed_args) | _lent_methods(
+            self.func_ir, self.typemap
+        )
         self.exception_routing = exception_lowering.ExceptionRouting(self)
         self.builder.branch(self.llvm_blocks[self.func_ir.entry])
         for label in sorted(self.func_ir.blocks):
@@ -343,7 +345,7 @@ class FunctionLowerer:
             )
             value_type = value_type.type
         if isinstance(result_type, types.BoundFunction):
-            return self.borrowed(result_type, value)
+            return value if id(expr) in self.moves else self.borrowed(result_type, value)
         if isinstance(value_type, types.ExceptionInstance):  # e.args
             return self.exception_routing.caught_args(value, result_type)
         found = self.context.registry.find_getattr(value_type, expr.attr)
@@ -484,6 +486,30 @@ def _moves(func_ir: ir.FunctionIR, borrowed: frozenset[str]) -> set[int]:
                 if following.name == source:
                     found.update((id(stmt), id(following)))
                     break
+    return found
+
+
+def _lent_methods(func_ir: ir.FunctionIR, typemap: dict) -> set[int]:
+    """Methods `m = x.append` whose variable x is neither reassigned nor deleted before
+    `del m` in the same block: m borrows x's reference (no incref, no decref), so a method
+    call in a loop costs no reference counting. Returns the ids of those GetAttr and Del."""
+    found: set[int] = set()
+    for block in func_ir.blocks.values():
+        open_methods: dict[str, tuple[str, ir.GetAttr]] = {}  # method var -> (owner, getattr)
+        for stmt in block.body:
+            if isinstance(stmt, ir.Del) and stmt.name in open_methods:
+                found.update((id(open_methods.pop(stmt.name)[1]), id(stmt)))
+                continue
+            touched = stmt.name if isinstance(stmt, ir.Del) else None
+            if isinstance(stmt, ir.Assign):
+                touched = stmt.target.name
+            open_methods = {m: v for m, v in open_methods.items() if v[0] != touched}
+            if (
+                isinstance(stmt, ir.Assign)
+                and isinstance(stmt.value, ir.GetAttr)
+                and isinstance(typemap.get(stmt.target.name), types.BoundFunction)
+            ):
+                open_methods[stmt.target.name] = (stmt.value.value.name, stmt.value)
     return found
 
 

@@ -63,20 +63,24 @@ _CACHE_CURSOR = "ember_nrt_cache_cursor"
 _CACHED_MIN = 1 << 20  # below this, the C library's own free lists reuse memory well
 _CACHED_MAX = 256 << 20  # bounds what the cache may keep from the C library
 
-_INLINE_INCREF = "ember.nrt.incref"
-_INLINE_DECREF = "ember.nrt.decref"
+# The names llvmlite's reference-count pruning pass looks for (ember/codegen/jit.py): each
+# compiled module carries its own copy, kept out of line so that pass can pair them.
+_MODULE_INCREF = "NRT_incref"
+_MODULE_DECREF = "NRT_decref"
 
 
 # ---------------------------------------------------------------------------- IR builders
 
 
 def _refcount_function(module: llvm.Module, name: str, linkage: str) -> tuple:
-    """`void name(ptr meminfo)` (inlined everywhere when given a linkage): the function, a
-    builder at its entry and the meminfo argument; NULL meminfos are for the caller to skip."""
+    """`void name(ptr meminfo)` (never inlined when given a linkage, so that the pruning pass
+    still sees the calls after optimization): the function, a builder at its entry and the
+    meminfo argument; NULL meminfos are for the caller to skip."""
     function = llvm.Function(module, llvm.FunctionType(_void, [_ptr]), name)
     if linkage:
         function.linkage = linkage
-        function.attributes.add("alwaysinline")
+        function.attributes.add("noinline")
+        function.attributes.add("nounwind")
     (meminfo,) = function.args
     builder = llvm.IRBuilder(function.append_basic_block("entry"))
     is_null = builder.icmp_unsigned("==", meminfo, llvm.Constant(_ptr, None))
@@ -420,23 +424,23 @@ def data_address(meminfo: int) -> int:
 # ---------------------------------------------------------------------------- code emission
 
 
-def _inline(module: llvm.Module, name: str, define) -> llvm.Function:
+def _in_module(module: llvm.Module, name: str, define) -> llvm.Function:
     existing = module.globals.get(name)
     if existing is not None:
         return existing
-    return define(module, name, "internal")
+    return define(module, name, "linkonce_odr")  # linked modules share one copy
 
 
 def emit_incref(builder: llvm.IRBuilder, meminfo: llvm.Value) -> None:
-    """`incref(meminfo)` in the current function (inlined; NULL is a no-op)."""
+    """`incref(meminfo)` in the current function (NULL is a no-op)."""
     runtime()
-    builder.call(_inline(builder.module, _INLINE_INCREF, _define_incref), [meminfo])
+    builder.call(_in_module(builder.module, _MODULE_INCREF, _define_incref), [meminfo])
 
 
 def emit_decref(builder: llvm.IRBuilder, meminfo: llvm.Value) -> None:
     """`decref(meminfo)`: frees the block when the last reference goes (NULL is a no-op)."""
     runtime()
-    builder.call(_inline(builder.module, _INLINE_DECREF, _define_decref), [meminfo])
+    builder.call(_in_module(builder.module, _MODULE_DECREF, _define_decref), [meminfo])
 
 
 def emit_allocate(builder: llvm.IRBuilder, size: llvm.Value) -> llvm.Value:

@@ -46,6 +46,7 @@ from ember.types.functions import (
 from ember.types.generators import Generator
 from ember.types.lists import List, ListIterator, Undefined, undefined, unsupported_item
 from ember.types.optional import Optional, optional
+from ember.types.random import NumPyRandomGeneratorType, npy_rng
 from ember.types.scalars import *  # noqa: F403 - the scalar instances are the public names
 from ember.types.scalars import (
     Boolean,

@@ -52,6 +52,7 @@ class TypeInferer:
         self.typemap: dict[str, types.Type] = {}
         self.calltypes: dict[ir.Expr, Signature] = {}
         self.assigned_at: dict[str, list[tuple[types.Type, ir.Loc]]] = {}
+        self._assignments_seen: dict[str, set[tuple[int, ir.Loc]]] = {}
         self.rhs_types: dict[ir.Assign, types.Type] = {}
         self.return_type: types.Type | None = None
         self.changed = False
@@ -211,7 +212,9 @@ class TypeInferer:
     def _refine(self, target: ir.Var, new_type: types.Type, loc: ir.Loc) -> None:
         name = target.name
         history = self.assigned_at.setdefault(name, [])
-        if not any(t is new_type and where == loc for t, where in history):
+        seen = self._assignments_seen.setdefault(name, set())
+        if (id(new_type), loc) not in seen:  # types are interned: identity is equality
+            seen.add((id(new_type), loc))
             history.append((new_type, loc))
         current = self.typemap.get(name)
         if current is None:

@@ -181,10 +181,17 @@ def _sequential(values, start):
     return total
 
 
+def _fold_order(a: np.ndarray):
+    """The elements in the order ember folds them: memory order for a Fortran-ordered array
+    (as NumPy), else C order."""
+    fortran = a.flags.f_contiguous and not a.flags.c_contiguous
+    return a.ravel(order="F" if fortran else "C")
+
+
 def _sum(a):
     """README: reductions sum sequentially (NumPy sums floats pairwise)."""
     if isinstance(a, np.ndarray) and a.dtype.kind == "f":
-        return _sequential(a.ravel(), 0.0)
+        return _sequential(_fold_order(a), 0.0)
     return _s(np.sum(a))
 
 
@@ -202,7 +209,7 @@ def _mean(a):
 def _prod(a):
     if isinstance(a, np.ndarray) and a.dtype.kind == "f":
         total = 1.0
-        for v in a.ravel():
+        for v in _fold_order(a):
             total *= float(v)
         return total
     return _s(np.prod(a))

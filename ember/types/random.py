@@ -1,0 +1,16 @@
+"""The type of a NumPy `np.random.Generator` in compiled code (Numba's spelling)."""
+
+from __future__ import annotations
+
+from ember.types.abstract import Type
+
+
+class NumPyRandomGeneratorType(Type):
+    """A `numpy.random.Generator`: its bit generator's state, drawn from by NumPy's own C
+    distribution functions (ember/library/numpy_generator.py)."""
+
+    def __init__(self, name: str = "NumPyRandomGeneratorType") -> None:
+        super().__init__(name)
+
+
+npy_rng = NumPyRandomGeneratorType()

@@ -1,0 +1,109 @@
+"""`np.random.Generator` in compiled code (ember/library/numpy_generator.py): a generator passed
+in, or made by `np.random.default_rng(seed)` inside, draws exactly what the same generator
+draws in Python (NumPy's own C functions on its bit generator) and advances its state; nothing
+leaks."""
+
+import gc
+import sys
+
+import numpy as np
+import pytest
+
+import ember.runtime
+from ember import njit
+
+
+def _draws(rng):
+    return (
+        rng.random(),
+        rng.random(4),
+        rng.standard_normal((2, 3)),
+        rng.normal(1.0, 2.0, 3),
+        rng.normal(),
+        rng.uniform(-1.0, 1.0, 3),
+        rng.uniform(),
+        rng.integers(0, 10, 6),
+        rng.integers(7),
+        rng.integers(-(2**40), 2**40, 3),
+        rng.exponential(2.0, 3),
+        rng.standard_exponential(),
+        rng.poisson(3.0, 4),
+        rng.gamma(2.0, 1.5),
+        rng.standard_gamma(0.5, 2),
+        rng.beta(0.5, 0.5, 2),
+        rng.lognormal(0.0, 0.5, 2),
+        rng.laplace(),
+        rng.logistic(1.0, 2.0),
+        rng.gumbel(size=2),
+        rng.chisquare(3.0, 2),
+        rng.weibull(1.5),
+        rng.pareto(2.0),
+        rng.rayleigh(2.0, 2),
+        rng.standard_t(5.0),
+        rng.triangular(0.0, 0.5, 2.0, 2),
+        rng.geometric(0.3, 3),
+    )
+
+
+compiled_draws = njit(_draws)
+
+
+def _assert_same(mine, theirs):
+    assert len(mine) == len(theirs)
+    for a, b in zip(mine, theirs):
+        np.testing.assert_array_equal(a, b)
+        assert np.asarray(a).dtype.kind == np.asarray(b).dtype.kind
+
+
+@pytest.mark.parametrize("seed", [0, 5, 12345])
+def test_a_generator_passed_in_draws_what_numpy_draws(seed):
+    mine, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+    _assert_same(compiled_draws(mine), _draws(theirs))
+    assert mine.random() == theirs.random()  # the state advanced alike
+
+
+def test_other_bit_generators():
+    for make in (np.random.PCG64, np.random.Philox, np.random.SFC64, np.random.MT19937):
+        mine, theirs = np.random.Generator(make(9)), np.random.Generator(make(9))
+        _assert_same(compiled_draws(mine), _draws(theirs))
+
+
+@njit
+def seeded(seed, n):
+    rng = np.random.default_rng(seed)
+    return rng.random(n), rng.integers(0, 100, n), rng.normal()
+
+
+@njit
+def made_and_returned(seed):
+    return np.random.default_rng(seed)
+
+
+def test_default_rng_inside_compiled_code():
+    for seed in (0, 42, 2**40):
+        mine, theirs = seeded(seed, 5), seeded.py_func(seed, 5)
+        _assert_same(mine, theirs)
+    returned = made_and_returned(3)
+    assert isinstance(returned, np.random.Generator)
+    assert returned.random() == np.random.default_rng(3).random()
+
+
+def test_integers_rejects_an_empty_range():
+    with pytest.raises(ValueError, match="high <= low"):
+        njit(lambda rng: rng.integers(5, 5))(np.random.default_rng(0))
+
+
+def test_nothing_leaks():
+    seeded(1, 3)
+    made_and_returned(1)
+    rng = np.random.default_rng(0)
+    compiled_draws(rng)
+    gc.collect()
+    live, references = ember.runtime.stats().live, sys.getrefcount(rng)
+    for _ in range(300):
+        seeded(1, 3)
+        made_and_returned(1)
+        compiled_draws(rng)
+    gc.collect()
+    assert ember.runtime.stats().live == live
+    assert sys.getrefcount(rng) == references
