@@ -32,6 +32,7 @@ JOB = {{
     ],
     "functions": {functions},
     "boundscheck": {boundscheck!r},
+    "memory": {memory!r},
 }}
 
 
@@ -60,6 +61,7 @@ def write_regression(
         inputs="\n".join(f"        {json.dumps(item)}," for item in job["inputs"]),
         functions=json.dumps(job["functions"]),
         boundscheck=job["boundscheck"],
+        memory=job.get("memory", 0),
     )
     path = folder / f"test_fuzz_{seed}_{index}.py"
     path.write_text(text)
