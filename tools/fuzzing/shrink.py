@@ -12,7 +12,7 @@ import ast
 import time
 from collections.abc import Callable, Iterator
 
-REPLACEMENTS = ("0", "1", "0.0", "1.0", "True")
+REPLACEMENTS = ("0", "1", "0.0", "1.0")
 
 
 def _statement_lists(tree: ast.AST) -> Iterator[list[ast.stmt]]:
