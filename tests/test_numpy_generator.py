@@ -107,3 +107,27 @@ def test_nothing_leaks():
     gc.collect()
     assert ember.runtime.stats().live == live
     assert sys.getrefcount(rng) == references
+
+
+@njit
+def _permutations(rng, vector, rows):
+    rng.shuffle(vector)
+    rng.shuffle(rows)
+    return (rng.permutation(10), rng.permutation(np.arange(5.0)), rng.choice(5, 4), rng.choice(7),
+            rng.choice(np.arange(10.0), 3), rng.choice(np.arange(10.0), (2, 2)))  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_shuffle_permutation_and_choice_follow_numpy(seed):
+    vectors = [np.arange(11), np.arange(11)]
+    rows = [np.arange(15.0).reshape(5, 3), np.arange(15.0).reshape(5, 3)]
+    mine = _permutations(np.random.default_rng(seed), vectors[0], rows[0])
+    theirs = _permutations.py_func(np.random.default_rng(seed), vectors[1], rows[1])
+    _assert_same(mine, theirs)
+    np.testing.assert_array_equal(vectors[0], vectors[1])
+    np.testing.assert_array_equal(rows[0], rows[1])
+
+
+def test_choice_without_replacement_is_refused_clearly():
+    with pytest.raises(ValueError, match="replace=False"):
+        njit(lambda rng: rng.choice(5, 3, replace=False))(np.random.default_rng(0))

@@ -304,3 +304,133 @@ def _select_integers(rng, low, high, size):
 implement((types.NumPyRandomGeneratorType, "integers"), "self, low, high=None, size=None")(
     _select_integers
 )
+
+
+# ---------------------------------------------------------------------------- permutations
+
+
+@intrinsic
+def _interval(typingctx, rng, largest):
+    """NumPy's random_interval: a draw in [0, largest] (masked rejection, as shuffle uses)."""
+
+    def codegen(context, builder, sig, args):
+        bitgen = builder.extract_value(args[0], 1)
+        return _call_c(builder, "random_interval", _i64, [bitgen, args[1]])
+
+    return signature(types.int64, types.npy_rng, types.int64), codegen
+
+
+def _shuffle(rng, x):
+    """Shuffle `x` along its first axis in place, as Generator.shuffle (Fisher-Yates from the
+    end, each position swapped with a random_interval draw)."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(_shuffle)
+def _shuffle_for(rng, x):
+    if x.ndim == 1:
+
+        def vector(rng, x):
+            for i in range(x.shape[0] - 1, 0, -1):
+                j = _interval(rng, i)
+                x[i], x[j] = x[j], x[i]
+
+        return vector
+
+    def rows(rng, x):
+        for i in range(x.shape[0] - 1, 0, -1):
+            j = _interval(rng, i)
+            row = x[i].copy()
+            x[i] = x[j]
+            x[j] = row
+
+    return rows
+
+
+def _select_shuffle(rng, x, axis):
+    if (
+        isinstance(x, types.Array)
+        and x.ndim >= 1
+        and isinstance(types.unliteral(axis), types.Integer)
+    ):
+        return _shuffle_in_place
+    return None
+
+
+def _shuffle_in_place(rng, x, axis):
+    if axis != 0:
+        raise ValueError("shuffle in compiled code supports axis=0 only")
+    _shuffle(rng, x)
+
+
+implement((types.NumPyRandomGeneratorType, "shuffle"), "self, x, axis=0")(_select_shuffle)
+
+
+def _permutation_of_length(rng, x, axis):
+    out = np.arange(x)
+    _shuffle(rng, out)
+    return out
+
+
+def _permutation_of_array(rng, x, axis):
+    if axis != 0:
+        raise ValueError("permutation in compiled code supports axis=0 only")
+    out = x.copy()
+    _shuffle(rng, out)
+    return out
+
+
+def _select_permutation(rng, x, axis):
+    if not isinstance(types.unliteral(axis), types.Integer):
+        return None
+    if isinstance(types.unliteral(x), types.Integer):
+        return _permutation_of_length
+    if isinstance(x, types.Array) and x.ndim >= 1:
+        return _permutation_of_array
+    return None
+
+
+implement((types.NumPyRandomGeneratorType, "permutation"), "self, x, axis=0")(_select_permutation)
+
+
+def _choice_index(rng, a, size, replace):
+    if not replace:
+        raise ValueError("choice(replace=False) is not supported in compiled code yet")
+    return _draw_index(rng, 0, a, None)
+
+
+def _choice_indices(rng, a, size, replace):
+    if not replace:
+        raise ValueError("choice(replace=False) is not supported in compiled code yet")
+    return _draw_indices(rng, 0, a, size)
+
+
+def _choice_item(rng, a, size, replace):
+    return a[_pick_index(rng, a.shape[0], size, replace)]
+
+
+def _choice_items(rng, a, size, replace):
+    return a[_pick_indices(rng, a.shape[0], size, replace).reshape(-1)].reshape(size)
+
+
+_draw_index = jitted(_integers_scalar)
+_draw_indices = jitted(_integers_array)
+_pick_index = jitted(_choice_index)
+_pick_indices = jitted(_choice_indices)
+
+
+def _select_choice(rng, a, size, replace):
+    if not isinstance(types.unliteral(replace), types.Boolean):
+        return None
+    if not (is_none(size) or _is_size(size)):
+        return None
+    if isinstance(types.unliteral(a), types.Integer):
+        return _choice_index if is_none(size) else _choice_indices
+    if isinstance(a, types.Array) and a.ndim == 1:
+        return _choice_item if is_none(size) else _choice_items
+    return None
+
+
+implement((types.NumPyRandomGeneratorType, "choice"), "self, a, size=None, replace=True")(
+    _select_choice
+)

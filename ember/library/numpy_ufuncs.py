@@ -28,6 +28,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.errors import TypingError
 from ember.library import int_scalars
+from ember.library.numpy_complex_ufuncs import complex_kernel
 from ember.library.numpy_support import from_numpy_dtype, make_pysig, numpy_dtype
 from ember.lowering import arrays as arr
 from ember.lowering import arrays_kernels as kernels
@@ -344,6 +345,8 @@ def _square(context, builder, loop, args):
 @kernel(np.reciprocal)
 def _reciprocal(context, builder, loop, args):
     typ = loop.in_types[0]
+    if _is_complex(typ):
+        return complex_kernel(np.reciprocal)(builder, args[0])
     if not _is_float(typ):
         raise TypingError(f"np.reciprocal of {typ} is not supported (only floats)")
     return builder.fdiv(llvm.Constant(args[0].type, 1.0), args[0])
@@ -360,7 +363,7 @@ def _sign(context, builder, loop, args):
                                 positive)  # fmt: skip
         return builder.select(builder.fcmp_unordered("uno", value, value), value, signed)
     if _is_complex(typ):
-        raise TypingError("np.sign of complex numbers is not supported")
+        return complex_kernel(np.sign)(builder, value)
     zero = llvm.Constant(value.type, 0)
     greater = builder.zext(
         builder.icmp_signed(">", value, zero) if typ.signed else builder.icmp_unsigned(
@@ -423,6 +426,8 @@ def _call_float(builder, name: str, *operands):
 def _float_unary(name: str) -> Callable:
     def lower(context, builder, loop, args):
         typ = loop.in_types[0]
+        if _is_complex(typ) and complex_kernel(loop.ufunc) is not None:
+            return complex_kernel(loop.ufunc)(builder, args[0])
         if not _is_float(typ):
             if name in ("llvm.floor", "llvm.ceil", "llvm.trunc", "llvm.rint"):
                 return args[0]  # integers round to themselves

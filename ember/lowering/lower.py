@@ -503,13 +503,9 @@ def _lent_methods(func_ir: ir.FunctionIR, typemap: dict) -> set[int]:
             touched = stmt.name if isinstance(stmt, ir.Del) else None
             if isinstance(stmt, ir.Assign):
                 touched = stmt.target.name
-            # A method only called keeps borrowing; one copied to another variable (the
-            # method of `xs.append(a if c else b)` crosses blocks) needs its own reference.
-            called = _called_function(stmt)
-            read = {var.name for var in stmt.sources()} - {called}
-            open_methods = {
-                m: v for m, v in open_methods.items() if v[0] != touched and m not in read
-            }
+                if isinstance(stmt.value, ir.Var):  # copied (to a phi: `x.m(a if c else b)`)
+                    open_methods.pop(stmt.value.name, None)  # the copy owns a reference
+            open_methods = {m: v for m, v in open_methods.items() if v[0] != touched}
             if (
                 isinstance(stmt, ir.Assign)
                 and isinstance(stmt.value, ir.GetAttr)
@@ -517,13 +513,6 @@ def _lent_methods(func_ir: ir.FunctionIR, typemap: dict) -> set[int]:
             ):
                 open_methods[stmt.target.name] = (stmt.value.value.name, stmt.value)
     return found
-
-
-def _called_function(stmt: ir.Stmt) -> str | None:
-    """The variable called by `x = f(...)`, if `stmt` is such a call."""
-    if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call):
-        return stmt.value.func.name
-    return None
 
 
 def register_expression_lowerer(expr_class: type, lowerer) -> None:
