@@ -190,8 +190,8 @@ class Generator:
             left = self.int_expr(scope, sub)
             if _is_constant(left) and scope.of("int"):
                 left = self.rng.choice(scope.of("int"))  # CPython would fold two constants
-            if op in ("<<", ">>", "**") and self.chance(0.7):
-                right = str(self.rng.randint(0, 70 if op != "**" else 5))
+            if op in ("<<", ">>", "**") and (self.chance(0.7) or _is_constant(left)):
+                right = str(self.rng.randint(0, 70 if op != "**" else 5))  # CPython folds 2 ** -1
             else:
                 right = self.int_expr(scope, sub)
             return f"({left} {op} {right})"
@@ -256,6 +256,8 @@ class Generator:
             if _is_constant(left) and scope.of("float"):
                 left = self.rng.choice(scope.of("float"))  # CPython would fold two constants
             other = self.int_expr(scope, sub) if self.chance(0.25) else self.float_expr(scope, sub)
+            if _is_constant(left) and _is_constant(other):
+                left = f"abs({left})"  # not folded by CPython: (-8.0) ** 0.5 is no complex
             return f"({left} {op} {other})" if self.chance(0.7) else f"({other} {op} {left})"
         if kind == "unary":
             inner = self.float_expr(scope, sub)

@@ -98,8 +98,6 @@ def _scalar_binop(op: str, a, b):
     if _is_int(a) and _is_int(b):
         return _int_binop(op, a, b)
     if op == "**":
-        if a == 0 and b < 0:
-            raise ZeroDivisionError("0.0 cannot be raised to a negative power")
         result = a**b
         if isinstance(result, complex):
             # README: a negative float raised to a fractional power raises ValueError.
@@ -265,8 +263,8 @@ class _ToReference(ast.NodeTransformer):
     """Arithmetic into helper calls; array element reads into plain numbers."""
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
-        if _folded(node):  # CPython computes it when compiling: ember sees its result
-            return node
+        if _folded(node):  # CPython computes it when compiling: ember sees its result, wrapped
+            return _call("_wrap", node)
         self.generic_visit(node)
         return _call("_bin", ast.Constant(AST_OPS[type(node.op)]), node.left, node.right)
 
