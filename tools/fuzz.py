@@ -47,7 +47,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--features", default=",".join(FEATURES), help=f"comma-separated, of {','.join(FEATURES)}"
     )
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per program")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=180.0,
+        help="seconds per program (compiling is slow on a busy machine)",
+    )
     parser.add_argument(
         "--memory",
         type=int,
