@@ -15,6 +15,7 @@ from ember import types
 from ember.decorators import jit, njit
 from ember.errors import TypingError, UnsupportedError
 from ember.misc.literal import literal_unroll
+from ember.misc.objmode import objmode
 from ember.parallel.api import (
     get_num_threads,
     get_thread_id,
@@ -132,6 +133,7 @@ __all__ = [
     "jit",
     "literal_unroll",
     "njit",
+    "objmode",
     "stencil",
     "prange",
     "set_num_threads",

@@ -66,11 +66,24 @@ _CO_GENERATOR = 0x20  # a code flag: the function contains `yield`
 
 def analyze_bytecode(state: CompileState) -> None:
     from ember.frontend.bytecode import ByteCode
+    from ember.frontend.objmode_blocks import uses_with_blocks
 
+    if uses_with_blocks(state.py_func.__code__):
+        _extract_objmode_blocks(state)
     state.bytecode = ByteCode(state.py_func)
     state.cfg = state.bytecode.control_flow_graph()
     if config.DUMP_CFG:
         print(state.cfg.dump(), end="")
+
+
+def _extract_objmode_blocks(state: CompileState) -> None:
+    """`with objmode(...)` blocks become calls of Python functions (ember/frontend/
+    objmode_blocks.py, typed and lowered by ember/lowering/objmode.py)."""
+    from ember.frontend.objmode_blocks import extract_objmode_blocks
+    from ember.lowering.objmode import register_blocks
+
+    state.py_func, blocks = extract_objmode_blocks(state.py_func)
+    register_blocks(blocks)
 
 
 def generate_ir(state: CompileState) -> None:

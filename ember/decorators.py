@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ember import types
-from ember.errors import EmberWarning, UnsupportedError
+from ember.errors import EmberError, EmberWarning
 from ember.typing.signature import Signature
 
 _ACCEPTED_OPTIONS = {"nopython", "fastmath", "boundscheck", "error_model", "cache", "nogil",
@@ -16,7 +16,8 @@ _ACCEPTED_OPTIONS = {"nopython", "fastmath", "boundscheck", "error_model", "cach
 
 
 def jit(signature_or_function: Any = None, **options: Any) -> Any:
-    """Compile a function to machine code on first call (nopython mode, as Numba since 0.59).
+    """Compile a function to machine code on first call (nopython mode, as Numba since 0.59;
+    `forceobj=True`: object mode; `nopython=False`: object mode where nopython mode fails).
 
     `jit(f)`, `@jit`, `@jit(fastmath=True)`, `@jit("float64(float64, int64)")` and
     `@jit(["int64(int64)", "float64(float64)"])` are all accepted.
@@ -25,8 +26,8 @@ def jit(signature_or_function: Any = None, **options: Any) -> Any:
     if unknown:
         raise TypeError(f"unknown jit option(s): {', '.join(sorted(unknown))}")
     _parallel_options(options)  # bad values fail at the decorator
-    if options.get("forceobj") or options.get("nopython") is False:
-        raise UnsupportedError("object mode is not supported yet; ember compiles nopython only")
+    if options.get("forceobj"):
+        return _object_mode(signature_or_function, options)
     if callable(signature_or_function) and not isinstance(signature_or_function, (str, list)):
         return _make_dispatcher(signature_or_function, None, options)
     signatures = _parse_signatures(signature_or_function)
@@ -37,6 +38,15 @@ def jit(signature_or_function: Any = None, **options: Any) -> Any:
     return decorate
 
 
+def _object_mode(signature_or_function: Any, options: dict) -> Any:
+    """`@jit(forceobj=True)`: every value a Python object (ember/dispatcher/object_mode.py)."""
+    from ember.dispatcher.object_mode import ObjectModeDispatcher
+
+    if callable(signature_or_function) and not isinstance(signature_or_function, (str, list)):
+        return ObjectModeDispatcher(signature_or_function, options)
+    return lambda py_func: ObjectModeDispatcher(py_func, options)
+
+
 def njit(signature_or_function: Any = None, **options: Any) -> Any:
     """`jit` in nopython mode (the only mode ember has)."""
     options.pop("nopython", None)
@@ -44,6 +54,18 @@ def njit(signature_or_function: Any = None, **options: Any) -> Any:
 
 
 def _make_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
+    if options.get("nopython") is not False:
+        return _nopython_dispatcher(py_func, signatures, options)
+    from ember.dispatcher.object_mode import FallbackDispatcher, ObjectModeDispatcher
+
+    try:
+        dispatcher = _nopython_dispatcher(py_func, signatures, options)
+    except EmberError:  # an explicit signature that does not compile in nopython mode
+        return ObjectModeDispatcher(py_func, options)
+    return FallbackDispatcher(dispatcher, options)
+
+
+def _nopython_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
     from ember.dispatcher.dispatcher import Dispatcher
     from ember.lowering.context import TargetOptions
 

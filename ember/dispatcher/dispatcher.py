@@ -333,8 +333,8 @@ class Dispatcher:
                 raise OverflowError("int too big to convert")
             raise TypeError(
                 f"{self.py_func.__name__}(): cannot compile for argument '{name}' of Python "
-                f"type {type(value).__name__}: ember supports numbers, None, tuples, lists of "
-                "numbers and NumPy arrays"
+                f"type {type(value).__name__}: ember supports numbers, strings, None, tuples, "
+                "lists of numbers or strings and NumPy arrays"
             )
         return found
 

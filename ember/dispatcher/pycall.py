@@ -18,6 +18,7 @@ from typing import Any
 from ember import types
 from ember.lowering.callconv import STATUS_OK, ExcInfoRecord, raise_static_exception
 from ember.runtime import boxing as arrayboxing
+from ember.runtime import string_boxing
 from ember.typing.signature import Signature
 
 _INTEGER_CTYPES = {
@@ -47,6 +48,8 @@ def _argument_ctypes(typ: types.Type) -> list:
         return [*_argument_ctypes(typ.type), ctypes.c_uint8]
     if isinstance(typ, types.List):
         return [ctypes.c_void_p]  # its meminfo (ListModel)
+    if isinstance(typ, types.UnicodeType):
+        return string_boxing.ARGUMENT_CTYPES
     if isinstance(typ, types.NumPyRandomGeneratorType):
         return [ctypes.c_void_p] * 3  # {meminfo, bitgen_t*, the Generator} (numpy_generator.py)
     raise TypeError(f"cannot pass a value of type {typ} from Python yet")
@@ -77,6 +80,8 @@ def _memory_ctype(typ: types.Type) -> Any:
     if isinstance(typ, types.Optional):
         fields = [("data", _memory_ctype(typ.type)), ("valid", ctypes.c_uint8)]
         return type("optional_memory", (ctypes.Structure,), {"_fields_": fields})
+    if isinstance(typ, types.UnicodeType):
+        return string_boxing.StringMemory
     if isinstance(typ, types.NumPyRandomGeneratorType):
         fields = [(name, ctypes.c_void_p) for name in ("meminfo", "bitgen", "owner")]
         return type("generator_memory", (ctypes.Structure,), {"_fields_": fields})
@@ -102,6 +107,10 @@ def _flatten(typ: types.Type, value: Any, out: list) -> None:
             _flatten(member, item, out)
     elif isinstance(typ, types.Array):
         arrayboxing.flatten(typ, value, out)
+    elif isinstance(typ, types.UnicodeType):
+        if not isinstance(value, str):
+            raise TypeError(f"expected a str, not {type(value).__name__}")
+        out.extend(string_boxing.to_native(value))
     elif isinstance(typ, types.NumPyRandomGeneratorType):  # borrowed: no meminfo
         out.extend((None, value.bit_generator.ctypes.bit_generator.value, id(value)))
     elif isinstance(typ, types.Optional):
@@ -129,6 +138,8 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
         return arrayboxing.box(typ, memory, inputs, memo)
     if isinstance(typ, types.List):
         return _box_list(typ, memory.meminfo, inputs, memo)
+    if isinstance(typ, types.UnicodeType):
+        return string_boxing.box(memory)
     if isinstance(typ, types.Optional):
         if not memory.valid:
             return None
@@ -152,10 +163,12 @@ def _box_list(typ: types.List, meminfo: int, inputs: tuple, memo: dict | None) -
     from ember.lowering.lists import HeaderMemory
     from ember.runtime import nrt
 
+    if isinstance(typ.dtype, types.UnicodeType):
+        return string_boxing.box_list(meminfo)
     runtime = nrt.runtime()
     header = HeaderMemory.from_address(nrt.data_address(meminfo))
     item_ctype = _memory_ctype(typ.dtype)
-    owns_memory = isinstance(typ.dtype, (types.Array, types.List))
+    owns_memory = isinstance(typ.dtype, (types.Array, types.List, types.UnicodeType))
     structured = issubclass(item_ctype, ctypes.Structure)
     items = nrt.data_address(header.storage) if header.storage else 0
     result = []
@@ -166,6 +179,29 @@ def _box_list(typ: types.List, meminfo: int, inputs: tuple, memo: dict | None) -
         result.append(_box(typ.dtype, memory if structured else memory.value, inputs, memo))
     runtime.decref(meminfo)
     return result
+
+
+def _string_meminfo_slots(arg_types: tuple) -> list[int]:
+    """Positions in the flattened arguments of the meminfos of string arguments (alone or in
+    tuples), which the invoker allocates and must release after the call."""
+    slots: list[int] = []
+    position = 0
+
+    def walk(typ: types.Type) -> None:
+        nonlocal position
+        if isinstance(typ, types.BaseTuple):
+            for member in typ.types:
+                walk(member)
+            return
+        if isinstance(typ, types.UnicodeType) or (
+            isinstance(typ, types.Optional) and isinstance(typ.type, types.UnicodeType)
+        ):
+            slots.append(position)  # (NULL for None: releasing it does nothing)
+        position += len(_argument_ctypes(typ))
+
+    for typ in arg_types:
+        walk(typ)
+    return slots
 
 
 def make_invoker(sig: Signature, address: int) -> Callable[..., Any]:
@@ -188,6 +224,12 @@ def make_invoker(sig: Signature, address: int) -> Callable[..., Any]:
         from ember.dispatcher import reflection
 
     lists = [index for index, typ in enumerate(arg_types) if isinstance(typ, types.List)]
+    string_slots = _string_meminfo_slots(arg_types)
+    release = None
+    if string_slots:
+        from ember.runtime.nrt import runtime
+
+        release = runtime().decref
 
     def invoke(*values: Any) -> Any:
         flat: list = []
@@ -205,6 +247,8 @@ def make_invoker(sig: Signature, address: int) -> Callable[..., Any]:
         finally:
             for pylist, typ, meminfo in native_lists:
                 reflection.write_back(typ, meminfo, pylist)
+            for slot in string_slots:  # the argument copies (the callee kept its own refs)
+                release(flat[slot])
         if status != STATUS_OK:
             raise_static_exception(ctypes.addressof(excinfo))
         if isinstance(memory_type, type) and issubclass(memory_type, ctypes.Structure):

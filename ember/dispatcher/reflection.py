@@ -39,6 +39,10 @@ def _as_list(values):
 
 def to_native(typ: types.List, items: list) -> int:
     """A new native list (its meminfo, one reference owned by the caller) holding `items`."""
+    if isinstance(typ.dtype, types.UnicodeType):
+        from ember.runtime.string_boxing import list_to_native
+
+        return list_to_native(items)
     import numpy as np
 
     from ember.library.numpy_support import numpy_dtype
@@ -62,6 +66,10 @@ def write_back(typ: types.List, meminfo: int, items: list) -> None:
     from ember.lowering.lists import HeaderMemory
     from ember.runtime import nrt
 
+    if isinstance(typ.dtype, types.UnicodeType):
+        from ember.runtime.string_boxing import list_write_back
+
+        return list_write_back(meminfo, items)
     header = HeaderMemory.from_address(nrt.data_address(meminfo))
     item_ctype = _ITEM_CTYPES[type(typ.dtype)](typ.dtype)
     count = header.size

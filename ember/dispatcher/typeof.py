@@ -14,6 +14,7 @@ _EXACT_TYPES: dict[type, types.Type] = {
     float: types.float64,
     complex: types.complex128,
     type(None): types.none,
+    str: types.unicode_type,
 }
 
 _NUMPY_SCALARS: dict[Any, types.Type] = {}
@@ -77,7 +78,7 @@ class _CacheInfo:
 
 cache_info = _CacheInfo()
 _fingerprint_cache: dict[bytes, types.Type] = {}
-_SCALAR_FINGERPRINTS = {bool: b"?", float: b"d", complex: b"D", type(None): b"n"}
+_SCALAR_FINGERPRINTS = {bool: b"?", float: b"d", complex: b"D", type(None): b"n", str: b"U"}
 
 
 def fingerprint(value: Any) -> bytes | None:
@@ -113,6 +114,8 @@ def _typeof_list(items: list) -> types.Type:
 
     if not items:
         raise TypingError("an empty list has no item type: pass a NumPy array instead")
+    if type(items[0]) is str and all(type(item) is str for item in items):
+        return types.List(types.unicode_type)
     found = None
     for item in items:
         typ = _EXACT_TYPES.get(type(item)) or (_int_type(item) if type(item) is int else None)
@@ -120,7 +123,7 @@ def _typeof_list(items: list) -> types.Type:
             found = typ if found is None else unify_pair(found, typ)
         if found is None or not isinstance(typ, (types.Number, types.Boolean)):
             raise TypingError(
-                "only lists of numbers can be passed from Python "
+                "only lists of numbers or of strings can be passed from Python "
                 f"(this one holds {type(item).__name__}): pass a NumPy array instead"
             )
     return types.List(found)

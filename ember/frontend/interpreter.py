@@ -52,8 +52,6 @@ _NESTED_CODE_HINTS = {
 _UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error messages
     "STORE_GLOBAL": "assigning a global variable",
     "DELETE_GLOBAL": "deleting a global variable",
-    "FORMAT_VALUE": "an f-string",
-    "BUILD_STRING": "an f-string",
     "IMPORT_NAME": "an import statement",
     "SEND": "'yield from' (write: for v in it: yield v)",
     "GET_AWAITABLE": "await",
@@ -457,6 +455,32 @@ class _IRBuilder:
         result = self._push_expr(ir.Call(func, items, [], inst.loc))
         if all(item.name in self.constants for item in items):  # t[1:] of a tuple needs it
             self.constants[result.name] = slice(*(self.constants[item.name] for item in items))
+
+    def op_FORMAT_VALUE(self, inst: Instruction) -> None:
+        """`{x}` and `{x!s}` in an f-string are `str(x)`; a format spec or !r/!a is refused."""
+        if inst.arg & 0x04 or inst.arg & 0x03 in (2, 3):
+            raise UnsupportedError(
+                "an f-string with a format spec or !r/!a is not supported in nopython mode; "
+                "write {x} (str(x)) or build the text with str methods",
+                inst.loc,
+            )
+        value = self.stack.pop()
+        converter = self._push_expr(ir.Global("str", str, inst.loc))
+        self.stack.pop()
+        self._push_expr(ir.Call(converter, [value], [], inst.loc))
+
+    def op_BUILD_STRING(self, inst: Instruction) -> None:
+        """The pieces of an f-string, concatenated."""
+        pieces = self.stack[len(self.stack) - inst.arg :] if inst.arg else []
+        del self.stack[len(self.stack) - inst.arg :]
+        if not pieces:
+            self._const("")
+            return
+        result = pieces[0]
+        for piece in pieces[1:]:
+            result = self._push_expr(ir.BinOp(operator.add, result, piece, inst.loc))
+            self.stack.pop()
+        self.stack.append(result)
 
     def op_BUILD_TUPLE(self, inst: Instruction) -> None:
         items = self.stack[len(self.stack) - inst.arg :] if inst.arg else []

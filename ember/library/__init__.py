@@ -18,6 +18,11 @@ from ember.library import (  # noqa: F401
     ranges,
     sequences,
     slices,
+    strings,
+    strings_case,
+    strings_convert,
+    strings_methods,
+    strings_more,
     tuples,
     typed_lists,
 )

@@ -27,6 +27,7 @@ class IteratorStateModel(OpaqueModel):
 _ITERATORS = (
     types.ArrayIterator,
     types.ListIterator,
+    types.UnicodeIterator,
     types.RangeIteratorType,
     types.EnumerateType,
     types.ZipType,
@@ -47,6 +48,8 @@ def iterator_of(typ: types.Type) -> types.Type | None:
         return types.UniTupleIterator(typ)
     if isinstance(typ, types.List) and typ.is_precise:
         return typ.iterator_type
+    if isinstance(types.unliteral(typ), types.UnicodeType):
+        return types.unicode_type.iterator_type
     return None
 
 

@@ -119,3 +119,60 @@ def box_tuple(typ, val, c):
     with builder.if_then(failed, likely=False):
         pyapi.decref(result)
     return builder.select(failed, pyapi.get_null_object(), result)
+
+
+@unbox(types.UnicodeType)
+def unbox_string(typ, obj, c):
+    """Copy the characters of a compact `str` (CPython's own kind) into a runtime block,
+    released after the call (ember/runtime/string_boxing.py reads the same layout)."""
+    from ember.lowering import strings
+    from ember.runtime import string_boxing as layout
+
+    builder = c.builder
+    i64 = llvm.IntType(64)
+    if not layout.layout_verified():
+        c.pyapi.err_set_string(TypeError, "this Python's str layout is unknown to ember")
+        failed = llvm.Constant(llvm.IntType(1), 1)
+        return NativeValue(strings.constant(builder, ""), is_error=failed)
+
+    def field(offset, field_type):
+        address = builder.gep(obj, [llvm.Constant(i64, offset)], source_etype=llvm.IntType(8))
+        return builder.load(address, typ=field_type)
+
+    state = builder.zext(field(layout.STATE_OFFSET, llvm.IntType(32)), i64)
+    kind = builder.and_(builder.lshr(state, llvm.Constant(i64, 2)), llvm.Constant(i64, 7))
+    compact = builder.trunc(builder.lshr(state, llvm.Constant(i64, 5)), llvm.IntType(1))
+    is_ascii = builder.trunc(builder.lshr(state, llvm.Constant(i64, 6)), llvm.IntType(1))
+    offset = builder.select(
+        is_ascii,
+        llvm.Constant(i64, layout.ASCII_DATA_OFFSET),
+        llvm.Constant(i64, layout.COMPACT_DATA_OFFSET),
+    )
+    source = builder.gep(obj, [offset], source_etype=llvm.IntType(8))
+    length = field(layout.LENGTH_OFFSET, i64)
+    with builder.if_then(builder.not_(compact), likely=False):
+        c.pyapi.err_set_string(TypeError, "ember needs a compact str (a str subclass is not)")
+    # a non-compact str is unboxed as the empty string with the error pending
+    length = builder.select(compact, length, llvm.Constant(i64, 0))
+    value = strings.allocate(c.context, builder, kind, length)
+    strings.copy_bytes(builder, value, source)
+
+    def cleanup():
+        from ember.runtime import nrt
+
+        nrt.emit_decref(builder, builder.extract_value(value, 0))
+
+    return NativeValue(value, is_error=builder.not_(compact), cleanup=cleanup)
+
+
+@box(types.UnicodeType)
+def box_string(typ, val, c):
+    """A new `str` of the characters (the native reference stays with the caller)."""
+    from ember.lowering import strings
+
+    builder = c.builder
+    kind = builder.trunc(strings.kind(builder, val), llvm.IntType(32))
+    obj = c.pyapi.unicode_from_kind_and_data(
+        kind, strings.data(builder, val), strings.length(builder, val)
+    )
+    return obj

@@ -511,7 +511,7 @@ def list_sum(xs):
 
 
 def _extreme(xs, better_than):
-    if not (_is_list(xs) and isinstance(xs.dtype, types.Number)):
+    if not (_is_list(xs) and isinstance(xs.dtype, (types.Number, types.UnicodeType))):
         return None
     name = "min" if better_than is operator.lt else "max"
     message = f"{name}() arg is an empty sequence"
@@ -541,7 +541,7 @@ def list_max(xs):
 
 @overload_method(types.List, "sort")
 def list_sort(xs):
-    if _is_list(xs) and isinstance(xs.dtype, types.Number):
+    if _is_list(xs) and isinstance(xs.dtype, (types.Number, types.UnicodeType)):
 
         def sort(xs):
             """Heapsort in place: build a max-heap, then move its top behind it."""

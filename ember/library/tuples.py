@@ -224,6 +224,8 @@ def _member_compare(context, builder, fn, pair_types, pair):
     if isinstance(a_type, types.BaseTuple) and isinstance(b_type, types.BaseTuple):
         return _lexicographic(context, builder, (a_type, b_type), pair, fn)
     common = arithmetic_result(a_type, b_type)
+    if isinstance(a_type, types.UnicodeType) and isinstance(b_type, types.UnicodeType):
+        common = a_type  # strings: the string library's comparison (see typing.arith)
     a = context.cast(builder, pair[0], pair_types[0], common)
     b = context.cast(builder, pair[1], pair_types[1], common)
     bool_sig = signature(types.boolean, common, common)

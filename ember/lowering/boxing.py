@@ -29,6 +29,7 @@ from typing import Any
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.lowering import arrays as refs
 from ember.lowering import callconv
 from ember.lowering.models import model_of
 from ember.lowering.pyapi import PythonAPI, _FunctionPointer
@@ -75,7 +76,7 @@ class BoxContext:
 
 # ------------------------------------------------------------------ which calls need a wrapper
 
-_DISPATCHER_KINDS = (types.Boolean, types.Number, types.NoneType)
+_DISPATCHER_KINDS = (types.Boolean, types.Number, types.NoneType, types.UnicodeType)
 
 
 def _user_boxed(typ: types.Type, find: Callable) -> bool:
@@ -141,7 +142,9 @@ def build_wrapper(sig: Signature, address: int, keepalive: list) -> tuple[llvm.M
         pyapi.decref(pyapi.call_function_objargs(raiser, [id_obj]))
         pyapi.decref(id_obj)
         builder.ret(pyapi.get_null_object())
-    builder.ret(c.box(sig.return_type, result))
+    boxed = c.box(sig.return_type, result)
+    refs.decref(builder, sig.return_type, result)  # boxing copied what it needed
+    builder.ret(boxed)
 
     builder.position_at_end(fail)
     pending = builder.icmp_unsigned("!=", pyapi.err_occurred(), pyapi.get_null_object())

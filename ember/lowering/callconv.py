@@ -61,6 +61,8 @@ class StaticExceptions:
 
     def build(self, exc_id: int, payload: int = 0) -> BaseException:
         exc_class, exc_args = self._entries[exc_id]
+        if exc_class is PythonExceptionRaised:
+            return take_python_exception()
         if payload:
             exc_args = tuple(_read_payload(payload, arg) for arg in exc_args)
         return exc_class(*exc_args)
@@ -70,6 +72,33 @@ class StaticExceptions:
         with self._lock:
             return [(exc_id, *entry) for exc_id, entry in enumerate(self._entries)]
 
+
+class PythonExceptionRaised(BaseException):
+    """The entry of an exception raised by Python code that compiled code called (an objmode
+    block): the exception object itself waits in a thread-local slot until the Python-side
+    entry raises it, traceback and all."""
+
+
+_python_exceptions = threading.local()
+
+
+def keep_python_exception(exc: BaseException) -> None:
+    """Hold `exc` (called with the GIL, by generated code) for `take_python_exception`."""
+    _python_exceptions.pending = exc
+
+
+def take_python_exception() -> BaseException:
+    exc = getattr(_python_exceptions, "pending", None)
+    _python_exceptions.pending = None
+    return exc if exc is not None else SystemError("ember: a Python exception was lost")
+
+
+def python_exception_matches(classes: tuple) -> bool:
+    """Whether the held Python exception is an instance of `classes` (an `except` clause)."""
+    return isinstance(getattr(_python_exceptions, "pending", None), classes)
+
+
+python_exception_keepalive: list = []  # `except` class tuples that generated code points at
 
 static_exceptions = StaticExceptions()
 

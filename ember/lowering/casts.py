@@ -13,6 +13,10 @@ _i1 = llvm.IntType(1)
 
 @lower_cast(types.Literal, types.Type)
 def literal_to_any(context, builder, from_type, to_type, value):
+    if isinstance(from_type, types.StringLiteral):  # no runtime data until it becomes a value
+        from ember.lowering.strings import constant
+
+        value = constant(builder, from_type.literal_value)
     return context.cast(builder, value, from_type.literal_type, to_type)
 
 

@@ -62,6 +62,8 @@ class CPUContext:
 
     def get_constant(self, typ: types.Type, value: Any) -> llvm.Value:
         """An LLVM constant of `typ` holding the Python `value`."""
+        if isinstance(typ, types.Dummy):  # a literal string has no runtime data
+            return llvm.Constant(self.value_type(typ), None)
         typ = types.unliteral(typ)
         if isinstance(typ, types.Boolean):
             return llvm.Constant(llvm.IntType(1), int(bool(value)))

@@ -171,14 +171,34 @@ class ExceptionRouting:
         entries = callconv.static_exceptions.entries() if needed else []
         for switch, matched, classes in self.switches:
             for exc_id, exc_class, _ in entries:
+                if exc_class is callconv.PythonExceptionRaised:  # known only at run time
+                    case = self._python_exception_case(matched, switch.default, classes)
+                    switch.add_case(llvm.Constant(_i32, exc_id), case)
                 # entries registered by extensions may hold instances: they match no handler
-                if isinstance(exc_class, type) and issubclass(exc_class, classes):
+                elif isinstance(exc_class, type) and issubclass(exc_class, classes):
                     switch.add_case(llvm.Constant(_i32, exc_id), matched)
         for switch, payload, result_slot, merge, result_type in self.args_reads:
             for exc_id, _, exc_args in entries:
                 if _args_fit(exc_args, result_type):
                     case = self._args_case(payload, exc_args, result_type, result_slot, merge)
                     switch.add_case(llvm.Constant(_i32, exc_id), case)
+
+    def _python_exception_case(self, matched, unmatched, classes) -> llvm.Block:
+        """An exception raised by Python code (an objmode block) matches by its real class."""
+        from ember.lowering.pyapi import PythonAPI
+
+        builder = self.lowerer.builder
+        case = self.lowerer.function.append_basic_block("except.python")
+        builder.position_at_end(case)
+        pyapi = PythonAPI(self.lowerer.context, builder, callconv.python_exception_keepalive)
+        gil = pyapi.gil_ensure()
+        test = pyapi.borrow_constant(callconv.python_exception_matches)
+        answer = pyapi.call_function_objargs(test, [pyapi.borrow_constant(classes)])
+        truth = pyapi.object_istrue(answer)
+        pyapi.decref(answer)
+        pyapi.gil_release(gil)
+        builder.cbranch(builder.icmp_signed(">", truth, truth.type(0)), matched, unmatched)
+        return case
 
     def _landing_pad(self, handler: int, live: set[str]) -> llvm.Block:
         """Take the raised record, release what variables dead in the handler own, enter it."""

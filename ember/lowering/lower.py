@@ -81,12 +81,25 @@ class FunctionLowerer:
 
     def _release_at_exits(self) -> None:
         """Exception exits release every owned variable; all exits release iterator state."""
+        lent = self._lent_method_names()  # they borrow their receiver's reference
         owned = [
             (slot, self.typemap[name])
             for name, slot in self.slots.items()
-            if refs.needs_refcount(self.typemap[name]) and name not in self.borrowed_args
+            if refs.needs_refcount(self.typemap[name])
+            and name not in self.borrowed_args
+            and name not in lent
         ]
         refs.release_at_exits(self.builder, self.function, owned)
+
+    def _lent_method_names(self) -> set[str]:
+        return {
+            stmt.target.name
+            for block in self.func_ir.blocks.values()
+            for stmt in block.body
+            if isinstance(stmt, ir.Assign)
+            and isinstance(stmt.value, ir.GetAttr)
+            and id(stmt.value) in self.moves
+        }
 
     def _argument_names(self) -> list[str]:
         """`arg.a` per parameter (the seed's names); `arg.a.0`, `arg.a.1`... when flattened."""
@@ -345,6 +358,8 @@ class FunctionLowerer:
             )
             value_type = value_type.type
         if isinstance(result_type, types.BoundFunction):
+            if isinstance(value_type, types.StringLiteral):  # "-".join(...): a value now
+                return self.context.cast(self.builder, value, value_type, result_type.this)
             return value if id(expr) in self.moves else self.borrowed(result_type, value)
         if isinstance(value_type, types.ExceptionInstance):  # e.args
             return self.exception_routing.caught_args(value, result_type)
@@ -413,7 +428,11 @@ class FunctionLowerer:
         return self.borrowed(result_type, self.load(expr.value))
 
     def _lower_cast(self, expr: ir.Cast, result_type: types.Type) -> llvm.Value:
-        return self.borrowed(result_type, self.load(expr.value))
+        source_type = self.typemap[expr.value.name]
+        value = self.borrowed(source_type, self.load(expr.value))
+        if isinstance(source_type, types.StringLiteral):  # its characters become a value here
+            value = self.context.cast(self.builder, value, source_type, result_type)
+        return value
 
 
 _STATEMENT_LOWERERS = {

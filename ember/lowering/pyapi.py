@@ -27,6 +27,7 @@ _LONG = llvm.IntType(ctypes.sizeof(ctypes.c_long) * 8)
 _LONGLONG = llvm.IntType(ctypes.sizeof(ctypes.c_longlong) * 8)
 _SSIZE = llvm.IntType(ctypes.sizeof(ctypes.c_ssize_t) * 8)
 _F64 = llvm.DoubleType()
+_NULL = llvm.Constant(_PTR, None)
 
 _SIGNATURES: dict[str, tuple[llvm.Type, list[llvm.Type]]] = {
     "Py_IncRef": (_VOID, [_PTR]),
@@ -41,6 +42,7 @@ _SIGNATURES: dict[str, tuple[llvm.Type, list[llvm.Type]]] = {
     "PyLong_FromLongLong": (_PTR, [_LONGLONG]),
     "PyLong_FromUnsignedLongLong": (_PTR, [_LONGLONG]),
     "PyBool_FromLong": (_PTR, [_LONG]),
+    "PyUnicode_FromKindAndData": (_PTR, [llvm.IntType(32), _PTR, _SSIZE]),
     "PyObject_IsTrue": (_INT, [_PTR]),
     "PyComplex_RealAsDouble": (_F64, [_PTR]),
     "PyComplex_ImagAsDouble": (_F64, [_PTR]),
@@ -50,12 +52,17 @@ _SIGNATURES: dict[str, tuple[llvm.Type, list[llvm.Type]]] = {
     "PyObject_CallObject": (_PTR, [_PTR, _PTR]),
     "PyObject_Call": (_PTR, [_PTR, _PTR, _PTR]),
     "PyTuple_New": (_PTR, [_SSIZE]),
+    "PyList_New": (_PTR, [_SSIZE]),
+    "PyList_SetItem": (llvm.IntType(32), [_PTR, _SSIZE, _PTR]),
     "PyTuple_GetItem": (_PTR, [_PTR, _SSIZE]),
     "PyTuple_SetItem": (_INT, [_PTR, _SSIZE, _PTR]),
     "PyTuple_Size": (_SSIZE, [_PTR]),
     "PyGILState_Ensure": (_INT, []),
     "PyGILState_Release": (_VOID, [_INT]),
     "PyErr_WriteUnraisable": (_VOID, [_PTR]),
+    "PyErr_Fetch": (_VOID, [_PTR, _PTR, _PTR]),
+    "PyErr_NormalizeException": (_VOID, [_PTR, _PTR, _PTR]),
+    "PyException_SetTraceback": (_INT, [_PTR, _PTR]),
 }
 
 
@@ -169,6 +176,19 @@ class PythonAPI:
     def err_clear(self) -> None:
         self._call("PyErr_Clear", [])
 
+    def err_fetch_exception(self) -> llvm.Value:
+        """Take the pending exception out of the thread state: a new reference to the
+        normalized exception instance (its traceback attached); the error indicator is clear."""
+        slots = [alloca_in_entry(self.builder, _PTR) for _ in range(3)]
+        self._call("PyErr_Fetch", slots)
+        self._call("PyErr_NormalizeException", slots)
+        exc_type, exc_value, traceback = (self.builder.load(slot) for slot in slots)
+        with self.builder.if_then(self.builder.icmp_unsigned("!=", traceback, _NULL)):
+            self._call("PyException_SetTraceback", [exc_value, traceback])
+        self.decref(exc_type)
+        self.decref(traceback)
+        return exc_value
+
     # ------------------------------------------------------------------ numbers
 
     def float_as_double(self, obj: llvm.Value) -> llvm.Value:
@@ -188,6 +208,16 @@ class PythonAPI:
 
     def long_from_ulonglong(self, value: llvm.Value) -> llvm.Value:
         return self._call("PyLong_FromUnsignedLongLong", [value])
+
+    def list_new(self, size: llvm.Value) -> llvm.Value:
+        return self._call("PyList_New", [size])
+
+    def list_setitem(self, lst: llvm.Value, index: llvm.Value, item: llvm.Value) -> llvm.Value:
+        """Steals the reference to `item`."""
+        return self._call("PyList_SetItem", [lst, index, item])
+
+    def unicode_from_kind_and_data(self, kind, data, length) -> llvm.Value:
+        return self._call("PyUnicode_FromKindAndData", [kind, data, length])
 
     def bool_from_long(self, value: llvm.Value) -> llvm.Value:
         return self._call("PyBool_FromLong", [value])

@@ -58,10 +58,10 @@ from ember.types.scalars import (
     NoneType,
     Number,
     StringLiteral,
-    UnicodeType,
     integer_type,
     literal,
     unliteral,
 )
+from ember.types.strings import UnicodeIterator, UnicodeType, unicode_type
 
 __all__ = [name for name in dir() if not name.startswith("_")]

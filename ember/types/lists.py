@@ -9,6 +9,7 @@ from ember.types.abstract import Type
 from ember.types.arrays import Array
 from ember.types.containers import BaseTuple
 from ember.types.scalars import Number, unliteral
+from ember.types.strings import UnicodeType
 
 
 class Undefined(Type):
@@ -78,10 +79,11 @@ class ListIterator(Type):
 
 def unsupported_item(dtype: Type) -> str | None:
     """Why lists cannot hold items of `dtype`, or None when they can."""
-    if isinstance(dtype, (Number, List, Array)):
+    if isinstance(dtype, (Number, List, Array, UnicodeType)):
         return None
     if isinstance(dtype, BaseTuple) and all(unsupported_item(t) is None for t in dtype.types):
         return None
     return (
-        f"lists of {dtype} are not supported: list items must be numbers, arrays, tuples or lists"
+        f"lists of {dtype} are not supported: list items must be numbers, strings, arrays, "
+        "tuples or lists"
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember.types.abstract import Dummy, Type
+from ember.types.strings import unicode_type
 
 
 class Number(Type):
@@ -97,17 +98,14 @@ class IntegerLiteral(Literal):
 
 
 class StringLiteral(Literal, Dummy):
-    """A constant string: usable as an exception message or a dispatch key, not at runtime."""
+    """A constant string: an exception message, a dispatch key, or (cast to `unicode_type`) a
+    string value whose characters live in the compiled module."""
 
     def __init__(self, value: str, literal_type: Type | None = None) -> None:
         Literal.__init__(self, value, literal_type or string_type)
 
     def _rebuild_args(self) -> tuple:
         return (self.literal_value,)
-
-
-class UnicodeType(Dummy):
-    pass
 
 
 boolean = bool_ = Boolean()
@@ -124,7 +122,7 @@ float64 = Float("float64", 64)
 complex64 = Complex("complex64", 64, float32)
 complex128 = Complex("complex128", 128, float64)
 none = NoneType()
-string_type = UnicodeType("unicode_type")
+string_type = string = unicode_type
 
 intp = int64
 uintp = uint64

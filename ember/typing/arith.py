@@ -170,6 +170,11 @@ def comparable(fn, a: types.Type, b: types.Type) -> bool:
     a, b = types.unliteral(a), types.unliteral(b)
     if isinstance(a, types.BaseTuple) and isinstance(b, types.BaseTuple):
         return _tuple_compare(fn, a, b) is not None
+    if isinstance(a, types.UnicodeType) and isinstance(b, types.UnicodeType):
+        from ember.typing.context import TypingContext
+
+        # the string library's overload of `fn`: resolving it readies its lowering
+        return TypingContext().resolve_operator(fn, (a, b)) is not None
     common = arithmetic_result(a, b)
     return common is not None and not (fn in _ORDERING and isinstance(common, types.Complex))
 

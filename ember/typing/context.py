@@ -122,6 +122,8 @@ class TypingContext:
                     return found
         if (type(value_type), attr) in self.registry.functions:
             return types.BoundFunction(value_type, attr)
+        if isinstance(value_type, types.StringLiteral):  # "-".join(...): a string's methods
+            return self.resolve_getattr(value_type.literal_type, attr)
         return None
 
     def resolve_setattr(self, target: types.Type, attr: str, value: types.Type):

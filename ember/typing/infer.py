@@ -445,15 +445,13 @@ class TypeInferer:
                 self.typemap[stmt.target.name] = self.return_type
 
     def _check_returnable(self, cast: ir.Assign) -> None:
-        """Values with no runtime data (strings, modules, functions) exist only while
-        compiling; returning one would silently give None."""
+        """Values with no runtime data (modules, functions, exception classes) exist only
+        while compiling; returning one would silently give None."""
         returned = self.typemap.get(cast.value.value.name, self.return_type)
         for candidate in (types.unliteral(returned), self.return_type):
             if _compile_time_only(candidate):
-                hint = " (strings work only as constant exception messages)"
                 raise TypingError(
-                    f"Cannot return a value of type {candidate}: it exists only while "
-                    f"compiling{hint if 'unicode' in str(candidate) else ''}",
+                    f"Cannot return a value of type {candidate}: it exists only while compiling",
                     cast.loc,
                 )
 

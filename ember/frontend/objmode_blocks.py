@@ -1,0 +1,253 @@
+"""`with objmode(y='float64[:]'):` blocks: each block's body becomes a Python function, and the
+jitted function is rebuilt from its source with the block replaced by a call of that function.
+
+Before (source of a jitted function)        After (what the bytecode frontend reads)
+
+    def f(x):                                   def f(x):
+        a = x + 1                                   a = x + 1
+        with objmode(y='float64'):                  (y,) = <block 0>(a)
+            y = float(some_library(a))              return y
+        return y
+                                                <block 0>: def block(a):
+                                                               y = float(some_library(a))
+                                                               return (y,)
+
+The inputs of a block are the function's variables that its body reads; its outputs are the
+declared names. `<block 0>` is an `ObjModeBlock` reached through a closure cell (a compile-time
+constant for the frontend); ember/lowering/objmode.py types and lowers its calls. Source lines
+and columns are kept, so errors and tracebacks point at the original file.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import dis
+import weakref
+from collections import ChainMap
+from dataclasses import dataclass, field
+from types import CodeType, FunctionType
+from typing import Any
+
+from ember import types
+from ember.errors import UnsupportedError
+from ember.frontend.source_rewrite import (
+    call_statement,
+    helper_def,
+    local_names,
+    locate_all,
+    parse_function,
+    read_before_assigned,
+    rebuild_function,
+)
+from ember.ir.nodes import Loc
+from ember.misc.objmode import _ObjModeContext
+
+_BLOCK_PREFIX = "__ember_objmode_block_"
+
+
+@dataclass(eq=False)
+class ObjModeBlock:
+    """One `with objmode(...)` block: its Python function, the variables passed in and the
+    declared outputs (name -> ember type, in declaration order)."""
+
+    py_func: FunctionType
+    inputs: tuple[str, ...]
+    outputs: dict[str, types.Type]
+    loc: Loc
+    lowering: Any = field(default=None, repr=False)  # set by ember/lowering/objmode.py
+
+    def __repr__(self) -> str:
+        return f"objmode block at {self.loc}"
+
+
+def uses_with_blocks(code: CodeType) -> bool:
+    """Whether the function has a `with` statement (opcodes sit at the even bytes)."""
+    return _BEFORE_WITH in code.co_code[::2]
+
+
+_BEFORE_WITH = dis.opmap["BEFORE_WITH"]
+
+
+_rewritten: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def extract_objmode_blocks(py_func: FunctionType) -> tuple[FunctionType, list[ObjModeBlock]]:
+    """`py_func` rebuilt with its objmode blocks replaced by calls, and those blocks; the same
+    function and no blocks when it has none. Cached per function object."""
+    found = _rewritten.get(py_func)
+    if found is None:
+        found = _Extractor(py_func).run()
+        _rewritten[py_func] = found
+    return found
+
+
+class _Extractor:
+    def __init__(self, py_func: FunctionType) -> None:
+        self.py_func = py_func
+        self.filename = py_func.__code__.co_filename
+        self.blocks: list[tuple[ast.With, list[ast.stmt], dict[str, types.Type], ast.Call]] = []
+        cells = zip(py_func.__code__.co_freevars, py_func.__closure__ or ())
+        closure_values = {}
+        for name, cell in cells:
+            try:
+                closure_values[name] = cell.cell_contents
+            except ValueError:  # an empty cell (a variable not yet assigned)
+                continue
+        self.namespace = ChainMap(closure_values, py_func.__globals__, vars(builtins))
+
+    # ------------------------------------------------------------------ entry
+
+    def run(self) -> tuple[FunctionType, list[ObjModeBlock]]:
+        funcdef = parse_function(self.py_func)
+        if funcdef is None:
+            return self.py_func, []  # no source: the bytecode frontend reports the `with`
+        _BlockReplacer(self).visit(funcdef)
+        if not self.blocks:
+            return self.py_func, []
+        replacements = {id(call) for _, _, _, call in self.blocks}
+        outer_locals = local_names(funcdef, skip=replacements)
+        block_defs, specs = [], {}
+        for index, (with_node, body, outputs, call) in enumerate(self.blocks):
+            others = {
+                name for _, _, outs, other in self.blocks if other is not call for name in outs
+            }
+            candidates = outer_locals | others
+            inputs = tuple(name for name in read_before_assigned(body) if name in candidates)
+            call.args = [ast.Name(name, ast.Load()) for name in inputs]
+            locate_all(call, with_node)
+            name = f"{_BLOCK_PREFIX}{index}"
+            block_defs.append(helper_def(name, inputs, body, outputs, with_node))
+            specs[name] = (inputs, outputs, self._loc(with_node))
+        made: list[ObjModeBlock] = []
+
+        def make_block(name: str, func: FunctionType) -> ObjModeBlock:
+            inputs, outputs, loc = specs[name]
+            label = f"<objmode block of {self.py_func.__name__}>"  # what tracebacks show
+            func.__code__ = func.__code__.replace(co_name=label)
+            func.__qualname__ = f"{self.py_func.__qualname__}.<objmode block, line {loc.line}>"
+            made.append(ObjModeBlock(func, inputs, outputs, loc))
+            return made[-1]
+
+        return rebuild_function(self.py_func, funcdef, block_defs, make_block), made
+
+    def objmode_outputs(self, with_node: ast.With) -> dict[str, types.Type] | None:
+        """The declared outputs of `with objmode(...)`, or None for another kind of `with`."""
+        if len(with_node.items) != 1:
+            return None
+        item = with_node.items[0]
+        expr = item.context_expr
+        callee = expr.func if isinstance(expr, ast.Call) else expr
+        if not isinstance(self._static_value(callee), _ObjModeContext):
+            return None
+        loc = self._loc(with_node)
+        if item.optional_vars is not None:
+            raise UnsupportedError("'with objmode(...) as name:' binds nothing; drop 'as'", loc)
+        if not isinstance(expr, ast.Call):
+            return {}
+        if expr.args or any(keyword.arg is None for keyword in expr.keywords):
+            raise UnsupportedError(
+                "objmode() takes keyword arguments naming the outputs and their types, "
+                "e.g. objmode(y='float64[:]', n='int64')",
+                loc,
+            )
+        return {kw.arg: self._output_type(kw.arg, kw.value, loc) for kw in expr.keywords}
+
+    def _output_type(self, name: str, node: ast.expr, loc: Loc) -> types.Type:
+        value = self._static_value(node)
+        if isinstance(value, str):
+            value = _parse_type_string(value, self.namespace, name, loc)
+        if not isinstance(value, types.Type):
+            raise UnsupportedError(
+                f"objmode output '{name}': {ast.unparse(node)} is not a type; write a type "
+                "string such as 'float64[:]' or a type such as ember.float64[:]",
+                loc,
+            )
+        return value
+
+    def _static_value(self, node: ast.expr) -> Any:
+        """The value of a name, attribute chain, constant or subscript of types, or None."""
+        try:
+            code = compile(ast.Expression(body=node), self.filename, "eval")
+            return eval(code, {"__builtins__": {}}, self.namespace)  # noqa: S307 - names only
+        except Exception:
+            return None
+
+    def _loc(self, node: ast.AST) -> Loc:
+        return Loc(self.filename, node.lineno, node.col_offset, None)
+
+
+class _BlockReplacer(ast.NodeTransformer):
+    """Replaces each top-level objmode `with` statement by an assignment from a call."""
+
+    def __init__(self, extractor: _Extractor) -> None:
+        self.extractor = extractor
+        self.depth = 0
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        self.depth += 1
+        if self.depth == 1:
+            self.generic_visit(node)  # nested functions keep their own `with` statements
+        self.depth -= 1
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        return node
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        return node
+
+    def visit_With(self, node: ast.With) -> ast.AST:
+        outputs = self.extractor.objmode_outputs(node)
+        if outputs is None:
+            self.generic_visit(node)
+            return node
+        _reject_escaping_statements(node, self.extractor)
+        name = f"{_BLOCK_PREFIX}{len(self.extractor.blocks)}"
+        statement = call_statement(name, (), outputs, node)  # inputs are known later
+        self.extractor.blocks.append((node, node.body, outputs, statement.value))
+        return statement
+
+
+def _reject_escaping_statements(with_node: ast.With, extractor: _Extractor) -> None:
+    """`return`, `yield` and a `break`/`continue` leaving the block cannot cross the Python
+    call the block becomes."""
+
+    def visit(node: ast.AST, in_loop: bool) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return
+        what = None
+        if isinstance(node, ast.Return):
+            what = "'return'"
+        elif isinstance(node, (ast.Yield, ast.YieldFrom)):
+            what = "'yield'"
+        elif isinstance(node, (ast.Break, ast.Continue)) and not in_loop:
+            what = f"'{type(node).__name__.lower()}' out of the block"
+        if what is not None:
+            raise UnsupportedError(
+                f"{what} inside a 'with objmode' block is not supported; assign a declared "
+                "output and act on it after the block",
+                extractor._loc(node),
+            )
+        for child in ast.iter_child_nodes(node):
+            child_in_loop = in_loop or (
+                isinstance(node, (ast.For, ast.While)) and child not in node.orelse
+            )
+            visit(child, child_in_loop)
+
+    for statement in with_node.body:
+        visit(statement, False)
+
+
+def _parse_type_string(text: str, namespace, name: str, loc: Loc) -> types.Type:
+    type_names = {n: getattr(types, n) for n in dir(types) if not n.startswith("_")}
+    try:
+        return eval(text, {"__builtins__": {}}, ChainMap(type_names, namespace))  # noqa: S307
+    except Exception as exc:
+        raise UnsupportedError(
+            f"objmode output '{name}': cannot read the type {text!r} ({exc}); write a type "
+            "such as 'float64', 'int64[:]' or 'UniTuple(float64, 2)'",
+            loc,
+        ) from None

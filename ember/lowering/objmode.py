@@ -1,0 +1,281 @@
+"""Typing and lowering of the calls that replace `with objmode(...)` blocks
+(ember/frontend/objmode_blocks.py): typed IR call -> C-API code that boxes the inputs, calls the
+block's Python function and unboxes its declared outputs.
+
+    gil = PyGILState_Ensure()
+    args = box(each input)                          arrays share memory with the ndarrays made
+    result = PyObject_Call(run_block, args)         run_block checks the outputs' types
+    outputs = unbox(result)                         an output array keeps its ndarray alive
+    PyGILState_Release(gil)
+    on error: the pending exception is kept for the Python-side entry, which raises it
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable
+from typing import Any
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.errors import UnsupportedError
+from ember.frontend.objmode_blocks import ObjModeBlock
+from ember.lowering import callconv
+from ember.lowering.boxing import BoxContext
+from ember.lowering.objmode_arrays import box_array, unbox_array
+from ember.lowering.pyapi import PythonAPI
+from ember.lowering.registry import registry as lowering_registry
+from ember.typing.signature import Signature
+from ember.typing.templates import FunctionTemplate
+from ember.typing.templates import registry as typing_registry
+
+_keepalive: list = []  # Python objects that generated code points at, for the process lifetime
+
+
+def register_blocks(blocks: list[ObjModeBlock]) -> None:
+    """Make calls of each block typeable and lowerable (once per block)."""
+    for block in blocks:
+        if block.lowering is not None:
+            continue
+        for name, typ in block.outputs.items():
+            _check_marshallable(typ, f"output '{name}'", block)
+        block.lowering = _BlockRunner(block)
+        template = type("ObjModeBlockTemplate", (_ObjModeTemplate,), {"key": block, "block": block})
+        typing_registry.register_global(block, template)
+        specs = [types.Type] * len(block.inputs)
+        lowering_registry.lower(block, *specs)(_block_lowering(block))
+
+
+def _check_marshallable(typ: types.Type, what: str, block: ObjModeBlock) -> None:
+    if not _marshallable(typ):
+        raise UnsupportedError(
+            f"the objmode block's {what} has type {typ}, which cannot cross between compiled "
+            "code and Python; pass numbers, booleans, None, NumPy arrays, tuples of them or "
+            "types with @box and @unbox",
+            block.loc,
+        )
+
+
+def _marshallable(typ: types.Type) -> bool:
+    if isinstance(typ, types.BaseTuple):
+        return all(_marshallable(member) for member in typ.types)
+    if isinstance(typ, types.Array):
+        return isinstance(typ.dtype, (types.Number, types.Boolean))
+    if isinstance(typ, types.Optional):
+        return _marshallable(typ.type)
+    if isinstance(typ, (types.Number, types.Boolean, types.NoneType)):
+        return True
+    return bool(lowering_registry.find_box(typ) and lowering_registry.find_unbox(typ))
+
+
+def _result_type(block: ObjModeBlock) -> types.Type:
+    if not block.outputs:
+        return types.none
+    return types.make_tuple(list(block.outputs.values()))
+
+
+class _ObjModeTemplate(FunctionTemplate):
+    block: ObjModeBlock
+
+    def apply(self, args: tuple, kws: dict) -> Signature | None:
+        if kws or len(args) != len(self.block.inputs):
+            return None
+        for name, typ in zip(self.block.inputs, args):
+            _check_marshallable(typ, f"input '{name}'", self.block)
+        return Signature(_result_type(self.block), tuple(args))
+
+
+# ---------------------------------------------------------------------------- run time (Python)
+
+
+class _BlockRunner:
+    """Calls the block's function and checks what it produced against the declarations."""
+
+    def __init__(self, block: ObjModeBlock) -> None:
+        self.block = block
+        self.checks = [(name, typ, _checker(typ)) for name, typ in block.outputs.items()]
+        _keepalive.append(self)
+
+    def __call__(self, *inputs: Any) -> tuple:
+        produced = self.block.py_func(*inputs)
+        for (name, declared, accepts), value in zip(self.checks, produced):
+            if not accepts(value):
+                raise TypeError(
+                    f"objmode block at {self.block.loc}: output '{name}' was declared as "
+                    f"{declared} but the block made it {_describe(value)}"
+                )
+        return produced
+
+
+def _describe(value: Any) -> str:
+    shape = getattr(value, "shape", None)
+    dtype = getattr(value, "dtype", None)
+    if shape is not None and dtype is not None:
+        return f"a {type(value).__name__} of {dtype} with {len(shape)} dimension(s)"
+    return f"{value!r} (a {type(value).__name__})"
+
+
+def _checker(typ: types.Type) -> Callable[[Any], bool]:
+    """A predicate: may a Python value be converted to `typ` without losing its meaning?"""
+    import numbers
+
+    import numpy as np
+
+    if isinstance(typ, types.Boolean):
+        return lambda v: isinstance(v, (bool, np.bool_))
+    if isinstance(typ, types.Integer):
+        low, high = typ.minval, typ.maxval
+        return lambda v: isinstance(v, (int, np.integer)) and low <= v <= high
+    if isinstance(typ, types.Float):
+        return lambda v: isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+    if isinstance(typ, types.Complex):
+        return lambda v: isinstance(v, numbers.Complex) and not isinstance(v, (bool, np.bool_))
+    if isinstance(typ, types.NoneType):
+        return lambda v: v is None
+    if isinstance(typ, types.Optional):
+        inner = _checker(typ.type)
+        return lambda v: v is None or inner(v)
+    if isinstance(typ, types.BaseTuple):
+        members = [_checker(member) for member in typ.types]
+        return lambda v: (
+            isinstance(v, tuple)
+            and len(v) == len(members)
+            and all(check(item) for check, item in zip(members, v))
+        )
+    if isinstance(typ, types.Array):
+        return _array_checker(typ)
+    return lambda v: True  # a type with @box/@unbox: its unboxer checks the value
+
+
+def _array_checker(typ: types.Array) -> Callable[[Any], bool]:
+    import numpy as np
+
+    dtype = np.dtype("bool" if isinstance(typ.dtype, types.Boolean) else typ.dtype.name)
+    contiguity = {"C": "C_CONTIGUOUS", "F": "F_CONTIGUOUS"}.get(typ.layout)
+
+    def accepts(value: Any) -> bool:
+        if not isinstance(value, np.ndarray) or value.ndim != typ.ndim or value.dtype != dtype:
+            return False
+        flags = value.flags
+        if contiguity is not None and not flags[contiguity]:
+            return False
+        return typ.readonly or flags.writeable
+
+    return accepts
+
+
+def _box_array_at(typ: types.Array, address: int) -> Any:
+    """The ndarray for the array value stored at `address` (a new reference; the value's own
+    reference stays with compiled code)."""
+    from ember.runtime import boxing
+    from ember.runtime.nrt import runtime
+
+    memory = boxing.memory_ctype(typ).from_address(address)
+    parent = ctypes.cast(memory.parent, ctypes.py_object).value if memory.parent else None
+    if parent is not None and _same_view(parent, memory):
+        return parent
+    if memory.meminfo:
+        runtime().incref(memory.meminfo)  # boxing.box takes over one reference
+    return boxing.box(typ, memory, () if parent is None else (parent,))
+
+
+def _same_view(parent: Any, memory: Any) -> bool:
+    from ember.runtime.boxing import data_address
+
+    return (
+        tuple(parent.shape) == tuple(memory.shape)
+        and tuple(parent.strides) == tuple(memory.strides)
+        and data_address(parent) == (memory.data or 0)
+    )
+
+
+# ---------------------------------------------------------------------------- lowering
+
+
+def _block_lowering(block: ObjModeBlock) -> Callable:
+    def lower_block_call(context, builder: llvm.IRBuilder, sig: Signature, args: list):
+        return _lower_block_call(block, context, builder, sig, args)
+
+    return lower_block_call
+
+
+def _lower_block_call(block, context, builder: llvm.IRBuilder, sig: Signature, args: list):
+    pyapi = PythonAPI(context, builder, _keepalive)
+    c = BoxContext(context, builder, pyapi)
+    null = pyapi.get_null_object()
+    gil = pyapi.gil_ensure()
+    boxed = [box_value(c, typ, value) for typ, value in zip(sig.args, args)]
+    result = pyapi.call_function_objargs(pyapi.borrow_constant(block.lowering), boxed)
+    for obj in boxed:
+        pyapi.decref(obj)
+    failed = builder.icmp_unsigned("==", result, null)
+    with builder.if_then(failed, likely=False):
+        _raise_pending(pyapi, builder, gil)
+    if not block.outputs:
+        pyapi.decref(result)
+        pyapi.gil_release(gil)
+        return context.get_dummy_value(types.none)
+    native_value, is_error = unbox_value(c, sig.return_type, result)
+    pyapi.decref(result)
+    with builder.if_then(is_error, likely=False):
+        _raise_pending(pyapi, builder, gil)
+    pyapi.gil_release(gil)
+    return native_value
+
+
+def _raise_pending(pyapi: PythonAPI, builder: llvm.IRBuilder, gil: llvm.Value) -> None:
+    """Move the pending Python exception to the Python-side entry and raise it from here."""
+    exc = pyapi.err_fetch_exception()
+    keeper = pyapi.borrow_constant(callconv.keep_python_exception)
+    pyapi.decref(pyapi.call_function_objargs(keeper, [exc]))
+    pyapi.decref(exc)
+    pyapi.gil_release(gil)
+    exc_id = callconv.static_exceptions.register(callconv.PythonExceptionRaised, ())
+    callconv.return_exception(builder, builder.function, exc_id)
+
+
+def box_value(c: BoxContext, typ: types.Type, value: llvm.Value) -> llvm.Value:
+    """A new reference to the Python object for `value` (NULL with an exception set)."""
+    if isinstance(typ, types.Array):
+        return box_array(c.pyapi, typ, value, c.pyapi.borrow_constant(_box_array_at))
+    if isinstance(typ, types.BaseTuple) and _holds_array(typ):
+        members = [
+            box_value(c, member, c.builder.extract_value(value, index))
+            for index, member in enumerate(typ.types)
+        ]
+        packer = c.pyapi.borrow_constant(_pack)
+        obj = c.pyapi.call_function_objargs(packer, members)
+        for member in members:
+            c.pyapi.decref(member)
+        return obj
+    return c.box(typ, value)
+
+
+def _pack(*items: Any) -> tuple:
+    return items
+
+
+def _holds_array(typ: types.Type) -> bool:
+    if isinstance(typ, types.BaseTuple):
+        return any(_holds_array(member) for member in typ.types)
+    return isinstance(typ, types.Array)
+
+
+def unbox_value(c: BoxContext, typ: types.Type, obj: llvm.Value) -> tuple:
+    """(native value, i1 is_error) for the Python object `obj` (borrowed); the value's
+    references are new ones."""
+    builder = c.builder
+    if isinstance(typ, types.Array):
+        return unbox_array(c.pyapi, typ, obj)
+    if isinstance(typ, types.BaseTuple) and _holds_array(typ):
+        value = llvm.Constant(c.context.value_type(typ), llvm.Undefined)
+        is_error = llvm.Constant(llvm.IntType(1), 0)
+        for index, member in enumerate(typ.types):
+            item, item_error = unbox_value(c, member, c.pyapi.tuple_getitem(obj, index))
+            value = builder.insert_value(value, item, index)
+            is_error = builder.or_(is_error, item_error)
+        return value, is_error
+    native = c.unbox(typ, obj)
+    is_error = native.is_error if native.is_error is not None else llvm.Constant(llvm.IntType(1), 0)
+    return native.value, is_error
