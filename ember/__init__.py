@@ -24,6 +24,7 @@ from ember.parallel.api import (
     threading_layer,
 )
 from ember.stencils import stencil
+from ember.types import deferred_type, optional
 from ember.types.scalars import (  # the type names Numba exports at its top level
     b1,
     bool_,
@@ -103,6 +104,13 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'ember' has no attribute {name!r}")
 
 
+def jitclass(*args: Any, **kwargs: Any) -> Any:
+    """`@jitclass(spec)` (Numba's older `numba.jitclass`; see ember.experimental.jitclass)."""
+    from ember.jitclasses import jitclass as _jitclass
+
+    return _jitclass(*args, **kwargs)
+
+
 def typeof(value: Any) -> types.Type:
     """The ember type of a Python value (as compiled code would see it)."""
     from ember.dispatcher.typeof import typeof as _typeof
@@ -131,6 +139,9 @@ __all__ = [
     "cfunc",
     "from_dtype",
     "jit",
+    "jitclass",
+    "deferred_type",
+    "optional",
     "literal_unroll",
     "njit",
     "objmode",

@@ -14,7 +14,7 @@ functional `@type_callable`.
 
 Code generation: `@register_model` with `models.PrimitiveModel/StructModel/OpaqueModel`,
 `make_attribute_wrapper`, `@lower_builtin`, `@lower_getattr(_generic)`, `@lower_setattr(_generic)`,
-`@lower_cast`, `@intrinsic`, and `@box` / `@unbox` with `NativeValue`.
+`@lower_cast`, `@lower_constant`, `@intrinsic`, and `@box` / `@unbox` with `NativeValue`.
 
 See docs/extending.md for a walk-through.
 """
@@ -27,13 +27,16 @@ from typing import Any
 
 from ember import types
 from ember.dispatcher import typeof as _typeof
+from ember.errors import TypingError
 from ember.lowering import cgutils, models
 from ember.lowering.boxing import NativeValue
+from ember.lowering.context_numba import impl_ret_borrowed, impl_ret_new_ref, impl_ret_untracked
 from ember.lowering.models import register_model
 from ember.lowering.registry import (
     box,
     lower_builtin,
     lower_cast,
+    lower_constant,
     lower_getattr,
     lower_getattr_generic,
     lower_setattr,
@@ -114,6 +117,36 @@ def typeof(value: Any) -> types.Type:
     return _typeof.typeof(value)
 
 
+class _AsNumbaType:
+    """`as_numba_type(py_class)`: the ember type that annotations naming `py_class` mean;
+    `as_numba_type.register(py_class, ember_type)` teaches it a new class."""
+
+    def __init__(self) -> None:
+        self._known: dict[Any, types.Type] = {
+            bool: types.boolean,
+            int: types.int64,
+            float: types.float64,
+            complex: types.complex128,
+            str: types.string_type,
+            type(None): types.none,
+            None: types.none,
+        }
+
+    def register(self, py_class: Any, ember_type: types.Type) -> None:
+        self._known[py_class] = ember_type
+
+    def __call__(self, py_class: Any) -> types.Type:
+        if isinstance(py_class, types.Type):
+            return py_class
+        found = self._known.get(py_class)
+        if found is None:
+            raise TypingError(f"ember has no type for the annotation {py_class!r}")
+        return found
+
+
+as_numba_type = _AsNumbaType()
+
+
 __all__ = [
     "AbstractTemplate",
     "AttributeTemplate",
@@ -122,14 +155,19 @@ __all__ = [
     "NativeValue",
     "Signature",
     "TypeofContext",
+    "as_numba_type",
     "box",
     "cgutils",
+    "impl_ret_borrowed",
+    "impl_ret_new_ref",
+    "impl_ret_untracked",
     "infer",
     "infer_getattr",
     "infer_global",
     "intrinsic",
     "lower_builtin",
     "lower_cast",
+    "lower_constant",
     "lower_getattr",
     "lower_getattr_generic",
     "lower_setattr",

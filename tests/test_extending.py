@@ -1092,7 +1092,7 @@ def _body(dispatcher) -> list[str]:
     """The optimized LLVM body of a dispatcher's only specialization, names normalised."""
     (result,) = dispatcher.overloads.values()
     text = result.library.optimized_ir
-    start = text.index("define", text.index(f'@"{result.symbol}"') - 300)
+    start = text.index("define", max(0, text.index(f'@"{result.symbol}"') - 300))
     body = text[text.index("{", start) + 1 : text.index("\n}", start)]
     body = re.sub(r'%"?[-\w.$]+"?', "%v", body)
     body = re.sub(r"^[-\w.$]+:", "label:", body, flags=re.MULTILINE)

@@ -4,6 +4,7 @@ them, picks or compiles a specialization (seed 003) and calls its machine code."
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 from collections.abc import Callable
 from types import FunctionType
@@ -162,12 +163,20 @@ class Dispatcher:
 
         print_diagnostics(self, self._selected(signature), level)
 
-    def inspect_types(self, signature: tuple | None = None) -> str:
+    def inspect_types(
+        self, file: Any = None, signature: tuple | None = None, pretty: bool = False, **_: Any
+    ) -> str:
+        """Print the annotated source of each specialization to `file` (stdout), as Numba
+        does, and also return it. `inspect_types(signature)` (a tuple first) still works."""
         from ember.typing.annotate import annotate
 
-        return "\n".join(
+        if isinstance(file, (tuple, list)):
+            file, signature = None, file
+        text = "\n".join(
             annotate(result.func_ir, result.typing) for result in self._selected(signature)
         )
+        print(text, file=file if file is not None else sys.stdout)
+        return text
 
     def inspect_llvm(self, signature: tuple | None = None) -> dict[tuple, str] | str:
         """The optimized LLVM IR of each compiled signature (of one, when given), with the

@@ -59,11 +59,17 @@ def value_kind(typ: types.Type) -> Any:
     if isinstance(typ, types.Optional):  # returned only: None or a boxed scalar
         inner = value_kind(typ.type)
         return native_entry.OptionalKind(inner) if isinstance(inner, str) else None
+    if isinstance(typ, types.ClassType):  # a jitclass passed as an argument: the class
+        return native_entry.ConstantKind(typ.jit_class)
     if isinstance(typ, types.DispatcherType):  # a jitted function passed as an argument
         return native_entry.ConstantKind(typ.dispatcher)
     if isinstance(typ, types.BaseTuple) and not types.is_named_tuple(typ):
         members = tuple(value_kind(t) for t in typ.types)
         return None if None in members else members
+    if isinstance(typ, types.ClassInstanceType):  # a jitclass box
+        from ember.jitclasses.box import instance_kind
+
+        return instance_kind(typ)
     if isinstance(typ, types.Array):
         dtype = value_kind(typ.dtype)
         if not isinstance(dtype, str):
@@ -90,6 +96,8 @@ def _specializations(dispatcher: Dispatcher) -> list:
             continue
         if isinstance(ret_kind, tuple) and _holds_array(ret_kind):
             continue  # arrays inside returned tuples are boxed by the Python path
+        if _holds(ret_kind, native_entry.ConstantKind):
+            continue  # functions and classes returned are boxed by the Python path
         if not all(native_entry.fast_path_supported(k) for k in arg_kinds):
             continue
         found.append((arg_kinds, ret_kind, result.address))
@@ -97,9 +105,13 @@ def _specializations(dispatcher: Dispatcher) -> list:
 
 
 def _holds_array(kind: Any) -> bool:
+    return _holds(kind, native_entry.ArrayKind)
+
+
+def _holds(kind: Any, kind_class: type) -> bool:
     if isinstance(kind, tuple):
-        return any(_holds_array(member) for member in kind)
-    return isinstance(kind, native_entry.ArrayKind)
+        return any(_holds(member, kind_class) for member in kind)
+    return isinstance(kind, kind_class)
 
 
 def _array_boxers(dispatcher: Dispatcher) -> dict:

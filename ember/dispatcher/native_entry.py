@@ -55,6 +55,7 @@ from ember.dispatcher.object_layout import (  # noqa: F401 - re-exported
     AddModule,
     ArrayKind,
     ConstantKind,
+    InstanceKind,
     Kind,
     NumpyCAPI,
     NumpyLayout,
@@ -77,6 +78,7 @@ from ember.dispatcher.object_layout import (  # noqa: F401 - re-exported
     return_memory_type,
 )
 from ember.lowering.callconv import EXCINFO_TYPE as _EXCINFO
+from ember.runtime.nrt import HEADER_SIZE as _NRT_HEADER_SIZE
 
 # --------------------------------------------------------------------------------------------
 # Entry-function code generation
@@ -185,6 +187,10 @@ class _EntryCodegen(ArrayCodegen):
             same = b.icmp_unsigned("==", obj, _object_constant(kind.value))
             self.continue_if(same, fail, "constant_ok")
             return
+        if isinstance(kind, InstanceKind):
+            same = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(kind.box_class))
+            self.continue_if(same, fail, "instance_ok")
+            return
         if isinstance(kind, tuple):
             is_tuple = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(tuple))
             self.continue_if(is_tuple, fail, "tuple.type_ok")
@@ -225,6 +231,13 @@ class _EntryCodegen(ArrayCodegen):
         """Unbox an already-matched ``obj`` into flattened native values (``fail`` on overflow)."""
         if isinstance(kind, ConstantKind):
             return []
+        if isinstance(kind, InstanceKind):  # borrowed: the box keeps its reference
+            number = self.load_field(obj, kind.meminfo_offset, _PTR, _PTR_SIZE)
+            meminfo = self.call_capi("PyLong_AsVoidPtr", [number])
+            data = self.builder.gep(
+                meminfo, [ir.Constant(_I64, _NRT_HEADER_SIZE)], source_etype=_I8, inbounds=True
+            )
+            return [meminfo, data]
         if isinstance(kind, ArrayKind):
             return self.emit_unbox_array(obj, kind)
         if isinstance(kind, tuple):
@@ -353,6 +366,8 @@ class _EntryCodegen(ArrayCodegen):
             return self.emit_box_optional(kind, ptr, mem_type)
         if isinstance(kind, ArrayKind):
             return self.emit_box_array(kind, ptr)
+        if isinstance(kind, InstanceKind):
+            return self.emit_box_instance(kind, ptr)
         if isinstance(kind, tuple):
             return self.emit_box_tuple(kind, ptr, mem_type)
         if kind in _INT_KINDS:
@@ -384,6 +399,18 @@ class _EntryCodegen(ArrayCodegen):
             self.incref_singleton(result)
             return result
         raise AssertionError(f"unhandled kind {kind!r}")
+
+    def emit_box_instance(self, kind: InstanceKind, ptr: ir.Value) -> ir.Value:
+        """`box_class._boxer(meminfo)`: a new box takes over the returned reference."""
+        b = self.builder
+        number = self.call_capi("PyLong_FromVoidPtr", [b.load(ptr, typ=_PTR)])
+        result = self.alloca(_PTR, "box.instance")
+        b.store(number, result)  # NULL: the error is already set
+        with b.if_then(b.icmp_unsigned("!=", number, ir.Constant(_PTR, None)), likely=True):
+            boxer = _object_constant(kind.box_class._boxer)
+            b.store(self.call_capi("PyObject_CallOneArg", [boxer, number]), result)
+            self.call_capi("Py_DecRef", [number])
+        return b.load(result)
 
     def emit_box_optional(
         self, kind: OptionalKind, ptr: ir.Value, mem_type: ir.LiteralStructType

@@ -99,13 +99,29 @@ class ConstantKind:
         return id(self.value)
 
 
+@dataclass(frozen=True, eq=False)
+class InstanceKind:
+    """A jitclass instance argument: a box of exactly `box_class`, whose slot at
+    `meminfo_offset` holds its meminfo address as a Python int. Flattens like ember's instance
+    model: meminfo, data (= meminfo + the runtime's header size). Equal kinds: the same class."""
+
+    box_class: type
+    meminfo_offset: int
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, InstanceKind) and other.box_class is self.box_class
+
+    def __hash__(self) -> int:
+        return id(self.box_class)
+
+
 def _check_kind(kind: Kind) -> None:
     """Raise ``TypeError`` unless ``kind`` is a valid value kind."""
     if isinstance(kind, OptionalKind):
         if kind.inner not in _SCALAR_KINDS or kind.inner == "none":
             raise TypeError(f"unsupported optional kind: {kind.inner!r}")
         return
-    if isinstance(kind, ConstantKind):
+    if isinstance(kind, (ConstantKind, InstanceKind)):
         return
     if isinstance(kind, ArrayKind):
         if kind.dtype not in _SCALAR_KINDS or kind.dtype == "none":
@@ -125,6 +141,8 @@ def flatten_arg_types(kind: Kind) -> list[ir.Type]:
     _check_kind(kind)
     if isinstance(kind, ConstantKind):
         return []
+    if isinstance(kind, InstanceKind):
+        return [_PTR, _PTR]
     if isinstance(kind, ArrayKind):
         return [_PTR, _PTR, _I64, _I64, _PTR] + [_I64] * (2 * kind.ndim)
     if kind in _INT_KINDS:
@@ -146,6 +164,8 @@ def return_memory_type(kind: Kind) -> ir.Type:
     _check_kind(kind)
     if isinstance(kind, OptionalKind):
         return ir.LiteralStructType([return_memory_type(kind.inner), _I8])
+    if isinstance(kind, InstanceKind):
+        return ir.LiteralStructType([_PTR, _PTR])
     if isinstance(kind, ArrayKind):
         dims = ir.LiteralStructType([_I64] * kind.ndim)
         return ir.LiteralStructType([_PTR, _PTR, _I64, _I64, _PTR, dims, dims])
@@ -176,7 +196,7 @@ def fast_path_supported(kind: Kind) -> bool:
     """
     if isinstance(kind, tuple):
         return all(fast_path_supported(member) for member in kind)
-    if isinstance(kind, ConstantKind):
+    if isinstance(kind, (ConstantKind, InstanceKind)):
         return True
     if isinstance(kind, ArrayKind):
         return numpy_layout() is not None
@@ -384,6 +404,7 @@ def probe_layout() -> PyLayout:
 _CAPI_SIGNATURES: dict[str, tuple[ir.Type, list[ir.Type]]] = {
     "PyLong_AsLongLongAndOverflow": (_LONGLONG, [_PTR, _PTR]),
     "PyLong_FromLongLong": (_PTR, [_LONGLONG]),
+    "PyLong_AsVoidPtr": (_PTR, [_PTR]),
     "PyLong_FromUnsignedLongLong": (_PTR, [_LONGLONG]),
     "PyFloat_FromDouble": (_PTR, [_F64]),
     "PyComplex_FromDoubles": (_PTR, [_F64, _F64]),

@@ -48,6 +48,8 @@ def _argument_ctypes(typ: types.Type) -> list:
         return [*_argument_ctypes(typ.type), ctypes.c_uint8]
     if isinstance(typ, types.List):
         return [ctypes.c_void_p]  # its meminfo (ListModel)
+    if isinstance(typ, types.ClassInstanceType):
+        return [ctypes.c_void_p, ctypes.c_void_p]  # meminfo, data (InstanceModel)
     if isinstance(typ, types.UnicodeType):
         return string_boxing.ARGUMENT_CTYPES
     if isinstance(typ, types.NumPyRandomGeneratorType):
@@ -77,6 +79,8 @@ def _memory_ctype(typ: types.Type) -> Any:
         return type(
             "list_memory", (ctypes.Structure,), {"_fields_": [("meminfo", ctypes.c_void_p)]}
         )
+    if isinstance(typ, types.ClassInstanceType):
+        return _INSTANCE_MEMORY
     if isinstance(typ, types.Optional):
         fields = [("data", _memory_ctype(typ.type)), ("valid", ctypes.c_uint8)]
         return type("optional_memory", (ctypes.Structure,), {"_fields_": fields})
@@ -86,6 +90,12 @@ def _memory_ctype(typ: types.Type) -> Any:
         fields = [(name, ctypes.c_void_p) for name in ("meminfo", "bitgen", "owner")]
         return type("generator_memory", (ctypes.Structure,), {"_fields_": fields})
     raise TypeError(f"cannot return a value of type {typ} to Python yet")
+
+
+class _INSTANCE_MEMORY(ctypes.Structure):
+    """A jitclass instance (InstanceModel): the borrowed or owned meminfo and its payload."""
+
+    _fields_ = [("meminfo", ctypes.c_void_p), ("data", ctypes.c_void_p)]
 
 
 def _flatten(typ: types.Type, value: Any, out: list) -> None:
@@ -107,6 +117,8 @@ def _flatten(typ: types.Type, value: Any, out: list) -> None:
             _flatten(member, item, out)
     elif isinstance(typ, types.Array):
         arrayboxing.flatten(typ, value, out)
+    elif isinstance(typ, types.ClassInstanceType):  # borrowed: the box keeps its reference
+        out.extend((value._meminfo, value._data))
     elif isinstance(typ, types.UnicodeType):
         if not isinstance(value, str):
             raise TypeError(f"expected a str, not {type(value).__name__}")
@@ -144,6 +156,8 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
         if not memory.valid:
             return None
         return _box(typ.type, memory.data, inputs, memo)
+    if isinstance(typ, types.ClassInstanceType):  # the box takes over the reference
+        return typ.class_type.jit_class._from_native(memory.meminfo, memory.data)
     if isinstance(typ, types.Generator):
         from ember.dispatcher.generators import box_generator
 
@@ -168,7 +182,9 @@ def _box_list(typ: types.List, meminfo: int, inputs: tuple, memo: dict | None) -
     runtime = nrt.runtime()
     header = HeaderMemory.from_address(nrt.data_address(meminfo))
     item_ctype = _memory_ctype(typ.dtype)
-    owns_memory = isinstance(typ.dtype, (types.Array, types.List, types.UnicodeType))
+    owns_memory = isinstance(
+        typ.dtype, (types.Array, types.List, types.UnicodeType, types.ClassInstanceType)
+    )
     structured = issubclass(item_ctype, ctypes.Structure)
     items = nrt.data_address(header.storage) if header.storage else 0
     result = []

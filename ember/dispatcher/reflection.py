@@ -39,6 +39,8 @@ def _as_list(values):
 
 def to_native(typ: types.List, items: list) -> int:
     """A new native list (its meminfo, one reference owned by the caller) holding `items`."""
+    if isinstance(typ.dtype, types.ClassInstanceType):
+        return _instances_to_native(typ, items)
     if isinstance(typ.dtype, types.UnicodeType):
         from ember.runtime.string_boxing import list_to_native
 
@@ -66,6 +68,9 @@ def write_back(typ: types.List, meminfo: int, items: list) -> None:
     from ember.lowering.lists import HeaderMemory
     from ember.runtime import nrt
 
+    if isinstance(typ.dtype, types.ClassInstanceType):
+        _write_back_instances(typ, meminfo, items)
+        return
     if isinstance(typ.dtype, types.UnicodeType):
         from ember.runtime.string_boxing import list_write_back
 
@@ -110,3 +115,79 @@ _PYTHON_VALUE = {  # a native item as Python sees it
     types.Float: float,
     types.Complex: lambda item: complex(item.re, item.im),
 }
+
+
+# ---------------------------------------------------------------------------- jitclass instances
+
+
+class _InstanceItem(ctypes.Structure):
+    _fields_ = [("meminfo", ctypes.c_void_p), ("data", ctypes.c_void_p)]
+
+
+@functools.cache
+def _instance_list_maker(list_type: types.List) -> tuple:
+    """A native function making a list of `list_type` with room for n items (size 0)."""
+    from ember.decorators import njit
+    from ember.extending import intrinsic
+    from ember.lowering import lists
+    from ember.typing.signature import signature
+
+    @intrinsic
+    def allocate(typingctx, count):
+        def codegen(context, builder, sig, args):
+            return lists.allocate(context, builder, list_type, args[0])
+
+        return signature(list_type, count), codegen
+
+    def make(count):
+        return allocate(count)
+
+    compiled = njit(make).compile((types.int64,))
+    prototype = ctypes.CFUNCTYPE(
+        ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64
+    )
+    return prototype(compiled.address), compiled
+
+
+def _instances_to_native(typ: types.List, items: list) -> int:
+    """The native list holds a reference to each box's instance (the boxes keep theirs)."""
+    from ember.lowering.callconv import ExcInfoRecord
+    from ember.lowering.lists import HeaderMemory
+    from ember.runtime import nrt
+
+    make, _ = _instance_list_maker(typ)
+    meminfo = ctypes.c_void_p(0)
+    make(ctypes.addressof(meminfo), ctypes.addressof(ExcInfoRecord()), None, max(len(items), 1))
+    header = HeaderMemory.from_address(nrt.data_address(meminfo.value))
+    if items:
+        slots = (_InstanceItem * len(items)).from_address(nrt.data_address(header.storage))
+        incref = nrt.runtime().incref
+        for slot, box in zip(slots, items):
+            incref(box._meminfo)
+            slot.meminfo, slot.data = box._meminfo, box._data
+    header.size = len(items)
+    return meminfo.value
+
+
+def _write_back_instances(typ: types.List, meminfo: int, items: list) -> None:
+    """The caller's list takes the native list's instances when they changed; boxes of
+    instances it already held are kept (same objects), new ones are boxed."""
+    from ember.lowering.lists import HeaderMemory
+    from ember.runtime import nrt
+
+    header = HeaderMemory.from_address(nrt.data_address(meminfo))
+    count = header.size
+    slots = (_InstanceItem * count).from_address(nrt.data_address(header.storage)) if count else []
+    native = [slot.meminfo for slot in slots]
+    if native != [box._meminfo for box in items]:
+        known = {box._meminfo: box for box in items}
+        runtime = nrt.runtime()
+        boxed = []
+        for address in native:
+            box = known.get(address)
+            if box is None:  # an instance the callee put in: the new box takes a reference
+                runtime.incref(address)
+                box = typ.dtype.class_type.jit_class._from_native(address)
+            boxed.append(box)
+        items[:] = boxed
+    nrt.runtime().decref(meminfo)

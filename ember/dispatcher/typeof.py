@@ -114,6 +114,10 @@ def _typeof_list(items: list) -> types.Type:
 
     if not items:
         raise TypingError("an empty list has no item type: pass a NumPy array instead")
+    instance_type = getattr(type(items[0]), "_ember_type_", None)
+    if isinstance(instance_type, types.ClassInstanceType):  # jitclass instances, one class
+        if all(type(item) is type(items[0]) for item in items):
+            return types.List(instance_type)
     if type(items[0]) is str and all(type(item) is str for item in items):
         return types.List(types.unicode_type)
     found = None
@@ -123,7 +127,8 @@ def _typeof_list(items: list) -> types.Type:
             found = typ if found is None else unify_pair(found, typ)
         if found is None or not isinstance(typ, (types.Number, types.Boolean)):
             raise TypingError(
-                "only lists of numbers or of strings can be passed from Python "
+                "only lists of numbers or of strings (or of one jitclass's instances) can be "
+                "passed from Python "
                 f"(this one holds {type(item).__name__}): pass a NumPy array instead"
             )
     return types.List(found)

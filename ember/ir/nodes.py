@@ -61,6 +61,17 @@ class Var:
     def is_temp(self) -> bool:
         return self.name.startswith("$")
 
+    # Numba's names (ember.core.ir): one scope per process, versions after a dot.
+    @property
+    def scope(self) -> Any:
+        from ember.ir.numba_ir import GLOBAL_SCOPE
+
+        return GLOBAL_SCOPE
+
+    @property
+    def unversioned_name(self) -> str:
+        return self.name.split(".")[0]
+
 
 # ---------------------------------------------------------------------------- expressions
 
@@ -72,6 +83,14 @@ class Expr:
 
     def sources(self) -> list[Var]:
         return [value for value in vars(self).values() if isinstance(value, Var)]
+
+    @property
+    def op(self) -> str:
+        """Numba's name for this kind of expression (`expr.op == "call"`)."""
+        return NUMBA_OPS.get(type(self)) or type(self).__name__.lower()
+
+    def list_vars(self) -> list[Var]:
+        return self.sources()
 
 
 @dataclass(eq=False)
@@ -177,6 +196,11 @@ class Call(Expr):
     args: list[Var]
     kws: list[tuple[str, Var]]
     loc: Loc
+
+    # Numba's call fields that ember's calls never use (`f(*a)` is lowered otherwise).
+    vararg = None
+    varkwarg = None
+    target = None
 
     def sources(self) -> list[Var]:
         return [self.func, *self.args, *(value for _, value in self.kws)]
@@ -377,6 +401,10 @@ class Stmt:
     def targets(self) -> list[Var]:
         return []
 
+    def list_vars(self) -> list[Var]:
+        """Every variable the statement mentions (Numba's name)."""
+        return [*self.targets(), *self.sources()]
+
 
 @dataclass(eq=False)
 class Assign(Stmt):
@@ -525,6 +553,56 @@ class Block:
     def insert_before_terminator(self, stmt: Stmt) -> None:
         self.body.insert(len(self.body) - 1, stmt)
 
+    # ---------------------------------------------------------------- Numba's names
+
+    @property
+    def scope(self) -> Any:
+        from ember.ir.numba_ir import GLOBAL_SCOPE
+
+        return GLOBAL_SCOPE
+
+    @property
+    def is_terminated(self) -> bool:
+        return bool(self.body) and self.body[-1].is_terminator
+
+    def find_exprs(self, op: str | None = None):
+        """The expressions assigned in this block (those of kind `op` only, when given)."""
+        for stmt in self.body:
+            if isinstance(stmt, Assign) and isinstance(stmt.value, Expr):
+                if op is None or stmt.value.op == op:
+                    yield stmt.value
+
+    def find_insts(self, cls: type | tuple | None = None):
+        for stmt in self.body:
+            if cls is None or isinstance(stmt, cls):
+                yield stmt
+
+    def find_variable_assignment(self, name: str) -> Assign | None:
+        for stmt in self.body:
+            if isinstance(stmt, Assign) and stmt.target.name == name:
+                return stmt
+        return None
+
+    def prepend(self, stmt: Stmt) -> None:
+        self.body.insert(0, stmt)
+
+    def remove(self, stmt: Stmt) -> None:
+        self.body.remove(stmt)
+
+    def clear(self) -> None:
+        self.body.clear()
+
+    def insert_after(self, stmt: Stmt, other: Stmt) -> None:
+        self.body.insert(self.body.index(other) + 1, stmt)
+
+    def copy(self) -> Block:
+        return Block(self.label, self.loc, list(self.body))
+
+    def dump(self, file: Any = None) -> None:
+        from ember.ir.printer import format_block_body
+
+        print("\n".join(format_block_body(self)), file=file)
+
 
 @dataclass(eq=False)
 class FunctionIR:
@@ -548,9 +626,56 @@ class FunctionIR:
     def qualname(self) -> str:
         return self.py_func.__qualname__
 
+    # ---------------------------------------------------------------- Numba's names
+
+    @property
+    def func_id(self) -> Any:
+        """Numba's FunctionIdentity: `func_name`, `func_qualname`, `modname`, ..."""
+        from ember.ir.numba_ir import FunctionIdentity
+
+        return FunctionIdentity.of(self.py_func, self.arg_names)
+
+    @property
+    def arg_count(self) -> int:
+        return len(self.arg_names)
+
+    @property
+    def _definitions(self) -> dict[str, list]:
+        """Variable name -> the values assigned to it, in label order (computed afresh)."""
+        found: dict[str, list] = {}
+        for _, stmt in self.statements():
+            if isinstance(stmt, Assign):
+                found.setdefault(stmt.target.name, []).append(stmt.value)
+        return found
+
+    def get_definition(self, value: Var | str, lhs_only: bool = False) -> Any:
+        """What a variable holds, through plain copies `a = b` (KeyError if it is assigned
+        zero or several times); with `lhs_only`, the last variable of the chain."""
+        from ember.ir.numba_utils import definition_of
+
+        return definition_of(self, value, lhs_only)
+
+    def dump(self, file: Any = None) -> None:
+        from ember.ir.printer import dump_function
+
+        print(dump_function(self), file=file)
+
     def statements(self):
         """Every (block, statement) pair in label order."""
         for label in sorted(self.blocks):
             block = self.blocks[label]
             for stmt in block.body:
                 yield block, stmt
+
+
+# Numba's `expr.op` names for ember's expression classes (ember.core.ir); a class missing here
+# answers its lower-cased class name.
+NUMBA_OPS: dict[type, str] = {
+    Arg: "arg", Const: "const", Global: "global", FreeVar: "freevar", BinOp: "binop",
+    InplaceBinOp: "inplace_binop", UnaryOp: "unary", Call: "call", GetAttr: "getattr",
+    GetItem: "getitem", StaticGetItem: "static_getitem", BuildTuple: "build_tuple",
+    BuildList: "build_list", GetIter: "getiter", IterNext: "iternext", PairFirst: "pair_first",
+    PairSecond: "pair_second", ExhaustIter: "exhaust_iter", MakeFunction: "make_function",
+    Cast: "cast", Yield: "yield", CaughtException: "caught_exception",
+    ExceptionMatch: "exception_match",
+}  # fmt: skip

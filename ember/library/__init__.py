@@ -3,6 +3,7 @@ everything."""
 
 from ember.library import (  # noqa: F401
     boxing,
+    boxing_arrays,
     builtins,
     cmathlib,
     functions,
@@ -14,6 +15,7 @@ from ember.library import (  # noqa: F401
     namedtuples,
     numberlib,
     optional,
+    pointers,
     printing,
     ranges,
     sequences,

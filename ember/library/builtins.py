@@ -15,7 +15,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.extending import intrinsic, overload
-from ember.library.helpers import call_helper
+from ember.library.numberlib import PLAIN_IEEE
 from ember.lowering.casts import make_complex
 from ember.lowering.intrinsics import X86_64, call_intrinsic
 from ember.lowering.registry import VarArgs, lower_builtin
@@ -235,12 +235,12 @@ def float_round(context, builder, sig, args):
 
 @lower_builtin(round, types.Float, types.Integer)
 def float_round_digits(context, builder, sig, args):
-    return call_helper(context, builder, round_float_digits, sig, args)
+    return context.compile_internal(builder, round_float_digits, sig, args, **PLAIN_IEEE)
 
 
 @lower_builtin(round, types.Integer, types.Integer)
 def int_round_digits(context, builder, sig, args):
-    return call_helper(context, builder, round_integer_digits, sig, args)
+    return context.compile_internal(builder, round_integer_digits, sig, args, **PLAIN_IEEE)
 
 
 _POWERS_OF_TEN = tuple(10.0**i for i in range(23))  # exact doubles
@@ -379,7 +379,7 @@ def _select_extreme(context, builder, typ, items, symbol):
     compare = context.get_function(key, signature(types.boolean, typ, typ))
     current = items[0]
     for item in items[1:]:
-        better = compare(context, builder, signature(types.boolean, typ, typ), [item, current])
+        better = compare(builder, [item, current])
         current = builder.select(better, item, current)
     return current
 

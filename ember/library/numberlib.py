@@ -13,11 +13,15 @@ import operator
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.library.helpers import call_helper
 from ember.lowering.casts import make_complex
 from ember.lowering.registry import lower_builtin, lower_getattr
 from ember.typing.signature import signature
 from ember.typing.templates import AttributeTemplate, registry
+
+# Options of library helpers compiled with context.compile_internal: plain IEEE arithmetic
+# (no fast-math reassociation, no ZeroDivisionError checks) whatever the caller asked for;
+# a helper raises Python's exceptions itself where CPython raises them.
+PLAIN_IEEE = {"error_model": "numpy", "fastmath": False}
 
 # ---------------------------------------------------------------------------- real, imag
 
@@ -117,7 +121,7 @@ def complex_power(a, b):
 def lower_complex_power(context, builder, sig, args):
     wide = signature(types.complex128, types.complex128, types.complex128)
     operands = [context.cast(builder, v, t, types.complex128) for v, t in zip(args, sig.args)]
-    result = call_helper(context, builder, complex_power, wide, operands)
+    result = context.compile_internal(builder, complex_power, wide, operands, **PLAIN_IEEE)
     return context.cast(builder, result, types.complex128, sig.return_type)
 
 
@@ -144,7 +148,9 @@ def int_true_division(context, builder, sig, args):
             fast_block = builder.block
         with slow:
             exact_sig = signature(types.float64, types.int64, types.int64)
-            exact = call_helper(context, builder, int_true_divide, exact_sig, [a, b])
+            exact = context.compile_internal(
+                builder, int_true_divide, exact_sig, [a, b], **PLAIN_IEEE
+            )
             slow_block = builder.block
     result = builder.phi(quick.type)
     result.add_incoming(quick, fast_block)

@@ -1,4 +1,5 @@
-"""Flat and indexed iteration over arrays: `a.flat` and `np.ndenumerate(a)`.
+"""Flat and indexed iteration over arrays: `a.flat`, `np.ndenumerate(a)` and the read-only,
+one-operand `np.nditer(a)`.
 
 `a.flat` of a C-contiguous array is typed as a 1-d C view of the same data (the same meminfo,
 shape (a.size,)), so integer indexing, assignment, `len` and iteration work as on any 1-d array.
@@ -15,7 +16,9 @@ import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.decorators import njit
 from ember.errors import TypingError
+from ember.extending import overload
 from ember.lowering import arrays as arr
 from ember.lowering.iterators import iternext_pair
 from ember.lowering.models import OpaqueModel, register_model
@@ -177,3 +180,80 @@ def ndenumerate_next(context, builder, sig, args):
         item = builder.insert_value(builder.insert_value(item, index_value, 0), element, 1)
         filled = builder.block
     return iternext_pair(context, builder, sig, (item, filled), before, valid)
+
+
+# ---------------------------------------------------------------------------- np.nditer
+
+
+@njit
+def _nditer_elements(flat):
+    """Each element of a 1-d C array as a 0-d array view (what NumPy's nditer yields)."""
+    for i in range(flat.size):
+        yield flat[i : i + 1].reshape(())
+
+
+@njit
+def _memory_order_elements(a):
+    """NumPy's order='K' for any strides: axes from the largest |stride| to the smallest,
+    axes with negative strides walked backwards; elements read from a C-order copy."""
+    flat = a.ravel()
+    nd = a.ndim
+    shape = np.empty(nd, np.int64)
+    strides = np.empty(nd, np.int64)
+    c_stride = np.empty(nd, np.int64)
+    step = 1
+    for k in range(nd - 1, -1, -1):
+        shape[k] = a.shape[k]
+        strides[k] = a.strides[k] if a.shape[k] > 1 else 0
+        c_stride[k] = step
+        step *= a.shape[k]
+    axes = np.argsort(-np.abs(strides), kind="mergesort")
+    position = np.zeros(nd, np.int64)
+    for _ in range(flat.size):
+        index = 0
+        for k in range(nd):
+            axis = axes[k]
+            i = position[k]
+            if strides[axis] < 0:
+                i = shape[axis] - 1 - i
+            index += i * c_stride[axis]
+        yield flat[index : index + 1].reshape(())
+        k = nd - 1
+        while k >= 0:
+            position[k] += 1
+            if position[k] < shape[axes[k]]:
+                break
+            position[k] = 0
+            k -= 1
+
+
+def _c_order(a):
+    if a.size == 0:
+        raise ValueError("Iteration of zero-sized operands is not enabled")
+    return _nditer_elements(a.ravel())
+
+
+def _f_order(a):
+    if a.size == 0:
+        raise ValueError("Iteration of zero-sized operands is not enabled")
+    return _nditer_elements(a.T.ravel())  # an F array's memory order is its transpose's C
+
+
+def _strided_order(a):
+    if a.size == 0:
+        raise ValueError("Iteration of zero-sized operands is not enabled")
+    return _memory_order_elements(a)
+
+
+@overload(np.nditer)
+def nditer(op):
+    """`np.nditer(a)` read-only, one operand: elements in memory order (NumPy's order='K'),
+    each a 0-d array (`x.item()`, `x[()]`)."""
+    if not isinstance(op, types.Array):
+        raise TypingError(
+            f"np.nditer({op}) is not supported: ember's nditer takes one array (iterate "
+            "several arrays with zip over their .ravel())"
+        )
+    if op.layout == "C" or op.ndim <= 1 and op.layout == "F":
+        return _c_order
+    return _f_order if op.layout == "F" else _strided_order

@@ -204,6 +204,8 @@ def _is_instance(value_type: types.Type, classes: tuple) -> bool | None:
             found |= isinstance(value_type, types.Array)
         elif cls in _CLASS_TYPES:
             found |= isinstance(types.unliteral(value_type), _CLASS_TYPES[cls])
+        elif isinstance(getattr(cls, "class_type", None), types.ClassType):  # a jitclass
+            found |= value_type is cls.class_type.instance_type
         else:
             return None
     return found

@@ -76,7 +76,7 @@ class BoxContext:
 
 # ------------------------------------------------------------------ which calls need a wrapper
 
-_DISPATCHER_KINDS = (types.Boolean, types.Number, types.NoneType, types.UnicodeType)
+_DISPATCHER_KINDS = (types.Boolean, types.Number, types.NoneType, types.UnicodeType, types.Array)
 
 
 def _user_boxed(typ: types.Type, find: Callable) -> bool:
@@ -143,6 +143,7 @@ def build_wrapper(sig: Signature, address: int, keepalive: list) -> tuple[llvm.M
         pyapi.decref(id_obj)
         builder.ret(pyapi.get_null_object())
     boxed = c.box(sig.return_type, result)
+    _require_pending_error_on_null(pyapi, boxed, f"the @box of {sig.return_type}")
     refs.decref(builder, sig.return_type, result)  # boxing copied what it needed
     builder.ret(boxed)
 
@@ -152,6 +153,18 @@ def build_wrapper(sig: Signature, address: int, keepalive: list) -> tuple[llvm.M
         pyapi.err_set_string(TypeError, f"cannot convert the arguments to {sig}")
     builder.ret(pyapi.get_null_object())
     return module, symbol
+
+
+def _require_pending_error_on_null(pyapi: PythonAPI, obj: llvm.Value, what: str) -> None:
+    """A NULL result must come with a Python exception; set SystemError naming `what` if a
+    faulty box forgot to (returning NULL silently would crash the interpreter)."""
+    builder = pyapi.builder
+    silent = builder.and_(
+        builder.icmp_unsigned("==", obj, pyapi.get_null_object()),
+        builder.icmp_unsigned("==", pyapi.err_occurred(), pyapi.get_null_object()),
+    )
+    with builder.if_then(silent, likely=False):
+        pyapi.err_set_string(SystemError, f"{what} returned NULL without setting an exception")
 
 
 def _call_native(builder, sig: Signature, address: int, values: list) -> tuple:

@@ -10,6 +10,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.errors import LoweringError
 from ember.lowering import callconv
+from ember.lowering.context_numba import NumbaContextMixin
 from ember.lowering.models import model_of
 from ember.lowering.registry import registry
 from ember.parallel.options import ParallelOptions
@@ -35,7 +36,7 @@ class TargetOptions:
         return tuple(sorted(self.fastmath))
 
 
-class CPUContext:
+class CPUContext(NumbaContextMixin):
     """Target facts for the host CPU plus access to the lowering registry."""
 
     def __init__(self, options: TargetOptions | None = None) -> None:
@@ -68,7 +69,10 @@ class CPUContext:
         if isinstance(typ, types.Boolean):
             return llvm.Constant(llvm.IntType(1), int(bool(value)))
         if isinstance(typ, types.Integer):
-            return llvm.Constant(self.value_type(typ), int(value) & ((1 << typ.bitwidth) - 1))
+            bits = int(value) & ((1 << typ.bitwidth) - 1)
+            if typ.signed and bits >> (typ.bitwidth - 1):
+                bits -= 1 << typ.bitwidth  # spelled as LLVM prints it: i32 -1
+            return llvm.Constant(self.value_type(typ), bits)
         if isinstance(typ, types.Float):
             return llvm.Constant(self.value_type(typ), float(value))
         if isinstance(typ, types.Complex):
@@ -111,15 +115,21 @@ class CPUContext:
 
     # ------------------------------------------------------------------ implementations
 
-    def get_function(self, key: Any, sig: Signature):
+    def find_implementation(self, key: Any, sig: Signature):
+        """The registered `impl(context, builder, sig, args)` of `key` for `sig`."""
         impl = self.registry.find_function(key, sig.args)
         if impl is None:
             name = getattr(key, "__name__", key)
             raise LoweringError(f"no implementation of {name} for {sig}")
         return impl
 
+    def get_function(self, key: Any, sig: Signature):
+        """Numba's spelling: a callable `impl(builder, args)` lowering `key` for `sig`."""
+        impl = self.find_implementation(key, sig)
+        return lambda builder, args: impl(self, builder, sig, list(args))
+
     def call_implementation(self, builder, key: Any, sig: Signature, args: list):
-        return self.get_function(key, sig)(self, builder, sig, args)
+        return self.find_implementation(key, sig)(self, builder, sig, args)
 
     def call_compiled(self, builder: llvm.IRBuilder, target: Any, args: list) -> llvm.Value:
         """Call another compiled function (a CompileResult) with values already of its

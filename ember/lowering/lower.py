@@ -14,7 +14,7 @@ from ember import types
 from ember.errors import EmberError, LoweringError, UnsupportedError
 from ember.ir import nodes as ir
 from ember.lowering import arrays as refs
-from ember.lowering import callconv, first_class, lists, optional
+from ember.lowering import callconv, classes, first_class, lists, optional
 from ember.lowering import exceptions as exception_lowering
 from ember.lowering.context import CPUContext
 from ember.lowering.models import model_of
@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 class FunctionLowerer:
     """Emit one function's LLVM IR into `module` under `symbol`."""
+
+    borrowed_fields: frozenset[str] = frozenset()  # jitclass field reads (set by `lower`)
 
     def __init__(
         self,
@@ -63,7 +65,8 @@ class FunctionLowerer:
         }
         self.builder = llvm.IRBuilder(entry)
         self.arg_values = callconv.decode_arguments(self.builder, self.sig, self.function)
-        self.borrowed_args = _borrowed_arguments(self.func_ir)
+        self.borrowed_fields = classes.borrowed_field_reads(self.func_ir, self.typemap)
+        self.borrowed_args = _borrowed_arguments(self.func_ir) | self.borrowed_fields
         self.moves = _moves(self.func_ir, self.borrowed_args) | _lent_methods(
             self.func_ir, self.typemap
         )
@@ -173,6 +176,12 @@ class FunctionLowerer:
             value = self.load(stmt.value)
             if id(stmt) not in self.moves:  # a move takes over the source's reference
                 value = self.borrowed(value_type, value)
+        elif stmt.target.name in self.borrowed_fields:  # `obj.field`: obj's reference to it
+            receiver = stmt.value.value
+            receiver_type = self.typemap[receiver.name]
+            value = classes.read_field(
+                self.builder, receiver_type, self.load(receiver), stmt.value.attr
+            )
         else:
             value = _EXPRESSION_LOWERERS[type(stmt.value)](self, stmt.value, value_type)
         value = self.context.cast(self.builder, value, value_type, target_type)
@@ -252,7 +261,7 @@ class FunctionLowerer:
             return self.context.get_dummy_value(result_type)
         if isinstance(result_type, types.Array):
             return refs.array_constant(result_type, expr.value)
-        return self.context.get_constant(result_type, expr.value)
+        return self.context.get_constant_generic(self.builder, result_type, expr.value)
 
     def _lower_operator(self, expr: Any, result_type: types.Type) -> llvm.Value:
         sig = self.calltypes[expr]
@@ -284,10 +293,12 @@ class FunctionLowerer:
             raise LoweringError(f"keyword arguments are not supported for {fnty}", expr.loc)
         else:
             args = [self.load_as(var, typ) for var, typ in zip(expr.args, sig.args)]
-        if isinstance(fnty, types.BoundFunction):
-            receiver = self.context.cast(self.builder, self.load(expr.func), fnty.this, sig.recvr)
+        called = _called_method(fnty)
+        if called is not None:
+            this, attr = called
+            receiver = self.context.cast(self.builder, self.load(expr.func), this, sig.recvr)
             full_sig = Signature(sig.return_type, (sig.recvr, *sig.args))
-            key = (type(fnty.this), fnty.attr)
+            key = (type(this), attr)
             return self.context.call_implementation(self.builder, key, full_sig, [receiver, *args])
         if isinstance(fnty, types.Function):
             return self.context.call_implementation(self.builder, fnty.typing_key, sig, args)
@@ -297,7 +308,7 @@ class FunctionLowerer:
         """Argument values in the callee's parameter order (`sig.pysig`): positional, then
         keyword arguments by name, then the defaults of omitted parameters as constants."""
         params = list(sig.pysig.parameters.values())
-        if isinstance(fnty, types.BoundFunction):
+        if _called_method(fnty) is not None:
             params = params[1:]  # the receiver is passed apart
         keywords = dict(expr.kws)
         values = []
@@ -433,6 +444,16 @@ class FunctionLowerer:
         if isinstance(source_type, types.StringLiteral):  # its characters become a value here
             value = self.context.cast(self.builder, value, source_type, result_type)
         return value
+
+
+def _called_method(fnty: types.Type) -> tuple[types.Type, str] | None:
+    """(receiver type, method name) when calling a value of `fnty` calls a method: a bound
+    method, or a value whose type has a `__call__` method (a jitclass instance)."""
+    if isinstance(fnty, types.BoundFunction):
+        return fnty.this, fnty.attr
+    if isinstance(fnty, types.ClassInstanceType):
+        return fnty, "__call__"
+    return None
 
 
 _STATEMENT_LOWERERS = {

@@ -18,6 +18,8 @@ from typing import Any
 from llvmlite import ir as llvm
 
 from ember.lowering.callconv import alloca_in_entry
+from ember.lowering.pyapi_numba import SIGNATURES as _MORE_SIGNATURES
+from ember.lowering.pyapi_numba import NumbaPythonAPI
 
 _PTR = llvm.PointerType()
 _VOID = llvm.VoidType()
@@ -63,6 +65,7 @@ _SIGNATURES: dict[str, tuple[llvm.Type, list[llvm.Type]]] = {
     "PyErr_Fetch": (_VOID, [_PTR, _PTR, _PTR]),
     "PyErr_NormalizeException": (_VOID, [_PTR, _PTR, _PTR]),
     "PyException_SetTraceback": (_INT, [_PTR, _PTR]),
+    **_MORE_SIGNATURES,
 }
 
 
@@ -78,7 +81,7 @@ def _object_pointer(obj: object) -> llvm.Constant:
     return llvm.Constant(llvm.IntType(64), id(obj)).inttoptr(_PTR)
 
 
-class PythonAPI:
+class PythonAPI(NumbaPythonAPI):
     """Emit C-API calls with `builder`; `keepalive` receives the Python objects the code uses."""
 
     pyobj = _PTR

@@ -20,24 +20,21 @@ from ember import types
 
 def _matches(spec: Any, typ: types.Type) -> bool:
     if isinstance(spec, types.Type):
-        return spec is typ
+        return spec is typ or spec is types.Any
     return isinstance(typ, spec)
 
 
-class VarArgs:
-    """Spec matching any number of trailing arguments of `spec`."""
-
-    def __init__(self, spec: Any) -> None:
-        self.spec = spec
+VarArgs = types.VarArg  # spec matching any number of trailing arguments (Numba's VarArg)
 
 
 def _signature_matches(specs: tuple, args: tuple) -> bool:
-    if specs and isinstance(specs[-1], VarArgs):
+    if specs and isinstance(specs[-1], types.VarArg):
         fixed = specs[:-1]
         if len(args) < len(fixed):
             return False
         rest = args[len(fixed) :]
-        return all(map(_matches, fixed, args)) and all(_matches(specs[-1].spec, t) for t in rest)
+        trailing = specs[-1].dtype
+        return all(map(_matches, fixed, args)) and all(_matches(trailing, t) for t in rest)
     return len(specs) == len(args) and all(map(_matches, specs, args))
 
 
@@ -64,6 +61,7 @@ class LoweringRegistry:
         self.delattrs: list[tuple[Any, str | None, Callable]] = []
         self.boxers: list[tuple[Any, Callable]] = []
         self.unboxers: list[tuple[Any, Callable]] = []
+        self.constants: list[tuple[Any, Callable]] = []
 
     def lower(self, key: Any, *arg_specs: Any) -> Callable:
         """Decorator registering `impl` for calls of `key` with matching argument types."""
@@ -135,6 +133,16 @@ class LoweringRegistry:
 
         return decorate
 
+    def lower_constant(self, type_spec: Any) -> Callable:
+        """`@lower_constant(MyType) def impl(context, builder, ty, pyval)`: the native value of
+        a Python constant of that type (a global or closure variable used in compiled code)."""
+
+        def decorate(impl: Callable) -> Callable:
+            self.constants.insert(0, (type_spec, impl))
+            return impl
+
+        return decorate
+
     def find_function(self, key: Any, args: tuple) -> Callable | None:
         for lookup in _method_keys(key):
             for specs, impl in self.functions.get(lookup, ()):
@@ -168,16 +176,21 @@ class LoweringRegistry:
         return None
 
     def find_box(self, typ: types.Type) -> Callable | None:
-        for type_spec, impl in self.boxers:
-            if _matches(type_spec, typ):
-                return impl
-        return None
+        return _first_for(self.boxers, typ)
 
     def find_unbox(self, typ: types.Type) -> Callable | None:
-        for type_spec, impl in self.unboxers:
-            if _matches(type_spec, typ):
-                return impl
-        return None
+        return _first_for(self.unboxers, typ)
+
+    def find_constant(self, typ: types.Type) -> Callable | None:
+        return _first_for(self.constants, typ)
+
+
+def _first_for(entries: list[tuple[Any, Callable]], typ: types.Type) -> Callable | None:
+    """The most recently registered implementation whose type spec matches `typ`."""
+    for type_spec, impl in entries:
+        if _matches(type_spec, typ):
+            return impl
+    return None
 
 
 registry = LoweringRegistry()
@@ -190,3 +203,4 @@ lower_setattr_generic = registry.lower_setattr_generic
 lower_delattr = registry.lower_delattr
 box = registry.box
 unbox = registry.unbox
+lower_constant = registry.lower_constant

@@ -17,6 +17,7 @@ from ember.types.arrays import (
     slice2_type,
     slice3_type,
 )
+from ember.types.classes import ClassInstanceType, ClassType, DeferredType, deferred_type
 from ember.types.containers import (
     BaseTuple,
     NamedTuple,
@@ -46,6 +47,7 @@ from ember.types.functions import (
 from ember.types.generators import Generator
 from ember.types.lists import List, ListIterator, Undefined, undefined, unsupported_item
 from ember.types.optional import Optional, optional
+from ember.types.pointers import AnyType, CPointer, VarArg, voidptr
 from ember.types.random import NumPyRandomGeneratorType, npy_rng
 from ember.types.scalars import *  # noqa: F403 - the scalar instances are the public names
 from ember.types.scalars import (
@@ -63,5 +65,7 @@ from ember.types.scalars import (
     unliteral,
 )
 from ember.types.strings import UnicodeIterator, UnicodeType, unicode_type
+
+Any = AnyType("any")  # assigned, not imported: the star import above would bring typing.Any
 
 __all__ = [name for name in dir() if not name.startswith("_")]

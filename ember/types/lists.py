@@ -7,6 +7,7 @@ from typing import Any
 
 from ember.types.abstract import Type
 from ember.types.arrays import Array
+from ember.types.classes import ClassInstanceType
 from ember.types.containers import BaseTuple
 from ember.types.scalars import Number, unliteral
 from ember.types.strings import UnicodeType
@@ -79,11 +80,11 @@ class ListIterator(Type):
 
 def unsupported_item(dtype: Type) -> str | None:
     """Why lists cannot hold items of `dtype`, or None when they can."""
-    if isinstance(dtype, (Number, List, Array, UnicodeType)):
+    if isinstance(dtype, (Number, List, Array, UnicodeType, ClassInstanceType)):
         return None
     if isinstance(dtype, BaseTuple) and all(unsupported_item(t) is None for t in dtype.types):
         return None
     return (
         f"lists of {dtype} are not supported: list items must be numbers, strings, arrays, "
-        "tuples or lists"
+        "tuples, lists or jitclass instances"
     )

@@ -80,17 +80,23 @@ class TypingContext:
         if isinstance(fnty, types.Function):
             return self._apply_templates(fnty.typing_key, args, kws)
         if isinstance(fnty, types.BoundFunction):
-            sig = self._apply_templates((type(fnty.this), fnty.attr), (fnty.this, *args), kws)
-            if sig is None:
-                return None
-            return Signature(sig.return_type, sig.args[1:], recvr=sig.args[0], pysig=sig.pysig)
+            return self._method_call(fnty.this, fnty.attr, args, kws)
         if isinstance(fnty, types.DispatcherType):
             return fnty.dispatcher.type_call(args, kws)
         if isinstance(fnty, types.DispatcherChoice):
             return type_choice_call(fnty, args, kws)
         if isinstance(fnty, types.ExceptionClass):
             return Signature(types.ExceptionInstance(fnty.exc_class), args)
+        if isinstance(fnty, types.ClassInstanceType):  # an instance whose class has __call__
+            return self._method_call(fnty, "__call__", args, kws)
         return None
+
+    def _method_call(self, this: types.Type, attr: str, args: tuple, kws: dict):
+        """`this.attr(*args)`: the method's signature, with the receiver apart (`recvr`)."""
+        sig = self._apply_templates((type(this), attr), (this, *args), kws)
+        if sig is None:
+            return None
+        return Signature(sig.return_type, sig.args[1:], recvr=sig.args[0], pysig=sig.pysig)
 
     def _apply_templates(self, key: Any, args: tuple, kws: dict) -> Signature | None:
         for template in self.templates_for(key):

@@ -12,7 +12,7 @@ from typing import Any
 
 from ember import types
 from ember.typing.conversions import Conversion, can_convert
-from ember.typing.signature import Signature
+from ember.typing.signature import Signature, signature  # noqa: F401 - Numba's export
 
 
 class FunctionTemplate:

@@ -1,0 +1,170 @@
+"""The target context's helpers under Numba's names (`context.make_helper`,
+`compile_internal`, `get_constant_generic`, ...) for lowering code written against Numba's
+extension API, plus `impl_ret_*` (Numba's `numba.core.imputils`)."""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.lowering import cgutils
+from ember.typing.signature import Signature
+
+# Objects referred to by generated code made through `get_python_api`: they live as long as
+# the process, as the code that points at them may.
+_KEEPALIVE: list = []
+# compile_internal's implementations, once per Python function object and options.
+_IMPLEMENTATIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+class _CallConv:
+    """`context.call_conv`: raising from lowering code, in Numba's words."""
+
+    def __init__(self, context: Any) -> None:
+        self._context = context
+
+    def return_user_exc(self, builder, exc: type, exc_args: tuple = (), loc: Any = None) -> None:
+        """Leave the current function raising `exc(*exc_args)` (constant arguments)."""
+        self._context.raise_error(builder, exc, *exc_args)
+
+    def guard_error(self, builder, condition, exc: type, exc_args: tuple = ()) -> None:
+        self._context.guard(builder, condition, exc, *exc_args)
+
+
+class NumbaContextMixin:
+    """Methods a Numba extension calls on its `context` argument (see module doc)."""
+
+    enable_nrt = True
+
+    @property
+    def call_conv(self) -> _CallConv:
+        return _CallConv(self)
+
+    @property
+    def typing_context(self) -> Any:
+        from ember.typing.context import TypingContext
+
+        return TypingContext()
+
+    # ------------------------------------------------------------------ structs and tuples
+
+    def make_helper(self, builder: llvm.IRBuilder, typ: types.Type, value=None, ref=None):
+        """A proxy on a StructModel value of `typ`: members by name, `_getvalue()`."""
+        return cgutils.create_struct_proxy(typ)(self, builder, value=value, ref=ref)
+
+    def make_array(self, typ: types.Type) -> type:
+        """The struct proxy class of an array type: members meminfo, parent, nitems,
+        itemsize, data, shape, strides (use with `cgutils.get_item_pointer`)."""
+        return cgutils.create_struct_proxy(typ)
+
+    def make_tuple(self, builder: llvm.IRBuilder, typ: types.Type, values: list) -> llvm.Value:
+        result = llvm.Constant(self.get_value_type(typ), llvm.Undefined)
+        for index, value in enumerate(values):
+            result = builder.insert_value(result, value, index)
+        return result
+
+    def pack_value(self, builder, typ: types.Type, value, ptr) -> None:
+        """Store `value` at `ptr` in its in-memory form."""
+        builder.store(self.get_data_model(typ).as_data(builder, value), ptr)
+
+    def unpack_value(self, builder, typ: types.Type, ptr) -> llvm.Value:
+        """Load a value of `typ` stored at `ptr` in its in-memory form."""
+        model = self.get_data_model(typ)
+        return model.from_data(builder, builder.load(ptr, typ=model.data_type))
+
+    # ------------------------------------------------------------------ constants
+
+    def get_constant_generic(self, builder: llvm.IRBuilder, typ: types.Type, value: Any):
+        """The native value of a Python constant: a `@lower_constant` implementation when one
+        matches `typ` (it may emit code with `builder`), else `get_constant`."""
+        impl = self.registry.find_constant(typ)
+        if impl is not None:
+            return impl(self, builder, typ, value)
+        return self.get_constant(typ, value)
+
+    def get_constant_null(self, typ: types.Type) -> llvm.Constant:
+        return llvm.Constant(self.get_value_type(typ), None)
+
+    def get_constant_undef(self, typ: types.Type) -> llvm.Constant:
+        return llvm.Constant(self.get_value_type(typ), llvm.Undefined)
+
+    def insert_const_string(self, module: llvm.Module, text: str) -> llvm.Value:
+        """A pointer to a NUL-terminated constant copy of `text` in `module`."""
+        data = bytearray(text.encode("utf-8") + b"\0")
+        const = llvm.Constant(llvm.ArrayType(llvm.IntType(8), len(data)), data)
+        variable = llvm.GlobalVariable(module, const.type, module.get_unique_name("ember.cstr"))
+        variable.linkage = "private"
+        variable.global_constant = True
+        variable.initializer = const
+        return variable
+
+    def add_dynamic_addr(self, builder: llvm.IRBuilder, intaddr: int, info: str = "") -> Any:
+        """A pointer constant for an absolute address known now (valid in this process)."""
+        return llvm.Constant(cgutils.intp_t, intaddr).inttoptr(cgutils.voidptr_t)
+
+    def get_abi_sizeof(self, lltype: llvm.Type) -> int:
+        return lltype.get_abi_size(_target_data())
+
+    def get_abi_alignment(self, lltype: llvm.Type) -> int:
+        return lltype.get_abi_alignment(_target_data())
+
+    # ------------------------------------------------------------------ calls
+
+    def compile_internal(
+        self,
+        builder: llvm.IRBuilder,
+        impl: Any,
+        sig: Signature,
+        args: list,
+        locals: dict | None = None,
+        **jit_options: Any,
+    ) -> llvm.Value:
+        """Compile the Python function `impl` for `sig` and call it with `args` (`locals` is
+        accepted and, as by `@jit`, not needed: ember infers the types of locals).
+        `jit_options` (ember's addition, e.g. `error_model="numpy"`) apply on top of the
+        caller's options."""
+        from ember.typing.overload import Implementation
+
+        by_options = _IMPLEMENTATIONS.setdefault(impl, {})
+        key = tuple(sorted(jit_options.items()))
+        implementation = by_options.get(key)
+        if implementation is None:
+            implementation = by_options[key] = Implementation(impl, jit_options)
+        return implementation.call(self, builder, sig, list(args))
+
+    def get_python_api(self, builder: llvm.IRBuilder) -> Any:
+        from ember.lowering.pyapi import PythonAPI
+
+        return PythonAPI(self, builder, _KEEPALIVE)
+
+
+def _target_data() -> Any:
+    from llvmlite import binding
+
+    from ember.codegen.jit import engine
+
+    return binding.create_target_data(engine().data_layout)
+
+
+# ------------------------------------------------------------------ Numba's imputils
+
+
+def impl_ret_new_ref(context: Any, builder: llvm.IRBuilder, retty: types.Type, ret):
+    """`ret` is a new reference already (what lowering implementations return)."""
+    return ret
+
+
+def impl_ret_borrowed(context: Any, builder: llvm.IRBuilder, retty: types.Type, ret):
+    """`ret` was borrowed (e.g. one of the arguments): count the new reference."""
+    from ember.lowering import arrays
+
+    arrays.incref(builder, retty, ret)
+    return ret
+
+
+def impl_ret_untracked(context: Any, builder: llvm.IRBuilder, retty: types.Type, ret):
+    """`ret` owns no references (numbers, booleans)."""
+    return ret

@@ -1,0 +1,43 @@
+"""Numba's pointer and marker types for extension code: `CPointer(dtype)` (a typed C pointer,
+indexable in compiled code), `voidptr`, `VarArg(spec)` (any number of trailing arguments in a
+`@lower_builtin` spec) and `AnyType` (`types.Any` matches every type there)."""
+
+from __future__ import annotations
+
+from ember.types.abstract import Type
+from ember.types.arrays import data_pointer
+
+
+class CPointer(Type):
+    """A pointer to values of `dtype` (`ptr[i]` reads, `ptr[i] = v` writes)."""
+
+    def __init__(self, dtype: Type, addrspace: int | None = None) -> None:
+        self.dtype = dtype
+        self.addrspace = addrspace
+        super().__init__(f"CPointer({dtype})")
+
+    @property
+    def key(self) -> tuple:
+        return (self.dtype, self.addrspace)
+
+    def _rebuild_args(self) -> tuple:
+        return (self.dtype, self.addrspace)
+
+
+class VarArg:
+    """`VarArg(spec)` as the last argument spec of `@lower_builtin`: any number of trailing
+    arguments, each matching `spec` (not a type of any value)."""
+
+    def __init__(self, dtype: object) -> None:
+        self.dtype = dtype
+
+    @property
+    def spec(self) -> object:
+        return self.dtype
+
+
+class AnyType(Type):
+    """`types.Any` in an argument spec: matches every type."""
+
+
+voidptr = data_pointer  # Numba's RawPointer('void*')
