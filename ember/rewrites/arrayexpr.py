@@ -177,6 +177,9 @@ class RewriteArrayExprs(Rewrite):
                 if late_readers.get(stmt.name, -1) > index:
                     pending_dels[stmt.name] = stmt
                     continue
+            for var in stmt.targets():
+                if var.name in pending_dels:  # that del ends the old value (`v /= s; v * 2`)
+                    new_block.append(pending_dels.pop(var.name))
             new_block.append(stmt)
             for var in stmt.sources():
                 if var.name in pending_dels and late_readers.get(var.name) == index:
