@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from strings_oracle import any_text, ascii_words, assert_no_leak, check, table_text
 
 from ember import njit
-from ember.library.strings_unicode import SPACES, TABLE_LIMIT
+from ember.library.strings_unicode import SPACES
 
 small_ints = st.integers(-12, 12)
 separators = st.sampled_from([",", ", ", "ab", "é", "\U0001f600", "--", "a"])
@@ -187,8 +187,8 @@ def test_predicates(s):
     check(predicates, s)
 
 
-def test_every_table_character_maps_as_in_cpython():
-    text = "".join(chr(code) for code in range(1, TABLE_LIMIT))
+def test_every_character_below_u0800_maps_as_in_cpython():
+    text = "".join(chr(code) for code in range(1, 0x800))
     for start in range(0, len(text), 97):  # in words, so title() and sigma see neighbours
         check(cases, text[start : start + 97])
         for ch in text[start : start + 97]:
@@ -201,9 +201,9 @@ def test_special_cases(text):
 
 
 @pytest.mark.parametrize("method", [cases, predicates])
-def test_characters_beyond_the_tables_raise(method):
-    with pytest.raises(NotImplementedError, match="U\\+0800"):
-        method("漢字")
+@pytest.mark.parametrize("text", ["漢字", "ǅ漢Σ", "\U00010400\U00010428", "Ａ\uff07Σ"])
+def test_characters_from_u0800_on(method, text):
+    check(method, text)
 
 
 @settings(max_examples=150, deadline=None)

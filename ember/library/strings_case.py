@@ -1,10 +1,8 @@
-"""Case mappings (upper, lower, capitalize, title, swapcase) and character predicates (isdigit,
-isalpha, isspace, isalnum, isupper, islower, isdecimal, isnumeric, isascii) of `str` in
-compiled code, with CPython's rules (final sigma, multi-character mappings such as 'ß' -> 'SS').
-
-ASCII is computed directly; other characters below U+0800 use tables taken from CPython's
-Unicode database (ember/library/strings_unicode.py); a wider character raises
-NotImplementedError naming the method (whitespace is known everywhere).
+"""Case mappings (upper, lower, capitalize, title, swapcase, casefold) and character predicates
+(isdigit, isalpha, isspace, isalnum, isupper, islower, isdecimal, isnumeric, isascii) of `str`
+in compiled code, with CPython's rules for every code point (final sigma, multi-character
+mappings such as 'ß' -> 'SS'); ASCII is computed directly, the rest read from the tables of
+ember/library/strings_unicode.py.
 """
 
 from __future__ import annotations
@@ -19,20 +17,21 @@ from ember.library.strings_unicode import (
     CASED,
     DECIMAL,
     DIGIT,
+    EXPANDS,
+    FLAGS,
     LOWER,
     NUMERIC,
-    TABLE_LIMIT,
     TITLE,
     UPPER,
+    UPPER_MAP,
     expansion_of,
-    flags_of,
-    lower_of,
-    title_of,
-    upper_of,
+    unicode_property,
 )
 
-_UPPER_MODE, _LOWER_MODE, _SWAP_MODE, _TITLE_MODE, _CAPITALIZE_MODE = range(5)
-_MODE_NAMES = ("upper", "lower", "swapcase", "title", "capitalize")
+_UPPER_MODE, _LOWER_MODE, _SWAP_MODE, _TITLE_MODE, _CAPITALIZE_MODE, _FOLD_MODE = range(6)
+_MODE_NAMES = ("upper", "lower", "swapcase", "title", "capitalize", "casefold")
+# The mapping tables in the order of strings_unicode's record fields, from UPPER_MAP on.
+_UPPER_TABLE, _LOWER_TABLE, _TITLE_TABLE, _FOLD_TABLE = range(4)
 _CAPITAL_SIGMA, _SMALL_SIGMA, _FINAL_SIGMA = 0x3A3, 0x3C3, 0x3C2
 
 
@@ -48,11 +47,7 @@ def _flags(code):
         if code == 39 or code == 46 or code == 58 or code == 94 or code == 96:
             return CASE_IGNORABLE
         return 0
-    if code >= TABLE_LIMIT:
-        raise NotImplementedError(
-            "this str method is not supported in compiled code for characters from U+0800 on"
-        )
-    return flags_of(code)
+    return unicode_property(code, FLAGS)
 
 
 @register_jitable
@@ -73,41 +68,41 @@ def _final_sigma(s, index):
 
 @register_jitable
 def _mapping(s, index, code, table):
-    """(mapped code point or -(k + 1) for expansion k) of `code` in table 0 upper, 1 lower,
-    2 title."""
+    """The mapped code point of `code`, or -(k + 1) for expansion k, in `table` (upper, lower,
+    title or casefold)."""
     if code < 128:
-        if table != 1 and 97 <= code <= 122:
+        if table != _LOWER_TABLE and table != _FOLD_TABLE and 97 <= code <= 122:
             return code - 32
-        if table == 1 and 65 <= code <= 90:
+        if (table == _LOWER_TABLE or table == _FOLD_TABLE) and 65 <= code <= 90:
             return code + 32
         return code
-    if code >= TABLE_LIMIT:
-        _flags(code)  # raises
-    if table == 0:
-        return upper_of(code)
-    if table == 1:
-        if code == _CAPITAL_SIGMA:
-            return _final_sigma(s, index)
-        return lower_of(code)
-    return title_of(code)
+    if table == _LOWER_TABLE and code == _CAPITAL_SIGMA:
+        return _final_sigma(s, index)
+    delta = unicode_property(code, UPPER_MAP + table)
+    if delta >= EXPANDS:
+        return EXPANDS - delta - 1
+    return code + delta
 
 
 @register_jitable
 def _table_for(s, index, code, mode, previous_cased):
-    if mode == 0:
-        return 0
-    if mode == 1:
-        return 1
-    if mode == 2:
+    """The table that maps `code` in `mode`, or -1 to keep it."""
+    if mode == _UPPER_MODE:
+        return _UPPER_TABLE
+    if mode == _LOWER_MODE:
+        return _LOWER_TABLE
+    if mode == _FOLD_MODE:
+        return _FOLD_TABLE
+    if mode == _SWAP_MODE:
         flags = _flags(code)
         if flags & UPPER:
-            return 1
+            return _LOWER_TABLE
         if flags & LOWER:
-            return 0
+            return _UPPER_TABLE
         return -1
-    if mode == 3:
-        return 1 if previous_cased else 2
-    return 2 if index == 0 else 1
+    if mode == _TITLE_MODE:
+        return _LOWER_TABLE if previous_cased else _TITLE_TABLE
+    return _TITLE_TABLE if index == 0 else _LOWER_TABLE
 
 
 @register_jitable
@@ -131,7 +126,7 @@ def _map_case(s, mode):
                 if extra != 0:
                     total += 1
                     largest = max(largest, extra)
-        if mode == 3:
+        if mode == _TITLE_MODE:
             previous_cased = _flags(code) & CASED != 0
     out = _new(1 if largest < 0x100 else (2 if largest < 0x10000 else 4), total)
     position = 0
@@ -149,7 +144,7 @@ def _map_case(s, mode):
                 if extra != 0:
                     _set(out, position, extra)
                     position += 1
-        if mode == 3:
+        if mode == _TITLE_MODE:
             previous_cased = _flags(code) & CASED != 0
     return out
 
@@ -163,7 +158,7 @@ def _case_method(mode: int):
     overload_method(types.UnicodeType, _MODE_NAMES[mode])(overload_function)
 
 
-for _mode in range(5):
+for _mode in range(len(_MODE_NAMES)):
     _case_method(_mode)
 
 

@@ -13,7 +13,7 @@ from ember import types
 from ember.extending import intrinsic, overload, register_jitable
 from ember.library.strings import _get, _length, _new, _set, is_string, string, substring
 from ember.library.strings_methods import is_space
-from ember.library.strings_unicode import TABLE_LIMIT, decimal_of
+from ember.library.strings_unicode import DECIMAL_VALUE, unicode_property
 from ember.lowering import arrays as refs
 from ember.lowering import strings as primitives
 from ember.typing.signature import signature
@@ -178,13 +178,7 @@ def _digit_value(code):
     """The value of a decimal digit character, or -1 (Unicode digits as CPython reads them)."""
     if code < 128:
         return code - 48 if 48 <= code <= 57 else -1
-    if code >= TABLE_LIMIT:
-        if is_space(code):
-            return -1
-        raise NotImplementedError(
-            "int()/float() of text with characters from U+0800 on is not supported in compiled code"
-        )
-    return decimal_of(code)
+    return unicode_property(code, DECIMAL_VALUE)
 
 
 @register_jitable

@@ -181,7 +181,6 @@ def string_istitle(s):
 
 
 _NOT_COMPILED = (
-    "casefold",
     "encode",
     "expandtabs",
     "format",
