@@ -10,14 +10,15 @@ from hypothesis import strategies as st
 
 import ember.runtime
 
-# Text of any code point (hypothesis leaves out surrogates), and text whose characters the
-# case and predicate tables cover (below U+0800), with ASCII and whitespace made likely.
+# Text of any code point (hypothesis leaves out surrogates), and text for the case mappings and
+# predicates, with ASCII, whitespace and special cases made likely.
 any_text = st.text(max_size=40)
 table_text = st.text(
     st.one_of(
         st.characters(max_codepoint=0x7F),
         st.characters(max_codepoint=0x7FF),
-        st.sampled_from(" \t\nßΣσςİıŉǅǰΐ"),
+        st.characters(),
+        st.sampled_from(" \t\nßΣσςİıŉǅǰΐﬃᾳ\uff07"),
     ),
     max_size=30,
 )

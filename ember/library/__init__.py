@@ -26,6 +26,7 @@ from ember.library import (  # noqa: F401
     strings,
     strings_case,
     strings_convert,
+    strings_format,
     strings_methods,
     strings_more,
     tuples,
