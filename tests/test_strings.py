@@ -253,13 +253,13 @@ def test_f_strings(args):
     check(formatted, *args)
 
 
-def test_f_string_format_spec_is_refused():
+def test_f_string_format_spec():
     @njit
     def spec(x):
-        return f"{x:5d}"
+        return f"{x:5d}|{x:<+4}"
 
-    with pytest.raises(UnsupportedError, match="format spec"):
-        spec(3)
+    check(spec, 3)
+    check(spec, -12345)
 
 
 @njit

@@ -465,17 +465,28 @@ class _IRBuilder:
             self.constants[result.name] = slice(*(self.constants[item.name] for item in items))
 
     def op_FORMAT_VALUE(self, inst: Instruction) -> None:
-        """`{x}` and `{x!s}` in an f-string are `str(x)`; a format spec or !r/!a is refused."""
-        if inst.arg & 0x04 or inst.arg & 0x03 in (2, 3):
+        """`{x}` and `{x!s}` in an f-string are `str(x)`, `{x:spec}` is `format(x, spec)`
+        (`format(str(x), spec)` with !s); !r/!a are refused."""
+        conversion = inst.arg & 0x03
+        if conversion in (2, 3):
             raise UnsupportedError(
-                "an f-string with a format spec or !r/!a is not supported in nopython mode; "
-                "write {x} (str(x)) or build the text with str methods",
+                "an f-string with !r or !a is not supported in nopython mode; "
+                "write {x} (str(x)) or {x:spec}",
                 inst.loc,
             )
+        spec = self.stack.pop() if inst.arg & 0x04 else None
         value = self.stack.pop()
         converter = self._push_expr(ir.Global("str", str, inst.loc))
         self.stack.pop()
-        self._push_expr(ir.Call(converter, [value], [], inst.loc))
+        if spec is None:
+            self._push_expr(ir.Call(converter, [value], [], inst.loc))
+            return
+        if conversion == 1:
+            value = self._push_expr(ir.Call(converter, [value], [], inst.loc))
+            self.stack.pop()
+        formatter = self._push_expr(ir.Global("format", format, inst.loc))
+        self.stack.pop()
+        self._push_expr(ir.Call(formatter, [value, spec], [], inst.loc))
 
     def op_BUILD_STRING(self, inst: Instruction) -> None:
         """The pieces of an f-string, concatenated."""

@@ -25,6 +25,7 @@ from ember.library import (  # noqa: F401
     slices,
     strings,
     strings_case,
+    strings_bytes,
     strings_convert,
     strings_format,
     strings_methods,

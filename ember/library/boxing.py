@@ -154,15 +154,19 @@ def unbox_string(typ, obj, c):
         c.pyapi.err_set_string(TypeError, "ember needs a compact str (a str subclass is not)")
     # a non-compact str is unboxed as the empty string with the error pending
     length = builder.select(compact, length, llvm.Constant(i64, 0))
-    value = strings.allocate(c.context, builder, kind, length)
-    strings.copy_bytes(builder, value, source)
+    value, no_memory = strings.allocate_or_fail(builder, kind, length)
+    with builder.if_else(no_memory, likely=False) as (failed, allocated):
+        with failed:
+            c.pyapi.err_set_string(MemoryError, "unable to allocate a string")
+        with allocated:
+            strings.copy_bytes(builder, value, source)
 
     def cleanup():
         from ember.runtime import nrt
 
-        nrt.emit_decref(builder, builder.extract_value(value, 0))
+        nrt.emit_decref(builder, builder.extract_value(value, 0))  # NULL-safe
 
-    return NativeValue(value, is_error=builder.not_(compact), cleanup=cleanup)
+    return NativeValue(value, is_error=builder.or_(builder.not_(compact), no_memory), cleanup=cleanup)
 
 
 @box(types.UnicodeType)

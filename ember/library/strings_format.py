@@ -8,21 +8,26 @@ CPython does (the sign and nan handled here); a spec CPython refuses raises its 
 
 from __future__ import annotations
 
+import ast
 import functools
+import inspect
 import math
 import re
+import string
 from dataclasses import dataclass
 
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.errors import UnsupportedError
-from ember.extending import intrinsic, register_jitable
-from ember.library.numpy_support import implement
-from ember.library.strings import is_string, string
+from ember.errors import LoweringError, UnsupportedError
+from ember.extending import intrinsic, lower_builtin, lower_cast, register_jitable
+from ember.library.numpy_support import implement, py_impl
+from ember.library.strings import is_string
+from ember.library.strings import string as string_type
 from ember.lowering import arrays as refs
 from ember.lowering import strings as primitives
-from ember.typing.signature import signature
+from ember.typing.signature import Signature, signature
+from ember.typing.templates import registry
 
 _SPEC = re.compile(
     r"(?:(?P<fill>.)?(?P<align>[<>=^]))?(?P<sign>[-+ ])?(?P<alt>\#)?(?P<zero>0)?(?P<width>\d+)?"
@@ -131,7 +136,7 @@ def _c_format(typingctx, pattern, precision, x):
         builder.call(snprintf, [primitives.data(builder, text), size, c_pattern, width, value])
         return builder.insert_value(text, length, 2)
 
-    return signature(string, string, types.int64, types.float64), codegen
+    return signature(string_type, string_type, types.int64, types.float64), codegen
 
 
 @register_jitable
@@ -355,3 +360,123 @@ def _select_format(value, format_spec):
             "format(value, spec) needs a constant spec in compiled code (such as '.2f')"
         )
     return format_impl(kind, format_spec.literal_value)
+
+
+# ---------------------------------------------------------------------------- str.format
+
+# A constant receiver keeps its StringLiteral type (and so its text) under this key.
+_FORMAT_KEY = (types.StringLiteral, "format")
+
+
+def _field_source(field: str, conversion: str | None, spec: str, value_types: dict) -> str:
+    """The expression formatting one replacement field of the generated implementation."""
+    if "{" in spec:
+        raise UnsupportedError("str.format with nested fields in a spec ('{:{w}}') is not supported")
+    if "." in field or "[" in field:
+        raise UnsupportedError(f"str.format field '{field}' with attributes or indexing")
+    value = value_types[field]
+    if conversion in ("r", "a") and is_string(value):
+        raise UnsupportedError("str.format with !r or !a of a string is not supported")
+    argument = f"_field_{field}"
+    if conversion is not None:
+        argument = f"_ember_str({argument})"
+    return f"_ember_format({argument}, {spec!r})"
+
+
+@functools.cache
+def _format_method_impl(fmt: str, positional: tuple, keywords: tuple):
+    """The implementation of `fmt.format(*positional, **keywords)` (the value types given),
+    as Python source with one parameter per argument."""
+    names = [str(k) for k in range(len(positional))] + [name for name, _ in keywords]
+    value_types = dict(zip(names, [*positional, *(t for _, t in keywords)]))
+    params = [f"_field_{k}" for k in range(len(positional))]
+    params += [name for name, _ in keywords]
+    aliases = [f"    _field_{name} = {name}\n" for name, _ in keywords]
+    pieces, automatic = [], 0
+    try:
+        parsed = list(string.Formatter().parse(fmt))
+    except ValueError as error:
+        return _bad(str(error))
+    for literal, field, spec, conversion in parsed:
+        if literal:
+            pieces.append(repr(literal))
+        if field is None:
+            continue
+        if field == "":
+            field, automatic = str(automatic), automatic + 1
+        if field.isdigit() and int(field) >= len(positional):
+            return _raises(IndexError, f"Replacement index {field} out of range for positional args tuple")
+        if field not in value_types:
+            return _raises(KeyError, field)
+        pieces.append(_field_source(field, conversion, spec or "", value_types))
+    source = (
+        f"def impl({', '.join(params)}):\n"
+        + "".join(aliases)
+        + f"    return {' + '.join(pieces) or repr('')}\n"
+    )
+    namespace = {"_ember_format": format, "_ember_str": str}
+    exec(source, namespace)  # noqa: S102 - generated from the parsed constant format string
+    return namespace["impl"]
+
+
+def _raises(error: type, message: str):
+    def impl(*args):
+        raise error(message)
+
+    return impl
+
+
+def _format_call(args: tuple, kws: dict):
+    receiver = args[0]
+    positional = tuple(types.unliteral(t) for t in args[1:])
+    keywords = tuple((name, types.unliteral(t)) for name, t in kws.items())
+    return receiver, positional, keywords
+
+
+@registry.typer((types.UnicodeType, "format"))
+def _type_format_of_variable(args, kws):
+    raise UnsupportedError(
+        "str.format needs a constant format string in compiled code ('{}: {:.2f}'.format(...))"
+    )
+
+
+@registry.typer(_FORMAT_KEY)
+def _type_format_method(args, kws):
+    if not args or not is_string(args[0]):
+        return None
+    receiver, positional, keywords = _format_call(args, kws)
+    impl = py_impl(_format_method_impl(receiver.literal_value, positional, keywords))
+    values = (*positional, *(t for _, t in keywords))
+    receiver_param = inspect.Parameter("_receiver", inspect.Parameter.POSITIONAL_ONLY)
+    parameters = inspect.signature(impl.py_func).parameters.values()
+    pysig = inspect.Signature([receiver_param, *parameters])
+    # The receiver's type carries the call's shape (positional count, keyword names) to lowering.
+    shape = types.StringLiteral(_encode_shape(receiver.literal_value, len(positional), keywords))
+    return Signature(impl.return_type(values), (shape, *values), pysig=pysig)
+
+
+_SHAPE_MARK = "\0ember.format\0"
+
+
+def _encode_shape(fmt: str, count: int, keywords: tuple) -> str:
+    return _SHAPE_MARK + repr((fmt, count, tuple(name for name, _ in keywords)))
+
+
+def _decode_shape(text: str) -> tuple:
+    return ast.literal_eval(text[len(_SHAPE_MARK) :])
+
+
+@lower_cast(types.StringLiteral, types.StringLiteral)
+def _literal_to_shape(context, builder, from_type, to_type, value):
+    if not to_type.literal_value.startswith(_SHAPE_MARK):
+        raise LoweringError(f"no conversion from {from_type} to {to_type}")
+    return context.get_dummy_value(to_type)
+
+
+@lower_builtin(_FORMAT_KEY, types.VarArg(types.Any))
+def _lower_format_method(context, builder, sig, args):
+    fmt, count, names = _decode_shape(sig.args[0].literal_value)
+    positional = sig.args[1 : 1 + count]
+    keywords = tuple(zip(names, sig.args[1 + count :]))
+    impl = py_impl(_format_method_impl(fmt, positional, keywords))
+    return impl(context, builder, Signature(sig.return_type, sig.args[1:]), args[1:])

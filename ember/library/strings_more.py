@@ -1,12 +1,12 @@
 """More `str` methods in compiled code: rsplit, splitlines, partition/rpartition,
-removeprefix/removesuffix, istitle; and a clear UnsupportedError, naming the method, for the
+removeprefix/removesuffix, istitle, translate (with a dict); and a clear UnsupportedError, naming the method, for the
 `str` methods ember does not compile."""
 
 from __future__ import annotations
 
 from ember import types
 from ember.errors import UnsupportedError
-from ember.extending import overload_method, register_jitable
+from ember.extending import overload, overload_method, register_jitable
 from ember.library.strings import _get, _length, find_from, is_string, rfind_from, substring
 from ember.library.strings_case import LOWER, TITLE, UPPER, _flags
 from ember.library.strings_methods import _is_int, _is_none, _matches_at, is_space
@@ -180,15 +180,80 @@ def string_istitle(s):
         return istitle
 
 
+def _translation_value(typ: types.Type) -> bool:
+    """A translate table's values: strings, code points, or either or None (Optional)."""
+    if isinstance(typ, types.Optional):
+        typ = typ.type
+    return is_string(typ) or isinstance(typ, (types.Integer, types.NoneType))
+
+
+@register_jitable
+def _replacement(value):
+    """What a translate table's value puts in the text (None: nothing)."""
+    if value is None:
+        return ""
+    return _as_text(value)
+
+
+@overload_method(types.UnicodeType, "translate")
+def string_translate(s, table):
+    if not is_string(s):
+        return None
+    if not (
+        isinstance(table, types.DictType)
+        and isinstance(table.key_type, types.Integer)
+        and _translation_value(table.value_type)
+    ):
+        raise UnsupportedError(
+            "str.translate() in compiled code takes a dict of code points to strings, code "
+            f"points or None, not {table}"
+        )
+
+    def translate(s, table):
+        parts = []
+        start = 0
+        n = _length(s)
+        for index in range(n):
+            code = _get(s, index)
+            if code in table:
+                if start < index:
+                    parts.append(substring(s, start, index))
+                parts.append(_replacement(table[code]))
+                start = index + 1
+        if start == 0:
+            return s
+        if start < n:
+            parts.append(substring(s, start, n))
+        return "".join(parts)
+
+    return translate
+
+
+def _as_text(value):
+    """A translate table's string value, or the character of its code point."""
+
+
+@overload(_as_text)
+def _as_text_overload(value):
+    if isinstance(value, types.Integer):
+        return _code_point_text
+    if isinstance(value, types.NoneType):
+        return lambda value: ""
+    return lambda value: value
+
+
+def _code_point_text(value):
+    if value < 0 or value > 0x10FFFF:
+        raise ValueError("character mapping must be in range(0x110000)")
+    return chr(value)
+
+
 _NOT_COMPILED = (
-    "encode",
     "expandtabs",
-    "format",
     "format_map",
     "isidentifier",
     "isprintable",
     "maketrans",
-    "translate",
 )
 
 

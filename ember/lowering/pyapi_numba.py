@@ -38,6 +38,7 @@ SIGNATURES: dict[str, tuple[llvm.Type, list[llvm.Type]]] = {
     "PyObject_IsInstance": (_INT, [_PTR, _PTR]),
     "PyUnicode_FromString": (_PTR, [_PTR]),
     "PyUnicode_FromStringAndSize": (_PTR, [_PTR, _SSIZE]),
+    "PyBytes_FromStringAndSize": (_PTR, [_PTR, _SSIZE]),
     "PyList_New": (_PTR, [_SSIZE]),
     "PyList_Size": (_SSIZE, [_PTR]),
     "PyList_GetItem": (_PTR, [_PTR, _SSIZE]),
@@ -159,6 +160,9 @@ class NumbaPythonAPI:
 
     def string_from_string_and_size(self, cstring: llvm.Value, size: llvm.Value) -> llvm.Value:
         return self._call("PyUnicode_FromStringAndSize", [cstring, size])
+
+    def bytes_from_string_and_size(self, data: llvm.Value, size: llvm.Value) -> llvm.Value:
+        return self._call("PyBytes_FromStringAndSize", [data, size])
 
     def string_from_constant_string(self, text: str) -> llvm.Value:
         return self.string_from_string(self._cstring(text))

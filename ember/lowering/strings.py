@@ -65,13 +65,20 @@ def assemble(builder: llvm.IRBuilder, meminfo, data_pointer, count, width) -> ll
 
 def allocate(context, builder: llvm.IRBuilder, width: llvm.Value, count: llvm.Value):
     """A new string of `count` code points of `width` bytes, characters uninitialized."""
+    value, failed = allocate_or_fail(builder, width, count)
+    context.guard(builder, failed, MemoryError, "unable to allocate a string")
+    return value
+
+
+def allocate_or_fail(builder: llvm.IRBuilder, width: llvm.Value, count: llvm.Value) -> tuple:
+    """(new string, i1 allocation failed) for code outside a compiled function (boxing
+    wrappers), which reports the failure its own way; the string is unusable when it failed."""
     nbytes = builder.mul(width, count)
     nbytes = builder.select(builder.icmp_signed(">", nbytes, const(0)), nbytes, const(1))
     meminfo = nrt.emit_allocate_small(builder, nbytes)
     failed = builder.icmp_unsigned("==", meminfo, llvm.Constant(ptr, None))
-    context.guard(builder, failed, MemoryError, "unable to allocate a string")
     address = builder.gep(meminfo, [const(nrt.SMALL_HEADER_SIZE)], inbounds=True, source_etype=i8)
-    return assemble(builder, meminfo, address, count, width)
+    return assemble(builder, meminfo, address, count, width), failed
 
 
 def view(builder: llvm.IRBuilder, value: llvm.Value, start, stop) -> llvm.Value:
