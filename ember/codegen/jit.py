@@ -20,6 +20,7 @@ class JITEngine:
         self.opt_level = opt_level
         llvm_binding.initialize_native_target()
         llvm_binding.initialize_native_asmprinter()
+        llvm_binding.initialize_native_asmparser()  # inline assembly (the stack-depth check)
         # A loop whose body may raise (int(x) of a NaN, a bounds check) has a second exit;
         # without this, LLVM will not unroll it at all (histogram: 1.4x slower).
         llvm_binding.set_option("ember", "-unroll-runtime-multi-exit")
