@@ -11,6 +11,7 @@ from functools import cached_property
 import llvmlite.binding as llvm_binding
 
 from ember import config
+from ember.lowering import stack_check
 
 
 class JITEngine:
@@ -37,6 +38,7 @@ class JITEngine:
             llvm_binding.parse_assembly(""), self.target_machine
         )
         self.lock = threading.RLock()
+        stack_check.publish_symbols()  # before any module (compiled now or loaded) links
 
     @cached_property
     def _pass_builder(self):

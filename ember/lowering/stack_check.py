@@ -118,7 +118,7 @@ def _resume_key(module: llvm.Module) -> llvm.GlobalVariable:
     existing = module.globals.get(_RESUME_KEY)
     if existing is not None:
         return existing
-    _publish_resume_key()
+    publish_symbols()
     key = llvm.GlobalVariable(module, _i32, _RESUME_KEY)
     key.linkage = "external"
     key.global_constant = True
@@ -126,7 +126,10 @@ def _resume_key(module: llvm.Module) -> llvm.GlobalVariable:
 
 
 @functools.cache
-def _publish_resume_key() -> ctypes.c_uint32:
+def publish_symbols() -> ctypes.c_uint32 | None:
+    """Create the pthread key and publish it to the JIT (once per process)."""
+    if not supported():
+        return None
     key = ctypes.c_uint32(0)
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.pthread_key_create(ctypes.byref(key), None) != 0:
