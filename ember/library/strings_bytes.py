@@ -87,7 +87,9 @@ def _utf8_impl(errors: str):
             width = _utf8_size(_get(s, index))
             if width == 0:
                 if strict:
-                    raise UnicodeEncodeError("utf-8", "", index, index + 1, "surrogates not allowed")
+                    raise UnicodeEncodeError(
+                        "utf-8", "", index, index + 1, "surrogates not allowed"
+                    )
                 width = 1 if replace else 0
             size += width
         out = _new(1, size)

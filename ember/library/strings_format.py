@@ -21,8 +21,8 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.errors import LoweringError, UnsupportedError
 from ember.extending import intrinsic, lower_builtin, lower_cast, register_jitable
-from ember.library.numpy_support import implement, py_impl
-from ember.library.strings import is_string
+from ember.library.numpy_support import py_impl
+from ember.library.strings import _copy, _get, _kind, _length, _new, _set, is_string, substring
 from ember.library.strings import string as string_type
 from ember.lowering import arrays as refs
 from ember.lowering import strings as primitives
@@ -53,8 +53,9 @@ class Spec:
     type: str
 
 
+@functools.cache
 def _bad(message: str):
-    def impl(value, spec=""):
+    def impl(value):
         raise ValueError(message)
 
     return impl
@@ -131,7 +132,9 @@ def _c_format(typingctx, pattern, precision, x):
         null = llvm.Constant(refs.ptr, None)
         length = builder.call(snprintf, [null, refs.const(0), c_pattern, width, value])
         length = builder.sext(length, refs.i64)
-        text = primitives.allocate(context, builder, refs.const(1), builder.add(length, refs.const(1)))
+        text = primitives.allocate(
+            context, builder, refs.const(1), builder.add(length, refs.const(1))
+        )
         size = builder.add(length, refs.const(1))
         builder.call(snprintf, [primitives.data(builder, text), size, c_pattern, width, value])
         return builder.insert_value(text, length, 2)
@@ -139,62 +142,109 @@ def _c_format(typingctx, pattern, precision, x):
     return signature(string_type, string_type, types.int64, types.float64), codegen
 
 
+# The helpers below build their results with the string primitives (one allocation, no
+# intermediate strings): they compile several times faster than the same code written with
+# slicing and `+`, which matters because every format() call links them in.
+
+
 @register_jitable
 def _radix_text(x, base, upper):
     """The digits of |x| in `base` (2, 8 or 16), int64's minimum too."""
-    digits = "0123456789ABCDEF" if upper else "0123456789abcdef"
-    negative = x < 0
-    out = ""
+    letters = 55 if upper else 87  # ord('A') - 10, ord('a') - 10
+    count = 0
+    rest = x
     while True:
-        digit = x % base
-        if negative and digit != 0:
-            digit = base - digit
-        out = digits[digit] + out
-        x = x // base
-        if negative and digit != 0:
-            x += 1
-        if x == 0:
+        count += 1
+        rest = -(rest // -base) if rest < 0 else rest // base
+        if rest == 0:
             break
+    out = _new(1, count)
+    for position in range(count - 1, -1, -1):
+        digit = abs(x % base) if x >= 0 else abs(x - base * -(x // -base))
+        _set(out, position, digit + (48 if digit < 10 else letters))
+        x = -(x // -base) if x < 0 else x // base
     return out
 
 
 @register_jitable
-def _grouped(digits, separator, size):
-    """`digits` with `separator` between groups of `size` from the right."""
-    n = len(digits)
-    if n <= size:
-        return digits
-    first = n % size if n % size else size
-    out = digits[:first]
-    for start in range(first, n, size):
-        out += separator + digits[start : start + size]
+def _grouped(digits, zeros, separator, size):
+    """`zeros` zeros then the ASCII `digits`, with `separator` between groups of `size` from
+    the right."""
+    n = zeros + _length(digits)
+    if separator == "":
+        size = n + 1
+    total = n + (n - 1) // size if n > 0 else 0
+    out = _new(1, total)
+    mark = 44 if separator == "," else 95
+    position = total
+    for index in range(n - 1, -1, -1):
+        position -= 1
+        _set(out, position, _get(digits, index - zeros) if index >= zeros else 48)
+        if (n - index) % size == 0 and index > 0:
+            position -= 1
+            _set(out, position, mark)
     return out
+
+
+@register_jitable
+def _layout(fill, left, sign, middle, body, right):
+    """fill * left + sign + fill * middle + body + fill * right, in one allocation."""
+    code = _get(fill, 0)
+    width = max(_kind(sign), _kind(body), 1 if code < 0x100 else (2 if code < 0x10000 else 4))
+    n_sign, n_body = _length(sign), _length(body)
+    out = _new(width, left + n_sign + middle + n_body + right)
+    position = 0
+    for _ in range(left):
+        _set(out, position, code)
+        position += 1
+    _copy(out, position, sign, 0, n_sign)
+    position += n_sign
+    for _ in range(middle):
+        _set(out, position, code)
+        position += 1
+    _copy(out, position, body, 0, n_body)
+    position += n_body
+    for _ in range(right):
+        _set(out, position, code)
+        position += 1
+    return out
+
+
+@register_jitable
+def _joined(a, b):
+    return _layout(" ", 0, a, 0, b, 0)
 
 
 @register_jitable
 def _padded(sign, body, fill, align, width):
     """sign + body aligned in `width` with `fill` ('=' puts the padding after the sign)."""
-    missing = width - len(sign) - len(body)
-    if missing <= 0:
-        return sign + body
+    missing = max(width - _length(sign) - _length(body), 0)
     if align == "<":
-        return sign + body + fill * missing
+        return _layout(fill, 0, sign, 0, body, missing)
     if align == ">":
-        return fill * missing + sign + body
+        return _layout(fill, missing, sign, 0, body, 0)
     if align == "=":
-        return sign + fill * missing + body
-    left = missing // 2
-    return fill * left + sign + body + fill * (missing - left)
+        return _layout(fill, 0, sign, missing, body, 0)
+    return _layout(fill, missing // 2, sign, 0, body, missing - missing // 2)
 
 
 @register_jitable
 def _zero_grouped(sign, digits, rest, separator, size, width):
-    """CPython's '0' flag with grouping: leading zeros join the digits until wide enough."""
-    grouped = _grouped(digits, separator, size)
-    while len(sign) + len(grouped) + len(rest) < width:
-        digits = "0" + digits
-        grouped = _grouped(digits, separator, size)
-    return sign + grouped + rest
+    """CPython's '0' fill after the sign with grouping: leading zeros join the digits (and
+    their groups) until the text is wide enough."""
+    n = _length(digits)
+    zeros = 0
+    while _length(sign) + (n + zeros) + (n + zeros - 1) // size + _length(rest) < width:
+        zeros += 1
+    return _joined(_joined(sign, _grouped(digits, zeros, separator, size)), rest)
+
+
+@register_jitable
+def _find_code(text, code):
+    for index in range(_length(text)):
+        if _get(text, index) == code:
+            return index
+    return -1
 
 
 @register_jitable
@@ -204,124 +254,106 @@ def _shortest_general(x, precision):
     if x == math.inf:
         return "inf"
     scientific = _c_format("%.*e\0", precision - 1, x)
-    mark = scientific.find("e")
-    exponent = int(scientific[mark + 1 :])
+    mark = _find_code(scientific, 101)  # 'e'
+    n = _length(scientific)
+    exponent = 0
+    for index in range(mark + 2, n):
+        exponent = exponent * 10 + _get(scientific, index) - 48
+    if _get(scientific, mark + 1) == 45:  # '-'
+        exponent = -exponent
     if -4 <= exponent < precision - 1:
         text = _c_format("%.*g\0", precision, x)
-        return text if text.find(".") >= 0 else text + ".0"
-    mantissa = scientific[:mark]
-    if mantissa.find(".") >= 0:
-        mantissa = mantissa.rstrip("0").rstrip(".")
-    return mantissa + scientific[mark:]
+        return text if _find_code(text, 46) >= 0 else _joined(text, ".0")
+    end = mark
+    if _find_code(scientific, 46) >= 0:  # drop the mantissa's trailing zeros and point
+        while _get(scientific, end - 1) == 48:
+            end -= 1
+        if _get(scientific, end - 1) == 46:
+            end -= 1
+    return _joined(substring(scientific, 0, end), substring(scientific, mark, n))
 
 
 # ---------------------------------------------------------------------------- implementations
+# One compiled implementation per kind of value, taking the parsed spec as arguments, so that a
+# new spec costs no compilation: format(x, spec) passes the spec's parts as constants.
 
 
-def _sign_text(sign: str):
-    @register_jitable
-    def sign_of(negative):
-        if negative:
-            return "-"
-        return "+" if sign == "+" else (" " if sign == " " else "")
-
-    return sign_of
-
-
-def _finish(spec: Spec, group_size: int):
-    """`finish(negative, prefix, digits, rest)`: grouping, sign and padding of a number whose
-    integer digits are `digits`."""
-    sign_of = _sign_text(spec.sign)
-    separator, fill, align, width = spec.grouping, spec.fill, spec.align, spec.width
-    zero_grouped = spec.zero_grouped
-
-    @register_jitable
-    def finish(negative, prefix, digits, rest):
-        sign = sign_of(negative) + prefix
-        if zero_grouped:
-            return _zero_grouped(sign, digits, rest, separator, group_size, width)
-        if separator != "":
-            digits = _grouped(digits, separator, group_size)
-        return _padded(sign, digits + rest, fill, align, width)
-
-    return finish
+@register_jitable
+def _finish_number(negative, sign, prefix, digits, rest, fill, align, width, separator, zeros):
+    """Grouping, sign and padding of a number whose integer digits are `digits`."""
+    head = _joined("-" if negative else sign, prefix)
+    size = 3 if prefix == "" or prefix == "0o" else 4
+    if zeros:
+        return _zero_grouped(head, digits, rest, separator, size, width)
+    if separator != "":
+        digits = _grouped(digits, 0, separator, size)
+    return _padded(head, _joined(digits, rest), fill, align, width)
 
 
-def _int_impl(spec: Spec):
-    code = spec.type or "d"
-    finish = _finish(spec, 3 if code == "d" else 4)
-    base = {"b": 2, "o": 8, "x": 16, "X": 16}.get(code, 10)
-    prefix = ("0" + code) if spec.alternate and base != 10 else ""
-    upper = code == "X"
-    fill, align, width = spec.fill, spec.align, spec.width
-
-    if code == "c":
-
-        def char_impl(value, spec=""):
-            x = int(value)
-            if x < 0 or x > 0x10FFFF:
-                raise OverflowError("%c arg not in range(0x110000)")
-            return _padded("", chr(x), fill, align, width)
-
-        return char_impl
-
-    def impl(value, spec=""):
-        x = int(value)
-        if base == 10:
-            digits = str(x)
-            if x < 0:
-                digits = digits[1:]
-        else:
-            digits = _radix_text(x, base, upper)
-        return finish(x < 0, prefix, digits, "")
-
-    return impl
+def format_int(value, fill, align, sign, width, separator, zeros, base, upper, prefix, char):
+    x = int(value)
+    if char:
+        if x < 0 or x > 0x10FFFF:
+            raise OverflowError("%c arg not in range(0x110000)")
+        return _padded("", chr(x), fill, align, width)
+    if base == 10:
+        digits = str(x)
+        if x < 0:
+            digits = substring(digits, 1, _length(digits))
+    else:
+        digits = _radix_text(x, base, upper)
+    return _finish_number(x < 0, sign, prefix, digits, "", fill, align, width, separator, zeros)
 
 
-def _float_impl(spec: Spec):
-    code = spec.type
-    finish = _finish(spec, 3)
-    percent = code == "%"
-    c_code = "f" if percent else (code or "g")
-    precision = spec.precision if spec.precision >= 0 else (-1 if not code else 6)
-    if not code and precision == 0:
-        precision = 1  # CPython reads '.0' with no type as '.1'
-    pattern = "%" + ("#" if spec.alternate else "") + ".*" + c_code + "\0"
-    repr_like = not code  # no type: repr, or 'g' keeping a digit after the point
-    upper = code in ("E", "F", "G")
-
-    def impl(value, spec=""):
-        x = float(value)
-        if percent:
-            x = x * 100.0
-        negative = x < 0 or (x == 0.0 and math.copysign(1.0, x) < 0)
-        magnitude = -x if negative else x
-        if x != x:
-            text = "NAN" if upper else "nan"
-        elif repr_like and precision < 0:
-            text = str(magnitude)
-        elif repr_like:
-            text = _shortest_general(magnitude, precision)
-        else:
-            text = _c_format(pattern, precision, magnitude)
-        if percent:
-            text += "%"
-        point = 0
-        while point < len(text) and "0" <= text[point] <= "9":
-            point += 1
-        return finish(negative, "", text[:point], text[point:])
-
-    return impl
+def format_float(value, fill, align, sign, width, separator, zeros, precision, pattern, kind):
+    """`kind`: 0 a C conversion (`pattern`), 1 percent, 2 no type ('g' keeping a digit after the
+    point); NaN is spelled from the pattern's case."""
+    x = float(value)
+    if kind == 1:
+        x = x * 100.0
+    negative = x < 0 or (x == 0.0 and math.copysign(1.0, x) < 0)
+    magnitude = -x if negative else x
+    if x != x:
+        conversion = _get(pattern, _length(pattern) - 2)  # the letter before the NUL
+        text = "NAN" if conversion == 69 or conversion == 70 or conversion == 71 else "nan"
+    elif kind == 2:
+        text = _shortest_general(magnitude, precision)
+    else:
+        text = _c_format(pattern, precision, magnitude)
+    if kind == 1:
+        text = _joined(text, "%")
+    return _finish_float(negative, text, sign, fill, align, width, separator, zeros)
 
 
-def _str_impl(spec: Spec):
-    precision, fill, align, width = spec.precision, spec.fill, spec.align, spec.width
+def format_float_repr(value, fill, align, sign, width, separator, zeros):
+    """A float with no type nor precision: its repr, aligned (apart: repr compiles slowly)."""
+    x = float(value)
+    negative = x < 0 or (x == 0.0 and math.copysign(1.0, x) < 0)
+    text = str(-x if negative else x) if x == x else "nan"
+    return _finish_float(negative, text, sign, fill, align, width, separator, zeros)
 
-    def impl(value, spec=""):
-        text = value if precision < 0 else value[:precision]
-        return _padded("", text, fill, align, width)
 
-    return impl
+@register_jitable
+def _finish_float(negative, text, sign, fill, align, width, separator, zeros):
+    """Sign, grouping and padding of the text of |x| ("1234.5e+06", "inf")."""
+    point = 0
+    n = _length(text)
+    while point < n and 48 <= _get(text, point) <= 57:
+        point += 1
+    digits, rest = substring(text, 0, point), substring(text, point, n)
+    keep_zeros = zeros and point > 0  # inf and nan: no digits to group or pad with zeros
+    return _finish_number(
+        negative, sign, "", digits, rest, fill, align, width, separator, keep_zeros
+    )
+
+
+def format_text(value, fill, align, width, precision):
+    text = value if precision < 0 else substring(value, 0, min(precision, _length(value)))
+    return _padded("", text, fill, align, width)
+
+
+def format_plain(value):
+    return str(value)
 
 
 def _kind_of(value: types.Type) -> str | None:
@@ -336,30 +368,76 @@ def _kind_of(value: types.Type) -> str | None:
 
 
 @functools.cache
-def format_impl(kind: str, text: str):
-    """The implementation of `format(value, text)` for a value of `kind` (one per spec)."""
+def format_plan(kind: str, text: str) -> tuple:
+    """(implementation, constant arguments after the value) of `format(value, text)`."""
     if text == "":
-        return lambda value, spec="": str(value)
+        return format_plain, ()
     spec = parse_spec(text, kind)
     if isinstance(spec, str):
-        return _bad(spec)
+        return _bad(spec), ()
+    sign = "" if spec.sign == "-" else spec.sign
+    common = (spec.fill, spec.align)
     if kind == "str":
-        return _str_impl(spec)
-    if kind == "float" or (spec.type and spec.type in _FLOAT_TYPES):
-        return _float_impl(spec)
-    return _int_impl(spec)
+        return format_text, (*common, spec.width, spec.precision)
+    number = (*common, sign, spec.width, spec.grouping, spec.zero_grouped)
+    code = spec.type
+    if kind == "float" or (code and code in _FLOAT_TYPES):
+        precision = spec.precision if spec.precision >= 0 else (-1 if not code else 6)
+        if not code and precision == 0:
+            precision = 1  # CPython reads '.0' with no type as '.1'
+        c_code = "f" if code == "%" else (code or "g")
+        pattern = "%" + ("#" if spec.alternate else "") + ".*" + c_code + "\0"
+        if not code and precision < 0:
+            return format_float_repr, number
+        kind_code = 1 if code == "%" else (2 if not code else 0)
+        return format_float, (*number, precision, pattern, kind_code)
+    base = {"b": 2, "o": 8, "x": 16, "X": 16}.get(code, 10)
+    prefix = ("0" + code) if spec.alternate and base != 10 else ""
+    return format_int, (*number, base, code == "X", prefix, code == "c")
 
 
-@implement(format, "value, format_spec=''")
-def _select_format(value, format_spec):
-    kind = _kind_of(value)
-    if kind is None:
+def _constant_type(value) -> types.Type:
+    if isinstance(value, bool):
+        return types.boolean
+    return types.int64 if isinstance(value, int) else string_type
+
+
+def _constant_value(context, builder, value) -> llvm.Value:
+    if isinstance(value, bool):
+        return llvm.Constant(llvm.IntType(1), int(value))
+    if isinstance(value, int):
+        return refs.const(value)
+    return primitives.constant(builder, value)
+
+
+def _plan_call(value: types.Type, spec: types.Type) -> tuple:
+    """(PyImpl, its argument types, constants) of a typed format() call."""
+    text = "" if spec is None else spec.literal_value
+    func, constants = format_plan(_kind_of(value), text)
+    arg_types = (types.unliteral(value), *map(_constant_type, constants))
+    return py_impl(func), arg_types, constants
+
+
+@registry.typer(format)
+def _type_format(args, kws):
+    if kws or not 1 <= len(args) <= 2 or _kind_of(args[0]) is None:
         return None
-    if not isinstance(format_spec, types.StringLiteral):
+    spec = args[1] if len(args) == 2 else None
+    if spec is not None and not isinstance(spec, types.StringLiteral):
         raise UnsupportedError(
             "format(value, spec) needs a constant spec in compiled code (such as '.2f')"
         )
-    return format_impl(kind, format_spec.literal_value)
+    impl, arg_types, _ = _plan_call(args[0], spec)
+    return signature(impl.return_type(arg_types), *args)
+
+
+@lower_builtin(format, types.Any)
+@lower_builtin(format, types.Any, types.Any)
+def _lower_format(context, builder, sig, args):
+    impl, arg_types, constants = _plan_call(sig.args[0], sig.args[1] if len(args) == 2 else None)
+    value = context.cast(builder, args[0], sig.args[0], arg_types[0])
+    values = [value, *(_constant_value(context, builder, c) for c in constants)]
+    return impl(context, builder, signature(sig.return_type, *arg_types), values)
 
 
 # ---------------------------------------------------------------------------- str.format
@@ -371,7 +449,7 @@ _FORMAT_KEY = (types.StringLiteral, "format")
 def _field_source(field: str, conversion: str | None, spec: str, value_types: dict) -> str:
     """The expression formatting one replacement field of the generated implementation."""
     if "{" in spec:
-        raise UnsupportedError("str.format with nested fields in a spec ('{:{w}}') is not supported")
+        raise UnsupportedError("str.format with a field inside a spec ('{:{w}}') is not supported")
     if "." in field or "[" in field:
         raise UnsupportedError(f"str.format field '{field}' with attributes or indexing")
     value = value_types[field]
@@ -405,7 +483,8 @@ def _format_method_impl(fmt: str, positional: tuple, keywords: tuple):
         if field == "":
             field, automatic = str(automatic), automatic + 1
         if field.isdigit() and int(field) >= len(positional):
-            return _raises(IndexError, f"Replacement index {field} out of range for positional args tuple")
+            message = f"Replacement index {field} out of range for positional args tuple"
+            return _raises(IndexError, message)
         if field not in value_types:
             return _raises(KeyError, field)
         pieces.append(_field_source(field, conversion, spec or "", value_types))

@@ -113,7 +113,9 @@ def _pack(found: dict[str, array.array]) -> str:
 def _unpack(text: str) -> dict[str, array.array]:
     raw = zlib.decompress(base64.b64decode(text))
     names = ("index1", "index2", "records", "expansions")
-    heads = [(int.from_bytes(raw[5 * i : 5 * i + 4], "little"), chr(raw[5 * i + 4])) for i in range(4)]
+    heads = [
+        (int.from_bytes(raw[5 * i : 5 * i + 4], "little"), chr(raw[5 * i + 4])) for i in range(4)
+    ]
     found, offset = {}, 5 * len(names)
     for name, (count, typecode) in zip(names, heads):
         table = array.array(typecode)
