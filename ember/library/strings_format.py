@@ -279,10 +279,12 @@ def _shortest_general(x, precision):
 
 
 @register_jitable
-def _finish_number(negative, sign, prefix, digits, rest, fill, align, width, separator, zeros):
-    """Grouping, sign and padding of a number whose integer digits are `digits`."""
+def _finish_number(
+    negative, sign, prefix, digits, rest, fill, align, width, separator, zeros, size
+):
+    """Grouping (by `size` digits), sign and padding of a number whose integer digits are
+    `digits`."""
     head = _joined("-" if negative else sign, prefix)
-    size = 3 if prefix == "" or prefix == "0o" else 4
     if zeros:
         return _zero_grouped(head, digits, rest, separator, size, width)
     if separator != "":
@@ -302,7 +304,10 @@ def format_int(value, fill, align, sign, width, separator, zeros, base, upper, p
             digits = substring(digits, 1, _length(digits))
     else:
         digits = _radix_text(x, base, upper)
-    return _finish_number(x < 0, sign, prefix, digits, "", fill, align, width, separator, zeros)
+    size = 3 if base == 10 else 4
+    return _finish_number(
+        x < 0, sign, prefix, digits, "", fill, align, width, separator, zeros, size
+    )
 
 
 def format_float(value, fill, align, sign, width, separator, zeros, precision, pattern, kind):
@@ -343,7 +348,7 @@ def _finish_float(negative, text, sign, fill, align, width, separator, zeros):
     digits, rest = substring(text, 0, point), substring(text, point, n)
     keep_zeros = zeros and point > 0  # inf and nan: no digits to group or pad with zeros
     return _finish_number(
-        negative, sign, "", digits, rest, fill, align, width, separator, keep_zeros
+        negative, sign, "", digits, rest, fill, align, width, separator, keep_zeros, 3
     )
 
 
