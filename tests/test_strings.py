@@ -14,7 +14,6 @@ from strings_oracle import any_text, assert_no_leak, check
 
 import ember
 from ember import njit, types
-from ember.errors import UnsupportedError
 
 SAMPLES = ["", "a", "hello", "héllo wörld", "a€b", "\U0001f600 emoji", "ÿ" * 3, "\x00x\x00"]
 

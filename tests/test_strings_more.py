@@ -155,12 +155,12 @@ def positional(name, x, n):
 
 @njit
 def numbered(name, x, n):
-    return "{1:.2e}|{0}|{1}|{2:+d}|{{literal}}".format(name, x, n)
+    return "{1:.2e}|{0}|{1}|{2:+d}|{{literal}}".format(name, x, n)  # noqa: UP032
 
 
 @njit
 def keywords(name, x, n):
-    return "{who:<6}{0:,} {value:.1%}".format(n, value=x, who=name)
+    return "{who:<6}{0:,} {value:.1%}".format(n, value=x, who=name)  # noqa: UP032
 
 
 @njit
@@ -178,11 +178,11 @@ def test_str_format_and_fstrings(name, x, n):
 def test_str_format_errors_as_cpython():
     @njit
     def missing(x):
-        return "{} {}".format(x)
+        return "{} {}".format(x)  # noqa: F524 - CPython's IndexError is the point
 
     @njit
     def bad_spec(x):
-        return "{:d}".format(x)
+        return "{:d}".format(x)  # noqa: UP032
 
     check(missing, 1)
     check(bad_spec, 1.5)
@@ -227,7 +227,8 @@ def bytes_ops(s):
     for byte in b:
         total += byte
     first = b[0] if len(b) else -1
-    return len(b), first, b[1:4], total, b == "abc".encode(), b != b[:1]
+    abc = "abc".encode()  # noqa: UP012 - the compiled encode
+    return len(b), first, b[1:4], total, b == abc, b != b[:1]
 
 
 @settings(max_examples=150, deadline=None)

@@ -166,7 +166,8 @@ def unbox_string(typ, obj, c):
 
         nrt.emit_decref(builder, builder.extract_value(value, 0))  # NULL-safe
 
-    return NativeValue(value, is_error=builder.or_(builder.not_(compact), no_memory), cleanup=cleanup)
+    failed = builder.or_(builder.not_(compact), no_memory)
+    return NativeValue(value, is_error=failed, cleanup=cleanup)
 
 
 @box(types.UnicodeType)

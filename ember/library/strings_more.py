@@ -1,6 +1,6 @@
 """More `str` methods in compiled code: rsplit, splitlines, partition/rpartition,
-removeprefix/removesuffix, istitle, translate (with a dict); and a clear UnsupportedError, naming the method, for the
-`str` methods ember does not compile."""
+removeprefix/removesuffix, istitle, translate (with a dict); and a clear UnsupportedError,
+naming the method, for the `str` methods ember does not compile."""
 
 from __future__ import annotations
 
