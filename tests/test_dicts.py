@@ -497,11 +497,11 @@ def test_python_dict_argument_suggests_typed_dict():
         f({1: 2})
 
 
-def test_dict_unpacking_display_is_unsupported():
+def test_dict_unpacking_display():
     def f(a):
         d = {1: 2}
-        e = {**d, 3: 4}
-        return len(e)
+        e = {**d, 3: 4, a: 5}
+        return len(e), e[1], e[a]
 
-    with pytest.raises(ember.errors.UnsupportedError, match="d.update"):
-        njit(f)(1)
+    _same(f, 1)
+    _same(f, 3)

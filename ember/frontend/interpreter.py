@@ -64,7 +64,6 @@ _UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error mess
     "GET_AWAITABLE": "await",
     "CALL_FUNCTION_EX": "a call with *args or **kwargs unpacking",
     "DICT_MERGE": "a call with **kwargs unpacking",
-    "DICT_UPDATE": "unpacking into a dict display ({**a}; write d = a.copy() then d.update(b))",
     "UNPACK_EX": "starred assignment (a, *b = ...)",
     "LOAD_BUILD_CLASS": "a class definition",
     "PRINT_EXPR": "an interactive expression",
@@ -621,6 +620,13 @@ class _IRBuilder:
         items = [member for pair in zip(keys, values) for member in pair]
         display = self._call_global("dict_display", displays.dict_display, items)
         self._fill_dict(display, list(zip(keys, values)))
+
+    def op_DICT_UPDATE(self, inst: Instruction) -> None:
+        """`{**a, ...}`: the display under construction (`arg` deep) is updated from `a`."""
+        source = self.stack.pop()
+        method = self._temp("update")
+        self._assign(method, ir.GetAttr(self.stack[-inst.arg], "update", inst.loc))
+        self._assign(self._temp(), ir.Call(method, [source], [], inst.loc))
 
     def op_MAP_ADD(self, inst: Instruction) -> None:
         """A dict comprehension's `d[key] = value`; the dict sits `arg` deep in the stack."""
