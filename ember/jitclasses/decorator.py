@@ -139,7 +139,9 @@ def _install_members(jit_class: Any, members: _Members, struct: dict) -> None:
         dispatcher = _jit(func)
         jit_class.jit_methods[name] = dispatcher
         register_method_name(name)
-        setattr(jit_class, name, dispatcher)  # a method of the box too (binds like a function)
+        # a method of the box too (binds like a function); an iterator cannot be boxed, so
+        # from Python the box iterates with __iter__ run as Python over its attributes
+        setattr(jit_class, name, func if name == "__iter__" else dispatcher)
     if "__eq__" in members.methods and "__hash__" not in members.methods:
         jit_class.__hash__ = None  # as Python does for a class defining only __eq__
     for name, func in members.static.items():

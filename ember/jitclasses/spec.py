@@ -83,7 +83,11 @@ def unsupported_field(typ: Any) -> str | None:
             f"is declared as {typ!r}, not an ember type: write e.g. `float64`, `int64[:]`, "
             "`types.List(float64)` or `OtherClass.class_type.instance_type`"
         )
-    if isinstance(typ, (types.Number, types.Boolean, types.Array, types.ClassInstanceType)):
+    if isinstance(
+        typ, (types.Number, types.Boolean, types.Array, types.ClassInstanceType, types.UnicodeType)
+    ):
+        return None
+    if isinstance(typ, (types.DictType, types.Set)) and typ.is_precise:
         return None
     if isinstance(typ, types.DeferredType):  # checked once defined, when first compiled
         return None
@@ -97,7 +101,7 @@ def unsupported_field(typ: Any) -> str | None:
         reasons = [unsupported_field(member) for member in typ.types]
         return next((reason for reason in reasons if reason is not None), None)
     return (
-        f"has type {typ}, which jitclass fields do not support: use numbers, booleans, arrays, "
-        "lists, tuples of these, other jitclass instances, optional(...) of these or a "
-        "deferred_type()"
+        f"has type {typ}, which jitclass fields do not support: use numbers, booleans, strings, "
+        "arrays, lists, typed dicts, sets, tuples of these, other jitclass instances, "
+        "optional(...) of these or a deferred_type()"
     )

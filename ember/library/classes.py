@@ -223,7 +223,7 @@ _UNARY = {
 SUPPORTED_DUNDERS = (
     {d for pair in _BINARY.values() for d in pair if d}
     | set(_UNARY.values())
-    | {"__init__", "__call__"}
+    | {"__init__", "__call__", "__bool__", "__str__", "__repr__", "__iter__"}
 )
 
 
@@ -316,3 +316,6 @@ def _identity_lowering(negate: bool):
 
 lower_builtin(operator.is_, Instance, Instance)(_identity_lowering(False))
 lower_builtin(operator.is_not, Instance, Instance)(_identity_lowering(True))
+
+
+from ember.library import classes_protocols  # noqa: E402, F401 - truth, str/repr, iteration
