@@ -14,7 +14,7 @@ import operator
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.extending import intrinsic, lower_builtin, overload
+from ember.extending import intrinsic, lower_builtin, lower_cast, overload
 from ember.library.lists import _slice_indices
 from ember.lowering import arrays as refs
 from ember.lowering import iterators
@@ -250,6 +250,12 @@ def _type_str(args, kws):
 def string_bool(s):
     if is_string(s):
         return lambda s: _length(s) != 0
+
+
+@lower_cast(types.UnicodeType, types.Boolean)
+def string_truth(context, builder, from_type, to_type, value):
+    """`if s:`: not empty."""
+    return builder.icmp_signed("!=", primitives.length(builder, value), refs.const(0))
 
 
 # ---------------------------------------------------------------------------- size and items
