@@ -70,6 +70,10 @@ def value_kind(typ: types.Type) -> Any:
         from ember.jitclasses.box import instance_kind
 
         return instance_kind(typ)
+    if isinstance(typ, types.DictType):  # an ember.typed.Dict
+        from ember.typed.typeddict import dict_kind
+
+        return dict_kind(typ)
     if isinstance(typ, types.Array):
         dtype = value_kind(typ.dtype)
         if not isinstance(dtype, str):

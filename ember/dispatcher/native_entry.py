@@ -234,6 +234,8 @@ class _EntryCodegen(ArrayCodegen):
         if isinstance(kind, InstanceKind):  # borrowed: the box keeps its reference
             number = self.load_field(obj, kind.meminfo_offset, _PTR, _PTR_SIZE)
             meminfo = self.call_capi("PyLong_AsVoidPtr", [number])
+            if not kind.data_pointer:
+                return [meminfo]
             data = self.builder.gep(
                 meminfo, [ir.Constant(_I64, _NRT_HEADER_SIZE)], source_etype=_I8, inbounds=True
             )

@@ -101,12 +101,14 @@ class ConstantKind:
 
 @dataclass(frozen=True, eq=False)
 class InstanceKind:
-    """A jitclass instance argument: a box of exactly `box_class`, whose slot at
+    """A jitclass instance (or typed dict) argument: a box of exactly `box_class`, whose slot at
     `meminfo_offset` holds its meminfo address as a Python int. Flattens like ember's instance
-    model: meminfo, data (= meminfo + the runtime's header size). Equal kinds: the same class."""
+    model: meminfo, data (= meminfo + the runtime's header size), or the meminfo alone when not
+    `data_pointer` (a typed dict). Equal kinds: the same class."""
 
     box_class: type
     meminfo_offset: int
+    data_pointer: bool = True
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, InstanceKind) and other.box_class is self.box_class
@@ -142,7 +144,7 @@ def flatten_arg_types(kind: Kind) -> list[ir.Type]:
     if isinstance(kind, ConstantKind):
         return []
     if isinstance(kind, InstanceKind):
-        return [_PTR, _PTR]
+        return [_PTR, _PTR] if kind.data_pointer else [_PTR]
     if isinstance(kind, ArrayKind):
         return [_PTR, _PTR, _I64, _I64, _PTR] + [_I64] * (2 * kind.ndim)
     if kind in _INT_KINDS:
@@ -165,7 +167,7 @@ def return_memory_type(kind: Kind) -> ir.Type:
     if isinstance(kind, OptionalKind):
         return ir.LiteralStructType([return_memory_type(kind.inner), _I8])
     if isinstance(kind, InstanceKind):
-        return ir.LiteralStructType([_PTR, _PTR])
+        return ir.LiteralStructType(flatten_arg_types(kind))
     if isinstance(kind, ArrayKind):
         dims = ir.LiteralStructType([_I64] * kind.ndim)
         return ir.LiteralStructType([_PTR, _PTR, _I64, _I64, _PTR, dims, dims])

@@ -4,10 +4,14 @@ copying and its changes are visible to both sides.
 
 From Python, reads go straight to the native memory (`len`, iteration) and the other
 operations call a few accessors compiled once per key/value type (ember/typed/accessors.py).
+A typed dict's class is a subclass of `Dict` made once per key/value type, so that the native
+call entry recognizes it by its exact type and reads its `_meminfo` slot (no Python code runs).
 """
 
 from __future__ import annotations
 
+import ctypes
+import functools
 from collections.abc import Iterator, MutableMapping
 from typing import Any
 
@@ -19,6 +23,8 @@ _MISSING = object()
 class Dict(MutableMapping):
     """`Dict()` (types from the first insert), `Dict.empty(key_type, value_type)`, or a dict
     returned by compiled code."""
+
+    __slots__ = ("_dict_type", "_meminfo", "_ops", "__weakref__")
 
     def __init__(self, mapping: Any = None, **kwargs: Any) -> None:
         self._dict_type: types.DictType | None = None
@@ -38,7 +44,7 @@ class Dict(MutableMapping):
     @classmethod
     def _from_meminfo(cls, dict_type: types.DictType, meminfo: int) -> Dict:
         """Wrap a native dict, taking over one reference to it."""
-        made = cls.__new__(cls)
+        made = object.__new__(class_for(dict_type))
         made._dict_type = dict_type
         made._meminfo = meminfo
         made._ops = None
@@ -51,6 +57,7 @@ class Dict(MutableMapping):
         self._dict_type = dict_type
         self._ops = accessors.for_type(dict_type)
         self._meminfo = self._ops.new()
+        self.__class__ = class_for(dict_type)
         _bind_release()
 
     @property
@@ -168,6 +175,49 @@ class Dict(MutableMapping):
         key_type = self._dict_type.key_type if self._dict_type else None
         value_type = self._dict_type.value_type if self._dict_type else None
         return (_rebuild, (key_type, value_type, dict(self._entries())))
+
+
+@functools.cache
+def class_for(dict_type: types.DictType) -> type:
+    """The class of typed dicts of `dict_type`: `Dict` to its users (same name, no slots of its
+    own), with `_boxer(meminfo)` wrapping a dict that compiled code returns."""
+
+    def boxer(meminfo: int) -> Dict:
+        return Dict._from_meminfo(dict_type, meminfo)
+
+    namespace = {
+        "__slots__": (),
+        "__module__": Dict.__module__,
+        "__qualname__": Dict.__qualname__,
+        "_boxer": staticmethod(boxer),
+    }
+    return type(Dict)("Dict", (Dict,), namespace)
+
+
+@functools.cache
+def meminfo_slot_offset() -> int | None:
+    """Where a typed dict keeps the PyObject* of its `_meminfo` int (probed: slot layouts are
+    CPython's business), or None when the probe does not find it."""
+    probe = object.__new__(Dict)
+    marker = object()
+    probe._meminfo = marker
+    found = None
+    for offset in range(0, Dict.__basicsize__, ctypes.sizeof(ctypes.c_void_p)):
+        if ctypes.c_void_p.from_address(id(probe) + offset).value == id(marker):
+            found = offset
+            break
+    probe._meminfo = 0
+    return found
+
+
+def dict_kind(dict_type: types.DictType) -> Any:
+    """The native entry's argument kind of typed dicts of `dict_type`, or None (no fast path)."""
+    from ember.dispatcher.object_layout import InstanceKind
+
+    offset = meminfo_slot_offset()
+    if offset is None or not dict_type.is_precise:
+        return None
+    return InstanceKind(class_for(dict_type), offset, data_pointer=False)
 
 
 def _bind_release() -> None:
