@@ -59,6 +59,18 @@ def set_unique(values):
     return len(seen)
 
 
+def list_append_iterate(n):
+    """Append n floats to a list made in compiled code (ember: what `typed.List()` is there),
+    then sum them by iterating."""
+    xs = []
+    for i in range(n):
+        xs.append(i * 0.5)
+    total = 0.0
+    for x in xs:
+        total += x
+    return total
+
+
 def _ints(quick: bool) -> tuple:
     import numpy as np
 
@@ -71,6 +83,7 @@ CASES: list[tuple[str, Callable, Callable[[bool], tuple], str]] = [
     ("dicts", dict_insert_lookup, lambda quick: (1_000_000,), "insert + lookup, 1M int keys"),
     ("dicts", dict_count_words, _ints, "counts of 1M ints, 100k distinct"),
     ("sets", set_unique, _ints, "add 1M ints, 100k distinct"),
+    ("lists", list_append_iterate, lambda quick: (1_000_000,), "append + iterate 1M floats"),
 ]
 
 
@@ -126,11 +139,64 @@ def _python_side_rows(quick: bool) -> list[Row]:
     return [Row("typed.Dict from Python", "d[k] = v and d[k], per operation", times, unit="us")]
 
 
+def _typed_list_rows(quick: bool) -> list[Row]:
+    """Building a typed List from a Python list of 1M floats, next to `np.array` of it."""
+    import numpy as np
+
+    from ember import typed
+
+    floats = [i * 0.5 for i in range(1_000_000)]
+    makers = {"ember": typed.List, "python": np.array}
+    numba = import_numba()
+    if numba is not None:
+        makers["numba"] = numba.typed.List
+    times = {}
+    for name, make in makers.items():
+        repeat = 1 if name == "numba" or quick else 3
+        times[name] = best_seconds_per_call(lambda: make(floats), repeat, 0.05)
+    return [Row("typed.List from Python", "List(1M floats) (python: np.array of them)", times)]
+
+
+def _argument_rows(quick: bool) -> list[Row]:
+    """One call of `len(x)` passing a typed.Dict (1000 int -> float items) or a typed.List
+    (1000 floats) made in Python: the cost of handing the container to compiled code."""
+    import ember
+    from ember import typed, types
+
+    def size(x):
+        return len(x)
+
+    def containers(module):
+        d = module.typed.Dict.empty(module.types.int64, module.types.float64)
+        xs = module.typed.List()
+        for i in range(1000):
+            d[i] = 0.5
+            xs.append(0.5)
+        return d, xs
+
+    impls = {"ember": (ember.njit(size), containers(ember))}
+    numba = import_numba()
+    if numba is not None:
+        impls["numba"] = (numba.njit(size), containers(numba))
+    assert typed and types  # the ember modules `containers` reads through `module`
+    rows = []
+    for label, index in (("typed.Dict", 0), ("typed.List", 1)):
+        times = {}
+        for name, (func, made) in impls.items():
+            arg = made[index]
+            func(arg)
+            times[name] = best_seconds_per_call(lambda: func(arg), 1 if quick else 3, 0.05)
+        rows.append(Row("call with", f"f({label} of 1000 items)", times, unit="us"))
+    return rows
+
+
 def collect(quick: bool = False) -> Report:
     report = Report("containers and strings: ms per call")
     for section, func, make_args, label in CASES:
         report.rows.append(measure(section, func, make_args(quick), label, quick))
     report.rows.extend(_python_side_rows(quick))
+    report.rows.extend(_typed_list_rows(quick))
+    report.rows.extend(_argument_rows(quick))
     report.notes.append("python = the same kernel run by CPython")
     report.notes.append("string rows include passing the text in and boxing the result")
     return report
