@@ -80,6 +80,8 @@ class FunctionLowerer:
             for stmt in self.func_ir.blocks[label].body:
                 self._lower_statement(stmt)
             self.exception_routing.lowered_block(label, first_new_block)
+        if self.statement_locations is not None:  # exits' clean-up: the `def` line
+            self.statement_locations.before(self.builder, self.func_ir.loc)
         self.exception_routing.finish()
         self._release_at_exits()
         return self.function

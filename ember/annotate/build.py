@@ -1,0 +1,143 @@
+"""What each source line of one compiled specialization became, for the annotated view.
+
+Consumes a dispatcher and one of its signatures: compiles that specialization again with
+debug locations (nothing is installed: the dispatcher's own code is unchanged), collecting the
+loop vectorizer's remarks. Produces a FunctionView: per line its kind (llvm_lines.KINDS), typed
+IR, optimized LLVM and loop notes; the variables' types; each loop's fate.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+
+from ember.annotate.llvm_lines import code_by_line
+from ember.codegen.remarks import Remark, vectorizer_remarks
+from ember.compiler import CompileResult, CompileState, run_pipeline
+from ember.ir import nodes as ir
+from ember.typing.annotate import source_of, statements_by_line, typed_statement
+
+
+@dataclass
+class LoopView:
+    """A loop of the source: vectorized or not (LLVM's remarks), and under parallel=True
+    whether it became a parfor."""
+
+    line: int
+    vectorized: bool = False
+    remarks: list[str] = field(default_factory=list)
+    parallel: str = ""  # "parfor #1", or why it stayed serial; "" when not parallel=True
+
+    @property
+    def summary(self) -> str:
+        vector = "vectorized" if self.vectorized else "not vectorized"
+        return f"{vector}; {self.parallel}" if self.parallel else vector
+
+
+@dataclass
+class LineView:
+    number: int
+    text: str
+    kind: str | None  # None: no code on this line
+    typed_ir: list[str] = field(default_factory=list)
+    llvm: list[str] = field(default_factory=list)
+    loop: LoopView | None = None
+
+
+@dataclass
+class FunctionView:
+    qualname: str
+    signature: str
+    filename: str
+    lines: list[LineView]
+    variables: list[tuple[str, str]]
+    loops: list[LoopView]
+
+    def line(self, number: int) -> LineView:
+        return next(line for line in self.lines if line.number == number)
+
+
+def function_view(dispatcher, arg_types: tuple) -> FunctionView:
+    """The view of `dispatcher`'s specialization for `arg_types` (compiled if needed)."""
+    from ember.dispatcher.dispatcher import compile_lock
+
+    result = dispatcher.compile(arg_types)
+    options = dataclasses.replace(dispatcher.options, debug=True)
+    state = CompileState(dispatcher.py_func, tuple(arg_types), None, options, dispatcher)
+    state.reported = False  # a second compilation for this view: not a compile_report row
+    with compile_lock, vectorizer_remarks() as remarks:
+        annotated = run_pipeline(state)
+    return _view(annotated, result, remarks)
+
+
+def _view(annotated: CompileResult, result: CompileResult, remarks: list[Remark]) -> FunctionView:
+    func_ir, typing = annotated.func_ir, annotated.typing
+    code = code_by_line(annotated.library.optimized_ir, annotated.symbol)
+    statements = statements_by_line(func_ir)
+    loops = _loops(func_ir, remarks, annotated.parallel_report)
+    source, first = source_of(func_ir)
+    lines = []
+    for offset, text in enumerate(source):
+        number = first + offset
+        typed = [typed_statement(stmt, typing) for _, stmt in statements.get(number, [])]
+        kind = code.kinds.get(number) or ("native" if typed else None)
+        lines.append(
+            LineView(number, text.rstrip("\n"), kind, typed, code.instructions.get(number, []))
+        )
+        lines[-1].loop = loops.get(number)
+    args = ", ".join(str(t) for t in result.signature.args)
+    return FunctionView(
+        func_ir.qualname,
+        f"({args}) -> {result.signature.return_type}",
+        func_ir.loc.filename,
+        lines,
+        _variables(func_ir, typing),
+        sorted(loops.values(), key=lambda loop: loop.line),
+    )
+
+
+def _variables(func_ir: ir.FunctionIR, typing) -> list[tuple[str, str]]:
+    """The source's variables (not the compiler's `$` temporaries) and their types; a
+    variable renamed by SSA (`x.1`) is shown under its own name with every type it takes."""
+    found: dict[str, list[str]] = {}
+    for name in (*func_ir.arg_names, *sorted(typing.typemap)):
+        if name.startswith("$") or name not in typing.typemap:
+            continue
+        base = name.split(".")[0]
+        shown = str(typing.typemap[name])
+        if shown not in found.setdefault(base, []):
+            found[base].append(shown)
+    return [(name, " | ".join(shown)) for name, shown in found.items()]
+
+
+def _loops(func_ir: ir.FunctionIR, remarks: list[Remark], report) -> dict[int, LoopView]:
+    """Loops by header line: back edges of the IR (labels are bytecode offsets, so a jump to
+    an earlier label closes a loop), the loops of the parallel report, and the remarks."""
+    loops: dict[int, LoopView] = {}
+    for label, block in func_ir.blocks.items():
+        for target in block.successors():
+            if target <= label and func_ir.blocks[target].body:
+                line = func_ir.blocks[target].body[0].loc.line
+                loops.setdefault(line, LoopView(line))
+    for record in report.loops if report is not None else ():
+        loop = loops.setdefault(record.loc.line, LoopView(record.loc.line))
+        loop.parallel = (
+            f"parfor #{record.parfor_id}"
+            if record.parfor_id is not None
+            else f"stays serial: {record.reason}"
+        )
+    filename = os.path.basename(func_ir.loc.filename)
+    for remark in remarks:
+        # LLVM places a loop's remarks at its header, or at the instruction that blocked it:
+        # the nearest loop starting at or above that line
+        line = max((start for start in loops if start <= remark.line), default=None)
+        if remark.filename == filename and line is not None:
+            loop = loops[line]
+            loop.vectorized = loop.vectorized or remark.vectorized
+            if remark.message not in loop.remarks:
+                loop.remarks.append(remark.message)
+    for loop in loops.values():  # "loop not vectorized" says less than its reasons
+        if len(loop.remarks) > 1 and "loop not vectorized" in loop.remarks:
+            loop.remarks.remove("loop not vectorized")
+    return loops
