@@ -12,7 +12,7 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 
-from ember.annotate.llvm_lines import code_by_line
+from ember.annotate.llvm_lines import code_by_line, heavier
 from ember.codegen.remarks import Remark, vectorizer_remarks
 from ember.compiler import CompileResult, CompileState, run_pipeline
 from ember.ir import nodes as ir
@@ -73,19 +73,16 @@ def function_view(dispatcher, arg_types: tuple) -> FunctionView:
 
 def _view(annotated: CompileResult, result: CompileResult, remarks: list[Remark]) -> FunctionView:
     func_ir, typing = annotated.func_ir, annotated.typing
-    code = code_by_line(annotated.library.optimized_ir, annotated.symbol)
-    statements = statements_by_line(func_ir)
     loops = _loops(func_ir, remarks, annotated.parallel_report)
     source, first = source_of(func_ir)
-    lines = []
-    for offset, text in enumerate(source):
-        number = first + offset
-        typed = [typed_statement(stmt, typing) for _, stmt in statements.get(number, [])]
-        kind = code.kinds.get(number) or ("native" if typed else None)
-        lines.append(
-            LineView(number, text.rstrip("\n"), kind, typed, code.instructions.get(number, []))
-        )
-        lines[-1].loop = loops.get(number)
+    lines = [
+        LineView(first + offset, text.rstrip("\n"), None) for offset, text in enumerate(source)
+    ]
+    by_number = {line.number: line for line in lines}
+    for kernel in _kernels(annotated):
+        _add_kernel(by_number, *kernel)
+    for line in lines:
+        line.loop = loops.get(line.number)
     args = ", ".join(str(t) for t in result.signature.args)
     return FunctionView(
         func_ir.qualname,
@@ -95,6 +92,33 @@ def _view(annotated: CompileResult, result: CompileResult, remarks: list[Remark]
         _variables(func_ir, typing),
         sorted(loops.values(), key=lambda loop: loop.line),
     )
+
+
+def _kernels(annotated: CompileResult) -> list[tuple]:
+    """(func_ir, typing, optimized IR, symbol) of the function and of the outlined body of
+    each of its parfors (compiled separately, with the same debug locations)."""
+    kernels = [
+        (annotated.func_ir, annotated.typing, annotated.library.optimized_ir, annotated.symbol)
+    ]
+    for _, stmt in annotated.func_ir.statements():
+        gufunc = getattr(stmt, "gufunc", None)
+        if getattr(gufunc, "library", None) is not None:
+            kernels.append(
+                (gufunc.func_ir, gufunc.typing, gufunc.library.optimized_ir, gufunc.symbol)
+            )
+    return kernels
+
+
+def _add_kernel(lines: dict[int, LineView], func_ir, typing, optimized_ir, symbol) -> None:
+    code = code_by_line(optimized_ir, symbol)
+    for number, statements in statements_by_line(func_ir).items():
+        if number in lines:
+            lines[number].typed_ir += [typed_statement(stmt, typing) for _, stmt in statements]
+            lines[number].kind = heavier(lines[number].kind or "native", "native")
+    for number, instructions in code.instructions.items():
+        if number in lines:
+            lines[number].llvm += instructions
+            lines[number].kind = heavier(lines[number].kind or "native", code.kinds[number])
 
 
 def _variables(func_ir: ir.FunctionIR, typing) -> list[tuple[str, str]]:
