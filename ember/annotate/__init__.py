@@ -51,9 +51,7 @@ def annotate(dispatcher, signature: tuple | None = None) -> AnnotatedPage:
     chosen = [tuple(signature)] if signature is not None else list(dispatcher.overloads)
     if not chosen:
         name = dispatcher.py_func.__qualname__
-        raise ValueError(
-            f"{name} has no compiled signature yet: call it first, or pass signature="
-        )
+        raise ValueError(f"{name} has no compiled signature yet: call it first, or pass signature=")
     return AnnotatedPage([function_view(dispatcher, arg_types) for arg_types in chosen])
 
 

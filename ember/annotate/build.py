@@ -28,6 +28,7 @@ class LoopView:
     vectorized: bool = False
     remarks: list[str] = field(default_factory=list)
     parallel: str = ""  # "parfor #1", or why it stayed serial; "" when not parallel=True
+    in_callee: bool = False  # a loop of library code the line calls (`b[:] = 1.0`)
 
     @property
     def summary(self) -> str:
@@ -73,13 +74,14 @@ def function_view(dispatcher, arg_types: tuple) -> FunctionView:
 
 def _view(annotated: CompileResult, result: CompileResult, remarks: list[Remark]) -> FunctionView:
     func_ir, typing = annotated.func_ir, annotated.typing
-    loops = _loops(func_ir, remarks, annotated.parallel_report)
+    kernels = _kernels(annotated)
+    loops = _loops([kernel[0] for kernel in kernels], remarks, annotated.parallel_report)
     source, first = source_of(func_ir)
     lines = [
         LineView(first + offset, text.rstrip("\n"), None) for offset, text in enumerate(source)
     ]
     by_number = {line.number: line for line in lines}
-    for kernel in _kernels(annotated):
+    for kernel in kernels:
         _add_kernel(by_number, *kernel)
     for line in lines:
         line.loop = loops.get(line.number)
@@ -135,15 +137,18 @@ def _variables(func_ir: ir.FunctionIR, typing) -> list[tuple[str, str]]:
     return [(name, " | ".join(shown)) for name, shown in found.items()]
 
 
-def _loops(func_ir: ir.FunctionIR, remarks: list[Remark], report) -> dict[int, LoopView]:
-    """Loops by header line: back edges of the IR (labels are bytecode offsets, so a jump to
-    an earlier label closes a loop), the loops of the parallel report, and the remarks."""
+def _loops(func_irs: list, remarks: list[Remark], report) -> dict[int, LoopView]:
+    """Loops by header line, from the back edges of the function's IR and of its parfors'
+    bodies (labels are bytecode offsets: a jump to an earlier label closes a loop) and from
+    the parallel report; LLVM's remarks go to the innermost loop whose lines hold them, or,
+    for a loop of library code a line calls (`b[:] = 1.0`), to a loop entry of that line."""
     loops: dict[int, LoopView] = {}
-    for label, block in func_ir.blocks.items():
-        for target in block.successors():
-            if target <= label and func_ir.blocks[target].body:
-                line = func_ir.blocks[target].body[0].loc.line
-                loops.setdefault(line, LoopView(line))
+    spans: dict[int, tuple[int, int]] = {}
+    for func_ir in func_irs:
+        for header, lines in _loop_lines(func_ir):
+            loops.setdefault(header, LoopView(header))
+            low, high = spans.get(header, (header, header))
+            spans[header] = (min(low, *lines), max(high, *lines))
     for record in report.loops if report is not None else ():
         loop = loops.setdefault(record.loc.line, LoopView(record.loc.line))
         loop.parallel = (
@@ -151,17 +156,38 @@ def _loops(func_ir: ir.FunctionIR, remarks: list[Remark], report) -> dict[int, L
             if record.parfor_id is not None
             else f"stays serial: {record.reason}"
         )
-    filename = os.path.basename(func_ir.loc.filename)
+    filename = os.path.basename(func_irs[0].loc.filename)
     for remark in remarks:
-        # LLVM places a loop's remarks at its header, or at the instruction that blocked it:
-        # the nearest loop starting at or above that line
-        line = max((start for start in loops if start <= remark.line), default=None)
-        if remark.filename == filename and line is not None:
-            loop = loops[line]
-            loop.vectorized = loop.vectorized or remark.vectorized
-            if remark.message not in loop.remarks:
-                loop.remarks.append(remark.message)
+        if remark.filename != filename:
+            continue
+        holding = [start for start, (low, high) in spans.items() if low <= remark.line <= high]
+        line = min(holding, key=lambda start: spans[start][1] - spans[start][0], default=None)
+        if line is None:
+            line = remark.line
+            loops.setdefault(line, LoopView(line, in_callee=True))
+        loop = loops[line]
+        loop.vectorized = loop.vectorized or remark.vectorized
+        if remark.message not in loop.remarks:
+            loop.remarks.append(remark.message)
     for loop in loops.values():  # "loop not vectorized" says less than its reasons
         if len(loop.remarks) > 1 and "loop not vectorized" in loop.remarks:
             loop.remarks.remove("loop not vectorized")
     return loops
+
+
+def _loop_lines(func_ir: ir.FunctionIR) -> list[tuple[int, list[int]]]:
+    """(header line, lines of its blocks) of each loop closed by a back edge."""
+    found = []
+    for label, block in func_ir.blocks.items():
+        for target in block.successors():
+            if target <= label and func_ir.blocks[target].body:
+                header = func_ir.blocks[target].body[0].loc.line
+                lines = [
+                    stmt.loc.line
+                    for inner, body in func_ir.blocks.items()
+                    if target <= inner <= label
+                    for stmt in body.body
+                    if stmt.loc.filename == func_ir.loc.filename
+                ]
+                found.append((header, lines))
+    return found

@@ -35,11 +35,11 @@ header, section.info { padding: 8px 16px; }
 h1 { font-size: 20px; margin: 8px 0; }
 h2 { font-size: 16px; margin: 12px 0 4px; }
 .legend span.key { display: inline-block; padding: 2px 8px; margin: 2px 4px 2px 0;
-  border-left-width: %(stripe)dpx; border-left-style: solid; }
+  border-left-width: STRIPEpx; border-left-style: solid; }
 table.info { border-collapse: collapse; font-size: 13px; }
 table.info td, table.info th { border: 1px solid #ccc; padding: 2px 8px; text-align: left; }
 .source { font-family: monospace; font-size: 14px; margin-top: 8px; }
-.line { border-left: %(stripe)dpx solid transparent; }
+.line { border-left: STRIPEpx solid transparent; }
 .line > summary, .line.empty { display: flex; list-style: none; cursor: default;
   line-height: 20px; min-height: 20px; white-space: pre; }
 .line > summary::-webkit-details-marker { display: none; }
@@ -55,7 +55,7 @@ table.info td, table.info th { border: 1px solid #ccc; padding: 2px 8px; text-al
   padding: 4px 16px 4px 60px; }
 .detail h3 { font-family: sans-serif; font-size: 12px; margin: 6px 0 2px; color: #444; }
 .detail pre { margin: 0; font-size: 12px; white-space: pre-wrap; }
-""" % {"stripe": STRIPE_WIDTH}
+""".replace("STRIPE", str(STRIPE_WIDTH))
 
 _STYLE += "".join(
     f".k-{kind} {{ background: {back}; border-left-color: {stripe}; }}\n"
@@ -125,7 +125,7 @@ def _loops(view: FunctionView) -> str:
     rows = "".join(
         f'<tr data-line="{loop.line}"><td>{loop.line}</td>'
         f"<td>{'yes' if loop.vectorized else 'no'}</td>"
-        f"<td>{escape('; '.join(loop.remarks) or 'no remark from LLVM')}</td>"
+        f"<td>{escape(_remarks(loop))}</td>"
         f"<td>{escape(loop.parallel or '-')}</td></tr>"
         for loop in view.loops
     )
@@ -133,6 +133,11 @@ def _loops(view: FunctionView) -> str:
         '<h2>Loops</h2><table class="info loops"><tr><th>line</th><th>vectorized</th>'
         f"<th>LLVM's remarks</th><th>parallel</th></tr>{rows}</table>"
     )
+
+
+def _remarks(loop) -> str:
+    text = "; ".join(loop.remarks) or "no remark from LLVM (unrolled, removed or not a loop)"
+    return f"a loop in the code this line calls: {text}" if loop.in_callee else text
 
 
 def _line(line: LineView) -> str:
@@ -161,7 +166,8 @@ def _badges(line: LineView) -> str:
     if loop is None:
         return ""
     vector = "vectorized" if loop.vectorized else "not vectorized"
-    badges = f'<span class="badge loop {vector.replace(" ", "-")}">loop: {vector}</span>'
+    label = "inner loop" if loop.in_callee else "loop"
+    badges = f'<span class="badge loop {vector.replace(" ", "-")}">{label}: {vector}</span>'
     if loop.parallel:
         kind = "parfor" if loop.parallel.startswith("parfor") else "serial"
         badges += f'<span class="badge {kind}">{escape(loop.parallel)}</span>'

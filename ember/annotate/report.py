@@ -43,7 +43,7 @@ class CompileReport:
     def passes(self) -> list[str]:
         """The passes that ran, in pipeline order (passes from elsewhere after them)."""
         seen = {name for row in self.rows for name in row.timings}
-        ordered = [name for name, _ in PIPELINE if name in seen]
+        ordered = [name for name, _ in (*PIPELINE, (CODE_GENERATION, None)) if name in seen]
         return ordered + sorted(seen - set(ordered))
 
     def __str__(self) -> str:
@@ -67,12 +67,20 @@ def compile_report(html: bool = False) -> CompileReport | str:
     return report.to_html() if html else report
 
 
+CODE_GENERATION = "code generation"  # not a pipeline pass: done on the first call
+
+
 def _row(record: CompileRecord) -> ReportRow:
     args = ", ".join(str(t) for t in record.arg_types)
     library = record.library()
-    size = code_size(library, record.symbol) if library is not None else None
+    timings = dict(record.timings)
+    size = None
+    if library is not None:
+        size = code_size(library, record.symbol)
+        if getattr(library, "codegen_seconds", None) is not None:
+            timings[CODE_GENERATION] = library.codegen_seconds
     signature = f"({args}) -> {record.return_type}"
-    return ReportRow(record.qualname, signature, dict(record.timings), size, record.cached)
+    return ReportRow(record.qualname, signature, timings, size, record.cached)
 
 
 def code_size(library, symbol: str) -> int | None:
@@ -91,9 +99,24 @@ def code_size(library, symbol: str) -> int | None:
 # ------------------------------------------------------------------------------ text
 
 
+# Column headings of the text table (milliseconds); other passes show their own names.
+_HEADINGS = {
+    "bytecode analysis": "bytecode",
+    "IR generation": "IR",
+    "untyped rewrites": "rewrites",
+    "type inference": "typing",
+    "auto-parallelization": "parallel",
+    "typed rewrites": "typed-rw",
+    "nopython lowering": "lowering",
+    "machine code": "LLVM-opt",
+    CODE_GENERATION: "codegen",
+}
+
+
 def format_table(report: CompileReport) -> str:
     passes = report.passes
-    header = ["function", "signature", "total ms", *passes, "code bytes", "cached"]
+    headings = [_HEADINGS.get(name, name) for name in passes]
+    header = ["function", "signature", "total ms", *headings, "code bytes", "cached"]
     rows = [
         [
             row.function,
@@ -106,7 +129,10 @@ def format_table(report: CompileReport) -> str:
         for row in report.rows
     ]
     total = sum(row.total for row in report.rows)
-    title = f"ember compile report: {len(rows)} specializations, {total * 1e3:.1f} ms compiling"
+    title = (
+        f"ember compile report: {len(rows)} specializations, {total * 1e3:.1f} ms compiling "
+        "(times in ms)"
+    )
     widths = [max(len(cells[i]) for cells in [header, *rows]) for i in range(len(header))]
     lines = [title, _cells(header, widths), _cells(["-" * w for w in widths], widths)]
     lines += [_cells(cells, widths) for cells in rows]
@@ -114,7 +140,11 @@ def format_table(report: CompileReport) -> str:
 
 
 def _cells(cells: list[str], widths: list[int]) -> str:
-    text = [cell.ljust(width) if i < 2 else cell.rjust(width) for i, (cell, width) in enumerate(zip(cells, widths))]
+    # the function and signature read left to right, the numbers line up on the right
+    text = [
+        cell.ljust(width) if column < 2 else cell.rjust(width)
+        for column, (cell, width) in enumerate(zip(cells, widths))
+    ]
     return "  ".join(text).rstrip()
 
 

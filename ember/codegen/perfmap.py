@@ -33,7 +33,7 @@ def function_symbols(elf: bytes) -> list[ObjectSymbol]:
     """The defined function symbols of a 64-bit little-endian ELF object (others: none)."""
     if elf[:4] != _ELF_MAGIC or elf[4] != 2 or elf[5] != 1:
         return []
-    section_offset, = struct.unpack_from("<Q", elf, 0x28)
+    (section_offset,) = struct.unpack_from("<Q", elf, 0x28)
     entry_size, count = struct.unpack_from("<HH", elf, 0x3A)
     sections = [_section(elf, section_offset + i * entry_size) for i in range(count)]
     found = []

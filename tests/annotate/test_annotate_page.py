@@ -102,6 +102,13 @@ def test_loops_vectorized_or_not_from_llvm_remarks():
     assert reassociated.lines[line].badges == ["loop: vectorized"]
 
 
+def test_a_loop_in_library_code_is_shown_on_the_line_that_calls_it(every_kind_page):
+    filled = every_kind_page.lines[line_of(every_kind, "b[:] = 1.0")]
+    assert filled.badges == ["inner loop: vectorized"]
+    row = every_kind_page.loop_rows[line_of(every_kind, "b[:] = 1.0")]
+    assert row[0] == "yes" and row[1].startswith("a loop in the code this line calls")
+
+
 def test_parallel_loops_say_whether_they_became_parfors():
     converted = _page(parallel_sum_jit, VECTOR)
     line = line_of(parallel_sum, "# a parfor")
