@@ -152,3 +152,13 @@ def test_errors_say_what_to_do():
         fresh.inspect_types(pretty=True)
     with pytest.raises(UnsupportedError, match="needs an @njit function"):
         ember.annotate.annotate(float_sum)
+
+
+def test_object_mode_functions_have_no_page():
+    def concatenated(values):
+        return "".join(str(v) for v in values)
+
+    forced = ember.jit(forceobj=True)(concatenated)
+    assert forced([1, 2]) == concatenated([1, 2])
+    with pytest.raises(UnsupportedError, match="runs in object mode"):
+        forced.inspect_types(pretty=True)
