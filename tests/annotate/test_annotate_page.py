@@ -132,6 +132,7 @@ def test_pretty_page_is_self_contained_and_shows_in_notebooks(every_kind_page):
 
 
 def test_annotating_leaves_the_dispatcher_unchanged():
+    float_sum_jit(VECTOR)
     before = dict(float_sum_jit.overloads)
     ember.annotate.annotate(float_sum_jit, (types.float64[::1],))
     assert float_sum_jit.overloads == before
