@@ -158,7 +158,7 @@ def _loops(func_irs: list, remarks: list[Remark], report) -> dict[int, LoopView]
         )
     filename = os.path.basename(func_irs[0].loc.filename)
     for remark in remarks:
-        if remark.filename != filename:
+        if os.path.basename(remark.filename) != filename:
             continue
         holding = [start for start, (low, high) in spans.items() if low <= remark.line <= high]
         line = min(holding, key=lambda start: spans[start][1] - spans[start][0], default=None)

@@ -85,14 +85,14 @@ def _row(record: CompileRecord) -> ReportRow:
 
 def code_size(library, symbol: str) -> int | None:
     """Bytes of machine code of `symbol`, from the object code of its optimized module."""
+    from ember.codegen.elf_object import ElfObject
     from ember.codegen.jit import engine
-    from ember.codegen.perfmap import function_symbols
 
     module = getattr(library, "_linkable", None)
     if module is None:
         return None
     elf = engine().target_machine.emit_object(module.clone())
-    sizes = {s.name: s.size for s in function_symbols(elf)}
+    sizes = {s.name: s.size for s in ElfObject(elf).function_symbols()}
     return sizes.get(symbol)
 
 

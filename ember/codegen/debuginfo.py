@@ -51,8 +51,12 @@ class DebugInfo:
     def file(self, filename: str) -> llvm.DIValue:
         found = self._files.get(filename)
         if found is None:
-            directory, base = os.path.split(os.path.abspath(filename))
-            found = self.module.add_debug_info("DIFile", {"filename": base, "directory": directory})
+            # the whole path as the name: line tables then name the file without the
+            # compile unit's directory (perf's jitdump records need it whole)
+            path = os.path.abspath(filename)
+            found = self.module.add_debug_info(
+                "DIFile", {"filename": path, "directory": os.path.dirname(path)}
+            )
             self._files[filename] = found
         return found
 

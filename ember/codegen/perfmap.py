@@ -1,70 +1,45 @@
-"""`EMBER_PERF_MAP=1`: `/tmp/perf-<pid>.map` lines (`START SIZE name`, hexadecimal) for every
-function the JIT loads, so `perf report`, `perf top` and py-spy's native mode name jitted code.
+"""`EMBER_PERF_MAP=1`: profilers name jitted code. Every function the JIT loads gets a line
+`START SIZE name` (hexadecimal) in `/tmp/perf-<pid>.map`, which `perf report`, `perf top` and
+py-spy's native mode read, and a record in `/tmp/jit-<pid>.dump` (perf's jitdump format: the
+code and, with `EMBER_DEBUGINFO=1`, its Python lines), which `perf inject --jit` turns into
+objects that `perf annotate` shows with their source.
 
 Consumes the object code the JIT engine generates (its object-cache notification) and the
-addresses it loads it at; function sizes come from the object's ELF symbol table.
+addresses it loads it at; sizes and lines come from the object (ember/codegen/elf_object.py).
 """
 
 from __future__ import annotations
 
+import ctypes
+import mmap
 import os
 import struct
 import threading
-from dataclasses import dataclass
+import time
 
-_ELF_MAGIC = b"\x7fELF"
-_SYMTAB = 2  # section header type
-_FUNC = 2  # symbol type (low nibble of st_info)
-_GLOBAL, _WEAK = 1, 2  # symbol bindings (high nibble of st_info)
+from ember.codegen.elf_object import ElfObject, ObjectSymbol
 
+_GLOBAL = 1  # symbol binding
 
-@dataclass(frozen=True)
-class ObjectSymbol:
-    """A function symbol of an object file: its section, offset in it, size and binding."""
-
-    name: str
-    section: int
-    offset: int
-    size: int
-    binding: int
+_JITDUMP_MAGIC = 0x4A695444
+_JITDUMP_VERSION = 1
+_CODE_LOAD, _CODE_DEBUG_INFO = 0, 2
 
 
-def function_symbols(elf: bytes) -> list[ObjectSymbol]:
-    """The defined function symbols of a 64-bit little-endian ELF object (others: none)."""
-    if elf[:4] != _ELF_MAGIC or elf[4] != 2 or elf[5] != 1:
-        return []
-    (section_offset,) = struct.unpack_from("<Q", elf, 0x28)
-    entry_size, count = struct.unpack_from("<HH", elf, 0x3A)
-    sections = [_section(elf, section_offset + i * entry_size) for i in range(count)]
-    found = []
-    for kind, offset, size, link, sym_size in sections:
-        if kind != _SYMTAB:
-            continue
-        strings_offset = sections[link][1]
-        for at in range(offset, offset + size, sym_size):
-            name_at, info, _, index, value, length = struct.unpack_from("<IBBHQQ", elf, at)
-            if info & 0xF == _FUNC and index != 0:
-                name = elf[strings_offset + name_at : elf.index(b"\0", strings_offset + name_at)]
-                found.append(ObjectSymbol(name.decode(), index, value, length, info >> 4))
-    return found
-
-
-def _section(elf: bytes, at: int) -> tuple[int, int, int, int, int]:
-    """(type, file offset, size, link, entry size) of the section header at `at`."""
-    _, kind, _, _, offset, size, link, _, _, entry_size = struct.unpack_from("<IIQQQQIIQQ", elf, at)
-    return kind, offset, size, link, entry_size
-
-
-def loaded_functions(symbols: list[ObjectSymbol], address_of) -> list[tuple[int, int, str]]:
-    """(address, size, name) of each function: a section's load address is found from one of
-    its global symbols (`address_of(name)`), which weak copies shared by several modules
-    could not tell reliably; local functions of that section follow from their offsets."""
+def section_bases(symbols: list[ObjectSymbol], address_of) -> dict[int, int]:
+    """Where each code section of an object was loaded, from one of its global symbols
+    (`address_of(name)`): weak copies that several modules share could be any module's."""
     bases: dict[int, int] = {}
     for symbol in symbols:
         if symbol.binding == _GLOBAL and symbol.section not in bases:
             address = address_of(symbol.name)
             if address:
                 bases[symbol.section] = address - symbol.offset
+    return bases
+
+
+def loaded_functions(symbols: list[ObjectSymbol], bases: dict) -> list[tuple[int, int, str]]:
+    """(address, size, name) of each function of a loaded section."""
     return [
         (bases[s.section] + s.offset, s.size, s.name)
         for s in symbols
@@ -73,7 +48,8 @@ def loaded_functions(symbols: list[ObjectSymbol], address_of) -> list[tuple[int,
 
 
 class PerfMap:
-    """Appends the functions of each object the engine loads to this process's perf map."""
+    """Appends the functions of each object the engine loads to this process's perf map and
+    jitdump."""
 
     def __init__(self) -> None:
         self._pending: list[bytes] = []
@@ -87,11 +63,84 @@ class PerfMap:
         """After the engine finalized its objects: write the functions they hold."""
         with self._lock:
             pending, self._pending = self._pending, []
-            lines = [
-                f"{address:x} {size:x} {name}\n"
-                for elf in pending
-                for address, size, name in loaded_functions(function_symbols(elf), address_of)
-            ]
-            if lines:  # the pid when written: a forked child has its own map
-                with open(f"/tmp/perf-{os.getpid()}.map", "a") as out:
-                    out.writelines(lines)
+            for data in pending:
+                self._write_object(ElfObject(data), address_of)
+
+    def _write_object(self, elf: ElfObject, address_of) -> None:
+        if not elf.valid:
+            return
+        symbols = elf.function_symbols()
+        bases = section_bases(symbols, address_of)
+        functions = loaded_functions(symbols, bases)
+        if not functions:
+            return
+        # the pid when written: a forked child has its own files
+        with open(f"/tmp/perf-{os.getpid()}.map", "a") as out:
+            out.writelines(f"{address:x} {size:x} {name}\n" for address, size, name in functions)
+        lines = [
+            (bases[row.section] + row.offset, row.line, row.file)
+            for row in elf.line_rows()
+            if row.section in bases and row.line > 0
+        ]
+        _jitdump(elf.machine).write(functions, sorted(lines))
+
+
+class JitDump:
+    """`/tmp/jit-<pid>.dump`: mapped executable once so `perf record -k 1` notes it, then one
+    code-load record per function, preceded by its line entries when it has them."""
+
+    def __init__(self, machine: int) -> None:
+        self.pid = os.getpid()
+        self._out = open(f"/tmp/jit-{self.pid}.dump", "w+b")  # noqa: SIM115 - kept open
+        header = struct.pack(
+            "<IIIIIIQQ", _JITDUMP_MAGIC, _JITDUMP_VERSION, 40, machine, 0, self.pid, _now(), 0
+        )
+        self._out.write(header)
+        self._out.flush()
+        self._marker = mmap.mmap(
+            self._out.fileno(), len(header), mmap.MAP_PRIVATE, mmap.PROT_READ | mmap.PROT_EXEC
+        )
+        self._index = 0
+
+    def write(self, functions: list[tuple[int, int, str]], lines: list[tuple]) -> None:
+        with _jitdump_lock:
+            self._write(functions, lines)
+
+    def _write(self, functions: list[tuple[int, int, str]], lines: list[tuple]) -> None:
+        thread = threading.get_native_id()
+        for address, size, name in functions:
+            inside = [entry for entry in lines if address <= entry[0] < address + size]
+            if inside:
+                self._record(_CODE_DEBUG_INFO, _debug_info(address, inside))
+            code = ctypes.string_at(address, size)
+            body = struct.pack("<IIQQQQ", self.pid, thread, address, address, size, self._index)
+            self._record(_CODE_LOAD, body + name.encode() + b"\0" + code)
+            self._index += 1
+        self._out.flush()
+
+    def _record(self, kind: int, body: bytes) -> None:
+        self._out.write(struct.pack("<IIQ", kind, 16 + len(body), _now()) + body)
+
+
+_jitdumps: dict[int, JitDump] = {}  # by pid: one file per process, shared by every engine
+_jitdump_lock = threading.Lock()
+
+
+def _jitdump(machine: int) -> JitDump:
+    with _jitdump_lock:
+        found = _jitdumps.get(os.getpid())
+        if found is None:
+            found = _jitdumps[os.getpid()] = JitDump(machine)
+        return found
+
+
+def _debug_info(address: int, lines: list[tuple[int, int, str]]) -> bytes:
+    entries = b"".join(
+        struct.pack("<Qii", at, line, 0) + file.encode() + b"\0" for at, line, file in lines
+    )
+    return struct.pack("<QQ", address, len(lines)) + entries
+
+
+def _now() -> int:
+    """perf's clock for jitdump timestamps (`perf record -k 1`)."""
+    return time.clock_gettime_ns(time.CLOCK_MONOTONIC)

@@ -46,13 +46,13 @@ def test_lists_each_function_and_signature_with_pass_times():
 
 
 def test_code_size_is_the_machine_code_of_the_function():
+    from ember.codegen.elf_object import ElfObject
     from ember.codegen.jit import engine
-    from ember.codegen.perfmap import function_symbols
 
     function, _, rows = report_of_a_new_function()
     result = next(iter(function.overloads.values()))
     elf = engine().target_machine.emit_object(result.library._linkable.clone())
-    size = {s.name: s.size for s in function_symbols(elf)}[result.symbol]
+    size = {s.name: s.size for s in ElfObject(elf).function_symbols()}[result.symbol]
     assert rows[0].code_size == size > 0
 
 

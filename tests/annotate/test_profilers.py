@@ -4,6 +4,7 @@ uses to stop on a Python line."""
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shutil
@@ -11,9 +12,10 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
-from ember.codegen.perfmap import function_symbols
+from ember.codegen.elf_object import ElfObject
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -51,11 +53,20 @@ def _run(command: list[str], **variables: str) -> subprocess.CompletedProcess:
 
 
 def _perf_map(pid: int) -> list[tuple[int, int, str]]:
-    path = f"/tmp/perf-{pid}.map"
-    with open(path) as lines:
+    with open(f"/tmp/perf-{pid}.map") as lines:
         entries = [line.rstrip("\n").split(" ", 2) for line in lines]
-    os.unlink(path)
+    _remove_profiler_files(pid)
     return [(int(start, 16), int(size, 16), name) for start, size, name in entries]
+
+
+def _remove_profiler_files(pid: int) -> None:
+    for path in [
+        f"/tmp/perf-{pid}.map",
+        f"/tmp/jit-{pid}.dump",
+        *glob.glob(f"/tmp/jitted-{pid}-*"),
+    ]:
+        if os.path.exists(path):
+            os.unlink(path)
 
 
 def test_perf_map_lists_every_jitted_function_at_its_address(script):
@@ -76,7 +87,9 @@ def test_perf_map_lists_every_jitted_function_at_its_address(script):
 def test_no_perf_map_unless_asked(script):
     done = _run([sys.executable, str(script), "10"])
     assert done.returncode == 0, done.stderr
-    assert not os.path.exists(f"/tmp/perf-{json.loads(done.stdout)['pid']}.map")
+    pid = json.loads(done.stdout)["pid"]
+    assert not os.path.exists(f"/tmp/perf-{pid}.map")
+    assert not os.path.exists(f"/tmp/jit-{pid}.dump")
 
 
 def test_elf_symbol_sizes_agree_with_readelf():
@@ -89,7 +102,7 @@ def test_elf_symbol_sizes_agree_with_readelf():
     function(1.0)
     (result,) = function.overloads.values()
     elf = engine().target_machine.emit_object(result.library._linkable.clone())
-    ours = {s.name: s.size for s in function_symbols(elf)}
+    ours = {s.name: s.size for s in ElfObject(elf).function_symbols()}
     path = f"/tmp/ember-test-{os.getpid()}.o"
     with open(path, "wb") as out:
         out.write(elf)
@@ -114,23 +127,31 @@ def _perf_can_record() -> str | None:
     return None
 
 
-def test_perf_report_names_the_jitted_function(script, tmp_path):
+def test_perf_report_names_the_jitted_function_and_annotates_its_lines(script, tmp_path):
     reason = _perf_can_record()
     if reason:
         pytest.skip(reason)
-    data = tmp_path / "perf.data"
-    command = ["perf", "record", "-q", "-o", str(data), "--", sys.executable, str(script)]
-    done = _run([*command, "8000000"], EMBER_PERF_MAP="1")
+    data, injected = tmp_path / "perf.data", tmp_path / "perf.jit.data"
+    command = ["perf", "record", "-q", "-k", "1", "-o", str(data), "--"]
+    done = _run([*command, sys.executable, str(script), "8000000"], EMBER_PERF_MAP="1",
+                EMBER_DEBUGINFO="1")  # fmt: skip
     assert done.returncode == 0, done.stderr
     facts = json.loads(done.stdout.splitlines()[-1])
-    report = subprocess.run(
-        ["perf", "report", "-i", str(data), "--stdio", "--sort", "sym"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    os.unlink(f"/tmp/perf-{facts['pid']}.map")
-    assert facts["symbol"] in report.stdout
+    try:
+        report = _perf("report", "-i", str(data), "--stdio", "--sort", "sym")
+        assert facts["symbol"] in report  # named through the perf map
+        _perf("inject", "--jit", "-i", str(data), "-o", str(injected))
+        annotated = _perf("annotate", "-i", str(injected), "--stdio", "-s", facts["symbol"])
+    finally:
+        _remove_profiler_files(facts["pid"])
+    source_line = SCRIPT.splitlines()[LOOP_LINE - 1].strip()
+    assert f"{LOOP_LINE}   {source_line}" in annotated  # the jitdump's Python lines
+
+
+def _perf(*args: str) -> str:
+    done = subprocess.run(["perf", *args], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 def test_gdb_stops_on_a_python_line_of_jitted_code(script):
@@ -147,7 +168,7 @@ def test_gdb_stops_on_a_python_line_of_jitted_code(script):
             "--args", sys.executable, str(script), "10",
         ]
     )  # fmt: skip
-    assert f"hot_loop$1.int64 () at {script.name}:{LOOP_LINE}" in done.stdout, done.stdout[-2000:]
+    assert f"hot_loop$1.int64 () at {script}:{LOOP_LINE}" in done.stdout, done.stdout[-2000:]
 
 
 def test_debug_line_table_in_the_object_code():
@@ -169,3 +190,39 @@ def test_debug_line_table_in_the_object_code():
     assert "DW_LANG_Python" in optimized
     elf = engine().target_machine.emit_object(result.library._linkable.clone())
     assert b".debug_line" in elf and os.path.basename(__file__).encode() in elf
+
+
+def test_line_table_reader_agrees_with_llvm_dwarfdump():
+    if shutil.which("llvm-dwarfdump") is None:
+        pytest.skip("llvm-dwarfdump is not installed (Debian: apt-get install llvm)")
+    from ember import njit
+    from ember.codegen.elf_object import ElfObject
+    from ember.codegen.jit import engine
+
+    def clipped(a, low):
+        total = 0.0
+        for x in a:
+            total += max(x, low)
+        return total
+
+    function = njit(debug=True)(clipped)
+    values = np.linspace(-1.0, 1.0, 11)
+    assert function(values, 0.0) == clipped(values, 0.0)
+    (result,) = function.overloads.values()
+    elf = engine().target_machine.emit_object(result.library._linkable.clone())
+    path = f"/tmp/ember-test-{os.getpid()}.o"
+    with open(path, "wb") as out:
+        out.write(elf)
+    listing = subprocess.run(["llvm-dwarfdump", "--debug-line", path], capture_output=True,
+                             text=True).stdout  # fmt: skip
+    os.unlink(path)
+    theirs = []
+    for line in listing.splitlines():
+        fields = line.split()
+        if fields and fields[0].startswith("0x000") and "end_sequence" not in line:
+            theirs.append((int(fields[0], 16), int(fields[1])))
+    ours = [(row.offset, row.line) for row in ElfObject(elf).line_rows()]
+    assert ours == theirs
+    first = clipped.__code__.co_firstlineno
+    assert {first + 3, first + 4} <= {line for _, line in ours}
+    assert {row.file for row in ElfObject(elf).line_rows()} == {os.path.abspath(__file__)}
