@@ -7,6 +7,7 @@ whether LLVM vectorized them and, under parallel=True, whether they became parfo
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 from ember.annotate.build import FunctionView, LineView
@@ -78,7 +79,19 @@ def render_page(views: list[FunctionView]) -> str:
 def render_fragment(views: list[FunctionView]) -> str:
     """The page's content for embedding (a notebook cell): the style scoped to a div."""
     body = "\n".join(render_function(view) for view in views)
-    return f'<div class="ember-annotate"><style>{_STYLE}</style>{body}</div>'
+    return f'<div class="ember-annotate"><style>{_scoped(_STYLE)}</style>{body}</div>'
+
+
+def _scoped(style: str, scope: str = ".ember-annotate") -> str:
+    """The style with every selector under `scope` (`body` becomes the scope itself), so a
+    notebook cell's page restyles nothing around it."""
+
+    def prefix(match: re.Match) -> str:
+        selectors = [selector.strip() for selector in match.group(1).split(",")]
+        scoped = [scope if s == "body" else f"{scope} {s}" for s in selectors]
+        return ", ".join(scoped) + " {"
+
+    return re.sub(r"^([^{}\n][^{}]*?)\s*\{", prefix, style, flags=re.MULTILINE)
 
 
 def render_function(view: FunctionView) -> str:

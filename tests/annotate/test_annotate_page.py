@@ -128,7 +128,12 @@ def test_pretty_page_is_self_contained_and_shows_in_notebooks(every_kind_page):
         assert "<script" not in document
         assert "http://" not in document and "https://" not in document
     assert page.html.startswith("<!DOCTYPE html>")
-    assert page._repr_html_().startswith('<div class="ember-annotate">')
+    fragment = page._repr_html_()
+    assert fragment.startswith('<div class="ember-annotate">')
+    style = fragment.split("<style>")[1].split("</style>")[0]
+    rules = [rule.strip() for rule in style.split("}") if "{" in rule]
+    for selectors in (rule.split("{")[0] for rule in rules):  # nothing outside the cell
+        assert all(s.strip().startswith(".ember-annotate") for s in selectors.split(","))
 
 
 def test_annotating_leaves_the_dispatcher_unchanged():
