@@ -121,6 +121,23 @@ def _add_kernel(lines: dict[int, LineView], func_ir, typing, optimized_ir, symbo
         if number in lines:
             lines[number].llvm += instructions
             lines[number].kind = heavier(lines[number].kind or "native", code.kinds[number])
+    for number in _objmode_lines(func_ir):
+        if number in lines:
+            lines[number].kind = "python"
+            lines[number].typed_ir.append("(runs as Python: inside `with objmode()`)")
+
+
+def _objmode_lines(func_ir: ir.FunctionIR) -> set[int]:
+    """The lines of the `with objmode()` blocks the function calls (their bodies run as
+    Python functions, so they have no typed IR or LLVM)."""
+    from ember.frontend.objmode_blocks import ObjModeBlock
+
+    found = set()
+    for _, stmt in func_ir.statements():
+        value = getattr(getattr(stmt, "value", None), "value", None)
+        if isinstance(value, ObjModeBlock):
+            found.update(line for _, _, line in value.py_func.__code__.co_lines() if line)
+    return found
 
 
 def _variables(func_ir: ir.FunctionIR, typing) -> list[tuple[str, str]]:

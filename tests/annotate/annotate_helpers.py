@@ -14,6 +14,7 @@ def every_kind(a, n):
     total = 0.0
     for i in range(a.size):
         total += a[i] * 2.0  # native
+    # a comment: no code
     b = np.empty(n)  # allocates
     b[:] = 1.0
     first = b[0]  # the last use of b: releases it (runtime)

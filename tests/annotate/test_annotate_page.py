@@ -69,9 +69,14 @@ def test_lines_expand_to_their_typed_ir_and_optimized_llvm(every_kind_page):
 
 def test_lines_without_code_are_not_shaded(every_kind_page):
     blank = every_kind_page.lines[line_of(every_kind, "def every_kind")]
-    inside_objmode = every_kind_page.lines[line_of(every_kind, "t = 1.0")]  # runs in Python
-    assert inside_objmode.kind is None and inside_objmode.tag == "div"
-    assert blank.kind in (None, "native", "runtime")
+    assert blank.kind in (None, "native", "runtime")  # the exits' clean-up is the def line's
+    comment = every_kind_page.lines[line_of(every_kind, "# a comment: no code")]
+    assert comment.kind is None and comment.tag == "div" and "k-" not in " ".join(comment.classes)
+
+
+def test_the_body_of_objmode_blocks_runs_as_python(every_kind_page):
+    inside = every_kind_page.lines[line_of(every_kind, "t = 1.0")]
+    assert inside.kind == "python" and "runs as Python" in inside.text
 
 
 def test_variable_types(every_kind_page):
