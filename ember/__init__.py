@@ -14,6 +14,7 @@ from typing import Any
 from ember import types
 from ember.decorators import jit, njit
 from ember.errors import TypingError, UnsupportedError
+from ember.misc.carray import carray, farray
 from ember.misc.literal import literal_unroll
 from ember.misc.objmode import objmode
 from ember.parallel.api import (
@@ -144,8 +145,10 @@ def from_dtype(dtype: Any) -> types.Type:
 
 
 __all__ = [
+    "carray",
     "cfunc",
     "compile_report",
+    "farray",
     "from_dtype",
     "jit",
     "jitclass",
