@@ -14,6 +14,7 @@ import ctypes
 import mmap
 import os
 import struct
+import sys
 import threading
 import time
 
@@ -82,7 +83,9 @@ class PerfMap:
             for row in elf.line_rows()
             if row.section in bases and row.line > 0
         ]
-        _jitdump(elf.machine).write(functions, sorted(lines))
+        jitdump = _jitdump(elf.machine)
+        if jitdump is not None:
+            jitdump.write(functions, sorted(lines))
 
 
 class JitDump:
@@ -97,9 +100,14 @@ class JitDump:
         )
         self._out.write(header)
         self._out.flush()
-        self._marker = mmap.mmap(
-            self._out.fileno(), len(header), mmap.MAP_PRIVATE, mmap.PROT_READ | mmap.PROT_EXEC
-        )
+        try:
+            self._marker = mmap.mmap(
+                self._out.fileno(), len(header), mmap.MAP_PRIVATE, mmap.PROT_READ | mmap.PROT_EXEC
+            )
+        except OSError:
+            self._out.close()
+            os.unlink(self._out.name)
+            raise
         self._index = 0
 
     def write(self, functions: list[tuple[int, int, str]], lines: list[tuple]) -> None:
@@ -122,16 +130,21 @@ class JitDump:
         self._out.write(struct.pack("<IIQ", kind, 16 + len(body), _now()) + body)
 
 
-_jitdumps: dict[int, JitDump] = {}  # by pid: one file per process, shared by every engine
+# By pid: one file per process, shared by every engine; None where it cannot be made.
+_jitdumps: dict[int, JitDump | None] = {}
 _jitdump_lock = threading.Lock()
 
 
-def _jitdump(machine: int) -> JitDump:
+def _jitdump(machine: int) -> JitDump | None:
     with _jitdump_lock:
-        found = _jitdumps.get(os.getpid())
-        if found is None:
-            found = _jitdumps[os.getpid()] = JitDump(machine)
-        return found
+        pid = os.getpid()
+        if pid not in _jitdumps:
+            try:
+                _jitdumps[pid] = JitDump(machine)
+            except OSError as error:  # /tmp mounted noexec, full, ...: the map still works
+                print(f"ember: no jitdump for perf ({error})", file=sys.stderr)
+                _jitdumps[pid] = None
+        return _jitdumps[pid]
 
 
 def _debug_info(address: int, lines: list[tuple[int, int, str]]) -> bytes:
