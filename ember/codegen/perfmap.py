@@ -1,6 +1,6 @@
 """`EMBER_PERF_MAP=1`: profilers name jitted code. Every function the JIT loads gets a line
 `START SIZE name` (hexadecimal) in `/tmp/perf-<pid>.map`, which `perf report`, `perf top` and
-py-spy's native mode read, and a record in `/tmp/jit-<pid>.dump` (perf's jitdump format: the
+other profilers read, and a record in `/tmp/jit-<pid>.dump` (perf's jitdump format: the
 code and, with `EMBER_DEBUGINFO=1`, its Python lines), which `perf inject --jit` turns into
 objects that `perf annotate` shows with their source.
 
