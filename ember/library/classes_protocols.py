@@ -56,14 +56,10 @@ def instance_truth(context, builder, from_type, to_type, value):
 
 @registry.typer(operator.not_)
 def _type_not(args, kws):
+    """`not obj`: lowered as `not` of the truth above."""
     if len(args) == 1 and isinstance(args[0], Instance):
         return Signature(types.boolean, args)
     return None
-
-
-@lower_builtin(operator.not_, Instance)
-def instance_not(context, builder, sig, args):
-    return builder.not_(instance_truth(context, builder, sig.args[0], types.boolean, args[0]))
 
 
 # ---------------------------------------------------------------------------- str, repr

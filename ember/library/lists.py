@@ -219,18 +219,10 @@ _SIZED = (types.List, types.UnicodeType, types.DictType, types.Set)
 
 @registry.typer(operator.not_)
 def _type_not_of_container(args, kws):
-    """`not xs` of a list, string, dict or set: empty."""
+    """`not xs` of a list, string, dict or set: empty (lowered as `not` of its truth)."""
     if len(args) == 1 and isinstance(types.unliteral(args[0]), _SIZED):
         return signature(types.boolean, types.unliteral(args[0]))
     return None
-
-
-def _lower_not(context, builder, sig, args):
-    return builder.not_(context.is_true(builder, sig.args[0], args[0]))
-
-
-for _sized in _SIZED:
-    lower_builtin(operator.not_, _sized)(_lower_not)
 
 
 @overload(operator.getitem)
