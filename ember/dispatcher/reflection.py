@@ -96,12 +96,24 @@ def write_back(typ: types.List | types.Set, meminfo: int, items: list | set) -> 
     count = header.size
     storage = nrt.data_address(header.storage) if header.storage and count else 0
     native_items = (item_ctype * count).from_address(storage) if count else []
-    convert = _PYTHON_VALUE[type(typ.dtype)]
     convert_item = _PYTHON_ITEM[type(typ.dtype)]
-    values = [convert(item) for item in native_items]
-    if values != [convert_item(item) for item in items]:  # changed by the callee
-        items[:] = values
+    values = _native_values(typ.dtype, native_items, count)
+    # compared as they are first (at C speed), then as the native list holds them (1 == 1.0)
+    if values != items and values != [convert_item(item) for item in items]:
+        items[:] = values  # changed by the callee
     nrt.runtime().decref(meminfo)
+
+
+def _native_values(dtype: types.Type, native_items: Any, count: int) -> list:
+    """The items of a native list as Python values (numbers through NumPy, at C speed)."""
+    if count and isinstance(dtype, (types.Boolean, types.Integer, types.Float)):
+        import numpy as np
+
+        from ember.library.numpy_support import numpy_dtype
+
+        return np.frombuffer(native_items, dtype=numpy_dtype(dtype), count=count).tolist()
+    convert = _PYTHON_VALUE[type(dtype)]
+    return [convert(item) for item in native_items]
 
 
 def _integer_ctype(typ: types.Integer) -> Any:

@@ -147,8 +147,18 @@ def _typeof_list(items: list) -> types.Type:
             return types.List(instance_type)
     if type(items[0]) is str and all(type(item) is str for item in items):
         return types.List(types.unicode_type)
+    # one item per Python type (at C speed); ints need their range, which min/max give when
+    # every int fits int64 (otherwise each int is typed on its own, as it may be uint64)
+    representatives = dict(zip(map(type, items), items))
+    if int in representatives:
+        ints = [item for item in items if type(item) is int]
+        if _int_type(min(ints)) is types.int64 is _int_type(max(ints)):
+            representatives[int] = 0
+        else:
+            del representatives[int]
+            representatives.update((index, item) for index, item in enumerate(ints))
     found = None
-    for item in items:
+    for item in representatives.values():
         typ = _EXACT_TYPES.get(type(item)) or (_int_type(item) if type(item) is int else None)
         if isinstance(typ, (types.Number, types.Boolean)):
             found = typ if found is None else unify_pair(found, typ)
