@@ -143,8 +143,14 @@ def generate_ir(state: CompileState) -> None:
 
 def _jitted_function_of(value: object) -> FunctionType | None:
     from ember.dispatcher.dispatcher import Dispatcher
+    from ember.library.key_functions import BY_BUILTIN
 
-    return value.py_func if isinstance(value, Dispatcher) else None
+    if isinstance(value, Dispatcher):
+        return value.py_func
+    try:
+        return BY_BUILTIN.get(value)  # sorted(xs, key=lambda ...)
+    except TypeError:  # an unhashable global
+        return None
 
 
 def rewrite_untyped(state: CompileState) -> None:

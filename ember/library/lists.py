@@ -16,12 +16,14 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.errors import TypingError
 from ember.extending import intrinsic, lower_builtin, lower_cast, overload, overload_method
+from ember.library import key_functions
 from ember.library.arrays_iter import iterator_of
 from ember.library.slices import slice_bounds
 from ember.lowering import arrays as refs
 from ember.lowering import iterators
 from ember.lowering import lists as primitives
 from ember.typing.conversions import Conversion, can_convert
+from ember.typing.overload import register_jitable
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
@@ -421,6 +423,20 @@ def list_index(xs, item):
         return index
 
 
+@overload_method(types.List, "remove")
+def list_remove(xs, item):
+    if _is_list(xs):
+
+        def remove(xs, item):
+            for position in range(_length(xs)):
+                if _load(xs, position) == item:
+                    xs.pop(position)  # the popped item's reference is released here
+                    return
+            raise ValueError("list.remove(x): x not in list")
+
+        return remove
+
+
 @overload_method(types.List, "count")
 def list_count(xs, item):
     if _is_list(xs):
@@ -547,14 +563,29 @@ def _sortable(item: types.Type) -> bool:
 
 
 @overload_method(types.List, "sort")
-def list_sort(xs):
-    if _is_list(xs) and _sortable(xs.dtype):
-        return _stable_sort
+def list_sort(xs, key=None, reverse=False):
+    if not _is_list(xs):
+        return None
+    if not (key is None or isinstance(key, types.NoneType)):
+        return key_functions.sort_by_key  # a jitted or builtin key function
+    if _sortable(xs.dtype):
+        return _sort_maybe_reversed
+    return None
+
+
+def _sort_maybe_reversed(xs, key=None, reverse=False):
+    if reverse:  # a stable descending order: equal items keep their order
+        xs.reverse()
+        _stable_sort(xs)
+        xs.reverse()
+    else:
+        _stable_sort(xs)
 
 
 _RUN = 16  # items per insertion-sorted run before the merges
 
 
+@register_jitable
 def _stable_sort(xs):
     """Stable, like Python's: insertion-sorted runs, then bottom-up merges through a buffer;
     only `<` compares, and an item moves before an equal one never."""
