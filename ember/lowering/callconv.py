@@ -23,7 +23,8 @@ _status_type = llvm.IntType(32)
 _exception_id_type = llvm.IntType(32)
 _pointer = llvm.PointerType()
 EXCINFO_TYPE = llvm.LiteralStructType([_exception_id_type, _pointer])  # {id, payload meminfo}
-PAYLOAD_SLOT_SIZE = 8  # each run-time argument of a raised exception takes 8 bytes
+PAYLOAD_SLOT_SIZE = 8  # each run-time argument of a raised exception takes 8-byte slots:
+PAYLOAD_SLOTS = {"int": 1, "uint": 1, "float": 1, "bool": 1, "str": 3}  # (offset, length, kind)
 
 
 class ExcInfoRecord(ctypes.Structure):
@@ -111,12 +112,21 @@ _PAYLOAD_CTYPES = {
 }
 
 
+_string_from_kind_and_data = ctypes.pythonapi.PyUnicode_FromKindAndData
+_string_from_kind_and_data.restype = ctypes.py_object
+_string_from_kind_and_data.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_ssize_t]
+
+
 def _read_payload(payload: int, arg: object) -> object:
     if not isinstance(arg, PayloadSlot):
         return arg
     from ember.runtime.nrt import data_address
 
-    address = data_address(payload) + arg.index * PAYLOAD_SLOT_SIZE
+    base = data_address(payload)
+    address = base + arg.index * PAYLOAD_SLOT_SIZE
+    if arg.kind == "str":
+        offset, length, kind = (ctypes.c_int64 * 3).from_address(address)
+        return _string_from_kind_and_data(kind, base + offset, length)
     return _PAYLOAD_CTYPES[arg.kind].from_address(address).value
 
 
