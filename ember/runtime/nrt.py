@@ -375,9 +375,8 @@ class _Runtime:
     """The compiled runtime: symbol addresses and ctypes entry points."""
 
     def __init__(self) -> None:
-        import llvmlite.binding as llvm_binding
-
         from ember.codegen.jit import engine
+        from ember.codegen.symbols import publish
 
         jit = engine()
         module = jit.parse(_runtime_module())
@@ -387,7 +386,7 @@ class _Runtime:
         self.addresses = {}
         for name in (ALLOCATE, ALLOCATE_SMALL, FREE, INCREF, DECREF):
             address = jit.address_of(name)
-            llvm_binding.add_symbol(name, address)
+            publish(name, address)
             self.addresses[name] = address
         self._allocations = ctypes.c_int64.from_address(
             jit.engine.get_global_value_address(_ALLOCATIONS)
@@ -428,6 +427,11 @@ class RuntimeStats:
     def live(self) -> int:
         """Blocks allocated and not yet freed."""
         return self.alloc - self.free
+
+
+def publish_symbol(name: str) -> None:
+    """Cached code calls the runtime by name (ember/codegen/symbols.py): compile it."""
+    runtime()
 
 
 def stats() -> RuntimeStats:
