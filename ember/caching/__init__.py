@@ -67,9 +67,9 @@ class FunctionCache:
 
     # ------------------------------------------------------------------ lookups
 
-    def symbol(self, arg_types: tuple) -> str | None:
+    def symbol(self, arg_types: tuple, declared_return: Any) -> str | None:
         """A symbol unique to this specialization's key (None: the usual numbered one)."""
-        found = self._keys.get(arg_types)
+        found = self._key(arg_types, declared_return)
         if found is None:
             return None
         args = ".".join(t.mangling for t in arg_types)

@@ -46,7 +46,8 @@ def cache_directory(source_file: str) -> Path | None:
     folder = Path(os.path.abspath(source_file)).parent
     override = config.CACHE_DIR
     if override:
-        return _mirrored(Path(override), folder)
+        chosen = _mirrored(Path(override).absolute(), folder)
+        return chosen if _writable(chosen) else None
     beside = folder / "__pycache__"
     if _writable(beside):
         return beside

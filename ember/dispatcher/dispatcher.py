@@ -238,7 +238,7 @@ class Dispatcher:
             state = CompileState(self.py_func, arg_types, declared_return, self.options, self)
             from ember.compiler import _symbol_name
 
-            cached_symbol = cache.symbol(arg_types) if cache is not None else None
+            cached_symbol = cache.symbol(arg_types, declared_return) if cache is not None else None
             state.symbol = cached_symbol or _symbol_name(self.py_func, arg_types)
             self._in_progress[arg_types] = _InProgress(state, state.symbol)
             in_progress = self._in_progress[arg_types]
