@@ -99,6 +99,16 @@ def specialization_parts(dispatcher: Any, arg_types: tuple, declared_return: Any
 
 
 def _type_text(typ: Any) -> str:
+    """The type's name; a jitted function passed as an argument adds its own key."""
+    from ember import types
+
+    if isinstance(typ, types.DispatcherType):
+        parts = function_parts(typ.dispatcher)
+        if parts is None:
+            raise Uncacheable(f"it receives {typ}, which is being compiled (recursion)")
+        return f"{typ}:{key_digest(parts)}"
+    if isinstance(typ, types.BaseTuple):
+        return f"{type(typ).__name__}({', '.join(_type_text(t) for t in typ.types)})"
     text = str(typ)
     if " at 0x" in text or "#" in text:
         raise Uncacheable(
