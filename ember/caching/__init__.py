@@ -23,6 +23,28 @@ from ember.errors import EmberWarning
 __all__ = ["CompileStats", "FunctionCache", "cache_clear"]
 
 
+def prebuilt_object(name: str, build: Any) -> bytes | None:
+    """The object code of ember's own module `name` (the runtime) from the cache folder, or
+    `build()` saved there; None when no folder is writable."""
+    from ember.caching.fingerprint import environment_parts
+
+    folder = store.runtime_directory()
+    if folder is None:
+        return None
+    path = folder / f"{name}.{key_digest(environment_parts())[:16]}{store.SUFFIX}"
+    try:
+        found = store.read_entry(path)
+    except store.CorruptEntry:
+        found = None
+    if found is None:
+        found = build()
+        try:
+            store.write_entry(path, found)
+        except OSError:
+            pass
+    return found
+
+
 def cache_clear(folder: Any = None) -> int:
     """Remove cache entries under `folder` (default: EMBER_CACHE_DIR or the user cache)."""
     return store.clear(folder)

@@ -116,14 +116,9 @@ def load(entry: dict) -> tuple[Any, str | None]:
         problem = _prepare(entry)
         if problem is not None:
             return None, problem
-        from llvmlite import binding as llvm_binding
-
         from ember.codegen.jit import engine
 
-        jit = engine()
-        with jit.lock:
-            jit.engine.add_object_file(llvm_binding.ObjectFileRef.from_data(entry["object"]))
-            jit.engine.finalize_object()
+        engine().add_object_code(entry["object"])
         library = LoadedLibrary(entry["symbol"])
         _loaded[entry["key"]] = library
         return library, None

@@ -55,6 +55,13 @@ def cache_directory(source_file: str) -> Path | None:
     return fallback if _writable(fallback) else None
 
 
+def runtime_directory() -> Path | None:
+    """Where ember's own cached object code (the runtime) goes."""
+    root = Path(config.CACHE_DIR).absolute() if config.CACHE_DIR else user_cache_root()
+    folder = root / "ember-runtime"
+    return folder if _writable(folder) else None
+
+
 def _mirrored(root: Path, folder: Path) -> Path:
     relative = str(folder).lstrip(os.sep).replace(":", "")
     return root / relative

@@ -71,6 +71,16 @@ class JITEngine:
             self.engine.add_module(module)
             self.engine.finalize_object()
 
+    def add_object_code(self, data: bytes) -> None:
+        """Load a relocatable object file (from the disk cache) and resolve its symbols."""
+        with self.lock:
+            self.engine.add_object_file(llvm_binding.ObjectFileRef.from_data(data))
+            self.engine.finalize_object()
+
+    def object_code(self, module: llvm_binding.ModuleRef) -> bytes:
+        with self.lock:
+            return self.target_machine.emit_object(module)
+
     def address_of(self, symbol: str) -> int:
         return self.engine.get_function_address(symbol)
 

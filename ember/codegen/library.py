@@ -119,9 +119,7 @@ class CodeLibrary:
 
     def object_code(self) -> bytes:
         """The optimized module (callees linked in) as a relocatable object file."""
-        jit = engine()
-        with jit.lock:
-            return jit.target_machine.emit_object(self._linkable.clone())
+        return engine().object_code(self._linkable.clone())
 
     def external_symbols(self) -> list[str]:
         """Names the machine code needs from outside (runtime, C-API, libm...)."""

@@ -374,15 +374,15 @@ def _emit_obtain_block(module, builder, cache: _BlockCache, malloc, total) -> ll
 class _Runtime:
     """The compiled runtime: symbol addresses and ctypes entry points."""
 
-    def __init__(self) -> None:
+    def __init__(self, object_code: bytes | None = None) -> None:
         from ember.codegen.jit import engine
         from ember.codegen.symbols import publish
 
         jit = engine()
-        module = jit.parse(_runtime_module())
-        module.verify()
-        jit.optimize(module)
-        jit.add_module(module)
+        if object_code is None:
+            jit.add_module(_optimized_runtime_module())
+        else:
+            jit.add_object_code(object_code)
         self.addresses = {}
         for name in (ALLOCATE, ALLOCATE_SMALL, FREE, INCREF, DECREF):
             address = jit.address_of(name)
@@ -400,6 +400,22 @@ class _Runtime:
 
     def counts(self) -> tuple[int, int]:
         return self._allocations.value, self._frees.value
+
+
+def _optimized_runtime_module():
+    from ember.codegen.jit import engine
+
+    jit = engine()
+    module = jit.parse(_runtime_module())
+    module.verify()
+    jit.optimize(module)
+    return module
+
+
+def _runtime_object_code() -> bytes:
+    from ember.codegen.jit import engine
+
+    return engine().object_code(_optimized_runtime_module())
 
 
 _runtime: _Runtime | None = None
@@ -430,8 +446,16 @@ class RuntimeStats:
 
 
 def publish_symbol(name: str) -> None:
-    """Cached code calls the runtime by name (ember/codegen/symbols.py): compile it."""
-    runtime()
+    """Cached code calls the runtime by name (ember/codegen/symbols.py): load it, from the disk
+    cache too (a process that only loads cached code then compiles nothing at all)."""
+    global _runtime
+    if _runtime is None:
+        from ember.caching import prebuilt_object
+
+        with _runtime_lock:
+            if _runtime is None:
+                code = prebuilt_object(f"nrt{config.NRT_CACHED_BLOCKS}", _runtime_object_code)
+                _runtime = _Runtime(code)
 
 
 def stats() -> RuntimeStats:
