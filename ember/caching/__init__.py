@@ -22,6 +22,8 @@ from ember.errors import EmberWarning
 
 __all__ = ["CompileStats", "FunctionCache", "cache_clear"]
 
+in_use = False  # a function with cache=True exists: ember's runtime is cached as well
+
 
 def prebuilt_object(name: str, build: Any) -> bytes | None:
     """The object code of ember's own module `name` (the runtime) from the cache folder, or
@@ -67,6 +69,8 @@ class FunctionCache:
     """The disk cache of one dispatcher's specializations."""
 
     def __init__(self, dispatcher: Any) -> None:
+        global in_use
+        in_use = True
         self.dispatcher = dispatcher
         code = dispatcher.py_func.__code__
         self.source_file = code.co_filename
@@ -157,8 +161,12 @@ class FunctionCache:
     def _path(self, arg_types: tuple, declared_return: Any) -> Path:
         from ember.caching.fingerprint import _digest
 
+        closure = [f"{n}={v}" for n, v in self._keys[arg_types][0].items() if n[:8] == "closure "]
         selector = _digest(
-            *(str(t) for t in arg_types), str(declared_return), repr(self.dispatcher.options)
+            *(str(t) for t in arg_types),
+            str(declared_return),
+            repr(self.dispatcher.options),
+            *closure,  # functions made by one factory with different values: one file each
         )[:16]
         return self.directory / store.entry_name(self.source_file, self.qualname, selector)
 

@@ -24,6 +24,7 @@ _LIBRARY_PACKAGES = frozenset({
     "ember", "numpy", "math", "cmath", "builtins", "operator", "functools", "itertools",
     "collections", "typing", "random", "numba", "scipy", "_operator", "_functools",
 })  # fmt: skip
+_CO_GENERATOR = 0x20
 _SIMPLE = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))
 
 
@@ -91,6 +92,9 @@ def _ember_sources_stamp() -> str:
 
 def specialization_parts(dispatcher: Any, arg_types: tuple, declared_return: Any) -> dict:
     """Every part of the key of `dispatcher` compiled for `arg_types`."""
+    if dispatcher.py_func.__code__.co_flags & _CO_GENERATOR:
+        raise Uncacheable("it is a generator function (the generators it returns to Python "
+                          "are described to the dispatcher when it is compiled)")  # fmt: skip
     parts = dict(environment_parts())
     parts.update(function_parts(dispatcher))
     parts["argument types"] = ", ".join(_type_text(t) for t in arg_types)
@@ -154,9 +158,6 @@ class _Fingerprinter:
 
     def function_parts(self, func: FunctionType, options: str) -> dict[str, str]:
         code = func.__code__
-        if code.co_flags & 0x20:
-            raise Uncacheable("it is a generator function (its resumable state is rebuilt "
-                              "per process)")  # fmt: skip
         self.in_progress.add(id(func))
         try:
             parts = {"code": _code_digest(code), "options": options}

@@ -89,7 +89,8 @@ def entry_name(source_file: str, qualname: str, selector: str) -> str:
 
 def write_entry(path: Path, payload: bytes) -> None:
     """Write atomically: a temporary file in the same folder renamed over `path`."""
-    header = _HEADER.pack(MAGIC, FORMAT_VERSION, len(payload), hashlib.blake2b(payload, digest_size=32).digest())
+    checksum = hashlib.blake2b(payload, digest_size=32).digest()
+    header = _HEADER.pack(MAGIC, FORMAT_VERSION, len(payload), checksum)
     handle, temporary = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as stream:

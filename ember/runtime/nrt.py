@@ -426,6 +426,10 @@ def runtime() -> _Runtime:
     """The process-wide runtime, compiled on first use."""
     global _runtime
     if _runtime is None:
+        caching = sys.modules.get("ember.caching")
+        if caching is not None and caching.in_use:  # cache=True: the runtime's code too
+            publish_symbol(ALLOCATE)
+            return _runtime
         with _runtime_lock:
             if _runtime is None:
                 _runtime = _Runtime()

@@ -58,6 +58,14 @@ def text_hash(s):
     return hash(s + "!")
 
 
+@ember.njit(cache=True, parallel=True)
+def doubled_sum(x):
+    total = 0.0
+    for i in ember.prange(x.shape[0]):
+        total += 2 * x[i]
+    return total
+
+
 def unrelated():
     return 1
 """
@@ -65,6 +73,18 @@ def unrelated():
 DRIVER = """\
 import json, sys
 import numpy as np
+from ember.codegen import jit
+
+optimized = []  # every LLVM optimization of a module in this process
+original = jit.JITEngine.optimize
+
+def optimize(engine, module):
+    names = {function.name for function in module.functions}
+    optimized.append("threading layer" if "ember_parallel_launch" in names else "other")
+    return original(engine, module)
+
+jit.JITEngine.optimize = optimize
+
 import kernels
 
 calls = {
@@ -72,6 +92,7 @@ calls = {
     "weighted": [(np.arange(7.0),)],
     "scaled": [(5,)],
     "text_hash": [("abc",)],
+    "doubled_sum": [(np.arange(1000.0),)],
 }
 out = {"values": [], "hits": {}, "misses": {}, "reasons": {}}
 for name, argsets in calls.items():
@@ -88,6 +109,7 @@ try:
     kernels.weighted(-np.ones(3))
 except ValueError as error:
     out["error"] = [type(error).__name__, error.args[0]]
+out["llvm optimizations"] = optimized
 out["typing loaded"] = "ember.typing.infer" in sys.modules
 out["lowering loaded"] = "ember.lowering.lower" in sys.modules
 print(json.dumps(out))
@@ -103,7 +125,14 @@ def _write_project(folder: Path) -> None:
 
 def _start(folder: Path, **env: str) -> subprocess.Popen:
     environ = {k: v for k, v in os.environ.items() if not k.startswith("EMBER_")}
-    environ.update({"PYTHONPATH": f"{ROOT}{os.pathsep}{folder}", "PYTHONHASHSEED": "1", **env})
+    environ.update(
+        {
+            "PYTHONPATH": f"{ROOT}{os.pathsep}{folder}",
+            "PYTHONHASHSEED": "1",
+            "XDG_CACHE_HOME": str(folder / "user-cache"),  # the runtime's entry: not in ~/.cache
+            **env,
+        }
+    )
     return subprocess.Popen(
         [sys.executable, "driver.py"],
         cwd=folder,
@@ -130,12 +159,15 @@ def _run(folder: Path, **env: str) -> dict:
 
 
 def _entries(folder: Path) -> list[Path]:
-    return sorted(folder.glob("**/*.emberc"))
+    """The entries of compiled functions (not the runtime's own entry)."""
+    return sorted(p for p in folder.glob("**/*.emberc") if "ember-runtime" not in p.parts)
 
 
 def _all_hits(result: dict) -> bool:
-    expected = {"add": 2, "weighted": 1, "scaled": 1, "text_hash": 1}
-    return result["hits"] == expected and not any(result["misses"].values())
+    return result["hits"] == ALL_ONCE and not any(result["misses"].values())
+
+
+ALL_ONCE = {"add": 2, "weighted": 1, "scaled": 1, "text_hash": 1, "doubled_sum": 1}
 
 
 @pytest.fixture(scope="module")
@@ -156,10 +188,13 @@ def _copy(warm_project, tmp_path: Path) -> Path:
 
 def test_a_fresh_process_loads_every_entry_and_compiles_nothing(warm_project):
     folder, cold, warm = warm_project
-    assert cold["misses"] == {"add": 2, "weighted": 1, "scaled": 1, "text_hash": 1}
+    assert cold["misses"] == ALL_ONCE
     assert cold["reasons"]["add"] == ["no cache entry yet"]
     assert _all_hits(warm), warm
     assert not warm["typing loaded"] and not warm["lowering loaded"]
+    # Only parallel=True's threading layer (ember/parallel/) is built in each process.
+    assert warm["llvm optimizations"] == ["threading layer"]
+    assert len(cold["llvm optimizations"]) > 5
     assert (folder / "__pycache__").is_dir()
 
 
@@ -167,7 +202,7 @@ def test_each_argument_type_gets_its_own_entry(warm_project):
     folder = warm_project[0]
     names = [path.name for path in _entries(folder)]
     assert len([n for n in names if n.startswith("kernels.add.")]) == 2
-    assert len(names) == 6  # add x2, weighted, scaled, text_hash, helper's scale
+    assert len(names) == 7  # add x2, weighted, scaled, text_hash, doubled_sum, helper's scale
 
 
 def test_editing_elsewhere_in_the_file_keeps_the_entries(warm_project, tmp_path):
@@ -187,7 +222,13 @@ def test_edits_to_the_function_a_callee_or_a_frozen_global_invalidate(warm_proje
     helper = (folder / "helper.py").read_text().replace("x * 3", "x * 4")
     (folder / "helper.py").write_text(helper)
     result = _run(folder)
-    assert result["misses"] == {"add": 2, "weighted": 1, "scaled": 1, "text_hash": 0}
+    assert result["misses"] == {
+        "add": 2,
+        "weighted": 1,
+        "scaled": 1,
+        "text_hash": 0,
+        "doubled_sum": 0,
+    }
     assert result["reasons"]["add"] == ["changed: code"]
     assert result["reasons"]["weighted"] == ["changed: global WEIGHTS"]
     assert result["reasons"]["scaled"] == ["changed: global scale"]
@@ -215,7 +256,7 @@ def test_a_read_only_source_folder_falls_back_to_the_user_cache(tmp_path):
     user_cache = tmp_path / "user-cache"
     first = _run(folder, XDG_CACHE_HOME=str(user_cache))
     assert first["hits"]["add"] == 0
-    assert len(_entries(user_cache / "ember")) == 6
+    assert len(_entries(user_cache / "ember")) == 7
     assert _all_hits(_run(folder, XDG_CACHE_HOME=str(user_cache)))
 
 
