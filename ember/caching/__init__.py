@@ -95,9 +95,11 @@ class FunctionCache:
 
     def symbol(self, arg_types: tuple, declared_return: Any) -> str | None:
         """A symbol unique to this specialization's key (None: the usual numbered one)."""
+        from ember.caching.entries import in_process
+
         found = self._key(arg_types, declared_return)
-        if found is None:
-            return None
+        if found is None or in_process(found[1]):
+            return None  # compiled again here (for a caller): its symbol must be new
         args = ".".join(t.mangling for t in arg_types)
         return f"{self.dispatcher.py_func.__module__}.{self.qualname}$c{found[1][:16]}.{args}"
 
@@ -125,8 +127,8 @@ class FunctionCache:
         from ember.caching import entries
 
         key = self._keys.get(arg_types)
-        if key is None or self.directory is None:
-            return
+        if key is None or self.directory is None or entries.in_process(key[1]):
+            return  # not keyed, or this process already wrote or loaded the entry
         parts, digest = key
         try:
             entries.check_cacheable(result)

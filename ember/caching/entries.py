@@ -124,6 +124,11 @@ def load(entry: dict) -> tuple[Any, str | None]:
         return library, None
 
 
+def in_process(key: str) -> bool:
+    """Whether machine code for `key` is already in this process's JIT."""
+    return key in _loaded
+
+
 def remember(key: str, library: Any) -> None:
     """A specialization compiled in this process under `key`: later loads reuse it."""
     with _loaded_lock:

@@ -216,3 +216,21 @@ def test_inspection_of_a_loaded_specialization_compiles_it(cache_dir):
     assert first.f(2) == 3 and first.f.stats.cache_hits[(ember.int64,)] == 1
     assert "add" in first.f.inspect_llvm((ember.int64,))
     assert first.f(3) == 4
+
+
+def test_a_loaded_function_called_from_new_jitted_code_is_compiled_again(cache_dir):
+    source = """
+    import ember
+    @ember.njit(cache=True)
+    def g(x):
+        return x * 3
+    @ember.njit
+    def caller(x):
+        return g(x) + 1
+    """
+    first = _load(cache_dir, source)
+    assert first.g(2) == 6
+    second = _load(cache_dir, None, path=first.__file__)
+    assert second.g(5) == 15 and second.g.stats.cache_hits[(ember.int64,)] == 1
+    assert second.caller(4) == second.caller.py_func(4) == 13
+    assert first.caller(7) == 22
