@@ -96,6 +96,8 @@ def specialization_parts(dispatcher: Any, arg_types: tuple, declared_return: Any
         raise Uncacheable("it is a generator function (the generators it returns to Python "
                           "are described to the dispatcher when it is compiled)")  # fmt: skip
     parts = dict(environment_parts())
+    # Read the globals again for each new specialization: it freezes their current values.
+    dispatcher._cache_function_parts = None
     parts.update(function_parts(dispatcher))
     parts["argument types"] = ", ".join(_type_text(t) for t in arg_types)
     parts["declared return type"] = _type_text(declared_return) if declared_return else "-"
@@ -238,8 +240,13 @@ class _Fingerprinter:
             return texts[0]
         for name in sorted(names):
             attribute = getattr(module, name, None) if not name.startswith("__") else None
-            if attribute is not None:
-                texts.append(f"{name}={self.value(attribute, names, f'{where}.{name}')}")
+            if attribute is None:
+                continue
+            try:  # a name the function reads elsewhere (`x.shape`) may name anything here
+                text = self.value(attribute, names, f"{where}.{name}")
+            except Uncacheable:
+                text = f"opaque:{type(attribute).__qualname__}"
+            texts.append(f"{name}={text}")
         return ";".join(texts)
 
     def _python_function(self, func: FunctionType, names: frozenset) -> str:

@@ -115,7 +115,8 @@ class _Recording:
         return self.ids
 
     def __exit__(self, *exc_info: object) -> None:
-        self.table._recorders.remove(self.ids)
+        recorders = self.table._recorders  # by identity: nested recordings may be equal sets
+        del recorders[next(i for i, ids in enumerate(recorders) if ids is self.ids)]
 
 
 def _stable_id(exc_class: type, exc_args: tuple) -> int:
