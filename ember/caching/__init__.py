@@ -178,8 +178,7 @@ class FunctionCache:
         try:
             payload = store.read_entry(path)
         except store.CorruptEntry as error:
-            message = f"the cache file {path} {error}; compiling again"
-            warnings.warn(message, EmberWarning, stacklevel=2)
+            self._warn(f"the cache file {path} {error}; compiling again")
             return None, f"the cache file {error}"
         if payload is None:
             return None, "no cache entry yet"
@@ -217,13 +216,17 @@ class FunctionCache:
         if self.disabled is not None:
             return
         self.disabled = reason
-        warnings.warn(
+        self._warn(
             f'Cannot cache compiled function "{self.qualname}": {reason}. It works, and is '
-            "compiled again in each new process.",
-            EmberWarning,
-            stacklevel=2,
+            "compiled again in each new process."
         )
         self._debug(f"not caching {self.qualname}: {reason}")
+
+    def _warn(self, message: str) -> None:
+        """Warn at the function's definition (the compiler's frames would say nothing)."""
+        code = self.dispatcher.py_func.__code__
+        module = self.dispatcher.py_func.__module__
+        warnings.warn_explicit(message, EmberWarning, code.co_filename, code.co_firstlineno, module)
 
     def _describe(self, arg_types: tuple) -> str:
         return f"{self.qualname}({', '.join(map(str, arg_types))})"

@@ -234,3 +234,32 @@ def test_a_loaded_function_called_from_new_jitted_code_is_compiled_again(cache_d
     assert second.g(5) == 15 and second.g.stats.cache_hits[(ember.int64,)] == 1
     assert second.caller(4) == second.caller.py_func(4) == 13
     assert first.caller(7) == 22
+
+
+def test_functions_made_by_one_factory_keep_one_entry_per_captured_value(cache_dir):
+    module = _load(
+        cache_dir,
+        """
+        import ember
+        def make(step):
+            @ember.njit(cache=True)
+            def f(x):
+                return x + step
+            return f
+        @ember.njit
+        def numbers(n):
+            for i in range(n):
+                yield i
+        @ember.njit(cache=True)
+        def total(n):
+            s = 0
+            for v in numbers(n):
+                s += v
+            return s
+        """,
+    )
+    add3, add4 = module.make(3), module.make(4)
+    assert (add3(1), add4(1), module.total(5)) == (4, 5, module.total.py_func(5))
+    entries = list((cache_dir / "cache").glob("**/cache_case_*.emberc"))
+    assert len([p for p in entries if ".make._locals_.f." in p.name]) == 2
+    assert len([p for p in entries if ".total." in p.name]) == 1  # its generator is inlined
