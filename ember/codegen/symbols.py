@@ -48,11 +48,14 @@ def is_published(name: str) -> bool:
     return name in _published
 
 
-def external_global(module: llvm.Module, name: str) -> llvm.GlobalVariable:
-    """A declaration of the global `name` in `module` (its address is the symbol's address)."""
+def external_global(
+    module: llvm.Module, name: str, value_type: llvm.Type | None = None
+) -> llvm.GlobalVariable:
+    """A declaration of the global `name` in `module` (its address is the symbol's address;
+    `value_type`: what is loaded or stored there, bytes by default)."""
     found = module.globals.get(name)
     if found is None:
-        found = llvm.GlobalVariable(module, llvm.IntType(8), name)
+        found = llvm.GlobalVariable(module, value_type or llvm.IntType(8), name)
         found.linkage = "external"
     return found
 

@@ -103,7 +103,7 @@ def emit_range_check(context, builder, value, scalar_type: types.Type, dtype: ty
     below, above = below_and_above(builder, value, scalar_type, dtype)
     outside = builder.or_(below if low else _FALSE, above if high else _FALSE)
     with builder.if_then(outside, likely=False):
-        slot = external_global(builder.module, publish_symbol())
+        slot = external_global(builder.module, publish_symbol(), i64)
         builder.store(_widened(builder, value, scalar_type), slot)
         context.raise_error(builder, _overflow_exception, str(dtype), not scalar_type.signed)
 

@@ -258,7 +258,7 @@ def _define_siphash(module: llvm.Module) -> llvm.Function:
     builder = llvm.IRBuilder(function.append_basic_block("entry"))
     # Read from this process's key at run time (not baked in): cached code hashes as the
     # process that loads it does, whatever its PYTHONHASHSEED.
-    secret = external_global(module, publish_symbol())
+    secret = external_global(module, publish_symbol(), i64)
     k0 = builder.load(secret, typ=i64, align=8)
     k1 = builder.load(builder.gep(secret, [const(1)], source_etype=i64), typ=i64, align=8)
     start = [
