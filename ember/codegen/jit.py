@@ -11,6 +11,7 @@ from functools import cached_property
 import llvmlite.binding as llvm_binding
 
 from ember import config
+from ember.lowering import stack_check
 
 
 class JITEngine:
@@ -20,6 +21,7 @@ class JITEngine:
         self.opt_level = opt_level
         llvm_binding.initialize_native_target()
         llvm_binding.initialize_native_asmprinter()
+        llvm_binding.initialize_native_asmparser()  # inline assembly (the stack-depth check)
         # A loop whose body may raise (int(x) of a NaN, a bounds check) has a second exit;
         # without this, LLVM will not unroll it at all (histogram: 1.4x slower).
         llvm_binding.set_option("ember", "-unroll-runtime-multi-exit")
@@ -36,6 +38,8 @@ class JITEngine:
             llvm_binding.parse_assembly(""), self.target_machine
         )
         self.lock = threading.RLock()
+        self.perf_map = _perf_map(self.engine) if config.PERF_MAP else None
+        stack_check.publish_symbols()  # before any module (compiled now or loaded) links
 
     @cached_property
     def _pass_builder(self):
@@ -70,6 +74,8 @@ class JITEngine:
         with self.lock:
             self.engine.add_module(module)
             self.engine.finalize_object()
+            if self.perf_map is not None:
+                self.perf_map.write_loaded(self.address_of)
 
     def add_object_code(self, data: bytes) -> None:
         """Load a relocatable object file (from the disk cache) and resolve its symbols."""
@@ -86,6 +92,14 @@ class JITEngine:
 
     def assembly(self, module: llvm_binding.ModuleRef) -> str:
         return self.target_machine.emit_assembly(module)
+
+
+def _perf_map(engine):
+    from ember.codegen.perfmap import PerfMap
+
+    perf_map = PerfMap()
+    perf_map.attach(engine)
+    return perf_map
 
 
 _engines: dict[str, JITEngine] = {}

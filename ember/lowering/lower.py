@@ -14,7 +14,7 @@ from ember import types
 from ember.errors import EmberError, LoweringError, UnsupportedError
 from ember.ir import nodes as ir
 from ember.lowering import arrays as refs
-from ember.lowering import callconv, classes, first_class, lists, optional
+from ember.lowering import callconv, classes, first_class, lists, optional, stack_check
 from ember.lowering import exceptions as exception_lowering
 from ember.lowering.context import CPUContext
 from ember.lowering.models import model_of
@@ -29,6 +29,7 @@ class FunctionLowerer:
     """Emit one function's LLVM IR into `module` under `symbol`."""
 
     borrowed_fields: frozenset[str] = frozenset()  # jitclass field reads (set by `lower`)
+    statement_locations = None  # with `debug=True`, gives each statement's code its line
 
     def __init__(
         self,
@@ -54,7 +55,12 @@ class FunctionLowerer:
     # ------------------------------------------------------------------ driver
 
     def lower(self) -> llvm.Function:
-        self.function = llvm.Function(self.module, callconv.function_type(self.sig), self.symbol)
+        unwinding = stack_check.supported() and self._recurses_owning_nothing()
+        name = f"{self.symbol}.body" if unwinding else self.symbol
+        self.function = llvm.Function(self.module, callconv.function_type(self.sig), name)
+        if unwinding:
+            self.function.linkage = "internal"
+            self.context.recursion_bodies[self.symbol] = self.function
         names = ["retptr", "excinfo", "env", *self._argument_names()]
         for arg, name in zip(self.function.args, names):
             arg.name = name
@@ -72,15 +78,38 @@ class FunctionLowerer:
         )
         self.exception_routing = exception_lowering.ExceptionRouting(self)
         self.builder.branch(self.llvm_blocks[self.func_ir.entry])
+        self.statement_locations = self._statement_locations()
         for label in sorted(self.func_ir.blocks):
             self.builder.position_at_end(self.llvm_blocks[label])
             first_new_block = len(self.function.blocks)
             for stmt in self.func_ir.blocks[label].body:
                 self._lower_statement(stmt)
             self.exception_routing.lowered_block(label, first_new_block)
+        if self.statement_locations is not None:  # exits' clean-up: the `def` line
+            self.statement_locations.before(self.builder, self.func_ir.loc)
         self.exception_routing.finish()
         self._release_at_exits()
+        if unwinding:
+            qualname = self.func_ir.qualname
+            stack_check.define_unwinding_entry(self.context, self.function, self.symbol, qualname)
         return self.function
+
+    def _recurses_owning_nothing(self) -> bool:
+        """Whether this function calls one still being compiled (it closes a recursion cycle)
+        and owns no reference-counted value that an unwinding overflow would leak."""
+        if any(refs.needs_refcount(typ) for typ in self.typemap.values()):
+            return False
+        for block in self.func_ir.blocks.values():
+            for stmt in block.body:
+                call = getattr(stmt, "value", None)
+                if not isinstance(call, ir.Call):
+                    continue
+                fnty = self.typemap.get(call.func.name)
+                if isinstance(fnty, types.DispatcherType):
+                    target = fnty.dispatcher.compiled_for_call(self.calltypes[call].args)
+                    if target.library is None:
+                        return True
+        return False
 
     def _release_at_exits(self) -> None:
         """Exception exits release every owned variable; all exits release iterator state."""
@@ -112,7 +141,16 @@ class FunctionLowerer:
             names += [f"arg.{name}"] if count == 1 else [f"arg.{name}.{i}" for i in range(count)]
         return names
 
+    def _statement_locations(self) -> Any:
+        if not self.context.options.debug:
+            return None
+        from ember.codegen.debuginfo import StatementLocations
+
+        return StatementLocations(self.module, self.func_ir)
+
     def _lower_statement(self, stmt: ir.Stmt) -> None:
+        if self.statement_locations is not None:
+            self.statement_locations.before(self.builder, stmt.loc)
         try:
             handler = _STATEMENT_LOWERERS[type(stmt)]
         except KeyError:
