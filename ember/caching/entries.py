@@ -137,9 +137,11 @@ def remember(key: str, library: Any) -> None:
 
 def _prepare(entry: dict) -> str | None:
     """Publish what the object code needs; why not, when something is missing."""
+    from ember.codegen.jit import engine
     from ember.codegen.symbols import resolve
     from ember.lowering.callconv import static_exceptions
 
+    engine()  # starting the JIT publishes its own symbols (the recursion guard's key)
     for exc_id, exc_class, exc_args in entry["exceptions"]:
         if not static_exceptions.restore(exc_id, exc_class, exc_args):
             return f"its exception {exc_class.__name__}{exc_args} clashes with another one"

@@ -66,6 +66,11 @@ def doubled_sum(x):
     return total
 
 
+@ember.njit(cache=True)
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+
 def unrelated():
     return 1
 """
@@ -93,6 +98,7 @@ calls = {
     "scaled": [(5,)],
     "text_hash": [("abc",)],
     "doubled_sum": [(np.arange(1000.0),)],
+    "fib": [(15,)],
 }
 out = {"values": [], "hits": {}, "misses": {}, "reasons": {}}
 for name, argsets in calls.items():
@@ -167,7 +173,7 @@ def _all_hits(result: dict) -> bool:
     return result["hits"] == ALL_ONCE and not any(result["misses"].values())
 
 
-ALL_ONCE = {"add": 2, "weighted": 1, "scaled": 1, "text_hash": 1, "doubled_sum": 1}
+ALL_ONCE = {"add": 2, "weighted": 1, "scaled": 1, "text_hash": 1, "doubled_sum": 1, "fib": 1}
 
 
 @pytest.fixture(scope="module")
@@ -202,7 +208,7 @@ def test_each_argument_type_gets_its_own_entry(warm_project):
     folder = warm_project[0]
     names = [path.name for path in _entries(folder)]
     assert len([n for n in names if n.startswith("kernels.add.")]) == 2
-    assert len(names) == 7  # add x2, weighted, scaled, text_hash, doubled_sum, helper's scale
+    assert len(names) == 8  # add x2, weighted, scaled, text_hash, doubled_sum, fib, scale
 
 
 def test_editing_elsewhere_in_the_file_keeps_the_entries(warm_project, tmp_path):
@@ -228,6 +234,7 @@ def test_edits_to_the_function_a_callee_or_a_frozen_global_invalidate(warm_proje
         "scaled": 1,
         "text_hash": 0,
         "doubled_sum": 0,
+        "fib": 0,
     }
     assert result["reasons"]["add"] == ["changed: code"]
     assert result["reasons"]["weighted"] == ["changed: global WEIGHTS"]
@@ -256,7 +263,7 @@ def test_a_read_only_source_folder_falls_back_to_the_user_cache(tmp_path):
     user_cache = tmp_path / "user-cache"
     first = _run(folder, XDG_CACHE_HOME=str(user_cache))
     assert first["hits"]["add"] == 0
-    assert len(_entries(user_cache / "ember")) == 7
+    assert len(_entries(user_cache / "ember")) == 8
     assert _all_hits(_run(folder, XDG_CACHE_HOME=str(user_cache)))
 
 
