@@ -115,7 +115,10 @@ class FunctionCache:
         if entry is not None:
             from ember.caching.entries import load
 
-            library, reason = load(entry)
+            try:
+                library, reason = load(entry)
+            except Exception as error:  # noqa: BLE001 - a bad entry is a miss, never a crash
+                library, reason = None, f"the entry cannot be loaded ({error})"
             if library is not None:
                 return self._hit(arg_types, entry, library, path, started)
         self._miss(arg_types, reason)

@@ -155,12 +155,11 @@ class Dispatcher:
 
     @property
     def stats(self) -> Any:
-        """Seconds spent in each compiler pass, per compiled signature (a dict); with
-        `cache=True` also Numba's `cache_path`, `cache_hits` and `cache_misses`."""
-        timings = {args: dict(result.timings) for args, result in self.overloads.items()}
-        if self._disk_cache is None:
-            return timings
+        """Seconds spent in each compiler pass, per compiled signature (a dict), and Numba's
+        `cache_path`, `cache_hits` and `cache_misses` (empty without `cache=True`)."""
         from ember.caching import CompileStats
+
+        timings = {args: dict(result.timings) for args, result in self.overloads.items()}
 
         return CompileStats(timings, self._disk_cache)
 
