@@ -87,7 +87,7 @@ def _nopython_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
 
 
 @functools.cache
-def _warn_no_disk_cache(what: str = "@vectorize/@guvectorize ufunc loops") -> None:
+def _warn_no_disk_cache(what: str) -> None:
     """Once per process and kind: `cache=True` where only the in-memory cache applies, said
     rather than silently recompiling in every new process."""
     warnings.warn(

@@ -93,24 +93,25 @@ class FunctionCache:
 
     # ------------------------------------------------------------------ lookups
 
-    def symbol(self, arg_types: tuple, declared_return: Any) -> str | None:
-        """A symbol unique to this specialization's key (None: the usual numbered one)."""
+    def symbol(self, arg_types: tuple, declared_return: Any, variant: str = "") -> str | None:
+        """A symbol unique to this specialization's key (None: the usual numbered one).
+        `variant` names other code made from the same kernel (a ufunc's inner loop)."""
         from ember.caching.entries import in_process
 
-        found = self._key(arg_types, declared_return)
+        found = self._key(arg_types, declared_return, variant)
         if found is None or in_process(found[1]):
             return None  # compiled again here (for a caller): its symbol must be new
         args = ".".join(t.mangling for t in arg_types)
         return f"{self.dispatcher.py_func.__module__}.{self.qualname}$c{found[1][:16]}.{args}"
 
-    def load(self, arg_types: tuple, declared_return: Any) -> Any:
+    def load(self, arg_types: tuple, declared_return: Any, variant: str = "") -> Any:
         """A CompileResult from the cache, or None (a miss: counted, and explained)."""
         started = time.perf_counter()
-        key = self._key(arg_types, declared_return)
+        key = self._key(arg_types, declared_return, variant)
         if key is None or self.directory is None:
             return None
         parts, digest = key
-        path = self._path(arg_types, declared_return)
+        path = self._path(arg_types, declared_return, variant)
         entry, reason = self._read(path, parts, digest)
         if entry is not None:
             from ember.caching.entries import load
@@ -124,12 +125,12 @@ class FunctionCache:
         self._miss(arg_types, reason)
         return None
 
-    def save(self, arg_types: tuple, declared_return: Any, result: Any) -> None:
+    def save(self, arg_types: tuple, declared_return: Any, result: Any, variant: str = "") -> None:
         """Write a freshly compiled specialization (a function that cannot be cached says so
         once, and keeps working)."""
         from ember.caching import entries
 
-        key = self._keys.get(arg_types)
+        key = self._keys.get((arg_types, variant))
         if key is None or self.directory is None or entries.in_process(key[1]):
             return  # not keyed, or this process already wrote or loaded the entry
         parts, digest = key
@@ -140,7 +141,7 @@ class FunctionCache:
             self._disable(str(error))
             return
         entries.remember(digest, result.library)
-        path = self._path(arg_types, declared_return)
+        path = self._path(arg_types, declared_return, variant)
         try:
             store.write_entry(path, payload)
         except OSError as error:
@@ -150,27 +151,31 @@ class FunctionCache:
 
     # ------------------------------------------------------------------ internals
 
-    def _key(self, arg_types: tuple, declared_return: Any) -> tuple[dict, str] | None:
+    def _key(self, arg_types: tuple, declared_return: Any, variant: str) -> tuple | None:
         if self.disabled is not None:
             return None
-        found = self._keys.get(arg_types)
+        found = self._keys.get((arg_types, variant))
         if found is None:
             try:
                 parts = specialization_parts(self.dispatcher, arg_types, declared_return)
             except Uncacheable as error:
                 self._disable(str(error))
                 return None
-            found = self._keys[arg_types] = (parts, key_digest(parts))
+            if variant:
+                parts["variant"] = variant
+            found = self._keys[arg_types, variant] = (parts, key_digest(parts))
         return found
 
-    def _path(self, arg_types: tuple, declared_return: Any) -> Path:
+    def _path(self, arg_types: tuple, declared_return: Any, variant: str) -> Path:
         from ember.caching.fingerprint import _digest
 
-        closure = [f"{n}={v}" for n, v in self._keys[arg_types][0].items() if n[:8] == "closure "]
+        parts = self._keys[arg_types, variant][0]
+        closure = [f"{n}={v}" for n, v in parts.items() if n[:8] == "closure "]
         selector = _digest(
             *(str(t) for t in arg_types),
             str(declared_return),
             repr(self.dispatcher.options),
+            variant,
             *closure,  # functions made by one factory with different values: one file each
         )[:16]
         return self.directory / store.entry_name(self.source_file, self.qualname, selector)

@@ -275,3 +275,66 @@ def test_two_processes_writing_the_same_entries_at_once(tmp_path):
     _finish(first), _finish(second)
     assert not list(Path(cache).glob("**/*.tmp"))
     assert _all_hits(_run(folder, EMBER_CACHE_DIR=cache))
+
+
+UFUNCS = """\
+import numpy as np
+import ember
+
+
+@ember.vectorize(["int64(int64, int64)", "float64(float64, float64)"], cache=True)
+def scaled_add(a, b):
+    return a * 2 + b
+
+
+@ember.vectorize(cache=True)
+def square_plus_one(x):
+    return x * x + 1
+
+
+@ember.guvectorize(["void(float64[:], float64[:])"], "(n)->()", cache=True)
+def row_sum(x, out):
+    total = 0.0
+    for v in x:
+        total += v
+    out[0] = total
+"""
+
+UFUNC_DRIVER = """\
+import json
+import numpy as np
+from ember.codegen import jit
+
+optimized = []
+original = jit.JITEngine.optimize
+jit.JITEngine.optimize = lambda engine, module: (optimized.append(1), original(engine, module))
+
+import ufuncs
+
+a, m = np.arange(6.0), np.arange(12.0).reshape(3, 4)
+checks = [
+    (ufuncs.scaled_add(a, a), a * 2 + a),
+    (ufuncs.scaled_add(np.arange(4), 3), np.arange(4) * 2 + 3),
+    (ufuncs.square_plus_one(a), a * a + 1),
+    (ufuncs.row_sum(m), m.sum(axis=1)),
+]
+same = [bool(np.array_equal(got, want) and got.dtype == want.dtype) for got, want in checks]
+print(json.dumps({"same": same, "optimized": len(optimized)}))
+"""
+
+
+def test_vectorize_and_guvectorize_loops_are_cached(tmp_path):
+    (tmp_path / "ufuncs.py").write_text(UFUNCS)
+    (tmp_path / "driver.py").write_text(UFUNC_DRIVER)
+    runs = []
+    for _ in range(2):
+        process = _start(tmp_path, EMBER_DEBUG_CACHE="1")
+        stdout, stderr = process.communicate(timeout=120)
+        assert process.returncode == 0, stderr
+        runs.append((json.loads(stdout.strip().splitlines()[-1]), stdout))
+    (cold, cold_log), (warm, warm_log) = runs
+    assert all(cold["same"]) and all(warm["same"])
+    assert cold["optimized"] > 0 and warm["optimized"] == 0
+    for signature in ("scaled_add(float64, float64)", "scaled_add(int64, int64)",
+                      "square_plus_one(float64)", "row_sum(array(float64, 1d, A)"):  # fmt: skip
+        assert f"miss {signature}" in cold_log and f"hit {signature}" in warm_log
