@@ -313,6 +313,9 @@ class TypeInferer:
         kws = {name: self._typeof_var(v) for name, v in expr.kws}
         if isinstance(fnty, types.BoundFunction) and _is_refinable(fnty.this):
             if not fnty.this.is_precise:
+                found = fnty.this.provisional_result(fnty.attr, args)
+                if found is not None and found.is_precise:
+                    return found  # typed again, for real, once a store decides the dict
                 refined = fnty.this.refined_by(fnty.attr, args)
                 self._refine_list(self._receiver(expr.func), refined, expr.loc)
         _require_precise((*args, *kws.values()))
