@@ -54,6 +54,7 @@ class CompileResult:
     timings: dict[str, float]
     py_func: FunctionType
     parallel_report: object = None
+    from_cache: bool = False  # loaded from the disk cache: machine code only, no IR
 
     @property
     def address(self) -> int:
@@ -220,11 +221,19 @@ def rewrite_typed(state: CompileState) -> None:
 
 def lower_nopython(state: CompileState) -> None:
     from ember.codegen.library import CodeLibrary
-    from ember.lowering.context import CPUContext
-    from ember.lowering.lower import FunctionLowerer
+    from ember.lowering.callconv import static_exceptions
 
     state.symbol = state.symbol or _symbol_name(state.py_func, state.arg_types)
     state.library = CodeLibrary(state.symbol)
+    with static_exceptions.recording() as exception_ids:
+        _lower_into_library(state)
+    state.library.exception_ids = exception_ids
+
+
+def _lower_into_library(state: CompileState) -> None:
+    from ember.lowering.context import CPUContext
+    from ember.lowering.lower import FunctionLowerer
+
     lowering = (
         state.library.module,
         state.func_ir,
