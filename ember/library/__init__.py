@@ -6,6 +6,7 @@ from ember.library import (  # noqa: F401
     boxing_arrays,
     builtins,
     cmathlib,
+    ctypes_functions,
     dicts,
     dicts_typed,
     functions,
@@ -33,5 +34,6 @@ from ember.library import (  # noqa: F401
     strings_more,
     tuples,
     typed_lists,
+    typerefs,
 )
 from ember.parallel import library as parallel_library  # noqa: F401 - prange, thread functions
