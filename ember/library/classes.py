@@ -282,6 +282,11 @@ def _operator_lowering(fn: Any):
 
 
 def _register_operators() -> None:
+    # The library's generic lowerings (NumPy's `a @ b` takes any two types) first: a later
+    # registration wins, and these must win for instances.
+    from ember.typing.context import _load_library
+
+    _load_library()
     for fn in (*_BINARY, *_UNARY):
         registry.typer(fn)(_operator_typer(fn))
         lower = _operator_lowering(fn)
