@@ -48,7 +48,7 @@ def convert_prange_loops(
             report.serial(loop.header, loop.loc, str(reason))
             continue
         parfor = _replace_loop(func_ir, typemap, loop, analysis)
-        report.converted(parfor, loop.loc)
+        report.converted(parfor, loop.loc, report.origins.get(loop.range_var.name, "prange"))
         converted.append(parfor)
     if converted:
         _strip_dels(func_ir)

@@ -1,0 +1,169 @@
+"""The loops that NumPy calls and slice assignments become under parallel=True, written as
+Python: `numpy_to_parfor.py` inlines one into the caller's IR in place of the call, and the
+prange-to-parfor sub-pass then parallelizes its marked loop like any user prange loop.
+
+Each template gives exactly what the serial call gives (value, type and exception), and keeps
+the statements before its loop free of branches so that the loop can fuse with its
+neighbours; checks that may raise come after the loop (the serial call's own code raises).
+`T` is the result's scalar type (np.float64, ...), `init` a constant start value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember.parallel.api import numpy_prange, reduction_prange, setitem_prange
+from ember.parallel.overlap import arrays_may_overlap
+
+_EMPTY_MIN = "zero-size array to reduction operation minimum which has no identity"
+_EMPTY_MAX = "zero-size array to reduction operation maximum which has no identity"
+
+
+# ---------------------------------------------------------------------------- reductions
+
+
+def sum_1d(a, T, init):
+    acc = T(init)
+    for i in reduction_prange(len(a)):
+        acc += a[i]
+    return acc
+
+
+def sum_nd(a, T, init):
+    acc = T(init)
+    for i in reduction_prange(a.shape[0]):
+        acc += np.sum(a[i])
+    return acc
+
+
+def prod_1d(a, T, init):
+    acc = T(init)
+    for i in reduction_prange(len(a)):
+        acc *= a[i]
+    return acc
+
+
+def prod_nd(a, T, init):
+    acc = T(init)
+    for i in reduction_prange(a.shape[0]):
+        acc *= np.prod(a[i])
+    return acc
+
+
+def mean_1d(a, T, init):
+    acc = T(init)
+    for i in reduction_prange(len(a)):
+        acc += a[i]
+    if a.size == 0:
+        return T(np.nan)
+    return T(acc / a.size)
+
+
+def mean_nd(a, T, init):
+    acc = T(init)
+    for i in reduction_prange(a.shape[0]):
+        acc += np.sum(a[i])
+    if a.size == 0:
+        return T(np.nan)
+    return T(acc / a.size)
+
+
+def min_1d(a, T, init):
+    acc = T(init)
+    for i in reduction_prange(len(a)):
+        acc = np.minimum(acc, a[i])
+    if a.size == 0:
+        raise ValueError(_EMPTY_MIN)
+    return acc
+
+
+def min_nd(a, T, init):
+    acc = T(init)
+    for i in reduction_prange(a.shape[0]):
+        if a[i].size:
+            acc = np.minimum(acc, np.min(a[i]))
+    if a.size == 0:
+        raise ValueError(_EMPTY_MIN)
+    return acc
+
+
+def max_1d(a, T, init):
+    acc = T(init)
+    for i in reduction_prange(len(a)):
+        acc = np.maximum(acc, a[i])
+    if a.size == 0:
+        raise ValueError(_EMPTY_MAX)
+    return acc
+
+
+def max_nd(a, T, init):
+    acc = T(init)
+    for i in reduction_prange(a.shape[0]):
+        if a[i].size:
+            acc = np.maximum(acc, np.max(a[i]))
+    if a.size == 0:
+        raise ValueError(_EMPTY_MAX)
+    return acc
+
+
+def dot_1d(a, b, T, init):
+    acc = T(init)
+    for i in reduction_prange(min(len(a), len(b))):
+        acc += a[i] * b[i]
+    if len(a) != len(b):
+        return np.dot(a, b)  # the serial call raises its own error
+    return acc
+
+
+# ---------------------------------------------------------------------------- allocation
+
+
+def fill(out, value):
+    for i in numpy_prange(len(out)):
+        out[i] = value
+    return out
+
+
+def arange_1(stop, T):
+    out = np.empty(max(stop, 0), T)
+    for i in numpy_prange(len(out)):
+        out[i] = i
+    return out
+
+
+# ---------------------------------------------------------------------------- setitem
+
+
+def setitem_scalar(a, index, value):
+    view = a[index]
+    for i in setitem_prange(len(view)):
+        view[i] = value
+
+
+def setitem_array(a, index, b):
+    view = a[index]
+    # parallel only when no broadcasting and no overlap; otherwise the serial assignment
+    # (which copies overlapping sources and raises on bad shapes) runs after the loop
+    simple = view.shape == b.shape and not arrays_may_overlap(view, b)
+    for i in setitem_prange(len(view) * simple):
+        view[i] = b[i]
+    if not simple:
+        a[index] = b
+
+
+def setitem_mask_1d(a, mask, value):
+    same = a.shape == mask.shape
+    for i in setitem_prange(len(a) * same):
+        if mask[i]:
+            a[i] = value
+    if not same:
+        a[mask] = value
+
+
+def setitem_mask_nd(a, mask, value):
+    same = a.shape == mask.shape
+    for i in setitem_prange(len(a) * same):
+        row = a[i]
+        row[mask[i]] = value
+    if not same:
+        a[mask] = value
