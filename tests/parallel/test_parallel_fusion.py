@@ -1,0 +1,212 @@
+"""Fusion of adjacent parfors under parallel=True: loops of equal iteration space fuse (with
+independent statements moved out of the way), and never when a loop reads another's output
+at other elements, reads its reduction result, or may share memory with it. Every function
+runs three ways with equal results and repeated parallel calls; diagnostics name what fused."""
+
+import numpy as np
+import pytest
+from test_parallel_numpy import _PARALLEL, check, compiled, report, same
+
+import ember
+from ember import prange
+
+rng = np.random.default_rng(9)
+VECTOR = rng.random(999)
+
+
+def fused_kernel(a):
+    n = len(a)
+    b = np.zeros(n)
+    for i in prange(n):
+        b[i] = np.sqrt(a[i]) * 2.0
+    scale = 3.0 * n  # independent: moves above the first loop
+    total = np.sum(b)
+    top = np.max(a)
+    return total / scale, top, b
+
+
+def reversed_read(a):
+    n = len(a)
+    b = np.empty(n)
+    for i in prange(n):
+        b[i] = a[i] + 1.0
+    c = np.empty(n)
+    for i in prange(n):
+        c[i] = b[n - 1 - i]
+    return c
+
+
+def shifted_read(a):
+    n = len(a)
+    b = np.empty(n)
+    for i in prange(n):
+        b[i] = a[i] * 2.0
+    c = np.zeros(n)
+    for i in prange(n):
+        c[i] = b[(i + 1) % n]
+    return c
+
+
+def whole_array_read(a):
+    n = len(a)
+    b = np.empty(n)
+    for i in prange(n):
+        b[i] = a[i] * 2.0
+    c = np.empty(n)
+    for i in prange(n):
+        c[i] = b[i] / np.sum(b)
+    return c
+
+
+def centred(a):
+    m = np.mean(a)
+    out = np.empty(len(a))
+    for i in prange(len(a)):
+        out[i] = a[i] - m  # reads the first loop's reduction result
+    return out
+
+
+def centred_sum(a):
+    m = np.sum(a) / len(a)
+    out = np.empty(len(a))
+    for i in prange(len(a)):
+        out[i] = a[i] - m
+    return out
+
+
+def shared_reduction(a):
+    s = 0.0
+    for i in prange(len(a)):
+        s += a[i]
+    for i in prange(len(a)):
+        s += 2.0 * a[i]  # the same reduction variable: the loops stay apart
+    return s
+
+
+def two_reductions(a):
+    s = 0.0
+    for i in prange(len(a)):
+        s += a[i]
+    t = 0.0
+    for i in prange(len(a)):
+        t += a[i] * a[i]
+    return s, t
+
+
+def through_a_view(a):
+    n = len(a)
+    b = np.empty(n)
+    v = b[::-1]
+    for i in prange(n):
+        b[i] = a[i] * 2.0
+    c = np.empty(n)
+    for i in prange(n):
+        c[i] = v[i]
+    return c
+
+
+def different_sizes(a, m):
+    n = len(a)
+    b = np.zeros(n)
+    for i in prange(n):
+        b[i] = a[i]
+    c = np.zeros(m)
+    for i in prange(m):
+        c[i] = a[i] * 2
+    return b, c
+
+
+def elementwise_chain(a):
+    b = a * 2.0  # an array expression: a fresh array of a's shape
+    c = np.empty(b.shape[0])
+    for i in prange(b.shape[0]):
+        c[i] = b[i] + 1.0
+    for i in prange(len(a)):
+        c[i] += a[i]
+    return c, np.min(c)
+
+
+def in_place_then_read(a):
+    n = len(a)
+    b = a.copy()
+    for i in prange(n):
+        b[i] *= 2.0
+    for i in prange(n):
+        b[i] += b[i]
+    return b
+
+
+def fusions(rep) -> list:
+    return [(kept, absorbed) for kept, absorbed, _ in rep.fused]
+
+
+def test_fused_kernel():
+    rep = check(fused_kernel, VECTOR, repeats=20)
+    assert rep.parfor_count == 4  # np.zeros, prange, np.sum, np.max
+    assert len(rep.fused) == 3  # all four run as one parallel loop
+    unfused = compiled(fused_kernel, fusion=False)
+    same(unfused(VECTOR), fused_kernel(VECTOR))
+    rep = report(unfused, VECTOR)
+    assert rep.parfor_count == 4 and rep.fused == []
+
+
+@pytest.mark.parametrize("fn", [reversed_read, shifted_read, whole_array_read])
+def test_never_fuses_a_read_at_other_elements(fn):
+    rep = check(fn, VECTOR, repeats=10)
+    reasons = " ".join(why for _, _, why in rep.not_fused)
+    assert "other elements" in reasons
+    # np.zeros' fill fuses with the loop that writes the array (np.empty has no loop)
+    assert len(rep.fused) == (1 if fn is shifted_read else 0)
+
+
+def test_reduction_result_and_shared_reduction_variable():
+    rep = check(centred, VECTOR, repeats=10)
+    assert rep.fused == []  # np.mean's empty-array test sits between the loops
+    rep = check(centred_sum, VECTOR, repeats=10)
+    assert rep.fused == [] and "cannot move" in rep.not_fused[0][2]  # m needs the sum
+    rep = check(shared_reduction, VECTOR, repeats=10)
+    assert rep.fused == [] and "reduction variable" in rep.not_fused[0][2]
+
+
+def test_two_independent_reductions_fuse():
+    rep = check(two_reductions, VECTOR, repeats=20)
+    assert rep.parfor_count == 2 and len(rep.fused) == 1
+
+
+def test_views_of_written_arrays_are_not_fused():
+    rep = check(through_a_view, VECTOR, repeats=10)
+    assert any("share memory" in why for _, _, why in rep.not_fused), rep.not_fused
+
+
+def test_different_sizes_are_not_fused():
+    rep = check(different_sizes, VECTOR, 500, repeats=5)
+    assert any("iteration spaces" in why for _, _, why in rep.not_fused)
+    assert len(rep.fused) == 2  # each allocation with its own loop
+
+
+def test_array_expression_shapes_and_in_place_updates():
+    rep = check(elementwise_chain, VECTOR, repeats=10)
+    assert len(rep.fused) >= 1
+    rep = check(in_place_then_read, VECTOR, repeats=10)
+    assert len(rep.fused) == 1
+
+
+def test_diagnostics_report_fusion(capsys):
+    check(fused_kernel, VECTOR)
+    check(reversed_read, VECTOR)
+    dispatcher = _PARALLEL[fused_kernel]
+    dispatcher.parallel_diagnostics(level=1)
+    text = capsys.readouterr().out
+    assert "fused into" in text and "(np.sum)" in text and "(np.zeros)" in text
+    _PARALLEL[reversed_read].parallel_diagnostics(level=3)
+    assert "not fused" in capsys.readouterr().out
+    for level in (2, 4):
+        dispatcher.parallel_diagnostics(level=level)
+        assert "reduction" in capsys.readouterr().out
+
+
+def test_array_opt_stats_prints_conversions(capsys, monkeypatch):
+    monkeypatch.setattr(ember.config, "DEBUG_ARRAY_OPT_STATS", True)
+    compiled(two_reductions)(VECTOR)
+    out = capsys.readouterr().out
+    assert "fused into" in out and "Parallel for-loop" in out
