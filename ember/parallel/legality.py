@@ -333,6 +333,10 @@ def parfor_array_accesses(parfor, typemap: dict) -> dict[str, tuple[set, bool]]:
     the loop index); raises NotParallel for a body it cannot describe."""
     statements = [s for b in parfor.nested_blocks() for s in b.body if not isinstance(s, ir.Del)]
     aliases = {nest.index_variable.name for nest in parfor.loop_nests}
+    counts: dict[str, int] = {}
+    for s in statements:
+        for v in s.targets():
+            counts[v.name] = counts.get(v.name, 0) + 1
     changed = True
     while changed:
         changed = False
@@ -342,6 +346,7 @@ def parfor_array_accesses(parfor, typemap: dict) -> dict[str, tuple[set, bool]]:
                 and isinstance(s.value, ir.Var)
                 and s.value.name in aliases
                 and s.target.name not in aliases
+                and counts[s.target.name] == 1  # `k = i; k += 1` is not the index
             ):
                 aliases.add(s.target.name)
                 changed = True

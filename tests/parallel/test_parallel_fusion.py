@@ -210,3 +210,22 @@ def test_array_opt_stats_prints_conversions(capsys, monkeypatch):
     compiled(two_reductions)(VECTOR)
     out = capsys.readouterr().out
     assert "fused into" in out and "Parallel for-loop" in out
+
+
+def index_copy_changed(a):
+    n = len(a)
+    b = np.zeros(n)
+    for i in prange(n):
+        b[i] = a[i]
+    c = np.zeros(n)
+    for i in prange(n):
+        k = i
+        if k + 1 < n:
+            k += 1
+        c[i] = b[k]
+    return c
+
+
+def test_a_changed_copy_of_the_index_is_not_the_index():
+    rep = check(index_copy_changed, VECTOR, repeats=10)
+    assert any("other elements" in why for _, _, why in rep.not_fused), rep.not_fused

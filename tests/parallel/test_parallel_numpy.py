@@ -353,3 +353,22 @@ def test_memory_is_freed():
         _PARALLEL[fn](*_copies(args))
     after = ember.runtime.stats()
     assert after.live == before.live
+
+
+# ---------------------------------------------------------------------------- one threading layer
+
+
+def test_parallel_vectorize_uses_the_parfor_threads():
+    from ember import vectorize
+
+    @vectorize(["int64(float64)"], target="parallel")
+    def thread_of(x):
+        return ember.get_thread_id()
+
+    data = np.zeros(100_000)
+    assert set(np.unique(thread_of(data))) == set(range(ember.config.NUM_THREADS))
+    try:
+        ember.set_num_threads(1)
+        assert set(np.unique(thread_of(data))) == {0}
+    finally:
+        ember.set_num_threads(ember.config.NUM_THREADS)
