@@ -21,6 +21,7 @@ from ember.ir.liveness import insert_dels
 from ember.ir.parfor import Parfor
 from ember.parallel.array_analysis import ArrayAnalysis
 from ember.parallel.legality import NotParallel, parfor_array_accesses
+from ember.parallel import templates as tpl
 from ember.parallel.overlap import arrays_may_overlap
 from ember.rewrites.arrayexpr import is_elementwise_ufunc
 
@@ -33,9 +34,15 @@ def fuse_parfors(func_ir: ir.FunctionIR, typemap: dict, parfors: list, report) -
         block.body = [s for s in block.body if not isinstance(s, ir.Del)]
     simplify_cfg(func_ir)
     analysis = ArrayAnalysis(func_ir, typemap)
+    # NumPy reductions cannot raise and write no array: a check may move past them
+    quiet = {
+        id(p)
+        for p in parfors
+        if report.origins.get(p.loop_nests[0].range_var.name, "prange") != "prange"
+    }
     absorbed: set[int] = set()
     for block in func_ir.blocks.values():
-        absorbed |= _fuse_in_block(block, analysis, typemap, report)
+        absorbed |= _fuse_in_block(block, analysis, typemap, report, quiet)
     insert_dels(func_ir)
     return [p for p in parfors if id(p) not in absorbed]
 
@@ -67,16 +74,17 @@ def simplify_cfg(func_ir: ir.FunctionIR) -> None:
 class _Access:
     """What one parfor reads and writes, as fusion needs it."""
 
-    def __init__(self, parfor: Parfor, typemap: dict) -> None:
+    def __init__(self, parfor: Parfor, typemap: dict, quiet: set[int]) -> None:
         self.parfor = parfor
         self.arrays = parfor_array_accesses(parfor, typemap)
         self.written = {name for name, (_, written) in self.arrays.items() if written}
+        self.quiet = id(parfor) in quiet and not self.written
         self.sources = {v.name for v in parfor.sources()}
         self.targets = {v.name for v in parfor.targets()}
         self.reduction_vars = {r.var.name for r in parfor.reductions}
 
 
-def _fuse_in_block(block: ir.Block, analysis, typemap: dict, report) -> set[int]:
+def _fuse_in_block(block: ir.Block, analysis, typemap: dict, report, quiet: set) -> set[int]:
     absorbed: set[int] = set()
     index = 0
     current: int | None = None
@@ -91,7 +99,7 @@ def _fuse_in_block(block: ir.Block, analysis, typemap: dict, report) -> set[int]
             continue
         first = block.body[current]
         try:
-            moved = _try_fuse(block.body, current, index, analysis, typemap)
+            moved = _try_fuse(block.body, current, index, analysis, typemap, quiet)
         except NotParallel as reason:
             moved = str(reason)
         if isinstance(moved, str):
@@ -102,6 +110,8 @@ def _fuse_in_block(block: ir.Block, analysis, typemap: dict, report) -> set[int]
         between = block.body[current + 1 : index]
         _merge(first, stmt)
         absorbed.add(id(stmt))
+        if id(stmt) not in quiet:
+            quiet.discard(id(first))
         report.fusion(first.id, stmt.id, stmt.loc)
         rest = block.body[index + 1 :]
         block.body[current:] = [*hoisted, first, *sunk, *rest]
@@ -111,13 +121,13 @@ def _fuse_in_block(block: ir.Block, analysis, typemap: dict, report) -> set[int]
     return absorbed
 
 
-def _try_fuse(body: list, first_at: int, second_at: int, analysis, typemap):
+def _try_fuse(body: list, first_at: int, second_at: int, analysis, typemap, quiet: set):
     """(hoisted, sunk) statements if the parfors at the two positions can fuse, else why not."""
     first, second = body[first_at], body[second_at]
     problem = _iteration_problem(first, second, analysis)
     if problem:
         return problem
-    one, two = _Access(first, typemap), _Access(second, typemap)
+    one, two = _Access(first, typemap, quiet), _Access(second, typemap, quiet)
     problem = _dependence_problem(one, two, analysis)
     if problem:
         return problem
@@ -176,7 +186,7 @@ def _can_hoist(stmt, one: _Access, analysis, typemap, sunk_defs, sunk_uses) -> b
     """`stmt` may run before the first parfor (and the statements already sunk) instead of
     after them."""
     reads = _array_reads(stmt, typemap)
-    if reads is None:
+    if reads is None or (_is_check(stmt, typemap) and not one.quiet):
         return False
     names = _reads(stmt)
     defs = {v.name for v in stmt.targets()}
@@ -190,7 +200,7 @@ def _can_hoist(stmt, one: _Access, analysis, typemap, sunk_defs, sunk_uses) -> b
 def _can_sink(stmt, two: _Access, analysis, typemap) -> bool:
     """`stmt` may run after the second parfor instead of before it."""
     reads = _array_reads(stmt, typemap)
-    if reads is None:
+    if reads is None or (_is_check(stmt, typemap) and not two.quiet):
         return False
     names = _reads(stmt)
     defs = {v.name for v in stmt.targets()}
@@ -229,6 +239,15 @@ def _array_reads(stmt, typemap: dict) -> list[str] | None:
     return None
 
 
+def _is_check(stmt, typemap: dict) -> bool:
+    """A call of a template's check that may raise (it must not run before a loop that has
+    effects, nor after one that could raise first)."""
+    if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call)):
+        return False
+    fnty = typemap.get(stmt.value.func.name)
+    return isinstance(fnty, types.DispatcherType) and fnty.dispatcher in tpl.CHECKS
+
+
 def _call_reads(call: ir.Call, typemap: dict, arrays: list[str]) -> list[str] | None:
     import numpy as np
 
@@ -236,6 +255,9 @@ def _call_reads(call: ir.Call, typemap: dict, arrays: list[str]) -> list[str] | 
 
     fnty = typemap.get(call.func.name)
     key = getattr(fnty, "typing_key", None)
+    if isinstance(fnty, types.DispatcherType) and not arrays:
+        helpers = (*tpl.PURE_HELPERS, *tpl.CHECKS)
+        return [] if fnty.dispatcher in helpers else None
     if not isinstance(fnty, types.Function):
         return None
     if key in (len, range, slice, arrays_may_overlap) or (

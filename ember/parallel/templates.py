@@ -5,18 +5,44 @@ prange-to-parfor sub-pass then parallelizes its marked loop like any user prange
 Each template gives exactly what the serial call gives (value, type and exception), and keeps
 the statements before its loop free of branches so that the loop can fuse with its
 neighbours; checks that may raise come after the loop (the serial call's own code raises).
-`T` is the result's scalar type (np.float64, ...), `init` a constant start value.
+`T` is the result's scalar type (np.float64, ...), `init` a constant start value. The checks
+after a loop are calls (not branches), so that the next parfor can still fuse with it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ember.decorators import njit
 from ember.parallel.api import numpy_prange, reduction_prange, setitem_prange
 from ember.parallel.overlap import arrays_may_overlap
 
 _EMPTY_MIN = "zero-size array to reduction operation minimum which has no identity"
 _EMPTY_MAX = "zero-size array to reduction operation maximum which has no identity"
+
+
+@njit
+def mean_of(total, count):
+    """total / count, NaN for no items (as np.mean of an empty array)."""
+    if count == 0:
+        return total * np.nan
+    return total / count
+
+
+@njit
+def require_items_for_min(count):
+    if count == 0:
+        raise ValueError(_EMPTY_MIN)
+
+
+@njit
+def require_items_for_max(count):
+    if count == 0:
+        raise ValueError(_EMPTY_MAX)
+
+
+PURE_HELPERS = (mean_of,)  # calls fusion may move freely
+CHECKS = (require_items_for_min, require_items_for_max)  # may raise: moved past quiet loops only
 
 
 # ---------------------------------------------------------------------------- reductions
@@ -54,26 +80,21 @@ def mean_1d(a, T, init):
     acc = T(init)
     for i in reduction_prange(len(a)):
         acc += a[i]
-    if a.size == 0:
-        return T(np.nan)
-    return T(acc / a.size)
+    return T(mean_of(acc, a.size))
 
 
 def mean_nd(a, T, init):
     acc = T(init)
     for i in reduction_prange(a.shape[0]):
         acc += np.sum(a[i])
-    if a.size == 0:
-        return T(np.nan)
-    return T(acc / a.size)
+    return T(mean_of(acc, a.size))
 
 
 def min_1d(a, T, init):
     acc = T(init)
     for i in reduction_prange(len(a)):
         acc = np.minimum(acc, a[i])
-    if a.size == 0:
-        raise ValueError(_EMPTY_MIN)
+    require_items_for_min(a.size)
     return acc
 
 
@@ -82,8 +103,7 @@ def min_nd(a, T, init):
     for i in reduction_prange(a.shape[0]):
         if a[i].size:
             acc = np.minimum(acc, np.min(a[i]))
-    if a.size == 0:
-        raise ValueError(_EMPTY_MIN)
+    require_items_for_min(a.size)
     return acc
 
 
@@ -91,8 +111,7 @@ def max_1d(a, T, init):
     acc = T(init)
     for i in reduction_prange(len(a)):
         acc = np.maximum(acc, a[i])
-    if a.size == 0:
-        raise ValueError(_EMPTY_MAX)
+    require_items_for_max(a.size)
     return acc
 
 
@@ -101,8 +120,7 @@ def max_nd(a, T, init):
     for i in reduction_prange(a.shape[0]):
         if a[i].size:
             acc = np.maximum(acc, np.max(a[i]))
-    if a.size == 0:
-        raise ValueError(_EMPTY_MAX)
+    require_items_for_max(a.size)
     return acc
 
 
