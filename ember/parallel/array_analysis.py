@@ -176,7 +176,8 @@ class ArrayAnalysis:
     def _slice_key(self, index: str):
         """Equal keys for slices with equal bounds (`slice(lo, hi)` values)."""
         value = self.definitions.get(index)
-        if not isinstance(value, ir.Call) or not isinstance(self.typemap.get(index), types.SliceType):
+        is_slice = isinstance(self.typemap.get(index), types.SliceType)
+        if not isinstance(value, ir.Call) or not is_slice:
             return ("slice-var", index)
         parts = []
         for arg in value.args:
@@ -229,8 +230,7 @@ class ArrayAnalysis:
         first = self._dims(arrays[0])
         for other in arrays[1:]:
             if any(
-                self.sizes.find(x) != self.sizes.find(y)
-                for x, y in zip(first, self._dims(other))
+                self.sizes.find(x) != self.sizes.find(y) for x, y in zip(first, self._dims(other))
             ):
                 return False
         return self._union_all(zip(dims, first))

@@ -78,7 +78,6 @@ class ParallelReport:
         lines.append("-" * 80)
         return "\n".join(lines)
 
-
     def _fusion_lines(self, level: int) -> list[str]:
         if not self.fused and not (level >= 3 and self.not_fused):
             return []

@@ -19,9 +19,9 @@ from ember import types
 from ember.ir import nodes as ir
 from ember.ir.liveness import insert_dels
 from ember.ir.parfor import Parfor
+from ember.parallel import templates as tpl
 from ember.parallel.array_analysis import ArrayAnalysis
 from ember.parallel.legality import NotParallel, parfor_array_accesses
-from ember.parallel import templates as tpl
 from ember.parallel.overlap import arrays_may_overlap
 from ember.rewrites.arrayexpr import is_elementwise_ufunc
 
@@ -233,7 +233,8 @@ def _array_reads(stmt, typemap: dict) -> list[str] | None:
         return [] if not is_array or value.attr in _SHAPE_ATTRS else None
     if isinstance(value, (ir.GetItem, ir.StaticGetItem)):
         # a view (a[lo:hi]) or an item of a tuple reads no array element; a[i] does
-        return [] if not arrays or isinstance(typemap.get(stmt.target.name), types.Array) else arrays
+        view = isinstance(typemap.get(stmt.target.name), types.Array)
+        return [] if not arrays or view else arrays
     if isinstance(value, ir.Call) and not value.kws:
         return _call_reads(value, typemap, arrays)
     return None
@@ -294,3 +295,5 @@ def _merge(first: Parfor, second: Parfor) -> None:
     known = {p.name for p in first.params}
     first.params += [p for p in second.params if p.name not in known]
     first.reductions += second.reductions
+    ranges = [*first.lowering.get("ranges", ()), *second.lowering.get("ranges", ())]
+    first.lowering["ranges"] = ranges

@@ -41,9 +41,14 @@ _METHODS = {"sum", "prod", "mean", "min", "max"}
 _ALLOCATIONS = {np.zeros: 0, np.ones: 1, np.full: None}
 _TEMPLATES = {
     "sum": (tpl.sum_1d, tpl.sum_nd), "prod": (tpl.prod_1d, tpl.prod_nd),
-    "mean": (tpl.mean_1d, tpl.mean_nd), "min": (tpl.min_1d, tpl.min_nd),
-    "max": (tpl.max_1d, tpl.max_nd),
+    "mean": (tpl.mean_1d, tpl.mean_nd), "min": (tpl.extreme_1d, tpl.extreme_nd),
+    "max": (tpl.extreme_1d, tpl.extreme_nd),
 }  # fmt: skip
+# min / max: (builtin, its check, np reduction, np ufunc) bound to the extreme templates
+_EXTREMES = {
+    "min": (min, tpl.require_items_for_min, np.min, np.minimum),
+    "max": (max, tpl.require_items_for_max, np.max, np.maximum),
+}
 
 
 @dataclass
@@ -93,7 +98,11 @@ def convert_numpy_calls(state, options, report) -> bool:
 
 def _changed_types(before: dict, after: dict, sites: list) -> list:
     """The sites whose result changed type; all of them if some other variable did."""
-    bad = [s for s in sites if s.result.name in before and after.get(s.result.name) != before[s.result.name]]  # fmt: skip
+    bad = [
+        s
+        for s in sites
+        if s.result.name in before and after.get(s.result.name) != before[s.result.name]
+    ]
     if bad:
         return bad
     if any(after.get(name) != typ for name, typ in before.items()):
@@ -158,7 +167,8 @@ def _call_site(stmt: ir.Assign, typemap: dict, definitions: dict, options) -> Si
         return None
     if isinstance(fnty, types.BoundFunction) and fnty.attr in _METHODS and not call.args:
         owner = definitions.get(call.func.name)
-        if options.reduction and isinstance(owner, ir.GetAttr) and isinstance(fnty.this, types.Array):
+        on_array = isinstance(owner, ir.GetAttr) and isinstance(fnty.this, types.Array)
+        if options.reduction and on_array:
             return _reduction(stmt, fnty.attr, owner.value, fnty.this, result_type, method=True)
         return None
     if not isinstance(fnty, types.Function):
@@ -204,6 +214,15 @@ def _reduction(stmt, name: str, array: ir.Var, array_type, result_type, method=F
         init = 1 if name == "prod" else 0
     template = _TEMPLATES[name][0 if array_type.ndim == 1 else 1]
     arguments = {"a": array, "T": _scalar_class(result_type, stmt.loc), "init": _const(init, stmt)}
+    if name in _EXTREMES:
+        pick, require, row_extreme, combine = (
+            ir.Global(getattr(f, "__name__", "f"), f, stmt.loc) for f in _EXTREMES[name]
+        )
+        arguments.update(pick=pick, require=require)
+        if array_type.ndim > 1:
+            arguments.update(row_extreme=row_extreme, combine=combine)
+        elif isinstance(dtype, types.Integer):
+            template = tpl.extreme_int_1d  # no NaN to track
     describe = f"a.{name}() (as np.{name})" if method else f"np.{name}"
     return Site(stmt, template, arguments, stmt.target, describe)
 

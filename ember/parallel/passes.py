@@ -65,11 +65,27 @@ def parallelize(state) -> None:
         step = parfor.loop_nests[0].step
         has_step = not (isinstance(step, int) and step == 1)  # else range(lo, hi): vectorizes
         parfor.gufunc = compile_gufunc(
-            parfor, state.func_ir, state.typing.typemap, state.options, has_step
+            parfor, state.func_ir, state.typing.typemap, _body_options(state, parfor), has_step
         )
     _debug_dump(state, "after prange to parfor")
     if config.DEBUG_ARRAY_OPT_STATS:
         print(report.format(level=2))
+
+
+# NumPy's own sums are pairwise, in no fixed order: the body of a parfor made only of these
+# may reassociate its additions (LLVM then vectorizes it) without changing what it promises
+_REASSOCIABLE = ("np.sum", "a.sum()", "np.mean", "a.mean()", "np.dot")
+
+
+def _body_options(state, parfor):
+    from dataclasses import replace
+
+    options = state.options
+    report = state.parallel_report
+    origins = [report.origins.get(name, "prange") for name in parfor.lowering.get("ranges", ())]
+    if options.fastmath is False and origins and all(o.startswith(_REASSOCIABLE) for o in origins):
+        return replace(options, fastmath=frozenset({"reassoc"}))
+    return options
 
 
 def _debug_dump(state, title: str) -> None:

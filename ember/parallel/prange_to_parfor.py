@@ -49,6 +49,7 @@ def convert_prange_loops(
             continue
         parfor = _replace_loop(func_ir, typemap, loop, analysis)
         report.converted(parfor, loop.loc, report.origins.get(loop.range_var.name, "prange"))
+        parfor.lowering["ranges"] = [loop.range_var.name]  # what it was made from
         converted.append(parfor)
     if converted:
         _strip_dels(func_ir)

@@ -30,6 +30,14 @@ def mean_of(total, count):
 
 
 @njit
+def nan_if(value, seen_nan):
+    """NaN when a NaN was seen (np.min and np.max propagate it), else value."""
+    if seen_nan:
+        return value * np.nan
+    return value
+
+
+@njit
 def require_items_for_min(count):
     if count == 0:
         raise ValueError(_EMPTY_MIN)
@@ -41,7 +49,7 @@ def require_items_for_max(count):
         raise ValueError(_EMPTY_MAX)
 
 
-PURE_HELPERS = (mean_of,)  # calls fusion may move freely
+PURE_HELPERS = (mean_of, nan_if)  # calls fusion may move freely
 CHECKS = (require_items_for_min, require_items_for_max)  # may raise: moved past quiet loops only
 
 
@@ -90,37 +98,34 @@ def mean_nd(a, T, init):
     return T(mean_of(acc, a.size))
 
 
-def min_1d(a, T, init):
+def extreme_1d(a, T, init, pick, require):
+    # pick is builtin min or max (a compare and select); NaNs are tracked apart (an
+    # or-reduction), as np.min and np.max propagate them
+    acc = T(init)
+    seen_nan = False
+    for i in reduction_prange(len(a)):
+        v = a[i]
+        acc = pick(acc, v)
+        seen_nan |= v != v
+    require(a.size)
+    return T(nan_if(acc, seen_nan))
+
+
+def extreme_int_1d(a, T, init, pick, require):
     acc = T(init)
     for i in reduction_prange(len(a)):
-        acc = np.minimum(acc, a[i])
-    require_items_for_min(a.size)
+        acc = pick(acc, a[i])
+    require(a.size)
     return acc
 
 
-def min_nd(a, T, init):
+def extreme_nd(a, T, init, pick, require, row_extreme, combine):
+    # row_extreme is np.min or np.max, combine np.minimum or np.maximum (NaN-propagating)
     acc = T(init)
     for i in reduction_prange(a.shape[0]):
         if a[i].size:
-            acc = np.minimum(acc, np.min(a[i]))
-    require_items_for_min(a.size)
-    return acc
-
-
-def max_1d(a, T, init):
-    acc = T(init)
-    for i in reduction_prange(len(a)):
-        acc = np.maximum(acc, a[i])
-    require_items_for_max(a.size)
-    return acc
-
-
-def max_nd(a, T, init):
-    acc = T(init)
-    for i in reduction_prange(a.shape[0]):
-        if a[i].size:
-            acc = np.maximum(acc, np.max(a[i]))
-    require_items_for_max(a.size)
+            acc = combine(acc, row_extreme(a[i]))
+    require(a.size)
     return acc
 
 

@@ -139,7 +139,8 @@ CASES = [(fn, "float64") for fn in (method_sum, method_prod, method_mean, method
 CASES += [(np_sum, name) for name in ARRAYS]
 CASES += [(np_prod, name) for name in ("float64", "int32", "int64-2d")]
 CASES += [(np_mean, name) for name in ("float64", "float32", "float-F")]
-CASES += [(fn, name) for fn in (np_min, np_max) for name in ("float64", "int32", "strided", "int64-2d")]
+MIN_MAX_ARRAYS = ("float64", "int32", "strided", "int64-2d")
+CASES += [(fn, name) for fn in (np_min, np_max) for name in MIN_MAX_ARRAYS]
 
 
 @pytest.mark.parametrize("fn, name", CASES, ids=lambda x: getattr(x, "__name__", x))
