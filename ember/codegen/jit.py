@@ -11,6 +11,7 @@ from functools import cached_property
 import llvmlite.binding as llvm_binding
 
 from ember import config
+from ember.lowering import stack_check
 
 
 class JITEngine:
@@ -20,6 +21,7 @@ class JITEngine:
         self.opt_level = opt_level
         llvm_binding.initialize_native_target()
         llvm_binding.initialize_native_asmprinter()
+        llvm_binding.initialize_native_asmparser()  # inline assembly (the stack-depth check)
         # A loop whose body may raise (int(x) of a NaN, a bounds check) has a second exit;
         # without this, LLVM will not unroll it at all (histogram: 1.4x slower).
         llvm_binding.set_option("ember", "-unroll-runtime-multi-exit")
@@ -36,6 +38,7 @@ class JITEngine:
             llvm_binding.parse_assembly(""), self.target_machine
         )
         self.lock = threading.RLock()
+        stack_check.publish_symbols()  # before any module (compiled now or loaded) links
 
     @cached_property
     def _pass_builder(self):

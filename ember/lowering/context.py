@@ -9,7 +9,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import LoweringError
-from ember.lowering import callconv
+from ember.lowering import callconv, stack_check
 from ember.lowering.context_numba import NumbaContextMixin
 from ember.lowering.models import model_of
 from ember.lowering.registry import registry
@@ -45,6 +45,8 @@ class CPUContext(NumbaContextMixin):
         self.registry = registry
         self.dependencies: list = []  # libraries whose code this function calls
         self.waiting_for: list = []  # functions still being compiled that it calls (recursion)
+        # public symbol -> body, for recursive functions lowered behind an unwinding entry
+        self.recursion_bodies: dict[str, llvm.Function] = {}
 
     # ------------------------------------------------------------------ types and constants
 
@@ -136,10 +138,12 @@ class CPUContext(NumbaContextMixin):
         argument types; its exception, if any, propagates out of the current function."""
         if target.library is not None and target.library not in self.dependencies:
             self.dependencies.append(target.library)
-        elif target.library is None and target.symbol != builder.function.name:
-            self.waiting_for.append(target)  # mutual recursion: linked when it is done
-        fnty = callconv.function_type(target.signature)
-        callee = self.declare_function(builder.module, target.symbol, fnty)
+        elif target.library is None:  # still being compiled: the call closes a recursion cycle
+            self._check_stack_before_recursing(builder, target)
+        callee = self.recursion_bodies.get(target.symbol)
+        if callee is None:
+            fnty = callconv.function_type(target.signature)
+            callee = self.declare_function(builder.module, target.symbol, fnty)
         # A local exception slot (copied out only on error) keeps the caller's excinfo
         # pointer out of the callee's arguments, which frees a register in recursive code.
         local_excinfo = callconv.alloca_in_entry(builder, callconv.EXCINFO_TYPE, name="callee.exc")
@@ -148,6 +152,14 @@ class CPUContext(NumbaContextMixin):
             record = builder.load(local_excinfo, typ=callconv.EXCINFO_TYPE)
             callconv.return_exception_record(builder, builder.function, record)
         return result
+
+    def _check_stack_before_recursing(self, builder: llvm.IRBuilder, target: Any) -> None:
+        # At the call rather than on entry, so a recursion's base case needs no stack frame.
+        unwinding = builder.function in self.recursion_bodies.values()
+        if target.symbol != builder.function.name and target.symbol not in self.recursion_bodies:
+            self.waiting_for.append(target)  # mutual recursion: linked when it is done
+        callee = target.state.py_func.__qualname__
+        stack_check.emit_check(self, builder, callee, unwinding)
 
     def raise_error(self, builder: llvm.IRBuilder, exc_class: type, *exc_args: Any) -> None:
         """Emit a static raise from the current native function."""

@@ -14,7 +14,7 @@ from ember import types
 from ember.errors import EmberError, LoweringError, UnsupportedError
 from ember.ir import nodes as ir
 from ember.lowering import arrays as refs
-from ember.lowering import callconv, classes, first_class, lists, optional
+from ember.lowering import callconv, classes, first_class, lists, optional, stack_check
 from ember.lowering import exceptions as exception_lowering
 from ember.lowering.context import CPUContext
 from ember.lowering.models import model_of
@@ -54,7 +54,12 @@ class FunctionLowerer:
     # ------------------------------------------------------------------ driver
 
     def lower(self) -> llvm.Function:
-        self.function = llvm.Function(self.module, callconv.function_type(self.sig), self.symbol)
+        unwinding = stack_check.supported() and self._recurses_owning_nothing()
+        name = f"{self.symbol}.body" if unwinding else self.symbol
+        self.function = llvm.Function(self.module, callconv.function_type(self.sig), name)
+        if unwinding:
+            self.function.linkage = "internal"
+            self.context.recursion_bodies[self.symbol] = self.function
         names = ["retptr", "excinfo", "env", *self._argument_names()]
         for arg, name in zip(self.function.args, names):
             arg.name = name
@@ -80,7 +85,27 @@ class FunctionLowerer:
             self.exception_routing.lowered_block(label, first_new_block)
         self.exception_routing.finish()
         self._release_at_exits()
+        if unwinding:
+            qualname = self.func_ir.qualname
+            stack_check.define_unwinding_entry(self.context, self.function, self.symbol, qualname)
         return self.function
+
+    def _recurses_owning_nothing(self) -> bool:
+        """Whether this function calls one still being compiled (it closes a recursion cycle)
+        and owns no reference-counted value that an unwinding overflow would leak."""
+        if any(refs.needs_refcount(typ) for typ in self.typemap.values()):
+            return False
+        for block in self.func_ir.blocks.values():
+            for stmt in block.body:
+                call = getattr(stmt, "value", None)
+                if not isinstance(call, ir.Call):
+                    continue
+                fnty = self.typemap.get(call.func.name)
+                if isinstance(fnty, types.DispatcherType):
+                    target = fnty.dispatcher.compiled_for_call(self.calltypes[call].args)
+                    if target.library is None:
+                        return True
+        return False
 
     def _release_at_exits(self) -> None:
         """Exception exits release every owned variable; all exits release iterator state."""

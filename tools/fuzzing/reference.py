@@ -80,8 +80,11 @@ def _int_binop(op: str, a: int, b: int):
         if b < 0:
             if a == 0:
                 raise ZeroDivisionError("0.0 cannot be raised to a negative power")
-            # README: `int ** negative int` raises ValueError (the result type must be static).
-            raise ValueError("integer ** negative integer")
+            # README: `int ** negative int` raises ValueError (the result type must be static)
+            # unless the base is 1 or -1, whose powers are integers.
+            if a not in (1, -1):
+                raise ValueError("integer ** negative integer")
+            b = -b
         return _wrap(pow(a, b, 2**64))
     if op in ("<<", ">>") and b < 0:
         raise ValueError("negative shift count")
@@ -98,6 +101,9 @@ def _scalar_binop(op: str, a, b):
     if _is_int(a) and _is_int(b):
         return _int_binop(op, a, b)
     if op == "**":
+        if a < 0 and math.isfinite(a) and math.isfinite(b) and b != int(b):
+            # README: a negative float raised to a fractional power raises ValueError.
+            raise ValueError("negative number cannot be raised to a fractional power")
         result = a**b
         if isinstance(result, complex):
             # README: a negative float raised to a fractional power raises ValueError.
