@@ -152,8 +152,13 @@ def _iteration_problem(first: Parfor, second: Parfor, analysis) -> str:
     a, b = first.loop_nests[0], second.loop_nests[0]
     for part in ("start", "stop", "step"):
         if not analysis.same_size(getattr(a, part), getattr(b, part)):
-            return f"iteration spaces not known to be equal ({a} vs {b})"
+            return f"iteration spaces not known to be equal ({_space(a)} vs {_space(b)})"
     return ""
+
+
+def _space(nest) -> str:
+    parts = [nest.start, nest.stop] + ([nest.step] if nest.step != 1 else [])
+    return f"range({', '.join(getattr(p, 'name', str(p)) for p in parts)})"
 
 
 def _dependence_problem(one: _Access, two: _Access, analysis) -> str:

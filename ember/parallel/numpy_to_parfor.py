@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 
 from ember import types
-from ember.errors import EmberError
 from ember.frontend.bytecode import ByteCode
 from ember.frontend.inline_closures import _Renamer
 from ember.frontend.interpreter import build_ir
@@ -79,10 +78,10 @@ def convert_numpy_calls(state, options, report) -> bool:
         insert_dels(func_ir)
         try:
             typing = _retype(state)
-        except EmberError as error:
+        except Exception as error:  # noqa: BLE001 - any failure keeps the calls serial
             _restore(func_ir, saved)
-            first_line = str(error).strip().splitlines()[-1]
-            report.notes.append(f"note: NumPy calls kept serial (typing failed: {first_line})")
+            last_line = (str(error).strip().splitlines() or [type(error).__name__])[-1]
+            report.notes.append(f"note: NumPy calls kept serial (typing failed: {last_line})")
             return False
         changed = _changed_types(typemap, typing.typemap, sites)
         if not changed:
