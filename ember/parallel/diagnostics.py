@@ -29,14 +29,16 @@ class ParallelReport:
     notes: list[str] = field(default_factory=list)
     origins: dict[str, str] = field(default_factory=dict)  # range variable -> NumPy origin
     fused: list[tuple[int, int, Loc]] = field(default_factory=list)  # (kept, absorbed, loc)
+    moved: dict[int, list[str]] = field(default_factory=dict)  # absorbed -> statements moved
     not_fused: list[tuple[int, int, str]] = field(default_factory=list)  # (first, second, why)
 
     def converted(self, parfor, loc: Loc, origin: str = "prange") -> None:
         details = [f"reduction: {_user(r.var.name)} ({r.kind})" for r in parfor.reductions]
         self.loops.append(LoopRecord(loc, parfor.id, details=details, origin=origin))
 
-    def fusion(self, kept: int, absorbed: int, loc: Loc) -> None:
+    def fusion(self, kept: int, absorbed: int, loc: Loc, moved: list[str] = ()) -> None:
         self.fused.append((kept, absorbed, loc))
+        self.moved[absorbed] = list(moved)
 
     def no_fusion(self, first: int, second: int, reason: str) -> None:
         self.not_fused.append((first, second, reason))
@@ -84,6 +86,8 @@ class ParallelReport:
         lines = ["", "Fusing loops:"]
         for kept, absorbed, loc in self.fused:
             lines.append(f"  parallel loop #{absorbed} fused into #{kept} (line {loc.line})")
+            if level >= 4:
+                lines += [f"      moved out of the way: {text}" for text in self.moved[absorbed]]
         if not self.fused:
             lines.append("  none")
         if level >= 3:

@@ -112,7 +112,8 @@ def _fuse_in_block(block: ir.Block, analysis, typemap: dict, report, quiet: set)
         absorbed.add(id(stmt))
         if id(stmt) not in quiet:
             quiet.discard(id(first))
-        report.fusion(first.id, stmt.id, stmt.loc)
+        moved = [f"{s} (hoisted)" for s in hoisted] + [f"{s} (after the loop)" for s in sunk]
+        report.fusion(first.id, stmt.id, stmt.loc, moved)
         rest = block.body[index + 1 :]
         block.body[current:] = [*hoisted, first, *sunk, *rest]
         current += len(hoisted)

@@ -68,6 +68,10 @@ def convert_numpy_calls(state, options, report) -> bool:
     if state.py_func.__code__.co_flags & 0x20:  # generators keep their NumPy calls serial
         return False
     func_ir, typemap = state.func_ir, state.typing.typemap
+    if options.numpy and _calls_np_random(func_ir, typemap):
+        report.notes.append(
+            "note: np.random calls run serially (their stream must match serial code's)"
+        )
     sites = find_sites(func_ir, typemap, options)
     while sites:
         saved = {label: (block, list(block.body)) for label, block in func_ir.blocks.items()}
@@ -130,6 +134,15 @@ def _strip_dels(func_ir: ir.FunctionIR) -> None:
 
 
 # ---------------------------------------------------------------------------- finding sites
+
+
+def _calls_np_random(func_ir: ir.FunctionIR, typemap: dict) -> bool:
+    for _, stmt in func_ir.statements():
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call):
+            key = getattr(typemap.get(stmt.value.func.name), "typing_key", None)
+            if getattr(key, "__module__", "") in ("numpy.random", "numpy.random.mtrand"):
+                return True
+    return False
 
 
 def find_sites(func_ir: ir.FunctionIR, typemap: dict, options) -> list[Site]:

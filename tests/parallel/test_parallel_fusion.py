@@ -229,3 +229,18 @@ def index_copy_changed(a):
 def test_a_changed_copy_of_the_index_is_not_the_index():
     rep = check(index_copy_changed, VECTOR, repeats=10)
     assert any("other elements" in why for _, _, why in rep.not_fused), rep.not_fused
+
+
+def test_level_four_lists_moved_statements(capsys):
+    check(fused_kernel, VECTOR)
+    _PARALLEL[fused_kernel].parallel_diagnostics(level=4)
+    assert "(hoisted)" in capsys.readouterr().out
+
+
+def test_np_random_stays_serial_with_a_note():
+    def noisy(n):
+        return np.random.random(n).sum()
+
+    dispatcher = compiled(noisy)
+    assert 0 <= dispatcher(50) <= 50
+    assert any("np.random" in note for note in report(dispatcher, 50).notes)
