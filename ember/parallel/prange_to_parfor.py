@@ -18,8 +18,8 @@ from ember import types
 from ember.ir import nodes as ir
 from ember.ir.liveness import insert_dels, live_variables
 from ember.ir.parfor import LoopNest, Parfor, Reduction
-from ember.parallel.api import stencil_prange
 from ember.parallel import reductions as red
+from ember.parallel.api import stencil_prange
 from ember.parallel.diagnostics import ParallelReport
 from ember.parallel.legality import LoopAnalysis, NotParallel, analyze
 from ember.parallel.loops import PrangeLoop, find_prange_loops
