@@ -84,9 +84,12 @@ def convert_numpy_calls(state, options, report) -> bool:
             typing = _retype(state)
         except Exception as error:  # noqa: BLE001 - any failure keeps the calls serial
             _restore(func_ir, saved)
+            failed = _sites_at(sites, getattr(error, "loc", None))
             last_line = (str(error).strip().splitlines() or [type(error).__name__])[-1]
-            report.notes.append(f"note: NumPy calls kept serial (typing failed: {last_line})")
-            return False
+            for site in failed:
+                report.notes.append(f"note: {site.describe} kept serial ({last_line})")
+            sites = [s for s in sites if s not in failed]
+            continue
         changed = _changed_types(typemap, typing.typemap, sites)
         if not changed:
             state.typing = typing
@@ -97,6 +100,14 @@ def convert_numpy_calls(state, options, report) -> bool:
             report.notes.append(f"note: {site.describe} kept serial (its type would change)")
         sites = [s for s in sites if s not in changed]
     return False
+
+
+def _sites_at(sites: list, loc) -> list:
+    """The sites on the line a typing error names (inlined statements carry their call's
+    line); all of them when it names none."""
+    line = getattr(loc, "line", None)
+    found = [s for s in sites if s.stmt.loc.line == line]
+    return found or list(sites)
 
 
 def _changed_types(before: dict, after: dict, sites: list) -> list:

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import ember
 from ember import njit
+from ember.parallel.api import reduction_prange
 
 rng = np.random.default_rng(5)
 VECTOR = rng.random(1001)
@@ -373,3 +374,28 @@ def test_parallel_vectorize_uses_the_parfor_threads():
         assert set(np.unique(thread_of(data))) == {0}
     finally:
         ember.set_num_threads(ember.config.NUM_THREADS)
+
+
+def broken_prod(a, T, init):
+    acc = T(init)
+    for i in reduction_prange(len(a)):
+        acc *= a[i]
+    return acc + "not a number"  # fails to type
+
+
+def sum_and_prod(a):
+    total = np.sum(a)
+    product = np.prod(a)
+    return total, product
+
+
+def test_a_template_that_fails_to_type_leaves_its_call_serial(monkeypatch):
+    from ember.parallel import numpy_to_parfor
+
+    monkeypatch.setitem(numpy_to_parfor._TEMPLATES, "prod", (broken_prod, broken_prod))
+    dispatcher = compiled(sum_and_prod)
+    a = VECTOR[:20] + 0.5
+    same(dispatcher(a), sum_and_prod(a))
+    rep = report(dispatcher, a)
+    assert rep.conversions() == {"np.sum": 1}
+    assert any("np.prod kept serial" in note for note in rep.notes)
