@@ -26,6 +26,23 @@ _LIKE = {np.empty_like, np.zeros_like, np.ones_like, np.full_like}
 _FRESH = {*_SHAPED, *_LIKE, np.arange, np.copy, np.linspace}
 
 
+def cyclic_blocks(func_ir: ir.FunctionIR) -> set[int]:
+    """Labels of the blocks that can run more than once per call (they lie on a cycle)."""
+    successors = {label: block.successors() for label, block in func_ir.blocks.items()}
+    found = set()
+    for start in func_ir.blocks:
+        pending, seen = list(successors[start]), set()
+        while pending:
+            label = pending.pop()
+            if label == start:
+                found.add(start)
+                break
+            if label not in seen and label in successors:
+                seen.add(label)
+                pending += successors[label]
+    return found
+
+
 class UnionFind:
     def __init__(self) -> None:
         self.parent: dict = {}
@@ -49,7 +66,9 @@ class UnionFind:
 class ArrayAnalysis:
     """Size equivalence and may-alias groups of one function's variables."""
 
-    def __init__(self, func_ir: ir.FunctionIR, typemap: dict) -> None:
+    def __init__(self, func_ir: ir.FunctionIR, typemap: dict, skip: set[int] = frozenset()):
+        """`skip`: blocks whose definitions say nothing about sizes (blocks of loops other
+        than the one being looked at: their values may come from another iteration)."""
         self.typemap = typemap
         self.sizes = UnionFind()
         self.memory = UnionFind()
@@ -67,7 +86,8 @@ class ArrayAnalysis:
         self.definitions = {s.target.name: s.value for s in assigns}
         for stmt in assigns:
             self._memory(stmt)
-        single = [s for s in assigns if counts[s.target.name] == 1]
+        skipped = {id(s) for label in skip for s in func_ir.blocks[label].body}
+        single = [s for s in assigns if counts[s.target.name] == 1 and id(s) not in skipped]
         for stmt in single:
             value = stmt.value
             if isinstance(value, ir.Var) and counts.get(value.name, 0) <= 1:

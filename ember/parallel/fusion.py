@@ -20,7 +20,7 @@ from ember.ir import nodes as ir
 from ember.ir.liveness import insert_dels
 from ember.ir.parfor import Parfor
 from ember.parallel import templates as tpl
-from ember.parallel.array_analysis import ArrayAnalysis
+from ember.parallel.array_analysis import ArrayAnalysis, cyclic_blocks
 from ember.parallel.legality import NotParallel, parfor_array_accesses
 from ember.parallel.overlap import arrays_may_overlap
 from ember.rewrites.arrayexpr import is_elementwise_ufunc
@@ -33,7 +33,8 @@ def fuse_parfors(func_ir: ir.FunctionIR, typemap: dict, parfors: list, report) -
     for block in func_ir.blocks.values():
         block.body = [s for s in block.body if not isinstance(s, ir.Del)]
     simplify_cfg(func_ir)
-    analysis = ArrayAnalysis(func_ir, typemap)
+    cyclic = cyclic_blocks(func_ir)
+    base = ArrayAnalysis(func_ir, typemap, skip=cyclic)
     # NumPy reductions cannot raise and write no array: a check may move past them
     quiet = {
         id(p)
@@ -41,7 +42,13 @@ def fuse_parfors(func_ir: ir.FunctionIR, typemap: dict, parfors: list, report) -
         if report.origins.get(p.loop_nests[0].range_var.name, "prange") != "prange"
     }
     absorbed: set[int] = set()
-    for block in func_ir.blocks.values():
+    for label, block in func_ir.blocks.items():
+        if sum(isinstance(s, Parfor) for s in block.body) < 2:
+            continue
+        # in a loop, only this block's own definitions (one run of it) and those outside loops
+        analysis = (
+            base if label not in cyclic else ArrayAnalysis(func_ir, typemap, cyclic - {label})
+        )
         absorbed |= _fuse_in_block(block, analysis, typemap, report, quiet)
     insert_dels(func_ir)
     return [p for p in parfors if id(p) not in absorbed]

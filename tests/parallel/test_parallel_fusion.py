@@ -244,3 +244,33 @@ def test_np_random_stays_serial_with_a_note():
     dispatcher = compiled(noisy)
     assert 0 <= dispatcher(50) <= 50
     assert any("np.random" in note for note in report(dispatcher, 50).notes)
+
+
+def time_steps(a, steps):
+    n = len(a)
+    total = 0.0
+    for _ in range(steps):
+        b = np.zeros(n)  # fuses with the loop below: both in one run of the loop body
+        for i in prange(n):
+            b[i] = a[i] * 0.5
+        total += np.sum(b)
+    return total
+
+
+def grown_in_a_loop(a, steps):
+    out = 0.0
+    m = 3
+    b = np.zeros(3)
+    for k in range(steps):
+        for i in prange(m):
+            out += a[i]
+        for i in prange(len(b)):
+            out += b[i]
+        b = np.ones(m + k)
+    return out
+
+
+def test_fusion_inside_a_serial_loop():
+    rep = check(time_steps, VECTOR, 4, repeats=5)
+    assert len(rep.fused) == 2
+    check(grown_in_a_loop, VECTOR, 4, repeats=5)
