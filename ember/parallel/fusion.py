@@ -15,6 +15,10 @@ otherwise the pair stays apart, with the reason in the diagnostics.
 
 from __future__ import annotations
 
+import operator
+
+import numpy as np
+
 from ember import types
 from ember.ir import nodes as ir
 from ember.ir.liveness import insert_dels
@@ -199,7 +203,10 @@ def _can_hoist(stmt, one: _Access, analysis, typemap, sunk_defs, sunk_uses) -> b
     """`stmt` may run before the first parfor (and the statements already sunk) instead of
     after them."""
     reads = _array_reads(stmt, typemap)
-    if reads is None or (_is_check(stmt, typemap) and not one.quiet):
+    raises = reads is not None and _may_raise(stmt, typemap, reads)
+    if reads is None or (
+        raises and not one.quiet and not _raises_only_if_empty(stmt, one, analysis)
+    ):
         return False
     names = _reads(stmt)
     defs = {v.name for v in stmt.targets()}
@@ -213,7 +220,7 @@ def _can_hoist(stmt, one: _Access, analysis, typemap, sunk_defs, sunk_uses) -> b
 def _can_sink(stmt, two: _Access, analysis, typemap) -> bool:
     """`stmt` may run after the second parfor instead of before it."""
     reads = _array_reads(stmt, typemap)
-    if reads is None or (_is_check(stmt, typemap) and not two.quiet):
+    if reads is None or (_may_raise(stmt, typemap, reads) and not two.quiet):
         return False
     names = _reads(stmt)
     defs = {v.name for v in stmt.targets()}
@@ -224,6 +231,24 @@ def _can_sink(stmt, two: _Access, analysis, typemap) -> bool:
 
 def _reads(stmt) -> set[str]:
     return {v.name for v in stmt.sources()}
+
+
+def _raises_only_if_empty(stmt, one: _Access, analysis) -> bool:
+    """`np.empty(n)` (zeros, ones, full) where the first loop runs n times: it raises only for
+    a negative n, when that loop does nothing, so it may run before the loop."""
+    value = stmt.value
+    if not isinstance(value, ir.Call) or not value.args:
+        return False
+    nest = one.parfor.loop_nests[0]
+    size = value.args[0]
+    key = getattr(analysis.typemap.get(value.func.name), "typing_key", None)
+    return (
+        key in (np.empty, np.zeros, np.ones, np.full)
+        and isinstance(analysis.typemap.get(size.name), types.Integer)
+        and nest.start == 0
+        and nest.step == 1
+        and analysis.same_size(size, nest.stop)
+    )
 
 
 def _touches(reads: list[str], written: set[str], analysis) -> bool:
@@ -253,18 +278,29 @@ def _array_reads(stmt, typemap: dict) -> list[str] | None:
     return None
 
 
-def _is_check(stmt, typemap: dict) -> bool:
-    """A call of a template's check that may raise (it must not run before a loop that has
-    effects, nor after one that could raise first)."""
-    if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call)):
-        return False
-    fnty = typemap.get(stmt.value.func.name)
-    return isinstance(fnty, types.DispatcherType) and fnty.dispatcher in tpl.CHECKS
+_RAISING_OPERATORS = {operator.truediv, operator.floordiv, operator.mod, operator.pow}
+
+
+def _may_raise(stmt, typemap: dict, reads: list[str]) -> bool:
+    """Whether a movable statement may raise (a template's check, a division, an element read,
+    arithmetic on arrays that may not broadcast, an allocation): such a statement moves only
+    past loops that neither raise nor write memory, so an exception finds memory as serial
+    code would leave it."""
+    value = stmt.value
+    if reads:
+        return True
+    if isinstance(value, ir.BinOp):
+        return value.fn in _RAISING_OPERATORS
+    if isinstance(value, ir.Call):
+        fnty = typemap.get(value.func.name)
+        if isinstance(fnty, types.DispatcherType):
+            return fnty.dispatcher in tpl.CHECKS
+        key = getattr(fnty, "typing_key", None)
+        return key in (np.empty, np.zeros, np.ones, np.full, range)
+    return False
 
 
 def _call_reads(call: ir.Call, typemap: dict, arrays: list[str]) -> list[str] | None:
-    import numpy as np
-
     from ember.parallel.api import prange
 
     fnty = typemap.get(call.func.name)

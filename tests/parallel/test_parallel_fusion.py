@@ -274,3 +274,27 @@ def test_fusion_inside_a_serial_loop():
     rep = check(time_steps, VECTOR, 4, repeats=5)
     assert len(rep.fused) == 2
     check(grown_in_a_loop, VECTOR, 4, repeats=5)
+
+
+def divide_between(a, out, k):
+    n = len(a)
+    for i in prange(n):
+        out[i] = a[i] + 1.0
+    q = 10 // k  # may raise: stays between the loops
+    for i in prange(n):
+        a[i] = a[i] * q
+    return out
+
+
+def test_a_statement_that_may_raise_does_not_cross_a_loop_with_effects():
+    out = np.zeros_like(VECTOR)
+    rep = check(divide_between, VECTOR, out, 3)
+    assert rep.fused == [] and "cannot move" in rep.not_fused[0][2]
+    serial_out, parallel_out = np.zeros_like(VECTOR), np.zeros_like(VECTOR)
+    for dispatcher, target in (
+        (divide_between, serial_out),
+        (_PARALLEL[divide_between], parallel_out),
+    ):
+        with pytest.raises(ZeroDivisionError):
+            dispatcher(VECTOR.copy(), target, 0)
+    same(parallel_out, serial_out)  # the first loop ran before the error, as in CPython
