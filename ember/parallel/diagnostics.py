@@ -87,7 +87,7 @@ class ParallelReport:
         for kept, absorbed, loc in self.fused:
             lines.append(f"  parallel loop #{absorbed} fused into #{kept} (line {loc.line})")
             if level >= 4:
-                lines += [f"      moved out of the way: {text}" for text in self.moved[absorbed]]
+                lines += [f"      statement moved: {text}" for text in self.moved[absorbed]]
         if not self.fused:
             lines.append("  none")
         if level >= 3:

@@ -123,7 +123,8 @@ def _fuse_in_block(block: ir.Block, analysis, typemap: dict, report, quiet: set)
         absorbed.add(id(stmt))
         if id(stmt) not in quiet:
             quiet.discard(id(first))
-        moved = [f"{s} (hoisted)" for s in hoisted] + [f"{s} (after the loop)" for s in sunk]
+        moved = [f"{s.target} (hoisted)" for s in hoisted if _user_assignment(s)]
+        moved += [f"{s.target} (computed after the loop)" for s in sunk if _user_assignment(s)]
         report.fusion(first.id, stmt.id, stmt.loc, moved)
         rest = block.body[index + 1 :]
         block.body[current:] = [*hoisted, first, *sunk, *rest]
@@ -131,6 +132,12 @@ def _fuse_in_block(block: ir.Block, analysis, typemap: dict, report, quiet: set)
         index = current + 1 + len(sunk)
         assert len(hoisted) + len(sunk) == len(between)
     return absorbed
+
+
+def _user_assignment(stmt) -> bool:
+    """An assignment to one of the user's variables (worth naming in the diagnostics)."""
+    name = stmt.target.name if isinstance(stmt, ir.Assign) else "$"
+    return not name.startswith("$") and "." not in name
 
 
 def _try_fuse(body: list, first_at: int, second_at: int, analysis, typemap, quiet: set):
