@@ -177,6 +177,12 @@ class ArrayAnalysis:
             return self._slice(target, value.value.name, self._slice_key(value.index.name))
         if isinstance(value, ir.Call):
             return self._call(target, value)
+        if isinstance(value, ir.BinOp) and isinstance(typemap.get(target), types.Integer):
+            operands = (
+                self.sizes.find(("var", value.lhs.name)),
+                self.sizes.find(("var", value.rhs.name)),
+            )
+            return self.sizes.union(("var", target), ("binop", value.fn, *operands))
         if isinstance(value, (ir.BinOp, ir.UnaryOp)):
             return self._elementwise(target, value.sources())
         return False

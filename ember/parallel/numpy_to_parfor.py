@@ -40,8 +40,8 @@ _METHODS = {"sum", "prod", "mean", "min", "max"}
 _ALLOCATIONS = {np.zeros: 0, np.ones: 1, np.full: None}
 _TEMPLATES = {
     "sum": (tpl.sum_1d, tpl.sum_nd), "prod": (tpl.prod_1d, tpl.prod_nd),
-    "mean": (tpl.mean_1d, tpl.mean_nd), "min": (tpl.extreme_1d, tpl.extreme_nd),
-    "max": (tpl.extreme_1d, tpl.extreme_nd),
+    "mean": (tpl.mean_1d, tpl.mean_nd), "min": (tpl.extreme_blocks_1d, tpl.extreme_nd),
+    "max": (tpl.extreme_blocks_1d, tpl.extreme_nd),
 }  # fmt: skip
 # min / max: (builtin, its check, np reduction, np ufunc) bound to the extreme templates
 _EXTREMES = {
@@ -241,11 +241,12 @@ def _reduction(stmt, name: str, array: ir.Var, array_type, result_type, method=F
         pick, require, row_extreme, combine = (
             ir.Global(getattr(f, "__name__", "f"), f, stmt.loc) for f in _EXTREMES[name]
         )
-        arguments.update(pick=pick, require=require)
-        if array_type.ndim > 1:
+        arguments.update(require=require)
+        if isinstance(dtype, types.Integer) and array_type.ndim == 1:
+            template = tpl.extreme_int_1d  # no NaN: an element loop (it vectorizes and fuses)
+            arguments.update(pick=pick)
+        else:
             arguments.update(row_extreme=row_extreme, combine=combine)
-        elif isinstance(dtype, types.Integer):
-            template = tpl.extreme_int_1d  # no NaN to track
     describe = f"a.{name}() (as np.{name})" if method else f"np.{name}"
     return Site(stmt, template, arguments, stmt.target, describe)
 

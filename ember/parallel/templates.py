@@ -30,14 +30,6 @@ def mean_of(total, count):
 
 
 @njit
-def nan_if(value, seen_nan):
-    """NaN when a NaN was seen (np.min and np.max propagate it), else value."""
-    if seen_nan:
-        return value * np.nan
-    return value
-
-
-@njit
 def require_items_for_min(count):
     if count == 0:
         raise ValueError(_EMPTY_MIN)
@@ -49,7 +41,7 @@ def require_items_for_max(count):
         raise ValueError(_EMPTY_MAX)
 
 
-PURE_HELPERS = (mean_of, nan_if)  # calls fusion may move freely
+PURE_HELPERS = (mean_of,)  # calls fusion may move freely
 CHECKS = (require_items_for_min, require_items_for_max)  # may raise: moved past quiet loops only
 
 
@@ -98,17 +90,16 @@ def mean_nd(a, T, init):
     return T(mean_of(acc, a.size))
 
 
-def extreme_1d(a, T, init, pick, require):
-    # pick is builtin min or max (a compare and select); NaNs are tracked apart (an
-    # or-reduction), as np.min and np.max propagate them
+def extreme_blocks_1d(a, T, init, require, row_extreme, combine):
+    # floats: each iteration takes the (vectorized, NaN-propagating) np.min or np.max of a
+    # block of 4096 items, combined with np.minimum or np.maximum; an element loop would be
+    # a chain of compares that LLVM cannot vectorize without assuming there are no NaNs
+    n = len(a)
     acc = T(init)
-    seen_nan = False
-    for i in reduction_prange(len(a)):
-        v = a[i]
-        acc = pick(acc, v)
-        seen_nan |= v != v
+    for b in reduction_prange((n + 4095) // 4096):
+        acc = combine(acc, row_extreme(a[b * 4096 : min(b * 4096 + 4096, n)]))
     require(a.size)
-    return T(nan_if(acc, seen_nan))
+    return acc
 
 
 def extreme_int_1d(a, T, init, pick, require):
@@ -119,7 +110,7 @@ def extreme_int_1d(a, T, init, pick, require):
     return acc
 
 
-def extreme_nd(a, T, init, pick, require, row_extreme, combine):
+def extreme_nd(a, T, init, require, row_extreme, combine):
     # row_extreme is np.min or np.max, combine np.minimum or np.maximum (NaN-propagating)
     acc = T(init)
     for i in reduction_prange(a.shape[0]):

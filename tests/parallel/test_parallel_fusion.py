@@ -143,7 +143,9 @@ def fusions(rep) -> list:
 def test_fused_kernel():
     rep = check(fused_kernel, VECTOR, repeats=20)
     assert rep.parfor_count == 4  # np.zeros, prange, np.sum, np.max
-    assert len(rep.fused) == 3  # all four run as one parallel loop
+    # np.zeros' fill, the prange loop and np.sum run as one loop; np.max of floats runs over
+    # blocks (a different iteration space)
+    assert len(rep.fused) == 2
     unfused = compiled(fused_kernel, fusion=False)
     same(unfused(VECTOR), fused_kernel(VECTOR))
     rep = report(unfused, VECTOR)
@@ -298,3 +300,12 @@ def test_a_statement_that_may_raise_does_not_cross_a_loop_with_effects():
         with pytest.raises(ZeroDivisionError):
             dispatcher(VECTOR.copy(), target, 0)
     same(parallel_out, serial_out)  # the first loop ran before the error, as in CPython
+
+
+def extremes(a):
+    return np.min(a), np.max(a)
+
+
+def test_blocked_min_and_max_fuse_with_each_other():
+    rep = check(extremes, rng.random(10_000), repeats=10)
+    assert len(rep.fused) == 1

@@ -400,3 +400,16 @@ def test_a_template_that_fails_to_type_leaves_its_call_serial(monkeypatch):
     rep = report(dispatcher, a)
     assert rep.conversions() == {"np.sum": 1}
     assert any("np.prod kept serial" in note for note in rep.notes)
+
+
+def test_min_max_over_many_blocks():
+    big = rng.random(4096 * 3 + 5)
+    for position in (4095, 4096, 4096 * 3 + 4):
+        a = big.copy()
+        a[position] = -1.0
+        check(np_min, a, exact=True, repeats=4)
+        a[position] = 2.0
+        check(np_max, a, exact=True, repeats=4)
+        a[position] = np.nan
+        check(np_min, a, exact=True)
+        check(np_max, a, exact=True)
