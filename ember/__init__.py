@@ -14,6 +14,7 @@ from typing import Any
 from ember import types
 from ember.decorators import jit, njit
 from ember.errors import TypingError, UnsupportedError
+from ember.misc.carray import carray, farray
 from ember.misc.literal import literal_unroll
 from ember.misc.objmode import objmode
 from ember.parallel.api import (
@@ -126,6 +127,14 @@ def cfunc(sig: Any, **options: Any) -> Any:
     return make_cfunc(sig, **options)
 
 
+def compile_report(html: bool = False) -> Any:
+    """Per compiled function and signature: each compiler pass's time, the machine code size
+    and whether it was cached, as a table (a bar chart with `html=True`); ember.annotate."""
+    from ember.annotate.report import compile_report as _compile_report
+
+    return _compile_report(html)
+
+
 def from_dtype(dtype: Any) -> types.Type:
     """The ember scalar type of a NumPy dtype (`from_dtype(np.dtype('f4'))` is `float32`)."""
     import numpy as np
@@ -136,7 +145,10 @@ def from_dtype(dtype: Any) -> types.Type:
 
 
 __all__ = [
+    "carray",
     "cfunc",
+    "compile_report",
+    "farray",
     "from_dtype",
     "jit",
     "jitclass",

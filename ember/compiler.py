@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import FunctionType
@@ -38,6 +39,7 @@ class CompileState:
     inferer: object = None
     parallel_report: object = None  # what parallel=True did with each loop (ember/parallel/)
     timings: dict[str, float] = field(default_factory=dict)
+    reported: bool = True  # listed by ember.compile_report() (not the annotated view's copies)
 
 
 @dataclass
@@ -57,6 +59,46 @@ class CompileResult:
     def address(self) -> int:
         """The native function's address (machine code is generated on first request)."""
         return self.library.address_of(self.symbol)
+
+
+@dataclass
+class CompileRecord:
+    """One compilation as `ember.compile_report()` lists it (ember/annotate/report.py)."""
+
+    qualname: str
+    arg_types: tuple
+    return_type: object
+    timings: dict[str, float]
+    symbol: str
+    library: Callable[[], object]  # a weak reference: the report does not keep code alive
+    cached: bool = False  # loaded from the disk cache rather than compiled
+
+
+compile_log: list[CompileRecord] = []
+
+
+def record_compilation(result: CompileResult, cached: bool = False) -> None:
+    if config.TIMING and not compile_log:
+        _report_at_exit()
+    compile_log.append(
+        CompileRecord(
+            result.py_func.__qualname__,
+            result.signature.args,
+            result.signature.return_type,
+            result.timings,
+            result.symbol,
+            weakref.ref(result.library),
+            cached,
+        )
+    )
+
+
+def _report_at_exit() -> None:
+    import atexit
+
+    from ember.annotate.report import print_report_at_exit
+
+    atexit.register(print_report_at_exit)
 
 
 # ------------------------------------------------------------------------------ passes
@@ -246,7 +288,7 @@ def run_pipeline(state: CompileState) -> CompileResult:
             _verify(state, name)
     if config.TIMING:
         print(format_timings(state))
-    return CompileResult(
+    result = CompileResult(
         state.signature,
         state.symbol,
         state.library,
@@ -256,6 +298,9 @@ def run_pipeline(state: CompileState) -> CompileResult:
         state.py_func,
         state.parallel_report,
     )
+    if state.reported:
+        record_compilation(result)
+    return result
 
 
 def _verify(state: CompileState, after_pass: str) -> None:

@@ -24,7 +24,9 @@ DUMP_LLVM = _flag("EMBER_DUMP_LLVM")
 DUMP_OPTIMIZED = _flag("EMBER_DUMP_OPTIMIZED")
 DUMP_ASSEMBLY = _flag("EMBER_DUMP_ASSEMBLY")
 DUMP_STENCIL = _flag("EMBER_DUMP_STENCIL")  # the Python source generated for each @stencil
-TIMING = _flag("EMBER_TIMING")
+TIMING = _flag("EMBER_TIMING")  # each pass's time per compilation, and a report at exit
+DEBUGINFO = _flag("EMBER_DEBUGINFO")  # default of `debug=`: DWARF line tables for gdb and perf
+PERF_MAP = _flag("EMBER_PERF_MAP")  # /tmp/perf-<pid>.map entries for every jitted function
 BOUNDSCHECK = _flag("EMBER_BOUNDSCHECK")
 VERIFY_IR = _flag("EMBER_VERIFY_IR")
 OPT_LEVEL = _int("EMBER_OPT", 3)

@@ -7,12 +7,12 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ember import types
+from ember import config, types
 from ember.errors import EmberError, EmberWarning
 from ember.typing.signature import Signature
 
 _ACCEPTED_OPTIONS = {"nopython", "fastmath", "boundscheck", "error_model", "cache", "nogil",
-                     "forceobj", "looplift", "parallel", "inline", "locals"}  # fmt: skip
+                     "forceobj", "looplift", "parallel", "inline", "locals", "debug"}  # fmt: skip
 
 
 def jit(signature_or_function: Any = None, **options: Any) -> Any:
@@ -79,6 +79,7 @@ def _nopython_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
         boundscheck=bool(options.get("boundscheck", False)),
         nogil=bool(options.get("nogil", False)),
         parallel=_parallel_options(options),
+        debug=bool(options.get("debug", config.DEBUGINFO)),
     )
     if options.get("cache"):
         _warn_no_disk_cache()

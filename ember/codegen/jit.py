@@ -38,6 +38,7 @@ class JITEngine:
             llvm_binding.parse_assembly(""), self.target_machine
         )
         self.lock = threading.RLock()
+        self.perf_map = _perf_map(self.engine) if config.PERF_MAP else None
         stack_check.publish_symbols()  # before any module (compiled now or loaded) links
 
     @cached_property
@@ -73,12 +74,22 @@ class JITEngine:
         with self.lock:
             self.engine.add_module(module)
             self.engine.finalize_object()
+            if self.perf_map is not None:
+                self.perf_map.write_loaded(self.address_of)
 
     def address_of(self, symbol: str) -> int:
         return self.engine.get_function_address(symbol)
 
     def assembly(self, module: llvm_binding.ModuleRef) -> str:
         return self.target_machine.emit_assembly(module)
+
+
+def _perf_map(engine):
+    from ember.codegen.perfmap import PerfMap
+
+    perf_map = PerfMap()
+    perf_map.attach(engine)
+    return perf_map
 
 
 _engines: dict[str, JITEngine] = {}

@@ -5,6 +5,7 @@ Callees are linked into the caller's module (as internal copies) so LLVM can inl
 
 from __future__ import annotations
 
+import time
 from functools import cached_property
 
 from llvmlite import ir as llvm
@@ -34,6 +35,7 @@ class CodeLibrary:
         self._pending_module = None
         self.llvm_ir = ""
         self.finalized = False
+        self.codegen_seconds: float | None = None  # machine code is made on first need
 
     def add_dependency(self, library: CodeLibrary) -> None:
         if library is not self and library not in self.dependencies:
@@ -69,7 +71,9 @@ class CodeLibrary:
         jit = engine()
         with jit.lock:
             if self._pending_module is not None:
+                started = time.perf_counter()
                 jit.add_module(self._pending_module)
+                self.codegen_seconds = time.perf_counter() - started  # ember.compile_report
                 self._pending_module = None
 
     def _libraries_called_by_symbol(self) -> list[CodeLibrary]:

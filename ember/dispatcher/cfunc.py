@@ -33,6 +33,19 @@ _CTYPES = {
 }  # fmt: skip
 
 
+def _has_ctype(typ: types.Type) -> bool:
+    return typ in _CTYPES or typ == types.voidptr or isinstance(typ, types.CPointer)
+
+
+def _ctype(typ: types.Type) -> Any:
+    """The ctypes type of a C argument or result: numbers, and pointers (typed when the
+    pointee is a number, as `POINTER(c_double)` for `CPointer(float64)`)."""
+    if isinstance(typ, types.CPointer):
+        pointee = _CTYPES.get(typ.dtype)
+        return ctypes.POINTER(pointee) if pointee is not None else ctypes.c_void_p
+    return ctypes.c_void_p if typ == types.voidptr else _CTYPES[typ]
+
+
 class CFunc:
     """The result of `@cfunc`: `.address`, `.ctypes`, `.native_name`, `.inspect_llvm()`;
     calling it calls the Python function, as Numba's does."""
@@ -40,10 +53,11 @@ class CFunc:
     def __init__(self, py_func: Callable, sig: Signature, options: dict) -> None:
         from ember.decorators import njit
 
-        unsupported = [t for t in (*sig.args, sig.return_type) if t not in _CTYPES]
+        unsupported = [t for t in (*sig.args, sig.return_type) if not _has_ctype(t)]
         if unsupported or sig.return_type is None:
             raise TypeError(
-                f"@cfunc signatures take numbers and booleans (and void results), not "
+                f"@cfunc signatures take numbers, booleans and pointers (CPointer(dtype), "
+                f"voidptr; void results), not "
                 f"{unsupported[0] if unsupported else 'a missing return type'}"
             )
         self._pyfunc = py_func
@@ -54,7 +68,7 @@ class CFunc:
         self.native_name = f"cfunc.{py_func.__qualname__}.{next(_serial)}"
         self._llvm = _wrapper_module(self._compiled, self.native_name, self._keepalive)
         self.address = _install(self._llvm, self.native_name)
-        prototype = ctypes.CFUNCTYPE(_CTYPES[sig.return_type], *(_CTYPES[a] for a in sig.args))
+        prototype = ctypes.CFUNCTYPE(_ctype(sig.return_type), *map(_ctype, sig.args))
         self.ctypes = prototype(self.address)
         self.cache_hits = 0
 

@@ -167,11 +167,17 @@ class Dispatcher:
         self, file: Any = None, signature: tuple | None = None, pretty: bool = False, **_: Any
     ) -> str:
         """Print the annotated source of each specialization to `file` (stdout), as Numba
-        does, and also return it. `inspect_types(signature)` (a tuple first) still works."""
+        does, and also return it. `inspect_types(signature)` (a tuple first) still works.
+        `pretty=True` returns the annotated HTML view instead (shown inline in a notebook;
+        ember/annotate/)."""
         from ember.typing.annotate import annotate
 
         if isinstance(file, (tuple, list)):
             file, signature = None, file
+        if pretty:
+            from ember.annotate import annotate as annotated_page
+
+            return annotated_page(self, signature)
         text = "\n".join(
             annotate(result.func_ir, result.typing) for result in self._selected(signature)
         )

@@ -19,7 +19,7 @@ from types import FunctionType
 from typing import Any
 
 from ember import config
-from ember.errors import EmberError
+from ember.errors import EmberError, UnsupportedError
 
 _NATIVE = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object)
 
@@ -103,8 +103,14 @@ class ObjectModeDispatcher:
             return self._llvm_ir
         return {sig: self._llvm_ir for sig in self.overloads}
 
-    def inspect_types(self, file: Any = None) -> None:
+    def inspect_types(self, file: Any = None, pretty: bool = False) -> None:
         """The source in object mode, then each lifted loop's nopython annotation."""
+        if pretty:
+            raise UnsupportedError(
+                f"{self.py_func.__qualname__} runs in object mode, where every line calls "
+                "Python: the annotated page covers nopython functions (for a lifted loop, "
+                "use `f.lifted_loops[i].nopython.inspect_types(pretty=True)`)"
+            )
         lines = inspect.getsource(self.py_func).splitlines()
         header = f"{self.py_func.__qualname__} (object mode: every value is a pyobject)"
         print("\n".join([header, "-" * len(header), *lines]), file=file)

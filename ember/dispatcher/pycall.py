@@ -178,6 +178,35 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
     return None
 
 
+# Boxing one of these takes over the reference its value holds.
+_BOXING_TAKES_REFERENCE = (
+    types.Array,
+    types.List,
+    types.HashTable,
+    types.UnicodeType,
+    types.ClassInstanceType,
+)
+
+
+def box_kept(typ: types.Type, memory: Any) -> Any:
+    """A Python value of a member that a container keeps: references are taken for boxing."""
+    _take_references(typ, memory)
+    return _box(typ, memory)
+
+
+def _take_references(typ: types.Type, memory: Any) -> None:
+    if isinstance(typ, _BOXING_TAKES_REFERENCE):
+        if memory.meminfo:
+            from ember.runtime import nrt
+
+            nrt.runtime().incref(memory.meminfo)
+    elif isinstance(typ, types.BaseTuple):
+        for index, member in enumerate(typ.types):
+            _take_references(member, getattr(memory, f"f{index}"))
+    elif isinstance(typ, types.Optional) and memory.valid:
+        _take_references(typ.type, memory.data)
+
+
 def _box_list(typ: types.List, meminfo: int, inputs: tuple, memo: dict | None) -> list:
     """A Python list of a returned list's boxed items; takes over the list's reference."""
     from ember.lowering.lists import HeaderMemory
@@ -185,20 +214,17 @@ def _box_list(typ: types.List, meminfo: int, inputs: tuple, memo: dict | None) -
 
     if isinstance(typ.dtype, types.UnicodeType):
         return string_boxing.box_list(meminfo)
-    runtime = nrt.runtime()
     header = HeaderMemory.from_address(nrt.data_address(meminfo))
     item_ctype = _memory_ctype(typ.dtype)
-    owning = (types.Array, types.List, types.HashTable, types.UnicodeType)
-    owns_memory = isinstance(typ.dtype, (*owning, types.ClassInstanceType))
     structured = issubclass(item_ctype, ctypes.Structure)
     items = nrt.data_address(header.storage) if header.storage else 0
     result = []
     for index in range(header.size):
         memory = item_ctype.from_address(items + index * ctypes.sizeof(item_ctype))
-        if owns_memory:
-            runtime.incref(memory.meminfo)  # boxing takes a reference; the list keeps its own
+        if structured:  # boxing takes references; the list keeps its own
+            _take_references(typ.dtype, memory)
         result.append(_box(typ.dtype, memory if structured else memory.value, inputs, memo))
-    runtime.decref(meminfo)
+    nrt.runtime().decref(meminfo)
     return result
 
 

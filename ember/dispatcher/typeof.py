@@ -122,10 +122,15 @@ def fingerprint(value: Any) -> bytes | None:
         flags = value.flags
         layout = b"C" if flags.c_contiguous else b"F" if flags.f_contiguous else b"A"
         writable = b"w" if flags.writeable else b"r"
-        return b"a" + value.dtype.str.encode() + bytes([value.ndim]) + layout + writable
+        return b"a" + _dtype_spelling(value.dtype) + bytes([value.ndim]) + layout + writable
     if isinstance(value, np.generic):
-        return b"s" + value.dtype.str.encode()
+        return b"s" + _dtype_spelling(value.dtype)
     return None
+
+
+def _dtype_spelling(dtype: Any) -> bytes:
+    """Bytes that tell dtypes apart (a structured dtype's `str` is only its size)."""
+    return (dtype.str if dtype.fields is None else str(dtype)).encode()
 
 
 def _typeof_list(items: list) -> types.Type:
@@ -170,6 +175,13 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
         return None
     if cls is np.ndarray:
         return _typeof_array(value)
+    if isinstance(value, np.void) and value.dtype.fields is not None:
+        from ember.errors import TypingError
+
+        raise TypingError(
+            "a single record (an element of a structured array) cannot be passed in: pass "
+            "the array and the index, and read `a[i].field` in compiled code"
+        )
     if isinstance(value, np.generic):
         return dtype_to_type(value.dtype)
     if cls.__name__ == "Generator" and cls.__module__ == "numpy.random._generator":
@@ -199,9 +211,25 @@ _DTYPE_NAMES = {
 
 def dtype_to_type(dtype: Any) -> types.Type | None:
     """The ember scalar type of a NumPy dtype, or None for unsupported dtypes."""
+    if dtype.fields is not None:
+        return _record_type(dtype)
     if dtype.byteorder not in "=|" and dtype.byteorder != _native_byteorder():
         return None
     return _DTYPE_NAMES.get(dtype.name)
+
+
+def _record_type(dtype: Any) -> types.Record | None:
+    """The record type of a structured dtype whose fields are all plain numbers (None for
+    others: nested records, sub-arrays, strings)."""
+    members = []
+    for name, (field_dtype, offset, *_title) in dtype.fields.items():
+        if field_dtype.fields is not None or field_dtype.subdtype is not None:
+            return None
+        field_type = dtype_to_type(field_dtype)
+        if field_type is None:
+            return None
+        members.append((name, field_type, offset))
+    return types.Record(members, dtype.itemsize, dtype.isalignedstruct)
 
 
 def _native_byteorder() -> str:

@@ -20,6 +20,7 @@ from ember.library import (  # noqa: F401
     pointers,
     printing,
     ranges,
+    records,
     sequences,
     sets,
     slices,

@@ -185,6 +185,9 @@ def _type_setitem(args, kws):
     if isinstance(value_type, types.Array):
         if plan.is_element:
             return None
+    elif isinstance(value_type, types.Record):  # a[i] = b[j]: copies the record's bytes
+        if not plan.is_element or value_type != array_type.dtype:
+            return None
     elif not isinstance(value_type, types.Number):
         return None
     return signature(types.none, array_type, index_type, value_type)

@@ -18,7 +18,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError
-from ember.extending import overload
+from ember.extending import intrinsic, overload
 from ember.lowering import arrays as arr
 from ember.lowering.iterators import iternext_pair
 from ember.lowering.models import OpaqueModel, register_model
@@ -257,3 +257,65 @@ def nditer(op):
     if op.layout == "C" or op.ndim <= 1 and op.layout == "F":
         return _c_order
     return _f_order if op.layout == "F" else _strided_order
+
+
+# ---------------------------------------------------------------------------- np.ndindex
+
+
+@intrinsic
+def _shaped_nothing(typingctx, shape):
+    """A read-only boolean array of `shape` (a tuple of integers) whose every element is one
+    static byte: strides are zero, so nothing is allocated whatever the shape."""
+    members = tuple(shape)
+    ndim = len(members)
+    result = types.Array(types.boolean, ndim, "A", readonly=True)
+
+    def codegen(context, builder, sig, args):
+        one_byte = builder.module.globals.get("ember.ndindex.byte")
+        if one_byte is None:
+            one_byte = llvm.GlobalVariable(builder.module, arr.i8, "ember.ndindex.byte")
+            one_byte.initializer = llvm.Constant(arr.i8, 0)
+            one_byte.linkage = "internal"
+        extents = [
+            context.cast(builder, builder.extract_value(args[0], k), members[k], types.intp)
+            for k in range(ndim)
+        ]
+        count = arr.const(1)
+        for extent in extents:
+            count = builder.mul(count, extent)
+        null = llvm.Constant(arr.ptr, None)
+        fields = arr.ArrayFields(
+            null, null, count, arr.const(1), one_byte, extents, [arr.const(0)] * ndim
+        )
+        return arr.pack(builder, result, fields)
+
+    return signature(result, shape), codegen
+
+
+@njit
+def _indices_of(shaped):
+    """The index tuples of an array's shape, last index fastest."""
+    for index, _ in np.ndenumerate(shaped):
+        yield index
+
+
+def _ndindex_of_tuple(*shape):
+    return _indices_of(_shaped_nothing(shape[0]))
+
+
+def _ndindex_of_ints(*shape):
+    return _indices_of(_shaped_nothing(shape))
+
+
+@overload(np.ndindex)
+def ndindex(*shape):
+    """`np.ndindex(*shape)` or `np.ndindex(shape)`: each index tuple of the shape, in C order."""
+    if len(shape) == 1 and isinstance(shape[0], types.BaseTuple):
+        shape, impl = tuple(shape[0]), _ndindex_of_tuple
+    else:
+        impl = _ndindex_of_ints
+    if not shape or not all(isinstance(extent, types.Integer) for extent in shape):
+        raise TypingError(
+            f"np.ndindex() takes integers or one non-empty tuple of integers, not {shape}"
+        )
+    return impl

@@ -49,6 +49,8 @@ def scalar_class_type(value: Any) -> types.Type | None:
 
 def numpy_dtype(dtype: types.Type) -> np.dtype:
     """The NumPy dtype of an ember scalar type."""
+    if isinstance(dtype, types.Record):
+        return dtype.dtype
     return np.dtype("bool" if isinstance(dtype, types.Boolean) else dtype.name)
 
 
@@ -63,6 +65,11 @@ def from_numpy_dtype(dtype: np.dtype) -> types.Type:
 
     found = dtype_to_type(dtype)
     if found is None:
+        if dtype.fields is not None:
+            raise UnsupportedDtypeError(
+                f"unsupported NumPy dtype {dtype} (records): ember's record fields are plain "
+                "numbers or booleans, without nested records, sub-arrays or strings"
+            )
         raise UnsupportedDtypeError(
             f"unsupported NumPy dtype {dtype} ({_describe_dtype(dtype)}): ember arrays hold "
             f"{SUPPORTED_KINDS}{_conversion_hint(dtype)}"

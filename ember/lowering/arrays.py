@@ -82,6 +82,8 @@ def pack(builder: llvm.IRBuilder, array_type: types.Array, fields: ArrayFields) 
 
 def itemsize_of(dtype: types.Type) -> int:
     """Bytes per element of a NumPy dtype."""
+    if isinstance(dtype, types.Record):
+        return dtype.size
     if isinstance(dtype, types.Boolean):
         return 1
     return dtype.bitwidth // 8
@@ -270,11 +272,16 @@ def element_pointer(
 
 
 def load_item(builder: llvm.IRBuilder, dtype: types.Type, pointer: llvm.Value) -> llvm.Value:
+    if isinstance(dtype, types.Record):  # a record is a reference to its bytes
+        return pointer
     model = model_of(dtype)
     return model.from_data(builder, builder.load(pointer, typ=model.data_type))
 
 
 def store_item(builder: llvm.IRBuilder, dtype: types.Type, value, pointer: llvm.Value) -> None:
+    if isinstance(dtype, types.Record):  # copies the record's bytes
+        memcpy(builder, pointer, value, const(dtype.size))
+        return
     builder.store(model_of(dtype).as_data(builder, value), pointer)
 
 

@@ -26,6 +26,7 @@ class TargetOptions:
     boundscheck: bool = False
     nogil: bool = False
     parallel: ParallelOptions | None = None  # None: serial (prange runs as range)
+    debug: bool = False  # DWARF line tables (ember/codegen/debuginfo.py)
 
     @property
     def fastmath_flags(self) -> tuple[str, ...]:

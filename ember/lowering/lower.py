@@ -29,6 +29,7 @@ class FunctionLowerer:
     """Emit one function's LLVM IR into `module` under `symbol`."""
 
     borrowed_fields: frozenset[str] = frozenset()  # jitclass field reads (set by `lower`)
+    statement_locations = None  # with `debug=True`, gives each statement's code its line
 
     def __init__(
         self,
@@ -77,12 +78,15 @@ class FunctionLowerer:
         )
         self.exception_routing = exception_lowering.ExceptionRouting(self)
         self.builder.branch(self.llvm_blocks[self.func_ir.entry])
+        self.statement_locations = self._statement_locations()
         for label in sorted(self.func_ir.blocks):
             self.builder.position_at_end(self.llvm_blocks[label])
             first_new_block = len(self.function.blocks)
             for stmt in self.func_ir.blocks[label].body:
                 self._lower_statement(stmt)
             self.exception_routing.lowered_block(label, first_new_block)
+        if self.statement_locations is not None:  # exits' clean-up: the `def` line
+            self.statement_locations.before(self.builder, self.func_ir.loc)
         self.exception_routing.finish()
         self._release_at_exits()
         if unwinding:
@@ -137,7 +141,16 @@ class FunctionLowerer:
             names += [f"arg.{name}"] if count == 1 else [f"arg.{name}.{i}" for i in range(count)]
         return names
 
+    def _statement_locations(self) -> Any:
+        if not self.context.options.debug:
+            return None
+        from ember.codegen.debuginfo import StatementLocations
+
+        return StatementLocations(self.module, self.func_ir)
+
     def _lower_statement(self, stmt: ir.Stmt) -> None:
+        if self.statement_locations is not None:
+            self.statement_locations.before(self.builder, stmt.loc)
         try:
             handler = _STATEMENT_LOWERERS[type(stmt)]
         except KeyError:

@@ -117,27 +117,33 @@ class _BorrowedView:
         self.__array_interface__ = interface
 
 
-_typestrs: dict[types.Type, str] = {}
+_dtypes: dict[types.Type, Any] = {}
 
 
-def _typestr(dtype: types.Type) -> str:
-    found = _typestrs.get(dtype)
+def _numpy_dtype(dtype: types.Type) -> Any:
+    found = _dtypes.get(dtype)
     if found is None:
-        import numpy as np
+        from ember.library.numpy_support import numpy_dtype
 
-        name = "bool" if isinstance(dtype, types.Boolean) else dtype.name
-        found = _typestrs[dtype] = np.dtype(name).str
+        found = _dtypes[dtype] = numpy_dtype(dtype)
     return found
 
 
 def _interface(typ: types.Array, memory: Any, shape: tuple, strides: tuple) -> dict:
-    return {
+    interface = {
         "version": 3,
-        "typestr": _typestr(typ.dtype),
+        "typestr": _numpy_dtype(typ.dtype).str,
         "data": (memory.data or 0, bool(typ.readonly)),
         "shape": shape,
         "strides": strides,
     }
+    return interface
+
+
+def _with_fields(typ: types.Array, array: Any) -> Any:
+    """A record array as its structured dtype (the interface's typestr says only '|V<size>',
+    and NumPy's `descr` cannot spell out-of-order fields)."""
+    return array.view(typ.dtype.dtype) if isinstance(typ.dtype, types.Record) else array
 
 
 def box(typ: types.Array, memory: Any, inputs: tuple, memo: dict | None = None) -> Any:
@@ -158,7 +164,7 @@ def box(typ: types.Array, memory: Any, inputs: tuple, memo: dict | None = None) 
             _decref[0](memory.meminfo)  # this copy's reference is not needed
             return memo[key]
         owner = _RuntimeMemory(memory.meminfo, _interface(typ, memory, shape, strides))
-        result = np.asarray(owner)
+        result = _with_fields(typ, np.asarray(owner))
         if memo is not None:
             memo[key] = result
         return result
@@ -169,10 +175,12 @@ def box(typ: types.Array, memory: Any, inputs: tuple, memo: dict | None = None) 
         parent.shape == shape
         and parent.strides == strides
         and data_address(parent) == (memory.data or 0)
-        and parent.dtype.str == _typestr(typ.dtype)
+        and parent.dtype == _numpy_dtype(typ.dtype)
     ):
         return parent
-    view = np.asarray(_BorrowedView(parent, _interface(typ, memory, shape, strides)))
+    view = _with_fields(
+        typ, np.asarray(_BorrowedView(parent, _interface(typ, memory, shape, strides)))
+    )
     if typ.readonly or not parent.flags.writeable:
         view.flags.writeable = False
     return view

@@ -29,21 +29,9 @@ def _entry_ctype(table_type: types.HashTable) -> type:
     return type("entry_memory", (ctypes.Structure,), {"_fields_": fields})
 
 
-_OWNING = (types.Array, types.List, types.HashTable)
-
-
-def _boxed(typ: types.Type, memory: Any) -> Any:
-    """A Python value of a member the table keeps (a reference is taken for boxing)."""
-    from ember.dispatcher.pycall import _box
-    from ember.runtime import nrt
-
-    if isinstance(typ, _OWNING):
-        nrt.runtime().incref(memory.meminfo)
-    return _box(typ, memory)
-
-
 def entries(table_type: types.HashTable, meminfo: int) -> Iterator:
     """The live (key, value) pairs (sets: (item, None)) of a native table, in order."""
+    from ember.dispatcher.pycall import box_kept
     from ember.lowering.dicts import DELETED_HASH, HeaderMemory
     from ember.runtime import nrt
 
@@ -58,8 +46,8 @@ def entries(table_type: types.HashTable, meminfo: int) -> Iterator:
         position += 1
         if entry.hash == DELETED_HASH:
             continue
-        key = _boxed(table_type.key_type, entry.key)
-        value = _boxed(table_type.value_type, entry.value) if has_value else None
+        key = box_kept(table_type.key_type, entry.key)
+        value = box_kept(table_type.value_type, entry.value) if has_value else None
         yield key, value
 
 

@@ -11,11 +11,8 @@ from ember.typing.infer import TypingResult
 
 def annotate(func_ir: ir.FunctionIR, typing: TypingResult) -> str:
     """`# --- LINE n ---` sections, each with the IR of that line typed as `:: type`."""
-    try:
-        source_lines, first_line = inspect.getsourcelines(func_ir.py_func)
-    except (OSError, TypeError):
-        source_lines, first_line = [], func_ir.loc.line
-    by_line = _statements_by_line(func_ir)
+    source_lines, first_line = source_of(func_ir)
+    by_line = statements_by_line(func_ir)
     out = [banner("ANNOTATION"), f"# File: {func_ir.loc.filename}"]
     for offset, text in enumerate(source_lines):
         line = first_line + offset
@@ -24,14 +21,23 @@ def annotate(func_ir: ir.FunctionIR, typing: TypingResult) -> str:
         for label, stmt in by_line.get(line, []):
             if label is not None:
                 out.append(f"{indent}# label {label}")
-            out.append(f"{indent}#   {_typed(stmt, typing)}")
+            out.append(f"{indent}#   {typed_statement(stmt, typing)}")
         out.append("")
         out.append(text.rstrip("\n"))
         out.append("")
     return "\n".join(out)
 
 
-def _statements_by_line(func_ir: ir.FunctionIR) -> dict[int, list]:
+def source_of(func_ir: ir.FunctionIR) -> tuple[list[str], int]:
+    """The function's source lines and the number of the first (none when unavailable)."""
+    try:
+        return inspect.getsourcelines(func_ir.py_func)
+    except (OSError, TypeError):
+        return [], func_ir.loc.line
+
+
+def statements_by_line(func_ir: ir.FunctionIR) -> dict[int, list]:
+    """(block label when the statement opens its block, else None; statement) per line."""
     by_line: dict[int, list] = {}
     for label in sorted(func_ir.blocks):
         block = func_ir.blocks[label]
@@ -40,7 +46,7 @@ def _statements_by_line(func_ir: ir.FunctionIR) -> dict[int, list]:
     return by_line
 
 
-def _typed(stmt: ir.Stmt, typing: TypingResult) -> str:
+def typed_statement(stmt: ir.Stmt, typing: TypingResult) -> str:
     if isinstance(stmt, ir.Assign):
         return f"{stmt}  :: {typing.typemap.get(stmt.target.name, '?')}"
     return str(stmt)

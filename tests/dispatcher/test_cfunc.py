@@ -73,5 +73,5 @@ def test_exceptions_are_reported_and_give_zero():
 
 
 def test_signatures_it_cannot_expose():
-    with pytest.raises(TypeError, match="numbers and booleans"):
+    with pytest.raises(TypeError, match="numbers, booleans and pointers"):
         cfunc("float64[:](float64[:])")(lambda a: a)
