@@ -28,6 +28,7 @@ class ParallelReport:
     serial_headers: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
     origins: dict[str, str] = field(default_factory=dict)  # range variable -> NumPy origin
+    per_item: set[str] = field(default_factory=set)  # range variables of one-item iterations
     fused: list[tuple[int, int, Loc]] = field(default_factory=list)  # (kept, absorbed, loc)
     moved: dict[int, list[str]] = field(default_factory=dict)  # absorbed -> statements moved
     not_fused: list[tuple[int, int, str]] = field(default_factory=list)  # (first, second, why)

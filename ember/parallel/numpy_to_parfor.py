@@ -61,6 +61,7 @@ class Site:
     result: ir.Var
     describe: str
     prelude: list = field(default_factory=list)
+    per_item: bool = False  # each iteration of its loop does one item (cheap): see lowering
 
 
 def convert_numpy_calls(state, options, report) -> bool:
@@ -75,9 +76,9 @@ def convert_numpy_calls(state, options, report) -> bool:
     sites = find_sites(func_ir, typemap, options)
     while sites:
         saved = {label: (block, list(block.body)) for label, block in func_ir.blocks.items()}
-        origins = {}
+        origins, per_item = {}, set()
         for site in sites:
-            _inline(func_ir, site, origins)
+            _inline(func_ir, site, origins, per_item)
         _strip_dels(func_ir)
         insert_dels(func_ir)
         try:
@@ -94,6 +95,7 @@ def convert_numpy_calls(state, options, report) -> bool:
         if not changed:
             state.typing = typing
             report.origins.update(origins)
+            report.per_item |= per_item
             return True
         _restore(func_ir, saved)
         for site in changed:
@@ -208,7 +210,7 @@ def _call_site(stmt: ir.Assign, typemap: dict, definitions: dict, options) -> Si
     if options.numpy and key is np.arange and len(call.args) == 1 and not call.kws:
         if isinstance(argtypes[0], types.Integer) and _plain_result(result_type, 1):
             arguments = {"stop": call.args[0], "T": _scalar_class(result_type.dtype, stmt.loc)}
-            return Site(stmt, tpl.arange_1, arguments, stmt.target, "np.arange")
+            return Site(stmt, tpl.arange_1, arguments, stmt.target, "np.arange", per_item=True)
     return None
 
 
@@ -248,7 +250,8 @@ def _reduction(stmt, name: str, array: ir.Var, array_type, result_type, method=F
         else:
             arguments.update(row_extreme=row_extreme, combine=combine)
     describe = f"a.{name}() (as np.{name})" if method else f"np.{name}"
-    return Site(stmt, template, arguments, stmt.target, describe)
+    per_item = array_type.ndim == 1 and template is not tpl.extreme_blocks_1d
+    return Site(stmt, template, arguments, stmt.target, describe, per_item=per_item)
 
 
 def _identity_bound(dtype, name: str):
@@ -267,7 +270,7 @@ def _dot(stmt, argtypes, result_type) -> Site | None:
         return None
     a, b = stmt.value.args
     arguments = {"a": a, "b": b, "T": _scalar_class(result_type, stmt.loc), "init": _const(0, stmt)}
-    return Site(stmt, tpl.dot_1d, arguments, stmt.target, "np.dot")
+    return Site(stmt, tpl.dot_1d, arguments, stmt.target, "np.dot", per_item=True)
 
 
 def _allocation(stmt, key, typemap: dict, result_type) -> Site | None:
@@ -292,7 +295,8 @@ def _allocation(stmt, key, typemap: dict, result_type) -> Site | None:
     fill_value = value if key is np.full else _const(_ALLOCATIONS[key], stmt)
     arguments = {"out": out, "value": fill_value}
     name = {np.zeros: "zeros", np.ones: "ones", np.full: "full"}[key]
-    return Site(stmt, tpl.fill, arguments, stmt.target, f"np.{name}", prelude)
+    per_item = result_type.ndim == 1
+    return Site(stmt, tpl.fill, arguments, stmt.target, f"np.{name}", prelude, per_item)
 
 
 def _plain_result(typ, ndim) -> bool:
@@ -306,21 +310,26 @@ def _setitem_site(stmt: ir.SetItem, typemap: dict) -> Site | None:
     if not _numeric(target.dtype):
         return None
     loc = stmt.loc
+    one_d = target.ndim == 1
     result = ir.Var(f"$setitem.{next(_counter)}", loc)
     if isinstance(index, types.SliceType):
         if _numeric(value) and _fits(value, target.dtype):
             arguments = {"a": stmt.target, "index": stmt.index, "value": stmt.value}
-            return Site(stmt, tpl.setitem_scalar, arguments, result, "a[slice] = scalar")
+            return Site(
+                stmt, tpl.setitem_scalar, arguments, result, "a[slice] = scalar", per_item=one_d
+            )
         if isinstance(value, types.Array) and value.ndim == target.ndim and _numeric(value.dtype):
             if _fits(value.dtype, target.dtype):
                 arguments = {"a": stmt.target, "index": stmt.index, "b": stmt.value}
-                return Site(stmt, tpl.setitem_array, arguments, result, "a[slice] = array")
+                return Site(
+                    stmt, tpl.setitem_array, arguments, result, "a[slice] = array", per_item=one_d
+                )
         return None
     mask = isinstance(index, types.Array) and isinstance(index.dtype, types.Boolean)
     if mask and index.ndim == target.ndim and _numeric(value) and _fits(value, target.dtype):
         template = tpl.setitem_mask_1d if target.ndim == 1 else tpl.setitem_mask_nd
         arguments = {"a": stmt.target, "mask": stmt.index, "value": stmt.value}
-        return Site(stmt, template, arguments, result, "a[mask] = scalar")
+        return Site(stmt, template, arguments, result, "a[mask] = scalar", per_item=one_d)
     return None
 
 
@@ -346,7 +355,7 @@ def _template_ir(template) -> ir.FunctionIR:
     return build_ir(bytecode, bytecode.control_flow_graph())
 
 
-def _inline(func_ir: ir.FunctionIR, site: Site, origins: dict) -> None:
+def _inline(func_ir: ir.FunctionIR, site: Site, origins: dict, per_item: set) -> None:
     block, index = _locate(func_ir, site.stmt)
     loc = site.stmt.loc
     callee = _template_ir(site.template)
@@ -360,7 +369,7 @@ def _inline(func_ir: ir.FunctionIR, site: Site, origins: dict) -> None:
             for new in renamer.statement(stmt, site.arguments, site.result, continuation):
                 _relocate(new, loc)
                 copied.body.append(new)
-                _note_origin(new, site, origins)
+                _note_origin(new, site, origins, per_item)
         func_ir.blocks[copied.label] = copied
     rest = ir.Block(continuation, loc, block.body[index + 1 :])
     func_ir.blocks[continuation] = rest
@@ -384,7 +393,9 @@ def _relocate(stmt: ir.Stmt, loc: ir.Loc) -> None:
         value.loc = loc
 
 
-def _note_origin(stmt: ir.Stmt, site: Site, origins: dict) -> None:
+def _note_origin(stmt: ir.Stmt, site: Site, origins: dict, per_item: set) -> None:
     """The template's marker call: its range variable names the loop in the diagnostics."""
     if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call):
         origins[stmt.target.name] = site.describe
+        if site.per_item:
+            per_item.add(stmt.target.name)

@@ -23,7 +23,7 @@ def parallelize(state) -> None:
     options = state.options.parallel
     if options is None:
         return
-    import ember.parallel.lowering  # noqa: F401 - registers the parfor statement lowerer
+    from ember.parallel import lowering  # registers the parfor statement lowerer
     from ember.parallel.fusion import fuse_parfors
     from ember.parallel.gufunc import compile_gufunc
     from ember.parallel.numpy_to_parfor import convert_numpy_calls
@@ -62,6 +62,9 @@ def parallelize(state) -> None:
     elif len(parfors) > 1:
         report.notes.append("note: parallel={'fusion': False}: parfors are not fused")
     for parfor in parfors:
+        ranges = parfor.lowering.get("ranges", ())
+        if ranges and all(name in report.per_item for name in ranges):
+            parfor.lowering["min_items"] = lowering.MIN_ITEMS_PER_CHUNK
         step = parfor.loop_nests[0].step
         has_step = not (isinstance(step, int) and step == 1)  # else range(lo, hi): vectorizes
         parfor.gufunc = compile_gufunc(

@@ -5,7 +5,14 @@ runs three ways with equal results and repeated parallel calls; diagnostics name
 
 import numpy as np
 import pytest
-from test_parallel_numpy import _PARALLEL, check, compiled, report, same
+from test_parallel_numpy import (  # noqa: F401 - the fixture applies here too
+    _PARALLEL,
+    check,
+    compiled,
+    every_item_is_worth_a_thread,
+    report,
+    same,
+)
 
 import ember
 from ember import prange

@@ -20,6 +20,15 @@ _SERIAL: dict = {}
 _PARALLEL: dict = {}
 
 
+@pytest.fixture(autouse=True)
+def every_item_is_worth_a_thread(monkeypatch):
+    """NumPy-made loops below 16384 items per thread run on one thread; these tests use small
+    arrays, so they lower the bar to run (and race) on all threads."""
+    from ember.parallel import lowering
+
+    monkeypatch.setattr(lowering, "MIN_ITEMS_PER_CHUNK", 1)
+
+
 def _copies(args):
     return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
 
@@ -413,3 +422,25 @@ def test_min_max_over_many_blocks():
         a[position] = np.nan
         check(np_min, a, exact=True)
         check(np_max, a, exact=True)
+
+
+def test_small_numpy_loops_run_on_one_thread(monkeypatch):
+    from ember.ir.parfor import Parfor
+    from ember.parallel import lowering
+
+    monkeypatch.setattr(lowering, "MIN_ITEMS_PER_CHUNK", 16384)
+
+    def zeros_then_prange(n):
+        a = np.zeros(n)
+        b = np.empty(n)
+        for i in ember.prange(n):
+            b[i] = i
+        return a, b
+
+    dispatcher = compiled(zeros_then_prange, fusion=False)
+    same(dispatcher(40_000), zeros_then_prange(40_000), exact=True)
+    func_ir = list(dispatcher.overloads.values())[0].func_ir
+    found = [
+        s.lowering.get("min_items", 1) for _, s in func_ir.statements() if isinstance(s, Parfor)
+    ]
+    assert sorted(found) == [1, 16384]  # the prange loop's iterations may be heavy: no bar
