@@ -17,6 +17,13 @@ from ember.parallel.diagnostics import ParallelReport
 _NOT_BUILT = {
     "comprehension": "list comprehensions run serially (not converted to parfors)",
 }
+_SWITCHED_OFF = {
+    "prange": "prange loops run as range",
+    "numpy": "array expressions and NumPy allocations run serially",
+    "reduction": "NumPy reductions run serially",
+    "setitem": "slice assignments run serially",
+    "stencil": "@stencil loops run serially",
+}
 
 
 def parallelize(state) -> None:
@@ -43,18 +50,8 @@ def parallelize(state) -> None:
         (setitem_prange, options.setitem),
     )
     markers = tuple(marker for marker, on in switches if on)
-    if not options.prange:
-        report.notes.append("note: parallel={'prange': False}: prange loops run as range")
-    if not options.numpy:
-        report.notes.append(
-            "note: parallel={'numpy': False}: array expressions and NumPy allocations run serially"
-        )
-    if not options.reduction:
-        report.notes.append("note: parallel={'reduction': False}: NumPy reductions run serially")
-    if not options.setitem:
-        report.notes.append("note: parallel={'setitem': False}: slice assignments run serially")
-    if not options.stencil:
-        report.notes.append("note: parallel={'stencil': False}: @stencil loops run serially")
+    off = [name for name in _SWITCHED_OFF if not getattr(options, name)]
+    report.notes += [f"note: parallel={{'{name}': False}}: {_SWITCHED_OFF[name]}" for name in off]
     parfors = convert_prange_loops(state.func_ir, state.typing.typemap, report, markers)
     if options.fusion and len(parfors) > 1:
         parfors = fuse_parfors(state.func_ir, state.typing.typemap, parfors, report)
