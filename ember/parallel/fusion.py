@@ -275,7 +275,8 @@ def _array_reads(stmt, typemap: dict) -> list[str] | None:
         return arrays
     if isinstance(value, ir.GetAttr):
         is_array = isinstance(typemap.get(value.value.name), types.Array)
-        return [] if not is_array or value.attr in _SHAPE_ATTRS else None
+        bound = isinstance(typemap.get(stmt.target.name), types.BoundFunction)  # a.sum: no read
+        return [] if not is_array or value.attr in _SHAPE_ATTRS or bound else None
     if isinstance(value, (ir.GetItem, ir.StaticGetItem)):
         # a view (a[lo:hi]) or an item of a tuple reads no array element; a[i] does
         view = isinstance(typemap.get(stmt.target.name), types.Array)

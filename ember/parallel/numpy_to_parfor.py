@@ -194,7 +194,10 @@ def _call_site(stmt: ir.Assign, typemap: dict, definitions: dict, options) -> Si
         owner = definitions.get(call.func.name)
         on_array = isinstance(owner, ir.GetAttr) and isinstance(fnty.this, types.Array)
         if options.reduction and on_array:
-            return _reduction(stmt, fnty.attr, owner.value, fnty.this, result_type, method=True)
+            made_here = _made_here(owner.value, definitions, typemap)
+            return _reduction(
+                stmt, fnty.attr, owner.value, fnty.this, result_type, made_here, method=True
+            )
         return None
     if not isinstance(fnty, types.Function):
         return None
@@ -202,7 +205,10 @@ def _call_site(stmt: ir.Assign, typemap: dict, definitions: dict, options) -> Si
     argtypes = [typemap.get(a.name) for a in call.args]
     if options.reduction and key in _REDUCTIONS and len(call.args) == 1 and not call.kws:
         if isinstance(argtypes[0], types.Array):
-            return _reduction(stmt, _REDUCTIONS[key], call.args[0], argtypes[0], result_type)
+            made_here = _made_here(call.args[0], definitions, typemap)
+            return _reduction(
+                stmt, _REDUCTIONS[key], call.args[0], argtypes[0], result_type, made_here
+            )
     if options.reduction and key is np.dot and len(call.args) == 2 and not call.kws:
         return _dot(stmt, argtypes, result_type)
     if options.numpy and key in _ALLOCATIONS:
@@ -214,13 +220,31 @@ def _call_site(stmt: ir.Assign, typemap: dict, definitions: dict, options) -> Si
     return None
 
 
+def _made_here(var: ir.Var, definitions: dict, typemap: dict) -> bool:
+    """Whether the array is made in this function (an allocation, an array expression)
+    rather than passed in or viewed: then a loop filling it may fuse with its reduction."""
+    seen = set()
+    value = definitions.get(var.name)
+    while isinstance(value, ir.Var) and value.name not in seen:
+        seen.add(value.name)
+        value = definitions.get(value.name)
+    if isinstance(value, (ir.BinOp, ir.UnaryOp)):
+        return True
+    if isinstance(value, ir.Call):
+        key = getattr(typemap.get(value.func.name), "typing_key", None)
+        return key in (np.zeros, np.ones, np.full, np.empty, np.arange)
+    return False
+
+
 def _numeric(typ) -> bool:
     return isinstance(typ, (types.Integer, types.Float, types.Complex)) and not isinstance(
         typ, types.Boolean
     )
 
 
-def _reduction(stmt, name: str, array: ir.Var, array_type, result_type, method=False):
+def _reduction(
+    stmt, name: str, array: ir.Var, array_type, result_type, made_here: bool, method=False
+):
     dtype = array_type.dtype
     if array_type.ndim == 0 or not isinstance(result_type, types.Number):
         return None
@@ -246,6 +270,9 @@ def _reduction(stmt, name: str, array: ir.Var, array_type, result_type, method=F
         arguments.update(require=require)
         if isinstance(dtype, types.Integer) and array_type.ndim == 1:
             template = tpl.extreme_int_1d  # no NaN: an element loop (it vectorizes and fuses)
+            arguments.update(pick=pick)
+        elif array_type.ndim == 1 and made_here:
+            template = tpl.extreme_1d  # an element loop, to fuse with the loop filling it
             arguments.update(pick=pick)
         else:
             arguments.update(row_extreme=row_extreme, combine=combine)

@@ -41,7 +41,15 @@ def require_items_for_max(count):
         raise ValueError(_EMPTY_MAX)
 
 
-PURE_HELPERS = (mean_of,)  # calls fusion may move freely
+@njit
+def nan_if(value, seen_nan):
+    """NaN when a NaN was seen (np.min and np.max propagate it), else value."""
+    if seen_nan:
+        return value * np.nan
+    return value
+
+
+PURE_HELPERS = (mean_of, nan_if)  # calls fusion may move freely
 CHECKS = (require_items_for_min, require_items_for_max)  # may raise: moved past quiet loops only
 
 
@@ -100,6 +108,19 @@ def extreme_blocks_1d(a, T, init, require, row_extreme, combine):
         acc = combine(acc, row_extreme(a[b * 4096 : min(b * 4096 + 4096, n)]))
     require(a.size)
     return acc
+
+
+def extreme_1d(a, T, init, pick, require):
+    # floats of an array made in this function (so likely filled by a loop this one can fuse
+    # with): pick is builtin min or max (a compare and select), NaNs are tracked apart
+    acc = T(init)
+    seen_nan = False
+    for i in reduction_prange(len(a)):
+        v = a[i]
+        acc = pick(acc, v)
+        seen_nan |= v != v
+    require(a.size)
+    return T(nan_if(acc, seen_nan))
 
 
 def extreme_int_1d(a, T, init, pick, require):

@@ -316,3 +316,24 @@ def extremes(a):
 def test_blocked_min_and_max_fuse_with_each_other():
     rep = check(extremes, rng.random(10_000), repeats=10)
     assert len(rep.fused) == 1
+
+
+def fill_and_extremes(a):
+    b = np.empty(len(a))
+    for i in prange(len(a)):
+        b[i] = a[i] - 0.5
+    return np.min(b), np.max(b), b.sum()
+
+
+def test_extremes_of_a_local_array_fuse_with_the_loop_filling_it():
+    rep = check(fill_and_extremes, VECTOR, repeats=10)
+    assert len(rep.fused) == 3
+    for position in (0, 500, 998):
+        a = VECTOR.copy()
+        a[position] = np.nan
+        check(fill_and_extremes, a)
+        low, high, _ = _PARALLEL[fill_and_extremes](a)
+        assert np.isnan(low) and np.isnan(high)
+    empty = np.empty(0)
+    with pytest.raises(ValueError, match="zero-size array"):
+        _PARALLEL[fill_and_extremes](empty)
