@@ -30,8 +30,8 @@ from ember.typing.signature import Signature, signature
 from ember.typing.templates import registry
 
 _SPEC = re.compile(
-    r"(?:(?P<fill>.)?(?P<align>[<>=^]))?(?P<sign>[-+ ])?(?P<alt>\#)?(?P<zero>0)?(?P<width>\d+)?"
-    r"(?P<group>[,_])?(?:\.(?P<precision>\d+))?(?P<type>[bcdeEfFgGnosxX%])?\Z",
+    r"(?:(?P<fill>.)?(?P<align>[<>=^]))?(?P<sign>[-+ ])?(?P<z>z)?(?P<alt>\#)?(?P<zero>0)?"
+    r"(?P<width>\d+)?(?P<group>[,_])?(?:\.(?P<precision>\d+))?(?P<type>[bcdeEfFgGnosxX%])?\Z",
     re.DOTALL,
 )
 _INT_TYPES = "bcdoxX"
@@ -75,6 +75,8 @@ def parse_spec(text: str, kind: str) -> Spec | str:
         return f"Unknown format code '{code}' for object of type '{kind_name}'"
     if code == "n":
         raise UnsupportedError("the locale-aware format type 'n' is not supported in compiled code")
+    if part["z"]:
+        raise UnsupportedError("the 'z' format option is not supported in compiled code")
     if kind == "int" and code and code in _FLOAT_TYPES:
         kind = "float"
     zero = part["zero"] is not None
