@@ -52,7 +52,7 @@ class CodeLibrary:
         module = jit.parse(self.llvm_ir)
         self._link_dependencies(module)
         module.verify()
-        jit.optimize(module)
+        jit.optimize(module, self._instruction_count())
         self._linkable = module.clone()
         if config.DUMP_OPTIMIZED:
             print(banner(f"OPTIMIZED DUMP {self.name}"), self.optimized_ir, "=" * 80, sep="\n")
@@ -60,6 +60,14 @@ class CodeLibrary:
             print(banner(f"ASSEMBLY {self.name}"), self.assembly, "=" * 80, sep="\n")
         self._pending_module = module
         self.finalized = True
+
+    def _instruction_count(self) -> int:
+        """Instructions of this library's own functions (not yet optimized, callees apart)."""
+        return sum(
+            len(block.instructions)
+            for function in self.module.functions
+            for block in function.blocks
+        )
 
     def _ensure_machine_code(self) -> None:
         """Generate machine code on first need: code that is only ever inlined into callers

@@ -31,7 +31,5 @@ def block_local_values(func_ir: ir.FunctionIR, typemap: dict) -> frozenset[str]:
     return frozenset(
         name
         for name in defined_in
-        if name not in excluded
-        and name in typemap
-        and not refs.needs_refcount(typemap[name])
+        if name not in excluded and name in typemap and not refs.needs_refcount(typemap[name])
     )

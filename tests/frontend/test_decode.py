@@ -3,8 +3,6 @@ names, arguments, argument values and source positions, on every code object of 
 modules and of generated functions (nested code objects included)."""
 
 import dis
-import importlib
-import pkgutil
 import sys
 from pathlib import Path
 from types import CodeType
@@ -26,12 +24,8 @@ def _code_objects(code: CodeType):
 
 
 def _module_codes():
-    for info in pkgutil.walk_packages(ember.__path__, "ember."):
-        module = importlib.import_module(info.name)
-        path = getattr(module, "__file__", None)
-        if path and path.endswith(".py"):
-            source = Path(path).read_text(encoding="utf-8")
-            yield from _code_objects(compile(source, path, "exec"))
+    for path in sorted(Path(ember.__file__).parent.rglob("*.py")):
+        yield from _code_objects(compile(path.read_text(encoding="utf-8"), str(path), "exec"))
 
 
 def _dis_view(code: CodeType) -> list[tuple]:
