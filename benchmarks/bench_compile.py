@@ -132,7 +132,8 @@ def generated_rows(jits: list[str], quick: bool) -> tuple[list[Row], list[str]]:
         notes.append(
             f"ember own passes per block, 800 / 10 blocks: {ratio:.2f}x (goal <= "
             f"{OWN_PASSES_GOAL}x); 800 blocks in all: "
-            f"{(total or 0) * 800:.2f} s (goal <= {TOTAL_GOAL_800:.0f} s): {'met' if met else 'MISSED'}"
+            f"{(total or 0) * 800:.2f} s (goal <= {TOTAL_GOAL_800:.0f} s): "
+            + ("met" if met else "MISSED")
         )
     return rows, notes
 
