@@ -87,10 +87,23 @@ class JITEngine:
             builder.getModulePassManager().run(module, builder)
             self._reference_pruning.run(module, builder)
 
-    def add_module(self, module: llvm_binding.ModuleRef) -> None:
+    def add_module(self, module: llvm_binding.ModuleRef, instructions: int = 0) -> None:
+        """Generate machine code for `module`. For a function of more than
+        `config.LARGE_FUNCTION` instructions, without machine-level common subexpression
+        elimination: its cost grows with the square of the function (800 `if` blocks: 40% of
+        code generation, 38x the time of 200 blocks), and the IR passes did the same already.
+        The option is global to LLVM and read when the code generator is set up, so it is
+        turned on for this module only, under the engine's lock."""
+        large = instructions > config.LARGE_FUNCTION
         with self.lock:
             self.engine.add_module(module)
-            self.engine.finalize_object()
+            if large:
+                llvm_binding.set_option("ember", "-disable-machine-cse")
+            try:
+                self.engine.finalize_object()
+            finally:
+                if large:
+                    llvm_binding.set_option("ember", "-disable-machine-cse=false")
             if self.perf_map is not None:
                 self.perf_map.write_loaded(self.address_of)
 

@@ -36,6 +36,7 @@ class CodeLibrary:
         self.llvm_ir = ""
         self.finalized = False
         self.codegen_seconds: float | None = None  # machine code is made on first need
+        self.instructions = 0  # LLVM instructions of its own functions, counted by finalize()
 
     def add_dependency(self, library: CodeLibrary) -> None:
         if library is not self and library not in self.dependencies:
@@ -52,7 +53,8 @@ class CodeLibrary:
         module = jit.parse(self.llvm_ir)
         self._link_dependencies(module)
         module.verify()
-        jit.optimize(module, self._instruction_count())
+        self.instructions = self._instruction_count()  # the pipelines' choice (ember/codegen/jit)
+        jit.optimize(module, self.instructions)
         self._linkable = module.clone()
         if config.DUMP_OPTIMIZED:
             print(banner(f"OPTIMIZED DUMP {self.name}"), self.optimized_ir, "=" * 80, sep="\n")
@@ -80,7 +82,7 @@ class CodeLibrary:
         with jit.lock:
             if self._pending_module is not None:
                 started = time.perf_counter()
-                jit.add_module(self._pending_module)
+                jit.add_module(self._pending_module, self.instructions)
                 self.codegen_seconds = time.perf_counter() - started  # ember.compile_report
                 self._pending_module = None
 

@@ -112,7 +112,7 @@ class TypingContext:
     def resolve_operator(self, fn: Any, args: tuple) -> Signature | None:
         """The signature of `fn(*args)` for an operator; on plain numbers, looked up once per
         operator and argument types (a long function repeats the same few, sweep after sweep)."""
-        if not all(type(t) in _PLAIN_NUMBERS for t in args):
+        if not all(type(t) in PLAIN_NUMBER_TYPES for t in args):
             return self._apply_templates(fn, args, {})
         key = (fn, args, len(self.registry.functions.get(fn, ())))  # new overloads: look again
         try:
@@ -180,7 +180,9 @@ _SCALAR_TYPES = {
 }
 
 
-_PLAIN_NUMBERS = frozenset(
+# Argument types whose operator signatures and implementations depend on nothing but the
+# types themselves: the lookups of them are memoized per compilation.
+PLAIN_NUMBER_TYPES = frozenset(
     {types.Integer, types.Float, types.Complex, types.Boolean, types.IntegerLiteral}
 )
 
