@@ -56,6 +56,7 @@ class CompileResult:
     timings: dict[str, float]
     py_func: FunctionType
     parallel_report: object = None
+    from_cache: bool = False  # loaded from the disk cache: machine code only, no IR
 
     @property
     def address(self) -> int:
@@ -145,8 +146,14 @@ def generate_ir(state: CompileState) -> None:
 
 def _jitted_function_of(value: object) -> FunctionType | None:
     from ember.dispatcher.dispatcher import Dispatcher
+    from ember.library.key_functions import BY_BUILTIN
 
-    return value.py_func if isinstance(value, Dispatcher) else None
+    if isinstance(value, Dispatcher):
+        return value.py_func
+    try:
+        return BY_BUILTIN.get(value)  # sorted(xs, key=lambda ...)
+    except TypeError:  # an unhashable global
+        return None
 
 
 def rewrite_untyped(state: CompileState) -> None:
@@ -216,11 +223,19 @@ def rewrite_typed(state: CompileState) -> None:
 
 def lower_nopython(state: CompileState) -> None:
     from ember.codegen.library import CodeLibrary
-    from ember.lowering.context import CPUContext
-    from ember.lowering.lower import FunctionLowerer
+    from ember.lowering.callconv import static_exceptions
 
     state.symbol = state.symbol or _symbol_name(state.py_func, state.arg_types)
     state.library = CodeLibrary(state.symbol)
+    with static_exceptions.recording() as exception_ids:
+        _lower_into_library(state)
+    state.library.exception_ids = exception_ids
+
+
+def _lower_into_library(state: CompileState) -> None:
+    from ember.lowering.context import CPUContext
+    from ember.lowering.lower import FunctionLowerer
+
     lowering = (
         state.library.module,
         state.func_ir,

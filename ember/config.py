@@ -38,3 +38,5 @@ THREADING_LAYER = os.environ.get("EMBER_THREADING_LAYER", "default").strip().low
 DEBUG_ARRAY_OPT = _int("EMBER_DEBUG_ARRAY_OPT", 0)  # IR between parallel sub-passes
 DEBUG_ARRAY_OPT_STATS = _flag("EMBER_DEBUG_ARRAY_OPT_STATS")  # what became a parfor, and why not
 NRT_CACHED_BLOCKS = _int("EMBER_NRT_CACHED_BLOCKS", 4)  # freed large blocks kept for reuse
+CACHE_DIR = os.environ.get("EMBER_CACHE_DIR", "").strip()  # where cache=True entries go
+DEBUG_CACHE = _flag("EMBER_DEBUG_CACHE")  # print each cache hit and miss, and why it missed

@@ -42,6 +42,8 @@ def _object_mode(signature_or_function: Any, options: dict) -> Any:
     """`@jit(forceobj=True)`: every value a Python object (ember/dispatcher/object_mode.py)."""
     from ember.dispatcher.object_mode import ObjectModeDispatcher
 
+    if options.get("cache"):
+        _warn_no_disk_cache("object-mode functions (forceobj=True)")
     if callable(signature_or_function) and not isinstance(signature_or_function, (str, list)):
         return ObjectModeDispatcher(signature_or_function, options)
     return lambda py_func: ObjectModeDispatcher(py_func, options)
@@ -81,18 +83,16 @@ def _nopython_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
         parallel=_parallel_options(options),
         debug=bool(options.get("debug", config.DEBUGINFO)),
     )
-    if options.get("cache"):
-        _warn_no_disk_cache()
     return Dispatcher(py_func, target, signatures, cache=bool(options.get("cache", False)))
 
 
 @functools.cache
-def _warn_no_disk_cache() -> None:
-    """Once per process: `cache=True` is honoured only in memory, so say so rather than
-    silently recompiling in every new process."""
+def _warn_no_disk_cache(what: str) -> None:
+    """Once per process and kind: `cache=True` where only the in-memory cache applies, said
+    rather than silently recompiling in every new process."""
     warnings.warn(
-        "cache=True: ember does not write an on-disk cache yet, so each new process compiles "
-        "its functions again (within a process, each signature is compiled once)",
+        f"cache=True: {what} are not written to the disk cache yet, so each new process "
+        "compiles them again (within a process, each signature is compiled once)",
         EmberWarning,
         stacklevel=4,
     )

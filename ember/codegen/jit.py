@@ -107,6 +107,16 @@ class JITEngine:
             if self.perf_map is not None:
                 self.perf_map.write_loaded(self.address_of)
 
+    def add_object_code(self, data: bytes) -> None:
+        """Load a relocatable object file (from the disk cache) and resolve its symbols."""
+        with self.lock:
+            self.engine.add_object_file(llvm_binding.ObjectFileRef.from_data(data))
+            self.engine.finalize_object()
+
+    def object_code(self, module: llvm_binding.ModuleRef) -> bytes:
+        with self.lock:
+            return self.target_machine.emit_object(module)
+
     def address_of(self, symbol: str) -> int:
         return self.engine.get_function_address(symbol)
 

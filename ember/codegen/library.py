@@ -31,6 +31,7 @@ class CodeLibrary:
         # recursion): their machine code is found by symbol, so it must exist first.
         self.waiting_for: list = []
         self.broken: str | None = None
+        self.exception_ids: set[int] = set()  # static exceptions its own code raises
         self._linkable = None
         self._pending_module = None
         self.llvm_ir = ""
@@ -117,6 +118,29 @@ class CodeLibrary:
     def address_of(self, symbol: str) -> int:
         self._ensure_machine_code()
         return engine().address_of(symbol)
+
+    # ------------------------------------------------------------------ for the disk cache
+
+    def linked_libraries(self) -> list[CodeLibrary]:
+        """This library and every library linked into it, transitively."""
+        found, pending = {}, [self]
+        while pending:
+            library = pending.pop()
+            if id(library) not in found:
+                found[id(library)] = library
+                pending += library.dependencies
+        return list(found.values())
+
+    def object_code(self) -> bytes:
+        """The optimized module (callees linked in) as a relocatable object file."""
+        return engine().object_code(self._linkable.clone())
+
+    def external_symbols(self) -> list[str]:
+        """Names the machine code needs from outside (runtime, C-API, libm...)."""
+        module = self._linkable
+        names = [f.name for f in module.functions if f.is_declaration]
+        names += [g.name for g in module.global_variables if g.is_declaration]
+        return sorted(name for name in names if not name.startswith("llvm."))
 
     @cached_property
     def optimized_ir(self) -> str:

@@ -114,7 +114,8 @@ class Dispatcher:
         # type (typeof reads this first); its class has no other instance.
         type(self)._ember_type_ = types.DispatcherType(self)
         self.options = options
-        self.cache = cache  # in memory only: ember.decorators warns that no disk cache is written
+        self.cache = cache
+        self._disk_cache = _disk_cache_of(self) if cache else None
         self.overloads: dict[tuple, CompileResult] = {}
         self._binder = ArgumentBinder(py_func)
         self._explicit = bool(signatures)
@@ -132,7 +133,7 @@ class Dispatcher:
         """Compile an explicit signature now, or at the first call when the function reads a
         global not defined yet (f calls g, both with signatures, g defined below f)."""
         try:
-            self.compile(sig)
+            self.compile(sig, allow_cached=True)
         except UndefinedName:
             self._deferred.append(sig)
 
@@ -153,9 +154,14 @@ class Dispatcher:
         return bool(self._in_progress)
 
     @property
-    def stats(self) -> dict[tuple, dict[str, float]]:
-        """Seconds spent in each compiler pass, per compiled signature."""
-        return {args: dict(result.timings) for args, result in self.overloads.items()}
+    def stats(self) -> Any:
+        """Seconds spent in each compiler pass, per compiled signature (a dict), and Numba's
+        `cache_path`, `cache_hits` and `cache_misses` (empty without `cache=True`)."""
+        from ember.caching import CompileStats
+
+        timings = {args: dict(result.timings) for args, result in self.overloads.items()}
+
+        return CompileStats(timings, self._disk_cache)
 
     def parallel_diagnostics(self, signature: tuple | None = None, level: int = 1) -> None:
         """Print what parallel=True did with each loop (level 1-4: more detail), as Numba."""
@@ -187,17 +193,22 @@ class Dispatcher:
     def inspect_llvm(self, signature: tuple | None = None) -> dict[tuple, str] | str:
         """The optimized LLVM IR of each compiled signature (of one, when given), with the
         callees linked into it, as the machine code is generated from it."""
-        found = {args: r.library.optimized_ir for args, r in self.overloads.items()}
+        found = {args: self._full(args).library.optimized_ir for args in list(self.overloads)}
         return found[tuple(signature)] if signature is not None else found
 
     def inspect_asm(self, signature: tuple | None = None) -> dict[tuple, str] | str:
-        found = {args: r.library.assembly for args, r in self.overloads.items()}
+        found = {args: self._full(args).library.assembly for args in list(self.overloads)}
         return found[tuple(signature)] if signature is not None else found
 
     def _selected(self, signature: tuple | None) -> list[CompileResult]:
         if signature is None:
-            return list(self.overloads.values())
-        return [self.overloads[tuple(signature)]]
+            return [self._full(args) for args in list(self.overloads)]
+        return [self._full(tuple(signature))]
+
+    def _full(self, arg_types: tuple) -> CompileResult:
+        """The specialization with its IR and LLVM module (one loaded from the disk cache
+        holds machine code only: compile it now)."""
+        return self.compile(arg_types)
 
     def __repr__(self) -> str:
         return f"CPUDispatcher({self.py_func})"
@@ -209,23 +220,31 @@ class Dispatcher:
 
     # ------------------------------------------------------------------ compilation
 
-    def compile(self, sig: Signature | tuple) -> CompileResult:
-        """Compile (or return) the specialization for these argument types."""
+    def compile(self, sig: Signature | tuple, allow_cached: bool = False) -> CompileResult:
+        """Compile (or return) the specialization for these argument types. `allow_cached`:
+        machine code from the disk cache will do (calls from Python); otherwise the result
+        has its IR and LLVM module (other compilations link and inspect it)."""
         if isinstance(sig, Signature):
             arg_types, declared_return = tuple(sig.args), sig.return_type
         else:
             arg_types, declared_return = tuple(sig), None
         with compile_lock:
             existing = self.overloads.get(arg_types)
-            if existing is not None:
+            if existing is not None and (allow_cached or not existing.from_cache):
                 return existing
             failed = self._failed.get(arg_types)
             if failed is not None:
                 raise failed
+            cache = self._disk_cache
+            if cache is not None and allow_cached:
+                loaded = cache.load(arg_types, declared_return)
+                if loaded is not None:
+                    return self._add_overload(arg_types, loaded)
             state = CompileState(self.py_func, arg_types, declared_return, self.options, self)
             from ember.compiler import _symbol_name
 
-            state.symbol = _symbol_name(self.py_func, arg_types)
+            cached_symbol = cache.symbol(arg_types, declared_return) if cache is not None else None
+            state.symbol = cached_symbol or _symbol_name(self.py_func, arg_types)
             self._in_progress[arg_types] = _InProgress(state, state.symbol)
             in_progress = self._in_progress[arg_types]
             try:
@@ -238,9 +257,14 @@ class Dispatcher:
                 raise
             finally:
                 del self._in_progress[arg_types]
-            self.overloads[arg_types] = result
-            self._entry_stale = True
-            return result
+            if cache is not None:
+                cache.save(arg_types, declared_return, result)
+            return self._add_overload(arg_types, result)
+
+    def _add_overload(self, arg_types: tuple, result: CompileResult) -> CompileResult:
+        self.overloads[arg_types] = result
+        self._entry_stale = True
+        return result
 
     # ------------------------------------------------------------------ calls from jitted code
 
@@ -273,7 +297,10 @@ class Dispatcher:
 
     def compiled_for_call(self, arg_types: tuple) -> CompileResult | _InProgress:
         in_progress = self._in_progress.get(tuple(arg_types))
-        return in_progress if in_progress is not None else self.overloads[tuple(arg_types)]
+        if in_progress is not None:
+            return in_progress
+        found = self.overloads[tuple(arg_types)]
+        return self._full(tuple(arg_types)) if found.from_cache else found
 
     def fold_call_arguments(self, args: list, kws: dict, resolve: Callable) -> list:
         """(value, type) per parameter for a compiled call; omitted ones are (None, default);
@@ -357,7 +384,7 @@ class Dispatcher:
         """Without explicit signatures, compile the exact types (as Numba does, so results keep
         their own types); with them, pick the best conversion, unsafe ones allowed."""
         if not self._explicit:
-            return self.compile(arg_types)
+            return self.compile(arg_types, allow_cached=True)
         self._compile_deferred()
         candidates = [result.signature for result in self.overloads.values()]
         describe = f"<function {self.py_func.__name__}>"
@@ -370,6 +397,12 @@ class Dispatcher:
                 f"accepted signatures:\n{accepted}"
             )
         return self.overloads[best.args]
+
+
+def _disk_cache_of(dispatcher: Dispatcher) -> Any:
+    from ember.caching import FunctionCache
+
+    return FunctionCache(dispatcher)
 
 
 def _rebuild_dispatcher(state: tuple, options: TargetOptions, signatures) -> Dispatcher:

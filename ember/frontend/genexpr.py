@@ -1,6 +1,8 @@
-"""Generator expressions: the code object of `(f(x) for x in xs)` becomes a jitted generator
-function whose parameters are the iterator and the variables the expression closes over, so a
-generator expression is an ordinary call of a generator (consumed by `for`, `sum`, `next`...).
+"""Generator expressions and inner generator functions: the code object of `(f(x) for x in
+xs)` (or of a `def` that yields, inside a jitted function) becomes a jitted generator function
+whose parameters are its own (the iterator, for an expression) followed by the variables it
+closes over, so it is an ordinary call of a generator (consumed by `for`, `sum`, `next`...).
+The closed-over values are passed when the generator is made (CPython reads them as it runs).
 
     before: g = make_function(<genexpr>, closure=(k,)); r = call g($iter)
     after:  g = global(<genexpr of f>);                 r = call g($iter, k)
@@ -9,6 +11,7 @@ generator expression is an ordinary call of a generator (consumed by `for`, `sum
 from __future__ import annotations
 
 import dis
+import inspect
 import types as pytypes
 import weakref
 from typing import Any
@@ -22,33 +25,29 @@ _BY_GLOBALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def generator_of(code: pytypes.CodeType, py_func: Any, loc) -> Any:
-    """The jitted generator function for a generator expression's `code` inside `py_func`
-    (made once per code object): parameters `.0` (the iterator), then `code.co_freevars`."""
+    """The jitted generator function for a generator's `code` inside `py_func` (made once per
+    code object): its parameters (`.0`, the iterator, for an expression), then
+    `code.co_freevars`."""
     made = _BY_GLOBALS.setdefault(py_func, {})
     if code not in made:
         from ember.decorators import njit
 
         function = pytypes.FunctionType(_with_free_variables_as_parameters(code, loc),
-                                        py_func.__globals__, "genexpr")  # fmt: skip
+                                        py_func.__globals__, code.co_name)  # fmt: skip
         made[code] = njit(function)
     return made[code]
 
 
 def _with_free_variables_as_parameters(code: pytypes.CodeType, loc) -> pytypes.CodeType:
-    if code.co_cellvars:
-        raise UnsupportedError(
-            "a generator expression that defines a function (lambda) is not supported in "
-            "nopython mode; write the loop out",
-            loc,
-        )
+    _check_generator_shape(code, loc)
     free = code.co_freevars
-    n_locals, n_free = len(code.co_varnames), len(free)
+    n_locals, n_free, n_params = len(code.co_varnames), len(free), code.co_argcount
 
-    def new_local(index: int) -> int:  # `.0` stays first, the free variables come next
-        return index if index == 0 else index + n_free
+    def new_local(index: int) -> int:  # the parameters stay first, the free variables next
+        return index if index < n_params else index + n_free
 
     def new_cell(index: int) -> int:  # cells are numbered after the locals
-        return 1 + (index - n_locals)
+        return n_params + (index - n_locals)
 
     raw = bytearray(code.co_code)
     for offset in range(0, len(raw), 2):
@@ -62,14 +61,38 @@ def _with_free_variables_as_parameters(code: pytypes.CodeType, loc) -> pytypes.C
             raw[offset : offset + 2] = bytes([dis.opmap[_CELL_OPS_AS_LOCAL[name]], new_cell(arg)])
         elif opcode in _LOCAL_OPS:
             raw[offset + 1] = new_local(arg)
-    varnames = (code.co_varnames[0], *free, *code.co_varnames[1:])
+    varnames = (*code.co_varnames[:n_params], *free, *code.co_varnames[n_params:])
     if len(varnames) > 255:
         raise UnsupportedError("a generator expression this large is not supported", loc)
     return code.replace(
         co_code=bytes(raw),
         co_varnames=varnames,
-        co_argcount=1 + n_free,
+        co_argcount=n_params + n_free,
         co_nlocals=len(varnames),
         co_freevars=(),
-        co_name="genexpr",
     )
+
+
+def _check_generator_shape(code: pytypes.CodeType, loc) -> None:
+    """What passing the closed-over values as parameters cannot express."""
+    what = "generator expression" if code.co_name == "<genexpr>" else f"generator {code.co_name}"
+    if code.co_cellvars:
+        raise UnsupportedError(
+            f"a {what} that defines a function (lambda) is not supported in nopython mode; "
+            "write the loop out",
+            loc,
+        )
+    flags = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
+    if code.co_flags & flags or code.co_kwonlyargcount or code.co_posonlyargcount:
+        raise UnsupportedError(
+            f"the inner {what} takes *args, **kwargs or keyword-only parameters, which nopython "
+            "mode does not support for inner generators; use plain parameters",
+            loc,
+        )
+    writes = {instr.argval for instr in dis.get_instructions(code) if instr.opname == "STORE_DEREF"}
+    if writes & set(code.co_freevars):
+        raise UnsupportedError(
+            f"the inner {what} assigns the enclosing variable(s) {', '.join(sorted(writes))} "
+            "(nonlocal); nopython mode passes them in by value: return the values instead",
+            loc,
+        )

@@ -38,6 +38,7 @@ from ember.frontend.bytecode import ByteCode
 from ember.frontend.genexpr import generator_of
 from ember.frontend.interpreter import build_ir
 from ember.ir import nodes as ir
+from ember.library.key_functions import BY_METHOD
 
 _MAX_INLINED_CALLS = 1000  # a guard against runaway growth (e.g. a chain of wrappers)
 
@@ -91,7 +92,7 @@ class _Inliner:
                 raise UnsupportedError("too many nested inner-function calls to inline", None)
             if site.candidates is not None:
                 self._split_choice(site)
-            elif site.code is not None and site.code.co_name == "<genexpr>":
+            elif site.code is not None and site.code.co_flags & inspect.CO_GENERATOR:
                 self._call_generator(site)
             else:
                 self._inline(site)
@@ -125,10 +126,18 @@ class _Inliner:
         held = self._functions_held(var)
         return held[0] if len(held) == 1 else None
 
-    def _jitted_callee(self, var: ir.Var) -> FunctionType | None:
-        values = self._reaching_values(var.name)
+    def _jitted_callee(self, call: ir.Call) -> FunctionType | None:
+        """The Python function to inline for a call that passes an inner function: a jitted
+        function's, or a method taking a key function (`xs.sort(key=...)`), whose receiver
+        then becomes the first argument."""
+        values = self._reaching_values(call.func.name)
         if len(values) == 1 and isinstance(values[0], ir.Global):
             return self.jitted_function_of(values[0].value)
+        if len(values) == 1 and isinstance(values[0], ir.GetAttr):
+            method = BY_METHOD.get(values[0].attr)
+            if method is not None:
+                call.args = [values[0].value, *call.args]
+            return method
         return None
 
     def _next_call_site(self) -> _CallSite | None:
@@ -145,7 +154,7 @@ class _Inliner:
                     return _CallSite(block, index, None, None, candidates=held)
                 operands = [*call.args, *(value for _, value in call.kws)]
                 if any(self._functions_held(var) for var in operands):
-                    py_func = self._jitted_callee(call.func)
+                    py_func = self._jitted_callee(call)
                     if py_func is not None:
                         return _CallSite(block, index, py_func.__code__, None, py_func)
         return None
@@ -181,10 +190,17 @@ class _Inliner:
         site.block.body[site.index :] = [ir.Jump(base + callee_ir.entry, call_stmt.loc)]
 
     def _call_generator(self, site: _CallSite) -> None:
-        """A generator expression's call becomes a call of a jitted generator function with
-        the iterator and the enclosing variables it reads (frontend/genexpr.py)."""
+        """A call of a generator expression or inner generator function becomes a call of a
+        jitted generator function with its arguments and the enclosing variables it reads
+        (frontend/genexpr.py)."""
         call_stmt = site.block.body[site.index]
         loc = call_stmt.loc
+        if call_stmt.value.kws or site.make_function is None:
+            raise UnsupportedError(
+                f"the inner generator {site.code.co_name} can only be called directly with "
+                "positional arguments in nopython mode",
+                loc,
+            )
         generator = generator_of(site.code, self.func_ir.py_func, loc)
         callee = ir.Var(f"$genexpr{self.count}", loc)
         arguments = [*call_stmt.value.args, *site.make_function.closure]

@@ -31,5 +31,6 @@ from ember.library import (  # noqa: F401
     strings_more,
     tuples,
     typed_lists,
+    typerefs,
 )
 from ember.parallel import library as parallel_library  # noqa: F401 - prange, thread functions

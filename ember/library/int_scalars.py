@@ -17,6 +17,7 @@ import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.codegen.symbols import external_global, publish
 from ember.errors import TypingError
 from ember.lowering.registry import lower_builtin
 from ember.typing.signature import signature
@@ -74,6 +75,12 @@ def below_and_above(builder, value, scalar_type: types.Type, dtype: types.Intege
 _offending = ctypes.c_int64(0)
 
 
+def publish_symbol(symbol: str = "ember.overflow_slot") -> str:
+    """Compiled code stores the value that did not fit at this symbol (read back below)."""
+    publish(symbol, ctypes.addressof(_offending))
+    return symbol
+
+
 def _overflow_exception(dtype_name: str, unsigned: bool) -> OverflowError:
     value = _offending.value
     if unsigned:
@@ -96,7 +103,7 @@ def emit_range_check(context, builder, value, scalar_type: types.Type, dtype: ty
     below, above = below_and_above(builder, value, scalar_type, dtype)
     outside = builder.or_(below if low else _FALSE, above if high else _FALSE)
     with builder.if_then(outside, likely=False):
-        slot = llvm.Constant(i64, ctypes.addressof(_offending)).inttoptr(llvm.PointerType())
+        slot = external_global(builder.module, publish_symbol(), i64)
         builder.store(_widened(builder, value, scalar_type), slot)
         context.raise_error(builder, _overflow_exception, str(dtype), not scalar_type.signed)
 

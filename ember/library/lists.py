@@ -16,12 +16,14 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.errors import TypingError
 from ember.extending import intrinsic, lower_builtin, lower_cast, overload, overload_method
+from ember.library import key_functions
 from ember.library.arrays_iter import iterator_of
 from ember.library.slices import slice_bounds
 from ember.lowering import arrays as refs
 from ember.lowering import iterators
 from ember.lowering import lists as primitives
 from ember.typing.conversions import Conversion, can_convert
+from ember.typing.overload import register_jitable
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
@@ -421,6 +423,20 @@ def list_index(xs, item):
         return index
 
 
+@overload_method(types.List, "remove")
+def list_remove(xs, item):
+    if _is_list(xs):
+
+        def remove(xs, item):
+            for position in range(_length(xs)):
+                if _load(xs, position) == item:
+                    xs.pop(position)  # the popped item's reference is released here
+                    return
+            raise ValueError("list.remove(x): x not in list")
+
+        return remove
+
+
 @overload_method(types.List, "count")
 def list_count(xs, item):
     if _is_list(xs):
@@ -539,43 +555,71 @@ def list_max(xs):
     return _extreme(xs, operator.gt)
 
 
+def _sortable(item: types.Type) -> bool:
+    """Items `<` orders: numbers, strings, and tuples of those."""
+    if isinstance(item, types.BaseTuple):
+        return all(_sortable(member) for member in item)
+    return isinstance(item, (types.Number, types.UnicodeType))
+
+
 @overload_method(types.List, "sort")
-def list_sort(xs):
-    if _is_list(xs) and isinstance(xs.dtype, (types.Number, types.UnicodeType)):
-
-        def sort(xs):
-            """Heapsort in place: build a max-heap, then move its top behind it."""
-            n = len(xs)
-            for start in range(n // 2 - 1, -1, -1):
-                _sift_down(xs, start, n)
-            for end in range(n - 1, 0, -1):
-                top = xs[0]
-                xs[0] = xs[end]
-                xs[end] = top
-                _sift_down(xs, 0, end)
-
-        return sort
+def list_sort(xs, key=None, reverse=False):
+    if not _is_list(xs):
+        return None
+    if not (key is None or isinstance(key, types.NoneType)):
+        return key_functions.sort_by_key  # a jitted or builtin key function
+    if _sortable(xs.dtype):
+        return _sort_maybe_reversed
+    return None
 
 
-def _sift_down(xs, root, end):
-    """Restore the max-heap below `root` in `xs[:end]` (called from compiled sort only)."""
-    raise NotImplementedError("_sift_down runs only in compiled code")
+def _sort_maybe_reversed(xs, key=None, reverse=False):
+    if reverse:  # a stable descending order: equal items keep their order
+        xs.reverse()
+        _stable_sort(xs)
+        xs.reverse()
+    else:
+        _stable_sort(xs)
 
 
-@overload(_sift_down)
-def _sift_down_overload(xs, root, end):
-    if _is_list(xs):
-        return _sift_down_impl
+_RUN = 16  # items per insertion-sorted run before the merges
 
 
-def _sift_down_impl(xs, root, end):
-    while 2 * root + 1 < end:
-        child = 2 * root + 1
-        if child + 1 < end and xs[child] < xs[child + 1]:
-            child += 1
-        if not xs[root] < xs[child]:
-            return
-        item = xs[root]
-        xs[root] = xs[child]
-        xs[child] = item
-        root = child
+@register_jitable
+def _stable_sort(xs):
+    """Stable, like Python's: insertion-sorted runs, then bottom-up merges through a buffer;
+    only `<` compares, and an item moves before an equal one never."""
+    n = len(xs)
+    for low in range(0, n, _RUN):
+        high = min(low + _RUN, n)
+        for i in range(low + 1, high):
+            item = xs[i]
+            j = i - 1
+            while j >= low and item < xs[j]:
+                xs[j + 1] = xs[j]
+                j -= 1
+            xs[j + 1] = item
+    if n <= _RUN:
+        return
+    source = xs
+    target = xs.copy()
+    in_place = True
+    width = _RUN
+    while width < n:
+        for low in range(0, n, 2 * width):
+            middle = min(low + width, n)
+            high = min(low + 2 * width, n)
+            i, j = low, middle
+            for k in range(low, high):
+                if j < high and (i >= middle or source[j] < source[i]):
+                    target[k] = source[j]
+                    j += 1
+                else:
+                    target[k] = source[i]
+                    i += 1
+        source, target = target, source
+        in_place = not in_place
+        width *= 2
+    if not in_place:
+        for k in range(n):
+            xs[k] = source[k]

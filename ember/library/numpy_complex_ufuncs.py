@@ -62,17 +62,11 @@ def _c99(name: str) -> Callable:
 
 
 def _call_pair(builder, name: str, operands: list) -> llvm.Value:
-    import ctypes
-    import ctypes.util
+    from ember.codegen.symbols import libm_symbol
 
-    import llvmlite.binding as llvm_binding
-
-    symbol = f"ember.libm.{name}"
+    symbol = libm_symbol(name)
     function = builder.module.globals.get(symbol)
     if function is None:
-        library = ctypes.CDLL(ctypes.util.find_library("m") or None)
-        address = ctypes.cast(getattr(library, name), ctypes.c_void_p).value
-        llvm_binding.add_symbol(symbol, address)
         function = llvm.Function(builder.module, llvm.FunctionType(_PAIR, [_f64, _f64]), symbol)
     return builder.call(function, operands)
 

@@ -125,13 +125,18 @@ def _c_address(name: str) -> int:
     return ctypes.cast(getattr(library, name), ctypes.c_void_p).value
 
 
-def _call_c(builder, name: str, result: llvm.Type, args: list) -> llvm.Value:
-    import llvmlite.binding as llvm_binding
+def publish_symbol(symbol: str) -> None:
+    """`ember.numpy.<name>`: NumPy's C function `name` in this process."""
+    from ember.codegen.symbols import publish
 
+    publish(symbol, _c_address(symbol.removeprefix("ember.numpy.")))
+
+
+def _call_c(builder, name: str, result: llvm.Type, args: list) -> llvm.Value:
     symbol = f"ember.numpy.{name}"
     function = builder.module.globals.get(symbol)
     if function is None:
-        llvm_binding.add_symbol(symbol, _c_address(name))
+        publish_symbol(symbol)
         fnty = llvm.FunctionType(result, [a.type for a in args])
         function = llvm.Function(builder.module, fnty, symbol)
     return builder.call(function, args)

@@ -32,8 +32,9 @@ _PREFIX = {types.float32: "s", types.float64: "d", types.complex64: "c", types.c
 def blas_symbol(name: str) -> str:
     """Publish SciPy's BLAS (or LAPACK) `name` to the JIT; returns the symbol compiled code
     calls."""
-    import llvmlite.binding as llvm_binding
     from scipy.linalg import cython_blas, cython_lapack
+
+    from ember.codegen.symbols import publish
 
     exports = cython_blas.__pyx_capi__
     if name not in exports:
@@ -47,8 +48,13 @@ def blas_symbol(name: str) -> str:
     get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
     address = get_pointer(capsule, get_name(capsule))
     symbol = f"ember_blas_{name}"
-    llvm_binding.add_symbol(symbol, address)
+    publish(symbol, address)
     return symbol
+
+
+def publish_symbol(symbol: str) -> None:
+    """Publish `ember_blas_<name>` again (cached code calls it by name)."""
+    blas_symbol(symbol.removeprefix("ember_blas_"))
 
 
 def _declare(builder, name: str, result, args):

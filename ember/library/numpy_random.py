@@ -18,6 +18,7 @@ import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.codegen.symbols import external_global
 from ember.library.numpy_support import implement, jitted
 from ember.lowering import arrays as arr
 from ember.lowering.registry import lower_builtin
@@ -77,11 +78,22 @@ def _register_buffer(function, buffer: np.ndarray) -> None:
             llvm.Constant(arr.ptr, None),
             arr.const(size),
             arr.const(buffer.itemsize),
-            llvm.Constant(arr.i64, buffer.ctypes.data).inttoptr(arr.ptr),
+            external_global(builder.module, publish_symbol(f"ember.random.{function.__name__}")),
             [arr.const(size)],
             [arr.const(buffer.itemsize)],
         )
         return arr.pack(builder, sig.return_type, fields)
+
+
+def publish_symbol(symbol: str) -> str:
+    """`ember.random.<mt_key|mt_meta|mt_gauss>`: this process's state buffer (compiled code
+    reaches it by name, so cached code uses the new process's generator state)."""
+    from ember.codegen.symbols import publish
+
+    name = symbol.removeprefix("ember.random.")
+    buffer = next(b for f, b in _BUFFERS.items() if f.__name__ == name)
+    publish(symbol, buffer.ctypes.data)
+    return symbol
 
 
 for _function, _buffer in _BUFFERS.items():

@@ -14,6 +14,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.extending import overload
+from ember.library import key_functions
 from ember.library.arrays_iter import iterator_of
 from ember.lowering.registry import lower_builtin, lower_getattr
 from ember.typing.overload import register_jitable
@@ -92,11 +93,13 @@ def builtin_reversed(seq):
 
 
 @overload(sorted)
-def builtin_sorted(iterable, reverse=False):
+def builtin_sorted(iterable, key=None, reverse=False):
     if not (_indexable(iterable) or isinstance(iterable, types.RangeType) or _iterator(iterable)):
         return None
+    if not _no_key(key):  # a jitted or builtin function (an inner one is inlined instead)
+        return key_functions.sorted_by_key
 
-    def sorted_items(iterable, reverse=False):
+    def sorted_items(iterable, key=None, reverse=False):
         out = [item for item in iterable]
         if reverse:  # a stable descending order: equal items keep their order (0.0, -0.0)
             out.reverse()
@@ -107,6 +110,10 @@ def builtin_sorted(iterable, reverse=False):
         return out
 
     return sorted_items
+
+
+def _no_key(key) -> bool:
+    return key is None or isinstance(key, types.NoneType)
 
 
 # ---------------------------------------------------------------------------- min, max

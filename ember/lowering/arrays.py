@@ -194,18 +194,20 @@ def contiguous_strides(builder, shape: list, itemsize: int, order: str = "C") ->
     return strides
 
 
-def array_constant(array_type: types.Array, value) -> llvm.Constant:
-    """A global (or closure) ndarray as a constant: a frozen read-only copy whose address is
-    embedded (meminfo NULL: nothing to count; parent: the copy, for boxing)."""
-    from ember.runtime.boxing import freeze
+def array_constant(array_type: types.Array, value, module: llvm.Module) -> llvm.Constant:
+    """A global (or closure) ndarray as a constant: a frozen read-only copy reached through
+    symbols named after its content (meminfo NULL: nothing to count; parent: the copy, for
+    boxing), so that cached code finds the copy a new process makes."""
+    from ember.codegen.symbols import external_global
+    from ember.runtime.boxing import freeze_constant
 
-    frozen = freeze(value)
+    frozen, name = freeze_constant(value)
     items = [
         llvm.Constant(ptr, None),
-        llvm.Constant(i64, id(frozen)).inttoptr(ptr),
+        external_global(module, f"{name}.obj"),
         const(frozen.size),
         const(frozen.itemsize),
-        llvm.Constant(i64, frozen.ctypes.data).inttoptr(ptr),
+        external_global(module, f"{name}.data"),
         llvm.Constant.literal_struct([const(n) for n in frozen.shape]),
         llvm.Constant.literal_struct([const(n) for n in frozen.strides]),
     ]

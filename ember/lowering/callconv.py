@@ -23,7 +23,8 @@ _status_type = llvm.IntType(32)
 _exception_id_type = llvm.IntType(32)
 _pointer = llvm.PointerType()
 EXCINFO_TYPE = llvm.LiteralStructType([_exception_id_type, _pointer])  # {id, payload meminfo}
-PAYLOAD_SLOT_SIZE = 8  # each run-time argument of a raised exception takes 8 bytes
+PAYLOAD_SLOT_SIZE = 8  # each run-time argument of a raised exception takes 8-byte slots:
+PAYLOAD_SLOTS = {"int": 1, "uint": 1, "float": 1, "bool": 1, "str": 3}  # (offset, length, kind)
 
 
 class ExcInfoRecord(ctypes.Structure):
@@ -42,11 +43,18 @@ class PayloadSlot:
 
 
 class StaticExceptions:
-    """Exceptions whose class and arguments are compile-time constants, by integer id."""
+    """Exceptions whose class and arguments are compile-time constants, by integer id.
+
+    An id is derived from the class's name and the arguments' text, so the same exception gets
+    the same id in every process: code loaded from the disk cache raises what it raised where
+    it was compiled, once its entries are registered again (`restore`).
+    """
 
     def __init__(self) -> None:
         self._ids: dict[tuple, int] = {}
-        self._entries: list[tuple[type, tuple]] = [(SystemError, ("no exception",))]
+        self._entries: dict[int, tuple[type, tuple]] = {0: (SystemError, ("no exception",))}
+        self._recorders: list[set[int]] = []
+        self.unstable: set[int] = set()  # ids moved off their derived value by a collision
         self._lock = threading.Lock()
 
     def register(self, exc_class: type, exc_args: tuple) -> int:
@@ -54,10 +62,35 @@ class StaticExceptions:
         with self._lock:
             found = self._ids.get(key)
             if found is None:
-                found = len(self._entries)
-                self._entries.append(key)
+                found = _stable_id(exc_class, exc_args)
+                while found in self._entries and self._entries[found] != key:
+                    self.unstable.add(found)
+                    found = found % 0x7FFFFFFF + 1
+                self._entries[found] = key
                 self._ids[key] = found
+            for recorder in self._recorders:
+                recorder.add(found)
             return found
+
+    def recording(self) -> _Recording:
+        """`with static_exceptions.recording() as ids:` collects the ids registered inside."""
+        return _Recording(self)
+
+    def entry(self, exc_id: int) -> tuple[type, tuple]:
+        return self._entries[exc_id]
+
+    def restore(self, exc_id: int, exc_class: type, exc_args: tuple) -> bool:
+        """Register an entry read from the disk cache under its id; False on a clash."""
+        key = (exc_class, exc_args)
+        with self._lock:
+            existing = self._entries.get(exc_id)
+            if existing is not None:
+                return existing == key
+            if _stable_id(exc_class, exc_args) != exc_id:
+                return False
+            self._entries[exc_id] = key
+            self._ids.setdefault(key, exc_id)
+            return True
 
     def build(self, exc_id: int, payload: int = 0) -> BaseException:
         exc_class, exc_args = self._entries[exc_id]
@@ -70,7 +103,30 @@ class StaticExceptions:
     def entries(self) -> list[tuple[int, type, tuple]]:
         """(id, class, arguments) of every exception registered so far."""
         with self._lock:
-            return [(exc_id, *entry) for exc_id, entry in enumerate(self._entries)]
+            return [(exc_id, *entry) for exc_id, entry in self._entries.items()]
+
+
+class _Recording:
+    def __init__(self, table: StaticExceptions) -> None:
+        self.table = table
+        self.ids: set[int] = set()
+
+    def __enter__(self) -> set[int]:
+        self.table._recorders.append(self.ids)
+        return self.ids
+
+    def __exit__(self, *exc_info: object) -> None:
+        recorders = self.table._recorders  # by identity: nested recordings may be equal sets
+        del recorders[next(i for i, ids in enumerate(recorders) if ids is self.ids)]
+
+
+def _stable_id(exc_class: type, exc_args: tuple) -> int:
+    """A positive 31-bit id from the class's qualified name and the arguments' repr."""
+    import hashlib
+
+    text = f"{exc_class.__module__}.{exc_class.__qualname__}{exc_args!r}"
+    value = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=4).digest(), "little")
+    return value % 0x7FFFFFFF + 1
 
 
 class PythonExceptionRaised(BaseException):
@@ -111,12 +167,21 @@ _PAYLOAD_CTYPES = {
 }
 
 
+_string_from_kind_and_data = ctypes.pythonapi.PyUnicode_FromKindAndData
+_string_from_kind_and_data.restype = ctypes.py_object
+_string_from_kind_and_data.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_ssize_t]
+
+
 def _read_payload(payload: int, arg: object) -> object:
     if not isinstance(arg, PayloadSlot):
         return arg
     from ember.runtime.nrt import data_address
 
-    address = data_address(payload) + arg.index * PAYLOAD_SLOT_SIZE
+    base = data_address(payload)
+    address = base + arg.index * PAYLOAD_SLOT_SIZE
+    if arg.kind == "str":
+        offset, length, kind = (ctypes.c_int64 * 3).from_address(address)
+        return _string_from_kind_and_data(kind, base + offset, length)
     return _PAYLOAD_CTYPES[arg.kind].from_address(address).value
 
 

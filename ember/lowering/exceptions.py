@@ -55,6 +55,7 @@ def make_exception(lowerer: FunctionLowerer, expr: ir.Call, exc_class: type) -> 
     definitions = _definitions_of(lowerer)
     template: list[Any] = []
     runtime_args: list[tuple[ir.Var, str]] = []
+    slots = 0
     for var in expr.args:
         constant = constant_value(var, definitions)
         if constant is not MISSING:
@@ -64,12 +65,13 @@ def make_exception(lowerer: FunctionLowerer, expr: ir.Call, exc_class: type) -> 
         if kind is None:
             raise UnsupportedError(
                 f"an exception argument of type {lowerer.typemap[var.name]} is not supported "
-                "in nopython mode; pass numbers, booleans or constants "
+                "in nopython mode; pass numbers, booleans, strings or constants "
                 "(e.g. raise ValueError('bad value', x))",
                 expr.loc,
             )
-        template.append(callconv.PayloadSlot(len(runtime_args), kind))
+        template.append(callconv.PayloadSlot(slots, kind))
         runtime_args.append((var, kind))
+        slots += callconv.PAYLOAD_SLOTS[kind]
     exc_id = callconv.static_exceptions.register(exc_class, tuple(template))
     payload = _fill_payload(lowerer, runtime_args) if runtime_args else llvm.Constant(_ptr, None)
     value = llvm.Constant(llvm.LiteralStructType([_ptr, _i32]), [None, exc_id])
@@ -91,29 +93,63 @@ def _payload_kind(typ: types.Type) -> str | None:
         return "int" if typ.signed else "uint"
     if isinstance(typ, types.Float):
         return "float"
+    if isinstance(typ, types.UnicodeType):
+        return "str"
     return None
 
 
 def _fill_payload(lowerer: FunctionLowerer, runtime_args: list[tuple[ir.Var, str]]):
+    """Fixed slots, then the characters of the string arguments (a str's slots hold the byte
+    offset of its characters, its length and its kind: the payload owns no references)."""
     builder = lowerer.builder
-    size = llvm.Constant(_i64, callconv.PAYLOAD_SLOT_SIZE * len(runtime_args))
+    fixed = callconv.PAYLOAD_SLOT_SIZE * sum(callconv.PAYLOAD_SLOTS[k] for _, k in runtime_args)
+    size = llvm.Constant(_i64, fixed)
+    for var, kind in runtime_args:
+        if kind == "str":
+            size = builder.add(size, _string_bytes(builder, lowerer.load(var)))
     meminfo = nrt.emit_allocate(builder, size)
     failed = builder.icmp_unsigned("==", meminfo, llvm.Constant(_ptr, None))
     lowerer.context.guard(builder, failed, MemoryError, "cannot allocate an exception")
     data = nrt.emit_data_pointer(builder, meminfo)
-    for index, (var, kind) in enumerate(runtime_args):
+    index, text_at = 0, llvm.Constant(_i64, fixed)
+    for var, kind in runtime_args:
         value = lowerer.load(var)
         typ = types.unliteral(lowerer.typemap[var.name])
+        if kind == "str":
+            text_at = _store_string(builder, data, index, text_at, value)
+            index += callconv.PAYLOAD_SLOTS[kind]
+            continue
         if kind == "bool":
             value = builder.zext(lowerer.context.is_true(builder, typ, value), _i8)
         elif kind == "float":
             value = lowerer.context.cast(builder, value, typ, types.float64)
         elif value.type.width < 64:
             value = builder.sext(value, _i64) if kind == "int" else builder.zext(value, _i64)
-        offset = llvm.Constant(_i64, index * callconv.PAYLOAD_SLOT_SIZE)
-        slot = builder.gep(data, [offset], source_etype=_i8)
-        builder.store(value, slot)
+        builder.store(value, _slot_address(builder, data, index))
+        index += 1
     return meminfo
+
+
+def _slot_address(builder, data, index: int):
+    offset = llvm.Constant(_i64, index * callconv.PAYLOAD_SLOT_SIZE)
+    return builder.gep(data, [offset], source_etype=_i8)
+
+
+def _string_bytes(builder, text):
+    """Bytes of a string value's characters (length times kind)."""
+    return builder.mul(builder.extract_value(text, 2), builder.extract_value(text, 3))
+
+
+def _store_string(builder, data, index: int, text_at, text):
+    """Copy `text`'s characters to byte `text_at` of the payload and describe them in slots
+    `index`..`index + 2`; returns where the next characters go."""
+    length, kind = builder.extract_value(text, 2), builder.extract_value(text, 3)
+    for k, member in enumerate((text_at, length, kind)):
+        builder.store(member, _slot_address(builder, data, index + k))
+    nbytes = _string_bytes(builder, text)
+    target = builder.gep(data, [text_at], source_etype=_i8)
+    refs.memcpy(builder, target, builder.extract_value(text, 1), nbytes)
+    return builder.add(text_at, nbytes)
 
 
 def lower_raise(lowerer: FunctionLowerer, stmt: ir.Raise) -> None:

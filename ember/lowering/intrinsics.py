@@ -62,11 +62,7 @@ _published: set[str] = set()
 def _publish(symbol: str, name: str) -> None:
     if symbol in _published:
         return
-    import ctypes
-    import ctypes.util
+    from ember.codegen.symbols import libm_symbol
 
-    import llvmlite.binding as llvm_binding
-
-    library = ctypes.CDLL(ctypes.util.find_library("m") or None)
-    llvm_binding.add_symbol(symbol, ctypes.cast(getattr(library, name), ctypes.c_void_p).value)
+    libm_symbol(name)
     _published.add(symbol)

@@ -309,7 +309,7 @@ class FunctionLowerer:
         if isinstance(result_type, types.Dummy):
             return self.context.get_dummy_value(result_type)
         if isinstance(result_type, types.Array):
-            return refs.array_constant(result_type, expr.value)
+            return refs.array_constant(result_type, expr.value, self.module)
         return self.context.get_constant_generic(self.builder, result_type, expr.value)
 
     def _lower_operator(self, expr: Any, result_type: types.Type) -> llvm.Value:

@@ -17,6 +17,7 @@ from typing import Any
 
 from llvmlite import ir as llvm
 
+from ember.codegen.symbols import builtin_symbol, capi_symbol, external_function, external_global
 from ember.lowering.callconv import alloca_in_entry
 from ember.lowering.pyapi_numba import SIGNATURES as _MORE_SIGNATURES
 from ember.lowering.pyapi_numba import NumbaPythonAPI
@@ -77,7 +78,13 @@ class _FunctionPointer(llvm.values.FormattedConstant):
         self.function_type = function_type
 
 
-def _object_pointer(obj: object) -> llvm.Constant:
+def _object_pointer(obj: object, module: llvm.Module | None = None) -> llvm.Constant:
+    """A pointer to `obj`: by symbol for builtins (None, True, ValueError...), whose code
+    then works in any process; by its address in this process for other objects."""
+    if module is not None:
+        symbol = builtin_symbol(obj)
+        if symbol is not None:
+            return external_global(module, symbol)
     return llvm.Constant(llvm.IntType(64), id(obj)).inttoptr(_PTR)
 
 
@@ -100,8 +107,8 @@ class PythonAPI(NumbaPythonAPI):
 
     def _call(self, name: str, args: list) -> llvm.Value:
         restype, argtypes = _SIGNATURES[name]
-        address = ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value
-        callee = _FunctionPointer(llvm.FunctionType(restype, argtypes), address)
+        fnty = llvm.FunctionType(restype, argtypes)
+        callee = external_function(self.builder.module, capi_symbol(name), fnty)
         return self.builder.call(callee, args)
 
     def _cstring(self, text: str) -> llvm.GlobalVariable:
@@ -126,23 +133,23 @@ class PythonAPI(NumbaPythonAPI):
 
     def unserialize(self, handle: object) -> llvm.Value:
         """A new reference to the object behind a `serialize_object` handle."""
-        pointer = _object_pointer(handle)
+        pointer = _object_pointer(handle, self.builder.module)
         self.incref(pointer)
         return pointer
 
     def borrow_constant(self, obj: object) -> llvm.Value:
         """A borrowed reference to `obj` (kept alive as long as the generated code)."""
         self.keepalive.append(obj)
-        return _object_pointer(obj)
+        return _object_pointer(obj, self.builder.module)
 
     def get_null_object(self) -> llvm.Value:
         return llvm.Constant(_PTR, None)
 
     def borrow_none(self) -> llvm.Value:
-        return _object_pointer(None)
+        return _object_pointer(None, self.builder.module)
 
     def make_none(self) -> llvm.Value:
-        none = _object_pointer(None)
+        none = _object_pointer(None, self.builder.module)
         self.incref(none)
         return none
 

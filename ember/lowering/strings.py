@@ -11,11 +11,11 @@ when their kinds, lengths and bytes are, and the hash of the bytes equals CPytho
 from __future__ import annotations
 
 import ctypes
-import functools
 
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.codegen.symbols import external_global
 from ember.lowering import arrays as refs
 from ember.lowering.models import MeminfoStructModel, register_model
 from ember.runtime import nrt
@@ -218,11 +218,13 @@ def hash_bytes_key(raw: bytes, width: int) -> str:
 # ---------------------------------------------------------------------------- hashing
 
 
-@functools.cache
-def hash_secret() -> tuple[int, int]:
-    """CPython's per-process SipHash key (`_Py_HashSecret.siphash.k0/k1`)."""
+def publish_symbol(symbol: str = "ember.hash_secret") -> str:
+    """The address of `_Py_HashSecret` (its first two words are the SipHash key)."""
+    from ember.codegen.symbols import publish
+
     words = (ctypes.c_uint64 * 2).in_dll(ctypes.pythonapi, "_Py_HashSecret")
-    return int(words[0]), int(words[1])
+    publish(symbol, ctypes.addressof(words))
+    return symbol
 
 
 def _rotl(builder, value, bits: int) -> llvm.Value:
@@ -254,7 +256,11 @@ def _define_siphash(module: llvm.Module) -> llvm.Function:
     function.linkage = "internal"
     source, nbytes = function.args
     builder = llvm.IRBuilder(function.append_basic_block("entry"))
-    k0, k1 = (llvm.Constant(i64, k) for k in hash_secret())
+    # Read from this process's key at run time (not baked in): cached code hashes as the
+    # process that loads it does, whatever its PYTHONHASHSEED.
+    secret = external_global(module, publish_symbol(), i64)
+    k0 = builder.load(secret, typ=i64, align=8)
+    k1 = builder.load(builder.gep(secret, [const(1)], source_etype=i64), typ=i64, align=8)
     start = [
         builder.xor(k0, const(0x736F6D6570736575)),
         builder.xor(k1, const(0x646F72616E646F6D)),

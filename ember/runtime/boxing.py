@@ -207,6 +207,36 @@ def freeze(array: Any) -> Any:
     return frozen
 
 
+_named_constants: dict[str, Any] = {}  # the same frozen copies, by content
+
+
+def freeze_constant(array: Any) -> tuple[Any, str]:
+    """(frozen copy, symbol prefix) of a global array; compiled code reaches the copy through
+    the symbols `<prefix>.obj` (the ndarray) and `<prefix>.data` (its data)."""
+    import hashlib
+
+    import numpy as np
+
+    contiguous = np.asarray(array, order="C")
+    digest = hashlib.blake2b(digest_size=12)
+    digest.update(f"{contiguous.dtype.str}{contiguous.shape}".encode())
+    digest.update(contiguous.tobytes())
+    name = f"ember.const.{digest.hexdigest()}"
+    frozen = _named_constants.get(name)
+    if frozen is None:
+        frozen = _named_constants[name] = freeze(contiguous)
+    from ember.codegen.symbols import publish
+
+    publish(f"{name}.obj", id(frozen))
+    publish(f"{name}.data", frozen.ctypes.data)
+    return frozen, name
+
+
+def named_constant(name: str) -> Any:
+    """The frozen array published under the symbol prefix `name` (None if unknown)."""
+    return _named_constants.get(name)
+
+
 def _find_parent(address: int | None, values: Any) -> Any:
     if not address:
         return None

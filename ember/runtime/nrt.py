@@ -374,20 +374,19 @@ def _emit_obtain_block(module, builder, cache: _BlockCache, malloc, total) -> ll
 class _Runtime:
     """The compiled runtime: symbol addresses and ctypes entry points."""
 
-    def __init__(self) -> None:
-        import llvmlite.binding as llvm_binding
-
+    def __init__(self, object_code: bytes | None = None) -> None:
         from ember.codegen.jit import engine
+        from ember.codegen.symbols import publish
 
         jit = engine()
-        module = jit.parse(_runtime_module())
-        module.verify()
-        jit.optimize(module)
-        jit.add_module(module)
+        if object_code is None:
+            jit.add_module(_optimized_runtime_module())
+        else:
+            jit.add_object_code(object_code)
         self.addresses = {}
         for name in (ALLOCATE, ALLOCATE_SMALL, FREE, INCREF, DECREF):
             address = jit.address_of(name)
-            llvm_binding.add_symbol(name, address)
+            publish(name, address)
             self.addresses[name] = address
         self._allocations = ctypes.c_int64.from_address(
             jit.engine.get_global_value_address(_ALLOCATIONS)
@@ -403,6 +402,22 @@ class _Runtime:
         return self._allocations.value, self._frees.value
 
 
+def _optimized_runtime_module():
+    from ember.codegen.jit import engine
+
+    jit = engine()
+    module = jit.parse(_runtime_module())
+    module.verify()
+    jit.optimize(module)
+    return module
+
+
+def _runtime_object_code() -> bytes:
+    from ember.codegen.jit import engine
+
+    return engine().object_code(_optimized_runtime_module())
+
+
 _runtime: _Runtime | None = None
 _runtime_lock = threading.Lock()
 
@@ -411,6 +426,10 @@ def runtime() -> _Runtime:
     """The process-wide runtime, compiled on first use."""
     global _runtime
     if _runtime is None:
+        caching = sys.modules.get("ember.caching")
+        if caching is not None and caching.in_use:  # cache=True: the runtime's code too
+            publish_symbol(ALLOCATE)
+            return _runtime
         with _runtime_lock:
             if _runtime is None:
                 _runtime = _Runtime()
@@ -428,6 +447,19 @@ class RuntimeStats:
     def live(self) -> int:
         """Blocks allocated and not yet freed."""
         return self.alloc - self.free
+
+
+def publish_symbol(name: str) -> None:
+    """Cached code calls the runtime by name (ember/codegen/symbols.py): load it, from the disk
+    cache too (a process that only loads cached code then compiles nothing at all)."""
+    global _runtime
+    if _runtime is None:
+        from ember.caching import prebuilt_object
+
+        with _runtime_lock:
+            if _runtime is None:
+                code = prebuilt_object(f"nrt{config.NRT_CACHED_BLOCKS}", _runtime_object_code)
+                _runtime = _Runtime(code)
 
 
 def stats() -> RuntimeStats:

@@ -9,7 +9,7 @@ from typing import Any
 from ember.types.abstract import Dummy, Type
 from ember.types.containers import BaseTuple, make_tuple
 from ember.types.lists import undefined
-from ember.types.scalars import unliteral
+from ember.types.scalars import none, unliteral
 
 
 class HashTable(Type):
@@ -22,6 +22,10 @@ class HashTable(Type):
     def is_precise(self) -> bool:  # type: ignore[override]
         members = (self.key_type,) if self.value_type is None else (self.key_type, self.value_type)
         return all(member.is_precise for member in members)
+
+    def provisional_result(self, method: str, args: tuple) -> Type | None:
+        """What `method(*args)` gives before a store decides the members (None: wait)."""
+        return None
 
 
 class DictType(HashTable):
@@ -47,6 +51,14 @@ class DictType(HashTable):
             return DictType(args[0], args[1])
         if method == "update" and len(args) == 1 and isinstance(args[0], DictType):
             return args[0]
+        return None
+
+    def provisional_result(self, method: str, args: tuple) -> Type | None:
+        """What `d.get(k, default)` (or `pop`) of an empty dict of undefined members gives
+        until a store decides the value type: the default's type, so that the idiom
+        `d[k] = d.get(k, 0) + 1` can decide it (typing widens it once the dict is known)."""
+        if method in ("get", "pop") and len(args) == 2 and args[1] != none:
+            return unliteral(args[1])
         return None
 
     def _rebuild_args(self) -> tuple:

@@ -58,6 +58,10 @@ class List(Type):
             return args[0]
         return None
 
+    def provisional_result(self, method: str, args: tuple) -> Type | None:
+        """What `method(*args)` gives before a store decides the items (None: wait)."""
+        return None
+
     def _rebuild_args(self) -> tuple:
         return (self.dtype,)
 

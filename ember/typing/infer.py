@@ -139,10 +139,19 @@ class TypeInferer:
         raise _Pending
 
     def _receiver(self, bound: ir.Var) -> ir.Var:
-        """The variable a method was looked up on (`xs` of `xs.append`)."""
-        for value in self.definitions.get(bound.name, ()):
-            if isinstance(value, ir.GetAttr):
-                return value.value
+        """The variable a method was looked up on (`xs` of `xs.append`), through the copies
+        that carry a bound method across blocks (`xs.append(a if c else b)`)."""
+        pending, seen = [bound.name], set()
+        while pending:
+            name = pending.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for value in self.definitions.get(name, ()):
+                if isinstance(value, ir.GetAttr):
+                    return value.value
+                if isinstance(value, ir.Var):
+                    pending.append(value.name)
         return bound
 
     def _untypable_message(self, stmt: ir.Stmt) -> str:
@@ -313,6 +322,9 @@ class TypeInferer:
         kws = {name: self._typeof_var(v) for name, v in expr.kws}
         if isinstance(fnty, types.BoundFunction) and _is_refinable(fnty.this):
             if not fnty.this.is_precise:
+                found = fnty.this.provisional_result(fnty.attr, args)
+                if found is not None and found.is_precise:
+                    return found  # typed again, for real, once a store decides the dict
                 refined = fnty.this.refined_by(fnty.attr, args)
                 self._refine_list(self._receiver(expr.func), refined, expr.loc)
         _require_precise((*args, *kws.values()))

@@ -142,10 +142,21 @@ class GeneralizedLoops(LoopTable):
         arg_types = tuple(self._kernel_type(k, t) for k, t in enumerate(sig.args))
         if sig.return_type not in (None, types.none):
             raise TypeError(f"@guvectorize kernels return nothing: write void(...), not {sig}")
-        result = self.dispatcher.compile(Signature(types.none, arg_types))
         operands = self.layout.operand_layouts(arg_types)
-        loop = build_inner_loop(result, operands, self.nin, False, self.parallel,
-                                len(self.layout.dimension_names))  # fmt: skip
+        variant = f"gufunc loop {self.layout.text}, parallel={self.parallel}"
+        cached = self.cached_loop(arg_types, types.none, variant)
+        if cached is not None:
+            loop = cached[0]
+        else:
+            result = self.dispatcher.compile(Signature(types.none, arg_types))
+            cores = len(self.layout.dimension_names)
+
+            def build(name: str | None):
+                return build_inner_loop(
+                    result, operands, self.nin, False, self.parallel, cores, name=name
+                )
+
+            loop = self.new_loop(result, arg_types, types.none, variant, build)
         dtypes = tuple(dtype_of(t) for t in arg_types)
         self.add_loop(loop, dtypes, Signature(types.none, arg_types))
         return dtypes

@@ -33,10 +33,6 @@ def check_options(options: dict, decorator: str) -> bool:
     if options.get("forceobj") or options.get("nopython") is False:
         raise UnsupportedError(f"{decorator}: object mode is not supported; ember compiles "
                                "nopython kernels only")  # fmt: skip
-    if options.get("cache"):
-        from ember.decorators import _warn_no_disk_cache
-
-        _warn_no_disk_cache()
     target = options.get("target", "cpu")
     if target not in TARGETS:
         raise UnsupportedError(
@@ -58,7 +54,7 @@ def kernel_dispatcher(py_func: Callable, options: dict):
         boundscheck=bool(options.get("boundscheck", False)),
         nogil=True,
     )
-    return Dispatcher(py_func, target)
+    return Dispatcher(py_func, target, cache=bool(options.get("cache")))
 
 
 def positional_parameters(py_func: Callable) -> list[str]:
@@ -115,6 +111,29 @@ class LoopTable:
     @property
     def dtype_tuples(self) -> list[tuple[np.dtype, ...]]:
         return [dtypes for _, dtypes in self.loops]
+
+    def cached_loop(self, arg_types: tuple, declared_return: Any, variant: str) -> Any:
+        """(inner loop, kernel signature) from the disk cache (`cache=True`), or None: a hit
+        compiles neither the kernel nor its loop."""
+        cache = self.dispatcher._disk_cache
+        found = cache.load(arg_types, declared_return, variant) if cache is not None else None
+        if found is None:
+            return None
+        return InnerLoop(found.address, found.library), found.signature
+
+    def new_loop(self, kernel: Any, arg_types: tuple, declared_return: Any, variant: str,
+                 build: Callable) -> InnerLoop:  # fmt: skip
+        """`build(name)` makes the inner loop of `kernel`; with `cache=True` it is written to
+        the disk cache under a symbol unique to its key."""
+        from ember.compiler import CompileResult
+
+        cache = self.dispatcher._disk_cache
+        name = cache.symbol(arg_types, declared_return, variant) if cache is not None else None
+        loop = build(name)
+        if name is not None:
+            saved = CompileResult(kernel.signature, name, loop.library, None, None, {}, None)
+            cache.save(arg_types, declared_return, saved, variant)
+        return loop
 
     def add_loop(self, loop: InnerLoop, dtypes: tuple, sig: Signature) -> None:
         if dtypes not in self.dtype_tuples:

@@ -55,10 +55,12 @@ def build_inner_loop(
     elementwise: bool,
     parallel: bool,
     core_count: int = 0,
+    name: str | None = None,
 ) -> InnerLoop:
     """The inner loop calling `kernel` once per element (elementwise: inputs in, its result
-    stored to the one output) or once per outer index (gufunc: every operand passed)."""
-    name = f"ember.ufunc_loop.{next(_loop_counter)}.{kernel.symbol}"
+    stored to the one output) or once per outer index (gufunc: every operand passed);
+    `name`: its symbol (the disk cache's, unique to its key), else a numbered one."""
+    name = name or f"ember.ufunc_loop.{next(_loop_counter)}.{kernel.symbol}"
     library = CodeLibrary(name)
     library.add_dependency(kernel.library)
     module = library.module

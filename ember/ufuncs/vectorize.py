@@ -57,6 +57,14 @@ class ElementwiseLoops(LoopTable):
         for typ in sig.args:
             if not is_scalar(typ):
                 raise TypeError(f"@vectorize kernels take numbers, not {typ} ({sig})")
+        variant = f"ufunc loop, parallel={self.parallel}"
+        cached = self.cached_loop(sig.args, sig.return_type, variant)
+        if cached is not None:
+            loop, kernel_sig = cached
+            operands = [Operand(t) for t in (*sig.args, kernel_sig.return_type)]
+            dtypes = tuple(dtype_of(op.typ) for op in operands)
+            self.add_loop(loop, dtypes, Signature(kernel_sig.return_type, sig.args))
+            return dtypes
         result = self.dispatcher.compile(sig if sig.return_type is not None else sig.args)
         return_type = result.signature.return_type
         if not is_scalar(return_type):
@@ -65,7 +73,11 @@ class ElementwiseLoops(LoopTable):
                 f"{return_type}; a ufunc kernel must return one number or boolean"
             )
         operands = [Operand(t) for t in (*sig.args, return_type)]
-        loop = build_inner_loop(result, operands, self.nin, True, self.parallel)
+
+        def build(name: str | None):
+            return build_inner_loop(result, operands, self.nin, True, self.parallel, name=name)
+
+        loop = self.new_loop(result, sig.args, sig.return_type, variant, build)
         dtypes = tuple(dtype_of(op.typ) for op in operands)
         self.add_loop(loop, dtypes, Signature(return_type, sig.args))
         return dtypes

@@ -1,0 +1,165 @@
+"""A compiled specialization as a cache payload, and back.
+
+`dump` turns a CompileResult into bytes: the object code of its optimized module (callees
+linked in), its symbol and signature, the external symbols it calls, the constant arrays and
+static exceptions it refers to. `load` resolves those symbols in this process, hands the object
+code to the JIT and returns a CompileResult: no bytecode analysis, typing or optimization.
+"""
+
+from __future__ import annotations
+
+import pickle
+import re
+import threading
+from typing import Any
+
+from ember.caching.fingerprint import Uncacheable
+
+_ADDRESS = re.compile(r"inttoptr \(i64 (-?\d+) to ")
+_loaded: dict[str, Any] = {}  # key digest -> library already in this process's JIT
+_loaded_lock = threading.Lock()
+
+
+class LoadedLibrary:
+    """Machine code loaded from a cache entry: found by symbol, no LLVM module behind it."""
+
+    from_cache = True
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.dependencies: list = []
+        self.waiting_for: list = []
+        self.broken: str | None = None
+        self.exception_ids: set[int] = set()
+        self.finalized = True
+
+    def address_of(self, symbol: str) -> int:
+        from ember.codegen.jit import engine
+
+        return engine().address_of(symbol)
+
+
+# ---------------------------------------------------------------------------- dumping
+
+
+def check_cacheable(result: Any) -> None:
+    """Raise Uncacheable unless the machine code works in any process."""
+    from ember.lowering.callconv import static_exceptions
+
+    libraries = result.library.linked_libraries()
+    for library in libraries:
+        if library.waiting_for:
+            raise Uncacheable("it is mutually recursive with a function compiled at the same time")
+        for match in _ADDRESS.finditer(library.llvm_ir):
+            if abs(int(match.group(1))) > 4096:
+                raise Uncacheable(
+                    "its code refers to a Python object or memory of this process by address "
+                    "(an objmode block, a Python object constant or a callback)"
+                )
+    if _exception_ids(libraries) & static_exceptions.unstable:
+        raise Uncacheable("two of its exceptions share an id")
+
+
+def _exception_ids(libraries: list) -> set[int]:
+    found: set[int] = set()
+    for library in libraries:
+        found |= getattr(library, "exception_ids", set())
+    return found
+
+
+def dump(result: Any, parts: dict, key: str) -> bytes:
+    """The payload of a cache entry for `result` (check_cacheable first)."""
+    from ember.lowering.callconv import static_exceptions
+    from ember.runtime.boxing import named_constant
+
+    library = result.library
+    symbols = library.external_symbols()
+    constants = {}
+    for name in symbols:
+        if name.startswith("ember.const."):
+            prefix = name.rsplit(".", 1)[0]  # <prefix>.obj and <prefix>.data
+            array = named_constant(prefix)
+            constants[prefix] = (array.dtype.str, array.shape, array.tobytes())
+    exceptions = [
+        (exc_id, *static_exceptions.entry(exc_id))
+        for exc_id in sorted(_exception_ids(library.linked_libraries()))
+    ]
+    entry = {
+        "key": key,
+        "parts": parts,
+        "symbol": result.symbol,
+        "signature": result.signature,
+        "object": library.object_code(),
+        "symbols": symbols,
+        "constants": constants,
+        "exceptions": exceptions,
+    }
+    try:
+        return pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError) as error:
+        raise Uncacheable(f"its signature or exceptions cannot be saved ({error})") from None
+
+
+# ---------------------------------------------------------------------------- loading
+
+
+def read_payload(payload: bytes) -> dict:
+    return pickle.loads(payload)  # noqa: S301 - our own checksummed file
+
+
+def load(entry: dict) -> tuple[Any, str | None]:
+    """(library holding `entry['symbol']`, None) or (None, why it cannot be loaded here)."""
+    with _loaded_lock:
+        found = _loaded.get(entry["key"])
+        if found is not None:
+            return found, None
+        problem = _prepare(entry)
+        if problem is not None:
+            return None, problem
+        from ember.codegen.jit import engine
+
+        engine().add_object_code(entry["object"])
+        library = LoadedLibrary(entry["symbol"])
+        _loaded[entry["key"]] = library
+        return library, None
+
+
+def in_process(key: str) -> bool:
+    """Whether machine code for `key` is already in this process's JIT."""
+    return key in _loaded
+
+
+def remember(key: str, library: Any) -> None:
+    """A specialization compiled in this process under `key`: later loads reuse it."""
+    with _loaded_lock:
+        _loaded.setdefault(key, library)
+
+
+def _prepare(entry: dict) -> str | None:
+    """Publish what the object code needs; why not, when something is missing."""
+    from ember.codegen.jit import engine
+    from ember.codegen.symbols import resolve
+    from ember.lowering.callconv import static_exceptions
+
+    engine()  # starting the JIT publishes its own symbols (the recursion guard's key)
+    for exc_id, exc_class, exc_args in entry["exceptions"]:
+        if not static_exceptions.restore(exc_id, exc_class, exc_args):
+            return f"its exception {exc_class.__name__}{exc_args} clashes with another one"
+    for prefix, (dtype, shape, data) in entry["constants"].items():
+        _adopt_constant(prefix, dtype, shape, data)
+    for name in entry["symbols"]:
+        problem = resolve(name)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _adopt_constant(prefix: str, dtype: str, shape: tuple, data: bytes) -> None:
+    import numpy as np
+
+    from ember.runtime.boxing import freeze_constant
+
+    array = np.frombuffer(data, dtype=np.dtype(dtype)).reshape(shape)
+    _, name = freeze_constant(array)
+    if name != prefix:  # same content, same name: anything else is a corrupted entry
+        raise ValueError(f"constant {prefix} does not match its content")

@@ -1,0 +1,43 @@
+"""Type expressions in compiled code: `types.float64[:]` and `types.int32[:, ::1]` spell array
+types as values (e.g. for `List.empty_list(types.float64[:])`), as at module level."""
+
+from __future__ import annotations
+
+import operator
+
+from ember import types
+from ember.lowering.registry import lower_builtin
+from ember.typing.signature import signature
+from ember.typing.templates import registry
+
+
+def _array_spelled(dtype: types.Type, index: types.Type) -> types.Array | None:
+    """`dtype[index]` where each slice is `:` (any layout) or `::1` (the contiguous axis)."""
+    slices = index.types if isinstance(index, types.BaseTuple) else (index,)
+    if not slices or not all(isinstance(s, types.SliceType) for s in slices):
+        return None
+    contiguous = [k for k, s in enumerate(slices) if s.has_step]
+    ndim = len(slices)
+    if not contiguous:
+        return types.Array(dtype, ndim, "A")
+    if contiguous == [ndim - 1]:
+        return types.Array(dtype, ndim, "C")
+    if contiguous == [0]:
+        return types.Array(dtype, ndim, "F")
+    return None
+
+
+@registry.typer(operator.getitem)
+def _type_spelled_array(args, kws):
+    if len(args) != 2 or not isinstance(args[0], types.TypeRef):
+        return None
+    dtype = args[0].instance_type
+    if not isinstance(dtype, (types.Number, types.Boolean)):
+        return None
+    array = _array_spelled(dtype, args[1])
+    return None if array is None else signature(types.TypeRef(array), *args)
+
+
+@lower_builtin(operator.getitem, types.TypeRef, types.Type)
+def _spelled_array(context, builder, sig, args):
+    return context.get_dummy_value(sig.return_type)
