@@ -76,7 +76,7 @@ def _dels_after_last_uses(block: ir.Block, live_after_block: set[str]) -> list[i
         written = {var.name for var in stmt.targets()}
         if not stmt.is_terminator:
             dead = (read | written) - live
-            for name in sorted(dead) if len(dead) > 1 else dead:
+            for name in sorted(dead):
                 reversed_body.append(ir.Del(name, stmt.loc))
         reversed_body.append(stmt)
         live -= written
