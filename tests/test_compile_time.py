@@ -4,7 +4,8 @@ measures it; nothing is timed here): what the faster paths produce must stay cor
 - a generated function of 300 `if/else` blocks, optimized by the O1 pipeline that functions over
   `config.LARGE_FUNCTION` instructions get, agrees with CPython on many inputs;
 - a loop kernel compiled through that pipeline agrees too (vectorization stays on);
-- block-local temporaries are the variables lowered as SSA values;
+- block-local temporaries are the variables lowered as SSA values in long functions, and
+  varied code lowered that way (loops, arrays, lists, exceptions) agrees with CPython;
 - the garbage collector, paused while compiling, is back on afterwards, even after an error.
 """
 
@@ -21,6 +22,7 @@ import ember
 from ember import config
 from ember.codegen import jit as jit_module
 from ember.errors import TypingError
+from ember.lowering import block_values
 from ember.lowering.block_values import block_local_values
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -119,6 +121,53 @@ def test_block_local_values_are_single_block_temporaries():
     assert "total" not in locals_  # assigned in two blocks
     assert "a" not in locals_ and "n" not in locals_  # read in other blocks
     assert not any(typemap[name].__class__.__name__ == "List" for name in locals_)
+
+
+def _collatz(limit):
+    longest = 0
+    for start in range(1, limit):
+        n, steps = start, 0
+        while n != 1:
+            n = n // 2 if n % 2 == 0 else 3 * n + 1
+            steps += 1
+        longest = max(longest, steps)
+    return longest
+
+
+def _prefix_and_list(a):
+    out = np.empty_like(a)
+    running = 0.0
+    kept = []
+    for i in range(a.size):
+        running += a[i] * 0.5 - 1.0
+        out[i] = running
+        if running > 0.0:
+            kept.append(i)
+    return out.sum() + len(kept), (running, a.shape[0])
+
+
+def _guarded(x, y):
+    try:
+        if y == 0:
+            raise ZeroDivisionError("y is zero")
+        value = x // y + x % y
+    except ZeroDivisionError:
+        value = -1
+    return value * 2 + (1 if x > y else 0)
+
+
+def test_short_functions_through_block_local_values(monkeypatch):
+    monkeypatch.setattr(block_values, "LONG_FUNCTION", 0)  # every function counts as long
+    collatz, prefix, guarded = (ember.njit(f) for f in (_collatz, _prefix_and_list, _guarded))
+    assert collatz(300) == _collatz(300)
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 5, 100):
+        a = rng.normal(0.0, 3.0, n)
+        got, expected = prefix(a), _prefix_and_list(a)
+        assert got[1] == expected[1] and np.isclose(got[0], expected[0], rtol=1e-12, atol=0)
+    for x in range(-7, 8):
+        for y in range(-3, 4):
+            assert guarded(x, y) == _guarded(x, y)
 
 
 def _bad(x):

@@ -1,7 +1,8 @@
 """Stage 6a: typed IR to an LLVM function in the native calling convention (nopython mode).
 
 Every IR variable gets a stack slot in the entry block (LLVM's mem2reg turns them into SSA),
-except block-local temporaries, kept as SSA values from the start (ember/lowering/block_values.py).
+except, in long functions, block-local temporaries, kept as SSA values from the start
+(ember/lowering/block_values.py).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from ember.ir import nodes as ir
 from ember.lowering import arrays as refs
 from ember.lowering import callconv, classes, first_class, lists, optional, stack_check
 from ember.lowering import exceptions as exception_lowering
-from ember.lowering.block_values import block_local_values
+from ember.lowering.block_values import block_local_values, is_long
 from ember.lowering.context import CPUContext
 from ember.lowering.models import model_of
 from ember.typing.infer import TypingResult
@@ -83,7 +84,7 @@ class FunctionLowerer:
         self.exception_routing = exception_lowering.ExceptionRouting(self)
         self.builder.branch(self.llvm_blocks[self.func_ir.entry])
         self.statement_locations = self._statement_locations()
-        if self.statement_locations is None:  # with debug=True, every variable has a slot
+        if self.statement_locations is None and is_long(self.func_ir):  # (debug: all slots)
             self.block_locals = block_local_values(self.func_ir, self.typemap)
         for label in sorted(self.func_ir.blocks):
             self.builder.position_at_end(self.llvm_blocks[label])
@@ -594,7 +595,8 @@ def _lent_methods(func_ir: ir.FunctionIR, typemap: dict) -> set[int]:
                 touched = stmt.target.name
                 if isinstance(stmt.value, ir.Var):  # copied (to a phi: `x.m(a if c else b)`)
                     open_methods.pop(stmt.value.name, None)  # the copy owns a reference
-            open_methods = {m: v for m, v in open_methods.items() if v[0] != touched}
+            if open_methods and touched is not None:  # (most statements: nothing to drop)
+                open_methods = {m: v for m, v in open_methods.items() if v[0] != touched}
             if (
                 isinstance(stmt, ir.Assign)
                 and isinstance(stmt.value, ir.GetAttr)
