@@ -3,8 +3,11 @@
 python benchmarks/bench_parallel.py [--quick]
 
 Kernels: a prange sum over 50M float64, an elementwise kernel (10M), a 5-point Jacobi sweep
-(2000x2000) and a k-means assignment step (1M points, 3-d, 8 centroids). C is compiled with
-`gcc -O3 -march=native -fopenmp` when gcc is found. Figures are ms per call, best of repeats.
+(2000x2000), a k-means assignment step (1M points, 3-d, 8 centroids), NumPy reductions
+(sum, min, max, mean of 50M float64: one fused parallel loop) and a fused kernel (np.zeros, a
+prange loop, np.sum and np.max over 10M: one parallel loop; also timed with fusion off).
+C is compiled with `gcc -O3 -march=native -fopenmp` when gcc is found. Figures are ms per
+call, best of repeats.
 The machine is shared: the load average at the start and end is printed with the table.
 """
 
@@ -59,6 +62,20 @@ def kmeans_assign(points, centroids, labels):
         inertia += best
     return inertia
 
+
+def numpy_reductions(a):
+    return np.sum(a), np.min(a), np.max(a), np.mean(a)
+
+
+def fused_kernel(a, b):
+    n = len(a)
+    out = np.zeros(n)
+    for i in prange(n):
+        out[i] = a[i] * b[i] + 1.0
+    return np.sum(out), np.max(out)
+
+
+_FUSION_ROWS = ("numpy reductions", "fused kernel")
 
 _C_SOURCE = r"""
 #include <math.h>
@@ -156,6 +173,8 @@ def _cases(data: dict) -> dict:
         "elementwise": (elementwise, data["vectors"]),
         "jacobi": (jacobi, data["grid"]),
         "k-means step": (kmeans_assign, data["kmeans"]),
+        "numpy reductions": (numpy_reductions, (data["big"],)),
+        "fused kernel": (fused_kernel, data["vectors"][:2]),
     }
 
 
@@ -196,6 +215,11 @@ def main() -> None:
             if label != "ember serial":
                 notes.append(f"{name}: {label} first call (compiles) {first:.0f} ms")
             times[label] = best_seconds_per_call(lambda impl=impl: impl(*fargs), repeat, 0.2)
+        if name in _FUSION_ROWS:
+            unfused = ember.njit(parallel={"fusion": False})(func)
+            unfused(*fargs)
+            seconds = best_seconds_per_call(lambda: unfused(*fargs), repeat, 0.2)
+            notes.append(f"{name}: ember parallel without fusion {1e3 * seconds:.2f} ms")
         if name in c_calls:
             times["C OpenMP"] = best_seconds_per_call(c_calls[name], repeat, 0.2)
         speedup = times["ember serial"] / times["ember parallel"]

@@ -147,7 +147,26 @@ class _AsNumbaType:
 as_numba_type = _AsNumbaType()
 
 
+def get_cython_function_address(module_name: str, function_name: str) -> int:
+    """The address of a Cython module's exported C function (its `__pyx_capi__` entry), e.g.
+    `get_cython_function_address("scipy.special.cython_special", "gammaln")`; wrap it with
+    `ctypes.CFUNCTYPE(...)(address)` to call it from compiled code."""
+    import ctypes
+    import importlib
+
+    capsules = getattr(importlib.import_module(module_name), "__pyx_capi__", {})
+    capsule = capsules.get(function_name)
+    if capsule is None:
+        raise ValueError(f"{module_name} exports no C function named {function_name!r}")
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    return get_pointer(capsule, get_name(capsule))
+
+
 __all__ = [
+    "get_cython_function_address",
     "AbstractTemplate",
     "AttributeTemplate",
     "CallableTemplate",

@@ -159,3 +159,22 @@ def test_register_jitable_functions_run_in_python_and_compiled_code():
     assert clamp(5, 0, 3) == 3  # still a plain Python function
     assert total(values) == total.py_func(values)
     assert clamp(2.5, 0.0, 1.0) == 1.0
+
+
+def test_print_shows_lists_sets_and_dicts_as_python(capfd):
+    import ember
+
+    @ember.njit
+    def show(n):
+        xs = [i * 0.5 for i in range(n)]
+        names = ["x", "yz"]
+        table = {"a": 1, "b": 2}
+        print("values", xs, {3}, table, names, [(1, 2.5)], len(xs))
+        return n
+
+    before = ember.runtime.stats().live
+    show(3)
+    compiled = capfd.readouterr().out
+    show.py_func(3)
+    assert compiled == capfd.readouterr().out
+    assert ember.runtime.stats().live == before

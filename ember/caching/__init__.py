@@ -199,7 +199,7 @@ class FunctionCache:
         return None, "changed: " + explain_difference(entry.get("parts", {}), parts)
 
     def _hit(self, arg_types: tuple, entry: dict, library: Any, path: Path, started: float):
-        from ember.compiler import CompileResult
+        from ember.compiler import CompileResult, record_compilation
 
         result = CompileResult(
             entry["signature"],
@@ -213,6 +213,7 @@ class FunctionCache:
         )
         self.hits[arg_types] += 1
         self._debug(f"hit {self._describe(arg_types)} from {path}")
+        record_compilation(result, cached=True)  # compile_report() lists it as cached
         return result
 
     def _miss(self, arg_types: tuple, reason: str) -> None:

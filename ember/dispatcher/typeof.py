@@ -175,9 +175,6 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
         return None
     if cls is np.ndarray:
         return _typeof_array(value)
-    if isinstance(value, np.dtype):
-        found = dtype_to_type(value)
-        return None if found is None else types.DType(found)
     if isinstance(value, type) and issubclass(value, np.generic):  # np.float32 as a dtype
         return types.Function(value) if dtype_to_type(np.dtype(value)) is not None else None
     if isinstance(value, np.void) and value.dtype.fields is not None:

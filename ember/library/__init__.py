@@ -6,6 +6,7 @@ from ember.library import (  # noqa: F401
     boxing_arrays,
     builtins,
     cmathlib,
+    ctypes_functions,
     dicts,
     dicts_typed,
     functions,

@@ -627,8 +627,25 @@ def _histogram_auto(a, bins, range):
     return _histogram_in_jit(flat, bins, low, high)
 
 
+def _histogram_edges(a, bins, range):
+    """Bins given by their edges: [e0, e1), [e1, e2) ... [e(n-1), en], NaN outside."""
+    n = bins.shape[0] - 1
+    if n < 1:
+        raise ValueError("`bins` must have at least two edges, when an array")
+    if np.any(bins[1:] < bins[:-1]):  # (`range` is the parameter here, not the builtin)
+        raise ValueError("`bins` must increase monotonically, when an array")
+    counts = np.zeros(n, np.int64)
+    for value in a.ravel():
+        if bins[0] <= value <= bins[n]:
+            index = np.searchsorted(bins, value, side="right") - 1
+            counts[min(index, n - 1)] += 1
+    return counts, bins
+
+
 @implement(np.histogram, "a, bins=10, range=None")
 def _select_histogram(a, bins, range):
+    if _array(a) and _array(bins) and bins.ndim == 1:
+        return _histogram_edges  # range= does not apply to explicit edges
     if not (_array(a) and isinstance(types.unliteral(bins), types.Integer)):
         return None
     if is_none(range):

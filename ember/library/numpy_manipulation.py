@@ -343,6 +343,11 @@ for _rank, _function in ((1, np.atleast_1d), (2, np.atleast_2d), (3, np.atleast_
     def _select_atleast(a, _rank=_rank):
         if is_array(a):
             return _atleast_impl(_rank, a.ndim)
+        if is_number(a):  # a scalar becomes an array of one element
+            ones = "(" + "1, " * _rank + ")"
+            return _generated("atleast", f"def atleast(a):\n    return np.full({ones}, a)\n")
+        if _rank == 1 and isinstance(a, types.List) and is_number(a.dtype):
+            return _generated("atleast", "def atleast(a):\n    return np.asarray(a)\n")
         return None
 
 
@@ -687,6 +692,53 @@ def _diagflat(v, k):
 @implement(np.diagflat, "v, k=0")
 def _select_diagflat(v, k):
     return _diagflat if is_array(v) and is_integer(k) else None
+
+
+@functools.cache
+def _vander_of(dtype: np.dtype):
+    """np.vander for one result dtype (NumPy's: the input's promoted with int)."""
+    one = dtype.type(1)
+
+    def vander(x, N, increasing):
+        n = x.shape[0]
+        columns = n if N is None else N
+        out = np.empty((n, columns), dtype)
+        for i in range(n):
+            power = one
+            for j in range(columns):  # successive products, as NumPy's multiply.accumulate
+                out[i, j if increasing else columns - 1 - j] = power
+                power = power * x[i]
+        return out
+
+    return vander
+
+
+@implement(np.vander, "x, N=None, increasing=False")
+def _select_vander(x, N, increasing):
+    if not (is_array(x) and x.ndim == 1 and not isinstance(x.dtype, types.Boolean)):
+        return None
+    if not (isinstance(N, types.NoneType) or is_integer(N)):
+        return None
+    return _vander_of(np.promote_types(numpy_dtype(x.dtype), np.int64))
+
+
+def _put(a, ind, v):
+    flat = a.reshape(-1)  # a C-contiguous array's view
+    positions = np.atleast_1d(ind).ravel()  # scalars, lists, arrays
+    values = np.atleast_1d(v).ravel()
+    if positions.shape[0] and not values.shape[0]:
+        raise ValueError("cannot replace elements of an array with an empty array")
+    for k in range(positions.shape[0]):
+        i = positions[k]
+        if i < -flat.shape[0] or i >= flat.shape[0]:
+            raise IndexError("index out of range for array")
+        flat[i] = values[k % values.shape[0]]
+
+
+@implement(np.put, "a, ind, v")
+def _select_put(a, ind, v):
+    """`np.put(a, ind, v)` (mode='raise') into a C-contiguous array: v repeats as needed."""
+    return _put if is_array(a) and a.layout == "C" and not a.readonly else None
 
 
 # ---------------------------------------------------------------------------- partitions

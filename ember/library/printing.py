@@ -28,10 +28,15 @@ _KEYWORDS = ("sep", "end")
 _KEEPALIVE: list = []  # the Python objects compiled print calls refer to, for the process
 
 
+_SHOWN_AS_COPIES = (types.List, types.HashTable)  # boxed from their native memory
+
+
 def _printable(typ: types.Type) -> bool:
     if isinstance(typ, types.BaseTuple):
         return all(_printable(member) for member in typ.types)
     if isinstance(typ, (types.Array, types.StringLiteral, types.Number, types.Boolean)):
+        return True
+    if isinstance(typ, _SHOWN_AS_COPIES):
         return True
     return isinstance(typ, types.NoneType) or lowering_registry.find_box(typ) is not None
 
@@ -98,12 +103,12 @@ def _to_python(c: BoxContext, typ: types.Type, value: llvm.Value) -> llvm.Value:
         obj = pyapi.borrow_constant(typ.literal_value)
         pyapi.incref(obj)
         return obj
-    if isinstance(typ, types.Array):
+    if isinstance(typ, (types.Array, *_SHOWN_AS_COPIES)):
         model = model_of(typ)
-        slot = alloca_in_entry(builder, model.data_type, "print.array")
+        slot = alloca_in_entry(builder, model.data_type, "print.value")
         builder.store(model.as_data(builder, value), slot)
         address = pyapi.long_from_longlong(builder.ptrtoint(slot, pyapi.longlong))
-        viewer = pyapi.borrow_constant(_array_copy)
+        viewer = pyapi.borrow_constant(_array_copy if isinstance(typ, types.Array) else _copy)
         shown = pyapi.call_function_objargs(viewer, [pyapi.borrow_constant(typ), address])
         pyapi.decref(address)
         return shown
@@ -123,6 +128,14 @@ def _to_python(c: BoxContext, typ: types.Type, value: llvm.Value) -> llvm.Value:
 
 def _print_values(values: tuple, sep: str | None, end: str | None) -> None:
     print(*values, sep=sep, end=end)
+
+
+def _copy(typ: types.Type, address: int) -> Any:
+    """A Python copy of the list, set or dict whose native value is at `address`."""
+    from ember.dispatcher.pycall import _memory_ctype, box_kept
+
+    shown = box_kept(typ, _memory_ctype(typ).from_address(address))
+    return dict(shown.items()) if isinstance(typ, types.DictType) else shown
 
 
 def _array_copy(typ: types.Array, address: int) -> Any:

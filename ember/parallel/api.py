@@ -21,6 +21,18 @@ class stencil_prange(prange):  # noqa: N801
     `parallel={'stencil': False}` (internal; users write prange)."""
 
 
+class numpy_prange(prange):  # noqa: N801
+    """The loop of a NumPy allocation or fill made parallel (internal: sub-pass 'numpy')."""
+
+
+class reduction_prange(prange):  # noqa: N801
+    """The loop of a NumPy reduction made parallel (internal: sub-pass 'reduction')."""
+
+
+class setitem_prange(prange):  # noqa: N801
+    """The loop of a slice or mask assignment made parallel (internal: sub-pass 'setitem')."""
+
+
 def set_num_threads(n: int) -> None:
     """Use `n` threads (1..EMBER_NUM_THREADS) in the parallel regions this thread starts."""
     if not isinstance(n, int) or isinstance(n, bool):

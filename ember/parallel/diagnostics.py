@@ -15,6 +15,7 @@ class LoopRecord:
     parfor_id: int | None  # None: stayed serial
     reason: str = ""
     details: list[str] = field(default_factory=list)
+    origin: str = "prange"  # or the NumPy call / assignment it was made from
 
 
 @dataclass
@@ -26,10 +27,30 @@ class ParallelReport:
     loops: list[LoopRecord] = field(default_factory=list)
     serial_headers: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
+    origins: dict[str, str] = field(default_factory=dict)  # range variable -> NumPy origin
+    per_item: set[str] = field(default_factory=set)  # range variables of one-item iterations
+    fused: list[tuple[int, int, Loc]] = field(default_factory=list)  # (kept, absorbed, loc)
+    moved: dict[int, list[str]] = field(default_factory=dict)  # absorbed -> statements moved
+    not_fused: list[tuple[int, int, str]] = field(default_factory=list)  # (first, second, why)
 
-    def converted(self, parfor, loc: Loc) -> None:
-        details = [f"reduction: {r.var.name} ({r.kind})" for r in parfor.reductions]
-        self.loops.append(LoopRecord(loc, parfor.id, details=details))
+    def converted(self, parfor, loc: Loc, origin: str = "prange") -> None:
+        details = [f"reduction: {_user(r.var.name)} ({r.kind})" for r in parfor.reductions]
+        self.loops.append(LoopRecord(loc, parfor.id, details=details, origin=origin))
+
+    def fusion(self, kept: int, absorbed: int, loc: Loc, moved: list[str] = ()) -> None:
+        self.fused.append((kept, absorbed, loc))
+        self.moved[absorbed] = list(moved)
+
+    def no_fusion(self, first: int, second: int, reason: str) -> None:
+        self.not_fused.append((first, second, reason))
+
+    def conversions(self) -> dict[str, int]:
+        """How many parfors each origin produced ('prange', 'np.sum', ...)."""
+        counts: dict[str, int] = {}
+        for record in self.loops:
+            if record.parfor_id is not None:
+                counts[record.origin] = counts.get(record.origin, 0) + 1
+        return counts
 
     def serial(self, header: int, loc: Loc, reason: str) -> None:
         self.serial_headers.add(header)
@@ -51,13 +72,34 @@ class ParallelReport:
             if record.parfor_id is None:
                 lines.append(f"Loop at {where} stays serial: {record.reason}")
                 continue
-            lines.append(f"Parallel for-loop #{record.parfor_id} at {where} (prange)")
+            lines.append(f"Parallel for-loop #{record.parfor_id} at {where} ({record.origin})")
             if level >= 2:
                 lines += [f"    {detail}" for detail in record.details]
+        lines += self._fusion_lines(level)
         if level >= 2:
             lines += self.notes
         lines.append("-" * 80)
         return "\n".join(lines)
+
+    def _fusion_lines(self, level: int) -> list[str]:
+        if not self.fused and not (level >= 3 and self.not_fused):
+            return []
+        lines = ["", "Fusing loops:"]
+        for kept, absorbed, loc in self.fused:
+            lines.append(f"  parallel loop #{absorbed} fused into #{kept} (line {loc.line})")
+            if level >= 4:
+                lines += [f"      statement moved: {text}" for text in self.moved[absorbed]]
+        if not self.fused:
+            lines.append("  none")
+        if level >= 3:
+            for first, second, why in self.not_fused:
+                lines.append(f"  #{first} and #{second} not fused: {why}")
+        return lines
+
+
+def _user(name: str) -> str:
+    """A user variable's name (the templates' renamed ones: `sum_1d.3.acc` -> `acc`)."""
+    return name.rsplit(".", 1)[-1] if "." in name and not name.startswith("$") else name
 
 
 def print_diagnostics(dispatcher, results: list, level: int) -> None:

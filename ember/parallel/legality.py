@@ -173,12 +173,21 @@ class _ArrayHazards:
             if isinstance(typemap.get(p), types.List):
                 self._check_list(p)
 
-    def check(self) -> None:
+    def collect(self) -> dict[str, tuple[set, bool]]:
+        """Per array from outside: the loop-index positions it is reached at (None: not at the
+        loop index) and whether the body writes it."""
         for _ in range(2):  # twice: a block may use a view made in a later-numbered block
             for stmt in self.statements:
                 self._track(stmt)
         for stmt in self.statements:
             self._find_writes(stmt)
+        return {
+            array: ({pos for pos, _ in accesses}, array in self.written)
+            for array, accesses in self.accesses.items()
+        }
+
+    def check(self) -> None:
+        self.collect()
         for array in sorted(self.written):
             accesses = self.accesses.get(array, [])
             slabs = [pos for pos, _ in accesses]
@@ -317,6 +326,32 @@ class _ArrayHazards:
             if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.InplaceBinOp):
                 if stmt.value.lhs.name == name:
                     raise NotParallel(f"the list '{name}' is modified in the loop ({stmt})")
+
+
+def parfor_array_accesses(parfor, typemap: dict) -> dict[str, tuple[set, bool]]:
+    """`_ArrayHazards.collect` for a parfor's body (its index variable and copies of it are
+    the loop index); raises NotParallel for a body it cannot describe."""
+    statements = [s for b in parfor.nested_blocks() for s in b.body if not isinstance(s, ir.Del)]
+    aliases = {nest.index_variable.name for nest in parfor.loop_nests}
+    counts: dict[str, int] = {}
+    for s in statements:
+        for v in s.targets():
+            counts[v.name] = counts.get(v.name, 0) + 1
+    changed = True
+    while changed:
+        changed = False
+        for s in statements:
+            if (
+                isinstance(s, ir.Assign)
+                and isinstance(s.value, ir.Var)
+                and s.value.name in aliases
+                and s.target.name not in aliases
+                and counts[s.target.name] == 1  # `k = i; k += 1` is not the index
+            ):
+                aliases.add(s.target.name)
+                changed = True
+    params = [p.name for p in parfor.params]
+    return _ArrayHazards(statements, typemap, params, aliases).collect()
 
 
 def _is_array(typ) -> bool:

@@ -11,14 +11,17 @@ from ember.parallel import threading_layer as tl
 from ember.parallel.api import (
     get_num_threads,
     get_thread_id,
+    numpy_prange,
     prange,
+    reduction_prange,
     set_num_threads,
+    setitem_prange,
     stencil_prange,
 )
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
-for _marker in (prange, stencil_prange):
+for _marker in (prange, stencil_prange, numpy_prange, reduction_prange, setitem_prange):
     registry.typer(_marker)(ranges._type_range)
     lower_builtin(_marker, types.Integer)(ranges.range_stop)
     lower_builtin(_marker, types.Integer, types.Integer)(ranges.range_start_stop)

@@ -28,6 +28,9 @@ _i64 = llvm.IntType(64)
 _ptr = llvm.PointerType()
 _HEADER = [_i64, _i64, _i64, _i64, _i32, _ptr]  # start, step, count, nchunks, exc id, slots
 _START, _STEP, _COUNT, _NCHUNKS, _EXC, _SLOTS = range(6)
+# A loop made from a NumPy call does one item per iteration: below this many items per thread
+# waking threads costs more than it saves (tests lower it to exercise the threads)
+MIN_ITEMS_PER_CHUNK = 16384
 
 
 def do_scheduling(count: int, nchunks: int) -> list[tuple[int, int]]:
@@ -55,7 +58,7 @@ def lower_parfor(lowerer, parfor: Parfor) -> None:
     range_value = lowerer.load(nest.range_var)
     start, stop, step = (builder.extract_value(range_value, k) for k in range(3))
     count = _range_length(builder, start, stop, step)
-    nchunks = _chunk_count(builder, count)
+    nchunks = _chunk_count(builder, count, parfor.lowering.get("min_items", 1))
 
     data = refs.alloca_in_entry(builder, data_type, name=f"parfor{parfor.id}.data")
     slots = refs.alloca_in_entry(builder, slot_type, name=f"parfor{parfor.id}.slots")
@@ -66,14 +69,25 @@ def lower_parfor(lowerer, parfor: Parfor) -> None:
         builder.store(value, _field(builder, data, data_type, index))
 
     worker = _define_worker(lowerer, parfor, body, data_type, slot_type, bounds)
-    builder.call(tl.declare_launch(builder.module), [worker, data, nchunks])
+    one = llvm.Constant(_i64, 1)
+    with builder.if_else(builder.icmp_signed("==", nchunks, one)) as (single, several):
+        with single:  # no threads to wake for one chunk
+            builder.call(worker, [data, llvm.Constant(_i64, 0)])
+        with several:
+            builder.call(tl.declare_launch(builder.module), [worker, data, nchunks])
     _raise_if_failed(lowerer, parfor, sig, data, data_type, slots, slot_type, nchunks)
     _combine(lowerer, parfor, sig, slots, slot_type, nchunks)
 
 
-def _chunk_count(builder, count) -> llvm.Value:
-    """min(count, this thread's num_threads) (0 for an empty loop)."""
+def _chunk_count(builder, count, min_items: int) -> llvm.Value:
+    """min(count, this thread's num_threads, count // min_items but at least 1) (0 for an
+    empty loop)."""
     wanted = builder.call(tl.declare_symbol(builder.module, tl.GET_NUM_THREADS), [])
+    if min_items > 1:
+        worth = builder.sdiv(count, llvm.Constant(_i64, min_items))
+        one = llvm.Constant(_i64, 1)
+        worth = builder.select(builder.icmp_signed("<", worth, one), one, worth)
+        wanted = builder.select(builder.icmp_signed("<", worth, wanted), worth, wanted)
     limit = llvm.Constant(_i64, config.NUM_THREADS)
     wanted = builder.select(builder.icmp_signed("<", wanted, limit), wanted, limit)
     chunks = builder.select(builder.icmp_signed("<", count, wanted), count, wanted)

@@ -19,6 +19,7 @@ from ember.ir import nodes as ir
 from ember.ir.liveness import insert_dels, live_variables
 from ember.ir.parfor import LoopNest, Parfor, Reduction
 from ember.parallel import reductions as red
+from ember.parallel.api import stencil_prange
 from ember.parallel.diagnostics import ParallelReport
 from ember.parallel.legality import LoopAnalysis, NotParallel, analyze
 from ember.parallel.loops import PrangeLoop, find_prange_loops
@@ -48,12 +49,21 @@ def convert_prange_loops(
             report.serial(loop.header, loop.loc, str(reason))
             continue
         parfor = _replace_loop(func_ir, typemap, loop, analysis)
-        report.converted(parfor, loop.loc)
+        report.converted(parfor, loop.loc, _origin(loop, typemap, report))
+        parfor.lowering["ranges"] = [loop.range_var.name]  # what it was made from
         converted.append(parfor)
     if converted:
         _strip_dels(func_ir)
         insert_dels(func_ir)
     return converted
+
+
+def _origin(loop: PrangeLoop, typemap: dict, report: ParallelReport) -> str:
+    """What the diagnostics call the loop: its NumPy call, 'stencil' or 'prange'."""
+    if loop.range_var.name in report.origins:
+        return report.origins[loop.range_var.name]
+    marker = getattr(typemap.get(loop.range_call.func.name), "typing_key", None)
+    return "stencil" if marker is stencil_prange else "prange"
 
 
 def _check_range(loop: PrangeLoop, typemap: dict) -> None:

@@ -13,6 +13,8 @@ import math
 import operator
 from typing import Any
 
+import numpy as np
+
 from ember import types
 from ember.ir import nodes as ir
 
@@ -22,6 +24,8 @@ _OPERATOR_KINDS = {
 }  # fmt: skip
 _COMMUTATIVE = {operator.add, operator.mul, operator.or_, operator.and_, operator.xor}
 _ARRAY_KINDS = {"+", "*"}
+# np.minimum / np.maximum of scalars: min/max that propagate NaN, as np.min / np.max do
+_NUMPY_KINDS = {np.minimum: "npmin", np.maximum: "npmax"}
 
 
 def match_update(
@@ -62,6 +66,8 @@ def _update_kind(value: Any, name: str, typemap: dict) -> tuple[str, bool] | Non
         key = getattr(fnty, "typing_key", None)
         if key in (max, min) and [a.name for a in value.args].count(name) == 1:
             return key.__name__, False
+        if key in _NUMPY_KINDS and [a.name for a in value.args].count(name) == 1:
+            return _NUMPY_KINDS[key], False
     return None
 
 
@@ -71,6 +77,8 @@ def supported_type(typ: types.Type, kind: str) -> bool:
                                                                types.Complex))  # fmt: skip
     if isinstance(typ, types.Boolean):
         return kind in ("|", "&", "^", "max", "min")
+    if kind in ("npmin", "npmax"):
+        return isinstance(typ, (types.Integer, types.Float))
     if isinstance(typ, types.Complex):
         return kind in ("+", "*")
     return isinstance(typ, (types.Integer, types.Float))
@@ -88,9 +96,10 @@ def identity(typ: types.Type, kind: str) -> Any:
         return True if isinstance(typ, types.Boolean) else -1
     if isinstance(typ, types.Boolean):
         return kind == "min"
+    largest = kind in ("max", "npmax")
     if isinstance(typ, types.Float):
-        return -math.inf if kind == "max" else math.inf
-    return typ.minval if kind == "max" else typ.maxval
+        return -math.inf if largest else math.inf
+    return typ.minval if largest else typ.maxval
 
 
 # ---------------------------------------------------------------------------- jitted helpers
@@ -148,6 +157,14 @@ def _min(acc, part):
     return min(acc, part)
 
 
+def _npmin(acc, part):
+    return np.minimum(acc, part)
+
+
+def _npmax(acc, part):
+    return np.maximum(acc, part)
+
+
 def _iadd(acc, part):
     acc += part
     return acc
@@ -158,13 +175,14 @@ def _imul(acc, part):
     return acc
 
 
-_COMBINES = {"+": _add, "*": _mul, "|": _or, "&": _and, "^": _xor, "max": _max, "min": _min}
+_COMBINES = {
+    "+": _add, "*": _mul, "|": _or, "&": _and, "^": _xor, "max": _max, "min": _min,
+    "npmin": _npmin, "npmax": _npmax,
+}  # fmt: skip
 _INPLACE_COMBINES = {**_COMBINES, "+": _iadd, "*": _imul}
 
 
 def _make_init(kind: str):
-    import numpy as np
-
     from ember.decorators import njit
 
     if kind == "*":

@@ -1,6 +1,6 @@
 """`target='parallel'` for ufuncs: an inner loop that splits each call's outer dimension into
-one chunk per thread, runs the serial loop on them through POSIX threads (created and joined
-per call, from native code: no GIL is involved) and on the caller's thread for chunk 0.
+one chunk per thread and runs the serial loop on them through the threading layer that parfors
+use (`ember/parallel/threading_layer.py`: one pool, and `ember.set_num_threads` applies).
 
 The loop's `data` points to `ThreadSettings` (thread count, least work worth splitting).
 """
@@ -13,8 +13,9 @@ from llvmlite import ir as llvm
 
 from ember import config
 from ember.lowering import arrays as arr
+from ember.parallel import threading_layer as tl
 
-i32, i64, ptr = arr.i32, arr.i64, arr.ptr
+i64, ptr = arr.i64, arr.ptr
 
 # Below this many elements (outer length times core sizes) a call runs on one thread: starting
 # a thread costs tens of microseconds.
@@ -32,9 +33,9 @@ def default_settings() -> ThreadSettings:
 
 
 def _chunk_type(nargs: int, ndims: int) -> llvm.LiteralStructType:
-    """One thread's work: {serial loop, args[nargs], dimensions[ndims], steps, data, tid}."""
+    """One thread's work: {serial loop, args[nargs], dimensions[ndims], steps, data}."""
     return llvm.LiteralStructType(
-        [ptr, llvm.ArrayType(ptr, nargs), llvm.ArrayType(i64, ndims), ptr, ptr, i64]
+        [ptr, llvm.ArrayType(ptr, nargs), llvm.ArrayType(i64, ndims), ptr, ptr]
     )
 
 
@@ -45,17 +46,14 @@ def _gep(builder: llvm.IRBuilder, base, indices: list, etype) -> llvm.Value:
     return address
 
 
-def _declare(module: llvm.Module, name: str, fnty: llvm.FunctionType) -> llvm.Function:
-    found = module.globals.get(name)
-    return found if found is not None else llvm.Function(module, fnty, name)
-
-
 def _emit_worker(module: llvm.Module, serial: llvm.Function, chunk_type) -> llvm.Function:
-    """`void *worker(chunk *c)`: runs the serial loop over one chunk (a pthread start routine)."""
-    worker = llvm.Function(module, llvm.FunctionType(ptr, [ptr]), serial.name + ".worker")
+    """`void worker(chunk *chunks, i64 c)`: runs the serial loop over chunk c (the threading
+    layer's worker signature)."""
+    worker = llvm.Function(module, tl.WORKER_TYPE, serial.name + ".worker")
     worker.linkage = "internal"
     builder = llvm.IRBuilder(worker.append_basic_block("entry"))
-    (chunk,) = worker.args
+    chunks, index = worker.args
+    chunk = _gep(builder, chunks, [index], chunk_type)
 
     def field(index: int):
         return _gep(builder, chunk, [arr.i32_(0), arr.i32_(index)], chunk_type)
@@ -63,7 +61,7 @@ def _emit_worker(module: llvm.Module, serial: llvm.Function, chunk_type) -> llvm
     steps = builder.load(field(3), typ=ptr)
     data = builder.load(field(4), typ=ptr)
     builder.call(serial, [field(1), field(2), steps, data])
-    builder.ret(llvm.Constant(ptr, None))
+    builder.ret_void()
     return worker
 
 
@@ -74,13 +72,13 @@ def emit_parallel_loop(
     module = entry.module
     chunk_type = _chunk_type(nargs, ndims)
     worker = _emit_worker(module, serial, chunk_type)
-    create = _declare(module, "pthread_create", llvm.FunctionType(i32, [ptr, ptr, ptr, ptr]))
-    join = _declare(module, "pthread_join", llvm.FunctionType(i32, [i64, ptr]))
     args, dims, steps, data = entry.args
     builder = llvm.IRBuilder(entry.append_basic_block("entry"))
     settings = [builder.load(builder.gep(data, [arr.const(k)], source_etype=i64), typ=i64)
                 for k in range(2)]  # fmt: skip
     threads, min_work = settings
+    wanted = builder.call(tl.declare_symbol(module, tl.GET_NUM_THREADS), [])
+    threads = builder.select(builder.icmp_signed("<", wanted, threads), wanted, threads)
     dimensions = [_load(builder, dims, k) for k in range(ndims)]
     count = dimensions[0]
     work = arr.product(builder, dimensions)
@@ -105,21 +103,7 @@ def emit_parallel_loop(
         chunk = _gep(builder, chunks, [thread], chunk_type)
         _fill_chunk(builder, chunk, chunk_type, serial, args, steps, data, start, length,
                     dimensions, nargs)  # fmt: skip
-    # Chunks 1.. go to new threads (run here if a thread cannot start), chunk 0 runs here.
-    with arr.for_range(builder, threads, start=arr.const(1)) as thread:
-        chunk = _gep(builder, chunks, [thread], chunk_type)
-        tid = _gep(builder, chunk, [arr.i32_(0), arr.i32_(5)], chunk_type)
-        status = builder.call(create, [tid, llvm.Constant(ptr, None), worker, chunk])
-        with builder.if_then(builder.icmp_signed("!=", status, llvm.Constant(i32, 0))):
-            builder.store(arr.const(0), tid)
-            builder.call(worker, [chunk])
-    builder.call(worker, [chunks])
-    with arr.for_range(builder, threads, start=arr.const(1)) as thread:
-        chunk = _gep(builder, chunks, [thread], chunk_type)
-        tid_slot = _gep(builder, chunk, [arr.i32_(0), arr.i32_(5)], chunk_type)
-        tid = builder.load(tid_slot, typ=i64)
-        with builder.if_then(builder.icmp_signed("!=", tid, arr.const(0))):
-            builder.call(join, [tid, llvm.Constant(ptr, None)])
+    builder.call(tl.declare_launch(module), [worker, chunks, threads])
     builder.ret_void()
 
 
@@ -171,4 +155,3 @@ def _fill_chunk(builder, chunk, chunk_type, serial, args, steps, data, start, le
         builder.store(dim, field(2, k))
     builder.store(steps, field(3))
     builder.store(data, field(4))
-    builder.store(arr.const(0), field(5))

@@ -116,6 +116,9 @@ try:
 except ValueError as error:
     out["error"] = [type(error).__name__, error.args[0]]
 out["llvm optimizations"] = optimized
+from ember.compiler import compile_log
+
+out["reported cached"] = sorted({r.qualname for r in compile_log if r.cached})
 out["typing loaded"] = "ember.typing.infer" in sys.modules
 out["lowering loaded"] = "ember.lowering.lower" in sys.modules
 print(json.dumps(out))
@@ -198,6 +201,7 @@ def test_a_fresh_process_loads_every_entry_and_compiles_nothing(warm_project):
     assert cold["reasons"]["add"] == ["no cache entry yet"]
     assert _all_hits(warm), warm
     assert not warm["typing loaded"] and not warm["lowering loaded"]
+    assert set(ALL_ONCE) <= set(warm["reported cached"]) and cold["reported cached"] == []
     # Only parallel=True's threading layer (ember/parallel/) is built in each process.
     assert warm["llvm optimizations"] == ["threading layer"]
     assert len(cold["llvm optimizations"]) > 5

@@ -57,7 +57,9 @@ def report_of(dispatcher):
 
 
 def parfor_count(dispatcher) -> int:
-    return report_of(dispatcher).parfor_count
+    """How many prange loops became parfors (NumPy calls under parallel=True add parfors of
+    their own: `report.conversions()` counts those by origin)."""
+    return report_of(dispatcher).conversions().get("prange", 0)
 
 
 def serial_reasons(dispatcher) -> list[str]:

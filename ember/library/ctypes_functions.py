@@ -1,0 +1,94 @@
+"""ctypes function objects called from compiled code (a C library's function, or a Cython
+function's address wrapped by `ctypes.CFUNCTYPE`): typed from `restype`/`argtypes`, called
+directly under a symbol published for its address, as in Numba."""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.codegen import symbols
+from ember.dispatcher.typeof import typeof_impl
+from ember.errors import TypingError
+from ember.lowering.registry import VarArgs, lower_builtin
+from ember.typing.signature import Signature
+from ember.typing.templates import registry
+
+_SIMPLE = {
+    ctypes.c_bool: types.boolean,
+    ctypes.c_int8: types.int8, ctypes.c_int16: types.int16, ctypes.c_int32: types.int32,
+    ctypes.c_int64: types.int64, ctypes.c_uint8: types.uint8, ctypes.c_uint16: types.uint16,
+    ctypes.c_uint32: types.uint32, ctypes.c_uint64: types.uint64,
+    ctypes.c_float: types.float32, ctypes.c_double: types.float64,
+    ctypes.c_void_p: types.voidptr, None: types.none,
+}  # fmt: skip
+
+
+def _ember_type(ctype: Any) -> types.Type | None:
+    """The ember type of a ctypes type (c_int, c_long... are aliases of the sized ones)."""
+    found = _SIMPLE.get(ctype)
+    if found is None and isinstance(ctype, type) and issubclass(ctype, ctypes._Pointer):
+        pointee = _ember_type(ctype._type_)
+        return types.CPointer(pointee) if isinstance(pointee, types.Number) else types.voidptr
+    return found
+
+
+def c_signature(function: Any) -> Signature:
+    """The signature compiled code calls a ctypes function object with."""
+    name = getattr(function, "__name__", repr(function))
+    if function.argtypes is None:
+        raise TypingError(
+            f"the ctypes function {name!r} has no argtypes: set its argtypes and restype to "
+            "call it from compiled code"
+        )
+    members = [_ember_type(t) for t in (function.restype, *function.argtypes)]
+    if None in members:
+        raise TypingError(
+            f"the ctypes function {name!r} takes or returns a type compiled code cannot pass "
+            "(numbers, booleans, pointers and void are supported)"
+        )
+    return Signature(members[0], tuple(members[1:]))
+
+
+@dataclass(frozen=True)
+class CFunction:
+    """The typing key of a ctypes function object (those are unhashable): what it calls."""
+
+    name: str
+    address: int
+    signature: Signature
+
+
+@typeof_impl.register(ctypes._CFuncPtr)
+def _typeof_ctypes_function(function) -> types.Function:
+    """Registered for typing and lowering the first time compiled code meets it."""
+    key = CFunction(
+        getattr(function, "__name__", "cfunc"),
+        ctypes.cast(function, ctypes.c_void_p).value,
+        c_signature(function),
+    )
+    if key not in registry.functions:
+
+        @registry.typer(key)
+        def _type_call(args, kws, sig=key.signature):
+            return sig if not kws and len(args) == len(sig.args) else None
+
+        lower_builtin(key, VarArgs(types.Type))(functools.partial(_lower_call, key))
+    return types.Function(key)
+
+
+def _lower_call(key: CFunction, context, builder, sig, args):
+    """A direct call of the C function under the symbol published for its address."""
+    symbol = f"ember.ctypes.{key.address:x}"
+    symbols.publish(symbol, key.address)
+    result = (
+        llvm.VoidType() if sig.return_type is types.none else context.value_type(sig.return_type)
+    )
+    fnty = llvm.FunctionType(result, [context.value_type(t) for t in sig.args])
+    value = builder.call(symbols.external_function(builder.module, symbol, fnty), list(args))
+    return context.get_dummy_value(types.none) if sig.return_type is types.none else value

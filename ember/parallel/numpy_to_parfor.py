@@ -1,0 +1,428 @@
+"""Sub-passes 2 and 5 (NumPy canonicalization, NumPy calls / reductions / setitem to parfor):
+consumes typed IR; replaces each NumPy reduction (`np.sum(a)`, `a.sum()`, prod, mean, min,
+max, 1-d `np.dot`), filled allocation (`np.zeros`, `np.ones`, `np.full`, `np.arange(n)`) and
+slice or mask assignment (`a[lo:hi] = x`, `a[mask] = v`) by the inlined loop of its template
+(`templates.py`), then types the function again. The prange-to-parfor sub-pass turns the
+templates' marked loops into parfors.
+
+A conversion that would change any variable's type (or fails to type) is undone: that call
+stays serial, with the reason in the diagnostics.
+
+    before:  $s = call $np_sum(a)
+    after:   $sum.3.acc = call $T(0) ... for $i in reduction_prange(len(a)): acc += a[$i] ...
+             $s = $sum.3.acc
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ember import types
+from ember.frontend.bytecode import ByteCode
+from ember.frontend.inline_closures import _Renamer
+from ember.frontend.interpreter import build_ir
+from ember.ir import nodes as ir
+from ember.ir.liveness import insert_dels
+from ember.library.numpy_support import numpy_dtype
+from ember.parallel import templates as tpl
+from ember.parallel.api import prange, stencil_prange
+from ember.parallel.loops import find_prange_loops
+
+_counter = itertools.count()
+
+_REDUCTIONS = {np.sum: "sum", np.prod: "prod", np.mean: "mean", np.min: "min", np.max: "max",
+               np.amin: "min", np.amax: "max"}  # fmt: skip
+_METHODS = {"sum", "prod", "mean", "min", "max"}
+_ALLOCATIONS = {np.zeros: 0, np.ones: 1, np.full: None}
+_TEMPLATES = {
+    "sum": (tpl.sum_1d, tpl.sum_nd), "prod": (tpl.prod_1d, tpl.prod_nd),
+    "mean": (tpl.mean_1d, tpl.mean_nd), "min": (tpl.extreme_blocks_1d, tpl.extreme_nd),
+    "max": (tpl.extreme_blocks_1d, tpl.extreme_nd),
+}  # fmt: skip
+# min / max: (builtin, its check, np reduction, np ufunc) bound to the extreme templates
+_EXTREMES = {
+    "min": (min, tpl.require_items_for_min, np.min, np.minimum),
+    "max": (max, tpl.require_items_for_max, np.max, np.maximum),
+}
+
+
+@dataclass
+class Site:
+    """One statement to replace: `template` bound to `arguments` (Var or Expr per parameter),
+    after `prelude` statements; its value goes to `result`."""
+
+    stmt: ir.Stmt
+    template: Any
+    arguments: dict
+    result: ir.Var
+    describe: str
+    prelude: list = field(default_factory=list)
+    per_item: bool = False  # each iteration of its loop does one item (cheap): see lowering
+
+
+def convert_numpy_calls(state, options, report) -> bool:
+    """Inline the templates of every convertible statement; True if the IR changed."""
+    if state.py_func.__code__.co_flags & 0x20:  # generators keep their NumPy calls serial
+        return False
+    func_ir, typemap = state.func_ir, state.typing.typemap
+    if options.numpy and _calls_np_random(func_ir, typemap):
+        report.notes.append(
+            "note: np.random calls run serially (their stream must match serial code's)"
+        )
+    sites = find_sites(func_ir, typemap, options)
+    while sites:
+        saved = {label: (block, list(block.body)) for label, block in func_ir.blocks.items()}
+        origins, per_item = {}, set()
+        for site in sites:
+            _inline(func_ir, site, origins, per_item)
+        _strip_dels(func_ir)
+        insert_dels(func_ir)
+        try:
+            typing = _retype(state)
+        except Exception as error:  # noqa: BLE001 - any failure keeps the calls serial
+            _restore(func_ir, saved)
+            failed = _sites_at(sites, getattr(error, "loc", None))
+            last_line = (str(error).strip().splitlines() or [type(error).__name__])[-1]
+            for site in failed:
+                report.notes.append(f"note: {site.describe} kept serial ({last_line})")
+            sites = [s for s in sites if s not in failed]
+            continue
+        changed = _changed_types(typemap, typing.typemap, sites)
+        if not changed:
+            state.typing = typing
+            report.origins.update(origins)
+            report.per_item |= per_item
+            return True
+        _restore(func_ir, saved)
+        for site in changed:
+            report.notes.append(f"note: {site.describe} kept serial (its type would change)")
+        sites = [s for s in sites if s not in changed]
+    return False
+
+
+def _sites_at(sites: list, loc) -> list:
+    """The sites on the line a typing error names (inlined statements carry their call's
+    line); all of them when it names none."""
+    line = getattr(loc, "line", None)
+    found = [s for s in sites if s.stmt.loc.line == line]
+    return found or list(sites)
+
+
+def _changed_types(before: dict, after: dict, sites: list) -> list:
+    """The sites whose result changed type; all of them if some other variable did."""
+    bad = [
+        s
+        for s in sites
+        if s.result.name in before and after.get(s.result.name) != before[s.result.name]
+    ]
+    if bad:
+        return bad
+    if any(after.get(name) != typ for name, typ in before.items()):
+        return list(sites)
+    return []
+
+
+def _retype(state):
+    from ember.typing.context import TypingContext
+    from ember.typing.infer import TypeInferer
+
+    inferer = TypeInferer(TypingContext(), state.func_ir, state.arg_types, state.declared_return)
+    return inferer.infer()
+
+
+def _restore(func_ir: ir.FunctionIR, saved: dict) -> None:
+    func_ir.blocks.clear()
+    for label, (block, body) in saved.items():
+        block.body = body
+        func_ir.blocks[label] = block
+
+
+def _strip_dels(func_ir: ir.FunctionIR) -> None:
+    for block in func_ir.blocks.values():
+        block.body = [s for s in block.body if not isinstance(s, ir.Del)]
+
+
+# ---------------------------------------------------------------------------- finding sites
+
+
+def _calls_np_random(func_ir: ir.FunctionIR, typemap: dict) -> bool:
+    for _, stmt in func_ir.statements():
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call):
+            key = getattr(typemap.get(stmt.value.func.name), "typing_key", None)
+            if getattr(key, "__module__", "") in ("numpy.random", "numpy.random.mtrand"):
+                return True
+    return False
+
+
+def find_sites(func_ir: ir.FunctionIR, typemap: dict, options) -> list[Site]:
+    in_prange = {
+        label
+        for loop in find_prange_loops(func_ir, typemap, (prange, stencil_prange))
+        for label in loop.body
+    }
+    definitions = {
+        stmt.target.name: stmt.value
+        for _, stmt in func_ir.statements()
+        if isinstance(stmt, ir.Assign)
+    }
+    sites = []
+    for label, block in func_ir.blocks.items():
+        if label in in_prange:  # inside a prange body: the enclosing loop is the parallel one
+            continue
+        for stmt in block.body:
+            site = None
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call):
+                site = _call_site(stmt, typemap, definitions, options)
+            elif isinstance(stmt, ir.SetItem) and options.setitem:
+                site = _setitem_site(stmt, typemap)
+            if site is not None:
+                sites.append(site)
+    return sites
+
+
+def _call_site(stmt: ir.Assign, typemap: dict, definitions: dict, options) -> Site | None:
+    call = stmt.value
+    fnty = typemap.get(call.func.name)
+    result_type = typemap.get(stmt.target.name)
+    if call.kws and not isinstance(fnty, types.Function):
+        return None
+    if isinstance(fnty, types.BoundFunction) and fnty.attr in _METHODS and not call.args:
+        owner = definitions.get(call.func.name)
+        on_array = isinstance(owner, ir.GetAttr) and isinstance(fnty.this, types.Array)
+        if options.reduction and on_array:
+            made_here = _made_here(owner.value, definitions, typemap)
+            return _reduction(
+                stmt, fnty.attr, owner.value, fnty.this, result_type, made_here, method=True
+            )
+        return None
+    if not isinstance(fnty, types.Function):
+        return None
+    key = fnty.typing_key
+    argtypes = [typemap.get(a.name) for a in call.args]
+    if options.reduction and key in _REDUCTIONS and len(call.args) == 1 and not call.kws:
+        if isinstance(argtypes[0], types.Array):
+            made_here = _made_here(call.args[0], definitions, typemap)
+            return _reduction(
+                stmt, _REDUCTIONS[key], call.args[0], argtypes[0], result_type, made_here
+            )
+    if options.reduction and key is np.dot and len(call.args) == 2 and not call.kws:
+        return _dot(stmt, argtypes, result_type)
+    if options.numpy and key in _ALLOCATIONS:
+        return _allocation(stmt, key, typemap, result_type)
+    if options.numpy and key is np.arange and len(call.args) == 1 and not call.kws:
+        if isinstance(argtypes[0], types.Integer) and _plain_result(result_type, 1):
+            arguments = {"stop": call.args[0], "T": _scalar_class(result_type.dtype, stmt.loc)}
+            return Site(stmt, tpl.arange_1, arguments, stmt.target, "np.arange", per_item=True)
+    return None
+
+
+def _made_here(var: ir.Var, definitions: dict, typemap: dict) -> bool:
+    """Whether the array is made in this function (an allocation, an array expression)
+    rather than passed in or viewed: then a loop filling it may fuse with its reduction."""
+    seen = set()
+    value = definitions.get(var.name)
+    while isinstance(value, ir.Var) and value.name not in seen:
+        seen.add(value.name)
+        value = definitions.get(value.name)
+    if isinstance(value, (ir.BinOp, ir.UnaryOp)):
+        return True
+    if isinstance(value, ir.Call):
+        key = getattr(typemap.get(value.func.name), "typing_key", None)
+        return key in (np.zeros, np.ones, np.full, np.empty, np.arange)
+    return False
+
+
+def _numeric(typ) -> bool:
+    return isinstance(typ, (types.Integer, types.Float, types.Complex)) and not isinstance(
+        typ, types.Boolean
+    )
+
+
+def _reduction(
+    stmt, name: str, array: ir.Var, array_type, result_type, made_here: bool, method=False
+):
+    dtype = array_type.dtype
+    if array_type.ndim == 0 or not isinstance(result_type, types.Number):
+        return None
+    ordered = isinstance(dtype, (types.Integer, types.Float)) and not isinstance(
+        dtype, types.Boolean
+    )
+    if name in ("min", "max"):
+        if not ordered or result_type != dtype:
+            return None
+        init = _identity_bound(dtype, name)
+    elif name == "sum" and isinstance(dtype, types.Boolean):
+        init = 0
+    elif not _numeric(dtype):
+        return None
+    else:
+        init = 1 if name == "prod" else 0
+    template = _TEMPLATES[name][0 if array_type.ndim == 1 else 1]
+    arguments = {"a": array, "T": _scalar_class(result_type, stmt.loc), "init": _const(init, stmt)}
+    if name in _EXTREMES:
+        pick, require, row_extreme, combine = (
+            ir.Global(getattr(f, "__name__", "f"), f, stmt.loc) for f in _EXTREMES[name]
+        )
+        arguments.update(require=require)
+        if isinstance(dtype, types.Integer) and array_type.ndim == 1:
+            template = tpl.extreme_int_1d  # no NaN: an element loop (it vectorizes and fuses)
+            arguments.update(pick=pick)
+        elif array_type.ndim == 1 and made_here:
+            template = tpl.extreme_1d  # an element loop, to fuse with the loop filling it
+            arguments.update(pick=pick)
+        else:
+            arguments.update(row_extreme=row_extreme, combine=combine)
+    describe = f"a.{name}() (as np.{name})" if method else f"np.{name}"
+    per_item = array_type.ndim == 1 and template is not tpl.extreme_blocks_1d
+    return Site(stmt, template, arguments, stmt.target, describe, per_item=per_item)
+
+
+def _identity_bound(dtype, name: str):
+    if isinstance(dtype, types.Float):
+        return np.inf if name == "min" else -np.inf
+    info = np.iinfo(numpy_dtype(dtype))
+    return int(info.max if name == "min" else info.min)
+
+
+def _dot(stmt, argtypes, result_type) -> Site | None:
+    if not all(isinstance(t, types.Array) and t.ndim == 1 for t in argtypes):
+        return None
+    if not all(isinstance(t.dtype, (types.Integer, types.Float)) for t in argtypes):
+        return None
+    if not isinstance(result_type, (types.Integer, types.Float)):
+        return None
+    a, b = stmt.value.args
+    arguments = {"a": a, "b": b, "T": _scalar_class(result_type, stmt.loc), "init": _const(0, stmt)}
+    return Site(stmt, tpl.dot_1d, arguments, stmt.target, "np.dot", per_item=True)
+
+
+def _allocation(stmt, key, typemap: dict, result_type) -> Site | None:
+    call, loc = stmt.value, stmt.loc
+    params = ("shape", "fill_value", "dtype") if key is np.full else ("shape", "dtype")
+    given = dict(zip(params, call.args))
+    given.update(call.kws)
+    if len(call.args) > len(params) or set(given) - set(params) or "shape" not in given:
+        return None
+    if not (_plain_result(result_type, None) and _numeric(result_type.dtype)):
+        return None
+    value = given.get("fill_value")
+    if key is np.full and not _numeric(typemap.get(value.name)):
+        return None
+    tag = next(_counter)
+    empty, dtype, out = (ir.Var(f"$alloc.{tag}.{n}", loc) for n in ("empty", "dtype", "out"))
+    prelude = [
+        ir.Assign(empty, ir.Global("empty", np.empty, loc), loc),
+        ir.Assign(dtype, _scalar_class(result_type.dtype, loc), loc),
+        ir.Assign(out, ir.Call(empty, [given["shape"], dtype], [], loc), loc),
+    ]
+    fill_value = value if key is np.full else _const(_ALLOCATIONS[key], stmt)
+    arguments = {"out": out, "value": fill_value}
+    name = {np.zeros: "zeros", np.ones: "ones", np.full: "full"}[key]
+    per_item = result_type.ndim == 1
+    return Site(stmt, tpl.fill, arguments, stmt.target, f"np.{name}", prelude, per_item)
+
+
+def _plain_result(typ, ndim) -> bool:
+    return isinstance(typ, types.Array) and typ.layout == "C" and ndim in (None, typ.ndim)
+
+
+def _setitem_site(stmt: ir.SetItem, typemap: dict) -> Site | None:
+    target, index, value = (typemap.get(v.name) for v in (stmt.target, stmt.index, stmt.value))
+    if not isinstance(target, types.Array) or target.ndim == 0 or target.readonly:
+        return None
+    if not _numeric(target.dtype):
+        return None
+    loc = stmt.loc
+    one_d = target.ndim == 1
+    result = ir.Var(f"$setitem.{next(_counter)}", loc)
+    if isinstance(index, types.SliceType):
+        if _numeric(value) and _fits(value, target.dtype):
+            arguments = {"a": stmt.target, "index": stmt.index, "value": stmt.value}
+            return Site(
+                stmt, tpl.setitem_scalar, arguments, result, "a[slice] = scalar", per_item=one_d
+            )
+        if isinstance(value, types.Array) and value.ndim == target.ndim and _numeric(value.dtype):
+            if _fits(value.dtype, target.dtype):
+                arguments = {"a": stmt.target, "index": stmt.index, "b": stmt.value}
+                return Site(
+                    stmt, tpl.setitem_array, arguments, result, "a[slice] = array", per_item=one_d
+                )
+        return None
+    mask = isinstance(index, types.Array) and isinstance(index.dtype, types.Boolean)
+    if mask and index.ndim == target.ndim and _numeric(value) and _fits(value, target.dtype):
+        template = tpl.setitem_mask_1d if target.ndim == 1 else tpl.setitem_mask_nd
+        arguments = {"a": stmt.target, "mask": stmt.index, "value": stmt.value}
+        return Site(stmt, template, arguments, result, "a[mask] = scalar", per_item=one_d)
+    return None
+
+
+def _fits(value, dtype) -> bool:
+    """A value NumPy would store in `dtype` without a complex-to-real error."""
+    return not (isinstance(value, types.Complex) and not isinstance(dtype, types.Complex))
+
+
+def _scalar_class(dtype, loc: ir.Loc) -> ir.Global:
+    scalar = numpy_dtype(dtype).type
+    return ir.Global(scalar.__name__, scalar, loc)
+
+
+def _const(value, stmt) -> ir.Const:
+    return ir.Const(value, stmt.loc)
+
+
+# ---------------------------------------------------------------------------- inlining
+
+
+def _template_ir(template) -> ir.FunctionIR:
+    bytecode = ByteCode(template)
+    return build_ir(bytecode, bytecode.control_flow_graph())
+
+
+def _inline(func_ir: ir.FunctionIR, site: Site, origins: dict, per_item: set) -> None:
+    block, index = _locate(func_ir, site.stmt)
+    loc = site.stmt.loc
+    callee = _template_ir(site.template)
+    tag = f"{site.template.__name__}.{next(_counter)}"
+    base = max(func_ir.blocks) + 1
+    continuation = base + max(callee.blocks) + 1
+    renamer = _Renamer(tag, {}, base, set(callee.blocks))
+    for label, callee_block in callee.blocks.items():
+        copied = ir.Block(base + label, loc)
+        for stmt in callee_block.body:
+            for new in renamer.statement(stmt, site.arguments, site.result, continuation):
+                _relocate(new, loc)
+                copied.body.append(new)
+                _note_origin(new, site, origins, per_item)
+        func_ir.blocks[copied.label] = copied
+    rest = ir.Block(continuation, loc, block.body[index + 1 :])
+    func_ir.blocks[continuation] = rest
+    block.body[index:] = [*site.prelude, ir.Jump(base + callee.entry, loc)]
+
+
+def _locate(func_ir: ir.FunctionIR, stmt: ir.Stmt) -> tuple[ir.Block, int]:
+    for block in func_ir.blocks.values():
+        for index, candidate in enumerate(block.body):
+            if candidate is stmt:
+                return block, index
+    raise AssertionError(f"statement not found: {stmt}")
+
+
+def _relocate(stmt: ir.Stmt, loc: ir.Loc) -> None:
+    """Inlined statements point at the call's line (diagnostics and errors name the user's
+    source, not the template's)."""
+    stmt.loc = loc
+    value = getattr(stmt, "value", None)
+    if isinstance(value, ir.Expr):
+        value.loc = loc
+
+
+def _note_origin(stmt: ir.Stmt, site: Site, origins: dict, per_item: set) -> None:
+    """The template's marker call: its range variable names the loop in the diagnostics."""
+    if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call):
+        origins[stmt.target.name] = site.describe
+        if site.per_item:
+            per_item.add(stmt.target.name)

@@ -1,0 +1,204 @@
+"""The loops that NumPy calls and slice assignments become under parallel=True, written as
+Python: `numpy_to_parfor.py` inlines one into the caller's IR in place of the call, and the
+prange-to-parfor sub-pass then parallelizes its marked loop like any user prange loop.
+
+Each template gives exactly what the serial call gives (value, type and exception), and keeps
+the statements before its loop free of branches so that the loop can fuse with its
+neighbours; checks that may raise come after the loop (the serial call's own code raises).
+`T` is the result's scalar type (np.float64, ...), `init` a constant start value. The checks
+after a loop are calls (not branches), so that the next parfor can still fuse with it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember.decorators import njit
+from ember.parallel.api import numpy_prange, reduction_prange, setitem_prange
+from ember.parallel.overlap import arrays_may_overlap
+
+_EMPTY_MIN = "zero-size array to reduction operation minimum which has no identity"
+_EMPTY_MAX = "zero-size array to reduction operation maximum which has no identity"
+
+
+@njit
+def mean_of(total, count):
+    """total / count, NaN for no items (as np.mean of an empty array)."""
+    if count == 0:
+        return total * np.nan
+    return total / count
+
+
+@njit
+def require_items_for_min(count):
+    if count == 0:
+        raise ValueError(_EMPTY_MIN)
+
+
+@njit
+def require_items_for_max(count):
+    if count == 0:
+        raise ValueError(_EMPTY_MAX)
+
+
+@njit
+def nan_if(value, seen_nan):
+    """NaN when a NaN was seen (np.min and np.max propagate it), else value."""
+    if seen_nan:
+        return value * np.nan
+    return value
+
+
+PURE_HELPERS = (mean_of, nan_if)  # calls fusion may move freely
+CHECKS = (require_items_for_min, require_items_for_max)  # may raise: moved past quiet loops only
+
+
+# ---------------------------------------------------------------------------- reductions
+
+
+def sum_1d(a, T, init):
+    acc = T(init)
+    for i in reduction_prange(len(a)):
+        acc += a[i]
+    return acc
+
+
+def sum_nd(a, T, init):
+    acc = T(init)
+    for i in reduction_prange(a.shape[0]):
+        acc += np.sum(a[i])
+    return acc
+
+
+def prod_1d(a, T, init):
+    acc = T(init)
+    for i in reduction_prange(len(a)):
+        acc *= a[i]
+    return acc
+
+
+def prod_nd(a, T, init):
+    acc = T(init)
+    for i in reduction_prange(a.shape[0]):
+        acc *= np.prod(a[i])
+    return acc
+
+
+def mean_1d(a, T, init):
+    acc = T(init)
+    for i in reduction_prange(len(a)):
+        acc += a[i]
+    return T(mean_of(acc, a.size))
+
+
+def mean_nd(a, T, init):
+    acc = T(init)
+    for i in reduction_prange(a.shape[0]):
+        acc += np.sum(a[i])
+    return T(mean_of(acc, a.size))
+
+
+def extreme_blocks_1d(a, T, init, require, row_extreme, combine):
+    # floats: each iteration takes the (vectorized, NaN-propagating) np.min or np.max of a
+    # block of 4096 items, combined with np.minimum or np.maximum; an element loop would be
+    # a chain of compares that LLVM cannot vectorize without assuming there are no NaNs
+    n = len(a)
+    acc = T(init)
+    for b in reduction_prange((n + 4095) // 4096):
+        acc = combine(acc, row_extreme(a[b * 4096 : min(b * 4096 + 4096, n)]))
+    require(a.size)
+    return acc
+
+
+def extreme_1d(a, T, init, pick, require):
+    # floats of an array made in this function (so likely filled by a loop this one can fuse
+    # with): pick is builtin min or max (a compare and select), NaNs are tracked apart
+    acc = T(init)
+    seen_nan = False
+    for i in reduction_prange(len(a)):
+        v = a[i]
+        acc = pick(acc, v)
+        seen_nan |= v != v
+    require(a.size)
+    return T(nan_if(acc, seen_nan))
+
+
+def extreme_int_1d(a, T, init, pick, require):
+    acc = T(init)
+    for i in reduction_prange(len(a)):
+        acc = pick(acc, a[i])
+    require(a.size)
+    return acc
+
+
+def extreme_nd(a, T, init, require, row_extreme, combine):
+    # row_extreme is np.min or np.max, combine np.minimum or np.maximum (NaN-propagating)
+    acc = T(init)
+    for i in reduction_prange(a.shape[0]):
+        if a[i].size:
+            acc = combine(acc, row_extreme(a[i]))
+    require(a.size)
+    return acc
+
+
+def dot_1d(a, b, T, init):
+    acc = T(init)
+    for i in reduction_prange(min(len(a), len(b))):
+        acc += a[i] * b[i]
+    if len(a) != len(b):
+        return np.dot(a, b)  # the serial call raises its own error
+    return acc
+
+
+# ---------------------------------------------------------------------------- allocation
+
+
+def fill(out, value):
+    for i in numpy_prange(len(out)):
+        out[i] = value
+    return out
+
+
+def arange_1(stop, T):
+    out = np.empty(max(stop, 0), T)
+    for i in numpy_prange(len(out)):
+        out[i] = i
+    return out
+
+
+# ---------------------------------------------------------------------------- setitem
+
+
+def setitem_scalar(a, index, value):
+    view = a[index]
+    for i in setitem_prange(len(view)):
+        view[i] = value
+
+
+def setitem_array(a, index, b):
+    view = a[index]
+    # parallel only when no broadcasting and no overlap; otherwise the serial assignment
+    # (which copies overlapping sources and raises on bad shapes) runs after the loop
+    simple = view.shape == b.shape and not arrays_may_overlap(view, b)
+    for i in setitem_prange(len(view) * simple):
+        view[i] = b[i]
+    if not simple:
+        a[index] = b
+
+
+def setitem_mask_1d(a, mask, value):
+    same = a.shape == mask.shape
+    for i in setitem_prange(len(a) * same):
+        if mask[i]:
+            a[i] = value
+    if not same:
+        a[mask] = value
+
+
+def setitem_mask_nd(a, mask, value):
+    same = a.shape == mask.shape
+    for i in setitem_prange(len(a) * same):
+        row = a[i]
+        row[mask[i]] = value
+    if not same:
+        a[mask] = value

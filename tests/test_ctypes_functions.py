@@ -1,0 +1,63 @@
+"""ctypes function objects and Cython C functions called from compiled code."""
+
+import ctypes
+import ctypes.util
+import math
+
+import numpy as np
+import pytest
+
+from ember import njit
+from ember.errors import TypingError
+from ember.extending import get_cython_function_address
+
+libm = ctypes.CDLL(ctypes.util.find_library("m"))
+c_cos = libm.cos
+c_cos.restype, c_cos.argtypes = ctypes.c_double, [ctypes.c_double]
+c_ldexp = libm.ldexp
+c_ldexp.restype, c_ldexp.argtypes = ctypes.c_double, [ctypes.c_double, ctypes.c_int]
+
+
+@njit
+def cosines(xs):
+    out = np.empty_like(xs)
+    for i in range(xs.shape[0]):
+        out[i] = c_cos(xs[i])
+    return out
+
+
+@njit
+def scaled(x, e):
+    return c_ldexp(x, e)
+
+
+def test_c_library_functions():
+    xs = np.linspace(-3.0, 3.0, 13)
+    np.testing.assert_array_equal(cosines(xs), [math.cos(x) for x in xs])
+    assert scaled(1.5, 4) == math.ldexp(1.5, 4)
+
+
+def test_cython_function_from_scipy():
+    pytest.importorskip("scipy.special.cython_special")
+    address = get_cython_function_address("scipy.special.cython_special", "gammaln")
+    gammaln = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double)(address)
+
+    @njit
+    def log_gamma(x):
+        return gammaln(x)
+
+    for x in (0.5, 4.5, 30.0):
+        assert log_gamma(x) == gammaln(x)
+    with pytest.raises(ValueError, match="no C function"):
+        get_cython_function_address("scipy.special.cython_special", "no_such_function")
+
+
+def test_ctypes_function_without_argtypes_is_refused():
+    untyped = libm.sin
+
+    @njit
+    def call(x):
+        return untyped(x)
+
+    with pytest.raises(TypingError, match="argtypes"):
+        call(1.0)
