@@ -1,6 +1,7 @@
 """Child process of `bench_compile.py`: import one JIT, compile two functions, print timings.
 
     python benchmarks/_compile_child.py {ember|numba} FIRST SECOND
+    python benchmarks/_compile_child.py {ember|numba} blocks N
 
 FIRST is compiled "cold" (the first compilation in this fresh process, after the import: it pays
 for initializing LLVM and the JIT's lazy registries); SECOND is compiled "warm" (a distinct
@@ -8,6 +9,9 @@ function, compiled after FIRST in the same process). Each time is one `jit(func)
 call, i.e. what a user waits for; the second call is timed too, since a JIT may defer
 one-time work to it. Prints one JSON line. Only `sys`, `time` and `math` are
 imported before the JIT, so the import time is the JIT's own.
+
+`blocks N` times instead `jit(f)` plus the first call of a generated function of N `if/else`
+blocks (generated_blocks.py), after a small warm-up compilation.
 """
 
 import math
@@ -55,6 +59,8 @@ CALLS = {"add": (add, (1, 2)), "kernel": (kernel, (100, 0.37))}
 
 def main() -> None:
     jit_name, first, second = sys.argv[1:4]
+    if first == "blocks":
+        return time_generated(jit_name, int(second))
     started = time.perf_counter()
     if jit_name == "ember":
         from ember import njit
@@ -77,6 +83,29 @@ def main() -> None:
     import json
 
     print(json.dumps(timings))
+
+
+def time_generated(jit_name: str, blocks: int) -> None:
+    """Print {"total": seconds of jit + first call, "passes": ember's per-pass seconds}."""
+    import json
+
+    import numpy as np
+    from generated_blocks import ARRAY_LENGTH, block_function
+
+    if jit_name == "ember":
+        from ember import njit
+    else:
+        from numba import njit
+    a, x = np.linspace(-1.0, 1.0, ARRAY_LENGTH), 0.3
+    njit(block_function(3, "warm_up"))(a, x)  # LLVM and the JIT's lazy state are ready
+    func = block_function(blocks)
+    started = time.perf_counter()
+    dispatcher = njit(func)
+    result = dispatcher(a, x)
+    total = time.perf_counter() - started
+    if result != func(a, x):
+        raise SystemExit(f"{jit_name} gave {result!r} for {blocks} blocks, Python {func(a, x)!r}")
+    print(json.dumps({"total": total, "passes": _pass_seconds(dispatcher)}))
 
 
 def _pass_seconds(dispatcher) -> dict:

@@ -11,6 +11,11 @@
 
 Functions: `add(a, b)` and a ~30-line scalar `kernel` (see `_compile_child.py`). Each figure is
 the median over several processes. The issue's goal: ember at most half of Numba (<= 0.50x).
+
+- generated N blocks: jit + first call of a function of N `if/else` blocks (generated_blocks.py),
+  in ms per block, N = 10, 50, 200, 800 (800 left out by --quick). Goals: ember's own passes
+  (all but LLVM's machine code) per block at 800 within 1.5x of their per-block time at 10,
+  and at most 3 s in all at 800 blocks.
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ from _harness import Report, Row, import_numba, run_standalone
 HERE = Path(__file__).resolve().parent
 CHILD = HERE / "_compile_child.py"
 GOAL = 0.5
+BLOCK_COUNTS = (10, 50, 200, 800)
+OWN_PASSES_GOAL = 1.5  # per-block time of ember's own passes at 800 blocks / at 10 blocks
+TOTAL_GOAL_800 = 3.0  # seconds to compile and first call the 800-block function
 IMPORT_SNIPPET = "import time; t = time.perf_counter(); import {0}; print(time.perf_counter() - t)"
 
 
@@ -86,6 +94,50 @@ def pass_breakdown(samples: dict[str, list], key: str) -> str:
     return f"ember {key.removeprefix('passes ')}: passes {total:.1f} ms = {parts}"
 
 
+def generated_samples(jit: str, blocks: int, runs: int) -> list[dict]:
+    return [json.loads(run_python([str(CHILD), jit, "blocks", str(blocks)])) for _ in range(runs)]
+
+
+def _own_seconds(sample: dict) -> float:
+    """ember's own passes: everything but LLVM's optimization and machine code."""
+    return sum(seconds for name, seconds in sample["passes"].items() if name != "machine code")
+
+
+def generated_rows(jits: list[str], quick: bool) -> tuple[list[Row], list[str]]:
+    """Rows of ms per block for the generated functions, and notes on the issue's goals."""
+    counts = BLOCK_COUNTS[:-1] if quick else BLOCK_COUNTS
+    rows, notes, own_per_block = [], [], {}
+    for blocks in counts:
+        times: dict[str, float | None] = {}
+        for jit in jits:
+            runs = 1 if jit == "numba" and blocks >= 200 else 3  # Numba: about a minute at 800
+            try:
+                samples = generated_samples(jit, blocks, runs)
+            except RuntimeError as error:
+                times[jit], _ = None, notes.append(f"{jit} {blocks} blocks: {error}")
+                continue
+            times[jit] = statistics.median(s["total"] for s in samples) / blocks
+            if jit == "ember":
+                own = statistics.median(_own_seconds(s) for s in samples)
+                own_per_block[blocks] = own / blocks
+                notes.append(
+                    f"ember {blocks} blocks: own passes {own * 1e3 / blocks:.2f} ms/block, "
+                    f"in all {times[jit] * blocks:.2f} s"
+                )
+        rows.append(Row("compile", f"generated {blocks} blocks, per block", times))
+    if 10 in own_per_block and 800 in own_per_block:
+        ratio = own_per_block[800] / own_per_block[10]
+        total = rows[-1].times.get("ember")
+        met = ratio <= OWN_PASSES_GOAL and total is not None and total * 800 <= TOTAL_GOAL_800
+        notes.append(
+            f"ember own passes per block, 800 / 10 blocks: {ratio:.2f}x (goal <= "
+            f"{OWN_PASSES_GOAL}x); 800 blocks in all: "
+            f"{(total or 0) * 800:.2f} s (goal <= {TOTAL_GOAL_800:.0f} s): "
+            + ("met" if met else "MISSED")
+        )
+    return rows, notes
+
+
 def collect(quick: bool = False) -> Report:
     report = Report("compile and import time (median of fresh processes)")
     jits = ["ember"] + (["numba"] if import_numba() is not None else [])
@@ -106,11 +158,12 @@ def collect(quick: bool = False) -> Report:
         rows.append(Row("compile", key, times))
     for row in rows:
         row.note = "" if "2nd call" in row.case else _goal_note(row)
-    report.rows = rows
+    block_rows, block_notes = generated_rows(jits, quick)
+    report.rows = rows + block_rows
     if "ember" in samples:
         for run in ("cold add", "warm add", "cold kernel", "warm kernel"):
             report.notes.append(pass_breakdown(samples["ember"], f"passes {run}"))
-    report.notes += failures
+    report.notes += block_notes + failures
     report.notes.append(
         f"medians of {import_runs} processes (import) and {runs} per function order (compile)"
     )

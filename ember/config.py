@@ -30,6 +30,9 @@ PERF_MAP = _flag("EMBER_PERF_MAP")  # /tmp/perf-<pid>.map entries for every jitt
 BOUNDSCHECK = _flag("EMBER_BOUNDSCHECK")
 VERIFY_IR = _flag("EMBER_VERIFY_IR")
 OPT_LEVEL = _int("EMBER_OPT", 3)
+# Functions with more LLVM instructions than this (before optimization) get the O1 pipeline:
+# O2/O3 passes such as correlated value propagation grow faster than the function.
+LARGE_FUNCTION = _int("EMBER_LARGE_FUNCTION", 10_000)
 NUM_THREADS = _int("EMBER_NUM_THREADS", os.cpu_count() or 1)  # threads of parallel regions
 THREADING_LAYER = os.environ.get("EMBER_THREADING_LAYER", "default").strip().lower() or "default"
 DEBUG_ARRAY_OPT = _int("EMBER_DEBUG_ARRAY_OPT", 0)  # IR between parallel sub-passes

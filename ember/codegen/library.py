@@ -37,6 +37,7 @@ class CodeLibrary:
         self.llvm_ir = ""
         self.finalized = False
         self.codegen_seconds: float | None = None  # machine code is made on first need
+        self.instructions = 0  # LLVM instructions of its own functions, counted by finalize()
 
     def add_dependency(self, library: CodeLibrary) -> None:
         if library is not self and library not in self.dependencies:
@@ -53,7 +54,8 @@ class CodeLibrary:
         module = jit.parse(self.llvm_ir)
         self._link_dependencies(module)
         module.verify()
-        jit.optimize(module)
+        self.instructions = self._instruction_count()  # the pipelines' choice (ember/codegen/jit)
+        jit.optimize(module, self.instructions)
         self._linkable = module.clone()
         if config.DUMP_OPTIMIZED:
             print(banner(f"OPTIMIZED DUMP {self.name}"), self.optimized_ir, "=" * 80, sep="\n")
@@ -61,6 +63,14 @@ class CodeLibrary:
             print(banner(f"ASSEMBLY {self.name}"), self.assembly, "=" * 80, sep="\n")
         self._pending_module = module
         self.finalized = True
+
+    def _instruction_count(self) -> int:
+        """Instructions of this library's own functions (not yet optimized, callees apart)."""
+        return sum(
+            len(block.instructions)
+            for function in self.module.functions
+            for block in function.blocks
+        )
 
     def _ensure_machine_code(self) -> None:
         """Generate machine code on first need: code that is only ever inlined into callers
@@ -73,7 +83,7 @@ class CodeLibrary:
         with jit.lock:
             if self._pending_module is not None:
                 started = time.perf_counter()
-                jit.add_module(self._pending_module)
+                jit.add_module(self._pending_module, self.instructions)
                 self.codegen_seconds = time.perf_counter() - started  # ember.compile_report
                 self._pending_module = None
 

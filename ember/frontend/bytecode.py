@@ -5,8 +5,8 @@ from __future__ import annotations
 import bisect
 import dis
 import inspect
-from dataclasses import dataclass
 from types import CodeType, FunctionType
+from typing import NamedTuple
 
 from ember.errors import UnsupportedError
 from ember.frontend.cfg import ControlFlowGraph
@@ -14,8 +14,7 @@ from ember.frontend.opcodes import OpcodeTable, current_table
 from ember.ir.nodes import Loc
 
 
-@dataclass(frozen=True)
-class Instruction:
+class Instruction(NamedTuple):  # a tuple: made by the ten thousand, cheaply
     offset: int
     opname: str
     arg: int | None
@@ -57,22 +56,22 @@ class ByteCode:
             raise UnsupportedError(message, Loc(self.filename, line or self.code.co_firstlineno))
 
     def _decode(self) -> list[Instruction]:
-        raw = [inst for inst in dis.get_instructions(self.code) if inst.opname != "CACHE"]
         decoded = []
         line = self.code.co_firstlineno
-        for index, inst in enumerate(raw):
-            positions = inst.positions
-            if positions is not None and positions.lineno is not None:
-                line = positions.lineno
-            col = positions.col_offset if positions else None
-            end_col = positions.end_col_offset if positions else None
-            if positions is not None and positions.end_lineno not in (None, line):
+        locations: dict[tuple, Loc] = {}  # one Loc per source span, shared by its instructions
+        raw = _decode_instructions(self.code)
+        for index, (offset, opname, arg, argval, positions) in enumerate(raw):
+            lineno, end_lineno, col, end_col = positions
+            if lineno is not None:
+                line = lineno
+            if end_lineno not in (None, line):
                 end_col = None  # a multi-line span has no single-line caret
-            next_offset = raw[index + 1].offset if index + 1 < len(raw) else inst.offset + 2
-            loc = Loc(self.filename, line, col, end_col)
-            decoded.append(
-                Instruction(inst.offset, inst.opname, inst.arg, inst.argval, next_offset, loc)
-            )
+            next_offset = raw[index + 1][0] if index + 1 < len(raw) else offset + 2
+            key = (line, col, end_col)
+            loc = locations.get(key)
+            if loc is None:
+                loc = locations[key] = Loc(self.filename, line, col, end_col)
+            decoded.append(Instruction(offset, opname, arg, argval, next_offset, loc))
         return decoded
 
     def _find_leaders(self) -> list[int]:
@@ -136,8 +135,67 @@ class ByteCode:
 
 _ASYNC_FLAGS = inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
+# ------------------------------------------------------------------------------ decoding
+# `dis.get_instructions` does the same, slower (it builds the list of jump targets with a
+# membership test on a list: quadratic in the number of branches) and with fields ember never
+# reads; tests/frontend/test_decode.py checks this decoder against it.
+
+_HAS_CONST = frozenset(dis.hasconst)
+_HAS_NAME = frozenset(dis.hasname)
+_HAS_JUMP_ABSOLUTE = frozenset(dis.hasjabs)
+_HAS_JUMP_RELATIVE = frozenset(dis.hasjrel)
+_HAS_VARIABLE = frozenset(dis.haslocal) | frozenset(dis.hasfree)
+_HAS_COMPARE = frozenset(dis.hascompare)
+_BACKWARD_JUMPS = frozenset(op for op in _HAS_JUMP_RELATIVE if "BACKWARD" in dis.opname[op])
+_LOAD_GLOBAL = dis.opmap["LOAD_GLOBAL"]
+_LOAD_CONST = dis.opmap["LOAD_CONST"]
+_FORMAT_VALUE = dis.opmap["FORMAT_VALUE"]
+_EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
+_FORMAT_CONVERSIONS = (None, str, repr, ascii)
+_CACHE_ENTRIES = dis._inline_cache_entries  # noqa: SLF001 - how many CACHE units follow an op
+
+
+def _decode_instructions(code: CodeType) -> list[tuple]:
+    """(offset, opname, arg, argval, (line, end_line, col, end_col)) per instruction, CACHE
+    units skipped; `argval` is what `dis` gives (names, constants, absolute jump targets)."""
+    raw, names, consts = code.co_code, code.co_names, code.co_consts
+    positions = list(code.co_positions())  # one entry per 2-byte unit, caches included
+    opnames, variable_name = dis.opname, code._varname_from_oparg  # noqa: SLF001
+    decoded = []
+    extended = 0
+    offset, end = 0, len(raw)
+    while offset < end:
+        op = raw[offset]
+        arg = argval = None
+        if op >= dis.HAVE_ARGUMENT:
+            arg = argval = raw[offset + 1] | extended
+            extended = arg << 8 if op == _EXTENDED_ARG else 0
+            if op in _HAS_CONST:  # as dis: only LOAD_CONST's value (KW_NAMES: read co_consts)
+                argval = consts[arg] if op == _LOAD_CONST else dis.UNKNOWN
+            elif op in _HAS_NAME:
+                argval = names[arg >> 1] if op == _LOAD_GLOBAL else names[arg]
+            elif op in _HAS_JUMP_RELATIVE:
+                argval = offset + 2 + (-arg if op in _BACKWARD_JUMPS else arg) * 2
+            elif op in _HAS_JUMP_ABSOLUTE:
+                argval = arg * 2
+            elif op in _HAS_VARIABLE:
+                argval = variable_name(arg)
+            elif op in _HAS_COMPARE:
+                argval = dis.cmp_op[arg]
+            elif op == _FORMAT_VALUE:
+                argval = (_FORMAT_CONVERSIONS[arg & 0x3], bool(arg & 0x4))
+        else:
+            extended = 0
+        decoded.append((offset, opnames[op], arg, argval, positions[offset >> 1]))
+        offset += 2 + 2 * _CACHE_ENTRIES[op]
+    return decoded
+
 
 def _first_line_of(code: CodeType, opnames: set[str]) -> int | None:
+    """The line of the first instruction named in `opnames` (None when there is none)."""
+    opcodes = code.co_code[::2]  # each instruction is 2 bytes, its opcode first
+    if not any(dis.opmap[name] in opcodes for name in opnames if name in dis.opmap):
+        return None  # the common case, without decoding the whole function again
     for inst in dis.get_instructions(code):
         if inst.opname in opnames and inst.positions and inst.positions.lineno:
             return inst.positions.lineno

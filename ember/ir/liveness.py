@@ -72,11 +72,13 @@ def _dels_after_last_uses(block: ir.Block, live_after_block: set[str]) -> list[i
     live = set(live_after_block)
     reversed_body: list[ir.Stmt] = []
     for stmt in reversed(block.body):
-        touched = {var.name for var in stmt.sources()} | {var.name for var in stmt.targets()}
+        read = {var.name for var in stmt.sources()}
+        written = {var.name for var in stmt.targets()}
         if not stmt.is_terminator:
-            for name in sorted(touched - live):
+            dead = (read | written) - live
+            for name in sorted(dead):
                 reversed_body.append(ir.Del(name, stmt.loc))
         reversed_body.append(stmt)
-        live -= {var.name for var in stmt.targets()}
-        live |= {var.name for var in stmt.sources()}
+        live -= written
+        live |= read
     return list(reversed(reversed_body))

@@ -108,6 +108,9 @@ class Const(Expr):
     value: Any
     loc: Loc
 
+    def sources(self) -> list[Var]:
+        return []
+
     def __str__(self) -> str:
         return f"const({type(self.value).__name__}, {self.value})"
 
@@ -161,6 +164,9 @@ class BinOp(Expr):
     lhs: Var
     rhs: Var
     loc: Loc
+
+    def sources(self) -> list[Var]:  # the generic one, spelled out: the commonest expression
+        return [self.lhs, self.rhs]
 
     def __str__(self) -> str:
         return f"{self.lhs} {BINOP_SYMBOLS[self.fn]} {self.rhs}"

@@ -14,6 +14,7 @@ from ember.lowering.context_numba import NumbaContextMixin
 from ember.lowering.models import model_of
 from ember.lowering.registry import registry
 from ember.parallel.options import ParallelOptions
+from ember.typing.context import PLAIN_NUMBER_TYPES
 from ember.typing.signature import Signature
 
 
@@ -48,6 +49,7 @@ class CPUContext(NumbaContextMixin):
         self.waiting_for: list = []  # functions still being compiled that it calls (recursion)
         # public symbol -> body, for recursive functions lowered behind an unwinding entry
         self.recursion_bodies: dict[str, llvm.Function] = {}
+        self._implementations: dict[tuple, Any] = {}  # see find_implementation
 
     # ------------------------------------------------------------------ types and constants
 
@@ -119,8 +121,20 @@ class CPUContext(NumbaContextMixin):
     # ------------------------------------------------------------------ implementations
 
     def find_implementation(self, key: Any, sig: Signature):
-        """The registered `impl(context, builder, sig, args)` of `key` for `sig`."""
-        impl = self.registry.find_function(key, sig.args)
+        """The registered `impl(context, builder, sig, args)` of `key` for `sig` (on plain
+        numbers, searched once per key and argument types: a long function repeats them)."""
+        if all(type(t) in PLAIN_NUMBER_TYPES for t in sig.args):
+            try:
+                memo = (key, sig.args, len(self.registry.functions.get(key, ())))
+                impl = self._implementations.get(memo)
+            except TypeError:  # an unhashable key
+                memo = impl = None
+            if impl is None:
+                impl = self.registry.find_function(key, sig.args)
+                if memo is not None and impl is not None:
+                    self._implementations[memo] = impl
+        else:
+            impl = self.registry.find_function(key, sig.args)
         if impl is None:
             name = getattr(key, "__name__", key)
             raise LoweringError(f"no implementation of {name} for {sig}")

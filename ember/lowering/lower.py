@@ -1,6 +1,8 @@
 """Stage 6a: typed IR to an LLVM function in the native calling convention (nopython mode).
 
-Every IR variable gets a stack slot in the entry block; LLVM's mem2reg turns them into SSA.
+Every IR variable gets a stack slot in the entry block (LLVM's mem2reg turns them into SSA),
+except, in long functions, block-local temporaries, kept as SSA values from the start
+(ember/lowering/block_values.py).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from ember.ir import nodes as ir
 from ember.lowering import arrays as refs
 from ember.lowering import callconv, classes, first_class, lists, optional, stack_check
 from ember.lowering import exceptions as exception_lowering
+from ember.lowering.block_values import block_local_values, is_long
 from ember.lowering.context import CPUContext
 from ember.lowering.models import model_of
 from ember.typing.infer import TypingResult
@@ -49,6 +52,8 @@ class FunctionLowerer:
         self.sig = sig
         self.symbol = symbol
         self.slots: dict[str, llvm.Value] = {}
+        self.block_locals: frozenset[str] = frozenset()  # names kept as SSA values (lower())
+        self.local_values: dict[str, llvm.Value] = {}
         self.constants = self._numeric_constants()
         self.dependencies: list[CodeLibrary] = context.dependencies
 
@@ -79,6 +84,8 @@ class FunctionLowerer:
         self.exception_routing = exception_lowering.ExceptionRouting(self)
         self.builder.branch(self.llvm_blocks[self.func_ir.entry])
         self.statement_locations = self._statement_locations()
+        if self.statement_locations is None and is_long(self.func_ir):  # (debug: all slots)
+            self.block_locals = block_local_values(self.func_ir, self.typemap)
         for label in sorted(self.func_ir.blocks):
             self.builder.position_at_end(self.llvm_blocks[label])
             first_new_block = len(self.function.blocks)
@@ -178,6 +185,8 @@ class FunctionLowerer:
         constant = self.constants.get(var.name)
         if constant is not None:
             return constant
+        if var.name in self.block_locals:
+            return self.local_values[var.name]
         return self.builder.load(self._slot(var.name))
 
     def _numeric_constants(self) -> dict[str, llvm.Value]:
@@ -203,7 +212,10 @@ class FunctionLowerer:
         return self.context.cast(self.builder, self.load(var), self.typemap[var.name], to_type)
 
     def store(self, name: str, value: llvm.Value) -> None:
-        self.builder.store(value, self._slot(name))
+        if name in self.block_locals:
+            self.local_values[name] = value
+        else:
+            self.builder.store(value, self._slot(name))
 
     # ------------------------------------------------------------------ statements
 
@@ -583,7 +595,8 @@ def _lent_methods(func_ir: ir.FunctionIR, typemap: dict) -> set[int]:
                 touched = stmt.target.name
                 if isinstance(stmt.value, ir.Var):  # copied (to a phi: `x.m(a if c else b)`)
                     open_methods.pop(stmt.value.name, None)  # the copy owns a reference
-            open_methods = {m: v for m, v in open_methods.items() if v[0] != touched}
+            if open_methods and touched is not None:  # (most statements: nothing to drop)
+                open_methods = {m: v for m, v in open_methods.items() if v[0] != touched}
             if (
                 isinstance(stmt, ir.Assign)
                 and isinstance(stmt.value, ir.GetAttr)

@@ -25,6 +25,7 @@ class TypingContext:
         self._templates: dict[Any, list] = {}
         self._attribute_templates: list = []
         self._loaded_attributes = 0
+        self._operator_signatures: dict[tuple, Signature | None] = {}
 
     # ------------------------------------------------------------------ values
 
@@ -109,7 +110,16 @@ class TypingContext:
         return None
 
     def resolve_operator(self, fn: Any, args: tuple) -> Signature | None:
-        return self._apply_templates(fn, args, {})
+        """The signature of `fn(*args)` for an operator; on plain numbers, looked up once per
+        operator and argument types (a long function repeats the same few, sweep after sweep)."""
+        if not all(type(t) in PLAIN_NUMBER_TYPES for t in args):
+            return self._apply_templates(fn, args, {})
+        key = (fn, args, len(self.registry.functions.get(fn, ())))  # new overloads: look again
+        try:
+            return self._operator_signatures[key]
+        except KeyError:
+            found = self._operator_signatures[key] = self._apply_templates(fn, args, {})
+            return found
 
     # ------------------------------------------------------------------ attributes
 
@@ -168,6 +178,13 @@ _SCALAR_TYPES = {
     complex: types.complex128,
     type(None): types.none,
 }
+
+
+# Argument types whose operator signatures and implementations depend on nothing but the
+# types themselves: the lookups of them are memoized per compilation.
+PLAIN_NUMBER_TYPES = frozenset(
+    {types.Integer, types.Float, types.Complex, types.Boolean, types.IntegerLiteral}
+)
 
 
 def _unwrap_optionals(values: Any) -> Any:
