@@ -83,10 +83,10 @@ from ember.codegen import jit
 optimized = []  # every LLVM optimization of a module in this process
 original = jit.JITEngine.optimize
 
-def optimize(engine, module):
+def optimize(engine, module, *args):
     names = {function.name for function in module.functions}
     optimized.append("threading layer" if "ember_parallel_launch" in names else "other")
-    return original(engine, module)
+    return original(engine, module, *args)
 
 jit.JITEngine.optimize = optimize
 
@@ -311,7 +311,10 @@ from ember.codegen import jit
 
 optimized = []
 original = jit.JITEngine.optimize
-jit.JITEngine.optimize = lambda engine, module: (optimized.append(1), original(engine, module))
+jit.JITEngine.optimize = lambda engine, module, *args: (
+    optimized.append(1),
+    original(engine, module, *args),
+)
 
 import ufuncs
 
