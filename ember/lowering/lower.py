@@ -20,6 +20,7 @@ from ember.lowering import callconv, classes, first_class, lists, optional, stac
 from ember.lowering import exceptions as exception_lowering
 from ember.lowering.block_values import block_local_values, is_long
 from ember.lowering.context import CPUContext
+from ember.lowering.int_ranges import no_wrap_operations
 from ember.lowering.models import model_of
 from ember.typing.infer import TypingResult
 from ember.typing.signature import Signature
@@ -33,6 +34,7 @@ class FunctionLowerer:
 
     borrowed_fields: frozenset[str] = frozenset()  # jitclass field reads (set by `lower`)
     statement_locations = None  # with `debug=True`, gives each statement's code its line
+    no_wrap: frozenset[int] = frozenset()  # int64 operations that cannot overflow (int_ranges)
 
     def __init__(
         self,
@@ -82,6 +84,9 @@ class FunctionLowerer:
             self.func_ir, self.typemap
         )
         self.exception_routing = exception_lowering.ExceptionRouting(self)
+        self.no_wrap = no_wrap_operations(
+            self.func_ir, self.typemap, self.calltypes, refs.boundscheck_enabled(self.context)
+        )
         self.builder.branch(self.llvm_blocks[self.func_ir.entry])
         self.statement_locations = self._statement_locations()
         if self.statement_locations is None and is_long(self.func_ir):  # (debug: all slots)
@@ -326,7 +331,10 @@ class FunctionLowerer:
             key, sig.args
         ):
             key = expr.immutable_fn
-        return self.context.call_implementation(self.builder, key, sig, args)
+        result = self.context.call_implementation(self.builder, key, sig, args)
+        if id(expr) in self.no_wrap:
+            _mark_no_signed_wrap(result)
+        return result
 
     def _lower_call(self, expr: ir.Call, result_type: types.Type) -> llvm.Value:
         fnty = self.typemap[expr.func.name]
@@ -494,6 +502,13 @@ class FunctionLowerer:
         if isinstance(source_type, types.StringLiteral):  # its characters become a value here
             value = self.context.cast(self.builder, value, source_type, result_type)
         return value
+
+
+def _mark_no_signed_wrap(value: llvm.Value) -> None:
+    """Flag the int64 add/sub/mul that computed `value` (int_ranges proved it cannot wrap)."""
+    opname = getattr(value, "opname", None)
+    if opname in ("add", "sub", "mul") and "nsw" not in value.flags:
+        value.flags.append("nsw")
 
 
 def _called_method(fnty: types.Type) -> tuple[types.Type, str] | None:

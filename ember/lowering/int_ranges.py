@@ -1,0 +1,344 @@
+"""Integer ranges of a typed function's variables, and from them the int64 additions,
+subtractions and multiplications that cannot wrap: lowering gives those LLVM's `nsw` flag, which
+lets LLVM prove `x[i + 1]` non-negative and drop the negative-index fix-up.
+
+The analysis is flow-insensitive: each variable's interval is the hull over all its
+definitions, computed to a fixed point (an interval still growing after a few rounds widens to
+its type's bounds). Facts come from constants, integer types, array shapes and `len`, and the
+values a `range(...)` loop yields (`i` in `range(n)` is in [0, n.max - 1], so `i + 1` fits).
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+
+from ember import types
+from ember.ir import nodes as ir
+
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+_WIDEN_AFTER = 3  # growths of one variable's interval before it takes its type's bounds
+_MAX_ROUNDS = 12
+
+
+@dataclass(frozen=True)
+class Interval:
+    lo: int
+    hi: int
+
+    def hull(self, other: Interval) -> Interval:
+        return Interval(min(self.lo, other.lo), max(self.hi, other.hi))
+
+    def within(self, lo: int, hi: int) -> bool:
+        return lo <= self.lo and self.hi <= hi
+
+
+@dataclass(frozen=True)
+class RangeFacts:
+    """A `range(start, stop, step)` (or its iterator, or a next() pair of it) by its bounds."""
+
+    start: Interval
+    stop: Interval
+    step: Interval
+
+    def hull(self, other: RangeFacts) -> RangeFacts:
+        return RangeFacts(
+            self.start.hull(other.start), self.stop.hull(other.stop), self.step.hull(other.step)
+        )
+
+    def item(self) -> Interval:
+        """The values the range yields: each lies between start and the last one before stop."""
+        upward = Interval(self.start.lo, max(self.start.lo, self.stop.hi - 1))
+        downward = Interval(min(self.start.hi, self.stop.lo + 1), self.start.hi)
+        if self.step.lo > 0:
+            return upward
+        if self.step.hi < 0:
+            return downward
+        return upward.hull(downward)
+
+
+@dataclass(frozen=True)
+class Tagged:
+    """A non-integer value the analysis follows: an array's shape tuple, or a next() pair."""
+
+    kind: str
+    facts: RangeFacts | None = None
+
+    def hull(self, other: Tagged) -> Tagged | None:
+        if self.kind != other.kind:
+            return None
+        if self.facts is None or other.facts is None:
+            return self if self.facts is other.facts else None
+        return Tagged(self.kind, self.facts.hull(other.facts))
+
+
+NON_NEGATIVE = Interval(0, INT64_MAX)
+_ARITHMETIC = {operator.add, operator.sub, operator.mul}
+
+
+def no_wrap_operations(func_ir: ir.FunctionIR, typemap: dict, calltypes: dict, boundscheck: bool):
+    """Ids of the BinOp / InplaceBinOp expressions on int64 whose result provably fits in int64,
+    or, without boundscheck, whose result is only ever an array index (a sum past int64 is
+    then out of range in Python, where ember's unchecked indexing is undefined already)."""
+    values = _Ranges(func_ir, typemap).solve()
+    index_only = set() if boundscheck else _index_only_variables(func_ir, typemap)
+    found = set()
+    for _, stmt in func_ir.statements():
+        expr = stmt.value if isinstance(stmt, ir.Assign) else None
+        if not isinstance(expr, ir.BinOp | ir.InplaceBinOp):
+            continue
+        if _arithmetic_fn(expr) not in _ARITHMETIC or not _is_int64_operation(expr, calltypes):
+            continue
+        if typemap.get(stmt.target.name) != types.int64:
+            continue
+        exact = _exact(_arithmetic_fn(expr), values.get(expr.lhs.name), values.get(expr.rhs.name))
+        if (exact is not None and exact.within(INT64_MIN, INT64_MAX)) or (
+            stmt.target.name in index_only
+        ):
+            found.add(id(expr))
+    return frozenset(found)
+
+
+def _arithmetic_fn(expr):
+    return expr.immutable_fn if isinstance(expr, ir.InplaceBinOp) else expr.fn
+
+
+def _is_int64_operation(expr, calltypes: dict) -> bool:
+    sig = calltypes.get(expr)
+    return sig is not None and sig.return_type == types.int64 and sig.args == (types.int64,) * 2
+
+
+def _exact(fn, left, right) -> Interval | None:
+    """The exact (unbounded) interval of `left fn right`, for add, sub and mul."""
+    if not isinstance(left, Interval) or not isinstance(right, Interval):
+        return None
+    if fn is operator.add:
+        return Interval(left.lo + right.lo, left.hi + right.hi)
+    if fn is operator.sub:
+        return Interval(left.lo - right.hi, left.hi - right.lo)
+    if fn is operator.mul:
+        corners = [a * b for a in (left.lo, left.hi) for b in (right.lo, right.hi)]
+        return Interval(min(corners), max(corners))
+    return None
+
+
+def _type_bounds(typ) -> Interval | None:
+    typ = types.unliteral(typ)
+    if isinstance(typ, types.Boolean):
+        return Interval(0, 1)
+    if isinstance(typ, types.Integer):
+        return Interval(typ.minval, typ.maxval)
+    return None
+
+
+class _Ranges:
+    """The fixed point of the variables' abstract values (Interval, RangeFacts, Tagged)."""
+
+    def __init__(self, func_ir: ir.FunctionIR, typemap: dict) -> None:
+        self.typemap = typemap
+        self.definitions: list[tuple[str, object]] = []
+        self.globals: dict[str, object] = {}
+        for _, stmt in func_ir.statements():
+            if isinstance(stmt, ir.Assign):
+                self.definitions.append((stmt.target.name, stmt.value))
+                if isinstance(stmt.value, ir.Global | ir.FreeVar):
+                    self.globals[stmt.target.name] = stmt.value.value
+        self.values: dict[str, object] = {}
+        self.unknown: set[str] = set()  # variables some definition says nothing about
+        defined = {name for name, _ in self.definitions}
+        for _, stmt in func_ir.statements():
+            written_elsewhere = [] if isinstance(stmt, ir.Assign) else stmt.targets()  # parfors
+            never_written = [var for var in stmt.sources() if var.name not in defined]
+            self.unknown.update(var.name for var in (*written_elsewhere, *never_written))
+
+    def solve(self) -> dict[str, object]:
+        growths: dict[str, int] = {}
+        for _ in range(_MAX_ROUNDS):
+            changed = False
+            for name, value in self.definitions:
+                if name in self.unknown:
+                    continue
+                new = self._join(name, self._evaluate(name, value))
+                old = self.values.get(name, _BOTTOM)
+                if new == old:
+                    continue
+                changed = True
+                growths[name] = growths.get(name, 0) + (old is not _BOTTOM)
+                if growths[name] > _WIDEN_AFTER:
+                    new = None
+                if new is None:
+                    self.unknown.add(name)
+                    self.values.pop(name, None)
+                else:
+                    self.values[name] = new
+            if not changed:
+                return self._with_type_bounds()
+        return {}  # no fixed point in time: claim nothing
+
+    def _with_type_bounds(self) -> dict[str, object]:
+        result = dict(self.values)
+        for name in self.unknown:
+            bounds = _type_bounds(self.typemap.get(name))
+            if bounds is not None:
+                result[name] = bounds
+        return result
+
+    def _join(self, name: str, new):
+        if new is _BOTTOM:
+            return self.values.get(name, _BOTTOM)
+        old = self.values.get(name, _BOTTOM)
+        if old is _BOTTOM or new is None:
+            return new
+        if type(old) is not type(new):
+            return None
+        return old.hull(new)
+
+    def _operand(self, var: ir.Var):
+        """A variable's value for an expression reading it: _BOTTOM while not yet known."""
+        if var.name in self.unknown:
+            return _type_bounds(self.typemap.get(var.name))
+        return self.values.get(var.name, _BOTTOM)
+
+    def _evaluate(self, name: str, value):
+        """The abstract value `value` gives the variable `name` (_BOTTOM: not yet known)."""
+        result = self._evaluate_expression(value)
+        bounds = _type_bounds(self.typemap.get(name))
+        if isinstance(result, Interval):
+            if bounds is None or not result.within(bounds.lo, bounds.hi):
+                return bounds  # wrapped (or no longer an integer): only the type is known
+            return result
+        if result is None:
+            return bounds
+        return result
+
+    def _evaluate_expression(self, value):
+        if isinstance(value, ir.Var):
+            return self._operand(value)
+        if isinstance(value, ir.Const):
+            constant = value.value
+            return Interval(int(constant), int(constant)) if isinstance(constant, int) else None
+        if isinstance(value, ir.Cast):
+            return self._operand(value.value)
+        if isinstance(value, ir.BinOp | ir.InplaceBinOp):
+            return self._binary(_arithmetic_fn(value), value.lhs, value.rhs)
+        if isinstance(value, ir.UnaryOp) and value.fn is operator.neg:
+            operand = self._operand(value.value)
+            if isinstance(operand, Interval):
+                return Interval(-operand.hi, -operand.lo)
+            return operand if operand is _BOTTOM else None
+        if isinstance(value, ir.Call):
+            return self._call(value)
+        if isinstance(value, ir.GetAttr):
+            return self._attribute(value)
+        if isinstance(value, ir.GetItem | ir.StaticGetItem):
+            container = self._operand(value.value)
+            if isinstance(container, Tagged) and container.kind == "shape":
+                return NON_NEGATIVE
+            return None
+        if isinstance(value, ir.GetIter):
+            facts = self._operand(value.value)
+            return facts if isinstance(facts, RangeFacts) or facts is _BOTTOM else None
+        if isinstance(value, ir.IterNext):
+            facts = self._operand(value.value)
+            if isinstance(facts, RangeFacts):
+                return Tagged("pair", facts)
+            return facts if facts is _BOTTOM else None
+        if isinstance(value, ir.PairFirst):
+            pair = self._operand(value.value)
+            if isinstance(pair, Tagged) and pair.kind == "pair":
+                return pair.facts.item()
+            return pair if pair is _BOTTOM else None
+        return None
+
+    def _binary(self, fn, lhs: ir.Var, rhs: ir.Var):
+        left, right = self._operand(lhs), self._operand(rhs)
+        if left is _BOTTOM or right is _BOTTOM:
+            return _BOTTOM
+        if not isinstance(left, Interval) or not isinstance(right, Interval):
+            return None
+        if fn in _ARITHMETIC:
+            return _exact(fn, left, right)
+        if fn is operator.mod and right.lo > 0:  # Python's %: the sign of the divisor
+            upper = right.hi - 1
+            return Interval(0, min(upper, left.hi) if left.lo >= 0 else upper)
+        if fn is operator.floordiv and right.lo > 0 and left.lo >= 0:
+            return Interval(left.lo // right.hi, left.hi // right.lo)
+        if fn is operator.and_ and (left.lo >= 0 or right.lo >= 0):
+            return Interval(0, min(b.hi for b in (left, right) if b.lo >= 0))
+        return None
+
+    def _call(self, call: ir.Call):
+        if call.kws:
+            return None
+        callee = self.globals.get(call.func.name)
+        operands = [self._operand(arg) for arg in call.args]
+        if any(operand is _BOTTOM for operand in operands):
+            return _BOTTOM
+        if callee is len and len(operands) == 1:
+            return NON_NEGATIVE
+        if not all(isinstance(operand, Interval) for operand in operands):
+            return None
+        if callee is range and 1 <= len(operands) <= 3:
+            if len(operands) == 1:
+                operands = [Interval(0, 0), operands[0]]
+            if len(operands) == 2:
+                operands.append(Interval(1, 1))
+            return RangeFacts(*operands)
+        if callee in (min, max) and len(operands) >= 2:
+            pick = min if callee is min else max
+            return Interval(pick(o.lo for o in operands), pick(o.hi for o in operands))
+        return None
+
+    def _attribute(self, value: ir.GetAttr):
+        if not isinstance(self.typemap.get(value.value.name), types.Array):
+            return None
+        if value.attr == "shape":
+            return Tagged("shape")
+        if value.attr in ("size", "ndim", "itemsize", "nbytes"):
+            return NON_NEGATIVE
+        return None
+
+
+class _Bottom:
+    """No definition evaluated yet (distinct from None: nothing known)."""
+
+    def __repr__(self) -> str:
+        return "BOTTOM"
+
+
+_BOTTOM = _Bottom()
+
+
+def _index_only_variables(func_ir: ir.FunctionIR, typemap: dict) -> set[str]:
+    """Variables every use of which is an integer index of an array (`a[v]`, `a[v] = x`), or
+    an item of an index tuple (`a[v, w]`) that is itself used only that way."""
+    uses: dict[str, list[tuple[str, str | None]]] = {}  # name -> [(kind, tuple var)]
+
+    def is_array(var: ir.Var) -> bool:
+        return isinstance(typemap.get(var.name), types.Array)
+
+    for _, stmt in func_ir.statements():
+        for var, kind, owner in _classified_reads(stmt, is_array):
+            uses.setdefault(var.name, []).append((kind, owner))
+
+    def index_only(name: str, tuple_level: bool) -> bool:
+        for kind, owner in uses.get(name, [("other", None)]):
+            if kind == "other" or (kind == "item" and (tuple_level or not index_only(owner, True))):
+                return False
+        return True
+
+    return {name for name in uses if index_only(name, False)}
+
+
+def _classified_reads(stmt: ir.Stmt, is_array) -> list[tuple[ir.Var, str, str | None]]:
+    """Each variable `stmt` reads, as (var, 'index' | 'item' | 'other', the tuple built)."""
+    if isinstance(stmt, ir.SetItem) and is_array(stmt.target):
+        return [(stmt.target, "other", None), (stmt.index, "index", None),
+                (stmt.value, "other", None)]  # fmt: skip
+    if isinstance(stmt, ir.Assign):
+        value = stmt.value
+        if isinstance(value, ir.GetItem) and is_array(value.value):
+            return [(value.value, "other", None), (value.index, "index", None)]
+        if isinstance(value, ir.BuildTuple):
+            return [(item, "item", stmt.target.name) for item in value.items]
+    return [(var, "other", None) for var in stmt.sources()]
