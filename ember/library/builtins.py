@@ -50,6 +50,9 @@ def float_to_int(context, builder, sig, args):
     around it multi-exit, which the JIT's unroller accepts (see codegen/jit.py)."""
     (value,) = args
     target = context.value_type(sig.return_type)
+    deferred = context.deferred_checks
+    if deferred is not None and deferred.deferring(builder):
+        return _float_to_int_checked_later(context, builder, sig, value)
     plain, in_range = _truncate_with_range_test(builder, value, target)
     common_block = builder.block
     with builder.if_then(builder.not_(in_range), likely=False):
@@ -67,6 +70,32 @@ def float_to_int(context, builder, sig, args):
     result.add_incoming(plain, common_block)
     result.add_incoming(saturated, rare_block)
     return result
+
+
+def _float_to_int_checked_later(context, builder, sig, value):
+    """The saturating conversion, branch-free, its NaN and infinity checks recorded by the
+    loop that defers them (a loop of these vectorizes)."""
+    if context.options.error_model == "python":
+        is_nan = builder.fcmp_unordered("uno", value, value)
+        context.guard(builder, is_nan, ValueError, "cannot convert float NaN to integer")
+        magnitude = call_intrinsic(builder, "llvm.fabs", [value])
+        is_inf = builder.fcmp_ordered("==", magnitude, llvm.Constant(value.type, math.inf))
+        context.guard(builder, is_inf, OverflowError, "cannot convert float infinity to integer")
+    result_type = sig.return_type
+    if not (isinstance(result_type, types.Integer) and result_type.signed):
+        return context.cast(builder, value, sig.args[0], result_type)
+    # fptosi and a select, not llvm.fptosi.sat, which x86 converts one lane at a time
+    target = context.value_type(result_type)
+    limit = llvm.Constant(value.type, 2.0 ** (target.width - 1))
+    in_range = builder.fcmp_ordered("<", call_intrinsic(builder, "llvm.fabs", [value]), limit)
+    positive = builder.fcmp_ordered(">", value, llvm.Constant(value.type, 0.0))
+    saturated = builder.select(
+        positive,
+        llvm.Constant(target, result_type.maxval),
+        llvm.Constant(target, result_type.minval),
+    )
+    # fptosi of an out-of-range value is poison, but the select then picks `saturated`
+    return builder.select(in_range, builder.fptosi(value, target), saturated)
 
 
 def _truncate_with_range_test(builder, value, target) -> tuple:

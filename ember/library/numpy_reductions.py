@@ -80,10 +80,13 @@ def _pick(builder, axis, values: list):
 
 
 def reduce_axis(context, builder, array_type, fields, axis, out_type, acc_llvm, init_fn,
-                step: Callable, finish: Callable | None = None):  # fmt: skip
+                step: Callable, finish: Callable | None = None,
+                line: Callable | None = None):  # fmt: skip
     """A new array of the dimensions other than `axis` (runtime i64), each element the fold of
     `step(builder, acc, item, index_along_axis)` from `init_fn(builder, length)`; `finish(builder,
-    acc, length)` maps the final accumulator to the output dtype.
+    acc, length)` maps the final accumulator to the output dtype. `line(builder, base, stride,
+    length)`, when given, computes one output element from its items in place of the fold where
+    the axis varies fastest (a reduction with a faster shape than one item at a time).
 
     Each output element folds its items in order along the axis. When that axis varies fastest
     in memory, one fold runs in a register per output element; otherwise the input is streamed
@@ -103,6 +106,7 @@ def reduce_axis(context, builder, array_type, fields, axis, out_type, acc_llvm, 
     out = arr.unpack(builder, out_type, result)
     reduction = _AxisReduction(context, builder, array_type, fields, axis, length, out_type, out,
                                out_shape, acc_llvm, init_fn, step, finish)  # fmt: skip
+    reduction.line = line
     if ndim == 1:
         reduction.fold_along_axis()
         return result
@@ -151,6 +155,8 @@ class _AxisReduction:
         pointer = arr.element_pointer(b, self.out_type, self.out, indices)
         arr.store_item(b, self.out_type.dtype, value, pointer)
 
+    line: Callable | None = None  # see reduce_axis
+
     def fold_along_axis(self) -> None:
         b, fields, axis = self.builder, self.fields, self.axis
         stride = _pick(b, axis, fields.strides)
@@ -163,13 +169,18 @@ class _AxisReduction:
             base = fields.data
             for index, s in zip(indices, in_strides):
                 base = arr.offset_pointer(b, base, b.mul(index, s))
-            b.store(self.init_fn(b, self.length), slot)
-            with arr.for_range(b, self.length) as k:
-                pointer = arr.offset_pointer(b, base, b.mul(k, stride))
-                item = arr.load_item(b, self.array_type.dtype, pointer)
-                acc = b.load(slot, typ=self.acc_llvm)
-                b.store(self.step(b, acc, item, k), slot)
-            self._store_result(b.load(slot, typ=self.acc_llvm), indices)
+            if self.line is not None:
+                value = self.line(b, base, stride, self.length)
+                pointer = arr.element_pointer(b, self.out_type, self.out, indices)
+                arr.store_item(b, self.out_type.dtype, value, pointer)
+            else:
+                b.store(self.init_fn(b, self.length), slot)
+                with arr.for_range(b, self.length) as k:
+                    pointer = arr.offset_pointer(b, base, b.mul(k, stride))
+                    item = arr.load_item(b, self.array_type.dtype, pointer)
+                    acc = b.load(slot, typ=self.acc_llvm)
+                    b.store(self.step(b, acc, item, k), slot)
+                self._store_result(b.load(slot, typ=self.acc_llvm), indices)
 
     def stream_in_memory_order(self) -> None:
         b, acc_llvm = self.builder, self.acc_llvm
@@ -490,9 +501,60 @@ def _arg_extreme(is_max: bool):
             context, builder, array_type, fields, axis, sig.return_type, acc_struct,
             lambda b, length: llvm.Constant(acc_struct, None), step,
             lambda b, acc, length: b.extract_value(acc, 1),
+            line=lambda b, base, stride, length: _line_arg_extreme(
+                context, b, array_type.dtype, is_max, base, stride, length
+            ),
         )  # fmt: skip
 
     return result, lower_all, lower_axis
+
+
+def _line_arg_extreme(context, builder, dtype, is_max: bool, base, stride, length):
+    """argmax/argmin of the `length` (> 0) items at `base`, `stride` bytes apart, as for the
+    whole array: the extreme by a fold that vectorizes, then the first index holding it. Items
+    `stride == itemsize` apart get their own copy of the loops, with a constant stride."""
+    element = context.data_type(dtype)
+    itemsize = const(context.get_abi_sizeof(element))
+    result = arr.alloca_in_entry(builder, arr.i64, name="arg_extreme.index")
+    with builder.if_else(builder.icmp_signed("==", stride, itemsize)) as (unit, strided):
+        for branch, step_bytes in ((unit, itemsize), (strided, stride)):
+            with branch:
+
+                def item_at(b, k, step_bytes=step_bytes):
+                    return arr.load_item(
+                        b, dtype, arr.offset_pointer(b, base, b.mul(k, step_bytes))
+                    )
+
+                builder.store(_line_search(builder, dtype, is_max, item_at, length), result)
+    return builder.load(result, typ=arr.i64)
+
+
+def _line_search(builder, dtype, is_max: bool, item_at: Callable, length):
+    init, step = _extreme_fold(dtype, is_max, item_at(builder, const(0)))
+    acc = arr.alloca_in_entry(builder, init.type, name="arg_extreme.acc")
+    builder.store(init, acc)
+    with arr.for_range(builder, length) as k:
+        builder.store(step(builder, builder.load(acc, typ=init.type), item_at(builder, k), k), acc)
+    matches = _equal_to(builder, dtype, builder.load(acc, typ=init.type))
+    before = builder.block
+    header = builder.append_basic_block("line_search.header")
+    body = builder.append_basic_block("line_search.body")
+    done = builder.append_basic_block("line_search.done")
+    builder.branch(header)
+    builder.position_at_end(header)
+    index = builder.phi(arr.i64, name="line_search.index")
+    index.add_incoming(const(0), before)
+    last = builder.icmp_signed(">=", builder.add(index, const(1), flags=("nsw",)), length)
+    builder.cbranch(last, done, body)  # the extreme is among the items: the last one if not before
+    builder.position_at_end(body)
+    found = matches(builder, item_at(builder, index))
+    index.add_incoming(builder.add(index, const(1), flags=("nsw",)), builder.block)
+    builder.cbranch(found, done, header)
+    builder.position_at_end(done)
+    answer = builder.phi(arr.i64)
+    answer.add_incoming(index, header)
+    answer.add_incoming(index, body)
+    return answer
 
 
 _reduction("argmax", "axis=None", *_arg_extreme(True))

@@ -131,38 +131,69 @@ def _select(a, k):
 _select_jit = jitted(_select)
 
 
+def _merge_runs(values, order, scratch, start, middle, end):
+    """Merge the sorted, non-empty runs order[start:middle] and order[middle:end] (stable) in
+    place."""
+    before = _before_jit
+    i, j, k = start, middle, start
+    left, right = order[i], order[j]  # the runs' heads, and their values
+    left_value, right_value = values[left], values[right]
+    while True:
+        if before(right_value, left_value):
+            scratch[k] = right
+            j += 1
+            k += 1
+            if j == end:
+                break
+            right = order[j]
+            right_value = values[right]
+        else:
+            scratch[k] = left
+            i += 1
+            k += 1
+            if i == middle:
+                break
+            left = order[i]
+            left_value = values[left]
+    while i < middle:  # (when the right run ends first; else its rest is in place already)
+        scratch[k] = order[i]
+        i += 1
+        k += 1
+    for m in range(start, k):
+        order[m] = scratch[m]
+
+
+_merge_runs_jit = jitted(_merge_runs)
+
+_ARGSORT_RUN = 16  # runs this long are insertion-sorted before merging
+
+
 def _argsort_into(values, order, scratch):
-    """order[:] = the indices that sort the 1-d `values` (a stable bottom-up merge sort, NaNs
-    last); `scratch` holds as many int64 as `values`."""
+    """order[:] = the indices that sort the 1-d `values` (a stable merge sort, NaNs last):
+    runs of _ARGSORT_RUN by insertion, then bottom-up merges; two neighbouring runs already in
+    order are not merged (sorted input costs one comparison per run). `scratch` holds as many
+    int64 as `values`."""
     before = _before_jit
     n = values.shape[0]
     for m in range(n):
         order[m] = m
-    width = 1
+    for start in range(0, n, _ARGSORT_RUN):
+        for m in range(start + 1, min(start + _ARGSORT_RUN, n)):
+            item = order[m]
+            key = values[item]
+            p = m
+            while p > start and before(key, values[order[p - 1]]):
+                order[p] = order[p - 1]
+                p -= 1
+            order[p] = item
+    width = _ARGSORT_RUN
     while width < n:
         start = 0
         while start < n - width:
             middle = start + width
             end = min(start + 2 * width, n)
-            i, j, k = start, middle, start
-            while i < middle and j < end:
-                if before(values[order[j]], values[order[i]]):
-                    scratch[k] = order[j]
-                    j += 1
-                else:
-                    scratch[k] = order[i]
-                    i += 1
-                k += 1
-            while i < middle:
-                scratch[k] = order[i]
-                i += 1
-                k += 1
-            while j < end:
-                scratch[k] = order[j]
-                j += 1
-                k += 1
-            for m in range(start, end):
-                order[m] = scratch[m]
+            if before(values[order[middle]], values[order[middle - 1]]):
+                _merge_runs_jit(values, order, scratch, start, middle, end)
             start += 2 * width
         width *= 2
 

@@ -41,6 +41,8 @@ class TargetOptions:
 class CPUContext(NumbaContextMixin):
     """Target facts for the host CPU plus access to the lowering registry."""
 
+    deferred_checks = None  # the function being lowered's DeferredChecks, if it defers any
+
     def __init__(self, options: TargetOptions | None = None) -> None:
         _load_implementations()
         self.options = options or TargetOptions()
@@ -177,12 +179,21 @@ class CPUContext(NumbaContextMixin):
         stack_check.emit_check(self, builder, callee, unwinding)
 
     def raise_error(self, builder: llvm.IRBuilder, exc_class: type, *exc_args: Any) -> None:
-        """Emit a static raise from the current native function."""
+        """Emit a static raise from the current native function (after raising a deferred
+        check's failure, which happened first, if there is one)."""
+        deferred = self.deferred_checks
+        if deferred is not None and deferred.raises_first(builder):
+            deferred.raise_pending(builder)
         exc_id = callconv.static_exceptions.register(exc_class, exc_args)
         callconv.return_exception(builder, builder.function, exc_id)
 
     def guard(self, builder: llvm.IRBuilder, condition, exc_class: type, *exc_args) -> None:
-        """Raise `exc_class(*exc_args)` when `condition` (i1) holds."""
+        """Raise `exc_class(*exc_args)` when `condition` (i1) holds (or, in a loop deferring its
+        checks, record that it held: ember/lowering/deferred_checks.py)."""
+        deferred = self.deferred_checks
+        if deferred is not None and deferred.deferring(builder):
+            if deferred.record(builder, condition, exc_class, exc_args):
+                return
         with builder.if_then(condition, likely=False):
             self.raise_error(builder, exc_class, *exc_args)
 

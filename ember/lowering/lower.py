@@ -20,6 +20,7 @@ from ember.lowering import callconv, classes, first_class, lists, optional, stac
 from ember.lowering import exceptions as exception_lowering
 from ember.lowering.block_values import block_local_values, is_long
 from ember.lowering.context import CPUContext
+from ember.lowering.deferred_checks import DeferredChecks, plan_deferral
 from ember.lowering.int_ranges import no_wrap_operations
 from ember.lowering.models import model_of
 from ember.typing.infer import TypingResult
@@ -91,12 +92,22 @@ class FunctionLowerer:
         self.statement_locations = self._statement_locations()
         if self.statement_locations is None and is_long(self.func_ir):  # (debug: all slots)
             self.block_locals = block_local_values(self.func_ir, self.typemap)
+        deferred = self._deferred_checks()
         for label in sorted(self.func_ir.blocks):
             self.builder.position_at_end(self.llvm_blocks[label])
             first_new_block = len(self.function.blocks)
+            if deferred is not None:
+                deferred.enter_block(self.builder, label)
             for stmt in self.func_ir.blocks[label].body:
+                if deferred is not None:
+                    deferred.recording = id(stmt) in deferred.plan.deferred
                 self._lower_statement(stmt)
+                if deferred is not None:
+                    deferred.end_statement(self.builder)
             self.exception_routing.lowered_block(label, first_new_block)
+        if deferred is not None:
+            deferred.finish(self.context.raise_error)
+            self.context.deferred_checks = deferred.enclosing
         if self.statement_locations is not None:  # exits' clean-up: the `def` line
             self.statement_locations.before(self.builder, self.func_ir.loc)
         self.exception_routing.finish()
@@ -105,6 +116,18 @@ class FunctionLowerer:
             qualname = self.func_ir.qualname
             stack_check.define_unwinding_entry(self.context, self.function, self.symbol, qualname)
         return self.function
+
+    def _deferred_checks(self) -> DeferredChecks | None:
+        """The loops that defer their Python-error checks (ember/lowering/deferred_checks.py),
+        made known to the context's guards while this function is lowered."""
+        if self.context.options.error_model != "python" or self.statement_locations is not None:
+            return None
+        plan = plan_deferral(self.func_ir, self.typemap)
+        if plan is None:
+            return None
+        deferred = DeferredChecks(plan, self.builder, enclosing=self.context.deferred_checks)
+        self.context.deferred_checks = deferred
+        return deferred
 
     def _recurses_owning_nothing(self) -> bool:
         """Whether this function calls one still being compiled (it closes a recursion cycle)

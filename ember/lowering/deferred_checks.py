@@ -1,0 +1,419 @@
+"""Deferred Python-error checks: consumes a typed function's IR, produces the loops whose error
+checks may wait until the loop exits, and at lowering time records those checks' failures.
+
+In an innermost loop whose every statement acts only on the function's own values (scalars,
+arrays it allocated itself), the NaN/infinity checks of `int(x)`, `round(x)`, `math.floor(x)`
+and the domain/range checks of `math.sqrt`, `math.exp`, ... do not branch out of the loop:
+each failure is folded into a running minimum of (iteration, check site, error kind), a
+reduction LLVM vectorizes. Where the loop exits, or before any other error raised inside it,
+the first recorded failure is raised, so Python sees the same exception, and nothing outside
+the function sees the iterations that ran after it. A value computed by a failing check (a
+saturated int, a NaN) may only feed arithmetic and stores into the function's own arrays,
+never an index or a branch, so those extra iterations cannot misbehave.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.frontend.cfg import ControlFlowGraph
+from ember.ir import nodes as ir
+from ember.lowering.arrays import store_in_entry
+from ember.lowering.callconv import alloca_in_entry
+from ember.lowering.intrinsics import call_intrinsic
+
+i64 = llvm.IntType(64)
+_NO_FAILURE = (1 << 63) - 1
+_SITE_BITS, _KIND_BITS = 8, 8  # a failure's stamp: iteration << 16 | site << 8 | kind
+
+_CHECKED_MATH = {
+    getattr(math, name)
+    for name in (
+        "sqrt",
+        "exp",
+        "expm1",
+        "exp2",
+        "log",
+        "log2",
+        "log10",
+        "log1p",
+        "sin",
+        "cos",
+        "tan",
+        "asin",
+        "acos",
+        "atan",
+        "sinh",
+        "cosh",
+        "tanh",
+        "asinh",
+        "acosh",
+        "atanh",
+        "erf",
+        "erfc",
+        "gamma",
+        "lgamma",
+        "floor",
+        "ceil",
+        "trunc",
+    )  # fmt: skip
+    if hasattr(math, name)
+}
+_DEFERRABLE = _CHECKED_MATH | {int, round}  # with one float operand
+_PURE_CALLS = {abs, min, max, int, round, float, bool, math.fabs, math.copysign, math.isnan,
+               math.isinf, math.isfinite, math.hypot, math.atan2}  # fmt: skip
+_ALLOCATORS = {np.empty, np.zeros, np.ones, np.full, np.empty_like, np.zeros_like,
+               np.ones_like, np.full_like}  # fmt: skip
+_ARRAY_FACTS = {"shape", "size", "ndim", "itemsize", "nbytes", "dtype"}
+
+
+@dataclass
+class DeferralPlan:
+    """Which loops defer their checks: by header label, the loop's blocks; the blocks
+    outside them that they exit to; and the ids of the statements whose checks are deferred."""
+
+    loops: dict[int, frozenset[int]] = field(default_factory=dict)
+    exits: set[int] = field(default_factory=set)
+    deferred: set[int] = field(default_factory=set)
+
+    def in_loop(self, label: int) -> bool:
+        return any(label in blocks for blocks in self.loops.values())
+
+
+def plan_deferral(func_ir: ir.FunctionIR, typemap: dict) -> DeferralPlan | None:
+    """The loops of `func_ir` that may defer their checks (None: no such loop)."""
+    if func_ir.exception_handlers or not func_ir.blocks:
+        return None
+    facts = _FunctionFacts(func_ir, typemap)
+    if not facts.deferrable:
+        return None
+    plan = DeferralPlan()
+    for loop in _innermost_loops(func_ir):
+        statements = [stmt for label in loop.body for stmt in func_ir.blocks[label].body]
+        deferred = {id(stmt) for stmt in statements if id(stmt) in facts.deferrable}
+        if not deferred or not all(facts.allowed_in_loop(stmt) for stmt in statements):
+            continue
+        plan.loops[loop.header] = loop.body
+        plan.exits |= set(loop.exits)
+        plan.deferred |= deferred
+    return plan if plan.loops else None
+
+
+def _innermost_loops(func_ir: ir.FunctionIR) -> list:
+    """Natural loops containing no other loop, whose header is their first block (so label
+    order is execution order within one iteration)."""
+    cfg = ControlFlowGraph()
+    for label in func_ir.blocks:
+        cfg.add_node(label)
+    for label in func_ir.blocks:
+        for successor in func_ir.successors(label):
+            cfg.add_edge(label, successor)
+    cfg.set_entry_point(func_ir.entry)
+    cfg.process()
+    loops = list(cfg.loops().values())
+    return [
+        loop
+        for loop in loops
+        if loop.header == min(loop.body)
+        and not any(other.header != loop.header and other.header in loop.body for other in loops)
+    ]
+
+
+class _FunctionFacts:
+    """What the statements of one function do, for deciding whether a loop may defer."""
+
+    def __init__(self, func_ir: ir.FunctionIR, typemap: dict) -> None:
+        self.typemap = typemap
+        self.globals: dict[str, object] = {}
+        self.definitions: dict[str, list] = {}
+        for _, stmt in func_ir.statements():
+            if isinstance(stmt, ir.Assign):
+                self.definitions.setdefault(stmt.target.name, []).append(stmt.value)
+                if isinstance(stmt.value, ir.Global | ir.FreeVar):
+                    self.globals[stmt.target.name] = stmt.value.value
+        for _, stmt in func_ir.statements():  # `np.empty`, `math.sqrt`: module attributes
+            value = stmt.value if isinstance(stmt, ir.Assign) else None
+            if isinstance(value, ir.GetAttr) and self._is_module(value.value):
+                module = self.globals.get(value.value.name)
+                self.globals[stmt.target.name] = getattr(module, value.attr, None)
+        self.deferrable = {
+            id(stmt)
+            for _, stmt in func_ir.statements()
+            if isinstance(stmt, ir.Assign) and self._is_deferrable(stmt.value)
+        }
+        self.tainted = self._tainted(func_ir)
+        self.own_arrays = self._own_arrays(func_ir)
+
+    def _is_module(self, var: ir.Var) -> bool:
+        return isinstance(self.typemap.get(var.name), types.Module)
+
+    def _callee(self, call: ir.Call):
+        return self.globals.get(call.func.name)
+
+    def _is_scalar(self, var: ir.Var) -> bool:
+        return isinstance(types.unliteral(self.typemap.get(var.name)), types.Number | types.Boolean)
+
+    def _is_deferrable(self, value) -> bool:
+        if not isinstance(value, ir.Call) or value.kws or len(value.args) != 1:
+            return False
+        operand = types.unliteral(self.typemap.get(value.args[0].name))
+        try:
+            return self._callee(value) in _DEFERRABLE and isinstance(operand, types.Float)
+        except TypeError:  # an unhashable global
+            return False
+
+    def _tainted(self, func_ir: ir.FunctionIR) -> set[str]:
+        """Variables that may hold what a failing deferred check computed, and all derived."""
+        tainted = {
+            stmt.target.name for _, stmt in func_ir.statements() if id(stmt) in self.deferrable
+        }
+        assigns = [stmt for _, stmt in func_ir.statements() if isinstance(stmt, ir.Assign)]
+        grew = True
+        while grew:
+            grew = False
+            for stmt in assigns:
+                name = stmt.target.name
+                if name not in tainted and any(v.name in tainted for v in stmt.sources()):
+                    tainted.add(name)
+                    grew = True
+        return tainted
+
+    def _own_arrays(self, func_ir: ir.FunctionIR) -> set[str]:
+        """Array variables only ever holding arrays this function allocated, and used only to
+        read or write scalar items, read their shape, be copied to another such variable or
+        returned: stores into them are invisible outside until the function returns."""
+        candidates = {
+            name
+            for name, values in self.definitions.items()
+            if isinstance(self.typemap.get(name), types.Array)
+        }
+        changed = True
+        while changed:
+            changed = False
+            for name in list(candidates):
+                if not all(self._fresh(value, candidates) for value in self.definitions[name]):
+                    candidates.discard(name)
+                    changed = True
+            for _, stmt in func_ir.statements():
+                for var in stmt.sources():
+                    if var.name in candidates and not self._harmless_use(stmt, var, candidates):
+                        candidates.discard(var.name)
+                        changed = True
+        return candidates
+
+    def _fresh(self, value, candidates: set[str]) -> bool:
+        if isinstance(value, ir.Var | ir.Cast):
+            return (value if isinstance(value, ir.Var) else value.value).name in candidates
+        if isinstance(value, ir.Call):
+            try:
+                return self._callee(value) in _ALLOCATORS
+            except TypeError:
+                return False
+        return False
+
+    def _harmless_use(self, stmt: ir.Stmt, var: ir.Var, candidates: set[str]) -> bool:
+        if isinstance(stmt, ir.Return):
+            return True
+        if isinstance(stmt, ir.SetItem):
+            return stmt.target is var and stmt.index is not var and stmt.value is not var
+        if not isinstance(stmt, ir.Assign):
+            return False
+        value = stmt.value
+        if isinstance(value, ir.Var | ir.Cast):  # a copy (to return it: a cast)
+            return stmt.target.name in candidates
+        if isinstance(value, ir.GetItem | ir.StaticGetItem) and value.value is var:
+            return self._is_scalar(stmt.target)
+        if isinstance(value, ir.GetAttr):
+            return value.attr in _ARRAY_FACTS
+        return False
+
+    # ------------------------------------------------------------------ loop statements
+
+    def allowed_in_loop(self, stmt: ir.Stmt) -> bool:
+        """Whether `stmt` may run in a loop that defers its checks."""
+        if isinstance(stmt, ir.Del | ir.Jump):
+            return True
+        if isinstance(stmt, ir.Branch):
+            return stmt.cond.name not in self.tainted
+        if isinstance(stmt, ir.SetItem):
+            return (
+                stmt.target.name in self.own_arrays
+                and stmt.index.name not in self.tainted
+                and self._is_scalar(stmt.value)
+            )
+        if isinstance(stmt, ir.Assign):
+            return id(stmt) in self.deferrable or self._allowed_value(stmt.value)
+        return False
+
+    def _allowed_value(self, value) -> bool:
+        if isinstance(value, ir.Var | ir.Const | ir.Global | ir.FreeVar | ir.Cast):
+            return True
+        if isinstance(value, ir.BinOp | ir.InplaceBinOp | ir.UnaryOp):
+            return all(self._is_scalar(var) for var in value.sources())
+        if isinstance(value, ir.Call):
+            try:
+                pure = self._callee(value) in _PURE_CALLS
+            except TypeError:
+                return False
+            return pure and not value.kws and all(self._is_scalar(v) for v in value.args)
+        if isinstance(value, ir.GetItem):
+            array = isinstance(self.typemap.get(value.value.name), types.Array)
+            return array and value.index.name not in self.tainted and self._is_scalar_item(value)
+        if isinstance(value, ir.StaticGetItem):
+            container = self.typemap.get(value.value.name)
+            return isinstance(container, types.Array | types.BaseTuple)
+        if isinstance(value, ir.GetAttr):
+            if self._is_module(value.value):
+                return True
+            return isinstance(self.typemap.get(value.value.name), types.Array) and (
+                value.attr in _ARRAY_FACTS
+            )
+        if isinstance(value, ir.BuildTuple):
+            return all(self._is_scalar(var) for var in value.items)
+        if isinstance(value, ir.GetIter | ir.IterNext | ir.PairFirst | ir.PairSecond):
+            iterated = self.typemap.get(value.value.name)
+            return isinstance(
+                iterated, types.RangeType | types.RangeIteratorType | types.Tuple
+            ) or (isinstance(value, ir.PairFirst | ir.PairSecond))
+        return False
+
+    def _is_scalar_item(self, value: ir.GetItem) -> bool:
+        index = types.unliteral(self.typemap.get(value.index.name))
+        if isinstance(index, types.Integer):
+            return True
+        return isinstance(index, types.BaseTuple) and all(
+            isinstance(types.unliteral(t), types.Integer) for t in index.types
+        )
+
+
+class DeferredChecks:
+    """The lowering side: per check site, its first failure's stamp (a separate min-reduction
+    each, which LLVM vectorizes); the iteration counter; the kinds of error recorded; and the
+    switches the lowerer and `context.guard` consult. The places that test for a recorded
+    failure are filled in by `finish`, once every site is known."""
+
+    def __init__(self, plan: DeferralPlan, builder: llvm.IRBuilder, enclosing=None) -> None:
+        self.plan = plan
+        self.enclosing = enclosing  # the DeferredChecks of a function this one interrupted
+        self.function = builder.function
+        self.iteration = alloca_in_entry(builder, i64, name="deferred.iteration")
+        store_in_entry(builder, llvm.Constant(i64, 0), self.iteration)
+        self.raise_block = builder.function.append_basic_block("deferred.raise")
+        self.tests: list[tuple[llvm.Block, llvm.Block]] = []  # (test block, where it goes on)
+        self.sites: list[llvm.Value] = []  # each site's first failure stamp (a slot)
+        self.kinds: list[tuple[type, tuple]] = []
+        self.pending: list[tuple[llvm.Value, int]] = []  # this statement's (check, kind)
+        self.recording = False  # lowering a statement whose checks are deferred
+        self.in_loop = False  # lowering a block of a deferring loop
+
+    def deferring(self, builder: llvm.IRBuilder) -> bool:
+        """Whether checks emitted now are recorded (not in a function compiled meanwhile)."""
+        return self.recording and builder.function is self.function
+
+    def raises_first(self, builder: llvm.IRBuilder) -> bool:
+        """Whether a raise emitted now must first raise a recorded failure."""
+        return self.in_loop and builder.function is self.function
+
+    def enter_block(self, builder: llvm.IRBuilder, label: int) -> None:
+        """At the top of each block: count iterations in headers, raise at loop exits."""
+        self.in_loop = self.plan.in_loop(label)
+        if label in self.plan.exits:
+            self.raise_pending(builder)
+        if label in self.plan.loops:
+            count = builder.load(self.iteration, typ=i64)
+            builder.store(builder.add(count, llvm.Constant(i64, 1), flags=("nsw",)), self.iteration)
+
+    def record(self, builder: llvm.IRBuilder, condition, exc_class: type, exc_args: tuple) -> bool:
+        """Note a failing `condition` of the statement being lowered; False if it cannot be
+        deferred (too many kinds of error: the caller branches as usual). The checks of one
+        statement, in one block, make one site (`end_statement`)."""
+        kind = (exc_class, exc_args)
+        if kind not in self.kinds:
+            if len(self.kinds) >= 1 << _KIND_BITS:
+                return False
+            self.kinds.append(kind)
+        if self.pending and self.pending[0][0].parent is not builder.block:
+            self._fold_pending(before=self.pending[0][0].parent.terminator)
+        if len(self.sites) >= 1 << _SITE_BITS:
+            return False
+        self.pending.append((condition, self.kinds.index(kind)))
+        return True
+
+    def end_statement(self, builder: llvm.IRBuilder) -> None:
+        """After each statement: the site of its deferred checks."""
+        if self.pending:
+            same_block = self.pending[0][0].parent is builder.block
+            self._fold_pending(before=None if same_block else self.pending[0][0].parent.terminator)
+            builder.position_at_end(builder.block)  # (its place was before the new code)
+
+    def _fold_pending(self, before) -> None:
+        """One site for the noted checks: its stamp is (iteration, site, the first check that
+        failed), folded into the site's running minimum."""
+        pending, self.pending = self.pending, []
+        block = pending[0][0].parent
+        builder = llvm.IRBuilder(block)
+        if before is None:
+            builder.position_at_end(block)
+        else:
+            builder.position_before(before)
+        slot = alloca_in_entry(builder, i64, name="deferred.site")
+        store_in_entry(builder, _constant(_NO_FAILURE), slot)
+        tag = len(self.sites) << _KIND_BITS
+        self.sites.append(slot)
+        failed = pending[-1][0]
+        kind = _constant(pending[-1][1])
+        for condition, index in reversed(pending[:-1]):
+            failed = builder.or_(condition, failed)
+            kind = builder.select(condition, _constant(index), kind)
+        iteration = builder.load(self.iteration, typ=i64)
+        stamp = builder.or_(
+            builder.shl(iteration, _constant(_SITE_BITS + _KIND_BITS)),
+            builder.or_(kind, _constant(tag)),
+        )
+        candidate = builder.select(failed, stamp, _constant(_NO_FAILURE))
+        first = builder.load(slot, typ=i64)
+        builder.store(call_intrinsic(builder, "llvm.smin", [first, candidate]), slot)
+
+    def raise_pending(self, builder: llvm.IRBuilder) -> None:
+        """Raise the first recorded failure here, if there is one (the test is filled in by
+        `finish`)."""
+        test = builder.append_basic_block(f"{builder.block.name}.deferred")
+        following = builder.append_basic_block(f"{builder.block.name}.no_deferred")
+        builder.branch(test)
+        self.tests.append((test, following))
+        builder.position_at_end(following)
+
+    def finish(self, raise_error) -> None:
+        """Fill the tests and the raising block: the exception of the first failure's kind
+        (`raise_error(builder, exc, *args)`)."""
+        self.in_loop = self.recording = False
+        for test, following in self.tests:
+            builder = llvm.IRBuilder(test)
+            failed = builder.icmp_signed("!=", self._first(builder), _constant(_NO_FAILURE))
+            builder.cbranch(failed, self.raise_block, following).set_weights([1, 2000])
+        builder = llvm.IRBuilder(self.raise_block)
+        kind = builder.and_(self._first(builder), _constant((1 << _KIND_BITS) - 1))
+        for index, (exc_class, exc_args) in enumerate(self.kinds[:-1]):
+            with builder.if_then(builder.icmp_signed("==", kind, _constant(index))):
+                raise_error(builder, exc_class, *exc_args)
+        if self.kinds:
+            exc_class, exc_args = self.kinds[-1]
+            raise_error(builder, exc_class, *exc_args)
+        else:
+            builder.unreachable()
+
+    def _first(self, builder: llvm.IRBuilder) -> llvm.Value:
+        """The earliest stamp of all sites (no site: no failure)."""
+        first = _constant(_NO_FAILURE)
+        for slot in self.sites:
+            first = call_intrinsic(builder, "llvm.smin", [first, builder.load(slot, typ=i64)])
+        return first
+
+
+def _constant(value: int) -> llvm.Constant:
+    return llvm.Constant(i64, value)
