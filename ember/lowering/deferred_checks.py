@@ -257,8 +257,11 @@ class _FunctionFacts:
             return all(self._is_scalar(var) for var in value.sources())
         if isinstance(value, ir.Call):
             try:
-                pure = self._callee(value) in _PURE_CALLS
+                callee = self._callee(value)
+                pure = callee in _PURE_CALLS
             except TypeError:
+                return False
+            if callee in (int, round) and len(value.args) != 1:  # round(x, n): a compiled call
                 return False
             return pure and not value.kws and all(self._is_scalar(v) for v in value.args)
         if isinstance(value, ir.GetItem):

@@ -80,21 +80,23 @@ def no_wrap_operations(func_ir: ir.FunctionIR, typemap: dict, calltypes: dict, b
     """Ids of the BinOp / InplaceBinOp expressions on int64 whose result provably fits in int64,
     or, without boundscheck, whose result is only ever an array index (a sum past int64 is
     then out of range in Python, where ember's unchecked indexing is undefined already)."""
+    candidates = [
+        (stmt.target.name, stmt.value)
+        for _, stmt in func_ir.statements()
+        if isinstance(stmt, ir.Assign)
+        and isinstance(stmt.value, ir.BinOp | ir.InplaceBinOp)
+        and _arithmetic_fn(stmt.value) in _ARITHMETIC
+        and _is_int64_operation(stmt.value, calltypes)
+        and typemap.get(stmt.target.name) == types.int64
+    ]
+    if not candidates:
+        return frozenset()
     values = _Ranges(func_ir, typemap).solve()
     index_only = set() if boundscheck else _index_only_variables(func_ir, typemap)
     found = set()
-    for _, stmt in func_ir.statements():
-        expr = stmt.value if isinstance(stmt, ir.Assign) else None
-        if not isinstance(expr, ir.BinOp | ir.InplaceBinOp):
-            continue
-        if _arithmetic_fn(expr) not in _ARITHMETIC or not _is_int64_operation(expr, calltypes):
-            continue
-        if typemap.get(stmt.target.name) != types.int64:
-            continue
+    for name, expr in candidates:
         exact = _exact(_arithmetic_fn(expr), values.get(expr.lhs.name), values.get(expr.rhs.name))
-        if (exact is not None and exact.within(INT64_MIN, INT64_MAX)) or (
-            stmt.target.name in index_only
-        ):
+        if (exact is not None and exact.within(INT64_MIN, INT64_MAX)) or name in index_only:
             found.add(id(expr))
     return frozenset(found)
 
