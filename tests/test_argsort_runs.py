@@ -22,7 +22,9 @@ def test_floats_with_ties_and_nan(items):
 
 
 @pytest.mark.parametrize("n", [0, 1, 15, 16, 17, 31, 32, 33, 1000, 1025])
-@pytest.mark.parametrize("shape", ["random", "sorted", "reversed", "few values"])
+@pytest.mark.parametrize(
+    "shape", ["random", "sorted", "reversed", "few values", "descending pairs", "sawtooth"]
+)
 def test_lengths_around_the_run_size(n, shape):
     rng = np.random.default_rng(n)
     a = {
@@ -30,5 +32,7 @@ def test_lengths_around_the_run_size(n, shape):
         "sorted": np.sort(rng.standard_normal(n)),
         "reversed": -np.arange(n, dtype=np.float64),
         "few values": rng.integers(0, 3, n).astype(np.float64),
+        "descending pairs": np.repeat(np.arange(n)[::-1], 2)[:n].astype(np.float64),
+        "sawtooth": (np.arange(n) % 37)[::-1].astype(np.float64),
     }[shape]
     np.testing.assert_array_equal(argsort(a), np.argsort(a, kind="stable"))

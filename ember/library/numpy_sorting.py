@@ -165,34 +165,73 @@ def _merge_runs(values, order, scratch, start, middle, end):
 
 _merge_runs_jit = jitted(_merge_runs)
 
-_ARGSORT_RUN = 16  # runs this long are insertion-sorted before merging
+
+def _sort_run(values, order, start, end):
+    """Sort order[start:end] (stable): reversed when strictly descending, else by insertion."""
+    before = _before_jit
+    descending = True
+    for m in range(start + 1, end):
+        if not before(values[order[m]], values[order[m - 1]]):
+            descending = False
+            break
+    if descending:
+        low, high = start, end - 1
+        while low < high:
+            order[low], order[high] = order[high], order[low]
+            low += 1
+            high -= 1
+        return
+    for m in range(start + 1, end):
+        item = order[m]
+        key = values[item]
+        p = m
+        while p > start and before(key, values[order[p - 1]]):
+            order[p] = order[p - 1]
+            p -= 1
+        order[p] = item
+
+
+_sort_run_jit = jitted(_sort_run)
+
+
+def _rotate_runs(order, scratch, start, middle, end):
+    """order[start:end] = order[middle:end] + order[start:middle]."""
+    for m in range(start, middle):
+        scratch[m] = order[m]
+    for m in range(middle, end):
+        order[start + m - middle] = order[m]
+    for m in range(start, middle):
+        order[end - middle + m] = scratch[m]
+
+
+_rotate_runs_jit = jitted(_rotate_runs)
+
+_ARGSORT_RUN = 16  # runs this long are sorted before merging
 
 
 def _argsort_into(values, order, scratch):
     """order[:] = the indices that sort the 1-d `values` (a stable merge sort, NaNs last):
     runs of _ARGSORT_RUN by insertion, then bottom-up merges; two neighbouring runs already in
-    order are not merged (sorted input costs one comparison per run). `scratch` holds as many
-    int64 as `values`."""
+    order are not merged (sorted input costs one comparison per run), nor compared item by item
+    when one wholly precedes the other (reversed input). `scratch` holds as many int64 as
+    `values`."""
     before = _before_jit
     n = values.shape[0]
     for m in range(n):
         order[m] = m
     for start in range(0, n, _ARGSORT_RUN):
-        for m in range(start + 1, min(start + _ARGSORT_RUN, n)):
-            item = order[m]
-            key = values[item]
-            p = m
-            while p > start and before(key, values[order[p - 1]]):
-                order[p] = order[p - 1]
-                p -= 1
-            order[p] = item
+        _sort_run_jit(values, order, start, min(start + _ARGSORT_RUN, n))
     width = _ARGSORT_RUN
     while width < n:
         start = 0
         while start < n - width:
             middle = start + width
             end = min(start + 2 * width, n)
-            if before(values[order[middle]], values[order[middle - 1]]):
+            if not before(values[order[middle]], values[order[middle - 1]]):
+                pass  # already in order
+            elif before(values[order[end - 1]], values[order[start]]):
+                _rotate_runs_jit(order, scratch, start, middle, end)  # all of the right first
+            else:
                 _merge_runs_jit(values, order, scratch, start, middle, end)
             start += 2 * width
         width *= 2
