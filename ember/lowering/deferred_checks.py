@@ -310,7 +310,6 @@ class DeferredChecks:
         self.tests: list[tuple[llvm.Block, llvm.Block]] = []  # (test block, where it goes on)
         self.sites: list[llvm.Value] = []  # each site's first failure stamp (a slot)
         self.kinds: list[tuple[type, tuple]] = []
-        self.pending: list[tuple[llvm.Value, int]] = []  # this statement's (check, kind)
         self.recording = False  # lowering a statement whose checks are deferred
         self.in_loop = False  # lowering a block of a deferring loop
 
@@ -332,55 +331,27 @@ class DeferredChecks:
             builder.store(builder.add(count, llvm.Constant(i64, 1), flags=("nsw",)), self.iteration)
 
     def record(self, builder: llvm.IRBuilder, condition, exc_class: type, exc_args: tuple) -> bool:
-        """Note a failing `condition` of the statement being lowered; False if it cannot be
-        deferred (too many kinds of error: the caller branches as usual). The checks of one
-        statement, in one block, make one site (`end_statement`)."""
+        """Fold a failing `condition` into a new site's first failure, a min-reduction of its
+        own (one per check: separate reductions vectorize, a chain into one does not); False if
+        it cannot be deferred (too many sites or kinds: the caller branches as usual)."""
         kind = (exc_class, exc_args)
         if kind not in self.kinds:
             if len(self.kinds) >= 1 << _KIND_BITS:
                 return False
             self.kinds.append(kind)
-        if self.pending and self.pending[0][0].parent is not builder.block:
-            self._fold_pending(before=self.pending[0][0].parent.terminator)
         if len(self.sites) >= 1 << _SITE_BITS:
             return False
-        self.pending.append((condition, self.kinds.index(kind)))
-        return True
-
-    def end_statement(self, builder: llvm.IRBuilder) -> None:
-        """After each statement: the site of its deferred checks."""
-        if self.pending:
-            same_block = self.pending[0][0].parent is builder.block
-            self._fold_pending(before=None if same_block else self.pending[0][0].parent.terminator)
-            builder.position_at_end(builder.block)  # (its place was before the new code)
-
-    def _fold_pending(self, before) -> None:
-        """One site for the noted checks: its stamp is (iteration, site, the first check that
-        failed), folded into the site's running minimum."""
-        pending, self.pending = self.pending, []
-        block = pending[0][0].parent
-        builder = llvm.IRBuilder(block)
-        if before is None:
-            builder.position_at_end(block)
-        else:
-            builder.position_before(before)
         slot = alloca_in_entry(builder, i64, name="deferred.site")
         store_in_entry(builder, _constant(_NO_FAILURE), slot)
-        tag = len(self.sites) << _KIND_BITS
+        tag = len(self.sites) << _KIND_BITS | self.kinds.index(kind)
         self.sites.append(slot)
-        failed = pending[-1][0]
-        kind = _constant(pending[-1][1])
-        for condition, index in reversed(pending[:-1]):
-            failed = builder.or_(condition, failed)
-            kind = builder.select(condition, _constant(index), kind)
         iteration = builder.load(self.iteration, typ=i64)
-        stamp = builder.or_(
-            builder.shl(iteration, _constant(_SITE_BITS + _KIND_BITS)),
-            builder.or_(kind, _constant(tag)),
-        )
-        candidate = builder.select(failed, stamp, _constant(_NO_FAILURE))
+        shifted = builder.shl(iteration, _constant(_SITE_BITS + _KIND_BITS))
+        stamp = builder.or_(shifted, _constant(tag))
+        candidate = builder.select(condition, stamp, _constant(_NO_FAILURE))
         first = builder.load(slot, typ=i64)
         builder.store(call_intrinsic(builder, "llvm.smin", [first, candidate]), slot)
+        return True
 
     def raise_pending(self, builder: llvm.IRBuilder) -> None:
         """Raise the first recorded failure here, if there is one (the test is filled in by

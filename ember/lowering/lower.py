@@ -102,8 +102,6 @@ class FunctionLowerer:
                 if deferred is not None:
                     deferred.recording = id(stmt) in deferred.plan.deferred
                 self._lower_statement(stmt)
-                if deferred is not None:
-                    deferred.end_statement(self.builder)
             self.exception_routing.lowered_block(label, first_new_block)
         if deferred is not None:
             deferred.finish(self.context.raise_error)
