@@ -1,15 +1,6 @@
-"""Deferred Python-error checks: consumes a typed function's IR, produces the loops whose error
-checks may wait until the loop exits, and at lowering time records those checks' failures.
-
-In an innermost loop whose every statement acts only on the function's own values (scalars,
-arrays it allocated itself), the NaN/infinity checks of `int(x)`, `round(x)`, `math.floor(x)`
-and the domain/range checks of `math.sqrt`, `math.exp`, ... do not branch out of the loop:
-each failure is folded into a running minimum of (iteration, check site, error kind), a
-reduction LLVM vectorizes. Where the loop exits, or before any other error raised inside it,
-the first recorded failure is raised, so Python sees the same exception, and nothing outside
-the function sees the iterations that ran after it. A value computed by a failing check (a
-saturated int, a NaN) may only feed arithmetic and stores into the function's own arrays,
-never an index or a branch, so those extra iterations cannot misbehave.
+"""Deferred Python-error checks: consumes a typed function's IR, produces the innermost loops
+whose NaN/infinity/domain checks may wait for the loop's exit (so the loop vectorizes), and at
+lowering time records those checks' failures and raises the first one where the loop exits.
 """
 
 from __future__ import annotations
@@ -86,7 +77,16 @@ class DeferralPlan:
 
 
 def plan_deferral(func_ir: ir.FunctionIR, typemap: dict) -> DeferralPlan | None:
-    """The loops of `func_ir` that may defer their checks (None: no such loop)."""
+    """The loops of `func_ir` that may defer their checks (None: no such loop).
+
+    A loop may when every statement in it acts only on the function's own values (scalars,
+    arrays it allocated itself and never lets out before returning): then the checks of
+    `int(x)`, `round(x)`, `math.floor(x)`, `math.sqrt(x)`, `math.exp(x)`, ... only record a
+    failure (iteration, site, kind), and the first is raised where the loop exits or before
+    any other error raised in it, so Python sees the same exception and nothing outside sees
+    the iterations run after it. A value a failing check computed (a saturated int, a NaN) may
+    feed arithmetic and stores into the function's arrays, never an index or a branch, so those
+    iterations cannot misbehave."""
     if func_ir.exception_handlers or not func_ir.blocks:
         return None
     facts = _FunctionFacts(func_ir, typemap)

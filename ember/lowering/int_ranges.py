@@ -1,11 +1,6 @@
-"""Integer ranges of a typed function's variables, and from them the int64 additions,
-subtractions and multiplications that cannot wrap: lowering gives those LLVM's `nsw` flag, which
-lets LLVM prove `x[i + 1]` non-negative and drop the negative-index fix-up.
-
-The analysis is flow-insensitive: each variable's interval is the hull over all its
-definitions, computed to a fixed point (an interval still growing after a few rounds widens to
-its type's bounds). Facts come from constants, integer types, array shapes and `len`, and the
-values a `range(...)` loop yields (`i` in `range(n)` is in [0, n.max - 1], so `i + 1` fits).
+"""Integer ranges of a typed function's variables (consumes its IR and types), producing the
+int64 additions, subtractions and multiplications that cannot wrap: lowering flags those `nsw`,
+which lets LLVM prove `x[i + 1]` non-negative and drop the negative-index fix-up.
 """
 
 from __future__ import annotations
@@ -134,7 +129,12 @@ def _type_bounds(typ) -> Interval | None:
 
 
 class _Ranges:
-    """The fixed point of the variables' abstract values (Interval, RangeFacts, Tagged)."""
+    """The fixed point of the variables' abstract values (Interval, RangeFacts, Tagged).
+
+    Flow-insensitive: a variable's interval is the hull over all its definitions, to a fixed
+    point (one still growing after a few rounds takes its type's bounds). Facts come from
+    constants, integer types, array shapes and `len`, and the values `range(...)` yields
+    (`i` in `range(n)` is in [0, n.max - 1], so `i + 1` fits)."""
 
     def __init__(self, func_ir: ir.FunctionIR, typemap: dict) -> None:
         self.typemap = typemap
