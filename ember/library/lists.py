@@ -271,6 +271,79 @@ def list_setitem(xs, index, value):
         return setitem
 
 
+@overload(operator.setitem)
+def list_setslice(xs, index, values):
+    """`xs[a:b] = values` (any length) and `xs[a:b:k] = values` (the slice's length)."""
+    if not (_is_list(xs) and isinstance(index, types.SliceType)):
+        return None
+    if not (_is_list(values) and _fits(xs, values.dtype)):
+        return None
+
+    def setslice(xs, index, values):
+        values = values[:]  # `xs[:] = xs` reads the items before they move
+        n = _length(xs)
+        start, count, step = _slice_indices(index, n)
+        m = len(values)
+        if step != 1 and m != count:
+            raise ValueError("attempt to assign sequence of wrong size to extended slice")
+        if step != 1:
+            for k in range(m):
+                _release(xs, start + k * step)
+                _store_new(xs, start + k * step, values[k])
+            return
+        for k in range(count):
+            _release(xs, start + k)
+        _reserve(xs, n - count + m)
+        _move(xs, start + count, start + m, n - start - count)
+        for k in range(m):
+            _store_new(xs, start + k, values[k])
+        _set_length(xs, n - count + m)
+
+    return setslice
+
+
+@overload(operator.delitem)
+def list_delitem(xs, index):
+    if not _is_list(xs):
+        return None
+    if _index(index):
+
+        def delitem(xs, index):
+            n = _length(xs)
+            if index < 0:
+                index += n
+            if index < 0 or index >= n:
+                raise IndexError("list assignment index out of range")
+            _release(xs, index)
+            _move(xs, index + 1, index, n - index - 1)
+            _set_length(xs, n - 1)
+
+        return delitem
+    if isinstance(index, types.SliceType):
+
+        def delslice(xs, index):
+            n = _length(xs)
+            start, count, step = _slice_indices(index, n)
+            if count == 0:
+                return
+            if step < 0:  # the same items, walked upwards
+                start += (count - 1) * step
+                step = -step
+            write = start
+            deleted = 0
+            for read in range(start, n):
+                if deleted < count and read == start + deleted * step:
+                    _release(xs, read)
+                    deleted += 1
+                else:
+                    _move(xs, read, write, 1)
+                    write += 1
+            _set_length(xs, n - count)
+
+        return delslice
+    return None
+
+
 @registry.typer(iter)
 def _type_iter(args, kws):
     if len(args) == 1 and not kws and _is_list(args[0]):

@@ -3,11 +3,14 @@ ordinary lists (an empty `List()` is typed by what is later put in it, as `[]` i
 
 from __future__ import annotations
 
+from llvmlite import ir as llvm
+
 from ember import types
 from ember.library.lists import empty_list
+from ember.lowering import arrays as refs
 from ember.lowering import lists
 from ember.lowering.registry import lower_builtin, lower_getattr
-from ember.typed import List
+from ember.typed import List, list_accessors
 from ember.typing.overload import overload
 from ember.typing.signature import signature
 from ember.typing.templates import AttributeTemplate, registry
@@ -79,3 +82,39 @@ class _ListClassAttributes(AttributeTemplate):
 @lower_getattr(types.Function, "empty_list")
 def _lower_list_class_empty(context, builder, typ, value):
     return context.get_dummy_value(types.Function(list_empty))
+
+
+# ---------------------------------------------------------------------------- Python's accessors
+
+
+@registry.typer(list_accessors.list_at)
+def _type_list_at(args, kws):
+    if len(args) == 2 and isinstance(args[1], types.TypeRef):
+        if isinstance(args[1].instance_type, types.List):
+            return signature(args[1].instance_type, types.int64, args[1])
+    return None
+
+
+@lower_builtin(list_accessors.list_at, types.Integer, types.TypeRef)
+def _list_at(context, builder, sig, args):
+    """A new reference to the list at a meminfo address (the variable releases it)."""
+    meminfo = builder.inttoptr(args[0], refs.ptr)
+    value = builder.insert_value(
+        llvm.Constant(context.value_type(sig.return_type), None), meminfo, 0
+    )
+    refs.incref(builder, sig.return_type, value)
+    return value
+
+
+@registry.typer(list_accessors.list_address)
+def _type_list_address(args, kws):
+    if len(args) == 1 and isinstance(args[0], types.List):
+        return signature(types.int64, args[0])
+    return None
+
+
+@lower_builtin(list_accessors.list_address, types.List)
+def _list_address(context, builder, sig, args):
+    """The list's meminfo as an integer, with a reference that the Python caller owns."""
+    refs.incref(builder, sig.args[0], args[0])
+    return builder.ptrtoint(builder.extract_value(args[0], 0), refs.i64)
