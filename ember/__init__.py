@@ -144,7 +144,7 @@ def from_dtype(dtype: Any) -> types.Type:
     """The ember scalar type of a NumPy dtype (`from_dtype(np.dtype('f4'))` is `float32`)."""
     import numpy as np
 
-    from ember.library.numpy_support import from_numpy_dtype
+    from ember.library.numpy.support import from_numpy_dtype
 
     return from_numpy_dtype(np.dtype(dtype))
 

@@ -146,7 +146,7 @@ def generate_ir(state: CompileState) -> None:
 
 def _jitted_function_of(value: object) -> FunctionType | None:
     from ember.dispatcher.dispatcher import Dispatcher
-    from ember.library.key_functions import BY_BUILTIN
+    from ember.library.builtins.key_functions import BY_BUILTIN
 
     if isinstance(value, Dispatcher):
         return value.py_func

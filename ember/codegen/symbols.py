@@ -23,12 +23,12 @@ RESOLVERS: dict[str, str] = {
     "ember.capi.": "ember.codegen.symbols:publish_capi",
     "ember.builtin.": "ember.codegen.symbols:publish_builtin",
     "ember_nrt_": "ember.runtime.nrt:publish_symbol",
-    "ember_blas_": "ember.library.numpy_linalg:publish_symbol",
+    "ember_blas_": "ember.library.numpy.linalg.products:publish_symbol",
     "ember.libm.": "ember.codegen.symbols:publish_libm",
-    "ember.numpy.": "ember.library.numpy_generator:publish_symbol",
-    "ember.random.": "ember.library.numpy_random:publish_symbol",
+    "ember.numpy.": "ember.library.numpy.random.generator:publish_symbol",
+    "ember.random.": "ember.library.numpy.random.legacy:publish_symbol",
     "ember.hash_secret": "ember.lowering.strings:publish_symbol",
-    "ember.overflow_slot": "ember.library.int_scalars:publish_symbol",
+    "ember.overflow_slot": "ember.library.builtins.int_scalars:publish_symbol",
     "ember_parallel_": "ember.codegen.symbols:publish_threading_layer",
 }
 

@@ -53,7 +53,8 @@ def _argument_ctypes(typ: types.Type) -> list:
     if isinstance(typ, types.UnicodeType):
         return string_boxing.ARGUMENT_CTYPES
     if isinstance(typ, types.NumPyRandomGeneratorType):
-        return [ctypes.c_void_p] * 3  # {meminfo, bitgen_t*, the Generator} (numpy_generator.py)
+        # {meminfo, bitgen_t*, the Generator}: ember/library/numpy/random/generator.py
+        return [ctypes.c_void_p] * 3
     raise TypeError(f"cannot pass a value of type {typ} from Python yet")
 
 

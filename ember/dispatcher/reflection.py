@@ -65,7 +65,7 @@ def to_native(typ: types.List | types.Set, items: list) -> int:
         return list_to_native(items)
     import numpy as np
 
-    from ember.library.numpy_support import numpy_dtype
+    from ember.library.numpy.support import numpy_dtype
 
     values = np.asarray(list(items), dtype=numpy_dtype(typ.dtype))
     return array_to_native(typ, values)
@@ -128,7 +128,7 @@ def native_values(dtype: types.Type, native_items: Any, count: int) -> list:
     if count and isinstance(dtype, (types.Boolean, types.Integer, types.Float)):
         import numpy as np
 
-        from ember.library.numpy_support import numpy_dtype
+        from ember.library.numpy.support import numpy_dtype
 
         return np.frombuffer(native_items, dtype=numpy_dtype(dtype), count=count).tolist()
     convert = _PYTHON_VALUE[type(dtype)]

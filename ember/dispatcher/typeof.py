@@ -203,7 +203,7 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
 def _typeof_array(array: Any) -> types.Type | None:
     dtype = dtype_to_type(array.dtype)
     if dtype is None:  # say why, rather than "cannot type an ndarray"
-        from ember.library.numpy_support import from_numpy_dtype
+        from ember.library.numpy.support import from_numpy_dtype
 
         from_numpy_dtype(array.dtype)  # raises a TypingError naming the dtype
         return None

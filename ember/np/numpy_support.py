@@ -19,7 +19,7 @@ def from_dtype(dtype: Any) -> types.Type:
 
 def as_dtype(typ: types.Type) -> np.dtype:
     """The NumPy dtype of an ember scalar or record type."""
-    from ember.library.numpy_support import numpy_dtype
+    from ember.library.numpy.support import numpy_dtype
 
     return numpy_dtype(typ)
 
