@@ -202,8 +202,9 @@ def test_a_fresh_process_loads_every_entry_and_compiles_nothing(warm_project):
     assert _all_hits(warm), warm
     assert not warm["typing loaded"] and not warm["lowering loaded"]
     assert set(ALL_ONCE) <= set(warm["reported cached"]) and cold["reported cached"] == []
-    # Only parallel=True's threading layer (ember/parallel/) is built in each process.
-    assert warm["llvm optimizations"] == ["threading layer"]
+    # Nothing is optimized: parallel=True's threading layer is loaded from the cache too.
+    assert warm["llvm optimizations"] == []
+    assert "threading layer" in cold["llvm optimizations"]
     assert len(cold["llvm optimizations"]) > 5
     assert (folder / "__pycache__").is_dir()
 
