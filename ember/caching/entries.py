@@ -47,6 +47,7 @@ def check_cacheable(result: Any) -> None:
     from ember.lowering.callconv import static_exceptions
 
     libraries = result.library.linked_libraries()
+    _check_objmode_runners(result.library.external_symbols())
     for library in libraries:
         if library.waiting_for:
             raise Uncacheable("it is mutually recursive with a function compiled at the same time")
@@ -54,10 +55,24 @@ def check_cacheable(result: Any) -> None:
             if abs(int(match.group(1))) > 4096:
                 raise Uncacheable(
                     "its code refers to a Python object or memory of this process by address "
-                    "(an objmode block, a Python object constant or a callback)"
+                    "(a Python object constant or a callback)"
                 )
     if _exception_ids(libraries) & static_exceptions.unstable:
         raise Uncacheable("two of its exceptions share an id")
+
+
+def _check_objmode_runners(symbols: list[str]) -> None:
+    runners = [name for name in symbols if name.startswith("ember.objmode.")]
+    if not runners:
+        return
+    from ember.lowering.objmode import runner_found_by_name
+
+    for name in runners:
+        if not runner_found_by_name(name):
+            raise Uncacheable(
+                "its objmode block belongs to a function that a new process cannot find by "
+                "its module and name (one defined inside another function, or defined again)"
+            )
 
 
 def _exception_ids(libraries: list) -> set[int]:
@@ -69,6 +84,7 @@ def _exception_ids(libraries: list) -> set[int]:
 
 def dump(result: Any, parts: dict, key: str) -> bytes:
     """The payload of a cache entry for `result` (check_cacheable first)."""
+    from ember.codegen.symbols import PICKLED_PREFIX, pickled_constant
     from ember.lowering.callconv import static_exceptions
     from ember.runtime.boxing import named_constant
 
@@ -84,6 +100,7 @@ def dump(result: Any, parts: dict, key: str) -> bytes:
         (exc_id, *static_exceptions.entry(exc_id))
         for exc_id in sorted(_exception_ids(library.linked_libraries()))
     ]
+    objects = {name: pickled_constant(name) for name in symbols if name.startswith(PICKLED_PREFIX)}
     entry = {
         "key": key,
         "parts": parts,
@@ -92,6 +109,7 @@ def dump(result: Any, parts: dict, key: str) -> bytes:
         "object": library.object_code(),
         "symbols": symbols,
         "constants": constants,
+        "objects": objects,
         "exceptions": exceptions,
     }
     try:
@@ -138,7 +156,7 @@ def remember(key: str, library: Any) -> None:
 def _prepare(entry: dict) -> str | None:
     """Publish what the object code needs; why not, when something is missing."""
     from ember.codegen.jit import engine
-    from ember.codegen.symbols import resolve
+    from ember.codegen.symbols import adopt_pickled_constant, resolve
     from ember.lowering.callconv import static_exceptions
 
     engine()  # starting the JIT publishes its own symbols (the recursion guard's key)
@@ -147,6 +165,8 @@ def _prepare(entry: dict) -> str | None:
             return f"its exception {exc_class.__name__}{exc_args} clashes with another one"
     for prefix, (dtype, shape, data) in entry["constants"].items():
         _adopt_constant(prefix, dtype, shape, data)
+    for name, data in entry["objects"].items():
+        adopt_pickled_constant(name, data)
     for name in entry["symbols"]:
         problem = resolve(name)
         if problem is not None:

@@ -346,3 +346,69 @@ def test_vectorize_and_guvectorize_loops_are_cached(tmp_path):
     for signature in ("scaled_add(float64, float64)", "scaled_add(int64, int64)",
                       "square_plus_one(float64)", "row_sum(array(float64, 1d, A)"):  # fmt: skip
         assert f"miss {signature}" in cold_log and f"hit {signature}" in warm_log
+
+
+OBJMODE_KERNELS = """\
+import numpy as np
+import ember
+
+
+@ember.njit(cache=True)
+def sorted_total(x):
+    doubled = x * 2
+    with ember.objmode(top="float64", ordered="float64[:]"):
+        ordered = np.sort(doubled)[::-1].copy()
+        top = float(ordered[0])
+    return top + ordered.sum()
+
+
+@ember.njit(cache=True)
+def checked(n):
+    with ember.objmode():
+        if n < 0:
+            raise ValueError("negative", n)
+    return n + 1
+"""
+
+OBJMODE_DRIVER = """\
+import json
+import numpy as np
+from ember.codegen import jit
+
+optimized = []
+original = jit.JITEngine.optimize
+jit.JITEngine.optimize = lambda engine, module, *args: (
+    optimized.append(1),
+    original(engine, module, *args),
+)
+
+import objmode_kernels as k
+
+x = np.array([0.5, 3.0, -1.0])
+values = [[k.sorted_total(x), k.sorted_total.py_func(x)], [k.checked(4), k.checked.py_func(4)]]
+try:
+    k.checked(-2)
+except ValueError as error:
+    values.append(list(error.args))
+hits = {f.__name__: sum(f.stats.cache_hits.values()) for f in (k.sorted_total, k.checked)}
+print(json.dumps({"values": values, "hits": hits, "optimized": len(optimized)}))
+"""
+
+
+def test_functions_with_objmode_blocks_are_cached(tmp_path):
+    (tmp_path / "objmode_kernels.py").write_text(OBJMODE_KERNELS)
+    (tmp_path / "driver.py").write_text(OBJMODE_DRIVER)
+    runs = []
+    for _ in range(2):
+        process = _start(tmp_path)
+        stdout, stderr = process.communicate(timeout=120)
+        assert process.returncode == 0, stderr
+        assert "Cannot cache" not in stderr
+        runs.append(json.loads(stdout.strip().splitlines()[-1]))
+    cold, warm = runs
+    for run in runs:
+        (jitted, python), (checked, checked_python), error = run["values"]
+        assert jitted == python == 6.0 + 5.0 and checked == checked_python == 5
+        assert error == ["negative", -2]
+    assert cold["hits"] == {"sorted_total": 0, "checked": 0} and cold["optimized"] > 0
+    assert warm["hits"] == {"sorted_total": 1, "checked": 1} and warm["optimized"] == 0
