@@ -8,6 +8,7 @@ code to the JIT and returns a CompileResult: no bytecode analysis, typing or opt
 
 from __future__ import annotations
 
+import io
 import pickle
 import re
 import threading
@@ -112,17 +113,52 @@ def dump(result: Any, parts: dict, key: str) -> bytes:
         "objects": objects,
         "exceptions": exceptions,
     }
+    stream = io.BytesIO()
     try:
-        return pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
+        _EntryPickler(stream, protocol=pickle.HIGHEST_PROTOCOL).dump(entry)
     except (pickle.PicklingError, TypeError, AttributeError) as error:
         raise Uncacheable(f"its signature or exceptions cannot be saved ({error})") from None
+    return stream.getvalue()
+
+
+_JITCLASS_INSTANCE = "jitclass instance"
+
+
+class _EntryPickler(pickle.Pickler):
+    """Saves a jitclass instance type (in a signature) as its class's module and name."""
+
+    def persistent_id(self, obj: Any) -> Any:
+        from ember import types
+
+        if not isinstance(obj, types.ClassInstanceType):
+            return None
+        from ember.codegen.symbols import _find_by_name
+
+        jit_class = obj.class_type.jit_class
+        module_name, qualname = jit_class.__module__, jit_class.__qualname__
+        if "<" in qualname or _find_by_name(module_name, qualname) is not jit_class:
+            raise Uncacheable(
+                f"it uses the jitclass {qualname}, which a new process cannot find by its "
+                "module and name (define it at the top level of a module)"
+            )
+        return (_JITCLASS_INSTANCE, module_name, qualname)
+
+
+class _EntryUnpickler(pickle.Unpickler):
+    def persistent_load(self, pid: Any) -> Any:
+        from ember.codegen.symbols import _find_by_name
+
+        kind, module_name, qualname = pid
+        if kind != _JITCLASS_INSTANCE:
+            raise pickle.UnpicklingError(f"unknown reference {kind!r}")
+        return _find_by_name(module_name, qualname).class_type.instance_type
 
 
 # ---------------------------------------------------------------------------- loading
 
 
 def read_payload(payload: bytes) -> dict:
-    return pickle.loads(payload)  # noqa: S301 - our own checksummed file
+    return _EntryUnpickler(io.BytesIO(payload)).load()  # our own checksummed file
 
 
 def load(entry: dict) -> tuple[Any, str | None]:
