@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -412,3 +413,72 @@ def test_functions_with_objmode_blocks_are_cached(tmp_path):
         assert error == ["negative", -2]
     assert cold["hits"] == {"sorted_total": 0, "checked": 0} and cold["optimized"] > 0
     assert warm["hits"] == {"sorted_total": 1, "checked": 1} and warm["optimized"] == 0
+
+
+STENCILS = """\
+import ember
+
+
+@ember.stencil(cache=True)
+def blur(a):
+    return (a[-1, 0] + a[1, 0] + a[0, -1] + a[0, 1]) * 0.25
+
+
+@ember.stencil(neighborhood=((-1, 1),), cval=-1.0, cache=True)
+def shifted_difference(a, b):
+    return a[1] - b[-1]
+"""
+
+STENCIL_DRIVER = """\
+import json
+import numpy as np
+from ember.codegen import jit
+
+optimized = []
+original = jit.JITEngine.optimize
+jit.JITEngine.optimize = lambda engine, module, *args: (
+    optimized.append(1),
+    original(engine, module, *args),
+)
+
+import stencils
+
+a, v = np.arange(20.0).reshape(4, 5), np.arange(6.0)
+into = np.zeros_like(a)
+stencils.blur(a, out=into)
+results = [stencils.blur(a).tolist(), into.tolist(), stencils.shifted_difference(v, 2 * v).tolist()]
+hits = [sum(f.stats.cache_hits.values()) for f in (stencils.blur, stencils.shifted_difference)]
+reasons = sorted(set(stencils.blur.stats.cache_miss_reasons.values()))
+out = {"results": results, "hits": hits, "reasons": reasons, "optimized": len(optimized)}
+print(json.dumps(out))
+"""
+
+
+def _stencil_expectations(weight: float) -> list:
+    a, v = np.arange(20.0).reshape(4, 5), np.arange(6.0)
+    blurred = np.zeros_like(a)
+    blurred[1:-1, 1:-1] = (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:]) * weight
+    difference = np.full_like(v, -1.0)
+    difference[1:-1] = v[2:] - 2 * v[:-2]
+    return [blurred.tolist(), blurred.tolist(), difference.tolist()]
+
+
+def test_stencils_called_from_python_are_cached(tmp_path):
+    (tmp_path / "stencils.py").write_text(STENCILS)
+    (tmp_path / "driver.py").write_text(STENCIL_DRIVER)
+
+    def run() -> dict:
+        process = _start(tmp_path)
+        stdout, stderr = process.communicate(timeout=120)
+        assert process.returncode == 0, stderr
+        return json.loads(stdout.strip().splitlines()[-1])
+
+    cold, warm = run(), run()
+    assert cold["results"] == warm["results"] == _stencil_expectations(0.25)
+    assert cold["hits"] == [0, 0] and cold["optimized"] > 0
+    assert warm["hits"] == [2, 1] and warm["optimized"] == 0  # blur: with and without out=
+    source = (tmp_path / "stencils.py").read_text().replace("* 0.25", "* 0.5")
+    (tmp_path / "stencils.py").write_text(source)
+    edited = run()
+    assert edited["results"] == _stencil_expectations(0.5)
+    assert edited["hits"] == [0, 1] and edited["reasons"] == ["changed: code"]
