@@ -189,13 +189,27 @@ class _StencilCache:
         call_types = arg_types if out_type is None else (*arg_types, out_type)
         loaded = self.cache.load(call_types, None)
         if loaded is not None:
-            from ember.dispatcher.pycall import make_invoker
+            from ember.decorators import njit
 
-            return make_invoker(loaded.signature, loaded.address)
+            # A dispatcher holding only the loaded code: calls take its native fast entry.
+            dispatcher = njit(self._stand_in(out_type is not None))
+            dispatcher._add_overload(call_types, loaded)
+            return dispatcher
         dispatcher = self.stencil_func.generated(arg_types, out_type).dispatcher
         dispatcher._disk_cache = self.cache  # compiled under the entry's symbol, then saved
         dispatcher.compile(call_types)
         return dispatcher
+
+    def _stand_in(self, with_out: bool) -> Callable:
+        """A function with the stencil function's parameters (never run: its dispatcher is
+        given the loaded machine code for the only types it is called with)."""
+        code = self.py_func.__code__
+        params = [*code.co_varnames[: code.co_argcount], *(["out"] if with_out else [])]
+        source = f"def stencil({', '.join(params)}):\n    raise NotImplementedError\n"
+        namespace: dict[str, Any] = {}
+        filename = f"<cached stencil {self.py_func.__qualname__}>"
+        exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - generated here
+        return namespace["stencil"]
 
 
 def _names(standard_indexing: Any) -> tuple[str, ...]:
