@@ -185,9 +185,10 @@ class _Fingerprinter:
         return parts
 
     def _extension_members(self, names: frozenset) -> dict[str, str]:
-        """`method <name>` / `attribute <name>` parts: the user's `@overload_method` and
-        `@overload_attribute` implementations of the names the code reads (`x.name`), whatever
-        the receiver's type (which the code does not tell)."""
+        """`method <name>` / `attribute <name>` / `overload <name>` parts: the user's
+        `@overload_method` and `@overload_attribute` implementations of the names the code
+        reads (`x.name`), whatever the receiver's type (which the code does not tell), and
+        the user's `@overload`s of library functions it names (`np.name`)."""
         found: dict[str, list[str]] = {}
         for kind, type_class, name, implementation in _user_extension_members():
             if name in names:
@@ -384,18 +385,22 @@ def _numpy_value(value: Any) -> str | None:
 
 
 def _user_extension_members() -> list[tuple[str, type, str, FunctionType]]:
-    """(kind, type class, name, implementation) of every `@overload_method` and
-    `@overload_attribute` outside the library packages (whose changes come with a version)."""
+    """(kind, type class or function, name, implementation) of every `@overload_method`,
+    `@overload_attribute` and `@overload` of a library function written outside the library
+    packages (whose own changes come with a version)."""
     templates_module = sys.modules.get("ember.typing.templates")
     if templates_module is None:
         return []
     registry = templates_module.registry
-    size = (len(registry.functions), len(registry.attributes))
+    size = (sum(map(len, dict.values(registry.functions))), len(registry.attributes))
     if _extension_members_memo[0] != size:
         found = []
         for key, templates in dict.items(registry.functions):
             if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], str):
                 found += [("method", key[0], key[1], t) for t in templates]
+            elif _is_library(getattr(key, "__module__", None)) and hasattr(key, "__name__"):
+                # `@overload(np.clip)`: the code reads `np.clip`, whose module is named only
+                found += [("overload", key, key.__name__, t) for t in templates]
         found += [("attribute", t.key, getattr(t, "_attr", None), t) for t in registry.attributes]
         members = []
         for kind, type_class, name, template in found:

@@ -291,3 +291,34 @@ def test_functions_made_by_one_factory_keep_one_entry_per_captured_value(cache_d
     entries = list((cache_dir / "cache").glob("**/cache_case_*.emberc"))
     assert len([p for p in entries if ".make._locals_.f." in p.name]) == 2
     assert len([p for p in entries if ".total." in p.name]) == 1  # its generator is inlined
+
+
+def test_user_overloads_of_library_functions_and_methods_are_in_the_key():
+    """Parts for the user's `@overload(np.<name>)` and `@overload_method(..., name)` of the
+    names a function reads; other functions' keys do not change."""
+    import math
+
+    from ember import types
+    from ember.extending import overload, overload_method
+
+    source = "import ember\n@ember.njit\ndef f(x):\n    return math.{name}(x)\n"
+    before = _parts(source.format(name="lgamma"), math=math)
+    unrelated = _parts(source.format(name="erfc"), math=math)
+
+    @overload(math.lgamma)
+    def declines_every_type(x):  # registered for the key only: never chosen
+        return None
+
+    after = _parts(source.format(name="lgamma"), math=math)
+    assert [n for n in after if after[n] != before.get(n)] == ["overload lgamma"]
+    assert _parts(source.format(name="erfc"), math=math) == unrelated
+
+    method_source = "import ember\n@ember.njit\ndef f(x):\n    return x.cache_key_probe()\n"
+    before = _parts(method_source)
+
+    @overload_method(types.Array, "cache_key_probe")
+    def probe(x):
+        return None
+
+    after = _parts(method_source)
+    assert [n for n in after if after[n] != before.get(n)] == ["method cache_key_probe"]
