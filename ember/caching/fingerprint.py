@@ -296,7 +296,7 @@ class _Fingerprinter:
         if _is_library(cls.__module__):
             return f"class:{name}"
         members = []
-        for attribute, member in sorted(vars(cls).items()):
+        for attribute, member in _class_members(cls):
             if isinstance(member, (FunctionType, staticmethod, classmethod, property)):
                 inner = getattr(member, "__func__", None) or getattr(member, "fget", member)
                 if isinstance(inner, FunctionType):
@@ -310,7 +310,7 @@ class _Fingerprinter:
         method with the globals it reads, as a function's key)."""
         definition = jit_class.class_def
         members = []
-        for attribute, member in sorted(vars(definition).items()):
+        for attribute, member in _class_members(definition):
             if isinstance(member, (staticmethod, classmethod)):
                 member = member.__func__
             if isinstance(member, property):
@@ -382,6 +382,15 @@ def _numpy_value(value: Any) -> str | None:
             return f"ember-ufunc:{value.__name__}:{_code_digest(loops.py_func.__code__)}"
         return f"ufunc:{value.__name__}"
     return None
+
+
+def _class_members(cls: type) -> list[tuple[str, Any]]:
+    """A class's own members, without those that only say where it is written (Python 3.13
+    records the first line: moving a class down must not invalidate its users)."""
+    return [(n, m) for n, m in sorted(vars(cls).items()) if n not in _LOCATION_MEMBERS]
+
+
+_LOCATION_MEMBERS = frozenset({"__firstlineno__", "__static_attributes__"})
 
 
 def _user_extension_members() -> list[tuple[str, type, str, FunctionType]]:
