@@ -127,8 +127,9 @@ def _extract_objmode_blocks(state: CompileState) -> None:
     from ember.frontend.objmode_blocks import extract_objmode_blocks
     from ember.lowering.objmode import register_blocks
 
-    state.py_func, blocks = extract_objmode_blocks(state.py_func)
-    register_blocks(blocks)
+    owner = state.py_func
+    state.py_func, blocks = extract_objmode_blocks(owner)
+    register_blocks(blocks, owner)
 
 
 def generate_ir(state: CompileState) -> None:
