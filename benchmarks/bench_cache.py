@@ -120,9 +120,20 @@ CALLS = [
 ]
 """
 
+PARALLEL = """
+@jit(cache=CACHE, parallel=True)
+def scaled_total(a):
+    total = 0.0
+    for i in prange(a.shape[0]):
+        total += 2.0 * a[i]
+    return total
+
+CALLS = [(scaled_total, (np.arange(1000.0),))]
+"""
+
 HEADERS = {
-    "ember": "import numpy as np\nfrom ember import njit as jit\n",
-    "numba": "import numpy as np\nfrom numba import njit as jit\n",
+    "ember": "import numpy as np\nfrom ember import njit as jit, prange\n",
+    "numba": "import numpy as np\nfrom numba import njit as jit, prange\n",
 }
 
 DRIVER = """
@@ -178,6 +189,7 @@ CASES = [  # (section, case, module body, cache=, warm cache)
     ("1 small function", "cache=True, warm", SMALL, True, True),
     ("10 array kernels", "cache=True, cold", KERNELS, True, False),
     ("10 array kernels", "cache=True, warm", KERNELS, True, True),
+    ("1 parallel=True kernel", "cache=True, warm", PARALLEL, True, True),
 ]
 
 

@@ -4,7 +4,8 @@ python benchmarks/bench_ufuncs.py [--quick]
 
 Rows: a 3-operand `@vectorize` kernel on 10M float64 (serial and target='parallel', writing
 into a preallocated `out=`), the call of that ufunc on 1-element arrays (call overhead), and a
-moving average `@guvectorize` over the rows of a 2-D array (serial and parallel). The "python"
+moving average `@guvectorize` over the rows of a 2-D array (serial and parallel) and on one
+1-element row (call overhead). The "python"
 column is the same computation written with NumPy operations. The machine's other load skews
 the parallel rows: the notes give the parallel speed-up each library measured.
 """
@@ -97,6 +98,10 @@ def collect(quick: bool = False) -> Report:
     gu_args = (rows, WINDOW, gu_out)
     gu_parallel = measure("  target='parallel'", "gu parallel", gu_args, gu_expected,
                           lambda: moving_average_numpy(*gu_args))  # fmt: skip
+    one_row, one_out = np.ones(1), np.empty(1)
+    measure("guvectorize on a 1-element input", "gu serial", (one_row, WINDOW, one_out),
+            np.ones(1), lambda: moving_average_numpy(one_row[None], WINDOW, one_out[None]),
+            unit="ns")  # fmt: skip
     for name in contenders:
         for label, one_thread, threads in (("vectorize", serial, parallel),
                                            ("guvectorize", gu_serial, gu_parallel)):  # fmt: skip

@@ -9,10 +9,11 @@ def f(x, y):
 
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import Any
 
 from ember import types
-from ember.decorators import jit, njit
+from ember.decorators import jit, jit_module, njit
 from ember.errors import TypingError, UnsupportedError
 from ember.misc.carray import carray, farray
 from ember.misc.literal import literal_unroll
@@ -77,6 +78,10 @@ from ember.types.scalars import (  # the type names Numba exports at its top lev
 )
 
 __version__ = "0.1.0"
+_VersionInfo = namedtuple(  # Numba's `version_info` fields
+    "version_info", "major minor patch short full string tuple git_revision"
+)
+version_info = _VersionInfo(0, 1, 0, (0, 1), (0, 1, 0), __version__, ("0", "1", "0"), None)
 
 
 def vectorize(*args, **kwargs):
@@ -93,7 +98,7 @@ def guvectorize(*args, **kwargs):
     return _guvectorize(*args, **kwargs)
 
 
-_SUBMODULES = {"core", "typed", "extending", "experimental"}
+_SUBMODULES = {"core", "typed", "extending", "experimental", "np", "cuda"}
 
 
 def __getattr__(name: str) -> Any:
@@ -139,7 +144,7 @@ def from_dtype(dtype: Any) -> types.Type:
     """The ember scalar type of a NumPy dtype (`from_dtype(np.dtype('f4'))` is `float32`)."""
     import numpy as np
 
-    from ember.library.numpy_support import from_numpy_dtype
+    from ember.library.numpy.support import from_numpy_dtype
 
     return from_numpy_dtype(np.dtype(dtype))
 
@@ -151,6 +156,7 @@ __all__ = [
     "farray",
     "from_dtype",
     "jit",
+    "jit_module",
     "jitclass",
     "deferred_type",
     "optional",
@@ -170,6 +176,7 @@ __all__ = [
     "TypingError",
     "UnsupportedError",
     "__version__",
+    "version_info",
 ]
 __all__ += [  # the type names, as `from numba import float64` finds them
 

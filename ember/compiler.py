@@ -127,8 +127,9 @@ def _extract_objmode_blocks(state: CompileState) -> None:
     from ember.frontend.objmode_blocks import extract_objmode_blocks
     from ember.lowering.objmode import register_blocks
 
-    state.py_func, blocks = extract_objmode_blocks(state.py_func)
-    register_blocks(blocks)
+    owner = state.py_func
+    state.py_func, blocks = extract_objmode_blocks(owner)
+    register_blocks(blocks, owner)
 
 
 def generate_ir(state: CompileState) -> None:
@@ -146,7 +147,7 @@ def generate_ir(state: CompileState) -> None:
 
 def _jitted_function_of(value: object) -> FunctionType | None:
     from ember.dispatcher.dispatcher import Dispatcher
-    from ember.library.key_functions import BY_BUILTIN
+    from ember.library.builtins.key_functions import BY_BUILTIN
 
     if isinstance(value, Dispatcher):
         return value.py_func

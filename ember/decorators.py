@@ -128,3 +128,21 @@ def _parse_signature(item: Any) -> Signature:
             return Signature(None, parsed)
         return Signature(None, (parsed,))
     raise TypeError(f"cannot read a signature from {item!r}")
+
+
+def jit_module(**options: Any) -> None:
+    """Compile every function defined in the calling module with `jit(**options)`, as if each
+    were decorated (call it at the end of the module, after the functions are defined).
+    Functions imported from elsewhere, and those already jitted, are left as they are."""
+    import inspect
+    import types as pytypes
+
+    caller = inspect.stack()[1].frame
+    try:
+        namespace = caller.f_globals
+        module_name = namespace.get("__name__")
+        for name, value in list(namespace.items()):
+            if isinstance(value, pytypes.FunctionType) and value.__module__ == module_name:
+                namespace[name] = jit(**options)(value)
+    finally:
+        del caller

@@ -1,4 +1,4 @@
-"""Generators in nopython mode (ember/lowering/generators.py, ember/library/generators.py,
+"""Generators in nopython mode (ember/lowering/generators.py, ember/library/objects/generators.py,
 ember/dispatcher/generators.py): what a jitted generator yields, iterated from Python or by
 compiled code, equals what CPython's generator (`py_func`) yields; nothing leaks."""
 

@@ -1,5 +1,6 @@
-"""Lists in nopython mode (ember/types/lists.py, ember/lowering/lists.py, ember/library/lists*.py):
-every jitted function must give what its own `py_func` gives in CPython, in value and type."""
+"""Lists in nopython mode (ember/types/lists.py, ember/lowering/lists.py,
+ember/library/containers/lists.py): every jitted function must give what its own `py_func` gives in
+CPython, in value and type."""
 
 from __future__ import annotations
 

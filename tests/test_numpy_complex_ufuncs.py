@@ -1,4 +1,4 @@
-"""NumPy's unary ufuncs on complex arrays and scalars (ember/library/numpy_complex_ufuncs.py):
+"""NumPy's unary ufuncs on complex arrays and scalars (ember/library/numpy/complex_ufuncs.py):
 bit for bit NumPy's complex128 results, special values included; complex64 computed in double
 precision and rounded (NumPy's single-precision functions are off by a few units in the last
 place, or more where they cancel)."""

@@ -1,5 +1,5 @@
-"""`np.random.Generator` in compiled code (ember/library/numpy_generator.py): a generator passed
-in, or made by `np.random.default_rng(seed)` inside, draws exactly what the same generator
+"""`np.random.Generator` in compiled code (ember/library/numpy/random/generator.py): a generator
+passed in, or made by `np.random.default_rng(seed)` inside, draws exactly what the same generator
 draws in Python (NumPy's own C functions on its bit generator) and advances its state; nothing
 leaks."""
 

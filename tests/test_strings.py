@@ -1,5 +1,5 @@
 """Strings in nopython mode (ember/types/strings.py, ember/lowering/strings.py,
-ember/library/strings.py): str arguments and results, indexing, slicing, iteration, `in`,
+ember/library/strings/core.py): str arguments and results, indexing, slicing, iteration, `in`,
 comparisons, `+`, `*`, `hash`, `ord`/`chr`, lists and tuples of strings, constants, f-strings,
 print; each checked against CPython running the same function."""
 

@@ -1,4 +1,4 @@
-"""Conversions between strings and numbers in nopython mode (ember/library/strings_convert.py):
+"""Conversions between strings and numbers in nopython mode (ember/library/strings/convert.py):
 `str(int)`, `str(float)`, `str(bool)`, `int(str)`, `int(str, base)`, `float(str)`, checked
 against CPython running the same function."""
 

@@ -1,5 +1,5 @@
-"""`str` methods in nopython mode (ember/library/strings_methods.py, strings_case.py,
-strings_unicode.py): each checked against CPython running the same function, on hypothesis
+"""`str` methods in nopython mode (ember/library/strings/methods.py, case.py,
+unicode.py): each checked against CPython running the same function, on hypothesis
 text with non-ASCII characters and empty strings."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from strings_oracle import any_text, ascii_words, assert_no_leak, check, table_text
 
 from ember import njit
-from ember.library.strings_unicode import SPACES
+from ember.library.strings.unicode import SPACES
 
 small_ints = st.integers(-12, 12)
 separators = st.sampled_from([",", ", ", "ab", "é", "\U0001f600", "--", "a"])

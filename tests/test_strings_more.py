@@ -1,5 +1,5 @@
-"""Strings in nopython mode, beyond the basics (ember/library/strings_unicode.py, strings_case.py,
-strings_format.py, strings_bytes.py, strings_more.py): case mappings and predicates of every
+"""Strings in nopython mode, beyond the basics (ember/library/strings/unicode.py, case.py,
+format.py, bytes.py, more_methods.py): case mappings and predicates of every
 code point, casefold, format()/str.format/f-string specs, encode, translate; each checked
 against CPython running the same function."""
 
@@ -15,7 +15,7 @@ from strings_oracle import any_text, assert_no_leak, check, table_text
 
 from ember import njit
 from ember.errors import UnsupportedError
-from ember.library import strings_unicode
+from ember.library.strings import unicode as strings_unicode
 
 
 @njit

@@ -1,6 +1,6 @@
-"""Tuples in nopython mode (ember/library/tuples.py, hashing.py): iteration, indexing, slicing,
-len, in, +, *, comparison, hash, unpacking (of arrays too), tuples of arrays. Every jitted
-function must give what its own `py_func` gives in CPython, in value and type."""
+"""Tuples in nopython mode (ember/library/containers/tuples.py, builtins/hashing.py): iteration,
+indexing, slicing, len, in, +, *, comparison, hash, unpacking (of arrays too), tuples of arrays.
+Every jitted function must give what its own `py_func` gives in CPython, in value and type."""
 
 from __future__ import annotations
 

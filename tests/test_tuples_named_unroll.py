@@ -1,5 +1,6 @@
-"""Namedtuples (ember/library/namedtuples.py) and `literal_unroll` over tuples of different
-types (ember/rewrites/literal_unroll.py), checked against CPython running the same code."""
+"""Namedtuples (ember/library/containers/namedtuples.py) and `literal_unroll` over tuples of
+different types (ember/rewrites/literal_unroll.py), checked against CPython running the
+same code."""
 
 from __future__ import annotations
 

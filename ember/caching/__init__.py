@@ -9,6 +9,7 @@ reason, `f.stats.cache_hits` / `cache_misses` count them; `cache_clear()` or
 
 from __future__ import annotations
 
+import re
 import time
 import warnings
 from collections import Counter
@@ -172,7 +173,7 @@ class FunctionCache:
         parts = self._keys[arg_types, variant][0]
         closure = [f"{n}={v}" for n, v in parts.items() if n[:8] == "closure "]
         selector = _digest(
-            *(str(t) for t in arg_types),
+            *(_PROCESS_ID.sub("", str(t)) for t in arg_types),  # the same in every process
             str(declared_return),
             repr(self.dispatcher.options),
             variant,
@@ -243,6 +244,9 @@ class FunctionCache:
     def _debug(self, message: str) -> None:
         if config.DEBUG_CACHE:
             print(f"[ember cache] {message}", flush=True)
+
+
+_PROCESS_ID = re.compile(r"#[0-9a-f]+")  # jitclass.Acc#7f12...: an object of this process
 
 
 def explain_difference(old: dict, new: dict) -> str:

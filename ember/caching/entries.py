@@ -8,6 +8,7 @@ code to the JIT and returns a CompileResult: no bytecode analysis, typing or opt
 
 from __future__ import annotations
 
+import io
 import pickle
 import re
 import threading
@@ -47,6 +48,7 @@ def check_cacheable(result: Any) -> None:
     from ember.lowering.callconv import static_exceptions
 
     libraries = result.library.linked_libraries()
+    _check_objmode_runners(result.library.external_symbols())
     for library in libraries:
         if library.waiting_for:
             raise Uncacheable("it is mutually recursive with a function compiled at the same time")
@@ -54,10 +56,24 @@ def check_cacheable(result: Any) -> None:
             if abs(int(match.group(1))) > 4096:
                 raise Uncacheable(
                     "its code refers to a Python object or memory of this process by address "
-                    "(an objmode block, a Python object constant or a callback)"
+                    "(a Python object constant or a callback)"
                 )
     if _exception_ids(libraries) & static_exceptions.unstable:
         raise Uncacheable("two of its exceptions share an id")
+
+
+def _check_objmode_runners(symbols: list[str]) -> None:
+    runners = [name for name in symbols if name.startswith("ember.objmode.")]
+    if not runners:
+        return
+    from ember.lowering.objmode import runner_found_by_name
+
+    for name in runners:
+        if not runner_found_by_name(name):
+            raise Uncacheable(
+                "its objmode block belongs to a function that a new process cannot find by "
+                "its module and name (one defined inside another function, or defined again)"
+            )
 
 
 def _exception_ids(libraries: list) -> set[int]:
@@ -69,6 +85,7 @@ def _exception_ids(libraries: list) -> set[int]:
 
 def dump(result: Any, parts: dict, key: str) -> bytes:
     """The payload of a cache entry for `result` (check_cacheable first)."""
+    from ember.codegen.symbols import PICKLED_PREFIX, pickled_constant
     from ember.lowering.callconv import static_exceptions
     from ember.runtime.boxing import named_constant
 
@@ -84,6 +101,7 @@ def dump(result: Any, parts: dict, key: str) -> bytes:
         (exc_id, *static_exceptions.entry(exc_id))
         for exc_id in sorted(_exception_ids(library.linked_libraries()))
     ]
+    objects = {name: pickled_constant(name) for name in symbols if name.startswith(PICKLED_PREFIX)}
     entry = {
         "key": key,
         "parts": parts,
@@ -92,19 +110,55 @@ def dump(result: Any, parts: dict, key: str) -> bytes:
         "object": library.object_code(),
         "symbols": symbols,
         "constants": constants,
+        "objects": objects,
         "exceptions": exceptions,
     }
+    stream = io.BytesIO()
     try:
-        return pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
+        _EntryPickler(stream, protocol=pickle.HIGHEST_PROTOCOL).dump(entry)
     except (pickle.PicklingError, TypeError, AttributeError) as error:
         raise Uncacheable(f"its signature or exceptions cannot be saved ({error})") from None
+    return stream.getvalue()
+
+
+_JITCLASS_INSTANCE = "jitclass instance"
+
+
+class _EntryPickler(pickle.Pickler):
+    """Saves a jitclass instance type (in a signature) as its class's module and name."""
+
+    def persistent_id(self, obj: Any) -> Any:
+        from ember import types
+
+        if not isinstance(obj, types.ClassInstanceType):
+            return None
+        from ember.codegen.symbols import _find_by_name
+
+        jit_class = obj.class_type.jit_class
+        module_name, qualname = jit_class.__module__, jit_class.__qualname__
+        if "<" in qualname or _find_by_name(module_name, qualname) is not jit_class:
+            raise Uncacheable(
+                f"it uses the jitclass {qualname}, which a new process cannot find by its "
+                "module and name (define it at the top level of a module)"
+            )
+        return (_JITCLASS_INSTANCE, module_name, qualname)
+
+
+class _EntryUnpickler(pickle.Unpickler):
+    def persistent_load(self, pid: Any) -> Any:
+        from ember.codegen.symbols import _find_by_name
+
+        kind, module_name, qualname = pid
+        if kind != _JITCLASS_INSTANCE:
+            raise pickle.UnpicklingError(f"unknown reference {kind!r}")
+        return _find_by_name(module_name, qualname).class_type.instance_type
 
 
 # ---------------------------------------------------------------------------- loading
 
 
 def read_payload(payload: bytes) -> dict:
-    return pickle.loads(payload)  # noqa: S301 - our own checksummed file
+    return _EntryUnpickler(io.BytesIO(payload)).load()  # our own checksummed file
 
 
 def load(entry: dict) -> tuple[Any, str | None]:
@@ -138,7 +192,7 @@ def remember(key: str, library: Any) -> None:
 def _prepare(entry: dict) -> str | None:
     """Publish what the object code needs; why not, when something is missing."""
     from ember.codegen.jit import engine
-    from ember.codegen.symbols import resolve
+    from ember.codegen.symbols import adopt_pickled_constant, resolve
     from ember.lowering.callconv import static_exceptions
 
     engine()  # starting the JIT publishes its own symbols (the recursion guard's key)
@@ -147,6 +201,8 @@ def _prepare(entry: dict) -> str | None:
             return f"its exception {exc_class.__name__}{exc_args} clashes with another one"
     for prefix, (dtype, shape, data) in entry["constants"].items():
         _adopt_constant(prefix, dtype, shape, data)
+    for name, data in entry["objects"].items():
+        adopt_pickled_constant(name, data)
     for name in entry["symbols"]:
         problem = resolve(name)
         if problem is not None:

@@ -115,6 +115,8 @@ def _type_text(typ: Any) -> str:
         return f"{typ}:{key_digest(parts)}"
     if isinstance(typ, types.BaseTuple):
         return f"{type(typ).__name__}({', '.join(_type_text(t) for t in typ.types)})"
+    if isinstance(typ, types.ClassInstanceType):
+        return _Fingerprinter().type_text(typ)
     text = str(typ)
     if " at 0x" in text or "#" in text:
         raise Uncacheable(
@@ -171,6 +173,7 @@ class _Fingerprinter:
             for name in sorted(names):
                 if name in namespace:
                     parts[f"global {name}"] = self.value(namespace[name], names, name)
+            parts.update(self._extension_members(names))
             for name, cell in zip(code.co_freevars, func.__closure__ or ()):
                 try:
                     contents = cell.cell_contents
@@ -180,6 +183,20 @@ class _Fingerprinter:
         finally:
             self.in_progress.discard(id(func))
         return parts
+
+    def _extension_members(self, names: frozenset) -> dict[str, str]:
+        """`method <name>` / `attribute <name>` / `overload <name>` parts: the user's
+        `@overload_method` and `@overload_attribute` implementations of the names the code
+        reads (`x.name`), whatever the receiver's type (which the code does not tell), and
+        the user's `@overload`s of library functions it names (`np.name`)."""
+        found: dict[str, list[str]] = {}
+        for kind, type_class, name, implementation in _user_extension_members():
+            if name in names:
+                text = self.value(implementation, _names_read(implementation.__code__), name)
+                found.setdefault(f"{kind} {name}", []).append(
+                    f"{_qualified_name(type_class)}:{text}"
+                )
+        return {part: _digest(*sorted(texts)) for part, texts in found.items()}
 
     def value(self, value: Any, names: frozenset, where: str) -> str:
         """A short text standing for `value` (a digest where it would be long)."""
@@ -274,10 +291,12 @@ class _Fingerprinter:
 
     def _class(self, cls: type, names: frozenset) -> str:
         name = _qualified_name(cls)
+        if "class_def" in vars(cls) and "spec_types" in vars(cls):
+            return self._jitclass(cls)
         if _is_library(cls.__module__):
             return f"class:{name}"
         members = []
-        for attribute, member in sorted(vars(cls).items()):
+        for attribute, member in _class_members(cls):
             if isinstance(member, (FunctionType, staticmethod, classmethod, property)):
                 inner = getattr(member, "__func__", None) or getattr(member, "fget", member)
                 if isinstance(inner, FunctionType):
@@ -285,6 +304,37 @@ class _Fingerprinter:
             elif isinstance(member, _SIMPLE):
                 members.append(f"{attribute}={member!r}")
         return f"class:{name}({','.join(members)}){self._overloads(cls)}"
+
+    def _jitclass(self, jit_class: type) -> str:
+        """A jitclass: its fields' types and every member of the class it was made from (each
+        method with the globals it reads, as a function's key)."""
+        definition = jit_class.class_def
+        members = []
+        for attribute, member in _class_members(definition):
+            if isinstance(member, (staticmethod, classmethod)):
+                member = member.__func__
+            if isinstance(member, property):
+                functions = [member.fget, member.fset, member.fdel]
+                text = ",".join(self.value(f, frozenset(), attribute) for f in functions if f)
+            elif isinstance(member, FunctionType):
+                text = self.value(member, frozenset(), attribute)
+            elif isinstance(member, _SIMPLE):
+                text = repr(member)
+            else:
+                continue
+            members.append(f"{attribute}={text}")
+        fields = [f"{n}:{self.type_text(t)}" for n, t in jit_class.spec_types.items()]
+        return f"jitclass:{_qualified_name(jit_class)}({';'.join(fields)})({','.join(members)})"
+
+    def type_text(self, typ: Any) -> str:
+        """A type's name; a jitclass instance type adds its class's fingerprint."""
+        from ember import types
+
+        if isinstance(typ, types.ClassInstanceType):
+            return f"instance:{self.value(typ.class_type.jit_class, frozenset(), str(typ))}"
+        if isinstance(typ, types.BaseTuple):
+            return f"{type(typ).__name__}({', '.join(self.type_text(t) for t in typ.types)})"
+        return str(typ)
 
     def _other(self, value: Any, names: frozenset, where: str) -> str:
         from ember import types
@@ -332,6 +382,47 @@ def _numpy_value(value: Any) -> str | None:
             return f"ember-ufunc:{value.__name__}:{_code_digest(loops.py_func.__code__)}"
         return f"ufunc:{value.__name__}"
     return None
+
+
+def _class_members(cls: type) -> list[tuple[str, Any]]:
+    """A class's own members, without those that only say where it is written (Python 3.13
+    records the first line: moving a class down must not invalidate its users)."""
+    return [(n, m) for n, m in sorted(vars(cls).items()) if n not in _LOCATION_MEMBERS]
+
+
+_LOCATION_MEMBERS = frozenset({"__firstlineno__", "__static_attributes__"})
+
+
+def _user_extension_members() -> list[tuple[str, type, str, FunctionType]]:
+    """(kind, type class or function, name, implementation) of every `@overload_method`,
+    `@overload_attribute` and `@overload` of a library function written outside the library
+    packages (whose own changes come with a version)."""
+    templates_module = sys.modules.get("ember.typing.templates")
+    if templates_module is None:
+        return []
+    registry = templates_module.registry
+    size = (sum(map(len, dict.values(registry.functions))), len(registry.attributes))
+    if _extension_members_memo[0] != size:
+        found = []
+        for key, templates in dict.items(registry.functions):
+            if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], str):
+                found += [("method", key[0], key[1], t) for t in templates]
+            elif _is_library(getattr(key, "__module__", None)) and hasattr(key, "__name__"):
+                # `@overload(np.clip)`: the code reads `np.clip`, whose module is named only
+                found += [("overload", key, key.__name__, t) for t in templates]
+        found += [("attribute", t.key, getattr(t, "_attr", None), t) for t in registry.attributes]
+        members = []
+        for kind, type_class, name, template in found:
+            implementation = getattr(template, "_overload_func", None)
+            if isinstance(implementation, FunctionType) and not _is_library(
+                implementation.__module__
+            ):
+                members.append((kind, type_class, name, implementation))
+        _extension_members_memo[:] = [size, members]
+    return _extension_members_memo[1]
+
+
+_extension_members_memo: list = [None, []]
 
 
 def _is_library(module_name: str | None) -> bool:

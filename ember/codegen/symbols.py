@@ -9,7 +9,9 @@ process that compiled it: the disk cache refuses such code (ember/caching/).
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import importlib
+import pickle
 import threading
 
 from llvmlite import ir as llvm
@@ -23,13 +25,17 @@ RESOLVERS: dict[str, str] = {
     "ember.capi.": "ember.codegen.symbols:publish_capi",
     "ember.builtin.": "ember.codegen.symbols:publish_builtin",
     "ember_nrt_": "ember.runtime.nrt:publish_symbol",
-    "ember_blas_": "ember.library.numpy_linalg:publish_symbol",
+    "ember_blas_": "ember.library.numpy.linalg.products:publish_symbol",
     "ember.libm.": "ember.codegen.symbols:publish_libm",
-    "ember.numpy.": "ember.library.numpy_generator:publish_symbol",
-    "ember.random.": "ember.library.numpy_random:publish_symbol",
+    "ember.numpy.": "ember.library.numpy.random.generator:publish_symbol",
+    "ember.random.": "ember.library.numpy.random.legacy:publish_symbol",
     "ember.hash_secret": "ember.lowering.strings:publish_symbol",
-    "ember.overflow_slot": "ember.library.int_scalars:publish_symbol",
+    "ember.overflow_slot": "ember.library.builtins.int_scalars:publish_symbol",
     "ember_parallel_": "ember.codegen.symbols:publish_threading_layer",
+    "ember.pyobj.": "ember.codegen.symbols:publish_named_object",
+    "ember.pyconst.": "ember.codegen.symbols:publish_pickled_constant",
+    "ember.objmode.": "ember.lowering.objmode:publish_block_runner",
+    "ember_objmode_release": "ember.lowering.objmode_arrays:publish_symbol",
 }
 
 
@@ -128,6 +134,77 @@ def publish_builtin(symbol: str) -> None:
     import builtins
 
     builtin_symbol(getattr(builtins, symbol.removeprefix("ember.builtin.")))
+
+
+def named_object_symbol(obj: object) -> str | None:
+    """`ember.pyobj.<module>:<qualname>` for a function or class of ember's own modules that
+    a new process finds again by importing its module; None for any other object."""
+    module_name = getattr(obj, "__module__", None) or ""
+    qualname = getattr(obj, "__qualname__", None) or ""
+    if not module_name.startswith("ember.") or "<" in qualname or not qualname:
+        return None
+    if _find_by_name(module_name, qualname) is not obj:
+        return None
+    symbol = f"ember.pyobj.{module_name}:{qualname}"
+    publish(symbol, id(obj))
+    return symbol
+
+
+def _find_by_name(module_name: str, qualname: str) -> object:
+    import sys
+
+    found = sys.modules.get(module_name) or importlib.import_module(module_name)
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    return found
+
+
+def publish_named_object(symbol: str) -> None:
+    module_name, qualname = symbol.removeprefix("ember.pyobj.").split(":")
+    named_object_symbol(_find_by_name(module_name, qualname))
+
+
+# Objects that compiled code points at and that a cache entry carries pickled (ember's types,
+# handed to Python helpers as arguments): symbol -> object, kept alive for the process.
+PICKLED_PREFIX = "ember.pyconst."
+_pickled: dict[str, object] = {}
+
+
+def pickled_constant_symbol(obj: object) -> str | None:
+    """`ember.pyconst.<digest of its pickle>` for an ember type, None for other objects."""
+    from ember import types
+
+    if not isinstance(obj, types.Type):
+        return None
+    try:
+        data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return None
+    symbol = PICKLED_PREFIX + hashlib.blake2b(data, digest_size=12).hexdigest()
+    _adopt(symbol, obj)
+    return symbol
+
+
+def pickled_constant(symbol: str) -> bytes:
+    """The pickle of the object behind `symbol` (saved in a cache entry)."""
+    return pickle.dumps(_pickled[symbol], protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def adopt_pickled_constant(symbol: str, data: bytes) -> None:
+    """Publish `symbol` for the object pickled in `data` (read from a cache entry)."""
+    if symbol not in _pickled:
+        _adopt(symbol, pickle.loads(data))  # noqa: S301 - our own checksummed cache file
+
+
+def _adopt(symbol: str, obj: object) -> None:
+    with _lock:
+        obj = _pickled.setdefault(symbol, obj)
+    publish(symbol, id(obj))
+
+
+def publish_pickled_constant(symbol: str) -> None:
+    if symbol not in _pickled:
+        raise LookupError("a pickled constant comes with the cache entry that uses it")
 
 
 def libm_symbol(name: str) -> str:

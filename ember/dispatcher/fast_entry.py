@@ -74,6 +74,10 @@ def value_kind(typ: types.Type) -> Any:
         from ember.typed.typeddict import dict_kind
 
         return dict_kind(typ)
+    if isinstance(typ, types.List):  # an ember.typed.List (a Python list: the slow path)
+        from ember.typed.typedlist import list_kind
+
+        return list_kind(typ)
     if isinstance(typ, types.Array):
         dtype = value_kind(typ.dtype)
         if not isinstance(dtype, str):

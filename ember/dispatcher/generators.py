@@ -181,12 +181,12 @@ class CompiledGenerator:
         _resumer(self._gen_type)(None, None, None, self._state, 1)
 
     def send(self, value: Any) -> Any:
-        from ember.library.generators import UNSUPPORTED_METHODS
+        from ember.library.objects.generators import UNSUPPORTED_METHODS
 
         raise UnsupportedError(UNSUPPORTED_METHODS["send"])
 
     def throw(self, *args: Any) -> Any:
-        from ember.library.generators import UNSUPPORTED_METHODS
+        from ember.library.objects.generators import UNSUPPORTED_METHODS
 
         raise UnsupportedError(UNSUPPORTED_METHODS["throw"])
 

@@ -53,7 +53,8 @@ def _argument_ctypes(typ: types.Type) -> list:
     if isinstance(typ, types.UnicodeType):
         return string_boxing.ARGUMENT_CTYPES
     if isinstance(typ, types.NumPyRandomGeneratorType):
-        return [ctypes.c_void_p] * 3  # {meminfo, bitgen_t*, the Generator} (numpy_generator.py)
+        # {meminfo, bitgen_t*, the Generator}: ember/library/numpy/random/generator.py
+        return [ctypes.c_void_p] * 3
     raise TypeError(f"cannot pass a value of type {typ} from Python yet")
 
 
@@ -117,8 +118,8 @@ def _flatten(typ: types.Type, value: Any, out: list) -> None:
             _flatten(member, item, out)
     elif isinstance(typ, types.Array):
         arrayboxing.flatten(typ, value, out)
-    elif isinstance(typ, types.DictType):
-        out.append(value._meminfo)  # an ember.typed.Dict lends its native dict
+    elif isinstance(typ, (types.DictType, types.List)):
+        out.append(value._meminfo)  # an ember.typed.Dict / List lends its native container
     elif isinstance(typ, types.ClassInstanceType):  # borrowed: the box keeps its reference
         out.extend((value._meminfo, value._data))
     elif isinstance(typ, types.UnicodeType):
@@ -151,7 +152,7 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
     if isinstance(typ, types.Array):
         return arrayboxing.box(typ, memory, inputs, memo)
     if isinstance(typ, types.List):
-        return _box_list(typ, memory.meminfo, inputs, memo)
+        return box_list(typ, memory.meminfo, inputs, memo)
     if isinstance(typ, types.HashTable):
         from ember.typed import accessors
 
@@ -207,7 +208,7 @@ def _take_references(typ: types.Type, memory: Any) -> None:
         _take_references(typ.type, memory.data)
 
 
-def _box_list(typ: types.List, meminfo: int, inputs: tuple, memo: dict | None) -> list:
+def box_list(typ: types.List, meminfo: int, inputs: tuple, memo: dict | None) -> list:
     """A Python list of a returned list's boxed items; takes over the list's reference."""
     from ember.lowering.lists import HeaderMemory
     from ember.runtime import nrt
@@ -284,7 +285,7 @@ def make_invoker(sig: Signature, address: int) -> Callable[..., Any]:
         flat: list = []
         native_lists = []
         for index, (typ, value) in enumerate(zip(arg_types, values)):
-            if index in lists:
+            if index in lists and not hasattr(value, "_meminfo"):  # typed.List: lent as is
                 native_lists.append((value, typ, reflection.to_native(typ, value)))
                 flat.append(native_lists[-1][2])
             else:

@@ -43,6 +43,17 @@ def _as_set(values):
     return set(values)
 
 
+# item types whose lists `to_native` builds at C speed (others are filled one item at a time)
+BULK_ITEM_TYPES = (
+    types.Boolean,
+    types.Integer,
+    types.Float,
+    types.Complex,
+    types.UnicodeType,
+    types.ClassInstanceType,
+)
+
+
 def to_native(typ: types.List | types.Set, items: list) -> int:
     """A new native list or set (its meminfo, one reference owned by the caller) holding
     `items`."""
@@ -54,17 +65,25 @@ def to_native(typ: types.List | types.Set, items: list) -> int:
         return list_to_native(items)
     import numpy as np
 
-    from ember.library.numpy_support import numpy_dtype
+    from ember.library.numpy.support import numpy_dtype
+
+    values = np.asarray(list(items), dtype=numpy_dtype(typ.dtype))
+    return array_to_native(typ, values)
+
+
+def array_to_native(typ: types.List | types.Set, values: Any) -> int:
+    """A new native list or set of numbers (its meminfo, one reference owned by the caller)
+    holding the items of the 1-d array `values`, whose dtype is that of `typ`'s items."""
+    import numpy as np
+
+    from ember.lowering.callconv import ExcInfoRecord
     from ember.runtime import boxing as arrayboxing
 
     container = set if isinstance(typ, types.Set) else list
     native, array_type, _ = _builder(typ.dtype, container)
-    values = np.asarray(list(items), dtype=numpy_dtype(typ.dtype))
     flat: list = []
-    arrayboxing.flatten(array_type, values, flat)
+    arrayboxing.flatten(array_type, np.ascontiguousarray(values), flat)
     meminfo = ctypes.c_void_p(0)
-    from ember.lowering.callconv import ExcInfoRecord
-
     excinfo = ExcInfoRecord()
     native(ctypes.addressof(meminfo), ctypes.addressof(excinfo), None, *flat)
     return meminfo.value
@@ -92,28 +111,33 @@ def write_back(typ: types.List | types.Set, meminfo: int, items: list | set) -> 
 
         return list_write_back(meminfo, items)
     header = HeaderMemory.from_address(nrt.data_address(meminfo))
-    item_ctype = _ITEM_CTYPES[type(typ.dtype)](typ.dtype)
+    native_ctype = item_ctype(typ.dtype)
     count = header.size
     storage = nrt.data_address(header.storage) if header.storage and count else 0
-    native_items = (item_ctype * count).from_address(storage) if count else []
+    native_items = (native_ctype * count).from_address(storage) if count else []
     convert_item = _PYTHON_ITEM[type(typ.dtype)]
-    values = _native_values(typ.dtype, native_items, count)
+    values = native_values(typ.dtype, native_items, count)
     # compared as they are first (at C speed), then as the native list holds them (1 == 1.0)
     if values != items and values != [convert_item(item) for item in items]:
         items[:] = values  # changed by the callee
     nrt.runtime().decref(meminfo)
 
 
-def _native_values(dtype: types.Type, native_items: Any, count: int) -> list:
+def native_values(dtype: types.Type, native_items: Any, count: int) -> list:
     """The items of a native list as Python values (numbers through NumPy, at C speed)."""
     if count and isinstance(dtype, (types.Boolean, types.Integer, types.Float)):
         import numpy as np
 
-        from ember.library.numpy_support import numpy_dtype
+        from ember.library.numpy.support import numpy_dtype
 
         return np.frombuffer(native_items, dtype=numpy_dtype(dtype), count=count).tolist()
     convert = _PYTHON_VALUE[type(dtype)]
     return [convert(item) for item in native_items]
+
+
+def item_ctype(dtype: types.Type) -> Any:
+    """The ctypes type of a number as a native list holds it."""
+    return _ITEM_CTYPES[type(dtype)](dtype)
 
 
 def _integer_ctype(typ: types.Integer) -> Any:

@@ -60,8 +60,7 @@ def _typeof_slow(value: Any, cls: type) -> types.Type | None:
         members = [typeof_or_none(item) for item in value]
         return None if None in members else types.make_named_tuple(members, cls)
     if isinstance(value, list):
-        item_type = getattr(value, "_item_type", None)  # an ember.typed.List
-        return types.List(item_type) if item_type is not None else _typeof_list(value)
+        return _typeof_list(value)
     if cls is set or cls is dict:
         return _typeof_set(value) if cls is set else _refuse_dict()
     numpy_type = _typeof_numpy(value, cls)
@@ -204,7 +203,7 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
 def _typeof_array(array: Any) -> types.Type | None:
     dtype = dtype_to_type(array.dtype)
     if dtype is None:  # say why, rather than "cannot type an ndarray"
-        from ember.library.numpy_support import from_numpy_dtype
+        from ember.library.numpy.support import from_numpy_dtype
 
         from_numpy_dtype(array.dtype)  # raises a TypingError naming the dtype
         return None

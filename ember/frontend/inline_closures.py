@@ -38,7 +38,7 @@ from ember.frontend.bytecode import ByteCode
 from ember.frontend.genexpr import generator_of
 from ember.frontend.interpreter import build_ir
 from ember.ir import nodes as ir
-from ember.library.key_functions import BY_METHOD
+from ember.library.builtins.key_functions import BY_METHOD
 
 _MAX_INLINED_CALLS = 1000  # a guard against runaway growth (e.g. a chain of wrappers)
 

@@ -1,7 +1,7 @@
 """The functions a dict or set display calls in the IR: `{k1: v1, k2: v2}` becomes
 `d = dict_display(k1, v1, k2, v2)` (an empty dict of the members' common types) followed by
 `d[k1] = v1; d[k2] = v2`, and `{a, b}` becomes `s = set_display(a, b)` then `s.add(a)`...
-(typed and lowered in ember/library/dicts.py and sets.py)."""
+(typed and lowered in ember/library/containers/dicts.py and sets.py)."""
 
 from __future__ import annotations
 

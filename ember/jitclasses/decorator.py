@@ -85,7 +85,7 @@ class _Members:
 
 
 def _members(cls: type) -> _Members:
-    from ember.library.classes import SUPPORTED_DUNDERS
+    from ember.library.objects.classes import SUPPORTED_DUNDERS
 
     found = _Members()
     for klass in reversed(cls.__mro__[:-1]):  # base classes first: the class's own win
@@ -124,7 +124,7 @@ def _jit(func: Any) -> Any:
 
 
 def _install_members(jit_class: Any, members: _Members, struct: dict) -> None:
-    from ember.library.classes import register_method_name
+    from ember.library.objects.classes import register_method_name
 
     for name, typ in struct.items():
         if boxes.is_direct(typ):

@@ -9,7 +9,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.ir import nodes as ir
-from ember.library.numpy_ufuncs import (
+from ember.library.numpy.ufuncs import (
     OPERATOR_UFUNCS,
     apply_loop,
     fill_output,

@@ -520,7 +520,7 @@ class FunctionLowerer:
     def _lower_cast(self, expr: ir.Cast, result_type: types.Type) -> llvm.Value:
         source_type = self.typemap[expr.value.name]
         value = self.borrowed(source_type, self.load(expr.value))
-        if isinstance(source_type, types.StringLiteral):  # its characters become a value here
+        if _holds_string_literal(source_type):  # its characters become a value here
             value = self.context.cast(self.builder, value, source_type, result_type)
         return value
 
@@ -530,6 +530,12 @@ def _mark_no_signed_wrap(value: llvm.Value) -> None:
     opname = getattr(value, "opname", None)
     if opname in ("add", "sub", "mul") and "nsw" not in value.flags:
         value.flags.append("nsw")
+
+
+def _holds_string_literal(typ: types.Type) -> bool:
+    if isinstance(typ, types.BaseTuple):
+        return any(_holds_string_literal(member) for member in typ.types)
+    return isinstance(typ, types.StringLiteral)
 
 
 def _called_method(fnty: types.Type) -> tuple[types.Type, str] | None:

@@ -135,7 +135,8 @@ def _shift(context, builder, sig, args, left: bool):
     return builder.select(too_far, _zero(value), builder.lshr(value, clamped))
 
 
-# int / int lives in ember/library/numberlib.py: its exact slow path is written in Python.
+# int / int lives in ember/library/builtins/number_methods.py: its exact slow path is written in
+# Python.
 
 
 @lower_builtin(operator.pow, types.Integer, types.Integer)

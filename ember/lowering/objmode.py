@@ -13,12 +13,14 @@ block's Python function and unboxes its declared outputs.
 from __future__ import annotations
 
 import ctypes
+import itertools
 from collections.abc import Callable
 from typing import Any
 
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.codegen.symbols import external_global
 from ember.errors import UnsupportedError
 from ember.frontend.objmode_blocks import ObjModeBlock
 from ember.lowering import callconv
@@ -33,14 +35,15 @@ from ember.typing.templates import registry as typing_registry
 _keepalive: list = []  # Python objects that generated code points at, for the process lifetime
 
 
-def register_blocks(blocks: list[ObjModeBlock]) -> None:
-    """Make calls of each block typeable and lowerable (once per block)."""
-    for block in blocks:
+def register_blocks(blocks: list[ObjModeBlock], owner: Any) -> None:
+    """Make calls of each block of the function `owner` typeable and lowerable (once per
+    block)."""
+    for index, block in enumerate(blocks):
         if block.lowering is not None:
             continue
         for name, typ in block.outputs.items():
             _check_marshallable(typ, f"output '{name}'", block)
-        block.lowering = _BlockRunner(block)
+        block.lowering = _BlockRunner(block, _runner_symbol(owner, index, block))
         template = type("ObjModeBlockTemplate", (_ObjModeTemplate,), {"key": block, "block": block})
         typing_registry.register_global(block, template)
         specs = [types.Type] * len(block.inputs)
@@ -88,14 +91,53 @@ class _ObjModeTemplate(FunctionTemplate):
 
 # ---------------------------------------------------------------------------- run time (Python)
 
+# Compiled code reaches a block's runner by the symbol `ember.objmode.<module>:<qualname>:<n>`
+# (its function's n-th block), so that the disk cache can keep it: a new process finds the
+# function by name and extracts its blocks again. A name given to another function of the same
+# name earlier in this process gets `#k` appended: valid only here (not cached).
+RUNNER_PREFIX = "ember.objmode."
+_runner_owners: dict[str, ObjModeBlock] = {}
+
+
+def _runner_symbol(owner: Any, index: int, block: ObjModeBlock) -> str:
+    base = f"{RUNNER_PREFIX}{owner.__module__}:{owner.__qualname__}:{index}"
+    symbol = base
+    for suffix in itertools.count(1):
+        holder = _runner_owners.setdefault(symbol, block)
+        if holder is block:
+            return symbol
+        symbol = f"{base}#{suffix}"
+    raise AssertionError("unreachable")
+
+
+def runner_found_by_name(symbol: str) -> bool:
+    """Whether a new process can rebuild the runner named `symbol` (see publish_block_runner)."""
+    return "#" not in symbol and "<" not in symbol
+
+
+def publish_block_runner(symbol: str) -> None:
+    """Publish the runner named `symbol` in this process: extract the blocks of the function
+    it names (importing its module)."""
+    from ember.codegen.symbols import _find_by_name
+    from ember.frontend.objmode_blocks import extract_objmode_blocks
+
+    module_name, qualname, _ = symbol.removeprefix(RUNNER_PREFIX).rsplit(":", 2)
+    owner = _find_by_name(module_name, qualname)
+    owner = getattr(owner, "py_func", owner)  # a jitted function: its Python function
+    register_blocks(extract_objmode_blocks(owner)[1], owner)
+
 
 class _BlockRunner:
     """Calls the block's function and checks what it produced against the declarations."""
 
-    def __init__(self, block: ObjModeBlock) -> None:
+    def __init__(self, block: ObjModeBlock, symbol: str) -> None:
+        from ember.codegen.symbols import publish
+
         self.block = block
+        self.symbol = symbol
         self.checks = [(name, typ, _checker(typ)) for name, typ in block.outputs.items()]
         _keepalive.append(self)
+        publish(symbol, id(self))
 
     def __call__(self, *inputs: Any) -> tuple:
         produced = self.block.py_func(*inputs)
@@ -206,7 +248,8 @@ def _lower_block_call(block, context, builder: llvm.IRBuilder, sig: Signature, a
     null = pyapi.get_null_object()
     gil = pyapi.gil_ensure()
     boxed = [box_value(c, typ, value) for typ, value in zip(sig.args, args)]
-    result = pyapi.call_function_objargs(pyapi.borrow_constant(block.lowering), boxed)
+    runner = external_global(builder.module, block.lowering.symbol)
+    result = pyapi.call_function_objargs(runner, boxed)
     for obj in boxed:
         pyapi.decref(obj)
     failed = builder.icmp_unsigned("==", result, null)

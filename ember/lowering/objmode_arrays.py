@@ -15,6 +15,7 @@ from typing import Any
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.codegen.symbols import external_function, is_published, publish
 from ember.lowering import callconv
 from ember.lowering.models import model_of
 from ember.lowering.pyapi import PythonAPI
@@ -94,7 +95,7 @@ def unbox_array(pyapi: PythonAPI, typ: types.Array, obj: llvm.Value) -> tuple:
     with builder.if_then(builder.not_(failed), likely=True):
         pyapi.incref(obj)
         builder.store(obj, nrt.emit_data_pointer(builder, meminfo))
-        nrt.emit_set_destructor(builder, meminfo, _releaser_constant())
+        nrt.emit_set_destructor(builder, meminfo, _releaser(builder.module))
     data = llvm.Constant(model.data_type, llvm.Undefined)
     dims = _field(builder, obj, _DIMENSIONS, _PTR)
     strides = _field(builder, obj, _STRIDES, _PTR)
@@ -126,20 +127,26 @@ def _itemsize(dtype: types.Type) -> int:
 # ---------------------------------------------------------------------------- the destructor
 
 _RELEASER_TYPE = llvm.FunctionType(llvm.VoidType(), [_PTR])
-_releaser: list[int] = []
+RELEASER = "ember_objmode_release"  # found by symbol: cached code works in any process
 _releaser_lock = threading.Lock()
 
 
-def _releaser_constant() -> llvm.Constant:
-    """The address of `void release(ptr meminfo)`, which drops the ndarray reference that the
+def _releaser(module: llvm.Module) -> llvm.Function:
+    """`void ember_objmode_release(ptr meminfo)`, which drops the ndarray reference that the
     meminfo's data holds (taking the GIL: the last reference may go in `nogil` code)."""
+    publish_symbol(RELEASER)
+    return external_function(module, RELEASER, _RELEASER_TYPE)
+
+
+def publish_symbol(name: str) -> None:
     with _releaser_lock:
-        if not _releaser:
-            _releaser.append(_compile_releaser())
-    return llvm.Constant(_I64, _releaser[0]).inttoptr(_RELEASER_TYPE.as_pointer())
+        if not is_published(RELEASER):
+            publish(RELEASER, _compile_releaser())
 
 
 def _compile_releaser() -> int:
+    """Machine code for the releaser; not optimized (it is a handful of calls), so that a
+    process loading cached code runs no LLVM optimization."""
     from ember.codegen.jit import engine
     from ember.lowering.context import CPUContext
 
@@ -147,7 +154,8 @@ def _compile_releaser() -> int:
     module = llvm.Module(name="ember_objmode_release")
     module.triple = jit.triple
     module.data_layout = jit.data_layout
-    function = llvm.Function(module, _RELEASER_TYPE, "ember_objmode_release")
+    body = RELEASER + ".body"
+    function = llvm.Function(module, _RELEASER_TYPE, body)
     builder = llvm.IRBuilder(function.append_basic_block("entry"))
     pyapi = PythonAPI(CPUContext(), builder, _keepalive)
     gil = pyapi.gil_ensure()
@@ -157,9 +165,8 @@ def _compile_releaser() -> int:
     builder.ret_void()
     compiled = jit.parse(str(module))
     compiled.verify()
-    jit.optimize(compiled)
     jit.add_module(compiled)
-    return jit.address_of("ember_objmode_release")
+    return jit.address_of(body)
 
 
 _keepalive: list = []

@@ -17,7 +17,14 @@ from typing import Any
 
 from llvmlite import ir as llvm
 
-from ember.codegen.symbols import builtin_symbol, capi_symbol, external_function, external_global
+from ember.codegen.symbols import (
+    builtin_symbol,
+    capi_symbol,
+    external_function,
+    external_global,
+    named_object_symbol,
+    pickled_constant_symbol,
+)
 from ember.lowering.callconv import alloca_in_entry
 from ember.lowering.pyapi_numba import SIGNATURES as _MORE_SIGNATURES
 from ember.lowering.pyapi_numba import NumbaPythonAPI
@@ -79,10 +86,11 @@ class _FunctionPointer(llvm.values.FormattedConstant):
 
 
 def _object_pointer(obj: object, module: llvm.Module | None = None) -> llvm.Constant:
-    """A pointer to `obj`: by symbol for builtins (None, True, ValueError...), whose code
-    then works in any process; by its address in this process for other objects."""
+    """A pointer to `obj`: by symbol for builtins (None, True, ValueError...), ember's own
+    functions and ember's types, whose code then works in any process (ember/codegen/
+    symbols.py); by its address in this process for other objects."""
     if module is not None:
-        symbol = builtin_symbol(obj)
+        symbol = builtin_symbol(obj) or named_object_symbol(obj) or pickled_constant_symbol(obj)
         if symbol is not None:
             return external_global(module, symbol)
     return llvm.Constant(llvm.IntType(64), id(obj)).inttoptr(_PTR)

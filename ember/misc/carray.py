@@ -52,7 +52,7 @@ def _shape_members(shape: types.Type) -> tuple:
 
 
 def _element_type(ptr: types.Type, dtype: types.Type) -> types.Type:
-    from ember.library.numpy_support import parse_dtype
+    from ember.library.numpy.support import parse_dtype
 
     wanted = None if isinstance(dtype, types.NoneType) else parse_dtype(dtype)
     if isinstance(ptr, types.CPointer):

@@ -5,7 +5,7 @@ threading layer."""
 from __future__ import annotations
 
 from ember import types
-from ember.library import ranges
+from ember.library.builtins import ranges
 from ember.lowering.registry import lower_builtin
 from ember.parallel import threading_layer as tl
 from ember.parallel.api import (

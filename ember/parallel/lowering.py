@@ -15,7 +15,7 @@ from llvmlite import ir as llvm
 
 from ember import config, types
 from ember.ir.parfor import Parfor
-from ember.library.ranges import _range_length
+from ember.library.builtins.ranges import _range_length
 from ember.lowering import arrays as refs
 from ember.lowering import callconv
 from ember.lowering.lower import register_statement_lowerer

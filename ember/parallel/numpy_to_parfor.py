@@ -27,7 +27,7 @@ from ember.frontend.inline_closures import _Renamer
 from ember.frontend.interpreter import build_ir
 from ember.ir import nodes as ir
 from ember.ir.liveness import insert_dels
-from ember.library.numpy_support import numpy_dtype
+from ember.library.numpy.support import numpy_dtype
 from ember.parallel import templates as tpl
 from ember.parallel.api import prange, stencil_prange
 from ember.parallel.loops import find_prange_loops

@@ -96,11 +96,15 @@ def _define(module: llvm.Module, name: str, result, args, internal: bool = False
     return function, llvm.IRBuilder(function.append_basic_block("entry"))
 
 
-def _key_global(module: llvm.Module, name: str, key: int) -> llvm.GlobalVariable:
+# The pthread keys live in memory of this process, found by symbol, so the layer's machine
+# code is the same in every process and the disk cache can keep it (ember/caching/).
+NTHREADS_KEY = "ember_parallel.nthreads_key"
+TID_KEY = "ember_parallel.tid_key"
+
+
+def _key_global(module: llvm.Module, name: str) -> llvm.GlobalVariable:
     holder = llvm.GlobalVariable(module, _i32, name)
-    holder.initializer = llvm.Constant(_i32, key)
-    holder.global_constant = True
-    holder.linkage = "internal"
+    holder.linkage = "external"
     return holder
 
 
@@ -131,9 +135,9 @@ def _team_size(builder, nchunks) -> llvm.Value:
     return builder.select(builder.icmp_signed("<", size, one), one, size)
 
 
-def _define_num_threads(module: llvm.Module, key: int, default: int) -> None:
+def _define_num_threads(module: llvm.Module, default: int) -> None:
     """Per-thread num_threads in a pthread key (0 stored: the default)."""
-    holder = _key_global(module, "ember_parallel.nthreads_key", key)
+    holder = _key_global(module, NTHREADS_KEY)
     getspecific = _declare(module, "pthread_getspecific", _ptr, [_i32])
     setspecific = _declare(module, "pthread_setspecific", _i32, [_i32, _ptr])
     get, builder = _define(module, GET_NUM_THREADS, _i64, [])
@@ -184,9 +188,9 @@ def _c32(value: int) -> llvm.Constant:
 # ---------------------------------------------------------------------------- workqueue layer
 
 
-def _workqueue_module(module: llvm.Module, tid_key: int) -> None:
+def _workqueue_module(module: llvm.Module) -> None:
     """A team of pthreads per region: thread t runs chunks t, t+T, ...; the caller is t=0."""
-    holder = _key_global(module, "ember_parallel.tid_key", tid_key)
+    holder = _key_global(module, TID_KEY)
     getspecific = _declare(module, "pthread_getspecific", _ptr, [_i32])
     setspecific = _declare(module, "pthread_setspecific", _i32, [_i32, _ptr])
     create = _declare(module, "pthread_create", _i32, [_ptr, _ptr, _ptr, _ptr])
@@ -274,26 +278,23 @@ class ThreadingLayer:
     """The compiled layer: its name, symbol addresses and ctypes entry points."""
 
     def __init__(self, requested: str) -> None:
-        import llvmlite.binding as llvm_binding
-
         from ember.codegen.jit import engine
+        from ember.codegen.symbols import publish
 
         self.name = self._choose(requested)
-        module = llvm.Module("ember_threading_layer")
-        _define_num_threads(module, _new_pthread_key(), config.NUM_THREADS)
-        if self.name == "omp":
-            _omp_module(module)
-        else:
-            _workqueue_module(module, _new_pthread_key())
+        self._keys = [ctypes.c_uint32(_new_pthread_key()) for _ in (NTHREADS_KEY, TID_KEY)]
+        for name, key in zip((NTHREADS_KEY, TID_KEY), self._keys):
+            publish(name, ctypes.addressof(key))
         jit = engine()
-        parsed = jit.parse(str(module))
-        parsed.verify()
-        jit.optimize(parsed)
-        jit.add_module(parsed)
+        code = _cached_object_code(self.name)
+        if code is None:
+            jit.add_module(_optimized_module(self.name))
+        else:
+            jit.add_object_code(code)
         self.addresses = {}
         for name in (LAUNCH, THREAD_ID, GET_NUM_THREADS, SET_NUM_THREADS):
             self.addresses[name] = jit.address_of(name)
-            llvm_binding.add_symbol(name, self.addresses[name])
+            publish(name, self.addresses[name])
         self.thread_id = ctypes.CFUNCTYPE(ctypes.c_int64)(self.addresses[THREAD_ID])
         self.get_num_threads = ctypes.CFUNCTYPE(ctypes.c_int64)(self.addresses[GET_NUM_THREADS])
         self.set_num_threads = ctypes.CFUNCTYPE(None, ctypes.c_int64)(
@@ -316,6 +317,37 @@ class ThreadingLayer:
         if requested == "omp":
             raise ValueError("the 'omp' threading layer needs libgomp, which could not be loaded")
         return "workqueue"
+
+
+def _optimized_module(name: str):
+    """The layer `name` ('omp' or 'workqueue') as an optimized LLVM module."""
+    from ember.codegen.jit import engine
+
+    module = llvm.Module("ember_threading_layer")
+    _define_num_threads(module, config.NUM_THREADS)
+    if name == "omp":
+        _omp_module(module)
+    else:
+        _workqueue_module(module)
+    jit = engine()
+    parsed = jit.parse(str(module))
+    parsed.verify()
+    jit.optimize(parsed)
+    return parsed
+
+
+def _cached_object_code(name: str) -> bytes | None:
+    """The layer's object code from the disk cache when `cache=True` is in use (a warm process
+    then optimizes nothing), else None: compile it here."""
+    caching = sys.modules.get("ember.caching")
+    if caching is None or not caching.in_use:
+        return None
+    from ember.codegen.jit import engine
+
+    def build() -> bytes:
+        return engine().object_code(_optimized_module(name))
+
+    return caching.prebuilt_object(f"threading-{name}-{config.NUM_THREADS}", build)
 
 
 _layer: ThreadingLayer | None = None

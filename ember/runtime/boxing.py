@@ -123,7 +123,7 @@ _dtypes: dict[types.Type, Any] = {}
 def _numpy_dtype(dtype: types.Type) -> Any:
     found = _dtypes.get(dtype)
     if found is None:
-        from ember.library.numpy_support import numpy_dtype
+        from ember.library.numpy.support import numpy_dtype
 
         found = _dtypes[dtype] = numpy_dtype(dtype)
     return found

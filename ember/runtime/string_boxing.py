@@ -152,7 +152,7 @@ def _list_allocator():
     """A compiled `empty_strings(count)` called through ctypes: (function, keepalive)."""
     from ember import types
     from ember.decorators import njit
-    from ember.library.lists import _reserve
+    from ember.library.containers.lists import _reserve
 
     def _empty_strings(count):
         out = [""]

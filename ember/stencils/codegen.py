@@ -19,7 +19,7 @@ import numpy as np
 
 from ember import config, types
 from ember.errors import StencilError
-from ember.library.numpy_support import numpy_dtype
+from ember.library.numpy.support import numpy_dtype
 from ember.stencils.kernel import (
     Kernel,
     Neighborhood,

@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # imported when first needed: `import ember` stays lean
     from ember.stencils.codegen import GeneratedStencil, StencilTypes
     from ember.stencils.kernel import Kernel, Neighborhood
 
-_OPTIONS = ("neighborhood", "cval", "standard_indexing")
+_OPTIONS = ("neighborhood", "cval", "standard_indexing", "cache")
 _MODES = ("constant",)  # the border keeps cval: Numba's only mode too
 
 
@@ -70,6 +70,8 @@ class StencilFunc:
         self._standard_indexing = _names(options.get("standard_indexing", ()))
         self._kernel: Kernel | None = None
         self._generated: dict[tuple, GeneratedStencil] = {}  # by (argument types, out type)
+        self._compiled: dict[tuple, Callable] = {}  # calls from Python, by the same key
+        self._disk_cache = _StencilCache(self) if options.get("cache") else None
         register_jit_call(self)
 
     def __repr__(self) -> str:
@@ -89,8 +91,33 @@ class StencilFunc:
 
         arg_types = tuple(typeof(arg) for arg in args)
         out_type = None if out is None else typeof(out)
-        compiled = self.generated(arg_types, out_type).dispatcher
+        compiled = self._compiled.get((arg_types, out_type))
+        if compiled is None:
+            compiled = self._compile_for_python(arg_types, out_type)
         return compiled(*args) if out is None else compiled(*args, out)
+
+    @property
+    def stats(self) -> Any:
+        """Numba's cache counters (`cache_hits`, `cache_misses`) of calls from Python."""
+        from ember.caching import CompileStats
+
+        return CompileStats({}, self._disk_cache and self._disk_cache.cache)
+
+    def _compile_for_python(self, arg_types: tuple, out_type: types.Type | None) -> Callable:
+        """The compiled stencil function for calls from Python: with `cache=True` loaded from
+        the disk cache (no kernel parsing, typing or code generation) or compiled and saved."""
+        from ember.dispatcher.dispatcher import compile_lock
+
+        with compile_lock:
+            key = (arg_types, out_type)
+            found = self._compiled.get(key)
+            if found is None:
+                if self._disk_cache is not None:
+                    found = self._disk_cache.compiled(arg_types, out_type)
+                else:
+                    found = self.generated(arg_types, out_type).dispatcher
+                self._compiled[key] = found
+        return found
 
     def generated(self, arg_types: tuple, out_type: types.Type | None) -> GeneratedStencil:
         """The GeneratedStencil for these types, generated and compiled on first use."""
@@ -140,6 +167,49 @@ class StencilFunc:
         neighborhood = neighborhood_for(kernel, arrays, first.ndim, self._given_neighborhood)
         self.neighborhood = neighborhood
         return StencilTypes(arg_types, out_type, arrays, neighborhood)
+
+
+class _StencilCache:
+    """The disk cache of a StencilFunc's functions for calls from Python, keyed on the kernel
+    (its code and the globals it reads), the options, and the argument types."""
+
+    def __init__(self, stencil_func: StencilFunc) -> None:
+        from ember.caching import FunctionCache
+
+        self.stencil_func = stencil_func
+        # What FunctionCache reads of a dispatcher: the Python function and the options.
+        self.py_func = stencil_func.kernel_ws
+        self.options = {"stencil": stencil_func.mode} | {
+            name: value for name, value in stencil_func.options.items() if name != "cache"
+        }
+        self.cache = FunctionCache(self)
+        self.cache.qualname = f"{self.py_func.__qualname__}.stencil"
+
+    def compiled(self, arg_types: tuple, out_type: types.Type | None) -> Callable:
+        call_types = arg_types if out_type is None else (*arg_types, out_type)
+        loaded = self.cache.load(call_types, None)
+        if loaded is not None:
+            from ember.decorators import njit
+
+            # A dispatcher holding only the loaded code: calls take its native fast entry.
+            dispatcher = njit(self._stand_in(out_type is not None))
+            dispatcher._add_overload(call_types, loaded)
+            return dispatcher
+        dispatcher = self.stencil_func.generated(arg_types, out_type).dispatcher
+        dispatcher._disk_cache = self.cache  # compiled under the entry's symbol, then saved
+        dispatcher.compile(call_types)
+        return dispatcher
+
+    def _stand_in(self, with_out: bool) -> Callable:
+        """A function with the stencil function's parameters (never run: its dispatcher is
+        given the loaded machine code for the only types it is called with)."""
+        code = self.py_func.__code__
+        params = [*code.co_varnames[: code.co_argcount], *(["out"] if with_out else [])]
+        source = f"def stencil({', '.join(params)}):\n    raise NotImplementedError\n"
+        namespace: dict[str, Any] = {}
+        filename = f"<cached stencil {self.py_func.__qualname__}>"
+        exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - generated here
+        return namespace["stencil"]
 
 
 def _names(standard_indexing: Any) -> tuple[str, ...]:

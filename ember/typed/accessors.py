@@ -71,11 +71,11 @@ def box(table_type: types.HashTable, meminfo: int) -> Any:
 def dict_at(address, dict_type_ref):
     """The native dict whose meminfo is at `address` (an int), borrowed from the Python
     `typed.Dict` that the caller keeps alive during the call."""
-    raise NotImplementedError("runs only in compiled code (ember/library/dicts_typed.py)")
+    raise NotImplementedError("runs only in compiled code: ember/library/containers/typed_dicts.py")
 
 
 def empty_dict(dict_type_ref):
-    raise NotImplementedError("runs only in compiled code (ember/library/dicts_typed.py)")
+    raise NotImplementedError("runs only in compiled code: ember/library/containers/typed_dicts.py")
 
 
 class Accessors:

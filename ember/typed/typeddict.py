@@ -195,14 +195,14 @@ def class_for(dict_type: types.DictType) -> type:
 
 
 @functools.cache
-def meminfo_slot_offset() -> int | None:
-    """Where a typed dict keeps the PyObject* of its `_meminfo` int (probed: slot layouts are
-    CPython's business), or None when the probe does not find it."""
-    probe = object.__new__(Dict)
+def slot_offset(box_class: type) -> int | None:
+    """Where instances of `box_class` (typed dicts, typed lists) keep the PyObject* of their
+    `_meminfo` int (probed: slot layouts are CPython's business), or None when not found."""
+    probe = object.__new__(box_class)
     marker = object()
     probe._meminfo = marker
     found = None
-    for offset in range(0, Dict.__basicsize__, ctypes.sizeof(ctypes.c_void_p)):
+    for offset in range(0, box_class.__basicsize__, ctypes.sizeof(ctypes.c_void_p)):
         if ctypes.c_void_p.from_address(id(probe) + offset).value == id(marker):
             found = offset
             break
@@ -214,7 +214,7 @@ def dict_kind(dict_type: types.DictType) -> Any:
     """The native entry's argument kind of typed dicts of `dict_type`, or None (no fast path)."""
     from ember.dispatcher.object_layout import InstanceKind
 
-    offset = meminfo_slot_offset()
+    offset = slot_offset(Dict)
     if offset is None or not dict_type.is_precise:
         return None
     return InstanceKind(class_for(dict_type), offset, data_pointer=False)

@@ -7,7 +7,7 @@ from ember.types.abstract import Type
 
 class NumPyRandomGeneratorType(Type):
     """A `numpy.random.Generator`: its bit generator's state, drawn from by NumPy's own C
-    distribution functions (ember/library/numpy_generator.py)."""
+    distribution functions (ember/library/numpy/random/generator.py)."""
 
     def __init__(self, name: str = "NumPyRandomGeneratorType") -> None:
         super().__init__(name)

@@ -42,7 +42,7 @@ class Record(Type):
         """The NumPy dtype this record type stands for."""
         import numpy as np
 
-        from ember.library.numpy_support import numpy_dtype
+        from ember.library.numpy.support import numpy_dtype
 
         return np.dtype(
             {

@@ -206,8 +206,8 @@ def _load_library() -> None:
     """Import the modules whose import registers operator and library typings (arrays and
     NumPy once NumPy itself is imported: scalar code never pays for it)."""
     import ember.library  # noqa: F401
-    import ember.library.arrays_iter  # noqa: F401 - enumerate and zip
+    import ember.library.builtins.enumerate_zip  # noqa: F401 - enumerate and zip
     import ember.typing.arith  # noqa: F401
 
     if "numpy" in sys.modules:
-        import ember.library.numpy_library  # noqa: F401
+        import ember.library.numpy.register  # noqa: F401

@@ -436,7 +436,7 @@ class TypeInferer:
         raise TypingError(f"cannot unpack a value of type {value_type}", expr.loc)
 
     def _type_cast(self, expr: ir.Cast) -> types.Type:
-        value_type = types.unliteral(self._typeof_var(expr.value))
+        value_type = _returned_type(self._typeof_var(expr.value))
         if self.return_type is None:
             self.return_type = value_type
         else:
@@ -468,12 +468,22 @@ class TypeInferer:
         """Values with no runtime data (modules, functions, exception classes) exist only
         while compiling; returning one would silently give None."""
         returned = self.typemap.get(cast.value.value.name, self.return_type)
-        for candidate in (types.unliteral(returned), self.return_type):
+        for candidate in (_returned_type(returned), self.return_type):
             if _compile_time_only(candidate):
                 raise TypingError(
                     f"Cannot return a value of type {candidate}: it exists only while compiling",
                     cast.loc,
                 )
+
+
+def _returned_type(typ: types.Type) -> types.Type:
+    """The type a returned value takes: literals widened, inside tuples too (the string constant
+    of `(x, "a")` is returned as a string)."""
+    if isinstance(typ, types.BaseTuple) and not types.is_named_tuple(typ):
+        members = [_returned_type(member) for member in typ.types]
+        if members != list(typ.types):
+            return types.make_tuple(members)
+    return types.unliteral(typ)
 
 
 def _compile_time_only(typ: types.Type) -> bool:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ember import types
 from ember.errors import EmberError
-from ember.library.numpy_support import from_numpy_dtype
+from ember.library.numpy.support import from_numpy_dtype
 from ember.typing.signature import Signature
 from ember.ufuncs.capi import set_writable_inputs
 from ember.ufuncs.kernels import (

@@ -25,7 +25,7 @@ from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError, UnsupportedError
 from ember.extending import overload
-from ember.library.numpy_support import numpy_dtype
+from ember.library.numpy.support import numpy_dtype
 from ember.ufuncs.gufunc import GeneralizedLoops
 
 

@@ -1,5 +1,5 @@
 """Calls of `@vectorize` ufuncs and DUFuncs from jitted code: registered with ember's NumPy
-ufunc machinery (ember/library/numpy_ufuncs.py), so they broadcast, take `out=`, pick NumPy's
+ufunc machinery (ember/library/numpy/ufuncs.py), so they broadcast, take `out=`, pick NumPy's
 loop and fuse into array expressions; each element runs the kernel, inlined.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember import types
-from ember.library import numpy_ufuncs
+from ember.library.numpy import ufuncs as numpy_ufuncs
 from ember.ufuncs.kernels import LoopTable
 
 

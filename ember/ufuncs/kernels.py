@@ -14,7 +14,7 @@ import numpy as np
 from ember import types
 from ember.decorators import _parse_signature
 from ember.errors import UnsupportedError
-from ember.library.numpy_support import numpy_dtype
+from ember.library.numpy.support import numpy_dtype
 from ember.typing.signature import Signature
 from ember.ufuncs.capi import make_ufunc
 from ember.ufuncs.loops import InnerLoop

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ember.errors import EmberError, TypingError
-from ember.library.numpy_support import from_numpy_dtype
+from ember.library.numpy.support import from_numpy_dtype
 from ember.typing.signature import Signature
 from ember.ufuncs.kernels import (
     GrowingUFunc,

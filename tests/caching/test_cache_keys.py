@@ -169,26 +169,54 @@ def test_a_second_dispatcher_of_the_same_function_loads_the_entry(cache_dir):
     assert cache_clear(cache_dir / "cache") == 0
 
 
-def test_an_objmode_function_warns_once_and_still_works(cache_dir):
-    module = _load(
-        cache_dir,
-        """
-        import ember
-        @ember.njit(cache=True)
-        def f(x):
-            with ember.objmode(y="float64"):
-                y = float(x) * 2.5
-            return y + 1
-        """,
-    )
+OBJMODE = """
+import numpy as np
+import ember
+@ember.njit(cache=True)
+def f(x):
+    with ember.objmode(y="float64", z="float64[:]"):
+        y = float(np.sum(x)) * 2.5
+        z = np.sort(x)[::-1].copy()
+    return y + z[0]
+def make(step):
+    @ember.njit(cache=True)
+    def g(x):
+        with ember.objmode(y="float64"):
+            y = float(x) + step
+        return y
+    return g
+"""
+
+
+def _ember_warnings(seen) -> list[str]:
+    return [str(w.message) for w in seen if issubclass(w.category, EmberWarning)]
+
+
+def test_an_objmode_function_is_cached_and_its_block_found_again(cache_dir):
+    first = _load(cache_dir, OBJMODE)
+    x = np.array([3.0, 1.0, 2.0])
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
-        results = [module.f(2.0), module.f(4.0), module.f(3)]
-    assert results == [module.f.py_func(2.0), module.f.py_func(4.0), module.f.py_func(3)]
-    messages = [str(w.message) for w in seen if issubclass(w.category, EmberWarning)]
-    assert len(messages) == 1 and 'Cannot cache compiled function "f"' in messages[0]
-    assert "by address" in messages[0]
-    assert not list((cache_dir / "cache").glob("**/*.emberc"))
+        assert first.f(x) == first.f.py_func(x) == 15.0 + 3.0
+    assert _ember_warnings(seen) == []
+    assert first.f.stats.cache_misses[(ember.float64[::1],)] == 1
+    second = _load(cache_dir, None, path=first.__file__)
+    for values in (x, np.arange(4.0)):
+        assert second.f(values) == second.f.py_func(values)
+    assert second.f.stats.cache_hits == {(ember.float64[::1],): 1}
+
+
+def test_an_objmode_block_of_a_local_function_warns_once_and_still_works(cache_dir):
+    module = _load(cache_dir, OBJMODE)
+    g = module.make(0.5)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        results = [g(2.0), g(4.0), g(3)]
+    assert results == [g.py_func(2.0), g.py_func(4.0), g.py_func(3)] == [2.5, 4.5, 3.5]
+    messages = _ember_warnings(seen)
+    assert len(messages) == 1 and 'Cannot cache compiled function "make.<locals>.g"' in messages[0]
+    assert "objmode block" in messages[0] and "cannot find" in messages[0]
+    assert not list((cache_dir / "cache").glob("**/*make*.emberc"))
 
 
 def test_a_function_passed_as_an_argument_is_part_of_the_key():
@@ -263,3 +291,34 @@ def test_functions_made_by_one_factory_keep_one_entry_per_captured_value(cache_d
     entries = list((cache_dir / "cache").glob("**/cache_case_*.emberc"))
     assert len([p for p in entries if ".make._locals_.f." in p.name]) == 2
     assert len([p for p in entries if ".total." in p.name]) == 1  # its generator is inlined
+
+
+def test_user_overloads_of_library_functions_and_methods_are_in_the_key():
+    """Parts for the user's `@overload(np.<name>)` and `@overload_method(..., name)` of the
+    names a function reads; other functions' keys do not change."""
+    import math
+
+    from ember import types
+    from ember.extending import overload, overload_method
+
+    source = "import ember\n@ember.njit\ndef f(x):\n    return math.{name}(x)\n"
+    before = _parts(source.format(name="lgamma"), math=math)
+    unrelated = _parts(source.format(name="erfc"), math=math)
+
+    @overload(math.lgamma)
+    def declines_every_type(x):  # registered for the key only: never chosen
+        return None
+
+    after = _parts(source.format(name="lgamma"), math=math)
+    assert [n for n in after if after[n] != before.get(n)] == ["overload lgamma"]
+    assert _parts(source.format(name="erfc"), math=math) == unrelated
+
+    method_source = "import ember\n@ember.njit\ndef f(x):\n    return x.cache_key_probe()\n"
+    before = _parts(method_source)
+
+    @overload_method(types.Array, "cache_key_probe")
+    def probe(x):
+        return None
+
+    after = _parts(method_source)
+    assert [n for n in after if after[n] != before.get(n)] == ["method cache_key_probe"]

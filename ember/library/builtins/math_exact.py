@@ -1,0 +1,363 @@
+"""`math` functions with exact results, and the methods of Python numbers that go with them:
+isclose, fsum (exactly rounded, Shewchuk's partials as CPython), prod, comb, perm, factorial,
+gcd, lcm, isqrt; `int.bit_length()`, `float.is_integer()`; the builtins sum, any and all over
+1-d arrays and ranges. Written with `@overload`.
+
+Integers are 64-bit in compiled code: where CPython's exact result would not fit (factorial(21),
+comb(70, 35)), OverflowError is raised instead of wrapping.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ember import types
+from ember.typing.overload import overload, overload_method, register_jitable
+
+
+def _integer(typ) -> bool:
+    return isinstance(types.unliteral(typ), (types.Integer, types.Boolean))
+
+
+def _real(typ) -> bool:
+    return isinstance(types.unliteral(typ), (types.Integer, types.Boolean, types.Float))
+
+
+_INT64_MAX = 2**63 - 1
+_INT64_MIN = -(2**63)
+_ISQRT_MAX = math.isqrt(_INT64_MAX)
+
+
+# ---------------------------------------------------------------------------- closeness, sums
+
+
+@overload(math.isclose)
+def math_isclose(a, b, rel_tol=1e-09, abs_tol=0.0):
+    if not (_real(a) and _real(b)):
+        return None
+
+    def isclose(a, b, rel_tol=1e-09, abs_tol=0.0):
+        if rel_tol < 0.0 or abs_tol < 0.0:
+            raise ValueError("tolerances must be non-negative")
+        if a == b:
+            return True
+        if math.isinf(a) or math.isinf(b):
+            return False
+        diff = abs(b - a)
+        return (diff <= abs(rel_tol * b)) or (diff <= abs(rel_tol * a)) or (diff <= abs_tol)
+
+    return isclose
+
+
+@overload(math.fsum)
+def math_fsum(seq):
+    if not _iterable_of_reals(seq):
+        return None
+
+    def fsum(seq):
+        partials = [0.0]
+        count = 0
+        special = 0.0  # the sum of inf and nan items, as CPython keeps it
+        infinities = 0.0
+        for item in seq:
+            x = float(item)
+            original = x
+            kept = 0
+            for index in range(count):
+                y = partials[index]
+                if abs(x) < abs(y):
+                    x, y = y, x
+                hi = x + y
+                lo = y - (hi - x)
+                if lo != 0.0:
+                    partials[kept] = lo
+                    kept += 1
+                x = hi
+            count = kept
+            if x != 0.0:
+                if not math.isfinite(x):
+                    if math.isfinite(original):
+                        raise OverflowError("intermediate overflow in fsum")
+                    if math.isinf(original):
+                        infinities += original
+                    special += original
+                    count = 0
+                else:
+                    if count < len(partials):
+                        partials[count] = x
+                    else:
+                        partials.append(x)
+                    count += 1
+        if special != 0.0:
+            if math.isnan(infinities):
+                raise ValueError("-inf + inf in fsum")
+            return special
+        return _round_partials(partials, count)
+
+    return fsum
+
+
+@register_jitable
+def _round_partials(partials, count):
+    """The exactly rounded sum of the non-overlapping partials (CPython's final step)."""
+    if count == 0:
+        return 0.0
+    n = count - 1
+    hi = partials[n]
+    lo = 0.0
+    while n > 0:
+        x = hi
+        n -= 1
+        y = partials[n]
+        hi = x + y
+        yr = hi - x
+        lo = y - yr
+        if lo != 0.0:
+            break
+    if n > 0 and ((lo < 0.0 and partials[n - 1] < 0.0) or (lo > 0.0 and partials[n - 1] > 0.0)):
+        y = lo * 2.0
+        x = hi + y
+        yr = x - hi
+        if y == yr:
+            hi = x
+    return hi
+
+
+def _iterable_of_reals(seq) -> bool:
+    item = getattr(seq, "dtype", None)
+    if isinstance(seq, types.BaseTuple):
+        return all(_real(member) for member in seq.types)
+    if isinstance(seq, types.RangeType):
+        return True
+    return item is not None and _real(item)
+
+
+@overload(math.prod)
+def math_prod(iterable, start=1):
+    if not (_iterable_of_reals(iterable) and (isinstance(start, int) or _real(start))):
+        return None
+
+    def prod(iterable, start=1):
+        result = start
+        for item in iterable:
+            result = result * item
+        return result
+
+    return prod
+
+
+# ---------------------------------------------------------------------------- integers
+
+
+@overload(math.factorial)
+def math_factorial(x):
+    if not _integer(x):
+        return None
+
+    def factorial(x):
+        if x < 0:
+            raise ValueError("factorial() not defined for negative values")
+        if x > 20:
+            raise OverflowError("factorial() result does not fit in a 64-bit integer")
+        result = 1
+        for k in range(2, x + 1):
+            result *= k
+        return result
+
+    return factorial
+
+
+@overload(math.comb)
+def math_comb(n, k):
+    if not (_integer(n) and _integer(k)):
+        return None
+
+    def comb(n, k):
+        if n < 0:
+            raise ValueError("n must be a non-negative integer")
+        if k < 0:
+            raise ValueError("k must be a non-negative integer")
+        if k > n:
+            return 0
+        k = min(k, n - k)
+        result = 1
+        for i in range(1, k + 1):
+            # result * (n - k + i) is divisible by i; divide first so only the answer must fit
+            factor, divisor = n - k + i, i
+            common = math.gcd(result, divisor)
+            result, divisor = result // common, divisor // common
+            factor //= divisor
+            if result > _INT64_MAX // factor:
+                raise OverflowError("comb() result does not fit in a 64-bit integer")
+            result *= factor
+        return result
+
+    return comb
+
+
+@overload(math.perm)
+def math_perm(n, k=None):
+    if not _integer(n):
+        return None
+    if k is None or isinstance(k, types.NoneType):
+
+        def perm_all(n, k=None):
+            return math.perm(n, n)
+
+        return perm_all
+    if not _integer(k):
+        return None
+
+    def perm(n, k=None):
+        if n < 0:
+            raise ValueError("n must be a non-negative integer")
+        if k < 0:
+            raise ValueError("k must be a non-negative integer")
+        if k > n:
+            return 0
+        result = 1
+        for factor in range(n - k + 1, n + 1):
+            if result > _INT64_MAX // factor:
+                raise OverflowError("perm() result does not fit in a 64-bit integer")
+            result *= factor
+        return result
+
+    return perm
+
+
+@overload(math.gcd)
+def math_gcd(a, b):
+    if not (_integer(a) and _integer(b)):
+        return None
+
+    def gcd(a, b):
+        a, b = abs(a), abs(b)
+        while b:
+            a, b = b, a % b
+        return a
+
+    return gcd
+
+
+@overload(math.lcm)
+def math_lcm(a, b):
+    if not (_integer(a) and _integer(b)):
+        return None
+
+    def lcm(a, b):
+        if a == 0 or b == 0:
+            return 0
+        reduced, other = abs(a // math.gcd(a, b)), abs(b)
+        if reduced > _INT64_MAX // other:
+            raise OverflowError("lcm() result does not fit in a 64-bit integer")
+        return reduced * other
+
+    return lcm
+
+
+@overload(math.isqrt)
+def math_isqrt(n):
+    if not _integer(n):
+        return None
+
+    def isqrt(n):
+        if n < 0:
+            raise ValueError("isqrt() argument must be nonnegative")
+        root = int(math.sqrt(float(n)))
+        while root * root > n:  # the float estimate may be one too large or small
+            root -= 1
+        while root < _ISQRT_MAX and (root + 1) * (root + 1) <= n:
+            root += 1
+        return root
+
+    return isqrt
+
+
+# ---------------------------------------------------------------------------- methods
+
+
+@overload_method(types.Integer, "bit_length")
+def int_bit_length(x):
+    def bit_length(x):
+        if x < 0 and x == _INT64_MIN:  # its negation does not fit
+            return 64
+        magnitude = -x if x < 0 else x
+        length = 0
+        while magnitude:
+            magnitude >>= 1
+            length += 1
+        return length
+
+    def unsigned_bit_length(x):
+        length = 0
+        while x:
+            x >>= 1
+            length += 1
+        return length
+
+    return bit_length if x.signed else unsigned_bit_length
+
+
+@overload_method(types.Float, "is_integer")
+def float_is_integer(x):
+    def is_integer(x):
+        return math.isfinite(x) and x % 1.0 == 0.0
+
+    return is_integer
+
+
+# ---------------------------------------------------------------------------- sum, any, all
+
+
+def _iterable(typ) -> bool:
+    if isinstance(typ, types.Array):
+        return typ.ndim == 1
+    if isinstance(typ, types.Generator):
+        return isinstance(typ.yield_type, types.Number)
+    return isinstance(typ, types.RangeType)
+
+
+@overload(sum)
+def builtin_sum(iterable, start=0):
+    """sum() of a 1-d array, a range or a generator (lists have their own:
+    containers/lists.py)."""
+    if not (_iterable(iterable) and (isinstance(start, int) or _real(start))):
+        return None
+    if isinstance(iterable, types.Array) and not _real(iterable.dtype):
+        return None
+
+    def total(iterable, start=0):
+        result = start
+        for item in iterable:
+            result += item
+        return result
+
+    return total
+
+
+@overload(any)
+def builtin_any(iterable):
+    if not _iterable(iterable):
+        return None
+
+    def any_true(iterable):
+        for item in iterable:
+            if item:
+                return True
+        return False
+
+    return any_true
+
+
+@overload(all)
+def builtin_all(iterable):
+    if not _iterable(iterable):
+        return None
+
+    def all_true(iterable):
+        for item in iterable:
+            if not item:
+                return False
+        return True
+
+    return all_true

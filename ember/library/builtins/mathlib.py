@@ -1,0 +1,284 @@
+"""The `math` module in compiled code: constants are frozen globals; functions lower to LLVM
+intrinsics or the C library's libm, with Python's integer results where Python gives them."""
+
+from __future__ import annotations
+
+import math
+import operator
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.extending import overload
+from ember.lowering.intrinsics import call_intrinsic
+from ember.lowering.numbers import c_pow
+from ember.lowering.powers import power_with_float_exponent
+from ember.lowering.registry import lower_builtin
+from ember.typing.signature import signature
+from ember.typing.templates import registry
+
+# name -> LLVM intrinsic (None: call the libm function of the same name)
+_UNARY = {
+    "sqrt": "llvm.sqrt", "exp": "llvm.exp", "log": "llvm.log", "log10": "llvm.log10",
+    "log2": "llvm.log2", "sin": "llvm.sin", "cos": "llvm.cos", "tan": None, "fabs": "llvm.fabs",
+    "asin": None, "acos": None, "atan": None, "sinh": None, "cosh": None, "tanh": None,
+    "asinh": None, "acosh": None, "atanh": None, "expm1": None, "log1p": None, "erf": None,
+    "erfc": None, "gamma": "tgamma", "lgamma": None, "exp2": "llvm.exp2", "cbrt": None,
+}  # fmt: skip
+_BINARY = {
+    "atan2": None,
+    "hypot": None,
+    "copysign": "llvm.copysign",
+    "fmod": None,
+    "pow": None,
+}
+# CPython's math_1 and math_2 rules (error_model='python'): a NaN from operands that are not NaN
+# is a domain error (ValueError); an infinity from finite operands is a range error
+# (OverflowError) for the functions that can overflow, and a domain error (a pole, as log(0.0))
+# for the others.
+_CAN_OVERFLOW = {"exp", "exp2", "expm1", "cosh", "sinh"}
+_POLES_AT_NONPOSITIVE_INTEGERS = {"gamma", "lgamma"}  # overflow anywhere else
+_NEVER_RAISE = {"hypot", "copysign", "atan2"}
+# Functions whose result is finite for every finite operand: no infinity check.
+_BOUNDED = {"sqrt", "sin", "cos", "tan", "tanh", "asin", "acos", "atan", "erf", "erfc", "fabs",
+            "cbrt"}  # fmt: skip
+
+
+def _real_operand(arg: types.Type) -> types.Type | None:
+    arg = types.unliteral(arg)
+    if isinstance(arg, types.Float):
+        return arg
+    if isinstance(arg, (types.Integer, types.Boolean)):
+        return types.float64
+    return None
+
+
+def _register_unary(name: str) -> None:
+    function = getattr(math, name)
+
+    @registry.typer(function)
+    def _type(args, kws):
+        if len(args) != 1 or kws:
+            return None
+        operand = _real_operand(args[0])
+        return None if operand is None else signature(operand, operand)
+
+    @lower_builtin(function, types.Float)
+    def _lower(context, builder, sig, args):
+        result = call_math(builder, name, _UNARY[name], *args)
+        if context.options.error_model == "python":
+            _python_errors(context, builder, name, list(args), result)
+        return result
+
+
+def _register_binary(name: str) -> None:
+    function = getattr(math, name)
+
+    @registry.typer(function)
+    def _type(args, kws):
+        if len(args) != 2 or kws:
+            return None
+        operands = [_real_operand(a) for a in args]
+        if None in operands:
+            return None
+        common = types.float32 if all(o is types.float32 for o in operands) else types.float64
+        return signature(common, common, common)
+
+    @lower_builtin(function, types.Float, types.Float)
+    def _lower(context, builder, sig, args):
+        def with_errors():
+            if name == "pow":
+                result = c_pow(context, builder, *args)
+            else:
+                result = call_math(builder, name, _BINARY[name], *args)
+            if context.options.error_model == "python" and name not in _NEVER_RAISE:
+                _python_errors(context, builder, name, list(args), result)
+            return result
+
+        if name == "pow":
+            return power_with_float_exponent(context, builder, args, with_errors)
+        return with_errors()
+
+
+def _python_errors(context, builder, name: str, operands: list, result) -> None:
+    """Raise what CPython's math module raises for this result (see the rules above)."""
+    no_nan_operand = _all(builder, [builder.fcmp_ordered("ord", op, op) for op in operands])
+    nan_result = builder.fcmp_unordered("uno", result, result)
+    context.guard(
+        builder, builder.and_(nan_result, no_nan_operand), ValueError, "math domain error"
+    )
+    if name in _BOUNDED:
+        return
+    finite_operands = _all(builder, [_is_finite(builder, op) for op in operands])
+    infinite_result = _is_infinite(builder, result)
+    blew_up = builder.and_(infinite_result, finite_operands)
+    if name in _CAN_OVERFLOW:
+        context.guard(builder, blew_up, OverflowError, "math range error")
+        return
+    if name in _POLES_AT_NONPOSITIVE_INTEGERS or name == "pow":
+        pole = _pole(builder, name, operands[0])
+        context.guard(builder, builder.and_(blew_up, pole), ValueError, "math domain error")
+        context.guard(builder, blew_up, OverflowError, "math range error")
+        return
+    context.guard(builder, blew_up, ValueError, "math domain error")
+
+
+def _pole(builder, name: str, value):
+    """gamma and lgamma have poles at 0, -1, -2...; pow(x, y) has one at x == 0."""
+    zero = llvm.Constant(value.type, 0.0)
+    if name == "pow":
+        return builder.fcmp_ordered("==", value, zero)
+    integral = builder.fcmp_ordered("==", value, call_intrinsic(builder, "llvm.floor", [value]))
+    return builder.and_(integral, builder.fcmp_ordered("<=", value, zero))
+
+
+def _is_finite(builder, value):
+    magnitude = call_intrinsic(builder, "llvm.fabs", [value])
+    return builder.fcmp_ordered("<", magnitude, llvm.Constant(value.type, float("inf")))
+
+
+def _is_infinite(builder, value):
+    magnitude = call_intrinsic(builder, "llvm.fabs", [value])
+    return builder.fcmp_ordered("==", magnitude, llvm.Constant(value.type, float("inf")))
+
+
+def _all(builder, conditions: list):
+    result = conditions[0]
+    for condition in conditions[1:]:
+        result = builder.and_(result, condition)
+    return result
+
+
+def call_math(builder, name: str, implementation: str | None, *operands):
+    if implementation is not None and implementation.startswith("llvm."):
+        return call_intrinsic(builder, implementation, list(operands))
+    return call_libm(builder, implementation or name, *operands)
+
+
+def call_libm(builder, name: str, *operands):
+    """Call the C library's double (or float, with an 'f' suffix) version of `name`."""
+    is_float = operands[0].type == llvm.FloatType()
+    symbol = name + "f" if is_float else name
+    fnty = llvm.FunctionType(operands[0].type, [op.type for op in operands])
+    module = builder.module
+    function = module.globals.get(symbol) or llvm.Function(module, fnty, symbol)
+    return builder.call(function, list(operands))
+
+
+for _name in _UNARY:
+    _register_unary(_name)
+for _name in _BINARY:
+    _register_binary(_name)
+
+
+@registry.typer(math.log)
+def _type_log_base(args, kws):
+    if len(args) != 2 or kws or None in [_real_operand(a) for a in args]:
+        return None
+    return signature(types.float64, types.float64, types.float64)
+
+
+@lower_builtin(math.log, types.Float, types.Float)
+def _log_base(context, builder, sig, args):
+    """math.log(x, base) is log(x) / log(base), as CPython computes it (a base of 1 divides
+    by zero: ZeroDivisionError)."""
+    log_sig = signature(types.float64, types.float64)
+    logs = [context.call_implementation(builder, math.log, log_sig, [a]) for a in args]
+    return context.call_implementation(builder, operator.truediv, sig, logs)
+
+
+# ---------------------------------------------------------------------------- integer results
+
+
+for _name, _intrinsic in (("floor", "llvm.floor"), ("ceil", "llvm.ceil"), ("trunc", "llvm.trunc")):
+
+    @registry.typer(getattr(math, _name))
+    def _type_rounding(args, kws):
+        if len(args) != 1 or kws:
+            return None
+        arg = types.unliteral(args[0])
+        if isinstance(arg, (types.Integer, types.Boolean)):
+            return signature(types.int64, types.int64)
+        if isinstance(arg, types.Float):
+            return signature(types.int64, arg)
+        return None
+
+    @lower_builtin(getattr(math, _name), types.Float)
+    def _lower_rounding(context, builder, sig, args, _intrinsic=_intrinsic):
+        from ember.library.builtins.numeric import float_to_int
+
+        rounded = call_math(builder, "", _intrinsic, args[0])
+        return float_to_int(context, builder, sig, [rounded])
+
+    @lower_builtin(getattr(math, _name), types.Integer)
+    def _lower_int_rounding(context, builder, sig, args):
+        return args[0]
+
+
+# ---------------------------------------------------------------------------- predicates
+
+
+for _name, _test in (("isnan", "uno"), ("isinf", "inf"), ("isfinite", "finite")):
+
+    @registry.typer(getattr(math, _name))
+    def _type_predicate(args, kws):
+        if len(args) != 1 or kws:
+            return None
+        arg = types.unliteral(args[0])
+        if isinstance(arg, (types.Integer, types.Boolean, types.Float)):
+            return signature(types.boolean, arg)
+        return None
+
+    @lower_builtin(getattr(math, _name), types.Float)
+    def _lower_predicate(context, builder, sig, args, _test=_test):
+        (value,) = args
+        if _test == "uno":
+            return builder.fcmp_unordered("uno", value, value)
+        magnitude = call_intrinsic(builder, "llvm.fabs", [value])
+        infinity = llvm.Constant(value.type, float("inf"))
+        if _test == "inf":
+            return builder.fcmp_ordered("==", magnitude, infinity)
+        return builder.fcmp_ordered("<", magnitude, infinity)
+
+    @lower_builtin(getattr(math, _name), types.Integer)
+    @lower_builtin(getattr(math, _name), types.Boolean)
+    def _lower_int_predicate(context, builder, sig, args, _test=_test):
+        return llvm.Constant(llvm.IntType(1), int(_test == "finite"))
+
+
+# CPython's constants and formulas: degrees(x) = x * (180/pi), radians(x) = x * (pi/180).
+_RAD_TO_DEG = 180.0 / math.pi
+_DEG_TO_RAD = math.pi / 180.0
+
+
+@overload(math.degrees)
+def degrees(x):
+    factor = _float_constant(x, _RAD_TO_DEG)
+    if factor is not None:
+
+        def degrees_impl(x):
+            return x * factor
+
+        return degrees_impl
+
+
+@overload(math.radians)
+def radians(x):
+    factor = _float_constant(x, _DEG_TO_RAD)
+    if factor is not None:
+
+        def radians_impl(x):
+            return x * factor
+
+        return radians_impl
+
+
+def _float_constant(x: types.Type, value: float):
+    """`value` as a constant of x's float type (float64 for integers), or None."""
+    if isinstance(x, (types.Integer, types.Boolean)) or x is types.float64:
+        return value
+    if x is types.float32:
+        import numpy as np  # a float32 constant; only needed for float32 arguments
+
+        return np.float32(value)
+    return None

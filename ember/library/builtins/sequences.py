@@ -1,0 +1,282 @@
+"""sorted, reversed, min/max of 1-d arrays, `x in range(...)`, range attributes (start, stop,
+step), isinstance with classes known at compile time, and three-argument pow.
+
+`reversed(xs)` of a list or array gives a reversed list (a copy made at the call: iterating it
+is what programs do with it); of a range, the reversed range. min/max of an array compare item
+by item as CPython does (so NaN follows Python's rules, not NumPy's).
+"""
+
+from __future__ import annotations
+
+import operator
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.extending import overload
+from ember.library.builtins import key_functions
+from ember.library.builtins.enumerate_zip import iterator_of
+from ember.lowering.registry import lower_builtin, lower_getattr
+from ember.typing.overload import register_jitable
+from ember.typing.signature import signature
+from ember.typing.templates import AttributeTemplate, registry
+
+
+def _number(typ) -> bool:
+    return isinstance(types.unliteral(typ), (types.Number, types.Boolean))
+
+
+def _iterator(typ) -> bool:
+    """An iterator or generator: `iter(x)` is `x` itself."""
+    return iterator_of(typ) is typ
+
+
+def _indexable(typ) -> bool:
+    if isinstance(typ, types.Array):
+        return typ.ndim == 1 and _number(typ.dtype)
+    return isinstance(typ, types.List)
+
+
+# ---------------------------------------------------------------------------- ranges
+
+_RANGE_FIELDS = ("start", "stop", "step")
+
+
+@registry.register_attr
+class RangeAttributes(AttributeTemplate):
+    key = types.RangeType
+
+    def generic_resolve(self, range_type: types.RangeType, attr: str) -> types.Type | None:
+        return range_type.dtype if attr in _RANGE_FIELDS else None
+
+
+for _index, _field in enumerate(_RANGE_FIELDS):
+
+    @lower_getattr(types.RangeType, _field)
+    def _range_field(context, builder, typ, value, _index=_index):
+        return builder.extract_value(value, _index)
+
+
+@overload(operator.contains)
+def range_contains(r, x):
+    if not (isinstance(r, types.RangeType) and isinstance(types.unliteral(x), types.Integer)):
+        return None
+
+    def contains(r, x):
+        if r.step > 0:
+            return r.start <= x < r.stop and (x - r.start) % r.step == 0
+        return r.stop < x <= r.start and (r.start - x) % -r.step == 0
+
+    return contains
+
+
+# ---------------------------------------------------------------------------- reversed, sorted
+
+
+@overload(reversed)
+def builtin_reversed(seq):
+    if isinstance(seq, types.RangeType):
+
+        def reversed_range(seq):
+            count = len(seq)
+            last = seq.start + (count - 1) * seq.step
+            return range(last, last - count * seq.step, -seq.step)
+
+        return reversed_range
+    if not _indexable(seq):
+        return None
+
+    def reversed_items(seq):
+        return [seq[index] for index in range(len(seq) - 1, -1, -1)]
+
+    return reversed_items
+
+
+@overload(sorted)
+def builtin_sorted(iterable, key=None, reverse=False):
+    if not (_indexable(iterable) or isinstance(iterable, types.RangeType) or _iterator(iterable)):
+        return None
+    if not _no_key(key):  # a jitted or builtin function (an inner one is inlined instead)
+        return key_functions.sorted_by_key
+
+    def sorted_items(iterable, key=None, reverse=False):
+        out = [item for item in iterable]
+        if reverse:  # a stable descending order: equal items keep their order (0.0, -0.0)
+            out.reverse()
+            out.sort()
+            out.reverse()
+        else:
+            out.sort()
+        return out
+
+    return sorted_items
+
+
+def _no_key(key) -> bool:
+    return key is None or isinstance(key, types.NoneType)
+
+
+# ---------------------------------------------------------------------------- min, max
+
+
+def _array_extreme(symbol: str):
+    better = operator.gt if symbol == "max" else operator.lt
+    message = f"{symbol}() arg is an empty sequence"
+
+    def select(iterable):
+        if not (isinstance(iterable, types.Array) and iterable.ndim == 1):
+            return None
+        if not _number(iterable.dtype) or isinstance(iterable.dtype, types.Complex):
+            return None
+
+        def extreme(iterable):
+            if iterable.shape[0] == 0:
+                raise ValueError(message)
+            best = iterable[0]
+            for index in range(1, iterable.shape[0]):
+                if better(iterable[index], best):
+                    best = iterable[index]
+            return best
+
+        return extreme
+
+    return select
+
+
+overload(max)(_array_extreme("max"))
+overload(min)(_array_extreme("min"))
+
+
+def _iterator_extreme(symbol: str):
+    """min/max over iterators and generators (generator expressions too): one pass, the
+    first of equal extremes kept, as CPython does."""
+    better = operator.gt if symbol == "max" else operator.lt
+    message = f"{symbol}() arg is an empty sequence"
+
+    def select(iterable):
+        if isinstance(iterable, types.RangeType):
+            iterable = iterable.iterator_type
+        if not (_iterator(iterable) and _number(iterable.yield_type)):
+            return None
+
+        def extreme(iterable):
+            empty = True
+            for item in iterable:
+                if empty:
+                    best, empty = item, False
+                elif better(item, best):
+                    best = item
+            if empty:
+                raise ValueError(message)
+            return best
+
+        return extreme
+
+    return select
+
+
+overload(max)(_iterator_extreme("max"))
+overload(min)(_iterator_extreme("min"))
+
+
+# ---------------------------------------------------------------------------- isinstance
+
+
+def _python_classes(typ) -> tuple | None:
+    """The classes a compile-time `classinfo` stands for, or None if it is not one."""
+    if isinstance(typ, types.BaseTuple):
+        parts = [_python_classes(member) for member in typ.types]
+        return None if None in parts else tuple(c for part in parts for c in part)
+    key = getattr(typ, "typing_key", None)
+    return (key,) if isinstance(key, type) else None
+
+
+_CLASS_TYPES = {
+    int: (types.Integer, types.Boolean),
+    float: (types.Float,),
+    bool: (types.Boolean,),
+    complex: (types.Complex,),
+    list: (types.List,),
+    tuple: (types.BaseTuple,),
+}
+
+
+def _is_instance(value_type: types.Type, classes: tuple) -> bool | None:
+    import sys
+
+    numpy = sys.modules.get("numpy")
+    found = False
+    for cls in classes:
+        if numpy is not None and cls is numpy.ndarray:
+            found |= isinstance(value_type, types.Array)
+        elif cls in _CLASS_TYPES:
+            found |= isinstance(types.unliteral(value_type), _CLASS_TYPES[cls])
+        elif isinstance(getattr(cls, "class_type", None), types.ClassType):  # a jitclass
+            found |= value_type is cls.class_type.instance_type
+        else:
+            return None
+    return found
+
+
+@registry.typer(tuple)
+def _type_tuple_class(args, kws):
+    return None  # `tuple` is typed as a class for isinstance; tuple(...) calls are not built
+
+
+@registry.typer(isinstance)
+def _type_isinstance(args, kws):
+    if kws or len(args) != 2:
+        return None
+    classes = _python_classes(args[1])
+    if classes is None or _is_instance(args[0], classes) is None:
+        return None
+    return signature(types.boolean, *args)
+
+
+@lower_builtin(isinstance, types.Type, types.Type)
+def _lower_isinstance(context, builder, sig, args):
+    answer = _is_instance(sig.args[0], _python_classes(sig.args[1]))
+    return llvm.Constant(llvm.IntType(1), int(answer))
+
+
+# ---------------------------------------------------------------------------- pow(a, b, m)
+
+
+@overload(pow)
+def builtin_pow_mod(base, exp, mod):
+    if not all(isinstance(types.unliteral(t), types.Integer) for t in (base, exp, mod)):
+        return None
+
+    def power_mod(base, exp, mod):
+        if mod == 0:
+            raise ValueError("pow() 3rd argument cannot be 0")
+        if exp < 0:
+            raise ValueError("pow() with a negative exponent and a modulus is not supported "
+                             "in compiled code")  # fmt: skip
+        modulus = abs(mod)
+        result = 1 % modulus
+        factor = base % modulus
+        while exp > 0:
+            if exp & 1:
+                result = _multiply_mod(result, factor, modulus)
+            factor = _multiply_mod(factor, factor, modulus)
+            exp >>= 1
+        if mod < 0 and result != 0:  # Python's modulo takes the modulus's sign
+            result -= modulus
+        return result
+
+    return power_mod
+
+
+@register_jitable
+def _multiply_mod(a, b, m):
+    """a * b % m for 0 <= a, b < m without overflowing 64 bits (doubling when m is large)."""
+    if m <= 3037000499:
+        return a * b % m
+    result = 0
+    while b > 0:
+        if b & 1:
+            result = (result + a) % m if result < m - a else result + a - m
+        a = a + a - m if a >= m - a else a + a
+        b >>= 1
+    return result

@@ -1,0 +1,459 @@
+"""Dicts in compiled code: `{}`, `dict()`, displays, indexing, methods, views, iteration and
+`==`, as `@overload`s over the hash table of ember/library/containers/hashtables.py."""
+
+from __future__ import annotations
+
+import operator
+
+from ember import types
+from ember.errors import TypingError
+from ember.extending import lower_builtin, lower_cast, overload, overload_method
+from ember.ir import displays
+from ember.library.builtins.enumerate_zip import iterator_of
+from ember.library.containers import hashtables as ht
+from ember.lowering import arrays as refs
+from ember.lowering import dicts as table
+from ember.lowering.registry import VarArgs
+from ember.typing.signature import signature
+from ember.typing.templates import registry
+
+
+def _is_dict(typ: types.Type) -> bool:
+    return isinstance(typ, types.DictType) and typ.is_precise
+
+
+def _key_fits(d: types.Type, key: types.Type) -> bool:
+    if _is_dict(d):
+        ht.check_key(d.key_type)
+    return _is_dict(d) and ht.converts(key, d.key_type, "key")
+
+
+# ---------------------------------------------------------------------------- making dicts
+
+
+def _common(kind: str, members: list) -> types.Type:
+    from ember.typing.conversions import unify_pair
+
+    found = types.unliteral(members[0])
+    for member in members[1:]:
+        unified = unify_pair(found, types.unliteral(member))
+        if unified is None:
+            raise TypingError(
+                f"Cannot make a dict of {kind}s {found} and {types.unliteral(member)}: the "
+                f"{kind}s of a dict must have one type"
+            )
+        found = unified
+    return found
+
+
+@registry.typer(displays.dict_display)
+def _type_dict_display(args, kws):
+    if not args:
+        return signature(types.empty_dict)
+    key_type = _common("key", list(args[::2]))
+    ht.check_key(key_type)
+    value_type = _common("value", list(args[1::2]))
+    return signature(types.DictType(key_type, value_type), *args)
+
+
+@registry.typer(dict)
+def _type_empty_dict(args, kws):
+    if not args and not kws:
+        return signature(types.empty_dict)
+    return None
+
+
+@lower_builtin(displays.dict_display, VarArgs(types.Type))
+@lower_builtin(dict)
+def empty_dict(context, builder, sig, args):
+    return table.allocate(context, builder, sig.return_type)
+
+
+@overload(dict)
+def dict_from(other):
+    """`dict(d)` copies a dict; `dict(pairs)` takes (key, value) pairs from an iterable."""
+    if _is_dict(other):
+        return lambda other: other.copy()
+    iterator = iterator_of(other)
+    pair = iterator.yield_type if iterator is not None else None
+    if isinstance(pair, types.BaseTuple) and len(pair) == 2:
+        ht.check_key(types.unliteral(pair.types[0]))
+
+        def from_pairs(other):
+            out = _dict_of_pairs(other)
+            for key, value in other:
+                out[key] = value
+            return out
+
+        return from_pairs
+
+
+def _dict_of_pairs(iterable):
+    raise NotImplementedError("runs only in compiled code")
+
+
+@registry.typer(_dict_of_pairs)
+def _type_dict_of_pairs(args, kws):
+    key_type, value_type = iterator_of(args[0]).yield_type.types
+    return signature(types.DictType(key_type, value_type), *args)
+
+
+@lower_builtin(_dict_of_pairs, types.Type)
+def _lower_dict_of_pairs(context, builder, sig, args):
+    return table.allocate(context, builder, sig.return_type)
+
+
+@lower_cast(types.DictType, types.Boolean)
+@lower_cast(types.Set, types.Boolean)
+def table_truth(context, builder, from_type, to_type, value):
+    """`if d:` / `if s:`: not empty."""
+    return builder.icmp_signed("!=", table.load_field(builder, value, table.SIZE), refs.const(0))
+
+
+# ---------------------------------------------------------------------------- size and items
+
+
+@overload(len)
+def table_len(t):
+    if ht.is_table(t):
+        return lambda t: ht.size(t)
+    if isinstance(t, types.DictView):
+        return lambda t: ht.size(_dict_of(t))
+
+
+@overload(bool)
+def table_bool(t):
+    if ht.is_table(t):
+        return lambda t: ht.size(t) != 0
+
+
+@overload(operator.getitem)
+def dict_getitem(d, key):
+    if _key_fits(d, key):
+
+        def getitem(d, key):
+            k = ht.as_key(d, key)
+            position, _ = ht.lookup(d, k, ht.table_hash(k))
+            if position < 0:
+                ht.missing(k)
+            return ht.value_at(d, position)
+
+        return getitem
+
+
+@overload(operator.setitem)
+def dict_setitem(d, key, value):
+    if _key_fits(d, key) and ht.converts(value, d.value_type, "value"):
+
+        def setitem(d, key, value):
+            k = ht.as_key(d, key)
+            v = ht.as_value(d, value)
+            h = ht.table_hash(k)
+            position, slot = ht.lookup(d, k, h)
+            if position >= 0:
+                ht.replace_value(d, position, v)
+                return
+            slot, position = ht.slot_for_new(d, h, slot)
+            ht.put_entry(d, position, h, k, v)
+            ht.set_index(d, slot, position)
+            ht.set_used(d, position + 1)
+            ht.set_size(d, ht.size(d) + 1)
+
+        return setitem
+
+
+@overload(operator.delitem)
+def dict_delitem(d, key):
+    if _key_fits(d, key):
+
+        def delitem(d, key):
+            k = ht.as_key(d, key)
+            position, slot = ht.lookup(d, k, ht.table_hash(k))
+            if position < 0:
+                ht.missing(k)
+            ht.forget(d, position, slot)
+            ht.take_key(d, position)  # released as the results are dropped
+            ht.take_value(d, position)
+
+        return delitem
+
+
+@overload(operator.contains)
+def dict_contains(d, key):
+    if _is_dict(d) and ht.converts(key, d.key_type, "key"):
+
+        def contains(d, key):
+            k = ht.as_key(d, key)
+            return ht.lookup(d, k, ht.table_hash(k))[0] >= 0
+
+        return contains
+    if isinstance(d, types.DictView) and d.kind == "keys":
+        return lambda d, key: key in _dict_of(d)
+
+
+# ---------------------------------------------------------------------------- methods
+
+
+@overload_method(types.DictType, "get")
+def dict_get(d, key, default=None):
+    if not _key_fits(d, key):
+        return None
+    if default is None or isinstance(default, types.NoneType):
+
+        def get(d, key, default=None):
+            k = ht.as_key(d, key)
+            position, _ = ht.lookup(d, k, ht.table_hash(k))
+            if position < 0:
+                return None
+            return ht.value_at(d, position)
+
+        return get
+
+    def get_or(d, key, default=None):
+        k = ht.as_key(d, key)
+        position, _ = ht.lookup(d, k, ht.table_hash(k))
+        if position < 0:
+            return default
+        return ht.value_at(d, position)
+
+    return get_or
+
+
+@overload_method(types.DictType, "pop")
+def dict_pop(d, key, default=None):
+    if not _key_fits(d, key):
+        return None
+    if default is None:
+
+        def pop(d, key):
+            k = ht.as_key(d, key)
+            position, slot = ht.lookup(d, k, ht.table_hash(k))
+            if position < 0:
+                ht.missing(k)
+            ht.forget(d, position, slot)
+            ht.take_key(d, position)
+            return ht.take_value(d, position)
+
+        return pop
+
+    def pop_or(d, key, default=None):
+        k = ht.as_key(d, key)
+        position, slot = ht.lookup(d, k, ht.table_hash(k))
+        if position < 0:
+            return default
+        ht.forget(d, position, slot)
+        ht.take_key(d, position)
+        return ht.take_value(d, position)
+
+    return pop_or
+
+
+@overload_method(types.DictType, "popitem")
+def dict_popitem(d):
+    if _is_dict(d):
+
+        def popitem(d):
+            if ht.size(d) == 0:
+                raise KeyError("popitem(): dictionary is empty")
+            position = ht.last_live(d)
+            h = ht.hash_at(d, position)
+            ht.forget(d, position, ht.slot_of(d, h, position))
+            ht.set_used(d, position)  # every entry after it is deleted
+            return ht.take_key(d, position), ht.take_value(d, position)
+
+        return popitem
+
+
+@overload_method(types.DictType, "setdefault")
+def dict_setdefault(d, key, default=None):
+    if _key_fits(d, key) and default is not None:
+
+        def setdefault(d, key, default=None):
+            k = ht.as_key(d, key)
+            position, _ = ht.lookup(d, k, ht.table_hash(k))
+            if position >= 0:
+                return ht.value_at(d, position)
+            d[k] = default
+            return ht.as_value(d, default)
+
+        return setdefault
+
+
+@overload_method(types.DictType, "update")
+def dict_update(d, other):
+    if _is_dict(d) and _is_dict(other):
+
+        def update(d, other):
+            for key, value in other.items():
+                d[key] = value
+
+        return update
+
+
+@overload_method(types.DictType, "clear")
+def dict_clear(d):
+    if _is_dict(d):
+        return lambda d: ht.clear(d)
+
+
+@overload_method(types.DictType, "copy")
+def dict_copy(d):
+    if _is_dict(d):
+
+        def copy(d):
+            out = ht.new_table(d)
+            if ht.size(d) > 0:
+                ht.resize(out, ht.size(d))
+            for key, value in d.items():
+                out[key] = value
+            return out
+
+        return copy
+
+
+@overload(operator.eq)
+def dict_eq(d, other):
+    if _is_dict(d) and _is_dict(other):
+
+        def eq(d, other):
+            if len(d) != len(other):
+                return False
+            for key, value in d.items():
+                if key not in other:
+                    return False
+                if not other[key] == value:
+                    return False
+            return True
+
+        return eq
+
+
+@overload(operator.ne)
+def dict_ne(d, other):
+    if _is_dict(d) and _is_dict(other):
+        return lambda d, other: not d == other
+
+
+# ---------------------------------------------------------------------------- views and iteration
+
+
+def _view_method(kind: str):
+    def typer(d):
+        if _is_dict(d):
+            return lambda d: _view(d, kind)
+
+    overload_method(types.DictType, kind)(typer)
+
+
+def _view(d, kind):
+    raise NotImplementedError("runs only in compiled code")
+
+
+@registry.typer(_view)
+def _type_view(args, kws):
+    d, kind = args
+    if _is_dict(d) and isinstance(kind, types.StringLiteral):
+        return signature(types.DictView(d, kind.literal_value), *args)
+    return None
+
+
+@lower_builtin(_view, types.DictType, types.Type)
+def _lower_view(context, builder, sig, args):
+    refs.incref(builder, sig.args[0], args[0])  # the view holds the dict
+    return args[0]
+
+
+for _kind in ("keys", "values", "items"):
+    _view_method(_kind)
+
+
+def _dict_of(view):
+    raise NotImplementedError("runs only in compiled code")
+
+
+@registry.typer(_dict_of)
+def _type_dict_of(args, kws):
+    if len(args) == 1 and isinstance(args[0], types.DictView):
+        return signature(args[0].dict_type, *args)
+    return None
+
+
+@lower_builtin(_dict_of, types.DictView)
+def _lower_dict_of(context, builder, sig, args):
+    refs.incref(builder, sig.return_type, args[0])
+    return args[0]
+
+
+@registry.typer(iter)
+def _type_iter(args, kws):
+    if len(args) == 1 and not kws:
+        if ht.is_table(args[0]) or isinstance(args[0], types.DictView):
+            return signature(args[0].iterator_type, args[0])
+    return None
+
+
+@lower_builtin(iter, types.DictType)
+@lower_builtin(iter, types.Set)
+def table_iter(context, builder, sig, args):
+    return ht.iteration_state(context, builder, sig.args[0], args[0])
+
+
+@lower_builtin(iter, types.DictView)
+def view_iter(context, builder, sig, args):
+    dict_type = sig.args[0].dict_type
+    return ht.iteration_state(context, builder, dict_type, args[0])
+
+
+@lower_builtin(next, types.HashTableIterator)
+def table_next(context, builder, sig, args):
+    return ht.iterator_next(context, builder, sig, args)
+
+
+# ---------------------------------------------------------------------------- reductions
+
+
+def _iterable_table(typ: types.Type) -> bool:
+    return ht.is_table(typ) or isinstance(typ, types.DictView)
+
+
+@overload(sorted)
+def table_sorted(iterable, reverse=False):
+    if _iterable_table(iterable):
+        return lambda iterable, reverse=False: sorted(list(iterable), reverse=reverse)
+
+
+def _extreme(symbol: str):
+    def select(iterable):
+        if _iterable_table(iterable) and isinstance(iterable.iterator_type.yield_type, _REAL):
+            return _extreme_impls[symbol]
+
+    return select
+
+
+_REAL = (types.Integer, types.Float, types.Boolean)
+
+
+def _min_of(iterable):
+    return min(list(iterable))
+
+
+def _max_of(iterable):
+    return max(list(iterable))
+
+
+_extreme_impls = {"min": _min_of, "max": _max_of}
+overload(min)(_extreme("min"))
+overload(max)(_extreme("max"))
+
+
+@overload(sum)
+def table_sum(iterable, start=0):
+    if _iterable_table(iterable) and isinstance(iterable.iterator_type.yield_type, _REAL):
+
+        def total(iterable, start=0):
+            result = start
+            for item in iterable:
+                result += item
+            return result
+
+        return total

@@ -1,0 +1,108 @@
+"""Namedtuples (`collections.namedtuple`, `typing.NamedTuple`): typing of instances and of the
+class as a global, construction in compiled code, attribute access, and boxing back into an
+instance of the same class. Everything else (indexing, iteration, unpacking) is the tuple's."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from ember import types
+from ember.dispatcher.typeof import register_typeof_hook
+from ember.extending import intrinsic, overload
+from ember.library.interop.boxing import box_tuple
+from ember.lowering import arrays as refs
+from ember.lowering.registry import box, lower_getattr_generic
+from ember.typing.signature import signature
+from ember.typing.templates import AttributeTemplate, registry
+
+
+def is_namedtuple_class(value: Any) -> bool:
+    return isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields")
+
+
+@register_typeof_hook
+def _typeof_namedtuple_class(value: Any) -> types.Type | None:
+    """A namedtuple class (a global used to build instances) types as a function whose
+    overload is registered on first sight; instances are typed by ember.dispatcher.typeof."""
+    if is_namedtuple_class(value):
+        _register_constructor(value)
+        return types.Function(value)
+    return None
+
+
+# ---------------------------------------------------------------------------- construction
+
+
+@functools.cache
+def _register_constructor(cls: type) -> None:
+    """`cls(a, b)`, `cls(x=a, y=b)` and the class's field defaults, as an `@overload` whose
+    Python parameters are the fields."""
+    fields = tuple(cls._fields)
+    defaults = getattr(cls, "_field_defaults", {}) or {}
+    params = ", ".join(f"{name}=_default_{name}" if name in defaults else name for name in fields)
+    items = "".join(f"{name}, " for name in fields)
+    namespace: dict = {f"_default_{name}": value for name, value in defaults.items()}
+    namespace["_retag"] = _retag_as(cls)
+    source = (
+        f"def typer({params}):\n    return impl\n"
+        f"def impl({params}):\n    return _retag(({items}))\n"
+    )
+    exec(compile(source, f"<ember constructor of {cls.__name__}>", "exec"), namespace)  # noqa: S102
+    overload(cls)(namespace["typer"])
+
+
+def _retag_as(cls: type):
+    """An intrinsic turning a plain tuple into an instance of `cls` (the same data)."""
+
+    @intrinsic
+    def retag(typingctx, items):
+        if not isinstance(items, types.BaseTuple):
+            return None
+        result = types.make_named_tuple(items.types, cls)
+
+        def codegen(context, builder, sig, args):
+            refs.incref(builder, sig.return_type, args[0])  # a call returns a new reference
+            return args[0]
+
+        return signature(result, items), codegen
+
+    return retag
+
+
+# ---------------------------------------------------------------------------- attributes
+
+
+@registry.register_attr
+class NamedTupleAttributes(AttributeTemplate):
+    key = types.BaseTuple
+
+    def generic_resolve(self, value_type, attr):
+        if types.is_named_tuple(value_type) and attr in value_type.fields:
+            return value_type.types[value_type.fields.index(attr)]
+        return None
+
+
+@lower_getattr_generic(types.BaseTuple)
+def namedtuple_getattr(context, builder, typ, value, attr):
+    member = builder.extract_value(value, typ.fields.index(attr))
+    refs.incref(builder, typ.types[typ.fields.index(attr)], member)
+    return member
+
+
+# ---------------------------------------------------------------------------- boxing
+
+
+@box(types.NamedTuple)
+@box(types.NamedUniTuple)
+def box_namedtuple(typ, val, c):
+    """`cls(*members)`: box the members as a plain tuple, then call the class with it."""
+    builder, pyapi = c.builder, c.pyapi
+    plain = box_tuple(typ, val, c)
+    null = pyapi.get_null_object()
+    result = builder.alloca(null.type)
+    builder.store(null, result)
+    with builder.if_then(builder.icmp_unsigned("!=", plain, null), likely=True):
+        builder.store(pyapi.call(pyapi.borrow_constant(typ.instance_class), plain), result)
+        pyapi.decref(plain)
+    return builder.load(result)

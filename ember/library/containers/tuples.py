@@ -1,0 +1,327 @@
+"""Tuples in compiled code: indexing, iteration, membership, comparison, concatenation,
+repetition, unpacking of 1-d arrays and `literal_unroll` (typing and lowering).
+
+Constant indexes and constant slices are typed and lowered by the inferer and the lowerer
+themselves (`StaticGetItem`); this module serves every other tuple operation.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.errors import TypingError
+from ember.extending import overload, overload_method
+from ember.ir import nodes as ir
+from ember.lowering import arrays as refs
+from ember.lowering import iterators
+from ember.lowering.models import OpaqueModel, register_model
+from ember.lowering.registry import lower_builtin
+from ember.misc.literal import literal_unroll
+from ember.typing.arith import arithmetic_result
+from ember.typing.signature import signature
+from ember.typing.templates import registry
+
+# ---------------------------------------------------------------------------- indexing
+
+
+@registry.typer(operator.getitem)
+def _type_tuple_getitem(args, kws):
+    container, index = (types.unliteral(a) for a in args)
+    if isinstance(container, types.UniTuple) and isinstance(index, types.Integer):
+        return signature(container.dtype, container, types.int64)
+    if isinstance(container, types.BaseTuple) and isinstance(index, types.Integer):
+        raise TypingError(
+            f"a tuple of different types ({container}) can only be indexed by a constant: "
+            "write t[0], t[-1], or loop with ember.literal_unroll(t)"
+        )
+    if isinstance(container, types.BaseTuple) and isinstance(index, types.SliceType):
+        raise TypingError(
+            "a tuple can only be sliced with constant bounds (t[1:], t[::-1]): "
+            "the length of the result must be known while compiling"
+        )
+    return None
+
+
+@lower_builtin(operator.getitem, types.UniTuple, types.Integer)
+def tuple_getitem(context, builder, sig, args):
+    """A run-time index into a homogeneous tuple (negative counts from the end)."""
+    container, index = args
+    count = llvm.Constant(index.type, len(sig.args[0]))
+    negative = builder.icmp_signed("<", index, llvm.Constant(index.type, 0))
+    index = builder.select(negative, builder.add(index, count), index)
+    out_of_range = builder.icmp_unsigned(">=", index, count)
+    context.guard(builder, out_of_range, IndexError, "tuple index out of range")
+    return _item_at(context, builder, sig.args[0], container, index)
+
+
+def _item_at(context, builder, tuple_type: types.UniTuple, container, index):
+    """Member `index` (in range) of a homogeneous tuple: spill it and load the member."""
+    element_type = context.value_type(tuple_type.dtype)
+    array_type = llvm.ArrayType(element_type, len(tuple_type))
+    storage = refs.alloca_in_entry(builder, array_type)
+    for position in range(len(tuple_type)):
+        slot = builder.gep(storage, [refs.i32_(0), refs.i32_(position)], source_etype=array_type)
+        builder.store(builder.extract_value(container, position), slot)
+    item = builder.gep(storage, [refs.i32_(0), index], source_etype=array_type)
+    return builder.load(item, typ=element_type)
+
+
+# ---------------------------------------------------------------------------- iteration
+
+
+register_model(types.UniTupleIterator)(OpaqueModel)
+
+
+@registry.typer(iter)
+def _type_tuple_iter(args, kws):
+    if len(args) != 1 or kws or not isinstance(args[0], types.BaseTuple):
+        return None
+    tup = args[0]
+    if isinstance(tup, types.UniTuple):
+        return signature(types.UniTupleIterator(tup), tup)
+    if len(tup) == 0:
+        raise TypingError("cannot iterate over an empty tuple: its items have no type")
+    raise TypingError(
+        f"cannot iterate over a tuple of different types ({tup}) with a plain loop: write "
+        "`for x in ember.literal_unroll(t)` to compile the loop body once per member"
+    )
+
+
+@lower_builtin(iter, types.UniTuple)
+def tuple_iter(context, builder, sig, args):
+    return iterators.owning_state(context, builder, sig.args[0], args[0])
+
+
+@lower_builtin(next, types.UniTupleIterator)
+def tuple_iternext(context, builder, sig, args):
+    tuple_type = sig.args[0].tuple_type
+    tuple_llvm = context.value_type(tuple_type)
+    state_type = llvm.LiteralStructType([tuple_llvm, refs.i64])
+    state = args[0]
+    container = builder.load(
+        builder.gep(state, [refs.i32_(0), refs.i32_(0)], source_etype=state_type), typ=tuple_llvm
+    )
+    index_slot = builder.gep(state, [refs.i32_(0), refs.i32_(1)], source_etype=state_type)
+    index = builder.load(index_slot, typ=refs.i64)
+    valid = builder.icmp_signed("<", index, refs.const(len(tuple_type)))
+    before = builder.block
+    with builder.if_then(valid, likely=True):
+        builder.store(builder.add(index, refs.const(1), flags=("nsw",)), index_slot)
+        item = _item_at(context, builder, tuple_type, container, index)
+        refs.incref(builder, tuple_type.dtype, item)  # the pair holds its own reference
+        filled = builder.block
+    return iterators.iternext_pair(context, builder, sig, (item, filled), before, valid)
+
+
+@overload(literal_unroll)
+def literal_unroll_impl(container):
+    """Outside a `for` loop (where the unroll pass rewrites it), the container itself."""
+
+    def identity(container):
+        return container
+
+    return identity
+
+
+@overload(sum)
+def tuple_sum(iterable):
+    """sum() of a tuple of numbers: an int for ints, as Python (members may differ in type)."""
+    if not isinstance(iterable, types.BaseTuple):
+        return None
+
+    def sum_impl(iterable):
+        total = 0
+        for x in literal_unroll(iterable):
+            total += x
+        return total
+
+    return sum_impl
+
+
+@overload(tuple)
+def tuple_of_tuple(iterable=()):
+    if isinstance(iterable, types.BaseTuple):
+        return lambda iterable=(): iterable
+    return None
+
+
+@overload_method(types.BaseTuple, "index")
+def tuple_index(t, value):
+    def index_impl(t, value):
+        position = 0
+        for x in literal_unroll(t):
+            if x == value:
+                return position
+            position += 1
+        raise ValueError("tuple.index(x): x not in tuple")
+
+    return index_impl
+
+
+@overload_method(types.BaseTuple, "count")
+def tuple_count(t, value):
+    def count_impl(t, value):
+        found = 0
+        for x in literal_unroll(t):
+            if x == value:
+                found += 1
+        return found
+
+    return count_impl
+
+
+# ---------------------------------------------------------------------------- membership
+
+
+@lower_builtin(operator.contains, types.BaseTuple, types.Type)
+def tuple_contains(context, builder, sig, args):
+    if isinstance(sig.args[1], types.Optional):  # a None item is in no tuple: objects/optional.py
+        from ember.library.objects.optional import optional_membership
+
+        return optional_membership(context, builder, sig, args)
+    container, item = args
+    found = llvm.Constant(llvm.IntType(1), 0)
+    for position, member in enumerate(sig.args[0].types):
+        value = builder.extract_value(container, position)
+        equal = _member_compare(context, builder, operator.eq, (member, sig.args[1]), (value, item))
+        found = builder.or_(found, equal)
+    return found
+
+
+# ---------------------------------------------------------------------------- comparison
+
+
+for _fn in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge):
+
+    @lower_builtin(_fn, types.BaseTuple, types.BaseTuple)
+    def _tuple_compare(context, builder, sig, args, _fn=_fn):
+        return _lexicographic(context, builder, sig.args, args, _fn)
+
+
+def _lexicographic(context, builder, operand_types, args, fn):
+    """Python tuple comparison: the first unequal members decide, else the lengths."""
+    left_type, right_type = operand_types
+    if fn in (operator.eq, operator.ne) and len(left_type) != len(right_type):
+        return llvm.Constant(llvm.IntType(1), int(fn is operator.ne))
+    result = llvm.Constant(llvm.IntType(1), int(fn(len(left_type), len(right_type))))
+    decided = llvm.Constant(llvm.IntType(1), 0)
+    for position, pair_types in enumerate(zip(left_type.types, right_type.types)):
+        pair = (builder.extract_value(args[0], position), builder.extract_value(args[1], position))
+        equal = _member_compare(context, builder, operator.eq, pair_types, pair)
+        outcome = _member_compare(context, builder, fn, pair_types, pair)
+        decides_here = builder.and_(builder.not_(decided), builder.not_(equal))
+        result = builder.select(decides_here, outcome, result)
+        decided = builder.or_(decided, decides_here)
+    return result
+
+
+def _member_compare(context, builder, fn, pair_types, pair):
+    """`fn(a, b)` for two members: numbers in their common type, tuples lexicographically."""
+    a_type, b_type = (types.unliteral(t) for t in pair_types)
+    if isinstance(a_type, types.BaseTuple) and isinstance(b_type, types.BaseTuple):
+        return _lexicographic(context, builder, (a_type, b_type), pair, fn)
+    common = arithmetic_result(a_type, b_type)
+    if isinstance(a_type, types.UnicodeType) and isinstance(b_type, types.UnicodeType):
+        common = a_type  # strings: the string library's comparison (see typing.arith)
+    a = context.cast(builder, pair[0], pair_types[0], common)
+    b = context.cast(builder, pair[1], pair_types[1], common)
+    bool_sig = signature(types.boolean, common, common)
+    return context.call_implementation(builder, fn, bool_sig, [a, b])
+
+
+# ---------------------------------------------------------------------------- + and *
+
+
+@registry.typer(operator.add)
+def _type_concatenate(args, kws):
+    left, right = (types.unliteral(a) for a in args)
+    if isinstance(left, types.BaseTuple) and isinstance(right, types.BaseTuple):
+        return signature(types.make_tuple(left.types + right.types), left, right)
+    return None
+
+
+@lower_builtin(operator.add, types.BaseTuple, types.BaseTuple)
+def tuple_concatenate(context, builder, sig, args):
+    members = [
+        (builder.extract_value(value, position), member)
+        for value, typ in zip(args, sig.args)
+        for position, member in enumerate(typ.types)
+    ]
+    return _pack(context, builder, sig.return_type, members)
+
+
+@registry.typer(operator.mul)
+def _type_repeat(args, kws):
+    """`t * n` and `n * t`: the length of the result needs `n` while compiling."""
+    if not any(isinstance(types.unliteral(a), types.BaseTuple) for a in args):
+        return None
+    tup, count = args if isinstance(types.unliteral(args[0]), types.BaseTuple) else args[::-1]
+    if not isinstance(types.unliteral(count), types.Integer):
+        return None
+    if not isinstance(count, types.IntegerLiteral):
+        raise TypingError(
+            "a tuple can only be repeated by a constant count (t * 2): the length of the "
+            "result must be known while compiling"
+        )
+    result = types.make_tuple(tup.types * max(count.literal_value, 0))
+    operands = [tup, types.int64] if args[0] is tup else [types.int64, tup]
+    return signature(result, *operands)
+
+
+@lower_builtin(operator.mul, types.BaseTuple, types.Integer)
+@lower_builtin(operator.mul, types.Integer, types.BaseTuple)
+def tuple_repeat(context, builder, sig, args):
+    position = 0 if isinstance(sig.args[0], types.BaseTuple) else 1
+    tup, tuple_type = args[position], sig.args[position]
+    members = [
+        (builder.extract_value(tup, index), member) for index, member in enumerate(tuple_type.types)
+    ]
+    repeats = len(sig.return_type) // len(tuple_type) if len(tuple_type) else 0
+    return _pack(context, builder, sig.return_type, members * repeats)
+
+
+def _pack(context, builder, tuple_type, members):
+    """A new tuple of borrowed (value, type) members: each member gains a reference."""
+    result = llvm.Constant(context.value_type(tuple_type), llvm.Undefined)
+    for position, (value, member) in enumerate(members):
+        refs.incref(builder, member, value)
+        result = builder.insert_value(result, value, position)
+    return result
+
+
+# ---------------------------------------------------------------------------- unpacking
+
+
+@registry.typer(ir.ExhaustIter)
+def _type_unpack(args, kws):
+    """`a, b = arr`: a 1-d array of run-time length unpacks into a tuple of its items."""
+    source, count = args
+    if isinstance(source, types.Array):
+        if source.ndim != 1:
+            raise TypingError(
+                f"cannot unpack a {source.ndim}-d array: only 1-d arrays unpack (a, b = arr)"
+            )
+        return signature(types.UniTuple(source.dtype, count.literal_value), source)
+    return None
+
+
+@lower_builtin(ir.ExhaustIter, types.Array)
+def unpack_array(context, builder, sig, args):
+    """Check the length as CPython does (its messages), then load each item."""
+    array_type = sig.args[0]
+    fields = refs.unpack(builder, array_type, args[0])
+    length, count = fields.shape[0], len(sig.return_type)
+    too_many = builder.icmp_signed(">", length, refs.const(count))
+    context.guard(builder, too_many, ValueError, f"too many values to unpack (expected {count})")
+    for got in range(count):
+        short = builder.icmp_signed("==", length, refs.const(got))
+        message = f"not enough values to unpack (expected {count}, got {got})"
+        context.guard(builder, short, ValueError, message)
+    members = []
+    for index in range(count):
+        pointer = refs.element_pointer(builder, array_type, fields, [refs.const(index)])
+        members.append((refs.load_item(builder, array_type.dtype, pointer), array_type.dtype))
+    return _pack(context, builder, sig.return_type, members)

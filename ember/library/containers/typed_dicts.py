@@ -1,0 +1,100 @@
+"""`ember.typed.Dict()` and `Dict.empty(key_type, value_type)` inside compiled code: ordinary
+dicts (an empty `Dict()` is typed by what is later stored in it, as `{}` is)."""
+
+from __future__ import annotations
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.extending import lower_builtin, lower_getattr, overload
+from ember.library.containers import hashtables as ht
+from ember.lowering import arrays as refs
+from ember.lowering import dicts as table
+from ember.typed import accessors
+from ember.typed.typeddict import Dict
+from ember.typing.signature import signature
+from ember.typing.templates import AttributeTemplate, registry
+
+
+def dict_empty(key_type, value_type, n_keys=0):
+    """`Dict.empty` as compiled code calls it."""
+    return Dict.empty(key_type, value_type, n_keys)
+
+
+@registry.typer(Dict)
+def _type_typed_dict(args, kws):
+    if not args and not kws:
+        return signature(types.empty_dict)
+    return None
+
+
+def _instance(typ: types.Type) -> types.Type | None:
+    if isinstance(typ, types.TypeRef):
+        return typ.instance_type
+    return None
+
+
+@overload(dict_empty)
+def _dict_empty_overload(key_type, value_type, n_keys=0):
+    if _instance(key_type) is not None and _instance(value_type) is not None:
+        return lambda key_type, value_type, n_keys=0: _empty_of(key_type, value_type)
+
+
+def _empty_of(key_type, value_type):
+    raise NotImplementedError("runs only in compiled code")
+
+
+@registry.typer(_empty_of)
+def _type_empty_of(args, kws):
+    key_type, value_type = map(_instance, args)
+    ht.check_key(key_type)
+    return signature(types.DictType(key_type, value_type), *args)
+
+
+@registry.typer(accessors.empty_dict)
+def _type_empty_dict_of(args, kws):
+    if len(args) == 1 and isinstance(_instance(args[0]), types.DictType):
+        return signature(args[0].instance_type, *args)
+    return None
+
+
+@registry.typer(accessors.dict_at)
+def _type_dict_at(args, kws):
+    if len(args) == 2 and isinstance(_instance(args[1]), types.DictType):
+        return signature(args[1].instance_type, types.int64, args[1])
+    return None
+
+
+@lower_builtin(accessors.dict_at, types.Integer, types.TypeRef)
+def dict_at(context, builder, sig, args):
+    """A new reference to the dict at a meminfo address (the variable releases it)."""
+    meminfo = builder.inttoptr(args[0], refs.ptr)
+    value = builder.insert_value(
+        llvm.Constant(context.value_type(sig.return_type), None), meminfo, 0
+    )
+    refs.incref(builder, sig.return_type, value)
+    return value
+
+
+@lower_builtin(Dict)
+@lower_builtin(_empty_of, types.TypeRef, types.TypeRef)
+@lower_builtin(accessors.empty_dict, types.TypeRef)
+def new_dict(context, builder, sig, args):
+    return table.allocate(context, builder, sig.return_type)
+
+
+@registry.register_attr
+class _DictClassAttributes(AttributeTemplate):
+    """`Dict.empty` read from the class `ember.typed.Dict`."""
+
+    key = types.Function
+
+    def generic_resolve(self, value_type, attr):
+        if attr == "empty" and value_type.typing_key is Dict:
+            return types.Function(dict_empty)
+        return None
+
+
+@lower_getattr(types.Function, "empty")
+def _lower_dict_class_empty(context, builder, typ, value):
+    return context.get_dummy_value(types.Function(dict_empty))

@@ -1,0 +1,120 @@
+"""`ember.typed.List()`, `List(iterable)` and `List.empty_list(item_type)` inside compiled code:
+ordinary lists (an empty `List()` is typed by what is later put in it, as `[]` is)."""
+
+from __future__ import annotations
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.library.containers.lists import empty_list
+from ember.lowering import arrays as refs
+from ember.lowering import lists
+from ember.lowering.registry import lower_builtin, lower_getattr
+from ember.typed import List, list_accessors
+from ember.typing.overload import overload
+from ember.typing.signature import signature
+from ember.typing.templates import AttributeTemplate, registry
+
+
+@registry.typer(List)
+def _type_empty_typed_list(args, kws):
+    """`List()`: as `[]`, an empty list whose item type later stores decide."""
+    if not args and not kws:
+        return signature(types.List(types.undefined))
+    return None
+
+
+lower_builtin(List)(empty_list)
+
+
+@overload(List)
+def typed_list(iterable):
+    def filled(iterable):
+        return list(iterable)
+
+    return filled
+
+
+# ---------------------------------------------------------------------------- List.empty_list
+
+
+def list_empty(item_type, allocated=0):
+    """`List.empty_list` as compiled code calls it."""
+    return List.empty_list(item_type, allocated)
+
+
+@overload(list_empty)
+def _list_empty_overload(item_type, allocated=0):
+    if isinstance(item_type, types.TypeRef):
+        return lambda item_type, allocated=0: _empty_list_of(item_type, allocated)
+    return None
+
+
+def _empty_list_of(item_type, allocated):
+    raise NotImplementedError("runs only in compiled code")
+
+
+@registry.typer(_empty_list_of)
+def _type_empty_list_of(args, kws):
+    if len(args) == 2 and isinstance(args[0], types.TypeRef):
+        return signature(types.List(args[0].instance_type), args[0], types.intp)
+    return None
+
+
+@lower_builtin(_empty_list_of, types.TypeRef, types.Integer)
+def _new_empty_list(context, builder, sig, args):
+    """An empty list with room for `allocated` items."""
+    return lists.allocate(context, builder, sig.return_type, args[1])
+
+
+@registry.register_attr
+class _ListClassAttributes(AttributeTemplate):
+    """`List.empty_list` read from the class `ember.typed.List`."""
+
+    key = types.Function
+
+    def generic_resolve(self, value_type, attr):
+        if attr == "empty_list" and value_type.typing_key is List:
+            return types.Function(list_empty)
+        return None
+
+
+@lower_getattr(types.Function, "empty_list")
+def _lower_list_class_empty(context, builder, typ, value):
+    return context.get_dummy_value(types.Function(list_empty))
+
+
+# ---------------------------------------------------------------------------- Python's accessors
+
+
+@registry.typer(list_accessors.list_at)
+def _type_list_at(args, kws):
+    if len(args) == 2 and isinstance(args[1], types.TypeRef):
+        if isinstance(args[1].instance_type, types.List):
+            return signature(args[1].instance_type, types.int64, args[1])
+    return None
+
+
+@lower_builtin(list_accessors.list_at, types.Integer, types.TypeRef)
+def _list_at(context, builder, sig, args):
+    """A new reference to the list at a meminfo address (the variable releases it)."""
+    meminfo = builder.inttoptr(args[0], refs.ptr)
+    value = builder.insert_value(
+        llvm.Constant(context.value_type(sig.return_type), None), meminfo, 0
+    )
+    refs.incref(builder, sig.return_type, value)
+    return value
+
+
+@registry.typer(list_accessors.list_address)
+def _type_list_address(args, kws):
+    if len(args) == 1 and isinstance(args[0], types.List):
+        return signature(types.int64, args[0])
+    return None
+
+
+@lower_builtin(list_accessors.list_address, types.List)
+def _list_address(context, builder, sig, args):
+    """The list's meminfo as an integer, with a reference that the Python caller owns."""
+    refs.incref(builder, sig.args[0], args[0])
+    return builder.ptrtoint(builder.extract_value(args[0], 0), refs.i64)

@@ -1,0 +1,334 @@
+"""Arrays in compiled code: attributes, `len`, iteration, `slice` objects, NumPy scalar classes
+and dtypes as values, and conversions between array types.
+
+Indexing lives in indexing.py; NumPy functions in the other modules here.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.dispatcher.typeof import typeof_impl
+from ember.errors import TypingError
+from ember.extending import overload
+from ember.library.numpy.support import _SCALAR_CLASSES, parse_dtype
+from ember.lowering import arrays as arr
+from ember.lowering import iterators
+from ember.lowering.models import OpaqueModel as _OpaqueModel
+from ember.lowering.models import register_model
+from ember.lowering.registry import lower_builtin, lower_cast, lower_getattr
+from ember.typing.signature import signature
+from ember.typing.templates import AttributeTemplate, registry
+
+# ---------------------------------------------------------------------------- values as types
+
+
+@typeof_impl.register(np.dtype)
+def _typeof_dtype(value):
+    from ember.dispatcher.typeof import dtype_to_type
+
+    dtype = dtype_to_type(value)
+    return None if dtype is None else types.DType(dtype)
+
+
+@typeof_impl.register(type(Ellipsis))
+def _typeof_ellipsis(value):
+    return types.ellipsis_type
+
+
+for _scalar_class, _scalar_type in _SCALAR_CLASSES.items():
+
+    @registry.typer(_scalar_class)
+    def _type_scalar_class(args, kws, _scalar_type=_scalar_type):
+        if len(args) == 1 and not kws and isinstance(types.unliteral(args[0]), types.Number):
+            return signature(_scalar_type, types.unliteral(args[0]))
+        if not args and not kws:
+            return signature(_scalar_type)
+        return None
+
+    @lower_builtin(_scalar_class, types.Number)
+    def _scalar_class_call(context, builder, sig, args):
+        return context.cast(builder, args[0], sig.args[0], sig.return_type)
+
+    @lower_builtin(_scalar_class)
+    def _scalar_class_zero(context, builder, sig, args):
+        return context.get_constant(sig.return_type, 0)
+
+
+# ---------------------------------------------------------------------------- data models
+
+
+@register_model(types.ArrayIterator)
+class ArrayIteratorModel(_OpaqueModel):
+    """A pointer to {array, next index} in the entry block of the function that made it."""
+
+
+# ---------------------------------------------------------------------------- conversions
+
+
+@lower_cast(types.Array, types.Array)
+def array_to_array(context, builder, from_type, to_type, value):
+    """Layout and read-only changes keep the same struct."""
+    return value
+
+
+# ---------------------------------------------------------------------------- attributes
+
+
+def transposed_type(array_type: types.Array) -> types.Array:
+    layout = {"C": "F", "F": "C"}.get(array_type.layout, "A")
+    return array_type.copy(layout=layout)
+
+
+def _parts_array(array_type: types.Array) -> types.Array:
+    if isinstance(array_type.dtype, types.Complex):
+        layout = "A" if array_type.ndim else "C"
+        return array_type.copy(dtype=array_type.dtype.underlying_float, layout=layout)
+    return array_type
+
+
+@registry.register_attr
+class ArrayAttributes(AttributeTemplate):
+    key = types.Array
+
+    def resolve_shape(self, ty):
+        return types.UniTuple(types.int64, ty.ndim)
+
+    def resolve_strides(self, ty):
+        return types.UniTuple(types.int64, ty.ndim)
+
+    def resolve_ndim(self, ty):
+        return types.int64
+
+    def resolve_size(self, ty):
+        return types.int64
+
+    def resolve_itemsize(self, ty):
+        return types.int64
+
+    def resolve_nbytes(self, ty):
+        return types.int64
+
+    def resolve_dtype(self, ty):
+        return types.DType(ty.dtype)
+
+    def resolve_T(self, ty):
+        return transposed_type(ty)
+
+    def resolve_real(self, ty):
+        return _parts_array(ty)
+
+    def resolve_imag(self, ty):
+        if isinstance(ty.dtype, types.Complex):
+            return _parts_array(ty)
+        return types.Array(ty.dtype, ty.ndim, "C", readonly=True)
+
+
+def _tuple(context, builder, typ, items):
+    value = llvm.Constant(context.value_type(typ), llvm.Undefined)
+    for index, item in enumerate(items):
+        value = builder.insert_value(value, item, index)
+    return value
+
+
+@lower_getattr(types.Array, "shape")
+def array_shape(context, builder, typ, value):
+    return builder.extract_value(value, 5)
+
+
+@lower_getattr(types.Array, "strides")
+def array_strides(context, builder, typ, value):
+    return builder.extract_value(value, 6)
+
+
+@lower_getattr(types.Array, "ndim")
+def array_ndim(context, builder, typ, value):
+    return arr.const(typ.ndim)
+
+
+@lower_getattr(types.Array, "size")
+def array_size(context, builder, typ, value):
+    return builder.extract_value(value, 2)
+
+
+@lower_getattr(types.Array, "itemsize")
+def array_itemsize(context, builder, typ, value):
+    return arr.const(arr.itemsize_of(typ.dtype))
+
+
+@lower_getattr(types.Array, "nbytes")
+def array_nbytes(context, builder, typ, value):
+    return builder.mul(builder.extract_value(value, 2), arr.const(arr.itemsize_of(typ.dtype)))
+
+
+@lower_getattr(types.Array, "dtype")
+def array_dtype(context, builder, typ, value):
+    return context.get_dummy_value(types.DType(typ.dtype))
+
+
+@lower_getattr(types.Array, "T")
+def array_transpose(context, builder, typ, value):
+    fields = arr.unpack(builder, typ, value)
+    fields.shape.reverse()
+    fields.strides.reverse()
+    arr.nrt_incref_fields(builder, fields)
+    return arr.pack(builder, transposed_type(typ), fields)
+
+
+@lower_getattr(types.Array, "real")
+def array_real(context, builder, typ, value):
+    if not isinstance(typ.dtype, types.Complex):
+        arr.incref(builder, typ, value)
+        return value
+    return _complex_part(builder, typ, value, 0)
+
+
+@lower_getattr(types.Array, "imag")
+def array_imag(context, builder, typ, value):
+    if isinstance(typ.dtype, types.Complex):
+        return _complex_part(builder, typ, value, 1)
+    result_type = types.Array(typ.dtype, typ.ndim, "C", readonly=True)
+    shape = arr.unpack(builder, typ, value).shape
+    result = arr.allocate(context, builder, result_type, shape)
+    fields = arr.unpack(builder, result_type, result)
+    nbytes = builder.mul(fields.nitems, fields.itemsize)
+    arr.memset_zero(builder, fields.data, nbytes)
+    return result
+
+
+def _complex_part(builder, typ, value, part):
+    fields = arr.unpack(builder, typ, value)
+    half = arr.itemsize_of(typ.dtype) // 2
+    if part:
+        fields.data = arr.offset_pointer(builder, fields.data, arr.const(half))
+    fields.itemsize = arr.const(half)
+    arr.nrt_incref_fields(builder, fields)
+    return arr.pack(builder, _parts_array(typ), fields)
+
+
+# ---------------------------------------------------------------------------- len, iter, next
+
+
+@registry.typer(len)
+def _type_len(args, kws):
+    if len(args) == 1 and not kws and isinstance(args[0], types.Array):
+        if args[0].ndim == 0:
+            raise TypingError("len() of a 0-d array (an unsized object)")
+        return signature(types.int64, args[0])
+    return None
+
+
+@lower_builtin(len, types.Array)
+def array_len(context, builder, sig, args):
+    return builder.extract_value(args[0], [5, 0])
+
+
+@registry.typer(iter)
+def _type_iter(args, kws):
+    if len(args) == 1 and not kws and isinstance(args[0], types.Array):
+        if args[0].ndim == 0:
+            raise TypingError("iteration over a 0-d array")
+        return signature(args[0].iterator_type, args[0])
+    return None
+
+
+@lower_builtin(iter, types.Array)
+def array_iter(context, builder, sig, args):
+    return iterators.owning_state(context, builder, sig.args[0], args[0])
+
+
+@lower_builtin(next, types.ArrayIterator)
+def array_iternext(context, builder, sig, args):
+    iterator_type = sig.args[0]
+    array_type = iterator_type.array_type
+    array_llvm = context.value_type(array_type)
+    state_type = llvm.LiteralStructType([array_llvm, arr.i64])
+    state = args[0]
+    array_value = builder.load(
+        builder.gep(state, [arr.i32_(0), arr.i32_(0)], source_etype=state_type), typ=array_llvm
+    )
+    index_slot = builder.gep(state, [arr.i32_(0), arr.i32_(1)], source_etype=state_type)
+    index = builder.load(index_slot, typ=arr.i64)
+    fields = arr.unpack(builder, array_type, array_value)
+    valid = builder.icmp_signed("<", index, fields.shape[0])
+    before = builder.block
+    with builder.if_then(valid, likely=True):
+        builder.store(builder.add(index, arr.const(1), flags=("nsw",)), index_slot)
+        item = item_at(context, builder, array_type, fields, index)
+        filled = builder.block
+    return iterators.iternext_pair(context, builder, sig, (item, filled), before, valid)
+
+
+def item_at(context, builder, array_type: types.Array, fields, index):
+    """`a[index]` along the first axis for an in-range index: an element, or a view (a new
+    reference) of the remaining dimensions."""
+    if array_type.ndim == 1:
+        pointer = arr.element_pointer(builder, array_type, fields, [index])
+        return arr.load_item(builder, array_type.dtype, pointer)
+    view_type = types.ArrayIterator(array_type).yield_type
+    offset = builder.mul(index, fields.strides[0])
+    view = arr.ArrayFields(
+        fields.meminfo,
+        fields.parent,
+        arr.product(builder, fields.shape[1:]),
+        fields.itemsize,
+        arr.offset_pointer(builder, fields.data, offset),
+        fields.shape[1:],
+        fields.strides[1:],
+    )
+    arr.nrt_incref_fields(builder, view)
+    return arr.pack(builder, view_type, view)
+
+
+# ---------------------------------------------------------------------------- truth
+
+
+@lower_cast(types.Array, types.Boolean)
+def array_truth(context, builder, from_type, to_type, value):
+    """`if a:`: the truth of the only element; ValueError for any other size, as NumPy."""
+    fields = arr.unpack(builder, from_type, value)
+    not_one = builder.icmp_signed("!=", fields.nitems, arr.const(1))
+    context.guard(
+        builder,
+        not_one,
+        ValueError,
+        "The truth value of an array with more than one element is ambiguous. "
+        "Use a.any() or a.all()",
+    )
+    zero = [arr.const(0)] * from_type.ndim
+    item = arr.load_item(
+        builder, from_type.dtype, arr.element_pointer(builder, from_type, fields, zero)
+    )
+    return context.is_true(builder, from_type.dtype, item)
+
+
+# ---------------------------------------------------------------------------- dtype comparisons
+
+
+def _same_dtype(a: types.Type, b: types.Type) -> bool | None:
+    """Whether two dtype-like operands (`a.dtype`, `np.float32`) name one dtype; None
+    unless one of them is a dtype object and the other names a dtype."""
+    if not (isinstance(a, types.DType) or isinstance(b, types.DType)):
+        return None
+    try:
+        return parse_dtype(a, None) == parse_dtype(b, None)
+    except TypingError:
+        return None
+
+
+@overload(operator.eq)
+def _dtype_equal(a, b):
+    same = _same_dtype(a, b)
+    if same is not None:
+        return lambda a, b: same  # known while compiling: branches on it fold away
+
+
+@overload(operator.ne)
+def _dtype_not_equal(a, b):
+    same = _same_dtype(a, b)
+    if same is not None:
+        return lambda a, b: not same

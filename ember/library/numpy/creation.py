@@ -1,0 +1,442 @@
+"""Array creation: np.empty, zeros, ones, full (and their `_like`), arange, linspace, eye,
+identity, copy, array/asarray/ascontiguousarray of arrays, and `a.copy()`.
+
+Every function allocates through the runtime (ember/runtime/nrt.py) and returns a new
+reference.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from ember import types
+from ember.library.builtins.int_scalars import cast_stored
+from ember.library.numpy.support import (
+    implement,
+    is_none,
+    is_number,
+    jitted,
+    np_typer,
+    numpy_dtype,
+    parse_dtype,
+)
+from ember.lowering import arrays as arr
+from ember.lowering import arrays_kernels as kernels
+from ember.lowering.registry import VarArgs, lower_builtin
+
+# ---------------------------------------------------------------------------- shapes
+
+
+def shape_ndim(shape: types.Type) -> int | None:
+    """The number of dimensions a `shape` argument gives (an int or a tuple of ints)."""
+    shape = types.unliteral(shape)
+    if isinstance(shape, types.Integer):
+        return 1
+    if isinstance(shape, types.BaseTuple) and all(
+        isinstance(types.unliteral(t), types.Integer) for t in shape.types
+    ):
+        return len(shape)
+    return None
+
+
+def shape_values(context, builder, shape_type: types.Type, value) -> list:
+    if isinstance(shape_type, types.BaseTuple):
+        return [
+            context.cast(builder, builder.extract_value(value, i), t, types.int64)
+            for i, t in enumerate(shape_type.types)
+        ]
+    return [context.cast(builder, value, shape_type, types.int64)]
+
+
+def _fill(context, builder, array_type, result, item) -> None:
+    fields = arr.unpack(builder, array_type, result)
+    kernels.elementwise(context, builder, array_type, fields, [], lambda b, items: item)
+
+
+def _zero(builder, array_type, result) -> None:
+    fields = arr.unpack(builder, array_type, result)
+    arr.memset_zero(builder, fields.data, builder.mul(fields.nitems, fields.itemsize))
+
+
+# ---------------------------------------------------------------------------- empty, zeros...
+
+
+def _creation(name: str, params: str, fill: str) -> None:
+    function = getattr(np, name)
+
+    @np_typer(function, params)
+    def _typer(shape, *rest):
+        ndim = shape_ndim(shape)
+        if ndim is None:
+            return None
+        if name == "full":
+            fill_value, dtype = rest
+            fill_type = types.unliteral(fill_value)
+            if not isinstance(fill_type, types.Number):
+                return None
+            dtype = parse_dtype(dtype, default=_full_default(fill_type))
+        else:
+            dtype = parse_dtype(rest[0])
+        return types.Array(dtype, ndim, "C")
+
+    @lower_builtin(function, VarArgs(types.Type))
+    def _lower(context, builder, sig, args):
+        array_type = sig.return_type
+        shape = shape_values(context, builder, sig.args[0], args[0])
+        result = arr.allocate(context, builder, array_type, shape)
+        _initialize(context, builder, sig, args, result, fill)
+        return result
+
+
+def _full_default(fill_type: types.Type) -> types.Type:
+    if isinstance(fill_type, types.Integer):
+        return types.int64 if fill_type.signed else types.uint64
+    return fill_type
+
+
+_creation("empty", "shape, dtype=None", "none")
+_creation("zeros", "shape, dtype=None", "zero")
+_creation("ones", "shape, dtype=None", "one")
+_creation("full", "shape, fill_value, dtype=None", "value")
+
+
+def _like(name: str, params: str, fill: str) -> None:
+    function = getattr(np, name)
+
+    @np_typer(function, params)
+    def _typer(prototype, *rest):
+        if is_number(prototype):  # a scalar prototype gives a 0-d array, as NumPy
+            prototype = types.Array(types.unliteral(prototype), 0, "C")
+        if not isinstance(prototype, types.Array):
+            return None
+        if name == "full_like":
+            fill_value, dtype = rest
+            if not isinstance(types.unliteral(fill_value), types.Number):
+                return None
+        else:
+            dtype = rest[0]
+        dtype = parse_dtype(dtype, default=prototype.dtype)
+        layout = "F" if prototype.layout == "F" else "C"
+        return types.Array(dtype, prototype.ndim, layout)
+
+    @lower_builtin(function, VarArgs(types.Type))
+    def _lower(context, builder, sig, args):
+        array_type = sig.return_type
+        shape = []
+        if isinstance(sig.args[0], types.Array):
+            shape = arr.unpack(builder, sig.args[0], args[0]).shape
+        result = arr.allocate(context, builder, array_type, shape, order=array_type.layout)
+        _initialize(context, builder, sig, args, result, fill)
+        return result
+
+
+_like("empty_like", "prototype, dtype=None", "none")
+_like("zeros_like", "prototype, dtype=None", "zero")
+_like("ones_like", "prototype, dtype=None", "one")
+_like("full_like", "prototype, fill_value, dtype=None", "value")
+
+
+# ---------------------------------------------------------------------------- copies
+
+
+@np_typer(np.copy, "a")
+def _type_copy(a):
+    if isinstance(a, types.Array):
+        return types.Array(a.dtype, a.ndim, "F" if a.layout == "F" else "C")
+    return None
+
+
+@lower_builtin(np.copy, types.Array)
+def np_copy(context, builder, sig, args):
+    order = sig.return_type.layout
+    return kernels.copy_array(context, builder, sig.args[0], args[0], order=order)
+
+
+@np_typer((types.Array, "copy"), "self")
+def _type_method_copy(a):
+    return a.copy(layout="C", readonly=False)
+
+
+@lower_builtin((types.Array, "copy"), types.Array)
+def array_copy(context, builder, sig, args):
+    return kernels.copy_array(context, builder, sig.args[0], args[0])
+
+
+@np_typer(np.asarray, "a, dtype=None")
+def _type_asarray(a, dtype):
+    if isinstance(a, types.Array):
+        if is_none(dtype) or parse_dtype(dtype) is a.dtype:
+            return a
+        return types.Array(parse_dtype(dtype), a.ndim, "C")
+    return None
+
+
+@lower_builtin(np.asarray, types.Array, types.Type)
+def np_asarray(context, builder, sig, args):
+    if sig.return_type is sig.args[0]:
+        arr.incref(builder, sig.args[0], args[0])
+        return args[0]
+    return kernels.copy_array(context, builder, sig.args[0], args[0], sig.return_type.dtype)
+
+
+@np_typer(np.ascontiguousarray, "a, dtype=None")
+def _type_ascontiguous(a, dtype):
+    if isinstance(a, types.Array):
+        return types.Array(parse_dtype(dtype, default=a.dtype), max(a.ndim, 1), "C")
+    return None
+
+
+@lower_builtin(np.ascontiguousarray, types.Array, types.Type)
+def np_ascontiguousarray(context, builder, sig, args):
+    array_type, value = sig.args[0], args[0]
+    if array_type.ndim == 0:  # NumPy returns a 1-element 1-d array
+        fields = arr.unpack(builder, array_type, value)
+        fields.shape, fields.strides = [arr.const(1)], [fields.itemsize]
+        array_type = array_type.copy(ndim=1, layout="A")
+        value = arr.pack(builder, array_type, fields)
+    if array_type.layout == "C" and array_type.dtype is sig.return_type.dtype:
+        arr.incref(builder, array_type, value)
+        return value
+    return kernels.copy_array(context, builder, array_type, value, sig.return_type.dtype)
+
+
+@np_typer(np.array, "object, dtype=None")
+def _type_array(obj, dtype):
+    obj = types.unliteral(obj)
+    if isinstance(obj, types.Array):
+        return types.Array(parse_dtype(dtype, default=obj.dtype), obj.ndim, "C")
+    items = _nested_items(obj)
+    if items is None:
+        return None
+    shape, leaves = items
+    from ember.typing.conversions import unify_pair
+
+    common = leaves[0] if leaves else types.float64
+    for leaf in leaves[1:]:
+        common = unify_pair(common, leaf)
+        if common is None:
+            return None
+    if isinstance(common, types.Integer) and common.bitwidth < 64:
+        common = types.int64 if common.signed else common
+    return types.Array(parse_dtype(dtype, default=common), len(shape), "C")
+
+
+def _nested_items(typ) -> tuple | None:
+    """(shape, leaf types) of a number or a rectangular nest of tuples of numbers."""
+    typ = types.unliteral(typ)
+    if isinstance(typ, types.Number):
+        return (), [typ]
+    if not isinstance(typ, types.BaseTuple):
+        return None
+    if len(typ) == 0:
+        return (0,), []
+    inner = [_nested_items(t) for t in typ.types]
+    if None in inner or len({shape for shape, _ in inner}) != 1:
+        return None
+    return (len(typ), *inner[0][0]), [leaf for _, leaves in inner for leaf in leaves]
+
+
+@lower_builtin(np.array, types.Type, types.Type)
+def np_array_from_tuples(context, builder, sig, args):
+    array_type = sig.return_type
+    shape, _ = _nested_items(sig.args[0])
+    result = arr.allocate(context, builder, array_type, [arr.const(n) for n in shape])
+    fields = arr.unpack(builder, array_type, result)
+    for flat, (path, leaf_type) in enumerate(_leaf_paths(sig.args[0])):
+        item = builder.extract_value(args[0], list(path)) if path else args[0]
+        item = context.cast(builder, item, leaf_type, array_type.dtype)
+        pointer = builder.gep(
+            fields.data,
+            [arr.const(flat)],
+            inbounds=True,
+            source_etype=context.data_type(array_type.dtype),
+        )
+        arr.store_item(builder, array_type.dtype, item, pointer)
+    return result
+
+
+@lower_builtin(np.array, types.Array, types.Type)
+def np_array_copy(context, builder, sig, args):
+    return kernels.copy_array(context, builder, sig.args[0], args[0], sig.return_type.dtype)
+
+
+def _leaf_paths(typ, prefix=()):
+    typ = types.unliteral(typ)
+    if isinstance(typ, types.BaseTuple):
+        for index, member in enumerate(typ.types):
+            yield from _leaf_paths(member, (*prefix, index))
+    else:
+        yield prefix, typ
+
+
+# ---------------------------------------------------------------------------- ranges
+
+
+@functools.cache
+def _arange_impl(kind: str, dtype_name: str):
+    np_type = np.dtype(dtype_name).type
+    if kind == "int":
+
+        def impl(start, stop, step, dtype):
+            if step == 0:
+                raise ZeroDivisionError("arange: step is zero")
+            if step > 0:
+                n = (stop - start + step - 1) // step
+            else:
+                n = (start - stop - step - 1) // (-step)
+            if n < 0:
+                n = 0
+            out = np.empty(n, np_type)
+            value = start
+            for i in range(n):
+                out[i] = value
+                value += step
+            return out
+
+    else:
+
+        def impl(start, stop, step, dtype):
+            if step == 0:
+                raise ZeroDivisionError("arange: step is zero")
+            n = int(math.ceil((stop - start) / step))
+            if n < 0:
+                n = 0
+            out = np.empty(n, np_type)
+            for i in range(n):
+                out[i] = start + i * step
+            return out
+
+    return impl
+
+
+@functools.cache
+def _arange_stop_impl(kind: str, dtype_name: str):
+    full = jitted(_arange_impl(kind, dtype_name))
+
+    def impl(stop, unused_stop, unused_step, dtype):
+        return full(0, stop, 1, dtype)
+
+    return impl
+
+
+@implement(np.arange, "start, stop=None, step=None, dtype=None")
+def _select_arange(start, stop, step, dtype):
+    numbers = [types.unliteral(t) for t in (start, stop, step) if not is_none(t)]
+    if not all(isinstance(t, (types.Integer, types.Float, types.Boolean)) for t in numbers):
+        return None
+    from ember.typing.conversions import unify_pair
+
+    common = types.int64
+    for t in numbers:
+        common = unify_pair(common, t) if not isinstance(t, types.Boolean) else common
+    result = parse_dtype(dtype, default=common)
+    kind = "int" if isinstance(common, types.Integer) else "float"
+    if is_none(stop):
+        return _arange_stop_impl(kind, numpy_dtype(result).name)
+    impl = _arange_impl(kind, numpy_dtype(result).name)
+    if is_none(step):
+        return _with_default_step(impl)
+    return impl
+
+
+@functools.cache
+def _with_default_step(impl_with_step):
+    full = jitted(impl_with_step)
+
+    def impl(start, stop, step, dtype):
+        return full(start, stop, 1, dtype)
+
+    return impl
+
+
+def _linspace(start, stop, num, endpoint):
+    if num < 0:
+        raise ValueError("Number of samples must be non-negative.")
+    div = num - 1 if endpoint else num
+    out = np.empty(num, np.float64)
+    delta = stop - start
+    if div > 0:
+        step = delta / div
+        for i in range(num):
+            out[i] = i * step + start
+        if endpoint and num > 1:
+            out[num - 1] = stop
+    elif num == 1:
+        out[0] = start
+    return out
+
+
+@implement(np.linspace, "start, stop, num=50, endpoint=True")
+def _select_linspace(start, stop, num, endpoint):
+    ok = all(isinstance(types.unliteral(t), (types.Integer, types.Float)) for t in (start, stop))
+    if ok and isinstance(types.unliteral(num), types.Integer):
+        return _linspace
+    return None
+
+
+def _eye_fill(out, k):
+    rows, columns = out.shape
+    for i in range(rows):
+        j = i + k
+        if 0 <= j < columns:
+            out[i, j] = 1
+    return out
+
+
+@functools.cache
+def _eye_impl(dtype_name: str, square: bool):
+    np_type = np.dtype(dtype_name).type
+    fill = jitted(_eye_fill)
+    if square:
+
+        def impl(N, M, k, dtype):
+            return fill(np.zeros((N, N), np_type), k)
+
+    else:
+
+        def impl(N, M, k, dtype):
+            return fill(np.zeros((N, M), np_type), k)
+
+    return impl
+
+
+@implement(np.eye, "N, M=None, k=0, dtype=None")
+def _select_eye(N, M, k, dtype):
+    if not isinstance(types.unliteral(N), types.Integer):
+        return None
+    if not (is_none(M) or isinstance(types.unliteral(M), types.Integer)):
+        return None
+    result = parse_dtype(dtype)
+    return _eye_impl(numpy_dtype(result).name, is_none(M))
+
+
+@functools.cache
+def _identity_impl(dtype_name: str):
+    eye = jitted(_eye_impl(dtype_name, True))
+
+    def impl(n, dtype):
+        return eye(n, None, 0, dtype)
+
+    return impl
+
+
+@implement(np.identity, "n, dtype=None")
+def _select_identity(n, dtype):
+    if not isinstance(types.unliteral(n), types.Integer):
+        return None
+    return _identity_impl(numpy_dtype(parse_dtype(dtype)).name)
+
+
+def _initialize(context, builder, sig, args, result, fill: str) -> None:
+    """Fill a new array as its creation function asks: zeros, ones, args[1], or nothing."""
+    array_type = sig.return_type
+    if fill == "zero":
+        _zero(builder, array_type, result)
+    elif fill == "one":
+        _fill(context, builder, array_type, result, context.get_constant(array_type.dtype, 1))
+    elif fill == "value":
+        item = cast_stored(context, builder, args[1], sig.args[1], array_type.dtype)
+        _fill(context, builder, array_type, result, item)

@@ -1,0 +1,238 @@
+"""Element-by-element NumPy functions that are not ufuncs in ember, written in Python and compiled
+by ember: sinc, heaviside, isin, array_equal, logspace, nan_to_num, isposinf, isneginf, angle,
+real, imag, select and copyto."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ember import types
+from ember.library.numpy.support import implement, is_array, is_number, jitted, numpy_dtype
+from ember.typing.templates import registry
+
+
+@registry.typer(np.ndarray)
+def _type_ndarray_class(args, kws):
+    return None  # np.ndarray is typed as a class (for isinstance); constructing one is not built
+
+
+def _real(typ) -> bool:
+    typ = typ.dtype if is_array(typ) else types.unliteral(typ)
+    return isinstance(typ, (types.Integer, types.Float, types.Boolean))
+
+
+def _sinc(x):
+    y = np.pi * np.where(x == 0, 1.0e-20, x)  # NumPy's own guard against 0/0
+    return np.sin(y) / y
+
+
+def _sinc_scalar(x):
+    y = np.pi * (1.0e-20 if x == 0 else x)
+    return np.sin(y) / y
+
+
+@implement(np.sinc, "x")
+def _select_sinc(x):
+    if not _real(x):
+        return None
+    return _sinc if is_array(x) else _sinc_scalar
+
+
+def _heaviside(x1, x2):
+    return np.where(np.isnan(x1), np.nan, np.where(x1 < 0, 0.0, np.where(x1 > 0, 1.0, x2)))
+
+
+def _heaviside_scalar(x1, x2):
+    if np.isnan(x1):
+        return np.nan
+    if x1 < 0:
+        return 0.0
+    return 1.0 if x1 > 0 else float(x2)
+
+
+@implement(np.heaviside, "x1, x2")
+def _select_heaviside(x1, x2):
+    if not (_real(x1) and _real(x2)):
+        return None
+    return _heaviside if is_array(x1) or is_array(x2) else _heaviside_scalar
+
+
+def _isin(element, test_elements):
+    ordered = np.sort(test_elements.ravel())
+    flat = element.ravel()
+    out = np.empty(flat.shape[0], np.bool_)
+    n = ordered.shape[0]
+    for i in range(flat.shape[0]):
+        value = flat[i]
+        low, high = 0, n
+        while low < high:
+            middle = (low + high) // 2
+            if ordered[middle] < value:
+                low = middle + 1
+            else:
+                high = middle
+        out[i] = low < n and ordered[low] == value
+    return out.reshape(element.shape)
+
+
+@implement(np.isin, "element, test_elements")
+def _select_isin(element, test_elements):
+    if is_array(element) and is_array(test_elements) and _real(element) and _real(test_elements):
+        return _isin
+    return None
+
+
+def _shapes_equal(a1, a2):
+    if a1.ndim != a2.ndim:
+        return False
+    for k in range(a1.ndim):
+        if a1.shape[k] != a2.shape[k]:
+            return False
+    return True
+
+
+_shapes_equal_jit = jitted(_shapes_equal)
+
+
+def _array_equal(a1, a2):
+    if not _shapes_equal_jit(a1, a2):
+        return False
+    return bool((a1 == a2).all())
+
+
+@implement(np.array_equal, "a1, a2")
+def _select_array_equal(a1, a2):
+    if is_array(a1) and is_array(a2) and a1.ndim == a2.ndim:
+        return _array_equal
+    return None
+
+
+def _logspace(start, stop, num, endpoint, base):
+    if endpoint:
+        return np.power(base, np.linspace(start, stop, num))
+    return np.power(base, np.linspace(start, stop, num + 1)[:-1])
+
+
+@implement(np.logspace, "start, stop, num=50, endpoint=True, base=10.0")
+def _select_logspace(start, stop, num, endpoint, base):
+    if all(is_number(t) and _real(t) for t in (start, stop, num, endpoint, base)):
+        return _logspace
+    return None
+
+
+# ---------------------------------------------------------------------------- infinities, parts
+
+
+@functools.cache
+def _nan_to_num_impl(dtype_name: str, default_posinf: bool, default_neginf: bool):
+    largest = float(np.finfo(np.dtype(dtype_name)).max)
+    big = "largest" if default_posinf else "posinf"
+    small = "-largest" if default_neginf else "neginf"
+    source = f"""
+def nan_to_num(x, copy, nan, posinf, neginf):
+    out = x.copy()
+    flat = out.ravel()
+    for i in range(flat.shape[0]):
+        value = flat[i]
+        if value != value:
+            flat[i] = nan
+        elif value == np.inf:
+            flat[i] = {big}
+        elif value == -np.inf:
+            flat[i] = {small}
+    return flat.reshape(x.shape)
+"""
+    namespace = {"np": np, "largest": largest}
+    exec(source, namespace)  # noqa: S102 - fixed source; the names are chosen above
+    return namespace["nan_to_num"]
+
+
+@implement(np.nan_to_num, "x, copy=True, nan=0.0, posinf=None, neginf=None")
+def _select_nan_to_num(x, copy, nan, posinf, neginf):
+    if not (is_array(x) and isinstance(x.dtype, types.Float)):
+        return None
+    default = (isinstance(posinf, types.NoneType), isinstance(neginf, types.NoneType))
+    return _nan_to_num_impl(str(numpy_dtype(x.dtype)), *default)
+
+
+def _isposinf(x):
+    return x == np.inf
+
+
+def _isneginf(x):
+    return x == -np.inf
+
+
+def _select_infinity_test(impl):
+    def select(x):
+        return impl if _real(x) else None
+
+    return select
+
+
+implement(np.isposinf, "x")(_select_infinity_test(_isposinf))
+implement(np.isneginf, "x")(_select_infinity_test(_isneginf))
+
+
+def _angle(z, deg):
+    result = np.arctan2(np.imag(z), np.real(z))
+    return result * (180.0 / np.pi) if deg else result
+
+
+@implement(np.angle, "z, deg=False")
+def _select_angle(z, deg):
+    typ = z.dtype if is_array(z) else types.unliteral(z)
+    return _angle if isinstance(typ, types.Number) else None
+
+
+def _real_part(val):
+    return val.real
+
+
+def _imag_part(val):
+    return val.imag
+
+
+def _select_part(impl):
+    def select(val):
+        typ = val.dtype if is_array(val) else types.unliteral(val)
+        return impl if isinstance(typ, types.Number) else None
+
+    return select
+
+
+implement(np.real, "val")(_select_part(_real_part))
+implement(np.imag, "val")(_select_part(_imag_part))
+
+
+# ---------------------------------------------------------------------------- select, copyto
+
+
+def _select_values(condlist, choicelist, default):
+    if len(condlist) != len(choicelist):
+        raise ValueError("list of cases must be same length as list of conditions")
+    out = np.full(choicelist[0].shape, default, choicelist[0].dtype)
+    for k in range(len(condlist) - 1, -1, -1):  # the first true condition wins
+        out = np.where(condlist[k], choicelist[k], out)
+    return out
+
+
+@implement(np.select, "condlist, choicelist, default=0")
+def _select_select(condlist, choicelist, default):
+    lists = (types.List, types.UniTuple)
+    if not (isinstance(condlist, lists) and isinstance(choicelist, lists)):
+        return None
+    if not (is_array(condlist.dtype) and is_array(choicelist.dtype)):
+        return None
+    return _select_values if is_number(default) else None
+
+
+def _copyto(dst, src):
+    dst[...] = src
+
+
+@implement(np.copyto, "dst, src")
+def _select_copyto(dst, src):
+    return _copyto if is_array(dst) and (is_array(src) or is_number(src)) else None

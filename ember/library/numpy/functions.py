@@ -1,0 +1,682 @@
+"""More NumPy functions, most written in Python and compiled by ember (see support.py):
+clip, round/around, concatenate, stack, vstack, hstack, count_nonzero, nonzero (also as
+np.where(condition)), flatnonzero, argwhere, diff, isclose, allclose, unique, searchsorted,
+bincount, outer, trace, diag, interp, histogram, flip, and the array methods clip, round,
+nonzero.
+
+Joining arrays (concatenate, stack) is lowered directly: each input is assigned into its view of
+the result with the broadcasting assignment of arrays_kernels.py.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.errors import TypingError
+from ember.library.builtins.int_scalars import clip_bounds
+from ember.library.numpy.support import (
+    from_numpy_dtype,
+    implement,
+    is_integer,
+    is_none,
+    jitted,
+    np_typer,
+    numpy_dtype,
+)
+from ember.lowering import arrays as arr
+from ember.lowering import arrays_kernels as kernels
+from ember.lowering.arrays import ArrayFields, const
+from ember.lowering.registry import lower_builtin
+
+
+def _array(typ) -> bool:
+    return isinstance(typ, types.Array)
+
+
+def _real_number(typ) -> bool:
+    return isinstance(types.unliteral(typ), (types.Integer, types.Float, types.Boolean))
+
+
+def _common_dtype(*dtypes) -> types.Type:
+    return from_numpy_dtype(np.result_type(*(numpy_dtype(d) for d in dtypes)))
+
+
+# ---------------------------------------------------------------------------- clip, round
+
+
+def _clip(a, a_min, a_max):
+    return np.minimum(np.maximum(a, a_min), a_max)
+
+
+def _clip_integers(a, a_min, a_max):
+    low, high = clip_bounds(a, a_min, a_max)
+    return np.minimum(np.maximum(a, low), high)
+
+
+@implement(np.clip, "a, a_min, a_max")
+def _select_clip(a, a_min, a_max):
+    ok = all(_array(t) or _real_number(t) for t in (a, a_min, a_max))
+    if not (ok and _array(a)):
+        return None
+    if isinstance(a.dtype, types.Integer) and all(is_integer(t) for t in (a_min, a_max)):
+        return _clip_integers
+    return _clip
+
+
+implement((types.Array, "clip"), "self, min, max")(_select_clip)
+
+
+def _round_float(a, decimals):
+    scale = 10.0**decimals
+    return np.rint(a * scale) / scale
+
+
+def _round_int(a, decimals):
+    return a.copy()
+
+
+def _round_scalar(a, decimals):
+    scale = 10.0**decimals
+    return np.rint(a * scale) / scale
+
+
+def _select_round(a, decimals):
+    if not isinstance(types.unliteral(decimals), types.Integer):
+        return None
+    if _array(a):
+        if isinstance(a.dtype, types.Float):
+            return _round_float
+        if isinstance(a.dtype, (types.Integer, types.Boolean)):
+            return _round_int
+        return None
+    return _round_scalar if isinstance(types.unliteral(a), types.Float) else None
+
+
+implement(np.round, "a, decimals=0")(_select_round)
+if np.around is not np.round:
+    implement(np.around, "a, decimals=0")(_select_round)
+implement((types.Array, "round"), "self, decimals=0")(_select_round)
+
+
+# ---------------------------------------------------------------------------- joining
+
+
+def _join_inputs(arrays) -> tuple | None:
+    arrays = types.unliteral(arrays)
+    if not isinstance(arrays, types.BaseTuple) or len(arrays) == 0:
+        return None
+    if not all(_array(t) for t in arrays.types):
+        return None
+    ndims = {t.ndim for t in arrays.types}
+    if len(ndims) != 1:
+        raise TypingError("all the input arrays must have the same number of dimensions")
+    return tuple(arrays.types)
+
+
+@np_typer(np.concatenate, "arrays, axis=0")
+def _type_concatenate(arrays, axis):
+    members = _join_inputs(arrays)
+    if members is None or not isinstance(types.unliteral(axis), types.Integer):
+        return None
+    if members[0].ndim == 0:
+        raise TypingError("zero-dimensional arrays cannot be concatenated")
+    return types.Array(_common_dtype(*(m.dtype for m in members)), members[0].ndim, "C")
+
+
+def _view_along(builder, out_type, out: ArrayFields, axis, start, length) -> ArrayFields:
+    """out[..., start:start+length, ...] along a run-time `axis`."""
+    shape, data = [], out.data
+    for k, (dim, stride) in enumerate(zip(out.shape, out.strides)):
+        here = builder.icmp_signed("==", axis, const(k))
+        shape.append(builder.select(here, length, dim))
+        offset = builder.select(here, builder.mul(start, stride), const(0))
+        data = arr.offset_pointer(builder, data, offset)
+    return ArrayFields(out.meminfo, out.parent, arr.product(builder, shape), out.itemsize, data,
+                       shape, list(out.strides))  # fmt: skip
+
+
+@lower_builtin(np.concatenate, types.BaseTuple, types.Type)
+def np_concatenate(context, builder, sig, args):
+    from ember.library.numpy.reductions import _pick, normalize_axis
+
+    members = tuple(sig.args[0].types)
+    out_type = sig.return_type
+    ndim = out_type.ndim
+    axis = normalize_axis(context, builder, context.cast(builder, args[1], sig.args[1],
+                                                         types.int64), ndim)  # fmt: skip
+    inputs = [arr.unpack(builder, t, builder.extract_value(args[0], i))
+              for i, t in enumerate(members)]  # fmt: skip
+    first = inputs[0]
+    total = const(0)
+    bad = llvm.Constant(arr.i1, 0)
+    for fields in inputs:
+        total = builder.add(total, _pick(builder, axis, fields.shape))
+        for k in range(ndim):
+            differs = builder.icmp_signed("!=", fields.shape[k], first.shape[k])
+            bad = builder.or_(bad, builder.and_(differs, builder.icmp_signed("!=", axis, const(k))))
+    context.guard(
+        builder,
+        bad,
+        ValueError,
+        "all the input array dimensions except for the concatenation axis must match",
+    )
+    shape = [builder.select(builder.icmp_signed("==", axis, const(k)), total, first.shape[k])
+             for k in range(ndim)]  # fmt: skip
+    result = arr.allocate(context, builder, out_type, shape)
+    out = arr.unpack(builder, out_type, result)
+    start = const(0)
+    view_type = out_type.copy(layout="A")
+    for member_type, fields, index in zip(members, inputs, range(len(members))):
+        length = _pick(builder, axis, fields.shape)
+        view = _view_along(builder, out_type, out, axis, start, length)
+        kernels.assign(context, builder, view_type, view, member_type,
+                       builder.extract_value(args[0], index))  # fmt: skip
+        start = builder.add(start, length)
+    return result
+
+
+@np_typer(np.stack, "arrays, axis=0")
+def _type_stack(arrays, axis):
+    members = _join_inputs(arrays)
+    if members is None or not isinstance(types.unliteral(axis), types.Integer):
+        return None
+    return types.Array(_common_dtype(*(m.dtype for m in members)), members[0].ndim + 1, "C")
+
+
+@lower_builtin(np.stack, types.BaseTuple, types.Type)
+def np_stack(context, builder, sig, args):
+    from ember.library.numpy.reductions import normalize_axis
+
+    members = tuple(sig.args[0].types)
+    out_type = sig.return_type
+    ndim = out_type.ndim
+    axis = normalize_axis(context, builder, context.cast(builder, args[1], sig.args[1],
+                                                         types.int64), ndim)  # fmt: skip
+    inputs = [arr.unpack(builder, t, builder.extract_value(args[0], i))
+              for i, t in enumerate(members)]  # fmt: skip
+    first = inputs[0]
+    bad = llvm.Constant(arr.i1, 0)
+    for fields in inputs[1:]:
+        for have, want in zip(fields.shape, first.shape):
+            bad = builder.or_(bad, builder.icmp_signed("!=", have, want))
+    context.guard(builder, bad, ValueError, "all input arrays must have the same shape")
+    # the result's shape: the inputs' shape with len(arrays) inserted at `axis`
+    count = const(len(members))
+    shape = []
+    for k in range(ndim):
+        before = builder.icmp_signed("<", const(k), axis)
+        at = builder.icmp_signed("==", const(k), axis)
+        inner = first.shape[k] if k < ndim - 1 else const(1)
+        outer = first.shape[k - 1] if k > 0 else const(1)
+        shape.append(builder.select(at, count, builder.select(before, inner, outer)))
+    result = arr.allocate(context, builder, out_type, shape)
+    out = arr.unpack(builder, out_type, result)
+    view_type = out_type.copy(ndim=ndim - 1, layout="A")
+    for index, (member_type, _fields) in enumerate(zip(members, inputs)):
+        # out[(slice,)*axis + (index,)]: drop dimension `axis` at offset index*stride[axis]
+        data = out.data
+        view_shape, view_strides = [], []
+        for k in range(ndim - 1):
+            before = builder.icmp_signed("<", const(k), axis)
+            view_shape.append(builder.select(before, out.shape[k], out.shape[k + 1]))
+            view_strides.append(builder.select(before, out.strides[k], out.strides[k + 1]))
+        for k in range(ndim):
+            here = builder.icmp_signed("==", axis, const(k))
+            offset = builder.select(here, builder.mul(const(index), out.strides[k]), const(0))
+            data = arr.offset_pointer(builder, data, offset)
+        view = ArrayFields(out.meminfo, out.parent, arr.product(builder, view_shape),
+                           out.itemsize, data, view_shape, view_strides)  # fmt: skip
+        kernels.assign(context, builder, view_type, view, member_type,
+                       builder.extract_value(args[0], index))  # fmt: skip
+    return result
+
+
+def _vstack_1d(arrays):
+    return np.stack(arrays)
+
+
+def _vstack_nd(arrays):
+    return np.concatenate(arrays, 0)
+
+
+def _hstack_1d(arrays):
+    return np.concatenate(arrays, 0)
+
+
+def _hstack_nd(arrays):
+    return np.concatenate(arrays, 1)
+
+
+@implement(np.vstack, "tup")
+def _select_vstack(tup):
+    members = _join_inputs(tup)
+    if members is None:
+        return None
+    return _vstack_1d if members[0].ndim == 1 else _vstack_nd
+
+
+@implement(np.hstack, "tup")
+def _select_hstack(tup):
+    members = _join_inputs(tup)
+    if members is None:
+        return None
+    return _hstack_1d if members[0].ndim == 1 else _hstack_nd
+
+
+# ---------------------------------------------------------------------------- nonzero
+
+
+def _count_nonzero(a):
+    count = 0
+    for x in a.ravel():
+        if x != 0:
+            count += 1
+    return count
+
+
+_count_nonzero_jit = jitted(_count_nonzero)
+
+
+@implement(np.count_nonzero, "a")
+def _select_count_nonzero(a):
+    return _count_nonzero if _array(a) else None
+
+
+def _flatnonzero(a):
+    flat = a.ravel()
+    out = np.empty(_count_nonzero_jit(flat), np.int64)
+    k = 0
+    for i in range(flat.shape[0]):
+        if flat[i] != 0:
+            out[k] = i
+            k += 1
+    return out
+
+
+_flatnonzero_jit = jitted(_flatnonzero)
+
+
+@implement(np.flatnonzero, "a")
+def _select_flatnonzero(a):
+    return _flatnonzero if _array(a) else None
+
+
+def _argwhere(a):
+    flat_positions = _flatnonzero_jit(a)
+    n = flat_positions.shape[0]
+    ndim = a.ndim
+    out = np.empty((n, ndim), np.int64)
+    shape = a.shape
+    for row in range(n):
+        rest = flat_positions[row]
+        for k in range(ndim - 1, -1, -1):
+            out[row, k] = rest % shape[k]
+            rest //= shape[k]
+    return out
+
+
+@implement(np.argwhere, "a")
+def _select_argwhere(a):
+    return _argwhere if _array(a) and a.ndim >= 1 else None
+
+
+@functools.cache
+def _nonzero_impl(ndim: int):
+    where = jitted(_argwhere)
+    names = ", ".join(f"rows[:, {k}].copy()" for k in range(ndim))
+    source = f"def impl(a):\n    rows = where(a)\n    return ({names},)\n"
+    namespace = {"where": where}
+    exec(source, namespace)  # noqa: S102 - a template over a fixed name
+    impl = namespace["impl"]
+    impl.__module__ = __name__
+    return impl
+
+
+def _select_nonzero(a):
+    return _nonzero_impl(a.ndim) if _array(a) and a.ndim >= 1 else None
+
+
+implement(np.nonzero, "a")(_select_nonzero)
+implement((types.Array, "nonzero"), "self")(_select_nonzero)
+implement(np.where, "condition")(_select_nonzero)  # with x and y: ufuncs.py
+
+
+# ---------------------------------------------------------------------------- differences
+
+
+def _diff(a, n):
+    out = a.copy()
+    for _ in range(n):
+        out = out[1:] - out[:-1]
+    return out
+
+
+@implement(np.diff, "a, n=1")
+def _select_diff(a, n):
+    if _array(a) and a.ndim == 1 and isinstance(types.unliteral(n), types.Integer):
+        return _diff
+    return None
+
+
+def _isclose(a, b, rtol, atol, equal_nan):
+    close = np.abs(a - b) <= atol + rtol * np.abs(b)
+    same = a == b  # equal infinities
+    both_nan = np.isnan(a) & np.isnan(b) & equal_nan
+    return close | same | both_nan
+
+
+_isclose_jit = jitted(_isclose)
+
+
+def _allclose(a, b, rtol, atol, equal_nan):
+    return bool(_isclose_jit(a, b, rtol, atol, equal_nan).all())
+
+
+def _select_closeness(result):
+    def select(a, b, rtol, atol, equal_nan):
+        if not (_array(a) or _array(b)):
+            return None
+        if not all(_array(t) or _real_number(t) for t in (a, b)):
+            return None
+        return result
+
+    return select
+
+
+implement(np.isclose, "a, b, rtol=1e-05, atol=1e-08, equal_nan=False")(_select_closeness(_isclose))
+implement(np.allclose, "a, b, rtol=1e-05, atol=1e-08, equal_nan=False")(
+    _select_closeness(_allclose)
+)
+
+
+# ---------------------------------------------------------------------------- sorted data
+
+
+def _unique(a):
+    values = np.sort(a.ravel())
+    n = values.shape[0]
+    if n == 0:
+        return values
+    keep = 1
+    for i in range(1, n):
+        if values[i] != values[keep - 1] and not (
+            values[i] != values[i] and values[keep - 1] != values[keep - 1]
+        ):
+            values[keep] = values[i]
+            keep += 1
+    return values[:keep].copy()
+
+
+@implement(np.unique, "ar")
+def _select_unique(ar):
+    if _array(ar) and not isinstance(ar.dtype, types.Complex):
+        return _unique
+    return None
+
+
+@functools.cache
+def _searchsorted_impl(right: bool, scalar: bool):
+    def position(a, value):
+        low, high = 0, a.shape[0]
+        while low < high:
+            middle = (low + high) // 2
+            if (a[middle] <= value) if right else (a[middle] < value):
+                low = middle + 1
+            else:
+                high = middle
+        return low
+
+    find = jitted(position)
+    if scalar:
+
+        def impl(a, v, side):
+            return find(a, v)
+
+    else:
+
+        def impl(a, v, side):
+            out = np.empty(v.shape, np.int64)
+            flat_out = out.ravel()
+            flat_v = v.ravel()
+            for i in range(flat_v.shape[0]):
+                flat_out[i] = find(a, flat_v[i])
+            return out
+
+    return impl
+
+
+@implement(np.searchsorted, "a, v, side='left'")
+def _select_searchsorted(a, v, side):
+    if not (_array(a) and a.ndim == 1):
+        return None
+    side_value = getattr(side, "literal_value", None)
+    if side_value not in ("left", "right"):
+        raise TypingError("np.searchsorted: side must be the constant 'left' or 'right'")
+    if _array(v):
+        return _searchsorted_impl(side_value == "right", False)
+    return _searchsorted_impl(side_value == "right", True) if _real_number(v) else None
+
+
+def _bincount(x, weights, minlength):
+    size = minlength
+    for value in x:
+        if value < 0:
+            raise ValueError("'list' argument must have no negative elements")
+        if value + 1 > size:
+            size = value + 1
+    out = np.zeros(size, np.int64)
+    for value in x:
+        out[value] += 1
+    return out
+
+
+def _bincount_weighted(x, weights, minlength):
+    if weights.shape[0] != x.shape[0]:
+        raise ValueError("The weights and list don't have the same length.")
+    size = minlength
+    for value in x:
+        if value < 0:
+            raise ValueError("'list' argument must have no negative elements")
+        if value + 1 > size:
+            size = value + 1
+    out = np.zeros(size, np.float64)
+    for i in range(x.shape[0]):
+        out[x[i]] += weights[i]
+    return out
+
+
+@implement(np.bincount, "x, weights=None, minlength=0")
+def _select_bincount(x, weights, minlength):
+    if not (_array(x) and x.ndim == 1 and isinstance(x.dtype, types.Integer)):
+        return None
+    if is_none(weights):
+        return _bincount
+    return _bincount_weighted if _array(weights) and weights.ndim == 1 else None
+
+
+_search_right_jit = jitted(_searchsorted_impl(True, True))
+
+
+def _interp(x, xp, fp):
+    n = xp.shape[0]
+    find = _search_right_jit
+    out = np.empty(x.shape, np.float64)
+    flat_out = out.ravel()
+    flat_x = x.ravel()
+    # in float64, as NumPy: differences of unsigned (or narrow) integers would wrap
+    xs, ys = xp.astype(np.float64), fp.astype(np.float64)
+    for i in range(flat_x.shape[0]):
+        value = float(flat_x[i])
+        if value <= xs[0]:
+            flat_out[i] = ys[0]
+        elif value >= xs[n - 1]:
+            flat_out[i] = ys[n - 1]
+        else:
+            j = find(xs, value, "right") - 1
+            slope = (ys[j + 1] - ys[j]) / (xs[j + 1] - xs[j])
+            flat_out[i] = ys[j] + slope * (value - xs[j])
+    return out
+
+
+_interp_jit = jitted(_interp)
+
+
+def _interp_scalar(x, xp, fp):
+    return _interp_jit(np.full(1, x), xp, fp)[0]
+
+
+@implement(np.interp, "x, xp, fp")
+def _select_interp(x, xp, fp):
+    if not (_array(xp) and _array(fp) and xp.ndim == 1 and fp.ndim == 1):
+        return None
+    if _array(x):
+        return _interp
+    return _interp_scalar if _real_number(x) else None
+
+
+# ---------------------------------------------------------------------------- small matrices
+
+
+def _outer(a, b):
+    return a.ravel().reshape(-1, 1) * b.ravel().reshape(1, -1)
+
+
+@implement(np.outer, "a, b")
+def _select_outer(a, b):
+    return _outer if _array(a) and _array(b) else None
+
+
+def _trace(a):
+    n = min(a.shape[0], a.shape[1])
+    total = a[:0, 0].sum()
+    for i in range(n):
+        total += a[i, i]
+    return total
+
+
+@implement(np.trace, "a")
+def _select_trace(a):
+    return _trace if _array(a) and a.ndim == 2 else None
+
+
+def _diag_matrix(v):
+    n = v.shape[0]
+    out = np.zeros((n, n), v.dtype)
+    for i in range(n):
+        out[i, i] = v[i]
+    return out
+
+
+def _diag_vector(a):
+    n = min(a.shape[0], a.shape[1])
+    out = np.empty(n, a.dtype)
+    for i in range(n):
+        out[i] = a[i, i]
+    return out
+
+
+@implement(np.diag, "v")
+def _select_diag(v):
+    if not _array(v):
+        return None
+    return {1: _diag_matrix, 2: _diag_vector}.get(v.ndim)
+
+
+# ---------------------------------------------------------------------------- histogram
+
+
+def _histogram_in(flat, bins, low, high):
+    if bins <= 0:
+        raise ValueError("`bins` must be positive, when an integer")
+    if low == high:
+        low -= 0.5
+        high += 0.5
+    counts = np.zeros(bins, np.int64)
+    edges = np.linspace(low, high, bins + 1)
+    scale = bins / (high - low)
+    for value in flat:
+        if low <= value <= high:
+            index = int((value - low) * scale)
+            if index == bins:
+                index -= 1
+            # guard against rounding at the edges, as NumPy does
+            if value < edges[index]:
+                index -= 1
+            elif index + 1 < bins and value >= edges[index + 1]:
+                index += 1
+            counts[index] += 1
+    return counts, edges
+
+
+_histogram_in_jit = jitted(_histogram_in)
+
+
+def _histogram_range(a, bins, range):
+    low, high = range
+    return _histogram_in_jit(a.ravel(), bins, float(low), float(high))
+
+
+def _histogram_auto(a, bins, range):
+    flat = a.ravel()
+    low = float(flat.min()) if flat.shape[0] else 0.0
+    high = float(flat.max()) if flat.shape[0] else 1.0
+    return _histogram_in_jit(flat, bins, low, high)
+
+
+def _histogram_edges(a, bins, range):
+    """Bins given by their edges: [e0, e1), [e1, e2) ... [e(n-1), en], NaN outside."""
+    n = bins.shape[0] - 1
+    if n < 1:
+        raise ValueError("`bins` must have at least two edges, when an array")
+    if np.any(bins[1:] < bins[:-1]):  # (`range` is the parameter here, not the builtin)
+        raise ValueError("`bins` must increase monotonically, when an array")
+    counts = np.zeros(n, np.int64)
+    for value in a.ravel():
+        if bins[0] <= value <= bins[n]:
+            index = np.searchsorted(bins, value, side="right") - 1
+            counts[min(index, n - 1)] += 1
+    return counts, bins
+
+
+@implement(np.histogram, "a, bins=10, range=None")
+def _select_histogram(a, bins, range):
+    if _array(a) and _array(bins) and bins.ndim == 1:
+        return _histogram_edges  # range= does not apply to explicit edges
+    if not (_array(a) and isinstance(types.unliteral(bins), types.Integer)):
+        return None
+    if is_none(range):
+        return _histogram_auto
+    if isinstance(range, types.BaseTuple) and len(range) == 2:
+        return _histogram_range
+    return None
+
+
+# ---------------------------------------------------------------------------- flip
+
+
+@np_typer(np.flip, "m")
+def _type_flip(m):
+    return m.copy(layout="A") if _array(m) else None
+
+
+@lower_builtin(np.flip, types.Array)
+def np_flip(context, builder, sig, args):
+    """A view with every axis reversed."""
+    fields = arr.unpack(builder, sig.args[0], args[0])
+    data = fields.data
+    strides = []
+    for dim, stride in zip(fields.shape, fields.strides):
+        last = builder.sub(dim, const(1))
+        positive = builder.icmp_signed(">", dim, const(0))
+        data = arr.offset_pointer(builder, data, builder.select(positive, builder.mul(last,
+                                                                                      stride),
+                                                                const(0)))  # fmt: skip
+        strides.append(builder.neg(stride))
+    view = ArrayFields(fields.meminfo, fields.parent, fields.nitems, fields.itemsize, data,
+                       list(fields.shape), strides)  # fmt: skip
+    arr.nrt_incref_fields(builder, view)
+    return arr.pack(builder, sig.return_type, view)

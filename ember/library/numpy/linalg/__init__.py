@@ -1,0 +1,2 @@
+"""np.linalg in compiled code on SciPy's BLAS and LAPACK: matrix products and norms, and the
+decompositions."""

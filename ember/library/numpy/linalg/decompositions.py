@@ -1,0 +1,501 @@
+"""np.linalg decompositions on SciPy's LAPACK: cholesky, eigh, eigvalsh, eig, eigvals, svd,
+svdvals, qr, lstsq, pinv, matrix_rank, slogdet and matrix_power, for real float32/float64
+matrices (eig and eigvals of matrices with real eigenvalues, as in Numba).
+(`svd(a, compute_uv=False)` changes the result's type with a value, so it is refused: use
+`np.linalg.svdvals(a)`.)
+
+One primitive, `lapack(routine, *operands)`, calls any LAPACK routine with Fortran's convention:
+integers pass as int32 by address, floats by address, arrays by their data pointer, and one-letter
+strings as characters; LAPACK's `info` is appended and returned. The implementations are Python
+that allocates column-major work arrays and calls it, as NumPy's own wrappers do.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.library.numpy.linalg.products import (
+    LinAlgError,
+    _by_address,
+    _check_square_jit,
+    _column_major,
+    _declare,
+    _linalg_dtype,
+    lapack_getrf,
+)
+from ember.library.numpy.support import implement, jitted
+from ember.lowering import arrays as arr
+from ember.lowering.registry import VarArgs, lower_builtin
+from ember.typing.signature import Signature
+from ember.typing.templates import registry
+
+
+def lapack(routine, *operands):
+    """Call the LAPACK `routine` (a constant name such as 'dpotrf') on `operands` and return
+    its info. Compiled code only."""
+    raise NotImplementedError("lapack() runs in compiled code only")
+
+
+def _lapack_operand(typ) -> bool:
+    if isinstance(typ, types.StringLiteral):
+        return len(typ.literal_value) == 1
+    return isinstance(types.unliteral(typ), (types.Integer, types.Float, types.Array))
+
+
+@registry.typer(lapack)
+def _type_lapack(args, kws):
+    if kws or not args or not isinstance(args[0], types.StringLiteral):
+        return None
+    if not all(_lapack_operand(t) for t in args[1:]):
+        return None
+    operands = tuple(t if isinstance(t, types.StringLiteral) else types.unliteral(t) for t in args)
+    return Signature(types.int64, operands)
+
+
+@lower_builtin(lapack, VarArgs(types.Type))
+def _lower_lapack(context, builder, sig, args):
+    routine = sig.args[0].literal_value
+    pointers = [_operand_pointer(builder, typ, value) for typ, value in zip(sig.args[1:], args[1:])]
+    info = _by_address(builder, llvm.Constant(llvm.IntType(32), 0))
+    function = _declare(builder, routine, llvm.VoidType(), [arr.ptr] * (len(pointers) + 1))
+    builder.call(function, [*pointers, info])
+    return builder.sext(builder.load(info, typ=llvm.IntType(32)), arr.i64)
+
+
+def _operand_pointer(builder, typ, value):
+    if isinstance(typ, types.StringLiteral):
+        return _by_address(builder, llvm.Constant(llvm.IntType(8), ord(typ.literal_value)))
+    if isinstance(typ, types.Array):
+        return arr.unpack(builder, typ, value).data
+    if isinstance(typ, types.Integer):
+        return _by_address(builder, builder.trunc(value, llvm.IntType(32)))
+    return _by_address(builder, value)
+
+
+def _real_matrix_dtype(a) -> str | None:
+    if not (isinstance(a, types.Array) and a.ndim == 2):
+        return None
+    dtype = _linalg_dtype(a)
+    return dtype if dtype in ("float32", "float64") else None
+
+
+_column_major_jit = jitted(_column_major)
+
+
+def _generated(name: str, source: str, dtype_name: str) -> object:
+    prefix = "s" if dtype_name == "float32" else "d"
+    namespace = {
+        "np": np,
+        "dtype": np.dtype(dtype_name).type,
+        "lapack": lapack,
+        "LinAlgError": LinAlgError,
+        "square": _check_square_jit,
+        "column_major": _column_major_jit,
+    }
+    exec(source.replace("@", prefix), namespace)  # noqa: S102 - fixed source, '@' the prefix
+    return namespace[name]
+
+
+def _register(key, params: str, name: str, source: str) -> None:
+    """`source` defines `name` for one float dtype; '@' in routine names stands for s or d."""
+
+    @functools.cache
+    def impl_for(dtype_name: str):
+        return _generated(name, source, dtype_name)
+
+    _per_real_dtype(key, params, impl_for)
+
+
+def _per_real_dtype(key, params: str, impl_for) -> None:
+    """Implement `key` for real float matrices with `impl_for(dtype_name)`."""
+
+    def select(a, *rest):
+        dtype = _real_matrix_dtype(a)
+        return None if dtype is None else impl_for(dtype)
+
+    implement(key, params)(select)
+
+
+# ---------------------------------------------------------------------------- cholesky, eigh
+
+_register(
+    np.linalg.cholesky,
+    "a",
+    "cholesky",
+    """
+def cholesky(a):
+    n = square(a)
+    lower = column_major(a.astype(dtype))
+    if n and lapack("@potrf", "L", n, lower, n) > 0:
+        raise LinAlgError("Matrix is not positive definite")
+    for j in range(n):
+        for i in range(j):
+            lower[i, j] = 0
+    return lower
+""",
+)
+
+_EIGH = """
+def eigh(a):
+    n = square(a)
+    vectors = column_major(a.astype(dtype))
+    values = np.empty(n, dtype)
+    if n == 0:
+        return values, vectors
+    work = np.empty(1 + 6 * n + 2 * n * n, dtype)
+    iwork = np.empty(3 + 5 * n, np.int32)
+    info = lapack("@syevd", "V", "L", n, vectors, n, values, work, work.shape[0], iwork,
+                  iwork.shape[0])
+    if info > 0:
+        raise LinAlgError("Eigenvalues did not converge")
+    return values, vectors
+"""
+_register(np.linalg.eigh, "a", "eigh", _EIGH)
+
+_register(
+    np.linalg.eigvalsh,
+    "a",
+    "eigvalsh",
+    """
+def eigvalsh(a):
+    n = square(a)
+    scratch = column_major(a.astype(dtype))
+    values = np.empty(n, dtype)
+    if n == 0:
+        return values
+    work = np.empty(2 * n + 1, dtype)
+    iwork = np.empty(1, np.int32)
+    if lapack("@syevd", "N", "L", n, scratch, n, values, work, work.shape[0], iwork, 1) > 0:
+        raise LinAlgError("Eigenvalues did not converge")
+    return values
+""",
+)
+
+_EIG = """
+def eig_parts(a):
+    n = square(a)
+    scratch = column_major(a.astype(dtype))
+    real = np.empty(n, dtype)
+    imaginary = np.empty(n, dtype)
+    vectors = np.empty((n, n) if WANT else (1, 1), dtype).T
+    left = np.empty((1, 1), dtype)
+    if n == 0:
+        return real, vectors
+    query = np.empty(1, dtype)
+    lapack("@geev", "N", JOB, n, scratch, n, real, imaginary, left, 1, vectors, max(n, 1),
+           query, -1)
+    work = np.empty(max(int(query[0]), 1), dtype)
+    info = lapack("@geev", "N", JOB, n, scratch, n, real, imaginary, left, 1, vectors,
+                  max(n, 1), work, work.shape[0])
+    if info > 0:
+        raise LinAlgError("Eigenvalues did not converge")
+    for value in imaginary:
+        if value != 0.0:
+            raise ValueError("eig() argument must not cause a domain change: its eigenvalues "
+                             "are complex; pass a complex matrix to NumPy instead")
+    return real, vectors
+"""
+
+
+@functools.cache
+def _eig_impl(dtype_name: str, want_vectors: bool):
+    """A real matrix with real eigenvalues (as Numba: complex ones are a ValueError, since the
+    result type cannot depend on the values)."""
+    source = _EIG.replace("JOB", '"V"' if want_vectors else '"N"')
+    parts = jitted(_generated("eig_parts", source.replace("WANT", str(want_vectors)), dtype_name))
+    if want_vectors:
+
+        def eig(a):
+            return parts(a)
+
+        return eig
+
+    def eigvals(a):
+        return parts(a)[0]
+
+    return eigvals
+
+
+_per_real_dtype(np.linalg.eig, "a", lambda dtype: _eig_impl(dtype, True))
+_per_real_dtype(np.linalg.eigvals, "a", lambda dtype: _eig_impl(dtype, False))
+
+
+# ---------------------------------------------------------------------------- svd and users
+
+_SVD = """
+def svd_parts(a):
+    m, n = a.shape
+    k = min(m, n)
+    scratch = column_major(a.astype(dtype))
+    values = np.empty(k, dtype)
+    u = np.empty((m, m) if WANT else (1, 1), dtype).T
+    vt = np.empty((n, n) if WANT else (1, 1), dtype).T
+    if k == 0:
+        return u, values, vt
+    iwork = np.empty(8 * k, np.int32)
+    query = np.empty(1, dtype)
+    lapack("@gesdd", JOB, m, n, scratch, m, values, u, max(m, 1), vt, max(n, 1), query, -1,
+           iwork)
+    work = np.empty(max(int(query[0]), 1), dtype)
+    info = lapack("@gesdd", JOB, m, n, scratch, m, values, u, max(m, 1), vt, max(n, 1), work,
+                  work.shape[0], iwork)
+    if info > 0:
+        raise LinAlgError("SVD did not converge")
+    return u, values, vt
+"""
+
+
+@functools.cache
+def _svd_parts_impl(dtype_name: str, want_vectors: bool):
+    """(u, s, vt) with full u and vt (Fortran order), or only s (u and vt are 1 x 1)."""
+    source = _SVD.replace("JOB", '"A"' if want_vectors else '"N"')
+    return jitted(_generated("svd_parts", source.replace("WANT", str(want_vectors)), dtype_name))
+
+
+@functools.cache
+def _svd_impl(dtype_name: str):
+    parts = _svd_parts_impl(dtype_name, True)
+
+    def svd(a, full_matrices):
+        u, values, vt = parts(a)
+        if not full_matrices:
+            k = values.shape[0]
+            return u[:, :k].copy(), values, vt[:k, :].copy()
+        return u, values, vt
+
+    return svd
+
+
+_per_real_dtype(
+    np.linalg.svd, "a, full_matrices=True", _svd_impl
+)  # compute_uv=False: np.linalg.svdvals(a)
+
+
+@functools.cache
+def _svdvals_impl(dtype_name: str):
+    values_only = _svd_parts_impl(dtype_name, False)
+
+    def svdvals(x):
+        return values_only(x)[1]
+
+    return svdvals
+
+
+if hasattr(np.linalg, "svdvals"):
+    _per_real_dtype(np.linalg.svdvals, "x", _svdvals_impl)
+
+
+@functools.cache
+def _pinv_impl(dtype_name: str):
+    parts = _svd_parts_impl(dtype_name, True)
+
+    def pinv(a, rcond):
+        m, n = a.shape
+        u, values, vt = parts(a)
+        k = values.shape[0]
+        cutoff = rcond * (values.max() if k else 0.0)
+        out = np.zeros((n, m), values.dtype)
+        for index in range(k):
+            if values[index] > cutoff:
+                out += np.outer(vt[index, :], u[:, index]) / values[index]
+        return out
+
+    return pinv
+
+
+_per_real_dtype(np.linalg.pinv, "a, rcond=1e-15", _pinv_impl)
+
+
+@functools.cache
+def _matrix_rank_impl(dtype_name: str):
+    parts = _svd_parts_impl(dtype_name, False)
+    eps = float(np.finfo(np.dtype(dtype_name)).eps)
+
+    def matrix_rank(A):
+        m, n = A.shape
+        values = parts(A)[1]
+        if values.shape[0] == 0:
+            return 0
+        tolerance = values.max() * max(m, n) * eps
+        return int((values > tolerance).sum())
+
+    return matrix_rank
+
+
+_per_real_dtype(np.linalg.matrix_rank, "A", _matrix_rank_impl)
+
+
+# ---------------------------------------------------------------------------- qr, lstsq
+
+_register(
+    np.linalg.qr,
+    "a",
+    "qr",
+    """
+def qr(a):
+    m, n = a.shape
+    k = min(m, n)
+    factors = column_major(a.astype(dtype))
+    tau = np.empty(max(k, 1), dtype)
+    r = np.zeros((k, n), dtype)
+    q = np.empty((k, m), dtype).T
+    if k == 0:
+        return np.zeros((m, 0), dtype), r
+    query = np.empty(1, dtype)
+    lapack("@geqrf", m, n, factors, m, tau, query, -1)
+    work = np.empty(max(int(query[0]), n, 1), dtype)
+    lapack("@geqrf", m, n, factors, m, tau, work, work.shape[0])
+    for i in range(k):
+        for j in range(i, n):
+            r[i, j] = factors[i, j]
+    q[:, :] = factors[:, :k]
+    lapack("@orgqr", m, k, k, q, m, tau, query, -1)
+    work = np.empty(max(int(query[0]), k, 1), dtype)
+    lapack("@orgqr", m, k, k, q, m, tau, work, work.shape[0])
+    return q, r
+""",
+)
+
+
+@functools.cache
+def _lstsq_impl(dtype_name: str, vector: bool, default_rcond: bool):
+    """gelsd (SVD-based least squares), returning NumPy's (x, residuals, rank, s)."""
+    source = """
+def lstsq(a, b, rcond):
+    m, n = a.shape
+    nrhs = NRHS
+    if b.shape[0] != m:
+        raise LinAlgError("Incompatible dimensions")
+    rows = max(m, n, 1)
+    scratch = column_major(a.astype(dtype))
+    solution = np.zeros((nrhs, rows), dtype).T
+    solution[:m, :] = b.astype(dtype).reshape((m, nrhs))
+    values = np.empty(max(min(m, n), 1), dtype)
+    rank = np.zeros(1, np.int32)
+    cutoff = CUTOFF
+    query = np.empty(1, dtype)
+    iquery = np.empty(1, np.int32)
+    lapack("@gelsd", m, n, nrhs, scratch, max(m, 1), solution, rows, values, dtype(cutoff),
+           rank, query, -1, iquery)
+    work = np.empty(max(int(query[0]), 1), dtype)
+    iwork = np.empty(max(int(iquery[0]), 1), np.int32)
+    info = lapack("@gelsd", m, n, nrhs, scratch, max(m, 1), solution, rows, values,
+                  dtype(cutoff), rank, work, work.shape[0], iwork)
+    if info > 0:
+        raise LinAlgError("SVD did not converge in Linear Least Squares")
+    x = solution[:n, :].copy()
+    if rank[0] == n and m > n:
+        residuals = np.empty(nrhs, dtype)
+        for j in range(nrhs):
+            residuals[j] = (solution[n:, j] ** 2).sum()
+    else:
+        residuals = np.empty(0, dtype)
+    return SHAPE_X, residuals, int(rank[0]), values[: min(m, n)].copy()
+"""
+    eps = float(np.finfo(np.dtype(dtype_name)).eps)
+    replacements = {
+        "NRHS": "1" if vector else "b.shape[1]",
+        "SHAPE_X": "x[:, 0].copy()" if vector else "x",
+        "CUTOFF": f"{eps!r} * max(m, n)" if default_rcond else "rcond",
+    }
+    for placeholder, text in replacements.items():
+        source = source.replace(placeholder, text)
+    return _generated("lstsq", source, dtype_name)
+
+
+@implement(np.linalg.lstsq, "a, b, rcond=None")
+def _select_lstsq(a, b, rcond):
+    if not (isinstance(b, types.Array) and b.ndim in (1, 2)):
+        return None
+    dtype = _real_matrix_dtype(a)
+    if dtype is None or _linalg_dtype(a, b) != dtype:
+        return None
+    if not isinstance(rcond, types.NoneType) and not isinstance(
+        types.unliteral(rcond), (types.Integer, types.Float)
+    ):
+        return None
+    return _lstsq_impl(dtype, b.ndim == 1, isinstance(rcond, types.NoneType))
+
+
+# ---------------------------------------------------------------------------- slogdet, power
+
+
+@functools.cache
+def _slogdet_impl(dtype_name: str):
+    np_type = np.dtype(dtype_name).type
+
+    def slogdet(a):
+        n = _check_square_jit(a)
+        lu = _column_major_jit(a.astype(np_type))
+        pivots = np.empty(max(n, 1), np.int32)
+        if n == 0:
+            return np_type(1.0), np_type(0.0)
+        if lapack_getrf(n, lu, pivots) > 0:
+            return np_type(0.0), np_type(-np.inf)
+        sign = np_type(1.0)
+        logdet = np_type(0.0)
+        for i in range(n):
+            value = lu[i, i]
+            if value < 0:
+                sign = -sign
+                value = -value
+            if pivots[i] != i + 1:
+                sign = -sign
+            logdet += np.log(value)
+        return sign, logdet
+
+    return slogdet
+
+
+_per_real_dtype(np.linalg.slogdet, "a", _slogdet_impl)
+
+
+def _power_by_squaring(a, n):
+    """NumPy's order of products: squares of a, multiplied in as the bits of n come."""
+    z = a
+    n, bit = divmod(n, 2)
+    result = a.copy()
+    have_result = bit == 1
+    while n > 0:
+        z = z @ z
+        n, bit = divmod(n, 2)
+        if bit:
+            result = z if not have_result else result @ z
+            have_result = True
+    return result
+
+
+_power_by_squaring_jit = jitted(_power_by_squaring)
+
+
+def _matrix_power_float(a, n):
+    size = _check_square_jit(a)
+    if n == 0:
+        return np.eye(size, dtype=a.dtype)
+    base = np.linalg.inv(a) if n < 0 else a.copy()
+    return _power_by_squaring_jit(base, abs(n))
+
+
+def _matrix_power_int(a, n):
+    size = _check_square_jit(a)
+    if n < 0:
+        raise ValueError("a negative power of an integer matrix is a float matrix: "
+                         "convert the matrix with a.astype(np.float64) first")  # fmt: skip
+    if n == 0:
+        return np.eye(size, dtype=a.dtype)
+    return _power_by_squaring_jit(a.copy(), n)
+
+
+@implement(np.linalg.matrix_power, "a, n")
+def _select_matrix_power(a, n):
+    if not (isinstance(a, types.Array) and a.ndim == 2):
+        return None
+    if not isinstance(types.unliteral(n), types.Integer):
+        return None
+    if isinstance(a.dtype, types.Float):
+        return _matrix_power_float
+    return _matrix_power_int if isinstance(a.dtype, types.Integer) else None

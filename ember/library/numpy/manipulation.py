@@ -1,0 +1,812 @@
+"""Reshaping and rearranging NumPy functions, written in Python and compiled by ember:
+expand_dims, roll, tile, repeat, meshgrid, cross, digitize, trapezoid (trapz), asfortranarray,
+swapaxes, atleast_1d/2d/3d, column_stack, split, array_split (along the first axis), tril,
+triu, fill_diagonal, take, delete, append, insert, unravel_index, ravel_multi_index, tri,
+diagflat, partition, argpartition, and the array methods item and tolist (1-d and 2-d).
+
+Implementations that depend on the rank (`expand_dims`, `tile`) are generated per rank.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ember import types
+from ember.errors import TypingError
+from ember.library.numpy.support import (
+    implement,
+    is_array,
+    is_integer,
+    is_none,
+    is_number,
+    jitted,
+    numpy_dtype,
+)
+
+
+def _generated(name: str, source: str) -> object:
+    namespace = {"np": np, "AxisError": np.exceptions.AxisError}
+    exec(source, namespace)  # noqa: S102 - source assembled from integers and fixed text
+    return namespace[name]
+
+
+# ---------------------------------------------------------------------------- expand_dims
+
+
+@functools.cache
+def _expand_dims_impl(ndim: int):
+    """One view per possible axis, chosen at run time (constants are not typed as literals)."""
+    lines = ["def expand_dims(a, axis):", f"    if axis < 0:\n        axis += {ndim + 1}"]
+    for axis in range(ndim + 1):
+        index = ", ".join(["None" if k == axis else ":" for k in range(ndim + 1)])
+        lines.append(f"    if axis == {axis}:\n        return a[{index}]")
+    lines.append("    raise AxisError('axis is out of bounds for the result')")
+    return _generated("expand_dims", "\n".join(lines) + "\n")
+
+
+@implement(np.expand_dims, "a, axis")
+def _select_expand_dims(a, axis):
+    return _expand_dims_impl(a.ndim) if is_array(a) and is_integer(axis) else None
+
+
+# ---------------------------------------------------------------------------- roll
+
+
+def _roll(a, shift):
+    flat = a.ravel()
+    out = np.empty_like(flat)
+    n = flat.shape[0]
+    if n:
+        offset = shift % n
+        out[offset:] = flat[: n - offset]
+        out[:offset] = flat[n - offset :]
+    return out.reshape(a.shape)
+
+
+@implement(np.roll, "a, shift")
+def _select_roll(a, shift):
+    return _roll if is_array(a) and is_integer(shift) else None
+
+
+# ---------------------------------------------------------------------------- tile, repeat
+
+
+@functools.cache
+def _tile_impl(ndim: int):
+    """Repeat the last axis `reps` times (NumPy's rule for an integer `reps`)."""
+    lead = [f"a.shape[{k}]" for k in range(ndim - 1)]
+    shape = ", ".join([*lead, "cols * reps"]) + ","
+    source = f"""
+def tile(a, reps):
+    cols = a.shape[-1]
+    rows = a.size // cols if cols else 0
+    reps = max(reps, 0)
+    flat = np.ascontiguousarray(a).reshape((rows, cols))
+    out = np.empty((rows, cols * reps), a.dtype)
+    for r in range(reps):
+        out[:, r * cols : (r + 1) * cols] = flat
+    return out.reshape(({shape}))
+"""
+    return _generated("tile", source)
+
+
+def _tile_scalar(a, reps):
+    return np.full(max(reps, 0), a)
+
+
+@implement(np.tile, "A, reps")
+def _select_tile(A, reps):
+    if not is_integer(reps):
+        return None
+    if is_number(A) or (is_array(A) and A.ndim == 0):
+        return _tile_scalar if is_number(A) else None
+    return _tile_impl(A.ndim) if is_array(A) else None
+
+
+def _repeat_int(a, repeats):
+    if repeats < 0:
+        raise ValueError("negative dimensions are not allowed")
+    flat = a.ravel()
+    out = np.empty(flat.shape[0] * repeats, flat.dtype)
+    for i in range(flat.shape[0]):
+        for j in range(repeats):
+            out[i * repeats + j] = flat[i]
+    return out
+
+
+def _repeat_array(a, repeats):
+    flat = a.ravel()
+    if repeats.shape[0] != flat.shape[0]:
+        raise ValueError("operands could not be broadcast together")
+    total = 0
+    for count in repeats:
+        if count < 0:
+            raise ValueError("repeats may not contain negative values.")
+        total += count
+    out = np.empty(total, flat.dtype)
+    position = 0
+    for i in range(flat.shape[0]):
+        for _ in range(repeats[i]):
+            out[position] = flat[i]
+            position += 1
+    return out
+
+
+def _select_repeat(a, repeats):
+    if not is_array(a):
+        return None
+    if is_integer(repeats):
+        return _repeat_int
+    if is_array(repeats) and repeats.ndim == 1 and isinstance(repeats.dtype, types.Integer):
+        return _repeat_array
+    return None
+
+
+implement(np.repeat, "a, repeats")(_select_repeat)
+implement((types.Array, "repeat"), "self, repeats")(_select_repeat)
+
+
+# ---------------------------------------------------------------------------- meshgrid
+
+
+@functools.cache
+def _meshgrid_impl(ij: bool):
+    def meshgrid(x, y, indexing):
+        xf, yf = x.ravel(), y.ravel()
+        rows, cols = (xf.size, yf.size) if ij else (yf.size, xf.size)
+        xx = np.empty((rows, cols), x.dtype)
+        yy = np.empty((rows, cols), y.dtype)
+        for i in range(rows):
+            for j in range(cols):
+                xx[i, j] = xf[i] if ij else xf[j]
+                yy[i, j] = yf[j] if ij else yf[i]
+        return xx, yy
+
+    return meshgrid
+
+
+@implement(np.meshgrid, "x, y, indexing='xy'")
+def _select_meshgrid(x, y, indexing):
+    if not (is_array(x) and is_array(y)):
+        return None
+    if not isinstance(indexing, types.StringLiteral) or indexing.literal_value not in ("xy", "ij"):
+        raise TypingError("np.meshgrid(indexing=...) must be the constant 'xy' or 'ij'")
+    return _meshgrid_impl(indexing.literal_value == "ij")
+
+
+# ---------------------------------------------------------------------------- cross
+
+
+@functools.cache
+def _cross_impl(ndim: int, dtype_name: str):
+    """The cross product of 3-vectors (ndim 1) or of the rows of two (n, 3) arrays."""
+    row = "" if ndim == 1 else "i, "
+    shape = "3" if ndim == 1 else "(a.shape[0], 3)"
+    source = f"""
+def cross(a, b):
+    if a.shape[-1] != 3 or b.shape[-1] != 3:
+        raise ValueError("incompatible dimensions for cross product (dimension must be 3)")
+    if a.shape[0] != b.shape[0]:
+        raise ValueError("operands could not be broadcast together")
+    out = np.empty({shape}, np.{dtype_name})
+    for i in range(1 if {ndim} == 1 else a.shape[0]):
+        out[{row}0] = a[{row}1] * b[{row}2] - a[{row}2] * b[{row}1]
+        out[{row}1] = a[{row}2] * b[{row}0] - a[{row}0] * b[{row}2]
+        out[{row}2] = a[{row}0] * b[{row}1] - a[{row}1] * b[{row}0]
+    return out
+"""
+    return _generated("cross", source)
+
+
+@implement(np.cross, "a, b")
+def _select_cross(a, b):
+    if not (is_array(a) and is_array(b)) or a.ndim != b.ndim or a.ndim > 2:
+        return None
+    dtype = np.result_type(numpy_dtype(a.dtype), numpy_dtype(b.dtype))
+    return _cross_impl(a.ndim, dtype.name)
+
+
+# ---------------------------------------------------------------------------- digitize
+
+
+def _bin_of(value, bins, right):
+    """NumPy's rule: how many bins lie at or below `value` (strictly below with `right`),
+    counted from the end for decreasing bins (a binary search over them in increasing order)."""
+    n = bins.shape[0]
+    increasing = n < 2 or bins[n - 1] >= bins[0]
+    low, high = 0, n
+    while low < high:
+        middle = (low + high) // 2
+        edge = bins[middle] if increasing else bins[n - 1 - middle]
+        before = edge < value if right else edge <= value
+        if before:
+            low = middle + 1
+        else:
+            high = middle
+    return low if increasing else n - low
+
+
+_bin_of_jit = jitted(_bin_of)
+
+
+def _digitize_array(x, bins, right):
+    flat = x.ravel()
+    out = np.empty(flat.shape[0], np.intp)
+    for i in range(flat.shape[0]):
+        out[i] = _bin_of_jit(flat[i], bins, right)
+    return out.reshape(x.shape)
+
+
+def _digitize_scalar(x, bins, right):
+    return _bin_of_jit(x, bins, right)
+
+
+@implement(np.digitize, "x, bins, right=False")
+def _select_digitize(x, bins, right):
+    if not (is_array(bins) and bins.ndim == 1) or isinstance(bins.dtype, types.Complex):
+        return None
+    if is_array(x) and not isinstance(x.dtype, types.Complex):
+        return _digitize_array
+    return _digitize_scalar if is_number(x) else None
+
+
+# ---------------------------------------------------------------------------- trapezoid
+
+
+def _trapezoid_dx(y, x, dx):
+    total = 0.0
+    for i in range(1, y.shape[0]):
+        total += (y[i] + y[i - 1]) / 2.0
+    return total * dx
+
+
+def _trapezoid_x(y, x, dx):
+    if x.shape[0] != y.shape[0]:
+        raise ValueError("x and y must have the same length")
+    total = 0.0
+    for i in range(1, y.shape[0]):
+        total += (x[i] - x[i - 1]) * (y[i] + y[i - 1]) / 2.0
+    return total
+
+
+def _select_trapezoid(y, x, dx):
+    if not (is_array(y) and y.ndim == 1) or isinstance(y.dtype, types.Complex):
+        return None
+    if is_none(x):
+        return _trapezoid_dx if is_number(dx) else None
+    return _trapezoid_x if is_array(x) and x.ndim == 1 else None
+
+
+for _name in ("trapezoid", "trapz"):  # NumPy 2 renamed trapz; older NumPy has only trapz
+    if hasattr(np, _name):
+        implement(getattr(np, _name), "y, x=None, dx=1.0")(_select_trapezoid)
+
+
+# ---------------------------------------------------------------------------- axes and ranks
+
+
+def _asfortranarray(a):
+    return np.ascontiguousarray(a.T).T
+
+
+@implement(np.asfortranarray, "a")
+def _select_asfortranarray(a):
+    return _asfortranarray if is_array(a) and a.ndim >= 1 else None
+
+
+@functools.cache
+def _swapaxes_impl(ndim: int):
+    order = ", ".join(f"{k} if {k} != first and {k} != second else (second if {k} == first else "
+                      f"first)" for k in range(ndim))  # fmt: skip
+    source = f"""
+def swapaxes(a, axis1, axis2):
+    first = axis1 + {ndim} if axis1 < 0 else axis1
+    second = axis2 + {ndim} if axis2 < 0 else axis2
+    if not (0 <= first < {ndim} and 0 <= second < {ndim}):
+        raise AxisError("axis is out of bounds for the array")
+    return a.transpose(({order},))
+"""
+    return _generated("swapaxes", source)
+
+
+def _select_swapaxes(a, axis1, axis2):
+    if is_array(a) and a.ndim >= 1 and is_integer(axis1) and is_integer(axis2):
+        return _swapaxes_impl(a.ndim)
+    return None
+
+
+implement(np.swapaxes, "a, axis1, axis2")(_select_swapaxes)
+implement((types.Array, "swapaxes"), "self, axis1, axis2")(_select_swapaxes)
+
+
+@functools.cache
+def _atleast_impl(rank: int, ndim: int):
+    """NumPy's placement of the new axes: 1-d (n,) becomes (1, n) and (1, n, 1)."""
+    if ndim >= rank:
+        return _generated("atleast", "def atleast(a):\n    return a\n")
+    if ndim == 0:
+        index = "a.reshape((" + "1, " * rank + "))"
+    elif rank == 2 or ndim == 2:
+        index = "a[None, " + ", ".join([":"] * ndim) + "]"
+        if rank == 3 and ndim == 2:
+            index = "a[:, :, None]"
+    else:  # 1-d to 3-d
+        index = "a[None, :, None]"
+    return _generated("atleast", f"def atleast(a):\n    return {index}\n")
+
+
+for _rank, _function in ((1, np.atleast_1d), (2, np.atleast_2d), (3, np.atleast_3d)):
+
+    @implement(_function, "a")
+    def _select_atleast(a, _rank=_rank):
+        if is_array(a):
+            return _atleast_impl(_rank, a.ndim)
+        if is_number(a):  # a scalar becomes an array of one element
+            ones = "(" + "1, " * _rank + ")"
+            return _generated("atleast", f"def atleast(a):\n    return np.full({ones}, a)\n")
+        if _rank == 1 and isinstance(a, types.List) and is_number(a.dtype):
+            return _generated("atleast", "def atleast(a):\n    return np.asarray(a)\n")
+        return None
+
+
+def _column_stack_vectors(tup):
+    return np.stack(tup, 1)
+
+
+def _column_stack_matrices(tup):
+    return np.concatenate(tup, 1)
+
+
+@implement(np.column_stack, "tup")
+def _select_column_stack(tup):
+    if not isinstance(tup, types.UniTuple) or not is_array(tup.dtype):
+        return None
+    return {1: _column_stack_vectors, 2: _column_stack_matrices}.get(tup.dtype.ndim)
+
+
+# ---------------------------------------------------------------------------- splitting
+
+
+def _split_at(ary, bounds):
+    """The views ary[bounds[i]:bounds[i + 1]] along the first axis, as a list."""
+    parts = [ary[bounds[0] : bounds[1]]]
+    for i in range(1, bounds.shape[0] - 1):
+        parts.append(ary[bounds[i] : bounds[i + 1]])
+    return parts
+
+
+_split_at_jit = jitted(_split_at)
+
+
+def _section_bounds(length, sections):
+    if sections <= 0:
+        raise ValueError("number sections must be larger than 0.")
+    each, extras = divmod(length, sections)
+    bounds = np.empty(sections + 1, np.intp)
+    bounds[0] = 0
+    for i in range(sections):
+        bounds[i + 1] = bounds[i] + each + (1 if i < extras else 0)
+    return bounds
+
+
+_section_bounds_jit = jitted(_section_bounds)
+
+
+def _index_bounds(length, indices):
+    """0, the indices (slice bounds: negative ones count from the end), then the length."""
+    bounds = np.empty(indices.shape[0] + 2, np.intp)
+    bounds[0] = 0
+    bounds[1:-1] = indices
+    bounds[-1] = length
+    return bounds
+
+
+_index_bounds_jit = jitted(_index_bounds)
+
+
+def _array_split_sections(ary, indices_or_sections):
+    return _split_at_jit(ary, _section_bounds_jit(ary.shape[0], indices_or_sections))
+
+
+def _split_sections(ary, indices_or_sections):
+    if indices_or_sections > 0 and ary.shape[0] % indices_or_sections:
+        raise ValueError("array split does not result in an equal division")
+    return _split_at_jit(ary, _section_bounds_jit(ary.shape[0], indices_or_sections))
+
+
+def _split_indices(ary, indices_or_sections):
+    return _split_at_jit(ary, _index_bounds_jit(ary.shape[0], indices_or_sections))
+
+
+def _select_split(sections_impl):
+    def select(ary, indices_or_sections):
+        if not (is_array(ary) and ary.ndim >= 1):
+            return None
+        if is_integer(indices_or_sections):
+            return sections_impl
+        if is_array(indices_or_sections) and isinstance(indices_or_sections.dtype, types.Integer):
+            return _split_indices
+        return None
+
+    return select
+
+
+implement(np.split, "ary, indices_or_sections")(_select_split(_split_sections))
+implement(np.array_split, "ary, indices_or_sections")(_select_split(_array_split_sections))
+
+
+# ---------------------------------------------------------------------------- triangles
+
+
+def _triangle_mask(m, k, lower):
+    out = m.copy()
+    rows, cols = m.shape[-2], m.shape[-1]
+    for i in range(rows):
+        for j in range(cols):
+            if (j - i > k) if lower else (j - i < k):
+                out[..., i, j] = 0
+    return out
+
+
+_triangle_mask_jit = jitted(_triangle_mask)
+
+
+def _tril(m, k):
+    return _triangle_mask_jit(m, k, True)
+
+
+def _triu(m, k):
+    return _triangle_mask_jit(m, k, False)
+
+
+def _select_triangle(impl):
+    def select(m, k):
+        return impl if is_array(m) and m.ndim >= 2 and is_integer(k) else None
+
+    return select
+
+
+implement(np.tril, "m, k=0")(_select_triangle(_tril))
+implement(np.triu, "m, k=0")(_select_triangle(_triu))
+
+
+def _fill_diagonal(a, val):
+    count = min(a.shape[0], a.shape[1])
+    for i in range(count):
+        a[i, i] = val
+
+
+@implement(np.fill_diagonal, "a, val")
+def _select_fill_diagonal(a, val):
+    return _fill_diagonal if is_array(a) and a.ndim == 2 and is_number(val) else None
+
+
+# ---------------------------------------------------------------------------- editing 1-d
+
+
+def _take(a, indices):
+    flat = a.ravel()
+    n = flat.shape[0]
+    picked = indices.ravel()
+    out = np.empty(picked.shape[0], flat.dtype)
+    for i in range(picked.shape[0]):
+        index = picked[i]
+        if index < -n or index >= n:
+            raise IndexError("index out of bounds for the flattened array")
+        out[i] = flat[index + n if index < 0 else index]
+    return out.reshape(indices.shape)
+
+
+def _take_scalar(a, indices):
+    flat = a.ravel()
+    n = flat.shape[0]
+    if indices < -n or indices >= n:
+        raise IndexError("index out of bounds for the flattened array")
+    return flat[indices + n if indices < 0 else indices]
+
+
+def _select_take(a, indices):
+    if not is_array(a):
+        return None
+    if is_integer(indices):
+        return _take_scalar
+    if is_array(indices) and isinstance(indices.dtype, types.Integer):
+        return _take
+    return None
+
+
+implement(np.take, "a, indices")(_select_take)
+implement((types.Array, "take"), "self, indices")(_select_take)
+
+
+def _delete_one(arr, obj):
+    flat = arr.ravel()
+    n = flat.shape[0]
+    if obj < -n or obj >= n:
+        raise IndexError("index out of bounds for the flattened array")
+    position = obj + n if obj < 0 else obj
+    out = np.empty(n - 1, flat.dtype)
+    out[:position] = flat[:position]
+    out[position:] = flat[position + 1 :]
+    return out
+
+
+def _delete_many(arr, obj):
+    flat = arr.ravel()
+    n = flat.shape[0]
+    keep = np.ones(n, np.bool_)
+    for index in obj.ravel():
+        if index < -n or index >= n:
+            raise IndexError("index out of bounds for the flattened array")
+        keep[index + n if index < 0 else index] = False
+    return flat[keep]
+
+
+@implement(np.delete, "arr, obj")
+def _select_delete(arr, obj):
+    if not is_array(arr):
+        return None
+    if is_integer(obj):
+        return _delete_one
+    if is_array(obj) and isinstance(obj.dtype, types.Integer):
+        return _delete_many
+    return None
+
+
+def _append(arr, values):
+    return np.concatenate((np.ravel(arr), np.ravel(values)))
+
+
+def _append_scalar(arr, values):
+    return np.concatenate((np.ravel(arr), np.full(1, values)))
+
+
+@implement(np.append, "arr, values")
+def _select_append(arr, values):
+    if not is_array(arr):
+        return None
+    if is_array(values):
+        return _append
+    return _append_scalar if is_number(values) else None
+
+
+def _insert_into(arr, obj, extra):
+    flat = arr.ravel()
+    n = flat.shape[0]
+    if obj < -n or obj > n:
+        raise IndexError("index out of bounds for the flattened array")
+    position = obj + n if obj < 0 else obj
+    out = np.empty(n + extra.shape[0], flat.dtype)
+    out[:position] = flat[:position]
+    out[position : position + extra.shape[0]] = extra
+    out[position + extra.shape[0] :] = flat[position:]
+    return out
+
+
+_insert_into_jit = jitted(_insert_into)
+
+
+def _insert_array(arr, obj, values):
+    return _insert_into_jit(arr, obj, np.ravel(values))
+
+
+def _insert_scalar(arr, obj, values):
+    return _insert_into_jit(arr, obj, np.full(1, values))
+
+
+@implement(np.insert, "arr, obj, values")
+def _select_insert(arr, obj, values):
+    if not (is_array(arr) and is_integer(obj)):
+        return None
+    if is_array(values):
+        return _insert_array
+    return _insert_scalar if is_number(values) else None
+
+
+# ---------------------------------------------------------------------------- index arithmetic
+
+
+@functools.cache
+def _unravel_impl(ndim: int):
+    names = ", ".join(f"i{k}" for k in range(ndim))
+    lines = [
+        "def unravel_index(indices, shape):",
+        "    size = " + " * ".join(f"shape[{k}]" for k in range(ndim)),
+        "    if indices < 0 or indices >= size:",
+        "        raise ValueError('index is out of bounds for the array of this shape')",
+        "    rest = indices",
+    ]
+    for k in range(ndim - 1, -1, -1):
+        lines += [f"    i{k} = rest % shape[{k}]", f"    rest //= shape[{k}]"]
+    lines.append(f"    return ({names},)")
+    return _generated("unravel_index", "\n".join(lines) + "\n")
+
+
+@implement(np.unravel_index, "indices, shape")
+def _select_unravel_index(indices, shape):
+    if is_integer(indices) and isinstance(shape, types.UniTuple) and is_integer(shape.dtype):
+        return _unravel_impl(len(shape))
+    return None
+
+
+def _ravel_multi_index(multi_index, dims):
+    flat = 0
+    for k in range(len(dims)):
+        index = multi_index[k]
+        if index < 0 or index >= dims[k]:
+            raise ValueError("invalid entry in coordinates array")
+        flat = flat * dims[k] + index
+    return flat
+
+
+@implement(np.ravel_multi_index, "multi_index, dims")
+def _select_ravel_multi_index(multi_index, dims):
+    tuples = isinstance(multi_index, types.UniTuple) and isinstance(dims, types.UniTuple)
+    if tuples and len(multi_index) == len(dims) and is_integer(multi_index.dtype):
+        return _ravel_multi_index if is_integer(dims.dtype) else None
+    return None
+
+
+# ---------------------------------------------------------------------------- special matrices
+
+
+def _tri(N, M, k, dtype):
+    return _tri_jit(N, N, k, dtype)
+
+
+def _tri_columns(N, M, k, dtype):
+    out = np.zeros((N, M), dtype)
+    columns = M
+    for i in range(N):
+        for j in range(min(columns, max(i + k + 1, 0))):
+            out[i, j] = 1
+    return out
+
+
+_tri_jit = jitted(_tri_columns)
+
+
+@implement(np.tri, "N, M=None, k=0, dtype=float")
+def _select_tri(N, M, k, dtype):
+    if not (is_integer(N) and is_integer(k)):
+        return None
+    if isinstance(M, types.NoneType):
+        return _tri
+    return _tri_columns if is_integer(M) else None
+
+
+def _diagflat(v, k):
+    flat = v.ravel()
+    n = flat.shape[0] + abs(k)
+    out = np.zeros((n, n), flat.dtype)
+    for i in range(flat.shape[0]):
+        if k >= 0:
+            out[i, i + k] = flat[i]
+        else:
+            out[i - k, i] = flat[i]
+    return out
+
+
+@implement(np.diagflat, "v, k=0")
+def _select_diagflat(v, k):
+    return _diagflat if is_array(v) and is_integer(k) else None
+
+
+@functools.cache
+def _vander_of(dtype: np.dtype):
+    """np.vander for one result dtype (NumPy's: the input's promoted with int)."""
+    one = dtype.type(1)
+
+    def vander(x, N, increasing):
+        n = x.shape[0]
+        columns = n if N is None else N
+        out = np.empty((n, columns), dtype)
+        for i in range(n):
+            power = one
+            for j in range(columns):  # successive products, as NumPy's multiply.accumulate
+                out[i, j if increasing else columns - 1 - j] = power
+                power = power * x[i]
+        return out
+
+    return vander
+
+
+@implement(np.vander, "x, N=None, increasing=False")
+def _select_vander(x, N, increasing):
+    if not (is_array(x) and x.ndim == 1 and not isinstance(x.dtype, types.Boolean)):
+        return None
+    if not (isinstance(N, types.NoneType) or is_integer(N)):
+        return None
+    return _vander_of(np.promote_types(numpy_dtype(x.dtype), np.int64))
+
+
+def _put(a, ind, v):
+    flat = a.reshape(-1)  # a C-contiguous array's view
+    positions = np.atleast_1d(ind).ravel()  # scalars, lists, arrays
+    values = np.atleast_1d(v).ravel()
+    if positions.shape[0] and not values.shape[0]:
+        raise ValueError("cannot replace elements of an array with an empty array")
+    for k in range(positions.shape[0]):
+        i = positions[k]
+        if i < -flat.shape[0] or i >= flat.shape[0]:
+            raise IndexError("index out of range for array")
+        flat[i] = values[k % values.shape[0]]
+
+
+@implement(np.put, "a, ind, v")
+def _select_put(a, ind, v):
+    """`np.put(a, ind, v)` (mode='raise') into a C-contiguous array: v repeats as needed."""
+    return _put if is_array(a) and a.layout == "C" and not a.readonly else None
+
+
+# ---------------------------------------------------------------------------- partitions
+
+
+def _check_kth(a, kth):
+    n = a.shape[0]
+    if kth < -n or kth >= n:
+        raise ValueError("kth out of bounds")
+
+
+_check_kth_jit = jitted(_check_kth)
+
+
+def _partition(a, kth):
+    """A sorted copy is one valid partition: NumPy promises only that the kth item is in
+    its sorted place with no larger item before it and no smaller one after it."""
+    _check_kth_jit(a, kth)
+    return np.sort(a)
+
+
+def _argpartition(a, kth):
+    _check_kth_jit(a, kth)
+    return np.argsort(a, kind="mergesort")
+
+
+def _select_partition(impl):
+    def select(a, kth):
+        return impl if is_array(a) and a.ndim == 1 and is_integer(kth) else None
+
+    return select
+
+
+implement(np.partition, "a, kth")(_select_partition(_partition))
+implement(np.argpartition, "a, kth")(_select_partition(_argpartition))
+
+
+# ---------------------------------------------------------------------------- to Python values
+
+
+def _item(a):
+    if a.size != 1:
+        raise ValueError("can only convert an array of size 1 to a Python scalar")
+    return a.ravel()[0]
+
+
+@implement((types.Array, "item"), "self")
+def _select_item(a):
+    return _item
+
+
+def _tolist(a):
+    out = []
+    for value in a:
+        out.append(value)
+    return out
+
+
+def _tolist_rows(a):
+    out = []
+    for i in range(a.shape[0]):
+        out.append(_tolist_jit(a[i]))
+    return out
+
+
+_tolist_jit = jitted(_tolist)
+
+
+@implement((types.Array, "tolist"), "self")
+def _select_tolist(a):
+    return {1: _tolist, 2: _tolist_rows}.get(a.ndim)

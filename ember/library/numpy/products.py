@@ -1,0 +1,138 @@
+"""Products and sliding sums of NumPy vectors, written in Python and compiled by ember: vdot,
+inner (1-d), kron (1-d and 2-d), convolve and correlate (modes 'full', 'same', 'valid')."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ember import types
+from ember.errors import TypingError
+from ember.library.numpy.support import implement, is_array, jitted, numpy_dtype
+
+
+def _vector(typ) -> bool:
+    return is_array(typ) and typ.ndim == 1
+
+
+def _result_dtype(a, b) -> str:
+    return np.result_type(numpy_dtype(a.dtype), numpy_dtype(b.dtype)).name
+
+
+def _inner(a, b):
+    if a.shape[0] != b.shape[0]:
+        raise ValueError("shapes not aligned: the last dimensions differ")
+    return np.dot(a, b)  # NumPy's dtype: uint8 stays uint8 (wrapping), booleans give any()
+
+
+_inner_jit = jitted(_inner)
+
+
+@implement(np.inner, "a, b")
+def _select_inner(a, b):
+    return _inner if _vector(a) and _vector(b) else None
+
+
+def _vdot(a, b):
+    return _inner_jit(a.ravel(), b.ravel())
+
+
+@implement(np.vdot, "a, b")
+def _select_vdot(a, b):
+    real = not any(isinstance(t.dtype, types.Complex) for t in (a, b) if is_array(t))
+    return _vdot if is_array(a) and is_array(b) and real else None  # complex: conjugates a
+
+
+@functools.cache
+def _kron_impl(ndim: int, dtype_name: str):
+    dtype = getattr(np, dtype_name)
+    if ndim == 1:
+
+        def kron(a, b):
+            n, m = a.shape[0], b.shape[0]
+            out = np.empty(n * m, dtype)
+            for i in range(n):
+                for j in range(m):
+                    out[i * m + j] = a[i] * b[j]
+            return out
+
+        return kron
+
+    def kron2(a, b):
+        (p, q), (r, s) = a.shape, b.shape
+        out = np.empty((p * r, q * s), dtype)
+        for i in range(p):
+            for j in range(q):
+                for k in range(r):
+                    for m in range(s):
+                        out[i * r + k, j * s + m] = a[i, j] * b[k, m]
+        return out
+
+    return kron2
+
+
+@implement(np.kron, "a, b")
+def _select_kron(a, b):
+    if is_array(a) and is_array(b) and a.ndim == b.ndim and a.ndim in (1, 2):
+        return _kron_impl(a.ndim, _result_dtype(a, b))
+    return None
+
+
+# ---------------------------------------------------------------------------- convolution
+
+
+@functools.cache
+def _sliding_impl(mode: str, flip: bool, dtype_name: str):
+    """convolve (flip=True) or correlate of two vectors in NumPy's `mode`. The full result has
+    n + m - 1 items; 'same' keeps max(n, m) of them centred, 'valid' the complete overlaps.
+    Correlation is convolution with the kernel reversed."""
+    dtype = getattr(np, dtype_name)
+    keep_all, keep_centre = mode == "full", mode == "same"  # constants for the compiled code
+
+    def sliding(a, v, mode_arg):
+        n, m = a.shape[0], v.shape[0]
+        if m == 0:
+            raise ValueError("v cannot be empty")
+        if n == 0:
+            raise ValueError("a cannot be empty")
+        full = n + m - 1
+        out = np.zeros(full, dtype)
+        for k in range(full):  # out[k] = sum over j of a[k - j] * kernel[j]
+            low, high = max(0, k - n + 1), min(m - 1, k)
+            for j in range(low, high + 1):
+                kernel = v[j] if flip else v[m - 1 - j]
+                out[k] += a[k - j] * kernel
+        if keep_all:
+            return out
+        if keep_centre:
+            length = max(n, m)
+            start = (full - length) // 2
+            if not flip and n < m:  # NumPy correlates the swapped pair, then reverses it
+                start = full - length - start
+            return out[start : start + length].copy()
+        length = max(n, m) - min(n, m) + 1
+        start = min(n, m) - 1
+        return out[start : start + length].copy()
+
+    return sliding
+
+
+def _select_sliding(flip: bool, default: str):
+    def select(a, v, mode):
+        if not (_vector(a) and _vector(v)):
+            return None
+        if not flip and isinstance(v.dtype, types.Complex):
+            return None  # correlate conjugates v: not written for complex kernels
+        chosen = default if isinstance(mode, types.NoneType) else None
+        if isinstance(mode, types.StringLiteral):
+            chosen = mode.literal_value
+        if chosen not in ("full", "same", "valid"):
+            raise TypingError("mode must be the constant 'full', 'same' or 'valid'")
+        return _sliding_impl(chosen, flip, _result_dtype(a, v))
+
+    return select
+
+
+implement(np.convolve, "a, v, mode=None")(_select_sliding(True, "full"))
+implement(np.correlate, "a, v, mode=None")(_select_sliding(False, "valid"))

@@ -1,0 +1,374 @@
+"""More of np.random in compiled code: exponential, standard_exponential, gamma, standard_gamma,
+beta, chisquare, lognormal, laplace, poisson, shuffle, permutation and choice.
+
+Each follows the algorithm of NumPy's legacy RandomState on the generator of legacy.py,
+so after `np.random.seed(s)` compiled code draws the numbers NumPy's global generator draws after
+the same seed (Marsaglia-Tsang gamma with the legacy Gaussian, Johnk's beta for small shapes,
+multiplication and PTRS for Poisson, Fisher-Yates with masked rejection for shuffles).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ember import types
+from ember.library.numpy.random.legacy import _bounded, _is_size, _next_double, _next_gauss
+from ember.library.numpy.support import implement, jitted
+
+# ---------------------------------------------------------------------------- scalar draws
+
+
+def _standard_exponential_impl():
+    return -np.log(1.0 - _next_double())
+
+
+_standard_exponential = jitted(_standard_exponential_impl)
+
+
+def _standard_gamma_impl(shape):
+    if shape == 1.0:
+        return _standard_exponential()
+    if shape == 0.0:
+        return 0.0
+    if shape < 1.0:
+        while True:
+            u = _next_double()
+            v = _standard_exponential()
+            if u <= 1.0 - shape:
+                x = u ** (1.0 / shape)
+                if x <= v:
+                    return x
+            else:
+                y = -np.log((1.0 - u) / shape)
+                x = (1.0 - shape + shape * y) ** (1.0 / shape)
+                if x <= v + y:
+                    return x
+    b = shape - 1.0 / 3.0
+    c = 1.0 / np.sqrt(9.0 * b)
+    while True:
+        x = _next_gauss()
+        v = 1.0 + c * x
+        while v <= 0.0:
+            x = _next_gauss()
+            v = 1.0 + c * x
+        v = v * v * v
+        u = _next_double()
+        if u < 1.0 - 0.0331 * (x * x) * (x * x):
+            return b * v
+        if np.log(u) < 0.5 * x * x + b * (1.0 - v + np.log(v)):
+            return b * v
+
+
+_standard_gamma = jitted(_standard_gamma_impl)
+
+
+def _beta_impl(a, b):
+    if a <= 1.0 and b <= 1.0:
+        while True:
+            u = _next_double()
+            v = _next_double()
+            x = u ** (1.0 / a)
+            y = v ** (1.0 / b)
+            if x + y <= 1.0:
+                if x + y > 0.0:
+                    return x / (x + y)
+                log_x = np.log(u) / a
+                log_y = np.log(v) / b
+                largest = max(log_x, log_y)
+                log_x -= largest
+                log_y -= largest
+                return np.exp(log_x - np.log(np.exp(log_x) + np.exp(log_y)))
+    ga = _standard_gamma(a)
+    gb = _standard_gamma(b)
+    return ga / (ga + gb)
+
+
+_beta = jitted(_beta_impl)
+
+_LOGGAM_SERIES = (
+    8.333333333333333e-02,
+    -2.777777777777778e-03,
+    7.936507936507937e-04,
+    -5.952380952380952e-04,
+    8.417508417508418e-04,
+    -1.917526917526918e-03,
+    6.410256410256410e-03,
+    -2.955065359477124e-02,
+    1.796443723688307e-01,
+    -1.39243221690590e00,
+)
+
+
+def _loggam_impl(x):
+    """log(gamma(x)) by NumPy's Stirling series (the exact bits PTRS compares against)."""
+    if x == 1.0 or x == 2.0:
+        return 0.0
+    n = int(7 - x) if x < 7.0 else 0
+    x0 = x + n
+    x2 = (1.0 / x0) * (1.0 / x0)
+    series = _LOGGAM_SERIES
+    total = series[9]
+    for k in range(8, -1, -1):
+        total *= x2
+        total += series[k]
+    result = total / x0 + 0.5 * 1.8378770664093453 + (x0 - 0.5) * np.log(x0) - x0
+    for _ in range(n):
+        result -= np.log(x0 - 1.0)
+        x0 -= 1.0
+    return result
+
+
+_loggam = jitted(_loggam_impl)
+
+
+def _poisson_impl(lam):
+    if lam >= 10.0:  # PTRS, transformed rejection with squeeze
+        root = np.sqrt(lam)
+        log_lam = np.log(lam)
+        b = 0.931 + 2.53 * root
+        a = -0.059 + 0.02483 * b
+        inverse_alpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2.0)
+        while True:
+            u = _next_double() - 0.5
+            v = _next_double()
+            us = 0.5 - abs(u)
+            k = np.int64(np.floor((2.0 * a / us + b) * u + lam + 0.43))
+            if us >= 0.07 and v <= vr:
+                return k
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            bound = -lam + k * log_lam - _loggam(k + 1.0)
+            if np.log(v) + np.log(inverse_alpha) - np.log(a / (us * us) + b) <= bound:
+                return k
+    if lam == 0.0:
+        return np.int64(0)
+    limit = np.exp(-lam)
+    count = np.int64(0)
+    product = 1.0
+    while True:
+        product *= _next_double()
+        if product > limit:
+            count += 1
+        else:
+            return count
+
+
+_poisson = jitted(_poisson_impl)
+
+
+def _laplace_impl(loc, scale):
+    u = _next_double()
+    while u == 0.0:
+        u = _next_double()
+    if u >= 0.5:
+        return loc - scale * np.log(2.0 - u - u)
+    return loc + scale * np.log(u + u)
+
+
+_laplace = jitted(_laplace_impl)
+
+
+# ---------------------------------------------------------------------------- the API
+
+# name -> (parameters with defaults, argument checks, the draw as an expression, result dtype)
+_DISTRIBUTIONS = {
+    "standard_exponential": ("", [], "standard_exponential()", "float64"),
+    "exponential": ("scale=1.0", [("scale < 0", "scale < 0")], "scale * standard_exponential()",
+                    "float64"),
+    "standard_gamma": ("shape", [("shape < 0", "shape < 0")], "standard_gamma(shape)", "float64"),
+    "gamma": ("shape, scale=1.0", [("shape < 0", "shape < 0"), ("scale < 0", "scale < 0")],
+              "scale * standard_gamma(shape)", "float64"),
+    "chisquare": ("df", [("df <= 0", "df <= 0")], "2.0 * standard_gamma(df / 2.0)", "float64"),
+    "beta": ("a, b", [("a <= 0", "a <= 0"), ("b <= 0", "b <= 0")], "beta(a, b)", "float64"),
+    "lognormal": ("mean=0.0, sigma=1.0", [("sigma < 0", "sigma < 0")],
+                  "np.exp(mean + sigma * gauss())", "float64"),
+    "laplace": ("loc=0.0, scale=1.0", [("scale < 0", "scale < 0")], "laplace(loc, scale)",
+                "float64"),
+    "poisson": ("lam=1.0", [("lam < 0", "lam < 0"), ("lam > 9.223372006484771e18",
+                "lam value too large")], "poisson(lam)", "int64"),
+}  # fmt: skip
+
+_HELPERS = {
+    "np": np,
+    "standard_exponential": _standard_exponential,
+    "standard_gamma": _standard_gamma,
+    "beta": _beta,
+    "gauss": _next_gauss,
+    "laplace": _laplace,
+    "poisson": _poisson,
+}
+
+
+@functools.cache
+def _distribution_impl(name: str, sized: bool):
+    params, checks, draw, dtype = _DISTRIBUTIONS[name]
+    names = [p.split("=")[0].strip() for p in params.split(",") if p.strip()]
+    lines = [f"def {name}_impl({', '.join([*names, 'size'])}):"]
+    for condition, message in checks:
+        lines.append(f"    if {condition}:\n        raise ValueError({message!r})")
+    if sized:
+        lines += [
+            f"    out = np.empty(size, np.{dtype})",
+            "    flat = out.ravel()",
+            "    for i in range(flat.shape[0]):",
+            f"        flat[i] = {draw}",
+            "    return out",
+        ]
+    else:
+        lines.append(f"    return {draw}")
+    namespace = dict(_HELPERS)
+    exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - source from the fixed table above
+    return namespace[f"{name}_impl"]
+
+
+def _register_distribution(name: str) -> None:
+    params = _DISTRIBUTIONS[name][0]
+    signature = f"{params}, size=None" if params else "size=None"
+
+    def select(*arg_types):
+        *numbers, size = arg_types
+        if not all(isinstance(types.unliteral(t), (types.Integer, types.Float)) for t in numbers):
+            return None
+        if isinstance(size, types.NoneType):
+            return _distribution_impl(name, False)
+        return _distribution_impl(name, True) if _is_size(size) else None
+
+    implement(getattr(np.random, name), signature)(select)
+
+
+for _name in _DISTRIBUTIONS:
+    _register_distribution(_name)
+
+
+# ---------------------------------------------------------------------------- permutations
+
+
+def _shuffle_vector(x):
+    """Fisher-Yates from the end, as RandomState.shuffle."""
+    for i in range(x.shape[0] - 1, 0, -1):
+        j = _bounded(np.int64(0), np.int64(i + 1))
+        x[i], x[j] = x[j], x[i]
+
+
+def _shuffle_rows(x):
+    for i in range(x.shape[0] - 1, 0, -1):
+        j = _bounded(np.int64(0), np.int64(i + 1))
+        row = x[i].copy()
+        x[i] = x[j]
+        x[j] = row
+
+
+@implement(np.random.shuffle, "x")
+def _select_shuffle(x):
+    if not (isinstance(x, types.Array) and x.ndim >= 1):
+        return None
+    return _shuffle_vector if x.ndim == 1 else _shuffle_rows
+
+
+_shuffle = jitted(_shuffle_vector)
+_shuffle_rows_jit = jitted(_shuffle_rows)
+
+
+def _permutation_of_count(x):
+    out = np.arange(x)
+    _shuffle(out)
+    return out
+
+
+def _permutation_of_vector(x):
+    out = x.copy()
+    _shuffle(out)
+    return out
+
+
+def _permutation_of_rows(x):
+    out = x.copy()
+    _shuffle_rows_jit(out)
+    return out
+
+
+@implement(np.random.permutation, "x")
+def _select_permutation(x):
+    if isinstance(types.unliteral(x), types.Integer):
+        return _permutation_of_count
+    if not (isinstance(x, types.Array) and x.ndim >= 1):
+        return None
+    return _permutation_of_vector if x.ndim == 1 else _permutation_of_rows
+
+
+_permutation_of_count_jit = jitted(_permutation_of_count)
+
+
+@functools.cache
+def _choice_helpers(from_array: bool):
+    """How a population is counted and indexed: np.arange(a) for an integer, else a's rows."""
+    if from_array:
+
+        def population(a):
+            if a.ndim != 1:
+                raise ValueError("a must be 1-dimensional")
+            if a.shape[0] == 0:
+                raise ValueError("a cannot be empty unless no samples are taken")
+            return a.shape[0]
+
+        def pick(a, index):
+            return a[index]
+
+        def take_all(a, indices):
+            return a[indices.ravel()].reshape(indices.shape)
+
+    else:
+
+        def population(a):
+            if a <= 0:
+                raise ValueError("a must be a positive integer unless no samples are taken")
+            return a
+
+        def pick(a, index):
+            return index
+
+        def take_all(a, indices):
+            return indices
+
+    return tuple(jitted(f) for f in (population, pick, take_all))
+
+
+@functools.cache
+def _choice_impl(from_array: bool, sized: bool):
+    population, pick, take_all = _choice_helpers(from_array)
+    if not sized:
+
+        def choice_one(a, size, replace):
+            return pick(a, _bounded(np.int64(0), np.int64(population(a))))
+
+        return choice_one
+
+    def choice_many(a, size, replace):
+        count = population(a)
+        out = np.empty(size, np.int64)
+        flat = out.ravel()
+        if replace:
+            for i in range(flat.shape[0]):
+                flat[i] = _bounded(np.int64(0), np.int64(count))
+        else:
+            if flat.shape[0] > count:
+                raise ValueError("Cannot take a larger sample than population when 'replace=False'")
+            flat[:] = _permutation_of_count_jit(count)[: flat.shape[0]]
+        return take_all(a, out)
+
+    return choice_many
+
+
+@implement(np.random.choice, "a, size=None, replace=True")
+def _select_choice(a, size, replace):
+    from_array = isinstance(a, types.Array)
+    if not (from_array or isinstance(types.unliteral(a), types.Integer)):
+        return None
+    if not isinstance(types.unliteral(replace), types.Boolean):
+        return None
+    if isinstance(size, types.NoneType):
+        return _choice_impl(from_array, False)
+    return _choice_impl(from_array, True) if _is_size(size) else None

@@ -1,0 +1,441 @@
+"""`numpy.random.Generator` in compiled code: generators passed in or made by
+`np.random.default_rng(seed)`, drawing with NumPy's own C distribution functions (exported by
+`numpy.random._generator`) on the generator's bit generator, so compiled code draws exactly the
+numbers the same Generator draws in Python, and advances its state.
+
+A value is {meminfo, bitgen_t*, Generator object}: the meminfo is NULL for a generator borrowed
+from the caller, and owns the object for one made in compiled code.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+
+import numpy as np
+import numpy.random._generator as _numpy_generator
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.errors import TypingError
+from ember.extending import intrinsic, overload
+from ember.library.numpy.support import implement, is_none, jitted
+from ember.lowering import arrays as refs
+from ember.lowering import cgutils
+from ember.lowering.models import MeminfoStructModel, register_model
+from ember.lowering.pyapi import PythonAPI
+from ember.runtime import nrt
+from ember.typing.signature import signature
+
+_ptr = llvm.PointerType()
+_f64 = llvm.DoubleType()
+_i64 = llvm.IntType(64)
+_KEEPALIVE: list = [np.random.default_rng]
+
+
+@register_model(types.NumPyRandomGeneratorType)
+class GeneratorModel(MeminfoStructModel):
+    def __init__(self, fe_type) -> None:
+        super().__init__(
+            fe_type,
+            [
+                ("meminfo", types.meminfo_pointer),
+                ("bitgen", types.data_pointer),
+                ("owner", types.pyobject_pointer),
+            ],
+        )
+
+
+def _bitgen_of(pyapi: PythonAPI, generator: llvm.Value) -> llvm.Value:
+    """`generator.bit_generator.ctypes.bit_generator.value`: the bitgen_t* of a Generator."""
+    current, owned = generator, []
+    for attribute in ("bit_generator", "ctypes", "bit_generator", "value"):
+        current = pyapi.object_getattr_string(current, attribute)
+        owned.append(current)
+    address = pyapi.long_as_longlong(current)
+    for obj in owned:
+        pyapi.decref(obj)
+    return pyapi.builder.inttoptr(address, _ptr)
+
+
+# ---------------------------------------------------------------------------- default_rng
+
+
+@overload(np.random.default_rng)
+def _default_rng(seed=None):
+    if not (is_none(seed) or isinstance(types.unliteral(seed), types.Integer)):
+        raise TypingError("np.random.default_rng() in compiled code takes an integer seed or None")
+    if is_none(seed):
+        return lambda seed=None: _make_generator(-1)
+    return lambda seed=None: _make_generator(seed)
+
+
+@intrinsic
+def _make_generator(typingctx, seed):
+    """A new Generator made by Python's np.random.default_rng (seed < 0: no seed), owned by a
+    runtime block that releases it."""
+
+    def codegen(context, builder, sig, args):
+        pyapi = PythonAPI(context, builder, _KEEPALIVE)
+        gil = pyapi.gil_ensure()
+        make = pyapi.borrow_constant(np.random.default_rng)
+        negative = builder.icmp_signed("<", args[0], llvm.Constant(_i64, 0))
+        seed_obj = builder.select(negative, pyapi.make_none(), pyapi.long_from_longlong(args[0]))
+        generator = pyapi.call_function_objargs(make, [seed_obj])
+        pyapi.decref(seed_obj)
+        failed = cgutils.is_null(builder, generator)
+        bitgen = _bitgen_of(pyapi, generator)
+        pyapi.gil_release(gil)
+        context.guard(builder, failed, RuntimeError, "np.random.default_rng() failed")
+        meminfo = nrt.emit_allocate(builder, llvm.Constant(_i64, 8))
+        builder.store(generator, nrt.emit_data_pointer(builder, meminfo))
+        nrt.emit_set_destructor(builder, meminfo, _release_owner(context, builder.module))
+        value = cgutils.create_struct_proxy(sig.return_type)(context, builder)
+        value.meminfo, value.bitgen, value.owner = meminfo, bitgen, generator
+        return value._getvalue()
+
+    return signature(types.npy_rng, types.int64), codegen
+
+
+def _release_owner(context, module: llvm.Module) -> llvm.Function:
+    """`void release(ptr meminfo)`: drop the Generator object the block holds (taking the GIL:
+    the last reference may go in a thread that runs without it)."""
+    name = "ember.npy_rng.release"
+    existing = module.globals.get(name)
+    if existing is not None:
+        return existing
+    function = llvm.Function(module, llvm.FunctionType(llvm.VoidType(), [_ptr]), name)
+    function.linkage = "internal"
+    builder = llvm.IRBuilder(function.append_basic_block("entry"))
+    pyapi = PythonAPI(context, builder, _KEEPALIVE)
+    owner = builder.load(nrt.emit_data_pointer(builder, function.args[0]), typ=_ptr)
+    gil = pyapi.gil_ensure()
+    pyapi.decref(owner)
+    pyapi.gil_release(gil)
+    builder.ret_void()
+    return function
+
+
+# ---------------------------------------------------------------------------- NumPy's C functions
+
+
+@functools.cache
+def _c_address(name: str) -> int:
+    library = ctypes.CDLL(_numpy_generator.__file__)
+    return ctypes.cast(getattr(library, name), ctypes.c_void_p).value
+
+
+def publish_symbol(symbol: str) -> None:
+    """`ember.numpy.<name>`: NumPy's C function `name` in this process."""
+    from ember.codegen.symbols import publish
+
+    publish(symbol, _c_address(symbol.removeprefix("ember.numpy.")))
+
+
+def _call_c(builder, name: str, result: llvm.Type, args: list) -> llvm.Value:
+    symbol = f"ember.numpy.{name}"
+    function = builder.module.globals.get(symbol)
+    if function is None:
+        publish_symbol(symbol)
+        fnty = llvm.FunctionType(result, [a.type for a in args])
+        function = llvm.Function(builder.module, fnty, symbol)
+    return builder.call(function, args)
+
+
+@functools.cache
+def _draw(name: str, parameters: int, integer_result: bool = False):
+    """An intrinsic `draw(rng, p1, ..., pn)` calling NumPy's `name(bitgen, p1, ..., pn)`."""
+    result_type = types.int64 if integer_result else types.float64
+
+    def typer(typingctx, rng, *params):
+        return signature(result_type, types.npy_rng, *([types.float64] * parameters)), codegen
+
+    def codegen(context, builder, sig, args):
+        bitgen = builder.extract_value(args[0], 1)
+        floats = [
+            context.cast(builder, a, t, types.float64) for a, t in zip(args[1:], sig.args[1:])
+        ]
+        return _call_c(builder, name, _i64 if integer_result else _f64, [bitgen, *floats])
+
+    names = ", ".join(["rng", *(f"p{k}" for k in range(parameters))])
+    namespace: dict = {"typer": typer}
+    exec(f"def {name}(typingctx, {names}):\n    return typer(typingctx, {names})\n", namespace)
+    return intrinsic(namespace[name])
+
+
+@intrinsic
+def _bounded_fill(typingctx, rng, offset, span, out):
+    """NumPy's random_bounded_uint64_fill: `out[i] = offset + a draw in [0, span]`."""
+
+    def codegen(context, builder, sig, args):
+        bitgen = builder.extract_value(args[0], 1)
+        fields = refs.unpack(builder, sig.args[3], args[3])
+        use_masked = llvm.Constant(llvm.IntType(1), 0)
+        _call_c(builder, "random_bounded_uint64_fill", llvm.VoidType(),
+                [bitgen, args[1], args[2], fields.nitems, use_masked, fields.data])  # fmt: skip
+        return context.get_dummy_value(types.none)
+
+    return signature(types.none, types.npy_rng, types.uint64, types.uint64, out), codegen
+
+
+# ---------------------------------------------------------------------------- methods
+
+
+def _is_size(size) -> bool:
+    size = types.unliteral(size)
+    return isinstance(size, types.Integer) or (
+        isinstance(size, types.UniTuple) and isinstance(size.dtype, types.Integer)
+    )
+
+
+def _numbers(arg_types) -> bool:
+    return all(isinstance(types.unliteral(t), (types.Integer, types.Float)) for t in arg_types)
+
+
+def _method(name: str, params: str, scalar, array) -> None:
+    """Register `rng.name(params..., size=None)`: `scalar` without a size, else `array`."""
+
+    def select(rng, *rest):
+        *numbers, size = rest
+        if not _numbers(numbers):
+            return None
+        if is_none(size):
+            return scalar
+        return array if _is_size(size) else None
+
+    full = f"self, {params}, size=None" if params else "self, size=None"
+    implement((types.NumPyRandomGeneratorType, name), full)(select)
+
+
+def _distribution(name: str, c_name: str, params: str, integer_result: bool = False) -> None:
+    """`rng.name(...)` drawing each number with NumPy's `c_name(bitgen, parameters...)`."""
+    names = [p.split("=")[0].strip() for p in params.split(",") if p.strip()]
+    draw = _draw(c_name, len(names), integer_result)
+    call = ", ".join(["rng", *names])
+    head = ", ".join(["rng", *names, "size"])
+    source = (
+        f"def scalar({head}):\n    return draw({call})\n"
+        f"def array({head}):\n"
+        f"    out = np.empty(size, dtype)\n"
+        f"    flat = out.reshape(-1)\n"
+        f"    for i in range(flat.size):\n"
+        f"        flat[i] = draw({call})\n"
+        f"    return out\n"
+    )
+    namespace = {"np": np, "draw": draw, "dtype": np.int64 if integer_result else np.float64}
+    exec(source, namespace)  # noqa: S102 - source from the fixed table below
+    _method(name, params, namespace["scalar"], namespace["array"])
+
+
+for _name, _c_name, _params in (
+    ("random", "random_standard_uniform", ""),
+    ("standard_normal", "random_standard_normal", ""),
+    ("standard_exponential", "random_standard_exponential", ""),
+    ("normal", "random_normal", "loc=0.0, scale=1.0"),
+    ("exponential", "random_exponential", "scale=1.0"),
+    ("standard_gamma", "random_standard_gamma", "shape"),
+    ("gamma", "random_gamma", "shape, scale=1.0"),
+    ("beta", "random_beta", "a, b"),
+    ("chisquare", "random_chisquare", "df"),
+    ("lognormal", "random_lognormal", "mean=0.0, sigma=1.0"),
+    ("laplace", "random_laplace", "loc=0.0, scale=1.0"),
+    ("logistic", "random_logistic", "loc=0.0, scale=1.0"),
+    ("gumbel", "random_gumbel", "loc=0.0, scale=1.0"),
+    ("weibull", "random_weibull", "a"),
+    ("pareto", "random_pareto", "a"),
+    ("rayleigh", "random_rayleigh", "scale=1.0"),
+    ("standard_t", "random_standard_t", "df"),
+    ("triangular", "random_triangular", "left, mode, right"),
+):
+    _distribution(_name, _c_name, _params)
+_distribution("poisson", "random_poisson", "lam=1.0", integer_result=True)
+_distribution("geometric", "random_geometric", "p", integer_result=True)
+
+_uniform_draw = _draw("random_uniform", 2)
+
+
+def _uniform_scalar(rng, low, high, size):
+    return _uniform_draw(rng, low, high - low)
+
+
+def _uniform_array(rng, low, high, size):
+    out = np.empty(size, np.float64)
+    flat = out.reshape(-1)
+    for i in range(flat.size):
+        flat[i] = _uniform_draw(rng, low, high - low)
+    return out
+
+
+_method("uniform", "low=0.0, high=1.0", _uniform_scalar, _uniform_array)
+
+
+def _integer_bounds_impl(low, high):
+    if high is None:
+        return 0, low
+    return low, high
+
+
+def _integers_into_impl(rng, low, high, out):
+    first, stop = _integer_bounds(low, high)
+    if first >= stop:
+        raise ValueError("high <= low")
+    _bounded_fill(rng, np.uint64(first), np.uint64(stop - 1 - first), out)
+
+
+_integer_bounds = jitted(_integer_bounds_impl)
+_integers_into = jitted(_integers_into_impl)
+
+
+def _integers_scalar(rng, low, high, size):
+    out = np.empty(1, np.int64)
+    _integers_into(rng, low, high, out)
+    return out[0]
+
+
+def _integers_array(rng, low, high, size):
+    out = np.empty(size, np.int64)
+    _integers_into(rng, low, high, out.reshape(-1))
+    return out
+
+
+def _select_integers(rng, low, high, size):
+    if not (_numbers([low]) and (is_none(high) or _numbers([high]))):
+        return None
+    if is_none(size):
+        return _integers_scalar
+    return _integers_array if _is_size(size) else None
+
+
+implement((types.NumPyRandomGeneratorType, "integers"), "self, low, high=None, size=None")(
+    _select_integers
+)
+
+
+# ---------------------------------------------------------------------------- permutations
+
+
+@intrinsic
+def _interval(typingctx, rng, largest):
+    """NumPy's random_interval: a draw in [0, largest] (masked rejection, as shuffle uses)."""
+
+    def codegen(context, builder, sig, args):
+        bitgen = builder.extract_value(args[0], 1)
+        return _call_c(builder, "random_interval", _i64, [bitgen, args[1]])
+
+    return signature(types.int64, types.npy_rng, types.int64), codegen
+
+
+def _shuffle(rng, x):
+    """Shuffle `x` along its first axis in place, as Generator.shuffle (Fisher-Yates from the
+    end, each position swapped with a random_interval draw)."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(_shuffle)
+def _shuffle_for(rng, x):
+    if x.ndim == 1:
+
+        def vector(rng, x):
+            for i in range(x.shape[0] - 1, 0, -1):
+                j = _interval(rng, i)
+                x[i], x[j] = x[j], x[i]
+
+        return vector
+
+    def rows(rng, x):
+        for i in range(x.shape[0] - 1, 0, -1):
+            j = _interval(rng, i)
+            row = x[i].copy()
+            x[i] = x[j]
+            x[j] = row
+
+    return rows
+
+
+def _select_shuffle(rng, x, axis):
+    if (
+        isinstance(x, types.Array)
+        and x.ndim >= 1
+        and isinstance(types.unliteral(axis), types.Integer)
+    ):
+        return _shuffle_in_place
+    return None
+
+
+def _shuffle_in_place(rng, x, axis):
+    if axis != 0:
+        raise ValueError("shuffle in compiled code supports axis=0 only")
+    _shuffle(rng, x)
+
+
+implement((types.NumPyRandomGeneratorType, "shuffle"), "self, x, axis=0")(_select_shuffle)
+
+
+def _permutation_of_length(rng, x, axis):
+    out = np.arange(x)
+    _shuffle(rng, out)
+    return out
+
+
+def _permutation_of_array(rng, x, axis):
+    if axis != 0:
+        raise ValueError("permutation in compiled code supports axis=0 only")
+    out = x.copy()
+    _shuffle(rng, out)
+    return out
+
+
+def _select_permutation(rng, x, axis):
+    if not isinstance(types.unliteral(axis), types.Integer):
+        return None
+    if isinstance(types.unliteral(x), types.Integer):
+        return _permutation_of_length
+    if isinstance(x, types.Array) and x.ndim >= 1:
+        return _permutation_of_array
+    return None
+
+
+implement((types.NumPyRandomGeneratorType, "permutation"), "self, x, axis=0")(_select_permutation)
+
+
+def _choice_index(rng, a, size, replace):
+    if not replace:
+        raise ValueError("choice(replace=False) is not supported in compiled code yet")
+    return _draw_index(rng, 0, a, None)
+
+
+def _choice_indices(rng, a, size, replace):
+    if not replace:
+        raise ValueError("choice(replace=False) is not supported in compiled code yet")
+    return _draw_indices(rng, 0, a, size)
+
+
+def _choice_item(rng, a, size, replace):
+    return a[_pick_index(rng, a.shape[0], size, replace)]
+
+
+def _choice_items(rng, a, size, replace):
+    return a[_pick_indices(rng, a.shape[0], size, replace).reshape(-1)].reshape(size)
+
+
+_draw_index = jitted(_integers_scalar)
+_draw_indices = jitted(_integers_array)
+_pick_index = jitted(_choice_index)
+_pick_indices = jitted(_choice_indices)
+
+
+def _select_choice(rng, a, size, replace):
+    if not isinstance(types.unliteral(replace), types.Boolean):
+        return None
+    if not (is_none(size) or _is_size(size)):
+        return None
+    if isinstance(types.unliteral(a), types.Integer):
+        return _choice_index if is_none(size) else _choice_indices
+    if isinstance(a, types.Array) and a.ndim == 1:
+        return _choice_item if is_none(size) else _choice_items
+    return None
+
+
+implement((types.NumPyRandomGeneratorType, "choice"), "self, a, size=None, replace=True")(
+    _select_choice
+)

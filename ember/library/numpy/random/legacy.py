@@ -1,0 +1,383 @@
+"""np.random in compiled code: seed, random/random_sample, rand, randn, standard_normal,
+uniform, normal and randint, on ember's own generator state.
+
+The generator is NumPy's legacy one (RandomState): MT19937 with NumPy's integer seeding, 53-bit
+doubles, the polar Box-Muller method for normals (caching the second value) and masked rejection
+for bounded integers. So `np.random.seed(s)` in compiled code, then draws, give the numbers
+NumPy's global RandomState gives after `np.random.seed(s)`; the two states are separate, as
+in Numba. The state lives in three process-wide NumPy buffers that compiled code reaches
+directly; it is seeded from the OS at import. It is not thread-safe.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import numpy as np
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.codegen.symbols import external_global
+from ember.library.numpy.support import implement, jitted
+from ember.lowering import arrays as arr
+from ember.lowering.registry import lower_builtin
+from ember.typing.signature import signature
+from ember.typing.templates import registry
+
+_N = 624
+_KEY = np.zeros(_N, np.uint32)  # the MT19937 key
+_META = np.zeros(2, np.int64)  # position in the key, "a cached normal is waiting"
+_GAUSS = np.zeros(1, np.float64)  # the cached normal
+
+
+def _seed_python(seed: int) -> None:
+    value = seed & 0xFFFFFFFF
+    for pos in range(_N):
+        _KEY[pos] = value
+        value = (1812433253 * (value ^ (value >> 30)) + pos + 1) & 0xFFFFFFFF
+    _META[:] = (_N, 0)
+    _GAUSS[0] = 0.0
+
+
+_seed_python(int.from_bytes(os.urandom(4), "little"))
+
+# ---------------------------------------------------------------------------- state buffers
+
+
+def mt_key():
+    """The generator's key (uint32[624]); compiled code only."""
+    return _KEY
+
+
+def mt_meta():
+    return _META
+
+
+def mt_gauss():
+    return _GAUSS
+
+
+_BUFFERS = {mt_key: _KEY, mt_meta: _META, mt_gauss: _GAUSS}
+
+
+def _register_buffer(function, buffer: np.ndarray) -> None:
+    from ember.dispatcher.typeof import typeof
+
+    array_type = typeof(buffer)
+
+    @registry.typer(function)
+    def _typer(args, kws):
+        return signature(array_type) if not args and not kws else None
+
+    @lower_builtin(function)
+    def _lower(context, builder, sig, args):
+        size = buffer.size
+        fields = arr.ArrayFields(
+            llvm.Constant(arr.ptr, None),  # not runtime memory: never counted or freed
+            llvm.Constant(arr.ptr, None),
+            arr.const(size),
+            arr.const(buffer.itemsize),
+            external_global(builder.module, publish_symbol(f"ember.random.{function.__name__}")),
+            [arr.const(size)],
+            [arr.const(buffer.itemsize)],
+        )
+        return arr.pack(builder, sig.return_type, fields)
+
+
+def publish_symbol(symbol: str) -> str:
+    """`ember.random.<mt_key|mt_meta|mt_gauss>`: this process's state buffer (compiled code
+    reaches it by name, so cached code uses the new process's generator state)."""
+    from ember.codegen.symbols import publish
+
+    name = symbol.removeprefix("ember.random.")
+    buffer = next(b for f, b in _BUFFERS.items() if f.__name__ == name)
+    publish(symbol, buffer.ctypes.data)
+    return symbol
+
+
+for _function, _buffer in _BUFFERS.items():
+    _register_buffer(_function, _buffer)
+
+
+# ---------------------------------------------------------------------------- MT19937
+
+
+def _twist_impl(key):
+    for i in range(624):
+        y = (np.int64(key[i]) & 0x80000000) | (np.int64(key[(i + 1) % 624]) & 0x7FFFFFFF)
+        value = np.int64(key[(i + 397) % 624]) ^ (y >> 1)
+        if y & 1:
+            value ^= 0x9908B0DF
+        key[i] = value
+
+
+_twist = jitted(_twist_impl)
+
+
+def _next_uint32_impl():
+    key = mt_key()
+    meta = mt_meta()
+    pos = meta[0]
+    if pos >= 624:
+        _twist(key)
+        pos = 0
+    y = np.int64(key[pos])
+    meta[0] = pos + 1
+    y ^= y >> 11
+    y ^= (y << 7) & 0x9D2C5680
+    y ^= (y << 15) & 0xEFC60000
+    y ^= y >> 18
+    return y
+
+
+_next_uint32 = jitted(_next_uint32_impl)
+
+
+def _next_double_impl():
+    a = _next_uint32() >> 5
+    b = _next_uint32() >> 6
+    return (a * 67108864.0 + b) / 9007199254740992.0
+
+
+_next_double = jitted(_next_double_impl)
+
+
+def _next_gauss_impl():
+    meta = mt_meta()
+    cached = mt_gauss()
+    if meta[1] != 0:
+        meta[1] = 0
+        value = cached[0]
+        cached[0] = 0.0
+        return value
+    x1 = 2.0 * _next_double() - 1.0
+    x2 = 2.0 * _next_double() - 1.0
+    r2 = x1 * x1 + x2 * x2
+    while r2 >= 1.0 or r2 == 0.0:
+        x1 = 2.0 * _next_double() - 1.0
+        x2 = 2.0 * _next_double() - 1.0
+        r2 = x1 * x1 + x2 * x2
+    f = np.sqrt(-2.0 * np.log(r2) / r2)
+    cached[0] = f * x1
+    meta[1] = 1
+    return f * x2
+
+
+_next_gauss = jitted(_next_gauss_impl)
+
+
+def _bounded_impl(low, high):
+    """An int64 in [low, high) by NumPy's legacy masked rejection."""
+    if high <= low:
+        raise ValueError("low >= high")
+    span = np.uint64(high - low - 1)
+    if span == 0:
+        return low
+    mask = span
+    mask |= mask >> 1
+    mask |= mask >> 2
+    mask |= mask >> 4
+    mask |= mask >> 8
+    mask |= mask >> 16
+    mask |= mask >> 32
+    if span <= 0xFFFFFFFF:
+        value = np.uint64(_next_uint32()) & mask
+        while value > span:
+            value = np.uint64(_next_uint32()) & mask
+    else:
+        value = ((np.uint64(_next_uint32()) << 32) | np.uint64(_next_uint32())) & mask
+        while value > span:
+            value = ((np.uint64(_next_uint32()) << 32) | np.uint64(_next_uint32())) & mask
+    return low + np.int64(value)
+
+
+_bounded = jitted(_bounded_impl)
+
+
+# ---------------------------------------------------------------------------- the API
+
+
+def _seed(seed):
+    if seed < 0 or seed > 0xFFFFFFFF:
+        raise ValueError("Seed must be between 0 and 2**32 - 1")
+    key = mt_key()
+    value = seed & 0xFFFFFFFF
+    for pos in range(624):
+        key[pos] = value
+        value = (1812433253 * (value ^ (value >> 30)) + pos + 1) & 0xFFFFFFFF
+    meta = mt_meta()
+    meta[0] = 624
+    meta[1] = 0
+    mt_gauss()[0] = 0.0
+
+
+@implement(np.random.seed, "seed")
+def _select_seed(seed):
+    return _seed if isinstance(types.unliteral(seed), types.Integer) else None
+
+
+def _is_size(typ) -> bool:
+    typ = types.unliteral(typ)
+    if isinstance(typ, types.Integer):
+        return True
+    return isinstance(typ, types.BaseTuple) and all(
+        isinstance(types.unliteral(t), types.Integer) for t in typ.types
+    )
+
+
+@functools.cache
+def _sampler(kind: str, sized: bool):
+    """Implementations of (low/loc, high/scale, size) for one distribution: a scalar when
+    `size` is None, else an array filled in order."""
+    draw = {
+        "uniform": lambda: _next_double,
+        "normal": lambda: _next_gauss,
+    }[kind]()
+    if not sized:
+        if kind == "uniform":
+
+            def scalar(a, b, size):
+                return a + (b - a) * draw()
+
+        else:
+
+            def scalar(a, b, size):
+                return a + b * draw()
+
+        return scalar
+    if kind == "uniform":
+
+        def filled(a, b, size):
+            out = np.empty(size)
+            flat = out.ravel()
+            for i in range(flat.shape[0]):
+                flat[i] = a + (b - a) * draw()
+            return out
+
+    else:
+
+        def filled(a, b, size):
+            out = np.empty(size)
+            flat = out.ravel()
+            for i in range(flat.shape[0]):
+                flat[i] = a + b * draw()
+            return out
+
+    return filled
+
+
+def _number(typ) -> bool:
+    return isinstance(types.unliteral(typ), (types.Integer, types.Float, types.Boolean))
+
+
+def _select_distribution(kind: str):
+    def select(a, b, size):
+        if not (_number(a) and _number(b)):
+            return None
+        if isinstance(size, types.NoneType):
+            return _sampler(kind, False)
+        return _sampler(kind, True) if _is_size(size) else None
+
+    return select
+
+
+implement(np.random.uniform, "low=0.0, high=1.0, size=None")(_select_distribution("uniform"))
+implement(np.random.normal, "loc=0.0, scale=1.0, size=None")(_select_distribution("normal"))
+
+
+@functools.cache
+def _standard(kind: str, sized: bool):
+    sampler = jitted(_sampler(kind, sized))
+
+    def impl(size):
+        return sampler(0.0, 1.0, size)
+
+    return impl
+
+
+def _select_standard(kind: str):
+    def select(size):
+        if isinstance(size, types.NoneType):
+            return _standard(kind, False)
+        return _standard(kind, True) if _is_size(size) else None
+
+    return select
+
+
+for _function in (np.random.random, np.random.random_sample):
+    implement(_function, "size=None")(_select_standard("uniform"))
+implement(np.random.standard_normal, "size=None")(_select_standard("normal"))
+
+
+@functools.cache
+def _dims_impl(kind: str, count: int):
+    """rand(d0, d1, ...) and randn(d0, d1, ...): a scalar without dimensions."""
+    sampler = jitted(_sampler(kind, count > 0))
+    names = ", ".join(f"d{i}" for i in range(count))
+    shape = f"({names},)" if count else "None"
+    source = f"def impl({names}):\n    return sampler(0.0, 1.0, {shape})\n"
+    namespace = {"sampler": sampler}
+    exec(source, namespace)  # noqa: S102 - a template over fixed names
+    impl = namespace["impl"]
+    impl.__module__ = __name__
+    return impl
+
+
+def _register_dims(function, kind: str) -> None:
+    from ember.library.numpy.support import py_impl
+
+    @registry.typer(function)
+    def _typer(args, kws):
+        if kws or not all(isinstance(types.unliteral(a), types.Integer) for a in args):
+            return None
+        impl = py_impl(_dims_impl(kind, len(args)))
+        return signature(impl.return_type(tuple(args)), *args)
+
+    from ember.lowering.registry import VarArgs
+
+    @lower_builtin(function, VarArgs(types.Type))
+    def _lower(context, builder, sig, args):
+        return py_impl(_dims_impl(kind, len(sig.args)))(context, builder, sig, args)
+
+
+_register_dims(np.random.rand, "uniform")
+_register_dims(np.random.randn, "normal")
+
+
+def _randint_scalar(low, high, size):
+    return _bounded(np.int64(low), np.int64(high))
+
+
+def _randint_upper(low, high, size):
+    return _bounded(np.int64(0), np.int64(low))
+
+
+def _randint_array(low, high, size):
+    out = np.empty(size, np.int64)
+    flat = out.ravel()
+    for i in range(flat.shape[0]):
+        flat[i] = _bounded(np.int64(low), np.int64(high))
+    return out
+
+
+def _randint_upper_array(low, high, size):
+    out = np.empty(size, np.int64)
+    flat = out.ravel()
+    for i in range(flat.shape[0]):
+        flat[i] = _bounded(np.int64(0), np.int64(low))
+    return out
+
+
+@implement(np.random.randint, "low, high=None, size=None")
+def _select_randint(low, high, size):
+    if not isinstance(types.unliteral(low), types.Integer):
+        return None
+    no_high = isinstance(high, types.NoneType)
+    if not no_high and not isinstance(types.unliteral(high), types.Integer):
+        return None
+    if isinstance(size, types.NoneType):
+        return _randint_upper if no_high else _randint_scalar
+    if not _is_size(size):
+        return None
+    return _randint_upper_array if no_high else _randint_array

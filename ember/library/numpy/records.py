@@ -1,0 +1,163 @@
+"""Records (elements of structured arrays) in compiled code: `r.x`, `r['x']`, `r.x = v`,
+`a[i].x = v`, `a[i] = a[j]`, and `a['x']` as a strided view of one field.
+
+A record value is a pointer to its bytes inside the array (writes go to the array, as in
+NumPy and Numba); the array must outlive it."""
+
+from __future__ import annotations
+
+import operator
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.errors import TypingError
+from ember.library.numpy import indexing  # noqa: F401 - first, so a['x'] below takes precedence
+from ember.lowering import arrays as arr
+from ember.lowering.models import PrimitiveModel, register_model
+from ember.lowering.registry import lower_builtin, lower_getattr_generic, lower_setattr_generic
+from ember.typing.conversions import can_convert
+from ember.typing.signature import Signature
+from ember.typing.templates import AttributeTemplate, registry
+
+
+@register_model(types.Record)
+class RecordModel(PrimitiveModel):
+    """A pointer in registers; in an array, the record's bytes (what `gep` steps over)."""
+
+    def __init__(self, fe_type: types.Record) -> None:
+        super().__init__(fe_type, arr.ptr)
+
+    @property
+    def data_type(self):
+        return llvm.ArrayType(arr.i8, self.fe_type.size)
+
+
+def _field_type(record: types.Record, field: str) -> types.Type:
+    found = record.fields.get(field)
+    if found is None:
+        names = ", ".join(record.fields) or "none"
+        raise TypingError(f"the record has no field '{field}' (its fields: {names})")
+    return found.type
+
+
+def _assignable(record: types.Record, field: str, value: types.Type) -> types.Type:
+    field_type = _field_type(record, field)
+    if can_convert(types.unliteral(value), field_type) is None:
+        raise TypingError(
+            f"cannot store a value of type {value} in record field '{field}' ({field_type})"
+        )
+    return field_type
+
+
+def _field_pointer(builder, record: types.Record, pointer, field: str):
+    return arr.offset_pointer(builder, pointer, arr.const(record.offset(field)))
+
+
+def _load_field(context, builder, record: types.Record, pointer, field: str):
+    return arr.load_item(
+        builder, _field_type(record, field), _field_pointer(builder, record, pointer, field)
+    )
+
+
+def _store_field(context, builder, record, pointer, field, value, value_type) -> None:
+    field_type = record.typeof(field)
+    converted = context.cast(builder, value, value_type, field_type)
+    arr.store_item(builder, field_type, converted, _field_pointer(builder, record, pointer, field))
+
+
+# ---------------------------------------------------------------------------- r.x and r.x = v
+
+
+@registry.register_attr
+class RecordAttributes(AttributeTemplate):
+    key = types.Record
+
+    def generic_resolve(self, value_type: types.Record, attr: str) -> types.Type | None:
+        if attr.startswith("__"):
+            return None
+        return _field_type(value_type, attr)
+
+    def resolve_setattr(self, target: types.Record, attr: str, value: types.Type) -> Signature:
+        return Signature(types.none, (target, _assignable(target, attr, value)))
+
+
+@lower_getattr_generic(types.Record)
+def record_getattr(context, builder, typ, value, attr: str):
+    return _load_field(context, builder, typ, value, attr)
+
+
+@lower_setattr_generic(types.Record)
+def record_setattr(context, builder, sig, args, attr: str):
+    record, field_type = sig.args
+    _store_field(context, builder, record, args[0], attr, args[1], field_type)
+    return context.get_dummy_value(types.none)
+
+
+# ---------------------------------------------------------------------------- r['x'], a['x']
+
+
+def _literal_field(name: types.Type) -> str | None:
+    return name.literal_value if isinstance(name, types.StringLiteral) else None
+
+
+def _array_of_records(typ: types.Type) -> bool:
+    return isinstance(typ, types.Array) and isinstance(typ.dtype, types.Record)
+
+
+def _field_view_type(array: types.Array, field: str) -> types.Array:
+    return types.Array(_field_type(array.dtype, field), array.ndim, "A", readonly=array.readonly)
+
+
+@registry.typer(operator.getitem)
+def _type_getitem(args, kws):
+    if len(args) != 2 or kws or _literal_field(args[1]) is None:
+        return None
+    target, name = args
+    if isinstance(target, types.Record):
+        return Signature(_field_type(target, name.literal_value), (target, name))
+    if _array_of_records(target):
+        return Signature(_field_view_type(target, name.literal_value), (target, name))
+    return None
+
+
+@registry.typer(operator.setitem)
+def _type_setitem(args, kws):
+    if len(args) != 3 or kws or _literal_field(args[1]) is None:
+        return None
+    record, name, value = args
+    if not isinstance(record, types.Record):
+        return None
+    field_type = _assignable(record, name.literal_value, value)
+    return Signature(types.none, (record, name, field_type))
+
+
+@lower_builtin(operator.getitem, types.Record, types.StringLiteral)
+def record_getitem(context, builder, sig, args):
+    return _load_field(context, builder, sig.args[0], args[0], sig.args[1].literal_value)
+
+
+@lower_builtin(operator.setitem, types.Record, types.StringLiteral, types.Any)
+def record_setitem(context, builder, sig, args):
+    record, name, field_type = sig.args
+    _store_field(context, builder, record, args[0], name.literal_value, args[2], field_type)
+    return context.get_dummy_value(types.none)
+
+
+@lower_builtin(operator.getitem, types.Array, types.StringLiteral)
+def field_view(context, builder, sig, args):
+    """One field of every element: a view sharing the array's memory and strides."""
+    array, name = sig.args
+    field = name.literal_value
+    fields = arr.unpack(builder, array, args[0])
+    view = arr.ArrayFields(
+        fields.meminfo,
+        fields.parent,
+        fields.nitems,
+        arr.const(arr.itemsize_of(sig.return_type.dtype)),
+        arr.offset_pointer(builder, fields.data, arr.const(array.dtype.offset(field))),
+        fields.shape,
+        fields.strides,
+    )
+    arr.nrt_incref_fields(builder, view)
+    return arr.pack(builder, sig.return_type, view)

@@ -1,0 +1,776 @@
+"""Reductions as methods and functions: sum, prod, min, max, mean, var, std, argmin, argmax,
+all, any (over everything, or along one `axis`), cumsum and cumprod.
+
+Each is a fold `acc = step(acc, item)` run by `reduce_all` (every element, in C order: a flat
+unit-stride loop for C arrays) or `reduce_axis` (a new array of the remaining dimensions).
+Types follow NumPy: integer sums and products accumulate in int64 (uint64 for unsigned), means
+of integers are float64, min/max of an empty array raise ValueError.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable
+
+import numpy as np
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.errors import TypingError
+from ember.library.numpy.support import is_none, np_typer
+from ember.library.numpy.ufuncs import numpy_context
+from ember.lowering import arrays as arr
+from ember.lowering.arrays import const
+from ember.lowering.intrinsics import call_intrinsic
+from ember.lowering.registry import VarArgs, lower_builtin
+from ember.runtime import nrt
+from ember.typing.signature import signature
+from ember.typing.templates import registry
+
+# ---------------------------------------------------------------------------- the engine
+
+
+def reduce_all(context, builder, array_type, fields, acc_llvm, init, step: Callable,
+               memory_order: bool = False):  # fmt: skip
+    """Fold `step(builder, acc, item, flat_index) -> acc` over every element in C order, or
+    in memory order when told the fold does not depend on the order (a flat loop over a
+    Fortran array; NumPy also reduces those in memory order)."""
+    slot = arr.alloca_in_entry(builder, acc_llvm, name="reduce.acc")
+    builder.store(init, slot)
+    dtype = array_type.dtype
+    flat = array_type.layout == "C" or (memory_order and array_type.layout == "F")
+    if flat or array_type.ndim <= 1:
+        element = context.data_type(dtype)
+        if flat:
+            with arr.for_range(builder, fields.nitems) as index:
+                pointer = builder.gep(fields.data, [index], inbounds=True, source_etype=element)
+                item = arr.load_item(builder, dtype, pointer)
+                acc = builder.load(slot, typ=acc_llvm)
+                builder.store(step(builder, acc, item, index), slot)
+            return builder.load(slot, typ=acc_llvm)
+    counter = arr.alloca_in_entry(builder, arr.i64, name="reduce.index")
+    builder.store(const(0), counter)
+    with arr.loop_nest(builder, fields.shape) as indices:
+        pointer = arr.element_pointer(builder, array_type, fields, indices)
+        item = arr.load_item(builder, dtype, pointer)
+        index = builder.load(counter, typ=arr.i64)
+        acc = builder.load(slot, typ=acc_llvm)
+        builder.store(step(builder, acc, item, index), slot)
+        builder.store(builder.add(index, const(1)), counter)
+    return builder.load(slot, typ=acc_llvm)
+
+
+def normalize_axis(context, builder, axis, ndim: int):
+    """A Python axis (negative counts from the end) as an i64 in [0, ndim); AxisError if not."""
+    axis = builder.sext(axis, arr.i64) if axis.type.width < 64 else axis
+    negative = builder.icmp_signed("<", axis, const(0))
+    axis = builder.select(negative, builder.add(axis, const(ndim)), axis)
+    bad = builder.icmp_unsigned(">=", axis, const(ndim))
+    context.guard(builder, bad, np.exceptions.AxisError, "axis is out of bounds for the array")
+    return axis
+
+
+def _pick(builder, axis, values: list):
+    """values[axis] for a runtime axis (a select chain)."""
+    result = values[0]
+    for k in range(1, len(values)):
+        result = builder.select(builder.icmp_signed("==", axis, const(k)), values[k], result)
+    return result
+
+
+def reduce_axis(context, builder, array_type, fields, axis, out_type, acc_llvm, init_fn,
+                step: Callable, finish: Callable | None = None,
+                line: Callable | None = None):  # fmt: skip
+    """A new array of the dimensions other than `axis` (runtime i64), each element the fold of
+    `step(builder, acc, item, index_along_axis)` from `init_fn(builder, length)`; `finish(builder,
+    acc, length)` maps the final accumulator to the output dtype. `line(builder, base, stride,
+    length)`, when given, computes one output element from its items in place of the fold where
+    the axis varies fastest (a reduction with a faster shape than one item at a time).
+
+    Each output element folds its items in order along the axis. When that axis varies fastest
+    in memory, one fold runs in a register per output element; otherwise the input is streamed
+    in memory order into a row of accumulators (a column sum reads rows, not strided columns).
+    """
+    ndim = array_type.ndim
+    length = _pick(builder, axis, fields.shape)
+    out_shape = [
+        builder.select(
+            builder.icmp_signed("<", const(position), axis),
+            fields.shape[position],
+            fields.shape[position + 1],
+        )
+        for position in range(ndim - 1)
+    ]
+    result = arr.allocate(context, builder, out_type, out_shape)
+    out = arr.unpack(builder, out_type, result)
+    reduction = _AxisReduction(context, builder, array_type, fields, axis, length, out_type, out,
+                               out_shape, acc_llvm, init_fn, step, finish)  # fmt: skip
+    reduction.line = line
+    if ndim == 1:
+        reduction.fold_along_axis()
+        return result
+    along_axis_is_fastest = builder.icmp_signed(
+        "<=", _magnitude(builder, _pick(builder, axis, fields.strides)),
+        _magnitude(builder, fields.strides[-1]),
+    )  # fmt: skip
+    with builder.if_else(along_axis_is_fastest) as (fold, stream):
+        with fold:
+            reduction.fold_along_axis()
+        with stream:
+            reduction.stream_in_memory_order()
+    return result
+
+
+def _accumulator_steps(builder, dense: list, axis, ndim: int) -> list:
+    """Per input dimension, how far its index moves in the dense accumulator row: the output
+    position's stride, 0 along `axis` (every item of a fold shares one accumulator)."""
+    steps = []
+    for k in range(ndim):
+        before_axis = dense[k] if k < ndim - 1 else const(0)  # only chosen when k < axis
+        after_axis = dense[k - 1] if k > 0 else const(0)  # only chosen when k > axis
+        step = builder.select(builder.icmp_signed("<", const(k), axis), before_axis, after_axis)
+        steps.append(builder.select(builder.icmp_signed("==", const(k), axis), const(0), step))
+    return steps
+
+
+def _magnitude(builder, value):
+    return builder.select(builder.icmp_signed("<", value, const(0)), builder.neg(value), value)
+
+
+class _AxisReduction:
+    """The two loop shapes of `reduce_axis` over one set of operands."""
+
+    def __init__(self, context, builder, array_type, fields, axis, length, out_type, out,
+                 out_shape, acc_llvm, init_fn, step, finish) -> None:  # fmt: skip
+        self.context, self.builder = context, builder
+        self.array_type, self.fields, self.axis, self.length = array_type, fields, axis, length
+        self.out_type, self.out, self.out_shape = out_type, out, out_shape
+        self.acc_llvm, self.init_fn, self.step = acc_llvm, init_fn, step
+        self.finish = finish or (lambda b, acc, length: acc)
+
+    def _store_result(self, acc, indices) -> None:
+        b = self.builder
+        value = self.finish(b, acc, self.length)
+        pointer = arr.element_pointer(b, self.out_type, self.out, indices)
+        arr.store_item(b, self.out_type.dtype, value, pointer)
+
+    line: Callable | None = None  # see reduce_axis
+
+    def fold_along_axis(self) -> None:
+        b, fields, axis = self.builder, self.fields, self.axis
+        stride = _pick(b, axis, fields.strides)
+        in_strides = [
+            b.select(b.icmp_signed("<", const(p), axis), fields.strides[p], fields.strides[p + 1])
+            for p in range(len(self.out_shape))
+        ]
+        slot = arr.alloca_in_entry(b, self.acc_llvm, name="reduce.acc")
+        with arr.loop_nest(b, self.out_shape) as indices:
+            base = fields.data
+            for index, s in zip(indices, in_strides):
+                base = arr.offset_pointer(b, base, b.mul(index, s))
+            if self.line is not None:
+                value = self.line(b, base, stride, self.length)
+                pointer = arr.element_pointer(b, self.out_type, self.out, indices)
+                arr.store_item(b, self.out_type.dtype, value, pointer)
+            else:
+                b.store(self.init_fn(b, self.length), slot)
+                with arr.for_range(b, self.length) as k:
+                    pointer = arr.offset_pointer(b, base, b.mul(k, stride))
+                    item = arr.load_item(b, self.array_type.dtype, pointer)
+                    acc = b.load(slot, typ=self.acc_llvm)
+                    b.store(self.step(b, acc, item, k), slot)
+                self._store_result(b.load(slot, typ=self.acc_llvm), indices)
+
+    def stream_in_memory_order(self) -> None:
+        b, acc_llvm = self.builder, self.acc_llvm
+        count = arr.product(b, self.out_shape)
+        accumulators = self._allocate_accumulators(count)
+        data = nrt.emit_data_pointer(b, accumulators)
+        with arr.for_range(b, count) as position:
+            b.store(self.init_fn(b, self.length),
+                    b.gep(data, [position], inbounds=True, source_etype=acc_llvm))  # fmt: skip
+        dense = arr.contiguous_strides(b, self.out_shape, 1)
+        steps = _accumulator_steps(b, dense, self.axis, self.array_type.ndim)
+        with arr.loop_nest(b, self.fields.shape) as indices:
+            pointer = arr.element_pointer(b, self.array_type, self.fields, indices)
+            item = arr.load_item(b, self.array_type.dtype, pointer)
+            position = const(0)
+            for index, s in zip(indices, steps):
+                position = b.add(position, b.mul(index, s))
+            slot = b.gep(data, [position], inbounds=True, source_etype=acc_llvm)
+            acc = b.load(slot, typ=acc_llvm)
+            b.store(self.step(b, acc, item, _pick(b, self.axis, indices)), slot)
+        with arr.loop_nest(b, self.out_shape) as indices:
+            position = const(0)
+            for index, s in zip(indices, dense):
+                position = b.add(position, b.mul(index, s))
+            slot = b.gep(data, [position], inbounds=True, source_etype=acc_llvm)
+            self._store_result(b.load(slot, typ=acc_llvm), indices)
+        nrt.emit_decref(b, accumulators)
+
+    def _allocate_accumulators(self, count):
+        """A runtime block of `count` accumulators (its size from LLVM's sizeof idiom)."""
+        b = self.builder
+        null = llvm.Constant(arr.ptr, None)
+        end = b.gep(null, [count], source_etype=self.acc_llvm)
+        meminfo = nrt.emit_allocate(b, b.ptrtoint(end, arr.i64))
+        failed = b.icmp_unsigned("==", meminfo, null)
+        self.context.guard(b, failed, MemoryError, "unable to allocate reduction accumulators")
+        return meminfo
+
+
+# ---------------------------------------------------------------------------- accumulator types
+
+
+def sum_type(dtype: types.Type) -> types.Type:
+    """NumPy's accumulator for sum/prod/cumsum: small integers widen to the platform int."""
+    if isinstance(dtype, types.Boolean):
+        return types.int64
+    if isinstance(dtype, types.Integer):
+        return types.int64 if dtype.signed else types.uint64
+    return dtype
+
+
+def mean_type(dtype: types.Type) -> types.Type:
+    if isinstance(dtype, (types.Boolean, types.Integer)):
+        return types.float64
+    return dtype
+
+
+def _arith(context, builder, fn, typ, a, b):
+    return numpy_context(context).call_implementation(builder, fn, signature(typ, typ, typ), [a, b])
+
+
+# ---------------------------------------------------------------------------- registration
+
+
+def _reduction(name: str, params: str, result: Callable, lower_all: Callable,
+               lower_axis: Callable | None, method: bool = True) -> None:  # fmt: skip
+    """Register `np.<name>(a, ...)` and `a.<name>(...)` with typer `result(array_type, *rest)`
+    and lowerings for axis=None (`lower_all`) and an integer axis (`lower_axis`)."""
+
+    def typer(a, *rest):
+        if not isinstance(a, types.Array):
+            return None
+        axis = rest[0] if rest else types.none
+        if not is_none(axis):
+            if lower_axis is None or not isinstance(types.unliteral(axis), types.Integer):
+                return None
+            if a.ndim == 0:
+                raise TypingError(f"{name}: axis given for a 0-d array")
+            return types.Array(result(a, *rest), a.ndim - 1, "C")
+        return result(a, *rest)
+
+    def lower(context, builder, sig, args):
+        array_type = sig.args[0]
+        fields = arr.unpack(builder, array_type, args[0])
+        axis_type = sig.args[1] if len(sig.args) > 1 else types.none
+        if is_none(axis_type):
+            return lower_all(context, builder, sig, fields, args)
+        axis = normalize_axis(
+            context,
+            builder,
+            context.cast(builder, args[1], axis_type, types.int64),
+            array_type.ndim,
+        )
+        return lower_axis(context, builder, sig, fields, axis, args)
+
+    np_typer(getattr(np, name), f"a, {params}" if params else "a")(typer)
+    lower_builtin(getattr(np, name), VarArgs(types.Type))(lower)
+    if method:
+        np_typer((types.Array, name), f"self, {params}" if params else "self")(typer)
+        lower_builtin((types.Array, name), VarArgs(types.Type))(lower)
+
+
+# ---------------------------------------------------------------------------- sum, prod
+
+
+def _sum_like(fn, identity: int):
+    def result(a, axis=None):
+        return sum_type(a.dtype)
+
+    def step_for(context, acc_type, item_type):
+        def step(builder, acc, item, index):
+            item = context.cast(builder, item, item_type, acc_type)
+            return _arith(context, builder, fn, acc_type, acc, item)
+
+        return step
+
+    def lower_all(context, builder, sig, fields, args):
+        array_type = sig.args[0]
+        acc_type = sig.return_type
+        init = context.get_constant(acc_type, identity)
+        step = step_for(context, acc_type, array_type.dtype)
+        return reduce_all(context, builder, array_type, fields, context.value_type(acc_type),
+                          init, step, memory_order=True)  # fmt: skip
+
+    def lower_axis(context, builder, sig, fields, axis, args):
+        array_type = sig.args[0]
+        acc_type = sig.return_type.dtype
+        step = step_for(context, acc_type, array_type.dtype)
+        return reduce_axis(
+            context, builder, array_type, fields, axis, sig.return_type,
+            context.value_type(acc_type),
+            lambda b, length: context.get_constant(acc_type, identity), step,
+        )  # fmt: skip
+
+    return result, lower_all, lower_axis
+
+
+_reduction("sum", "axis=None", *_sum_like(operator.add, 0))
+_reduction("prod", "axis=None", *_sum_like(operator.mul, 1))
+
+
+# ---------------------------------------------------------------------------- min, max
+
+
+def _better(builder, dtype, is_max: bool, item, acc):
+    """item replaces acc: strictly better, or NaN (NumPy propagates NaN)."""
+    symbol = ">" if is_max else "<"
+    if isinstance(dtype, types.Float):
+        better = builder.fcmp_ordered(symbol, item, acc)
+        return builder.or_(better, builder.fcmp_unordered("uno", item, item))
+    if isinstance(dtype, types.Complex):
+        raise TypingError("min/max of complex arrays is not supported")
+    if isinstance(dtype, types.Boolean) or not dtype.signed:
+        return builder.icmp_unsigned(symbol, item, acc)
+    return builder.icmp_signed(symbol, item, acc)
+
+
+def _first_item(builder, array_type, fields):
+    zero = [const(0)] * array_type.ndim
+    return arr.load_item(builder, array_type.dtype,
+                         arr.element_pointer(builder, array_type, fields, zero))  # fmt: skip
+
+
+def _extreme_fold(dtype, is_max: bool, first):
+    """(initial accumulator, step) of max/min. Floats fold with IEEE maximum/minimum, which
+    propagate NaN as NumPy does and which LLVM vectorizes; integers keep the better of two,
+    from `first` (the first item), or from each fold's first item when `first` is None."""
+    if isinstance(dtype, types.Float):
+        identity = llvm.Constant(arr.model_of(dtype).value_type, -math.inf if is_max else math.inf)
+        intrinsic = "llvm.maximum" if is_max else "llvm.minimum"
+        return identity, lambda b, acc, item, index: call_intrinsic(b, intrinsic, [acc, item])
+    if first is not None:
+        return first, lambda b, acc, item, index: b.select(
+            _better(b, dtype, is_max, item, acc), item, acc
+        )
+
+    def step(b, acc, item, index):
+        replace = b.or_(b.icmp_signed("==", index, const(0)), _better(b, dtype, is_max, item, acc))
+        return b.select(replace, item, acc)
+
+    return llvm.Constant(arr.model_of(dtype).value_type, None), step
+
+
+def _first_index(context, builder, array_type, fields, predicate: Callable) -> llvm.Value:
+    """The C-order index of the first item for which `predicate(builder, item)` holds (-1 if
+    none): a search that stops there for C-contiguous arrays, a full fold otherwise."""
+    if array_type.layout != "C":
+
+        def first_match(b, found, item, index):
+            unset = b.icmp_signed("<", found, const(0))
+            return b.select(b.and_(unset, predicate(b, item)), index, found)
+
+        return reduce_all(context, builder, array_type, fields, arr.i64, const(-1), first_match)
+    element = context.data_type(array_type.dtype)
+    before = builder.block
+    header = builder.append_basic_block("search.header")
+    body = builder.append_basic_block("search.body")
+    done = builder.append_basic_block("search.done")
+    builder.branch(header)
+    builder.position_at_end(header)
+    index = builder.phi(arr.i64, name="search.index")
+    index.add_incoming(const(0), before)
+    builder.cbranch(builder.icmp_signed("<", index, fields.nitems), body, done)
+    builder.position_at_end(body)
+    pointer = builder.gep(fields.data, [index], inbounds=True, source_etype=element)
+    found = predicate(builder, arr.load_item(builder, array_type.dtype, pointer))
+    index.add_incoming(builder.add(index, const(1), flags=("nsw",)), builder.block)
+    builder.cbranch(found, done, header)
+    builder.position_at_end(done)
+    result = builder.phi(arr.i64)
+    result.add_incoming(const(-1), header)
+    result.add_incoming(index, body)
+    return result
+
+
+def _equal_to(builder, dtype, extreme) -> Callable:
+    """item -> i1: the item is `extreme` (NaN matches NaN: NumPy's argmax of data with NaN is
+    the first NaN)."""
+    if not isinstance(dtype, types.Float):
+        return lambda b, item: b.icmp_unsigned("==", item, extreme)
+    extreme_is_nan = builder.fcmp_unordered("uno", extreme, extreme)
+    return lambda b, item: b.select(
+        extreme_is_nan, b.fcmp_unordered("uno", item, item), b.fcmp_ordered("==", item, extreme)
+    )
+
+
+def _extreme(is_max: bool):
+    word = "maximum" if is_max else "minimum"
+
+    def result(a, axis=None):
+        if isinstance(a.dtype, types.Complex):
+            raise TypingError(f"{word} of complex arrays is not supported")
+        return a.dtype
+
+    def check_empty(context, builder, length):
+        empty = builder.icmp_signed("==", length, const(0))
+        context.guard(
+            builder,
+            empty,
+            ValueError,
+            f"zero-size array to reduction operation {word} which has no identity",
+        )
+
+    def lower_all(context, builder, sig, fields, args):
+        array_type = sig.args[0]
+        check_empty(context, builder, fields.nitems)
+        init, step = _extreme_fold(
+            array_type.dtype, is_max, _first_item(builder, array_type, fields)
+        )
+        return reduce_all(
+            context, builder, array_type, fields, init.type, init, step, memory_order=True
+        )
+
+    def lower_axis(context, builder, sig, fields, axis, args):
+        array_type = sig.args[0]
+        check_empty(context, builder, _pick(builder, axis, fields.shape))
+        init, step = _extreme_fold(array_type.dtype, is_max, None)
+        return reduce_axis(context, builder, array_type, fields, axis, sig.return_type,
+                           init.type, lambda b, length: init, step)  # fmt: skip
+
+    return result, lower_all, lower_axis
+
+
+_reduction("max", "axis=None", *_extreme(True))
+_reduction("min", "axis=None", *_extreme(False))
+if np.amax is not np.max:  # NumPy 2 keeps amax/amin as separate functions
+    _reduction("amax", "axis=None", *_extreme(True), method=False)
+    _reduction("amin", "axis=None", *_extreme(False), method=False)
+
+
+# ---------------------------------------------------------------------------- argmin, argmax
+
+
+def _arg_extreme(is_max: bool):
+    word = "argmax" if is_max else "argmin"
+
+    def result(a, axis=None):
+        if isinstance(a.dtype, types.Complex):
+            raise TypingError(f"{word} of complex arrays is not supported")
+        return types.int64
+
+    def folder(context, dtype):
+        acc_struct = llvm.LiteralStructType([context.value_type(dtype), arr.i64])
+
+        def step(b, acc, item, index):
+            best = b.extract_value(acc, 0)
+            is_first = b.icmp_signed("==", index, const(0))
+            nan_best = (b.fcmp_unordered("uno", best, best) if isinstance(dtype, types.Float)
+                        else llvm.Constant(arr.i1, 0))  # fmt: skip
+            replace = b.and_(_better(b, dtype, is_max, item, best), b.not_(nan_best))
+            replace = b.or_(replace, is_first)
+            acc = b.insert_value(acc, b.select(replace, item, best), 0)
+            return b.insert_value(acc, b.select(replace, index, b.extract_value(acc, 1)), 1)
+
+        return acc_struct, step
+
+    def check_empty(context, builder, length):
+        empty = builder.icmp_signed("==", length, const(0))
+        context.guard(builder, empty, ValueError, f"attempt to get {word} of an empty sequence")
+
+    def lower_all(context, builder, sig, fields, args):
+        """The extreme first (a vectorized fold), then the first index holding it: two
+        streaming passes beat one fold that carries (value, index) from item to item."""
+        array_type = sig.args[0]
+        dtype = array_type.dtype
+        check_empty(context, builder, fields.nitems)
+        init, step = _extreme_fold(dtype, is_max, _first_item(builder, array_type, fields))
+        extreme = reduce_all(context, builder, array_type, fields, init.type, init, step)
+        return _first_index(
+            context, builder, array_type, fields, _equal_to(builder, dtype, extreme)
+        )
+
+    def lower_axis(context, builder, sig, fields, axis, args):
+        array_type = sig.args[0]
+        check_empty(context, builder, _pick(builder, axis, fields.shape))
+        acc_struct, step = folder(context, array_type.dtype)
+        return reduce_axis(
+            context, builder, array_type, fields, axis, sig.return_type, acc_struct,
+            lambda b, length: llvm.Constant(acc_struct, None), step,
+            lambda b, acc, length: b.extract_value(acc, 1),
+            line=lambda b, base, stride, length: _line_arg_extreme(
+                context, b, array_type.dtype, is_max, base, stride, length
+            ),
+        )  # fmt: skip
+
+    return result, lower_all, lower_axis
+
+
+def _line_arg_extreme(context, builder, dtype, is_max: bool, base, stride, length):
+    """argmax/argmin of the `length` (> 0) items at `base`, `stride` bytes apart, as for the
+    whole array: the extreme by a fold that vectorizes, then the first index holding it. Items
+    `stride == itemsize` apart get their own copy of the loops, with a constant stride."""
+    element = context.data_type(dtype)
+    itemsize = const(context.get_abi_sizeof(element))
+    result = arr.alloca_in_entry(builder, arr.i64, name="arg_extreme.index")
+    with builder.if_else(builder.icmp_signed("==", stride, itemsize)) as (unit, strided):
+        for branch, step_bytes in ((unit, itemsize), (strided, stride)):
+            with branch:
+
+                def item_at(b, k, step_bytes=step_bytes):
+                    return arr.load_item(
+                        b, dtype, arr.offset_pointer(b, base, b.mul(k, step_bytes))
+                    )
+
+                builder.store(_line_search(builder, dtype, is_max, item_at, length), result)
+    return builder.load(result, typ=arr.i64)
+
+
+def _line_search(builder, dtype, is_max: bool, item_at: Callable, length):
+    init, step = _extreme_fold(dtype, is_max, item_at(builder, const(0)))
+    acc = arr.alloca_in_entry(builder, init.type, name="arg_extreme.acc")
+    builder.store(init, acc)
+    with arr.for_range(builder, length) as k:
+        builder.store(step(builder, builder.load(acc, typ=init.type), item_at(builder, k), k), acc)
+    matches = _equal_to(builder, dtype, builder.load(acc, typ=init.type))
+    before = builder.block
+    header = builder.append_basic_block("line_search.header")
+    body = builder.append_basic_block("line_search.body")
+    done = builder.append_basic_block("line_search.done")
+    builder.branch(header)
+    builder.position_at_end(header)
+    index = builder.phi(arr.i64, name="line_search.index")
+    index.add_incoming(const(0), before)
+    last = builder.icmp_signed(">=", builder.add(index, const(1), flags=("nsw",)), length)
+    builder.cbranch(last, done, body)  # the extreme is among the items: the last one if not before
+    builder.position_at_end(body)
+    found = matches(builder, item_at(builder, index))
+    index.add_incoming(builder.add(index, const(1), flags=("nsw",)), builder.block)
+    builder.cbranch(found, done, header)
+    builder.position_at_end(done)
+    answer = builder.phi(arr.i64)
+    answer.add_incoming(index, header)
+    answer.add_incoming(index, body)
+    return answer
+
+
+_reduction("argmax", "axis=None", *_arg_extreme(True))
+_reduction("argmin", "axis=None", *_arg_extreme(False))
+
+
+# ---------------------------------------------------------------------------- all, any
+
+
+def _all_any(is_all: bool):
+    def result(a, axis=None):
+        return types.boolean
+
+    def step_for(context, dtype):
+        def step(b, acc, item, index):
+            truth = context.is_true(b, dtype, item)
+            return b.and_(acc, truth) if is_all else b.or_(acc, truth)
+
+        return step
+
+    def lower_all(context, builder, sig, fields, args):
+        array_type = sig.args[0]
+        init = llvm.Constant(arr.i1, int(is_all))
+        step = step_for(context, array_type.dtype)
+        return reduce_all(
+            context, builder, array_type, fields, arr.i1, init, step, memory_order=True
+        )
+
+    def lower_axis(context, builder, sig, fields, axis, args):
+        array_type = sig.args[0]
+        return reduce_axis(
+            context, builder, array_type, fields, axis, sig.return_type, arr.i1,
+            lambda b, length: llvm.Constant(arr.i1, int(is_all)),
+            step_for(context, array_type.dtype),
+        )  # fmt: skip
+
+    return result, lower_all, lower_axis
+
+
+_reduction("all", "axis=None", *_all_any(True))
+_reduction("any", "axis=None", *_all_any(False))
+
+
+# ---------------------------------------------------------------------------- mean, var, std
+
+
+def _divide(context, builder, acc_type, value, count):
+    """value / count in the accumulator's float type (complex divides both parts)."""
+    if isinstance(acc_type, types.Complex):
+        part = acc_type.underlying_float
+        n = context.cast(builder, count, types.int64, part)
+        real = builder.fdiv(builder.extract_value(value, 0), n)
+        imag = builder.fdiv(builder.extract_value(value, 1), n)
+        return builder.insert_value(builder.insert_value(value, real, 0), imag, 1)
+    n = context.cast(builder, count, types.int64, acc_type)
+    return builder.fdiv(value, n)
+
+
+def _mean():
+    def result(a, axis=None):
+        return mean_type(a.dtype)
+
+    def step_for(context, acc_type, dtype):
+        def step(b, acc, item, index):
+            return _arith(context, b, operator.add, acc_type, acc,
+                          context.cast(b, item, dtype, acc_type))  # fmt: skip
+
+        return step
+
+    def lower_all(context, builder, sig, fields, args):
+        array_type = sig.args[0]
+        acc_type = sig.return_type
+        init = context.get_constant(acc_type, 0)
+        total = reduce_all(context, builder, array_type, fields, context.value_type(acc_type),
+                           init, step_for(context, acc_type, array_type.dtype),
+                           memory_order=True)  # fmt: skip
+        return _divide(context, builder, acc_type, total, fields.nitems)
+
+    def lower_axis(context, builder, sig, fields, axis, args):
+        array_type = sig.args[0]
+        acc_type = sig.return_type.dtype
+        return reduce_axis(
+            context, builder, array_type, fields, axis, sig.return_type,
+            context.value_type(acc_type),
+            lambda b, length: context.get_constant(acc_type, 0),
+            step_for(context, acc_type, array_type.dtype),
+            lambda b, acc, length: _divide(context, b, acc_type, acc, length),
+        )  # fmt: skip
+
+    return result, lower_all, lower_axis
+
+
+_reduction("mean", "axis=None", *_mean())
+
+
+def _variance(is_std: bool):
+    def result(a, axis=None, ddof=0):
+        if not isinstance(types.unliteral(ddof), (types.Integer, types.Float)):
+            return None
+        dtype = mean_type(a.dtype)
+        return dtype.underlying_float if isinstance(dtype, types.Complex) else dtype
+
+    def lower_all(context, builder, sig, fields, args):
+        array_type = sig.args[0]
+        dtype = array_type.dtype
+        mean_acc = mean_type(dtype)
+        out_type = sig.return_type
+        mean_llvm = context.value_type(mean_acc)
+
+        def add(b, acc, item, index):
+            return _arith(
+                context, b, operator.add, mean_acc, acc, context.cast(b, item, dtype, mean_acc)
+            )
+
+        total = reduce_all(context, builder, array_type, fields, mean_llvm,
+                           context.get_constant(mean_acc, 0), add, memory_order=True)  # fmt: skip
+        mean = _divide(context, builder, mean_acc, total, fields.nitems)
+
+        def squares(b, acc, item, index):
+            deviation = _arith(context, b, operator.sub, mean_acc,
+                               context.cast(b, item, dtype, mean_acc), mean)  # fmt: skip
+            return b.fadd(acc, _abs_squared(b, mean_acc, deviation))
+
+        sum_squares = reduce_all(context, builder, array_type, fields, context.value_type(out_type),
+                                 context.get_constant(out_type, 0), squares,
+                                 memory_order=True)  # fmt: skip
+        ddof = (
+            context.cast(builder, args[2], sig.args[2], types.int64) if len(args) > 2 else const(0)
+        )
+        count = builder.sub(fields.nitems, ddof)
+        count = builder.select(builder.icmp_signed("<", count, const(0)), const(0), count)
+        variance = _divide(context, builder, out_type, sum_squares, count)
+        if is_std:
+            return call_intrinsic(builder, "llvm.sqrt", [variance])
+        return variance
+
+    return result, lower_all, None
+
+
+def _abs_squared(builder, typ, value):
+    if isinstance(typ, types.Complex):
+        real, imag = builder.extract_value(value, 0), builder.extract_value(value, 1)
+        return builder.fadd(builder.fmul(real, real), builder.fmul(imag, imag))
+    return builder.fmul(value, value)
+
+
+_reduction("var", "axis=None, ddof=0", *_variance(False))
+_reduction("std", "axis=None, ddof=0", *_variance(True))
+
+
+# ---------------------------------------------------------------------------- cumsum, cumprod
+
+
+def _cumulative(name: str, fn, identity: int) -> None:
+    def typer(a):
+        if not isinstance(a, types.Array):
+            return None
+        return types.Array(sum_type(a.dtype), 1, "C")
+
+    def lower(context, builder, sig, args):
+        array_type = sig.args[0]
+        out_type = sig.return_type
+        acc_type = out_type.dtype
+        fields = arr.unpack(builder, array_type, args[0])
+        result = arr.allocate(context, builder, out_type, [fields.nitems])
+        out = arr.unpack(builder, out_type, result)
+        element = context.data_type(acc_type)
+
+        def step(b, acc, item, index):
+            acc = _arith(context, b, fn, acc_type, acc, context.cast(b, item, array_type.dtype,
+                                                                    acc_type))  # fmt: skip
+            pointer = b.gep(out.data, [index], inbounds=True, source_etype=element)
+            arr.store_item(b, acc_type, acc, pointer)
+            return acc
+
+        reduce_all(context, builder, array_type, fields, context.value_type(acc_type),
+                   context.get_constant(acc_type, identity), step)  # fmt: skip
+        return result
+
+    np_typer(getattr(np, name), "a")(typer)
+    lower_builtin(getattr(np, name), types.Array)(lower)
+    np_typer((types.Array, name), "self")(typer)
+    lower_builtin((types.Array, name), types.Array)(lower)
+
+
+_cumulative("cumsum", operator.add, 0)
+_cumulative("cumprod", operator.mul, 1)
+
+
+# ---------------------------------------------------------------------------- x in a
+
+
+@registry.typer(operator.contains)
+def _type_contains(args, kws):
+    container, item = args
+    if isinstance(container, types.Array) and isinstance(types.unliteral(item), types.Number):
+        return signature(types.boolean, container, types.unliteral(item))
+    return None
+
+
+@lower_builtin(operator.contains, types.Array, types.Number)
+def array_contains(context, builder, sig, args):
+    from ember.library.numpy.ufuncs import apply_loop, prepare_scalars, resolve_loop
+
+    array_type, item_type = sig.args
+    loop = resolve_loop(np.equal, (array_type, item_type))
+    fields = arr.unpack(builder, array_type, args[0])
+    context = numpy_context(context)
+    # `300 in uint8s` is False: the item is compared exactly, never wrapped to the dtype
+    (_, item_type), (_, item), finish = prepare_scalars(
+        context, builder, loop, (array_type, item_type), [None, args[1]]
+    )
+
+    def step(b, acc, element, index):
+        equal = apply_loop(context, b, loop, (array_type.dtype, item_type), [element, item])
+        return b.or_(acc, finish(b, equal))
+
+    return reduce_all(context, builder, array_type, fields, arr.i1,
+                      llvm.Constant(arr.i1, 0), step, memory_order=True)  # fmt: skip

@@ -1,0 +1,27 @@
+"""Arrays and NumPy in compiled code; importing this module registers all of it.
+
+Loaded by the typing context as soon as NumPy itself is imported (ember/typing/context.py), so
+that compiling scalar code never pays for importing NumPy.
+"""
+
+# ruff: noqa: I001, F401 - the order of registration is kept; importing registers
+import ember.library.numpy.arrays
+import ember.library.numpy.indexing
+import ember.library.numpy.array_methods
+import ember.library.numpy.from_lists
+import ember.library.numpy.calculus
+import ember.library.numpy.creation
+import ember.library.numpy.elementwise
+import ember.library.numpy.functions
+import ember.library.numpy.random.generator
+import ember.library.numpy.iteration
+import ember.library.numpy.linalg.products
+import ember.library.numpy.linalg.decompositions
+import ember.library.numpy.manipulation
+import ember.library.numpy.products
+import ember.library.numpy.random.legacy
+import ember.library.numpy.random.distributions
+import ember.library.numpy.reductions
+import ember.library.numpy.sorting
+import ember.library.numpy.statistics
+import ember.library.numpy.ufuncs

@@ -1,0 +1,390 @@
+"""NaN-ignoring reductions, order statistics and covariances, written in Python and compiled by
+ember: nansum, nanprod, nanmean, nanvar, nanstd, nanmax, nanmin, nanargmax, nanargmin,
+nanmedian, percentile, quantile, nanpercentile, nanquantile (NumPy's default 'linear' method),
+ptp, average, cov and corrcoef (variables in rows, or two 1-d arrays).
+
+Each takes a whole array (no `axis`), as in Numba. Sums run in element order, so the last bits
+of nansum/nanmean/nanvar/cov can differ from NumPy's pairwise sums and BLAS products.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ember import types
+from ember.library.numpy.support import implement, is_array, is_number, jitted
+
+
+def _real_array(typ) -> bool:
+    return is_array(typ) and isinstance(typ.dtype, (types.Integer, types.Float, types.Boolean))
+
+
+def _float_array(typ) -> bool:
+    return is_array(typ) and isinstance(typ.dtype, types.Float)
+
+
+def _register(key, float_impl, plain_reduction):
+    """`float_impl` for float arrays; integer and bool arrays hold no NaN, so the plain NumPy
+    reduction serves them."""
+    plain_impl = _plain_impl(plain_reduction)
+
+    def select(a):
+        if _float_array(a):
+            return float_impl
+        return plain_impl if _real_array(a) else None
+
+    implement(key, "a")(select)
+
+
+def _plain_impl(reduction):
+    def plain(a):
+        return reduction(a)
+
+    return plain
+
+
+# ---------------------------------------------------------------------------- sums and moments
+
+
+def _nansum(a):
+    total = np.zeros(1, a.dtype)[0]
+    for x in a.flat:
+        if x == x:
+            total += x
+    return total
+
+
+def _nanprod(a):
+    total = np.ones(1, a.dtype)[0]
+    for x in a.flat:
+        if x == x:
+            total *= x
+    return total
+
+
+def _count_and_sum(a):
+    count, total = 0, 0.0
+    for x in a.flat:
+        if x == x:
+            count += 1
+            total += x
+    return count, total
+
+
+_count_and_sum_jit = jitted(_count_and_sum)
+
+
+def _nanmean(a):
+    count, total = _count_and_sum_jit(a)
+    return total / count if count else np.nan
+
+
+def _nanvar(a):
+    count, total = _count_and_sum_jit(a)
+    if count == 0:
+        return np.nan
+    mean = total / count
+    squares = 0.0
+    for x in a.flat:
+        if x == x:
+            squares += (x - mean) * (x - mean)
+    return squares / count
+
+
+_nanvar_jit = jitted(_nanvar)
+
+
+def _nanstd(a):
+    return np.sqrt(_nanvar_jit(a))
+
+
+_register(np.nansum, _nansum, np.sum)
+_register(np.nanprod, _nanprod, np.prod)
+_register(np.nanmean, _nanmean, np.mean)
+_register(np.nanvar, _nanvar, np.var)
+_register(np.nanstd, _nanstd, np.std)
+
+
+# ---------------------------------------------------------------------------- extremes
+
+
+def _nan_extreme_index(a, largest):
+    """The first index of the largest (smallest) non-NaN item; -1 when all are NaN."""
+    found = -1
+    best = np.zeros(1, a.dtype)[0]
+    index = 0
+    for x in a.flat:
+        if x == x and (found < 0 or (x > best if largest else x < best)):
+            found, best = index, x
+        index += 1
+    return found
+
+
+_nan_extreme_index_jit = jitted(_nan_extreme_index)
+
+
+def _nan_extreme(a, largest):
+    if a.size == 0:
+        raise ValueError("zero-size array to reduction operation which has no identity")
+    index = _nan_extreme_index_jit(a, largest)
+    return a.ravel()[index] if index >= 0 else np.nan
+
+
+_nan_extreme_jit = jitted(_nan_extreme)
+
+
+def _nanmax(a):
+    return _nan_extreme_jit(a, True)
+
+
+def _nanmin(a):
+    return _nan_extreme_jit(a, False)
+
+
+def _nanargmax(a):
+    index = _nan_extreme_index_jit(a, True)
+    if index < 0:
+        raise ValueError("All-NaN slice encountered")
+    return index
+
+
+def _nanargmin(a):
+    index = _nan_extreme_index_jit(a, False)
+    if index < 0:
+        raise ValueError("All-NaN slice encountered")
+    return index
+
+
+_register(np.nanmax, _nanmax, np.max)
+_register(np.nanmin, _nanmin, np.min)
+_register(np.nanargmax, _nanargmax, np.argmax)
+_register(np.nanargmin, _nanargmin, np.argmin)
+
+
+# ---------------------------------------------------------------------------- quantiles
+
+
+def _lerp_sorted(ordered, q):
+    """NumPy's 'linear' quantile of sorted values: its interpolation, term for term."""
+    n = ordered.shape[0]
+    virtual = q * (n - 1)
+    below = int(np.floor(virtual))
+    below = min(max(below, 0), n - 1)
+    above = min(below + 1, n - 1)
+    gamma = virtual - below
+    low, high = float(ordered[below]), float(ordered[above])
+    difference = high - low
+    if gamma >= 0.5:
+        return high - difference * (1.0 - gamma)
+    return low + difference * gamma
+
+
+_lerp_sorted_jit = jitted(_lerp_sorted)
+
+
+def _sorted_values(a, drop_nan):
+    """The sorted items as float64; None-like (size 0) result when a NaN decides the answer."""
+    flat = a.ravel().astype(np.float64)
+    if drop_nan:
+        flat = flat[flat == flat]
+    return np.sort(flat)
+
+
+_sorted_values_jit = jitted(_sorted_values)
+
+
+def _quantile_of(a, q, drop_nan):
+    ordered = _sorted_values_jit(a, drop_nan)
+    n = ordered.shape[0]
+    if n == 0 or ordered[n - 1] != ordered[n - 1]:  # all NaN, or a NaN propagates
+        return np.nan
+    return _lerp_sorted_jit(ordered, q)
+
+
+_quantile_of_jit = jitted(_quantile_of)
+
+
+def _check_fraction(q, scale):
+    if not (0.0 <= q <= 1.0):
+        if scale == 100.0:
+            raise ValueError("Percentiles must be in the range [0, 100]")
+        raise ValueError("Quantiles must be in the range [0, 1]")
+
+
+_check_fraction_jit = jitted(_check_fraction)
+
+
+def _make_quantile(scale: float, drop_nan: bool):
+    def scalar_q(a, q):
+        fraction = q / scale
+        _check_fraction_jit(fraction, scale)
+        if a.size == 0:
+            raise IndexError("cannot do a non-empty take from an empty axes.")
+        return _quantile_of_jit(a, fraction, drop_nan)
+
+    def array_q(a, q):
+        fractions = q.astype(np.float64).ravel() / scale
+        for fraction in fractions:
+            _check_fraction_jit(fraction, scale)
+        if a.size == 0:
+            raise IndexError("cannot do a non-empty take from an empty axes.")
+        ordered = _sorted_values_jit(a, drop_nan)
+        n = ordered.shape[0]
+        out = np.empty(fractions.shape[0], np.float64)
+        for i in range(fractions.shape[0]):
+            if n == 0 or ordered[n - 1] != ordered[n - 1]:
+                out[i] = np.nan
+            else:
+                out[i] = _lerp_sorted_jit(ordered, fractions[i])
+        return out.reshape(q.shape)
+
+    def select(a, q):
+        if not _real_array(a):
+            return None
+        if is_number(q) and not isinstance(types.unliteral(q), types.Complex):
+            return scalar_q
+        return array_q if _real_array(q) else None
+
+    return select
+
+
+implement(np.percentile, "a, q")(_make_quantile(100.0, drop_nan=False))
+implement(np.quantile, "a, q")(_make_quantile(1.0, drop_nan=False))
+implement(np.nanpercentile, "a, q")(_make_quantile(100.0, drop_nan=True))
+implement(np.nanquantile, "a, q")(_make_quantile(1.0, drop_nan=True))
+
+
+def _nanmedian(a):
+    if a.size == 0:
+        return np.nan
+    return _quantile_of_jit(a, 0.5, True)
+
+
+_register(np.nanmedian, _nanmedian, np.median)
+
+
+# ---------------------------------------------------------------------------- spread, weights
+
+
+def _ptp(a):
+    return a.max() - a.min()
+
+
+@functools.cache
+def _ptp_integers(dtype_name: str):
+    np_type = getattr(np, dtype_name)
+
+    def ptp(a):
+        return np_type(a.max() - a.min())  # in the array's dtype, wrapping as NumPy's
+
+    return ptp
+
+
+@implement(np.ptp, "a")
+def _select_ptp(a):
+    if not _real_array(a):
+        return None
+    return _ptp_integers(a.dtype.name) if isinstance(a.dtype, types.Integer) else _ptp
+
+
+def _average(a, axis, weights):
+    return np.mean(a)
+
+
+def _average_weighted(a, axis, weights):
+    if weights.shape != a.shape:
+        raise TypeError("Axis must be specified when shapes of a and weights differ.")
+    scale = weights.sum()
+    if scale == 0:
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+    return (a * weights).sum() / scale
+
+
+@implement(np.average, "a, axis=None, weights=None")
+def _select_average(a, axis, weights):
+    if not (_real_array(a) and isinstance(axis, types.NoneType)):
+        return None
+    if weights is None or isinstance(weights, types.NoneType):
+        return _average
+    return _average_weighted if _real_array(weights) else None
+
+
+# ---------------------------------------------------------------------------- covariance
+
+
+def _covariance(rows):
+    """NumPy's cov of the variables in `rows` (one per row, observations along the row)."""
+    variables, count = rows.shape
+    centred = np.empty((variables, count), np.float64)
+    for i in range(variables):
+        centred[i] = rows[i] - rows[i].mean()
+    scale = 1.0 / (count - 1)
+    out = np.empty((variables, variables), np.float64)
+    for i in range(variables):
+        for j in range(i, variables):
+            total = 0.0
+            for k in range(count):
+                total += centred[i, k] * centred[j, k]
+            out[i, j] = out[j, i] = total * scale
+    return out
+
+
+_covariance_jit = jitted(_covariance)
+
+
+def _cov_matrix(m, y):
+    return _covariance_jit(m.astype(np.float64))
+
+
+def _cov_pair(m, y):
+    if m.shape[0] != y.shape[0]:
+        raise ValueError("all the input array dimensions except for the concatenation axis "
+                         "must match exactly")  # fmt: skip
+    rows = np.empty((2, m.shape[0]), np.float64)
+    rows[0] = m
+    rows[1] = y
+    return _covariance_jit(rows)
+
+
+_cov_matrix_jit = jitted(_cov_matrix)
+_cov_pair_jit = jitted(_cov_pair)
+
+
+def _correlation(c):
+    """NumPy's corrcoef from a covariance: divide by each standard deviation, clip to [-1, 1]."""
+    stddev = np.sqrt(np.diag(c))
+    n = c.shape[0]
+    out = np.empty_like(c)
+    for i in range(n):
+        for j in range(n):
+            value = c[i, j] / stddev[i] / stddev[j]
+            out[i, j] = min(max(value, -1.0), 1.0)
+    return out
+
+
+_correlation_jit = jitted(_correlation)
+
+
+def _corrcoef_matrix(x, y):
+    return _correlation_jit(_cov_matrix_jit(x, y))
+
+
+def _corrcoef_pair(x, y):
+    return _correlation_jit(_cov_pair_jit(x, y))
+
+
+def _select_covariance(matrix_impl, pair_impl):
+    def select(m, y):
+        if not _real_array(m):
+            return None
+        if isinstance(y, types.NoneType):
+            return matrix_impl if m.ndim == 2 else None
+        return pair_impl if m.ndim == 1 and _real_array(y) and y.ndim == 1 else None
+
+    return select
+
+
+implement(np.cov, "m, y=None")(_select_covariance(_cov_matrix, _cov_pair))
+implement(np.corrcoef, "x, y=None")(_select_covariance(_corrcoef_matrix, _corrcoef_pair))

@@ -1,0 +1,233 @@
+"""`str.encode` in compiled code ('utf-8', 'ascii', 'latin-1'; errors 'strict', 'ignore' or
+'replace') and the `bytes` it makes: `len`, indexing (an int), slicing, iteration, `==`, and
+returned to Python as `bytes`.
+
+A bytes value shares the string's data model: a kind-1 string whose code points are the bytes.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from ember import types
+from ember.errors import UnsupportedError
+from ember.extending import box, intrinsic, overload, register_jitable
+from ember.library.numpy.support import implement
+from ember.library.strings.core import _get, _length, _new, _same_bytes, _set, is_string, string
+from ember.lowering import arrays as refs
+from ember.lowering import strings as primitives
+from ember.lowering.models import register_model
+from ember.typing.signature import signature
+
+
+class BytesType(types.Type):
+    """Immutable `bytes` made in compiled code (by `str.encode`)."""
+
+    def _rebuild_args(self) -> tuple:
+        return (self.name,)
+
+
+bytes_type = BytesType("bytes")
+register_model(BytesType)(primitives.StringModel)
+
+
+def _reinterpret(source: types.Type, target: types.Type):
+    """An intrinsic viewing a value of `source` as `target` (the same storage, a new reference)."""
+
+    def view(typingctx, value):
+        def codegen(context, builder, sig, args):
+            refs.incref(builder, source, args[0])
+            return args[0]
+
+        return signature(target, source), codegen
+
+    return intrinsic(view)
+
+
+_as_bytes = _reinterpret(string, bytes_type)
+_as_text = _reinterpret(bytes_type, string)
+
+
+@box(BytesType)
+def box_bytes(typ, val, c):
+    """A new `bytes` of the bytes (the native reference stays with the caller)."""
+    builder = c.builder
+    return c.pyapi.bytes_from_string_and_size(
+        primitives.data(builder, val), primitives.length(builder, val)
+    )
+
+
+# ---------------------------------------------------------------------------- encoding
+
+_CODECS = {
+    "utf-8": "utf-8", "utf8": "utf-8", "u8": "utf-8",
+    "ascii": "ascii", "us-ascii": "ascii",
+    "latin-1": "latin-1", "latin1": "latin-1", "iso-8859-1": "latin-1", "iso8859-1": "latin-1",
+    "l1": "latin-1",
+}  # fmt: skip
+_ERRORS = ("strict", "ignore", "replace")
+
+
+@register_jitable
+def _utf8_size(code):
+    if code < 0x80:
+        return 1
+    if code < 0x800:
+        return 2
+    if 0xD800 <= code < 0xE000:
+        return 0  # a lone surrogate: not encodable
+    return 3 if code < 0x10000 else 4
+
+
+def _utf8_impl(errors: str):
+    def encode_utf8(s, encoding="utf-8", errors="strict"):
+        n = _length(s)
+        size = 0
+        for index in range(n):
+            width = _utf8_size(_get(s, index))
+            if width == 0:
+                if strict:
+                    raise UnicodeEncodeError(
+                        "utf-8", "", index, index + 1, "surrogates not allowed"
+                    )
+                width = 1 if replace else 0
+            size += width
+        out = _new(1, size)
+        position = 0
+        for index in range(n):
+            code = _get(s, index)
+            width = _utf8_size(code)
+            if width == 0:
+                if replace:
+                    _set(out, position, 63)
+                    position += 1
+                continue
+            if width == 1:
+                _set(out, position, code)
+            else:
+                lead = (0xC0, 0xE0, 0xF0)[width - 2]
+                _set(out, position, lead | (code >> (6 * (width - 1))))
+                for k in range(1, width):
+                    _set(out, position + k, 0x80 | ((code >> (6 * (width - 1 - k))) & 0x3F))
+            position += width
+        return _as_bytes(out)
+
+    strict, replace = errors == "strict", errors == "replace"
+    return encode_utf8
+
+
+def _single_byte_impl(codec: str, errors: str):
+    limit = 128 if codec == "ascii" else 256
+    reason = "ordinal not in range(128)" if codec == "ascii" else "ordinal not in range(256)"
+    strict, replace = errors == "strict", errors == "replace"
+
+    def encode_single(s, encoding="utf-8", errors="strict"):
+        n = _length(s)
+        size = 0
+        for index in range(n):
+            if _get(s, index) < limit:
+                size += 1
+            elif strict:
+                raise UnicodeEncodeError(codec, "", index, index + 1, reason)
+            elif replace:
+                size += 1
+        out = _new(1, size)
+        position = 0
+        for index in range(n):
+            code = _get(s, index)
+            if code < limit or replace:
+                _set(out, position, code if code < limit else 63)
+                position += 1
+        return _as_bytes(out)
+
+    return encode_single
+
+
+def _constant(typ: types.Type, what: str, known) -> str:
+    if not isinstance(typ, types.StringLiteral):
+        raise UnsupportedError(f"str.encode() needs a constant {what} in compiled code")
+    value = known.get(typ.literal_value.lower().replace("_", "-"))
+    if value is None:
+        raise UnsupportedError(
+            f"str.encode() with {what} {typ.literal_value!r} is not supported in compiled code "
+            f"(supported: {', '.join(sorted(set(known.values())))})"
+        )
+    return value
+
+
+@implement((types.UnicodeType, "encode"), "s, encoding='utf-8', errors='strict'")
+def _select_encode(s, encoding, errors):
+    if not is_string(s):
+        return None
+    codec = _constant(encoding, "encoding", _CODECS)
+    handling = _constant(errors, "errors", {name: name for name in _ERRORS})
+    return _impl_for(codec, handling)
+
+
+_IMPLS: dict = {}
+
+
+def _impl_for(codec: str, errors: str):
+    """One implementation per (codec, errors), so each compiles once."""
+    key = (codec, errors)
+    if key not in _IMPLS:
+        _IMPLS[key] = _utf8_impl(errors) if codec == "utf-8" else _single_byte_impl(codec, errors)
+    return _IMPLS[key]
+
+
+# ---------------------------------------------------------------------------- bytes
+
+
+def _is_bytes(typ: types.Type) -> bool:
+    return isinstance(typ, BytesType)
+
+
+@overload(len)
+def bytes_len(b):
+    if _is_bytes(b):
+        return lambda b: _length(_as_text(b))
+
+
+@overload(operator.getitem)
+def bytes_getitem(b, index):
+    if not _is_bytes(b):
+        return None
+    if isinstance(index, (types.Integer, types.Boolean)):
+
+        def item(b, index):
+            n = _length(_as_text(b))
+            k = index + n if index < 0 else index
+            if k < 0 or k >= n:
+                raise IndexError("index out of range")
+            return _get(_as_text(b), k)
+
+        return item
+    if isinstance(index, types.SliceType):
+        return lambda b, index: _as_bytes(_as_text(b)[index])
+    return None
+
+
+@overload(iter)
+def bytes_iter(b):
+    if _is_bytes(b):
+        return lambda b: iter(_codes(b))
+    return None
+
+
+@register_jitable
+def _codes(b):
+    text = _as_text(b)
+    return [_get(text, k) for k in range(_length(text))]
+
+
+def _bytes_comparison(negate: bool):
+    def overload_function(a, b):
+        if _is_bytes(a) and _is_bytes(b):
+            return lambda a, b: _same_bytes(_as_text(a), _as_text(b)) != negate
+        return None
+
+    return overload_function
+
+
+overload(operator.eq)(_bytes_comparison(False))
+overload(operator.ne)(_bytes_comparison(True))

@@ -1,0 +1,568 @@
+"""`format(value, spec)` in compiled code for ints, bools, floats and strings, with CPython's
+format-spec mini-language ([[fill]align][sign][#][0][width][,|_][.precision][type]).
+
+The spec must be a constant: it is parsed when compiling, and each spec compiles to its own
+small implementation. Floats with e/f/g/% are written by C's snprintf, which spells them as
+CPython does (the sign and nan handled here); a spec CPython refuses raises its ValueError.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+import math
+import re
+import string
+from dataclasses import dataclass
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.errors import LoweringError, UnsupportedError
+from ember.extending import intrinsic, lower_builtin, lower_cast, register_jitable
+from ember.library.numpy.support import py_impl
+from ember.library.strings.core import _copy, _get, _kind, _length, _new, _set, is_string, substring
+from ember.library.strings.core import string as string_type
+from ember.lowering import arrays as refs
+from ember.lowering import strings as primitives
+from ember.typing.signature import Signature, signature
+from ember.typing.templates import registry
+
+_SPEC = re.compile(
+    r"(?:(?P<fill>.)?(?P<align>[<>=^]))?(?P<sign>[-+ ])?(?P<z>z)?(?P<alt>\#)?(?P<zero>0)?"
+    r"(?P<width>\d+)?(?P<group>[,_])?(?:\.(?P<precision>\d+))?(?P<type>[bcdeEfFgGnosxX%])?\Z",
+    re.DOTALL,
+)
+_INT_TYPES = "bcdoxX"
+_FLOAT_TYPES = "eEfFgG%"
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A parsed format spec, with CPython's defaults filled in for one kind of value."""
+
+    fill: str
+    align: str
+    sign: str
+    alternate: bool
+    zero_grouped: bool  # '0' fill after the sign with grouping: the zeros are grouped too
+    width: int
+    grouping: str
+    precision: int  # -1: none given
+    type: str
+
+
+@functools.cache
+def _bad(message: str):
+    def impl(value):
+        raise ValueError(message)
+
+    return impl
+
+
+def parse_spec(text: str, kind: str) -> Spec | str:
+    """The Spec of `text` for a value of `kind` ('int', 'float' or 'str'), or CPython's
+    ValueError message when it refuses the spec."""
+    found = _SPEC.match(text)
+    if found is None:
+        return "Invalid format specifier"
+    part = found.groupdict()
+    kind_name = {"int": "int", "float": "float", "str": "str"}[kind]
+    code = part["type"] or ""
+    allowed = {"int": _INT_TYPES + _FLOAT_TYPES + "n", "float": _FLOAT_TYPES + "n", "str": "s"}
+    if code and code not in allowed[kind]:
+        return f"Unknown format code '{code}' for object of type '{kind_name}'"
+    if code == "n":
+        raise UnsupportedError("the locale-aware format type 'n' is not supported in compiled code")
+    if part["z"]:
+        raise UnsupportedError("the 'z' format option is not supported in compiled code")
+    if kind == "int" and code and code in _FLOAT_TYPES:
+        kind = "float"
+    zero = part["zero"] is not None
+    fill = part["fill"] or ("0" if zero and part["fill"] is None else " ")
+    align = part["align"] or ("=" if zero and kind != "str" else ("<" if kind == "str" else ">"))
+    if kind == "str":
+        if part["sign"]:
+            return "Sign not allowed in string format specifier"
+        if part["alt"]:
+            return "Alternate form (#) not allowed in string format specifier"
+        if part["align"] == "=":
+            return "'=' alignment not allowed in string format specifier"
+    if part["group"] and (kind == "str" or code == "c"):
+        return f"Cannot specify '{part['group']}' with '{code or 's'}'."
+    if part["group"] == "," and code in "bBoxX" and code:
+        return f"Cannot specify ',' with '{code}'."
+    if part["precision"] is not None and kind == "int":
+        return "Precision not allowed in integer format specifier"
+    if code == "c" and part["sign"]:
+        return "Sign not allowed with integer format specifier 'c'"
+    return Spec(
+        fill=fill,
+        align=align,
+        sign=part["sign"] or "-",
+        alternate=part["alt"] is not None,
+        zero_grouped=fill == "0" and align == "=" and part["group"] is not None,
+        width=int(part["width"] or 0),
+        grouping=part["group"] or "",
+        precision=int(part["precision"]) if part["precision"] is not None else -1,
+        type=code,
+    )
+
+
+# ---------------------------------------------------------------------------- pieces
+
+
+def _declare(module: llvm.Module, name: str, fnty: llvm.FunctionType) -> llvm.Function:
+    found = module.globals.get(name)
+    return found if found is not None else llvm.Function(module, fnty, name)
+
+
+@intrinsic
+def _c_format(typingctx, pattern, precision, x):
+    """snprintf(`pattern`, precision, x) of a double as a string; `pattern` ends with a NUL."""
+
+    def codegen(context, builder, sig, args):
+        pattern_text, width, value = args
+        snprintf = _declare(
+            builder.module,
+            "snprintf",
+            llvm.FunctionType(refs.i32, [refs.ptr, refs.i64, refs.ptr], var_arg=True),
+        )
+        c_pattern = primitives.data(builder, pattern_text)
+        width = builder.trunc(width, refs.i32)
+        null = llvm.Constant(refs.ptr, None)
+        length = builder.call(snprintf, [null, refs.const(0), c_pattern, width, value])
+        length = builder.sext(length, refs.i64)
+        text = primitives.allocate(
+            context, builder, refs.const(1), builder.add(length, refs.const(1))
+        )
+        size = builder.add(length, refs.const(1))
+        builder.call(snprintf, [primitives.data(builder, text), size, c_pattern, width, value])
+        return builder.insert_value(text, length, 2)
+
+    return signature(string_type, string_type, types.int64, types.float64), codegen
+
+
+# The helpers below build their results with the string primitives (one allocation, no
+# intermediate strings): they compile several times faster than the same code written with
+# slicing and `+`, which matters because every format() call links them in.
+
+
+@register_jitable
+def _radix_text(x, base, upper):
+    """The digits of |x| in `base` (2, 8 or 16), int64's minimum too."""
+    letters = 55 if upper else 87  # ord('A') - 10, ord('a') - 10
+    count = 0
+    rest = x
+    while True:
+        count += 1
+        rest = -(rest // -base) if rest < 0 else rest // base
+        if rest == 0:
+            break
+    out = _new(1, count)
+    for position in range(count - 1, -1, -1):
+        digit = abs(x % base) if x >= 0 else abs(x - base * -(x // -base))
+        _set(out, position, digit + (48 if digit < 10 else letters))
+        x = -(x // -base) if x < 0 else x // base
+    return out
+
+
+@register_jitable
+def _grouped(digits, zeros, separator, size):
+    """`zeros` zeros then the ASCII `digits`, with `separator` between groups of `size` from
+    the right."""
+    n = zeros + _length(digits)
+    if separator == "":
+        size = n + 1
+    total = n + (n - 1) // size if n > 0 else 0
+    out = _new(1, total)
+    mark = 44 if separator == "," else 95
+    position = total
+    for index in range(n - 1, -1, -1):
+        position -= 1
+        _set(out, position, _get(digits, index - zeros) if index >= zeros else 48)
+        if (n - index) % size == 0 and index > 0:
+            position -= 1
+            _set(out, position, mark)
+    return out
+
+
+@register_jitable
+def _layout(fill, left, sign, middle, body, right):
+    """fill * left + sign + fill * middle + body + fill * right, in one allocation."""
+    code = _get(fill, 0)
+    width = max(_kind(sign), _kind(body), 1 if code < 0x100 else (2 if code < 0x10000 else 4))
+    n_sign, n_body = _length(sign), _length(body)
+    out = _new(width, left + n_sign + middle + n_body + right)
+    position = 0
+    for _ in range(left):
+        _set(out, position, code)
+        position += 1
+    _copy(out, position, sign, 0, n_sign)
+    position += n_sign
+    for _ in range(middle):
+        _set(out, position, code)
+        position += 1
+    _copy(out, position, body, 0, n_body)
+    position += n_body
+    for _ in range(right):
+        _set(out, position, code)
+        position += 1
+    return out
+
+
+@register_jitable
+def _joined(a, b):
+    return _layout(" ", 0, a, 0, b, 0)
+
+
+@register_jitable
+def _padded(sign, body, fill, align, width):
+    """sign + body aligned in `width` with `fill` ('=' puts the padding after the sign)."""
+    missing = max(width - _length(sign) - _length(body), 0)
+    if align == "<":
+        return _layout(fill, 0, sign, 0, body, missing)
+    if align == ">":
+        return _layout(fill, missing, sign, 0, body, 0)
+    if align == "=":
+        return _layout(fill, 0, sign, missing, body, 0)
+    return _layout(fill, missing // 2, sign, 0, body, missing - missing // 2)
+
+
+@register_jitable
+def _zero_grouped(sign, digits, rest, separator, size, width):
+    """CPython's '0' fill after the sign with grouping: leading zeros join the digits (and
+    their groups) until the text is wide enough."""
+    n = _length(digits)
+    zeros = 0
+    while _length(sign) + (n + zeros) + (n + zeros - 1) // size + _length(rest) < width:
+        zeros += 1
+    return _joined(_joined(sign, _grouped(digits, zeros, separator, size)), rest)
+
+
+@register_jitable
+def _find_code(text, code):
+    for index in range(_length(text)):
+        if _get(text, index) == code:
+            return index
+    return -1
+
+
+@register_jitable
+def _shortest_general(x, precision):
+    """CPython's format of a finite x >= 0 with a precision and no type: 'g', but a fixed
+    spelling keeps a digit after the point, so exponents from `precision - 1` on use 'e'."""
+    if x == math.inf:
+        return "inf"
+    scientific = _c_format("%.*e\0", precision - 1, x)
+    mark = _find_code(scientific, 101)  # 'e'
+    n = _length(scientific)
+    exponent = 0
+    for index in range(mark + 2, n):
+        exponent = exponent * 10 + _get(scientific, index) - 48
+    if _get(scientific, mark + 1) == 45:  # '-'
+        exponent = -exponent
+    if -4 <= exponent < precision - 1:
+        text = _c_format("%.*g\0", precision, x)
+        return text if _find_code(text, 46) >= 0 else _joined(text, ".0")
+    end = mark
+    if _find_code(scientific, 46) >= 0:  # drop the mantissa's trailing zeros and point
+        while _get(scientific, end - 1) == 48:
+            end -= 1
+        if _get(scientific, end - 1) == 46:
+            end -= 1
+    return _joined(substring(scientific, 0, end), substring(scientific, mark, n))
+
+
+# ---------------------------------------------------------------------------- implementations
+# One compiled implementation per kind of value, taking the parsed spec as arguments, so that a
+# new spec costs no compilation: format(x, spec) passes the spec's parts as constants.
+
+
+@register_jitable
+def _finish_number(
+    negative, sign, prefix, digits, rest, fill, align, width, separator, zeros, size
+):
+    """Grouping (by `size` digits), sign and padding of a number whose integer digits are
+    `digits`."""
+    head = _joined("-" if negative else sign, prefix)
+    if zeros:
+        return _zero_grouped(head, digits, rest, separator, size, width)
+    if separator != "":
+        digits = _grouped(digits, 0, separator, size)
+    return _padded(head, _joined(digits, rest), fill, align, width)
+
+
+def format_int(value, fill, align, sign, width, separator, zeros, base, upper, prefix, char):
+    x = int(value)
+    if char:
+        if x < 0 or x > 0x10FFFF:
+            raise OverflowError("%c arg not in range(0x110000)")
+        return _padded("", chr(x), fill, align, width)
+    if base == 10:
+        digits = str(x)
+        if x < 0:
+            digits = substring(digits, 1, _length(digits))
+    else:
+        digits = _radix_text(x, base, upper)
+    size = 3 if base == 10 else 4
+    return _finish_number(
+        x < 0, sign, prefix, digits, "", fill, align, width, separator, zeros, size
+    )
+
+
+def format_float(value, fill, align, sign, width, separator, zeros, precision, pattern, kind):
+    """`kind`: 0 a C conversion (`pattern`), 1 percent, 2 no type ('g' keeping a digit after the
+    point); NaN is spelled from the pattern's case."""
+    x = float(value)
+    if kind == 1:
+        x = x * 100.0
+    negative = x < 0 or (x == 0.0 and math.copysign(1.0, x) < 0)
+    magnitude = -x if negative else x
+    if x != x:
+        conversion = _get(pattern, _length(pattern) - 2)  # the letter before the NUL
+        text = "NAN" if conversion == 69 or conversion == 70 or conversion == 71 else "nan"
+    elif kind == 2:
+        text = _shortest_general(magnitude, precision)
+    else:
+        text = _c_format(pattern, precision, magnitude)
+    if kind == 1:
+        text = _joined(text, "%")
+    return _finish_float(negative, text, sign, fill, align, width, separator, zeros)
+
+
+def format_float_repr(value, fill, align, sign, width, separator, zeros):
+    """A float with no type nor precision: its repr, aligned (apart: repr compiles slowly)."""
+    x = float(value)
+    negative = x < 0 or (x == 0.0 and math.copysign(1.0, x) < 0)
+    text = str(-x if negative else x) if x == x else "nan"
+    return _finish_float(negative, text, sign, fill, align, width, separator, zeros)
+
+
+@register_jitable
+def _finish_float(negative, text, sign, fill, align, width, separator, zeros):
+    """Sign, grouping and padding of the text of |x| ("1234.5e+06", "inf")."""
+    point = 0
+    n = _length(text)
+    while point < n and 48 <= _get(text, point) <= 57:
+        point += 1
+    digits, rest = substring(text, 0, point), substring(text, point, n)
+    keep_zeros = zeros and point > 0  # inf and nan: no digits to group or pad with zeros
+    return _finish_number(
+        negative, sign, "", digits, rest, fill, align, width, separator, keep_zeros, 3
+    )
+
+
+def format_text(value, fill, align, width, precision):
+    text = value if precision < 0 else substring(value, 0, min(precision, _length(value)))
+    return _padded("", text, fill, align, width)
+
+
+def format_plain(value):
+    return str(value)
+
+
+def _kind_of(value: types.Type) -> str | None:
+    value = types.unliteral(value)
+    if isinstance(value, (types.Integer, types.Boolean)):
+        return "int"
+    if isinstance(value, types.Float):
+        return "float"
+    if is_string(value):
+        return "str"
+    return None
+
+
+@functools.cache
+def format_plan(kind: str, text: str) -> tuple:
+    """(implementation, constant arguments after the value) of `format(value, text)`."""
+    if text == "":
+        return format_plain, ()
+    spec = parse_spec(text, kind)
+    if isinstance(spec, str):
+        return _bad(spec), ()
+    sign = "" if spec.sign == "-" else spec.sign
+    common = (spec.fill, spec.align)
+    if kind == "str":
+        return format_text, (*common, spec.width, spec.precision)
+    number = (*common, sign, spec.width, spec.grouping, spec.zero_grouped)
+    code = spec.type
+    if kind == "float" or (code and code in _FLOAT_TYPES):
+        precision = spec.precision if spec.precision >= 0 else (-1 if not code else 6)
+        if not code and precision == 0:
+            precision = 1  # CPython reads '.0' with no type as '.1'
+        c_code = "f" if code == "%" else (code or "g")
+        pattern = "%" + ("#" if spec.alternate else "") + ".*" + c_code + "\0"
+        if not code and precision < 0:
+            return format_float_repr, number
+        kind_code = 1 if code == "%" else (2 if not code else 0)
+        return format_float, (*number, precision, pattern, kind_code)
+    base = {"b": 2, "o": 8, "x": 16, "X": 16}.get(code, 10)
+    prefix = ("0" + code) if spec.alternate and base != 10 else ""
+    return format_int, (*number, base, code == "X", prefix, code == "c")
+
+
+def _constant_type(value) -> types.Type:
+    if isinstance(value, bool):
+        return types.boolean
+    return types.int64 if isinstance(value, int) else string_type
+
+
+def _constant_value(context, builder, value) -> llvm.Value:
+    if isinstance(value, bool):
+        return llvm.Constant(llvm.IntType(1), int(value))
+    if isinstance(value, int):
+        return refs.const(value)
+    return primitives.constant(builder, value)
+
+
+def _plan_call(value: types.Type, spec: types.Type) -> tuple:
+    """(PyImpl, its argument types, constants) of a typed format() call."""
+    text = "" if spec is None else spec.literal_value
+    func, constants = format_plan(_kind_of(value), text)
+    arg_types = (types.unliteral(value), *map(_constant_type, constants))
+    return py_impl(func), arg_types, constants
+
+
+@registry.typer(format)
+def _type_format(args, kws):
+    if kws or not 1 <= len(args) <= 2 or _kind_of(args[0]) is None:
+        return None
+    spec = args[1] if len(args) == 2 else None
+    if spec is not None and not isinstance(spec, types.StringLiteral):
+        raise UnsupportedError(
+            "format(value, spec) needs a constant spec in compiled code (such as '.2f')"
+        )
+    impl, arg_types, _ = _plan_call(args[0], spec)
+    return signature(impl.return_type(arg_types), *args)
+
+
+@lower_builtin(format, types.Any)
+@lower_builtin(format, types.Any, types.Any)
+def _lower_format(context, builder, sig, args):
+    impl, arg_types, constants = _plan_call(sig.args[0], sig.args[1] if len(args) == 2 else None)
+    value = context.cast(builder, args[0], sig.args[0], arg_types[0])
+    values = [value, *(_constant_value(context, builder, c) for c in constants)]
+    return impl(context, builder, signature(sig.return_type, *arg_types), values)
+
+
+# ---------------------------------------------------------------------------- str.format
+
+# A constant receiver keeps its StringLiteral type (and so its text) under this key.
+_FORMAT_KEY = (types.StringLiteral, "format")
+
+
+def _field_source(field: str, conversion: str | None, spec: str, value_types: dict) -> str:
+    """The expression formatting one replacement field of the generated implementation."""
+    if "{" in spec:
+        raise UnsupportedError("str.format with a field inside a spec ('{:{w}}') is not supported")
+    if "." in field or "[" in field:
+        raise UnsupportedError(f"str.format field '{field}' with attributes or indexing")
+    value = value_types[field]
+    if conversion in ("r", "a") and is_string(value):
+        raise UnsupportedError("str.format with !r or !a of a string is not supported")
+    argument = f"_field_{field}"
+    if conversion is not None:
+        argument = f"_ember_str({argument})"
+    return f"_ember_format({argument}, {spec!r})"
+
+
+@functools.cache
+def _format_method_impl(fmt: str, positional: tuple, keywords: tuple):
+    """The implementation of `fmt.format(*positional, **keywords)` (the value types given),
+    as Python source with one parameter per argument."""
+    names = [str(k) for k in range(len(positional))] + [name for name, _ in keywords]
+    value_types = dict(zip(names, [*positional, *(t for _, t in keywords)]))
+    params = [f"_field_{k}" for k in range(len(positional))]
+    params += [name for name, _ in keywords]
+    aliases = [f"    _field_{name} = {name}\n" for name, _ in keywords]
+    pieces, automatic = [], 0
+    try:
+        parsed = list(string.Formatter().parse(fmt))
+    except ValueError as error:
+        return _bad(str(error))
+    for literal, field, spec, conversion in parsed:
+        if literal:
+            pieces.append(repr(literal))
+        if field is None:
+            continue
+        if field == "":
+            field, automatic = str(automatic), automatic + 1
+        if field.isdigit() and int(field) >= len(positional):
+            message = f"Replacement index {field} out of range for positional args tuple"
+            return _raises(IndexError, message)
+        if field not in value_types:
+            return _raises(KeyError, field)
+        pieces.append(_field_source(field, conversion, spec or "", value_types))
+    source = (
+        f"def impl({', '.join(params)}):\n"
+        + "".join(aliases)
+        + f"    return {' + '.join(pieces) or repr('')}\n"
+    )
+    namespace = {"_ember_format": format, "_ember_str": str}
+    exec(source, namespace)  # noqa: S102 - generated from the parsed constant format string
+    return namespace["impl"]
+
+
+def _raises(error: type, message: str):
+    def impl(*args):
+        raise error(message)
+
+    return impl
+
+
+def _format_call(args: tuple, kws: dict):
+    receiver = args[0]
+    positional = tuple(types.unliteral(t) for t in args[1:])
+    keywords = tuple((name, types.unliteral(t)) for name, t in kws.items())
+    return receiver, positional, keywords
+
+
+@registry.typer((types.UnicodeType, "format"))
+def _type_format_of_variable(args, kws):
+    raise UnsupportedError(
+        "str.format needs a constant format string in compiled code ('{}: {:.2f}'.format(...))"
+    )
+
+
+@registry.typer(_FORMAT_KEY)
+def _type_format_method(args, kws):
+    if not args or not is_string(args[0]):
+        return None
+    receiver, positional, keywords = _format_call(args, kws)
+    impl = py_impl(_format_method_impl(receiver.literal_value, positional, keywords))
+    values = (*positional, *(t for _, t in keywords))
+    receiver_param = inspect.Parameter("_receiver", inspect.Parameter.POSITIONAL_ONLY)
+    parameters = inspect.signature(impl.py_func).parameters.values()
+    pysig = inspect.Signature([receiver_param, *parameters])
+    # The receiver's type carries the call's shape (positional count, keyword names) to lowering.
+    shape = types.StringLiteral(_encode_shape(receiver.literal_value, len(positional), keywords))
+    return Signature(impl.return_type(values), (shape, *values), pysig=pysig)
+
+
+_SHAPE_MARK = "\0ember.format\0"
+
+
+def _encode_shape(fmt: str, count: int, keywords: tuple) -> str:
+    return _SHAPE_MARK + repr((fmt, count, tuple(name for name, _ in keywords)))
+
+
+def _decode_shape(text: str) -> tuple:
+    return ast.literal_eval(text[len(_SHAPE_MARK) :])
+
+
+@lower_cast(types.StringLiteral, types.StringLiteral)
+def _literal_to_shape(context, builder, from_type, to_type, value):
+    if not to_type.literal_value.startswith(_SHAPE_MARK):
+        raise LoweringError(f"no conversion from {from_type} to {to_type}")
+    return context.get_dummy_value(to_type)
+
+
+@lower_builtin(_FORMAT_KEY, types.VarArg(types.Any))
+def _lower_format_method(context, builder, sig, args):
+    fmt, count, names = _decode_shape(sig.args[0].literal_value)
+    positional = sig.args[1 : 1 + count]
+    keywords = tuple(zip(names, sig.args[1 + count :]))
+    impl = py_impl(_format_method_impl(fmt, positional, keywords))
+    return impl(context, builder, Signature(sig.return_type, sig.args[1:]), args[1:])

@@ -1,0 +1,271 @@
+"""More `str` methods in compiled code: rsplit, splitlines, partition/rpartition,
+removeprefix/removesuffix, istitle, translate (with a dict); and a clear UnsupportedError,
+naming the method, for the `str` methods ember does not compile."""
+
+from __future__ import annotations
+
+from ember import types
+from ember.errors import UnsupportedError
+from ember.extending import overload, overload_method, register_jitable
+from ember.library.strings.case import LOWER, TITLE, UPPER, _flags
+from ember.library.strings.core import _get, _length, find_from, is_string, rfind_from, substring
+from ember.library.strings.methods import _is_int, _is_none, _matches_at, is_space
+
+# str.splitlines' line boundaries besides \n and \r
+_LINE_BREAKS = (0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029)
+
+
+@overload_method(types.UnicodeType, "rsplit")
+def string_rsplit(s, sep=None, maxsplit=-1):
+    if not (is_string(s) and (_is_int(maxsplit) or maxsplit == -1)):
+        return None
+    if _is_none(sep):
+
+        def rsplit_whitespace(s, sep=None, maxsplit=-1):
+            out = [s]
+            out.pop()
+            j = _length(s)
+            while True:
+                while j > 0 and is_space(_get(s, j - 1)):
+                    j -= 1
+                if j == 0:
+                    break
+                if maxsplit >= 0 and len(out) == maxsplit:
+                    out.append(substring(s, 0, j))
+                    break
+                i = j - 1
+                while i > 0 and not is_space(_get(s, i - 1)):
+                    i -= 1
+                out.append(substring(s, i, j))
+                j = i
+            out.reverse()
+            return out
+
+        return rsplit_whitespace
+    if is_string(sep):
+
+        def rsplit_separator(s, sep=None, maxsplit=-1):
+            m = _length(sep)
+            if m == 0:
+                raise ValueError("empty separator")
+            out = [s]
+            out.pop()
+            j = _length(s)
+            while maxsplit < 0 or len(out) < maxsplit:
+                i = rfind_from(s, sep, 0, j)
+                if i < 0:
+                    break
+                out.append(substring(s, i + m, j))
+                j = i
+            out.append(substring(s, 0, j))
+            out.reverse()
+            return out
+
+        return rsplit_separator
+    return None
+
+
+@register_jitable
+def _is_line_break(code):
+    if code == 10 or code == 13:
+        return True
+    for candidate in _LINE_BREAKS:
+        if candidate == code:
+            return True
+    return False
+
+
+@overload_method(types.UnicodeType, "splitlines")
+def string_splitlines(s, keepends=False):
+    if not (is_string(s) and (keepends is False or isinstance(keepends, types.Boolean))):
+        return None
+
+    def splitlines(s, keepends=False):
+        out = [s]
+        out.pop()
+        n = _length(s)
+        i = 0
+        while i < n:
+            j = i
+            while j < n and not _is_line_break(_get(s, j)):
+                j += 1
+            end = j
+            if j < n:
+                j += 2 if _get(s, j) == 13 and j + 1 < n and _get(s, j + 1) == 10 else 1
+            out.append(substring(s, i, j if keepends else end))
+            i = j
+        return out
+
+    return splitlines
+
+
+def _partition_method(name: str):
+    from_right = name == "rpartition"
+
+    def overload_function(s, sep):
+        if not (is_string(s) and is_string(sep)):
+            return None
+
+        def impl(s, sep):
+            if _length(sep) == 0:
+                raise ValueError("empty separator")
+            n = _length(s)
+            at = rfind_from(s, sep, 0, n) if from_right else find_from(s, sep, 0, n)
+            if at < 0:
+                if from_right:
+                    return substring(s, 0, 0), substring(s, 0, 0), s
+                return s, substring(s, 0, 0), substring(s, 0, 0)
+            end = at + _length(sep)
+            return substring(s, 0, at), substring(s, at, end), substring(s, end, n)
+
+        return impl
+
+    overload_method(types.UnicodeType, name)(overload_function)
+
+
+_partition_method("partition")
+_partition_method("rpartition")
+
+
+@overload_method(types.UnicodeType, "removeprefix")
+def string_removeprefix(s, prefix):
+    if is_string(s) and is_string(prefix):
+
+        def removeprefix(s, prefix):
+            m = _length(prefix)
+            if m <= _length(s) and _matches_at(s, prefix, 0):
+                return substring(s, m, _length(s))
+            return s
+
+        return removeprefix
+
+
+@overload_method(types.UnicodeType, "removesuffix")
+def string_removesuffix(s, suffix):
+    if is_string(s) and is_string(suffix):
+
+        def removesuffix(s, suffix):
+            m = _length(suffix)
+            n = _length(s)
+            if 0 < m <= n and _matches_at(s, suffix, n - m):
+                return substring(s, 0, n - m)
+            return s
+
+        return removesuffix
+
+
+@overload_method(types.UnicodeType, "istitle")
+def string_istitle(s):
+    if is_string(s):
+
+        def istitle(s):
+            cased = False
+            previous_cased = False
+            for index in range(_length(s)):
+                flags = _flags(_get(s, index))
+                if flags & (UPPER | TITLE):
+                    if previous_cased:
+                        return False
+                    previous_cased = True
+                    cased = True
+                elif flags & LOWER:
+                    if not previous_cased:
+                        return False
+                    previous_cased = True
+                    cased = True
+                else:
+                    previous_cased = False
+            return cased
+
+        return istitle
+
+
+def _translation_value(typ: types.Type) -> bool:
+    """A translate table's values: strings, code points, or either or None (Optional)."""
+    if isinstance(typ, types.Optional):
+        typ = typ.type
+    return is_string(typ) or isinstance(typ, (types.Integer, types.NoneType))
+
+
+@register_jitable
+def _replacement(value):
+    """What a translate table's value puts in the text (None: nothing)."""
+    if value is None:
+        return ""
+    return _as_text(value)
+
+
+@overload_method(types.UnicodeType, "translate")
+def string_translate(s, table):
+    if not is_string(s):
+        return None
+    if not (
+        isinstance(table, types.DictType)
+        and isinstance(table.key_type, types.Integer)
+        and _translation_value(table.value_type)
+    ):
+        raise UnsupportedError(
+            "str.translate() in compiled code takes a dict of code points to strings, code "
+            f"points or None, not {table}"
+        )
+
+    def translate(s, table):
+        parts = []
+        start = 0
+        n = _length(s)
+        for index in range(n):
+            code = _get(s, index)
+            if code in table:
+                if start < index:
+                    parts.append(substring(s, start, index))
+                parts.append(_replacement(table[code]))
+                start = index + 1
+        if start == 0:
+            return s
+        if start < n:
+            parts.append(substring(s, start, n))
+        return "".join(parts)
+
+    return translate
+
+
+def _as_text(value):
+    """A translate table's string value, or the character of its code point."""
+
+
+@overload(_as_text)
+def _as_text_overload(value):
+    if isinstance(value, types.Integer):
+        return _code_point_text
+    if isinstance(value, types.NoneType):
+        return lambda value: ""
+    return lambda value: value
+
+
+def _code_point_text(value):
+    if value < 0 or value > 0x10FFFF:
+        raise ValueError("character mapping must be in range(0x110000)")
+    return chr(value)
+
+
+_NOT_COMPILED = (
+    "expandtabs",
+    "format_map",
+    "isidentifier",
+    "isprintable",
+    "maketrans",
+)
+
+
+def _refuse(name: str):
+    def overload_function(s, *args, **kwargs):
+        raise UnsupportedError(
+            f"str.{name}() is not supported in compiled code: call it in Python before or "
+            "after the jitted function"
+        )
+
+    overload_method(types.UnicodeType, name)(overload_function)
+
+
+for _name in _NOT_COMPILED:
+    _refuse(_name)

@@ -1,0 +1,321 @@
+"""`ember.typed.List` (Numba's `numba.typed.List`): a Python object that owns one reference to a
+native list (ember/lowering/lists.py), so compiled code receives it without copying and its
+changes are visible to both sides.
+
+From Python, whole-list reads (iteration, `repr`, `==`) box the native items at once; single-item
+operations call accessors compiled once per list type (ember/typed/list_accessors.py). A typed
+list's class is a subclass of `List` made once per list type, so that the native call entry
+recognizes it by its exact type and reads its `_meminfo` slot (no Python code runs).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Iterator, MutableSequence
+from typing import Any
+
+from ember import types
+
+
+class List(MutableSequence):
+    """`List()` (item type from the first item put in), `List(iterable)`,
+    `List.empty_list(item_type)`, or a typed list that compiled code filled."""
+
+    __slots__ = ("_list_type", "_meminfo", "_ops", "__weakref__")
+
+    def __init__(self, iterable: Iterable | None = None, allocated: int = 0) -> None:
+        self._list_type: types.List | None = None
+        self._meminfo = 0
+        self._ops: Any = None
+        if iterable is not None:
+            self._fill(iterable if type(iterable) is list else list(iterable))
+
+    @classmethod
+    def empty_list(cls, item_type: Any, allocated: int = 0) -> List:
+        """An empty list whose items will be `item_type` (an ember type or a Python/NumPy one)."""
+        made = cls()
+        made._adopt_type(types.List(_as_type(item_type)), allocated)
+        return made
+
+    @classmethod
+    def _from_meminfo(cls, list_type: types.List, meminfo: int) -> List:
+        """Wrap a native list, taking over one reference to it."""
+        made = object.__new__(class_for(list_type))
+        made._list_type = list_type
+        made._meminfo = meminfo
+        made._ops = None
+        _bind_release()
+        return made
+
+    def _adopt_type(self, list_type: types.List, allocated: int = 0) -> None:
+        from ember.typed import list_accessors
+
+        self._list_type = list_type
+        self._ops = list_accessors.for_type(list_type)
+        self._meminfo = self._ops.new(max(int(allocated), 0))
+        self.__class__ = class_for(list_type)
+        _bind_release()
+
+    def _fill(self, items: list) -> None:
+        """Take `items` (this list is untyped and empty); numbers at the speed of `np.array`."""
+        if not items:
+            return
+        numbers = _as_number_array(items)
+        if numbers is None:
+            self._adopt_type(_list_type_of(items))
+            self._put(items)
+            return
+        from ember import from_dtype
+        from ember.dispatcher import reflection
+
+        list_type = types.List(from_dtype(numbers.dtype))
+        self._list_type = list_type
+        self._meminfo = reflection.array_to_native(list_type, numbers)
+        self.__class__ = class_for(list_type)
+        _bind_release()
+
+    @property
+    def _ember_type_(self) -> types.List:
+        raise TypeError(
+            "an empty ember.typed.List() has no item type yet: append an item first or make "
+            "it with List.empty_list(item_type)"
+        )
+
+    def _accessors(self) -> Any:
+        if self._ops is None:
+            from ember.typed import list_accessors
+
+            self._ops = list_accessors.for_type(self._list_type)
+        return self._ops
+
+    def __del__(self) -> None:
+        if self._meminfo:
+            _release(self._meminfo)
+            self._meminfo = 0
+
+    # ------------------------------------------------------------------ the sequence
+
+    def __len__(self) -> int:
+        if self._list_type is None:
+            return 0
+        from ember.typed import list_accessors
+
+        return list_accessors.size(self._meminfo)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            made = List.empty_list(self._list_type.dtype) if self._list_type else List()
+            made.extend(self._items()[index])
+            return made
+        if self._list_type is None:
+            raise IndexError("list index out of range")
+        return self._accessors().getitem(self._meminfo, _index(index))
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        if isinstance(index, slice):
+            items = self._items()
+            items[index] = value
+            self._replace(items)
+            return
+        if self._list_type is None:
+            raise IndexError("list assignment index out of range")
+        self._accessors().setitem(self._meminfo, _index(index), value)
+
+    def __delitem__(self, index: Any) -> None:
+        if isinstance(index, slice):
+            items = self._items()
+            del items[index]
+            self._replace(items)
+            return
+        if self._list_type is None:
+            raise IndexError("list assignment index out of range")
+        self._accessors().delitem(self._meminfo, _index(index))
+
+    def insert(self, index: int, value: Any) -> None:
+        self._type_from(value)
+        self._accessors().insert(self._meminfo, _index(index), value)
+
+    def append(self, value: Any) -> None:
+        self._type_from(value)
+        self._accessors().append(self._meminfo, value)
+
+    def extend(self, values: Iterable) -> None:
+        values = list(values)
+        if not values:
+            return
+        if self._list_type is None:
+            self._adopt_type(_list_type_of(values))
+        self._put(values)
+
+    def _put(self, values: list) -> None:
+        """Append `values`: built natively at C speed where the item type allows."""
+        from ember.dispatcher import reflection
+
+        if not isinstance(self._list_type.dtype, reflection.BULK_ITEM_TYPES):
+            append = self._accessors().append
+            for value in values:
+                append(self._meminfo, value)
+            return
+        made = reflection.to_native(self._list_type, values)
+        if len(self):
+            self._accessors().extend(self._meminfo, made)
+            _release(made)
+        else:  # the new native list replaces the empty one
+            _release(self._meminfo)
+            self._meminfo = made
+
+    def _replace(self, items: list) -> None:
+        self.clear()
+        self.extend(items)
+
+    def _type_from(self, value: Any) -> None:
+        if self._list_type is None:
+            self._adopt_type(_list_type_of([value]))
+
+    def pop(self, index: int = -1) -> Any:
+        if not len(self):
+            raise IndexError("pop from empty list")
+        return self._accessors().pop(self._meminfo, _index(index))
+
+    def clear(self) -> None:
+        if self._list_type is not None:
+            self._accessors().clear(self._meminfo)
+
+    def sort(self, key: Any = None, reverse: bool = False) -> None:
+        if key is None and not reverse and self._list_type is not None:
+            self._accessors().sort(self._meminfo)
+            return
+        self._replace(sorted(self._items(), key=key, reverse=reverse))
+
+    def copy(self) -> List:
+        return self[:]
+
+    def _items(self) -> list:
+        """The items as a Python list (a snapshot)."""
+        if self._list_type is None:
+            return []
+        from ember.typed import list_accessors
+
+        return list_accessors.items(self._list_type, self._meminfo)
+
+    def __iter__(self) -> Iterator:
+        return iter(self._items())
+
+    def __contains__(self, value: Any) -> bool:
+        return value in self._items()
+
+    def index(self, value: Any, start: int = 0, stop: int = 2**63 - 1) -> int:
+        return self._items().index(value, start, stop)
+
+    def count(self, value: Any) -> int:
+        return self._items().count(value)
+
+    def __eq__(self, other: Any) -> bool:
+        if not isinstance(other, (List, list)):
+            return NotImplemented
+        return self._items() == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __str__(self) -> str:
+        return str(self._items())
+
+    def __repr__(self) -> str:
+        item_type = self._list_type.dtype if self._list_type else "<undefined>"
+        return f"ListType[{item_type}]({self._items()!r})"
+
+    def __reduce__(self) -> tuple:
+        item_type = self._list_type.dtype if self._list_type else None
+        return (_rebuild, (item_type, self._items()))
+
+
+def _as_number_array(items: list) -> Any:
+    """`items` as a 1-d NumPy array when they are all numbers (bool, int, float, complex) of
+    one kind NumPy keeps exactly, else None."""
+    if not isinstance(items[0], (int, float, complex)):
+        return None
+    import numpy as np
+
+    try:
+        values = np.asarray(items)
+    except (ValueError, TypeError, OverflowError):
+        return None
+    return values if values.ndim == 1 and values.dtype.kind in "biufc" else None
+
+
+def _list_type_of(items: list) -> types.List:
+    """The type of a list holding `items`: their common type when Python could pass them as a
+    list, else the type of the first."""
+    from ember.dispatcher.typeof import typeof
+
+    try:
+        found = typeof(items)
+    except Exception:  # e.g. tuples or arrays: typed by the first item, as Numba does
+        return types.List(types.unliteral(typeof(items[0])))
+    return found
+
+
+def _index(index: Any) -> int:
+    if not hasattr(index, "__index__"):
+        raise TypeError(f"list indices must be integers or slices, not {type(index).__name__}")
+    return index.__index__()
+
+
+@functools.cache
+def class_for(list_type: types.List) -> type:
+    """The class of typed lists of `list_type`: `List` to its users (same name, no slots of its
+    own), typed by a class attribute so that `ember.typeof` reads it without a call, with
+    `_boxer(meminfo)` giving a list that compiled code returns as a Python list (as Numba
+    returns its reflected lists)."""
+
+    def boxer(meminfo: int) -> list:
+        from ember.dispatcher.pycall import box_list
+
+        return box_list(list_type, meminfo, (), None)
+
+    namespace = {
+        "__slots__": (),
+        "__module__": List.__module__,
+        "__qualname__": List.__qualname__,
+        "_ember_type_": list_type,
+        "_boxer": staticmethod(boxer),
+    }
+    return type(List)("List", (List,), namespace)
+
+
+def list_kind(list_type: types.List) -> Any:
+    """The native entry's argument kind of typed lists of `list_type`, or None (no fast path).
+    Python lists of the same type fail its class check and take the reflecting slow path."""
+    from ember.dispatcher.object_layout import InstanceKind
+    from ember.typed.typeddict import slot_offset
+
+    offset = slot_offset(List)
+    if offset is None or not list_type.is_precise:
+        return None
+    return InstanceKind(class_for(list_type), offset, data_pointer=False)
+
+
+def _bind_release() -> None:
+    """Bind the runtime's decref while imports work (`__del__` may run at shutdown)."""
+    global _release
+    if _release is None:
+        from ember.runtime import nrt
+
+        _release = nrt.runtime().decref
+
+
+_release: Any = None
+
+
+def _rebuild(item_type: Any, items: list) -> List:
+    made = List() if item_type is None else List.empty_list(item_type)
+    made.extend(items)
+    return made
+
+
+def _as_type(item_type: Any) -> types.Type:
+    if isinstance(item_type, types.Type):
+        return item_type
+    from ember import from_dtype
+
+    return from_dtype(item_type)
