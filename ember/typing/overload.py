@@ -103,6 +103,29 @@ class Implementation:
                 folded.append(TypingContext().resolve_value_type(param.default))
         return tuple(folded), pysig
 
+    def bind_by(self, pysig: inspect.Signature, args: tuple, kws: dict) -> tuple[tuple | None, Any]:
+        """(argument types, pysig) of a call placed by the overload function's own signature
+        `pysig` (NumPy's parameter list, say): every parameter in order, omitted ones typed from
+        their defaults, for an implementation taking that many positional parameters.
+        (None, None) if it won't bind."""
+        positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        overload_params = list(pysig.parameters.values())
+        if len(self.parameters) != len(overload_params) or not all(
+            p.kind in positional for p in [*self.parameters, *overload_params]
+        ):
+            return None, None
+        try:
+            bound = pysig.bind(*args, **kws)
+        except TypeError:
+            return None, None
+        folded = []
+        for param in overload_params:
+            if param.name in bound.arguments:
+                folded.append(bound.arguments[param.name])
+            else:  # one specialization for all values of a number; strings select behaviour
+                folded.append(_keep_strings(TypingContext().resolve_value_type(param.default)))
+        return tuple(folded), pysig
+
     def fold(self, args: tuple) -> tuple:
         """The implementation's parameter types for a call passing `args` by position:
         omitted parameters take the type of their default, `*args` becomes a tuple."""
@@ -204,6 +227,12 @@ def _accepts(func: Callable, args: tuple, kws: dict) -> bool:
     return True
 
 
+def _keep_strings(typ: types.Type) -> types.Type:
+    """Constant strings keep their literal type (their text selects behaviour, as
+    `side='right'`); other literals widen."""
+    return typ if isinstance(typ, types.StringLiteral) else types.unliteral(typ)
+
+
 @dataclass
 class _Resolved:
     """What one overload answered for one tuple of argument types."""
@@ -221,16 +250,17 @@ class _OverloadTemplate(AbstractTemplate):
 
     _overload_func: Callable
     _jit_options: dict
+    _prefer_literal: bool
     _resolved: dict  # (argument types, keyword types) -> _Resolved
     _lowerings: dict  # signature argument types -> Implementation
 
     def generic(self, args: tuple, kws: dict) -> Signature | None:
-        args = tuple(types.unliteral(a) for a in args)
-        kws = {name: types.unliteral(t) for name, t in kws.items()}
+        args = tuple(_keep_strings(a) for a in args)
+        kws = {name: _keep_strings(t) for name, t in kws.items()}
         cache_key = (args, tuple(sorted(kws.items())))
         found = self._resolved.get(cache_key)
         if found is None:
-            found = self._resolve(args, kws)
+            found = self._resolve_literals(args, kws)
             self._resolved[cache_key] = found
         if found.error is not None:
             raise TypingError(found.error)
@@ -250,13 +280,36 @@ class _OverloadTemplate(AbstractTemplate):
             )
         return sig
 
+    def _resolve_literals(self, args: tuple, kws: dict) -> _Resolved:
+        """As Numba: the overload function sees plain types first and, if it declines or
+        fails, the constant strings of the call as StringLiterals (the other way round with
+        `prefer_literal=True`). The last failure is the one reported."""
+        plain = (tuple(map(types.unliteral, args)), {n: types.unliteral(t) for n, t in kws.items()})
+        attempts = [plain]
+        if plain != (args, kws):
+            attempts.append((args, kws))
+            if self._prefer_literal:
+                attempts.reverse()
+        failed = _Resolved(None, None)
+        for attempt_args, attempt_kws in attempts:
+            found = self._resolve(attempt_args, attempt_kws)
+            if found.signature is not None:
+                return found
+            if found.error is not None:
+                failed = found
+        return failed
+
     def _resolve(self, args: tuple, kws: dict) -> _Resolved:
         what = _describe_key(type(self).key)  # (on the instance, a function key would bind)
         func = self._overload_func
-        if not _accepts(func, args, kws):
-            return _Resolved(None, None)
+        pysig = inspect.signature(func)  # `__signature__` when the function declares one
         try:
-            impl = func(*args, **kws)
+            bound = pysig.bind(*args, **kws)
+        except TypeError:
+            return _Resolved(None, None)
+        bound.apply_defaults()  # omitted arguments arrive as their Python defaults, as in Numba
+        try:
+            impl = func(*bound.args, **bound.kwargs)
         except Exception as error:  # a bug in the overload function: say where
             return _Resolved(None, None, _failure(what, func, args, error).msg)
         if impl is None:
@@ -265,7 +318,9 @@ class _OverloadTemplate(AbstractTemplate):
             message = f"overload function {_where(func)} returned {impl!r}, not a function"
             return _Resolved(None, None, message)
         implementation = Implementation(impl, self._jit_options)
-        call_args, pysig = implementation.bind(args, kws)
+        call_args, call_pysig = implementation.bind(args, kws)
+        if call_args is None:
+            call_args, call_pysig = implementation.bind_by(pysig, args, kws)
         if call_args is None:
             message = (
                 f"the implementation {_where(implementation.py_func)} returned by overload "
@@ -279,14 +334,17 @@ class _OverloadTemplate(AbstractTemplate):
         if full.return_type is None:
             message = f"{what}: overload implementations cannot recurse through the overload"
             return _Resolved(None, None, message)
-        return _Resolved(implementation, Signature(full.return_type, call_args, pysig=pysig))
+        signature = Signature(full.return_type, call_args, pysig=call_pysig)
+        return _Resolved(implementation, signature)
 
     def _lower(self, context, builder, sig: Signature, args: list) -> Any:
         implementation = self._lowerings[tuple(sig.args)]
         return implementation.call(context, builder, sig, args)
 
 
-def _make_overload_template(key: Any, func: Callable, jit_options: dict | None, base=None):
+def _make_overload_template(
+    key: Any, func: Callable, jit_options: dict | None, base=None, prefer_literal: bool = False
+):
     name = getattr(func, "__name__", "overload")
     return type(
         f"Overload_{name}",
@@ -295,6 +353,7 @@ def _make_overload_template(key: Any, func: Callable, jit_options: dict | None, 
             "key": key,
             "_overload_func": staticmethod(func),
             "_jit_options": dict(jit_options or {}),
+            "_prefer_literal": prefer_literal,
             "_resolved": {},
             "_lowerings": {},
         },
@@ -311,14 +370,23 @@ def overload(
     """`@overload(func) def ov(*argtypes)`: implement `func` in compiled code for the argument
     types `ov` accepts (it returns the implementation, or None to decline).
 
-    `jit_options` (e.g. `{"fastmath": True}`) apply to the implementation on top of the caller's
-    options. `strict`, `inline` and `prefer_literal` are accepted for Numba compatibility:
-    implementations are always inlined by LLVM, and argument types arrive without literals.
+    `ov`'s parameters are `func`'s (NumPy's names and defaults, say): a call's keyword arguments
+    bind by name and omitted ones arrive as their Python defaults, as in Numba. The
+    implementation takes the same parameters; one that takes them all positionally instead (any
+    names, no defaults) receives every argument in order, omitted ones as their defaults.
+    Constant string arguments are offered as `types.StringLiteral` when `ov` declines their plain
+    `unicode_type` (first, with `prefer_literal=True`), so a constant can select behaviour.
+
+    `jit_options` (e.g. `{"fastmath": True}`, `{"error_model": "numpy"}`) apply to the
+    implementation on top of the caller's options. `strict` and `inline` are accepted for Numba
+    compatibility: implementations are always inlined by LLVM.
     """
 
     def decorate(overload_func: Callable) -> Callable:
         # tried after earlier overloads but before ember's own typing of `func` (np.where...)
-        template = _make_overload_template(func, overload_func, jit_options)
+        template = _make_overload_template(
+            func, overload_func, jit_options, prefer_literal=prefer_literal
+        )
         templates = registry.functions.setdefault(func, [])
         position = 0
         while position < len(templates) and issubclass(templates[position], _OverloadTemplate):
@@ -347,15 +415,22 @@ def register_jitable(*args: Any, **jit_options: Any) -> Any:
 
 
 def overload_method(
-    type_class: type, name: str, jit_options: dict | None = None, **_numba: Any
+    type_class: type,
+    name: str,
+    jit_options: dict | None = None,
+    prefer_literal: bool = False,
+    **_numba: Any,
 ) -> Callable:
     """`@overload_method(TypeClass, "name") def ov(self, *argtypes)`: `obj.name(...)` for values
-    whose type is an instance of TypeClass (or of a subclass)."""
+    whose type is an instance of TypeClass (or of a subclass); arguments as for `@overload`."""
     _check_type_class(type_class, "overload_method")
 
     def decorate(overload_func: Callable) -> Callable:
         key = (type_class, name)
-        registry.register_global(key, _make_overload_template(key, overload_func, jit_options))
+        template = _make_overload_template(
+            key, overload_func, jit_options, prefer_literal=prefer_literal
+        )
+        registry.register_global(key, template)
         return overload_func
 
     return decorate

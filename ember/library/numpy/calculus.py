@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from ember import types
-from ember.library.numpy.support import implement, is_array, is_number
+from ember.extending import overload
+from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_array, is_number
 
 
 def _real(typ) -> bool:
@@ -29,7 +30,7 @@ def _polyval_array(p, x):
     return result
 
 
-@implement(np.polyval, "p, x")
+@overload(np.polyval, jit_options=NUMPY_ERRORS)
 def _select_polyval(p, x):
     if not (is_array(p) and p.ndim == 1 and _real(p) and _real(x)):
         return None
@@ -57,7 +58,7 @@ def _polyfit(x, y, deg):
     return coefficients / scale
 
 
-@implement(np.polyfit, "x, y, deg")
+@overload(np.polyfit, jit_options=NUMPY_ERRORS)
 def _select_polyfit(x, y, deg):
     vectors = all(is_array(t) and t.ndim == 1 and _real(t) for t in (x, y))
     return _polyfit if vectors and isinstance(types.unliteral(deg), types.Integer) else None
@@ -76,8 +77,9 @@ def _gradient(f, spacing):
     return out
 
 
-@implement(np.gradient, "f, varargs=1.0")
-def _select_gradient(f, varargs):
+@overload(np.gradient, jit_options=NUMPY_ERRORS)
+def _select_gradient(f, varargs=1.0):
+    varargs = as_type(varargs)
     if is_array(f) and f.ndim == 1 and _real(f) and is_number(varargs) and _real(varargs):
         return _gradient
     return None

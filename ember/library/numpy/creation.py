@@ -13,12 +13,14 @@ import math
 import numpy as np
 
 from ember import types
+from ember.decorators import njit
+from ember.extending import overload
 from ember.library.builtins.int_scalars import cast_stored
 from ember.library.numpy.support import (
-    implement,
+    NUMPY_ERRORS,
+    as_type,
     is_none,
     is_number,
-    jitted,
     np_typer,
     numpy_dtype,
     parse_dtype,
@@ -314,7 +316,7 @@ def _arange_impl(kind: str, dtype_name: str):
 
 @functools.cache
 def _arange_stop_impl(kind: str, dtype_name: str):
-    full = jitted(_arange_impl(kind, dtype_name))
+    full = njit(**NUMPY_ERRORS)(_arange_impl(kind, dtype_name))
 
     def impl(stop, unused_stop, unused_step, dtype):
         return full(0, stop, 1, dtype)
@@ -322,8 +324,11 @@ def _arange_stop_impl(kind: str, dtype_name: str):
     return impl
 
 
-@implement(np.arange, "start, stop=None, step=None, dtype=None")
-def _select_arange(start, stop, step, dtype):
+@overload(np.arange, jit_options=NUMPY_ERRORS)
+def _select_arange(start, stop=None, step=None, dtype=None):
+    stop = as_type(stop)
+    step = as_type(step)
+    dtype = as_type(dtype)
     numbers = [types.unliteral(t) for t in (start, stop, step) if not is_none(t)]
     if not all(isinstance(t, (types.Integer, types.Float, types.Boolean)) for t in numbers):
         return None
@@ -344,7 +349,7 @@ def _select_arange(start, stop, step, dtype):
 
 @functools.cache
 def _with_default_step(impl_with_step):
-    full = jitted(impl_with_step)
+    full = njit(**NUMPY_ERRORS)(impl_with_step)
 
     def impl(start, stop, step, dtype):
         return full(start, stop, 1, dtype)
@@ -369,8 +374,10 @@ def _linspace(start, stop, num, endpoint):
     return out
 
 
-@implement(np.linspace, "start, stop, num=50, endpoint=True")
-def _select_linspace(start, stop, num, endpoint):
+@overload(np.linspace, jit_options=NUMPY_ERRORS)
+def _select_linspace(start, stop, num=50, endpoint=True):
+    num = as_type(num)
+    endpoint = as_type(endpoint)
     ok = all(isinstance(types.unliteral(t), (types.Integer, types.Float)) for t in (start, stop))
     if ok and isinstance(types.unliteral(num), types.Integer):
         return _linspace
@@ -389,7 +396,7 @@ def _eye_fill(out, k):
 @functools.cache
 def _eye_impl(dtype_name: str, square: bool):
     np_type = np.dtype(dtype_name).type
-    fill = jitted(_eye_fill)
+    fill = njit(**NUMPY_ERRORS)(_eye_fill)
     if square:
 
         def impl(N, M, k, dtype):
@@ -403,8 +410,11 @@ def _eye_impl(dtype_name: str, square: bool):
     return impl
 
 
-@implement(np.eye, "N, M=None, k=0, dtype=None")
-def _select_eye(N, M, k, dtype):
+@overload(np.eye, jit_options=NUMPY_ERRORS)
+def _select_eye(N, M=None, k=0, dtype=None):
+    M = as_type(M)
+    k = as_type(k)
+    dtype = as_type(dtype)
     if not isinstance(types.unliteral(N), types.Integer):
         return None
     if not (is_none(M) or isinstance(types.unliteral(M), types.Integer)):
@@ -415,7 +425,7 @@ def _select_eye(N, M, k, dtype):
 
 @functools.cache
 def _identity_impl(dtype_name: str):
-    eye = jitted(_eye_impl(dtype_name, True))
+    eye = njit(**NUMPY_ERRORS)(_eye_impl(dtype_name, True))
 
     def impl(n, dtype):
         return eye(n, None, 0, dtype)
@@ -423,8 +433,9 @@ def _identity_impl(dtype_name: str):
     return impl
 
 
-@implement(np.identity, "n, dtype=None")
-def _select_identity(n, dtype):
+@overload(np.identity, jit_options=NUMPY_ERRORS)
+def _select_identity(n, dtype=None):
+    dtype = as_type(dtype)
     if not isinstance(types.unliteral(n), types.Integer):
         return None
     return _identity_impl(numpy_dtype(parse_dtype(dtype)).name)

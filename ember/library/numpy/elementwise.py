@@ -9,7 +9,15 @@ import functools
 import numpy as np
 
 from ember import types
-from ember.library.numpy.support import implement, is_array, is_number, jitted, numpy_dtype
+from ember.decorators import njit
+from ember.extending import overload
+from ember.library.numpy.support import (
+    NUMPY_ERRORS,
+    as_type,
+    is_array,
+    is_number,
+    numpy_dtype,
+)
 from ember.typing.templates import registry
 
 
@@ -33,7 +41,7 @@ def _sinc_scalar(x):
     return np.sin(y) / y
 
 
-@implement(np.sinc, "x")
+@overload(np.sinc, jit_options=NUMPY_ERRORS)
 def _select_sinc(x):
     if not _real(x):
         return None
@@ -52,7 +60,7 @@ def _heaviside_scalar(x1, x2):
     return 1.0 if x1 > 0 else float(x2)
 
 
-@implement(np.heaviside, "x1, x2")
+@overload(np.heaviside, jit_options=NUMPY_ERRORS)
 def _select_heaviside(x1, x2):
     if not (_real(x1) and _real(x2)):
         return None
@@ -77,7 +85,7 @@ def _isin(element, test_elements):
     return out.reshape(element.shape)
 
 
-@implement(np.isin, "element, test_elements")
+@overload(np.isin, jit_options=NUMPY_ERRORS)
 def _select_isin(element, test_elements):
     if is_array(element) and is_array(test_elements) and _real(element) and _real(test_elements):
         return _isin
@@ -93,7 +101,7 @@ def _shapes_equal(a1, a2):
     return True
 
 
-_shapes_equal_jit = jitted(_shapes_equal)
+_shapes_equal_jit = njit(**NUMPY_ERRORS)(_shapes_equal)
 
 
 def _array_equal(a1, a2):
@@ -102,7 +110,7 @@ def _array_equal(a1, a2):
     return bool((a1 == a2).all())
 
 
-@implement(np.array_equal, "a1, a2")
+@overload(np.array_equal, jit_options=NUMPY_ERRORS)
 def _select_array_equal(a1, a2):
     if is_array(a1) and is_array(a2) and a1.ndim == a2.ndim:
         return _array_equal
@@ -115,8 +123,11 @@ def _logspace(start, stop, num, endpoint, base):
     return np.power(base, np.linspace(start, stop, num + 1)[:-1])
 
 
-@implement(np.logspace, "start, stop, num=50, endpoint=True, base=10.0")
-def _select_logspace(start, stop, num, endpoint, base):
+@overload(np.logspace, jit_options=NUMPY_ERRORS)
+def _select_logspace(start, stop, num=50, endpoint=True, base=10.0):
+    num = as_type(num)
+    endpoint = as_type(endpoint)
+    base = as_type(base)
     if all(is_number(t) and _real(t) for t in (start, stop, num, endpoint, base)):
         return _logspace
     return None
@@ -149,8 +160,12 @@ def nan_to_num(x, copy, nan, posinf, neginf):
     return namespace["nan_to_num"]
 
 
-@implement(np.nan_to_num, "x, copy=True, nan=0.0, posinf=None, neginf=None")
-def _select_nan_to_num(x, copy, nan, posinf, neginf):
+@overload(np.nan_to_num, jit_options=NUMPY_ERRORS)
+def _select_nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    copy = as_type(copy)
+    nan = as_type(nan)
+    posinf = as_type(posinf)
+    neginf = as_type(neginf)
     if not (is_array(x) and isinstance(x.dtype, types.Float)):
         return None
     default = (isinstance(posinf, types.NoneType), isinstance(neginf, types.NoneType))
@@ -172,8 +187,14 @@ def _select_infinity_test(impl):
     return select
 
 
-implement(np.isposinf, "x")(_select_infinity_test(_isposinf))
-implement(np.isneginf, "x")(_select_infinity_test(_isneginf))
+@overload(np.isposinf, jit_options=NUMPY_ERRORS)
+def _np_isposinf(x):
+    return _select_infinity_test(_isposinf)(x)
+
+
+@overload(np.isneginf, jit_options=NUMPY_ERRORS)
+def _np_isneginf(x):
+    return _select_infinity_test(_isneginf)(x)
 
 
 def _angle(z, deg):
@@ -181,8 +202,9 @@ def _angle(z, deg):
     return result * (180.0 / np.pi) if deg else result
 
 
-@implement(np.angle, "z, deg=False")
-def _select_angle(z, deg):
+@overload(np.angle, jit_options=NUMPY_ERRORS)
+def _select_angle(z, deg=False):
+    deg = as_type(deg)
     typ = z.dtype if is_array(z) else types.unliteral(z)
     return _angle if isinstance(typ, types.Number) else None
 
@@ -203,8 +225,14 @@ def _select_part(impl):
     return select
 
 
-implement(np.real, "val")(_select_part(_real_part))
-implement(np.imag, "val")(_select_part(_imag_part))
+@overload(np.real, jit_options=NUMPY_ERRORS)
+def _np_real(val):
+    return _select_part(_real_part)(val)
+
+
+@overload(np.imag, jit_options=NUMPY_ERRORS)
+def _np_imag(val):
+    return _select_part(_imag_part)(val)
 
 
 # ---------------------------------------------------------------------------- select, copyto
@@ -219,8 +247,9 @@ def _select_values(condlist, choicelist, default):
     return out
 
 
-@implement(np.select, "condlist, choicelist, default=0")
-def _select_select(condlist, choicelist, default):
+@overload(np.select, jit_options=NUMPY_ERRORS)
+def _select_select(condlist, choicelist, default=0):
+    default = as_type(default)
     lists = (types.List, types.UniTuple)
     if not (isinstance(condlist, lists) and isinstance(choicelist, lists)):
         return None
@@ -233,6 +262,6 @@ def _copyto(dst, src):
     dst[...] = src
 
 
-@implement(np.copyto, "dst, src")
+@overload(np.copyto, jit_options=NUMPY_ERRORS)
 def _select_copyto(dst, src):
     return _copyto if is_array(dst) and (is_array(src) or is_number(src)) else None

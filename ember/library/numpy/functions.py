@@ -16,14 +16,16 @@ import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.decorators import njit
 from ember.errors import TypingError
+from ember.extending import overload, overload_method
 from ember.library.builtins.int_scalars import clip_bounds
 from ember.library.numpy.support import (
+    NUMPY_ERRORS,
+    as_type,
     from_numpy_dtype,
-    implement,
     is_integer,
     is_none,
-    jitted,
     np_typer,
     numpy_dtype,
 )
@@ -57,7 +59,7 @@ def _clip_integers(a, a_min, a_max):
     return np.minimum(np.maximum(a, low), high)
 
 
-@implement(np.clip, "a, a_min, a_max")
+@overload(np.clip, jit_options=NUMPY_ERRORS)
 def _select_clip(a, a_min, a_max):
     ok = all(_array(t) or _real_number(t) for t in (a, a_min, a_max))
     if not (ok and _array(a)):
@@ -67,7 +69,9 @@ def _select_clip(a, a_min, a_max):
     return _clip
 
 
-implement((types.Array, "clip"), "self, min, max")(_select_clip)
+@overload_method(types.Array, "clip", jit_options=NUMPY_ERRORS)
+def _array_clip(self, min, max):
+    return _select_clip(self, min, max)
 
 
 def _round_float(a, decimals):
@@ -96,10 +100,24 @@ def _select_round(a, decimals):
     return _round_scalar if isinstance(types.unliteral(a), types.Float) else None
 
 
-implement(np.round, "a, decimals=0")(_select_round)
+@overload(np.round, jit_options=NUMPY_ERRORS)
+def _np_round(a, decimals=0):
+    decimals = as_type(decimals)
+    return _select_round(a, decimals)
+
+
 if np.around is not np.round:
-    implement(np.around, "a, decimals=0")(_select_round)
-implement((types.Array, "round"), "self, decimals=0")(_select_round)
+
+    @overload(np.around, jit_options=NUMPY_ERRORS)
+    def _np_around(a, decimals=0):
+        decimals = as_type(decimals)
+        return _select_round(a, decimals)
+
+
+@overload_method(types.Array, "round", jit_options=NUMPY_ERRORS)
+def _array_round(self, decimals=0):
+    decimals = as_type(decimals)
+    return _select_round(self, decimals)
 
 
 # ---------------------------------------------------------------------------- joining
@@ -251,7 +269,7 @@ def _hstack_nd(arrays):
     return np.concatenate(arrays, 1)
 
 
-@implement(np.vstack, "tup")
+@overload(np.vstack, jit_options=NUMPY_ERRORS)
 def _select_vstack(tup):
     members = _join_inputs(tup)
     if members is None:
@@ -259,7 +277,7 @@ def _select_vstack(tup):
     return _vstack_1d if members[0].ndim == 1 else _vstack_nd
 
 
-@implement(np.hstack, "tup")
+@overload(np.hstack, jit_options=NUMPY_ERRORS)
 def _select_hstack(tup):
     members = _join_inputs(tup)
     if members is None:
@@ -278,10 +296,10 @@ def _count_nonzero(a):
     return count
 
 
-_count_nonzero_jit = jitted(_count_nonzero)
+_count_nonzero_jit = njit(**NUMPY_ERRORS)(_count_nonzero)
 
 
-@implement(np.count_nonzero, "a")
+@overload(np.count_nonzero, jit_options=NUMPY_ERRORS)
 def _select_count_nonzero(a):
     return _count_nonzero if _array(a) else None
 
@@ -297,10 +315,10 @@ def _flatnonzero(a):
     return out
 
 
-_flatnonzero_jit = jitted(_flatnonzero)
+_flatnonzero_jit = njit(**NUMPY_ERRORS)(_flatnonzero)
 
 
-@implement(np.flatnonzero, "a")
+@overload(np.flatnonzero, jit_options=NUMPY_ERRORS)
 def _select_flatnonzero(a):
     return _flatnonzero if _array(a) else None
 
@@ -319,14 +337,14 @@ def _argwhere(a):
     return out
 
 
-@implement(np.argwhere, "a")
+@overload(np.argwhere, jit_options=NUMPY_ERRORS)
 def _select_argwhere(a):
     return _argwhere if _array(a) and a.ndim >= 1 else None
 
 
 @functools.cache
 def _nonzero_impl(ndim: int):
-    where = jitted(_argwhere)
+    where = njit(**NUMPY_ERRORS)(_argwhere)
     names = ", ".join(f"rows[:, {k}].copy()" for k in range(ndim))
     source = f"def impl(a):\n    rows = where(a)\n    return ({names},)\n"
     namespace = {"where": where}
@@ -340,9 +358,20 @@ def _select_nonzero(a):
     return _nonzero_impl(a.ndim) if _array(a) and a.ndim >= 1 else None
 
 
-implement(np.nonzero, "a")(_select_nonzero)
-implement((types.Array, "nonzero"), "self")(_select_nonzero)
-implement(np.where, "condition")(_select_nonzero)  # with x and y: ufuncs.py
+@overload(np.nonzero, jit_options=NUMPY_ERRORS)
+def _np_nonzero(a):
+    return _select_nonzero(a)
+
+
+@overload_method(types.Array, "nonzero", jit_options=NUMPY_ERRORS)
+def _array_nonzero(self):
+    return _select_nonzero(self)
+
+
+# with x and y: ufuncs.py
+@overload(np.where, jit_options=NUMPY_ERRORS)
+def _np_where(condition):
+    return _select_nonzero(condition)
 
 
 # ---------------------------------------------------------------------------- differences
@@ -355,8 +384,9 @@ def _diff(a, n):
     return out
 
 
-@implement(np.diff, "a, n=1")
-def _select_diff(a, n):
+@overload(np.diff, jit_options=NUMPY_ERRORS)
+def _select_diff(a, n=1):
+    n = as_type(n)
     if _array(a) and a.ndim == 1 and isinstance(types.unliteral(n), types.Integer):
         return _diff
     return None
@@ -369,7 +399,7 @@ def _isclose(a, b, rtol, atol, equal_nan):
     return close | same | both_nan
 
 
-_isclose_jit = jitted(_isclose)
+_isclose_jit = njit(**NUMPY_ERRORS)(_isclose)
 
 
 def _allclose(a, b, rtol, atol, equal_nan):
@@ -387,10 +417,20 @@ def _select_closeness(result):
     return select
 
 
-implement(np.isclose, "a, b, rtol=1e-05, atol=1e-08, equal_nan=False")(_select_closeness(_isclose))
-implement(np.allclose, "a, b, rtol=1e-05, atol=1e-08, equal_nan=False")(
-    _select_closeness(_allclose)
-)
+@overload(np.isclose, jit_options=NUMPY_ERRORS)
+def _np_isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    rtol = as_type(rtol)
+    atol = as_type(atol)
+    equal_nan = as_type(equal_nan)
+    return _select_closeness(_isclose)(a, b, rtol, atol, equal_nan)
+
+
+@overload(np.allclose, jit_options=NUMPY_ERRORS)
+def _np_allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    rtol = as_type(rtol)
+    atol = as_type(atol)
+    equal_nan = as_type(equal_nan)
+    return _select_closeness(_allclose)(a, b, rtol, atol, equal_nan)
 
 
 # ---------------------------------------------------------------------------- sorted data
@@ -411,7 +451,7 @@ def _unique(a):
     return values[:keep].copy()
 
 
-@implement(np.unique, "ar")
+@overload(np.unique, jit_options=NUMPY_ERRORS)
 def _select_unique(ar):
     if _array(ar) and not isinstance(ar.dtype, types.Complex):
         return _unique
@@ -430,7 +470,7 @@ def _searchsorted_impl(right: bool, scalar: bool):
                 high = middle
         return low
 
-    find = jitted(position)
+    find = njit(**NUMPY_ERRORS)(position)
     if scalar:
 
         def impl(a, v, side):
@@ -449,8 +489,9 @@ def _searchsorted_impl(right: bool, scalar: bool):
     return impl
 
 
-@implement(np.searchsorted, "a, v, side='left'")
-def _select_searchsorted(a, v, side):
+@overload(np.searchsorted, jit_options=NUMPY_ERRORS)
+def _select_searchsorted(a, v, side="left"):
+    side = as_type(side)
     if not (_array(a) and a.ndim == 1):
         return None
     side_value = getattr(side, "literal_value", None)
@@ -489,8 +530,10 @@ def _bincount_weighted(x, weights, minlength):
     return out
 
 
-@implement(np.bincount, "x, weights=None, minlength=0")
-def _select_bincount(x, weights, minlength):
+@overload(np.bincount, jit_options=NUMPY_ERRORS)
+def _select_bincount(x, weights=None, minlength=0):
+    weights = as_type(weights)
+    minlength = as_type(minlength)
     if not (_array(x) and x.ndim == 1 and isinstance(x.dtype, types.Integer)):
         return None
     if is_none(weights):
@@ -498,7 +541,7 @@ def _select_bincount(x, weights, minlength):
     return _bincount_weighted if _array(weights) and weights.ndim == 1 else None
 
 
-_search_right_jit = jitted(_searchsorted_impl(True, True))
+_search_right_jit = njit(**NUMPY_ERRORS)(_searchsorted_impl(True, True))
 
 
 def _interp(x, xp, fp):
@@ -522,14 +565,14 @@ def _interp(x, xp, fp):
     return out
 
 
-_interp_jit = jitted(_interp)
+_interp_jit = njit(**NUMPY_ERRORS)(_interp)
 
 
 def _interp_scalar(x, xp, fp):
     return _interp_jit(np.full(1, x), xp, fp)[0]
 
 
-@implement(np.interp, "x, xp, fp")
+@overload(np.interp, jit_options=NUMPY_ERRORS)
 def _select_interp(x, xp, fp):
     if not (_array(xp) and _array(fp) and xp.ndim == 1 and fp.ndim == 1):
         return None
@@ -545,7 +588,7 @@ def _outer(a, b):
     return a.ravel().reshape(-1, 1) * b.ravel().reshape(1, -1)
 
 
-@implement(np.outer, "a, b")
+@overload(np.outer, jit_options=NUMPY_ERRORS)
 def _select_outer(a, b):
     return _outer if _array(a) and _array(b) else None
 
@@ -558,7 +601,7 @@ def _trace(a):
     return total
 
 
-@implement(np.trace, "a")
+@overload(np.trace, jit_options=NUMPY_ERRORS)
 def _select_trace(a):
     return _trace if _array(a) and a.ndim == 2 else None
 
@@ -579,7 +622,7 @@ def _diag_vector(a):
     return out
 
 
-@implement(np.diag, "v")
+@overload(np.diag, jit_options=NUMPY_ERRORS)
 def _select_diag(v):
     if not _array(v):
         return None
@@ -612,7 +655,7 @@ def _histogram_in(flat, bins, low, high):
     return counts, edges
 
 
-_histogram_in_jit = jitted(_histogram_in)
+_histogram_in_jit = njit(**NUMPY_ERRORS)(_histogram_in)
 
 
 def _histogram_range(a, bins, range):
@@ -642,8 +685,10 @@ def _histogram_edges(a, bins, range):
     return counts, bins
 
 
-@implement(np.histogram, "a, bins=10, range=None")
-def _select_histogram(a, bins, range):
+@overload(np.histogram, jit_options=NUMPY_ERRORS)
+def _select_histogram(a, bins=10, range=None):
+    bins = as_type(bins)
+    range = as_type(range)
     if _array(a) and _array(bins) and bins.ndim == 1:
         return _histogram_edges  # range= does not apply to explicit edges
     if not (_array(a) and isinstance(types.unliteral(bins), types.Integer)):

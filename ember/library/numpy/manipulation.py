@@ -14,14 +14,16 @@ import functools
 import numpy as np
 
 from ember import types
+from ember.decorators import njit
 from ember.errors import TypingError
+from ember.extending import overload, overload_method
 from ember.library.numpy.support import (
-    implement,
+    NUMPY_ERRORS,
+    as_type,
     is_array,
     is_integer,
     is_none,
     is_number,
-    jitted,
     numpy_dtype,
 )
 
@@ -46,7 +48,7 @@ def _expand_dims_impl(ndim: int):
     return _generated("expand_dims", "\n".join(lines) + "\n")
 
 
-@implement(np.expand_dims, "a, axis")
+@overload(np.expand_dims, jit_options=NUMPY_ERRORS)
 def _select_expand_dims(a, axis):
     return _expand_dims_impl(a.ndim) if is_array(a) and is_integer(axis) else None
 
@@ -65,7 +67,7 @@ def _roll(a, shift):
     return out.reshape(a.shape)
 
 
-@implement(np.roll, "a, shift")
+@overload(np.roll, jit_options=NUMPY_ERRORS)
 def _select_roll(a, shift):
     return _roll if is_array(a) and is_integer(shift) else None
 
@@ -96,7 +98,7 @@ def _tile_scalar(a, reps):
     return np.full(max(reps, 0), a)
 
 
-@implement(np.tile, "A, reps")
+@overload(np.tile, jit_options=NUMPY_ERRORS)
 def _select_tile(A, reps):
     if not is_integer(reps):
         return None
@@ -144,8 +146,14 @@ def _select_repeat(a, repeats):
     return None
 
 
-implement(np.repeat, "a, repeats")(_select_repeat)
-implement((types.Array, "repeat"), "self, repeats")(_select_repeat)
+@overload(np.repeat, jit_options=NUMPY_ERRORS)
+def _np_repeat(a, repeats):
+    return _select_repeat(a, repeats)
+
+
+@overload_method(types.Array, "repeat", jit_options=NUMPY_ERRORS)
+def _array_repeat(self, repeats):
+    return _select_repeat(self, repeats)
 
 
 # ---------------------------------------------------------------------------- meshgrid
@@ -167,8 +175,9 @@ def _meshgrid_impl(ij: bool):
     return meshgrid
 
 
-@implement(np.meshgrid, "x, y, indexing='xy'")
-def _select_meshgrid(x, y, indexing):
+@overload(np.meshgrid, jit_options=NUMPY_ERRORS)
+def _select_meshgrid(x, y, indexing="xy"):
+    indexing = as_type(indexing)
     if not (is_array(x) and is_array(y)):
         return None
     if not isinstance(indexing, types.StringLiteral) or indexing.literal_value not in ("xy", "ij"):
@@ -200,7 +209,7 @@ def cross(a, b):
     return _generated("cross", source)
 
 
-@implement(np.cross, "a, b")
+@overload(np.cross, jit_options=NUMPY_ERRORS)
 def _select_cross(a, b):
     if not (is_array(a) and is_array(b)) or a.ndim != b.ndim or a.ndim > 2:
         return None
@@ -228,7 +237,7 @@ def _bin_of(value, bins, right):
     return low if increasing else n - low
 
 
-_bin_of_jit = jitted(_bin_of)
+_bin_of_jit = njit(**NUMPY_ERRORS)(_bin_of)
 
 
 def _digitize_array(x, bins, right):
@@ -243,8 +252,9 @@ def _digitize_scalar(x, bins, right):
     return _bin_of_jit(x, bins, right)
 
 
-@implement(np.digitize, "x, bins, right=False")
-def _select_digitize(x, bins, right):
+@overload(np.digitize, jit_options=NUMPY_ERRORS)
+def _select_digitize(x, bins, right=False):
+    right = as_type(right)
     if not (is_array(bins) and bins.ndim == 1) or isinstance(bins.dtype, types.Complex):
         return None
     if is_array(x) and not isinstance(x.dtype, types.Complex):
@@ -271,7 +281,9 @@ def _trapezoid_x(y, x, dx):
     return total
 
 
-def _select_trapezoid(y, x, dx):
+def _select_trapezoid(y, x=None, dx=1.0):
+    x = as_type(x)
+    dx = as_type(dx)
     if not (is_array(y) and y.ndim == 1) or isinstance(y.dtype, types.Complex):
         return None
     if is_none(x):
@@ -281,7 +293,7 @@ def _select_trapezoid(y, x, dx):
 
 for _name in ("trapezoid", "trapz"):  # NumPy 2 renamed trapz; older NumPy has only trapz
     if hasattr(np, _name):
-        implement(getattr(np, _name), "y, x=None, dx=1.0")(_select_trapezoid)
+        overload(getattr(np, _name), jit_options=NUMPY_ERRORS)(_select_trapezoid)
 
 
 # ---------------------------------------------------------------------------- axes and ranks
@@ -291,7 +303,7 @@ def _asfortranarray(a):
     return np.ascontiguousarray(a.T).T
 
 
-@implement(np.asfortranarray, "a")
+@overload(np.asfortranarray, jit_options=NUMPY_ERRORS)
 def _select_asfortranarray(a):
     return _asfortranarray if is_array(a) and a.ndim >= 1 else None
 
@@ -317,8 +329,14 @@ def _select_swapaxes(a, axis1, axis2):
     return None
 
 
-implement(np.swapaxes, "a, axis1, axis2")(_select_swapaxes)
-implement((types.Array, "swapaxes"), "self, axis1, axis2")(_select_swapaxes)
+@overload(np.swapaxes, jit_options=NUMPY_ERRORS)
+def _np_swapaxes(a, axis1, axis2):
+    return _select_swapaxes(a, axis1, axis2)
+
+
+@overload_method(types.Array, "swapaxes", jit_options=NUMPY_ERRORS)
+def _array_swapaxes(self, axis1, axis2):
+    return _select_swapaxes(self, axis1, axis2)
 
 
 @functools.cache
@@ -337,18 +355,21 @@ def _atleast_impl(rank: int, ndim: int):
     return _generated("atleast", f"def atleast(a):\n    return {index}\n")
 
 
-for _rank, _function in ((1, np.atleast_1d), (2, np.atleast_2d), (3, np.atleast_3d)):
-
-    @implement(_function, "a")
-    def _select_atleast(a, _rank=_rank):
+def _register_atleast(rank: int, function) -> None:
+    @overload(function, jit_options=NUMPY_ERRORS)
+    def _select_atleast(a):
         if is_array(a):
-            return _atleast_impl(_rank, a.ndim)
+            return _atleast_impl(rank, a.ndim)
         if is_number(a):  # a scalar becomes an array of one element
-            ones = "(" + "1, " * _rank + ")"
+            ones = "(" + "1, " * rank + ")"
             return _generated("atleast", f"def atleast(a):\n    return np.full({ones}, a)\n")
-        if _rank == 1 and isinstance(a, types.List) and is_number(a.dtype):
+        if rank == 1 and isinstance(a, types.List) and is_number(a.dtype):
             return _generated("atleast", "def atleast(a):\n    return np.asarray(a)\n")
         return None
+
+
+for _rank, _function in ((1, np.atleast_1d), (2, np.atleast_2d), (3, np.atleast_3d)):
+    _register_atleast(_rank, _function)
 
 
 def _column_stack_vectors(tup):
@@ -359,7 +380,7 @@ def _column_stack_matrices(tup):
     return np.concatenate(tup, 1)
 
 
-@implement(np.column_stack, "tup")
+@overload(np.column_stack, jit_options=NUMPY_ERRORS)
 def _select_column_stack(tup):
     if not isinstance(tup, types.UniTuple) or not is_array(tup.dtype):
         return None
@@ -377,7 +398,7 @@ def _split_at(ary, bounds):
     return parts
 
 
-_split_at_jit = jitted(_split_at)
+_split_at_jit = njit(**NUMPY_ERRORS)(_split_at)
 
 
 def _section_bounds(length, sections):
@@ -391,7 +412,7 @@ def _section_bounds(length, sections):
     return bounds
 
 
-_section_bounds_jit = jitted(_section_bounds)
+_section_bounds_jit = njit(**NUMPY_ERRORS)(_section_bounds)
 
 
 def _index_bounds(length, indices):
@@ -403,7 +424,7 @@ def _index_bounds(length, indices):
     return bounds
 
 
-_index_bounds_jit = jitted(_index_bounds)
+_index_bounds_jit = njit(**NUMPY_ERRORS)(_index_bounds)
 
 
 def _array_split_sections(ary, indices_or_sections):
@@ -433,8 +454,14 @@ def _select_split(sections_impl):
     return select
 
 
-implement(np.split, "ary, indices_or_sections")(_select_split(_split_sections))
-implement(np.array_split, "ary, indices_or_sections")(_select_split(_array_split_sections))
+@overload(np.split, jit_options=NUMPY_ERRORS)
+def _np_split(ary, indices_or_sections):
+    return _select_split(_split_sections)(ary, indices_or_sections)
+
+
+@overload(np.array_split, jit_options=NUMPY_ERRORS)
+def _np_array_split(ary, indices_or_sections):
+    return _select_split(_array_split_sections)(ary, indices_or_sections)
 
 
 # ---------------------------------------------------------------------------- triangles
@@ -450,7 +477,7 @@ def _triangle_mask(m, k, lower):
     return out
 
 
-_triangle_mask_jit = jitted(_triangle_mask)
+_triangle_mask_jit = njit(**NUMPY_ERRORS)(_triangle_mask)
 
 
 def _tril(m, k):
@@ -468,8 +495,16 @@ def _select_triangle(impl):
     return select
 
 
-implement(np.tril, "m, k=0")(_select_triangle(_tril))
-implement(np.triu, "m, k=0")(_select_triangle(_triu))
+@overload(np.tril, jit_options=NUMPY_ERRORS)
+def _np_tril(m, k=0):
+    k = as_type(k)
+    return _select_triangle(_tril)(m, k)
+
+
+@overload(np.triu, jit_options=NUMPY_ERRORS)
+def _np_triu(m, k=0):
+    k = as_type(k)
+    return _select_triangle(_triu)(m, k)
 
 
 def _fill_diagonal(a, val):
@@ -478,7 +513,7 @@ def _fill_diagonal(a, val):
         a[i, i] = val
 
 
-@implement(np.fill_diagonal, "a, val")
+@overload(np.fill_diagonal, jit_options=NUMPY_ERRORS)
 def _select_fill_diagonal(a, val):
     return _fill_diagonal if is_array(a) and a.ndim == 2 and is_number(val) else None
 
@@ -517,8 +552,14 @@ def _select_take(a, indices):
     return None
 
 
-implement(np.take, "a, indices")(_select_take)
-implement((types.Array, "take"), "self, indices")(_select_take)
+@overload(np.take, jit_options=NUMPY_ERRORS)
+def _np_take(a, indices):
+    return _select_take(a, indices)
+
+
+@overload_method(types.Array, "take", jit_options=NUMPY_ERRORS)
+def _array_take(self, indices):
+    return _select_take(self, indices)
 
 
 def _delete_one(arr, obj):
@@ -544,7 +585,7 @@ def _delete_many(arr, obj):
     return flat[keep]
 
 
-@implement(np.delete, "arr, obj")
+@overload(np.delete, jit_options=NUMPY_ERRORS)
 def _select_delete(arr, obj):
     if not is_array(arr):
         return None
@@ -563,7 +604,7 @@ def _append_scalar(arr, values):
     return np.concatenate((np.ravel(arr), np.full(1, values)))
 
 
-@implement(np.append, "arr, values")
+@overload(np.append, jit_options=NUMPY_ERRORS)
 def _select_append(arr, values):
     if not is_array(arr):
         return None
@@ -585,7 +626,7 @@ def _insert_into(arr, obj, extra):
     return out
 
 
-_insert_into_jit = jitted(_insert_into)
+_insert_into_jit = njit(**NUMPY_ERRORS)(_insert_into)
 
 
 def _insert_array(arr, obj, values):
@@ -596,7 +637,7 @@ def _insert_scalar(arr, obj, values):
     return _insert_into_jit(arr, obj, np.full(1, values))
 
 
-@implement(np.insert, "arr, obj, values")
+@overload(np.insert, jit_options=NUMPY_ERRORS)
 def _select_insert(arr, obj, values):
     if not (is_array(arr) and is_integer(obj)):
         return None
@@ -624,7 +665,7 @@ def _unravel_impl(ndim: int):
     return _generated("unravel_index", "\n".join(lines) + "\n")
 
 
-@implement(np.unravel_index, "indices, shape")
+@overload(np.unravel_index, jit_options=NUMPY_ERRORS)
 def _select_unravel_index(indices, shape):
     if is_integer(indices) and isinstance(shape, types.UniTuple) and is_integer(shape.dtype):
         return _unravel_impl(len(shape))
@@ -641,7 +682,7 @@ def _ravel_multi_index(multi_index, dims):
     return flat
 
 
-@implement(np.ravel_multi_index, "multi_index, dims")
+@overload(np.ravel_multi_index, jit_options=NUMPY_ERRORS)
 def _select_ravel_multi_index(multi_index, dims):
     tuples = isinstance(multi_index, types.UniTuple) and isinstance(dims, types.UniTuple)
     if tuples and len(multi_index) == len(dims) and is_integer(multi_index.dtype):
@@ -665,11 +706,14 @@ def _tri_columns(N, M, k, dtype):
     return out
 
 
-_tri_jit = jitted(_tri_columns)
+_tri_jit = njit(**NUMPY_ERRORS)(_tri_columns)
 
 
-@implement(np.tri, "N, M=None, k=0, dtype=float")
-def _select_tri(N, M, k, dtype):
+@overload(np.tri, jit_options=NUMPY_ERRORS)
+def _select_tri(N, M=None, k=0, dtype=float):
+    M = as_type(M)
+    k = as_type(k)
+    dtype = as_type(dtype)
     if not (is_integer(N) and is_integer(k)):
         return None
     if isinstance(M, types.NoneType):
@@ -689,8 +733,9 @@ def _diagflat(v, k):
     return out
 
 
-@implement(np.diagflat, "v, k=0")
-def _select_diagflat(v, k):
+@overload(np.diagflat, jit_options=NUMPY_ERRORS)
+def _select_diagflat(v, k=0):
+    k = as_type(k)
     return _diagflat if is_array(v) and is_integer(k) else None
 
 
@@ -713,8 +758,10 @@ def _vander_of(dtype: np.dtype):
     return vander
 
 
-@implement(np.vander, "x, N=None, increasing=False")
-def _select_vander(x, N, increasing):
+@overload(np.vander, jit_options=NUMPY_ERRORS)
+def _select_vander(x, N=None, increasing=False):
+    N = as_type(N)
+    increasing = as_type(increasing)
     if not (is_array(x) and x.ndim == 1 and not isinstance(x.dtype, types.Boolean)):
         return None
     if not (isinstance(N, types.NoneType) or is_integer(N)):
@@ -735,7 +782,7 @@ def _put(a, ind, v):
         flat[i] = values[k % values.shape[0]]
 
 
-@implement(np.put, "a, ind, v")
+@overload(np.put, jit_options=NUMPY_ERRORS)
 def _select_put(a, ind, v):
     """`np.put(a, ind, v)` (mode='raise') into a C-contiguous array: v repeats as needed."""
     return _put if is_array(a) and a.layout == "C" and not a.readonly else None
@@ -750,7 +797,7 @@ def _check_kth(a, kth):
         raise ValueError("kth out of bounds")
 
 
-_check_kth_jit = jitted(_check_kth)
+_check_kth_jit = njit(**NUMPY_ERRORS)(_check_kth)
 
 
 def _partition(a, kth):
@@ -772,8 +819,14 @@ def _select_partition(impl):
     return select
 
 
-implement(np.partition, "a, kth")(_select_partition(_partition))
-implement(np.argpartition, "a, kth")(_select_partition(_argpartition))
+@overload(np.partition, jit_options=NUMPY_ERRORS)
+def _np_partition(a, kth):
+    return _select_partition(_partition)(a, kth)
+
+
+@overload(np.argpartition, jit_options=NUMPY_ERRORS)
+def _np_argpartition(a, kth):
+    return _select_partition(_argpartition)(a, kth)
 
 
 # ---------------------------------------------------------------------------- to Python values
@@ -785,7 +838,7 @@ def _item(a):
     return a.ravel()[0]
 
 
-@implement((types.Array, "item"), "self")
+@overload_method(types.Array, "item", jit_options=NUMPY_ERRORS)
 def _select_item(a):
     return _item
 
@@ -804,9 +857,9 @@ def _tolist_rows(a):
     return out
 
 
-_tolist_jit = jitted(_tolist)
+_tolist_jit = njit(**NUMPY_ERRORS)(_tolist)
 
 
-@implement((types.Array, "tolist"), "self")
+@overload_method(types.Array, "tolist", jit_options=NUMPY_ERRORS)
 def _select_tolist(a):
     return {1: _tolist, 2: _tolist_rows}.get(a.ndim)

@@ -8,8 +8,10 @@ import functools
 import numpy as np
 
 from ember import types
+from ember.decorators import njit
 from ember.errors import TypingError
-from ember.library.numpy.support import implement, is_array, jitted, numpy_dtype
+from ember.extending import overload
+from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_array, numpy_dtype
 
 
 def _vector(typ) -> bool:
@@ -26,10 +28,10 @@ def _inner(a, b):
     return np.dot(a, b)  # NumPy's dtype: uint8 stays uint8 (wrapping), booleans give any()
 
 
-_inner_jit = jitted(_inner)
+_inner_jit = njit(**NUMPY_ERRORS)(_inner)
 
 
-@implement(np.inner, "a, b")
+@overload(np.inner, jit_options=NUMPY_ERRORS)
 def _select_inner(a, b):
     return _inner if _vector(a) and _vector(b) else None
 
@@ -38,7 +40,7 @@ def _vdot(a, b):
     return _inner_jit(a.ravel(), b.ravel())
 
 
-@implement(np.vdot, "a, b")
+@overload(np.vdot, jit_options=NUMPY_ERRORS)
 def _select_vdot(a, b):
     real = not any(isinstance(t.dtype, types.Complex) for t in (a, b) if is_array(t))
     return _vdot if is_array(a) and is_array(b) and real else None  # complex: conjugates a
@@ -72,7 +74,7 @@ def _kron_impl(ndim: int, dtype_name: str):
     return kron2
 
 
-@implement(np.kron, "a, b")
+@overload(np.kron, jit_options=NUMPY_ERRORS)
 def _select_kron(a, b):
     if is_array(a) and is_array(b) and a.ndim == b.ndim and a.ndim in (1, 2):
         return _kron_impl(a.ndim, _result_dtype(a, b))
@@ -134,5 +136,13 @@ def _select_sliding(flip: bool, default: str):
     return select
 
 
-implement(np.convolve, "a, v, mode=None")(_select_sliding(True, "full"))
-implement(np.correlate, "a, v, mode=None")(_select_sliding(False, "valid"))
+@overload(np.convolve, jit_options=NUMPY_ERRORS)
+def _np_convolve(a, v, mode=None):
+    mode = as_type(mode)
+    return _select_sliding(True, "full")(a, v, mode)
+
+
+@overload(np.correlate, jit_options=NUMPY_ERRORS)
+def _np_correlate(a, v, mode=None):
+    mode = as_type(mode)
+    return _select_sliding(False, "valid")(a, v, mode)

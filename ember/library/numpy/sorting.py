@@ -14,8 +14,10 @@ import functools
 import numpy as np
 
 from ember import types
+from ember.decorators import njit
 from ember.errors import TypingError
-from ember.library.numpy.support import implement, is_none, jitted
+from ember.extending import overload, overload_method
+from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_none
 
 AxisError = np.exceptions.AxisError
 SORT_KINDS = ("quicksort", "mergesort", "heapsort", "stable")
@@ -28,7 +30,7 @@ def _before(x, y):
     return x < y or (y != y and x == x)
 
 
-_before_jit = jitted(_before)
+_before_jit = njit(**NUMPY_ERRORS)(_before)
 
 
 def _partition(a, low, high):
@@ -57,7 +59,7 @@ def _partition(a, low, high):
     return j, i
 
 
-_partition_jit = jitted(_partition)
+_partition_jit = njit(**NUMPY_ERRORS)(_partition)
 
 
 def _insertion_sort(a, low, high):
@@ -71,7 +73,7 @@ def _insertion_sort(a, low, high):
         a[j + 1] = item
 
 
-_insertion_sort_jit = jitted(_insertion_sort)
+_insertion_sort_jit = njit(**NUMPY_ERRORS)(_insertion_sort)
 
 
 def _sort_1d(a):
@@ -100,7 +102,7 @@ def _sort_1d(a):
     return a
 
 
-_sort_1d_jit = jitted(_sort_1d)
+_sort_1d_jit = njit(**NUMPY_ERRORS)(_sort_1d)
 
 
 def _select(a, k):
@@ -128,7 +130,7 @@ def _select(a, k):
     _insertion_sort_jit(a, low, high)
 
 
-_select_jit = jitted(_select)
+_select_jit = njit(**NUMPY_ERRORS)(_select)
 
 
 def _merge_runs(values, order, scratch, start, middle, end):
@@ -237,7 +239,7 @@ def _argsort_into(values, order, scratch):
         width *= 2
 
 
-_argsort_into_jit = jitted(_argsort_into)
+_argsort_into_jit = njit(**NUMPY_ERRORS)(_argsort_into)
 
 
 def _argsort_1d(a):
@@ -247,7 +249,7 @@ def _argsort_1d(a):
     return order
 
 
-_argsort_1d_jit = jitted(_argsort_1d)
+_argsort_1d_jit = njit(**NUMPY_ERRORS)(_argsort_1d)
 
 # ---------------------------------------------------------------------------- lanes of an axis
 
@@ -258,7 +260,7 @@ def _normalize_axis(axis, ndim):
     return axis + ndim if axis < 0 else axis
 
 
-_normalize_axis_jit = jitted(_normalize_axis)
+_normalize_axis_jit = njit(**NUMPY_ERRORS)(_normalize_axis)
 
 
 def _lanes(c, axis):
@@ -275,7 +277,7 @@ def _lanes(c, axis):
     return c.reshape((before, shape[axis], after))
 
 
-_lanes_jit = jitted(_lanes)
+_lanes_jit = njit(**NUMPY_ERRORS)(_lanes)
 
 
 def _sort_lanes(c, axis):
@@ -285,7 +287,7 @@ def _sort_lanes(c, axis):
             _sort_1d_jit(lanes[o, :, i])
 
 
-_sort_lanes_jit = jitted(_sort_lanes)
+_sort_lanes_jit = njit(**NUMPY_ERRORS)(_sort_lanes)
 
 # ---------------------------------------------------------------------------- sort
 
@@ -321,8 +323,10 @@ def _sort_in_place(a, axis, kind):
     a[...] = c
 
 
-@implement((types.Array, "sort"), "self, axis=-1, kind=None")
-def _select_sort(a, axis, kind):
+@overload_method(types.Array, "sort", jit_options=NUMPY_ERRORS)
+def _select_sort(a, axis=-1, kind=None):
+    axis = as_type(axis)
+    kind = as_type(kind)
     if not _sortable(a):
         return None
     if a.readonly:
@@ -347,8 +351,10 @@ def _sorted_flat(a, axis, kind):
     return _sort_1d_jit(a.flatten())
 
 
-@implement(np.sort, "a, axis=-1, kind=None")
-def _select_np_sort(a, axis, kind):
+@overload(np.sort, jit_options=NUMPY_ERRORS)
+def _select_np_sort(a, axis=-1, kind=None):
+    axis = as_type(axis)
+    kind = as_type(kind)
     if not _sortable(a):
         return None
     _check_kind(kind)
@@ -392,8 +398,19 @@ def _select_argsort(a, axis, kind):
     return _argsort_1d_along if a.ndim == 1 else _argsort_along
 
 
-implement(np.argsort, "a, axis=-1, kind=None")(_select_argsort)
-implement((types.Array, "argsort"), "self, axis=-1, kind=None")(_select_argsort)
+@overload(np.argsort, jit_options=NUMPY_ERRORS)
+def _np_argsort(a, axis=-1, kind=None):
+    axis = as_type(axis)
+    kind = as_type(kind)
+    return _select_argsort(a, axis, kind)
+
+
+@overload_method(types.Array, "argsort", jit_options=NUMPY_ERRORS)
+def _array_argsort(self, axis=-1, kind=None):
+    axis = as_type(axis)
+    kind = as_type(kind)
+    return _select_argsort(self, axis, kind)
+
 
 # ---------------------------------------------------------------------------- median
 
@@ -419,7 +436,7 @@ def _median_lane_impl(result_class):
         total += result_class(v[:half].max())
         return result_class(float(total) / 2.0)
 
-    return jitted(median_lane)
+    return njit(**NUMPY_ERRORS)(median_lane)
 
 
 @functools.cache
@@ -472,8 +489,9 @@ def median_axis(a, axis):
     return impl
 
 
-@implement(np.median, "a, axis=None")
-def _select_median(a, axis):
+@overload(np.median, jit_options=NUMPY_ERRORS)
+def _select_median(a, axis=None):
+    axis = as_type(axis)
     if not isinstance(a, types.Array):
         return None
     if isinstance(a.dtype, types.Complex):

@@ -14,7 +14,9 @@ import functools
 import numpy as np
 
 from ember import types
-from ember.library.numpy.support import implement, is_array, is_number, jitted
+from ember.decorators import njit
+from ember.extending import overload
+from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_array, is_number
 
 
 def _real_array(typ) -> bool:
@@ -30,12 +32,11 @@ def _register(key, float_impl, plain_reduction):
     reduction serves them."""
     plain_impl = _plain_impl(plain_reduction)
 
+    @overload(key, jit_options=NUMPY_ERRORS)
     def select(a):
         if _float_array(a):
             return float_impl
         return plain_impl if _real_array(a) else None
-
-    implement(key, "a")(select)
 
 
 def _plain_impl(reduction):
@@ -73,7 +74,7 @@ def _count_and_sum(a):
     return count, total
 
 
-_count_and_sum_jit = jitted(_count_and_sum)
+_count_and_sum_jit = njit(**NUMPY_ERRORS)(_count_and_sum)
 
 
 def _nanmean(a):
@@ -93,7 +94,7 @@ def _nanvar(a):
     return squares / count
 
 
-_nanvar_jit = jitted(_nanvar)
+_nanvar_jit = njit(**NUMPY_ERRORS)(_nanvar)
 
 
 def _nanstd(a):
@@ -122,7 +123,7 @@ def _nan_extreme_index(a, largest):
     return found
 
 
-_nan_extreme_index_jit = jitted(_nan_extreme_index)
+_nan_extreme_index_jit = njit(**NUMPY_ERRORS)(_nan_extreme_index)
 
 
 def _nan_extreme(a, largest):
@@ -132,7 +133,7 @@ def _nan_extreme(a, largest):
     return a.ravel()[index] if index >= 0 else np.nan
 
 
-_nan_extreme_jit = jitted(_nan_extreme)
+_nan_extreme_jit = njit(**NUMPY_ERRORS)(_nan_extreme)
 
 
 def _nanmax(a):
@@ -181,7 +182,7 @@ def _lerp_sorted(ordered, q):
     return low + difference * gamma
 
 
-_lerp_sorted_jit = jitted(_lerp_sorted)
+_lerp_sorted_jit = njit(**NUMPY_ERRORS)(_lerp_sorted)
 
 
 def _sorted_values(a, drop_nan):
@@ -192,7 +193,7 @@ def _sorted_values(a, drop_nan):
     return np.sort(flat)
 
 
-_sorted_values_jit = jitted(_sorted_values)
+_sorted_values_jit = njit(**NUMPY_ERRORS)(_sorted_values)
 
 
 def _quantile_of(a, q, drop_nan):
@@ -203,7 +204,7 @@ def _quantile_of(a, q, drop_nan):
     return _lerp_sorted_jit(ordered, q)
 
 
-_quantile_of_jit = jitted(_quantile_of)
+_quantile_of_jit = njit(**NUMPY_ERRORS)(_quantile_of)
 
 
 def _check_fraction(q, scale):
@@ -213,7 +214,7 @@ def _check_fraction(q, scale):
         raise ValueError("Quantiles must be in the range [0, 1]")
 
 
-_check_fraction_jit = jitted(_check_fraction)
+_check_fraction_jit = njit(**NUMPY_ERRORS)(_check_fraction)
 
 
 def _make_quantile(scale: float, drop_nan: bool):
@@ -250,10 +251,24 @@ def _make_quantile(scale: float, drop_nan: bool):
     return select
 
 
-implement(np.percentile, "a, q")(_make_quantile(100.0, drop_nan=False))
-implement(np.quantile, "a, q")(_make_quantile(1.0, drop_nan=False))
-implement(np.nanpercentile, "a, q")(_make_quantile(100.0, drop_nan=True))
-implement(np.nanquantile, "a, q")(_make_quantile(1.0, drop_nan=True))
+@overload(np.percentile, jit_options=NUMPY_ERRORS)
+def _np_percentile(a, q):
+    return _make_quantile(100.0, drop_nan=False)(a, q)
+
+
+@overload(np.quantile, jit_options=NUMPY_ERRORS)
+def _np_quantile(a, q):
+    return _make_quantile(1.0, drop_nan=False)(a, q)
+
+
+@overload(np.nanpercentile, jit_options=NUMPY_ERRORS)
+def _np_nanpercentile(a, q):
+    return _make_quantile(100.0, drop_nan=True)(a, q)
+
+
+@overload(np.nanquantile, jit_options=NUMPY_ERRORS)
+def _np_nanquantile(a, q):
+    return _make_quantile(1.0, drop_nan=True)(a, q)
 
 
 def _nanmedian(a):
@@ -282,7 +297,7 @@ def _ptp_integers(dtype_name: str):
     return ptp
 
 
-@implement(np.ptp, "a")
+@overload(np.ptp, jit_options=NUMPY_ERRORS)
 def _select_ptp(a):
     if not _real_array(a):
         return None
@@ -302,8 +317,10 @@ def _average_weighted(a, axis, weights):
     return (a * weights).sum() / scale
 
 
-@implement(np.average, "a, axis=None, weights=None")
-def _select_average(a, axis, weights):
+@overload(np.average, jit_options=NUMPY_ERRORS)
+def _select_average(a, axis=None, weights=None):
+    axis = as_type(axis)
+    weights = as_type(weights)
     if not (_real_array(a) and isinstance(axis, types.NoneType)):
         return None
     if weights is None or isinstance(weights, types.NoneType):
@@ -331,7 +348,7 @@ def _covariance(rows):
     return out
 
 
-_covariance_jit = jitted(_covariance)
+_covariance_jit = njit(**NUMPY_ERRORS)(_covariance)
 
 
 def _cov_matrix(m, y):
@@ -348,8 +365,8 @@ def _cov_pair(m, y):
     return _covariance_jit(rows)
 
 
-_cov_matrix_jit = jitted(_cov_matrix)
-_cov_pair_jit = jitted(_cov_pair)
+_cov_matrix_jit = njit(**NUMPY_ERRORS)(_cov_matrix)
+_cov_pair_jit = njit(**NUMPY_ERRORS)(_cov_pair)
 
 
 def _correlation(c):
@@ -364,7 +381,7 @@ def _correlation(c):
     return out
 
 
-_correlation_jit = jitted(_correlation)
+_correlation_jit = njit(**NUMPY_ERRORS)(_correlation)
 
 
 def _corrcoef_matrix(x, y):
@@ -386,5 +403,13 @@ def _select_covariance(matrix_impl, pair_impl):
     return select
 
 
-implement(np.cov, "m, y=None")(_select_covariance(_cov_matrix, _cov_pair))
-implement(np.corrcoef, "x, y=None")(_select_covariance(_corrcoef_matrix, _corrcoef_pair))
+@overload(np.cov, jit_options=NUMPY_ERRORS)
+def _np_cov(m, y=None):
+    y = as_type(y)
+    return _select_covariance(_cov_matrix, _cov_pair)(m, y)
+
+
+@overload(np.corrcoef, jit_options=NUMPY_ERRORS)
+def _np_corrcoef(x, y=None):
+    y = as_type(y)
+    return _select_covariance(_corrcoef_matrix, _corrcoef_pair)(x, y)

@@ -135,6 +135,18 @@ def is_none(typ: types.Type) -> bool:
     return isinstance(typ, types.NoneType)
 
 
+# NumPy's floating-point behaviour (no Python exceptions for division by zero or domain errors)
+NUMPY_ERRORS = {"error_model": "numpy"}
+
+
+def as_type(value: Any) -> types.Type:
+    """The type of an argument an overload function received: an omitted argument arrives as its
+    Python default (as in Numba), typed here as a caller passing it would have it."""
+    from ember.typing.context import TypingContext
+
+    return value if isinstance(value, types.Type) else TypingContext().resolve_value_type(value)
+
+
 # ---------------------------------------------------------------------------- typers
 
 

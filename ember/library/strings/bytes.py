@@ -11,8 +11,8 @@ import operator
 
 from ember import types
 from ember.errors import UnsupportedError
-from ember.extending import box, intrinsic, overload, register_jitable
-from ember.library.numpy.support import implement
+from ember.extending import box, intrinsic, overload, overload_method, register_jitable
+from ember.library.numpy.support import NUMPY_ERRORS, as_type
 from ember.library.strings.core import _get, _length, _new, _same_bytes, _set, is_string, string
 from ember.lowering import arrays as refs
 from ember.lowering import strings as primitives
@@ -155,8 +155,10 @@ def _constant(typ: types.Type, what: str, known) -> str:
     return value
 
 
-@implement((types.UnicodeType, "encode"), "s, encoding='utf-8', errors='strict'")
-def _select_encode(s, encoding, errors):
+@overload_method(types.UnicodeType, "encode", jit_options=NUMPY_ERRORS)
+def _select_encode(s, encoding="utf-8", errors="strict"):
+    encoding = as_type(encoding)
+    errors = as_type(errors)
     if not is_string(s):
         return None
     codec = _constant(encoding, "encoding", _CODECS)

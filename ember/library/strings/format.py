@@ -21,11 +21,12 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.errors import LoweringError, UnsupportedError
 from ember.extending import intrinsic, lower_builtin, lower_cast, register_jitable
-from ember.library.numpy.support import py_impl
+from ember.library.numpy.support import NUMPY_ERRORS
 from ember.library.strings.core import _copy, _get, _kind, _length, _new, _set, is_string, substring
 from ember.library.strings.core import string as string_type
 from ember.lowering import arrays as refs
 from ember.lowering import strings as primitives
+from ember.typing.overload import Implementation
 from ember.typing.signature import Signature, signature
 from ember.typing.templates import registry
 
@@ -417,12 +418,18 @@ def _constant_value(context, builder, value) -> llvm.Value:
     return primitives.constant(builder, value)
 
 
+@functools.cache
+def _compiled(func) -> Implementation:
+    """A generated implementation, compiled per argument types as an `@overload`'s is."""
+    return Implementation(func, NUMPY_ERRORS)
+
+
 def _plan_call(value: types.Type, spec: types.Type) -> tuple:
-    """(PyImpl, its argument types, constants) of a typed format() call."""
+    """(Implementation, its argument types, constants) of a typed format() call."""
     text = "" if spec is None else spec.literal_value
     func, constants = format_plan(_kind_of(value), text)
     arg_types = (types.unliteral(value), *map(_constant_type, constants))
-    return py_impl(func), arg_types, constants
+    return _compiled(func), arg_types, constants
 
 
 @registry.typer(format)
@@ -435,7 +442,7 @@ def _type_format(args, kws):
             "format(value, spec) needs a constant spec in compiled code (such as '.2f')"
         )
     impl, arg_types, _ = _plan_call(args[0], spec)
-    return signature(impl.return_type(arg_types), *args)
+    return signature(impl.type_call(arg_types).return_type, *args)
 
 
 @lower_builtin(format, types.Any)
@@ -444,7 +451,7 @@ def _lower_format(context, builder, sig, args):
     impl, arg_types, constants = _plan_call(sig.args[0], sig.args[1] if len(args) == 2 else None)
     value = context.cast(builder, args[0], sig.args[0], arg_types[0])
     values = [value, *(_constant_value(context, builder, c) for c in constants)]
-    return impl(context, builder, signature(sig.return_type, *arg_types), values)
+    return impl.call(context, builder, signature(sig.return_type, *arg_types), values)
 
 
 # ---------------------------------------------------------------------------- str.format
@@ -531,14 +538,14 @@ def _type_format_method(args, kws):
     if not args or not is_string(args[0]):
         return None
     receiver, positional, keywords = _format_call(args, kws)
-    impl = py_impl(_format_method_impl(receiver.literal_value, positional, keywords))
+    impl = _compiled(_format_method_impl(receiver.literal_value, positional, keywords))
     values = (*positional, *(t for _, t in keywords))
     receiver_param = inspect.Parameter("_receiver", inspect.Parameter.POSITIONAL_ONLY)
     parameters = inspect.signature(impl.py_func).parameters.values()
     pysig = inspect.Signature([receiver_param, *parameters])
     # The receiver's type carries the call's shape (positional count, keyword names) to lowering.
     shape = types.StringLiteral(_encode_shape(receiver.literal_value, len(positional), keywords))
-    return Signature(impl.return_type(values), (shape, *values), pysig=pysig)
+    return Signature(impl.type_call(values).return_type, (shape, *values), pysig=pysig)
 
 
 _SHAPE_MARK = "\0ember.format\0"
@@ -564,5 +571,5 @@ def _lower_format_method(context, builder, sig, args):
     fmt, count, names = _decode_shape(sig.args[0].literal_value)
     positional = sig.args[1 : 1 + count]
     keywords = tuple(zip(names, sig.args[1 + count :]))
-    impl = py_impl(_format_method_impl(fmt, positional, keywords))
-    return impl(context, builder, Signature(sig.return_type, sig.args[1:]), args[1:])
+    impl = _compiled(_format_method_impl(fmt, positional, keywords))
+    return impl.call(context, builder, Signature(sig.return_type, sig.args[1:]), args[1:])

@@ -18,6 +18,8 @@ import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.decorators import njit
+from ember.extending import overload
 from ember.library.numpy.linalg.products import (
     LinAlgError,
     _by_address,
@@ -27,7 +29,7 @@ from ember.library.numpy.linalg.products import (
     _linalg_dtype,
     lapack_getrf,
 )
-from ember.library.numpy.support import implement, jitted
+from ember.library.numpy.support import NUMPY_ERRORS, as_type, make_pysig
 from ember.lowering import arrays as arr
 from ember.lowering.registry import VarArgs, lower_builtin
 from ember.typing.signature import Signature
@@ -83,7 +85,7 @@ def _real_matrix_dtype(a) -> str | None:
     return dtype if dtype in ("float32", "float64") else None
 
 
-_column_major_jit = jitted(_column_major)
+_column_major_jit = njit(**NUMPY_ERRORS)(_column_major)
 
 
 def _generated(name: str, source: str, dtype_name: str) -> object:
@@ -117,7 +119,8 @@ def _per_real_dtype(key, params: str, impl_for) -> None:
         dtype = _real_matrix_dtype(a)
         return None if dtype is None else impl_for(dtype)
 
-    implement(key, params)(select)
+    select.__signature__ = make_pysig(params)  # NumPy's parameters
+    overload(key, jit_options=NUMPY_ERRORS)(select)
 
 
 # ---------------------------------------------------------------------------- cholesky, eigh
@@ -206,7 +209,8 @@ def _eig_impl(dtype_name: str, want_vectors: bool):
     """A real matrix with real eigenvalues (as Numba: complex ones are a ValueError, since the
     result type cannot depend on the values)."""
     source = _EIG.replace("JOB", '"V"' if want_vectors else '"N"')
-    parts = jitted(_generated("eig_parts", source.replace("WANT", str(want_vectors)), dtype_name))
+    source = source.replace("WANT", str(want_vectors))
+    parts = njit(**NUMPY_ERRORS)(_generated("eig_parts", source, dtype_name))
     if want_vectors:
 
         def eig(a):
@@ -253,7 +257,8 @@ def svd_parts(a):
 def _svd_parts_impl(dtype_name: str, want_vectors: bool):
     """(u, s, vt) with full u and vt (Fortran order), or only s (u and vt are 1 x 1)."""
     source = _SVD.replace("JOB", '"A"' if want_vectors else '"N"')
-    return jitted(_generated("svd_parts", source.replace("WANT", str(want_vectors)), dtype_name))
+    source = source.replace("WANT", str(want_vectors))
+    return njit(**NUMPY_ERRORS)(_generated("svd_parts", source, dtype_name))
 
 
 @functools.cache
@@ -407,8 +412,9 @@ def lstsq(a, b, rcond):
     return _generated("lstsq", source, dtype_name)
 
 
-@implement(np.linalg.lstsq, "a, b, rcond=None")
-def _select_lstsq(a, b, rcond):
+@overload(np.linalg.lstsq, jit_options=NUMPY_ERRORS)
+def _select_lstsq(a, b, rcond=None):
+    rcond = as_type(rcond)
     if not (isinstance(b, types.Array) and b.ndim in (1, 2)):
         return None
     dtype = _real_matrix_dtype(a)
@@ -469,7 +475,7 @@ def _power_by_squaring(a, n):
     return result
 
 
-_power_by_squaring_jit = jitted(_power_by_squaring)
+_power_by_squaring_jit = njit(**NUMPY_ERRORS)(_power_by_squaring)
 
 
 def _matrix_power_float(a, n):
@@ -490,7 +496,7 @@ def _matrix_power_int(a, n):
     return _power_by_squaring_jit(a.copy(), n)
 
 
-@implement(np.linalg.matrix_power, "a, n")
+@overload(np.linalg.matrix_power, jit_options=NUMPY_ERRORS)
 def _select_matrix_power(a, n):
     if not (isinstance(a, types.Array) and a.ndim == 2):
         return None

@@ -18,8 +18,10 @@ import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.decorators import njit
 from ember.errors import TypingError
-from ember.library.numpy.support import implement, jitted, numpy_dtype
+from ember.extending import overload, overload_method
+from ember.library.numpy.support import NUMPY_ERRORS, as_type, numpy_dtype
 from ember.lowering import arrays as arr
 from ember.lowering.registry import lower_builtin
 from ember.typing.signature import signature
@@ -208,7 +210,7 @@ def _matmul_loops(dtype_name: str):
 
     if np_type is wide:
         return sums
-    wide_sums = jitted(sums)
+    wide_sums = njit(**NUMPY_ERRORS)(sums)
 
     def narrowed(a, b):
         return wide_sums(a, b).astype(np_type)
@@ -232,7 +234,7 @@ def _dot_vectors(dtype_name: str, use_blas: bool):
 
     if not use_blas:
         return loop
-    fallback = jitted(loop)
+    fallback = njit(**NUMPY_ERRORS)(loop)
 
     def with_blas(a, b):
         n = a.shape[0]
@@ -252,9 +254,9 @@ def _product_impl(a_ndim: int, b_ndim: int, use_blas: bool, dtype_name: str, cas
     dtype first when the operands differ."""
     np_type = np.dtype(dtype_name).type
     if a_ndim == 1 and b_ndim == 1:
-        core = jitted(_dot_vectors(dtype_name, use_blas))
+        core = njit(**NUMPY_ERRORS)(_dot_vectors(dtype_name, use_blas))
     else:
-        core = jitted(_matmul_blas if use_blas else _matmul_loops(dtype_name))
+        core = njit(**NUMPY_ERRORS)(_matmul_blas if use_blas else _matmul_loops(dtype_name))
 
     if a_ndim == 1 and b_ndim == 1:
         if cast_a and cast_b:
@@ -313,10 +315,24 @@ def _select_product(a, b):
                          b.dtype is not dtype)  # fmt: skip
 
 
-implement(np.dot, "a, b")(_select_product)
-implement(np.matmul, "a, b")(_select_product)
-implement((types.Array, "dot"), "self, b")(_select_product)
-implement(operator.matmul, "a, b")(_select_product)
+@overload(np.dot, jit_options=NUMPY_ERRORS)
+def _np_dot(a, b):
+    return _select_product(a, b)
+
+
+@overload(np.matmul, jit_options=NUMPY_ERRORS)
+def _np_matmul(a, b):
+    return _select_product(a, b)
+
+
+@overload_method(types.Array, "dot", jit_options=NUMPY_ERRORS)
+def _array_dot(self, b):
+    return _select_product(self, b)
+
+
+@overload(operator.matmul, jit_options=NUMPY_ERRORS)
+def _operator_matmul(a, b):
+    return _select_product(a, b)
 
 
 # ---------------------------------------------------------------------------- norm
@@ -362,8 +378,9 @@ def _norm_matrix(x, ord):
     raise ValueError("ember's norm of a matrix supports ord None, 1, -1, inf and -inf")
 
 
-@implement(np.linalg.norm, "x, ord=None")
-def _select_norm(x, ord):
+@overload(np.linalg.norm, jit_options=NUMPY_ERRORS)
+def _select_norm(x, ord=None):
+    ord = as_type(ord)
     if not isinstance(x, types.Array) or isinstance(x.dtype, types.Boolean):
         return None
     if isinstance(ord, types.NoneType):
@@ -453,13 +470,13 @@ def _check_square(a):
     return n
 
 
-_check_square_jit = jitted(_check_square)
+_check_square_jit = njit(**NUMPY_ERRORS)(_check_square)
 
 
 @functools.cache
 def _solve_impl(dtype_name: str, vector: bool):
     np_type = np.dtype(dtype_name).type
-    column_major = jitted(_column_major)
+    column_major = njit(**NUMPY_ERRORS)(_column_major)
     check = _check_square_jit
 
     if vector:
@@ -500,7 +517,7 @@ def _linalg_dtype(*arrays) -> str | None:
         None)  # fmt: skip
 
 
-@implement(np.linalg.solve, "a, b")
+@overload(np.linalg.solve, jit_options=NUMPY_ERRORS)
 def _select_solve(a, b):
     if not (isinstance(a, types.Array) and isinstance(b, types.Array)):
         return None
@@ -512,7 +529,7 @@ def _select_solve(a, b):
 
 @functools.cache
 def _inv_impl(dtype_name: str):
-    solve = jitted(_solve_impl(dtype_name, False))
+    solve = njit(**NUMPY_ERRORS)(_solve_impl(dtype_name, False))
     np_type = np.dtype(dtype_name).type
 
     def impl(a):
@@ -521,7 +538,7 @@ def _inv_impl(dtype_name: str):
     return impl
 
 
-@implement(np.linalg.inv, "a")
+@overload(np.linalg.inv, jit_options=NUMPY_ERRORS)
 def _select_inv(a):
     if not (isinstance(a, types.Array) and a.ndim == 2):
         return None
@@ -532,7 +549,7 @@ def _select_inv(a):
 @functools.cache
 def _det_impl(dtype_name: str):
     np_type = np.dtype(dtype_name).type
-    column_major = jitted(_column_major)
+    column_major = njit(**NUMPY_ERRORS)(_column_major)
 
     check = _check_square_jit
 
@@ -553,7 +570,7 @@ def _det_impl(dtype_name: str):
     return impl
 
 
-@implement(np.linalg.det, "a")
+@overload(np.linalg.det, jit_options=NUMPY_ERRORS)
 def _select_det(a):
     if not (isinstance(a, types.Array) and a.ndim == 2):
         return None

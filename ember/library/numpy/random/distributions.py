@@ -14,8 +14,10 @@ import functools
 import numpy as np
 
 from ember import types
+from ember.decorators import njit
+from ember.extending import overload
 from ember.library.numpy.random.legacy import _bounded, _is_size, _next_double, _next_gauss
-from ember.library.numpy.support import implement, jitted
+from ember.library.numpy.support import NUMPY_ERRORS, as_type, make_pysig
 
 # ---------------------------------------------------------------------------- scalar draws
 
@@ -24,7 +26,7 @@ def _standard_exponential_impl():
     return -np.log(1.0 - _next_double())
 
 
-_standard_exponential = jitted(_standard_exponential_impl)
+_standard_exponential = njit(**NUMPY_ERRORS)(_standard_exponential_impl)
 
 
 def _standard_gamma_impl(shape):
@@ -61,7 +63,7 @@ def _standard_gamma_impl(shape):
             return b * v
 
 
-_standard_gamma = jitted(_standard_gamma_impl)
+_standard_gamma = njit(**NUMPY_ERRORS)(_standard_gamma_impl)
 
 
 def _beta_impl(a, b):
@@ -85,7 +87,7 @@ def _beta_impl(a, b):
     return ga / (ga + gb)
 
 
-_beta = jitted(_beta_impl)
+_beta = njit(**NUMPY_ERRORS)(_beta_impl)
 
 _LOGGAM_SERIES = (
     8.333333333333333e-02,
@@ -120,7 +122,7 @@ def _loggam_impl(x):
     return result
 
 
-_loggam = jitted(_loggam_impl)
+_loggam = njit(**NUMPY_ERRORS)(_loggam_impl)
 
 
 def _poisson_impl(lam):
@@ -156,7 +158,7 @@ def _poisson_impl(lam):
             return count
 
 
-_poisson = jitted(_poisson_impl)
+_poisson = njit(**NUMPY_ERRORS)(_poisson_impl)
 
 
 def _laplace_impl(loc, scale):
@@ -168,7 +170,7 @@ def _laplace_impl(loc, scale):
     return loc + scale * np.log(u + u)
 
 
-_laplace = jitted(_laplace_impl)
+_laplace = njit(**NUMPY_ERRORS)(_laplace_impl)
 
 
 # ---------------------------------------------------------------------------- the API
@@ -229,14 +231,15 @@ def _register_distribution(name: str) -> None:
     signature = f"{params}, size=None" if params else "size=None"
 
     def select(*arg_types):
-        *numbers, size = arg_types
+        *numbers, size = map(as_type, arg_types)
         if not all(isinstance(types.unliteral(t), (types.Integer, types.Float)) for t in numbers):
             return None
         if isinstance(size, types.NoneType):
             return _distribution_impl(name, False)
         return _distribution_impl(name, True) if _is_size(size) else None
 
-    implement(getattr(np.random, name), signature)(select)
+    select.__signature__ = make_pysig(signature)  # NumPy's parameters, from the table
+    overload(getattr(np.random, name), jit_options=NUMPY_ERRORS)(select)
 
 
 for _name in _DISTRIBUTIONS:
@@ -261,15 +264,15 @@ def _shuffle_rows(x):
         x[j] = row
 
 
-@implement(np.random.shuffle, "x")
+@overload(np.random.shuffle, jit_options=NUMPY_ERRORS)
 def _select_shuffle(x):
     if not (isinstance(x, types.Array) and x.ndim >= 1):
         return None
     return _shuffle_vector if x.ndim == 1 else _shuffle_rows
 
 
-_shuffle = jitted(_shuffle_vector)
-_shuffle_rows_jit = jitted(_shuffle_rows)
+_shuffle = njit(**NUMPY_ERRORS)(_shuffle_vector)
+_shuffle_rows_jit = njit(**NUMPY_ERRORS)(_shuffle_rows)
 
 
 def _permutation_of_count(x):
@@ -290,7 +293,7 @@ def _permutation_of_rows(x):
     return out
 
 
-@implement(np.random.permutation, "x")
+@overload(np.random.permutation, jit_options=NUMPY_ERRORS)
 def _select_permutation(x):
     if isinstance(types.unliteral(x), types.Integer):
         return _permutation_of_count
@@ -299,7 +302,7 @@ def _select_permutation(x):
     return _permutation_of_vector if x.ndim == 1 else _permutation_of_rows
 
 
-_permutation_of_count_jit = jitted(_permutation_of_count)
+_permutation_of_count_jit = njit(**NUMPY_ERRORS)(_permutation_of_count)
 
 
 @functools.cache
@@ -333,7 +336,7 @@ def _choice_helpers(from_array: bool):
         def take_all(a, indices):
             return indices
 
-    return tuple(jitted(f) for f in (population, pick, take_all))
+    return tuple(njit(**NUMPY_ERRORS)(f) for f in (population, pick, take_all))
 
 
 @functools.cache
@@ -362,8 +365,10 @@ def _choice_impl(from_array: bool, sized: bool):
     return choice_many
 
 
-@implement(np.random.choice, "a, size=None, replace=True")
-def _select_choice(a, size, replace):
+@overload(np.random.choice, jit_options=NUMPY_ERRORS)
+def _select_choice(a, size=None, replace=True):
+    size = as_type(size)
+    replace = as_type(replace)
     from_array = isinstance(a, types.Array)
     if not (from_array or isinstance(types.unliteral(a), types.Integer)):
         return None

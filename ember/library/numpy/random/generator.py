@@ -17,9 +17,10 @@ import numpy.random._generator as _numpy_generator
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.decorators import njit
 from ember.errors import TypingError
-from ember.extending import intrinsic, overload
-from ember.library.numpy.support import implement, is_none, jitted
+from ember.extending import intrinsic, overload, overload_method
+from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_none, make_pysig
 from ember.lowering import arrays as refs
 from ember.lowering import cgutils
 from ember.lowering.models import MeminfoStructModel, register_model
@@ -196,15 +197,16 @@ def _method(name: str, params: str, scalar, array) -> None:
     """Register `rng.name(params..., size=None)`: `scalar` without a size, else `array`."""
 
     def select(rng, *rest):
-        *numbers, size = rest
+        *numbers, size = map(as_type, rest)
         if not _numbers(numbers):
             return None
         if is_none(size):
             return scalar
         return array if _is_size(size) else None
 
-    full = f"self, {params}, size=None" if params else "self, size=None"
-    implement((types.NumPyRandomGeneratorType, name), full)(select)
+    # the overload function's parameters are NumPy's, from the table
+    select.__signature__ = make_pysig(f"self, {params}, size=None" if params else "self, size=None")
+    overload_method(types.NumPyRandomGeneratorType, name, jit_options=NUMPY_ERRORS)(select)
 
 
 def _distribution(name: str, c_name: str, params: str, integer_result: bool = False) -> None:
@@ -282,8 +284,8 @@ def _integers_into_impl(rng, low, high, out):
     _bounded_fill(rng, np.uint64(first), np.uint64(stop - 1 - first), out)
 
 
-_integer_bounds = jitted(_integer_bounds_impl)
-_integers_into = jitted(_integers_into_impl)
+_integer_bounds = njit(**NUMPY_ERRORS)(_integer_bounds_impl)
+_integers_into = njit(**NUMPY_ERRORS)(_integers_into_impl)
 
 
 def _integers_scalar(rng, low, high, size):
@@ -306,9 +308,11 @@ def _select_integers(rng, low, high, size):
     return _integers_array if _is_size(size) else None
 
 
-implement((types.NumPyRandomGeneratorType, "integers"), "self, low, high=None, size=None")(
-    _select_integers
-)
+@overload_method(types.NumPyRandomGeneratorType, "integers", jit_options=NUMPY_ERRORS)
+def _generator_integers(self, low, high=None, size=None):
+    high = as_type(high)
+    size = as_type(size)
+    return _select_integers(self, low, high, size)
 
 
 # ---------------------------------------------------------------------------- permutations
@@ -368,7 +372,10 @@ def _shuffle_in_place(rng, x, axis):
     _shuffle(rng, x)
 
 
-implement((types.NumPyRandomGeneratorType, "shuffle"), "self, x, axis=0")(_select_shuffle)
+@overload_method(types.NumPyRandomGeneratorType, "shuffle", jit_options=NUMPY_ERRORS)
+def _generator_shuffle(self, x, axis=0):
+    axis = as_type(axis)
+    return _select_shuffle(self, x, axis)
 
 
 def _permutation_of_length(rng, x, axis):
@@ -395,7 +402,10 @@ def _select_permutation(rng, x, axis):
     return None
 
 
-implement((types.NumPyRandomGeneratorType, "permutation"), "self, x, axis=0")(_select_permutation)
+@overload_method(types.NumPyRandomGeneratorType, "permutation", jit_options=NUMPY_ERRORS)
+def _generator_permutation(self, x, axis=0):
+    axis = as_type(axis)
+    return _select_permutation(self, x, axis)
 
 
 def _choice_index(rng, a, size, replace):
@@ -418,10 +428,10 @@ def _choice_items(rng, a, size, replace):
     return a[_pick_indices(rng, a.shape[0], size, replace).reshape(-1)].reshape(size)
 
 
-_draw_index = jitted(_integers_scalar)
-_draw_indices = jitted(_integers_array)
-_pick_index = jitted(_choice_index)
-_pick_indices = jitted(_choice_indices)
+_draw_index = njit(**NUMPY_ERRORS)(_integers_scalar)
+_draw_indices = njit(**NUMPY_ERRORS)(_integers_array)
+_pick_index = njit(**NUMPY_ERRORS)(_choice_index)
+_pick_indices = njit(**NUMPY_ERRORS)(_choice_indices)
 
 
 def _select_choice(rng, a, size, replace):
@@ -436,6 +446,8 @@ def _select_choice(rng, a, size, replace):
     return None
 
 
-implement((types.NumPyRandomGeneratorType, "choice"), "self, a, size=None, replace=True")(
-    _select_choice
-)
+@overload_method(types.NumPyRandomGeneratorType, "choice", jit_options=NUMPY_ERRORS)
+def _generator_choice(self, a, size=None, replace=True):
+    size = as_type(size)
+    replace = as_type(replace)
+    return _select_choice(self, a, size, replace)

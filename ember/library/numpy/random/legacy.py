@@ -19,7 +19,9 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.codegen.symbols import external_global
-from ember.library.numpy.support import implement, jitted
+from ember.decorators import njit
+from ember.extending import overload
+from ember.library.numpy.support import NUMPY_ERRORS, as_type
 from ember.lowering import arrays as arr
 from ember.lowering.registry import lower_builtin
 from ember.typing.signature import signature
@@ -112,7 +114,7 @@ def _twist_impl(key):
         key[i] = value
 
 
-_twist = jitted(_twist_impl)
+_twist = njit(**NUMPY_ERRORS)(_twist_impl)
 
 
 def _next_uint32_impl():
@@ -131,7 +133,7 @@ def _next_uint32_impl():
     return y
 
 
-_next_uint32 = jitted(_next_uint32_impl)
+_next_uint32 = njit(**NUMPY_ERRORS)(_next_uint32_impl)
 
 
 def _next_double_impl():
@@ -140,7 +142,7 @@ def _next_double_impl():
     return (a * 67108864.0 + b) / 9007199254740992.0
 
 
-_next_double = jitted(_next_double_impl)
+_next_double = njit(**NUMPY_ERRORS)(_next_double_impl)
 
 
 def _next_gauss_impl():
@@ -164,7 +166,7 @@ def _next_gauss_impl():
     return f * x2
 
 
-_next_gauss = jitted(_next_gauss_impl)
+_next_gauss = njit(**NUMPY_ERRORS)(_next_gauss_impl)
 
 
 def _bounded_impl(low, high):
@@ -192,7 +194,7 @@ def _bounded_impl(low, high):
     return low + np.int64(value)
 
 
-_bounded = jitted(_bounded_impl)
+_bounded = njit(**NUMPY_ERRORS)(_bounded_impl)
 
 
 # ---------------------------------------------------------------------------- the API
@@ -212,7 +214,7 @@ def _seed(seed):
     mt_gauss()[0] = 0.0
 
 
-@implement(np.random.seed, "seed")
+@overload(np.random.seed, jit_options=NUMPY_ERRORS)
 def _select_seed(seed):
     return _seed if isinstance(types.unliteral(seed), types.Integer) else None
 
@@ -282,13 +284,25 @@ def _select_distribution(kind: str):
     return select
 
 
-implement(np.random.uniform, "low=0.0, high=1.0, size=None")(_select_distribution("uniform"))
-implement(np.random.normal, "loc=0.0, scale=1.0, size=None")(_select_distribution("normal"))
+@overload(np.random.uniform, jit_options=NUMPY_ERRORS)
+def _np_random_uniform(low=0.0, high=1.0, size=None):
+    low = as_type(low)
+    high = as_type(high)
+    size = as_type(size)
+    return _select_distribution("uniform")(low, high, size)
+
+
+@overload(np.random.normal, jit_options=NUMPY_ERRORS)
+def _np_random_normal(loc=0.0, scale=1.0, size=None):
+    loc = as_type(loc)
+    scale = as_type(scale)
+    size = as_type(size)
+    return _select_distribution("normal")(loc, scale, size)
 
 
 @functools.cache
 def _standard(kind: str, sized: bool):
-    sampler = jitted(_sampler(kind, sized))
+    sampler = njit(**NUMPY_ERRORS)(_sampler(kind, sized))
 
     def impl(size):
         return sampler(0.0, 1.0, size)
@@ -306,14 +320,23 @@ def _select_standard(kind: str):
 
 
 for _function in (np.random.random, np.random.random_sample):
-    implement(_function, "size=None")(_select_standard("uniform"))
-implement(np.random.standard_normal, "size=None")(_select_standard("normal"))
+
+    @overload(_function, jit_options=NUMPY_ERRORS)
+    def _uniform_sample(size=None):
+        size = as_type(size)
+        return _select_standard("uniform")(size)
+
+
+@overload(np.random.standard_normal, jit_options=NUMPY_ERRORS)
+def _np_random_standard_normal(size=None):
+    size = as_type(size)
+    return _select_standard("normal")(size)
 
 
 @functools.cache
 def _dims_impl(kind: str, count: int):
     """rand(d0, d1, ...) and randn(d0, d1, ...): a scalar without dimensions."""
-    sampler = jitted(_sampler(kind, count > 0))
+    sampler = njit(**NUMPY_ERRORS)(_sampler(kind, count > 0))
     names = ", ".join(f"d{i}" for i in range(count))
     shape = f"({names},)" if count else "None"
     source = f"def impl({names}):\n    return sampler(0.0, 1.0, {shape})\n"
@@ -369,8 +392,10 @@ def _randint_upper_array(low, high, size):
     return out
 
 
-@implement(np.random.randint, "low, high=None, size=None")
-def _select_randint(low, high, size):
+@overload(np.random.randint, jit_options=NUMPY_ERRORS)
+def _select_randint(low, high=None, size=None):
+    high = as_type(high)
+    size = as_type(size)
     if not isinstance(types.unliteral(low), types.Integer):
         return None
     no_high = isinstance(high, types.NoneType)
