@@ -165,7 +165,7 @@ def _merge_runs(values, order, scratch, start, middle, end):
         order[m] = scratch[m]
 
 
-_merge_runs_jit = jitted(_merge_runs)
+_merge_runs_jit = njit(**NUMPY_ERRORS)(_merge_runs)
 
 
 def _sort_run(values, order, start, end):
@@ -193,7 +193,7 @@ def _sort_run(values, order, start, end):
         order[p] = item
 
 
-_sort_run_jit = jitted(_sort_run)
+_sort_run_jit = njit(**NUMPY_ERRORS)(_sort_run)
 
 
 def _rotate_runs(order, scratch, start, middle, end):
@@ -206,7 +206,7 @@ def _rotate_runs(order, scratch, start, middle, end):
         order[end - middle + m] = scratch[m]
 
 
-_rotate_runs_jit = jitted(_rotate_runs)
+_rotate_runs_jit = njit(**NUMPY_ERRORS)(_rotate_runs)
 
 _ARGSORT_RUN = 16  # runs this long are sorted before merging
 
