@@ -28,6 +28,7 @@ from ember.frontend.interpreter import build_ir
 from ember.ir import nodes as ir
 from ember.ir.liveness import insert_dels
 from ember.library.numpy_support import numpy_dtype
+from ember.parallel import random_streams as rs
 from ember.parallel import templates as tpl
 from ember.parallel.api import prange, stencil_prange
 from ember.parallel.loops import find_prange_loops
@@ -69,10 +70,6 @@ def convert_numpy_calls(state, options, report) -> bool:
     if state.py_func.__code__.co_flags & 0x20:  # generators keep their NumPy calls serial
         return False
     func_ir, typemap = state.func_ir, state.typing.typemap
-    if options.numpy and _calls_np_random(func_ir, typemap):
-        report.notes.append(
-            "note: np.random calls run serially (their stream must match serial code's)"
-        )
     sites = find_sites(func_ir, typemap, options)
     while sites:
         saved = {label: (block, list(block.body)) for label, block in func_ir.blocks.items()}
@@ -149,15 +146,6 @@ def _strip_dels(func_ir: ir.FunctionIR) -> None:
 # ---------------------------------------------------------------------------- finding sites
 
 
-def _calls_np_random(func_ir: ir.FunctionIR, typemap: dict) -> bool:
-    for _, stmt in func_ir.statements():
-        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call):
-            key = getattr(typemap.get(stmt.value.func.name), "typing_key", None)
-            if getattr(key, "__module__", "") in ("numpy.random", "numpy.random.mtrand"):
-                return True
-    return False
-
-
 def find_sites(func_ir: ir.FunctionIR, typemap: dict, options) -> list[Site]:
     in_prange = {
         label
@@ -217,6 +205,8 @@ def _call_site(stmt: ir.Assign, typemap: dict, definitions: dict, options) -> Si
         if isinstance(argtypes[0], types.Integer) and _plain_result(result_type, 1):
             arguments = {"stop": call.args[0], "T": _scalar_class(result_type.dtype, stmt.loc)}
             return Site(stmt, tpl.arange_1, arguments, stmt.target, "np.arange", per_item=True)
+    if options.numpy and key in _RANDOM:
+        return _random(stmt, key, typemap, result_type)
     return None
 
 
@@ -324,6 +314,57 @@ def _allocation(stmt, key, typemap: dict, result_type) -> Site | None:
     name = {np.zeros: "zeros", np.ones: "ones", np.full: "full"}[key]
     per_item = result_type.ndim == 1
     return Site(stmt, tpl.fill, arguments, stmt.target, f"np.{name}", prelude, per_item)
+
+
+# np.random function -> (distribution, its parameters; None: dimensions as rand(d0, d1))
+_RANDOM = {
+    np.random.random: ("uniform", ("size",)), np.random.random_sample: ("uniform", ("size",)),
+    np.random.standard_normal: ("normal", ("size",)),
+    np.random.uniform: ("uniform", ("low", "high", "size")),
+    np.random.normal: ("normal", ("loc", "scale", "size")),
+    np.random.rand: ("uniform", None), np.random.randn: ("normal", None),
+}  # fmt: skip
+_DISTRIBUTIONS = {
+    "uniform": (rs.uniform_chunk, rs.uniform_serial),
+    "normal": (rs.normal_chunk, rs.normal_serial),
+}
+
+
+def _random(stmt, key, typemap: dict, result_type) -> Site | None:
+    """A sized draw (`np.random.random(n)`, `uniform(a, b, (n, m))`, `rand(n, m)`) filled
+    chunk by chunk, each chunk from its own generator (`random_streams.py`)."""
+    call, loc = stmt.value, stmt.loc
+    kind, params = _RANDOM[key]
+    if not (_plain_result(result_type, None) and result_type.dtype == types.float64):
+        return None
+    prelude = []
+    if params is None:  # rand(d0, d1, ...): the dimensions are the shape
+        if call.kws or not call.args:
+            return None
+        size = ir.Var(f"$random.{next(_counter)}.shape", loc)
+        prelude.append(ir.Assign(size, ir.BuildTuple(list(call.args), loc), loc))
+        given = {"size": size}
+    else:
+        given = dict(zip(params, call.args))
+        given.update(call.kws)
+        if len(call.args) > len(params) or set(given) - set(params):
+            return None
+        size = given.get("size")
+        if size is None or isinstance(typemap.get(size.name), types.NoneType):
+            return None
+    fill_chunk, fill_serial = (ir.Global(f.py_func.__name__, f, loc) for f in _DISTRIBUTIONS[kind])
+    bounds = [p for p in params or () if p != "size"]
+    low, high = bounds or (None, None)
+    arguments = {
+        "size": given["size"],
+        "a": given.get(low) if low in given else _const(0.0, stmt),
+        "b": given.get(high) if high in given else _const(1.0, stmt),
+        "chunk": _const(rs.CHUNK, stmt),
+        "fill_chunk": fill_chunk,
+        "fill_serial": fill_serial,
+    }
+    name = f"np.random.{key.__name__}"
+    return Site(stmt, tpl.random_fill, arguments, stmt.target, name, prelude)
 
 
 def _plain_result(typ, ndim) -> bool:

@@ -16,6 +16,7 @@ import numpy as np
 from ember.decorators import njit
 from ember.parallel.api import numpy_prange, reduction_prange, setitem_prange
 from ember.parallel.overlap import arrays_may_overlap
+from ember.parallel.random_streams import chunk_seeds, full_chunks
 
 _EMPTY_MIN = "zero-size array to reduction operation minimum which has no identity"
 _EMPTY_MAX = "zero-size array to reduction operation maximum which has no identity"
@@ -163,6 +164,20 @@ def arange_1(stop, T):
     out = np.empty(max(stop, 0), T)
     for i in numpy_prange(len(out)):
         out[i] = i
+    return out
+
+
+def random_fill(size, a, b, chunk, fill_chunk, fill_serial):
+    # np.random.<uniform|normal> family: full chunks in parallel, each from its own generator
+    # (random_streams.py); the tail, and arrays under two chunks, from the serial generator
+    out = np.empty(size)
+    flat = out.ravel()
+    count = full_chunks(len(flat))
+    seeds = chunk_seeds(count)
+    grid = flat[: count * chunk].reshape((count, chunk))
+    for c in numpy_prange(count):
+        fill_chunk(grid[c], a, b, seeds[c])
+    fill_serial(flat[count * chunk :], a, b)
     return out
 
 

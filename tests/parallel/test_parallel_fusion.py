@@ -246,13 +246,15 @@ def test_level_four_lists_moved_statements(capsys):
     assert "(hoisted)" in capsys.readouterr().out
 
 
-def test_np_random_stays_serial_with_a_note():
+def test_np_random_becomes_a_parfor_of_chunks_that_does_not_fuse_with_elements():
     def noisy(n):
         return np.random.random(n).sum()
 
     dispatcher = compiled(noisy)
     assert 0 <= dispatcher(50) <= 50
-    assert any("np.random" in note for note in report(dispatcher, 50).notes)
+    rep = report(dispatcher, 50)
+    assert rep.conversions() == {"np.random.random": 1, "a.sum() (as np.sum)": 1}
+    assert any("not known to be equal" in why for _, _, why in rep.not_fused), rep.not_fused
 
 
 def time_steps(a, steps):
