@@ -70,7 +70,9 @@ def convert_numpy_calls(state, options, report) -> bool:
     if state.py_func.__code__.co_flags & 0x20:  # generators keep their NumPy calls serial
         return False
     func_ir, typemap = state.func_ir, state.typing.typemap
-    sites = find_sites(func_ir, typemap, options)
+    serial: list[str] = []
+    sites = find_sites(func_ir, typemap, options, serial)
+    report.notes += serial
     while sites:
         saved = {label: (block, list(block.body)) for label, block in func_ir.blocks.items()}
         origins, per_item = {}, set()
@@ -146,7 +148,13 @@ def _strip_dels(func_ir: ir.FunctionIR) -> None:
 # ---------------------------------------------------------------------------- finding sites
 
 
-def find_sites(func_ir: ir.FunctionIR, typemap: dict, options) -> list[Site]:
+class Serial(str):
+    """Why a recognised NumPy call or assignment is left serial (a site function's answer)."""
+
+
+def find_sites(func_ir: ir.FunctionIR, typemap: dict, options, serial: list) -> list[Site]:
+    """The statements to replace; `serial` receives a note for each one recognised but left
+    serial."""
     in_prange = {
         label
         for loop in find_prange_loops(func_ir, typemap, (prange, stencil_prange))
@@ -167,7 +175,9 @@ def find_sites(func_ir: ir.FunctionIR, typemap: dict, options) -> list[Site]:
                 site = _call_site(stmt, typemap, definitions, options)
             elif isinstance(stmt, ir.SetItem) and options.setitem:
                 site = _setitem_site(stmt, typemap)
-            if site is not None:
+            if isinstance(site, Serial):
+                serial.append(f"note: line {stmt.loc.line}: {site}")
+            elif site is not None:
                 sites.append(site)
     return sites
 
@@ -176,6 +186,14 @@ def _call_site(stmt: ir.Assign, typemap: dict, definitions: dict, options) -> Si
     call = stmt.value
     fnty = typemap.get(call.func.name)
     result_type = typemap.get(stmt.target.name)
+    if options.reduction:
+        found = _receiver_and_name(call, fnty, definitions)
+        if found is not None:
+            array, name, rest = found
+            site = _arg_extreme_site(stmt, name, array, rest, typemap, result_type)
+            site = site or _axis_site(stmt, name, array, rest, typemap, definitions, result_type)
+            if site is not None:  # a Site or the reason it stays serial
+                return site
     if call.kws and not isinstance(fnty, types.Function):
         return None
     if isinstance(fnty, types.BoundFunction) and fnty.attr in _METHODS and not call.args:
@@ -208,6 +226,113 @@ def _call_site(stmt: ir.Assign, typemap: dict, definitions: dict, options) -> Si
     if options.numpy and key in _RANDOM:
         return _random(stmt, key, typemap, result_type)
     return None
+
+
+_ARG_EXTREMES = {np.argmin: "argmin", np.argmax: "argmax"}
+_AXIS_REDUCTIONS = {**_REDUCTIONS, **{v: k for k, v in _ARG_EXTREMES.items()}}
+_ARG_BLOCK = 4096  # items per iteration of an argmin / argmax
+_ROW_BLOCK = 256  # rows per iteration of a reduction along axis 0
+
+
+def _receiver_and_name(call: ir.Call, fnty, definitions: dict):
+    """(array, reduction name, the other arguments as {'axis': var}) for `np.f(a, ...)` and
+    `a.f(...)` with f a reduction, argmin or argmax; None otherwise."""
+    if isinstance(fnty, types.BoundFunction) and isinstance(fnty.this, types.Array):
+        owner = definitions.get(call.func.name)
+        name = fnty.attr
+        if not isinstance(owner, ir.GetAttr) or name not in _METHODS | {"argmin", "argmax"}:
+            return None
+        array, positional = owner.value, call.args
+    elif isinstance(fnty, types.Function):
+        key = fnty.typing_key
+        name = _REDUCTIONS.get(key) or _ARG_EXTREMES.get(key)
+        if name is None or not call.args:
+            return None
+        array, positional = call.args[0], call.args[1:]
+    else:
+        return None
+    if len(positional) > 1 or any(k != "axis" for k, _ in call.kws):
+        return None
+    rest = dict(call.kws)
+    if positional:
+        rest["axis"] = positional[0]
+    return array, name, rest
+
+
+def _arg_extreme_site(stmt, name, array, rest, typemap, result_type) -> Site | None:
+    array_type = typemap.get(array.name)
+    if name not in ("argmin", "argmax") or rest or not isinstance(array_type, types.Array):
+        return None
+    if array_type.ndim == 0 or not _ordered(array_type.dtype):
+        return None
+    if not isinstance(result_type, types.Integer):
+        return None
+    loc = stmt.loc
+    prelude, flat = [], array
+    if array_type.ndim > 1:
+        tag = next(_counter)
+        method, flat = ir.Var(f"$arg.{tag}.ravel", loc), ir.Var(f"$arg.{tag}.flat", loc)
+        prelude = [
+            ir.Assign(method, ir.GetAttr(array, "ravel", loc), loc),
+            ir.Assign(flat, ir.Call(method, [], [], loc), loc),
+        ]
+    function = getattr(np, name)
+    arguments = {
+        "flat": flat,
+        "block": _const(_ARG_BLOCK, stmt),
+        "arg_of": ir.Global(name, function, loc),
+    }
+    return Site(stmt, tpl.arg_extreme, arguments, stmt.target, f"np.{name}", prelude)
+
+
+def _axis_site(stmt, name, array, rest, typemap, definitions, result_type) -> Site | None:
+    """`np.sum(a, axis=k)` (prod, mean, min, max; methods too) of a 2-d array, k constant:
+    parallel over the axis kept."""
+    array_type = typemap.get(array.name)
+    if "axis" not in rest or name in ("argmin", "argmax"):
+        return None
+    if not isinstance(array_type, types.Array) or isinstance(rest["axis"], types.NoneType):
+        return None
+    what = f"np.{name}(..., axis=...)"
+    if array_type.ndim != 2:
+        return Serial(f"{what} of a {array_type.ndim}-d array runs serially (only 2-d is parallel)")
+    if not (_plain_result(result_type, 1) and _ordered(array_type.dtype)):
+        return Serial(f"{what} of {array_type.dtype} items runs serially")
+    axis = _constant(rest["axis"], definitions)
+    if not isinstance(axis, int) or isinstance(axis, bool) or not -2 <= axis < 2:
+        return Serial(f"{what} runs serially: parallel needs a constant axis (-2..1)")
+    loc = stmt.loc
+    arguments = {"a": array, "T": _scalar_class(result_type.dtype, loc)}
+    describe = f"np.{name}(axis={axis})"
+    if axis % 2 == 1:
+        arguments["reduce"] = ir.Global(name, getattr(np, name), loc)
+        if name not in _EXTREMES:
+            return Site(stmt, tpl.reduce_rows, arguments, stmt.target, describe)
+        require = _EXTREMES[name][1]
+        arguments["require"] = ir.Global(require.py_func.__name__, require, loc)
+        return Site(stmt, tpl.extreme_rows, arguments, stmt.target, describe)
+    finish = getattr(tpl, f"{name}_partials")
+    reduce = getattr(tpl, f"{'sum' if name == 'mean' else name}_of_rows")
+    arguments.update(
+        block=_const(_ROW_BLOCK, stmt),
+        reduce=ir.Global(reduce.py_func.__name__, reduce, loc),
+        finish=ir.Global(finish.py_func.__name__, finish, loc),
+    )
+    return Site(stmt, tpl.reduce_row_blocks, arguments, stmt.target, describe)
+
+
+def _constant(var: ir.Var, definitions: dict):
+    """The constant a variable holds (through copies), else None."""
+    value = definitions.get(var.name)
+    seen = set()
+    while isinstance(value, ir.Var) and value.name not in seen:
+        seen.add(value.name)
+        value = definitions.get(value.name)
+    return value.value if isinstance(value, ir.Const) else None
+
+
+def _ordered(dtype) -> bool:
+    return isinstance(dtype, (types.Integer, types.Float)) and not isinstance(dtype, types.Boolean)
 
 
 def _made_here(var: ir.Var, definitions: dict, typemap: dict) -> bool:

@@ -50,6 +50,71 @@ def nan_if(value, seen_nan):
     return value
 
 
+@njit
+def copy_items(source, out):
+    """out[:] = source for 1-d arrays of one length (a loop: quick to compile)."""
+    for j in range(out.shape[0]):
+        out[j] = source[j]
+
+
+@njit
+def sum_of_rows(a, lo, hi, out):
+    copy_items(np.sum(a[lo:hi], axis=0), out)
+
+
+@njit
+def prod_of_rows(a, lo, hi, out):
+    copy_items(np.prod(a[lo:hi], axis=0), out)
+
+
+@njit
+def min_of_rows(a, lo, hi, out):
+    copy_items(np.min(a[lo:hi], axis=0), out)
+
+
+@njit
+def max_of_rows(a, lo, hi, out):
+    copy_items(np.max(a[lo:hi], axis=0), out)
+
+
+@njit
+def sum_partials(partial, a):
+    if partial.shape[0] == 0:
+        return np.sum(a, axis=0)
+    return np.sum(partial, axis=0)
+
+
+@njit
+def prod_partials(partial, a):
+    if partial.shape[0] == 0:
+        return np.prod(a, axis=0)
+    return np.prod(partial, axis=0)
+
+
+@njit
+def mean_partials(partial, a):
+    if partial.shape[0] == 0:
+        return np.mean(a, axis=0)
+    out = np.sum(partial, axis=0)
+    for j in range(out.shape[0]):
+        out[j] = mean_of(out[j], a.shape[0])
+    return out
+
+
+@njit
+def min_partials(partial, a):
+    if partial.shape[0] == 0:
+        return np.min(a, axis=0)  # raises: no identity
+    return np.min(partial, axis=0)
+
+
+@njit
+def max_partials(partial, a):
+    if partial.shape[0] == 0:
+        return np.max(a, axis=0)
+    return np.max(partial, axis=0)
+
+
 PURE_HELPERS = (mean_of, nan_if)  # calls fusion may move freely
 CHECKS = (require_items_for_min, require_items_for_max)  # may raise: moved past quiet loops only
 
@@ -140,6 +205,50 @@ def extreme_nd(a, T, init, require, row_extreme, combine):
             acc = combine(acc, row_extreme(a[i]))
     require(a.size)
     return acc
+
+
+def arg_extreme(flat, block, arg_of):
+    # np.argmin / np.argmax of a 1-d array (or an n-d one raveled): each iteration finds the
+    # first extreme of a block of items with the serial function; the first extreme among the
+    # blocks' (in block order) is the first in the array, NaN included (arg_of picks the first
+    # NaN)
+    n = len(flat)
+    count = (n + block - 1) // block
+    where = np.empty(count, np.int64)
+    for b in reduction_prange(count):
+        start = b * block
+        where[b] = start + arg_of(flat[start : min(start + block, n)])
+    return where[arg_of(flat[where])]  # no items: the serial call's error
+
+
+def reduce_rows(a, reduce, T):
+    # np.<sum|prod|mean>(a, axis=1) of a 2-d array: one row per iteration
+    out = np.empty(a.shape[0], T)
+    for i in reduction_prange(a.shape[0]):
+        out[i] = reduce(a[i])
+    return out
+
+
+def extreme_rows(a, reduce, T, require):
+    # np.<min|max>(a, axis=1): as reduce_rows; no columns raises even when there are no rows
+    out = np.empty(a.shape[0], T)
+    for i in reduction_prange(a.shape[0]):
+        out[i] = reduce(a[i])
+    require(a.shape[1])
+    return out
+
+
+def reduce_row_blocks(a, T, block, reduce, finish):
+    # np.<sum|prod|mean|min|max>(a, axis=0) of a 2-d array: each iteration reduces a block of
+    # whole rows along axis 0 with the serial function (reading rows in order; `reduce` is a
+    # jitted helper, compiled once per array type rather than inlined into every caller), into
+    # its own row of `partial`; finish reduces those rows (the serial answer for no rows)
+    n = a.shape[0]
+    count = (n + block - 1) // block
+    partial = np.empty((count, a.shape[1]), T)
+    for b in reduction_prange(count):
+        reduce(a, b * block, min(b * block + block, n), partial[b])
+    return finish(partial, a)
 
 
 def dot_1d(a, b, T, init):
