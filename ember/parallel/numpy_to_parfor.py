@@ -31,6 +31,7 @@ from ember.library.numpy_support import numpy_dtype
 from ember.parallel import random_streams as rs
 from ember.parallel import templates as tpl
 from ember.parallel.api import prange, stencil_prange
+from ember.parallel.arrayexpr_to_parfor import ArrayExpressions
 from ember.parallel.loops import find_prange_loops
 
 _counter = itertools.count()
@@ -63,6 +64,7 @@ class Site:
     describe: str
     prelude: list = field(default_factory=list)
     per_item: bool = False  # each iteration of its loop does one item (cheap): see lowering
+    removed: list = field(default_factory=list)  # statements it absorbs (an expression's parts)
 
 
 def convert_numpy_calls(state, options, report) -> bool:
@@ -120,7 +122,8 @@ def _changed_types(before: dict, after: dict, sites: list) -> list:
     ]
     if bad:
         return bad
-    if any(after.get(name) != typ for name, typ in before.items()):
+    # a variable gone was a part of an array expression (absorbed by its site)
+    if any(name in after and after[name] != typ for name, typ in before.items()):
         return list(sites)
     return []
 
@@ -166,9 +169,12 @@ def find_sites(func_ir: ir.FunctionIR, typemap: dict, options, serial: list) -> 
         if isinstance(stmt, ir.Assign)
     }
     sites = []
+    expressions = ArrayExpressions(func_ir, typemap) if options.numpy else None
     for label, block in func_ir.blocks.items():
         if label in in_prange:  # inside a prange body: the enclosing loop is the parallel one
             continue
+        if expressions is not None:
+            sites += expressions.sites(block)
         for stmt in block.body:
             site = None
             if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call):
@@ -223,6 +229,10 @@ def _call_site(stmt: ir.Assign, typemap: dict, definitions: dict, options) -> Si
         if isinstance(argtypes[0], types.Integer) and _plain_result(result_type, 1):
             arguments = {"stop": call.args[0], "T": _scalar_class(result_type.dtype, stmt.loc)}
             return Site(stmt, tpl.arange_1, arguments, stmt.target, "np.arange", per_item=True)
+    if options.numpy and key is np.arange and len(call.args) in (2, 3) and not call.kws:
+        return _arange(stmt, argtypes, result_type)
+    if options.numpy and key is np.linspace:
+        return _linspace(stmt, typemap, result_type)
     if options.numpy and key in _RANDOM:
         return _random(stmt, key, typemap, result_type)
     return None
@@ -231,6 +241,7 @@ def _call_site(stmt: ir.Assign, typemap: dict, definitions: dict, options) -> Si
 _ARG_EXTREMES = {np.argmin: "argmin", np.argmax: "argmax"}
 _AXIS_REDUCTIONS = {**_REDUCTIONS, **{v: k for k, v in _ARG_EXTREMES.items()}}
 _ARG_BLOCK = 4096  # items per iteration of an argmin / argmax
+_MASK_BLOCK = 4096  # mask items per iteration of a[mask] = array
 _ROW_BLOCK = 256  # rows per iteration of a reduction along axis 0
 
 
@@ -441,6 +452,42 @@ def _allocation(stmt, key, typemap: dict, result_type) -> Site | None:
     return Site(stmt, tpl.fill, arguments, stmt.target, f"np.{name}", prelude, per_item)
 
 
+def _arange(stmt, argtypes, result_type) -> Site | None:
+    """np.arange(start, stop[, step]) of numbers (no dtype)."""
+    if not _plain_result(result_type, 1) or not all(_ordered(t) for t in argtypes):
+        return None
+    call, loc = stmt.value, stmt.loc
+    integers = all(isinstance(t, types.Integer) for t in argtypes)
+    length = tpl.int_arange_length if integers else tpl.float_arange_length
+    step = call.args[2] if len(call.args) == 3 else _const(1, stmt)
+    arguments = {
+        "start": call.args[0],
+        "stop": call.args[1],
+        "step": step,
+        "T": _scalar_class(result_type.dtype, loc),
+        "length": ir.Global(length.py_func.__name__, length, loc),
+    }
+    return Site(stmt, tpl.arange_3, arguments, stmt.target, "np.arange", per_item=True)
+
+
+def _linspace(stmt, typemap: dict, result_type) -> Site | None:
+    call = stmt.value
+    params = ("start", "stop", "num", "endpoint")
+    given = dict(zip(params, call.args))
+    given.update(call.kws)
+    if len(call.args) > len(params) or set(given) - set(params) or len(given) < 2:
+        return None
+    if not _plain_result(result_type, 1) or result_type.dtype != types.float64:
+        return None
+    arguments = {
+        "start": given["start"],
+        "stop": given["stop"],
+        "num": given.get("num", _const(50, stmt)),
+        "endpoint": given.get("endpoint", _const(True, stmt)),
+    }
+    return Site(stmt, tpl.linspace, arguments, stmt.target, "np.linspace", per_item=True)
+
+
 # np.random function -> (distribution, its parameters; None: dimensions as rand(d0, d1))
 _RANDOM = {
     np.random.random: ("uniform", ("size",)), np.random.random_sample: ("uniform", ("size",)),
@@ -523,7 +570,29 @@ def _setitem_site(stmt: ir.SetItem, typemap: dict) -> Site | None:
         template = tpl.setitem_mask_1d if target.ndim == 1 else tpl.setitem_mask_nd
         arguments = {"a": stmt.target, "mask": stmt.index, "value": stmt.value}
         return Site(stmt, template, arguments, result, "a[mask] = scalar", per_item=one_d)
+    if mask and isinstance(value, types.Array):
+        return _setitem_mask_array(stmt, target, index, value, result)
+    if isinstance(index, types.Array) and isinstance(index.dtype, types.Integer):
+        return Serial("a[index array] = ... runs serially (an index may repeat: two iterations "
+                      "would write one element)")  # fmt: skip
     return None
+
+
+def _setitem_mask_array(stmt, target, mask, value, result) -> Site | Serial:
+    """a[mask] = b: b's items go in order to the True places (a compaction, in blocks)."""
+    if not (target.ndim == 1 and mask.ndim == 1 and value.ndim == 1):
+        return Serial("a[mask] = array runs serially unless a, mask and the array are 1-d")
+    if target.layout != "C":
+        return Serial("a[mask] = array runs serially on a non-contiguous array")
+    if not (_numeric(value.dtype) and _fits(value.dtype, target.dtype)):
+        return Serial(f"a[mask] = array of {value.dtype} items runs serially")
+    arguments = {
+        "a": stmt.target,
+        "mask": stmt.index,
+        "b": stmt.value,
+        "block": _const(_MASK_BLOCK, stmt),
+    }
+    return Site(stmt, tpl.setitem_mask_array, arguments, result, "a[mask] = array")
 
 
 def _fits(value, dtype) -> bool:
@@ -549,6 +618,9 @@ def _template_ir(template) -> ir.FunctionIR:
 
 
 def _inline(func_ir: ir.FunctionIR, site: Site, origins: dict, per_item: set) -> None:
+    for part in site.removed:
+        owner, at = _locate(func_ir, part)
+        del owner.body[at]
     block, index = _locate(func_ir, site.stmt)
     loc = site.stmt.loc
     callee = _template_ir(site.template)

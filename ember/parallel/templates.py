@@ -115,6 +115,92 @@ def max_partials(partial, a):
     return np.max(partial, axis=0)
 
 
+@njit
+def int_arange_length(start, stop, step):
+    """len(np.arange(start, stop, step)) of integers; ZeroDivisionError for step 0."""
+    if step == 0:
+        raise ZeroDivisionError("arange: step is zero")
+    if step > 0:
+        return max((stop - start + step - 1) // step, 0)
+    return max((start - stop - step - 1) // (-step), 0)
+
+
+@njit
+def float_arange_length(start, stop, step):
+    if step == 0:
+        raise ZeroDivisionError("arange: step is zero")
+    return max(int(np.ceil((stop - start) / step)), 0)
+
+
+@njit
+def linspace_count(num):
+    if num < 0:
+        raise ValueError("Number of samples must be non-negative.")
+    return num
+
+
+@njit
+def linspace_divisor(num, endpoint):
+    return num - 1 if endpoint else num
+
+
+@njit
+def linspace_step(start, stop, div):
+    delta = stop - start
+    return delta / div if div > 0 else 0.0
+
+
+@njit
+def linspace_last(num, endpoint, div, start, stop):
+    """(index, value) of the item serial np.linspace sets apart, index -1 for none."""
+    if div > 0 and endpoint and num > 1:
+        return num - 1, np.float64(stop)
+    if div <= 0 and num == 1:
+        return 0, np.float64(start)
+    return -1, 0.0
+
+
+@njit
+def count_true(mask, start, stop):
+    found = 0
+    for i in range(start, stop):
+        found += mask[i]
+    return found
+
+
+@njit
+def mask_fits(counts, mask, b, a, done):
+    """Whether a[mask] = b may fill its blocks in parallel (one item of b per True place,
+    no overlap); turns counts into each block's first index into b."""
+    total = 0
+    for c in range(counts.shape[0]):
+        total, counts[c] = total + counts[c], total
+    total += count_true(mask, done, mask.shape[0])
+    same = a.shape == mask.shape
+    return same and total == b.shape[0] and not arrays_may_overlap(a, b)
+
+
+@njit
+def place_masked(row, mask, b, start, k):
+    for i in range(row.shape[0]):
+        if mask[start + i]:
+            row[i] = b[k]
+            k += 1
+
+
+@njit
+def finish_masked(a, mask, b, done, parallel):
+    """The items after the last full block; the serial assignment when not parallel."""
+    if not parallel:
+        a[mask] = b
+        return
+    k = b.shape[0] - count_true(mask, done, mask.shape[0])
+    for i in range(done, a.shape[0]):
+        if mask[i]:
+            a[i] = b[k]
+            k += 1
+
+
 PURE_HELPERS = (mean_of, nan_if)  # calls fusion may move freely
 CHECKS = (require_items_for_min, require_items_for_max)  # may raise: moved past quiet loops only
 
@@ -276,6 +362,26 @@ def arange_1(stop, T):
     return out
 
 
+def arange_3(start, stop, step, T, length):
+    # np.arange(start, stop[, step]): item i is start + i * step, as the serial loop gives it
+    out = np.empty(length(start, stop, step), T)
+    for i in numpy_prange(len(out)):
+        out[i] = start + i * step
+    return out
+
+
+def linspace(start, stop, num, endpoint):
+    # item i is i * step + start, but for the one item serial np.linspace sets apart
+    # (`last`: exactly stop at the end point, start when it is the only item)
+    out = np.empty(linspace_count(num), np.float64)
+    div = linspace_divisor(num, endpoint)
+    step = linspace_step(start, stop, div)
+    last, last_value = linspace_last(num, endpoint, div, start, stop)
+    for i in numpy_prange(len(out)):
+        out[i] = last_value if i == last else i * step + start
+    return out
+
+
 def random_fill(size, a, b, chunk, fill_chunk, fill_serial):
     # np.random.<uniform|normal> family: full chunks in parallel, each from its own generator
     # (random_streams.py); the tail, and arrays under two chunks, from the serial generator
@@ -317,6 +423,23 @@ def setitem_mask_1d(a, mask, value):
             a[i] = value
     if not same:
         a[mask] = value
+
+
+def setitem_mask_array(a, mask, b, block):
+    # a[mask] = b (1-d, a contiguous): the k-th True place takes b[k], so each block of the
+    # mask is counted in parallel, a running sum gives each block its first item of b, and
+    # the blocks are filled in parallel; the serial assignment runs instead when the counts,
+    # shapes or memory (b overlapping a) do not allow it, and raises what it raises
+    n = len(a)
+    count = (n // block) * (a.shape == mask.shape)
+    counts = np.empty(count, np.int64)
+    for c in setitem_prange(count):
+        counts[c] = count_true(mask, c * block, c * block + block)
+    parallel = mask_fits(counts, mask, b, a, count * block)
+    grid = a[: count * block].reshape((count, block))
+    for c in setitem_prange(count * parallel):
+        place_masked(grid[c], mask, b, c * block, counts[c])
+    finish_masked(a, mask, b, count * block, parallel)
 
 
 def setitem_mask_nd(a, mask, value):
