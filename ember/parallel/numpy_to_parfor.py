@@ -45,6 +45,8 @@ _TEMPLATES = {
     "mean": (tpl.mean_1d, tpl.mean_nd), "min": (tpl.extreme_blocks_1d, tpl.extreme_nd),
     "max": (tpl.extreme_blocks_1d, tpl.extreme_nd),
 }  # fmt: skip
+# float sums of an array passed in go by blocks of 4096, as min and max do (so they fuse)
+_SUM_BLOCKS = {"sum": tpl.sum_blocks_1d, "mean": tpl.mean_blocks_1d}
 # min / max: (builtin, its check, np reduction, np ufunc) bound to the extreme templates
 _EXTREMES = {
     "min": (min, tpl.require_items_for_min, np.min, np.minimum),
@@ -402,8 +404,13 @@ def _reduction(
             arguments.update(pick=pick)
         else:
             arguments.update(row_extreme=row_extreme, combine=combine)
+    elif name in _SUM_BLOCKS and isinstance(dtype, types.Float) and array_type.ndim == 1:
+        if not made_here:  # in the block loop of np.min / np.max of it too: one pass, fused
+            template = _SUM_BLOCKS[name]
+            arguments.update(block_sum=ir.Global("sum", np.sum, stmt.loc))
     describe = f"a.{name}() (as np.{name})" if method else f"np.{name}"
-    per_item = array_type.ndim == 1 and template is not tpl.extreme_blocks_1d
+    blocks = (tpl.extreme_blocks_1d, *_SUM_BLOCKS.values())
+    per_item = array_type.ndim == 1 and template not in blocks
     return Site(stmt, template, arguments, stmt.target, describe, per_item=per_item)
 
 

@@ -162,10 +162,7 @@ def linspace_last(num, endpoint, div, start, stop):
 
 @njit
 def count_true(mask, start, stop):
-    found = 0
-    for i in range(start, stop):
-        found += mask[i]
-    return found
+    return np.count_nonzero(mask[start:stop])
 
 
 @njit
@@ -182,8 +179,10 @@ def mask_fits(counts, mask, b, a, done):
 
 @njit
 def place_masked(row, mask, b, start, k):
+    """The True places of mask[start:start + len(row)] take b[k], b[k + 1], ... in order."""
+    flags = mask[start : start + row.shape[0]]
     for i in range(row.shape[0]):
-        if mask[start + i]:
+        if flags[i]:
             row[i] = b[k]
             k += 1
 
@@ -260,6 +259,24 @@ def extreme_blocks_1d(a, T, init, require, row_extreme, combine):
         acc = combine(acc, row_extreme(a[b * 4096 : min(b * 4096 + 4096, n)]))
     require(a.size)
     return acc
+
+
+def sum_blocks_1d(a, T, init, block_sum):
+    # floats of an array passed in: each iteration sums a block of 4096 items (the block loop
+    # of np.min / np.max of the same array, so they all fuse into one pass over it)
+    n = len(a)
+    acc = T(init)
+    for b in reduction_prange((n + 4095) // 4096):
+        acc += block_sum(a[b * 4096 : min(b * 4096 + 4096, n)])
+    return acc
+
+
+def mean_blocks_1d(a, T, init, block_sum):
+    n = len(a)
+    acc = T(init)
+    for b in reduction_prange((n + 4095) // 4096):
+        acc += block_sum(a[b * 4096 : min(b * 4096 + 4096, n)])
+    return T(mean_of(acc, a.size))
 
 
 def extreme_1d(a, T, init, pick, require):
