@@ -172,7 +172,9 @@ def test_reduction_result_and_shared_reduction_variable():
     rep = check(centred, VECTOR, repeats=10)
     assert rep.fused == []  # np.mean's empty-array test sits between the loops
     rep = check(centred_sum, VECTOR, repeats=10)
-    assert rep.fused == [] and "cannot move" in rep.not_fused[0][2]  # m needs the sum
+    # m needs the sum (which, of an array passed in, also goes by blocks: another space)
+    why = rep.not_fused[0][2]
+    assert rep.fused == [] and ("cannot move" in why or "not known to be equal" in why)
     rep = check(shared_reduction, VECTOR, repeats=10)
     assert rep.fused == [] and "reduction variable" in rep.not_fused[0][2]
 
