@@ -2,12 +2,14 @@
 np.sqrt(b)`, its temporaries used once in one block) becomes one loop that computes each item
 with the operators' ufuncs on scalars (`np.add(np.multiply(a[i], s0), np.sqrt(b[i]))`: the
 array operation's own semantics, inf for x / 0.0 included), so that it can fuse with the
-parfors around it. Operands whose shapes array analysis cannot prove equal are checked at run
-time: on a mismatch the original expression runs (and broadcasts or raises as it would).
+parfors around it. Only expressions whose arrays array analysis proves of one length are
+converted (one array, or arrays derived from one): others would need a run-time shape check
+and a fallback for broadcasting, a branch that keeps them from fusing; they stay with the
+array loop (`arrayexpr.py`, itself parallel).
 
     before:  $1 = x * 2.0;  y = $1 + 1.0
     after:   y = <inlined kernel: out = np.empty(len(x)); for i in numpy_prange(len(x)):
-                  out[i] = np.add(np.multiply(x[i], s0), s1)>
+                  out[i] = np.add(np.multiply(x[i], 2.0), 1.0)>
 """
 
 from __future__ import annotations
@@ -74,8 +76,9 @@ class ArrayExpressions:
                 continue
             if not _nothing_between(block, tree.parts, stmt):
                 continue
-            checked = not self._known_equal(tree.arrays)
-            template = _kernel(text, len(tree.arrays), len(tree.scalars), checked)
+            if not self._known_equal(tree.arrays):
+                continue  # a shape check would split the block: left to the array loop
+            template = _kernel(text, len(tree.arrays), len(tree.scalars))
             arguments = {f"a{k}": v for k, v in enumerate(tree.arrays)}
             arguments.update({f"s{k}": v for k, v in enumerate(tree.scalars)})
             arguments["T"] = _scalar_class(self.typemap[stmt.target.name].dtype, stmt.loc)
@@ -217,29 +220,18 @@ def _operands(value) -> list[ir.Var]:
 
 
 @functools.cache
-def _kernel(item: str, arrays: int, scalars: int, checked: bool):
-    """The template of one expression: a loop over the items (after a shape check that falls
-    back to the whole-array expression when `checked`)."""
+def _kernel(item: str, arrays: int, scalars: int):
+    """The template of one expression over arrays of one length: a loop over the items."""
     params = [f"a{k}" for k in range(arrays)] + [f"s{k}" for k in range(scalars)] + ["T"]
-    whole = item.replace("[i]", "")
-    lines = [f"def array_expression({', '.join(params)}):"]
-    if checked:
-        same = " and ".join(f"a0.shape == a{k}.shape" for k in range(1, arrays))
-        lines += [
-            f"    same = {same}",
-            "    out = np.empty(len(a0) * same, T)",
-            "    for i in numpy_prange(len(out)):",
-            f"        out[i] = {item}",
-            "    if not same:",
-            f"        out = {whole}",
-        ]
-    else:
-        lines += [
+    source = "\n".join(
+        [
+            f"def array_expression({', '.join(params)}):",
             "    out = np.empty(len(a0), T)",
             "    for i in numpy_prange(len(a0)):",
             f"        out[i] = {item}",
+            "    return out",
         ]
-    lines.append("    return out")
+    )
     namespace = {"np": np, "numpy_prange": numpy_prange}
-    exec("\n".join(lines), namespace)  # noqa: S102 - a template over generated names only
+    exec(source, namespace)  # noqa: S102 - a template over generated names only
     return namespace["array_expression"]
