@@ -237,6 +237,9 @@ def _call_site(stmt: ir.Assign, typemap: dict, definitions: dict, options) -> Si
         return _linspace(stmt, typemap, result_type)
     if options.numpy and key in _RANDOM:
         return _random(stmt, key, typemap, result_type)
+    if options.numpy and _draws_an_array(key, result_type):
+        return Serial(f"np.random.{key.__name__} runs serially (parallel draws: "
+                      f"{', '.join(sorted(f.__name__ for f in _RANDOM))})")  # fmt: skip
     return None
 
 
@@ -507,6 +510,11 @@ _DISTRIBUTIONS = {
     "uniform": (rs.uniform_chunk, rs.uniform_serial),
     "normal": (rs.normal_chunk, rs.normal_serial),
 }
+
+
+def _draws_an_array(key, result_type) -> bool:
+    module = getattr(key, "__module__", "") or ""
+    return module.startswith("numpy.random") and isinstance(result_type, types.Array)
 
 
 def _random(stmt, key, typemap: dict, result_type) -> Site | None:

@@ -146,3 +146,18 @@ def test_scalar_draws_are_not_converted():
     _seed(5)
     assert parallel(10) == expected
     assert parallel.overloads[(ember.typeof(10),)].parallel_report.conversions() == {}
+
+
+def integers(n):
+    return np.random.randint(0, 10, n)
+
+
+def test_other_draws_stay_serial_with_a_reason():
+    parallel, serial = njit(parallel=True)(integers), njit(integers)
+    _seed(4)
+    expected = serial(N)
+    _seed(4)
+    np.testing.assert_array_equal(parallel(N), expected)  # the serial stream itself
+    report = parallel.overloads[(ember.typeof(N),)].parallel_report
+    assert report.conversions() == {}
+    assert any("np.random.randint runs serially" in note for note in report.notes), report.notes
