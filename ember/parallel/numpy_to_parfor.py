@@ -410,7 +410,7 @@ def _reduction(
     elif name in _SUM_BLOCKS and isinstance(dtype, types.Float) and array_type.ndim == 1:
         if not made_here:  # in the block loop of np.min / np.max of it too: one pass, fused
             template = _SUM_BLOCKS[name]
-            arguments.update(block_sum=ir.Global("sum", np.sum, stmt.loc))
+            arguments.update(block_sum=ir.Global("block_sum", tpl.block_sum, stmt.loc))
     describe = f"a.{name}() (as np.{name})" if method else f"np.{name}"
     blocks = (tpl.extreme_blocks_1d, *_SUM_BLOCKS.values())
     per_item = array_type.ndim == 1 and template not in blocks

@@ -200,6 +200,15 @@ def finish_masked(a, mask, b, done, parallel):
             k += 1
 
 
+@njit(fastmath={"reassoc"})
+def block_sum(a, total):
+    """total + the items of a block, added in any order (NumPy's own sum is pairwise: no
+    order is promised), so that it vectorizes whatever loop it is inlined into."""
+    for i in range(a.shape[0]):
+        total += a[i]
+    return total
+
+
 PURE_HELPERS = (mean_of, nan_if)  # calls fusion may move freely
 CHECKS = (require_items_for_min, require_items_for_max)  # may raise: moved past quiet loops only
 
@@ -267,7 +276,7 @@ def sum_blocks_1d(a, T, init, block_sum):
     n = len(a)
     acc = T(init)
     for b in reduction_prange((n + 4095) // 4096):
-        acc += block_sum(a[b * 4096 : min(b * 4096 + 4096, n)])
+        acc += block_sum(a[b * 4096 : min(b * 4096 + 4096, n)], T(init))
     return acc
 
 
@@ -275,7 +284,7 @@ def mean_blocks_1d(a, T, init, block_sum):
     n = len(a)
     acc = T(init)
     for b in reduction_prange((n + 4095) // 4096):
-        acc += block_sum(a[b * 4096 : min(b * 4096 + 4096, n)])
+        acc += block_sum(a[b * 4096 : min(b * 4096 + 4096, n)], T(init))
     return T(mean_of(acc, a.size))
 
 
