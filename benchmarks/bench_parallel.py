@@ -5,7 +5,10 @@ python benchmarks/bench_parallel.py [--quick]
 Kernels: a prange sum over 50M float64, an elementwise kernel (10M), a 5-point Jacobi sweep
 (2000x2000), a k-means assignment step (1M points, 3-d, 8 centroids), NumPy reductions
 (sum, min, max, mean of 50M float64: one fused parallel loop) and a fused kernel (np.zeros, a
-prange loop, np.sum and np.max over 10M: one parallel loop; also timed with fusion off).
+prange loop, np.sum and np.max over 10M: one parallel loop; also timed with fusion off); then
+NumPy calls made parallel: np.random.standard_normal(10M), argmin and argmax of 50M, sums of
+a 4000x2500 matrix along each axis, a chain of array expressions and reductions (10M, fused),
+and a[mask] = b (10M).
 C is compiled with `gcc -O3 -march=native -fopenmp` when gcc is found. Figures are ms per
 call, best of repeats.
 The machine is shared: the load average at the start and end is printed with the table.
@@ -75,7 +78,29 @@ def fused_kernel(a, b):
     return np.sum(out), np.max(out)
 
 
-_FUSION_ROWS = ("numpy reductions", "fused kernel")
+def random_normal(n):
+    return np.random.standard_normal(n)
+
+
+def arg_extremes(a):
+    return np.argmin(a), np.argmax(a)
+
+
+def axis_sums(m):
+    return m.sum(axis=0), m.sum(axis=1)
+
+
+def expression_chain(a, b):
+    centred = a - b.mean()
+    return np.sum(centred * centred), np.sqrt(np.abs(centred)) * 2.0 - 1.0
+
+
+def mask_assign(a, mask, b):
+    a[mask] = b
+    return a
+
+
+_FUSION_ROWS = ("numpy reductions", "fused kernel", "array expressions")
 
 _C_SOURCE = r"""
 #include <math.h>
@@ -159,7 +184,10 @@ def _data(quick: bool) -> dict:
     rng = np.random.default_rng(0)
     n = 10_000_000
     points = rng.random((1_000_000, 3))
+    mask = rng.random(n) < 0.5
     return {
+        "matrix": rng.random((4000, 2500)),
+        "mask": (np.zeros(n), mask, rng.random(int(mask.sum()))),
         "big": rng.random(50_000_000 if not quick else 10_000_000),
         "vectors": (rng.random(n), rng.random(n), rng.random(n), np.empty(n)),
         "grid": (rng.random((2000, 2000)), np.zeros((2000, 2000))),
@@ -175,6 +203,11 @@ def _cases(data: dict) -> dict:
         "k-means step": (kmeans_assign, data["kmeans"]),
         "numpy reductions": (numpy_reductions, (data["big"],)),
         "fused kernel": (fused_kernel, data["vectors"][:2]),
+        "np.random normal": (random_normal, (len(data["vectors"][0]),)),
+        "argmin + argmax": (arg_extremes, (data["big"],)),
+        "axis sums": (axis_sums, (data["matrix"],)),
+        "array expressions": (expression_chain, data["vectors"][:2]),
+        "a[mask] = b": (mask_assign, data["mask"]),
     }
 
 

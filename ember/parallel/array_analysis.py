@@ -127,6 +127,8 @@ class ArrayAnalysis:
             key = getattr(self.typemap.get(value.func.name), "typing_key", None)
             if (key in _FRESH or is_elementwise_ufunc(key)) and not value.kws:
                 return
+        if isinstance(value, (ir.GetItem, ir.StaticGetItem)):
+            value = value.value  # a view of the base only (an index array is not viewed)
         for var in [value] if isinstance(value, ir.Var) else value.sources():
             if isinstance(self.typemap.get(var.name), types.Array):
                 self.memory.union(target, var.name)

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ember import types
 from ember.ir import nodes as ir
 from ember.parallel import reductions as red
@@ -23,6 +25,9 @@ from ember.parallel.loops import PrangeLoop
 
 _SHAPE_ATTRS = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"}
 _MUTATING_METHODS = {"fill", "sort", "resize", "put", "itemset", "setfield", "partition"}
+# NumPy functions that write into their first argument
+_MUTATING_FUNCTIONS = {np.copyto, np.put, np.place, np.putmask, np.fill_diagonal,
+                       np.random.shuffle}  # fmt: skip
 _CONTAINER_READS = {"index", "count", "copy"}
 
 
@@ -307,9 +312,16 @@ class _ArrayHazards:
         found = [value for name, value in call.kws if name == "out"]
         if isinstance(fnty, types.BoundFunction) and fnty.attr in _MUTATING_METHODS:
             found.append(call.func)
-        if isinstance(fnty, types.DispatcherType) and _callee_may_write(fnty.dispatcher):
-            found += [v for v in call.args if _is_array(self.typemap.get(v.name))]
-            found += [v for _, v in call.kws if _is_array(self.typemap.get(v.name))]
+        if _writes_first_argument(fnty) and call.args:
+            found.append(call.args[0])
+        if isinstance(fnty, types.DispatcherType):
+            written = written_parameters(fnty.dispatcher)
+            arrays = [
+                (k, v) for k, v in enumerate(call.args) if _is_array(self.typemap.get(v.name))
+            ]
+            found += [v for k, v in arrays if written is None or k in written]
+            if written is None or written:
+                found += [v for _, v in call.kws if _is_array(self.typemap.get(v.name))]
         return found
 
     def _check_list(self, name: str) -> None:
@@ -358,19 +370,93 @@ def _is_array(typ) -> bool:
     return isinstance(typ, types.Array)
 
 
-def _callee_may_write(dispatcher) -> bool:
-    """Whether a jitted callee may write into an array argument: any item assignment,
-    in-place operator or further call with arguments in its compiled bodies counts."""
+_MAX_CALL_DEPTH = 4
+
+
+def written_parameters(dispatcher, depth: int = 0) -> set[int] | None:
+    """The positions of the parameters whose array data a jitted callee may write (through
+    views of them too), from its compiled bodies; None when unknown (not compiled yet, or
+    calls nested too deep): then every array argument counts as written."""
+    if not dispatcher.overloads or depth > _MAX_CALL_DEPTH:
+        return None
+    written: set[int] = set()
     for result in dispatcher.overloads.values():
-        for _, stmt in result.func_ir.statements():
-            if isinstance(stmt, (ir.SetItem, ir.SetAttr)):
-                return True
-            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.InplaceBinOp):
-                return True
-            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call):
-                fnty = result.typing.typemap.get(stmt.value.func.name)
-                if isinstance(fnty, (types.DispatcherType, types.BoundFunction)):
-                    return True
-                if any(name == "out" for name, _ in stmt.value.kws):
-                    return True
-    return not dispatcher.overloads
+        statements = [s for _, s in result.func_ir.statements()]
+        typemap = result.typing.typemap
+        origins = _parameter_origins(statements, typemap)
+        for stmt in statements:
+            found = _written_origins(stmt, typemap, origins, depth)
+            if found is None:
+                return None
+            written |= found
+    return written
+
+
+def _parameter_origins(statements: list, typemap: dict) -> dict[str, set[int]]:
+    """Variable -> the parameters whose memory it may view (arrays and bound methods)."""
+    origins: dict[str, set[int]] = {}
+    for _ in range(2):  # twice: a block may use a view made in a later-numbered block
+        for stmt in statements:
+            if not isinstance(stmt, ir.Assign):
+                continue
+            value, target = stmt.value, stmt.target.name
+            if isinstance(value, ir.Arg):
+                origins[target] = {value.index}
+                continue
+            if not isinstance(typemap.get(target), (types.Array, types.BoundFunction)):
+                continue
+            if isinstance(value, ir.Var):
+                sources = [value]
+            elif isinstance(value, (ir.GetItem, ir.StaticGetItem, ir.GetAttr)):
+                sources = [value.value]
+            elif isinstance(value, ir.Call) and not _returns_new_array(value, typemap):
+                sources = [value.func, *value.args, *(v for _, v in value.kws)]
+            else:
+                continue  # arithmetic makes a new array
+            for var in sources:
+                origins.setdefault(target, set()).update(origins.get(var.name, ()))
+    return origins
+
+
+def _writes_first_argument(fnty) -> bool:
+    return isinstance(fnty, types.Function) and fnty.typing_key in _MUTATING_FUNCTIONS
+
+
+def _returns_new_array(call: ir.Call, typemap: dict) -> bool:
+    """NumPy functions (np.sum, np.empty, ...) return new arrays; methods and jitted functions
+    may return views of their arguments."""
+    fnty = typemap.get(call.func.name)
+    return isinstance(fnty, types.Function) and getattr(
+        fnty.typing_key, "__module__", ""
+    ).startswith("numpy")
+
+
+def _written_origins(stmt, typemap: dict, origins: dict, depth: int) -> set[int] | None:
+    def of(var):
+        return origins.get(var.name, set())
+
+    if isinstance(stmt, (ir.SetItem, ir.SetAttr, ir.DelAttr)):
+        return of(stmt.target)
+    if not isinstance(stmt, ir.Assign):
+        return set()
+    value = stmt.value
+    if isinstance(value, ir.InplaceBinOp):
+        return of(value.lhs) if _is_array(typemap.get(value.lhs.name)) else set()
+    if not isinstance(value, ir.Call):
+        return set()
+    found = set().union(*(of(v) for name, v in value.kws if name == "out"))
+    fnty = typemap.get(value.func.name)
+    if isinstance(fnty, types.BoundFunction) and fnty.attr in _MUTATING_METHODS:
+        found |= of(value.func)
+    if _writes_first_argument(fnty) and value.args:
+        found |= of(value.args[0])
+    if isinstance(fnty, types.DispatcherType):
+        nested = written_parameters(fnty.dispatcher, depth + 1)
+        if nested is None:
+            return None
+        for position, var in enumerate(value.args):
+            if position in nested:
+                found |= of(var)
+        if nested:
+            found = found.union(*(of(v) for _, v in value.kws))
+    return found

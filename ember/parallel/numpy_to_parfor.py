@@ -28,8 +28,10 @@ from ember.frontend.interpreter import build_ir
 from ember.ir import nodes as ir
 from ember.ir.liveness import insert_dels
 from ember.library.numpy.support import numpy_dtype
+from ember.parallel import random_streams as rs
 from ember.parallel import templates as tpl
 from ember.parallel.api import prange, stencil_prange
+from ember.parallel.arrayexpr_to_parfor import ArrayExpressions
 from ember.parallel.loops import find_prange_loops
 
 _counter = itertools.count()
@@ -43,6 +45,8 @@ _TEMPLATES = {
     "mean": (tpl.mean_1d, tpl.mean_nd), "min": (tpl.extreme_blocks_1d, tpl.extreme_nd),
     "max": (tpl.extreme_blocks_1d, tpl.extreme_nd),
 }  # fmt: skip
+# float sums of an array passed in go by blocks of 4096, as min and max do (so they fuse)
+_SUM_BLOCKS = {"sum": tpl.sum_blocks_1d, "mean": tpl.mean_blocks_1d}
 # min / max: (builtin, its check, np reduction, np ufunc) bound to the extreme templates
 _EXTREMES = {
     "min": (min, tpl.require_items_for_min, np.min, np.minimum),
@@ -62,6 +66,7 @@ class Site:
     describe: str
     prelude: list = field(default_factory=list)
     per_item: bool = False  # each iteration of its loop does one item (cheap): see lowering
+    removed: list = field(default_factory=list)  # statements it absorbs (an expression's parts)
 
 
 def convert_numpy_calls(state, options, report) -> bool:
@@ -69,11 +74,9 @@ def convert_numpy_calls(state, options, report) -> bool:
     if state.py_func.__code__.co_flags & 0x20:  # generators keep their NumPy calls serial
         return False
     func_ir, typemap = state.func_ir, state.typing.typemap
-    if options.numpy and _calls_np_random(func_ir, typemap):
-        report.notes.append(
-            "note: np.random calls run serially (their stream must match serial code's)"
-        )
-    sites = find_sites(func_ir, typemap, options)
+    serial: list[str] = []
+    sites = find_sites(func_ir, typemap, options, serial)
+    report.notes += serial
     while sites:
         saved = {label: (block, list(block.body)) for label, block in func_ir.blocks.items()}
         origins, per_item = {}, set()
@@ -121,7 +124,8 @@ def _changed_types(before: dict, after: dict, sites: list) -> list:
     ]
     if bad:
         return bad
-    if any(after.get(name) != typ for name, typ in before.items()):
+    # a variable gone was a part of an array expression (absorbed by its site)
+    if any(name in after and after[name] != typ for name, typ in before.items()):
         return list(sites)
     return []
 
@@ -149,16 +153,13 @@ def _strip_dels(func_ir: ir.FunctionIR) -> None:
 # ---------------------------------------------------------------------------- finding sites
 
 
-def _calls_np_random(func_ir: ir.FunctionIR, typemap: dict) -> bool:
-    for _, stmt in func_ir.statements():
-        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call):
-            key = getattr(typemap.get(stmt.value.func.name), "typing_key", None)
-            if getattr(key, "__module__", "") in ("numpy.random", "numpy.random.mtrand"):
-                return True
-    return False
+class Serial(str):
+    """Why a recognised NumPy call or assignment is left serial (a site function's answer)."""
 
 
-def find_sites(func_ir: ir.FunctionIR, typemap: dict, options) -> list[Site]:
+def find_sites(func_ir: ir.FunctionIR, typemap: dict, options, serial: list) -> list[Site]:
+    """The statements to replace; `serial` receives a note for each one recognised but left
+    serial."""
     in_prange = {
         label
         for loop in find_prange_loops(func_ir, typemap, (prange, stencil_prange))
@@ -170,16 +171,21 @@ def find_sites(func_ir: ir.FunctionIR, typemap: dict, options) -> list[Site]:
         if isinstance(stmt, ir.Assign)
     }
     sites = []
+    expressions = ArrayExpressions(func_ir, typemap) if options.numpy else None
     for label, block in func_ir.blocks.items():
         if label in in_prange:  # inside a prange body: the enclosing loop is the parallel one
             continue
+        if expressions is not None:
+            sites += expressions.sites(block)
         for stmt in block.body:
             site = None
             if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call):
                 site = _call_site(stmt, typemap, definitions, options)
             elif isinstance(stmt, ir.SetItem) and options.setitem:
                 site = _setitem_site(stmt, typemap)
-            if site is not None:
+            if isinstance(site, Serial):
+                serial.append(f"note: line {stmt.loc.line}: {site}")
+            elif site is not None:
                 sites.append(site)
     return sites
 
@@ -188,6 +194,14 @@ def _call_site(stmt: ir.Assign, typemap: dict, definitions: dict, options) -> Si
     call = stmt.value
     fnty = typemap.get(call.func.name)
     result_type = typemap.get(stmt.target.name)
+    if options.reduction:
+        found = _receiver_and_name(call, fnty, definitions)
+        if found is not None:
+            array, name, rest = found
+            site = _arg_extreme_site(stmt, name, array, rest, typemap, result_type)
+            site = site or _axis_site(stmt, name, array, rest, typemap, definitions, result_type)
+            if site is not None:  # a Site or the reason it stays serial
+                return site
     if call.kws and not isinstance(fnty, types.Function):
         return None
     if isinstance(fnty, types.BoundFunction) and fnty.attr in _METHODS and not call.args:
@@ -217,7 +231,124 @@ def _call_site(stmt: ir.Assign, typemap: dict, definitions: dict, options) -> Si
         if isinstance(argtypes[0], types.Integer) and _plain_result(result_type, 1):
             arguments = {"stop": call.args[0], "T": _scalar_class(result_type.dtype, stmt.loc)}
             return Site(stmt, tpl.arange_1, arguments, stmt.target, "np.arange", per_item=True)
+    if options.numpy and key is np.arange and len(call.args) in (2, 3) and not call.kws:
+        return _arange(stmt, argtypes, result_type)
+    if options.numpy and key is np.linspace:
+        return _linspace(stmt, typemap, result_type)
+    if options.numpy and key in _RANDOM:
+        return _random(stmt, key, typemap, result_type)
+    if options.numpy and _draws_an_array(key, result_type):
+        return Serial(f"np.random.{key.__name__} runs serially (parallel draws: "
+                      f"{', '.join(sorted(f.__name__ for f in _RANDOM))})")  # fmt: skip
     return None
+
+
+_ARG_EXTREMES = {np.argmin: "argmin", np.argmax: "argmax"}
+_AXIS_REDUCTIONS = {**_REDUCTIONS, **{v: k for k, v in _ARG_EXTREMES.items()}}
+_ARG_BLOCK = 4096  # items per iteration of an argmin / argmax
+_MASK_BLOCK = 4096  # mask items per iteration of a[mask] = array
+_ROW_BLOCK = 256  # rows per iteration of a reduction along axis 0
+
+
+def _receiver_and_name(call: ir.Call, fnty, definitions: dict):
+    """(array, reduction name, the other arguments as {'axis': var}) for `np.f(a, ...)` and
+    `a.f(...)` with f a reduction, argmin or argmax; None otherwise."""
+    if isinstance(fnty, types.BoundFunction) and isinstance(fnty.this, types.Array):
+        owner = definitions.get(call.func.name)
+        name = fnty.attr
+        if not isinstance(owner, ir.GetAttr) or name not in _METHODS | {"argmin", "argmax"}:
+            return None
+        array, positional = owner.value, call.args
+    elif isinstance(fnty, types.Function):
+        key = fnty.typing_key
+        name = _REDUCTIONS.get(key) or _ARG_EXTREMES.get(key)
+        if name is None or not call.args:
+            return None
+        array, positional = call.args[0], call.args[1:]
+    else:
+        return None
+    if len(positional) > 1 or any(k != "axis" for k, _ in call.kws):
+        return None
+    rest = dict(call.kws)
+    if positional:
+        rest["axis"] = positional[0]
+    return array, name, rest
+
+
+def _arg_extreme_site(stmt, name, array, rest, typemap, result_type) -> Site | None:
+    array_type = typemap.get(array.name)
+    if name not in ("argmin", "argmax") or rest or not isinstance(array_type, types.Array):
+        return None
+    if array_type.ndim == 0 or not _ordered(array_type.dtype):
+        return None
+    if not isinstance(result_type, types.Integer):
+        return None
+    loc = stmt.loc
+    prelude, flat = [], array
+    if array_type.ndim > 1:
+        tag = next(_counter)
+        method, flat = ir.Var(f"$arg.{tag}.ravel", loc), ir.Var(f"$arg.{tag}.flat", loc)
+        prelude = [
+            ir.Assign(method, ir.GetAttr(array, "ravel", loc), loc),
+            ir.Assign(flat, ir.Call(method, [], [], loc), loc),
+        ]
+    function = getattr(np, name)
+    arguments = {
+        "flat": flat,
+        "block": _const(_ARG_BLOCK, stmt),
+        "arg_of": ir.Global(name, function, loc),
+    }
+    return Site(stmt, tpl.arg_extreme, arguments, stmt.target, f"np.{name}", prelude)
+
+
+def _axis_site(stmt, name, array, rest, typemap, definitions, result_type) -> Site | None:
+    """`np.sum(a, axis=k)` (prod, mean, min, max; methods too) of a 2-d array, k constant:
+    parallel over the axis kept."""
+    array_type = typemap.get(array.name)
+    if "axis" not in rest or name in ("argmin", "argmax"):
+        return None
+    if not isinstance(array_type, types.Array) or isinstance(rest["axis"], types.NoneType):
+        return None
+    what = f"np.{name}(..., axis=...)"
+    if array_type.ndim != 2:
+        return Serial(f"{what} of a {array_type.ndim}-d array runs serially (only 2-d is parallel)")
+    if not (_plain_result(result_type, 1) and _ordered(array_type.dtype)):
+        return Serial(f"{what} of {array_type.dtype} items runs serially")
+    axis = _constant(rest["axis"], definitions)
+    if not isinstance(axis, int) or isinstance(axis, bool) or not -2 <= axis < 2:
+        return Serial(f"{what} runs serially: parallel needs a constant axis (-2..1)")
+    loc = stmt.loc
+    arguments = {"a": array, "T": _scalar_class(result_type.dtype, loc)}
+    describe = f"np.{name}(axis={axis})"
+    if axis % 2 == 1:
+        arguments["reduce"] = ir.Global(name, getattr(np, name), loc)
+        if name not in _EXTREMES:
+            return Site(stmt, tpl.reduce_rows, arguments, stmt.target, describe)
+        require = _EXTREMES[name][1]
+        arguments["require"] = ir.Global(require.py_func.__name__, require, loc)
+        return Site(stmt, tpl.extreme_rows, arguments, stmt.target, describe)
+    finish = getattr(tpl, f"{name}_partials")
+    reduce = getattr(tpl, f"{'sum' if name == 'mean' else name}_of_rows")
+    arguments.update(
+        block=_const(_ROW_BLOCK, stmt),
+        reduce=ir.Global(reduce.py_func.__name__, reduce, loc),
+        finish=ir.Global(finish.py_func.__name__, finish, loc),
+    )
+    return Site(stmt, tpl.reduce_row_blocks, arguments, stmt.target, describe)
+
+
+def _constant(var: ir.Var, definitions: dict):
+    """The constant a variable holds (through copies), else None."""
+    value = definitions.get(var.name)
+    seen = set()
+    while isinstance(value, ir.Var) and value.name not in seen:
+        seen.add(value.name)
+        value = definitions.get(value.name)
+    return value.value if isinstance(value, ir.Const) else None
+
+
+def _ordered(dtype) -> bool:
+    return isinstance(dtype, (types.Integer, types.Float)) and not isinstance(dtype, types.Boolean)
 
 
 def _made_here(var: ir.Var, definitions: dict, typemap: dict) -> bool:
@@ -276,8 +407,13 @@ def _reduction(
             arguments.update(pick=pick)
         else:
             arguments.update(row_extreme=row_extreme, combine=combine)
+    elif name in _SUM_BLOCKS and isinstance(dtype, types.Float) and array_type.ndim == 1:
+        if not made_here:  # in the block loop of np.min / np.max of it too: one pass, fused
+            template = _SUM_BLOCKS[name]
+            arguments.update(block_sum=ir.Global("block_sum", tpl.block_sum, stmt.loc))
     describe = f"a.{name}() (as np.{name})" if method else f"np.{name}"
-    per_item = array_type.ndim == 1 and template is not tpl.extreme_blocks_1d
+    blocks = (tpl.extreme_blocks_1d, *_SUM_BLOCKS.values())
+    per_item = array_type.ndim == 1 and template not in blocks
     return Site(stmt, template, arguments, stmt.target, describe, per_item=per_item)
 
 
@@ -326,6 +462,98 @@ def _allocation(stmt, key, typemap: dict, result_type) -> Site | None:
     return Site(stmt, tpl.fill, arguments, stmt.target, f"np.{name}", prelude, per_item)
 
 
+def _arange(stmt, argtypes, result_type) -> Site | None:
+    """np.arange(start, stop[, step]) of numbers (no dtype)."""
+    if not _plain_result(result_type, 1) or not all(_ordered(t) for t in argtypes):
+        return None
+    call, loc = stmt.value, stmt.loc
+    integers = all(isinstance(t, types.Integer) for t in argtypes)
+    length = tpl.int_arange_length if integers else tpl.float_arange_length
+    step = call.args[2] if len(call.args) == 3 else _const(1, stmt)
+    arguments = {
+        "start": call.args[0],
+        "stop": call.args[1],
+        "step": step,
+        "T": _scalar_class(result_type.dtype, loc),
+        "length": ir.Global(length.py_func.__name__, length, loc),
+    }
+    return Site(stmt, tpl.arange_3, arguments, stmt.target, "np.arange", per_item=True)
+
+
+def _linspace(stmt, typemap: dict, result_type) -> Site | None:
+    call = stmt.value
+    params = ("start", "stop", "num", "endpoint")
+    given = dict(zip(params, call.args))
+    given.update(call.kws)
+    if len(call.args) > len(params) or set(given) - set(params) or len(given) < 2:
+        return None
+    if not _plain_result(result_type, 1) or result_type.dtype != types.float64:
+        return None
+    arguments = {
+        "start": given["start"],
+        "stop": given["stop"],
+        "num": given.get("num", _const(50, stmt)),
+        "endpoint": given.get("endpoint", _const(True, stmt)),
+    }
+    return Site(stmt, tpl.linspace, arguments, stmt.target, "np.linspace", per_item=True)
+
+
+# np.random function -> (distribution, its parameters; None: dimensions as rand(d0, d1))
+_RANDOM = {
+    np.random.random: ("uniform", ("size",)), np.random.random_sample: ("uniform", ("size",)),
+    np.random.standard_normal: ("normal", ("size",)),
+    np.random.uniform: ("uniform", ("low", "high", "size")),
+    np.random.normal: ("normal", ("loc", "scale", "size")),
+    np.random.rand: ("uniform", None), np.random.randn: ("normal", None),
+}  # fmt: skip
+_DISTRIBUTIONS = {
+    "uniform": (rs.uniform_chunk, rs.uniform_serial),
+    "normal": (rs.normal_chunk, rs.normal_serial),
+}
+
+
+def _draws_an_array(key, result_type) -> bool:
+    module = getattr(key, "__module__", "") or ""
+    return module.startswith("numpy.random") and isinstance(result_type, types.Array)
+
+
+def _random(stmt, key, typemap: dict, result_type) -> Site | None:
+    """A sized draw (`np.random.random(n)`, `uniform(a, b, (n, m))`, `rand(n, m)`) filled
+    chunk by chunk, each chunk from its own generator (`random_streams.py`)."""
+    call, loc = stmt.value, stmt.loc
+    kind, params = _RANDOM[key]
+    if not (_plain_result(result_type, None) and result_type.dtype == types.float64):
+        return None
+    prelude = []
+    if params is None:  # rand(d0, d1, ...): the dimensions are the shape
+        if call.kws or not call.args:
+            return None
+        size = ir.Var(f"$random.{next(_counter)}.shape", loc)
+        prelude.append(ir.Assign(size, ir.BuildTuple(list(call.args), loc), loc))
+        given = {"size": size}
+    else:
+        given = dict(zip(params, call.args))
+        given.update(call.kws)
+        if len(call.args) > len(params) or set(given) - set(params):
+            return None
+        size = given.get("size")
+        if size is None or isinstance(typemap.get(size.name), types.NoneType):
+            return None
+    fill_chunk, fill_serial = (ir.Global(f.py_func.__name__, f, loc) for f in _DISTRIBUTIONS[kind])
+    bounds = [p for p in params or () if p != "size"]
+    low, high = bounds or (None, None)
+    arguments = {
+        "size": given["size"],
+        "a": given.get(low) if low in given else _const(0.0, stmt),
+        "b": given.get(high) if high in given else _const(1.0, stmt),
+        "chunk": _const(rs.CHUNK, stmt),
+        "fill_chunk": fill_chunk,
+        "fill_serial": fill_serial,
+    }
+    name = f"np.random.{key.__name__}"
+    return Site(stmt, tpl.random_fill, arguments, stmt.target, name, prelude)
+
+
 def _plain_result(typ, ndim) -> bool:
     return isinstance(typ, types.Array) and typ.layout == "C" and ndim in (None, typ.ndim)
 
@@ -357,7 +585,29 @@ def _setitem_site(stmt: ir.SetItem, typemap: dict) -> Site | None:
         template = tpl.setitem_mask_1d if target.ndim == 1 else tpl.setitem_mask_nd
         arguments = {"a": stmt.target, "mask": stmt.index, "value": stmt.value}
         return Site(stmt, template, arguments, result, "a[mask] = scalar", per_item=one_d)
+    if mask and isinstance(value, types.Array):
+        return _setitem_mask_array(stmt, target, index, value, result)
+    if isinstance(index, types.Array) and isinstance(index.dtype, types.Integer):
+        return Serial("a[index array] = ... runs serially (an index may repeat: two iterations "
+                      "would write one element)")  # fmt: skip
     return None
+
+
+def _setitem_mask_array(stmt, target, mask, value, result) -> Site | Serial:
+    """a[mask] = b: b's items go in order to the True places (a compaction, in blocks)."""
+    if not (target.ndim == 1 and mask.ndim == 1 and value.ndim == 1):
+        return Serial("a[mask] = array runs serially unless a, mask and the array are 1-d")
+    if target.layout != "C":
+        return Serial("a[mask] = array runs serially on a non-contiguous array")
+    if not (_numeric(value.dtype) and _fits(value.dtype, target.dtype)):
+        return Serial(f"a[mask] = array of {value.dtype} items runs serially")
+    arguments = {
+        "a": stmt.target,
+        "mask": stmt.index,
+        "b": stmt.value,
+        "block": _const(_MASK_BLOCK, stmt),
+    }
+    return Site(stmt, tpl.setitem_mask_array, arguments, result, "a[mask] = array")
 
 
 def _fits(value, dtype) -> bool:
@@ -383,6 +633,9 @@ def _template_ir(template) -> ir.FunctionIR:
 
 
 def _inline(func_ir: ir.FunctionIR, site: Site, origins: dict, per_item: set) -> None:
+    for part in site.removed:
+        owner, at = _locate(func_ir, part)
+        del owner.body[at]
     block, index = _locate(func_ir, site.stmt)
     loc = site.stmt.loc
     callee = _template_ir(site.template)

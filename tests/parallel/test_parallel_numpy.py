@@ -218,7 +218,8 @@ def test_dot_of_vectors():
 
 @pytest.mark.parametrize(
     "options, count",
-    [({}, 5), ({"reduction": False}, 0), ({"numpy": False}, 5), ({"prange": False}, 5)],
+    # five reductions, and `a / 2 + 0.75` as an array-expression parfor (switch 'numpy')
+    [({}, 6), ({"reduction": False}, 1), ({"numpy": False}, 5), ({"prange": False}, 6)],
 )
 def test_reduction_option_flag(options, count):
     dispatcher = compiled(all_five, **options)
