@@ -41,6 +41,17 @@ class TypingError(EmberError):
     """Type inference could not give every variable one type, or an operation has no typing."""
 
 
+class ForceLiteralArg(EmberError):
+    """Typing needs some arguments of the function being compiled as literal types (Numba's
+    `literally`): `indices` are their positions. The caller compiles a specialization for the
+    arguments' values instead; raised out of type inference, never shown for a valid request.
+    """
+
+    def __init__(self, indices: frozenset[int] | set[int], message: str, loc: Loc | None = None):
+        self.indices = frozenset(indices)
+        super().__init__(message, loc)
+
+
 class UnsupportedError(EmberError):
     """The source uses a Python construct ember does not compile."""
 

@@ -13,7 +13,7 @@ from ember import types
 from ember.typing.conversions import unify_pair
 from ember.typing.functions import type_choice_call
 from ember.typing.signature import Signature
-from ember.typing.templates import registry
+from ember.typing.templates import apply_with_literals, registry, widen_number_literals
 
 
 class TypingContext:
@@ -77,13 +77,16 @@ class TypingContext:
         return cached
 
     def resolve_function_type(self, fnty: types.Type, args: tuple, kws: dict) -> Signature | None:
-        """The signature of calling a value of type `fnty` with these argument types."""
+        """The signature of calling a value of type `fnty` with these argument types (constant
+        arguments may be literal types: templates and jitted functions that ask for them get
+        them, others see the plain types)."""
         if isinstance(fnty, types.Function):
             return self._apply_templates(fnty.typing_key, args, kws)
         if isinstance(fnty, types.BoundFunction):
             return self._method_call(fnty.this, fnty.attr, args, kws)
         if isinstance(fnty, types.DispatcherType):
             return fnty.dispatcher.type_call(args, kws)
+        args, kws = widen_number_literals(args, kws)
         if isinstance(fnty, types.DispatcherChoice):
             return type_choice_call(fnty, args, kws)
         if isinstance(fnty, types.ExceptionClass):
@@ -101,7 +104,7 @@ class TypingContext:
 
     def _apply_templates(self, key: Any, args: tuple, kws: dict) -> Signature | None:
         for template in self.templates_for(key):
-            sig = template.apply(args, kws)
+            sig = apply_with_literals(template, args, kws)
             if sig is not None:
                 return sig
         if any(isinstance(t, types.Optional) for t in (*args, *kws.values())):

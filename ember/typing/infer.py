@@ -11,7 +11,7 @@ import operator
 from dataclasses import dataclass, field
 
 from ember import types
-from ember.errors import TypingError, UnsupportedError
+from ember.errors import EmberError, ForceLiteralArg, TypingError, UnsupportedError
 from ember.ir import nodes as ir
 from ember.types.functions import function_members
 from ember.typing.context import TypingContext
@@ -304,11 +304,76 @@ class TypeInferer:
         return tuple(self._constant_int(var, typ) for var, typ in zip(operands, args))
 
     def _constant_int(self, var: ir.Var, typ: types.Type) -> types.Type:
-        values = self.definitions.get(var.name, ())
-        if len(values) == 1 and isinstance(values[0], (ir.Const, ir.Global)):
-            if type(values[0].value) is int:
-                return types.literal(values[0].value)
+        found = self._constant_literal(var, typ)
+        return found if isinstance(found, types.IntegerLiteral) else typ
+
+    def _constant_literal(self, var: ir.Var, typ: types.Type) -> types.Type:
+        """The literal type of a variable known while compiling (a constant int or bool in the
+        code or a global, or a literal already), else its type `typ`."""
+        if isinstance(typ, types.Literal):
+            return typ
+        origin = self._origin(var)
+        if isinstance(origin, (ir.Const, ir.Global, ir.FreeVar)) and type(origin.value) in (
+            int,
+            bool,
+        ):
+            return types.literal(origin.value)
         return typ
+
+    def _origin(self, var: ir.Var) -> ir.Expr | None:
+        """The one expression a variable holds (through copies), or None when it is assigned
+        in more than one place."""
+        seen = set()
+        while var.name not in seen:
+            seen.add(var.name)
+            values = self.definitions.get(var.name, ())
+            if len(values) != 1:
+                return None
+            if not isinstance(values[0], ir.Var):
+                return values[0]
+            var = values[0]
+        return None
+
+    def _forward_literal_request(
+        self, fnty: types.Type, expr: ir.Call, request: ForceLiteralArg
+    ) -> EmberError:
+        """A callee needs some arguments of this call as literals (`literally`): those that are
+        arguments of this function become a request to compile it for their values."""
+        params = set()
+        for position, var in self._requested_operands(fnty, expr, request.indices):
+            origin = None if var is None else self._origin(var)
+            if isinstance(origin, ir.Arg):
+                params.add(origin.index)
+                continue
+            what = f"'{_user_name(var.name)}'" if var is not None else f"argument {position}"
+            return TypingError(
+                f"{_describe_callee(fnty)} needs {what} as a literal (literally()): it must be "
+                f"a constant int, bool or str, or an argument of {self.func_ir.qualname} "
+                "passed one",
+                expr.loc,
+            )
+        names = ", ".join(repr(self.func_ir.arg_names[i]) for i in sorted(params))
+        return ForceLiteralArg(
+            params,
+            f"{self.func_ir.qualname} must be compiled for the values of its arguments {names} "
+            "(literally() asks for them as literals)",
+            expr.loc,
+        )
+
+    def _requested_operands(self, fnty: types.Type, expr: ir.Call, indices: frozenset) -> list:
+        """(position, variable or None) of the callee parameters at `indices`."""
+        if isinstance(fnty, types.DispatcherType):
+            operands = fnty.dispatcher.fold_call_arguments(
+                expr.args, dict(expr.kws), lambda var: var
+            )
+        elif isinstance(fnty, types.BoundFunction):  # the receiver is parameter 0
+            operands = [self._receiver(expr.func), *expr.args]
+        else:
+            operands = list(expr.args)
+        return [
+            (i, operands[i] if i < len(operands) and isinstance(operands[i], ir.Var) else None)
+            for i in sorted(indices)
+        ]
 
     def _type_unary(self, expr: ir.UnaryOp) -> types.Type:
         args = (self._typeof_var(expr.value),)
@@ -328,7 +393,12 @@ class TypeInferer:
                 refined = fnty.this.refined_by(fnty.attr, args)
                 self._refine_list(self._receiver(expr.func), refined, expr.loc)
         _require_precise((*args, *kws.values()))
-        sig = self.context.resolve_function_type(fnty, args, kws)
+        literal_args = tuple(self._constant_literal(v, t) for v, t in zip(expr.args, args))
+        literal_kws = {name: self._constant_literal(v, kws[name]) for name, v in expr.kws}
+        try:
+            sig = self.context.resolve_function_type(fnty, literal_args, literal_kws)
+        except ForceLiteralArg as request:
+            raise self._forward_literal_request(fnty, expr, request) from None
         if sig is not None and sig.return_type is None:
             raise _Pending  # a recursive call whose return type is not known yet
         described = _describe_callee(fnty)

@@ -31,11 +31,16 @@ from typing import Any
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.errors import EmberError, TypingError
+from ember.errors import EmberError, ForceLiteralArg, TypingError
 from ember.lowering.registry import registry as lowering
 from ember.typing.context import TypingContext
 from ember.typing.signature import Signature
-from ember.typing.templates import AbstractTemplate, AttributeTemplate, registry
+from ember.typing.templates import (
+    AbstractTemplate,
+    AttributeTemplate,
+    registry,
+    widen_all_literals,
+)
 
 # ------------------------------------------------------------------ compiling implementations
 
@@ -61,6 +66,7 @@ class Implementation:
         found = self._dispatchers.get(options)
         if found is None:
             found = Dispatcher(self.py_func, options)
+            found.keep_literal_types()  # compiled for the types its overload chose
             self._dispatchers[options] = found
         return found
 
@@ -224,9 +230,10 @@ class _OverloadTemplate(AbstractTemplate):
     _resolved: dict  # (argument types, keyword types) -> _Resolved
     _lowerings: dict  # signature argument types -> Implementation
 
+    def non_literal(self, args: tuple, kws: dict) -> tuple[tuple, dict]:
+        return widen_all_literals(args, kws)  # Numba's overloads see unicode_type, not literals
+
     def generic(self, args: tuple, kws: dict) -> Signature | None:
-        args = tuple(types.unliteral(a) for a in args)
-        kws = {name: types.unliteral(t) for name, t in kws.items()}
         cache_key = (args, tuple(sorted(kws.items())))
         found = self._resolved.get(cache_key)
         if found is None:
@@ -257,6 +264,8 @@ class _OverloadTemplate(AbstractTemplate):
             return _Resolved(None, None)
         try:
             impl = func(*args, **kws)
+        except ForceLiteralArg:
+            raise
         except Exception as error:  # a bug in the overload function: say where
             return _Resolved(None, None, _failure(what, func, args, error).msg)
         if impl is None:
@@ -274,6 +283,8 @@ class _OverloadTemplate(AbstractTemplate):
             return _Resolved(None, None, message)
         try:
             full = implementation.type_call(call_args)
+        except ForceLiteralArg as request:
+            raise _positional_request(request, implementation, args, what) from None
         except EmberError as error:
             return _Resolved(None, None, _failure(what, func, args, error).msg)
         if full.return_type is None:
@@ -286,13 +297,32 @@ class _OverloadTemplate(AbstractTemplate):
         return implementation.call(context, builder, sig, args)
 
 
-def _make_overload_template(key: Any, func: Callable, jit_options: dict | None, base=None):
+def _positional_request(
+    request: ForceLiteralArg, implementation: Implementation, args: tuple, what: str
+) -> EmberError:
+    """An implementation's `literally(param)` as a request for the call's argument at that
+    position (arguments passed by keyword or gathered by `*args` cannot be literal)."""
+    positional = {
+        index
+        for index in request.indices
+        if index < len(args)
+        and all(p.kind is not p.VAR_POSITIONAL for p in implementation.parameters[: index + 1])
+    }
+    if positional == request.indices:
+        return request
+    return TypingError(f"{what}: literally() needs the argument passed by position")
+
+
+def _make_overload_template(
+    key: Any, func: Callable, jit_options: dict | None, base=None, prefer_literal: bool = False
+):
     name = getattr(func, "__name__", "overload")
     return type(
         f"Overload_{name}",
         (base or _OverloadTemplate,),
         {
             "key": key,
+            "prefer_literal": prefer_literal,
             "_overload_func": staticmethod(func),
             "_jit_options": dict(jit_options or {}),
             "_resolved": {},
@@ -312,13 +342,17 @@ def overload(
     types `ov` accepts (it returns the implementation, or None to decline).
 
     `jit_options` (e.g. `{"fastmath": True}`) apply to the implementation on top of the caller's
-    options. `strict`, `inline` and `prefer_literal` are accepted for Numba compatibility:
-    implementations are always inlined by LLVM, and argument types arrive without literals.
+    options. Arguments known while compiling (constants, literal arguments) are offered as
+    literal types (`types.IntegerLiteral`...) when `ov` declines or fails for their plain types;
+    `prefer_literal=True` offers the literal types first. `strict` and `inline` are accepted
+    for Numba compatibility: implementations are always inlined by LLVM.
     """
 
     def decorate(overload_func: Callable) -> Callable:
         # tried after earlier overloads but before ember's own typing of `func` (np.where...)
-        template = _make_overload_template(func, overload_func, jit_options)
+        template = _make_overload_template(
+            func, overload_func, jit_options, prefer_literal=prefer_literal
+        )
         templates = registry.functions.setdefault(func, [])
         position = 0
         while position < len(templates) and issubclass(templates[position], _OverloadTemplate):
@@ -347,15 +381,22 @@ def register_jitable(*args: Any, **jit_options: Any) -> Any:
 
 
 def overload_method(
-    type_class: type, name: str, jit_options: dict | None = None, **_numba: Any
+    type_class: type,
+    name: str,
+    jit_options: dict | None = None,
+    prefer_literal: bool = False,
+    **_numba: Any,
 ) -> Callable:
     """`@overload_method(TypeClass, "name") def ov(self, *argtypes)`: `obj.name(...)` for values
-    whose type is an instance of TypeClass (or of a subclass)."""
+    whose type is an instance of TypeClass (or of a subclass); literals as for `overload`."""
     _check_type_class(type_class, "overload_method")
 
     def decorate(overload_func: Callable) -> Callable:
         key = (type_class, name)
-        registry.register_global(key, _make_overload_template(key, overload_func, jit_options))
+        template = _make_overload_template(
+            key, overload_func, jit_options, prefer_literal=prefer_literal
+        )
+        registry.register_global(key, template)
         return overload_func
 
     return decorate
@@ -541,7 +582,12 @@ class Intrinsic:
         template = type(
             f"Intrinsic_{defn.__name__}",
             (AbstractTemplate,),
-            {"key": self, "generic": lambda tmpl, args, kws: self._type(tmpl.context, args, kws)},
+            {
+                "key": self,
+                "generic": lambda tmpl, args, kws: self._type(tmpl.context, args, kws),
+                "prefer_literal": prefer_literal,
+                "non_literal": lambda tmpl, args, kws: widen_all_literals(args, kws),
+            },
         )
         registry.register_global(self, template)
 

@@ -11,20 +11,78 @@ from collections.abc import Callable
 from typing import Any
 
 from ember import types
+from ember.errors import ForceLiteralArg, TypingError
 from ember.typing.conversions import Conversion, can_convert
 from ember.typing.signature import Signature, signature  # noqa: F401 - Numba's export
 
 
 class FunctionTemplate:
-    """Base of call templates; subclasses set `key` and implement `apply`."""
+    """Base of call templates; subclasses set `key` and implement `apply`.
+
+    Arguments known while compiling (constants, literal arguments of the function) may be
+    typed as literals (`types.IntegerLiteral`...). A template is asked with their plain types
+    first and, if it declines or fails, with the literal ones; `prefer_literal` reverses this.
+    """
 
     key: Any = None
+    prefer_literal: bool = False
 
     def __init__(self, context: Any) -> None:
         self.context = context
 
     def apply(self, args: tuple, kws: dict) -> Signature | None:
         raise NotImplementedError
+
+    def non_literal(self, args: tuple, kws: dict) -> tuple[tuple, dict]:
+        """The argument types of the non-literal attempt: numbers and bools widened; constant
+        strings stay `StringLiteral`, as ember's own library types them."""
+        return widen_number_literals(args, kws)
+
+
+_NUMBER_LITERALS = (types.IntegerLiteral, types.BooleanLiteral)
+
+
+def _widen(values: tuple | dict, literal_classes: tuple) -> tuple | dict:
+    """`values` (argument or keyword types) with the literals of these classes widened."""
+
+    def widen(typ: types.Type) -> types.Type:
+        return types.unliteral(typ) if isinstance(typ, literal_classes) else typ
+
+    if isinstance(values, dict):
+        return {name: widen(typ) for name, typ in values.items()}
+    return tuple(widen(typ) for typ in values)
+
+
+def widen_number_literals(args: tuple, kws: dict) -> tuple[tuple, dict]:
+    """Integer and bool literals widened: the types of a call that does not ask for literals."""
+    return _widen(args, _NUMBER_LITERALS), _widen(kws, _NUMBER_LITERALS)
+
+
+def widen_all_literals(args: tuple, kws: dict) -> tuple[tuple, dict]:
+    """Every literal widened: the non-literal attempt of Numba-style extension templates."""
+    return _widen(args, (types.Literal,)), _widen(kws, (types.Literal,))
+
+
+def apply_with_literals(template: FunctionTemplate, args: tuple, kws: dict) -> Signature | None:
+    """Ask `template` for the signature of a call with `args`, which may hold literal types:
+    with the non-literal types, then the literal ones (reversed for `prefer_literal`). A failure
+    of the first attempt is raised when the second finds nothing either."""
+    plain = template.non_literal(args, kws)
+    attempts = [plain] if plain == (args, kws) else [plain, (args, kws)]
+    if template.prefer_literal:
+        attempts.reverse()
+    first_failure = None
+    for attempt_args, attempt_kws in attempts:
+        try:
+            sig = template.apply(attempt_args, attempt_kws)
+        except (TypingError, ForceLiteralArg) as failure:
+            first_failure = first_failure or failure
+            continue
+        if sig is not None:
+            return sig
+    if first_failure is not None:
+        raise first_failure
+    return None
 
 
 class AbstractTemplate(FunctionTemplate):
