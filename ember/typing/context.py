@@ -13,7 +13,7 @@ from ember import types
 from ember.typing.conversions import unify_pair
 from ember.typing.functions import type_choice_call
 from ember.typing.signature import Signature
-from ember.typing.templates import apply_with_literals, registry, widen_number_literals
+from ember.typing.templates import apply_template, registry
 
 
 class TypingContext:
@@ -76,40 +76,51 @@ class TypingContext:
             self._templates[key] = cached
         return cached
 
-    def resolve_function_type(self, fnty: types.Type, args: tuple, kws: dict) -> Signature | None:
-        """The signature of calling a value of type `fnty` with these argument types (constant
-        arguments may be literal types: templates and jitted functions that ask for them get
-        them, others see the plain types)."""
+    def resolve_function_type(
+        self, fnty: types.Type, args: tuple, kws: dict, literals: tuple | None = None
+    ) -> Signature | None:
+        """The signature of calling a value of type `fnty` with these argument types.
+        `literals`: (argument types, keyword types) with the call's constants as literal types,
+        for the templates and jitted functions that ask for literals."""
         if isinstance(fnty, types.Function):
-            return self._apply_templates(fnty.typing_key, args, kws)
+            return self._apply_templates(fnty.typing_key, args, kws, literals)
         if isinstance(fnty, types.BoundFunction):
-            return self._method_call(fnty.this, fnty.attr, args, kws)
+            return self._method_call(fnty.this, fnty.attr, args, kws, literals)
         if isinstance(fnty, types.DispatcherType):
-            return fnty.dispatcher.type_call(args, kws)
-        args, kws = widen_number_literals(args, kws)
+            return fnty.dispatcher.type_call(*(literals or (args, kws)))
         if isinstance(fnty, types.DispatcherChoice):
             return type_choice_call(fnty, args, kws)
         if isinstance(fnty, types.ExceptionClass):
             return Signature(types.ExceptionInstance(fnty.exc_class), args)
         if isinstance(fnty, types.ClassInstanceType):  # an instance whose class has __call__
-            return self._method_call(fnty, "__call__", args, kws)
+            return self._method_call(fnty, "__call__", args, kws, literals)
         return None
 
-    def _method_call(self, this: types.Type, attr: str, args: tuple, kws: dict):
+    def _method_call(
+        self, this: types.Type, attr: str, args: tuple, kws: dict, literals: tuple | None = None
+    ) -> Signature | None:
         """`this.attr(*args)`: the method's signature, with the receiver apart (`recvr`)."""
-        sig = self._apply_templates((type(this), attr), (this, *args), kws)
+        if literals is not None:
+            literals = ((this, *literals[0]), literals[1])
+        sig = self._apply_templates((type(this), attr), (this, *args), kws, literals)
         if sig is None:
             return None
         return Signature(sig.return_type, sig.args[1:], recvr=sig.args[0], pysig=sig.pysig)
 
-    def _apply_templates(self, key: Any, args: tuple, kws: dict) -> Signature | None:
+    def _apply_templates(
+        self, key: Any, args: tuple, kws: dict, literals: tuple | None = None
+    ) -> Signature | None:
         for template in self.templates_for(key):
-            sig = apply_with_literals(template, args, kws)
+            sig = apply_template(template, args, kws, literals)
             if sig is not None:
                 return sig
         if any(isinstance(t, types.Optional) for t in (*args, *kws.values())):
             # Numba's rule: an Optional(T) argument is used as a T, checked at run time
-            return self._apply_templates(key, _unwrap_optionals(args), _unwrap_optionals(kws))
+            if literals is not None:
+                literals = (_unwrap_optionals(literals[0]), _unwrap_optionals(literals[1]))
+            return self._apply_templates(
+                key, _unwrap_optionals(args), _unwrap_optionals(kws), literals
+            )
         return None
 
     def resolve_operator(self, fn: Any, args: tuple) -> Signature | None:

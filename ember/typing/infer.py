@@ -18,6 +18,7 @@ from ember.typing.context import TypingContext
 from ember.typing.exceptions import caught_args_type
 from ember.typing.functions import RecursionPending
 from ember.typing.signature import Signature
+from ember.typing.templates import widen_number_literals
 
 _MAX_SWEEPS = 64
 
@@ -395,8 +396,11 @@ class TypeInferer:
         _require_precise((*args, *kws.values()))
         literal_args = tuple(self._constant_literal(v, t) for v, t in zip(expr.args, args))
         literal_kws = {name: self._constant_literal(v, kws[name]) for name, v in expr.kws}
+        plain_args, plain_kws = widen_number_literals(args, kws)
         try:
-            sig = self.context.resolve_function_type(fnty, literal_args, literal_kws)
+            sig = self.context.resolve_function_type(
+                fnty, plain_args, plain_kws, literals=(literal_args, literal_kws)
+            )
         except ForceLiteralArg as request:
             raise self._forward_literal_request(fnty, expr, request) from None
         if sig is not None and sig.return_type is None:

@@ -19,9 +19,10 @@ from ember.typing.signature import Signature, signature  # noqa: F401 - Numba's 
 class FunctionTemplate:
     """Base of call templates; subclasses set `key` and implement `apply`.
 
-    Arguments known while compiling (constants, literal arguments of the function) may be
-    typed as literals (`types.IntegerLiteral`...). A template is asked with their plain types
-    first and, if it declines or fails, with the literal ones; `prefer_literal` reverses this.
+    A call may offer literal types (`types.IntegerLiteral`...) for the arguments known while
+    compiling: constants and literal arguments of the function. The template is asked with the
+    plain types first and, if it declines or fails, with the literal ones (`prefer_literal`:
+    the other way round).
     """
 
     key: Any = None
@@ -34,12 +35,9 @@ class FunctionTemplate:
         raise NotImplementedError
 
     def non_literal(self, args: tuple, kws: dict) -> tuple[tuple, dict]:
-        """The argument types of the non-literal attempt: numbers and bools widened; constant
-        strings stay `StringLiteral`, as ember's own library types them."""
-        return widen_number_literals(args, kws)
-
-
-_NUMBER_LITERALS = (types.IntegerLiteral, types.BooleanLiteral)
+        """The types of the plain attempt: as given (ember's own templates read a constant
+        string as a `StringLiteral`)."""
+        return args, kws
 
 
 def _widen(values: tuple | dict, literal_classes: tuple) -> tuple | dict:
@@ -54,23 +52,28 @@ def _widen(values: tuple | dict, literal_classes: tuple) -> tuple | dict:
 
 
 def widen_number_literals(args: tuple, kws: dict) -> tuple[tuple, dict]:
-    """Integer and bool literals widened: the types of a call that does not ask for literals."""
-    return _widen(args, _NUMBER_LITERALS), _widen(kws, _NUMBER_LITERALS)
+    """Integer and bool literals widened: the plain types of a call's arguments."""
+    literal_classes = (types.IntegerLiteral, types.BooleanLiteral)
+    return _widen(args, literal_classes), _widen(kws, literal_classes)
 
 
 def widen_all_literals(args: tuple, kws: dict) -> tuple[tuple, dict]:
-    """Every literal widened: the non-literal attempt of Numba-style extension templates."""
+    """Every literal widened: the plain attempt of Numba-style extension templates."""
     return _widen(args, (types.Literal,)), _widen(kws, (types.Literal,))
 
 
-def apply_with_literals(template: FunctionTemplate, args: tuple, kws: dict) -> Signature | None:
-    """Ask `template` for the signature of a call with `args`, which may hold literal types:
-    with the non-literal types, then the literal ones (reversed for `prefer_literal`). A failure
-    of the first attempt is raised when the second finds nothing either."""
-    plain = template.non_literal(args, kws)
-    attempts = [plain] if plain == (args, kws) else [plain, (args, kws)]
-    if template.prefer_literal:
-        attempts.reverse()
+def apply_template(
+    template: FunctionTemplate, args: tuple, kws: dict, literals: tuple | None = None
+) -> Signature | None:
+    """Ask `template` for the signature of a call with `args`; `literals` (argument and keyword
+    types with the call's constants as literal types) is asked too when the plain types find
+    nothing (first, for `prefer_literal`). A failure of the first attempt is raised when the
+    second finds nothing either."""
+    attempts = [template.non_literal(args, kws)]
+    if literals is not None and literals != attempts[0]:
+        attempts.append(literals)
+        if template.prefer_literal:
+            attempts.reverse()
     first_failure = None
     for attempt_args, attempt_kws in attempts:
         try:
