@@ -95,6 +95,24 @@ def _times_length(n, a):
     return lambda n, a: times_length(literally(n), a)  # Numba's documented idiom
 
 
+def repeat_sum(x, times):
+    """Python meaning: x added `times` times; the overload function asks for `times`."""
+    return x * times
+
+
+@overload(repeat_sum)
+def _repeat_sum(x, times):
+    count = literally(times).literal_value  # asks for the call to be typed with the literal
+
+    def impl(x, times):
+        total = 0.0
+        for _ in range(count):
+            total += x
+        return total
+
+    return impl
+
+
 GLOBAL_COUNT = 1
 
 
@@ -243,6 +261,16 @@ def test_literally_inside_an_overload_implementation():
     assert with_argument(2, a) == with_argument.py_func(2, a) == 10
     assert with_argument(3, a) == 15
     assert {sig[0] for sig in with_argument.signatures} == {types.literal(2), types.literal(3)}
+
+
+def test_literally_inside_an_overload_function():
+    @njit
+    def f(x, n):
+        return repeat_sum(x, 3) + repeat_sum(x, n)
+
+    assert f(1.5, 2) == f.py_func(1.5, 2) == 4.5 + 3.0
+    assert f(1.5, 4) == f.py_func(1.5, 4)
+    assert {sig[1] for sig in f.signatures} == {types.literal(2), types.literal(4)}
 
 
 @settings(max_examples=10, deadline=None)

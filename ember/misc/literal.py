@@ -20,8 +20,11 @@ def literal_unroll(container: Any) -> Any:
 
 def literally(obj: Any) -> Any:
     """Type `obj` as a literal in compiled code: a constant, or an argument of the jitted
-    function (which then compiles a specialization per value, as Numba does). Python and a
-    literal already get `obj` itself."""
+    function (which then compiles a specialization per value, as Numba does). Python gets
+    `obj` itself. In an overload function, `literally(argtype)` on a non-literal argument type
+    asks for the call to be typed again with that argument as a literal."""
+    if isinstance(obj, types.Type) and not isinstance(obj, types.Literal):
+        raise ForceLiteralArg((), f"literally() needs a literal, not {obj}", requested_type=obj)
     return obj
 
 

@@ -264,8 +264,8 @@ class _OverloadTemplate(AbstractTemplate):
             return _Resolved(None, None)
         try:
             impl = func(*args, **kws)
-        except ForceLiteralArg:
-            raise
+        except ForceLiteralArg as request:  # literally(argtype) in the overload function
+            raise _request_for_type(request, args) from None
         except Exception as error:  # a bug in the overload function: say where
             return _Resolved(None, None, _failure(what, func, args, error).msg)
         if impl is None:
@@ -295,6 +295,14 @@ class _OverloadTemplate(AbstractTemplate):
     def _lower(self, context, builder, sig: Signature, args: list) -> Any:
         implementation = self._lowerings[tuple(sig.args)]
         return implementation.call(context, builder, sig, args)
+
+
+def _request_for_type(request: ForceLiteralArg, args: tuple) -> EmberError:
+    """`literally(argtype)` as a request for the arguments of that type."""
+    indices = {i for i, typ in enumerate(args) if typ is request.requested_type}
+    if not indices:
+        return TypingError(f"literally() needs an argument type of this call: {request.msg}")
+    return ForceLiteralArg(indices, request.msg)
 
 
 def _positional_request(
