@@ -246,6 +246,14 @@ def test_literally_propagates_through_a_jitted_caller():
     assert not isinstance(outer_sig[1], types.Literal)
     assert inner.signatures == [(types.literal(3),)]
 
+    @njit
+    def with_constant(x):  # a constant needs no specialization of the caller
+        return inner(5) + x
+
+    assert with_constant(1) == with_constant.py_func(1) == 11
+    assert with_constant.signatures == [(types.int64,)]
+    assert set(inner.signatures) == {(types.literal(3),), (types.literal(5),)}
+
 
 def test_literally_inside_an_overload_implementation():
     @njit
