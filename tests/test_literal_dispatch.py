@@ -2,6 +2,8 @@
 values, `literally()` in jitted code and in overload implementations, `prefer_literal`, and
 `ember.np.unsafe.ndarray.to_fixed_tuple`. Results are checked against the same Python code."""
 
+import operator
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -113,6 +115,17 @@ def _repeat_sum(x, times):
     return impl
 
 
+@overload(operator.getitem)
+def _array_statistic(a, key):
+    """`a["sum"]` / `a["mean"]` on a 1-D array: the statistic named by a constant key."""
+    if isinstance(a, types.Array) and isinstance(key, types.StringLiteral):
+        if key.literal_value == "sum":
+            return lambda a, key: a.sum()
+        if key.literal_value == "mean":
+            return lambda a, key: a.mean()
+    return None
+
+
 GLOBAL_COUNT = 1
 
 
@@ -189,6 +202,15 @@ def test_overload_method_and_intrinsic_get_literals():
 
     a = np.arange(1.0, 6.0)
     assert f(a) == (1.0 + 2.0 + 3.0) + 15
+
+
+def test_operator_overload_gets_a_literal_index():
+    @njit
+    def f(a):
+        return a["sum"] * 10 + a["mean"] + a[1]
+
+    a = np.arange(1.0, 5.0)
+    assert f(a) == 10.0 * 10 + 2.5 + 2.0
 
 
 # ------------------------------------------------------------------ literally()

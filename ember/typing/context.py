@@ -123,9 +123,15 @@ class TypingContext:
             )
         return None
 
-    def resolve_operator(self, fn: Any, args: tuple) -> Signature | None:
+    def resolve_operator(
+        self, fn: Any, args: tuple, literal_args: tuple | None = None
+    ) -> Signature | None:
         """The signature of `fn(*args)` for an operator; on plain numbers, looked up once per
-        operator and argument types (a long function repeats the same few, sweep after sweep)."""
+        operator and argument types (a long function repeats the same few, sweep after sweep).
+        `literal_args`: the types with constant operands as literals, asked when `args` find
+        nothing (as for calls)."""
+        if literal_args is not None:
+            return self._apply_templates(fn, args, {}, (literal_args, {}))
         if not all(type(t) in PLAIN_NUMBER_TYPES for t in args):
             return self._apply_templates(fn, args, {})
         key = (fn, args, len(self.registry.functions.get(fn, ())))  # new overloads: look again

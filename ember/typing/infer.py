@@ -433,9 +433,16 @@ class TypeInferer:
 
     def _type_getitem(self, expr: ir.GetItem) -> types.Type:
         args = (self._typeof_var(expr.value), self._typeof_var(expr.index))
+        return self._type_subscript(expr, expr.index, args)
+
+    def _type_subscript(self, expr: ir.GetItem | ir.StaticGetItem, index: ir.Var, args: tuple):
+        """`value[index]`; a constant index is offered as a literal too (`@overload` of
+        `operator.getitem` on a heterogeneous container)."""
         _require_precise(args)
-        sig = self.context.resolve_operator(operator.getitem, args)
-        return self._record_call(expr, sig, "getitem", [expr.value, expr.index], args)
+        literal_args = (args[0], self._constant_literal(index, args[1]))
+        plain_args = widen_number_literals(args, {})[0]
+        sig = self.context.resolve_operator(operator.getitem, plain_args, literal_args)
+        return self._record_call(expr, sig, "getitem", [expr.value, index], args)
 
     def _type_static_getitem(self, expr: ir.StaticGetItem) -> types.Type:
         value_type = self._typeof_var(expr.value)
@@ -450,9 +457,7 @@ class TypeInferer:
         if expr.index_var is None:
             raise TypingError(f"cannot index a value of type {value_type}", expr.loc)
         args = (value_type, self._typeof_var(expr.index_var))
-        _require_precise(args)
-        sig = self.context.resolve_operator(operator.getitem, args)
-        return self._record_call(expr, sig, "getitem", [expr.value, expr.index_var], args)
+        return self._type_subscript(expr, expr.index_var, args)
 
     def _type_build_tuple(self, expr: ir.BuildTuple) -> types.Type:
         return types.make_tuple(types.unliteral(self._typeof_var(v)) for v in expr.items)
