@@ -118,7 +118,9 @@ def _repeat_sum(x, times):
 @overload(operator.getitem)
 def _array_statistic(a, key):
     """`a["sum"]` / `a["mean"]` on a 1-D array: the statistic named by a constant key."""
-    if isinstance(a, types.Array) and isinstance(key, types.StringLiteral):
+    if not (isinstance(a, types.Array) and isinstance(a.dtype, types.Number)):
+        return None
+    if isinstance(key, types.StringLiteral):
         if key.literal_value == "sum":
             return lambda a, key: a.sum()
         if key.literal_value == "mean":
