@@ -16,7 +16,7 @@ from ember import types
 from ember.decorators import jit, jit_module, njit
 from ember.errors import TypingError, UnsupportedError
 from ember.misc.carray import carray, farray
-from ember.misc.literal import literal_unroll
+from ember.misc.literal import literal_unroll, literally
 from ember.misc.objmode import objmode
 from ember.parallel.api import (
     get_num_threads,
@@ -161,6 +161,7 @@ __all__ = [
     "deferred_type",
     "optional",
     "literal_unroll",
+    "literally",
     "njit",
     "objmode",
     "stencil",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ember.ir.nodes import Loc
@@ -39,6 +39,24 @@ class EmberError(Exception):
 
 class TypingError(EmberError):
     """Type inference could not give every variable one type, or an operation has no typing."""
+
+
+class ForceLiteralArg(EmberError):
+    """Typing needs some arguments of the function being compiled as literal types (Numba's
+    `literally`): `indices` are their positions. The caller compiles a specialization for the
+    arguments' values instead; raised out of type inference, never shown for a valid request.
+    """
+
+    def __init__(
+        self,
+        indices: frozenset[int] | set[int],
+        message: str,
+        loc: Loc | None = None,
+        requested_type: Any = None,
+    ) -> None:
+        self.indices = frozenset(indices)
+        self.requested_type = requested_type  # literally(argtype) in an overload function
+        super().__init__(message, loc)
 
 
 class UnsupportedError(EmberError):

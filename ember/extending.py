@@ -43,6 +43,7 @@ from ember.lowering.registry import (
     lower_setattr_generic,
     unbox,
 )
+from ember.misc.literal import literally
 from ember.typing.overload import (
     intrinsic,
     make_attribute_wrapper,
@@ -184,6 +185,7 @@ __all__ = [
     "infer_getattr",
     "infer_global",
     "intrinsic",
+    "literally",
     "lower_builtin",
     "lower_cast",
     "lower_constant",

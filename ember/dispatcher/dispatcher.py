@@ -13,7 +13,7 @@ from typing import Any
 from ember import types
 from ember.compiler import CompileResult, CompileState, run_pipeline
 from ember.dispatcher.binding import ArgumentBinder, Omitted
-from ember.errors import EmberError, TypingError
+from ember.errors import EmberError, ForceLiteralArg, TypingError
 from ember.frontend.interpreter import UndefinedName
 from ember.lowering.context import TargetOptions
 from ember.typing.functions import RecursionPending
@@ -126,6 +126,9 @@ class Dispatcher:
         self._entry_stale = True
         self._slow_calls = 0
         self._deferred: list[Signature] = []  # declared, waiting for a name to be defined
+        # Parameters that literally() asks for as literal types: each value compiles its own
+        # specialization (Numba's literal dispatch).
+        self._literal_params: frozenset[int] = frozenset()
         for sig in signatures or ():
             self._compile_declared(sig)
 
@@ -269,31 +272,65 @@ class Dispatcher:
     # ------------------------------------------------------------------ calls from jitted code
 
     def _fold_types(self, args: tuple, kws: dict) -> tuple:
-        """Argument types in parameter order; omitted defaults are typed from their values."""
+        """Argument types in parameter order; omitted defaults are typed from their values.
+        Literal types are kept only for the parameters literally() asks for."""
         from ember.typing.context import TypingContext
 
         folded = []
-        for item in self._binder.bind(args, kws):
+        for index, item in enumerate(self._binder.bind(args, kws)):
             if isinstance(item, Omitted):
                 folded.append(TypingContext().resolve_value_type(item.default))
             elif isinstance(item, tuple):  # the *args tuple
                 folded.append(types.make_tuple(types.unliteral(t) for t in item))
+            elif index in self._literal_params:
+                folded.append(item)
             else:
                 folded.append(types.unliteral(item))
         return tuple(folded)
 
     def type_call(self, args: tuple, kws: dict) -> Signature | None:
         """The signature of a call from compiled code (compiling the callee if needed)."""
-        try:
-            arg_types = self._fold_types(args, kws)
-        except TypeError as error:
-            raise TypingError(str(error)) from None
         self._compile_deferred()
-        in_progress = self._in_progress.get(arg_types)
-        if in_progress is not None:
-            return Signature(in_progress.return_type_so_far, arg_types)
-        result = self.compile(arg_types)
-        return result.signature
+        while True:
+            try:
+                arg_types = self._fold_types(args, kws)
+            except TypeError as error:
+                raise TypingError(str(error)) from None
+            in_progress = self._in_progress.get(arg_types)
+            if in_progress is not None:
+                return Signature(in_progress.return_type_so_far, arg_types)
+            try:
+                return self.compile(arg_types).signature
+            except ForceLiteralArg as request:
+                if not self._learn_literal_params(request):
+                    raise  # the caller makes its own arguments literal, or reports why not
+
+    def keep_literal_types(self) -> None:
+        """Compile calls from compiled code for the literal argument types they pass, as for
+        the implementation an overload returned for literal types."""
+        self._literal_params = frozenset(range(len(self._binder.names)))
+
+    def _learn_literal_params(self, request: ForceLiteralArg) -> bool:
+        """Remember the parameters a compilation asked for as literals; False if known."""
+        if request.indices <= self._literal_params:
+            return False
+        self._literal_params |= request.indices
+        return True
+
+    def _with_literals(self, arg_types: tuple, values: list) -> tuple:
+        """`arg_types` of a call from Python with the literal parameters typed by value."""
+        typed = list(arg_types)
+        for index in self._literal_params:
+            value = values[index]
+            if type(value) not in (int, bool, str):
+                name = self._binder.names[index]
+                raise TypingError(
+                    f"{self.py_func.__name__}(): literally() needs argument '{name}' as a "
+                    f"literal, and a value of type {arg_types[index]} has none (only int, "
+                    "bool and str values do)"
+                )
+            typed[index] = types.literal(value)
+        return tuple(typed)
 
     def compiled_for_call(self, arg_types: tuple) -> CompileResult | _InProgress:
         in_progress = self._in_progress.get(tuple(arg_types))
@@ -327,10 +364,12 @@ class Dispatcher:
         if kwargs and self._entries and not self._entry_stale:
             return self._entries[-1].builtin(*values)  # bound positionally: native again
         arg_types = tuple(map(self._typeof_argument, self._binder.names, values))
+        if self._literal_params:
+            arg_types = self._with_literals(arg_types, values)
         result = self.overloads.get(arg_types)
         if result is None:
             try:
-                result = self._resolve(arg_types)
+                result = self._resolve_with_literals(arg_types, values)
             except EmberError as error:
                 # The message says where and why; the compiler's own frames would only hide it.
                 raise error.with_traceback(None) from None
@@ -379,6 +418,17 @@ class Dispatcher:
                 "lists of numbers or strings and NumPy arrays"
             )
         return found
+
+    def _resolve_with_literals(self, arg_types: tuple, values: list) -> CompileResult:
+        """`_resolve`, compiling again with literal types for the parameters literally() asks
+        for (`f(3)` then compiles `f(Literal[int](3))`)."""
+        while True:
+            try:
+                return self._resolve(arg_types)
+            except ForceLiteralArg as request:
+                if not self._learn_literal_params(request):
+                    raise
+                arg_types = self._with_literals(arg_types, values)
 
     def _resolve(self, arg_types: tuple) -> CompileResult:
         """Without explicit signatures, compile the exact types (as Numba does, so results keep

@@ -30,6 +30,7 @@ _INTEGER_CTYPES = {
 
 def _argument_ctypes(typ: types.Type) -> list:
     """The ctypes of the flattened native arguments of `typ` (mirrors the data models)."""
+    typ = _held_type(typ)
     if isinstance(typ, types.Array):
         return arrayboxing.argument_ctypes(typ)
     if isinstance(typ, types.Boolean):
@@ -99,8 +100,16 @@ class _INSTANCE_MEMORY(ctypes.Structure):
     _fields_ = [("meminfo", ctypes.c_void_p), ("data", ctypes.c_void_p)]
 
 
+def _held_type(typ: types.Type) -> types.Type:
+    """A number or bool literal is passed as a value of the type it widens to."""
+    if isinstance(typ, (types.IntegerLiteral, types.BooleanLiteral)):
+        return typ.literal_type
+    return typ
+
+
 def _flatten(typ: types.Type, value: Any, out: list) -> None:
     """Append the native argument values of a Python `value` converted to `typ`."""
+    typ = _held_type(typ)
     if isinstance(typ, types.Boolean):
         out.append(1 if value else 0)
     elif isinstance(typ, types.Integer):

@@ -20,6 +20,13 @@ def literal_to_any(context, builder, from_type, to_type, value):
     return context.cast(builder, value, from_type.literal_type, to_type)
 
 
+@lower_cast(types.Type, types.Literal)
+def any_to_literal(context, builder, from_type, to_type, value):
+    """A value passed where its literal type is expected (a call typed with the constant's
+    literal type) is that constant: typing made the literal from its single definition."""
+    return context.get_constant(to_type, to_type.literal_value)
+
+
 @lower_cast(types.Integer, types.Integer)
 def integer_to_integer(context, builder, from_type, to_type, value):
     target = context.value_type(to_type)

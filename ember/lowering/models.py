@@ -44,6 +44,11 @@ def _takes_manager(model_class: type) -> bool:
 
 _instances: dict[types.Type, DataModel] = {}
 
+# A constant number or bool typed as a literal is held as a value of the type it widens to.
+_models[types.IntegerLiteral] = _models[types.BooleanLiteral] = lambda typ: model_of(
+    typ.literal_type
+)
+
 
 def model_of(typ: types.Type) -> DataModel:
     """The (cached) data model of a type, found by walking its class hierarchy."""

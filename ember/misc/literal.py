@@ -1,11 +1,51 @@
-"""`literal_unroll(t)`: in a jitted `for x in literal_unroll(t)` loop over a tuple, the loop body
-is compiled once per member (so members may have different types); Python sees `t` itself."""
+"""Literal helpers of Numba's API. `literal_unroll(t)`: in a jitted `for x in literal_unroll(t)`
+loop over a tuple, the body is compiled once per member. `literally(x)`: `x` is typed as a
+literal, compiling the function once per value of the argument it comes from."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from ember import types
+from ember.errors import ForceLiteralArg
+from ember.lowering.registry import lower_builtin
+from ember.typing.signature import Signature
+from ember.typing.templates import AbstractTemplate, registry
+
 
 def literal_unroll(container: Any) -> Any:
     """Mark a loop over `container` for unrolling (ember/rewrites/literal_unroll.py)."""
     return container
+
+
+def literally(obj: Any) -> Any:
+    """Type `obj` as a literal in compiled code: a constant, or an argument of the jitted
+    function (which then compiles a specialization per value, as Numba does). Python gets
+    `obj` itself. In an overload function, `literally(argtype)` on a non-literal argument type
+    asks for the call to be typed again with that argument as a literal."""
+    if isinstance(obj, types.Type) and not isinstance(obj, types.Literal):
+        raise ForceLiteralArg((), f"literally() needs a literal, not {obj}", requested_type=obj)
+    return obj
+
+
+class _LiterallyTemplate(AbstractTemplate):
+    """`literally(x)` returns x's literal type; a non-literal asks the caller (type inference)
+    to make the argument it comes from literal."""
+
+    key = literally
+    prefer_literal = True
+
+    def generic(self, args: tuple, kws: dict) -> Signature | None:
+        if kws or len(args) != 1:
+            return None
+        if isinstance(args[0], types.Literal):
+            return Signature(args[0], args)
+        raise ForceLiteralArg({0}, f"literally() needs a literal, not {args[0]}")
+
+
+registry.register_global(literally, _LiterallyTemplate)
+
+
+@lower_builtin(literally, types.Literal)
+def _lower_literally(context, builder, sig, args):
+    return args[0]

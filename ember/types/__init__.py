@@ -64,6 +64,7 @@ from ember.types.records import Record, RecordField
 from ember.types.scalars import *  # noqa: F403 - the scalar instances are the public names
 from ember.types.scalars import (
     Boolean,
+    BooleanLiteral,
     Complex,
     Float,
     Integer,

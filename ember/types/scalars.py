@@ -97,6 +97,10 @@ class IntegerLiteral(Literal):
     pass
 
 
+class BooleanLiteral(Literal):
+    pass
+
+
 class StringLiteral(Literal, Dummy):
     """A constant string: an exception message, a dispatch key, or (cast to `unicode_type`) a
     string value whose characters live in the compiled module."""
@@ -160,9 +164,9 @@ def integer_type(bitwidth: int, signed: bool) -> Integer:
 
 
 def literal(value: Any) -> Type:
-    """The literal type of a Python constant (ints and strings), else its plain type."""
+    """The literal type of a Python constant: an int, a bool or a str."""
     if isinstance(value, bool):
-        return boolean
+        return BooleanLiteral(value, boolean)
     if isinstance(value, int):
         return IntegerLiteral(value, int64 if value <= int64.maxval else uint64)
     if isinstance(value, str):

@@ -13,7 +13,7 @@ from ember import types
 from ember.typing.conversions import unify_pair
 from ember.typing.functions import type_choice_call
 from ember.typing.signature import Signature
-from ember.typing.templates import registry
+from ember.typing.templates import apply_template, registry
 
 
 class TypingContext:
@@ -76,42 +76,62 @@ class TypingContext:
             self._templates[key] = cached
         return cached
 
-    def resolve_function_type(self, fnty: types.Type, args: tuple, kws: dict) -> Signature | None:
-        """The signature of calling a value of type `fnty` with these argument types."""
+    def resolve_function_type(
+        self, fnty: types.Type, args: tuple, kws: dict, literals: tuple | None = None
+    ) -> Signature | None:
+        """The signature of calling a value of type `fnty` with these argument types.
+        `literals`: (argument types, keyword types) with the call's constants as literal types,
+        for the templates and jitted functions that ask for literals."""
         if isinstance(fnty, types.Function):
-            return self._apply_templates(fnty.typing_key, args, kws)
+            return self._apply_templates(fnty.typing_key, args, kws, literals)
         if isinstance(fnty, types.BoundFunction):
-            return self._method_call(fnty.this, fnty.attr, args, kws)
+            return self._method_call(fnty.this, fnty.attr, args, kws, literals)
         if isinstance(fnty, types.DispatcherType):
-            return fnty.dispatcher.type_call(args, kws)
+            return fnty.dispatcher.type_call(*(literals or (args, kws)))
         if isinstance(fnty, types.DispatcherChoice):
             return type_choice_call(fnty, args, kws)
         if isinstance(fnty, types.ExceptionClass):
             return Signature(types.ExceptionInstance(fnty.exc_class), args)
         if isinstance(fnty, types.ClassInstanceType):  # an instance whose class has __call__
-            return self._method_call(fnty, "__call__", args, kws)
+            return self._method_call(fnty, "__call__", args, kws, literals)
         return None
 
-    def _method_call(self, this: types.Type, attr: str, args: tuple, kws: dict):
+    def _method_call(
+        self, this: types.Type, attr: str, args: tuple, kws: dict, literals: tuple | None = None
+    ) -> Signature | None:
         """`this.attr(*args)`: the method's signature, with the receiver apart (`recvr`)."""
-        sig = self._apply_templates((type(this), attr), (this, *args), kws)
+        if literals is not None:
+            literals = ((this, *literals[0]), literals[1])
+        sig = self._apply_templates((type(this), attr), (this, *args), kws, literals)
         if sig is None:
             return None
         return Signature(sig.return_type, sig.args[1:], recvr=sig.args[0], pysig=sig.pysig)
 
-    def _apply_templates(self, key: Any, args: tuple, kws: dict) -> Signature | None:
+    def _apply_templates(
+        self, key: Any, args: tuple, kws: dict, literals: tuple | None = None
+    ) -> Signature | None:
         for template in self.templates_for(key):
-            sig = template.apply(args, kws)
+            sig = apply_template(template, args, kws, literals)
             if sig is not None:
                 return sig
         if any(isinstance(t, types.Optional) for t in (*args, *kws.values())):
             # Numba's rule: an Optional(T) argument is used as a T, checked at run time
-            return self._apply_templates(key, _unwrap_optionals(args), _unwrap_optionals(kws))
+            if literals is not None:
+                literals = (_unwrap_optionals(literals[0]), _unwrap_optionals(literals[1]))
+            return self._apply_templates(
+                key, _unwrap_optionals(args), _unwrap_optionals(kws), literals
+            )
         return None
 
-    def resolve_operator(self, fn: Any, args: tuple) -> Signature | None:
+    def resolve_operator(
+        self, fn: Any, args: tuple, literal_args: tuple | None = None
+    ) -> Signature | None:
         """The signature of `fn(*args)` for an operator; on plain numbers, looked up once per
-        operator and argument types (a long function repeats the same few, sweep after sweep)."""
+        operator and argument types (a long function repeats the same few, sweep after sweep).
+        `literal_args`: the types with constant operands as literals, asked when `args` find
+        nothing (as for calls)."""
+        if literal_args is not None:
+            return self._apply_templates(fn, args, {}, (literal_args, {}))
         if not all(type(t) in PLAIN_NUMBER_TYPES for t in args):
             return self._apply_templates(fn, args, {})
         key = (fn, args, len(self.registry.functions.get(fn, ())))  # new overloads: look again

@@ -11,13 +11,14 @@ import operator
 from dataclasses import dataclass, field
 
 from ember import types
-from ember.errors import TypingError, UnsupportedError
+from ember.errors import EmberError, ForceLiteralArg, TypingError, UnsupportedError
 from ember.ir import nodes as ir
 from ember.types.functions import function_members
 from ember.typing.context import TypingContext
 from ember.typing.exceptions import caught_args_type
 from ember.typing.functions import RecursionPending
 from ember.typing.signature import Signature
+from ember.typing.templates import widen_number_literals
 
 _MAX_SWEEPS = 64
 
@@ -304,11 +305,76 @@ class TypeInferer:
         return tuple(self._constant_int(var, typ) for var, typ in zip(operands, args))
 
     def _constant_int(self, var: ir.Var, typ: types.Type) -> types.Type:
-        values = self.definitions.get(var.name, ())
-        if len(values) == 1 and isinstance(values[0], (ir.Const, ir.Global)):
-            if type(values[0].value) is int:
-                return types.literal(values[0].value)
+        found = self._constant_literal(var, typ)
+        return found if isinstance(found, types.IntegerLiteral) else typ
+
+    def _constant_literal(self, var: ir.Var, typ: types.Type) -> types.Type:
+        """The literal type of a variable known while compiling (a constant int or bool in the
+        code or a global, or a literal already), else its type `typ`."""
+        if isinstance(typ, types.Literal):
+            return typ
+        origin = self._origin(var)
+        if isinstance(origin, (ir.Const, ir.Global, ir.FreeVar)) and type(origin.value) in (
+            int,
+            bool,
+        ):
+            return types.literal(origin.value)
         return typ
+
+    def _origin(self, var: ir.Var) -> ir.Expr | None:
+        """The one expression a variable holds (through copies), or None when it is assigned
+        in more than one place."""
+        seen = set()
+        while var.name not in seen:
+            seen.add(var.name)
+            values = self.definitions.get(var.name, ())
+            if len(values) != 1:
+                return None
+            if not isinstance(values[0], ir.Var):
+                return values[0]
+            var = values[0]
+        return None
+
+    def _forward_literal_request(
+        self, fnty: types.Type, expr: ir.Call, request: ForceLiteralArg
+    ) -> EmberError:
+        """A callee needs some arguments of this call as literals (`literally`): those that are
+        arguments of this function become a request to compile it for their values."""
+        params = set()
+        for position, var in self._requested_operands(fnty, expr, request.indices):
+            origin = None if var is None else self._origin(var)
+            if isinstance(origin, ir.Arg):
+                params.add(origin.index)
+                continue
+            what = f"'{_user_name(var.name)}'" if var is not None else f"argument {position}"
+            return TypingError(
+                f"{_describe_callee(fnty)} needs {what} as a literal (literally()): it must be "
+                f"a constant int, bool or str, or an argument of {self.func_ir.qualname} "
+                "passed one",
+                expr.loc,
+            )
+        names = ", ".join(repr(self.func_ir.arg_names[i]) for i in sorted(params))
+        return ForceLiteralArg(
+            params,
+            f"{self.func_ir.qualname} must be compiled for the values of its arguments {names} "
+            "(literally() asks for them as literals)",
+            expr.loc,
+        )
+
+    def _requested_operands(self, fnty: types.Type, expr: ir.Call, indices: frozenset) -> list:
+        """(position, variable or None) of the callee parameters at `indices`."""
+        if isinstance(fnty, types.DispatcherType):
+            operands = fnty.dispatcher.fold_call_arguments(
+                expr.args, dict(expr.kws), lambda var: var
+            )
+        elif isinstance(fnty, types.BoundFunction):  # the receiver is parameter 0
+            operands = [self._receiver(expr.func), *expr.args]
+        else:
+            operands = list(expr.args)
+        return [
+            (i, operands[i] if i < len(operands) and isinstance(operands[i], ir.Var) else None)
+            for i in sorted(indices)
+        ]
 
     def _type_unary(self, expr: ir.UnaryOp) -> types.Type:
         args = (self._typeof_var(expr.value),)
@@ -328,7 +394,15 @@ class TypeInferer:
                 refined = fnty.this.refined_by(fnty.attr, args)
                 self._refine_list(self._receiver(expr.func), refined, expr.loc)
         _require_precise((*args, *kws.values()))
-        sig = self.context.resolve_function_type(fnty, args, kws)
+        literal_args = tuple(self._constant_literal(v, t) for v, t in zip(expr.args, args))
+        literal_kws = {name: self._constant_literal(v, kws[name]) for name, v in expr.kws}
+        plain_args, plain_kws = widen_number_literals(args, kws)
+        try:
+            sig = self.context.resolve_function_type(
+                fnty, plain_args, plain_kws, literals=(literal_args, literal_kws)
+            )
+        except ForceLiteralArg as request:
+            raise self._forward_literal_request(fnty, expr, request) from None
         if sig is not None and sig.return_type is None:
             raise _Pending  # a recursive call whose return type is not known yet
         described = _describe_callee(fnty)
@@ -359,9 +433,16 @@ class TypeInferer:
 
     def _type_getitem(self, expr: ir.GetItem) -> types.Type:
         args = (self._typeof_var(expr.value), self._typeof_var(expr.index))
+        return self._type_subscript(expr, expr.index, args)
+
+    def _type_subscript(self, expr: ir.GetItem | ir.StaticGetItem, index: ir.Var, args: tuple):
+        """`value[index]`; a constant index is offered as a literal too (`@overload` of
+        `operator.getitem` on a heterogeneous container)."""
         _require_precise(args)
-        sig = self.context.resolve_operator(operator.getitem, args)
-        return self._record_call(expr, sig, "getitem", [expr.value, expr.index], args)
+        literal_args = (args[0], self._constant_literal(index, args[1]))
+        plain_args = widen_number_literals(args, {})[0]
+        sig = self.context.resolve_operator(operator.getitem, plain_args, literal_args)
+        return self._record_call(expr, sig, "getitem", [expr.value, index], args)
 
     def _type_static_getitem(self, expr: ir.StaticGetItem) -> types.Type:
         value_type = self._typeof_var(expr.value)
@@ -376,9 +457,7 @@ class TypeInferer:
         if expr.index_var is None:
             raise TypingError(f"cannot index a value of type {value_type}", expr.loc)
         args = (value_type, self._typeof_var(expr.index_var))
-        _require_precise(args)
-        sig = self.context.resolve_operator(operator.getitem, args)
-        return self._record_call(expr, sig, "getitem", [expr.value, expr.index_var], args)
+        return self._type_subscript(expr, expr.index_var, args)
 
     def _type_build_tuple(self, expr: ir.BuildTuple) -> types.Type:
         return types.make_tuple(types.unliteral(self._typeof_var(v)) for v in expr.items)

@@ -31,11 +31,16 @@ from typing import Any
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.errors import EmberError, TypingError
+from ember.errors import EmberError, ForceLiteralArg, TypingError
 from ember.lowering.registry import registry as lowering
 from ember.typing.context import TypingContext
 from ember.typing.signature import Signature
-from ember.typing.templates import AbstractTemplate, AttributeTemplate, registry
+from ember.typing.templates import (
+    AbstractTemplate,
+    AttributeTemplate,
+    registry,
+    widen_all_literals,
+)
 
 # ------------------------------------------------------------------ compiling implementations
 
@@ -61,6 +66,7 @@ class Implementation:
         found = self._dispatchers.get(options)
         if found is None:
             found = Dispatcher(self.py_func, options)
+            found.keep_literal_types()  # compiled for the types its overload chose
             self._dispatchers[options] = found
         return found
 
@@ -250,17 +256,17 @@ class _OverloadTemplate(AbstractTemplate):
 
     _overload_func: Callable
     _jit_options: dict
-    _prefer_literal: bool
     _resolved: dict  # (argument types, keyword types) -> _Resolved
     _lowerings: dict  # signature argument types -> Implementation
 
+    def non_literal(self, args: tuple, kws: dict) -> tuple[tuple, dict]:
+        return widen_all_literals(args, kws)  # Numba's overloads see unicode_type, not literals
+
     def generic(self, args: tuple, kws: dict) -> Signature | None:
-        args = tuple(_keep_strings(a) for a in args)
-        kws = {name: _keep_strings(t) for name, t in kws.items()}
         cache_key = (args, tuple(sorted(kws.items())))
         found = self._resolved.get(cache_key)
         if found is None:
-            found = self._resolve_literals(args, kws)
+            found = self._resolve(args, kws)
             self._resolved[cache_key] = found
         if found.error is not None:
             raise TypingError(found.error)
@@ -280,25 +286,6 @@ class _OverloadTemplate(AbstractTemplate):
             )
         return sig
 
-    def _resolve_literals(self, args: tuple, kws: dict) -> _Resolved:
-        """As Numba: the overload function sees plain types first and, if it declines or
-        fails, the constant strings of the call as StringLiterals (the other way round with
-        `prefer_literal=True`). The last failure is the one reported."""
-        plain = (tuple(map(types.unliteral, args)), {n: types.unliteral(t) for n, t in kws.items()})
-        attempts = [plain]
-        if plain != (args, kws):
-            attempts.append((args, kws))
-            if self._prefer_literal:
-                attempts.reverse()
-        failed = _Resolved(None, None)
-        for attempt_args, attempt_kws in attempts:
-            found = self._resolve(attempt_args, attempt_kws)
-            if found.signature is not None:
-                return found
-            if found.error is not None:
-                failed = found
-        return failed
-
     def _resolve(self, args: tuple, kws: dict) -> _Resolved:
         what = _describe_key(type(self).key)  # (on the instance, a function key would bind)
         func = self._overload_func
@@ -310,6 +297,8 @@ class _OverloadTemplate(AbstractTemplate):
         bound.apply_defaults()  # omitted arguments arrive as their Python defaults, as in Numba
         try:
             impl = func(*bound.args, **bound.kwargs)
+        except ForceLiteralArg as request:  # literally(argtype) in the overload function
+            raise _request_for_type(request, args) from None
         except Exception as error:  # a bug in the overload function: say where
             return _Resolved(None, None, _failure(what, func, args, error).msg)
         if impl is None:
@@ -329,6 +318,8 @@ class _OverloadTemplate(AbstractTemplate):
             return _Resolved(None, None, message)
         try:
             full = implementation.type_call(call_args)
+        except ForceLiteralArg as request:
+            raise _positional_request(request, implementation, args, what) from None
         except EmberError as error:
             return _Resolved(None, None, _failure(what, func, args, error).msg)
         if full.return_type is None:
@@ -342,6 +333,30 @@ class _OverloadTemplate(AbstractTemplate):
         return implementation.call(context, builder, sig, args)
 
 
+def _request_for_type(request: ForceLiteralArg, args: tuple) -> EmberError:
+    """`literally(argtype)` as a request for the arguments of that type."""
+    indices = {i for i, typ in enumerate(args) if typ is request.requested_type}
+    if not indices:
+        return TypingError(f"literally() needs an argument type of this call: {request.msg}")
+    return ForceLiteralArg(indices, request.msg)
+
+
+def _positional_request(
+    request: ForceLiteralArg, implementation: Implementation, args: tuple, what: str
+) -> EmberError:
+    """An implementation's `literally(param)` as a request for the call's argument at that
+    position (arguments passed by keyword or gathered by `*args` cannot be literal)."""
+    positional = {
+        index
+        for index in request.indices
+        if index < len(args)
+        and all(p.kind is not p.VAR_POSITIONAL for p in implementation.parameters[: index + 1])
+    }
+    if positional == request.indices:
+        return request
+    return TypingError(f"{what}: literally() needs the argument passed by position")
+
+
 def _make_overload_template(
     key: Any, func: Callable, jit_options: dict | None, base=None, prefer_literal: bool = False
 ):
@@ -351,9 +366,9 @@ def _make_overload_template(
         (base or _OverloadTemplate,),
         {
             "key": key,
+            "prefer_literal": prefer_literal,
             "_overload_func": staticmethod(func),
             "_jit_options": dict(jit_options or {}),
-            "_prefer_literal": prefer_literal,
             "_resolved": {},
             "_lowerings": {},
         },
@@ -374,8 +389,9 @@ def overload(
     bind by name and omitted ones arrive as their Python defaults, as in Numba. The
     implementation takes the same parameters; one that takes them all positionally instead (any
     names, no defaults) receives every argument in order, omitted ones as their defaults.
-    Constant string arguments are offered as `types.StringLiteral` when `ov` declines their plain
-    `unicode_type` (first, with `prefer_literal=True`), so a constant can select behaviour.
+    Arguments known while compiling (constants, literal arguments) are offered as literal types
+    (`types.IntegerLiteral`, `types.StringLiteral`...) when `ov` declines or fails for their
+    plain types; `prefer_literal=True` offers the literal types first.
 
     `jit_options` (e.g. `{"fastmath": True}`, `{"error_model": "numpy"}`) apply to the
     implementation on top of the caller's options. `strict` and `inline` are accepted for Numba
@@ -422,7 +438,8 @@ def overload_method(
     **_numba: Any,
 ) -> Callable:
     """`@overload_method(TypeClass, "name") def ov(self, *argtypes)`: `obj.name(...)` for values
-    whose type is an instance of TypeClass (or of a subclass); arguments as for `@overload`."""
+    whose type is an instance of TypeClass (or of a subclass); arguments and literals as for
+    `@overload`."""
     _check_type_class(type_class, "overload_method")
 
     def decorate(overload_func: Callable) -> Callable:
@@ -616,7 +633,12 @@ class Intrinsic:
         template = type(
             f"Intrinsic_{defn.__name__}",
             (AbstractTemplate,),
-            {"key": self, "generic": lambda tmpl, args, kws: self._type(tmpl.context, args, kws)},
+            {
+                "key": self,
+                "generic": lambda tmpl, args, kws: self._type(tmpl.context, args, kws),
+                "prefer_literal": prefer_literal,
+                "non_literal": lambda tmpl, args, kws: widen_all_literals(args, kws),
+            },
         )
         registry.register_global(self, template)
 

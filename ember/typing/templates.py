@@ -11,20 +11,81 @@ from collections.abc import Callable
 from typing import Any
 
 from ember import types
+from ember.errors import ForceLiteralArg, TypingError
 from ember.typing.conversions import Conversion, can_convert
 from ember.typing.signature import Signature, signature  # noqa: F401 - Numba's export
 
 
 class FunctionTemplate:
-    """Base of call templates; subclasses set `key` and implement `apply`."""
+    """Base of call templates; subclasses set `key` and implement `apply`.
+
+    A call may offer literal types (`types.IntegerLiteral`...) for the arguments known while
+    compiling: constants and literal arguments of the function. The template is asked with the
+    plain types first and, if it declines or fails, with the literal ones (`prefer_literal`:
+    the other way round).
+    """
 
     key: Any = None
+    prefer_literal: bool = False
 
     def __init__(self, context: Any) -> None:
         self.context = context
 
     def apply(self, args: tuple, kws: dict) -> Signature | None:
         raise NotImplementedError
+
+    def non_literal(self, args: tuple, kws: dict) -> tuple[tuple, dict]:
+        """The types of the plain attempt: as given (ember's own templates read a constant
+        string as a `StringLiteral`)."""
+        return args, kws
+
+
+def _widen(values: tuple | dict, literal_classes: tuple) -> tuple | dict:
+    """`values` (argument or keyword types) with the literals of these classes widened."""
+
+    def widen(typ: types.Type) -> types.Type:
+        return types.unliteral(typ) if isinstance(typ, literal_classes) else typ
+
+    if isinstance(values, dict):
+        return {name: widen(typ) for name, typ in values.items()}
+    return tuple(widen(typ) for typ in values)
+
+
+def widen_number_literals(args: tuple, kws: dict) -> tuple[tuple, dict]:
+    """Integer and bool literals widened: the plain types of a call's arguments."""
+    literal_classes = (types.IntegerLiteral, types.BooleanLiteral)
+    return _widen(args, literal_classes), _widen(kws, literal_classes)
+
+
+def widen_all_literals(args: tuple, kws: dict) -> tuple[tuple, dict]:
+    """Every literal widened: the plain attempt of Numba-style extension templates."""
+    return _widen(args, (types.Literal,)), _widen(kws, (types.Literal,))
+
+
+def apply_template(
+    template: FunctionTemplate, args: tuple, kws: dict, literals: tuple | None = None
+) -> Signature | None:
+    """Ask `template` for the signature of a call with `args`; `literals` (argument and keyword
+    types with the call's constants as literal types) is asked too when the plain types find
+    nothing (first, for `prefer_literal`). A failure of the first attempt is raised when the
+    second finds nothing either."""
+    attempts = [template.non_literal(args, kws)]
+    if literals is not None and literals != attempts[0]:
+        attempts.append(literals)
+        if template.prefer_literal:
+            attempts.reverse()
+    first_failure = None
+    for attempt_args, attempt_kws in attempts:
+        try:
+            sig = template.apply(attempt_args, attempt_kws)
+        except (TypingError, ForceLiteralArg) as failure:
+            first_failure = first_failure or failure
+            continue
+        if sig is not None:
+            return sig
+    if first_failure is not None:
+        raise first_failure
+    return None
 
 
 class AbstractTemplate(FunctionTemplate):
