@@ -6,6 +6,7 @@ most of `numpy/`, which `numpy/register.py` registers once NumPy itself is impor
 
 # ruff: noqa: I001, F401 - the order of registration is kept; importing registers
 import ember.library.interop.boxing
+import ember.library.interop.carray
 import ember.library.numpy.boxing
 import ember.library.builtins.numeric
 import ember.library.builtins.cmathlib
@@ -14,6 +15,7 @@ import ember.library.containers.dicts
 import ember.library.containers.typed_dicts
 import ember.library.objects.function_tuples
 import ember.library.objects.generators
+import ember.library.objects.literals
 import ember.library.builtins.hashing
 import ember.library.containers.lists
 import ember.library.builtins.math_exact

@@ -1,6 +1,7 @@
 """Literal helpers of Numba's API. `literal_unroll(t)`: in a jitted `for x in literal_unroll(t)`
 loop over a tuple, the body is compiled once per member. `literally(x)`: `x` is typed as a
-literal, compiling the function once per value of the argument it comes from."""
+literal, compiling the function once per value of the argument it comes from (its typing:
+ember/library/objects/literals.py)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,6 @@ from typing import Any
 
 from ember import types
 from ember.errors import ForceLiteralArg
-from ember.lowering.registry import lower_builtin
-from ember.typing.signature import Signature
-from ember.typing.templates import AbstractTemplate, registry
 
 
 def literal_unroll(container: Any) -> Any:
@@ -26,26 +24,3 @@ def literally(obj: Any) -> Any:
     if isinstance(obj, types.Type) and not isinstance(obj, types.Literal):
         raise ForceLiteralArg((), f"literally() needs a literal, not {obj}", requested_type=obj)
     return obj
-
-
-class _LiterallyTemplate(AbstractTemplate):
-    """`literally(x)` returns x's literal type; a non-literal asks the caller (type inference)
-    to make the argument it comes from literal."""
-
-    key = literally
-    prefer_literal = True
-
-    def generic(self, args: tuple, kws: dict) -> Signature | None:
-        if kws or len(args) != 1:
-            return None
-        if isinstance(args[0], types.Literal):
-            return Signature(args[0], args)
-        raise ForceLiteralArg({0}, f"literally() needs a literal, not {args[0]}")
-
-
-registry.register_global(literally, _LiterallyTemplate)
-
-
-@lower_builtin(literally, types.Literal)
-def _lower_literally(context, builder, sig, args):
-    return args[0]
