@@ -26,7 +26,6 @@ import ember.library.objects.optional
 import ember.library.interop.pointers
 import ember.library.builtins.printing
 import ember.library.builtins.ranges
-import ember.library.numpy.records
 import ember.library.builtins.sequences
 import ember.library.containers.sets
 import ember.library.builtins.slices

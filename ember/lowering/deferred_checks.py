@@ -6,9 +6,9 @@ lowering time records those checks' failures and raises the first one where the 
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 
-import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
@@ -58,8 +58,8 @@ _CHECKED_MATH = {
 _DEFERRABLE = _CHECKED_MATH | {int, round}  # with one float operand
 _PURE_CALLS = {abs, min, max, int, round, float, bool, math.fabs, math.copysign, math.isnan,
                math.isinf, math.isfinite, math.hypot, math.atan2}  # fmt: skip
-_ALLOCATORS = {np.empty, np.zeros, np.ones, np.full, np.empty_like, np.zeros_like,
-               np.ones_like, np.full_like}  # fmt: skip
+_ALLOCATOR_NAMES = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
+                    "full_like")  # fmt: skip
 _ARRAY_FACTS = {"shape", "size", "ndim", "itemsize", "nbytes", "dtype"}
 
 
@@ -211,7 +211,7 @@ class _FunctionFacts:
             return (value if isinstance(value, ir.Var) else value.value).name in candidates
         if isinstance(value, ir.Call):
             try:
-                return self._callee(value) in _ALLOCATORS
+                return _is_allocator(self._callee(value))
             except TypeError:
                 return False
         return False
@@ -391,3 +391,9 @@ class DeferredChecks:
 
 def _constant(value: int) -> llvm.Constant:
     return llvm.Constant(i64, value)
+
+
+def _is_allocator(callee: object) -> bool:
+    """A NumPy function making a new array (NumPy is imported only if the code uses it)."""
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and any(callee is getattr(numpy, n) for n in _ALLOCATOR_NAMES)

@@ -31,7 +31,7 @@ from typing import Any
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.errors import EmberError, ForceLiteralArg, TypingError
+from ember.errors import EmberError, ForceLiteralArg, TypingError, UnsupportedError
 from ember.lowering.registry import registry as lowering
 from ember.typing.context import TypingContext
 from ember.typing.signature import Signature
@@ -194,7 +194,9 @@ def _describe_key(key: Any) -> str:
     return name if module in (None, "builtins") else f"{module}.{name}"
 
 
-def _failure(what: str, func: Callable, args: tuple, inner: BaseException) -> TypingError:
+def _failure(what: str, func: Callable, args: tuple, inner: BaseException) -> EmberError:
+    """The error of an overload that failed: an UnsupportedError stays one (the overload said
+    what ember does not do), anything else becomes a TypingError naming the overload."""
     argtypes = ", ".join(str(a) for a in args)
     if isinstance(inner, EmberError):
         detail = str(inner)
@@ -205,10 +207,18 @@ def _failure(what: str, func: Callable, args: tuple, inner: BaseException) -> Ty
             f"{type(inner).__name__}: {inner}"
         )
     inner_text = "\n".join(f"  {line}" for line in detail.splitlines())
-    return TypingError(
+    kind = UnsupportedError if isinstance(inner, UnsupportedError) else TypingError
+    return kind(
         f"Failed in the overload of {what} for argument types ({argtypes}), "
         f"overload function {_where(func)}:\n{inner_text}"
     )
+
+
+def _fresh(error: str | EmberError) -> EmberError:
+    """A new exception for a remembered failure (a message alone is a TypingError)."""
+    if isinstance(error, EmberError):
+        return type(error)(error.msg)
+    return TypingError(error)
 
 
 def _same_function(first: Callable, second: Callable) -> bool:
@@ -233,6 +243,17 @@ def _accepts(func: Callable, args: tuple, kws: dict) -> bool:
     return True
 
 
+NUMPY_ERRORS = {"error_model": "numpy"}  # jit_options of library code with NumPy's float errors
+
+
+def as_type(value: Any) -> types.Type:
+    """The type of an argument an overload function received: an omitted argument arrives as its
+    Python default (as in Numba), typed here as a caller passing it would have it."""
+    from ember.typing.context import TypingContext
+
+    return value if isinstance(value, types.Type) else TypingContext().resolve_value_type(value)
+
+
 def _keep_strings(typ: types.Type) -> types.Type:
     """Constant strings keep their literal type (their text selects behaviour, as
     `side='right'`); other literals widen."""
@@ -245,7 +266,7 @@ class _Resolved:
 
     implementation: Implementation | None
     signature: Signature | None
-    error: str | None = None  # message of a failure, re-raised as a fresh TypingError
+    error: str | EmberError | None = None  # a failure, raised afresh on each use
 
 
 # ------------------------------------------------------------------ @overload, @overload_method
@@ -269,7 +290,7 @@ class _OverloadTemplate(AbstractTemplate):
             found = self._resolve(args, kws)
             self._resolved[cache_key] = found
         if found.error is not None:
-            raise TypingError(found.error)
+            raise _fresh(found.error)
         sig = found.signature
         if sig is None:
             return None
@@ -300,7 +321,7 @@ class _OverloadTemplate(AbstractTemplate):
         except ForceLiteralArg as request:  # literally(argtype) in the overload function
             raise _request_for_type(request, args) from None
         except Exception as error:  # a bug in the overload function: say where
-            return _Resolved(None, None, _failure(what, func, args, error).msg)
+            return _Resolved(None, None, _failure(what, func, args, error))
         if impl is None:
             return _Resolved(None, None)
         if not callable(impl):
@@ -321,7 +342,7 @@ class _OverloadTemplate(AbstractTemplate):
         except ForceLiteralArg as request:
             raise _positional_request(request, implementation, args, what) from None
         except EmberError as error:
-            return _Resolved(None, None, _failure(what, func, args, error).msg)
+            return _Resolved(None, None, _failure(what, func, args, error))
         if full.return_type is None:
             message = f"{what}: overload implementations cannot recurse through the overload"
             return _Resolved(None, None, message)
@@ -496,7 +517,7 @@ class _AttributeOverloadTemplate(AttributeTemplate):
             found = self._resolve(role, args)
             self._resolved[key] = found
         if found.error is not None:
-            raise TypingError(found.error)
+            raise _fresh(found.error)
         return found.signature
 
     def _resolve(self, role: str, args: tuple) -> _Resolved:
@@ -507,7 +528,7 @@ class _AttributeOverloadTemplate(AttributeTemplate):
             try:
                 accessors = _as_accessors(self._overload_func(receiver))
             except Exception as error:
-                return _Resolved(None, None, _failure(what, self._overload_func, args, error).msg)
+                return _Resolved(None, None, _failure(what, self._overload_func, args, error))
             accessors = tuple(
                 None if f is None else Implementation(f, self._jit_options) for f in accessors
             )
@@ -518,7 +539,7 @@ class _AttributeOverloadTemplate(AttributeTemplate):
         try:
             full = implementation.type_call(args)
         except EmberError as error:
-            return _Resolved(None, None, _failure(what, self._overload_func, args, error).msg)
+            return _Resolved(None, None, _failure(what, self._overload_func, args, error))
         self._register_lowering(role)
         return _Resolved(implementation, full)
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ember import types
-from ember.errors import ForceLiteralArg, TypingError
+from ember.errors import ForceLiteralArg, TypingError, UnsupportedError
 from ember.typing.conversions import Conversion, can_convert
 from ember.typing.signature import Signature, signature  # noqa: F401 - Numba's export
 
@@ -67,25 +67,34 @@ def apply_template(
 ) -> Signature | None:
     """Ask `template` for the signature of a call with `args`; `literals` (argument and keyword
     types with the call's constants as literal types) is asked too when the plain types find
-    nothing (first, for `prefer_literal`). A failure of the first attempt is raised when the
-    second finds nothing either."""
+    nothing (first, for `prefer_literal`). When both fail, one error of the literal attempt's kind
+    gives both reasons, as Numba reports them."""
     attempts = [template.non_literal(args, kws)]
     if literals is not None and literals != attempts[0]:
         attempts.append(literals)
         if template.prefer_literal:
             attempts.reverse()
-    first_failure = None
-    for attempt_args, attempt_kws in attempts:
+    failures = {}
+    for attempt in attempts:
         try:
-            sig = template.apply(attempt_args, attempt_kws)
-        except (TypingError, ForceLiteralArg) as failure:
-            first_failure = first_failure or failure
+            sig = template.apply(*attempt)
+        except (TypingError, UnsupportedError, ForceLiteralArg) as failure:
+            failures[attempt is literals] = failure
             continue
         if sig is not None:
             return sig
-    if first_failure is not None:
-        raise first_failure
+    if len(failures) == 2:
+        raise _both_failed(failures[False], failures[True])
+    if failures:
+        raise next(iter(failures.values()))
     return None
+
+
+def _both_failed(plain: Exception, literal: Exception) -> Exception:
+    if isinstance(literal, ForceLiteralArg) or isinstance(plain, ForceLiteralArg):
+        return literal
+    message = f"With plain argument types:\n{plain}\nWith literal argument types:\n{literal}"
+    return type(literal)(message)
 
 
 class AbstractTemplate(FunctionTemplate):

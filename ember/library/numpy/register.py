@@ -5,6 +5,7 @@ that compiling scalar code never pays for importing NumPy.
 """
 
 # ruff: noqa: I001, F401 - the order of registration is kept; importing registers
+import ember.library.numpy.records
 import ember.library.numpy.arrays
 import ember.library.numpy.indexing
 import ember.library.numpy.array_methods

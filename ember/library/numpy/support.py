@@ -22,6 +22,7 @@ import numpy as np
 from ember import types
 from ember.errors import TypingError
 from ember.lowering.registry import lower_builtin
+from ember.typing.overload import NUMPY_ERRORS, as_type  # noqa: F401 - used by numpy/
 from ember.typing.signature import Signature
 from ember.typing.templates import registry
 
@@ -136,17 +137,6 @@ def is_none(typ: types.Type) -> bool:
 
 
 # NumPy's floating-point behaviour (no Python exceptions for division by zero or domain errors)
-NUMPY_ERRORS = {"error_model": "numpy"}
-
-
-def as_type(value: Any) -> types.Type:
-    """The type of an argument an overload function received: an omitted argument arrives as its
-    Python default (as in Numba), typed here as a caller passing it would have it."""
-    from ember.typing.context import TypingContext
-
-    return value if isinstance(value, types.Type) else TypingContext().resolve_value_type(value)
-
-
 # ---------------------------------------------------------------------------- typers
 
 

@@ -12,11 +12,11 @@ import operator
 from ember import types
 from ember.errors import UnsupportedError
 from ember.extending import box, intrinsic, overload, overload_method, register_jitable
-from ember.library.numpy.support import NUMPY_ERRORS, as_type
 from ember.library.strings.core import _get, _length, _new, _same_bytes, _set, is_string, string
 from ember.lowering import arrays as refs
 from ember.lowering import strings as primitives
 from ember.lowering.models import register_model
+from ember.typing.overload import NUMPY_ERRORS, as_type
 from ember.typing.signature import signature
 
 

@@ -21,12 +21,11 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.errors import LoweringError, UnsupportedError
 from ember.extending import intrinsic, lower_builtin, lower_cast, register_jitable
-from ember.library.numpy.support import NUMPY_ERRORS
 from ember.library.strings.core import _copy, _get, _kind, _length, _new, _set, is_string, substring
 from ember.library.strings.core import string as string_type
 from ember.lowering import arrays as refs
 from ember.lowering import strings as primitives
-from ember.typing.overload import Implementation
+from ember.typing.overload import NUMPY_ERRORS, Implementation
 from ember.typing.signature import Signature, signature
 from ember.typing.templates import registry
 
