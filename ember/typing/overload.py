@@ -31,7 +31,7 @@ from typing import Any
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.errors import EmberError, TypingError
+from ember.errors import EmberError, TypingError, UnsupportedError
 from ember.lowering.registry import registry as lowering
 from ember.typing.context import TypingContext
 from ember.typing.signature import Signature
@@ -239,7 +239,8 @@ class _Resolved:
 
     implementation: Implementation | None
     signature: Signature | None
-    error: str | None = None  # message of a failure, re-raised as a fresh TypingError
+    error: str | None = None  # message of a failure, re-raised as a fresh error_class
+    error_class: type = TypingError  # UnsupportedError when the overload function said so
 
 
 # ------------------------------------------------------------------ @overload, @overload_method
@@ -263,7 +264,7 @@ class _OverloadTemplate(AbstractTemplate):
             found = self._resolve_literals(args, kws)
             self._resolved[cache_key] = found
         if found.error is not None:
-            raise TypingError(found.error)
+            raise found.error_class(found.error)
         sig = found.signature
         if sig is None:
             return None
@@ -310,8 +311,9 @@ class _OverloadTemplate(AbstractTemplate):
         bound.apply_defaults()  # omitted arguments arrive as their Python defaults, as in Numba
         try:
             impl = func(*bound.args, **bound.kwargs)
-        except Exception as error:  # a bug in the overload function: say where
-            return _Resolved(None, None, _failure(what, func, args, error).msg)
+        except Exception as error:  # a bug in the overload function (or a refusal): say where
+            error_class = UnsupportedError if isinstance(error, UnsupportedError) else TypingError
+            return _Resolved(None, None, _failure(what, func, args, error).msg, error_class)
         if impl is None:
             return _Resolved(None, None)
         if not callable(impl):
