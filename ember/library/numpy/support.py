@@ -1,14 +1,12 @@
-"""Shared pieces of ember's NumPy support: dtypes, keyword folding for typers, and library
-operations written in Python and compiled by ember itself.
+"""Shared pieces of ember's NumPy support: dtypes and keyword folding for typers.
 
 Typers registered with `np_typer` see every parameter of a NumPy-like Python signature: keyword
 arguments are placed by name and omitted ones take the type of their default. The returned
 Signature carries the signature (`pysig`), so lowering places keyword arguments the same way
 (`FunctionLowerer._folded_arguments`).
 
-`PyImpl` is how most NumPy functions are implemented: a plain Python function, compiled by ember
-for the argument types, whose compiled code is linked into (and inlined by) the caller. It is
-the role `@overload` plays for user code; these move onto it once it handles keywords.
+NumPy functions themselves are `@overload`/`@overload_method` implementations written in Python
+(with `jit_options=NUMPY_ERRORS`), the way a user's extension is written.
 """
 
 from __future__ import annotations
@@ -21,7 +19,6 @@ import numpy as np
 
 from ember import types
 from ember.errors import TypingError
-from ember.lowering.registry import lower_builtin
 from ember.typing.overload import NUMPY_ERRORS, as_type  # noqa: F401 - used by numpy/
 from ember.typing.signature import Signature
 from ember.typing.templates import registry
@@ -184,88 +181,5 @@ def np_typer(key: Any, params: str) -> Callable:
             return Signature(result, folded, pysig=pysig)
 
         return typer
-
-    return decorate
-
-
-# ---------------------------------------------------------------------------- Python impls
-
-
-class PyImpl:
-    """A library operation written as a Python function and compiled by ember per argument
-    types (error_model='numpy': NumPy's floating-point behaviour, no Python exceptions)."""
-
-    def __init__(self, py_func: Callable) -> None:
-        self.py_func = py_func
-        self._dispatcher = None
-
-    @property
-    def dispatcher(self) -> Any:
-        if self._dispatcher is None:
-            from ember.decorators import njit
-
-            self._dispatcher = njit(error_model="numpy")(self.py_func)
-        return self._dispatcher
-
-    def return_type(self, arg_types: tuple) -> types.Type:
-        return self.dispatcher.compile(tuple(arg_types)).signature.return_type
-
-    def __call__(self, context, builder, sig: Signature, args: list) -> Any:
-        """Lower a call with the values `args` of `sig.args`."""
-        compiled = self.dispatcher.compile(tuple(sig.args))
-        result = context.call_compiled(builder, compiled, list(args))
-        return context.cast(builder, result, compiled.signature.return_type, sig.return_type)
-
-
-_impls: dict[Callable, PyImpl] = {}
-
-
-def py_impl(py_func: Callable) -> PyImpl:
-    """The (cached) PyImpl of a Python implementation function."""
-    found = _impls.get(py_func)
-    if found is None:
-        found = _impls[py_func] = PyImpl(py_func)
-    return found
-
-
-def jitted(py_func: Callable) -> Any:
-    """The ember dispatcher of a library implementation, for calls between implementations."""
-    return py_impl(py_func).dispatcher
-
-
-def _compiled_type(typ: types.Type) -> types.Type:
-    """Integer literals widen (one specialization for all values); constant strings stay:
-    they select behaviour (`side='right'`)."""
-    return typ if isinstance(typ, types.StringLiteral) else types.unliteral(typ)
-
-
-def implement(key: Any, params: str) -> Callable:
-    """Decorator: `select(*folded_types) -> python implementation | None` implements calls of
-    `key` (a function, or `(types.Array, name)` for a method whose `params` start with the
-    receiver). Typing compiles the chosen implementation for the folded argument types; lowering
-    calls it."""
-
-    def decorate(select: Callable) -> Callable:
-        def chosen(arg_types: tuple) -> PyImpl | None:
-            impl = select(*arg_types)
-            return None if impl is None else py_impl(impl)
-
-        @np_typer(key, params)
-        def _typer(*folded):
-            impl = chosen(folded)
-            if impl is None:
-                return None
-            args = tuple(_compiled_type(t) for t in folded)  # one compilation per types
-            return Signature(impl.return_type(args), args)
-
-        # one argument per parameter (defaults folded): other arities of `key` stay with
-        # their own implementations (np.where(cond) here, np.where(cond, x, y) elsewhere)
-        arity = [types.Type] * len(make_pysig(params).parameters)
-
-        @lower_builtin(key, *arity)
-        def _lower(context, builder, sig, args):
-            return chosen(tuple(sig.args))(context, builder, sig, args)
-
-        return select
 
     return decorate

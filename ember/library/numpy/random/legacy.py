@@ -348,20 +348,11 @@ def _dims_impl(kind: str, count: int):
 
 
 def _register_dims(function, kind: str) -> None:
-    from ember.library.numpy.support import py_impl
-
-    @registry.typer(function)
-    def _typer(args, kws):
-        if kws or not all(isinstance(types.unliteral(a), types.Integer) for a in args):
-            return None
-        impl = py_impl(_dims_impl(kind, len(args)))
-        return signature(impl.return_type(tuple(args)), *args)
-
-    from ember.lowering.registry import VarArgs
-
-    @lower_builtin(function, VarArgs(types.Type))
-    def _lower(context, builder, sig, args):
-        return py_impl(_dims_impl(kind, len(sig.args)))(context, builder, sig, args)
+    @overload(function, jit_options=NUMPY_ERRORS)
+    def _dims(*dims):
+        if all(isinstance(types.unliteral(d), types.Integer) for d in dims):
+            return _dims_impl(kind, len(dims))
+        return None
 
 
 _register_dims(np.random.rand, "uniform")
