@@ -40,12 +40,12 @@ def items(list_type: types.List, meminfo: int) -> list:
 def list_at(address, list_type_ref):
     """The native list whose meminfo is at `address` (an int), borrowed from the Python
     `typed.List` that the caller keeps alive during the call."""
-    raise NotImplementedError("runs only in compiled code (ember/library/containers/typed_lists.py)")
+    raise NotImplementedError("runs only in compiled code (library/containers/typed_lists.py)")
 
 
 def list_address(items):
     """The meminfo address of a list, with one new reference for the Python caller."""
-    raise NotImplementedError("runs only in compiled code (ember/library/containers/typed_lists.py)")
+    raise NotImplementedError("runs only in compiled code (library/containers/typed_lists.py)")
 
 
 class Accessors:
