@@ -16,6 +16,7 @@ from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 from ember import types
+from ember.typed.owned import as_type, bind_release, release
 
 _MISSING = object()
 
@@ -38,7 +39,7 @@ class Dict(MutableMapping):
     @classmethod
     def empty(cls, key_type: Any, value_type: Any, n_keys: int = 0) -> Dict:
         made = cls()
-        made._adopt_type(types.DictType(_as_type(key_type), _as_type(value_type)))
+        made._adopt_type(types.DictType(as_type(key_type), as_type(value_type)))
         return made
 
     @classmethod
@@ -48,7 +49,7 @@ class Dict(MutableMapping):
         made._dict_type = dict_type
         made._meminfo = meminfo
         made._ops = None
-        _bind_release()
+        bind_release()
         return made
 
     def _adopt_type(self, dict_type: types.DictType) -> None:
@@ -58,7 +59,7 @@ class Dict(MutableMapping):
         self._ops = accessors.for_type(dict_type)
         self._meminfo = self._ops.new()
         self.__class__ = class_for(dict_type)
-        _bind_release()
+        bind_release()
 
     @property
     def _ember_type_(self) -> types.DictType:
@@ -78,7 +79,7 @@ class Dict(MutableMapping):
 
     def __del__(self) -> None:
         if self._meminfo:
-            _release(self._meminfo)
+            release(self._meminfo)
             self._meminfo = 0
 
     # ------------------------------------------------------------------ the mapping
@@ -220,27 +221,7 @@ def dict_kind(dict_type: types.DictType) -> Any:
     return InstanceKind(class_for(dict_type), offset, data_pointer=False)
 
 
-def _bind_release() -> None:
-    """Bind the runtime's decref while imports work (`__del__` may run at shutdown)."""
-    global _release
-    if _release is None:
-        from ember.runtime import nrt
-
-        _release = nrt.runtime().decref
-
-
-_release: Any = None
-
-
 def _rebuild(key_type: Any, value_type: Any, items: dict) -> Dict:
     made = Dict() if key_type is None else Dict.empty(key_type, value_type)
     made.update(items)
     return made
-
-
-def _as_type(item_type: Any) -> types.Type:
-    if isinstance(item_type, types.Type):
-        return item_type
-    from ember import from_dtype
-
-    return from_dtype(item_type)

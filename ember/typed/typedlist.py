@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, MutableSequence
 from typing import Any
 
 from ember import types
+from ember.typed.owned import as_type, bind_release, release
 
 
 class List(MutableSequence):
@@ -34,7 +35,7 @@ class List(MutableSequence):
     def empty_list(cls, item_type: Any, allocated: int = 0) -> List:
         """An empty list whose items will be `item_type` (an ember type or a Python/NumPy one)."""
         made = cls()
-        made._adopt_type(types.List(_as_type(item_type)), allocated)
+        made._adopt_type(types.List(as_type(item_type)), allocated)
         return made
 
     @classmethod
@@ -44,7 +45,7 @@ class List(MutableSequence):
         made._list_type = list_type
         made._meminfo = meminfo
         made._ops = None
-        _bind_release()
+        bind_release()
         return made
 
     def _adopt_type(self, list_type: types.List, allocated: int = 0) -> None:
@@ -54,7 +55,7 @@ class List(MutableSequence):
         self._ops = list_accessors.for_type(list_type)
         self._meminfo = self._ops.new(max(int(allocated), 0))
         self.__class__ = class_for(list_type)
-        _bind_release()
+        bind_release()
 
     def _fill(self, items: list) -> None:
         """Take `items` (this list is untyped and empty); numbers at the speed of `np.array`."""
@@ -72,7 +73,7 @@ class List(MutableSequence):
         self._list_type = list_type
         self._meminfo = reflection.array_to_native(list_type, numbers)
         self.__class__ = class_for(list_type)
-        _bind_release()
+        bind_release()
 
     @property
     def _ember_type_(self) -> types.List:
@@ -90,7 +91,7 @@ class List(MutableSequence):
 
     def __del__(self) -> None:
         if self._meminfo:
-            _release(self._meminfo)
+            release(self._meminfo)
             self._meminfo = 0
 
     # ------------------------------------------------------------------ the sequence
@@ -159,9 +160,9 @@ class List(MutableSequence):
         made = reflection.to_native(self._list_type, values)
         if len(self):
             self._accessors().extend(self._meminfo, made)
-            _release(made)
+            release(made)
         else:  # the new native list replaces the empty one
-            _release(self._meminfo)
+            release(self._meminfo)
             self._meminfo = made
 
     def _replace(self, items: list) -> None:
@@ -295,27 +296,7 @@ def list_kind(list_type: types.List) -> Any:
     return InstanceKind(class_for(list_type), offset, data_pointer=False)
 
 
-def _bind_release() -> None:
-    """Bind the runtime's decref while imports work (`__del__` may run at shutdown)."""
-    global _release
-    if _release is None:
-        from ember.runtime import nrt
-
-        _release = nrt.runtime().decref
-
-
-_release: Any = None
-
-
 def _rebuild(item_type: Any, items: list) -> List:
     made = List() if item_type is None else List.empty_list(item_type)
     made.extend(items)
     return made
-
-
-def _as_type(item_type: Any) -> types.Type:
-    if isinstance(item_type, types.Type):
-        return item_type
-    from ember import from_dtype
-
-    return from_dtype(item_type)
