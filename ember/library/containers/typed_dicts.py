@@ -66,8 +66,9 @@ def _type_dict_at(args, kws):
 
 
 @lower_builtin(accessors.dict_at, types.Integer, types.TypeRef)
-def dict_at(context, builder, sig, args):
-    """A new reference to the dict at a meminfo address (the variable releases it)."""
+def container_at(context, builder, sig, args):
+    """A new reference to the dict (or list: typed_lists.py) at a meminfo address (the
+    variable releases it)."""
     meminfo = builder.inttoptr(args[0], refs.ptr)
     value = builder.insert_value(
         llvm.Constant(context.value_type(sig.return_type), None), meminfo, 0

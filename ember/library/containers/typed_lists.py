@@ -3,10 +3,9 @@ ordinary lists (an empty `List()` is typed by what is later put in it, as `[]` i
 
 from __future__ import annotations
 
-from llvmlite import ir as llvm
-
 from ember import types
 from ember.library.containers.lists import empty_list
+from ember.library.containers.typed_dicts import container_at
 from ember.lowering import arrays as refs
 from ember.lowering import lists
 from ember.lowering.registry import lower_builtin, lower_getattr
@@ -95,15 +94,7 @@ def _type_list_at(args, kws):
     return None
 
 
-@lower_builtin(list_accessors.list_at, types.Integer, types.TypeRef)
-def _list_at(context, builder, sig, args):
-    """A new reference to the list at a meminfo address (the variable releases it)."""
-    meminfo = builder.inttoptr(args[0], refs.ptr)
-    value = builder.insert_value(
-        llvm.Constant(context.value_type(sig.return_type), None), meminfo, 0
-    )
-    refs.incref(builder, sig.return_type, value)
-    return value
+lower_builtin(list_accessors.list_at, types.Integer, types.TypeRef)(container_at)
 
 
 @registry.typer(list_accessors.list_address)
