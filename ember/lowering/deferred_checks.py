@@ -6,6 +6,7 @@ lowering time records those checks' failures and raises the first one where the 
 from __future__ import annotations
 
 import math
+import operator
 import sys
 from dataclasses import dataclass, field
 
@@ -81,12 +82,12 @@ def plan_deferral(func_ir: ir.FunctionIR, typemap: dict) -> DeferralPlan | None:
 
     A loop may when every statement in it acts only on the function's own values (scalars,
     arrays it allocated itself and never lets out before returning): then the checks of
-    `int(x)`, `round(x)`, `math.floor(x)`, `math.sqrt(x)`, `math.exp(x)`, ... only record a
-    failure (iteration, site, kind), and the first is raised where the loop exits or before
-    any other error raised in it, so Python sees the same exception and nothing outside sees
-    the iterations run after it. A value a failing check computed (a saturated int, a NaN) may
-    feed arithmetic and stores into the function's arrays, never an index or a branch, so those
-    iterations cannot misbehave."""
+    `int(x)`, `round(x)`, `math.floor(x)`, `math.sqrt(x)`, `math.exp(x)`, a float `x ** y`, ...
+    only record a failure (iteration, site, kind), and the first is raised where the loop exits
+    or before any other error raised in it, so Python sees the same exception and nothing
+    outside sees the iterations run after it. A value a failing check computed (a saturated
+    int, a NaN) may feed arithmetic and stores into the function's arrays, never an index or a
+    branch, so those iterations cannot misbehave."""
     if func_ir.exception_handlers or not func_ir.blocks:
         return None
     facts = _FunctionFacts(func_ir, typemap)
@@ -159,6 +160,8 @@ class _FunctionFacts:
         return isinstance(types.unliteral(self.typemap.get(var.name)), types.Number | types.Boolean)
 
     def _is_deferrable(self, value) -> bool:
+        if isinstance(value, ir.BinOp | ir.InplaceBinOp):
+            return self._is_float_power(value)
         if not isinstance(value, ir.Call) or value.kws or len(value.args) != 1:
             return False
         operand = types.unliteral(self.typemap.get(value.args[0].name))
@@ -166,6 +169,13 @@ class _FunctionFacts:
             return self._callee(value) in _DEFERRABLE and isinstance(operand, types.Float)
         except TypeError:  # an unhashable global
             return False
+
+    def _is_float_power(self, value: ir.BinOp | ir.InplaceBinOp) -> bool:
+        """`x ** y` of a float x and a number y: its ZeroDivisionError, ValueError and
+        OverflowError checks may wait (ember/lowering/powers.py)."""
+        fn = value.fn if isinstance(value, ir.BinOp) else value.immutable_fn
+        base = types.unliteral(self.typemap.get(value.lhs.name))
+        return fn is operator.pow and isinstance(base, types.Float) and self._is_scalar(value.rhs)
 
     def _tainted(self, func_ir: ir.FunctionIR) -> set[str]:
         """Variables that may hold what a failing deferred check computed, and all derived."""
