@@ -129,7 +129,7 @@ def _constant_power(context, builder, base, value: int):
     if abs(value) > _LOOP_LIMIT:
         return c_pow(context, builder, base, llvm.Constant(base.type, float(value)))
     wide = _widened(builder, base)
-    start = _reciprocal(builder, wide) if value < 0 else _Power(wide, None, wide)
+    start = _reciprocal(builder, wide) if value < 0 else _Power(wide, None)
     if abs(value) > _UNROLL_LIMIT:
         magnitude = llvm.Constant(llvm.IntType(64), abs(value))
         return _rounded(builder, base.type, _squaring_loop(builder, start, magnitude))
@@ -144,7 +144,7 @@ def _runtime_power(context, builder, base, magnitude, negative, exponent_type):
     start = _Power(
         *(
             builder.select(negative, r, p)
-            for r, p in zip(_reciprocal(builder, wide), (wide, zero, wide))
+            for r, p in zip(_reciprocal(builder, wide), (wide, zero))
         )
     )
     limit = llvm.Constant(magnitude.type, _LOOP_LIMIT)
@@ -232,15 +232,14 @@ def _magnitude(builder, exponent, signed: bool):
 
 
 class _Power(NamedTuple):
-    """A double-double (high + low stands for the value, |low| <= half an ulp of high; low None:
-    zero) and `plain`, the same power by plain multiplications: the answer where the
-    double-double is meaningless (a zero, infinite or NaN base, an overflow, an underflow to
-    zero). Every partial product lies between the base and the result (or its reciprocal), so
-    none overflows or underflows unless the result does."""
+    """A double-double, high + low (low None: zero), left unnormalized: `high` is the power by
+    plain multiplications (the answer where the double-double is meaningless: a zero, infinite
+    or NaN base, an overflow, an underflow to zero) and `low` gathers the rounding errors, a few
+    units in the last place of `high` at most. Every partial product lies between the base and
+    the result (or its reciprocal), so none overflows or underflows unless the result does."""
 
     high: llvm.Value
     low: llvm.Value | None
-    plain: llvm.Value
 
 
 def _widened(builder, base):
@@ -251,16 +250,14 @@ def _widened(builder, base):
 
 
 def _dd_multiply(builder, x: _Power, y: _Power) -> _Power:
-    """The product of two double-doubles, normalized (high * high is exact as high + its error
-    by an fma; the cross terms add below it)."""
+    """The product of two double-doubles: high * high rounded, its exact error by an fma, plus
+    the cross terms (low * low is below the precision kept)."""
     high = builder.fmul(x.high, y.high)
     low = call_intrinsic(builder, "llvm.fma", [x.high, y.high, builder.fneg(high)])
     for small, large in ((x.low, y.high), (y.low, x.high)):
         if small is not None:
             low = call_intrinsic(builder, "llvm.fma", [small, large, low])
-    total = builder.fadd(high, low)
-    plain = high if x.plain is x.high and y.plain is y.high else builder.fmul(x.plain, y.plain)
-    return _Power(total, builder.fsub(low, builder.fsub(total, high)), plain)
+    return _Power(high, low)
 
 
 def _reciprocal(builder, value) -> _Power:
@@ -269,7 +266,7 @@ def _reciprocal(builder, value) -> _Power:
     one = llvm.Constant(value.type, 1.0)
     quotient = builder.fdiv(one, value)
     remainder = call_intrinsic(builder, "llvm.fma", [builder.fneg(quotient), value, one])
-    return _Power(quotient, builder.fmul(remainder, quotient), quotient)
+    return _Power(quotient, builder.fmul(remainder, quotient))
 
 
 def _squaring_loop(builder, start: _Power, magnitude) -> _Power:
@@ -281,11 +278,11 @@ def _squaring_loop(builder, start: _Power, magnitude) -> _Power:
     done = builder.append_basic_block("powi.done")
     builder.branch(loop)
     builder.position_at_end(loop)
-    initial = (one, zero, one, start.high, start.low or zero, start.plain, magnitude)
+    initial = (one, zero, start.high, start.low or zero, magnitude)
     phis = [builder.phi(value.type) for value in initial]
     for phi, value in zip(phis, initial):
         phi.add_incoming(value, entry)
-    result, square, remaining = _Power(*phis[:3]), _Power(*phis[3:6]), phis[6]
+    result, square, remaining = _Power(*phis[:2]), _Power(*phis[2:4]), phis[4]
     odd = builder.trunc(remaining, llvm.IntType(1))
     product = _dd_multiply(builder, result, square)
     result = _Power(*(builder.select(odd, p, r) for p, r in zip(product, result)))
@@ -300,19 +297,22 @@ def _squaring_loop(builder, start: _Power, magnitude) -> _Power:
 
 
 def _rounded(builder, float_type, power: _Power):
-    """`power` rounded to `float_type`: the double-double's high part is the correctly rounded
-    double, and a float32 rounds that once more after rounding to odd. A result too small to be
-    normal is within one unit in the last place: the low part is itself rounded to the
-    subnormal grid there."""
-    magnitude = call_intrinsic(builder, "llvm.fabs", [power.plain])
+    """`power` rounded to `float_type`: high + low rounded once is the correctly rounded double;
+    a float32 rounds that to odd first (see below). Where `high` is zero, infinite or NaN it is
+    the answer itself. A result too small to be normal is within one unit in the last place:
+    the low part is itself rounded to the subnormal grid there."""
+    if power.low is None:
+        return power.high
+    total = builder.fadd(power.high, power.low)
+    if isinstance(float_type, llvm.FloatType):
+        remainder = builder.fsub(power.low, builder.fsub(total, power.high))
+        total = _rounded_to_odd(builder, total, remainder)
+    magnitude = call_intrinsic(builder, "llvm.fabs", [power.high])
     meaningful = builder.and_(
         builder.fcmp_ordered("<", magnitude, llvm.Constant(magnitude.type, float("inf"))),
         builder.fcmp_ordered("!=", magnitude, llvm.Constant(magnitude.type, 0.0)),
     )
-    high = power.high
-    if isinstance(float_type, llvm.FloatType) and power.low is not None:
-        high = _rounded_to_odd(builder, high, power.low)
-    result = builder.select(meaningful, high, power.plain)
+    result = builder.select(meaningful, total, power.high)
     return builder.fptrunc(result, float_type) if result.type != float_type else result
 
 
