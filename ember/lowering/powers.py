@@ -307,12 +307,10 @@ def _rounded(builder, float_type, power: _Power):
     if isinstance(float_type, llvm.FloatType):
         remainder = builder.fsub(power.low, builder.fsub(total, power.high))
         total = _rounded_to_odd(builder, total, remainder)
-    magnitude = call_intrinsic(builder, "llvm.fabs", [power.high])
-    meaningful = builder.and_(
-        builder.fcmp_ordered("<", magnitude, llvm.Constant(magnitude.type, float("inf"))),
-        builder.fcmp_ordered("!=", magnitude, llvm.Constant(magnitude.type, 0.0)),
-    )
-    result = builder.select(meaningful, total, power.high)
+    # NaN when high is infinite (its error is then meaningless); a zero whose sign is lost when
+    # high is zero (else high + low is never zero but in a tie with the smallest subnormal).
+    meaningless = builder.fcmp_unordered("==", total, llvm.Constant(total.type, 0.0))
+    result = builder.select(meaningless, power.high, total)
     return builder.fptrunc(result, float_type) if result.type != float_type else result
 
 
