@@ -75,10 +75,10 @@ def integer_power(context, builder, base, exponent, exponent_type, errors: Error
             _check_zero_base(context, builder, base, llvm.Constant(llvm.IntType(1), 1), errors)
         result = _constant_power(context, builder, base, value)
     else:
-        magnitude, negative = _magnitude(builder, exponent, exponent_type.signed)
+        _, negative = _magnitude(builder, exponent, exponent_type.signed)
         if zero_division is not None:
             _check_zero_base(context, builder, base, negative, errors)
-        result = _runtime_power(context, builder, base, magnitude, negative, exponent_type)
+        result = _runtime_power(context, builder, base, exponent, exponent_type)
     if overflow is not None:
         blew_up = builder.and_(_is_infinite(builder, result), _is_finite(builder, base))
         context.guard(builder, blew_up, *overflow)
@@ -137,15 +137,13 @@ def _constant_power(context, builder, base, value: int):
     return _rounded(builder, base.type, power)
 
 
-def _runtime_power(context, builder, base, magnitude, negative, exponent_type):
-    """base ** ±magnitude by the double-double squaring loop, or the C pow past the limit."""
+def _runtime_power(context, builder, base, exponent, exponent_type):
+    """base ** exponent by the double-double squaring loop, or the C pow past the limit."""
+    magnitude, negative = _magnitude(builder, exponent, exponent_type.signed)
     wide = _widened(builder, base)
     zero = llvm.Constant(wide.type, 0.0)
     start = _Power(
-        *(
-            builder.select(negative, r, p)
-            for r, p in zip(_reciprocal(builder, wide), (wide, zero))
-        )
+        *(builder.select(negative, r, p) for r, p in zip(_reciprocal(builder, wide), (wide, zero)))
     )
     limit = llvm.Constant(magnitude.type, _LOOP_LIMIT)
     within = builder.icmp_unsigned("<=", magnitude, limit)
@@ -156,18 +154,12 @@ def _runtime_power(context, builder, base, magnitude, negative, exponent_type):
             fast_block = builder.block
         with otherwise:
             convert = builder.sitofp if exponent_type.signed else builder.uitofp
-            exponent = builder.select(
-                negative, builder.fneg(convert(magnitude, base.type)), convert(magnitude, base.type)
-            )
-            slow = c_pow(context, builder, base, exponent)
+            slow = c_pow(context, builder, base, convert(exponent, base.type))
             slow_block = builder.block
     result = builder.phi(base.type)
     result.add_incoming(fast, fast_block)
     result.add_incoming(slow, slow_block)
-    one = llvm.Constant(base.type, 1.0)
-    return builder.select(
-        builder.icmp_unsigned("==", magnitude, llvm.Constant(magnitude.type, 0)), one, result
-    )
+    return result
 
 
 def _fast_math_power(context, builder, base, exponent, exponent_type):
@@ -299,8 +291,8 @@ def _squaring_loop(builder, start: _Power, magnitude) -> _Power:
 def _rounded(builder, float_type, power: _Power):
     """`power` rounded to `float_type`: high + low rounded once is the correctly rounded double;
     a float32 rounds that to odd first (see below). Where `high` is zero, infinite or NaN it is
-    the answer itself. A result too small to be normal is within one unit in the last place:
-    the low part is itself rounded to the subnormal grid there."""
+    the answer itself. A result below 2**-969 is within one unit in the last place: the low part
+    is then too small to be a normal float and is itself rounded."""
     if power.low is None:
         return power.high
     total = builder.fadd(power.high, power.low)
