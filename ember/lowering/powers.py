@@ -20,6 +20,8 @@ _UNROLL_LIMIT = 64
 #: Up to this magnitude the squaring loop's double-double error stays far below half an ulp;
 #: beyond it (results mostly overflow, underflow or are 1) the C pow decides, as in CPython.
 _LOOP_LIMIT = 1024
+#: Run-time magnitudes up to this one switch to straight-line code (no inner loop to wait on).
+_SWITCHED_LIMIT = 8
 
 #: (exception, *arguments) for a zero base to a negative power, and for a finite base whose
 #: power overflows; None: that error is not raised (error_model='numpy').
@@ -128,18 +130,39 @@ def _constant_power(context, builder, base, value: int):
         return builder.fdiv(llvm.Constant(base.type, 1.0), base)
     if abs(value) > _LOOP_LIMIT:
         return c_pow(context, builder, base, llvm.Constant(base.type, float(value)))
-    wide = _widened(builder, base)
-    start = _reciprocal(builder, wide) if value < 0 else _Power(wide, None)
     if abs(value) > _UNROLL_LIMIT:
+        wide = _widened(builder, base)
+        start = _reciprocal(builder, wide) if value < 0 else _Power(wide, None)
         magnitude = llvm.Constant(llvm.IntType(64), abs(value))
         return _rounded(builder, base.type, _squaring_loop(builder, start, magnitude))
+    return _constant_dd_power(builder, base, value)
+
+
+def _constant_dd_power(builder, base, value: int):
+    """base ** value (a constant, |value| >= 1) by unrolled double-double multiplications."""
+    wide = _widened(builder, base)
+    start = _reciprocal(builder, wide) if value < 0 else _Power(wide, None)
     power = _unrolled(start, abs(value), lambda x, y: _dd_multiply(builder, x, y))
     return _rounded(builder, base.type, power)
 
 
 def _runtime_power(context, builder, base, exponent, exponent_type):
-    """base ** exponent by the double-double squaring loop, or the C pow past the limit."""
+    """base ** exponent: straight-line code for each small exponent (a switch: the exponent
+    rarely changes in a loop), else the double-double squaring loop, or the C pow past the
+    limit."""
     magnitude, negative = _magnitude(builder, exponent, exponent_type.signed)
+    done = builder.append_basic_block("power.done")
+    general = builder.append_basic_block("power.general")
+    switch = builder.switch(builder.select(negative, builder.neg(magnitude), magnitude), general)
+    results = []
+    negatives = range(-_SWITCHED_LIMIT, 0) if exponent_type.signed else ()
+    for value in (*range(1, _SWITCHED_LIMIT + 1), *negatives):
+        block = builder.append_basic_block(f"power.{value}")
+        switch.add_case(llvm.Constant(magnitude.type, value), block)
+        builder.position_at_end(block)
+        results.append((_constant_dd_power(builder, base, value), builder.block))
+        builder.branch(done)
+    builder.position_at_end(general)
     wide = _widened(builder, base)
     zero = llvm.Constant(wide.type, 0.0)
     start = _Power(
@@ -147,19 +170,27 @@ def _runtime_power(context, builder, base, exponent, exponent_type):
     )
     limit = llvm.Constant(magnitude.type, _LOOP_LIMIT)
     within = builder.icmp_unsigned("<=", magnitude, limit)
+    general_results = []
     with builder.if_else(within, likely=True) as (then, otherwise):
         with then:
             power = _squaring_loop(builder, start, magnitude)
-            fast = _rounded(builder, base.type, power)
-            fast_block = builder.block
+            general_results.append((_rounded(builder, base.type, power), builder.block))
         with otherwise:
             convert = builder.sitofp if exponent_type.signed else builder.uitofp
             slow = c_pow(context, builder, base, convert(exponent, base.type))
-            slow_block = builder.block
-    result = builder.phi(base.type)
-    result.add_incoming(fast, fast_block)
-    result.add_incoming(slow, slow_block)
-    return result
+            general_results.append((slow, builder.block))
+    results.append((_phi(builder, general_results), builder.block))
+    builder.branch(done)
+    builder.position_at_end(done)
+    return _phi(builder, results)
+
+
+def _phi(builder, incoming: list):
+    """A phi of (value, block) pairs."""
+    phi = builder.phi(incoming[0][0].type)
+    for value, block in incoming:
+        phi.add_incoming(value, block)
+    return phi
 
 
 def _fast_math_power(context, builder, base, exponent, exponent_type):
@@ -294,7 +325,9 @@ def _rounded(builder, float_type, power: _Power):
     the answer itself. A result below 2**-969 is within one unit in the last place: the low part
     is then too small to be a normal float and is itself rounded."""
     if power.low is None:
-        return power.high
+        return (
+            builder.fptrunc(power.high, float_type) if power.high.type != float_type else power.high
+        )
     total = builder.fadd(power.high, power.low)
     if isinstance(float_type, llvm.FloatType):
         remainder = builder.fsub(power.low, builder.fsub(total, power.high))
