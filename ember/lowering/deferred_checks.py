@@ -171,11 +171,16 @@ class _FunctionFacts:
             return False
 
     def _is_float_power(self, value: ir.BinOp | ir.InplaceBinOp) -> bool:
-        """`x ** y` of a float x and a number y: its ZeroDivisionError, ValueError and
-        OverflowError checks may wait (ember/lowering/powers.py)."""
+        """`x ** 3`, `x ** 0.5`: a float to a constant exponent, whose ZeroDivisionError,
+        ValueError and OverflowError checks may wait (ember/lowering/powers.py). A run-time
+        exponent takes a switch or the C pow, so its loop would not vectorize anyway: a branch
+        to raise costs less there than recording."""
         fn = value.fn if isinstance(value, ir.BinOp) else value.immutable_fn
         base = types.unliteral(self.typemap.get(value.lhs.name))
-        return fn is operator.pow and isinstance(base, types.Float) and self._is_scalar(value.rhs)
+        constant = all(
+            isinstance(v, ir.Const) for v in self.definitions.get(value.rhs.name, [None])
+        )
+        return fn is operator.pow and isinstance(base, types.Float) and constant
 
     def _tainted(self, func_ir: ir.FunctionIR) -> set[str]:
         """Variables that may hold what a failing deferred check computed, and all derived."""

@@ -77,10 +77,7 @@ def integer_power(context, builder, base, exponent, exponent_type, errors: Error
             _check_zero_base(context, builder, base, llvm.Constant(llvm.IntType(1), 1), errors)
         result = _constant_power(context, builder, base, value)
     else:
-        _, negative = _magnitude(builder, exponent, exponent_type.signed)
-        if zero_division is not None:
-            _check_zero_base(context, builder, base, negative, errors)
-        result = _runtime_power(context, builder, base, exponent, exponent_type)
+        result = _runtime_power(context, builder, base, exponent, exponent_type, errors)
     if overflow is not None:
         blew_up = builder.and_(_is_infinite(builder, result), _is_finite(builder, base))
         context.guard(builder, blew_up, *overflow)
@@ -146,10 +143,10 @@ def _constant_dd_power(builder, base, value: int):
     return _rounded(builder, base.type, power)
 
 
-def _runtime_power(context, builder, base, exponent, exponent_type):
+def _runtime_power(context, builder, base, exponent, exponent_type, errors: Errors):
     """base ** exponent: straight-line code for each small exponent (a switch: the exponent
     rarely changes in a loop), else the double-double squaring loop, or the C pow past the
-    limit."""
+    limit. A zero base raises for a negative exponent only: the check is in those branches."""
     magnitude, negative = _magnitude(builder, exponent, exponent_type.signed)
     done = builder.append_basic_block("power.done")
     general = builder.append_basic_block("power.general")
@@ -160,9 +157,13 @@ def _runtime_power(context, builder, base, exponent, exponent_type):
         block = builder.append_basic_block(f"power.{value}")
         switch.add_case(llvm.Constant(magnitude.type, value), block)
         builder.position_at_end(block)
+        if value < 0 and errors[0] is not None:
+            _check_zero_base(context, builder, base, llvm.Constant(llvm.IntType(1), 1), errors)
         results.append((_constant_dd_power(builder, base, value), builder.block))
         builder.branch(done)
     builder.position_at_end(general)
+    if errors[0] is not None:
+        _check_zero_base(context, builder, base, negative, errors)
     wide = _widened(builder, base)
     zero = llvm.Constant(wide.type, 0.0)
     start = _Power(
