@@ -201,3 +201,29 @@ def test_errors_in_a_loop_are_the_first_elements(n, values):
     assert _outcome(power_sum, a, n) == first_error
     if n == 3:
         assert _outcome(cube_sum, a) == first_error
+
+
+@njit
+def mixed_powers(a):
+    total = 0.0
+    for i in range(a.shape[0]):
+        total += a[i] ** 2 + a[i] ** -2 + a[i] ** 3
+    return total
+
+
+@pytest.mark.parametrize(
+    "values",
+    [[1.0, 0.0, 1e200], [1.0, 1e200, 0.0], [2.0, 1e-200, 1e200], [1e110, 3.0], [3.0, -1e-300]],
+)
+def test_checks_of_several_powers_in_one_statement_raise_the_first(values):
+    """Checks of one kind in a row share a deferred site; the first error is still Python's."""
+
+    def python_loop(values):  # Python floats: NumPy's scalars would not raise
+        total = 0.0
+        for x in values:
+            total += x**2 + x**-2 + x**3
+        return total
+
+    expected = _outcome(python_loop, values)
+    assert expected[0] != "value"
+    assert _outcome(mixed_powers, np.array(values)) == expected
