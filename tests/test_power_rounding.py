@@ -5,7 +5,6 @@ for its first failing element."""
 
 import math
 import sys
-from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -40,22 +39,6 @@ def _same(mine, theirs) -> bool:
     if 0 < abs(b) < TINY:
         return abs(a - b) <= math.ulp(b)
     return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
-
-
-def _float32_power(x: float, n: int) -> float:
-    """The exact power rounded once to float32 (half to even), inf past its largest value."""
-    if n == 0 or x == 0 or not math.isfinite(x):
-        return float(np.float32(x) ** np.float32(n)) if n >= 0 or x != 0 else math.inf
-    exact = Fraction(x) ** n
-    exponent = max(math.floor(math.log2(abs(exact))) if exact else 0, -126)
-    while Fraction(2) ** exponent > abs(exact):  # log2 of a Fraction may be off by one
-        exponent -= 1
-    while Fraction(2) ** (exponent + 1) <= abs(exact):
-        exponent += 1
-    exponent = max(exponent, -126)
-    ulp = Fraction(2) ** (exponent - 23)
-    rounded = round(exact / ulp) * ulp
-    return math.copysign(math.inf, x) if abs(rounded) >= 2**128 else float(rounded)
 
 
 def _kernels(n: int):
@@ -121,23 +104,18 @@ def test_random_bases_to_many_exponents():
             assert _same(("value", mine), ("value", correctly_rounded_power(x, n))), (x, n)
 
 
-def test_float32_is_rounded_once():
-    rng = np.random.default_rng(32)
-    bases = rng.uniform(-3, 3, 200).astype(np.float32)
-    for n in (-9, -3, -2, 2, 3, 5, 17, 40):
-        for mine, x in zip(KERNELS.get(n, _kernels(n))[1](bases), bases.tolist()):
-            assert mine.dtype == np.float32
-            assert float(mine) == _float32_power(x, n), (x, n)
-        for mine, x in zip(run_time_loop(bases, n), bases.tolist()):
-            assert float(mine) == _float32_power(x, n), (x, n)
-
-
-def test_float32_ties_and_edges():
-    """1 + 2**-12 cubed is within 2**-36 of a float32 tie; float32 overflow and subnormals."""
-    cases = [(1 + 2**-12, 2), (1 + 2**-12, 3), (3.0e38, 2), (1e-20, 2), (1e-5, 9), (2.0, -140)]
-    for x, n in cases:
-        element = np.array([x], dtype=np.float32)
-        assert float(run_time_loop(element, n)[0]) == _float32_power(float(element[0]), n), (x, n)
+def test_float32_elements():
+    """float32 ** int is a float64 power (as in Numba): correctly rounded, then rounded to
+    float32 when stored into a float32 array."""
+    random = np.random.default_rng(32).uniform(-3, 3, 200)
+    edges = [1 + 2**-12, 3.0e38, 1e-20, 1e-5, 2.0, -1.5e-45]
+    for n, values in [(-3, random), (-2, random), (3, random), (5, random), (13, random),
+                      (2, edges), (3, edges), (-1, edges[:-1])]:  # fmt: skip
+        bases = np.array(values, dtype=np.float32)
+        with np.errstate(over="ignore"):  # float32(1e115) is inf, as the stored element
+            expected = [np.float32(correctly_rounded_power(x, n)) for x in bases.tolist()]
+        assert list(KERNELS[n][1](bases)) == expected, n
+        assert list(run_time_loop(bases, n)) == expected, n
 
 
 SPECIAL_BASES = (0.0, -0.0, math.inf, -math.inf, math.nan, 1.0, -1.0, 5e-324, -5e-324, 1e308)
@@ -227,3 +205,17 @@ def test_checks_of_several_powers_in_one_statement_raise_the_first(values):
     expected = _outcome(python_loop, values)
     assert expected[0] != "value"
     assert _outcome(mixed_powers, np.array(values)) == expected
+
+
+def test_overflow_starts_where_the_rounded_power_is_infinite():
+    """Bases around each constant exponent's overflow threshold."""
+    for n in (2, 3, 7, 64, -1, -2, -7, -64):
+        scalar, loop = KERNELS[n]
+        base = 2.0 ** (1024 / n)  # about where the power overflows
+        for _ in range(2):
+            base = math.nextafter(base, 0)
+        for _ in range(5):
+            expected = _outcome(correctly_rounded_power, base, n)
+            assert _same(_outcome(scalar, base), expected), (base, n)
+            assert _outcome(loop, np.array([base]))[0] == expected[0], (base, n)
+            base = math.nextafter(base, math.inf)

@@ -4,8 +4,12 @@ and rounded once), with Python's errors; only run-time exponents beyond 1024 cal
 
 from __future__ import annotations
 
+import functools
+import math
 import operator
+import struct
 from collections.abc import Callable
+from fractions import Fraction
 from typing import NamedTuple
 
 from llvmlite import ir as llvm
@@ -76,12 +80,61 @@ def integer_power(context, builder, base, exponent, exponent_type, errors: Error
         if value < 0 and zero_division is not None:
             _check_zero_base(context, builder, base, llvm.Constant(llvm.IntType(1), 1), errors)
         result = _constant_power(context, builder, base, value)
+        if overflow is not None and abs(value) <= _LOOP_LIMIT:
+            _check_overflowing_base(context, builder, base, value, overflow)
+            return result
     else:
         result = _runtime_power(context, builder, base, exponent, exponent_type, errors)
     if overflow is not None:
         blew_up = builder.and_(_is_infinite(builder, result), _is_finite(builder, base))
         context.guard(builder, blew_up, *overflow)
     return result
+
+
+def _check_overflowing_base(context, builder, base, value: int, overflow: tuple) -> None:
+    """Raise `overflow` where the correctly rounded base ** value is infinite: a comparison of
+    the base with a constant, since the power grows with |base| (cheaper in a vectorized loop
+    than testing the result, and checks of several powers of one base fold together)."""
+    is_float32 = isinstance(base.type, llvm.FloatType)
+    if value in (0, 1):
+        return
+    magnitude = call_intrinsic(builder, "llvm.fabs", [base])
+    threshold = llvm.Constant(base.type, _overflow_threshold(is_float32, value))
+    if value < 0:  # small bases overflow (zero raised ZeroDivisionError already)
+        blew_up = builder.fcmp_ordered("<", magnitude, threshold)
+    else:
+        blew_up = builder.and_(
+            builder.fcmp_ordered(">", magnitude, threshold), _is_finite(builder, base)
+        )
+    context.guard(builder, blew_up, *overflow)
+
+
+@functools.cache
+def _overflow_threshold(is_float32: bool, value: int) -> float:
+    """For value > 0, the largest float whose power rounds to a finite float (larger bases
+    overflow); for value < 0, the smallest positive one (smaller bases overflow). A power
+    rounds to infinity from halfway between the largest float and the next power of two."""
+    float_format, bits_format, top, precision = (
+        ("<f", "<I", 128, 24) if is_float32 else ("<d", "<Q", 1024, 53)
+    )
+    limit = Fraction(2) ** top - Fraction(2) ** (top - precision - 1)
+
+    def number(bits: int) -> float:
+        return struct.unpack(float_format, struct.pack(bits_format, bits))[0]
+
+    def finite(bits: int) -> bool:
+        base = Fraction(number(bits))
+        return (base != 0 or value > 0) and base**value < limit
+
+    # Positive floats in the order of their bits; finite(small) != finite(large) throughout.
+    small, large = 0, struct.unpack(bits_format, struct.pack(float_format, math.inf))[0]
+    while large - small > 1:
+        middle = (small + large) // 2
+        if finite(middle) == (value > 0):
+            small = middle
+        else:
+            large = middle
+    return number(small if value > 0 else large)
 
 
 def _operator_errors(context) -> Errors:
@@ -94,8 +147,10 @@ def _check_zero_base(context, builder, base, negative, errors: Errors) -> None:
 
 
 def _constant_float(value) -> float | None:
-    if isinstance(value, llvm.Constant) and isinstance(value.constant, float):
-        return value.constant
+    if isinstance(value, llvm.Constant) and isinstance(
+        value.type, llvm.FloatType | llvm.DoubleType
+    ):
+        return float(value.constant)  # a float32 constant may hold a NumPy scalar
     return None
 
 
