@@ -1,6 +1,6 @@
 """A float raised to an integer (`x ** 3`, `x ** n`, `x ** 2.0`) and `x ** 0.5`: branch-free
-double-double multiplication whose result is correctly rounded (a float32 is computed in double
-and rounded once), with Python's errors; only run-time exponents beyond 1024 call the C `pow`."""
+double-double multiplication whose result is correctly rounded (a float32 base is computed in
+double and rounded once), with Python's errors; only exponents beyond ±1024 call the C `pow`."""
 
 from __future__ import annotations
 
@@ -182,20 +182,25 @@ def _constant_power(context, builder, base, value: int):
         return builder.fdiv(llvm.Constant(base.type, 1.0), base)
     if abs(value) > _LOOP_LIMIT:
         return c_pow(context, builder, base, llvm.Constant(base.type, float(value)))
+    start = _start(builder, base, value < 0)
     if abs(value) > _UNROLL_LIMIT:
-        wide = _widened(builder, base)
-        start = _reciprocal(builder, wide) if value < 0 else _Power(wide, None)
         magnitude = llvm.Constant(llvm.IntType(64), abs(value))
         return _rounded(builder, base.type, _squaring_loop(builder, start, magnitude))
-    return _constant_dd_power(builder, base, value)
-
-
-def _constant_dd_power(builder, base, value: int):
-    """base ** value (a constant, |value| >= 1) by unrolled double-double multiplications."""
-    wide = _widened(builder, base)
-    start = _reciprocal(builder, wide) if value < 0 else _Power(wide, None)
     power = _unrolled(start, abs(value), lambda x, y: _dd_multiply(builder, x, y))
     return _rounded(builder, base.type, power)
+
+
+def _start(builder, base, negative) -> _Power:
+    """The double-double raised to |exponent|: the base, or its reciprocal for a negative
+    exponent (`negative`: a bool, or an i1 chosen at run time)."""
+    wide = _widened(builder, base)
+    if negative is False:
+        return _Power(wide, None)
+    reciprocal = _reciprocal(builder, wide)
+    if negative is True:
+        return reciprocal
+    plain = (wide, llvm.Constant(wide.type, 0.0))
+    return _Power(*(builder.select(negative, r, p) for r, p in zip(reciprocal, plain)))
 
 
 def _runtime_power(context, builder, base, exponent, exponent_type, errors: Errors):
@@ -214,30 +219,32 @@ def _runtime_power(context, builder, base, exponent, exponent_type, errors: Erro
         builder.position_at_end(block)
         if value < 0 and errors[0] is not None:
             _check_zero_base(context, builder, base, llvm.Constant(llvm.IntType(1), 1), errors)
-        results.append((_constant_dd_power(builder, base, value), builder.block))
+        results.append((_constant_power(context, builder, base, value), builder.block))
         builder.branch(done)
     builder.position_at_end(general)
     if errors[0] is not None:
         _check_zero_base(context, builder, base, negative, errors)
-    wide = _widened(builder, base)
-    zero = llvm.Constant(wide.type, 0.0)
-    start = _Power(
-        *(builder.select(negative, r, p) for r, p in zip(_reciprocal(builder, wide), (wide, zero)))
-    )
-    limit = llvm.Constant(magnitude.type, _LOOP_LIMIT)
-    within = builder.icmp_unsigned("<=", magnitude, limit)
-    general_results = []
+    results.append((_general_power(context, builder, base, exponent, exponent_type), builder.block))
+    builder.branch(done)
+    builder.position_at_end(done)
+    return _phi(builder, results)
+
+
+def _general_power(context, builder, base, exponent, exponent_type):
+    """base ** exponent for any run-time exponent: the squaring loop, or the C pow past
+    `_LOOP_LIMIT`."""
+    magnitude, negative = _magnitude(builder, exponent, exponent_type.signed)
+    start = _start(builder, base, negative)
+    within = builder.icmp_unsigned("<=", magnitude, llvm.Constant(magnitude.type, _LOOP_LIMIT))
+    results = []
     with builder.if_else(within, likely=True) as (then, otherwise):
         with then:
             power = _squaring_loop(builder, start, magnitude)
-            general_results.append((_rounded(builder, base.type, power), builder.block))
+            results.append((_rounded(builder, base.type, power), builder.block))
         with otherwise:
             convert = builder.sitofp if exponent_type.signed else builder.uitofp
             slow = c_pow(context, builder, base, convert(exponent, base.type))
-            general_results.append((slow, builder.block))
-    results.append((_phi(builder, general_results), builder.block))
-    builder.branch(done)
-    builder.position_at_end(done)
+            results.append((slow, builder.block))
     return _phi(builder, results)
 
 
