@@ -214,7 +214,9 @@ class CPUContext(NumbaContextMixin):
 
 def _load_implementations() -> None:
     """Import the modules whose import registers casts and primitive operators."""
-    import ember.library  # noqa: F401
+    from ember import library
+
+    library.load_core()
     import ember.lowering.casts  # noqa: F401
     import ember.lowering.numbers  # noqa: F401
     import ember.lowering.powers  # noqa: F401
