@@ -16,7 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import FunctionType
 
-from ember import config, library, types
+from ember import config, types
+from ember import library_domains as library
 from ember.errors import EmberError, ForceLiteralArg
 from ember.frontend.interpreter import UndefinedName
 from ember.ir.printer import banner, dump_function
@@ -361,9 +362,12 @@ def _run_passes_with_whole_library_on_failure(state: CompileState) -> None:
         state.timings = {}
         _run_passes(state)
         import os  # TEMP-RETRY-LOG
+
         if os.environ.get("EMBER_RETRY_LOG"):  # TEMP-RETRY-LOG
             with open(os.environ["EMBER_RETRY_LOG"], "a") as log:  # TEMP-RETRY-LOG
-                log.write(f"RETRY OK {os.environ.get('PYTEST_CURRENT_TEST')} {state.py_func.__qualname__} {state.arg_types}\n")  # TEMP-RETRY-LOG
+                log.write(
+                    f"RETRY OK {os.environ.get('PYTEST_CURRENT_TEST')} {state.py_func.__qualname__} {state.arg_types}\n"
+                )  # TEMP-RETRY-LOG
 
 
 def _run_passes(state: CompileState) -> None:

@@ -1,4 +1,4 @@
-"""The library registers its domains lazily (ember/library/__init__.py): a fresh process that
+"""The library registers its domains lazily (ember/library_domains.py): a fresh process that
 compiles scalar code imports none of the string, container, generator, pointer, cmath or parallel
 modules, and code that needs them afterwards, in the same process, compiles and agrees with
 CPython; a domain reached only through a type (a list of strings passed in, a generator made
@@ -49,7 +49,7 @@ def test_scalar_compile_leaves_other_domains_unimported_then_they_work():
         f"""
         import sys
         import ember
-        from ember import library
+        from ember import library_domains as library
 
         def add(a, b):
             return a + b
@@ -124,7 +124,7 @@ def test_scalar_compile_leaves_other_domains_unimported_then_they_work():
 def test_a_domain_is_registered_by_the_type_or_global_that_needs_it(body, domain):
     spy_on_fallback = """
         import ember
-        from ember import library
+        from ember import library_domains as library
         retries = []
         load_all = library.load_all
         library.load_all = lambda: retries.append(1) or load_all()

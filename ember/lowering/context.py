@@ -214,7 +214,7 @@ class CPUContext(NumbaContextMixin):
 
 def _load_implementations() -> None:
     """Import the modules whose import registers casts and primitive operators."""
-    from ember import library
+    from ember import library_domains as library
 
     library.load_core()
     import ember.lowering.casts  # noqa: F401

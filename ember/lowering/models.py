@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 from llvmlite import ir as llvm
 
-from ember import library, types
+from ember import library_domains as library
+from ember import types
 
 _models: dict[type, Callable[[types.Type], DataModel]] = {}
 

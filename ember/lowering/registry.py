@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ember import library, types
+from ember import library_domains as library
+from ember import types
 
 
 def _matches(spec: Any, typ: types.Type) -> bool:

@@ -9,7 +9,8 @@ import sys
 import types as pytypes
 from typing import Any
 
-from ember import library, types
+from ember import library_domains as library
+from ember import types
 from ember.typing.conversions import unify_pair
 from ember.typing.functions import type_choice_call
 from ember.typing.signature import Signature
