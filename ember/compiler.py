@@ -114,8 +114,7 @@ _CO_GENERATOR = 0x20  # a code flag: the function contains `yield`
 
 
 def analyze_bytecode(state: CompileState) -> None:
-    from ember.frontend.bytecode import ByteCode
-    from ember.frontend.objmode_blocks import uses_with_blocks
+    from ember.frontend.bytecode import ByteCode, uses_with_blocks
 
     if uses_with_blocks(state.py_func.__code__):
         _extract_objmode_blocks(state)
@@ -137,12 +136,14 @@ def _extract_objmode_blocks(state: CompileState) -> None:
 
 
 def generate_ir(state: CompileState) -> None:
-    from ember.frontend.inline_closures import inline_inner_functions
     from ember.frontend.interpreter import build_ir
     from ember.ir.liveness import insert_dels
 
     state.func_ir = build_ir(state.bytecode, state.cfg, self_reference=state.dispatcher)
-    inline_inner_functions(state.func_ir, _jitted_function_of)
+    if state.func_ir.makes_functions():
+        from ember.frontend.inline_closures import inline_inner_functions
+
+        inline_inner_functions(state.func_ir, _jitted_function_of)
     insert_dels(state.func_ir)
     if config.DUMP_IR:
         print(banner(f"IR DUMP: {state.py_func.__qualname__}"))
