@@ -6,7 +6,6 @@ compiling; produces imported (hence registered) library modules."""
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from typing import Any
 
 from ember import types
@@ -35,17 +34,24 @@ CORE_MODULES = (
 )
 
 
-@dataclass(frozen=True)
 class Domain:
     """Library modules registered together, the first time a compilation meets one of the
     domain's types (`type_classes`, by isinstance) or globals (`values`, or any value defined in
-    one of `value_modules`)."""
+    one of `value_modules`). A plain class: a dataclass costs the first compilation more."""
 
-    name: str
-    modules: tuple[str, ...]
-    type_classes: tuple[type, ...] = ()
-    values: tuple[Any, ...] = ()
-    value_modules: tuple[str, ...] = ()
+    def __init__(
+        self,
+        name: str,
+        modules: tuple[str, ...],
+        type_classes: tuple[type, ...] = (),
+        values: tuple[Any, ...] = (),
+        value_modules: tuple[str, ...] = (),
+    ) -> None:
+        self.name = name
+        self.modules = modules
+        self.type_classes = type_classes
+        self.values = values
+        self.value_modules = value_modules
 
 
 DOMAINS = (
