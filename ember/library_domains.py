@@ -21,10 +21,8 @@ CORE_MODULES = (
     "ember.library.objects.literals",
     "ember.library.builtins.hashing",
     "ember.library.builtins.math_exact",
-    "ember.library.builtins.mathlib",
     "ember.library.builtins.number_methods",
     "ember.library.objects.optional",
-    "ember.library.builtins.printing",
     "ember.library.builtins.ranges",
     "ember.library.builtins.enumerate_zip",
     "ember.library.builtins.sequences",
@@ -55,6 +53,8 @@ class Domain:
 
 
 DOMAINS = (
+    Domain("math", ("ember.library.builtins.mathlib",), value_modules=("math",)),
+    Domain("print", ("ember.library.builtins.printing",), values=(print,)),
     Domain(
         "cmath",
         ("ember.library.builtins.cmathlib",),

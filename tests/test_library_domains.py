@@ -1,8 +1,9 @@
 """The library registers its domains lazily (ember/library_domains.py): a fresh process that
-compiles scalar code imports none of the string, container, generator, pointer, cmath or parallel
-modules, and code that needs them afterwards, in the same process, compiles and agrees with
-CPython; a domain reached only through a type (a list of strings passed in, a generator made
-inside) is registered by that type, without the failure-and-retry fallback."""
+compiles scalar code imports none of the string, container, generator, pointer, math, print,
+cmath or parallel modules, and code that needs them afterwards, in the same process, compiles
+and agrees with CPython; a domain reached only through a type (a list of strings passed in, a
+generator made inside) or a global (cmath.sqrt) is registered by it, without the fallback that
+registers everything after a failed compilation."""
 
 import os
 import subprocess
@@ -23,6 +24,8 @@ LAZY_MODULES = (
     "ember.library.objects.generators",
     "ember.library.interop.pointers",
     "ember.library.builtins.cmathlib",
+    "ember.library.builtins.mathlib",
+    "ember.library.builtins.printing",
     "ember.parallel.library",
 )
 
