@@ -65,7 +65,9 @@ class FunctionLowerer:
     def lower(self) -> llvm.Function:
         unwinding = stack_check.supported() and self._recurses_owning_nothing()
         name = f"{self.symbol}.body" if unwinding else self.symbol
-        self.function = llvm.Function(self.module, callconv.function_type(self.sig), name)
+        in_registers = unwinding and callconv.fits_in_registers(self.sig)
+        fnty = callconv.function_type(self.sig, in_registers)
+        self.function = llvm.Function(self.module, fnty, name)
         if unwinding:
             self.function.linkage = "internal"
             self.context.recursion_bodies[self.symbol] = self.function
