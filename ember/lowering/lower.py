@@ -97,6 +97,7 @@ class FunctionLowerer:
         deferred = self._deferred_checks()
         for label in sorted(self.func_ir.blocks):
             self.builder.position_at_end(self.llvm_blocks[label])
+            self.context.block_in_progress[self.function] = label
             first_new_block = len(self.function.blocks)
             if deferred is not None:
                 deferred.enter_block(self.builder, label)
