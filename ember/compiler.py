@@ -348,7 +348,7 @@ _collector_paused = _PausedCollector()
 def _run_passes_with_whole_library_on_failure(state: CompileState) -> None:
     """Run the passes; when they fail while some library domains are not registered yet (they
     are registered when a compilation first meets one of their types or globals: see
-    ember/library/__init__.py), register all of them and run the passes again from the start,
+    ember/library_domains.py), register all of them and run the passes again from the start,
     so a domain that should have been registered but was not costs time, never a wrong error."""
     initial = dataclasses.replace(state)
     try:
@@ -362,13 +362,6 @@ def _run_passes_with_whole_library_on_failure(state: CompileState) -> None:
             setattr(state, member.name, getattr(initial, member.name))
         state.timings = {}
         _run_passes(state)
-        import os  # TEMP-RETRY-LOG
-
-        if os.environ.get("EMBER_RETRY_LOG"):  # TEMP-RETRY-LOG
-            with open(os.environ["EMBER_RETRY_LOG"], "a") as log:  # TEMP-RETRY-LOG
-                log.write(
-                    f"RETRY OK {os.environ.get('PYTEST_CURRENT_TEST')} {state.py_func.__qualname__} {state.arg_types}\n"
-                )  # TEMP-RETRY-LOG
 
 
 def _run_passes(state: CompileState) -> None:

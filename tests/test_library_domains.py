@@ -141,3 +141,22 @@ def test_a_domain_is_registered_by_the_type_or_global_that_needs_it(body, domain
     domains, retries = out.strip().rsplit(" ", 1)
     assert domain in domains
     assert retries == "0"  # registered by its trigger, not by the fallback after a failure
+
+
+def test_a_domain_no_trigger_claims_is_registered_by_the_fallback():
+    out = run_fresh(
+        """
+        import ember
+        from ember import library_domains
+
+        for domain in library_domains.DOMAINS:  # as if every trigger were missing
+            domain.type_classes, domain.values, domain.value_modules = (), (), ()
+
+        def parts(text):
+            return len(text.split("-")) + len(text.upper())
+
+        assert ember.njit(parts)("a-bb-c") == parts("a-bb-c")
+        print(library_domains.loaded_domains())
+        """
+    )
+    assert "strings" in out and "containers" in out
