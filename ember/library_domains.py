@@ -6,6 +6,7 @@ compiling; produces imported (hence registered) library modules."""
 from __future__ import annotations
 
 import importlib
+import operator
 from typing import Any
 
 from ember import types
@@ -55,6 +56,8 @@ class Domain:
 DOMAINS = (
     Domain("math", ("ember.library.builtins.mathlib",), value_modules=("math",)),
     Domain("print", ("ember.library.builtins.printing",), values=(print,)),
+    # x ** y on floats: looked up by the lowering key (the typing is the core's)
+    Domain("powers", ("ember.lowering.powers",), values=(operator.pow,)),
     Domain(
         "cmath",
         ("ember.library.builtins.cmathlib",),
@@ -122,6 +125,8 @@ DOMAINS = (
 )
 
 _waiting = list(DOMAINS)  # the domains not registered yet
+_by_value = {id(value): domain for domain in DOMAINS for value in domain.values}
+_by_module = {module: domain for domain in DOMAINS for module in domain.value_modules}
 _checked_classes: set[type] = set()  # type classes no waiting domain claims
 
 
@@ -146,13 +151,15 @@ def load_for_types(found_types: Any) -> None:
 
 def load_for_value(value: Any) -> None:
     """Register the waiting domain that claims this global value (a builtin, a function of a
-    module it handles)."""
+    module it handles) or lowering key."""
     if not _waiting:
         return
-    module = getattr(value, "__module__", None)
-    for domain in list(_waiting):
-        if module in domain.value_modules or any(value is known for known in domain.values):
-            _load(domain)
+    domain = _by_value.get(id(value))
+    if domain is None:
+        module = getattr(value, "__module__", None)
+        domain = _by_module.get(module) if isinstance(module, str) else None
+    if domain is not None:
+        _load(domain)
 
 
 def load_all() -> bool:

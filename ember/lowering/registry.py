@@ -145,6 +145,7 @@ class LoweringRegistry:
         return decorate
 
     def find_function(self, key: Any, args: tuple) -> Callable | None:
+        library.load_for_value(key)
         library.load_for_types(args)
         for lookup in _method_keys(key):
             for specs, impl in self.functions.get(lookup, ()):
