@@ -65,7 +65,12 @@ class FunctionLowerer:
     def lower(self) -> llvm.Function:
         unwinding = stack_check.supported() and self._recurses_owning_nothing()
         name = f"{self.symbol}.body" if unwinding else self.symbol
-        in_registers = unwinding and callconv.fits_in_registers(self.sig)
+        # (parfors return their own i32 status from the function: parallel ones keep memory)
+        in_registers = (
+            unwinding
+            and callconv.fits_in_registers(self.sig)
+            and self.context.options.parallel is None
+        )
         fnty = callconv.function_type(self.sig, in_registers)
         self.function = llvm.Function(self.module, fnty, name)
         if unwinding:
