@@ -73,9 +73,11 @@ from ember.types.scalars import (
     NoneType,
     Number,
     StringLiteral,
+    constant_int_type,
     integer_type,
     literal,
     unliteral,
+    wrapped_constant,
 )
 from ember.types.strings import UnicodeIterator, UnicodeType, unicode_type
 

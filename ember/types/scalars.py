@@ -163,12 +163,28 @@ def integer_type(bitwidth: int, signed: bool) -> Integer:
     raise ValueError(f"no {bitwidth}-bit {'signed' if signed else 'unsigned'} integer type")
 
 
+def wrapped_constant(value: int) -> int:
+    """An int constant as compiled code holds it: beyond the 64-bit types, the value that
+    wrapping int64 arithmetic gives (CPython folds `(2**63 - 1) * 4` at compile time; compiled
+    code computing it would wrap to -4)."""
+    if int64.minval <= value <= uint64.maxval:
+        return value
+    value &= (1 << 64) - 1
+    return value - (1 << 64) if value > int64.maxval else value
+
+
+def constant_int_type(value: int) -> Type:
+    """int64, or uint64 for a constant (already wrapped) above int64's range, as Numba does."""
+    return int64 if value <= int64.maxval else uint64
+
+
 def literal(value: Any) -> Type:
     """The literal type of a Python constant: an int, a bool or a str."""
     if isinstance(value, bool):
         return BooleanLiteral(value, boolean)
     if isinstance(value, int):
-        return IntegerLiteral(value, int64 if value <= int64.maxval else uint64)
+        value = wrapped_constant(value)
+        return IntegerLiteral(value, constant_int_type(value))
     if isinstance(value, str):
         return StringLiteral(value)
     raise TypeError(f"no literal type for {value!r}")

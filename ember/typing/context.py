@@ -38,7 +38,7 @@ class TypingContext:
         if scalar is not None:
             return scalar
         if isinstance(value, int):
-            return types.int64 if value <= types.int64.maxval else types.uint64
+            return types.constant_int_type(types.wrapped_constant(value))
         if value is None:
             return types.none
         if isinstance(value, str):

@@ -67,6 +67,12 @@ def _wrap(value):
     return (value - INT64_MIN) % 2**64 + INT64_MIN
 
 
+def _folded(value):
+    """README: a constant CPython folded wraps as the arithmetic would, except one in
+    [2**63, 2**64), which is a uint64 constant (as in Numba)."""
+    return value if isinstance(value, int) and 2**63 <= value < 2**64 else _wrap(value)
+
+
 def _s(value):
     """A NumPy scalar read out of an array is a plain number in compiled code."""
     return value.item() if isinstance(value, np.generic) else value
@@ -286,7 +292,7 @@ def _amin(a, axis=None):
 
 
 HELPERS = {
-    "_wrap": _wrap,
+    "_folded": _folded,
     "_s": _s,
     "_bin": _bin,
     "_aug": _aug,
@@ -315,8 +321,8 @@ class _ToReference(ast.NodeTransformer):
     """Arithmetic into helper calls; array element reads into plain numbers."""
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
-        if _folded(node):  # CPython computes it when compiling: ember sees its result, wrapped
-            return _call("_wrap", node)
+        if _is_folded(node):  # CPython computes it when compiling: ember sees its result
+            return _call("_folded", node)
         self.generic_visit(node)
         if isinstance(node.op, ast.Pow) and _is_exact_power_literal(node.right):
             return _call("_power_literal", node.left, node.right)
@@ -357,13 +363,13 @@ class _ToReference(ast.NodeTransformer):
         return _call("_s", node)
 
 
-def _folded(node: ast.expr) -> bool:
+def _is_folded(node: ast.expr) -> bool:
     """An expression of constants only, which CPython's compiler replaces by its value."""
     if isinstance(node, ast.Constant):
         return True
     if isinstance(node, ast.UnaryOp):
-        return _folded(node.operand)
-    return isinstance(node, ast.BinOp) and _folded(node.left) and _folded(node.right)
+        return _is_folded(node.operand)
+    return isinstance(node, ast.BinOp) and _is_folded(node.left) and _is_folded(node.right)
 
 
 def _to_load(target: ast.expr) -> ast.expr:
