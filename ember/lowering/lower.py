@@ -101,9 +101,12 @@ class FunctionLowerer:
             for stmt in self.func_ir.blocks[label].body:
                 if deferred is not None:
                     deferred.recording = id(stmt) in deferred.plan.deferred
+                    if isinstance(stmt, ir.Jump | ir.Branch):
+                        deferred.before_jump(self.builder, label, _jump_targets(stmt))
                 self._lower_statement(stmt)
             self.exception_routing.lowered_block(label, first_new_block)
         if deferred is not None:
+            self._lower_second_copies(deferred)
             deferred.finish(self.context.raise_error)
             self.context.deferred_checks = deferred.enclosing
         if self.statement_locations is not None:  # exits' clean-up: the `def` line
@@ -123,9 +126,34 @@ class FunctionLowerer:
         plan = plan_deferral(self.func_ir, self.typemap)
         if plan is None:
             return None
-        deferred = DeferredChecks(plan, self.builder, enclosing=self.context.deferred_checks)
+        deferred = DeferredChecks(
+            plan, self.builder, self._variable_slot, enclosing=self.context.deferred_checks
+        )
         self.context.deferred_checks = deferred
         return deferred
+
+    def _variable_slot(self, name: str) -> tuple[llvm.Value, types.Type] | None:
+        """A variable's stack slot and type (None: a constant or block-local value)."""
+        if name in self.constants or name in self.block_locals:
+            return None
+        return self._slot(name), self.typemap[name]
+
+    def _lower_second_copies(self, deferred: DeferredChecks) -> None:
+        """Each loop that runs again when its deferred checks flag a failure, lowered a second
+        time with its checks in place (its exits lead where the first copy's do)."""
+        deferred.checks_in_place()
+        for header in deferred.plan.replays:
+            body = sorted(deferred.plan.loops[header])
+            first_copies = {label: self.llvm_blocks[label] for label in body}
+            for label in body:
+                self.llvm_blocks[label] = self.function.append_basic_block(f"B{label}.again")
+            second_header = self.llvm_blocks[header]
+            for label in body:
+                self.builder.position_at_end(self.llvm_blocks[label])
+                for stmt in self.func_ir.blocks[label].body:
+                    self._lower_statement(stmt)
+            self.llvm_blocks.update(first_copies)
+            deferred.restore_and_run_again(header, second_header)
 
     def _recurses_owning_nothing(self) -> bool:
         """Whether this function calls one still being compiled (it closes a recursion cycle)
@@ -655,3 +683,7 @@ def register_expression_lowerer(expr_class: type, lowerer) -> None:
 
 def register_statement_lowerer(stmt_class: type, lowerer) -> None:
     _STATEMENT_LOWERERS[stmt_class] = lowerer
+
+
+def _jump_targets(stmt: ir.Jump | ir.Branch) -> list[int]:
+    return [stmt.target] if isinstance(stmt, ir.Jump) else [stmt.truebr, stmt.falsebr]
