@@ -260,8 +260,8 @@ class _FunctionFacts:
     def replay_of(self, statements: list[ir.Stmt], header: list[ir.Stmt]) -> Replay | None:
         """How the loop of `statements` runs again from its entry state, or None if it cannot:
         when it assigns a reference-counted variable, advances an iterator other than a range
-        made before it in its `header` block, or reads one of the function's arrays while storing into one (the
-        first run's stores would change what the second reads)."""
+        made before it in its `header` block, or reads one of the function's arrays while
+        storing into one (the first run's stores would change what the second reads)."""
         assigned = {target.name for stmt in statements for target in stmt.targets()}
         if any(needs_refcount(self.typemap[name]) for name in assigned):
             return None
@@ -275,7 +275,7 @@ class _FunctionFacts:
         if (
             iterators != in_header  # (what the header advances is defined on entry)
             or any(isinstance(value, ir.GetIter) for value in values)
-            or not all(isinstance(self.typemap[name], types.RangeIteratorType) for name in iterators)
+            or any(not isinstance(self.typemap[n], types.RangeIteratorType) for n in iterators)
         ):
             return None
         stores = any(isinstance(stmt, ir.SetItem) for stmt in statements)
