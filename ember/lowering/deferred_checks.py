@@ -26,7 +26,8 @@ i64 = llvm.IntType(64)
 f64 = llvm.DoubleType()
 _NO_FAILURE = (1 << 63) - 1
 _SITE_BITS, _KIND_BITS = 8, 8  # a failure's stamp: iteration << 16 | site << 8 | kind
-_FLAGGED = struct.unpack("<q", struct.pack("<d", 2.0**63))[0]  # a loop's flag: failed
+_BEYOND_INT64 = struct.unpack("<q", struct.pack("<d", 2.0**63))[0]  # |x| >= 2**63, as bits
+i1 = llvm.IntType(1)
 
 _CHECKED_MATH = {
     getattr(math, name)
@@ -369,11 +370,13 @@ class DeferredChecks:
         self.tests: list[tuple[llvm.Block, llvm.Block]] = []  # (test block, where it goes on)
         self.sites: list[llvm.Value] = []  # each site's first failure stamp (a slot)
         self.kinds: list[tuple[type, tuple]] = []
-        self.flags: dict[int, llvm.Value] = {}  # per loop that runs again: its failure flag
+        self.flags: dict[int, tuple] = {}  # per loop that runs again: (any failed, magnitude)
         self.run_again: dict[int, llvm.Block] = {}  # ... and the block restoring its state
         for header in plan.replays:
-            self.flags[header] = alloca_in_entry(builder, i64, name=f"deferred.flag{header}")
-            store_in_entry(builder, _constant(0), self.flags[header])
+            failed = alloca_in_entry(builder, i1, name=f"deferred.failed{header}")
+            magnitude = alloca_in_entry(builder, i64, name=f"deferred.magnitude{header}")
+            self.flags[header] = (failed, magnitude)
+            self._clear_flags(builder, header, in_entry=True)
             self.run_again[header] = self.function.append_basic_block(f"deferred.again{header}")
         self.saved: dict[int, tuple[list, list]] = {}  # per loop: (variables, range states)
         self.recording = False  # lowering a statement whose checks are deferred
@@ -444,19 +447,31 @@ class DeferredChecks:
         if value.type != f64:
             value = builder.fpext(value, f64)
         bits = builder.bitcast(value, i64)
-        self._flag(builder, builder.and_(bits, _constant(_NO_FAILURE)))  # (all but the sign)
+        magnitude = builder.and_(bits, _constant(_NO_FAILURE))  # (all but the sign)
+        slot = self.flags[self.loop][1]
+        largest = builder.load(slot, typ=i64)
+        builder.store(call_intrinsic(builder, "llvm.umax", [largest, magnitude]), slot)
 
-    def _flag(self, builder: llvm.IRBuilder, candidate: llvm.Value) -> None:
-        """Fold `candidate` (a failure when at least `_FLAGGED`) into the loop's flag."""
-        slot = self.flags[self.loop]
-        flag = builder.load(slot, typ=i64)
-        builder.store(call_intrinsic(builder, "llvm.umax", [flag, candidate]), slot)
+    def _clear_flags(self, builder: llvm.IRBuilder, header: int, in_entry: bool = False) -> None:
+        failed, magnitude = self.flags[header]
+        for value, slot in ((llvm.Constant(i1, 0), failed), (_constant(0), magnitude)):
+            if in_entry:
+                store_in_entry(builder, value, slot)
+            else:
+                builder.store(value, slot)
+
+    def _flagged(self, builder: llvm.IRBuilder, header: int) -> llvm.Value:
+        """Whether the loop's checks failed, or a conversion met a value beyond int64."""
+        failed, magnitude = self.flags[header]
+        largest = builder.load(magnitude, typ=i64)
+        beyond = builder.icmp_unsigned(">=", largest, _constant(_BEYOND_INT64))
+        return builder.or_(builder.load(failed, typ=i1), beyond)
 
     def restore_and_run_again(self, header: int, second_copy: llvm.Block) -> None:
         """Fill the block a set flag goes to: clear the flag, put back the loop's entry state
         and run its second copy."""
         builder = llvm.IRBuilder(self.run_again[header])
-        builder.store(_constant(0), self.flags[header])
+        self._clear_flags(builder, header)
         variables, states = self._saved_state(builder, header)
         for slot, saved, typ in variables:
             builder.store(builder.load(saved, typ=typ), slot)
@@ -473,7 +488,8 @@ class DeferredChecks:
         chain into one does not); False if it cannot be deferred (too many sites or kinds:
         the caller branches as usual)."""
         if self.flags_failures(builder):
-            self._flag(builder, builder.select(condition, _constant(-1), _constant(0)))
+            slot = self.flags[self.loop][0]
+            builder.store(builder.or_(builder.load(slot, typ=i1), condition), slot)
             return True
         kind = (exc_class, exc_args)
         if kind not in self.kinds:
@@ -500,8 +516,7 @@ class DeferredChecks:
         headers = [self.loop] if headers is None else headers
         for header in headers:
             if header in self.plan.replays:
-                flag = builder.load(self.flags[header], typ=i64)
-                failed = builder.icmp_unsigned(">=", flag, _constant(_FLAGGED))
+                failed = self._flagged(builder, header)
                 following = builder.append_basic_block(f"{builder.block.name}.unflagged")
                 branch = builder.cbranch(failed, self.run_again[header], following)
                 branch.set_weights([1, 2000])
