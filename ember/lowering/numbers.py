@@ -68,6 +68,22 @@ def _power_of_two(value) -> int | None:
     return divisor.bit_length() - 1
 
 
+def _positive_constant(value) -> bool:
+    return (
+        isinstance(value, llvm.Constant) and isinstance(value.constant, int) and value.constant > 0
+    )
+
+
+def _floor_divmod_by_positive(builder, a, divisor):
+    """Floor division and modulo of a signed `a` by a positive constant, as one unsigned
+    division: floor(a / d) is ~(~a // d) for negative a, and ~a is then non-negative (fewer
+    instructions than a signed division and its fix-ups for the remainder's sign)."""
+    sign = builder.ashr(a, llvm.Constant(a.type, a.type.width - 1))  # 0, or all ones
+    magnitude = builder.xor(a, sign)  # a, or ~a == -a - 1 >= 0
+    quotient = builder.xor(builder.udiv(magnitude, divisor), sign)
+    return quotient, builder.sub(a, builder.mul(quotient, divisor))
+
+
 def _int_divmod(context, builder, sig, a, b, message):
     """Python's floor division and modulo of two integers (wrapping, never trapping)."""
     shift = _power_of_two(b)
@@ -80,8 +96,10 @@ def _int_divmod(context, builder, sig, a, b, message):
             else builder.lshr(a, llvm.Constant(a.type, shift))
         )
         return shifted, builder.and_(a, llvm.Constant(a.type, (1 << shift) - 1))
-    _check_int_divisor(context, builder, b, message)
     signed = sig.args[0].signed
+    if signed and _positive_constant(b):
+        return _floor_divmod_by_positive(builder, a, b)
+    _check_int_divisor(context, builder, b, message)
     divisor, is_zero = _safe_divisor(builder, b, signed)
     if not signed:
         quotient = builder.udiv(a, divisor)

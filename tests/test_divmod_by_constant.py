@@ -1,0 +1,46 @@
+"""Floor division and modulo of signed ints by a positive constant (ember/lowering/numbers.py:
+one unsigned division) give Python's results for every int64, the extremes included."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember
+
+INT64 = st.integers(-(2**63), 2**63 - 1)
+EDGES = [0, 1, -1, 999, 1000, 1001, -999, -1000, -1001, 2**63 - 1, -(2**63), -(2**63) + 1]
+
+
+@ember.njit
+def by_constants(a):
+    return (a // 1000, a % 1000, a // 7, a % 7, a // 3, a % 3, a // 2**40 + 1, a % (2**62 + 1))
+
+
+def wrapped(value: int) -> int:
+    """`value` as int64 arithmetic leaves it (Python's result when it fits)."""
+    return int(np.int64(np.uint64(value % 2**64)))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.one_of(INT64, st.sampled_from(EDGES)))
+def test_same_as_python(a):
+    expected = (a // 1000, a % 1000, a // 7, a % 7, a // 3, a % 3, a // 2**40 + 1,
+                a % (2**62 + 1))  # fmt: skip
+    assert by_constants(a) == expected
+
+
+def modular_sum(n, start):
+    acc = 0
+    for i in range(start, start + n):
+        acc += (i * 7919) % 1000 - (i * 7919) // 1000
+    return acc
+
+
+def test_in_a_loop_with_wrapping_products():
+    """Products past int64 wrap (ember's ints), then divide as Python divides the wrapped
+    value: a loop around 2**63 / 7919."""
+    start = 2**63 // 7919 - 50
+    expected = sum(
+        wrapped(i * 7919) % 1000 - wrapped(i * 7919) // 1000 for i in range(start, start + 100)
+    )
+    assert ember.njit(modular_sum)(100, start) == wrapped(expected)
