@@ -1,7 +1,9 @@
 """Floor division and modulo of signed ints by a positive constant (ember/lowering/numbers.py:
-one unsigned division) give Python's results for every int64, the extremes included."""
+one unsigned division), and of operands known non-negative (ember/lowering/int_ranges.py:
+unsigned), give Python's results for every int64, the extremes included."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -44,3 +46,42 @@ def test_in_a_loop_with_wrapping_products():
         wrapped(i * 7919) % 1000 - wrapped(i * 7919) // 1000 for i in range(start, start + 100)
     )
     assert ember.njit(modular_sum)(100, start) == wrapped(expected)
+
+
+def gcd_sum(n, offset):
+    total = 0
+    for i in range(n):
+        for j in range(n):
+            a, b = i + offset, j
+            while b:
+                a, b = b, a % b
+            total += a
+    return total
+
+
+def digit_quotients(n, divisor):
+    total = 0
+    for i in range(n):
+        k = i
+        while k > 0:
+            total += k % divisor + k // divisor
+            k //= divisor
+    return total
+
+
+COMPILED = {func: ember.njit(func) for func in (gcd_sum, digit_quotients)}
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 12), st.integers(-(2**62), 2**62), st.sampled_from([-3, -1, 0, 2, 7, 10]))
+def test_divisions_of_values_known_non_negative(n, offset, divisor):
+    """Operands a range proves non-negative divide unsigned (here: `j`, the remainders, `k`),
+    one that may be negative (`i + offset`) or zero (`divisor`) as Python's ints do."""
+    for func, args in ((gcd_sum, (n, offset)), (digit_quotients, (n, divisor))):
+        try:
+            expected = func(*args)
+        except ZeroDivisionError as error:
+            with pytest.raises(ZeroDivisionError, match=str(error)):
+                COMPILED[func](*args)
+            continue
+        assert COMPILED[func](*args) == expected

@@ -96,6 +96,30 @@ def no_wrap_operations(func_ir: ir.FunctionIR, typemap: dict, calltypes: dict, b
     return frozenset(found)
 
 
+def unsigned_divisions(func_ir: ir.FunctionIR, typemap: dict, calltypes: dict) -> frozenset:
+    """Ids of the int64 `//` and `%` expressions whose operands are both provably
+    non-negative: Python's floor semantics are then an unsigned division's."""
+    candidates = [
+        stmt.value
+        for _, stmt in func_ir.statements()
+        if isinstance(stmt, ir.Assign)
+        and isinstance(stmt.value, ir.BinOp | ir.InplaceBinOp)
+        and _arithmetic_fn(stmt.value) in (operator.mod, operator.floordiv)
+        and _is_int64_operation(stmt.value, calltypes)
+    ]
+    if not candidates:
+        return frozenset()
+    values = _Ranges(func_ir, typemap).solve()
+    return frozenset(
+        id(expr)
+        for expr in candidates
+        if all(
+            isinstance(values.get(var.name), Interval) and values[var.name].lo >= 0
+            for var in (expr.lhs, expr.rhs)
+        )
+    )
+
+
 def _arithmetic_fn(expr):
     return expr.immutable_fn if isinstance(expr, ir.InplaceBinOp) else expr.fn
 
@@ -260,11 +284,12 @@ class _Ranges:
             return None
         if fn in _ARITHMETIC:
             return _exact(fn, left, right)
-        if fn is operator.mod and right.lo > 0:  # Python's %: the sign of the divisor
+        # (a division by zero raises: the divisor of a result is never 0)
+        if fn is operator.mod and right.lo >= 0 and right.hi > 0:  # the divisor's sign
             upper = right.hi - 1
             return Interval(0, min(upper, left.hi) if left.lo >= 0 else upper)
-        if fn is operator.floordiv and right.lo > 0 and left.lo >= 0:
-            return Interval(left.lo // right.hi, left.hi // right.lo)
+        if fn is operator.floordiv and right.lo >= 0 and right.hi > 0 and left.lo >= 0:
+            return Interval(left.lo // right.hi, left.hi // max(right.lo, 1))
         if fn is operator.and_ and (left.lo >= 0 or right.lo >= 0):
             return Interval(0, min(b.hi for b in (left, right) if b.lo >= 0))
         return None

@@ -21,7 +21,7 @@ from ember.lowering import exceptions as exception_lowering
 from ember.lowering.block_values import block_local_values, is_long
 from ember.lowering.context import CPUContext
 from ember.lowering.deferred_checks import DeferredChecks, plan_deferral
-from ember.lowering.int_ranges import no_wrap_operations
+from ember.lowering.int_ranges import no_wrap_operations, unsigned_divisions
 from ember.lowering.models import model_of
 from ember.typing.infer import TypingResult
 from ember.typing.signature import Signature
@@ -36,6 +36,7 @@ class FunctionLowerer:
     borrowed_fields: frozenset[str] = frozenset()  # jitclass field reads (set by `lower`)
     statement_locations = None  # with `debug=True`, gives each statement's code its line
     no_wrap: frozenset[int] = frozenset()  # int64 operations that cannot overflow (int_ranges)
+    unsigned: frozenset[int] = frozenset()  # int64 `//` and `%` of non-negative operands
 
     def __init__(
         self,
@@ -88,6 +89,7 @@ class FunctionLowerer:
         self.no_wrap = no_wrap_operations(
             self.func_ir, self.typemap, self.calltypes, refs.boundscheck_enabled(self.context)
         )
+        self.unsigned = unsigned_divisions(self.func_ir, self.typemap, self.calltypes)
         self.builder.branch(self.llvm_blocks[self.func_ir.entry])
         self.statement_locations = self._statement_locations()
         if self.statement_locations is None and is_long(self.func_ir):  # (debug: all slots)
@@ -380,6 +382,9 @@ class FunctionLowerer:
             key, sig.args
         ):
             key = expr.immutable_fn
+        if id(expr) in self.unsigned:  # the same bits, divided without sign fix-ups
+            key = expr.immutable_fn if isinstance(expr, ir.InplaceBinOp) else expr.fn
+            sig = Signature(types.uint64, (types.uint64, types.uint64))
         result = self.context.call_implementation(self.builder, key, sig, args)
         if id(expr) in self.no_wrap:
             _mark_no_signed_wrap(result)
