@@ -260,11 +260,16 @@ class _FunctionFacts:
 
     def replay_of(self, statements: list[ir.Stmt], header: list[ir.Stmt]) -> Replay | None:
         """How the loop of `statements` runs again from its entry state, or None if it cannot:
-        when it assigns a reference-counted variable, advances an iterator other than a range
-        made before it in its `header` block, or reads one of the function's arrays while
-        storing into one (the first run's stores would change what the second reads)."""
+        when it assigns or releases a reference-counted variable, advances an iterator other
+        than a range made before it in its `header` block, or reads one of the function's
+        arrays while storing into one (the first run's stores would change what the second
+        reads)."""
         assigned = {target.name for stmt in statements for target in stmt.targets()}
-        if any(needs_refcount(self.typemap[name]) for name in assigned):
+        released = {stmt.name for stmt in statements if isinstance(stmt, ir.Del)}
+        if any(
+            name in self.typemap and needs_refcount(self.typemap[name])
+            for name in assigned | released
+        ):
             return None
         values = [stmt.value for stmt in statements if isinstance(stmt, ir.Assign)]
         iterators = {value.value.name for value in values if isinstance(value, ir.IterNext)}

@@ -153,6 +153,8 @@ class FunctionLowerer:
             for label in body:
                 self.builder.position_at_end(self.llvm_blocks[label])
                 for stmt in self.func_ir.blocks[label].body:
+                    if isinstance(stmt, ir.Jump | ir.Branch):  # (into another such loop)
+                        deferred.before_jump(self.builder, label, _jump_targets(stmt))
                     self._lower_statement(stmt)
             self.llvm_blocks.update(first_copies)
             deferred.restore_and_run_again(header, second_header)
