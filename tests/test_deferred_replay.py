@@ -162,3 +162,37 @@ def test_loops_vectorize(kernel):
     compiled(np.linspace(0.0, 1.0, 5))
     code = "\n".join(compiled.inspect_llvm().values())
     assert "x double>" in code
+
+
+def two_loops(a, b):
+    """The first loop's total carries into the second: both may run again, in turn."""
+    total = 0
+    for i in range(a.shape[0]):
+        total += int(a[i])
+    j = 0
+    while j < b.shape[0]:
+        total += int(b[j])
+        j += 1
+    return total
+
+
+def saturated_sum(*arrays) -> int:
+    """What ember's int64 gives: each conversion saturated, the sum wrapped."""
+    total = 0
+    for x in (x for a in arrays for x in a):
+        if math.isnan(x):
+            raise ValueError("cannot convert float NaN to integer")
+        if math.isinf(x):
+            raise OverflowError("cannot convert float infinity to integer")
+        total += min(max(int(x), -(2**63)), INT64_MAX)
+    return (total + 2**63) % 2**64 - 2**63
+
+
+TWO_LOOPS = ember.njit(two_loops)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(numbers, max_size=20), st.lists(numbers, max_size=20))
+def test_consecutive_loops(first, second):
+    a, b = np.array(first, dtype=np.float64), np.array(second, dtype=np.float64)
+    assert_same(outcome(saturated_sum, a, b), outcome(TWO_LOOPS, a, b))
