@@ -84,4 +84,20 @@ def test_divisions_of_values_known_non_negative(n, offset, divisor):
             with pytest.raises(ZeroDivisionError, match=str(error)):
                 COMPILED[func](*args)
             continue
-        assert COMPILED[func](*args) == expected
+        assert COMPILED[func](*args) == wrapped(expected)
+
+
+def digits_in_bases(n):
+    """`k //= base` and `k % base`, both operands from ranges: unsigned divisions."""
+    total = 0
+    for base in range(2, n):
+        for start in range(n):
+            k = start
+            while k > 0:
+                total += k % base
+                k //= base
+    return total
+
+
+def test_in_place_division_of_non_negative_values():
+    assert ember.njit(digits_in_bases)(40) == digits_in_bases(40)
