@@ -21,7 +21,12 @@ from ember.lowering import exceptions as exception_lowering
 from ember.lowering.block_values import block_local_values, is_long
 from ember.lowering.context import CPUContext
 from ember.lowering.deferred_checks import DeferredChecks, plan_deferral
-from ember.lowering.int_ranges import no_wrap_operations, unsigned_divisions
+from ember.lowering.int_ranges import (
+    no_wrap_operations,
+    non_negative_differences,
+    unsigned_divisions,
+)
+from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.models import model_of
 from ember.typing.infer import TypingResult
 from ember.typing.signature import Signature
@@ -37,6 +42,7 @@ class FunctionLowerer:
     statement_locations = None  # with `debug=True`, gives each statement's code its line
     no_wrap: frozenset[int] = frozenset()  # int64 operations that cannot overflow (int_ranges)
     unsigned: frozenset[int] = frozenset()  # int64 `//` and `%` of non-negative operands
+    non_negative: frozenset[int] = frozenset()  # int64 subtractions never negative
 
     def __init__(
         self,
@@ -90,6 +96,7 @@ class FunctionLowerer:
             self.func_ir, self.typemap, self.calltypes, refs.boundscheck_enabled(self.context)
         )
         self.unsigned = unsigned_divisions(self.func_ir, self.typemap, self.calltypes)
+        self.non_negative = non_negative_differences(self.func_ir, self.typemap, self.no_wrap)
         self.builder.branch(self.llvm_blocks[self.func_ir.entry])
         self.statement_locations = self._statement_locations()
         if self.statement_locations is None and is_long(self.func_ir):  # (debug: all slots)
@@ -390,6 +397,10 @@ class FunctionLowerer:
         result = self.context.call_implementation(self.builder, key, sig, args)
         if id(expr) in self.no_wrap:
             _mark_no_signed_wrap(result)
+        if id(expr) in self.non_negative:  # (a range's value minus its lower bound)
+            zero = llvm.Constant(result.type, 0)
+            is_non_negative = self.builder.icmp_signed(">=", result, zero)
+            call_intrinsic(self.builder, "llvm.assume", [is_non_negative], llvm.VoidType(), [])
         return result
 
     def _lower_call(self, expr: ir.Call, result_type: types.Type) -> llvm.Value:
