@@ -60,8 +60,13 @@ def bound_from_outer_loop(a, shift):
 
 COMPILED = {
     f: ember.njit(f)
-    for f in (downward_from_bound, upward_from_bound, in_knapsack, bound_changed_after,
-              bound_from_outer_loop)  # fmt: skip
+    for f in (
+        downward_from_bound,
+        upward_from_bound,
+        in_knapsack,
+        bound_changed_after,
+        bound_from_outer_loop,
+    )  # fmt: skip
 }
 
 
@@ -69,7 +74,8 @@ COMPILED = {
 @given(st.integers(0, 12), st.data())
 def test_downward_from_bound(cap, data):
     w = data.draw(st.integers(-cap, cap + 2))
-    np.testing.assert_array_equal(COMPILED[downward_from_bound](cap, w), downward_from_bound(cap, w))
+    expected = downward_from_bound(cap, w)
+    np.testing.assert_array_equal(COMPILED[downward_from_bound](cap, w), expected)
 
 
 @settings(max_examples=30, deadline=None)
