@@ -170,6 +170,7 @@ class _RangeBounds:
         if made is None:
             return None
         call = made.value
+        anchor = made  # where the bound's value is read
         if len(call.args) == 2:
             bound = call.args[0].name  # step 1: the values are at least the start
         else:
@@ -187,8 +188,10 @@ class _RangeBounds:
                     and _is_constant(self._only(stop.value.rhs.name), 1)
                 ):
                     return None
-                bound = stop.value.lhs.name
-        return bound if self._unchanged_since(bound, made) else None
+                bound, anchor = stop.value.lhs.name, stop
+                if not self._before_in_block(stop, made):
+                    return None
+        return bound if self._unchanged_since(bound, anchor) else None
 
     def _range_made_by(self, iterator: str):
         """The `range(...)` call statement of the one iterator `iterator` copies."""
@@ -222,15 +225,17 @@ class _RangeBounds:
     def _unchanged_since(self, name: str, made) -> bool:
         """Whether `name` holds at every use the value it had at statement `made`: an argument
         never reassigned, or assigned once, earlier in `made`'s block (which runs again only
-        with `made`)."""
+        with `made`, as the range's statements do: they come after `made` in its block)."""
         definition = self._only(name)
         if definition is None or types.unliteral(self.typemap.get(name)) != types.int64:
             return False
-        if isinstance(definition.value, ir.Arg):
-            return True
+        return isinstance(definition.value, ir.Arg) or self._before_in_block(definition, made)
+
+    def _before_in_block(self, first, then) -> bool:
+        """Whether statement `first` comes before `then` in the same block."""
         return (
-            self.block_of[id(definition)] == self.block_of[id(made)]
-            and self.position[id(definition)] < self.position[id(made)]
+            self.block_of[id(first)] == self.block_of[id(then)]
+            and self.position[id(first)] < self.position[id(then)]
         )
 
 
