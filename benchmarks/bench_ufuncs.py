@@ -2,8 +2,10 @@
 
 python benchmarks/bench_ufuncs.py [--quick]
 
-Rows: a 3-operand `@vectorize` kernel on 10M float64 (serial and target='parallel', writing
-into a preallocated `out=`), the call of that ufunc on 1-element arrays (call overhead), and a
+Rows: two 3-operand `@vectorize` kernels on 10M float64 (serial and target='parallel', writing
+into a preallocated `out=`): one memory-bound (a few flops per 32 bytes moved, so its parallel
+speed-up is capped by memory bandwidth) and one compute-bound (three C math calls per element,
+where the threads show); the call of that ufunc on 1-element arrays (call overhead), and a
 moving average `@guvectorize` over the rows of a 2-D array (serial and parallel) and on one
 1-element row (call overhead). The "python"
 column is the same computation written with NumPy operations. The machine's other load skews
@@ -31,6 +33,14 @@ def hypot_scale_numpy(a, b, c, out):
     return np.multiply(np.sqrt(a * a + b * b), c, out=out)
 
 
+def damped_wave(a, b, c):
+    return math.exp(-a * c) * math.sin(6.0 * b) + math.log1p(a * b)
+
+
+def damped_wave_numpy(a, b, c, out):
+    return np.add(np.exp(-a * c) * np.sin(6.0 * b), np.log1p(a * b), out=out)
+
+
 def moving_average(x, window, out):
     acc = 0.0
     for i in range(x.shape[0]):
@@ -51,6 +61,8 @@ def build(module) -> dict:
     return {
         "serial": module.vectorize(SIGNATURE)(hypot_scale),
         "parallel": module.vectorize(SIGNATURE, target="parallel")(hypot_scale),
+        "compute serial": module.vectorize(SIGNATURE)(damped_wave),
+        "compute parallel": module.vectorize(SIGNATURE, target="parallel")(damped_wave),
         "gu serial": module.guvectorize(GU_SIGNATURE, "(n),()->(n)")(moving_average),
         "gu parallel": module.guvectorize(GU_SIGNATURE, "(n),()->(n)", target="parallel")(
             moving_average
@@ -89,6 +101,12 @@ def collect(quick: bool = False) -> Report:
                      lambda: hypot_scale_numpy(a, b, c, out))  # fmt: skip
     parallel = measure("  target='parallel'", "parallel", (a, b, c, out), expected,
                        lambda: hypot_scale_numpy(a, b, c, out))  # fmt: skip
+    wave_expected = damped_wave_numpy(a, b, c, np.empty(SIZE))
+    wave_serial = measure("vectorize 3 operands, compute-bound, 10M", "compute serial",
+                          (a, b, c, out), wave_expected,
+                          lambda: damped_wave_numpy(a, b, c, out))  # fmt: skip
+    wave_parallel = measure("  target='parallel'", "compute parallel", (a, b, c, out),
+                            wave_expected, lambda: damped_wave_numpy(a, b, c, out))  # fmt: skip
     one = [np.ones(1)] * 3
     measure("vectorize on 1-element arrays", "serial", one, hypot_scale(1.0, 1.0, 1.0),
             lambda: hypot_scale_numpy(*one, None), unit="ns")  # fmt: skip
@@ -103,7 +121,8 @@ def collect(quick: bool = False) -> Report:
             np.ones(1), lambda: moving_average_numpy(one_row[None], WINDOW, one_out[None]),
             unit="ns")  # fmt: skip
     for name in contenders:
-        for label, one_thread, threads in (("vectorize", serial, parallel),
+        for label, one_thread, threads in (("vectorize memory-bound", serial, parallel),
+                                           ("vectorize compute-bound", wave_serial, wave_parallel),
                                            ("guvectorize", gu_serial, gu_parallel)):  # fmt: skip
             if one_thread.get(name) and threads.get(name):
                 speedup = one_thread[name] / threads[name]

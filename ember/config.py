@@ -1,19 +1,25 @@
-"""Every EMBER_* environment variable, read in one place at import time."""
+"""Every EMBER_* environment variable, read in one place at import time (each falls back to
+Numba's NUMBA_* spelling, so existing Numba setups keep working)."""
 
 from __future__ import annotations
 
 import os
 
 
-def _flag(name: str, default: bool = False) -> bool:
+def _setting(name: str) -> str | None:
     value = os.environ.get(name)
+    return os.environ.get("NUMBA_" + name.removeprefix("EMBER_")) if value is None else value
+
+
+def _flag(name: str, default: bool = False) -> bool:
+    value = _setting(name)
     if value is None:
         return default
     return value.strip().lower() not in ("", "0", "false", "no", "off")
 
 
 def _int(name: str, default: int) -> int:
-    value = os.environ.get(name)
+    value = _setting(name)
     return int(value) if value and value.strip() else default
 
 
@@ -34,9 +40,14 @@ OPT_LEVEL = _int("EMBER_OPT", 3)
 # O2/O3 passes such as correlated value propagation grow faster than the function.
 LARGE_FUNCTION = _int("EMBER_LARGE_FUNCTION", 10_000)
 NUM_THREADS = _int("EMBER_NUM_THREADS", os.cpu_count() or 1)  # threads of parallel regions
-THREADING_LAYER = os.environ.get("EMBER_THREADING_LAYER", "default").strip().lower() or "default"
+NUMBA_NUM_THREADS = NUM_THREADS  # Numba's names for the same facts
+NUMBA_DEFAULT_NUM_THREADS = os.cpu_count() or 1
+THREADING_LAYER = (_setting("EMBER_THREADING_LAYER") or "default").strip().lower() or "default"
+# `@jit`/`@njit`/`@jitclass` return the Python function or class unchanged (for debugging);
+# read when decorating, so setting `ember.config.DISABLE_JIT = True` first also works.
+DISABLE_JIT = _flag("EMBER_DISABLE_JIT")
 DEBUG_ARRAY_OPT = _int("EMBER_DEBUG_ARRAY_OPT", 0)  # IR between parallel sub-passes
 DEBUG_ARRAY_OPT_STATS = _flag("EMBER_DEBUG_ARRAY_OPT_STATS")  # what became a parfor, and why not
 NRT_CACHED_BLOCKS = _int("EMBER_NRT_CACHED_BLOCKS", 4)  # freed large blocks kept for reuse
-CACHE_DIR = os.environ.get("EMBER_CACHE_DIR", "").strip()  # where cache=True entries go
+CACHE_DIR = (_setting("EMBER_CACHE_DIR") or "").strip()  # where cache=True entries go
 DEBUG_CACHE = _flag("EMBER_DEBUG_CACHE")  # print each cache hit and miss, and why it missed

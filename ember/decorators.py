@@ -38,15 +38,26 @@ def jit(signature_or_function: Any = None, **options: Any) -> Any:
     return decorate
 
 
+def _jit_disabled(py_func: Callable) -> bool:
+    """DISABLE_JIT leaves users' functions as Python; ember's own jitted helpers (typed
+    containers, library kernels) stay compiled, since they only run compiled."""
+    module = getattr(py_func, "__module__", None) or ""
+    return config.DISABLE_JIT and not module.startswith("ember.")
+
+
 def _object_mode(signature_or_function: Any, options: dict) -> Any:
     """`@jit(forceobj=True)`: every value a Python object (ember/dispatcher/object_mode.py)."""
     from ember.dispatcher.object_mode import ObjectModeDispatcher
 
     if options.get("cache"):
         _warn_no_disk_cache("object-mode functions (forceobj=True)")
+
+    def decorate(py_func: Callable) -> Any:
+        return py_func if _jit_disabled(py_func) else ObjectModeDispatcher(py_func, options)
+
     if callable(signature_or_function) and not isinstance(signature_or_function, (str, list)):
-        return ObjectModeDispatcher(signature_or_function, options)
-    return lambda py_func: ObjectModeDispatcher(py_func, options)
+        return decorate(signature_or_function)
+    return decorate
 
 
 def njit(signature_or_function: Any = None, **options: Any) -> Any:
@@ -56,6 +67,8 @@ def njit(signature_or_function: Any = None, **options: Any) -> Any:
 
 
 def _make_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
+    if _jit_disabled(py_func):
+        return py_func
     if options.get("nopython") is not False:
         return _nopython_dispatcher(py_func, signatures, options)
     from ember.dispatcher.object_mode import FallbackDispatcher, ObjectModeDispatcher

@@ -8,6 +8,7 @@ import sys
 
 from llvmlite import ir
 
+from ember.dispatcher.entry_builder import EntryBuilder
 from ember.dispatcher.object_layout import (
     _I8,
     _I32,
@@ -28,8 +29,8 @@ from ember.dispatcher.object_layout import (
 )
 
 
-class ArrayCodegen:
-    """Mixed into the entry's code generator (which provides builder, helpers and layouts)."""
+class ArrayCodegen(EntryBuilder):
+    """Matches, unboxes and boxes NumPy arrays for the entry's code generator."""
 
     def emit_match_array(self, obj: ir.Value, kind: ArrayKind, fail: ir.Block) -> None:
         """Exactly an ndarray with this ndim, dtype (native byte order) and layout."""

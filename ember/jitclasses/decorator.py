@@ -8,24 +8,29 @@ import inspect
 import weakref
 from typing import Any
 
-from ember import types
+from ember import config, types
 from ember.errors import UnsupportedError
 from ember.jitclasses import box as boxes
 from ember.jitclasses.spec import field_types
 
 
 def jitclass(cls_or_spec: Any = None, spec: Any = None) -> Any:
-    """`@jitclass(spec)`, `@jitclass` (fields from annotations), `jitclass(cls, spec)`."""
+    """`@jitclass(spec)`, `@jitclass` (fields from annotations), `jitclass(cls, spec)`; with
+    `config.DISABLE_JIT` the class is returned unchanged, as Numba does."""
     if isinstance(cls_or_spec, type):
-        return build_jitclass(cls_or_spec, spec)
+        return _build_unless_disabled(cls_or_spec, spec)
     if cls_or_spec is not None and spec is not None:
         raise TypeError("jitclass(cls, spec): the first argument must be a class")
     chosen = cls_or_spec if cls_or_spec is not None else spec
 
     def decorate(cls: type) -> Any:
-        return build_jitclass(cls, chosen)
+        return _build_unless_disabled(cls, chosen)
 
     return decorate
+
+
+def _build_unless_disabled(cls: type, spec: Any) -> Any:
+    return cls if config.DISABLE_JIT else build_jitclass(cls, spec)
 
 
 _compiled_classes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -194,6 +194,22 @@ def contiguous_strides(builder, shape: list, itemsize: int, order: str = "C") ->
     return strides
 
 
+def is_contiguous(builder, fields, order: str = "C"):
+    """Run-time check: the strides are those of a contiguous array of `order` ("C" or "F");
+    dimensions of size 1 don't count."""
+    expected = fields.itemsize
+    ok = llvm.Constant(i1, 1)
+    axes = range(len(fields.shape) - 1, -1, -1) if order == "C" else range(len(fields.shape))
+    for axis in axes:
+        dim, stride = fields.shape[axis], fields.strides[axis]
+        fine = builder.or_(
+            builder.icmp_signed("==", dim, const(1)), builder.icmp_signed("==", stride, expected)
+        )
+        ok = builder.and_(ok, fine)
+        expected = builder.mul(expected, dim)
+    return ok
+
+
 def array_constant(array_type: types.Array, value, module: llvm.Module) -> llvm.Constant:
     """A global (or closure) ndarray as a constant: a frozen read-only copy reached through
     symbols named after its content (meminfo NULL: nothing to count; parent: the copy, for

@@ -18,8 +18,8 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.ir import nodes as ir
 from ember.lowering import arrays as refs
+from ember.lowering.adopted_arrays import store_new_reference
 from ember.lowering.models import MeminfoStructModel, model_of, register_model
-from ember.lowering.pyapi import PythonAPI
 from ember.runtime import nrt
 
 ptr = refs.ptr
@@ -74,11 +74,9 @@ def store_field(context, builder, instance_type, value, name: str, item: llvm.Va
     """`instance.name = item` (`item` borrowed): the instance takes a reference to the new
     value and releases the old one (in that order: the two may be the same)."""
     field_type = instance_type.struct[name]
-    refs.incref(builder, field_type, item)
-    item = own_borrowed_arrays(context, builder, field_type, item)
     pointer = field_pointer(builder, instance_type, value, name)
     old = refs.load_item(builder, field_type, pointer)
-    refs.store_item(builder, field_type, item, pointer)
+    store_new_reference(context, builder, field_type, item, pointer)
     refs.decref(builder, field_type, old)
 
 
@@ -114,70 +112,6 @@ def _destructor(module: llvm.Module, instance_type: types.ClassInstanceType) -> 
         if refs.needs_refcount(field_type):
             pointer = field_pointer(builder, instance_type, value, field_name)
             refs.decref(builder, field_type, refs.load_item(builder, field_type, pointer))
-    builder.ret_void()
-    return function
-
-
-# ---------------------------------------------------------------------------- borrowed arrays
-
-
-def own_borrowed_arrays(context, builder, typ: types.Type, value: llvm.Value) -> llvm.Value:
-    """`value` with each array borrowed from Python (meminfo NULL, parent set) given a meminfo
-    that holds a reference to its ndarray, so that it may outlive the call that received it.
-    A new meminfo starts with the one reference the caller is about to store."""
-    if isinstance(typ, types.Array):
-        return _own_array(context, builder, value)
-    if isinstance(typ, types.BaseTuple):
-        for index, member in enumerate(typ.types):
-            if refs.needs_refcount(member):
-                item = own_borrowed_arrays(
-                    context, builder, member, builder.extract_value(value, index)
-                )
-                value = builder.insert_value(value, item, index)
-    return value
-
-
-def _own_array(context, builder, value: llvm.Value) -> llvm.Value:
-    meminfo, parent = builder.extract_value(value, 0), builder.extract_value(value, 1)
-    null = llvm.Constant(ptr, None)
-    borrowed = builder.and_(
-        builder.icmp_unsigned("==", meminfo, null), builder.icmp_unsigned("!=", parent, null)
-    )
-    before = builder.block
-    with builder.if_then(borrowed, likely=False):
-        made = nrt.emit_allocate(builder, refs.const(8))
-        context.guard(
-            builder, builder.icmp_unsigned("==", made, null), MemoryError, "out of memory"
-        )
-        builder.store(parent, nrt.emit_data_pointer(builder, made))
-        pyapi = PythonAPI(context, builder, [])
-        state = pyapi.gil_ensure()
-        pyapi.incref(parent)
-        pyapi.gil_release(state)
-        nrt.emit_set_destructor(builder, made, _release_parent(builder.module))
-        adopted = builder.insert_value(value, made, 0)
-        owned_block = builder.block
-    result = builder.phi(value.type)
-    result.add_incoming(value, before)
-    result.add_incoming(adopted, owned_block)
-    return result
-
-
-def _release_parent(module: llvm.Module) -> llvm.Function:
-    """`void dtor(ptr meminfo)` of an adopted ndarray: drop the reference to it (with the GIL:
-    the last reference may go in code that runs without it)."""
-    name = "ember.jitclass.release_parent"
-    existing = module.globals.get(name)
-    if existing is not None:
-        return existing
-    function = llvm.Function(module, llvm.FunctionType(llvm.VoidType(), [ptr]), name)
-    function.linkage = "internal"
-    builder = llvm.IRBuilder(function.append_basic_block("entry"))
-    parent = builder.load(nrt.emit_data_pointer(builder, function.args[0]), typ=ptr)
-    pyapi = PythonAPI(None, builder, [])
-    state = pyapi.gil_ensure()
-    pyapi.decref(parent)
-    pyapi.gil_release(state)
     builder.ret_void()
     return function
 

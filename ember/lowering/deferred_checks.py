@@ -8,6 +8,7 @@ loop again with its checks in place, which raises exactly as Python does.
 from __future__ import annotations
 
 import math
+import operator
 import struct
 import sys
 from dataclasses import dataclass, field
@@ -104,12 +105,12 @@ def plan_deferral(func_ir: ir.FunctionIR, typemap: dict) -> DeferralPlan | None:
 
     A loop may when every statement in it acts only on the function's own values (scalars,
     arrays it allocated itself and never lets out before returning): then the checks of
-    `int(x)`, `round(x)`, `math.floor(x)`, `math.sqrt(x)`, `math.exp(x)`, ... only record a
-    failure (iteration, site, kind), and the first is raised where the loop exits or before
-    any other error raised in it, so Python sees the same exception and nothing outside sees
-    the iterations run after it. A value a failing check computed (a saturated int, a NaN) may
-    feed arithmetic and stores into the function's arrays, never an index or a branch, so those
-    iterations cannot misbehave."""
+    `int(x)`, `round(x)`, `math.floor(x)`, `math.sqrt(x)`, `math.exp(x)`, a float `x ** y`, ...
+    only record a failure (iteration, site, kind), and the first is raised where the loop exits
+    or before any other error raised in it, so Python sees the same exception and nothing
+    outside sees the iterations run after it. A value a failing check computed (a saturated
+    int, a NaN) may feed arithmetic and stores into the function's arrays, never an index or a
+    branch, so those iterations cannot misbehave."""
     if func_ir.exception_handlers or not func_ir.blocks:
         return None
     facts = _FunctionFacts(func_ir, typemap)
@@ -185,6 +186,8 @@ class _FunctionFacts:
         return isinstance(types.unliteral(self.typemap.get(var.name)), types.Number | types.Boolean)
 
     def _is_deferrable(self, value) -> bool:
+        if isinstance(value, ir.BinOp | ir.InplaceBinOp):
+            return self._is_float_power(value)
         if not isinstance(value, ir.Call) or value.kws or len(value.args) != 1:
             return False
         operand = types.unliteral(self.typemap.get(value.args[0].name))
@@ -192,6 +195,18 @@ class _FunctionFacts:
             return self._callee(value) in _DEFERRABLE and isinstance(operand, types.Float)
         except TypeError:  # an unhashable global
             return False
+
+    def _is_float_power(self, value: ir.BinOp | ir.InplaceBinOp) -> bool:
+        """`x ** 3`, `x ** 0.5`: a float to a constant exponent, whose ZeroDivisionError,
+        ValueError and OverflowError checks may wait (ember/lowering/powers.py). A run-time
+        exponent takes a switch or the C pow, so its loop would not vectorize anyway: a branch
+        to raise costs less there than recording."""
+        fn = value.fn if isinstance(value, ir.BinOp) else value.immutable_fn
+        base = types.unliteral(self.typemap.get(value.lhs.name))
+        constant = all(
+            isinstance(v, ir.Const) for v in self.definitions.get(value.rhs.name, [None])
+        )
+        return fn is operator.pow and isinstance(base, types.Float) and constant
 
     def _tainted(self, func_ir: ir.FunctionIR) -> set[str]:
         """Variables that may hold what a failing deferred check computed, and all derived."""
@@ -355,6 +370,18 @@ class _FunctionFacts:
         )
 
 
+@dataclass
+class _PendingSite:
+    """A check site whose min-reduction is not emitted yet: more checks of its kind in its
+    block may still or their conditions into it."""
+
+    kind: tuple
+    slot: llvm.Value
+    tag: int
+    condition: llvm.Value
+    block: llvm.Block
+
+
 class DeferredChecks:
     """The lowering side. A loop that can run again (`plan.replays`) folds its checks into a
     flag of its own (a max-reduction, which LLVM vectorizes as cheaply as the loop's own
@@ -386,6 +413,7 @@ class DeferredChecks:
         self.saved: dict[int, tuple[list, list]] = {}  # per loop: (variables, range states)
         self.recording = False  # lowering a statement whose checks are deferred
         self.loop: int | None = None  # the header of the deferring loop being lowered
+        self.pending: _PendingSite | None = None  # the last site, its reduction not emitted
 
     def deferring(self, builder: llvm.IRBuilder) -> bool:
         """Whether checks emitted now are deferred (not in a function compiled meanwhile)."""
@@ -401,6 +429,7 @@ class DeferredChecks:
 
     def enter_block(self, builder: llvm.IRBuilder, label: int) -> None:
         """At the top of each block: raise at loop exits, count iterations in headers."""
+        self.flush()
         self.loop = self.plan.loop_of(label)
         exited = self.plan.exited_to(label)
         if exited:
@@ -411,6 +440,7 @@ class DeferredChecks:
 
     def checks_in_place(self) -> None:
         """From now on checks raise where they are (the second copies of loops)."""
+        self.flush()
         self.loop = None
         self.recording = False
 
@@ -488,10 +518,12 @@ class DeferredChecks:
     # ------------------------------------------------------------------ both kinds
 
     def record(self, builder: llvm.IRBuilder, condition, exc_class: type, exc_args: tuple) -> bool:
-        """Note that `condition` failed: in the loop's flag, or folded into a new site's first
-        failure, a min-reduction of its own (one per check: separate reductions vectorize, a
+        """Note that `condition` failed: in the loop's flag, or folded into a site's first
+        failure, a min-reduction of its own (one per site: separate reductions vectorize, a
         chain into one does not); False if it cannot be deferred (too many sites or kinds:
-        the caller branches as usual)."""
+        the caller branches as usual). Checks of one kind in a row in one block share a site:
+        their conditions are or-ed (which of them failed first within an iteration does not
+        matter), and the reduction is emitted once, at `flush`."""
         if self.flags_failures(builder):
             slot = self.flags[self.loop][0]
             builder.store(builder.or_(builder.load(slot, typ=i1), condition), slot)
@@ -501,23 +533,39 @@ class DeferredChecks:
             if len(self.kinds) >= 1 << _KIND_BITS:
                 return False
             self.kinds.append(kind)
+        pending = self.pending
+        if pending is not None and pending.kind == kind and pending.block is builder.block:
+            pending.condition = builder.or_(pending.condition, condition)
+            return True
         if len(self.sites) >= 1 << _SITE_BITS:
             return False
+        self.flush()
         slot = alloca_in_entry(builder, i64, name="deferred.site")
         store_in_entry(builder, _constant(_NO_FAILURE), slot)
         tag = len(self.sites) << _KIND_BITS | self.kinds.index(kind)
         self.sites.append(slot)
+        self.pending = _PendingSite(kind, slot, tag, condition, builder.block)
+        return True
+
+    def flush(self) -> None:
+        """Emit the pending site's min-reduction at the end of its block."""
+        pending, self.pending = self.pending, None
+        if pending is None:
+            return
+        builder = llvm.IRBuilder(pending.block)
+        if pending.block.is_terminated:
+            builder.position_before(pending.block.terminator)
         iteration = builder.load(self.iteration, typ=i64)
         shifted = builder.shl(iteration, _constant(_SITE_BITS + _KIND_BITS))
-        stamp = builder.or_(shifted, _constant(tag))
-        candidate = builder.select(condition, stamp, _constant(_NO_FAILURE))
-        first = builder.load(slot, typ=i64)
-        builder.store(call_intrinsic(builder, "llvm.smin", [first, candidate]), slot)
-        return True
+        stamp = builder.or_(shifted, _constant(pending.tag))
+        candidate = builder.select(pending.condition, stamp, _constant(_NO_FAILURE))
+        first = builder.load(pending.slot, typ=i64)
+        builder.store(call_intrinsic(builder, "llvm.smin", [first, candidate]), pending.slot)
 
     def raise_pending(self, builder: llvm.IRBuilder, headers: list[int] | None = None) -> None:
         """Where the loops `headers` (by default the one being lowered) exit, or before a raise
         in one: run a loop whose flag is set again, raise a recorded failure."""
+        self.flush()
         headers = [self.loop] if headers is None else headers
         for header in headers:
             if header in self.plan.replays:

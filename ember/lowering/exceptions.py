@@ -245,10 +245,14 @@ class ExceptionRouting:
         record = builder.load(lowerer.function.args[1], typ=callconv.EXCINFO_TYPE)
         builder.store(record, self.caught)
         for name, slot in lowerer.slots.items():
-            typ = lowerer.typemap[name]
-            if name in live or name in lowerer.borrowed_args or not refs.needs_refcount(typ):
+            if name in live or name in lowerer.borrowed_args:
                 continue
-            refs.decref(builder, typ, builder.load(slot))
+            typ = lowerer.typemap[name]
+            if not refs.needs_refcount(typ):
+                continue
+            if name not in lowerer.lent_methods:  # a lent method borrows its receiver's
+                refs.decref(builder, typ, builder.load(slot))
+            # Emptied, as `del` leaves it: the next assignment releases the slot's old value.
             builder.store(llvm.Constant(lowerer.context.value_type(typ), None), slot)
         builder.branch(lowerer.llvm_blocks[handler])
         return pad

@@ -15,6 +15,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.lowering import arrays as refs
+from ember.lowering.adopted_arrays import own_borrowed_arrays
 from ember.runtime import nrt
 
 i64 = refs.i64
@@ -182,6 +183,7 @@ def build(context, builder, list_type: types.List, items: list) -> llvm.Value:
     value = allocate(context, builder, list_type, refs.const(len(items)))
     for index, item in enumerate(items):
         pointer = item_pointer(context, builder, list_type, value, refs.const(index))
+        item = own_borrowed_arrays(context, builder, list_type.dtype, item)
         refs.store_item(builder, list_type.dtype, item, pointer)
     set_length(builder, value, refs.const(len(items)))
     return value

@@ -91,6 +91,7 @@ class FunctionLowerer:
         self.moves = _moves(self.func_ir, self.borrowed_args) | _lent_methods(
             self.func_ir, self.typemap
         )
+        self.lent_methods = self._lent_method_names()  # they borrow their receiver's reference
         self.exception_routing = exception_lowering.ExceptionRouting(self)
         self.no_wrap = no_wrap_operations(
             self.func_ir, self.typemap, self.calltypes, refs.boundscheck_enabled(self.context)
@@ -185,15 +186,17 @@ class FunctionLowerer:
 
     def _release_at_exits(self) -> None:
         """Exception exits release every owned variable; all exits release iterator state."""
-        lent = self._lent_method_names()  # they borrow their receiver's reference
-        owned = [
-            (slot, self.typemap[name])
-            for name, slot in self.slots.items()
-            if refs.needs_refcount(self.typemap[name])
-            and name not in self.borrowed_args
-            and name not in lent
-        ]
+        owned = [(slot, self.typemap[name]) for name, slot in self.slots.items() if self.owns(name)]
         refs.release_at_exits(self.builder, self.function, owned)
+
+    def owns(self, name: str) -> bool:
+        """Whether variable `name`'s slot holds a reference of its own (arguments and lent
+        methods borrow theirs), which an exception leaving its scope must release."""
+        return (
+            refs.needs_refcount(self.typemap[name])
+            and name not in self.borrowed_args
+            and name not in self.lent_methods
+        )
 
     def _lent_method_names(self) -> set[str]:
         return {

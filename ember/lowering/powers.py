@@ -1,24 +1,39 @@
-"""A float raised to an integer (`x ** 3`, `x ** n`): repeated multiplication carried in
-double-double arithmetic, so the result equals the correctly rounded C `pow` that CPython calls
-at the cost of a few multiplications; zeros, infinities, NaNs, overflow, subnormal results and
-huge exponents take the C `pow` with Python's errors (ember/lowering/numbers.py)."""
+"""A float raised to an integer (`x ** 3`, `x ** n`, `x ** 2.0`) and `x ** 0.5`: branch-free
+double-double multiplication whose result is correctly rounded (a float32 base is computed in
+double and rounded once), with Python's errors; only exponents beyond ±1024 call the C `pow`."""
 
 from __future__ import annotations
 
+import functools
+import math
 import operator
+import struct
 from collections.abc import Callable
+from fractions import Fraction
+from typing import NamedTuple
 
 from llvmlite import ir as llvm
 
 from ember import types
 from ember.lowering.intrinsics import call_intrinsic
-from ember.lowering.numbers import float_power, power_by_squaring
+from ember.lowering.numbers import c_pow, float_power, power_by_squaring
 from ember.lowering.registry import lower_builtin
 
 #: Constant exponents up to this magnitude are unrolled; others run the squaring loop.
 _UNROLL_LIMIT = 64
-#: Beyond this magnitude the double-double error could reach the last bit: the C pow decides.
-_EXACT_LIMIT = 1 << 24
+#: Up to this magnitude the squaring loop's double-double error stays far below half an ulp;
+#: beyond it (results mostly overflow, underflow or are 1) the C pow decides, as in CPython.
+_LOOP_LIMIT = 1024
+#: Run-time magnitudes up to this one switch to straight-line code (no inner loop to wait on).
+_SWITCHED_LIMIT = 8
+
+#: (exception, *arguments) for a zero base to a negative power, and for a finite base whose
+#: power overflows; None: that error is not raised (error_model='numpy').
+Errors = tuple[tuple | None, tuple | None]
+OPERATOR_ERRORS: Errors = (
+    (ZeroDivisionError, "0.0 cannot be raised to a negative power"),
+    (OverflowError, 34, "Numerical result out of range"),
+)
 
 
 @lower_builtin(operator.pow, types.Float, types.Integer)
@@ -27,56 +42,218 @@ def float_power_int(context, builder, sig, args):
     exponent_type = types.unliteral(sig.args[1])
     if context.options.fastmath_flags:
         return _fast_math_power(context, builder, base, exponent, exponent_type)
-    return integer_power(
-        builder, base, exponent, exponent_type, lambda: _c_power(context, builder, sig, args)
-    )
+    return integer_power(context, builder, base, exponent, exponent_type, _operator_errors(context))
 
 
 @lower_builtin(operator.pow, types.Float, types.Float)
 def float_power_float(context, builder, sig, args):
-    """`x ** 2.0` as `x ** 2`: CPython's C pow gives the same for an integral exponent."""
+    """`x ** 2.0` as `x ** 2`, `x ** 0.5` as a square root; other exponents call the C pow."""
+    base, exponent = args
+    if _constant_float(exponent) == 0.5 and not context.options.fastmath_flags:
+        return _square_root_power(context, builder, base)
     return power_with_float_exponent(
-        context, builder, args, lambda: float_power(context, builder, sig, args)
+        context,
+        builder,
+        args,
+        lambda: float_power(context, builder, sig, args),
+        _operator_errors(context),
     )
 
 
-def power_with_float_exponent(context, builder, args, slow: Callable[[], llvm.Value]):
+def power_with_float_exponent(context, builder, args, slow: Callable[[], llvm.Value], errors):
     """base ** exponent for float operands: by multiplication when the exponent is an
     integral constant (outside fastmath, where LLVM rewrites pow itself), else `slow()`."""
     base, exponent = args
-    integral = _integral_constant(exponent)
-    if integral is None or context.options.fastmath_flags:
+    number = _constant_float(exponent)
+    integral = number is not None and number.is_integer() and abs(number) <= _UNROLL_LIMIT
+    if not integral or context.options.fastmath_flags:
         return slow()
-    return integer_power(
-        builder, base, llvm.Constant(llvm.IntType(64), integral), types.int64, slow
-    )
+    exponent = llvm.Constant(llvm.IntType(64), int(number))
+    return integer_power(context, builder, base, exponent, types.int64, errors)
 
 
-def integer_power(builder, base, exponent, exponent_type, slow: Callable[[], llvm.Value]):
-    """base ** exponent (an integer of `exponent_type`), equal to the C pow; `slow()` emits
-    the C pow with the caller's errors, for the cases multiplication cannot decide."""
+def integer_power(context, builder, base, exponent, exponent_type, errors: Errors):
+    """base ** exponent (an integer of `exponent_type`), correctly rounded, raising `errors`."""
+    zero_division, overflow = errors
     if isinstance(exponent, llvm.Constant):
         value = _constant_value(exponent, exponent_type)
-        if value == 0:
-            return llvm.Constant(base.type, 1.0)
-        if abs(value) > _UNROLL_LIMIT:
-            return slow()
-        power = _unrolled_power(builder, base, abs(value))
-        return _finish(builder, base, power, value < 0, value > 0, value % 2 == 1, slow)
+        if value < 0 and zero_division is not None:
+            _check_zero_base(context, builder, base, llvm.Constant(llvm.IntType(1), 1), errors)
+        result = _constant_power(context, builder, base, value)
+        if overflow is not None and abs(value) <= _LOOP_LIMIT:
+            _check_overflowing_base(context, builder, base, value, overflow)
+            return result
+    else:
+        result = _runtime_power(context, builder, base, exponent, exponent_type, errors)
+    if overflow is not None:
+        blew_up = builder.and_(_is_infinite(builder, result), _is_finite(builder, base))
+        context.guard(builder, blew_up, *overflow)
+    return result
+
+
+def _check_overflowing_base(context, builder, base, value: int, overflow: tuple) -> None:
+    """Raise `overflow` where the correctly rounded base ** value is infinite: a comparison of
+    the base with a constant, since the power grows with |base| (cheaper in a vectorized loop
+    than testing the result, and checks of several powers of one base fold together)."""
+    is_float32 = isinstance(base.type, llvm.FloatType)
+    if value in (0, 1):
+        return
+    magnitude = call_intrinsic(builder, "llvm.fabs", [base])
+    threshold = llvm.Constant(base.type, _overflow_threshold(is_float32, value))
+    if value < 0:  # small bases overflow (zero raised ZeroDivisionError already)
+        blew_up = builder.fcmp_ordered("<", magnitude, threshold)
+    else:
+        blew_up = builder.and_(
+            builder.fcmp_ordered(">", magnitude, threshold), _is_finite(builder, base)
+        )
+    context.guard(builder, blew_up, *overflow)
+
+
+@functools.cache
+def _overflow_threshold(is_float32: bool, value: int) -> float:
+    """For value > 0, the largest float whose power rounds to a finite float (larger bases
+    overflow); for value < 0, the smallest positive one (smaller bases overflow). A power
+    rounds to infinity from halfway between the largest float and the next power of two."""
+    float_format, bits_format, top, precision = (
+        ("<f", "<I", 128, 24) if is_float32 else ("<d", "<Q", 1024, 53)
+    )
+    limit = Fraction(2) ** top - Fraction(2) ** (top - precision - 1)
+
+    def number(bits: int) -> float:
+        return struct.unpack(float_format, struct.pack(bits_format, bits))[0]
+
+    def finite(bits: int) -> bool:
+        base = Fraction(number(bits))
+        return (base != 0 or value > 0) and base**value < limit
+
+    # Positive floats in the order of their bits; finite(small) != finite(large) throughout.
+    small, large = 0, struct.unpack(bits_format, struct.pack(float_format, math.inf))[0]
+    while large - small > 1:
+        middle = (small + large) // 2
+        if finite(middle) == (value > 0):
+            small = middle
+        else:
+            large = middle
+    return number(small if value > 0 else large)
+
+
+def _operator_errors(context) -> Errors:
+    return OPERATOR_ERRORS if context.options.error_model == "python" else (None, None)
+
+
+def _check_zero_base(context, builder, base, negative, errors: Errors) -> None:
+    zero_base = builder.fcmp_ordered("==", base, llvm.Constant(base.type, 0.0))
+    context.guard(builder, builder.and_(zero_base, negative), *errors[0])
+
+
+def _constant_float(value) -> float | None:
+    if isinstance(value, llvm.Constant) and isinstance(
+        value.type, llvm.FloatType | llvm.DoubleType
+    ):
+        return float(value.constant)  # a float32 constant may hold a NumPy scalar
+    return None
+
+
+def _square_root_power(context, builder, base):
+    """`x ** 0.5`: the correctly rounded square root, with pow's values at the edges
+    (`(-0.0) ** 0.5 == 0.0`, `(-inf) ** 0.5 == inf`) and Python's error for a negative base."""
+    zero, infinity = (llvm.Constant(base.type, v) for v in (0.0, float("inf")))
+    if context.options.error_model == "python":
+        negative = builder.and_(builder.fcmp_ordered("<", base, zero), _is_finite(builder, base))
+        context.guard(
+            builder, negative, ValueError, "negative number cannot be raised to a fractional power"
+        )
+    root = builder.fadd(call_intrinsic(builder, "llvm.sqrt", [base]), zero)  # -0.0 -> 0.0
+    minus_infinity = builder.fcmp_ordered("==", base, builder.fneg(infinity))
+    return builder.select(minus_infinity, infinity, root)
+
+
+# ---------------------------------------------------------------------------- exponents
+
+
+def _constant_power(context, builder, base, value: int):
+    if value == 0:
+        return llvm.Constant(base.type, 1.0)
+    if value == 1:
+        return base
+    if value == 2:  # one rounding: already correctly rounded
+        return builder.fmul(base, base)
+    if value == -1:
+        return builder.fdiv(llvm.Constant(base.type, 1.0), base)
+    if abs(value) > _LOOP_LIMIT:
+        return c_pow(context, builder, base, llvm.Constant(base.type, float(value)))
+    start = _start(builder, base, value < 0)
+    if abs(value) > _UNROLL_LIMIT:
+        magnitude = llvm.Constant(llvm.IntType(64), abs(value))
+        return _rounded(builder, base.type, _squaring_loop(builder, start, magnitude))
+    power = _unrolled(start, abs(value), lambda x, y: _dd_multiply(builder, x, y))
+    return _rounded(builder, base.type, power)
+
+
+def _start(builder, base, negative) -> _Power:
+    """The double-double raised to |exponent|: the base, or its reciprocal for a negative
+    exponent (`negative`: a bool, or an i1 chosen at run time)."""
+    wide = _widened(builder, base)
+    if negative is False:
+        return _Power(wide, None)
+    reciprocal = _reciprocal(builder, wide)
+    if negative is True:
+        return reciprocal
+    plain = (wide, llvm.Constant(wide.type, 0.0))
+    return _Power(*(builder.select(negative, r, p) for r, p in zip(reciprocal, plain)))
+
+
+def _runtime_power(context, builder, base, exponent, exponent_type, errors: Errors):
+    """base ** exponent: straight-line code for each small exponent (a switch: the exponent
+    rarely changes in a loop), else the double-double squaring loop, or the C pow past the
+    limit. A zero base raises for a negative exponent only: the check is in those branches."""
     magnitude, negative = _magnitude(builder, exponent, exponent_type.signed)
-    power = _squaring_loop(builder, base, magnitude)
-    small = builder.icmp_unsigned("<=", magnitude, llvm.Constant(magnitude.type, _EXACT_LIMIT))
-    odd = builder.trunc(magnitude, llvm.IntType(1))
-    nonzero = builder.icmp_unsigned("!=", magnitude, llvm.Constant(magnitude.type, 0))
-    positive = builder.and_(nonzero, builder.not_(negative))
-    return _finish(builder, base, power, negative, positive, odd, slow, small)
+    done = builder.append_basic_block("power.done")
+    general = builder.append_basic_block("power.general")
+    switch = builder.switch(builder.select(negative, builder.neg(magnitude), magnitude), general)
+    results = []
+    negatives = range(-_SWITCHED_LIMIT, 0) if exponent_type.signed else ()
+    for value in (*range(1, _SWITCHED_LIMIT + 1), *negatives):
+        block = builder.append_basic_block(f"power.{value}")
+        switch.add_case(llvm.Constant(magnitude.type, value), block)
+        builder.position_at_end(block)
+        if value < 0 and errors[0] is not None:
+            _check_zero_base(context, builder, base, llvm.Constant(llvm.IntType(1), 1), errors)
+        results.append((_constant_power(context, builder, base, value), builder.block))
+        builder.branch(done)
+    builder.position_at_end(general)
+    if errors[0] is not None:
+        _check_zero_base(context, builder, base, negative, errors)
+    results.append((_general_power(context, builder, base, exponent, exponent_type), builder.block))
+    builder.branch(done)
+    builder.position_at_end(done)
+    return _phi(builder, results)
 
 
-def _integral_constant(value) -> int | None:
-    if not isinstance(value, llvm.Constant) or not isinstance(value.constant, float):
-        return None
-    number = value.constant
-    return int(number) if number.is_integer() and abs(number) <= _UNROLL_LIMIT else None
+def _general_power(context, builder, base, exponent, exponent_type):
+    """base ** exponent for any run-time exponent: the squaring loop, or the C pow past
+    `_LOOP_LIMIT`."""
+    magnitude, negative = _magnitude(builder, exponent, exponent_type.signed)
+    start = _start(builder, base, negative)
+    within = builder.icmp_unsigned("<=", magnitude, llvm.Constant(magnitude.type, _LOOP_LIMIT))
+    results = []
+    with builder.if_else(within, likely=True) as (then, otherwise):
+        with then:
+            power = _squaring_loop(builder, start, magnitude)
+            results.append((_rounded(builder, base.type, power), builder.block))
+        with otherwise:
+            convert = builder.sitofp if exponent_type.signed else builder.uitofp
+            slow = c_pow(context, builder, base, convert(exponent, base.type))
+            results.append((slow, builder.block))
+    return _phi(builder, results)
+
+
+def _phi(builder, incoming: list):
+    """A phi of (value, block) pairs."""
+    phi = builder.phi(incoming[0][0].type)
+    for value, block in incoming:
+        phi.add_incoming(value, block)
+    return phi
 
 
 def _fast_math_power(context, builder, base, exponent, exponent_type):
@@ -140,44 +317,61 @@ def _magnitude(builder, exponent, signed: bool):
 # ---------------------------------------------------------------------------- double-double
 
 
-def _two_product(builder, a, b):
-    """(a * b rounded, its exact rounding error): a * b == high + low exactly."""
-    high = builder.fmul(a, b)
-    low = call_intrinsic(builder, "llvm.fma", [a, b, builder.fneg(high)])
-    return high, low
+class _Power(NamedTuple):
+    """A double-double, high + low (low None: zero), left unnormalized: `high` is the power by
+    plain multiplications (the answer where the double-double is meaningless: a zero, infinite
+    or NaN base, an overflow, an underflow to zero) and `low` gathers the rounding errors, a few
+    units in the last place of `high` at most. Every partial product lies between the base and
+    the result (or its reciprocal), so none overflows or underflows unless the result does."""
+
+    high: llvm.Value
+    low: llvm.Value | None
 
 
-def _dd_multiply(builder, x, y):
-    """The product of two double-doubles (high, low-or-None), normalized."""
-    high, low = _two_product(builder, x[0], y[0])
-    for cross in ((x[0], y[1]), (x[1], y[0])):
-        if cross[1] is not None and cross[0] is not None:
-            low = builder.fadd(low, builder.fmul(*cross))
-    total = builder.fadd(high, low)
-    return total, builder.fsub(low, builder.fsub(total, high))
+def _widened(builder, base):
+    """A float32 base as a double: its power is computed in double-double and rounded once."""
+    if isinstance(base.type, llvm.FloatType):
+        return builder.fpext(base, llvm.DoubleType())
+    return base
 
 
-def _unrolled_power(builder, base, magnitude: int):
-    """base ** magnitude (> 0) over double-doubles, unrolled at compile time."""
-    return _unrolled((base, None), magnitude, lambda x, y: _dd_multiply(builder, x, y))
+def _dd_multiply(builder, x: _Power, y: _Power) -> _Power:
+    """The product of two double-doubles: high * high rounded, its exact error by an fma, plus
+    the cross terms (low * low is below the precision kept)."""
+    high = builder.fmul(x.high, y.high)
+    low = call_intrinsic(builder, "llvm.fma", [x.high, y.high, builder.fneg(high)])
+    for small, large in ((x.low, y.high), (y.low, x.high)):
+        if small is not None:
+            low = call_intrinsic(builder, "llvm.fma", [small, large, low])
+    return _Power(high, low)
 
 
-def _squaring_loop(builder, base, magnitude):
-    """base ** magnitude (a run-time unsigned i64) by a squaring loop over double-doubles."""
-    float_type = base.type
+def _reciprocal(builder, value) -> _Power:
+    """1 / value: the rounded quotient, and the division's remainder (exact by an fma)
+    divided by value."""
+    one = llvm.Constant(value.type, 1.0)
+    quotient = builder.fdiv(one, value)
+    remainder = call_intrinsic(builder, "llvm.fma", [builder.fneg(quotient), value, one])
+    return _Power(quotient, builder.fmul(remainder, quotient))
+
+
+def _squaring_loop(builder, start: _Power, magnitude) -> _Power:
+    """start ** magnitude (a run-time unsigned i64 > 0) by squaring."""
+    float_type = start.high.type
     one, zero = llvm.Constant(float_type, 1.0), llvm.Constant(float_type, 0.0)
     entry = builder.block
     loop = builder.append_basic_block("powi.loop")
     done = builder.append_basic_block("powi.done")
     builder.branch(loop)
     builder.position_at_end(loop)
-    phis = [builder.phi(float_type) for _ in range(4)] + [builder.phi(magnitude.type)]
-    for phi, start in zip(phis, (one, zero, base, zero, magnitude)):
-        phi.add_incoming(start, entry)
-    result, square, remaining = (phis[0], phis[1]), (phis[2], phis[3]), phis[4]
+    initial = (one, zero, start.high, start.low or zero, magnitude)
+    phis = [builder.phi(value.type) for value in initial]
+    for phi, value in zip(phis, initial):
+        phi.add_incoming(value, entry)
+    result, square, remaining = _Power(*phis[:2]), _Power(*phis[2:4]), phis[4]
     odd = builder.trunc(remaining, llvm.IntType(1))
     product = _dd_multiply(builder, result, square)
-    result = tuple(builder.select(odd, p, r) for p, r in zip(product, result))
+    result = _Power(*(builder.select(odd, p, r) for p, r in zip(product, result)))
     square = _dd_multiply(builder, square, square)
     remaining = builder.lshr(remaining, llvm.Constant(magnitude.type, 1))
     for phi, value in zip(phis, (*result, *square, remaining)):
@@ -188,93 +382,54 @@ def _squaring_loop(builder, base, magnitude):
     return result
 
 
-def _reciprocal(builder, value):
-    """1 / (high + low) as a normalized (rounded, remainder) pair."""
-    high, low = value
-    one = llvm.Constant(high.type, 1.0)
-    quotient = builder.fdiv(one, high)
-    residual = call_intrinsic(builder, "llvm.fma", [builder.fneg(high), quotient, one])
-    if low is not None:
-        residual = builder.fsub(residual, builder.fmul(low, quotient))
-    correction = builder.fmul(quotient, residual)
-    total = builder.fadd(quotient, correction)
-    return total, builder.fsub(correction, builder.fsub(total, quotient))
-
-
-# ---------------------------------------------------------------------------- result
-
-
-def _finish(builder, base, power, negative, positive, odd, slow, small=None):
-    """The fast result when it is a normal number safely away from a rounding tie (or an exact
-    signed zero), else the C pow's answer and errors, on a branch that is rarely taken.
-
-    CPython calls the C library's pow, which is correctly rounded except within a tiny fraction
-    of a unit in the last place of a tie; near one, the C pow decides, so both agree."""
-    float_type = base.type
-    if negative is False:
-        high, low = power
-    elif negative is True:
-        high, low = _reciprocal(builder, power)
-    else:
-        reciprocal = _reciprocal(builder, power)
-        high, low = (builder.select(negative, r, p) for r, p in zip(reciprocal, power))
-    usable = _is_normal(builder, high)
-    if low is not None:  # else the value is exact (x ** 1)
-        usable = builder.and_(usable, builder.not_(_near_tie(builder, high, low)))
-    if negative is not False:  # the power itself must be exact enough to be inverted
-        usable = builder.and_(usable, _is_normal(builder, power[0]))
-    # A zero base to a positive power is a zero whose sign is the base's for odd powers.
-    zero_base = builder.fcmp_ordered("==", base, llvm.Constant(float_type, 0.0))
-    positive_zero = builder.and_(zero_base, _as_i1(positive))
-    fast = builder.select(
-        positive_zero, _select(builder, odd, base, llvm.Constant(float_type, 0.0)), high
-    )
-    usable = builder.or_(usable, positive_zero)
-    if small is not None:
-        usable = builder.and_(usable, small)
-    with builder.if_else(usable, likely=True) as (then, otherwise):
-        with then:
-            fast_block = builder.block
-        with otherwise:
-            slow_result = slow()
-            slow_block = builder.block
-    result = builder.phi(float_type)
-    result.add_incoming(fast, fast_block)
-    result.add_incoming(slow_result, slow_block)
-    return result
-
-
-def _layout(float_type):
-    """(integer type of the same width, mantissa bits, smallest normal) of a float type."""
+def _rounded(builder, float_type, power: _Power):
+    """`power` rounded to `float_type`: high + low rounded once is the correctly rounded double;
+    a float32 rounds that to odd first (see below). Where `high` is zero, infinite or NaN it is
+    the answer itself. A result below 2**-969 is within one unit in the last place: the low part
+    is then too small to be a normal float and is itself rounded."""
+    if power.low is None:
+        return (
+            builder.fptrunc(power.high, float_type) if power.high.type != float_type else power.high
+        )
+    total = builder.fadd(power.high, power.low)
     if isinstance(float_type, llvm.FloatType):
-        return llvm.IntType(32), 23, 2.0**-126
-    return llvm.IntType(64), 52, 2.0**-1022
+        remainder = builder.fsub(power.low, builder.fsub(total, power.high))
+        total = _rounded_to_odd(builder, total, remainder)
+    # NaN when high is infinite (its error is then meaningless); a zero whose sign is lost when
+    # high is zero (else high + low is never zero but in a tie with the smallest subnormal).
+    meaningless = builder.fcmp_unordered("==", total, llvm.Constant(total.type, 0.0))
+    result = builder.select(meaningless, power.high, total)
+    return builder.fptrunc(result, float_type) if result.type != float_type else result
 
 
-def _is_normal(builder, value):
-    """|value| is finite and large enough that the low half of a double-double of its size
-    (about 2**-mantissa_bits times smaller) is itself a normal number."""
+def _rounded_to_odd(builder, high, low):
+    """high + low rounded to odd (an inexact sum becomes the neighbour whose last bit is odd),
+    which rounds to float32 as the exact sum does: at a float32 tie, rounding `high` alone would
+    go to even whichever side `low` is on."""
+    i64 = llvm.IntType(64)
+    zero = llvm.Constant(high.type, 0.0)
+    bits = builder.bitcast(high, i64)
+    even = builder.icmp_unsigned("==", builder.and_(bits, i64(1)), i64(0))
+    inexact = builder.fcmp_ordered("!=", low, zero)
+    # One more in the bits moves away from zero, one less towards it.
+    low_negative = builder.fcmp_ordered("<", low, zero)
+    away = builder.icmp_unsigned("==", low_negative, builder.fcmp_ordered("<", high, zero))
+    step = builder.select(away, i64(1), i64(-1))
+    nudge = builder.select(builder.and_(even, inexact), step, i64(0))
+    return builder.bitcast(builder.add(bits, nudge), high.type)
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _is_finite(builder, value):
     magnitude = call_intrinsic(builder, "llvm.fabs", [value])
-    _, mantissa_bits, smallest_normal = _layout(value.type)
-    smallest = llvm.Constant(value.type, smallest_normal * 2.0 ** (mantissa_bits + 2))
-    return builder.and_(
-        builder.fcmp_ordered(">=", magnitude, smallest),
-        builder.fcmp_ordered("<", magnitude, llvm.Constant(value.type, float("inf"))),
-    )
+    return builder.fcmp_ordered("<", magnitude, llvm.Constant(value.type, float("inf")))
 
 
-def _near_tie(builder, high, low):
-    """The exact value high + low lies within 4% of a rounding tie of high's neighbours: moving
-    it 4% further from high changes which float is nearest."""
-    nudged = call_intrinsic(builder, "llvm.fma", [low, llvm.Constant(high.type, 1.04), high])
-    return builder.fcmp_unordered("!=", nudged, high)
-
-
-def _c_power(context, builder, sig, args):
-    base, exponent = args
-    convert = builder.sitofp if types.unliteral(sig.args[1]).signed else builder.uitofp
-    float_sig = sig.replace(args=(sig.args[0],) * 2)
-    return float_power(context, builder, float_sig, [base, convert(exponent, base.type)])
+def _is_infinite(builder, value):
+    magnitude = call_intrinsic(builder, "llvm.fabs", [value])
+    return builder.fcmp_ordered("==", magnitude, llvm.Constant(value.type, float("inf")))
 
 
 def _as_i1(flag):

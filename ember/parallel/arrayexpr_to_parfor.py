@@ -1,9 +1,10 @@
-"""Sub-pass 5, array expressions: a tree of element-wise operations on 1-d arrays (`a * 2.0 +
+"""Sub-pass 5, array expressions: a tree of element-wise operations on arrays (`a * 2.0 +
 np.sqrt(b)`, its temporaries used once in one block) becomes one loop that computes each item
 with the operators' ufuncs on scalars (`np.add(np.multiply(a[i], s0), np.sqrt(b[i]))`: the
 array operation's own semantics, inf for x / 0.0 included), so that it can fuse with the
-parfors around it. Only expressions whose arrays array analysis proves of one length are
-converted (one array, or arrays derived from one): others would need a run-time shape check
+parfors around it (2-d and 3-d C arrays loop over their raveled items). Only expressions whose
+arrays array analysis proves of one shape are converted (one array, or arrays derived from
+one): others would need a run-time shape check
 and a fallback for broadcasting, a branch that keeps them from fusing; they stay with the
 array loop (`arrayexpr.py`, itself parallel).
 
@@ -74,12 +75,14 @@ class ArrayExpressions:
             text = tree.operation(stmt)
             if tree.failed or not tree.arrays or not self._uniform(tree):
                 continue
-            if not _nothing_between(block, tree.parts, stmt):
+            if not _nothing_between(block, tree.parts, stmt, self.typemap):
                 continue
             if not self._known_equal(tree.arrays):
                 continue  # a shape check would split the block: left to the array loop
-            template = _kernel(text, len(tree.arrays), len(tree.scalars))
-            arguments = {f"a{k}": v for k, v in enumerate(tree.arrays)}
+            ndim = self.typemap[stmt.target.name].ndim
+            template = _kernel(text, len(tree.arrays), len(tree.scalars), ndim)
+            prefix = "a" if ndim == 1 else "shaped"
+            arguments = {f"{prefix}{k}": v for k, v in enumerate(tree.arrays)}
             arguments.update({f"s{k}": v for k, v in enumerate(tree.scalars)})
             arguments["T"] = _scalar_class(self.typemap[stmt.target.name].dtype, stmt.loc)
             found.append(
@@ -96,9 +99,10 @@ class ArrayExpressions:
         return found
 
     def _operation(self, stmt: ir.Assign):
-        """The ufunc name of an element-wise operation producing a 1-d C array, else None."""
+        """The ufunc name of an element-wise operation producing a 1-d, 2-d or 3-d C array from
+        arrays of its dimensions (C arrays beyond 1-d: their items go in order), else None."""
         result = self.typemap.get(stmt.target.name)
-        if not (isinstance(result, types.Array) and result.ndim == 1 and result.layout == "C"):
+        if not (isinstance(result, types.Array) and result.ndim <= 3 and result.layout == "C"):
             return None
         value = stmt.value
         if isinstance(value, ir.BinOp):
@@ -115,8 +119,11 @@ class ArrayExpressions:
         operands = [self.typemap.get(v.name) for v in _operands(value)]
         if not all(isinstance(t, (types.Array, types.Number)) for t in operands):
             return None
-        if any(isinstance(t, types.Array) and t.ndim != 1 for t in operands):
-            return None
+        for t in operands:
+            if isinstance(t, types.Array) and t.ndim != result.ndim:
+                return None
+            if isinstance(t, types.Array) and t.ndim > 1 and t.layout != "C":
+                return None
         return name
 
     def _is_inner(self, name: str, nodes: dict) -> bool:
@@ -142,10 +149,13 @@ class ArrayExpressions:
         return True
 
     def _known_equal(self, arrays: list) -> bool:
-        first = ("dim", arrays[0].name, 0)
+        """Whether every array is known to have the first one's shape."""
+        find = self.analysis.sizes.find
+        ndim = self.typemap[arrays[0].name].ndim
         return all(
-            self.analysis.sizes.find(first) == self.analysis.sizes.find(("dim", v.name, 0))
+            find(("dim", arrays[0].name, k)) == find(("dim", v.name, k))
             for v in arrays[1:]
+            for k in range(ndim)
         )
 
 
@@ -198,17 +208,24 @@ def _literal_number(value) -> bool:
     return bool(np.isfinite(value.value)) and abs(value.value) < 2**63
 
 
-def _nothing_between(block: ir.Block, parts: list, root: ir.Stmt) -> bool:
+def _nothing_between(block: ir.Block, parts: list, root: ir.Stmt, typemap: dict) -> bool:
     """Whether the expression may be computed at its root: the statements between its first
-    part and the root are its parts or cannot change what they read."""
+    part and the root are its parts or cannot change what they read (constants, globals,
+    copies, a module's attribute such as `np.sqrt`)."""
     ids = {id(p) for p in parts}
     positions = [k for k, s in enumerate(block.body) if id(s) in ids or s is root]
     for stmt in block.body[min(positions) : max(positions)]:
         if id(stmt) in ids or isinstance(stmt, ir.Del):
             continue
-        if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, _INERT)):
+        if not (isinstance(stmt, ir.Assign) and _inert(stmt.value, typemap)):
             return False
     return True
+
+
+def _inert(value, typemap: dict) -> bool:
+    if isinstance(value, _INERT):
+        return True
+    return isinstance(value, ir.GetAttr) and isinstance(typemap.get(value.value.name), types.Module)
 
 
 def _operands(value) -> list[ir.Var]:
@@ -220,15 +237,24 @@ def _operands(value) -> list[ir.Var]:
 
 
 @functools.cache
-def _kernel(item: str, arrays: int, scalars: int):
-    """The template of one expression over arrays of one length: a loop over the items."""
-    params = [f"a{k}" for k in range(arrays)] + [f"s{k}" for k in range(scalars)] + ["T"]
+def _kernel(item: str, arrays: int, scalars: int, ndim: int):
+    """The template of one expression over arrays of one shape: a loop over the items (of
+    the raveled C arrays beyond 1-d, views of them, so the result is written in place)."""
+    if ndim == 1:
+        params = [f"a{k}" for k in range(arrays)]
+        prelude, items = ["    out = np.empty(len(a0), T)"], "out"
+    else:
+        params = [f"shaped{k}" for k in range(arrays)]
+        prelude = ["    out = np.empty(shaped0.shape, T)", "    flat = out.ravel()"]
+        prelude += [f"    a{k} = shaped{k}.ravel()" for k in range(arrays)]
+        items = "flat"
+    params += [f"s{k}" for k in range(scalars)] + ["T"]
     source = "\n".join(
         [
             f"def array_expression({', '.join(params)}):",
-            "    out = np.empty(len(a0), T)",
-            "    for i in numpy_prange(len(a0)):",
-            f"        out[i] = {item}",
+            *prelude,
+            f"    for i in numpy_prange(len({items})):",
+            f"        {items}[i] = {item}",
             "    return out",
         ]
     )

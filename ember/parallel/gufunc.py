@@ -59,21 +59,44 @@ def build_gufunc_ir(parfor: Parfor, func_ir: ir.FunctionIR, typemap: dict, has_s
     blocks = {entry_label: entry, exit_label: exit_block, **loop}
     if has_step:
         entry.body += _start_iteration(bounds, header, loc)
-    else:
-        # Two copies of the loop: where the chunk starts at index >= 0, LLVM proves that no
-        # index needs wrapping around (a[i] with i < 0), which doubles the speed of a[i].
-        shift = exit_label + 1 - min(loop)
+        return _finished(blocks, arg_names, arg_types, func_ir, entry_label, loc)
+    # Where the chunk starts at index >= 0, LLVM proves that no index needs wrapping around
+    # (a[i] with i < 0), which doubles the speed of a[i]: the loop runs behind a test lo >= 0.
+    # A range whose start is a constant >= 0 always passes it (its other way is the exit);
+    # any other range gets a second copy of the loop for chunks starting below 0.
+    natural = exit_label + 1
+    blocks[natural] = ir.Block(natural, loc, _start_iteration(bounds, header, loc))
+    other = exit_label
+    if not _starts_non_negative(parfor, func_ir):
+        shift = exit_label + 2 - min(loop)
         blocks.update({label + shift: _relabeled(b, loop, shift) for label, b in loop.items()})
-        natural, other = exit_label + shift + 1, exit_label + shift + 2
-        blocks[natural] = ir.Block(natural, loc, _start_iteration(bounds, header, loc))
+        other = exit_label + shift + 2
         blocks[other] = ir.Block(other, loc, _start_iteration(bounds, header + shift, loc))
-        zero, test = var("$parfor.zero"), var("$parfor.natural")
-        entry.append(ir.Assign(zero, ir.Const(0, loc), loc))
-        entry.append(ir.Assign(test, ir.BinOp(operator.ge, var(_LO), zero, loc), loc))
-        entry.append(ir.Branch(test, natural, other, loc))
+    zero, test = var("$parfor.zero"), var("$parfor.natural")
+    entry.append(ir.Assign(zero, ir.Const(0, loc), loc))
+    entry.append(ir.Assign(test, ir.BinOp(operator.ge, var(_LO), zero, loc), loc))
+    entry.append(ir.Branch(test, natural, other, loc))
+    return _finished(blocks, arg_names, arg_types, func_ir, entry_label, loc)
+
+
+def _finished(blocks, arg_names, arg_types, func_ir, entry_label, loc):
     outlined = ir.FunctionIR(blocks, tuple(arg_names), func_ir.py_func, loc, entry=entry_label)
     insert_dels(outlined)
     return outlined, tuple(arg_types)
+
+
+def _starts_non_negative(parfor: Parfor, func_ir: ir.FunctionIR) -> bool:
+    """Whether the parfor's range starts at a constant >= 0 (its chunks then start there too)."""
+    start = parfor.loop_nests[0].start
+    if isinstance(start, ir.Var):
+        values = [
+            stmt.value
+            for block in func_ir.blocks.values()
+            for stmt in block.body
+            if isinstance(stmt, ir.Assign) and stmt.target.name == start.name
+        ]
+        start = values[0].value if len(values) == 1 and isinstance(values[0], ir.Const) else None
+    return isinstance(start, int) and not isinstance(start, bool) and start >= 0
 
 
 def _start_iteration(bounds: list[str], header: int, loc: ir.Loc) -> list[ir.Stmt]:

@@ -310,16 +310,19 @@ def _axis_site(stmt, name, array, rest, typemap, definitions, result_type) -> Si
     if not isinstance(array_type, types.Array) or isinstance(rest["axis"], types.NoneType):
         return None
     what = f"np.{name}(..., axis=...)"
-    if array_type.ndim != 2:
-        return Serial(f"{what} of a {array_type.ndim}-d array runs serially (only 2-d is parallel)")
-    if not (_plain_result(result_type, 1) and _ordered(array_type.dtype)):
+    ndim = array_type.ndim
+    if ndim not in (2, 3):
+        return Serial(f"{what} of a {ndim}-d array runs serially (only 2-d and 3-d are parallel)")
+    if not (_plain_result(result_type, ndim - 1) and _ordered(array_type.dtype)):
         return Serial(f"{what} of {array_type.dtype} items runs serially")
     axis = _constant(rest["axis"], definitions)
-    if not isinstance(axis, int) or isinstance(axis, bool) or not -2 <= axis < 2:
-        return Serial(f"{what} runs serially: parallel needs a constant axis (-2..1)")
+    if not isinstance(axis, int) or isinstance(axis, bool) or not -ndim <= axis < ndim:
+        return Serial(f"{what} runs serially: parallel needs a constant axis ({-ndim}..{ndim - 1})")
     loc = stmt.loc
     arguments = {"a": array, "T": _scalar_class(result_type.dtype, loc)}
     describe = f"np.{name}(axis={axis})"
+    if ndim == 3:
+        return _axis_site_3d(stmt, name, axis % 3, arguments, describe)
     if axis % 2 == 1:
         arguments["reduce"] = ir.Global(name, getattr(np, name), loc)
         if name not in _EXTREMES:
@@ -335,6 +338,19 @@ def _axis_site(stmt, name, array, rest, typemap, definitions, result_type) -> Si
         finish=ir.Global(finish.py_func.__name__, finish, loc),
     )
     return Site(stmt, tpl.reduce_row_blocks, arguments, stmt.target, describe)
+
+
+_AXIS_TEMPLATES_3D = (tpl.reduce_first_axis, tpl.reduce_middle_axis, tpl.reduce_last_axis)
+
+
+def _axis_site_3d(stmt, name: str, axis: int, arguments: dict, describe: str) -> Site:
+    """`np.<name>(a, axis=k)` of a 3-d array: parallel over the axes kept (the first of them,
+    or both for the last axis), the serial function reducing each line or slab."""
+    loc = stmt.loc
+    arguments["reduce"] = ir.Global(name, getattr(np, name), loc)
+    check = _EXTREMES[name][1] if name in _EXTREMES else tpl.no_check
+    arguments["require"] = ir.Global(check.py_func.__name__, check, loc)
+    return Site(stmt, _AXIS_TEMPLATES_3D[axis], arguments, stmt.target, describe)
 
 
 def _constant(var: ir.Var, definitions: dict):
@@ -505,11 +521,24 @@ _RANDOM = {
     np.random.uniform: ("uniform", ("low", "high", "size")),
     np.random.normal: ("normal", ("loc", "scale", "size")),
     np.random.rand: ("uniform", None), np.random.randn: ("normal", None),
+    np.random.standard_exponential: ("exponential", ("size",)),
+    np.random.exponential: ("exponential", ("scale", "size")),
+    np.random.lognormal: ("lognormal", ("mean", "sigma", "size")),
+    np.random.randint: ("randint", ("low", "high", "size")),
 }  # fmt: skip
+# distribution -> (chunk filler, serial filler, argument check, the first two arguments'
+# defaults, the items' dtype)
 _DISTRIBUTIONS = {
-    "uniform": (rs.uniform_chunk, rs.uniform_serial),
-    "normal": (rs.normal_chunk, rs.normal_serial),
-}
+    "uniform": (rs.uniform_chunk, rs.uniform_serial, rs.no_check, (0.0, 1.0), types.float64),
+    "normal": (rs.normal_chunk, rs.normal_serial, rs.no_check, (0.0, 1.0), types.float64),
+    "exponential": (
+        rs.exponential_chunk, rs.exponential_serial, rs.check_scale, (1.0, 0.0), types.float64
+    ),
+    "lognormal": (
+        rs.lognormal_chunk, rs.lognormal_serial, rs.check_sigma, (0.0, 1.0), types.float64
+    ),
+    "randint": (rs.randint_chunk, rs.randint_serial, rs.check_bounds, (0, None), types.int64),
+}  # fmt: skip
 
 
 def _draws_an_array(key, result_type) -> bool:
@@ -522,7 +551,8 @@ def _random(stmt, key, typemap: dict, result_type) -> Site | None:
     chunk by chunk, each chunk from its own generator (`random_streams.py`)."""
     call, loc = stmt.value, stmt.loc
     kind, params = _RANDOM[key]
-    if not (_plain_result(result_type, None) and result_type.dtype == types.float64):
+    fill_chunk, fill_serial, check, defaults, dtype = _DISTRIBUTIONS[kind]
+    if not (_plain_result(result_type, None) and result_type.dtype == dtype):
         return None
     prelude = []
     if params is None:  # rand(d0, d1, ...): the dimensions are the shape
@@ -539,16 +569,22 @@ def _random(stmt, key, typemap: dict, result_type) -> Site | None:
         size = given.get("size")
         if size is None or isinstance(typemap.get(size.name), types.NoneType):
             return None
-    fill_chunk, fill_serial = (ir.Global(f.py_func.__name__, f, loc) for f in _DISTRIBUTIONS[kind])
-    bounds = [p for p in params or () if p != "size"]
-    low, high = bounds or (None, None)
+    first, second = ([p for p in params or () if p != "size"] + [None, None])[:2]
+    a, b = given.get(first), given.get(second)
+    if kind == "randint":
+        if b is None or isinstance(typemap.get(b.name), types.NoneType):
+            a, b = None, a  # randint(high, size=n): [0, high)
+        if not all(isinstance(typemap.get(v.name), types.Integer) for v in (a, b) if v):
+            return None
     arguments = {
         "size": given["size"],
-        "a": given.get(low) if low in given else _const(0.0, stmt),
-        "b": given.get(high) if high in given else _const(1.0, stmt),
+        "a": a if a is not None else _const(defaults[0], stmt),
+        "b": b if b is not None else _const(defaults[1] or 0.0, stmt),
         "chunk": _const(rs.CHUNK, stmt),
-        "fill_chunk": fill_chunk,
-        "fill_serial": fill_serial,
+        "fill_chunk": ir.Global(fill_chunk.py_func.__name__, fill_chunk, loc),
+        "fill_serial": ir.Global(fill_serial.py_func.__name__, fill_serial, loc),
+        "check": ir.Global(check.py_func.__name__, check, loc),
+        "T": _scalar_class(dtype, loc),
     }
     name = f"np.random.{key.__name__}"
     return Site(stmt, tpl.random_fill, arguments, stmt.target, name, prelude)

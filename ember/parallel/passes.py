@@ -31,6 +31,7 @@ def parallelize(state) -> None:
     if options is None:
         return
     from ember.parallel import lowering  # registers the parfor statement lowerer
+    from ember.parallel.dead_arrays import forward_and_drop_dead_arrays
     from ember.parallel.fusion import fuse_parfors
     from ember.parallel.gufunc import compile_gufunc
     from ember.parallel.numpy_to_parfor import convert_numpy_calls
@@ -58,6 +59,9 @@ def parallelize(state) -> None:
         _debug_dump(state, "after parfor fusion")
     elif len(parfors) > 1:
         report.notes.append("note: parallel={'fusion': False}: parfors are not fused")
+    if options.fusion and parfors:
+        dropped = forward_and_drop_dead_arrays(state.func_ir, state.typing.typemap, parfors)
+        report.notes += [f"note: array {name} is only written: not allocated" for name in dropped]
     for parfor in parfors:
         ranges = parfor.lowering.get("ranges", ())
         if ranges and all(name in report.per_item for name in ranges):

@@ -111,3 +111,101 @@ def uniform_serial(out, low, high):
 def normal_serial(out, loc, scale):
     for i in range(out.shape[0]):
         out[i] = np.random.normal(loc, scale)
+
+
+@njit
+def exponential_chunk(out, scale, unused, seed):
+    """Fill `out` with scale * -log(1 - U[0, 1)) (NumPy's legacy exponential)."""
+    uniform_chunk(out, 0.0, 1.0, seed)
+    for i in range(out.shape[0]):
+        out[i] = scale * -np.log(1.0 - out[i])
+
+
+@njit
+def exponential_serial(out, scale, unused):
+    for i in range(out.shape[0]):
+        out[i] = np.random.exponential(scale)
+
+
+@njit
+def lognormal_chunk(out, mean, sigma, seed):
+    """Fill `out` with exp(mean + sigma * N(0, 1)), the normals as normal_chunk draws them."""
+    normal_chunk(out, 0.0, 1.0, seed)
+    for i in range(out.shape[0]):
+        out[i] = np.exp(mean + sigma * out[i])
+
+
+@njit
+def lognormal_serial(out, mean, sigma):
+    for i in range(out.shape[0]):
+        out[i] = np.random.lognormal(mean, sigma)
+
+
+@njit
+def _mask_above(span):
+    """The smallest all-ones mask covering `span` (NumPy's masked rejection)."""
+    mask = span
+    mask |= mask >> 1
+    mask |= mask >> 2
+    mask |= mask >> 4
+    mask |= mask >> 8
+    mask |= mask >> 16
+    return mask | (mask >> 32)
+
+
+@njit
+def randint_chunk(out, low, high, seed):
+    """Fill `out` with integers in [low, high) by NumPy's legacy masked rejection (one 32-bit
+    output per draw, two above 2**32), from a generator seeded with `seed`."""
+    key = _seeded_key(seed)
+    span = np.uint64(high - low - 1)
+    mask = _mask_above(span)
+    wide = span > 0xFFFFFFFF
+    pos = _N  # the first draw twists the seeded key
+    for i in range(out.shape[0]):
+        value = np.uint64(0)
+        while span != 0:
+            if pos == _N:
+                _twist(key)
+                pos = 0
+            value = np.uint64(_temper(np.int64(key[pos])))
+            pos += 1
+            if wide:
+                if pos == _N:
+                    _twist(key)
+                    pos = 0
+                value = (value << 32) | np.uint64(_temper(np.int64(key[pos])))
+                pos += 1
+            value &= mask
+            if value <= span:
+                break
+        out[i] = low + np.int64(value)
+
+
+@njit
+def randint_serial(out, low, high):
+    for i in range(out.shape[0]):
+        out[i] = np.random.randint(low, high)
+
+
+@njit
+def no_check(a, b):
+    """The argument check of uniform and normal draws: none."""
+
+
+@njit
+def check_scale(scale, unused):
+    if scale < 0:
+        raise ValueError("scale < 0")
+
+
+@njit
+def check_sigma(mean, sigma):
+    if sigma < 0:
+        raise ValueError("sigma < 0")
+
+
+@njit
+def check_bounds(low, high):
+    if high <= low:
+        raise ValueError("low >= high")

@@ -350,6 +350,40 @@ def extreme_rows(a, reduce, T, require):
     return out
 
 
+@njit
+def no_check(count):
+    """The check after a sum, product or mean along an axis: none (an empty axis is fine)."""
+
+
+def reduce_last_axis(a, reduce, T, require):
+    # np.<sum|prod|mean|min|max>(a, axis=2) of a 3-d array: one (i, j) line per iteration;
+    # no items along the axis raises for min and max even when there are no lines
+    rows, columns = a.shape[0], a.shape[1]
+    out = np.empty(rows * columns, T)
+    for k in reduction_prange(rows * columns):
+        out[k] = reduce(a[k // columns, k % columns])
+    require(a.shape[2])
+    return out.reshape((rows, columns))
+
+
+def reduce_middle_axis(a, reduce, T, require):
+    # np.<...>(a, axis=1) of a 3-d array: iteration i reduces the slab a[i] along its axis 0
+    out = np.empty((a.shape[0], a.shape[2]), T)
+    for i in reduction_prange(a.shape[0]):
+        copy_items(reduce(a[i], 0), out[i])
+    require(a.shape[1])
+    return out
+
+
+def reduce_first_axis(a, reduce, T, require):
+    # np.<...>(a, axis=0) of a 3-d array: iteration j reduces the slab a[:, j] along its axis 0
+    out = np.empty((a.shape[1], a.shape[2]), T)
+    for j in reduction_prange(a.shape[1]):
+        copy_items(reduce(a[:, j], 0), out[j])
+    require(a.shape[0])
+    return out
+
+
 def reduce_row_blocks(a, T, block, reduce, finish):
     # np.<sum|prod|mean|min|max>(a, axis=0) of a 2-d array: each iteration reduces a block of
     # whole rows along axis 0 with the serial function (reading rows in order; `reduce` is a
@@ -408,10 +442,12 @@ def linspace(start, stop, num, endpoint):
     return out
 
 
-def random_fill(size, a, b, chunk, fill_chunk, fill_serial):
-    # np.random.<uniform|normal> family: full chunks in parallel, each from its own generator
-    # (random_streams.py); the tail, and arrays under two chunks, from the serial generator
-    out = np.empty(size)
+def random_fill(size, a, b, chunk, fill_chunk, fill_serial, check, T):
+    # np.random.<uniform|normal|exponential|lognormal|randint> family: the arguments checked,
+    # then full chunks in parallel, each from its own generator (random_streams.py); the tail,
+    # and arrays under two chunks, from the serial generator
+    check(a, b)
+    out = np.empty(size, T)
     flat = out.ravel()
     count = full_chunks(len(flat))
     seeds = chunk_seeds(count)

@@ -168,7 +168,7 @@ def test_empty_axis_reductions_match_numpy(shape):
         np.testing.assert_array_equal(njit(parallel=True)(minimum_rows)(a), expected)
 
 
-def axis_of_3d(a):
+def axis_of_4d(a):
     return a.sum(axis=1)
 
 
@@ -177,10 +177,10 @@ def runtime_axis(a, k):
 
 
 def test_unsupported_axis_reductions_stay_serial_with_a_reason():
-    cube = rng.random((4, 5, 6))
-    parallel = three_ways(axis_of_3d, cube)
-    assert conversions(parallel, cube) == {}
-    assert any("2-d" in note for note in notes(parallel, cube)), notes(parallel, cube)
+    block = rng.random((4, 5, 6, 2))
+    parallel = three_ways(axis_of_4d, block)
+    assert conversions(parallel, block) == {}
+    assert any("2-d and 3-d" in note for note in notes(parallel, block)), notes(parallel, block)
     square = rng.random((6, 6))
     parallel = three_ways(runtime_axis, square, 1)
     assert conversions(parallel, square, 1) == {}
@@ -193,3 +193,76 @@ def test_repeated_parallel_axis_calls_agree():
     for _ in range(10):
         for got, want in zip(_TWO_AXES(a), expected):
             np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------- 3-d axes
+
+
+def along_3d_axes(a):
+    return (
+        a.sum(axis=0), np.sum(a, axis=1), a.sum(axis=2), np.prod(a, axis=-1),
+        np.mean(a, axis=0), a.mean(axis=1), np.mean(a, axis=-1),
+        np.min(a, axis=2), np.max(a, axis=1), np.min(a, axis=0), a.max(axis=-3),
+    )  # fmt: skip
+
+
+_ALONG_3D = njit(parallel=True)(along_3d_axes)
+
+
+@pytest.mark.parametrize(
+    "a",
+    [
+        rng.random((5, 7, 9)),
+        rng.random((1, 2, 300)),
+        np.asfortranarray(rng.random((6, 3, 4))),
+        rng.random((8, 6, 10))[::2, :, 1::3],
+        rng.integers(-9, 9, (4, 5, 6)).astype(np.int64),
+    ],
+)
+def test_3d_axis_reductions_three_ways(a):
+    parallel = three_ways(along_3d_axes, a)
+    counts = conversions(parallel, a)
+    assert sum(counts.values()) == 11
+    assert counts["np.sum(axis=2)"] == 1 and counts["np.max(axis=-3)"] == 1
+
+
+def test_3d_axis_extremes_propagate_nan_and_repeat():
+    a = rng.random((6, 40, 50))
+    a[1, 2, 3] = a[4, 30, 0] = a[5, 39, 49] = np.nan
+    expected = along_3d_axes(a)
+    for _ in range(10):
+        for got, want in zip(_ALONG_3D(a), expected):
+            np.testing.assert_allclose(got, want, rtol=1e-12)  # NaN equals NaN here
+
+
+def minimum_0(a):
+    return np.min(a, axis=0)
+
+
+def minimum_1(a):
+    return np.min(a, axis=1)
+
+
+def minimum_2(a):
+    return np.min(a, axis=2)
+
+
+_MINIMA_3D = (minimum_0, minimum_1, minimum_2)
+
+
+@pytest.mark.parametrize("shape", [(0, 3, 4), (3, 0, 4), (3, 4, 0), (0, 0, 0)])
+def test_empty_3d_axis_reductions_match_numpy(shape):
+    a = np.empty(shape)
+
+    def sums(a):
+        return a.sum(axis=0), a.sum(axis=1), a.sum(axis=2)
+
+    three_ways(sums, a)
+    for minimum in _MINIMA_3D:
+        try:
+            expected = minimum(a)
+        except ValueError as error:
+            with pytest.raises(ValueError, match=str(error)):
+                njit(parallel=True)(minimum)(a)
+        else:
+            np.testing.assert_array_equal(njit(parallel=True)(minimum)(a), expected)

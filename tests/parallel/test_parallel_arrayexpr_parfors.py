@@ -1,7 +1,8 @@
-"""1-d array expressions as parfors under parallel=True, and their fusion with the parfors
-around them: three ways (CPython with NumPy, njit, njit(parallel=True)) bit for bit, fusion
-and parfor counts from the diagnostics, and the expressions left to the (parallel) array loop:
-arrays of lengths not proven equal (broadcasting, errors), float32 with a wider scalar."""
+"""Array expressions (1-d, and 2-d/3-d C arrays) as parfors under parallel=True, and their
+fusion with the parfors around them: three ways (CPython with NumPy, njit, njit(parallel=True))
+bit for bit, fusion and parfor counts from the diagnostics, and the expressions left to the
+(parallel) array loop: arrays of shapes not proven equal (broadcasting, errors), views that
+are not C-contiguous, float32 with a wider scalar."""
 
 import numpy as np
 import pytest
@@ -120,3 +121,44 @@ def test_repeated_calls_agree_and_switch_off():
     off = njit(parallel={"numpy": False})(normalised_energy)
     np.testing.assert_allclose(off(a, b)[1], expected[1], rtol=1e-12, atol=1e-12)
     assert "array expression" not in report(off).conversions()
+
+
+# ---------------------------------------------------------------------------- 2-d and 3-d
+
+
+def surface(a):
+    b = a * 2.0 + np.sqrt(a)  # of a's shape: the expression below is proven of one shape
+    return b, np.abs(b - a) / 3.0
+
+
+@pytest.mark.parametrize("shape", [(41, 37), (5, 9, 13), (1, 1, 1), (0, 4), (3, 0, 2)])
+def test_expressions_over_2d_and_3d_arrays_bit_for_bit(shape):
+    a = rng.random(shape)
+    parallel = three_ways(surface, a, exact=True)
+    assert report(parallel).conversions() == {"array expression": 2}
+    for _ in range(10):  # repeated calls under all threads
+        for got, want in zip(parallel(a), surface(a)):
+            np.testing.assert_array_equal(got, want)
+
+
+def integer_grid(x):
+    y = x % 5 + 1
+    return (x * 3 - y) // y
+
+
+def test_integer_3d_expressions():
+    x = rng.integers(-100, 100, (6, 7, 8))
+    parallel = three_ways(integer_grid, x, exact=True)
+    assert report(parallel).conversions() == {"array expression": 2}
+
+
+def test_non_contiguous_and_unproven_2d_arrays_stay_with_the_array_loop():
+    a = rng.random((30, 40))
+    for view in (a.T, np.asfortranarray(a)):  # results of Fortran order too
+        parallel = three_ways(surface, view, exact=True, copy_args=False)
+        assert report(parallel).conversions() == {}
+    # a strided view's own operations stay with the array loop; their C results may convert
+    three_ways(surface, a[::2], exact=True, copy_args=False)
+    parallel = three_ways(two_arrays, a, rng.random((30, 40)), exact=True)
+    assert report(parallel).conversions() == {}
+    three_ways(two_arrays, a, rng.random((1, 40)), exact=True)  # broadcasting

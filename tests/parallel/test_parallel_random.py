@@ -1,8 +1,8 @@
-"""np.random calls under parallel=True: each chunk of the array comes from its own generator
-seeded from the serial one, so the values are checked against NumPy's RandomState built the
-same way (an exact oracle), plus shapes, ranges and moments three ways (Python, njit,
-njit(parallel=True)), determinism after np.random.seed for any thread count, and the
-diagnostics."""
+"""np.random calls under parallel=True (uniform, normal, exponential, lognormal, randint): each
+chunk of the array comes from its own generator seeded from the serial one, so the values are
+checked against NumPy's RandomState built the same way (an exact oracle), plus shapes, ranges
+and moments three ways (Python, njit, njit(parallel=True)), determinism after np.random.seed for
+any thread count, argument errors and the diagnostics."""
 
 import numpy as np
 import pytest
@@ -55,6 +55,39 @@ def randn_1d(n):
     return np.random.randn(n)
 
 
+def randint_1d(n):
+    return np.random.randint(3, 17, n)
+
+
+def randint_below(n):
+    return np.random.randint(5, size=n)
+
+
+def randint_wide(n):
+    return np.random.randint(-(2**40), 2**40, (n // 2, 2))
+
+
+def exponential_2d(n):
+    return np.random.exponential(2.0, (n // 4, 4))
+
+
+def standard_exponential_1d(n):
+    return np.random.standard_exponential(n)
+
+
+def lognormal_1d(n):
+    return np.random.lognormal(0.5, 0.3, size=n)
+
+
+NEW_CASES = [
+    (randint_1d, lambda st, k: st.randint(3, 17, k)),
+    (randint_below, lambda st, k: st.randint(5, size=k)),
+    (randint_wide, lambda st, k: st.randint(-(2**40), 2**40, k, dtype=np.int64)),
+    (exponential_2d, lambda st, k: st.exponential(2.0, k)),
+    (standard_exponential_1d, lambda st, k: st.standard_exponential(k)),
+    (lognormal_1d, lambda st, k: st.lognormal(0.5, 0.3, k)),
+]
+
 CASES = [
     (random_1d, lambda st, k: st.random_sample(k)),
     (uniform_kw, lambda st, k: st.uniform(-2.0, 3.0, k)),
@@ -62,6 +95,7 @@ CASES = [
     (standard_normal_1d, lambda st, k: st.standard_normal(k)),
     (rand_2d, lambda st, k: st.random_sample(k)),
     (randn_1d, lambda st, k: st.standard_normal(k)),
+    *NEW_CASES,
 ]
 
 
@@ -71,7 +105,7 @@ def test_values_match_the_chunked_numpy_oracle(fn, draw):
     _seed(12345)
     got = parallel(N)
     expected = _oracle(12345, got.size, draw)
-    assert got.dtype == np.float64 and got.shape == fn(N).shape
+    assert got.dtype == expected.dtype and got.shape == fn(N).shape
     np.testing.assert_array_equal(got.ravel(), expected)
     report = parallel.overloads[(ember.typeof(N),)].parallel_report
     assert report.conversions() == {f"np.random.{fn.__code__.co_names[-1]}": 1}
@@ -86,8 +120,22 @@ def test_small_arrays_draw_the_serial_stream(fn, draw):
     np.testing.assert_array_equal(parallel(1000), expected)
 
 
-def test_same_seed_same_numbers_for_any_thread_count():
-    parallel = njit(parallel=True)(standard_normal_1d)
+@pytest.mark.parametrize("fn", [c[0] for c in NEW_CASES])
+def test_small_arrays_of_other_draws_agree_three_ways(fn):
+    np.random.seed(7)
+    expected = fn(1000)
+    for dispatcher in (njit(fn), njit(parallel=True)(fn)):
+        _seed(7)
+        got = dispatcher(1000)
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_allclose(got, expected, rtol=1e-13)
+    report = dispatcher.overloads[(ember.typeof(1000),)].parallel_report
+    assert report.conversions() == {f"np.random.{fn.__code__.co_names[-1]}": 1}
+
+
+@pytest.mark.parametrize("fn", [standard_normal_1d, randint_1d, exponential_2d])
+def test_same_seed_same_numbers_for_any_thread_count(fn):
+    parallel = njit(parallel=True)(fn)
     _seed(99)
     first = parallel(N)
     ember.set_num_threads(1)
@@ -149,7 +197,7 @@ def test_scalar_draws_are_not_converted():
 
 
 def integers(n):
-    return np.random.randint(0, 10, n)
+    return np.random.poisson(3.0, n)
 
 
 def test_other_draws_stay_serial_with_a_reason():
@@ -160,4 +208,26 @@ def test_other_draws_stay_serial_with_a_reason():
     np.testing.assert_array_equal(parallel(N), expected)  # the serial stream itself
     report = parallel.overloads[(ember.typeof(N),)].parallel_report
     assert report.conversions() == {}
-    assert any("np.random.randint runs serially" in note for note in report.notes), report.notes
+    assert any("np.random.poisson runs serially" in note for note in report.notes), report.notes
+
+
+def bad_scale(n):
+    return np.random.exponential(-1.0, n)
+
+
+def bad_sigma(n):
+    return np.random.lognormal(0.0, -0.5, n)
+
+
+def empty_range(n):
+    return np.random.randint(5, 5, n)
+
+
+BAD = [(bad_scale, "scale < 0"), (bad_sigma, "sigma < 0"), (empty_range, "low >= high")]
+
+
+@pytest.mark.parametrize("fn, message", BAD)
+def test_bad_arguments_raise_three_ways(fn, message):
+    for dispatcher in (fn, njit(fn), njit(parallel=True)(fn)):
+        with pytest.raises(ValueError, match=message):
+            dispatcher(N)

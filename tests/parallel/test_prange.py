@@ -454,3 +454,26 @@ def test_error_model_applies_inside_parfors():
         njit(parallel=True)(divide)(a, b)
     got = njit(parallel=True, error_model="numpy")(divide)(a, b)
     assert np.all(np.isinf(got))
+
+
+def start_from_a_constant_variable(a):
+    first = 0  # a constant start >= 0: the body's loop has one copy
+    out = np.zeros_like(a)
+    for i in prange(first, len(a)):
+        out[i] = a[i] * 2.0 + a[i - 1]
+    return out
+
+
+def start_from_an_argument(a, first):
+    s = 0.0
+    for i in prange(first, 7):  # may be negative: a[i] wraps around
+        s += a[i] * (i + 10)
+    return s
+
+
+def test_constant_and_argument_starts_three_ways():
+    parallel = three_ways(start_from_a_constant_variable, VECTOR, exact=True)
+    assert parfor_count(parallel) == 1
+    for first in (-9, -1, 0, 3):
+        parallel = three_ways(start_from_an_argument, VECTOR, first)
+    assert parfor_count(parallel) == 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+from fractions import Fraction
 
 import numpy as np
 
@@ -97,9 +98,53 @@ def _int_binop(op: str, a: int, b: int):
     return _wrap(OPS[op](int(a), int(b)))
 
 
+#: Beyond this magnitude ember's run-time integral exponents call the C pow, as CPython does.
+POWER_LOOP_LIMIT = 1024
+
+
+def correctly_rounded_power(x: float, n: int) -> float:
+    """README: a float raised to an integer is correctly rounded (CPython's C pow may differ by
+    one unit in the last place), with CPython's values at zeros, infinities and NaN and its
+    errors; past `POWER_LOOP_LIMIT` it is CPython's."""
+    if n == 0 or x == 0 or not math.isfinite(x) or abs(n) > POWER_LOOP_LIMIT:
+        return x**n
+    try:
+        return float(Fraction(x) ** n)  # int / int: correctly rounded
+    except OverflowError:
+        raise OverflowError(34, "Numerical result out of range") from None
+
+
+def square_root_power(x: float) -> float:
+    """README: `x ** 0.5` is the correctly rounded square root, pow's values at -0.0 and -inf."""
+    if x == -math.inf:
+        return math.inf
+    if x < 0:
+        raise ValueError("negative number cannot be raised to a fractional power")
+    return math.sqrt(x) + 0.0
+
+
+def _power_literal(a, exponent: float):
+    """`a ** 2.0`, `a ** 0.5`: a float literal exponent that ember computes exactly."""
+    a = _s(a)
+    if isinstance(a, np.ndarray | list):
+        return _bin("**", a, exponent)
+    if exponent == 0.5:
+        return square_root_power(float(a))
+    return correctly_rounded_power(float(a), int(exponent))
+
+
+def _is_exact_power_literal(node: ast.expr) -> bool:
+    """A float literal exponent ember computes without the C pow (as ember/lowering/powers.py)."""
+    if not isinstance(node, ast.Constant) or type(node.value) is not float:
+        return False
+    return node.value == 0.5 or (node.value.is_integer() and abs(node.value) <= 64)
+
+
 def _scalar_binop(op: str, a, b):
     if _is_int(a) and _is_int(b):
         return _int_binop(op, a, b)
+    if op == "**" and isinstance(a, float) and _is_int(b) and not isinstance(b, bool):
+        return correctly_rounded_power(a, b)
     if op == "**":
         if a < 0 and math.isfinite(a) and math.isfinite(b) and b != int(b):
             # README: a negative float raised to a fractional power raises ValueError.
@@ -253,6 +298,7 @@ HELPERS = {
     "_max": _max,
     "_sum": _sum,
     "_mean": _mean,
+    "_power_literal": _power_literal,
     "_prod": _prod,
     "_amax": _amax,
     "_amin": _amin,
@@ -272,6 +318,8 @@ class _ToReference(ast.NodeTransformer):
         if _folded(node):  # CPython computes it when compiling: ember sees its result, wrapped
             return _call("_wrap", node)
         self.generic_visit(node)
+        if isinstance(node.op, ast.Pow) and _is_exact_power_literal(node.right):
+            return _call("_power_literal", node.left, node.right)
         return _call("_bin", ast.Constant(AST_OPS[type(node.op)]), node.left, node.right)
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:

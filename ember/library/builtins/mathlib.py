@@ -96,8 +96,17 @@ def _register_binary(name: str) -> None:
             return result
 
         if name == "pow":
-            return power_with_float_exponent(context, builder, args, with_errors)
+            return power_with_float_exponent(
+                context, builder, args, with_errors, _pow_errors(context)
+            )
         return with_errors()
+
+
+def _pow_errors(context):
+    """What `math.pow` raises for a zero base to a negative integral power and an overflow."""
+    if context.options.error_model != "python":
+        return None, None
+    return (ValueError, "math domain error"), (OverflowError, "math range error")
 
 
 def _python_errors(context, builder, name: str, operands: list, result) -> None:

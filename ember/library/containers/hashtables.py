@@ -17,6 +17,7 @@ from ember.errors import TypingError
 from ember.extending import intrinsic, lower_cast, overload, register_jitable
 from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
+from ember.lowering.adopted_arrays import store_new_reference
 from ember.typing.conversions import Conversion, can_convert
 from ember.typing.signature import signature
 
@@ -132,9 +133,8 @@ def _put_codegen(context, builder, sig, args):
     t_type, value = sig.args[0], args[0]
     builder.store(args[2], table.entry_member(context, builder, t_type, value, args[1], 0))
     for member, (typ, item) in enumerate(zip(sig.args[3:], args[3:]), start=1):
-        refs.incref(builder, typ, item)
         pointer = table.entry_member(context, builder, t_type, value, args[1], member)
-        refs.store_item(builder, typ, item, pointer)
+        store_new_reference(context, builder, typ, item, pointer)
     return context.get_dummy_value(types.none)
 
 
@@ -157,8 +157,7 @@ def replace_value(typingctx, t, position, value):
         value_type = sig.args[0].value_type
         pointer = table.entry_member(context, builder, sig.args[0], args[0], args[1], 2)
         refs.decref(builder, value_type, refs.load_item(builder, value_type, pointer))
-        refs.incref(builder, value_type, args[2])
-        refs.store_item(builder, value_type, args[2], pointer)
+        store_new_reference(context, builder, value_type, args[2], pointer)
         return context.get_dummy_value(types.none)
 
     return signature(types.none, t, types.int64, t.value_type), codegen

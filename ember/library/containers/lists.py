@@ -22,6 +22,7 @@ from ember.library.builtins.slices import slice_bounds
 from ember.lowering import arrays as refs
 from ember.lowering import iterators
 from ember.lowering import lists as primitives
+from ember.lowering.adopted_arrays import store_new_reference
 from ember.typing.conversions import Conversion, can_convert
 from ember.typing.overload import register_jitable
 from ember.typing.signature import signature
@@ -115,8 +116,7 @@ def _store_new(typingctx, xs, index, item):
     def codegen(context, builder, sig, args):
         xs_type, _, dtype = sig.args
         pointer = primitives.item_pointer(context, builder, xs_type, args[0], args[1])
-        refs.incref(builder, dtype, args[2])
-        refs.store_item(builder, dtype, args[2], pointer)
+        store_new_reference(context, builder, dtype, args[2], pointer)
         return context.get_dummy_value(types.none)
 
     return signature(types.none, xs, types.int64, xs.dtype), codegen

@@ -42,19 +42,6 @@ def _shape_type(args: tuple) -> types.BaseTuple | None:
     return None
 
 
-def is_c_contiguous(builder, fields: ArrayFields):
-    """Run-time check: strides are those of a C array (dimensions of size 1 don't count)."""
-    expected = fields.itemsize
-    ok = llvm.Constant(arr.i1, 1)
-    for dim, stride in zip(reversed(fields.shape), reversed(fields.strides)):
-        fine = builder.or_(
-            builder.icmp_signed("==", dim, const(1)), builder.icmp_signed("==", stride, expected)
-        )
-        ok = builder.and_(ok, fine)
-        expected = builder.mul(expected, dim)
-    return ok
-
-
 def contiguous_c(context, builder, array_type, value):
     """(C type, value, owned?) of a C-contiguous version of `value`: itself when its layout
     allows (no copy, not a new reference), else a fresh copy (a new reference)."""
@@ -66,7 +53,7 @@ def contiguous_c(context, builder, array_type, value):
     builder.store(value, slot)
     owned = arr.alloca_in_entry(builder, arr.i1, name="contiguous.owned")
     builder.store(llvm.Constant(arr.i1, 0), owned)
-    with builder.if_then(builder.not_(is_c_contiguous(builder, fields)), likely=False):
+    with builder.if_then(builder.not_(arr.is_contiguous(builder, fields)), likely=False):
         builder.store(kernels.copy_array(context, builder, array_type, value), slot)
         builder.store(llvm.Constant(arr.i1, 1), owned)
     return c_type, builder.load(slot, typ=value.type), builder.load(owned, typ=arr.i1)

@@ -1,20 +1,22 @@
-"""Arrays in compiled code: attributes, `len`, iteration, `slice` objects, NumPy scalar classes
-and dtypes as values, and conversions between array types.
+"""Arrays in compiled code: attributes (`flags` too), `len`, iteration, `slice` objects, NumPy
+scalar classes and dtypes as values, and conversions between array types.
 
 Indexing lives in indexing.py; NumPy functions in the other modules here.
 """
 
 from __future__ import annotations
 
+import collections
 import operator
 
 import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.decorators import njit
 from ember.dispatcher.typeof import typeof_impl
 from ember.errors import TypingError
-from ember.extending import overload
+from ember.extending import overload, overload_attribute
 from ember.library.numpy.support import _SCALAR_CLASSES, parse_dtype
 from ember.lowering import arrays as arr
 from ember.lowering import iterators
@@ -332,3 +334,49 @@ def _dtype_not_equal(a, b):
     same = _same_dtype(a, b)
     if same is not None:
         return lambda a, b: not same
+
+
+# ---------------------------------------------------------------------------- flags
+
+#: What `a.flags` gives compiled code: the contiguity flags Numba supports, read by attribute.
+ArrayFlags = collections.namedtuple("ArrayFlags", ["c_contiguous", "f_contiguous", "contiguous"])
+
+
+@njit
+def _is_c_contiguous(a):
+    """NumPy's rule: strides of the non-unit axes follow from the item size, last axis fastest;
+    an empty array is contiguous."""
+    expected = a.itemsize
+    contiguous = True
+    for axis in range(a.ndim - 1, -1, -1):
+        extent = a.shape[axis]
+        if extent == 0:
+            return True
+        if extent != 1:
+            contiguous = contiguous and a.strides[axis] == expected
+            expected *= extent
+    return contiguous
+
+
+@njit
+def _is_f_contiguous(a):
+    expected = a.itemsize
+    contiguous = True
+    for axis in range(a.ndim):
+        extent = a.shape[axis]
+        if extent == 0:
+            return True
+        if extent != 1:
+            contiguous = contiguous and a.strides[axis] == expected
+            expected *= extent
+    return contiguous
+
+
+def _flags(a):
+    c_contiguous = _is_c_contiguous(a)
+    return ArrayFlags(c_contiguous, _is_f_contiguous(a), c_contiguous)
+
+
+@overload_attribute(types.Array, "flags")
+def _array_flags(a):
+    return _flags

@@ -2,7 +2,8 @@
 expand_dims, roll, tile, repeat, meshgrid, cross, digitize, trapezoid (trapz), asfortranarray,
 swapaxes, atleast_1d/2d/3d, column_stack, split, array_split (along the first axis), tril,
 triu, fill_diagonal, take, delete, append, insert, unravel_index, ravel_multi_index, tri,
-diagflat, partition, argpartition, and the array methods item and tolist (1-d and 2-d).
+diagflat, partition, argpartition, fliplr, flipud, rot90, and the array methods item and tolist
+(1-d and 2-d).
 
 Implementations that depend on the rank (`expand_dims`, `tile`) are generated per rank.
 """
@@ -863,3 +864,41 @@ _tolist_jit = njit(**NUMPY_ERRORS)(_tolist)
 @overload_method(types.Array, "tolist", jit_options=NUMPY_ERRORS)
 def _select_tolist(a):
     return {1: _tolist, 2: _tolist_rows}.get(a.ndim)
+
+
+# ---------------------------------------------------------------------------- fliplr, flipud, rot90
+
+
+def _fliplr(m):
+    return m[:, ::-1]
+
+
+def _flipud(m):
+    return m[::-1]
+
+
+@overload(np.fliplr, jit_options=NUMPY_ERRORS)
+def _select_fliplr(m):
+    return _fliplr if is_array(m) and m.ndim >= 2 else None
+
+
+@overload(np.flipud, jit_options=NUMPY_ERRORS)
+def _select_flipud(m):
+    return _flipud if is_array(m) and m.ndim >= 1 else None
+
+
+def _rot90(m, k=1):
+    """As NumPy: views rotating the first two axes by k quarter turns (counter-clockwise)."""
+    turns = k % 4
+    if turns == 0:
+        return m[::-1][::-1]
+    if turns == 1:
+        return np.swapaxes(m[:, ::-1], 0, 1)
+    if turns == 2:
+        return m[::-1, ::-1]
+    return np.swapaxes(m[::-1], 0, 1)
+
+
+@overload(np.rot90, jit_options=NUMPY_ERRORS)
+def _select_rot90(m, k=1):
+    return _rot90 if is_array(m) and m.ndim >= 2 and is_integer(as_type(k)) else None

@@ -35,31 +35,48 @@ from ember.typing.templates import registry
 def reduce_all(context, builder, array_type, fields, acc_llvm, init, step: Callable,
                memory_order: bool = False):  # fmt: skip
     """Fold `step(builder, acc, item, flat_index) -> acc` over every element in C order, or
-    in memory order when told the fold does not depend on the order (a flat loop over a
-    Fortran array; NumPy also reduces those in memory order)."""
+    in memory order when told the fold does not depend on the order (a flat loop over an
+    array that is Fortran-contiguous, known from its type or checked at run time; NumPy also
+    reduces those in memory order)."""
     slot = arr.alloca_in_entry(builder, acc_llvm, name="reduce.acc")
     builder.store(init, slot)
-    dtype = array_type.dtype
     flat = array_type.layout == "C" or (memory_order and array_type.layout == "F")
-    if flat or array_type.ndim <= 1:
-        element = context.data_type(dtype)
-        if flat:
-            with arr.for_range(builder, fields.nitems) as index:
-                pointer = builder.gep(fields.data, [index], inbounds=True, source_etype=element)
-                item = arr.load_item(builder, dtype, pointer)
-                acc = builder.load(slot, typ=acc_llvm)
-                builder.store(step(builder, acc, item, index), slot)
-            return builder.load(slot, typ=acc_llvm)
+    if flat:
+        _fold_flat(context, builder, array_type, fields, slot, acc_llvm, step)
+    elif memory_order and array_type.layout == "A" and array_type.ndim > 1:
+        # Known only at run time: a Fortran-contiguous array folds in memory order too.
+        fortran = arr.is_contiguous(builder, fields, "F")
+        with builder.if_else(fortran) as (in_memory_order, in_c_order):
+            with in_memory_order:
+                _fold_flat(context, builder, array_type, fields, slot, acc_llvm, step)
+            with in_c_order:
+                _fold_nest(context, builder, array_type, fields, slot, acc_llvm, step)
+    else:
+        _fold_nest(context, builder, array_type, fields, slot, acc_llvm, step)
+    return builder.load(slot, typ=acc_llvm)
+
+
+def _fold_flat(context, builder, array_type, fields, slot, acc_llvm, step: Callable) -> None:
+    """The fold over contiguous memory, in the order the items are stored."""
+    element = context.data_type(array_type.dtype)
+    with arr.for_range(builder, fields.nitems) as index:
+        pointer = builder.gep(fields.data, [index], inbounds=True, source_etype=element)
+        item = arr.load_item(builder, array_type.dtype, pointer)
+        acc = builder.load(slot, typ=acc_llvm)
+        builder.store(step(builder, acc, item, index), slot)
+
+
+def _fold_nest(context, builder, array_type, fields, slot, acc_llvm, step: Callable) -> None:
+    """The fold in C index order, through the strides."""
     counter = arr.alloca_in_entry(builder, arr.i64, name="reduce.index")
     builder.store(const(0), counter)
     with arr.loop_nest(builder, fields.shape) as indices:
         pointer = arr.element_pointer(builder, array_type, fields, indices)
-        item = arr.load_item(builder, dtype, pointer)
+        item = arr.load_item(builder, array_type.dtype, pointer)
         index = builder.load(counter, typ=arr.i64)
         acc = builder.load(slot, typ=acc_llvm)
         builder.store(step(builder, acc, item, index), slot)
         builder.store(builder.add(index, const(1)), counter)
-    return builder.load(slot, typ=acc_llvm)
 
 
 def normalize_axis(context, builder, axis, ndim: int):

@@ -1,0 +1,134 @@
+"""Result boxing of the native entry: consumes a native return value in memory and its kind,
+produces the Python object (NULL with the error set when allocation fails)."""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ember.dispatcher.entry_builder import EntryBuilder
+from ember.dispatcher.object_layout import (
+    _F64,
+    _I8,
+    _I32,
+    _I64,
+    _INT_KINDS,
+    _PTR,
+    _PTR_SIZE,
+    _SSIZE,
+    ArrayKind,
+    InstanceKind,
+    Kind,
+    OptionalKind,
+    _object_constant,
+    return_memory_type,
+)
+
+
+class ResultBoxing(EntryBuilder):
+    """Boxes a specialization's result (arrays: native_arrays)."""
+
+    def emit_box(self, kind: Kind, ptr: ir.Value) -> ir.Value:
+        """Box the native value of ``kind`` stored at ``ptr``; the result may be NULL (error)."""
+        b = self.builder
+        mem_type = return_memory_type(kind)
+        if isinstance(kind, OptionalKind):
+            return self.emit_box_optional(kind, ptr, mem_type)
+        if isinstance(kind, ArrayKind):
+            return self.emit_box_array(kind, ptr)
+        if isinstance(kind, InstanceKind):
+            return self.emit_box_instance(kind, ptr)
+        if isinstance(kind, tuple):
+            return self.emit_box_tuple(kind, ptr, mem_type)
+        if kind in _INT_KINDS:
+            bits, signed = _INT_KINDS[kind]
+            value = b.load(ptr, typ=mem_type)
+            if bits < 64:
+                value = b.sext(value, _I64) if signed else b.zext(value, _I64)
+            name = "PyLong_FromLongLong" if signed or bits < 64 else "PyLong_FromUnsignedLongLong"
+            return self.call_capi(name, [value])
+        if kind in ("float32", "float64"):
+            value = b.load(ptr, typ=mem_type)
+            if kind == "float32":
+                value = b.fpext(value, _F64)
+            return self.call_capi("PyFloat_FromDouble", [value])
+        if kind in ("complex64", "complex128"):
+            parts = []
+            for index in range(2):
+                part_ptr = b.gep(ptr, [_I32(0), _I32(index)], source_etype=mem_type, inbounds=True)
+                part = b.load(part_ptr, typ=mem_type.elements[index])
+                parts.append(b.fpext(part, _F64) if kind == "complex64" else part)
+            return self.call_capi("PyComplex_FromDoubles", parts)
+        if kind == "bool":
+            flag = b.icmp_unsigned("!=", b.load(ptr, typ=_I8), _I8(0))
+            result = b.select(flag, _object_constant(True), _object_constant(False))
+            self.incref_singleton(result)
+            return result
+        if kind == "none":
+            result = _object_constant(None)
+            self.incref_singleton(result)
+            return result
+        raise AssertionError(f"unhandled kind {kind!r}")
+
+    def emit_box_instance(self, kind: InstanceKind, ptr: ir.Value) -> ir.Value:
+        """`box_class._boxer(meminfo)`: a new box takes over the returned reference."""
+        b = self.builder
+        number = self.call_capi("PyLong_FromVoidPtr", [b.load(ptr, typ=_PTR)])
+        result = self.alloca(_PTR, "box.instance")
+        b.store(number, result)  # NULL: the error is already set
+        with b.if_then(b.icmp_unsigned("!=", number, ir.Constant(_PTR, None)), likely=True):
+            boxer = _object_constant(kind.box_class._boxer)
+            b.store(self.call_capi("PyObject_CallOneArg", [boxer, number]), result)
+            self.call_capi("Py_DecRef", [number])
+        return b.load(result)
+
+    def emit_box_optional(
+        self, kind: OptionalKind, ptr: ir.Value, mem_type: ir.LiteralStructType
+    ) -> ir.Value:
+        """None when the valid byte is 0, else the boxed value."""
+        b = self.builder
+        valid_ptr = b.gep(ptr, [_I32(0), _I32(1)], source_etype=mem_type, inbounds=True)
+        valid = b.icmp_unsigned("!=", b.load(valid_ptr, typ=_I8), _I8(0))
+        with b.if_else(valid) as (some, nothing):
+            with some:
+                data_ptr = b.gep(ptr, [_I32(0), _I32(0)], source_etype=mem_type, inbounds=True)
+                boxed = self.emit_box(kind.inner, data_ptr)
+                some_block = b.block
+            with nothing:
+                none = _object_constant(None)
+                self.incref_singleton(none)
+                none_block = b.block
+        result = b.phi(_PTR, name="box.optional")
+        result.add_incoming(boxed, some_block)
+        result.add_incoming(none, none_block)
+        return result
+
+    def emit_box_tuple(
+        self, kind: tuple[Kind, ...], ptr: ir.Value, mem_type: ir.LiteralStructType
+    ) -> ir.Value:
+        b = self.builder
+        null = ir.Constant(_PTR, None)
+        done = self.new_block("box.tuple.done")
+        incoming: list[tuple[ir.Value, ir.Block]] = []
+        tup = self.call_capi("PyTuple_New", [ir.Constant(_SSIZE, len(kind))])
+        incoming.append((null, b.block))
+        self.continue_if(b.icmp_unsigned("!=", tup, null), done, "box.tuple.alloc_ok")
+        cleanup = self.new_block("box.tuple.cleanup") if kind else None
+        for index, member in enumerate(kind):
+            member_ptr = b.gep(ptr, [_I32(0), _I32(index)], source_etype=mem_type, inbounds=True)
+            item = self.emit_box(member, member_ptr)
+            self.continue_if(b.icmp_unsigned("!=", item, null), cleanup, "box.tuple.item_ok")
+            slot = self.field_ptr(tup, self.layout.tuple_items_offset + index * _PTR_SIZE)
+            b.store(item, slot, align=_PTR_SIZE)  # PyTuple_SET_ITEM: steals the reference
+        incoming.append((tup, b.block))
+        b.branch(done)
+        if cleanup is not None:
+            # PyTuple_New NULL-initialises the items, so a partial tuple is safe to release.
+            b.position_at_end(cleanup)
+            self.call_capi("Py_DecRef", [tup])
+            incoming.append((null, b.block))
+            b.branch(done)
+        b.position_at_end(done)
+        phi = b.phi(_PTR, name="box.tuple")
+        for value, block in incoming:
+            phi.add_incoming(value, block)
+        return phi
