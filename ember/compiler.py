@@ -6,6 +6,7 @@ gives errors one line of context saying which compilation failed.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import itertools
 import threading
@@ -16,9 +17,12 @@ from dataclasses import dataclass, field
 from types import FunctionType
 
 from ember import config, types
-from ember.errors import EmberError
+from ember import library_domains as library
+from ember.errors import EmberError, ForceLiteralArg
+from ember.frontend.interpreter import UndefinedName
 from ember.ir.printer import banner, dump_function
 from ember.lowering.context import TargetOptions
+from ember.typing.functions import RecursionPending
 from ember.typing.signature import Signature
 
 
@@ -110,8 +114,7 @@ _CO_GENERATOR = 0x20  # a code flag: the function contains `yield`
 
 
 def analyze_bytecode(state: CompileState) -> None:
-    from ember.frontend.bytecode import ByteCode
-    from ember.frontend.objmode_blocks import uses_with_blocks
+    from ember.frontend.bytecode import ByteCode, uses_with_blocks
 
     if uses_with_blocks(state.py_func.__code__):
         _extract_objmode_blocks(state)
@@ -133,12 +136,14 @@ def _extract_objmode_blocks(state: CompileState) -> None:
 
 
 def generate_ir(state: CompileState) -> None:
-    from ember.frontend.inline_closures import inline_inner_functions
     from ember.frontend.interpreter import build_ir
     from ember.ir.liveness import insert_dels
 
     state.func_ir = build_ir(state.bytecode, state.cfg, self_reference=state.dispatcher)
-    inline_inner_functions(state.func_ir, _jitted_function_of)
+    if state.func_ir.makes_functions():
+        from ember.frontend.inline_closures import inline_inner_functions
+
+        inline_inner_functions(state.func_ir, _jitted_function_of)
     insert_dels(state.func_ir)
     if config.DUMP_IR:
         print(banner(f"IR DUMP: {state.py_func.__qualname__}"))
@@ -292,7 +297,7 @@ def _symbol_name(py_func: FunctionType, arg_types: tuple) -> str:
 def run_pipeline(state: CompileState) -> CompileResult:
     """Run every pass over `state`; failures carry one line naming what was being compiled."""
     with _collector_paused:
-        _run_passes(state)
+        _run_passes_with_whole_library_on_failure(state)
     if config.TIMING:
         print(format_timings(state))
     result = CompileResult(
@@ -338,6 +343,25 @@ class _PausedCollector:
 
 
 _collector_paused = _PausedCollector()
+
+
+def _run_passes_with_whole_library_on_failure(state: CompileState) -> None:
+    """Run the passes; when they fail while some library domains are not registered yet (they
+    are registered when a compilation first meets one of their types or globals: see
+    ember/library_domains.py), register all of them and run the passes again from the start,
+    so a domain that should have been registered but was not costs time, never a wrong error."""
+    initial = dataclasses.replace(state)
+    try:
+        _run_passes(state)
+    except (ForceLiteralArg, RecursionPending, UndefinedName):
+        raise
+    except EmberError:
+        if not library.load_all():
+            raise
+        for member in dataclasses.fields(state):
+            setattr(state, member.name, getattr(initial, member.name))
+        state.timings = {}
+        _run_passes(state)
 
 
 def _run_passes(state: CompileState) -> None:

@@ -17,9 +17,19 @@ TOO_DEEP = 50_000_000  # far beyond any thread's stack at a few dozen bytes per 
 
 @ember.njit
 def depth(n):
+    """Branches on its callee's result, so every level needs a frame (`1 + depth(n - 1)`
+    would become a loop: see test_a_recursion_adding_to_its_result_needs_no_stack)."""
     if n == 0:
         return 0
-    return 1 + depth(n - 1)
+    below = depth(n - 1)
+    return below + 1 if below >= 0 else below
+
+
+@ember.njit
+def count_down(n):
+    if n == 0:
+        return 0
+    return 1 + count_down(n - 1)
 
 
 @ember.njit
@@ -65,6 +75,14 @@ def test_moderate_depths_match_python():
         assert depth(n) == depth.py_func(n)
         assert is_even(n) == is_even.py_func(n)
         assert is_odd(n) == is_odd.py_func(n)
+
+
+def test_a_recursion_adding_to_its_result_needs_no_stack():
+    """Its body cannot raise, so it returns its result directly (no status, no out-pointer)
+    and LLVM turns the recursion into a loop with an accumulator: any depth gives the value
+    Python would give with an unlimited stack."""
+    assert count_down(900) == count_down.py_func(900)
+    assert count_down(TOO_DEEP) == TOO_DEEP
 
 
 def test_too_deep_raises_recursion_error_naming_the_function():

@@ -9,9 +9,7 @@ process that compiled it: the disk cache refuses such code (ember/caching/).
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import importlib
-import pickle
 import threading
 
 from llvmlite import ir as llvm
@@ -172,6 +170,9 @@ _pickled: dict[str, object] = {}
 
 def pickled_constant_symbol(obj: object) -> str | None:
     """`ember.pyconst.<digest of its pickle>` for an ember type, None for other objects."""
+    import hashlib  # here, as pickle below: the first compilation seldom needs either
+    import pickle
+
     from ember import types
 
     if not isinstance(obj, types.Type):
@@ -187,11 +188,15 @@ def pickled_constant_symbol(obj: object) -> str | None:
 
 def pickled_constant(symbol: str) -> bytes:
     """The pickle of the object behind `symbol` (saved in a cache entry)."""
+    import pickle
+
     return pickle.dumps(_pickled[symbol], protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def adopt_pickled_constant(symbol: str, data: bytes) -> None:
     """Publish `symbol` for the object pickled in `data` (read from a cache entry)."""
+    import pickle
+
     if symbol not in _pickled:
         _adopt(symbol, pickle.loads(data))  # noqa: S301 - our own checksummed cache file
 

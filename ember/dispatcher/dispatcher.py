@@ -78,11 +78,11 @@ class Dispatcher:
     """A jitted function: callable from Python and from other jitted functions.
 
     Each dispatcher is the only instance of its own subclass, whose call slot points at the
-    generated native entry once a specialization exists (see fast_entry.py).
+    generated native entry once a specialization exists (see fast_entry.py and call_slots.py).
     """
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Dispatcher:
-        from ember.dispatcher.fast_entry import make_vectorcall_class
+        from ember.dispatcher.call_slots import make_vectorcall_class
 
         own_class = type(cls.__name__, (cls,), {"__module__": cls.__module__})
         vectorcall_offset = make_vectorcall_class(own_class)
@@ -385,7 +385,8 @@ class Dispatcher:
         return invoker(*values)
 
     def _install_fast_entry(self) -> None:
-        from ember.dispatcher.fast_entry import build_fast_entry, install_entry
+        from ember.dispatcher.call_slots import install_entry
+        from ember.dispatcher.fast_entry import build_fast_entry
 
         with compile_lock:
             self._entry_stale = False

@@ -219,3 +219,12 @@ def _unsupported_handler_construct(code: CodeType) -> tuple[str, int | None] | N
             group_line,
         )
     return None
+
+
+def uses_with_blocks(code: CodeType) -> bool:
+    """Whether the function has a `with` statement (opcodes sit at the even bytes): only then
+    is ember/frontend/objmode_blocks.py imported, to look for `with objmode(...)` blocks."""
+    return _BEFORE_WITH in code.co_code[::2]
+
+
+_BEFORE_WITH = dis.opmap["BEFORE_WITH"]

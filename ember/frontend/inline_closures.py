@@ -43,13 +43,6 @@ from ember.library.builtins.key_functions import BY_METHOD
 _MAX_INLINED_CALLS = 1000  # a guard against runaway growth (e.g. a chain of wrappers)
 
 
-def has_inner_functions(func_ir: ir.FunctionIR) -> bool:
-    return any(
-        isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.MakeFunction)
-        for _, stmt in func_ir.statements()
-    )
-
-
 def inline_inner_functions(
     func_ir: ir.FunctionIR, jitted_function_of: Callable[[Any], FunctionType | None]
 ) -> None:
@@ -58,7 +51,7 @@ def inline_inner_functions(
     `jitted_function_of(value)` gives the Python function behind a jitted function (a global
     the IR calls), or None: such callees are inlined when an inner function is passed to them.
     """
-    if has_inner_functions(func_ir):
+    if func_ir.makes_functions():
         _Inliner(func_ir, jitted_function_of).run()
 
 

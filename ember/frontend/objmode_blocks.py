@@ -22,11 +22,10 @@ from __future__ import annotations
 
 import ast
 import builtins
-import dis
 import weakref
 from collections import ChainMap
 from dataclasses import dataclass, field
-from types import CodeType, FunctionType
+from types import FunctionType
 from typing import Any
 
 from ember import types
@@ -59,14 +58,6 @@ class ObjModeBlock:
 
     def __repr__(self) -> str:
         return f"objmode block at {self.loc}"
-
-
-def uses_with_blocks(code: CodeType) -> bool:
-    """Whether the function has a `with` statement (opcodes sit at the even bytes)."""
-    return _BEFORE_WITH in code.co_code[::2]
-
-
-_BEFORE_WITH = dis.opmap["BEFORE_WITH"]
 
 
 _rewritten: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

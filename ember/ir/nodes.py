@@ -673,6 +673,14 @@ class FunctionIR:
             for stmt in block.body:
                 yield block, stmt
 
+    def makes_functions(self) -> bool:
+        """Whether an inner function (`def`, `lambda`) is made here: ember/frontend/
+        inline_closures.py inlines its calls."""
+        return any(
+            isinstance(stmt, Assign) and isinstance(stmt.value, MakeFunction)
+            for _, stmt in self.statements()
+        )
+
 
 # Numba's `expr.op` names for ember's expression classes (ember.core.ir); a class missing here
 # answers its lower-cased class name.

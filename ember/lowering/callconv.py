@@ -200,9 +200,37 @@ def raise_static_exception(excinfo_address: int) -> None:
     raise exception
 
 
-def function_type(sig: Signature) -> llvm.FunctionType:
+def function_type(sig: Signature, in_registers: bool = False) -> llvm.FunctionType:
+    """The convention's type; `in_registers` (a recursion's internal body, see
+    `returns_in_registers`): `{status, result}` returned by value, the unused `retptr` left for
+    LLVM to delete, so a recursive call keeps its result out of memory."""
     flat_args = [t for arg in sig.args for t in model_of(arg).argument_types()]
-    return llvm.FunctionType(_status_type, [_pointer, _pointer, _pointer, *flat_args])
+    returned = _status_type
+    if in_registers:
+        returned = llvm.LiteralStructType([_status_type, model_of(sig.return_type).data_type])
+    return llvm.FunctionType(returned, [_pointer, _pointer, _pointer, *flat_args])
+
+
+def fits_in_registers(sig: Signature) -> bool:
+    """Whether the result is one scalar (an integer, a float or a pointer)."""
+    data_type = model_of(sig.return_type).data_type
+    return isinstance(data_type, (llvm.IntType, llvm.FloatType, llvm.DoubleType, llvm.PointerType))
+
+
+def returns_in_registers(func: llvm.Function) -> bool:
+    return isinstance(func.function_type.return_type, llvm.LiteralStructType)
+
+
+def _return_status(builder: llvm.IRBuilder, func: llvm.Function, status: int, data=None) -> None:
+    status_value = llvm.Constant(_status_type, status)
+    if not returns_in_registers(func):
+        builder.ret(status_value)
+        return
+    pair_type = func.function_type.return_type
+    pair = builder.insert_value(llvm.Constant(pair_type, llvm.Undefined), status_value, 0)
+    if data is not None:
+        pair = builder.insert_value(pair, data, 1)
+    builder.ret(pair)
 
 
 def decode_arguments(builder: llvm.IRBuilder, sig: Signature, func: llvm.Function) -> list:
@@ -218,8 +246,11 @@ def decode_arguments(builder: llvm.IRBuilder, sig: Signature, func: llvm.Functio
 
 
 def return_value(builder: llvm.IRBuilder, sig: Signature, func: llvm.Function, value) -> None:
-    model = model_of(sig.return_type)
-    builder.store(model.as_data(builder, value), func.args[0])
+    data = model_of(sig.return_type).as_data(builder, value)
+    if returns_in_registers(func):
+        _return_status(builder, func, STATUS_OK, data)
+        return
+    builder.store(data, func.args[0])
     builder.ret(llvm.Constant(_status_type, STATUS_OK))
 
 
@@ -231,7 +262,7 @@ def return_exception(builder: llvm.IRBuilder, func: llvm.Function, exc_id: int) 
 def return_exception_record(builder: llvm.IRBuilder, func: llvm.Function, record) -> None:
     """Report the EXCINFO_TYPE value `record` (its payload reference passes to the caller)."""
     builder.store(record, func.args[1])
-    builder.ret(llvm.Constant(_status_type, STATUS_EXCEPTION))
+    _return_status(builder, func, STATUS_EXCEPTION)
 
 
 def call(
@@ -243,15 +274,19 @@ def call(
 ) -> tuple[llvm.Value, llvm.Value]:
     """Call `callee`; returns (is_error i1, result value). The caller's excinfo is reused."""
     ret_model = model_of(sig.return_type)
-    retptr = alloca_in_entry(builder, ret_model.data_type)
     flat = []
     for arg_type, value in zip(sig.args, args):
         flat.extend(model_of(arg_type).as_arguments(builder, value))
-    null_env = llvm.Constant(_pointer, None)
-    status = builder.call(callee, [retptr, excinfo, null_env, *flat])
+    null = llvm.Constant(_pointer, None)
+    if returns_in_registers(callee):
+        pair = builder.call(callee, [null, excinfo, null, *flat])
+        status, data = builder.extract_value(pair, 0), builder.extract_value(pair, 1)
+    else:
+        retptr = alloca_in_entry(builder, ret_model.data_type)
+        status = builder.call(callee, [retptr, excinfo, null, *flat])
+        data = builder.load(retptr)
     is_error = builder.icmp_signed("!=", status, llvm.Constant(_status_type, STATUS_OK))
-    result = ret_model.from_data(builder, builder.load(retptr))
-    return is_error, result
+    return is_error, ret_model.from_data(builder, data)
 
 
 def alloca_in_entry(builder: llvm.IRBuilder, typ: llvm.Type, name: str = "") -> llvm.Value:

@@ -51,6 +51,11 @@ class CPUContext(NumbaContextMixin):
         self.waiting_for: list = []  # functions still being compiled that it calls (recursion)
         # public symbol -> body, for recursive functions lowered behind an unwinding entry
         self.recursion_bodies: dict[str, llvm.Function] = {}
+        # function -> the IR block being lowered in it (set by the lowerer), and the blocks
+        # whose stack check is emitted: one check covers the block's later recursive calls,
+        # made from the same frame at the same stack depth
+        self.block_in_progress: dict[llvm.Function, int] = {}
+        self._stack_checked: set[tuple] = set()
         self._implementations: dict[tuple, Any] = {}  # see find_implementation
 
     # ------------------------------------------------------------------ types and constants
@@ -175,6 +180,11 @@ class CPUContext(NumbaContextMixin):
         unwinding = builder.function in self.recursion_bodies.values()
         if target.symbol != builder.function.name and target.symbol not in self.recursion_bodies:
             self.waiting_for.append(target)  # mutual recursion: linked when it is done
+        block = (builder.function, self.block_in_progress.get(builder.function))
+        if block in self._stack_checked:
+            return
+        if block[1] is not None:
+            self._stack_checked.add(block)
         callee = target.state.py_func.__qualname__
         stack_check.emit_check(self, builder, callee, unwinding)
 
@@ -214,7 +224,8 @@ class CPUContext(NumbaContextMixin):
 
 def _load_implementations() -> None:
     """Import the modules whose import registers casts and primitive operators."""
-    import ember.library  # noqa: F401
+    from ember import library_domains as library
+
+    library.load_core()
     import ember.lowering.casts  # noqa: F401
     import ember.lowering.numbers  # noqa: F401
-    import ember.lowering.powers  # noqa: F401

@@ -72,7 +72,14 @@ class FunctionLowerer:
     def lower(self) -> llvm.Function:
         unwinding = stack_check.supported() and self._recurses_owning_nothing()
         name = f"{self.symbol}.body" if unwinding else self.symbol
-        self.function = llvm.Function(self.module, callconv.function_type(self.sig), name)
+        # (parfors return their own i32 status from the function: parallel ones keep memory)
+        in_registers = (
+            unwinding
+            and callconv.fits_in_registers(self.sig)
+            and self.context.options.parallel is None
+        )
+        fnty = callconv.function_type(self.sig, in_registers)
+        self.function = llvm.Function(self.module, fnty, name)
         if unwinding:
             self.function.linkage = "internal"
             self.context.recursion_bodies[self.symbol] = self.function
@@ -105,6 +112,7 @@ class FunctionLowerer:
         deferred = self._deferred_checks()
         for label in sorted(self.func_ir.blocks):
             self.builder.position_at_end(self.llvm_blocks[label])
+            self.context.block_in_progress[self.function] = label
             first_new_block = len(self.function.blocks)
             if deferred is not None:
                 deferred.enter_block(self.builder, label)

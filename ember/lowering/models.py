@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from llvmlite import ir as llvm
 
+from ember import library_domains as library
 from ember import types
 
 _models: dict[type, Callable[[types.Type], DataModel]] = {}
@@ -55,6 +56,7 @@ def model_of(typ: types.Type) -> DataModel:
     found = _instances.get(typ)
     if found is not None:
         return found
+    library.load_for_types((typ,))  # the model may be registered by a library domain
     for klass in type(typ).__mro__:
         make_model = _models.get(klass)
         if make_model is not None:

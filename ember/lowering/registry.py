@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ember import library_domains as library
 from ember import types
 
 
@@ -144,6 +145,8 @@ class LoweringRegistry:
         return decorate
 
     def find_function(self, key: Any, args: tuple) -> Callable | None:
+        library.load_for_value(key)
+        library.load_for_types(args)
         for lookup in _method_keys(key):
             for specs, impl in self.functions.get(lookup, ()):
                 if _signature_matches(specs, args):
@@ -151,6 +154,7 @@ class LoweringRegistry:
         return None
 
     def find_cast(self, from_type: types.Type, to_type: types.Type) -> Callable | None:
+        library.load_for_types((from_type, to_type))
         for from_spec, to_spec, impl in self.casts:
             if _matches(from_spec, from_type) and _matches(to_spec, to_type):
                 return impl
@@ -158,18 +162,21 @@ class LoweringRegistry:
 
     def find_getattr(self, typ: types.Type, attr: str) -> tuple[Callable, bool] | None:
         """(impl, is_generic) for reading `attr` of a value of type `typ`."""
+        library.load_for_types((typ,))
         for type_spec, name, impl in self.getattrs:
             if _matches(type_spec, typ) and name in (attr, None):
                 return impl, name is None
         return None
 
     def find_setattr(self, typ: types.Type, attr: str) -> tuple[Callable, bool] | None:
+        library.load_for_types((typ,))
         for type_spec, name, impl in self.setattrs:
             if _matches(type_spec, typ) and name in (attr, None):
                 return impl, name is None
         return None
 
     def find_delattr(self, typ: types.Type, attr: str) -> tuple[Callable, bool] | None:
+        library.load_for_types((typ,))
         for type_spec, name, impl in self.delattrs:
             if _matches(type_spec, typ) and name in (attr, None):
                 return impl, name is None
@@ -187,6 +194,7 @@ class LoweringRegistry:
 
 def _first_for(entries: list[tuple[Any, Callable]], typ: types.Type) -> Callable | None:
     """The most recently registered implementation whose type spec matches `typ`."""
+    library.load_for_types((typ,))
     for type_spec, impl in entries:
         if _matches(type_spec, typ):
             return impl

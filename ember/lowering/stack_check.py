@@ -24,6 +24,8 @@ import functools
 from llvmlite import binding as llvm_binding
 from llvmlite import ir as llvm
 
+from ember.lowering import callconv
+
 _word = llvm.IntType(64)
 _i32 = llvm.IntType(32)
 _pointer = llvm.PointerType()
@@ -76,7 +78,8 @@ def define_unwinding_entry(context, body: llvm.Function, symbol: str, callee: st
     directly. Each entry records where an overflow in its body resumes (restoring the
     enclosing entry's point on the way out), so a jump skips only frames of this body."""
     module = body.module
-    entry = llvm.Function(module, body.function_type, symbol)
+    entry_type = llvm.FunctionType(_i32, body.function_type.args)  # the convention's own
+    entry = llvm.Function(module, entry_type, symbol)
     entry.attributes.add("noinline")
     builder = llvm.IRBuilder(entry.append_basic_block("entry"))
     key = builder.load(_resume_key(module), typ=_i32)
@@ -94,6 +97,9 @@ def define_unwinding_entry(context, body: llvm.Function, symbol: str, callee: st
         context.raise_error(builder, RecursionError, overflow_message(callee))
     builder.call(set_resume, [key, resume])
     status = builder.call(body, list(entry.args))
+    if callconv.returns_in_registers(body):  # the entry's caller reads the result at retptr
+        builder.store(builder.extract_value(status, 1), entry.args[0])
+        status = builder.extract_value(status, 0)
     builder.call(set_resume, [key, enclosing])
     builder.ret(status)
 

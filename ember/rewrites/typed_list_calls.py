@@ -7,6 +7,8 @@ After:   $4.2 = build_list(items=[])
 
 from __future__ import annotations
 
+import sys
+
 from ember.ir import nodes as ir
 from ember.rewrites.registry import Rewrite, register_rewrite
 
@@ -16,8 +18,10 @@ class RewriteEmptyTypedLists(Rewrite):
     """Replace calls of ember.typed.List without arguments by empty list displays."""
 
     def match(self, func_ir, block, typemap, calltypes) -> bool:
-        from ember.typed import List
-
+        typed = sys.modules.get("ember.typed")
+        if typed is None:  # not imported: no function can name ember.typed.List
+            return False
+        List = typed.List  # noqa: N806 - the class itself
         globals_ = {
             stmt.target.name
             for stmt in block.body

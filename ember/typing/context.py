@@ -9,6 +9,7 @@ import sys
 import types as pytypes
 from typing import Any
 
+from ember import library_domains as library
 from ember import types
 from ember.typing.conversions import unify_pair
 from ember.typing.functions import type_choice_call
@@ -52,6 +53,7 @@ class TypingContext:
         fingerprint_type = _dispatcher_type(value)
         if fingerprint_type is not None:
             return fingerprint_type
+        library.load_for_value(value)
         if self._is_registered(value):
             return types.Function(value)
         from ember.dispatcher.typeof import typeof_constant
@@ -110,6 +112,8 @@ class TypingContext:
     def _apply_templates(
         self, key: Any, args: tuple, kws: dict, literals: tuple | None = None
     ) -> Signature | None:
+        library.load_for_types(args)
+        library.load_for_types(kws.values())
         for template in self.templates_for(key):
             sig = apply_template(template, args, kws, literals)
             if sig is not None:
@@ -150,6 +154,7 @@ class TypingContext:
             if not hasattr(value_type.pymod, attr):
                 return None
             return self.resolve_value_type(getattr(value_type.pymod, attr))
+        library.load_for_types((value_type,))
         self._load_attribute_templates()
         for template in self._attribute_templates:
             if isinstance(value_type, template.key):
@@ -178,6 +183,7 @@ class TypingContext:
         return None
 
     def _templates_of(self, value_type: types.Type) -> list:
+        library.load_for_types((value_type,))
         self._load_attribute_templates()
         return [t for t in self._attribute_templates if isinstance(value_type, t.key)]
 
@@ -225,8 +231,7 @@ def _dispatcher_type(value: Any) -> types.Type | None:
 def _load_library() -> None:
     """Import the modules whose import registers operator and library typings (arrays and
     NumPy once NumPy itself is imported: scalar code never pays for it)."""
-    import ember.library  # noqa: F401
-    import ember.library.builtins.enumerate_zip  # noqa: F401 - enumerate and zip
+    library.load_core()
     import ember.typing.arith  # noqa: F401
 
     if "numpy" in sys.modules:

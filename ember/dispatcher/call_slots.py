@@ -1,0 +1,58 @@
+"""A dispatcher's call slots: room for a per-instance vectorcall pointer in its own class, made
+when the dispatcher is created, and the native entry installed in them later (fast_entry.py
+builds it on the second call). Kept apart so that creating a dispatcher imports no code
+generation. Consumes a class or an entry's addresses; produces patched type slots."""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+# PyTypeObject field offsets on 64-bit CPython 3.11 (checked at import, see below).
+_TP_BASICSIZE_OFFSET = 32
+_TP_VECTORCALL_OFFSET_OFFSET = 56
+_TP_CALL_OFFSET = 128
+_TP_FLAGS_OFFSET = 168
+_Py_TPFLAGS_HAVE_VECTORCALL = 1 << 11
+
+
+def _tp_call_offset_verified() -> bool:
+    """The slot at the offset of a plain function's type must hold PyVectorcall_Call."""
+    import types as pytypes
+
+    slot = ctypes.c_void_p.from_address(id(pytypes.FunctionType) + _TP_CALL_OFFSET).value
+    expected = ctypes.cast(ctypes.pythonapi.PyVectorcall_Call, ctypes.c_void_p).value
+
+    class Probe:
+        pass
+
+    flags = ctypes.c_ulong.from_address(id(Probe) + _TP_FLAGS_OFFSET).value
+    size = ctypes.c_ssize_t.from_address(id(Probe) + _TP_BASICSIZE_OFFSET).value
+    return slot == expected and flags == Probe.__flags__ and size == Probe.__basicsize__
+
+
+TP_CALL_PATCHABLE = _tp_call_offset_verified()
+
+
+def make_vectorcall_class(cls: type) -> int | None:
+    """Give a fresh heap type (one dispatcher's own class) room for a per-instance vectorcall
+    pointer; returns the pointer's offset in instances, or None when slots cannot be patched.
+    Must run before the single instance is allocated."""
+    if not TP_CALL_PATCHABLE:
+        return None
+    basicsize = ctypes.c_ssize_t.from_address(id(cls) + _TP_BASICSIZE_OFFSET)
+    offset = basicsize.value
+    basicsize.value = offset + ctypes.sizeof(ctypes.c_void_p)  # zeroed at allocation: NULL
+    ctypes.c_ssize_t.from_address(id(cls) + _TP_VECTORCALL_OFFSET_OFFSET).value = offset
+    flags = ctypes.c_ulong.from_address(id(cls) + _TP_FLAGS_OFFSET)
+    flags.value |= _Py_TPFLAGS_HAVE_VECTORCALL
+    return offset
+
+
+def install_entry(instance: object, vectorcall_offset: int | None, entry: Any) -> None:
+    """Route calls of `instance` to the entry (a fast_entry.FastEntry): its vectorcall pointer
+    and its class's tp_call."""
+    if vectorcall_offset is None:
+        return
+    ctypes.c_void_p.from_address(id(type(instance)) + _TP_CALL_OFFSET).value = entry.tp_call_address
+    ctypes.c_void_p.from_address(id(instance) + vectorcall_offset).value = entry.vectorcall_address
