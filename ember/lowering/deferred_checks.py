@@ -1,12 +1,15 @@
 """Deferred Python-error checks: consumes a typed function's IR, produces the innermost loops
 whose NaN/infinity/domain checks may wait for the loop's exit (so the loop vectorizes), and at
-lowering time records those checks' failures and raises the first one where the loop exits.
+lowering time either records the first failure and raises it where the loop exits, or (a loop
+that can run again from its entry state) only flags that something failed and, if so, runs the
+loop again with its checks in place, which raises exactly as Python does.
 """
 
 from __future__ import annotations
 
 import math
 import operator
+import struct
 import sys
 from dataclasses import dataclass, field
 
@@ -15,13 +18,17 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.frontend.cfg import ControlFlowGraph
 from ember.ir import nodes as ir
-from ember.lowering.arrays import store_in_entry
+from ember.lowering.arrays import needs_refcount, store_in_entry
 from ember.lowering.callconv import alloca_in_entry
 from ember.lowering.intrinsics import call_intrinsic
+from ember.lowering.models import model_of
 
 i64 = llvm.IntType(64)
+f64 = llvm.DoubleType()
 _NO_FAILURE = (1 << 63) - 1
 _SITE_BITS, _KIND_BITS = 8, 8  # a failure's stamp: iteration << 16 | site << 8 | kind
+_BEYOND_INT64 = struct.unpack("<q", struct.pack("<d", 2.0**63))[0]  # |x| >= 2**63, as bits
+i1 = llvm.IntType(1)
 
 _CHECKED_MATH = {
     getattr(math, name)
@@ -64,17 +71,33 @@ _ALLOCATOR_NAMES = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like"
 _ARRAY_FACTS = {"shape", "size", "ndim", "itemsize", "nbytes", "dtype"}
 
 
+@dataclass(frozen=True)
+class Replay:
+    """What a loop must get back to run again from its entry: the variables it assigns (none
+    reference-counted) and the range iterators it advances (their state)."""
+
+    assigned: frozenset[str]
+    range_iterators: frozenset[str]
+
+
 @dataclass
 class DeferralPlan:
-    """Which loops defer their checks: by header label, the loop's blocks; the blocks
-    outside them that they exit to; and the ids of the statements whose checks are deferred."""
+    """Which loops defer their checks: by header label, the loop's blocks and the blocks
+    outside them that it exits to; the ids of the statements whose checks are deferred; and
+    the loops that, on a failure, run again with their checks in place."""
 
     loops: dict[int, frozenset[int]] = field(default_factory=dict)
-    exits: set[int] = field(default_factory=set)
+    exits: dict[int, frozenset[int]] = field(default_factory=dict)
     deferred: set[int] = field(default_factory=set)
+    replays: dict[int, Replay] = field(default_factory=dict)
 
-    def in_loop(self, label: int) -> bool:
-        return any(label in blocks for blocks in self.loops.values())
+    def loop_of(self, label: int) -> int | None:
+        """The header of the deferring loop that block `label` belongs to, if any."""
+        return next((header for header, body in self.loops.items() if label in body), None)
+
+    def exited_to(self, label: int) -> list[int]:
+        """The headers of the deferring loops that exit to block `label`."""
+        return [header for header, exits in self.exits.items() if label in exits]
 
 
 def plan_deferral(func_ir: ir.FunctionIR, typemap: dict) -> DeferralPlan | None:
@@ -99,9 +122,12 @@ def plan_deferral(func_ir: ir.FunctionIR, typemap: dict) -> DeferralPlan | None:
         deferred = {id(stmt) for stmt in statements if id(stmt) in facts.deferrable}
         if not deferred or not all(facts.allowed_in_loop(stmt) for stmt in statements):
             continue
-        plan.loops[loop.header] = loop.body
-        plan.exits |= set(loop.exits)
+        plan.loops[loop.header] = frozenset(loop.body)
+        plan.exits[loop.header] = frozenset(loop.exits)
         plan.deferred |= deferred
+        replay = facts.replay_of(statements, func_ir.blocks[loop.header].body)
+        if replay is not None and loop.header != func_ir.entry:  # (entered from a block)
+            plan.replays[loop.header] = replay
     return plan if plan.loops else None
 
 
@@ -247,6 +273,41 @@ class _FunctionFacts:
             return value.attr in _ARRAY_FACTS
         return False
 
+    def replay_of(self, statements: list[ir.Stmt], header: list[ir.Stmt]) -> Replay | None:
+        """How the loop of `statements` runs again from its entry state, or None if it cannot:
+        when it assigns or releases a reference-counted variable, advances an iterator other
+        than a range made before it in its `header` block, or reads one of the function's
+        arrays while storing into one (the first run's stores would change what the second
+        reads)."""
+        assigned = {target.name for stmt in statements for target in stmt.targets()}
+        released = {stmt.name for stmt in statements if isinstance(stmt, ir.Del)}
+        if any(
+            name in self.typemap and needs_refcount(self.typemap[name])
+            for name in assigned | released
+        ):
+            return None
+        values = [stmt.value for stmt in statements if isinstance(stmt, ir.Assign)]
+        iterators = {value.value.name for value in values if isinstance(value, ir.IterNext)}
+        in_header = {
+            stmt.value.value.name
+            for stmt in header
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.IterNext)
+        }
+        if (
+            iterators != in_header  # (what the header advances is defined on entry)
+            or any(isinstance(value, ir.GetIter) for value in values)
+            or any(not isinstance(self.typemap[n], types.RangeIteratorType) for n in iterators)
+        ):
+            return None
+        stores = any(isinstance(stmt, ir.SetItem) for stmt in statements)
+        reads_own = any(
+            isinstance(value, ir.GetItem | ir.StaticGetItem) and value.value.name in self.own_arrays
+            for value in values
+        )
+        if stores and reads_own:
+            return None
+        return Replay(frozenset(assigned), frozenset(iterators))
+
     # ------------------------------------------------------------------ loop statements
 
     def allowed_in_loop(self, stmt: ir.Stmt) -> bool:
@@ -322,13 +383,17 @@ class _PendingSite:
 
 
 class DeferredChecks:
-    """The lowering side: per check site, its first failure's stamp (a separate min-reduction
-    each, which LLVM vectorizes); the iteration counter; the kinds of error recorded; and the
-    switches the lowerer and `context.guard` consult. The places that test for a recorded
-    failure are filled in by `finish`, once every site is known."""
+    """The lowering side. A loop that can run again (`plan.replays`) folds its checks into a
+    flag of its own (a max-reduction, which LLVM vectorizes as cheaply as the loop's own
+    arithmetic); where it exits or raises, a set flag restores its entry state (saved on
+    every entry) and runs its second copy, lowered with the checks in place (`lower.py`). Any
+    other loop records per check site its first failure's stamp (a separate min-reduction
+    each), raised where it exits: the tests are filled in by `finish`, once every site is
+    known."""
 
-    def __init__(self, plan: DeferralPlan, builder: llvm.IRBuilder, enclosing=None) -> None:
+    def __init__(self, plan: DeferralPlan, builder: llvm.IRBuilder, variable_slot, enclosing=None):
         self.plan = plan
+        self.variable_slot = variable_slot  # name -> (stack slot, its type), or None: no slot
         self.enclosing = enclosing  # the DeferredChecks of a function this one interrupted
         self.function = builder.function
         self.iteration = alloca_in_entry(builder, i64, name="deferred.iteration")
@@ -337,35 +402,132 @@ class DeferredChecks:
         self.tests: list[tuple[llvm.Block, llvm.Block]] = []  # (test block, where it goes on)
         self.sites: list[llvm.Value] = []  # each site's first failure stamp (a slot)
         self.kinds: list[tuple[type, tuple]] = []
+        self.flags: dict[int, tuple] = {}  # per loop that runs again: (any failed, magnitude)
+        self.run_again: dict[int, llvm.Block] = {}  # ... and the block restoring its state
+        for header in plan.replays:
+            failed = alloca_in_entry(builder, i1, name=f"deferred.failed{header}")
+            magnitude = alloca_in_entry(builder, i64, name=f"deferred.magnitude{header}")
+            self.flags[header] = (failed, magnitude)
+            self._clear_flags(builder, header, in_entry=True)
+            self.run_again[header] = self.function.append_basic_block(f"deferred.again{header}")
+        self.saved: dict[int, tuple[list, list]] = {}  # per loop: (variables, range states)
         self.recording = False  # lowering a statement whose checks are deferred
-        self.in_loop = False  # lowering a block of a deferring loop
+        self.loop: int | None = None  # the header of the deferring loop being lowered
         self.pending: _PendingSite | None = None  # the last site, its reduction not emitted
 
     def deferring(self, builder: llvm.IRBuilder) -> bool:
-        """Whether checks emitted now are recorded (not in a function compiled meanwhile)."""
+        """Whether checks emitted now are deferred (not in a function compiled meanwhile)."""
         return self.recording and builder.function is self.function
 
+    def flags_failures(self, builder: llvm.IRBuilder) -> bool:
+        """Whether checks emitted now only flag a failure (the loop runs again if one did)."""
+        return self.deferring(builder) and self.loop in self.plan.replays
+
     def raises_first(self, builder: llvm.IRBuilder) -> bool:
-        """Whether a raise emitted now must first raise a recorded failure."""
-        return self.in_loop and builder.function is self.function
+        """Whether a raise emitted now must first raise a deferred failure."""
+        return self.loop is not None and builder.function is self.function
 
     def enter_block(self, builder: llvm.IRBuilder, label: int) -> None:
-        """At the top of each block: count iterations in headers, raise at loop exits."""
+        """At the top of each block: raise at loop exits, count iterations in headers."""
         self.flush()
-        self.in_loop = self.plan.in_loop(label)
-        if label in self.plan.exits:
-            self.raise_pending(builder)
-        if label in self.plan.loops:
+        self.loop = self.plan.loop_of(label)
+        exited = self.plan.exited_to(label)
+        if exited:
+            self.raise_pending(builder, exited)
+        if label in self.plan.loops and label not in self.plan.replays:
             count = builder.load(self.iteration, typ=i64)
             builder.store(builder.add(count, llvm.Constant(i64, 1), flags=("nsw",)), self.iteration)
 
+    def checks_in_place(self) -> None:
+        """From now on checks raise where they are (the second copies of loops)."""
+        self.flush()
+        self.loop = None
+        self.recording = False
+
+    # ------------------------------------------------------------------ loops that run again
+
+    def before_jump(self, builder: llvm.IRBuilder, label: int, targets: list[int]) -> None:
+        """Before block `label` jumps into a loop that runs again: save its entry state."""
+        for header in targets:
+            if header in self.plan.replays and label not in self.plan.loops[header]:
+                variables, states = self._saved_state(builder, header)
+                for slot, saved, typ in variables:
+                    builder.store(builder.load(slot, typ=typ), saved)
+                for slot, saved, typ in states:
+                    state = builder.load(slot, typ=llvm.PointerType())
+                    builder.store(builder.load(state, typ=typ), saved)
+
+    def _saved_state(self, builder: llvm.IRBuilder, header: int) -> tuple[list, list]:
+        """(slot, saved copy, type) of the loop's variables and of its range iterators' state."""
+        if header not in self.saved:
+            replay = self.plan.replays[header]
+            variables, states = [], []
+            for name in sorted(replay.assigned):
+                found = self.variable_slot(name)
+                if found is not None:
+                    slot, value_type = found
+                    typ = model_of(value_type).value_type
+                    variables.append((slot, alloca_in_entry(builder, typ, name=f"{name}.0"), typ))
+            for name in sorted(replay.range_iterators):
+                slot, iterator_type = self.variable_slot(name)
+                typ = model_of(iterator_type).state_type
+                states.append((slot, alloca_in_entry(builder, typ, name=f"{name}.0"), typ))
+            self.saved[header] = variables, states
+        return self.saved[header]
+
+    def flag_beyond_int64(self, builder: llvm.IRBuilder, value: llvm.Value) -> None:
+        """Flag a failure in the loop being lowered when the float `value` is NaN, infinite or
+        at least 2**63 in magnitude: the flag is the largest magnitude seen, as the integer of
+        its bits (which order as the floats do, NaNs above infinity), two instructions."""
+        if value.type != f64:
+            value = builder.fpext(value, f64)
+        bits = builder.bitcast(value, i64)
+        magnitude = builder.and_(bits, _constant(_NO_FAILURE))  # (all but the sign)
+        slot = self.flags[self.loop][1]
+        largest = builder.load(slot, typ=i64)
+        builder.store(call_intrinsic(builder, "llvm.umax", [largest, magnitude]), slot)
+
+    def _clear_flags(self, builder: llvm.IRBuilder, header: int, in_entry: bool = False) -> None:
+        failed, magnitude = self.flags[header]
+        for value, slot in ((llvm.Constant(i1, 0), failed), (_constant(0), magnitude)):
+            if in_entry:
+                store_in_entry(builder, value, slot)
+            else:
+                builder.store(value, slot)
+
+    def _flagged(self, builder: llvm.IRBuilder, header: int) -> llvm.Value:
+        """Whether the loop's checks failed, or a conversion met a value beyond int64."""
+        failed, magnitude = self.flags[header]
+        largest = builder.load(magnitude, typ=i64)
+        beyond = builder.icmp_unsigned(">=", largest, _constant(_BEYOND_INT64))
+        return builder.or_(builder.load(failed, typ=i1), beyond)
+
+    def restore_and_run_again(self, header: int, second_copy: llvm.Block) -> None:
+        """Fill the block a set flag goes to: clear the flag, put back the loop's entry state
+        and run its second copy."""
+        builder = llvm.IRBuilder(self.run_again[header])
+        self._clear_flags(builder, header)
+        variables, states = self._saved_state(builder, header)
+        for slot, saved, typ in variables:
+            builder.store(builder.load(saved, typ=typ), slot)
+        for slot, saved, typ in states:
+            state = builder.load(slot, typ=llvm.PointerType())
+            builder.store(builder.load(saved, typ=typ), state)
+        builder.branch(second_copy)
+
+    # ------------------------------------------------------------------ both kinds
+
     def record(self, builder: llvm.IRBuilder, condition, exc_class: type, exc_args: tuple) -> bool:
-        """Fold a failing `condition` into a site's first failure, a min-reduction of its own
-        (one per site: separate reductions vectorize, a chain into one does not); False if it
-        cannot be deferred (too many sites or kinds: the caller branches as usual). Checks of
-        one kind in a row in one block share a site: their conditions are or-ed (which of them
-        failed first within an iteration does not matter), and the reduction is emitted once,
-        at `flush`."""
+        """Note that `condition` failed: in the loop's flag, or folded into a site's first
+        failure, a min-reduction of its own (one per site: separate reductions vectorize, a
+        chain into one does not); False if it cannot be deferred (too many sites or kinds:
+        the caller branches as usual). Checks of one kind in a row in one block share a site:
+        their conditions are or-ed (which of them failed first within an iteration does not
+        matter), and the reduction is emitted once, at `flush`."""
+        if self.flags_failures(builder):
+            slot = self.flags[self.loop][0]
+            builder.store(builder.or_(builder.load(slot, typ=i1), condition), slot)
+            return True
         kind = (exc_class, exc_args)
         if kind not in self.kinds:
             if len(self.kinds) >= 1 << _KIND_BITS:
@@ -400,10 +562,20 @@ class DeferredChecks:
         first = builder.load(pending.slot, typ=i64)
         builder.store(call_intrinsic(builder, "llvm.smin", [first, candidate]), pending.slot)
 
-    def raise_pending(self, builder: llvm.IRBuilder) -> None:
-        """Raise the first recorded failure here, if there is one (the test is filled in by
-        `finish`)."""
+    def raise_pending(self, builder: llvm.IRBuilder, headers: list[int] | None = None) -> None:
+        """Where the loops `headers` (by default the one being lowered) exit, or before a raise
+        in one: run a loop whose flag is set again, raise a recorded failure."""
         self.flush()
+        headers = [self.loop] if headers is None else headers
+        for header in headers:
+            if header in self.plan.replays:
+                failed = self._flagged(builder, header)
+                following = builder.append_basic_block(f"{builder.block.name}.unflagged")
+                branch = builder.cbranch(failed, self.run_again[header], following)
+                branch.set_weights([1, 2000])
+                builder.position_at_end(following)
+        if all(header in self.plan.replays for header in headers):
+            return
         test = builder.append_basic_block(f"{builder.block.name}.deferred")
         following = builder.append_basic_block(f"{builder.block.name}.no_deferred")
         builder.branch(test)
@@ -413,8 +585,7 @@ class DeferredChecks:
     def finish(self, raise_error) -> None:
         """Fill the tests and the raising block: the exception of the first failure's kind
         (`raise_error(builder, exc, *args)`)."""
-        self.flush()
-        self.in_loop = self.recording = False
+        self.checks_in_place()
         for test, following in self.tests:
             builder = llvm.IRBuilder(test)
             failed = builder.icmp_signed("!=", self._first(builder), _constant(_NO_FAILURE))

@@ -96,6 +96,153 @@ def no_wrap_operations(func_ir: ir.FunctionIR, typemap: dict, calltypes: dict, b
     return frozenset(found)
 
 
+def unsigned_divisions(func_ir: ir.FunctionIR, typemap: dict, calltypes: dict) -> frozenset:
+    """Ids of the int64 `//` and `%` expressions whose operands are both provably
+    non-negative: Python's floor semantics are then an unsigned division's."""
+    candidates = [
+        stmt.value
+        for _, stmt in func_ir.statements()
+        if isinstance(stmt, ir.Assign)
+        and isinstance(stmt.value, ir.BinOp | ir.InplaceBinOp)
+        and _arithmetic_fn(stmt.value) in (operator.mod, operator.floordiv)
+        and _is_int64_operation(stmt.value, calltypes)
+    ]
+    if not candidates:
+        return frozenset()
+    values = _Ranges(func_ir, typemap).solve()
+    return frozenset(
+        id(expr)
+        for expr in candidates
+        if all(
+            isinstance(values.get(var.name), Interval) and values[var.name].lo >= 0
+            for var in (expr.lhs, expr.rhs)
+        )
+    )
+
+
+def non_negative_differences(func_ir: ir.FunctionIR, typemap: dict, no_wrap: frozenset):
+    """Ids of the non-wrapping int64 subtractions `c - x` where `c` is the value of a range
+    that starts at `x` (a positive step) or stops at `x - 1` (a negative step), and `x` is the
+    value the range was made with: the difference is never negative (knapsack's `best[c - w]`
+    then needs no wrap-around of a negative index)."""
+    facts = _RangeBounds(func_ir, typemap)
+    return frozenset(
+        id(stmt.value)
+        for _, stmt in func_ir.statements()
+        if isinstance(stmt, ir.Assign)
+        and isinstance(stmt.value, ir.BinOp)
+        and stmt.value.fn is operator.sub
+        and id(stmt.value) in no_wrap
+        and facts.lower_bound_of(stmt.value.lhs.name) == stmt.value.rhs.name
+    )
+
+
+class _RangeBounds:
+    """For a variable holding the values of one range, the variable its values are at least."""
+
+    def __init__(self, func_ir: ir.FunctionIR, typemap: dict) -> None:
+        self.typemap = typemap
+        self.definitions: dict[str, list] = {}
+        self.block_of: dict[int, int] = {}  # id(statement) -> its block's label
+        self.position: dict[int, int] = {}  # id(statement) -> its place in the block
+        for label, block in func_ir.blocks.items():
+            for place, stmt in enumerate(block.body):
+                self.block_of[id(stmt)], self.position[id(stmt)] = label, place
+                if isinstance(stmt, ir.Assign):
+                    self.definitions.setdefault(stmt.target.name, []).append(stmt)
+
+    def _only(self, name: str):
+        found = self.definitions.get(name, [])
+        return found[0] if len(found) == 1 else None
+
+    def lower_bound_of(self, name: str) -> str | None:
+        """`x` when every value of `name` is at least the value `x` had when the range was
+        made, and `x` still has it (defined once: an argument, or just before the range)."""
+        item = self._only(name)
+        while item is not None and isinstance(item.value, ir.Var):
+            item = self._only(item.value.name)
+        if item is None or not isinstance(item.value, ir.PairFirst):
+            return None
+        pair = self._only(item.value.value.name)
+        if pair is None or not isinstance(pair.value, ir.IterNext):
+            return None
+        made = self._range_made_by(pair.value.value.name)
+        if made is None:
+            return None
+        call = made.value
+        anchor = made  # where the bound's value is read
+        if len(call.args) == 2:
+            bound = call.args[0].name  # step 1: the values are at least the start
+        else:
+            step = self._only(call.args[2].name)
+            if step is None or not isinstance(step.value, ir.Const):
+                return None
+            if step.value.value > 0:
+                bound = call.args[0].name
+            else:  # the values are above the stop, here `x - 1` (if that wraps: no values)
+                stop = self._only(call.args[1].name)
+                if not (
+                    stop is not None
+                    and isinstance(stop.value, ir.BinOp)
+                    and stop.value.fn is operator.sub
+                    and _is_constant(self._only(stop.value.rhs.name), 1)
+                ):
+                    return None
+                bound, anchor = stop.value.lhs.name, stop
+                if not self._before_in_block(stop, made):
+                    return None
+        return bound if self._unchanged_since(bound, anchor) else None
+
+    def _range_made_by(self, iterator: str):
+        """The `range(...)` call statement of the one iterator `iterator` copies."""
+        sources, pending, seen = set(), [iterator], set()
+        while pending:
+            name = pending.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for stmt in self.definitions.get(name, []):
+                if isinstance(stmt.value, ir.Var):
+                    pending.append(stmt.value.name)
+                elif isinstance(stmt.value, ir.GetIter):
+                    sources.add(stmt.value.value.name)
+                else:
+                    return None
+        if len(sources) != 1:
+            return None
+        made = self._only(sources.pop())
+        if made is None or not isinstance(made.value, ir.Call) or made.value.kws:
+            return None
+        callee = self._only(made.value.func.name)
+        if (
+            callee is None
+            or not isinstance(callee.value, ir.Global)
+            or callee.value.value is not range
+        ):
+            return None
+        return made if len(made.value.args) in (2, 3) else None
+
+    def _unchanged_since(self, name: str, made) -> bool:
+        """Whether `name` holds at every use the value it had at statement `made`: an argument
+        never reassigned, or assigned once, earlier in `made`'s block (which runs again only
+        with `made`, as the range's statements do: they come after `made` in its block)."""
+        definition = self._only(name)
+        if definition is None or types.unliteral(self.typemap.get(name)) != types.int64:
+            return False
+        return isinstance(definition.value, ir.Arg) or self._before_in_block(definition, made)
+
+    def _before_in_block(self, first, then) -> bool:
+        """Whether statement `first` comes before `then` in the same block."""
+        return (
+            self.block_of[id(first)] == self.block_of[id(then)]
+            and self.position[id(first)] < self.position[id(then)]
+        )
+
+
+def _is_constant(stmt, value: int) -> bool:
+    return stmt is not None and isinstance(stmt.value, ir.Const) and stmt.value.value == value
+
+
 def _arithmetic_fn(expr):
     return expr.immutable_fn if isinstance(expr, ir.InplaceBinOp) else expr.fn
 
@@ -260,11 +407,12 @@ class _Ranges:
             return None
         if fn in _ARITHMETIC:
             return _exact(fn, left, right)
-        if fn is operator.mod and right.lo > 0:  # Python's %: the sign of the divisor
+        # (a division by zero raises: the divisor of a result is never 0)
+        if fn is operator.mod and right.lo >= 0 and right.hi > 0:  # the divisor's sign
             upper = right.hi - 1
             return Interval(0, min(upper, left.hi) if left.lo >= 0 else upper)
-        if fn is operator.floordiv and right.lo > 0 and left.lo >= 0:
-            return Interval(left.lo // right.hi, left.hi // right.lo)
+        if fn is operator.floordiv and right.lo >= 0 and right.hi > 0 and left.lo >= 0:
+            return Interval(left.lo // right.hi, left.hi // max(right.lo, 1))
         if fn is operator.and_ and (left.lo >= 0 or right.lo >= 0):
             return Interval(0, min(b.hi for b in (left, right) if b.lo >= 0))
         return None

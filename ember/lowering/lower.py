@@ -21,7 +21,12 @@ from ember.lowering import exceptions as exception_lowering
 from ember.lowering.block_values import block_local_values, is_long
 from ember.lowering.context import CPUContext
 from ember.lowering.deferred_checks import DeferredChecks, plan_deferral
-from ember.lowering.int_ranges import no_wrap_operations
+from ember.lowering.int_ranges import (
+    no_wrap_operations,
+    non_negative_differences,
+    unsigned_divisions,
+)
+from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.models import model_of
 from ember.typing.infer import TypingResult
 from ember.typing.signature import Signature
@@ -36,6 +41,8 @@ class FunctionLowerer:
     borrowed_fields: frozenset[str] = frozenset()  # jitclass field reads (set by `lower`)
     statement_locations = None  # with `debug=True`, gives each statement's code its line
     no_wrap: frozenset[int] = frozenset()  # int64 operations that cannot overflow (int_ranges)
+    unsigned: frozenset[int] = frozenset()  # int64 `//` and `%` of non-negative operands
+    non_negative: frozenset[int] = frozenset()  # int64 subtractions never negative
 
     def __init__(
         self,
@@ -96,6 +103,8 @@ class FunctionLowerer:
         self.no_wrap = no_wrap_operations(
             self.func_ir, self.typemap, self.calltypes, refs.boundscheck_enabled(self.context)
         )
+        self.unsigned = unsigned_divisions(self.func_ir, self.typemap, self.calltypes)
+        self.non_negative = non_negative_differences(self.func_ir, self.typemap, self.no_wrap)
         self.builder.branch(self.llvm_blocks[self.func_ir.entry])
         self.statement_locations = self._statement_locations()
         if self.statement_locations is None and is_long(self.func_ir):  # (debug: all slots)
@@ -110,9 +119,12 @@ class FunctionLowerer:
             for stmt in self.func_ir.blocks[label].body:
                 if deferred is not None:
                     deferred.recording = id(stmt) in deferred.plan.deferred
+                    if isinstance(stmt, ir.Jump | ir.Branch):
+                        deferred.before_jump(self.builder, label, _jump_targets(stmt))
                 self._lower_statement(stmt)
             self.exception_routing.lowered_block(label, first_new_block)
         if deferred is not None:
+            self._lower_second_copies(deferred)
             deferred.finish(self.context.raise_error)
             self.context.deferred_checks = deferred.enclosing
         if self.statement_locations is not None:  # exits' clean-up: the `def` line
@@ -132,9 +144,36 @@ class FunctionLowerer:
         plan = plan_deferral(self.func_ir, self.typemap)
         if plan is None:
             return None
-        deferred = DeferredChecks(plan, self.builder, enclosing=self.context.deferred_checks)
+        deferred = DeferredChecks(
+            plan, self.builder, self._variable_slot, enclosing=self.context.deferred_checks
+        )
         self.context.deferred_checks = deferred
         return deferred
+
+    def _variable_slot(self, name: str) -> tuple[llvm.Value, types.Type] | None:
+        """A variable's stack slot and type (None: a constant or block-local value)."""
+        if name in self.constants or name in self.block_locals:
+            return None
+        return self._slot(name), self.typemap[name]
+
+    def _lower_second_copies(self, deferred: DeferredChecks) -> None:
+        """Each loop that runs again when its deferred checks flag a failure, lowered a second
+        time with its checks in place (its exits lead where the first copy's do)."""
+        deferred.checks_in_place()
+        for header in deferred.plan.replays:
+            body = sorted(deferred.plan.loops[header])
+            first_copies = {label: self.llvm_blocks[label] for label in body}
+            for label in body:
+                self.llvm_blocks[label] = self.function.append_basic_block(f"B{label}.again")
+            second_header = self.llvm_blocks[header]
+            for label in body:
+                self.builder.position_at_end(self.llvm_blocks[label])
+                for stmt in self.func_ir.blocks[label].body:
+                    if isinstance(stmt, ir.Jump | ir.Branch):  # (into another such loop)
+                        deferred.before_jump(self.builder, label, _jump_targets(stmt))
+                    self._lower_statement(stmt)
+            self.llvm_blocks.update(first_copies)
+            deferred.restore_and_run_again(header, second_header)
 
     def _recurses_owning_nothing(self) -> bool:
         """Whether this function calls one still being compiled (it closes a recursion cycle)
@@ -363,9 +402,16 @@ class FunctionLowerer:
             key, sig.args
         ):
             key = expr.immutable_fn
+        if id(expr) in self.unsigned:  # the same bits, divided without sign fix-ups
+            key = expr.immutable_fn if isinstance(expr, ir.InplaceBinOp) else expr.fn
+            sig = Signature(types.uint64, (types.uint64, types.uint64))
         result = self.context.call_implementation(self.builder, key, sig, args)
         if id(expr) in self.no_wrap:
             _mark_no_signed_wrap(result)
+        if id(expr) in self.non_negative:  # (a range's value minus its lower bound)
+            zero = llvm.Constant(result.type, 0)
+            is_non_negative = self.builder.icmp_signed(">=", result, zero)
+            call_intrinsic(self.builder, "llvm.assume", [is_non_negative], llvm.VoidType(), [])
         return result
 
     def _lower_call(self, expr: ir.Call, result_type: types.Type) -> llvm.Value:
@@ -666,3 +712,7 @@ def register_expression_lowerer(expr_class: type, lowerer) -> None:
 
 def register_statement_lowerer(stmt_class: type, lowerer) -> None:
     _STATEMENT_LOWERERS[stmt_class] = lowerer
+
+
+def _jump_targets(stmt: ir.Jump | ir.Branch) -> list[int]:
+    return [stmt.target] if isinstance(stmt, ir.Jump) else [stmt.truebr, stmt.falsebr]

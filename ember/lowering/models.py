@@ -278,8 +278,8 @@ class RangeIteratorModel(PrimitiveModel):
     """Points at mutable {next, remaining count, step} state allocated in the entry block."""
 
     def __init__(self, fe_type: types.RangeIteratorType) -> None:
-        state = llvm.LiteralStructType([model_of(fe_type.dtype).value_type] * 3)
-        super().__init__(fe_type, state.as_pointer())
+        self.state_type = llvm.LiteralStructType([model_of(fe_type.dtype).value_type] * 3)
+        super().__init__(fe_type, self.state_type.as_pointer())
 
 
 @register_model(types.Dummy)

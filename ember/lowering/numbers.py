@@ -68,6 +68,54 @@ def _power_of_two(value) -> int | None:
     return divisor.bit_length() - 1
 
 
+def _positive_constant(value) -> bool:
+    return (
+        isinstance(value, llvm.Constant) and isinstance(value.constant, int) and value.constant > 0
+    )
+
+
+def _floor_divmod_by_positive(builder, a, divisor):
+    """Floor division and modulo of a signed `a` by a positive constant: by a multiply when
+    one fits (`_floor_multiplier`), else as one unsigned division: floor(a / d) is
+    ~(~a // d) for negative a, and ~a is then non-negative (either way fewer instructions than
+    a signed division and its fix-ups for the remainder's sign)."""
+    multiplier = _floor_multiplier(divisor.constant, a.type.width)
+    if multiplier is not None:
+        return _floor_divmod_by_multiply(builder, a, divisor, *multiplier)
+    sign = builder.ashr(a, llvm.Constant(a.type, a.type.width - 1))  # 0, or all ones
+    magnitude = builder.xor(a, sign)  # a, or ~a == -a - 1 >= 0
+    quotient = builder.xor(builder.udiv(magnitude, divisor), sign)
+    return quotient, builder.sub(a, builder.mul(quotient, divisor))
+
+
+def _floor_multiplier(divisor: int, width: int) -> tuple[int, int] | None:
+    """(m, k) with m < 2**(width-1) such that, for every `width`-bit signed n, the floor of
+    n * m / 2**k is floor(n / divisor), or one less when n < 0 is a multiple of it (m is
+    2**k / divisor rounded up, k the least that keeps its excess e = m * divisor - 2**k at
+    most 2**(k - width + 1): then |n| * e < 2**k); None for a power of two or no such m."""
+    if divisor < 3 or divisor & (divisor - 1) == 0:
+        return None
+    for shift in range(width, 2 * width):
+        multiplier = -(-(1 << shift) // divisor)
+        if multiplier >= 1 << (width - 1):
+            return None
+        if multiplier * divisor - (1 << shift) <= 1 << (shift - width + 1):
+            return multiplier, shift
+    return None
+
+
+def _floor_divmod_by_multiply(builder, a, divisor, multiplier: int, shift: int):
+    """floor(a / d) and a mod d from the high half of a widening signed multiply; the one
+    case it is short by one (a negative multiple of d) shows as a remainder of d itself."""
+    wide = llvm.IntType(2 * a.type.width)
+    product = builder.mul(builder.sext(a, wide), llvm.Constant(wide, multiplier))
+    quotient = builder.trunc(builder.ashr(product, llvm.Constant(wide, shift)), a.type)
+    remainder = builder.sub(a, builder.mul(quotient, divisor))
+    short = builder.icmp_signed("==", remainder, divisor)
+    quotient = builder.add(quotient, builder.zext(short, a.type))
+    return quotient, builder.select(short, _zero(a), remainder)
+
+
 def _int_divmod(context, builder, sig, a, b, message):
     """Python's floor division and modulo of two integers (wrapping, never trapping)."""
     shift = _power_of_two(b)
@@ -80,8 +128,10 @@ def _int_divmod(context, builder, sig, a, b, message):
             else builder.lshr(a, llvm.Constant(a.type, shift))
         )
         return shifted, builder.and_(a, llvm.Constant(a.type, (1 << shift) - 1))
-    _check_int_divisor(context, builder, b, message)
     signed = sig.args[0].signed
+    if signed and _positive_constant(b):
+        return _floor_divmod_by_positive(builder, a, b)
+    _check_int_divisor(context, builder, b, message)
     divisor, is_zero = _safe_divisor(builder, b, signed)
     if not signed:
         quotient = builder.udiv(a, divisor)

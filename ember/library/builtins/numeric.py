@@ -51,6 +51,11 @@ def float_to_int(context, builder, sig, args):
     (value,) = args
     target = context.value_type(sig.return_type)
     deferred = context.deferred_checks
+    if deferred is not None and deferred.flags_failures(builder) and target.width == 64:
+        deferred.flag_beyond_int64(builder, value)
+        # fptosi of an out-of-range value is poison: only in a run whose flag is set, whose
+        # results (stores into its own arrays, scalars) the loop's second run replaces
+        return builder.fptosi(value, target)
     if deferred is not None and deferred.deferring(builder):
         return _float_to_int_checked_later(context, builder, sig, value)
     plain, in_range = _truncate_with_range_test(builder, value, target)

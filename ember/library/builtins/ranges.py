@@ -7,6 +7,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.extending import overload
 from ember.lowering.callconv import alloca_in_entry
+from ember.lowering.models import model_of
 from ember.lowering.registry import lower_builtin
 from ember.typing.arith import integer_result
 from ember.typing.signature import signature
@@ -106,9 +107,7 @@ def _type_iter(args, kws):
 
 @lower_builtin(iter, types.RangeType)
 def range_iter(context, builder, sig, args):
-    int_type = context.value_type(sig.args[0].dtype)
-    state_type = llvm.LiteralStructType([int_type, int_type, int_type])
-    state = alloca_in_entry(builder, state_type, name="range.state")
+    state = alloca_in_entry(builder, model_of(sig.return_type).state_type, name="range.state")
     start, stop, step = (builder.extract_value(args[0], i) for i in range(3))
     count = _range_length(builder, start, stop, step, sig.args[0].dtype.signed)
     for index, item in enumerate((start, count, step)):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable
+from contextlib import contextmanager
 
 import numpy as np
 from llvmlite import ir as llvm
@@ -127,9 +128,10 @@ def reduce_axis(context, builder, array_type, fields, axis, out_type, acc_llvm, 
     if ndim == 1:
         reduction.fold_along_axis()
         return result
+    fastest = fields.strides[0] if array_type.layout == "F" else fields.strides[-1]
     along_axis_is_fastest = builder.icmp_signed(
         "<=", _magnitude(builder, _pick(builder, axis, fields.strides)),
-        _magnitude(builder, fields.strides[-1]),
+        _magnitude(builder, fastest),
     )  # fmt: skip
     with builder.if_else(along_axis_is_fastest) as (fold, stream):
         with fold:
@@ -149,6 +151,18 @@ def _accumulator_steps(builder, dense: list, axis, ndim: int) -> list:
         step = builder.select(builder.icmp_signed("<", const(k), axis), before_axis, after_axis)
         steps.append(builder.select(builder.icmp_signed("==", const(k), axis), const(0), step))
     return steps
+
+
+@contextmanager
+def _memory_order_nest(builder, array_type, shape: list):
+    """Loops over every index of `shape`, the last dimension innermost, or for an F-ordered
+    array the first (so the items come in memory order); yields the indices in order."""
+    if array_type.layout != "F":
+        with arr.loop_nest(builder, shape) as indices:
+            yield indices
+        return
+    with arr.loop_nest(builder, shape[::-1]) as reversed_indices:
+        yield reversed_indices[::-1]
 
 
 def _magnitude(builder, value):
@@ -209,7 +223,7 @@ class _AxisReduction:
                     b.gep(data, [position], inbounds=True, source_etype=acc_llvm))  # fmt: skip
         dense = arr.contiguous_strides(b, self.out_shape, 1)
         steps = _accumulator_steps(b, dense, self.axis, self.array_type.ndim)
-        with arr.loop_nest(b, self.fields.shape) as indices:
+        with _memory_order_nest(b, self.array_type, self.fields.shape) as indices:
             pointer = arr.element_pointer(b, self.array_type, self.fields, indices)
             item = arr.load_item(b, self.array_type.dtype, pointer)
             position = const(0)
