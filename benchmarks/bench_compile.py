@@ -10,7 +10,10 @@
 - 2nd call: the next call of the warm function (one-time work a JIT defers shows up here).
 
 Functions: `add(a, b)` and a ~30-line scalar `kernel` (see `_compile_child.py`). Each figure is
-the median over several processes. The issue's goal: ember at most half of Numba (<= 0.50x).
+the median over several processes. Every process loads both libraries' cached bytecode, as an
+installed package does: the children share a temporary PYTHONPYCACHEPREFIX that one unmeasured
+process fills first (and PYTHONDONTWRITEBYTECODE is cleared for them). The issue's goal: ember
+at most half of Numba (<= 0.50x).
 
 - generated N blocks: jit + first call of a function of N `if/else` blocks (generated_blocks.py),
   in ms per block, N = 10, 50, 200, 800 (800 left out by --quick). Goals: ember's own passes
@@ -21,9 +24,11 @@ the median over several processes. The issue's goal: ember at most half of Numba
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from _harness import Report, Row, import_numba, run_standalone
@@ -37,10 +42,17 @@ TOTAL_GOAL_800 = 3.0  # seconds to compile and first call the 800-block function
 IMPORT_SNIPPET = "import time; t = time.perf_counter(); import {0}; print(time.perf_counter() - t)"
 
 
+_BYTECODE = tempfile.TemporaryDirectory(prefix="bench-compile-pycache-")
+CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+CHILD_ENV["PYTHONPYCACHEPREFIX"] = _BYTECODE.name
+
+
 def run_python(args: list[str]) -> str:
     """Last stdout line of a fresh `python` process (earlier lines may be EMBER_DUMP_* output);
     raises RuntimeError with the last line of its stderr on failure."""
-    done = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, timeout=120, env=CHILD_ENV
+    )
     if done.returncode != 0:
         tail = done.stderr.strip().splitlines()[-1:] or ["(no stderr)"]
         raise RuntimeError(f"`python {' '.join(args)[:60]}` failed: {tail[0]}")
@@ -146,6 +158,7 @@ def collect(quick: bool = False) -> Report:
     imports, samples, failures = {}, {}, []
     for jit in jits:
         try:
+            run_python([str(CHILD), jit, "add", "kernel"])  # writes the bytecode caches
             imports[jit] = import_seconds(jit, import_runs)
             samples[jit] = compile_samples(jit, runs)
         except RuntimeError as error:
