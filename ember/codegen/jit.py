@@ -29,7 +29,9 @@ class JITEngine:
         # A float sum (`s += x[i] ** 3`) may vectorize its body and still add in order (an
         # ordered reduction: the same result as Python's loop); LLVM allows that on x86 only
         # when asked, and its cost model still decides (sixth_power_sum: 4.3x -> 1.0x Numba).
-        llvm_binding.set_option("ember", "-force-ordered-reductions")
+        # Not with EMBER_DEBUGINFO: such loops lose the line tables gdb and perf read.
+        if not config.DEBUGINFO:
+            llvm_binding.set_option("ember", "-force-ordered-reductions")
         target = llvm_binding.Target.from_default_triple()
         self.target_machine = target.create_target_machine(
             cpu=llvm_binding.get_host_cpu_name(),

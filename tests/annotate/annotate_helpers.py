@@ -33,8 +33,15 @@ def doubled_into(a, out):
 
 def float_sum(a):
     s = 0.0
-    for i in range(a.size):  # not vectorized: reordering a float sum changes its result
+    for i in range(a.size):  # vectorized, adding in order (reordering would change the sum)
         s += a[i]
+    return s
+
+
+def decaying_sum(a):
+    s = 0.0
+    for i in range(a.size):  # not vectorized: each step scales the previous total
+        s = s * 0.5 + a[i]
     return s
 
 
@@ -56,6 +63,7 @@ every_kind_jit = njit(every_kind)
 doubled_into_jit = njit(doubled_into)
 float_sum_jit = njit(float_sum)
 fast_float_sum_jit = njit(fastmath=True)(float_sum)
+decaying_sum_jit = njit(decaying_sum)
 parallel_sum_jit = njit(parallel=True)(parallel_sum)
 same_element_written_jit = njit(parallel=True)(same_element_written)
 

@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 from annotate_helpers import (
     AnnotatedPageReader,
+    decaying_sum,
+    decaying_sum_jit,
     doubled_into_jit,
     every_kind,
     every_kind_jit,
@@ -98,10 +100,16 @@ def test_loops_vectorized_or_not_from_llvm_remarks():
     assert vectorized.loop_rows[line][0] == "yes"
     assert "vectorized loop (vectorization width:" in vectorized.loop_rows[line][1]
 
-    ordered = _page(float_sum_jit, VECTOR)
-    line = line_of(float_sum, "# not vectorized")
-    assert ordered.lines[line].badges == ["loop: not vectorized"]
-    assert "reorder floating-point operations" in ordered.loop_rows[line][1]
+    recurrence = _page(decaying_sum_jit, VECTOR)
+    line = line_of(decaying_sum, "# not vectorized")
+    assert recurrence.lines[line].badges == ["loop: not vectorized"]
+    assert recurrence.loop_rows[line][0] == "no"
+    assert "could not be identified as reduction" in recurrence.loop_rows[line][1]
+
+    ordered = _page(float_sum_jit, VECTOR)  # an in-order reduction: Python's sum, bit for bit
+    line = line_of(float_sum, "# vectorized, adding in order")
+    assert ordered.lines[line].badges == ["loop: vectorized"]
+    assert float_sum_jit(VECTOR) == float_sum(VECTOR)
 
     reassociated = _page(fast_float_sum_jit, VECTOR)  # fastmath allows reordering the sum
     assert reassociated.lines[line].badges == ["loop: vectorized"]
