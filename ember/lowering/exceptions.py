@@ -250,7 +250,7 @@ class ExceptionRouting:
             typ = lowerer.typemap[name]
             if not refs.needs_refcount(typ):
                 continue
-            if name not in lowerer.lent_methods:  # a lent method borrows its receiver's
+            if lowerer.owns(name):  # (a lent method borrows its receiver's reference)
                 refs.decref(builder, typ, builder.load(slot))
             # Emptied, as `del` leaves it: the next assignment releases the slot's old value.
             builder.store(llvm.Constant(lowerer.context.value_type(typ), None), slot)

@@ -358,23 +358,9 @@ def _is_c_contiguous(a):
     return contiguous
 
 
-@njit
-def _is_f_contiguous(a):
-    expected = a.itemsize
-    contiguous = True
-    for axis in range(a.ndim):
-        extent = a.shape[axis]
-        if extent == 0:
-            return True
-        if extent != 1:
-            contiguous = contiguous and a.strides[axis] == expected
-            expected *= extent
-    return contiguous
-
-
 def _flags(a):
     c_contiguous = _is_c_contiguous(a)
-    return ArrayFlags(c_contiguous, _is_f_contiguous(a), c_contiguous)
+    return ArrayFlags(c_contiguous, _is_c_contiguous(a.T), c_contiguous)  # F: C of the transpose
 
 
 @overload_attribute(types.Array, "flags")

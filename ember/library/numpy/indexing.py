@@ -190,14 +190,17 @@ def _type_setitem(args, kws):
             return None
     elif not isinstance(value_type, types.Number):
         return None
-    elif isinstance(value_type, types.Complex) and isinstance(array_type.dtype, types.Number):
-        if not isinstance(array_type.dtype, types.Complex):
-            raise TypingError(
-                f"cannot store a {value_type} in an array of {array_type.dtype} (NumPy would drop "
-                "the imaginary part with a ComplexWarning; Numba refuses too); store `.real` or "
-                "`abs(...)`, or make the array complex"
-            )
+    elif isinstance(value_type, types.Complex) and _is_real(array_type.dtype):
+        raise TypingError(
+            f"cannot store a {value_type} in an array of {array_type.dtype} (NumPy would drop "
+            "the imaginary part with a ComplexWarning; Numba refuses too); store `.real` or "
+            "`abs(...)`, or make the array complex"
+        )
     return signature(types.none, array_type, index_type, value_type)
+
+
+def _is_real(dtype: types.Type) -> bool:
+    return isinstance(dtype, types.Number) and not isinstance(dtype, types.Complex)
 
 
 # ---------------------------------------------------------------------------- lowering helpers
