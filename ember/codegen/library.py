@@ -12,6 +12,7 @@ from llvmlite import ir as llvm
 
 from ember import config
 from ember.codegen.jit import engine
+from ember.codegen.recursion_unrolling import unroll_self_recursion
 from ember.errors import CompilerError
 from ember.ir.printer import banner
 
@@ -56,6 +57,7 @@ class CodeLibrary:
         module.verify()
         self.instructions = self._instruction_count()  # the pipelines' choice (ember/codegen/jit)
         jit.optimize(module, self.instructions)
+        module = unroll_self_recursion(jit, module)
         self._linkable = module.clone()
         if config.DUMP_OPTIMIZED:
             print(banner(f"OPTIMIZED DUMP {self.name}"), self.optimized_ir, "=" * 80, sep="\n")
