@@ -1,12 +1,13 @@
 """Integer ranges of a typed function's variables (consumes its IR and types), producing the
-int64 additions, subtractions and multiplications that cannot wrap: lowering flags those `nsw`,
-which lets LLVM prove `x[i + 1]` non-negative and drop the negative-index fix-up.
+int64 additions, subtractions and multiplications that cannot wrap (lowering flags those `nsw`)
+and the array indices that are never negative: both let LLVM drop the negative-index fix-up.
 """
 
 from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
+from functools import cached_property
 
 from ember import types
 from ember.ir import nodes as ir
@@ -71,10 +72,23 @@ NON_NEGATIVE = Interval(0, INT64_MAX)
 _ARITHMETIC = {operator.add, operator.sub, operator.mul}
 
 
-def no_wrap_operations(func_ir: ir.FunctionIR, typemap: dict, calltypes: dict, boundscheck: bool):
+class VariableRanges:
+    """The abstract values of a function's variables, solved once, on first need."""
+
+    def __init__(self, func_ir: ir.FunctionIR, typemap: dict) -> None:
+        self.func_ir = func_ir
+        self.typemap = typemap
+
+    @cached_property
+    def values(self) -> dict[str, object]:
+        return _Ranges(self.func_ir, self.typemap).solve()
+
+
+def no_wrap_operations(ranges: VariableRanges, calltypes: dict, boundscheck: bool):
     """Ids of the BinOp / InplaceBinOp expressions on int64 whose result provably fits in int64,
     or, without boundscheck, whose result is only ever an array index (a sum past int64 is
     then out of range in Python, where ember's unchecked indexing is undefined already)."""
+    func_ir, typemap = ranges.func_ir, ranges.typemap
     candidates = [
         (stmt.target.name, stmt.value)
         for _, stmt in func_ir.statements()
@@ -86,7 +100,7 @@ def no_wrap_operations(func_ir: ir.FunctionIR, typemap: dict, calltypes: dict, b
     ]
     if not candidates:
         return frozenset()
-    values = _Ranges(func_ir, typemap).solve()
+    values = ranges.values
     index_only = set() if boundscheck else _index_only_variables(func_ir, typemap)
     found = set()
     for name, expr in candidates:
@@ -96,12 +110,12 @@ def no_wrap_operations(func_ir: ir.FunctionIR, typemap: dict, calltypes: dict, b
     return frozenset(found)
 
 
-def unsigned_divisions(func_ir: ir.FunctionIR, typemap: dict, calltypes: dict) -> frozenset:
+def unsigned_divisions(ranges: VariableRanges, calltypes: dict) -> frozenset:
     """Ids of the int64 `//` and `%` expressions whose operands are both provably
     non-negative: Python's floor semantics are then an unsigned division's."""
     candidates = [
         stmt.value
-        for _, stmt in func_ir.statements()
+        for _, stmt in ranges.func_ir.statements()
         if isinstance(stmt, ir.Assign)
         and isinstance(stmt.value, ir.BinOp | ir.InplaceBinOp)
         and _arithmetic_fn(stmt.value) in (operator.mod, operator.floordiv)
@@ -109,7 +123,7 @@ def unsigned_divisions(func_ir: ir.FunctionIR, typemap: dict, calltypes: dict) -
     ]
     if not candidates:
         return frozenset()
-    values = _Ranges(func_ir, typemap).solve()
+    values = ranges.values
     return frozenset(
         id(expr)
         for expr in candidates
@@ -134,6 +148,30 @@ def non_negative_differences(func_ir: ir.FunctionIR, typemap: dict, no_wrap: fro
         and stmt.value.fn is operator.sub
         and id(stmt.value) in no_wrap
         and facts.lower_bound_of(stmt.value.lhs.name) == stmt.value.rhs.name
+    )
+
+
+def non_negative_indices(ranges: VariableRanges) -> frozenset[str]:
+    """The signed integer variables used as array indices (`a[i]`, `a[i, j] = x`) that are
+    never negative (`i` of `range(n)`): their definitions may tell LLVM so, which it cannot
+    always prove itself (a loop with an `if`/`elif` splits into a nest that hides the range's
+    start), and the index then needs no wrap-around from the end."""
+    typemap = ranges.typemap
+
+    def is_array(var: ir.Var) -> bool:
+        return isinstance(typemap.get(var.name), types.Array)
+
+    indices: set[str] = set()
+    for _, stmt in ranges.func_ir.statements():
+        for var, kind, _owner in _classified_reads(stmt, is_array):
+            typ = typemap.get(var.name)
+            if kind != "other" and isinstance(typ, types.Integer) and typ.signed:
+                indices.add(var.name)
+    if not indices:
+        return frozenset()
+    values = ranges.values
+    return frozenset(
+        name for name in indices if isinstance(values.get(name), Interval) and values[name].lo >= 0
     )
 
 

@@ -22,8 +22,10 @@ from ember.lowering.block_values import block_local_values, is_long
 from ember.lowering.context import CPUContext
 from ember.lowering.deferred_checks import DeferredChecks, plan_deferral
 from ember.lowering.int_ranges import (
+    VariableRanges,
     no_wrap_operations,
     non_negative_differences,
+    non_negative_indices,
     unsigned_divisions,
 )
 from ember.lowering.intrinsics import call_intrinsic
@@ -43,6 +45,7 @@ class FunctionLowerer:
     no_wrap: frozenset[int] = frozenset()  # int64 operations that cannot overflow (int_ranges)
     unsigned: frozenset[int] = frozenset()  # int64 `//` and `%` of non-negative operands
     non_negative: frozenset[int] = frozenset()  # int64 subtractions never negative
+    non_negative_indices: frozenset[str] = frozenset()  # array indices never negative
 
     def __init__(
         self,
@@ -100,11 +103,12 @@ class FunctionLowerer:
         )
         self.lent_methods = self._lent_method_names()  # they borrow their receiver's reference
         self.exception_routing = exception_lowering.ExceptionRouting(self)
-        self.no_wrap = no_wrap_operations(
-            self.func_ir, self.typemap, self.calltypes, refs.boundscheck_enabled(self.context)
-        )
-        self.unsigned = unsigned_divisions(self.func_ir, self.typemap, self.calltypes)
+        ranges = VariableRanges(self.func_ir, self.typemap)
+        boundscheck = refs.boundscheck_enabled(self.context)
+        self.no_wrap = no_wrap_operations(ranges, self.calltypes, boundscheck)
+        self.unsigned = unsigned_divisions(ranges, self.calltypes)
         self.non_negative = non_negative_differences(self.func_ir, self.typemap, self.no_wrap)
+        self.non_negative_indices = non_negative_indices(ranges)
         self.builder.branch(self.llvm_blocks[self.func_ir.entry])
         self.statement_locations = self._statement_locations()
         if self.statement_locations is None and is_long(self.func_ir):  # (debug: all slots)
@@ -311,6 +315,8 @@ class FunctionLowerer:
         else:
             value = _EXPRESSION_LOWERERS[type(stmt.value)](self, stmt.value, value_type)
         value = self.context.cast(self.builder, value, value_type, target_type)
+        if stmt.target.name in self.non_negative_indices:
+            self._assume_non_negative(value)
         if refs.needs_refcount(target_type) and stmt.target.name not in self.borrowed_args:
             refs.decref(self.builder, target_type, self.load(stmt.target))  # the old value
         self.store(stmt.target.name, value)
@@ -409,10 +415,12 @@ class FunctionLowerer:
         if id(expr) in self.no_wrap:
             _mark_no_signed_wrap(result)
         if id(expr) in self.non_negative:  # (a range's value minus its lower bound)
-            zero = llvm.Constant(result.type, 0)
-            is_non_negative = self.builder.icmp_signed(">=", result, zero)
-            call_intrinsic(self.builder, "llvm.assume", [is_non_negative], llvm.VoidType(), [])
+            self._assume_non_negative(result)
         return result
+
+    def _assume_non_negative(self, value: llvm.Value) -> None:
+        is_non_negative = self.builder.icmp_signed(">=", value, llvm.Constant(value.type, 0))
+        call_intrinsic(self.builder, "llvm.assume", [is_non_negative], llvm.VoidType(), [])
 
     def _lower_call(self, expr: ir.Call, result_type: types.Type) -> llvm.Value:
         fnty = self.typemap[expr.func.name]
