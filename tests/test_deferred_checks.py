@@ -53,7 +53,17 @@ def clipped_uint8(a):
     return out
 
 
+def numpy_scalars_sum(a):
+    """NumPy scalar constructors and float ufuncs never raise: they may share the loop."""
+    total = 0.0
+    for i in range(a.shape[0]):
+        x = a[i]
+        total += math.sqrt(x) * np.float64(0.5) + np.float32(0.25) * np.exp(-x) * np.abs(x)
+    return total
+
+
 KERNELS = [to_uint8, rounded_total, scaled_sqrt, softplus_floor_sum, clipped_uint8]
+KERNELS.append(numpy_scalars_sum)
 COMPILED = {kernel: ember.njit(kernel) for kernel in KERNELS}
 
 special = st.sampled_from([0.5, 0.25, -0.75, 2.0, 7.0, -3.5, 800.0, np.nan, np.inf, -np.inf, -5.0])
@@ -80,7 +90,7 @@ def test_same_value_or_exception_as_python(items, kernel):
         assert got[1] == expected[1]
 
 
-@pytest.mark.parametrize("kernel", [to_uint8, rounded_total, scaled_sqrt])
+@pytest.mark.parametrize("kernel", [to_uint8, rounded_total, scaled_sqrt, numpy_scalars_sum])
 def test_loops_vectorize(kernel):
     compiled = COMPILED[kernel]
     compiled(np.linspace(0.0, 1.0, 5))

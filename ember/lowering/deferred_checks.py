@@ -13,6 +13,7 @@ import struct
 import sys
 from dataclasses import dataclass, field
 
+import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
@@ -65,7 +66,8 @@ _CHECKED_MATH = {
 }
 _DEFERRABLE = _CHECKED_MATH | {int, round}  # with one float operand
 _PURE_CALLS = {abs, min, max, int, round, float, bool, math.fabs, math.copysign, math.isnan,
-               math.isinf, math.isfinite, math.hypot, math.atan2}  # fmt: skip
+               math.isinf, math.isfinite, math.hypot, math.atan2, np.float32,
+               np.float64}  # fmt: skip
 _ALLOCATOR_NAMES = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
                     "full_like")  # fmt: skip
 _ARRAY_FACTS = {"shape", "size", "ndim", "itemsize", "nbytes", "dtype"}
@@ -181,6 +183,9 @@ class _FunctionFacts:
 
     def _callee(self, call: ir.Call):
         return self.globals.get(call.func.name)
+
+    def _is_float(self, var: ir.Var) -> bool:
+        return isinstance(types.unliteral(self.typemap.get(var.name)), types.Float)
 
     def _is_scalar(self, var: ir.Var) -> bool:
         return isinstance(types.unliteral(self.typemap.get(var.name)), types.Number | types.Boolean)
@@ -339,6 +344,8 @@ class _FunctionFacts:
                 return False
             if callee in (int, round) and len(value.args) != 1:  # round(x, n): a compiled call
                 return False
+            if isinstance(callee, np.ufunc):  # NumPy's float math gives NaN/inf, never raises
+                return not value.kws and all(self._is_float(v) for v in value.args)
             return pure and not value.kws and all(self._is_scalar(v) for v in value.args)
         if isinstance(value, ir.GetItem):
             array = isinstance(self.typemap.get(value.value.name), types.Array)
