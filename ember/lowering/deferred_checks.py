@@ -382,13 +382,13 @@ class _PendingSite:
 
 
 class DeferredChecks:
-    """The lowering side. A loop that can run again (`plan.replays`) folds its checks into a
-    flag of its own (a max-reduction, which LLVM vectorizes as cheaply as the loop's own
-    arithmetic); where it exits or raises, a set flag restores its entry state (saved on
-    every entry) and runs its second copy, lowered with the checks in place (`lower.py`). Any
-    other loop records per check site its first failure's stamp (a separate min-reduction
-    each), raised where it exits: the tests are filled in by `finish`, once every site is
-    known."""
+    """The lowering side. A loop that can run again (`plan.replays`) folds its checks into
+    flags of its own (an or of conditions, a sum of squares for conversions to int64:
+    reductions LLVM vectorizes as cheaply as the loop's own arithmetic); where it exits or
+    raises, a set flag restores its entry state (saved on every entry) and runs its second
+    copy, lowered with the checks in place (`lower.py`). Any other loop records per check
+    site its first failure's stamp (a separate min-reduction each), raised where it exits:
+    the tests are filled in by `finish`, once every site is known."""
 
     def __init__(self, plan: DeferralPlan, builder: llvm.IRBuilder, variable_slot, enclosing=None):
         self.plan = plan

@@ -268,7 +268,8 @@ def float_round(context, builder, sig, args):
     (value,) = args
     deferred = context.deferred_checks
     if deferred is not None and deferred.flags_failures(builder):
-        deferred.flag_beyond_int64(builder, value)  # as of the rounded value: the same test
+        # (|x| >= 2**63 exactly when |round(x)| is: the doubles just below are integers)
+        deferred.flag_beyond_int64(builder, value)
         integer = context.value_type(sig.return_type)
         return call_intrinsic(builder, "llvm.llrint", [value], integer, [integer, value.type])
     rounded = _roundeven(builder, value)
