@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import operator
-import struct
 import sys
 from dataclasses import dataclass, field
 
@@ -28,7 +27,7 @@ i64 = llvm.IntType(64)
 f64 = llvm.DoubleType()
 _NO_FAILURE = (1 << 63) - 1
 _SITE_BITS, _KIND_BITS = 8, 8  # a failure's stamp: iteration << 16 | site << 8 | kind
-_BEYOND_INT64 = struct.unpack("<q", struct.pack("<d", 2.0**63))[0]  # |x| >= 2**63, as bits
+_BEYOND_INT64_SQUARED = 2.0**126  # a sum of squares this large: some |x| may be >= 2**63
 i1 = llvm.IntType(1)
 
 _CHECKED_MATH = {
@@ -390,13 +389,13 @@ class _PendingSite:
 
 
 class DeferredChecks:
-    """The lowering side. A loop that can run again (`plan.replays`) folds its checks into a
-    flag of its own (a max-reduction, which LLVM vectorizes as cheaply as the loop's own
-    arithmetic); where it exits or raises, a set flag restores its entry state (saved on
-    every entry) and runs its second copy, lowered with the checks in place (`lower.py`). Any
-    other loop records per check site its first failure's stamp (a separate min-reduction
-    each), raised where it exits: the tests are filled in by `finish`, once every site is
-    known."""
+    """The lowering side. A loop that can run again (`plan.replays`) folds its checks into
+    flags of its own (an or of conditions, a sum of squares for conversions to int64:
+    reductions LLVM vectorizes as cheaply as the loop's own arithmetic); where it exits or
+    raises, a set flag restores its entry state (saved on every entry) and runs its second
+    copy, lowered with the checks in place (`lower.py`). Any other loop records per check
+    site its first failure's stamp (a separate min-reduction each), raised where it exits:
+    the tests are filled in by `finish`, once every site is known."""
 
     def __init__(self, plan: DeferralPlan, builder: llvm.IRBuilder, variable_slot, enclosing=None):
         self.plan = plan
@@ -409,12 +408,12 @@ class DeferredChecks:
         self.tests: list[tuple[llvm.Block, llvm.Block]] = []  # (test block, where it goes on)
         self.sites: list[llvm.Value] = []  # each site's first failure stamp (a slot)
         self.kinds: list[tuple[type, tuple]] = []
-        self.flags: dict[int, tuple] = {}  # per loop that runs again: (any failed, magnitude)
+        self.flags: dict[int, tuple] = {}  # per loop that runs again: (any failed, squares)
         self.run_again: dict[int, llvm.Block] = {}  # ... and the block restoring its state
         for header in plan.replays:
             failed = alloca_in_entry(builder, i1, name=f"deferred.failed{header}")
-            magnitude = alloca_in_entry(builder, i64, name=f"deferred.magnitude{header}")
-            self.flags[header] = (failed, magnitude)
+            squares = alloca_in_entry(builder, f64, name=f"deferred.squares{header}")
+            self.flags[header] = (failed, squares)
             self._clear_flags(builder, header, in_entry=True)
             self.run_again[header] = self.function.append_basic_block(f"deferred.again{header}")
         self.saved: dict[int, tuple[list, list]] = {}  # per loop: (variables, range states)
@@ -484,19 +483,21 @@ class DeferredChecks:
 
     def flag_beyond_int64(self, builder: llvm.IRBuilder, value: llvm.Value) -> None:
         """Flag a failure in the loop being lowered when the float `value` is NaN, infinite or
-        at least 2**63 in magnitude: the flag is the largest magnitude seen, as the integer of
-        its bits (which order as the floats do, NaNs above infinity), two instructions."""
+        at least 2**63 in magnitude, in one instruction (a fused multiply-add): the flag is
+        the sum of the squares seen, which such a value makes NaN or at least 2**126 (every
+        term is >= 0, so in any order the sum is >= its largest term). Values all below 2**63
+        whose squares still add up that far (~1e16 and more each) only cost a second run."""
         if value.type != f64:
             value = builder.fpext(value, f64)
-        bits = builder.bitcast(value, i64)
-        magnitude = builder.and_(bits, _constant(_NO_FAILURE))  # (all but the sign)
         slot = self.flags[self.loop][1]
-        largest = builder.load(slot, typ=i64)
-        builder.store(call_intrinsic(builder, "llvm.umax", [largest, magnitude]), slot)
+        so_far = builder.load(slot, typ=f64)
+        squares = call_intrinsic(builder, "llvm.fmuladd", [value, value, so_far])
+        squares.fastmath.add("reassoc")  # a reduction LLVM vectorizes (any order will do)
+        builder.store(squares, slot)
 
     def _clear_flags(self, builder: llvm.IRBuilder, header: int, in_entry: bool = False) -> None:
-        failed, magnitude = self.flags[header]
-        for value, slot in ((llvm.Constant(i1, 0), failed), (_constant(0), magnitude)):
+        failed, squares = self.flags[header]
+        for value, slot in ((llvm.Constant(i1, 0), failed), (llvm.Constant(f64, 0.0), squares)):
             if in_entry:
                 store_in_entry(builder, value, slot)
             else:
@@ -504,9 +505,10 @@ class DeferredChecks:
 
     def _flagged(self, builder: llvm.IRBuilder, header: int) -> llvm.Value:
         """Whether the loop's checks failed, or a conversion met a value beyond int64."""
-        failed, magnitude = self.flags[header]
-        largest = builder.load(magnitude, typ=i64)
-        beyond = builder.icmp_unsigned(">=", largest, _constant(_BEYOND_INT64))
+        failed, squares = self.flags[header]
+        sum_of_squares = builder.load(squares, typ=f64)
+        limit = llvm.Constant(f64, _BEYOND_INT64_SQUARED)
+        beyond = builder.fcmp_unordered(">=", sum_of_squares, limit)  # (or NaN)
         return builder.or_(builder.load(failed, typ=i1), beyond)
 
     def restore_and_run_again(self, header: int, second_copy: llvm.Block) -> None:

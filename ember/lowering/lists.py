@@ -59,17 +59,22 @@ def _capacity(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
     return builder.load(_field(builder, value, _CAPACITY), typ=i64)
 
 
-def item_pointer(context, builder, list_type: types.List, value, index: llvm.Value):
-    """The address of item `index` (below the capacity)."""
-    storage = builder.load(_field(builder, value, _STORAGE), typ=ptr)
+def storage_of(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
+    """The runtime block holding the items (NULL while the capacity is 0)."""
+    return builder.load(_field(builder, value, _STORAGE), typ=ptr)
+
+
+def item_pointer(context, builder, list_type: types.List, value, index: llvm.Value, storage=None):
+    """The address of item `index` (below the capacity), in `storage` (loaded if not given)."""
+    storage = storage_of(builder, value) if storage is None else storage
     items = nrt.emit_data_pointer(builder, storage)
     item_type = context.data_type(list_type.dtype)
     return builder.gep(items, [index], inbounds=True, source_etype=item_type)
 
 
-def load_item(context, builder, list_type: types.List, value, index: llvm.Value):
+def load_item(context, builder, list_type: types.List, value, index: llvm.Value, storage=None):
     """Item `index` as a new reference."""
-    pointer = item_pointer(context, builder, list_type, value, index)
+    pointer = item_pointer(context, builder, list_type, value, index, storage)
     item = refs.load_item(builder, list_type.dtype, pointer)
     refs.incref(builder, list_type.dtype, item)
     return item

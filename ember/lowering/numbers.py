@@ -142,8 +142,7 @@ def _int_divmod(context, builder, sig, a, b, message):
         divisor = builder.select(is_minus_one, llvm.Constant(b.type, 1), divisor)
         quotient = builder.sdiv(a, divisor)
         remainder = builder.srem(a, divisor)
-        quotient = builder.select(is_minus_one, builder.neg(a), quotient)
-        remainder = builder.select(is_minus_one, _zero(a), remainder)
+        quotient = builder.select(is_minus_one, builder.neg(a), quotient)  # (remainder: 0 by 1)
         # Python rounds toward negative infinity: fix up when signs differ.
         signs_differ = builder.icmp_signed("<", builder.xor(remainder, divisor), _zero(remainder))
         needs_fix = builder.and_(

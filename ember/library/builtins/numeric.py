@@ -262,8 +262,17 @@ def int_round(context, builder, sig, args):
 
 @lower_builtin(round, types.Float)
 def float_round(context, builder, sig, args):
-    """Round half to even, as Python's round() does; NaN and infinities raise as int() does."""
-    rounded = _roundeven(builder, args[0])
+    """Round half to even, as Python's round() does; NaN and infinities raise as int() does.
+    In a loop that runs again on a failure, one instruction: the conversion rounding to
+    nearest even itself (llvm.llrint; its value for what is beyond int64 is not used)."""
+    (value,) = args
+    deferred = context.deferred_checks
+    if deferred is not None and deferred.flags_failures(builder):
+        # (|x| >= 2**63 exactly when |round(x)| is: the doubles just below are integers)
+        deferred.flag_beyond_int64(builder, value)
+        integer = context.value_type(sig.return_type)
+        return call_intrinsic(builder, "llvm.llrint", [value], integer, [integer, value.type])
+    rounded = _roundeven(builder, value)
     return float_to_int(context, builder, sig, [rounded])
 
 

@@ -358,7 +358,12 @@ def list_iter(context, builder, sig, args):
 
 @lower_builtin(next, types.ListIterator)
 def list_iternext(context, builder, sig, args):
-    """The next item while the index is below the current length (which may grow)."""
+    """The next item while the index is below the current length (which may grow).
+
+    The test also asks for the items' storage, which any index below the length has: a test
+    of nothing, but one that keeps the storage's load out of the item's block. There LLVM
+    could not move it before a loop that does not grow the list (it might not be safe to
+    run when the index test fails); in the test's block it is loaded once per loop."""
     list_type = sig.args[0].list_type
     state_type = llvm.LiteralStructType([context.value_type(list_type), refs.i64])
     xs = builder.load(
@@ -367,11 +372,14 @@ def list_iternext(context, builder, sig, args):
     )
     index_slot = builder.gep(args[0], [refs.i32_(0), refs.i32_(1)], source_etype=state_type)
     index = builder.load(index_slot, typ=refs.i64)
-    valid = builder.icmp_signed("<", index, primitives.length(builder, xs))
+    storage = primitives.storage_of(builder, xs)
+    has_storage = builder.icmp_unsigned("!=", storage, llvm.Constant(storage.type, None))
+    below_length = builder.icmp_signed("<", index, primitives.length(builder, xs))
+    valid = builder.and_(below_length, has_storage)
     before = builder.block
     with builder.if_then(valid, likely=True):
         builder.store(builder.add(index, refs.const(1)), index_slot)
-        item = primitives.load_item(context, builder, list_type, xs, index)
+        item = primitives.load_item(context, builder, list_type, xs, index, storage)
         filled = builder.block
     return iterators.iternext_pair(context, builder, sig, (item, filled), before, valid)
 
