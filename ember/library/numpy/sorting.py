@@ -133,77 +133,73 @@ def _select(a, k):
 _select_jit = njit(**NUMPY_ERRORS)(_select)
 
 
-def _merge_runs(values, order, scratch, start, middle, end):
-    """Merge the sorted, non-empty runs order[start:middle] and order[middle:end] (stable) in
-    place."""
+def _merge_runs(keys, index, key_scratch, index_scratch, start, middle, end):
+    """Merge the sorted, non-empty runs [start:middle] and [middle:end] of `keys` (stable), in
+    place, carrying `index` along. Without branches on the comparison (selects), which on
+    random keys would be mispredicted half the time."""
     before = _before_jit
     i, j, k = start, middle, start
-    left, right = order[i], order[j]  # the runs' heads, and their values
-    left_value, right_value = values[left], values[right]
-    while True:
-        if before(right_value, left_value):
-            scratch[k] = right
-            j += 1
-            k += 1
-            if j == end:
-                break
-            right = order[j]
-            right_value = values[right]
-        else:
-            scratch[k] = left
-            i += 1
-            k += 1
-            if i == middle:
-                break
-            left = order[i]
-            left_value = values[left]
+    while i < middle and j < end:
+        left, right = keys[i], keys[j]
+        right_first = before(right, left)
+        key_scratch[k] = right if right_first else left
+        index_scratch[k] = index[j] if right_first else index[i]
+        j += right_first
+        i += not right_first
+        k += 1
     while i < middle:  # (when the right run ends first; else its rest is in place already)
-        scratch[k] = order[i]
+        key_scratch[k] = keys[i]
+        index_scratch[k] = index[i]
         i += 1
         k += 1
     for m in range(start, k):
-        order[m] = scratch[m]
+        keys[m] = key_scratch[m]
+        index[m] = index_scratch[m]
 
 
 _merge_runs_jit = njit(**NUMPY_ERRORS)(_merge_runs)
 
 
-def _sort_run(values, order, start, end):
-    """Sort order[start:end] (stable): reversed when strictly descending, else by insertion."""
+def _sort_run(keys, index, start, end):
+    """Sort keys[start:end] (stable), carrying `index` along: reversed when strictly
+    descending, else by insertion."""
     before = _before_jit
     descending = True
     for m in range(start + 1, end):
-        if not before(values[order[m]], values[order[m - 1]]):
+        if not before(keys[m], keys[m - 1]):
             descending = False
             break
     if descending:
         low, high = start, end - 1
         while low < high:
-            order[low], order[high] = order[high], order[low]
+            keys[low], keys[high] = keys[high], keys[low]
+            index[low], index[high] = index[high], index[low]
             low += 1
             high -= 1
         return
     for m in range(start + 1, end):
-        item = order[m]
-        key = values[item]
+        key = keys[m]
+        item = index[m]
         p = m
-        while p > start and before(key, values[order[p - 1]]):
-            order[p] = order[p - 1]
+        while p > start and before(key, keys[p - 1]):
+            keys[p] = keys[p - 1]
+            index[p] = index[p - 1]
             p -= 1
-        order[p] = item
+        keys[p] = key
+        index[p] = item
 
 
 _sort_run_jit = njit(**NUMPY_ERRORS)(_sort_run)
 
 
-def _rotate_runs(order, scratch, start, middle, end):
-    """order[start:end] = order[middle:end] + order[start:middle]."""
+def _rotate_runs(items, scratch, start, middle, end):
+    """items[start:end] = items[middle:end] + items[start:middle]."""
     for m in range(start, middle):
-        scratch[m] = order[m]
+        scratch[m] = items[m]
     for m in range(middle, end):
-        order[start + m - middle] = order[m]
+        items[start + m - middle] = items[m]
     for m in range(start, middle):
-        order[end - middle + m] = scratch[m]
+        items[end - middle + m] = scratch[m]
 
 
 _rotate_runs_jit = njit(**NUMPY_ERRORS)(_rotate_runs)
@@ -211,30 +207,34 @@ _rotate_runs_jit = njit(**NUMPY_ERRORS)(_rotate_runs)
 _ARGSORT_RUN = 16  # runs this long are sorted before merging
 
 
-def _argsort_into(values, order, scratch):
-    """order[:] = the indices that sort the 1-d `values` (a stable merge sort, NaNs last):
-    runs of _ARGSORT_RUN by insertion, then bottom-up merges; two neighbouring runs already in
-    order are not merged (sorted input costs one comparison per run), nor compared item by item
-    when one wholly precedes the other (reversed input). `scratch` holds as many int64 as
-    `values`."""
+def _argsort_into(values, index, keys, key_scratch, index_scratch):
+    """index[:] = the indices that sort the 1-d `values` (a stable merge sort, NaNs last).
+
+    The values are copied to `keys` and sorted together with their indices, so comparisons
+    read memory in order instead of through the indices. Runs of _ARGSORT_RUN are sorted by
+    insertion, then merged bottom-up; two neighbouring runs already in order are not merged
+    (sorted input costs one comparison per run), nor compared item by item when one wholly
+    precedes the other (reversed input). The other arrays hold as many items as `values`."""
     before = _before_jit
     n = values.shape[0]
     for m in range(n):
-        order[m] = m
+        keys[m] = values[m]
+        index[m] = m
     for start in range(0, n, _ARGSORT_RUN):
-        _sort_run_jit(values, order, start, min(start + _ARGSORT_RUN, n))
+        _sort_run_jit(keys, index, start, min(start + _ARGSORT_RUN, n))
     width = _ARGSORT_RUN
     while width < n:
         start = 0
         while start < n - width:
             middle = start + width
             end = min(start + 2 * width, n)
-            if not before(values[order[middle]], values[order[middle - 1]]):
+            if not before(keys[middle], keys[middle - 1]):
                 pass  # already in order
-            elif before(values[order[end - 1]], values[order[start]]):
-                _rotate_runs_jit(order, scratch, start, middle, end)  # all of the right first
+            elif before(keys[end - 1], keys[start]):  # all of the right run first
+                _rotate_runs_jit(keys, key_scratch, start, middle, end)
+                _rotate_runs_jit(index, index_scratch, start, middle, end)
             else:
-                _merge_runs_jit(values, order, scratch, start, middle, end)
+                _merge_runs_jit(keys, index, key_scratch, index_scratch, start, middle, end)
             start += 2 * width
         width *= 2
 
@@ -244,9 +244,10 @@ _argsort_into_jit = njit(**NUMPY_ERRORS)(_argsort_into)
 
 def _argsort_1d(a):
     n = a.shape[0]
-    order = np.empty(n, np.int64)
-    _argsort_into_jit(a, order, np.empty(n, np.int64))
-    return order
+    index = np.empty(n, np.int64)
+    keys, key_scratch = np.empty(n, a.dtype), np.empty(n, a.dtype)
+    _argsort_into_jit(a, index, keys, key_scratch, np.empty(n, np.int64))
+    return index
 
 
 _argsort_1d_jit = njit(**NUMPY_ERRORS)(_argsort_1d)
@@ -381,10 +382,13 @@ def _argsort_along(a, axis, kind):
     axis = _normalize_axis_jit(axis, a.ndim)
     values = _lanes_jit(a.copy(), axis)
     order = np.empty(values.shape, np.int64)
-    scratch = np.empty(values.shape[1], np.int64)
+    n = values.shape[1]
+    index, index_scratch = np.empty(n, np.int64), np.empty(n, np.int64)
+    keys, key_scratch = np.empty(n, a.dtype), np.empty(n, a.dtype)
     for o in range(values.shape[0]):
         for i in range(values.shape[2]):
-            _argsort_into_jit(values[o, :, i], order[o, :, i], scratch)
+            _argsort_into_jit(values[o, :, i], index, keys, key_scratch, index_scratch)
+            order[o, :, i] = index
     return order.reshape(a.shape)
 
 
