@@ -1,9 +1,10 @@
 """Ordering, written in Python and compiled by ember: np.sort / a.sort, np.argsort / a.argsort
 along any axis, and np.median by selection. NaNs order last, as in NumPy.
 
-Values sort with an in-place quicksort (insertion sort for short runs); indices with a stable
-merge sort, so argsort equals NumPy's `kind='stable'` whatever `kind` asks for. The median
-selects in O(n) on a copy (quickselect, falling back to a sort after too many bad pivots).
+Values sort with an in-place quicksort (insertion sort for short runs). argsort equals NumPy's
+`kind='stable'` whatever `kind` asks for: integers by a radix sort, other values by sorting
+(value, index) pairs and then each run of ties by index. The median selects in O(n) on a copy
+(quickselect, falling back to a sort after too many bad pivots).
 Along an axis other than the last, each lane of a C-ordered copy is a strided 1-d view.
 """
 
@@ -133,55 +134,52 @@ def _select(a, k):
 _select_jit = njit(**NUMPY_ERRORS)(_select)
 
 
-def _merge_runs(keys, index, key_scratch, index_scratch, start, middle, end):
-    """Merge the sorted, non-empty runs [start:middle] and [middle:end] of `keys` (stable), in
-    place, carrying `index` along. Without branches on the comparison (selects), which on
-    random keys would be mispredicted half the time."""
+def _swap_pairs(keys, index, x, y):
+    keys[x], keys[y] = keys[y], keys[x]
+    index[x], index[y] = index[y], index[x]
+
+
+_swap_pairs_jit = njit(**NUMPY_ERRORS)(_swap_pairs)
+
+
+def _partition_pairs(keys, index, low, high):
+    """Partition keys[low..high] around a median-of-three pivot, carrying `index` along:
+    returns (j, i) with keys[low..j] <= pivot <= keys[i..high] and keys[j+1..i-1] == pivot."""
     before = _before_jit
-    i, j, k = start, middle, start
-    while i < middle and j < end:
-        left, right = keys[i], keys[j]
-        right_first = before(right, left)
-        key_scratch[k] = right if right_first else left
-        index_scratch[k] = index[j] if right_first else index[i]
-        j += right_first
-        i += not right_first
-        k += 1
-    while i < middle:  # (when the right run ends first; else its rest is in place already)
-        key_scratch[k] = keys[i]
-        index_scratch[k] = index[i]
-        i += 1
-        k += 1
-    for m in range(start, k):
-        keys[m] = key_scratch[m]
-        index[m] = index_scratch[m]
+    swap = _swap_pairs_jit
+    middle = (low + high) // 2
+    if before(keys[middle], keys[low]):
+        swap(keys, index, middle, low)
+    if before(keys[high], keys[middle]):
+        swap(keys, index, high, middle)
+        if before(keys[middle], keys[low]):
+            swap(keys, index, middle, low)
+    pivot = keys[middle]
+    i = low
+    j = high
+    while i <= j:
+        while before(keys[i], pivot):
+            i += 1
+        while before(pivot, keys[j]):
+            j -= 1
+        if i <= j:
+            swap(keys, index, i, j)
+            i += 1
+            j -= 1
+    return j, i
 
 
-_merge_runs_jit = njit(**NUMPY_ERRORS)(_merge_runs)
+_partition_pairs_jit = njit(**NUMPY_ERRORS)(_partition_pairs)
 
 
-def _sort_run(keys, index, start, end):
-    """Sort keys[start:end] (stable), carrying `index` along: reversed when strictly
-    descending, else by insertion."""
+def _insertion_sort_pairs(keys, index, low, high):
+    """Sort keys[low..high] by insertion (stable), carrying `index` along."""
     before = _before_jit
-    descending = True
-    for m in range(start + 1, end):
-        if not before(keys[m], keys[m - 1]):
-            descending = False
-            break
-    if descending:
-        low, high = start, end - 1
-        while low < high:
-            keys[low], keys[high] = keys[high], keys[low]
-            index[low], index[high] = index[high], index[low]
-            low += 1
-            high -= 1
-        return
-    for m in range(start + 1, end):
+    for m in range(low + 1, high + 1):
         key = keys[m]
         item = index[m]
         p = m
-        while p > start and before(key, keys[p - 1]):
+        while p > low and before(key, keys[p - 1]):
             keys[p] = keys[p - 1]
             index[p] = index[p - 1]
             p -= 1
@@ -189,64 +187,189 @@ def _sort_run(keys, index, start, end):
         index[p] = item
 
 
-_sort_run_jit = njit(**NUMPY_ERRORS)(_sort_run)
+_insertion_sort_pairs_jit = njit(**NUMPY_ERRORS)(_insertion_sort_pairs)
 
 
-def _rotate_runs(items, scratch, start, middle, end):
-    """items[start:end] = items[middle:end] + items[start:middle]."""
-    for m in range(start, middle):
-        scratch[m] = items[m]
-    for m in range(middle, end):
-        items[start + m - middle] = items[m]
-    for m in range(start, middle):
-        items[end - middle + m] = scratch[m]
+def _sift_down(keys, index, root, end):
+    before = _before_jit
+    while True:
+        child = 2 * root + 1
+        if child >= end:
+            return
+        if child + 1 < end and before(keys[child], keys[child + 1]):
+            child += 1
+        if not before(keys[root], keys[child]):
+            return
+        _swap_pairs_jit(keys, index, root, child)
+        root = child
 
 
-_rotate_runs_jit = njit(**NUMPY_ERRORS)(_rotate_runs)
-
-_ARGSORT_RUN = 16  # runs this long are sorted before merging
+_sift_down_jit = njit(**NUMPY_ERRORS)(_sift_down)
 
 
-def _argsort_into(values, index, keys, key_scratch, index_scratch):
-    """index[:] = the indices that sort the 1-d `values` (a stable merge sort, NaNs last).
+def _heapsort_pairs(keys, index):
+    """Sort `keys` by heapsort (in O(n log n) whatever the input), carrying `index` along."""
+    n = keys.shape[0]
+    for root in range(n // 2 - 1, -1, -1):
+        _sift_down_jit(keys, index, root, n)
+    for end in range(n - 1, 0, -1):
+        _swap_pairs_jit(keys, index, 0, end)
+        _sift_down_jit(keys, index, 0, end)
 
-    The values are copied to `keys` and sorted together with their indices, so comparisons
-    read memory in order instead of through the indices. Runs of _ARGSORT_RUN are sorted by
-    insertion, then merged bottom-up; two neighbouring runs already in order are not merged
-    (sorted input costs one comparison per run), nor compared item by item when one wholly
-    precedes the other (reversed input). The other arrays hold as many items as `values`."""
+
+_heapsort_pairs_jit = njit(**NUMPY_ERRORS)(_heapsort_pairs)
+
+
+def _introsort_pairs(keys, index):
+    """Sort `keys` in place, carrying `index` along, equal keys in any order: quicksort
+    (insertion sort below 16 items); a range that needs more than 2 log2(n) + 4 nested
+    partitions (bad pivots, heading for quadratic time) makes it heapsort everything."""
+    n = keys.shape[0]
+    depth_limit = 4
+    size = n
+    while size > 1:
+        depth_limit += 2
+        size //= 2
+    stack = np.empty(3 * 64, np.int64)  # (low, high, depth): the smaller part goes first
+    stack[0], stack[1], stack[2] = 0, n - 1, 0
+    top = 3
+    while top > 0:
+        top -= 3
+        low, high, depth = stack[top], stack[top + 1], stack[top + 2]
+        while high - low > 16:
+            if depth == depth_limit:
+                _heapsort_pairs_jit(keys, index)
+                return
+            depth += 1
+            j, i = _partition_pairs_jit(keys, index, low, high)
+            if j - low > high - i:
+                stack[top], stack[top + 1], stack[top + 2] = low, j, depth
+                low = i
+            else:
+                stack[top], stack[top + 1], stack[top + 2] = i, high, depth
+                high = j
+            top += 3
+        _insertion_sort_pairs_jit(keys, index, low, high)
+
+
+_introsort_pairs_jit = njit(**NUMPY_ERRORS)(_introsort_pairs)
+
+
+def _order_ties_by_index(keys, index):
+    """Sort the indices of each run of equal keys (NaNs are one run) in increasing order:
+    after any sort of the keys, that is all a stable order asks."""
+    before = _before_jit
+    n = keys.shape[0]
+    start = 0
+    for m in range(1, n + 1):
+        if m == n or before(keys[m - 1], keys[m]):
+            if m - start > 1:
+                _sort_1d_jit(index[start:m])
+            start = m
+
+
+_order_ties_by_index_jit = njit(**NUMPY_ERRORS)(_order_ties_by_index)
+
+
+def _argsort_by_comparisons(values, index, keys):
+    """index[:] = the indices that sort the 1-d `values` stably, NaNs last (NumPy's
+    `kind='stable'`). The values are copied to `keys` and sorted together with their indices,
+    so comparisons read memory in order. Input already in order costs one comparison per item,
+    strictly descending input one more pass; other input is sorted by introsort, after which
+    each run of equal keys gets its indices in increasing order. `keys` holds as many items
+    as `values`."""
     before = _before_jit
     n = values.shape[0]
+    ascending, descending = True, True
     for m in range(n):
         keys[m] = values[m]
         index[m] = m
-    for start in range(0, n, _ARGSORT_RUN):
-        _sort_run_jit(keys, index, start, min(start + _ARGSORT_RUN, n))
-    width = _ARGSORT_RUN
-    while width < n:
-        start = 0
-        while start < n - width:
-            middle = start + width
-            end = min(start + 2 * width, n)
-            if not before(keys[middle], keys[middle - 1]):
-                pass  # already in order
-            elif before(keys[end - 1], keys[start]):  # all of the right run first
-                _rotate_runs_jit(keys, key_scratch, start, middle, end)
-                _rotate_runs_jit(index, index_scratch, start, middle, end)
-            else:
-                _merge_runs_jit(keys, index, key_scratch, index_scratch, start, middle, end)
-            start += 2 * width
-        width *= 2
+        if m > 0:
+            ascending = ascending and not before(keys[m], keys[m - 1])
+            descending = descending and before(keys[m], keys[m - 1])
+    if ascending:
+        return
+    if descending:
+        for m in range(n):
+            index[m] = n - 1 - m
+        return
+    _introsort_pairs_jit(keys, index)
+    _order_ties_by_index_jit(keys, index)
 
 
-_argsort_into_jit = njit(**NUMPY_ERRORS)(_argsort_into)
+_RADIX_MIN = 128  # shorter integer lanes sort by insertion
+_BYTE = np.uint64(255)
+
+
+@functools.cache
+def _radix_argsort_impl(signed: bool):
+    """The stable argsort of integer lanes by bytes, least significant first (an LSD radix
+    sort): one pass counts every byte position's values, then each position in which the
+    values differ moves the items once, in order. Signed values sort as their two's
+    complement with the sign bit flipped."""
+    flip = np.uint64(1 << 63) if signed else np.uint64(0)
+
+    def radix_argsort(values, index, keys):
+        n = values.shape[0]
+        if n < _RADIX_MIN:
+            for m in range(n):
+                keys[m] = values[m]
+                index[m] = m
+            _insertion_sort_pairs_jit(keys, index, 0, n - 1)
+            return
+        bits, bits_scratch = np.empty(n, np.uint64), np.empty(n, np.uint64)
+        counts = np.zeros((8, 256), np.int64)
+        for m in range(n):
+            x = np.uint64(np.int64(values[m])) ^ flip
+            bits[m] = x
+            index[m] = m
+            for b in range(8):
+                counts[b, np.int64((x >> np.uint64(8 * b)) & _BYTE)] += 1
+        order, order_scratch = index, np.empty(n, np.int64)
+        moves = 0
+        for b in range(8):
+            shift = np.uint64(8 * b)
+            if counts[b, np.int64((bits[0] >> shift) & _BYTE)] == n:
+                continue  # every value has the same byte here
+            start = 0
+            for d in range(256):
+                count = counts[b, d]
+                counts[b, d] = start
+                start += count
+            for m in range(n):
+                x = bits[m]
+                digit = np.int64((x >> shift) & _BYTE)
+                p = counts[b, digit]
+                counts[b, digit] = p + 1
+                bits_scratch[p] = x
+                order_scratch[p] = order[m]
+            bits, bits_scratch = bits_scratch, bits
+            order, order_scratch = order_scratch, order
+            moves += 1
+        if moves % 2 == 1:  # the result is in the scratch array
+            index[:] = order
+
+    return njit(**NUMPY_ERRORS)(radix_argsort)
+
+
+def _argsort_lane(values, index, keys):
+    """index[:] = the stable argsort of the 1-d `values`; `keys` holds as many items of the
+    values' dtype (the compiled forms are chosen by `_argsort_lane_typed`)."""
+    raise NotImplementedError("only called from compiled code")
+
+
+@overload(_argsort_lane, jit_options=NUMPY_ERRORS)
+def _argsort_lane_typed(values, index, keys):
+    dtype = values.dtype
+    if isinstance(dtype, types.Integer) and dtype.bitwidth <= 64:
+        return _radix_argsort_impl(dtype.signed)
+    return _argsort_by_comparisons
 
 
 def _argsort_1d(a):
     n = a.shape[0]
     index = np.empty(n, np.int64)
-    keys, key_scratch = np.empty(n, a.dtype), np.empty(n, a.dtype)
-    _argsort_into_jit(a, index, keys, key_scratch, np.empty(n, np.int64))
+    _argsort_lane(a, index, np.empty(n, a.dtype))
     return index
 
 
@@ -383,11 +506,10 @@ def _argsort_along(a, axis, kind):
     values = _lanes_jit(a.copy(), axis)
     order = np.empty(values.shape, np.int64)
     n = values.shape[1]
-    index, index_scratch = np.empty(n, np.int64), np.empty(n, np.int64)
-    keys, key_scratch = np.empty(n, a.dtype), np.empty(n, a.dtype)
+    index, keys = np.empty(n, np.int64), np.empty(n, a.dtype)
     for o in range(values.shape[0]):
         for i in range(values.shape[2]):
-            _argsort_into_jit(values[o, :, i], index, keys, key_scratch, index_scratch)
+            _argsort_lane(values[o, :, i], index, keys)
             order[o, :, i] = index
     return order.reshape(a.shape)
 
