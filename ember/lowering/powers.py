@@ -127,6 +127,9 @@ def integer_power(context, builder, base, exponent, exponent_type, errors: Error
             _check_zero_base(context, builder, base, llvm.Constant(llvm.IntType(1), 1), errors)
         if overflow is not None and abs(value) <= _LOOP_LIMIT:
             flags_only = _checks_only_flag(context, builder)
+            deferred = context.deferred_checks
+            if value > 1 and (deferred is None or not deferred.deferring(builder)):
+                return _branching_power(context, builder, base, value, overflow)
             above = _check_overflowing_base(context, builder, base, value, overflow, flags_only)
             return _constant_power(context, builder, base, value, above, flags_only)
         result = _constant_power(context, builder, base, value)
@@ -162,6 +165,24 @@ def _check_overflowing_base(
     finite_above = above if flags_only else _finite_above(builder, base, threshold)
     context.guard(builder, finite_above, *overflow)
     return above
+
+
+def _branching_power(context, builder, base, value: int, overflow: tuple):
+    """base ** value (> 1) where a failing check branches to raise: one comparison of |base|
+    with the overflow threshold branches off to the rare cases, where a finite base raises
+    and an infinite one is its own power (or its magnitude, for an even value); the usual
+    path has no other test. (x ** 2, one multiplication, is right for an infinite base.)"""
+    is_float32 = isinstance(base.type, llvm.FloatType)
+    power = _constant_power(context, builder, base, value, fast=True)
+    magnitude = call_intrinsic(builder, "llvm.fabs", [base])
+    threshold = llvm.Constant(base.type, _overflow_threshold(is_float32, value))
+    usual = builder.block
+    with builder.if_then(builder.fcmp_ordered(">", magnitude, threshold), likely=False):
+        context.guard(builder, _is_finite(builder, base), *overflow)
+        infinite, rare = (base if value % 2 else magnitude), builder.block
+    if value == 2:
+        return power
+    return _phi(builder, [(power, usual), (infinite, rare)])
 
 
 def _finite_above(builder, value, threshold: float):
@@ -503,9 +524,9 @@ def _reciprocal(builder, value) -> _Power:
 
 
 def _squaring_loop(builder, start: _Power, magnitude) -> tuple[_Power, _Power]:
-    """start ** magnitude (a run-time unsigned i64 > 0) by squaring, as two factors (see
+    """start ** magnitude (a run-time unsigned i64) by squaring, as two factors (see
     `_unrolled_factors`; the lower one is 1 where `_unrolled_factors` has None, which
-    multiplies exactly)."""
+    multiplies exactly; both are 1 for a zero magnitude)."""
     float_type = start.high.type
     one, zero = llvm.Constant(float_type, 1.0), llvm.Constant(float_type, 0.0)
     entry = builder.block
@@ -519,7 +540,7 @@ def _squaring_loop(builder, start: _Power, magnitude) -> tuple[_Power, _Power]:
     for phi, value in zip(phis, initial):
         phi.add_incoming(value, entry)
     lower, square, remaining = _Power(*phis[:2]), _Power(*phis[2:4]), phis[4]
-    top_bit = builder.icmp_unsigned("==", remaining, llvm.Constant(magnitude.type, 1))
+    top_bit = builder.icmp_unsigned("<=", remaining, llvm.Constant(magnitude.type, 1))
     builder.cbranch(top_bit, done, loop)
     builder.position_at_end(loop)
     odd = builder.trunc(remaining, llvm.IntType(1))
@@ -531,7 +552,8 @@ def _squaring_loop(builder, start: _Power, magnitude) -> tuple[_Power, _Power]:
         phi.add_incoming(value, loop)
     builder.branch(header)
     builder.position_at_end(done)
-    return lower, square
+    nothing = builder.icmp_unsigned("==", magnitude, llvm.Constant(magnitude.type, 0))
+    return lower, _selected(builder, nothing, _Power(one, zero), square)
 
 
 def _final_product(builder, float_type, lower, top: _Power, sign=None, above=None, fast=False):
