@@ -204,3 +204,34 @@ def test_the_loops_vectorize(kernel, args):
     compiled(np.ones(4), *args)
     llvm_ir = "\n".join(compiled.inspect_llvm().values())
     assert " x double>" in llvm_ir, kernel
+
+
+def chained_cubes(a):
+    """Reads the array it stores into: its loop records its first failure (it cannot run
+    again), rather than flagging."""
+    out = np.zeros_like(a)
+    previous = np.zeros_like(a)
+    for i in range(1, len(a)):
+        out[i] = a[i] ** 3 + a[i] ** 6
+        previous[i] = out[i - 1]
+    return out
+
+
+def scalar_cube(x):
+    return x**3
+
+
+@pytest.mark.parametrize("special", SPECIAL + [1e60, -1e60, 1e110])
+def test_recorded_and_branching_checks_on_special_bases(special):
+    values = [0.0, 1.5, -2.0, special, 0.75] * 7
+    expected = ("value", [0.0])
+    for x in values[1:]:
+        three, six = (_outcome(correctly_rounded_power, x, n) for n in (3, 6))
+        if three[0] != "value" or six[0] != "value":
+            expected = three if three[0] != "value" else six
+            break
+        expected[1].append(three[1] + six[1])
+    _check_elements(_outcome(njit(chained_cubes), np.array(values)), expected, special)
+    cube = _outcome(correctly_rounded_power, special, 3)
+    mine = _outcome(njit(scalar_cube), special)
+    assert mine[0] == cube[0] and (mine[0] != "value" or _same_float(mine[1], cube[1]))
