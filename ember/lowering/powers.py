@@ -287,7 +287,7 @@ def _constant_power(context, builder, base, value: int, above=None, fast: bool =
     else:
         lower, top = _unrolled_factors(start, abs(value), lambda x, y: _dd_multiply(builder, x, y))
     if value < 0:
-        above = fast = None
+        above, fast = None, False
     sign = base if value % 2 else None
     return _final_product(builder, base.type, lower, top, sign, above, fast)
 
@@ -350,11 +350,10 @@ def _branch_free_power(context, builder, base, exponent, exponent_type, errors: 
     for its checked copy (the test does not change in the loop: LLVM makes it once, before;
     a negative one would need a division in every lane). A non-finite power of a base that
     is not NaN (an overflow, an infinite base) flags the loop: its value may be wrong."""
-    exponent, _ = _magnitude(builder, exponent, signed=False)  # (as an i64)
-    i64 = exponent.type
-    outside = builder.icmp_unsigned(">=", exponent, i64(1 << _BRANCH_FREE_BITS))  # or < 0
+    magnitude, _ = _magnitude(builder, exponent, signed=False)  # (a negative one is huge)
+    i64 = magnitude.type
+    outside = builder.icmp_unsigned(">=", magnitude, i64(1 << _BRANCH_FREE_BITS))
     context.deferred_checks.run_checked_copy_if(builder, outside)
-    magnitude = exponent
     leading_zeros = call_intrinsic(builder, "llvm.ctlz", [magnitude, llvm.IntType(1)(0)])
     top_bit = builder.sub(i64(63), leading_zeros)  # -1 for a zero exponent
     one = llvm.Constant(base.type, 1.0)
@@ -561,29 +560,25 @@ def _final_product(builder, float_type, lower, top: _Power, sign=None, above=Non
     one fma adds the cross terms to the product of the high parts, rounding once. Where that is
     meaningless (a zero, infinite or NaN part) the plain product of the high parts is the
     answer, as in `_rounded`. For a positive exponent the parts are infinite only where |base|
-    is `above` its overflow threshold (then the product is chosen by that, off the critical
-    path; `fast`: not at all, those bases flag the loop to run again) and a zero total has its
-    sign fixed: the base's (`sign`, for an odd exponent) or positive."""
-    if isinstance(float_type, llvm.FloatType) or (lower is None and above is None):
+    is `above` its overflow threshold: then the product is chosen by that, off the critical
+    path, or with `fast` not at all (the caller handles those bases apart); and a zero total
+    has its sign fixed: the base's (`sign`, for an odd exponent) or positive."""
+    if isinstance(float_type, llvm.FloatType) or lower is None:
         product = top if lower is None else _dd_multiply(builder, lower, top)
         return _rounded(builder, float_type, product)
-    if lower is None:
-        total = builder.fadd(top.high, top.low)  # (non-negative: an even power)
-        high = top.high
-    else:
-        cross = [(a, b) for a, b in ((top.low, lower.high), (lower.low, top.high)) if a is not None]
-        if not cross:
-            return builder.fmul(lower.high, top.high)
-        (a, b), *rest = cross
-        error = builder.fmul(a, b)
-        for a, b in rest:
-            error = call_intrinsic(builder, "llvm.fma", [a, b, error])
-        total = call_intrinsic(builder, "llvm.fma", [lower.high, top.high, error])
-        high = builder.fmul(lower.high, top.high)
+    cross = [(a, b) for a, b in ((top.low, lower.high), (lower.low, top.high)) if a is not None]
+    if not cross:
+        return builder.fmul(lower.high, top.high)
+    (a, b), *rest = cross
+    error = builder.fmul(a, b)
+    for a, b in rest:
+        error = call_intrinsic(builder, "llvm.fma", [a, b, error])
+    total = call_intrinsic(builder, "llvm.fma", [lower.high, top.high, error])
+    high = builder.fmul(lower.high, top.high)
     if above is None and not fast:
         meaningless = builder.fcmp_unordered("==", total, llvm.Constant(total.type, 0.0))
         return builder.select(meaningless, high, total)
-    if lower is not None and lower.low is not None:  # else a zero total has the right sign
+    if lower.low is not None:  # else a zero total has the right sign
         if sign is None:
             total = call_intrinsic(builder, "llvm.fabs", [total])
         else:
