@@ -235,3 +235,22 @@ def test_recorded_and_branching_checks_on_special_bases(special):
     cube = _outcome(correctly_rounded_power, special, 3)
     mine = _outcome(njit(scalar_cube), special)
     assert mine[0] == cube[0] and (mine[0] != "value" or _same_float(mine[1], cube[1]))
+
+
+def varying_exponents(a):
+    total = 0.0
+    for i in range(len(a)):
+        total += a[i] ** (i % 20 - 2)
+    return total
+
+
+@pytest.mark.parametrize("values", [[1.5, -0.5, 2.0] * 10, [1.5] * 5 + [0.0] * 3, [1e40] * 12])
+def test_an_exponent_changing_in_the_loop(values):
+    """Its exponents leave the branch-free range in the loop: the checked copy runs from the
+    loop's entry, and the sum is Python's (a float sum in order) or its first error."""
+    expected = _outcome(varying_exponents, values)
+    mine = _outcome(njit(varying_exponents), np.array(values))
+    if expected[0] == "value":
+        assert mine[0] == "value" and math.isclose(mine[1], expected[1], rel_tol=1e-13)
+    else:
+        assert mine == expected
