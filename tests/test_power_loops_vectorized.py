@@ -254,3 +254,36 @@ def test_an_exponent_changing_in_the_loop(values):
         assert mine[0] == "value" and math.isclose(mine[1], expected[1], rel_tol=1e-13)
     else:
         assert mine == expected
+
+
+@pytest.mark.parametrize("y", [0.3, 1.5, 2.5, 7.25, 300.5])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_constant_fractional_exponents(y, dtype):
+    """The C pow of each element (float32: powf), its base flagged by one comparison; the
+    values around the overflow threshold, -0.0, infinities and NaN as the checked copy has
+    them."""
+    namespace: dict = {"np": np}
+    exec(
+        "def powers(a):\n    out = np.empty_like(a)\n    for i in range(len(a)):\n"
+        f"        out[i] = a[i] ** {y}\n    return out\n",
+        namespace,
+    )
+    compiled = njit(namespace["powers"])
+    largest = float(np.finfo(dtype).max)
+    threshold = largest ** (1 / y) if y > 1 else largest
+    edges = [0.0, -0.0, 1.0, 0.5, math.inf, math.nan, threshold * (1 - 1e-5)]
+    if y > 1:
+        edges += [threshold * (1 + 1e-5)]
+    for edge in edges + [-1.0]:
+        values = np.array([2.0] * 16 + [edge] + [0.25] * 16, dtype=dtype)
+        expected = _outcome(lambda a: [fractional_power(float(x), y) for x in a], values)
+        mine = _outcome(compiled, values)
+        if expected[0] != "value":
+            assert mine == expected, edge
+            continue
+        with np.errstate(over="ignore"):
+            want = np.array(expected[1]).astype(dtype)
+        if dtype == np.float32:  # powf, not pow rounded: one unit in the last place at most
+            np.testing.assert_array_max_ulp(mine[1], want, maxulp=1)
+        else:
+            assert mine[0] == "value" and np.array_equal(mine[1], want, equal_nan=True), edge

@@ -90,12 +90,12 @@ def _flagged_fractional_power(context, builder, base, number: float):
     (the checked copy gives their values); no test of the result after the call."""
     is_float32 = isinstance(base.type, llvm.FloatType)
     largest = (2.0 - 2.0**-23) * 2.0**127 if is_float32 else sys.float_info.max
-    bound = math.exp(math.log(largest) / number) * (1 - 2.0**-20)
+    bound = largest  # (below 1, no finite base overflows)
+    if number > 1:
+        bound = math.exp(math.log(largest) / number) * (1 - 2.0**-20)
     width = 32 if is_float32 else 64
     bits = builder.bitcast(base, llvm.IntType(width))
-    beyond = builder.icmp_unsigned(
-        ">", bits, llvm.IntType(width)(_bits(min(bound, largest), width))
-    )
+    beyond = builder.icmp_unsigned(">", bits, llvm.IntType(width)(_bits(bound, width)))
     context.guard(builder, beyond, *_operator_errors(context)[1])
     return c_pow(context, builder, base, llvm.Constant(base.type, number))
 
