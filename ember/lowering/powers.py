@@ -1,6 +1,6 @@
-"""A float raised to an integer (`x ** 3`, `x ** n`, `x ** 2.0`), `x ** 0.5` and `x ** 1.5`:
-branch-free double-double multiplication whose result is correctly rounded (a float32 base is
-computed in double and rounded once), with Python's errors; other exponents call the C `pow`."""
+"""A float raised to an integer (`x ** 3`, `x ** n`, `x ** 2.0`) and `x ** 0.5`: branch-free
+double-double multiplication whose result is correctly rounded (a float32 base is computed in
+double and rounded once), with Python's errors; others (`x ** 1.5`) call the C `pow`."""
 
 from __future__ import annotations
 
