@@ -120,14 +120,23 @@ def plan_deferral(func_ir: ir.FunctionIR, typemap: dict) -> DeferralPlan | None:
     plan = DeferralPlan()
     for loop in _innermost_loops(func_ir):
         statements = [stmt for label in loop.body for stmt in func_ir.blocks[label].body]
-        deferred = {id(stmt) for stmt in statements if id(stmt) in facts.deferrable}
-        if not deferred or not all(facts.allowed_in_loop(stmt) for stmt in statements):
+        if not all(facts.allowed_in_loop(stmt) for stmt in statements):
+            continue
+        replay = facts.replay_of(statements, func_ir.blocks[loop.header].body)
+        if loop.header == func_ir.entry:  # (a loop that runs again is entered from a block)
+            replay = None
+        deferred = {
+            id(stmt)
+            for stmt in statements
+            if id(stmt) in facts.deferrable
+            and (replay is not None or id(stmt) not in facts.runtime_powers)
+        }
+        if not deferred:
             continue
         plan.loops[loop.header] = frozenset(loop.body)
         plan.exits[loop.header] = frozenset(loop.exits)
         plan.deferred |= deferred
-        replay = facts.replay_of(statements, func_ir.blocks[loop.header].body)
-        if replay is not None and loop.header != func_ir.entry:  # (entered from a block)
+        if replay is not None:
             plan.replays[loop.header] = replay
     return plan if plan.loops else None
 
@@ -174,6 +183,11 @@ class _FunctionFacts:
             for _, stmt in func_ir.statements()
             if isinstance(stmt, ir.Assign) and self._is_deferrable(stmt.value)
         }
+        self.runtime_powers = {  # deferred only where the loop runs again (see below)
+            id(stmt)
+            for _, stmt in func_ir.statements()
+            if id(stmt) in self.deferrable and not self._constant_exponent(stmt.value)
+        }
         self.tainted = self._tainted(func_ir)
         self.own_arrays = self._own_arrays(func_ir)
 
@@ -201,16 +215,22 @@ class _FunctionFacts:
             return False
 
     def _is_float_power(self, value: ir.BinOp | ir.InplaceBinOp) -> bool:
-        """`x ** 3`, `x ** 0.5`: a float to a constant exponent, whose ZeroDivisionError,
-        ValueError and OverflowError checks may wait (ember/lowering/powers.py). A run-time
-        exponent takes a switch or the C pow, so its loop would not vectorize anyway: a branch
-        to raise costs less there than recording."""
+        """`x ** 3`, `x ** 0.5`, `x ** n`: a float to a constant or a run-time integer
+        exponent, whose ZeroDivisionError, ValueError and OverflowError checks may wait
+        (ember/lowering/powers.py). A run-time integer exponent waits only in a loop that runs
+        again with its checks in place, where its power is branch-free; elsewhere it takes a
+        switch, and a run-time float exponent the C pow, so the loop would not vectorize
+        anyway: a branch to raise costs less there than recording."""
         fn = value.fn if isinstance(value, ir.BinOp) else value.immutable_fn
         base = types.unliteral(self.typemap.get(value.lhs.name))
-        constant = all(
+        exponent = types.unliteral(self.typemap.get(value.rhs.name))
+        supported = self._constant_exponent(value) or isinstance(exponent, types.Integer)
+        return fn is operator.pow and isinstance(base, types.Float) and supported
+
+    def _constant_exponent(self, value) -> bool:
+        return isinstance(value, ir.BinOp | ir.InplaceBinOp) and all(
             isinstance(v, ir.Const) for v in self.definitions.get(value.rhs.name, [None])
         )
-        return fn is operator.pow and isinstance(base, types.Float) and constant
 
     def _tainted(self, func_ir: ir.FunctionIR) -> set[str]:
         """Variables that may hold what a failing deferred check computed, and all derived."""
@@ -494,6 +514,15 @@ class DeferredChecks:
         squares = call_intrinsic(builder, "llvm.fmuladd", [value, value, so_far])
         squares.fastmath.add("reassoc")  # a reduction LLVM vectorizes (any order will do)
         builder.store(squares, slot)
+
+    def run_checked_copy_if(self, builder: llvm.IRBuilder, condition: llvm.Value) -> None:
+        """Leave the loop being lowered for its checked copy where `condition` holds (one that
+        does not change in the loop: LLVM then tests it once, before the loop, which keeps the
+        loop free of the branch)."""
+        following = builder.append_basic_block(f"{builder.block.name}.stays")
+        branch = builder.cbranch(condition, self.run_again[self.loop], following)
+        branch.set_weights([1, 2000])
+        builder.position_at_end(following)
 
     def _clear_flags(self, builder: llvm.IRBuilder, header: int, in_entry: bool = False) -> None:
         failed, squares = self.flags[header]

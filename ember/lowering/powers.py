@@ -1,6 +1,6 @@
 """A float raised to an integer (`x ** 3`, `x ** n`, `x ** 2.0`) and `x ** 0.5`: branch-free
 double-double multiplication whose result is correctly rounded (a float32 base is computed in
-double and rounded once), with Python's errors; only exponents beyond ±1024 call the C `pow`."""
+double and rounded once), with Python's errors; others (`x ** 1.5`) call the C `pow`."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import functools
 import math
 import operator
 import struct
+import sys
 from collections.abc import Callable
 from fractions import Fraction
 from typing import NamedTuple
@@ -26,6 +27,9 @@ _UNROLL_LIMIT = 64
 _LOOP_LIMIT = 1024
 #: Run-time magnitudes up to this one switch to straight-line code (no inner loop to wait on).
 _SWITCHED_LIMIT = 8
+#: In a loop that runs again with its checks in place where one fails, run-time magnitudes
+#: below 2 ** this take branch-free code (so the loop vectorizes), larger ones the checked copy.
+_BRANCH_FREE_BITS = 4
 
 #: (exception, *arguments) for a zero base to a negative power, and for a finite base whose
 #: power overflows; None: that error is not raised (error_model='numpy').
@@ -49,8 +53,11 @@ def float_power_int(context, builder, sig, args):
 def float_power_float(context, builder, sig, args):
     """`x ** 2.0` as `x ** 2`, `x ** 0.5` as a square root; other exponents call the C pow."""
     base, exponent = args
-    if _constant_float(exponent) == 0.5 and not context.options.fastmath_flags:
+    number = _constant_float(exponent)
+    if number == 0.5 and not context.options.fastmath_flags:
         return _square_root_power(context, builder, base)
+    if _flagged_fractional(context, builder, number):
+        return _flagged_fractional_power(context, builder, base, number)
     return power_with_float_exponent(
         context,
         builder,
@@ -58,6 +65,45 @@ def float_power_float(context, builder, sig, args):
         lambda: float_power(context, builder, sig, args),
         _operator_errors(context),
     )
+
+
+def _flagged_fractional(context, builder, number: float | None) -> bool:
+    """Whether base ** number (a positive constant, not an integer) takes
+    `_flagged_fractional_power`: in a loop whose failing checks only flag it to run again with
+    them in place, Python's errors raised."""
+    return (
+        number is not None
+        and math.isfinite(number)
+        and number > 0
+        and not number.is_integer()
+        and not context.options.fastmath_flags
+        and None not in _operator_errors(context)
+        and _checks_only_flag(context, builder)
+    )
+
+
+def _flagged_fractional_power(context, builder, base, number: float):
+    """The C pow of base and the constant `number` (> 0, not an integer), in a loop that runs
+    again with its checks in place where one fails: one unsigned comparison of the base's bits
+    flags a negative base (ValueError), one whose power may overflow (a bound a little below
+    the threshold, which pow's error cannot cross) and, needlessly, -0.0, infinities and NaNs
+    (the checked copy gives their values); no test of the result after the call."""
+    is_float32 = isinstance(base.type, llvm.FloatType)
+    largest = (2.0 - 2.0**-23) * 2.0**127 if is_float32 else sys.float_info.max
+    bound = largest  # (below 1, no finite base overflows)
+    if number > 1:
+        bound = math.exp(math.log(largest) / number) * (1 - 2.0**-20)
+    width = 32 if is_float32 else 64
+    bits = builder.bitcast(base, llvm.IntType(width))
+    beyond = builder.icmp_unsigned(">", bits, llvm.IntType(width)(_bits(bound, width)))
+    context.guard(builder, beyond, *_operator_errors(context)[1])
+    return c_pow(context, builder, base, llvm.Constant(base.type, number))
+
+
+def _bits(number: float, width: int) -> int:
+    """The bits of `number` as a float of `width` bits."""
+    float_format, bits_format = ("<f", "<I") if width == 32 else ("<d", "<Q")
+    return struct.unpack(bits_format, struct.pack(float_format, number))[0]
 
 
 def power_with_float_exponent(context, builder, args, slow: Callable[[], llvm.Value], errors):
@@ -79,10 +125,16 @@ def integer_power(context, builder, base, exponent, exponent_type, errors: Error
         value = _constant_value(exponent, exponent_type)
         if value < 0 and zero_division is not None:
             _check_zero_base(context, builder, base, llvm.Constant(llvm.IntType(1), 1), errors)
-        result = _constant_power(context, builder, base, value)
         if overflow is not None and abs(value) <= _LOOP_LIMIT:
-            _check_overflowing_base(context, builder, base, value, overflow)
-            return result
+            flags_only = _checks_only_flag(context, builder)
+            deferred = context.deferred_checks
+            if value > 2 and (deferred is None or not deferred.deferring(builder)):
+                return _branching_power(context, builder, base, value, overflow)
+            above = _check_overflowing_base(context, builder, base, value, overflow, flags_only)
+            return _constant_power(context, builder, base, value, above, flags_only)
+        result = _constant_power(context, builder, base, value)
+    elif _branch_free(context, builder, base, errors):
+        return _branch_free_power(context, builder, base, exponent, exponent_type, errors)
     else:
         result = _runtime_power(context, builder, base, exponent, exponent_type, errors)
     if overflow is not None:
@@ -91,22 +143,65 @@ def integer_power(context, builder, base, exponent, exponent_type, errors: Error
     return result
 
 
-def _check_overflowing_base(context, builder, base, value: int, overflow: tuple) -> None:
+def _check_overflowing_base(
+    context, builder, base, value: int, overflow: tuple, flags_only: bool
+) -> llvm.Value | None:
     """Raise `overflow` where the correctly rounded base ** value is infinite: a comparison of
     the base with a constant, since the power grows with |base| (cheaper in a vectorized loop
-    than testing the result, and checks of several powers of one base fold together)."""
+    than testing the result, and checks of several powers of one base fold together). Where a
+    failure only flags the loop to run again with its checks in place (`flags_only`), an
+    infinite base is flagged too, so one comparison does. Returns, for value > 1, whether
+    |base| is beyond the threshold (an infinite base too; see `_final_product`)."""
     is_float32 = isinstance(base.type, llvm.FloatType)
     if value in (0, 1):
-        return
+        return None
+    magnitude = call_intrinsic(builder, "llvm.fabs", [base])
+    threshold = _overflow_threshold(is_float32, value)
+    if value < 0:  # small bases overflow (zero raised ZeroDivisionError already)
+        blew_up = builder.fcmp_ordered("<", magnitude, llvm.Constant(base.type, threshold))
+        context.guard(builder, blew_up, *overflow)
+        return None
+    above = builder.fcmp_ordered(">", magnitude, llvm.Constant(base.type, threshold))
+    finite_above = above if flags_only else _finite_above(builder, base, threshold)
+    context.guard(builder, finite_above, *overflow)
+    return above
+
+
+def _branching_power(context, builder, base, value: int, overflow: tuple):
+    """base ** value (> 2) where a failing check branches to raise: one comparison of |base|
+    with the overflow threshold branches off to the rare cases, where a finite base raises
+    and an infinite one is its own power (or its magnitude, for an even value); the usual
+    path has no other test. (x ** 2, one multiplication, is right for an infinite base: its
+    check is one branch to raise, which LLVM moves out of a loop for a base it does not
+    change, and measured faster than this one in a scalar loop.)"""
+    is_float32 = isinstance(base.type, llvm.FloatType)
+    power = _constant_power(context, builder, base, value, fast=True)
     magnitude = call_intrinsic(builder, "llvm.fabs", [base])
     threshold = llvm.Constant(base.type, _overflow_threshold(is_float32, value))
-    if value < 0:  # small bases overflow (zero raised ZeroDivisionError already)
-        blew_up = builder.fcmp_ordered("<", magnitude, threshold)
-    else:
-        blew_up = builder.and_(
-            builder.fcmp_ordered(">", magnitude, threshold), _is_finite(builder, base)
-        )
-    context.guard(builder, blew_up, *overflow)
+    usual = builder.block
+    with builder.if_then(builder.fcmp_ordered(">", magnitude, threshold), likely=False):
+        context.guard(builder, _is_finite(builder, base), *overflow)
+        infinite, rare = (base if value % 2 else magnitude), builder.block
+    return _phi(builder, [(power, usual), (infinite, rare)])
+
+
+def _finite_above(builder, value, threshold: float):
+    """threshold < |value| < inf, by one unsigned comparison of the magnitude's bits (which
+    order as the floats do) offset by those of the threshold's successor."""
+    width = 32 if isinstance(value.type, llvm.FloatType) else 64
+    int_type = llvm.IntType(width)
+    magnitude = builder.and_(builder.bitcast(value, int_type), int_type((1 << (width - 1)) - 1))
+    first = _bits(threshold, width) + 1
+    offset = builder.sub(magnitude, int_type(first))
+    return builder.icmp_unsigned("<", offset, int_type(_bits(math.inf, width) - first))
+
+
+def _checks_only_flag(context, builder) -> bool:
+    """Whether a failing check emitted now only flags its loop, which then runs again with its
+    checks in place (ember/lowering/deferred_checks.py): the values computed meanwhile are
+    discarded where a check failed."""
+    deferred = context.deferred_checks
+    return deferred is not None and deferred.flags_failures(builder)
 
 
 @functools.cache
@@ -171,7 +266,10 @@ def _square_root_power(context, builder, base):
 # ---------------------------------------------------------------------------- exponents
 
 
-def _constant_power(context, builder, base, value: int):
+def _constant_power(context, builder, base, value: int, above=None, fast: bool = False):
+    """base ** value. For value > 1 `above` may tell whether |base| is beyond the overflow
+    threshold (overflow raises, so the result need only be right for an infinite base there);
+    `fast`: such bases flag the loop to run again (the result need not be right for them)."""
     if value == 0:
         return llvm.Constant(base.type, 1.0)
     if value == 1:
@@ -185,9 +283,13 @@ def _constant_power(context, builder, base, value: int):
     start = _start(builder, base, value < 0)
     if abs(value) > _UNROLL_LIMIT:
         magnitude = llvm.Constant(llvm.IntType(64), abs(value))
-        return _rounded(builder, base.type, _squaring_loop(builder, start, magnitude))
-    power = _unrolled(start, abs(value), lambda x, y: _dd_multiply(builder, x, y))
-    return _rounded(builder, base.type, power)
+        lower, top = _squaring_loop(builder, start, magnitude)
+    else:
+        lower, top = _unrolled_factors(start, abs(value), lambda x, y: _dd_multiply(builder, x, y))
+    if value < 0:
+        above, fast = None, False
+    sign = base if value % 2 else None
+    return _final_product(builder, base.type, lower, top, sign, above, fast)
 
 
 def _start(builder, base, negative) -> _Power:
@@ -230,6 +332,64 @@ def _runtime_power(context, builder, base, exponent, exponent_type, errors: Erro
     return _phi(builder, results)
 
 
+def _branch_free(context, builder, base, errors: Errors) -> bool:
+    """Whether a double raised to a run-time exponent takes `_branch_free_power`: in a loop
+    whose checks only flag it to run again with them in place, both errors raised."""
+    return (
+        isinstance(base.type, llvm.DoubleType)
+        and None not in errors
+        and _checks_only_flag(context, builder)
+    )
+
+
+def _branch_free_power(context, builder, base, exponent, exponent_type, errors: Errors):
+    """base ** exponent where a failing check flags the loop to run again with its checks in
+    place: for an exponent from 0 to 2 ** _BRANCH_FREE_BITS - 1, the squaring steps of the
+    largest, each product kept or not by a select that is the same in every lane (so the
+    loop vectorizes), multiplied as `_squaring_loop` does; another exponent leaves the loop
+    for its checked copy (the test does not change in the loop: LLVM makes it once, before;
+    a negative one would need a division in every lane). A non-finite power of a base that
+    is not NaN (an overflow, an infinite base) flags the loop: its value may be wrong."""
+    magnitude, _ = _magnitude(builder, exponent, signed=False)  # (a negative one is huge)
+    i64 = magnitude.type
+    outside = builder.icmp_unsigned(">=", magnitude, i64(1 << _BRANCH_FREE_BITS))
+    context.deferred_checks.run_checked_copy_if(builder, outside)
+    leading_zeros = call_intrinsic(builder, "llvm.ctlz", [magnitude, llvm.IntType(1)(0)])
+    top_bit = builder.sub(i64(63), leading_zeros)  # -1 for a zero exponent
+    one = llvm.Constant(base.type, 1.0)
+    lower = top = _Power(one, None)  # (exact parts: no low part, as the base)
+    square = _Power(base, None)
+    for bit in range(_BRANCH_FREE_BITS):
+        top = _selected(builder, builder.icmp_signed("==", top_bit, i64(bit)), square, top)
+        if bit == _BRANCH_FREE_BITS - 1:
+            break
+        set_below_top = builder.and_(
+            builder.trunc(builder.lshr(magnitude, i64(bit)), llvm.IntType(1)),
+            builder.icmp_signed(">", top_bit, i64(bit)),
+        )
+        lower = _selected(builder, set_below_top, _dd_multiply(builder, lower, square), lower)
+        square = _dd_multiply(builder, square, square)
+    odd = builder.trunc(magnitude, llvm.IntType(1))
+    sign = builder.select(odd, base, one)
+    power = _final_product(builder, base.type, lower, top, sign, fast=True)
+    not_finite = builder.fcmp_unordered(
+        ">=", call_intrinsic(builder, "llvm.fabs", [power]), llvm.Constant(base.type, math.inf)
+    )
+    flagged = builder.and_(not_finite, builder.fcmp_ordered("ord", base, base))
+    context.guard(builder, flagged, *errors[1])
+    return power
+
+
+def _selected(builder, condition, if_true: _Power, if_false: _Power) -> _Power:
+    """if_true if `condition` else if_false (a low part None on one side is zero)."""
+    if if_true.low is None and if_false.low is None:
+        return _Power(builder.select(condition, if_true.high, if_false.high), None)
+    zero = llvm.Constant(if_true.high.type, 0.0)
+    return _Power(
+        *(builder.select(condition, t or zero, f or zero) for t, f in zip(if_true, if_false))
+    )
+
+
 def _general_power(context, builder, base, exponent, exponent_type):
     """base ** exponent for any run-time exponent: the squaring loop, or the C pow past
     `_LOOP_LIMIT`."""
@@ -239,8 +399,9 @@ def _general_power(context, builder, base, exponent, exponent_type):
     results = []
     with builder.if_else(within, likely=True) as (then, otherwise):
         with then:
-            power = _squaring_loop(builder, start, magnitude)
-            results.append((_rounded(builder, base.type, power), builder.block))
+            lower, top = _squaring_loop(builder, start, magnitude)
+            power = _final_product(builder, base.type, lower, top)
+            results.append((power, builder.block))
         with otherwise:
             convert = builder.sitofp if exponent_type.signed else builder.uitofp
             slow = c_pow(context, builder, base, convert(exponent, base.type))
@@ -286,14 +447,20 @@ def _fast_math_power(context, builder, base, exponent, exponent_type):
 
 def _unrolled(base, magnitude: int, multiply):
     """base ** magnitude (> 0) by binary exponentiation unrolled at compile time."""
-    result, square = None, base
-    while True:
+    lower, top = _unrolled_factors(base, magnitude, multiply)
+    return top if lower is None else multiply(lower, top)
+
+
+def _unrolled_factors(base, magnitude: int, multiply):
+    """(the product of base's squares for the bits of magnitude (> 0) below its top bit, None
+    if none is set; the square for its top bit): their product is base ** magnitude."""
+    lower, square = None, base
+    while magnitude > 1:
         if magnitude & 1:
-            result = square if result is None else multiply(result, square)
+            lower = square if lower is None else multiply(lower, square)
         magnitude >>= 1
-        if not magnitude:
-            return result
         square = multiply(square, square)
+    return lower, square
 
 
 def _constant_value(exponent: llvm.Constant, exponent_type: types.Integer) -> int:
@@ -355,31 +522,68 @@ def _reciprocal(builder, value) -> _Power:
     return _Power(quotient, builder.fmul(remainder, quotient))
 
 
-def _squaring_loop(builder, start: _Power, magnitude) -> _Power:
-    """start ** magnitude (a run-time unsigned i64 > 0) by squaring."""
+def _squaring_loop(builder, start: _Power, magnitude) -> tuple[_Power, _Power]:
+    """start ** magnitude (a run-time unsigned i64) by squaring, as two factors (see
+    `_unrolled_factors`; the lower one is 1 where `_unrolled_factors` has None, which
+    multiplies exactly; both are 1 for a zero magnitude)."""
     float_type = start.high.type
     one, zero = llvm.Constant(float_type, 1.0), llvm.Constant(float_type, 0.0)
     entry = builder.block
+    header = builder.append_basic_block("powi.header")
     loop = builder.append_basic_block("powi.loop")
     done = builder.append_basic_block("powi.done")
-    builder.branch(loop)
-    builder.position_at_end(loop)
+    builder.branch(header)
+    builder.position_at_end(header)
     initial = (one, zero, start.high, start.low or zero, magnitude)
     phis = [builder.phi(value.type) for value in initial]
     for phi, value in zip(phis, initial):
         phi.add_incoming(value, entry)
-    result, square, remaining = _Power(*phis[:2]), _Power(*phis[2:4]), phis[4]
+    lower, square, remaining = _Power(*phis[:2]), _Power(*phis[2:4]), phis[4]
+    top_bit = builder.icmp_unsigned("<=", remaining, llvm.Constant(magnitude.type, 1))
+    builder.cbranch(top_bit, done, loop)
+    builder.position_at_end(loop)
     odd = builder.trunc(remaining, llvm.IntType(1))
-    product = _dd_multiply(builder, result, square)
-    result = _Power(*(builder.select(odd, p, r) for p, r in zip(product, result)))
-    square = _dd_multiply(builder, square, square)
-    remaining = builder.lshr(remaining, llvm.Constant(magnitude.type, 1))
-    for phi, value in zip(phis, (*result, *square, remaining)):
-        phi.add_incoming(value, builder.block)
-    finished = builder.icmp_unsigned("==", remaining, llvm.Constant(magnitude.type, 0))
-    builder.cbranch(finished, done, loop)
+    product = _dd_multiply(builder, lower, square)
+    next_lower = _Power(*(builder.select(odd, p, r) for p, r in zip(product, lower)))
+    next_square = _dd_multiply(builder, square, square)
+    next_remaining = builder.lshr(remaining, llvm.Constant(magnitude.type, 1))
+    for phi, value in zip(phis, (*next_lower, *next_square, next_remaining)):
+        phi.add_incoming(value, loop)
+    builder.branch(header)
     builder.position_at_end(done)
-    return result
+    nothing = builder.icmp_unsigned("==", magnitude, llvm.Constant(magnitude.type, 0))
+    return lower, _selected(builder, nothing, _Power(one, zero), square)
+
+
+def _final_product(builder, float_type, lower, top: _Power, sign=None, above=None, fast=False):
+    """lower * top (lower None: 1), the power of a base, rounded to `float_type`. For a double,
+    one fma adds the cross terms to the product of the high parts, rounding once. Where that is
+    meaningless (a zero, infinite or NaN part) the plain product of the high parts is the
+    answer, as in `_rounded`. For a positive exponent the parts are infinite only where |base|
+    is `above` its overflow threshold: then the product is chosen by that, off the critical
+    path, or with `fast` not at all (the caller handles those bases apart); and a zero total
+    has its sign fixed: the base's (`sign`, for an odd exponent) or positive."""
+    if isinstance(float_type, llvm.FloatType) or lower is None:
+        product = top if lower is None else _dd_multiply(builder, lower, top)
+        return _rounded(builder, float_type, product)
+    cross = [(a, b) for a, b in ((top.low, lower.high), (lower.low, top.high)) if a is not None]
+    if not cross:
+        return builder.fmul(lower.high, top.high)
+    (a, b), *rest = cross
+    error = builder.fmul(a, b)
+    for a, b in rest:
+        error = call_intrinsic(builder, "llvm.fma", [a, b, error])
+    total = call_intrinsic(builder, "llvm.fma", [lower.high, top.high, error])
+    high = builder.fmul(lower.high, top.high)
+    if above is None and not fast:
+        meaningless = builder.fcmp_unordered("==", total, llvm.Constant(total.type, 0.0))
+        return builder.select(meaningless, high, total)
+    if lower.low is not None:  # else a zero total has the right sign
+        if sign is None:
+            total = call_intrinsic(builder, "llvm.fabs", [total])
+        else:
+            total = call_intrinsic(builder, "llvm.copysign", [total, sign])
+    return total if fast else builder.select(above, high, total)
 
 
 def _rounded(builder, float_type, power: _Power):
