@@ -641,16 +641,20 @@ def _histogram_in(flat, bins, low, high):
     counts = np.zeros(bins, np.int64)
     edges = np.linspace(low, high, bins + 1)
     scale = bins / (high - low)
+    last = bins - 1
+    # A bin computed this far from a whole number is exact: the arithmetic's rounding errors
+    # (a few units of 2**-52 of the bin count and the range's magnitude) are much smaller.
+    tolerance = 2.0**-40 * (bins + (abs(low) + abs(high)) * scale)
     for value in flat:
         if low <= value <= high:
-            index = int((value - low) * scale)
-            if index == bins:
-                index -= 1
-            # guard against rounding at the edges, as NumPy does
-            if value < edges[index]:
-                index -= 1
-            elif index + 1 < bins and value >= edges[index + 1]:
-                index += 1
+            position = (value - low) * scale
+            index = min(int(position), last)
+            if not tolerance < position - index < 1.0 - tolerance:
+                # NumPy's guard against rounding at the edges
+                if value < edges[index]:
+                    index -= 1
+                elif index < last and value >= edges[index + 1]:
+                    index += 1
             counts[index] += 1
     return counts, edges
 
