@@ -220,11 +220,15 @@ def parallelize(state: CompileState) -> None:
 
 
 def rewrite_typed(state: CompileState) -> None:
+    from ember.rewrites.edge_copies import copy_on_edges
     from ember.rewrites.registry import rewrite_registry
 
     rewrite_registry.apply(
         "after-inference", state.func_ir, state.typing.typemap, state.typing.calltypes
     )
+    if copy_on_edges(state.func_ir, state.typing.typemap) and config.DUMP_IR:
+        print(banner(f"IR AFTER COPYING ON EDGES: {state.py_func.__qualname__}"))
+        print(dump_function(state.func_ir))
 
 
 def lower_nopython(state: CompileState) -> None:

@@ -42,6 +42,12 @@ def live_variables(func_ir: ir.FunctionIR) -> tuple[dict[int, set[str]], dict[in
     return live_in, live_out
 
 
+def strip_dels(func_ir: ir.FunctionIR) -> None:
+    """Remove every `del` (before `insert_dels` places them again after a rewrite)."""
+    for block in func_ir.blocks.values():
+        block.body = [stmt for stmt in block.body if not isinstance(stmt, ir.Del)]
+
+
 def insert_dels(func_ir: ir.FunctionIR) -> None:
     """Place `del` statements where each variable dies (after its last use on each path).
 

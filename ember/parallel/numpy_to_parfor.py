@@ -26,7 +26,7 @@ from ember.frontend.bytecode import ByteCode
 from ember.frontend.inline_closures import _Renamer
 from ember.frontend.interpreter import build_ir
 from ember.ir import nodes as ir
-from ember.ir.liveness import insert_dels
+from ember.ir.liveness import insert_dels, strip_dels
 from ember.library.numpy.support import numpy_dtype
 from ember.parallel import random_streams as rs
 from ember.parallel import templates as tpl
@@ -82,7 +82,7 @@ def convert_numpy_calls(state, options, report) -> bool:
         origins, per_item = {}, set()
         for site in sites:
             _inline(func_ir, site, origins, per_item)
-        _strip_dels(func_ir)
+        strip_dels(func_ir)
         insert_dels(func_ir)
         try:
             typing = _retype(state)
@@ -143,11 +143,6 @@ def _restore(func_ir: ir.FunctionIR, saved: dict) -> None:
     for label, (block, body) in saved.items():
         block.body = body
         func_ir.blocks[label] = block
-
-
-def _strip_dels(func_ir: ir.FunctionIR) -> None:
-    for block in func_ir.blocks.values():
-        block.body = [s for s in block.body if not isinstance(s, ir.Del)]
 
 
 # ---------------------------------------------------------------------------- finding sites

@@ -16,7 +16,7 @@ import itertools
 
 from ember import types
 from ember.ir import nodes as ir
-from ember.ir.liveness import insert_dels, live_variables
+from ember.ir.liveness import insert_dels, live_variables, strip_dels
 from ember.ir.parfor import LoopNest, Parfor, Reduction
 from ember.parallel import reductions as red
 from ember.parallel.api import stencil_prange
@@ -53,7 +53,7 @@ def convert_prange_loops(
         parfor.lowering["ranges"] = [loop.range_var.name]  # what it was made from
         converted.append(parfor)
     if converted:
-        _strip_dels(func_ir)
+        strip_dels(func_ir)
         insert_dels(func_ir)
     return converted
 
@@ -129,8 +129,3 @@ def _starts_iteration(stmt: ir.Stmt, loop: PrangeLoop) -> bool:
     if isinstance(stmt.value, ir.GetIter) and stmt.value.value.name == loop.range_var.name:
         return True
     return stmt.target.name in loop.iterator_vars
-
-
-def _strip_dels(func_ir: ir.FunctionIR) -> None:
-    for block in func_ir.blocks.values():
-        block.body = [s for s in block.body if not isinstance(s, ir.Del)]

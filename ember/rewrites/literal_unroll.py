@@ -22,7 +22,7 @@ from typing import Any
 from ember import types
 from ember.errors import EmberError
 from ember.ir import nodes as ir
-from ember.ir.liveness import insert_dels
+from ember.ir.liveness import insert_dels, strip_dels
 from ember.misc.literal import literal_unroll
 
 _MAX_LOOPS = 64
@@ -54,7 +54,7 @@ def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types) -> None:
             declined.add(id(loop.getiter))  # a list or an array: an ordinary loop
             continue
         if not unrolled:
-            _strip_dels(func_ir)
+            strip_dels(func_ir)
             unrolled = True
         _Unroller(func_ir, loop, len(tuple_type)).run()
     if unrolled:
@@ -287,11 +287,6 @@ def _retarget(block: ir.Block, labels: dict[int, int]) -> None:
     elif isinstance(term, ir.Branch):
         term.truebr = labels.get(term.truebr, term.truebr)
         term.falsebr = labels.get(term.falsebr, term.falsebr)
-
-
-def _strip_dels(func_ir: ir.FunctionIR) -> None:
-    for block in func_ir.blocks.values():
-        block.body = [stmt for stmt in block.body if not isinstance(stmt, ir.Del)]
 
 
 def _renumber(func_ir: ir.FunctionIR) -> None:
