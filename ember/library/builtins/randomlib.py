@@ -214,6 +214,8 @@ def _select_getrandbits(k):
 
 
 def _randrange_below(start, stop=None, step=1):
+    if step != 1:
+        raise TypeError("Missing a non-None stop argument")
     if start > 0:
         return _randbelow(np.int64(start))
     raise ValueError("empty range for randrange()")
@@ -254,15 +256,12 @@ def _randrange_stepped(start, stop=None, step=1):
 
 @overload(random.randrange)
 def _select_randrange(start, stop=None, step=1):
-    if not _is_int(start):
+    # an omitted step and a passed one type alike: the implementations test its value
+    if not (_is_int(start) and _is_int(step)):
         return None
     if isinstance(as_type(stop), types.NoneType):
-        return _randrange_below if not isinstance(step, types.Type) else None
-    if not _is_int(stop):
-        return None
-    if not isinstance(step, types.Type):
-        return _randrange_between
-    return _randrange_stepped if _is_int(step) else None
+        return _randrange_below
+    return _randrange_stepped if _is_int(stop) else None
 
 
 def _randint(a, b):
@@ -300,7 +299,7 @@ def _shuffle(x):
 @overload(random.shuffle)
 def _select_shuffle(x):
     x = as_type(x)
-    if isinstance(x, types.Array) and x.ndim == 1 and x.mutable:
+    if isinstance(x, types.Array) and x.ndim == 1 and not x.readonly:
         return _shuffle
     return _shuffle if isinstance(x, types.List) else None
 
