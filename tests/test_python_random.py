@@ -317,3 +317,21 @@ def test_compiled_state_is_separate_from_the_interpreters():
     random.seed(8)
     seeded_randoms(123, 3)  # seeds and draws the compiled state only
     assert random.random() == expected
+
+
+@ember.njit
+def reseeded(count, seed):
+    random.seed(seed)
+    random.gauss()  # leaves a cached value that reseeding drops
+    random.seed()
+    out = np.empty(count)
+    for i in range(count):
+        out[i] = random.random()
+    return out
+
+
+def test_seed_without_a_seed_draws_from_the_os():
+    first = reseeded(50, 1)
+    second = reseeded(50, 1)
+    assert ((first >= 0.0) & (first < 1.0)).all()
+    assert len(set(first.tolist()) | set(second.tolist())) == 100

@@ -6,16 +6,19 @@ The generator is CPython's: MT19937 seeded by init_by_array from the 32-bit word
 Lib/random.py. So `random.seed(s)` in compiled code, then draws, give the numbers the interpreter
 gives after `random.seed(s)`. As in Numba, the compiled state is separate from the interpreter's
 (and from np.random's): it lives in three process-wide NumPy buffers, is seeded from the OS at
-import, and is not thread-safe. The MT19937 core (twist, tempering, init_genrand) is np.random's.
+import and by `random.seed()` (through a ctypes callback), and is not thread-safe. The MT19937
+core (twist, tempering, init_genrand) is np.random's.
 """
 
 from __future__ import annotations
 
+import ctypes
 import math
 import os
 import random
 
 import numpy as np
+from llvmlite import ir as llvm
 
 from ember import types
 from ember.decorators import njit
@@ -26,7 +29,10 @@ from ember.library.numpy.random.legacy import (
     init_genrand,
     register_state_buffer,
 )
+from ember.lowering.registry import lower_builtin
 from ember.typing.overload import as_type
+from ember.typing.signature import signature
+from ember.typing.templates import registry
 
 _N = 624
 _KEY = np.zeros(_N, np.uint32)  # the MT19937 key
@@ -64,22 +70,46 @@ def state_gauss():
     return _GAUSS
 
 
+def reseed_from_os():
+    """Seed the state from os.urandom (random.seed() without a seed); compiled code only."""
+
+
 _BUFFERS = {"state_key": _KEY, "state_meta": _META, "state_gauss": _GAUSS}
+# A C function pointer compiled code calls (ctypes takes the GIL around the Python call)
+_RESEED_CALLBACK = ctypes.CFUNCTYPE(None)(_seed_from_os)
+_ADDRESSES = {name: buffer.ctypes.data for name, buffer in _BUFFERS.items()}
+_ADDRESSES["reseed_from_os"] = ctypes.cast(_RESEED_CALLBACK, ctypes.c_void_p).value
 
 
 def publish_symbol(symbol: str) -> str:
-    """`ember.pyrandom.<state_key|state_meta|state_gauss>`: this process's state buffer (cached
-    code reaches the new process's state by name). A bare name gets the prefix."""
+    """`ember.pyrandom.<state_key|state_meta|state_gauss|reseed_from_os>`: this process's state
+    buffer or reseeding callback (cached code reaches the new process's by name). A bare name
+    gets the prefix."""
     from ember.codegen.symbols import publish
 
     name = symbol.removeprefix("ember.pyrandom.")
     symbol = f"ember.pyrandom.{name}"
-    publish(symbol, _BUFFERS[name].ctypes.data)
+    publish(symbol, _ADDRESSES[name])
     return symbol
 
 
 for _function in (state_key, state_meta, state_gauss):
     register_state_buffer(_function, _BUFFERS[_function.__name__], publish_symbol)
+
+
+@registry.typer(reseed_from_os)
+def _type_reseed(args, kws):
+    return signature(types.none) if not args and not kws else None
+
+
+@lower_builtin(reseed_from_os)
+def _lower_reseed(context, builder, sig, args):
+    symbol = publish_symbol("reseed_from_os")
+    function = builder.module.globals.get(symbol)
+    if function is None:
+        function = llvm.Function(builder.module, llvm.FunctionType(llvm.VoidType(), []), symbol)
+    builder.call(function, [])
+    return context.get_dummy_value(types.none)
 
 
 # ---------------------------------------------------------------------------- the generator
@@ -179,9 +209,17 @@ def _seed(a=None, version=2):
     meta[1] = 0
 
 
+def _seed_none(a=None, version=2):
+    reseed_from_os()
+
+
 @overload(random.seed)
 def _select_seed(a=None, version=2):
-    return _seed if _is_int(a) and not isinstance(version, types.Type) else None
+    if isinstance(version, types.Type):  # only the default version 2
+        return None
+    if isinstance(as_type(a), types.NoneType):
+        return _seed_none
+    return _seed if _is_int(a) else None
 
 
 @overload(random.random)
