@@ -2,6 +2,8 @@
 (floats and ints) equals the interpreter's exactly; errors match CPython's."""
 
 import random
+from random import randint as imported_randint
+from random import random as imported_random
 
 import numpy as np
 import pytest
@@ -264,6 +266,11 @@ def bits_call(k):
 
 
 @ember.njit
+def expo_call(lambd):
+    return random.expovariate(lambd)
+
+
+@ember.njit
 def gamma_call(alpha, beta):
     return random.gammavariate(alpha, beta)
 
@@ -285,6 +292,7 @@ def cpython_error(call):
         (lambda: choice_call(np.empty(0)), lambda: random.choice([])),
         (lambda: gamma_call(-1.0, 1.0), lambda: random.gammavariate(-1.0, 1.0)),
         (lambda: bits_call(-1), lambda: random.getrandbits(-1)),
+        (lambda: expo_call(0.0), lambda: random.expovariate(0.0)),
         (lambda: randrange_call(10, None, 2), lambda: random.randrange(10, None, 2)),
     ],
 )
@@ -335,3 +343,37 @@ def test_seed_without_a_seed_draws_from_the_os():
     second = reseeded(50, 1)
     assert ((first >= 0.0) & (first < 1.0)).all()
     assert len(set(first.tolist()) | set(second.tolist())) == 100
+
+
+@ember.njit
+def stepped(seed, start, stop, step, count):
+    random.seed(seed)
+    out = np.empty(count, np.int64)
+    for i in range(count):
+        out[i] = random.randrange(start, stop, step)
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**40),
+    start=st.integers(-(2**34), 2**34),
+    stop=st.integers(-(2**34), 2**34),
+    step=st.integers(-(2**20), 2**20).filter(lambda step: step != 0),
+)
+def test_randrange_with_a_step(seed, start, stop, step):
+    if len(range(start, stop, step)) == 0:
+        return
+    expected = cpython_draws(seed, lambda: random.randrange(start, stop, step), 20)
+    assert stepped(seed, start, stop, step, 20).tolist() == expected
+
+
+@ember.njit
+def by_imported_names(seed):
+    random.seed(seed)
+    return imported_random(), imported_randint(np.int32(1), np.int32(6))
+
+
+def test_functions_imported_by_name():
+    expected = cpython_draws(12, lambda: (random.random(), random.randint(1, 6)), 1)[0]
+    assert by_imported_names(12) == expected
