@@ -168,18 +168,9 @@ def _bits(k):
 
 
 @njit
-def _bit_length(n):
-    length = 0
-    while n:
-        n >>= 1
-        length += 1
-    return length
-
-
-@njit
 def _randbelow(n):
     """An int in [0, n) for n >= 1 (CPython's _randbelow_with_getrandbits)."""
-    k = _bit_length(n)
+    k = n.bit_length()
     r = _bits(k)
     while r >= n:
         r = _bits(k)
