@@ -377,3 +377,14 @@ def by_imported_names(seed):
 def test_functions_imported_by_name():
     expected = cpython_draws(12, lambda: (random.random(), random.randint(1, 6)), 1)[0]
     assert by_imported_names(12) == expected
+
+
+@ember.njit
+def seeded_unsigned(seed):
+    random.seed(seed, 2)
+    return random.random()
+
+
+def test_unsigned_seed_beyond_int64():
+    seed = 2**64 - 3
+    assert seeded_unsigned(np.uint64(seed)) == cpython_draws(seed, random.random, 1)[0]

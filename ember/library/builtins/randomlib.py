@@ -188,10 +188,10 @@ def _is_number(typ) -> bool:
     return isinstance(types.unliteral(as_type(typ)), (types.Integer, types.Boolean, types.Float))
 
 
-def _seed(a=None, version=2):
-    n = np.int64(a)
-    # abs(n) as two 32-bit words (-2**63 too: its wrapped negation is 2**63's bit pattern)
-    magnitude = -n if n < 0 else n
+@njit
+def _seed_magnitude(magnitude):
+    """Seed from the 64 bits of abs(seed), in an int64 (CPython keys init_by_array with its
+    32-bit words; masking drops the sign an arithmetic shift copies)."""
     low = magnitude & 0xFFFFFFFF
     high = (magnitude >> 32) & 0xFFFFFFFF
     _init_by_array(state_key(), low, high, 2 if high != 0 else 1)
@@ -200,17 +200,30 @@ def _seed(a=None, version=2):
     meta[1] = 0
 
 
+def _seed_signed(a=None, version=2):
+    n = np.int64(a)
+    _seed_magnitude(-n if n < 0 else n)  # -2**63 too: its wrapped negation has 2**63's bits
+
+
+def _seed_unsigned(a=None, version=2):
+    _seed_magnitude(np.int64(a))  # the same 64 bits
+
+
 def _seed_none(a=None, version=2):
     reseed_from_os()
 
 
 @overload(random.seed)
 def _select_seed(a=None, version=2):
-    if isinstance(version, types.Type):  # only the default version 2
+    # `version` changes only how str and bytes seed: an integer's or None's seeding ignores it
+    if not _is_int(version):
         return None
-    if isinstance(as_type(a), types.NoneType):
+    a = types.unliteral(as_type(a))
+    if isinstance(a, types.NoneType):
         return _seed_none
-    return _seed if _is_int(a) else None
+    if isinstance(a, types.Integer) and not a.signed:
+        return _seed_unsigned
+    return _seed_signed if _is_int(a) else None
 
 
 @overload(random.random)
