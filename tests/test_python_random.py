@@ -388,3 +388,20 @@ def seeded_unsigned(seed):
 def test_unsigned_seed_beyond_int64():
     seed = 2**64 - 3
     assert seeded_unsigned(np.uint64(seed)) == cpython_draws(seed, random.random, 1)[0]
+
+
+@ember.njit
+def shuffled_typed(seed, values):
+    random.seed(seed)
+    random.shuffle(values)
+    return values
+
+
+def test_shuffle_typed_and_reflected_lists():
+    expected = cpython_draws(1, lambda: random.shuffle(order := list(range(12))) or order, 1)[0]
+    typed = ember.typed.List(range(12))
+    shuffled_typed(1, typed)
+    assert list(typed) == expected
+    reflected = list(range(12))
+    shuffled_typed(1, reflected)
+    assert reflected == expected
