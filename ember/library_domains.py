@@ -55,6 +55,7 @@ class Domain:
 
 DOMAINS = (
     Domain("math", ("ember.library.builtins.mathlib",), value_modules=("math",)),
+    Domain("random", ("ember.library.builtins.randomlib",), value_modules=("random",)),
     Domain("print", ("ember.library.builtins.printing",), values=(print,)),
     # x ** y on floats: looked up by the lowering key (the typing is the core's)
     Domain("powers", ("ember.lowering.powers",), values=(operator.pow,)),

@@ -123,6 +123,18 @@ def test_scalar_compile_leaves_other_domains_unimported_then_they_work():
             """,
             "generators",
         ),
+        (
+            """
+            import random
+            def f(seed):
+                random.seed(seed)
+                return random.randint(1, 100) + random.random()
+            arg = 7
+            random.seed(7)
+            expected = random.randint(1, 100) + random.random()
+            """,
+            "random",
+        ),
     ],
 )
 def test_a_domain_is_registered_by_the_type_or_global_that_needs_it(body, domain):

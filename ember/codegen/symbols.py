@@ -27,6 +27,7 @@ RESOLVERS: dict[str, str] = {
     "ember.libm.": "ember.codegen.symbols:publish_libm",
     "ember.numpy.": "ember.library.numpy.random.generator:publish_symbol",
     "ember.random.": "ember.library.numpy.random.legacy:publish_symbol",
+    "ember.pyrandom.": "ember.library.builtins.randomlib:publish_symbol",
     "ember.hash_secret": "ember.lowering.strings:publish_symbol",
     "ember.overflow_slot": "ember.library.builtins.int_scalars:publish_symbol",
     "ember_parallel_": "ember.codegen.symbols:publish_threading_layer",

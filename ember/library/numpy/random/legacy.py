@@ -63,7 +63,10 @@ def mt_gauss():
 _BUFFERS = {mt_key: _KEY, mt_meta: _META, mt_gauss: _GAUSS}
 
 
-def _register_buffer(function, buffer: np.ndarray) -> None:
+def register_state_buffer(function, buffer: np.ndarray, publish_symbol) -> None:
+    """Make `function()` in compiled code return `buffer`, reached by the symbol
+    `publish_symbol("<prefix>.<function name>")` publishes and returns (the prefix names the
+    owner of the state, and its resolver in ember.codegen.symbols)."""
     from ember.dispatcher.typeof import typeof
 
     array_type = typeof(buffer)
@@ -80,7 +83,7 @@ def _register_buffer(function, buffer: np.ndarray) -> None:
             llvm.Constant(arr.ptr, None),
             arr.const(size),
             arr.const(buffer.itemsize),
-            external_global(builder.module, publish_symbol(f"ember.random.{function.__name__}")),
+            external_global(builder.module, publish_symbol(function.__name__)),
             [arr.const(size)],
             [arr.const(buffer.itemsize)],
         )
@@ -89,17 +92,19 @@ def _register_buffer(function, buffer: np.ndarray) -> None:
 
 def publish_symbol(symbol: str) -> str:
     """`ember.random.<mt_key|mt_meta|mt_gauss>`: this process's state buffer (compiled code
-    reaches it by name, so cached code uses the new process's generator state)."""
+    reaches it by name, so cached code uses the new process's generator state). A bare name
+    gets the prefix."""
     from ember.codegen.symbols import publish
 
     name = symbol.removeprefix("ember.random.")
+    symbol = f"ember.random.{name}"
     buffer = next(b for f, b in _BUFFERS.items() if f.__name__ == name)
     publish(symbol, buffer.ctypes.data)
     return symbol
 
 
 for _function, _buffer in _BUFFERS.items():
-    _register_buffer(_function, _buffer)
+    register_state_buffer(_function, _buffer, publish_symbol)
 
 
 # ---------------------------------------------------------------------------- MT19937
@@ -117,9 +122,9 @@ def _twist_impl(key):
 _twist = njit(**NUMPY_ERRORS)(_twist_impl)
 
 
-def _next_uint32_impl():
-    key = mt_key()
-    meta = mt_meta()
+def _draw_uint32_impl(key, meta):
+    """The next 32-bit output of the MT19937 state `key` (uint32[624]) at position `meta[0]`
+    (624: twist first), as an int64; advances the position."""
     pos = meta[0]
     if pos >= 624:
         _twist(key)
@@ -133,13 +138,28 @@ def _next_uint32_impl():
     return y
 
 
+draw_uint32 = njit(**NUMPY_ERRORS)(_draw_uint32_impl)
+
+
+def _next_uint32_impl():
+    return draw_uint32(mt_key(), mt_meta())
+
+
 _next_uint32 = njit(**NUMPY_ERRORS)(_next_uint32_impl)
 
 
-def _next_double_impl():
-    a = _next_uint32() >> 5
-    b = _next_uint32() >> 6
+def _draw_double_impl(key, meta):
+    """A double in [0, 1) from the next two outputs of the state (53 bits: genrand_res53)."""
+    a = draw_uint32(key, meta) >> 5
+    b = draw_uint32(key, meta) >> 6
     return (a * 67108864.0 + b) / 9007199254740992.0
+
+
+draw_double = njit(**NUMPY_ERRORS)(_draw_double_impl)
+
+
+def _next_double_impl():
+    return draw_double(mt_key(), mt_meta())
 
 
 _next_double = njit(**NUMPY_ERRORS)(_next_double_impl)
@@ -200,14 +220,22 @@ _bounded = njit(**NUMPY_ERRORS)(_bounded_impl)
 # ---------------------------------------------------------------------------- the API
 
 
-def _seed(seed):
-    if seed < 0 or seed > 0xFFFFFFFF:
-        raise ValueError("Seed must be between 0 and 2**32 - 1")
-    key = mt_key()
+def _init_genrand_impl(key, seed):
+    """MT19937's init_genrand: the key from a 32-bit seed (int64 arithmetic wraps; the low 32
+    bits are exact)."""
     value = seed & 0xFFFFFFFF
     for pos in range(624):
         key[pos] = value
         value = (1812433253 * (value ^ (value >> 30)) + pos + 1) & 0xFFFFFFFF
+
+
+init_genrand = njit(**NUMPY_ERRORS)(_init_genrand_impl)
+
+
+def _seed(seed):
+    if seed < 0 or seed > 0xFFFFFFFF:
+        raise ValueError("Seed must be between 0 and 2**32 - 1")
+    init_genrand(mt_key(), seed)
     meta = mt_meta()
     meta[0] = 624
     meta[1] = 0
