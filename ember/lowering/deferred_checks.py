@@ -12,7 +12,6 @@ import operator
 import sys
 from dataclasses import dataclass, field
 
-import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
@@ -65,8 +64,7 @@ _CHECKED_MATH = {
 }
 _DEFERRABLE = _CHECKED_MATH | {int, round}  # with one float operand
 _PURE_CALLS = {abs, min, max, int, round, float, bool, math.fabs, math.copysign, math.isnan,
-               math.isinf, math.isfinite, math.hypot, math.atan2, np.float32,
-               np.float64}  # fmt: skip
+               math.isinf, math.isfinite, math.hypot, math.atan2}  # fmt: skip
 _ALLOCATOR_NAMES = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
                     "full_like")  # fmt: skip
 _ARRAY_FACTS = {"shape", "size", "ndim", "itemsize", "nbytes", "dtype"}
@@ -363,7 +361,7 @@ class _FunctionFacts:
                 return False
             if callee in (int, round) and len(value.args) != 1:  # round(x, n): a compiled call
                 return False
-            if isinstance(callee, np.ufunc):  # NumPy's float math gives NaN/inf, never raises
+            if _is_numpy_float_math(callee):
                 return not value.kws and all(self._is_float(v) for v in value.args)
             return pure and not value.kws and all(self._is_scalar(v) for v in value.args)
         if isinstance(value, ir.GetItem):
@@ -394,6 +392,15 @@ class _FunctionFacts:
         return isinstance(index, types.BaseTuple) and all(
             isinstance(types.unliteral(t), types.Integer) for t in index.types
         )
+
+
+def _is_numpy_float_math(callee) -> bool:
+    """np.float32(x), np.float64(x) and ufuncs: on floats they give NaN or inf, never raise.
+    (NumPy is looked up, not imported: a scalar function's compilation does not load it.)"""
+    numpy = sys.modules.get("numpy")
+    if numpy is None:
+        return False
+    return callee in (numpy.float32, numpy.float64) or isinstance(callee, numpy.ufunc)
 
 
 @dataclass
