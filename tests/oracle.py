@@ -1,6 +1,25 @@
-"""Comparison oracle shared by the differential tests: equal in type and value."""
+"""Comparison oracle shared by the differential tests: equal in type and value; and the jitted
+version of a Python function for given arguments."""
 
 import math
+
+import ember
+
+_dispatchers: dict = {}
+
+
+def jitted(py_func, args):
+    """`njit(py_func)`, one dispatcher per argument types, made once.
+
+    That compiles exactly the specializations one shared dispatcher would, but each call runs
+    the specialization of its own argument types whatever other tests compiled before; and a
+    dispatcher does not rebuild its native entry (which covers all its specializations) for
+    each new type a hypothesis example brings.
+    """
+    key = (py_func, tuple(ember.typeof(arg) for arg in args))
+    if key not in _dispatchers:
+        _dispatchers[key] = ember.njit(py_func)
+    return _dispatchers[key]
 
 
 def same(a, b) -> bool:

@@ -11,22 +11,10 @@ from hypothesis import strategies as st
 
 import ember.runtime
 from ember import UnsupportedError, njit
-from tests.oracle import same
+from tests.oracle import jitted, same
 
 SMALL_INTS = st.integers(min_value=-1000, max_value=1000)
 FLOATS = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e6, max_value=1e6)
-
-
-_dispatchers: dict = {}
-
-
-def jitted(func, args):
-    """`njit(func)`, one dispatcher per function and argument types, made once: hypothesis
-    examples reuse it instead of compiling the same specialization again."""
-    key = (func, tuple(ember.typeof(arg) for arg in args))
-    if key not in _dispatchers:
-        _dispatchers[key] = njit(func)
-    return _dispatchers[key]
 
 
 def check(func, cases):
