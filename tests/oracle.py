@@ -22,6 +22,14 @@ def jitted(py_func, args):
     return _dispatchers[key]
 
 
+def for_types(dispatcher, *args):
+    """The function of the plain `@njit` `dispatcher` in its own dispatcher for the types of
+    `args` (`jitted`): for parametrized cases that would otherwise compile dozens of
+    specializations into one dispatcher, rebuilding its native entry over all of them for
+    each new one."""
+    return jitted(dispatcher.py_func, args)
+
+
 def same(a, b) -> bool:
     """Equal in type and value; NaN equals NaN and 0.0 differs from -0.0."""
     if type(a) is not type(b):

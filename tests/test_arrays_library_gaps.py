@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from oracle import jitted
+from oracle import for_types
 from test_arrays_support import LAYOUTS, assert_same, live_allocations, sample
 
 from ember import TypingError, njit
@@ -31,13 +31,6 @@ def with_specials(a):
         for index, value in zip(np.ndindex(a.shape), (np.nan, np.inf, -np.inf, -0.0)):
             a[index] = value
     return a
-
-
-def for_types(dispatcher, *args):
-    """`dispatcher`'s function in a dispatcher of its own for the types of `args` (see
-    `oracle.jitted`): the parametrized cases below compile dozens of specializations per
-    function, and one dispatcher would rebuild its native entry over all of them for each."""
-    return jitted(dispatcher.py_func, args)
 
 
 def assert_close_same_type(got, expected, exact: bool):
