@@ -1,6 +1,33 @@
-"""Comparison oracle shared by the differential tests: equal in type and value."""
+"""Comparison oracle shared by the differential tests: equal in type and value; and the jitted
+version of a Python function for given arguments."""
 
 import math
+
+import ember
+
+_dispatchers: dict = {}
+
+
+def jitted(py_func, args):
+    """`njit(py_func)`, one dispatcher per argument types, made once.
+
+    That compiles exactly the specializations one shared dispatcher would, but each call runs
+    the specialization of its own argument types whatever other tests compiled before; and a
+    dispatcher does not rebuild its native entry (which covers all its specializations) for
+    each new type a hypothesis example brings.
+    """
+    key = (py_func, tuple(ember.typeof(arg) for arg in args))
+    if key not in _dispatchers:
+        _dispatchers[key] = ember.njit(py_func)
+    return _dispatchers[key]
+
+
+def for_types(dispatcher, *args):
+    """The function of the plain `@njit` `dispatcher` in its own dispatcher for the types of
+    `args` (`jitted`): for parametrized cases that would otherwise compile dozens of
+    specializations into one dispatcher, rebuilding its native entry over all of them for
+    each new one."""
+    return jitted(dispatcher.py_func, args)
 
 
 def same(a, b) -> bool:

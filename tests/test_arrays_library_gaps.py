@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracle import for_types
 from test_arrays_support import LAYOUTS, assert_same, live_allocations, sample
 
 from ember import TypingError, njit
@@ -147,7 +148,7 @@ def test_ufunc_writes_into_out_and_returns_it(ufunc, dtype, layout_in, layout_ou
     with np.errstate(all="ignore"):
         expected = ufunc(*inputs)
     out = blank(expected.dtype, expected.shape, layout_out)
-    result = jitted_out(ufunc, style)(*inputs, out)
+    result = for_types(jitted_out(ufunc, style), *inputs, out)(*inputs, out)
     assert result is out
     assert_close_same_type(out, expected, is_exact(ufunc, dtype))
 
@@ -350,8 +351,9 @@ def median_along(a, axis):
 def assert_median(a, expected):
     """ember's median of `a` equals NumPy's `expected`, in value and dtype; `a` unchanged."""
     before = a.copy()
-    got = median(a)
-    assert returned_dtype(median, a) == np.asarray(expected).dtype
+    compiled = for_types(median, a)
+    got = compiled(a)
+    assert returned_dtype(compiled, a) == np.asarray(expected).dtype
     np.testing.assert_equal(got, expected)
     assert_same(a, before)
 
@@ -409,10 +411,11 @@ def test_median_along_an_axis(dtype, layout, axis):
     if dtype in (np.float32, np.float64):
         a[1, 2, 3] = np.nan
     before = a.copy()
-    assert_same(median_along(a, axis), np.median(a, axis=axis))
+    assert_same(for_types(median_along, a, axis)(a, axis), np.median(a, axis=axis))
     assert_same(a, before)
     matrix = a[0]
-    assert_same(median_along(matrix, axis % 2), np.median(matrix, axis=axis % 2))
+    along_rows = for_types(median_along, matrix, axis % 2)
+    assert_same(along_rows(matrix, axis % 2), np.median(matrix, axis=axis % 2))
 
 
 def test_median_along_an_axis_of_a_vector_and_of_empty_lanes():
@@ -492,7 +495,7 @@ NONZERO = {
 @pytest.mark.parametrize("name", NONZERO)
 def test_indices_of_nonzero_items(name, dtype, layout, shape):
     a = sample(dtype, shape, layout) if all(shape) else np.zeros(shape, dtype)
-    assert_same(NONZERO[name](a), np.nonzero(a))
+    assert_same(for_types(NONZERO[name], a)(a), np.nonzero(a))
 
 
 @njit
@@ -556,7 +559,8 @@ def test_argsort_along_an_axis_is_numpys_stable_argsort(name, dtype, layout, sha
     # ember's argsort is always a stable merge sort, so it equals NumPy's stable one on ties
     a = with_ties_and_nan(dtype, shape, layout) if 0 not in shape else np.zeros(shape, dtype)
     before = a.copy()
-    assert_same(ARGSORT[name](a, axis), np.argsort(a, axis=axis, kind="stable"))
+    argsort = for_types(ARGSORT[name], a, axis)
+    assert_same(argsort(a, axis), np.argsort(a, axis=axis, kind="stable"))
     assert_same(a, before)
 
 
@@ -599,10 +603,10 @@ def test_sort_along_an_axis(dtype, layout, shape, axis):
     a = with_ties_and_nan(dtype, shape, layout) if 0 not in shape else np.zeros(shape, dtype)
     expected = np.sort(a, axis=axis)
     turn = len(shape) + axis  # the spellings take turns: each one compiles a sort anew
-    sort = list(SORT.values())[turn % len(SORT)]
+    sort = for_types(list(SORT.values())[turn % len(SORT)], a, axis)
     assert_same(sort(a, axis), expected)
-    sort_in_place = list(SORT_IN_PLACE.values())[turn % len(SORT_IN_PLACE)]
     b = copy_in(layout, a)
+    sort_in_place = for_types(list(SORT_IN_PLACE.values())[turn % len(SORT_IN_PLACE)], b, axis)
     assert sort_in_place(b, axis) is b
     assert_same(b, expected)
 

@@ -8,6 +8,7 @@ import operator
 
 import numpy as np
 import pytest
+from oracle import for_types
 from test_arrays_support import LAYOUTS, assert_same, live_allocations, sample
 
 from ember import TypingError, njit
@@ -87,12 +88,13 @@ def _numpy_or_none(fn, *args):
 def test_binary_operators_array_array(op, dtypes):
     a, b = _operands(*dtypes)
     expected = _numpy_or_none(BINARY[op], a, b)
+    compiled = for_types(_BINARY_JIT[op], a, b)
     if expected is None:
         with pytest.raises(TypingError):
-            _BINARY_JIT[op](a, b)
+            compiled(a, b)
         return
     with live_allocations():
-        close(_BINARY_JIT[op](a, b), expected)
+        close(compiled(a, b), expected)
 
 
 @pytest.mark.parametrize("op", ["+", "-", "*", "/", "//", "%", "**", "<", "=="])
@@ -106,7 +108,7 @@ def test_binary_operators_with_python_scalars(op, dtype, scalar):
         expected = _numpy_or_none(BINARY[op], left, right)
         if expected is None:
             continue
-        close(_BINARY_JIT[op](left, right), expected)
+        close(for_types(_BINARY_JIT[op], left, right)(left, right), expected)
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)

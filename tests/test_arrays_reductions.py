@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from oracle import for_types
 from test_arrays_support import LAYOUTS, assert_same, live_allocations, sample
 
 from ember import TypingError, njit
@@ -57,7 +58,7 @@ def test_reductions_over_all_elements(name, dtype, layout):
     a = sample(dtype, (3, 5), layout)
     if name in ("np.cumprod", "prod") and dtype is not np.bool_:
         a = (np.abs(a) % 3 + 1).astype(dtype)  # keep products small
-    close(_REDUCTIONS_JIT[name](a), REDUCTIONS[name](a))
+    close(for_types(_REDUCTIONS_JIT[name], a)(a), REDUCTIONS[name](a))
 
 
 AXIS_REDUCTIONS = {
@@ -81,9 +82,9 @@ def test_reductions_along_an_axis(name, layout):
     a = sample(np.float64, (3, 4, 2), layout)
     with live_allocations():
         for axis in (0, 1, 2, -1):
-            close(_AXIS_JIT[name](a, axis), AXIS_REDUCTIONS[name](a, axis))
+            close(for_types(_AXIS_JIT[name], a, axis)(a, axis), AXIS_REDUCTIONS[name](a, axis))
     v = sample(np.int64, (5,), layout)
-    close(_AXIS_JIT[name](v, 0), AXIS_REDUCTIONS[name](v, 0))
+    close(for_types(_AXIS_JIT[name], v, 0)(v, 0), AXIS_REDUCTIONS[name](v, 0))
 
 
 def test_axis_out_of_range_raises():

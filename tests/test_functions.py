@@ -11,17 +11,16 @@ from hypothesis import strategies as st
 
 import ember.runtime
 from ember import UnsupportedError, njit
-from tests.oracle import same
+from tests.oracle import jitted, same
 
 SMALL_INTS = st.integers(min_value=-1000, max_value=1000)
 FLOATS = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e6, max_value=1e6)
 
 
 def check(func, cases):
-    jitted = njit(func)
     for args in cases:
         expected = func(*args)
-        got = jitted(*args)
+        got = jitted(func, args)(*args)
         assert same(got, expected), (func.__name__, args, got, expected)
 
 

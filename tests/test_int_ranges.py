@@ -75,6 +75,11 @@ def scaled_index_sum(n, scale):
     return total
 
 
+# compiled once for the hypothesis tests below (each example calls the same specialization)
+offset_sum_compiled = ember.njit(offset_sum)
+scaled_index_sum_compiled = ember.njit(scaled_index_sum)
+
+
 @pytest.mark.parametrize(
     "kernel, args",
     [
@@ -123,14 +128,14 @@ def test_sum_of_two_loop_indices_has_no_fix_up():
 def test_arithmetic_that_can_overflow_still_wraps(n, offset):
     """`offset + i` is not proven to fit: it keeps wrapping like int64, as before."""
     expected = wrap_int64(sum(wrap_int64(offset + i) for i in range(n)))
-    assert ember.njit(offset_sum)(n, offset) == expected
+    assert offset_sum_compiled(n, offset) == expected
 
 
 @settings(max_examples=25, deadline=None)
 @given(n=st.integers(0, 40), scale=st.integers(-(1 << 63), (1 << 63) - 1))
 def test_products_of_loop_indices_wrap(n, scale):
     expected = wrap_int64(sum(wrap_int64(wrap_int64(i * scale) + (i - n) * 3) for i in range(n)))
-    assert ember.njit(scaled_index_sum)(n, scale) == expected
+    assert scaled_index_sum_compiled(n, scale) == expected
 
 
 def test_loop_counter_at_the_int64_edge():
@@ -153,6 +158,9 @@ def mixed_index_math(start, stop, step, c):
     return total
 
 
+mixed_index_math_compiled = ember.njit(mixed_index_math)
+
+
 @settings(max_examples=25, deadline=None)
 @given(
     start=st.integers(-50, 50),
@@ -161,6 +169,4 @@ def mixed_index_math(start, stop, step, c):
     c=st.integers(-1000, 1000),
 )
 def test_range_loop_arithmetic_equals_python(start, stop, step, c):
-    assert ember.njit(mixed_index_math)(start, stop, step, c) == mixed_index_math(
-        start, stop, step, c
-    )
+    assert mixed_index_math_compiled(start, stop, step, c) == mixed_index_math(start, stop, step, c)

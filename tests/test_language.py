@@ -12,27 +12,11 @@ import itertools
 import math
 
 import pytest
-from oracle import same
+from oracle import jitted, same
 
-import ember
 from ember import njit
 
 # ---------------------------------------------------------------------------- the oracle
-
-_dispatchers: dict = {}
-
-
-def jitted(py_func, args):
-    """`njit(py_func)`, one dispatcher per argument types.
-
-    That compiles exactly the specializations one shared dispatcher would, but each call runs
-    the specialization of its own argument types whatever other tests compiled before.
-    """
-    key = (py_func, tuple(ember.typeof(arg) for arg in args))
-    dispatcher = _dispatchers.get(key)
-    if dispatcher is None:
-        dispatcher = _dispatchers[key] = njit(py_func)
-    return dispatcher
 
 
 def outcome(func, args):

@@ -240,21 +240,23 @@ def test_membership_and_index(value):
     check(find, 5, value, same_message=False)
 
 
+@njit
+def append_then_pop_front(values, pops):
+    xs = []
+    for v in values:
+        xs.append(v)
+    popped = []
+    for _ in range(min(pops, len(xs))):
+        popped.append(xs.pop(0))
+    return xs, popped
+
+
 @given(st.lists(st.integers(-(2**62), 2**62), max_size=30), st.integers(0, 40))
 @settings(max_examples=60, deadline=None)
 def test_append_then_pop_front_matches_python(items, pops):
-    @njit
-    def run(values, pops):
-        xs = []
-        for v in values:
-            xs.append(v)
-        popped = []
-        for _ in range(min(pops, len(xs))):
-            popped.append(xs.pop(0))
-        return xs, popped
-
     values = np.array(items, dtype=np.int64)
-    assert same(run(values, pops), run.py_func(list(items), pops))
+    expected = append_then_pop_front.py_func(list(items), pops)
+    assert same(append_then_pop_front(values, pops), expected)
 
 
 # ---------------------------------------------------------------------------- operators

@@ -200,9 +200,11 @@ OPERATORS = {
 
 
 @functools.cache
-def compiled_group(bodies: tuple[str, ...]):
+def compiled_group(bodies: tuple[str, ...], dtype: np.dtype | None = None):
     """One jitted `f(a, s, o, k)` running body number k: the forms of a group share one
-    compilation (and must share a result type)."""
+    compilation (and must share a result type). A dispatcher per array `dtype`, when given:
+    one for all dtypes would rebuild its native entry over all their specializations for
+    each new one."""
     lines = ["def f(a, s, o, k):"]
     for k, body in enumerate(bodies):
         lines += [f"    if k == {k}:", f"        {body}"]
@@ -221,12 +223,12 @@ def check_forms(forms: list[Form], array: np.ndarray, scalars: list, out: np.nda
     for form in forms:
         expected, error = numpy_outcome(lambda: form.numpy(array.copy(), probe, out.copy()))
         if isinstance(error, TypeError) or (error is None and _needs_float16(expected)):
-            jitted = compiled_group((form.body,))
+            jitted = compiled_group((form.body,), array.dtype)
             check_one(form, array, probe, out, lambda a, s, o: jitted(a, s, o, 0))
             continue
         groups.setdefault(str(np.asarray(expected).dtype), []).append(form)
     for group in groups.values():
-        jitted = compiled_group(tuple(form.body for form in group))
+        jitted = compiled_group(tuple(form.body for form in group), array.dtype)
         for k, form in enumerate(group):
             for scalar in scalars:
                 check_one(form, array, scalar, out, lambda a, s, o, k=k: jitted(a, s, o, k))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import ember
 from ember import njit
 
 
@@ -31,17 +32,32 @@ def assert_same(got, expected, exact: bool) -> None:
         assert got == expected or abs(got - expected) <= 1e-12 * max(1.0, abs(expected))
 
 
-def three_ways(fn, *args, exact: bool = False, copy_args: bool = True):
+_SHARED: dict = {}
+
+
+def shared_dispatchers(fn, *args):
+    """A serial and a parallel dispatcher of `fn` for the types of `args`, made once for the
+    session: a later test with arguments of the same types reuses the compiled code (and a
+    dispatcher does not regenerate its native entry over many specializations)."""
+    key = (fn, tuple(ember.typeof(a) for a in args))
+    if key not in _SHARED:
+        _SHARED[key] = (njit(fn), njit(parallel=True)(fn))
+    return _SHARED[key]
+
+
+def three_ways(fn, *args, exact: bool = False, copy_args: bool = True, shared: bool = False):
     """Compare CPython, serial njit and parallel njit; returns the parallel dispatcher.
 
     Array arguments are copied for each run so functions that write into them compare too.
     `exact=False` allows the last bits of float sums to differ (a parallel sum adds in a
-    different order)."""
+    different order). `shared=True` runs `shared_dispatchers(fn, *args)` instead of new ones."""
     fresh = (lambda: [a.copy() if isinstance(a, np.ndarray) else a for a in args]) if copy_args \
         else (lambda: list(args))  # fmt: skip
     expected_args = fresh()
     expected = fn(*expected_args)
-    serial, parallel = njit(fn), njit(parallel=True)(fn)
+    serial, parallel = (
+        shared_dispatchers(fn, *args) if shared else (njit(fn), njit(parallel=True)(fn))
+    )
     for dispatcher in (serial, parallel):
         run_args = fresh()
         assert_same(dispatcher(*run_args), expected, exact)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from parallel_helpers import shared_dispatchers
 from parallel_helpers import three_ways as three_ways_copying
 
 import ember
@@ -18,8 +19,9 @@ SIZE = 3 * 4096 + 17  # argmin / argmax take 4096 items per iteration
 
 def three_ways(fn, *args, exact=False):
     """parallel_helpers.three_ways on the arguments as given (the functions here write no
-    argument; a copy would make strided views contiguous)."""
-    return three_ways_copying(fn, *args, exact=exact, copy_args=False)
+    argument; a copy would make strided views contiguous), with the session's dispatchers of
+    `fn` for the types of `args`: parameters of the same types compile once."""
+    return three_ways_copying(fn, *args, exact=exact, copy_args=False, shared=True)
 
 
 def conversions(dispatcher, *args):
@@ -70,18 +72,15 @@ def test_first_extreme_and_first_nan_win_across_blocks(extremes, nans):
     a = np.ones(SIZE)
     a[extremes] = [-5.0, 7.0, -5.0, 7.0][: len(extremes)]
     a[nans] = np.nan
-    got = _ARG_PARALLEL(a)
+    got = shared_dispatchers(arg_both, a)[1](a)
     assert got == (np.argmin(a), np.argmax(a))
-
-
-_ARG_PARALLEL = njit(parallel=True)(arg_both)
 
 
 def test_empty_array_raises_as_serial():
     with pytest.raises(ValueError) as serial:
-        njit(arg_both)(np.empty(0))
+        shared_dispatchers(arg_both, np.empty(0))[0](np.empty(0))
     with pytest.raises(ValueError) as parallel:
-        _ARG_PARALLEL(np.empty(0))
+        shared_dispatchers(arg_both, np.empty(0))[1](np.empty(0))
     assert str(parallel.value) == str(serial.value)
 
 
@@ -136,36 +135,35 @@ def test_axis_reductions_of_other_layouts_three_ways(a):
                                         "np.min(axis=0)": 1}  # fmt: skip
 
 
-_TWO_AXES = njit(parallel=True)(two_axes)
-
-
 def test_axis_extremes_propagate_nan():
     a = rng.random((600, 30))
     a[3, 20] = np.nan
     a[300, 5] = np.nan
     a[500, 7] = np.nan
-    for got, expected in zip(_TWO_AXES(a), two_axes(a)):
+    for got, expected in zip(shared_dispatchers(two_axes, a)[1](a), two_axes(a)):
         np.testing.assert_allclose(got, expected, rtol=1e-12)  # NaN equals NaN here
+
+
+def sums_2d(a):
+    return a.sum(axis=0), a.sum(axis=1)
+
+
+def minimum_rows(a):
+    return np.min(a, axis=1)
 
 
 @pytest.mark.parametrize("shape", [(0, 3), (3, 0), (0, 0)])
 def test_empty_axis_reductions_match_numpy(shape):
-    def sums(a):
-        return a.sum(axis=0), a.sum(axis=1)
-
-    three_ways(sums, np.empty(shape))
-
-    def minimum_rows(a):
-        return np.min(a, axis=1)
-
+    three_ways(sums_2d, np.empty(shape))
     a = np.empty(shape)
+    parallel = shared_dispatchers(minimum_rows, a)[1]
     try:
         expected = minimum_rows(a)
     except ValueError as error:
         with pytest.raises(ValueError, match=str(error)):
-            njit(parallel=True)(minimum_rows)(a)
+            parallel(a)
     else:
-        np.testing.assert_array_equal(njit(parallel=True)(minimum_rows)(a), expected)
+        np.testing.assert_array_equal(parallel(a), expected)
 
 
 def axis_of_4d(a):
@@ -190,8 +188,9 @@ def test_unsupported_axis_reductions_stay_serial_with_a_reason():
 def test_repeated_parallel_axis_calls_agree():
     a = rng.random((1000, 64))
     expected = two_axes(a)
+    parallel = shared_dispatchers(two_axes, a)[1]
     for _ in range(10):
-        for got, want in zip(_TWO_AXES(a), expected):
+        for got, want in zip(parallel(a), expected):
             np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
@@ -204,9 +203,6 @@ def along_3d_axes(a):
         np.mean(a, axis=0), a.mean(axis=1), np.mean(a, axis=-1),
         np.min(a, axis=2), np.max(a, axis=1), np.min(a, axis=0), a.max(axis=-3),
     )  # fmt: skip
-
-
-_ALONG_3D = njit(parallel=True)(along_3d_axes)
 
 
 @pytest.mark.parametrize(
@@ -230,8 +226,9 @@ def test_3d_axis_extremes_propagate_nan_and_repeat():
     a = rng.random((6, 40, 50))
     a[1, 2, 3] = a[4, 30, 0] = a[5, 39, 49] = np.nan
     expected = along_3d_axes(a)
+    parallel = shared_dispatchers(along_3d_axes, a)[1]
     for _ in range(10):
-        for got, want in zip(_ALONG_3D(a), expected):
+        for got, want in zip(parallel(a), expected):
             np.testing.assert_allclose(got, want, rtol=1e-12)  # NaN equals NaN here
 
 
@@ -250,19 +247,20 @@ def minimum_2(a):
 _MINIMA_3D = (minimum_0, minimum_1, minimum_2)
 
 
+def sums_3d(a):
+    return a.sum(axis=0), a.sum(axis=1), a.sum(axis=2)
+
+
 @pytest.mark.parametrize("shape", [(0, 3, 4), (3, 0, 4), (3, 4, 0), (0, 0, 0)])
 def test_empty_3d_axis_reductions_match_numpy(shape):
     a = np.empty(shape)
-
-    def sums(a):
-        return a.sum(axis=0), a.sum(axis=1), a.sum(axis=2)
-
-    three_ways(sums, a)
+    three_ways(sums_3d, a)
     for minimum in _MINIMA_3D:
+        parallel = shared_dispatchers(minimum, a)[1]
         try:
             expected = minimum(a)
         except ValueError as error:
             with pytest.raises(ValueError, match=str(error)):
-                njit(parallel=True)(minimum)(a)
+                parallel(a)
         else:
-            np.testing.assert_array_equal(njit(parallel=True)(minimum)(a), expected)
+            np.testing.assert_array_equal(parallel(a), expected)

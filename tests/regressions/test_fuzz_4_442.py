@@ -127,7 +127,10 @@ JOB = {
     reason="open: a reflected list is freed before its write-back (segfault, about 2 runs in 3)",
 )
 def test_fuzz_4_442():
-    for _ in range(5):  # the crash depends on the allocator's state: fresh processes, 5 tries
+    # The crash depends on the allocator's state: fresh processes. Two tries, not five: each
+    # starts Python and compiles the program under glibc's checked malloc, and a non-strict xfail
+    # reports a crash or a pass without failing the run either way.
+    for _ in range(2):
         worker = Worker(timeout=300)
         try:
             result = worker.run(JOB)
