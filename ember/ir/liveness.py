@@ -55,10 +55,7 @@ def insert_dels(func_ir: ir.FunctionIR) -> None:
     block is deleted at the top of that block.
     """
     live_in, live_out = live_variables(func_ir)
-    predecessors: dict[int, list[int]] = {label: [] for label in func_ir.blocks}
-    for label in func_ir.blocks:
-        for succ in func_ir.successors(label):
-            predecessors[succ].append(label)
+    predecessors = func_ir.predecessors()
     for label, block in func_ir.blocks.items():
         incoming: set[str] = set()
         for pred in predecessors[label]:

@@ -628,6 +628,14 @@ class FunctionIR:
         handler = self.exception_handlers.get(label)
         return succs if handler is None else [*succs, handler]
 
+    def predecessors(self) -> dict[int, list[int]]:
+        """Each block's predecessors (handlers' included), by label."""
+        found: dict[int, list[int]] = {label: [] for label in self.blocks}
+        for label in self.blocks:
+            for succ in self.successors(label):
+                found[succ].append(label)
+        return found
+
     @property
     def qualname(self) -> str:
         return self.py_func.__qualname__

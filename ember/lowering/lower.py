@@ -120,11 +120,12 @@ class FunctionLowerer:
             first_new_block = len(self.function.blocks)
             if deferred is not None:
                 deferred.enter_block(self.builder, label)
-            for stmt in self.func_ir.blocks[label].body:
+            block = self.func_ir.blocks[label]
+            for stmt in block.body:
                 if deferred is not None:
                     deferred.recording = id(stmt) in deferred.plan.deferred
                     if isinstance(stmt, ir.Jump | ir.Branch):
-                        deferred.before_jump(self.builder, label, _jump_targets(stmt))
+                        deferred.before_jump(self.builder, label, block.successors())
                 self._lower_statement(stmt)
             self.exception_routing.lowered_block(label, first_new_block)
         if deferred is not None:
@@ -172,9 +173,10 @@ class FunctionLowerer:
             second_header = self.llvm_blocks[header]
             for label in body:
                 self.builder.position_at_end(self.llvm_blocks[label])
-                for stmt in self.func_ir.blocks[label].body:
+                block = self.func_ir.blocks[label]
+                for stmt in block.body:
                     if isinstance(stmt, ir.Jump | ir.Branch):  # (into another such loop)
-                        deferred.before_jump(self.builder, label, _jump_targets(stmt))
+                        deferred.before_jump(self.builder, label, block.successors())
                     self._lower_statement(stmt)
             self.llvm_blocks.update(first_copies)
             deferred.restore_and_run_again(header, second_header)
@@ -720,7 +722,3 @@ def register_expression_lowerer(expr_class: type, lowerer) -> None:
 
 def register_statement_lowerer(stmt_class: type, lowerer) -> None:
     _STATEMENT_LOWERERS[stmt_class] = lowerer
-
-
-def _jump_targets(stmt: ir.Jump | ir.Branch) -> list[int]:
-    return [stmt.target] if isinstance(stmt, ir.Jump) else [stmt.truebr, stmt.falsebr]

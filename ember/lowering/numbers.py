@@ -420,7 +420,7 @@ def float_power(context, builder, sig, args):
     if not _python_errors(context):
         return _float_intrinsic(builder, "llvm.pow", base, exponent)
     zero = llvm.Constant(base.type, 0.0)
-    finite_exponent = _is_finite(builder, exponent)
+    finite_exponent = is_finite(builder, exponent)
     negative_exponent = builder.and_(builder.fcmp_ordered("<", exponent, zero), finite_exponent)
     zero_base = builder.fcmp_ordered("==", base, zero)
     context.guard(
@@ -432,7 +432,7 @@ def float_power(context, builder, sig, args):
     fractional = builder.fcmp_ordered(
         "!=", exponent, _float_intrinsic(builder, "llvm.floor", exponent)
     )
-    negative_base = builder.and_(builder.fcmp_ordered("<", base, zero), _is_finite(builder, base))
+    negative_base = builder.and_(builder.fcmp_ordered("<", base, zero), is_finite(builder, base))
     context.guard(
         builder,
         builder.and_(negative_base, fractional),
@@ -441,8 +441,8 @@ def float_power(context, builder, sig, args):
     )
     result = c_pow(context, builder, base, exponent)
     overflow = builder.and_(
-        builder.not_(_is_finite(builder, result)),
-        builder.and_(_is_finite(builder, base), finite_exponent),
+        builder.not_(is_finite(builder, result)),
+        builder.and_(is_finite(builder, base), finite_exponent),
     )
     context.guard(builder, overflow, OverflowError, 34, "Numerical result out of range")
     return result
@@ -457,9 +457,16 @@ def c_pow(context, builder, base, exponent):
     return call_c_library(builder, name, [base, exponent])
 
 
-def _is_finite(builder, value):
+def is_finite(builder, value):
+    """Whether the float `value` is neither infinite nor NaN (an i1)."""
     magnitude = _float_intrinsic(builder, "llvm.fabs", value)
     return builder.fcmp_ordered("<", magnitude, llvm.Constant(value.type, float("inf")))
+
+
+def is_infinite(builder, value):
+    """Whether the float `value` is +inf or -inf (an i1)."""
+    magnitude = _float_intrinsic(builder, "llvm.fabs", value)
+    return builder.fcmp_ordered("==", magnitude, llvm.Constant(value.type, float("inf")))
 
 
 # ---------------------------------------------------------------------------- complex

@@ -17,7 +17,13 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.lowering.intrinsics import call_intrinsic
-from ember.lowering.numbers import c_pow, float_power, power_by_squaring
+from ember.lowering.numbers import (
+    c_pow,
+    float_power,
+    is_finite,
+    is_infinite,
+    power_by_squaring,
+)
 from ember.lowering.registry import lower_builtin
 
 #: Constant exponents up to this magnitude are unrolled; others run the squaring loop.
@@ -138,7 +144,7 @@ def integer_power(context, builder, base, exponent, exponent_type, errors: Error
     else:
         result = _runtime_power(context, builder, base, exponent, exponent_type, errors)
     if overflow is not None:
-        blew_up = builder.and_(_is_infinite(builder, result), _is_finite(builder, base))
+        blew_up = builder.and_(is_infinite(builder, result), is_finite(builder, base))
         context.guard(builder, blew_up, *overflow)
     return result
 
@@ -180,7 +186,7 @@ def _branching_power(context, builder, base, value: int, overflow: tuple):
     threshold = llvm.Constant(base.type, _overflow_threshold(is_float32, value))
     usual = builder.block
     with builder.if_then(builder.fcmp_ordered(">", magnitude, threshold), likely=False):
-        context.guard(builder, _is_finite(builder, base), *overflow)
+        context.guard(builder, is_finite(builder, base), *overflow)
         infinite, rare = (base if value % 2 else magnitude), builder.block
     return _phi(builder, [(power, usual), (infinite, rare)])
 
@@ -254,7 +260,7 @@ def _square_root_power(context, builder, base):
     (`(-0.0) ** 0.5 == 0.0`, `(-inf) ** 0.5 == inf`) and Python's error for a negative base."""
     zero, infinity = (llvm.Constant(base.type, v) for v in (0.0, float("inf")))
     if context.options.error_model == "python":
-        negative = builder.and_(builder.fcmp_ordered("<", base, zero), _is_finite(builder, base))
+        negative = builder.and_(builder.fcmp_ordered("<", base, zero), is_finite(builder, base))
         context.guard(
             builder, negative, ValueError, "negative number cannot be raised to a fractional power"
         )
@@ -624,16 +630,6 @@ def _rounded_to_odd(builder, high, low):
 
 
 # ---------------------------------------------------------------------------- helpers
-
-
-def _is_finite(builder, value):
-    magnitude = call_intrinsic(builder, "llvm.fabs", [value])
-    return builder.fcmp_ordered("<", magnitude, llvm.Constant(value.type, float("inf")))
-
-
-def _is_infinite(builder, value):
-    magnitude = call_intrinsic(builder, "llvm.fabs", [value])
-    return builder.fcmp_ordered("==", magnitude, llvm.Constant(value.type, float("inf")))
 
 
 def _as_i1(flag):

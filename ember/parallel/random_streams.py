@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.decorators import njit
-from ember.library.numpy.random.legacy import _twist
+from ember.library.numpy.random.legacy import _mask_above, _twist
 
 CHUNK = 1 << 15  # items per chunk: seeding a generator costs about 1500 draws' work
 _N = 624
@@ -139,18 +139,6 @@ def lognormal_chunk(out, mean, sigma, seed):
 def lognormal_serial(out, mean, sigma):
     for i in range(out.shape[0]):
         out[i] = np.random.lognormal(mean, sigma)
-
-
-@njit
-def _mask_above(span):
-    """The smallest all-ones mask covering `span` (NumPy's masked rejection)."""
-    mask = span
-    mask |= mask >> 1
-    mask |= mask >> 2
-    mask |= mask >> 4
-    mask |= mask >> 8
-    mask |= mask >> 16
-    return mask | (mask >> 32)
 
 
 @njit

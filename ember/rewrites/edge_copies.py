@@ -18,39 +18,46 @@ from ember.lowering.arrays import needs_refcount
 
 def copy_on_edges(func_ir: ir.FunctionIR, typemap: dict) -> bool:
     """Move the copies; whether any moved."""
-    predecessors: dict[int, list[int]] = {label: [] for label in func_ir.blocks}
-    for label in func_ir.blocks:
-        for successor in func_ir.successors(label):
-            predecessors[successor].append(label)
+    candidates = {
+        label: copies
+        for label, block in func_ir.blocks.items()
+        if (copies := _refcounted_copies_before_branch(block, typemap))
+    }
+    if not candidates:  # (most functions: no liveness to compute)
+        return False
+    predecessors = func_ir.predecessors()
     live_in, _ = live_variables(func_ir)
     moved = False
-    for label, block in func_ir.blocks.items():
+    for label, copies in candidates.items():
+        block = func_ir.blocks[label]
         branch = block.terminator
-        if not isinstance(branch, ir.Branch) or branch.truebr == branch.falsebr:
-            continue
         for successor, other in ((branch.truebr, branch.falsebr), (branch.falsebr, branch.truebr)):
-            if successor != label and predecessors[successor] == [label]:
-                only_here = live_in[successor] - live_in[other]
-                copies = _edge_copies(block, only_here, typemap)
-                if copies:
-                    block.body = [stmt for stmt in block.body if not _is_in(stmt, copies)]
-                    func_ir.blocks[successor].body[0:0] = copies
-                    moved = True
+            if successor == label or predecessors[successor] != [label]:
+                continue
+            only_here = live_in[successor] - live_in[other]
+            on_edge = [copy for copy in copies if copy.target.name in only_here]
+            if on_edge:
+                leaving = {id(copy) for copy in on_edge}
+                block.body = [stmt for stmt in block.body if id(stmt) not in leaving]
+                func_ir.blocks[successor].body[0:0] = on_edge
+                moved = True
     if moved:
         strip_dels(func_ir)
         insert_dels(func_ir)
     return moved
 
 
-def _edge_copies(block: ir.Block, only_here: set[str], typemap: dict) -> list[ir.Assign]:
-    """The copies `x = v` of reference-counted values in `block` into variables live into one
-    successor only (`only_here`) that nothing after them in the block reads or overwrites."""
+def _refcounted_copies_before_branch(block: ir.Block, typemap: dict) -> list[ir.Assign]:
+    """In a block ending in a two-way branch, the copies `x = v` of reference-counted values
+    that nothing after them in the block reads or overwrites (x or v)."""
+    branch = block.terminator
+    if not isinstance(branch, ir.Branch) or branch.truebr == branch.falsebr:
+        return []
     found = []
     for index, stmt in enumerate(block.body):
         if not (
             isinstance(stmt, ir.Assign)
             and isinstance(stmt.value, ir.Var)
-            and stmt.target.name in only_here
             and stmt.target.name in typemap
             and needs_refcount(typemap[stmt.target.name])
         ):
@@ -65,7 +72,3 @@ def _edge_copies(block: ir.Block, only_here: set[str], typemap: dict) -> list[ir
         ):
             found.append(stmt)
     return found
-
-
-def _is_in(stmt: ir.Stmt, copies: list[ir.Assign]) -> bool:
-    return any(stmt is copy for copy in copies)

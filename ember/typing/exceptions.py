@@ -77,10 +77,7 @@ def _copy_chain(inferer: TypeInferer, expr: ir.GetAttr) -> tuple[list[str], set[
 def _reaching_definitions(func_ir: ir.FunctionIR, expr: ir.GetAttr) -> list:
     """The values assigned to `expr.value` by the assignments that reach `expr`."""
     name = expr.value.name
-    predecessors: dict[int, list[int]] = {label: [] for label in func_ir.blocks}
-    for label in func_ir.blocks:
-        for succ in func_ir.successors(label):
-            predecessors[succ].append(label)
+    predecessors = func_ir.predecessors()
     for label, block in func_ir.blocks.items():
         for index, stmt in enumerate(block.body):
             if isinstance(stmt, ir.Assign) and stmt.value is expr:

@@ -11,7 +11,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.extending import overload
 from ember.lowering.intrinsics import call_intrinsic
-from ember.lowering.numbers import c_pow
+from ember.lowering.numbers import c_pow, is_finite, is_infinite
 from ember.lowering.powers import power_with_float_exponent
 from ember.lowering.registry import lower_builtin
 from ember.typing.signature import signature
@@ -118,8 +118,8 @@ def _python_errors(context, builder, name: str, operands: list, result) -> None:
     )
     if name in _BOUNDED:
         return
-    finite_operands = _all(builder, [_is_finite(builder, op) for op in operands])
-    infinite_result = _is_infinite(builder, result)
+    finite_operands = _all(builder, [is_finite(builder, op) for op in operands])
+    infinite_result = is_infinite(builder, result)
     blew_up = builder.and_(infinite_result, finite_operands)
     if name in _CAN_OVERFLOW:
         context.guard(builder, blew_up, OverflowError, "math range error")
@@ -139,16 +139,6 @@ def _pole(builder, name: str, value):
         return builder.fcmp_ordered("==", value, zero)
     integral = builder.fcmp_ordered("==", value, call_intrinsic(builder, "llvm.floor", [value]))
     return builder.and_(integral, builder.fcmp_ordered("<=", value, zero))
-
-
-def _is_finite(builder, value):
-    magnitude = call_intrinsic(builder, "llvm.fabs", [value])
-    return builder.fcmp_ordered("<", magnitude, llvm.Constant(value.type, float("inf")))
-
-
-def _is_infinite(builder, value):
-    magnitude = call_intrinsic(builder, "llvm.fabs", [value])
-    return builder.fcmp_ordered("==", magnitude, llvm.Constant(value.type, float("inf")))
 
 
 def _all(builder, conditions: list):

@@ -189,6 +189,20 @@ def _next_gauss_impl():
 _next_gauss = njit(**NUMPY_ERRORS)(_next_gauss_impl)
 
 
+def _mask_above_impl(span):
+    """The smallest all-ones mask covering `span` (NumPy's masked rejection)."""
+    mask = span
+    mask |= mask >> 1
+    mask |= mask >> 2
+    mask |= mask >> 4
+    mask |= mask >> 8
+    mask |= mask >> 16
+    return mask | (mask >> 32)
+
+
+_mask_above = njit(**NUMPY_ERRORS)(_mask_above_impl)
+
+
 def _bounded_impl(low, high):
     """An int64 in [low, high) by NumPy's legacy masked rejection."""
     if high <= low:
@@ -196,13 +210,7 @@ def _bounded_impl(low, high):
     span = np.uint64(high - low - 1)
     if span == 0:
         return low
-    mask = span
-    mask |= mask >> 1
-    mask |= mask >> 2
-    mask |= mask >> 4
-    mask |= mask >> 8
-    mask |= mask >> 16
-    mask |= mask >> 32
+    mask = _mask_above(span)
     if span <= 0xFFFFFFFF:
         value = np.uint64(_next_uint32()) & mask
         while value > span:
