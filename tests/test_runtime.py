@@ -40,6 +40,32 @@ def test_allocation_is_aligned_and_counted(rt):
     assert after.live == before.live
 
 
+@pytest.mark.parametrize("size", [nrt._PAGE_ALIGNED_FROM, 3 << 20, 70 << 20])
+def test_a_large_block_starts_its_data_on_a_page(rt, size):
+    # NumPy's large arrays start 16 bytes into a page; data on a page boundary keeps a
+    # streaming loop's stores behind its loads modulo 4 KiB (no 4K aliasing).
+    before = ember.runtime.stats()
+    meminfo = rt.allocate(size)
+    data = nrt.data_address(meminfo)
+    assert data % 4096 == 0
+    ctypes.memset(data, 0x5A, size)  # the whole block is writable
+    assert ctypes.string_at(data + size - 8, 8) == b"\x5a" * 8
+    rt.decref(meminfo)
+    assert ember.runtime.stats().live == before.live
+
+
+def test_a_returned_large_array_is_page_aligned_and_right():
+    @njit
+    def scaled(a, lo, span):
+        return (a - lo) / span
+
+    a = np.random.default_rng(5).random(300_000)
+    for _ in range(3):  # fresh, then cached blocks
+        out = scaled(a, 0.25, 0.5)
+        assert out.ctypes.data % 4096 == 0
+        np.testing.assert_array_equal(out, (a - 0.25) / 0.5)
+
+
 def test_zero_size_allocation(rt):
     meminfo = rt.allocate(0)
     assert meminfo and nrt.data_address(meminfo) % 64 == 0

@@ -120,6 +120,7 @@ def _declare(module: llvm.Module, name: str, result: llvm.Type, args: list) -> l
 
 _HUGE_PAGE_THRESHOLD = 4 << 20  # NumPy's threshold for asking Linux for huge pages
 _PAGE = 4096
+_PAGE_ALIGNED_FROM = 128 << 10  # glibc's default mmap threshold: chunks start 16 bytes into a page
 _MADV_HUGEPAGE = 14
 
 
@@ -329,16 +330,23 @@ def _define_release_block(module: llvm.Module) -> llvm.Function:
 
 def _emit_aligned_malloc(builder, malloc, total) -> llvm.Value:
     """A 64-byte aligned block of `total` bytes from plain malloc, which glibc serves several
-    times faster than aligned_alloc for small sizes; the block records malloc's pointer."""
-    allocation = builder.call(malloc, [builder.add(total, llvm.Constant(_i64, ALIGNMENT))])
+    times faster than aligned_alloc for small sizes; the block records malloc's pointer.
+
+    A large block's data starts a page: NumPy's large arrays start 16 bytes into a page, and
+    data a few cache lines past its input's page offset makes a streaming loop's loads wait on
+    unrelated stores (4K aliasing: 10-20% on `(a - lo) / s` over 1M items)."""
+    large = builder.icmp_unsigned(">=", total, llvm.Constant(_i64, _PAGE_ALIGNED_FROM))
+    alignment = builder.select(large, llvm.Constant(_i64, _PAGE), llvm.Constant(_i64, ALIGNMENT))
+    allocation = builder.call(malloc, [builder.add(total, alignment)])
     failed = builder.icmp_unsigned("==", allocation, llvm.Constant(_ptr, None))
     with builder.if_then(failed, likely=False):
         builder.ret(llvm.Constant(_ptr, None))
-    address = builder.ptrtoint(allocation, _i64)
-    aligned = builder.and_(
-        builder.add(address, llvm.Constant(_i64, ALIGNMENT - 1)), llvm.Constant(_i64, -ALIGNMENT)
+    data = builder.add(builder.ptrtoint(allocation, _i64), llvm.Constant(_i64, HEADER_SIZE))
+    data = builder.and_(
+        builder.add(data, builder.sub(alignment, llvm.Constant(_i64, 1))),
+        builder.neg(alignment),
     )
-    block = builder.inttoptr(aligned, _ptr)
+    block = builder.inttoptr(builder.sub(data, llvm.Constant(_i64, HEADER_SIZE)), _ptr)
     builder.store(allocation, _offset(builder, block, _ALLOCATION_OFFSET))
     return block
 
