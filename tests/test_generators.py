@@ -343,6 +343,16 @@ def test_exception_from_generator_propagates_through_the_consumer():
         catch_generator_error(3)
 
 
+def test_a_generator_consumed_where_it_is_made_runs_as_a_plain_loop():
+    # The consumer is optimized twice (ember/codegen/library.py): the resume function's state
+    # machine is threaded away and the state lives in registers, as in a hand-written loop.
+    for n in (0, 1, 5, 1_000_000):
+        assert sum_squares(n) == sum(i * i for i in range(n))
+    optimized = next(iter(sum_squares.inspect_llvm().values()))
+    body = optimized[optimized.index("define") : optimized.index("\n}\n")]
+    assert "switch" not in body and "$resume" not in body
+
+
 # ---------------------------------------------------------------------------- properties
 
 

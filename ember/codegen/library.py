@@ -16,6 +16,16 @@ from ember.codegen.recursion_unrolling import unroll_self_recursion
 from ember.errors import CompilerError
 from ember.ir.printer import banner
 
+_SECOND_ROUND = "ember.optimize_twice"
+
+
+def request_second_round(module: llvm.Module) -> None:
+    """Ask for the optimization pipeline to run twice over `module`: a loop that inlines a
+    generator's resume function takes its final shape only once the first round has threaded
+    the resume's state machine, too late for that round to keep the state in registers."""
+    if _SECOND_ROUND not in module.namedmetadata:
+        module.add_named_metadata(_SECOND_ROUND)
+
 
 class CodeLibrary:
     """Collects an LLVM module and its dependencies; `finalize()` makes machine code."""
@@ -57,6 +67,8 @@ class CodeLibrary:
         module.verify()
         self.instructions = self._instruction_count()  # the pipelines' choice (ember/codegen/jit)
         jit.optimize(module, self.instructions)
+        if _SECOND_ROUND in self.module.namedmetadata:
+            jit.optimize(module, self.instructions)
         module = unroll_self_recursion(jit, module)
         self._linkable = module.clone()
         if config.DUMP_OPTIMIZED:

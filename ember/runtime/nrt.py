@@ -515,14 +515,23 @@ def emit_decref(builder: llvm.IRBuilder, meminfo: llvm.Value) -> None:
 def emit_allocate(builder: llvm.IRBuilder, size: llvm.Value) -> llvm.Value:
     """A new meminfo of `size` data bytes (refcount 1), or NULL when out of memory."""
     runtime()
-    return builder.call(_declare(builder.module, ALLOCATE, _ptr, [_i64]), [size])
+    return builder.call(_declare_allocator(builder.module, ALLOCATE), [size])
 
 
 def emit_allocate_small(builder: llvm.IRBuilder, size: llvm.Value) -> llvm.Value:
     """Like `emit_allocate`, but the data (at the header's `data` pointer, 16-byte aligned)
     directly follows the header fields: for many small blocks such as strings."""
     runtime()
-    return builder.call(_declare(builder.module, ALLOCATE_SMALL, _ptr, [_i64]), [size])
+    return builder.call(_declare_allocator(builder.module, ALLOCATE_SMALL), [size])
+
+
+def _declare_allocator(module: llvm.Module, name: str) -> llvm.Function:
+    """An allocator's declaration: its result aliases nothing the caller holds (as malloc's),
+    so LLVM keeps a block's fields in registers until the block escapes (a generator's state
+    consumed by the loop that made it)."""
+    function = _declare(module, name, _ptr, [_i64])
+    function.return_value.add_attribute("noalias")
+    return function
 
 
 def emit_set_destructor(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.codegen.library import request_second_round
 from ember.errors import UnsupportedError
 from ember.lowering import arrays as arr
 from ember.lowering import callconv
@@ -70,6 +71,7 @@ def generator_next(context, builder, sig, args):
 def _resume(context, builder, sig, args):
     gen_type = sig.args[0]
     resume = gen.declare_resume(context, builder.module, gen_type)
+    request_second_round(builder.module)
     item_model = model_of(gen_type.yield_type)
     retptr = arr.alloca_in_entry(builder, item_model.data_type, name="gen.item")
     excinfo = arr.alloca_in_entry(builder, callconv.EXCINFO_TYPE, name="gen.exc")
