@@ -331,6 +331,48 @@ def knapsack_items(n):
     return rng.integers(1, 50, n), rng.integers(1, 100, n), 20 * n
 
 
+# ------------------------------------------------------------------------------ generators
+
+
+@njit
+def _neighbour_pairs(a):
+    for i in range(a.shape[0] - 1):
+        yield a[i], a[i + 1]
+
+
+def path_length(a):
+    total = 0.0
+    for x, y in _neighbour_pairs(a):
+        total += abs(y - x)
+    return total
+
+
+@njit
+def _multiples_of(values, k):
+    i = 0
+    while i < values.shape[0]:
+        if values[i] % k == 0:
+            yield values[i]
+        i += 1
+
+
+def sum_of_multiples(values, k):
+    total = 0
+    for v in _multiples_of(values, k):
+        total += v
+    return total
+
+
+@njit
+def _squares_up_to(n):
+    for i in range(n):
+        yield i * i
+
+
+def sum_of_squares_generated(n):
+    return sum(_squares_up_to(n))
+
+
 # ------------------------------------------------------------------------------ sorting
 
 
@@ -382,6 +424,15 @@ CASES = [
     Case(lcs_length, two_sequences, 30, 1_000, "dynamic programming"),
     Case(edit_distance, two_sequences, 30, 1_000, "dynamic programming"),
     Case(knapsack, knapsack_items, 10, 200, "dynamic programming"),
+    Case(path_length, lambda n: (uniform(n),), 100, 200_000, "generators"),
+    Case(
+        sum_of_multiples,
+        lambda n: (np.random.default_rng(4).integers(0, 1000, n), 3),
+        100,
+        200_000,
+        "generators",
+    ),
+    Case(sum_of_squares_generated, lambda n: (n,), 100, 200_000, "generators"),
     Case(insertion_sort, lambda n: (uniform(n),), 100, 3_000, "sorting"),
     Case(median_of_rows, lambda n: (uniform(n * 50).reshape(n, 50),), 10, 5_000, "sorting"),
     Case(rank_values, lambda n: (uniform(n),), 100, 50_000, "sorting"),

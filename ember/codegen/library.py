@@ -49,6 +49,7 @@ class CodeLibrary:
         self.finalized = False
         self.codegen_seconds: float | None = None  # machine code is made on first need
         self.instructions = 0  # LLVM instructions of its own functions, counted by finalize()
+        self.optimize_twice = False  # set by finalize(): see request_second_round
 
     def add_dependency(self, library: CodeLibrary) -> None:
         if library is not self and library not in self.dependencies:
@@ -67,7 +68,10 @@ class CodeLibrary:
         module.verify()
         self.instructions = self._instruction_count()  # the pipelines' choice (ember/codegen/jit)
         jit.optimize(module, self.instructions)
-        if _SECOND_ROUND in self.module.namedmetadata:
+        self.optimize_twice = _SECOND_ROUND in self.module.namedmetadata or any(
+            library.optimize_twice for library in self.dependencies
+        )
+        if self.optimize_twice:  # (a generator made here may be consumed by a callee)
             jit.optimize(module, self.instructions)
         module = unroll_self_recursion(jit, module)
         self._linkable = module.clone()
