@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from oracle import same
@@ -323,6 +325,39 @@ def test_float_power(a, b):
 def test_int_float_comparisons_are_exact(i, f):
     assert_agrees(comparisons, i, f)
     assert_agrees(comparisons, f, i)
+
+
+@njit
+def against_int_constants(f):
+    # Constants up to 2**53 are floats exactly: the comparison is one float comparison. Past
+    # that the exact int comparison still decides (2**53 + 1 is not a float64).
+    return (
+        f < 0, f >= 1, f > -3, f == 7, f != 2**53, f <= 2**53 + 1, f > 2**62, f < -(2**63)
+    )
+
+
+@njit
+def against_narrow_ints(f, values):
+    count = 0
+    for v in values:
+        count += (f < v) + 2 * (f >= v) + 4 * (v == f)
+    return count
+
+
+@MANY
+@given(FLOAT)
+@example(2.0**53)
+@example(2.0**53 + 2)
+@example(2.0**62)
+@example(-(2.0**63))
+@example(-0.0)
+def test_float_against_int_constants_and_narrow_ints(f):
+    assert against_int_constants(f) == against_int_constants.py_func(f)
+    for dtype in (np.int8, np.uint8, np.int32, np.uint32):
+        info = np.iinfo(dtype)
+        values = np.array([info.min, -1 if info.min else 0, 0, 1, info.max], dtype=dtype)
+        expected = against_narrow_ints.py_func(f, [int(v) for v in values])
+        assert against_narrow_ints(f, values) == expected, dtype
 
 
 @FEW

@@ -300,6 +300,8 @@ def _compare_int_float(context, builder, symbol: str, int_type, integer, value):
     """
     as_float = context.cast(builder, integer, int_type, types.float64)
     by_float = _compare_floats(builder, symbol, as_float, value)
+    if _converts_exactly(int_type, integer):
+        return by_float
     lands_on_value = builder.fcmp_ordered("==", as_float, value)
     limit = 2.0**63 if int_type.signed else 2.0**64
     beyond = builder.fcmp_ordered(">=", value, llvm.Constant(value.type, limit))
@@ -311,6 +313,14 @@ def _compare_int_float(context, builder, symbol: str, int_type, integer, value):
     below_value = llvm.Constant(_i1, int(symbol in ("<", "<=", "!=")))
     exact = builder.select(beyond, below_value, by_int)
     return builder.select(lands_on_value, exact, by_float)
+
+
+def _converts_exactly(int_type: types.Integer, integer: llvm.Value) -> bool:
+    """Whether the int is a float64 exactly (53-bit significand): any int of 32 bits or less,
+    a constant such as the `0` of `x < 0`."""
+    if int_type.bitwidth <= 32:
+        return True
+    return isinstance(integer, llvm.Constant) and abs(int(integer.constant)) <= 2**53
 
 
 @lower_builtin(operator.neg, types.Integer)
