@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from oracle import same
@@ -331,9 +330,7 @@ def test_int_float_comparisons_are_exact(i, f):
 def against_int_constants(f):
     # Constants up to 2**53 are floats exactly: the comparison is one float comparison. Past
     # that the exact int comparison still decides (2**53 + 1 is not a float64).
-    return (
-        f < 0, f >= 1, f > -3, f == 7, f != 2**53, f <= 2**53 + 1, f > 2**62, f < -(2**63)
-    )
+    return (f < 0, f >= 1, f > -3, f == 7, f != 2**53, f <= 2**53 + 1, f > 2**62, f < -(2**63))
 
 
 @njit
