@@ -33,11 +33,12 @@ from ember.typing.templates import registry
 
 
 def reduce_all(context, builder, array_type, fields, acc_llvm, init, step: Callable,
-               memory_order: bool = False):  # fmt: skip
+               memory_order: bool = False, strided_step: Callable | None = None):  # fmt: skip
     """Fold `step(builder, acc, item, flat_index) -> acc` over every element in C order, or
     in memory order when told the fold does not depend on the order (a flat loop over an
     array that is Fortran-contiguous, known from its type or checked at run time; NumPy also
-    reduces those in memory order)."""
+    reduces those in memory order). `strided_step`, when given, replaces `step` in the loops
+    through strides, which do not vectorize: a step made to vectorize may be slow alone."""
     slot = arr.alloca_in_entry(builder, acc_llvm, name="reduce.acc")
     builder.store(init, slot)
     flat = array_type.layout == "C" or (memory_order and array_type.layout == "F")
@@ -50,9 +51,11 @@ def reduce_all(context, builder, array_type, fields, acc_llvm, init, step: Calla
             with in_memory_order:
                 _fold_flat(context, builder, array_type, fields, slot, acc_llvm, step)
             with in_c_order:
-                _fold_nest(context, builder, array_type, fields, slot, acc_llvm, step)
+                _fold_nest(
+                    context, builder, array_type, fields, slot, acc_llvm, strided_step or step
+                )
     else:
-        _fold_nest(context, builder, array_type, fields, slot, acc_llvm, step)
+        _fold_nest(context, builder, array_type, fields, slot, acc_llvm, strided_step or step)
     return builder.load(slot, typ=acc_llvm)
 
 
@@ -358,10 +361,17 @@ _reduction("prod", "axis=None", *_sum_like(operator.mul, 1))
 
 def _better(builder, dtype, is_max: bool, item, acc):
     """item replaces acc: strictly better, or NaN (NumPy propagates NaN)."""
+    better = _strictly_better(builder, dtype, is_max, item, acc)
+    if isinstance(dtype, types.Float):
+        return builder.or_(better, builder.fcmp_unordered("uno", item, item))
+    return better
+
+
+def _strictly_better(builder, dtype, is_max: bool, item, acc):
+    """item > acc for max, item < acc for min (false when either is NaN)."""
     symbol = ">" if is_max else "<"
     if isinstance(dtype, types.Float):
-        better = builder.fcmp_ordered(symbol, item, acc)
-        return builder.or_(better, builder.fcmp_unordered("uno", item, item))
+        return builder.fcmp_ordered(symbol, item, acc)
     if isinstance(dtype, types.Complex):
         raise TypingError("min/max of complex arrays is not supported")
     if isinstance(dtype, types.Boolean) or not dtype.signed:
@@ -393,6 +403,22 @@ def _extreme_fold(dtype, is_max: bool, first):
         return b.select(replace, item, acc)
 
     return llvm.Constant(arr.model_of(dtype).value_type, None), step
+
+
+def _scalar_extreme_step(dtype, is_max: bool) -> Callable | None:
+    """The max/min step of a loop that does not vectorize, for floats: a comparison and a
+    select, where IEEE maximum/minimum is a chain of sign and NaN tests (4.8 ns an item
+    through a strided view). NaN propagates; of equal items (-0.0 and 0.0) the last stays,
+    as in NumPy's own loop."""
+    if not isinstance(dtype, types.Float):
+        return None
+    symbol = ">=" if is_max else "<="
+
+    def step(b, acc, item, index):
+        replace = b.or_(b.fcmp_ordered(symbol, item, acc), b.fcmp_unordered("uno", item, item))
+        return b.select(replace, item, acc)
+
+    return step
 
 
 def _first_index(context, builder, array_type, fields, predicate: Callable) -> llvm.Value:
@@ -458,12 +484,21 @@ def _extreme(is_max: bool):
     def lower_all(context, builder, sig, fields, args):
         array_type = sig.args[0]
         check_empty(context, builder, fields.nitems)
-        init, step = _extreme_fold(
-            array_type.dtype, is_max, _first_item(builder, array_type, fields)
-        )
+        if array_type.ndim == 1 and array_type.layout != "C":  # a column, a[::k]: one scan
+            stride = fields.strides[0]
+
+            def item_at(b, k):
+                return arr.load_item(
+                    b, array_type.dtype, arr.offset_pointer(b, fields.data, b.mul(k, stride))
+                )
+
+            return _scan(builder, array_type.dtype, is_max, item_at, fields.nitems, True)[0]
+        first = _first_item(builder, array_type, fields)
+        init, step = _extreme_fold(array_type.dtype, is_max, first)
         return reduce_all(
-            context, builder, array_type, fields, init.type, init, step, memory_order=True
-        )
+            context, builder, array_type, fields, init.type, init, step, memory_order=True,
+            strided_step=_scalar_extreme_step(array_type.dtype, is_max),
+        )  # fmt: skip
 
     def lower_axis(context, builder, sig, fields, axis, args):
         array_type = sig.args[0]
@@ -518,6 +553,12 @@ def _arg_extreme(is_max: bool):
         array_type = sig.args[0]
         dtype = array_type.dtype
         check_empty(context, builder, fields.nitems)
+        if array_type.ndim == 1 or array_type.layout == "C":  # one line of items
+            itemsize = const(context.get_abi_sizeof(context.data_type(dtype)))
+            stride = fields.strides[0] if array_type.ndim == 1 else itemsize
+            return _line_arg_extreme(
+                context, builder, dtype, is_max, fields.data, stride, fields.nitems
+            )
         init, step = _extreme_fold(dtype, is_max, _first_item(builder, array_type, fields))
         extreme = reduce_all(context, builder, array_type, fields, init.type, init, step)
         return _first_index(
@@ -542,31 +583,103 @@ def _arg_extreme(is_max: bool):
 
 def _line_arg_extreme(context, builder, dtype, is_max: bool, base, stride, length):
     """argmax/argmin of the `length` (> 0) items at `base`, `stride` bytes apart, as for the
-    whole array: the extreme by a fold that vectorizes, then the first index holding it. Items
-    `stride == itemsize` apart get their own copy of the loops, with a constant stride."""
-    element = context.data_type(dtype)
-    itemsize = const(context.get_abi_sizeof(element))
+    whole array. Items `stride == itemsize` apart get their own loops, with a constant stride:
+    over many items the extreme by a fold that vectorizes, then the first index holding it;
+    other strides (a column) one scan, as the fold does not vectorize there."""
+    itemsize = const(context.get_abi_sizeof(context.data_type(dtype)))
     result = arr.alloca_in_entry(builder, arr.i64, name="arg_extreme.index")
+
+    def items(step_bytes):
+        return lambda b, k: arr.load_item(
+            b, dtype, arr.offset_pointer(b, base, b.mul(k, step_bytes))
+        )
+
     with builder.if_else(builder.icmp_signed("==", stride, itemsize)) as (unit, strided):
-        for branch, step_bytes in ((unit, itemsize), (strided, stride)):
-            with branch:
-
-                def item_at(b, k, step_bytes=step_bytes):
-                    return arr.load_item(
-                        b, dtype, arr.offset_pointer(b, base, b.mul(k, step_bytes))
-                    )
-
-                builder.store(_line_search(builder, dtype, is_max, item_at, length), result)
+        with unit:
+            builder.store(_line_search(builder, dtype, is_max, items(itemsize), length), result)
+        with strided:
+            builder.store(_scan_search(builder, dtype, is_max, items(stride), length), result)
     return builder.load(result, typ=arr.i64)
 
 
 def _line_search(builder, dtype, is_max: bool, item_at: Callable, length):
+    """Below `_SCAN_BELOW` items one scan, else two passes (`_two_pass_search`)."""
+    result = arr.alloca_in_entry(builder, arr.i64, name="line_search.index")
+    few = builder.icmp_signed("<", length, const(_SCAN_BELOW))
+    with builder.if_else(few, likely=True) as (scan, two_passes):
+        with scan:
+            builder.store(_scan_search(builder, dtype, is_max, item_at, length), result)
+        with two_passes:
+            builder.store(_two_pass_search(builder, dtype, is_max, item_at, length), result)
+    return builder.load(result, typ=arr.i64)
+
+
+_SCAN_BELOW = 512  # items: from there the vectorized fold pays for its set-up
+
+
+def _scan_search(builder, dtype, is_max: bool, item_at: Callable, length):
+    """argmax/argmin in one pass: the index of the first best item, or of the first NaN."""
+    return _scan(builder, dtype, is_max, item_at, length, last_of_ties=False)[1]
+
+
+def _scan(builder, dtype, is_max: bool, item_at: Callable, length, last_of_ties: bool):
+    """(best item, its index) of the `length` (> 0) items in one pass that selects (no branch
+    to mispredict on a new best: for floats one max/min instruction) and stops at the first
+    NaN, the answer then. Of equal items the first stays, or the last (NumPy's max and min)."""
+    is_float = isinstance(dtype, types.Float)
+    first = item_at(builder, const(0))
+    start = builder.block
+    header = builder.append_basic_block("scan.header")
+    body = builder.append_basic_block("scan.body")
+    latch = builder.append_basic_block("scan.latch")
+    done = builder.append_basic_block("scan.done")
+    if is_float:
+        builder.cbranch(builder.fcmp_unordered("uno", first, first), done, header)
+    else:
+        builder.branch(header)
+    builder.position_at_end(header)
+    index = builder.phi(arr.i64, name="scan.index")
+    best = builder.phi(first.type, name="scan.best")
+    where = builder.phi(arr.i64, name="scan.where")
+    builder.cbranch(builder.icmp_signed("<", index, length), body, done)
+    builder.position_at_end(body)
+    item = item_at(builder, index)
+    if is_float:
+        builder.cbranch(builder.fcmp_unordered("uno", item, item), done, latch)
+    else:
+        builder.branch(latch)
+    builder.position_at_end(latch)
+    if last_of_ties:  # (NaN left the loop already)
+        better = builder.not_(_strictly_better(builder, dtype, is_max, best, item))
+    else:
+        better = _strictly_better(builder, dtype, is_max, item, best)
+    index.add_incoming(const(1), start)
+    index.add_incoming(builder.add(index, const(1), flags=("nsw",)), latch)
+    best.add_incoming(first, start)
+    best.add_incoming(builder.select(better, item, best), latch)
+    where.add_incoming(const(0), start)
+    where.add_incoming(builder.select(better, index, where), latch)
+    builder.branch(header)
+    builder.position_at_end(done)
+    answer, value = builder.phi(arr.i64), builder.phi(first.type)
+    if is_float:
+        answer.add_incoming(const(0), start)
+        value.add_incoming(first, start)
+        answer.add_incoming(index, body)
+        value.add_incoming(item, body)
+    answer.add_incoming(where, header)
+    value.add_incoming(best, header)
+    return value, answer
+
+
+def _two_pass_search(builder, dtype, is_max: bool, item_at: Callable, length):
     init, step = _extreme_fold(dtype, is_max, item_at(builder, const(0)))
     acc = arr.alloca_in_entry(builder, init.type, name="arg_extreme.acc")
     builder.store(init, acc)
     with arr.for_range(builder, length) as k:
         builder.store(step(builder, builder.load(acc, typ=init.type), item_at(builder, k), k), acc)
     matches = _equal_to(builder, dtype, builder.load(acc, typ=init.type))
+    start = _block_holding_first_match(builder, matches, item_at, length)
     before = builder.block
     header = builder.append_basic_block("line_search.header")
     body = builder.append_basic_block("line_search.body")
@@ -574,7 +687,7 @@ def _line_search(builder, dtype, is_max: bool, item_at: Callable, length):
     builder.branch(header)
     builder.position_at_end(header)
     index = builder.phi(arr.i64, name="line_search.index")
-    index.add_incoming(const(0), before)
+    index.add_incoming(start, before)
     last = builder.icmp_signed(">=", builder.add(index, const(1), flags=("nsw",)), length)
     builder.cbranch(last, done, body)  # the extreme is among the items: the last one if not before
     builder.position_at_end(body)
@@ -586,6 +699,34 @@ def _line_search(builder, dtype, is_max: bool, item_at: Callable, length):
     answer.add_incoming(index, header)
     answer.add_incoming(index, body)
     return answer
+
+
+_SEARCH_BLOCK = 16  # items tested at once: one or two vector compares
+
+
+def _block_holding_first_match(builder, matches: Callable, item_at: Callable, length):
+    """The start of the first block of `_SEARCH_BLOCK` items with a match (or of the items
+    left after whole blocks): a straight-line test of a block vectorizes, where an item-at-a-
+    time search that stops at the match does not."""
+    whole = builder.sub(length, builder.srem(length, const(_SEARCH_BLOCK)))
+    before = builder.block
+    header = builder.append_basic_block("block_search.header")
+    body = builder.append_basic_block("block_search.body")
+    done = builder.append_basic_block("block_search.done")
+    builder.branch(header)
+    builder.position_at_end(header)
+    start = builder.phi(arr.i64, name="block_search.start")
+    start.add_incoming(const(0), before)
+    builder.cbranch(builder.icmp_signed("<", start, whole), body, done)
+    builder.position_at_end(body)
+    hit = llvm.Constant(arr.i1, 0)
+    for k in range(_SEARCH_BLOCK):
+        item = item_at(builder, builder.add(start, const(k), flags=("nsw",)))
+        hit = builder.or_(hit, matches(builder, item))
+    start.add_incoming(builder.add(start, const(_SEARCH_BLOCK), flags=("nsw",)), body)
+    builder.cbranch(hit, done, header)
+    builder.position_at_end(done)
+    return start
 
 
 _reduction("argmax", "axis=None", *_arg_extreme(True))
