@@ -166,12 +166,7 @@ def ndenumerate_next(context, builder, sig, args):
         element = arr.load_item(
             builder, array_type.dtype, arr.element_pointer(builder, array_type, fields, index)
         )
-        carry = arr.const(1)
-        for k in range(ndim - 1, -1, -1):  # odometer: the last index moves fastest
-            moved = builder.add(index[k], carry)
-            wrapped = builder.icmp_signed(">=", moved, fields.shape[k])
-            builder.store(builder.select(wrapped, arr.const(0), moved), slots[k])
-            carry = builder.zext(wrapped, arr.i64)  # indices stay below their dimension
+        _advance_odometer(builder, index, slots, fields.shape)
         index_type = iterator_type.yield_type.types[0]
         index_value = llvm.Constant(context.value_type(index_type), llvm.Undefined)
         for k in range(ndim):
@@ -180,6 +175,27 @@ def ndenumerate_next(context, builder, sig, args):
         item = builder.insert_value(builder.insert_value(item, index_value, 0), element, 1)
         filled = builder.block
     return iternext_pair(context, builder, sig, (item, filled), before, valid)
+
+
+def _advance_odometer(builder, index: list, slots: list, shape: list) -> None:
+    """The next index in C order: the last moves fastest. Its wrap-around, once a row, takes
+    a branch (predicted), so consecutive items do not wait on a chain of selects."""
+    last = len(index) - 1
+    if last < 0:  # a 0-d array: its one item, then the count of items left ends it
+        return
+    moved = builder.add(index[last], arr.const(1))
+    wrapped = builder.icmp_signed(">=", moved, shape[last])
+    with builder.if_else(wrapped, likely=False) as (carry_over, same_row):
+        with same_row:
+            builder.store(moved, slots[last])
+        with carry_over:
+            builder.store(arr.const(0), slots[last])
+            carry = arr.const(1)
+            for k in range(last - 1, -1, -1):
+                moved = builder.add(index[k], carry)
+                wrapped = builder.icmp_signed(">=", moved, shape[k])
+                builder.store(builder.select(wrapped, arr.const(0), moved), slots[k])
+                carry = builder.zext(wrapped, arr.i64)  # indices stay below their dimension
 
 
 # ---------------------------------------------------------------------------- np.nditer
