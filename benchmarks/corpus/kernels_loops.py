@@ -279,7 +279,53 @@ def gray_image(n):
     return np.random.default_rng(4).integers(0, 256, (n, n), dtype=np.uint8), 128
 
 
+# ------------------------------------------------------------------------------ column and row scans
+
+
+def tall(n, columns):
+    return np.random.default_rng(12).random((n, columns))
+
+
+def column_ranges(m):
+    total = 0.0
+    for j in range(m.shape[1]):
+        column = m[:, j]
+        total += column.max() - column.min() + np.argmax(column)
+    return total
+
+
+def argmax_of_each_row(m):
+    out = np.empty(m.shape[0], np.int64)
+    for i in range(m.shape[0]):
+        out[i] = np.argmax(m[i])
+    return out
+
+
+def grid_index_sum(m):
+    total = 0.0
+    for index in np.ndindex(m.shape):
+        total += m[index]
+    return total
+
+
 # ------------------------------------------------------------------------------ physics
+
+
+def bounce_particles(positions, velocities, dt, steps):
+    for _ in range(steps):
+        for i in range(positions.shape[0]):
+            positions[i, 0] += velocities[i, 0] * dt
+            positions[i, 1] += velocities[i, 1] * dt
+            if positions[i, 0] < 0 or positions[i, 0] > 1:
+                velocities[i, 0] = -velocities[i, 0]
+            if positions[i, 1] < 0 or positions[i, 1] > 1:
+                velocities[i, 1] = -velocities[i, 1]
+    return positions
+
+
+def particles(n):
+    rng = np.random.default_rng(11)
+    return rng.random((n, 2)), rng.random((n, 2)) - 0.5, 0.01, 20
 
 
 def convolve_1d(x, h):
@@ -366,4 +412,8 @@ CASES = [
         "convolution",
     ),
     Case(lennard_jones, lattice, 20, 400, "physics"),
+    Case(bounce_particles, particles, 20, 2000, "physics"),
+    Case(column_ranges, lambda n: (tall(n, 8),), 10, 20_000, "scans"),
+    Case(argmax_of_each_row, lambda n: (tall(n, 40),), 50, 5000, "scans"),
+    Case(grid_index_sum, lambda n: (matrix(n),), 8, 300, "scans"),
 ]
