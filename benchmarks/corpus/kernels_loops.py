@@ -279,7 +279,7 @@ def gray_image(n):
     return np.random.default_rng(4).integers(0, 256, (n, n), dtype=np.uint8), 128
 
 
-# ------------------------------------------------------------------------------ column and row scans
+# ---------------------------------------------------------------------------- column and row scans
 
 
 def tall(n, columns):
