@@ -120,7 +120,7 @@ class _EntryCodegen(ArgumentUnboxing, ResultBoxing, KeywordPlacement, ArrayCodeg
         ret_slot = self.alloca(return_memory_type(ret_kind), f"spec{index}.ret")
         if self._exc_slot is None:
             self._exc_slot = self.alloca(_EXCINFO, "excinfo")
-        b.store(ir.Constant(_EXCINFO, None), self._exc_slot)  # no payload unless one is set
+        self.clear_excinfo()  # no payload unless one is set
         thread_state = self.call_capi("PyEval_SaveThread", []) if self.release_gil else None
         status = b.call(callee, [ret_slot, self._exc_slot, ir.Constant(_PTR, None), *flat])
         if thread_state is not None:
@@ -128,6 +128,14 @@ class _EntryCodegen(ArgumentUnboxing, ResultBoxing, KeywordPlacement, ArrayCodeg
         self.continue_if(b.icmp_signed("==", status, _I32(0)), self.raise_block, f"spec{index}.ok")
         b.ret(self.emit_box(ret_kind, ret_slot))
         b.position_at_end(next_block)
+
+    def clear_excinfo(self) -> None:
+        """Zero the exception record field by field: LLVM's fast instruction selector does
+        not take a whole-struct store, and one such store sends its block to the slow one."""
+        b = self.builder
+        record = b.inttoptr(b.ptrtoint(self._exc_slot, _LONGLONG), _PTR)  # an untyped pointer
+        b.store(_I32(0), record)  # the exception id
+        b.store(ir.Constant(_PTR, None), self.field_ptr(record, _PTR_SIZE))  # the payload
 
     def resolve_target(self, target: str | int, fnty: ir.FunctionType) -> ir.Value:
         if isinstance(target, int):
