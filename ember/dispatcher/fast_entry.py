@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ember import types
 from ember.codegen.jit import glue_engine
 from ember.dispatcher import native_entry
+from ember.dispatcher.entry_templates import link_text
 from ember.lowering.callconv import raise_static_exception
 
 if TYPE_CHECKING:
@@ -245,21 +246,25 @@ class EntryChain:
         dispatcher = self.dispatcher
         fallback = dispatcher._python_call
         boxers = _array_boxers(results)
-        module, symbol = native_entry.build_entry_module(
+        build = functools.partial(
+            native_entry.build_entry_module,
+            raise_exception=raise_static_exception,
+            capsule_destructor=_capsule_destructor() if boxers else None,
+        )
+        text, symbol = link_text(
             dispatcher.py_func.__name__,
             specializations,
             fallback,
-            raise_static_exception,
+            build,
             defaults=defaults,
             release_gil=dispatcher.options.nogil,
             array_boxers=boxers,
-            capsule_destructor=_capsule_destructor() if boxers else None,
             next_entry=below.address if below is not None else None,
             keyword_cell=ctypes.addressof(self.cells) + ctypes.sizeof(ctypes.c_void_p),
         )
         self.emitted += len(specializations)
         jit = glue_engine()
-        jit.add_module(jit.parse(str(module)))
+        jit.add_module(jit.parse(text))
         address = jit.address_of(symbol)
         keepalive = [fallback, boxers, defaults, self, below, [r.library for r in results]]
         builtin = native_entry.make_pycfunction(address, dispatcher.py_func.__name__, keepalive)

@@ -249,6 +249,11 @@ def _symbol_name(name: str, unique: bool = False) -> str:
     return f"{base}.{next(_symbol_counter)}" if unique else base
 
 
+def unique_entry_symbol(name: str) -> str:
+    """A new entry symbol for a function called `name`: ``ember.entry.<name>.<serial>``."""
+    return _symbol_name(name, unique=True)
+
+
 def build_entry_module(
     name: str,
     specializations: Sequence[Specialization],

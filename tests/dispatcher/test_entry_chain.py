@@ -158,3 +158,31 @@ def test_arrays_in_several_links_keep_their_results():
             np.testing.assert_allclose(scaled(x, k), x * k)
 
     _native_calls_only(scaled, again)
+
+
+def test_functions_of_one_shape_share_the_entry_text_but_keep_their_own_objects():
+    """The second function of a shape reuses the first one's IR text: its own code, defaults
+    and Python fallback must still be the ones embedded."""
+    from ember.dispatcher import entry_templates
+
+    def shift_up(a, b=10):
+        return a + b
+
+    def shift_down(a, b=-10):
+        return a - b * 2
+
+    first, second = ember.njit(shift_up), ember.njit(shift_down)
+    first(1)
+    first(1)  # the link of (int64,) with one default: a new shape, or a known one
+    shapes = len(entry_templates._templates)
+    second(1)
+    second(1)
+    assert len(entry_templates._templates) == shapes  # same shape: text reused
+    for value in (5, -3):
+        assert first(value) == shift_up(value)
+        assert second(value) == shift_down(value)
+        assert first(value, 4) == shift_up(value, 4)
+        assert second(value, 4) == shift_down(value, 4)
+    # Arguments no link takes reach each function's own Python path.
+    assert first(2.5) == shift_up(2.5)
+    assert second(2.5) == shift_down(2.5)
