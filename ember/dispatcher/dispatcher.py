@@ -363,7 +363,8 @@ class Dispatcher:
         """The general path: bind, type, select or compile, convert, call."""
         values = self._bound_values(args, kwargs)
         if kwargs and self._entries and not self._entry_stale:
-            self._entry_chain.ensure_keyword_entry()  # the next keyword call stays native
+            with compile_lock:  # the next keyword call stays native
+                self._entry_chain.ensure_keyword_entry()
             return self._entries[-1].builtin(*values)  # bound positionally: native again
         arg_types = tuple(map(self._typeof_argument, self._binder.names, values))
         if self._literal_params:
