@@ -1,9 +1,10 @@
 """Builds a dispatcher's native entry: generated code that matches Python argument types against
-every compiled specialization and calls its machine code, falling back to the dispatcher's
-Python path for anything else (see native_entry.py).
+the compiled specializations and calls their machine code, falling back to the dispatcher's
+Python path for anything else (see native_entry.py). It grows in links, one per batch of new
+specializations (EntryChain).
 
-The entry is installed as the `tp_call` slot of the dispatcher's own class, so calling a
-jitted function from Python runs no Python-level code on the fast path.
+The top link is installed as the dispatcher's vectorcall function (call_slots.py), so calling
+a jitted function from Python runs no Python-level code on the fast path.
 """
 
 from __future__ import annotations
@@ -198,25 +199,22 @@ class EntryChain:
         specializations, results = self._new_specializations()
         if not specializations:
             return None
-        below = self.links[-1].entry if self.links else None
-        self.links.append(
-            _Link(
-                specializations,
-                results,
-                self._build_link(specializations, results, below, defaults),
-            )
-        )
+        self._push(specializations, results, defaults)
         while self._top_mergeable():
             merged = self.links[-MERGE_WIDTH:]
             del self.links[-MERGE_WIDTH:]
-            below = self.links[-1].entry if self.links else None
             specializations = [spec for link in merged for spec in link.specializations]
             results = [result for link in merged for result in link.results]
-            entry = self._build_link(specializations, results, below, defaults)
-            self.links.append(_Link(specializations, results, entry))
+            self._push(specializations, results, defaults)
         top = self.links[-1].entry
         self.cells[0] = top.address
         return top
+
+    def _push(self, specializations: list, results: list, defaults: tuple) -> None:
+        """Build a link of these specializations on top of the chain."""
+        below = self.links[-1].entry if self.links else None
+        entry = self._build_link(specializations, results, below, defaults)
+        self.links.append(_Link(specializations, results, entry))
 
     def _new_specializations(self) -> tuple[list, list]:
         """The overloads not in a link yet that the native entry can take, but not those whose
