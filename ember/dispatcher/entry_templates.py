@@ -53,7 +53,7 @@ class _Template:
         )
         self.text = str(module)
         numbers = "|".join(str(id(stand_in)) for stand_in in self._stand_ins())
-        self.pattern = re.compile(rf"(?<!\d)(?:{numbers})(?!\d)")
+        self.pattern = re.compile(rf"(?<!\w)(?:{numbers})(?!\w)")  # whole numbers only
 
     def _stand_ins(self) -> list:
         found = [self.fallback, *self.defaults, *self.boxers.values(), *self.targets]
