@@ -14,6 +14,8 @@ _TP_VECTORCALL_OFFSET_OFFSET = 56
 _TP_CALL_OFFSET = 128
 _TP_FLAGS_OFFSET = 168
 _Py_TPFLAGS_HAVE_VECTORCALL = 1 << 11
+# CPython's tp_call of objects called through their vectorcall pointer (Python functions).
+_VECTORCALL_CALL = ctypes.cast(ctypes.pythonapi.PyVectorcall_Call, ctypes.c_void_p).value
 
 
 def _tp_call_offset_verified() -> bool:
@@ -21,7 +23,7 @@ def _tp_call_offset_verified() -> bool:
     import types as pytypes
 
     slot = ctypes.c_void_p.from_address(id(pytypes.FunctionType) + _TP_CALL_OFFSET).value
-    expected = ctypes.cast(ctypes.pythonapi.PyVectorcall_Call, ctypes.c_void_p).value
+    expected = _VECTORCALL_CALL
 
     class Probe:
         pass
@@ -50,9 +52,10 @@ def make_vectorcall_class(cls: type) -> int | None:
 
 
 def install_entry(instance: object, vectorcall_offset: int | None, entry: Any) -> None:
-    """Route calls of `instance` to the entry (a fast_entry.FastEntry): its vectorcall pointer
-    and its class's tp_call."""
+    """Route calls of `instance` to the entry (a fast_entry.FastEntry): its vectorcall pointer,
+    and its class's tp_call to CPython's own tp_call of vectorcall objects (which calls that
+    pointer, as for a Python function)."""
     if vectorcall_offset is None:
         return
-    ctypes.c_void_p.from_address(id(type(instance)) + _TP_CALL_OFFSET).value = entry.tp_call_address
-    ctypes.c_void_p.from_address(id(instance) + vectorcall_offset).value = entry.vectorcall_address
+    ctypes.c_void_p.from_address(id(instance) + vectorcall_offset).value = entry.address
+    ctypes.c_void_p.from_address(id(type(instance)) + _TP_CALL_OFFSET).value = _VECTORCALL_CALL

@@ -123,6 +123,7 @@ class Dispatcher:
         self._in_progress: dict[tuple, _InProgress] = {}
         self._invokers: dict[tuple, Callable] = {}
         self._entries: list = []  # every generated entry stays alive: its code may be running
+        self._entry_chain: Any = None  # fast_entry.EntryChain, from the first entry on
         self._entry_stale = True
         self._slow_calls = 0
         self._deferred: list[Signature] = []  # declared, waiting for a name to be defined
@@ -362,6 +363,8 @@ class Dispatcher:
         """The general path: bind, type, select or compile, convert, call."""
         values = self._bound_values(args, kwargs)
         if kwargs and self._entries and not self._entry_stale:
+            with compile_lock:  # the next keyword call stays native
+                self._entry_chain.ensure_keyword_entry()
             return self._entries[-1].builtin(*values)  # bound positionally: native again
         arg_types = tuple(map(self._typeof_argument, self._binder.names, values))
         if self._literal_params:
@@ -386,11 +389,13 @@ class Dispatcher:
 
     def _install_fast_entry(self) -> None:
         from ember.dispatcher.call_slots import install_entry
-        from ember.dispatcher.fast_entry import build_fast_entry
+        from ember.dispatcher.fast_entry import EntryChain
 
         with compile_lock:
             self._entry_stale = False
-            entry = build_fast_entry(self)
+            if self._entry_chain is None:
+                self._entry_chain = EntryChain(self)
+            entry = self._entry_chain.extend()
             if entry is None:
                 return
             self._entries.append(entry)

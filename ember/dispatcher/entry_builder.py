@@ -48,18 +48,26 @@ class EntryBuilder:
         self.layout = layout
         self.fallback = fallback
         self.raise_exception = raise_exception
-        self.self_arg, self.raw_args, self.raw_nargs, self.kwnames_arg = function.args
-        # The arguments the specializations read: the raw ones, or keyword-folded ones.
-        self.args_arg, self.nargs_arg = self.raw_args, self.raw_nargs
+        self.self_arg, self.raw_args, nargsf, self.kwnames_arg = function.args
         entry = function.append_basic_block("entry")
         self.alloca_builder = ir.IRBuilder(entry)
         self.builder = ir.IRBuilder(function.append_basic_block("dispatch"))
+        # The entry is a vectorcall function too: its count may carry the flag
+        # PY_VECTORCALL_ARGUMENTS_OFFSET (the top bit).
+        self.raw_nargs = self.builder.and_(nargsf, ir.Constant(_SSIZE, (1 << 63) - 1), "nargs")
+        # The arguments the specializations read: the raw ones, or keyword-folded ones.
+        self.args_arg, self.nargs_arg = self.raw_args, self.raw_nargs
         self._entry = entry
         self._capi: dict[str, _FunctionPointer] = {}
         self._overflow_slot: ir.Value | None = None
         self._exc_slot: ir.Value | None = None
         self.fallback_block = function.append_basic_block("fallback")
         self.raise_block = function.append_basic_block("raise")
+
+    def finish_entry_block(self) -> None:
+        """Close the block holding the allocas: it continues with the dispatch."""
+        self.alloca_builder.position_at_end(self._entry)
+        self.alloca_builder.branch(self.function.blocks[1])
 
     def capi(self, name: str) -> _FunctionPointer:
         if name not in self._capi:

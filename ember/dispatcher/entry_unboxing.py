@@ -111,9 +111,7 @@ class ArgumentUnboxing(EntryBuilder):
         is_numpy = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(numpy_type))
         b.cbranch(is_numpy, numpy_block, python_block)
         b.position_at_end(numpy_block)
-        memory = return_memory_type(kind)
-        value_ptr = self.field_ptr(obj, _NUMPY_SCALAR_VALUE_OFFSET)
-        numpy_values = self.flatten_memory(kind, b.load(value_ptr, typ=memory))
+        numpy_values = self.load_scalar(kind, self.field_ptr(obj, _NUMPY_SCALAR_VALUE_OFFSET))
         numpy_end = b.block
         b.branch(join)
         b.position_at_end(python_block)
@@ -134,11 +132,17 @@ class ArgumentUnboxing(EntryBuilder):
             merged.append(phi)
         return merged
 
-    def flatten_memory(self, kind: str, value: ir.Value) -> list[ir.Value]:
-        """The flattened argument values of a scalar loaded in its memory layout."""
+    def load_scalar(self, kind: str, ptr: ir.Value) -> list[ir.Value]:
+        """The flattened argument values of a scalar stored at ``ptr`` in its memory layout.
+        A complex is loaded part by part: LLVM's fast instruction selector takes no
+        whole-struct load."""
         b = self.builder
+        memory = return_memory_type(kind)
         if kind in ("complex64", "complex128"):
-            return [b.extract_value(value, 0), b.extract_value(value, 1)]
+            part = memory.elements[0]
+            size = 4 if kind == "complex64" else 8
+            return [b.load(self.field_ptr(ptr, offset), typ=part) for offset in (0, size)]
+        value = b.load(ptr, typ=memory)
         if kind == "bool":
             return [b.zext(b.icmp_unsigned("!=", value, _I8(0)), _I8)]
         return [value]

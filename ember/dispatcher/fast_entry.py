@@ -1,9 +1,10 @@
 """Builds a dispatcher's native entry: generated code that matches Python argument types against
-every compiled specialization and calls its machine code, falling back to the dispatcher's
-Python path for anything else (see native_entry.py).
+the compiled specializations and calls their machine code, falling back to the dispatcher's
+Python path for anything else (see native_entry.py). It grows in links, one per batch of new
+specializations (EntryChain).
 
-The entry is installed as the `tp_call` slot of the dispatcher's own class, so calling a
-jitted function from Python runs no Python-level code on the fast path.
+The top link is installed as the dispatcher's vectorcall function (call_slots.py), so calling
+a jitted function from Python runs no Python-level code on the fast path.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ember import types
 from ember.codegen.jit import glue_engine
 from ember.dispatcher import native_entry
+from ember.dispatcher.entry_templates import link_text
 from ember.lowering.callconv import raise_static_exception
 
 if TYPE_CHECKING:
@@ -70,21 +72,20 @@ def _positional_defaults(py_func: Callable) -> tuple | None:
     return tuple(py_func.__defaults__ or ())
 
 
-def _specializations(dispatcher: Dispatcher) -> list:
-    found = []
-    for args, result in dispatcher.overloads.items():
-        arg_kinds = [value_kind(t) for t in args]
-        ret_kind = value_kind(result.signature.return_type)
-        if ret_kind is None or None in arg_kinds:
-            continue
-        if isinstance(ret_kind, tuple) and _holds_array(ret_kind):
-            continue  # arrays inside returned tuples are boxed by the Python path
-        if _holds(ret_kind, native_entry.ConstantKind):
-            continue  # functions and classes returned are boxed by the Python path
-        if not all(native_entry.fast_path_supported(k) for k in arg_kinds):
-            continue
-        found.append((arg_kinds, ret_kind, result.address))
-    return found
+def _specialization(arg_types: tuple, result: Any) -> tuple | None:
+    """`(arg_kinds, ret_kind, address)` of one compiled specialization, or None when the
+    native entry cannot take its arguments or box its result."""
+    arg_kinds = [value_kind(t) for t in arg_types]
+    ret_kind = value_kind(result.signature.return_type)
+    if ret_kind is None or None in arg_kinds:
+        return None
+    if isinstance(ret_kind, tuple) and _holds_array(ret_kind):
+        return None  # arrays inside returned tuples are boxed by the Python path
+    if _holds(ret_kind, native_entry.ConstantKind):
+        return None  # functions and classes returned are boxed by the Python path
+    if not all(native_entry.fast_path_supported(k) for k in arg_kinds):
+        return None
+    return (arg_kinds, ret_kind, result.address)
 
 
 def _holds_array(kind: Any) -> bool:
@@ -97,12 +98,12 @@ def _holds(kind: Any, kind_class: type) -> bool:
     return isinstance(kind, kind_class)
 
 
-def _array_boxers(dispatcher: Dispatcher) -> dict:
-    """One Python boxer per returned array kind: `boxer(result_address, parent_or_None)`."""
+def _array_boxers(results: list) -> dict:
+    """One Python boxer per array kind these results return: `boxer(result_address, parent)`."""
     from ember.runtime.boxing import box_at
 
     boxers = {}
-    for result in dispatcher.overloads.values():
+    for result in results:
         typ = result.signature.return_type
         kind = value_kind(typ)
         if isinstance(kind, native_entry.ArrayKind) and kind not in boxers:
@@ -142,47 +143,157 @@ def _capsule_destructor() -> int:
 
 
 class FastEntry:
-    """A compiled entry: the builtin (for direct use) and its call-slot wrappers' addresses."""
+    """A compiled entry: the builtin (for direct use) and the address of its function, which
+    is both a fastcall and a vectorcall function."""
 
-    def __init__(self, builtin: Callable, tp_call_address: int, vectorcall_address: int) -> None:
+    def __init__(self, builtin: Callable, address: int) -> None:
         self.builtin = builtin
-        self.tp_call_address = tp_call_address
-        self.vectorcall_address = vectorcall_address
+        self.address = address
 
 
-def build_fast_entry(dispatcher: Dispatcher) -> FastEntry | None:
-    """Generate the entry for the dispatcher's current specializations (None if no fast path)."""
-    defaults = _positional_defaults(dispatcher.py_func)
-    specializations = _specializations(dispatcher) if defaults is not None else []
-    if not specializations:
-        return None
-    fallback = dispatcher._python_call
-    boxers = _array_boxers(dispatcher)
-    module, symbol = native_entry.build_entry_module(
-        dispatcher.py_func.__name__,
-        specializations,
-        fallback,
-        raise_static_exception,
-        defaults=defaults,
-        release_gil=dispatcher.options.nogil,
-        param_names=dispatcher._binder.names,
-        array_boxers=boxers,
-        capsule_destructor=_capsule_destructor() if boxers else None,
-    )
-    jit = glue_engine()
-    jit.add_module(jit.parse(str(module)))
-    keepalive = [
-        fallback,
-        boxers,
-        defaults,
-        dispatcher._binder.names,
-        [r.library for r in dispatcher.overloads.values()],
-    ]
-    builtin = native_entry.make_pycfunction(
-        jit.address_of(symbol), dispatcher.py_func.__name__, keepalive
-    )
-    return FastEntry(
-        builtin,
-        jit.address_of(native_entry.tp_call_symbol(symbol)),
-        jit.address_of(native_entry.vectorcall_symbol(symbol)),
-    )
+class _Link:
+    """One entry of a chain: the specializations it matches (with their compile results)."""
+
+    def __init__(self, specializations: list, results: list, entry: FastEntry) -> None:
+        self.specializations = specializations
+        self.results = results
+        self.entry = entry
+
+
+# The top MERGE_WIDTH links of a chain merge into one when their sizes are within the same
+# power of MERGE_WIDTH: a chain of n specializations is at most about
+# (MERGE_WIDTH - 1) * log(n, MERGE_WIDTH) links deep (each a few compares on the way to the
+# right one), and each specialization is emitted again only about log(n, MERGE_WIDTH) times.
+MERGE_WIDTH = 4
+
+
+class EntryChain:
+    """A dispatcher's native entry, built in links as specializations appear.
+
+    Each link matches the specializations that were new when it was built and hands any
+    other call to the link below it (the bottom one: to the dispatcher's Python path), so a
+    new specialization costs one small module, not a module over all of them. Keyword calls
+    go to one entry per dispatcher that places them and calls the top link positionally; it
+    is built at the first keyword call.
+    """
+
+    def __init__(self, dispatcher: Dispatcher) -> None:
+        self.dispatcher = dispatcher
+        self.links: list[_Link] = []  # bottom first
+        self.seen: set = set()  # argument types of the overloads already considered
+        # [0]: the top link's entry; [1]: the keyword entry (0 until built).
+        self.cells = (ctypes.c_void_p * 2)()
+        self.emitted = 0  # specializations emitted into links so far, merges included
+        self.keyword_entry: Any = None
+
+    @property
+    def _defaults(self) -> tuple | None:
+        return _positional_defaults(self.dispatcher.py_func)
+
+    def extend(self) -> FastEntry | None:
+        """Add a link for the overloads compiled since the last one; the new top entry, or
+        None when there is nothing new the native entry can take."""
+        defaults = self._defaults
+        if defaults is None:
+            return None
+        specializations, results = self._new_specializations()
+        if not specializations:
+            return None
+        self._push(specializations, results, defaults)
+        while self._top_mergeable():
+            merged = self.links[-MERGE_WIDTH:]
+            del self.links[-MERGE_WIDTH:]
+            specializations = [spec for link in merged for spec in link.specializations]
+            results = [result for link in merged for result in link.results]
+            self._push(specializations, results, defaults)
+        top = self.links[-1].entry
+        self.cells[0] = top.address
+        return top
+
+    def _push(self, specializations: list, results: list, defaults: tuple) -> None:
+        """Build a link of these specializations on top of the chain."""
+        below = self.links[-1].entry if self.links else None
+        entry = self._build_link(specializations, results, below, defaults)
+        self.links.append(_Link(specializations, results, entry))
+
+    def _new_specializations(self) -> tuple[list, list]:
+        """The overloads not in a link yet that the native entry can take, but not those whose
+        argument kinds an existing link matches already (that one keeps them, as before)."""
+        taken = [spec[0] for link in self.links for spec in link.specializations]
+        specializations, results = [], []
+        for arg_types, result in list(self.dispatcher.overloads.items()):
+            if arg_types in self.seen:
+                continue
+            self.seen.add(arg_types)
+            found = _specialization(arg_types, result)
+            if found is not None and found[0] not in taken:
+                taken.append(found[0])
+                specializations.append(found)
+                results.append(result)
+        return specializations, results
+
+    def _top_mergeable(self) -> bool:
+        if len(self.links) < MERGE_WIDTH:
+            return False
+        sizes = {_size_class(len(link.specializations)) for link in self.links[-MERGE_WIDTH:]}
+        return len(sizes) == 1
+
+    def _build_link(
+        self, specializations: list, results: list, below: FastEntry | None, defaults: tuple
+    ) -> FastEntry:
+        dispatcher = self.dispatcher
+        fallback = dispatcher._python_call
+        boxers = _array_boxers(results)
+        build = functools.partial(
+            native_entry.build_entry_module,
+            raise_exception=raise_static_exception,
+            capsule_destructor=_capsule_destructor() if boxers else None,
+        )
+        text, symbol = link_text(
+            dispatcher.py_func.__name__,
+            specializations,
+            fallback,
+            build,
+            defaults=defaults,
+            release_gil=dispatcher.options.nogil,
+            array_boxers=boxers,
+            next_entry=below.address if below is not None else None,
+            keyword_cell=ctypes.addressof(self.cells) + ctypes.sizeof(ctypes.c_void_p),
+        )
+        self.emitted += len(specializations)
+        jit = glue_engine()
+        jit.add_module(jit.parse(text))
+        address = jit.address_of(symbol)
+        keepalive = [fallback, boxers, defaults, self, below, [r.library for r in results]]
+        builtin = native_entry.make_pycfunction(address, dispatcher.py_func.__name__, keepalive)
+        return FastEntry(builtin, address)
+
+    def ensure_keyword_entry(self) -> None:
+        """Build the entry that places keyword arguments, once the chain has a link."""
+        if self.keyword_entry is not None or not self.links:
+            return
+        dispatcher = self.dispatcher
+        fallback = dispatcher._python_call
+        names = dispatcher._binder.names
+        defaults = self._defaults
+        module, symbol = native_entry.build_keyword_entry_module(
+            dispatcher.py_func.__name__,
+            fallback,
+            names,
+            ctypes.addressof(self.cells),
+            defaults=defaults,
+        )
+        jit = glue_engine()
+        jit.add_module(jit.parse(str(module)))
+        address = jit.address_of(symbol)
+        self.keyword_entry = (fallback, names, defaults)  # objects its code embeds
+        self.cells[1] = address
+
+
+def _size_class(size: int) -> int:
+    """floor(log(size, MERGE_WIDTH)): links of one class merge."""
+    found = 0
+    while size >= MERGE_WIDTH:
+        size //= MERGE_WIDTH
+        found += 1
+    return found

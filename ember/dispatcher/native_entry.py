@@ -120,7 +120,7 @@ class _EntryCodegen(ArgumentUnboxing, ResultBoxing, KeywordPlacement, ArrayCodeg
         ret_slot = self.alloca(return_memory_type(ret_kind), f"spec{index}.ret")
         if self._exc_slot is None:
             self._exc_slot = self.alloca(_EXCINFO, "excinfo")
-        b.store(ir.Constant(_EXCINFO, None), self._exc_slot)  # no payload unless one is set
+        self.clear_excinfo()  # no payload unless one is set
         thread_state = self.call_capi("PyEval_SaveThread", []) if self.release_gil else None
         status = b.call(callee, [ret_slot, self._exc_slot, ir.Constant(_PTR, None), *flat])
         if thread_state is not None:
@@ -128,6 +128,14 @@ class _EntryCodegen(ArgumentUnboxing, ResultBoxing, KeywordPlacement, ArrayCodeg
         self.continue_if(b.icmp_signed("==", status, _I32(0)), self.raise_block, f"spec{index}.ok")
         b.ret(self.emit_box(ret_kind, ret_slot))
         b.position_at_end(next_block)
+
+    def clear_excinfo(self) -> None:
+        """Zero the exception record field by field: LLVM's fast instruction selector does
+        not take a whole-struct store, and one such store sends its block to the slow one."""
+        b = self.builder
+        record = b.inttoptr(b.ptrtoint(self._exc_slot, _LONGLONG), _PTR)  # an untyped pointer
+        b.store(_I32(0), record)  # the exception id
+        b.store(ir.Constant(_PTR, None), self.field_ptr(record, _PTR_SIZE))  # the payload
 
     def resolve_target(self, target: str | int, fnty: ir.FunctionType) -> ir.Value:
         if isinstance(target, int):
@@ -139,14 +147,48 @@ class _EntryCodegen(ArgumentUnboxing, ResultBoxing, KeywordPlacement, ArrayCodeg
             raise TypeError(f"target {target!r} already declared with a different signature")
         return existing
 
-    def emit_fallback(self) -> None:
-        b = self.builder
-        b.position_at_end(self.fallback_block)
+    def emit_fallback(self, next_entry: int | None = None) -> None:
+        """Arguments no specialization takes go to the next entry of a chain, if any, or to
+        the Python fallback."""
+        self.builder.position_at_end(self.fallback_block)
+        if next_entry is None:
+            self.emit_python_call()
+        else:
+            self.emit_jump(next_entry)
+
+    def emit_python_call(self) -> None:
+        """Return `fallback(*args, **kwargs)` for the call as it came in."""
         result = self.call_capi(
             "PyObject_Vectorcall",
             [_object_constant(self.fallback), self.raw_args, self.raw_nargs, self.kwnames_arg],
         )
-        b.ret(result)
+        self.builder.ret(result)
+
+    def emit_jump(self, entry: ir.Value | int) -> None:
+        """Hand the call as it came in to another entry (a tail call: no frame is left)."""
+        fnty = self.function.function_type
+        entry = _FunctionPointer(fnty, entry) if isinstance(entry, int) else _Callee(entry, fnty)
+        args = [self.self_arg, self.raw_args, self.raw_nargs, self.kwnames_arg]
+        self.builder.ret(self.builder.call(entry, args, tail="musttail"))
+
+    def emit_keyword_handoff(self, keyword_cell: int) -> None:
+        """A call with keyword arguments goes to the entry whose address `keyword_cell` holds
+        (it places them, see `build_keyword_entry_module`), or while there is none yet, to the
+        Python fallback."""
+        b = self.builder
+        null = ir.Constant(_PTR, None)
+        with_keywords = self.new_block("kw")
+        self.continue_if(b.icmp_unsigned("==", self.kwnames_arg, null), with_keywords, "spec0")
+        positional = b.block
+        b.position_at_end(with_keywords)
+        cell = ir.Constant(_LONGLONG, keyword_cell).inttoptr(_PTR)
+        keyword_entry = b.load(cell, typ=_PTR, align=_PTR_SIZE)
+        to_python = self.new_block("kw.python")
+        self.continue_if(b.icmp_unsigned("!=", keyword_entry, null), to_python, "kw.native")
+        self.emit_jump(keyword_entry)
+        b.position_at_end(to_python)
+        self.emit_python_call()
+        b.position_at_end(positional)
 
     def emit_raise(self) -> None:
         b = self.builder
@@ -174,6 +216,19 @@ class _EntryCodegen(ArgumentUnboxing, ResultBoxing, KeywordPlacement, ArrayCodeg
         b.ret(null)
 
 
+class _Callee:
+    """A function pointer computed at run time (loaded from memory) as `IRBuilder.call` takes
+    it: with opaque pointers the value itself does not carry the function's type."""
+
+    def __init__(self, value: ir.Value, function_type: ir.FunctionType) -> None:
+        self.value = value
+        self.type = value.type
+        self.function_type = function_type
+
+    def get_reference(self) -> str:
+        return self.value.get_reference()
+
+
 def _cstring(module: ir.Module, text: str) -> ir.GlobalVariable:
     data = bytearray(text.encode("utf-8") + b"\0")
     const = ir.Constant(ir.ArrayType(_I8, len(data)), data)
@@ -194,6 +249,11 @@ def _symbol_name(name: str, unique: bool = False) -> str:
     return f"{base}.{next(_symbol_counter)}" if unique else base
 
 
+def unique_entry_symbol(name: str) -> str:
+    """A new entry symbol for a function called `name`: ``ember.entry.<name>.<serial>``."""
+    return _symbol_name(name, unique=True)
+
+
 def build_entry_module(
     name: str,
     specializations: Sequence[Specialization],
@@ -206,11 +266,14 @@ def build_entry_module(
     param_names: Sequence[str] | None = None,
     array_boxers: dict | None = None,
     capsule_destructor: int | None = None,
+    next_entry: int | None = None,
+    keyword_cell: int | None = None,
 ) -> tuple[ir.Module, str]:
     """Build an LLVM module holding a ``METH_FASTCALL | METH_KEYWORDS`` entry function.
 
     The entry is ``PyObject *entry(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-    PyObject *kwnames)``. With no keyword arguments it tries ``specializations`` in order,
+    PyObject *kwnames)``, a vectorcall function as well (it ignores the offset flag of
+    ``nargs``). With no keyword arguments it tries ``specializations`` in order,
     selecting the first whose arity and exact argument types (see :func:`fast_path_supported`)
     match; it unboxes the arguments, calls ``target`` in the ember native convention and
     boxes the result, or calls ``raise_exception(excinfo_address)`` when the target returns
@@ -222,6 +285,11 @@ def build_entry_module(
     the JIT) or an absolute function address (embedded as a constant). The addresses of
     ``fallback``, ``raise_exception`` and the C-API are embedded too, so the caller must keep
     ``fallback`` and ``raise_exception`` alive as long as the compiled code may run.
+
+    A link of a chain of entries (fast_entry.py) passes ``next_entry``, the address of the
+    entry tried when no specialization here matches (instead of ``fallback``), and
+    ``keyword_cell``, the address of a pointer to the entry that places keyword arguments
+    (null until it exists: ``fallback`` then) instead of ``param_names``.
 
     Returns the module and the entry function's symbol name, which is unique in the process
     (``ember.entry.<name>.<serial>``) so many entries can share one JIT engine.
@@ -247,8 +315,9 @@ def build_entry_module(
     )
 
     b = codegen.builder
-    # Keyword arguments are never on the fast path.
-    if param_names is None:
+    if keyword_cell is not None:
+        codegen.emit_keyword_handoff(keyword_cell)
+    elif param_names is None:  # keyword arguments are never on the fast path
         no_kwnames = b.icmp_unsigned("==", codegen.kwnames_arg, ir.Constant(_PTR, None))
         codegen.continue_if(no_kwnames, codegen.fallback_block, "spec0")
     else:
@@ -261,68 +330,41 @@ def build_entry_module(
             continue
         codegen.emit_specialization(index, list(arg_kinds), ret_kind, target)
     b.branch(codegen.fallback_block)
-    codegen.emit_fallback()
+    codegen.emit_fallback(next_entry)
     codegen.emit_raise()
-    codegen.alloca_builder.position_at_end(codegen._entry)
-    codegen.alloca_builder.branch(function.blocks[1])
-    _emit_tp_call(module, function, layout, fallback)
-    _emit_vectorcall(module, function)
+    codegen.finish_entry_block()
     return module, symbol
 
 
-def tp_call_symbol(entry_symbol: str) -> str:
-    """The symbol of the `tp_call` wrapper emitted next to an entry."""
-    return entry_symbol + ".tp_call"
-
-
-def vectorcall_symbol(entry_symbol: str) -> str:
-    """The symbol of the vectorcall wrapper emitted next to an entry."""
-    return entry_symbol + ".vectorcall"
-
-
-def _emit_vectorcall(module: ir.Module, entry: ir.Function) -> None:
-    """`PyObject *vectorcall(callable, args, nargsf, kwnames)`: strips the
-    PY_VECTORCALL_ARGUMENTS_OFFSET bit from nargsf and calls the fastcall entry."""
+def build_keyword_entry_module(
+    name: str,
+    fallback: Callable[..., Any],
+    param_names: Sequence[str],
+    head_cell: int,
+    *,
+    layout: PyLayout | None = None,
+    defaults: Sequence[object] = (),
+) -> tuple[ir.Module, str]:
+    """Build the fastcall entry a chain of entries hands keyword calls to: it places the
+    keyword arguments at their parameters' positions (omitted ones at their defaults) and
+    calls the entry whose address `head_cell` holds, positionally; a call it cannot place
+    goes to ``fallback(*args, **kwargs)``."""
+    layout = layout or probe_layout()
+    symbol = _symbol_name(name + ".keywords", unique=True)
+    module = ir.Module(name=symbol)
+    module.triple = llvm.get_process_triple()
     fnty = ir.FunctionType(_PTR, [_PTR, _PTR, _SSIZE, _PTR])
-    function = ir.Function(module, fnty, name=vectorcall_symbol(entry.name))
-    callable_obj, args, nargsf, kwnames = function.args
-    b = ir.IRBuilder(function.append_basic_block("entry"))
-    nargs = b.and_(nargsf, ir.Constant(_SSIZE, (1 << 63) - 1))
-    b.ret(b.call(entry, [callable_obj, args, nargs, kwnames]))
-
-
-def _emit_tp_call(module: ir.Module, entry: ir.Function, layout: PyLayout, fallback: object):
-    """`PyObject *tp_call(self, args_tuple, kwargs)`: the entry behind a type's call slot.
-
-    Without keyword arguments the tuple's item array is handed to the fastcall entry as is;
-    with them, the call goes to `fallback(*args, **kwargs)`.
-    """
-    fnty = ir.FunctionType(_PTR, [_PTR, _PTR, _PTR])
-    function = ir.Function(module, fnty, name=tp_call_symbol(entry.name))
-    self_obj, args_tuple, kwargs = function.args
-    b = ir.IRBuilder(function.append_basic_block("entry"))
-    with_kwargs = function.append_basic_block("kwargs")
-    positional = function.append_basic_block("positional")
-    no_dict = b.icmp_unsigned("==", kwargs, ir.Constant(_PTR, None))
-    check_size = function.append_basic_block("kwargs.size")
-    b.cbranch(no_dict, positional, check_size)
-    b.position_at_end(check_size)
-    size_fn = _FunctionPointer(ir.FunctionType(_SSIZE, [_PTR]), _capi_address("PyDict_Size"))
-    empty = b.icmp_signed("==", b.call(size_fn, [kwargs]), ir.Constant(_SSIZE, 0))
-    b.cbranch(empty, positional, with_kwargs)
-    b.position_at_end(with_kwargs)
-    call_fn = _FunctionPointer(
-        ir.FunctionType(_PTR, [_PTR, _PTR, _PTR]), _capi_address("PyObject_Call")
-    )
-    b.ret(b.call(call_fn, [_object_constant(fallback), args_tuple, kwargs]))
-    b.position_at_end(positional)
-    nargs = b.load(
-        b.gep(args_tuple, [ir.Constant(_I64, layout.var_size_offset)], source_etype=_I8),
-        typ=_SSIZE,
-        align=8,
-    )
-    items = b.gep(args_tuple, [ir.Constant(_I64, layout.tuple_items_offset)], source_etype=_I8)
-    b.ret(b.call(entry, [self_obj, items, nargs, ir.Constant(_PTR, None)]))
+    function = ir.Function(module, fnty, name=symbol)
+    codegen = _EntryCodegen(module, function, layout, fallback, None, defaults)
+    codegen.emit_keyword_folding(param_names)
+    b = codegen.builder
+    head = b.load(ir.Constant(_LONGLONG, head_cell).inttoptr(_PTR), typ=_PTR, align=_PTR_SIZE)
+    placed = [codegen.self_arg, codegen.args_arg, codegen.nargs_arg, ir.Constant(_PTR, None)]
+    b.ret(b.call(_Callee(head, fnty), placed))
+    codegen.emit_fallback()
+    codegen.emit_raise()
+    codegen.finish_entry_block()
+    return module, symbol
 
 
 # --------------------------------------------------------------------------------------------
