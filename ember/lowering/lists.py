@@ -3,8 +3,10 @@ destructor, growth by doubling, item addresses and the reference counts of items
 
 A list value is its meminfo (`ListModel`); the meminfo's data is the header
 {i64 size, i64 capacity, ptr storage}, where storage is a second runtime block holding
-`capacity` items (NULL while the capacity is 0). The list owns one reference to each item that
-owns memory (a list of lists); the destructor releases the items and the storage.
+`capacity` items (NULL while the capacity is 0). Both are small blocks (16-byte aligned data
+right after the header fields): a list of short lists takes half the memory of aligned ones.
+The list owns one reference to each item that owns memory (a list of lists); the destructor
+releases the items and the storage.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ def _meminfo(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
 
 
 def _field(builder: llvm.IRBuilder, value: llvm.Value, index: int) -> llvm.Value:
-    header = nrt.emit_data_pointer(builder, _meminfo(builder, value))
+    header = nrt.emit_small_data_pointer(builder, _meminfo(builder, value))
     return builder.gep(header, [refs.i32_(0), refs.i32_(index)], source_etype=_HEADER)
 
 
@@ -67,7 +69,7 @@ def storage_of(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
 def item_pointer(context, builder, list_type: types.List, value, index: llvm.Value, storage=None):
     """The address of item `index` (below the capacity), in `storage` (loaded if not given)."""
     storage = storage_of(builder, value) if storage is None else storage
-    items = nrt.emit_data_pointer(builder, storage)
+    items = nrt.emit_small_data_pointer(builder, storage)
     item_type = context.data_type(list_type.dtype)
     return builder.gep(items, [index], inbounds=True, source_etype=item_type)
 
@@ -92,7 +94,7 @@ def _allocate_storage(context, builder, list_type: types.List, capacity: llvm.Va
     wanted = builder.icmp_signed(">", capacity, refs.const(0))
     before = builder.block
     with builder.if_then(wanted):
-        block = nrt.emit_allocate(builder, _item_bytes(context, builder, list_type, capacity))
+        block = nrt.emit_allocate_small(builder, _item_bytes(context, builder, list_type, capacity))
         failed = builder.icmp_unsigned("==", block, llvm.Constant(ptr, None))
         context.guard(builder, failed, MemoryError, "unable to allocate a list")
         allocated = builder.block
@@ -112,7 +114,7 @@ def settle_item_type(context, builder, value: llvm.Value, list_type: types.List)
 
 def allocate(context, builder, list_type: types.List, capacity: llvm.Value) -> llvm.Value:
     """A new empty list with room for `capacity` (>= 0) items: a new reference."""
-    meminfo = nrt.emit_allocate(builder, refs.const(_HEADER_BYTES))
+    meminfo = nrt.emit_allocate_small(builder, refs.const(_HEADER_BYTES))
     failed = builder.icmp_unsigned("==", meminfo, llvm.Constant(ptr, None))
     context.guard(builder, failed, MemoryError, "unable to allocate a list")
     nrt.emit_set_destructor(builder, meminfo, _destructor(context, builder.module, list_type))
@@ -142,8 +144,8 @@ def reserve(context, builder, list_type: types.List, value, needed: llvm.Value) 
         with builder.if_then(builder.icmp_signed(">", size, refs.const(0))):
             refs.memcpy(
                 builder,
-                nrt.emit_data_pointer(builder, new),
-                nrt.emit_data_pointer(builder, old),
+                nrt.emit_small_data_pointer(builder, new),
+                nrt.emit_small_data_pointer(builder, old),
                 _item_bytes(context, builder, list_type, size),
             )
         nrt.emit_decref(builder, old)  # the items moved: only the old block goes

@@ -544,3 +544,9 @@ def emit_set_destructor(
 def emit_data_pointer(builder: llvm.IRBuilder, meminfo: llvm.Value) -> llvm.Value:
     """The data pointer of a meminfo made by `emit_allocate`."""
     return builder.gep(meminfo, [llvm.Constant(_i64, HEADER_SIZE)], inbounds=True, source_etype=_i8)
+
+
+def emit_small_data_pointer(builder: llvm.IRBuilder, meminfo: llvm.Value) -> llvm.Value:
+    """The data pointer of a meminfo made by `emit_allocate_small`."""
+    offset = llvm.Constant(_i64, SMALL_HEADER_SIZE)
+    return builder.gep(meminfo, [offset], inbounds=True, source_etype=_i8)
