@@ -3,8 +3,9 @@ destructor, growth by doubling, item addresses and the reference counts of items
 
 A list value is its meminfo (`ListModel`); the meminfo's data is the header
 {i64 size, i64 capacity, ptr storage}, where storage is a second runtime block holding
-`capacity` items (NULL while the capacity is 0). Both are small blocks (16-byte aligned data
-right after the header fields): a list of short lists takes half the memory of aligned ones.
+`capacity` items (NULL while the capacity is 0). The header and a short storage are small
+blocks (16-byte aligned data right after the header fields): a list of short lists takes half
+the memory of aligned ones; the items are found through the storage's data pointer.
 The list owns one reference to each item that owns memory (a list of lists); the destructor
 releases the items and the storage.
 """
@@ -38,6 +39,8 @@ class HeaderMemory(ctypes.Structure):
 _SIZE, _CAPACITY, _STORAGE = 0, 1, 2
 _HEADER_BYTES = 24
 _MIN_GROWTH = 4  # the first append makes room for a few items at once
+# Storage from this size is an aligned block: large ones are cached, and vector loops like it.
+_SMALL_STORAGE_BELOW = 4096
 
 
 def _meminfo(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
@@ -69,7 +72,7 @@ def storage_of(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
 def item_pointer(context, builder, list_type: types.List, value, index: llvm.Value, storage=None):
     """The address of item `index` (below the capacity), in `storage` (loaded if not given)."""
     storage = storage_of(builder, value) if storage is None else storage
-    items = nrt.emit_small_data_pointer(builder, storage)
+    items = nrt.emit_load_data_pointer(builder, storage)
     item_type = context.data_type(list_type.dtype)
     return builder.gep(items, [index], inbounds=True, source_etype=item_type)
 
@@ -94,7 +97,18 @@ def _allocate_storage(context, builder, list_type: types.List, capacity: llvm.Va
     wanted = builder.icmp_signed(">", capacity, refs.const(0))
     before = builder.block
     with builder.if_then(wanted):
-        block = nrt.emit_allocate_small(builder, _item_bytes(context, builder, list_type, capacity))
+        size = _item_bytes(context, builder, list_type, capacity)
+        small = builder.icmp_unsigned("<", size, refs.const(_SMALL_STORAGE_BELOW))
+        with builder.if_else(small, likely=True) as (few_items, many_items):
+            with few_items:
+                small_block = nrt.emit_allocate_small(builder, size)
+                after_small = builder.block
+            with many_items:
+                aligned_block = nrt.emit_allocate(builder, size)
+                after_aligned = builder.block
+        block = builder.phi(ptr)
+        block.add_incoming(small_block, after_small)
+        block.add_incoming(aligned_block, after_aligned)
         failed = builder.icmp_unsigned("==", block, llvm.Constant(ptr, None))
         context.guard(builder, failed, MemoryError, "unable to allocate a list")
         allocated = builder.block
@@ -144,8 +158,8 @@ def reserve(context, builder, list_type: types.List, value, needed: llvm.Value) 
         with builder.if_then(builder.icmp_signed(">", size, refs.const(0))):
             refs.memcpy(
                 builder,
-                nrt.emit_small_data_pointer(builder, new),
-                nrt.emit_small_data_pointer(builder, old),
+                nrt.emit_load_data_pointer(builder, new),
+                nrt.emit_load_data_pointer(builder, old),
                 _item_bytes(context, builder, list_type, size),
             )
         nrt.emit_decref(builder, old)  # the items moved: only the old block goes

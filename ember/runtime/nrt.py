@@ -550,3 +550,8 @@ def emit_small_data_pointer(builder: llvm.IRBuilder, meminfo: llvm.Value) -> llv
     """The data pointer of a meminfo made by `emit_allocate_small`."""
     offset = llvm.Constant(_i64, SMALL_HEADER_SIZE)
     return builder.gep(meminfo, [offset], inbounds=True, source_etype=_i8)
+
+
+def emit_load_data_pointer(builder: llvm.IRBuilder, meminfo: llvm.Value) -> llvm.Value:
+    """The data pointer a meminfo records: of a block from either allocator."""
+    return builder.load(_offset(builder, meminfo, 8), typ=_ptr)

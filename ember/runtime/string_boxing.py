@@ -117,7 +117,7 @@ def _list_boxer():
     with builder.if_then(builder.icmp_unsigned("==", result, null), likely=False):
         builder.ret(null)
     with refs.for_range(builder, size) as index:
-        items = nrt.emit_small_data_pointer(builder, storage)
+        items = nrt.emit_load_data_pointer(builder, storage)
         pointer = builder.gep(items, [index], source_etype=strings.STRING)
         item = builder.load(pointer, typ=strings.STRING)
         width = builder.trunc(strings.kind(builder, item), refs.i32)
