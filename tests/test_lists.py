@@ -501,3 +501,32 @@ def test_arrays_stored_into_an_untyped_empty_list_are_released(func):
     for _ in range(200):
         jitted(6)
     assert ember.runtime.stats().live == before
+
+
+@njit
+def grow_across_storage_kinds(n):
+    """Short storage is a small block, 4 KiB or more an aligned one: growth moves the items
+    from one kind to the other; inner lists stay small."""
+    values = []
+    rows = []
+    for i in range(n):
+        values.append(i * 0.5)
+        rows.append([i, -i])
+    values.insert(3, -1.0)
+    last = values.pop()
+    total = 0.0
+    for v in values:
+        total += v
+    for r in rows:
+        total += r[0] + r[1] * 2
+    return total, last, len(values), values[n // 2]
+
+
+@pytest.mark.parametrize("n", [1, 7, 511, 512, 513, 3000])
+def test_items_survive_growth_across_storage_kinds_and_are_freed(n):
+    expected = grow_across_storage_kinds.py_func(n)
+    gc.collect()
+    before = ember.runtime.stats()
+    assert grow_across_storage_kinds(n) == expected
+    gc.collect()
+    assert ember.runtime.stats().live == before.live
