@@ -31,6 +31,20 @@ def test_same_as_python(a):
     assert by_constants(a) == expected
 
 
+@ember.njit
+def by_divisors_without_a_multiplier(a):
+    # 100, 1_000_003 and 10**9 + 7 have no 64-bit floor multiplier: the quotient comes from
+    # an unsigned division and the modulo from the truncated remainder.
+    return (a // 100, a % 100, a % 1_000_003, a // 1_000_003, divmod(a, 10**9 + 7))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.one_of(INT64, st.sampled_from(EDGES + [-100, -1_000_003, 1_000_002, -(10**9) - 8])))
+def test_divisors_without_a_multiplier_as_python(a):
+    expected = (a // 100, a % 100, a % 1_000_003, a // 1_000_003, divmod(a, 10**9 + 7))
+    assert by_divisors_without_a_multiplier(a) == expected
+
+
 def modular_sum(n, start):
     acc = 0
     for i in range(start, start + n):

@@ -76,16 +76,21 @@ def _positive_constant(value) -> bool:
 
 def _floor_divmod_by_positive(builder, a, divisor):
     """Floor division and modulo of a signed `a` by a positive constant: by a multiply when
-    one fits (`_floor_multiplier`), else as one unsigned division: floor(a / d) is
-    ~(~a // d) for negative a, and ~a is then non-negative (either way fewer instructions than
-    a signed division and its fix-ups for the remainder's sign)."""
+    one fits (`_floor_multiplier`), else the quotient as one unsigned division: floor(a / d)
+    is ~(~a // d) for negative a, and ~a is then non-negative (fewer instructions than a
+    signed division and its fix-ups for the remainder's sign)."""
     multiplier = _floor_multiplier(divisor.constant, a.type.width)
     if multiplier is not None:
         return _floor_divmod_by_multiply(builder, a, divisor, *multiplier)
-    sign = builder.ashr(a, llvm.Constant(a.type, a.type.width - 1))  # 0, or all ones
+    last_bit = llvm.Constant(a.type, a.type.width - 1)
+    sign = builder.ashr(a, last_bit)  # 0, or all ones
     magnitude = builder.xor(a, sign)  # a, or ~a == -a - 1 >= 0
     quotient = builder.xor(builder.udiv(magnitude, divisor), sign)
-    return quotient, builder.sub(a, builder.mul(quotient, divisor))
+    # The modulo on its own (the quotient's instructions then go unused) is shorter from the
+    # truncated remainder, moved up by the divisor when negative: 12 cycles of latency, not 16.
+    truncated = builder.srem(a, divisor)
+    remainder = builder.add(truncated, builder.and_(builder.ashr(truncated, last_bit), divisor))
+    return quotient, remainder
 
 
 def _floor_multiplier(divisor: int, width: int) -> tuple[int, int] | None:
