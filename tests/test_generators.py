@@ -188,6 +188,40 @@ def test_exception_inside_generator_reaches_python_and_ends_it():
         next(g)
 
 
+def test_next_slot_loops_and_method_calls_share_one_state():
+    # Items that are numbers: the object's next() slot is generated code (no Python frame per
+    # item); `for`, next(), .__next__() and sum() all resume the one state.
+    g = squares(7)
+    assert next(g) == 0 and g.__next__() == 1
+    for value in g:
+        if value == 9:
+            break
+    assert list(g) == [16, 25, 36]
+    assert sum(squares(1000)) == sum(i * i for i in range(1000))
+    assert [type(v) for v in branches(3)] == [float] * len(list(branches.py_func(3)))
+
+
+def test_exception_inside_generator_reaches_a_python_loop():
+    got = []
+    with pytest.raises(ValueError, match="generator failed"):
+        for value in raises_after(3):
+            got.append(value)
+    assert got == [0, 1, 2]
+
+
+def test_generator_objects_dropped_mid_loop_release_their_state():
+    gc.collect()
+    before = ember.runtime.stats()
+    for n in (0, 1, 50):
+        g = squares(n)
+        for value in g:
+            if value > 10:
+                break
+        del g
+    gc.collect()
+    assert ember.runtime.stats().live == before.live
+
+
 def test_arguments_stay_alive_with_the_generator():
     a = np.arange(8.0)
     g = windows(a, 2)

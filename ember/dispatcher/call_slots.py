@@ -13,6 +13,7 @@ _TP_BASICSIZE_OFFSET = 32
 _TP_VECTORCALL_OFFSET_OFFSET = 56
 _TP_CALL_OFFSET = 128
 _TP_FLAGS_OFFSET = 168
+_TP_ITERNEXT_OFFSET = 224
 _Py_TPFLAGS_HAVE_VECTORCALL = 1 << 11
 # CPython's tp_call of objects called through their vectorcall pointer (Python functions).
 _VECTORCALL_CALL = ctypes.cast(ctypes.pythonapi.PyVectorcall_Call, ctypes.c_void_p).value
@@ -59,3 +60,48 @@ def install_entry(instance: object, vectorcall_offset: int | None, entry: Any) -
         return
     ctypes.c_void_p.from_address(id(instance) + vectorcall_offset).value = entry.address
     ctypes.c_void_p.from_address(id(type(instance)) + _TP_CALL_OFFSET).value = _VECTORCALL_CALL
+
+
+def _tp_iternext_offset_verified() -> bool:
+    """Two classes with `__next__` share CPython's slot function at the offset; a class
+    without one has another value there."""
+
+    class First:
+        def __next__(self):
+            raise StopIteration
+
+    class Second:
+        def __next__(self):
+            raise StopIteration
+
+    class Plain:
+        pass
+
+    def slot(cls: type) -> int:
+        return ctypes.c_void_p.from_address(id(cls) + _TP_ITERNEXT_OFFSET).value or 0
+
+    return slot(First) == slot(Second) != 0 and slot(Plain) != slot(First)
+
+
+TP_ITERNEXT_PATCHABLE = TP_CALL_PATCHABLE and _tp_iternext_offset_verified()
+
+
+def install_iternext(cls: type, address: int) -> bool:
+    """Make `address` (`PyObject *next(PyObject *self)`) the `next()` of a heap type's
+    instances, with no Python frame per item; False when slots cannot be patched."""
+    if not TP_ITERNEXT_PATCHABLE:
+        return False
+    ctypes.c_void_p.from_address(id(cls) + _TP_ITERNEXT_OFFSET).value = address
+    return True
+
+
+def slot_offset(instance: object, name: str) -> int | None:
+    """The byte offset of a `__slots__` member in `instance` (which must hold a value there
+    that no other member holds), found by reading the instance; None if not found."""
+    target = id(getattr(instance, name))
+    size = type(instance).__basicsize__
+    pointer = ctypes.sizeof(ctypes.c_void_p)
+    for offset in range(object.__basicsize__, size, pointer):
+        if ctypes.c_void_p.from_address(id(instance) + offset).value == target:
+            return offset
+    return None

@@ -1,7 +1,7 @@
 """Generators returned to Python: an iterator object whose `__next__` resumes the compiled body
 (ember/lowering/generators.py). Items that are numbers go through a small generated builtin
-(resume, box, StopIteration: no Python code per item); other items through ctypes, boxed as the
-ctypes call path boxes results."""
+(resume, box, StopIteration), which is also the type's `next()` slot: no Python code per item;
+other items through ctypes, boxed as the ctypes call path boxes results."""
 
 from __future__ import annotations
 
@@ -42,16 +42,31 @@ def _resumer(gen_type: types.Generator) -> Any:
     return found
 
 
-class _CompiledRaise(Exception):
-    """Raised by a generated step with the id of the exception the generator raised."""
+def _raise_compiled(exc_id: int, payload: int) -> None:
+    """Raise the exception the generator's body raised (id and payload from its record)."""
+    record = ExcInfoRecord(exc_id, payload)
+    raise_static_exception(ctypes.addressof(record))
 
 
 def _steps(gen_type: types.Generator, inputs: tuple) -> Any:
-    """`step(state address)`: the next item, or StopIteration, or _CompiledRaise."""
+    """`step(state address)`: the next item, or StopIteration, or the body's exception."""
     found = _native_steps.get(gen_type)
-    if found is None and _native_boxer(gen_type.yield_type) is not None:
-        found = _native_steps[gen_type] = _build_native_step(gen_type)
-    return found if found is not None else _ctypes_step(gen_type, inputs)
+    return found[0] if found is not None else _ctypes_step(gen_type, inputs)
+
+
+def _generator_class(gen_type: types.Generator) -> type:
+    """The class of the generator's Python objects: for items that are numbers, one whose
+    `next()` is generated code (`for v in gen(...)` runs no Python frame per item)."""
+    if gen_type in _native_steps or _native_boxer(gen_type.yield_type) is None:
+        return _native_steps.get(gen_type, (None, CompiledGenerator))[1]
+    from ember.dispatcher.call_slots import install_iternext
+
+    step, iternext = _build_native_step(gen_type)
+    cls = type(CompiledGenerator.__name__, (CompiledGenerator,), {"__slots__": ()})
+    if not install_iternext(cls, iternext):
+        cls = CompiledGenerator
+    _native_steps[gen_type] = (step, cls)
+    return cls
 
 
 def _ctypes_step(gen_type: types.Generator, inputs: tuple) -> Any:
@@ -69,14 +84,14 @@ def _ctypes_step(gen_type: types.Generator, inputs: tuple) -> Any:
             return _box(item_type, item, inputs)
         if status == STATUS_STOP:
             raise StopIteration
-        raise _CompiledRaise(excinfo.exc_id, excinfo.payload or 0)
+        _raise_compiled(excinfo.exc_id, excinfo.payload or 0)
 
     return step
 
 
 # ---------------------------------------------------------------------------- generated steps
 
-_native_steps: dict[types.Generator, Any] = {}
+_native_steps: dict[types.Generator, tuple] = {}  # generator type -> (step, class)
 _METH_O = 0x0008
 _OBJECT = llvm.PointerType()
 _i32, _i64 = llvm.IntType(32), llvm.IntType(64)
@@ -133,16 +148,41 @@ def _build_native_step(gen_type: types.Generator) -> Any:
         for index, part in enumerate((exc_number, payload)):  # SetItem takes the reference
             item_object = builder.call(from_long, [part])
             builder.call(set_item, [exc_object, llvm.Constant(_i64, index), item_object])
-        set_object = _capi("PyErr_SetObject", llvm.VoidType(), _OBJECT, _OBJECT)
-        builder.call(set_object, [_object_address(_CompiledRaise), exc_object])
+        call = _capi("PyObject_Call", _OBJECT, _OBJECT, _OBJECT, _OBJECT)
+        builder.call(call, [_object_address(_raise_compiled), exc_object, null])  # (it raises)
         builder.call(_capi("Py_DecRef", llvm.VoidType(), _OBJECT), [exc_object])
         builder.ret(null)
     stop = ctypes.c_void_p.in_dll(ctypes.pythonapi, "PyExc_StopIteration").value
     set_none = _capi("PyErr_SetNone", llvm.VoidType(), _OBJECT)
     builder.call(set_none, [llvm.Constant(_i64, stop).inttoptr(_OBJECT)])
     builder.ret(null)
+    _emit_iternext(module, function)
     lookup = default_jit().add_module(str(module))
-    return make_pycfunction(lookup("step"), "step", [lookup, library], flags=_METH_O)
+    step = make_pycfunction(lookup("step"), "step", [lookup, library], flags=_METH_O)
+    return step, lookup("iternext")
+
+
+def _emit_iternext(module: llvm.Module, step: llvm.Function) -> None:
+    """`PyObject *iternext(PyObject *self)`: the step of the generator object's state."""
+    function = llvm.Function(module, llvm.FunctionType(_OBJECT, [_OBJECT]), "iternext")
+    builder = llvm.IRBuilder(function.append_basic_block("entry"))
+    offset = llvm.Constant(_i64, _state_slot_offset())
+    slot = builder.gep(function.args[0], [offset], source_etype=llvm.IntType(8))
+    state = builder.load(slot, typ=_OBJECT)
+    builder.ret(builder.call(step, [llvm.Constant(_OBJECT, None), state]))
+
+
+def _state_slot_offset() -> int:
+    """Where a generator object holds its state address (read from a probe object)."""
+    from ember.dispatcher.call_slots import slot_offset
+
+    probe = CompiledGenerator.__new__(CompiledGenerator)
+    probe._meminfo = 0  # (owns no state: nothing to release when dropped)
+    probe._state = object()
+    offset = slot_offset(probe, "_state")
+    if offset is None:
+        raise RuntimeError("cannot find the state slot of ember's generator objects")
+    return offset
 
 
 def _object_address(obj: object) -> llvm.Constant:
@@ -170,11 +210,7 @@ class CompiledGenerator:
         return self
 
     def __next__(self) -> Any:
-        try:
-            return self._step(self._state)
-        except _CompiledRaise as raised:
-            record = ExcInfoRecord(*raised.args)
-            raise_static_exception(ctypes.addressof(record))
+        return self._step(self._state)
 
     def close(self) -> None:
         """End the generator now, releasing what its suspended body holds (as Python's)."""
@@ -201,4 +237,4 @@ class CompiledGenerator:
 
 def box_generator(gen_type: types.Generator, memory: Any, inputs: tuple) -> CompiledGenerator:
     """The Python object of a generator a compiled function returned (takes its reference)."""
-    return CompiledGenerator(gen_type, memory.meminfo, inputs)
+    return _generator_class(gen_type)(gen_type, memory.meminfo, inputs)
