@@ -10,7 +10,7 @@ from collections.abc import Callable
 from types import FunctionType
 from typing import Any
 
-from ember import types
+from ember import config, types
 from ember.compiler import CompileResult, CompileState, run_pipeline
 from ember.dispatcher.binding import ArgumentBinder, Omitted
 from ember.errors import EmberError, ForceLiteralArg, TypingError
@@ -376,14 +376,14 @@ class Dispatcher:
             except EmberError as error:
                 # The message says where and why; the compiler's own frames would only hide it.
                 raise error.with_traceback(None) from None
-        if self._entry_stale and self._slow_calls:  # called again: worth generating the entry
-            self._install_fast_entry()
+        if self._entry_stale and self._slow_calls >= config.CALLS_BEFORE_ENTRY:
+            self._install_fast_entry()  # called often enough: worth generating the entry
         self._slow_calls += 1
         invoker = self._invokers.get(result.signature.args)
         if invoker is None:
             from ember.dispatcher.pycall import make_invoker
 
-            invoker = make_invoker(result.signature, result.address)
+            invoker = make_invoker(result.signature, result.address, self.options.nogil)
             self._invokers[result.signature.args] = invoker
         return invoker(*values)
 

@@ -261,8 +261,9 @@ def _string_meminfo_slots(arg_types: tuple) -> list[int]:
     return slots
 
 
-def make_invoker(sig: Signature, address: int) -> Callable[..., Any]:
-    """A Python callable running the native function at `address` on Python values."""
+def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Callable[..., Any]:
+    """A Python callable running the native function at `address` on Python values, holding
+    the GIL during the call unless `release_gil` (`nogil=True`), as the native entry does."""
     # Types with @box/@unbox implementations (ember.extending, issue 4) are marshalled by a
     # generated native wrapper instead of ctypes: see ember/lowering/boxing.py.
     from ember.lowering.boxing import make_boxing_invoker, needs_boxing
@@ -271,7 +272,8 @@ def make_invoker(sig: Signature, address: int) -> Callable[..., Any]:
         return make_boxing_invoker(sig, address)
     flat_ctypes = [c for arg in sig.args for c in _argument_ctypes(arg)]
     memory_type = _memory_ctype(sig.return_type)
-    prototype = ctypes.CFUNCTYPE(
+    function_type = ctypes.CFUNCTYPE if release_gil else ctypes.PYFUNCTYPE
+    prototype = function_type(
         ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, *flat_ctypes
     )
     native = prototype(address)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import ember
-from ember import njit, types
+from ember import config, njit, types
 from ember.dispatcher import typeof as typeof_module
 from ember.errors import TypingError
 from ember.typing.conversions import Conversion, can_convert
@@ -327,8 +327,11 @@ def _spin(n):
     return acc
 
 
+@pytest.mark.parametrize("path", ["native entry", "Python path"])
 @pytest.mark.parametrize("nogil", [True, False])
-def test_nogil_lets_other_threads_run_during_the_call(nogil):
+def test_nogil_lets_other_threads_run_during_the_call(nogil, path, monkeypatch):
+    if path == "Python path":  # (no native entry however often it is called)
+        monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 10**9)
     spin = njit(nogil=nogil)(_spin)
     spin(10)
     iterations = 1
