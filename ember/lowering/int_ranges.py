@@ -14,6 +14,7 @@ from ember.ir import nodes as ir
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 _WIDEN_AFTER = 3  # growths of one variable's interval before it takes its type's bounds
+_COUNTER_STEP_MAX = 1 << 20  # steps a counter may take at once and still saturate
 _MAX_ROUNDS = 12
 
 
@@ -332,6 +333,7 @@ class _Ranges:
                     self.globals[stmt.target.name] = stmt.value.value
         self.values: dict[str, object] = {}
         self.unknown: set[str] = set()  # variables some definition says nothing about
+        self.counters: set[str] = set()  # widened upward: steps up saturate (_widened_counter)
         defined = {name for name, _ in self.definitions}
         for _, stmt in func_ir.statements():
             written_elsewhere = [] if isinstance(stmt, ir.Assign) else stmt.targets()  # parfors
@@ -352,7 +354,7 @@ class _Ranges:
                 changed = True
                 growths[name] = growths.get(name, 0) + (old is not _BOTTOM)
                 if growths[name] > _WIDEN_AFTER:
-                    new = None
+                    new = self._widened_counter(name, old, new)
                 if new is None:
                     self.unknown.add(name)
                     self.values.pop(name, None)
@@ -361,6 +363,19 @@ class _Ranges:
             if not changed:
                 return self._with_type_bounds()
         return {}  # no fixed point in time: claim nothing
+
+    def _widened_counter(self, name: str, old, new) -> Interval | None:
+        """A variable still growing upward only, from a fixed least value (a `while` loop's
+        `i += 1` from 0), widens to [that value, its type's maximum]: a count, in steps of a
+        constant, that would pass 2**63 needs more steps than any run makes (Python's int
+        then keeps counting, out of range of every array). Otherwise nothing is known."""
+        bounds = _type_bounds(self.typemap.get(name))
+        if not (isinstance(old, Interval) and isinstance(new, Interval)) or bounds is None:
+            return None
+        if new.lo != old.lo or name in self.counters:
+            return None
+        self.counters.add(name)
+        return Interval(new.lo, bounds.hi)
 
     def _with_type_bounds(self) -> dict[str, object]:
         result = dict(self.values)
@@ -391,6 +406,8 @@ class _Ranges:
         result = self._evaluate_expression(value)
         bounds = _type_bounds(self.typemap.get(name))
         if isinstance(result, Interval):
+            if bounds is not None and self._counter_step(value):
+                return Interval(max(result.lo, bounds.lo), min(result.hi, bounds.hi))
             if bounds is None or not result.within(bounds.lo, bounds.hi):
                 return bounds  # wrapped (or no longer an integer): only the type is known
             return result
@@ -436,6 +453,22 @@ class _Ranges:
                 return pair.facts.item()
             return pair if pair is _BOTTOM else None
         return None
+
+    def _counter_step(self, value) -> bool:
+        """Whether `value` is a widened counter plus a non-negative constant (`i + 1`)."""
+        if not isinstance(value, ir.BinOp | ir.InplaceBinOp):
+            return False
+        if _arithmetic_fn(value) is not operator.add:
+            return False
+        for counter, step in ((value.lhs, value.rhs), (value.rhs, value.lhs)):
+            amount = self._operand(step)
+            if (
+                counter.name in self.counters
+                and isinstance(amount, Interval)
+                and 0 <= amount.lo <= amount.hi <= _COUNTER_STEP_MAX
+            ):
+                return True
+        return False
 
     def _binary(self, fn, lhs: ir.Var, rhs: ir.Var):
         left, right = self._operand(lhs), self._operand(rhs)
