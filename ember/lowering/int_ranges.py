@@ -15,6 +15,7 @@ from ember.ir import nodes as ir
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 _WIDEN_AFTER = 3  # growths of one variable's interval before it takes its type's bounds
 _COUNTER_STEP_MAX = 1 << 20  # steps a counter may take at once and still saturate
+_COUNTER_START_MAX = 1 << 53  # (a count from an unknown argument or near 2**63 is no counter)
 _MAX_ROUNDS = 12
 
 
@@ -365,14 +366,15 @@ class _Ranges:
         return {}  # no fixed point in time: claim nothing
 
     def _widened_counter(self, name: str, old, new) -> Interval | None:
-        """A variable still growing upward only, from a fixed least value (a `while` loop's
-        `i += 1` from 0), widens to [that value, its type's maximum]: a count, in steps of a
-        constant, that would pass 2**63 needs more steps than any run makes (Python's int
-        then keeps counting, out of range of every array). Otherwise nothing is known."""
+        """A variable still growing upward only, from a fixed least value in [0, 2**53] (a
+        `while` loop's `i += 1` from 0), widens to [that value, its type's maximum]: a count,
+        in steps of a small constant, that would pass 2**63 needs more steps than any run
+        makes (Python's int then keeps counting, out of range of every array). Otherwise
+        nothing is known."""
         bounds = _type_bounds(self.typemap.get(name))
         if not (isinstance(old, Interval) and isinstance(new, Interval)) or bounds is None:
             return None
-        if new.lo != old.lo or name in self.counters:
+        if new.lo != old.lo or not 0 <= new.lo <= _COUNTER_START_MAX or name in self.counters:
             return None
         self.counters.add(name)
         return Interval(new.lo, bounds.hi)
