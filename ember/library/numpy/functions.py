@@ -632,6 +632,20 @@ def _select_diag(v):
 # ---------------------------------------------------------------------------- histogram
 
 
+def _edge_bin(value, index, edges, last):
+    """NumPy's guard against rounding at a bin's edges: `index` moved to the bin whose
+    [left, right) edges (the last bin closed) hold `value`."""
+    index = min(max(index, 0), last)
+    if value < edges[index]:
+        return index - 1
+    if index < last and value >= edges[index + 1]:
+        return index + 1
+    return index
+
+
+_edge_bin_jit = njit(**NUMPY_ERRORS)(_edge_bin)
+
+
 def _histogram_in(flat, bins, low, high):
     if bins <= 0:
         raise ValueError("`bins` must be positive, when an integer")
@@ -644,18 +658,20 @@ def _histogram_in(flat, bins, low, high):
     last = bins - 1
     # A bin computed this far from a whole number is exact: the arithmetic's rounding errors
     # (a few units of 2**-52 of the bin count and the range's magnitude) are much smaller.
+    # Only positions closer to an edge than that compare the value with the edges.
     tolerance = 2.0**-40 * (bins + (abs(low) + abs(high)) * scale)
-    for value in flat:
+    half_width = 0.5 - tolerance
+    for i in range(flat.shape[0]):
+        value = flat[i]
         if low <= value <= high:
             position = (value - low) * scale
-            index = min(int(position), last)
-            if not tolerance < position - index < 1.0 - tolerance:
-                # NumPy's guard against rounding at the edges
-                if value < edges[index]:
-                    index -= 1
-                elif index < last and value >= edges[index + 1]:
-                    index += 1
-            counts[index] += 1
+            whole = np.floor(position)
+            index = int(whole)
+            # one test of the distance from the bin's middle keeps the common path short
+            if 0 <= index < bins and abs(position - whole - 0.5) < half_width:
+                counts[index] += 1
+            else:
+                counts[_edge_bin_jit(value, index, edges, last)] += 1
     return counts, edges
 
 

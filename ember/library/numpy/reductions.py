@@ -485,6 +485,10 @@ if np.amax is not np.max:  # NumPy 2 keeps amax/amin as separate functions
 # ---------------------------------------------------------------------------- argmin, argmax
 
 
+# Below this many items argmax/argmin run one branch-free pass (see `lower_all`).
+_SHORT_ARG_EXTREME = 128
+
+
 def _arg_extreme(is_max: bool):
     word = "argmax" if is_max else "argmin"
 
@@ -513,16 +517,27 @@ def _arg_extreme(is_max: bool):
         context.guard(builder, empty, ValueError, f"attempt to get {word} of an empty sequence")
 
     def lower_all(context, builder, sig, fields, args):
-        """The extreme first (a vectorized fold), then the first index holding it: two
-        streaming passes beat one fold that carries (value, index) from item to item."""
+        """Long arrays: the extreme first (a vectorized fold), then the first index holding
+        it; two streaming passes beat one fold that carries (value, index) from item to item.
+        Short ones: that one fold, whose selects do not branch on the data, where the search
+        would mispredict its exit once per call."""
         array_type = sig.args[0]
         dtype = array_type.dtype
         check_empty(context, builder, fields.nitems)
-        init, step = _extreme_fold(dtype, is_max, _first_item(builder, array_type, fields))
-        extreme = reduce_all(context, builder, array_type, fields, init.type, init, step)
-        return _first_index(
-            context, builder, array_type, fields, _equal_to(builder, dtype, extreme)
-        )
+        result = arr.alloca_in_entry(builder, arr.i64, name="arg_extreme.index")
+        short = builder.icmp_signed("<", fields.nitems, const(_SHORT_ARG_EXTREME))
+        with builder.if_else(short) as (one_pass, two_passes):
+            with one_pass:
+                builder.store(_one_pass_arg_extreme(context, builder, array_type, fields,
+                                                    is_max), result)  # fmt: skip
+            with two_passes:
+                init, step = _extreme_fold(dtype, is_max, _first_item(builder, array_type, fields))
+                extreme = reduce_all(context, builder, array_type, fields, init.type, init, step)
+                found = _first_index(
+                    context, builder, array_type, fields, _equal_to(builder, dtype, extreme)
+                )
+                builder.store(found, result)
+        return builder.load(result, typ=arr.i64)
 
     def lower_axis(context, builder, sig, fields, axis, args):
         array_type = sig.args[0]
@@ -538,6 +553,42 @@ def _arg_extreme(is_max: bool):
         )  # fmt: skip
 
     return result, lower_all, lower_axis
+
+
+def _one_pass_arg_extreme(context, builder, array_type, fields, is_max: bool) -> llvm.Value:
+    """argmax/argmin of a non-empty array in one fold of (best, its index, NaN seen), whose
+    selects depend on the best item only through one comparison. A NaN is NumPy's answer; one
+    was seen, the first is searched for afterwards (rarely)."""
+    dtype = array_type.dtype
+    is_float = isinstance(dtype, types.Float)
+    value_type = context.value_type(dtype)
+    acc_struct = llvm.LiteralStructType([value_type, arr.i64, arr.i1])
+    symbol = ">" if is_max else "<"
+
+    def step(b, acc, item, index):
+        best = b.extract_value(acc, 0)
+        if is_float:
+            replace = b.fcmp_ordered(symbol, item, best)
+            nan = b.or_(b.extract_value(acc, 2), b.fcmp_unordered("uno", item, item))
+            acc = b.insert_value(acc, nan, 2)
+        else:
+            replace = _better(b, dtype, is_max, item, best)
+        acc = b.insert_value(acc, b.select(replace, item, best), 0)
+        return b.insert_value(acc, b.select(replace, index, b.extract_value(acc, 1)), 1)
+
+    init = builder.insert_value(llvm.Constant(acc_struct, None),
+                                _first_item(builder, array_type, fields), 0)  # fmt: skip
+    acc = reduce_all(context, builder, array_type, fields, acc_struct, init, step)
+    index = builder.extract_value(acc, 1)
+    if not is_float:
+        return index
+    result = arr.alloca_in_entry(builder, arr.i64, name="arg_extreme.one_pass")
+    builder.store(index, result)
+    with builder.if_then(builder.extract_value(acc, 2), likely=False):
+        first_nan = _first_index(context, builder, array_type, fields,
+                                 lambda b, item: b.fcmp_unordered("uno", item, item))  # fmt: skip
+        builder.store(first_nan, result)
+    return builder.load(result, typ=arr.i64)
 
 
 def _line_arg_extreme(context, builder, dtype, is_max: bool, base, stride, length):
