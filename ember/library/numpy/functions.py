@@ -306,12 +306,16 @@ def _select_count_nonzero(a):
 
 def _flatnonzero(a):
     flat = a.ravel()
-    out = np.empty(_count_nonzero_jit(flat), np.int64)
+    count = _count_nonzero_jit(flat)
+    out = np.empty(count, np.int64)
+    # Every index is written and only a nonzero item's is kept: no branch on the data, which
+    # mispredicts when zeros and nonzeros mix. While k < count a nonzero item remains ahead.
     k = 0
-    for i in range(flat.shape[0]):
-        if flat[i] != 0:
-            out[k] = i
-            k += 1
+    i = 0
+    while k < count:
+        out[k] = i
+        k += flat[i] != 0
+        i += 1
     return out
 
 
@@ -342,8 +346,14 @@ def _select_argwhere(a):
     return _argwhere if _array(a) and a.ndim >= 1 else None
 
 
+def _nonzero_1d(a):
+    return (_flatnonzero_jit(a),)
+
+
 @functools.cache
 def _nonzero_impl(ndim: int):
+    if ndim == 1:
+        return _nonzero_1d
     where = njit(**NUMPY_ERRORS)(_argwhere)
     names = ", ".join(f"rows[:, {k}].copy()" for k in range(ndim))
     source = f"def impl(a):\n    rows = where(a)\n    return ({names},)\n"
