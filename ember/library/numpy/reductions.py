@@ -555,14 +555,12 @@ def _arg_extreme(is_max: bool):
     return result, lower_all, lower_axis
 
 
-def _one_pass_arg_extreme(context, builder, array_type, fields, is_max: bool) -> llvm.Value:
-    """argmax/argmin of a non-empty array in one fold of (best, its index, NaN seen), whose
-    selects depend on the best item only through one comparison. A NaN is NumPy's answer; one
-    was seen, the first is searched for afterwards (rarely)."""
-    dtype = array_type.dtype
+def _one_pass_fold(context, dtype, is_max: bool):
+    """(accumulator type, step) of argmax/argmin in one fold of (best, its index, NaN seen),
+    whose selects depend on the best item only through one comparison: no branch on the data
+    (a two-pass search mispredicts its exit once per call, which dominates short arrays)."""
     is_float = isinstance(dtype, types.Float)
-    value_type = context.value_type(dtype)
-    acc_struct = llvm.LiteralStructType([value_type, arr.i64, arr.i1])
+    acc_struct = llvm.LiteralStructType([context.value_type(dtype), arr.i64, arr.i1])
     symbol = ">" if is_max else "<"
 
     def step(b, acc, item, index):
@@ -576,28 +574,45 @@ def _one_pass_arg_extreme(context, builder, array_type, fields, is_max: bool) ->
         acc = b.insert_value(acc, b.select(replace, item, best), 0)
         return b.insert_value(acc, b.select(replace, index, b.extract_value(acc, 1)), 1)
 
-    init = builder.insert_value(llvm.Constant(acc_struct, None),
-                                _first_item(builder, array_type, fields), 0)  # fmt: skip
-    acc = reduce_all(context, builder, array_type, fields, acc_struct, init, step)
+    return acc_struct, step
+
+
+def _one_pass_index(builder, dtype, acc, first_nan: Callable) -> llvm.Value:
+    """The answer of a one-pass fold: its index, or `first_nan(builder)` (NumPy's answer,
+    searched for only then) when a NaN was seen."""
     index = builder.extract_value(acc, 1)
-    if not is_float:
+    if not isinstance(dtype, types.Float):
         return index
     result = arr.alloca_in_entry(builder, arr.i64, name="arg_extreme.one_pass")
     builder.store(index, result)
     with builder.if_then(builder.extract_value(acc, 2), likely=False):
-        first_nan = _first_index(context, builder, array_type, fields,
-                                 lambda b, item: b.fcmp_unordered("uno", item, item))  # fmt: skip
-        builder.store(first_nan, result)
+        builder.store(first_nan(builder), result)
     return builder.load(result, typ=arr.i64)
+
+
+def _one_pass_arg_extreme(context, builder, array_type, fields, is_max: bool) -> llvm.Value:
+    """argmax/argmin of a non-empty array by `_one_pass_fold`."""
+    dtype = array_type.dtype
+    acc_struct, step = _one_pass_fold(context, dtype, is_max)
+    init = builder.insert_value(llvm.Constant(acc_struct, None),
+                                _first_item(builder, array_type, fields), 0)  # fmt: skip
+    acc = reduce_all(context, builder, array_type, fields, acc_struct, init, step)
+    return _one_pass_index(
+        builder, dtype, acc,
+        lambda b: _first_index(context, b, array_type, fields,
+                               lambda b2, item: b2.fcmp_unordered("uno", item, item)),
+    )  # fmt: skip
 
 
 def _line_arg_extreme(context, builder, dtype, is_max: bool, base, stride, length):
     """argmax/argmin of the `length` (> 0) items at `base`, `stride` bytes apart, as for the
-    whole array: the extreme by a fold that vectorizes, then the first index holding it. Items
-    `stride == itemsize` apart get their own copy of the loops, with a constant stride."""
+    whole array: short lines by `_one_pass_fold`, long ones by the extreme (a fold that
+    vectorizes) and then the first index holding it. Items `stride == itemsize` apart get
+    their own copy of the loops, with a constant stride."""
     element = context.data_type(dtype)
     itemsize = const(context.get_abi_sizeof(element))
     result = arr.alloca_in_entry(builder, arr.i64, name="arg_extreme.index")
+    short = builder.icmp_signed("<", length, const(_SHORT_ARG_EXTREME))
     with builder.if_else(builder.icmp_signed("==", stride, itemsize)) as (unit, strided):
         for branch, step_bytes in ((unit, itemsize), (strided, stride)):
             with branch:
@@ -607,8 +622,29 @@ def _line_arg_extreme(context, builder, dtype, is_max: bool, base, stride, lengt
                         b, dtype, arr.offset_pointer(b, base, b.mul(k, step_bytes))
                     )
 
-                builder.store(_line_search(builder, dtype, is_max, item_at, length), result)
+                with builder.if_else(short) as (one_pass, two_passes):
+                    with one_pass:
+                        index = _line_one_pass(context, builder, dtype, is_max, item_at, length)
+                        builder.store(index, result)
+                    with two_passes:
+                        index = _line_search(builder, dtype, is_max, item_at, length)
+                        builder.store(index, result)
     return builder.load(result, typ=arr.i64)
+
+
+def _line_one_pass(context, builder, dtype, is_max: bool, item_at: Callable, length):
+    acc_struct, step = _one_pass_fold(context, dtype, is_max)
+    slot = arr.alloca_in_entry(builder, acc_struct, name="arg_extreme.pair")
+    init = builder.insert_value(llvm.Constant(acc_struct, None), item_at(builder, const(0)), 0)
+    builder.store(init, slot)
+    with arr.for_range(builder, length) as k:
+        acc = builder.load(slot, typ=acc_struct)
+        builder.store(step(builder, acc, item_at(builder, k), k), slot)
+    acc = builder.load(slot, typ=acc_struct)
+    # with a NaN among the items the two-pass search finds the first one
+    return _one_pass_index(
+        builder, dtype, acc, lambda b: _line_search(b, dtype, is_max, item_at, length)
+    )
 
 
 def _line_search(builder, dtype, is_max: bool, item_at: Callable, length):
