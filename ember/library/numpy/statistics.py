@@ -4,7 +4,8 @@ nanmedian, percentile, quantile, nanpercentile, nanquantile (NumPy's default 'li
 ptp, average, cov and corrcoef (variables in rows, or two 1-d arrays).
 
 Each takes a whole array (no `axis`), as in Numba. Sums run in element order, so the last bits
-of nansum/nanmean/nanvar/cov can differ from NumPy's pairwise sums and BLAS products.
+of nansum/nanmean/nanvar can differ from NumPy's pairwise sums. Quantiles select in O(n) rather
+than sort; cov multiplies by BLAS, as NumPy does.
 """
 
 from __future__ import annotations
@@ -375,13 +376,10 @@ def _covariance(rows):
     for i in range(variables):
         centred[i] = rows[i] - rows[i].mean()
     scale = 1.0 / (count - 1)
-    out = np.empty((variables, variables), np.float64)
-    for i in range(variables):
-        for j in range(i, variables):
-            total = 0.0
-            for k in range(count):
-                total += centred[i, k] * centred[j, k]
-            out[i, j] = out[j, i] = total * scale
+    out = (centred @ centred.T) * scale  # BLAS, as NumPy's dot(X, X.T)
+    for i in range(variables):  # NumPy's product is symmetric (BLAS syrk); make this one so
+        for j in range(i + 1, variables):
+            out[j, i] = out[i, j]
     return out
 
 
