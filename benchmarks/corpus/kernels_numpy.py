@@ -190,6 +190,16 @@ def covariance(m):
     return np.cov(m)
 
 
+def trajectory_from_scalars(steps, dt):
+    """Small arrays from scalars in a loop: `np.array([x, y, z])` per step."""
+    out = np.empty((steps, 3))
+    x, y, z = 1.0, 0.0, 0.0
+    for i in range(steps):
+        x, y, z = x - dt * y, y + dt * x, z + dt
+        out[i] = np.array([x, y, z])
+    return out
+
+
 CASES = [
     Case(finite_difference, lambda n: (vector(n),), 100, 1_000_000, "slices"),
     Case(smooth_slices, lambda n: (vector(n),), 100, 1_000_000, "slices"),
@@ -224,4 +234,5 @@ CASES = [
     Case(where_positions, lambda n: (vector(n),), 100, 200_000, "library calls"),
     Case(median_by_partition, lambda n: (vector(n),), 100, 200_000, "library calls"),
     Case(covariance, lambda n: (matrix(5, n),), 10, 20_000, "library calls"),
+    Case(trajectory_from_scalars, lambda n: (n, 0.01), 10, 100_000, "small allocations"),
 ]
