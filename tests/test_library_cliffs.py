@@ -1,6 +1,6 @@
 """The library paths rewritten for speed (issue 16), against NumPy: quantiles and np.partition
 by selection, linalg.norm's sum of squares, histogram's common path, argmax/argmin's one-pass
-fold (short arrays and lines), flatnonzero/nonzero/where(cond), and cov by BLAS."""
+fold (short arrays and lines), flatnonzero/nonzero/where(cond), cov by BLAS, and list.sort."""
 
 import numpy as np
 import pytest
@@ -324,3 +324,34 @@ def test_cov_and_corrcoef_match_numpy():
     x, y = RNG.normal(size=100), RNG.normal(size=100)
     np.testing.assert_allclose(corrcoef(x, y), np.corrcoef(x, y), rtol=1e-12)
     np.testing.assert_allclose(cov(m[:, :2]), np.cov(m[:, :2]), rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------- list.sort
+
+
+@njit
+def sort_list(xs):
+    xs.sort()
+    return xs
+
+
+@njit
+def sort_list_descending(xs):
+    xs.sort(reverse=True)
+    return xs
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.sampled_from([0.0, -0.0, 1.5, -2.0, 3.0, 7.25]), min_size=1, max_size=80))
+def test_list_sort_is_stable_like_python(values):
+    # -0.0 == 0.0: a stable sort keeps their order, which repr tells apart
+    assert [repr(x) for x in sort_list(list(values))] == [repr(x) for x in sorted(values)]
+    descending = sorted(values, reverse=True)
+    assert [repr(x) for x in sort_list_descending(list(values))] == [repr(x) for x in descending]
+
+
+def test_list_sort_of_integers_and_strings():
+    ints = [int(x) for x in RNG.integers(-100, 100, 300)]
+    assert sort_list(list(ints)) == sorted(ints)
+    words = [str(x) for x in RNG.integers(0, 50, 70)]
+    assert sort_list(list(words)) == sorted(words)

@@ -190,6 +190,12 @@ def covariance(m):
     return np.cov(m)
 
 
+def sorted_list_median(a):
+    values = list(a)
+    values.sort()
+    return values[len(values) // 2]
+
+
 def trajectory_from_scalars(steps, dt):
     """Small arrays from scalars in a loop: `np.array([x, y, z])` per step."""
     out = np.empty((steps, 3))
@@ -234,5 +240,6 @@ CASES = [
     Case(where_positions, lambda n: (vector(n),), 100, 200_000, "library calls"),
     Case(median_by_partition, lambda n: (vector(n),), 100, 200_000, "library calls"),
     Case(covariance, lambda n: (matrix(5, n),), 10, 20_000, "library calls"),
+    Case(sorted_list_median, lambda n: (vector(n),), 100, 50_000, "lists"),
     Case(trajectory_from_scalars, lambda n: (n, 0.01), 10, 100_000, "small allocations"),
 ]
