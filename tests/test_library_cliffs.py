@@ -355,3 +355,29 @@ def test_list_sort_of_integers_and_strings():
     assert sort_list(list(ints)) == sorted(ints)
     words = [str(x) for x in RNG.integers(0, 50, 70)]
     assert sort_list(list(words)) == sorted(words)
+
+
+# ---------------------------------------------------------------------------- boolean masks
+
+
+@njit
+def masked(a, mask):
+    return a[mask]
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 100])
+def test_mask_selection_matches_numpy(n):
+    a = RNG.normal(size=n)
+    for mask in (a > 0, np.zeros(n, np.bool_), np.ones(n, np.bool_)):
+        for x in (a, a[::-1], (a * 10).astype(np.int32)):
+            got, expected = masked(x, mask), x[mask]
+            assert got.dtype == expected.dtype
+            np.testing.assert_array_equal(got, expected)
+        m = RNG.normal(size=(n, 3))
+        np.testing.assert_array_equal(masked(m, m[:, 0] > 0), m[m[:, 0] > 0])  # rows
+        np.testing.assert_array_equal(masked(m, m > 0), m[m > 0])  # a mask of m's shape
+
+
+def test_mask_of_the_wrong_length_raises():
+    with pytest.raises(IndexError, match="boolean index"):
+        masked(np.ones(3), np.ones(4, np.bool_))
