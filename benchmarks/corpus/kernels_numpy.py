@@ -1,6 +1,6 @@
 """Corpus: NumPy-style kernels as users write them -- array expressions on slices, boolean
-masks, axis reductions, small `np.dot` calls in loops, and an implicit-midpoint ODE solver that
-steps small arrays."""
+masks, axis reductions, small `np.dot` calls in loops, an implicit-midpoint ODE solver that
+steps small arrays, and library calls (quantiles, norms, histograms, partitions, covariances)."""
 
 import numpy as np
 from _backend import njit
@@ -152,6 +152,60 @@ def power_iteration(m, steps):
     return v
 
 
+# ------------------------------------------------------------------------------ library calls
+
+
+def tail_percentile(a):
+    return np.percentile(a, 90.0)
+
+
+def vector_norm(a):
+    return np.linalg.norm(a)
+
+
+def histogram_counts(a):
+    return np.histogram(a, bins=50)[0]
+
+
+def nearest_per_row(m):
+    total = 0
+    for i in range(m.shape[0]):
+        total += m[i].argmin()
+    return total
+
+
+def row_argmax_short(m):
+    return np.argmax(m, axis=1)
+
+
+def where_positions(a):
+    return np.where(a > 0.5)[0]
+
+
+def median_by_partition(a):
+    return np.partition(a, a.shape[0] // 2)[a.shape[0] // 2]
+
+
+def covariance(m):
+    return np.cov(m)
+
+
+def sorted_list_median(a):
+    values = list(a)
+    values.sort()
+    return values[len(values) // 2]
+
+
+def trajectory_from_scalars(steps, dt):
+    """Small arrays from scalars in a loop: `np.array([x, y, z])` per step."""
+    out = np.empty((steps, 3))
+    x, y, z = 1.0, 0.0, 0.0
+    for i in range(steps):
+        x, y, z = x - dt * y, y + dt * x, z + dt
+        out[i] = np.array([x, y, z])
+    return out
+
+
 CASES = [
     Case(finite_difference, lambda n: (vector(n),), 100, 1_000_000, "slices"),
     Case(smooth_slices, lambda n: (vector(n),), 100, 1_000_000, "slices"),
@@ -178,4 +232,14 @@ CASES = [
     Case(row_dots, lambda n: (matrix(n, 3), matrix(n, 3, 1)), 10, 200_000, "np.dot"),
     Case(matvec, lambda n: (matrix(n, n), vector(n)), 10, 1000, "np.dot"),
     Case(power_iteration, lambda n: (matrix(n, n), 20), 10, 300, "np.dot"),
+    Case(tail_percentile, lambda n: (vector(n),), 100, 200_000, "library calls"),
+    Case(vector_norm, lambda n: (vector(n),), 100, 200_000, "library calls"),
+    Case(histogram_counts, lambda n: (vector(n),), 100, 200_000, "library calls"),
+    Case(nearest_per_row, lambda n: (matrix(n, 10),), 10, 20_000, "library calls"),
+    Case(row_argmax_short, lambda n: (matrix(n, 10),), 10, 20_000, "library calls"),
+    Case(where_positions, lambda n: (vector(n),), 100, 200_000, "library calls"),
+    Case(median_by_partition, lambda n: (vector(n),), 100, 200_000, "library calls"),
+    Case(covariance, lambda n: (matrix(5, n),), 10, 20_000, "library calls"),
+    Case(sorted_list_median, lambda n: (vector(n),), 100, 50_000, "lists"),
+    Case(trajectory_from_scalars, lambda n: (n, 0.01), 10, 100_000, "small allocations"),
 ]

@@ -164,6 +164,7 @@ def register_rewrite(stage: Any) -> Any:
 
 def _load_builtin_rewrites() -> Any:
     from ember.rewrites import (  # noqa: F401 - they register themselves
+        array_displays,
         arrayexpr,
         generators,
         static_raise,

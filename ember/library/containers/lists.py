@@ -707,14 +707,25 @@ def _stable_sort(xs):
         for low in range(0, n, 2 * width):
             middle = min(low + width, n)
             high = min(low + 2 * width, n)
-            i, j = low, middle
-            for k in range(low, high):
-                if j < high and (i >= middle or source[j] < source[i]):
-                    target[k] = source[j]
-                    j += 1
-                else:
-                    target[k] = source[i]
-                    i += 1
+            i, j, k = low, middle, low
+            # while both runs last, a select rather than a branch on the data (which
+            # mispredicts on unordered items); the left item wins ties: stable
+            while i < middle and j < high:
+                left = source[i]
+                right = source[j]
+                take_right = right < left
+                target[k] = right if take_right else left
+                j += take_right
+                i += 1 - take_right
+                k += 1
+            while i < middle:
+                target[k] = source[i]
+                i += 1
+                k += 1
+            while j < high:
+                target[k] = source[j]
+                j += 1
+                k += 1
         source, target = target, source
         in_place = not in_place
         width *= 2

@@ -210,7 +210,7 @@ def _type_array(obj, dtype):
     obj = types.unliteral(obj)
     if isinstance(obj, types.Array):
         return types.Array(parse_dtype(dtype, default=obj.dtype), obj.ndim, "C")
-    items = _nested_items(obj)
+    items = nested_items(obj)
     if items is None:
         return None
     shape, leaves = items
@@ -226,7 +226,7 @@ def _type_array(obj, dtype):
     return types.Array(parse_dtype(dtype, default=common), len(shape), "C")
 
 
-def _nested_items(typ) -> tuple | None:
+def nested_items(typ) -> tuple | None:
     """(shape, leaf types) of a number or a rectangular nest of tuples of numbers."""
     typ = types.unliteral(typ)
     if isinstance(typ, types.Number):
@@ -235,7 +235,7 @@ def _nested_items(typ) -> tuple | None:
         return None
     if len(typ) == 0:
         return (0,), []
-    inner = [_nested_items(t) for t in typ.types]
+    inner = [nested_items(t) for t in typ.types]
     if None in inner or len({shape for shape, _ in inner}) != 1:
         return None
     return (len(typ), *inner[0][0]), [leaf for _, leaves in inner for leaf in leaves]
@@ -244,7 +244,7 @@ def _nested_items(typ) -> tuple | None:
 @lower_builtin(np.array, types.Type, types.Type)
 def np_array_from_tuples(context, builder, sig, args):
     array_type = sig.return_type
-    shape, _ = _nested_items(sig.args[0])
+    shape, _ = nested_items(sig.args[0])
     result = arr.allocate(context, builder, array_type, [arr.const(n) for n in shape])
     fields = arr.unpack(builder, array_type, result)
     for flat, (path, leaf_type) in enumerate(_leaf_paths(sig.args[0])):

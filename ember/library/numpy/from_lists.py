@@ -1,5 +1,7 @@
 """`np.array` and `np.asarray` of lists: a list of numbers gives a 1-d array, a list of
-equal-length lists of numbers a 2-d array (ValueError at run time when the lengths differ)."""
+equal-length lists of numbers a 2-d array (ValueError at run time when the lengths differ).
+`array_of_display` serves `np.array([x, y])` of a list display, which ember/rewrites/
+array_displays.py turns into a tuple: no list is built when the items are numbers."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import numpy as np
 
 from ember import types
 from ember.extending import overload
+from ember.library.numpy.creation import nested_items
 from ember.library.numpy.support import numpy_dtype, parse_dtype
 
 _RAGGED = (
@@ -80,3 +83,40 @@ def array_from_list(obj, dtype=None):
 @overload(np.asarray)
 def asarray_from_list(a, dtype=None):
     return _select(a, dtype)
+
+
+def array_of_display(items, dtype=None):
+    """np.array of the list display that ember/rewrites/array_displays.py made the tuple
+    `items` (nested displays nested tuples); compiled code only."""
+    raise NotImplementedError("array_of_display runs in compiled code only")
+
+
+@overload(array_of_display)
+def _select_array_of_display(items, dtype=None):
+    found = nested_items(items)
+    if found is not None and found[0] and found[0][0]:  # a rectangular nest of numbers
+        return _array_of_tuple
+    return _relisted(types.unliteral(items))
+
+
+def _array_of_tuple(items, dtype=None):
+    return np.array(items, dtype)
+
+
+@functools.cache
+def _relisted(items_type: types.BaseTuple):
+    """np.array of the lists the tuple displays were (arrays, ragged rows): the list path."""
+
+    def display(typ, path: str) -> str:
+        if isinstance(typ, types.BaseTuple):
+            return "[" + ", ".join(display(t, f"{path}[{i}]") for i, t in enumerate(typ)) + "]"
+        return path
+
+    # a named list, not a display passed to the call: the rewrite leaves it alone
+    source = f"def impl(items, dtype=None):\n    values = {display(items_type, 'items')}\n" \
+             "    return np.array(values, dtype)\n"  # fmt: skip
+    namespace = {"np": np}
+    exec(source, namespace)  # noqa: S102 - a template over fixed names and indices
+    impl = namespace["impl"]
+    impl.__module__ = __name__
+    return impl

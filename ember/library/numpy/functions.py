@@ -306,12 +306,16 @@ def _select_count_nonzero(a):
 
 def _flatnonzero(a):
     flat = a.ravel()
-    out = np.empty(_count_nonzero_jit(flat), np.int64)
+    count = _count_nonzero_jit(flat)
+    out = np.empty(count, np.int64)
+    # Every index is written and only a nonzero item's is kept: no branch on the data, which
+    # mispredicts when zeros and nonzeros mix. While k < count a nonzero item remains ahead.
     k = 0
-    for i in range(flat.shape[0]):
-        if flat[i] != 0:
-            out[k] = i
-            k += 1
+    i = 0
+    while k < count:
+        out[k] = i
+        k += flat[i] != 0
+        i += 1
     return out
 
 
@@ -342,8 +346,14 @@ def _select_argwhere(a):
     return _argwhere if _array(a) and a.ndim >= 1 else None
 
 
+def _nonzero_1d(a):
+    return (_flatnonzero_jit(a),)
+
+
 @functools.cache
 def _nonzero_impl(ndim: int):
+    if ndim == 1:
+        return _nonzero_1d
     where = njit(**NUMPY_ERRORS)(_argwhere)
     names = ", ".join(f"rows[:, {k}].copy()" for k in range(ndim))
     source = f"def impl(a):\n    rows = where(a)\n    return ({names},)\n"
@@ -632,6 +642,20 @@ def _select_diag(v):
 # ---------------------------------------------------------------------------- histogram
 
 
+def _edge_bin(value, index, edges, last):
+    """NumPy's guard against rounding at a bin's edges: `index` moved to the bin whose
+    [left, right) edges (the last bin closed) hold `value`."""
+    index = min(max(index, 0), last)
+    if value < edges[index]:
+        return index - 1
+    if index < last and value >= edges[index + 1]:
+        return index + 1
+    return index
+
+
+_edge_bin_jit = njit(**NUMPY_ERRORS)(_edge_bin)
+
+
 def _histogram_in(flat, bins, low, high):
     if bins <= 0:
         raise ValueError("`bins` must be positive, when an integer")
@@ -644,18 +668,20 @@ def _histogram_in(flat, bins, low, high):
     last = bins - 1
     # A bin computed this far from a whole number is exact: the arithmetic's rounding errors
     # (a few units of 2**-52 of the bin count and the range's magnitude) are much smaller.
+    # Only positions closer to an edge than that compare the value with the edges.
     tolerance = 2.0**-40 * (bins + (abs(low) + abs(high)) * scale)
-    for value in flat:
+    half_width = 0.5 - tolerance
+    for i in range(flat.shape[0]):
+        value = flat[i]
         if low <= value <= high:
             position = (value - low) * scale
-            index = min(int(position), last)
-            if not tolerance < position - index < 1.0 - tolerance:
-                # NumPy's guard against rounding at the edges
-                if value < edges[index]:
-                    index -= 1
-                elif index < last and value >= edges[index + 1]:
-                    index += 1
-            counts[index] += 1
+            whole = np.floor(position)
+            index = int(whole)
+            # one test of the distance from the bin's middle keeps the common path short
+            if 0 <= index < bins and abs(position - whole - 0.5) < half_width:
+                counts[index] += 1
+            else:
+                counts[_edge_bin_jit(value, index, edges, last)] += 1
     return counts, edges
 
 

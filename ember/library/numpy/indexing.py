@@ -351,19 +351,40 @@ def _positions(context, builder, kind, index_type, index_value, length):
     positions_type = types.Array(types.int64, 1, "C")
     positions = arr.allocate(context, builder, positions_type, [count])
     out = arr.unpack(builder, positions_type, positions)
-    slot = arr.alloca_in_entry(builder, arr.i64, name="mask.fill")
-    builder.store(const(0), slot)
-    with arr.for_range(builder, mask.shape[0]) as i:
-        flag = arr.load_item(
-            builder, types.boolean, arr.element_pointer(builder, index_type, mask, [i])
-        )
-        with builder.if_then(flag):
-            filled = builder.load(slot, typ=arr.i64)
-            arr.store_item(
-                builder, types.int64, i, arr.element_pointer(builder, positions_type, out, [filled])
-            )
-            builder.store(builder.add(filled, const(1)), slot)
+
+    def flag_and_item(b, i):
+        flag = arr.load_item(b, types.boolean, arr.element_pointer(b, index_type, mask, [i]))
+        return flag, i
+
+    _compact(builder, count, positions_type, out, flag_and_item)
     return positions_type, positions
+
+
+def _compact(builder, count, out_type, out: ArrayFields, flag_and_item) -> None:
+    """out[k] = the item of the k-th True flag, for k < `count` (the number of True flags):
+    every item is stored and only a True flag's is kept, with no branch on the flags (which
+    mispredicts when True and False mix). While fewer than `count` are kept a True flag lies
+    ahead, so the 1-d index `i` stays in range."""
+    filled_slot = arr.alloca_in_entry(builder, arr.i64, name="compact.filled")
+    index_slot = arr.alloca_in_entry(builder, arr.i64, name="compact.index")
+    builder.store(const(0), filled_slot)
+    builder.store(const(0), index_slot)
+    header = builder.append_basic_block("compact.header")
+    body = builder.append_basic_block("compact.body")
+    done = builder.append_basic_block("compact.done")
+    builder.branch(header)
+    builder.position_at_end(header)
+    filled = builder.load(filled_slot, typ=arr.i64)
+    builder.cbranch(builder.icmp_signed("<", filled, count), body, done)
+    builder.position_at_end(body)
+    i = builder.load(index_slot, typ=arr.i64)
+    flag, item = flag_and_item(builder, i)
+    arr.store_item(builder, out_type.dtype, item,
+                   arr.element_pointer(builder, out_type, out, [filled]))  # fmt: skip
+    builder.store(builder.add(filled, builder.zext(flag, arr.i64)), filled_slot)
+    builder.store(builder.add(i, const(1)), index_slot)
+    builder.branch(header)
+    builder.position_at_end(done)
 
 
 def _count_true(builder, mask_type, mask: ArrayFields):
@@ -395,6 +416,15 @@ def _gather_full_mask(context, builder, plan, result_type, fields, mask_type, ma
     count = _count_true(builder, mask_type, mask)
     result = arr.allocate(context, builder, result_type, [count])
     out = arr.unpack(builder, result_type, result)
+    if plan.array_type.ndim == 1:
+
+        def flag_and_item(b, i):
+            flag = arr.load_item(b, types.boolean, arr.element_pointer(b, mask_type, mask, [i]))
+            pointer = arr.element_pointer(b, plan.array_type, fields, [i])
+            return flag, arr.load_item(b, plan.array_type.dtype, pointer)
+
+        _compact(builder, count, result_type, out, flag_and_item)
+        return result
     slot = arr.alloca_in_entry(builder, arr.i64, name="mask.fill")
     builder.store(const(0), slot)
     with arr.loop_nest(builder, fields.shape) as indices:

@@ -2,8 +2,8 @@
 expand_dims, roll, tile, repeat, meshgrid, cross, digitize, trapezoid (trapz), asfortranarray,
 swapaxes, atleast_1d/2d/3d, column_stack, split, array_split (along the first axis), tril,
 triu, fill_diagonal, take, delete, append, insert, unravel_index, ravel_multi_index, tri,
-diagflat, partition, argpartition, fliplr, flipud, rot90, and the array methods item and tolist
-(1-d and 2-d).
+diagflat, partition (by selection), argpartition, fliplr, flipud, rot90, and the array methods
+item and tolist (1-d and 2-d).
 
 Implementations that depend on the rank (`expand_dims`, `tile`) are generated per rank.
 """
@@ -18,6 +18,7 @@ from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import overload, overload_method
+from ember.library.numpy.sorting import select_kth
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
     as_type,
@@ -802,10 +803,12 @@ _check_kth_jit = njit(**NUMPY_ERRORS)(_check_kth)
 
 
 def _partition(a, kth):
-    """A sorted copy is one valid partition: NumPy promises only that the kth item is in
-    its sorted place with no larger item before it and no smaller one after it."""
+    """A copy with its kth item in its sorted place, no larger item before it and no smaller
+    one after it (NumPy promises no more), found by selection in O(n)."""
     _check_kth_jit(a, kth)
-    return np.sort(a)
+    out = a.copy()
+    select_kth(out, kth + out.shape[0] if kth < 0 else kth)
+    return out
 
 
 def _argpartition(a, kth):

@@ -548,8 +548,8 @@ def _arg_extreme(is_max: bool):
         context.guard(builder, empty, ValueError, f"attempt to get {word} of an empty sequence")
 
     def lower_all(context, builder, sig, fields, args):
-        """The extreme first (a vectorized fold), then the first index holding it: two
-        streaming passes beat one fold that carries (value, index) from item to item."""
+        """One line of items (1-d, or C-contiguous) by `_line_arg_extreme`; other layouts: the
+        extreme first (a fold), then the first index holding it."""
         array_type = sig.args[0]
         dtype = array_type.dtype
         check_empty(context, builder, fields.nitems)

@@ -131,7 +131,7 @@ def _select(a, k):
     _insertion_sort_jit(a, low, high)
 
 
-_select_jit = njit(**NUMPY_ERRORS)(_select)
+select_kth = njit(**NUMPY_ERRORS)(_select)
 
 
 def _swap_pairs(keys, index, x, y):
@@ -554,7 +554,7 @@ def _median_lane_impl(result_class):
             if x != x:
                 return result_class(x)
         half = n // 2
-        _select_jit(v, half)
+        select_kth(v, half)
         # np.mean's sum starts from +0.0, which turns a -0.0 median into 0.0
         total = result_class(0.0) + result_class(v[half])
         if n % 2 == 1:

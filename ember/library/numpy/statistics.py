@@ -4,7 +4,8 @@ nanmedian, percentile, quantile, nanpercentile, nanquantile (NumPy's default 'li
 ptp, average, cov and corrcoef (variables in rows, or two 1-d arrays).
 
 Each takes a whole array (no `axis`), as in Numba. Sums run in element order, so the last bits
-of nansum/nanmean/nanvar/cov can differ from NumPy's pairwise sums and BLAS products.
+of nansum/nanmean/nanvar can differ from NumPy's pairwise sums. Quantiles select in O(n) rather
+than sort; cov multiplies by BLAS, as NumPy does.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 from ember import types
 from ember.decorators import njit
 from ember.extending import overload
+from ember.library.numpy.sorting import select_kth
 from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_array, is_number
 
 
@@ -167,44 +169,76 @@ _register(np.nanargmin, _nanargmin, np.argmin)
 # ---------------------------------------------------------------------------- quantiles
 
 
-def _lerp_sorted(ordered, q):
-    """NumPy's 'linear' quantile of sorted values: its interpolation, term for term."""
-    n = ordered.shape[0]
-    virtual = q * (n - 1)
-    below = int(np.floor(virtual))
-    below = min(max(below, 0), n - 1)
-    above = min(below + 1, n - 1)
-    gamma = virtual - below
-    low, high = float(ordered[below]), float(ordered[above])
+def _lerp(low, high, gamma):
+    """NumPy's 'linear' interpolation between neighbouring order statistics, term for term."""
     difference = high - low
     if gamma >= 0.5:
         return high - difference * (1.0 - gamma)
     return low + difference * gamma
 
 
+_lerp_jit = njit(**NUMPY_ERRORS)(_lerp)
+
+
+def _neighbours(n, q):
+    """The ranks below and above the virtual index q * (n - 1), and its fractional part."""
+    virtual = q * (n - 1)
+    below = min(max(int(np.floor(virtual)), 0), n - 1)
+    above = min(below + 1, n - 1)
+    return below, above, virtual - below
+
+
+_neighbours_jit = njit(**NUMPY_ERRORS)(_neighbours)
+
+
+def _lerp_sorted(ordered, q):
+    """The 'linear' quantile of sorted values."""
+    below, above, gamma = _neighbours_jit(ordered.shape[0], q)
+    return _lerp_jit(float(ordered[below]), float(ordered[above]), gamma)
+
+
 _lerp_sorted_jit = njit(**NUMPY_ERRORS)(_lerp_sorted)
 
 
-def _sorted_values(a, drop_nan):
-    """The sorted items as float64; None-like (size 0) result when a NaN decides the answer."""
+def _lerp_selected(values, q):
+    """The 'linear' quantile of NaN-free values, found by selection in O(n): reorders
+    `values` so the rank below is in place and every item after it is no smaller."""
+    below, above, gamma = _neighbours_jit(values.shape[0], q)
+    select_kth(values, below)
+    low = values[below]
+    high = values[below + 1 :].min() if above > below else low
+    return _lerp_jit(low, high, gamma)
+
+
+_lerp_selected_jit = njit(**NUMPY_ERRORS)(_lerp_selected)
+
+
+def _float_values(a, drop_nan):
+    """The items as a new float64 array (NaNs dropped when `drop_nan`); empty when a NaN
+    decides the answer (all NaN, or any NaN when they are kept)."""
     flat = a.ravel().astype(np.float64)
     if drop_nan:
-        flat = flat[flat == flat]
-    return np.sort(flat)
+        return flat[flat == flat]
+    for value in flat:
+        if value != value:
+            return flat[:0]
+    return flat
 
 
-_sorted_values_jit = njit(**NUMPY_ERRORS)(_sorted_values)
+_float_values_jit = njit(**NUMPY_ERRORS)(_float_values)
 
 
 def _quantile_of(a, q, drop_nan):
-    ordered = _sorted_values_jit(a, drop_nan)
-    n = ordered.shape[0]
-    if n == 0 or ordered[n - 1] != ordered[n - 1]:  # all NaN, or a NaN propagates
+    values = _float_values_jit(a, drop_nan)
+    if values.shape[0] == 0:  # all NaN, or a NaN propagates
         return np.nan
-    return _lerp_sorted_jit(ordered, q)
+    return _lerp_selected_jit(values, q)
 
 
 _quantile_of_jit = njit(**NUMPY_ERRORS)(_quantile_of)
+
+# Up to this many quantiles select one by one (O(n) each); more sort once.
+_MOST_SELECTIONS = 8
 
 
 def _check_fraction(q, scale):
@@ -231,14 +265,18 @@ def _make_quantile(scale: float, drop_nan: bool):
             _check_fraction_jit(fraction, scale)
         if a.size == 0:
             raise IndexError("cannot do a non-empty take from an empty axes.")
-        ordered = _sorted_values_jit(a, drop_nan)
-        n = ordered.shape[0]
-        out = np.empty(fractions.shape[0], np.float64)
-        for i in range(fractions.shape[0]):
-            if n == 0 or ordered[n - 1] != ordered[n - 1]:
-                out[i] = np.nan
+        values = _float_values_jit(a, drop_nan)
+        count = fractions.shape[0]
+        out = np.full(count, np.nan)
+        if values.shape[0] == 0:
+            return out.reshape(q.shape)
+        if count > _MOST_SELECTIONS:
+            values.sort()
+        for i in range(count):
+            if count > _MOST_SELECTIONS:
+                out[i] = _lerp_sorted_jit(values, fractions[i])
             else:
-                out[i] = _lerp_sorted_jit(ordered, fractions[i])
+                out[i] = _lerp_selected_jit(values, fractions[i])
         return out.reshape(q.shape)
 
     def select(a, q):
@@ -338,13 +376,10 @@ def _covariance(rows):
     for i in range(variables):
         centred[i] = rows[i] - rows[i].mean()
     scale = 1.0 / (count - 1)
-    out = np.empty((variables, variables), np.float64)
-    for i in range(variables):
-        for j in range(i, variables):
-            total = 0.0
-            for k in range(count):
-                total += centred[i, k] * centred[j, k]
-            out[i, j] = out[j, i] = total * scale
+    out = (centred @ centred.T) * scale  # BLAS, as NumPy's dot(X, X.T)
+    for i in range(variables):  # NumPy's product is symmetric (BLAS syrk); make this one so
+        for j in range(i + 1, variables):
+            out[j, i] = out[i, j]
     return out
 
 

@@ -338,7 +338,52 @@ def _operator_matmul(a, b):
 # ---------------------------------------------------------------------------- norm
 
 
+# Below this many items a loop beats the call into BLAS.
+_BLAS_NORM_LENGTH = 32
+
+
+def _sum_of_squares(flat):
+    """The sum of |x|**2 over the 1-d array `flat`, in float64 (compiled code only)."""
+    raise NotImplementedError("_sum_of_squares runs in compiled code only")
+
+
+def _squares_real(flat):
+    total = 0.0
+    for value in flat:
+        total += float(value) * float(value)  # integers: no overflow in the square
+    return total
+
+
+def _squares_complex(flat):
+    total = 0.0
+    for value in flat:
+        total += float(value.real) * float(value.real) + float(value.imag) * float(value.imag)
+    return total
+
+
+_squares_real_jit = njit(**NUMPY_ERRORS)(_squares_real)
+
+
+def _squares_blas(flat):
+    """x . x by BLAS dot, as NumPy computes the 2-norm, for long float64 vectors."""
+    n = flat.shape[0]
+    size = flat.itemsize
+    stride = flat.strides[0]
+    if n >= _BLAS_NORM_LENGTH and stride > 0 and stride % size == 0:
+        return blas_dot(n, flat, stride // size, flat, stride // size)
+    return _squares_real_jit(flat)
+
+
+@overload(_sum_of_squares, jit_options=NUMPY_ERRORS)
+def _select_sum_of_squares(flat):
+    if isinstance(flat.dtype, types.Complex):
+        return _squares_complex
+    return _squares_blas if flat.dtype == types.float64 else _squares_real
+
+
 def _norm_vector(x, ord):
+    if ord == 2:
+        return float(np.sqrt(_sum_of_squares(x.ravel())))
     x = x.ravel()
     n = x.shape[0]
     if n == 0:
@@ -352,17 +397,11 @@ def _norm_vector(x, ord):
         return float((x != 0).sum())
     if ord == 1:
         return float(magnitude.sum())
-    if ord == 2:
-        return float(np.sqrt((magnitude * magnitude).sum()))
     return float(((magnitude**ord).sum()) ** (1.0 / ord))
 
 
 def _norm_frobenius(x, ord):
-    flat = np.abs(x.ravel())
-    total = 0.0
-    for value in flat:
-        total += value * value
-    return np.sqrt(total)
+    return np.sqrt(_sum_of_squares(x.ravel()))
 
 
 def _norm_matrix(x, ord):
