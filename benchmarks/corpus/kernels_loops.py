@@ -311,7 +311,9 @@ def grid_index_sum(m):
 # ------------------------------------------------------------------------------ physics
 
 
-def bounce_particles(positions, velocities, dt, steps):
+def bounce_particles(start, start_velocities, dt, steps):
+    positions = start.copy()
+    velocities = start_velocities.copy()
     for _ in range(steps):
         for i in range(positions.shape[0]):
             positions[i, 0] += velocities[i, 0] * dt
