@@ -10,6 +10,7 @@ a loop nest with byte strides (0 along broadcast dimensions).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -166,11 +167,113 @@ def _flat_loop(builder, out_type, out, operands, kernel) -> None:
         arr.store_item(builder, out_type.dtype, kernel(builder, items), target)
 
 
+# Every combination of contiguous/broadcast inner strides gets its own loop for up to this many
+# array operands (2**n loops); with more, only those with at most one broadcast operand do.
+_ALL_PATTERNS_UP_TO = 3
+_MAX_MASK_BITS = 62  # operands a run-time i64 bit mask can tell apart
+
+
 def _nested_loop(builder, out_type, out, operands, kernel) -> None:
-    ndim = out_type.ndim
+    """The loop nest in out's memory order. Where each array's stride along the innermost axis
+    is its itemsize (contiguous) or 0 (broadcast), a run-time switch picks a copy of the nest
+    whose inner loop reads contiguous operands at a constant step and broadcast ones once per
+    row, which LLVM vectorizes; other strides (negative, gapped) take the byte-stride nest."""
     strides = [
-        broadcast_strides(builder, op.fields, ndim) if op.is_array else None for op in operands
+        broadcast_strides(builder, op.fields, out_type.ndim) if op.is_array else None
+        for op in operands
     ]
+    if out_type.ndim == 0 or len(operands) > _MAX_MASK_BITS:
+        _strided_nest(builder, out_type, out, operands, strides, kernel)
+        return
+    inner = 0 if out_type.layout == "F" else out_type.ndim - 1
+    pattern, always_broadcast, unknown = _inner_pattern(
+        builder, out_type, out, operands, strides, inner
+    )
+    general = builder.append_basic_block("nest.strided")
+    done = builder.append_basic_block("nest.end")
+    switch = builder.switch(pattern, general)
+    for broadcast in _broadcast_choices(unknown):
+        block = builder.append_basic_block("nest.unit_stride")
+        switch.add_case(sum(1 << j for j in (*always_broadcast, *broadcast)), block)
+        builder.position_at_end(block)
+        read_once = {*always_broadcast, *broadcast}
+        _row_nest(builder, out_type, out, operands, strides, inner, read_once, kernel)
+        builder.branch(done)
+    builder.position_at_end(general)
+    _strided_nest(builder, out_type, out, operands, strides, kernel)
+    builder.branch(done)
+    builder.position_at_end(done)
+
+
+def _inner_pattern(builder, out_type, out, operands, strides, inner) -> tuple:
+    """(i64 bit mask of the operands broadcast along `inner`, or -1 when some stride is neither
+    0 nor the itemsize or the axis is empty; operands broadcast whatever the shapes; the others)."""
+    fits = builder.and_(
+        builder.icmp_signed(">", out.shape[inner], const(0)),
+        builder.icmp_signed("==", out.strides[inner], const(arr.itemsize_of(out_type.dtype))),
+    )
+    mask = const(0)
+    always_broadcast, unknown = [], []
+    for position, op in enumerate(operands):
+        if not op.is_array:
+            continue
+        stride = strides[position][inner]
+        if isinstance(stride, llvm.Constant) and stride.constant == 0:  # an axis it lacks
+            always_broadcast.append(position)
+            continue
+        unknown.append(position)
+        zero = builder.icmp_signed("==", stride, const(0))
+        unit = builder.icmp_signed("==", stride, const(arr.itemsize_of(op.dtype)))
+        fits = builder.and_(fits, builder.or_(zero, unit))
+        mask = builder.or_(mask, builder.shl(builder.zext(zero, arr.i64), const(position)))
+    mask = builder.or_(mask, const(sum(1 << j for j in always_broadcast)))
+    return builder.select(fits, mask, const(-1)), always_broadcast, unknown
+
+
+def _broadcast_choices(positions: list) -> Iterator[tuple]:
+    """The sets of operands broadcast along the inner axis that get their own loop."""
+    largest = len(positions) if len(positions) <= _ALL_PATTERNS_UP_TO else 1
+    for size in range(largest + 1):
+        yield from itertools.combinations(positions, size)
+
+
+def _row_nest(builder, out_type, out, operands, strides, inner, broadcast, kernel) -> None:
+    """Loops over out's outer axes (in memory order) around a unit-stride loop along `inner`;
+    the operands at positions `broadcast` are read once per row."""
+    outer = [k for k in range(out_type.ndim) if k != inner]
+    outer_shape = [out.shape[k] for k in outer]
+    with _loop_nest_in_memory_order(builder, out_type.layout, outer_shape) as indices:
+
+        def row_start(data, data_strides):
+            return strided_pointer(builder, data, [data_strides[k] for k in outer], indices)
+
+        rows = [
+            row_start(op.fields.data, op_strides) if op.is_array else None
+            for op, op_strides in zip(operands, strides)
+        ]
+        out_row = row_start(out.data, out.strides)
+        once = {j: arr.load_item(builder, operands[j].dtype, rows[j]) for j in broadcast}
+        with arr.for_range(builder, out.shape[inner]) as index:
+            items = []
+            for position, op in enumerate(operands):
+                if not op.is_array:
+                    items.append(op.value)
+                elif position in once:
+                    items.append(once[position])
+                else:
+                    pointer = _unit_step(builder, rows[position], op.dtype, index)
+                    items.append(arr.load_item(builder, op.dtype, pointer))
+            target = _unit_step(builder, out_row, out_type.dtype, index)
+            arr.store_item(builder, out_type.dtype, kernel(builder, items), target)
+
+
+def _unit_step(builder, row: llvm.Value, dtype: types.Type, index: llvm.Value) -> llvm.Value:
+    """The address of item `index` of a contiguous row (a constant byte step LLVM vectorizes)."""
+    offset = builder.mul(index, const(arr.itemsize_of(dtype)), flags=("nsw",))
+    return builder.gep(row, [offset], inbounds=True, source_etype=i8)
+
+
+def _strided_nest(builder, out_type, out, operands, strides, kernel) -> None:
     with _loop_nest_in_memory_order(builder, out_type.layout, out.shape) as indices:
         items = []
         for op, op_strides in zip(operands, strides):
