@@ -205,15 +205,12 @@ class _Nest:
     def inner_pattern(self, builder) -> tuple:
         """(an i64 that selects the loop: the bit mask of the operands broadcast along the
         inner axis, 0 for a flat nest, -1 for the strided nest; operands broadcast whatever
-        the shapes; the others). The unit-step loops need out contiguous along a non-empty
-        inner axis, each operand contiguous or broadcast along it, and each either apart from
-        out or out's very view (read just before written), since they are marked free of
-        loop-carried dependences."""
+        the shapes; the others). The unit-step loops need out contiguous along the inner axis,
+        each operand contiguous or broadcast along it, and each either apart from out or out's
+        very view (read just before written), since they are marked free of loop-carried
+        dependences (the callers copy other overlapping operands first: this is a safeguard)."""
         inner, out = self.inner, self.out
-        rows_fit = builder.and_(
-            builder.icmp_signed(">", out.shape[inner], const(0)),
-            builder.icmp_signed("==", out.strides[inner], _itemsize(self.out_type.dtype)),
-        )
+        rows_fit = builder.icmp_signed("==", out.strides[inner], _itemsize(self.out_type.dtype))
         apart = llvm.Constant(i1, 1)
         mask = const(0)
         always_broadcast, unknown = [], []
