@@ -128,7 +128,10 @@ def elementwise(
     kernel: Callable,
 ) -> None:
     """out[idx] = kernel(builder, [operand items at idx]) over out's shape; `kernel` returns a
-    value of out_type.dtype. Operands must already broadcast to out's shape."""
+    value of out_type.dtype. Operands must already broadcast to out's shape, and each must
+    either not overlap out or be out's very view (each item read just before it is written):
+    `assign` and ufuncs' `fill_output` copy other operands first, as NumPy does. The loops
+    are marked free of loop-carried dependences on that ground."""
     strides = [
         broadcast_strides(builder, op.fields, out_type.ndim) if op.is_array else None
         for op in operands
@@ -205,19 +208,15 @@ class _Nest:
     def inner_pattern(self, builder) -> tuple:
         """(an i64 that selects the loop: the bit mask of the operands broadcast along the
         inner axis, 0 for a flat nest, -1 for the strided nest; operands broadcast whatever
-        the shapes; the others). The unit-step loops need out contiguous along the inner axis,
-        each operand contiguous or broadcast along it, and each either apart from out or out's
-        very view (read just before written), since they are marked free of loop-carried
-        dependences (the callers copy other overlapping operands first: this is a safeguard)."""
+        the shapes; the others). The unit-step loops need out contiguous along the inner axis
+        and each operand contiguous or broadcast along it."""
         inner, out = self.inner, self.out
         rows_fit = builder.icmp_signed("==", out.strides[inner], _itemsize(self.out_type.dtype))
-        apart = llvm.Constant(i1, 1)
         mask = const(0)
         always_broadcast, unknown = [], []
         for position, (op, op_strides) in enumerate(zip(self.operands, self.strides)):
             if not op.is_array:
                 continue
-            apart = builder.and_(apart, self._apart(builder, op, op_strides))
             stride = op_strides[inner]
             if isinstance(stride, llvm.Constant) and stride.constant == 0:  # an axis it lacks
                 always_broadcast.append(position)
@@ -231,18 +230,8 @@ class _Nest:
         if self.flat is not None:
             rows_fit = builder.or_(rows_fit, self.flat)
             mask = builder.select(self.flat, const(0), mask)
-        pattern = builder.select(builder.and_(rows_fit, apart), mask, const(-1))
+        pattern = builder.select(rows_fit, mask, const(-1))
         return pattern, always_broadcast, unknown
-
-    def _apart(self, builder, op: Operand, op_strides: list) -> llvm.Value:
-        same_view = builder.icmp_unsigned(
-            "==",
-            builder.ptrtoint(op.fields.data, arr.i64),
-            builder.ptrtoint(self.out.data, arr.i64),
-        )
-        for mine, theirs in zip(op_strides, self.out.strides):
-            same_view = builder.and_(same_view, builder.icmp_signed("==", mine, theirs))
-        return builder.or_(builder.not_(may_overlap(builder, self.out, op.fields)), same_view)
 
     def rows(self, builder, read_once: set) -> None:
         """Loops over the outer axes around a unit-step loop along the inner one, in which
