@@ -2,10 +2,11 @@
 `a[...] = b`, copies and casts.
 
 `elementwise` writes `out[i] = kernel(x[i], y[i], ...)` for every index of `out`, where each
-operand is a scalar or an array broadcast to `out`'s shape. When every operand is a C-contiguous
-array of exactly `out`'s shape (checked at run time when the types allow it), the loop is one
-flat loop over `nitems` with unit-stride typed addresses, which LLVM vectorizes; otherwise it is
-a loop nest with byte strides (0 along broadcast dimensions).
+operand is a scalar or an array broadcast to `out`'s shape. A run-time switch on the strides
+along out's innermost (memory-order) axis picks the loop: when each array is contiguous or
+broadcast (stride 0) along it, a nest whose inner loop reads at constant steps, broadcast
+operands once per row, which LLVM vectorizes (one loop over all items when every array has
+out's shape and contiguous layout); otherwise a nest with byte strides.
 """
 
 from __future__ import annotations
@@ -127,60 +128,222 @@ def elementwise(
     kernel: Callable,
 ) -> None:
     """out[idx] = kernel(builder, [operand items at idx]) over out's shape; `kernel` returns a
-    value of out_type.dtype. Operands must already broadcast to out's shape."""
+    value of out_type.dtype. Operands must already broadcast to out's shape, and each must
+    either not overlap out or be out's very view (each item read just before it is written):
+    `assign` and ufuncs' `fill_output` copy other operands first, as NumPy does. The loops
+    are marked free of loop-carried dependences on that ground."""
+    strides = [
+        broadcast_strides(builder, op.fields, out_type.ndim) if op.is_array else None
+        for op in operands
+    ]
+    if out_type.ndim == 0 or len(operands) > _MAX_MASK_BITS:
+        _Nest(out_type, out, operands, strides, kernel, None).strided(builder)
+        return
+    flat = _flat(builder, out_type, out, operands)
+    nest = _Nest(out_type, out, operands, strides, kernel, flat)
+    pattern, always_broadcast, unknown = nest.inner_pattern(builder)
+    general = builder.append_basic_block("nest.strided")
+    done = builder.append_basic_block("nest.end")
+    switch = builder.switch(pattern, general)
+    for broadcast in _broadcast_choices(unknown, out_type.ndim):
+        read_once = {*always_broadcast, *broadcast}
+        block = builder.append_basic_block("nest.unit_step")
+        switch.add_case(sum(1 << position for position in read_once), block)
+        builder.position_at_end(block)
+        nest.rows(builder, read_once)
+        builder.branch(done)
+    builder.position_at_end(general)
+    nest.strided(builder)
+    builder.branch(done)
+    builder.position_at_end(done)
+
+
+# Operands (arrays) up to which each one broadcast along the inner axis gets its own loop; with
+# more, only the loop for none broadcast is emitted (each loop is compiled and vectorized).
+_VERSIONED_OPERANDS = 3
+_MAX_MASK_BITS = 62  # operand positions an i64 bit mask can tell apart
+
+
+def _broadcast_choices(positions: list, ndim: int) -> list[tuple]:
+    """The sets of operands broadcast along the inner axis that get their own loop: none, and
+    each single one when out has several axes (in one axis, only an array of one item is
+    broadcast: the strided nest serves it)."""
+    if len(positions) > _VERSIONED_OPERANDS or ndim < 2:
+        return [()]
+    return [(), *((position,) for position in positions)]
+
+
+def _flat(builder, out_type, out, operands) -> llvm.Value | None:
+    """Run-time test that out and every array operand have the same shape and (by their types)
+    the same contiguous layout: the nest is then one loop over all items; None if never."""
     ndim = out_type.ndim
     arrays = [op for op in operands if op.is_array]
-    flat_ok = (
-        out_type.layout in "CF"
-        and all(op.typ.layout == out_type.layout and op.typ.ndim == ndim for op in arrays)
-        and ndim >= 1
-    )
-    if flat_ok and arrays:
-        same = llvm.Constant(i1, 1)
-        for op in arrays:
-            for dim, want in zip(op.fields.shape, out.shape):
-                same = builder.and_(same, builder.icmp_signed("==", dim, want))
-        with builder.if_else(same, likely=True) as (then, otherwise):
-            with then:
-                _flat_loop(builder, out_type, out, operands, kernel)
-            with otherwise:
-                _nested_loop(builder, out_type, out, operands, kernel)
-    elif flat_ok:
-        _flat_loop(builder, out_type, out, operands, kernel)
-    else:
-        _nested_loop(builder, out_type, out, operands, kernel)
+    if out_type.layout not in "CF":
+        return None
+    if not all(op.typ.layout == out_type.layout and op.typ.ndim == ndim for op in arrays):
+        return None
+    same = llvm.Constant(i1, 1)
+    for op in arrays:
+        for dim, want in zip(op.fields.shape, out.shape):
+            same = builder.and_(same, builder.icmp_signed("==", dim, want))
+    return same
 
 
-def _flat_loop(builder, out_type, out, operands, kernel) -> None:
-    out_element = arr.model_of(out_type.dtype).data_type
-    with arr.for_range(builder, out.nitems) as index:
-        items = []
-        for op in operands:
-            if op.is_array:
-                element = arr.model_of(op.dtype).data_type
-                pointer = builder.gep(op.fields.data, [index], inbounds=True, source_etype=element)
-                items.append(arr.load_item(builder, op.dtype, pointer))
-            else:
-                items.append(op.value)
-        target = builder.gep(out.data, [index], inbounds=True, source_etype=out_element)
-        arr.store_item(builder, out_type.dtype, kernel(builder, items), target)
+@dataclass
+class _Nest:
+    """The loops of one element-wise operation, in out's memory order (the last axis varies
+    fastest, or the first for a Fortran-ordered out)."""
+
+    out_type: types.Array
+    out: ArrayFields
+    operands: list[Operand]
+    strides: list  # per operand: byte strides broadcast to out's shape (None for a scalar)
+    kernel: Callable
+    flat: llvm.Value | None  # see `_flat`
+
+    @property
+    def inner(self) -> int:
+        return 0 if self.out_type.layout == "F" else self.out_type.ndim - 1
+
+    def inner_pattern(self, builder) -> tuple:
+        """(an i64 that selects the loop: the bit mask of the operands broadcast along the
+        inner axis, 0 for a flat nest, -1 for the strided nest; operands broadcast whatever
+        the shapes; the others). The unit-step loops need out contiguous along the inner axis
+        and each operand contiguous or broadcast along it."""
+        inner, out = self.inner, self.out
+        rows_fit = builder.icmp_signed("==", out.strides[inner], _itemsize(self.out_type.dtype))
+        mask = const(0)
+        always_broadcast, unknown = [], []
+        for position, (op, op_strides) in enumerate(zip(self.operands, self.strides)):
+            if not op.is_array:
+                continue
+            stride = op_strides[inner]
+            if isinstance(stride, llvm.Constant) and stride.constant == 0:  # an axis it lacks
+                always_broadcast.append(position)
+                continue
+            unknown.append(position)
+            zero = builder.icmp_signed("==", stride, const(0))
+            unit = builder.icmp_signed("==", stride, _itemsize(op.dtype))
+            rows_fit = builder.and_(rows_fit, builder.or_(zero, unit))
+            mask = builder.or_(mask, builder.shl(builder.zext(zero, arr.i64), const(position)))
+        mask = builder.or_(mask, const(sum(1 << position for position in always_broadcast)))
+        if self.flat is not None:
+            rows_fit = builder.or_(rows_fit, self.flat)
+            mask = builder.select(self.flat, const(0), mask)
+        pattern = builder.select(rows_fit, mask, const(-1))
+        return pattern, always_broadcast, unknown
+
+    def rows(self, builder, read_once: set) -> None:
+        """Loops over the outer axes around a unit-step loop along the inner one, in which
+        the operands at `read_once` (broadcast along it) are read once per row; with no such
+        operand and a flat nest, one row of all items."""
+        out, inner = self.out, self.inner
+        outer = [k for k in range(self.out_type.ndim) if k != inner]
+        outer_shape = [out.shape[k] for k in outer]
+        length = out.shape[inner]
+        if self.flat is not None and not read_once:
+            outer_shape = [builder.select(self.flat, const(1), dim) for dim in outer_shape]
+            length = builder.select(self.flat, out.nitems, length)
+        with _loop_nest_in_memory_order(builder, self.out_type.layout, outer_shape) as indices:
+
+            def row_start(data, data_strides):
+                return strided_pointer(builder, data, [data_strides[k] for k in outer], indices)
+
+            rows, items = [], []
+            for position, (op, op_strides) in enumerate(zip(self.operands, self.strides)):
+                row = row_start(op.fields.data, op_strides) if op.is_array else None
+                rows.append(row)
+                once = position in read_once
+                items.append(arr.load_item(builder, op.dtype, row) if once else op.value)
+            out_row = row_start(out.data, out.strides)
+            group = _AccessGroup(builder.module)
+            with arr.for_range(builder, length) as index:
+                for position, op in enumerate(self.operands):
+                    if op.is_array and position not in read_once:
+                        pointer = _advance(builder, rows[position], index, _itemsize(op.dtype))
+                        load = lambda: arr.load_item(builder, op.dtype, pointer)  # noqa: E731
+                        items[position] = _in_group(builder, group, load)
+                value = self.kernel(builder, list(items))
+                target = _advance(builder, out_row, index, _itemsize(self.out_type.dtype))
+                store = lambda: arr.store_item(builder, self.out_type.dtype, value, target)  # noqa: E731
+                _in_group(builder, group, store)
+                back_edge = builder.block
+            _loop_properties(builder.module, back_edge.terminator, _parallel_accesses(group))
+
+    def strided(self, builder) -> None:
+        """The general nest: every operand addressed by its byte strides. Not vectorized: its
+        unit-stride cases run in `rows`."""
+        out_type, out = self.out_type, self.out
+        with _loop_nest_in_memory_order(builder, out_type.layout, out.shape) as indices:
+            items = []
+            for op, op_strides in zip(self.operands, self.strides):
+                if op.is_array:
+                    pointer = strided_pointer(builder, op.fields.data, op_strides, indices)
+                    items.append(arr.load_item(builder, op.dtype, pointer))
+                else:
+                    items.append(op.value)
+            target = arr.element_pointer(builder, out_type, out, indices)
+            arr.store_item(builder, out_type.dtype, self.kernel(builder, items), target)
+            back_edge = builder.block
+        if out_type.ndim > 0:
+            _loop_properties(builder.module, back_edge.terminator, _no_vectorization())
 
 
-def _nested_loop(builder, out_type, out, operands, kernel) -> None:
-    ndim = out_type.ndim
-    strides = [
-        broadcast_strides(builder, op.fields, ndim) if op.is_array else None for op in operands
-    ]
-    with _loop_nest_in_memory_order(builder, out_type.layout, out.shape) as indices:
-        items = []
-        for op, op_strides in zip(operands, strides):
-            if op.is_array:
-                pointer = strided_pointer(builder, op.fields.data, op_strides, indices)
-                items.append(arr.load_item(builder, op.dtype, pointer))
-            else:
-                items.append(op.value)
-        target = arr.element_pointer(builder, out_type, out, indices)
-        arr.store_item(builder, out_type.dtype, kernel(builder, items), target)
+def _itemsize(dtype: types.Type) -> llvm.Value:
+    return const(arr.itemsize_of(dtype))
+
+
+def _in_group(builder, group, emit: Callable):
+    """Run `emit`, tagging the loads and stores it adds with the access group `group`."""
+    block = builder.block
+    start = len(block.instructions)
+    result = emit()
+    for instruction in block.instructions[start:]:
+        if isinstance(instruction, (llvm.LoadInstr, llvm.StoreInstr)):
+            instruction.set_metadata("llvm.access.group", group)
+    return result
+
+
+class _AccessGroup(llvm.values.MDValue):
+    """A new `distinct !{}` node, as LLVM requires of an access group (llvmlite's metadata
+    nodes are uniqued by their operands, so each group compares only to itself)."""
+
+    def __init__(self, module: llvm.Module) -> None:
+        super().__init__(module, [], name=str(len(module.metadata)))
+
+    def descr(self, buf: list) -> None:
+        buf += ("distinct !{}", "\n")
+
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+    __hash__ = object.__hash__
+
+
+def _parallel_accesses(group: _AccessGroup) -> list:
+    return ["llvm.loop.parallel_accesses", group]
+
+
+def _no_vectorization() -> list:
+    return ["llvm.loop.vectorize.enable", llvm.Constant(i1, 0)]
+
+
+def _loop_properties(module, back_edge, *properties: list) -> None:
+    """Attach loop metadata (lists of a property name and values) to the loop closed by the
+    branch `back_edge`."""
+    nodes = [module.add_metadata(_as_metadata(module, p)) for p in properties]
+    loop_id = llvm.values.MDValue(module, nodes, name=str(len(module.metadata)))
+    loop_id.operands = (loop_id, *nodes)  # a loop's ID begins with itself
+    back_edge.set_metadata("llvm.loop", loop_id)
+
+
+def _as_metadata(module, values: list) -> list:
+    return [llvm.MetaDataString(module, v) if isinstance(v, str) else v for v in values]
+
+
+def _advance(builder, row: llvm.Value, index: llvm.Value, step: llvm.Value) -> llvm.Value:
+    """row + index * step bytes (a constant step is a unit-stride access LLVM vectorizes)."""
+    offset = builder.mul(index, step, flags=("nsw",))
+    return builder.gep(row, [offset], inbounds=True, source_etype=i8)
 
 
 @contextmanager
@@ -236,10 +399,7 @@ def copy_array(
     result = arr.allocate(context, builder, out_type, fields.shape, order=order)
     out = arr.unpack(builder, out_type, result)
     cast = _caster(context, src_type.dtype, dtype)
-    if order == "F":  # iterate in the source's index order, writing F addresses
-        _nested_loop(builder, out_type, out, [Operand(src_type, src, fields)], cast)
-    else:
-        elementwise(context, builder, out_type, out, [Operand(src_type, src, fields)], cast)
+    elementwise(context, builder, out_type, out, [Operand(src_type, src, fields)], cast)
     return result
 
 
