@@ -530,3 +530,25 @@ def test_items_survive_growth_across_storage_kinds_and_are_freed(n):
     assert grow_across_storage_kinds(n) == expected
     gc.collect()
     assert ember.runtime.stats().live == before.live
+
+
+@njit
+def numbers_of_every_kind(n):
+    return (
+        [i * 0.5 for i in range(n)],
+        [i - n for i in range(n)],
+        [i % 3 == 0 for i in range(n)],
+        [np.uint8(i) for i in range(n)],
+        [np.float32(i) / np.float32(3) for i in range(n)],
+    )
+
+
+@pytest.mark.parametrize("n", [0, 1, 300, 5000])
+def test_returned_lists_of_numbers_box_as_python_numbers(n):
+    # Lists of numbers box in one read of their storage (ember/dispatcher/pycall.py).
+    floats, ints, flags, small, singles = numbers_of_every_kind(n)
+    assert floats == [i * 0.5 for i in range(n)] and all(type(v) is float for v in floats)
+    assert ints == [i - n for i in range(n)] and all(type(v) is int for v in ints)
+    assert flags == [i % 3 == 0 for i in range(n)] and all(type(v) is bool for v in flags)
+    assert small == [i % 256 for i in range(n)] and all(type(v) is int for v in small)
+    assert singles == [float(np.float32(i) / np.float32(3)) for i in range(n)]

@@ -228,6 +228,13 @@ def box_list(typ: types.List, meminfo: int, inputs: tuple, memo: dict | None) ->
     item_ctype = _memory_ctype(typ.dtype)
     structured = issubclass(item_ctype, ctypes.Structure)
     items = nrt.data_address(header.storage) if header.storage else 0
+    if isinstance(typ.dtype, types.Boolean | types.Integer | types.Float):
+        # Numbers, all at once: ctypes reads the block into Python ints, floats or bools.
+        result = (item_ctype * header.size).from_address(items)[:] if header.size else []
+        if isinstance(typ.dtype, types.Boolean):
+            result = list(map(bool, result))
+        nrt.runtime().decref(meminfo)
+        return result
     result = []
     for index in range(header.size):
         memory = item_ctype.from_address(items + index * ctypes.sizeof(item_ctype))
