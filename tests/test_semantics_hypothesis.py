@@ -357,6 +357,24 @@ def test_float_against_int_constants_and_narrow_ints(f):
         assert against_narrow_ints(f, values) == expected, dtype
 
 
+@njit
+def count_below(values, n):
+    count = 0
+    for v in values:
+        count += (v * 100.0 < n) + 2 * (v >= n) + 4 * (n == v)
+    return count
+
+
+@MANY
+@given(INT64, st.lists(FLOAT, max_size=8))
+@example(2**53 + 1, [2.0**53 / 100, 2.0**53])
+@example(2**53, [2.0**53])
+@example(-(2**53) - 1, [-(2.0**53)])
+def test_loop_comparing_floats_with_an_int_as_python(n, values):
+    # The 53-bit test on the int picks the float comparison, hoisted out of the loop.
+    assert count_below(np.array(values, dtype=np.float64), n) == count_below.py_func(values, n)
+
+
 @FEW
 @given(SMALL_INT, FLOAT)
 def test_int_float_arithmetic(i, f):

@@ -307,6 +307,29 @@ def _compare_int_float(context, builder, symbol: str, int_type, integer, value):
     by_float = _compare_floats(builder, symbol, as_float, value)
     if _converts_exactly(int_type, integer):
         return by_float
+    # An int within 2**53 is a float exactly: the float comparison decides, and the test, on
+    # the int alone, leaves a loop where the int does not change (`v * 100 < n`).
+    if int_type.signed:
+        shifted = builder.add(integer, llvm.Constant(integer.type, 2**53))
+        exact_float = builder.icmp_unsigned("<=", shifted, llvm.Constant(integer.type, 2**54))
+    else:
+        exact_float = builder.icmp_unsigned("<=", integer, llvm.Constant(integer.type, 2**53))
+    with builder.if_else(exact_float, likely=True) as (small, large):
+        with small:
+            after_small = builder.block
+        with large:
+            exact = _compare_beyond_53_bits(
+                context, builder, symbol, int_type, integer, value, as_float, by_float
+            )
+            after_large = builder.block
+    result = builder.phi(_i1)
+    result.add_incoming(by_float, after_small)
+    result.add_incoming(exact, after_large)
+    return result
+
+
+def _compare_beyond_53_bits(context, builder, symbol, int_type, integer, value, as_float, by_float):
+    """The comparison of an int past 2**53 (which may round on its way to a float)."""
     lands_on_value = builder.fcmp_ordered("==", as_float, value)
     limit = 2.0**63 if int_type.signed else 2.0**64
     beyond = builder.fcmp_ordered(">=", value, llvm.Constant(value.type, limit))
