@@ -40,6 +40,11 @@ class List(Type):
         return self.dtype
 
     @property
+    def item_type(self) -> Type:
+        """Numba's name for `dtype` on its typed-list type (`ListType`)."""
+        return self.dtype
+
+    @property
     def is_precise(self) -> bool:  # type: ignore[override]
         return self.dtype.is_precise
 
@@ -64,6 +69,11 @@ class List(Type):
 
     def _rebuild_args(self) -> tuple:
         return (self.dtype,)
+
+
+# One list type serves both of Numba's (reflected `List` and typed `ListType`): its items are
+# stored alike whether the list came from Python or from `ember.typed.List`.
+ListType = List
 
 
 class ListIterator(Type):

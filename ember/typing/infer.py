@@ -45,8 +45,10 @@ class TypeInferer:
         func_ir: ir.FunctionIR,
         arg_types: tuple,
         return_type: types.Type | None = None,
+        declared_locals: tuple = (),
     ) -> None:
         self.context = context
+        self.declared_locals = dict(declared_locals)
         self.func_ir = func_ir
         self.arg_types = arg_types
         self.declared_return = return_type
@@ -234,6 +236,15 @@ class TypeInferer:
         if (id(new_type), loc) not in seen:  # types are interned: identity is equality
             seen.add((id(new_type), loc))
             history.append((new_type, loc))
+        declared = self.declared_locals.get(name)
+        if declared is not None:  # `@jit(locals=...)`: each value is converted on assignment
+            if self.context.unify_pair(declared, types.unliteral(new_type)) is None:
+                raise TypingError(
+                    f"Cannot assign a value of type {new_type} to '{name}', declared "
+                    f"{declared} by locals=",
+                    loc,
+                )
+            new_type = declared
         current = self.typemap.get(name)
         if current is None:
             self.typemap[name] = new_type
