@@ -18,6 +18,7 @@ from ember.typing.context import TypingContext
 from ember.typing.exceptions import caught_args_type
 from ember.typing.functions import RecursionPending
 from ember.typing.signature import Signature
+from ember.typing.star_calls import StarCallSized, expand_star_call, spread_length
 from ember.typing.templates import widen_number_literals
 
 _MAX_SWEEPS = 64
@@ -64,6 +65,19 @@ class TypeInferer:
     # ------------------------------------------------------------------ driver
 
     def infer(self) -> TypingResult:
+        while True:
+            try:
+                return self._infer_statements()
+            except StarCallSized as sized:  # `f(*t)` with t typed: plain arguments, retype
+                expand_star_call(self.func_ir, sized.call, sized.length)
+                self._forget_types()
+
+    def _forget_types(self) -> None:
+        self.typemap, self.calltypes, self.rhs_types = {}, {}, {}
+        self.assigned_at, self._assignments_seen, self.definitions = {}, {}, {}
+        self.return_type = None
+
+    def _infer_statements(self) -> TypingResult:
         statements = [stmt for _, stmt in self.func_ir.statements()]
         for stmt in statements:
             if isinstance(stmt, ir.Assign):
@@ -394,6 +408,8 @@ class TypeInferer:
         return self._record_call(expr, sig, f"unary operator {symbol}", [expr.value], args)
 
     def _type_call(self, expr: ir.Call) -> types.Type:
+        if expr.vararg is not None:
+            raise StarCallSized(expr, spread_length(self._typeof_var(expr.vararg), expr.loc))
         fnty = self._typeof_var(expr.func)
         args = tuple(self._typeof_var(v) for v in expr.args)
         kws = {name: self._typeof_var(v) for name, v in expr.kws}
