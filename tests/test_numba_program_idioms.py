@@ -111,3 +111,39 @@ def test_locals_rejects_what_cannot_convert_and_non_types():
         stores_a_string()
     with pytest.raises(TypeError, match="locals"):
         njit(locals={"x": "not a type"})(_accumulate)
+
+
+# ---------------------------------------------------------------------------- Numba's names
+
+
+def test_numba_warning_names_are_exported_at_the_top_level():
+    import warnings
+
+    assert issubclass(ember.NumbaDeprecationWarning, DeprecationWarning)
+    assert issubclass(ember.NumbaPendingDeprecationWarning, PendingDeprecationWarning)
+    assert issubclass(ember.NumbaPerformanceWarning, ember.NumbaWarning)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("ignore", category=ember.NumbaDeprecationWarning)
+        warnings.warn("old", ember.NumbaDeprecationWarning, stacklevel=1)
+    assert caught == []
+
+
+def test_extension_code_testing_for_omitted_arguments_runs():
+    from ember.extending import is_jitted, overload
+
+    def scaled(a, k=None):
+        return a * (2 if k is None else k)
+
+    @overload(scaled)
+    def _scaled(a, k=None):
+        if isinstance(k, (types.Omitted, types.NoneType)) or k is None:
+            return lambda a, k=None: a * 2
+        return lambda a, k=None: a * k
+
+    @njit
+    def both(a):
+        return scaled(a), scaled(a, 3.0), scaled(a, None)
+
+    assert both(1.5) == (scaled(1.5), scaled(1.5, 3.0), scaled(1.5, None))
+    assert types.Omitted(3).value == 3
+    assert is_jitted(both) and not is_jitted(scaled)

@@ -54,6 +54,7 @@ from ember.types.functions import (
     ExceptionInstance,
     Function,
     Module,
+    Omitted,
 )
 from ember.types.generators import Generator
 from ember.types.lists import List, ListIterator, ListType, Undefined, undefined, unsupported_item
