@@ -147,3 +147,49 @@ def test_extension_code_testing_for_omitted_arguments_runs():
     assert both(1.5) == (scaled(1.5), scaled(1.5, 3.0), scaled(1.5, None))
     assert types.Omitted(3).value == 3
     assert is_jitted(both) and not is_jitted(scaled)
+
+
+# ---------------------------------------------------------------------------- widened lists
+
+
+def _running_times(n, step):
+    times = [0]
+    for _ in range(n):
+        times.append(times[-1] + step)
+    return times
+
+
+def _mixed_appends():
+    values = []
+    values.append(1)
+    values.append(2.5)
+    values.insert(0, 1j)
+    alias = values
+    alias.append(3)
+    return values
+
+
+_compiled_running_times = njit(_running_times)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 8), st.floats(-10, 10, allow_nan=False))
+def test_appending_floats_to_an_int_display_widens_it(n, step):
+    result = _compiled_running_times(n, step)
+    expected = [float(t) for t in _running_times(n, step)]
+    assert list(result) == pytest.approx(expected)
+    assert all(isinstance(t, float) for t in result)
+
+
+def test_widening_follows_copies_and_reaches_complex():
+    assert list(njit(_mixed_appends)()) == [complex(v) for v in _mixed_appends()]
+
+
+def test_a_list_argument_keeps_its_item_type():
+    @njit
+    def append_float(xs):
+        xs.append(2.5)
+        return xs
+
+    with pytest.raises(TypingError, match="cannot store a float64"):
+        append_float([1, 2])
