@@ -173,7 +173,9 @@ class TypeInferer:
         if not isinstance(this, types.List) or not isinstance(this.dtype, types.Number):
             return
         item = types.unliteral(args[-1])
-        wider = self.context.unify_pair(this.dtype, item) if isinstance(item, types.Number) else None
+        if not isinstance(item, types.Number):
+            return
+        wider = self.context.unify_pair(this.dtype, item)
         if wider is None or wider is this.dtype:
             return
         displays = self._list_displays(self._receiver(expr.func).name)
