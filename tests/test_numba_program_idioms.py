@@ -193,3 +193,7 @@ def test_a_list_argument_keeps_its_item_type():
 
     with pytest.raises(TypingError, match="cannot store a float64"):
         append_float([1, 2])
+
+
+def test_numbas_reflected_list_spelling_names_the_list_type():
+    assert types.List(types.int64, reflected=True) == ember.typeof([1, 2])

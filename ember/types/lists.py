@@ -31,7 +31,9 @@ undefined = Undefined()
 class List(Type):
     """A mutable, growable list of `dtype` items, shared by reference as in Python."""
 
-    def __init__(self, dtype: Type) -> None:
+    def __init__(self, dtype: Type, reflected: bool = False) -> None:
+        """`reflected` is accepted for Numba's `types.List(t, reflected=True)` spelling: one
+        list type serves both (see ListType below)."""
         self.dtype = dtype
         super().__init__(f"list({dtype})")
 
