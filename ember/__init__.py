@@ -14,7 +14,14 @@ from typing import Any
 
 from ember import types
 from ember.decorators import jit, jit_module, njit
-from ember.errors import TypingError, UnsupportedError
+from ember.errors import (  # Numba exports its warnings at the top level too
+    NumbaDeprecationWarning,
+    NumbaPendingDeprecationWarning,
+    NumbaPerformanceWarning,
+    NumbaWarning,
+    TypingError,
+    UnsupportedError,
+)
 from ember.misc.carray import carray, farray
 from ember.misc.literal import literal_unroll, literally
 from ember.misc.objmode import objmode
@@ -176,6 +183,10 @@ __all__ = [
     "types",
     "TypingError",
     "UnsupportedError",
+    "NumbaWarning",
+    "NumbaPerformanceWarning",
+    "NumbaDeprecationWarning",
+    "NumbaPendingDeprecationWarning",
     "__version__",
     "version_info",
 ]

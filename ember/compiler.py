@@ -189,7 +189,13 @@ def _unroll_literal_loops(state: CompileState) -> None:
     from ember.typing.infer import TypeInferer
 
     def make_inferer(func_ir):
-        return TypeInferer(TypingContext(), func_ir, state.arg_types, state.declared_return)
+        return TypeInferer(
+            TypingContext(),
+            func_ir,
+            state.arg_types,
+            state.declared_return,
+            state.options.locals,
+        )
 
     unroll(state.func_ir, tolerant_typemap(make_inferer))
 
@@ -201,7 +207,9 @@ def infer_types(state: CompileState) -> None:
     generator = state.py_func.__code__.co_flags & _CO_GENERATOR
     if generator:
         from ember.typing.generators import generator_result
-    inferer = TypeInferer(TypingContext(), state.func_ir, state.arg_types, state.declared_return)
+    inferer = TypeInferer(
+        TypingContext(), state.func_ir, state.arg_types, state.declared_return, state.options.locals
+    )
     state.inferer = inferer  # self-recursive calls read the return type inferred so far
     state.typing = inferer.infer()
     if generator:

@@ -95,6 +95,7 @@ def _nopython_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
         nogil=bool(options.get("nogil", False)),
         parallel=_parallel_options(options),
         debug=bool(options.get("debug", config.DEBUGINFO)),
+        locals=_declared_locals(options.get("locals")),
     )
     return Dispatcher(py_func, target, signatures, cache=bool(options.get("cache", False)))
 
@@ -109,6 +110,21 @@ def _warn_no_disk_cache(what: str) -> None:
         EmberWarning,
         stacklevel=4,
     )
+
+
+def _declared_locals(declared: Any) -> tuple:
+    """`locals={"acc": float64}`: the variables whose type is declared rather than inferred,
+    as sorted (name, type) pairs (the options are hashable)."""
+    if not declared:
+        return ()
+    if not isinstance(declared, dict):
+        raise TypeError(f"locals= takes a dict of variable name -> type, not {declared!r}")
+    pairs = []
+    for name, declared_type in declared.items():
+        if not isinstance(name, str) or not isinstance(declared_type, types.Type):
+            raise TypeError(f"locals=: {name!r} must map to a type, not {declared_type!r}")
+        pairs.append((name, declared_type))
+    return tuple(sorted(pairs, key=lambda pair: pair[0]))
 
 
 def _parallel_options(options: dict) -> Any:

@@ -166,8 +166,16 @@ def get_cython_function_address(module_name: str, function_name: str) -> int:
     return get_pointer(capsule, get_name(capsule))
 
 
+def is_jitted(function: Any) -> bool:
+    """Whether `function` is a jitted function (what `@jit`/`@njit` return), not plain Python."""
+    from ember.dispatcher.dispatcher import Dispatcher
+
+    return isinstance(function, Dispatcher)
+
+
 __all__ = [
     "get_cython_function_address",
+    "is_jitted",
     "AbstractTemplate",
     "AttributeTemplate",
     "CallableTemplate",

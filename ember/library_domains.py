@@ -56,6 +56,7 @@ class Domain:
 DOMAINS = (
     Domain("math", ("ember.library.builtins.mathlib",), value_modules=("math",)),
     Domain("random", ("ember.library.builtins.randomlib",), value_modules=("random",)),
+    Domain("heapq", ("ember.library.builtins.heapqlib",), value_modules=("heapq", "_heapq")),
     Domain("print", ("ember.library.builtins.printing",), values=(print,)),
     # x ** y on floats: looked up by the lowering key (the typing is the core's)
     Domain("powers", ("ember.lowering.powers",), values=(operator.pow,)),

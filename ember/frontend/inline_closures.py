@@ -141,6 +141,12 @@ class _Inliner:
                     continue
                 call = stmt.value
                 held = self._functions_held(call.func)
+                if held and call.vararg is not None:
+                    raise UnsupportedError(
+                        "calling an inner function with *args unpacking is not supported in "
+                        "nopython mode; pass the items one by one",
+                        stmt.loc,
+                    )
                 if len(held) == 1:
                     return _CallSite(block, index, held[0].code, held[0])
                 if held:

@@ -62,7 +62,6 @@ _UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error mess
     "IMPORT_NAME": "an import statement",
     "SEND": "'yield from' (write: for v in it: yield v)",
     "GET_AWAITABLE": "await",
-    "CALL_FUNCTION_EX": "a call with *args or **kwargs unpacking",
     "DICT_MERGE": "a call with **kwargs unpacking",
     "UNPACK_EX": "starred assignment (a, *b = ...)",
     "LOAD_BUILD_CLASS": "a class definition",
@@ -79,6 +78,12 @@ _BRANCH_ON = {  # opname -> (branch when the tested value is true?, test is "is 
     "POP_JUMP_FORWARD_IF_NOT_NONE": (False, True),
     "POP_JUMP_BACKWARD_IF_NOT_NONE": (False, True),
 }
+
+
+_SPREAD_LIST_MESSAGE = (
+    "unpacking into a list display ([*a, *b]) is not supported in nopython mode; "
+    "build the list with append or extend"
+)
 
 
 class UndefinedName(UnsupportedError):
@@ -160,9 +165,12 @@ class _IRBuilder:
         if label in self.handler_targets:
             self._enter_handler()
         self.edges: dict[int, list] = {}
+        self.spread_lists: dict[str, list] = {}
         for inst in instructions:
             self.inst = inst
             self._dispatch(inst)
+        if self.spread_lists:  # `[a, *t]`: a list display, not the items of a call or tuple
+            raise UnsupportedError(_SPREAD_LIST_MESSAGE, instructions[-1].loc)
         if not self.block.body or not self.block.terminator.is_terminator:
             self._jump(instructions[-1].next_offset)
         self._protect(label)
@@ -405,6 +413,21 @@ class _IRBuilder:
         self.kw_names = ()
         self._push_expr(ir.Call(func, positional, keywords, inst.loc))
 
+    def op_CALL_FUNCTION_EX(self, inst: Instruction) -> None:
+        """`f(*t)` and `f(a, *t, b)` (the arguments arrive as one tuple): a call whose
+        arguments are that tuple's items, counted once it is typed."""
+        if inst.arg & 0x01:
+            raise UnsupportedError(
+                "a call with **kwargs unpacking is not supported in nopython mode; "
+                "pass the keyword arguments by name",
+                inst.loc,
+            )
+        arguments = self.stack.pop()
+        func = self.stack.pop()
+        if self.stack and self.stack[-1] is _NULL:
+            self.stack.pop()
+        self._push_expr(ir.Call(func, [], [], inst.loc, vararg=arguments))
+
     def op_MAKE_FUNCTION(self, inst: Instruction) -> None:
         """`def`/`lambda` inside the function: a MakeFunction that inline_closures.py inlines
         at its call sites (flags: 0x01 defaults, 0x02 keyword defaults, 0x04 annotations,
@@ -547,6 +570,10 @@ class _IRBuilder:
     def op_LIST_APPEND(self, inst: Instruction) -> None:
         """A list comprehension's `xs.append(item)`; the list sits `arg` deep in the stack."""
         item = self.stack.pop()
+        segments = self.spread_lists.get(self.stack[-inst.arg].name)
+        if segments is not None:  # the `b` of `f(*t, b)`
+            segments.append(("items", [item]))
+            return
         method = self._temp("append")
         self._assign(method, ir.GetAttr(self.stack[-inst.arg], "append", inst.loc))
         self._assign(self._temp(), ir.Call(method, [item], [], inst.loc))
@@ -558,12 +585,13 @@ class _IRBuilder:
         target = self.stack[-inst.arg]
         constants = self.constants.get(getattr(extension, "name", None))
         built = self._display_assignment(target)
-        if not isinstance(constants, tuple) or built is None:
-            raise UnsupportedError(
-                "unpacking into a list display ([*a, *b]) is not supported in nopython mode; "
-                "build the list with append or extend",
-                inst.loc,
-            )
+        if target.name in self.spread_lists or (
+            not isinstance(constants, tuple) and built is not None
+        ):
+            self._spread_into(target, built, extension)
+            return
+        if built is None:
+            raise UnsupportedError(_SPREAD_LIST_MESSAGE, inst.loc)
         self.block.body.remove(built)  # moved below the constants it now holds
         items = list(built.value.items)
         for value in constants:
@@ -571,6 +599,35 @@ class _IRBuilder:
             self._assign(item, ir.Const(value, inst.loc))
             items.append(item)
         self._assign(built.target, ir.BuildList(items, inst.loc))
+
+    def _spread_into(self, target: ir.Var, built: ir.Assign | None, extension: ir.Var) -> None:
+        """`*t` into a list display: remembered as segments (the display's items, then each
+        spread value or item) until LIST_TO_TUPLE makes them one tuple, as `f(a, *t)` and
+        `(a, *t)` do; a list display left with them at the block's end is refused."""
+        segments = self.spread_lists.get(target.name)
+        if segments is None:
+            self.block.body.remove(built)
+            segments = self.spread_lists[target.name] = [("items", list(built.value.items))]
+        segments.append(("spread", extension))
+
+    def op_LIST_TO_TUPLE(self, inst: Instruction) -> None:
+        """The tuple of a spread list: its item runs as tuples, concatenated (`+` on tuples)."""
+        listed = self.stack.pop()
+        segments = self.spread_lists.pop(listed.name, None)
+        if segments is None:
+            raise UnsupportedError("tuple(list) of a list display", inst.loc)
+        parts = []
+        for kind, value in segments:
+            if kind == "spread":
+                parts.append(value)
+            elif value or not parts:  # `()` first: `(*xs,)` of a list must not stay a list
+                parts.append(self._push_expr(ir.BuildTuple(value, inst.loc)))
+                self.stack.pop()
+        result = parts[0]
+        for part in parts[1:]:
+            result = self._push_expr(ir.BinOp(operator.add, result, part, inst.loc))
+            self.stack.pop()
+        self.stack.append(result)
 
     def _display_assignment(self, var: Any) -> ir.Assign | None:
         """The statement of this block that assigns a list display to `var`, if any."""

@@ -202,14 +202,18 @@ class Call(Expr):
     args: list[Var]
     kws: list[tuple[str, Var]]
     loc: Loc
+    # `f(a, *t)`: the tuple whose items follow `args`; type inference replaces it by those
+    # items once it knows how many there are (ember/typing/star_calls.py), so later passes
+    # never see it.
+    vararg: Var | None = None
 
-    # Numba's call fields that ember's calls never use (`f(*a)` is lowered otherwise).
-    vararg = None
+    # Numba's call fields that ember's calls never use.
     varkwarg = None
     target = None
 
     def sources(self) -> list[Var]:
-        return [self.func, *self.args, *(value for _, value in self.kws)]
+        spread = [self.vararg] if self.vararg is not None else []
+        return [self.func, *self.args, *spread, *(value for _, value in self.kws)]
 
     def __str__(self) -> str:
         args = ", ".join(str(a) for a in self.args)

@@ -28,6 +28,7 @@ class TargetOptions:
     nogil: bool = False
     parallel: ParallelOptions | None = None  # None: serial (prange runs as range)
     debug: bool = False  # DWARF line tables (ember/codegen/debuginfo.py)
+    locals: tuple = ()  # (variable name, declared type) pairs from `@jit(locals={...})`
 
     @property
     def fastmath_flags(self) -> tuple[str, ...]:

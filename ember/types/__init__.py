@@ -54,9 +54,10 @@ from ember.types.functions import (
     ExceptionInstance,
     Function,
     Module,
+    Omitted,
 )
 from ember.types.generators import Generator
-from ember.types.lists import List, ListIterator, Undefined, undefined, unsupported_item
+from ember.types.lists import List, ListIterator, ListType, Undefined, undefined, unsupported_item
 from ember.types.optional import Optional, optional
 from ember.types.pointers import AnyType, CPointer, VarArg, voidptr
 from ember.types.random import NumPyRandomGeneratorType, npy_rng

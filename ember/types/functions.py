@@ -111,6 +111,23 @@ class Module(Dummy):
         return (self.pymod,)
 
 
+class Omitted(Dummy):
+    """Numba's type of an argument left to its default. ember's overloads receive the default
+    itself (ember/typing/overload.py), so this names the class for extension code that tests
+    `isinstance(arg, types.Omitted)`, which is then simply false."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        super().__init__(f"omitted(default={value!r})")
+
+    @property
+    def key(self) -> Any:
+        return self.value
+
+    def _rebuild_args(self) -> tuple:
+        return (self.value,)
+
+
 class ExceptionClass(Dummy):
     """A builtin exception class, callable with constant arguments for a static raise."""
 

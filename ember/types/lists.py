@@ -31,12 +31,19 @@ undefined = Undefined()
 class List(Type):
     """A mutable, growable list of `dtype` items, shared by reference as in Python."""
 
-    def __init__(self, dtype: Type) -> None:
+    def __init__(self, dtype: Type, reflected: bool = False) -> None:
+        """`reflected` is accepted for Numba's `types.List(t, reflected=True)` spelling: one
+        list type serves both (see ListType below)."""
         self.dtype = dtype
         super().__init__(f"list({dtype})")
 
     @property
     def key(self) -> Any:
+        return self.dtype
+
+    @property
+    def item_type(self) -> Type:
+        """Numba's name for `dtype` on its typed-list type (`ListType`)."""
         return self.dtype
 
     @property
@@ -64,6 +71,11 @@ class List(Type):
 
     def _rebuild_args(self) -> tuple:
         return (self.dtype,)
+
+
+# One list type serves both of Numba's (reflected `List` and typed `ListType`): its items are
+# stored alike whether the list came from Python or from `ember.typed.List`.
+ListType = List
 
 
 class ListIterator(Type):

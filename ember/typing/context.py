@@ -94,7 +94,8 @@ class TypingContext:
             return type_choice_call(fnty, args, kws)
         if isinstance(fnty, types.ExceptionClass):
             return Signature(types.ExceptionInstance(fnty.exc_class), args)
-        if isinstance(fnty, types.ClassInstanceType):  # an instance whose class has __call__
+        if isinstance(fnty, (types.ClassInstanceType, types.TypeRef)):  # a __call__ method:
+            # a jitclass instance's, or a type's (`int64(x)` converts, as at module level)
             return self._method_call(fnty, "__call__", args, kws, literals)
         return None
 

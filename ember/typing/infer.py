@@ -18,6 +18,7 @@ from ember.typing.context import TypingContext
 from ember.typing.exceptions import caught_args_type
 from ember.typing.functions import RecursionPending
 from ember.typing.signature import Signature
+from ember.typing.star_calls import StarCallSized, expand_star_call, spread_length
 from ember.typing.templates import widen_number_literals
 
 _MAX_SWEEPS = 64
@@ -36,6 +37,10 @@ class _Pending(Exception):
     """An operand is not typed yet: try this statement again on the next sweep."""
 
 
+class _ListWidened(Exception):
+    """A list display must hold a wider number type: type the function again."""
+
+
 class TypeInferer:
     """Sweeps the IR, typing each statement from its operands, until nothing changes."""
 
@@ -45,8 +50,10 @@ class TypeInferer:
         func_ir: ir.FunctionIR,
         arg_types: tuple,
         return_type: types.Type | None = None,
+        declared_locals: tuple = (),
     ) -> None:
         self.context = context
+        self.declared_locals = dict(declared_locals)
         self.func_ir = func_ir
         self.arg_types = arg_types
         self.declared_return = return_type
@@ -58,10 +65,27 @@ class TypeInferer:
         self.return_type: types.Type | None = None
         self.changed = False
         self.definitions: dict[str, list[ir.Expr | ir.Var]] = {}
+        self.widened_displays: dict[int, types.List] = {}  # id(BuildList) -> its wider type
 
     # ------------------------------------------------------------------ driver
 
     def infer(self) -> TypingResult:
+        while True:
+            try:
+                return self._infer_statements()
+            except StarCallSized as sized:  # `f(*t)` with t typed: plain arguments, retype
+                expand_star_call(self.func_ir, sized.call, sized.length)
+                self._forget_types()
+            except _ListWidened:  # what was typed from the narrower list is typed again
+                self._forget_types()
+
+    def _forget_types(self) -> None:
+        """Start typing afresh (the list displays found to need wider items stay so)."""
+        self.typemap, self.calltypes, self.rhs_types = {}, {}, {}
+        self.assigned_at, self._assignments_seen, self.definitions = {}, {}, {}
+        self.return_type = None
+
+    def _infer_statements(self) -> TypingResult:
         statements = [stmt for _, stmt in self.func_ir.statements()]
         for stmt in statements:
             if isinstance(stmt, ir.Assign):
@@ -138,6 +162,46 @@ class TypeInferer:
                 self._refine(ir.Var(name, loc), refined, loc)
                 pending += [v.name for v in self.definitions.get(name, ()) if isinstance(v, ir.Var)]
         raise _Pending
+
+    def _widen_list(self, expr: ir.Call, method: types.BoundFunction, args: tuple) -> None:
+        """`xs = [1]` then `xs.append(2.5)`: as in Numba, the list made here holds the wider
+        number type from the start (its displays are typed again so, their items converted).
+        A list that comes from elsewhere (an argument, a call) keeps its type."""
+        this = method.this
+        if method.attr not in ("append", "insert") or not args or not this.is_precise:
+            return
+        if not isinstance(this, types.List) or not isinstance(this.dtype, types.Number):
+            return
+        item = types.unliteral(args[-1])
+        if not isinstance(item, types.Number):
+            return
+        wider = self.context.unify_pair(this.dtype, item)
+        if wider is None or wider is this.dtype:
+            return
+        displays = self._list_displays(self._receiver(expr.func).name)
+        if not displays:
+            return
+        for display in displays:
+            self.widened_displays[id(display)] = types.List(wider)
+        raise _ListWidened
+
+    def _list_displays(self, name: str) -> list[ir.BuildList]:
+        """The list displays that reach the variable `name` (through copies); none when any
+        definition on the way is something else."""
+        seen, displays, pending = set(), [], [name]
+        while pending:
+            current = pending.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            for value in self.definitions.get(current, ()):
+                if isinstance(value, ir.Var):
+                    pending.append(value.name)
+                elif isinstance(value, ir.BuildList):
+                    displays.append(value)
+                else:
+                    return []
+        return displays
 
     def _receiver(self, bound: ir.Var) -> ir.Var:
         """The variable a method was looked up on (`xs` of `xs.append`), through the copies
@@ -234,6 +298,15 @@ class TypeInferer:
         if (id(new_type), loc) not in seen:  # types are interned: identity is equality
             seen.add((id(new_type), loc))
             history.append((new_type, loc))
+        declared = self.declared_locals.get(name)
+        if declared is not None:  # `@jit(locals=...)`: each value is converted on assignment
+            if self.context.unify_pair(declared, types.unliteral(new_type)) is None:
+                raise TypingError(
+                    f"Cannot assign a value of type {new_type} to '{name}', declared "
+                    f"{declared} by locals=",
+                    loc,
+                )
+            new_type = declared
         current = self.typemap.get(name)
         if current is None:
             self.typemap[name] = new_type
@@ -383,6 +456,8 @@ class TypeInferer:
         return self._record_call(expr, sig, f"unary operator {symbol}", [expr.value], args)
 
     def _type_call(self, expr: ir.Call) -> types.Type:
+        if expr.vararg is not None:
+            raise StarCallSized(expr, spread_length(self._typeof_var(expr.vararg), expr.loc))
         fnty = self._typeof_var(expr.func)
         args = tuple(self._typeof_var(v) for v in expr.args)
         kws = {name: self._typeof_var(v) for name, v in expr.kws}
@@ -393,6 +468,7 @@ class TypeInferer:
                     return found  # typed again, for real, once a store decides the dict
                 refined = fnty.this.refined_by(fnty.attr, args)
                 self._refine_list(self._receiver(expr.func), refined, expr.loc)
+            self._widen_list(expr, fnty, args)
         _require_precise((*args, *kws.values()))
         literal_args = tuple(self._constant_literal(v, t) for v, t in zip(expr.args, args))
         literal_kws = {name: self._constant_literal(v, kws[name]) for name, v in expr.kws}
@@ -465,7 +541,7 @@ class TypeInferer:
     def _type_build_list(self, expr: ir.BuildList) -> types.Type:
         item_types = [types.unliteral(self._typeof_var(v)) for v in expr.items]
         if not item_types:
-            return types.List(types.undefined)
+            return self.widened_displays.get(id(expr), types.List(types.undefined))
         dtype = item_types[0]
         for item_type in item_types[1:]:
             unified = self.context.unify_pair(dtype, item_type)
@@ -479,7 +555,7 @@ class TypeInferer:
         problem = types.unsupported_item(dtype)
         if problem is not None:
             raise TypingError(problem, expr.loc)
-        return types.List(dtype)
+        return self.widened_displays.get(id(expr), types.List(dtype))
 
     def _type_getiter(self, expr: ir.GetIter) -> types.Type:
         args = (self._typeof_var(expr.value),)

@@ -41,3 +41,24 @@ def _type_spelled_array(args, kws):
 @lower_builtin(operator.getitem, types.TypeRef, types.Type)
 def _spelled_array(context, builder, sig, args):
     return context.get_dummy_value(sig.return_type)
+
+
+# ---------------------------------------------------------------------------- calling a type
+
+
+@registry.typer((types.TypeRef, "__call__"))
+def _type_number_conversion(args, kws):
+    """`int64(x)`, `float32(x)`, `boolean(x)`: a number converted to the called number type."""
+    if len(args) != 2 or kws:
+        return None
+    target, value = args[0].instance_type, types.unliteral(args[1])
+    if not isinstance(target, (types.Number, types.Boolean)):
+        return None
+    if not isinstance(value, (types.Number, types.Boolean)):
+        return None
+    return signature(target, args[0], value)
+
+
+@lower_builtin((types.TypeRef, "__call__"), types.TypeRef, types.Type)
+def _number_conversion(context, builder, sig, args):
+    return context.cast(builder, args[1], sig.args[1], sig.return_type)
