@@ -41,6 +41,11 @@ class TypingError(EmberError):
     """Type inference could not give every variable one type, or an operation has no typing."""
 
 
+class ArgumentTypeError(TypingError, TypeError):
+    """A call's argument of a Python type compiled code does not take: a TypingError, as
+    Numba raises, and a TypeError, Python's kind for a wrong argument."""
+
+
 class ForceLiteralArg(EmberError):
     """Typing needs some arguments of the function being compiled as literal types (Numba's
     `literally`): `indices` are their positions. The caller compiles a specialization for the

@@ -13,7 +13,7 @@ from typing import Any
 from ember import config, types
 from ember.compiler import CompileResult, CompileState, run_pipeline
 from ember.dispatcher.binding import ArgumentBinder, Omitted
-from ember.errors import EmberError, ForceLiteralArg, TypingError
+from ember.errors import ArgumentTypeError, EmberError, ForceLiteralArg, TypingError
 from ember.frontend.interpreter import UndefinedName
 from ember.lowering.context import TargetOptions
 from ember.typing.functions import RecursionPending
@@ -119,6 +119,7 @@ class Dispatcher:
         self.overloads: dict[tuple, CompileResult] = {}
         self._binder = ArgumentBinder(py_func)
         self._explicit = bool(signatures)
+        self._compile_disabled = False  # disable_compile()
         self._failed: dict[tuple, EmberError] = {}
         self._in_progress: dict[tuple, _InProgress] = {}
         self._invokers: dict[tuple, Callable] = {}
@@ -151,6 +152,16 @@ class Dispatcher:
     @property
     def signatures(self) -> list[tuple]:
         return list(self.overloads)
+
+    @property
+    def nopython_signatures(self) -> list[Signature]:
+        """The compiled specializations' signatures (Numba's name)."""
+        return [result.signature for result in self.overloads.values()]
+
+    def disable_compile(self, val: bool = True) -> None:
+        """After this, a call whose types need a new specialization takes a compiled one its
+        arguments convert to, or raises TypeError (Numba's method)."""
+        self._compile_disabled = val
 
     @property
     def is_compiling(self) -> bool:
@@ -418,7 +429,7 @@ class Dispatcher:
         if found is None:
             if _holds_huge_int(value):
                 raise OverflowError("int too big to convert")
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"{self.py_func.__name__}(): cannot compile for argument '{name}' of Python "
                 f"type {type(value).__name__}: ember supports numbers, strings, None, tuples, "
                 "lists of numbers or strings and NumPy arrays"
@@ -439,9 +450,10 @@ class Dispatcher:
     def _resolve(self, arg_types: tuple) -> CompileResult:
         """Without explicit signatures, compile the exact types (as Numba does, so results keep
         their own types); with them, pick the best conversion, unsafe ones allowed."""
-        if not self._explicit:
+        if not (self._explicit or self._compile_disabled):
             return self.compile(arg_types, allow_cached=True)
-        self._compile_deferred()
+        if not self._compile_disabled:
+            self._compile_deferred()
         candidates = [result.signature for result in self.overloads.values()]
         describe = f"<function {self.py_func.__name__}>"
         best = choose_best(candidates, arg_types, describe)
