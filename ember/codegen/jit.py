@@ -14,12 +14,6 @@ import llvmlite.binding as llvm_binding
 from ember import config
 from ember.lowering import stack_check
 
-# Vector gathers and scatters cost more than the scalar loads and stores they replace on the
-# hosts ember meets (AMD Zen 4; Intel cores since the gather data sampling fix), but LLVM's
-# cost model takes them: the sum of a strided row m[i, ::2] vectorized with gathers ran 2.7x
-# slower than Numba's scalar loop, and with these features it runs at Numba's speed.
-_NO_GATHERS = ",+prefer-no-gather,+prefer-no-scatter"
-
 
 class JITEngine:
     """Owns the target machine and execution engine; turns LLVM modules into machine code."""
@@ -41,7 +35,7 @@ class JITEngine:
         target = llvm_binding.Target.from_default_triple()
         self.target_machine = target.create_target_machine(
             cpu=llvm_binding.get_host_cpu_name(),
-            features=llvm_binding.get_host_cpu_features().flatten() + _NO_GATHERS,
+            features=llvm_binding.get_host_cpu_features().flatten(),
             opt=opt_level,
             codemodel="jitdefault",
         )

@@ -20,6 +20,13 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.lowering import arrays as arr
 from ember.lowering.arrays import ArrayFields, const, i1, i8
+from ember.lowering.loop_metadata import (
+    AccessGroup,
+    in_group,
+    loop_properties,
+    no_vectorization,
+    parallel_accesses,
+)
 
 
 @dataclass
@@ -256,19 +263,19 @@ class _Nest:
                 once = position in read_once
                 items.append(arr.load_item(builder, op.dtype, row) if once else op.value)
             out_row = row_start(out.data, out.strides)
-            group = _AccessGroup(builder.module)
+            group = AccessGroup(builder.module)
             with arr.for_range(builder, length) as index:
                 for position, op in enumerate(self.operands):
                     if op.is_array and position not in read_once:
                         pointer = _advance(builder, rows[position], index, _itemsize(op.dtype))
                         load = lambda: arr.load_item(builder, op.dtype, pointer)  # noqa: E731
-                        items[position] = _in_group(builder, group, load)
+                        items[position] = in_group(builder, group, load)
                 value = self.kernel(builder, list(items))
                 target = _advance(builder, out_row, index, _itemsize(self.out_type.dtype))
                 store = lambda: arr.store_item(builder, self.out_type.dtype, value, target)  # noqa: E731
-                _in_group(builder, group, store)
+                in_group(builder, group, store)
                 back_edge = builder.block
-            _loop_properties(builder.module, back_edge.terminator, _parallel_accesses(group))
+            loop_properties(builder.module, back_edge.terminator, parallel_accesses(group))
 
     def strided(self, builder) -> None:
         """The general nest: every operand addressed by its byte strides. Not vectorized: its
@@ -286,58 +293,11 @@ class _Nest:
             arr.store_item(builder, out_type.dtype, self.kernel(builder, items), target)
             back_edge = builder.block
         if out_type.ndim > 0:
-            _loop_properties(builder.module, back_edge.terminator, _no_vectorization())
+            loop_properties(builder.module, back_edge.terminator, no_vectorization())
 
 
 def _itemsize(dtype: types.Type) -> llvm.Value:
     return const(arr.itemsize_of(dtype))
-
-
-def _in_group(builder, group, emit: Callable):
-    """Run `emit`, tagging the loads and stores it adds with the access group `group`."""
-    block = builder.block
-    start = len(block.instructions)
-    result = emit()
-    for instruction in block.instructions[start:]:
-        if isinstance(instruction, (llvm.LoadInstr, llvm.StoreInstr)):
-            instruction.set_metadata("llvm.access.group", group)
-    return result
-
-
-class _AccessGroup(llvm.values.MDValue):
-    """A new `distinct !{}` node, as LLVM requires of an access group (llvmlite's metadata
-    nodes are uniqued by their operands, so each group compares only to itself)."""
-
-    def __init__(self, module: llvm.Module) -> None:
-        super().__init__(module, [], name=str(len(module.metadata)))
-
-    def descr(self, buf: list) -> None:
-        buf += ("distinct !{}", "\n")
-
-    __eq__ = object.__eq__
-    __ne__ = object.__ne__
-    __hash__ = object.__hash__
-
-
-def _parallel_accesses(group: _AccessGroup) -> list:
-    return ["llvm.loop.parallel_accesses", group]
-
-
-def _no_vectorization() -> list:
-    return ["llvm.loop.vectorize.enable", llvm.Constant(i1, 0)]
-
-
-def _loop_properties(module, back_edge, *properties: list) -> None:
-    """Attach loop metadata (lists of a property name and values) to the loop closed by the
-    branch `back_edge`."""
-    nodes = [module.add_metadata(_as_metadata(module, p)) for p in properties]
-    loop_id = llvm.values.MDValue(module, nodes, name=str(len(module.metadata)))
-    loop_id.operands = (loop_id, *nodes)  # a loop's ID begins with itself
-    back_edge.set_metadata("llvm.loop", loop_id)
-
-
-def _as_metadata(module, values: list) -> list:
-    return [llvm.MetaDataString(module, v) if isinstance(v, str) else v for v in values]
 
 
 def _advance(builder, row: llvm.Value, index: llvm.Value, step: llvm.Value) -> llvm.Value:

@@ -365,7 +365,7 @@ class GeneratorLowerer(FunctionLowerer):
         size = builder.ptrtoint(
             builder.gep(llvm.Constant(ptr, None), [_i32(1)], source_etype=self.state_type), i64
         )
-        meminfo = nrt.emit_allocate(builder, size)
+        meminfo = nrt.emit_allocate_fresh(builder, size)
         failed = builder.icmp_unsigned("==", meminfo, llvm.Constant(ptr, None))
         self.context.guard(builder, failed, MemoryError, "unable to allocate a generator")
         nrt.emit_set_destructor(builder, meminfo, self._emit_destructor())

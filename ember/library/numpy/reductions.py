@@ -24,6 +24,7 @@ from ember.library.numpy.ufuncs import numpy_context
 from ember.lowering import arrays as arr
 from ember.lowering.arrays import const
 from ember.lowering.intrinsics import call_intrinsic
+from ember.lowering.loop_metadata import loop_properties, no_vectorization
 from ember.lowering.registry import VarArgs, lower_builtin
 from ember.runtime import nrt
 from ember.typing.signature import signature
@@ -70,7 +71,9 @@ def _fold_flat(context, builder, array_type, fields, slot, acc_llvm, step: Calla
 
 
 def _fold_nest(context, builder, array_type, fields, slot, acc_llvm, step: Callable) -> None:
-    """The fold in C index order, through the strides."""
+    """The fold in C index order, through the strides. A float fold here is not vectorized:
+    in order, through strides, it would gather its items only to add them one by one (a sum
+    of m[i, ::2] 2.7x slower than a scalar loop)."""
     counter = arr.alloca_in_entry(builder, arr.i64, name="reduce.index")
     builder.store(const(0), counter)
     with arr.loop_nest(builder, fields.shape) as indices:
@@ -80,6 +83,9 @@ def _fold_nest(context, builder, array_type, fields, slot, acc_llvm, step: Calla
         acc = builder.load(slot, typ=acc_llvm)
         builder.store(step(builder, acc, item, index), slot)
         builder.store(builder.add(index, const(1)), counter)
+        back_edge = builder.block
+    if array_type.ndim and isinstance(array_type.dtype, types.Float | types.Complex):
+        loop_properties(builder.module, back_edge.terminator, no_vectorization())
 
 
 def normalize_axis(context, builder, axis, ndim: int):
