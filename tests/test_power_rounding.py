@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ember import njit
@@ -73,6 +73,8 @@ finite_floats = st.floats(allow_nan=False, allow_infinity=False)
 
 @settings(max_examples=25, deadline=None)
 @given(st.lists(finite_floats, min_size=1, max_size=12), st.sampled_from(CONSTANTS))
+@example([-1.5586204333626366e-150], 5)  # an odd power underflowing to -0.0
+@example([-1e-200, -3e-110], 3)
 def test_constant_exponents_are_correctly_rounded(bases, n):
     scalar, loop = KERNELS[n]
     for x in bases:

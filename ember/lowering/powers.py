@@ -583,13 +583,22 @@ def _final_product(builder, float_type, lower, top: _Power, sign=None, above=Non
     high = builder.fmul(lower.high, top.high)
     if above is None and not fast:
         meaningless = builder.fcmp_unordered("==", total, llvm.Constant(total.type, 0.0))
-        return builder.select(meaningless, high, total)
+        return _zero_signed(builder, builder.select(meaningless, high, total), sign)
     if lower.low is not None:  # else a zero total has the right sign
         if sign is None:
             total = call_intrinsic(builder, "llvm.fabs", [total])
         else:
             total = call_intrinsic(builder, "llvm.copysign", [total, sign])
-    return total if fast else builder.select(above, high, total)
+    return _zero_signed(builder, total if fast else builder.select(above, high, total), sign)
+
+
+def _zero_signed(builder, result, sign):
+    """An odd power (`sign`: its base) that underflows to zero keeps the base's sign, as
+    (-1e-150) ** 5 is -0.0; an even one (`sign` None) is left as it is."""
+    if sign is None:
+        return result
+    zero = builder.fcmp_ordered("==", result, llvm.Constant(result.type, 0.0))
+    return builder.select(zero, call_intrinsic(builder, "llvm.copysign", [result, sign]), result)
 
 
 def _rounded(builder, float_type, power: _Power):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import operator
 
 from ember import types
+from ember.decorators import njit
 from ember.errors import UnsupportedError
 from ember.extending import box, intrinsic, overload, overload_method, register_jitable
 from ember.library.strings.core import _get, _length, _new, _same_bytes, _set, is_string, string
@@ -211,15 +212,18 @@ def bytes_getitem(b, index):
 
 @overload(iter)
 def bytes_iter(b):
+    """The byte values, by a generator: it owns its reference to the bytes (an iterator made
+    here over a temporary list would outlive the list, released when this returns)."""
     if _is_bytes(b):
-        return lambda b: iter(_codes(b))
+        return lambda b: _codes(b)
     return None
 
 
-@register_jitable
+@njit
 def _codes(b):
     text = _as_text(b)
-    return [_get(text, k) for k in range(_length(text))]
+    for k in range(_length(text)):
+        yield _get(text, k)
 
 
 def _bytes_comparison(negate: bool):
