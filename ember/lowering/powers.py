@@ -584,12 +584,11 @@ def _final_product(builder, float_type, lower, top: _Power, sign=None, above=Non
     if above is None and not fast:
         meaningless = builder.fcmp_unordered("==", total, llvm.Constant(total.type, 0.0))
         return _zero_signed(builder, builder.select(meaningless, high, total), sign)
-    if lower.low is not None:  # else a zero total has the right sign
-        if sign is None:
-            total = call_intrinsic(builder, "llvm.fabs", [total])
-        else:
-            total = call_intrinsic(builder, "llvm.copysign", [total, sign])
-    return _zero_signed(builder, total if fast else builder.select(above, high, total), sign)
+    if sign is not None:  # an odd power has its base's sign, an underflow to zero too
+        total = call_intrinsic(builder, "llvm.copysign", [total, sign])
+    elif lower.low is not None:  # else a zero total has the right sign
+        total = call_intrinsic(builder, "llvm.fabs", [total])
+    return total if fast else builder.select(above, high, total)
 
 
 def _zero_signed(builder, result, sign):
