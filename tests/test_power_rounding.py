@@ -75,6 +75,7 @@ finite_floats = st.floats(allow_nan=False, allow_infinity=False)
 @given(st.lists(finite_floats, min_size=1, max_size=12), st.sampled_from(CONSTANTS))
 @example([-1.5586204333626366e-150], 5)  # an odd power underflowing to -0.0
 @example([-1e-200, -3e-110], 3)
+@example([-1e-108, -2.5e-104, -5e-324, -0.0, -1e-162, -7.3e-109], 3)  # cubes in subnormals
 def test_constant_exponents_are_correctly_rounded(bases, n):
     scalar, loop = KERNELS[n]
     for x in bases:

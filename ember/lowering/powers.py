@@ -294,7 +294,9 @@ def _constant_power(context, builder, base, value: int, above=None, fast: bool =
         lower, top = _unrolled_factors(start, abs(value), lambda x, y: _dd_multiply(builder, x, y))
     if value < 0:
         above, fast = None, False
-    sign = base if value % 2 else None
+    # x ** 3 (x times the exact square h + l) rounds x * h + x * l, whose sign is x's even where
+    # it underflows, by one fma; higher odd powers gather cross terms of either sign in `low`.
+    sign = base if value % 2 and value != 3 else None
     return _final_product(builder, base.type, lower, top, sign, above, fast)
 
 
