@@ -248,6 +248,23 @@ def test_solve_inv_det(dtype):
     _close(determinant(a), np.linalg.det(a))
 
 
+def test_determinant_is_numpys_to_the_last_bit():
+    """NumPy takes sign * exp(sum of log |u_ii|) of the LU factors, not their product:
+    det([[2, 1], [1, 3]]) is 5.000000000000001."""
+    assert determinant(np.array([[2.0, 1.0], [1.0, 3.0]])) == 5.000000000000001
+    rng = np.random.default_rng(8)
+    for n in (1, 2, 3, 4):
+        for _ in range(4):
+            a = rng.standard_normal((n, n))
+            assert determinant(a) == np.linalg.det(a)
+            z = a + 1j * rng.standard_normal((n, n))
+            assert determinant(z) == np.linalg.det(z)
+    with np.errstate(invalid="ignore"):
+        for special in ([[np.inf, 1.0], [1.0, 1.0]], [[np.nan, 1.0], [1.0, 1.0]], np.zeros((0, 0))):
+            a = np.array(special)
+            np.testing.assert_equal(determinant(a), np.linalg.det(a))
+
+
 def test_singular_and_non_square_matrices():
     with pytest.raises(np.linalg.LinAlgError, match="Singular"):
         solve(np.ones((3, 3)), np.ones(3))

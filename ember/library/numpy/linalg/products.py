@@ -587,26 +587,43 @@ def _select_inv(a):
 
 @functools.cache
 def _det_impl(dtype_name: str):
+    """NumPy's determinant: the LU factors' signs and the sum of the logarithms of their
+    magnitudes, then sign * exp(sum) (so results match NumPy's to the last bit)."""
     np_type = np.dtype(dtype_name).type
+    real_type = np.empty(0, dtype_name).real.dtype.type
     column_major = njit(**NUMPY_ERRORS)(_column_major)
-
+    unit = _complex_unit if np.issubdtype(np_type, np.complexfloating) else _real_unit
     check = _check_square_jit
 
     def impl(a):
         n = check(a)
         lu = column_major(a.astype(np_type))
-        pivots = np.empty(n, np.int32)
-        result = np_type(1)
+        pivots = np.empty(max(n, 1), np.int32)
         if n == 0:
-            return result
-        lapack_getrf(n, lu, pivots)
+            return np_type(1)
+        if lapack_getrf(n, lu, pivots) > 0:
+            return np_type(0)
+        sign = np_type(1)
+        log_magnitude = real_type(0)
         for i in range(n):
-            result *= lu[i, i]
+            magnitude = np.abs(lu[i, i])
+            sign = sign * unit(lu[i, i], magnitude)
             if pivots[i] != i + 1:
-                result = -result
-        return result
+                sign = -sign
+            log_magnitude += np.log(magnitude)
+        return sign * np.exp(log_magnitude)
 
     return impl
+
+
+@njit(**NUMPY_ERRORS)
+def _real_unit(value, magnitude):
+    return -1.0 if value < 0 else 1.0
+
+
+@njit(**NUMPY_ERRORS)
+def _complex_unit(value, magnitude):
+    return value / magnitude
 
 
 @overload(np.linalg.det, jit_options=NUMPY_ERRORS)
