@@ -105,7 +105,7 @@ def guvectorize(*args, **kwargs):
     return _guvectorize(*args, **kwargs)
 
 
-_SUBMODULES = {"core", "typed", "extending", "experimental", "np", "cuda"}
+_SUBMODULES = {"core", "cpython", "typed", "extending", "experimental", "np", "cuda"}
 
 
 def __getattr__(name: str) -> Any:
