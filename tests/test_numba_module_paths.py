@@ -57,3 +57,14 @@ def test_cuda_is_reported_unavailable_and_its_api_raises_clearly():
     assert not hasattr(cuda, "jit")  # a probe, as programs choosing a target do
     with pytest.raises(ember.errors.UnsupportedError, match="CPU only"):
         cuda.to_device(np.zeros(3))
+
+
+def test_jit_functions_are_core_registry_cpu_dispatchers():
+    import ember.core.dispatcher
+    import ember.core.registry
+
+    function = ember.njit(lambda x: x + 1)
+    assert isinstance(function, ember.core.registry.CPUDispatcher)
+    assert isinstance(function, ember.core.dispatcher.Dispatcher)
+    assert not isinstance(function.py_func, ember.core.registry.CPUDispatcher)
+    assert function(1) == 2

@@ -1,19 +1,20 @@
-"""Numba's `numba.core` paths for code written against them: `ember.core.types`,
-`ember.core.errors`, `ember.core.config`, `ember.core.extending`, `ember.core.cgutils`,
-`ember.core.imputils`, `ember.core.typing(.templates)`, `ember.core.datamodel(.models)`,
-`ember.core.ir`, `ember.core.ir_utils`, `ember.core.rewrites` and `ember.core.withcontexts`
-(`objmode_context`) are the ember modules themselves (one home each; these are names, not
-copies)."""
+"""Numba's `numba.core` paths for code written against them: `ember.core.types`, `.errors`,
+`.config`, `.extending`, `.cgutils`, `.imputils`, `.typing(.templates)`, `.datamodel(.models)`,
+`.ir`, `.ir_utils`, `.rewrites`, `.dispatcher`, `.registry` (`CPUDispatcher`) and `.withcontexts`
+(`objmode_context`) are the ember modules themselves (one home each: names, not copies)."""
 
 import sys
 
 from ember import config, errors, extending, types
+from ember.dispatcher import dispatcher
 from ember.ir import numba_ir as ir
 from ember.ir import numba_utils as ir_utils
 from ember.lowering import cgutils, models
 from ember.misc import objmode as withcontexts
 from ember.rewrites import registry as rewrites
 from ember.typing import templates
+
+from . import registry  # Numba's CPUDispatcher
 
 _ALIASES = {
     "types": types,
@@ -30,6 +31,7 @@ _ALIASES = {
     "ir": ir,
     "ir_utils": ir_utils,
     "rewrites": rewrites,
+    "dispatcher": dispatcher,
 }
 for _name, _module in _ALIASES.items():
     sys.modules[f"{__name__}.{_name}"] = _module
@@ -39,6 +41,7 @@ typing = templates
 datamodel = models
 
 __all__ = [
+    "registry",
     "cgutils",
     "config",
     "datamodel",
