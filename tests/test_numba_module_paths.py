@@ -61,6 +61,7 @@ def test_cuda_is_reported_unavailable_and_its_api_raises_clearly():
 
 def test_jit_functions_are_core_registry_cpu_dispatchers():
     import ember.core.dispatcher
+
     import ember.core.registry
 
     function = ember.njit(lambda x: x + 1)
