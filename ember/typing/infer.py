@@ -644,7 +644,7 @@ def _returned_type(typ: types.Type) -> types.Type:
 def _compile_time_only(typ: types.Type) -> bool:
     if isinstance(typ, types.BaseTuple):
         return any(_compile_time_only(member) for member in typ.types)
-    return isinstance(typ, types.Dummy) and not isinstance(typ, types.DispatcherType)
+    return isinstance(typ, types.Dummy) and not isinstance(typ, types.DispatcherType | types.DType)
 
 
 _EXPR_TYPERS = {

@@ -17,12 +17,12 @@ from ember.decorators import njit
 from ember.dispatcher.typeof import typeof_impl
 from ember.errors import TypingError
 from ember.extending import overload, overload_attribute
-from ember.library.numpy.support import _SCALAR_CLASSES, parse_dtype
+from ember.library.numpy.support import _SCALAR_CLASSES, numpy_dtype, parse_dtype
 from ember.lowering import arrays as arr
 from ember.lowering import iterators
 from ember.lowering.models import OpaqueModel as _OpaqueModel
 from ember.lowering.models import register_model
-from ember.lowering.registry import lower_builtin, lower_cast, lower_getattr
+from ember.lowering.registry import box, lower_builtin, lower_cast, lower_getattr
 from ember.typing.signature import signature
 from ember.typing.templates import AttributeTemplate, registry
 
@@ -170,6 +170,14 @@ def array_nbytes(context, builder, typ, value):
 @lower_getattr(types.Array, "dtype")
 def array_dtype(context, builder, typ, value):
     return context.get_dummy_value(types.DType(typ.dtype))
+
+
+@box(types.DType)
+def box_dtype(typ, value, c):
+    """A dtype returned to Python is NumPy's dtype object (the type holds it: no data)."""
+    obj = c.pyapi.borrow_constant(numpy_dtype(typ.dtype))
+    c.pyapi.incref(obj)
+    return obj
 
 
 @lower_getattr(types.Array, "T")

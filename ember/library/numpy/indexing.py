@@ -21,6 +21,7 @@ from ember.library.builtins.int_scalars import cast_stored
 from ember.library.builtins.slices import slice_bounds
 from ember.lowering import arrays as arr
 from ember.lowering import arrays_kernels as kernels
+from ember.lowering import lists
 from ember.lowering.arrays import ArrayFields, const
 from ember.lowering.registry import lower_builtin
 from ember.typing.signature import signature
@@ -185,6 +186,16 @@ def _type_setitem(args, kws):
     if isinstance(value_type, types.Array):
         if plan.is_element:
             return None
+    elif _is_number_sequence(value_type):  # a[i] = (x, y), a[1:3] = [p, q]: a 1-d view
+        if not (isinstance(plan.result, types.Array) and plan.result.ndim == 1) or plan.advanced:
+            raise TypingError(
+                f"a {value_type} can be assigned to a 1-d slice of an array only, not to "
+                f"{plan.result}; assign an array (np.array(...)) to broadcast it"
+            )
+        items = list(value_type) if isinstance(value_type, types.BaseTuple) else [value_type.dtype]
+        if any(isinstance(t, types.Complex) for t in items) and _is_real(array_type.dtype):
+            raise TypingError(f"cannot store the complex items of a {value_type} in an array "
+                              f"of {array_type.dtype}; make the array complex")  # fmt: skip
     elif isinstance(value_type, types.Record):  # a[i] = b[j]: copies the record's bytes
         if not plan.is_element or value_type != array_type.dtype:
             return None
@@ -197,6 +208,13 @@ def _type_setitem(args, kws):
             "`abs(...)`, or make the array complex"
         )
     return signature(types.none, array_type, index_type, value_type)
+
+
+def _is_number_sequence(typ: types.Type) -> bool:
+    """A tuple or list of numbers, whose items are stored one by one into an array view."""
+    if isinstance(typ, types.BaseTuple):
+        return all(isinstance(types.unliteral(t), types.Number | types.Boolean) for t in typ)
+    return isinstance(typ, types.List) and isinstance(typ.dtype, types.Number | types.Boolean)
 
 
 def _is_real(dtype: types.Type) -> bool:
@@ -465,6 +483,10 @@ def array_setitem(context, builder, sig, args):
     fields = arr.unpack(builder, array_type, args[0])
     values = _items(builder, index_type, args[1])
     value = args[2]
+    if _is_number_sequence(value_type):
+        view, _ = basic_view(context, builder, plan, fields, values)
+        _store_sequence(context, builder, _view_type(plan, 1), view, value_type, value)
+        return context.get_dummy_value(types.none)
     if not isinstance(value_type, types.Array):  # converted once, before any loop
         value = cast_stored(context, builder, value, value_type, array_type.dtype)
         value_type = array_type.dtype
@@ -480,6 +502,33 @@ def array_setitem(context, builder, sig, args):
         return context.get_dummy_value(types.none)
     _scatter(context, builder, plan, fields, values, value_type, value)
     return context.get_dummy_value(types.none)
+
+
+def _store_sequence(context, builder, view_type, view: ArrayFields, sequence_type, sequence):
+    """Store the items of a tuple or list into the 1-d `view`, which must be as long."""
+    dtype = view_type.dtype
+    if isinstance(sequence_type, types.BaseTuple):
+        count = const(len(sequence_type))
+    else:
+        count = lists.length(builder, sequence)
+    context.guard(
+        builder,
+        builder.icmp_signed("!=", count, view.shape[0]),
+        ValueError,
+        "cannot assign a sequence to an array slice of another length",
+    )
+    if isinstance(sequence_type, types.BaseTuple):
+        for position, item_type in enumerate(sequence_type):
+            item = builder.extract_value(sequence, position)
+            item = cast_stored(context, builder, item, types.unliteral(item_type), dtype)
+            pointer = arr.element_pointer(builder, view_type, view, [const(position)])
+            arr.store_item(builder, dtype, item, pointer)
+        return
+    with arr.loop_nest(builder, [count]) as (position,):
+        item = lists.load_item(context, builder, sequence_type, sequence, position)
+        item = cast_stored(context, builder, item, sequence_type.dtype, dtype)
+        pointer = arr.element_pointer(builder, view_type, view, [position])
+        arr.store_item(builder, dtype, item, pointer)
 
 
 def _scatter(context, builder, plan, fields, values, value_type, value):
