@@ -468,6 +468,65 @@ def _select_unique(ar):
     return None
 
 
+_unique_jit = njit(**NUMPY_ERRORS)(_unique)
+
+
+def _both_uniques_sorted(ar1, ar2):
+    return np.sort(np.concatenate((_unique_jit(ar1), _unique_jit(ar2))))
+
+
+_both_uniques_sorted_jit = njit(**NUMPY_ERRORS)(_both_uniques_sorted)
+
+
+def _union1d(ar1, ar2):
+    return _unique_jit(np.concatenate((ar1.ravel(), ar2.ravel())))
+
+
+def _intersect1d(ar1, ar2):
+    both = _both_uniques_sorted_jit(ar1, ar2)  # a value in both appears twice, side by side
+    return both[1:][both[1:] == both[:-1]]
+
+
+def _setdiff1d(ar1, ar2):
+    values = _unique_jit(ar1)
+    return values[~np.isin(values, ar2)]
+
+
+def _setxor1d(ar1, ar2):
+    both = _both_uniques_sorted_jit(ar1, ar2)
+    n = both.shape[0]
+    alone = np.ones(n, np.bool_)  # in one array only: equal to neither neighbour
+    for i in range(1, n):
+        if both[i] == both[i - 1]:
+            alone[i] = False
+            alone[i - 1] = False
+    return both[alone]
+
+
+def _register_set_routine(function, impl) -> None:
+    """np.union1d and kin over real arrays: sorted unique values, as NumPy returns them."""
+
+    def select(ar1, ar2):
+        if (
+            _array(ar1)
+            and _array(ar2)
+            and not any(isinstance(a.dtype, types.Complex) for a in (ar1, ar2))
+        ):
+            return impl
+        return None
+
+    overload(function, jit_options=NUMPY_ERRORS)(select)
+
+
+for _function, _impl in (
+    (np.union1d, _union1d),
+    (np.intersect1d, _intersect1d),
+    (np.setdiff1d, _setdiff1d),
+    (np.setxor1d, _setxor1d),
+):
+    _register_set_routine(_function, _impl)
+
+
 @functools.cache
 def _searchsorted_impl(right: bool, scalar: bool):
     def position(a, value):
