@@ -28,7 +28,7 @@ def register(struct_type: type) -> type:
     """Class decorator on a subclass of `types.StructRef`: its instances get the struct layout
     and their fields become readable and writable attributes in compiled code."""
     if not (isinstance(struct_type, type) and issubclass(struct_type, types.StructRef)):
-        raise TypeError(f"structref.register needs a subclass of types.StructRef, not {struct_type!r}")
+        raise TypeError(f"structref.register needs a types.StructRef subclass, not {struct_type!r}")
     if struct_type is types.StructRef:
         raise TypeError("structref.register: subclass types.StructRef and register the subclass")
     define_attributes(struct_type)
@@ -43,9 +43,8 @@ def define_attributes(struct_typeclass: type) -> None:
     if struct_typeclass in _with_attributes:
         return
     _with_attributes.add(struct_typeclass)
-    registry.register_attr(
-        type(f"StructRefFields_{struct_typeclass.__name__}", (_FieldAttributes,), {"key": struct_typeclass})
-    )
+    name = f"StructRefFields_{struct_typeclass.__name__}"
+    registry.register_attr(type(name, (_FieldAttributes,), {"key": struct_typeclass}))
     lower_getattr_generic(struct_typeclass)(_load_field)
     lower_setattr_generic(struct_typeclass)(_store_field)
 

@@ -1,6 +1,6 @@
 """jitclass instances and structrefs (`types.ManagedStruct`) in LLVM: the data model
-{meminfo, data}, the payload struct of fields behind the meminfo, allocation with a destructor that releases the fields, and field loads and stores
-with their reference counts.
+{meminfo, data}, the payload struct of fields behind the meminfo, allocation with a destructor
+that releases the fields, and field loads and stores with their reference counts.
 
 An instance owns one reference to each field that owns memory (arrays, lists, tuples of them,
 other instances). The payload starts zeroed, so a field never assigned releases nothing.
@@ -157,9 +157,7 @@ def borrowed_field_reads(func_ir, typemap: dict) -> frozenset[str]:
 
 def _is_field(typemap: dict, value) -> bool:
     receiver_type = typemap.get(value.value.name)
-    return isinstance(receiver_type, types.ManagedStruct) and (
-        value.attr in receiver_type.struct
-    )
+    return isinstance(receiver_type, types.ManagedStruct) and (value.attr in receiver_type.struct)
 
 
 _PLAIN = (types.Number, types.Boolean, types.Array, types.BaseTuple, types.NoneType)
