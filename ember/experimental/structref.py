@@ -5,6 +5,7 @@ deriving from `StructRefProxy`. Layout and memory are the jitclass's (ember/lowe
 
 from __future__ import annotations
 
+import functools
 import keyword
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -104,11 +105,7 @@ class StructRefProxy:
         """Construct through compiled code: `cls(*args)` as `define_constructor` defines it."""
         constructor = cls.__dict__.get("_ember_constructor_")
         if constructor is None:
-
-            def construct(*arguments: Any) -> Any:
-                return cls(*arguments)
-
-            constructor = cls._ember_constructor_ = _jit(construct)
+            constructor = cls._ember_constructor_ = _python_constructor(cls)
         return constructor(*args)
 
     @classmethod
@@ -130,6 +127,21 @@ class StructRefProxy:
         raise TypeError(f"cannot pickle structref proxy {type(self).__name__}")
 
 
+def _python_constructor(cls: type) -> Any:
+    """A jitted `cls(...)`: with the fields of `define_constructor` as its parameters (the
+    native entry takes fixed parameters only), else with `*args`."""
+    names = _constructor_fields.get(cls)
+    params = "*args" if names is None else ", ".join(names)
+    target = _unused("proxy_class", names or [])
+    source = f"def {cls.__name__}({params}):\n    return {target}({params})\n"
+    namespace = {target: cls}
+    exec(compile(source, f"<structref proxy {cls.__name__}>", "exec"), namespace)  # noqa: S102
+    return _jit(namespace[cls.__name__])
+
+
+_constructor_fields: dict[type, list[str]] = {}  # proxy class -> its constructor's parameters
+
+
 @typeof_impl.register(StructRefProxy)
 def _typeof_proxy(value: StructRefProxy) -> types.StructRef:
     return value._type
@@ -146,12 +158,19 @@ def define_boxing(struct_typeclass: type, obj_class: type) -> None:
     _proxy_classes[struct_typeclass] = obj_class
 
 
+def _proxy_class(typ: types.StructRef) -> type | None:
+    for klass in type(typ).__mro__:
+        found = _proxy_classes.get(klass)
+        if found is not None:
+            return found
+    return None
+
+
 def box_proxy(typ: types.StructRef, meminfo: int) -> StructRefProxy:
     """The proxy of an instance compiled code hands over (takes over its reference)."""
-    for klass in type(typ).__mro__:
-        proxy_class = _proxy_classes.get(klass)
-        if proxy_class is not None:
-            return proxy_class._numba_box_(typ, meminfo)
+    proxy_class = _proxy_class(typ)
+    if proxy_class is not None:
+        return proxy_class._numba_box_(typ, meminfo)
     boxes.release(meminfo)
     raise TypeError(
         f"{typ} cannot be returned to Python: it has no proxy class (call "
@@ -167,6 +186,38 @@ def native_arguments(typ: types.StructRef, value: Any) -> tuple[int, int]:
     return value._meminfo, value._meminfo + HEADER_SIZE
 
 
+def proxy_kind(typ: types.StructRef) -> Any:
+    """The native entry's kind of proxies of `typ` (exactly of its proxy class, with `typ` as
+    their `_type`), or None: no fast path."""
+    from ember.dispatcher.object_layout import InstanceKind
+
+    proxy_class = _proxy_class(typ)
+    offsets = _slot_offsets()
+    if proxy_class is None or offsets is None:
+        return None
+    meminfo_offset, type_offset = offsets
+    boxer = _boxer(proxy_class, typ)
+    return InstanceKind(proxy_class, meminfo_offset, tag=typ, tag_offset=type_offset, boxer=boxer)
+
+
+@functools.cache
+def _boxer(proxy_class: type, typ: types.StructRef) -> Callable[[int], StructRefProxy]:
+    """`box(meminfo)` for the native entry (cached: the entry's code holds its address)."""
+    return functools.partial(proxy_class._numba_box_, typ)
+
+
+@functools.cache
+def _slot_offsets() -> tuple[int, int] | None:
+    """Where proxies keep the PyObject* of `_meminfo` and of `_type`, or None if not found."""
+    from ember.dispatcher.call_slots import slot_offset
+
+    probe = object.__new__(StructRefProxy)
+    probe._meminfo, probe._type = object(), object()
+    found = slot_offset(probe, "_meminfo"), slot_offset(probe, "_type")
+    probe._meminfo = 0  # (owns nothing: nothing to release when dropped)
+    return None if None in found else found
+
+
 def define_constructor(py_class: type, struct_typeclass: type, fields: Sequence[str]) -> None:
     """`py_class(*values)` in compiled code: a new instance of `struct_typeclass` whose field
     types are the values' types (passed through `preprocess_fields`)."""
@@ -175,6 +226,9 @@ def define_constructor(py_class: type, struct_typeclass: type, fields: Sequence[
         if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
             raise TypeError(f"define_constructor: field name {name!r} is not an identifier")
     overload(py_class)(_constructor_overload(py_class.__name__, struct_typeclass, names))
+    _constructor_fields[py_class] = names
+    if "_ember_constructor_" in py_class.__dict__:  # made for *args: the fields take over
+        del py_class._ember_constructor_
 
 
 def define_proxy(py_class: type, struct_typeclass: type, fields: Sequence[str]) -> None:
