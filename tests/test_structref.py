@@ -327,6 +327,66 @@ def test_fields_of_every_kind():
     assert summary(record) == (5, True, "label4!", 9.0, 100, 3.0, 7)
 
 
+def test_tuple_set_complex_and_bool_fields():
+    @njit
+    def build(x):
+        return Record((x, 2.0), set((1, 2, 1)), 1 + 2j, x > 0, None, None, None)
+
+    @njit
+    def read(r):
+        return r.count[0] + r.count[1], len(r.flag), r.label.imag, r.data
+
+    # hand-worked: 1.5 + 2.0; the set {1, 2}; imag(1 + 2j); 1.5 > 0
+    assert read(build(1.5)) == (3.5, 2, 2.0, True)
+
+
+@structref.register
+class SignedType(types.StructRef):
+    pass
+
+
+class Signed(structref.StructRefProxy):
+    def __new__(cls, small, large, real):
+        return signed_constructor(small, large, real)
+
+    @property
+    @njit
+    def small(self):
+        return self.small
+
+
+signed_type = SignedType([("small", types.int16), ("large", types.int64), ("real", types.float64)])
+structref.define_proxy(Signed, SignedType, ["small", "large", "real"])
+
+
+@njit(signed_type(types.int16, types.int64, types.float64))
+def signed_constructor(small, large, real):
+    return Signed(small, large, real)
+
+
+def test_explicit_signatures_and_a_jitted_property():
+    """Numba's pattern: the proxy's __new__ calls a constructor with an explicit signature."""
+
+    @njit(types.float64(signed_type))
+    def total(s):
+        return s.small + s.large + s.real
+
+    made = Signed(3, 4, 0.5)
+    assert made._type is signed_type and made.small == 3 and type(made.small) is int
+    assert total(made) == 7.5
+
+
+def test_optional_structref_result():
+    @njit
+    def maybe(flag):
+        if flag:
+            return Point(1.0, 2.0)
+        return None
+
+    assert maybe(False) is None
+    assert maybe(True).y == 2.0
+
+
 def test_structref_in_a_jitclass_field():
     @jitclass([("where", point_f8), ("weight", types.float64)])
     class Holder:
@@ -527,6 +587,11 @@ def test_new_needs_a_structref_type():
 
     with pytest.raises(TypingError, match="StructRef type"):
         wrong()
+
+
+def test_new_is_for_compiled_code_only():
+    with pytest.raises(TypeError, match="jitted code"):
+        structref.new(point_f8)
 
 
 def test_proxies_do_not_pickle():
