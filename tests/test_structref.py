@@ -241,19 +241,23 @@ def test_reference_semantics_between_proxies_and_inside_compiled_code():
     assert identity(point, Point(10.0, 2.0)) == (False, True)
 
 
+def running_mean(s, values):
+    for value in values:
+        s.x += value
+        s.y += 1.0
+    return s.x / s.y
+
+
+jitted_running_mean = njit(running_mean)
+
+
 @given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=20))
 @settings(max_examples=25, deadline=None)
 def test_running_mean_matches_python(values):
-    def running_mean(s, values):
-        for value in values:
-            s.x += value
-            s.y += 1.0
-        return s.x / s.y
-
     expected_object = SimpleNamespace(x=0.0, y=0.0)
     expected = running_mean(expected_object, values)
     point = Point(0.0, 0.0)
-    assert njit(running_mean)(point, np.array(values)) == expected
+    assert jitted_running_mean(point, np.array(values)) == expected
     assert (point.x, point.y) == (expected_object.x, expected_object.y)
 
 
