@@ -134,7 +134,7 @@ def _python_constructor(cls: type) -> Any:
     params = "*args" if names is None else ", ".join(names)
     target = _unused("proxy_class", names or [])
     source = f"def {cls.__name__}({params}):\n    return {target}({params})\n"
-    namespace = {target: cls}
+    namespace = {target: cls, "__name__": __name__}  # ember's own: compiled even in DISABLE_JIT
     exec(compile(source, f"<structref proxy {cls.__name__}>", "exec"), namespace)  # noqa: S102
     return _jit(namespace[cls.__name__])
 
