@@ -202,6 +202,23 @@ def test_same_proxy_class_many_types_each_reaches_its_specialization():
         assert get_x(floats) == 0.5 and type(get_x(floats)) is float
 
 
+def test_proxies_in_and_out_take_the_native_entry():
+    @njit
+    def moved(point, dx):
+        point.x += dx
+        return point
+
+    point = Point(1.0, 2.0)
+    for _ in range(ember.config.CALLS_BEFORE_ENTRY + 1):
+        moved(point, 1.0)
+    slow = moved._slow_calls
+    for _ in range(10):
+        result = moved(point, 0.5)
+    assert moved._slow_calls == slow  # every later call is native, result boxing too
+    assert type(result) is Point and result._type is point._type
+    assert point.x == 1.0 + (ember.config.CALLS_BEFORE_ENTRY + 1) + 5.0
+
+
 def scale_and_report(s, factor):
     s.x = s.x * factor
     s.y = s.y + 1.0
