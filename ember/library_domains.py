@@ -109,6 +109,11 @@ DOMAINS = (
         values=(str, bytes, chr, ord, format, repr),
     ),
     Domain(
+        "classes",  # jitclass instances and structrefs: `is`, and jitclass methods and dunders
+        ("ember.library.objects.classes",),
+        type_classes=(types.ManagedStruct,),
+    ),
+    Domain(
         "generators",
         ("ember.library.objects.generators",),
         type_classes=(types.Generator,),

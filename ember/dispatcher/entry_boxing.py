@@ -70,13 +70,14 @@ class ResultBoxing(EntryBuilder):
         raise AssertionError(f"unhandled kind {kind!r}")
 
     def emit_box_instance(self, kind: InstanceKind, ptr: ir.Value) -> ir.Value:
-        """`box_class._boxer(meminfo)`: a new box takes over the returned reference."""
+        """`box_class._boxer(meminfo)` (or the kind's own boxer): a new box takes over the
+        returned reference."""
         b = self.builder
         number = self.call_capi("PyLong_FromVoidPtr", [b.load(ptr, typ=_PTR)])
         result = self.alloca(_PTR, "box.instance")
         b.store(number, result)  # NULL: the error is already set
         with b.if_then(b.icmp_unsigned("!=", number, ir.Constant(_PTR, None)), likely=True):
-            boxer = _object_constant(kind.box_class._boxer)
+            boxer = _object_constant(kind.boxer or kind.box_class._boxer)
             b.store(self.call_capi("PyObject_CallOneArg", [boxer, number]), result)
             self.call_capi("Py_DecRef", [number])
         return b.load(result)

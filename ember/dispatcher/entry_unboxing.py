@@ -44,6 +44,10 @@ class ArgumentUnboxing(EntryBuilder):
         if isinstance(kind, InstanceKind):
             same = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(kind.box_class))
             self.continue_if(same, fail, "instance_ok")
+            if kind.tag is not None:
+                tag = self.load_field(obj, kind.tag_offset, _PTR, _PTR_SIZE)
+                same = b.icmp_unsigned("==", tag, _object_constant(kind.tag))
+                self.continue_if(same, fail, "instance_tag_ok")
             return
         if isinstance(kind, tuple):
             is_tuple = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(tuple))

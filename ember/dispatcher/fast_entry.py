@@ -47,6 +47,10 @@ def value_kind(typ: types.Type) -> Any:
         from ember.jitclasses.box import instance_kind
 
         return instance_kind(typ)
+    if isinstance(typ, types.StructRef):  # a structref proxy
+        from ember.experimental.structref import proxy_kind
+
+        return proxy_kind(typ)
     if isinstance(typ, types.DictType):  # an ember.typed.Dict
         from ember.typed.typeddict import dict_kind
 

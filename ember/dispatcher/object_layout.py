@@ -104,14 +104,23 @@ class InstanceKind:
     """A jitclass instance (or typed dict) argument: a box of exactly `box_class`, whose slot at
     `meminfo_offset` holds its meminfo address as a Python int. Flattens like ember's instance
     model: meminfo, data (= meminfo + the runtime's header size), or the meminfo alone when not
-    `data_pointer` (a typed dict). Equal kinds: the same class."""
+    `data_pointer` (a typed dict). A `tag` (structref proxies: one class, many types) must be
+    the very object in the slot at `tag_offset` too, and `boxer` boxes returned meminfos in
+    place of `box_class._boxer`. Equal kinds: the same class and tag."""
 
     box_class: type
     meminfo_offset: int
     data_pointer: bool = True
+    tag: object = None
+    tag_offset: int = 0
+    boxer: Callable[[int], object] | None = None
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, InstanceKind) and other.box_class is self.box_class
+        return (
+            isinstance(other, InstanceKind)
+            and other.box_class is self.box_class
+            and other.tag is self.tag
+        )
 
     def __hash__(self) -> int:
         return id(self.box_class)

@@ -49,7 +49,7 @@ def _argument_ctypes(typ: types.Type) -> list:
         return [*_argument_ctypes(typ.type), ctypes.c_uint8]
     if isinstance(typ, (types.List, types.HashTable)):
         return [ctypes.c_void_p]  # its meminfo (ListModel, HashTableModel)
-    if isinstance(typ, types.ClassInstanceType):
+    if isinstance(typ, types.ManagedStruct):
         return [ctypes.c_void_p, ctypes.c_void_p]  # meminfo, data (InstanceModel)
     if isinstance(typ, types.UnicodeType):
         return string_boxing.ARGUMENT_CTYPES
@@ -81,7 +81,7 @@ def _memory_ctype(typ: types.Type) -> Any:
         return type(
             "list_memory", (ctypes.Structure,), {"_fields_": [("meminfo", ctypes.c_void_p)]}
         )
-    if isinstance(typ, types.ClassInstanceType):
+    if isinstance(typ, types.ManagedStruct):
         return _INSTANCE_MEMORY
     if isinstance(typ, types.Optional):
         fields = [("data", _memory_ctype(typ.type)), ("valid", ctypes.c_uint8)]
@@ -95,7 +95,8 @@ def _memory_ctype(typ: types.Type) -> Any:
 
 
 class _INSTANCE_MEMORY(ctypes.Structure):
-    """A jitclass instance (InstanceModel): the borrowed or owned meminfo and its payload."""
+    """A jitclass instance or structref (InstanceModel): the borrowed or owned meminfo and its
+    payload."""
 
     _fields_ = [("meminfo", ctypes.c_void_p), ("data", ctypes.c_void_p)]
 
@@ -131,6 +132,10 @@ def _flatten(typ: types.Type, value: Any, out: list) -> None:
         out.append(value._meminfo)  # an ember.typed.Dict / List lends its native container
     elif isinstance(typ, types.ClassInstanceType):  # borrowed: the box keeps its reference
         out.extend((value._meminfo, value._data))
+    elif isinstance(typ, types.StructRef):  # borrowed: the proxy keeps its reference
+        from ember.experimental.structref import native_arguments
+
+        out.extend(native_arguments(typ, value))
     elif isinstance(typ, types.UnicodeType):
         if not isinstance(value, str):
             raise TypeError(f"expected a str, not {type(value).__name__}")
@@ -174,6 +179,10 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
         return _box(typ.type, memory.data, inputs, memo)
     if isinstance(typ, types.ClassInstanceType):  # the box takes over the reference
         return typ.class_type.jit_class._from_native(memory.meminfo, memory.data)
+    if isinstance(typ, types.StructRef):  # the proxy takes over the reference
+        from ember.experimental.structref import box_proxy
+
+        return box_proxy(typ, memory.meminfo)
     if isinstance(typ, types.Generator):
         from ember.dispatcher.generators import box_generator
 
@@ -194,7 +203,7 @@ _BOXING_TAKES_REFERENCE = (
     types.List,
     types.HashTable,
     types.UnicodeType,
-    types.ClassInstanceType,
+    types.ManagedStruct,
 )
 
 

@@ -48,15 +48,20 @@ class JitClassBox:
         return payload
 
     def __del__(self) -> None:
-        meminfo = getattr(self, "_meminfo", None)
-        if meminfo and _decref:
-            _decref[0](meminfo)
+        release(getattr(self, "_meminfo", None))
 
     def __reduce__(self) -> Any:
         raise TypeError(f"cannot pickle jitclass instance {type(self).__name__}")
 
 
 _decref: list = []  # the runtime's decref, filled when the first class is built
+
+
+def release(meminfo: int | None) -> None:
+    """Drop the reference a Python object held to a runtime block (jitclass boxes, structref
+    proxies); a no-op before the runtime is loaded and for an object never filled in."""
+    if meminfo and _decref:
+        _decref[0](meminfo)
 
 
 def load_runtime() -> None:

@@ -84,7 +84,7 @@ def unsupported_field(typ: Any) -> str | None:
             "`types.List(float64)` or `OtherClass.class_type.instance_type`"
         )
     if isinstance(
-        typ, (types.Number, types.Boolean, types.Array, types.ClassInstanceType, types.UnicodeType)
+        typ, (types.Number, types.Boolean, types.Array, types.ManagedStruct, types.UnicodeType)
     ):
         return None
     if isinstance(typ, (types.DictType, types.Set)) and typ.is_precise:

@@ -1,6 +1,6 @@
-"""jitclass instances in LLVM: the data model {meminfo, data}, the payload struct of fields behind
-the meminfo, allocation with a destructor that releases the fields, and field loads and stores
-with their reference counts.
+"""jitclass instances and structrefs (`types.ManagedStruct`) in LLVM: the data model
+{meminfo, data}, the payload struct of fields behind the meminfo, allocation with a destructor
+that releases the fields, and field loads and stores with their reference counts.
 
 An instance owns one reference to each field that owns memory (arrays, lists, tuples of them,
 other instances). The payload starts zeroed, so a field never assigned releases nothing.
@@ -26,23 +26,23 @@ ptr = refs.ptr
 i64 = refs.i64
 
 
-@register_model(types.ClassInstanceType)
+@register_model(types.ManagedStruct)
 class InstanceModel(MeminfoStructModel):
     """{meminfo, data}: `data` (= the meminfo's payload) is kept to spare a computation per
     field access; only `meminfo` counts references."""
 
-    def __init__(self, fe_type: types.ClassInstanceType) -> None:
+    def __init__(self, fe_type: types.ManagedStruct) -> None:
         super().__init__(
             fe_type, [("meminfo", types.meminfo_pointer), ("data", types.data_pointer)]
         )
 
 
-def payload_type(instance_type: types.ClassInstanceType) -> llvm.LiteralStructType:
+def payload_type(instance_type: types.ManagedStruct) -> llvm.LiteralStructType:
     """The LLVM struct of the fields, in the order of the spec."""
     return llvm.LiteralStructType([model_of(t).data_type for t in instance_type.struct.values()])
 
 
-def field_index(instance_type: types.ClassInstanceType, name: str) -> int:
+def field_index(instance_type: types.ManagedStruct, name: str) -> int:
     return list(instance_type.struct).index(name)
 
 
@@ -51,7 +51,7 @@ def _payload_bytes(builder: llvm.IRBuilder, payload: llvm.Type) -> llvm.Value:
     return builder.ptrtoint(one, i64)
 
 
-def field_pointer(builder, instance_type: types.ClassInstanceType, value, name: str):
+def field_pointer(builder, instance_type: types.ManagedStruct, value, name: str):
     data = builder.extract_value(value, 1)
     index = field_index(instance_type, name)
     return builder.gep(
@@ -62,7 +62,7 @@ def field_pointer(builder, instance_type: types.ClassInstanceType, value, name: 
     )
 
 
-def load_field(builder, instance_type: types.ClassInstanceType, value, name: str) -> llvm.Value:
+def load_field(builder, instance_type: types.ManagedStruct, value, name: str) -> llvm.Value:
     """Field `name` as a new reference."""
     field_type = instance_type.struct[name]
     item = refs.load_item(builder, field_type, field_pointer(builder, instance_type, value, name))
@@ -80,7 +80,7 @@ def store_field(context, builder, instance_type, value, name: str, item: llvm.Va
     refs.decref(builder, field_type, old)
 
 
-def allocate(context, builder, instance_type: types.ClassInstanceType) -> llvm.Value:
+def allocate(context, builder, instance_type: types.ManagedStruct) -> llvm.Value:
     """A new instance with zeroed fields: a new reference."""
     payload = payload_type(instance_type)
     size = _payload_bytes(builder, payload)
@@ -95,9 +95,9 @@ def allocate(context, builder, instance_type: types.ClassInstanceType) -> llvm.V
     return builder.insert_value(value, data, 1)
 
 
-def _destructor(module: llvm.Module, instance_type: types.ClassInstanceType) -> llvm.Function:
+def _destructor(module: llvm.Module, instance_type: types.ManagedStruct) -> llvm.Function:
     """`void dtor(ptr meminfo)`: release every field that owns memory."""
-    name = f"ember.jitclass.destructor.{instance_type.mangling}"
+    name = f"ember.struct.destructor.{instance_type.mangling}"
     existing = module.globals.get(name)
     if existing is not None:
         return existing
@@ -119,7 +119,7 @@ def _destructor(module: llvm.Module, instance_type: types.ClassInstanceType) -> 
 # ---------------------------------------------------------------------------- borrowed reads
 
 
-def read_field(builder, instance_type: types.ClassInstanceType, value, name: str) -> llvm.Value:
+def read_field(builder, instance_type: types.ManagedStruct, value, name: str) -> llvm.Value:
     """Field `name` without a new reference (see `borrowed_field_reads`)."""
     pointer = field_pointer(builder, instance_type, value, name)
     return refs.load_item(builder, instance_type.struct[name], pointer)
@@ -157,9 +157,7 @@ def borrowed_field_reads(func_ir, typemap: dict) -> frozenset[str]:
 
 def _is_field(typemap: dict, value) -> bool:
     receiver_type = typemap.get(value.value.name)
-    return isinstance(receiver_type, types.ClassInstanceType) and (
-        value.attr in receiver_type.struct
-    )
+    return isinstance(receiver_type, types.ManagedStruct) and (value.attr in receiver_type.struct)
 
 
 _PLAIN = (types.Number, types.Boolean, types.Array, types.BaseTuple, types.NoneType)

@@ -17,7 +17,13 @@ from ember.types.arrays import (
     slice2_type,
     slice3_type,
 )
-from ember.types.classes import ClassInstanceType, ClassType, DeferredType, deferred_type
+from ember.types.classes import (
+    ClassInstanceType,
+    ClassType,
+    DeferredType,
+    ManagedStruct,
+    deferred_type,
+)
 from ember.types.containers import (
     BaseTuple,
     NamedTuple,
@@ -81,6 +87,7 @@ from ember.types.scalars import (
     wrapped_constant,
 )
 from ember.types.strings import UnicodeIterator, UnicodeType, unicode_type
+from ember.types.structref import StructRef, StructRefPayload
 
 Any = AnyType("any")  # assigned, not imported: the star import above would bring typing.Any
 

@@ -1,5 +1,6 @@
 """Types of `@jitclass` classes: `ClassType` (the class used as a value: calling it constructs)
-and `ClassInstanceType` (an instance: a reference to a runtime-managed struct of fields)."""
+and `ClassInstanceType` (an instance: a reference to a runtime-managed struct of fields, a
+`ManagedStruct` as structrefs are)."""
 
 from __future__ import annotations
 
@@ -58,7 +59,17 @@ class ClassType(DispatcherType):
         return self.jit_class.jit_static_methods
 
 
-class ClassInstanceType(Type):
+class ManagedStruct(Type):
+    """A reference to a runtime-managed struct of named fields (jitclass instances and
+    structrefs): one layout, allocation and reference counting (ember/lowering/classes.py)."""
+
+    @property
+    def struct(self) -> dict[str, Type]:
+        """Field name -> field type, in layout order."""
+        raise NotImplementedError
+
+
+class ClassInstanceType(ManagedStruct):
     """An instance of a jitclass, shared by reference as in Python (Numba's name)."""
 
     def __init__(self, class_type: ClassType) -> None:

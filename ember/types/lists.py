@@ -7,7 +7,7 @@ from typing import Any
 
 from ember.types.abstract import Type
 from ember.types.arrays import Array
-from ember.types.classes import ClassInstanceType
+from ember.types.classes import ManagedStruct
 from ember.types.containers import BaseTuple
 from ember.types.scalars import Number, unliteral
 from ember.types.strings import UnicodeType
@@ -98,11 +98,11 @@ def unsupported_item(dtype: Type) -> str | None:
     """Why lists cannot hold items of `dtype`, or None when they can."""
     from ember.types.dicts import HashTable
 
-    if isinstance(dtype, (Number, List, Array, HashTable, UnicodeType, ClassInstanceType)):
+    if isinstance(dtype, (Number, List, Array, HashTable, UnicodeType, ManagedStruct)):
         return None
     if isinstance(dtype, BaseTuple) and all(unsupported_item(t) is None for t in dtype.types):
         return None
     return (
         f"lists of {dtype} are not supported: list items must be numbers, strings, arrays, "
-        "tuples, lists, dicts, sets or jitclass instances"
+        "tuples, lists, dicts, sets, jitclass instances or structrefs"
     )

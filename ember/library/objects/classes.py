@@ -304,8 +304,8 @@ _register_operators()
 @registry.typer(operator.is_)
 @registry.typer(operator.is_not)
 def _type_identity(args: tuple, kws: dict) -> Signature | None:
-    if len(args) == 2 and all(isinstance(a, Instance) for a in args):
-        return Signature(types.boolean, args)
+    if len(args) == 2 and all(isinstance(a, types.ManagedStruct) for a in args):
+        return Signature(types.boolean, args)  # jitclass instances and structrefs alike
     return None
 
 
@@ -319,8 +319,8 @@ def _identity_lowering(negate: bool):
     return lower_identity
 
 
-lower_builtin(operator.is_, Instance, Instance)(_identity_lowering(False))
-lower_builtin(operator.is_not, Instance, Instance)(_identity_lowering(True))
+lower_builtin(operator.is_, types.ManagedStruct, types.ManagedStruct)(_identity_lowering(False))
+lower_builtin(operator.is_not, types.ManagedStruct, types.ManagedStruct)(_identity_lowering(True))
 
 
 from ember.library.objects import class_protocols  # noqa: E402, F401 - truth, str/repr, iteration
