@@ -58,6 +58,7 @@ DOMAINS = (
     Domain("random", ("ember.library.builtins.randomlib",), value_modules=("random",)),
     Domain("heapq", ("ember.library.builtins.heapqlib",), value_modules=("heapq", "_heapq")),
     Domain("print", ("ember.library.builtins.printing",), values=(print,)),
+    Domain("next", ("ember.library.builtins.next_calls",), values=(next,)),
     # x ** y on floats: looked up by the lowering key (the typing is the core's)
     Domain("powers", ("ember.lowering.powers",), values=(operator.pow,)),
     Domain(

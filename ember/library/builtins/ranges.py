@@ -130,5 +130,14 @@ def range_iternext(context, builder, sig, args):
     return builder.insert_value(pair, valid, 1)
 
 
+def keep_exhausted(context, builder, iterator_type, state, valid) -> None:
+    """After a step of a range iterator: an exhausted one stays exhausted (its count wrapped
+    below zero; a `for` loop never steps again, an explicit `next` may)."""
+    count_slot = builder.gep(state, [_i32(0), _i32(1)])
+    int_type = context.value_type(iterator_type.dtype)
+    count = builder.select(valid, builder.load(count_slot), llvm.Constant(int_type, 0))
+    builder.store(count, count_slot)
+
+
 def _i32(value: int) -> llvm.Constant:
     return llvm.Constant(llvm.IntType(32), value)
