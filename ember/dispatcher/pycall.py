@@ -302,21 +302,22 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
     def invoke(*values: Any) -> Any:
         flat: list = []
         native_lists = []
-        for index, (typ, value) in enumerate(zip(arg_types, values)):
-            if index in lists and not hasattr(value, "_meminfo"):  # typed.List: lent as is
-                native_lists.append((value, typ, reflection.to_native(typ, value)))
-                flat.append(native_lists[-1][2])
-            else:
-                _flatten(typ, value, flat)
         result = memory_type()
         excinfo = ExcInfoRecord()
-        try:
+        try:  # the lists made so far are released (written back unchanged) if one fails
+            for index, (typ, value) in enumerate(zip(arg_types, values)):
+                if index in lists and not hasattr(value, "_meminfo"):  # typed.List: lent
+                    native_lists.append((value, typ, reflection.to_native(typ, value)))
+                    flat.append(native_lists[-1][2])
+                else:
+                    _flatten(typ, value, flat)
             status = native(ctypes.addressof(result), ctypes.addressof(excinfo), None, *flat)
         finally:
             for pylist, typ, meminfo in native_lists:
                 reflection.write_back(typ, meminfo, pylist)
             for slot in string_slots:  # the argument copies (the callee kept its own refs)
-                release(flat[slot])
+                if slot < len(flat):  # (made before a later argument failed to convert)
+                    release(flat[slot])
         if status != STATUS_OK:
             raise_static_exception(ctypes.addressof(excinfo))
         if isinstance(memory_type, type) and issubclass(memory_type, ctypes.Structure):

@@ -75,7 +75,13 @@ def _typeof_set(items: set) -> types.Type:
 
     if not items:
         raise TypingError("an empty set has no item type: add an item before passing it")
-    return types.Set(_typeof_list(list(items)).dtype)
+    dtype = _typeof_list(list(items)).dtype
+    if not isinstance(dtype, (types.Number, types.Boolean)):
+        raise TypingError(
+            f"only sets of numbers can be passed from Python (this one holds {dtype}): "
+            "build the set inside the jitted function"
+        )
+    return types.Set(dtype)
 
 
 def _refuse_dict() -> None:
@@ -133,41 +139,82 @@ def _dtype_spelling(dtype: Any) -> bytes:
 
 
 def _typeof_list(items: list) -> types.Type:
-    """A Python list of numbers passes as a list of their common type (reflected: the callee's
-    changes are written back, as Numba does)."""
+    """A Python list passes as a list of its items' type (reflected: the callee's changes are
+    written back, as Numba does). Numbers take their common type; other items the type of the
+    first one, which every item must have (checked item by item as the list is unboxed)."""
     from ember.errors import TypingError
-    from ember.typing.conversions import unify_pair
 
     if not items:
         raise TypingError("an empty list has no item type: pass a NumPy array instead")
-    instance_type = getattr(type(items[0]), "_ember_type_", None)
-    if isinstance(instance_type, types.ClassInstanceType):  # jitclass instances, one class
-        if all(type(item) is type(items[0]) for item in items):
-            return types.List(instance_type)
-    if type(items[0]) is str and all(type(item) is str for item in items):
-        return types.List(types.unicode_type)
-    # one item per Python type (at C speed); ints need their range, which min/max give when
-    # every int fits int64 (otherwise each int is typed on its own, as it may be uint64)
-    representatives = dict(zip(map(type, items), items))
-    if int in representatives:
-        ints = [item for item in items if type(item) is int]
-        if _int_type(min(ints)) is types.int64 is _int_type(max(ints)):
-            representatives[int] = 0
-        else:
-            del representatives[int]
-            representatives.update((index, item) for index, item in enumerate(ints))
+    classes = set(map(type, items))  # at C speed
+    if classes <= _NUMBER_CLASSES:
+        return types.List(_common_number_type(items, classes))
+    if len(classes) > 1:
+        names = " and ".join(sorted(cls.__name__ for cls in classes)[:2])
+        raise TypingError(
+            f"a list passed from Python must hold items of one type (this one holds {names}): "
+            "pass a NumPy array, or build the list inside the jitted function"
+        )
+    item_type = typeof_or_none(items[0])
+    if not _reflectable_item(item_type):
+        raise _unreflectable(items[0], item_type)
+    return types.List(item_type)
+
+
+_NUMBER_CLASSES = frozenset((bool, int, float, complex))
+
+
+def _common_number_type(items: list, classes: set) -> types.Type:
+    """The type all the numbers of `items` convert to; ints need their range, which min/max
+    give when every int fits int64 (otherwise each int is typed on its own, as it may be
+    uint64)."""
+    from ember.errors import TypingError
+    from ember.typing.conversions import unify_pair
+
     found = None
-    for item in representatives.values():
-        typ = _EXACT_TYPES.get(type(item)) or (_int_type(item) if type(item) is int else None)
-        if isinstance(typ, (types.Number, types.Boolean)):
+    for cls in classes - {int}:
+        found = _EXACT_TYPES[cls] if found is None else unify_pair(found, _EXACT_TYPES[cls])
+    if int in classes:
+        ints = [item for item in items if type(item) is int] if len(classes) > 1 else items
+        if _int_type(min(ints)) is types.int64 is _int_type(max(ints)):
+            int_types = [types.int64]
+        else:
+            int_types = [_int_type(item) for item in ints]
+        for typ in int_types:
+            if typ is None:
+                raise OverflowError("int too big to convert")
             found = typ if found is None else unify_pair(found, typ)
-        if found is None or not isinstance(typ, (types.Number, types.Boolean)):
-            raise TypingError(
-                "only lists of numbers or of strings (or of one jitclass's instances) can be "
-                "passed from Python "
-                f"(this one holds {type(item).__name__}): pass a NumPy array instead"
-            )
-    return types.List(found)
+    if found is None:
+        raise TypingError(f"the numbers of this list have no common type ({classes})")
+    return found
+
+
+def _reflectable_item(typ: types.Type | None) -> bool:
+    """Whether a list of `typ` can be passed from Python and written back."""
+    if isinstance(typ, (types.Number, types.Boolean, types.UnicodeType, types.Array)):
+        return not isinstance(typ, types.Array) or not isinstance(typ.dtype, types.Record)
+    if isinstance(typ, types.ClassInstanceType):
+        return True
+    if isinstance(typ, types.BaseTuple):
+        return all(_reflectable_item(member) for member in typ.types)
+    return False
+
+
+def _unreflectable(item: Any, item_type: types.Type | None) -> Exception:
+    from ember.errors import TypingError
+
+    if isinstance(item, list) or (isinstance(item, tuple) and any(isinstance(m, list) for m in item)):
+        return TypingError(
+            "cannot reflect element of reflected container: a list of lists cannot be passed "
+            "from Python (as in Numba): pass an ember.typed.List (numba.typed.List) of typed "
+            "Lists, or a 2-d NumPy array"
+        )
+    return TypingError(
+        "only lists of numbers, strings, NumPy arrays, tuples of these or one jitclass's "
+        f"instances can be passed from Python (this one holds {type(item).__name__}"
+        f"{'' if item_type is None else f' of type {item_type}'}): pass a NumPy array or an "
+        "ember.typed.List instead"
+    )
 
 
 def _int_type(value: int) -> types.Type | None:
