@@ -150,7 +150,8 @@ def _typeof_list(items: list) -> types.Type:
     if classes <= _NUMBER_CLASSES:
         return types.List(_common_number_type(items, classes))
     if len(classes) > 1:
-        names = " and ".join(sorted(cls.__name__ for cls in classes)[:2])
+        odd_first = sorted(classes, key=lambda cls: (cls in _NUMBER_CLASSES, cls.__name__))
+        names = " and ".join(cls.__name__ for cls in odd_first[:2])
         raise TypingError(
             f"a list passed from Python must hold items of one type (this one holds {names}): "
             "pass a NumPy array, or build the list inside the jitted function"
@@ -182,7 +183,10 @@ def _common_number_type(items: list, classes: set) -> types.Type:
             int_types = [_int_type(item) for item in ints]
         for typ in int_types:
             if typ is None:
-                raise OverflowError("int too big to convert")
+                raise TypingError(
+                    "a list passed from Python holds int beyond 64 bits: compiled code has no "
+                    "type for it"
+                )
             found = typ if found is None else unify_pair(found, typ)
     if found is None:
         raise TypingError(f"the numbers of this list have no common type ({classes})")
