@@ -242,11 +242,14 @@ def _entry_kind(typ: types.Type) -> Any:
 def _same_number(builder: llvm.IRBuilder, typ: types.Type, left, right) -> llvm.Value:
     """Equal numbers; floats compare by their bits (a NaN is itself, -0.0 is not 0.0)."""
     if isinstance(typ, types.Complex):
-        parts = [
-            _same_number(builder, typ.underlying_float, *(builder.extract_value(v, i) for v in (left, right)))
+        part = typ.underlying_float
+        real, imag = (
+            _same_number(
+                builder, part, builder.extract_value(left, i), builder.extract_value(right, i)
+            )
             for i in (0, 1)
-        ]
-        return builder.and_(*parts)
+        )
+        return builder.and_(real, imag)
     if isinstance(typ, types.Float):
         as_int = llvm.IntType(typ.bitwidth)
         left, right = builder.bitcast(left, as_int), builder.bitcast(right, as_int)
@@ -368,9 +371,7 @@ class _Converters:
         address = _compile(*_emit_unbox(list_type, self.keepalive))
         self.unbox = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object)(address)
         address = _compile(*_emit_reflect(list_type, self.keepalive))
-        self.reflect = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_void_p)(
-            address
-        )
+        self.reflect = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_void_p)(address)
 
 
 @functools.cache

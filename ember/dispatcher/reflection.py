@@ -140,5 +140,3 @@ _PYTHON_VALUE = {  # a native item as Python sees it
     types.Float: float,
     types.Complex: lambda item: complex(item.re, item.im),
 }
-
-

@@ -207,7 +207,8 @@ def _reflectable_item(typ: types.Type | None) -> bool:
 def _unreflectable(item: Any, item_type: types.Type | None) -> Exception:
     from ember.errors import TypingError
 
-    if isinstance(item, list) or (isinstance(item, tuple) and any(isinstance(m, list) for m in item)):
+    members = item if isinstance(item, tuple) else (item,)
+    if any(isinstance(member, list) for member in members):
         return TypingError(
             "cannot reflect element of reflected container: a list of lists cannot be passed "
             "from Python (as in Numba): pass an ember.typed.List (numba.typed.List) of typed "
