@@ -286,12 +286,13 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
     native = prototype(address)
     arg_types = sig.args
     return_type = sig.return_type
-    if any(isinstance(typ, (types.List, types.Set)) for typ in arg_types):
-        from ember.dispatcher import reflection
+    from ember.dispatcher.reflection import reflector
 
-    lists = [
-        index for index, typ in enumerate(arg_types) if isinstance(typ, (types.List, types.Set))
-    ]
+    reflectors = {  # Python lists and sets: copied in, written back
+        index: reflector(typ)
+        for index, typ in enumerate(arg_types)
+        if isinstance(typ, (types.List, types.Set))
+    }
     string_slots = _string_meminfo_slots(arg_types)
     release = None
     if string_slots:
@@ -306,15 +307,16 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
         excinfo = ExcInfoRecord()
         try:  # the lists made so far are released (written back unchanged) if one fails
             for index, (typ, value) in enumerate(zip(arg_types, values)):
-                if index in lists and not hasattr(value, "_meminfo"):  # typed.List: lent
-                    native_lists.append((value, typ, reflection.to_native(typ, value)))
+                passing = reflectors.get(index)
+                if passing is not None and not hasattr(value, "_meminfo"):  # typed.List: lent
+                    native_lists.append((value, passing, passing.to_native(value)))
                     flat.append(native_lists[-1][2])
                 else:
                     _flatten(typ, value, flat)
             status = native(ctypes.addressof(result), ctypes.addressof(excinfo), None, *flat)
         finally:
-            for pylist, typ, meminfo in native_lists:
-                reflection.write_back(typ, meminfo, pylist)
+            for container, passing, meminfo in native_lists:
+                passing.write_back(meminfo, container)
             for slot in string_slots:  # the argument copies (the callee kept its own refs)
                 if slot < len(flat):  # (made before a later argument failed to convert)
                     release(flat[slot])

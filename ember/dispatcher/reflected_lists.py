@@ -367,37 +367,38 @@ class _Converters:
     """The compiled unbox and reflect functions of one list type (and what they refer to)."""
 
     def __init__(self, list_type: types.List) -> None:
+        self.list_type = list_type
         self.keepalive: list = []
         address = _compile(*_emit_unbox(list_type, self.keepalive))
         self.unbox = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object)(address)
         address = _compile(*_emit_reflect(list_type, self.keepalive))
         self.reflect = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_void_p)(address)
 
+    def to_native(self, items: list) -> int:
+        """A new native list (its meminfo, one reference for the caller) holding `items`."""
+        if type(items) is not list:
+            items = list(items)
+        try:
+            return self.unbox(items)
+        except TypeError as error:
+            differing = _first_differing_item(self.list_type.dtype, items)
+            if differing is None:
+                raise
+            index, found = differing
+            raise TypeError(
+                f"can't unbox heterogeneous list: item {index} is {found}, "
+                f"not {self.list_type.dtype}"
+            ) from error
+
+    def write_back(self, meminfo: int, items: list) -> None:
+        """Give `items` the native list's items where they changed; releases the native
+        list."""
+        self.reflect(items, meminfo)
+
 
 @functools.cache
 def converters(list_type: types.List) -> _Converters:
     return _Converters(list_type)
-
-
-def to_native(list_type: types.List, items: list) -> int:
-    """A new native list (its meminfo, one reference for the caller) holding `items`."""
-    if type(items) is not list:
-        items = list(items)
-    try:
-        return converters(list_type).unbox(items)
-    except TypeError as error:
-        differing = _first_differing_item(list_type.dtype, items)
-        if differing is None:
-            raise
-        index, found = differing
-        raise TypeError(
-            f"can't unbox heterogeneous list: item {index} is {found}, not {list_type.dtype}"
-        ) from error
-
-
-def write_back(list_type: types.List, meminfo: int, items: list) -> None:
-    """Give `items` the native list's items where they changed; releases the native list."""
-    converters(list_type).reflect(items, meminfo)
 
 
 def _first_differing_item(dtype: types.Type, items: list) -> tuple[int, Any] | None:

@@ -57,16 +57,42 @@ BULK_ITEM_TYPES = (
 def to_native(typ: types.List | types.Set, items: list) -> int:
     """A new native list or set (its meminfo, one reference owned by the caller) holding
     `items`."""
+    return reflector(typ).to_native(items)
+
+
+def reflector(typ: types.List | types.Set) -> Any:
+    """What passes Python containers of `typ`: `to_native(items) -> meminfo` and
+    `write_back(meminfo, items)`."""
     if isinstance(typ, types.List):
         from ember.dispatcher import reflected_lists
 
-        return reflected_lists.to_native(typ, items)
-    import numpy as np
+        return reflected_lists.converters(typ)
+    return _SetReflector(typ)
 
-    from ember.library.numpy.support import numpy_dtype
 
-    values = np.asarray(list(items), dtype=numpy_dtype(typ.dtype))
-    return array_to_native(typ, values)
+class _SetReflector:
+    """Python sets of numbers through a native `set(array)`."""
+
+    def __init__(self, typ: types.Set) -> None:
+        self.typ = typ
+
+    def to_native(self, items: set) -> int:
+        import numpy as np
+
+        from ember.library.numpy.support import numpy_dtype
+
+        values = np.asarray(list(items), dtype=numpy_dtype(self.typ.dtype))
+        return array_to_native(self.typ, values)
+
+    def write_back(self, meminfo: int, items: set) -> None:
+        """Give `items` the native set's contents when the callee changed them, then
+        release the native set."""
+        from ember.typed import accessors
+
+        native_items = accessors.box(self.typ, meminfo)  # takes over the reference
+        if native_items != items:
+            items.clear()
+            items.update(native_items)
 
 
 def array_to_native(typ: types.List | types.Set, values: Any) -> int:
@@ -85,21 +111,6 @@ def array_to_native(typ: types.List | types.Set, values: Any) -> int:
     excinfo = ExcInfoRecord()
     native(ctypes.addressof(meminfo), ctypes.addressof(excinfo), None, *flat)
     return meminfo.value
-
-
-def write_back(typ: types.List | types.Set, meminfo: int, items: list | set) -> None:
-    """Give `items` the native container's contents when the callee changed them, then
-    release the native container."""
-    if isinstance(typ, types.List):
-        from ember.dispatcher import reflected_lists
-
-        return reflected_lists.write_back(typ, meminfo, items)
-    from ember.typed import accessors
-
-    native_items = accessors.box(typ, meminfo)  # takes over the reference
-    if native_items != items:
-        items.clear()
-        items.update(native_items)
 
 
 def native_values(dtype: types.Type, native_items: Any, count: int) -> list:

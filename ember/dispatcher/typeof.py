@@ -8,6 +8,7 @@ from functools import singledispatch
 from typing import Any
 
 from ember import types
+from ember.errors import TypingError
 
 _EXACT_TYPES: dict[type, types.Type] = {
     bool: types.boolean,
@@ -71,8 +72,6 @@ def _typeof_slow(value: Any, cls: type) -> types.Type | None:
 
 def _typeof_set(items: set) -> types.Type:
     """A Python set of numbers passes as a set of their common type (reflected, as a list)."""
-    from ember.errors import TypingError
-
     if not items:
         raise TypingError("an empty set has no item type: add an item before passing it")
     dtype = _typeof_list(list(items)).dtype
@@ -85,8 +84,6 @@ def _typeof_set(items: set) -> types.Type:
 
 
 def _refuse_dict() -> None:
-    from ember.errors import TypingError
-
     raise TypingError(
         "a Python dict cannot be passed to compiled code (as in Numba, dicts are not "
         "reflected): pass an ember.typed.Dict, e.g. d = ember.typed.Dict.empty("
@@ -142,13 +139,11 @@ def _typeof_list(items: list) -> types.Type:
     """A Python list passes as a list of its items' type (reflected: the callee's changes are
     written back, as Numba does). Numbers take their common type; other items the type of the
     first one, which every item must have (checked item by item as the list is unboxed)."""
-    from ember.errors import TypingError
-
     if not items:
         raise TypingError("an empty list has no item type: pass a NumPy array instead")
     classes = set(map(type, items))  # at C speed
     if classes <= _NUMBER_CLASSES:
-        return types.List(_common_number_type(items, classes))
+        return _list_type(_common_number_type(items, classes))
     if len(classes) > 1:
         odd_first = sorted(classes, key=lambda cls: (cls in _NUMBER_CLASSES, cls.__name__))
         names = " and ".join(cls.__name__ for cls in odd_first[:2])
@@ -159,19 +154,28 @@ def _typeof_list(items: list) -> types.Type:
     item_type = typeof_or_none(items[0])
     if not _reflectable_item(item_type):
         raise _unreflectable(items[0], item_type)
-    return types.List(item_type)
+    return _list_type(item_type)
 
 
 _NUMBER_CLASSES = frozenset((bool, int, float, complex))
+_list_types: dict[types.Type, types.List] = {}
+
+
+def _list_type(item_type: types.Type) -> types.List:
+    found = _list_types.get(item_type)
+    if found is None:
+        found = _list_types[item_type] = types.List(item_type)
+    return found
 
 
 def _common_number_type(items: list, classes: set) -> types.Type:
     """The type all the numbers of `items` convert to; ints need their range, which min/max
     give when every int fits int64 (otherwise each int is typed on its own, as it may be
     uint64)."""
-    from ember.errors import TypingError
     from ember.typing.conversions import unify_pair
 
+    if len(classes) == 1 and int not in classes:  # the common case: one kind of number
+        return _EXACT_TYPES[next(iter(classes))]
     found = None
     for cls in classes - {int}:
         found = _EXACT_TYPES[cls] if found is None else unify_pair(found, _EXACT_TYPES[cls])
@@ -205,8 +209,6 @@ def _reflectable_item(typ: types.Type | None) -> bool:
 
 
 def _unreflectable(item: Any, item_type: types.Type | None) -> Exception:
-    from ember.errors import TypingError
-
     members = item if isinstance(item, tuple) else (item,)
     if any(isinstance(member, list) for member in members):
         return TypingError(
@@ -239,8 +241,6 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
     if isinstance(value, type) and issubclass(value, np.generic):  # np.float32 as a dtype
         return types.Function(value) if dtype_to_type(np.dtype(value)) is not None else None
     if isinstance(value, np.void) and value.dtype.fields is not None:
-        from ember.errors import TypingError
-
         raise TypingError(
             "a single record (an element of a structured array) cannot be passed in: pass "
             "the array and the index, and read `a[i].field` in compiled code"
