@@ -3,12 +3,14 @@ and a generic, extensible `typeof_impl` for the rest (seed 003)."""
 
 from __future__ import annotations
 
+import functools
 import sys
 from functools import singledispatch
 from typing import Any
 
 from ember import types
 from ember.errors import TypingError
+from ember.typing.conversions import unify_pair
 
 _EXACT_TYPES: dict[type, types.Type] = {
     bool: types.boolean,
@@ -172,28 +174,27 @@ def _common_number_type(items: list, classes: set) -> types.Type:
     """The type all the numbers of `items` convert to; ints need their range, which min/max
     give when every int fits int64 (otherwise each int is typed on its own, as it may be
     uint64)."""
-    from ember.typing.conversions import unify_pair
+    if int not in classes:
+        return _unified(frozenset(_EXACT_TYPES[cls] for cls in classes))
+    ints = [item for item in items if type(item) is int] if len(classes) > 1 else items
+    if -(1 << 63) <= min(ints) and max(ints) < (1 << 63):
+        int_types = {types.int64}
+    else:
+        int_types = {_int_type(item) for item in ints}
+        if None in int_types:
+            raise TypingError(
+                "a list passed from Python holds int beyond 64 bits: compiled code has no "
+                "type for it"
+            )
+    return _unified(frozenset(int_types.union(_EXACT_TYPES[cls] for cls in classes - {int})))
 
-    if len(classes) == 1 and int not in classes:  # the common case: one kind of number
-        return _EXACT_TYPES[next(iter(classes))]
+
+@functools.cache
+def _unified(number_types: frozenset) -> types.Type:
+    """The common type of some number types (as Numba unifies them)."""
     found = None
-    for cls in classes - {int}:
-        found = _EXACT_TYPES[cls] if found is None else unify_pair(found, _EXACT_TYPES[cls])
-    if int in classes:
-        ints = [item for item in items if type(item) is int] if len(classes) > 1 else items
-        if _int_type(min(ints)) is types.int64 is _int_type(max(ints)):
-            int_types = [types.int64]
-        else:
-            int_types = [_int_type(item) for item in ints]
-        for typ in int_types:
-            if typ is None:
-                raise TypingError(
-                    "a list passed from Python holds int beyond 64 bits: compiled code has no "
-                    "type for it"
-                )
-            found = typ if found is None else unify_pair(found, typ)
-    if found is None:
-        raise TypingError(f"the numbers of this list have no common type ({classes})")
+    for typ in sorted(number_types, key=str):  # one order, whatever the set's
+        found = typ if found is None else unify_pair(found, typ)
     return found
 
 
