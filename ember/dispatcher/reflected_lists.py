@@ -40,7 +40,6 @@ from ember.lowering.models import model_of
 from ember.lowering.pyapi import PythonAPI
 from ember.runtime import nrt
 
-_I1 = llvm.IntType(1)
 _NULL = llvm.Constant(_PTR, None)
 _serial = itertools.count()
 
