@@ -77,11 +77,20 @@ class _ListCodegen(ArgumentUnboxing, ArrayCodegen):
 
     # ------------------------------------------------------------------ items in
 
-    def unbox_item(self, typ: types.Type, obj: llvm.Value, fail: llvm.Block) -> llvm.Value:
+    def unbox_item(self, typ: types.Type, obj: llvm.Value, fail: llvm.Block, exact: bool):
         """The native value of item `obj` (a new reference); `fail` when it is not a `typ`
-        (a Python exception may be pending there)."""
+        (a Python exception may be pending there). Numbers are converted, or with `exact`
+        taken only from the Python class that typeof gives `typ` (other lists are left to
+        the dispatcher's Python path, which types them)."""
         b = self.builder
-        if isinstance(typ, (types.Number, types.Boolean)):  # converted, as Python would
+        if isinstance(typ, (types.Number, types.Boolean)):
+            if exact:
+                python_class = _EXACT_NUMBER_CLASSES.get(typ)
+                if python_class is None:
+                    b.branch(fail)
+                    b.position_at_end(self.new_block("never"))
+                    return llvm.Constant(model_of(typ).value_type, None)
+                self.continue_if(self._is_exactly(obj, python_class), fail, "exact_number")
             native = self.c.unbox(typ, obj)
             self.continue_if(b.not_(native.is_error), fail, "number_ok")
             return native.value
@@ -91,14 +100,14 @@ class _ListCodegen(ArgumentUnboxing, ArrayCodegen):
             self.continue_if(b.not_(native.is_error), fail, "str_copied")
             return native.value
         if isinstance(typ, types.BaseTuple):
-            return self._unbox_tuple(typ, obj, fail)
+            return self._unbox_tuple(typ, obj, fail, exact)
         kind = _entry_kind(typ)
         self.emit_match(obj, kind, fail)
         value = model_of(typ).from_arguments(b, self.emit_unbox(obj, kind, fail))
         refs.incref(b, typ, value)  # an instance: the list holds a reference of its own
         return value
 
-    def _unbox_tuple(self, typ: types.BaseTuple, obj: llvm.Value, fail: llvm.Block):
+    def _unbox_tuple(self, typ: types.BaseTuple, obj: llvm.Value, fail: llvm.Block, exact: bool):
         b = self.builder
         self.continue_if(self._is_exactly(obj, _tuple_class(typ)), fail, "tuple_ok")
         size = self.load_field(obj, self.layout.var_size_offset, _SSIZE, 8)
@@ -106,7 +115,7 @@ class _ListCodegen(ArgumentUnboxing, ArrayCodegen):
         value = llvm.Constant(model_of(typ).value_type, llvm.Undefined)
         for index, member in enumerate(typ.types):
             member_fail = self._releasing(typ, value, index, fail)
-            item = self.unbox_item(member, self.tuple_item(obj, index), member_fail)
+            item = self.unbox_item(member, self.tuple_item(obj, index), member_fail, exact)
             value = b.insert_value(value, item, index)
         return value
 
@@ -225,6 +234,14 @@ class _ListCodegen(ArgumentUnboxing, ArrayCodegen):
         return self.builder.icmp_unsigned("==", self.ob_type(obj), _object_constant(cls))
 
 
+_EXACT_NUMBER_CLASSES = {
+    types.float64: float,
+    types.int64: int,
+    types.boolean: bool,
+    types.complex128: complex,
+}
+
+
 def _tuple_class(typ: types.BaseTuple) -> type:
     return getattr(typ, "instance_class", None) or tuple
 
@@ -258,36 +275,56 @@ def _same_number(builder: llvm.IRBuilder, typ: types.Type, left, right) -> llvm.
 # ---------------------------------------------------------------------------- the functions
 
 
-def _emit_unbox(list_type: types.List, keepalive: list) -> tuple[llvm.Module, str]:
-    """`ptr unbox(PyObject *list)`: a new native list's meminfo, or NULL with an exception."""
-    module, function = _new_function(llvm.FunctionType(_PTR, [_PTR]), "unbox")
+def _emit_unbox(module: llvm.Module, list_type: types.List, keepalive: list, exact: bool):
+    """`ptr unbox(PyObject *list)`: a new native list's meminfo, or NULL with an exception;
+    `exact`: NULL without one for an empty list or items typeof would type otherwise."""
+    role = "unbox_exact" if exact else "unbox"
+    function = _new_function(module, llvm.FunctionType(_PTR, [_PTR]), role)
     gen = _ListCodegen(module, function, _NULL, keepalive)
     b, pyapi, dtype = gen.builder, gen.pyapi, list_type.dtype
     py_list = function.args[0]
     count = pyapi.list_size(py_list)
+    if exact:  # an empty list has no item type: typeof refuses it
+        empty = gen.new_block("empty")
+        with b.goto_block(empty):
+            b.ret(_NULL)
+        gen.continue_if(b.icmp_signed(">", count, _SSIZE(0)), empty, "has_items")
     value = lists.allocate(gen.context, b, list_type, count)
     storage = lists.storage_of(b, value)
     fail = gen.new_block("bad_item")
     with refs.for_range(b, count) as index:
-        item = gen.unbox_item(dtype, pyapi.list_getitem(py_list, index), fail)
+        item = gen.unbox_item(dtype, pyapi.list_getitem(py_list, index), fail, exact)
         pointer = lists.item_pointer(gen.context, b, list_type, value, index, storage)
         refs.store_item(b, dtype, item, pointer)
         lists.set_length(b, value, b.add(index, _I64(1)))  # what the destructor releases
     b.ret(b.extract_value(value, 0))
     b.position_at_end(fail)
-    with b.if_then(b.icmp_unsigned("==", pyapi.err_occurred(), _NULL)):
-        pyapi.err_set_string(TypeError, f"can't unbox heterogeneous list: an item is not {dtype}")
+    if exact:
+        pyapi.err_clear()
+    else:
+        with b.if_then(b.icmp_unsigned("==", pyapi.err_occurred(), _NULL)):
+            message = f"can't unbox heterogeneous list: an item is not {dtype}"
+            pyapi.err_set_string(TypeError, message)
     nrt.emit_decref(b, b.extract_value(value, 0))
     b.ret(_NULL)
     gen.finish_entry_block()
-    return module, function.name
+    return function.name
 
 
-def _emit_reflect(list_type: types.List, keepalive: list) -> tuple[llvm.Module, str]:
+def _emit_release(module: llvm.Module) -> str:
+    """`void release(ptr meminfo)`: drop a native list (NULL: nothing)."""
+    function = _new_function(module, llvm.FunctionType(llvm.VoidType(), [_PTR]), "release")
+    builder = llvm.IRBuilder(function.append_basic_block("entry"))
+    nrt.emit_decref(builder, function.args[0])
+    builder.ret_void()
+    return function.name
+
+
+def _emit_reflect(module: llvm.Module, list_type: types.List, keepalive: list) -> str:
     """`int reflect(PyObject *list, ptr meminfo)`: the Python list takes the native list's
     items if any differs (0, or -1 with an exception); the native list is released."""
     fnty = llvm.FunctionType(_I32, [_PTR, _PTR])
-    module, function = _new_function(fnty, "reflect")
+    function = _new_function(module, fnty, "reflect")
     failure = _I32(-1)
     gen = _ListCodegen(module, function, failure, keepalive)
     b, pyapi, dtype = gen.builder, gen.pyapi, list_type.dtype
@@ -338,40 +375,41 @@ def _emit_reflect(list_type: types.List, keepalive: list) -> tuple[llvm.Module, 
     nrt.emit_decref(b, meminfo)
     b.ret(status)
     gen.finish_entry_block()
-    return module, function.name
+    return function.name
 
 
-def _new_function(fnty: llvm.FunctionType, role: str) -> tuple[llvm.Module, llvm.Function]:
-    from ember.codegen.jit import engine
-
-    jit = engine()
-    symbol = f"ember.reflected_list.{role}.{next(_serial)}"
-    module = llvm.Module(name=symbol)
-    module.triple, module.data_layout = jit.triple, jit.data_layout
-    return module, llvm.Function(module, fnty, symbol)
-
-
-def _compile(module: llvm.Module, symbol: str) -> int:
-    from ember.codegen.jit import engine
-
-    jit = engine()
-    compiled = jit.parse(str(module))
-    compiled.verify()
-    jit.optimize(compiled)
-    jit.add_module(compiled)
-    return jit.address_of(symbol)
+def _new_function(module: llvm.Module, fnty: llvm.FunctionType, role: str) -> llvm.Function:
+    return llvm.Function(module, fnty, f"{module.name}.{role}")
 
 
 class _Converters:
-    """The compiled unbox and reflect functions of one list type (and what they refer to)."""
+    """The compiled functions of one list type, all in one module: `unbox` and `reflect` for
+    the dispatcher's Python path (ctypes), and the addresses of `unbox_exact`, `reflect` and
+    `release` for the native entry (entry_lists.py)."""
 
     def __init__(self, list_type: types.List) -> None:
+        from ember.codegen.jit import engine
+
         self.list_type = list_type
         self.keepalive: list = []
-        address = _compile(*_emit_unbox(list_type, self.keepalive))
-        self.unbox = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object)(address)
-        address = _compile(*_emit_reflect(list_type, self.keepalive))
-        self.reflect = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_void_p)(address)
+        jit = engine()
+        module = llvm.Module(name=f"ember.reflected_list.{next(_serial)}")
+        module.triple, module.data_layout = jit.triple, jit.data_layout
+        symbols = {
+            "unbox": _emit_unbox(module, list_type, self.keepalive, exact=False),
+            "unbox_exact": _emit_unbox(module, list_type, self.keepalive, exact=True),
+            "reflect": _emit_reflect(module, list_type, self.keepalive),
+            "release": _emit_release(module),
+        }
+        compiled = jit.parse(str(module))
+        compiled.verify()
+        jit.optimize(compiled)
+        jit.add_module(compiled)
+        self.addresses = {role: jit.address_of(symbol) for role, symbol in symbols.items()}
+        self.unbox = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object)(self.addresses["unbox"])
+        self.reflect = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_void_p)(
+            self.addresses["reflect"]
+        )
 
     def to_native(self, items: list) -> int:
         """A new native list (its meminfo, one reference for the caller) holding `items`."""
