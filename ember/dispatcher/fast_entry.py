@@ -63,6 +63,25 @@ def value_kind(typ: types.Type) -> Any:
     return None
 
 
+def argument_kind(typ: types.Type) -> Any:
+    """The native-entry kind of an argument of type `typ`: a list argument may be a Python
+    list (copied in and written back) or a typed list; other types as `value_kind`."""
+    if isinstance(typ, types.List) and not isinstance(typ.dtype, types.Record):
+        from ember.dispatcher.reflected_lists import converters
+        from ember.dispatcher.typeof import reflectable_item
+
+        if reflectable_item(typ.dtype):
+            addresses = converters(typ).addresses
+            return native_entry.ReflectedListKind(
+                typ,
+                addresses["unbox_exact"],
+                addresses["reflect"],
+                addresses["release"],
+                value_kind(typ),
+            )
+    return value_kind(typ)
+
+
 def _positional_defaults(py_func: Callable) -> tuple | None:
     """Defaults of trailing positional parameters, or None when the fast path cannot bind
     the parameters positionally (*args, keyword-only parameters)."""
@@ -75,7 +94,7 @@ def _positional_defaults(py_func: Callable) -> tuple | None:
 def _specialization(arg_types: tuple, result: Any) -> tuple | None:
     """`(arg_kinds, ret_kind, address)` of one compiled specialization, or None when the
     native entry cannot take its arguments or box its result."""
-    arg_kinds = [value_kind(t) for t in arg_types]
+    arg_kinds = [argument_kind(t) for t in arg_types]
     ret_kind = value_kind(result.signature.return_type)
     if ret_kind is None or None in arg_kinds:
         return None

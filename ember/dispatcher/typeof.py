@@ -154,7 +154,7 @@ def _typeof_list(items: list) -> types.Type:
             "pass a NumPy array, or build the list inside the jitted function"
         )
     item_type = typeof_or_none(items[0])
-    if not _reflectable_item(item_type):
+    if not reflectable_item(item_type):
         raise _unreflectable(items[0], item_type)
     return _list_type(item_type)
 
@@ -198,14 +198,14 @@ def _unified(number_types: frozenset) -> types.Type:
     return found
 
 
-def _reflectable_item(typ: types.Type | None) -> bool:
+def reflectable_item(typ: types.Type | None) -> bool:
     """Whether a list of `typ` can be passed from Python and written back."""
     if isinstance(typ, (types.Number, types.Boolean, types.UnicodeType, types.Array)):
         return not isinstance(typ, types.Array) or not isinstance(typ.dtype, types.Record)
     if isinstance(typ, types.ClassInstanceType):
         return True
     if isinstance(typ, types.BaseTuple):
-        return all(_reflectable_item(member) for member in typ.types)
+        return all(reflectable_item(member) for member in typ.types)
     return False
 
 
