@@ -333,3 +333,96 @@ def test_string_lists_do_not_leak():
 def test_lists_that_cannot_pass(items, message):
     with pytest.raises(TypingError, match=message):
         _sum_of_sums(items)
+
+
+# ---------------------------------------------------------------------------- the native entry
+
+_MANY = 40  # calls: beyond the count after which the dispatcher installs its native entry
+
+
+@njit
+def _total_and_grow(xs, k):
+    total = xs[0] * 0
+    for x in xs:
+        total += x
+    xs.append(xs[0] * k)
+    return total
+
+
+def test_many_calls_with_lists_of_several_types_like_python():
+    cases = [[1, 2, 3], [0.5, 1.5], [True, 2], [1j, 2.0], ["ab", "c"]]
+    for round_ in range(_MANY):
+        for items in cases:
+            _assert_like_python(_total_and_grow, items, 1 + round_ % 3)
+
+
+def test_many_calls_with_ints_in_a_list_of_floats_keep_them():
+    @njit
+    def total(xs):
+        return sum(xs)
+
+    for _ in range(_MANY):  # the native entry leaves such lists to the Python path
+        mixed = [1, 2.5]
+        assert total(mixed) == 3.5 and type(mixed[0]) is int
+        assert total([0.5, 2.5]) == 3.0
+
+
+def test_many_calls_alternating_python_and_typed_lists():
+    from ember import typed
+
+    for round_ in range(_MANY):
+        python_list = [1.0, float(round_)]
+        typed_list = typed.List([1.0, float(round_)])
+        assert _total_and_grow(python_list, 2) == 1.0 + round_
+        assert python_list == [1.0, float(round_), 2.0]
+        assert _total_and_grow(typed_list, 3) == 1.0 + round_
+        assert list(typed_list) == [1.0, float(round_), 3.0]
+    slow_calls = _total_and_grow._slow_calls
+    for _ in range(10):
+        _total_and_grow([2.0], 1)
+        _total_and_grow(typed.List([2.0]), 1)
+    assert _total_and_grow._slow_calls == slow_calls  # both took the native entry
+
+
+@njit
+def _two_lists(first, second, n):
+    first.append(len(second[0]) * n)
+    return len(first) + len(second)
+
+
+def test_a_later_list_of_other_items_releases_the_earlier_copy():
+    for _ in range(_MANY):  # the native entry knows (list(int64), list(array), int64)
+        first = [1, 2]
+        assert _two_lists(first, [np.ones(2)], 3) == 4 and first == [1, 2, 6]
+    # an int array: the native entry copies `first`, then sees `second` is not its type
+    assert (
+        _live_blocks_after(lambda: _two_lists([1, 2], [np.arange(2)], 3), lambda: (), calls=_MANY)
+        == 0
+    )
+    _assert_like_python(_two_lists, [1, 2], [np.arange(2)], 3)
+
+
+@njit
+def _append_then_raise(xs):
+    xs.append(xs[0])
+    raise ValueError("refused")
+
+
+def test_an_exception_on_the_native_path_still_writes_back_and_releases():
+    for _ in range(_MANY):
+        words = ["a", "bc"]
+        with pytest.raises(ValueError, match="refused"):
+            _append_then_raise(words)
+        assert words == ["a", "bc", "a"]
+    assert _live_blocks_after(_refused_append, lambda: (), calls=_MANY) == 0
+
+
+def _refused_append():
+    with pytest.raises(ValueError):
+        _append_then_raise(["a", "bc"])
+
+
+def test_lists_without_the_gil():
+    grow = njit(nogil=True)(_total_and_grow.py_func)
+    for _ in range(_MANY):
+        _assert_like_python(grow, [np.ones(2), np.arange(2.0)], 2.0)
