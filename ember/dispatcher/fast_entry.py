@@ -51,7 +51,7 @@ def value_kind(typ: types.Type) -> Any:
         from ember.typed.typeddict import dict_kind
 
         return dict_kind(typ)
-    if isinstance(typ, types.List):  # an ember.typed.List (a Python list: the slow path)
+    if isinstance(typ, types.List):  # an ember.typed.List (Python lists: argument_kind)
         from ember.typed.typedlist import list_kind
 
         return list_kind(typ)
