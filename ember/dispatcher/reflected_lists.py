@@ -13,7 +13,6 @@ place (the objects that did not change are kept: an int stays an int in a list o
 from __future__ import annotations
 
 import ctypes
-import functools
 import itertools
 from typing import Any
 
@@ -433,9 +432,21 @@ class _Converters:
         self.reflect(items, meminfo)
 
 
-@functools.cache
+_built: dict[types.List, _Converters] = {}
+
+
 def converters(list_type: types.List) -> _Converters:
-    return _Converters(list_type)
+    """The converters of `list_type`, compiled at the first Python list of that type."""
+    found = _built.get(list_type)
+    if found is None:
+        found = _built[list_type] = _Converters(list_type)
+    return found
+
+
+def built_converters(list_type: types.List) -> _Converters | None:
+    """The converters of `list_type` if a Python list of that type was passed already (the
+    native entry then takes such lists; code only ever given typed lists compiles none)."""
+    return _built.get(list_type)
 
 
 def _first_differing_item(dtype: types.Type, items: list) -> tuple[int, Any] | None:
