@@ -426,3 +426,17 @@ def test_lists_without_the_gil():
     grow = njit(nogil=True)(_total_and_grow.py_func)
     for _ in range(_MANY):
         _assert_like_python(grow, [np.ones(2), np.arange(2.0)], 2.0)
+
+
+@njit
+def _grow_and_return(xs):
+    xs.append(xs[0])
+    return xs
+
+
+def test_a_list_returned_is_the_callers_list_as_in_numba():
+    for _ in range(_MANY):  # the Python path first, then the native entry
+        arrays = _arrays()
+        assert _grow_and_return(arrays) is arrays and len(arrays) == 4
+        assert arrays[3] is arrays[0]  # the very array appended, as Numba boxes it
+    assert _live_blocks_after(_grow_and_return, lambda: (["a", "b"],), calls=_MANY) == 0

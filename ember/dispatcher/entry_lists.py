@@ -107,6 +107,18 @@ class ListArgumentCodegen(EntryBuilder):
         with b.if_then(b.load(failed), likely=False):
             b.ret(_NULL)
 
+    def emit_return_copied_list(self, unboxed: list, ret_slot: ir.Value) -> None:
+        """A function returning a list it was given returns the caller's list itself, as
+        Numba does (written back already; the reference to the native copy is dropped)."""
+        b = self.builder
+        returned = b.load(ret_slot, typ=_PTR)
+        for entry in unboxed:
+            same = b.and_(entry.copied, b.icmp_unsigned("==", returned, entry.meminfo))
+            with b.if_then(same):
+                b.call(_FunctionPointer(_RELEASE, entry.kind.release), [returned])
+                self.incref_object(entry.obj)
+                b.ret(entry.obj)
+
     def _release(self, unboxed: list) -> None:
         b = self.builder
         for entry in unboxed:

@@ -18,7 +18,7 @@ from typing import Any
 from ember import types
 from ember.lowering.callconv import STATUS_OK, ExcInfoRecord, raise_static_exception
 from ember.runtime import boxing as arrayboxing
-from ember.runtime import string_boxing
+from ember.runtime import nrt, string_boxing
 from ember.typing.signature import Signature
 
 _INTEGER_CTYPES = {
@@ -322,6 +322,11 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
                     release(flat[slot])
         if status != STATUS_OK:
             raise_static_exception(ctypes.addressof(excinfo))
+        if native_lists and isinstance(return_type, types.List):
+            for container, _, meminfo in native_lists:
+                if result.meminfo == meminfo:  # a list it was given: the caller's, as Numba
+                    nrt.runtime().decref(meminfo)
+                    return container
         if isinstance(memory_type, type) and issubclass(memory_type, ctypes.Structure):
             return _box(return_type, result, values)
         return _box(return_type, result.value)
