@@ -65,14 +65,13 @@ def value_kind(typ: types.Type) -> Any:
 
 def argument_kind(typ: types.Type) -> Any:
     """The native-entry kind of an argument of type `typ`: a list argument may be a Python
-    list (copied in and written back, once Python lists of its type were passed) or a typed
-    list; other types as `value_kind`."""
+    list (copied in and written back) or a typed list; other types as `value_kind`."""
     if isinstance(typ, types.List):
-        from ember.dispatcher.reflected_lists import built_converters
+        from ember.dispatcher.reflected_lists import converters
+        from ember.dispatcher.typeof import reflectable_item
 
-        converters = built_converters(typ)
-        if converters is not None:
-            addresses = converters.addresses
+        if reflectable_item(typ.dtype):
+            addresses = converters(typ).addresses
             return native_entry.ReflectedListKind(
                 typ,
                 addresses["unbox_exact"],

@@ -288,11 +288,8 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
     return_type = sig.return_type
     from ember.dispatcher.reflection import reflector
 
-    reflectors = {  # Python lists and sets: copied in, written back
-        index: reflector(typ)
-        for index, typ in enumerate(arg_types)
-        if isinstance(typ, (types.List, types.Set))
-    }
+    reflected = (types.List, types.Set)  # Python lists and sets: copied in, written back
+    containers = {index: typ for index, typ in enumerate(arg_types) if isinstance(typ, reflected)}
     string_slots = _string_meminfo_slots(arg_types)
     release = None
     if string_slots:
@@ -307,8 +304,8 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
         excinfo = ExcInfoRecord()
         try:  # the lists made so far are released (written back unchanged) if one fails
             for index, (typ, value) in enumerate(zip(arg_types, values)):
-                passing = reflectors.get(index)
-                if passing is not None and not hasattr(value, "_meminfo"):  # typed.List: lent
+                if index in containers and not hasattr(value, "_meminfo"):  # typed.List: lent
+                    passing = reflector(containers[index])
                     native_lists.append((value, passing, passing.to_native(value)))
                     flat.append(native_lists[-1][2])
                 else:

@@ -443,12 +443,6 @@ def converters(list_type: types.List) -> _Converters:
     return found
 
 
-def built_converters(list_type: types.List) -> _Converters | None:
-    """The converters of `list_type` if a Python list of that type was passed already (the
-    native entry then takes such lists; code only ever given typed lists compiles none)."""
-    return _built.get(list_type)
-
-
 def _first_differing_item(dtype: types.Type, items: list) -> tuple[int, Any] | None:
     """(index, what it is) of the first item that is not a `dtype`, for the error message."""
     from ember.dispatcher.typeof import typeof_or_none
