@@ -187,6 +187,31 @@ def _argument_rows(quick: bool) -> list[Row]:
             func(arg)
             times[name] = best_seconds_per_call(lambda: func(arg), 1 if quick else 3, 0.05)
         rows.append(Row("call with", f"f({label} of 1000 items)", times, unit="us"))
+    return rows + _python_list_argument_rows(quick, impls)
+
+
+def _python_list_argument_rows(quick: bool, impls: dict) -> list[Row]:
+    """One call of `len(xs)` passing a Python list of 1000 items (Numba's reflected lists:
+    copied in, compared for the write-back)."""
+    import warnings
+
+    import numpy as np
+
+    lists = {
+        "floats": [0.5 * i for i in range(1000)],
+        "strs": [f"w{i}" for i in range(1000)],
+        "arrays": [np.ones(3) for _ in range(1000)],
+        "(float, int) tuples": [(0.5 * i, i) for i in range(1000)],
+    }
+    rows = []
+    for label, items in lists.items():
+        times = {}
+        for name, (func, _) in impls.items():
+            with warnings.catch_warnings():  # Numba's reflected-list deprecation notice
+                warnings.simplefilter("ignore")
+                func(items)
+                times[name] = best_seconds_per_call(lambda: func(items), 1 if quick else 3, 0.05)
+        rows.append(Row("call with", f"f(Python list of 1000 {label})", times, unit="us"))
     return rows
 
 

@@ -24,6 +24,7 @@ from ember.errors import TypingError
         ([-(2**63), 2**63 - 1], types.int64),
         ([1.5, 1j], types.complex128),
         ([3, 2.5, True], types.float64),
+        ([np.float32(1), np.float32(2)], types.float32),  # NumPy scalars of one type, as Numba
     ],
 )
 def test_item_types(items, expected):
@@ -32,7 +33,12 @@ def test_item_types(items, expected):
 
 @pytest.mark.parametrize(
     ("items", "named"),
-    [(["a", 1], "str"), ([1, None], "NoneType"), ([1, 2**64], "int"), ([np.float32(1)], "float32")],
+    [
+        (["a", 1], "str"),
+        ([1, None], "NoneType"),
+        ([1, 2**64], "int"),
+        ([np.float32(1), 2.0], "float32"),
+    ],
 )
 def test_items_that_are_not_numbers_are_named(items, named):
     with pytest.raises(TypingError, match=f"holds {named}"):

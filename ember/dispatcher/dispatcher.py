@@ -432,7 +432,7 @@ class Dispatcher:
             raise ArgumentTypeError(
                 f"{self.py_func.__name__}(): cannot compile for argument '{name}' of Python "
                 f"type {type(value).__name__}: ember supports numbers, strings, None, tuples, "
-                "lists of numbers or strings and NumPy arrays"
+                "lists (of numbers, strings, arrays or tuples) and NumPy arrays"
             )
         return found
 

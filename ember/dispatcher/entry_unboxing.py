@@ -21,6 +21,7 @@ from ember.dispatcher.object_layout import (
     ConstantKind,
     InstanceKind,
     Kind,
+    ReflectedListKind,
     _object_constant,
     numpy_scalar_type,
     return_memory_type,
@@ -29,13 +30,17 @@ from ember.runtime.nrt import HEADER_SIZE as _NRT_HEADER_SIZE
 
 
 class ArgumentUnboxing(EntryBuilder):
-    """Matches each argument object against its kind and unboxes it (arrays: native_arrays)."""
+    """Matches each argument object against its kind and unboxes it (arrays: native_arrays,
+    lists: entry_lists)."""
 
     def emit_match(self, obj: ir.Value, kind: Kind, fail: ir.Block) -> None:
         """Emit exact-type checks of ``obj`` against ``kind``; branch to ``fail`` on mismatch."""
         b = self.builder
         if isinstance(kind, ArrayKind):
             self.emit_match_array(obj, kind, fail)
+            return
+        if isinstance(kind, ReflectedListKind):
+            self.emit_match_list(obj, kind, fail)
             return
         if isinstance(kind, ConstantKind):
             same = b.icmp_unsigned("==", obj, _object_constant(kind.value))

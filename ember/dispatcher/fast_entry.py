@@ -55,7 +55,7 @@ def value_kind(typ: types.Type) -> Any:
         from ember.typed.typeddict import dict_kind
 
         return dict_kind(typ)
-    if isinstance(typ, types.List):  # an ember.typed.List (a Python list: the slow path)
+    if isinstance(typ, types.List):  # an ember.typed.List (Python lists: argument_kind)
         from ember.typed.typedlist import list_kind
 
         return list_kind(typ)
@@ -65,6 +65,25 @@ def value_kind(typ: types.Type) -> Any:
             return None
         return native_entry.ArrayKind(dtype, typ.ndim, typ.layout, typ.readonly)
     return None
+
+
+def argument_kind(typ: types.Type) -> Any:
+    """The native-entry kind of an argument of type `typ`: a list argument may be a Python
+    list (copied in and written back) or a typed list; other types as `value_kind`."""
+    if isinstance(typ, types.List):
+        from ember.dispatcher.reflected_lists import converters
+        from ember.dispatcher.typeof import reflectable_item
+
+        if reflectable_item(typ.dtype):
+            addresses = converters(typ).addresses
+            return native_entry.ReflectedListKind(
+                typ,
+                addresses["unbox_exact"],
+                addresses["reflect"],
+                addresses["release"],
+                value_kind(typ),
+            )
+    return value_kind(typ)
 
 
 def _positional_defaults(py_func: Callable) -> tuple | None:
@@ -79,7 +98,7 @@ def _positional_defaults(py_func: Callable) -> tuple | None:
 def _specialization(arg_types: tuple, result: Any) -> tuple | None:
     """`(arg_kinds, ret_kind, address)` of one compiled specialization, or None when the
     native entry cannot take its arguments or box its result."""
-    arg_kinds = [value_kind(t) for t in arg_types]
+    arg_kinds = [argument_kind(t) for t in arg_types]
     ret_kind = value_kind(result.signature.return_type)
     if ret_kind is None or None in arg_kinds:
         return None

@@ -33,6 +33,7 @@ __all__ = [
 
 from ember.dispatcher.entry_boxing import ResultBoxing
 from ember.dispatcher.entry_keywords import KeywordPlacement
+from ember.dispatcher.entry_lists import ListArgumentCodegen
 from ember.dispatcher.entry_unboxing import ArgumentUnboxing
 from ember.dispatcher.native_arrays import ArrayCodegen
 from ember.dispatcher.object_layout import (  # noqa: F401 - re-exported
@@ -64,6 +65,7 @@ from ember.dispatcher.object_layout import (  # noqa: F401 - re-exported
     NumpyLayout,
     OptionalKind,
     PyLayout,
+    ReflectedListKind,
     Specialization,
     _capi_address,
     _check_kind,
@@ -87,7 +89,9 @@ from ember.lowering.callconv import EXCINFO_TYPE as _EXCINFO
 # --------------------------------------------------------------------------------------------
 
 
-class _EntryCodegen(ArgumentUnboxing, ResultBoxing, KeywordPlacement, ArrayCodegen):
+class _EntryCodegen(
+    ArgumentUnboxing, ResultBoxing, KeywordPlacement, ArrayCodegen, ListArgumentCodegen
+):
     """Emits the body of one fastcall entry function: per specialization, match, unbox, call
     and box; then the fallback and the raise paths."""
 
@@ -111,9 +115,18 @@ class _EntryCodegen(ArgumentUnboxing, ResultBoxing, KeywordPlacement, ArrayCodeg
         arg_objs = [self.argument_or_default(position, required) for position in range(count)]
         for obj, kind in zip(arg_objs, arg_kinds, strict=True):
             self.emit_match(obj, kind, next_block)
-        flat: list[ir.Value] = []
-        for obj, kind in zip(arg_objs, arg_kinds, strict=True):
-            flat.extend(self.emit_unbox(obj, kind, self.fallback_block))
+        # Lists last: copying one may allocate, and it is released if a later list's items
+        # send the call to the next specialization.
+        unboxed = [
+            None if isinstance(kind, ReflectedListKind)
+            else self.emit_unbox(obj, kind, self.fallback_block)
+            for obj, kind in zip(arg_objs, arg_kinds, strict=True)
+        ]  # fmt: skip
+        copied_lists: list = []
+        for position, (obj, kind) in enumerate(zip(arg_objs, arg_kinds, strict=True)):
+            if isinstance(kind, ReflectedListKind):
+                unboxed[position] = self.emit_unbox_list(obj, kind, copied_lists, next_block)
+        flat = [value for values in unboxed for value in values]
 
         fnty = native_function_type(arg_kinds)
         callee = self.resolve_target(target, fnty)
@@ -125,7 +138,10 @@ class _EntryCodegen(ArgumentUnboxing, ResultBoxing, KeywordPlacement, ArrayCodeg
         status = b.call(callee, [ret_slot, self._exc_slot, ir.Constant(_PTR, None), *flat])
         if thread_state is not None:
             self.call_capi("PyEval_RestoreThread", [thread_state])
+        self.emit_reflect_lists(copied_lists)
         self.continue_if(b.icmp_signed("==", status, _I32(0)), self.raise_block, f"spec{index}.ok")
+        if isinstance(ret_kind, InstanceKind) and not ret_kind.data_pointer:  # a list, a dict
+            self.emit_return_copied_list(copied_lists, ret_slot)
         b.ret(self.emit_box(ret_kind, ret_slot))
         b.position_at_end(next_block)
 

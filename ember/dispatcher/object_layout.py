@@ -10,7 +10,7 @@ import sysconfig
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from llvmlite import ir
 
@@ -126,13 +126,34 @@ class InstanceKind:
         return id(self.box_class)
 
 
+@dataclass(frozen=True, eq=False)
+class ReflectedListKind:
+    """A list argument: a Python list, copied into a native list by the generated function at
+    `unbox` (`ptr unbox(PyObject*)`: NULL when its items are not of the list type) and written
+    back by `reflect` after the call (ember/dispatcher/reflected_lists.py), or a typed list of
+    the same type (`typed`, lent as is; None when typed lists take no fast path). Flattens
+    to the list's meminfo. Equal kinds: the same list type."""
+
+    list_type: Any
+    unbox: int
+    reflect: int
+    release: int
+    typed: InstanceKind | None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ReflectedListKind) and other.list_type == self.list_type
+
+    def __hash__(self) -> int:
+        return hash(self.list_type)
+
+
 def _check_kind(kind: Kind) -> None:
     """Raise ``TypeError`` unless ``kind`` is a valid value kind."""
     if isinstance(kind, OptionalKind):
         if kind.inner not in _SCALAR_KINDS or kind.inner == "none":
             raise TypeError(f"unsupported optional kind: {kind.inner!r}")
         return
-    if isinstance(kind, (ConstantKind, InstanceKind)):
+    if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind)):
         return
     if isinstance(kind, ArrayKind):
         if kind.dtype not in _SCALAR_KINDS or kind.dtype == "none":
@@ -154,6 +175,8 @@ def flatten_arg_types(kind: Kind) -> list[ir.Type]:
         return []
     if isinstance(kind, InstanceKind):
         return [_PTR, _PTR] if kind.data_pointer else [_PTR]
+    if isinstance(kind, ReflectedListKind):
+        return [_PTR]
     if isinstance(kind, ArrayKind):
         return [_PTR, _PTR, _I64, _I64, _PTR] + [_I64] * (2 * kind.ndim)
     if kind in _INT_KINDS:
@@ -207,7 +230,7 @@ def fast_path_supported(kind: Kind) -> bool:
     """
     if isinstance(kind, tuple):
         return all(fast_path_supported(member) for member in kind)
-    if isinstance(kind, (ConstantKind, InstanceKind)):
+    if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind)):
         return True
     if isinstance(kind, ArrayKind):
         return numpy_layout() is not None

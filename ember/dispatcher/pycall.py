@@ -18,7 +18,7 @@ from typing import Any
 from ember import types
 from ember.lowering.callconv import STATUS_OK, ExcInfoRecord, raise_static_exception
 from ember.runtime import boxing as arrayboxing
-from ember.runtime import string_boxing
+from ember.runtime import nrt, string_boxing
 from ember.typing.signature import Signature
 
 _INTEGER_CTYPES = {
@@ -295,12 +295,10 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
     native = prototype(address)
     arg_types = sig.args
     return_type = sig.return_type
-    if any(isinstance(typ, (types.List, types.Set)) for typ in arg_types):
-        from ember.dispatcher import reflection
+    from ember.dispatcher.reflection import reflector
 
-    lists = [
-        index for index, typ in enumerate(arg_types) if isinstance(typ, (types.List, types.Set))
-    ]
+    reflected = (types.List, types.Set)  # Python lists and sets: copied in, written back
+    containers = {index: typ for index, typ in enumerate(arg_types) if isinstance(typ, reflected)}
     string_slots = _string_meminfo_slots(arg_types)
     release = None
     if string_slots:
@@ -311,23 +309,30 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
     def invoke(*values: Any) -> Any:
         flat: list = []
         native_lists = []
-        for index, (typ, value) in enumerate(zip(arg_types, values)):
-            if index in lists and not hasattr(value, "_meminfo"):  # typed.List: lent as is
-                native_lists.append((value, typ, reflection.to_native(typ, value)))
-                flat.append(native_lists[-1][2])
-            else:
-                _flatten(typ, value, flat)
         result = memory_type()
         excinfo = ExcInfoRecord()
-        try:
+        try:  # the lists made so far are released (written back unchanged) if one fails
+            for index, (typ, value) in enumerate(zip(arg_types, values)):
+                if index in containers and not hasattr(value, "_meminfo"):  # typed.List: lent
+                    passing = reflector(containers[index])
+                    native_lists.append((value, passing, passing.to_native(value)))
+                    flat.append(native_lists[-1][2])
+                else:
+                    _flatten(typ, value, flat)
             status = native(ctypes.addressof(result), ctypes.addressof(excinfo), None, *flat)
         finally:
-            for pylist, typ, meminfo in native_lists:
-                reflection.write_back(typ, meminfo, pylist)
+            for container, passing, meminfo in native_lists:
+                passing.write_back(meminfo, container)
             for slot in string_slots:  # the argument copies (the callee kept its own refs)
-                release(flat[slot])
+                if slot < len(flat):  # (made before a later argument failed to convert)
+                    release(flat[slot])
         if status != STATUS_OK:
             raise_static_exception(ctypes.addressof(excinfo))
+        if native_lists and isinstance(return_type, types.List):
+            for container, _, meminfo in native_lists:
+                if result.meminfo == meminfo:  # a list it was given: the caller's, as Numba
+                    nrt.runtime().decref(meminfo)
+                    return container
         if isinstance(memory_type, type) and issubclass(memory_type, ctypes.Structure):
             return _box(return_type, result, values)
         return _box(return_type, result.value)

@@ -3,11 +3,14 @@ and a generic, extensible `typeof_impl` for the rest (seed 003)."""
 
 from __future__ import annotations
 
+import functools
 import sys
 from functools import singledispatch
 from typing import Any
 
 from ember import types
+from ember.errors import TypingError
+from ember.typing.conversions import unify_pair
 
 _EXACT_TYPES: dict[type, types.Type] = {
     bool: types.boolean,
@@ -71,16 +74,18 @@ def _typeof_slow(value: Any, cls: type) -> types.Type | None:
 
 def _typeof_set(items: set) -> types.Type:
     """A Python set of numbers passes as a set of their common type (reflected, as a list)."""
-    from ember.errors import TypingError
-
     if not items:
         raise TypingError("an empty set has no item type: add an item before passing it")
-    return types.Set(_typeof_list(list(items)).dtype)
+    dtype = _typeof_list(list(items)).dtype
+    if not isinstance(dtype, (types.Number, types.Boolean)):
+        raise TypingError(
+            f"only sets of numbers can be passed from Python (this one holds {dtype}): "
+            "build the set inside the jitted function"
+        )
+    return types.Set(dtype)
 
 
 def _refuse_dict() -> None:
-    from ember.errors import TypingError
-
     raise TypingError(
         "a Python dict cannot be passed to compiled code (as in Numba, dicts are not "
         "reflected): pass an ember.typed.Dict, e.g. d = ember.typed.Dict.empty("
@@ -133,41 +138,91 @@ def _dtype_spelling(dtype: Any) -> bytes:
 
 
 def _typeof_list(items: list) -> types.Type:
-    """A Python list of numbers passes as a list of their common type (reflected: the callee's
-    changes are written back, as Numba does)."""
-    from ember.errors import TypingError
-    from ember.typing.conversions import unify_pair
-
+    """A Python list passes as a list of its items' type (reflected: the callee's changes are
+    written back, as Numba does). Numbers take their common type; other items the type of the
+    first one, which every item must have (checked item by item as the list is unboxed)."""
     if not items:
         raise TypingError("an empty list has no item type: pass a NumPy array instead")
-    instance_type = getattr(type(items[0]), "_ember_type_", None)
-    if isinstance(instance_type, types.ClassInstanceType):  # jitclass instances, one class
-        if all(type(item) is type(items[0]) for item in items):
-            return types.List(instance_type)
-    if type(items[0]) is str and all(type(item) is str for item in items):
-        return types.List(types.unicode_type)
-    # one item per Python type (at C speed); ints need their range, which min/max give when
-    # every int fits int64 (otherwise each int is typed on its own, as it may be uint64)
-    representatives = dict(zip(map(type, items), items))
-    if int in representatives:
-        ints = [item for item in items if type(item) is int]
-        if _int_type(min(ints)) is types.int64 is _int_type(max(ints)):
-            representatives[int] = 0
-        else:
-            del representatives[int]
-            representatives.update((index, item) for index, item in enumerate(ints))
-    found = None
-    for item in representatives.values():
-        typ = _EXACT_TYPES.get(type(item)) or (_int_type(item) if type(item) is int else None)
-        if isinstance(typ, (types.Number, types.Boolean)):
-            found = typ if found is None else unify_pair(found, typ)
-        if found is None or not isinstance(typ, (types.Number, types.Boolean)):
+    classes = set(map(type, items))  # at C speed
+    if classes <= _NUMBER_CLASSES:
+        return _list_type(_common_number_type(items, classes))
+    if len(classes) > 1:
+        odd_first = sorted(classes, key=lambda cls: (cls in _NUMBER_CLASSES, cls.__name__))
+        names = " and ".join(cls.__name__ for cls in odd_first[:2])
+        raise TypingError(
+            f"a list passed from Python must hold items of one type (this one holds {names}): "
+            "pass a NumPy array, or build the list inside the jitted function"
+        )
+    item_type = typeof_or_none(items[0])
+    if not reflectable_item(item_type):
+        raise _unreflectable(items[0], item_type)
+    return _list_type(item_type)
+
+
+_NUMBER_CLASSES = frozenset((bool, int, float, complex))
+_list_types: dict[types.Type, types.List] = {}
+
+
+def _list_type(item_type: types.Type) -> types.List:
+    found = _list_types.get(item_type)
+    if found is None:
+        found = _list_types[item_type] = types.List(item_type)
+    return found
+
+
+def _common_number_type(items: list, classes: set) -> types.Type:
+    """The type all the numbers of `items` convert to; ints need their range, which min/max
+    give when every int fits int64 (otherwise each int is typed on its own, as it may be
+    uint64)."""
+    if int not in classes:
+        return _unified(frozenset(_EXACT_TYPES[cls] for cls in classes))
+    ints = [item for item in items if type(item) is int] if len(classes) > 1 else items
+    if -(1 << 63) <= min(ints) and max(ints) < (1 << 63):
+        int_types = {types.int64}
+    else:
+        int_types = {_int_type(item) for item in ints}
+        if None in int_types:
             raise TypingError(
-                "only lists of numbers or of strings (or of one jitclass's instances) can be "
-                "passed from Python "
-                f"(this one holds {type(item).__name__}): pass a NumPy array instead"
+                "a list passed from Python holds int beyond 64 bits: compiled code has no "
+                "type for it"
             )
-    return types.List(found)
+    return _unified(frozenset(int_types.union(_EXACT_TYPES[cls] for cls in classes - {int})))
+
+
+@functools.cache
+def _unified(number_types: frozenset) -> types.Type:
+    """The common type of some number types (as Numba unifies them)."""
+    found = None
+    for typ in sorted(number_types, key=str):  # one order, whatever the set's
+        found = typ if found is None else unify_pair(found, typ)
+    return found
+
+
+def reflectable_item(typ: types.Type | None) -> bool:
+    """Whether a list of `typ` can be passed from Python and written back."""
+    if isinstance(typ, (types.Number, types.Boolean, types.UnicodeType, types.Array)):
+        return not isinstance(typ, types.Array) or not isinstance(typ.dtype, types.Record)
+    if isinstance(typ, types.ClassInstanceType):
+        return True
+    if isinstance(typ, types.BaseTuple):
+        return all(reflectable_item(member) for member in typ.types)
+    return False
+
+
+def _unreflectable(item: Any, item_type: types.Type | None) -> Exception:
+    members = item if isinstance(item, tuple) else (item,)
+    if any(isinstance(member, list) for member in members):
+        return TypingError(
+            "cannot reflect element of reflected container: a list of lists cannot be passed "
+            "from Python (as in Numba): pass an ember.typed.List (numba.typed.List) of typed "
+            "Lists, or a 2-d NumPy array"
+        )
+    return TypingError(
+        "only lists of numbers, strings, NumPy arrays, tuples of these or one jitclass's "
+        f"instances can be passed from Python (this one holds {type(item).__name__}"
+        f"{'' if item_type is None else f' of type {item_type}'}): pass a NumPy array or an "
+        "ember.typed.List instead"
+    )
 
 
 def _int_type(value: int) -> types.Type | None:
@@ -187,8 +242,6 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
     if isinstance(value, type) and issubclass(value, np.generic):  # np.float32 as a dtype
         return types.Function(value) if dtype_to_type(np.dtype(value)) is not None else None
     if isinstance(value, np.void) and value.dtype.fields is not None:
-        from ember.errors import TypingError
-
         raise TypingError(
             "a single record (an element of a structured array) cannot be passed in: pass "
             "the array and the index, and read `a[i].field` in compiled code"

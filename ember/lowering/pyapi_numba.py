@@ -44,6 +44,7 @@ SIGNATURES: dict[str, tuple[llvm.Type, list[llvm.Type]]] = {
     "PyList_GetItem": (_PTR, [_PTR, _SSIZE]),
     "PyList_SetItem": (_INT, [_PTR, _SSIZE, _PTR]),
     "PyList_Append": (_INT, [_PTR, _PTR]),
+    "PyList_SetSlice": (_INT, [_PTR, _SSIZE, _SSIZE, _PTR]),
     "PyDict_New": (_PTR, []),
     "PyDict_SetItem": (_INT, [_PTR, _PTR, _PTR]),
     "PyDict_SetItemString": (_INT, [_PTR, _PTR, _PTR]),
@@ -191,6 +192,10 @@ class NumbaPythonAPI:
 
     def list_append(self, lst: llvm.Value, item: llvm.Value) -> llvm.Value:
         return self._call("PyList_Append", [lst, item])
+
+    def list_setslice(self, lst: llvm.Value, start, stop, items: llvm.Value) -> llvm.Value:
+        """`lst[start:stop] = items` (a list; the caller keeps its reference); 0 or -1."""
+        return self._call("PyList_SetSlice", [lst, start, stop, items])
 
     def dict_new(self, presize: int = 0) -> llvm.Value:
         return self._call("PyDict_New", [])

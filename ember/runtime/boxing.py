@@ -246,7 +246,7 @@ def _find_parent(address: int | None, values: Any) -> Any:
     for value in values:
         if isinstance(value, ndarray) and id(value) == address:
             return value
-        if isinstance(value, tuple):
+        if isinstance(value, (tuple, list)):  # a tuple's member, a reflected list's item
             found = _find_parent(address, value)
             if found is not None:
                 return found

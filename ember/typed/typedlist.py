@@ -286,7 +286,8 @@ def class_for(list_type: types.List) -> type:
 
 def list_kind(list_type: types.List) -> Any:
     """The native entry's argument kind of typed lists of `list_type`, or None (no fast path).
-    Python lists of the same type fail its class check and take the reflecting slow path."""
+    Python lists of the same type are copied in and written back by the argument kind that
+    wraps this one (ember/dispatcher/entry_lists.py)."""
     from ember.dispatcher.object_layout import InstanceKind
     from ember.typed.typeddict import slot_offset
 

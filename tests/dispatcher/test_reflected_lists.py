@@ -64,7 +64,7 @@ def test_an_unchanged_list_keeps_its_objects():
     assert items == [1.5, 2] and type(items[1]) is int
 
 
-@pytest.mark.parametrize("bad, message", [([], "empty list"), ([1, "a"], "lists of numbers")])
+@pytest.mark.parametrize("bad, message", [([], "empty list"), ([1, "a"], "items of one type")])
 def test_lists_that_cannot_pass(bad, message):
     with pytest.raises(TypingError, match=message):
         _read(bad)

@@ -121,19 +121,12 @@ def box_tuple(typ, val, c):
     return builder.select(failed, pyapi.get_null_object(), result)
 
 
-@unbox(types.UnicodeType)
-def unbox_string(typ, obj, c):
-    """Copy the characters of a compact `str` (CPython's own kind) into a runtime block,
-    released after the call (ember/runtime/string_boxing.py reads the same layout)."""
-    from ember.lowering import strings
+def compact_str_fields(builder, obj) -> tuple:
+    """(is compact i1, kind i64, data pointer, length i64) of a `str` object, read from
+    CPython's compact layout (ember/runtime/string_boxing.py verifies it)."""
     from ember.runtime import string_boxing as layout
 
-    builder = c.builder
     i64 = llvm.IntType(64)
-    if not layout.layout_verified():
-        c.pyapi.err_set_string(TypeError, "this Python's str layout is unknown to ember")
-        failed = llvm.Constant(llvm.IntType(1), 1)
-        return NativeValue(strings.constant(builder, ""), is_error=failed)
 
     def field(offset, field_type):
         address = builder.gep(obj, [llvm.Constant(i64, offset)], source_etype=llvm.IntType(8))
@@ -149,7 +142,23 @@ def unbox_string(typ, obj, c):
         llvm.Constant(i64, layout.COMPACT_DATA_OFFSET),
     )
     source = builder.gep(obj, [offset], source_etype=llvm.IntType(8))
-    length = field(layout.LENGTH_OFFSET, i64)
+    return compact, kind, source, field(layout.LENGTH_OFFSET, i64)
+
+
+@unbox(types.UnicodeType)
+def unbox_string(typ, obj, c):
+    """Copy the characters of a compact `str` (CPython's own kind) into a runtime block,
+    released after the call (ember/runtime/string_boxing.py reads the same layout)."""
+    from ember.lowering import strings
+    from ember.runtime import string_boxing as layout
+
+    builder = c.builder
+    i64 = llvm.IntType(64)
+    if not layout.layout_verified():
+        c.pyapi.err_set_string(TypeError, "this Python's str layout is unknown to ember")
+        failed = llvm.Constant(llvm.IntType(1), 1)
+        return NativeValue(strings.constant(builder, ""), is_error=failed)
+    compact, kind, source, length = compact_str_fields(builder, obj)
     with builder.if_then(builder.not_(compact), likely=False):
         c.pyapi.err_set_string(TypeError, "ember needs a compact str (a str subclass is not)")
     # a non-compact str is unboxed as the empty string with the error pending
