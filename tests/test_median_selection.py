@@ -12,20 +12,9 @@ from hypothesis.extra import numpy as hnp
 from ember import njit
 from ember.library.numpy.sorting import select_kth_number
 
-
-@njit
-def median(a):
-    return np.median(a)
-
-
-@njit
-def percentile(a, q):
-    return np.percentile(a, q)
-
-
-@njit
-def select(a, k):
-    select_kth_number(a, k)
+median = njit(lambda a: np.median(a))
+percentile = njit(lambda a, q: np.percentile(a, q))
+select = njit(lambda a, k: select_kth_number(a, k))
 
 
 def assert_same_median(a):
