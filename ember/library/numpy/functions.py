@@ -20,6 +20,7 @@ from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import overload, overload_method
 from ember.library.builtins.int_scalars import clip_bounds
+from ember.library.builtins.numeric import truncated_or_int64_min
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
     as_type,
@@ -659,6 +660,10 @@ _edge_bin_jit = njit(**NUMPY_ERRORS)(_edge_bin)
 def _histogram_in(flat, bins, low, high):
     if bins <= 0:
         raise ValueError("`bins` must be positive, when an integer")
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise ValueError("the range of the bins is not finite")
+    if low > high:
+        raise ValueError("max must be larger than min in range parameter.")
     if low == high:
         low -= 0.5
         high += 0.5
@@ -673,15 +678,15 @@ def _histogram_in(flat, bins, low, high):
     half_width = 0.5 - tolerance
     for i in range(flat.shape[0]):
         value = flat[i]
-        if low <= value <= high:
-            position = (value - low) * scale
-            whole = np.floor(position)
-            index = int(whole)
-            # one test of the distance from the bin's middle keeps the common path short
-            if 0 <= index < bins and abs(position - whole - 0.5) < half_width:
-                counts[index] += 1
-            else:
-                counts[_edge_bin_jit(value, index, edges, last)] += 1
+        position = (value - low) * scale
+        whole = np.floor(position)
+        # one test of the bin (NaN and far values: -2**63) and one of the distance from its
+        # middle keep the common path short; a value outside the range fails one of them
+        index = truncated_or_int64_min(whole)
+        if 0 <= index < bins and abs(position - whole - 0.5) < half_width:
+            counts[index] += 1
+        elif low <= value <= high:
+            counts[_edge_bin_jit(value, int(whole), edges, last)] += 1
     return counts, edges
 
 
