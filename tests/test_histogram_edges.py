@@ -115,3 +115,31 @@ def test_the_branch_free_truncation_is_int_or_int64_min(x):
     except (ValueError, OverflowError):
         expected = -(2**63)
     assert njit(lambda v: truncated_or_int64_min(v))(x) == expected
+
+
+@pytest.mark.parametrize(
+    "a",
+    [
+        np.random.default_rng(5).integers(-40, 90, 300),
+        np.random.default_rng(6).integers(0, 2, 50).astype(np.bool_),
+        np.random.default_rng(7).integers(0, 255, 99).astype(np.uint8),
+        np.array([0.0, -0.0, 3.0, -1e300]),
+    ],
+    ids=["int64", "bool", "uint8", "wide"],
+)
+@pytest.mark.filterwarnings("ignore:Converting input from bool")  # NumPy's, for bool items
+def test_the_range_found_in_one_pass_matches_numpy(a):
+    got, expected = histogram_auto(a, 7), np.histogram(a, 7)
+    np.testing.assert_array_equal(got[0], expected[0])
+    np.testing.assert_array_equal(got[1], expected[1])
+
+
+def test_nan_is_left_out_of_a_given_range_and_refused_from_an_autodetected_one():
+    a = np.array([1.0, np.nan, 0.5, 1.5])
+    got, expected = histogram_of_range(a, 4, 0.0, 2.0), np.histogram(a, 4, (0.0, 2.0))
+    np.testing.assert_array_equal(got[0], expected[0])
+    for values in (a, np.full(3, np.nan)):
+        with pytest.raises(ValueError):
+            np.histogram(values, 4)
+        with pytest.raises(ValueError):
+            histogram_auto(values, 4)
