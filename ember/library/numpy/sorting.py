@@ -651,20 +651,23 @@ def _median_lane_impl(result_class):
         n = v.shape[0]
         if n == 0:
             return result_class(np.nan)
-        has_nan = False
-        for x in v:  # no exit at the first NaN: a loop that runs through vectorizes
-            has_nan |= x != x
+        has_nan = v[0] != v[0]
+        ordered = True  # (sorted or equal data: the middle is in place)
+        for i in range(1, n):  # no exit at the first NaN or descent: this loop vectorizes
+            has_nan |= v[i] != v[i]
+            ordered &= v[i - 1] <= v[i]
         if has_nan:
             for x in v:
                 if x != x:
                     return result_class(x)
         half = n // 2
-        select_kth_number(v, half)
+        if not ordered:
+            select_kth_number(v, half)
         # np.mean's sum starts from +0.0, which turns a -0.0 median into 0.0
         total = result_class(0.0) + result_class(v[half])
         if n % 2 == 1:
             return total
-        total += result_class(v[:half].max())
+        total += result_class(v[half - 1] if ordered else v[:half].max())
         return result_class(float(total) / 2.0)
 
     return njit(**NUMPY_ERRORS)(median_lane)
