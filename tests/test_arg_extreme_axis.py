@@ -1,4 +1,4 @@
-"""np.argmax / np.argmin along an axis (the two-pass line search in numpy_reductions.py)
+"""np.argmax / np.argmin along an axis (the two-pass line search in arg_extremes.py)
 equal NumPy's on C, Fortran and strided arrays, with ties, NaN and signed zeros."""
 
 import numpy as np

@@ -1,7 +1,8 @@
-"""max, min, argmax and argmin of whole arrays (ember/library/numpy/reductions.py) equal NumPy's
-on every path: the one-pass scan of short lines and of strided views (a column, a[::k]), the
-block search after the vectorized fold of long contiguous lines, and the fold through strides
-of other views; with NaN anywhere, ties, signed zeros and integer extremes."""
+"""max, min, argmax and argmin of whole arrays (ember/library/numpy/reductions.py and
+arg_extremes.py) equal NumPy's on every path: the one-pass scan of short lines and of strided
+views (a column, a[::k]), the block search after the vectorized fold of long contiguous lines,
+and the fold through strides of other views; with NaN anywhere, ties, signed zeros and integer
+extremes."""
 
 import numpy as np
 import pytest

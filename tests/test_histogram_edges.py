@@ -1,9 +1,14 @@
-"""np.histogram with explicit bin edges (an array), against NumPy."""
+"""np.histogram against NumPy: explicit bin edges (an array), and equal-width bins (an integer
+count, with or without a range) at and next to their edges; ranges NumPy refuses."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from ember import njit
+from ember.library.builtins.numeric import truncated_or_int64_min
 
 
 @njit
@@ -59,3 +64,82 @@ def test_values_on_and_next_to_equal_width_edges_match_numpy(low, high, bins):
     ):
         np.testing.assert_array_equal(got[0], expected[0])
         np.testing.assert_array_equal(got[1], expected[1])
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    hnp.arrays(
+        np.float64,
+        st.integers(1, 200),
+        elements=st.floats(-1e3, 1e3) | st.sampled_from([0.0, -0.0, 0.1, 0.7, 1e-300]),
+    ),
+    st.integers(1, 60),
+)
+def test_equal_width_bins_match_numpy(a, bins):
+    """The common path (the bin by truncation, tested by its distance from the bin's middle)
+    and NumPy's guard at the edges, on values of any spread, with and without a range."""
+    got, expected = histogram_auto(a, bins), np.histogram(a, bins)
+    np.testing.assert_array_equal(got[0], expected[0])
+    np.testing.assert_array_equal(got[1], expected[1])
+    low, high = np.percentile(a, [20, 70])
+    got = histogram_of_range(a, bins, low, high)[0]
+    np.testing.assert_array_equal(got, np.histogram(a, bins, (low, high))[0])
+
+
+@pytest.mark.parametrize(
+    "a, low, high",
+    [
+        (np.array([1.0, np.nan]), None, None),
+        (np.array([1.0, np.inf]), None, None),
+        (np.array([1.0, 2.0]), 0.0, np.inf),
+        (np.array([1.0, 2.0]), np.nan, 1.0),
+        (np.array([1.0, 2.0]), 3.0, 1.0),
+    ],
+)
+def test_a_range_not_finite_or_reversed_is_refused_like_numpy(a, low, high):
+    with pytest.raises(ValueError):
+        np.histogram(a, 5, None if low is None else (low, high))
+    with pytest.raises(ValueError):
+        if low is None:
+            histogram_auto(a, 5)
+        else:
+            histogram_of_range(a, 5, low, high)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([2.0**63, -(2.0**63)]))
+def test_the_branch_free_truncation_is_int_or_int64_min(x):
+    """The histogram's conversion: Python's int(x) where that fits int64, else -2**63."""
+    try:
+        expected = int(x) if -(2**63) <= int(x) < 2**63 else -(2**63)
+    except (ValueError, OverflowError):
+        expected = -(2**63)
+    assert njit(lambda v: truncated_or_int64_min(v))(x) == expected
+
+
+@pytest.mark.parametrize(
+    "a",
+    [
+        np.random.default_rng(5).integers(-40, 90, 300),
+        np.random.default_rng(6).integers(0, 2, 50).astype(np.bool_),
+        np.random.default_rng(7).integers(0, 255, 99).astype(np.uint8),
+        np.array([0.0, -0.0, 3.0, -1e300]),
+    ],
+    ids=["int64", "bool", "uint8", "wide"],
+)
+@pytest.mark.filterwarnings("ignore:Converting input from bool")  # NumPy's, for bool items
+def test_the_range_found_in_one_pass_matches_numpy(a):
+    got, expected = histogram_auto(a, 7), np.histogram(a, 7)
+    np.testing.assert_array_equal(got[0], expected[0])
+    np.testing.assert_array_equal(got[1], expected[1])
+
+
+def test_nan_is_left_out_of_a_given_range_and_refused_from_an_autodetected_one():
+    a = np.array([1.0, np.nan, 0.5, 1.5])
+    got, expected = histogram_of_range(a, 4, 0.0, 2.0), np.histogram(a, 4, (0.0, 2.0))
+    np.testing.assert_array_equal(got[0], expected[0])
+    for values in (a, np.full(3, np.nan)):
+        with pytest.raises(ValueError):
+            np.histogram(values, 4)
+        with pytest.raises(ValueError):
+            histogram_auto(values, 4)

@@ -125,6 +125,22 @@ def _truncate_with_range_test(builder, value, target) -> tuple:
 _I32_ZERO = llvm.Constant(llvm.IntType(32), 0)
 
 
+@intrinsic
+def truncated_or_int64_min(typingctx, value):
+    """int(value) of a float, or -2**63 where Python raises (NaN, infinity) or the result is
+    beyond int64: a conversion without a branch, for kernels that test its range anyway."""
+    if not isinstance(value, types.Float):
+        return None
+
+    def codegen(context, builder, sig, args):
+        target = context.value_type(types.int64)
+        truncated, in_range = _truncate_with_range_test(builder, args[0], target)
+        # (on x86 the hardware's answer already: LLVM drops the select)
+        return builder.select(in_range, truncated, llvm.Constant(target, -(2**63)))
+
+    return signature(types.int64, value), codegen
+
+
 @lower_builtin(int, types.Integer)
 @lower_builtin(int, types.Boolean)
 def number_to_int(context, builder, sig, args):

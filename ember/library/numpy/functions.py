@@ -18,8 +18,9 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError
-from ember.extending import overload, overload_method
+from ember.extending import intrinsic, overload, overload_method
 from ember.library.builtins.int_scalars import clip_bounds
+from ember.library.builtins.numeric import truncated_or_int64_min
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
     as_type,
@@ -32,7 +33,9 @@ from ember.library.numpy.support import (
 from ember.lowering import arrays as arr
 from ember.lowering import arrays_kernels as kernels
 from ember.lowering.arrays import ArrayFields, const
+from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.registry import lower_builtin
+from ember.typing.signature import signature
 
 
 def _array(typ) -> bool:
@@ -715,9 +718,16 @@ def _edge_bin(value, index, edges, last):
 _edge_bin_jit = njit(**NUMPY_ERRORS)(_edge_bin)
 
 
-def _histogram_in(flat, bins, low, high):
+def _histogram_in(flat, bins, low, high, refuse_nan):
+    """Counts of `flat` in `bins` equal bins from `low` to `high`, and their edges; values
+    outside are left out, as are NaNs unless `refuse_nan` (the range came from the values:
+    NumPy finds it not finite)."""
     if bins <= 0:
         raise ValueError("`bins` must be positive, when an integer")
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise ValueError("the range of the bins is not finite")
+    if low > high:
+        raise ValueError("max must be larger than min in range parameter.")
     if low == high:
         low -= 0.5
         high += 0.5
@@ -732,15 +742,17 @@ def _histogram_in(flat, bins, low, high):
     half_width = 0.5 - tolerance
     for i in range(flat.shape[0]):
         value = flat[i]
-        if low <= value <= high:
-            position = (value - low) * scale
-            whole = np.floor(position)
-            index = int(whole)
-            # one test of the distance from the bin's middle keeps the common path short
-            if 0 <= index < bins and abs(position - whole - 0.5) < half_width:
-                counts[index] += 1
-            else:
-                counts[_edge_bin_jit(value, index, edges, last)] += 1
+        position = (value - low) * scale
+        whole = np.floor(position)
+        # one test of the bin (NaN and far values: -2**63) and one of the distance from its
+        # middle keep the common path short; a value outside the range fails one of them
+        index = truncated_or_int64_min(whole)
+        if 0 <= index < bins and abs(position - whole - 0.5) < half_width:
+            counts[index] += 1
+        elif low <= value <= high:
+            counts[_edge_bin_jit(value, int(whole), edges, last)] += 1
+        elif refuse_nan and value != value:
+            raise ValueError("autodetected range of the values is not finite (NaN)")
     return counts, edges
 
 
@@ -749,14 +761,50 @@ _histogram_in_jit = njit(**NUMPY_ERRORS)(_histogram_in)
 
 def _histogram_range(a, bins, range):
     low, high = range
-    return _histogram_in_jit(a.ravel(), bins, float(low), float(high))
+    return _histogram_in_jit(a.ravel(), bins, float(low), float(high), False)
 
 
 def _histogram_auto(a, bins, range):
     flat = a.ravel()
-    low = float(flat.min()) if flat.shape[0] else 0.0
-    high = float(flat.max()) if flat.shape[0] else 1.0
-    return _histogram_in_jit(flat, bins, low, high)
+    if flat.shape[0] == 0:
+        return _histogram_in_jit(flat, bins, 0.0, 1.0, True)
+    low, high = _smallest_and_largest(flat)  # (NaN items skipped: the count refuses them)
+    return _histogram_in_jit(flat, bins, float(low), float(high), True)
+
+
+@intrinsic
+def _smallest_and_largest(typingctx, array):
+    """(a.min(), a.max()) of a non-empty array in one pass, but NaN items skipped (NaN only if
+    all are): for floats IEEE minNum and maxNum, which vectorize much better than NumPy's
+    NaN-propagating minimum and maximum."""
+    if not (_array(array) and isinstance(array.dtype, types.Boolean | types.Integer | types.Float)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        from ember.library.numpy.reductions import _extreme_fold, _first_item, reduce_all
+
+        fields = arr.unpack(builder, array, args[0])
+        first = _first_item(builder, array, fields)
+        if isinstance(array.dtype, types.Float):
+            steps = [_float_step("llvm.minnum"), _float_step("llvm.maxnum")]
+        else:
+            steps = [_extreme_fold(array.dtype, is_max, first)[1] for is_max in (False, True)]
+        init = context.make_tuple(builder, sig.return_type, [first, first])
+
+        def step(b, pair, item, index):
+            for position, one_step in enumerate(steps):
+                value = one_step(b, b.extract_value(pair, position), item, index)
+                pair = b.insert_value(pair, value, position)
+            return pair
+
+        return reduce_all(context, builder, array, fields, init.type, init, step,
+                          memory_order=True)  # fmt: skip
+
+    return signature(types.UniTuple(array.dtype, 2), array), codegen
+
+
+def _float_step(intrinsic_name: str):
+    return lambda b, acc, item, index: call_intrinsic(b, intrinsic_name, [acc, item])
 
 
 def _histogram_edges(a, bins, range):

@@ -1,5 +1,5 @@
-"""Reductions as methods and functions: sum, prod, min, max, mean, var, std, argmin, argmax,
-all, any (over everything, or along one `axis`), cumsum and cumprod.
+"""Reductions as methods and functions: sum, prod, min, max, mean, var, std, all, any (over
+everything, or along one `axis`), cumsum and cumprod; argmin and argmax are in arg_extremes.py.
 
 Each is a fold `acc = step(acc, item)` run by `reduce_all` (every element, in C order: a flat
 unit-stride loop for C arrays) or `reduce_axis` (a new array of the remaining dimensions).
@@ -427,55 +427,17 @@ def _scalar_extreme_step(dtype, is_max: bool) -> Callable | None:
     return step
 
 
-def _first_index(context, builder, array_type, fields, predicate: Callable) -> llvm.Value:
-    """The C-order index of the first item for which `predicate(builder, item)` holds (-1 if
-    none): a search that stops there for C-contiguous arrays, a full fold otherwise."""
-    if array_type.layout != "C":
-
-        def first_match(b, found, item, index):
-            unset = b.icmp_signed("<", found, const(0))
-            return b.select(b.and_(unset, predicate(b, item)), index, found)
-
-        return reduce_all(context, builder, array_type, fields, arr.i64, const(-1), first_match)
-    element = context.data_type(array_type.dtype)
-    before = builder.block
-    header = builder.append_basic_block("search.header")
-    body = builder.append_basic_block("search.body")
-    done = builder.append_basic_block("search.done")
-    builder.branch(header)
-    builder.position_at_end(header)
-    index = builder.phi(arr.i64, name="search.index")
-    index.add_incoming(const(0), before)
-    builder.cbranch(builder.icmp_signed("<", index, fields.nitems), body, done)
-    builder.position_at_end(body)
-    pointer = builder.gep(fields.data, [index], inbounds=True, source_etype=element)
-    found = predicate(builder, arr.load_item(builder, array_type.dtype, pointer))
-    index.add_incoming(builder.add(index, const(1), flags=("nsw",)), builder.block)
-    builder.cbranch(found, done, header)
-    builder.position_at_end(done)
-    result = builder.phi(arr.i64)
-    result.add_incoming(const(-1), header)
-    result.add_incoming(index, body)
-    return result
-
-
-def _equal_to(builder, dtype, extreme) -> Callable:
-    """item -> i1: the item is `extreme` (NaN matches NaN: NumPy's argmax of data with NaN is
-    the first NaN)."""
-    if not isinstance(dtype, types.Float):
-        return lambda b, item: b.icmp_unsigned("==", item, extreme)
-    extreme_is_nan = builder.fcmp_unordered("uno", extreme, extreme)
-    return lambda b, item: b.select(
-        extreme_is_nan, b.fcmp_unordered("uno", item, item), b.fcmp_ordered("==", item, extreme)
-    )
+def reject_complex(word: str, dtype: types.Type) -> None:
+    """Extremes (max, argmax, ...) order real items only: a TypingError for complex ones."""
+    if isinstance(dtype, types.Complex):
+        raise TypingError(f"{word} of complex arrays is not supported")
 
 
 def _extreme(is_max: bool):
     word = "maximum" if is_max else "minimum"
 
     def result(a, axis=None):
-        if isinstance(a.dtype, types.Complex):
-            raise TypingError(f"{word} of complex arrays is not supported")
+        reject_complex(word, a.dtype)
         return a.dtype
 
     def check_empty(context, builder, length):
@@ -491,6 +453,9 @@ def _extreme(is_max: bool):
         array_type = sig.args[0]
         check_empty(context, builder, fields.nitems)
         if array_type.ndim == 1 and array_type.layout != "C":  # a column, a[::k]: one scan
+            # (arg_extremes builds on this module: imported here, when lowering)
+            from ember.library.numpy.arg_extremes import scan
+
             stride = fields.strides[0]
 
             def item_at(b, k):
@@ -498,7 +463,7 @@ def _extreme(is_max: bool):
                     b, array_type.dtype, arr.offset_pointer(b, fields.data, b.mul(k, stride))
                 )
 
-            return _scan(builder, array_type.dtype, is_max, item_at, fields.nitems, True)[0]
+            return scan(builder, array_type.dtype, is_max, item_at, fields.nitems, True)[0]
         first = _first_item(builder, array_type, fields)
         init, step = _extreme_fold(array_type.dtype, is_max, first)
         return reduce_all(
@@ -521,222 +486,6 @@ _reduction("min", "axis=None", *_extreme(False))
 if np.amax is not np.max:  # NumPy 2 keeps amax/amin as separate functions
     _reduction("amax", "axis=None", *_extreme(True), method=False)
     _reduction("amin", "axis=None", *_extreme(False), method=False)
-
-
-# ---------------------------------------------------------------------------- argmin, argmax
-
-
-def _arg_extreme(is_max: bool):
-    word = "argmax" if is_max else "argmin"
-
-    def result(a, axis=None):
-        if isinstance(a.dtype, types.Complex):
-            raise TypingError(f"{word} of complex arrays is not supported")
-        return types.int64
-
-    def folder(context, dtype):
-        acc_struct = llvm.LiteralStructType([context.value_type(dtype), arr.i64])
-
-        def step(b, acc, item, index):
-            best = b.extract_value(acc, 0)
-            is_first = b.icmp_signed("==", index, const(0))
-            nan_best = (b.fcmp_unordered("uno", best, best) if isinstance(dtype, types.Float)
-                        else llvm.Constant(arr.i1, 0))  # fmt: skip
-            replace = b.and_(_better(b, dtype, is_max, item, best), b.not_(nan_best))
-            replace = b.or_(replace, is_first)
-            acc = b.insert_value(acc, b.select(replace, item, best), 0)
-            return b.insert_value(acc, b.select(replace, index, b.extract_value(acc, 1)), 1)
-
-        return acc_struct, step
-
-    def check_empty(context, builder, length):
-        empty = builder.icmp_signed("==", length, const(0))
-        context.guard(builder, empty, ValueError, f"attempt to get {word} of an empty sequence")
-
-    def lower_all(context, builder, sig, fields, args):
-        """One line of items (1-d, or C-contiguous) by `_line_arg_extreme`; other layouts: the
-        extreme first (a fold), then the first index holding it."""
-        array_type = sig.args[0]
-        dtype = array_type.dtype
-        check_empty(context, builder, fields.nitems)
-        if array_type.ndim == 1 or array_type.layout == "C":  # one line of items
-            itemsize = const(context.get_abi_sizeof(context.data_type(dtype)))
-            stride = fields.strides[0] if array_type.ndim == 1 else itemsize
-            return _line_arg_extreme(
-                context, builder, dtype, is_max, fields.data, stride, fields.nitems
-            )
-        init, step = _extreme_fold(dtype, is_max, _first_item(builder, array_type, fields))
-        extreme = reduce_all(context, builder, array_type, fields, init.type, init, step)
-        return _first_index(
-            context, builder, array_type, fields, _equal_to(builder, dtype, extreme)
-        )
-
-    def lower_axis(context, builder, sig, fields, axis, args):
-        array_type = sig.args[0]
-        check_empty(context, builder, _pick(builder, axis, fields.shape))
-        acc_struct, step = folder(context, array_type.dtype)
-        return reduce_axis(
-            context, builder, array_type, fields, axis, sig.return_type, acc_struct,
-            lambda b, length: llvm.Constant(acc_struct, None), step,
-            lambda b, acc, length: b.extract_value(acc, 1),
-            line=lambda b, base, stride, length: _line_arg_extreme(
-                context, b, array_type.dtype, is_max, base, stride, length
-            ),
-        )  # fmt: skip
-
-    return result, lower_all, lower_axis
-
-
-def _line_arg_extreme(context, builder, dtype, is_max: bool, base, stride, length):
-    """argmax/argmin of the `length` (> 0) items at `base`, `stride` bytes apart, as for the
-    whole array. Items `stride == itemsize` apart get their own loops, with a constant stride:
-    over many items the extreme by a fold that vectorizes, then the first index holding it;
-    other strides (a column) one scan, as the fold does not vectorize there."""
-    itemsize = const(context.get_abi_sizeof(context.data_type(dtype)))
-    result = arr.alloca_in_entry(builder, arr.i64, name="arg_extreme.index")
-
-    def items(step_bytes):
-        return lambda b, k: arr.load_item(
-            b, dtype, arr.offset_pointer(b, base, b.mul(k, step_bytes))
-        )
-
-    with builder.if_else(builder.icmp_signed("==", stride, itemsize)) as (unit, strided):
-        with unit:
-            builder.store(_line_search(builder, dtype, is_max, items(itemsize), length), result)
-        with strided:
-            builder.store(_scan_search(builder, dtype, is_max, items(stride), length), result)
-    return builder.load(result, typ=arr.i64)
-
-
-def _line_search(builder, dtype, is_max: bool, item_at: Callable, length):
-    """Below `_SCAN_BELOW` items one scan, else two passes (`_two_pass_search`)."""
-    result = arr.alloca_in_entry(builder, arr.i64, name="line_search.index")
-    few = builder.icmp_signed("<", length, const(_SCAN_BELOW))
-    with builder.if_else(few, likely=True) as (scan, two_passes):
-        with scan:
-            builder.store(_scan_search(builder, dtype, is_max, item_at, length), result)
-        with two_passes:
-            builder.store(_two_pass_search(builder, dtype, is_max, item_at, length), result)
-    return builder.load(result, typ=arr.i64)
-
-
-_SCAN_BELOW = 512  # items: from there the vectorized fold pays for its set-up
-
-
-def _scan_search(builder, dtype, is_max: bool, item_at: Callable, length):
-    """argmax/argmin in one pass: the index of the first best item, or of the first NaN."""
-    return _scan(builder, dtype, is_max, item_at, length, last_of_ties=False)[1]
-
-
-def _scan(builder, dtype, is_max: bool, item_at: Callable, length, last_of_ties: bool):
-    """(best item, its index) of the `length` (> 0) items in one pass that selects (no branch
-    to mispredict on a new best: for floats one max/min instruction) and stops at the first
-    NaN, the answer then. Of equal items the first stays, or the last (NumPy's max and min)."""
-    is_float = isinstance(dtype, types.Float)
-    first = item_at(builder, const(0))
-    start = builder.block
-    header = builder.append_basic_block("scan.header")
-    body = builder.append_basic_block("scan.body")
-    latch = builder.append_basic_block("scan.latch")
-    done = builder.append_basic_block("scan.done")
-    if is_float:
-        builder.cbranch(builder.fcmp_unordered("uno", first, first), done, header)
-    else:
-        builder.branch(header)
-    builder.position_at_end(header)
-    index = builder.phi(arr.i64, name="scan.index")
-    best = builder.phi(first.type, name="scan.best")
-    where = builder.phi(arr.i64, name="scan.where")
-    builder.cbranch(builder.icmp_signed("<", index, length), body, done)
-    builder.position_at_end(body)
-    item = item_at(builder, index)
-    if is_float:
-        builder.cbranch(builder.fcmp_unordered("uno", item, item), done, latch)
-    else:
-        builder.branch(latch)
-    builder.position_at_end(latch)
-    if last_of_ties:  # (NaN left the loop already)
-        better = builder.not_(_strictly_better(builder, dtype, is_max, best, item))
-    else:
-        better = _strictly_better(builder, dtype, is_max, item, best)
-    index.add_incoming(const(1), start)
-    index.add_incoming(builder.add(index, const(1), flags=("nsw",)), latch)
-    best.add_incoming(first, start)
-    best.add_incoming(builder.select(better, item, best), latch)
-    where.add_incoming(const(0), start)
-    where.add_incoming(builder.select(better, index, where), latch)
-    builder.branch(header)
-    builder.position_at_end(done)
-    answer, value = builder.phi(arr.i64), builder.phi(first.type)
-    if is_float:
-        answer.add_incoming(const(0), start)
-        value.add_incoming(first, start)
-        answer.add_incoming(index, body)
-        value.add_incoming(item, body)
-    answer.add_incoming(where, header)
-    value.add_incoming(best, header)
-    return value, answer
-
-
-def _two_pass_search(builder, dtype, is_max: bool, item_at: Callable, length):
-    init, step = _extreme_fold(dtype, is_max, item_at(builder, const(0)))
-    acc = arr.alloca_in_entry(builder, init.type, name="arg_extreme.acc")
-    builder.store(init, acc)
-    with arr.for_range(builder, length) as k:
-        builder.store(step(builder, builder.load(acc, typ=init.type), item_at(builder, k), k), acc)
-    matches = _equal_to(builder, dtype, builder.load(acc, typ=init.type))
-    start = _block_holding_first_match(builder, matches, item_at, length)
-    before = builder.block
-    header = builder.append_basic_block("line_search.header")
-    body = builder.append_basic_block("line_search.body")
-    done = builder.append_basic_block("line_search.done")
-    builder.branch(header)
-    builder.position_at_end(header)
-    index = builder.phi(arr.i64, name="line_search.index")
-    index.add_incoming(start, before)
-    last = builder.icmp_signed(">=", builder.add(index, const(1), flags=("nsw",)), length)
-    builder.cbranch(last, done, body)  # the extreme is among the items: the last one if not before
-    builder.position_at_end(body)
-    found = matches(builder, item_at(builder, index))
-    index.add_incoming(builder.add(index, const(1), flags=("nsw",)), builder.block)
-    builder.cbranch(found, done, header)
-    builder.position_at_end(done)
-    answer = builder.phi(arr.i64)
-    answer.add_incoming(index, header)
-    answer.add_incoming(index, body)
-    return answer
-
-
-_SEARCH_BLOCK = 16  # items tested at once: one or two vector compares
-
-
-def _block_holding_first_match(builder, matches: Callable, item_at: Callable, length):
-    """The start of the first block of `_SEARCH_BLOCK` items with a match (or of the items
-    left after whole blocks): a straight-line test of a block vectorizes, where an item-at-a-
-    time search that stops at the match does not."""
-    whole = builder.sub(length, builder.srem(length, const(_SEARCH_BLOCK)))
-    before = builder.block
-    header = builder.append_basic_block("block_search.header")
-    body = builder.append_basic_block("block_search.body")
-    done = builder.append_basic_block("block_search.done")
-    builder.branch(header)
-    builder.position_at_end(header)
-    start = builder.phi(arr.i64, name="block_search.start")
-    start.add_incoming(const(0), before)
-    builder.cbranch(builder.icmp_signed("<", start, whole), body, done)
-    builder.position_at_end(body)
-    hit = llvm.Constant(arr.i1, 0)
-    for k in range(_SEARCH_BLOCK):
-        item = item_at(builder, builder.add(start, const(k), flags=("nsw",)))
-        hit = builder.or_(hit, matches(builder, item))
-    start.add_incoming(builder.add(start, const(_SEARCH_BLOCK), flags=("nsw",)), body)
-    builder.cbranch(hit, done, header)
-    builder.position_at_end(done)
-    return start
-
-
-_reduction("argmax", "axis=None", *_arg_extreme(True))
-_reduction("argmin", "axis=None", *_arg_extreme(False))
 
 
 # ---------------------------------------------------------------------------- all, any

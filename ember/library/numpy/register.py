@@ -23,6 +23,7 @@ import ember.library.numpy.products
 import ember.library.numpy.random.legacy
 import ember.library.numpy.random.distributions
 import ember.library.numpy.reductions
+import ember.library.numpy.arg_extremes
 import ember.library.numpy.sorting
 import ember.library.numpy.statistics
 import ember.library.numpy.ufuncs

@@ -17,7 +17,7 @@ import numpy as np
 from ember import types
 from ember.decorators import njit
 from ember.extending import overload
-from ember.library.numpy.sorting import select_kth
+from ember.library.numpy.sorting import select_kth_number
 from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_array, is_number
 
 
@@ -204,7 +204,7 @@ def _lerp_selected(values, q):
     """The 'linear' quantile of NaN-free values, found by selection in O(n): reorders
     `values` so the rank below is in place and every item after it is no smaller."""
     below, above, gamma = _neighbours_jit(values.shape[0], q)
-    select_kth(values, below)
+    select_kth_number(values, below)
     low = values[below]
     high = values[below + 1 :].min() if above > below else low
     return _lerp_jit(low, high, gamma)
