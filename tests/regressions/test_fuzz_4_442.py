@@ -2,7 +2,7 @@
 
 Found: crash: worker died (exit status -11): segfault in ember/dispatcher/reflection.py write_back,
 reading a reflected list (p1 or p3) that compiled code already freed; not deterministic
-(about 2 runs in 3), so not shrunk yet
+(about 2 runs in 3). Fixed when reflected lists moved to native write-back.
 """
 # ruff: noqa: E501
 
@@ -11,7 +11,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import pytest  # noqa: E402
 
 from tools.fuzzing.pool import Worker  # noqa: E402
 
@@ -122,14 +121,10 @@ JOB = {
 }
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="open: a reflected list is freed before its write-back (segfault, about 2 runs in 3)",
-)
 def test_fuzz_4_442():
-    # The crash depends on the allocator's state: fresh processes. Two tries, not five: each
-    # starts Python and compiles the program under glibc's checked malloc, and a non-strict xfail
-    # reports a crash or a pass without failing the run either way.
+    # The crash depended on the allocator's state: fresh processes, each under glibc's checked
+    # malloc. Fixed by the native write-back of reflected lists (ember/dispatcher/
+    # reflected_lists.py), which reads the native list before releasing it.
     for _ in range(2):
         worker = Worker(timeout=300)
         try:
