@@ -230,17 +230,25 @@ def dtype_to_type(dtype: Any) -> types.Type | None:
 
 
 def _record_type(dtype: Any) -> types.Record | None:
-    """The record type of a structured dtype whose fields are all plain numbers (None for
-    others: nested records, sub-arrays, strings)."""
+    """The record type of a structured dtype whose fields are numbers, nested records or
+    sub-arrays of those (None for others: strings, objects, ...)."""
     members = []
     for name, (field_dtype, offset, *_title) in dtype.fields.items():
-        if field_dtype.fields is not None or field_dtype.subdtype is not None:
-            return None
-        field_type = dtype_to_type(field_dtype)
+        field_type = _field_type(field_dtype)
         if field_type is None:
             return None
         members.append((name, field_type, offset))
     return types.Record(members, dtype.itemsize, dtype.isalignedstruct)
+
+
+def _field_type(field_dtype: Any) -> types.Type | None:
+    if field_dtype.subdtype is None:
+        return dtype_to_type(field_dtype)
+    base, shape = field_dtype.subdtype
+    element = dtype_to_type(base)
+    if element is None or base.subdtype is not None:
+        return None
+    return types.NestedArray(element, shape)
 
 
 def _native_byteorder() -> str:

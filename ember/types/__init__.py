@@ -61,7 +61,7 @@ from ember.types.lists import List, ListIterator, ListType, Undefined, undefined
 from ember.types.optional import Optional, optional
 from ember.types.pointers import AnyType, CPointer, VarArg, voidptr
 from ember.types.random import NumPyRandomGeneratorType, npy_rng
-from ember.types.records import Record, RecordField
+from ember.types.records import NestedArray, Record, RecordField
 from ember.types.scalars import *  # noqa: F403 - the scalar instances are the public names
 from ember.types.scalars import (
     Boolean,

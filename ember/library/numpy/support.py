@@ -65,8 +65,8 @@ def from_numpy_dtype(dtype: np.dtype) -> types.Type:
     if found is None:
         if dtype.fields is not None:
             raise UnsupportedDtypeError(
-                f"unsupported NumPy dtype {dtype} (records): ember's record fields are plain "
-                "numbers or booleans, without nested records, sub-arrays or strings"
+                f"unsupported NumPy dtype {dtype} (records): ember's record fields are "
+                "numbers, booleans, nested records and sub-arrays of those"
             )
         raise UnsupportedDtypeError(
             f"unsupported NumPy dtype {dtype} ({_describe_dtype(dtype)}): ember arrays hold "
