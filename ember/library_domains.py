@@ -104,8 +104,16 @@ DOMAINS = (
             "ember.library.strings.format",
             "ember.library.strings.methods",
             "ember.library.strings.more_methods",
+            "ember.library.numpy.char_arrays",
         ),
-        type_classes=(types.UnicodeType, types.StringLiteral, types.UnicodeIterator),
+        type_classes=(
+            types.UnicodeType,
+            types.StringLiteral,
+            types.UnicodeIterator,
+            types.BytesType,
+            types.UnicodeCharSeq,
+            types.CharSeq,
+        ),
         values=(str, bytes, chr, ord, format, repr),
     ),
     Domain(

@@ -226,6 +226,10 @@ def dtype_to_type(dtype: Any) -> types.Type | None:
         return _record_type(dtype)
     if dtype.byteorder not in "=|" and dtype.byteorder != _native_byteorder():
         return None
+    if dtype.kind == "U" and dtype.itemsize:
+        return types.UnicodeCharSeq(dtype.itemsize // 4)
+    if dtype.kind == "S" and dtype.itemsize:
+        return types.CharSeq(dtype.itemsize)
     return _DTYPE_NAMES.get(dtype.name)
 
 

@@ -80,7 +80,16 @@ from ember.types.scalars import (
     unliteral,
     wrapped_constant,
 )
-from ember.types.strings import UnicodeIterator, UnicodeType, unicode_type
+from ember.types.strings import (
+    BytesType,
+    CharSeq,
+    UnicodeCharSeq,
+    UnicodeIterator,
+    UnicodeType,
+    bytes_type,
+    element_value_type,
+    unicode_type,
+)
 
 Any = AnyType("any")  # assigned, not imported: the star import above would bring typing.Any
 

@@ -23,6 +23,7 @@ from ember.lowering import arrays as arr
 from ember.lowering import arrays_kernels as kernels
 from ember.lowering.arrays import ArrayFields, const
 from ember.lowering.registry import lower_builtin
+from ember.typing.conversions import can_convert
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
@@ -118,7 +119,7 @@ def _result_type(array_type: types.Array, expanded: list, has_ellipsis: bool) ->
     if any(k in _ADVANCED for k in kinds):
         return types.Array(array_type.dtype, ndim, "C")
     if ndim == 0 and "newaxis" not in kinds and not has_ellipsis:
-        return array_type.dtype
+        return types.element_value_type(array_type.dtype)
     return array_type.copy(ndim=ndim, layout=_view_layout(array_type, kinds))
 
 
@@ -188,6 +189,8 @@ def _type_setitem(args, kws):
     elif isinstance(value_type, types.Record):  # a[i] = b[j]: copies the record's bytes
         if not plan.is_element or value_type != array_type.dtype:
             return None
+    elif isinstance(array_type.dtype, (types.UnicodeCharSeq, types.CharSeq)):
+        return _type_string_store(plan, array_type, index_type, value_type)
     elif not isinstance(value_type, types.Number):
         return None
     elif isinstance(value_type, types.Complex) and _is_real(array_type.dtype):
@@ -196,6 +199,20 @@ def _type_setitem(args, kws):
             "the imaginary part with a ComplexWarning; Numba refuses too); store `.real` or "
             "`abs(...)`, or make the array complex"
         )
+    return signature(types.none, array_type, index_type, value_type)
+
+
+def _type_string_store(plan: IndexPlan, array_type, index_type, value_type):
+    """`s[i] = 'xy'` into a string array: one element, from a `str` (or, into an 'S' array,
+    `bytes` or an ASCII `str`)."""
+    if not plan.is_element:
+        raise TypingError(
+            f"storing into a NumPy string array ({array_type}) through a slice or an index "
+            "array is not supported: store one element at a time, `s[i] = text`"
+        )
+    if can_convert(value_type, array_type.dtype) is None:
+        wanted = "a str" if isinstance(array_type.dtype, types.UnicodeCharSeq) else "bytes or a str"
+        raise TypingError(f"a NumPy string array ({array_type}) stores {wanted}, not {value_type}")
     return signature(types.none, array_type, index_type, value_type)
 
 
@@ -289,7 +306,8 @@ def array_getitem(context, builder, sig, args):
     values = _items(builder, index_type, args[1])
     if plan.is_element:
         pointer = element_address(context, builder, plan, fields, values)
-        return arr.load_item(builder, array_type.dtype, pointer)
+        item = arr.load_item(builder, array_type.dtype, pointer)
+        return context.cast(builder, item, array_type.dtype, sig.return_type)
     if plan.advanced is None:
         view, _ = basic_view(context, builder, plan, fields, values)
         arr.nrt_incref_fields(builder, view)

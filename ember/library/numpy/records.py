@@ -47,7 +47,7 @@ def _value_type(field_type: types.Type) -> types.Type:
     """What reading a field gives: a sub-array field reads as a C-ordered array view."""
     if isinstance(field_type, types.NestedArray):
         return types.Array(field_type.dtype, field_type.ndim, "C")
-    return field_type
+    return types.element_value_type(field_type)
 
 
 def _assignable(record: types.Record, field: str, value: types.Type) -> types.Type:
@@ -73,7 +73,8 @@ def _load_field(context, builder, record: types.Record, pointer, field: str):
     field_pointer = _field_pointer(builder, record, pointer, field)
     if isinstance(field_type, types.NestedArray):
         return _nested_view(builder, field_type, field_pointer)
-    return arr.load_item(builder, field_type, field_pointer)
+    item = arr.load_item(builder, field_type, field_pointer)
+    return context.cast(builder, item, field_type, types.element_value_type(field_type))
 
 
 def _c_strides(element: types.Type, shape: tuple) -> list[int]:

@@ -49,6 +49,8 @@ def numpy_dtype(dtype: types.Type) -> np.dtype:
     """The NumPy dtype of an ember scalar type."""
     if isinstance(dtype, types.Record):
         return dtype.dtype
+    if isinstance(dtype, (types.UnicodeCharSeq, types.CharSeq)):
+        return np.dtype(f"{dtype.numpy_kind}{dtype.count}")
     return np.dtype("bool" if isinstance(dtype, types.Boolean) else dtype.name)
 
 

@@ -21,14 +21,7 @@ from ember.typing.overload import NUMPY_ERRORS, as_type
 from ember.typing.signature import signature
 
 
-class BytesType(types.Type):
-    """Immutable `bytes` made in compiled code (by `str.encode`)."""
-
-    def _rebuild_args(self) -> tuple:
-        return (self.name,)
-
-
-bytes_type = BytesType("bytes")
+BytesType, bytes_type = types.BytesType, types.bytes_type
 register_model(BytesType)(primitives.StringModel)
 
 
