@@ -111,12 +111,24 @@ def test_ascii_text_stores_into_bytes_arrays():
         njit(store_all)(CODES.copy(), ["é"])
 
 
-def test_encoded_text_compares_with_bytes_elements():
-    @njit
-    def find(s, key):
-        return [i for i in range(s.shape[0]) if s[i] == key.encode()]
+def find_bytes(s, key):
+    return [i for i in range(s.shape[0]) if s[i] == key.encode() or s[i] == b"\xff\x01"]
 
-    assert find(CODES, "cde") == [1]
+
+def test_bytes_elements_compare_with_bytes_constants_and_encoded_text():
+    assert njit(find_bytes)(CODES, "cde") == find_bytes(CODES, "cde")
+
+
+def test_bytes_constants_store_into_bytes_arrays():
+    def store(s):
+        s[0] = b"wxyz"
+        s[1] = b""
+        s[2] = b"\x00q"
+        return s[0], len(s[2])
+
+    ours, theirs = CODES.copy(), CODES.copy()
+    assert njit(store)(ours) == store(theirs)
+    assert ours.tobytes() == theirs.tobytes()
 
 
 compiled_store_all, compiled_elements = njit(store_all), njit(elements)
@@ -147,7 +159,7 @@ def particles():
 def rename_and_weigh(table):
     heavy = 0.0
     for i in range(table.shape[0]):
-        if table[i]["name"] == "muon" or table[i].code == "P".encode():
+        if table[i]["name"] == "muon" or table[i].code == b"P":
             heavy += table[i].mass
     table[0].name = "electron-long-name"
     table[1]["code"] = "PROTON"

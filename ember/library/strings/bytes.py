@@ -12,14 +12,20 @@ import operator
 from ember import types
 from ember.decorators import njit
 from ember.errors import UnsupportedError
-from ember.extending import box, intrinsic, overload, overload_method, register_jitable
+from ember.extending import (
+    box,
+    intrinsic,
+    lower_constant,
+    overload,
+    overload_method,
+    register_jitable,
+)
 from ember.library.strings.core import _get, _length, _new, _same_bytes, _set, is_string, string
 from ember.lowering import arrays as refs
 from ember.lowering import strings as primitives
 from ember.lowering.models import register_model
 from ember.typing.overload import NUMPY_ERRORS, as_type
 from ember.typing.signature import signature
-
 
 BytesType, bytes_type = types.BytesType, types.bytes_type
 register_model(BytesType)(primitives.StringModel)
@@ -40,6 +46,12 @@ def _reinterpret(source: types.Type, target: types.Type):
 
 _as_bytes = _reinterpret(string, bytes_type)
 _as_text = _reinterpret(bytes_type, string)
+
+
+@lower_constant(BytesType)
+def bytes_constant(context, builder, typ, value):
+    """`b'ab'` in code: the constant kind-1 string of its bytes (no runtime data)."""
+    return primitives.constant(builder, bytes(value).decode("latin-1"))
 
 
 @box(BytesType)
