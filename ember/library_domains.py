@@ -151,12 +151,17 @@ def load_for_types(found_types: Any) -> None:
     if not _waiting:
         return
     for typ in found_types:
-        type_class = type(typ)
-        if type_class in _checked_classes:
-            continue
-        for domain in [d for d in _waiting if issubclass(type_class, d.type_classes)]:
-            _load(domain)
-        _checked_classes.add(type_class)
+        if isinstance(typ, types.Array):  # an array of strings needs the strings domain
+            _load_for_class(type(typ.dtype))
+        _load_for_class(type(typ))
+
+
+def _load_for_class(type_class: type) -> None:
+    if type_class in _checked_classes:
+        return
+    for domain in [d for d in _waiting if issubclass(type_class, d.type_classes)]:
+        _load(domain)
+    _checked_classes.add(type_class)
 
 
 def load_for_value(value: Any) -> None:

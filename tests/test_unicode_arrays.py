@@ -186,3 +186,47 @@ def test_unsupported_uses_name_the_feature():
 
     with pytest.raises(TypingError, match="stores a str, not int64"):
         store_number(WORDS.copy())
+
+
+def comparisons(s, t, key):
+    return s == key, s != key, key == s, s == t, s != t, key in s, (key * 3) in s
+
+
+def comparisons_with_cde(s, t):
+    return s == b"cde", s != b"cde", b"cde" == s, s == t, s != t, b"cde" in s, b"cdecdecde" in s
+
+
+@pytest.mark.parametrize(
+    "s, t, key",
+    [
+        (LABELS, LABELS[::-1], "pion"),
+        (LABELS.reshape(2, 3), LABELS[::-1].reshape(2, 3), "kaon"),
+        (CODES, CODES[::-1], b"cde"),
+    ],
+    ids=["1d", "2d", "bytes"],
+)
+def test_whole_array_comparisons_match_numpy(s, t, key):
+    if isinstance(key, bytes):  # bytes cannot be passed in: the key is a constant
+        got = njit(comparisons_with_cde)(s, t)
+    else:
+        got = njit(comparisons)(s, t, key)
+    expected = comparisons(s, t, key)
+    assert len(got) == len(expected)
+    for ours, theirs in zip(got, expected):
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def test_masks_from_labels_select_values():
+    @njit
+    def mean_of(labels, values, key):
+        return values[labels == key].mean(), np.where(labels != key)[0]
+
+    values = np.arange(6.0)
+    mean, others = mean_of(LABELS, values, "pion")
+    assert mean == values[LABELS == "pion"].mean()
+    np.testing.assert_array_equal(others, np.where(LABELS != "pion")[0])
+
+
+def test_comparing_arrays_of_two_shapes_names_the_limit():
+    with pytest.raises(TypingError, match="broadcasting string arrays"):
+        njit(lambda s, t: s == t)(LABELS.reshape(2, 3), LABELS[:3])

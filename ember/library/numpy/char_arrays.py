@@ -4,10 +4,14 @@ NumPy gives them, and `s[i] = 'xy'` stores the text truncated to the item size, 
 
 from __future__ import annotations
 
+import operator
+
+import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.extending import intrinsic, register_jitable
+from ember.errors import TypingError
+from ember.extending import intrinsic, overload, register_jitable
 from ember.library.numpy.records import RecordModel
 from ember.library.strings.bytes import _as_bytes, _as_text
 from ember.library.strings.core import _get, _length, _new, _set
@@ -147,3 +151,87 @@ def bytes_to_char_seq(context, builder, from_type, to_type, value):
 def ascii_text_to_char_seq(context, builder, from_type, to_type, value):
     """NumPy encodes a str stored into an 'S' array as ASCII (UnicodeEncodeError beyond)."""
     return _filled_element(context, builder, from_type, to_type, value, _fill_from_ascii)
+
+
+# ---------------------------------------------------------------------------- whole arrays
+
+
+def _is_text_array(typ: types.Type) -> bool:
+    return isinstance(typ, types.Array) and isinstance(typ.dtype, _CHAR_SEQS)
+
+
+def _element_of(array: types.Type, value: types.Type) -> bool:
+    """Whether `value` is a single str (bytes) to compare with every element of `array`."""
+    return _is_text_array(array) and types.unliteral(value) == array.dtype.value_type
+
+
+def _same_kind(a: types.Type, b: types.Type) -> bool:
+    return _is_text_array(a) and _is_text_array(b) and type(a.dtype) is type(b.dtype)
+
+
+def _elementwise(compare):
+    """`s == 'x'`-style comparisons of a string array: a boolean array of NumPy's shape (two
+    arrays must have one shape; NumPy's broadcasting of string arrays is not supported)."""
+
+    def typer(a, b):
+        if _element_of(a, b):
+            return lambda a, b: _against_value(a, b, compare)
+        if _element_of(b, a):
+            return lambda a, b: _against_value(b, a, compare)
+        if _same_kind(a, b):
+            if a.ndim != b.ndim:
+                raise TypingError(
+                    "string arrays compared element-wise must have one shape (broadcasting "
+                    f"string arrays is not supported): {a} and {b}"
+                )
+            return lambda a, b: _against_array(a, b, compare)
+        return None
+
+    return typer
+
+
+@register_jitable
+def _against_value(array, value, compare):
+    out = np.empty(array.shape, np.bool_)
+    for index in np.ndindex(array.shape):
+        out[index] = compare(array[index], value)
+    return out
+
+
+@register_jitable
+def _against_array(a, b, compare):
+    if a.shape != b.shape:
+        raise ValueError("string arrays compared element-wise must have one shape")
+    out = np.empty(a.shape, np.bool_)
+    for index in np.ndindex(a.shape):
+        out[index] = compare(a[index], b[index])
+    return out
+
+
+@register_jitable
+def _equal(x, y):
+    return x == y
+
+
+@register_jitable
+def _not_equal(x, y):
+    return x != y
+
+
+overload(operator.eq)(_elementwise(_equal))
+overload(operator.ne)(_elementwise(_not_equal))
+
+
+@overload(operator.contains)
+def _text_array_contains(array, value):
+    """`'x' in s`: whether any element equals it."""
+    if not _element_of(array, value):
+        return None
+
+    def contains(array, value):
+        for index in np.ndindex(array.shape):
+            if array[index] == value:
+                return True
+        return False
+
+    return contains
