@@ -14,8 +14,9 @@ from ember.errors import TypingError
 from ember.extending import intrinsic, overload, register_jitable
 from ember.library.numpy.records import RecordModel
 from ember.library.strings.bytes import _as_bytes, _as_text
-from ember.library.strings.core import _get, _length, _new, _set
+from ember.library.strings.core import _get, _length, _new
 from ember.lowering import arrays as arr
+from ember.lowering import strings as primitives
 from ember.lowering.models import register_model
 from ember.lowering.registry import lower_cast
 from ember.typing.signature import signature
@@ -69,30 +70,65 @@ def _put_code(typingctx, seq, index, code):
     return signature(types.none, seq, types.int64, types.int64), codegen
 
 
+@intrinsic
+def _copy_into(typingctx, text, seq, count):
+    """Copy the first `count` characters of an element into a string `_new` made."""
+    if not isinstance(seq, _CHAR_SEQS):
+        return None
+
+    def codegen(context, builder, sig, args):
+        target, source, n = args
+        primitives.copy_code_units(builder, target, source, _unit(sig.args[1]), n)
+        return context.get_dummy_value(types.none)
+
+    return signature(types.none, types.unicode_type, seq, types.int64), codegen
+
+
+@intrinsic
+def _scan(typingctx, seq):
+    """(length without trailing NULs, largest code point) of an element, in one pass."""
+    if not isinstance(seq, _CHAR_SEQS):
+        return None
+
+    def codegen(context, builder, sig, args):
+        unit = _unit(sig.args[0])
+        length_slot = arr.alloca_in_entry(builder, arr.i64, "chars.length")
+        largest_slot = arr.alloca_in_entry(builder, arr.i64, "chars.largest")
+        builder.store(arr.const(0), length_slot)
+        builder.store(arr.const(0), largest_slot)
+        with arr.for_range(builder, arr.const(sig.args[0].count)) as index:
+            address = builder.gep(args[0], [index], inbounds=True, source_etype=unit)
+            code = builder.zext(builder.load(address, typ=unit), arr.i64)
+            nonzero = builder.icmp_unsigned("!=", code, arr.const(0))
+            length = builder.load(length_slot, typ=arr.i64)
+            after = builder.add(index, arr.const(1))
+            builder.store(builder.select(nonzero, after, length), length_slot)
+            largest = builder.load(largest_slot, typ=arr.i64)
+            bigger = builder.icmp_unsigned(">", code, largest)
+            builder.store(builder.select(bigger, code, largest), largest_slot)
+        result = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
+        result = builder.insert_value(result, builder.load(length_slot, typ=arr.i64), 0)
+        return builder.insert_value(result, builder.load(largest_slot, typ=arr.i64), 1)
+
+    return signature(types.UniTuple(types.int64, 2), seq), codegen
+
+
 @register_jitable
 def _stripped_length(seq):
-    n = _capacity(seq)
-    while n > 0 and _code_at(seq, n - 1) == 0:
-        n -= 1
-    return n
+    return _scan(seq)[0]
 
 
 def _to_text(seq):
-    n = _stripped_length(seq)
-    largest = 0
-    for k in range(n):
-        largest = max(largest, _code_at(seq, k))
+    n, largest = _scan(seq)
     out = _new(1 if largest < 0x100 else (2 if largest < 0x10000 else 4), n)
-    for k in range(n):
-        _set(out, k, _code_at(seq, k))
+    _copy_into(out, seq, n)
     return out
 
 
 def _to_bytes(seq):
     n = _stripped_length(seq)
     out = _new(1, n)
-    for k in range(n):
-        _set(out, k, _code_at(seq, k))
+    _copy_into(out, seq, n)
     return _as_bytes(out)
 
 
@@ -156,6 +192,52 @@ def ascii_text_to_char_seq(context, builder, from_type, to_type, value):
 # ---------------------------------------------------------------------------- whole arrays
 
 
+@intrinsic
+def _element(typingctx, array, index):
+    """The element at an in-range index tuple, unconverted (a reference to its bytes)."""
+    if not _is_text_array(array):
+        return None
+
+    def codegen(context, builder, sig, args):
+        array_type = sig.args[0]
+        fields = arr.unpack(builder, array_type, args[0])
+        indices = [builder.extract_value(args[1], k) for k in range(array_type.ndim)]
+        return arr.element_pointer(builder, array_type, fields, indices)
+
+    return signature(array.dtype, array, index), codegen
+
+
+@register_jitable
+def _same_text(seq, text):
+    """Whether an element reads as `text`, without making a string of it."""
+    n = _stripped_length(seq)
+    if n != _length(text):
+        return False
+    for k in range(n):
+        if _code_at(seq, k) != _get(text, k):
+            return False
+    return True
+
+
+@intrinsic
+def _characters_of(typingctx, value):
+    """A str or bytes as a string of its characters (bytes share the string's model)."""
+    value = types.unliteral(value)
+    if value not in (types.unicode_type, types.bytes_type):
+        return None
+
+    def codegen(context, builder, sig, args):
+        arr.incref(builder, sig.args[0], args[0])
+        return args[0]
+
+    return signature(types.unicode_type, value), codegen
+
+
+@register_jitable
+def _element_equals(array, index, value):
+    return _same_text(_element(array, index), _characters_of(value))
+
+
 def _is_text_array(typ: types.Type) -> bool:
     return isinstance(typ, types.Array) and isinstance(typ.dtype, _CHAR_SEQS)
 
@@ -169,57 +251,47 @@ def _same_kind(a: types.Type, b: types.Type) -> bool:
     return _is_text_array(a) and _is_text_array(b) and type(a.dtype) is type(b.dtype)
 
 
-def _elementwise(compare):
+def _elementwise(equal: bool):
     """`s == 'x'`-style comparisons of a string array: a boolean array of NumPy's shape (two
     arrays must have one shape; NumPy's broadcasting of string arrays is not supported)."""
 
     def typer(a, b):
         if _element_of(a, b):
-            return lambda a, b: _against_value(a, b, compare)
+            return lambda a, b: _against_value(a, b, equal)
         if _element_of(b, a):
-            return lambda a, b: _against_value(b, a, compare)
+            return lambda a, b: _against_value(b, a, equal)
         if _same_kind(a, b):
             if a.ndim != b.ndim:
                 raise TypingError(
                     "string arrays compared element-wise must have one shape (broadcasting "
                     f"string arrays is not supported): {a} and {b}"
                 )
-            return lambda a, b: _against_array(a, b, compare)
+            return lambda a, b: _against_array(a, b, equal)
         return None
 
     return typer
 
 
 @register_jitable
-def _against_value(array, value, compare):
+def _against_value(array, value, equal):
     out = np.empty(array.shape, np.bool_)
     for index in np.ndindex(array.shape):
-        out[index] = compare(array[index], value)
+        out[index] = _element_equals(array, index, value) == equal
     return out
 
 
 @register_jitable
-def _against_array(a, b, compare):
+def _against_array(a, b, equal):
     if a.shape != b.shape:
         raise ValueError("string arrays compared element-wise must have one shape")
     out = np.empty(a.shape, np.bool_)
     for index in np.ndindex(a.shape):
-        out[index] = compare(a[index], b[index])
+        out[index] = (a[index] == b[index]) == equal
     return out
 
 
-@register_jitable
-def _equal(x, y):
-    return x == y
-
-
-@register_jitable
-def _not_equal(x, y):
-    return x != y
-
-
-overload(operator.eq)(_elementwise(_equal))
-overload(operator.ne)(_elementwise(_not_equal))
+overload(operator.eq)(_elementwise(True))
+overload(operator.ne)(_elementwise(False))
 
 
 @overload(operator.contains)
@@ -230,7 +302,7 @@ def _text_array_contains(array, value):
 
     def contains(array, value):
         for index in np.ndindex(array.shape):
-            if array[index] == value:
+            if _element_equals(array, index, value):
                 return True
         return False
 

@@ -34,7 +34,10 @@ _SCALAR_CLASSES = {
 _BUILTIN_DTYPES = {float: types.float64, int: types.int64, bool: types.boolean,
                    complex: types.complex128}  # fmt: skip
 
-SUPPORTED_KINDS = "booleans, integers, floats and complex numbers"
+SUPPORTED_KINDS = (
+    "booleans, integers, floats, complex numbers, records and strings ('U', 'S') of the "
+    "machine's byte order"
+)
 
 
 def scalar_class_type(value: Any) -> types.Type | None:
@@ -83,7 +86,13 @@ def _conversion_hint(dtype: np.dtype) -> str:
         return "; convert it first, e.g. `values.astype(np.float32)`"
     if dtype.kind in "mM":
         return "; pass its integer view instead, e.g. `values.view(np.int64)`"
+    if dtype.kind in "US" and dtype.itemsize:
+        return f"; convert it first, e.g. `values.astype('{dtype.kind}{_characters(dtype)}')`"
     return ""
+
+
+def _characters(dtype: np.dtype) -> int:
+    return dtype.itemsize // 4 if dtype.kind == "U" else dtype.itemsize
 
 
 def _describe_dtype(dtype: np.dtype) -> str:
