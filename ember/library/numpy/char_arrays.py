@@ -1,6 +1,6 @@
 """NumPy string arrays in compiled code: elements of '<U3' (`UnicodeCharSeq`) and 'S3'
 (`CharSeq`) arrays and record fields read as a `str` / `bytes` with trailing NULs stripped, as
-NumPy gives them, and `s[i] = 'xy'` stores the text truncated to the item size, NUL-padded."""
+NumPy gives them; `s[i] = 'xy'` stores truncated and NUL-padded; `s == 'x'`, `'x' in s`."""
 
 from __future__ import annotations
 
