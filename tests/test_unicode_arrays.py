@@ -230,3 +230,19 @@ def test_masks_from_labels_select_values():
 def test_comparing_arrays_of_two_shapes_names_the_limit():
     with pytest.raises(TypingError, match="broadcasting string arrays"):
         njit(lambda s, t: s == t)(LABELS.reshape(2, 3), LABELS[:3])
+
+
+def test_bytes_elements_hash_as_cpython_and_key_dicts():
+    @njit
+    def tally(s):
+        counts = {}
+        for i in range(s.shape[0]):
+            counts[s[i]] = counts.get(s[i], 0) + 1
+        return counts[b"ab"], counts[b"\xff\x01"], len(counts), hash(s[4])
+
+    codes = np.concatenate((CODES, CODES[:2]))
+    expected = {}
+    for code in codes:
+        expected[code] = expected.get(code, 0) + 1
+    last = b"\xff\x01"
+    assert tally(codes) == (expected[b"ab"], expected[last], len(expected), hash(last))

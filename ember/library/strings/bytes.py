@@ -190,6 +190,13 @@ def _is_bytes(typ: types.Type) -> bool:
     return isinstance(typ, BytesType)
 
 
+@overload(hash)
+def bytes_hash(b):
+    """CPython's: a str of one byte per character hashes those bytes, as bytes do."""
+    if _is_bytes(b):
+        return lambda b: hash(_as_text(b))
+
+
 @overload(len)
 def bytes_len(b):
     if _is_bytes(b):
