@@ -201,3 +201,22 @@ def test_unknown_nested_field_names_the_fields():
 
     with pytest.raises(TypingError, match="no field 'y'.*x, n"):
         missing(filled(NESTED, 1))
+
+
+def test_records_passed_in_from_python_are_views_as_in_numpy():
+    def nudge(record):
+        record.pos[0] += 1.0
+        record.id = record.id * 2
+        return record.pos.sum() + record.m[1, 1]
+
+    ours, theirs = filled(PARTICLE, 3), filled(PARTICLE, 3)
+    assert njit(nudge)(ours[2]) == nudge(theirs.view(np.recarray)[2])
+    assert ours.tobytes() == theirs.tobytes()
+    alone = np.void(((1.0, 2.0, 3.0), 4, ((5.0, 6.0), (7.0, 8.0))), dtype=PARTICLE)
+    assert njit(nudge)(alone) == 1.0 + 1 + 2.0 + 3.0 + 8.0
+    assert alone["id"] == 8 and alone["pos"][0] == 2.0
+
+
+def test_a_record_of_an_unsupported_dtype_is_refused_with_the_reason():
+    with pytest.raises(TypingError, match="records"):
+        njit(lambda r: 1)(np.zeros(1, [("o", object)])[0])

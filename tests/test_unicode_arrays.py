@@ -246,3 +246,9 @@ def test_bytes_elements_hash_as_cpython_and_key_dicts():
         expected[code] = expected.get(code, 0) + 1
     last = b"\xff\x01"
     assert tally(codes) == (expected[b"ab"], expected[last], len(expected), hash(last))
+
+
+def test_an_element_passed_from_python_is_a_str():
+    greet = njit(lambda name: name + "!")
+    assert greet(WORDS[3]) == WORDS[3] + "!"
+    assert typeof(WORDS[0]) == types.unicode_type

@@ -187,14 +187,12 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
     if isinstance(value, type) and issubclass(value, np.generic):  # np.float32 as a dtype
         return types.Function(value) if dtype_to_type(np.dtype(value)) is not None else None
     if isinstance(value, np.void) and value.dtype.fields is not None:
-        from ember.errors import TypingError
-
-        raise TypingError(
-            "a single record (an element of a structured array) cannot be passed in: pass "
-            "the array and the index, and read `a[i].field` in compiled code"
-        )
+        return _typeof_array(value.reshape(1)).dtype  # a record: its reasons if refused
     if isinstance(value, np.generic):
-        return dtype_to_type(value.dtype)
+        if isinstance(value, str):  # np.str_, as `s[i]` gives it: passed as a str
+            return types.unicode_type
+        scalar = dtype_to_type(value.dtype)
+        return None if isinstance(scalar, types.CharSeq) else scalar  # no bytes arguments
     if cls.__name__ == "Generator" and cls.__module__ == "numpy.random._generator":
         return types.npy_rng
     return None

@@ -71,7 +71,7 @@ def from_numpy_dtype(dtype: np.dtype) -> types.Type:
         if dtype.fields is not None:
             raise UnsupportedDtypeError(
                 f"unsupported NumPy dtype {dtype} (records): ember's record fields are "
-                "numbers, booleans, nested records and sub-arrays of those"
+                "numbers, booleans, strings, nested records and sub-arrays of those"
             )
         raise UnsupportedDtypeError(
             f"unsupported NumPy dtype {dtype} ({_describe_dtype(dtype)}): ember arrays hold "
