@@ -252,3 +252,25 @@ def test_an_element_passed_from_python_is_a_str():
     greet = njit(lambda name: name + "!")
     assert greet(WORDS[3]) == WORDS[3] + "!"
     assert typeof(WORDS[0]) == types.unicode_type
+
+
+def test_ndenumerate_gives_strings():
+    @njit
+    def listing(s):
+        return [(index[0], item) for index, item in np.ndenumerate(s)]
+
+    assert listing(WORDS) == [(i, w) for i, w in enumerate(WORDS)]
+
+
+@pytest.mark.parametrize(
+    "func, match",
+    [
+        (lambda s: s + s, "np.add of a NumPy string array"),
+        (lambda s: np.multiply(s, 2), "np.multiply of a NumPy string array"),
+        (lambda s: s.astype(np.float64), "astype from UnicodeCharSeq"),
+    ],
+    ids=["add", "multiply", "astype"],
+)
+def test_numeric_operations_on_string_arrays_name_the_feature(func, match):
+    with pytest.raises(TypingError, match=match):
+        njit(func)(WORDS)
