@@ -258,7 +258,40 @@ def build_table(n):
     return table
 
 
+@numba.njit
+def speed_squared(row):
+    return row.vx**2 + row.vy**2
+
+
+def fastest_by_helper(p):
+    best = 0
+    for i in range(p.shape[0]):
+        if speed_squared(p[i]) > speed_squared(p[best]):  # a record passed to a jitted helper
+            best = i
+    return best, p[best].species
+
+
+def run_numbers(tags):
+    return [int(tags[i].split("-")[1]) for i in range(tags.shape[0]) if tags[i].startswith("run")]
+
+
+def names_in_mass_order(p):
+    order = np.argsort(p.mass)
+    return [p[k].species for k in order]
+
+
+def species_sorted_by_name(p):
+    order = np.argsort(p.species, kind="mergesort")  # stable: ties keep their order
+    return p.mass[order]
+
+
+TAGS = np.array(["run-12", "cal-3", "run-7", "run-100"])
+
 PROGRAMS = [
+    (fastest_by_helper, particles, ()),
+    (run_numbers, lambda: TAGS, ()),
+    (names_in_mass_order, particles, ()),
+    (species_sorted_by_name, particles, ()),
     (center_of_mass, particles, ()),
     (kinetic_energy, particles, ()),
     (mass_by_species, particles, ()),
