@@ -13,8 +13,8 @@ from ember import types
 from ember.errors import TypingError
 from ember.extending import intrinsic, overload, register_jitable
 from ember.library.numpy.records import RecordModel
-from ember.library.strings.bytes import _as_bytes, _as_text
-from ember.library.strings.core import _get, _length, _new
+from ember.library.strings.bytes import _as_text
+from ember.library.strings.core import _get, _length
 from ember.lowering import arrays as arr
 from ember.lowering import strings as primitives
 from ember.lowering.models import register_model
@@ -70,66 +70,50 @@ def _put_code(typingctx, seq, index, code):
     return signature(types.none, seq, types.int64, types.int64), codegen
 
 
-@intrinsic
-def _copy_into(typingctx, text, seq, count):
-    """Copy the first `count` characters of an element into a string `_new` made."""
-    if not isinstance(seq, _CHAR_SEQS):
-        return None
-
-    def codegen(context, builder, sig, args):
-        target, source, n = args
-        primitives.copy_code_units(builder, target, source, _unit(sig.args[1]), n)
-        return context.get_dummy_value(types.none)
-
-    return signature(types.none, types.unicode_type, seq, types.int64), codegen
-
-
-@intrinsic
-def _scan(typingctx, seq):
+def _emit_scan(builder, seq: types.Type, pointer) -> tuple:
     """(length without trailing NULs, largest code point) of an element, in one pass."""
+    unit = _unit(seq)
+    length_slot = arr.alloca_in_entry(builder, arr.i64, "chars.length")
+    largest_slot = arr.alloca_in_entry(builder, arr.i64, "chars.largest")
+    builder.store(arr.const(0), length_slot)
+    builder.store(arr.const(0), largest_slot)
+    with arr.for_range(builder, arr.const(seq.count)) as index:
+        address = builder.gep(pointer, [index], inbounds=True, source_etype=unit)
+        code = builder.zext(builder.load(address, typ=unit), arr.i64)
+        nonzero = builder.icmp_unsigned("!=", code, arr.const(0))
+        length = builder.load(length_slot, typ=arr.i64)
+        after = builder.add(index, arr.const(1))
+        builder.store(builder.select(nonzero, after, length), length_slot)
+        largest = builder.load(largest_slot, typ=arr.i64)
+        bigger = builder.icmp_unsigned(">", code, largest)
+        builder.store(builder.select(bigger, code, largest), largest_slot)
+    return builder.load(length_slot, typ=arr.i64), builder.load(largest_slot, typ=arr.i64)
+
+
+@intrinsic
+def _stripped_length(typingctx, seq):
+    """An element's length without its trailing NULs."""
     if not isinstance(seq, _CHAR_SEQS):
         return None
 
     def codegen(context, builder, sig, args):
-        unit = _unit(sig.args[0])
-        length_slot = arr.alloca_in_entry(builder, arr.i64, "chars.length")
-        largest_slot = arr.alloca_in_entry(builder, arr.i64, "chars.largest")
-        builder.store(arr.const(0), length_slot)
-        builder.store(arr.const(0), largest_slot)
-        with arr.for_range(builder, arr.const(sig.args[0].count)) as index:
-            address = builder.gep(args[0], [index], inbounds=True, source_etype=unit)
-            code = builder.zext(builder.load(address, typ=unit), arr.i64)
-            nonzero = builder.icmp_unsigned("!=", code, arr.const(0))
-            length = builder.load(length_slot, typ=arr.i64)
-            after = builder.add(index, arr.const(1))
-            builder.store(builder.select(nonzero, after, length), length_slot)
-            largest = builder.load(largest_slot, typ=arr.i64)
-            bigger = builder.icmp_unsigned(">", code, largest)
-            builder.store(builder.select(bigger, code, largest), largest_slot)
-        result = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
-        result = builder.insert_value(result, builder.load(length_slot, typ=arr.i64), 0)
-        return builder.insert_value(result, builder.load(largest_slot, typ=arr.i64), 1)
+        return _emit_scan(builder, sig.args[0], args[0])[0]
 
-    return signature(types.UniTuple(types.int64, 2), seq), codegen
+    return signature(types.int64, seq), codegen
 
 
-@register_jitable
-def _stripped_length(seq):
-    return _scan(seq)[0]
-
-
-def _to_text(seq):
-    n, largest = _scan(seq)
-    out = _new(1 if largest < 0x100 else (2 if largest < 0x10000 else 4), n)
-    _copy_into(out, seq, n)
-    return out
-
-
-def _to_bytes(seq):
-    n = _stripped_length(seq)
-    out = _new(1, n)
-    _copy_into(out, seq, n)
-    return _as_bytes(out)
+def _emit_string(context, builder, seq: types.Type, pointer):
+    """A new string of an element's characters, in the narrowest kind that holds them."""
+    length, largest = _emit_scan(builder, seq, pointer)
+    below = builder.icmp_unsigned
+    width = builder.select(
+        below("<", largest, arr.const(0x100)),
+        arr.const(1),
+        builder.select(below("<", largest, arr.const(0x10000)), arr.const(2), arr.const(4)),
+    )
+    text = primitives.allocate(context, builder, width, length)
+    primitives.copy_code_units(builder, text, pointer, _unit(seq), length)
+    return text
 
 
 @register_jitable
@@ -156,12 +140,13 @@ def _fill_from_ascii(seq, text):
 
 @lower_cast(types.UnicodeCharSeq, types.UnicodeType)
 def char_seq_to_text(context, builder, from_type, to_type, value):
-    return context.compile_internal(builder, _to_text, signature(to_type, from_type), [value])
+    return _emit_string(context, builder, from_type, value)
 
 
 @lower_cast(types.CharSeq, types.BytesType)
 def char_seq_to_bytes(context, builder, from_type, to_type, value):
-    return context.compile_internal(builder, _to_bytes, signature(to_type, from_type), [value])
+    """Bytes share the string's model: a kind-1 string of the element's bytes."""
+    return _emit_string(context, builder, from_type, value)
 
 
 def _filled_element(context, builder, from_type, to_type, value, fill):
