@@ -170,7 +170,8 @@ def bytes_to_char_seq(context, builder, from_type, to_type, value):
 
 @lower_cast(types.UnicodeType, types.CharSeq)
 def ascii_text_to_char_seq(context, builder, from_type, to_type, value):
-    """NumPy encodes a str stored into an 'S' array as ASCII (UnicodeEncodeError beyond)."""
+    """NumPy encodes a str stored into an 'S' array as ASCII; beyond, a UnicodeError (NumPy's
+    UnicodeEncodeError is one)."""
     return _filled_element(context, builder, from_type, to_type, value, _fill_from_ascii)
 
 
