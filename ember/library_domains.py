@@ -105,8 +105,16 @@ DOMAINS = (
             "ember.library.strings.format",
             "ember.library.strings.methods",
             "ember.library.strings.more_methods",
+            "ember.library.numpy.char_arrays",
         ),
-        type_classes=(types.UnicodeType, types.StringLiteral, types.UnicodeIterator),
+        type_classes=(
+            types.UnicodeType,
+            types.StringLiteral,
+            types.UnicodeIterator,
+            types.BytesType,
+            types.UnicodeCharSeq,
+            types.CharSeq,
+        ),
         values=(str, bytes, chr, ord, format, repr),
     ),
     Domain(
@@ -149,12 +157,17 @@ def load_for_types(found_types: Any) -> None:
     if not _waiting:
         return
     for typ in found_types:
-        type_class = type(typ)
-        if type_class in _checked_classes:
-            continue
-        for domain in [d for d in _waiting if issubclass(type_class, d.type_classes)]:
-            _load(domain)
-        _checked_classes.add(type_class)
+        if isinstance(typ, types.Array):  # an array of strings needs the strings domain
+            _load_for_class(type(typ.dtype))
+        _load_for_class(type(typ))
+
+
+def _load_for_class(type_class: type) -> None:
+    if type_class in _checked_classes:
+        return
+    for domain in [d for d in _waiting if issubclass(type_class, d.type_classes)]:
+        _load(domain)
+    _checked_classes.add(type_class)
 
 
 def load_for_value(value: Any) -> None:

@@ -56,6 +56,8 @@ def _argument_ctypes(typ: types.Type) -> list:
     if isinstance(typ, types.NumPyRandomGeneratorType):
         # {meminfo, bitgen_t*, the Generator}: ember/library/numpy/random/generator.py
         return [ctypes.c_void_p] * 3
+    if isinstance(typ, types.Record):  # the address of its bytes (RecordModel)
+        return [ctypes.c_void_p]
     raise TypeError(f"cannot pass a value of type {typ} from Python yet")
 
 
@@ -140,6 +142,8 @@ def _flatten(typ: types.Type, value: Any, out: list) -> None:
         if not isinstance(value, str):
             raise TypeError(f"expected a str, not {type(value).__name__}")
         out.extend(string_boxing.to_native(value))
+    elif isinstance(typ, types.Record):  # its bytes, in its array or its own: writes go there
+        out.append(value.__array_interface__["data"][0])
     elif isinstance(typ, types.NumPyRandomGeneratorType):  # borrowed: no meminfo
         out.extend((None, value.bit_generator.ctypes.bit_generator.value, id(value)))
     elif isinstance(typ, types.Optional):

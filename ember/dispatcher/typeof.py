@@ -242,12 +242,12 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
     if isinstance(value, type) and issubclass(value, np.generic):  # np.float32 as a dtype
         return types.Function(value) if dtype_to_type(np.dtype(value)) is not None else None
     if isinstance(value, np.void) and value.dtype.fields is not None:
-        raise TypingError(
-            "a single record (an element of a structured array) cannot be passed in: pass "
-            "the array and the index, and read `a[i].field` in compiled code"
-        )
+        return _typeof_array(value.reshape(1)).dtype  # a record: its reasons if refused
     if isinstance(value, np.generic):
-        return dtype_to_type(value.dtype)
+        if isinstance(value, str):  # np.str_, as `s[i]` gives it: passed as a str
+            return types.unicode_type
+        scalar = dtype_to_type(value.dtype)
+        return None if isinstance(scalar, types.CharSeq) else scalar  # no bytes arguments
     if cls.__name__ == "Generator" and cls.__module__ == "numpy.random._generator":
         return types.npy_rng
     return None
@@ -279,21 +279,33 @@ def dtype_to_type(dtype: Any) -> types.Type | None:
         return _record_type(dtype)
     if dtype.byteorder not in "=|" and dtype.byteorder != _native_byteorder():
         return None
+    if dtype.kind == "U" and dtype.itemsize:
+        return types.UnicodeCharSeq(dtype.itemsize // 4)
+    if dtype.kind == "S" and dtype.itemsize:
+        return types.CharSeq(dtype.itemsize)
     return _DTYPE_NAMES.get(dtype.name)
 
 
 def _record_type(dtype: Any) -> types.Record | None:
-    """The record type of a structured dtype whose fields are all plain numbers (None for
-    others: nested records, sub-arrays, strings)."""
+    """The record type of a structured dtype whose fields are numbers, nested records or
+    sub-arrays of those (None for others: strings, objects, ...)."""
     members = []
     for name, (field_dtype, offset, *_title) in dtype.fields.items():
-        if field_dtype.fields is not None or field_dtype.subdtype is not None:
-            return None
-        field_type = dtype_to_type(field_dtype)
+        field_type = _field_type(field_dtype)
         if field_type is None:
             return None
         members.append((name, field_type, offset))
     return types.Record(members, dtype.itemsize, dtype.isalignedstruct)
+
+
+def _field_type(field_dtype: Any) -> types.Type | None:
+    if field_dtype.subdtype is None:
+        return dtype_to_type(field_dtype)
+    base, shape = field_dtype.subdtype
+    element = dtype_to_type(base)
+    if element is None or base.subdtype is not None:
+        return None
+    return types.NestedArray(element, shape)
 
 
 def _native_byteorder() -> str:

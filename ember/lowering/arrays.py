@@ -82,7 +82,7 @@ def pack(builder: llvm.IRBuilder, array_type: types.Array, fields: ArrayFields) 
 
 def itemsize_of(dtype: types.Type) -> int:
     """Bytes per element of a NumPy dtype."""
-    if isinstance(dtype, types.Record):
+    if _held_by_reference(dtype):
         return dtype.size
     if isinstance(dtype, types.Boolean):
         return 1
@@ -289,15 +289,20 @@ def element_pointer(
     return builder.gep(base, [indices[unit]], inbounds=True, source_etype=element)
 
 
+def _held_by_reference(dtype: types.Type) -> bool:
+    """Records and string elements: a value is a pointer to the element's bytes."""
+    return isinstance(dtype, (types.Record, types.UnicodeCharSeq, types.CharSeq))
+
+
 def load_item(builder: llvm.IRBuilder, dtype: types.Type, pointer: llvm.Value) -> llvm.Value:
-    if isinstance(dtype, types.Record):  # a record is a reference to its bytes
+    if _held_by_reference(dtype):  # a reference to its bytes
         return pointer
     model = model_of(dtype)
     return model.from_data(builder, builder.load(pointer, typ=model.data_type))
 
 
 def store_item(builder: llvm.IRBuilder, dtype: types.Type, value, pointer: llvm.Value) -> None:
-    if isinstance(dtype, types.Record):  # copies the record's bytes
+    if _held_by_reference(dtype):  # copies the element's bytes
         memcpy(builder, pointer, value, const(dtype.size))
         return
     builder.store(model_of(dtype).as_data(builder, value), pointer)

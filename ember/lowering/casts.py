@@ -45,10 +45,19 @@ def integer_to_float(context, builder, from_type, to_type, value):
 
 @lower_cast(types.Float, types.Integer)
 def float_to_integer(context, builder, from_type, to_type, value):
-    """Saturating conversion: NaN gives 0 and out-of-range values clamp, never poison."""
+    """Truncate toward zero to int64, then wrap to the target's width, as NumPy's casts give
+    on x86-64 (`np.uint8(-1.5)` is 255, `np.int8(300.7)` is 44). Beyond int64 the conversion
+    saturates and NaN gives 0, never poison; uint64 converts [2**63, 2**64) exactly."""
+    wide_type = llvm.IntType(64)
+    wide = call_intrinsic(builder, "llvm.fptosi.sat", [value], wide_type, [wide_type, value.type])
+    if to_type.bitwidth == 64 and not to_type.signed:
+        unsigned = call_intrinsic(
+            builder, "llvm.fptoui.sat", [value], wide_type, [wide_type, value.type]
+        )
+        beyond_int64 = builder.fcmp_ordered(">=", value, llvm.Constant(value.type, 2.0**63))
+        wide = builder.select(beyond_int64, unsigned, wide)
     target = context.value_type(to_type)
-    name = "llvm.fptosi.sat" if to_type.signed else "llvm.fptoui.sat"
-    return call_intrinsic(builder, name, [value], target, [target, value.type])
+    return wide if target.width == 64 else builder.trunc(wide, target)
 
 
 @lower_cast(types.Float, types.Float)

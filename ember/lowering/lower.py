@@ -388,7 +388,7 @@ class FunctionLowerer:
         return self.borrowed(result_type, self.arg_values[expr.index])
 
     def _lower_constant(self, expr: ir.Const, result_type: types.Type) -> llvm.Value:
-        return self.context.get_constant(result_type, expr.value)
+        return self.context.get_constant_generic(self.builder, result_type, expr.value)
 
     def _lower_global(self, expr: ir.Global | ir.FreeVar, result_type: types.Type) -> llvm.Value:
         if isinstance(result_type, types.Dummy):

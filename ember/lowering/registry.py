@@ -161,11 +161,13 @@ class LoweringRegistry:
         return None
 
     def find_getattr(self, typ: types.Type, attr: str) -> tuple[Callable, bool] | None:
-        """(impl, is_generic) for reading `attr` of a value of type `typ`."""
+        """(impl, is_generic) for reading `attr` of a value of type `typ`: a getter of that
+        name wins over a generic one (a record array's generic field views leave `a.shape`)."""
         library.load_for_types((typ,))
-        for type_spec, name, impl in self.getattrs:
-            if _matches(type_spec, typ) and name in (attr, None):
-                return impl, name is None
+        for wanted in (attr, None):
+            for type_spec, name, impl in self.getattrs:
+                if name == wanted and _matches(type_spec, typ):
+                    return impl, name is None
         return None
 
     def find_setattr(self, typ: types.Type, attr: str) -> tuple[Callable, bool] | None:

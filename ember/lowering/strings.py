@@ -136,6 +136,24 @@ def store_code_point(builder, width, base: llvm.Value, index: llvm.Value, code) 
     _by_kind(builder, width, emit)
 
 
+def copy_code_units(builder, target: llvm.Value, source: llvm.Value, unit, count) -> None:
+    """Copy `count` code points stored as `unit` integers at `source` (a NumPy string
+    element: i32 for 'U', i8 for 'S') into the string `target`, narrowing or widening each to
+    the string's kind (one loop per kind, which LLVM can vectorize)."""
+    base = data(builder, target)
+
+    def emit(b, int_type):
+        with refs.for_range(b, count) as index:
+            code = b.load(b.gep(source, [index], inbounds=True, source_etype=unit), typ=unit)
+            if int_type.width < unit.width:
+                code = b.trunc(code, int_type)
+            elif int_type.width > unit.width:
+                code = b.zext(code, int_type)
+            b.store(code, b.gep(base, [index], inbounds=True, source_etype=int_type))
+
+    _by_kind(builder, kind(builder, target), emit)
+
+
 def code_point(builder: llvm.IRBuilder, value: llvm.Value, index: llvm.Value) -> llvm.Value:
     return load_code_point(builder, kind(builder, value), data(builder, value), index)
 

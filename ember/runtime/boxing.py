@@ -170,7 +170,10 @@ def box(typ: types.Array, memory: Any, inputs: tuple, memo: dict | None = None) 
         return result
     parent = _find_parent(memory.parent, inputs)
     if parent is None:
-        raise SystemError("ember: a returned array refers to memory of an unknown owner")
+        raise TypeError(
+            "ember: a returned array refers to memory no array owns: a record's sub-array "
+            "field (`r.v`) is a view into its array and cannot be returned; return `r.v.copy()`"
+        )
     if (
         parent.shape == shape
         and parent.strides == strides

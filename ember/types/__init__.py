@@ -67,7 +67,7 @@ from ember.types.lists import List, ListIterator, ListType, Undefined, undefined
 from ember.types.optional import Optional, optional
 from ember.types.pointers import AnyType, CPointer, VarArg, voidptr
 from ember.types.random import NumPyRandomGeneratorType, npy_rng
-from ember.types.records import Record, RecordField
+from ember.types.records import NestedArray, Record, RecordField
 from ember.types.scalars import *  # noqa: F403 - the scalar instances are the public names
 from ember.types.scalars import (
     Boolean,
@@ -86,7 +86,16 @@ from ember.types.scalars import (
     unliteral,
     wrapped_constant,
 )
-from ember.types.strings import UnicodeIterator, UnicodeType, unicode_type
+from ember.types.strings import (
+    BytesType,
+    CharSeq,
+    UnicodeCharSeq,
+    UnicodeIterator,
+    UnicodeType,
+    bytes_type,
+    element_value_type,
+    unicode_type,
+)
 from ember.types.structref import StructRef, StructRefPayload
 
 Any = AnyType("any")  # assigned, not imported: the star import above would bring typing.Any

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember.types.abstract import Dummy, Type
+from ember.types.strings import element_value_type
 
 
 class Array(Type):
@@ -128,7 +129,7 @@ class ArrayIterator(Type):
     def __init__(self, array_type: Array) -> None:
         self.array_type = array_type
         if array_type.ndim == 1:
-            self.yield_type = array_type.dtype
+            self.yield_type = element_value_type(array_type.dtype)
         else:
             layout = "C" if array_type.layout == "C" else "A"
             self.yield_type = array_type.copy(ndim=array_type.ndim - 1, layout=layout)

@@ -1,5 +1,6 @@
-"""NumPy structured (record) dtypes: `Record` lists each field's name, type and byte offset.
-An element of a record array is a reference to its bytes inside the array."""
+"""NumPy structured (record) dtypes: `Record` lists each field's name, type and byte offset
+(a number, a nested `Record`, or a `NestedArray` sub-array). An element of a record array is a
+reference to its bytes inside the array."""
 
 from __future__ import annotations
 
@@ -11,6 +12,27 @@ from ember.types.abstract import Type
 class RecordField(NamedTuple):
     type: Type
     offset: int
+
+
+class NestedArray(Type):
+    """`NestedArray(float64, (3,))`: a sub-array field (`('v', 'f8', (3,))`), C-ordered inside
+    each record; reading it gives an array view of those bytes."""
+
+    def __init__(self, dtype: Type, shape: tuple) -> None:
+        self.dtype = dtype
+        self.shape = tuple(int(n) for n in shape)
+        super().__init__(f"NestedArray({dtype}, {self.shape})")
+
+    @property
+    def key(self) -> Any:
+        return (self.dtype, self.shape)
+
+    def _rebuild_args(self) -> tuple:
+        return (self.dtype, self.shape)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
 
 
 class Record(Type):
@@ -44,10 +66,15 @@ class Record(Type):
 
         from ember.library.numpy.support import numpy_dtype
 
+        def field_dtype(typ: Type) -> Any:
+            if isinstance(typ, NestedArray):
+                return np.dtype((numpy_dtype(typ.dtype), typ.shape))
+            return numpy_dtype(typ)
+
         return np.dtype(
             {
                 "names": [name for name, _, _ in self.members],
-                "formats": [numpy_dtype(typ) for _, typ, _ in self.members],
+                "formats": [field_dtype(typ) for _, typ, _ in self.members],
                 "offsets": [offset for _, _, offset in self.members],
                 "itemsize": self.size,
             },

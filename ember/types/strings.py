@@ -1,5 +1,7 @@
 """String types: `unicode_type` (Numba's `types.unicode_type`, also `types.string`), a Python
-`str` in compiled code, and the iterator over its characters."""
+`str` in compiled code, and the iterator over its characters; `bytes_type`; and the
+fixed-size elements of NumPy string arrays, `UnicodeCharSeq` ('<U3') and `CharSeq` ('S3'),
+which read as a `str` and a `bytes`."""
 
 from __future__ import annotations
 
@@ -36,3 +38,61 @@ class UnicodeIterator(Type):
 
 
 unicode_type = UnicodeType("unicode_type")
+
+
+class BytesType(Type):
+    """Immutable `bytes` made in compiled code (ember/library/strings/bytes.py)."""
+
+    def _rebuild_args(self) -> tuple:
+        return (self.name,)
+
+
+bytes_type = BytesType("bytes")
+
+
+class _CharSeq(Type):
+    """`count` fixed-size characters of a NumPy string array's element (NUL-padded)."""
+
+    unit_bytes = 1
+    numpy_kind = "S"
+
+    def __init__(self, count: int) -> None:
+        self.count = int(count)
+        super().__init__(f"{type(self).__name__}({self.count})")
+
+    @property
+    def key(self) -> Any:
+        return self.count
+
+    def _rebuild_args(self) -> tuple:
+        return (self.count,)
+
+    @property
+    def size(self) -> int:
+        """Bytes per element."""
+        return self.count * self.unit_bytes
+
+
+class UnicodeCharSeq(_CharSeq):
+    """An element of a '<U<count>' array: UCS-4 code points; reads as a `str`."""
+
+    unit_bytes = 4
+    numpy_kind = "U"
+
+    @property
+    def value_type(self) -> UnicodeType:
+        return unicode_type
+
+
+class CharSeq(_CharSeq):
+    """An element of an 'S<count>' array: bytes; reads as a `bytes`."""
+
+    @property
+    def value_type(self) -> BytesType:
+        return bytes_type
+
+
+def element_value_type(dtype: Type) -> Type:
+    """What reading one element of an array of `dtype` gives: a string array's fixed-size
+    element reads as a `str` (or `bytes`), trailing NULs stripped as NumPy does."""
+    return dtype.value_type if isinstance(dtype, _CharSeq) else dtype

@@ -43,6 +43,8 @@ class TypingContext:
             return types.none
         if isinstance(value, str):
             return types.StringLiteral(value)
+        if isinstance(value, bytes):  # b'ab' in code, a global bytes: a constant
+            return types.bytes_type
         if isinstance(value, tuple) and not hasattr(type(value), "_fields"):  # namedtuples below
             members = [self.resolve_value_type(item) for item in value]
             return None if None in members else types.make_tuple(members)

@@ -88,6 +88,9 @@ def can_convert(from_type: types.Type, to_type: types.Type) -> Conversion | None
         return _convert_array(from_type, to_type)
     if isinstance(to_type, types.Optional) or isinstance(from_type, types.Optional):
         return _convert_optional(from_type, to_type)
+    if isinstance(to_type, (types.UnicodeCharSeq, types.CharSeq)):  # a string element's store
+        stored = (to_type.value_type, types.unicode_type)  # 'S' takes an ASCII str too
+        return Conversion.unsafe if from_type in stored else None
     return None
 
 

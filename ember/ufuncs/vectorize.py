@@ -165,6 +165,8 @@ class DUFunc(GrowingUFunc):
             arg_types = tuple(from_numpy_dtype(np.dtype(d)) for d in dtypes)
         except (TypeError, ValueError):
             return False
+        if not all(map(is_scalar, arg_types)):  # strings, records: NumPy's error stands
+            return False
         wanted = tuple(map(np.dtype, dtypes))
         for found in self._loops.dtype_tuples:
             if found[: self.nin] == wanted and (not same_output or found[-1] == wanted[0]):

@@ -224,7 +224,14 @@ def array_transpose(context, builder, sig, args):
 
 @np_typer((types.Array, "astype"), "self, dtype")
 def _astype_type(a, dtype):
-    return types.Array(parse_dtype(dtype, default=None), a.ndim, "C")
+    target = parse_dtype(dtype, default=None)
+    text = (types.UnicodeCharSeq, types.CharSeq)
+    if target != a.dtype and (isinstance(target, text) or isinstance(a.dtype, text)):
+        raise TypingError(
+            f"astype from {a.dtype} to {target} is not supported in compiled code: a string "
+            "array converts only to its own dtype (convert each element, e.g. float(s[i]))"
+        )
+    return types.Array(target, a.ndim, "C")
 
 
 @lower_builtin((types.Array, "astype"), types.Array, types.Type)

@@ -278,7 +278,10 @@ def item_at(context, builder, array_type: types.Array, fields, index):
     reference) of the remaining dimensions."""
     if array_type.ndim == 1:
         pointer = arr.element_pointer(builder, array_type, fields, [index])
-        return arr.load_item(builder, array_type.dtype, pointer)
+        item = arr.load_item(builder, array_type.dtype, pointer)
+        return context.cast(
+            builder, item, array_type.dtype, types.element_value_type(array_type.dtype)
+        )
     view_type = types.ArrayIterator(array_type).yield_type
     offset = builder.mul(index, fields.strides[0])
     view = arr.ArrayFields(

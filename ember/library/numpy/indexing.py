@@ -24,6 +24,7 @@ from ember.lowering import arrays_kernels as kernels
 from ember.lowering import lists
 from ember.lowering.arrays import ArrayFields, const
 from ember.lowering.registry import lower_builtin
+from ember.typing.conversions import can_convert
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
@@ -119,7 +120,7 @@ def _result_type(array_type: types.Array, expanded: list, has_ellipsis: bool) ->
     if any(k in _ADVANCED for k in kinds):
         return types.Array(array_type.dtype, ndim, "C")
     if ndim == 0 and "newaxis" not in kinds and not has_ellipsis:
-        return array_type.dtype
+        return types.element_value_type(array_type.dtype)
     return array_type.copy(ndim=ndim, layout=_view_layout(array_type, kinds))
 
 
@@ -186,7 +187,8 @@ def _type_setitem(args, kws):
     if isinstance(value_type, types.Array):
         if plan.is_element:
             return None
-    elif _is_number_sequence(value_type):  # a[i] = (x, y), a[1:3] = [p, q]: a 1-d view
+    elif _is_number_sequence(value_type) and _holds_numbers(array_type):
+        # a[i] = (x, y), a[1:3] = [p, q]: into a 1-d view
         if not (isinstance(plan.result, types.Array) and plan.result.ndim == 1) or plan.advanced:
             raise TypingError(
                 f"a {value_type} can be assigned to a 1-d slice of an array only, not to "
@@ -199,6 +201,8 @@ def _type_setitem(args, kws):
     elif isinstance(value_type, types.Record):  # a[i] = b[j]: copies the record's bytes
         if not plan.is_element or value_type != array_type.dtype:
             return None
+    elif isinstance(array_type.dtype, (types.UnicodeCharSeq, types.CharSeq)):
+        return _type_string_store(plan, array_type, index_type, value_type)
     elif not isinstance(value_type, types.Number):
         return None
     elif isinstance(value_type, types.Complex) and _is_real(array_type.dtype):
@@ -215,6 +219,24 @@ def _is_number_sequence(typ: types.Type) -> bool:
     if isinstance(typ, types.BaseTuple):
         return all(isinstance(types.unliteral(t), types.Number | types.Boolean) for t in typ)
     return isinstance(typ, types.List) and isinstance(typ.dtype, types.Number | types.Boolean)
+
+
+def _type_string_store(plan: IndexPlan, array_type, index_type, value_type):
+    """`s[i] = 'xy'` into a string array: one element, from a `str` (or, into an 'S' array,
+    `bytes` or an ASCII `str`)."""
+    if not plan.is_element:
+        raise TypingError(
+            f"storing into a NumPy string array ({array_type}) through a slice or an index "
+            "array is not supported: store one element at a time, `s[i] = text`"
+        )
+    if can_convert(value_type, array_type.dtype) is None:
+        wanted = "a str" if isinstance(array_type.dtype, types.UnicodeCharSeq) else "bytes or a str"
+        raise TypingError(f"a NumPy string array ({array_type}) stores {wanted}, not {value_type}")
+    return signature(types.none, array_type, index_type, value_type)
+
+
+def _holds_numbers(array_type: types.Array) -> bool:
+    return isinstance(array_type.dtype, types.Number | types.Boolean)
 
 
 def _is_real(dtype: types.Type) -> bool:
@@ -307,7 +329,8 @@ def array_getitem(context, builder, sig, args):
     values = _items(builder, index_type, args[1])
     if plan.is_element:
         pointer = element_address(context, builder, plan, fields, values)
-        return arr.load_item(builder, array_type.dtype, pointer)
+        item = arr.load_item(builder, array_type.dtype, pointer)
+        return context.cast(builder, item, array_type.dtype, sig.return_type)
     if plan.advanced is None:
         view, _ = basic_view(context, builder, plan, fields, values)
         arr.nrt_incref_fields(builder, view)

@@ -72,7 +72,10 @@ class NdEnumerateType(types.Type):
     def __init__(self, array_type: types.Array) -> None:
         self.array_type = array_type
         self.yield_type = types.Tuple(
-            (types.UniTuple(types.int64, array_type.ndim), array_type.dtype)
+            (
+                types.UniTuple(types.int64, array_type.ndim),
+                types.element_value_type(array_type.dtype),
+            )
         )
         super().__init__(f"ndenumerate({array_type})")
 
@@ -165,6 +168,9 @@ def ndenumerate_next(context, builder, sig, args):
         index = [builder.load(slot, typ=arr.i64) for slot in slots]
         element = arr.load_item(
             builder, array_type.dtype, arr.element_pointer(builder, array_type, fields, index)
+        )
+        element = context.cast(
+            builder, element, array_type.dtype, iterator_type.yield_type.types[1]
         )
         _advance_odometer(builder, index, slots, fields.shape)
         index_type = iterator_type.yield_type.types[0]

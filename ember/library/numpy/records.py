@@ -1,17 +1,19 @@
 """Records (elements of structured arrays) in compiled code: `r.x`, `r['x']`, `r.x = v`,
-`a[i].x = v`, `a[i] = a[j]`, and `a['x']` as a strided view of one field.
+`a[i].x = v`, `a[i] = a[j]`, and `a['x']` or `a.x` as a strided view of one field; nested
+records (`r.p.x`) and sub-array fields (`r.v[1] = 2.0`, a view of the record's bytes).
 
 A record value is a pointer to its bytes inside the array (writes go to the array, as in
-NumPy and Numba); the array must outlive it."""
+NumPy and Numba); the array must outlive it, and so must a sub-array field's view."""
 
 from __future__ import annotations
 
 import operator
 
+import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.errors import TypingError
+from ember.errors import LoweringError, TypingError
 from ember.library.numpy import indexing  # noqa: F401 - first, so a['x'] below takes precedence
 from ember.lowering import arrays as arr
 from ember.lowering.models import PrimitiveModel, register_model
@@ -41,8 +43,20 @@ def _field_type(record: types.Record, field: str) -> types.Type:
     return found.type
 
 
+def _value_type(field_type: types.Type) -> types.Type:
+    """What reading a field gives: a sub-array field reads as a C-ordered array view."""
+    if isinstance(field_type, types.NestedArray):
+        return types.Array(field_type.dtype, field_type.ndim, "C")
+    return types.element_value_type(field_type)
+
+
 def _assignable(record: types.Record, field: str, value: types.Type) -> types.Type:
     field_type = _field_type(record, field)
+    if isinstance(field_type, types.NestedArray):
+        raise TypingError(
+            f"assigning a whole sub-array record field ('{field}') is not supported: write "
+            f"its elements through the view, `r.{field}[k] = x` or `r.{field}[:] = values`"
+        )
     if can_convert(types.unliteral(value), field_type) is None:
         raise TypingError(
             f"cannot store a value of type {value} in record field '{field}' ({field_type})"
@@ -55,9 +69,35 @@ def _field_pointer(builder, record: types.Record, pointer, field: str):
 
 
 def _load_field(context, builder, record: types.Record, pointer, field: str):
-    return arr.load_item(
-        builder, _field_type(record, field), _field_pointer(builder, record, pointer, field)
+    field_type = _field_type(record, field)
+    field_pointer = _field_pointer(builder, record, pointer, field)
+    if isinstance(field_type, types.NestedArray):
+        return _nested_view(builder, field_type, field_pointer)
+    item = arr.load_item(builder, field_type, field_pointer)
+    return context.cast(builder, item, field_type, types.element_value_type(field_type))
+
+
+def _c_strides(element: types.Type, shape: tuple) -> list[int]:
+    strides, step = [], arr.itemsize_of(element)
+    for extent in reversed(shape):
+        strides.insert(0, step)
+        step *= extent
+    return strides
+
+
+def _nested_view(builder, nested: types.NestedArray, pointer):
+    """The array view of a sub-array field's bytes: it owns no memory (a NULL meminfo)."""
+    nitems = int(np.prod(nested.shape))
+    view = arr.ArrayFields(
+        llvm.Constant(arr.ptr, None),
+        llvm.Constant(arr.ptr, None),
+        arr.const(nitems),
+        arr.const(arr.itemsize_of(nested.dtype)),
+        pointer,
+        [arr.const(extent) for extent in nested.shape],
+        [arr.const(stride) for stride in _c_strides(nested.dtype, nested.shape)],
     )
+    return arr.pack(builder, _value_type(nested), view)
 
 
 def _store_field(context, builder, record, pointer, field, value, value_type) -> None:
@@ -76,7 +116,7 @@ class RecordAttributes(AttributeTemplate):
     def generic_resolve(self, value_type: types.Record, attr: str) -> types.Type | None:
         if attr.startswith("__"):
             return None
-        return _field_type(value_type, attr)
+        return _value_type(_field_type(value_type, attr))
 
     def resolve_setattr(self, target: types.Record, attr: str, value: types.Type) -> Signature:
         return Signature(types.none, (target, _assignable(target, attr, value)))
@@ -106,7 +146,24 @@ def _array_of_records(typ: types.Type) -> bool:
 
 
 def _field_view_type(array: types.Array, field: str) -> types.Array:
-    return types.Array(_field_type(array.dtype, field), array.ndim, "A", readonly=array.readonly)
+    field_type = _field_type(array.dtype, field)
+    if isinstance(field_type, types.NestedArray):  # NumPy appends the sub-array's dimensions
+        ndim = array.ndim + field_type.ndim
+        return types.Array(field_type.dtype, ndim, "A", readonly=array.readonly)
+    return types.Array(field_type, array.ndim, "A", readonly=array.readonly)
+
+
+@registry.register_attr
+class RecordArrayAttributes(AttributeTemplate):
+    """`a.x` on an array of records: the field's view, as `a['x']` (ndarray's own attributes,
+    `a.shape`, `a.sum`, win over a field of that name, as in NumPy)."""
+
+    key = types.Array
+
+    def generic_resolve(self, array: types.Array, attr: str) -> types.Type | None:
+        if not _array_of_records(array) or hasattr(np.ndarray, attr):
+            return None
+        return _field_view_type(array, attr)
 
 
 @registry.typer(operator.getitem)
@@ -115,7 +172,7 @@ def _type_getitem(args, kws):
         return None
     target, name = args
     if isinstance(target, types.Record):
-        return Signature(_field_type(target, name.literal_value), (target, name))
+        return Signature(_value_type(_field_type(target, name.literal_value)), (target, name))
     if _array_of_records(target):
         return Signature(_field_view_type(target, name.literal_value), (target, name))
     return None
@@ -145,19 +202,37 @@ def record_setitem(context, builder, sig, args):
 
 
 @lower_builtin(operator.getitem, types.Array, types.StringLiteral)
-def field_view(context, builder, sig, args):
-    """One field of every element: a view sharing the array's memory and strides."""
+def field_view_by_name(context, builder, sig, args):
     array, name = sig.args
-    field = name.literal_value
-    fields = arr.unpack(builder, array, args[0])
+    return _field_view(builder, array, args[0], name.literal_value, sig.return_type)
+
+
+@lower_getattr_generic(types.Array)
+def field_view_by_attribute(context, builder, typ, value, attr: str):
+    if not (_array_of_records(typ) and attr in typ.dtype.fields):
+        raise LoweringError(f"no implementation of attribute '{attr}' of {typ}")
+    return _field_view(builder, typ, value, attr, _field_view_type(typ, attr))
+
+
+def _field_view(builder, array: types.Array, value, field: str, view_type: types.Array):
+    """One field of every element: a view sharing the array's memory and strides (a sub-array
+    field adds its own C-ordered dimensions after the array's)."""
+    fields = arr.unpack(builder, array, value)
+    field_type = array.dtype.typeof(field)
+    shape, strides = list(fields.shape), list(fields.strides)
+    nitems = fields.nitems
+    if isinstance(field_type, types.NestedArray):
+        shape += [arr.const(extent) for extent in field_type.shape]
+        strides += [arr.const(s) for s in _c_strides(field_type.dtype, field_type.shape)]
+        nitems = builder.mul(nitems, arr.const(int(np.prod(field_type.shape))))
     view = arr.ArrayFields(
         fields.meminfo,
         fields.parent,
-        fields.nitems,
-        arr.const(arr.itemsize_of(sig.return_type.dtype)),
+        nitems,
+        arr.const(arr.itemsize_of(view_type.dtype)),
         arr.offset_pointer(builder, fields.data, arr.const(array.dtype.offset(field))),
-        fields.shape,
-        fields.strides,
+        shape,
+        strides,
     )
     arr.nrt_incref_fields(builder, view)
-    return arr.pack(builder, sig.return_type, view)
+    return arr.pack(builder, view_type, view)

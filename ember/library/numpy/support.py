@@ -34,7 +34,10 @@ _SCALAR_CLASSES = {
 _BUILTIN_DTYPES = {float: types.float64, int: types.int64, bool: types.boolean,
                    complex: types.complex128}  # fmt: skip
 
-SUPPORTED_KINDS = "booleans, integers, floats and complex numbers"
+SUPPORTED_KINDS = (
+    "booleans, integers, floats, complex numbers, records and strings ('U', 'S') of the "
+    "machine's byte order"
+)
 
 
 def scalar_class_type(value: Any) -> types.Type | None:
@@ -49,6 +52,8 @@ def numpy_dtype(dtype: types.Type) -> np.dtype:
     """The NumPy dtype of an ember scalar type."""
     if isinstance(dtype, types.Record):
         return dtype.dtype
+    if isinstance(dtype, (types.UnicodeCharSeq, types.CharSeq)):
+        return np.dtype(f"{dtype.numpy_kind}{dtype.count}")
     return np.dtype("bool" if isinstance(dtype, types.Boolean) else dtype.name)
 
 
@@ -65,8 +70,8 @@ def from_numpy_dtype(dtype: np.dtype) -> types.Type:
     if found is None:
         if dtype.fields is not None:
             raise UnsupportedDtypeError(
-                f"unsupported NumPy dtype {dtype} (records): ember's record fields are plain "
-                "numbers or booleans, without nested records, sub-arrays or strings"
+                f"unsupported NumPy dtype {dtype} (records): ember's record fields are "
+                "numbers, booleans, strings, nested records and sub-arrays of those"
             )
         raise UnsupportedDtypeError(
             f"unsupported NumPy dtype {dtype} ({_describe_dtype(dtype)}): ember arrays hold "
@@ -81,7 +86,13 @@ def _conversion_hint(dtype: np.dtype) -> str:
         return "; convert it first, e.g. `values.astype(np.float32)`"
     if dtype.kind in "mM":
         return "; pass its integer view instead, e.g. `values.view(np.int64)`"
+    if dtype.kind in "US" and dtype.itemsize:
+        return f"; convert it first, e.g. `values.astype('{dtype.kind}{_characters(dtype)}')`"
     return ""
+
+
+def _characters(dtype: np.dtype) -> int:
+    return dtype.itemsize // 4 if dtype.kind == "U" else dtype.itemsize
 
 
 def _describe_dtype(dtype: np.dtype) -> str:

@@ -70,6 +70,11 @@ def resolve_loop(ufunc: np.ufunc, operand_types: tuple) -> Loop:
     """NumPy's loop for these operand types (arrays strong, scalars weak when an array is
     present); TypingError when NumPy has none or ember lacks its types."""
     has_array = any(isinstance(t, types.Array) for t in operand_types)
+    if any(isinstance(t, types.Array) and _holds_text(t.dtype) for t in operand_types):
+        raise TypingError(
+            f"np.{ufunc.__name__} of a NumPy string array is not supported in compiled code: "
+            "loop over its elements (`s[i]` is a str), or compare with `s == 'x'`"
+        )
     dtypes = tuple(_weak_or_strong(t, has_array) for t in operand_types)
     try:
         resolved = ufunc.resolve_dtypes((*dtypes, *([None] * ufunc.nout)))
@@ -84,6 +89,10 @@ def resolve_loop(ufunc: np.ufunc, operand_types: tuple) -> Loop:
             f"{', '.join(str(d) for d in resolved)}, a dtype ember does not support"
         ) from None
     return Loop(ufunc, converted[: ufunc.nin], converted[ufunc.nin])
+
+
+def _holds_text(dtype: types.Type) -> bool:
+    return isinstance(dtype, (types.UnicodeCharSeq, types.CharSeq))
 
 
 def _operand(typ: types.Type) -> bool:

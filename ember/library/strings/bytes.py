@@ -12,7 +12,14 @@ import operator
 from ember import types
 from ember.decorators import njit
 from ember.errors import UnsupportedError
-from ember.extending import box, intrinsic, overload, overload_method, register_jitable
+from ember.extending import (
+    box,
+    intrinsic,
+    lower_constant,
+    overload,
+    overload_method,
+    register_jitable,
+)
 from ember.library.strings.core import _get, _length, _new, _same_bytes, _set, is_string, string
 from ember.lowering import arrays as refs
 from ember.lowering import strings as primitives
@@ -20,15 +27,7 @@ from ember.lowering.models import register_model
 from ember.typing.overload import NUMPY_ERRORS, as_type
 from ember.typing.signature import signature
 
-
-class BytesType(types.Type):
-    """Immutable `bytes` made in compiled code (by `str.encode`)."""
-
-    def _rebuild_args(self) -> tuple:
-        return (self.name,)
-
-
-bytes_type = BytesType("bytes")
+BytesType, bytes_type = types.BytesType, types.bytes_type
 register_model(BytesType)(primitives.StringModel)
 
 
@@ -47,6 +46,12 @@ def _reinterpret(source: types.Type, target: types.Type):
 
 _as_bytes = _reinterpret(string, bytes_type)
 _as_text = _reinterpret(bytes_type, string)
+
+
+@lower_constant(BytesType)
+def bytes_constant(context, builder, typ, value):
+    """`b'ab'` in code: the constant kind-1 string of its bytes (no runtime data)."""
+    return primitives.constant(builder, bytes(value).decode("latin-1"))
 
 
 @box(BytesType)
@@ -183,6 +188,13 @@ def _impl_for(codec: str, errors: str):
 
 def _is_bytes(typ: types.Type) -> bool:
     return isinstance(typ, BytesType)
+
+
+@overload(hash)
+def bytes_hash(b):
+    """CPython's: a str of one byte per character hashes those bytes, as bytes do."""
+    if _is_bytes(b):
+        return lambda b: hash(_as_text(b))
 
 
 @overload(len)
