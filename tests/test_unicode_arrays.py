@@ -274,3 +274,14 @@ def test_ndenumerate_gives_strings():
 def test_numeric_operations_on_string_arrays_name_the_feature(func, match):
     with pytest.raises(TypingError, match=match):
         njit(func)(WORDS)
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["s.sum()", "s.mean()", "s.max()", "np.argmin(s)", "s.cumsum()", "np.ones_like(s)"],
+)
+def test_numeric_reductions_and_fills_of_strings_are_typing_errors(source):
+    namespace = {"np": np}
+    exec(f"def f(s):\n    return {source}\n", namespace)  # noqa: S102
+    with pytest.raises(TypingError, match="numbers and booleans"):
+        njit(namespace["f"])(np.array(["ab", "cde"]))

@@ -14,6 +14,7 @@ import numpy as np
 
 from ember import types
 from ember.decorators import njit
+from ember.errors import TypingError
 from ember.extending import overload
 from ember.library.builtins.int_scalars import cast_stored
 from ember.library.numpy.support import (
@@ -114,6 +115,12 @@ def _like(name: str, params: str, fill: str) -> None:
             prototype = types.Array(types.unliteral(prototype), 0, "C")
         if not isinstance(prototype, types.Array):
             return None
+        numbers = isinstance(prototype.dtype, types.Number | types.Boolean)
+        if fill in ("one", "value") and not numbers:
+            raise TypingError(
+                f"np.{name}() of an array of {prototype.dtype} is not supported (ember fills "
+                "arrays of numbers and booleans): use np.empty_like or np.zeros_like"
+            )
         if name == "full_like":
             fill_value, dtype = rest
             if not isinstance(types.unliteral(fill_value), types.Number):

@@ -285,6 +285,15 @@ def _arith(context, builder, fn, typ, a, b):
 # ---------------------------------------------------------------------------- registration
 
 
+def require_numbers(name: str, array_type: types.Array) -> None:
+    """Reductions take arrays of numbers and booleans: strings and records are refused here."""
+    if not isinstance(array_type.dtype, types.Number | types.Boolean):
+        raise TypingError(
+            f"{name}() of an array of {array_type.dtype} is not supported: ember reduces "
+            "arrays of numbers and booleans"
+        )
+
+
 def _reduction(name: str, params: str, result: Callable, lower_all: Callable,
                lower_axis: Callable | None, method: bool = True) -> None:  # fmt: skip
     """Register `np.<name>(a, ...)` and `a.<name>(...)` with typer `result(array_type, *rest)`
@@ -293,6 +302,7 @@ def _reduction(name: str, params: str, result: Callable, lower_all: Callable,
     def typer(a, *rest):
         if not isinstance(a, types.Array):
             return None
+        require_numbers(name, a)
         axis = rest[0] if rest else types.none
         if not is_none(axis):
             if lower_axis is None or not isinstance(types.unliteral(axis), types.Integer):
@@ -639,6 +649,7 @@ def _cumulative(name: str, fn, identity: int) -> None:
     def typer(a):
         if not isinstance(a, types.Array):
             return None
+        require_numbers(name, a)
         return types.Array(sum_type(a.dtype), 1, "C")
 
     def lower(context, builder, sig, args):
