@@ -3,6 +3,7 @@ and a generic, extensible `typeof_impl` for the rest (seed 003)."""
 
 from __future__ import annotations
 
+import enum
 import functools
 import sys
 from functools import singledispatch
@@ -318,6 +319,16 @@ def typeof_impl(value: Any) -> types.Type | None:
 
 
 _typeof_hooks: list = []
+
+
+@typeof_impl.register(enum.Enum)
+def _typeof_enum_member(value: enum.Enum) -> types.EnumMember:
+    return types.enum_member_type(type(value))
+
+
+@typeof_impl.register(enum.EnumMeta)
+def _typeof_enum_class(value: type) -> types.EnumClass:
+    return types.enum_class_type(value)
 
 
 def register_typeof_hook(hook: Any) -> Any:

@@ -62,6 +62,14 @@ from ember.types.functions import (
     Module,
     Omitted,
 )
+from ember.types.enums import (
+    EnumClass,
+    EnumMember,
+    IntEnumClass,
+    IntEnumMember,
+    enum_class_type,
+    enum_member_type,
+)
 from ember.types.generators import Generator
 from ember.types.lists import List, ListIterator, ListType, Undefined, undefined, unsupported_item
 from ember.types.optional import Optional, optional
