@@ -7,6 +7,7 @@ from __future__ import annotations
 import operator
 
 from ember import types
+from ember.errors import LoweringError, TypingError
 from ember.extending import overload, overload_attribute, overload_method
 from ember.lowering.boxing import NativeValue
 from ember.lowering.registry import (
@@ -57,6 +58,18 @@ def _class_constant(context, builder, ty, pyval):
 def _member_as_number(context, builder, fromty, toty, val):
     """An IntEnum member used as an int (or whatever its int converts to)."""
     return context.cast(builder, val, fromty.dtype, toty)
+
+
+@lower_cast(types.EnumMember, types.Boolean)
+def _member_truth(context, builder, fromty, toty, val):
+    """A plain Enum member is true (CPython's default; a class's own `__bool__` is not
+    compiled)."""
+    if any("__bool__" in vars(klass) for klass in fromty.instance_class.__mro__):
+        raise LoweringError(
+            f"the truth of a {fromty.instance_class.__qualname__} member "
+            "(a class with its own __bool__) is not supported"
+        )
+    return context.get_constant(types.boolean, True)
 
 
 # ------------------------------------------------------------------ attributes
@@ -119,6 +132,40 @@ for _op in (operator.eq, operator.ne):
         return signature(types.boolean, *args)
 
 
+_UNRELATED = (types.Number, types.UnicodeType, types.StringLiteral, types.NoneType)
+
+
+for _op in (operator.eq, operator.ne):
+
+    @registry.typer(_op)
+    def _type_unrelated_equality(args, kws):
+        """A plain Enum member never equals a number, string or None (CPython's identity
+        `==`); an IntEnum member compares as its int instead."""
+        if len(args) != 2:
+            return None
+        for member, other in (args, args[::-1]):
+            plain = isinstance(member, types.EnumMember) and not isinstance(
+                member, types.IntEnumMember
+            )
+            if plain and isinstance(other, _UNRELATED):
+                return signature(types.boolean, *args)
+        return None
+
+
+def _never_equal(context, builder, sig, args):
+    return context.get_constant(types.boolean, False)
+
+
+def _always_different(context, builder, sig, args):
+    return context.get_constant(types.boolean, True)
+
+
+for _other in _UNRELATED:
+    for _op, _impl in ((operator.eq, _never_equal), (operator.ne, _always_different)):
+        lower_builtin(_op, types.EnumMember, _other)(_impl)
+        lower_builtin(_op, _other, types.EnumMember)(_impl)
+
+
 for _op in (operator.is_, operator.is_not):
 
     @registry.typer(_op)
@@ -166,6 +213,19 @@ def _lookup_member(cls, value):
         return lambda cls, value: value
     if isinstance(types.unliteral(value), (types.Number, types.IntEnumMember)):
         return _by_value(cls.instance_class, "member")
+    return None
+
+
+@overload(operator.getitem)
+def _member_by_name(cls, name):
+    """`Color["RED"]` with a constant name."""
+    if isinstance(cls, types.EnumClass) and isinstance(name, types.StringLiteral):
+        member = cls.instance_class.__members__.get(name.literal_value)
+        if member is None:
+            raise TypingError(
+                f"{cls.instance_class.__qualname__} has no member {name.literal_value!r}"
+            )
+        return lambda cls, name: member
     return None
 
 
