@@ -180,7 +180,7 @@ def unify_pair(first: types.Type, second: types.Type) -> types.Type | None:
     if first is second:
         return first
     if _int_enum_and_number(first, second) or _int_enum_and_number(second, first):
-        first, second = (t.dtype if isinstance(t, types.IntEnumMember) else t for t in (first, second))
+        first, second = _int_enum_value_type(first), _int_enum_value_type(second)
     if isinstance(first, types.Number) and isinstance(second, types.Number):
         return _numpy_promote(first, second)
     if isinstance(first, (types.Optional, types.NoneType)) or isinstance(
@@ -225,6 +225,10 @@ def _int_enum_and_number(first: types.Type, second: types.Type) -> bool:
     return isinstance(first, types.IntEnumMember) and isinstance(
         second, (types.Number, types.IntEnumMember)
     )
+
+
+def _int_enum_value_type(typ: types.Type) -> types.Type:
+    return typ.dtype if isinstance(typ, types.IntEnumMember) else typ
 
 
 def _unify_optional(first: types.Type, second: types.Type) -> types.Type | None:
