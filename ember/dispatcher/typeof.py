@@ -40,6 +40,8 @@ def typeof_or_none(value: Any) -> types.Type | None:
         return exact
     if cls is int:
         return _int_type(value)
+    if isinstance(value, enum.Enum):  # before the class's getattr, slow on an enum class
+        return types.enum_member_type(cls)
     declared = getattr(cls, "_ember_type_", None) or getattr(cls, "_numba_type_", None)
     if isinstance(declared, types.Type):
         return declared
@@ -320,10 +322,6 @@ def typeof_impl(value: Any) -> types.Type | None:
 
 _typeof_hooks: list = []
 
-
-@typeof_impl.register(enum.Enum)
-def _typeof_enum_member(value: enum.Enum) -> types.EnumMember:
-    return types.enum_member_type(type(value))
 
 
 @typeof_impl.register(enum.EnumMeta)

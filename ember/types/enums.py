@@ -60,7 +60,10 @@ class IntEnumClass(EnumClass):
 def enum_member_type(enum_class: type) -> EnumMember:
     """The type of the members of `enum_class`; a TypingError when their values are not all
     numbers of one type."""
-    return enum_class_type(enum_class).member_type
+    found = _member_types.get(enum_class)
+    if found is None:
+        found = _member_types[enum_class] = enum_class_type(enum_class).member_type
+    return found
 
 
 def enum_class_type(enum_class: type) -> EnumClass:
@@ -75,6 +78,7 @@ def enum_class_type(enum_class: type) -> EnumClass:
 
 
 _class_types: dict[type, EnumClass] = {}
+_member_types: dict[type, EnumMember] = {}
 
 
 def _value_type(enum_class: type) -> Number:

@@ -27,7 +27,7 @@ from ember.typing.templates import AttributeTemplate, infer_getattr, registry
 
 @unbox(types.EnumMember)
 def _unbox_member(typ, obj, c):
-    value_obj = c.pyapi.object_getattr_string(obj, "value")
+    value_obj = c.pyapi.object_getattr_string(obj, "_value_")  # `value` is a property
     native = c.unbox(typ.dtype, value_obj)
     c.pyapi.decref(value_obj)
     return native if isinstance(native, NativeValue) else NativeValue(native)
