@@ -9,7 +9,6 @@ import operator
 from ember import types
 from ember.errors import LoweringError, TypingError
 from ember.extending import overload, overload_attribute, overload_method
-from ember.lowering.boxing import NativeValue
 from ember.lowering.registry import (
     box,
     lower_builtin,
@@ -30,7 +29,7 @@ def _unbox_member(typ, obj, c):
     value_obj = c.pyapi.object_getattr_string(obj, "_value_")  # `value` is a property
     native = c.unbox(typ.dtype, value_obj)
     c.pyapi.decref(value_obj)
-    return native if isinstance(native, NativeValue) else NativeValue(native)
+    return native
 
 
 @box(types.EnumMember)
@@ -118,36 +117,28 @@ def _member_pair(args) -> bool:
     return len(args) == 2 and all(isinstance(a, types.EnumMember) for a in args)
 
 
+_UNRELATED = (types.Number, types.UnicodeType, types.StringLiteral, types.NoneType)
+
+
+def _is_plain_member(typ: types.Type) -> bool:
+    return isinstance(typ, types.EnumMember) and not isinstance(typ, types.IntEnumMember)
+
+
 for _op in (operator.eq, operator.ne):
 
     @registry.typer(_op)
     def _type_equality(args, kws):
         """Members of one class compare by value; of two classes they differ, except IntEnum
-        members, which then compare as ints (the typing context's fallback)."""
-        if not _member_pair(args):
-            return None
-        both_int = all(isinstance(a, types.IntEnumMember) for a in args)
-        if args[0] is not args[1] and both_int:
-            return None
-        return signature(types.boolean, *args)
-
-
-_UNRELATED = (types.Number, types.UnicodeType, types.StringLiteral, types.NoneType)
-
-
-for _op in (operator.eq, operator.ne):
-
-    @registry.typer(_op)
-    def _type_unrelated_equality(args, kws):
-        """A plain Enum member never equals a number, string or None (CPython's identity
-        `==`); an IntEnum member compares as its int instead."""
+        members, which then compare as ints (the typing context's fallback), as they do with
+        numbers. A plain Enum member never equals a number, string or None (CPython's
+        identity `==`)."""
         if len(args) != 2:
             return None
+        if _member_pair(args):
+            both_int = not any(_is_plain_member(a) for a in args)
+            return None if both_int and args[0] is not args[1] else signature(types.boolean, *args)
         for member, other in (args, args[::-1]):
-            plain = isinstance(member, types.EnumMember) and not isinstance(
-                member, types.IntEnumMember
-            )
-            if plain and isinstance(other, _UNRELATED):
+            if _is_plain_member(member) and isinstance(other, _UNRELATED):
                 return signature(types.boolean, *args)
         return None
 
