@@ -224,3 +224,14 @@ def test_members_of_mixed_value_types_are_refused(enum_class):
 
     with pytest.raises(TypingError, match="must all be numbers of one type"):
         use_global()
+
+
+def test_the_class_passed_as_an_argument():
+    @njit
+    def member_of(enum_class, value):
+        return enum_class(value), len(enum_class)
+
+    for value in (1, 3):
+        got, expected = member_of(Color, value), member_of.py_func(Color, value)
+        assert got == expected and got[0] is expected[0]
+    assert member_of(Shape, 2)[0] is Shape.SQUARE

@@ -9,6 +9,7 @@ import operator
 from ember import types
 from ember.errors import LoweringError, TypingError
 from ember.extending import overload, overload_attribute, overload_method
+from ember.lowering.boxing import NativeValue
 from ember.lowering.registry import (
     box,
     lower_builtin,
@@ -41,6 +42,12 @@ def _box_member(typ, val, c):
     c.pyapi.decref(value_obj)
     c.pyapi.decref(class_obj)
     return member
+
+
+@unbox(types.EnumClass)
+def _unbox_class(typ, obj, c):
+    """An enum class passed in: its type says everything (one type per class)."""
+    return NativeValue(c.context.get_dummy_value(typ))
 
 
 @lower_constant(types.EnumMember)
