@@ -323,7 +323,6 @@ def typeof_impl(value: Any) -> types.Type | None:
 _typeof_hooks: list = []
 
 
-
 @typeof_impl.register(enum.EnumMeta)
 def _typeof_enum_class(value: type) -> types.EnumClass:
     return types.enum_class_type(value)
