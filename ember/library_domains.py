@@ -123,6 +123,11 @@ DOMAINS = (
         type_classes=(types.ManagedStruct,),
     ),
     Domain(
+        "enums",
+        ("ember.library.objects.enums",),
+        type_classes=(types.EnumMember, types.EnumClass),
+    ),
+    Domain(
         "generators",
         ("ember.library.objects.generators",),
         type_classes=(types.Generator,),

@@ -3,6 +3,7 @@ and a generic, extensible `typeof_impl` for the rest (seed 003)."""
 
 from __future__ import annotations
 
+import enum
 import functools
 import sys
 from functools import singledispatch
@@ -39,6 +40,8 @@ def typeof_or_none(value: Any) -> types.Type | None:
         return exact
     if cls is int:
         return _int_type(value)
+    if isinstance(value, enum.Enum):  # before the class's getattr, slow on an enum class
+        return types.enum_member_type(cls)
     declared = getattr(cls, "_ember_type_", None) or getattr(cls, "_numba_type_", None)
     if isinstance(declared, types.Type):
         return declared
@@ -330,6 +333,11 @@ def typeof_impl(value: Any) -> types.Type | None:
 
 
 _typeof_hooks: list = []
+
+
+@typeof_impl.register(enum.EnumMeta)
+def _typeof_enum_class(value: type) -> types.EnumClass:
+    return types.enum_class_type(value)
 
 
 def register_typeof_hook(hook: Any) -> Any:

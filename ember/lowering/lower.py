@@ -607,10 +607,11 @@ def _holds_string_literal(typ: types.Type) -> bool:
 
 def _called_method(fnty: types.Type) -> tuple[types.Type, str] | None:
     """(receiver type, method name) when calling a value of `fnty` calls a method: a bound
-    method, or a value whose type has a `__call__` method (a jitclass instance, a type)."""
+    method, or a value whose type has a `__call__` method (a jitclass instance, a type, an
+    enum class)."""
     if isinstance(fnty, types.BoundFunction):
         return fnty.this, fnty.attr
-    if isinstance(fnty, (types.ClassInstanceType, types.TypeRef)):
+    if isinstance(fnty, (types.ClassInstanceType, types.TypeRef, types.EnumClass)):
         return fnty, "__call__"
     return None
 

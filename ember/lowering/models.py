@@ -49,6 +49,8 @@ _instances: dict[types.Type, DataModel] = {}
 _models[types.IntegerLiteral] = _models[types.BooleanLiteral] = lambda typ: model_of(
     typ.literal_type
 )
+# An enum member is held as its value.
+_models[types.EnumMember] = lambda typ: model_of(typ.dtype)
 
 
 def model_of(typ: types.Type) -> DataModel:

@@ -52,6 +52,14 @@ from ember.types.dicts import (
     empty_set,
     unsupported_key,
 )
+from ember.types.enums import (
+    EnumClass,
+    EnumMember,
+    IntEnumClass,
+    IntEnumMember,
+    enum_class_type,
+    enum_member_type,
+)
 from ember.types.functions import (
     BoundFunction,
     DispatcherChoice,

@@ -97,12 +97,13 @@ class ListIterator(Type):
 def unsupported_item(dtype: Type) -> str | None:
     """Why lists cannot hold items of `dtype`, or None when they can."""
     from ember.types.dicts import HashTable
+    from ember.types.enums import EnumMember
 
-    if isinstance(dtype, (Number, List, Array, HashTable, UnicodeType, ManagedStruct)):
+    if isinstance(dtype, (Number, EnumMember, List, Array, HashTable, UnicodeType, ManagedStruct)):
         return None
     if isinstance(dtype, BaseTuple) and all(unsupported_item(t) is None for t in dtype.types):
         return None
     return (
-        f"lists of {dtype} are not supported: list items must be numbers, strings, arrays, "
-        "tuples, lists, dicts, sets, jitclass instances or structrefs"
+        f"lists of {dtype} are not supported: list items must be numbers, enum members, "
+        "strings, arrays, tuples, lists, dicts, sets, jitclass instances or structrefs"
     )

@@ -5,6 +5,7 @@ It consults the template registry that the library (`ember/library/`) fills in.
 
 from __future__ import annotations
 
+import enum
 import sys
 import types as pytypes
 from typing import Any
@@ -37,7 +38,7 @@ class TypingContext:
         scalar = _SCALAR_TYPES.get(type(value))
         if scalar is not None:
             return scalar
-        if isinstance(value, int):
+        if isinstance(value, int) and not isinstance(value, enum.Enum):  # IntEnum: typeof
             return types.constant_int_type(types.wrapped_constant(value))
         if value is None:
             return types.none
@@ -96,8 +97,9 @@ class TypingContext:
             return type_choice_call(fnty, args, kws)
         if isinstance(fnty, types.ExceptionClass):
             return Signature(types.ExceptionInstance(fnty.exc_class), args)
-        if isinstance(fnty, (types.ClassInstanceType, types.TypeRef)):  # a __call__ method:
-            # a jitclass instance's, or a type's (`int64(x)` converts, as at module level)
+        if isinstance(fnty, (types.ClassInstanceType, types.TypeRef, types.EnumClass)):
+            # a __call__ method: a jitclass instance's, a type's (`int64(x)` converts, as at
+            # module level), an enum class's (`Color(2)` is a member)
             return self._method_call(fnty, "__call__", args, kws, literals)
         return None
 
@@ -128,6 +130,11 @@ class TypingContext:
             return self._apply_templates(
                 key, _unwrap_optionals(args), _unwrap_optionals(kws), literals
             )
+        if any(isinstance(t, types.IntEnumMember) for t in (*args, *kws.values())):
+            # an IntEnum member is an int wherever nothing takes it as a member (`m * 2`)
+            if literals is not None:
+                literals = (_as_integers(literals[0]), _as_integers(literals[1]))
+            return self._apply_templates(key, _as_integers(args), _as_integers(kws), literals)
         return None
 
     def resolve_operator(
@@ -221,6 +228,14 @@ def _unwrap_optionals(values: Any) -> Any:
     if isinstance(values, dict):
         return {name: _unwrap_optionals((t,))[0] for name, t in values.items()}
     return tuple(t.type if isinstance(t, types.Optional) else t for t in values)
+
+
+def _as_integers(values: Any) -> Any:
+    """Argument types (a tuple, or a dict of keyword types) with IntEnum members read as their
+    integer type."""
+    if isinstance(values, dict):
+        return {name: _as_integers((t,))[0] for name, t in values.items()}
+    return tuple(t.dtype if isinstance(t, types.IntEnumMember) else t for t in values)
 
 
 def _dispatcher_type(value: Any) -> types.Type | None:

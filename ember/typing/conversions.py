@@ -91,6 +91,9 @@ def can_convert(from_type: types.Type, to_type: types.Type) -> Conversion | None
     if isinstance(to_type, (types.UnicodeCharSeq, types.CharSeq)):  # a string element's store
         stored = (to_type.value_type, types.unicode_type)  # 'S' takes an ASCII str too
         return Conversion.unsafe if from_type in stored else None
+    if isinstance(from_type, types.IntEnumMember):  # an IntEnum member is also an int
+        inner = can_convert(from_type.dtype, to_type)
+        return max(inner, Conversion.safe) if inner is not None else None
     return None
 
 
@@ -179,6 +182,8 @@ def unify_pair(first: types.Type, second: types.Type) -> types.Type | None:
     first, second = types.unliteral(first), types.unliteral(second)
     if first is second:
         return first
+    if _int_enum_and_number(first, second) or _int_enum_and_number(second, first):
+        first, second = _int_enum_value_type(first), _int_enum_value_type(second)
     if isinstance(first, types.Number) and isinstance(second, types.Number):
         return _numpy_promote(first, second)
     if isinstance(first, (types.Optional, types.NoneType)) or isinstance(
@@ -216,6 +221,17 @@ def unify_pair(first: types.Type, second: types.Type) -> types.Type | None:
         this = unify_pair(first.this, second.this) if first.attr == second.attr else None
         return None if this is None else types.BoundFunction(this, first.attr)
     return unify_functions(first, second)
+
+
+def _int_enum_and_number(first: types.Type, second: types.Type) -> bool:
+    """Whether an IntEnum member meets a number (or another class's member): both are ints."""
+    return isinstance(first, types.IntEnumMember) and isinstance(
+        second, (types.Number, types.IntEnumMember)
+    )
+
+
+def _int_enum_value_type(typ: types.Type) -> types.Type:
+    return typ.dtype if isinstance(typ, types.IntEnumMember) else typ
 
 
 def _unify_optional(first: types.Type, second: types.Type) -> types.Type | None:
