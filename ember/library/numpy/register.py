@@ -22,6 +22,9 @@ import ember.library.numpy.manipulation
 import ember.library.numpy.products
 import ember.library.numpy.random.legacy
 import ember.library.numpy.random.distributions
+import ember.library.numpy.random.distributions_continuous
+import ember.library.numpy.random.distributions_discrete
+import ember.library.numpy.random.distributions_multivariate
 import ember.library.numpy.reductions
 import ember.library.numpy.sorting
 import ember.library.numpy.statistics
