@@ -84,7 +84,7 @@ def _check_alpha(alpha):
 @functools.cache
 def _vector_sampler(kind: str, size_kind: str):
     """multinomial(n, pvals, size) or dirichlet(alpha, size): rows of len(pvals) or len(alpha)
-    (size None: one row; an int or a tuple: that shape of rows)."""
+    draws each."""
     if kind == "multinomial":
 
         def check_and_fill(n, weights, rows):
@@ -106,26 +106,44 @@ def _vector_sampler(kind: str, size_kind: str):
             return out
 
     fill = jit(check_and_fill)
+    shaped = _shaped_rows(size_kind)
+    if kind == "multinomial":
+
+        def multinomial(n, pvals, size=None):
+            return shaped(fill, n, pvals, size)
+
+        return multinomial
+
+    def dirichlet(alpha, size=None):
+        return shaped(fill, 0, alpha, size)
+
+    return dirichlet
+
+
+@functools.cache
+def _shaped_rows(size_kind: str):
+    """`fill(n, weights, rows)` called for the rows `size` asks for, shaped as NumPy's result:
+    one row for None, else `size` rows of them."""
     if size_kind == "none":
 
-        def sample(n, weights, size):
+        def shaped(fill, n, weights, size):
             return fill(n, weights, 1)[0]
 
     elif size_kind == "int":
 
-        def sample(n, weights, size):
+        def shaped(fill, n, weights, size):
             return fill(n, weights, size)
 
     else:
 
-        def sample(n, weights, size):
+        def shaped(fill, n, weights, size):
             rows = 1
             for extent in size:
                 rows *= extent
             out = fill(n, weights, rows)
             return out.reshape(size + (out.shape[1],))
 
-    return sample
+    return jit(shaped)
 
 
 def _size_kind(size) -> str | None:
@@ -155,12 +173,7 @@ def _select_dirichlet(alpha, size=None):
     size_kind = _size_kind(as_type(size))
     if size_kind is None or not _float_vector(alpha):
         return None
-    sample = _vector_sampler("dirichlet", size_kind)
-
-    def dirichlet(alpha, size=None):
-        return sample(0, alpha, size)
-
-    return dirichlet
+    return _vector_sampler("dirichlet", size_kind)
 
 
 # ---------------------------------------------------------------------------- choice with p
