@@ -187,11 +187,12 @@ _negative = njit(**NUMPY_ERRORS)(_negative_impl)
 # name -> (parameters with defaults, argument checks, the draw as an expression, result dtype)
 _DISTRIBUTIONS = {
     "standard_exponential": ("", [], "standard_exponential()", "float64"),
-    "exponential": ("scale=1.0", [("negative(scale)", "scale < 0")], "scale * standard_exponential()",
-                    "float64"),
-    "standard_gamma": ("shape", [("negative(shape)", "shape < 0")], "standard_gamma(shape)", "float64"),
-    "gamma": ("shape, scale=1.0", [("negative(shape)", "shape < 0"), ("negative(scale)", "scale < 0")],
-              "scale * standard_gamma(shape)", "float64"),
+    "exponential": ("scale=1.0", [("negative(scale)", "scale < 0")],
+                    "scale * standard_exponential()", "float64"),
+    "standard_gamma": ("shape", [("negative(shape)", "shape < 0")], "standard_gamma(shape)",
+                       "float64"),
+    "gamma": ("shape, scale=1.0", [("negative(shape)", "shape < 0"),
+              ("negative(scale)", "scale < 0")], "scale * standard_gamma(shape)", "float64"),
     "chisquare": ("df", [("df <= 0", "df <= 0")], "2.0 * standard_gamma(df / 2.0)", "float64"),
     "beta": ("a, b", [("a <= 0", "a <= 0"), ("b <= 0", "b <= 0")], "beta(a, b)", "float64"),
     "lognormal": ("mean=0.0, sigma=1.0", [("sigma < 0", "sigma < 0")],
