@@ -62,14 +62,14 @@ SEEDS = (1, 12345, 2**32 - 1)
 
 
 def _sampler(name, arity):
-    """One compiled function per distribution: seed, then a scalar, an int-sized and a
-    tuple-sized draw, then a uniform (the generator is left where NumPy's is)."""
+    """One compiled function per distribution: seed, then a scalar and an int-sized draw, then
+    a uniform (the generator is left where NumPy's is)."""
     params = [f"p{i}" for i in range(arity)]
 
     def call(*size):
         return f"np.random.{name}({', '.join([*params, *size])})"
 
-    draws = ", ".join([call(), call("size=3"), call("size=(2, 3)"), "np.random.random_sample()"])
+    draws = ", ".join([call(), call("size=3"), "np.random.random_sample()"])
     source = f"lambda {', '.join(['seed', *params])}: (np.random.seed(seed), {draws})[1:]"
     return njit(eval(source))  # noqa: S307 - built from the fixed names above
 
@@ -114,6 +114,24 @@ def test_bad_parameters_raise_numpys_value_error(name, samplers):
         expected, expected_error = _outcome(sampler.py_func, 0, *params)
         assert expected_error is not None
         assert compiled_error == expected_error
+
+
+@njit
+def _tuple_sized(seed):
+    np.random.seed(seed)
+    return (
+        np.random.binomial(1000, 0.8, (2, 3)),
+        np.random.hypergeometric(100, 200, 50, (3, 1)),
+        np.random.vonmises(1.0, 2.0, (2, 2)),
+        np.random.noncentral_f(0.8, 2.0, 5.0, (1, 2)),
+    )
+
+
+def test_tuple_sizes_shape_the_draws_as_numpys():
+    for seed in SEEDS:
+        for got, want in zip(_tuple_sized(seed), _tuple_sized.py_func(seed)):
+            assert got.shape == want.shape
+            np.testing.assert_array_equal(got, want)
 
 
 @njit

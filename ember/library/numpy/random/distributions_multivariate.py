@@ -81,69 +81,61 @@ def _check_alpha(alpha):
             raise ValueError("alpha <= 0")
 
 
-@functools.cache
-def _vector_sampler(kind: str, size_kind: str):
-    """multinomial(n, pvals, size) or dirichlet(alpha, size): rows of len(pvals) or len(alpha)
-    draws each."""
-    if kind == "multinomial":
-
-        def check_and_fill(n, weights, rows):
-            values = weights.astype(np.float64)
-            _check_pvals(n, values)
-            out = np.zeros((rows, values.shape[0]), np.int64)
-            for i in range(rows):
-                _multinomial_row(out[i], np.int64(n), values)
-            return out
-
-    else:
-
-        def check_and_fill(n, weights, rows):
-            values = weights.astype(np.float64)
-            _check_alpha(values)
-            out = np.empty((rows, values.shape[0]))
-            for i in range(rows):
-                _dirichlet_row(out[i], values)
-            return out
-
-    fill = jit(check_and_fill)
-    shaped = _shaped_rows(size_kind)
-    if kind == "multinomial":
-
-        def multinomial(n, pvals, size=None):
-            return shaped(fill, n, pvals, size)
-
-        return multinomial
-
-    def dirichlet(alpha, size=None):
-        return shaped(fill, 0, alpha, size)
-
-    return dirichlet
+@jit
+def _multinomial_rows(n, pvals, rows):
+    values = pvals.astype(np.float64)
+    _check_pvals(n, values)
+    out = np.zeros((rows, values.shape[0]), np.int64)
+    for i in range(rows):
+        _multinomial_row(out[i], np.int64(n), values)
+    return out
 
 
-@functools.cache
-def _shaped_rows(size_kind: str):
-    """`fill(n, weights, rows)` called for the rows `size` asks for, shaped as NumPy's result:
-    one row for None, else `size` rows of them."""
-    if size_kind == "none":
+@jit
+def _dirichlet_rows(alpha, rows):
+    values = alpha.astype(np.float64)
+    _check_alpha(values)
+    out = np.empty((rows, values.shape[0]))
+    for i in range(rows):
+        _dirichlet_row(out[i], values)
+    return out
 
-        def shaped(fill, n, weights, size):
-            return fill(n, weights, 1)[0]
 
-    elif size_kind == "int":
+# size None: one row; an int or a tuple: that shape of rows
+def _multinomial_one(n, pvals, size=None):
+    return _multinomial_rows(n, pvals, 1)[0]
 
-        def shaped(fill, n, weights, size):
-            return fill(n, weights, size)
 
-    else:
+def _multinomial_vector(n, pvals, size=None):
+    return _multinomial_rows(n, pvals, size)
 
-        def shaped(fill, n, weights, size):
-            rows = 1
-            for extent in size:
-                rows *= extent
-            out = fill(n, weights, rows)
-            return out.reshape(size + (out.shape[1],))
 
-    return jit(shaped)
+def _multinomial_shaped(n, pvals, size=None):
+    rows = 1
+    for extent in size:
+        rows *= extent
+    out = _multinomial_rows(n, pvals, rows)
+    return out.reshape(size + (out.shape[1],))
+
+
+def _dirichlet_one(alpha, size=None):
+    return _dirichlet_rows(alpha, 1)[0]
+
+
+def _dirichlet_vector(alpha, size=None):
+    return _dirichlet_rows(alpha, size)
+
+
+def _dirichlet_shaped(alpha, size=None):
+    rows = 1
+    for extent in size:
+        rows *= extent
+    out = _dirichlet_rows(alpha, rows)
+    return out.reshape(size + (out.shape[1],))
+
+
+_MULTINOMIAL = {"none": _multinomial_one, "int": _multinomial_vector, "tuple": _multinomial_shaped}
+_DIRICHLET = {"none": _dirichlet_one, "int": _dirichlet_vector, "tuple": _dirichlet_shaped}
 
 
 def _size_kind(size) -> str | None:
@@ -165,7 +157,7 @@ def _select_multinomial(n, pvals, size=None):
         return None
     if not _float_vector(pvals):
         return None
-    return _vector_sampler("multinomial", size_kind)
+    return _MULTINOMIAL[size_kind]
 
 
 @overload(np.random.dirichlet, jit_options=NUMPY_ERRORS)
@@ -173,7 +165,7 @@ def _select_dirichlet(alpha, size=None):
     size_kind = _size_kind(as_type(size))
     if size_kind is None or not _float_vector(alpha):
         return None
-    return _vector_sampler("dirichlet", size_kind)
+    return _DIRICHLET[size_kind]
 
 
 # ---------------------------------------------------------------------------- choice with p
