@@ -20,6 +20,7 @@ from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import intrinsic, overload, overload_method
+from ember.library.numpy.random.distributions import _negative
 from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_none, make_pysig
 from ember.lowering import arrays as refs
 from ember.lowering import cgutils
@@ -144,24 +145,41 @@ def _call_c(builder, name: str, result: llvm.Type, args: list) -> llvm.Value:
 
 
 @functools.cache
-def _draw(name: str, parameters: int, integer_result: bool = False):
-    """An intrinsic `draw(rng, p1, ..., pn)` calling NumPy's `name(bitgen, p1, ..., pn)`."""
+def _draw(name: str, parameters: int, integer_result: bool = False, integer_parameters=False):
+    """An intrinsic `draw(rng, p1, ..., pn)` calling NumPy's `name(bitgen, p1, ..., pn)` (the
+    parameters are doubles, or int64 with `integer_parameters`)."""
     result_type = types.int64 if integer_result else types.float64
+    parameter_type = types.int64 if integer_parameters else types.float64
 
     def typer(typingctx, rng, *params):
-        return signature(result_type, types.npy_rng, *([types.float64] * parameters)), codegen
+        return signature(result_type, types.npy_rng, *([parameter_type] * parameters)), codegen
 
     def codegen(context, builder, sig, args):
         bitgen = builder.extract_value(args[0], 1)
-        floats = [
-            context.cast(builder, a, t, types.float64) for a, t in zip(args[1:], sig.args[1:])
+        values = [
+            context.cast(builder, a, t, parameter_type) for a, t in zip(args[1:], sig.args[1:])
         ]
-        return _call_c(builder, name, _i64 if integer_result else _f64, [bitgen, *floats])
+        return _call_c(builder, name, _i64 if integer_result else _f64, [bitgen, *values])
 
     names = ", ".join(["rng", *(f"p{k}" for k in range(parameters))])
     namespace: dict = {"typer": typer}
     exec(f"def {name}(typingctx, {names}):\n    return typer(typingctx, {names})\n", namespace)
     return intrinsic(namespace[name])
+
+
+@intrinsic
+def _binomial_draw(typingctx, rng, n, p):
+    """NumPy's random_binomial(bitgen, p, n, binomial_t*), with a fresh zeroed binomial_t on the
+    stack: its cache of constants is recomputed each call, which gives the same numbers."""
+
+    def codegen(context, builder, sig, args):
+        bitgen = builder.extract_value(args[0], 1)
+        scratch = cgutils.alloca_once(builder, llvm.ArrayType(_i64, 32), zfill=True)  # > 152 bytes
+        p = context.cast(builder, args[2], sig.args[2], types.float64)
+        n = context.cast(builder, args[1], sig.args[1], types.int64)
+        return _call_c(builder, "random_binomial", _i64, [bitgen, p, n, scratch])
+
+    return signature(types.int64, types.npy_rng, types.int64, types.float64), codegen
 
 
 @intrinsic
@@ -180,6 +198,8 @@ def _bounded_fill(typingctx, rng, offset, span, out):
 
 
 # ---------------------------------------------------------------------------- methods
+
+# (the distributions' table is in generator_distributions.py)
 
 
 def _is_size(size) -> bool:
@@ -209,49 +229,27 @@ def _method(name: str, params: str, scalar, array) -> None:
     overload_method(types.NumPyRandomGeneratorType, name, jit_options=NUMPY_ERRORS)(select)
 
 
-def _distribution(name: str, c_name: str, params: str, integer_result: bool = False) -> None:
-    """`rng.name(...)` drawing each number with NumPy's `c_name(bitgen, parameters...)`."""
+def distribution_method(name: str, params: str, checks: list, draw, dtype=np.float64) -> None:
+    """`rng.name(params..., size=None)`: NumPy's argument `checks` (condition, message; the
+    helper `negative` is NumPy's "< 0"), then `draw(rng, params...)` per number."""
     names = [p.split("=")[0].strip() for p in params.split(",") if p.strip()]
-    draw = _draw(c_name, len(names), integer_result)
     call = ", ".join(["rng", *names])
     head = ", ".join(["rng", *names, "size"])
+    checking = "".join(f"    if {condition}:\n        raise ValueError({message!r})\n"
+                       for condition, message in checks)  # fmt: skip
     source = (
-        f"def scalar({head}):\n    return draw({call})\n"
-        f"def array({head}):\n"
+        f"def scalar({head}):\n{checking}    return draw({call})\n"
+        f"def array({head}):\n{checking}"
         f"    out = np.empty(size, dtype)\n"
         f"    flat = out.reshape(-1)\n"
         f"    for i in range(flat.size):\n"
         f"        flat[i] = draw({call})\n"
         f"    return out\n"
     )
-    namespace = {"np": np, "draw": draw, "dtype": np.int64 if integer_result else np.float64}
-    exec(source, namespace)  # noqa: S102 - source from the fixed table below
+    namespace = {"np": np, "draw": draw, "dtype": dtype, "negative": _negative}
+    exec(source, namespace)  # noqa: S102 - from generator_distributions' fixed table
     _method(name, params, namespace["scalar"], namespace["array"])
 
-
-for _name, _c_name, _params in (
-    ("random", "random_standard_uniform", ""),
-    ("standard_normal", "random_standard_normal", ""),
-    ("standard_exponential", "random_standard_exponential", ""),
-    ("normal", "random_normal", "loc=0.0, scale=1.0"),
-    ("exponential", "random_exponential", "scale=1.0"),
-    ("standard_gamma", "random_standard_gamma", "shape"),
-    ("gamma", "random_gamma", "shape, scale=1.0"),
-    ("beta", "random_beta", "a, b"),
-    ("chisquare", "random_chisquare", "df"),
-    ("lognormal", "random_lognormal", "mean=0.0, sigma=1.0"),
-    ("laplace", "random_laplace", "loc=0.0, scale=1.0"),
-    ("logistic", "random_logistic", "loc=0.0, scale=1.0"),
-    ("gumbel", "random_gumbel", "loc=0.0, scale=1.0"),
-    ("weibull", "random_weibull", "a"),
-    ("pareto", "random_pareto", "a"),
-    ("rayleigh", "random_rayleigh", "scale=1.0"),
-    ("standard_t", "random_standard_t", "df"),
-    ("triangular", "random_triangular", "left, mode, right"),
-):
-    _distribution(_name, _c_name, _params)
-_distribution("poisson", "random_poisson", "lam=1.0", integer_result=True)
-_distribution("geometric", "random_geometric", "p", integer_result=True)
 
 _uniform_draw = _draw("random_uniform", 2)
 
