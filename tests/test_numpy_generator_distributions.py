@@ -1,0 +1,93 @@
+"""`np.random.Generator` distribution methods in compiled code draw exactly what the same
+generator draws in Python, scalar and sized, and reject bad parameters with NumPy's messages."""
+
+import numpy as np
+import pytest
+
+from ember import njit
+
+# name -> parameter sets (types fixed per name: each method compiles once)
+PARAMETERS = {
+    "standard_cauchy": [()],
+    "power": [(0.5,), (3.0,)],
+    "vonmises": [(1.0, 2.0), (0.0, 1e-9), (-2.0, 1e-6), (0.5, 300.0)],
+    "wald": [(1.5, 2.0), (0.1, 30.0)],
+    "f": [(3.0, 5.0), (0.5, 0.7)],
+    "noncentral_chisquare": [(3.0, 2.0), (0.5, 2.0), (2.0, 0.0)],
+    "noncentral_f": [(3.0, 4.0, 2.0), (0.8, 2.0, 5.0)],
+    "binomial": [(10, 0.3), (1000, 0.7), (0, 0.5), (5, 0.0), (100000, 0.45)],
+    "negative_binomial": [(3.0, 0.4), (2.5, 0.01), (1.0, 1.0)],
+    "hypergeometric": [(10, 5, 7), (100, 200, 50), (2000, 20000, 1000), (3, 3, 0)],
+    "logseries": [(0.6,), (0.9999,), (0.0,)],
+    "zipf": [(2.0,), (1.1,)],
+    "normal": [(1.0, 2.0)],
+    "triangular": [(0.0, 0.5, 2.0)],
+}
+
+BAD_PARAMETERS = {
+    "power": [(0.0,)],
+    "vonmises": [(0.0, -1.0)],
+    "wald": [(0.0, 1.0), (1.0, 0.0)],
+    "f": [(0.0, 1.0), (1.0, -1.0)],
+    "noncentral_chisquare": [(0.0, 1.0), (1.0, -1.0)],
+    "noncentral_f": [(0.0, 1.0, 1.0), (1.0, 1.0, -1.0)],
+    "binomial": [(-1, 0.5), (5, 1.5), (5, float("nan"))],
+    "negative_binomial": [(0.0, 0.5), (1.0, 0.0), (float("nan"), 0.5)],
+    "hypergeometric": [(-1, 2, 1), (2, -1, 1), (2, 2, -1), (2, 2, 5), (10**9, 1, 1)],
+    "logseries": [(1.0,), (-0.1,)],
+    "zipf": [(1.0,)],
+    "normal": [(0.0, -1.0), (0.0, -0.0)],
+    "triangular": [(1.0, 0.0, 2.0), (0.0, 3.0, 2.0), (1.0, 1.0, 1.0)],
+}
+
+SEEDS = (0, 7, 12345)
+
+
+def _sampler(name, arity):
+    """Scalar, int-sized and tuple-sized draws, then a uniform (the generators stay in step)."""
+    params = [f"p{i}" for i in range(arity)]
+
+    def call(*size):
+        return f"rng.{name}({', '.join([*params, *size])})"
+
+    draws = ", ".join([call(), call("size=3"), call("size=(2, 2)"), "rng.random()"])
+    return njit(eval(f"lambda {', '.join(['rng', *params])}: ({draws})"))  # noqa: S307
+
+
+_compiled = {}
+
+
+def _get(name):
+    if name not in _compiled:
+        _compiled[name] = _sampler(name, len(PARAMETERS[name][0]))
+    return _compiled[name]
+
+
+def _outcome(func, seed, params):
+    try:
+        return func(np.random.default_rng(seed), *params), None
+    except ValueError as error:
+        return None, str(error)
+
+
+@pytest.mark.parametrize("name", sorted(PARAMETERS))
+def test_methods_draw_what_the_same_generator_draws(name):
+    sampler = _get(name)
+    for params in PARAMETERS[name]:
+        for seed in SEEDS:
+            compiled = sampler(np.random.default_rng(seed), *params)
+            expected = sampler.py_func(np.random.default_rng(seed), *params)
+            for got, want in zip(compiled, expected):
+                assert np.asarray(got).dtype == np.asarray(want).dtype
+                assert np.shape(got) == np.shape(want)
+                np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", sorted(BAD_PARAMETERS))
+def test_bad_parameters_raise_numpys_value_error(name):
+    sampler = _get(name)
+    for params in BAD_PARAMETERS[name]:
+        _, compiled_error = _outcome(sampler, 0, params)
+        _, expected_error = _outcome(sampler.py_func, 0, params)
+        assert expected_error is not None
+        assert compiled_error == expected_error
