@@ -26,6 +26,7 @@ import ember.library.numpy.random.distributions
 import ember.library.numpy.random.distributions_continuous
 import ember.library.numpy.random.distributions_discrete
 import ember.library.numpy.random.distributions_multivariate
+import ember.library.numpy.random.generator_multivariate
 import ember.library.numpy.reductions
 import ember.library.numpy.sorting
 import ember.library.numpy.statistics

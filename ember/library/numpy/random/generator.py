@@ -445,7 +445,15 @@ def _select_choice(rng, a, size, replace):
 
 
 @overload_method(types.NumPyRandomGeneratorType, "choice", jit_options=NUMPY_ERRORS)
-def _generator_choice(self, a, size=None, replace=True):
+def _generator_choice(self, a, size=None, replace=True, p=None):
     size = as_type(size)
     replace = as_type(replace)
+    if not is_none(as_type(p)):
+        from ember.library.numpy.random.generator_multivariate import (
+            select_generator_weighted_choice,
+        )
+
+        if not isinstance(types.unliteral(replace), types.Boolean):
+            return None
+        return select_generator_weighted_choice(a, size, replace, as_type(p))
     return _select_choice(self, a, size, replace)
