@@ -406,23 +406,23 @@ def _generator_permutation(self, x, axis=0):
     return _select_permutation(self, x, axis)
 
 
-def _choice_index(rng, a, size, replace):
+def _choice_index(rng, a, size, replace, p=None):
     if not replace:
         raise ValueError("choice(replace=False) is not supported in compiled code yet")
     return _draw_index(rng, 0, a, None)
 
 
-def _choice_indices(rng, a, size, replace):
+def _choice_indices(rng, a, size, replace, p=None):
     if not replace:
         raise ValueError("choice(replace=False) is not supported in compiled code yet")
     return _draw_indices(rng, 0, a, size)
 
 
-def _choice_item(rng, a, size, replace):
+def _choice_item(rng, a, size, replace, p=None):
     return a[_pick_index(rng, a.shape[0], size, replace)]
 
 
-def _choice_items(rng, a, size, replace):
+def _choice_items(rng, a, size, replace, p=None):
     return a[_pick_indices(rng, a.shape[0], size, replace).reshape(-1)].reshape(size)
 
 
