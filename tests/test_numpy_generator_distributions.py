@@ -91,3 +91,59 @@ def test_bad_parameters_raise_numpys_value_error(name):
         _, expected_error = _outcome(sampler.py_func, 0, params)
         assert expected_error is not None
         assert compiled_error == expected_error
+
+
+@njit
+def _vector_draws(rng, n, pvals, alpha, p, count):
+    return (
+        rng.multinomial(n, pvals),
+        rng.multinomial(n, pvals, 3),
+        rng.multinomial(n, pvals, (2, 2)),
+        rng.dirichlet(alpha),
+        rng.dirichlet(alpha, 3),
+        rng.dirichlet(alpha, (2, 2)),
+        rng.choice(p.shape[0], p=p),
+        rng.choice(np.arange(p.shape[0]) * 10, (2, 3), True, p),
+        rng.choice(p.shape[0], count, False, p),
+        rng.random(),
+    )
+
+
+VECTOR_CASES = [
+    (20, [0.2, 0.3, 0.5], [0.5, 1.0, 2.0], [0.1, 0.2, 0.3, 0.2, 0.2], 4),
+    (1000, [0.1, 0.0, 0.6, 0.3], [0.05, 0.01, 0.09], [0.5, 0.0, 0.5], 2),  # betas: alpha < 0.1
+    (0, [0.5, 0.5], [0.05, 0.0, 0.0], [0.01] * 90 + [0.1], 30),
+]
+
+
+@pytest.mark.parametrize("n, pvals, alpha, p, count", VECTOR_CASES)
+def test_multinomial_dirichlet_and_weighted_choice_follow_numpy(n, pvals, alpha, p, count):
+    for seed in SEEDS:
+        args = (n, np.array(pvals), np.array(alpha), np.array(p), count)
+        compiled = _vector_draws(np.random.default_rng(seed), *args)
+        expected = _vector_draws.py_func(np.random.default_rng(seed), *args)
+        for got, want in zip(compiled, expected):
+            assert np.asarray(got).dtype == np.asarray(want).dtype
+            np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(
+    "n, pvals, alpha, p, count",
+    [
+        (5, [-0.1, 1.1], [1.0], [1.0], 1),
+        (5, [0.7, 0.6, 0.0], [1.0], [1.0], 1),
+        (-1, [0.5, 0.5], [1.0], [1.0], 1),
+        (5, [0.5, 0.5], [-1.0, 1.0], [1.0], 1),
+        (5, [0.5, 0.5], [1.0], [0.5, 0.6, 0.0], 1),
+        (5, [0.5, 0.5], [1.0], [-0.5, 1.5], 1),
+        (5, [0.5, 0.5], [1.0], [0.5, float("nan")], 1),
+        (5, [0.5, 0.5], [1.0], [1.0, 0.0, 0.0], 2),
+        (5, [0.5, 0.5], [1.0], [0.5, 0.5], 3),
+    ],
+)
+def test_multinomial_dirichlet_and_weighted_choice_bad_parameters(n, pvals, alpha, p, count):
+    args = (n, np.array(pvals), np.array(alpha), np.array(p), count)
+    _, compiled_error = _outcome(_vector_draws, 0, args)
+    _, expected_error = _outcome(_vector_draws.py_func, 0, args)
+    assert expected_error is not None
+    assert compiled_error == expected_error
