@@ -21,6 +21,7 @@ from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import intrinsic, overload, overload_method
 from ember.library.numpy.random.distributions import _negative
+from ember.library.numpy.random.legacy import _mask_above
 from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_none, make_pysig
 from ember.lowering import arrays as refs
 from ember.lowering import cgutils
@@ -406,23 +407,106 @@ def _generator_permutation(self, x, axis=0):
     return _select_permutation(self, x, axis)
 
 
+@intrinsic
+def _bounded_draw(typingctx, rng, largest):
+    """NumPy's random_bounded_uint64(bitgen, 0, largest, 0, false): a draw in [0, largest]
+    (Lemire's method, as Generator.choice without replacement uses)."""
+
+    def codegen(context, builder, sig, args):
+        bitgen = builder.extract_value(args[0], 1)
+        zero = llvm.Constant(_i64, 0)
+        use_masked = llvm.Constant(llvm.IntType(1), 0)
+        return _call_c(builder, "random_bounded_uint64", _i64,
+                       [bitgen, zero, args[1], zero, use_masked])  # fmt: skip
+
+    return signature(types.int64, types.npy_rng, types.int64), codegen
+
+
+def _shuffle_tail_impl(rng, data, first):
+    """Swap data[i] (i from the end down to `first`) with a bounded draw at or below i."""
+    for i in range(data.shape[0] - 1, first - 1, -1):
+        j = _bounded_draw(rng, i)
+        data[i], data[j] = data[j], data[i]
+
+
+_shuffle_tail = njit(**NUMPY_ERRORS)(_shuffle_tail_impl)
+
+
+def _distinct_indices_impl(rng, population, count):
+    """`count` distinct indices below `population` as Generator.choice(replace=False) draws
+    them: a partial tail shuffle of all indices when many of a large population are taken, else
+    Floyd's algorithm (an open-addressing set of the taken ones), then a shuffle."""
+    if count > population:
+        raise ValueError("Cannot take a larger sample than population when replace is False")
+    if count < 0:
+        raise ValueError("negative dimensions are not allowed")
+    if population > 10000 and count > population // 50:
+        everything = np.arange(population)
+        _shuffle_tail(rng, everything, max(population - count, 1))
+        return everything[population - count :].copy()
+    mask = _mask_above(np.int64(1.2 * count))
+    taken = np.full(mask + 1, -1, np.int64)
+    out = np.empty(count, np.int64)
+    for j in range(population - count, population):
+        value = _bounded_draw(rng, j)
+        slot = value & mask
+        while taken[slot] != -1 and taken[slot] != value:
+            slot = (slot + 1) & mask
+        if taken[slot] == -1:
+            taken[slot] = value
+        else:  # already taken: take j, new in this round
+            value = j
+            slot = j & mask
+            while taken[slot] != -1:
+                slot = (slot + 1) & mask
+            taken[slot] = j
+        out[j - population + count] = value
+    _shuffle_tail(rng, out, 1)
+    return out
+
+
+_distinct_indices = njit(**NUMPY_ERRORS)(_distinct_indices_impl)
+
+
+def _check_population(count):
+    if count <= 0:
+        raise ValueError("a must be a positive integer unless no samples are taken")
+
+
+def _check_nonempty(count):
+    if count == 0:
+        raise ValueError("a cannot be empty unless no samples are taken")
+
+
+_positive_population = njit(**NUMPY_ERRORS)(_check_population)
+_nonempty_population = njit(**NUMPY_ERRORS)(_check_nonempty)
+
+
 def _choice_index(rng, a, size, replace, p=None):
+    _positive_population(a)
     if not replace:
-        raise ValueError("choice(replace=False) is not supported in compiled code yet")
+        return _distinct_indices(rng, a, 1)[0]
     return _draw_index(rng, 0, a, None)
 
 
 def _choice_indices(rng, a, size, replace, p=None):
+    out = np.empty(size, np.int64)
+    if out.size:
+        _positive_population(a)
     if not replace:
-        raise ValueError("choice(replace=False) is not supported in compiled code yet")
+        out.reshape(-1)[:] = _distinct_indices(rng, a, out.size)
+        return out
     return _draw_indices(rng, 0, a, size)
 
 
 def _choice_item(rng, a, size, replace, p=None):
+    _nonempty_population(a.shape[0])
     return a[_pick_index(rng, a.shape[0], size, replace)]
 
 
 def _choice_items(rng, a, size, replace, p=None):
+    if a.shape[0] == 0 and np.empty(size, np.int8).size:
+        _nonempty_population(0)
     return a[_pick_indices(rng, a.shape[0], size, replace).reshape(-1)].reshape(size)
 
 
