@@ -16,6 +16,7 @@ import ember.library.numpy.elementwise
 import ember.library.numpy.functions
 import ember.library.numpy.random.generator
 import ember.library.numpy.random.generator_distributions
+import ember.library.numpy.random.generator_permutations
 import ember.library.numpy.iteration
 import ember.library.numpy.linalg.products
 import ember.library.numpy.linalg.decompositions
