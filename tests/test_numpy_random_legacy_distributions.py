@@ -261,3 +261,28 @@ def test_hypothesis_discrete_streams_stay_in_step(seed, n, p, good, bad, sample)
     args = (seed, n, p, good, bad, sample)
     for got, want in zip(_binomial_hypergeometric(*args), _binomial_hypergeometric.py_func(*args)):
         np.testing.assert_array_equal(got, want)
+
+
+@njit
+def _aliases(seed, low, high):
+    np.random.seed(seed)
+    return (
+        np.random.sample(),
+        np.random.sample(3),
+        np.random.ranf((2, 2)),
+        np.random.random_integers(low, high, 4),
+        np.random.random_integers(high),
+        np.random.random_integers(low, high),
+        np.random.random_sample(),
+    )
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # NumPy's random_integers
+@pytest.mark.parametrize("low, high", [(1, 6), (-3, 4), (0, 2**40)])
+def test_sample_ranf_and_random_integers_equal_numpys(low, high):
+    for seed in SEEDS:
+        compiled = _aliases(seed, low, high)
+        expected = _aliases.py_func(seed, low, high)
+        for got, want in zip(compiled, expected):
+            assert np.asarray(got).dtype == np.asarray(want).dtype
+            np.testing.assert_array_equal(got, want)
