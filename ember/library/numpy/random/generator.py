@@ -21,7 +21,14 @@ from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import intrinsic, overload, overload_method
 from ember.library.numpy.random.distributions import _negative
-from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_none, make_pysig
+from ember.library.numpy.support import (
+    NUMPY_ERRORS,
+    as_type,
+    is_none,
+    make_pysig,
+    numpy_dtype,
+    parse_dtype,
+)
 from ember.lowering import arrays as refs
 from ember.lowering import cgutils
 from ember.lowering.models import MeminfoStructModel, register_model
@@ -184,14 +191,25 @@ def _binomial_draw(typingctx, rng, n, p):
 
 @intrinsic
 def _bounded_fill(typingctx, rng, offset, span, out):
-    """NumPy's random_bounded_uint64_fill: `out[i] = offset + a draw in [0, span]`."""
+    """NumPy's random_bounded_uint<width>_fill (or _bool_fill) for `out`'s item width:
+    `out[i] = offset + a draw in [0, span]`, in that width's unsigned arithmetic (Lemire's
+    method; 32 bits and narrower buffer the 32-bit draws, as NumPy)."""
 
     def codegen(context, builder, sig, args):
         bitgen = builder.extract_value(args[0], 1)
         fields = refs.unpack(builder, sig.args[3], args[3])
+        dtype = sig.args[3].dtype
+        width = 8 if isinstance(dtype, types.Boolean) else dtype.bitwidth
+        item = llvm.IntType(width)
+        bounds = [builder.trunc(a, item) if width < 64 else a for a in args[1:3]]
         use_masked = llvm.Constant(llvm.IntType(1), 0)
-        _call_c(builder, "random_bounded_uint64_fill", llvm.VoidType(),
-                [bitgen, args[1], args[2], fields.nitems, use_masked, fields.data])  # fmt: skip
+        name = (
+            "random_bounded_bool_fill"
+            if width == 8 and isinstance(dtype, types.Boolean)
+            else (f"random_bounded_uint{width}_fill")
+        )
+        _call_c(builder, name, llvm.VoidType(),
+                [bitgen, *bounds, fields.nitems, use_masked, fields.data])  # fmt: skip
         return context.get_dummy_value(types.none)
 
     return signature(types.none, types.npy_rng, types.uint64, types.uint64, out), codegen
@@ -275,39 +293,84 @@ def _integer_bounds_impl(low, high):
     return low, high
 
 
-def _integers_into_impl(rng, low, high, out):
-    first, stop = _integer_bounds(low, high)
-    if first >= stop:
-        raise ValueError("high <= low")
-    _bounded_fill(rng, np.uint64(first), np.uint64(stop - 1 - first), out)
-
-
 _integer_bounds = njit(**NUMPY_ERRORS)(_integer_bounds_impl)
-_integers_into = njit(**NUMPY_ERRORS)(_integers_into_impl)
+
+
+@functools.cache
+def _integers_into(dtype: str):
+    """Fill an array of `dtype` with integers in [low, high) (or [low, high] when `closed`),
+    with NumPy's checks of the bounds against the dtype."""
+    info = np.iinfo(dtype) if dtype != "bool" else np.iinfo(np.uint8)
+    lowest, highest = int(info.min), 1 if dtype == "bool" else int(info.max)
+    low_message = f"low is out of bounds for {dtype}"
+    high_message = f"high is out of bounds for {dtype}"
+
+    def fill(rng, low, high, closed, out):
+        first, last = _integer_bounds(low, high)
+        if not closed:
+            last -= 1
+        if first < lowest:
+            raise ValueError(low_message)
+        if last > highest:
+            raise ValueError(high_message)
+        if first > last:
+            raise ValueError("low > high" if closed else "low >= high")
+        _bounded_fill(rng, np.uint64(first), np.uint64(last) - np.uint64(first), out)
+
+    return njit(**NUMPY_ERRORS)(fill)
+
+
+_integers_into_int64 = _integers_into("int64")
 
 
 def _integers_scalar(rng, low, high, size):
+    """An int64 in [low, high), or [0, low) (the choice and permutation helpers use it too)."""
     out = np.empty(1, np.int64)
-    _integers_into(rng, low, high, out)
+    _integers_into_int64(rng, low, high, False, out)
     return out[0]
 
 
 def _integers_array(rng, low, high, size):
     out = np.empty(size, np.int64)
-    _integers_into(rng, low, high, out.reshape(-1))
+    _integers_into_int64(rng, low, high, False, out.reshape(-1))
     return out
 
 
-def _select_integers(rng, low, high, size):
-    if not (_numbers([low]) and (is_none(high) or _numbers([high]))):
-        return None
-    if is_none(size):
-        return _integers_scalar
-    return _integers_array if _is_size(size) else None
+@functools.cache
+def _integers_impl(dtype: str, sized: bool):
+    """Generator.integers(low, high, size, dtype, endpoint) for one result dtype."""
+    fill = _integers_into(dtype)
+    scalar_class = np.bool_ if dtype == "bool" else getattr(np, dtype)
+    if not sized:
+
+        def integers_one(rng, low, high=None, size=None, dtype=np.int64, endpoint=False):
+            out = np.empty(1, scalar_class)
+            fill(rng, low, high, endpoint, out)
+            return out[0]
+
+        return integers_one
+
+    def integers_many(rng, low, high=None, size=None, dtype=np.int64, endpoint=False):
+        out = np.empty(size, scalar_class)
+        fill(rng, low, high, endpoint, out.reshape(-1))
+        return out
+
+    return integers_many
+
+
+_INTEGER_DTYPES = ("int64", "int32", "int16", "int8", "uint32", "uint16", "uint8", "bool")
 
 
 @overload_method(types.NumPyRandomGeneratorType, "integers", jit_options=NUMPY_ERRORS)
-def _generator_integers(self, low, high=None, size=None):
-    high = as_type(high)
-    size = as_type(size)
-    return _select_integers(self, low, high, size)
+def _generator_integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
+    high, size, dtype, endpoint = map(as_type, (high, size, dtype, endpoint))
+    if not (_numbers([low]) and (is_none(high) or _numbers([high]))):
+        return None
+    if not isinstance(types.unliteral(endpoint), types.Boolean):
+        return None
+    dtype_name = str(numpy_dtype(parse_dtype(dtype, types.int64)))
+    if dtype_name not in _INTEGER_DTYPES:
+        raise TypingError(f"Generator.integers in compiled code: dtype {dtype_name} unsupported")
+    if not (is_none(size) or _is_size(size)):
+        return None
+    return _integers_impl(dtype_name, not is_none(size))
