@@ -88,8 +88,10 @@ def test_default_rng_inside_compiled_code():
     assert returned.random() == np.random.default_rng(3).random()
 
 
-def test_integers_rejects_an_empty_range():
-    with pytest.raises(ValueError, match="high <= low"):
+def test_integers_rejects_an_empty_range_as_numpy():
+    with pytest.raises(ValueError, match="low >= high"):
+        np.random.default_rng(0).integers(5, 5)
+    with pytest.raises(ValueError, match="low >= high"):
         njit(lambda rng: rng.integers(5, 5))(np.random.default_rng(0))
 
 

@@ -147,3 +147,37 @@ def test_multinomial_dirichlet_and_weighted_choice_bad_parameters(n, pvals, alph
     _, expected_error = _outcome(_vector_draws.py_func, 0, args)
     assert expected_error is not None
     assert compiled_error == expected_error
+
+
+@njit
+def _integer_draws(rng, low, high):
+    return (
+        rng.integers(low, high, 5, np.int64, True),
+        rng.integers(low, high, endpoint=True),
+        rng.integers(low, high, (2, 3), np.int32),
+        rng.integers(low, high, 4, np.int16),
+        rng.integers(low, high, 6, np.int8, True),
+        rng.integers(0, 2, 9, np.bool_),
+        rng.integers(high, size=4, dtype=np.uint8),
+        rng.integers(0, 2**32, 3, np.uint32),
+        rng.random(),
+    )
+
+
+@pytest.mark.parametrize("low, high", [(0, 10), (-5, 100), (7, 8), (-128, 127)])
+def test_integers_with_dtype_and_endpoint_follow_numpy(low, high):
+    for seed in SEEDS:
+        compiled = _integer_draws(np.random.default_rng(seed), low, high)
+        expected = _integer_draws.py_func(np.random.default_rng(seed), low, high)
+        for got, want in zip(compiled, expected):
+            np.testing.assert_array_equal(got, want)
+            if isinstance(want, np.ndarray):
+                assert got.dtype == want.dtype
+
+
+@pytest.mark.parametrize("low, high", [(5, 4), (-200, 5), (0, 300)])
+def test_integers_out_of_bounds_raise_numpys_error(low, high):
+    _, compiled_error = _outcome(_integer_draws, 0, (low, high))
+    _, expected_error = _outcome(_integer_draws.py_func, 0, (low, high))
+    assert expected_error is not None
+    assert compiled_error == expected_error
