@@ -181,3 +181,28 @@ def test_integers_out_of_bounds_raise_numpys_error(low, high):
     _, expected_error = _outcome(_integer_draws.py_func, 0, (low, high))
     assert expected_error is not None
     assert compiled_error == expected_error
+
+
+@njit
+def _single_precision(rng, shape):
+    return (
+        rng.random(3, np.float32),
+        rng.random(dtype=np.float32),
+        rng.standard_normal((2, 2), np.float32),
+        rng.standard_exponential(4, np.float32),
+        rng.standard_gamma(shape, 4, np.float32),
+        rng.standard_gamma(shape, dtype=np.float32),
+        rng.random(2, np.float64),
+        rng.random(),
+    )
+
+
+@pytest.mark.parametrize("shape", [0.5, 1.0, 3.5])
+def test_float32_draws_follow_numpy(shape):
+    for seed in SEEDS:
+        compiled = _single_precision(np.random.default_rng(seed), shape)
+        expected = _single_precision.py_func(np.random.default_rng(seed), shape)
+        for got, want in zip(compiled, expected):
+            np.testing.assert_array_equal(got, want)
+            if isinstance(want, np.ndarray):
+                assert got.dtype == want.dtype

@@ -152,11 +152,22 @@ def _call_c(builder, name: str, result: llvm.Type, args: list) -> llvm.Value:
 
 
 @functools.cache
-def _draw(name: str, parameters: int, integer_result: bool = False, integer_parameters=False):
+def _draw(
+    name: str,
+    parameters: int,
+    integer_result: bool = False,
+    integer_parameters: bool = False,
+    single: bool = False,
+):
     """An intrinsic `draw(rng, p1, ..., pn)` calling NumPy's `name(bitgen, p1, ..., pn)` (the
-    parameters are doubles, or int64 with `integer_parameters`)."""
-    result_type = types.int64 if integer_result else types.float64
-    parameter_type = types.int64 if integer_parameters else types.float64
+    parameters are doubles, int64 with `integer_parameters`, floats and a float result for the
+    `single` precision functions)."""
+    if single:
+        result_type, parameter_type, result_ir = types.float32, types.float32, llvm.FloatType()
+    else:
+        result_type = types.int64 if integer_result else types.float64
+        parameter_type = types.int64 if integer_parameters else types.float64
+        result_ir = _i64 if integer_result else _f64
 
     def typer(typingctx, rng, *params):
         return signature(result_type, types.npy_rng, *([parameter_type] * parameters)), codegen
@@ -166,7 +177,7 @@ def _draw(name: str, parameters: int, integer_result: bool = False, integer_para
         values = [
             context.cast(builder, a, t, parameter_type) for a, t in zip(args[1:], sig.args[1:])
         ]
-        return _call_c(builder, name, _i64 if integer_result else _f64, [bitgen, *values])
+        return _call_c(builder, name, result_ir, [bitgen, *values])
 
     names = ", ".join(["rng", *(f"p{k}" for k in range(parameters))])
     namespace: dict = {"typer": typer}
@@ -231,42 +242,61 @@ def _numbers(arg_types) -> bool:
     return all(isinstance(types.unliteral(t), (types.Integer, types.Float)) for t in arg_types)
 
 
-def _method(name: str, params: str, scalar, array) -> None:
-    """Register `rng.name(params..., size=None)`: `scalar` without a size, else `array`."""
+def _method(name: str, params: str, variants: dict) -> None:
+    """Register `rng.name(params..., size=None)` from `variants`: result dtype name ->
+    (implementation without a size, with one); with a float32 variant the method also takes
+    NumPy's `dtype` (float64 or float32)."""
+    with_dtype = len(variants) > 1
 
     def select(rng, *rest):
-        *numbers, size = map(as_type, rest)
+        *numbers, size = map(as_type, rest[:-1] if with_dtype else rest)
         if not _numbers(numbers):
             return None
+        if with_dtype:
+            dtype = str(numpy_dtype(parse_dtype(as_type(rest[-1]))))
+            if dtype not in variants:
+                raise TypingError(f"Generator.{name} in compiled code: dtype {dtype} unsupported")
+            scalar, array = variants[dtype]
+        else:
+            ((scalar, array),) = variants.values()
         if is_none(size):
             return scalar
         return array if _is_size(size) else None
 
     # the overload function's parameters are NumPy's, from the table
-    select.__signature__ = make_pysig(f"self, {params}, size=None" if params else "self, size=None")
+    tail = "size=None, dtype=None" if with_dtype else "size=None"  # None: float64
+    select.__signature__ = make_pysig(f"self, {params}, {tail}" if params else f"self, {tail}")
     overload_method(types.NumPyRandomGeneratorType, name, jit_options=NUMPY_ERRORS)(select)
 
 
-def distribution_method(name: str, params: str, checks: list, draw, dtype=np.float64) -> None:
+def distribution_method(
+    name: str, params: str, checks: list, draw, dtype=np.float64, float32_draw=None
+) -> None:
     """`rng.name(params..., size=None)`: NumPy's argument `checks` (condition, message; the
-    helper `negative` is NumPy's "< 0"), then `draw(rng, params...)` per number."""
+    helper `negative` is NumPy's "< 0"), then `draw(rng, params...)` per number; with a
+    `float32_draw`, also `dtype=np.float32` drawing with it."""
     names = [p.split("=")[0].strip() for p in params.split(",") if p.strip()]
     call = ", ".join(["rng", *names])
-    head = ", ".join(["rng", *names, "size"])
+    head = ", ".join(["rng", *names, "size", *(["dtype=None"] if float32_draw else [])])
     checking = "".join(f"    if {condition}:\n        raise ValueError({message!r})\n"
                        for condition, message in checks)  # fmt: skip
     source = (
         f"def scalar({head}):\n{checking}    return draw({call})\n"
         f"def array({head}):\n{checking}"
-        f"    out = np.empty(size, dtype)\n"
+        f"    out = np.empty(size, result_dtype)\n"
         f"    flat = out.reshape(-1)\n"
         f"    for i in range(flat.size):\n"
         f"        flat[i] = draw({call})\n"
         f"    return out\n"
     )
-    namespace = {"np": np, "draw": draw, "dtype": dtype, "negative": _negative}
-    exec(source, namespace)  # noqa: S102 - from generator_distributions' fixed table
-    _method(name, params, namespace["scalar"], namespace["array"])
+    variants = {}
+    for result_dtype, drawing in ((dtype, draw), (np.float32, float32_draw)):
+        if drawing is None:
+            continue
+        namespace = {"np": np, "draw": drawing, "result_dtype": result_dtype, "negative": _negative}
+        exec(source, namespace)  # noqa: S102 - from generator_distributions' fixed table
+        variants[np.dtype(result_dtype).name] = (namespace["scalar"], namespace["array"])
+    _method(name, params, variants)
 
 
 _uniform_draw = _draw("random_uniform", 2)
@@ -284,7 +314,7 @@ def _uniform_array(rng, low, high, size):
     return out
 
 
-_method("uniform", "low=0.0, high=1.0", _uniform_scalar, _uniform_array)
+_method("uniform", "low=0.0, high=1.0", {"float64": (_uniform_scalar, _uniform_array)})
 
 
 def _integer_bounds_impl(low, high):

@@ -46,6 +46,9 @@ _CONTINUOUS = {
                      ("dfden <= 0", "dfden <= 0"), ("negative(nonc)", "nonc < 0")]),
 }  # fmt: skip
 
+# these also take dtype=np.float32, drawing with NumPy's <C function>_f
+_SINGLE_PRECISION = ("random", "standard_normal", "standard_exponential", "standard_gamma")
+
 _DISCRETE = {
     "poisson": ("random_poisson", "lam=1.0", [("negative(lam) or np.isnan(lam)",
                 "lam < 0 or lam is NaN"), ("lam > 9.223372006484771e18", "lam value too large")]),
@@ -68,8 +71,9 @@ _HYPERGEOMETRIC_CHECKS = [
 
 def _register() -> None:
     for name, (c_name, params, checks) in _CONTINUOUS.items():
-        draw = _draw(c_name, params.count(",") + 1 if params else 0)
-        distribution_method(name, params, checks, draw)
+        count = params.count(",") + 1 if params else 0
+        single = _draw(f"{c_name}_f", count, single=True) if name in _SINGLE_PRECISION else None
+        distribution_method(name, params, checks, _draw(c_name, count), float32_draw=single)
     for name, (c_name, params, checks) in _DISCRETE.items():
         draw = _draw(c_name, params.count(",") + 1, integer_result=True)
         distribution_method(name, params, checks, draw, np.int64)
