@@ -15,9 +15,9 @@ from ember.library.numpy.random.distributions import _standard_gamma
 from ember.library.numpy.random.distributions_discrete import _binomial
 from ember.library.numpy.random.legacy import _is_size, _next_double
 from ember.library.numpy.random.weighted_choice import (
-    _kahan_sum,
     choice_atol,
     float_vector,
+    kahan_sum,
     weighted_choice_impl,
 )
 from ember.library.numpy.support import NUMPY_ERRORS, as_type
@@ -48,7 +48,7 @@ def _check_pvals(n, pvals):
     for j in range(pvals.shape[0]):
         if not (0.0 <= pvals[j] <= 1.0):
             raise ValueError("pvals < 0, pvals > 1 or pvals contains NaNs")
-    if _kahan_sum(pvals, pvals.shape[0] - 1) > 1.0 + 1e-12:
+    if kahan_sum(pvals, pvals.shape[0] - 1) > 1.0 + 1e-12:
         raise ValueError("sum(pvals[:-1]) > 1.0")
     if n < 0:
         raise ValueError("n < 0")

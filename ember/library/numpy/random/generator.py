@@ -1,7 +1,9 @@
 """`numpy.random.Generator` in compiled code: generators passed in or made by
 `np.random.default_rng(seed)`, drawing with NumPy's own C distribution functions (exported by
 `numpy.random._generator`) on the generator's bit generator, so compiled code draws exactly the
-numbers the same Generator draws in Python, and advances its state.
+numbers the same Generator draws in Python, and advances its state. Here: default_rng, the
+calls into NumPy's C functions, the method registration, uniform and integers; the tables and
+the other methods are in generator_distributions/_multivariate/_permutations.py.
 
 A value is {meminfo, bitgen_t*, Generator object}: the meminfo is NULL for a generator borrowed
 from the caller, and owns the object for one made in compiled code.

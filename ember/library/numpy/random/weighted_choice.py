@@ -17,7 +17,7 @@ jit = njit(**NUMPY_ERRORS)
 
 
 @jit
-def _kahan_sum(values, count):
+def kahan_sum(values, count):
     """The compensated sum of values[:count], as NumPy's parameter checks add them."""
     if count <= 0:
         return 0.0
@@ -84,7 +84,7 @@ def _probability_check(generator: bool):
     def check(p, count, atol):
         if p.shape[0] != count:
             raise ValueError(size_message)
-        total = _kahan_sum(p, p.shape[0])
+        total = kahan_sum(p, p.shape[0])
         if np.isnan(total):
             raise ValueError(nan_message)
         for i in range(p.shape[0]):
