@@ -4,8 +4,6 @@ category; normalised gammas; searching the normalised cumulative sum of `p` with
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from ember import types
@@ -166,20 +164,11 @@ def _legacy_uniforms(source, count):
     return out
 
 
-@functools.cache
-def _legacy_weighted_choice(from_array: bool, sized: bool, atol: float):
-    impl = jit(weighted_choice_impl(_legacy_uniforms, False, from_array, sized, atol))
-
-    def choice(a, size=None, replace=True, p=None):
-        return impl(0, a, size, replace, p)
-
-    return choice
-
-
 def select_weighted_choice(a, size, replace, p):
     """The implementation of np.random.choice(a, size, replace, p) for a 1-d float array `p`,
     or None (distributions.py's choice overload hands `p=` cases here)."""
     size_kind = _size_kind(size)
     if size_kind is None or not float_vector(p):
         return None
-    return _legacy_weighted_choice(isinstance(a, types.Array), size_kind != "none", choice_atol(p))
+    from_array, sized = isinstance(a, types.Array), size_kind != "none"
+    return weighted_choice_impl(_legacy_uniforms, False, from_array, sized, choice_atol(p))

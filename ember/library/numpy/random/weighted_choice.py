@@ -147,9 +147,9 @@ def _index_samplers(uniforms, generator: bool):
 
 @functools.cache
 def weighted_choice_impl(uniforms, generator: bool, from_array: bool, sized: bool, atol: float):
-    """`impl(source, a, size, replace, p)`: NumPy's choice with probabilities `p` (checked with
-    tolerance `atol`; Generator's messages if `generator`), drawing uniforms with
-    `uniforms(source, k)`."""
+    """NumPy's choice with probabilities `p` (checked with tolerance `atol`), drawing uniforms
+    with `uniforms(source, k)`: `impl(rng, a, size, replace, p)` with Generator's messages if
+    `generator`, else `impl(a, size, replace, p)` on legacy's state (source 0)."""
     population, pick, take_all = _choice_helpers(from_array)
     with_replacement, without_replacement = _index_samplers(uniforms, generator)
     check_probabilities = _probability_check(generator)
@@ -163,17 +163,31 @@ def weighted_choice_impl(uniforms, generator: bool, from_array: bool, sized: boo
         return without_replacement(source, weights, total, count)
 
     draw = jit(indices)
-    if not sized:
+    if generator:  # a method: the Generator is the source
+        if not sized:
 
-        def choice_one(source, a, size=None, replace=True, p=None):
-            return pick(a, draw(source, a, 1, replace, p)[0])
+            def method_one(source, a, size=None, replace=True, p=None):
+                return pick(a, draw(source, a, 1, replace, p)[0])
+
+            return method_one
+
+        def method_many(source, a, size=None, replace=True, p=None):
+            out = np.empty(size, np.int64)
+            out.ravel()[:] = draw(source, a, out.size, replace, p)
+            return take_all(a, out)
+
+        return method_many
+
+    if not sized:  # legacy's state is global: no source
+
+        def choice_one(a, size=None, replace=True, p=None):
+            return pick(a, draw(0, a, 1, replace, p)[0])
 
         return choice_one
 
-    def choice_many(source, a, size=None, replace=True, p=None):
+    def choice_many(a, size=None, replace=True, p=None):
         out = np.empty(size, np.int64)
-        flat = out.ravel()
-        flat[:] = draw(source, a, flat.shape[0], replace, p)
+        out.ravel()[:] = draw(0, a, out.size, replace, p)
         return take_all(a, out)
 
     return choice_many
