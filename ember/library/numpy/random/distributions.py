@@ -199,8 +199,8 @@ _DISTRIBUTIONS = {
                   "np.exp(mean + sigma * gauss())", "float64"),
     "laplace": ("loc=0.0, scale=1.0", [("negative(scale)", "scale < 0")], "laplace(loc, scale)",
                 "float64"),
-    "poisson": ("lam=1.0", [("negative(lam)", "lam < 0"), ("lam > 9.223372006484771e18",
-                "lam value too large")], "poisson(lam)", "int64"),
+    "poisson": ("lam=1.0", [("lam < 0 or np.isnan(lam)", "lam < 0 or lam is NaN"),
+                ("lam > 9.223372006484771e18", "lam value too large")], "poisson(lam)", "int64"),
 }  # fmt: skip
 
 _HELPERS = {

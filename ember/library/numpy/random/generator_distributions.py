@@ -50,7 +50,7 @@ _CONTINUOUS = {
 _SINGLE_PRECISION = ("random", "standard_normal", "standard_exponential", "standard_gamma")
 
 _DISCRETE = {
-    "poisson": ("random_poisson", "lam=1.0", [("negative(lam) or np.isnan(lam)",
+    "poisson": ("random_poisson", "lam=1.0", [("lam < 0 or np.isnan(lam)",
                 "lam < 0 or lam is NaN"), ("lam > 9.223372006484771e18", "lam value too large")]),
     "geometric": ("random_geometric", "p", _P_ABOVE_0),
     "logseries": ("random_logseries", "p", [("not (0 <= p < 1)", "p < 0, p >= 1 or p is NaN")]),
