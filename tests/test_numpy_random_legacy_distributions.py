@@ -288,3 +288,30 @@ def test_sample_ranf_and_random_integers_equal_numpys(low, high):
         for got, want in zip(compiled, expected):
             assert np.asarray(got).dtype == np.asarray(want).dtype
             np.testing.assert_array_equal(got, want)
+
+
+@njit
+def _location_scale(seed, loc, scale):
+    np.random.seed(seed)
+    return (
+        np.random.normal(loc, scale),
+        np.random.normal(loc, scale, 2),
+        np.random.lognormal(loc, scale, 2),
+        np.random.uniform(loc, scale, 2),
+    )
+
+
+@pytest.mark.parametrize(
+    "loc, scale", [(0.0, -1.0), (1.0, -0.0), (0.0, float("inf")), (float("nan"), 1.0), (1.0, 2.0)]
+)
+def test_normal_lognormal_uniform_check_parameters_as_numpy(loc, scale):
+    outcomes = []
+    for func in (_location_scale, _location_scale.py_func):
+        try:
+            outcomes.append(func(5, loc, scale))
+        except (ValueError, OverflowError) as error:
+            outcomes.append((type(error), str(error)))
+    compiled, expected = outcomes
+    assert len(compiled) == len(expected)
+    for got, want in zip(compiled, expected):
+        np.testing.assert_array_equal(got, want)

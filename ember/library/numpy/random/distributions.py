@@ -17,7 +17,13 @@ import numpy as np
 from ember import types
 from ember.decorators import njit
 from ember.extending import overload
-from ember.library.numpy.random.legacy import _bounded, _is_size, _next_double, _next_gauss
+from ember.library.numpy.random.legacy import (
+    _bounded,
+    _is_size,
+    _negative,
+    _next_double,
+    _next_gauss,
+)
 from ember.library.numpy.support import NUMPY_ERRORS, as_type, make_pysig
 
 # ---------------------------------------------------------------------------- scalar draws
@@ -174,14 +180,6 @@ def _laplace_impl(loc, scale):
 _laplace = njit(**NUMPY_ERRORS)(_laplace_impl)
 
 
-def _negative_impl(x):
-    """NumPy's "< 0" parameter check: true for -0.0, false for NaN."""
-    return x < 0 or (x == 0 and np.signbit(x))
-
-
-_negative = njit(**NUMPY_ERRORS)(_negative_impl)
-
-
 # ---------------------------------------------------------------------------- the API
 
 # name -> (parameters with defaults, argument checks, the draw as an expression, result dtype)
@@ -195,7 +193,7 @@ _DISTRIBUTIONS = {
               ("negative(scale)", "scale < 0")], "scale * standard_gamma(shape)", "float64"),
     "chisquare": ("df", [("df <= 0", "df <= 0")], "2.0 * standard_gamma(df / 2.0)", "float64"),
     "beta": ("a, b", [("a <= 0", "a <= 0"), ("b <= 0", "b <= 0")], "beta(a, b)", "float64"),
-    "lognormal": ("mean=0.0, sigma=1.0", [("sigma < 0", "sigma < 0")],
+    "lognormal": ("mean=0.0, sigma=1.0", [("negative(sigma)", "sigma < 0")],
                   "np.exp(mean + sigma * gauss())", "float64"),
     "laplace": ("loc=0.0, scale=1.0", [("negative(scale)", "scale < 0")], "laplace(loc, scale)",
                 "float64"),

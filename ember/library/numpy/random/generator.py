@@ -22,7 +22,7 @@ from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import intrinsic, overload, overload_method
-from ember.library.numpy.random.distributions import _negative
+from ember.library.numpy.random.legacy import _negative
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
     as_type,

@@ -264,6 +264,30 @@ def _is_size(typ) -> bool:
     )
 
 
+def _negative_impl(x):
+    """NumPy's "< 0" parameter check: true for -0.0, false for NaN."""
+    return x < 0 or (x == 0 and np.signbit(x))
+
+
+_negative = njit(**NUMPY_ERRORS)(_negative_impl)
+
+
+def _check_uniform_impl(low, high):
+    if not np.isfinite(high - low):
+        raise OverflowError("Range exceeds valid bounds")
+
+
+def _check_normal_impl(loc, scale):
+    if _negative(scale):
+        raise ValueError("scale < 0")
+
+
+_CHECKS = {
+    "uniform": njit(**NUMPY_ERRORS)(_check_uniform_impl),
+    "normal": njit(**NUMPY_ERRORS)(_check_normal_impl),
+}
+
+
 @functools.cache
 def _sampler(kind: str, sized: bool):
     """Implementations of (low/loc, high/scale, size) for one distribution: a scalar when
@@ -272,21 +296,25 @@ def _sampler(kind: str, sized: bool):
         "uniform": lambda: _next_double,
         "normal": lambda: _next_gauss,
     }[kind]()
+    check = _CHECKS[kind]  # NumPy's, on the parameters
     if not sized:
         if kind == "uniform":
 
             def scalar(a, b, size):
+                check(a, b)
                 return a + (b - a) * draw()
 
         else:
 
             def scalar(a, b, size):
+                check(a, b)
                 return a + b * draw()
 
         return scalar
     if kind == "uniform":
 
         def filled(a, b, size):
+            check(a, b)
             out = np.empty(size)
             flat = out.ravel()
             for i in range(flat.shape[0]):
@@ -296,6 +324,7 @@ def _sampler(kind: str, sized: bool):
     else:
 
         def filled(a, b, size):
+            check(a, b)
             out = np.empty(size)
             flat = out.ravel()
             for i in range(flat.shape[0]):
