@@ -208,3 +208,21 @@ def test_float32_draws_follow_numpy(shape):
             np.testing.assert_array_equal(got, want)
             if isinstance(want, np.ndarray):
                 assert got.dtype == want.dtype
+
+
+@njit
+def _from_lists(rng):
+    return (
+        rng.choice(3, 4, p=[0.2, 0.3, 0.5]),
+        rng.multinomial(10, [0.2, 0.8], 2),
+        rng.dirichlet([1.0, 2.0]),
+        rng.random(),
+    )
+
+
+def test_probabilities_pvals_and_alpha_given_as_lists():
+    for seed in SEEDS:
+        compiled = _from_lists(np.random.default_rng(seed))
+        expected = _from_lists.py_func(np.random.default_rng(seed))
+        for got, want in zip(compiled, expected):
+            np.testing.assert_array_equal(got, want)

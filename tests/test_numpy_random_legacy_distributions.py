@@ -315,3 +315,21 @@ def test_normal_lognormal_uniform_check_parameters_as_numpy(loc, scale):
     assert len(compiled) == len(expected)
     for got, want in zip(compiled, expected):
         np.testing.assert_array_equal(got, want)
+
+
+@njit
+def _from_lists(seed):
+    np.random.seed(seed)
+    return (
+        np.random.choice(3, 4, p=[0.2, 0.3, 0.5]),
+        np.random.choice(3, 2, False, [0.2, 0.3, 0.5]),
+        np.random.multinomial(10, [0.2, 0.8], 2),
+        np.random.dirichlet([1.0, 2.0]),
+        np.random.random_sample(),
+    )
+
+
+def test_probabilities_pvals_and_alpha_given_as_lists():
+    for seed in SEEDS:
+        for got, want in zip(_from_lists(seed), _from_lists.py_func(seed)):
+            np.testing.assert_array_equal(got, want)

@@ -72,7 +72,7 @@ def _check_alpha(alpha):
 
 @jit
 def _multinomial_rows(n, pvals, rows):
-    values = pvals.astype(np.float64)
+    values = np.asarray(pvals, np.float64)
     _check_pvals(n, values)
     out = np.zeros((rows, values.shape[0]), np.int64)
     for i in range(rows):
@@ -82,7 +82,7 @@ def _multinomial_rows(n, pvals, rows):
 
 @jit
 def _dirichlet_rows(alpha, rows):
-    values = alpha.astype(np.float64)
+    values = np.asarray(alpha, np.float64)
     _check_alpha(values)
     out = np.empty((rows, values.shape[0]))
     for i in range(rows):

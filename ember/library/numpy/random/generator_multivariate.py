@@ -25,7 +25,7 @@ _beta = _draw("random_beta", 2)
 @jit
 def _multinomial_rows(rng, n, pvals, rows):
     """NumPy's random_multinomial per row: a binomial per category on what is left."""
-    values = pvals.astype(np.float64)
+    values = np.asarray(pvals, np.float64)
     _check_pvals(n, values)
     last = values.shape[0] - 1
     out = np.zeros((rows, values.shape[0]), np.int64)
@@ -47,7 +47,7 @@ def _multinomial_rows(rng, n, pvals, rows):
 def _dirichlet_rows(rng, alpha, rows):
     """Normalised gammas; when every alpha is below 0.1, stick-breaking with betas instead (no
     0/0 when all gammas underflow), as NumPy's Generator."""
-    values = alpha.astype(np.float64)
+    values = np.asarray(alpha, np.float64)
     k = values.shape[0]
     for j in range(k):
         if values[j] < 0.0:

@@ -155,7 +155,7 @@ def weighted_choice_impl(uniforms, generator: bool, from_array: bool, sized: boo
     check_probabilities = _probability_check(generator)
 
     def indices(source, a, count, replace, p):
-        weights = p.astype(np.float64)
+        weights = np.asarray(p, np.float64)
         total = population(a)
         check_probabilities(weights, total, atol)
         if replace:
@@ -194,7 +194,10 @@ def weighted_choice_impl(uniforms, generator: bool, from_array: bool, sized: boo
 
 
 def float_vector(typ) -> bool:
-    return isinstance(typ, types.Array) and typ.ndim == 1 and isinstance(typ.dtype, types.Float)
+    """A 1-d array or a list of floats (probabilities, pvals, alpha)."""
+    if isinstance(typ, types.Array):
+        return typ.ndim == 1 and isinstance(typ.dtype, types.Float)
+    return isinstance(typ, types.List) and isinstance(typ.dtype, types.Float)
 
 
 def choice_atol(p_type) -> float:
