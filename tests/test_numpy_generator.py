@@ -88,8 +88,10 @@ def test_default_rng_inside_compiled_code():
     assert returned.random() == np.random.default_rng(3).random()
 
 
-def test_integers_rejects_an_empty_range():
-    with pytest.raises(ValueError, match="high <= low"):
+def test_integers_rejects_an_empty_range_as_numpy():
+    with pytest.raises(ValueError, match="low >= high"):
+        np.random.default_rng(0).integers(5, 5)
+    with pytest.raises(ValueError, match="low >= high"):
         njit(lambda rng: rng.integers(5, 5))(np.random.default_rng(0))
 
 
@@ -128,6 +130,25 @@ def test_shuffle_permutation_and_choice_follow_numpy(seed):
     np.testing.assert_array_equal(rows[0], rows[1])
 
 
-def test_choice_without_replacement_is_refused_clearly():
-    with pytest.raises(ValueError, match="replace=False"):
-        njit(lambda rng: rng.choice(5, 3, replace=False))(np.random.default_rng(0))
+@njit
+def _distinct_choices(rng, population, count):
+    return (
+        rng.choice(population, count, replace=False),
+        rng.choice(population, (2, 2), False),
+        rng.choice(np.arange(float(population)), replace=False),
+        rng.random(),
+    )
+
+
+@pytest.mark.parametrize("population, count", [(10, 3), (10, 10), (20000, 500), (20000, 300)])
+def test_choice_without_replacement_follows_numpy(population, count):
+    # Floyd's algorithm and a shuffle; a partial tail shuffle for many of a large population
+    for seed in (0, 7):
+        mine = _distinct_choices(np.random.default_rng(seed), population, count)
+        theirs = _distinct_choices.py_func(np.random.default_rng(seed), population, count)
+        _assert_same(mine, theirs)
+
+
+def test_choice_without_replacement_of_too_many_raises_numpys_error():
+    with pytest.raises(ValueError, match="larger sample than population when replace is False"):
+        _distinct_choices(np.random.default_rng(0), 3, 5)

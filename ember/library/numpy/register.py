@@ -15,6 +15,8 @@ import ember.library.numpy.creation
 import ember.library.numpy.elementwise
 import ember.library.numpy.functions
 import ember.library.numpy.random.generator
+import ember.library.numpy.random.generator_distributions
+import ember.library.numpy.random.generator_permutations
 import ember.library.numpy.iteration
 import ember.library.numpy.linalg.products
 import ember.library.numpy.linalg.decompositions
@@ -22,6 +24,10 @@ import ember.library.numpy.manipulation
 import ember.library.numpy.products
 import ember.library.numpy.random.legacy
 import ember.library.numpy.random.distributions
+import ember.library.numpy.random.distributions_continuous
+import ember.library.numpy.random.distributions_discrete
+import ember.library.numpy.random.distributions_multivariate
+import ember.library.numpy.random.generator_multivariate
 import ember.library.numpy.reductions
 import ember.library.numpy.arg_extremes
 import ember.library.numpy.sorting

@@ -1,5 +1,6 @@
 """More of np.random in compiled code: exponential, standard_exponential, gamma, standard_gamma,
-beta, chisquare, lognormal, laplace, poisson, shuffle, permutation and choice.
+beta, chisquare, lognormal, laplace, poisson, shuffle, permutation and choice (the table of
+scalar distributions here is extended by distributions_continuous/_discrete.py).
 
 Each follows the algorithm of NumPy's legacy RandomState on the generator of legacy.py,
 so after `np.random.seed(s)` compiled code draws the numbers NumPy's global generator draws after
@@ -16,7 +17,13 @@ import numpy as np
 from ember import types
 from ember.decorators import njit
 from ember.extending import overload
-from ember.library.numpy.random.legacy import _bounded, _is_size, _next_double, _next_gauss
+from ember.library.numpy.random.legacy import (
+    _bounded,
+    _is_size,
+    _negative,
+    _next_double,
+    _next_gauss,
+)
 from ember.library.numpy.support import NUMPY_ERRORS, as_type, make_pysig
 
 # ---------------------------------------------------------------------------- scalar draws
@@ -178,19 +185,20 @@ _laplace = njit(**NUMPY_ERRORS)(_laplace_impl)
 # name -> (parameters with defaults, argument checks, the draw as an expression, result dtype)
 _DISTRIBUTIONS = {
     "standard_exponential": ("", [], "standard_exponential()", "float64"),
-    "exponential": ("scale=1.0", [("scale < 0", "scale < 0")], "scale * standard_exponential()",
-                    "float64"),
-    "standard_gamma": ("shape", [("shape < 0", "shape < 0")], "standard_gamma(shape)", "float64"),
-    "gamma": ("shape, scale=1.0", [("shape < 0", "shape < 0"), ("scale < 0", "scale < 0")],
-              "scale * standard_gamma(shape)", "float64"),
+    "exponential": ("scale=1.0", [("negative(scale)", "scale < 0")],
+                    "scale * standard_exponential()", "float64"),
+    "standard_gamma": ("shape", [("negative(shape)", "shape < 0")], "standard_gamma(shape)",
+                       "float64"),
+    "gamma": ("shape, scale=1.0", [("negative(shape)", "shape < 0"),
+              ("negative(scale)", "scale < 0")], "scale * standard_gamma(shape)", "float64"),
     "chisquare": ("df", [("df <= 0", "df <= 0")], "2.0 * standard_gamma(df / 2.0)", "float64"),
     "beta": ("a, b", [("a <= 0", "a <= 0"), ("b <= 0", "b <= 0")], "beta(a, b)", "float64"),
-    "lognormal": ("mean=0.0, sigma=1.0", [("sigma < 0", "sigma < 0")],
+    "lognormal": ("mean=0.0, sigma=1.0", [("negative(sigma)", "sigma < 0")],
                   "np.exp(mean + sigma * gauss())", "float64"),
-    "laplace": ("loc=0.0, scale=1.0", [("scale < 0", "scale < 0")], "laplace(loc, scale)",
+    "laplace": ("loc=0.0, scale=1.0", [("negative(scale)", "scale < 0")], "laplace(loc, scale)",
                 "float64"),
-    "poisson": ("lam=1.0", [("lam < 0", "lam < 0"), ("lam > 9.223372006484771e18",
-                "lam value too large")], "poisson(lam)", "int64"),
+    "poisson": ("lam=1.0", [("lam < 0 or np.isnan(lam)", "lam < 0 or lam is NaN"),
+                ("lam > 9.223372006484771e18", "lam value too large")], "poisson(lam)", "int64"),
 }  # fmt: skip
 
 _HELPERS = {
@@ -201,6 +209,7 @@ _HELPERS = {
     "gauss": _next_gauss,
     "laplace": _laplace,
     "poisson": _poisson,
+    "negative": _negative,
 }
 
 
@@ -240,6 +249,15 @@ def _register_distribution(name: str) -> None:
 
     select.__signature__ = make_pysig(signature)  # NumPy's parameters, from the table
     overload(getattr(np.random, name), jit_options=NUMPY_ERRORS)(select)
+
+
+def register_distributions(table: dict, helpers: dict) -> None:
+    """Add rows in `_DISTRIBUTIONS`'s format, drawing with the jitted `helpers` named in them, and
+    overload each `np.random.<name>` from its row (the other distribution modules use this)."""
+    _DISTRIBUTIONS.update(table)
+    _HELPERS.update(helpers)
+    for name in table:
+        _register_distribution(name)
 
 
 for _name in _DISTRIBUTIONS:
@@ -344,12 +362,12 @@ def _choice_impl(from_array: bool, sized: bool):
     population, pick, take_all = _choice_helpers(from_array)
     if not sized:
 
-        def choice_one(a, size, replace):
+        def choice_one(a, size, replace, p):
             return pick(a, _bounded(np.int64(0), np.int64(population(a))))
 
         return choice_one
 
-    def choice_many(a, size, replace):
+    def choice_many(a, size, replace, p):
         count = population(a)
         out = np.empty(size, np.int64)
         flat = out.ravel()
@@ -366,14 +384,19 @@ def _choice_impl(from_array: bool, sized: bool):
 
 
 @overload(np.random.choice, jit_options=NUMPY_ERRORS)
-def _select_choice(a, size=None, replace=True):
+def _select_choice(a, size=None, replace=True, p=None):
     size = as_type(size)
     replace = as_type(replace)
+    p = as_type(p)
     from_array = isinstance(a, types.Array)
     if not (from_array or isinstance(types.unliteral(a), types.Integer)):
         return None
     if not isinstance(types.unliteral(replace), types.Boolean):
         return None
+    if not isinstance(p, types.NoneType):
+        from ember.library.numpy.random.distributions_multivariate import select_weighted_choice
+
+        return select_weighted_choice(a, size, replace, p)
     if isinstance(size, types.NoneType):
         return _choice_impl(from_array, False)
     return _choice_impl(from_array, True) if _is_size(size) else None

@@ -1,7 +1,9 @@
 """`numpy.random.Generator` in compiled code: generators passed in or made by
 `np.random.default_rng(seed)`, drawing with NumPy's own C distribution functions (exported by
 `numpy.random._generator`) on the generator's bit generator, so compiled code draws exactly the
-numbers the same Generator draws in Python, and advances its state.
+numbers the same Generator draws in Python, and advances its state. Here: default_rng, the
+calls into NumPy's C functions, the method registration, uniform and integers; the tables and
+the other methods are in generator_distributions/_multivariate/_permutations.py.
 
 A value is {meminfo, bitgen_t*, Generator object}: the meminfo is NULL for a generator borrowed
 from the caller, and owns the object for one made in compiled code.
@@ -20,7 +22,15 @@ from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import intrinsic, overload, overload_method
-from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_none, make_pysig
+from ember.library.numpy.random.legacy import _negative
+from ember.library.numpy.support import (
+    NUMPY_ERRORS,
+    as_type,
+    is_none,
+    make_pysig,
+    numpy_dtype,
+    parse_dtype,
+)
 from ember.lowering import arrays as refs
 from ember.lowering import cgutils
 from ember.lowering.models import MeminfoStructModel, register_model
@@ -144,19 +154,32 @@ def _call_c(builder, name: str, result: llvm.Type, args: list) -> llvm.Value:
 
 
 @functools.cache
-def _draw(name: str, parameters: int, integer_result: bool = False):
-    """An intrinsic `draw(rng, p1, ..., pn)` calling NumPy's `name(bitgen, p1, ..., pn)`."""
-    result_type = types.int64 if integer_result else types.float64
+def _draw(
+    name: str,
+    parameters: int,
+    integer_result: bool = False,
+    integer_parameters: bool = False,
+    single: bool = False,
+):
+    """An intrinsic `draw(rng, p1, ..., pn)` calling NumPy's `name(bitgen, p1, ..., pn)` (the
+    parameters are doubles, int64 with `integer_parameters`, floats and a float result for the
+    `single` precision functions)."""
+    if single:
+        result_type, parameter_type, result_ir = types.float32, types.float32, llvm.FloatType()
+    else:
+        result_type = types.int64 if integer_result else types.float64
+        parameter_type = types.int64 if integer_parameters else types.float64
+        result_ir = _i64 if integer_result else _f64
 
     def typer(typingctx, rng, *params):
-        return signature(result_type, types.npy_rng, *([types.float64] * parameters)), codegen
+        return signature(result_type, types.npy_rng, *([parameter_type] * parameters)), codegen
 
     def codegen(context, builder, sig, args):
         bitgen = builder.extract_value(args[0], 1)
-        floats = [
-            context.cast(builder, a, t, types.float64) for a, t in zip(args[1:], sig.args[1:])
+        values = [
+            context.cast(builder, a, t, parameter_type) for a, t in zip(args[1:], sig.args[1:])
         ]
-        return _call_c(builder, name, _i64 if integer_result else _f64, [bitgen, *floats])
+        return _call_c(builder, name, result_ir, [bitgen, *values])
 
     names = ", ".join(["rng", *(f"p{k}" for k in range(parameters))])
     namespace: dict = {"typer": typer}
@@ -165,21 +188,49 @@ def _draw(name: str, parameters: int, integer_result: bool = False):
 
 
 @intrinsic
+def _binomial_draw(typingctx, rng, n, p):
+    """NumPy's random_binomial(bitgen, p, n, binomial_t*), with a fresh zeroed binomial_t on the
+    stack: its cache of constants is recomputed each call, which gives the same numbers."""
+
+    def codegen(context, builder, sig, args):
+        bitgen = builder.extract_value(args[0], 1)
+        scratch = cgutils.alloca_once(builder, llvm.ArrayType(_i64, 32), zfill=True)  # > 152 bytes
+        p = context.cast(builder, args[2], sig.args[2], types.float64)
+        n = context.cast(builder, args[1], sig.args[1], types.int64)
+        return _call_c(builder, "random_binomial", _i64, [bitgen, p, n, scratch])
+
+    return signature(types.int64, types.npy_rng, types.int64, types.float64), codegen
+
+
+@intrinsic
 def _bounded_fill(typingctx, rng, offset, span, out):
-    """NumPy's random_bounded_uint64_fill: `out[i] = offset + a draw in [0, span]`."""
+    """NumPy's random_bounded_uint<width>_fill (or _bool_fill) for `out`'s item width:
+    `out[i] = offset + a draw in [0, span]`, in that width's unsigned arithmetic (Lemire's
+    method; 32 bits and narrower buffer the 32-bit draws, as NumPy)."""
 
     def codegen(context, builder, sig, args):
         bitgen = builder.extract_value(args[0], 1)
         fields = refs.unpack(builder, sig.args[3], args[3])
+        dtype = sig.args[3].dtype
+        width = 8 if isinstance(dtype, types.Boolean) else dtype.bitwidth
+        item = llvm.IntType(width)
+        bounds = [builder.trunc(a, item) if width < 64 else a for a in args[1:3]]
         use_masked = llvm.Constant(llvm.IntType(1), 0)
-        _call_c(builder, "random_bounded_uint64_fill", llvm.VoidType(),
-                [bitgen, args[1], args[2], fields.nitems, use_masked, fields.data])  # fmt: skip
+        name = (
+            "random_bounded_bool_fill"
+            if width == 8 and isinstance(dtype, types.Boolean)
+            else (f"random_bounded_uint{width}_fill")
+        )
+        _call_c(builder, name, llvm.VoidType(),
+                [bitgen, *bounds, fields.nitems, use_masked, fields.data])  # fmt: skip
         return context.get_dummy_value(types.none)
 
     return signature(types.none, types.npy_rng, types.uint64, types.uint64, out), codegen
 
 
 # ---------------------------------------------------------------------------- methods
+
+# (the distributions' table is in generator_distributions.py)
 
 
 def _is_size(size) -> bool:
@@ -193,65 +244,62 @@ def _numbers(arg_types) -> bool:
     return all(isinstance(types.unliteral(t), (types.Integer, types.Float)) for t in arg_types)
 
 
-def _method(name: str, params: str, scalar, array) -> None:
-    """Register `rng.name(params..., size=None)`: `scalar` without a size, else `array`."""
+def _method(name: str, params: str, variants: dict) -> None:
+    """Register `rng.name(params..., size=None)` from `variants`: result dtype name ->
+    (implementation without a size, with one); with a float32 variant the method also takes
+    NumPy's `dtype` (float64 or float32)."""
+    with_dtype = len(variants) > 1
 
     def select(rng, *rest):
-        *numbers, size = map(as_type, rest)
+        *numbers, size = map(as_type, rest[:-1] if with_dtype else rest)
         if not _numbers(numbers):
             return None
+        if with_dtype:
+            dtype = str(numpy_dtype(parse_dtype(as_type(rest[-1]))))
+            if dtype not in variants:
+                raise TypingError(f"Generator.{name} in compiled code: dtype {dtype} unsupported")
+            scalar, array = variants[dtype]
+        else:
+            ((scalar, array),) = variants.values()
         if is_none(size):
             return scalar
         return array if _is_size(size) else None
 
     # the overload function's parameters are NumPy's, from the table
-    select.__signature__ = make_pysig(f"self, {params}, size=None" if params else "self, size=None")
+    tail = "size=None, dtype=None" if with_dtype else "size=None"  # None: float64
+    select.__signature__ = make_pysig(f"self, {params}, {tail}" if params else f"self, {tail}")
     overload_method(types.NumPyRandomGeneratorType, name, jit_options=NUMPY_ERRORS)(select)
 
 
-def _distribution(name: str, c_name: str, params: str, integer_result: bool = False) -> None:
-    """`rng.name(...)` drawing each number with NumPy's `c_name(bitgen, parameters...)`."""
+def distribution_method(
+    name: str, params: str, checks: list, draw, dtype=np.float64, float32_draw=None
+) -> None:
+    """`rng.name(params..., size=None)`: NumPy's argument `checks` (condition, message; the
+    helper `negative` is NumPy's "< 0"), then `draw(rng, params...)` per number; with a
+    `float32_draw`, also `dtype=np.float32` drawing with it."""
     names = [p.split("=")[0].strip() for p in params.split(",") if p.strip()]
-    draw = _draw(c_name, len(names), integer_result)
     call = ", ".join(["rng", *names])
-    head = ", ".join(["rng", *names, "size"])
+    head = ", ".join(["rng", *names, "size", *(["dtype=None"] if float32_draw else [])])
+    checking = "".join(f"    if {condition}:\n        raise ValueError({message!r})\n"
+                       for condition, message in checks)  # fmt: skip
     source = (
-        f"def scalar({head}):\n    return draw({call})\n"
-        f"def array({head}):\n"
-        f"    out = np.empty(size, dtype)\n"
+        f"def scalar({head}):\n{checking}    return draw({call})\n"
+        f"def array({head}):\n{checking}"
+        f"    out = np.empty(size, result_dtype)\n"
         f"    flat = out.reshape(-1)\n"
         f"    for i in range(flat.size):\n"
         f"        flat[i] = draw({call})\n"
         f"    return out\n"
     )
-    namespace = {"np": np, "draw": draw, "dtype": np.int64 if integer_result else np.float64}
-    exec(source, namespace)  # noqa: S102 - source from the fixed table below
-    _method(name, params, namespace["scalar"], namespace["array"])
+    variants = {}
+    for result_dtype, drawing in ((dtype, draw), (np.float32, float32_draw)):
+        if drawing is None:
+            continue
+        namespace = {"np": np, "draw": drawing, "result_dtype": result_dtype, "negative": _negative}
+        exec(source, namespace)  # noqa: S102 - from generator_distributions' fixed table
+        variants[np.dtype(result_dtype).name] = (namespace["scalar"], namespace["array"])
+    _method(name, params, variants)
 
-
-for _name, _c_name, _params in (
-    ("random", "random_standard_uniform", ""),
-    ("standard_normal", "random_standard_normal", ""),
-    ("standard_exponential", "random_standard_exponential", ""),
-    ("normal", "random_normal", "loc=0.0, scale=1.0"),
-    ("exponential", "random_exponential", "scale=1.0"),
-    ("standard_gamma", "random_standard_gamma", "shape"),
-    ("gamma", "random_gamma", "shape, scale=1.0"),
-    ("beta", "random_beta", "a, b"),
-    ("chisquare", "random_chisquare", "df"),
-    ("lognormal", "random_lognormal", "mean=0.0, sigma=1.0"),
-    ("laplace", "random_laplace", "loc=0.0, scale=1.0"),
-    ("logistic", "random_logistic", "loc=0.0, scale=1.0"),
-    ("gumbel", "random_gumbel", "loc=0.0, scale=1.0"),
-    ("weibull", "random_weibull", "a"),
-    ("pareto", "random_pareto", "a"),
-    ("rayleigh", "random_rayleigh", "scale=1.0"),
-    ("standard_t", "random_standard_t", "df"),
-    ("triangular", "random_triangular", "left, mode, right"),
-):
-    _distribution(_name, _c_name, _params)
-_distribution("poisson", "random_poisson", "lam=1.0", integer_result=True)
-_distribution("geometric", "random_geometric", "p", integer_result=True)
 
 _uniform_draw = _draw("random_uniform", 2)
 
@@ -268,7 +316,7 @@ def _uniform_array(rng, low, high, size):
     return out
 
 
-_method("uniform", "low=0.0, high=1.0", _uniform_scalar, _uniform_array)
+_method("uniform", "low=0.0, high=1.0", {"float64": (_uniform_scalar, _uniform_array)})
 
 
 def _integer_bounds_impl(low, high):
@@ -277,177 +325,84 @@ def _integer_bounds_impl(low, high):
     return low, high
 
 
-def _integers_into_impl(rng, low, high, out):
-    first, stop = _integer_bounds(low, high)
-    if first >= stop:
-        raise ValueError("high <= low")
-    _bounded_fill(rng, np.uint64(first), np.uint64(stop - 1 - first), out)
-
-
 _integer_bounds = njit(**NUMPY_ERRORS)(_integer_bounds_impl)
-_integers_into = njit(**NUMPY_ERRORS)(_integers_into_impl)
+
+
+@functools.cache
+def _integers_into(dtype: str):
+    """Fill an array of `dtype` with integers in [low, high) (or [low, high] when `closed`),
+    with NumPy's checks of the bounds against the dtype."""
+    info = np.iinfo(dtype) if dtype != "bool" else np.iinfo(np.uint8)
+    lowest, highest = int(info.min), 1 if dtype == "bool" else int(info.max)
+    low_message = f"low is out of bounds for {dtype}"
+    high_message = f"high is out of bounds for {dtype}"
+
+    def fill(rng, low, high, closed, out):
+        first, last = _integer_bounds(low, high)
+        if not closed:
+            last -= 1
+        if first < lowest:
+            raise ValueError(low_message)
+        if last > highest:
+            raise ValueError(high_message)
+        if first > last:
+            raise ValueError("low > high" if closed else "low >= high")
+        _bounded_fill(rng, np.uint64(first), np.uint64(last) - np.uint64(first), out)
+
+    return njit(**NUMPY_ERRORS)(fill)
+
+
+_integers_into_int64 = _integers_into("int64")
 
 
 def _integers_scalar(rng, low, high, size):
+    """An int64 in [low, high), or [0, low) (the choice and permutation helpers use it too)."""
     out = np.empty(1, np.int64)
-    _integers_into(rng, low, high, out)
+    _integers_into_int64(rng, low, high, False, out)
     return out[0]
 
 
 def _integers_array(rng, low, high, size):
     out = np.empty(size, np.int64)
-    _integers_into(rng, low, high, out.reshape(-1))
+    _integers_into_int64(rng, low, high, False, out.reshape(-1))
     return out
 
 
-def _select_integers(rng, low, high, size):
-    if not (_numbers([low]) and (is_none(high) or _numbers([high]))):
-        return None
-    if is_none(size):
-        return _integers_scalar
-    return _integers_array if _is_size(size) else None
+@functools.cache
+def _integers_impl(dtype: str, sized: bool):
+    """Generator.integers(low, high, size, dtype, endpoint) for one result dtype."""
+    fill = _integers_into(dtype)
+    scalar_class = np.bool_ if dtype == "bool" else getattr(np, dtype)
+    if not sized:
+
+        def integers_one(rng, low, high=None, size=None, dtype=np.int64, endpoint=False):
+            out = np.empty(1, scalar_class)
+            fill(rng, low, high, endpoint, out)
+            return out[0]
+
+        return integers_one
+
+    def integers_many(rng, low, high=None, size=None, dtype=np.int64, endpoint=False):
+        out = np.empty(size, scalar_class)
+        fill(rng, low, high, endpoint, out.reshape(-1))
+        return out
+
+    return integers_many
+
+
+_INTEGER_DTYPES = ("int64", "int32", "int16", "int8", "uint32", "uint16", "uint8", "bool")
 
 
 @overload_method(types.NumPyRandomGeneratorType, "integers", jit_options=NUMPY_ERRORS)
-def _generator_integers(self, low, high=None, size=None):
-    high = as_type(high)
-    size = as_type(size)
-    return _select_integers(self, low, high, size)
-
-
-# ---------------------------------------------------------------------------- permutations
-
-
-@intrinsic
-def _interval(typingctx, rng, largest):
-    """NumPy's random_interval: a draw in [0, largest] (masked rejection, as shuffle uses)."""
-
-    def codegen(context, builder, sig, args):
-        bitgen = builder.extract_value(args[0], 1)
-        return _call_c(builder, "random_interval", _i64, [bitgen, args[1]])
-
-    return signature(types.int64, types.npy_rng, types.int64), codegen
-
-
-def _shuffle(rng, x):
-    """Shuffle `x` along its first axis in place, as Generator.shuffle (Fisher-Yates from the
-    end, each position swapped with a random_interval draw)."""
-    raise NotImplementedError("compiled code only")
-
-
-@overload(_shuffle)
-def _shuffle_for(rng, x):
-    if x.ndim == 1:
-
-        def vector(rng, x):
-            for i in range(x.shape[0] - 1, 0, -1):
-                j = _interval(rng, i)
-                x[i], x[j] = x[j], x[i]
-
-        return vector
-
-    def rows(rng, x):
-        for i in range(x.shape[0] - 1, 0, -1):
-            j = _interval(rng, i)
-            row = x[i].copy()
-            x[i] = x[j]
-            x[j] = row
-
-    return rows
-
-
-def _select_shuffle(rng, x, axis):
-    if (
-        isinstance(x, types.Array)
-        and x.ndim >= 1
-        and isinstance(types.unliteral(axis), types.Integer)
-    ):
-        return _shuffle_in_place
-    return None
-
-
-def _shuffle_in_place(rng, x, axis):
-    if axis != 0:
-        raise ValueError("shuffle in compiled code supports axis=0 only")
-    _shuffle(rng, x)
-
-
-@overload_method(types.NumPyRandomGeneratorType, "shuffle", jit_options=NUMPY_ERRORS)
-def _generator_shuffle(self, x, axis=0):
-    axis = as_type(axis)
-    return _select_shuffle(self, x, axis)
-
-
-def _permutation_of_length(rng, x, axis):
-    out = np.arange(x)
-    _shuffle(rng, out)
-    return out
-
-
-def _permutation_of_array(rng, x, axis):
-    if axis != 0:
-        raise ValueError("permutation in compiled code supports axis=0 only")
-    out = x.copy()
-    _shuffle(rng, out)
-    return out
-
-
-def _select_permutation(rng, x, axis):
-    if not isinstance(types.unliteral(axis), types.Integer):
+def _generator_integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
+    high, size, dtype, endpoint = map(as_type, (high, size, dtype, endpoint))
+    if not (_numbers([low]) and (is_none(high) or _numbers([high]))):
         return None
-    if isinstance(types.unliteral(x), types.Integer):
-        return _permutation_of_length
-    if isinstance(x, types.Array) and x.ndim >= 1:
-        return _permutation_of_array
-    return None
-
-
-@overload_method(types.NumPyRandomGeneratorType, "permutation", jit_options=NUMPY_ERRORS)
-def _generator_permutation(self, x, axis=0):
-    axis = as_type(axis)
-    return _select_permutation(self, x, axis)
-
-
-def _choice_index(rng, a, size, replace):
-    if not replace:
-        raise ValueError("choice(replace=False) is not supported in compiled code yet")
-    return _draw_index(rng, 0, a, None)
-
-
-def _choice_indices(rng, a, size, replace):
-    if not replace:
-        raise ValueError("choice(replace=False) is not supported in compiled code yet")
-    return _draw_indices(rng, 0, a, size)
-
-
-def _choice_item(rng, a, size, replace):
-    return a[_pick_index(rng, a.shape[0], size, replace)]
-
-
-def _choice_items(rng, a, size, replace):
-    return a[_pick_indices(rng, a.shape[0], size, replace).reshape(-1)].reshape(size)
-
-
-_draw_index = njit(**NUMPY_ERRORS)(_integers_scalar)
-_draw_indices = njit(**NUMPY_ERRORS)(_integers_array)
-_pick_index = njit(**NUMPY_ERRORS)(_choice_index)
-_pick_indices = njit(**NUMPY_ERRORS)(_choice_indices)
-
-
-def _select_choice(rng, a, size, replace):
-    if not isinstance(types.unliteral(replace), types.Boolean):
+    if not isinstance(types.unliteral(endpoint), types.Boolean):
         return None
+    dtype_name = str(numpy_dtype(parse_dtype(dtype, types.int64)))
+    if dtype_name not in _INTEGER_DTYPES:
+        raise TypingError(f"Generator.integers in compiled code: dtype {dtype_name} unsupported")
     if not (is_none(size) or _is_size(size)):
         return None
-    if isinstance(types.unliteral(a), types.Integer):
-        return _choice_index if is_none(size) else _choice_indices
-    if isinstance(a, types.Array) and a.ndim == 1:
-        return _choice_item if is_none(size) else _choice_items
-    return None
-
-
-@overload_method(types.NumPyRandomGeneratorType, "choice", jit_options=NUMPY_ERRORS)
-def _generator_choice(self, a, size=None, replace=True):
-    size = as_type(size)
-    replace = as_type(replace)
-    return _select_choice(self, a, size, replace)
+    return _integers_impl(dtype_name, not is_none(size))

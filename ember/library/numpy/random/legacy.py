@@ -1,5 +1,5 @@
-"""np.random in compiled code: seed, random/random_sample, rand, randn, standard_normal,
-uniform, normal and randint, on ember's own generator state.
+"""np.random in compiled code: seed, random/random_sample/ranf/sample, rand, randn,
+standard_normal, uniform, normal, randint and random_integers, on ember's own generator state.
 
 The generator is NumPy's legacy one (RandomState): MT19937 with NumPy's integer seeding, 53-bit
 doubles, the polar Box-Muller method for normals (caching the second value) and masked rejection
@@ -264,6 +264,30 @@ def _is_size(typ) -> bool:
     )
 
 
+def _negative_impl(x):
+    """NumPy's "< 0" parameter check: true for -0.0, false for NaN."""
+    return x < 0 or (x == 0 and np.signbit(x))
+
+
+_negative = njit(**NUMPY_ERRORS)(_negative_impl)
+
+
+def _check_uniform_impl(low, high):
+    if not np.isfinite(high - low):
+        raise OverflowError("Range exceeds valid bounds")
+
+
+def _check_normal_impl(loc, scale):
+    if _negative(scale):
+        raise ValueError("scale < 0")
+
+
+_CHECKS = {
+    "uniform": njit(**NUMPY_ERRORS)(_check_uniform_impl),
+    "normal": njit(**NUMPY_ERRORS)(_check_normal_impl),
+}
+
+
 @functools.cache
 def _sampler(kind: str, sized: bool):
     """Implementations of (low/loc, high/scale, size) for one distribution: a scalar when
@@ -272,21 +296,25 @@ def _sampler(kind: str, sized: bool):
         "uniform": lambda: _next_double,
         "normal": lambda: _next_gauss,
     }[kind]()
+    check = _CHECKS[kind]  # NumPy's, on the parameters
     if not sized:
         if kind == "uniform":
 
             def scalar(a, b, size):
+                check(a, b)
                 return a + (b - a) * draw()
 
         else:
 
             def scalar(a, b, size):
+                check(a, b)
                 return a + b * draw()
 
         return scalar
     if kind == "uniform":
 
         def filled(a, b, size):
+            check(a, b)
             out = np.empty(size)
             flat = out.ravel()
             for i in range(flat.shape[0]):
@@ -296,6 +324,7 @@ def _sampler(kind: str, sized: bool):
     else:
 
         def filled(a, b, size):
+            check(a, b)
             out = np.empty(size)
             flat = out.ravel()
             for i in range(flat.shape[0]):
@@ -355,7 +384,7 @@ def _select_standard(kind: str):
     return select
 
 
-for _function in (np.random.random, np.random.random_sample):
+for _function in (np.random.random, np.random.random_sample, np.random.ranf, np.random.sample):
 
     @overload(_function, jit_options=NUMPY_ERRORS)
     def _uniform_sample(size=None):
@@ -433,3 +462,39 @@ def _select_randint(low, high=None, size=None):
     if not _is_size(size):
         return None
     return _randint_upper_array if no_high else _randint_array
+
+
+def _random_integers_upper(low, high, size):
+    return _bounded(np.int64(1), np.int64(low) + 1)
+
+
+def _random_integers_upper_array(low, high, size):
+    return _randint_array_jit(1, low + 1, size)
+
+
+def _random_integers_scalar(low, high, size):
+    return _bounded(np.int64(low), np.int64(high) + 1)
+
+
+def _random_integers_array(low, high, size):
+    return _randint_array_jit(low, high + 1, size)
+
+
+_randint_array_jit = njit(**NUMPY_ERRORS)(_randint_array)
+
+
+@overload(np.random.random_integers, jit_options=NUMPY_ERRORS)
+def _select_random_integers(low, high=None, size=None):
+    """Deprecated in NumPy: randint(low, high + 1), or randint(1, low + 1) without high."""
+    high = as_type(high)
+    size = as_type(size)
+    if not isinstance(types.unliteral(low), types.Integer):
+        return None
+    no_high = isinstance(high, types.NoneType)
+    if not no_high and not isinstance(types.unliteral(high), types.Integer):
+        return None
+    if isinstance(size, types.NoneType):
+        return _random_integers_upper if no_high else _random_integers_scalar
+    if not _is_size(size):
+        return None
+    return _random_integers_upper_array if no_high else _random_integers_array
