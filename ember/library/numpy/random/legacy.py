@@ -448,8 +448,9 @@ def _randint_upper_array(low, high, size):
     return out
 
 
-@overload(np.random.randint, jit_options=NUMPY_ERRORS)
-def _select_randint(low, high=None, size=None):
+def _integer_draw(low, high, size, impls: tuple):
+    """The one of `impls` (no high, scalar; high, scalar; no high, sized; high, sized) for
+    randint-like arguments, or None where they are not integers and a size."""
     high = as_type(high)
     size = as_type(size)
     if not isinstance(types.unliteral(low), types.Integer):
@@ -458,10 +459,16 @@ def _select_randint(low, high=None, size=None):
     if not no_high and not isinstance(types.unliteral(high), types.Integer):
         return None
     if isinstance(size, types.NoneType):
-        return _randint_upper if no_high else _randint_scalar
+        return impls[0] if no_high else impls[1]
     if not _is_size(size):
         return None
-    return _randint_upper_array if no_high else _randint_array
+    return impls[2] if no_high else impls[3]
+
+
+@overload(np.random.randint, jit_options=NUMPY_ERRORS)
+def _select_randint(low, high=None, size=None):
+    impls = (_randint_upper, _randint_scalar, _randint_upper_array, _randint_array)
+    return _integer_draw(low, high, size, impls)
 
 
 def _random_integers_upper(low, high, size):
@@ -486,15 +493,10 @@ _randint_array_jit = njit(**NUMPY_ERRORS)(_randint_array)
 @overload(np.random.random_integers, jit_options=NUMPY_ERRORS)
 def _select_random_integers(low, high=None, size=None):
     """Deprecated in NumPy: randint(low, high + 1), or randint(1, low + 1) without high."""
-    high = as_type(high)
-    size = as_type(size)
-    if not isinstance(types.unliteral(low), types.Integer):
-        return None
-    no_high = isinstance(high, types.NoneType)
-    if not no_high and not isinstance(types.unliteral(high), types.Integer):
-        return None
-    if isinstance(size, types.NoneType):
-        return _random_integers_upper if no_high else _random_integers_scalar
-    if not _is_size(size):
-        return None
-    return _random_integers_upper_array if no_high else _random_integers_array
+    impls = (
+        _random_integers_upper,
+        _random_integers_scalar,
+        _random_integers_upper_array,
+        _random_integers_array,
+    )
+    return _integer_draw(low, high, size, impls)
