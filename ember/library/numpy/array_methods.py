@@ -239,6 +239,49 @@ def array_astype(context, builder, sig, args):
     return kernels.copy_array(context, builder, sig.args[0], args[0], sig.return_type.dtype)
 
 
+@np_typer((types.Array, "view"), "self, dtype")
+def _view_type(a, dtype):
+    """`a.view(dtype)`: the same memory read as another number dtype. Items of another size
+    rescale the last axis, which must then be contiguous (checked when it runs, as NumPy)."""
+    target = parse_dtype(dtype, default=None)
+    numbers = types.Number | types.Boolean
+    if not (isinstance(target, numbers) and isinstance(a.dtype, numbers)):
+        raise TypingError(f"view of an array of {a.dtype} as {target}: ember views numbers only")
+    if a.ndim == 0 and arr.itemsize_of(target) != arr.itemsize_of(a.dtype):
+        raise TypingError("a 0-d array can be viewed only as a dtype of the same item size")
+    same_size = arr.itemsize_of(target) == arr.itemsize_of(a.dtype)
+    return a.copy(dtype=target, layout=a.layout if same_size or a.layout == "C" else "A")
+
+
+@lower_builtin((types.Array, "view"), types.Array, types.Type)
+def array_view(context, builder, sig, args):
+    source_type, view_type = sig.args[0], sig.return_type
+    fields = arr.unpack(builder, source_type, args[0])
+    old_size, new_size = arr.itemsize_of(source_type.dtype), arr.itemsize_of(view_type.dtype)
+    if old_size != new_size:
+        last = fields.shape[-1]
+        contiguous = builder.or_(
+            builder.icmp_signed("==", fields.strides[-1], arr.const(old_size)),
+            builder.icmp_signed("<=", last, arr.const(1)),
+        )
+        nbytes = builder.mul(last, arr.const(old_size))
+        fits = builder.icmp_signed("==", builder.srem(nbytes, arr.const(new_size)), arr.const(0))
+        context.guard(
+            builder,
+            builder.not_(builder.and_(contiguous, fits)),
+            ValueError,
+            "To change to a dtype of a different size, the last axis must be contiguous and "
+            "its size in bytes a multiple of the new item size",
+        )
+        fields.shape[-1] = builder.sdiv(nbytes, arr.const(new_size))
+        fields.strides[-1] = arr.const(new_size)
+        fields.nitems = builder.sdiv(builder.mul(fields.nitems, arr.const(old_size)),
+                                     arr.const(new_size))  # fmt: skip
+    fields.itemsize = arr.const(new_size)
+    arr.nrt_incref_fields(builder, fields)
+    return arr.pack(builder, view_type, fields)
+
+
 @np_typer((types.Array, "fill"), "self, value")
 def _fill_type(a, value):
     if a.readonly:
