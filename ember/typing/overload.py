@@ -82,7 +82,7 @@ class Implementation:
         try:
             return dispatcher.compiled_for_call(full_args)  # compiled, or being compiled
         except KeyError:
-            return dispatcher.compile(full_args)
+            return dispatcher.compile(full_args, for_caller=True)
 
     def bind(self, args: tuple, kws: dict) -> tuple[tuple | None, Any]:
         """(argument types, pysig) of a call: with keywords, or for an implementation without
