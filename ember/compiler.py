@@ -46,6 +46,7 @@ class CompileState:
     parallel_report: object = None  # what parallel=True did with each loop (ember/parallel/)
     timings: dict[str, float] = field(default_factory=dict)
     reported: bool = True  # listed by ember.compile_report() (not the annotated view's copies)
+    for_caller: bool = False  # compiled to be linked into a caller: LLVM's pipeline waits
 
 
 @dataclass
@@ -277,7 +278,8 @@ def _lower_into_library(state: CompileState) -> None:
 
 
 def compile_machine_code(state: CompileState) -> None:
-    state.library.finalize()
+    if not state.for_caller:  # else done when a caller links it (see CodeLibrary.finalize)
+        state.library.finalize()
 
 
 PIPELINE: list[tuple[str, Callable[[CompileState], None]]] = [

@@ -9,7 +9,7 @@ import typing
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import ember
@@ -175,7 +175,11 @@ MIXED = st.lists(
 
 
 @given(MIXED, st.integers(0, 3))
-@settings(max_examples=60, deadline=None)
+@example([], 2)
+@example([3, -1.5, True], 0)
+@example([1, 2.5, -3, False, 7, 0.5], 3)  # every kind, a `continue` and then a `break`
+@example([6.5, 1, True, -2.0, 0, 4.5], 1)  # `break` on the first member
+@settings(max_examples=30, deadline=None)  # each example is a new tuple type: two compiles
 def test_literal_unroll_over_mixed_tuples(values, n):
     check(unrolled_sum, tuple(values))
     check(unrolled_with_break_and_continue, tuple(values), n)

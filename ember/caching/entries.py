@@ -34,6 +34,9 @@ class LoadedLibrary:
         self.exception_ids: set[int] = set()
         self.finalized = True
 
+    def finalize(self) -> None:
+        """Nothing to do: the machine code is final."""
+
     def address_of(self, symbol: str) -> int:
         from ember.codegen.jit import engine
 

@@ -59,6 +59,17 @@ class CodeLibrary:
         self.exported.add(symbol)
 
     def finalize(self) -> None:
+        """Link, verify and optimize the module, once. A compilation for a caller defers it
+        (ember/compiler.py): a library that is only typed against, such as the copy of an
+        overload compiled for the typing of a call and then compiled again for the caller's
+        options, never pays for LLVM's pipeline; linking or calling it finalizes it first."""
+        if self.finalized:
+            return
+        with engine().lock:  # the first call from Python may race a compilation linking it
+            if not self.finalized:
+                self._optimize()
+
+    def _optimize(self) -> None:
         jit = engine()
         self.llvm_ir = str(self.module)
         if config.DUMP_LLVM:
@@ -93,6 +104,7 @@ class CodeLibrary:
     def _ensure_machine_code(self) -> None:
         """Generate machine code on first need: code that is only ever inlined into callers
         (library overloads, helpers) never pays for it."""
+        self.finalize()
         if self._pending_module is None:
             return
         for library in self._libraries_called_by_symbol():
@@ -126,6 +138,7 @@ class CodeLibrary:
     def _link_dependencies(self, module) -> None:
         linked: set[str] = set()
         for library in self.dependencies:  # each already carries copies of its own callees
+            library.finalize()
             copy = library._linkable.clone()
             linked.update(f.name for f in copy.functions if not f.is_declaration)
             module.link_in(copy)
@@ -151,10 +164,12 @@ class CodeLibrary:
 
     def object_code(self) -> bytes:
         """The optimized module (callees linked in) as a relocatable object file."""
+        self.finalize()
         return engine().object_code(self._linkable.clone())
 
     def external_symbols(self) -> list[str]:
         """Names the machine code needs from outside (runtime, C-API, libm...)."""
+        self.finalize()
         module = self._linkable
         names = [f.name for f in module.functions if f.is_declaration]
         names += [g.name for g in module.global_variables if g.is_declaration]
@@ -162,8 +177,10 @@ class CodeLibrary:
 
     @cached_property
     def optimized_ir(self) -> str:
+        self.finalize()
         return str(self._linkable)
 
     @cached_property
     def assembly(self) -> str:
+        self.finalize()
         return engine().assembly(self._linkable.clone())

@@ -48,20 +48,21 @@ def _small_and_self_recursive(function: llvm_binding.ValueRef) -> bool:
     attributes = {word for group in function.attributes for word in group.decode().split()}
     if _NOT_INLINABLE & attributes:
         return False
+    name = function.name  # (each property read is a call into LLVM: read once)
     calls_itself, count = False, 0
     for block in function.blocks:
         for instruction in block.instructions:
             count += 1
             if count > MAX_INSTRUCTIONS:  # (stop early: walking a huge function is not free)
                 return False
-            calls_itself = calls_itself or _calls(instruction, function.name)
+            calls_itself = calls_itself or _calls(instruction, name)
     return calls_itself
 
 
 def _calls(instruction: llvm_binding.ValueRef, name: str) -> bool:
     if instruction.opcode != "call":
         return False
-    callee = list(instruction.operands)[-1]
+    *_, callee = instruction.operands
     return callee.name == name
 
 

@@ -235,10 +235,14 @@ class Dispatcher:
 
     # ------------------------------------------------------------------ compilation
 
-    def compile(self, sig: Signature | tuple, allow_cached: bool = False) -> CompileResult:
+    def compile(
+        self, sig: Signature | tuple, allow_cached: bool = False, for_caller: bool = False
+    ) -> CompileResult:
         """Compile (or return) the specialization for these argument types. `allow_cached`:
         machine code from the disk cache will do (calls from Python); otherwise the result
-        has its IR and LLVM module (other compilations link and inspect it)."""
+        has its IR and LLVM module (other compilations link and inspect it). `for_caller`:
+        for the typing or lowering of a call from compiled code, which may never need the
+        optimized module, so its optimization waits for the first link or call."""
         if isinstance(sig, Signature):
             arg_types, declared_return = tuple(sig.args), sig.return_type
         else:
@@ -246,6 +250,8 @@ class Dispatcher:
         with compile_lock:
             existing = self.overloads.get(arg_types)
             if existing is not None and (allow_cached or not existing.from_cache):
+                if not for_caller:
+                    existing.library.finalize()
                 return existing
             failed = self._failed.get(arg_types)
             if failed is not None:
@@ -256,6 +262,7 @@ class Dispatcher:
                 if loaded is not None:
                     return self._add_overload(arg_types, loaded)
             state = CompileState(self.py_func, arg_types, declared_return, self.options, self)
+            state.for_caller = for_caller
             from ember.compiler import _symbol_name
 
             cached_symbol = cache.symbol(arg_types, declared_return) if cache is not None else None
@@ -312,7 +319,7 @@ class Dispatcher:
             if in_progress is not None:
                 return Signature(in_progress.return_type_so_far, arg_types)
             try:
-                return self.compile(arg_types).signature
+                return self.compile(arg_types, for_caller=True).signature
             except ForceLiteralArg as request:
                 if not self._learn_literal_params(request):
                     raise  # the caller makes its own arguments literal, or reports why not

@@ -4,7 +4,6 @@ extension API, plus `impl_ret_*` (Numba's `numba.core.imputils`)."""
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 from llvmlite import ir as llvm
@@ -16,8 +15,6 @@ from ember.typing.signature import Signature
 # Objects referred to by generated code made through `get_python_api`: they live as long as
 # the process, as the code that points at them may.
 _KEEPALIVE: list = []
-# compile_internal's implementations, once per Python function object and options.
-_IMPLEMENTATIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class _CallConv:
@@ -126,14 +123,9 @@ class NumbaContextMixin:
         accepted and, as by `@jit`, not needed: ember infers the types of locals).
         `jit_options` (ember's addition, e.g. `error_model="numpy"`) apply on top of the
         caller's options."""
-        from ember.typing.overload import Implementation
+        from ember.typing.overload import implementation_of
 
-        by_options = _IMPLEMENTATIONS.setdefault(impl, {})
-        key = tuple(sorted(jit_options.items()))
-        implementation = by_options.get(key)
-        if implementation is None:
-            implementation = by_options[key] = Implementation(impl, jit_options)
-        return implementation.call(self, builder, sig, list(args))
+        return implementation_of(impl, jit_options).call(self, builder, sig, list(args))
 
     def get_python_api(self, builder: llvm.IRBuilder) -> Any:
         from ember.lowering.pyapi import PythonAPI

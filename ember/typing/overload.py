@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import inspect
 import traceback
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -82,7 +83,7 @@ class Implementation:
         try:
             return dispatcher.compiled_for_call(full_args)  # compiled, or being compiled
         except KeyError:
-            return dispatcher.compile(full_args)
+            return dispatcher.compile(full_args, for_caller=True)
 
     def bind(self, args: tuple, kws: dict) -> tuple[tuple | None, Any]:
         """(argument types, pysig) of a call: with keywords, or for an implementation without
@@ -162,6 +163,29 @@ class Implementation:
         target = self.compiled(context.options, full_args)
         result = context.call_compiled(builder, target, values)
         return context.cast(builder, result, target.signature.return_type, sig.return_type)
+
+
+# Per function (weakly: a closure made per call goes with its last user), per jit_options.
+_shared: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def implementation_of(py_func: Callable, jit_options: dict | None = None) -> Implementation:
+    """The one Implementation of `py_func` under `jit_options`: overloads returning the same
+    function (`a | b` and `a.union(b)` both return a set's `update`) share its compilations."""
+    try:
+        by_options = _shared.setdefault(py_func, {})
+        key = _options_key(jit_options or {})
+        found = by_options.get(key)
+    except TypeError:  # not weakly referable, or an option value that is not hashable
+        return Implementation(py_func, jit_options)
+    if found is None:
+        found = by_options[key] = Implementation(py_func, jit_options)
+    return found
+
+
+def _options_key(jit_options: dict) -> tuple:
+    frozen = {k: frozenset(v) if isinstance(v, (set, list)) else v for k, v in jit_options.items()}
+    return tuple(sorted(frozen.items()))
 
 
 def _apply_jit_options(options: Any, jit_options: dict) -> Any:
@@ -327,7 +351,7 @@ class _OverloadTemplate(AbstractTemplate):
         if not callable(impl):
             message = f"overload function {_where(func)} returned {impl!r}, not a function"
             return _Resolved(None, None, message)
-        implementation = Implementation(impl, self._jit_options)
+        implementation = implementation_of(impl, self._jit_options)
         call_args, call_pysig = implementation.bind(args, kws)
         if call_args is None:
             call_args, call_pysig = implementation.bind_by(pysig, args, kws)
@@ -530,7 +554,7 @@ class _AttributeOverloadTemplate(AttributeTemplate):
             except Exception as error:
                 return _Resolved(None, None, _failure(what, self._overload_func, args, error))
             accessors = tuple(
-                None if f is None else Implementation(f, self._jit_options) for f in accessors
+                None if f is None else implementation_of(f, self._jit_options) for f in accessors
             )
             self._accessors[receiver] = accessors
         implementation = accessors[("get", "set", "del").index(role)] if accessors else None
