@@ -86,12 +86,12 @@ class CodeLibrary:
             jit.optimize(module, self.instructions)
         module = unroll_self_recursion(jit, module)
         self._linkable = module.clone()
+        self._pending_module = module
+        self.finalized = True  # before the dumps, which read the finalized library
         if config.DUMP_OPTIMIZED:
             print(banner(f"OPTIMIZED DUMP {self.name}"), self.optimized_ir, "=" * 80, sep="\n")
         if config.DUMP_ASSEMBLY:
             print(banner(f"ASSEMBLY {self.name}"), self.assembly, "=" * 80, sep="\n")
-        self._pending_module = module
-        self.finalized = True
 
     def _instruction_count(self) -> int:
         """Instructions of this library's own functions (not yet optimized, callees apart)."""
