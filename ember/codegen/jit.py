@@ -61,11 +61,18 @@ class JITEngine:
         the time of O3."""
         return self._make_pass_builder(min(self.opt_level, 1))
 
-    def _make_pass_builder(self, speed_level: int):
+    @cached_property
+    def _callee_pass_builder(self):
+        """O1 without vectorization or unrolling, for a callee before callers link it: it
+        shrinks the callee as the caller's inliner needs, and leaves the loop transforms to
+        the caller's pipeline, which sees the callee's loops in their context."""
+        return self._make_pass_builder(min(self.opt_level, 1), loop_transforms=False)
+
+    def _make_pass_builder(self, speed_level: int, loop_transforms: bool = True):
         tuning = llvm_binding.create_pipeline_tuning_options(speed_level)
-        tuning.loop_vectorization = True
-        tuning.slp_vectorization = True
-        tuning.loop_unrolling = True
+        tuning.loop_vectorization = loop_transforms
+        tuning.slp_vectorization = loop_transforms
+        tuning.loop_unrolling = loop_transforms
         return llvm_binding.create_pass_builder(self.target_machine, tuning)
 
     def parse(self, llvm_ir: str) -> llvm_binding.ModuleRef:
@@ -89,6 +96,13 @@ class JITEngine:
         compiled has more than `config.LARGE_FUNCTION` instructions."""
         large = instructions > config.LARGE_FUNCTION
         builder = self._large_function_pass_builder if large else self._pass_builder
+        with self.lock:
+            builder.getModulePassManager().run(module, builder)
+            self._reference_pruning.run(module, builder)
+
+    def simplify(self, module: llvm_binding.ModuleRef) -> None:
+        """The cheap pipeline for a callee that callers will link and optimize again."""
+        builder = self._callee_pass_builder
         with self.lock:
             builder.getModulePassManager().run(module, builder)
             self._reference_pruning.run(module, builder)

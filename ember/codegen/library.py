@@ -43,7 +43,8 @@ class CodeLibrary:
         self.waiting_for: list = []
         self.broken: str | None = None
         self.exception_ids: set[int] = set()  # static exceptions its own code raises
-        self._linkable = None
+        self._linkable = None  # optimized, callees linked: for machine code and the disk cache
+        self._for_callers = None  # simplified, callees linked: what callers link
         self._pending_module = None
         self.llvm_ir = ""
         self.finalized = False
@@ -71,16 +72,11 @@ class CodeLibrary:
 
     def _optimize(self) -> None:
         jit = engine()
-        self.llvm_ir = str(self.module)
-        if config.DUMP_LLVM:
-            print(banner(f"LLVM DUMP {self.name}"), self.llvm_ir, "=" * 80, sep="\n")
-        module = jit.parse(self.llvm_ir)
-        self._link_dependencies(module)
-        module.verify()
+        module = self._parsed_and_linked()
         self.instructions = self._instruction_count()  # the pipelines' choice (ember/codegen/jit)
         jit.optimize(module, self.instructions)
-        self.optimize_twice = _SECOND_ROUND in self.module.namedmetadata or any(
-            library.optimize_twice for library in self.dependencies
+        self.optimize_twice = any(
+            _SECOND_ROUND in library.module.namedmetadata for library in self.linked_libraries()
         )
         if self.optimize_twice:  # (a generator made here may be consumed by a callee)
             jit.optimize(module, self.instructions)
@@ -135,11 +131,34 @@ class CodeLibrary:
             pending += library.dependencies
         return [library for library in found if library is not self]
 
+    def _parsed_and_linked(self):
+        """This module parsed, verified, with its callees' linkable modules linked in."""
+        if not self.llvm_ir:
+            self.llvm_ir = str(self.module)
+            if config.DUMP_LLVM:
+                print(banner(f"LLVM DUMP {self.name}"), self.llvm_ir, "=" * 80, sep="\n")
+        module = engine().parse(self.llvm_ir)
+        self._link_dependencies(module)
+        module.verify()
+        return module
+
+    def _linkable_for_callers(self):
+        """The module a caller links: the optimized one when this library was finalized, else
+        one only simplified (ember/codegen/jit), since the caller's pipeline optimizes the
+        callee again anyway. A library only ever linked (an overload's implementation, a
+        helper) so skips a full pipeline: a third of the compile-heavy tests' time."""
+        if self.finalized:
+            return self._linkable
+        if self._for_callers is None:
+            module = self._parsed_and_linked()
+            engine().simplify(module)
+            self._for_callers = unroll_self_recursion(engine(), module)
+        return self._for_callers
+
     def _link_dependencies(self, module) -> None:
         linked: set[str] = set()
         for library in self.dependencies:  # each already carries copies of its own callees
-            library.finalize()
-            copy = library._linkable.clone()
+            copy = library._linkable_for_callers().clone()
             linked.update(f.name for f in copy.functions if not f.is_declaration)
             module.link_in(copy)
         for function in module.functions:
