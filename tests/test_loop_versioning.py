@@ -65,6 +65,26 @@ def divided(a, out):
         out[i] = int(a[i]) + 1.0 / (a[i] - 2.0)
 
 
+def branchy(a, out):
+    """Stores under a branch the check pass follows as the body does."""
+    for i in range(a.shape[0]):
+        if a[i] > 0.5:
+            out[i] = int(a[i] * 8.0)
+        else:
+            out[i] = -int(a[i] * 2.0)
+
+
+def two_loops(a, out):
+    """Two blockwise loops in turn, the second storing what the first stored into `out`."""
+    for i in range(a.shape[0]):
+        out[i] = int(a[i] * 4.0)
+    total = 0
+    for i in range(a.shape[0]):
+        total += round(a[i] * 2.0)
+        a[i] = float(total)
+    return total
+
+
 def two_outputs(a, low, high):
     for i in range(a.shape[0]):
         low[i] = int(math.floor(a[i]))
@@ -103,6 +123,8 @@ KERNELS = {
     compounded: np.int64,
     stepped: np.int64,
     divided: np.float64,
+    branchy: np.int64,
+    two_loops: np.int64,
 }
 COMPILED = {k: ember.njit(k) for k in [*KERNELS, two_outputs, rows, doubled_in_place, with_scratch]}
 BAD = {roots: -1.0, divided: 2.0}  # their own failing value (besides NaN and infinities)
@@ -221,6 +243,24 @@ def test_overlap_that_creates_a_failure():
             shrink(expected[:-1], expected[1:])
         with pytest.raises(ValueError, match="math domain error"):
             compiled(got[:-1], got[1:])
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_index_error_with_boundscheck():
+    """A bounds check in the check pass sends the block to its checked copy, which raises
+    IndexError where CPython does (stores before it done)."""
+
+    def shifted(a, out):
+        for i in range(out.shape[0]):
+            out[i] = int(a[i + 1] * 2.0)
+
+    compiled = ember.njit(boundscheck=True)(shifted)
+    for n in (3, BLOCK, BLOCK + 2):
+        a, expected, got = sample(n), np.zeros(n, np.int64), np.zeros(n, np.int64)
+        with pytest.raises(IndexError):
+            shifted(a.astype(object), expected)
+        with pytest.raises(IndexError):
+            compiled(a, got)
         np.testing.assert_array_equal(got, expected)
 
 
