@@ -2,7 +2,8 @@
 whose NaN/infinity/domain checks may wait for the loop's exit (so the loop vectorizes), and at
 lowering time either records the first failure and raises it where the loop exits, or (a loop
 that can run again from its entry state) only flags that something failed and, if so, runs the
-loop again with its checks in place, which raises exactly as Python does.
+loop again with its checks in place, which raises exactly as Python does; a loop storing into
+arrays the caller sees does the latter block by block, checking each block before it stores.
 """
 
 from __future__ import annotations
@@ -525,7 +526,7 @@ class DeferredChecks:
         self.saved: dict[int, tuple[list, list]] = {}  # per loop: (variables, range states)
         self.recording = False  # lowering a statement whose checks are deferred
         self.loop: int | None = None  # the header of the deferring loop being lowered
-        self.copy: str | None = None  # which copy of a blockwise loop: "check", "unchecked"
+        self.copy: str | None = None  # the blockwise loop's copy: "check", "unchecked"
         self.remaining = {  # per blockwise loop: its iterator's count before the block
             header: alloca_in_entry(
                 builder,
@@ -725,7 +726,7 @@ class DeferredChecks:
         following = builder.append_basic_block(f"blockwise.next{header}")
         builder.cbranch(builder.icmp_unsigned("<=", remaining, block_count), exit_to, following)
         builder.position_at_end(following)
-        saved = self._saved_state(builder, header)[1][0][1]
+        ((_, saved, _),) = self._saved_state(builder, header)[1]  # (its one range's state)
         first, step = (
             builder.load(builder.gep(saved, [_i32(0), _i32(k)]), typ=count_type) for k in (0, 2)
         )
