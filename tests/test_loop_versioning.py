@@ -325,3 +325,25 @@ def test_check_pass_and_body_vectorize(kernel, dtype, stored):
     stores = [line for line in code.splitlines() if "store <" in line]
     assert any(stored in line for line in stores)
     assert "load <" in code and "x double>" in code
+
+
+def scaled_into(a, out):
+    for i in range(a.shape[0]):
+        out[i] = a[i] * 255.0
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.int64])
+def test_float_stores_into_int_arrays_vectorize(dtype):
+    """A float stored into an int array (no check: NumPy's cast, as in Numba) converts all
+    lanes at once, values beyond int64 and NaN saturating as one conversion does."""
+    compiled = ember.njit(scaled_into)
+    a = np.linspace(-1.0, 1.0, 300)
+    out = np.zeros(a.size, dtype)
+    compiled(a, out)
+    np.testing.assert_array_equal(out, (a * 255.0).astype(np.int64).astype(dtype))
+    edges = np.array([np.nan, np.inf, -np.inf, 1e300])
+    compiled(edges, out[:4])
+    one = ember.njit(lambda x: np.int64(x))
+    expected = np.array([one(x) for x in edges * 255.0]).astype(dtype)  # (wrapped)
+    np.testing.assert_array_equal(out[:4], expected)
+    assert "fptosi <" in "\n".join(compiled.inspect_llvm().values())
