@@ -364,9 +364,9 @@ class _FunctionFacts:
             and isinstance(stmt.value, ir.GetItem | ir.StaticGetItem)
             and isinstance(self.typemap.get(stmt.value.value.name), types.Array)
         }
-        if stored & read:
-            return None
         (iterator,) = replay.range_iterators
+        if stored & read or self.typemap[iterator].dtype.bitwidth < BLOCK.bit_length() + 1:
+            return None  # (a count of BLOCK must fit its range's integers)
         return Blockwise(iterator, frozenset(stored), frozenset(read))
 
     def entry_state(self, statements: list[ir.Stmt], header: list[ir.Stmt]) -> Replay | None:
