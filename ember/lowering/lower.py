@@ -116,7 +116,7 @@ class FunctionLowerer:
         deferred = self._deferred_checks()
         for label in sorted(self.func_ir.blocks):
             if deferred is not None and deferred.lowered_in_blocks(label):
-                continue
+                continue  # (only as copies: _lower_second_copies)
             self.builder.position_at_end(self.llvm_blocks[label])
             self.context.block_in_progress[self.function] = label
             first_new_block = len(self.function.blocks)
