@@ -32,6 +32,7 @@ _BEYOND_INT64_SQUARED = 2.0**126  # a sum of squares this large: some |x| may be
 # A blockwise loop's iterations per block: its body rereads what its check pass read, from the
 # L1 cache (256 measured faster than 512 and 1024 on conversions stored into uint8 and int32).
 BLOCK = 256
+SHORT = 20  # fewer iterations left: a checked copy runs them to the end (two passes cost more)
 i1 = llvm.IntType(1)
 
 _CHECKED_MATH = {
@@ -692,11 +693,13 @@ class DeferredChecks:
     ) -> None:
         """Fill the blocks that run the blockwise loop of `header` BLOCK iterations at a time:
         `start`, where it is entered, cuts its range iterator's count to the block's, saves
-        its state and runs the check pass (or, when an array it stores into may overlap one
-        it reads, the checked copy); where the check pass ends, a flag runs the checked copy,
-        else the unchecked one, from the saved state; after either, the next block starts,
-        or the loop goes on to `exit_to` (its iterator left as a whole run would). `ends`:
-        from `block_ends`; `copies`: each copy's entry."""
+        its state and runs the check pass (or the checked copy, when an array it stores into
+        may overlap one it reads; with fewer than SHORT iterations left, the "short" copy,
+        checked, runs them to `exit_to`); where the
+        check pass ends, a flag runs the checked copy, else the unchecked one, from the saved
+        state; after either, the next block starts, or the loop goes on to `exit_to` (its
+        iterator left as a whole run would). `ends`: from `block_ends`; `copies`: each
+        copy's entry."""
         decide, done = ends
         blockwise = self.plan.blockwise[header]
         checked = self.run_again[header]
@@ -708,6 +711,10 @@ class DeferredChecks:
         builder = llvm.IRBuilder(start)
         count_slot = self._iterator_field(builder, blockwise, 1)
         count = builder.load(count_slot, typ=count_type)
+        long = builder.append_basic_block(f"blockwise.long{header}")
+        short = builder.icmp_unsigned("<", count, llvm.Constant(count_type, SHORT))
+        builder.cbranch(short, copies["short"], long)
+        builder.position_at_end(long)
         builder.store(count, self.remaining[header])
         within = builder.icmp_unsigned("<", count, block_count)
         builder.store(builder.select(within, count, block_count), count_slot)

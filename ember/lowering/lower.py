@@ -178,6 +178,7 @@ class FunctionLowerer:
                 copy: self._lower_loop_copy(deferred, header, copy, exit_to)
                 for copy, exit_to in zip(("check", "unchecked", "checked"), ends + ends[1:])
             }
+            copies["short"] = self._lower_loop_copy(deferred, header, "checked")
             start, exit_to = self.llvm_blocks[header], self.llvm_blocks[exit_label]
             deferred.run_in_blocks(header, start, ends, copies, exit_to)
             for label in deferred.plan.loops[header] - {header}:  # (left empty: not entered)
