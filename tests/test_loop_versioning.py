@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ember
-from ember.lowering.deferred_checks import BLOCK
+from ember.lowering.deferred_checks import BLOCK, SHORT
 
 
 def to_int(a, out):
@@ -162,7 +162,7 @@ def sample(n: int, kernel=to_int) -> np.ndarray:
     return np.linspace(0.0, 1.0, n) if kernel is not divided else np.linspace(3.0, 9.0, n)
 
 
-SIZES = [0, 1, 7, BLOCK - 1, BLOCK, BLOCK + 1, 2 * BLOCK + 37]
+SIZES = [0, 1, SHORT - 1, SHORT, BLOCK - 1, BLOCK, BLOCK + 1, BLOCK + SHORT, 2 * BLOCK + 37]
 POSITIONS = [0, 1, BLOCK - 1, BLOCK, BLOCK + 1, 2 * BLOCK - 1, 2 * BLOCK, 2 * BLOCK + 36]
 
 
@@ -186,9 +186,13 @@ def test_failure_at_block_edges(kernel, bad):
         assert_same_as_python(kernel, a, out)
 
 
-@pytest.mark.parametrize("n", [1, 2, BLOCK - 1, BLOCK, BLOCK + 1])
+@pytest.mark.parametrize(
+    "n", [1, 2, SHORT - 1, SHORT, BLOCK - 1, BLOCK, BLOCK + 1, BLOCK + SHORT - 1, BLOCK + SHORT]
+)
 def test_failure_in_short_arrays(n):
-    for position in {0, n // 2, n - 1}:
+    for position in {0, n // 2, n - 1, n - SHORT, n - SHORT + 1}:
+        if position < 0:
+            continue
         for dtype in (np.uint8, np.int32, np.int64):
             a = sample(n)
             a[position] = np.inf
