@@ -29,6 +29,7 @@ from ember.lowering.int_ranges import (
     unsigned_divisions,
 )
 from ember.lowering.intrinsics import call_intrinsic
+from ember.lowering.loop_metadata import loop_properties
 from ember.lowering.models import model_of
 from ember.typing.infer import TypingResult
 from ember.typing.signature import Signature
@@ -175,10 +176,12 @@ class FunctionLowerer:
             (exit_label,) = deferred.plan.exits[header]
             ends = deferred.block_ends(header)
             copies = {
-                copy: self._lower_loop_copy(deferred, header, copy, exit_to)
-                for copy, exit_to in zip(("check", "unchecked", "checked"), ends + ends[1:])
+                "check": self._lower_loop_copy(deferred, header, "check", ends[0]),
+                "unchecked": self._lower_loop_copy(deferred, header, "unchecked", ends[1]),
+                # (run only for a failure or overlapping arrays: not worth unrolling)
+                "checked": self._lower_loop_copy(deferred, header, "checked", ends[1], False),
+                "short": self._lower_loop_copy(deferred, header, "checked"),
             }
-            copies["short"] = self._lower_loop_copy(deferred, header, "checked")
             start, exit_to = self.llvm_blocks[header], self.llvm_blocks[exit_label]
             deferred.run_in_blocks(header, start, ends, copies, exit_to)
             for label in deferred.plan.loops[header] - {header}:  # (left empty: not entered)
@@ -186,11 +189,16 @@ class FunctionLowerer:
         deferred.checks_in_place()
 
     def _lower_loop_copy(
-        self, deferred: DeferredChecks, header: int, copy: str, exit_to: llvm.Block | None = None
+        self,
+        deferred: DeferredChecks,
+        header: int,
+        copy: str,
+        exit_to: llvm.Block | None = None,
+        unrolled: bool = True,
     ) -> llvm.Block:
         """The loop of `header` lowered once more into new blocks, as `copy` (see
-        DeferredChecks.enter_copy), leaving to `exit_to` (else where the first copy does);
-        returns its header's block."""
+        DeferredChecks.enter_copy), leaving to `exit_to` (else where the first copy does),
+        left to LLVM to unroll or not; returns its header's block."""
         body = sorted(deferred.plan.loops[header])
         first_copies = dict(self.llvm_blocks)
         for label in body:
@@ -198,6 +206,7 @@ class FunctionLowerer:
         if exit_to is not None:
             self.llvm_blocks.update(dict.fromkeys(deferred.plan.exits[header], exit_to))
         deferred.enter_copy(header, copy)
+        first_new_block = len(self.function.blocks) - len(body)
         for label in body:
             self.builder.position_at_end(self.llvm_blocks[label])
             block = self.func_ir.blocks[label]
@@ -209,6 +218,10 @@ class FunctionLowerer:
                 self._lower_statement(stmt)
         copy_header = self.llvm_blocks[header]
         self.llvm_blocks = first_copies
+        if not unrolled:
+            for block in self.function.blocks[first_new_block:]:
+                if block.is_terminated and copy_header in block.terminator.operands:
+                    loop_properties(self.module, block.terminator, ["llvm.loop.unroll.disable"])
         return copy_header
 
     def _recurses_owning_nothing(self) -> bool:
