@@ -137,7 +137,9 @@ def outcome(func, *args):
     except Exception as error:  # noqa: BLE001 - the exception is the outcome compared
         result = (type(error), str(error))
     return result, [
-        np.array(arg, dtype=float if arg.dtype == object else arg.dtype) for arg in args
+        np.array(arg, dtype=float if arg.dtype == object else arg.dtype)
+        for arg in args
+        if isinstance(arg, np.ndarray)
     ]
 
 
@@ -351,3 +353,24 @@ def test_float_stores_into_int_arrays_vectorize(dtype):
     expected = np.array([one(x) for x in edges * 255.0]).astype(dtype)  # (wrapped)
     np.testing.assert_array_equal(out[:4], expected)
     assert "fptosi <" in "\n".join(compiled.inspect_llvm().values())
+
+
+def powers_into(a, out, n):
+    for i in range(a.shape[0]):
+        out[i] = a[i] ** n
+
+
+@pytest.mark.parametrize("n", [3, 20, -1])
+@pytest.mark.parametrize("position, bad", [(None, None), (0, 0.0), (BLOCK + 3, 0.0), (7, 1e200)])
+def test_run_time_powers(n, position, bad):
+    """x ** n, its exponent known at run time (beyond 15 the check pass leaves for the
+    checked copy at once): ZeroDivisionError, OverflowError and values as CPython's (which
+    may round its pow one unit off: ember's is correctly rounded)."""
+    compiled = COMPILED.setdefault(powers_into, ember.njit(powers_into))
+    a = np.linspace(0.5, 1.5, 2 * BLOCK)
+    if position is not None:
+        a[position] = bad
+    expected_result, expected_contents = outcome(powers_into, a.astype(object), np.zeros(a.size), n)
+    result, contents = outcome(compiled, a, np.zeros(a.size), n)
+    assert result == expected_result
+    np.testing.assert_allclose(contents[1], expected_contents[1], rtol=1e-15, atol=0)
