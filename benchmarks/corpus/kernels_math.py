@@ -212,6 +212,24 @@ def to_uint8_image(a):
     return out
 
 
+def quantize_into(a, out):
+    for i in range(a.shape[0]):
+        out[i] = int(a[i] * 255.0)
+    return out
+
+
+def percent_into(a, out):
+    for i in range(a.shape[0]):
+        out[i] = int(round(a[i] * 100.0))
+    return out
+
+
+def sqrt_into(a, out):
+    for i in range(a.shape[0]):
+        out[i] = math.sqrt(a[i]) * 2.0
+    return out
+
+
 def rounded_total(a):
     total = 0
     for i in range(a.shape[0]):
@@ -316,6 +334,21 @@ CASES = [
     Case(gcd_table, lambda n: (n,), 20, 300, "integers"),
     Case(collatz_longest, lambda n: (n,), 100, 30_000, "integers"),
     Case(to_uint8_image, unit_interval, 100, 1_000_000, "conversions"),
+    Case(
+        quantize_into,
+        lambda n: (*unit_interval(n), np.empty(n, np.uint8)),
+        100,
+        1_000_000,
+        "conversions",
+    ),
+    Case(
+        percent_into,
+        lambda n: (*unit_interval(n), np.empty(n, np.int32)),
+        100,
+        1_000_000,
+        "conversions",
+    ),
+    Case(sqrt_into, lambda n: (*one_array(n), np.empty(n)), 100, 1_000_000, "conversions"),
     Case(rounded_total, unit_interval, 100, 1_000_000, "conversions"),
     Case(floor_histogram, lambda n: (*unit_interval(n), 64), 100, 1_000_000, "conversions"),
     Case(int_mean, int_values, 100, 1_000_000, "conversions"),

@@ -49,7 +49,7 @@ def float_to_integer(context, builder, from_type, to_type, value):
     on x86-64 (`np.uint8(-1.5)` is 255, `np.int8(300.7)` is 44). Beyond int64 the conversion
     saturates and NaN gives 0, never poison; uint64 converts [2**63, 2**64) exactly."""
     wide_type = llvm.IntType(64)
-    wide = call_intrinsic(builder, "llvm.fptosi.sat", [value], wide_type, [wide_type, value.type])
+    wide = _saturating_fptosi(builder, value, wide_type)
     if to_type.bitwidth == 64 and not to_type.signed:
         unsigned = call_intrinsic(
             builder, "llvm.fptoui.sat", [value], wide_type, [wide_type, value.type]
@@ -58,6 +58,20 @@ def float_to_integer(context, builder, from_type, to_type, value):
         wide = builder.select(beyond_int64, unsigned, wide)
     target = context.value_type(to_type)
     return wide if target.width == 64 else builder.trunc(wide, target)
+
+
+def _saturating_fptosi(builder, value, wide_type: llvm.IntType):
+    """llvm.fptosi.sat's value (NaN gives 0), by fptosi and selects: x86 converts the
+    intrinsic one lane at a time, which keeps a loop storing floats into an int array from
+    vectorizing."""
+    magnitude = call_intrinsic(builder, "llvm.fabs", [value])
+    in_range = builder.fcmp_ordered("<", magnitude, llvm.Constant(value.type, 2.0**63))
+    zero = llvm.Constant(value.type, 0.0)
+    top, bottom = (1 << 63) - 1, -(1 << 63)
+    below = builder.select(builder.fcmp_ordered("<", value, zero), wide_type(bottom), wide_type(0))
+    saturated = builder.select(builder.fcmp_ordered(">", value, zero), wide_type(top), below)
+    # fptosi of an out-of-range value is poison, but the select then picks `saturated`
+    return builder.select(in_range, builder.fptosi(value, wide_type), saturated)
 
 
 @lower_cast(types.Float, types.Float)

@@ -2,7 +2,8 @@
 whose NaN/infinity/domain checks may wait for the loop's exit (so the loop vectorizes), and at
 lowering time either records the first failure and raises it where the loop exits, or (a loop
 that can run again from its entry state) only flags that something failed and, if so, runs the
-loop again with its checks in place, which raises exactly as Python does.
+loop again with its checks in place, which raises exactly as Python does; a loop storing into
+arrays the caller sees does the latter block by block, checking each block before it stores.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.frontend.cfg import ControlFlowGraph
 from ember.ir import nodes as ir
-from ember.lowering.arrays import needs_refcount, store_in_entry
+from ember.lowering.arrays import ArrayFields, needs_refcount, store_in_entry, unpack
+from ember.lowering.arrays_kernels import may_overlap
 from ember.lowering.callconv import alloca_in_entry
 from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.models import model_of
@@ -27,6 +29,10 @@ f64 = llvm.DoubleType()
 _NO_FAILURE = (1 << 63) - 1
 _SITE_BITS, _KIND_BITS = 8, 8  # a failure's stamp: iteration << 16 | site << 8 | kind
 _BEYOND_INT64_SQUARED = 2.0**126  # a sum of squares this large: some |x| may be >= 2**63
+# A blockwise loop's iterations per block: its body rereads what its check pass read, from the
+# L1 cache (256 measured faster than 512 and 1024 on conversions stored into uint8 and int32).
+BLOCK = 256
+SHORT = 20  # fewer iterations left: a checked copy runs them to the end (two passes cost more)
 i1 = llvm.IntType(1)
 
 _CHECKED_MATH = {
@@ -79,16 +85,29 @@ class Replay:
     range_iterators: frozenset[str]
 
 
+@dataclass(frozen=True)
+class Blockwise:
+    """A loop that runs again block by block (it stores into arrays the caller sees): its one
+    range iterator, the arrays it stores into and those it reads (by variable; no name in
+    both), which must not overlap in memory for its check pass to read what its body does."""
+
+    iterator: str
+    stored: frozenset[str]
+    read: frozenset[str]
+
+
 @dataclass
 class DeferralPlan:
     """Which loops defer their checks: by header label, the loop's blocks and the blocks
-    outside them that it exits to; the ids of the statements whose checks are deferred; and
-    the loops that, on a failure, run again with their checks in place."""
+    outside them that it exits to; the ids of the statements whose checks are deferred; the
+    loops that, on a failure, run again with their checks in place; and those of them that do
+    so block by block."""
 
     loops: dict[int, frozenset[int]] = field(default_factory=dict)
     exits: dict[int, frozenset[int]] = field(default_factory=dict)
     deferred: set[int] = field(default_factory=set)
     replays: dict[int, Replay] = field(default_factory=dict)
+    blockwise: dict[int, Blockwise] = field(default_factory=dict)
 
     def loop_of(self, label: int) -> int | None:
         """The header of the deferring loop that block `label` belongs to, if any."""
@@ -118,11 +137,22 @@ def plan_deferral(func_ir: ir.FunctionIR, typemap: dict) -> DeferralPlan | None:
     plan = DeferralPlan()
     for loop in _innermost_loops(func_ir):
         statements = [stmt for label in loop.body for stmt in func_ir.blocks[label].body]
-        if not all(facts.allowed_in_loop(stmt) for stmt in statements):
+        header = func_ir.blocks[loop.header].body
+        entered_from_a_block = loop.header != func_ir.entry  # (to run again, it must be)
+        blockwise = None
+        if all(facts.allowed_in_loop(stmt) for stmt in statements):
+            replay = facts.replay_of(statements, header) if entered_from_a_block else None
+        elif (
+            entered_from_a_block
+            and _exits_only_from_header(func_ir, loop)
+            and all(facts.allowed_in_blockwise_loop(stmt) for stmt in statements)
+        ):
+            replay = facts.entry_state(statements, header)
+            blockwise = facts.blockwise_of(statements, replay)
+            if blockwise is None:
+                continue
+        else:
             continue
-        replay = facts.replay_of(statements, func_ir.blocks[loop.header].body)
-        if loop.header == func_ir.entry:  # (a loop that runs again is entered from a block)
-            replay = None
         deferred = {
             id(stmt)
             for stmt in statements
@@ -136,7 +166,19 @@ def plan_deferral(func_ir: ir.FunctionIR, typemap: dict) -> DeferralPlan | None:
         plan.deferred |= deferred
         if replay is not None:
             plan.replays[loop.header] = replay
+        if blockwise is not None:
+            plan.blockwise[loop.header] = blockwise
     return plan if plan.loops else None
+
+
+def _exits_only_from_header(func_ir: ir.FunctionIR, loop) -> bool:
+    """Whether the loop leaves only where its header finds its iterator exhausted."""
+    return all(
+        successor in loop.body
+        for label in loop.body
+        if label != loop.header
+        for successor in func_ir.successors(label)
+    )
 
 
 def _innermost_loops(func_ir: ir.FunctionIR) -> list:
@@ -296,11 +338,42 @@ class _FunctionFacts:
         return False
 
     def replay_of(self, statements: list[ir.Stmt], header: list[ir.Stmt]) -> Replay | None:
-        """How the loop of `statements` runs again from its entry state, or None if it cannot:
-        when it assigns or releases a reference-counted variable, advances an iterator other
-        than a range made before it in its `header` block, or reads one of the function's
-        arrays while storing into one (the first run's stores would change what the second
-        reads)."""
+        """How the loop of `statements` runs again from its entry state (`entry_state`), or
+        None if it cannot, also when it reads one of the function's arrays while storing into
+        one (the first run's stores would change what the second reads)."""
+        replay = self.entry_state(statements, header)
+        values = [stmt.value for stmt in statements if isinstance(stmt, ir.Assign)]
+        stores = any(isinstance(stmt, ir.SetItem) for stmt in statements)
+        reads_own = any(
+            isinstance(value, ir.GetItem | ir.StaticGetItem) and value.value.name in self.own_arrays
+            for value in values
+        )
+        return None if stores and reads_own else replay
+
+    def blockwise_of(self, statements: list[ir.Stmt], replay: Replay | None) -> Blockwise | None:
+        """How the loop of `statements` (storing into arrays the caller sees) runs block by
+        block, or None if it cannot: when it cannot run again from its entry state
+        (`replay`), advances more than one range, or reads an array variable it stores into
+        (its check pass, which does not store, would read what the body has not stored)."""
+        if replay is None or len(replay.range_iterators) != 1:
+            return None
+        stored = {stmt.target.name for stmt in statements if isinstance(stmt, ir.SetItem)}
+        read = {
+            stmt.value.value.name
+            for stmt in statements
+            if isinstance(stmt, ir.Assign)
+            and isinstance(stmt.value, ir.GetItem | ir.StaticGetItem)
+            and isinstance(self.typemap.get(stmt.value.value.name), types.Array)
+        }
+        (iterator,) = replay.range_iterators
+        if stored & read or self.typemap[iterator].dtype.bitwidth < BLOCK.bit_length() + 1:
+            return None  # (a count of BLOCK must fit its range's integers)
+        return Blockwise(iterator, frozenset(stored), frozenset(read))
+
+    def entry_state(self, statements: list[ir.Stmt], header: list[ir.Stmt]) -> Replay | None:
+        """What the loop of `statements` must get back to run again from its entry, or None
+        if it cannot: when it assigns or releases a reference-counted variable or advances
+        an iterator other than a range made before it in its `header` block."""
         assigned = {target.name for stmt in statements for target in stmt.targets()}
         released = {stmt.name for stmt in statements if isinstance(stmt, ir.Del)}
         if any(
@@ -321,13 +394,6 @@ class _FunctionFacts:
             or any(not isinstance(self.typemap[n], types.RangeIteratorType) for n in iterators)
         ):
             return None
-        stores = any(isinstance(stmt, ir.SetItem) for stmt in statements)
-        reads_own = any(
-            isinstance(value, ir.GetItem | ir.StaticGetItem) and value.value.name in self.own_arrays
-            for value in values
-        )
-        if stores and reads_own:
-            return None
         return Replay(frozenset(assigned), frozenset(iterators))
 
     # ------------------------------------------------------------------ loop statements
@@ -347,6 +413,17 @@ class _FunctionFacts:
         if isinstance(stmt, ir.Assign):
             return id(stmt) in self.deferrable or self._allowed_value(stmt.value)
         return False
+
+    def allowed_in_blockwise_loop(self, stmt: ir.Stmt) -> bool:
+        """Whether `stmt` may run in a loop that runs block by block: what `allowed_in_loop`
+        allows, and stores of scalars into any array (at indices no check computed)."""
+        if isinstance(stmt, ir.SetItem):
+            return (
+                isinstance(self.typemap.get(stmt.target.name), types.Array)
+                and stmt.index.name not in self.tainted
+                and self._is_scalar(stmt.value)
+            )
+        return self.allowed_in_loop(stmt)
 
     def _allowed_value(self, value) -> bool:
         if isinstance(value, ir.Var | ir.Const | ir.Global | ir.FreeVar | ir.Cast):
@@ -422,7 +499,13 @@ class DeferredChecks:
     raises, a set flag restores its entry state (saved on every entry) and runs its second
     copy, lowered with the checks in place (`lower.py`). Any other loop records per check
     site its first failure's stamp (a separate min-reduction each), raised where it exits:
-    the tests are filled in by `finish`, once every site is known."""
+    the tests are filled in by `finish`, once every site is known.
+
+    A loop storing into arrays the caller sees (`plan.blockwise`) cannot take back the stores
+    of the iterations after a failure, so it runs BLOCK iterations at a time, in three copies
+    (`lower.py`): a check pass, its stores left out, only flags; if nothing failed, the body
+    with no checks (both vectorize); else, from the block's entry state, the body with its
+    checks in place, which raises where CPython does with the same stores done before."""
 
     def __init__(self, plan: DeferralPlan, builder: llvm.IRBuilder, variable_slot, enclosing=None):
         self.plan = plan
@@ -446,6 +529,15 @@ class DeferredChecks:
         self.saved: dict[int, tuple[list, list]] = {}  # per loop: (variables, range states)
         self.recording = False  # lowering a statement whose checks are deferred
         self.loop: int | None = None  # the header of the deferring loop being lowered
+        self.copy: str | None = None  # the blockwise loop's copy: "check", "unchecked"
+        self.remaining = {  # per blockwise loop: its iterator's count before the block
+            header: alloca_in_entry(
+                builder,
+                self._iterator_state_type(blockwise).elements[1],
+                name=f"blockwise.remaining{header}",
+            )
+            for header, blockwise in plan.blockwise.items()
+        }
         self.pending: _PendingSite | None = None  # the last site, its reduction not emitted
 
     def deferring(self, builder: llvm.IRBuilder) -> bool:
@@ -459,6 +551,25 @@ class DeferredChecks:
     def raises_first(self, builder: llvm.IRBuilder) -> bool:
         """Whether a raise emitted now must first raise a deferred failure."""
         return self.loop is not None and builder.function is self.function
+
+    def lowered_in_blocks(self, label: int) -> bool:
+        """Whether block `label` belongs to a blockwise loop (lowered by `lower.py` in copies
+        only, the first pass leaving its header's block for `run_in_blocks`)."""
+        return self.plan.loop_of(label) in self.plan.blockwise
+
+    def enter_copy(self, header: int, copy: str) -> None:
+        """Before lowering a copy of the loop of `header`: "checked" (checks in place),
+        "check" (a blockwise loop's check pass: checks flag, stores are left out) or
+        "unchecked" (its body where the check pass flagged nothing: no deferred check)."""
+        self.checks_in_place()
+        if copy != "checked":
+            self.loop, self.copy = header, copy
+
+    def lowers(self, stmt: ir.Stmt) -> bool:
+        """Whether a copy lowers `stmt` (the check pass stores nothing), and with its checks
+        deferred or not."""
+        self.recording = self.loop is not None and id(stmt) in self.plan.deferred
+        return not (self.copy == "check" and isinstance(stmt, ir.SetItem))
 
     def enter_block(self, builder: llvm.IRBuilder, label: int) -> None:
         """At the top of each block: raise at loop exits, count iterations in headers."""
@@ -474,7 +585,7 @@ class DeferredChecks:
     def checks_in_place(self) -> None:
         """From now on checks raise where they are (the second copies of loops)."""
         self.flush()
-        self.loop = None
+        self.loop = self.copy = None
         self.recording = False
 
     # ------------------------------------------------------------------ loops that run again
@@ -482,13 +593,26 @@ class DeferredChecks:
     def before_jump(self, builder: llvm.IRBuilder, label: int, targets: list[int]) -> None:
         """Before block `label` jumps into a loop that runs again: save its entry state."""
         for header in targets:
+            if header in self.plan.blockwise:  # (saved before each block: `run_in_blocks`)
+                continue
             if header in self.plan.replays and label not in self.plan.loops[header]:
-                variables, states = self._saved_state(builder, header)
-                for slot, saved, typ in variables:
-                    builder.store(builder.load(slot, typ=typ), saved)
-                for slot, saved, typ in states:
-                    state = builder.load(slot, typ=llvm.PointerType())
-                    builder.store(builder.load(state, typ=typ), saved)
+                self._save_state(builder, header)
+
+    def _save_state(self, builder: llvm.IRBuilder, header: int) -> None:
+        variables, states = self._saved_state(builder, header)
+        for slot, saved, typ in variables:
+            builder.store(builder.load(slot, typ=typ), saved)
+        for slot, saved, typ in states:
+            state = builder.load(slot, typ=llvm.PointerType())
+            builder.store(builder.load(state, typ=typ), saved)
+
+    def _restore_state(self, builder: llvm.IRBuilder, header: int) -> None:
+        variables, states = self._saved_state(builder, header)
+        for slot, saved, typ in variables:
+            builder.store(builder.load(saved, typ=typ), slot)
+        for slot, saved, typ in states:
+            state = builder.load(slot, typ=llvm.PointerType())
+            builder.store(builder.load(saved, typ=typ), state)
 
     def _saved_state(self, builder: llvm.IRBuilder, header: int) -> tuple[list, list]:
         """(slot, saved copy, type) of the loop's variables and of its range iterators' state."""
@@ -514,6 +638,8 @@ class DeferredChecks:
         the sum of the squares seen, which such a value makes NaN or at least 2**126 (every
         term is >= 0, so in any order the sum is >= its largest term). Values all below 2**63
         whose squares still add up that far (~1e16 and more each) only cost a second run."""
+        if self.copy == "unchecked":
+            return
         if value.type != f64:
             value = builder.fpext(value, f64)
         slot = self.flags[self.loop][1]
@@ -531,6 +657,11 @@ class DeferredChecks:
         branch.set_weights([1, 2000])
         builder.position_at_end(following)
 
+    def _leave_for_checked_copy(self, builder: llvm.IRBuilder) -> None:
+        """Go to the checked copy of the loop being lowered (what follows is unreachable)."""
+        builder.branch(self.run_again[self.loop])
+        builder.position_at_end(builder.append_basic_block(f"{builder.block.name}.left"))
+
     def _clear_flags(self, builder: llvm.IRBuilder, header: int, in_entry: bool = False) -> None:
         failed, squares = self.flags[header]
         for value, slot in ((llvm.Constant(i1, 0), failed), (llvm.Constant(f64, 0.0), squares)):
@@ -547,17 +678,107 @@ class DeferredChecks:
         beyond = builder.fcmp_unordered(">=", sum_of_squares, limit)  # (or NaN)
         return builder.or_(builder.load(failed, typ=i1), beyond)
 
+    def block_ends(self, header: int) -> tuple[llvm.Block, llvm.Block]:
+        """The blocks a blockwise loop's check pass, and then its bodies, exit to."""
+        append = self.function.append_basic_block
+        return append(f"blockwise.decide{header}"), append(f"blockwise.done{header}")
+
+    def run_in_blocks(
+        self,
+        header: int,
+        start: llvm.Block,
+        ends: tuple[llvm.Block, llvm.Block],
+        copies: dict[str, llvm.Block],
+        exit_to: llvm.Block,
+    ) -> None:
+        """Fill the blocks that run the blockwise loop of `header` BLOCK iterations at a time:
+        `start`, where it is entered, cuts its range iterator's count to the block's, saves
+        its state and runs the check pass (or the checked copy, when an array it stores into
+        may overlap one it reads; with fewer than SHORT iterations left, the "short" copy,
+        checked, runs them to `exit_to`); where the
+        check pass ends, a flag runs the checked copy, else the unchecked one, from the saved
+        state; after either, the next block starts, or the loop goes on to `exit_to` (its
+        iterator left as a whole run would). `ends`: from `block_ends`; `copies`: each
+        copy's entry."""
+        decide, done = ends
+        blockwise = self.plan.blockwise[header]
+        checked = self.run_again[header]
+        self.restore_and_run_again(header, copies["checked"])
+        state_type = self._iterator_state_type(blockwise)
+        count_type = state_type.elements[1]
+        block_count = llvm.Constant(count_type, BLOCK)
+
+        builder = llvm.IRBuilder(start)
+        count_slot = self._iterator_field(builder, blockwise, 1)
+        count = builder.load(count_slot, typ=count_type)
+        long = builder.append_basic_block(f"blockwise.long{header}")
+        short = builder.icmp_unsigned("<", count, llvm.Constant(count_type, SHORT))
+        builder.cbranch(short, copies["short"], long)
+        builder.position_at_end(long)
+        builder.store(count, self.remaining[header])
+        within = builder.icmp_unsigned("<", count, block_count)
+        builder.store(builder.select(within, count, block_count), count_slot)
+        self._save_state(builder, header)
+        self._clear_flags(builder, header)
+        overlap = self._may_overlap(builder, blockwise)
+        builder.cbranch(overlap, checked, copies["check"]).set_weights([1, 2000])
+
+        builder = llvm.IRBuilder(decide)
+        unchecked = builder.append_basic_block(f"blockwise.unchecked{header}")
+        builder.cbranch(self._flagged(builder, header), checked, unchecked).set_weights([1, 2000])
+        builder.position_at_end(unchecked)
+        self._restore_state(builder, header)
+        builder.branch(copies["unchecked"])
+
+        builder = llvm.IRBuilder(done)
+        remaining = builder.load(self.remaining[header], typ=count_type)
+        following = builder.append_basic_block(f"blockwise.next{header}")
+        builder.cbranch(builder.icmp_unsigned("<=", remaining, block_count), exit_to, following)
+        builder.position_at_end(following)
+        ((_, saved, _),) = self._saved_state(builder, header)[1]  # (its one range's state)
+        first, step = (
+            builder.load(builder.gep(saved, [_i32(0), _i32(k)]), typ=count_type) for k in (0, 2)
+        )
+        following_first = builder.add(first, builder.mul(step, block_count))
+        following_count = builder.sub(remaining, block_count)
+        builder.store(following_first, self._iterator_field(builder, blockwise, 0))
+        builder.store(following_count, self._iterator_field(builder, blockwise, 1))
+        builder.branch(start)
+
+    def _iterator_state_type(self, blockwise: Blockwise) -> llvm.Type:
+        return model_of(self.variable_slot(blockwise.iterator)[1]).state_type
+
+    def _iterator_field(self, builder: llvm.IRBuilder, blockwise: Blockwise, index: int):
+        """A pointer to the range iterator's next value (0), remaining count (1) or step (2)."""
+        slot, _ = self.variable_slot(blockwise.iterator)
+        state = builder.load(slot, typ=llvm.PointerType())
+        state_type = self._iterator_state_type(blockwise)
+        return builder.gep(state, [_i32(0), _i32(index)], source_etype=state_type)
+
+    def _may_overlap(self, builder: llvm.IRBuilder, blockwise: Blockwise) -> llvm.Value:
+        """Whether an array the loop stores into may share memory with one it reads."""
+        overlap = llvm.Constant(i1, 0)
+        for stored in sorted(blockwise.stored):
+            for read in sorted(blockwise.read):
+                fields = self._array_fields(builder, stored), self._array_fields(builder, read)
+                if None in fields:
+                    return llvm.Constant(i1, 1)
+                overlap = builder.or_(overlap, may_overlap(builder, *fields))
+        return overlap
+
+    def _array_fields(self, builder: llvm.IRBuilder, name: str) -> ArrayFields | None:
+        found = self.variable_slot(name)
+        if found is None:
+            return None
+        slot, array_type = found
+        return unpack(builder, array_type, builder.load(slot, typ=model_of(array_type).value_type))
+
     def restore_and_run_again(self, header: int, second_copy: llvm.Block) -> None:
         """Fill the block a set flag goes to: clear the flag, put back the loop's entry state
         and run its second copy."""
         builder = llvm.IRBuilder(self.run_again[header])
         self._clear_flags(builder, header)
-        variables, states = self._saved_state(builder, header)
-        for slot, saved, typ in variables:
-            builder.store(builder.load(saved, typ=typ), slot)
-        for slot, saved, typ in states:
-            state = builder.load(slot, typ=llvm.PointerType())
-            builder.store(builder.load(saved, typ=typ), state)
+        self._restore_state(builder, header)
         builder.branch(second_copy)
 
     # ------------------------------------------------------------------ both kinds
@@ -570,6 +791,8 @@ class DeferredChecks:
         their conditions are or-ed (which of them failed first within an iteration does not
         matter), and the reduction is emitted once, at `flush`."""
         if self.flags_failures(builder):
+            if self.copy == "unchecked":  # (the check pass found that it holds nowhere)
+                return True
             slot = self.flags[self.loop][0]
             builder.store(builder.or_(builder.load(slot, typ=i1), condition), slot)
             return True
@@ -611,8 +834,14 @@ class DeferredChecks:
         """Where the loops `headers` (by default the one being lowered) exit, or before a raise
         in one: run a loop whose flag is set again, raise a recorded failure."""
         self.flush()
+        if headers is None and self.loop in self.plan.blockwise:
+            if self.copy == "check":  # (its checked copy raises this, after the stores before)
+                self._leave_for_checked_copy(builder)
+            return
         headers = [self.loop] if headers is None else headers
         for header in headers:
+            if header in self.plan.blockwise:  # (it exits only once every block ran)
+                continue
             if header in self.plan.replays:
                 failed = self._flagged(builder, header)
                 following = builder.append_basic_block(f"{builder.block.name}.unflagged")
@@ -656,6 +885,10 @@ class DeferredChecks:
 
 def _constant(value: int) -> llvm.Constant:
     return llvm.Constant(i64, value)
+
+
+def _i32(value: int) -> llvm.Constant:
+    return llvm.Constant(llvm.IntType(32), value)
 
 
 def _is_allocator(callee: object) -> bool:

@@ -29,6 +29,7 @@ from ember.lowering.int_ranges import (
     unsigned_divisions,
 )
 from ember.lowering.intrinsics import call_intrinsic
+from ember.lowering.loop_metadata import loop_properties
 from ember.lowering.models import model_of
 from ember.typing.infer import TypingResult
 from ember.typing.signature import Signature
@@ -115,6 +116,8 @@ class FunctionLowerer:
             self.block_locals = block_local_values(self.func_ir, self.typemap)
         deferred = self._deferred_checks()
         for label in sorted(self.func_ir.blocks):
+            if deferred is not None and deferred.lowered_in_blocks(label):
+                continue  # (only as copies: _lower_second_copies)
             self.builder.position_at_end(self.llvm_blocks[label])
             self.context.block_in_progress[self.function] = label
             first_new_block = len(self.function.blocks)
@@ -163,23 +166,63 @@ class FunctionLowerer:
 
     def _lower_second_copies(self, deferred: DeferredChecks) -> None:
         """Each loop that runs again when its deferred checks flag a failure, lowered a second
-        time with its checks in place (its exits lead where the first copy's do)."""
-        deferred.checks_in_place()
+        time with its checks in place (its exits lead where the first copy's do); a blockwise
+        loop, in its three copies (ember/lowering/deferred_checks.py)."""
         for header in deferred.plan.replays:
-            body = sorted(deferred.plan.loops[header])
-            first_copies = {label: self.llvm_blocks[label] for label in body}
-            for label in body:
-                self.llvm_blocks[label] = self.function.append_basic_block(f"B{label}.again")
-            second_header = self.llvm_blocks[header]
-            for label in body:
-                self.builder.position_at_end(self.llvm_blocks[label])
-                block = self.func_ir.blocks[label]
-                for stmt in block.body:
-                    if isinstance(stmt, ir.Jump | ir.Branch):  # (into another such loop)
-                        deferred.before_jump(self.builder, label, block.successors())
-                    self._lower_statement(stmt)
-            self.llvm_blocks.update(first_copies)
-            deferred.restore_and_run_again(header, second_header)
+            if header not in deferred.plan.blockwise:
+                second_header = self._lower_loop_copy(deferred, header, "checked")
+                deferred.restore_and_run_again(header, second_header)
+                continue
+            (exit_label,) = deferred.plan.exits[header]
+            ends = deferred.block_ends(header)
+            copies = {
+                "check": self._lower_loop_copy(deferred, header, "check", ends[0]),
+                "unchecked": self._lower_loop_copy(deferred, header, "unchecked", ends[1]),
+                # (run only for a failure or overlapping arrays: not worth unrolling)
+                "checked": self._lower_loop_copy(deferred, header, "checked", ends[1], False),
+                "short": self._lower_loop_copy(deferred, header, "checked"),
+            }
+            start, exit_to = self.llvm_blocks[header], self.llvm_blocks[exit_label]
+            deferred.run_in_blocks(header, start, ends, copies, exit_to)
+            for label in deferred.plan.loops[header] - {header}:  # (left empty: not entered)
+                self.function.blocks.remove(self.llvm_blocks[label])
+        deferred.checks_in_place()
+
+    def _lower_loop_copy(
+        self,
+        deferred: DeferredChecks,
+        header: int,
+        copy: str,
+        exit_to: llvm.Block | None = None,
+        unrolled: bool = True,
+    ) -> llvm.Block:
+        """The loop of `header` lowered once more into new blocks, as `copy` (see
+        DeferredChecks.enter_copy), leaving to `exit_to` (else where the first copy does),
+        left to LLVM to unroll or not; returns its header's block."""
+        body = sorted(deferred.plan.loops[header])
+        first_copies = dict(self.llvm_blocks)
+        for label in body:
+            self.llvm_blocks[label] = self.function.append_basic_block(f"B{label}.{copy}")
+        if exit_to is not None:
+            self.llvm_blocks.update(dict.fromkeys(deferred.plan.exits[header], exit_to))
+        deferred.enter_copy(header, copy)
+        first_new_block = len(self.function.blocks) - len(body)
+        for label in body:
+            self.builder.position_at_end(self.llvm_blocks[label])
+            block = self.func_ir.blocks[label]
+            for stmt in block.body:
+                if not deferred.lowers(stmt):
+                    continue
+                if isinstance(stmt, ir.Jump | ir.Branch):  # (into another such loop)
+                    deferred.before_jump(self.builder, label, block.successors())
+                self._lower_statement(stmt)
+        copy_header = self.llvm_blocks[header]
+        self.llvm_blocks = first_copies
+        if not unrolled:
+            for block in self.function.blocks[first_new_block:]:
+                if block.is_terminated and copy_header in block.terminator.operands:
+                    loop_properties(self.module, block.terminator, ["llvm.loop.unroll.disable"])
+        return copy_header
 
     def _recurses_owning_nothing(self) -> bool:
         """Whether this function calls one still being compiled (it closes a recursion cycle)
