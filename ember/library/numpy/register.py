@@ -33,3 +33,4 @@ import ember.library.numpy.arg_extremes
 import ember.library.numpy.sorting
 import ember.library.numpy.statistics
 import ember.library.numpy.ufuncs
+import ember.library.numpy.datetimes

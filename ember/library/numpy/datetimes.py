@@ -1,0 +1,303 @@
+"""datetime64/timedelta64 arithmetic, comparisons and np.isnat on scalars and arrays, typed by
+NumPy's own loop resolution (units promote to the finer one; NumPy's refusals are TypingErrors),
+plus `np.datetime64(...)`/`np.timedelta64(...)` built from constant arguments.
+
+The ufunc kernels of ember/library/numpy/ufuncs.py gain a datetime branch; Python operators on
+datetime scalars and the ufunc calls with datetime scalars are typed here and lowered by the same
+`lower_ufunc` as arrays, so scalars and array expressions share one implementation."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.errors import TypingError
+from ember.library.numpy import ufuncs
+from ember.lowering import datetimes as dt
+from ember.lowering.registry import lower_builtin
+from ember.typing.signature import Signature, signature
+from ember.typing.templates import registry
+
+_DATETIME_LIKE = dt.DATETIME_LIKE
+_I64 = llvm.IntType(64)
+_F64 = llvm.DoubleType()
+
+
+def _holds_datetime(typ: types.Type) -> bool:
+    typ = types.unliteral(typ)
+    return isinstance(typ.dtype if isinstance(typ, types.Array) else typ, _DATETIME_LIKE)
+
+
+def _operand(typ: types.Type) -> bool:
+    return isinstance(types.unliteral(typ), (types.Array, types.Number, *_DATETIME_LIKE))
+
+
+# ---------------------------------------------------------------------------- kernels
+
+
+def _either_nat(builder, a, b):
+    return builder.or_(dt.is_nat(builder, a), dt.is_nat(builder, b))
+
+
+def _add_subtract(context, builder, loop, args):
+    a, b = args
+    result = builder.add(a, b) if loop.ufunc is np.add else builder.sub(a, b)
+    return dt.nat_if(builder, _either_nat(builder, a, b), result)
+
+
+def _timedelta_and_number(loop, args):
+    """(timedelta value, number value, number type) of a mixed loop, whatever the order."""
+    first, second = loop.in_types
+    if isinstance(first, types.NPTimedelta):
+        return args[0], args[1], second
+    return args[1], args[0], first
+
+
+def _from_float(builder, delta, result):
+    """A float result as a timedelta: NaT when it is not finite (or the timedelta was NaT);
+    fractions are dropped, as NumPy's cast does."""
+    finite = builder.fcmp_ordered("<", _fabs(builder, result), llvm.Constant(_F64, 2.0**63))
+    bad = builder.or_(dt.is_nat(builder, delta), builder.not_(finite))
+    return dt.nat_if(builder, bad, builder.fptosi(result, _I64))
+
+
+def _fabs(builder, value):
+    module = builder.module
+    fabs = module.globals.get("llvm.fabs.f64") or llvm.Function(
+        module, llvm.FunctionType(_F64, [_F64]), "llvm.fabs.f64"
+    )
+    return builder.call(fabs, [value])
+
+
+def _multiply(context, builder, loop, args):
+    delta, number, number_type = _timedelta_and_number(loop, args)
+    if isinstance(number_type, types.Float):
+        product = builder.fmul(builder.sitofp(delta, _F64), number)
+        return _from_float(builder, delta, product)
+    return dt.nat_if(builder, dt.is_nat(builder, delta), builder.mul(delta, number))
+
+
+def _true_divide(context, builder, loop, args):
+    a, b = args
+    divisor_type = loop.in_types[1]
+    if isinstance(divisor_type, types.NPTimedelta):  # a ratio: nan when either is NaT
+        ratio = builder.fdiv(builder.sitofp(a, _F64), builder.sitofp(b, _F64))
+        return builder.select(_either_nat(builder, a, b), llvm.Constant(_F64, float("nan")), ratio)
+    if isinstance(divisor_type, types.Float):
+        return _from_float(builder, a, builder.fdiv(builder.sitofp(a, _F64), b))
+    zero = builder.icmp_signed("==", b, _I64(0))
+    quotient = builder.sdiv(a, builder.select(zero, _I64(1), b))  # truncates, as NumPy's loop
+    return dt.nat_if(builder, builder.or_(zero, dt.is_nat(builder, a)), quotient)
+
+
+def _python_division(context, builder, impl, a, b):
+    """Python's floor division or modulo of a by b, b made safe (nonzero) by the caller."""
+    return context.compile_internal(builder, impl, types.int64(types.int64, types.int64), [a, b])
+
+
+def _floor_divide(context, builder, loop, args):
+    a, b = args
+    zero = builder.icmp_signed("==", b, _I64(0))
+    quotient = _python_division(
+        context, builder, _floor_quotient, a, builder.select(zero, _I64(1), b)
+    )
+    if isinstance(loop.out_type, types.Integer):  # timedelta // timedelta: 0 when undefined
+        bad = builder.or_(zero, _either_nat(builder, a, b))
+        return builder.select(bad, _I64(0), quotient)
+    return dt.nat_if(builder, builder.or_(zero, dt.is_nat(builder, a)), quotient)
+
+
+def _remainder(context, builder, loop, args):
+    a, b = args
+    zero = builder.icmp_signed("==", b, _I64(0))
+    rest = _python_division(context, builder, _floor_rest, a, builder.select(zero, _I64(1), b))
+    return dt.nat_if(builder, builder.or_(zero, _either_nat(builder, a, b)), rest)
+
+
+def _floor_quotient(a, b):
+    return a // b
+
+
+def _floor_rest(a, b):
+    return a % b
+
+
+_COMPARISONS = {np.equal: "==", np.not_equal: "!=", np.less: "<", np.less_equal: "<=",
+                np.greater: ">", np.greater_equal: ">="}  # fmt: skip
+
+
+def _compare(context, builder, loop, args):
+    """NaT compares unequal to everything, itself included (NumPy >= 1.16)."""
+    a, b = args
+    symbol = _COMPARISONS[loop.ufunc]
+    either = _either_nat(builder, a, b)
+    result = builder.icmp_signed(symbol, a, b)
+    if symbol == "!=":
+        return builder.or_(either, result)
+    return builder.and_(builder.not_(either), result)
+
+
+def _unary(context, builder, loop, args):
+    (a,) = args
+    if loop.ufunc is np.positive:
+        return a
+    if loop.ufunc is np.negative:
+        result = builder.neg(a)
+    elif loop.ufunc is np.absolute:
+        result = builder.select(builder.icmp_signed("<", a, _I64(0)), builder.neg(a), a)
+    else:  # np.sign
+        positive = builder.zext(builder.icmp_signed(">", a, _I64(0)), _I64)
+        negative = builder.zext(builder.icmp_signed("<", a, _I64(0)), _I64)
+        result = builder.sub(positive, negative)
+    return dt.nat_if(builder, dt.is_nat(builder, a), result)
+
+
+def _isnat(context, builder, loop, args):
+    return dt.is_nat(builder, args[0])
+
+
+def _extreme(context, builder, loop, args):
+    """maximum/minimum propagate NaT; fmax/fmin prefer the other operand."""
+    a, b = args
+    symbol = ">" if loop.ufunc in (np.maximum, np.fmax) else "<"
+    chosen = builder.select(builder.icmp_signed(symbol, a, b), a, b)
+    if loop.ufunc in (np.maximum, np.minimum):
+        return dt.nat_if(builder, _either_nat(builder, a, b), chosen)
+    a_nat, b_nat = dt.is_nat(builder, a), dt.is_nat(builder, b)
+    return builder.select(a_nat, b, builder.select(b_nat, a, chosen))
+
+
+_DATETIME_KERNELS = {
+    np.add: _add_subtract, np.subtract: _add_subtract, np.multiply: _multiply,
+    np.true_divide: _true_divide, np.floor_divide: _floor_divide, np.remainder: _remainder,
+    **dict.fromkeys(_COMPARISONS, _compare),
+    np.negative: _unary, np.positive: _unary, np.absolute: _unary, np.sign: _unary,
+    np.isnat: _isnat,
+    np.maximum: _extreme, np.minimum: _extreme, np.fmax: _extreme, np.fmin: _extreme,
+}  # fmt: skip
+
+
+def _with_datetime_branch(ufunc: np.ufunc, datetime_kernel):
+    """The ufunc's kernel, taking `datetime_kernel` for loops over datetimes or timedeltas."""
+    previous = ufuncs._KERNELS.get(ufunc)
+
+    def kernel(context, builder, loop, args):
+        if any(isinstance(t, _DATETIME_LIKE) for t in loop.in_types) or previous is None:
+            return datetime_kernel(context, builder, loop, args)
+        return previous(context, builder, loop, args)
+
+    return kernel
+
+
+for _ufunc, _kernel in _DATETIME_KERNELS.items():
+    ufuncs.kernel(_ufunc)(_with_datetime_branch(_ufunc, _kernel))
+ufuncs.register_ufunc_call(np.isnat)
+
+
+# ---------------------------------------------------------------------------- typing
+
+
+def _loop_signature(ufunc: np.ufunc, args: tuple) -> Signature | None:
+    """The signature of `ufunc` applied to these operands when a datetime is among them."""
+    if len(args) != ufunc.nin or not any(map(_holds_datetime, args)):
+        return None
+    if not all(map(_operand, args)):
+        return None
+    operand_types = tuple(types.unliteral(a) for a in args)
+    loop = ufuncs.resolve_loop(ufunc, operand_types)
+    return Signature(ufuncs.result_type(loop, operand_types), operand_types)
+
+
+def _lower_through_loop(ufunc: np.ufunc):
+    def lower(context, builder, sig, args):
+        loop = ufuncs.resolve_loop(ufunc, tuple(sig.args))
+        return ufuncs.lower_ufunc(context, builder, loop, tuple(sig.args), list(args))
+
+    return lower
+
+
+def _register(key, ufunc: np.ufunc) -> None:
+    """Typing and lowering of `key` (an operator or the ufunc itself) on datetime scalars."""
+
+    @registry.typer(key)
+    def _typer(args, kws):
+        return None if kws else _loop_signature(ufunc, tuple(args))
+
+    lower = _lower_through_loop(ufunc)
+    for datetime_class in _DATETIME_LIKE:
+        if ufunc.nin == 1:
+            lower_builtin(key, datetime_class)(lower)
+        else:
+            lower_builtin(key, datetime_class, types.Type)(lower)
+            lower_builtin(key, types.Type, datetime_class)(lower)
+
+
+_OPERATORS = {
+    operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply,
+    operator.truediv: np.true_divide, operator.floordiv: np.floor_divide,
+    operator.mod: np.remainder, operator.eq: np.equal, operator.ne: np.not_equal,
+    operator.lt: np.less, operator.le: np.less_equal, operator.gt: np.greater,
+    operator.ge: np.greater_equal, operator.neg: np.negative, operator.pos: np.positive,
+    abs: np.absolute,
+    operator.iadd: np.add, operator.isub: np.subtract, operator.imul: np.multiply,
+    operator.itruediv: np.true_divide, operator.ifloordiv: np.floor_divide,
+    operator.imod: np.remainder,
+}  # fmt: skip
+
+for _key, _ufunc in _OPERATORS.items():
+    _register(_key, _ufunc)
+for _ufunc in _DATETIME_KERNELS:
+    _register(_ufunc, _ufunc)
+
+
+# ---------------------------------------------------------------------------- constructors
+
+
+def _constant_scalar(cls, args: tuple):
+    """np.datetime64(...) / np.timedelta64(...) of literal arguments: the NumPy scalar that
+    CPython would build, computed now; None when an argument is not a constant."""
+    values = []
+    for arg in args:
+        if not isinstance(arg, types.Literal):
+            return None
+        values.append(arg.literal_value)
+    try:
+        return cls(*values)
+    except (TypeError, ValueError) as error:
+        raise TypingError(f"np.{cls.__name__}{tuple(values)!r}: {error}") from None
+
+
+def _register_constructor(cls) -> None:
+    @registry.typer(cls)
+    def _typer(args, kws):
+        if kws or not args:
+            return None
+        if not all(isinstance(a, types.Literal) for a in args):
+            names = ", ".join(str(a) for a in args)
+            raise TypingError(
+                f"np.{cls.__name__}({names}): compiled code builds a {cls.__name__} only from "
+                f"constant arguments, e.g. np.{cls.__name__}(1, 'D'); pass a variable count "
+                f"as an argument of the jitted function or multiply a unit: "
+                f"n * np.timedelta64(1, 'D')"
+            )
+        value = _constant_scalar(cls, tuple(args))
+        return signature(types.unliteral(_typeof_scalar(value)), *args)
+
+    @lower_builtin(cls, types.VarArg(types.Type))
+    def _lower(context, builder, sig, args):
+        literal_args = tuple(sig.args)
+        value = _constant_scalar(cls, literal_args)
+        return dt.datetime_constant(context, builder, sig.return_type, value)
+
+
+def _typeof_scalar(value) -> types.Type:
+    from ember.dispatcher.typeof import typeof
+
+    return typeof(value)
+
+
+_register_constructor(np.datetime64)
+_register_constructor(np.timedelta64)
