@@ -90,6 +90,16 @@ def datetime_constant(context, builder, typ, pyval):
 # ---------------------------------------------------------------------------- unit conversions
 
 
+def convertible(from_type: types.Type, to_type: types.Type) -> bool:
+    """Whether `convert_unit` handles this pair (the same kind, units it can relate)."""
+    if type(from_type) is not type(to_type):
+        return False
+    source, target = from_type.unit, to_type.unit
+    if linear_factor(source, target) is not None or linear_factor(target, source) is not None:
+        return True
+    return isinstance(from_type, types.NPDatetime) and source in ("Y", "M") and target != ""
+
+
 def convert_unit(context, builder, value, from_type, to_type):
     """`value` (a count of from_type's unit) as a count of to_type's unit; NaT stays NaT.
     Finer units multiply; datetimes of years or months become days through the calendar;

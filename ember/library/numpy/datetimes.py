@@ -15,7 +15,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import TypingError
-from ember.library.numpy import ufuncs
+from ember.library.numpy import indexing, ufuncs
 from ember.lowering import datetimes as dt
 from ember.lowering.registry import lower_builtin
 from ember.typing.signature import Signature, signature
@@ -99,15 +99,16 @@ def _python_division(context, builder, impl, a, b):
 
 
 def _floor_divide(context, builder, loop, args):
+    """timedelta // timedelta floors; timedelta // number truncates, as NumPy's loops do."""
+    if not isinstance(loop.in_types[1], types.NPTimedelta):
+        return _true_divide(context, builder, loop, args)
     a, b = args
     zero = builder.icmp_signed("==", b, _I64(0))
     quotient = _python_division(
         context, builder, _floor_quotient, a, builder.select(zero, _I64(1), b)
     )
-    if isinstance(loop.out_type, types.Integer):  # timedelta // timedelta: 0 when undefined
-        bad = builder.or_(zero, _either_nat(builder, a, b))
-        return builder.select(bad, _I64(0), quotient)
-    return dt.nat_if(builder, builder.or_(zero, dt.is_nat(builder, a)), quotient)
+    undefined = builder.or_(zero, _either_nat(builder, a, b))  # NumPy gives 0 then
+    return builder.select(undefined, _I64(0), quotient)
 
 
 def _remainder(context, builder, loop, args):
@@ -251,6 +252,28 @@ for _key, _ufunc in _OPERATORS.items():
     _register(_key, _ufunc)
 for _ufunc in _DATETIME_KERNELS:
     _register(_ufunc, _ufunc)
+
+
+# ---------------------------------------------------------------------------- element stores
+
+
+@registry.typer(operator.setitem)
+def _type_setitem(args, kws):
+    """a[i] = value (or a slice) for datetime arrays: a value of the same kind, in any unit
+    ember converts (to a coarser unit it rounds down, as NumPy does)."""
+    if len(args) != 3 or not isinstance(args[0], types.Array):
+        return None
+    array_type, index_type, value_type = args
+    dtype, value_type = array_type.dtype, types.unliteral(value_type)
+    if not isinstance(dtype, _DATETIME_LIKE) or not isinstance(value_type, _DATETIME_LIKE):
+        return None
+    if indexing.analyze(array_type, index_type) is None:
+        return None
+    if array_type.readonly:
+        raise TypingError(f"cannot assign into a read-only array ({array_type})")
+    if not dt.convertible(value_type, dtype):
+        raise TypingError(f"cannot store a {value_type} in an array of {dtype}")
+    return signature(types.none, array_type, index_type, value_type)
 
 
 # ---------------------------------------------------------------------------- constructors

@@ -1,0 +1,236 @@
+"""datetime64 / timedelta64 in compiled code: arguments and results of every unit, arithmetic
+and comparisons with NumPy's unit promotion and NaT rules, np.isnat, array expressions,
+reductions and sorting; each compared with what NumPy (the py_func) gives."""
+
+import itertools
+import operator
+import warnings
+
+import numpy as np
+import pytest
+
+import ember
+from ember.errors import TypingError
+
+D = np.datetime64
+T = np.timedelta64
+
+# Three units per kind (a day-based, an hour-based and a calendar one), so that every pair of
+# units is met while the number of compiled specializations stays small.
+DATETIMES = [
+    D("2020-02-29"), D("1969-12-31"), D("1900-03-01"), D("NaT", "D"),
+    D("2021-06-15T13", "h"), D("1950-01-01T05", "h"), D("NaT", "h"),
+    D("2020-03", "M"), D("1960-11", "M"), D("NaT", "M"),
+]  # fmt: skip
+TIMEDELTAS = [
+    T(3, "D"), T(-2, "D"), T("NaT", "D"), T(0, "D"), T(7, "h"), T(-90, "h"), T("NaT", "h"),
+    T(-3, "M"), T(14, "M"),
+]  # fmt: skip
+EVERY_UNIT = ["Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as"]
+NUMBERS = [3, -2, 0, 2.5, -0.5, float("nan")]
+
+
+def same(got, want) -> bool:
+    """Equal values of equal types; NaT equals NaT and nan equals nan here."""
+    if isinstance(want, np.ndarray):
+        if not isinstance(got, np.ndarray) or got.dtype != want.dtype or got.shape != want.shape:
+            return False
+        if want.dtype.kind in "mM":
+            return bool((got.view(np.int64) == want.view(np.int64)).all())
+        return bool(np.array_equal(got, want, equal_nan=want.dtype.kind == "f"))
+    if isinstance(want, (np.datetime64, np.timedelta64)):
+        return type(got) is type(want) and got.dtype == want.dtype and (
+            got.astype(np.int64) == want.astype(np.int64)
+        )
+    if isinstance(want, (float, np.floating)) and np.isnan(want):
+        return np.isnan(got)
+    if isinstance(want, tuple):
+        return isinstance(got, tuple) and len(got) == len(want) and all(map(same, got, want))
+    python_class = _PYTHON_CLASS.get(type(want).__mro__[1], type(want))
+    return got == want and type(got) in (type(want), python_class)
+
+
+# ember returns Python numbers where NumPy's scalars give NumPy numbers (as Numba does).
+_PYTHON_CLASS = {np.floating: float, np.signedinteger: int, np.generic: bool}
+
+
+def numpy_result(func, *args):
+    """What NumPy gives (the exception class when it refuses)."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return func(*args)
+        except (TypeError, ValueError) as error:
+            return type(error)
+
+
+def check(jitted, *args) -> None:
+    want = numpy_result(jitted.py_func, *args)
+    if isinstance(want, type):
+        with pytest.raises(TypingError):
+            jitted(*args)
+        return
+    got = jitted(*args)
+    assert same(got, want), (args, got, want)
+
+
+def _jit(func):
+    return ember.njit(func)
+
+
+ADD = _jit(lambda a, b: a + b)
+SUB = _jit(lambda a, b: a - b)
+MUL = _jit(lambda a, b: a * b)
+DIV = _jit(lambda a, b: a / b)
+FLOORDIV = _jit(lambda a, b: a // b)
+MOD = _jit(lambda a, b: a % b)
+COMPARE = _jit(lambda a, b: (a == b, a != b, a < b, a <= b, a > b, a >= b))
+UNARY = _jit(lambda a: (-a, abs(a), +a))
+IDENTITY = _jit(lambda a: a)
+ISNAT = _jit(lambda a: np.isnat(a))
+
+
+@pytest.mark.parametrize("unit", EVERY_UNIT)
+def test_round_trip_and_isnat_of_every_unit(unit):
+    for value in (D(-1234567, unit), D(987, unit), D("NaT", unit), T(-5, unit), T("NaT", unit)):
+        check(IDENTITY, value)
+        check(ISNAT, value)
+
+
+def test_mixed_fine_units():
+    """Units a thousand apart, both ways, and weeks against days."""
+    values = [D(-1500, "ms"), D(2500, "us"), D("NaT", "ms"), T(-1500, "ms"), T(3, "ns"),
+              T(2, "W"), T(-3, "D"), T(1, "s")]  # fmt: skip
+    for a, b in itertools.product(values, repeat=2):
+        check(SUB, a, b)
+        check(COMPARE, a, b)
+
+
+def test_generic_nat_round_trip():
+    check(IDENTITY, D("NaT"))
+    check(IDENTITY, T("NaT"))
+    check(IDENTITY, T(4))
+
+
+@pytest.mark.parametrize("op", [SUB, COMPARE], ids=["sub", "compare"])
+def test_datetime_with_datetime(op):
+    for a, b in itertools.product(DATETIMES, repeat=2):
+        check(op, a, b)
+
+
+@pytest.mark.parametrize("op", [ADD, SUB], ids=["add", "sub"])
+def test_datetime_with_timedelta(op):
+    for a, b in itertools.product(DATETIMES, TIMEDELTAS):
+        check(op, a, b)
+        if op is ADD:
+            check(op, b, a)
+
+
+@pytest.mark.parametrize(
+    "op", [ADD, SUB, DIV, FLOORDIV, MOD, COMPARE], ids=["add", "sub", "div", "floordiv", "mod",
+                                                         "compare"]
+)  # fmt: skip
+def test_timedelta_with_timedelta(op):
+    for a, b in itertools.product(TIMEDELTAS, repeat=2):
+        check(op, a, b)
+
+
+@pytest.mark.parametrize("op", [MUL, DIV, FLOORDIV], ids=["mul", "div", "floordiv"])
+def test_timedelta_with_number(op):
+    for a, b in itertools.product(TIMEDELTAS, NUMBERS):
+        check(op, a, b)
+        if op is MUL:
+            check(op, b, a)
+
+
+def test_unary():
+    for value in TIMEDELTAS:
+        check(UNARY, value)
+
+
+def test_incompatible_units_name_them():
+    with pytest.raises(TypingError, match=r"\[Y\].*\[D\]"):
+        ADD(T(1, "Y"), T(1, "D"))
+
+
+# ---------------------------------------------------------------------------- arrays
+
+DAYS = np.array(["2020-01-01", "NaT", "1969-07-20", "1900-02-28", "2038-01-19"], "M8[D]")
+HOURS = np.array([5, -7, np.iinfo(np.int64).min, 0, 26], "m8[h]")
+
+
+def test_array_arguments_results_and_elements():
+    check(IDENTITY, DAYS)
+    check(IDENTITY, DAYS[::2])
+    element = _jit(lambda a, i: a[i])
+    for i in range(len(DAYS)):
+        check(element, DAYS, i)
+        check(element, HOURS, i)
+
+
+def test_element_store():
+    @ember.njit
+    def store(a, i, value):
+        a[i] = value
+        return a
+
+    got = store(DAYS.copy(), 1, D("2000-01-01"))
+    want = store.py_func(DAYS.copy(), 1, D("2000-01-01"))
+    assert same(got, want)
+
+
+ARRAY_PAIRS = [
+    (DAYS, DAYS[::-1]), (DAYS, D("2000-01-01T12", "h")), (D("1999-12-31", "D"), DAYS[::2]),
+    (DAYS, HOURS), (HOURS, DAYS), (HOURS, HOURS[::-1]), (HOURS, T(3, "m")), (T("NaT", "D"), HOURS),
+    (HOURS, 3), (-2, HOURS), (HOURS, 2.5),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "op", [ADD, SUB, MUL, DIV, FLOORDIV, MOD, COMPARE],
+    ids=["add", "sub", "mul", "div", "floordiv", "mod", "compare"],
+)  # fmt: skip
+def test_array_expressions(op):
+    for a, b in ARRAY_PAIRS:
+        check(op, a, b)
+
+
+def test_array_ufunc_calls():
+    check(_jit(lambda a: np.isnat(a)), DAYS)
+    check(_jit(lambda a, b: np.subtract(a, b)), DAYS, D("1999-12-31T23", "h"))
+    check(_jit(lambda a, b: np.maximum(a, b)), HOURS, HOURS[::-1])
+    check(_jit(lambda a, b: np.fmin(a, b)), HOURS, HOURS[::-1])
+    check(_jit(lambda a: np.negative(a)), HOURS)
+    check(_jit(lambda a: np.absolute(a)), HOURS)
+
+
+def test_constructors_from_constants():
+    check(_jit(lambda: np.timedelta64(3, "h")))
+    check(_jit(lambda: np.datetime64("2020-01-01")))
+    check(_jit(lambda a: a + np.timedelta64(1, "D")), DAYS)
+    with pytest.raises(TypingError, match="constant"):
+        _jit(lambda n: np.timedelta64(n, "D"))(3)
+
+
+def test_calendar_units_convert_through_the_calendar():
+    months = np.array(["1969-02", "2000-02", "1600-03", "2100-12", "NaT"], "M8[M]")
+    years = np.array(["1969", "2000", "1600", "2100", "NaT"], "M8[Y]")
+    for values in (months, years):
+        check(SUB, values, D("1970-01-01", "D"))
+        check(SUB, values, D("1970-01-01T00:00:00", "s"))
+        check(COMPARE, values, D("2000-01-01", "D"))
+
+
+def _binary(op):
+    return _jit(lambda a, b: op(a, b))
+
+
+def test_numpy_operator_table_matches():
+    """Every operator on scalar pairs of mixed kinds agrees with NumPy (sampled)."""
+    values = [D("2020-05-05T10", "h"), T(-36, "h"), T(2, "W"), 4]
+    for op in (operator.add, operator.sub):
+        jitted = _binary(op)
+        for a, b in itertools.product(values, repeat=2):
+            if isinstance(a, int) and isinstance(b, int):
+                continue
+            check(jitted, a, b)
