@@ -18,6 +18,7 @@ from ember.errors import TypingError
 from ember.library.numpy import indexing, ufuncs
 from ember.lowering import datetimes as dt
 from ember.lowering.registry import lower_builtin
+from ember.typing.overload import NUMPY_ERRORS, overload, overload_method
 from ember.typing.signature import Signature, signature
 from ember.typing.templates import registry
 
@@ -324,3 +325,65 @@ def _typeof_scalar(value) -> types.Type:
 
 _register_constructor(np.datetime64)
 _register_constructor(np.timedelta64)
+
+
+# ---------------------------------------------------------------------------- reductions
+
+
+def _extreme_impl(is_max: bool):
+    word = "maximum" if is_max else "minimum"
+
+    def extreme(a, axis=None):
+        """NaT wins, as in NumPy (>= 1.18)."""
+        flat = a.ravel()
+        if flat.size == 0:
+            raise ValueError("zero-size array to reduction operation " + word
+                             + " which has no identity")  # fmt: skip
+        best = flat[0]
+        for i in range(flat.size):
+            item = flat[i]
+            if np.isnat(item):
+                return item
+            if (item > best) if is_max else (item < best):
+                best = item
+        return best
+
+    return extreme
+
+
+def _register_extreme(name: str, is_max: bool) -> None:
+    impl = _extreme_impl(is_max)
+
+    def typer(a, axis=None):
+        if isinstance(a, types.Array) and isinstance(a.dtype, _DATETIME_LIKE):
+            if not isinstance(axis, (types.NoneType, types.Omitted)) and axis is not None:
+                raise TypingError(f"{name}() of a datetime array along an axis is not supported")
+            return impl
+        return None
+
+    overload(getattr(np, name), jit_options=NUMPY_ERRORS)(typer)
+    if name in ("min", "max"):
+        overload_method(types.Array, name, jit_options=NUMPY_ERRORS)(typer)
+        # before the numeric reductions' typer, which refuses datetime arrays
+        methods = registry.functions[(types.Array, name)]
+        methods.insert(0, methods.pop())
+
+
+for _name, _is_max in (("min", False), ("max", True), ("amin", False), ("amax", True)):
+    _register_extreme(_name, _is_max)
+
+
+def _builtin_extreme(is_max: bool):
+    def typer(a, b):
+        a, b = types.unliteral(a), types.unliteral(b)
+        if not (isinstance(a, _DATETIME_LIKE) and type(a) is type(b)):
+            return None
+        if is_max:
+            return lambda a, b: b if b > a else a  # Python's max: the first unless beaten
+        return lambda a, b: b if b < a else a
+
+    return typer
+
+
+overload(max)(_builtin_extreme(True))
+overload(min)(_builtin_extreme(False))
