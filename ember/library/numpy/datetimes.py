@@ -376,7 +376,7 @@ for _name, _is_max in (("min", False), ("max", True), ("amin", False), ("amax", 
 def _builtin_extreme(is_max: bool):
     def typer(a, b):
         a, b = types.unliteral(a), types.unliteral(b)
-        if not (isinstance(a, _DATETIME_LIKE) and type(a) is type(b)):
+        if not isinstance(a, _DATETIME_LIKE) or a is not b:  # one unit: one result type
             return None
         if is_max:
             return lambda a, b: b if b > a else a  # Python's max: the first unless beaten
