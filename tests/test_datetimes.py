@@ -187,7 +187,8 @@ def test_store_of_the_other_kind_is_refused():
         _store(DAYS.copy(), 1, T(1, "D"))
 
 
-EXTREMES = [_jit(lambda a: a.min()), _jit(lambda a: np.max(a))]
+EXTREMES = [_jit(lambda a: a.min()), _jit(lambda a: np.max(a)), _jit(lambda a: a.argmax()),
+            _jit(lambda a: np.argmin(a))]  # fmt: skip
 SORTS = [_jit(lambda a: np.sort(a)), _jit(lambda a: a.argsort())]
 
 
@@ -205,6 +206,16 @@ def test_sorting_puts_nat_last():
                       "M8[D]")  # fmt: skip
     for op in SORTS:
         check(op, values)
+
+
+def test_where_and_view():
+    choose = _jit(lambda a, b: np.where(np.isnat(a), b, a))
+    check(choose, DAYS, D("2000-01-01T06", "h"))
+    check(choose, DAYS, DAYS[::-1])
+    check(choose, HOURS, T(0, "h"))
+    check(_jit(lambda a: a.view(np.int64)), DAYS)
+    check(_jit(lambda a: a.view("m8[h]")), HOURS[::2])
+    check(choose, DAYS, T(1, "D"))  # NumPy casts the timedelta to a datetime
 
 
 def test_empty_reduction_raises():

@@ -152,6 +152,13 @@ for _class in DATETIME_LIKE:
         return convert_unit(context, builder, value, from_type, to_type)
 
 
+@lower_cast(types.NPTimedelta, types.NPDatetime)
+def timedelta_to_datetime(context, builder, from_type, to_type, value):
+    """NumPy's unsafe cast (np.where mixing the two kinds): the count since the epoch."""
+    same_unit = types.NPTimedelta(to_type.unit)
+    return convert_unit(context, builder, value, from_type, same_unit)
+
+
 @lower_cast(types.Integer, types.NPTimedelta)
 def integer_to_timedelta(context, builder, from_type, to_type, value):
     """An integer in a timedelta loop (`td * 2`, `dt + 1`) counts the timedelta's unit."""

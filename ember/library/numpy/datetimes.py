@@ -255,6 +255,25 @@ for _ufunc in _DATETIME_KERNELS:
     _register(_ufunc, _ufunc)
 
 
+@registry.typer(np.where)
+def _type_where(args, kws):
+    """np.where(condition, x, y) with datetime choices (NumPy's common dtype of x and y)."""
+    if kws or len(args) != 3 or not any(map(_holds_datetime, args[1:])):
+        return None
+    if not all(map(_operand, args)):
+        return None
+    cond, x, y = (types.unliteral(a) for a in args)
+    try:
+        dtype = ufuncs._where_dtype(x, y)
+    except TypeError as error:
+        raise TypingError(f"np.where: no common dtype of {x} and {y}: {error}") from None
+    ndim = ufuncs.result_ndim((cond, x, y))
+    if ndim is None:
+        return signature(dtype, cond, x, y)
+    layout = ufuncs.result_layout((cond, x, y), ndim)
+    return signature(types.Array(dtype, ndim, layout), cond, x, y)
+
+
 # ---------------------------------------------------------------------------- element stores
 
 
@@ -351,9 +370,7 @@ def _extreme_impl(is_max: bool):
     return extreme
 
 
-def _register_extreme(name: str, is_max: bool) -> None:
-    impl = _extreme_impl(is_max)
-
+def _register_extreme(name: str, is_max: bool, impl) -> None:
     def typer(a, axis=None):
         if isinstance(a, types.Array) and isinstance(a.dtype, _DATETIME_LIKE):
             if not isinstance(axis, (types.NoneType, types.Omitted)) and axis is not None:
@@ -362,15 +379,37 @@ def _register_extreme(name: str, is_max: bool) -> None:
         return None
 
     overload(getattr(np, name), jit_options=NUMPY_ERRORS)(typer)
-    if name in ("min", "max"):
+    if name in ("min", "max", "argmin", "argmax"):
         overload_method(types.Array, name, jit_options=NUMPY_ERRORS)(typer)
         # before the numeric reductions' typer, which refuses datetime arrays
         methods = registry.functions[(types.Array, name)]
         methods.insert(0, methods.pop())
 
 
+def _arg_extreme_impl(is_max: bool):
+    word = "argmax" if is_max else "argmin"
+
+    def arg_extreme(a, axis=None):
+        """The index of the first NaT, else of the first extreme item, as NumPy's."""
+        flat = a.ravel()
+        if flat.size == 0:
+            raise ValueError("attempt to get " + word + " of an empty sequence")
+        best = 0
+        for i in range(flat.size):
+            item = flat[i]
+            if np.isnat(item):
+                return i
+            if (item > flat[best]) if is_max else (item < flat[best]):
+                best = i
+        return best
+
+    return arg_extreme
+
+
 for _name, _is_max in (("min", False), ("max", True), ("amin", False), ("amax", True)):
-    _register_extreme(_name, _is_max)
+    _register_extreme(_name, _is_max, _extreme_impl(_is_max))
+for _name, _is_max in (("argmin", False), ("argmax", True)):
+    _register_extreme(_name, _is_max, _arg_extreme_impl(_is_max))
 
 
 def _builtin_extreme(is_max: bool):
