@@ -296,3 +296,17 @@ def test_numpy_operator_table_matches():
             if isinstance(a, int) and isinstance(b, int):
                 continue
             check(jitted, a, b)
+
+
+def test_record_fields():
+    @ember.njit
+    def shift(r, i):
+        r[i]["t"] = r[i]["t"] + np.timedelta64(1, "s")
+        return r[i]["t"], r[0]["t"]
+
+    records = np.zeros(3, dtype=[("t", "M8[ns]"), ("w", "f8")])
+    records["t"] = np.array(["2020-01-01", "NaT", "1960-05-05T01:02:03.000000004"], "M8[ns]")
+    expected_records = records.copy()
+    want = shift.py_func(expected_records, 2)
+    assert same(shift(records, 2), want)
+    assert same(records["t"], expected_records["t"])
