@@ -8,6 +8,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ember
 from ember.errors import TypingError
@@ -310,3 +312,18 @@ def test_record_fields():
     want = shift.py_func(expected_records, 2)
     assert same(shift(records, 2), want)
     assert same(records["t"], expected_records["t"])
+
+
+COUNTS = st.integers(-(10**12), 10**12) | st.sampled_from([0, -1, 1, np.iinfo(np.int64).min])
+
+
+@settings(max_examples=30, deadline=None)
+@given(a=COUNTS, b=COUNTS, units=st.sampled_from([("D", "h"), ("h", "D"), ("s", "s")]))
+def test_counts_and_units(a, b, units):
+    """Any counts (NaT among them, as the int64 minimum) agree with NumPy."""
+    first, second = units
+    check(SUB, D(a, first), D(b, second))
+    check(ADD, D(a, first), T(b, second))
+    check(COMPARE, T(a, first), T(b, second))
+    check(FLOORDIV, T(a, first), T(b, second))
+    check(SUB, D(a, "M"), D(b, second))
