@@ -221,12 +221,15 @@ def _lower_through_loop(ufunc: np.ufunc):
     return lower
 
 
-def _register(key, ufunc: np.ufunc) -> None:
-    """Typing and lowering of `key` (an operator or the ufunc itself) on datetime scalars."""
+def _register(key, ufunc: np.ufunc, into_array: bool = False) -> None:
+    """Typing and lowering of `key` (an operator or the ufunc itself) on datetime scalars;
+    `into_array`: an in-place operator, whose array targets `_register_inplace` handles."""
 
     @registry.typer(key)
     def _typer(args, kws):
-        return None if kws else _loop_signature(ufunc, tuple(args))
+        if kws or (into_array and args and isinstance(args[0], types.Array)):
+            return None
+        return _loop_signature(ufunc, tuple(args))
 
     lower = _lower_through_loop(ufunc)
     for datetime_class in _DATETIME_LIKE:
@@ -244,13 +247,48 @@ _OPERATORS = {
     operator.lt: np.less, operator.le: np.less_equal, operator.gt: np.greater,
     operator.ge: np.greater_equal, operator.neg: np.negative, operator.pos: np.positive,
     abs: np.absolute,
+}  # fmt: skip
+_INPLACE_OPERATORS = {
     operator.iadd: np.add, operator.isub: np.subtract, operator.imul: np.multiply,
     operator.itruediv: np.true_divide, operator.ifloordiv: np.floor_divide,
     operator.imod: np.remainder,
 }  # fmt: skip
 
+
+def _register_inplace(key, ufunc: np.ufunc) -> None:
+    """`array op= datetime scalar` writes into the array (as NumPy's `out=`); on scalars the
+    plain operator's signature applies (the name is rebound)."""
+
+    @registry.typer(key)
+    def _typer(args, kws):
+        if kws or len(args) != 2 or not isinstance(args[0], types.Array):
+            return None
+        target, other = args[0], types.unliteral(args[1])
+        if not isinstance(other, _DATETIME_LIKE):
+            return None
+        if target.readonly:
+            raise TypingError(f"cannot modify a read-only array ({target}) in place")
+        loop = ufuncs.resolve_loop(ufunc, (target, other))
+        ufuncs.check_output(ufunc, loop, (target, other), target)
+        return signature(target, target, other)
+
+    for datetime_class in _DATETIME_LIKE:
+
+        @lower_builtin(key, types.Array, datetime_class)
+        def _lower(context, builder, sig, args):
+            target_type = sig.args[0]
+            loop = ufuncs.resolve_loop(ufunc, tuple(sig.args))
+            out = (target_type, args[0])
+            ufuncs.lower_ufunc(context, builder, loop, tuple(sig.args), list(args), out=out)
+            ufuncs.arr.incref(builder, target_type, args[0])
+            return args[0]
+
+
 for _key, _ufunc in _OPERATORS.items():
     _register(_key, _ufunc)
+for _key, _ufunc in _INPLACE_OPERATORS.items():
+    _register(_key, _ufunc, into_array=True)
+    _register_inplace(_key, _ufunc)  # registered last: its lowering is found first
 for _ufunc in _DATETIME_KERNELS:
     _register(_ufunc, _ufunc)
 
