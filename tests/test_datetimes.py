@@ -4,6 +4,9 @@ reductions and sorting; each compared with what NumPy (the py_func) gives."""
 
 import itertools
 import operator
+import os
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -349,3 +352,35 @@ def test_counts_and_units(a, b, units):
     check(COMPARE, T(a, first), T(b, second))
     check(FLOORDIV, T(a, first), T(b, second))
     check(SUB, D(a, "M"), D(b, second))
+
+
+CACHED_PROGRAM = """
+import numpy as np, ember
+
+@ember.njit(cache=True)
+def hours(a, b):
+    return (a - b) // np.timedelta64(1, "h"), a - b
+
+got = hours(np.datetime64("2020-01-01"), np.datetime64("2019-12-31T01", "h"))
+print(sum(hours.stats.cache_hits.values()), got[0], got[1].astype(np.int64))
+"""
+
+
+def test_cached_function_loads_in_a_new_process(tmp_path):
+    """A function loaded from the cache meets datetime types before anything compiled."""
+    (tmp_path / "program.py").write_text(CACHED_PROGRAM)
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    runs = [
+        subprocess.run(
+            [sys.executable, "program.py"],
+            cwd=tmp_path,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )  # fmt: skip
+        for _ in range(2)
+    ]
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+    assert [run.stdout.split() for run in runs] == [["0", "23", "23"], ["1", "23", "23"]]
