@@ -14,6 +14,8 @@ from typing import Any, TypeAlias
 
 from llvmlite import ir
 
+from ember.dispatcher.datetime_entry import DatetimeKind
+
 Kind: TypeAlias = str | tuple["Kind", ...]
 """A value kind: a scalar kind name or a (possibly nested) tuple of kinds."""
 
@@ -153,7 +155,7 @@ def _check_kind(kind: Kind) -> None:
         if kind.inner not in _SCALAR_KINDS or kind.inner == "none":
             raise TypeError(f"unsupported optional kind: {kind.inner!r}")
         return
-    if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind)):
+    if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind, DatetimeKind)):
         return
     if isinstance(kind, ArrayKind):
         if kind.dtype not in _SCALAR_KINDS or kind.dtype == "none":
@@ -179,6 +181,8 @@ def flatten_arg_types(kind: Kind) -> list[ir.Type]:
         return [_PTR]
     if isinstance(kind, ArrayKind):
         return [_PTR, _PTR, _I64, _I64, _PTR] + [_I64] * (2 * kind.ndim)
+    if isinstance(kind, DatetimeKind):
+        return [_I64]
     if kind in _INT_KINDS:
         return [ir.IntType(_INT_KINDS[kind][0])]
     return {
@@ -203,6 +207,8 @@ def return_memory_type(kind: Kind) -> ir.Type:
     if isinstance(kind, ArrayKind):
         dims = ir.LiteralStructType([_I64] * kind.ndim)
         return ir.LiteralStructType([_PTR, _PTR, _I64, _I64, _PTR, dims, dims])
+    if isinstance(kind, DatetimeKind):
+        return _I64
     if kind in _INT_KINDS:
         return ir.IntType(_INT_KINDS[kind][0])
     return {
@@ -230,7 +236,7 @@ def fast_path_supported(kind: Kind) -> bool:
     """
     if isinstance(kind, tuple):
         return all(fast_path_supported(member) for member in kind)
-    if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind)):
+    if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind, DatetimeKind)):
         return True
     if isinstance(kind, ArrayKind):
         return numpy_layout() is not None

@@ -3,13 +3,11 @@ and unit conversions (casts); consumes ember/types/datetimes.py types, produces 
 
 from __future__ import annotations
 
-import functools
-from typing import Any
-
 import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.dispatcher.datetime_entry import scalar_maker
 from ember.dispatcher.object_layout import _NUMPY_SCALAR_VALUE_OFFSET
 from ember.lowering.boxing import NativeValue
 from ember.lowering.models import IntegerModel, register_model
@@ -28,10 +26,6 @@ class DatetimeModel(IntegerModel):
     def __init__(self, fe_type: types.Type) -> None:
         super().__init__(types.int64)
         self.fe_type = fe_type
-
-
-def numpy_dtype_of(typ: types.Type) -> np.dtype:
-    return np.dtype(typ.name)
 
 
 def nat(value: llvm.Value) -> llvm.Constant:
@@ -61,21 +55,13 @@ def unbox_datetime(typ, obj, c) -> NativeValue:
     return NativeValue(builder.load(address, typ=_I64))
 
 
-@functools.cache
-def _scalar_maker(dtype: np.dtype) -> Any:
-    def make(count: int) -> Any:
-        return np.int64(count).view(dtype)
-
-    return make
-
-
 @box(types.NPDatetime)
 @box(types.NPTimedelta)
 def box_datetime(typ, value, c):
     pyapi = c.pyapi
     count = pyapi.long_from_longlong(value)
     result = pyapi.call_function_objargs(
-        pyapi.borrow_constant(_scalar_maker(numpy_dtype_of(typ))), [count]
+        pyapi.borrow_constant(scalar_maker(typ.numpy_kind, typ.unit)), [count]
     )
     pyapi.decref(count)
     return result
