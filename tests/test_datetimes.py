@@ -150,6 +150,12 @@ def test_unary():
         check(UNARY, value)
 
 
+def test_truth():
+    truth = _jit(lambda a: (bool(a), 1 if a else 0))
+    for value in (T(0, "D"), T(-2, "D"), T("NaT", "D"), D(0, "D"), D("NaT", "D"), D(1, "D")):
+        check(truth, value)
+
+
 def test_incompatible_units_name_them():
     with pytest.raises(TypingError, match=r"\[Y\].*\[D\]"):
         ADD(T(1, "Y"), T(1, "D"))

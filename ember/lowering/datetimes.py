@@ -155,3 +155,10 @@ def integer_to_timedelta(context, builder, from_type, to_type, value):
 @lower_cast(types.NPDatetime, types.Integer)
 def datetime_to_integer(context, builder, from_type, to_type, value):
     return context.cast(builder, value, types.int64, to_type)
+
+
+@lower_cast(types.NPTimedelta, types.Boolean)
+@lower_cast(types.NPDatetime, types.Boolean)
+def datetime_truth(context, builder, from_type, to_type, value):
+    """True unless the count is zero (NaT is true), as NumPy's scalars."""
+    return builder.icmp_signed("!=", value, _I64(0))
