@@ -212,6 +212,12 @@ def test_reductions(values):
         check(op, values)
 
 
+def test_timedelta_sums():
+    total = _jit(lambda a: (a.sum(), np.sum(a)))
+    for values in (HOURS, HOURS[[0, 1, 3]], HOURS[::2], HOURS[:0], np.array([], "m8[D]")):
+        check(total, values)
+
+
 def test_sorting_puts_nat_last():
     values = np.array(["2020-01-01", "NaT", "1969-07-20", "NaT", "1900-02-28", "1969-07-20"],
                       "M8[D]")  # fmt: skip

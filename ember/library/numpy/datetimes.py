@@ -8,6 +8,7 @@ datetime scalars and the ufunc calls with datetime scalars are typed here and lo
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -387,6 +388,7 @@ _register_constructor(np.timedelta64)
 # ---------------------------------------------------------------------------- reductions
 
 
+@functools.cache
 def _extreme_impl(is_max: bool):
     word = "maximum" if is_max else "minimum"
 
@@ -408,22 +410,41 @@ def _extreme_impl(is_max: bool):
     return extreme
 
 
-def _register_extreme(name: str, is_max: bool, impl) -> None:
+def _register_reduction(name: str, make_impl, dtype_classes=_DATETIME_LIKE) -> None:
+    """`np.<name>(a)` and `a.<name>()` (whole arrays) for arrays of `dtype_classes`, with the
+    implementation `make_impl(dtype)`."""
+
     def typer(a, axis=None):
-        if isinstance(a, types.Array) and isinstance(a.dtype, _DATETIME_LIKE):
-            if not isinstance(axis, (types.NoneType, types.Omitted)) and axis is not None:
-                raise TypingError(f"{name}() of a datetime array along an axis is not supported")
-            return impl
-        return None
+        if not (isinstance(a, types.Array) and isinstance(a.dtype, dtype_classes)):
+            return None
+        if not isinstance(axis, (types.NoneType, types.Omitted)) and axis is not None:
+            raise TypingError(f"{name}() of a datetime array along an axis is not supported")
+        return make_impl(a.dtype)
 
     overload(getattr(np, name), jit_options=NUMPY_ERRORS)(typer)
-    if name in ("min", "max", "argmin", "argmax"):
+    if hasattr(np.ndarray, name):
         overload_method(types.Array, name, jit_options=NUMPY_ERRORS)(typer)
         # before the numeric reductions' typer, which refuses datetime arrays
         methods = registry.functions[(types.Array, name)]
         methods.insert(0, methods.pop())
 
 
+@functools.cache
+def _sum_impl(dtype: types.NPTimedelta):
+    zero = np.timedelta64(0, dtype.unit) if dtype.unit else np.timedelta64(0)
+
+    def total(a, axis=None):
+        """NaT makes the sum NaT, as in NumPy."""
+        flat = a.ravel()
+        result = zero
+        for i in range(flat.size):
+            result += flat[i]
+        return result
+
+    return total
+
+
+@functools.cache
 def _arg_extreme_impl(is_max: bool):
     word = "argmax" if is_max else "argmin"
 
@@ -445,9 +466,10 @@ def _arg_extreme_impl(is_max: bool):
 
 
 for _name, _is_max in (("min", False), ("max", True), ("amin", False), ("amax", True)):
-    _register_extreme(_name, _is_max, _extreme_impl(_is_max))
+    _register_reduction(_name, lambda dtype, is_max=_is_max: _extreme_impl(is_max))
 for _name, _is_max in (("argmin", False), ("argmax", True)):
-    _register_extreme(_name, _is_max, _arg_extreme_impl(_is_max))
+    _register_reduction(_name, lambda dtype, is_max=_is_max: _arg_extreme_impl(is_max))
+_register_reduction("sum", _sum_impl, dtype_classes=types.NPTimedelta)
 
 
 def _builtin_extreme(is_max: bool):
