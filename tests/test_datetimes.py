@@ -304,6 +304,9 @@ def test_array_ufunc_calls():
     check(_jit(lambda a, b: np.fmin(a, b)), HOURS, HOURS[::-1])
     check(_jit(lambda a: np.negative(a)), HOURS)
     check(_jit(lambda a: np.absolute(a)), HOURS)
+    check(_jit(lambda a: np.sign(a)), HOURS)
+    check(_jit(lambda a, b: np.fmax(a, b)), DAYS, DAYS[::-1])
+    check(_jit(lambda a, b: np.minimum(a, b)), D("NaT", "D"), D("2000-01-01", "D"))
 
 
 def test_constructors_from_constants():

@@ -18,6 +18,7 @@ from ember import types
 from ember.errors import TypingError
 from ember.library.numpy import indexing, ufuncs
 from ember.lowering import datetimes as dt
+from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.registry import lower_builtin
 from ember.typing.overload import NUMPY_ERRORS, overload, overload_method
 from ember.typing.signature import Signature, signature
@@ -61,17 +62,10 @@ def _timedelta_and_number(loop, args):
 def _from_float(builder, delta, result):
     """A float result as a timedelta: NaT when it is not finite (or the timedelta was NaT);
     fractions are dropped, as NumPy's cast does."""
-    finite = builder.fcmp_ordered("<", _fabs(builder, result), llvm.Constant(_F64, 2.0**63))
+    magnitude = call_intrinsic(builder, "llvm.fabs", [result])
+    finite = builder.fcmp_ordered("<", magnitude, llvm.Constant(_F64, 2.0**63))
     bad = builder.or_(dt.is_nat(builder, delta), builder.not_(finite))
     return dt.nat_if(builder, bad, builder.fptosi(result, _I64))
-
-
-def _fabs(builder, value):
-    module = builder.module
-    fabs = module.globals.get("llvm.fabs.f64") or llvm.Function(
-        module, llvm.FunctionType(_F64, [_F64]), "llvm.fabs.f64"
-    )
-    return builder.call(fabs, [value])
 
 
 def _multiply(context, builder, loop, args):
@@ -151,10 +145,10 @@ def _unary(context, builder, loop, args):
         result = builder.neg(a)
     elif loop.ufunc is np.absolute:
         result = builder.select(builder.icmp_signed("<", a, _I64(0)), builder.neg(a), a)
-    else:  # np.sign
+    else:  # np.sign: NumPy's loop sees NaT as the negative count it is
         positive = builder.zext(builder.icmp_signed(">", a, _I64(0)), _I64)
         negative = builder.zext(builder.icmp_signed("<", a, _I64(0)), _I64)
-        result = builder.sub(positive, negative)
+        return builder.sub(positive, negative)
     return dt.nat_if(builder, dt.is_nat(builder, a), result)
 
 
