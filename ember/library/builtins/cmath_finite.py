@@ -80,6 +80,31 @@ def exp(z):
 
 
 @_compiled
+def exp_may_overflow(z):
+    """Whether exp(z) may be infinite: below LOG_LARGE its scale is at most DBL_MAX / 4."""
+    return z.real > LOG_LARGE
+
+
+@_compiled
+def cosh_may_overflow(z):
+    """Whether cosh(z) or sinh(z) may be infinite: within LOG_LARGE of 0 both are at most
+    about DBL_MAX / 4."""
+    return abs(z.real) > LOG_LARGE
+
+
+sinh_may_overflow = cosh_may_overflow
+
+
+@_compiled
+def cos_may_overflow(z):
+    """Whether cos(z) or sin(z) (cosh and sinh of i z) may be infinite."""
+    return abs(z.imag) > LOG_LARGE
+
+
+sin_may_overflow = cos_may_overflow
+
+
+@_compiled
 def _cosh_sinh(x):
     """(cosh x, sinh x, factor): past LOG_LARGE they are taken at x -+ 1 and the factor is e,
     so the products with cos y and sin y do not overflow first (factor 1.0 is exact)."""
