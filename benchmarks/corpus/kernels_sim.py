@@ -6,7 +6,7 @@ integer hashing and bit tricks, and float32 kernels."""
 import math
 
 import numpy as np
-from _backend import Dict, List, njit
+from _backend import Dict, List, njit, types
 from _corpus import Case
 
 # ------------------------------------------------------------------------------ particles
@@ -214,7 +214,7 @@ def random_normal_walk(n):
 
 
 def dict_counts(values):
-    counts = Dict.empty(key_type=np.int64, value_type=np.int64)
+    counts = Dict.empty(key_type=types.int64, value_type=types.int64)
     for v in values:
         counts[v] = counts.get(v, 0) + 1
     top = 0
@@ -224,7 +224,7 @@ def dict_counts(values):
 
 
 def list_of_peaks(a):
-    peaks = List.empty_list(np.int64)
+    peaks = List.empty_list(types.int64)
     for i in range(1, a.shape[0] - 1):
         if a[i] > a[i - 1] and a[i] >= a[i + 1]:
             peaks.append(i)
