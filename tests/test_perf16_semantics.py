@@ -307,3 +307,40 @@ def test_only_scans_for_an_extremum_are_marked_unlikely():
     assert _marked_unlikely(running_argmax, a)
     assert not _marked_unlikely(clamp_then_count, a, 1.0)  # a clamp: compared with a limit
     assert not _marked_unlikely(nearest_of_few, a, a)  # a computed distance
+
+
+# ---------------------------------------------------------------------------- math checks
+
+MATH_NAMES = ["sqrt", "log", "log2", "log10", "log1p", "acosh", "asin", "acos", "atanh", "tanh",
+              "atan", "erf", "erfc", "fabs", "cbrt", "exp", "exp2", "expm1", "sinh", "cosh",
+              "asinh"]  # fmt: skip
+MATH_EDGES = [
+    -math.inf, -1e308, -2.0, math.nextafter(-1.0, -2.0), -1.0, math.nextafter(-1.0, 0.0),
+    -0.5, -5e-324, -0.0, 0.0, 5e-324, 0.5, math.nextafter(1.0, 0.0), 1.0,
+    math.nextafter(1.0, 2.0), 2.0, 709.0, 710.0, 1025.0, 1e308, math.inf, math.nan,
+]  # fmt: skip
+
+
+def _math_kernels(name: str):
+    namespace: dict = {"math": math}
+    exec(  # noqa: S102 - a kernel per function
+        f"def scalar(x):\n    return math.{name}(x)\n"
+        f"def loop(a):\n    total = 0.0\n    for i in range(a.shape[0]):\n"
+        f"        total += math.{name}(a[i])\n    return total\n",
+        namespace,
+    )
+    return njit(namespace["scalar"]), njit(namespace["loop"])
+
+
+@pytest.mark.parametrize("name", [n for n in MATH_NAMES if hasattr(math, n)])
+def test_math_errors_at_domain_edges_match_cpython(name):
+    scalar, loop = _math_kernels(name)
+    reference = getattr(math, name)
+    for x in MATH_EDGES:
+        assert _same_float(_outcome(scalar, x), _outcome(reference, x)), (name, x)
+    for x in MATH_EDGES:  # in a loop (whose checks may be deferred): the same outcome
+        values = [0.5, x, 0.25]
+        expected = _outcome(lambda v: math.fsum([reference(e) for e in v]), values)
+        got = _outcome(loop, np.array(values))
+        if isinstance(expected, str) or isinstance(got, str):
+            assert got == expected, (name, x)
