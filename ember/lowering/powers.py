@@ -201,13 +201,14 @@ def _branching_power(context, builder, base, value: int, overflow: tuple):
 
 def _finite_above(builder, value, threshold: float):
     """threshold < |value| < inf, by one unsigned comparison of the magnitude's bits (which
-    order as the floats do) offset by those of the threshold's successor."""
+    order as the floats do; shifted left, which drops the sign in one instruction) offset by
+    those of the threshold's successor."""
     width = 32 if isinstance(value.type, llvm.FloatType) else 64
     int_type = llvm.IntType(width)
-    magnitude = builder.and_(builder.bitcast(value, int_type), int_type((1 << (width - 1)) - 1))
-    first = _bits(threshold, width) + 1
-    offset = builder.sub(magnitude, int_type(first))
-    return builder.icmp_unsigned("<", offset, int_type(_bits(math.inf, width) - first))
+    doubled = builder.shl(builder.bitcast(value, int_type), int_type(1))
+    first = (_bits(threshold, width) + 1) << 1
+    offset = builder.sub(doubled, int_type(first))
+    return builder.icmp_unsigned("<", offset, int_type((_bits(math.inf, width) << 1) - first))
 
 
 def _checks_only_flag(context, builder) -> bool:
