@@ -120,6 +120,52 @@ def test_power_of_any_float_matches_the_reference(x, n):
     assert _same_float(_outcome(scalar, x), _outcome(correctly_rounded_power, x, n))
 
 
+@njit
+def _run_time_power(x, n):
+    return x**n
+
+
+@njit
+def _run_time_power_loop(a, n):
+    out = np.empty_like(a)
+    for i in range(a.shape[0]):
+        out[i] = a[i] ** n
+    return out[0]
+
+
+def _near_powers_of_two() -> list[float]:
+    """Bases a few units in the last place from a power of two (and from 3): their reciprocal
+    and powers are double-doubles whose low part nearly cancels the high one, and their powers
+    fall near ties, where a dropped low * low term rounds the wrong way."""
+    bases = []
+    for k in range(-3, 4):
+        for m in (1, 2, 3):
+            bases += [2.0**k * (1 - m * 2.0**-53), 2.0**k * (1 + m * 2.0**-52)]
+    return [*bases, 3.0 * (1 - 2.0**-53), 3.0 * (1 + 2.0**-52)]
+
+
+@pytest.mark.parametrize("n", [-197, -70, -33, -17, -5, 5, 17, 33, 70, 197, 777])
+def test_powers_of_bases_near_powers_of_two_are_correctly_rounded(n):
+    bases = _near_powers_of_two()
+    compiled = POWERS[n][1] if n in POWERS else None
+    for x in bases:
+        expected = _outcome(correctly_rounded_power, x, n)
+        if isinstance(expected, float) and 0 < abs(expected) < 2.0**-969:
+            continue  # (README: within one unit in the last place down there)
+        assert _same_float(_outcome(_run_time_power, x, n), expected), (x, n)
+        assert _same_float(_outcome(_run_time_power_loop, np.array([x]), n), expected)
+        if compiled is not None:
+            assert _same_float(_outcome(compiled, x), expected), (x, n)
+    namespace: dict = {}
+    exec(f"def constant(x):\n    return x ** {n}\n", namespace)  # noqa: S102
+    constant = njit(namespace["constant"])
+    for x in bases:
+        expected = _outcome(correctly_rounded_power, x, n)
+        if isinstance(expected, float) and 0 < abs(expected) < 2.0**-969:
+            continue
+        assert _same_float(_outcome(constant, x), expected), (x, n)
+
+
 # ---------------------------------------------------------------------------- cmath overflow
 
 

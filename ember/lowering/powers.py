@@ -521,9 +521,14 @@ def _widened(builder, base):
 
 def _dd_multiply(builder, x: _Power, y: _Power) -> _Power:
     """The product of two double-doubles: high * high rounded, its exact error by an fma, plus
-    the cross terms (low * low is below the precision kept)."""
+    the cross terms and low * low. (The parts are left unnormalized: a low part may be several
+    units in the last place of its high part, as in 1 / (1 - 2**-53) = (1 + 2**-52) - 2**-53,
+    whose square's low * low is 2**-106 of it, and 4**k times that after k more squarings:
+    without it (1 - 2**-53) ** -33, 2**-106 above a tie, rounded the wrong way.)"""
     high = builder.fmul(x.high, y.high)
     low = call_intrinsic(builder, "llvm.fma", [x.high, y.high, builder.fneg(high)])
+    if x.low is not None and y.low is not None:
+        low = call_intrinsic(builder, "llvm.fma", [x.low, y.low, low])
     for small, large in ((x.low, y.high), (y.low, x.high)):
         if small is not None:
             low = call_intrinsic(builder, "llvm.fma", [small, large, low])
