@@ -1,8 +1,10 @@
 """CPython's cmath algorithms for finite arguments, step for step, compiled by ember.
 
 Each function takes a finite complex128 and returns what CPython's `c_<name>` computes, bit for
-bit (the callers in cmathlib.py handle infinities, NaNs and the errors). The guards scale the
-operands away from overflow (|x| > DBL_MAX / 4) and from subnormal underflow, as CPython does.
+bit (the callers in cmathlib.py handle infinities, NaNs and the errors); `<name>_may_overflow(z)`
+tells, for those that scale past LOG_LARGE, whether the result can be infinite at all. The
+guards scale the operands away from overflow (|x| > DBL_MAX / 4) and from subnormal underflow,
+as CPython does.
 """
 
 from __future__ import annotations

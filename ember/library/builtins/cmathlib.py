@@ -135,6 +135,7 @@ def _finite_function(name: str):
 
 @njit(error_model="numpy")
 def _may_be_infinite(z):
+    """For a function without a bound past which alone its result can be infinite: always."""
     return True
 
 
