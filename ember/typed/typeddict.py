@@ -94,6 +94,13 @@ class Dict(MutableMapping):
     def __getitem__(self, key: Any) -> Any:
         if self._dict_type is None:
             raise KeyError(key)
+        value_type = self._dict_type.value_type
+        if isinstance(value_type, types.List):  # the dict's own list, as Numba shares it
+            from ember.typed.typedlist import List
+
+            return List._from_meminfo(
+                value_type, self._accessors().getitem_address(self._meminfo, key)
+            )
         return self._accessors().getitem(self._meminfo, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
@@ -166,11 +173,11 @@ class Dict(MutableMapping):
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __repr__(self) -> str:
-        return "{" + ", ".join(f"{k!r}: {v!r}" for k, v in self._entries()) + "}"
+    def __str__(self) -> str:  # Numba's: keys and values as str() gives them
+        return "{" + ", ".join(f"{key}: {value}" for key, value in self._entries()) + "}"
 
-    def __str__(self) -> str:
-        return repr(self)
+    def __repr__(self) -> str:
+        return f"{self._dict_type}({self})" if self._dict_type else str(self)
 
     def __reduce__(self) -> tuple:
         key_type = self._dict_type.key_type if self._dict_type else None

@@ -110,6 +110,10 @@ class List(MutableSequence):
             return made
         if self._list_type is None:
             raise IndexError("list index out of range")
+        item_type = self._list_type.dtype
+        if isinstance(item_type, types.List):  # the inner list itself, as Numba shares it
+            address = self._accessors().getitem_address(self._meminfo, _index(index))
+            return List._from_meminfo(item_type, address)
         return self._accessors().getitem(self._meminfo, _index(index))
 
     def __setitem__(self, index: Any, value: Any) -> None:
@@ -195,6 +199,8 @@ class List(MutableSequence):
         """The items as a Python list (a snapshot)."""
         if self._list_type is None:
             return []
+        if isinstance(self._list_type.dtype, types.List):  # inner lists shared, not copied
+            return [self[index] for index in range(len(self))]
         from ember.typed import list_accessors
 
         return list_accessors.items(self._list_type, self._meminfo)
@@ -218,12 +224,12 @@ class List(MutableSequence):
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __str__(self) -> str:
-        return str(self._items())
+    def __str__(self) -> str:  # Numba's: items as str() gives them ([a, b] for strings)
+        return "[" + ", ".join(str(item) for item in self._items()) + "]"
 
     def __repr__(self) -> str:
         item_type = self._list_type.dtype if self._list_type else "<undefined>"
-        return f"ListType[{item_type}]({self._items()!r})"
+        return f"ListType[{item_type}]({self})"
 
     def __reduce__(self) -> tuple:
         item_type = self._list_type.dtype if self._list_type else None
