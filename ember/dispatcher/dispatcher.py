@@ -318,11 +318,38 @@ class Dispatcher:
             in_progress = self._in_progress.get(arg_types)
             if in_progress is not None:
                 return Signature(in_progress.return_type_so_far, arg_types)
+            if self._explicit or self._compile_disabled:
+                return self._declared_for_caller(arg_types)
             try:
                 return self.compile(arg_types, for_caller=True).signature
             except ForceLiteralArg as request:
                 if not self._learn_literal_params(request):
                     raise  # the caller makes its own arguments literal, or reports why not
+
+    def _declared_for_caller(self, arg_types: tuple) -> Signature:
+        """With explicit signatures (or compiling disabled), a call from compiled code takes
+        the compiled signature its arguments convert to best, as a call from Python does: no
+        new specialization (Numba's rule); the caller converts the arguments."""
+        for sig in list(self._deferred):  # compiled now, or UndefinedName defers the caller too
+            self.compile(sig)
+            self._deferred.remove(sig)
+        candidates = [result.signature for result in self.overloads.values()]
+        candidates += [
+            pending.signature
+            for pending in self._in_progress.values()
+            if pending.signature is not None
+        ]
+        try:
+            best = choose_best(candidates, arg_types, f"<function {self.py_func.__name__}>")
+        except TypeError as ambiguous:
+            raise TypingError(str(ambiguous)) from None
+        if best is None:
+            accepted = "\n".join(f"    {sig}" for sig in candidates)
+            raise TypingError(
+                f"{self.py_func.__name__}(): no matching definition for argument type(s) "
+                f"{', '.join(map(str, arg_types))}\naccepted signatures:\n{accepted}"
+            )
+        return best
 
     def keep_literal_types(self) -> None:
         """Compile calls from compiled code for the literal argument types they pass, as for
