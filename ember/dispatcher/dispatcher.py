@@ -283,6 +283,20 @@ class Dispatcher:
                 cache.save(arg_types, declared_return, result)
             return self._add_overload(arg_types, result)
 
+    def recompile(self) -> None:
+        """Compile every specialization again, e.g. after a global it reads changed (Numba's
+        method). Compiled callers keep the code they linked; calls from Python get the new."""
+        with compile_lock:
+            previous = list(self.overloads.items())
+            self.overloads = {}
+            self._failed.clear()
+            self._invokers.clear()
+            for arg_types, result in previous:
+                self.compile(result.signature if self._explicit else arg_types)
+            if self._entries:  # a new chain: the installed entries call the old code
+                self._entry_chain = None
+                self._install_fast_entry()
+
     def _add_overload(self, arg_types: tuple, result: CompileResult) -> CompileResult:
         self.overloads[arg_types] = result
         self._entry_stale = True
