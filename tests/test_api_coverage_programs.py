@@ -1,0 +1,148 @@
+"""Gaps found running real Numba programs under `import ember as numba`: nested typed containers
+shared from Python, explicit signatures called from compiled code, Numba type objects as dtypes,
+Numba's error classes, the chunk-size hint and `Dispatcher.recompile()`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ember
+from ember import float64, int32, int64, njit, typed, types
+
+
+def test_inner_typed_list_is_shared_not_copied():
+    # the adjacency-list idiom of graph code: outer[i].append(j) from Python
+    outer = typed.List([typed.List.empty_list(types.int64) for _ in range(3)])
+    edges = [(0, 1), (1, 2), (0, 2)]
+    for a, b in edges:
+        outer[a].append(b)
+        outer[b].append(a)
+    expected = [[] for _ in range(3)]
+    for a, b in edges:
+        expected[a].append(b)
+        expected[b].append(a)
+    assert [list(inner) for inner in outer] == expected
+
+    @njit
+    def degrees(adjacency):
+        return [len(adjacency[i]) for i in range(len(adjacency))]
+
+    assert degrees(outer) == [len(row) for row in expected]
+
+
+def test_typed_dict_list_values_are_shared_not_copied():
+    d = typed.Dict.empty(types.int64, types.ListType(types.int64))
+    for key in range(3):
+        d[key] = typed.List.empty_list(types.int64)
+    for value in range(7):
+        d[value % 3].append(value)
+    for inner in d.values():
+        inner.append(-1)
+    assert {k: list(v) for k, v in d.items()} == {0: [0, 3, 6, -1], 1: [1, 4, -1], 2: [2, 5, -1]}
+
+
+def test_typed_containers_print_as_numba_does():
+    words = typed.List(["a", "b"])
+    assert str(words) == "[a, b]" and repr(words) == "ListType[unicode_type]([a, b])"
+    d = typed.Dict.empty(types.unicode_type, types.float64)
+    d["x"] = 1.5
+    assert str(d) == "{x: 1.5}" and repr(d) == f"{ember.typeof(d)}({{x: 1.5}})"
+
+
+@njit("float64(float64, float64, float64, int64)")
+def _mutation(x, lower, upper, eta):
+    return x + (upper - lower) / (eta + 1)
+
+
+@njit
+def _calls_with_ints(x):
+    return _mutation(x, -1, 1, 20)  # int arguments convert to the declared float64
+
+
+def test_explicit_signature_called_from_jit_converts_instead_of_compiling():
+    assert _calls_with_ints(0.5) == _mutation.py_func(0.5, -1.0, 1.0, 20)
+    assert _mutation.signatures == [(float64, float64, float64, int64)]
+
+
+def test_explicit_signature_refuses_unconvertible_types_from_jit():
+    @njit("float64(float64)")
+    def half(x):
+        return x / 2
+
+    @njit
+    def call_with_array(a):
+        return half(a)
+
+    with pytest.raises(ember.errors.TypingError, match="no matching definition"):
+        call_with_array(np.zeros(2))
+
+
+def test_numba_type_objects_as_dtype_values():
+    @njit
+    def made(n):
+        return np.zeros(n, dtype=float64), np.ones(n, int32), np.empty(n, dtype=types.float32)
+
+    zeros, ones, empty = made(3)
+    assert (zeros.dtype, ones.dtype, empty.dtype) == (np.float64, np.int32, np.float32)
+    assert ones.tolist() == [1, 1, 1]
+
+    @njit
+    def zeros_of(shape, dtype=float64):
+        return np.zeros(shape, dtype=dtype)
+
+    assert zeros_of(2).dtype == np.float64 and zeros_of(2, int32).dtype == np.int32
+    assert ember.typeof(float64) == types.TypeRef(float64)
+
+
+def test_numba_error_classes_keep_numba_s_hierarchy():
+    from ember.core.errors import NumbaError, NumbaValueError, TypingError, UnsupportedError
+
+    assert issubclass(NumbaValueError, TypingError) and issubclass(TypingError, NumbaError)
+    assert issubclass(UnsupportedError, NumbaError)
+    assert ember.NumbaKeyError is ember.errors.NumbaKeyError
+    assert issubclass(ember.NumbaParallelSafetyWarning, ember.NumbaWarning)
+
+    def overloaded(x):
+        raise NotImplementedError
+
+    @ember.extending.overload(overloaded)
+    def _overloaded(x):
+        if isinstance(x, types.Float):
+            raise NumbaValueError("floats are refused")
+        return lambda x: x + 1
+
+    @njit
+    def use(x):
+        return overloaded(x)
+
+    assert use(2) == 3
+    with pytest.raises(TypingError, match="floats are refused"):
+        use(2.0)
+
+
+def test_parallel_chunksize_hint_is_kept_and_restored():
+    previous = ember.set_parallel_chunksize(8)
+    try:
+        assert ember.get_parallel_chunksize() == 8
+        with ember.parallel_chunksize(3):
+            assert ember.get_parallel_chunksize() == 3
+        assert ember.get_parallel_chunksize() == 8
+    finally:
+        ember.set_parallel_chunksize(previous)
+    with pytest.raises(ValueError):
+        ember.set_parallel_chunksize(-1)
+
+
+def test_recompile_reads_changed_globals_for_every_signature():
+    namespace = {"SCALE": 2}
+    exec("def scaled(x):\n    return x * SCALE\n", namespace)
+    scaled = njit(namespace["scaled"])
+    for _ in range(ember.config.CALLS_BEFORE_ENTRY + 2):  # the native entry is installed
+        assert scaled(3) == 6
+    assert scaled(1.5) == 3.0
+    namespace["SCALE"] = 5
+    assert scaled(3) == 6  # globals are frozen at compile time, as in Numba
+    scaled.recompile()
+    assert scaled(3) == 15 and scaled(1.5) == 7.5
+    assert scaled.signatures == [(int64,), (float64,)]
