@@ -146,3 +146,22 @@ def test_recompile_reads_changed_globals_for_every_signature():
     scaled.recompile()
     assert scaled(3) == 15 and scaled(1.5) == 7.5
     assert scaled.signatures == [(int64,), (float64,)]
+
+
+def test_dispatcher_targetoptions_compile_from_string_and_call_template():
+    @njit(fastmath={"nsz", "arcp"}, error_model="numpy", nogil=True)
+    def ratio(a, b):
+        return a / b
+
+    options = ratio.targetoptions
+    assert options["nogil"] is True and options["error_model"] == "numpy"
+    assert set(options["fastmath"]) == {"nsz", "arcp"} and options["boundscheck"] is False
+
+    ratio.compile("float64(float64, int64)")
+    assert ratio.signatures == [(float64, int64)]
+    assert ratio(1.0, 0) == float("inf")  # error_model='numpy': no ZeroDivisionError
+
+    template, pysig, arg_types, kws = ratio.get_call_template((types.int32, types.int32), {})
+    assert arg_types == (int32, int32) and kws == {} and list(pysig.parameters) == ["a", "b"]
+    assert [sig.args for sig in template.cases] == [(float64, int64), (int32, int32)]
+    assert ratio(np.int32(3), np.int32(4)) == 0.75

@@ -4,6 +4,7 @@ them, picks or compiles a specialization (seed 003) and calls its machine code."
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 import threading
 from collections.abc import Callable
@@ -158,6 +159,20 @@ class Dispatcher:
         """The compiled specializations' signatures (Numba's name)."""
         return [result.signature for result in self.overloads.values()]
 
+    @property
+    def targetoptions(self) -> dict[str, Any]:
+        """The compile options as Numba's `targetoptions` dict (`f.targetoptions['nogil']`)."""
+        options = self.options
+        return {
+            "nopython": True,
+            "error_model": options.error_model,
+            "fastmath": options.fastmath,
+            "boundscheck": options.boundscheck,
+            "nogil": options.nogil,
+            "parallel": options.parallel is not None,
+            "debug": options.debug,
+        }
+
     def disable_compile(self, val: bool = True) -> None:
         """After this, a call whose types need a new specialization takes a compiled one its
         arguments convert to, or raises TypeError (Numba's method)."""
@@ -236,13 +251,17 @@ class Dispatcher:
     # ------------------------------------------------------------------ compilation
 
     def compile(
-        self, sig: Signature | tuple, allow_cached: bool = False, for_caller: bool = False
+        self, sig: Signature | tuple | str, allow_cached: bool = False, for_caller: bool = False
     ) -> CompileResult:
         """Compile (or return) the specialization for these argument types. `allow_cached`:
         machine code from the disk cache will do (calls from Python); otherwise the result
         has its IR and LLVM module (other compilations link and inspect it). `for_caller`:
         for the typing or lowering of a call from compiled code, which may never need the
         optimized module, so its optimization waits for the first link or call."""
+        if isinstance(sig, str):  # "float64(float64, int64)", as Numba's compile() takes
+            from ember.decorators import _parse_signature
+
+            sig = _parse_signature(sig)
         if isinstance(sig, Signature):
             arg_types, declared_return = tuple(sig.args), sig.return_type
         else:
@@ -364,6 +383,18 @@ class Dispatcher:
                 f"{', '.join(map(str, arg_types))}\naccepted signatures:\n{accepted}"
             )
         return best
+
+    def get_call_template(self, args: tuple, kws: dict) -> tuple:
+        """Numba's typing hook: (a ConcreteTemplate whose cases are the compiled signatures,
+        the Python signature, the folded argument types, {}), compiling for `args` first
+        (or choosing among the explicit signatures)."""
+        from ember.typing.templates import ConcreteTemplate
+
+        sig = self.type_call(tuple(args), dict(kws))
+        name = f"CallTemplate({self.py_func.__name__})"
+        cases = [*self.nopython_signatures, *([sig] if sig not in self.nopython_signatures else [])]
+        template = type(name, (ConcreteTemplate,), {"key": self, "cases": cases})
+        return template, inspect.signature(self.py_func), tuple(sig.args), {}
 
     def keep_literal_types(self) -> None:
         """Compile calls from compiled code for the literal argument types they pass, as for
