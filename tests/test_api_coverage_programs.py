@@ -165,3 +165,16 @@ def test_dispatcher_targetoptions_compile_from_string_and_call_template():
     assert arg_types == (int32, int32) and kws == {} and list(pysig.parameters) == ["a", "b"]
     assert [sig.args for sig in template.cases] == [(float64, int64), (int32, int32)]
     assert ratio(np.int32(3), np.int32(4)) == 0.75
+
+
+def test_types_and_signatures_print_as_numba_s():
+    @njit("float64(float64[:], int64)")
+    def first_scaled(a, k):
+        return a[0] * k
+
+    assert first_scaled(np.array([1.5, 2.0]), 2) == 3.0
+    assert repr(first_scaled.nopython_signatures) == (
+        "[(Array(float64, 1, 'A', False, aligned=True), int64) -> float64]"
+    )
+    assert repr(types.Array(float64, 2, "C")) == "Array(float64, 2, 'C', False, aligned=True)"
+    assert str(types.Array(float64, 2, "C")) == "array(float64, 2d, C)"
