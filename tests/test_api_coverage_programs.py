@@ -178,3 +178,11 @@ def test_types_and_signatures_print_as_numba_s():
     )
     assert repr(types.Array(float64, 2, "C")) == "Array(float64, 2, 'C', False, aligned=True)"
     assert str(types.Array(float64, 2, "C")) == "array(float64, 2d, C)"
+
+
+def test_typed_containers_are_python_containers_with_the_jit_disabled(monkeypatch):
+    monkeypatch.setattr(ember.config, "DISABLE_JIT", True)  # Numba's NUMBA_DISABLE_JIT rule
+    d = typed.Dict.empty(key_type=types.int64, value_type=types.float64)
+    items = typed.List.empty_list(types.int64)
+    assert type(d) is dict and type(items) is list
+    assert typed.Dict(a=1) == {"a": 1} and type(typed.List([1, 2])) is list

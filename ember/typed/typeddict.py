@@ -15,7 +15,7 @@ import functools
 from collections.abc import Iterator, MutableMapping
 from typing import Any
 
-from ember import types
+from ember import config, types
 from ember.typed.owned import as_type, bind_release, release
 
 _MISSING = object()
@@ -26,6 +26,11 @@ class Dict(MutableMapping):
     returned by compiled code."""
 
     __slots__ = ("_dict_type", "_meminfo", "_ops", "__weakref__")
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if config.DISABLE_JIT:  # as Numba: with the JIT disabled, a typed dict is a dict
+            return dict(*args, **kwargs)
+        return super().__new__(cls)
 
     def __init__(self, mapping: Any = None, **kwargs: Any) -> None:
         self._dict_type: types.DictType | None = None
@@ -38,6 +43,8 @@ class Dict(MutableMapping):
 
     @classmethod
     def empty(cls, key_type: Any, value_type: Any, n_keys: int = 0) -> Dict:
+        if config.DISABLE_JIT:
+            return dict()
         made = cls()
         made._adopt_type(types.DictType(as_type(key_type), as_type(value_type)))
         return made

@@ -14,7 +14,7 @@ import functools
 from collections.abc import Iterable, Iterator, MutableSequence
 from typing import Any
 
-from ember import types
+from ember import config, types
 from ember.typed.owned import as_type, bind_release, release
 
 
@@ -23,6 +23,11 @@ class List(MutableSequence):
     `List.empty_list(item_type)`, or a typed list that compiled code filled."""
 
     __slots__ = ("_list_type", "_meminfo", "_ops", "__weakref__")
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if config.DISABLE_JIT:  # as Numba: with the JIT disabled, a typed list is a list
+            return list(*args)
+        return super().__new__(cls)
 
     def __init__(self, iterable: Iterable | None = None, allocated: int = 0) -> None:
         self._list_type: types.List | None = None
@@ -34,6 +39,8 @@ class List(MutableSequence):
     @classmethod
     def empty_list(cls, item_type: Any, allocated: int = 0) -> List:
         """An empty list whose items will be `item_type` (an ember type or a Python/NumPy one)."""
+        if config.DISABLE_JIT:
+            return []
         made = cls()
         made._adopt_type(types.List(as_type(item_type)), allocated)
         return made
