@@ -186,3 +186,17 @@ def test_typed_containers_are_python_containers_with_the_jit_disabled(monkeypatc
     items = typed.List.empty_list(types.int64)
     assert type(d) is dict and type(items) is list
     assert typed.Dict(a=1) == {"a": 1} and type(typed.List([1, 2])) is list
+
+
+def test_pndindex_gives_ndindex_tuples_in_python_and_in_jit():
+    @njit(parallel=True)
+    def weighted(a):
+        total = 0.0
+        for index in ember.pndindex(a.shape):
+            total += a[index] * (index[0] + 1)
+        return total
+
+    a = np.arange(6.0).reshape(2, 3)
+    expected = sum(a[i, j] * (i + 1) for i, j in np.ndindex(a.shape))
+    assert weighted(a) == expected
+    assert list(ember.pndindex(2, 2)) == list(np.ndindex(2, 2))

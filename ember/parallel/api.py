@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 from ember import config
 
@@ -37,6 +38,14 @@ class reduction_prange(prange):  # noqa: N801
 
 class setitem_prange(prange):  # noqa: N801
     """The loop of a slice or mask assignment made parallel (internal: sub-pass 'setitem')."""
+
+
+def pndindex(*shape: Any) -> Any:
+    """Numba's `pndindex(*shape)`: each index tuple of the shape, as `np.ndindex` gives them
+    (ember runs the loop over them serially; the results are the same)."""
+    import numpy as np
+
+    return np.ndindex(*shape)
 
 
 def set_num_threads(n: int) -> None:
