@@ -200,3 +200,23 @@ def test_pndindex_gives_ndindex_tuples_in_python_and_in_jit():
     expected = sum(a[i, j] * (i + 1) for i, j in np.ndindex(a.shape))
     assert weighted(a) == expected
     assert list(ember.pndindex(2, 2)) == list(np.ndindex(2, 2))
+
+
+def test_config_machine_facts_and_reload(monkeypatch):
+    import struct
+    import sys
+
+    from ember.core import config
+
+    assert (
+        config.MACHINE_BITS == struct.calcsize("P") * 8 and config.PYVERSION == sys.version_info[:2]
+    )
+    monkeypatch.setenv("NUMBA_DISABLE_JIT", "1")
+    monkeypatch.delenv("EMBER_DISABLE_JIT", raising=False)
+    try:
+        config.reload_config()
+        assert ember.config.DISABLE_JIT is True and config is ember.config
+    finally:
+        monkeypatch.delenv("NUMBA_DISABLE_JIT")
+        config.reload_config()
+    assert ember.config.DISABLE_JIT is False
