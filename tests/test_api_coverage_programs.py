@@ -220,3 +220,16 @@ def test_config_machine_facts_and_reload(monkeypatch):
         monkeypatch.delenv("NUMBA_DISABLE_JIT")
         config.reload_config()
     assert ember.config.DISABLE_JIT is False
+
+
+def test_typed_dict_popitem_takes_the_last_inserted_pair():
+    d = typed.Dict.empty(types.int64, types.float64)
+    oracle = {}
+    for key in (5, 1, 9, 3):
+        d[key] = key / 2
+        oracle[key] = key / 2
+    assert [d.popitem() for _ in range(2)] == [oracle.popitem() for _ in range(2)]
+    assert dict(d) == oracle
+    d.clear()
+    with pytest.raises(KeyError):
+        d.popitem()

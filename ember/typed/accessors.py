@@ -118,6 +118,9 @@ class Accessors:
         def contains(address, key):
             return key in dict_at(address, typ)
 
+        def popitem(address):
+            return dict_at(address, typ).popitem()
+
         def new():
             return empty_dict(typ)
 
@@ -126,6 +129,7 @@ class Accessors:
         self.setitem = njit(setitem)
         self.delitem = njit(delitem)
         self.contains = njit(contains)
+        self.popitem = njit(popitem)
         self._new = njit(new)
 
     def new(self) -> int:

@@ -168,6 +168,13 @@ class Dict(MutableMapping):
         del self[key]
         return value
 
+    def popitem(self) -> tuple:
+        """Remove and return the last inserted (key, value) pair, as a dict does (and
+        Numba's typed dict; MutableMapping's would take the first)."""
+        if not len(self):
+            raise KeyError("popitem(): dictionary is empty")
+        return self._accessors().popitem(self._meminfo)
+
     def copy(self) -> Dict:
         made = Dict.empty(self._dict_type.key_type, self._dict_type.value_type)
         made.update(self)
