@@ -233,3 +233,36 @@ def test_typed_dict_popitem_takes_the_last_inserted_pair():
     d.clear()
     with pytest.raises(KeyError):
         d.popitem()
+
+
+def _addsub_defaults(x, y=2, z=3):
+    return x - y + z
+
+
+def _star_defaults(x, y=2, *z):
+    return x, y, z
+
+
+def test_arity_errors_carry_numba_s_wording():
+    # the assertions of Numba's own test_dispatcher, on ember's messages
+    defaults = njit(_addsub_defaults)
+    assert defaults(3, z=10) == _addsub_defaults(3, z=10)
+    with pytest.raises(TypeError, match="not enough arguments: expected at least 1, got 0"):
+        defaults()
+    with pytest.raises(TypeError, match="too many arguments: expected 3, got 4"):
+        defaults(3, 4, y=6, z=7)
+    star = njit(_star_defaults)
+    assert star(4, 5, 6) == _star_defaults(4, 5, 6)
+    with pytest.raises(TypeError, match="some keyword arguments unexpected"):
+        star(4, x=6)
+    with pytest.raises(TypeError, match="Signature mismatch: 1 argument types given, but"):
+        njit("(intc,)")(lambda a, b: a + b)
+
+
+def test_vectorize_accepts_a_jitted_function():
+    @njit
+    def twice(x):
+        return 2 * x
+
+    doubled = ember.vectorize("f8(f8)")(twice)
+    assert doubled(np.arange(3.0)).tolist() == [0.0, 2.0, 4.0]

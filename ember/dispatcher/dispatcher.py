@@ -266,6 +266,7 @@ class Dispatcher:
             arg_types, declared_return = tuple(sig.args), sig.return_type
         else:
             arg_types, declared_return = tuple(sig), None
+        self._binder.check_signature_arity(arg_types)
         with compile_lock:
             existing = self.overloads.get(arg_types)
             if existing is not None and (allow_cached or not existing.from_cache):
