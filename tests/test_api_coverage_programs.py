@@ -266,3 +266,13 @@ def test_vectorize_accepts_a_jitted_function():
 
     doubled = ember.vectorize("f8(f8)")(twice)
     assert doubled(np.arange(3.0)).tolist() == [0.0, 2.0, 4.0]
+
+
+def test_numpy_support_as_dtype_refuses_array_types_and_arrays_say_mutable():
+    from ember.np import numpy_support
+
+    with pytest.raises(ember.errors.NumbaNotImplementedError, match="cannot be represented"):
+        numpy_support.as_dtype(types.float64[:])
+    frozen = np.zeros(3)
+    frozen.flags.writeable = False
+    assert ember.typeof(frozen).mutable is False and ember.typeof(np.zeros(3)).mutable is True
