@@ -86,7 +86,10 @@ class ArgumentBinder:
         given = positional_count + len(kwargs)
         takes = len(self.positional) + len(self.keyword_only)
         if self.varargs is None and given > takes:
-            self._fail(f"too many arguments: expected {takes}, got {given}")
+            filled = {p.name for p in self.positional[:positional_count]}
+            twice = [name for name in kwargs if name in filled]
+            detail = f" (got multiple values for argument '{twice[0]}')" if twice else ""
+            self._fail(f"too many arguments: expected {takes}, got {given}{detail}")
         required = [p for p in (*self.positional, *self.keyword_only) if p.default is _EMPTY]
         if given < len(required):
             at_least = "at least " if len(required) < takes or self.varargs else ""
