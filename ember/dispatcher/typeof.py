@@ -335,6 +335,12 @@ def typeof_impl(value: Any) -> types.Type | None:
 _typeof_hooks: list = []
 
 
+@typeof_impl.register(types.Type)
+def _typeof_type(value: types.Type) -> types.TypeRef:
+    """A type passed as a value (`f(n, dtype=float64)`), as a global of it is typed."""
+    return types.TypeRef(value)
+
+
 @typeof_impl.register(enum.EnumMeta)
 def _typeof_enum_class(value: type) -> types.EnumClass:
     return types.enum_class_type(value)
