@@ -60,6 +60,7 @@ DOMAINS = (
     Domain("heapq", ("ember.library.builtins.heapqlib",), value_modules=("heapq", "_heapq")),
     Domain("print", ("ember.library.builtins.printing",), values=(print,)),
     Domain("functional", ("ember.library.builtins.functional",), values=(map, filter, reduce)),
+    Domain("attributes", ("ember.library.objects.attributes",), values=(getattr, hasattr)),
     Domain("next", ("ember.library.builtins.next_calls",), values=(next,)),
     # x ** y on floats: looked up by the lowering key (the typing is the core's)
     Domain("powers", ("ember.lowering.powers",), values=(operator.pow,)),

@@ -8,6 +8,7 @@ by item as CPython does (so NaN follows Python's rules, not NumPy's).
 
 from __future__ import annotations
 
+import math
 import operator
 
 from llvmlite import ir as llvm
@@ -59,7 +60,15 @@ for _index, _field in enumerate(_RANGE_FIELDS):
 
 @overload(operator.contains)
 def range_contains(r, x):
-    if not (isinstance(r, types.RangeType) and isinstance(types.unliteral(x), types.Integer)):
+    if not isinstance(r, types.RangeType):
+        return None
+    if isinstance(types.unliteral(x), (types.Float, types.Boolean)):
+
+        def contains_number(r, x):  # 3.0 in range(5) compares as CPython: by value
+            return x == int(x) and int(x) in r if math.isfinite(x) else False
+
+        return contains_number
+    if not isinstance(types.unliteral(x), types.Integer):
         return None
 
     def contains(r, x):
@@ -94,7 +103,7 @@ def builtin_reversed(seq):
 
 @overload(sorted)
 def builtin_sorted(iterable, key=None, reverse=False):
-    if not (_indexable(iterable) or isinstance(iterable, types.RangeType) or _iterator(iterable)):
+    if not (_indexable(iterable) or iterator_of(iterable) is not None):
         return None
     if not _no_key(key):  # a jitted or builtin function (an inner one is inlined instead)
         return key_functions.sorted_by_key
@@ -147,16 +156,21 @@ overload(max)(_array_extreme("max"))
 overload(min)(_array_extreme("min"))
 
 
+def _comparable(typ) -> bool:
+    return _number(typ) or isinstance(types.unliteral(typ), types.UnicodeType)
+
+
 def _iterator_extreme(symbol: str):
-    """min/max over iterators and generators (generator expressions too): one pass, the
-    first of equal extremes kept, as CPython does."""
+    """min/max over strings, tuples, sets, dicts, ranges, iterators and generators (generator
+    expressions too): one pass, the first of equal extremes kept, as CPython does."""
     better = operator.gt if symbol == "max" else operator.lt
     message = f"{symbol}() arg is an empty sequence"
 
     def select(iterable):
-        if isinstance(iterable, types.RangeType):
-            iterable = iterable.iterator_type
-        if not (_iterator(iterable) and _number(iterable.yield_type)):
+        if isinstance(iterable, types.Array) or _indexable(iterable):
+            return None  # their own, above and in containers/lists.py
+        iterator = iterator_of(iterable)
+        if iterator is None or not _comparable(iterator.yield_type):
             return None
 
         def extreme(iterable):
@@ -198,6 +212,12 @@ _CLASS_TYPES = {
     complex: (types.Complex,),
     list: (types.List,),
     tuple: (types.BaseTuple,),
+    str: (types.UnicodeType,),
+    bytes: (types.BytesType,),
+    dict: (types.DictType,),
+    set: (types.Set,),
+    range: (types.RangeType,),
+    slice: (types.SliceType,),
 }
 
 

@@ -62,3 +62,22 @@ def _type_number_conversion(args, kws):
 @lower_builtin((types.TypeRef, "__call__"), types.TypeRef, types.Type)
 def _number_conversion(context, builder, sig, args):
     return context.cast(builder, args[1], sig.args[1], sig.return_type)
+
+
+# ---------------------------------------------------------------------------- type(x)
+
+
+@registry.typer(type)
+def _type_of_value(args, kws):
+    """`type(x)` of a number: its type, which converts when called (`type(x)(0)`)."""
+    if len(args) != 1 or kws:
+        return None
+    value = types.unliteral(args[0])
+    if not isinstance(value, (types.Number, types.Boolean)):
+        return None
+    return signature(types.TypeRef(value), value)
+
+
+@lower_builtin(type, types.Type)
+def _type_of_value_lowered(context, builder, sig, args):
+    return context.get_dummy_value(sig.return_type)
