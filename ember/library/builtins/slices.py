@@ -1,14 +1,15 @@
 """`slice` objects of integers (`a:b:c` in an index): their typing, data model and lowering,
-their `start`/`stop`/`step` and Python's `slice.indices` for a length. Shared by array and list indexing."""
+`start`/`stop`/`step` and Python's `slice.indices` for a length. Shared by array and list
+indexing."""
 
 from __future__ import annotations
 
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.extending import overload_method, register_jitable
 from ember.lowering import arrays as arr
 from ember.lowering.models import StructModel, register_model
-from ember.extending import overload_method, register_jitable
 from ember.lowering.registry import lower_builtin, lower_getattr
 from ember.typing.signature import signature
 from ember.typing.templates import AttributeTemplate, registry
