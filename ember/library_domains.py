@@ -59,7 +59,11 @@ DOMAINS = (
     Domain("random", ("ember.library.builtins.randomlib",), value_modules=("random",)),
     Domain("heapq", ("ember.library.builtins.heapqlib",), value_modules=("heapq", "_heapq")),
     Domain("print", ("ember.library.builtins.printing",), values=(print,)),
-    Domain("functional", ("ember.library.builtins.functional",), values=(map, filter, reduce)),
+    Domain(
+        "functional",
+        ("ember.library.builtins.functional",),
+        values=(map, filter, reduce, operator.truth, operator.abs, operator.index),
+    ),
     Domain("attributes", ("ember.library.objects.attributes",), values=(getattr, hasattr)),
     Domain("next", ("ember.library.builtins.next_calls",), values=(next,)),
     # x ** y on floats: looked up by the lowering key (the typing is the core's)

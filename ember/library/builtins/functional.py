@@ -1,9 +1,11 @@
 """`map`, `filter` and `functools.reduce` given a jitted or builtin function (an inner function
-or lambda is inlined instead, by the same code: library/builtins/key_functions.py)."""
+or lambda is inlined instead, by the same code: library/builtins/key_functions.py), and the
+`operator` functions that are builtins under another name (truth, abs, index)."""
 
 from __future__ import annotations
 
 import functools
+import operator
 
 from ember import types
 from ember.extending import overload, register_jitable
@@ -57,3 +59,20 @@ def _reduce_without_initial(function, iterable, *initial):
 
 def _reduce_from_initial(function, iterable, *initial):
     return reduce_from_initial(function, iterable, initial[0])
+
+
+@overload(operator.truth)
+def operator_truth(value):
+    return lambda value: bool(value)
+
+
+@overload(operator.abs)
+def operator_abs(value):
+    return lambda value: abs(value)
+
+
+@overload(operator.index)
+def operator_index(value):
+    if isinstance(types.unliteral(value), (types.Integer, types.Boolean)):
+        return lambda value: int(value)
+    return None
