@@ -1,6 +1,6 @@
 """`str.encode` in compiled code ('utf-8', 'ascii', 'latin-1'; errors 'strict', 'ignore' or
-'replace') and the `bytes` it makes: `len`, indexing (an int), slicing, iteration, `==`, passed in from
-Python and returned to Python as `bytes`.
+'replace') and `bytes` values: `len`, indexing (an int), slicing, iteration, `==`; passed in
+from Python and returned to Python as `bytes`.
 
 A bytes value shares the string's data model: a kind-1 string whose code points are the bytes.
 """
