@@ -112,6 +112,7 @@ DOMAINS = (
             "ember.library.strings.format",
             "ember.library.strings.methods",
             "ember.library.strings.more_methods",
+            "ember.library.strings.representation",
             "ember.library.numpy.char_arrays",
         ),
         type_classes=(
