@@ -177,7 +177,7 @@ def assigns_global(n):
 
 
 def f_string(n):
-    return f"{n!r}"
+    return f"{n!a}"
 
 
 @pytest.mark.parametrize(
@@ -189,7 +189,7 @@ def f_string(n):
         (with_block, "a 'with' block", "with open"),
         (yield_from, "'yield from' is not supported", "yield from"),
         (assigns_global, "assigning a global variable", "SOMETHING = n"),
-        (f_string, "an f-string with !r or !a", 'f"{n!r}"'),
+        (f_string, "an f-string with !a", 'f"{n!a}"'),
     ],
     ids=lambda value: getattr(value, "__name__", None),
 )

@@ -193,6 +193,32 @@ overload(max)(_iterator_extreme("max"))
 overload(min)(_iterator_extreme("min"))
 
 
+def _strings_extreme(symbol: str):
+    """min/max of two or more strings given as arguments: the first of equal extremes."""
+    better = operator.gt if symbol == "max" else operator.lt
+
+    def select(*args):
+        if len(args) < 2 or not all(
+            isinstance(types.unliteral(a), types.UnicodeType) for a in args
+        ):
+            return None
+
+        def extreme(*args):
+            best = args[0]
+            for item in args:
+                if better(item, best):
+                    best = item
+            return best
+
+        return extreme
+
+    return select
+
+
+overload(max)(_strings_extreme("max"))
+overload(min)(_strings_extreme("min"))
+
+
 # ---------------------------------------------------------------------------- isinstance
 
 
