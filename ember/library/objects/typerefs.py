@@ -83,7 +83,12 @@ def _type_of_value_lowered(context, builder, sig, args):
     return context.get_dummy_value(sig.return_type)
 
 
-_PYTHON_CLASS_OF = {types.Boolean: bool, types.Integer: int, types.Float: float, types.Complex: complex}
+_PYTHON_CLASS_OF = {
+    types.Boolean: bool,
+    types.Integer: int,
+    types.Float: float,
+    types.Complex: complex,
+}
 
 
 def _python_class(typ: types.Type) -> type | None:
