@@ -293,3 +293,19 @@ def test_bytes_arguments(b):
 def test_bytearray_argument_is_refused_clearly():
     with pytest.raises(TypeError, match="bytearray"):
         _compiled(bytes_operations)(bytearray(b"ab"))
+
+
+def power_mod(a, b, m):
+    return pow(a, b, m)
+
+
+@pytest.mark.parametrize(
+    "a, b, m", [(2, -1, 5), (3, -2, 7), (-3, -3, 11), (3, -1, -7), (5, -1, 1), (2, 10, 1000)]
+)
+def test_pow_with_negative_exponent_and_modulus(a, b, m):
+    _check(power_mod, a, b, m)
+
+
+@pytest.mark.parametrize("a, b, m", [(2, -1, 4), (0, -1, 7), (2, 3, 0)])
+def test_pow_modulus_errors(a, b, m):
+    _raises_like(_compiled(power_mod), power_mod, a, b, m)

@@ -296,12 +296,12 @@ def builtin_pow_mod(base, exp, mod):
     def power_mod(base, exp, mod):
         if mod == 0:
             raise ValueError("pow() 3rd argument cannot be 0")
-        if exp < 0:
-            raise ValueError("pow() with a negative exponent and a modulus is not supported "
-                             "in compiled code")  # fmt: skip
         modulus = abs(mod)
-        result = 1 % modulus
         factor = base % modulus
+        if exp < 0:  # Python 3.8+: the power of the inverse of base modulo mod
+            factor = _inverse_mod(factor, modulus)
+            exp = -exp
+        result = 1 % modulus
         while exp > 0:
             if exp & 1:
                 result = _multiply_mod(result, factor, modulus)
@@ -312,6 +312,20 @@ def builtin_pow_mod(base, exp, mod):
         return result
 
     return power_mod
+
+
+@register_jitable
+def _inverse_mod(a, m):
+    """x in [0, m) with a * x % m == 1 (extended Euclid), as CPython's pow(a, -1, m)."""
+    old_r, r = a, m
+    old_s, s = 1, 0
+    while r != 0:
+        q = old_r // r
+        old_r, r = r, old_r - q * r
+        old_s, s = s, old_s - q * s
+    if old_r != 1:
+        raise ValueError("base is not invertible for the given modulus")
+    return old_s % m
 
 
 @register_jitable
