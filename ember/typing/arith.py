@@ -179,7 +179,8 @@ def comparable(fn, a: types.Type, b: types.Type) -> bool:
 
         # strings, lists...: the library's overload of `fn` (containers/tuples.py compiles
         # a call of it for each pair of members)
-        return TypingContext().resolve_operator(fn, (a, b)) is not None
+        found = TypingContext().resolve_operator(fn, (a, b))
+        return found is not None and isinstance(found.return_type, types.Boolean)
     common = arithmetic_result(a, b)
     return common is not None and not (fn in _ORDERING and isinstance(common, types.Complex))
 
