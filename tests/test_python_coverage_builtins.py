@@ -309,3 +309,15 @@ def test_pow_with_negative_exponent_and_modulus(a, b, m):
 @pytest.mark.parametrize("a, b, m", [(2, -1, 4), (0, -1, 7), (2, 3, 0)])
 def test_pow_modulus_errors(a, b, m):
     _raises_like(_compiled(power_mod), power_mod, a, b, m)
+
+
+def identities(b, n, m):
+    return b is True, b is not False, b is False, n is m, n is not m, operator.is_(b, True)
+
+
+@pytest.mark.parametrize(
+    "b, n, m",
+    [(True, 3, 3), (False, -5, 256), (True, 0, 1)],  # CPython caches -5..256
+)
+def test_is_of_booleans_and_small_integers(b, n, m):
+    _check(identities, b, n, m)
