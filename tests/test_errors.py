@@ -236,7 +236,7 @@ def test_unexpected_keyword_raises_type_error():
         add(1, c=2)
 
 
-@pytest.mark.parametrize(("args", "name", "kind"), [((b"s", 1), "a", "bytes")])
+@pytest.mark.parametrize(("args", "name", "kind"), [((bytearray(b"s"), 1), "a", "bytearray")])
 def test_unsupported_argument_type_names_the_argument(args, name, kind):
     with pytest.raises(TypeError) as info:
         add(*args)
