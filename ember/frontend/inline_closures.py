@@ -44,12 +44,13 @@ _MAX_INLINED_CALLS = 1000  # a guard against runaway growth (e.g. a chain of wra
 
 
 def inline_inner_functions(
-    func_ir: ir.FunctionIR, jitted_function_of: Callable[[Any], FunctionType | None]
+    func_ir: ir.FunctionIR, jitted_function_of: Callable[[Any], FunctionType | dict | None]
 ) -> None:
     """Inline every call of an inner function of `func_ir` in place.
 
     `jitted_function_of(value)` gives the Python function behind a jitted function (a global
-    the IR calls), or None: such callees are inlined when an inner function is passed to them.
+    the IR calls; a dict of them by the call's number of positional arguments), or None: such
+    callees are inlined when an inner function is passed to them.
     """
     if func_ir.makes_functions():
         _Inliner(func_ir, jitted_function_of).run()
