@@ -321,3 +321,18 @@ def identities(b, n, m):
 )
 def test_is_of_booleans_and_small_integers(b, n, m):
     _check(identities, b, n, m)
+
+
+def bytes_in_tuple(pair):
+    return len(pair[0]) + pair[1], pair[0][::-1]
+
+
+def test_bytes_in_a_tuple_argument_are_released():
+    import ember.runtime
+
+    compiled = _compiled(bytes_in_tuple)
+    assert compiled((b"abc", 2)) == bytes_in_tuple((b"abc", 2))
+    before = ember.runtime.stats().live
+    for _ in range(200):
+        compiled((b"abc", 2))
+    assert ember.runtime.stats().live == before
