@@ -151,7 +151,7 @@ def generate_ir(state: CompileState) -> None:
         print(dump_function(state.func_ir))
 
 
-def _jitted_function_of(value: object) -> FunctionType | None:
+def _jitted_function_of(value: object) -> FunctionType | dict | None:
     from ember.dispatcher.dispatcher import Dispatcher
     from ember.library.builtins.key_functions import BY_BUILTIN
 

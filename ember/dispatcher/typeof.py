@@ -19,6 +19,7 @@ _EXACT_TYPES: dict[type, types.Type] = {
     complex: types.complex128,
     type(None): types.none,
     str: types.unicode_type,
+    bytes: types.bytes_type,
 }
 
 _NUMPY_SCALARS: dict[Any, types.Type] = {}
