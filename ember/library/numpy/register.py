@@ -33,3 +33,6 @@ import ember.library.numpy.arg_extremes
 import ember.library.numpy.sorting
 import ember.library.numpy.statistics
 import ember.library.numpy.ufuncs
+import ember.library.numpy.windows
+import ember.library.numpy.queries
+import ember.library.numpy.index_grids
