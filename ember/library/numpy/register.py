@@ -36,3 +36,4 @@ import ember.library.numpy.ufuncs
 import ember.library.numpy.windows
 import ember.library.numpy.queries
 import ember.library.numpy.index_grids
+import ember.library.numpy.stride_views
