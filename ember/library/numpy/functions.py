@@ -1,6 +1,6 @@
 """More NumPy functions, most written in Python and compiled by ember (see support.py):
 clip, round/around, concatenate, stack, vstack, hstack, count_nonzero, nonzero (also as
-np.where(condition)), flatnonzero, argwhere, diff, isclose, allclose, unique, searchsorted,
+np.where(condition)), flatnonzero, argwhere, isclose, allclose, unique, searchsorted,
 bincount, outer, trace, diag, interp, histogram, flip, and the array methods clip, round,
 nonzero.
 
@@ -385,24 +385,6 @@ def _array_nonzero(self):
 @overload(np.where, jit_options=NUMPY_ERRORS)
 def _np_where(condition):
     return _select_nonzero(condition)
-
-
-# ---------------------------------------------------------------------------- differences
-
-
-def _diff(a, n):
-    out = a.copy()
-    for _ in range(n):
-        out = out[1:] - out[:-1]
-    return out
-
-
-@overload(np.diff, jit_options=NUMPY_ERRORS)
-def _select_diff(a, n=1):
-    n = as_type(n)
-    if _array(a) and a.ndim == 1 and isinstance(types.unliteral(n), types.Integer):
-        return _diff
-    return None
 
 
 def _isclose(a, b, rtol, atol, equal_nan):

@@ -37,3 +37,4 @@ import ember.library.numpy.windows
 import ember.library.numpy.queries
 import ember.library.numpy.index_grids
 import ember.library.numpy.stride_views
+import ember.library.numpy.differences
