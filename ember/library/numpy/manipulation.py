@@ -1,9 +1,8 @@
 """Reshaping and rearranging NumPy functions, written in Python and compiled by ember:
 expand_dims, roll, tile, repeat, meshgrid, cross, digitize, trapezoid (trapz), asfortranarray,
-swapaxes, atleast_1d/2d/3d, column_stack, split, array_split (along the first axis), tril,
-triu, fill_diagonal, take, delete, append, insert, unravel_index, ravel_multi_index, tri,
-diagflat, partition (by selection), argpartition, fliplr, flipud, rot90, and the array methods
-item and tolist (1-d and 2-d).
+swapaxes, atleast_1d/2d/3d, column_stack, tril, triu, fill_diagonal, take, delete, append,
+insert, unravel_index, ravel_multi_index, tri, diagflat, partition (by selection),
+argpartition, fliplr, flipud, rot90, and the array methods item and tolist (1-d and 2-d).
 
 Implementations that depend on the rank (`expand_dims`, `tile`) are generated per rank.
 """
@@ -387,83 +386,6 @@ def _select_column_stack(tup):
     if not isinstance(tup, types.UniTuple) or not is_array(tup.dtype):
         return None
     return {1: _column_stack_vectors, 2: _column_stack_matrices}.get(tup.dtype.ndim)
-
-
-# ---------------------------------------------------------------------------- splitting
-
-
-def _split_at(ary, bounds):
-    """The views ary[bounds[i]:bounds[i + 1]] along the first axis, as a list."""
-    parts = [ary[bounds[0] : bounds[1]]]
-    for i in range(1, bounds.shape[0] - 1):
-        parts.append(ary[bounds[i] : bounds[i + 1]])
-    return parts
-
-
-_split_at_jit = njit(**NUMPY_ERRORS)(_split_at)
-
-
-def _section_bounds(length, sections):
-    if sections <= 0:
-        raise ValueError("number sections must be larger than 0.")
-    each, extras = divmod(length, sections)
-    bounds = np.empty(sections + 1, np.intp)
-    bounds[0] = 0
-    for i in range(sections):
-        bounds[i + 1] = bounds[i] + each + (1 if i < extras else 0)
-    return bounds
-
-
-_section_bounds_jit = njit(**NUMPY_ERRORS)(_section_bounds)
-
-
-def _index_bounds(length, indices):
-    """0, the indices (slice bounds: negative ones count from the end), then the length."""
-    bounds = np.empty(indices.shape[0] + 2, np.intp)
-    bounds[0] = 0
-    bounds[1:-1] = indices
-    bounds[-1] = length
-    return bounds
-
-
-_index_bounds_jit = njit(**NUMPY_ERRORS)(_index_bounds)
-
-
-def _array_split_sections(ary, indices_or_sections):
-    return _split_at_jit(ary, _section_bounds_jit(ary.shape[0], indices_or_sections))
-
-
-def _split_sections(ary, indices_or_sections):
-    if indices_or_sections > 0 and ary.shape[0] % indices_or_sections:
-        raise ValueError("array split does not result in an equal division")
-    return _split_at_jit(ary, _section_bounds_jit(ary.shape[0], indices_or_sections))
-
-
-def _split_indices(ary, indices_or_sections):
-    return _split_at_jit(ary, _index_bounds_jit(ary.shape[0], indices_or_sections))
-
-
-def _select_split(sections_impl):
-    def select(ary, indices_or_sections):
-        if not (is_array(ary) and ary.ndim >= 1):
-            return None
-        if is_integer(indices_or_sections):
-            return sections_impl
-        if is_array(indices_or_sections) and isinstance(indices_or_sections.dtype, types.Integer):
-            return _split_indices
-        return None
-
-    return select
-
-
-@overload(np.split, jit_options=NUMPY_ERRORS)
-def _np_split(ary, indices_or_sections):
-    return _select_split(_split_sections)(ary, indices_or_sections)
-
-
-@overload(np.array_split, jit_options=NUMPY_ERRORS)
-def _np_array_split(ary, indices_or_sections):
-    return _select_split(_array_split_sections)(ary, indices_or_sections)
 
 
 # ---------------------------------------------------------------------------- triangles

@@ -38,3 +38,4 @@ import ember.library.numpy.queries
 import ember.library.numpy.index_grids
 import ember.library.numpy.stride_views
 import ember.library.numpy.differences
+import ember.library.numpy.splitting
