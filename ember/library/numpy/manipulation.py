@@ -466,24 +466,56 @@ def _take_scalar(a, indices):
     return flat[indices + n if indices < 0 else indices]
 
 
-def _select_take(a, indices):
+def _take_along(a, indices, axis):
+    """NumPy's take with an axis: the indexed slices along `axis`, in place of that axis."""
+    length = a.shape[axis]
+    picked = np.asarray(indices).ravel()
+    for index in picked:
+        if index < -length or index >= length:
+            raise IndexError("index out of bounds for the axis")
+    moved = np.moveaxis(a, axis, 0)
+    chosen = np.where(picked < 0, picked + length, picked)
+    return np.moveaxis(moved[chosen], 0, axis).copy()
+
+
+def _take_along_scalar(a, indices, axis):
+    length = a.shape[axis]
+    if indices < -length or indices >= length:
+        raise IndexError("index out of bounds for the axis")
+    return np.moveaxis(a, axis, 0)[indices + length if indices < 0 else indices].copy()
+
+
+def _select_take(a, indices, axis):
+    axis = as_type(axis)
     if not is_array(a):
         return None
-    if is_integer(indices):
-        return _take_scalar
-    if is_array(indices) and isinstance(indices.dtype, types.Integer):
-        return _take
-    return None
+    scalar = is_integer(indices)
+    integers = is_array(indices) and indices.ndim == 1 and isinstance(indices.dtype, types.Integer)
+    if is_none(axis):
+        if scalar:
+            return lambda a, indices, axis: _take_scalar_jit(a, indices)
+        if is_array(indices) and isinstance(indices.dtype, types.Integer):
+            return lambda a, indices, axis: _take_jit(a, indices)
+        return None
+    if not is_integer(axis):
+        return None
+    if scalar:
+        return _take_along_scalar
+    return _take_along if integers else None
+
+
+_take_jit = njit(**NUMPY_ERRORS)(_take)
+_take_scalar_jit = njit(**NUMPY_ERRORS)(_take_scalar)
 
 
 @overload(np.take, jit_options=NUMPY_ERRORS)
-def _np_take(a, indices):
-    return _select_take(a, indices)
+def _np_take(a, indices, axis=None):
+    return _select_take(a, indices, axis)
 
 
 @overload_method(types.Array, "take", jit_options=NUMPY_ERRORS)
-def _array_take(self, indices):
-    return _select_take(self, indices)
+def _array_take(self, indices, axis=None):
+    return _select_take(self, indices, axis)
 
 
 def _delete_one(arr, obj):
@@ -520,18 +552,26 @@ def _select_delete(arr, obj):
     return None
 
 
-def _append(arr, values):
+def _append(arr, values, axis):
     return np.concatenate((np.ravel(arr), np.ravel(values)))
 
 
-def _append_scalar(arr, values):
+def _append_scalar(arr, values, axis):
     return np.concatenate((np.ravel(arr), np.full(1, values)))
 
 
+def _append_along(arr, values, axis):
+    return np.concatenate((arr, values), axis)
+
+
 @overload(np.append, jit_options=NUMPY_ERRORS)
-def _select_append(arr, values):
+def _select_append(arr, values, axis=None):
+    axis = as_type(axis)
     if not is_array(arr):
         return None
+    if not is_none(axis):
+        ok = is_integer(axis) and is_array(values) and values.ndim == arr.ndim
+        return _append_along if ok else None
     if is_array(values):
         return _append
     return _append_scalar if is_number(values) else None

@@ -39,3 +39,4 @@ import ember.library.numpy.index_grids
 import ember.library.numpy.stride_views
 import ember.library.numpy.differences
 import ember.library.numpy.splitting
+import ember.library.numpy.rearranging
