@@ -660,25 +660,32 @@ def _select_trace(a):
     return _trace if _array(a) and a.ndim == 2 else None
 
 
-def _diag_matrix(v):
+def _diag_matrix(v, k):
     n = v.shape[0]
-    out = np.zeros((n, n), v.dtype)
+    size = n + abs(k)
+    out = np.zeros((size, size), v.dtype)
     for i in range(n):
-        out[i, i] = v[i]
+        if k >= 0:
+            out[i, i + k] = v[i]
+        else:
+            out[i - k, i] = v[i]
     return out
 
 
-def _diag_vector(a):
-    n = min(a.shape[0], a.shape[1])
-    out = np.empty(n, a.dtype)
+def _diag_vector(v, k):
+    rows, columns = v.shape
+    first_row, first_column = (0, k) if k >= 0 else (-k, 0)
+    n = max(min(rows - first_row, columns - first_column), 0)
+    out = np.empty(n, v.dtype)
     for i in range(n):
-        out[i] = a[i, i]
+        out[i] = v[first_row + i, first_column + i]
     return out
 
 
 @overload(np.diag, jit_options=NUMPY_ERRORS)
-def _select_diag(v):
-    if not _array(v):
+def _select_diag(v, k=0):
+    k = as_type(k)
+    if not (_array(v) and isinstance(types.unliteral(k), types.Integer)):
         return None
     return {1: _diag_matrix, 2: _diag_vector}.get(v.ndim)
 
