@@ -62,8 +62,27 @@ def _clip_integers(a, a_min, a_max):
     return np.minimum(np.maximum(a, low), high)
 
 
+def _clip_above(a, a_min, a_max):
+    return np.minimum(a, a_max)
+
+
+def _clip_below(a, a_min, a_max):
+    return np.maximum(a, a_min)
+
+
+def _clip_nothing(a, a_min, a_max):
+    raise ValueError("One of max or min must be given")
+
+
 @overload(np.clip, jit_options=NUMPY_ERRORS)
 def _select_clip(a, a_min, a_max):
+    if _array(a) and (is_none(a_min) or is_none(a_max)):
+        if is_none(a_min) and is_none(a_max):
+            return _clip_nothing
+        bound = a_max if is_none(a_min) else a_min
+        if _array(bound) or _real_number(bound):
+            return _clip_above if is_none(a_min) else _clip_below
+        return None
     ok = all(_array(t) or _real_number(t) for t in (a, a_min, a_max))
     if not (ok and _array(a)):
         return None
