@@ -1,5 +1,5 @@
-"""Arrays in compiled code: attributes (`flags` too), `len`, iteration, `slice` objects, NumPy
-scalar classes and dtypes as values, and conversions between array types.
+"""Arrays in compiled code: attributes (`flags` and `ctypes` too), `len`, iteration, `slice`
+objects, NumPy scalar classes and dtypes as values, and conversions between array types.
 
 Indexing lives in indexing.py; NumPy functions in the other modules here.
 """
@@ -16,7 +16,7 @@ from ember import types
 from ember.decorators import njit
 from ember.dispatcher.typeof import typeof_impl
 from ember.errors import TypingError
-from ember.extending import overload, overload_attribute
+from ember.extending import intrinsic, overload, overload_attribute
 from ember.library.numpy.support import _SCALAR_CLASSES, numpy_dtype, parse_dtype
 from ember.lowering import arrays as arr
 from ember.lowering import iterators
@@ -377,3 +377,31 @@ def _flags(a):
 @overload_attribute(types.Array, "flags")
 def _array_flags(a):
     return _flags
+
+
+# ---------------------------------------------------------------------------- ctypes
+
+#: What `a.ctypes` gives compiled code: the data address (an integer, as NumPy's `.data`), the
+#: shape and the strides.
+ArrayCTypes = collections.namedtuple("ArrayCTypes", ["data", "shape", "strides"])
+
+
+@intrinsic
+def _data_address(typingctx, a):
+    """The address of the array's first element, as an integer."""
+    if not isinstance(a, types.Array):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.ptrtoint(builder.extract_value(args[0], 4), arr.i64)
+
+    return signature(types.intp, a), codegen
+
+
+def _ctypes(a):
+    return ArrayCTypes(_data_address(a), a.shape, a.strides)
+
+
+@overload_attribute(types.Array, "ctypes")
+def _array_ctypes(a):
+    return _ctypes
