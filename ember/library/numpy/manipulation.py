@@ -778,21 +778,42 @@ def _argpartition(a, kth):
     return np.argsort(a, kind="mergesort")
 
 
-def _select_partition(impl):
+def _partition_many(a, kth):
+    """Several kth at once: a sorted copy places every item (NumPy promises no more)."""
+    for k in kth:
+        _check_kth_jit(a, k)
+    return np.sort(a)
+
+
+def _argpartition_many(a, kth):
+    for k in kth:
+        _check_kth_jit(a, k)
+    return np.argsort(a, kind="mergesort")
+
+
+def _select_partition(impl, many_impl):
     def select(a, kth):
-        return impl if is_array(a) and a.ndim == 1 and is_integer(kth) else None
+        if not (is_array(a) and a.ndim == 1):
+            return None
+        if is_integer(kth):
+            return impl
+        if isinstance(kth, types.BaseTuple) and len(kth) and all(is_integer(t) for t in kth):
+            return many_impl
+        if is_array(kth) and kth.ndim == 1 and isinstance(kth.dtype, types.Integer):
+            return many_impl
+        return None
 
     return select
 
 
 @overload(np.partition, jit_options=NUMPY_ERRORS)
 def _np_partition(a, kth):
-    return _select_partition(_partition)(a, kth)
+    return _select_partition(_partition, _partition_many)(a, kth)
 
 
 @overload(np.argpartition, jit_options=NUMPY_ERRORS)
 def _np_argpartition(a, kth):
-    return _select_partition(_argpartition)(a, kth)
+    return _select_partition(_argpartition, _argpartition_many)(a, kth)
 
 
 # ---------------------------------------------------------------------------- to Python values
