@@ -227,60 +227,54 @@ def _select_broadcast_arrays(*args):
 
 
 @functools.cache
-def _sliding_window_impl(ndim: int, axes: tuple | None, window_rank: int):
-    """Windows over `axes` (all axes when None, one window size per axis): the view has the
-    array's axes (shortened by window - 1 along windowed axes) followed by the window axes."""
-    window_axes = tuple(range(ndim)) if axes is None else axes
+def _sliding_window_impl(ndim: int, window_rank: int, axis_form: str, count: int):
+    """Windows of `count` sizes over axes given as None (every axis), an int or a tuple: the view
+    has the array's axes (each shortened by window - 1 per window over it) followed by the
+    window axes. `window_rank` is 0 for an integer window_shape."""
     lines = ["def sliding_window_view(x, window_shape, axis, subok, writeable):"]
     lines.append("    window = " + ("(window_shape,)" if window_rank == 0 else "window_shape"))
-    dims = [f"x.shape[{k}]" for k in range(ndim)]
-    for position, axis in enumerate(window_axes):
-        lines.append(f"    if window[{position}] < 0:")
-        lines.append("        raise ValueError('`window_shape` cannot contain negative values')")
-        lines.append(f"    if x.shape[{axis}] < window[{position}]:")
+    axes = {"none": "(" + "".join(f"{k}, " for k in range(ndim)) + ")", "int": "(axis,)"}
+    lines.append(f"    axes = {axes.get(axis_form, 'axis')}")
+    for position in range(count):
+        lines += [
+            f"    if not -{ndim} <= axes[{position}] < {ndim}:",
+            "        raise AxisError('axis is out of bounds for the array')",
+            f"    if window[{position}] < 0:",
+            "        raise ValueError('`window_shape` cannot contain negative values')",
+        ]
+    dims = []
+    for k in range(ndim):
+        shrink = " + ".join(
+            f"(window[{j}] - 1 if axes[{j}] % {ndim} == {k} else 0)" for j in range(count)
+        )
+        lines.append(f"    d{k} = x.shape[{k}] - ({shrink})")
+        lines.append(f"    if d{k} < 0:")
         lines.append(
             "        raise ValueError('window shape cannot be larger than input array shape')"
         )
-        dims[axis] = f"{dims[axis]} - window[{position}] + 1"
-    dims += [f"window[{position}]" for position in range(len(window_axes))]
-    steps = [f"x.strides[{k}]" for k in range(ndim)] + [f"x.strides[{a}]" for a in window_axes]
+        dims.append(f"d{k}")
+    dims += [f"window[{j}]" for j in range(count)]
+    steps = [f"x.strides[{k}]" for k in range(ndim)]
+    steps += [f"x.strides[axes[{j}] % {ndim}]" for j in range(count)]
     lines.append(f"    return _strided_view(x, ({', '.join(dims)},), ({', '.join(steps)},))")
-    namespace = {"_strided_view": _strided_view}
+    namespace = {"_strided_view": _strided_view, "AxisError": np.exceptions.AxisError}
     exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - from integers
     return namespace["sliding_window_view"]
 
 
-def _normalized_axes(axis, ndim: int) -> tuple | None:
-    """The literal axis (or tuple of axes) as non-negative integers; None when not literal."""
-    values = axis if isinstance(axis, tuple) else (axis,)
-    normalized = []
-    for value in values:
-        if not isinstance(value, int) or not -ndim <= value < ndim:
-            return None
-        normalized.append(value % ndim)
-    return tuple(normalized)
-
-
-def _literal_axes(axis):
-    if isinstance(axis, types.IntegerLiteral):
-        return axis.literal_value
-    if isinstance(axis, types.BaseTuple) and all(isinstance(t, types.IntegerLiteral) for t in axis):
-        return tuple(t.literal_value for t in axis)
-    return None
-
-
-@overload(np.lib.stride_tricks.sliding_window_view, jit_options=NUMPY_ERRORS, prefer_literal=True)
+@overload(np.lib.stride_tricks.sliding_window_view, jit_options=NUMPY_ERRORS)
 def _select_sliding_window_view(x, window_shape, axis=None, subok=False, writeable=False):
     axis = as_type(axis)
-    if not (is_array(x) and _shape_like(window_shape)):
+    if not (is_array(x) and x.ndim >= 1 and _shape_like(window_shape)):
         return None
-    window_rank = 0 if is_integer(window_shape) else len(window_shape)
+    count = 1 if is_integer(window_shape) else len(window_shape)
+    window_rank = 0 if is_integer(window_shape) else count
     if is_none(axis):
-        if max(window_rank, 1) != x.ndim:
+        if count != x.ndim:
             raise TypingError("window_shape must have the same length as x.shape when axis is None")
-        return _sliding_window_impl(x.ndim, None, window_rank)
-    literal = _literal_axes(axis)
-    axes = _normalized_axes(literal, x.ndim) if literal is not None else None
-    if axes is None or len(axes) != max(window_rank, 1):
-        return None
-    return _sliding_window_impl(x.ndim, axes, window_rank)
+        return _sliding_window_impl(x.ndim, window_rank, "none", count)
+    if is_integer(axis) and count == 1:
+        return _sliding_window_impl(x.ndim, window_rank, "int", count)
+    if _integer_tuple(axis) and len(axis) == count:
+        return _sliding_window_impl(x.ndim, window_rank, "tuple", count)
+    return None
