@@ -9,8 +9,16 @@ import numpy as np
 
 from ember import types
 from ember.decorators import njit
+from ember.errors import TypingError
 from ember.extending import overload
-from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_array, is_integer, is_none
+from ember.library.numpy.support import (
+    NUMPY_ERRORS,
+    as_type,
+    is_array,
+    is_integer,
+    is_none,
+    numpy_dtype,
+)
 
 _NAMESPACE = {"np": np, "AxisError": np.exceptions.AxisError}
 
@@ -89,8 +97,17 @@ def _ediff1d_begin(ary, to_end, to_begin):
     return np.concatenate((_as_flat_jit(to_begin, inner.dtype), inner))
 
 
-def _end_values(typ) -> bool:
-    return is_array(typ) or isinstance(types.unliteral(typ), (types.Number, types.Boolean))
+def _end_values(typ, ary) -> bool:
+    """Arrays or numbers whose dtype casts to ary's under NumPy's 'same_kind' rule."""
+    if not (is_array(typ) or isinstance(types.unliteral(typ), (types.Number, types.Boolean))):
+        return False
+    dtype = typ.dtype if is_array(typ) else types.unliteral(typ)
+    if not np.can_cast(numpy_dtype(dtype), numpy_dtype(ary.dtype), "same_kind"):
+        raise TypingError(
+            f"dtype of to_begin/to_end ({dtype}) must be compatible with input `ary` ({ary.dtype}) "
+            "under the `same_kind` rule."
+        )
+    return True
 
 
 @overload(np.ediff1d, jit_options=NUMPY_ERRORS)
@@ -99,7 +116,7 @@ def _select_ediff1d(ary, to_end=None, to_begin=None):
     if not is_array(ary) or isinstance(ary.dtype, types.Boolean):
         return None
     no_end, no_begin = is_none(to_end), is_none(to_begin)
-    if not ((no_end or _end_values(to_end)) and (no_begin or _end_values(to_begin))):
+    if not ((no_end or _end_values(to_end, ary)) and (no_begin or _end_values(to_begin, ary))):
         return None
     if no_end and no_begin:
         return _ediff1d_plain
