@@ -384,3 +384,32 @@ def test_roots(p):
     got, expected = _roots(p), np.roots(p)
     assert got.shape == expected.shape
     np.testing.assert_allclose(np.sort_complex(got), np.sort_complex(expected), atol=1e-12)
+
+
+@ember.njit
+def _two_outputs(a, i, s):
+    return (
+        np.divmod(a, 0.75),
+        np.divmod(i, 3),
+        np.modf(a),
+        np.modf(i),
+        np.modf(s),
+        np.frexp(a),
+        np.frexp(a.astype(np.float32)),
+        np.frexp(i),
+        np.logaddexp2(a, 0.5),
+    )
+
+
+def test_two_output_ufuncs_and_logaddexp2_bit_for_bit():
+    a = np.array([1.5, -2.0, 0.25, 0.0, -0.0, -0.75, np.inf, -np.inf, np.nan, 1e-310, -3e-320])
+    i = np.array([3, -4, 0, 12, 9, -7, 1, 2, 5, 6, 8])
+    with np.errstate(all="ignore"):
+        expected = _two_outputs.py_func(a, i, -2.5)
+    got = _two_outputs(a, i, -2.5)
+    for g, e in zip(got[:-1], expected[:-1], strict=True):
+        for part_got, part_expected in zip(g, e, strict=True):
+            assert np.asarray(part_got).dtype == np.asarray(part_expected).dtype
+            np.testing.assert_array_equal(part_got, part_expected)
+            np.testing.assert_array_equal(np.signbit(part_got), np.signbit(part_expected))
+    np.testing.assert_allclose(got[-1], expected[-1], rtol=1e-15)

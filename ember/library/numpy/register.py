@@ -40,3 +40,4 @@ import ember.library.numpy.stride_views
 import ember.library.numpy.differences
 import ember.library.numpy.splitting
 import ember.library.numpy.rearranging
+import ember.library.numpy.two_output_ufuncs

@@ -557,6 +557,29 @@ def _ldexp(context, builder, loop, args):
     return _call_float(builder, "ldexp", args[0], exponent)
 
 
+def _logaddexp2(x, y):
+    """NumPy's npy_logaddexp2: log2(2**x + 2**y) without overflow."""
+    if x == y:  # also infinities of one sign
+        return x + 1.0
+    difference = x - y
+    if difference > 0:
+        return x + np.log1p(np.exp2(-difference)) * _LOG2_E
+    if difference <= 0:
+        return y + np.log1p(np.exp2(difference)) * _LOG2_E
+    return difference  # NaN
+
+
+_LOG2_E = 1.0 / math.log(2.0)
+
+
+@kernel(np.logaddexp2)
+def _logaddexp2_kernel(context, builder, loop, args):
+    if not all(_is_float(t) for t in loop.in_types):
+        raise TypingError(f"np.logaddexp2 of {loop.in_types} is not supported")
+    sig = signature(loop.out_type, *loop.in_types)
+    return context.compile_internal(builder, _logaddexp2, sig, args, error_model="numpy")
+
+
 def _gcd(a, b):
     a, b = abs(a), abs(b)
     while b:
