@@ -413,3 +413,17 @@ def test_two_output_ufuncs_and_logaddexp2_bit_for_bit():
             np.testing.assert_array_equal(part_got, part_expected)
             np.testing.assert_array_equal(np.signbit(part_got), np.signbit(part_expected))
     np.testing.assert_allclose(got[-1], expected[-1], rtol=1e-15)
+
+
+@ember.njit
+def _count_nonzero(a):
+    return np.count_nonzero(a), np.count_nonzero(a, axis=0), np.count_nonzero(a, -1)
+
+
+@pytest.mark.parametrize("a", [np.array([[3.0, 0, 2.0], [0, 7.0, -4.0]]), np.zeros((0, 2))])
+def test_count_nonzero_along_an_axis(a):
+    got, expected = _count_nonzero(a), _count_nonzero.py_func(a)
+    assert got[0] == expected[0]
+    for g, e in zip(got[1:], expected[1:]):
+        np.testing.assert_array_equal(g, e)
+        assert g.dtype == e.dtype

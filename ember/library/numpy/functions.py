@@ -321,9 +321,22 @@ def _count_nonzero(a):
 _count_nonzero_jit = njit(**NUMPY_ERRORS)(_count_nonzero)
 
 
+def _count_nonzero_all(a, axis):
+    return _count_nonzero_jit(a)
+
+
+def _count_nonzero_along(a, axis):
+    return (a != 0).sum(axis=axis)
+
+
 @overload(np.count_nonzero, jit_options=NUMPY_ERRORS)
-def _select_count_nonzero(a):
-    return _count_nonzero if _array(a) else None
+def _select_count_nonzero(a, axis=None):
+    axis = as_type(axis)
+    if not _array(a):
+        return None
+    if is_none(axis):
+        return _count_nonzero_all
+    return _count_nonzero_along if is_integer(axis) and a.ndim >= 1 else None
 
 
 def _flatnonzero(a):
