@@ -1,7 +1,7 @@
 """np.linalg decompositions on SciPy's LAPACK: cholesky, eigh, eigvalsh, eig, eigvals, svd,
 svdvals, qr, lstsq, pinv, matrix_rank (tol=), cond, slogdet and matrix_power, for real
 float32/float64 matrices (eig and eigvals of matrices with real eigenvalues, as in Numba), and
-np.roots (complex eigenvalues of the companion matrix).
+np.roots (eigenvalues of the companion matrix; real roots only, as in Numba).
 (`svd(a, compute_uv=False)` changes the result's type with a value, so it is refused: use
 `np.linalg.svdvals(a)`.)
 
@@ -197,14 +197,12 @@ def eig_parts(a):
                   max(n, 1), work, work.shape[0])
     if info > 0:
         raise LinAlgError("Eigenvalues did not converge")
-    DOMAIN_CHECK
-    return real, vectors
-"""
-
-_DOMAIN_CHECK = """for value in imaginary:
+    for value in imaginary:
         if value != 0.0:
             raise ValueError("eig() argument must not cause a domain change: its eigenvalues "
-                             "are complex; pass a complex matrix to NumPy instead")"""
+                             "are complex; pass a complex matrix to NumPy instead")
+    return real, vectors
+"""
 
 
 @functools.cache
@@ -212,7 +210,7 @@ def _eig_impl(dtype_name: str, want_vectors: bool):
     """A real matrix with real eigenvalues (as Numba: complex ones are a ValueError, since the
     result type cannot depend on the values)."""
     source = _EIG.replace("JOB", '"V"' if want_vectors else '"N"')
-    source = source.replace("WANT", str(want_vectors)).replace("DOMAIN_CHECK", _DOMAIN_CHECK)
+    source = source.replace("WANT", str(want_vectors))
     parts = njit(**NUMPY_ERRORS)(_generated("eig_parts", source, dtype_name))
     if want_vectors:
 
@@ -225,16 +223,6 @@ def _eig_impl(dtype_name: str, want_vectors: bool):
         return parts(a)[0]
 
     return eigvals
-
-
-@functools.cache
-def _complex_eigvals_jit(dtype_name: str):
-    """The eigenvalues of a real matrix as complex numbers (for np.roots)."""
-    source = _EIG.replace("JOB", '"N"').replace("WANT", "False")
-    source = source.replace("DOMAIN_CHECK", "").replace(
-        "return real, vectors", "return real + 1j * imaginary"
-    )
-    return njit(**NUMPY_ERRORS)(_generated("eig_parts", source, dtype_name))
 
 
 _per_real_dtype(np.linalg.eig, "a", lambda dtype: _eig_impl(dtype, True))
@@ -419,26 +407,27 @@ def _select_cond(x, p=None):
 
 def _roots(p):
     """NumPy's roots: the eigenvalues of the companion matrix of p without its leading and
-    trailing zeros; each trailing zero is a root 0."""
+    trailing zeros; each trailing zero is a root 0. Real, as in Numba: complex roots are a
+    ValueError (the result type cannot depend on the values)."""
     coefficients = p.astype(np.float64)
     nonzero = np.flatnonzero(coefficients)
     if nonzero.shape[0] == 0:
-        return np.empty(0, np.complex128)
+        return np.empty(0, np.float64)
     first, last = nonzero[0], nonzero[-1]
     trailing = coefficients.shape[0] - last - 1
     trimmed = coefficients[first : last + 1]
     degree = trimmed.shape[0] - 1
-    out = np.zeros(degree + trailing, np.complex128)
+    out = np.zeros(degree + trailing, np.float64)
     if degree > 0:
         companion = np.zeros((degree, degree), np.float64)
         for i in range(1, degree):
             companion[i, i - 1] = 1.0
         companion[0, :] = -trimmed[1:] / trimmed[0]
-        out[:degree] = _complex_eigvals(companion)
+        out[:degree] = _real_eigvals(companion)
     return out
 
 
-_complex_eigvals = _complex_eigvals_jit("float64")
+_real_eigvals = njit(**NUMPY_ERRORS)(_eig_impl("float64", False))
 
 
 @overload(np.roots, jit_options=NUMPY_ERRORS)
