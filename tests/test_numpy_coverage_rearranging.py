@@ -292,3 +292,13 @@ def test_append_along_an_axis_and_partition_at_several_kth():
     _same(_append_partition(m, v), expected)
     with pytest.raises(ValueError, match="kth out of bounds"):
         ember.njit(lambda v: np.partition(v, (1, 9)))(v)
+
+
+@ember.njit
+def _broadcast_mixed(m, column):
+    return np.broadcast_arrays(m, 2.5, (1.0, 2.0, 3.0), column)
+
+
+def test_broadcast_arrays_of_numbers_and_tuples():
+    m, column = np.ones((2, 3)), np.arange(2).reshape(2, 1)
+    _same(_broadcast_mixed(m, column), np.broadcast_arrays(m, 2.5, (1.0, 2.0, 3.0), column))

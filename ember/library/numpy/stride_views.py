@@ -15,6 +15,7 @@ from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import intrinsic, overload
+from ember.library.numpy.creation import nested_items
 from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_array, is_integer, is_none
 from ember.lowering import arrays as arr
 from ember.lowering.arrays import ArrayFields
@@ -187,16 +188,20 @@ def _broadcast_shapes_impl(ranks: tuple, int_args: tuple):
 
 
 @functools.cache
-def _broadcast_arrays_impl(ranks: tuple):
+def _broadcast_arrays_impl(ranks: tuple, converted: tuple):
+    """`converted[k]`: argument k is a number or a tuple, made an array first."""
     out_rank = max(ranks, default=0)
     params = ", ".join(f"a{k}" for k in range(len(ranks)))
     lines = [f"def broadcast_arrays({params}):"]
-    lines += [f"    s{k} = a{k}.shape" for k in range(len(ranks))]
+    lines += [f"    v{k} = np.asarray(a{k})" if converted[k] else f"    v{k} = a{k}"
+              for k in range(len(ranks))]  # fmt: skip
+    lines += [f"    s{k} = v{k}.shape" for k in range(len(ranks))]
     lines += _merge_dims_source(list(ranks), out_rank)
     shape = "(" + "".join(f"d{k}, " for k in range(out_rank)) + ")"
-    views = ", ".join(f"_b{k}(a{k}, {shape})" for k in range(len(ranks)))
+    views = ", ".join(f"_b{k}(v{k}, {shape})" for k in range(len(ranks)))
     lines.append(f"    return ({views},)")
     namespace = {f"_b{k}": _broadcast_impl(rank, out_rank) for k, rank in enumerate(ranks)}
+    namespace["np"] = np
     exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - from integers
     return namespace["broadcast_arrays"]
 
@@ -215,11 +220,21 @@ def _select_broadcast_shapes(*args):
     return _star_impl(impl)
 
 
+def _array_rank(typ) -> int | None:
+    """The rank np.asarray gives an argument of broadcast_arrays, None if it is no array-like."""
+    if is_array(typ):
+        return typ.ndim
+    found = nested_items(typ)
+    return None if found is None else len(found[0])
+
+
 @overload(np.broadcast_arrays, jit_options=NUMPY_ERRORS)
 def _select_broadcast_arrays(*args):
-    if not (args and all(is_array(t) for t in args)):
+    ranks = tuple(_array_rank(t) for t in args)
+    if not args or None in ranks:
         return None
-    impl = njit(**NUMPY_ERRORS)(_broadcast_arrays_impl(tuple(t.ndim for t in args)))
+    converted = tuple(not is_array(t) for t in args)
+    impl = njit(**NUMPY_ERRORS)(_broadcast_arrays_impl(ranks, converted))
     return _star_impl(impl)
 
 
