@@ -12,24 +12,21 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any
 
-from ember import types
+from ember import errors, types
 from ember.decorators import jit, jit_module, njit
-from ember.errors import (  # Numba exports its warnings at the top level too
-    NumbaDeprecationWarning,
-    NumbaPendingDeprecationWarning,
-    NumbaPerformanceWarning,
-    NumbaWarning,
-    TypingError,
-    UnsupportedError,
-)
+from ember.errors import *  # noqa: F403 - Numba exports its exception classes at the top too
 from ember.misc.carray import carray, farray
 from ember.misc.literal import literal_unroll, literally
 from ember.misc.objmode import objmode
 from ember.parallel.api import (
     get_num_threads,
+    get_parallel_chunksize,
     get_thread_id,
+    parallel_chunksize,
+    pndindex,
     prange,
     set_num_threads,
+    set_parallel_chunksize,
     threading_layer,
 )
 from ember.stencils import stencil
@@ -177,19 +174,18 @@ __all__ = [
     "get_num_threads",
     "get_thread_id",
     "threading_layer",
+    "get_parallel_chunksize",
+    "set_parallel_chunksize",
+    "parallel_chunksize",
+    "pndindex",
     "typeof",
     "vectorize",
     "guvectorize",
     "types",
-    "TypingError",
-    "UnsupportedError",
-    "NumbaWarning",
-    "NumbaPerformanceWarning",
-    "NumbaDeprecationWarning",
-    "NumbaPendingDeprecationWarning",
     "__version__",
     "version_info",
 ]
+__all__ += errors.__all__
 __all__ += [  # the type names, as `from numba import float64` finds them
 
     "b1", "bool_", "boolean", "byte", "c8", "c16", "char", "complex64", "complex128", "double",

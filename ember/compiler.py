@@ -151,7 +151,7 @@ def generate_ir(state: CompileState) -> None:
         print(dump_function(state.func_ir))
 
 
-def _jitted_function_of(value: object) -> FunctionType | None:
+def _jitted_function_of(value: object) -> FunctionType | dict | None:
     from ember.dispatcher.dispatcher import Dispatcher
     from ember.library.builtins.key_functions import BY_BUILTIN
 
@@ -230,6 +230,7 @@ def parallelize(state: CompileState) -> None:
 
 def rewrite_typed(state: CompileState) -> None:
     from ember.rewrites.edge_copies import copy_on_edges
+    from ember.rewrites.loop_branches import reshape_loops
     from ember.rewrites.registry import rewrite_registry
 
     rewrite_registry.apply(
@@ -237,6 +238,9 @@ def rewrite_typed(state: CompileState) -> None:
     )
     if copy_on_edges(state.func_ir, state.typing.typemap) and config.DUMP_IR:
         print(banner(f"IR AFTER COPYING ON EDGES: {state.py_func.__qualname__}"))
+        print(dump_function(state.func_ir))
+    if reshape_loops(state.func_ir) and config.DUMP_IR:
+        print(banner(f"IR AFTER RESHAPING LOOPS: {state.py_func.__qualname__}"))
         print(dump_function(state.func_ir))
 
 

@@ -3,7 +3,10 @@ Numba's NUMBA_* spelling, so existing Numba setups keep working)."""
 
 from __future__ import annotations
 
+import importlib
 import os
+import struct
+import sys
 
 
 def _setting(name: str) -> str | None:
@@ -54,3 +57,17 @@ DEBUG_ARRAY_OPT_STATS = _flag("EMBER_DEBUG_ARRAY_OPT_STATS")  # what became a pa
 NRT_CACHED_BLOCKS = _int("EMBER_NRT_CACHED_BLOCKS", 4)  # freed large blocks kept for reuse
 CACHE_DIR = (_setting("EMBER_CACHE_DIR") or "").strip()  # where cache=True entries go
 DEBUG_CACHE = _flag("EMBER_DEBUG_CACHE")  # print each cache hit and miss, and why it missed
+
+# Facts about the machine that Numba's config exposes and programs branch on.
+MACHINE_BITS = struct.calcsize("P") * 8
+IS_32BITS = MACHINE_BITS == 32
+IS_WIN32 = sys.platform.startswith("win32")
+IS_OSX = sys.platform.startswith("darwin")
+PYVERSION = sys.version_info[:2]
+OPT = OPT_LEVEL  # Numba's name
+
+
+def reload_config() -> None:
+    """Read the environment variables again (Numba's `config.reload_config()`), e.g. after a
+    program sets `os.environ['NUMBA_DISABLE_JIT']`; this module object keeps its identity."""
+    importlib.reload(sys.modules[__name__])

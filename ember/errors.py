@@ -105,4 +105,53 @@ NumbaWarning = EmberWarning
 NumbaPerformanceWarning = EmberPerformanceWarning
 NumbaDeprecationWarning = EmberDeprecationWarning
 NumbaPendingDeprecationWarning = EmberPendingDeprecationWarning
-NumbaTypeError = NumbaValueError = TypingError
+
+
+def _numba_error(name: str, base: type, doc: str) -> type:
+    return type(name, (base,), {"__doc__": doc, "__module__": __name__})
+
+
+# Numba's other error classes, with its hierarchy, for code that raises or catches them
+# (`raise NumbaValueError(...)` in an @overload is a TypingError, as in Numba).
+NumbaTypeError = _numba_error("NumbaTypeError", TypingError, "A TypeError found when typing.")
+NumbaValueError = _numba_error("NumbaValueError", TypingError, "A ValueError when typing.")
+NumbaAttributeError = _numba_error("NumbaAttributeError", TypingError, "An AttributeError.")
+NumbaAssertionError = _numba_error("NumbaAssertionError", TypingError, "An AssertionError.")
+NumbaNotImplementedError = _numba_error("NumbaNotImplementedError", TypingError, "Not done.")
+NumbaKeyError = _numba_error("NumbaKeyError", TypingError, "A KeyError found when typing.")
+NumbaIndexError = _numba_error("NumbaIndexError", TypingError, "An IndexError when typing.")
+NumbaRuntimeError = _numba_error("NumbaRuntimeError", EmberError, "A RuntimeError.")
+UntypedAttributeError = _numba_error("UntypedAttributeError", TypingError, "No such attribute.")
+RequireLiteralValue = _numba_error("RequireLiteralValue", TypingError, "A literal is needed.")
+LiteralTypingError = _numba_error("LiteralTypingError", TypingError, "A literal's typing failed.")
+ConstantInferenceError = _numba_error("ConstantInferenceError", EmberError, "Not a constant.")
+InternalError = _numba_error("InternalError", EmberError, "An ember bug.")
+InternalTargetMismatchError = _numba_error("InternalTargetMismatchError", InternalError, "Bug.")
+NonexistentTargetError = _numba_error("NonexistentTargetError", InternalError, "No target.")
+IRError = _numba_error("IRError", EmberError, "Malformed IR.")
+RedefinedError = _numba_error("RedefinedError", IRError, "A name defined twice.")
+NotDefinedError = _numba_error("NotDefinedError", IRError, "A name used before definition.")
+VerificationError = _numba_error("VerificationError", IRError, "IR failed verification.")
+DeprecationError = _numba_error("DeprecationError", EmberError, "A removed feature was used.")
+ByteCodeSupportError = _numba_error("ByteCodeSupportError", EmberError, "Unknown bytecode.")
+UnsupportedBytecodeError = _numba_error("UnsupportedBytecodeError", Exception, "Bytecode.")
+UnsupportedParforsError = _numba_error("UnsupportedParforsError", UnsupportedError, "Parfor.")
+UnsupportedRewriteError = _numba_error("UnsupportedRewriteError", UnsupportedError, "Rewrite.")
+ForbiddenConstruct = _numba_error("ForbiddenConstruct", LoweringError, "Not allowed here.")
+NumbaParallelSafetyWarning = _numba_error("NumbaParallelSafetyWarning", EmberWarning, "Race.")
+NumbaTypeSafetyWarning = _numba_error("NumbaTypeSafetyWarning", EmberWarning, "Unsafe cast.")
+NumbaExperimentalFeatureWarning = _numba_error(
+    "NumbaExperimentalFeatureWarning", EmberWarning, "An experimental feature was used."
+)
+NumbaInvalidConfigWarning = _numba_error("NumbaInvalidConfigWarning", EmberWarning, "Config.")
+NumbaPedanticWarning = _numba_error("NumbaPedanticWarning", EmberWarning, "Pedantic.")
+NumbaIRAssumptionWarning = _numba_error("NumbaIRAssumptionWarning", EmberWarning, "IR.")
+NumbaDebugInfoWarning = _numba_error("NumbaDebugInfoWarning", EmberWarning, "Debug info.")
+NumbaSystemWarning = _numba_error("NumbaSystemWarning", EmberWarning, "The system.")
+
+# What `from ember.errors import *` gives (ember's top level re-exports it, as Numba's does).
+__all__ = sorted(
+    name
+    for name, value in list(globals().items())
+    if isinstance(value, type) and issubclass(value, Exception | Warning) and name[0] != "_"
+)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import operator
+from functools import reduce
 from typing import Any
 
 from ember import types
@@ -58,6 +59,12 @@ DOMAINS = (
     Domain("random", ("ember.library.builtins.randomlib",), value_modules=("random",)),
     Domain("heapq", ("ember.library.builtins.heapqlib",), value_modules=("heapq", "_heapq")),
     Domain("print", ("ember.library.builtins.printing",), values=(print,)),
+    Domain(
+        "functional",
+        ("ember.library.builtins.functional",),
+        values=(map, filter, reduce, operator.truth, operator.abs, operator.index),
+    ),
+    Domain("attributes", ("ember.library.objects.attributes",), values=(getattr, hasattr)),
     Domain("next", ("ember.library.builtins.next_calls",), values=(next,)),
     # x ** y on floats: looked up by the lowering key (the typing is the core's)
     Domain("powers", ("ember.lowering.powers",), values=(operator.pow,)),
@@ -105,6 +112,7 @@ DOMAINS = (
             "ember.library.strings.format",
             "ember.library.strings.methods",
             "ember.library.strings.more_methods",
+            "ember.library.strings.representation",
             "ember.library.numpy.char_arrays",
         ),
         type_classes=(

@@ -26,7 +26,8 @@ def test_empty_with_types_behaves_as_a_dict():
     assert d == oracle and 2 in d and 1 not in d and "x" not in d
     assert d.get(2) == 3.0 and d.get(99) is None and d.get(99, 7) == 7
     assert d.pop(2) == 3.0 and d.pop(2, "gone") == "gone"
-    assert repr(d) == repr({3: 4.5, -5: -7.5})
+    assert str(d) == str({3: 4.5, -5: -7.5})
+    assert repr(d) == f"{ember.typeof(d)}({{3: 4.5, -5: -7.5}})"  # Numba's repr
     with pytest.raises(KeyError):
         d[100]
     with pytest.raises(KeyError):

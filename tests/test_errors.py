@@ -177,7 +177,7 @@ def assigns_global(n):
 
 
 def f_string(n):
-    return f"{n!r}"
+    return f"{n!a}"
 
 
 @pytest.mark.parametrize(
@@ -189,7 +189,7 @@ def f_string(n):
         (with_block, "a 'with' block", "with open"),
         (yield_from, "'yield from' is not supported", "yield from"),
         (assigns_global, "assigning a global variable", "SOMETHING = n"),
-        (f_string, "an f-string with !r or !a", 'f"{n!r}"'),
+        (f_string, "an f-string with !a", 'f"{n!a}"'),
     ],
     ids=lambda value: getattr(value, "__name__", None),
 )
@@ -236,7 +236,7 @@ def test_unexpected_keyword_raises_type_error():
         add(1, c=2)
 
 
-@pytest.mark.parametrize(("args", "name", "kind"), [((b"s", 1), "a", "bytes")])
+@pytest.mark.parametrize(("args", "name", "kind"), [((bytearray(b"s"), 1), "a", "bytearray")])
 def test_unsupported_argument_type_names_the_argument(args, name, kind):
     with pytest.raises(TypeError) as info:
         add(*args)

@@ -1,6 +1,8 @@
-"""The `njit` the corpus modules decorate their helper functions with, as a user's module imports
-it from Numba. `_corpus.load` points it at ember's, Numba's, or (for the pure-Python reference)
-the identity decorator before it loads each copy of a module."""
+"""The `njit` the corpus modules decorate their helper functions with, and the typed `Dict`,
+`List` and `types` they build containers with, as a user's module imports them from Numba.
+`_corpus.load` points them at ember's, Numba's, or (for the pure-Python reference) the identity
+decorator and ember's containers run by the interpreter, before it loads each copy of a
+module."""
 
 
 def identity(func=None, **options):
@@ -10,3 +12,4 @@ def identity(func=None, **options):
 
 
 njit = identity
+Dict = List = types = None

@@ -16,7 +16,7 @@ import _backend
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-MODULES = ("kernels_math", "kernels_control", "kernels_loops", "kernels_numpy")
+MODULES = ("kernels_math", "kernels_control", "kernels_loops", "kernels_numpy", "kernels_sim")
 
 
 @dataclass
@@ -49,10 +49,23 @@ def backend_njit(backend: str) -> Callable:
     return njit
 
 
+def backend_containers(backend: str) -> tuple:
+    """The typed Dict, List and the types module of 'numba', else ember's (the interpreter
+    runs ember's containers too)."""
+    if backend == "numba":
+        from numba.core import types
+        from numba.typed import Dict, List
+    else:
+        from ember import types
+        from ember.typed import Dict, List
+    return Dict, List, types
+
+
 def load(backend: str) -> dict[str, Case]:
     """Every corpus case by name, from a fresh copy of each module whose helpers are jitted by
     `backend`; kernels are returned plain (the caller jits them with `case.options`)."""
     _backend.njit = backend_njit(backend)
+    _backend.Dict, _backend.List, _backend.types = backend_containers(backend)
     cases: dict[str, Case] = {}
     for module_name in MODULES:
         spec = importlib.util.spec_from_file_location(

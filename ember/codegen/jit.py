@@ -48,27 +48,11 @@ class JITEngine:
         self.perf_map = _perf_map(self.engine) if config.PERF_MAP else None
         stack_check.publish_symbols()  # before any module (compiled now or loaded) links
 
-    @cached_property
-    def _pass_builder(self):
-        return self._make_pass_builder(self.opt_level)
-
-    @cached_property
-    def _large_function_pass_builder(self):
-        """O1 (still with inlining, loop vectorization and unrolling) for huge functions:
-        on a generated function of 800 `if` blocks (30,000 instructions), O3 spends 40% of its
-        time in correlated value propagation, whose cost grows faster than the function
-        (7x from 200 to 800 blocks); O1 leaves it and the other O2+ passes out and takes half
-        the time of O3."""
-        return self._make_pass_builder(min(self.opt_level, 1))
-
-    @cached_property
-    def _callee_pass_builder(self):
-        """O1 without vectorization or unrolling, for a callee before callers link it: it
-        shrinks the callee as the caller's inliner needs, and leaves the loop transforms to
-        the caller's pipeline, which sees the callee's loops in their context."""
-        return self._make_pass_builder(min(self.opt_level, 1), loop_transforms=False)
-
     def _make_pass_builder(self, speed_level: int, loop_transforms: bool = True):
+        """A new builder for each module: llvmlite's builder keeps what every run registers on
+        it, so a reused one runs slower with each module it has optimized (3 ms a tiny module
+        at first, 13 ms after 1,200; a test worker optimizes thousands). Making one costs
+        about 10 microseconds."""
         tuning = llvm_binding.create_pipeline_tuning_options(speed_level)
         tuning.loop_vectorization = loop_transforms
         tuning.slp_vectorization = loop_transforms
@@ -94,15 +78,23 @@ class JITEngine:
     def optimize(self, module: llvm_binding.ModuleRef, instructions: int = 0) -> None:
         """Run the optimization pipeline: this engine's level, or O1 when the function being
         compiled has more than `config.LARGE_FUNCTION` instructions."""
+        # O1 (still with inlining, loop vectorization and unrolling) for huge functions: on a
+        # generated function of 800 `if` blocks (30,000 instructions), O3 spends 40% of its
+        # time in correlated value propagation, whose cost grows faster than the function
+        # (7x from 200 to 800 blocks); O1 leaves it and the other O2+ passes out and takes
+        # half the time of O3.
         large = instructions > config.LARGE_FUNCTION
-        builder = self._large_function_pass_builder if large else self._pass_builder
+        builder = self._make_pass_builder(min(self.opt_level, 1) if large else self.opt_level)
         with self.lock:
             builder.getModulePassManager().run(module, builder)
             self._reference_pruning.run(module, builder)
 
     def simplify(self, module: llvm_binding.ModuleRef) -> None:
         """The cheap pipeline for a callee that callers will link and optimize again."""
-        builder = self._callee_pass_builder
+        # O1 without vectorization or unrolling: it shrinks the callee as the caller's inliner
+        # needs, and leaves the loop transforms to the caller's pipeline, which sees the
+        # callee's loops in their context.
+        builder = self._make_pass_builder(min(self.opt_level, 1), loop_transforms=False)
         with self.lock:
             builder.getModulePassManager().run(module, builder)
             self._reference_pruning.run(module, builder)

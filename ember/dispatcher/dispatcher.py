@@ -4,6 +4,7 @@ them, picks or compiles a specialization (seed 003) and calls its machine code."
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 import threading
 from collections.abc import Callable
@@ -158,6 +159,20 @@ class Dispatcher:
         """The compiled specializations' signatures (Numba's name)."""
         return [result.signature for result in self.overloads.values()]
 
+    @property
+    def targetoptions(self) -> dict[str, Any]:
+        """The compile options as Numba's `targetoptions` dict (`f.targetoptions['nogil']`)."""
+        options = self.options
+        return {
+            "nopython": True,
+            "error_model": options.error_model,
+            "fastmath": options.fastmath,
+            "boundscheck": options.boundscheck,
+            "nogil": options.nogil,
+            "parallel": options.parallel is not None,
+            "debug": options.debug,
+        }
+
     def disable_compile(self, val: bool = True) -> None:
         """After this, a call whose types need a new specialization takes a compiled one its
         arguments convert to, or raises TypeError (Numba's method)."""
@@ -236,17 +251,22 @@ class Dispatcher:
     # ------------------------------------------------------------------ compilation
 
     def compile(
-        self, sig: Signature | tuple, allow_cached: bool = False, for_caller: bool = False
+        self, sig: Signature | tuple | str, allow_cached: bool = False, for_caller: bool = False
     ) -> CompileResult:
         """Compile (or return) the specialization for these argument types. `allow_cached`:
         machine code from the disk cache will do (calls from Python); otherwise the result
         has its IR and LLVM module (other compilations link and inspect it). `for_caller`:
         for the typing or lowering of a call from compiled code, which may never need the
         optimized module, so its optimization waits for the first link or call."""
+        if isinstance(sig, str):  # "float64(float64, int64)", as Numba's compile() takes
+            from ember.decorators import _parse_signature
+
+            sig = _parse_signature(sig)
         if isinstance(sig, Signature):
             arg_types, declared_return = tuple(sig.args), sig.return_type
         else:
             arg_types, declared_return = tuple(sig), None
+        self._binder.check_signature_arity(arg_types)
         with compile_lock:
             existing = self.overloads.get(arg_types)
             if existing is not None and (allow_cached or not existing.from_cache):
@@ -283,6 +303,20 @@ class Dispatcher:
                 cache.save(arg_types, declared_return, result)
             return self._add_overload(arg_types, result)
 
+    def recompile(self) -> None:
+        """Compile every specialization again, e.g. after a global it reads changed (Numba's
+        method). Compiled callers keep the code they linked; calls from Python get the new."""
+        with compile_lock:
+            previous = list(self.overloads.items())
+            self.overloads = {}
+            self._failed.clear()
+            self._invokers.clear()
+            for arg_types, result in previous:
+                self.compile(result.signature if self._explicit else arg_types)
+            if self._entries:  # a new chain: the installed entries call the old code
+                self._entry_chain = None
+                self._install_fast_entry()
+
     def _add_overload(self, arg_types: tuple, result: CompileResult) -> CompileResult:
         self.overloads[arg_types] = result
         self._entry_stale = True
@@ -318,11 +352,50 @@ class Dispatcher:
             in_progress = self._in_progress.get(arg_types)
             if in_progress is not None:
                 return Signature(in_progress.return_type_so_far, arg_types)
+            if self._explicit or self._compile_disabled:
+                return self._declared_for_caller(arg_types)
             try:
                 return self.compile(arg_types, for_caller=True).signature
             except ForceLiteralArg as request:
                 if not self._learn_literal_params(request):
                     raise  # the caller makes its own arguments literal, or reports why not
+
+    def _declared_for_caller(self, arg_types: tuple) -> Signature:
+        """With explicit signatures (or compiling disabled), a call from compiled code takes
+        the compiled signature its arguments convert to best, as a call from Python does: no
+        new specialization (Numba's rule); the caller converts the arguments."""
+        for sig in list(self._deferred):  # compiled now, or UndefinedName defers the caller too
+            self.compile(sig)
+            self._deferred.remove(sig)
+        candidates = [result.signature for result in self.overloads.values()]
+        candidates += [
+            pending.signature
+            for pending in self._in_progress.values()
+            if pending.signature is not None
+        ]
+        try:
+            best = choose_best(candidates, arg_types, f"<function {self.py_func.__name__}>")
+        except TypeError as ambiguous:
+            raise TypingError(str(ambiguous)) from None
+        if best is None:
+            accepted = "\n".join(f"    {sig}" for sig in candidates)
+            raise TypingError(
+                f"{self.py_func.__name__}(): no matching definition for argument type(s) "
+                f"{', '.join(map(str, arg_types))}\naccepted signatures:\n{accepted}"
+            )
+        return best
+
+    def get_call_template(self, args: tuple, kws: dict) -> tuple:
+        """Numba's typing hook: (a ConcreteTemplate whose cases are the compiled signatures,
+        the Python signature, the folded argument types, {}), compiling for `args` first
+        (or choosing among the explicit signatures)."""
+        from ember.typing.templates import ConcreteTemplate
+
+        sig = self.type_call(tuple(args), dict(kws))
+        name = f"CallTemplate({self.py_func.__name__})"
+        cases = [*self.nopython_signatures, *([sig] if sig not in self.nopython_signatures else [])]
+        template = type(name, (ConcreteTemplate,), {"key": self, "cases": cases})
+        return template, inspect.signature(self.py_func), tuple(sig.args), {}
 
     def keep_literal_types(self) -> None:
         """Compile calls from compiled code for the literal argument types they pass, as for

@@ -51,7 +51,7 @@ def _argument_ctypes(typ: types.Type) -> list:
         return [ctypes.c_void_p]  # its meminfo (ListModel, HashTableModel)
     if isinstance(typ, types.ManagedStruct):
         return [ctypes.c_void_p, ctypes.c_void_p]  # meminfo, data (InstanceModel)
-    if isinstance(typ, types.UnicodeType):
+    if isinstance(typ, (types.UnicodeType, types.BytesType)):
         return string_boxing.ARGUMENT_CTYPES
     if isinstance(typ, types.NumPyRandomGeneratorType):
         # {meminfo, bitgen_t*, the Generator}: ember/library/numpy/random/generator.py
@@ -88,7 +88,7 @@ def _memory_ctype(typ: types.Type) -> Any:
     if isinstance(typ, types.Optional):
         fields = [("data", _memory_ctype(typ.type)), ("valid", ctypes.c_uint8)]
         return type("optional_memory", (ctypes.Structure,), {"_fields_": fields})
-    if isinstance(typ, types.UnicodeType):
+    if isinstance(typ, (types.UnicodeType, types.BytesType)):
         return string_boxing.StringMemory
     if isinstance(typ, types.NumPyRandomGeneratorType):
         fields = [(name, ctypes.c_void_p) for name in ("meminfo", "bitgen", "owner")]
@@ -142,6 +142,10 @@ def _flatten(typ: types.Type, value: Any, out: list) -> None:
         if not isinstance(value, str):
             raise TypeError(f"expected a str, not {type(value).__name__}")
         out.extend(string_boxing.to_native(value))
+    elif isinstance(typ, types.BytesType):  # a kind-1 string of the bytes
+        if not isinstance(value, bytes):
+            raise TypeError(f"expected bytes, not {type(value).__name__}")
+        out.extend(string_boxing.to_native(value.decode("latin-1")))
     elif isinstance(typ, types.Record):  # its bytes, in its array or its own: writes go there
         out.append(value.__array_interface__["data"][0])
     elif isinstance(typ, types.NumPyRandomGeneratorType):  # borrowed: no meminfo
@@ -177,6 +181,8 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
         return accessors.box(typ, memory.meminfo)
     if isinstance(typ, types.UnicodeType):
         return string_boxing.box(memory)
+    if isinstance(typ, types.BytesType):
+        return string_boxing.box(memory).encode("latin-1")
     if isinstance(typ, types.Optional):
         if not memory.valid:
             return None
@@ -270,7 +276,7 @@ def _string_meminfo_slots(arg_types: tuple) -> list[int]:
             for member in typ.types:
                 walk(member)
             return
-        if isinstance(typ, types.UnicodeType) or (
+        if isinstance(typ, (types.UnicodeType, types.BytesType)) or (
             isinstance(typ, types.Optional) and isinstance(typ.type, types.UnicodeType)
         ):
             slots.append(position)  # (NULL for None: releasing it does nothing)

@@ -20,6 +20,7 @@ _EXACT_TYPES: dict[type, types.Type] = {
     complex: types.complex128,
     type(None): types.none,
     str: types.unicode_type,
+    bytes: types.bytes_type,
 }
 
 _NUMPY_SCALARS: dict[Any, types.Type] = {}
@@ -336,6 +337,12 @@ def typeof_impl(value: Any) -> types.Type | None:
 
 
 _typeof_hooks: list = []
+
+
+@typeof_impl.register(types.Type)
+def _typeof_type(value: types.Type) -> types.TypeRef:
+    """A type passed as a value (`f(n, dtype=float64)`), as a global of it is typed."""
+    return types.TypeRef(value)
 
 
 @typeof_impl.register(enum.EnumMeta)

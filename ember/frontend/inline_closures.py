@@ -30,7 +30,7 @@ import dataclasses
 import inspect
 import operator
 from collections.abc import Callable
-from types import CellType, CodeType, FunctionType
+from types import CellType, CodeType, FunctionType, ModuleType
 from typing import Any
 
 from ember.errors import UnsupportedError
@@ -44,12 +44,13 @@ _MAX_INLINED_CALLS = 1000  # a guard against runaway growth (e.g. a chain of wra
 
 
 def inline_inner_functions(
-    func_ir: ir.FunctionIR, jitted_function_of: Callable[[Any], FunctionType | None]
+    func_ir: ir.FunctionIR, jitted_function_of: Callable[[Any], FunctionType | dict | None]
 ) -> None:
     """Inline every call of an inner function of `func_ir` in place.
 
     `jitted_function_of(value)` gives the Python function behind a jitted function (a global
-    the IR calls), or None: such callees are inlined when an inner function is passed to them.
+    the IR calls; a dict of them by the call's number of positional arguments), or None: such
+    callees are inlined when an inner function is passed to them.
     """
     if func_ir.makes_functions():
         _Inliner(func_ir, jitted_function_of).run()
@@ -124,13 +125,27 @@ class _Inliner:
         function's, or a method taking a key function (`xs.sort(key=...)`), whose receiver
         then becomes the first argument."""
         values = self._reaching_values(call.func.name)
+        if len(values) == 1 and isinstance(values[0], ir.GetAttr):
+            module = self._module_of(values[0].value)
+            if module is not None:  # functools.reduce(...): the module's function
+                values = [ir.Global(values[0].attr, getattr(module, values[0].attr, None), None)]
         if len(values) == 1 and isinstance(values[0], ir.Global):
-            return self.jitted_function_of(values[0].value)
+            callee = self.jitted_function_of(values[0].value)
+            if isinstance(callee, dict):  # chosen by the number of positional arguments
+                callee = callee.get(len(call.args))
+            return callee
         if len(values) == 1 and isinstance(values[0], ir.GetAttr):
             method = BY_METHOD.get(values[0].attr)
             if method is not None:
                 call.args = [values[0].value, *call.args]
             return method
+        return None
+
+    def _module_of(self, var: ir.Var) -> ModuleType | None:
+        values = self._reaching_values(var.name)
+        if len(values) == 1 and isinstance(values[0], ir.Global):
+            value = values[0].value
+            return value if isinstance(value, ModuleType) else None
         return None
 
     def _next_call_site(self) -> _CallSite | None:

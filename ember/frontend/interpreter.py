@@ -487,23 +487,27 @@ class _IRBuilder:
             self.constants[result.name] = slice(*(self.constants[item.name] for item in items))
 
     def op_FORMAT_VALUE(self, inst: Instruction) -> None:
-        """`{x}` and `{x!s}` in an f-string are `str(x)`, `{x:spec}` is `format(x, spec)`
-        (`format(str(x), spec)` with !s); !r/!a are refused."""
+        """`{x}` and `{x!s}` in an f-string are `str(x)`, `{x!r}` is `repr(x)`, `{x:spec}` is
+        `format(x, spec)` (`format(str(x), spec)` with !s, `format(repr(x), spec)` with !r);
+        !a is refused."""
         conversion = inst.arg & 0x03
-        if conversion in (2, 3):
+        if conversion == 3:
             raise UnsupportedError(
-                "an f-string with !r or !a is not supported in nopython mode; "
-                "write {x} (str(x)) or {x:spec}",
+                "an f-string with !a is not supported in nopython mode; "
+                "write {x!r}, {x} (str(x)) or {x:spec}",
                 inst.loc,
             )
         spec = self.stack.pop() if inst.arg & 0x04 else None
         value = self.stack.pop()
-        converter = self._push_expr(ir.Global("str", str, inst.loc))
+        if conversion == 2:
+            converter = self._push_expr(ir.Global("repr", repr, inst.loc))
+        else:
+            converter = self._push_expr(ir.Global("str", str, inst.loc))
         self.stack.pop()
         if spec is None:
             self._push_expr(ir.Call(converter, [value], [], inst.loc))
             return
-        if conversion == 1:
+        if conversion in (1, 2):
             value = self._push_expr(ir.Call(converter, [value], [], inst.loc))
             self.stack.pop()
         formatter = self._push_expr(ir.Global("format", format, inst.loc))

@@ -493,6 +493,8 @@ class Branch(Stmt):
     truebr: int
     falsebr: int
     loc: Loc
+    #: False: the true branch is expected rarely (LLVM keeps it a branch); None: no guess.
+    likely: bool | None = None
     is_terminator = True
 
     def __str__(self) -> str:

@@ -388,7 +388,11 @@ class FunctionLowerer:
     def _lower_branch(self, stmt: ir.Branch) -> None:
         cond_type = self.typemap[stmt.cond.name]
         truth = self.context.is_true(self.builder, cond_type, self.load(stmt.cond))
-        self.builder.cbranch(truth, self.llvm_blocks[stmt.truebr], self.llvm_blocks[stmt.falsebr])
+        branch = self.builder.cbranch(
+            truth, self.llvm_blocks[stmt.truebr], self.llvm_blocks[stmt.falsebr]
+        )
+        if stmt.likely is False:
+            branch.set_weights([1, 1000])
 
     def _lower_return(self, stmt: ir.Return) -> None:
         value = self.load_as(stmt.value, self.sig.return_type)

@@ -15,6 +15,7 @@ from ember import types
 from ember.lowering.casts import make_complex
 from ember.lowering.intrinsics import call_c_library, call_intrinsic
 from ember.lowering.registry import lower_builtin
+from ember.typing.signature import signature
 
 _i1 = llvm.IntType(1)
 
@@ -588,5 +589,11 @@ for _fn in (operator.is_, operator.is_not):
 
     @lower_builtin(_fn, types.Type, types.Type)
     def _identity(context, builder, sig, args, _fn=_fn):
+        left, right = sig.args
+        if left == right and isinstance(left, (types.Number, types.Boolean)):
+            # as Numba: numbers of one type are the same object when equal
+            equal_sig = signature(types.boolean, left, right)
+            same = context.call_implementation(builder, operator.eq, equal_sig, list(args))
+            return same if _fn is operator.is_ else builder.not_(same)
         same = all(isinstance(t, types.NoneType) for t in sig.args)
         return llvm.Constant(_i1, int(same == (_fn is operator.is_)))

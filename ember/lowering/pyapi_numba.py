@@ -39,6 +39,8 @@ SIGNATURES: dict[str, tuple[llvm.Type, list[llvm.Type]]] = {
     "PyUnicode_FromString": (_PTR, [_PTR]),
     "PyUnicode_FromStringAndSize": (_PTR, [_PTR, _SSIZE]),
     "PyBytes_FromStringAndSize": (_PTR, [_PTR, _SSIZE]),
+    "PyBytes_AsString": (_PTR, [_PTR]),
+    "PyBytes_Size": (_SSIZE, [_PTR]),
     "PyList_New": (_PTR, [_SSIZE]),
     "PyList_Size": (_SSIZE, [_PTR]),
     "PyList_GetItem": (_PTR, [_PTR, _SSIZE]),
@@ -164,6 +166,12 @@ class NumbaPythonAPI:
 
     def bytes_from_string_and_size(self, data: llvm.Value, size: llvm.Value) -> llvm.Value:
         return self._call("PyBytes_FromStringAndSize", [data, size])
+
+    def bytes_as_string(self, obj: llvm.Value) -> llvm.Value:
+        return self._call("PyBytes_AsString", [obj])
+
+    def bytes_size(self, obj: llvm.Value) -> llvm.Value:
+        return self._call("PyBytes_Size", [obj])
 
     def string_from_constant_string(self, text: str) -> llvm.Value:
         return self.string_from_string(self._cstring(text))

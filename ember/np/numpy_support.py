@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ember import types
+from ember.errors import NumbaNotImplementedError
 
 
 def from_dtype(dtype: Any) -> types.Type:
@@ -18,9 +19,13 @@ def from_dtype(dtype: Any) -> types.Type:
 
 
 def as_dtype(typ: types.Type) -> np.dtype:
-    """The NumPy dtype of an ember scalar or record type."""
+    """The NumPy dtype of an ember scalar or record type (Numba's NumbaNotImplementedError for
+    a type no dtype represents, such as an array type)."""
     from ember.library.numpy.support import numpy_dtype
 
+    scalar = (types.Number, types.Boolean, types.Record, types.UnicodeCharSeq, types.CharSeq)
+    if not isinstance(typ, scalar):
+        raise NumbaNotImplementedError(f"{typ} cannot be represented as a NumPy dtype")
     return numpy_dtype(typ)
 
 

@@ -1,7 +1,14 @@
 """The public parallel API: `prange`, `set_num_threads`, `get_num_threads`, `get_thread_id`,
-`threading_layer`; usable from Python and from jitted code (typed and lowered here)."""
+`threading_layer`; usable from Python and from jitted code (typed and lowered here), and
+Numba's chunk-size hint (`set_parallel_chunksize`, `get_parallel_chunksize`,
+`parallel_chunksize`), from Python."""
 
 from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from typing import Any
 
 from ember import config
 
@@ -31,6 +38,14 @@ class reduction_prange(prange):  # noqa: N801
 
 class setitem_prange(prange):  # noqa: N801
     """The loop of a slice or mask assignment made parallel (internal: sub-pass 'setitem')."""
+
+
+def pndindex(*shape: Any) -> Any:
+    """Numba's `pndindex(*shape)`: each index tuple of the shape, as `np.ndindex` gives them
+    (ember runs the loop over them serially; the results are the same)."""
+    import numpy as np
+
+    return np.ndindex(*shape)
 
 
 def set_num_threads(n: int) -> None:
@@ -64,3 +79,32 @@ def _layer():
     from ember.parallel.threading_layer import layer
 
     return layer()
+
+
+_chunk_setting = threading.local()
+
+
+def set_parallel_chunksize(n: int) -> int:
+    """Numba's scheduling hint (iterations per work item) for parallel regions this thread
+    starts; returns the previous one. ember's runtime splits the iterations its own way, so
+    the hint is recorded and reported, and results never depend on it. 0 means the default."""
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise ValueError(f"the parallel chunk size must be an int >= 0, not {n!r}")
+    previous = get_parallel_chunksize()
+    _chunk_setting.value = n
+    return previous
+
+
+def get_parallel_chunksize() -> int:
+    """The hint `set_parallel_chunksize` last set in this thread (0: the default)."""
+    return getattr(_chunk_setting, "value", 0)
+
+
+@contextlib.contextmanager
+def parallel_chunksize(n: int) -> Iterator[None]:
+    """`with parallel_chunksize(n):` sets the hint for the block, then restores it."""
+    previous = set_parallel_chunksize(n)
+    try:
+        yield
+    finally:
+        set_parallel_chunksize(previous)

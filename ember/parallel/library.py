@@ -5,6 +5,7 @@ threading layer."""
 from __future__ import annotations
 
 from ember import types
+from ember.extending import overload
 from ember.library.builtins import ranges
 from ember.lowering.registry import lower_builtin
 from ember.parallel import threading_layer as tl
@@ -12,6 +13,7 @@ from ember.parallel.api import (
     get_num_threads,
     get_thread_id,
     numpy_prange,
+    pndindex,
     prange,
     reduction_prange,
     set_num_threads,
@@ -62,3 +64,11 @@ def _lower_set_num_threads(context, builder, sig, args):
     context.guard(builder, builder.or_(too_small, too_large), ValueError, message)
     builder.call(tl.declare_symbol(builder.module, tl.SET_NUM_THREADS), [count])
     return context.get_dummy_value(types.none)
+
+
+@overload(pndindex)
+def _pndindex(*shape):
+    """`pndindex(...)` in jitted code: np.ndindex's index tuples."""
+    import numpy as np
+
+    return lambda *shape: np.ndindex(*shape)

@@ -167,6 +167,7 @@ def _load_builtin_rewrites() -> Any:
         array_displays,
         arrayexpr,
         generators,
+        operator_calls,
         static_raise,
         typed_list_calls,
     )

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ember import types
+from ember.typed.list_accessors import list_address
 
 
 def size(meminfo: int) -> int:
@@ -47,8 +48,22 @@ def entries(table_type: types.HashTable, meminfo: int) -> Iterator:
         if entry.hash == DELETED_HASH:
             continue
         key = box_kept(table_type.key_type, entry.key)
-        value = box_kept(table_type.value_type, entry.value) if has_value else None
+        value = _kept_value(table_type.value_type, entry.value) if has_value else None
         yield key, value
+
+
+def _kept_value(value_type: types.Type, memory: Any) -> Any:
+    """A dict's value for Python: a list value is the dict's own list (a typed List sharing
+    it, as in Numba), anything else is boxed."""
+    from ember.dispatcher.pycall import box_kept
+
+    if not isinstance(value_type, types.List):
+        return box_kept(value_type, memory)
+    from ember.runtime import nrt
+    from ember.typed.typedlist import List
+
+    nrt.runtime().incref(memory.meminfo)
+    return List._from_meminfo(value_type, memory.meminfo)
 
 
 def box(table_type: types.HashTable, meminfo: int) -> Any:
@@ -91,6 +106,9 @@ class Accessors:
         def getitem(address, key):
             return dict_at(address, typ)[key]
 
+        def getitem_address(address, key):  # a value that is a list: shared
+            return list_address(dict_at(address, typ)[key])
+
         def setitem(address, key, value):
             dict_at(address, typ)[key] = value
 
@@ -100,13 +118,18 @@ class Accessors:
         def contains(address, key):
             return key in dict_at(address, typ)
 
+        def popitem(address):
+            return dict_at(address, typ).popitem()
+
         def new():
             return empty_dict(typ)
 
         self.getitem = njit(getitem)
+        self.getitem_address = njit(getitem_address)
         self.setitem = njit(setitem)
         self.delitem = njit(delitem)
         self.contains = njit(contains)
+        self.popitem = njit(popitem)
         self._new = njit(new)
 
     def new(self) -> int:

@@ -61,6 +61,9 @@ class Accessors:
         def getitem(address, index):
             return list_at(address, typ)[index]
 
+        def getitem_address(address, index):  # an item that is itself a list: shared
+            return list_address(list_at(address, typ)[index])
+
         def setitem(address, index, value):
             list_at(address, typ)[index] = value
 
@@ -89,6 +92,7 @@ class Accessors:
             return list_address(List.empty_list(item, allocated))
 
         self.getitem = njit(getitem)
+        self.getitem_address = njit(getitem_address)
         self.setitem = njit(setitem)
         self.delitem = njit(delitem)
         self.insert = njit(insert)

@@ -15,7 +15,7 @@ import functools
 from collections.abc import Iterator, MutableMapping
 from typing import Any
 
-from ember import types
+from ember import config, types
 from ember.typed.owned import as_type, bind_release, release
 
 _MISSING = object()
@@ -26,6 +26,11 @@ class Dict(MutableMapping):
     returned by compiled code."""
 
     __slots__ = ("_dict_type", "_meminfo", "_ops", "__weakref__")
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if config.DISABLE_JIT:  # as Numba: with the JIT disabled, a typed dict is a dict
+            return dict(*args, **kwargs)
+        return super().__new__(cls)
 
     def __init__(self, mapping: Any = None, **kwargs: Any) -> None:
         self._dict_type: types.DictType | None = None
@@ -38,6 +43,8 @@ class Dict(MutableMapping):
 
     @classmethod
     def empty(cls, key_type: Any, value_type: Any, n_keys: int = 0) -> Dict:
+        if config.DISABLE_JIT:
+            return dict()
         made = cls()
         made._adopt_type(types.DictType(as_type(key_type), as_type(value_type)))
         return made
@@ -94,6 +101,13 @@ class Dict(MutableMapping):
     def __getitem__(self, key: Any) -> Any:
         if self._dict_type is None:
             raise KeyError(key)
+        value_type = self._dict_type.value_type
+        if isinstance(value_type, types.List):  # the dict's own list, as Numba shares it
+            from ember.typed.typedlist import List
+
+            return List._from_meminfo(
+                value_type, self._accessors().getitem_address(self._meminfo, key)
+            )
         return self._accessors().getitem(self._meminfo, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
@@ -154,6 +168,13 @@ class Dict(MutableMapping):
         del self[key]
         return value
 
+    def popitem(self) -> tuple:
+        """Remove and return the last inserted (key, value) pair, as a dict does (and
+        Numba's typed dict; MutableMapping's would take the first)."""
+        if not len(self):
+            raise KeyError("popitem(): dictionary is empty")
+        return self._accessors().popitem(self._meminfo)
+
     def copy(self) -> Dict:
         made = Dict.empty(self._dict_type.key_type, self._dict_type.value_type)
         made.update(self)
@@ -166,11 +187,11 @@ class Dict(MutableMapping):
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __repr__(self) -> str:
-        return "{" + ", ".join(f"{k!r}: {v!r}" for k, v in self._entries()) + "}"
+    def __str__(self) -> str:  # Numba's: keys and values as str() gives them
+        return "{" + ", ".join(f"{key}: {value}" for key, value in self._entries()) + "}"
 
-    def __str__(self) -> str:
-        return repr(self)
+    def __repr__(self) -> str:
+        return f"{self._dict_type}({self})" if self._dict_type else str(self)
 
     def __reduce__(self) -> tuple:
         key_type = self._dict_type.key_type if self._dict_type else None

@@ -14,7 +14,7 @@ import functools
 from collections.abc import Iterable, Iterator, MutableSequence
 from typing import Any
 
-from ember import types
+from ember import config, types
 from ember.typed.owned import as_type, bind_release, release
 
 
@@ -23,6 +23,11 @@ class List(MutableSequence):
     `List.empty_list(item_type)`, or a typed list that compiled code filled."""
 
     __slots__ = ("_list_type", "_meminfo", "_ops", "__weakref__")
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if config.DISABLE_JIT:  # as Numba: with the JIT disabled, a typed list is a list
+            return list(*args)
+        return super().__new__(cls)
 
     def __init__(self, iterable: Iterable | None = None, allocated: int = 0) -> None:
         self._list_type: types.List | None = None
@@ -34,6 +39,8 @@ class List(MutableSequence):
     @classmethod
     def empty_list(cls, item_type: Any, allocated: int = 0) -> List:
         """An empty list whose items will be `item_type` (an ember type or a Python/NumPy one)."""
+        if config.DISABLE_JIT:
+            return []
         made = cls()
         made._adopt_type(types.List(as_type(item_type)), allocated)
         return made
@@ -110,6 +117,10 @@ class List(MutableSequence):
             return made
         if self._list_type is None:
             raise IndexError("list index out of range")
+        item_type = self._list_type.dtype
+        if isinstance(item_type, types.List):  # the inner list itself, as Numba shares it
+            address = self._accessors().getitem_address(self._meminfo, _index(index))
+            return List._from_meminfo(item_type, address)
         return self._accessors().getitem(self._meminfo, _index(index))
 
     def __setitem__(self, index: Any, value: Any) -> None:
@@ -195,6 +206,8 @@ class List(MutableSequence):
         """The items as a Python list (a snapshot)."""
         if self._list_type is None:
             return []
+        if isinstance(self._list_type.dtype, types.List):  # inner lists shared, not copied
+            return [self[index] for index in range(len(self))]
         from ember.typed import list_accessors
 
         return list_accessors.items(self._list_type, self._meminfo)
@@ -218,12 +231,12 @@ class List(MutableSequence):
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __str__(self) -> str:
-        return str(self._items())
+    def __str__(self) -> str:  # Numba's: items as str() gives them ([a, b] for strings)
+        return "[" + ", ".join(str(item) for item in self._items()) + "]"
 
     def __repr__(self) -> str:
         item_type = self._list_type.dtype if self._list_type else "<undefined>"
-        return f"ListType[{item_type}]({self._items()!r})"
+        return f"ListType[{item_type}]({self})"
 
     def __reduce__(self) -> tuple:
         item_type = self._list_type.dtype if self._list_type else None

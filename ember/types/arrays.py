@@ -28,6 +28,14 @@ class Array(Type):
     def key(self) -> Any:
         return (self.dtype, self.ndim, self.layout, self.readonly)
 
+    @property
+    def mutable(self) -> bool:
+        """Numba's name: items can be assigned (not a read-only array)."""
+        return not self.readonly
+
+    def __repr__(self) -> str:  # Numba's, as programs print `f.signatures`
+        return f"Array({self.dtype!r}, {self.ndim}, '{self.layout}', {self.readonly}, aligned=True)"
+
     def _rebuild_args(self) -> tuple:
         return (self.dtype, self.ndim, self.layout, self.readonly)
 

@@ -165,16 +165,22 @@ def _tuple_compare(fn, left: types.BaseTuple, right: types.BaseTuple) -> Signatu
     return signature(types.boolean, left, right)
 
 
+_SCALARS = (types.Number, types.Boolean, types.NoneType, types.Optional)
+
+
 def comparable(fn, a: types.Type, b: types.Type) -> bool:
-    """Whether two tuple members compare with `fn`: numbers, or tuples of such (nested)."""
+    """Whether two tuple members compare with `fn`: numbers, tuples of such (nested), or
+    values of other types with an `fn` (strings, lists...)."""
     a, b = types.unliteral(a), types.unliteral(b)
     if isinstance(a, types.BaseTuple) and isinstance(b, types.BaseTuple):
         return _tuple_compare(fn, a, b) is not None
-    if isinstance(a, types.UnicodeType) and isinstance(b, types.UnicodeType):
+    if not isinstance(a, _SCALARS) and not isinstance(b, _SCALARS):
         from ember.typing.context import TypingContext
 
-        # the string library's overload of `fn`: resolving it readies its lowering
-        return TypingContext().resolve_operator(fn, (a, b)) is not None
+        # strings, lists...: the library's overload of `fn` (containers/tuples.py compiles
+        # a call of it for each pair of members)
+        found = TypingContext().resolve_operator(fn, (a, b))
+        return found is not None and isinstance(found.return_type, types.Boolean)
     common = arithmetic_result(a, b)
     return common is not None and not (fn in _ORDERING and isinstance(common, types.Complex))
 

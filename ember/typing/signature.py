@@ -41,7 +41,8 @@ class Signature:
         args = ", ".join(str(a) for a in self.args)
         return f"({args})" if self.return_type is None else f"{self.return_type}({args})"
 
-    __repr__ = __str__
+    def __repr__(self) -> str:  # Numba's, as programs print `f.nopython_signatures`
+        return f"{tuple(self.args)!r} -> {self.return_type}"
 
     def replace(self, **changes: Any) -> Signature:
         fields = {

@@ -97,6 +97,7 @@ def guvectorize(*args: Any, **options: Any) -> Callable:
     check_options(options, "@guvectorize")
 
     def decorate(py_func: Callable) -> Any:
+        py_func = getattr(py_func, "py_func", py_func)  # a jitted function: its Python one
         _check_layout_arity(py_func, layout)
         if not signatures:
             return GUFunc(py_func, layout, options)

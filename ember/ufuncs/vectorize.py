@@ -30,6 +30,7 @@ def vectorize(ftylist_or_function: Any = (), **options: Any) -> Any:
     """`@vectorize(['float64(float64, float64)', ...], identity=0, target='parallel')` builds
     an `np.ufunc`; `@vectorize` or `@vectorize()` builds a DUFunc that compiles on demand."""
     check_options(options, "@vectorize")
+    ftylist_or_function = getattr(ftylist_or_function, "py_func", ftylist_or_function)
     if "writable_args" in options:
         raise TypeError("writable_args is an option of @guvectorize, not @vectorize")
     if callable(ftylist_or_function) and not isinstance(ftylist_or_function, (str, list, tuple)):
@@ -37,6 +38,7 @@ def vectorize(ftylist_or_function: Any = (), **options: Any) -> Any:
     signatures = parse_signatures(ftylist_or_function) if ftylist_or_function else []
 
     def decorate(py_func: Callable) -> Any:
+        py_func = getattr(py_func, "py_func", py_func)  # a jitted function: its Python one
         if not signatures:
             return DUFunc(py_func, **options)
         return build_ufunc(py_func, signatures, options)

@@ -1,8 +1,10 @@
 """CPython's cmath algorithms for finite arguments, step for step, compiled by ember.
 
 Each function takes a finite complex128 and returns what CPython's `c_<name>` computes, bit for
-bit (the callers in cmathlib.py handle infinities, NaNs and the errors). The guards scale the
-operands away from overflow (|x| > DBL_MAX / 4) and from subnormal underflow, as CPython does.
+bit (the callers in cmathlib.py handle infinities, NaNs and the errors); `<name>_may_overflow(z)`
+tells, for those that scale past LOG_LARGE, whether the result can be infinite at all. The
+guards scale the operands away from overflow (|x| > DBL_MAX / 4) and from subnormal underflow,
+as CPython does.
 """
 
 from __future__ import annotations
@@ -77,6 +79,31 @@ def exp(z):
         return complex(scale * math.cos(z.imag) * math.e, scale * math.sin(z.imag) * math.e)
     scale = math.exp(z.real)
     return complex(scale * math.cos(z.imag), scale * math.sin(z.imag))
+
+
+@_compiled
+def exp_may_overflow(z):
+    """Whether exp(z) may be infinite: below LOG_LARGE its scale is at most DBL_MAX / 4."""
+    return z.real > LOG_LARGE
+
+
+@_compiled
+def cosh_may_overflow(z):
+    """Whether cosh(z) or sinh(z) may be infinite: within LOG_LARGE of 0 both are at most
+    about DBL_MAX / 4."""
+    return abs(z.real) > LOG_LARGE
+
+
+sinh_may_overflow = cosh_may_overflow
+
+
+@_compiled
+def cos_may_overflow(z):
+    """Whether cos(z) or sin(z) (cosh and sinh of i z) may be infinite."""
+    return abs(z.imag) > LOG_LARGE
+
+
+sin_may_overflow = cos_may_overflow
 
 
 @_compiled

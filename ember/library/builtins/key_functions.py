@@ -1,10 +1,13 @@
-"""`sorted`, `min`, `max` and `list.sort` with a `key=` function, written as plain Python that
-the inner-function inliner (ember/frontend/inline_closures.py) copies into the caller with the
-key function bound: an inner function or lambda can only be called where it is inlined."""
+"""`sorted`, `min`, `max` and `list.sort` with a `key=` function, and `map`, `filter` and
+`functools.reduce` with a function, written as plain Python that the inner-function inliner
+(ember/frontend/inline_closures.py) copies into the caller with the function bound: an inner
+function or lambda can only be called where it is inlined. library/builtins/functional.py
+compiles the same code for jitted and builtin functions."""
 
 from __future__ import annotations
 
 import builtins
+import functools
 
 
 def sorted_by_key(iterable, key=None, reverse=False):
@@ -56,7 +59,71 @@ def max_by_key(iterable, key=None):
     return best
 
 
-#: Builtins whose keyword function argument the inliner binds by inlining these.
-BY_BUILTIN = {builtins.sorted: sorted_by_key, builtins.min: min_by_key, builtins.max: max_by_key}
+# map and filter run when called and give a list of their results (an iterator's state lives
+# in its function's frame, so it could not be returned): what programs do with them (loop,
+# list(), sum(), sorted()) sees the same items, unless the function has side effects that the
+# loop over the results observes.
+
+
+def map_one(function, *iterables):
+    results = []
+    for item in iterables[0]:
+        results.append(function(item))
+    return results
+
+
+def map_two(function, *iterables):
+    results = []
+    for first, second in zip(iterables[0], iterables[1]):
+        results.append(function(first, second))
+    return results
+
+
+def map_three(function, *iterables):
+    results = []
+    for first, second, third in zip(iterables[0], iterables[1], iterables[2]):
+        results.append(function(first, second, third))
+    return results
+
+
+#: map's implementation by the number of iterables
+MAP_BY_COUNT = {1: map_one, 2: map_two, 3: map_three}
+
+
+def filter_by_function(function, iterable):
+    kept = []
+    for item in iterable:
+        if function(item):
+            kept.append(item)
+    return kept
+
+
+def reduce_without_initial(function, iterable):
+    iterator = iter(iterable)
+    for first in iterator:
+        result = first
+        for item in iterator:
+            result = function(result, item)
+        return result
+    raise TypeError("reduce() of empty iterable with no initial value")
+
+
+def reduce_from_initial(function, iterable, initial):
+    result = initial
+    for item in iterable:
+        result = function(result, item)
+    return result
+
+
+#: Builtins whose function argument the inliner binds by inlining these; a dict chooses by
+#: the number of positional arguments of the call.
+BY_BUILTIN = {
+    builtins.sorted: sorted_by_key,
+    builtins.min: min_by_key,
+    builtins.max: max_by_key,
+    builtins.map: {count + 1: impl for count, impl in MAP_BY_COUNT.items()},
+    builtins.filter: filter_by_function,
+    functools.reduce: {2: reduce_without_initial, 3: reduce_from_initial},
+}
 #: Methods likewise, by name: the receiver becomes the first argument.
 BY_METHOD = {"sort": sort_by_key}

@@ -1,7 +1,7 @@
 """`math` functions with exact results, and the methods of Python numbers that go with them:
 isclose, fsum (exactly rounded, Shewchuk's partials as CPython), prod, comb, perm, factorial,
 gcd, lcm, isqrt; `int.bit_length()`, `float.is_integer()`; the builtins sum, any and all over
-1-d arrays and ranges. Written with `@overload`.
+anything iterable. Written with `@overload`.
 
 Integers are 64-bit in compiled code: where CPython's exact result would not fit (factorial(21),
 comb(70, 35)), OverflowError is raised instead of wrapping.
@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 
 from ember import types
+from ember.library.builtins.enumerate_zip import iterator_of
+from ember.misc.literal import literal_unroll
 from ember.typing.overload import overload, overload_method, register_jitable
 
 
@@ -310,18 +312,25 @@ def float_is_integer(x):
 
 
 def _iterable(typ) -> bool:
+    """What sum, any and all loop over: 1-d arrays, ranges, lists, tuples of one type,
+    strings, sets, dicts, their views and any iterator (2-d arrays iterate over rows)."""
     if isinstance(typ, types.Array):
         return typ.ndim == 1
-    if isinstance(typ, types.Generator):
-        return isinstance(typ.yield_type, types.Number)
-    return isinstance(typ, types.RangeType)
+    return iterator_of(typ) is not None
+
+
+def _numbers(typ) -> bool:
+    iterator = iterator_of(typ)
+    return iterator is not None and isinstance(iterator.yield_type, (types.Number, types.Boolean))
 
 
 @overload(sum)
 def builtin_sum(iterable, start=0):
-    """sum() of a 1-d array, a range or a generator (lists have their own:
-    containers/lists.py)."""
-    if not (_iterable(iterable) and (isinstance(start, int) or _real(start))):
+    """sum() of the numbers of a 1-d array, a range, a list, a tuple, a set, a generator or
+    any iterator."""
+    if not (_iterable(iterable) and _numbers(iterable)):
+        return None
+    if not (isinstance(start, int) or isinstance(types.unliteral(start), types.Number)):
         return None
     if isinstance(iterable, types.Array) and not _real(iterable.dtype):
         return None
@@ -337,6 +346,8 @@ def builtin_sum(iterable, start=0):
 
 @overload(any)
 def builtin_any(iterable):
+    if isinstance(iterable, types.BaseTuple) and not isinstance(iterable, types.UniTuple):
+        return _any_member
     if not _iterable(iterable):
         return None
 
@@ -349,8 +360,17 @@ def builtin_any(iterable):
     return any_true
 
 
+def _any_member(iterable):
+    for item in literal_unroll(iterable):
+        if item:
+            return True
+    return False
+
+
 @overload(all)
 def builtin_all(iterable):
+    if isinstance(iterable, types.BaseTuple) and not isinstance(iterable, types.UniTuple):
+        return _all_members
     if not _iterable(iterable):
         return None
 
@@ -361,3 +381,10 @@ def builtin_all(iterable):
         return True
 
     return all_true
+
+
+def _all_members(iterable):
+    for item in literal_unroll(iterable):
+        if not item:
+            return False
+    return True

@@ -42,6 +42,19 @@ _NEVER_RAISE = {"hypot", "copysign", "atan2"}
 # Functions whose result is finite for every finite operand: no infinity check.
 _BOUNDED = {"sqrt", "sin", "cos", "tan", "tanh", "asin", "acos", "atan", "erf", "erfc", "fabs",
             "cbrt"}  # fmt: skip
+# Functions defined on every float, infinities included: a NaN comes only from a NaN operand, so
+# no NaN check (with _BOUNDED: no check at all).
+_TOTAL = {"tanh", "atan", "erf", "erfc", "fabs", "cbrt", "exp", "exp2", "expm1", "sinh", "cosh",
+          "asinh"}  # fmt: skip
+# Functions whose every error is a ValueError for an operand outside an interval (a NaN outside
+# it, an infinity at a pole on its edge, as log(0.0)): name -> (comparison, bound, of |x|?).
+# The check reads the operand, so it need not wait for the call's result (nor keep it around
+# the next call); a NaN operand compares false and raises nothing, as in CPython.
+_DOMAINS = {
+    "sqrt": ("<", 0.0, False), "log": ("<=", 0.0, False), "log2": ("<=", 0.0, False),
+    "log10": ("<=", 0.0, False), "log1p": ("<=", -1.0, False), "acosh": ("<", 1.0, False),
+    "asin": (">", 1.0, True), "acos": (">", 1.0, True), "atanh": (">=", 1.0, True),
+}  # fmt: skip
 
 
 def _real_operand(arg: types.Type) -> types.Type | None:
@@ -111,11 +124,18 @@ def _pow_errors(context):
 
 def _python_errors(context, builder, name: str, operands: list, result) -> None:
     """Raise what CPython's math module raises for this result (see the rules above)."""
-    no_nan_operand = _all(builder, [builder.fcmp_ordered("ord", op, op) for op in operands])
-    nan_result = builder.fcmp_unordered("uno", result, result)
-    context.guard(
-        builder, builder.and_(nan_result, no_nan_operand), ValueError, "math domain error"
-    )
+    if name in _DOMAINS:
+        comparison, bound, of_magnitude = _DOMAINS[name]
+        operand = operands[0]
+        if of_magnitude:
+            operand = call_intrinsic(builder, "llvm.fabs", [operand])
+        outside = builder.fcmp_ordered(comparison, operand, llvm.Constant(operand.type, bound))
+        context.guard(builder, outside, ValueError, "math domain error")
+        return
+    if name in _TOTAL and name in _BOUNDED:
+        return
+    if name not in _TOTAL:
+        _raise_on_nan_from_numbers(context, builder, operands, result)
     if name in _BOUNDED:
         return
     finite_operands = _all(builder, [is_finite(builder, op) for op in operands])
@@ -130,6 +150,15 @@ def _python_errors(context, builder, name: str, operands: list, result) -> None:
         context.guard(builder, blew_up, OverflowError, "math range error")
         return
     context.guard(builder, blew_up, ValueError, "math domain error")
+
+
+def _raise_on_nan_from_numbers(context, builder, operands: list, result) -> None:
+    """A domain error: a NaN result from operands that are not NaN."""
+    no_nan_operand = _all(builder, [builder.fcmp_ordered("ord", op, op) for op in operands])
+    nan_result = builder.fcmp_unordered("uno", result, result)
+    context.guard(
+        builder, builder.and_(nan_result, no_nan_operand), ValueError, "math domain error"
+    )
 
 
 def _pole(builder, name: str, value):

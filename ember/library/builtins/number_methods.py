@@ -193,3 +193,25 @@ def int_true_divide(a, b):
         quotient |= 1  # sticky: something nonzero below the bits kept
     result = float(quotient) * 2.0**exponent * scale
     return -result if negative else result
+
+
+# ---------------------------------------------------------------------------- is, is not
+
+
+def _scalar(typ: types.Type) -> bool:
+    return isinstance(typ, (types.Number, types.Boolean))
+
+
+for _fn in (operator.is_, operator.is_not):
+
+    @registry.typer(_fn)
+    def _type_scalar_identity(args, kws):
+        """`flag is True`, `x is y` of numbers, as Numba: values of one type are the same
+        object when equal (True and False are singletons in CPython too); of different types,
+        never (lowered in ember/lowering/numbers.py)."""
+        if len(args) != 2 or kws:
+            return None
+        left, right = (types.unliteral(a) for a in args)
+        if not (_scalar(left) and _scalar(right)):
+            return None
+        return signature(types.boolean, left, right)

@@ -8,6 +8,7 @@ by item as CPython does (so NaN follows Python's rules, not NumPy's).
 
 from __future__ import annotations
 
+import math
 import operator
 
 from llvmlite import ir as llvm
@@ -59,7 +60,15 @@ for _index, _field in enumerate(_RANGE_FIELDS):
 
 @overload(operator.contains)
 def range_contains(r, x):
-    if not (isinstance(r, types.RangeType) and isinstance(types.unliteral(x), types.Integer)):
+    if not isinstance(r, types.RangeType):
+        return None
+    if isinstance(types.unliteral(x), (types.Float, types.Boolean)):
+
+        def contains_number(r, x):  # 3.0 in range(5) compares as CPython: by value
+            return x == int(x) and int(x) in r if math.isfinite(x) else False
+
+        return contains_number
+    if not isinstance(types.unliteral(x), types.Integer):
         return None
 
     def contains(r, x):
@@ -94,7 +103,7 @@ def builtin_reversed(seq):
 
 @overload(sorted)
 def builtin_sorted(iterable, key=None, reverse=False):
-    if not (_indexable(iterable) or isinstance(iterable, types.RangeType) or _iterator(iterable)):
+    if not (_indexable(iterable) or iterator_of(iterable) is not None):
         return None
     if not _no_key(key):  # a jitted or builtin function (an inner one is inlined instead)
         return key_functions.sorted_by_key
@@ -147,16 +156,21 @@ overload(max)(_array_extreme("max"))
 overload(min)(_array_extreme("min"))
 
 
+def _comparable(typ) -> bool:
+    return _number(typ) or isinstance(types.unliteral(typ), types.UnicodeType)
+
+
 def _iterator_extreme(symbol: str):
-    """min/max over iterators and generators (generator expressions too): one pass, the
-    first of equal extremes kept, as CPython does."""
+    """min/max over strings, tuples, sets, dicts, ranges, iterators and generators (generator
+    expressions too): one pass, the first of equal extremes kept, as CPython does."""
     better = operator.gt if symbol == "max" else operator.lt
     message = f"{symbol}() arg is an empty sequence"
 
     def select(iterable):
-        if isinstance(iterable, types.RangeType):
-            iterable = iterable.iterator_type
-        if not (_iterator(iterable) and _number(iterable.yield_type)):
+        if isinstance(iterable, types.Array) or _indexable(iterable):
+            return None  # their own, above and in containers/lists.py
+        iterator = iterator_of(iterable)
+        if iterator is None or not _comparable(iterator.yield_type):
             return None
 
         def extreme(iterable):
@@ -179,6 +193,32 @@ overload(max)(_iterator_extreme("max"))
 overload(min)(_iterator_extreme("min"))
 
 
+def _strings_extreme(symbol: str):
+    """min/max of two or more strings given as arguments: the first of equal extremes."""
+    better = operator.gt if symbol == "max" else operator.lt
+
+    def select(*args):
+        if len(args) < 2 or not all(
+            isinstance(types.unliteral(a), types.UnicodeType) for a in args
+        ):
+            return None
+
+        def extreme(*args):
+            best = args[0]
+            for item in args:
+                if better(item, best):
+                    best = item
+            return best
+
+        return extreme
+
+    return select
+
+
+overload(max)(_strings_extreme("max"))
+overload(min)(_strings_extreme("min"))
+
+
 # ---------------------------------------------------------------------------- isinstance
 
 
@@ -198,6 +238,12 @@ _CLASS_TYPES = {
     complex: (types.Complex,),
     list: (types.List,),
     tuple: (types.BaseTuple,),
+    str: (types.UnicodeType,),
+    bytes: (types.BytesType,),
+    dict: (types.DictType,),
+    set: (types.Set,),
+    range: (types.RangeType,),
+    slice: (types.SliceType,),
 }
 
 
@@ -250,12 +296,12 @@ def builtin_pow_mod(base, exp, mod):
     def power_mod(base, exp, mod):
         if mod == 0:
             raise ValueError("pow() 3rd argument cannot be 0")
-        if exp < 0:
-            raise ValueError("pow() with a negative exponent and a modulus is not supported "
-                             "in compiled code")  # fmt: skip
         modulus = abs(mod)
-        result = 1 % modulus
         factor = base % modulus
+        if exp < 0:  # Python 3.8+: the power of the inverse of base modulo mod
+            factor = _inverse_mod(factor, modulus)
+            exp = -exp
+        result = 1 % modulus
         while exp > 0:
             if exp & 1:
                 result = _multiply_mod(result, factor, modulus)
@@ -266,6 +312,20 @@ def builtin_pow_mod(base, exp, mod):
         return result
 
     return power_mod
+
+
+@register_jitable
+def _inverse_mod(a, m):
+    """x in [0, m) with a * x % m == 1 (extended Euclid), as CPython's pow(a, -1, m)."""
+    old_r, r = a, m
+    old_s, s = 1, 0
+    while r != 0:
+        q = old_r // r
+        old_r, r = r, old_r - q * r
+        old_s, s = s, old_s - q * s
+    if old_r != 1:
+        raise ValueError("base is not invertible for the given modulus")
+    return old_s % m
 
 
 @register_jitable

@@ -1,16 +1,18 @@
 """`slice` objects of integers (`a:b:c` in an index): their typing, data model and lowering,
-and Python's `slice.indices` for a length. Shared by array and list indexing."""
+`start`/`stop`/`step` and Python's `slice.indices` for a length. Shared by array and list
+indexing."""
 
 from __future__ import annotations
 
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.extending import overload_method, register_jitable
 from ember.lowering import arrays as arr
 from ember.lowering.models import StructModel, register_model
-from ember.lowering.registry import lower_builtin
+from ember.lowering.registry import lower_builtin, lower_getattr
 from ember.typing.signature import signature
-from ember.typing.templates import registry
+from ember.typing.templates import AttributeTemplate, registry
 
 
 @register_model(types.SliceType)
@@ -97,3 +99,50 @@ def slice_bounds(builder, slice_value, length):
     count = builder.add(builder.sdiv(builder.sub(distance, one), magnitude), one)
     nonempty = builder.select(negative, backward, forward)
     return start, builder.select(nonempty, count, zero), step
+
+
+# ---------------------------------------------------------------------------- attributes, indices
+
+_SLICE_FIELDS = ("start", "stop", "step")
+
+
+@registry.register_attr
+class SliceAttributes(AttributeTemplate):
+    """`s.start`, `s.stop`, `s.step` as integers (an omitted bound reads as the sentinel that
+    stands for it, as in Numba)."""
+
+    key = types.SliceType
+
+    def generic_resolve(self, slice_type: types.SliceType, attr: str) -> types.Type | None:
+        return types.int64 if attr in _SLICE_FIELDS else None
+
+
+for _index, _field in enumerate(_SLICE_FIELDS):
+
+    @lower_getattr(types.SliceType, _field)
+    def _slice_field(context, builder, typ, value, _index=_index):
+        return builder.extract_value(value, _index)
+
+
+@overload_method(types.SliceType, "indices")
+def slice_indices(s, length):
+    if not isinstance(types.unliteral(length), (types.Integer, types.Boolean)):
+        return None
+
+    def indices(s, length):
+        if length < 0:
+            raise ValueError("length should not be negative")
+        step = s.step
+        lower, upper = (-1, length - 1) if step < 0 else (0, length)
+        return _clamp(s.start, length, lower, upper), _clamp(s.stop, length, lower, upper), step
+
+    return indices
+
+
+@register_jitable
+def _clamp(bound, length, lower, upper):
+    """CPython's PySlice_AdjustIndices for one bound."""
+    if bound < 0:
+        bound += length
+        return lower if bound < 0 else bound
+    return upper if bound >= upper else bound

@@ -508,17 +508,34 @@ def list_contains(xs, item):
         return contains
 
 
-@overload_method(types.List, "index")
-def list_index(xs, item):
-    if _is_list(xs):
+_MAX_INDEX = (1 << 63) - 1
 
-        def index(xs, item):
-            for position in range(_length(xs)):
+
+@overload_method(types.List, "index")
+def list_index(xs, item, start=0, stop=_MAX_INDEX):
+    if _is_list(xs) and _is_int(start) and _is_int(stop):
+
+        def index(xs, item, start=0, stop=_MAX_INDEX):
+            length = _length(xs)
+            for position in range(_clamp_index(start, length), _clamp_index(stop, length)):
                 if _load(xs, position) == item:
                     return position
             raise ValueError("list.index(x): x not in list")
 
         return index
+
+
+def _is_int(typ) -> bool:
+    return isinstance(typ, int) or isinstance(types.unliteral(typ), (types.Integer, types.Boolean))
+
+
+@register_jitable
+def _clamp_index(position, length):
+    """A start or stop of list.index as CPython clamps it: negative from the end, into
+    [0, length]."""
+    if position < 0:
+        return max(position + length, 0)
+    return min(position, length)
 
 
 @overload_method(types.List, "remove")
@@ -606,6 +623,25 @@ def list_eq(xs, ys):
             return True
 
         return eq
+
+
+for _fn in (operator.lt, operator.le, operator.gt, operator.ge):
+
+    @overload(_fn)
+    def list_order(xs, ys, _fn=_fn):
+        """Lexicographic, as tuples: the first unequal items decide, else the lengths."""
+        if not (_is_list(xs) and _is_list(ys)):
+            return None
+
+        def order(xs, ys):
+            common = min(len(xs), len(ys))
+            for index in range(common):
+                left, right = _load(xs, index), _load(ys, index)
+                if not left == right:
+                    return _fn(left, right)
+            return _fn(len(xs), len(ys))
+
+        return order
 
 
 # ---------------------------------------------------------------------------- reductions

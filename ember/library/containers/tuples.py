@@ -218,14 +218,50 @@ def _lexicographic(context, builder, operand_types, args, fn):
     return result
 
 
+def _equal(a, b):
+    return a == b
+
+
+def _not_equal(a, b):
+    return a != b
+
+
+def _less(a, b):
+    return a < b
+
+
+def _less_equal(a, b):
+    return a <= b
+
+
+def _greater(a, b):
+    return a > b
+
+
+def _greater_equal(a, b):
+    return a >= b
+
+
+_PYTHON_COMPARISONS = {
+    operator.eq: _equal,
+    operator.ne: _not_equal,
+    operator.lt: _less,
+    operator.le: _less_equal,
+    operator.gt: _greater,
+    operator.ge: _greater_equal,
+}
+
+
 def _member_compare(context, builder, fn, pair_types, pair):
     """`fn(a, b)` for two members: numbers in their common type, tuples lexicographically."""
     a_type, b_type = (types.unliteral(t) for t in pair_types)
     if isinstance(a_type, types.BaseTuple) and isinstance(b_type, types.BaseTuple):
         return _lexicographic(context, builder, (a_type, b_type), pair, fn)
+    if not all(isinstance(t, (types.Number, types.Boolean)) for t in (a_type, b_type)):
+        # strings and other objects: their comparison is an @overload, compiled for the pair
+        bool_sig = signature(types.boolean, *pair_types)
+        return context.compile_internal(builder, _PYTHON_COMPARISONS[fn], bool_sig, list(pair))
     common = arithmetic_result(a_type, b_type)
-    if isinstance(a_type, types.UnicodeType) and isinstance(b_type, types.UnicodeType):
-        common = a_type  # strings: the string library's comparison (see typing.arith)
     a = context.cast(builder, pair[0], pair_types[0], common)
     b = context.cast(builder, pair[1], pair_types[1], common)
     bool_sig = signature(types.boolean, common, common)

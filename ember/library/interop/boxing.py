@@ -93,12 +93,20 @@ def box_none(typ, val, c):
 def unbox_tuple(typ, obj, c):
     value = llvm.Constant(c.context.value_type(typ), llvm.Undefined)
     is_error = llvm.Constant(llvm.IntType(1), 0)
+    cleanups = []  # the members' (bytes in a tuple release their copies after the call)
     for index, member in enumerate(typ.types):
         native = c.unbox(member, c.pyapi.tuple_getitem(obj, index))
         value = c.builder.insert_value(value, native.value, index)
         if native.is_error is not None:
             is_error = c.builder.or_(is_error, native.is_error)
-    return NativeValue(value, is_error=is_error)
+        if native.cleanup is not None:
+            cleanups.append(native.cleanup)
+
+    def cleanup():
+        for member_cleanup in cleanups:
+            member_cleanup()
+
+    return NativeValue(value, is_error=is_error, cleanup=cleanup if cleanups else None)
 
 
 @box(types.BaseTuple)

@@ -1,5 +1,6 @@
-"""Arrays in compiled code: attributes (`flags` too), `len`, iteration, `slice` objects, NumPy
-scalar classes and dtypes as values, and conversions between array types.
+"""Arrays in compiled code: attributes (`flags` and `ctypes` too), `len`, iteration, `slice`
+objects, NumPy scalar classes and dtypes as values, conversions between array types, and
+`x.view(dtype)` of integer and float scalars.
 
 Indexing lives in indexing.py; NumPy functions in the other modules here.
 """
@@ -16,7 +17,7 @@ from ember import types
 from ember.decorators import njit
 from ember.dispatcher.typeof import typeof_impl
 from ember.errors import TypingError
-from ember.extending import overload, overload_attribute
+from ember.extending import intrinsic, overload, overload_attribute, overload_method
 from ember.library.numpy.support import _SCALAR_CLASSES, numpy_dtype, parse_dtype
 from ember.lowering import arrays as arr
 from ember.lowering import iterators
@@ -377,3 +378,64 @@ def _flags(a):
 @overload_attribute(types.Array, "flags")
 def _array_flags(a):
     return _flags
+
+
+# ---------------------------------------------------------------------------- ctypes
+
+#: What `a.ctypes` gives compiled code: the data address (an integer, as NumPy's `.data`), the
+#: shape and the strides.
+ArrayCTypes = collections.namedtuple("ArrayCTypes", ["data", "shape", "strides"])
+
+
+@intrinsic
+def _data_address(typingctx, a):
+    """The address of the array's first element, as an integer."""
+    if not isinstance(a, types.Array):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.ptrtoint(builder.extract_value(args[0], 4), arr.i64)
+
+    return signature(types.intp, a), codegen
+
+
+def _ctypes(a):
+    return ArrayCTypes(_data_address(a), a.shape, a.strides)
+
+
+@overload_attribute(types.Array, "ctypes")
+def _array_ctypes(a):
+    return _ctypes
+
+
+# ---------------------------------------------------------------------------- scalar views
+
+
+@intrinsic
+def _bitcast(typingctx, value, dtype):
+    """The bits of a number read as another number type of the same width."""
+    target = parse_dtype(dtype)
+    source = types.unliteral(value)
+    if not all(isinstance(t, (types.Integer, types.Float)) for t in (source, target)):
+        return None
+    if source.bitwidth != target.bitwidth:
+        raise TypingError(f"cannot view {source} as {target}: their widths differ")
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], context.value_type(target))
+
+    return signature(target, source, dtype), codegen
+
+
+def _scalar_view(x, dtype):
+    return _bitcast(x, dtype)
+
+
+@overload_method(types.Integer, "view")
+def _integer_view(x, dtype):
+    return _scalar_view
+
+
+@overload_method(types.Float, "view")
+def _float_view(x, dtype):
+    return _scalar_view

@@ -1,5 +1,5 @@
 """Array creation: np.empty, zeros, ones, full (and their `_like`), arange, linspace, eye,
-identity, copy, array/asarray/ascontiguousarray of arrays, and `a.copy()`.
+identity, copy, array/asarray/ascontiguousarray of arrays, geomspace, and `a.copy()`.
 
 Every function allocates through the runtime (ember/runtime/nrt.py) and returns a new
 reference.
@@ -388,6 +388,30 @@ def _select_linspace(start, stop, num=50, endpoint=True):
     ok = all(isinstance(types.unliteral(t), (types.Integer, types.Float)) for t in (start, stop))
     if ok and isinstance(types.unliteral(num), types.Integer):
         return _linspace
+    return None
+
+
+def _geomspace(start, stop, num, endpoint):
+    if start == 0 or stop == 0:
+        raise ValueError("Geometric sequence cannot include zero")
+    sign = 1.0
+    if start < 0 and stop < 0:
+        start, stop, sign = -start, -stop, -1.0
+    out = 10.0 ** np.linspace(np.log10(start), np.log10(stop), num, endpoint)
+    if num > 0:
+        out[0] = start  # exact ends, as NumPy sets them
+        if endpoint and num > 1:
+            out[num - 1] = stop
+    return out * sign
+
+
+@overload(np.geomspace, jit_options=NUMPY_ERRORS)
+def _select_geomspace(start, stop, num=50, endpoint=True):
+    num, endpoint = as_type(num), as_type(endpoint)
+    real = (types.Integer, types.Float)
+    ok = all(isinstance(types.unliteral(t), real) for t in (start, stop))
+    if ok and isinstance(types.unliteral(num), types.Integer):
+        return _geomspace
     return None
 
 

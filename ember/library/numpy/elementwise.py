@@ -67,7 +67,7 @@ def _select_heaviside(x1, x2):
     return _heaviside if is_array(x1) or is_array(x2) else _heaviside_scalar
 
 
-def _isin(element, test_elements):
+def _isin(element, test_elements, assume_unique, invert):
     ordered = np.sort(test_elements.ravel())
     flat = element.ravel()
     out = np.empty(flat.shape[0], np.bool_)
@@ -81,12 +81,14 @@ def _isin(element, test_elements):
                 low = middle + 1
             else:
                 high = middle
-        out[i] = low < n and ordered[low] == value
+        out[i] = (low < n and ordered[low] == value) != invert
     return out.reshape(element.shape)
 
 
 @overload(np.isin, jit_options=NUMPY_ERRORS)
-def _select_isin(element, test_elements):
+def _select_isin(element, test_elements, assume_unique=False, invert=False):
+    if not isinstance(types.unliteral(as_type(invert)), types.Boolean):
+        return None
     if is_array(element) and is_array(test_elements) and _real(element) and _real(test_elements):
         return _isin
     return None

@@ -85,6 +85,16 @@ def asarray_from_list(a, dtype=None):
     return _select(a, dtype)
 
 
+def _array_of_values(a, dtype=None):
+    return np.array(a, dtype)
+
+
+@overload(np.asarray)
+def asarray_of_values(a, dtype=None):
+    """np.asarray of a number (a 0-d array) or a rectangular nest of tuples: a new array."""
+    return _array_of_values if nested_items(a) is not None else None
+
+
 def array_of_display(items, dtype=None):
     """np.array of the list display that ember/rewrites/array_displays.py made the tuple
     `items` (nested displays nested tuples); compiled code only."""

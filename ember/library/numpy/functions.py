@@ -1,6 +1,6 @@
 """More NumPy functions, most written in Python and compiled by ember (see support.py):
 clip, round/around, concatenate, stack, vstack, hstack, count_nonzero, nonzero (also as
-np.where(condition)), flatnonzero, argwhere, diff, isclose, allclose, unique, searchsorted,
+np.where(condition)), flatnonzero, argwhere, isclose, allclose, unique, searchsorted,
 bincount, outer, trace, diag, interp, histogram, flip, and the array methods clip, round,
 nonzero.
 
@@ -62,8 +62,27 @@ def _clip_integers(a, a_min, a_max):
     return np.minimum(np.maximum(a, low), high)
 
 
+def _clip_above(a, a_min, a_max):
+    return np.minimum(a, a_max)
+
+
+def _clip_below(a, a_min, a_max):
+    return np.maximum(a, a_min)
+
+
+def _clip_nothing(a, a_min, a_max):
+    raise ValueError("One of max or min must be given")
+
+
 @overload(np.clip, jit_options=NUMPY_ERRORS)
 def _select_clip(a, a_min, a_max):
+    if _array(a) and (is_none(a_min) or is_none(a_max)):
+        if is_none(a_min) and is_none(a_max):
+            return _clip_nothing
+        bound = a_max if is_none(a_min) else a_min
+        if _array(bound) or _real_number(bound):
+            return _clip_above if is_none(a_min) else _clip_below
+        return None
     ok = all(_array(t) or _real_number(t) for t in (a, a_min, a_max))
     if not (ok and _array(a)):
         return None
@@ -302,9 +321,22 @@ def _count_nonzero(a):
 _count_nonzero_jit = njit(**NUMPY_ERRORS)(_count_nonzero)
 
 
+def _count_nonzero_all(a, axis):
+    return _count_nonzero_jit(a)
+
+
+def _count_nonzero_along(a, axis):
+    return (a != 0).sum(axis=axis)
+
+
 @overload(np.count_nonzero, jit_options=NUMPY_ERRORS)
-def _select_count_nonzero(a):
-    return _count_nonzero if _array(a) else None
+def _select_count_nonzero(a, axis=None):
+    axis = as_type(axis)
+    if not _array(a):
+        return None
+    if is_none(axis):
+        return _count_nonzero_all
+    return _count_nonzero_along if is_integer(axis) and a.ndim >= 1 else None
 
 
 def _flatnonzero(a):
@@ -385,24 +417,6 @@ def _array_nonzero(self):
 @overload(np.where, jit_options=NUMPY_ERRORS)
 def _np_where(condition):
     return _select_nonzero(condition)
-
-
-# ---------------------------------------------------------------------------- differences
-
-
-def _diff(a, n):
-    out = a.copy()
-    for _ in range(n):
-        out = out[1:] - out[:-1]
-    return out
-
-
-@overload(np.diff, jit_options=NUMPY_ERRORS)
-def _select_diff(a, n=1):
-    n = as_type(n)
-    if _array(a) and a.ndim == 1 and isinstance(types.unliteral(n), types.Integer):
-        return _diff
-    return None
 
 
 def _isclose(a, b, rtol, atol, equal_nan):
@@ -678,25 +692,32 @@ def _select_trace(a):
     return _trace if _array(a) and a.ndim == 2 else None
 
 
-def _diag_matrix(v):
+def _diag_matrix(v, k):
     n = v.shape[0]
-    out = np.zeros((n, n), v.dtype)
+    size = n + abs(k)
+    out = np.zeros((size, size), v.dtype)
     for i in range(n):
-        out[i, i] = v[i]
+        if k >= 0:
+            out[i, i + k] = v[i]
+        else:
+            out[i - k, i] = v[i]
     return out
 
 
-def _diag_vector(a):
-    n = min(a.shape[0], a.shape[1])
-    out = np.empty(n, a.dtype)
+def _diag_vector(v, k):
+    rows, columns = v.shape
+    first_row, first_column = (0, k) if k >= 0 else (-k, 0)
+    n = max(min(rows - first_row, columns - first_column), 0)
+    out = np.empty(n, v.dtype)
     for i in range(n):
-        out[i] = a[i, i]
+        out[i] = v[first_row + i, first_column + i]
     return out
 
 
 @overload(np.diag, jit_options=NUMPY_ERRORS)
-def _select_diag(v):
-    if not _array(v):
+def _select_diag(v, k=0):
+    k = as_type(k)
+    if not (_array(v) and isinstance(types.unliteral(k), types.Integer)):
         return None
     return {1: _diag_matrix, 2: _diag_vector}.get(v.ndim)
 

@@ -1,9 +1,8 @@
 """Reshaping and rearranging NumPy functions, written in Python and compiled by ember:
 expand_dims, roll, tile, repeat, meshgrid, cross, digitize, trapezoid (trapz), asfortranarray,
-swapaxes, atleast_1d/2d/3d, column_stack, split, array_split (along the first axis), tril,
-triu, fill_diagonal, take, delete, append, insert, unravel_index, ravel_multi_index, tri,
-diagflat, partition (by selection), argpartition, fliplr, flipud, rot90, and the array methods
-item and tolist (1-d and 2-d).
+swapaxes, atleast_1d/2d/3d, column_stack, tril, triu, fill_diagonal, take, delete, append,
+insert, unravel_index, ravel_multi_index, tri, diagflat, partition (by selection),
+argpartition, fliplr, flipud, rot90, and the array methods item and tolist (1-d and 2-d).
 
 Implementations that depend on the rank (`expand_dims`, `tile`) are generated per rank.
 """
@@ -389,83 +388,6 @@ def _select_column_stack(tup):
     return {1: _column_stack_vectors, 2: _column_stack_matrices}.get(tup.dtype.ndim)
 
 
-# ---------------------------------------------------------------------------- splitting
-
-
-def _split_at(ary, bounds):
-    """The views ary[bounds[i]:bounds[i + 1]] along the first axis, as a list."""
-    parts = [ary[bounds[0] : bounds[1]]]
-    for i in range(1, bounds.shape[0] - 1):
-        parts.append(ary[bounds[i] : bounds[i + 1]])
-    return parts
-
-
-_split_at_jit = njit(**NUMPY_ERRORS)(_split_at)
-
-
-def _section_bounds(length, sections):
-    if sections <= 0:
-        raise ValueError("number sections must be larger than 0.")
-    each, extras = divmod(length, sections)
-    bounds = np.empty(sections + 1, np.intp)
-    bounds[0] = 0
-    for i in range(sections):
-        bounds[i + 1] = bounds[i] + each + (1 if i < extras else 0)
-    return bounds
-
-
-_section_bounds_jit = njit(**NUMPY_ERRORS)(_section_bounds)
-
-
-def _index_bounds(length, indices):
-    """0, the indices (slice bounds: negative ones count from the end), then the length."""
-    bounds = np.empty(indices.shape[0] + 2, np.intp)
-    bounds[0] = 0
-    bounds[1:-1] = indices
-    bounds[-1] = length
-    return bounds
-
-
-_index_bounds_jit = njit(**NUMPY_ERRORS)(_index_bounds)
-
-
-def _array_split_sections(ary, indices_or_sections):
-    return _split_at_jit(ary, _section_bounds_jit(ary.shape[0], indices_or_sections))
-
-
-def _split_sections(ary, indices_or_sections):
-    if indices_or_sections > 0 and ary.shape[0] % indices_or_sections:
-        raise ValueError("array split does not result in an equal division")
-    return _split_at_jit(ary, _section_bounds_jit(ary.shape[0], indices_or_sections))
-
-
-def _split_indices(ary, indices_or_sections):
-    return _split_at_jit(ary, _index_bounds_jit(ary.shape[0], indices_or_sections))
-
-
-def _select_split(sections_impl):
-    def select(ary, indices_or_sections):
-        if not (is_array(ary) and ary.ndim >= 1):
-            return None
-        if is_integer(indices_or_sections):
-            return sections_impl
-        if is_array(indices_or_sections) and isinstance(indices_or_sections.dtype, types.Integer):
-            return _split_indices
-        return None
-
-    return select
-
-
-@overload(np.split, jit_options=NUMPY_ERRORS)
-def _np_split(ary, indices_or_sections):
-    return _select_split(_split_sections)(ary, indices_or_sections)
-
-
-@overload(np.array_split, jit_options=NUMPY_ERRORS)
-def _np_array_split(ary, indices_or_sections):
-    return _select_split(_array_split_sections)(ary, indices_or_sections)
-
-
 # ---------------------------------------------------------------------------- triangles
 
 
@@ -544,24 +466,56 @@ def _take_scalar(a, indices):
     return flat[indices + n if indices < 0 else indices]
 
 
-def _select_take(a, indices):
+def _take_along(a, indices, axis):
+    """NumPy's take with an axis: the indexed slices along `axis`, in place of that axis."""
+    length = a.shape[axis]
+    picked = np.asarray(indices).ravel()
+    for index in picked:
+        if index < -length or index >= length:
+            raise IndexError("index out of bounds for the axis")
+    moved = np.moveaxis(a, axis, 0)
+    chosen = np.where(picked < 0, picked + length, picked)
+    return np.moveaxis(moved[chosen], 0, axis).copy()
+
+
+def _take_along_scalar(a, indices, axis):
+    length = a.shape[axis]
+    if indices < -length or indices >= length:
+        raise IndexError("index out of bounds for the axis")
+    return np.moveaxis(a, axis, 0)[indices + length if indices < 0 else indices].copy()
+
+
+def _select_take(a, indices, axis):
+    axis = as_type(axis)
     if not is_array(a):
         return None
-    if is_integer(indices):
-        return _take_scalar
-    if is_array(indices) and isinstance(indices.dtype, types.Integer):
-        return _take
-    return None
+    scalar = is_integer(indices)
+    integers = is_array(indices) and indices.ndim == 1 and isinstance(indices.dtype, types.Integer)
+    if is_none(axis):
+        if scalar:
+            return lambda a, indices, axis: _take_scalar_jit(a, indices)
+        if is_array(indices) and isinstance(indices.dtype, types.Integer):
+            return lambda a, indices, axis: _take_jit(a, indices)
+        return None
+    if not is_integer(axis):
+        return None
+    if scalar:
+        return _take_along_scalar
+    return _take_along if integers else None
+
+
+_take_jit = njit(**NUMPY_ERRORS)(_take)
+_take_scalar_jit = njit(**NUMPY_ERRORS)(_take_scalar)
 
 
 @overload(np.take, jit_options=NUMPY_ERRORS)
-def _np_take(a, indices):
-    return _select_take(a, indices)
+def _np_take(a, indices, axis=None):
+    return _select_take(a, indices, axis)
 
 
 @overload_method(types.Array, "take", jit_options=NUMPY_ERRORS)
-def _array_take(self, indices):
-    return _select_take(self, indices)
+def _array_take(self, indices, axis=None):
+    return _select_take(self, indices, axis)
 
 
 def _delete_one(arr, obj):
@@ -598,18 +552,26 @@ def _select_delete(arr, obj):
     return None
 
 
-def _append(arr, values):
+def _append(arr, values, axis):
     return np.concatenate((np.ravel(arr), np.ravel(values)))
 
 
-def _append_scalar(arr, values):
+def _append_scalar(arr, values, axis):
     return np.concatenate((np.ravel(arr), np.full(1, values)))
 
 
+def _append_along(arr, values, axis):
+    return np.concatenate((arr, values), axis)
+
+
 @overload(np.append, jit_options=NUMPY_ERRORS)
-def _select_append(arr, values):
+def _select_append(arr, values, axis=None):
+    axis = as_type(axis)
     if not is_array(arr):
         return None
+    if not is_none(axis):
+        ok = is_integer(axis) and is_array(values) and values.ndim == arr.ndim
+        return _append_along if ok else None
     if is_array(values):
         return _append
     return _append_scalar if is_number(values) else None
@@ -816,21 +778,42 @@ def _argpartition(a, kth):
     return np.argsort(a, kind="mergesort")
 
 
-def _select_partition(impl):
+def _partition_many(a, kth):
+    """Several kth at once: a sorted copy places every item (NumPy promises no more)."""
+    for k in kth:
+        _check_kth_jit(a, k)
+    return np.sort(a)
+
+
+def _argpartition_many(a, kth):
+    for k in kth:
+        _check_kth_jit(a, k)
+    return np.argsort(a, kind="mergesort")
+
+
+def _select_partition(impl, many_impl):
     def select(a, kth):
-        return impl if is_array(a) and a.ndim == 1 and is_integer(kth) else None
+        if not (is_array(a) and a.ndim == 1):
+            return None
+        if is_integer(kth):
+            return impl
+        if isinstance(kth, types.BaseTuple) and len(kth) and all(is_integer(t) for t in kth):
+            return many_impl
+        if is_array(kth) and kth.ndim == 1 and isinstance(kth.dtype, types.Integer):
+            return many_impl
+        return None
 
     return select
 
 
 @overload(np.partition, jit_options=NUMPY_ERRORS)
 def _np_partition(a, kth):
-    return _select_partition(_partition)(a, kth)
+    return _select_partition(_partition, _partition_many)(a, kth)
 
 
 @overload(np.argpartition, jit_options=NUMPY_ERRORS)
 def _np_argpartition(a, kth):
-    return _select_partition(_argpartition)(a, kth)
+    return _select_partition(_argpartition, _argpartition_many)(a, kth)
 
 
 # ---------------------------------------------------------------------------- to Python values

@@ -103,7 +103,7 @@ def _sliding_impl(mode: str, flip: bool, dtype_name: str):
         for k in range(full):  # out[k] = sum over j of a[k - j] * kernel[j]
             low, high = max(0, k - n + 1), min(m - 1, k)
             for j in range(low, high + 1):
-                kernel = v[j] if flip else v[m - 1 - j]
+                kernel = v[j] if flip else np.conj(v[m - 1 - j])
                 out[k] += a[k - j] * kernel
         if keep_all:
             return out
@@ -124,8 +124,6 @@ def _select_sliding(flip: bool, default: str):
     def select(a, v, mode):
         if not (_vector(a) and _vector(v)):
             return None
-        if not flip and isinstance(v.dtype, types.Complex):
-            return None  # correlate conjugates v: not written for complex kernels
         chosen = default if isinstance(mode, types.NoneType) else None
         if isinstance(mode, types.StringLiteral):
             chosen = mode.literal_value

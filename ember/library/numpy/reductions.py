@@ -1,5 +1,6 @@
 """Reductions as methods and functions: sum, prod, min, max, mean, var, std, all, any (over
-everything, or along one `axis`), cumsum and cumprod; argmin and argmax are in arg_extremes.py.
+everything, or along one `axis`), cumsum and cumprod (flat, or along an axis); argmin and argmax
+are in arg_extremes.py.
 
 Each is a fold `acc = step(acc, item)` run by `reduce_all` (every element, in C order: a flat
 unit-stride loop for C arrays) or `reduce_axis` (a new array of the remaining dimensions).
@@ -9,6 +10,7 @@ of integers are float64, min/max of an empty array raise ValueError.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from collections.abc import Callable
@@ -19,7 +21,8 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import TypingError
-from ember.library.numpy.support import is_none, np_typer
+from ember.extending import overload, overload_method
+from ember.library.numpy.support import NUMPY_ERRORS, is_none, np_typer, numpy_dtype, parse_dtype
 from ember.library.numpy.ufuncs import numpy_context
 from ember.lowering import arrays as arr
 from ember.lowering.arrays import const
@@ -337,8 +340,8 @@ def _reduction(name: str, params: str, result: Callable, lower_all: Callable,
 
 
 def _sum_like(fn, identity: int):
-    def result(a, axis=None):
-        return sum_type(a.dtype)
+    def result(a, axis=None, dtype=None):
+        return sum_type(a.dtype) if is_none(dtype) else parse_dtype(dtype)
 
     def step_for(context, acc_type, item_type):
         def step(builder, acc, item, index):
@@ -368,8 +371,8 @@ def _sum_like(fn, identity: int):
     return result, lower_all, lower_axis
 
 
-_reduction("sum", "axis=None", *_sum_like(operator.add, 0))
-_reduction("prod", "axis=None", *_sum_like(operator.mul, 1))
+_reduction("sum", "axis=None, dtype=None", *_sum_like(operator.add, 0))
+_reduction("prod", "axis=None, dtype=None", *_sum_like(operator.mul, 1))
 
 
 # ---------------------------------------------------------------------------- min, max
@@ -680,6 +683,43 @@ def _cumulative(name: str, fn, identity: int) -> None:
 
 _cumulative("cumsum", operator.add, 0)
 _cumulative("cumprod", operator.mul, 1)
+
+
+@functools.cache
+def _cumulative_axis_impl(product: bool, dtype_name: str):
+    """cumsum/cumprod along an axis: each slice along it combined with the running result."""
+    np_type = np.dtype(dtype_name).type
+
+    def cumulative(a, axis):
+        if not -a.ndim <= axis < a.ndim:
+            raise np.exceptions.AxisError("axis is out of bounds for the array")
+        out = np.empty(a.shape, np_type)
+        source = np.moveaxis(a, axis, 0)
+        target = np.moveaxis(out, axis, 0)
+        if source.shape[0]:
+            target[0] = source[0]
+        for i in range(1, source.shape[0]):
+            target[i] = target[i - 1] * source[i] if product else target[i - 1] + source[i]
+        return out
+
+    return cumulative
+
+
+def _register_cumulative_axis(name: str, product: bool) -> None:
+    def select(a, axis):
+        if not (isinstance(a, types.Array) and a.ndim >= 1):
+            return None
+        if not isinstance(types.unliteral(axis), types.Integer):
+            return None
+        require_numbers(name, a)
+        return _cumulative_axis_impl(product, numpy_dtype(sum_type(a.dtype)).name)
+
+    overload(getattr(np, name), jit_options=NUMPY_ERRORS)(select)
+    overload_method(types.Array, name, jit_options=NUMPY_ERRORS)(select)
+
+
+_register_cumulative_axis("cumsum", product=False)
+_register_cumulative_axis("cumprod", product=True)
 
 
 # ---------------------------------------------------------------------------- x in a

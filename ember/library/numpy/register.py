@@ -33,4 +33,12 @@ import ember.library.numpy.arg_extremes
 import ember.library.numpy.sorting
 import ember.library.numpy.statistics
 import ember.library.numpy.ufuncs
+import ember.library.numpy.windows
+import ember.library.numpy.queries
+import ember.library.numpy.index_grids
+import ember.library.numpy.stride_views
+import ember.library.numpy.differences
+import ember.library.numpy.splitting
+import ember.library.numpy.rearranging
+import ember.library.numpy.two_output_ufuncs
 import ember.library.numpy.datetimes

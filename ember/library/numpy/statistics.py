@@ -1,7 +1,8 @@
 """NaN-ignoring reductions, order statistics and covariances, written in Python and compiled by
-ember: nansum, nanprod, nanmean, nanvar, nanstd, nanmax, nanmin, nanargmax, nanargmin,
-nanmedian, percentile, quantile, nanpercentile, nanquantile (NumPy's default 'linear' method),
-ptp, average, cov and corrcoef (variables in rows, or two 1-d arrays).
+ember: nansum, nanprod, nancumsum, nancumprod, nanmean, nanvar, nanstd, nanmax, nanmin,
+nanargmax, nanargmin, nanmedian, percentile, quantile, nanpercentile, nanquantile (NumPy's
+default 'linear' method; q a number, array or tuple), ptp, average, cov and corrcoef (y=, rowvar=,
+and for cov bias= and ddof=).
 
 Each takes a whole array (no `axis`), as in Numba. Sums run in element order, so the last bits
 of nansum/nanmean/nanvar can differ from NumPy's pairwise sums. Quantiles select in O(n) rather
@@ -18,7 +19,7 @@ from ember import types
 from ember.decorators import njit
 from ember.extending import overload
 from ember.library.numpy.sorting import select_kth_number
-from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_array, is_number
+from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_array, is_integer, is_number
 
 
 def _real_array(typ) -> bool:
@@ -103,7 +104,17 @@ def _nanstd(a):
     return np.sqrt(_nanvar_jit(a))
 
 
+def _nancumsum(a):
+    return np.cumsum(np.where(np.isnan(a), 0.0, a))
+
+
+def _nancumprod(a):
+    return np.cumprod(np.where(np.isnan(a), 1.0, a))
+
+
 _register(np.nansum, _nansum, np.sum)
+_register(np.nancumsum, _nancumsum, np.cumsum)
+_register(np.nancumprod, _nancumprod, np.cumprod)
 _register(np.nanprod, _nanprod, np.prod)
 _register(np.nanmean, _nanmean, np.mean)
 _register(np.nanvar, _nanvar, np.var)
@@ -251,6 +262,7 @@ def _check_fraction(q, scale):
 _check_fraction_jit = njit(**NUMPY_ERRORS)(_check_fraction)
 
 
+@functools.cache
 def _make_quantile(scale: float, drop_nan: bool):
     def scalar_q(a, q):
         fraction = q / scale
@@ -279,11 +291,18 @@ def _make_quantile(scale: float, drop_nan: bool):
                 out[i] = _lerp_selected_jit(values, fractions[i])
         return out.reshape(q.shape)
 
+    array_q_jit = njit(**NUMPY_ERRORS)(array_q)
+
+    def sequence_q(a, q):
+        return array_q_jit(a, np.asarray(q))
+
     def select(a, q):
         if not _real_array(a):
             return None
         if is_number(q) and not isinstance(types.unliteral(q), types.Complex):
             return scalar_q
+        if isinstance(q, (types.BaseTuple, types.List)):
+            return sequence_q
         return array_q if _real_array(q) else None
 
     return select
@@ -369,14 +388,13 @@ def _select_average(a, axis=None, weights=None):
 # ---------------------------------------------------------------------------- covariance
 
 
-def _covariance(rows):
+def _covariance(rows, ddof):
     """NumPy's cov of the variables in `rows` (one per row, observations along the row)."""
     variables, count = rows.shape
     centred = np.empty((variables, count), np.float64)
     for i in range(variables):
         centred[i] = rows[i] - rows[i].mean()
-    scale = 1.0 / (count - 1)
-    out = (centred @ centred.T) * scale  # BLAS, as NumPy's dot(X, X.T)
+    out = (centred @ centred.T) / np.float64(max(count - ddof, 0))  # BLAS, as NumPy's dot
     for i in range(variables):  # NumPy's product is symmetric (BLAS syrk); make this one so
         for j in range(i + 1, variables):
             out[j, i] = out[i, j]
@@ -386,22 +404,22 @@ def _covariance(rows):
 _covariance_jit = njit(**NUMPY_ERRORS)(_covariance)
 
 
-def _cov_matrix(m, y):
-    return _covariance_jit(m.astype(np.float64))
+def _observations(m, rowvar):
+    """The variables of `m` as float64 rows (a 1-d m is one variable)."""
+    rows = np.atleast_2d(m).astype(np.float64)
+    if not rowvar and rows.shape[0] != 1:
+        return np.ascontiguousarray(rows.T)
+    return rows
 
 
-def _cov_pair(m, y):
-    if m.shape[0] != y.shape[0]:
-        raise ValueError("all the input array dimensions except for the concatenation axis "
-                         "must match exactly")  # fmt: skip
-    rows = np.empty((2, m.shape[0]), np.float64)
-    rows[0] = m
-    rows[1] = y
-    return _covariance_jit(rows)
+_observations_jit = njit(**NUMPY_ERRORS)(_observations)
 
 
-_cov_matrix_jit = njit(**NUMPY_ERRORS)(_cov_matrix)
-_cov_pair_jit = njit(**NUMPY_ERRORS)(_cov_pair)
+def _stacked(m, y, rowvar):
+    return np.concatenate((_observations_jit(m, rowvar), _observations_jit(y, rowvar)), 0)
+
+
+_stacked_jit = njit(**NUMPY_ERRORS)(_stacked)
 
 
 def _correlation(c):
@@ -419,32 +437,56 @@ def _correlation(c):
 _correlation_jit = njit(**NUMPY_ERRORS)(_correlation)
 
 
-def _corrcoef_matrix(x, y):
-    return _correlation_jit(_cov_matrix_jit(x, y))
+@functools.cache
+def _cov_impl(with_y: bool, ddof_given: bool, correlate: bool, scalar: bool):
+    """cov/corrcoef for each combination of argument kinds; `scalar` (one 1-d variable, no y)
+    gives a 0-d array, as NumPy's squeeze."""
+    rows = "_stacked(m, y, rowvar)" if with_y else "_observations(m, rowvar)"
+    ddof = "ddof" if ddof_given else "(0 if bias else 1)"
+    result = f"_covariance(rows_, {ddof})"
+    if correlate:
+        result = f"_correlation({result})"
+    source = f"""
+def cov(m, y, rowvar, bias, ddof):
+    rows_ = {rows}
+    out = {result}
+    return {"out.reshape(())" if scalar else "out"}
+"""
+    namespace = {"np": np, "_stacked": _stacked_jit, "_observations": _observations_jit,
+                 "_covariance": _covariance_jit, "_correlation": _correlation_jit}  # fmt: skip
+    exec(source, namespace)  # noqa: S102 - fixed text and booleans
+    return namespace["cov"]
 
 
-def _corrcoef_pair(x, y):
-    return _correlation_jit(_cov_pair_jit(x, y))
-
-
-def _select_covariance(matrix_impl, pair_impl):
-    def select(m, y):
-        if not _real_array(m):
-            return None
-        if isinstance(y, types.NoneType):
-            return matrix_impl if m.ndim == 2 else None
-        return pair_impl if m.ndim == 1 and _real_array(y) and y.ndim == 1 else None
-
-    return select
+def _select_covariance(m, y, rowvar, bias, ddof, correlate: bool):
+    y, rowvar, bias, ddof = (as_type(t) for t in (y, rowvar, bias, ddof))
+    with_y = not isinstance(y, types.NoneType)
+    if not (_real_array(m) and m.ndim in (1, 2)) or (
+        with_y and not (_real_array(y) and y.ndim in (1, 2))
+    ):
+        return None
+    flags = (rowvar, bias)
+    if not all(isinstance(types.unliteral(t), (types.Boolean, types.Integer)) for t in flags):
+        return None
+    ddof_given = not isinstance(ddof, types.NoneType)
+    if ddof_given and not is_integer(ddof):
+        return None
+    return _cov_impl(with_y, ddof_given, correlate, m.ndim == 1 and not with_y)
 
 
 @overload(np.cov, jit_options=NUMPY_ERRORS)
-def _np_cov(m, y=None):
-    y = as_type(y)
-    return _select_covariance(_cov_matrix, _cov_pair)(m, y)
+def _np_cov(m, y=None, rowvar=True, bias=False, ddof=None):
+    return _select_covariance(m, y, rowvar, bias, ddof, correlate=False)
+
+
+def _corrcoef_from_cov(impl):
+    def corrcoef(x, y, rowvar):
+        return impl(x, y, rowvar, False, None)
+
+    return corrcoef
 
 
 @overload(np.corrcoef, jit_options=NUMPY_ERRORS)
-def _np_corrcoef(x, y=None):
-    y = as_type(y)
-    return _select_covariance(_corrcoef_matrix, _corrcoef_pair)(x, y)
+def _np_corrcoef(x, y=None, rowvar=True):
+    impl = _select_covariance(x, y, rowvar, False, None, correlate=True)
+    return None if impl is None else _corrcoef_from_cov(njit(**NUMPY_ERRORS)(impl))

@@ -115,6 +115,10 @@ def parse_dtype(typ: types.Type, default: types.Type | None = types.float64) -> 
         return default
     if isinstance(typ_value, types.DType):
         return typ_value.dtype
+    if isinstance(typ_value, types.TypeRef) and isinstance(
+        typ_value.instance_type, (types.Number, types.Boolean, types.Record)
+    ):
+        return typ_value.instance_type  # Numba's type objects: np.zeros(3, dtype=float64)
     if isinstance(typ_value, types.Function):
         found = scalar_class_type(typ_value.typing_key)
         if found is not None:

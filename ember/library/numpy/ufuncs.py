@@ -27,6 +27,7 @@ import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.decorators import njit
 from ember.errors import TypingError
 from ember.library.builtins import int_scalars
 from ember.library.numpy.complex_ufuncs import complex_kernel
@@ -257,7 +258,7 @@ def _add_multiply(context, builder, loop, args):
     return context.call_implementation(builder, fn, signature(loop.out_type, *loop.in_types), args)
 
 
-@kernel(np.power)
+@kernel(np.power, np.float_power)
 def _power(context, builder, loop, args):
     base_type, exponent_type = loop.in_types
     if _is_float(base_type):
@@ -420,9 +421,10 @@ _FLOAT_UNARY = {
     np.cosh: "cosh", np.tanh: "tanh", np.arcsinh: "asinh", np.arccosh: "acosh",
     np.arctanh: "atanh", np.expm1: "expm1", np.log1p: "log1p", np.cbrt: "cbrt",
     np.floor: "llvm.floor", np.ceil: "llvm.ceil", np.trunc: "llvm.trunc", np.rint: "llvm.rint",
+    np.fabs: "llvm.fabs",
 }  # fmt: skip
 _FLOAT_BINARY = {np.arctan2: "atan2", np.hypot: "hypot", np.copysign: "llvm.copysign",
-                 np.fmod: "fmod", np.logaddexp: None}  # fmt: skip
+                 np.fmod: "fmod", np.logaddexp: None, np.nextafter: "nextafter"}  # fmt: skip
 
 
 def _call_float(builder, name: str, *operands):
@@ -523,6 +525,85 @@ def _predicates(context, builder, loop, args):
 def _angles(context, builder, loop, args):
     factor = math.pi / 180.0 if loop.ufunc in (np.deg2rad, np.radians) else 180.0 / math.pi
     return builder.fmul(args[0], llvm.Constant(args[0].type, factor))
+
+
+def _spacing(x):
+    """NumPy's spacing: the distance to the next float away from zero (negative below zero),
+    NaN for infinities and NaN."""
+    if np.isinf(x) or np.isnan(x):
+        return np.nan * x
+    return np.nextafter(x, np.inf if x >= 0 else -np.inf) - x
+
+
+@kernel(np.spacing)
+def _spacing_kernel(context, builder, loop, args):
+    if not _is_float(loop.in_types[0]):
+        raise TypingError(f"np.spacing of {loop.in_types[0]} is not supported")
+    sig = signature(loop.out_type, loop.in_types[0])
+    return context.compile_internal(builder, _spacing, sig, args, error_model="numpy")
+
+
+@kernel(np.ldexp)
+def _ldexp(context, builder, loop, args):
+    """C's ldexp(x, int): exponents beyond int32 saturate (the result is 0 or inf anyway)."""
+    mantissa_type, exponent_type = loop.in_types
+    if not (_is_float(mantissa_type) and isinstance(exponent_type, types.Integer)):
+        raise TypingError(f"np.ldexp of {loop.in_types} is not supported")
+    exponent = context.cast(builder, args[1], exponent_type, types.int64)
+    low, high = (llvm.Constant(arr.i64, bound) for bound in (-(2**31), 2**31 - 1))
+    exponent = builder.select(builder.icmp_signed("<", exponent, low), low, exponent)
+    exponent = builder.select(builder.icmp_signed(">", exponent, high), high, exponent)
+    exponent = builder.trunc(exponent, llvm.IntType(32))
+    return _call_float(builder, "ldexp", args[0], exponent)
+
+
+def _logaddexp2(x, y):
+    """NumPy's npy_logaddexp2: log2(2**x + 2**y) without overflow."""
+    if x == y:  # also infinities of one sign
+        return x + 1.0
+    difference = x - y
+    if difference > 0:
+        return x + np.log1p(np.exp2(-difference)) * _LOG2_E
+    if difference <= 0:
+        return y + np.log1p(np.exp2(difference)) * _LOG2_E
+    return difference  # NaN
+
+
+_LOG2_E = 1.0 / math.log(2.0)
+
+
+@kernel(np.logaddexp2)
+def _logaddexp2_kernel(context, builder, loop, args):
+    if not all(_is_float(t) for t in loop.in_types):
+        raise TypingError(f"np.logaddexp2 of {loop.in_types} is not supported")
+    sig = signature(loop.out_type, *loop.in_types)
+    return context.compile_internal(builder, _logaddexp2, sig, args, error_model="numpy")
+
+
+def _gcd(a, b):
+    a, b = abs(a), abs(b)
+    while b:
+        a, b = b, a % b
+    return a
+
+
+def _lcm(a, b):
+    if a == 0 or b == 0:
+        return a * 0
+    return abs(a // _gcd_jit(a, b) * b)
+
+
+_gcd_jit = njit(_gcd)
+
+
+@kernel(np.gcd, np.lcm)
+def _gcd_lcm(context, builder, loop, args):
+    if not all(isinstance(t, types.Integer) for t in loop.in_types):
+        raise TypingError(f"np.{loop.ufunc.__name__} of {loop.in_types} is not supported")
+    impl = _gcd if loop.ufunc is np.gcd else _lcm
+    operands = [context.cast(builder, v, t, loop.out_type) for v, t in zip(args, loop.in_types)]
+    sig = signature(loop.out_type, loop.out_type, loop.out_type)
+    return context.compile_internal(builder, impl, sig, operands, error_model="numpy")
 
 
 SUPPORTED_UFUNCS = tuple(_KERNELS)

@@ -62,3 +62,56 @@ def _type_number_conversion(args, kws):
 @lower_builtin((types.TypeRef, "__call__"), types.TypeRef, types.Type)
 def _number_conversion(context, builder, sig, args):
     return context.cast(builder, args[1], sig.args[1], sig.return_type)
+
+
+# ---------------------------------------------------------------------------- type(x)
+
+
+@registry.typer(type)
+def _type_of_value(args, kws):
+    """`type(x)` of a number: its type, which converts when called (`type(x)(0)`)."""
+    if len(args) != 1 or kws:
+        return None
+    value = types.unliteral(args[0])
+    if not isinstance(value, (types.Number, types.Boolean)):
+        return None
+    return signature(types.TypeRef(value), value)
+
+
+@lower_builtin(type, types.Type)
+def _type_of_value_lowered(context, builder, sig, args):
+    return context.get_dummy_value(sig.return_type)
+
+
+_PYTHON_CLASS_OF = {
+    types.Boolean: bool,
+    types.Integer: int,
+    types.Float: float,
+    types.Complex: complex,
+}
+
+
+def _python_class(typ: types.Type) -> type | None:
+    """The Python class of the values of a number type (`int` for every integer type)."""
+    for type_class, python_class in _PYTHON_CLASS_OF.items():
+        if isinstance(typ, type_class):
+            return python_class
+    return None
+
+
+for _fn in (operator.is_, operator.is_not):
+
+    @registry.typer(_fn)
+    def _type_of_value_is_class(args, kws, _fn=_fn):
+        """`type(x) is int`: answered while compiling."""
+        if len(args) != 2 or not isinstance(args[0], types.TypeRef):
+            return None
+        found = _python_class(args[0].instance_type)
+        if found is None or not isinstance(getattr(args[1], "typing_key", None), type):
+            return None
+        return signature(types.boolean, *args)
+
+    @lower_builtin(_fn, types.TypeRef, types.Type)
+    def _type_of_value_is_class_lowered(context, builder, sig, args, _fn=_fn):
+        answer = _fn(_python_class(sig.args[0].instance_type), sig.args[1].typing_key)
+        return context.get_constant(types.boolean, answer)

@@ -1,6 +1,6 @@
 """`str.encode` in compiled code ('utf-8', 'ascii', 'latin-1'; errors 'strict', 'ignore' or
-'replace') and the `bytes` it makes: `len`, indexing (an int), slicing, iteration, `==`, and
-returned to Python as `bytes`.
+'replace') and `bytes` values: `len`, indexing (an int), slicing, iteration, `==`; passed in
+from Python and returned to Python as `bytes`.
 
 A bytes value shares the string's data model: a kind-1 string whose code points are the bytes.
 """
@@ -13,12 +13,14 @@ from ember import types
 from ember.decorators import njit
 from ember.errors import UnsupportedError
 from ember.extending import (
+    NativeValue,
     box,
     intrinsic,
     lower_constant,
     overload,
     overload_method,
     register_jitable,
+    unbox,
 )
 from ember.library.strings.core import _get, _length, _new, _same_bytes, _set, is_string, string
 from ember.lowering import arrays as refs
@@ -61,6 +63,32 @@ def box_bytes(typ, val, c):
     return c.pyapi.bytes_from_string_and_size(
         primitives.data(builder, val), primitives.length(builder, val)
     )
+
+
+@unbox(BytesType)
+def unbox_bytes(typ, obj, c):
+    """Copy the bytes of a `bytes` argument into a runtime block (a kind-1 string), released
+    after the call."""
+
+    from ember.runtime import nrt
+
+    builder = c.builder
+    size = c.pyapi.bytes_size(obj)  # -1 with a TypeError set when obj is not bytes
+    is_bytes = builder.icmp_signed(">=", size, size.type(0))
+    size = builder.select(is_bytes, size, size.type(0))
+    value, no_memory = primitives.allocate_or_fail(builder, size.type(1), size)
+    with builder.if_else(no_memory, likely=False) as (failed, allocated):
+        with failed:
+            c.pyapi.err_set_string(MemoryError, "unable to allocate bytes")
+        with allocated:
+            with builder.if_then(is_bytes, likely=True):
+                primitives.copy_bytes(builder, value, c.pyapi.bytes_as_string(obj))
+
+    def cleanup():
+        nrt.emit_decref(builder, builder.extract_value(value, 0))  # NULL-safe
+
+    failed = builder.or_(builder.not_(is_bytes), no_memory)
+    return NativeValue(value, is_error=failed, cleanup=cleanup)
 
 
 # ---------------------------------------------------------------------------- encoding

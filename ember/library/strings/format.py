@@ -459,19 +459,26 @@ def _lower_format(context, builder, sig, args):
 _FORMAT_KEY = (types.StringLiteral, "format")
 
 
-def _field_source(field: str, conversion: str | None, spec: str, value_types: dict) -> str:
+def _field_source(field: str, conversion: str | None, spec: str) -> str:
     """The expression formatting one replacement field of the generated implementation."""
     if "{" in spec:
         raise UnsupportedError("str.format with a field inside a spec ('{:{w}}') is not supported")
     if "." in field or "[" in field:
         raise UnsupportedError(f"str.format field '{field}' with attributes or indexing")
-    value = value_types[field]
-    if conversion in ("r", "a") and is_string(value):
-        raise UnsupportedError("str.format with !r or !a of a string is not supported")
+    if conversion == "a":
+        raise UnsupportedError("str.format with !a is not supported")
     argument = f"_field_{field}"
-    if conversion is not None:
+    if conversion == "r":
+        argument = f"_ember_repr({argument})"
+    elif conversion is not None:
         argument = f"_ember_str({argument})"
     return f"_ember_format({argument}, {spec!r})"
+
+
+_SWITCHED_NUMBERING = {
+    False: "cannot switch from automatic field numbering to manual field specification",
+    True: "cannot switch from manual field specification to automatic field numbering",
+}
 
 
 @functools.cache
@@ -483,7 +490,7 @@ def _format_method_impl(fmt: str, positional: tuple, keywords: tuple):
     params = [f"_field_{k}" for k in range(len(positional))]
     params += [name for name, _ in keywords]
     aliases = [f"    _field_{name} = {name}\n" for name, _ in keywords]
-    pieces, automatic = [], 0
+    pieces, automatic, manual = [], 0, False
     try:
         parsed = list(string.Formatter().parse(fmt))
     except ValueError as error:
@@ -493,20 +500,24 @@ def _format_method_impl(fmt: str, positional: tuple, keywords: tuple):
             pieces.append(repr(literal))
         if field is None:
             continue
+        if (field == "" and manual) or (field.isdigit() and automatic):
+            return _raises(ValueError, _SWITCHED_NUMBERING[manual])
         if field == "":
             field, automatic = str(automatic), automatic + 1
+        elif field.isdigit():
+            manual = True
         if field.isdigit() and int(field) >= len(positional):
             message = f"Replacement index {field} out of range for positional args tuple"
             return _raises(IndexError, message)
         if field not in value_types:
             return _raises(KeyError, field)
-        pieces.append(_field_source(field, conversion, spec or "", value_types))
+        pieces.append(_field_source(field, conversion, spec or ""))
     source = (
         f"def impl({', '.join(params)}):\n"
         + "".join(aliases)
         + f"    return {' + '.join(pieces) or repr('')}\n"
     )
-    namespace = {"_ember_format": format, "_ember_str": str}
+    namespace = {"_ember_format": format, "_ember_str": str, "_ember_repr": repr}
     exec(source, namespace)  # noqa: S102 - generated from the parsed constant format string
     return namespace["impl"]
 

@@ -1,6 +1,7 @@
 """More `str` methods in compiled code: rsplit, splitlines, partition/rpartition,
-removeprefix/removesuffix, istitle, translate (with a dict); and a clear UnsupportedError,
-naming the method, for the `str` methods ember does not compile."""
+removeprefix/removesuffix, istitle, translate (with a dict), isprintable, isidentifier,
+expandtabs; and a clear UnsupportedError, naming the method, for the `str` methods ember does
+not compile."""
 
 from __future__ import annotations
 
@@ -10,6 +11,13 @@ from ember.extending import overload, overload_method, register_jitable
 from ember.library.strings.case import LOWER, TITLE, UPPER, _flags
 from ember.library.strings.core import _get, _length, find_from, is_string, rfind_from, substring
 from ember.library.strings.methods import _is_int, _is_none, _matches_at, is_space
+from ember.library.strings.unicode import (
+    FLAGS,
+    IDENTIFIER_CONTINUE,
+    IDENTIFIER_START,
+    PRINTABLE,
+    unicode_property,
+)
 
 # str.splitlines' line boundaries besides \n and \r
 _LINE_BREAKS = (0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029)
@@ -248,11 +256,85 @@ def _code_point_text(value):
     return chr(value)
 
 
+# ---------------------------------------------------------------------------- isprintable,
+# isidentifier, expandtabs
+
+
+@register_jitable
+def _property_flags(code):
+    """The Unicode flags of a code point (ASCII answered without the table)."""
+    if code < 128:
+        printable = PRINTABLE if 32 <= code < 127 else 0
+        if code == 95 or 65 <= code <= 90 or 97 <= code <= 122:
+            return printable | IDENTIFIER_START | IDENTIFIER_CONTINUE
+        if 48 <= code <= 57:
+            return printable | IDENTIFIER_CONTINUE
+        return printable
+    return unicode_property(code, FLAGS)
+
+
+@overload_method(types.UnicodeType, "isprintable")
+def string_isprintable(s):
+    if is_string(s):
+
+        def isprintable(s):
+            for index in range(_length(s)):
+                if not _property_flags(_get(s, index)) & PRINTABLE:
+                    return False
+            return True
+
+        return isprintable
+
+
+@overload_method(types.UnicodeType, "isidentifier")
+def string_isidentifier(s):
+    if is_string(s):
+
+        def isidentifier(s):
+            n = _length(s)
+            if n == 0 or not _property_flags(_get(s, 0)) & IDENTIFIER_START:
+                return False
+            for index in range(1, n):
+                if not _property_flags(_get(s, index)) & IDENTIFIER_CONTINUE:
+                    return False
+            return True
+
+        return isidentifier
+
+
+@overload_method(types.UnicodeType, "expandtabs")
+def string_expandtabs(s, tabsize=8):
+    if not (is_string(s) and (isinstance(tabsize, int) or _is_int(tabsize))):
+        return None
+
+    def expandtabs(s, tabsize=8):
+        parts = []
+        column = 0
+        start = 0
+        n = _length(s)
+        for index in range(n):
+            code = _get(s, index)
+            if code == 9:  # a tab: spaces up to the next multiple of tabsize
+                parts.append(substring(s, start, index))
+                if tabsize > 0:
+                    spaces = tabsize - column % tabsize
+                    parts.append(" " * spaces)
+                    column += spaces
+                start = index + 1
+            elif code == 10 or code == 13:
+                column = 0
+            else:
+                column += 1
+        if start == 0:
+            return s
+        parts.append(substring(s, start, n))
+        return "".join(parts)
+
+    return expandtabs
+
+
 _NOT_COMPILED = (
-    "expandtabs",
     "format_map",
-    "isidentifier",
-    "isprintable",
     "maketrans",
 )
 

@@ -27,9 +27,10 @@ SPACES = (
     0x2028, 0x2029, 0x202F, 0x205F, 0x3000,
 )  # fmt: skip
 
-ALPHA, DECIMAL, DIGIT, NUMERIC, UPPER, LOWER, CASED, CASE_IGNORABLE, TITLE = (
-    1 << bit for bit in range(9)
-)
+(
+    ALPHA, DECIMAL, DIGIT, NUMERIC, UPPER, LOWER, CASED, CASE_IGNORABLE, TITLE, PRINTABLE,
+    IDENTIFIER_START, IDENTIFIER_CONTINUE,
+) = (1 << bit for bit in range(12))  # fmt: skip
 # The fields of a record: flags, decimal value (-1 if none), then the upper, lower, title and
 # casefold mappings, each a code point delta or EXPANDS + k for expansion k (three code points,
 # padded with zeros).
@@ -63,6 +64,9 @@ def _flags_of(ch: str) -> int:
         (TITLE, unicodedata.category(ch) == "Lt"),
         (CASED, cased),
         (CASE_IGNORABLE, _is_case_ignorable(ch, cased)),
+        (PRINTABLE, ch.isprintable()),
+        (IDENTIFIER_START, ch.isidentifier()),  # XID_Start or '_'
+        (IDENTIFIER_CONTINUE, ("a" + ch).isidentifier()),  # XID_Continue
     ):
         if test:
             flags |= flag

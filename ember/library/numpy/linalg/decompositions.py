@@ -1,6 +1,7 @@
 """np.linalg decompositions on SciPy's LAPACK: cholesky, eigh, eigvalsh, eig, eigvals, svd,
-svdvals, qr, lstsq, pinv, matrix_rank, slogdet and matrix_power, for real float32/float64
-matrices (eig and eigvals of matrices with real eigenvalues, as in Numba).
+svdvals, qr, lstsq, pinv, matrix_rank (tol=), cond, slogdet and matrix_power, for real
+float32/float64 matrices (eig and eigvals of matrices with real eigenvalues, as in Numba), and
+np.roots (eigenvalues of the companion matrix; real roots only, as in Numba).
 (`svd(a, compute_uv=False)` changes the result's type with a value, so it is refused: use
 `np.linalg.svdvals(a)`.)
 
@@ -316,22 +317,126 @@ _per_real_dtype(np.linalg.pinv, "a, rcond=1e-15", _pinv_impl)
 
 
 @functools.cache
-def _matrix_rank_impl(dtype_name: str):
+def _matrix_rank_impl(dtype_name: str, default_tol: bool):
     parts = _svd_parts_impl(dtype_name, False)
     eps = float(np.finfo(np.dtype(dtype_name)).eps)
 
-    def matrix_rank(A):
+    def matrix_rank(A, tol):
         m, n = A.shape
         values = parts(A)[1]
         if values.shape[0] == 0:
             return 0
-        tolerance = values.max() * max(m, n) * eps
+        tolerance = values.max() * max(m, n) * eps if default_tol else tol
         return int((values > tolerance).sum())
 
     return matrix_rank
 
 
-_per_real_dtype(np.linalg.matrix_rank, "A", _matrix_rank_impl)
+def _vector_rank(A, tol):
+    return int(not np.all(A == 0))
+
+
+@overload(np.linalg.matrix_rank, jit_options=NUMPY_ERRORS)
+def _select_matrix_rank(A, tol=None):
+    tol = as_type(tol)
+    default_tol = isinstance(tol, types.NoneType)
+    if not (default_tol or isinstance(types.unliteral(tol), (types.Integer, types.Float))):
+        return None
+    if isinstance(A, types.Array) and A.ndim == 1:
+        return _vector_rank
+    dtype = _real_matrix_dtype(A)
+    return None if dtype is None else _matrix_rank_impl(dtype, default_tol)
+
+
+# ---------------------------------------------------------------------------- cond
+
+
+@functools.cache
+def _cond_impl(dtype_name: str, p_kind: str):
+    """NumPy's cond: the ratio of extreme singular values for p None, 2 and -2; otherwise
+    norm(x, p) * norm(inv(x), p). `p_kind` is "none", "number", "fro" or "nuc"."""
+    parts = _svd_parts_impl(dtype_name, False)
+
+    def by_singular_values(x, p):
+        values = parts(x)[1]
+        if values.shape[0] == 0:
+            raise LinAlgError("cond is not defined on empty arrays")
+        if p == -2:
+            return values[-1] / values[0]
+        return values[0] / values[-1]
+
+    def by_norms(x, p):
+        if x.shape[0] != x.shape[1]:
+            raise LinAlgError("Last 2 dimensions of the array must be square")
+        return np.linalg.norm(x, p) * np.linalg.norm(np.linalg.inv(x), p)
+
+    singular_jit = njit(**NUMPY_ERRORS)(by_singular_values)
+    norms_jit = njit(**NUMPY_ERRORS)(by_norms)
+    if p_kind == "none":
+        return lambda x, p: singular_jit(x, 2)
+    if p_kind == "fro":
+        return lambda x, p: np.linalg.norm(x, "fro") * np.linalg.norm(np.linalg.inv(x), "fro")
+    if p_kind == "nuc":
+        return lambda x, p: np.linalg.norm(x, "nuc") * np.linalg.norm(np.linalg.inv(x), "nuc")
+
+    def cond(x, p):
+        if p == 2 or p == -2:
+            return singular_jit(x, p)
+        return norms_jit(x, p)
+
+    return cond
+
+
+@overload(np.linalg.cond, jit_options=NUMPY_ERRORS)
+def _select_cond(x, p=None):
+    p = as_type(p)
+    dtype = _real_matrix_dtype(x)
+    if dtype is None:
+        return None
+    if isinstance(p, types.NoneType):
+        return _cond_impl(dtype, "none")
+    if getattr(p, "literal_value", None) in ("fro", "nuc"):
+        return _cond_impl(dtype, p.literal_value)
+    if isinstance(types.unliteral(p), (types.Integer, types.Float)):
+        return _cond_impl(dtype, "number")
+    return None
+
+
+# ---------------------------------------------------------------------------- roots
+
+
+def _roots(p):
+    """NumPy's roots: the eigenvalues of the companion matrix of p without its leading and
+    trailing zeros; each trailing zero is a root 0. Real, as in Numba: complex roots are a
+    ValueError (the result type cannot depend on the values)."""
+    coefficients = p.astype(np.float64)
+    nonzero = np.flatnonzero(coefficients)
+    if nonzero.shape[0] == 0:
+        return np.empty(0, np.float64)
+    first, last = nonzero[0], nonzero[-1]
+    trailing = coefficients.shape[0] - last - 1
+    trimmed = coefficients[first : last + 1]
+    degree = trimmed.shape[0] - 1
+    out = np.zeros(degree + trailing, np.float64)
+    if degree > 0:
+        companion = np.zeros((degree, degree), np.float64)
+        for i in range(1, degree):
+            companion[i, i - 1] = 1.0
+        companion[0, :] = -trimmed[1:] / trimmed[0]
+        out[:degree] = _real_eigvals(companion)
+    return out
+
+
+_real_eigvals = njit(**NUMPY_ERRORS)(_eig_impl("float64", False))
+
+
+@overload(np.roots, jit_options=NUMPY_ERRORS)
+def _select_roots(p):
+    if not (isinstance(p, types.Array) and p.ndim == 1):
+        return None
+    if not isinstance(p.dtype, (types.Integer, types.Float, types.Boolean)):
+        return None
+    return _roots
 
 
 # ---------------------------------------------------------------------------- qr, lstsq

@@ -1,0 +1,189 @@
+"""Splitting and stacking along an axis, written in Python and compiled by ember: np.split and
+np.array_split (sections or split indices, axis=), np.hsplit, np.vsplit, np.dsplit, np.dstack
+and np.row_stack. Splits return a list of views."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ember import types
+from ember.decorators import njit
+from ember.extending import overload
+from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_array, is_integer
+
+
+def _split_at(ary, bounds):
+    """The views ary[bounds[i]:bounds[i + 1]] along the first axis, as a list."""
+    parts = [ary[bounds[0] : bounds[1]]]
+    for i in range(1, bounds.shape[0] - 1):
+        parts.append(ary[bounds[i] : bounds[i + 1]])
+    return parts
+
+
+_split_at_jit = njit(**NUMPY_ERRORS)(_split_at)
+
+
+def _split_along(ary, bounds, axis):
+    """The views between `bounds` along `axis` (each a view of `ary`), as a list."""
+    moved = np.swapaxes(ary, 0, axis)
+    parts = [np.swapaxes(moved[bounds[0] : bounds[1]], 0, axis)]
+    for i in range(1, bounds.shape[0] - 1):
+        parts.append(np.swapaxes(moved[bounds[i] : bounds[i + 1]], 0, axis))
+    return parts
+
+
+_split_along_jit = njit(**NUMPY_ERRORS)(_split_along)
+
+
+def _section_bounds(length, sections, equal):
+    if sections <= 0:
+        raise ValueError("number sections must be larger than 0.")
+    if equal and length % sections:
+        raise ValueError("array split does not result in an equal division")
+    each, extras = divmod(length, sections)
+    bounds = np.empty(sections + 1, np.intp)
+    bounds[0] = 0
+    for i in range(sections):
+        bounds[i + 1] = bounds[i] + each + (1 if i < extras else 0)
+    return bounds
+
+
+_section_bounds_jit = njit(**NUMPY_ERRORS)(_section_bounds)
+
+
+def _index_bounds(length, indices):
+    """0, the indices (slice bounds: negative ones count from the end), then the length."""
+    bounds = np.empty(indices.shape[0] + 2, np.intp)
+    bounds[0] = 0
+    bounds[1:-1] = indices
+    bounds[-1] = length
+    return bounds
+
+
+_index_bounds_jit = njit(**NUMPY_ERRORS)(_index_bounds)
+
+
+def _axis_length(ary, axis):
+    if not -ary.ndim <= axis < ary.ndim:
+        raise np.exceptions.AxisError("axis is out of bounds for the array")
+    return ary.shape[axis]
+
+
+_axis_length_jit = njit(**NUMPY_ERRORS)(_axis_length)
+
+
+@functools.cache
+def _split_impl(equal: bool, sections: bool, first_axis: bool):
+    """split (equal=True) or array_split by a number of sections or by indices (an array, list
+    or tuple), along the first axis (C views) or any axis (views of any layout)."""
+    if sections:
+
+        def bounds_of(length, indices_or_sections):
+            return _section_bounds_jit(length, indices_or_sections, equal)
+
+    else:
+
+        def bounds_of(length, indices_or_sections):
+            return _index_bounds_jit(length, np.asarray(indices_or_sections))
+
+    bounds_jit = njit(**NUMPY_ERRORS)(bounds_of)
+    if first_axis:
+
+        def split(ary, indices_or_sections, axis):
+            return _split_at_jit(ary, bounds_jit(ary.shape[0], indices_or_sections))
+
+    else:
+
+        def split(ary, indices_or_sections, axis):
+            length = _axis_length_jit(ary, axis)
+            return _split_along_jit(ary, bounds_jit(length, indices_or_sections), axis)
+
+    return split
+
+
+def _split_points(typ) -> bool | None:
+    """True for a number of sections, False for split indices, None for neither."""
+    if is_integer(typ):
+        return True
+    if is_array(typ) and typ.ndim == 1 and isinstance(typ.dtype, types.Integer):
+        return False
+    if isinstance(typ, types.List) and is_integer(typ.dtype):
+        return False
+    if isinstance(typ, types.BaseTuple) and len(typ) and all(is_integer(t) for t in typ):
+        return False
+    return None
+
+
+def _select_split(equal: bool):
+    def select(ary, indices_or_sections, axis):
+        # an omitted axis (the Python 0) or a literal 0 keeps the C-contiguous views
+        first_axis = getattr(axis, "literal_value", axis) == 0
+        if not (is_array(ary) and ary.ndim >= 1 and is_integer(as_type(axis))):
+            return None
+        sections = _split_points(indices_or_sections)
+        if sections is None:
+            return None
+        return _split_impl(equal, sections, first_axis)
+
+    return select
+
+
+@overload(np.split, jit_options=NUMPY_ERRORS)
+def _np_split(ary, indices_or_sections, axis=0):
+    return _select_split(equal=True)(ary, indices_or_sections, axis)
+
+
+@overload(np.array_split, jit_options=NUMPY_ERRORS)
+def _np_array_split(ary, indices_or_sections, axis=0):
+    return _select_split(equal=False)(ary, indices_or_sections, axis)
+
+
+def _register_fixed_split(function, axis_of_rank, least_rank: int, message: str) -> None:
+    """hsplit, vsplit, dsplit: np.split along an axis fixed by the array's rank."""
+
+    @overload(function, jit_options=NUMPY_ERRORS)
+    def _select(ary, indices_or_sections):
+        if not is_array(ary) or _split_points(indices_or_sections) is None:
+            return None
+        if ary.ndim < least_rank:
+            raise ValueError(message)
+        axis = axis_of_rank(ary.ndim)
+        impl = njit(**NUMPY_ERRORS)(
+            _split_impl(True, _split_points(indices_or_sections), axis == 0)
+        )
+        return lambda ary, indices_or_sections: impl(ary, indices_or_sections, axis)
+
+
+_register_fixed_split(np.hsplit, lambda ndim: 1 if ndim > 1 else 0, 1,
+                      "hsplit only works on arrays of 1 or more dimensions")  # fmt: skip
+_register_fixed_split(np.vsplit, lambda ndim: 0, 2,
+                      "vsplit only works on arrays of 2 or more dimensions")  # fmt: skip
+_register_fixed_split(np.dsplit, lambda ndim: 2, 3,
+                      "dsplit only works on arrays of 3 or more dimensions")  # fmt: skip
+
+
+# ---------------------------------------------------------------------------- stacking
+
+
+@functools.cache
+def _dstack_impl(count: int):
+    items = ", ".join(f"np.atleast_3d(tup[{k}])" for k in range(count))
+    namespace = {"np": np}
+    exec(f"def dstack(tup):\n    return np.concatenate(({items},), 2)\n", namespace)  # noqa: S102
+    return namespace["dstack"]
+
+
+@overload(np.dstack, jit_options=NUMPY_ERRORS)
+def _select_dstack(tup):
+    if isinstance(tup, types.BaseTuple) and len(tup) and all(is_array(t) for t in tup):
+        return _dstack_impl(len(tup))
+    return None
+
+
+if hasattr(np, "row_stack"):  # removed in NumPy 2.4
+
+    @overload(np.row_stack, jit_options=NUMPY_ERRORS)
+    def _select_row_stack(tup):
+        return lambda tup: np.vstack(tup)

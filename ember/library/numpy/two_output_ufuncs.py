@@ -1,0 +1,115 @@
+"""NumPy's ufuncs with two outputs, as functions returning a pair: np.divmod (floor quotient and
+remainder), np.modf (fractional and integral parts) and np.frexp (mantissa and int32 exponent)
+of arrays and scalars, written in Python and compiled by ember (no `out=`)."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ember import types
+from ember.decorators import njit
+from ember.extending import overload
+from ember.library.numpy.support import NUMPY_ERRORS, is_array, numpy_dtype
+
+
+def _real_operand(typ) -> bool:
+    dtype = typ.dtype if is_array(typ) else types.unliteral(typ)
+    return isinstance(dtype, (types.Integer, types.Float, types.Boolean))
+
+
+def _divmod(x1, x2):
+    return np.floor_divide(x1, x2), np.remainder(x1, x2)
+
+
+@overload(np.divmod, jit_options=NUMPY_ERRORS)
+def _select_divmod(x1, x2):
+    return _divmod if _real_operand(x1) and _real_operand(x2) else None
+
+
+def _modf_scalar(x):
+    """C's modf: the fractional part keeps x's sign (-0.0 for negative whole numbers), and is
+    a signed 0 for infinities."""
+    integral = np.trunc(x)
+    fraction = 0.0 if np.isinf(x) else x - integral
+    return np.copysign(fraction, x), integral
+
+
+_modf_scalar_jit = njit(**NUMPY_ERRORS)(_modf_scalar)
+
+
+@functools.cache
+def _frexp_scalar_jit(dtype_name: str):
+    """frexp by the bits: mantissa in [0.5, 1) with x's sign, exponent as int32; zeros,
+    infinities and NaN come back unchanged with exponent 0."""
+    float_type = np.dtype(dtype_name).type
+    int_type = np.int64 if dtype_name == "float64" else np.int32
+    mantissa_bits = 52 if dtype_name == "float64" else 23
+    exponent_mask = 0x7FF if dtype_name == "float64" else 0xFF
+    bias = 1022 if dtype_name == "float64" else 126
+    subnormal_scale = float_type(2.0 ** (mantissa_bits + 2))
+
+    def frexp(x):
+        value = float_type(x)
+        if value == 0 or not np.isfinite(value):
+            return value, np.int32(0)
+        shift = 0
+        field = (value.view(int_type) >> mantissa_bits) & exponent_mask
+        if field == 0:  # subnormal: scale into the normal range first
+            value = value * subnormal_scale
+            shift = mantissa_bits + 2
+            field = (value.view(int_type) >> mantissa_bits) & exponent_mask
+        bits = value.view(int_type)
+        bits = int_type((bits & ~(exponent_mask << mantissa_bits)) | (bias << mantissa_bits))
+        return bits.view(float_type), np.int32(field - bias - shift)
+
+    return njit(**NUMPY_ERRORS)(frexp)
+
+
+def _float_result(typ, ufunc) -> str | None:
+    """The float dtype NumPy's loop gives for this operand, if ember has it."""
+    dtype = typ.dtype if is_array(typ) else types.unliteral(typ)
+    resolved = ufunc.resolve_dtypes((numpy_dtype(dtype), None, None))[1]
+    return resolved.name if resolved.name in ("float32", "float64") else None
+
+
+@functools.cache
+def _pairwise_impl(scalar_fn, first_dtype: str, second_dtype: str):
+    """Apply a scalar function returning a pair to every element of an array."""
+    first_type, second_type = np.dtype(first_dtype).type, np.dtype(second_dtype).type
+
+    def pairwise(x):
+        first = np.empty(x.shape, first_type)
+        second = np.empty(x.shape, second_type)
+        flat_first, flat_second = first.reshape(x.size), second.reshape(x.size)
+        for i, value in enumerate(x.flat):
+            flat_first[i], flat_second[i] = scalar_fn(value)
+        return first, second
+
+    return pairwise
+
+
+@overload(np.modf, jit_options=NUMPY_ERRORS)
+def _select_modf(x):
+    if not _real_operand(x):
+        return None
+    dtype = _float_result(x, np.modf)
+    if dtype is None:
+        return None
+    if is_array(x):
+        return _pairwise_impl(_modf_scalar_jit, dtype, dtype)
+    return _modf_scalar
+
+
+@overload(np.frexp, jit_options=NUMPY_ERRORS)
+def _select_frexp(x):
+    if not _real_operand(x):
+        return None
+    dtype = _float_result(x, np.frexp)
+    if dtype is None:
+        return None
+    scalar = _frexp_scalar_jit(dtype)
+    if is_array(x):
+        return _pairwise_impl(scalar, dtype, "int32")
+    return lambda x: scalar(x)

@@ -1,0 +1,53 @@
+"""`getattr(obj, "name")`, `getattr(obj, "name", default)` and `hasattr(obj, "name")` with a
+constant name: resolved while compiling, as `obj.name` (a missing attribute gives the default,
+or False for hasattr; without a default it is a typing error, as in Numba)."""
+
+from __future__ import annotations
+
+import functools
+
+from ember import types
+from ember.extending import overload
+from ember.typing.context import TypingContext
+
+
+def _constant_name(name) -> str | None:
+    return name.literal_value if isinstance(name, types.StringLiteral) else None
+
+
+def _has_attribute(obj, attr: str) -> bool:
+    return TypingContext().resolve_getattr(obj, attr) is not None
+
+
+@functools.cache
+def _reader(attr: str):
+    """`def read_attribute(obj, name, *default): return obj.<attr>`, made for one name."""
+    if not attr.isidentifier():
+        return None
+    namespace: dict = {}
+    source = f"def read_attribute(obj, name, *default):\n    return obj.{attr}\n"
+    exec(compile(source, f"<ember getattr {attr}>", "exec"), namespace)  # noqa: S102 - checked
+    return namespace["read_attribute"]
+
+
+def _default(obj, name, *default):
+    return default[0]
+
+
+@overload(getattr, prefer_literal=True)
+def builtin_getattr(obj, name, *default):
+    attr = _constant_name(name)
+    if attr is None or len(default) > 1:
+        return None
+    if default and not _has_attribute(obj, attr):
+        return _default
+    return _reader(attr)
+
+
+@overload(hasattr, prefer_literal=True)
+def builtin_hasattr(obj, name):
+    attr = _constant_name(name)
+    if attr is None:
+        return None
+    found = _has_attribute(obj, attr)
+    return lambda obj, name: found

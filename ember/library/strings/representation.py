@@ -1,0 +1,109 @@
+"""`repr()` in compiled code of strings (CPython's quoting and escapes), numbers and booleans,
+and `str()`/`repr()` of complex numbers ('(1+2j)', CPython's text)."""
+
+from __future__ import annotations
+
+import math
+
+from ember import types
+from ember.extending import overload, register_jitable
+from ember.library.strings.convert import _float_repr
+from ember.library.strings.core import _get, _length, _new, _set, is_string, substring
+from ember.library.strings.unicode import FLAGS, PRINTABLE, unicode_property
+
+_HEX_DIGITS = "0123456789abcdef"
+
+
+@register_jitable
+def _escaped_code(code):
+    """`\\xNN`, `\\uNNNN` or `\\UNNNNNNNN` for a code point, as CPython's repr writes it."""
+    if code <= 0xFF:
+        letter, width = 120, 2  # x
+    elif code <= 0xFFFF:
+        letter, width = 117, 4  # u
+    else:
+        letter, width = 85, 8  # U
+    out = _new(1, width + 2)
+    _set(out, 0, 92)
+    _set(out, 1, letter)
+    for position in range(width + 1, 1, -1):
+        _set(out, position, ord(_HEX_DIGITS[code & 15]))
+        code >>= 4
+    return out
+
+
+@register_jitable
+def _escape(code, quote):
+    """The text standing for one code point inside the quotes, or "" when it stands as is."""
+    if code == quote or code == 92:
+        return "\\'" if code == 39 else ('\\"' if code == 34 else "\\\\")
+    if code == 9:
+        return "\\t"
+    if code == 10:
+        return "\\n"
+    if code == 13:
+        return "\\r"
+    if code < 32 or code == 127:
+        return _escaped_code(code)
+    if code < 127 or unicode_property(code, FLAGS) & PRINTABLE:
+        return ""
+    return _escaped_code(code)
+
+
+@register_jitable
+def _string_repr(s):
+    n = _length(s)
+    has_single = has_double = False
+    for index in range(n):
+        code = _get(s, index)
+        has_single |= code == 39
+        has_double |= code == 34
+    quote = 34 if has_single and not has_double else 39
+    quote_text = '"' if quote == 34 else "'"
+    parts = [quote_text]
+    start = 0
+    for index in range(n):
+        escaped = _escape(_get(s, index), quote)
+        if len(escaped):
+            parts.append(substring(s, start, index))
+            parts.append(escaped)
+            start = index + 1
+    parts.append(substring(s, start, n))
+    parts.append(quote_text)
+    return "".join(parts)
+
+
+@register_jitable
+def _complex_part(x):
+    """A part of a complex number's text: the float's repr without a trailing '.0'."""
+    text = _float_repr(x)
+    if text.endswith(".0"):
+        return text[:-2]
+    return text
+
+
+@register_jitable
+def _complex_text(z):
+    real, imag = z.real, z.imag
+    if real == 0.0 and math.copysign(1.0, real) > 0.0:
+        return _complex_part(imag) + "j"
+    sign = "-" if math.copysign(1.0, imag) < 0.0 and not math.isnan(imag) else "+"
+    return "(" + _complex_part(real) + sign + _complex_part(abs(imag)) + "j)"
+
+
+@overload(repr)
+def builtin_repr(x):
+    if is_string(x):
+        return lambda x: _string_repr(x)
+    if isinstance(types.unliteral(x), types.Complex):
+        return lambda x: _complex_text(x)
+    if isinstance(types.unliteral(x), (types.Integer, types.Float, types.Boolean)):
+        return lambda x: str(x)
+    return None
+
+
+@overload(str)
+def complex_str(x):
+    if isinstance(types.unliteral(x), types.Complex):
+        return lambda x: _complex_text(x)
+    return None

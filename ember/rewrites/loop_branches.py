@@ -1,0 +1,134 @@
+"""Typed rewrite of loops' control flow for LLVM: a header reached by several back edges gets
+one latch block that they all jump to, and a branch that updates a running extremum (`if v <
+lo: lo = v`) is marked unlikely. Consumes typed IR; produces it with latches added and those
+branches marked.
+
+Each branch of an `if` in a loop's body jumps straight back to the header, as Python's bytecode
+does. LLVM's loop canonicalization splits a header with several back edges into nested loops
+when a value differs between them, which loses the trip count (nothing unrolls). With one latch,
+LLVM's if-conversion would then turn `if v < lo: lo = v elif v > hi: hi = v` into selects: a
+chain of minimum, comparison and blend through every iteration, where branches (taken a few
+times in a run over unordered data) leave the iterations independent. The mark keeps them.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from ember.frontend.cfg import ControlFlowGraph
+from ember.ir import nodes as ir
+
+_ORDERINGS = (operator.lt, operator.gt, operator.le, operator.ge)
+
+
+def reshape_loops(func_ir: ir.FunctionIR) -> bool:
+    """Add the latches and mark the extremum updates; whether anything changed."""
+    graph = _graph(func_ir)
+    marked = _mark_extremum_updates(func_ir, graph)
+    return _merge_back_edges(func_ir, graph) or marked
+
+
+def _merge_back_edges(func_ir: ir.FunctionIR, graph: ControlFlowGraph) -> bool:
+    sources_by_header: dict[int, list[int]] = {}
+    for source, header in graph.back_edges():
+        sources_by_header.setdefault(header, []).append(source)
+    added = False
+    for header, sources in sources_by_header.items():
+        if len(sources) < 2 or not all(
+            isinstance(func_ir.blocks[s].terminator, ir.Jump) for s in sources
+        ):
+            continue  # (a conditional back edge keeps its own: rare, and left as it is)
+        latch_label = max(func_ir.blocks) + 1
+        loc = func_ir.blocks[header].loc
+        func_ir.blocks[latch_label] = ir.Block(latch_label, loc, [ir.Jump(header, loc)])
+        for source in sources:
+            block = func_ir.blocks[source]
+            block.body[-1] = ir.Jump(latch_label, block.terminator.loc)
+        added = True
+    return added
+
+
+def _mark_extremum_updates(func_ir: ir.FunctionIR, graph: ControlFlowGraph) -> bool:
+    """Mark unlikely, in a loop, `if x < best:` (any ordering) whose true branch, entered from
+    there alone, assigns `best` (a user variable), where `x` is an element just read from a
+    sequence (`for x in a`, `a[i]`): a scan for an extremum, whose updates over unordered data
+    thin out as it goes. (Not a comparison with a constant or a computed value: a clamp, or the
+    nearest of a few centroids, updates often enough that a select is better.)"""
+    in_loops = graph.node_to_loops()
+    predecessors = func_ir.predecessors()
+    definitions = _definitions(func_ir)
+    marked = False
+    for label, block in func_ir.blocks.items():
+        branch = block.terminator
+        if not isinstance(branch, ir.Branch) or not in_loops.get(label):
+            continue
+        compared = _compared(block, branch.cond.name)
+        if compared is None or predecessors[branch.truebr] != [label]:
+            continue
+        target = func_ir.blocks[branch.truebr]
+        for best, element in (compared, compared[::-1]):
+            if (
+                not best.startswith("$")
+                and _assigns(target, best)
+                and _read_from_sequence(element, definitions)
+            ):
+                branch.likely = False
+                marked = True
+    return marked
+
+
+def _compared(block: ir.Block, cond_name: str) -> tuple[str, str] | None:
+    """The names an ordering that defines `cond_name` in `block` compares, else None."""
+    for stmt in block.body:
+        if isinstance(stmt, ir.Assign) and stmt.target.name == cond_name:
+            value = stmt.value
+            if isinstance(value, ir.BinOp) and value.fn in _ORDERINGS:
+                return value.lhs.name, value.rhs.name
+            return None
+    return None
+
+
+def _definitions(func_ir: ir.FunctionIR) -> dict[str, list]:
+    """Each variable's assigned values, by name."""
+    found: dict[str, list] = {}
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            if isinstance(stmt, ir.Assign):
+                found.setdefault(stmt.target.name, []).append(stmt.value)
+    return found
+
+
+def _read_from_sequence(name: str, definitions: dict[str, list]) -> bool:
+    """Whether every value of `name` is an item read from a sequence, through copies."""
+    seen: set[str] = set()
+    pending = [name]
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        values = definitions.get(current)
+        if not values:
+            return False
+        for value in values:
+            if isinstance(value, ir.Var):
+                pending.append(value.name)
+            elif not isinstance(value, (ir.GetItem, ir.StaticGetItem, ir.PairFirst)):
+                return False
+    return True
+
+
+def _assigns(block: ir.Block, name: str) -> bool:
+    return any(isinstance(s, ir.Assign) and s.target.name == name for s in block.body)
+
+
+def _graph(func_ir: ir.FunctionIR) -> ControlFlowGraph:
+    graph = ControlFlowGraph()
+    for label in func_ir.blocks:
+        graph.add_node(label)
+    for label in func_ir.blocks:
+        for successor in func_ir.successors(label):
+            graph.add_edge(label, successor)
+    graph.set_entry_point(func_ir.entry)
+    graph.process()
+    return graph
