@@ -399,3 +399,22 @@ def test_cached_function_loads_in_a_new_process(tmp_path):
     for run in runs:
         assert run.returncode == 0, run.stderr
     assert [run.stdout.split() for run in runs] == [["0", "23", "23"], ["1", "23", "23"]]
+
+
+def test_units_are_told_apart_on_the_native_entry():
+    """Scalars and arrays of one kind differ only in their unit (or its multiple): each call
+    must find its own specialization, however often they alternate."""
+    first = _jit(lambda a: a[0])
+    plus_one = _jit(lambda x: x + 1)
+    days = np.array(["2020-01-01", "NaT"], "M8[D]")
+    values = [days, days.astype("M8[h]"), days.astype("M8[D]").view("m8[D]"), days[::-1]]
+    scalars = [D("2020-01-01"), D("2020-01-01T05", "h"), T(3, "D"), T(3), D("NaT")]
+    for _ in range(4):
+        for array in values:
+            check(first, array)
+        for scalar in scalars:
+            check(plus_one, scalar)
+    with pytest.raises(TypingError, match=r"2D"):
+        first(np.array([3], "M8[2D]"))
+    with pytest.raises(TypeError):
+        plus_one(np.datetime64(3, "2D"))

@@ -105,3 +105,61 @@ def scalar_maker(numpy_kind: str, unit: str) -> Any:
         dtype = numpy.dtype(f"{numpy_kind}8")
         return lambda count: numpy.int64(count).view(dtype)
     return lambda count: scalar_class(count, unit)
+
+
+# ---------------------------------------------------------------------------- array arguments
+
+# NumPy 2's dtype object keeps a datetime unit in its `c_metadata` (an NpyAuxData of four
+# pointers, then the unit and its multiple); checked against live dtypes before use.
+_DESCR_METADATA_OFFSET = 112
+_METADATA_UNIT_OFFSET = 32
+_DTYPE_NAMES = ("datetime64", "timedelta64")
+
+
+def is_datetime_dtype_name(name: str) -> bool:
+    return name.startswith(_DTYPE_NAMES)
+
+
+def datetime_array_kind(typ: Any) -> Any:
+    """The ArrayKind of an array argument of datetimes (None where NumPy's dtype layout is not
+    the one this module reads). Returned arrays are boxed by the Python path, which knows the
+    unit."""
+    from ember.dispatcher.object_layout import ArrayKind
+
+    if not _descr_layout_verified():
+        return None
+    return ArrayKind(typ.dtype.name, typ.ndim, typ.layout, typ.readonly)
+
+
+@functools.cache
+def _descr_layout_verified() -> bool:
+    numpy = sys.modules.get("numpy")
+    if numpy is None or ctypes.sizeof(ctypes.c_void_p) != 8 or int(numpy.__version__[0]) != 2:
+        return False
+    for unit, code in _UNIT_CODES.items():
+        for multiple in (1, 3) if unit else (1,):
+            dtype = numpy.dtype(f"m8[{multiple}{unit}]" if unit else "m8")
+            metadata = ctypes.c_void_p.from_address(id(dtype) + _DESCR_METADATA_OFFSET).value
+            if not metadata:
+                return False
+            address = metadata + _METADATA_UNIT_OFFSET
+            read = (ctypes.c_int32.from_address(address).value,
+                    ctypes.c_int32.from_address(address + 4).value)  # fmt: skip
+            if read != (code, multiple):
+                return False
+    return True
+
+
+def emit_match_array_unit(entry: Any, descr: ir.Value, dtype_name: str, fail: ir.Block) -> None:
+    """The array's dtype (a datetime one, by its type number) has the kind's unit."""
+    numpy = sys.modules["numpy"]
+    unit, _ = numpy.datetime_data(numpy.dtype(dtype_name))
+    b = entry.builder
+    metadata = entry.load_field(descr, _DESCR_METADATA_OFFSET, ir.PointerType(), 8)
+    found = entry.load_field(metadata, _METADATA_UNIT_OFFSET, _I32, 4)
+    multiple = entry.load_field(metadata, _METADATA_UNIT_OFFSET + 4, _I32, 4)
+    code = _UNIT_CODES["" if unit == "generic" else unit]
+    same_unit = b.and_(
+        b.icmp_signed("==", found, _I32(code)), b.icmp_signed("==", multiple, _I32(1))
+    )
+    entry.continue_if(same_unit, fail, "array.unit_ok")

@@ -14,7 +14,7 @@ from typing import Any, TypeAlias
 
 from llvmlite import ir
 
-from ember.dispatcher.datetime_entry import DatetimeKind
+from ember.dispatcher.datetime_entry import DatetimeKind, is_datetime_dtype_name
 
 Kind: TypeAlias = str | tuple["Kind", ...]
 """A value kind: a scalar kind name or a (possibly nested) tuple of kinds."""
@@ -158,6 +158,8 @@ def _check_kind(kind: Kind) -> None:
     if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind, DatetimeKind)):
         return
     if isinstance(kind, ArrayKind):
+        if is_datetime_dtype_name(kind.dtype):
+            return
         if kind.dtype not in _SCALAR_KINDS or kind.dtype == "none":
             raise TypeError(f"unsupported array dtype kind: {kind.dtype!r}")
         return
