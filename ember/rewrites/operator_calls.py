@@ -15,6 +15,8 @@ from ember.rewrites.registry import Rewrite, register_rewrite
 
 _IMMUTABLE_OF = {inplace: plain for plain, inplace in ir.INPLACE_OF.items()}
 _IDENTITY = (operator.is_, operator.is_not)
+# By identity: a global may be any object, an unhashable array among them.
+_REWRITTEN = {id(function) for function in (*_IMMUTABLE_OF, *_IDENTITY)}
 
 
 def _operator_function(value, names: dict) -> object | None:
@@ -26,7 +28,7 @@ def _operator_function(value, names: dict) -> object | None:
         found = getattr(operator, value.attr, None)
     else:
         return None
-    return found if found in _IMMUTABLE_OF or found in _IDENTITY else None
+    return found if id(found) in _REWRITTEN else None
 
 
 @register_rewrite("before-inference")
