@@ -41,7 +41,7 @@ def arithmetic_result(a: types.Type, b: types.Type) -> types.Number | None:
     return _numpy_promote(a, b)
 
 
-def _comparison_operand(a: types.Type, b: types.Type) -> types.Number | None:
+def comparison_operand(a: types.Type, b: types.Type) -> types.Number | None:
     """The type two numbers compare in: as arithmetic, except that a uint64 with a signed
     integer compares as float64, so that `np.uint64(2**63) > -1` stays true (exact to 2**53;
     Numba wraps to int64 there, giving False)."""
@@ -140,7 +140,7 @@ for _fn in _ORDERING + _EQUALITY:
         left, right = (types.unliteral(a) for a in args)
         if isinstance(left, types.BaseTuple) and isinstance(right, types.BaseTuple):
             return _tuple_compare(_fn, left, right)
-        operand = _comparison_operand(left, right)
+        operand = comparison_operand(left, right)
         if operand is None:
             return None
         if isinstance(operand, types.Complex) and _fn in _ORDERING:
@@ -192,7 +192,7 @@ def comparable(fn, a: types.Type, b: types.Type) -> bool:
         # a call of it for each pair of members)
         found = TypingContext().resolve_operator(fn, (a, b))
         return found is not None and isinstance(found.return_type, types.Boolean)
-    common = _comparison_operand(a, b)
+    common = comparison_operand(a, b)
     return common is not None and not (fn in _ORDERING and isinstance(common, types.Complex))
 
 
