@@ -108,8 +108,8 @@ def test_random_bases_to_many_exponents():
 
 
 def test_float32_elements():
-    """float32 ** int is a float64 power (as in Numba): correctly rounded, then rounded to
-    float32 when stored into a float32 array."""
+    """float32 ** int is float32 (as in Numba), computed in double and rounded once, so it is
+    the correctly rounded power rounded to float32; an overflow is inf (Numba, NumPy)."""
     random = np.random.default_rng(32).uniform(-3, 3, 200)
     edges = [1 + 2**-12, 3.0e38, 1e-20, 1e-5, 2.0, -1.5e-45]
     for n, values in [(-3, random), (-2, random), (3, random), (5, random), (13, random),

@@ -367,6 +367,11 @@ def int_invert(context, builder, sig, args):
     return builder.not_(args[0])
 
 
+@lower_builtin(operator.invert, types.Boolean)
+def boolean_invert(context, builder, sig, args):
+    return builder.not_(args[0])  # an i1: flipping its one bit is logical not
+
+
 @lower_builtin(operator.not_, types.Type)
 def logical_not(context, builder, sig, args):
     return builder.not_(context.is_true(builder, sig.args[0], args[0]))

@@ -52,7 +52,12 @@ def float_power_int(context, builder, sig, args):
     exponent_type = types.unliteral(sig.args[1])
     if context.options.fastmath_flags:
         return _fast_math_power(context, builder, base, exponent, exponent_type)
-    return integer_power(context, builder, base, exponent, exponent_type, _operator_errors(context))
+    errors = _operator_errors(context)
+    if isinstance(sig.return_type, types.Float) and sig.return_type.bitwidth == 32:
+        # float32 ** int is float32 (Numba's typing); a float32 that overflows is inf, as in
+        # Numba and NumPy (CPython's OverflowError is for its float, a double)
+        errors = (errors[0], None)
+    return integer_power(context, builder, base, exponent, exponent_type, errors)
 
 
 @lower_builtin(operator.pow, types.Float, types.Float)

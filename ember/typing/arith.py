@@ -1,8 +1,9 @@
 """Typing of Python operators on numbers, booleans and tuples (Numba's numeric rules).
 
 Integers compute at 64 bits: signed with signed gives int64, unsigned with unsigned gives
-uint64, and mixing gives int64 unless the unsigned side is 64-bit (then float64). Anything
-involving a float or complex follows NumPy's promotion.
+uint64, and mixing gives int64 (also for uint64, as Numba: `np.uint64(7) - 3` is int64 4).
+Anything involving a float or complex follows NumPy's promotion, except that a float raised
+to an integer power keeps the float's type (Numba: `float32 ** 2` is float32).
 """
 
 from __future__ import annotations
@@ -24,15 +25,11 @@ def _is_int_like(t: types.Type) -> bool:
 
 
 def integer_result(a: types.Type, b: types.Type) -> types.Number:
-    """The type two integers (or booleans) compute in."""
+    """The type two integers (or booleans) compute in: uint64 when both are unsigned, else
+    int64 (Numba's scalar rule; a uint64 above 2**63 - 1 wraps, as in Numba)."""
     a_unsigned = isinstance(a, types.Integer) and not a.signed
     b_unsigned = isinstance(b, types.Integer) and not b.signed
-    if a_unsigned and b_unsigned:
-        return types.uint64
-    if not a_unsigned and not b_unsigned:
-        return types.int64
-    unsigned = a if a_unsigned else b
-    return types.int64 if unsigned.bitwidth < 64 else types.float64
+    return types.uint64 if a_unsigned and b_unsigned else types.int64
 
 
 def arithmetic_result(a: types.Type, b: types.Type) -> types.Number | None:
@@ -42,6 +39,18 @@ def arithmetic_result(a: types.Type, b: types.Type) -> types.Number | None:
     if _is_int_like(a) and _is_int_like(b):
         return integer_result(a, b)
     return _numpy_promote(a, b)
+
+
+def comparison_operand(a: types.Type, b: types.Type) -> types.Number | None:
+    """The type two numbers compare in: as arithmetic, except that a uint64 with a signed
+    integer compares as float64, so that `np.uint64(2**63) > -1` stays true (exact to 2**53;
+    Numba wraps to int64 there, giving False)."""
+    operand = arithmetic_result(a, b)
+    if isinstance(operand, types.Integer) and operand.signed:
+        a, b = types.unliteral(a), types.unliteral(b)
+        if any(isinstance(t, types.Integer) and not t.signed and t.bitwidth == 64 for t in (a, b)):
+            return types.float64
+    return operand
 
 
 def _binary(fn):
@@ -92,6 +101,8 @@ def _power(args, kws):
     if result is None:
         return None
     base, exponent = (types.unliteral(a) for a in args)
+    if isinstance(base, types.Float) and _is_int_like(exponent):
+        return signature(base, base, types.int64)  # Numba: float32 ** 2 stays float32
     if isinstance(result, types.Float) and _is_int_like(exponent):
         return signature(result, result, types.int64)
     return _same(result)
@@ -129,7 +140,7 @@ for _fn in _ORDERING + _EQUALITY:
         left, right = (types.unliteral(a) for a in args)
         if isinstance(left, types.BaseTuple) and isinstance(right, types.BaseTuple):
             return _tuple_compare(_fn, left, right)
-        operand = arithmetic_result(left, right)
+        operand = comparison_operand(left, right)
         if operand is None:
             return None
         if isinstance(operand, types.Complex) and _fn in _ORDERING:
@@ -181,7 +192,7 @@ def comparable(fn, a: types.Type, b: types.Type) -> bool:
         # a call of it for each pair of members)
         found = TypingContext().resolve_operator(fn, (a, b))
         return found is not None and isinstance(found.return_type, types.Boolean)
-    common = arithmetic_result(a, b)
+    common = comparison_operand(a, b)
     return common is not None and not (fn in _ORDERING and isinstance(common, types.Complex))
 
 
@@ -214,7 +225,8 @@ def _positive(args, kws):
 def _invert(args, kws):
     (value,) = (types.unliteral(a) for a in args)
     if isinstance(value, types.Boolean):
-        return signature(types.int64, types.int64)
+        # logical not, as Numba and np.bool_ (Python's ~True is -2): `if ~np.isnan(v):`
+        return signature(types.boolean, types.boolean)
     if isinstance(value, types.Integer):
         return signature(value, value)
     return None

@@ -134,6 +134,40 @@ def _convert_array(src: types.Array, dst: types.Array) -> Conversion | None:
     return Conversion.safe if src.layout != dst.layout else Conversion.promote
 
 
+def storable(from_type: types.Type, to_type: types.Type) -> Conversion | None:
+    """How a value converts when stored into a container's slot of `to_type`: as
+    `can_convert` up to safe, and besides an integer into a narrower integer or any float, or
+    a float into a narrower float (Numba casts, warning: `d[k] = 123` into int32 values).
+    A float is not truncated into an integer slot (Numba would; Python's list would hold
+    the float). None: it cannot be stored."""
+    from_type = types.unliteral(from_type)
+    kind = can_convert(from_type, to_type)
+    if kind is not None and kind <= Conversion.safe:
+        return kind
+    integral = (types.Integer, types.Boolean)
+    if isinstance(from_type, integral) and isinstance(to_type, (types.Integer, types.Float)):
+        return Conversion.unsafe
+    if isinstance(from_type, types.Float) and isinstance(to_type, types.Float):
+        return Conversion.unsafe
+    return None
+
+
+def warn_if_unsafe(kind: Conversion, from_type: types.Type, to_type: types.Type) -> None:
+    """Numba's NumbaTypeSafetyWarning for a store that may lose information."""
+    if kind is Conversion.unsafe:
+        import warnings
+
+        from ember.errors import NumbaTypeSafetyWarning
+
+        warnings.warn(
+            NumbaTypeSafetyWarning(
+                f"unsafe cast from {types.unliteral(from_type)} to {to_type}. Precision may be "
+                "lost."
+            ),
+            stacklevel=2,
+        )
+
+
 # ------------------------------------------------------------------------------ unification
 
 

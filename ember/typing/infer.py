@@ -8,6 +8,7 @@ unification (int64 then float64 gives float64).
 from __future__ import annotations
 
 import operator
+import threading
 from dataclasses import dataclass, field
 
 from ember import types
@@ -22,6 +23,15 @@ from ember.typing.star_calls import StarCallSized, expand_star_call, spread_leng
 from ember.typing.templates import widen_number_literals
 
 _MAX_SWEEPS = 64
+
+#: The inferers running on this thread, innermost last (a call may compile its callee).
+_running = threading.local()
+
+
+def running_inferer() -> TypeInferer | None:
+    """The innermost type inference running on this thread, or None."""
+    stack = getattr(_running, "stack", None)
+    return stack[-1] if stack else None
 
 
 @dataclass
@@ -70,6 +80,14 @@ class TypeInferer:
     # ------------------------------------------------------------------ driver
 
     def infer(self) -> TypingResult:
+        stack = _running.__dict__.setdefault("stack", [])
+        stack.append(self)
+        try:
+            return self._infer_until_done()
+        finally:
+            stack.pop()
+
+    def _infer_until_done(self) -> TypingResult:
         while True:
             try:
                 return self._infer_statements()

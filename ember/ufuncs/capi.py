@@ -123,7 +123,7 @@ def make_ufunc(
         ctypes.addressof(functions),
         ctypes.addressof(data),
         memory.typecodes,
-        count,
+        count if signature is not None else 0,  # an elementwise ufunc's come below
         nin,
         nout,
         code,
@@ -134,7 +134,22 @@ def make_ufunc(
         value,
     )
     ufunc.__dict__["_ember_memory"] = memory
+    if signature is None:
+        _install_loops(ufunc, functions, data, memory.typecodes, count)
     return ufunc
+
+
+def _install_loops(ufunc: np.ufunc, functions, data, typecodes: bytes, count: int) -> None:
+    """Give an elementwise ufunc its loops after creation, as Numba's DUFunc does: NumPy then
+    resolves a call by its legacy search, the first loop (in declaration order) the inputs
+    cast to safely, so `vectorize(['f8(f8)', 'f4(f4)'])` on float32 runs the f8 loop as in
+    Numba. Loops passed at creation are registered by DType and an exact match wins instead,
+    which is what Numba's gufuncs (made that way) do."""
+    head = _head(ufunc)
+    head.functions = ctypes.addressof(functions)
+    head.data = ctypes.addressof(data)
+    head.types = ctypes.cast(ctypes.c_char_p(typecodes), ctypes.c_void_p).value
+    head.ntypes = count
 
 
 def _identity_code(identity) -> tuple[int, object]:

@@ -9,7 +9,6 @@ from ember.extending import overload
 from ember.lowering.callconv import alloca_in_entry
 from ember.lowering.models import model_of
 from ember.lowering.registry import lower_builtin
-from ember.typing.arith import integer_result
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
@@ -22,13 +21,11 @@ def _type_range(args, kws):
     if not all(isinstance(a, (types.Integer, types.Boolean)) for a in args):
         return None
     dtype = types.int64
-    for arg in args:
-        if isinstance(integer_result(arg, types.int64), types.Float):
-            dtype = (
-                types.uint64
-                if all(isinstance(a, types.Integer) and not a.signed for a in args)
-                else dtype
-            )
+    has_uint64 = any(
+        isinstance(a, types.Integer) and not a.signed and a.bitwidth == 64 for a in args
+    )
+    if has_uint64 and all(isinstance(a, types.Integer) and not a.signed for a in args):
+        dtype = types.uint64  # int64 could not hold the bounds
     return signature(types.RangeType(dtype), *([dtype] * len(args)))
 
 

@@ -18,7 +18,7 @@ from ember.extending import intrinsic, lower_cast, overload, register_jitable
 from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
 from ember.lowering.adopted_arrays import store_new_reference
-from ember.typing.conversions import Conversion, can_convert
+from ember.typing.conversions import storable, warn_if_unsafe
 from ember.typing.signature import signature
 
 EMPTY = table.EMPTY
@@ -35,12 +35,13 @@ def is_table(typ: types.Type) -> bool:
 def converts(from_type: types.Type, to_type: types.Type, what: str) -> bool:
     """Whether a `from_type` can be stored as a `to_type` key or value without losing
     information; a TypingError that says so when it cannot."""
-    kind = can_convert(types.unliteral(from_type), to_type)
-    if kind is None or kind > Conversion.safe:
+    kind = storable(from_type, to_type)
+    if kind is None:
         raise TypingError(
             f"cannot use a {types.unliteral(from_type)} as a {what} of type {to_type}: a dict "
             "or set keeps the types it was made with"
         )
+    warn_if_unsafe(kind, from_type, to_type)
     return True
 
 

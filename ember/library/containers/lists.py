@@ -23,7 +23,7 @@ from ember.lowering import arrays as refs
 from ember.lowering import iterators
 from ember.lowering import lists as primitives
 from ember.lowering.adopted_arrays import store_new_reference
-from ember.typing.conversions import Conversion, can_convert
+from ember.typing.conversions import can_convert, storable, warn_if_unsafe
 from ember.typing.overload import register_jitable
 from ember.typing.signature import signature
 from ember.typing.templates import registry
@@ -36,12 +36,13 @@ def _is_list(typ: types.Type) -> bool:
 def _fits(list_type: types.Type, item: types.Type) -> bool:
     """Whether `item` can be stored in the list without losing information; a TypingError
     that says so when it cannot."""
-    kind = can_convert(types.unliteral(item), list_type.dtype)
-    if kind is None or kind > Conversion.safe:
+    kind = storable(item, list_type.dtype)
+    if kind is None:
         raise TypingError(
             f"cannot store a {types.unliteral(item)} in a {list_type}: a list keeps the item "
             "type it was made with (make it of the wider type, e.g. [1.0] for floats)"
         )
+    warn_if_unsafe(kind, item, list_type.dtype)
     return True
 
 

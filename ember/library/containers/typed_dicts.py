@@ -8,6 +8,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.extending import lower_builtin, lower_getattr, overload
 from ember.library.containers import hashtables as ht
+from ember.library.numpy.support import scalar_class_type
 from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
 from ember.typed import accessors
@@ -34,9 +35,17 @@ def _instance(typ: types.Type) -> types.Type | None:
     return None
 
 
+def item_type_of(typ: types.Type) -> types.Type | None:
+    """The type a `key_type=`/`value_type=`/`item_type` argument names: an ember type object,
+    or a NumPy scalar class (`np.int64`), which Numba accepts too; None for anything else."""
+    if isinstance(typ, types.Function):
+        return scalar_class_type(typ.typing_key)
+    return _instance(typ)
+
+
 @overload(dict_empty)
 def _dict_empty_overload(key_type, value_type, n_keys=0):
-    if _instance(key_type) is not None and _instance(value_type) is not None:
+    if item_type_of(key_type) is not None and item_type_of(value_type) is not None:
         return lambda key_type, value_type, n_keys=0: _empty_of(key_type, value_type)
 
 
@@ -46,7 +55,7 @@ def _empty_of(key_type, value_type):
 
 @registry.typer(_empty_of)
 def _type_empty_of(args, kws):
-    key_type, value_type = map(_instance, args)
+    key_type, value_type = map(item_type_of, args)
     ht.check_key(key_type)
     return signature(types.DictType(key_type, value_type), *args)
 
@@ -78,7 +87,7 @@ def container_at(context, builder, sig, args):
 
 
 @lower_builtin(Dict)
-@lower_builtin(_empty_of, types.TypeRef, types.TypeRef)
+@lower_builtin(_empty_of, types.Type, types.Type)
 @lower_builtin(accessors.empty_dict, types.TypeRef)
 def new_dict(context, builder, sig, args):
     return table.allocate(context, builder, sig.return_type)

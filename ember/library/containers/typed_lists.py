@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ember import types
 from ember.library.containers.lists import empty_list
-from ember.library.containers.typed_dicts import container_at
+from ember.library.containers.typed_dicts import container_at, item_type_of
 from ember.lowering import arrays as refs
 from ember.lowering import lists
 from ember.lowering.registry import lower_builtin, lower_getattr
@@ -44,7 +44,7 @@ def list_empty(item_type, allocated=0):
 
 @overload(list_empty)
 def _list_empty_overload(item_type, allocated=0):
-    if isinstance(item_type, types.TypeRef):
+    if item_type_of(item_type) is not None:
         return lambda item_type, allocated=0: _empty_list_of(item_type, allocated)
     return None
 
@@ -55,12 +55,12 @@ def _empty_list_of(item_type, allocated):
 
 @registry.typer(_empty_list_of)
 def _type_empty_list_of(args, kws):
-    if len(args) == 2 and isinstance(args[0], types.TypeRef):
-        return signature(types.List(args[0].instance_type), args[0], types.intp)
+    if len(args) == 2 and item_type_of(args[0]) is not None:
+        return signature(types.List(item_type_of(args[0])), args[0], types.intp)
     return None
 
 
-@lower_builtin(_empty_list_of, types.TypeRef, types.Integer)
+@lower_builtin(_empty_list_of, types.Type, types.Integer)
 def _new_empty_list(context, builder, sig, args):
     """An empty list with room for `allocated` items."""
     return lists.allocate(context, builder, sig.return_type, args[1])

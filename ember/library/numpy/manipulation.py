@@ -564,17 +564,29 @@ def _append_along(arr, values, axis):
     return np.concatenate((arr, values), axis)
 
 
+def _append_array_likes(arr, values, axis):
+    return np.concatenate((np.ravel(np.asarray(arr)), np.ravel(np.asarray(values))))
+
+
+def _is_array_like(typ: types.Type) -> bool:
+    """An array, number, list or tuple: what np.asarray takes (`np.append([0], a)`)."""
+    return is_array(typ) or is_number(typ) or isinstance(typ, (types.List, types.BaseTuple))
+
+
 @overload(np.append, jit_options=NUMPY_ERRORS)
 def _select_append(arr, values, axis=None):
     axis = as_type(axis)
     if not is_array(arr):
-        return None
+        both = _is_array_like(arr) and _is_array_like(values)
+        return _append_array_likes if both and is_none(axis) else None
     if not is_none(axis):
         ok = is_integer(axis) and is_array(values) and values.ndim == arr.ndim
         return _append_along if ok else None
     if is_array(values):
         return _append
-    return _append_scalar if is_number(values) else None
+    if is_number(values):
+        return _append_scalar
+    return _append_array_likes if _is_array_like(values) else None
 
 
 def _insert_into(arr, obj, extra):
