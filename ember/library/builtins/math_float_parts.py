@@ -1,0 +1,264 @@
+"""`math` functions that take floats apart or measure them as CPython 3.11 does: frexp, ldexp,
+modf, ulp, and hypot of any arity and dist (CPython's vector_norm, exact to its last bit).
+nextafter and remainder are libm calls in mathlib.py."""
+
+from __future__ import annotations
+
+import math
+import sys
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.extending import intrinsic
+from ember.lowering.intrinsics import call_intrinsic
+from ember.misc.literal import literal_unroll
+from ember.typing.overload import overload, register_jitable
+from ember.typing.signature import signature
+
+_INT_MAX = 2**31 - 1  # ldexp's exponent is a C int
+_INT_MIN = -(2**31)
+_DBL_MIN = sys.float_info.min
+_T27 = 134217729.0  # 2**27 + 1: Veltkamp's splitter for doubles
+
+
+def _real(typ) -> bool:
+    return isinstance(types.unliteral(typ), (types.Integer, types.Boolean, types.Float))
+
+
+def _integer(typ) -> bool:
+    return isinstance(types.unliteral(typ), (types.Integer, types.Boolean))
+
+
+@intrinsic
+def _c_frexp(typingctx, x):
+    """C's frexp(x): (mantissa in [0.5, 1), exponent) for a finite nonzero x."""
+    if not isinstance(x, types.Float) or x is not types.float64:
+        return None
+    result = types.Tuple((types.float64, types.int64))
+
+    def codegen(context, builder, sig, args):
+        exponent = builder.alloca(llvm.IntType(32))
+        fnty = llvm.FunctionType(llvm.DoubleType(), [llvm.DoubleType(), exponent.type])
+        function = builder.module.globals.get("frexp") or llvm.Function(
+            builder.module, fnty, "frexp"
+        )
+        mantissa = builder.call(function, [args[0], exponent])
+        wide = builder.sext(builder.load(exponent), llvm.IntType(64))
+        return context.make_tuple(builder, result, [mantissa, wide])
+
+    return signature(result, x), codegen
+
+
+@intrinsic
+def _c_ldexp(typingctx, x, exponent):
+    """C's ldexp(x, exponent) with an exponent already clamped to a C int."""
+    if x is not types.float64 or not isinstance(exponent, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        narrow = builder.trunc(args[1], llvm.IntType(32))
+        fnty = llvm.FunctionType(llvm.DoubleType(), [llvm.DoubleType(), llvm.IntType(32)])
+        function = builder.module.globals.get("ldexp") or llvm.Function(
+            builder.module, fnty, "ldexp"
+        )
+        return builder.call(function, [args[0], narrow])
+
+    return signature(types.float64, x, types.int64), codegen
+
+
+@intrinsic
+def _trunc(typingctx, x):
+    if x is not types.float64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return call_intrinsic(builder, "llvm.trunc", [args[0]])
+
+    return signature(types.float64, x), codegen
+
+
+# ---------------------------------------------------------------------------- parts of floats
+
+
+@overload(math.frexp)
+def math_frexp(x):
+    if not _real(x):
+        return None
+
+    def frexp(x):
+        x = float(x)
+        if x == 0.0 or not math.isfinite(x):
+            return x, 0
+        return _c_frexp(x)
+
+    return frexp
+
+
+@overload(math.ldexp)
+def math_ldexp(x, i):
+    if not _real(x):
+        return None
+    if not _integer(i):
+        raise TypeError("ldexp(): the exponent must be an integer")
+
+    def ldexp(x, i):
+        x = float(x)
+        if x == 0.0 or not math.isfinite(x):
+            return x
+        if i > _INT_MAX:
+            raise OverflowError("math range error")
+        if i < _INT_MIN:
+            return math.copysign(0.0, x)
+        result = _c_ldexp(x, i)
+        if math.isinf(result):
+            raise OverflowError("math range error")
+        return result
+
+    return ldexp
+
+
+@overload(math.modf)
+def math_modf(x):
+    if not _real(x):
+        return None
+
+    def modf(x):
+        x = float(x)
+        if math.isinf(x):
+            return math.copysign(0.0, x), x
+        whole = _trunc(x)
+        return math.copysign(x - whole, x), whole
+
+    return modf
+
+
+@overload(math.ulp)
+def math_ulp(x):
+    if not _real(x):
+        return None
+
+    def ulp(x):
+        x = abs(float(x))
+        if not math.isfinite(x):
+            return x
+        above = math.nextafter(x, math.inf)
+        if math.isinf(above):
+            return x - math.nextafter(x, -math.inf)
+        return above - x
+
+    return ulp
+
+
+# ---------------------------------------------------------------------------- norms
+
+
+@register_jitable
+def _split(x):
+    """Veltkamp's split of x into hi + lo, each half the mantissa's bits."""
+    t = x * _T27
+    hi = t - (t - x)
+    return hi, x - hi
+
+
+@register_jitable
+def _vector_norm(magnitudes, largest, found_nan):
+    """sqrt of the sum of squares of `magnitudes` (a list of |x|), as CPython's vector_norm:
+    scaled by a power of two, squared and summed in extra precision, then corrected."""
+    if math.isinf(largest):
+        return largest
+    if found_nan:
+        return math.nan
+    n = len(magnitudes)
+    if largest == 0.0 or n <= 1:
+        return largest
+    unscale = 1.0
+    if math.frexp(largest)[1] < -1023:  # subnormal: 2**-exponent would overflow
+        for i in range(n):
+            magnitudes[i] /= _DBL_MIN
+        largest /= _DBL_MIN
+        unscale = _DBL_MIN
+    scale = math.ldexp(1.0, -math.frexp(largest)[1])
+    csum = 1.0
+    frac1 = 0.0
+    frac2 = 0.0
+    frac3 = 0.0
+    for i in range(n):
+        hi, lo = _split(magnitudes[i] * scale)
+        x = hi * hi
+        old = csum
+        csum += x
+        frac1 += (old - csum) + x
+        x = 2.0 * hi * lo
+        old = csum
+        csum += x
+        frac2 += (old - csum) + x
+        frac3 += lo * lo
+    h = math.sqrt(csum - 1.0 + (frac1 + frac2 + frac3))
+    hi, lo = _split(h)
+    x = -hi * hi
+    old = csum
+    csum += x
+    frac1 += (old - csum) + x
+    x = -2.0 * hi * lo
+    old = csum
+    csum += x
+    frac2 += (old - csum) + x
+    x = -lo * lo
+    old = csum
+    csum += x
+    frac3 += (old - csum) + x
+    x = csum - 1.0 + (frac1 + frac2 + frac3)
+    return unscale * ((h + x / (2.0 * h)) / scale)
+
+
+@overload(math.hypot)
+def math_hypot(*coordinates):
+    if not all(_real(c) for c in coordinates):
+        return None
+
+    def hypot(*coordinates):
+        magnitudes = [0.0 for _ in range(0)]
+        largest = 0.0
+        found_nan = False
+        for c in literal_unroll(coordinates):
+            x = abs(float(c))
+            magnitudes.append(x)
+            found_nan |= x != x
+            if x > largest:
+                largest = x
+        return _vector_norm(magnitudes, largest, found_nan)
+
+    return hypot
+
+
+def _point(typ) -> bool:
+    """A tuple, list or 1-D array of real numbers, indexable by position."""
+    typ = types.unliteral(typ)
+    if isinstance(typ, types.UniTuple) or isinstance(typ, types.List):
+        return _real(typ.dtype)
+    if isinstance(typ, types.Array):
+        return typ.ndim == 1 and _real(typ.dtype)
+    return False
+
+
+@overload(math.dist)
+def math_dist(p, q):
+    if not (_point(p) and _point(q)):
+        return None
+
+    def dist(p, q):
+        if len(p) != len(q):
+            raise ValueError("both points must have the same number of dimensions")
+        magnitudes = [0.0 for _ in range(0)]
+        largest = 0.0
+        found_nan = False
+        for i in range(len(p)):
+            x = abs(float(p[i]) - float(q[i]))
+            magnitudes.append(x)
+            found_nan |= x != x
+            if x > largest:
+                largest = x
+        return _vector_norm(magnitudes, largest, found_nan)
+
+    return dist
