@@ -219,6 +219,68 @@ overload(max)(_strings_extreme("max"))
 overload(min)(_strings_extreme("min"))
 
 
+def _given(argument) -> bool:
+    """A keyword argument the call passed (None: left out; types.none: passed as None)."""
+    return argument is not None and not isinstance(argument, types.Omitted)
+
+
+def _keyed_extreme(symbol: str):
+    """min/max(iterable, key=..., default=...) with a jitted or builtin key (an inner function
+    or lambda is inlined instead: key_functions.py) or a default for an empty iterable: each
+    key computed once, the first of equal extremes kept, as CPython does."""
+    better = operator.gt if symbol == "max" else operator.lt
+    message = f"{symbol}() arg is an empty sequence"
+
+    def by_key(iterable, key=None, default=None):
+        best, best_score, empty = None, None, True
+        for item in iterable:
+            score = key(item)
+            if empty or better(score, best_score):
+                best, best_score, empty = item, score, False
+        if empty:
+            raise ValueError(message)
+        return best
+
+    def by_key_or_default(iterable, key=None, default=None):
+        best, best_score, empty = None, None, True
+        for item in iterable:
+            score = key(item)
+            if empty or better(score, best_score):
+                best, best_score, empty = item, score, False
+        return default if empty else best
+
+    def by_item(iterable, key=None, default=None):
+        best, empty = None, True
+        for item in iterable:
+            if empty or better(item, best):
+                best, empty = item, False
+        if empty:
+            raise ValueError(message)
+        return best
+
+    def by_item_or_default(iterable, key=None, default=None):
+        best, empty = None, True
+        for item in iterable:
+            if empty or better(item, best):
+                best, empty = item, False
+        return default if empty else best
+
+    def select(iterable, key=None, default=None):
+        if not (_given(key) or _given(default)):
+            return None  # plain min/max: above
+        if not (_indexable(iterable) or iterator_of(iterable) is not None):
+            return None
+        if not _given(key) or isinstance(key, types.NoneType):
+            return by_item_or_default if _given(default) else by_item
+        return by_key_or_default if _given(default) else by_key
+
+    return select
+
+
+overload(max)(_keyed_extreme("max"))
+overload(min)(_keyed_extreme("min"))
+
+
 # ---------------------------------------------------------------------------- isinstance
 
 
