@@ -82,6 +82,30 @@ def range_contains(r, x):
 # ---------------------------------------------------------------------------- reversed, sorted
 
 
+@overload(operator.getitem)
+def range_getitem(r, index):
+    if not isinstance(r, types.RangeType):
+        return None
+    if isinstance(index, types.SliceType):
+
+        def range_slice(r, index):
+            start, stop, step = index.indices(len(r))
+            return range(r.start + start * r.step, r.start + stop * r.step, r.step * step)
+
+        return range_slice
+    if not isinstance(types.unliteral(index), (types.Integer, types.Boolean)):
+        return None
+
+    def range_item(r, index):
+        count = len(r)
+        position = index + count if index < 0 else index
+        if position < 0 or position >= count:
+            raise IndexError("range object index out of range")
+        return r.start + position * r.step
+
+    return range_item
+
+
 @overload(reversed)
 def builtin_reversed(seq):
     if isinstance(seq, types.RangeType):
@@ -92,7 +116,8 @@ def builtin_reversed(seq):
             return range(last, last - count * seq.step, -seq.step)
 
         return reversed_range
-    if not _indexable(seq):
+    homogeneous = isinstance(seq, (types.UnicodeType, types.UniTuple))
+    if not (_indexable(seq) or homogeneous):
         return None
 
     def reversed_items(seq):
