@@ -41,11 +41,16 @@ def outcome(function, *args):
 _compiled: dict = {}
 
 
-def same(py_func, *args):
-    """ember's outcome equals CPython's (one dispatcher per function, shared by the tests)."""
+def compiled(py_func):
+    """One dispatcher per function, shared by the tests (each compiles once per signature)."""
     if py_func not in _compiled:
         _compiled[py_func] = njit(py_func)
-    assert outcome(_compiled[py_func], *args) == outcome(py_func, *args), args
+    return _compiled[py_func]
+
+
+def same(py_func, *args):
+    """ember's outcome equals CPython's."""
+    assert outcome(compiled(py_func), *args) == outcome(py_func, *args), args
 
 
 def _frexp(x):
@@ -112,7 +117,7 @@ def test_ldexp(x, i):
 
 def test_ldexp_rejects_a_float_exponent():
     with pytest.raises(Exception, match="integer"):
-        njit(_ldexp)(1.0, 2.0)
+        compiled(_ldexp)(1.0, 2.0)
 
 
 @pytest.mark.parametrize("function", [_nextafter, _remainder, _hypot2])
@@ -136,17 +141,29 @@ def test_hypot3_random(x, y, z):
 
 
 def test_hypot_many_arities():
-    for x, y, z in [(1.0, 2.0, 2.0), (math.inf, math.nan, 1.0), (math.nan, 1.0, 2.0),
-                    (5e-324, 1e-310, 0.0), (1e308, 1e308, 1e308), (-0.0, 0.0, -0.0), (3, 4, 12)]:  # fmt: skip
+    cases = [
+        (1.0, 2.0, 2.0),
+        (math.inf, math.nan, 1.0),
+        (math.nan, 1.0, 2.0),
+        (5e-324, 1e-310, 0.0),
+        (1e308, 1e308, 1e308),
+        (-0.0, 0.0, -0.0),
+        (3, 4, 12),
+    ]
+    for x, y, z in cases:
         same(_hypot3, x, y, z)
-    same(lambda: math.hypot(), )
+    same(
+        lambda: math.hypot(),
+    )
     same(lambda x: math.hypot(x), -2.5)
     same(lambda a, b, c, d: math.hypot(a, b, c, d), 1, 2.5, -3.0, 7)
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.floats(-1e200, 1e200), min_size=3, max_size=3), st.lists(
-    st.floats(-1e200, 1e200), min_size=3, max_size=3))
+@given(
+    st.lists(st.floats(-1e200, 1e200), min_size=3, max_size=3),
+    st.lists(st.floats(-1e200, 1e200), min_size=3, max_size=3),
+)
 def test_dist_random(p, q):
     same(_dist, tuple(p), tuple(q))
 
@@ -156,9 +173,9 @@ def test_dist_shapes_and_errors():
     same(_dist, (1, 2), (4.5, 6.5))
     same(_dist, (1.0,), (-1.0,))
     same(_dist, (math.inf, 0.0), (math.inf, 0.0))
-    assert njit(_dist)(np.array([0.0, 3.0]), np.array([4.0, 0.0])) == 5.0
+    assert compiled(_dist)(np.array([0.0, 3.0]), np.array([4.0, 0.0])) == 5.0
     with pytest.raises(ValueError, match="same number of dimensions"):
-        njit(_dist)(np.array([0.0, 3.0]), np.array([4.0]))
+        compiled(_dist)(np.array([0.0, 3.0]), np.array([4.0]))
 
 
 def _cisclose(a, b):
@@ -180,3 +197,157 @@ def test_cmath_isclose(a, b):
     same(_cisclose_tol, a, b, 1e-3, 0.0)
     same(_cisclose_tol, a, b, 0.0, 1e-2)
     same(_cisclose_tol, a, b, -1.0, 0.0)
+
+
+# ---------------------------------------------------------------------------- builtins
+
+
+def _enumerate_start(items, k):
+    total = 0
+    for i, x in enumerate(items, start=k):
+        total += i * x
+    return total
+
+
+def _enumerate_start_zero(items):
+    return [i for i, _ in enumerate(items, start=0)]
+
+
+@pytest.mark.parametrize("items", [[1, 2, 3], (4, 5, 6, 7), np.arange(5)])
+@pytest.mark.parametrize("k", [0, 3, -2])
+def test_enumerate_start_keyword(items, k):
+    assert compiled(_enumerate_start)(items, k) == _enumerate_start(items, k)
+    assert compiled(_enumerate_start_zero)(items) == _enumerate_start_zero(items)
+
+
+def _extremes_with_default(items, limit):
+    kept = [x for x in items if x > limit]
+    return min(kept, default=-1), max(kept, default=99), max(kept, key=abs, default=0)
+
+
+def _extremes_by_key(items):
+    return min(items, key=abs), max(items, key=abs), max(items, key=None)
+
+
+def _longest(words):
+    return max(words, key=len), min(words, key=len)
+
+
+@pytest.mark.parametrize("items", [[3, -7, 2, 7, -3], [5], [-1, 1, -1]])
+@pytest.mark.parametrize("limit", [-100, 0, 100])
+def test_min_max_default_and_key(items, limit):
+    assert compiled(_extremes_with_default)(items, limit) == _extremes_with_default(items, limit)
+    assert compiled(_extremes_by_key)(items) == _extremes_by_key(items)
+    assert compiled(_extremes_by_key)(tuple(items)) == _extremes_by_key(tuple(items))
+
+
+def test_min_max_key_len_and_empty_errors():
+    words = ["ab", "abc", "x", "xyz"]
+    assert compiled(_longest)(words) == _longest(words)
+    with pytest.raises(ValueError, match="min\\(\\) arg is an empty sequence"):
+        compiled(_extremes_by_key)(np.empty(0))
+    empty = np.empty(0)
+    assert np.isnan(njit(lambda a: max(a, default=np.nan))(empty))
+
+
+def _reverse_text(s):
+    out = ""
+    for c in reversed(s):
+        out += c
+    return out
+
+
+def _reverse_tuple(t):
+    return [x for x in reversed(t)]
+
+
+@pytest.mark.parametrize("s", ["", "a", "hello", "héllo wörld"])
+def test_reversed_string(s):
+    assert compiled(_reverse_text)(s) == _reverse_text(s)
+
+
+@pytest.mark.parametrize("t", [(1, 2, 3), (1.5,), (True, False)])
+def test_reversed_tuple(t):
+    assert compiled(_reverse_tuple)(t) == _reverse_tuple(t)
+
+
+def _range_item(start, stop, step, i):
+    return range(start, stop, step)[i]
+
+
+def _range_slice(start, stop, step, a, b, c):
+    r = range(start, stop, step)[a:b:c]
+    return r.start, r.stop, r.step, len(r), [x for x in r]
+
+
+RANGES = [(2, 10, 3), (10, -5, -4), (0, 0, 1), (5, 6, 1), (-3, 40, 7)]
+
+
+@pytest.mark.parametrize("bounds", RANGES)
+def test_range_indexing(bounds):
+    length = len(range(*bounds))
+    for i in range(-length - 2, length + 2):
+        same(_range_item, *bounds, i)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(RANGES), st.integers(-12, 12), st.integers(-12, 12),
+       st.integers(-4, 4).filter(bool))  # fmt: skip
+def test_range_slicing(bounds, a, b, c):
+    assert compiled(_range_slice)(*bounds, a, b, c) == _range_slice(*bounds, a, b, c)
+
+
+def test_range_len():
+    for bounds in RANGES:
+        assert njit(lambda a, b, c: len(range(a, b, c)))(*bounds) == len(range(*bounds))
+
+
+# ---------------------------------------------------------------------------- np.frombuffer
+
+
+def _frombuffer_u8(b):
+    return np.frombuffer(b, dtype=np.uint8)
+
+
+def _frombuffer_full(b, count, offset):
+    return np.frombuffer(b, np.int32, count, offset)
+
+
+def _frombuffer_default(b):
+    return np.frombuffer(b)
+
+
+def _frombuffer_sum(b):
+    return np.frombuffer(b, dtype=np.int16).sum()
+
+
+@pytest.mark.parametrize("data", [b"", bytes(range(16)), b"\xff" * 24, bytes(range(250, 256)) * 4])
+def test_frombuffer_views(data):
+    got = compiled(_frombuffer_u8)(data)
+    expected = np.frombuffer(data, dtype=np.uint8)
+    assert got.dtype == expected.dtype and not got.flags.writeable
+    np.testing.assert_array_equal(got, expected)
+    if len(data) % 8 == 0:
+        np.testing.assert_array_equal(compiled(_frombuffer_default)(data), np.frombuffer(data))
+        assert compiled(_frombuffer_sum)(data) == np.frombuffer(data, dtype=np.int16).sum()
+
+
+@pytest.mark.parametrize("count, offset", [(-1, 0), (2, 4), (-1, 4), (0, 16), (5, 0), (-1, 17),
+                                           (-1, 3), (1, -1), (4, 0)])  # fmt: skip
+def test_frombuffer_count_offset(count, offset):
+    data = bytes(range(16))
+    try:
+        expected = np.frombuffer(data, np.int32, count, offset)
+    except ValueError as error:
+        with pytest.raises(ValueError, match=str(error).split(" (")[0]):
+            compiled(_frombuffer_full)(data, count, offset)
+        return
+    np.testing.assert_array_equal(compiled(_frombuffer_full)(data, count, offset), expected)
+
+
+def test_frombuffer_is_read_only():
+    def write(b):
+        np.frombuffer(b, dtype=np.uint8)[0] = 1
+
+    with pytest.raises(Exception, match="read-only"):
+        njit(write)(b"ab")
