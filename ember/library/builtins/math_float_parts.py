@@ -162,29 +162,36 @@ def _split(x):
 
 
 @register_jitable
-def _vector_norm(magnitudes, largest, found_nan):
-    """sqrt of the sum of squares of `magnitudes` (a list of |x|), as CPython's vector_norm:
-    scaled by a power of two, squared and summed in extra precision, then corrected."""
+def _vector_norm(values):
+    """sqrt of the sum of squares of `values` (a homogeneous tuple, list or 1-d array of reals),
+    as CPython's vector_norm: scaled by a power of two, squared and summed in extra precision,
+    then corrected."""
+    n = len(values)
+    largest = 0.0
+    found_nan = False
+    for i in range(n):
+        x = abs(float(values[i]))
+        found_nan |= x != x
+        if x > largest:
+            largest = x
     if math.isinf(largest):
         return largest
     if found_nan:
         return math.nan
-    n = len(magnitudes)
     if largest == 0.0 or n <= 1:
         return largest
-    unscale = 1.0
-    if math.frexp(largest)[1] < -1023:  # subnormal: 2**-exponent would overflow
-        for i in range(n):
-            magnitudes[i] /= _DBL_MIN
-        largest /= _DBL_MIN
-        unscale = _DBL_MIN
-    scale = math.ldexp(1.0, -math.frexp(largest)[1])
+    # A subnormal largest: 2**-exponent would overflow, so first scale every value by
+    # 1 / DBL_MIN (exact: a power of two) and the result back by DBL_MIN.
+    prescale = 1.0
+    if math.frexp(largest)[1] < -1023:
+        prescale = 1.0 / _DBL_MIN
+    scale = math.ldexp(1.0, -math.frexp(largest * prescale)[1])
     csum = 1.0
     frac1 = 0.0
     frac2 = 0.0
     frac3 = 0.0
     for i in range(n):
-        hi, lo = _split(magnitudes[i] * scale)
+        hi, lo = _split(abs(float(values[i])) * prescale * scale)
         x = hi * hi
         old = csum
         csum += x
@@ -209,27 +216,25 @@ def _vector_norm(magnitudes, largest, found_nan):
     csum += x
     frac3 += (old - csum) + x
     x = csum - 1.0 + (frac1 + frac2 + frac3)
-    return unscale * ((h + x / (2.0 * h)) / scale)
+    return ((h + x / (2.0 * h)) / scale) / prescale
 
 
 @overload(math.hypot)
 def math_hypot(*coordinates):
     if not all(_real(c) for c in coordinates):
         return None
+    if not coordinates:
+        return lambda *coordinates: 0.0
+    if len({types.unliteral(c) for c in coordinates}) == 1:  # a homogeneous tuple: no copy
+        return lambda *coordinates: _vector_norm(coordinates)
 
-    def hypot(*coordinates):
-        magnitudes = [0.0 for _ in range(0)]
-        largest = 0.0
-        found_nan = False
+    def hypot_mixed(*coordinates):
+        values = [0.0 for _ in range(0)]
         for c in literal_unroll(coordinates):
-            x = abs(float(c))
-            magnitudes.append(x)
-            found_nan |= x != x
-            if x > largest:
-                largest = x
-        return _vector_norm(magnitudes, largest, found_nan)
+            values.append(float(c))
+        return _vector_norm(values)
 
-    return hypot
+    return hypot_mixed
 
 
 def _point(typ) -> bool:
@@ -250,15 +255,6 @@ def math_dist(p, q):
     def dist(p, q):
         if len(p) != len(q):
             raise ValueError("both points must have the same number of dimensions")
-        magnitudes = [0.0 for _ in range(0)]
-        largest = 0.0
-        found_nan = False
-        for i in range(len(p)):
-            x = abs(float(p[i]) - float(q[i]))
-            magnitudes.append(x)
-            found_nan |= x != x
-            if x > largest:
-                largest = x
-        return _vector_norm(magnitudes, largest, found_nan)
+        return _vector_norm([float(p[i]) - float(q[i]) for i in range(len(p))])
 
     return dist
