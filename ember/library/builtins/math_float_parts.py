@@ -19,7 +19,7 @@ from ember.typing.signature import signature
 _INT_MAX = 2**31 - 1  # ldexp's exponent is a C int
 _INT_MIN = -(2**31)
 _DBL_MIN = sys.float_info.min
-_T27 = 134217729.0  # 2**27 + 1: Veltkamp's splitter for doubles
+_TWO_TO_MINUS_1024 = 2.0**-1024
 
 
 def _real(typ) -> bool:
@@ -74,6 +74,24 @@ def _trunc(typingctx, x):
 
     def codegen(context, builder, sig, args):
         return call_intrinsic(builder, "llvm.trunc", [args[0]])
+
+    return signature(types.float64, x), codegen
+
+
+@intrinsic
+def _inverse_binade(typingctx, x):
+    """2**-e for a positive normal double x = m * 2**e with m in [0.5, 1) (frexp's e): read
+    from x's exponent bits (2**-e is subnormal for the two top binades)."""
+    if x is not types.float64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        i64 = llvm.IntType(64)
+        biased = builder.lshr(builder.bitcast(args[0], i64), i64(52))  # e + 1022
+        normal = builder.shl(builder.sub(i64(2045), biased), i64(52))  # 2**(1022 - biased)
+        subnormal = builder.lshr(i64(1 << 51), builder.sub(biased, i64(2045)))
+        top = builder.icmp_signed(">=", biased, i64(2045))
+        return builder.bitcast(builder.select(top, subnormal, normal), llvm.DoubleType())
 
     return signature(types.float64, x), codegen
 
@@ -153,19 +171,40 @@ def math_ulp(x):
 # ---------------------------------------------------------------------------- norms
 
 
+@intrinsic
+def _fused_multiply_add(typingctx, x, y, z):
+    """x * y + z rounded once (LLVM's fma)."""
+    if not all(t is types.float64 for t in (x, y, z)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return call_intrinsic(builder, "llvm.fma", list(args))
+
+    return signature(types.float64, x, y, z), codegen
+
+
 @register_jitable
-def _split(x):
-    """Veltkamp's split of x into hi + lo, each half the mantissa's bits."""
-    t = x * _T27
-    hi = t - (t - x)
-    return hi, x - hi
+def _compensated_squares(values, scale, divisor):
+    """1 + the sum of (|v| * scale / divisor)**2 as (csum, frac1, frac2): the sum, then the
+    rounding errors of the squares (by fma) and of the additions, kept aside."""
+    csum = 1.0
+    frac1 = 0.0
+    frac2 = 0.0
+    for i in range(len(values)):
+        x = abs(float(values[i])) * scale / divisor
+        square = x * x
+        frac1 += _fused_multiply_add(x, x, -square)
+        total = csum + square
+        frac2 += (csum - total) + square  # |csum| >= |square|: the addition's exact error
+        csum = total
+    return csum, frac1, frac2
 
 
 @register_jitable
 def _vector_norm(values):
     """sqrt of the sum of squares of `values` (a homogeneous tuple, list or 1-d array of reals),
-    as CPython's vector_norm: scaled by a power of two, squared and summed in extra precision,
-    then corrected."""
+    as CPython 3.11's vector_norm: scaled by a power of two, squared exactly (fma), summed with
+    the rounding errors kept aside, then one differential correction of the square root."""
     n = len(values)
     largest = 0.0
     found_nan = False
@@ -180,43 +219,23 @@ def _vector_norm(values):
         return math.nan
     if largest == 0.0 or n <= 1:
         return largest
-    # A subnormal largest: 2**-exponent would overflow, so first scale every value by
-    # 1 / DBL_MIN (exact: a power of two) and the result back by DBL_MIN.
-    prescale = 1.0
-    if math.frexp(largest)[1] < -1023:
-        prescale = 1.0 / _DBL_MIN
-    scale = math.ldexp(1.0, -math.frexp(largest * prescale)[1])
-    csum = 1.0
-    frac1 = 0.0
-    frac2 = 0.0
-    frac3 = 0.0
-    for i in range(n):
-        hi, lo = _split(abs(float(values[i])) * prescale * scale)
-        x = hi * hi
-        old = csum
-        csum += x
-        frac1 += (old - csum) + x
-        x = 2.0 * hi * lo
-        old = csum
-        csum += x
-        frac2 += (old - csum) + x
-        frac3 += lo * lo
-    h = math.sqrt(csum - 1.0 + (frac1 + frac2 + frac3))
-    hi, lo = _split(h)
-    x = -hi * hi
-    old = csum
-    csum += x
-    frac1 += (old - csum) + x
-    x = -2.0 * hi * lo
-    old = csum
-    csum += x
-    frac2 += (old - csum) + x
-    x = -lo * lo
-    old = csum
-    csum += x
-    frac3 += (old - csum) + x
-    x = csum - 1.0 + (frac1 + frac2 + frac3)
-    return ((h + x / (2.0 * h)) / scale) / prescale
+    if largest < _TWO_TO_MINUS_1024:  # 2**-e would overflow: CPython divides by largest
+        csum, frac1, frac2 = _compensated_squares(values, 1.0, largest)
+        return largest * math.sqrt(csum - 1.0 + (frac1 + frac2))
+    if largest < _DBL_MIN:  # subnormal: no exponent bits to read
+        scale = math.ldexp(1.0, -math.frexp(largest)[1])
+    else:
+        scale = _inverse_binade(largest)
+    csum, frac1, frac2 = _compensated_squares(values, scale, 1.0)
+    h = math.sqrt(csum - 1.0 + (frac1 + frac2))
+    square = -h * h
+    frac1 += _fused_multiply_add(-h, h, -square)
+    total = csum + square
+    frac2 += (csum - total) + square
+    csum = total
+    x = csum - 1.0 + (frac1 + frac2)
+    h += x / (2.0 * h)
+    return h / scale
 
 
 @overload(math.hypot)
