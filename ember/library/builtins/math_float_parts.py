@@ -184,20 +184,35 @@ def _fused_multiply_add(typingctx, x, y, z):
 
 
 @register_jitable
-def _compensated_squares(values, scale, divisor):
-    """1 + the sum of (|v| * scale / divisor)**2 as (csum, frac1, frac2): the sum, then the
-    rounding errors of the squares (by fma) and of the additions, kept aside."""
+def _compensated_squares(values, scale):
+    """1 + the sum of (|v| * scale)**2 as (csum, frac1, frac2): the sum, then the rounding
+    errors of the squares (by fma) and of the additions, kept aside."""
     csum = 1.0
     frac1 = 0.0
     frac2 = 0.0
     for i in range(len(values)):
-        x = abs(float(values[i])) * scale / divisor
+        x = abs(float(values[i])) * scale
         square = x * x
         frac1 += _fused_multiply_add(x, x, -square)
         total = csum + square
         frac2 += (csum - total) + square  # |csum| >= |square|: the addition's exact error
         csum = total
     return csum, frac1, frac2
+
+
+@register_jitable
+def _tiny_norm(values, largest):
+    """CPython 3.11's norm when largest < 2**-1024: each value divided by the largest, their
+    squares summed with the additions' errors kept aside, no correction."""
+    csum = 1.0
+    frac = 0.0
+    for i in range(len(values)):
+        x = abs(float(values[i])) / largest
+        square = x * x
+        total = csum + square
+        frac += (csum - total) + square
+        csum = total
+    return largest * math.sqrt(csum - 1.0 + frac)
 
 
 @register_jitable
@@ -220,13 +235,12 @@ def _vector_norm(values):
     if largest == 0.0 or n <= 1:
         return largest
     if largest < _TWO_TO_MINUS_1024:  # 2**-e would overflow: CPython divides by largest
-        csum, frac1, frac2 = _compensated_squares(values, 1.0, largest)
-        return largest * math.sqrt(csum - 1.0 + (frac1 + frac2))
+        return _tiny_norm(values, largest)
     if largest < _DBL_MIN:  # subnormal: no exponent bits to read
         scale = math.ldexp(1.0, -math.frexp(largest)[1])
     else:
         scale = _inverse_binade(largest)
-    csum, frac1, frac2 = _compensated_squares(values, scale, 1.0)
+    csum, frac1, frac2 = _compensated_squares(values, scale)
     h = math.sqrt(csum - 1.0 + (frac1 + frac2))
     square = -h * h
     frac1 += _fused_multiply_add(-h, h, -square)
