@@ -351,3 +351,19 @@ def test_frombuffer_is_read_only():
 
     with pytest.raises(Exception, match="read-only"):
         njit(write)(b"ab")
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(-1080, -1015), st.lists(st.floats(-1.0, 1.0), min_size=4, max_size=4))
+def test_hypot_tiny_random(exponent, mantissas):
+    """Subnormal and nearly subnormal inputs: CPython's two scaling paths."""
+    values = [m * 2.0**exponent for m in mantissas]
+    same(_hypot2, values[0], values[1])
+    same(_hypot3, *values[:3])
+    same(_dist, tuple(values[:2]), tuple(values[2:]))
+
+
+def test_hypot_tiny_cases():
+    same(_hypot2, -1.95286286357819e-309, 2.208195622542986e-309)
+    same(_hypot2, -2.77868239344216e-309, 7.45696410104697e-310)
+    same(_hypot3, 6.45819524e-315, 5.32876236e-316, 3.837214848898817e-309)
