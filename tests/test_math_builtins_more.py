@@ -367,3 +367,8 @@ def test_hypot_tiny_cases():
     same(_hypot2, -1.95286286357819e-309, 2.208195622542986e-309)
     same(_hypot2, -2.77868239344216e-309, 7.45696410104697e-310)
     same(_hypot3, 6.45819524e-315, 5.32876236e-316, 3.837214848898817e-309)
+
+
+def test_nextafter_of_float32_steps_in_doubles():
+    x, y = np.float32(1.0), np.float32(2.0)
+    assert compiled(_nextafter)(x, y) == math.nextafter(float(x), float(y))
