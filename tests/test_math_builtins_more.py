@@ -372,3 +372,16 @@ def test_hypot_tiny_cases():
 def test_nextafter_of_float32_steps_in_doubles():
     x, y = np.float32(1.0), np.float32(2.0)
     assert compiled(_nextafter)(x, y) == math.nextafter(float(x), float(y))
+
+
+def _range_count_index(start, stop, step, value):
+    r = range(start, stop, step)
+    return r.count(value), r.index(value) if value in r else -1
+
+
+@pytest.mark.parametrize("bounds", RANGES)
+def test_range_count_and_index(bounds):
+    for value in [-9, -5, -3, 0, 2, 4, 5, 6, 8, 10, 11, 39, 3.0, 4.5]:
+        same(_range_count_index, *bounds, value)
+    with pytest.raises(ValueError, match="not in range"):
+        compiled(lambda v: range(5).index(v))(7)

@@ -14,7 +14,7 @@ import operator
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.extending import overload
+from ember.extending import overload, overload_method
 from ember.library.builtins import key_functions
 from ember.library.builtins.enumerate_zip import iterator_of
 from ember.lowering.registry import lower_builtin, lower_getattr
@@ -104,6 +104,26 @@ def range_getitem(r, index):
         return r.start + position * r.step
 
     return range_item
+
+
+@overload_method(types.RangeType, "count")
+def range_count(r, value):
+    if not _number(value):
+        return None
+    return lambda r, value: 1 if value in r else 0
+
+
+@overload_method(types.RangeType, "index")
+def range_index(r, value):
+    if not _number(value):
+        return None
+
+    def index(r, value):
+        if value not in r:
+            raise ValueError("value is not in range")
+        return int((value - r.start) // r.step)
+
+    return index
 
 
 @overload(reversed)
