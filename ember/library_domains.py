@@ -135,6 +135,11 @@ DOMAINS = (
         type_classes=(types.ManagedStruct,),
     ),
     Domain(
+        "datetimes",  # NumPy's datetime64/timedelta64 (a cached function may meet them first)
+        ("ember.library.numpy.datetimes",),
+        type_classes=(types.NPDatetime, types.NPTimedelta),
+    ),
+    Domain(
         "enums",
         ("ember.library.objects.enums",),
         type_classes=(types.EnumMember, types.EnumClass),

@@ -251,7 +251,7 @@ def test_unsupported_argument_type_names_the_argument(args, name, kind):
         (np.array(["a", "b"], dtype=">U1"), r">U1 \(strings\): .*astype\('U1'\)"),
         (np.array([None, 1]), r"object \(Python objects\)"),
         (np.zeros(2, np.float16), r"float16 .*astype\(np.float32\)"),
-        (np.array(["2020-01-01"], dtype="M8[D]"), r"datetime64\[D\] .*view\(np.int64\)"),
+        (np.array(["2020-01-01"], dtype="M8[2D]"), r"datetime64\[2D\] .*view\(np.int64\)"),
     ],
 )
 def test_unsupported_dtype_names_the_argument(values, says):

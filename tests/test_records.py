@@ -177,7 +177,7 @@ def test_unknown_field_names_the_fields():
 
 
 def test_fields_of_unsupported_dtypes_are_refused_with_a_reason():
-    dated = np.zeros(2, dtype=[("t", "M8[ns]"), ("w", "f8")])
+    dated = np.zeros(2, dtype=[("t", "M8[10ns]"), ("w", "f8")])  # a multiple of a unit
     boxed = np.zeros(2, dtype=[("o", object)])
 
     @njit

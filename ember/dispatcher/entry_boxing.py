@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from ember.dispatcher import datetime_entry
+from ember.dispatcher.datetime_entry import DatetimeKind
 from ember.dispatcher.entry_builder import EntryBuilder
 from ember.dispatcher.object_layout import (
     _F64,
@@ -37,6 +39,8 @@ class ResultBoxing(EntryBuilder):
             return self.emit_box_array(kind, ptr)
         if isinstance(kind, InstanceKind):
             return self.emit_box_instance(kind, ptr)
+        if isinstance(kind, DatetimeKind):
+            return datetime_entry.emit_box(self, kind, ptr)
         if isinstance(kind, tuple):
             return self.emit_box_tuple(kind, ptr, mem_type)
         if kind in _INT_KINDS:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from ember.dispatcher import datetime_entry
+from ember.dispatcher.datetime_entry import DatetimeKind
 from ember.dispatcher.entry_builder import EntryBuilder
 from ember.dispatcher.object_layout import (
     _F64,
@@ -41,6 +43,9 @@ class ArgumentUnboxing(EntryBuilder):
             return
         if isinstance(kind, ReflectedListKind):
             self.emit_match_list(obj, kind, fail)
+            return
+        if isinstance(kind, DatetimeKind):
+            datetime_entry.emit_match(self, obj, kind, fail)
             return
         if isinstance(kind, ConstantKind):
             same = b.icmp_unsigned("==", obj, _object_constant(kind.value))
@@ -99,6 +104,8 @@ class ArgumentUnboxing(EntryBuilder):
             return [meminfo, data]
         if isinstance(kind, ArrayKind):
             return self.emit_unbox_array(obj, kind)
+        if isinstance(kind, DatetimeKind):
+            return datetime_entry.emit_unbox(self, obj)
         if isinstance(kind, tuple):
             values: list[ir.Value] = []
             for index, member in enumerate(kind):

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ember import types
 from ember.codegen.jit import glue_engine
 from ember.dispatcher import native_entry
+from ember.dispatcher.datetime_entry import datetime_array_kind, datetime_kind
 from ember.dispatcher.entry_templates import link_text
 from ember.lowering.callconv import raise_static_exception
 
@@ -33,6 +34,8 @@ def value_kind(typ: types.Type) -> Any:
         return typ.name
     if isinstance(typ, types.NoneType):
         return "none"
+    if isinstance(typ, (types.NPDatetime, types.NPTimedelta)):
+        return datetime_kind(typ)
     if isinstance(typ, types.Optional):  # returned only: None or a boxed scalar
         inner = value_kind(typ.type)
         return native_entry.OptionalKind(inner) if isinstance(inner, str) else None
@@ -83,6 +86,8 @@ def argument_kind(typ: types.Type) -> Any:
                 addresses["release"],
                 value_kind(typ),
             )
+    if isinstance(typ, types.Array) and isinstance(typ.dtype, types.NPDatetime | types.NPTimedelta):
+        return datetime_array_kind(typ)
     return value_kind(typ)
 
 

@@ -8,6 +8,7 @@ import sys
 
 from llvmlite import ir
 
+from ember.dispatcher import datetime_entry
 from ember.dispatcher.entry_builder import EntryBuilder
 from ember.dispatcher.object_layout import (
     _I8,
@@ -45,6 +46,8 @@ class ArrayCodegen(EntryBuilder):
         type_num = self.load_field(descr, layout.descr_type_num, _I32, 4)
         expected = numpy.dtype("bool" if kind.dtype == "bool" else kind.dtype).num
         self.continue_if(b.icmp_signed("==", type_num, _I32(expected)), fail, "array.dtype_ok")
+        if datetime_entry.is_datetime_dtype_name(kind.dtype):
+            datetime_entry.emit_match_array_unit(self, descr, kind.dtype, fail)
         order = self.load_field(descr, layout.descr_byteorder, _I8, 1)
         foreign = ord(">") if sys.byteorder == "little" else ord("<")
         self.continue_if(b.icmp_unsigned("!=", order, _I8(foreign)), fail, "array.order_ok")

@@ -14,6 +14,8 @@ from typing import Any, TypeAlias
 
 from llvmlite import ir
 
+from ember.dispatcher.datetime_entry import DatetimeKind, is_datetime_dtype_name
+
 Kind: TypeAlias = str | tuple["Kind", ...]
 """A value kind: a scalar kind name or a (possibly nested) tuple of kinds."""
 
@@ -153,9 +155,11 @@ def _check_kind(kind: Kind) -> None:
         if kind.inner not in _SCALAR_KINDS or kind.inner == "none":
             raise TypeError(f"unsupported optional kind: {kind.inner!r}")
         return
-    if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind)):
+    if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind, DatetimeKind)):
         return
     if isinstance(kind, ArrayKind):
+        if is_datetime_dtype_name(kind.dtype):
+            return
         if kind.dtype not in _SCALAR_KINDS or kind.dtype == "none":
             raise TypeError(f"unsupported array dtype kind: {kind.dtype!r}")
         return
@@ -179,6 +183,8 @@ def flatten_arg_types(kind: Kind) -> list[ir.Type]:
         return [_PTR]
     if isinstance(kind, ArrayKind):
         return [_PTR, _PTR, _I64, _I64, _PTR] + [_I64] * (2 * kind.ndim)
+    if isinstance(kind, DatetimeKind):
+        return [_I64]
     if kind in _INT_KINDS:
         return [ir.IntType(_INT_KINDS[kind][0])]
     return {
@@ -203,6 +209,8 @@ def return_memory_type(kind: Kind) -> ir.Type:
     if isinstance(kind, ArrayKind):
         dims = ir.LiteralStructType([_I64] * kind.ndim)
         return ir.LiteralStructType([_PTR, _PTR, _I64, _I64, _PTR, dims, dims])
+    if isinstance(kind, DatetimeKind):
+        return _I64
     if kind in _INT_KINDS:
         return ir.IntType(_INT_KINDS[kind][0])
     return {
@@ -230,7 +238,7 @@ def fast_path_supported(kind: Kind) -> bool:
     """
     if isinstance(kind, tuple):
         return all(fast_path_supported(member) for member in kind)
-    if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind)):
+    if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind, DatetimeKind)):
         return True
     if isinstance(kind, ArrayKind):
         return numpy_layout() is not None

@@ -11,6 +11,7 @@ from typing import Any
 
 from ember import types
 from ember.errors import TypingError
+from ember.types.datetimes import datetime_type_of_dtype
 from ember.typing.conversions import unify_pair
 
 _EXACT_TYPES: dict[type, types.Type] = {
@@ -287,6 +288,8 @@ def dtype_to_type(dtype: Any) -> types.Type | None:
         return types.UnicodeCharSeq(dtype.itemsize // 4)
     if dtype.kind == "S" and dtype.itemsize:
         return types.CharSeq(dtype.itemsize)
+    if dtype.kind in "mM":
+        return datetime_type_of_dtype(dtype)
     return _DTYPE_NAMES.get(dtype.name)
 
 

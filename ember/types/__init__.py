@@ -41,6 +41,7 @@ from ember.types.containers import (
     range_iter64_type,
     range_state64_type,
 )
+from ember.types.datetimes import NPDatetime, NPTimedelta
 from ember.types.dicts import (
     DictType,
     DictView,

@@ -244,7 +244,7 @@ def _view_type(a, dtype):
     """`a.view(dtype)`: the same memory read as another number dtype. Items of another size
     rescale the last axis, which must then be contiguous (checked when it runs, as NumPy)."""
     target = parse_dtype(dtype, default=None)
-    numbers = types.Number | types.Boolean
+    numbers = types.Number | types.Boolean | types.NPDatetime | types.NPTimedelta
     if not (isinstance(target, numbers) and isinstance(a.dtype, numbers)):
         raise TypingError(f"view of an array of {a.dtype} as {target}: ember views numbers only")
     if a.ndim == 0 and arr.itemsize_of(target) != arr.itemsize_of(a.dtype):
