@@ -55,7 +55,11 @@ class Domain:
 
 
 DOMAINS = (
-    Domain("math", ("ember.library.builtins.mathlib",), value_modules=("math",)),
+    Domain(
+        "math",
+        ("ember.library.builtins.mathlib", "ember.library.builtins.math_float_parts"),
+        value_modules=("math",),
+    ),
     Domain("random", ("ember.library.builtins.randomlib",), value_modules=("random",)),
     Domain("heapq", ("ember.library.builtins.heapqlib",), value_modules=("heapq", "_heapq")),
     Domain("print", ("ember.library.builtins.printing",), values=(print,)),

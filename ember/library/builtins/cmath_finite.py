@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from ember.decorators import njit
+from ember.library.builtins.number_methods import libm_hypot
 
 LARGE = 1.7976931348623157e308 / 4.0  # CPython's CM_LARGE_DOUBLE
 SQRT_LARGE = math.sqrt(LARGE)
@@ -35,10 +36,10 @@ def sqrt(z):
     ax, ay = abs(z.real), abs(z.imag)
     if ax < TINY and ay < TINY:
         ax = ax * TWO_53
-        s = math.sqrt(ax + math.hypot(ax, ay * TWO_53)) * TWO_MINUS_27
+        s = math.sqrt(ax + libm_hypot(ax, ay * TWO_53)) * TWO_MINUS_27
     else:
         ax = ax / 8.0
-        s = 2.0 * math.sqrt(ax + math.hypot(ax, ay / 8.0))
+        s = 2.0 * math.sqrt(ax + libm_hypot(ax, ay / 8.0))
     d = ay / (2.0 * s)
     if z.real >= 0.0:
         return complex(s, math.copysign(d, z.imag))
@@ -50,14 +51,14 @@ def log(z):
     """log|z| + i arg z; log1p near the unit circle, where log(|z|) would cancel."""
     ax, ay = abs(z.real), abs(z.imag)
     if ax > LARGE or ay > LARGE:
-        real = math.log(math.hypot(ax / 2.0, ay / 2.0)) + LN2
+        real = math.log(libm_hypot(ax / 2.0, ay / 2.0)) + LN2
     elif ax < TINY and ay < TINY:
         if ax > 0.0 or ay > 0.0:
-            real = math.log(math.hypot(ax * TWO_53, ay * TWO_53)) - 53.0 * LN2
+            real = math.log(libm_hypot(ax * TWO_53, ay * TWO_53)) - 53.0 * LN2
         else:
             real = -math.inf
     else:
-        h = math.hypot(ax, ay)
+        h = libm_hypot(ax, ay)
         if 0.71 <= h <= 1.73:
             big, small = (ax, ay) if ax > ay else (ay, ax)
             real = math.log1p((big - 1.0) * (big + 1.0) + small * small) / 2.0
@@ -147,7 +148,7 @@ def tanh(z):
 def asinh(z):
     x, y = z.real, z.imag
     if abs(x) > LARGE or abs(y) > LARGE:
-        magnitude = math.log(math.hypot(x / 2.0, y / 2.0)) + LN2 * 2.0
+        magnitude = math.log(libm_hypot(x / 2.0, y / 2.0)) + LN2 * 2.0
         real = math.copysign(magnitude, x) if y >= 0.0 else -math.copysign(magnitude, -x)
         return complex(real, math.atan2(y, abs(x)))
     s1 = sqrt(complex(1.0 + y, -x))
@@ -162,7 +163,7 @@ def asinh(z):
 def acos(z):
     x, y = z.real, z.imag
     if abs(x) > LARGE or abs(y) > LARGE:
-        magnitude = math.log(math.hypot(x / 2.0, y / 2.0)) + LN2 * 2.0
+        magnitude = math.log(libm_hypot(x / 2.0, y / 2.0)) + LN2 * 2.0
         imag = -math.copysign(magnitude, y) if x < 0.0 else math.copysign(magnitude, -y)
         return complex(math.atan2(abs(y), x), imag)
     s1 = sqrt(complex(1.0 - x, -y))
@@ -176,7 +177,7 @@ def acos(z):
 def acosh(z):
     x, y = z.real, z.imag
     if abs(x) > LARGE or abs(y) > LARGE:
-        return complex(math.log(math.hypot(x / 2.0, y / 2.0)) + LN2 * 2.0, math.atan2(y, x))
+        return complex(math.log(libm_hypot(x / 2.0, y / 2.0)) + LN2 * 2.0, math.atan2(y, x))
     s1 = sqrt(complex(x - 1.0, y))
     s2 = sqrt(complex(x + 1.0, y))
     return complex(
@@ -189,12 +190,12 @@ def _atanh_right_half(x, y):
     """atanh(x + iy) for x >= 0 (the other half follows by symmetry)."""
     ay = abs(y)
     if x > SQRT_LARGE or ay > SQRT_LARGE:
-        h = math.hypot(x / 2.0, y / 2.0)
+        h = libm_hypot(x / 2.0, y / 2.0)
         return complex(x / 4.0 / h / h, -math.copysign(math.pi / 2.0, -y))
     if x == 1.0 and ay < SQRT_TINY:
         if ay == 0.0:
             return complex(math.inf, y)  # the pole: the caller raises CPython's ValueError
-        real = -math.log(math.sqrt(ay) / math.sqrt(math.hypot(ay, 2.0)))
+        real = -math.log(math.sqrt(ay) / math.sqrt(libm_hypot(ay, 2.0)))
         return complex(real, math.copysign(math.atan2(2.0, -ay) / 2.0, y))
     real = math.log1p(4.0 * x / ((1.0 - x) * (1.0 - x) + ay * ay)) / 4.0
     return complex(real, -math.atan2(-2.0 * y, (1.0 - x) * (1.0 + x) - ay * ay) / 2.0)

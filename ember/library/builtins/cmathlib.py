@@ -21,6 +21,7 @@ from ember import types
 from ember.decorators import njit
 from ember.extending import overload
 from ember.library.builtins import cmath_finite
+from ember.library.builtins.number_methods import libm_hypot
 from ember.lowering.registry import lower_builtin
 from ember.typing.signature import signature
 from ember.typing.templates import registry
@@ -251,6 +252,31 @@ def _phase(z):
     return angle
 
 
+@overload(cmath.isclose)
+def cmath_isclose(a, b, rel_tol=1e-09, abs_tol=0.0):
+    if not (_number(a) and _number(b)):
+        return None
+
+    def isclose(a, b, rel_tol=1e-09, abs_tol=0.0):
+        if rel_tol < 0.0 or abs_tol < 0.0:
+            raise ValueError("tolerances must be non-negative")
+        a = complex(a) + 0j  # complex128 whatever the operand's width
+        b = complex(b) + 0j
+        if a == b:
+            return True
+        if math.isinf(a.real) or math.isinf(a.imag) or math.isinf(b.real) or math.isinf(b.imag):
+            return False
+        difference = b - a
+        distance = libm_hypot(difference.real, difference.imag)
+        return (
+            distance <= rel_tol * libm_hypot(b.real, b.imag)
+            or distance <= rel_tol * libm_hypot(a.real, a.imag)
+            or distance <= abs_tol
+        )
+
+    return isclose
+
+
 @overload(cmath.phase)
 def cmath_phase(z):
     if _number(z):
@@ -260,7 +286,7 @@ def cmath_phase(z):
 
 @njit(error_model="numpy")
 def _polar(z):
-    magnitude = math.hypot(z.real, z.imag)
+    magnitude = libm_hypot(z.real, z.imag)
     if math.isinf(magnitude) and math.isfinite(z.real) and math.isfinite(z.imag):
         raise OverflowError("math range error")
     return magnitude, math.atan2(z.imag, z.real)

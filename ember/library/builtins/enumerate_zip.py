@@ -8,6 +8,8 @@ iterators and packs their items into a tuple.
 
 from __future__ import annotations
 
+import inspect
+
 from llvmlite import ir as llvm
 
 from ember import types
@@ -86,16 +88,29 @@ def iterator_iter(context, builder, sig, args):
 # ---------------------------------------------------------------------------- enumerate
 
 
+_ENUMERATE_PYSIG = inspect.Signature(
+    [
+        inspect.Parameter("iterable", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+        inspect.Parameter("start", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+    ]
+)
+
+
 @registry.typer(enumerate)
 def _type_enumerate(args, kws):
-    if kws or not 1 <= len(args) <= 2:
+    if set(kws) - {"start"} or not 1 <= len(args) + len(kws) <= 2:
         return None
+    if kws:  # enumerate(it, start=k): bound as the second positional argument
+        args = (*args, kws["start"])
     inner = iterator_of(args[0])
     if inner is None:
         return None
     if len(args) == 2 and not isinstance(types.unliteral(args[1]), types.Integer):
         return None
-    return signature(types.EnumerateType(inner), *(types.unliteral(a) for a in args))
+    operands = tuple(types.unliteral(a) for a in args)
+    if not kws:
+        return signature(types.EnumerateType(inner), *operands)
+    return Signature(types.EnumerateType(inner), operands, pysig=_ENUMERATE_PYSIG)
 
 
 def _enumerate_state(context, iterator_type: types.EnumerateType):

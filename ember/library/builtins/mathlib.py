@@ -27,10 +27,11 @@ _UNARY = {
 }  # fmt: skip
 _BINARY = {
     "atan2": None,
-    "hypot": None,
     "copysign": "llvm.copysign",
     "fmod": None,
     "pow": None,
+    "nextafter": None,
+    "remainder": None,  # IEEE's, exact in libm; x == inf or y == 0 give a NaN: a domain error
 }
 # CPython's math_1 and math_2 rules (error_model='python'): a NaN from operands that are not NaN
 # is a domain error (ValueError); an infinity from finite operands is a range error
@@ -38,7 +39,10 @@ _BINARY = {
 # for the others.
 _CAN_OVERFLOW = {"exp", "exp2", "expm1", "cosh", "sinh"}
 _POLES_AT_NONPOSITIVE_INTEGERS = {"gamma", "lgamma"}  # overflow anywhere else
-_NEVER_RAISE = {"hypot", "copysign", "atan2"}
+# Computed on doubles even for float32 operands, as CPython does (the float32 neighbour of x
+# is not the double one).
+_DOUBLE_ONLY = {"nextafter"}
+_NEVER_RAISE = {"copysign", "atan2", "nextafter"}
 # Functions whose result is finite for every finite operand: no infinity check.
 _BOUNDED = {"sqrt", "sin", "cos", "tan", "tanh", "asin", "acos", "atan", "erf", "erfc", "fabs",
             "cbrt"}  # fmt: skip
@@ -94,7 +98,8 @@ def _register_binary(name: str) -> None:
         operands = [_real_operand(a) for a in args]
         if None in operands:
             return None
-        common = types.float32 if all(o is types.float32 for o in operands) else types.float64
+        single = all(o is types.float32 for o in operands) and name not in _DOUBLE_ONLY
+        common = types.float32 if single else types.float64
         return signature(common, common, common)
 
     @lower_builtin(function, types.Float, types.Float)

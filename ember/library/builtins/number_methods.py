@@ -13,6 +13,7 @@ import operator
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.extending import intrinsic
 from ember.lowering.casts import make_complex
 from ember.lowering.registry import lower_builtin, lower_getattr
 from ember.typing.signature import signature
@@ -22,6 +23,25 @@ from ember.typing.templates import AttributeTemplate, registry
 # (no fast-math reassociation, no ZeroDivisionError checks) whatever the caller asked for;
 # a helper raises Python's exceptions itself where CPython raises them.
 PLAIN_IEEE = {"error_model": "numpy", "fastmath": False}
+
+
+@intrinsic
+def libm_hypot(typingctx, x, y):
+    """The C library's hypot(x, y) on doubles: what CPython's complex abs, ** and cmath call
+    (math.hypot is CPython's own vector_norm: math_float_parts.py)."""
+    if x is not types.float64 or y is not types.float64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        double = llvm.DoubleType()
+        fnty = llvm.FunctionType(double, [double, double])
+        function = builder.module.globals.get("hypot") or llvm.Function(
+            builder.module, fnty, "hypot"
+        )
+        return builder.call(function, list(args))
+
+    return signature(types.float64, x, y), codegen
+
 
 # ---------------------------------------------------------------------------- real, imag
 
@@ -104,7 +124,7 @@ def complex_power(a, b):
             raise ZeroDivisionError("0.0 to a negative or complex power")
         result = 0j
     else:
-        magnitude = math.hypot(a.real, a.imag)
+        magnitude = libm_hypot(a.real, a.imag)
         length = magnitude**b.real
         angle = math.atan2(a.imag, a.real)
         phase = angle * b.real

@@ -14,7 +14,7 @@ import operator
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.extending import overload
+from ember.extending import overload, overload_method
 from ember.library.builtins import key_functions
 from ember.library.builtins.enumerate_zip import iterator_of
 from ember.lowering.registry import lower_builtin, lower_getattr
@@ -82,6 +82,50 @@ def range_contains(r, x):
 # ---------------------------------------------------------------------------- reversed, sorted
 
 
+@overload(operator.getitem)
+def range_getitem(r, index):
+    if not isinstance(r, types.RangeType):
+        return None
+    if isinstance(index, types.SliceType):
+
+        def range_slice(r, index):
+            start, stop, step = index.indices(len(r))
+            return range(r.start + start * r.step, r.start + stop * r.step, r.step * step)
+
+        return range_slice
+    if not isinstance(types.unliteral(index), (types.Integer, types.Boolean)):
+        return None
+
+    def range_item(r, index):
+        count = len(r)
+        position = index + count if index < 0 else index
+        if position < 0 or position >= count:
+            raise IndexError("range object index out of range")
+        return r.start + position * r.step
+
+    return range_item
+
+
+@overload_method(types.RangeType, "count")
+def range_count(r, value):
+    if not _number(value):
+        return None
+    return lambda r, value: 1 if value in r else 0
+
+
+@overload_method(types.RangeType, "index")
+def range_index(r, value):
+    if not _number(value):
+        return None
+
+    def index(r, value):
+        if value not in r:
+            raise ValueError("value is not in range")
+        return int((value - r.start) // r.step)
+
+    return index
+
+
 @overload(reversed)
 def builtin_reversed(seq):
     if isinstance(seq, types.RangeType):
@@ -92,7 +136,8 @@ def builtin_reversed(seq):
             return range(last, last - count * seq.step, -seq.step)
 
         return reversed_range
-    if not _indexable(seq):
+    homogeneous = isinstance(seq, (types.UnicodeType, types.UniTuple))
+    if not (_indexable(seq) or homogeneous):
         return None
 
     def reversed_items(seq):
@@ -217,6 +262,68 @@ def _strings_extreme(symbol: str):
 
 overload(max)(_strings_extreme("max"))
 overload(min)(_strings_extreme("min"))
+
+
+def _given(argument) -> bool:
+    """A keyword argument the call passed (None: left out; types.none: passed as None)."""
+    return argument is not None and not isinstance(argument, types.Omitted)
+
+
+def _keyed_extreme(symbol: str):
+    """min/max(iterable, key=..., default=...) with a jitted or builtin key (an inner function
+    or lambda is inlined instead: key_functions.py) or a default for an empty iterable: each
+    key computed once, the first of equal extremes kept, as CPython does."""
+    better = operator.gt if symbol == "max" else operator.lt
+    message = f"{symbol}() arg is an empty sequence"
+
+    def by_key(iterable, key=None, default=None):
+        best, best_score, empty = None, None, True
+        for item in iterable:
+            score = key(item)
+            if empty or better(score, best_score):
+                best, best_score, empty = item, score, False
+        if empty:
+            raise ValueError(message)
+        return best
+
+    def by_key_or_default(iterable, key=None, default=None):
+        best, best_score, empty = None, None, True
+        for item in iterable:
+            score = key(item)
+            if empty or better(score, best_score):
+                best, best_score, empty = item, score, False
+        return default if empty else best
+
+    def by_item(iterable, key=None, default=None):
+        best, empty = None, True
+        for item in iterable:
+            if empty or better(item, best):
+                best, empty = item, False
+        if empty:
+            raise ValueError(message)
+        return best
+
+    def by_item_or_default(iterable, key=None, default=None):
+        best, empty = None, True
+        for item in iterable:
+            if empty or better(item, best):
+                best, empty = item, False
+        return default if empty else best
+
+    def select(iterable, key=None, default=None):
+        if not (_given(key) or _given(default)):
+            return None  # plain min/max: above
+        if not (_indexable(iterable) or iterator_of(iterable) is not None):
+            return None
+        if not _given(key) or isinstance(key, types.NoneType):
+            return by_item_or_default if _given(default) else by_item
+        return by_key_or_default if _given(default) else by_key
+
+    return select
+
+
+overload(max)(_keyed_extreme("max"))
+overload(min)(_keyed_extreme("min"))
 
 
 # ---------------------------------------------------------------------------- isinstance

@@ -41,4 +41,5 @@ import ember.library.numpy.differences
 import ember.library.numpy.splitting
 import ember.library.numpy.rearranging
 import ember.library.numpy.two_output_ufuncs
+import ember.library.numpy.buffers
 import ember.library.numpy.datetimes
