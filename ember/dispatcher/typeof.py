@@ -336,6 +336,16 @@ def typeof_impl(value: Any) -> types.Type | None:
 _typeof_hooks: list = []
 
 
+@typeof_impl.register(slice)
+def _typeof_slice(value: slice) -> types.SliceType | None:
+    """Numba's rule: a step of None or 1 is a two-part slice; only integer (or None) parts
+    (unboxed by ember/library/builtins/slices.py)."""
+    parts = (value.start, value.stop, value.step)
+    if not all(part is None or isinstance(part, int) for part in parts):
+        return None
+    return types.slice2_type if value.step in (None, 1) else types.slice3_type
+
+
 @typeof_impl.register(types.Type)
 def _typeof_type(value: types.Type) -> types.TypeRef:
     """A type passed as a value (`f(n, dtype=float64)`), as a global of it is typed."""
