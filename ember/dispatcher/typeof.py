@@ -244,7 +244,7 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
     if cls is np.ndarray:
         return _typeof_array(value)
     if isinstance(value, type) and issubclass(value, np.generic):  # np.float32 as a dtype
-        return types.Function(value) if dtype_to_type(np.dtype(value)) is not None else None
+        return types.NumberClass(value) if dtype_to_type(np.dtype(value)) is not None else None
     if isinstance(value, np.void) and value.dtype.fields is not None:
         return _typeof_array(value.reshape(1)).dtype  # a record: its reasons if refused
     if isinstance(value, np.generic):

@@ -1,0 +1,205 @@
+"""Numba's other names in `numba.types` for ember's types: the platform aliases (`np_intc`,
+`c_long`...), the number domains, and the abstract kinds overloads test with isinstance
+(`types.IterableType`, `types.Sequence`...), each matching the ember types of that kind."""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+import numpy as np
+
+from ember.types import scalars
+from ember.types.abstract import Type
+from ember.types.arrays import Array, ellipsis_type
+from ember.types.containers import BaseTuple, RangeIteratorType, RangeType
+from ember.types.dicts import HashTable, Set
+from ember.types.functions import DispatcherType
+from ember.types.lists import List
+from ember.types.strings import BytesType, UnicodeIterator, UnicodeType
+
+
+def _integer_of_size(size: int, signed: bool) -> scalars.Integer:
+    return scalars.integer_type(8 * size, signed)
+
+
+def _numpy_scalar(numpy_class: type) -> Type:
+    """The ember scalar of a NumPy scalar class on this platform (`np.intc` -> int32)."""
+    dtype = np.dtype(numpy_class)
+    if dtype.kind in "iu":
+        return _integer_of_size(dtype.itemsize, dtype.kind == "i")
+    return getattr(scalars, dtype.name)
+
+
+bool = scalars.boolean  # noqa: A001 - Numba's name: `types.bool`
+ellipsis = ellipsis_type
+
+# NumPy's C-named scalar classes (`numba.types.np_*`), sized as this platform's NumPy has them.
+np_bool_ = scalars.boolean
+np_char = scalars.int8
+np_uchar = _numpy_scalar(np.ubyte)
+np_short = _numpy_scalar(np.short)
+np_ushort = _numpy_scalar(np.ushort)
+np_intc = _numpy_scalar(np.intc)
+np_uintc = _numpy_scalar(np.uintc)
+np_long = _numpy_scalar(np.int_)
+np_ulong = _numpy_scalar(np.uint)
+np_longlong = _numpy_scalar(np.longlong)
+np_ulonglong = _numpy_scalar(np.ulonglong)
+np_int_ = np_long
+np_uint = np_ulong
+np_intp = _numpy_scalar(np.intp)
+np_uintp = _numpy_scalar(np.uintp)
+np_int8, np_int16, np_int32, np_int64 = (scalars.int8, scalars.int16, scalars.int32, scalars.int64)
+np_uint8, np_uint16 = scalars.uint8, scalars.uint16
+np_uint32, np_uint64 = scalars.uint32, scalars.uint64
+np_float32 = np_float_ = scalars.float32  # Numba's np_float_ is float32
+np_float64 = np_double = scalars.float64
+np_complex64, np_complex128 = scalars.complex64, scalars.complex128
+
+# C's fixed-width names (`numba.types.c_*`).
+c_bool = scalars.boolean
+c_int8, c_int16, c_int32, c_int64 = np_int8, np_int16, np_int32, np_int64
+c_uint8, c_uint16, c_uint32, c_uint64 = np_uint8, np_uint16, np_uint32, np_uint64
+c_intp = _integer_of_size(ctypes.sizeof(ctypes.c_void_p), True)
+c_uintp = _integer_of_size(ctypes.sizeof(ctypes.c_void_p), False)
+c_float32, c_float64 = scalars.float32, scalars.float64
+
+# Python's number classes as compiled code sees them.
+py_bool = scalars.boolean
+py_int = scalars.int64
+py_float = scalars.float64
+py_complex = scalars.complex128
+
+np_signed_domain = py_signed_domain = frozenset(scalars.signed_domain)
+np_unsigned_domain = frozenset(scalars.unsigned_domain)
+np_integer_domain = py_integer_domain = frozenset(scalars.integer_domain)
+np_real_domain = py_real_domain = frozenset(scalars.real_domain)
+np_complex_domain = py_complex_domain = frozenset(scalars.complex_domain)
+np_number_domain = py_number_domain = frozenset(scalars.number_domain)
+
+range_state32_type = RangeType(scalars.int32)
+range_iter32_type = RangeIteratorType(scalars.int32)
+unsigned_range_state64_type = RangeType(scalars.uint64)
+unsigned_range_iter64_type = RangeIteratorType(scalars.uint64)
+
+SetType = Set  # one set type serves reflected and typed sets, as for lists
+Bytes = BytesType
+Dispatcher = DispatcherType  # a jitted function as a value
+UnicodeIteratorType = UnicodeIterator
+numpy_version = tuple(int(part) for part in np.__version__.split(".")[:2])
+
+
+class _KindMeta(type):
+    """isinstance(t, Kind) asks the kind's `matches(t)`: ember's types do not inherit Numba's
+    abstract classes, so each kind says which ember types it covers."""
+
+    def __instancecheck__(cls, value: Any) -> bool:
+        return isinstance(value, Type) and cls.matches(value)
+
+
+class _Kind(metaclass=_KindMeta):
+    @staticmethod
+    def matches(typ: Type) -> bool:
+        raise NotImplementedError
+
+
+class IterableType(_Kind):
+    """Types a `for` loop can iterate (they have an `iterator_type`)."""
+
+    @staticmethod
+    def matches(typ: Type) -> bool:
+        return hasattr(typ, "iterator_type") or isinstance(typ, BaseTuple)
+
+
+class IteratorType(_Kind):
+    """Iterators (they have a `yield_type`)."""
+
+    @staticmethod
+    def matches(typ: Type) -> bool:
+        return hasattr(typ, "yield_type")
+
+
+class Container(_Kind):
+    """Lists, sets and dicts."""
+
+    @staticmethod
+    def matches(typ: Type) -> bool:
+        return isinstance(typ, (List, HashTable))
+
+
+class Sequence(_Kind):
+    """Lists (Numba's sequences: indexable, sized)."""
+
+    @staticmethod
+    def matches(typ: Type) -> bool:
+        return isinstance(typ, List)
+
+
+MutableSequence = Sequence
+
+
+class ArrayCompatible(_Kind):
+    """NumPy arrays (Numba's array-like kinds)."""
+
+    @staticmethod
+    def matches(typ: Type) -> bool:
+        return isinstance(typ, Array)
+
+
+Buffer = ArrayCompatible
+SimpleIterableType = IterableType
+SimpleIteratorType = IteratorType
+
+
+class Sized(_Kind):
+    """Types `len()` accepts."""
+
+    @staticmethod
+    def matches(typ: Type) -> bool:
+        sized = (List, HashTable, BaseTuple, Array, UnicodeType, BytesType, RangeType)
+        return isinstance(typ, sized)
+
+
+class ConstSized(_Kind):
+    """Tuples: their length is part of the type."""
+
+    @staticmethod
+    def matches(typ: Type) -> bool:
+        return isinstance(typ, BaseTuple)
+
+
+class Hashable(_Kind):
+    """Types usable as dict keys and set items."""
+
+    @staticmethod
+    def matches(typ: Type) -> bool:
+        if isinstance(typ, BaseTuple):
+            return all(Hashable.matches(member) for member in typ.types)
+        return isinstance(typ, (scalars.Number, scalars.Boolean, UnicodeType, BytesType))
+
+
+_IMPORTED = {"annotations", "ctypes", "Any", "np", "scalars", "Type", "Array", "BaseTuple"}
+_IMPORTED |= {"ellipsis_type", "RangeIteratorType", "RangeType", "HashTable", "Set", "List"}
+_IMPORTED |= {"DispatcherType", "BytesType", "UnicodeIterator", "UnicodeType"}
+__all__ = [name for name in dir() if not name.startswith("_") and name not in _IMPORTED]
+
+_NOT_IN_EMBER = {
+    "float16": "half-precision floats are not supported",
+    "f2": "half-precision floats are not supported",
+    "np_float16": "half-precision floats are not supported",
+    "c_float16": "half-precision floats are not supported",
+    "pyobject": "ember compiles in nopython mode only: there is no object type",
+    "PyObject": "ember compiles in nopython mode only: there is no object type",
+    "Object": "ember compiles in nopython mode only: there is no object type",
+    "ffi": "cffi functions are not supported (use ctypes)",
+    "ffi_forced_object": "cffi functions are not supported (use ctypes)",
+}
+
+
+def missing_name(module: str, name: str) -> AttributeError:
+    """The error for a `numba.types` name ember has no counterpart for, saying why."""
+    reason = _NOT_IN_EMBER.get(name)
+    if reason is None:
+        return AttributeError(f"module {module!r} has no attribute {name!r}")
+    return AttributeError(f"{module}.{name} does not exist in ember: {reason}")
