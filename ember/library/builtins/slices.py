@@ -9,9 +9,8 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.extending import overload_method, register_jitable
 from ember.lowering import arrays as arr
-from ember.lowering.boxing import NativeValue
 from ember.lowering.models import StructModel, register_model
-from ember.lowering.registry import lower_builtin, lower_getattr, unbox
+from ember.lowering.registry import lower_builtin, lower_getattr
 from ember.typing.signature import signature
 from ember.typing.templates import AttributeTemplate, registry
 
@@ -45,7 +44,8 @@ def _type_slice(args, kws):
 
 
 def native_slice_parts(value: slice) -> tuple[int, int, int]:
-    """(start, stop, step) with the sentinels `lower_slice` gives omitted bounds."""
+    """(start, stop, step) with the sentinels `lower_slice` gives omitted bounds: a slice
+    argument's native value (typed by ember/dispatcher/typeof.py, passed by pycall.py)."""
     step = 1 if value.step is None else value.step
     if step == 0:
         raise ValueError("slice step cannot be zero")
@@ -55,38 +55,6 @@ def native_slice_parts(value: slice) -> tuple[int, int, int]:
     if stop is None:
         stop = _MIN if step < 0 else _MAX
     return start, stop, step
-
-
-@unbox(types.SliceType)
-def _unbox_slice(typ, obj, c):
-    """A slice argument (typed by ember/dispatcher/typeof.py): `native_slice_parts` gives
-    the three integers (or raises, then the call fails with its exception)."""
-    builder, pyapi = c.builder, c.pyapi
-    parts = pyapi.call_function_objargs(pyapi.borrow_constant(native_slice_parts), [obj])
-    failed = builder.icmp_unsigned("==", parts, pyapi.get_null_object())
-    value = llvm.Constant(c.context.value_type(typ), llvm.Undefined)
-    is_error = failed
-    with builder.if_else(failed) as (on_error, on_parts):
-        with on_parts:
-            part_values = []
-            for index in range(3):
-                native = c.unbox(types.int64, pyapi.tuple_getitem(parts, index))
-                part_values.append(native.value)
-            unboxed = value
-            for index, part in enumerate(part_values):
-                unboxed = builder.insert_value(unboxed, part, index)
-            overflow = builder.icmp_unsigned("!=", pyapi.err_occurred(), pyapi.get_null_object())
-            pyapi.decref(parts)
-            on_parts_block = builder.block
-        with on_error:
-            on_error_block = builder.block
-    merged = builder.phi(value.type)
-    merged.add_incoming(unboxed, on_parts_block)
-    merged.add_incoming(value, on_error_block)
-    error = builder.phi(is_error.type)
-    error.add_incoming(overflow, on_parts_block)
-    error.add_incoming(is_error, on_error_block)
-    return NativeValue(merged, is_error=error)
 
 
 def _slice_part(context, builder, typ, value):
