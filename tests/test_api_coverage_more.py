@@ -130,6 +130,13 @@ def test_c_and_python_alias_names():
     assert types.np_float_ is types.float32  # as Numba has it
 
 
+def test_bytes_type_as_numba_spells_it():
+    assert typeof(b"ab") is types.Bytes(types.uint8, 1, "C", readonly=True)
+    assert isinstance(typeof(b"ab"), types.Bytes) and not isinstance(types.int8, types.Bytes)
+    with pytest.raises(TypeError, match="uint8, 1d, C"):
+        types.Bytes(types.int32, 1, "C")
+
+
 def test_alias_types_compile():
     @njit(types.np_intc(types.np_intc, types.c_int64))
     def mixed(a, b):

@@ -84,7 +84,6 @@ unsigned_range_state64_type = RangeType(scalars.uint64)
 unsigned_range_iter64_type = RangeIteratorType(scalars.uint64)
 
 SetType = Set  # one set type serves reflected and typed sets, as for lists
-Bytes = BytesType
 Dispatcher = DispatcherType  # a jitted function as a value
 UnicodeIteratorType = UnicodeIterator
 numpy_version = tuple(int(part) for part in np.__version__.split(".")[:2])
@@ -177,6 +176,22 @@ class Hashable(_Kind):
         if isinstance(typ, BaseTuple):
             return all(Hashable.matches(member) for member in typ.types)
         return isinstance(typ, (scalars.Number, scalars.Boolean, UnicodeType, BytesType))
+
+
+class Bytes(_Kind):
+    """Numba's `Bytes(uint8, 1, "C", readonly=True)`, the type of `bytes`: ember's one bytes
+    type (`bytes_type`); isinstance matches it."""
+
+    def __new__(cls, dtype: Type, ndim: int, layout: str, readonly: bool = False) -> Any:
+        if (dtype, ndim, layout) != (scalars.uint8, 1, "C"):
+            raise TypeError(f"ember's bytes are uint8, 1d, C; not {dtype}, {ndim}d, {layout}")
+        from ember.types.strings import bytes_type
+
+        return bytes_type
+
+    @staticmethod
+    def matches(typ: Type) -> bool:
+        return isinstance(typ, BytesType)
 
 
 _IMPORTED = {"annotations", "ctypes", "Any", "np", "scalars", "Type", "Array", "BaseTuple"}
