@@ -54,6 +54,12 @@ def test_slice_argument_types_and_parts_as_numba():
     assert _parts(slice(None, 4, 2)) == (0, 4, 2)
 
 
+def test_slice_argument_of_numpy_integers():
+    a = np.arange(8)
+    s = slice(np.int32(1), np.int64(7), np.int8(3))
+    np.testing.assert_array_equal(_take(a, s), a[s])
+
+
 def test_slice_argument_errors():
     with pytest.raises(ValueError, match="slice step cannot be zero"):
         _parts(slice(1, 2, 0))

@@ -336,12 +336,18 @@ def typeof_impl(value: Any) -> types.Type | None:
 _typeof_hooks: list = []
 
 
+def _numpy_integer_classes() -> tuple:
+    np = sys.modules.get("numpy")
+    return () if np is None else (np.integer, np.bool_)
+
+
 @typeof_impl.register(slice)
 def _typeof_slice(value: slice) -> types.SliceType | None:
     """Numba's rule: a step of None or 1 is a two-part slice; only integer (or None) parts
     (unboxed by ember/library/builtins/slices.py)."""
     parts = (value.start, value.stop, value.step)
-    if not all(part is None or isinstance(part, int) for part in parts):
+    integral = (int, *_numpy_integer_classes())
+    if not all(part is None or isinstance(part, integral) for part in parts):
         return None
     return types.slice2_type if value.step in (None, 1) else types.slice3_type
 
