@@ -87,6 +87,13 @@ class CompileResult:
         """Prints as the source annotated with the types (`f.inspect_types()`'s text)."""
         return TypeAnnotation(self)
 
+    @property
+    def metadata(self) -> dict:
+        return {
+            "pipeline_times": {"nopython": dict(self.timings)},
+            "parfor_diagnostics": self.parallel_report,
+        }
+
     objectmode = False  # ember never falls back to object mode
     lifted = ()  # nor lifts loops out of one
     typing_error = None

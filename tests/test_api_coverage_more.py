@@ -256,3 +256,20 @@ def test_config_names():
     assert ember.config.DEBUGINFO_DEFAULT == ember.config.DEBUGINFO
     assert ember.config.DISABLE_PERFORMANCE_WARNINGS is True
     assert ember.core.config.FULL_TRACEBACKS is False
+
+
+def test_dispatcher_introspection_names():
+    @njit(locals={"acc": types.float64})
+    def scaled(x):
+        """Doubles x."""
+        acc = x * 2
+        return acc
+
+    result = scaled.get_compile_result(types.float64(types.int64))  # compiles it
+    assert result.signature.args == (types.int64,)
+    assert scaled.get_overload((types.int64,))(21) == 42.0
+    assert scaled.get_metadata((types.int64,))["pipeline_times"]["nopython"]
+    assert list(scaled.get_metadata()) == [(types.int64,)]
+    assert scaled.doc == "Doubles x." and scaled.func_code is scaled.py_func.__code__
+    assert scaled.locals == {"acc": types.float64}
+    assert scaled.typeof_pyval(np.zeros(3, np.float32)) == types.float32[::1]
