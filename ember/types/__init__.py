@@ -75,7 +75,7 @@ from ember.types.functions import (
 from ember.types.generators import Generator
 from ember.types.lists import List, ListIterator, ListType, Undefined, undefined, unsupported_item
 from ember.types.numba_names import *  # noqa: F403 - Numba's alias names are public names
-from ember.types.numba_names import missing_name
+from ember.types.numba_names import late_name
 from ember.types.optional import Optional, optional
 from ember.types.pointers import AnyType, CPointer, VarArg, voidptr
 from ember.types.random import NumPyRandomGeneratorType, npy_rng
@@ -112,8 +112,8 @@ from ember.types.structref import StructRef, StructRefPayload
 
 Any = AnyType("any")  # assigned, not imported: the star import above would bring typing.Any
 
-__all__ = [name for name in dir() if not name.startswith("_") and name != "missing_name"]
+__all__ = [name for name in dir() if not name.startswith("_") and name != "late_name"]
 
 
 def __getattr__(name: str):
-    raise missing_name(__name__, name)
+    return late_name(__name__, name)

@@ -7,8 +7,6 @@ from __future__ import annotations
 import ctypes
 from typing import Any
 
-import numpy as np
-
 from ember.types import scalars
 from ember.types.abstract import Type
 from ember.types.arrays import Array, ellipsis_type
@@ -19,16 +17,10 @@ from ember.types.lists import List
 from ember.types.strings import BytesType, UnicodeIterator, UnicodeType
 
 
-def _integer_of_size(size: int, signed: bool) -> scalars.Integer:
-    return scalars.integer_type(8 * size, signed)
-
-
-def _numpy_scalar(numpy_class: type) -> Type:
-    """The ember scalar of a NumPy scalar class on this platform (`np.intc` -> int32)."""
-    dtype = np.dtype(numpy_class)
-    if dtype.kind in "iu":
-        return _integer_of_size(dtype.itemsize, dtype.kind == "i")
-    return getattr(scalars, dtype.name)
+def _c_integer(c_type: Any, signed: bool = True) -> scalars.Integer:
+    """The ember integer of a C integer type's size on this platform (NumPy sizes its C-named
+    scalar classes the same way; numpy itself is not imported: `import ember` stays light)."""
+    return scalars.integer_type(8 * ctypes.sizeof(c_type), signed)
 
 
 bool = scalars.boolean  # noqa: A001 - Numba's name: `types.bool`
@@ -37,19 +29,14 @@ ellipsis = ellipsis_type
 # NumPy's C-named scalar classes (`numba.types.np_*`), sized as this platform's NumPy has them.
 np_bool_ = scalars.boolean
 np_char = scalars.int8
-np_uchar = _numpy_scalar(np.ubyte)
-np_short = _numpy_scalar(np.short)
-np_ushort = _numpy_scalar(np.ushort)
-np_intc = _numpy_scalar(np.intc)
-np_uintc = _numpy_scalar(np.uintc)
-np_long = _numpy_scalar(np.int_)
-np_ulong = _numpy_scalar(np.uint)
-np_longlong = _numpy_scalar(np.longlong)
-np_ulonglong = _numpy_scalar(np.ulonglong)
-np_int_ = np_long
-np_uint = np_ulong
-np_intp = _numpy_scalar(np.intp)
-np_uintp = _numpy_scalar(np.uintp)
+np_uchar = scalars.uint8
+np_short, np_ushort = _c_integer(ctypes.c_short), _c_integer(ctypes.c_short, False)
+np_intc, np_uintc = _c_integer(ctypes.c_int), _c_integer(ctypes.c_int, False)
+np_long, np_ulong = _c_integer(ctypes.c_long), _c_integer(ctypes.c_long, False)
+np_longlong = _c_integer(ctypes.c_longlong)
+np_ulonglong = _c_integer(ctypes.c_longlong, False)
+np_intp, np_uintp = _c_integer(ctypes.c_ssize_t), _c_integer(ctypes.c_ssize_t, False)
+np_int_, np_uint = np_intp, np_uintp  # NumPy 2's default integer is pointer-sized
 np_int8, np_int16, np_int32, np_int64 = (scalars.int8, scalars.int16, scalars.int32, scalars.int64)
 np_uint8, np_uint16 = scalars.uint8, scalars.uint16
 np_uint32, np_uint64 = scalars.uint32, scalars.uint64
@@ -61,8 +48,7 @@ np_complex64, np_complex128 = scalars.complex64, scalars.complex128
 c_bool = scalars.boolean
 c_int8, c_int16, c_int32, c_int64 = np_int8, np_int16, np_int32, np_int64
 c_uint8, c_uint16, c_uint32, c_uint64 = np_uint8, np_uint16, np_uint32, np_uint64
-c_intp = _integer_of_size(ctypes.sizeof(ctypes.c_void_p), True)
-c_uintp = _integer_of_size(ctypes.sizeof(ctypes.c_void_p), False)
+c_intp, c_uintp = np_intp, np_uintp
 c_float32, c_float64 = scalars.float32, scalars.float64
 
 # Python's number classes as compiled code sees them.
@@ -86,7 +72,6 @@ unsigned_range_iter64_type = RangeIteratorType(scalars.uint64)
 SetType = Set  # one set type serves reflected and typed sets, as for lists
 Dispatcher = DispatcherType  # a jitted function as a value
 UnicodeIteratorType = UnicodeIterator
-numpy_version = tuple(int(part) for part in np.__version__.split(".")[:2])
 
 
 class _KindMeta(type):
@@ -194,7 +179,7 @@ class Bytes(_Kind):
         return isinstance(typ, BytesType)
 
 
-_IMPORTED = {"annotations", "ctypes", "Any", "np", "scalars", "Type", "Array", "BaseTuple"}
+_IMPORTED = {"annotations", "ctypes", "Any", "scalars", "Type", "Array", "BaseTuple"}
 _IMPORTED |= {"ellipsis_type", "RangeIteratorType", "RangeType", "HashTable", "Set", "List"}
 _IMPORTED |= {"DispatcherType", "BytesType", "UnicodeIterator", "UnicodeType"}
 __all__ = [name for name in dir() if not name.startswith("_") and name not in _IMPORTED]
@@ -210,6 +195,16 @@ _NOT_IN_EMBER = {
     "ffi": "cffi functions are not supported (use ctypes)",
     "ffi_forced_object": "cffi functions are not supported (use ctypes)",
 }
+
+
+def late_name(module: str, name: str) -> Any:
+    """A name computed on first use (`numpy_version`: importing ember does not import NumPy),
+    else the AttributeError for a `numba.types` name ember has no counterpart for."""
+    if name == "numpy_version":
+        import numpy as np
+
+        return tuple(int(part) for part in np.__version__.split(".")[:2])
+    raise missing_name(module, name)
 
 
 def missing_name(module: str, name: str) -> AttributeError:
