@@ -111,6 +111,13 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return importlib.import_module(f"ember.{name}")
+    if name == "bool":  # Numba's `numba.bool`; looked up here so this module keeps the builtin
+        return types.boolean
+    if name in ("gdb", "gdb_breakpoint", "gdb_init"):
+        raise AttributeError(
+            f"ember.{name} does not exist: ember has no gdb integration (set "
+            "EMBER_DEBUGINFO / debug=True and attach a debugger to the process instead)"
+        )
     raise AttributeError(f"module 'ember' has no attribute {name!r}")
 
 

@@ -7,6 +7,7 @@ gives errors one line of context saying which compilation failed.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 import itertools
 import threading
@@ -67,6 +68,84 @@ class CompileResult:
     def address(self) -> int:
         """The native function's address (machine code is generated on first request)."""
         return self.library.address_of(self.symbol)
+
+    # Numba's names for what programs read from `f.overloads[sig]`.
+
+    @functools.cached_property
+    def entry_point(self) -> Callable:
+        """A Python callable running this specialization alone (no dispatch, no compiling)."""
+        from ember.dispatcher.pycall import make_invoker
+
+        return make_invoker(self.signature, self.address)
+
+    @property
+    def fndesc(self) -> FunctionDescription:
+        return FunctionDescription(self.py_func, self.symbol, self.signature)
+
+    @property
+    def type_annotation(self) -> TypeAnnotation:
+        """Prints as the source annotated with the types (`f.inspect_types()`'s text)."""
+        return TypeAnnotation(self)
+
+    @property
+    def metadata(self) -> dict:
+        return {
+            "pipeline_times": {"nopython": dict(self.timings)},
+            "parfor_diagnostics": self.parallel_report,
+        }
+
+    objectmode = False  # ember never falls back to object mode
+    lifted = ()  # nor lifts loops out of one
+    typing_error = None
+
+
+@dataclass(frozen=True)
+class FunctionDescription:
+    """Numba's `FunctionDescriptor` fields of a specialization: names and types."""
+
+    py_func: FunctionType
+    llvm_func_name: str
+    signature: Signature
+    native = True
+
+    @property
+    def mangled_name(self) -> str:
+        return self.llvm_func_name
+
+    unique_name = mangled_name
+
+    @property
+    def qualname(self) -> str:
+        return self.py_func.__qualname__
+
+    @property
+    def modname(self) -> str:
+        return self.py_func.__module__
+
+    @property
+    def argtypes(self) -> tuple:
+        return self.signature.args
+
+    @property
+    def restype(self) -> types.Type:
+        return self.signature.return_type
+
+    def __repr__(self) -> str:
+        return f"<function descriptor {self.llvm_func_name!r}>"
+
+
+@dataclass(frozen=True)
+class TypeAnnotation:
+    """The annotated source of one specialization, built when printed."""
+
+    result: CompileResult
+
+    def __str__(self) -> str:
+        from ember.typing.annotate import annotate
+
+        if self.result.func_ir is None:  # loaded from the disk cache: machine code only
+            return f"# {self.result.py_func.__qualname__}: loaded from the cache, no IR kept"
+        return annotate(self.result.func_ir, self.result.typing)
 
 
 @dataclass

@@ -65,6 +65,10 @@ IS_WIN32 = sys.platform.startswith("win32")
 IS_OSX = sys.platform.startswith("darwin")
 PYVERSION = sys.version_info[:2]
 OPT = OPT_LEVEL  # Numba's name
+DEBUGINFO_DEFAULT = DEBUGINFO  # Numba's name
+# Numba switches ember has no counterpart for, at the values that say "not in effect".
+DEBUG = DEVELOPER_MODE = FULL_TRACEBACKS = SHOW_HELP = DUMP_BYTECODE = False
+DISABLE_PERFORMANCE_WARNINGS = True  # ember emits no performance warnings
 
 
 def reload_config() -> None:

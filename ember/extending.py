@@ -173,7 +173,44 @@ def is_jitted(function: Any) -> bool:
     return isinstance(function, Dispatcher)
 
 
+def sentry_literal_args(
+    pysig: inspect.Signature, literal_args: Any, args: tuple, kwargs: dict
+) -> None:
+    """In an `@overload` function: ask for the arguments named in `literal_args` to be typed
+    as literals (the call is typed again with their values) when they are not already."""
+    bound = pysig.bind(*args, **kwargs)
+    for name in literal_args:
+        literally(bound.arguments[name])
+
+
+class BoundLiteralArgs:
+    """`SentryLiteralArgs(names).for_function(f)`: `.bind(*args, **kws)` checks the call."""
+
+    def __init__(self, pysig: inspect.Signature, literal_args: Any) -> None:
+        self.pysig = pysig
+        self.literal_args = tuple(literal_args)
+
+    def bind(self, *args: Any, **kwargs: Any) -> None:
+        sentry_literal_args(self.pysig, self.literal_args, args, kwargs)
+
+
+class SentryLiteralArgs:
+    """Numba's spelling of `sentry_literal_args` for a function's own signature."""
+
+    def __init__(self, literal_args: Any) -> None:
+        self.literal_args = tuple(literal_args)
+
+    def for_function(self, function: Callable) -> BoundLiteralArgs:
+        return BoundLiteralArgs(inspect.signature(function), self.literal_args)
+
+    def for_pysig(self, pysig: inspect.Signature) -> BoundLiteralArgs:
+        return BoundLiteralArgs(pysig, self.literal_args)
+
+
 __all__ = [
+    "BoundLiteralArgs",
+    "SentryLiteralArgs",
+    "sentry_literal_args",
     "get_cython_function_address",
     "is_jitted",
     "AbstractTemplate",

@@ -203,3 +203,11 @@ class CodeLibrary:
     def assembly(self) -> str:
         self.finalize()
         return engine().assembly(self._linkable.clone())
+
+    def get_llvm_str(self) -> str:
+        """Numba's name for `optimized_ir`."""
+        return self.optimized_ir
+
+    def get_asm_str(self) -> str:
+        """Numba's name for `assembly`."""
+        return self.assembly

@@ -196,6 +196,48 @@ class Dispatcher:
 
         return CompileStats(timings, self._disk_cache)
 
+    # Numba's other introspection names.
+
+    @property
+    def doc(self) -> str | None:
+        return self.py_func.__doc__
+
+    @property
+    def func_code(self) -> Any:
+        return self.py_func.__code__
+
+    @property
+    def locals(self) -> dict[str, types.Type]:
+        """The declared variable types of `@jit(locals={...})`."""
+        return dict(self.options.locals)
+
+    def get_overload(self, sig: Signature | tuple) -> Callable:
+        """The compiled entry point of an existing specialization (KeyError if none)."""
+        arg_types = tuple(sig.args) if isinstance(sig, Signature) else tuple(sig)
+        return self.overloads[arg_types].entry_point
+
+    def get_compile_result(self, sig: Signature | tuple | str) -> CompileResult:
+        """The specialization for these argument types, compiled now if needed."""
+        return self.compile(sig)
+
+    def typeof_pyval(self, value: Any) -> types.Type:
+        """The type a call gives the argument `value`."""
+        from ember.dispatcher.typeof import typeof
+
+        return typeof(value)
+
+    def get_metadata(self, signature: tuple | None = None) -> dict:
+        """Per specialization (or for one): its `metadata` (pass timings, parallel report)."""
+        if signature is not None:
+            return self.overloads[tuple(signature)].metadata
+        return {args: result.metadata for args, result in self.overloads.items()}
+
+    def enable_caching(self) -> None:
+        """Turn on `cache=True` after the decoration (Numba's method)."""
+        if self._disk_cache is None:
+            self.cache = True
+            self._disk_cache = _disk_cache_of(self)
+
     def parallel_diagnostics(self, signature: tuple | None = None, level: int = 1) -> None:
         """Print what parallel=True did with each loop (level 1-4: more detail), as Numba."""
         from ember.parallel.diagnostics import print_diagnostics

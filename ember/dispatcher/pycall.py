@@ -58,6 +58,8 @@ def _argument_ctypes(typ: types.Type) -> list:
         return [ctypes.c_void_p] * 3
     if isinstance(typ, types.Record):  # the address of its bytes (RecordModel)
         return [ctypes.c_void_p]
+    if isinstance(typ, types.SliceType):  # {start, stop, step} (SliceModel)
+        return [ctypes.c_int64] * 3
     raise TypeError(f"cannot pass a value of type {typ} from Python yet")
 
 
@@ -130,6 +132,13 @@ def _flatten(typ: types.Type, value: Any, out: list) -> None:
             _flatten(member, item, out)
     elif isinstance(typ, types.Array):
         arrayboxing.flatten(typ, value, out)
+    elif isinstance(typ, types.SliceType):
+        from ember.library.builtins.slices import native_slice_parts
+
+        parts = native_slice_parts(value)
+        if not all(-(1 << 63) <= part < (1 << 63) for part in parts):
+            raise OverflowError("slice bound too big to convert")
+        out.extend(parts)
     elif isinstance(typ, (types.DictType, types.List)):
         out.append(value._meminfo)  # an ember.typed.Dict / List lends its native container
     elif isinstance(typ, types.ClassInstanceType):  # borrowed: the box keeps its reference

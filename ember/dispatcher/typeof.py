@@ -245,7 +245,7 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
     if cls is np.ndarray:
         return _typeof_array(value)
     if isinstance(value, type) and issubclass(value, np.generic):  # np.float32 as a dtype
-        return types.Function(value) if dtype_to_type(np.dtype(value)) is not None else None
+        return types.NumberClass(value) if dtype_to_type(np.dtype(value)) is not None else None
     if isinstance(value, np.void) and value.dtype.fields is not None:
         return _typeof_array(value.reshape(1)).dtype  # a record: its reasons if refused
     if isinstance(value, np.generic):
@@ -337,6 +337,22 @@ def typeof_impl(value: Any) -> types.Type | None:
 
 
 _typeof_hooks: list = []
+
+
+def _numpy_integer_classes() -> tuple:
+    np = sys.modules.get("numpy")
+    return () if np is None else (np.integer, np.bool_)
+
+
+@typeof_impl.register(slice)
+def _typeof_slice(value: slice) -> types.SliceType | None:
+    """Numba's rule: a step of None or 1 is a two-part slice; only integer (or None) parts
+    (unboxed by ember/library/builtins/slices.py)."""
+    parts = (value.start, value.stop, value.step)
+    integral = (int, *_numpy_integer_classes())
+    if not all(part is None or isinstance(part, integral) for part in parts):
+        return None
+    return types.slice2_type if value.step in (None, 1) else types.slice3_type
 
 
 @typeof_impl.register(types.Type)

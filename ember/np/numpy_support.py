@@ -9,6 +9,8 @@ import numpy as np
 
 from ember import types
 from ember.errors import NumbaNotImplementedError
+from ember.misc.carray import carray as _carray
+from ember.misc.carray import farray as _farray
 
 
 def from_dtype(dtype: Any) -> types.Type:
@@ -29,4 +31,94 @@ def as_dtype(typ: types.Type) -> np.dtype:
     return numpy_dtype(typ)
 
 
-__all__ = ["as_dtype", "from_dtype"]
+def from_struct_dtype(dtype: Any) -> types.Record:
+    """The record type of a structured dtype."""
+    typ = from_dtype(dtype)
+    if not isinstance(typ, types.Record):
+        raise TypeError(f"expected a structured dtype, got {dtype!r}")
+    return typ
+
+
+def as_struct_dtype(typ: types.Record) -> np.dtype:
+    """The structured NumPy dtype of a record type."""
+    if not isinstance(typ, types.Record):
+        raise TypeError(f"expected a record type, got {typ}")
+    return as_dtype(typ)
+
+
+def is_array(typ: types.Type) -> bool:
+    return isinstance(typ, types.Array)
+
+
+def is_contiguous(dims: tuple, strides: tuple, itemsize: int) -> bool:
+    """Whether `strides` (bytes) lay out `dims` in C order without gaps."""
+    expected = itemsize
+    for dim, stride in zip(reversed(dims), reversed(strides)):
+        if dim > 1 and stride != expected:
+            return False
+        expected *= dim
+    return True
+
+
+def is_fortran(dims: tuple, strides: tuple, itemsize: int) -> bool:
+    """Whether `strides` (bytes) lay out `dims` in Fortran order without gaps."""
+    return is_contiguous(tuple(reversed(dims)), tuple(reversed(strides)), itemsize)
+
+
+def map_layout(array: np.ndarray) -> str:
+    """The layout letter of a NumPy array's type: "C", "F" or "A"."""
+    if array.flags.c_contiguous:
+        return "C"
+    return "F" if array.flags.f_contiguous else "A"
+
+
+def is_nonelike(typ: Any) -> bool:
+    """None itself, or the type of None (an omitted optional argument)."""
+    return typ is None or isinstance(typ, (types.NoneType, types.Omitted))
+
+
+def type_can_asarray(typ: types.Type) -> bool:
+    """Whether `np.asarray` accepts a value of this type in compiled code."""
+    return isinstance(typ, (types.Array, types.List, types.BaseTuple, types.Number, types.Boolean))
+
+
+def check_is_integer(value: Any, name: str) -> None:
+    """Raise TypeError unless `value` is an integer or an integer type."""
+    if isinstance(value, types.Type):
+        value = types.unliteral(value)
+    if not isinstance(value, (int, types.Integer)):
+        raise TypeError(f"{name} must be an integer")
+
+
+def type_is_scalar(typ: types.Type) -> bool:
+    """Whether `typ` is a scalar NumPy can hold (a number or a boolean)."""
+    return isinstance(types.unliteral(typ), (types.Number, types.Boolean))
+
+
+def map_arrayscalar_type(value: Any) -> types.Type:
+    """The ember type of a NumPy scalar value (`np.float32(1)` -> float32)."""
+    return from_dtype(np.asarray(value).dtype)
+
+
+numpy_version = types.numpy_version
+carray = _carray
+farray = _farray
+
+__all__ = [
+    "as_dtype",
+    "as_struct_dtype",
+    "carray",
+    "check_is_integer",
+    "farray",
+    "from_dtype",
+    "from_struct_dtype",
+    "is_array",
+    "is_contiguous",
+    "is_fortran",
+    "is_nonelike",
+    "map_arrayscalar_type",
+    "map_layout",
+    "numpy_version",
+    "type_can_asarray",
+    "type_is_scalar",
+]

@@ -68,11 +68,15 @@ from ember.types.functions import (
     ExceptionClass,
     ExceptionInstance,
     Function,
+    FunctionType,
     Module,
+    NumberClass,
     Omitted,
 )
 from ember.types.generators import Generator
 from ember.types.lists import List, ListIterator, ListType, Undefined, undefined, unsupported_item
+from ember.types.numba_names import *  # noqa: F403 - Numba's alias names are public names
+from ember.types.numba_names import late_name
 from ember.types.optional import Optional, optional
 from ember.types.pointers import AnyType, CPointer, VarArg, voidptr
 from ember.types.random import NumPyRandomGeneratorType, npy_rng
@@ -109,4 +113,8 @@ from ember.types.structref import StructRef, StructRefPayload
 
 Any = AnyType("any")  # assigned, not imported: the star import above would bring typing.Any
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+__all__ = [name for name in dir() if not name.startswith("_") and name != "late_name"]
+
+
+def __getattr__(name: str):
+    return late_name(__name__, name)

@@ -34,7 +34,10 @@ class DictType(HashTable):
     def __init__(self, key_type: Type, value_type: Type) -> None:
         self.key_type = unliteral(key_type)
         self.value_type = unliteral(value_type)
-        super().__init__(f"DictType[{self.key_type},{self.value_type}]")
+        super().__init__(f"DictType[{self.key_type},{self.value_type}]<iv=None>")
+
+    def __repr__(self) -> str:  # Numba's spellings: str above, repr as a constructor call
+        return f"DictType({self.key_type!r}, {self.value_type!r})"
 
     @property
     def key(self) -> Any:

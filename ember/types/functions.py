@@ -24,6 +24,43 @@ class Function(Dummy):
         return (self.typing_key,)
 
 
+class NumberClass(Function):
+    """A NumPy scalar class used as a function or dtype (`np.float64(x)`), Numba's
+    `NumberClass`: `NumberClass(float64)` or the class itself; `instance_type` is what it
+    makes."""
+
+    def __init__(self, instance_type: Any) -> None:
+        import numpy as np
+
+        scalar_class = (
+            instance_type
+            if isinstance(instance_type, type)
+            else np.dtype(str(instance_type)).type  # an ember scalar type, named as NumPy's
+        )
+        super().__init__(scalar_class)
+        self.name = f"class({np.dtype(scalar_class)})"
+
+    @property
+    def instance_type(self) -> Type:
+        import numpy as np
+
+        from ember.dispatcher.typeof import dtype_to_type
+
+        return dtype_to_type(np.dtype(self.typing_key))
+
+
+class FunctionType(Type):
+    """Numba's first-class function type (`FunctionType(float64(float64))`): ember passes a
+    jitted function itself as an argument instead (typed by the function), so none is built."""
+
+    def __init__(self, signature: Any) -> None:
+        raise NotImplementedError(
+            f"types.FunctionType({signature}) is not supported by ember: pass the jitted "
+            "function itself as an argument (each function is typed by the function) or "
+            "choose among functions with a tuple of them"
+        )
+
+
 class BoundFunction(Dummy):
     """A method looked up on a value (`x.conjugate`): the receiver type plus the method name."""
 

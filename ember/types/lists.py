@@ -35,7 +35,10 @@ class List(Type):
         """`reflected` is accepted for Numba's `types.List(t, reflected=True)` spelling: one
         list type serves both (see ListType below)."""
         self.dtype = dtype
-        super().__init__(f"list({dtype})")
+        super().__init__(f"ListType[{dtype}]")
+
+    def __repr__(self) -> str:
+        return f"ListType({self.dtype!r})"
 
     @property
     def key(self) -> Any:
@@ -74,7 +77,8 @@ class List(Type):
 
 
 # One list type serves both of Numba's (reflected `List` and typed `ListType`): its items are
-# stored alike whether the list came from Python or from `ember.typed.List`.
+# stored alike whether the list came from Python or from `ember.typed.List`. It is spelled as
+# Numba spells the typed one (`ListType[int64]`, repr `ListType(int64)`).
 ListType = List
 
 

@@ -40,6 +40,24 @@ def _type_slice(args, kws):
     return signature(types.SliceType(has_step), *args)
 
 
+# ---------------------------------------------------------------------------- slices from Python
+
+
+def native_slice_parts(value: slice) -> tuple[int, int, int]:
+    """(start, stop, step) with the sentinels `lower_slice` gives omitted bounds: a slice
+    argument's native value (typed by ember/dispatcher/typeof.py, passed by pycall.py)."""
+    parts = (value.start, value.stop, value.step)  # ints or NumPy integers
+    start, stop, step = (None if part is None else int(part) for part in parts)
+    step = 1 if step is None else step
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    if start is None:
+        start = _MAX if step < 0 else 0
+    if stop is None:
+        stop = _MIN if step < 0 else _MAX
+    return start, stop, step
+
+
 def _slice_part(context, builder, typ, value):
     if isinstance(typ, types.NoneType):
         return None
