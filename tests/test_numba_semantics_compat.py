@@ -283,3 +283,11 @@ def test_append_of_a_list_display_and_an_array():
     np.testing.assert_array_equal(
         njit(lambda: np.append([0], np.array([1, 2])))(), np.append([0], np.array([1, 2]))
     )
+
+
+@pytest.mark.parametrize("value", [np.float64(2.5), np.int32(-7), np.uint8(200), np.bool_(True)])
+def test_scalar_item_is_the_value(value):
+    # NumPy's `.item()` of a scalar: the same value as a Python number.
+    expected = value.item()
+    result = njit(lambda x: x.item())(value)
+    assert result == expected and type(result) is type(expected)

@@ -102,9 +102,13 @@ def make_ufunc(
     identity=None,
     signature: str | None = None,
     owners: list | None = None,
+    exact_match_first: bool = False,
 ) -> np.ufunc:
     """A new ufunc (a gufunc when `signature` is a layout such as '(n),()->(n)') whose loops are
-    (inner-loop address, dtypes of every operand, loop-data address), in NumPy's search order."""
+    (inner-loop address, dtypes of every operand, loop-data address), in NumPy's search order.
+    With `exact_match_first`, an elementwise ufunc's loops are registered at creation, so a
+    loop of the inputs' own dtypes wins: Numba's `target='parallel'` ufuncs are made that way."""
+    at_creation = signature is not None or exact_match_first
     count = len(loops)
     functions = (ctypes.c_void_p * max(count, 1))(*(address for address, _, _ in loops))
     data = (ctypes.c_void_p * max(count, 1))(*(extra or None for _, _, extra in loops))
@@ -123,7 +127,7 @@ def make_ufunc(
         ctypes.addressof(functions),
         ctypes.addressof(data),
         memory.typecodes,
-        count if signature is not None else 0,  # an elementwise ufunc's come below
+        count if at_creation else 0,  # else they come below
         nin,
         nout,
         code,
@@ -134,7 +138,7 @@ def make_ufunc(
         value,
     )
     ufunc.__dict__["_ember_memory"] = memory
-    if signature is None:
+    if not at_creation:
         _install_loops(ufunc, functions, data, memory.typecodes, count)
     return ufunc
 

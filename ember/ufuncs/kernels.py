@@ -151,6 +151,7 @@ class LoopTable:
             identity=identity,
             signature=layout,
             owners=[self],
+            exact_match_first=self.parallel,
         )
         ufunc.__dict__["__module__"] = self.py_func.__module__
         ufunc.__dict__["__wrapped__"] = self.py_func

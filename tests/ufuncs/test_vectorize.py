@@ -235,8 +235,11 @@ def test_parallel_target_matches_serial_on_large_and_strided_inputs():
     np.testing.assert_array_equal(parallel(a[::3], b[::3], 2.0), serial(a[::3], b[::3], 2.0))
     m = a[: 300 * 300].reshape(300, 300)
     np.testing.assert_array_equal(parallel(m, m.T, m[0]), serial(m, m.T, m[0]))
-    small = a[:5].astype(np.float32)
-    np.testing.assert_array_equal(parallel(small, small, small), serial(small, small, small))
+    small = a[:5].astype(np.float32)  # parallel: the float32 loop; serial: the float64 loop
+    np.testing.assert_allclose(
+        parallel(small, small, small), serial(small, small, small), rtol=1e-6
+    )
+    assert parallel(small, small, small).dtype == np.float32
 
 
 @settings(max_examples=60, deadline=None)
@@ -428,3 +431,25 @@ def test_parallel_target_keeps_reductions_and_accumulations_sequential():
     out = np.zeros(n, dtype=np.int64)
     parallel(v, v, out=out, where=mask)
     np.testing.assert_array_equal(out, np.where(mask, 2 * v, 0))
+
+
+def test_parallel_target_prefers_the_loop_of_the_inputs_own_dtype():
+    # Numba makes `target='parallel'` ufuncs with their loops registered at creation, so
+    # NumPy takes the exact float32 loop although the float64 loop is listed first (the
+    # default target, a DUFunc, takes the first safe cast: float64).
+    @vectorize(["float64(float64, float64)", "float32(float32, float32)"], target="parallel")
+    def hypot_parallel(a, b):
+        return (a * a + b * b) ** 0.5
+
+    @vectorize(["float64(float64, float64)", "float32(float32, float32)"])
+    def hypot_serial(a, b):
+        return (a * a + b * b) ** 0.5
+
+    a = np.arange(4, dtype=np.float32)
+    b = np.ones(4, dtype=np.float32)
+    expected = np.sqrt(a.astype(np.float64) ** 2 + 1.0)
+    parallel_result, serial_result = hypot_parallel(a, b), hypot_serial(a, b)
+    assert parallel_result.dtype == np.float32
+    assert serial_result.dtype == np.float64
+    np.testing.assert_allclose(parallel_result, expected, rtol=1e-6)
+    np.testing.assert_array_equal(serial_result, expected)

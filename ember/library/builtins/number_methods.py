@@ -1,5 +1,5 @@
-"""Attributes and methods of numbers (`real`, `imag`, `conjugate()`), complex powers and the
-true division of integers.
+"""Attributes and methods of numbers (`real`, `imag`, `conjugate()`, `item()`), complex powers
+and the true division of integers.
 
 Complex `**` (CPython's `complex_pow`) and the exact slow path of `int / int` are written in
 Python and compiled by ember itself (see helpers.py).
@@ -13,7 +13,7 @@ import operator
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.extending import intrinsic
+from ember.extending import intrinsic, overload_method
 from ember.lowering.casts import make_complex
 from ember.lowering.registry import lower_builtin, lower_getattr
 from ember.typing.signature import signature
@@ -64,6 +64,13 @@ class NumberAttributes(AttributeTemplate):
 
     def resolve_imag(self, value_type: types.Type) -> types.Type:
         return _parts_type(value_type)
+
+
+@overload_method(types.Number, "item")
+@overload_method(types.Boolean, "item")
+def scalar_item(x):
+    """A NumPy scalar's `.item()`: the value itself (ember's numbers are already native)."""
+    return lambda x: x
 
 
 @lower_getattr(types.Number, "real")
