@@ -270,7 +270,7 @@ def test_list_of_int_then_none_is_a_clear_typing_error_numba_7577():
         lst.append(None)
         return lst
 
-    with pytest.raises(ember.TypingError, match="cannot store a none in a list"):
+    with pytest.raises(ember.TypingError, match="cannot store a none in a (list|ListType)"):
         f()
 
 

@@ -18,7 +18,6 @@ from ember.errors import ArgumentTypeError, EmberError, ForceLiteralArg, TypingE
 from ember.frontend.interpreter import UndefinedName
 from ember.lowering.context import TargetOptions
 from ember.typing.functions import RecursionPending
-from ember.typing.infer import running_inferer
 from ember.typing.signature import Signature
 from ember.typing.templates import choose_best
 
@@ -49,6 +48,9 @@ class _InProgress:
             return self.state.declared_return
         inferer = self.state.inferer
         found = inferer.return_type if inferer is not None else None
+        # (imported here: a process that only loads cached code never loads type inference)
+        from ember.typing.infer import running_inferer
+
         if found is not None and running_inferer() is not inferer:
             # another function's code keeps this type; the function's own recursive calls
             # are typed again by its next sweep, until its return type settles
