@@ -261,6 +261,20 @@ class ControlFlowGraph:
         return {n: post_doms[n] for n in self.nodes()}
 
 
+def graph_of_blocks(func_ir) -> ControlFlowGraph:
+    """The processed graph of a function IR's blocks (by label), for the passes that look for
+    loops or dominators after the IR is built."""
+    graph = ControlFlowGraph()
+    for label in func_ir.blocks:
+        graph.add_node(label)
+    for label in func_ir.blocks:
+        for successor in func_ir.successors(label):
+            graph.add_edge(label, successor)
+    graph.set_entry_point(func_ir.entry)
+    graph.process()
+    return graph
+
+
 def _reverse_post_order(entry: object, successors: Callable[[object], Iterable[object]]) -> list:
     """Return the nodes reachable from ``entry`` in reverse post-order (iterative DFS)."""
     visited = {entry}

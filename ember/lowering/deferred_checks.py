@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.frontend.cfg import ControlFlowGraph
+from ember.frontend.cfg import graph_of_blocks
 from ember.ir import nodes as ir
 from ember.lowering.arrays import ArrayFields, needs_refcount, store_in_entry, unpack
 from ember.lowering.arrays_kernels import may_overlap
@@ -184,14 +184,7 @@ def _exits_only_from_header(func_ir: ir.FunctionIR, loop) -> bool:
 def _innermost_loops(func_ir: ir.FunctionIR) -> list:
     """Natural loops containing no other loop, whose header is their first block (so label
     order is execution order within one iteration)."""
-    cfg = ControlFlowGraph()
-    for label in func_ir.blocks:
-        cfg.add_node(label)
-    for label in func_ir.blocks:
-        for successor in func_ir.successors(label):
-            cfg.add_edge(label, successor)
-    cfg.set_entry_point(func_ir.entry)
-    cfg.process()
+    cfg = graph_of_blocks(func_ir)
     loops = list(cfg.loops().values())
     return [
         loop

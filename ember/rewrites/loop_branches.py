@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import operator
 
-from ember.frontend.cfg import ControlFlowGraph
+from ember.frontend.cfg import ControlFlowGraph, graph_of_blocks
 from ember.ir import nodes as ir
 
 _ORDERINGS = (operator.lt, operator.gt, operator.le, operator.ge)
@@ -23,7 +23,7 @@ _ORDERINGS = (operator.lt, operator.gt, operator.le, operator.ge)
 
 def reshape_loops(func_ir: ir.FunctionIR) -> bool:
     """Add the latches and mark the extremum updates; whether anything changed."""
-    graph = _graph(func_ir)
+    graph = graph_of_blocks(func_ir)
     marked = _mark_extremum_updates(func_ir, graph)
     return _merge_back_edges(func_ir, graph) or marked
 
@@ -120,15 +120,3 @@ def _read_from_sequence(name: str, definitions: dict[str, list]) -> bool:
 
 def _assigns(block: ir.Block, name: str) -> bool:
     return any(isinstance(s, ir.Assign) and s.target.name == name for s in block.body)
-
-
-def _graph(func_ir: ir.FunctionIR) -> ControlFlowGraph:
-    graph = ControlFlowGraph()
-    for label in func_ir.blocks:
-        graph.add_node(label)
-    for label in func_ir.blocks:
-        for successor in func_ir.successors(label):
-            graph.add_edge(label, successor)
-    graph.set_entry_point(func_ir.entry)
-    graph.process()
-    return graph
