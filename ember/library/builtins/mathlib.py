@@ -109,6 +109,8 @@ def _register_binary(name: str) -> None:
                 result = c_pow(context, builder, *args)
             else:
                 result = call_math(builder, name, _BINARY[name], *args)
+            if name == "remainder":
+                result = _zero_signed_as(builder, result, args[0])
             if context.options.error_model == "python" and name not in _NEVER_RAISE:
                 _python_errors(context, builder, name, list(args), result)
             return result
@@ -180,6 +182,14 @@ def _all(builder, conditions: list):
     for condition in conditions[1:]:
         result = builder.and_(result, condition)
     return result
+
+
+def _zero_signed_as(builder, value, sign_source):
+    """`value`, or a zero of `sign_source`'s sign when it is zero: IEEE's (and CPython's)
+    remainder, which glibc gets wrong for subnormal divisors (remainder(1e-282, 5e-324))."""
+    signed_zero = call_intrinsic(builder, "llvm.copysign", [value, sign_source])
+    is_zero = builder.fcmp_ordered("==", value, value.type(0.0))
+    return builder.select(is_zero, signed_zero, value)
 
 
 def call_math(builder, name: str, implementation: str | None, *operands):
