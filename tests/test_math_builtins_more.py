@@ -387,3 +387,29 @@ def test_range_count_and_index(bounds):
         same(_range_count_index, *bounds, value)
     with pytest.raises(ValueError, match="not in range"):
         compiled(lambda v: range(5).index(v))(7)
+
+
+@njit
+def _extremes_by_lambda_or_default(n, fallback):
+    xs = [(i * 7) % 5 for i in range(n)]
+    return (
+        max(xs, key=lambda x: -x, default=fallback),
+        min(xs, key=lambda x: (x - 2) ** 2, default=fallback),
+    )
+
+
+@njit
+def _largest_remainder_or_none(n):
+    xs = [i for i in range(n)]
+    return max(xs, key=lambda x: x % 3, default=None)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 9])
+def test_min_max_with_an_inner_lambda_key_and_a_default(n):
+    xs = [(i * 7) % 5 for i in range(n)]
+    expected = (
+        max(xs, key=lambda x: -x, default=-1),
+        min(xs, key=lambda x: (x - 2) ** 2, default=-1),
+    )
+    assert _extremes_by_lambda_or_default(n, -1) == expected
+    assert _largest_remainder_or_none(n) == max(range(n), key=lambda x: x % 3, default=None)

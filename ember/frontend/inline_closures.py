@@ -38,7 +38,7 @@ from ember.frontend.bytecode import ByteCode
 from ember.frontend.genexpr import generator_of
 from ember.frontend.interpreter import build_ir
 from ember.ir import nodes as ir
-from ember.library.builtins.key_functions import BY_METHOD
+from ember.library.builtins.key_functions import BY_METHOD, WITH_DEFAULT
 
 _MAX_INLINED_CALLS = 1000  # a guard against runaway growth (e.g. a chain of wrappers)
 
@@ -133,6 +133,8 @@ class _Inliner:
             callee = self.jitted_function_of(values[0].value)
             if isinstance(callee, dict):  # chosen by the number of positional arguments
                 callee = callee.get(len(call.args))
+            if any(name == "default" for name, _ in call.kws):
+                callee = WITH_DEFAULT.get(callee, callee)
             return callee
         if len(values) == 1 and isinstance(values[0], ir.GetAttr):
             method = BY_METHOD.get(values[0].attr)

@@ -59,6 +59,26 @@ def max_by_key(iterable, key=None):
     return best
 
 
+def min_by_key_or_default(iterable, key=None, default=None):
+    """min(iterable, key=..., default=...): `default` for an empty iterable."""
+    best, best_score, empty = default, None, True
+    for item in iterable:
+        score = key(item)
+        if empty or score < best_score:
+            best, best_score, empty = item, score, False
+    return best
+
+
+def max_by_key_or_default(iterable, key=None, default=None):
+    """max(iterable, key=..., default=...): `default` for an empty iterable."""
+    best, best_score, empty = default, None, True
+    for item in iterable:
+        score = key(item)
+        if empty or score > best_score:
+            best, best_score, empty = item, score, False
+    return best
+
+
 # map and filter run when called and give a list of their results (an iterator's state lives
 # in its function's frame, so it could not be returned): what programs do with them (loop,
 # list(), sum(), sorted()) sees the same items, unless the function has side effects that the
@@ -125,5 +145,7 @@ BY_BUILTIN = {
     builtins.filter: filter_by_function,
     functools.reduce: {2: reduce_without_initial, 3: reduce_from_initial},
 }
+#: The implementation taking a `default=` keyword, for those that can take one.
+WITH_DEFAULT = {min_by_key: min_by_key_or_default, max_by_key: max_by_key_or_default}
 #: Methods likewise, by name: the receiver becomes the first argument.
 BY_METHOD = {"sort": sort_by_key}
