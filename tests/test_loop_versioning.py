@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ember
-from ember.lowering.deferred_checks import BLOCK, SHORT
+from ember.lowering.deferral_plan import BLOCK, SHORT
 
 
 def to_int(a, out):

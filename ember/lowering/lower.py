@@ -20,7 +20,8 @@ from ember.lowering import callconv, classes, first_class, lists, optional, stac
 from ember.lowering import exceptions as exception_lowering
 from ember.lowering.block_values import block_local_values, is_long
 from ember.lowering.context import CPUContext
-from ember.lowering.deferred_checks import DeferredChecks, plan_deferral
+from ember.lowering.deferral_plan import plan_deferral
+from ember.lowering.deferred_checks import DeferredChecks
 from ember.lowering.int_ranges import (
     VariableRanges,
     no_wrap_operations,
