@@ -84,17 +84,18 @@ class JITEngine:
         # (7x from 200 to 800 blocks); O1 leaves it and the other O2+ passes out and takes
         # half the time of O3.
         large = instructions > config.LARGE_FUNCTION
-        builder = self._make_pass_builder(min(self.opt_level, 1) if large else self.opt_level)
-        with self.lock:
-            builder.getModulePassManager().run(module, builder)
-            self._reference_pruning.run(module, builder)
+        level = min(self.opt_level, 1) if large else self.opt_level
+        self._run(module, self._make_pass_builder(level))
 
     def simplify(self, module: llvm_binding.ModuleRef) -> None:
         """The cheap pipeline for a callee that callers will link and optimize again."""
         # O1 without vectorization or unrolling: it shrinks the callee as the caller's inliner
         # needs, and leaves the loop transforms to the caller's pipeline, which sees the
         # callee's loops in their context.
-        builder = self._make_pass_builder(min(self.opt_level, 1), loop_transforms=False)
+        self._run(module, self._make_pass_builder(min(self.opt_level, 1), loop_transforms=False))
+
+    def _run(self, module: llvm_binding.ModuleRef, builder) -> None:
+        """`builder`'s pipeline, then the pruning of reference counts that cancel."""
         with self.lock:
             builder.getModulePassManager().run(module, builder)
             self._reference_pruning.run(module, builder)
