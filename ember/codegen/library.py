@@ -82,6 +82,7 @@ class CodeLibrary:
             jit.optimize(module, self.instructions)
         module = unroll_self_recursion(jit, module)
         self._linkable = module.clone()
+        self._for_callers = None  # callers link the optimized module from now on
         self._pending_module = module
         self.finalized = True  # before the dumps, which read the finalized library
         if config.DUMP_OPTIMIZED:
