@@ -89,10 +89,15 @@ class CompileResult:
 
     @property
     def metadata(self) -> dict:
-        return {
+        found = {
             "pipeline_times": {"nopython": dict(self.timings)},
             "parfor_diagnostics": self.parallel_report,
         }
+        timings = getattr(self.library, "pass_timings", None)
+        if timings is not None:  # config.LLVM_PASS_TIMINGS was on when it was compiled
+            self.library.address_of(self.symbol)  # so that making machine code is included
+            found["llvm_pass_timings"] = timings
+        return found
 
     objectmode = False  # ember never falls back to object mode
     lifted = ()  # nor lifts loops out of one
