@@ -244,3 +244,36 @@ def test_public_names():
         assert hasattr(ember, name)
     assert ember.typeof(1.5) is types.float64
     assert ember.typeof((1, 2.0)) == types.Tuple((types.int64, types.float64))
+
+
+@pytest.mark.parametrize(
+    "ember_type, value",
+    [
+        (types.int32, 7),
+        (types.uint8, 255),
+        (types.float32, 1.1),
+        (types.float64, 3),
+        (types.complex128, 2),
+        (types.boolean, 0),
+        (types.int16, -5.0),
+    ],
+)
+def test_number_types_called_on_values_convert_them_as_numpy(ember_type, value):
+    """`int32(x)` in Python is NumPy's int32 of x (as in Numba); of types, a signature."""
+    import numpy as np
+
+    converted = ember_type(value)
+    expected = np.dtype(ember_type.name).type(value)
+    assert type(converted) is type(expected) and converted == expected
+    assert str(ember_type(types.int64)) == f"{ember_type}(int64)"
+
+
+def test_number_type_casts_inside_python_callers_of_jitted_code():
+    def inner(a, flag):
+        if flag:
+            a = types.int64(0)
+        return a
+
+    compiled_inner = njit(inner)
+    for value, flag in ((1, 0), (1, 1), (-3, 0)):
+        assert compiled_inner(types.int32(value), flag) == inner(types.int32(value), flag)

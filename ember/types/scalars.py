@@ -20,6 +20,18 @@ class Number(Type):
     def _rebuild_args(self) -> tuple:
         return (self.name, self.bitwidth)
 
+    def __call__(self, *args: Any) -> Any:
+        """`int32(x)` of a value converts it, as in Numba (NumPy's scalar of this type);
+        of types, `float64(int64, int64)` builds a signature."""
+        if len(args) == 1 and not isinstance(args[0], Type):
+            return self.cast_python_value(args[0])
+        return super().__call__(*args)
+
+    def cast_python_value(self, value: Any) -> Any:
+        import numpy as np
+
+        return np.dtype(self.name).type(value)
+
 
 class Boolean(Number):
     kind_rank = 0
