@@ -16,6 +16,9 @@ The inputs of a block are the function's variables that its body reads; its outp
 declared names. `<block 0>` is an `ObjModeBlock` reached through a closure cell (a compile-time
 constant for the frontend); ember/lowering/objmode.py types and lowers its calls. Source lines
 and columns are kept, so errors and tracebacks point at the original file.
+
+`with parallel_chunksize(n):` blocks are rewritten here too, into `previous =
+set_parallel_chunksize(n)` and a `try` whose `finally` restores `previous`.
 """
 
 from __future__ import annotations
@@ -41,8 +44,10 @@ from ember.frontend.source_rewrite import (
 )
 from ember.ir.nodes import Loc
 from ember.misc.objmode import _ObjModeContext
+from ember.parallel.api import parallel_chunksize, set_parallel_chunksize
 
 _BLOCK_PREFIX = "__ember_objmode_block_"
+_CHUNKSIZE_SETTER = "__ember_set_parallel_chunksize"
 
 
 @dataclass(eq=False)
@@ -78,6 +83,7 @@ class _Extractor:
         self.py_func = py_func
         self.filename = py_func.__code__.co_filename
         self.blocks: list[tuple[ast.With, list[ast.stmt], dict[str, types.Type], ast.Call]] = []
+        self.chunksize_blocks: list[ast.With] = []
         cells = zip(py_func.__code__.co_freevars, py_func.__closure__ or ())
         closure_values = {}
         for name, cell in cells:
@@ -94,7 +100,7 @@ class _Extractor:
         if funcdef is None:
             return self.py_func, []  # no source: the bytecode frontend reports the `with`
         _BlockReplacer(self).visit(funcdef)
-        if not self.blocks:
+        if not self.blocks and not self.chunksize_blocks:
             return self.py_func, []
         replacements = {id(call) for _, _, _, call in self.blocks}
         outer_locals = local_names(funcdef, skip=replacements)
@@ -110,9 +116,13 @@ class _Extractor:
             name = f"{_BLOCK_PREFIX}{index}"
             block_defs.append(helper_def(name, inputs, body, outputs, with_node))
             specs[name] = (inputs, outputs, self._loc(with_node))
+        if self.chunksize_blocks:
+            block_defs.append(helper_def(_CHUNKSIZE_SETTER, (), [ast.Pass()], (), funcdef))
         made: list[ObjModeBlock] = []
 
-        def make_block(name: str, func: FunctionType) -> ObjModeBlock:
+        def make_block(name: str, func: FunctionType) -> Any:
+            if name == _CHUNKSIZE_SETTER:
+                return set_parallel_chunksize
             inputs, outputs, loc = specs[name]
             label = f"<objmode block of {self.py_func.__name__}>"  # what tracebacks show
             func.__code__ = func.__code__.replace(co_name=label)
@@ -121,6 +131,36 @@ class _Extractor:
             return made[-1]
 
         return rebuild_function(self.py_func, funcdef, block_defs, make_block), made
+
+    def chunksize_argument(self, with_node: ast.With) -> ast.expr | None:
+        """The size of `with parallel_chunksize(size):`, or None for another kind of `with`."""
+        item = with_node.items[0]
+        expr = item.context_expr
+        if len(with_node.items) != 1 or not isinstance(expr, ast.Call):
+            return None
+        if self._static_value(expr.func) is not parallel_chunksize:
+            return None
+        if item.optional_vars is not None or len(expr.args) != 1 or expr.keywords:
+            raise UnsupportedError(
+                "write 'with parallel_chunksize(n):' (one argument, no 'as')", self._loc(with_node)
+            )
+        return expr.args[0]
+
+    def chunksize_statements(self, with_node: ast.With, size: ast.expr) -> list[ast.stmt]:
+        """`previous = set(size); try: body; finally: set(previous)`, as Numba's block does
+        (the setter reaches the rebuilt function as a helper named `_CHUNKSIZE_SETTER`)."""
+        previous = f"__ember_chunksize_{len(self.chunksize_blocks)}"
+        self.chunksize_blocks.append(with_node)
+        setter = ast.Name(_CHUNKSIZE_SETTER, ast.Load())
+        save = ast.Assign(
+            targets=[ast.Name(previous, ast.Store())],
+            value=ast.Call(func=setter, args=[size], keywords=[]),
+        )
+        restore = ast.Expr(
+            ast.Call(func=setter, args=[ast.Name(previous, ast.Load())], keywords=[])
+        )
+        guarded = ast.Try(body=with_node.body, handlers=[], orelse=[], finalbody=[restore])
+        return [locate_all(save, with_node), locate_all(guarded, with_node)]
 
     def objmode_outputs(self, with_node: ast.With) -> dict[str, types.Type] | None:
         """The declared outputs of `with objmode(...)`, or None for another kind of `with`."""
@@ -190,7 +230,11 @@ class _BlockReplacer(ast.NodeTransformer):
     def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
         return node
 
-    def visit_With(self, node: ast.With) -> ast.AST:
+    def visit_With(self, node: ast.With) -> Any:
+        size = self.extractor.chunksize_argument(node)
+        if size is not None:
+            self.generic_visit(node)
+            return self.extractor.chunksize_statements(node, size)
         outputs = self.extractor.objmode_outputs(node)
         if outputs is None:
             self.generic_visit(node)

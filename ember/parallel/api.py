@@ -1,12 +1,13 @@
 """The public parallel API: `prange`, `set_num_threads`, `get_num_threads`, `get_thread_id`,
 `threading_layer`; usable from Python and from jitted code (typed and lowered here), and
 Numba's chunk-size hint (`set_parallel_chunksize`, `get_parallel_chunksize`,
-`parallel_chunksize`), from Python."""
+`parallel_chunksize`; in jitted code `with parallel_chunksize(n):` is rewritten by
+ember/frontend/objmode_blocks.py)."""
 
 from __future__ import annotations
 
 import contextlib
-import threading
+import ctypes
 from collections.abc import Iterator
 from typing import Any
 
@@ -81,23 +82,34 @@ def _layer():
     return layer()
 
 
-_chunk_setting = threading.local()
+# One process-wide cell, read and written by Python and by compiled code alike (Numba keeps one
+# per thread; ember's scheduler does not read it, so only what the getters report differs).
+_chunk_size = ctypes.c_int64(0)
+CHUNKSIZE_SYMBOL = "ember.parallel_chunksize"
+
+
+def publish_symbol(symbol: str = CHUNKSIZE_SYMBOL) -> str:
+    """Compiled code reaches the chunk-size cell through this symbol."""
+    from ember.codegen.symbols import publish
+
+    publish(symbol, ctypes.addressof(_chunk_size))
+    return symbol
 
 
 def set_parallel_chunksize(n: int) -> int:
-    """Numba's scheduling hint (iterations per work item) for parallel regions this thread
-    starts; returns the previous one. ember's runtime splits the iterations its own way, so
-    the hint is recorded and reported, and results never depend on it. 0 means the default."""
+    """Numba's scheduling hint (iterations per work item) for parallel regions; returns the
+    previous one. ember's runtime splits the iterations its own way, so the hint is recorded
+    and reported, and results never depend on it. 0 means the default."""
     if not isinstance(n, int) or isinstance(n, bool) or n < 0:
         raise ValueError(f"the parallel chunk size must be an int >= 0, not {n!r}")
-    previous = get_parallel_chunksize()
-    _chunk_setting.value = n
+    previous = _chunk_size.value
+    _chunk_size.value = n
     return previous
 
 
 def get_parallel_chunksize() -> int:
-    """The hint `set_parallel_chunksize` last set in this thread (0: the default)."""
-    return getattr(_chunk_setting, "value", 0)
+    """The hint `set_parallel_chunksize` last set (0: the default)."""
+    return _chunk_size.value
 
 
 @contextlib.contextmanager

@@ -4,19 +4,25 @@ threading layer."""
 
 from __future__ import annotations
 
+from llvmlite import ir as llvm
+
 from ember import types
+from ember.codegen.symbols import external_global
 from ember.extending import overload
 from ember.library.builtins import ranges
 from ember.lowering.registry import lower_builtin
 from ember.parallel import threading_layer as tl
 from ember.parallel.api import (
     get_num_threads,
+    get_parallel_chunksize,
     get_thread_id,
     numpy_prange,
     pndindex,
     prange,
+    publish_symbol,
     reduction_prange,
     set_num_threads,
+    set_parallel_chunksize,
     setitem_prange,
     stencil_prange,
 )
@@ -64,6 +70,38 @@ def _lower_set_num_threads(context, builder, sig, args):
     context.guard(builder, builder.or_(too_small, too_large), ValueError, message)
     builder.call(tl.declare_symbol(builder.module, tl.SET_NUM_THREADS), [count])
     return context.get_dummy_value(types.none)
+
+
+@registry.typer(get_parallel_chunksize)
+def _type_get_chunksize(args, kws):
+    return signature(types.int64) if not args and not kws else None
+
+
+@registry.typer(set_parallel_chunksize)
+def _type_set_chunksize(args, kws):
+    if len(args) == 1 and not kws and isinstance(types.unliteral(args[0]), types.Integer):
+        return signature(types.int64, types.int64)
+    return None
+
+
+def _chunksize_cell(builder):
+    return external_global(builder.module, publish_symbol(), llvm.IntType(64))
+
+
+@lower_builtin(get_parallel_chunksize)
+def _lower_get_chunksize(context, builder, sig, args):
+    return builder.load(_chunksize_cell(builder))
+
+
+@lower_builtin(set_parallel_chunksize, types.Integer)
+def _lower_set_chunksize(context, builder, sig, args):
+    (size,) = args
+    negative = builder.icmp_signed("<", size, size.type(0))
+    context.guard(builder, negative, ValueError, "chunksize must be greater than or equal to zero")
+    cell = _chunksize_cell(builder)
+    previous = builder.load(cell)
+    builder.store(size, cell)
+    return previous
 
 
 @overload(pndindex)
