@@ -51,9 +51,11 @@ class DeferredChecks:
 
     A loop storing into arrays the caller sees (`plan.blockwise`) cannot take back the stores
     of the iterations after a failure, so it runs BLOCK iterations at a time, in three copies
-    (`lower.py`): a check pass, its stores left out, only flags; if nothing failed, the body
-    with no checks (both vectorize); else, from the block's entry state, the body with its
-    checks in place, which raises where CPython does with the same stores done before."""
+    (`lower.py`): a check pass, which flags failures and computes the items stored into
+    arrays of numbers into buffers of BLOCK items (one per store), storing nothing; if nothing
+    failed, the body with no checks, storing the buffered items (both vectorize, and the
+    inputs are read once); else, from the block's entry state, the body with its checks in
+    place, which raises where CPython does with the same stores done before."""
 
     def __init__(self, plan: DeferralPlan, builder: llvm.IRBuilder, variable_slot, enclosing=None):
         self.plan = plan
@@ -87,6 +89,8 @@ class DeferredChecks:
             for header, blockwise in plan.blockwise.items()
         }
         self.pending: _PendingSite | None = None  # the last site, its reduction not emitted
+        self.position = alloca_in_entry(builder, i64, name="blockwise.position")
+        self.buffers_of: dict[int, llvm.Value] = {}  # per buffered store: BLOCK items
 
     def deferring(self, builder: llvm.IRBuilder) -> bool:
         """Whether checks emitted now are deferred (not in a function compiled meanwhile)."""
@@ -114,10 +118,34 @@ class DeferredChecks:
             self.loop, self.copy = header, copy
 
     def lowers(self, stmt: ir.Stmt) -> bool:
-        """Whether a copy lowers `stmt` (the check pass stores nothing), and with its checks
-        deferred or not."""
+        """Whether a copy lowers `stmt` as usual (not a store the check pass buffers or the
+        unchecked body copies from the buffer: `buffers`), and with its checks deferred or not."""
         self.recording = self.loop is not None and id(stmt) in self.plan.deferred
-        return not (self.copy == "check" and isinstance(stmt, ir.SetItem))
+        return not (self.copy in ("check", "unchecked") and isinstance(stmt, ir.SetItem))
+
+    def buffers(self, stmt: ir.SetItem) -> bool:
+        """Whether the copy being lowered passes the item `stmt` stores through its buffer (the
+        check pass computes it, the unchecked body only stores it: the inputs are read once),
+        else the check pass leaves the store out and the unchecked body computes it again."""
+        return id(stmt) in self.plan.blockwise[self.loop].buffered
+
+    def buffer_slot(self, builder: llvm.IRBuilder, stmt: ir.SetItem, item_type: llvm.Type):
+        """The address, in the buffer of store `stmt`, of the current iteration's item."""
+        if id(stmt) not in self.buffers_of:
+            buffer_type = llvm.ArrayType(item_type, BLOCK)
+            buffer = alloca_in_entry(builder, buffer_type, name="blockwise.items")
+            buffer.align = 32
+            self.buffers_of[id(stmt)] = buffer
+        position = builder.load(self.position, typ=i64)
+        buffer = self.buffers_of[id(stmt)]
+        return builder.gep(buffer, [_i32(0), position], inbounds=True)
+
+    def enter_copy_header(self, builder: llvm.IRBuilder) -> None:
+        """At the top of a blockwise loop's check pass or unchecked body's header: count the
+        iteration within the block (its items' position in the buffers)."""
+        if self.copy in ("check", "unchecked") and self.loop in self.plan.blockwise:
+            count = builder.load(self.position, typ=i64)
+            builder.store(builder.add(count, llvm.Constant(i64, 1), flags=("nsw",)), self.position)
 
     def enter_block(self, builder: llvm.IRBuilder, label: int) -> None:
         """At the top of each block: raise at loop exits, count iterations in headers."""
@@ -268,6 +296,7 @@ class DeferredChecks:
         builder.store(builder.select(within, count, block_count), count_slot)
         self._save_state(builder, header)
         self._clear_flags(builder, header)
+        builder.store(llvm.Constant(i64, -1), self.position)  # (its header counts from 0)
         overlap = self._may_overlap(builder, blockwise)
         builder.cbranch(overlap, checked, copies["check"]).set_weights([1, 2000])
 
@@ -276,6 +305,7 @@ class DeferredChecks:
         builder.cbranch(self._flagged(builder, header), checked, unchecked).set_weights([1, 2000])
         builder.position_at_end(unchecked)
         self._restore_state(builder, header)
+        builder.store(llvm.Constant(i64, -1), self.position)
         builder.branch(copies["unchecked"])
 
         builder = llvm.IRBuilder(done)
