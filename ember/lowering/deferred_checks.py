@@ -270,9 +270,8 @@ class DeferredChecks:
         """Fill the blocks that run the blockwise loop of `header` BLOCK iterations at a time:
         `start`, where it is entered, cuts its range iterator's count to the block's, saves
         its state and runs the check pass (or the checked copy, when an array it stores into
-        may overlap one it reads; with fewer than SHORT iterations left, the "short" copy,
-        checked, runs them to `exit_to`); where the
-        check pass ends, a flag runs the checked copy, else the unchecked one, from the saved
+        may overlap one it reads, or fewer than SHORT iterations are left: then its last); where
+        the check pass ends, a flag runs the checked copy, else the unchecked one, from the saved
         state; after either, the next block starts, or the loop goes on to `exit_to` (its
         iterator left as a whole run would). `ends`: from `block_ends`; `copies`: each
         copy's entry."""
@@ -287,11 +286,11 @@ class DeferredChecks:
         builder = llvm.IRBuilder(start)
         count_slot = self._iterator_field(builder, blockwise, 1)
         count = builder.load(count_slot, typ=count_type)
+        builder.store(count, self.remaining[header])
         long = builder.append_basic_block(f"blockwise.long{header}")
         short = builder.icmp_unsigned("<", count, llvm.Constant(count_type, SHORT))
-        builder.cbranch(short, copies["short"], long)
+        builder.cbranch(short, copies["checked"], long)  # (it then goes on to `exit_to`)
         builder.position_at_end(long)
-        builder.store(count, self.remaining[header])
         within = builder.icmp_unsigned("<", count, block_count)
         builder.store(builder.select(within, count, block_count), count_slot)
         self._save_state(builder, header)

@@ -180,9 +180,9 @@ class FunctionLowerer:
             copies = {
                 "check": self._lower_loop_copy(deferred, header, "check", ends[0]),
                 "unchecked": self._lower_loop_copy(deferred, header, "unchecked", ends[1]),
-                # (run only for a failure or overlapping arrays: not worth unrolling)
+                # (run only for a failure, overlapping arrays or a short tail: not worth
+                # unrolling)
                 "checked": self._lower_loop_copy(deferred, header, "checked", ends[1], False),
-                "short": self._lower_loop_copy(deferred, header, "checked"),
             }
             start, exit_to = self.llvm_blocks[header], self.llvm_blocks[exit_label]
             deferred.run_in_blocks(header, start, ends, copies, exit_to)
