@@ -425,3 +425,23 @@ def test_buffered_items_of_each_dtype(kernel, bad, n):
         outs = BUFFERED[kernel](n)
         assert_same_as_python(kernel, a, *outs)
     assert "blockwise.items" in "\n".join(COMPILED[kernel].inspect_llvm().values())
+
+
+@pytest.mark.parametrize("offset", [0, 1, 7, 64, 255])
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.uint8])
+def test_buffers_placed_against_any_output_offset(offset, dtype):
+    """A buffer of items of 4 bytes or more starts, block by block, at a page offset chosen
+    from the output's address: outputs at any offset into a larger array, with and without
+    a failure in a later block (stores before it done, none after, nothing outside)."""
+    kernel = roots if dtype == np.float64 else to_int
+    n = 3 * BLOCK + 11
+    for failing in (None, 2 * BLOCK + 3):
+        a = sample(n)
+        if failing is not None:
+            a[failing] = -1.0 if kernel is roots else np.nan
+        expected, got = np.full(n + 300, 5, dtype), np.full(n + 300, 5, dtype)
+        expected_result = outcome(kernel, a.astype(object), expected[offset : offset + n])[0]
+        result = outcome(COMPILED[kernel], a, got[offset : offset + n])[0]
+        assert result == expected_result
+        assert (result[0] is ValueError) == (failing is not None)
+        np.testing.assert_array_equal(got, expected)

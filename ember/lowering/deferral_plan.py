@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from ember import types
 from ember.frontend.cfg import graph_of_blocks
 from ember.ir import nodes as ir
-from ember.lowering.arrays import needs_refcount
+from ember.lowering.arrays import itemsize_of, needs_refcount
 
 # A blockwise loop's iterations per block: its body copies the items its check pass buffered,
 # from the L1 cache.
@@ -81,7 +81,7 @@ class Blockwise:
     iterator: str
     stored: frozenset[str]
     read: frozenset[str]
-    buffered: frozenset[int]
+    buffered: dict[int, tuple[str, int]]  # by store id: (array variable, bytes per item)
 
 
 @dataclass
@@ -350,12 +350,12 @@ class _FunctionFacts:
         if stored & read or self.typemap[iterator].dtype.bitwidth < BLOCK.bit_length() + 1:
             return None  # (a count of BLOCK must fit its range's integers)
         buffered = {
-            id(stmt)
+            id(stmt): (stmt.target.name, itemsize_of(self.typemap[stmt.target.name].dtype))
             for stmt in statements
             if isinstance(stmt, ir.SetItem)
             and isinstance(self.typemap[stmt.target.name].dtype, types.Number | types.Boolean)
         }
-        return Blockwise(iterator, frozenset(stored), frozenset(read), frozenset(buffered))
+        return Blockwise(iterator, frozenset(stored), frozenset(read), buffered)
 
     def entry_state(self, statements: list[ir.Stmt], header: list[ir.Stmt]) -> Replay | None:
         """What the loop of `statements` must get back to run again from its entry, or None

@@ -26,6 +26,10 @@ _NO_FAILURE = (1 << 63) - 1
 _SITE_BITS, _KIND_BITS = 8, 8  # a failure's stamp: iteration << 16 | site << 8 | kind
 _BEYOND_INT64_SQUARED = 2.0**126  # a sum of squares this large: some |x| may be >= 2**63
 i1 = llvm.IntType(1)
+_PAGE = 4096  # what a load's address is compared with earlier stores' modulo
+_AHEAD = 64  # bytes (to 127) a buffer's items sit past the array items stored from them, mod _PAGE
+_ALIGNED = 64  # a buffer's start: a cache line's
+_PLACED_FROM = 4  # bytes per item from which a buffer's page offset is chosen (_place_buffers)
 
 
 @dataclass
@@ -132,13 +136,43 @@ class DeferredChecks:
     def buffer_slot(self, builder: llvm.IRBuilder, stmt: ir.SetItem, item_type: llvm.Type):
         """The address, in the buffer of store `stmt`, of the current iteration's item."""
         if id(stmt) not in self.buffers_of:
-            buffer_type = llvm.ArrayType(item_type, BLOCK)
-            buffer = alloca_in_entry(builder, buffer_type, name="blockwise.items")
-            buffer.align = 32
-            self.buffers_of[id(stmt)] = buffer
+            itemsize = self.plan.blockwise[self.loop].buffered[id(stmt)][1]
+            placed = itemsize >= _PLACED_FROM
+            space = llvm.ArrayType(llvm.IntType(8), BLOCK * itemsize + (_PAGE if placed else 0))
+            buffer = alloca_in_entry(builder, space, name="blockwise.items")
+            buffer.align = _ALIGNED
+            start = alloca_in_entry(builder, llvm.PointerType(), name="blockwise.start")
+            if not placed:  # (it stays at the buffer's start)
+                store_in_entry(builder, buffer, start)
+            self.buffers_of[id(stmt)] = buffer, start, placed
+        _, start, _ = self.buffers_of[id(stmt)]
+        items = builder.load(start, typ=llvm.PointerType())
         position = builder.load(self.position, typ=i64)
-        buffer = self.buffers_of[id(stmt)]
-        return builder.gep(buffer, [_i32(0), position], inbounds=True)
+        return builder.gep(items, [position], inbounds=True, source_etype=item_type)
+
+    def _place_buffers(self, builder: llvm.IRBuilder, blockwise: Blockwise) -> None:
+        """Before each block, start each store's buffer of items of 4 bytes or more at a page
+        offset just past that of the block's first item in the array it stores into (at
+        `first` along the range): the unchecked body's loads of the buffer then run ahead of
+        its stores into the array, never on the heels of them. (With the two streams a little
+        apart in the other direction, a load whose address matches an earlier store's in its
+        low 12 bits waits for it: sqrt_into 1.5x-1.7x Numba on one run in eight, 1.1x else.
+        Narrower items move through a page in few blocks, so a bad start costs little.)"""
+        first_type = self._iterator_state_type(blockwise).elements[0]
+        first = builder.load(self._iterator_field(builder, blockwise, 0), typ=first_type)
+        first = builder.sext(first, i64) if first_type != i64 else first
+        for stmt_id, (array_name, itemsize) in blockwise.buffered.items():
+            buffer, start, placed = self.buffers_of.get(stmt_id, (None, None, False))
+            if not placed:  # (narrow, or a store the copies never reach)
+                continue
+            fields = self._array_fields(builder, array_name)
+            buffer_address = builder.ptrtoint(buffer, i64)
+            target = builder.ptrtoint(fields.data, i64) if fields is not None else buffer_address
+            target = builder.add(target, builder.mul(first, _constant(itemsize)))
+            ahead = builder.sub(builder.add(target, _constant(_AHEAD)), buffer_address)
+            offset = builder.and_(ahead, _constant(_PAGE - _ALIGNED))  # (and 64-byte aligned)
+            placed = builder.gep(buffer, [offset], inbounds=True, source_etype=llvm.IntType(8))
+            builder.store(placed, start)
 
     def enter_copy_header(self, builder: llvm.IRBuilder) -> None:
         """At the top of a blockwise loop's check pass or unchecked body's header: count the
@@ -296,6 +330,7 @@ class DeferredChecks:
         self._save_state(builder, header)
         self._clear_flags(builder, header)
         builder.store(llvm.Constant(i64, -1), self.position)  # (its header counts from 0)
+        self._place_buffers(builder, blockwise)
         overlap = self._may_overlap(builder, blockwise)
         builder.cbranch(overlap, checked, copies["check"]).set_weights([1, 2000])
 
