@@ -19,6 +19,7 @@ from types import FunctionType
 
 from ember import config, types
 from ember import library_domains as library
+from ember.codegen.symbols import ascii_symbol
 from ember.errors import EmberError, ForceLiteralArg
 from ember.frontend.interpreter import UndefinedName
 from ember.ir.printer import banner, dump_function
@@ -89,10 +90,15 @@ class CompileResult:
 
     @property
     def metadata(self) -> dict:
-        return {
+        found = {
             "pipeline_times": {"nopython": dict(self.timings)},
             "parfor_diagnostics": self.parallel_report,
         }
+        timings = getattr(self.library, "pass_timings", None)
+        if timings is not None:  # config.LLVM_PASS_TIMINGS was on when it was compiled
+            self.library.address_of(self.symbol)  # so that making machine code is included
+            found["llvm_pass_timings"] = timings
+        return found
 
     objectmode = False  # ember never falls back to object mode
     lifted = ()  # nor lifts loops out of one
@@ -388,7 +394,8 @@ _symbol_counter = itertools.count(1)
 
 def _symbol_name(py_func: FunctionType, arg_types: tuple) -> str:
     args = ".".join(t.mangling for t in arg_types)
-    return f"{py_func.__module__}.{py_func.__qualname__}${next(_symbol_counter)}.{args}"
+    name = f"{py_func.__module__}.{py_func.__qualname__}${next(_symbol_counter)}.{args}"
+    return ascii_symbol(name)
 
 
 def run_pipeline(state: CompileState) -> CompileResult:

@@ -34,6 +34,7 @@ DUMP_OPTIMIZED = _flag("EMBER_DUMP_OPTIMIZED")
 DUMP_ASSEMBLY = _flag("EMBER_DUMP_ASSEMBLY")
 DUMP_STENCIL = _flag("EMBER_DUMP_STENCIL")  # the Python source generated for each @stencil
 TIMING = _flag("EMBER_TIMING")  # each pass's time per compilation, and a report at exit
+LLVM_PASS_TIMINGS = _flag("EMBER_LLVM_PASS_TIMINGS")  # LLVM's pass report in get_metadata()
 DEBUGINFO = _flag("EMBER_DEBUGINFO")  # default of `debug=`: DWARF line tables for gdb and perf
 PERF_MAP = _flag("EMBER_PERF_MAP")  # /tmp/perf-<pid>.map entries for every jitted function
 BOUNDSCHECK = _flag("EMBER_BOUNDSCHECK")

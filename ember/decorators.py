@@ -12,7 +12,10 @@ from ember.errors import EmberError, EmberWarning
 from ember.typing.signature import Signature
 
 _ACCEPTED_OPTIONS = {"nopython", "fastmath", "boundscheck", "error_model", "cache", "nogil",
-                     "forceobj", "looplift", "parallel", "inline", "locals", "debug"}  # fmt: skip
+                     "forceobj", "looplift", "parallel", "inline", "locals", "debug",
+                     *("no_cpython_wrapper", "no_cfunc_wrapper")}  # fmt: skip
+# Numba's wrapper options only save building a wrapper; ember builds its Python entry and its
+# C entry lazily, on the first call that needs one, so these have nothing left to change.
 
 
 def jit(signature_or_function: Any = None, **options: Any) -> Any:

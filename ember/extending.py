@@ -119,7 +119,8 @@ def typeof(value: Any) -> types.Type:
 
 
 class _AsNumbaType:
-    """`as_numba_type(py_class)`: the ember type that annotations naming `py_class` mean;
+    """`as_numba_type(annotation)`: the ember type that a Python annotation means (`int`,
+    `float`, `list[float]`, `typing.Dict[str, int]`, `Optional[int]`, a jitclass);
     `as_numba_type.register(py_class, ember_type)` teaches it a new class."""
 
     def __init__(self) -> None:
@@ -139,10 +140,52 @@ class _AsNumbaType:
     def __call__(self, py_class: Any) -> types.Type:
         if isinstance(py_class, types.Type):
             return py_class
-        found = self._known.get(py_class)
+        found = self._known.get(py_class) if _hashable(py_class) else None
+        if found is None:
+            found = self._generic(py_class) or _jitclass_instance_type(py_class)
         if found is None:
             raise TypingError(f"ember has no type for the annotation {py_class!r}")
         return found
+
+    def _generic(self, annotation: Any) -> types.Type | None:
+        """`list[T]`, `dict[K, V]`, `set[T]`, `tuple[...]` and `Optional[T]`, in either
+        spelling (`typing.List[T]` or the builtin's)."""
+        import typing
+        from types import UnionType
+
+        origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+        if origin is None or not args:
+            return None
+        members = [self(arg) for arg in args if arg is not Ellipsis]
+        if origin is list:
+            return types.ListType(members[0])
+        if origin is dict:
+            return types.DictType(*members)
+        if origin is set:
+            return types.Set(members[0])
+        if origin is tuple:
+            if Ellipsis in args:
+                raise TypingError(f"{annotation!r}: a tuple annotation needs a fixed length")
+            return types.make_tuple(members)
+        if origin in (typing.Union, UnionType) and types.none in members and len(members) == 2:
+            return types.Optional(next(m for m in members if m is not types.none))
+        return None
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _jitclass_instance_type(py_class: Any) -> types.Type | None:
+    """A jitclass named in an annotation means its instances."""
+    class_type = getattr(py_class, "class_type", None)
+    if isinstance(class_type, types.ClassType):
+        return class_type.instance_type
+    return None
 
 
 as_numba_type = _AsNumbaType()

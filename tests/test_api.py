@@ -230,6 +230,15 @@ def test_bad_options_are_rejected():
         njit(no_such_option=True)(scaled)
 
 
+@pytest.mark.parametrize("option", ["no_cpython_wrapper", "no_cfunc_wrapper"])
+def test_numba_wrapper_options_are_accepted(option):
+    def halve_sum(a, b):
+        return (a + b) / 2
+
+    assert njit(**{option: True})(halve_sum)(3, 4) == halve_sum(3, 4)
+    assert njit(**{option: False})(halve_sum)(1.5, 2) == halve_sum(1.5, 2)
+
+
 def test_public_names():
     for name in ("jit", "njit", "typeof", "types", "TypingError", "UnsupportedError"):
         assert hasattr(ember, name)

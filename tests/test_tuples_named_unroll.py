@@ -194,6 +194,36 @@ def test_literal_unroll_bodies_typed_per_member():
     assert literal_unroll((1, 2)) == (1, 2)  # in Python, the container itself
 
 
+RECORD_FIELDS = ("low", "high", "count")
+
+
+@njit
+def weighted_fields(record):
+    total, weight = 0.0, 1
+    for name in literal_unroll(RECORD_FIELDS):
+        total += weight * record[name]
+        weight += 1
+    return total
+
+
+@njit
+def reversed_fields(record):
+    total = 0.0
+    for name in literal_unroll(("count", "high")):
+        total = total * 10 + record[name]
+    return total
+
+
+def test_literal_unroll_over_constant_names_indexes_records():
+    """Members of a constant tuple are literals in the body, so they index record fields."""
+    table = np.array(
+        [(1.5, 2.0, 3), (-4.0, 0.25, 7)], dtype=[("low", "f8"), ("high", "f8"), ("count", "i4")]
+    )
+    for record in table:
+        check(weighted_fields, record)
+        check(reversed_fields, record)
+
+
 def test_literal_unroll_leaks_nothing():
     arrays = (np.ones(3), np.arange(4), np.zeros((2, 2)))
     unrolled_arrays(arrays)

@@ -75,9 +75,10 @@ class JITEngine:
         manager.add_refprune_pass(subpasses.PER_BB | subpasses.DIAMOND | subpasses.FANOUT)
         return manager
 
-    def optimize(self, module: llvm_binding.ModuleRef, instructions: int = 0) -> None:
+    def optimize(self, module: llvm_binding.ModuleRef, instructions: int = 0) -> str:
         """Run the optimization pipeline: this engine's level, or O1 when the function being
-        compiled has more than `config.LARGE_FUNCTION` instructions."""
+        compiled has more than `config.LARGE_FUNCTION` instructions. Returns LLVM's report of
+        the passes' times when `config.LLVM_PASS_TIMINGS` is on (else "")."""
         # O1 (still with inlining, loop vectorization and unrolling) for huge functions: on a
         # generated function of 800 `if` blocks (30,000 instructions), O3 spends 40% of its
         # time in correlated value propagation, whose cost grows faster than the function
@@ -85,7 +86,7 @@ class JITEngine:
         # half the time of O3.
         large = instructions > config.LARGE_FUNCTION
         level = min(self.opt_level, 1) if large else self.opt_level
-        self._run(module, self._make_pass_builder(level))
+        return self._run(module, self._make_pass_builder(level))
 
     def simplify(self, module: llvm_binding.ModuleRef) -> None:
         """The cheap pipeline for a callee that callers will link and optimize again."""
@@ -94,11 +95,17 @@ class JITEngine:
         # callee's loops in their context.
         self._run(module, self._make_pass_builder(min(self.opt_level, 1), loop_transforms=False))
 
-    def _run(self, module: llvm_binding.ModuleRef, builder) -> None:
-        """`builder`'s pipeline, then the pruning of reference counts that cancel."""
+    def _run(self, module: llvm_binding.ModuleRef, builder) -> str:
+        """`builder`'s pipeline, then the pruning of reference counts that cancel; LLVM's
+        timing report of the pipeline when `config.LLVM_PASS_TIMINGS` is on."""
+        timed = config.LLVM_PASS_TIMINGS
         with self.lock:
+            if timed:
+                builder.start_pass_timing()
             builder.getModulePassManager().run(module, builder)
+            report = builder.finish_pass_timing() if timed else ""
             self._reference_pruning.run(module, builder)
+        return report
 
     def add_module(self, module: llvm_binding.ModuleRef, instructions: int = 0) -> None:
         """Generate machine code for `module`. For a function of more than

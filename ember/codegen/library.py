@@ -12,6 +12,7 @@ from llvmlite import ir as llvm
 
 from ember import config
 from ember.codegen.jit import engine
+from ember.codegen.pass_timings import PassTimings
 from ember.codegen.recursion_unrolling import unroll_self_recursion
 from ember.errors import CompilerError
 from ember.ir.printer import banner
@@ -51,6 +52,7 @@ class CodeLibrary:
         self.codegen_seconds: float | None = None  # machine code is made on first need
         self.instructions = 0  # LLVM instructions of its own functions, counted by finalize()
         self.optimize_twice = False  # set by finalize(): see request_second_round
+        self.pass_timings = PassTimings(name) if config.LLVM_PASS_TIMINGS else None
 
     def add_dependency(self, library: CodeLibrary) -> None:
         if library is not self and library not in self.dependencies:
@@ -74,12 +76,12 @@ class CodeLibrary:
         jit = engine()
         module = self._parsed_and_linked()
         self.instructions = self._instruction_count()  # the pipelines' choice (ember/codegen/jit)
-        jit.optimize(module, self.instructions)
+        self._timed("Module passes (full optimization)", jit.optimize, module, self.instructions)
         self.optimize_twice = any(
             _SECOND_ROUND in library.module.namedmetadata for library in self.linked_libraries()
         )
         if self.optimize_twice:  # (a generator made here may be consumed by a callee)
-            jit.optimize(module, self.instructions)
+            self._timed("Module passes (second round)", jit.optimize, module, self.instructions)
         module = unroll_self_recursion(jit, module)
         self._linkable = module.clone()
         self._for_callers = None  # callers link the optimized module from now on
@@ -89,6 +91,12 @@ class CodeLibrary:
             print(banner(f"OPTIMIZED DUMP {self.name}"), self.optimized_ir, "=" * 80, sep="\n")
         if config.DUMP_ASSEMBLY:
             print(banner(f"ASSEMBLY {self.name}"), self.assembly, "=" * 80, sep="\n")
+
+    def _timed(self, stage: str, run_pipeline, *args) -> None:
+        started = time.perf_counter()
+        report = run_pipeline(*args)
+        if self.pass_timings is not None:
+            self.pass_timings.record(stage, time.perf_counter() - started, report)
 
     def _instruction_count(self) -> int:
         """Instructions of this library's own functions (not yet optimized, callees apart)."""
@@ -112,6 +120,8 @@ class CodeLibrary:
                 started = time.perf_counter()
                 jit.add_module(self._pending_module, self.instructions)
                 self.codegen_seconds = time.perf_counter() - started  # ember.compile_report
+                if self.pass_timings is not None:
+                    self.pass_timings.record("Finalize object", self.codegen_seconds)
                 self._pending_module = None
 
     def _libraries_called_by_symbol(self) -> list[CodeLibrary]:

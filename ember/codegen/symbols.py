@@ -38,6 +38,14 @@ RESOLVERS: dict[str, str] = {
 }
 
 
+def ascii_symbol(name: str) -> str:
+    """`name` with each non-ASCII character spelled `_uXXXX_`: LLVM and the JIT's symbol
+    lookup take ASCII names, and Python identifiers may be any letters (`def café():`)."""
+    if name.isascii():
+        return name
+    return "".join(ch if ch.isascii() else f"_u{ord(ch):04x}_" for ch in name)
+
+
 def publish(name: str, address: int) -> None:
     """Make `name` resolve to `address` for every module the JIT loads from now on."""
     if _published.get(name) == address:

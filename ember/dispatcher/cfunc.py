@@ -17,6 +17,7 @@ from typing import Any
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.codegen.symbols import ascii_symbol
 from ember.lowering import callconv
 from ember.lowering.models import model_of
 from ember.typing.signature import Signature
@@ -65,7 +66,7 @@ class CFunc:
         self._dispatcher = njit(**options)(py_func)
         self._compiled = self._dispatcher.compile(sig)
         self._keepalive: list = []
-        self.native_name = f"cfunc.{py_func.__qualname__}.{next(_serial)}"
+        self.native_name = ascii_symbol(f"cfunc.{py_func.__qualname__}.{next(_serial)}")
         self._llvm = _wrapper_module(self._compiled, self.native_name, self._keepalive)
         self.address = _install(self._llvm, self.native_name)
         prototype = ctypes.CFUNCTYPE(_ctype(sig.return_type), *map(_ctype, sig.args))

@@ -7,13 +7,7 @@ import sys
 from typing import Any
 
 from ember import types
-
-_PYTHON_TYPES = {
-    int: types.int64,
-    float: types.float64,
-    bool: types.boolean,
-    complex: types.complex128,
-}
+from ember.errors import TypingError
 
 
 def field_types(cls: type, spec: Any) -> dict[str, types.Type]:
@@ -61,15 +55,15 @@ def _evaluate(cls: type, annotation: Any) -> Any:
 
 def as_field_type(cls: type, name: str, declared: Any) -> types.Type:
     """The ember type of a declared field type, or TypeError saying what is accepted."""
-    typ = _PYTHON_TYPES.get(declared) if isinstance(declared, type) else None
-    if typ is None:
-        class_type = getattr(declared, "class_type", None)  # another jitclass, by its class
-        if isinstance(class_type, types.ClassType):
-            typ = class_type.instance_type
-    if typ is None and isinstance(declared, types.ClassType):
+    from ember.extending import as_numba_type
+
+    if isinstance(declared, types.ClassType):
         typ = declared.instance_type
-    if typ is None:
-        typ = declared
+    else:
+        try:  # a Python annotation: `int`, `list[float]`, `Optional[int]`, another jitclass
+            typ = as_numba_type(declared)
+        except TypingError:
+            typ = declared
     problem = unsupported_field(typ)
     if problem is not None:
         raise TypeError(f"jitclass {cls.__name__}: field '{name}' {problem}")
@@ -81,7 +75,7 @@ def unsupported_field(typ: Any) -> str | None:
     if not isinstance(typ, types.Type):
         return (
             f"is declared as {typ!r}, not an ember type: write e.g. `float64`, `int64[:]`, "
-            "`types.List(float64)` or `OtherClass.class_type.instance_type`"
+            "`list[float]`, `types.List(float64)` or another jitclass"
         )
     if isinstance(
         typ, (types.Number, types.Boolean, types.Array, types.ManagedStruct, types.UnicodeType)

@@ -20,6 +20,7 @@ from typing import Any
 
 from llvmlite import ir as llvm
 
+from ember.codegen.symbols import ascii_symbol
 from ember.errors import UnsupportedError
 from ember.ir.nodes import Loc
 from ember.lowering.callconv import alloca_in_entry
@@ -135,7 +136,7 @@ class ObjectModeFunction(ObjectModeOps):
         self.handlers = list(dis.Bytecode(self.code).exception_entries)
         self.depths = self._stack_depths()
         self.keepalive: list[Any] = [py_func]
-        self.symbol = f"ember.objmode.{self.code.co_name}.{next(_serial)}"
+        self.symbol = ascii_symbol(f"ember.objmode.{self.code.co_name}.{next(_serial)}")
         self.module = llvm.Module(name=self.symbol)
         self.names = list(dict.fromkeys(self.code.co_varnames + self.code.co_cellvars))
         self.names += [n for n in self.code.co_freevars if n not in self.names]

@@ -38,6 +38,7 @@ class _Loop:
     iterator: ir.Var  # the header's variable holding the iterator
     body: int
     exit: int
+    constant: tuple | None  # the tuple's value when it is a constant (a global, a literal)
 
 
 def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types) -> None:
@@ -96,7 +97,8 @@ def _next_loop(func_ir: ir.FunctionIR, declined: set[int]) -> _Loop | None:
         if found is not None:
             header, iterator = found
             branch = func_ir.blocks[header].terminator
-            return _Loop(stmt, source, header, iterator, branch.truebr, branch.falsebr)
+            constant = _constant_tuple(source, definitions)
+            return _Loop(stmt, source, header, iterator, branch.truebr, branch.falsebr, constant)
     return None
 
 
@@ -127,6 +129,16 @@ def _constant_of(var: ir.Var, definitions: dict) -> Any:
     if isinstance(values[0], ir.GetAttr):
         return getattr(_constant_of(values[0].value, definitions), values[0].attr, None)
     return None
+
+
+def _constant_tuple(var: ir.Var, definitions: dict) -> tuple | None:
+    """The value of a tuple that `var` holds as a constant (a global or a literal), else None."""
+    values = definitions.get(var.name, [])
+    if len(values) == 1 and isinstance(values[0], ir.Const):
+        value = values[0].value
+    else:
+        value = _constant_of(var, definitions)
+    return value if isinstance(value, tuple) else None
 
 
 def _header_of(func_ir: ir.FunctionIR, block: ir.Block, iterator: ir.Var):
@@ -200,7 +212,7 @@ class _Unroller:
         body: list[ir.Stmt] = []
         for stmt in header.body[:-1]:
             if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.PairFirst):
-                member = ir.StaticGetItem(self.loop.iterator, k, None, stmt.loc)
+                member = self._member(k, stmt.loc)
                 body.append(ir.Assign(_renamed(stmt.target, names), member, stmt.loc))
             elif not (
                 isinstance(stmt, ir.Assign) and isinstance(stmt.value, (ir.IterNext, ir.PairSecond))
@@ -208,6 +220,14 @@ class _Unroller:
                 body.append(_renamed(stmt, names))
         body.append(ir.Jump(labels[self.loop.body], header.terminator.loc))
         return ir.Block(headers[k], header.loc, body)
+
+    def _member(self, k: int, loc: Any) -> Any:
+        """Member k of the tuple: a constant (typed as a literal, so `record[name]` and other
+        literal-keyed calls work in the body) when the tuple is a constant of such values."""
+        constant = self.loop.constant
+        if constant is not None and isinstance(constant[k], (str, int)):  # bool is an int
+            return ir.Const(constant[k], loc)
+        return ir.StaticGetItem(self.loop.iterator, k, None, loc)
 
     def _last_header(self, label: int) -> ir.Block:
         """After the last member: the header's own copies that do not need an item, then the

@@ -36,6 +36,9 @@ def broadcast_dimension(current, size):
     return size
 
 
+_LOOP_SHAPE_MISMATCH = "Loop and array shapes are incompatible"
+
+
 def register_gufunc_call(key: Any, loops: GeneralizedLoops, choose_loop) -> None:
     """Make `key` (a gufunc or GUFunc) callable in jitted code; `choose_loop(arg dtypes)`
     returns the index in `loops` of the loop NumPy would use (compiling it for a lazy GUFunc;
@@ -135,6 +138,8 @@ class _Source:
                     self.emit(f"if a{k}.shape[{axis}] != 1:")
                     self.emit(f"d{j} = broadcast(d{j}, a{k}.shape[{axis}])", 2)
         self.core_sizes()
+        for k in range(self.nin, self.given):
+            self.check_output_loop_shape(k)
         for k in range(self.given, self.nargs):
             self.allocate_output(k)
         depth = 1
@@ -177,6 +182,18 @@ class _Source:
                     f"gufunc output dimension {missing[0]!r} is not set by any input: pass the "
                     "output arrays"
                 )
+
+    def check_output_loop_shape(self, k: int) -> None:
+        """An output passed in must have the whole loop shape, as in Numba's compiled calls:
+        NumPy would also take a size-1 loop dimension missing from it, and Numba's
+        documented behaviour in jitted code is to refuse that."""
+        problem = f'raise ValueError("{_LOOP_SHAPE_MISMATCH}")'
+        if self.loop_ndims[k] != self.loop_ndim:
+            self.emit(problem)
+            return
+        for j in range(self.loop_ndim):
+            self.emit(f"if a{k}.shape[{self.axis(k, j)}] != d{j}:")
+            self.emit(problem, 2)
 
     def allocate_output(self, k: int) -> None:
         dims = [f"d{j}" for j in range(self.loop_ndim)]

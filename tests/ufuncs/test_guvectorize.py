@@ -313,6 +313,19 @@ def test_lazy_gufunc_in_jitted_code_compiles_for_its_dtypes():
     assert "ii->i" not in lazy_gufunc.types and lazy_gufunc.types == ["i->i"]
 
 
+@pytest.mark.parametrize(
+    "x_shape, out_shape",
+    [((1, 5), (5,)), ((3, 5), (1, 5)), ((3, 5), (2, 5)), ((2, 3, 5), (3, 5))],
+)
+def test_jitted_calls_need_outputs_of_the_whole_loop_shape(x_shape, out_shape):
+    """As in Numba's compiled calls (and unlike NumPy for size-1 loop dimensions), an output
+    passed in is never broadcast."""
+    x, out = np.ones(x_shape), np.zeros(out_shape)
+    with pytest.raises(ValueError, match="Loop and array shapes are incompatible|broadcast"):
+        call_lazy(x, out)
+    assert not out.any()  # refused before the kernel ran
+
+
 def test_jitted_calls_free_what_they_allocate():
     m = np.arange(12.0).reshape(3, 4)
     call_total(m)
