@@ -445,3 +445,22 @@ def test_buffers_placed_against_any_output_offset(offset, dtype):
         assert result == expected_result
         assert (result[0] is ValueError) == (failing is not None)
         np.testing.assert_array_equal(got, expected)
+
+
+def into_timedeltas(a, out):
+    for i in range(a.shape[0]):
+        out[i] = int(a[i] * 2.0)
+
+
+def test_unbuffered_store_still_done():
+    """A store into an array of timedeltas (not numbers: no buffer) is done by the unchecked
+    body itself, in every block, and a failure leaves the stores before it."""
+    compiled = ember.njit(into_timedeltas)
+    for failing in (None, BLOCK + 5):
+        a = np.linspace(0.0, 1.0, 2 * BLOCK + 7)
+        if failing is not None:
+            a[failing] = np.nan
+        expected, got = np.zeros(a.size, "m8[s]"), np.zeros(a.size, "m8[s]")
+        assert outcome(compiled, a, got)[0] == outcome(into_timedeltas, a, expected)[0]
+        np.testing.assert_array_equal(got, expected)
+    assert "blockwise" in "\n".join(compiled.inspect_llvm().values())

@@ -94,7 +94,7 @@ class DeferredChecks:
         }
         self.pending: _PendingSite | None = None  # the last site, its reduction not emitted
         self.position = alloca_in_entry(builder, i64, name="blockwise.position")
-        self.buffers_of: dict[int, llvm.Value] = {}  # per buffered store: BLOCK items
+        self.buffers_of: dict[int, tuple] = {}  # per buffered store: (space, start slot, placed)
 
     def deferring(self, builder: llvm.IRBuilder) -> bool:
         """Whether checks emitted now are deferred (not in a function compiled meanwhile)."""
@@ -122,10 +122,13 @@ class DeferredChecks:
             self.loop, self.copy = header, copy
 
     def lowers(self, stmt: ir.Stmt) -> bool:
-        """Whether a copy lowers `stmt` as usual (not a store the check pass buffers or the
-        unchecked body copies from the buffer: `buffers`), and with its checks deferred or not."""
+        """Whether a copy lowers `stmt` as usual, and with its checks deferred or not: not a
+        store in the check pass (left out, or buffered: `buffers`), nor one the unchecked body
+        copies from its buffer."""
         self.recording = self.loop is not None and id(stmt) in self.plan.deferred
-        return not (self.copy in ("check", "unchecked") and isinstance(stmt, ir.SetItem))
+        if not isinstance(stmt, ir.SetItem) or self.copy not in ("check", "unchecked"):
+            return True
+        return self.copy == "unchecked" and not self.buffers(stmt)
 
     def buffers(self, stmt: ir.SetItem) -> bool:
         """Whether the copy being lowered passes the item `stmt` stores through its buffer (the
@@ -171,8 +174,8 @@ class DeferredChecks:
             target = builder.add(target, builder.mul(first, _constant(itemsize)))
             ahead = builder.sub(builder.add(target, _constant(_AHEAD)), buffer_address)
             offset = builder.and_(ahead, _constant(_PAGE - _ALIGNED))  # (and 64-byte aligned)
-            placed = builder.gep(buffer, [offset], inbounds=True, source_etype=llvm.IntType(8))
-            builder.store(placed, start)
+            items = builder.gep(buffer, [offset], inbounds=True, source_etype=llvm.IntType(8))
+            builder.store(items, start)
 
     def enter_copy_header(self, builder: llvm.IRBuilder) -> None:
         """At the top of a blockwise loop's check pass or unchecked body's header: count the
