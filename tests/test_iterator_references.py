@@ -89,3 +89,22 @@ def test_rows_and_lists():
     assert ember.njit(rows_of)(m) == rows_of(m)
     values = List([3, -1, 2**40])
     assert ember.njit(list_twice)(values, 4) == list_twice(list(values), 4)
+
+
+def tails(a):
+    """A new view of the same array each turn (same block, other start and length)."""
+    total = 0.0
+    for k in range(a.shape[0] + 2):
+        for v in a[k:]:
+            total = total * 0.5 + v * k
+    return total
+
+
+@pytest.mark.parametrize("n", [0, 1, 9])
+def test_views_of_one_array_per_turn(n):
+    a = np.linspace(-1.0, 2.0, n)
+    compiled = ember.njit(tails)
+    compiled(np.ones(2))
+    before = ember.runtime.stats()
+    assert compiled(a) == tails(a)
+    assert ember.runtime.stats().live == before.live
