@@ -374,3 +374,93 @@ def test_run_time_powers(n, position, bad):
     result, contents = outcome(compiled, a, np.zeros(a.size), n)
     assert result == expected_result
     np.testing.assert_allclose(contents[1], expected_contents[1], rtol=1e-15, atol=0)
+
+
+# ---------------------------------------------------------------- items passed through buffers
+
+
+def narrowed(a, out):
+    """A float64 root stored into a float32 array (the buffer holds float32 items)."""
+    for i in range(a.shape[0]):
+        out[i] = math.sqrt(a[i] * 3.0)
+
+
+def sometimes(a, out, flags):
+    """A store only some iterations make, and a constant stored in the others."""
+    for i in range(a.shape[0]):
+        if a[i] > 0.25:
+            out[i] = int(a[i] * 6.0)
+        else:
+            out[i] = 9
+        flags[i] = int(a[i] * 2.0)
+
+
+def into_2d(a, out):
+    """Stores into two columns at a computed row, one item converted from the other."""
+    for i in range(a.shape[0]):
+        k = round(a[i] * 5.0)
+        out[i, 0] = k
+        out[-1 - i, 1] = k * 0.5
+
+
+BUFFERED = {
+    narrowed: lambda n: (np.zeros(n, np.float32),),
+    sometimes: lambda n: (np.zeros(n, np.int16), np.zeros(n, np.bool_)),
+    into_2d: lambda n: (np.zeros((n, 2), np.complex128),),
+}
+COMPILED.update({k: ember.njit(k) for k in BUFFERED})
+
+
+@pytest.mark.parametrize("kernel", list(BUFFERED), ids=lambda k: k.__name__)
+@pytest.mark.parametrize("bad", [None, np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("n", [0, 7, BLOCK, 2 * BLOCK + 37])
+def test_buffered_items_of_each_dtype(kernel, bad, n):
+    """The check pass computes each store's item into a buffer, the unchecked body stores it:
+    float32, int16, bool and complex arrays, 2-d and negative indices, stores under a branch,
+    a constant; with a failure, the stores before it are done and none after it."""
+    for position in [None] if bad is None else [0, n // 2, BLOCK + 1, n - 1]:
+        a = np.linspace(0.0, 1.0, n)
+        if position is not None and 0 <= position < n:
+            a[position] = bad
+        outs = BUFFERED[kernel](n)
+        assert_same_as_python(kernel, a, *outs)
+    assert "blockwise.items" in "\n".join(COMPILED[kernel].inspect_llvm().values())
+
+
+@pytest.mark.parametrize("offset", [0, 1, 7, 64, 255])
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.uint8])
+def test_buffers_placed_against_any_output_offset(offset, dtype):
+    """A buffer of items of 4 bytes or more starts, block by block, at a page offset chosen
+    from the output's address: outputs at any offset into a larger array, with and without
+    a failure in a later block (stores before it done, none after, nothing outside)."""
+    kernel = roots if dtype == np.float64 else to_int
+    n = 3 * BLOCK + 11
+    for failing in (None, 2 * BLOCK + 3):
+        a = sample(n)
+        if failing is not None:
+            a[failing] = -1.0 if kernel is roots else np.nan
+        expected, got = np.full(n + 300, 5, dtype), np.full(n + 300, 5, dtype)
+        expected_result = outcome(kernel, a.astype(object), expected[offset : offset + n])[0]
+        result = outcome(COMPILED[kernel], a, got[offset : offset + n])[0]
+        assert result == expected_result
+        assert (result[0] is ValueError) == (failing is not None)
+        np.testing.assert_array_equal(got, expected)
+
+
+def into_timedeltas(a, out):
+    for i in range(a.shape[0]):
+        out[i] = int(a[i] * 2.0)
+
+
+def test_unbuffered_store_still_done():
+    """A store into an array of timedeltas (not numbers: no buffer) is done by the unchecked
+    body itself, in every block, and a failure leaves the stores before it."""
+    compiled = ember.njit(into_timedeltas)
+    for failing in (None, BLOCK + 5):
+        a = np.linspace(0.0, 1.0, 2 * BLOCK + 7)
+        if failing is not None:
+            a[failing] = np.nan
+        expected, got = np.zeros(a.size, "m8[s]"), np.zeros(a.size, "m8[s]")
+        assert outcome(compiled, a, got)[0] == outcome(into_timedeltas, a, expected)[0]
+        np.testing.assert_array_equal(got, expected)
+    assert "blockwise" in "\n".join(compiled.inspect_llvm().values())

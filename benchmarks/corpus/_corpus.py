@@ -16,7 +16,14 @@ import _backend
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-MODULES = ("kernels_math", "kernels_control", "kernels_loops", "kernels_numpy", "kernels_sim")
+MODULES = (
+    "kernels_math",
+    "kernels_control",
+    "kernels_loops",
+    "kernels_numpy",
+    "kernels_sim",
+    "kernels_wild",
+)
 
 
 @dataclass

@@ -10,12 +10,17 @@ minimum time, and the best turn of each is kept. Kernels over 1.1x Numba's time 
 Times are CPU seconds of this process (time.process_time), not wall time: on a shared machine
 the wall clock also counts the time other processes hold the core. BLAS runs on one thread
 (OPENBLAS_NUM_THREADS=1 unless set) for the same reason: a second BLAS thread spinning for a
-busy core made `np.dot` timings vary tenfold between runs.
+busy core made `np.dot` timings vary tenfold between runs. And glibc keeps freed large blocks
+for reuse (no mmap, no trimming: `steady_allocator`): otherwise whether a kernel returning a
+new 8 MB array pays a page fault per page on each call depends on what the kernels before it
+allocated (running_min_max measured 0.12x and 1.17x of Numba in two runs of the same code).
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
+import ctypes.util
 import os
 import statistics
 import sys
@@ -30,6 +35,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _corpus import Case, agree, jitted, load  # noqa: E402
 
 FLAG_RATIO = 1.1
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
+_KEPT = 32 << 20  # glibc's largest mmap threshold (corpus arrays are at most 8 MB)
+
+
+def steady_allocator() -> None:
+    """Make glibc serve large blocks from its heap and keep freed memory (on other C
+    libraries, nothing): both compilers' arrays then cost what they do in a long-running
+    program, not what the allocation history of this process happens to make them cost."""
+    name = ctypes.util.find_library("c")
+    libc = ctypes.CDLL(name) if name else None
+    if libc is None or not hasattr(libc, "mallopt"):
+        return
+    libc.mallopt(_M_MMAP_THRESHOLD, _KEPT)
+    libc.mallopt(_M_TRIM_THRESHOLD, _KEPT)
 
 
 @dataclass
@@ -196,6 +215,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer, shorter timing turns")
     parser.add_argument("--filter", default="", help="only kernels whose name or topic has this")
     args = parser.parse_args()
+    steady_allocator()
     cases = load_all()
     names = [
         name

@@ -139,6 +139,20 @@ def decref(builder: llvm.IRBuilder, typ: types.Type, value: llvm.Value) -> None:
         nrt.emit_decref(builder, builder.extract_value(value, list(path)))
 
 
+def exchange_references(
+    builder: llvm.IRBuilder, typ: types.Type, old: llvm.Value, new: llvm.Value
+) -> None:
+    """Release `old` and count a new reference of `new` (a slot holding `old` is given `new`),
+    meminfo by meminfo, with no atomic operation where both hold the same one: an iterator
+    made again over the same array in each turn of an outer loop."""
+    for path in meminfo_paths(typ):
+        old_meminfo = builder.extract_value(old, list(path))
+        new_meminfo = builder.extract_value(new, list(path))
+        with builder.if_then(builder.icmp_unsigned("!=", old_meminfo, new_meminfo)):
+            nrt.emit_decref(builder, old_meminfo)
+            nrt.emit_incref(builder, new_meminfo)
+
+
 def nrt_incref_fields(builder: llvm.IRBuilder, fields: ArrayFields) -> None:
     """A view made from `fields` shares their meminfo: count the new reference."""
     nrt.emit_incref(builder, fields.meminfo)

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from ember import types
 from ember.frontend.cfg import graph_of_blocks
 from ember.ir import nodes as ir
-from ember.lowering.arrays import needs_refcount
+from ember.lowering.arrays import itemsize_of, needs_refcount
 
-# A blockwise loop's iterations per block: its body rereads what its check pass read, from the
-# L1 cache (256 measured faster than 512 and 1024 on conversions stored into uint8 and int32).
+# A blockwise loop's iterations per block: its body copies the items its check pass buffered,
+# from the L1 cache.
 BLOCK = 256
 SHORT = 20  # fewer iterations left: a checked copy runs them to the end (two passes cost more)
 
@@ -74,11 +74,14 @@ class Replay:
 class Blockwise:
     """A loop that runs again block by block (it stores into arrays the caller sees): its one
     range iterator, the arrays it stores into and those it reads (by variable; no name in
-    both), which must not overlap in memory for its check pass to read what its body does."""
+    both), which must not overlap in memory for its check pass to read what its body does, and
+    the ids of its stores of a number into an array of numbers, whose items the check pass
+    computes into a buffer that the unchecked body copies from."""
 
     iterator: str
     stored: frozenset[str]
     read: frozenset[str]
+    buffered: dict[int, tuple[str, int]]  # by store id: (array variable, bytes per item)
 
 
 @dataclass
@@ -346,7 +349,13 @@ class _FunctionFacts:
         (iterator,) = replay.range_iterators
         if stored & read or self.typemap[iterator].dtype.bitwidth < BLOCK.bit_length() + 1:
             return None  # (a count of BLOCK must fit its range's integers)
-        return Blockwise(iterator, frozenset(stored), frozenset(read))
+        buffered = {
+            id(stmt): (stmt.target.name, itemsize_of(self.typemap[stmt.target.name].dtype))
+            for stmt in statements
+            if isinstance(stmt, ir.SetItem)
+            and isinstance(self.typemap[stmt.target.name].dtype, types.Number | types.Boolean)
+        }
+        return Blockwise(iterator, frozenset(stored), frozenset(read), buffered)
 
     def entry_state(self, statements: list[ir.Stmt], header: list[ir.Stmt]) -> Replay | None:
         """What the loop of `statements` must get back to run again from its entry, or None

@@ -15,6 +15,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.errors import EmberError, LoweringError, UnsupportedError
 from ember.ir import nodes as ir
+from ember.library.builtins.int_scalars import cast_stored
 from ember.lowering import arrays as refs
 from ember.lowering import callconv, classes, first_class, lists, optional, stack_check
 from ember.lowering import exceptions as exception_lowering
@@ -179,9 +180,9 @@ class FunctionLowerer:
             copies = {
                 "check": self._lower_loop_copy(deferred, header, "check", ends[0]),
                 "unchecked": self._lower_loop_copy(deferred, header, "unchecked", ends[1]),
-                # (run only for a failure or overlapping arrays: not worth unrolling)
+                # (run only for a failure, overlapping arrays or a short tail: not worth
+                # unrolling)
                 "checked": self._lower_loop_copy(deferred, header, "checked", ends[1], False),
-                "short": self._lower_loop_copy(deferred, header, "checked"),
             }
             start, exit_to = self.llvm_blocks[header], self.llvm_blocks[exit_label]
             deferred.run_in_blocks(header, start, ends, copies, exit_to)
@@ -210,9 +211,13 @@ class FunctionLowerer:
         first_new_block = len(self.function.blocks) - len(body)
         for label in body:
             self.builder.position_at_end(self.llvm_blocks[label])
+            if label == header:
+                deferred.enter_copy_header(self.builder)
             block = self.func_ir.blocks[label]
             for stmt in block.body:
                 if not deferred.lowers(stmt):
+                    if deferred.buffers(stmt):
+                        self._lower_buffered_store(deferred, stmt)
                     continue
                 if isinstance(stmt, ir.Jump | ir.Branch):  # (into another such loop)
                     deferred.before_jump(self.builder, label, block.successors())
@@ -224,6 +229,22 @@ class FunctionLowerer:
                 if block.is_terminated and copy_header in block.terminator.operands:
                     loop_properties(self.module, block.terminator, ["llvm.loop.unroll.disable"])
         return copy_header
+
+    def _lower_buffered_store(self, deferred: DeferredChecks, stmt: ir.SetItem) -> None:
+        """A blockwise loop's store `a[i] = v`: its check pass puts `v`, converted to the
+        array's dtype, into the store's buffer; its unchecked body stores that item at `i`."""
+        array_type, index_type, value_type = self.calltypes[stmt].args
+        dtype = array_type.dtype
+        item_type = model_of(dtype).value_type
+        if deferred.copy == "check":
+            value = self.load_as(stmt.value, value_type)
+            item = cast_stored(self.context, self.builder, value, value_type, dtype)
+            self.builder.store(item, deferred.buffer_slot(self.builder, stmt, item_type))
+            return
+        item = self.builder.load(deferred.buffer_slot(self.builder, stmt, item_type), typ=item_type)
+        target, index = self.load_as(stmt.target, array_type), self.load_as(stmt.index, index_type)
+        sig = Signature(types.none, (array_type, index_type, dtype))
+        self.context.call_implementation(self.builder, operator.setitem, sig, [target, index, item])
 
     def _recurses_owning_nothing(self) -> bool:
         """Whether this function calls one still being compiled (it closes a recursion cycle)
