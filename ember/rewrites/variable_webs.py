@@ -17,8 +17,6 @@ the variable's name (the parameter's, else the first in block order); the others
 
 from __future__ import annotations
 
-import copy
-
 from ember.ir import nodes as ir
 
 
@@ -32,46 +30,53 @@ def split_variable_webs(func_ir: ir.FunctionIR) -> None:
     uses = _join_at_uses(func_ir, definitions, reaching_in, webs)
     names = _web_names(func_ir, definitions, webs)
     if names:
-        _rename(func_ir, definitions, webs, uses, names)
+        _rename(definitions, webs, uses, names)
 
 
 class _Definitions:
     """The assignments of the variables worth splitting (source names assigned twice or more;
-    compiler temporaries `$...` never need it), numbered in block order, each with a bit."""
+    compiler temporaries `$...` never need it), numbered in block order, each with a bit, and
+    per block what its assignments do to the set of assignments reaching its end."""
 
     def __init__(self, func_ir: ir.FunctionIR) -> None:
+        assigns: dict[int, list[ir.Assign]] = {}
         counts: dict[str, int] = {}
-        for _, stmt in func_ir.statements():
-            if isinstance(stmt, ir.Assign) and not stmt.target.name.startswith("$"):
-                counts[stmt.target.name] = counts.get(stmt.target.name, 0) + 1
-        self.names = {name for name, count in counts.items() if count > 1}
+        for label, block in func_ir.blocks.items():
+            found = assigns[label] = []
+            for stmt in block.body:
+                if isinstance(stmt, ir.Assign) and not stmt.target.name.startswith("$"):
+                    found.append(stmt)
+                    counts[stmt.target.name] = counts.get(stmt.target.name, 0) + 1
+        self.assigned_names = set(counts)
         self.sites: list[ir.Assign] = []
         self.index_of: dict[int, int] = {}  # id(Assign) -> its number
-        self.mask: dict[str, int] = dict.fromkeys(self.names, 0)  # name -> its assignments' bits
-        if not self.names:
-            return
-        for _, stmt in func_ir.statements():
-            if isinstance(stmt, ir.Assign) and stmt.target.name in self.names:
+        self.mask: dict[str, int] = {}  # name -> the bits of its assignments
+        self.generated: dict[int, int] = {}  # label -> assignments reaching the block's end
+        self.killed: dict[int, int] = {}  # label -> assignments the block's ones replace
+        self.raised: dict[int, int] = {}  # label -> assignments made in the block
+        by_block = {
+            label: [stmt for stmt in found if counts[stmt.target.name] > 1]
+            for label, found in sorted(assigns.items())
+        }
+        for stmts in by_block.values():
+            for stmt in stmts:
+                bit = 1 << len(self.sites)
                 self.index_of[id(stmt)] = len(self.sites)
-                self.mask[stmt.target.name] |= 1 << len(self.sites)
+                self.mask[stmt.target.name] = self.mask.get(stmt.target.name, 0) | bit
                 self.sites.append(stmt)
-
-    def transfer(self, block: ir.Block, reaching: int) -> int:
-        """The assignments reaching the end of `block` from those reaching its start."""
-        for stmt in block.body:
-            index = self.index_of.get(id(stmt))
-            if index is not None:
-                reaching = (reaching & ~self.mask[stmt.target.name]) | (1 << index)
-        return reaching
-
-    def assigned_in(self, block: ir.Block) -> int:
-        """Every assignment of `block`: any of them may be the last before an exception."""
-        found = 0
-        for stmt in block.body:
-            index = self.index_of.get(id(stmt))
-            if index is not None:
-                found |= 1 << index
-        return found
+        for label, stmts in by_block.items():
+            generated = killed = raised = 0
+            for stmt in stmts:
+                bit = 1 << self.index_of[id(stmt)]
+                name_bits = self.mask[stmt.target.name]
+                generated = (generated & ~name_bits) | bit
+                killed |= name_bits
+                raised |= bit
+            self.generated[label], self.killed[label], self.raised[label] = (
+                generated,
+                killed,
+                raised,
+            )
 
 
 def _reaching_definitions(func_ir: ir.FunctionIR, definitions: _Definitions) -> dict[int, int]:
@@ -85,10 +90,10 @@ def _reaching_definitions(func_ir: ir.FunctionIR, definitions: _Definitions) -> 
         handler = func_ir.exception_handlers.get(label)
         if handler is not None:
             raising_preds[handler].append(label)
-    raised = {label: definitions.assigned_in(func_ir.blocks[label]) for label in func_ir.blocks}
-    order = _reverse_postorder(func_ir)
+    generated, killed, raised = definitions.generated, definitions.killed, definitions.raised
     reaching_in = dict.fromkeys(func_ir.blocks, 0)
     reaching_out = dict.fromkeys(func_ir.blocks, 0)
+    order = _reverse_postorder(func_ir)
     changed = True
     while changed:
         changed = False
@@ -98,7 +103,7 @@ def _reaching_definitions(func_ir: ir.FunctionIR, definitions: _Definitions) -> 
                 incoming |= reaching_out[pred]
             for pred in raising_preds[label]:
                 incoming |= reaching_in[pred] | raised[pred]
-            outgoing = definitions.transfer(func_ir.blocks[label], incoming)
+            outgoing = generated[label] | (incoming & ~killed[label])
             if incoming != reaching_in[label] or outgoing != reaching_out[label]:
                 reaching_in[label], reaching_out[label] = incoming, outgoing
                 changed = True
@@ -152,46 +157,44 @@ class _Webs:
 
 def _join_at_uses(
     func_ir: ir.FunctionIR, definitions: _Definitions, reaching_in: dict[int, int], webs: _Webs
-) -> dict[tuple[int, str], int]:
-    """Join the assignments reaching each read (and `del`) of a split variable; returns, per
-    (id of the reading statement, name), one assignment of the web it reads (none reaching:
-    a read on a path where the variable is unbound, or in unreachable code, is left out)."""
-    uses: dict[tuple[int, str], int] = {}
+) -> list[tuple[ir.Stmt, ir.Var | None, int | None]]:
+    """Join the assignments reaching each read (and `del`) of a split variable. Returns each
+    read as (statement, variable read or None for a `del`, one assignment of the web read),
+    the assignment None when none reaches (the variable unbound there, or unreachable code)."""
+    reads: list[tuple[ir.Stmt, ir.Var | None, int | None]] = []
+    mask_of, index_of = definitions.mask, definitions.index_of
     for label, block in func_ir.blocks.items():
         reaching = reaching_in[label]
+        assigned_here: dict[str, int] = {}  # name -> its last assignment so far in the block
         for stmt in block.body:
-            for name in _names_read(stmt):
-                mask = definitions.mask.get(name)
-                if mask is not None and reaching & mask:
-                    uses[id(stmt), name] = webs.join(reaching & mask)
-            index = definitions.index_of.get(id(stmt))
+            is_del = isinstance(stmt, ir.Del)
+            for var in (None,) if is_del else stmt.sources():
+                name = stmt.name if is_del else var.name
+                if name not in mask_of:
+                    continue
+                if name in assigned_here:  # the one assignment reaching: nothing to join
+                    reads.append((stmt, var, assigned_here[name]))
+                elif reaching & mask_of[name]:
+                    reads.append((stmt, var, webs.join(reaching & mask_of[name])))
+                else:
+                    reads.append((stmt, var, None))
+            index = index_of.get(id(stmt))
             if index is not None:
-                reaching = (reaching & ~definitions.mask[stmt.target.name]) | (1 << index)
-    return uses
+                assigned_here[stmt.target.name] = index
+    return reads
 
 
-def _names_read(stmt: ir.Stmt) -> set[str]:
-    if isinstance(stmt, ir.Del):
-        return {stmt.name}
-    return {var.name for var in stmt.sources()}
-
-
-def _web_names(
-    func_ir: ir.FunctionIR, definitions: _Definitions, webs: _Webs
-) -> dict[int, str]:
+def _web_names(func_ir: ir.FunctionIR, definitions: _Definitions, webs: _Webs) -> dict[int, str]:
     """The new name of each web root that needs one. Per variable, the web holding the
     parameter (else the earliest assignment) keeps the name; the others take `name.1`, ...
     in the order of their first assignments, skipping names already in use."""
-    roots_by_name: dict[str, list[int]] = {}
+    roots_by_name: dict[str, dict[int, None]] = {}
     for index, stmt in enumerate(definitions.sites):
-        roots = roots_by_name.setdefault(stmt.target.name, [])
-        root = webs.find(index)
-        if root not in roots:
-            roots.append(root)
-    split = {name: roots for name, roots in roots_by_name.items() if len(roots) > 1}
+        roots_by_name.setdefault(stmt.target.name, {})[webs.find(index)] = None
+    split = {name: list(roots) for name, roots in roots_by_name.items() if len(roots) > 1}
     if not split:
         return {}
-    taken = _all_names(func_ir)
+    taken = set(definitions.assigned_names)
     parameter_webs = {
         webs.find(index)
         for index, stmt in enumerate(definitions.sites)
@@ -213,66 +216,72 @@ def _web_names(
     return names
 
 
-def _all_names(func_ir: ir.FunctionIR) -> set[str]:
-    return {
-        var.name for _, stmt in func_ir.statements() for var in (*stmt.sources(), *stmt.targets())
-    }
-
-
 def _rename(
-    func_ir: ir.FunctionIR,
     definitions: _Definitions,
     webs: _Webs,
-    uses: dict[tuple[int, str], int],
+    reads: list[tuple[ir.Stmt, ir.Var | None, int | None]],
     names: dict[int, str],
 ) -> None:
-    renamed_uses: dict[int, dict[str, str]] = {}  # id(stmt) -> {old name: new name}
-    for (stmt_id, name), site in uses.items():
-        new = names.get(webs.find(site))
-        if new is not None:
-            renamed_uses.setdefault(stmt_id, {})[name] = new
-    for block in func_ir.blocks.values():
-        for stmt in block.body:
-            reads = renamed_uses.get(id(stmt))
-            if reads is not None:
-                _rename_reads(stmt, reads)
-            index = definitions.index_of.get(id(stmt))
-            if index is not None and webs.find(index) in names:
-                stmt.target = ir.Var(names[webs.find(index)], stmt.target.loc)
+    """Rename assignments and reads to their web's name. A Var object read in several places
+    is renamed in place when every place reads the same web; one read as different webs (the
+    IR builder never shares one so, but nothing forbids it) is replaced where it is read."""
+
+    def web_name(site: int | None, name: str) -> str:
+        return name if site is None else names.get(webs.find(site), name)
+
+    targets = [web_name(i, stmt.target.name) for i, stmt in enumerate(definitions.sites)]
+    wanted: dict[int, str] = {}  # id(Var) -> the name every place wants for it
+    mixed: set[int] = set()  # ids of Vars read as different webs
+    for stmt, new in zip(definitions.sites, targets):
+        wanted[id(stmt.target)] = new
+    read_names = []
+    for stmt, var, site in reads:
+        new = web_name(site, stmt.name if var is None else var.name)
+        read_names.append(new)
+        if var is not None and wanted.setdefault(id(var), new) != new:
+            mixed.add(id(var))
+    for (stmt, var, _), new in zip(reads, read_names):
+        if var is None:
+            stmt.name = new
+        elif id(var) in mixed:
+            _replace_read(stmt, var, ir.Var(new, var.loc))
+        else:
+            var.name = new
+    for stmt, new in zip(definitions.sites, targets):
+        if new != stmt.target.name or id(stmt.target) in mixed:
+            stmt.target = ir.Var(new, stmt.target.loc)
 
 
-def _rename_reads(stmt: ir.Stmt, names: dict[str, str]) -> None:
-    """Rename the variables `stmt` reads (its target, if any, is left to the caller)."""
-    if isinstance(stmt, ir.Del):
-        stmt.name = names.get(stmt.name, stmt.name)
-    elif isinstance(stmt, ir.Assign):
-        stmt.value = _renamed(stmt.value, names)
+def _replace_read(stmt: ir.Stmt, old: ir.Var, new: ir.Var) -> None:
+    """Replace the Var object `old` among what `stmt` reads (not its target) by `new`."""
+    if isinstance(stmt, ir.Assign):
+        stmt.value = _replaced(stmt.value, old, new)
     else:
-        _rename_fields(stmt, names)
+        _replace_fields(stmt, old, new)
 
 
-def _renamed(value: object, names: dict[str, str]) -> object:
-    """`value` with the variables in `names` renamed: itself when nothing changes, else a
-    copy (lists and expressions may be shared with other statements)."""
-    if isinstance(value, ir.Var):
-        new = names.get(value.name)
-        return value if new is None else ir.Var(new, value.loc)
+def _replaced(value: object, old: ir.Var, new: ir.Var) -> object:
+    """`value` with `old` replaced: itself when `old` is not in it, else a copy (lists and
+    expressions may be shared with other statements)."""
+    if value is old:
+        return new
     if isinstance(value, (list, tuple)):
-        items = [_renamed(item, names) for item in value]
-        if all(new is old for new, old in zip(items, value)):
+        items = [_replaced(item, old, new) for item in value]
+        if all(item is was for item, was in zip(items, value)):
             return value
         return items if isinstance(value, list) else tuple(items)
     if isinstance(value, ir.Expr):
-        renamed = copy.copy(value)
-        return renamed if _rename_fields(renamed, names) else value
+        copied = object.__new__(type(value))  # a shallow copy, without copy.copy's detour
+        copied.__dict__.update(vars(value))
+        return copied if _replace_fields(copied, old, new) else value
     return value
 
 
-def _rename_fields(node: object, names: dict[str, str]) -> bool:
+def _replace_fields(node: object, old: ir.Var, new: ir.Var) -> bool:
     changed = False
     for field, value in vars(node).items():
-        new = _renamed(value, names)
-        if new is not value:
-            setattr(node, field, new)
+        replaced = _replaced(value, old, new)
+        if replaced is not value:
+            setattr(node, field, replaced)
             changed = True
     return changed

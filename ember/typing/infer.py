@@ -297,7 +297,9 @@ class TypeInferer:
         _require_precise(args)
         sig = self.context.resolve_operator(operator.setitem, args)
         if sig is None:
-            raise TypingError(_no_implementation("setitem", stmt.sources(), args, self.func_ir), stmt.loc)
+            raise TypingError(
+                _no_implementation("setitem", stmt.sources(), args, self.func_ir), stmt.loc
+            )
         self.calltypes[stmt] = sig
 
     def _type_attribute_statement(self, stmt: ir.SetAttr | ir.DelAttr) -> None:
@@ -714,8 +716,6 @@ def _require_precise(arg_types: tuple) -> None:
         raise _Pending
 
 
-
-
 def _describe_callee(fnty: types.Type) -> str:
     if isinstance(fnty, types.Function):
         key = fnty.typing_key
@@ -729,9 +729,7 @@ def _describe_callee(fnty: types.Type) -> str:
     return f"a value of type {fnty}"
 
 
-def _no_implementation(
-    what: str, operands: list, arg_types: tuple, func_ir: ir.FunctionIR
-) -> str:
+def _no_implementation(what: str, operands: list, arg_types: tuple, func_ir: ir.FunctionIR) -> str:
     named = list(
         dict.fromkeys(  # each variable once, in order (f(n, n) names 'n' once)
             f"'{func_ir.user_name(var.name)}' is {typ}"
