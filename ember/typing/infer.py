@@ -326,8 +326,8 @@ class TypeInferer:
         if declared is not None:  # `@jit(locals=...)`: each value is converted on assignment
             if self.context.unify_pair(declared, types.unliteral(new_type)) is None:
                 raise TypingError(
-                    f"Cannot assign a value of type {new_type} to '{self._user_name(name)}', declared "
-                    f"{declared} by locals=",
+                    f"Cannot assign a value of type {new_type} to '{self._user_name(name)}', "
+                    f"declared {declared} by locals=",
                     loc,
                 )
             new_type = declared
