@@ -548,3 +548,75 @@ def test_generated_rebinding_programs_match_cpython(segments, n):
     exec(compile(_program(segments), "<webs>", "exec"), namespace)
     func = namespace["f"]
     assert njit(func)(n) == pytest.approx(func(n), rel=1e-12)
+
+
+def genexpr_reads_a_rebound_variable(n):
+    x = 2
+    total = sum(x * i for i in range(n))
+    x = "abc"
+    return total, len(x)
+
+
+def read_where_unbound_on_a_path(n):
+    if n > 2:
+        y = n * 2
+    for i in range(n):
+        y = i * 0.5  # y's first assignment may not reach: one web with the loop's
+    return y
+
+
+@pytest.mark.parametrize(
+    "func, args",
+    [(genexpr_reads_a_rebound_variable, (5,)), (read_where_unbound_on_a_path, (4,))],
+)
+def test_more_patterns_match_cpython(func, args):
+    assert same(njit(func)(*args), func(*args))
+
+
+def parallel_declared_reduction(a):
+    s = a.sum()
+    r = s * 2
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += a[i]
+    return r, s
+
+
+def test_locals_declaration_reaches_a_web_in_a_parallel_loop():
+    f = jit(parallel_declared_reduction, nopython=True, parallel=True, locals={"s": float32})
+    a = np.arange(1.0, 5.0)
+    r, s = f(a)
+    assert r == 20.0 and s == 10.0
+    func_ir, typemap = _typemap(f)
+    assert typemap["s"] == float32 and typemap["s.1"] == float32
+
+
+def test_a_variable_object_shared_by_reads_of_two_webs_is_replaced_not_renamed():
+    from ember.frontend.bytecode import ByteCode
+    from ember.frontend.interpreter import build_ir
+    from ember.ir import nodes as ir
+    from ember.rewrites.variable_webs import split_variable_webs
+
+    def two_reads(n):
+        x = 1
+        a = x + 1
+        x = 2.5
+        b = x * 2
+        return a, b
+
+    bytecode = ByteCode(two_reads)
+    func_ir = build_ir(bytecode, bytecode.control_flow_graph())
+    binops = [
+        stmt.value
+        for _, stmt in func_ir.statements()
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.BinOp)
+    ]
+    binops[1].lhs = binops[0].lhs  # one Var object read before and after the rebinding
+    split_variable_webs(func_ir)
+    binops = [
+        stmt.value
+        for _, stmt in func_ir.statements()
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.BinOp)
+    ]
+    assert [b.lhs.name for b in binops] == ["x", "x.1"]
+    assert func_ir.user_name("x.1") == "x"
