@@ -1,11 +1,14 @@
 """Each source variable split into webs before type inference, so a name rebound to a value of
 another type compiles when the two values never meet (Numba's SSA reconstruction does the same).
 
-Consumes the untyped IR (before `del` placement) and renames it in place: a web is the set of
-assignments of a variable that reach a common read, closed under "reaches the same read" (joins
-after `if`/`else`, loop back edges, `try` bodies reaching their handlers, `del`). One web keeps
-the variable's name (the parameter's, else the first in block order); the others become
-`x.1`, `x.2`... and `FunctionIR.user_names` remembers that they are `x` (messages, `locals=`).
+Consumes the untyped IR (before `del` placement; a `del` counts as a read) and renames it in
+place: a web is the set of assignments of a variable that reach a common read, closed under
+"reaches the same read" (joins after `if`/`else`, loop back edges, `try` bodies reaching their
+handlers). One web keeps the variable's name (the parameter's, else the first in block order);
+the others become `x.1`, `x.2`... and `FunctionIR.user_names` remembers that they are `x`
+(for messages and `locals=`). Runs after inner functions are inlined (frontend/
+inline_closures.py): a cell's reads and writes are then ordinary statements where the inner
+function runs, so captured variables split as safely as any other.
 
     x = 1                      x = 1
     s = x + 1                  s = x + 1
@@ -65,18 +68,17 @@ class _Definitions:
                 self.mask[stmt.target.name] = self.mask.get(stmt.target.name, 0) | bit
                 self.sites.append(stmt)
         for label, stmts in by_block.items():
-            generated = killed = raised = 0
-            for stmt in stmts:
-                bit = 1 << self.index_of[id(stmt)]
-                name_bits = self.mask[stmt.target.name]
-                generated = (generated & ~name_bits) | bit
-                killed |= name_bits
-                raised |= bit
-            self.generated[label], self.killed[label], self.raised[label] = (
-                generated,
-                killed,
-                raised,
-            )
+            self._summarize(label, stmts)
+
+    def _summarize(self, label: int, stmts: list[ir.Assign]) -> None:
+        generated = killed = raised = 0
+        for stmt in stmts:
+            bit = 1 << self.index_of[id(stmt)]
+            name_bits = self.mask[stmt.target.name]
+            generated = (generated & ~name_bits) | bit
+            killed |= name_bits
+            raised |= bit
+        self.generated[label], self.killed[label], self.raised[label] = generated, killed, raised
 
 
 def _reaching_definitions(func_ir: ir.FunctionIR, definitions: _Definitions) -> dict[int, int]:
