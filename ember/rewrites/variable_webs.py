@@ -31,6 +31,7 @@ def split_variable_webs(func_ir: ir.FunctionIR) -> None:
     reaching_in = _reaching_definitions(func_ir, definitions)
     webs = _Webs(len(definitions.sites))
     uses = _join_at_uses(func_ir, definitions, reaching_in, webs)
+    _keep_parallel_reductions_whole(func_ir, definitions, reaching_in, webs)
     names = _web_names(func_ir, definitions, webs)
     if names:
         _rename(definitions, webs, uses, names)
@@ -184,6 +185,75 @@ def _join_at_uses(
             if index is not None:
                 assigned_here[stmt.target.name] = index
     return reads
+
+
+def _keep_parallel_reductions_whole(
+    func_ir: ir.FunctionIR, definitions: _Definitions, reaching_in: dict[int, int], webs: _Webs
+) -> None:
+    """A variable carried around a `prange` loop (live at its header, assigned in its body: a
+    reduction, as ember/parallel/reductions.py finds them by name) stays one web in and into
+    the loop: `s += a[i]; s *= c` must not become `s.1 = s + a[i]; s = s.1 * c`."""
+    headers = _prange_headers(func_ir)
+    if not headers:
+        return
+    from ember.ir.liveness import live_variables
+
+    live_in, _ = live_variables(func_ir)
+    for header in headers:
+        assigned_in_body = 0
+        for label in _loop_body(func_ir, header):
+            assigned_in_body |= definitions.raised.get(label, 0)
+        for name in live_in[header]:
+            mask = definitions.mask.get(name)
+            if mask is not None and assigned_in_body & mask:
+                webs.join((assigned_in_body | reaching_in[header]) & mask)
+
+
+def _prange_headers(func_ir: ir.FunctionIR) -> list[int]:
+    """The header labels of the loops over `prange(...)` (found before typing: through the
+    globals, closure values and module attributes that the call's callee holds)."""
+    from ember.parallel.api import prange
+
+    values: dict[str, object] = {}  # variable -> the compile-time value it holds
+    ranges: set[str] = set()  # variables holding a prange(...) or its iterator
+    headers = []
+    for block, stmt in func_ir.statements():
+        if not isinstance(stmt, ir.Assign):
+            continue
+        value, name = stmt.value, stmt.target.name
+        if isinstance(value, (ir.Global, ir.FreeVar)):
+            values[name] = value.value
+        elif isinstance(value, ir.GetAttr) and value.value.name in values:
+            values[name] = getattr(values[value.value.name], value.attr, None)
+        elif isinstance(value, ir.Call):
+            callee = values.get(value.func.name)
+            if isinstance(callee, type) and issubclass(callee, prange):
+                ranges.add(name)
+        elif isinstance(value, (ir.GetIter, ir.Var)) and _name_of(value) in ranges:
+            ranges.add(name)
+        elif isinstance(value, ir.IterNext) and value.value.name in ranges:
+            headers.append(block.label)
+    return headers
+
+
+def _name_of(value: ir.GetIter | ir.Var) -> str:
+    return value.name if isinstance(value, ir.Var) else value.value.name
+
+
+def _loop_body(func_ir: ir.FunctionIR, header: int) -> set[int]:
+    """The blocks a loop's iterations run: reached from the header's first successor without
+    passing the header again."""
+    terminator = func_ir.blocks[header].terminator
+    if not isinstance(terminator, ir.Branch):
+        return set()
+    body: set[int] = set()
+    pending = [terminator.truebr]
+    while pending:
+        label = pending.pop()
+        if label not in body and label != header:
+            body.add(label)
+            pending.extend(func_ir.successors(label))
+    return body
 
 
 def _web_names(func_ir: ir.FunctionIR, definitions: _Definitions, webs: _Webs) -> dict[int, str]:

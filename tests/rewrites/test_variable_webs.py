@@ -620,3 +620,33 @@ def test_a_variable_object_shared_by_reads_of_two_webs_is_replaced_not_renamed()
     ]
     assert [b.lhs.name for b in binops] == ["x", "x.1"]
     assert func_ir.user_name("x.1") == "x"
+
+
+def prange_reduction_updated_twice(a):
+    s = "start"
+    k = len(s)
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += a[i]
+        s += 1.0  # read and written again in the iteration: still the one reduction
+    return s, k
+
+
+def prange_private_rebound(a):
+    b = np.empty_like(a)
+    for i in prange(a.shape[0]):
+        t = a[i]
+        t = (t, 2.0)  # a variable private to the iteration may change type, as in Numba
+        b[i] = t[0] * t[1]
+    return b
+
+
+def test_prange_reduction_stays_whole_and_privates_split():
+    a = np.arange(1.0, 9.0)
+    f = njit(parallel=True)(prange_reduction_updated_twice)
+    assert f(a) == prange_reduction_updated_twice(a)
+    (result,) = f.overloads.values()
+    pranges = [loop for loop in result.parallel_report.loops if loop.origin == "prange"]
+    assert len(pranges) == 1 and pranges[0].parfor_id is not None
+    g = njit(parallel=True)(prange_private_rebound)
+    np.testing.assert_array_equal(g(a), prange_private_rebound(a))
