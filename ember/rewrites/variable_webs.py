@@ -20,6 +20,8 @@ function runs, so captured variables split as safely as any other.
 
 from __future__ import annotations
 
+from types import CellType, CodeType, FunctionType
+
 from ember.ir import nodes as ir
 
 
@@ -193,7 +195,7 @@ def _keep_parallel_reductions_whole(
     """A variable carried around a `prange` loop (live at its header, assigned in its body: a
     reduction, as ember/parallel/reductions.py finds them by name) stays one web in and into
     the loop: `s += a[i]; s *= c` must not become `s.1 = s + a[i]; s = s.1 * c`."""
-    headers = _prange_headers(func_ir)
+    headers = _prange_headers(func_ir) if _may_use_prange(func_ir.py_func) else []
     if not headers:
         return
     from ember.ir.liveness import live_variables
@@ -207,6 +209,35 @@ def _keep_parallel_reductions_whole(
             mask = definitions.mask.get(name)
             if mask is not None and assigned_in_body & mask:
                 webs.join((assigned_in_body | reaching_in[header]) & mask)
+
+
+def _may_use_prange(py_func: FunctionType) -> bool:
+    """Whether the function (with its inner functions) names `prange`, or a global or closure
+    value that is one: a cheap test sparing other functions the search for prange loops."""
+    from ember.parallel.api import prange
+
+    names = _global_names(py_func.__code__)
+    if "prange" in names:
+        return True
+    values = [py_func.__globals__.get(name) for name in names]
+    values += [cell.cell_contents for cell in py_func.__closure__ or () if _is_filled(cell)]
+    return any(isinstance(value, type) and issubclass(value, prange) for value in values)
+
+
+def _global_names(code: CodeType) -> set[str]:
+    found = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            found |= _global_names(const)
+    return found
+
+
+def _is_filled(cell: CellType) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 - an empty cell raises ValueError
+    except ValueError:
+        return False
+    return True
 
 
 def _prange_headers(func_ir: ir.FunctionIR) -> list[int]:

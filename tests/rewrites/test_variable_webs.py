@@ -632,6 +632,14 @@ def prange_reduction_updated_twice(a):
     return s, k
 
 
+def prange_through_the_module(a):
+    s = 0.0
+    for i in ember.prange(a.shape[0]):
+        s += a[i]
+        s += 1.0
+    return s
+
+
 def prange_private_rebound(a):
     b = np.empty_like(a)
     for i in prange(a.shape[0]):
@@ -648,5 +656,9 @@ def test_prange_reduction_stays_whole_and_privates_split():
     (result,) = f.overloads.values()
     pranges = [loop for loop in result.parallel_report.loops if loop.origin == "prange"]
     assert len(pranges) == 1 and pranges[0].parfor_id is not None
+    h = njit(parallel=True)(prange_through_the_module)
+    assert h(a) == prange_through_the_module(a)
+    (result,) = h.overloads.values()
+    assert [loop.parfor_id is not None for loop in result.parallel_report.loops] == [True]
     g = njit(parallel=True)(prange_private_rebound)
     np.testing.assert_array_equal(g(a), prange_private_rebound(a))
