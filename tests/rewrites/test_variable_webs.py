@@ -662,3 +662,20 @@ def test_prange_reduction_stays_whole_and_privates_split():
     assert [loop.parfor_id is not None for loop in result.parallel_report.loops] == [True]
     g = njit(parallel=True)(prange_private_rebound)
     np.testing.assert_array_equal(g(a), prange_private_rebound(a))
+
+
+def test_dels_already_placed_follow_their_webs():
+    from ember.frontend.bytecode import ByteCode
+    from ember.frontend.interpreter import build_ir
+    from ember.ir import nodes as ir
+    from ember.ir.liveness import insert_dels
+    from ember.ir.verify import verify_function
+    from ember.rewrites.variable_webs import split_variable_webs
+
+    bytecode = ByteCode(rebound_three_types)
+    func_ir = build_ir(bytecode, bytecode.control_flow_graph())
+    insert_dels(func_ir)
+    split_variable_webs(func_ir)
+    verify_function(func_ir)  # nothing read after its del, every read written
+    deleted = sorted(stmt.name for _, stmt in func_ir.statements() if isinstance(stmt, ir.Del))
+    assert {"x", "x.1", "x.2"} <= set(deleted)
