@@ -27,92 +27,91 @@ from ember.ir import nodes as ir
 
 def split_variable_webs(func_ir: ir.FunctionIR) -> None:
     """Give each web of every variable assigned more than once its own name."""
-    definitions = _Definitions(func_ir)
-    if not definitions.sites:
+    variables = _Variables(func_ir)
+    if not variables.sites:
         return
-    reaching_in = _reaching_definitions(func_ir, definitions)
-    webs = _Webs(len(definitions.sites))
-    uses = _join_at_uses(func_ir, definitions, reaching_in, webs)
-    _keep_parallel_reductions_whole(func_ir, definitions, reaching_in, webs)
-    names = _web_names(func_ir, definitions, webs)
+    live_in = _live_on_entry(func_ir, variables)
+    webs = _Webs(len(variables.sites))
+    reads = _connect(func_ir, variables, live_in, webs)
+    _keep_parallel_reductions_whole(func_ir, variables, live_in, webs)
+    names = _web_names(func_ir, variables, webs)
     if names:
-        _rename(definitions, webs, uses, names)
+        _rename(variables, webs, reads, names)
 
 
-class _Definitions:
-    """The assignments of the variables worth splitting (source names assigned twice or more;
-    compiler temporaries `$...` never need it), numbered in block order, each with a bit, and
-    per block what its assignments do to the set of assignments reaching its end."""
+class _Variables:
+    """The variables worth splitting (source names assigned twice or more; compiler
+    temporaries `$...` never need it), each with a bit; their assignments (sites), numbered in
+    block order; and per block, in order, its reads and assignments of them."""
 
     def __init__(self, func_ir: ir.FunctionIR) -> None:
-        assigns: dict[int, list[ir.Assign]] = {}
         counts: dict[str, int] = {}
-        for label, block in func_ir.blocks.items():
-            found = assigns[label] = []
-            for stmt in block.body:
-                if isinstance(stmt, ir.Assign) and not stmt.target.name.startswith("$"):
-                    found.append(stmt)
-                    counts[stmt.target.name] = counts.get(stmt.target.name, 0) + 1
+        for _, stmt in func_ir.statements():
+            if isinstance(stmt, ir.Assign) and not stmt.target.name.startswith("$"):
+                counts[stmt.target.name] = counts.get(stmt.target.name, 0) + 1
         self.assigned_names = set(counts)
+        self.names = [name for name, count in counts.items() if count > 1]
+        self.bit = {name: 1 << index for index, name in enumerate(self.names)}
         self.sites: list[ir.Assign] = []
-        self.index_of: dict[int, int] = {}  # id(Assign) -> its number
-        self.mask: dict[str, int] = {}  # name -> the bits of its assignments
-        self.generated: dict[int, int] = {}  # label -> assignments reaching the block's end
-        self.killed: dict[int, int] = {}  # label -> assignments the block's ones replace
-        self.raised: dict[int, int] = {}  # label -> assignments made in the block
-        by_block = {
-            label: [stmt for stmt in found if counts[stmt.target.name] > 1]
-            for label, found in sorted(assigns.items())
-        }
-        for stmts in by_block.values():
-            for stmt in stmts:
-                bit = 1 << len(self.sites)
-                self.index_of[id(stmt)] = len(self.sites)
-                self.mask[stmt.target.name] = self.mask.get(stmt.target.name, 0) | bit
+        # label -> (stmt, Var read or None: a del's name or an assignment, name, site or -1)
+        self.events: dict[int, list[tuple[ir.Stmt, ir.Var | None, str, int]]] = {}
+        self.read_first: dict[int, int] = {}  # label -> variables read before any assignment
+        self.assigned: dict[int, int] = {}  # label -> variables assigned
+        if self.names:
+            for label in sorted(func_ir.blocks):
+                self._scan(label, func_ir.blocks[label])
+
+    def _scan(self, label: int, block: ir.Block) -> None:
+        events = self.events[label] = []
+        read_first = assigned = 0
+        bit_of = self.bit
+        for stmt in block.body:
+            if isinstance(stmt, ir.Del):
+                read = [(None, stmt.name)] if stmt.name in bit_of else []
+            else:
+                read = [(var, var.name) for var in stmt.sources() if var.name in bit_of]
+            for var, name in read:
+                events.append((stmt, var, name, -1))
+                read_first |= bit_of[name] & ~assigned
+            if isinstance(stmt, ir.Assign) and stmt.target.name in bit_of:
+                events.append((stmt, None, stmt.target.name, len(self.sites)))
                 self.sites.append(stmt)
-        for label, stmts in by_block.items():
-            self._summarize(label, stmts)
+                assigned |= bit_of[stmt.target.name]
+        self.read_first[label], self.assigned[label] = read_first, assigned
 
-    def _summarize(self, label: int, stmts: list[ir.Assign]) -> None:
-        generated = killed = raised = 0
-        for stmt in stmts:
-            bit = 1 << self.index_of[id(stmt)]
-            name_bits = self.mask[stmt.target.name]
-            generated = (generated & ~name_bits) | bit
-            killed |= name_bits
-            raised |= bit
-        self.generated[label], self.killed[label], self.raised[label] = generated, killed, raised
+    def named(self, bits: int) -> list[str]:
+        """The variables of a bit set."""
+        found = []
+        while bits:
+            found.append(self.names[(bits & -bits).bit_length() - 1])
+            bits &= bits - 1
+        return found
 
 
-def _reaching_definitions(func_ir: ir.FunctionIR, definitions: _Definitions) -> dict[int, int]:
-    """Per block label, the bit set of assignments that reach its start (forward dataflow to a
-    fixed point; a handler is reached by all that reach or happen in its protected blocks)."""
-    normal_preds: dict[int, list[int]] = {label: [] for label in func_ir.blocks}
-    raising_preds: dict[int, list[int]] = {label: [] for label in func_ir.blocks}
-    for label, block in func_ir.blocks.items():
-        for succ in block.successors():
-            normal_preds[succ].append(label)
-        handler = func_ir.exception_handlers.get(label)
-        if handler is not None:
-            raising_preds[handler].append(label)
-    generated, killed, raised = definitions.generated, definitions.killed, definitions.raised
-    reaching_in = dict.fromkeys(func_ir.blocks, 0)
-    reaching_out = dict.fromkeys(func_ir.blocks, 0)
-    order = _reverse_postorder(func_ir)
+def _live_on_entry(func_ir: ir.FunctionIR, variables: _Variables) -> dict[int, int]:
+    """Per block label, the variables read on some path from its start before an assignment
+    (backward dataflow to a fixed point). What a handler reads is live all through the blocks
+    it protects: any of their statements may raise."""
+    read_first, assigned = variables.read_first, variables.assigned
+    live_in = dict.fromkeys(func_ir.blocks, 0)
+    order = _reverse_postorder(func_ir)[::-1]
+    reached = set(order)
+    order += [label for label in func_ir.blocks if label not in reached]  # unreachable code
     changed = True
     while changed:
         changed = False
         for label in order:
-            incoming = 0
-            for pred in normal_preds[label]:
-                incoming |= reaching_out[pred]
-            for pred in raising_preds[label]:
-                incoming |= reaching_in[pred] | raised[pred]
-            outgoing = generated[label] | (incoming & ~killed[label])
-            if incoming != reaching_in[label] or outgoing != reaching_out[label]:
-                reaching_in[label], reaching_out[label] = incoming, outgoing
+            live_out = 0
+            for succ in func_ir.blocks[label].successors():
+                live_out |= live_in[succ]
+            live = read_first[label] | (live_out & ~assigned[label])
+            handler = func_ir.exception_handlers.get(label)
+            if handler is not None:
+                live |= live_in[handler]
+            if live != live_in[label]:
+                live_in[label] = live
                 changed = True
-    return reaching_in
+    return live_in
 
 
 def _reverse_postorder(func_ir: ir.FunctionIR) -> list[int]:
@@ -134,81 +133,77 @@ def _reverse_postorder(func_ir: ir.FunctionIR) -> list[int]:
 
 
 class _Webs:
-    """Union-find over the numbered assignments."""
+    """Union-find over the assignments (nodes 0..count-1) and, per block and variable live on
+    entry to it, the value the variable holds there (added as needed)."""
 
     def __init__(self, count: int) -> None:
         self.parent = list(range(count))
+        self.entries: dict[tuple[int, str], int] = {}
 
-    def find(self, index: int) -> int:
-        root = index
+    def entry(self, label: int, name: str) -> int:
+        node = self.entries.get((label, name))
+        if node is None:
+            node = self.entries[label, name] = len(self.parent)
+            self.parent.append(node)
+        return node
+
+    def find(self, node: int) -> int:
+        root = node
         while self.parent[root] != root:
             root = self.parent[root]
-        while self.parent[index] != root:
-            self.parent[index], index = root, self.parent[index]
+        while self.parent[node] != root:
+            self.parent[node], node = root, self.parent[node]
         return root
 
-    def join(self, bits: int) -> int:
-        """Put the assignments of the (non-empty) bit set in one web; returns one of them."""
-        first = (bits & -bits).bit_length() - 1
-        root = self.find(first)
-        bits &= bits - 1
-        while bits:
-            other = self.find((bits & -bits).bit_length() - 1)
-            if other != root:
-                self.parent[other] = root
-            bits &= bits - 1
-        return first
+    def union(self, first: int, second: int) -> None:
+        first, second = self.find(first), self.find(second)
+        if first != second:
+            self.parent[max(first, second)] = min(first, second)
 
 
-def _join_at_uses(
-    func_ir: ir.FunctionIR, definitions: _Definitions, reaching_in: dict[int, int], webs: _Webs
-) -> list[tuple[ir.Stmt, ir.Var | None, int | None]]:
-    """Join the assignments reaching each read (and `del`) of a split variable. Returns each
-    read as (statement, variable read or None for a `del`, one assignment of the web read),
-    the assignment None when none reaches (the variable unbound there, or unreachable code)."""
-    reads: list[tuple[ir.Stmt, ir.Var | None, int | None]] = []
-    mask_of, index_of = definitions.mask, definitions.index_of
+def _connect(
+    func_ir: ir.FunctionIR, variables: _Variables, live_in: dict[int, int], webs: _Webs
+) -> list[tuple[ir.Stmt, ir.Var | None, int]]:
+    """Join what flows together: a variable's value on entry to a block with the value it has
+    at the end of each predecessor (an assignment there, else that block's own entry value)
+    and, for a handler, with every value it takes in the blocks it protects. Returns each
+    read (and `del`) as (statement, Var read or None, the node whose web it reads)."""
+    reads: list[tuple[ir.Stmt, ir.Var | None, int]] = []
     for label, block in func_ir.blocks.items():
-        reaching = reaching_in[label]
-        assigned_here: dict[str, int] = {}  # name -> its last assignment so far in the block
-        for stmt in block.body:
-            is_del = isinstance(stmt, ir.Del)
-            for var in (None,) if is_del else stmt.sources():
-                name = stmt.name if is_del else var.name
-                if name not in mask_of:
-                    continue
-                if name in assigned_here:  # the one assignment reaching: nothing to join
-                    reads.append((stmt, var, assigned_here[name]))
-                elif reaching & mask_of[name]:
-                    reads.append((stmt, var, webs.join(reaching & mask_of[name])))
-                else:
-                    reads.append((stmt, var, None))
-            index = index_of.get(id(stmt))
-            if index is not None:
-                assigned_here[stmt.target.name] = index
+        last: dict[str, int] = {}  # variable -> its latest assignment so far in the block
+        handler = func_ir.exception_handlers.get(label)
+        live_in_handler = live_in[handler] if handler is not None else 0
+        for stmt, var, name, site in variables.events[label]:
+            if site >= 0:
+                last[name] = site
+                if live_in_handler & variables.bit[name]:
+                    webs.union(site, webs.entry(handler, name))
+            else:
+                node = last.get(name)
+                reads.append((stmt, var, webs.entry(label, name) if node is None else node))
+        for succ in block.successors():
+            for name in variables.named(live_in[succ]):
+                node = last.get(name)
+                leaving = webs.entry(label, name) if node is None else node
+                webs.union(webs.entry(succ, name), leaving)
+        for name in variables.named(live_in_handler):
+            webs.union(webs.entry(handler, name), webs.entry(label, name))
     return reads
 
 
 def _keep_parallel_reductions_whole(
-    func_ir: ir.FunctionIR, definitions: _Definitions, reaching_in: dict[int, int], webs: _Webs
+    func_ir: ir.FunctionIR, variables: _Variables, live_in: dict[int, int], webs: _Webs
 ) -> None:
     """A variable carried around a `prange` loop (live at its header, assigned in its body: a
     reduction, as ember/parallel/reductions.py finds them by name) stays one web in and into
     the loop: `s += a[i]; s *= c` must not become `s.1 = s + a[i]; s = s.1 * c`."""
     headers = _prange_headers(func_ir) if _may_use_prange(func_ir.py_func) else []
-    if not headers:
-        return
-    from ember.ir.liveness import live_variables
-
-    live_in, _ = live_variables(func_ir)
     for header in headers:
-        assigned_in_body = 0
+        carried = live_in[header]
         for label in _loop_body(func_ir, header):
-            assigned_in_body |= definitions.raised.get(label, 0)
-        for name in live_in[header]:
-            mask = definitions.mask.get(name)
-            if mask is not None and assigned_in_body & mask:
-                webs.join((assigned_in_body | reaching_in[header]) & mask)
+            for _, _, name, site in variables.events[label]:
+                if site >= 0 and carried & variables.bit[name]:
+                    webs.union(site, webs.entry(header, name))
 
 
 def _may_use_prange(py_func: FunctionType) -> bool:
@@ -287,7 +282,7 @@ def _loop_body(func_ir: ir.FunctionIR, header: int) -> set[int]:
     return body
 
 
-def _web_names(func_ir: ir.FunctionIR, definitions: _Definitions, webs: _Webs) -> dict[int, str]:
+def _web_names(func_ir: ir.FunctionIR, definitions: _Variables, webs: _Webs) -> dict[int, str]:
     """The new name of each web root that needs one. Per variable, the web holding the
     parameter (else the earliest assignment) keeps the name; the others take `name.1`, ...
     in the order of their first assignments, skipping names already in use."""
@@ -320,17 +315,17 @@ def _web_names(func_ir: ir.FunctionIR, definitions: _Definitions, webs: _Webs) -
 
 
 def _rename(
-    definitions: _Definitions,
+    definitions: _Variables,
     webs: _Webs,
-    reads: list[tuple[ir.Stmt, ir.Var | None, int | None]],
+    reads: list[tuple[ir.Stmt, ir.Var | None, int]],
     names: dict[int, str],
 ) -> None:
     """Rename assignments and reads to their web's name. A Var object read in several places
     is renamed in place when every place reads the same web; one read as different webs (the
     IR builder never shares one so, but nothing forbids it) is replaced where it is read."""
 
-    def web_name(site: int | None, name: str) -> str:
-        return name if site is None else names.get(webs.find(site), name)
+    def web_name(node: int, name: str) -> str:
+        return names.get(webs.find(node), name)  # a web without assignments keeps the name
 
     targets = [web_name(i, stmt.target.name) for i, stmt in enumerate(definitions.sites)]
     wanted: dict[int, str] = {}  # id(Var) -> the name every place wants for it
@@ -338,8 +333,8 @@ def _rename(
     for stmt, new in zip(definitions.sites, targets):
         wanted[id(stmt.target)] = new
     read_names = []
-    for stmt, var, site in reads:
-        new = web_name(site, stmt.name if var is None else var.name)
+    for stmt, var, node in reads:
+        new = web_name(node, stmt.name if var is None else var.name)
         read_names.append(new)
         if var is not None and wanted.setdefault(id(var), new) != new:
             mixed.add(id(var))
