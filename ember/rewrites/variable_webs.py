@@ -6,7 +6,9 @@ place: a web is the set of assignments of a variable that reach a common read, c
 "reaches the same read" (joins after `if`/`else`, loop back edges, `try` bodies reaching their
 handlers). One web keeps the variable's name (the parameter's, else the first in block order);
 the others become `x.1`, `x.2`... and `FunctionIR.user_names` remembers that they are `x`
-(for messages and `locals=`). Runs after inner functions are inlined (frontend/
+(for messages and `locals=`). Found in time linear in the IR: liveness of the variables
+assigned twice or more, then a union of each block's entry value of a live variable with what
+each predecessor leaves in it. Runs after inner functions are inlined (frontend/
 inline_closures.py): a cell's reads and writes are then ordinary statements where the inner
 function runs, so captured variables split as safely as any other.
 
@@ -282,20 +284,20 @@ def _loop_body(func_ir: ir.FunctionIR, header: int) -> set[int]:
     return body
 
 
-def _web_names(func_ir: ir.FunctionIR, definitions: _Variables, webs: _Webs) -> dict[int, str]:
+def _web_names(func_ir: ir.FunctionIR, variables: _Variables, webs: _Webs) -> dict[int, str]:
     """The new name of each web root that needs one. Per variable, the web holding the
     parameter (else the earliest assignment) keeps the name; the others take `name.1`, ...
     in the order of their first assignments, skipping names already in use."""
     roots_by_name: dict[str, dict[int, None]] = {}
-    for index, stmt in enumerate(definitions.sites):
+    for index, stmt in enumerate(variables.sites):
         roots_by_name.setdefault(stmt.target.name, {})[webs.find(index)] = None
     split = {name: list(roots) for name, roots in roots_by_name.items() if len(roots) > 1}
     if not split:
         return {}
-    taken = set(definitions.assigned_names)
+    taken = set(variables.assigned_names)
     parameter_webs = {
         webs.find(index)
-        for index, stmt in enumerate(definitions.sites)
+        for index, stmt in enumerate(variables.sites)
         if isinstance(stmt.value, ir.Arg)
     }
     names: dict[int, str] = {}
@@ -315,7 +317,7 @@ def _web_names(func_ir: ir.FunctionIR, definitions: _Variables, webs: _Webs) -> 
 
 
 def _rename(
-    definitions: _Variables,
+    variables: _Variables,
     webs: _Webs,
     reads: list[tuple[ir.Stmt, ir.Var | None, int]],
     names: dict[int, str],
@@ -327,10 +329,10 @@ def _rename(
     def web_name(node: int, name: str) -> str:
         return names.get(webs.find(node), name)  # a web without assignments keeps the name
 
-    targets = [web_name(i, stmt.target.name) for i, stmt in enumerate(definitions.sites)]
+    targets = [web_name(i, stmt.target.name) for i, stmt in enumerate(variables.sites)]
     wanted: dict[int, str] = {}  # id(Var) -> the name every place wants for it
     mixed: set[int] = set()  # ids of Vars read as different webs
-    for stmt, new in zip(definitions.sites, targets):
+    for stmt, new in zip(variables.sites, targets):
         wanted[id(stmt.target)] = new
     read_names = []
     for stmt, var, node in reads:
@@ -345,7 +347,7 @@ def _rename(
             _replace_read(stmt, var, ir.Var(new, var.loc))
         else:
             var.name = new
-    for stmt, new in zip(definitions.sites, targets):
+    for stmt, new in zip(variables.sites, targets):
         if new != stmt.target.name or id(stmt.target) in mixed:
             stmt.target = ir.Var(new, stmt.target.loc)
 
