@@ -224,12 +224,14 @@ def _extract_objmode_blocks(state: CompileState) -> None:
 def generate_ir(state: CompileState) -> None:
     from ember.frontend.interpreter import build_ir
     from ember.ir.liveness import insert_dels
+    from ember.rewrites.variable_webs import split_variable_webs
 
     state.func_ir = build_ir(state.bytecode, state.cfg, self_reference=state.dispatcher)
     if state.func_ir.makes_functions():
         from ember.frontend.inline_closures import inline_inner_functions
 
         inline_inner_functions(state.func_ir, _jitted_function_of)
+    split_variable_webs(state.func_ir)  # a variable rebound to another type: one name per web
     insert_dels(state.func_ir)
     if config.DUMP_IR:
         print(banner(f"IR DUMP: {state.py_func.__qualname__}"))

@@ -142,12 +142,13 @@ def _objmode_lines(func_ir: ir.FunctionIR) -> set[int]:
 
 def _variables(func_ir: ir.FunctionIR, typing) -> list[tuple[str, str]]:
     """The source's variables (not the compiler's `$` temporaries) and their types; a
-    variable renamed by SSA (`x.1`) is shown under its own name with every type it takes."""
+    variable split in webs (`x.1`: ember/rewrites/variable_webs.py) is shown under its own
+    name with every type it takes."""
     found: dict[str, list[str]] = {}
     for name in (*func_ir.arg_names, *sorted(typing.typemap)):
         if name.startswith("$") or name not in typing.typemap:
             continue
-        base = name.split(".")[0]
+        base = func_ir.user_name(name)
         shown = str(typing.typemap[name])
         if shown not in found.setdefault(base, []):
             found[base].append(shown)

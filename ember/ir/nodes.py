@@ -627,6 +627,13 @@ class FunctionIR:
     entry: int = 0
     # protected block label -> label of the handler block its exceptions enter
     exception_handlers: dict[int, int] = field(default_factory=dict)
+    # a variable a pass renamed (`x.1`, a web of `x`: rewrites/variable_webs.py) -> the name
+    # the source gives it, for messages and `locals=` declarations
+    user_names: dict[str, str] = field(default_factory=dict)
+
+    def user_name(self, name: str) -> str:
+        """The source's name of variable `name`."""
+        return self.user_names.get(name, name)
 
     def successors(self, label: int) -> list[int]:
         """A block's successors, with the handler its exceptions jump to."""

@@ -81,6 +81,7 @@ def build_gufunc_ir(parfor: Parfor, func_ir: ir.FunctionIR, typemap: dict, has_s
 
 def _finished(blocks, arg_names, arg_types, func_ir, entry_label, loc):
     outlined = ir.FunctionIR(blocks, tuple(arg_names), func_ir.py_func, loc, entry=entry_label)
+    outlined.user_names = func_ir.user_names  # `locals=` declarations reach every web
     insert_dels(outlined)
     return outlined, tuple(arg_types)
 

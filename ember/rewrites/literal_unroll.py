@@ -171,6 +171,7 @@ class _Unroller:
         self.region = _loop_region(func_ir, loop)
         self.local_names = _names_only_in(func_ir, self.region | {loop.header})
         self.next_label = max(func_ir.blocks) + 1
+        self.copy_names = self._copy_names()
 
     def run(self) -> None:
         loop, blocks = self.loop, self.func_ir.blocks
@@ -202,8 +203,28 @@ class _Unroller:
         self.next_label += 1
         return self.next_label
 
+    def _copy_names(self) -> list[dict[str, str]]:
+        """Per copy k (and the last header, k = count), each local variable's name `x.k`, or
+        a free `x.k_j` when another variable has it (a web of `x` is `x.1`: variable_webs.py).
+        The source's name of each is recorded for messages and `locals=`."""
+        taken = {v.name for _, s in self.func_ir.statements() for v in (*s.sources(), *s.targets())}
+        copies = []
+        for k in range(self.count + 1):
+            names = {}
+            for name in sorted(self.local_names):
+                new, j = f"{name}.{k}", 0
+                while new in taken:
+                    j += 1
+                    new = f"{name}.{k}_{j}"
+                taken.add(new)
+                names[name] = new
+                if not name.startswith("$"):
+                    self.func_ir.user_names[new] = self.func_ir.user_name(name)
+            copies.append(names)
+        return copies
+
     def _names(self, k: int) -> dict[str, str]:
-        return {name: f"{name}.{k}" for name in self.local_names}
+        return self.copy_names[k]
 
     def _header_copy(self, k: int, headers: list[int], labels: dict[int, int]) -> ir.Block:
         """The header for member k: the member replaces `pair_first(iternext(...))`."""

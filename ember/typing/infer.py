@@ -150,7 +150,11 @@ class TypeInferer:
             and not self.typemap[stmt.target.name].is_precise
         ]
         if untyped:
-            named = [s.target.name for s in untyped if not s.target.name.startswith("$")]
+            named = [
+                self.func_ir.user_name(s.target.name)
+                for s in untyped
+                if not s.target.name.startswith("$")
+            ]
             name = f"'{named[0]}'" if named else "here"
             kind = self.typemap[untyped[0].target.name]
             if isinstance(kind, types.DictType):
@@ -241,7 +245,7 @@ class TypeInferer:
         missing = [v.name for v in stmt.sources() if v.name not in self.typemap]
         if _is_recursive_call(self, stmt):
             return _RECURSION_HINT
-        names = ", ".join(f"'{_user_name(name)}'" for name in missing)
+        names = ", ".join(f"'{self._user_name(name)}'" for name in missing)
         return f"Cannot determine the type of {names}"
 
     # ------------------------------------------------------------------ statements
@@ -293,7 +297,9 @@ class TypeInferer:
         _require_precise(args)
         sig = self.context.resolve_operator(operator.setitem, args)
         if sig is None:
-            raise TypingError(_no_implementation("setitem", stmt.sources(), args), stmt.loc)
+            raise TypingError(
+                _no_implementation("setitem", stmt.sources(), args, self.func_ir), stmt.loc
+            )
         self.calltypes[stmt] = sig
 
     def _type_attribute_statement(self, stmt: ir.SetAttr | ir.DelAttr) -> None:
@@ -316,12 +322,12 @@ class TypeInferer:
         if (id(new_type), loc) not in seen:  # types are interned: identity is equality
             seen.add((id(new_type), loc))
             history.append((new_type, loc))
-        declared = self.declared_locals.get(name)
+        declared = self.declared_locals.get(self.func_ir.user_name(name))
         if declared is not None:  # `@jit(locals=...)`: each value is converted on assignment
             if self.context.unify_pair(declared, types.unliteral(new_type)) is None:
                 raise TypingError(
-                    f"Cannot assign a value of type {new_type} to '{name}', declared "
-                    f"{declared} by locals=",
+                    f"Cannot assign a value of type {new_type} to '{self._user_name(name)}', "
+                    f"declared {declared} by locals=",
                     loc,
                 )
             new_type = declared
@@ -339,9 +345,13 @@ class TypeInferer:
             self.typemap[name] = unified
             self.changed = True
 
+    def _user_name(self, name: str) -> str:
+        """The source's name of a variable (its web's: rewrites/variable_webs.py), for messages."""
+        return self.func_ir.user_name(name) if not name.startswith("$") else "<expression>"
+
     def _clash_message(self, name: str, first: types.Type, second: types.Type, history) -> str:
-        where = [f"  '{_user_name(name)}' is {t} at line {loc.line}" for t, loc in history]
-        cause = f"Cannot unify {first} and {second} for variable '{_user_name(name)}'"
+        where = [f"  '{self._user_name(name)}' is {t} at line {loc.line}" for t, loc in history]
+        cause = f"Cannot unify {first} and {second} for variable '{self._user_name(name)}'"
         return "\n".join([*where, cause])
 
     # ------------------------------------------------------------------ expressions
@@ -437,7 +447,7 @@ class TypeInferer:
             if isinstance(origin, ir.Arg):
                 params.add(origin.index)
                 continue
-            what = f"'{_user_name(var.name)}'" if var is not None else f"argument {position}"
+            what = f"'{self._user_name(var.name)}'" if var is not None else f"argument {position}"
             return TypingError(
                 f"{_describe_callee(fnty)} needs {what} as a literal (literally()): it must be "
                 f"a constant int, bool or str, or an argument of {self.func_ir.qualname} "
@@ -506,7 +516,7 @@ class TypeInferer:
 
     def _record_call(self, expr, sig, what, operands, arg_types) -> types.Type:
         if sig is None:
-            raise TypingError(_no_implementation(what, operands, arg_types), expr.loc)
+            raise TypingError(_no_implementation(what, operands, arg_types, self.func_ir), expr.loc)
         self.calltypes[expr] = sig
         return sig.return_type
 
@@ -706,10 +716,6 @@ def _require_precise(arg_types: tuple) -> None:
         raise _Pending
 
 
-def _user_name(name: str) -> str:
-    return name if not name.startswith("$") else "<expression>"
-
-
 def _describe_callee(fnty: types.Type) -> str:
     if isinstance(fnty, types.Function):
         key = fnty.typing_key
@@ -723,10 +729,10 @@ def _describe_callee(fnty: types.Type) -> str:
     return f"a value of type {fnty}"
 
 
-def _no_implementation(what: str, operands: list, arg_types: tuple) -> str:
+def _no_implementation(what: str, operands: list, arg_types: tuple, func_ir: ir.FunctionIR) -> str:
     named = list(
         dict.fromkeys(  # each variable once, in order (f(n, n) names 'n' once)
-            f"'{var.name}' is {typ}"
+            f"'{func_ir.user_name(var.name)}' is {typ}"
             for var, typ in zip(operands, arg_types)
             if not var.name.startswith("$")
         )
