@@ -49,6 +49,7 @@ from ember.typing.overload import (
     make_attribute_wrapper,
     overload,
     overload_attribute,
+    overload_classmethod,
     overload_method,
     register_jitable,
 )
@@ -100,7 +101,7 @@ class _TypeofImpl:
         return decorate if func is None else decorate(func)
 
     def __call__(self, value: Any, c: TypeofContext | None = None) -> types.Type | None:
-        return _typeof.typeof_impl(value)
+        return _typeof.typeof_or_none(value)
 
 
 typeof_impl = _TypeofImpl()
@@ -158,7 +159,7 @@ def get_cython_function_address(module_name: str, function_name: str) -> int:
     capsules = getattr(importlib.import_module(module_name), "__pyx_capi__", {})
     capsule = capsules.get(function_name)
     if capsule is None:
-        raise ValueError(f"{module_name} exports no C function named {function_name!r}")
+        raise ValueError(f"No function {function_name!r} found in __pyx_capi__ of {module_name!r}")
     get_name = ctypes.pythonapi.PyCapsule_GetName
     get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
     get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
@@ -242,6 +243,7 @@ __all__ = [
     "models",
     "overload",
     "overload_attribute",
+    "overload_classmethod",
     "overload_method",
     "register_jitable",
     "register_model",

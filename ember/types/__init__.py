@@ -63,6 +63,7 @@ from ember.types.enums import (
 )
 from ember.types.functions import (
     BoundFunction,
+    Callable,
     DispatcherChoice,
     DispatcherType,
     ExceptionClass,

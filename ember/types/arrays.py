@@ -9,20 +9,32 @@ from ember.types.abstract import Dummy, Type
 from ember.types.strings import element_value_type
 
 
-class Array(Type):
-    """`Array(float64, 2, 'C')`: the type of a NumPy array as compiled code sees it."""
+class ArrayCompatible(Type):
+    """Numba's base of array-like types: a subclass names the array type it stands for in
+    `as_array` (extension types such as a pandas-like Series derive from it)."""
 
-    def __init__(self, dtype: Type, ndim: int, layout: str, readonly: bool = False) -> None:
+    array_priority = 0.0
+
+    @property
+    def as_array(self) -> Array:
+        raise NotImplementedError(f"{type(self).__name__} must define as_array")
+
+
+class Buffer(ArrayCompatible):
+    """Numba's base of types with a dtype, a number of dimensions and a layout; an extension
+    type subclassing it is built as `super().__init__(dtype, ndim, layout)`."""
+
+    def __init__(
+        self, dtype: Type, ndim: int, layout: str, readonly: bool = False, name: str | None = None
+    ) -> None:
         if layout not in ("C", "F", "A"):
             raise ValueError(f"array layout must be 'C', 'F' or 'A', not {layout!r}")
-        if ndim <= 1 and layout == "F":
-            layout = "C"  # a contiguous array of 0 or 1 dimensions is both: say 'C'
         self.dtype = dtype
         self.ndim = ndim
         self.layout = layout
         self.readonly = readonly
-        prefix = "readonly array" if readonly else "array"
-        super().__init__(f"{prefix}({dtype}, {ndim}d, {layout})")
+        kind = type(self).__name__.lower()
+        super().__init__(name or f"{kind}({dtype}, {ndim}d, {layout})")
 
     @property
     def key(self) -> Any:
@@ -30,14 +42,34 @@ class Array(Type):
 
     @property
     def mutable(self) -> bool:
-        """Numba's name: items can be assigned (not a read-only array)."""
+        """Numba's name: items can be assigned (not read-only)."""
         return not self.readonly
 
-    def __repr__(self) -> str:  # Numba's, as programs print `f.signatures`
-        return f"Array({self.dtype!r}, {self.ndim}, '{self.layout}', {self.readonly}, aligned=True)"
+    @property
+    def as_array(self) -> Array:
+        return Array(self.dtype, self.ndim, self.layout, self.readonly)
 
     def _rebuild_args(self) -> tuple:
         return (self.dtype, self.ndim, self.layout, self.readonly)
+
+
+class Array(Buffer):
+    """`Array(float64, 2, 'C')`: the type of a NumPy array as compiled code sees it."""
+
+    def __init__(self, dtype: Type, ndim: int, layout: str, readonly: bool = False) -> None:
+        if layout not in ("C", "F", "A"):
+            raise ValueError(f"array layout must be 'C', 'F' or 'A', not {layout!r}")
+        if ndim <= 1 and layout == "F":
+            layout = "C"  # a contiguous array of 0 or 1 dimensions is both: say 'C'
+        prefix = "readonly array" if readonly else "array"
+        super().__init__(dtype, ndim, layout, readonly, f"{prefix}({dtype}, {ndim}d, {layout})")
+
+    @property
+    def as_array(self) -> Array:
+        return self
+
+    def __repr__(self) -> str:  # Numba's, as programs print `f.signatures`
+        return f"Array({self.dtype!r}, {self.ndim}, '{self.layout}', {self.readonly}, aligned=True)"
 
     def copy(
         self,

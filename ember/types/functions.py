@@ -24,6 +24,21 @@ class Function(Dummy):
         return (self.typing_key,)
 
 
+class Callable(Type):
+    """Numba's abstract base of callable types: a subclass answers `get_call_type(context,
+    args, kws)` with a signature (or None) and lists what it resolved in
+    `get_call_signatures()`."""
+
+    def get_call_type(self, context: Any, args: tuple, kws: dict) -> Any:
+        raise NotImplementedError
+
+    def get_call_signatures(self) -> tuple[list, bool]:
+        raise NotImplementedError
+
+    def get_impl_key(self, sig: Any) -> Any:
+        return self
+
+
 class NumberClass(Function):
     """A NumPy scalar class used as a function or dtype (`np.float64(x)`), Numba's
     `NumberClass`: `NumberClass(float64)` or the class itself; `instance_type` is what it

@@ -51,8 +51,13 @@ class TypingContext:
             return None if None in members else types.make_tuple(members)
         if isinstance(value, pytypes.ModuleType):
             return types.Module(value)
+        if isinstance(value, type) and issubclass(value, types.Type):  # a type class (Numba's)
+            return types.TypeRef(value)
         if isinstance(value, type) and issubclass(value, BaseException):
             return types.ExceptionClass(value)
+        declared = self._declared_type(value)
+        if declared is not None:
+            return declared
         fingerprint_type = _dispatcher_type(value)
         if fingerprint_type is not None:
             return fingerprint_type
@@ -65,6 +70,13 @@ class TypingContext:
         if isinstance(found, types.Array):  # a global array is frozen, as in Numba
             return found.copy(layout="C", readonly=True)
         return found
+
+    def _declared_type(self, value: Any) -> types.Type | None:
+        """The type `infer_global(value, type)` gave a global, or None."""
+        try:
+            return self.registry.global_types.get(value)
+        except TypeError:  # unhashable
+            return None
 
     def _is_registered(self, value: Any) -> bool:
         try:
@@ -97,6 +109,8 @@ class TypingContext:
             return type_choice_call(fnty, args, kws)
         if isinstance(fnty, types.ExceptionClass):
             return Signature(types.ExceptionInstance(fnty.exc_class), args)
+        if isinstance(fnty, types.Callable):  # an extension's callable type types itself
+            return fnty.get_call_type(self, args, kws)
         if isinstance(fnty, (types.ClassInstanceType, types.TypeRef, types.EnumClass)):
             # a __call__ method: a jitclass instance's, a type's (`int64(x)` converts, as at
             # module level), an enum class's (`Color(2)` is a member)
@@ -171,7 +185,8 @@ class TypingContext:
                 found = template.resolve(value_type, attr)
                 if found is not None:
                     return found
-        if (type(value_type), attr) in self.registry.functions:
+        methods = self.registry.functions.get((type(value_type), attr), ())
+        if any(_offers_method(template, value_type) for template in methods):
             return types.BoundFunction(value_type, attr)
         if isinstance(value_type, types.StringLiteral):  # "-".join(...): a string's methods
             return self.resolve_getattr(value_type.literal_type, attr)
@@ -254,3 +269,9 @@ def _load_library() -> None:
 
     if "numpy" in sys.modules:
         import ember.library.numpy.register  # noqa: F401
+
+
+def _offers_method(template: type, receiver: types.Type) -> bool:
+    """Whether a method template serves this receiver (a classmethod serves one class only)."""
+    accepts = getattr(template, "accepts_receiver", None)
+    return accepts is None or accepts(receiver)

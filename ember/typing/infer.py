@@ -662,7 +662,11 @@ def _returned_type(typ: types.Type) -> types.Type:
 def _compile_time_only(typ: types.Type) -> bool:
     if isinstance(typ, types.BaseTuple):
         return any(_compile_time_only(member) for member in typ.types)
-    return isinstance(typ, types.Dummy) and not isinstance(typ, types.DispatcherType | types.DType)
+    if not isinstance(typ, types.Dummy) or isinstance(typ, types.DispatcherType | types.DType):
+        return False
+    from ember.lowering.registry import registry  # an extension's @box gives it a Python value
+
+    return registry.find_box(typ) is None
 
 
 _EXPR_TYPERS = {

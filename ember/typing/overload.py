@@ -498,6 +498,46 @@ def overload_method(
     return decorate
 
 
+class _ClassMethodTemplate(_OverloadTemplate):
+    """A classmethod: the receiver is `types.TypeRef(the type class)` itself, so the method is
+    not offered on the class's bases nor on its subclasses."""
+
+    _receiver: types.Type
+
+    @classmethod
+    def accepts_receiver(cls, this: types.Type) -> bool:
+        return this is cls._receiver
+
+    def generic(self, args: tuple, kws: dict) -> Signature | None:
+        if not args or not self.accepts_receiver(args[0]):
+            return None
+        return super().generic(args, kws)
+
+
+def overload_classmethod(
+    type_class: type,
+    name: str,
+    jit_options: dict | None = None,
+    prefer_literal: bool = False,
+    **_numba: Any,
+) -> Callable:
+    """`@overload_classmethod(TypeClass, "name") def ov(cls, *argtypes)`: `TypeClass.name(...)`
+    in compiled code, where the global `TypeClass` (a types.Type subclass) is the receiver
+    `cls`, typed `types.TypeRef(TypeClass)`; arguments and literals as for `@overload`."""
+    _check_type_class(type_class, "overload_classmethod")
+
+    def decorate(overload_func: Callable) -> Callable:
+        key = (types.TypeRef, name)
+        template = _make_overload_template(
+            key, overload_func, jit_options, _ClassMethodTemplate, prefer_literal
+        )
+        template._receiver = types.TypeRef(type_class)
+        registry.register_global(key, template)
+        return overload_func
+
+    return decorate
+
+
 def _check_type_class(type_class: Any, what: str) -> None:
     if not (isinstance(type_class, type) and issubclass(type_class, types.Type)):
         raise TypeError(f"{what} needs a types.Type subclass, got {type_class!r}")

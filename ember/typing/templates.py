@@ -247,6 +247,7 @@ class Registry:
     def __init__(self) -> None:
         self.functions: dict[Any, list[type[FunctionTemplate]]] = _FunctionTable()
         self.attributes: list[type[AttributeTemplate]] = []
+        self.global_types: dict[Any, types.Type] = {}  # infer_global(value, its_type)
 
     def register_global(self, key: Any, template: type[FunctionTemplate]) -> None:
         self.functions.setdefault(key, []).append(template)
@@ -298,8 +299,13 @@ def infer_global(value: Any, template: type[FunctionTemplate] | None = None) -> 
     """Type calls of the global `value` with a template class.
 
     `@infer_global(len) class Len(AbstractTemplate): ...` (the template's `key` becomes `len`),
-    or `infer_global(len, Len)` without the decorator syntax.
+    or `infer_global(len, Len)` without the decorator syntax; `infer_global(MyClass,
+    MyCallableType(MyClass))` gives the global that type instead (a `types.Callable` types its
+    calls itself).
     """
+    if isinstance(template, types.Type):
+        registry.global_types[value] = template
+        return template
     decorate = registry.function(value)
     if template is not None:
         return decorate(template)
