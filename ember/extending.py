@@ -120,8 +120,11 @@ def typeof(value: Any) -> types.Type:
 
 
 class _AsNumbaType:
-    """`as_numba_type(py_class)`: the ember type that annotations naming `py_class` mean;
-    `as_numba_type.register(py_class, ember_type)` teaches it a new class."""
+    """`as_numba_type(py_class)`: the ember type that annotations naming `py_class` mean:
+    Python's scalar classes, `typing.List[T]` / `list[T]` (a typed list), `Dict[K, V]`,
+    `Set[T]`, `Tuple[...]`, `Optional[T]` (a Union with None), jitclasses and ember types.
+    `as_numba_type.register(py_class, ember_type)` teaches it a class;
+    `as_numba_type.register(func)` a function `func(py_class) -> type or None`."""
 
     def __init__(self) -> None:
         self._known: dict[Any, types.Type] = {
@@ -133,16 +136,65 @@ class _AsNumbaType:
             type(None): types.none,
             None: types.none,
         }
+        self._functions: list[Callable[[Any], types.Type | None]] = []
 
-    def register(self, py_class: Any, ember_type: types.Type) -> None:
-        self._known[py_class] = ember_type
+    def register(self, py_class: Any, ember_type: types.Type | None = None) -> None:
+        if ember_type is None:
+            self._functions.append(py_class)
+        else:
+            self._known[py_class] = ember_type
 
-    def __call__(self, py_class: Any) -> types.Type:
+    def try_infer(self, py_class: Any) -> types.Type | None:
+        """The ember type, or None when nothing knows `py_class`."""
         if isinstance(py_class, types.Type):
             return py_class
-        found = self._known.get(py_class)
+        try:
+            found = self._known.get(py_class)
+        except TypeError:  # unhashable
+            found = None
         if found is None:
-            raise TypingError(f"ember has no type for the annotation {py_class!r}")
+            found = self._generic(py_class)
+        if found is None:
+            class_type = getattr(py_class, "class_type", None)  # a jitclass, by its class
+            if isinstance(class_type, types.ClassType):
+                found = class_type.instance_type
+        for function in self._functions:
+            if found is not None:
+                break
+            found = function(py_class)
+        if found is not None and not isinstance(found, types.Type):
+            raise TypingError(f"as_numba_type should return an ember type, got {found!r}")
+        return found
+
+    def _generic(self, py_class: Any) -> types.Type | None:
+        """`List[float]`, `dict[str, int]`, `Optional[int]`, `Tuple[int, float]`..."""
+        import typing
+
+        origin, args = typing.get_origin(py_class), typing.get_args(py_class)
+        if origin is None:
+            return None
+        if origin is typing.Union:
+            members = [arg for arg in args if arg is not type(None)]
+            if len(args) != 2 or len(members) != 1:
+                raise TypingError(
+                    f"Cannot type {py_class}: only a Union of one type with None "
+                    "(Optional[T]) has an ember type"
+                )
+            return types.Optional(self(members[0]))
+        if origin is list and len(args) == 1:
+            return types.ListType(self(args[0]))
+        if origin is dict and len(args) == 2:
+            return types.DictType(self(args[0]), self(args[1]))
+        if origin is set and len(args) == 1:
+            return types.Set(self(args[0]))
+        if origin is tuple and args and args[-1] is not Ellipsis:
+            return types.make_tuple([self(arg) for arg in args])
+        return None
+
+    def __call__(self, py_class: Any) -> types.Type:
+        found = self.try_infer(py_class)
+        if found is None:
+            raise TypingError(f"Cannot infer the ember type of the Python type {py_class!r}")
         return found
 
 

@@ -17,16 +17,39 @@ _PYTHON_TYPES = {
 
 
 def field_types(cls: type, spec: Any) -> dict[str, types.Type]:
-    """Field name -> ember type: the annotations first (in order), then the spec (which wins)."""
+    """Field name -> ember type: the annotations first (in order, base classes' first), then
+    the spec (which wins). Annotations may name Python classes (`int`, `List[float]`); the
+    spec takes ember types only, as in Numba."""
     found: dict[str, types.Type] = {}
-    annotations = cls.__dict__.get("__annotations__", {})
-    for name, annotation in annotations.items():
-        found[name] = as_field_type(cls, name, _evaluate(cls, annotation))
+    for klass in reversed(cls.__mro__[:-1]):
+        for name, annotation in klass.__dict__.get("__annotations__", {}).items():
+            found[name] = as_field_type(cls, name, _annotation_type(cls, name, annotation))
     for name, declared in _spec_items(spec):
-        if not isinstance(name, str) or not name.isidentifier():
+        if not isinstance(name, str):
+            raise TypeError(f"spec keys should be strings, got {name!r}")
+        if not name.isidentifier():
             raise TypeError(f"jitclass {cls.__name__}: field name {name!r} is not an identifier")
+        if declared in _PYTHON_TYPES:
+            raise TypeError(
+                f"spec values should be Numba type instances, got {declared!r} (for field "
+                f"'{name}' of jitclass {cls.__name__}; e.g. int64 for int)"
+            )
         found[name] = as_field_type(cls, name, declared)
     return found
+
+
+def _annotation_type(cls: type, name: str, annotation: Any) -> Any:
+    """What an annotation names: an ember type when `as_numba_type` knows it (`int`,
+    `List[float]`, `Optional[int]`...), else the annotation itself (checked by the caller)."""
+    from ember.errors import TypingError
+    from ember.extending import as_numba_type
+
+    evaluated = _evaluate(cls, annotation)
+    try:
+        found = as_numba_type.try_infer(evaluated)
+    except TypingError as error:
+        raise TypeError(f"jitclass {cls.__name__}: field '{name}': {error}") from None
+    return evaluated if found is None else found
 
 
 def _spec_items(spec: Any) -> list[tuple[Any, Any]]:
