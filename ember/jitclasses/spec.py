@@ -22,6 +22,8 @@ def field_types(cls: type, spec: Any) -> dict[str, types.Type]:
     spec takes ember types only, as in Numba."""
     found: dict[str, types.Type] = {}
     for klass in reversed(cls.__mro__[:-1]):
+        if klass.__module__.startswith("ember."):  # a jitclass's own box class
+            continue
         for name, annotation in klass.__dict__.get("__annotations__", {}).items():
             found[name] = as_field_type(cls, name, _annotation_type(cls, name, annotation))
     for name, declared in _spec_items(spec):
