@@ -530,7 +530,7 @@ def test_the_class_as_a_value():
 
 
 def test_subclassing_a_jitclass_says_what_to_do():
-    with pytest.raises(UnsupportedError, match="subclass the undecorated class"):
+    with pytest.raises(TypeError, match="cannot subclass from a jitclass"):  # Numba's words
 
         @jitclass([("z", float64)])
         class Point3(Point):

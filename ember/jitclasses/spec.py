@@ -31,6 +31,8 @@ def field_types(cls: type, spec: Any) -> dict[str, types.Type]:
             raise TypeError(f"spec keys should be strings, got {name!r}")
         if not name.isidentifier():
             raise TypeError(f"jitclass {cls.__name__}: field name {name!r} is not an identifier")
+        if name.startswith("__") and not name.endswith("__"):  # as `self.__x` reads in methods
+            name = f"_{cls.__name__.lstrip('_')}{name}"
         if declared in _PYTHON_TYPES:
             raise TypeError(
                 f"spec values should be Numba type instances, got {declared!r} (for field "

@@ -415,6 +415,8 @@ class FunctionLowerer:
         """`obj.attr = v` / `del obj.attr` through `@lower_setattr` (or the delete registry)."""
         sig = self.calltypes[stmt]
         target_type = self.typemap[stmt.target.name]
+        if isinstance(target_type, types.Optional):
+            target_type = target_type.type
         setting = isinstance(stmt, ir.SetAttr)
         registry = self.context.registry
         found = (registry.find_setattr if setting else registry.find_delattr)(
@@ -424,7 +426,17 @@ class FunctionLowerer:
             raise LoweringError(f"no implementation of {stmt} for {target_type}", stmt.loc)
         impl, is_generic = found
         operands = (stmt.target, stmt.value) if setting else (stmt.target,)
-        args = [self.load_as(var, typ) for var, typ in zip(operands, sig.args)]
+        declared = self.typemap[stmt.target.name]
+        if isinstance(declared, types.Optional):  # None has no attributes
+            target = optional.unwrap_for_attribute(
+                self.context, self.builder, declared, self.load(stmt.target), stmt.attr
+            )
+            args = [
+                target,
+                *(self.load_as(var, typ) for var, typ in zip(operands[1:], sig.args[1:])),
+            ]
+        else:
+            args = [self.load_as(var, typ) for var, typ in zip(operands, sig.args)]
         extra = (stmt.attr,) if is_generic else ()
         impl(self.context, self.builder, sig, args, *extra)
 

@@ -194,6 +194,8 @@ class TypingContext:
 
     def resolve_setattr(self, target: types.Type, attr: str, value: types.Type):
         """The signature `none(target, attribute type)` of `target.attr = value`, or None."""
+        if isinstance(target, types.Optional):  # checked for None when lowered
+            return self.resolve_setattr(target.type, attr, value)
         for template in self._templates_of(target):
             sig = template.resolve_setattr(target, attr, value)
             if sig is not None:
