@@ -9,7 +9,12 @@ from typing import Any
 
 from ember.types import scalars
 from ember.types.abstract import Type
-from ember.types.arrays import Array, ArrayCompatible, Buffer, ellipsis_type
+from ember.types.arrays import (  # noqa: F401 - ArrayCompatible, Buffer: Numba names
+    Array,
+    ArrayCompatible,
+    Buffer,
+    ellipsis_type,
+)
 from ember.types.containers import BaseTuple, RangeIteratorType, RangeType
 from ember.types.dicts import HashTable, Set
 from ember.types.functions import DispatcherType
