@@ -21,6 +21,7 @@ _EXACT_TYPES: dict[type, types.Type] = {
     type(None): types.none,
     str: types.unicode_type,
     bytes: types.bytes_type,
+    type(Ellipsis): types.ellipsis_type,
 }
 
 _NUMPY_SCALARS: dict[Any, types.Type] = {}
@@ -246,6 +247,9 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
         return _typeof_array(value)
     if isinstance(value, type) and issubclass(value, np.generic):  # np.float32 as a dtype
         return types.NumberClass(value) if dtype_to_type(np.dtype(value)) is not None else None
+    if isinstance(value, np.dtype):  # a dtype as a value: np.empty(n, dtype) inside
+        dtype = dtype_to_type(value)
+        return None if dtype is None else types.DType(dtype)
     if isinstance(value, np.void) and value.dtype.fields is not None:
         return _typeof_array(value.reshape(1)).dtype  # a record: its reasons if refused
     if isinstance(value, np.generic):

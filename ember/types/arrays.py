@@ -68,6 +68,11 @@ class Array(Buffer):
     def as_array(self) -> Array:
         return self
 
+    @property
+    def aligned(self) -> bool:
+        """Numba's flag: ember's arrays are always aligned for their dtype."""
+        return True
+
     def __repr__(self) -> str:  # Numba's, as programs print `f.signatures`
         return f"Array({self.dtype!r}, {self.ndim}, '{self.layout}', {self.readonly}, aligned=True)"
 
@@ -95,7 +100,10 @@ def array_from_slices(dtype: Type, spec: Any) -> Array:
     """Numba's spelling `float64[:, ::1]`: the unit step marks the contiguous dimension."""
     slices = spec if isinstance(spec, tuple) else (spec,)
     if not all(isinstance(s, slice) and s.start is None and s.stop is None for s in slices):
-        raise TypeError(f"array type spelling needs ':' or '::1' slices, got {spec!r}")
+        raise KeyError(  # Numba's exception and words
+            f"Can only index numba types with slices with no start or stop, got {spec!r} "
+            "(array types are spelled with ':' and '::1', e.g. float64[:, ::1])"
+        )
     steps = [s.step for s in slices]
     if any(step not in (None, 1) for step in steps):
         raise TypeError(f"only a step of 1 marks a contiguous dimension, got {spec!r}")
@@ -161,6 +169,10 @@ class DType(Dummy):
 
     def _rebuild_args(self) -> tuple:
         return (self.dtype,)
+
+    def __getitem__(self, spec: Any) -> Type:
+        """`DType(int32)[:]` spells an array of the dtype, as `int32[:]` does."""
+        return array_from_slices(self.dtype, spec)
 
 
 class ArrayIterator(Type):
