@@ -10,6 +10,7 @@ as an unraisable exception (PyErr_WriteUnraisable, taking the GIL) and returns z
 from __future__ import annotations
 
 import ctypes
+import functools
 import itertools
 from collections.abc import Callable
 from typing import Any
@@ -33,6 +34,15 @@ _CTYPES = {
 }  # fmt: skip
 
 
+_C_NAMES = {
+    types.boolean: "_Bool",
+    types.int8: "int8_t", types.int16: "int16_t", types.int32: "int32_t",
+    types.int64: "int64_t", types.uint8: "uint8_t", types.uint16: "uint16_t",
+    types.uint32: "uint32_t", types.uint64: "uint64_t",
+    types.float32: "float", types.float64: "double", types.none: "void",
+}  # fmt: skip
+
+
 def _has_ctype(typ: types.Type) -> bool:
     return typ in _CTYPES or typ == types.voidptr or isinstance(typ, types.CPointer)
 
@@ -53,6 +63,8 @@ class CFunc:
     def __init__(self, py_func: Callable, sig: Signature, options: dict) -> None:
         from ember.decorators import njit
 
+        if options.get("forceobj") or options.get("nopython") is False:
+            raise NotImplementedError("@cfunc compiles in nopython mode only (no forceobj)")
         unsupported = [t for t in (*sig.args, sig.return_type) if not _has_ctype(t)]
         if unsupported or sig.return_type is None:
             raise TypeError(
@@ -62,11 +74,12 @@ class CFunc:
             )
         self._pyfunc = py_func
         self._signature = sig
+        functools.update_wrapper(self, py_func)  # __name__, __qualname__, __doc__, __wrapped__
         self._dispatcher = njit(**options)(py_func)
         self._compiled = self._dispatcher.compile(sig)
         self._keepalive: list = []
         self.native_name = f"cfunc.{py_func.__qualname__}.{next(_serial)}"
-        self._llvm = _wrapper_module(self._compiled, self.native_name, self._keepalive)
+        self._llvm = _wrapper_module(self._compiled, self.native_name, self._keepalive, py_func)
         self.address = _install(self._llvm, self.native_name)
         prototype = ctypes.CFUNCTYPE(_ctype(sig.return_type), *map(_ctype, sig.args))
         self.ctypes = prototype(self.address)
@@ -74,6 +87,16 @@ class CFunc:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._pyfunc(*args, **kwargs)
+
+    @property
+    def cffi(self) -> Any:
+        """The C function pointer as a cffi object (for cffi-wrapped C libraries)."""
+        import cffi
+
+        ffi = cffi.FFI()
+        result = _C_NAMES[self._signature.return_type]
+        args = ", ".join(_C_NAMES.get(arg, "void *") for arg in self._signature.args)
+        return ffi.cast(f"{result}(*)({args or 'void'})", self.address)
 
     def inspect_llvm(self) -> str:
         """The LLVM IR of the compiled function and of its C wrapper."""
@@ -95,7 +118,7 @@ def cfunc(sig: Any, **options: Any) -> Callable[[Callable], CFunc]:
     return decorate
 
 
-def _wrapper_module(compiled: Any, name: str, keepalive: list) -> str:
+def _wrapper_module(compiled: Any, name: str, keepalive: list, py_func: Callable) -> str:
     from ember.codegen.jit import engine
     from ember.lowering.boxing import _call_native
     from ember.lowering.context import CPUContext
@@ -124,7 +147,7 @@ def _wrapper_module(compiled: Any, name: str, keepalive: list) -> str:
         raised = pyapi.call_function_objargs(raiser, [id_obj])  # NULL, the exception set
         pyapi.decref(id_obj)
         with builder.if_then(builder.icmp_unsigned("==", raised, pyapi.get_null_object())):
-            pyapi.write_unraisable()
+            pyapi.write_unraisable(py_func)  # "Exception ignored in: <function ...>"
         pyapi.gil_release(gil)
     if sig.return_type is types.none:
         builder.ret_void()
