@@ -231,9 +231,16 @@ def sentry_literal_args(
 ) -> None:
     """In an `@overload` function: ask for the arguments named in `literal_args` to be typed
     as literals (the call is typed again with their values) when they are not already."""
+    from ember.errors import ForceLiteralArg
+
     bound = pysig.bind(*args, **kwargs)
-    for name in literal_args:
-        literally(bound.arguments[name])
+    names = list(pysig.parameters)
+    wanted = [name for name in literal_args if not isinstance(bound.arguments[name], types.Literal)]
+    if wanted:  # the positions of exactly these arguments (others may share their type)
+        raise ForceLiteralArg(
+            {names.index(name) for name in wanted},
+            f"arguments {', '.join(map(repr, wanted))} are needed as literals",
+        )
 
 
 class BoundLiteralArgs:

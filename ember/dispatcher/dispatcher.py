@@ -14,7 +14,13 @@ from typing import Any
 from ember import config, types
 from ember.compiler import CompileResult, CompileState, run_pipeline
 from ember.dispatcher.binding import ArgumentBinder, Omitted
-from ember.errors import ArgumentTypeError, EmberError, ForceLiteralArg, TypingError
+from ember.errors import (
+    ArgumentTypeError,
+    EmberError,
+    ForceLiteralArg,
+    LiteralTypingError,
+    TypingError,
+)
 from ember.frontend.interpreter import UndefinedName
 from ember.lowering.context import TargetOptions
 from ember.typing.functions import RecursionPending
@@ -482,10 +488,11 @@ class Dispatcher:
             value = values[index]
             if type(value) not in (int, bool, str):
                 name = self._binder.names[index]
-                raise TypingError(
+                python_type = f"{type(value).__module__}.{type(value).__qualname__}"
+                raise LiteralTypingError(
                     f"{self.py_func.__name__}(): literally() needs argument '{name}' as a "
-                    f"literal, and a value of type {arg_types[index]} has none (only int, "
-                    "bool and str values do)"
+                    f"literal, and a value of type {python_type} ({arg_types[index]}) has none "
+                    "(only int, bool and str values do)"
                 )
             typed[index] = types.literal(value)
         return tuple(typed)

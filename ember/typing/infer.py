@@ -439,7 +439,9 @@ class TypeInferer:
                 continue
             what = f"'{_user_name(var.name)}'" if var is not None else f"argument {position}"
             return TypingError(
-                f"{_describe_callee(fnty)} needs {what} as a literal (literally()): it must be "
+                f"Cannot request literal type. Invalid use of non-Literal type: "
+                f"{_describe_callee(fnty)} needs {what} as a "
+                "literal (literally()): it must be "
                 f"a constant int, bool or str, or an argument of {self.func_ir.qualname} "
                 "passed one",
                 expr.loc,

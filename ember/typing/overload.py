@@ -389,7 +389,10 @@ class _OverloadTemplate(AbstractTemplate):
 
 
 def _request_for_type(request: ForceLiteralArg, args: tuple) -> EmberError:
-    """`literally(argtype)` as a request for the arguments of that type."""
+    """`literally(argtype)` as a request for the arguments of that type (SentryLiteralArgs
+    names the positions itself)."""
+    if request.requested_type is None:
+        return request
     indices = {i for i, typ in enumerate(args) if typ is request.requested_type}
     if not indices:
         return TypingError(f"literally() needs an argument type of this call: {request.msg}")
@@ -449,8 +452,8 @@ def signature_mismatch(typing_func: Callable, impl_func: Callable) -> str | None
     ] != [p.kind for p in impl_args]:
         difference = {str(p) for p in typing_args} ^ {str(p) for p in impl_args}
         return f"{prefix}argument names.\n{shown}\nDifference: {difference}"
-    difference = {f"<Parameter \"{p}\">" for p in typing_kws} ^ {
-        f"<Parameter \"{p}\">" for p in impl_kws
+    difference = {f'<Parameter "{p}">' for p in typing_kws} ^ {
+        f'<Parameter "{p}">' for p in impl_kws
     }
     if [p.name for p in typing_kws] != [p.name for p in impl_kws]:
         return f"{prefix}keyword argument names.\n{shown}\nDifference: {difference}"
