@@ -66,7 +66,22 @@ def njit(signature_or_function: Any = None, **options: Any) -> Any:
     return jit(signature_or_function, **options)
 
 
+def _check_decorated(py_func: Any) -> None:
+    """Numba's TypeErrors for decorating something that is not a plain Python function."""
+    from ember.dispatcher.dispatcher import Dispatcher
+
+    if isinstance(py_func, Dispatcher):
+        name = py_func.py_func.__name__
+        raise TypeError(
+            f"A jit decorator was called on an already jitted function {name}. If trying to "
+            f"access the original python function, use the {name}.py_func attribute."
+        )
+    if isinstance(py_func, type):
+        raise TypeError(f"The decorated object is not a function (got type {type(py_func)}).")
+
+
 def _make_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
+    _check_decorated(py_func)
     if _jit_disabled(py_func):
         return py_func
     if options.get("nopython") is not False:
