@@ -135,6 +135,7 @@ def _check_class_body(cls: type, members: _Members, struct: dict) -> None:
         name
         for name, value in vars(cls).items()
         if name not in _CLASS_BOOKKEEPING
+        and not (name == "__hash__" and value is None)  # Python's, beside an __eq__
         and not isinstance(value, (staticmethod, property, classmethod))
         and not inspect.isfunction(value)
     ]

@@ -508,6 +508,9 @@ class FunctionLowerer:
             return self.context.call_implementation(self.builder, key, full_sig, [receiver, *args])
         if isinstance(fnty, types.Function):
             return self.context.call_implementation(self.builder, fnty.typing_key, sig, args)
+        if isinstance(fnty, types.Callable):  # an extension's callable type: its @lower_builtin
+            key = fnty.get_impl_key(sig)
+            return self.context.call_implementation(self.builder, key, sig, args)
         raise LoweringError(f"cannot call a value of type {fnty}", expr.loc)
 
     def _folded_arguments(self, fnty: types.Type, expr: ir.Call, sig: Signature) -> list:
