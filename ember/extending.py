@@ -168,12 +168,13 @@ class _AsNumbaType:
 
     def _generic(self, py_class: Any) -> types.Type | None:
         """`List[float]`, `dict[str, int]`, `Optional[int]`, `Tuple[int, float]`..."""
+        import types as pytypes
         import typing
 
         origin, args = typing.get_origin(py_class), typing.get_args(py_class)
         if origin is None:
             return None
-        if origin is typing.Union:
+        if origin is typing.Union or origin is pytypes.UnionType:  # Optional[T], T | None
             members = [arg for arg in args if arg is not type(None)]
             if len(args) != 2 or len(members) != 1:
                 raise TypingError(

@@ -271,19 +271,22 @@ def test_annotations_from_typing_and_base_classes():
 
     @jitclass
     class Derived(Base):
-        xs: pt.List[float]
-        scale: pt.Optional[float]
+        xs: pt.List[float]  # noqa: UP006 - typing's spelling, as Numba programs write it
+        scale: pt.Optional[float]  # noqa: UP045
+        count: int | None
 
         def __init__(self, n):
             self.n = n
             self.xs = ember.typed.List.empty_list(float64)
             self.scale = None
+            self.count = None
 
     struct = Derived.class_type.instance_type.struct
     assert struct == {
         "n": types.int64,
         "xs": types.ListType(types.float64),
         "scale": types.Optional(types.float64),
+        "count": types.Optional(types.int64),
     }
     assert Derived(4).n == 4
 
