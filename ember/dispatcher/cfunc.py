@@ -18,6 +18,7 @@ from typing import Any
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.dispatcher.typeof import typeof_impl
 from ember.lowering import callconv
 from ember.lowering.models import model_of
 from ember.typing.signature import Signature
@@ -60,7 +61,11 @@ class CFunc:
     """The result of `@cfunc`: `.address`, `.ctypes`, `.native_name`, `.inspect_llvm()`;
     calling it calls the Python function, as Numba's does."""
 
-    def __init__(self, py_func: Callable, sig: Signature, options: dict) -> None:
+    def __init__(
+        self, py_func: Callable, sig: Signature, options: dict, dispatcher: Any = None
+    ) -> None:
+        """`dispatcher`: an existing jitted function of `py_func` to compile `sig` with (a
+        jitted function passed as a first-class function); otherwise one is made."""
         from ember.decorators import njit
 
         if options.get("forceobj") or options.get("nopython") is False:
@@ -75,8 +80,8 @@ class CFunc:
         self._pyfunc = py_func
         self._signature = sig
         functools.update_wrapper(self, py_func)  # __name__, __qualname__, __doc__, __wrapped__
-        self._dispatcher = njit(**options)(py_func)
-        self._compiled = self._dispatcher.compile(sig)
+        self._dispatcher = dispatcher if dispatcher is not None else njit(**options)(py_func)
+        self._compiled = _specialization(self._dispatcher, sig)
         self._keepalive: list = []
         self.native_name = f"cfunc.{py_func.__qualname__}.{next(_serial)}"
         self._llvm = _wrapper_module(self._compiled, self.native_name, self._keepalive, py_func)
@@ -104,6 +109,21 @@ class CFunc:
 
     def __repr__(self) -> str:
         return f"<ember.cfunc {self._pyfunc.__qualname__} {self._signature}>"
+
+
+def _specialization(dispatcher: Any, sig: Signature) -> Any:
+    """The dispatcher's specialization for `sig`'s argument types (a declared one if it has
+    them: a dispatcher with explicit signatures compiles no others)."""
+    found = dispatcher.overloads.get(tuple(sig.args))
+    if found is not None and found.signature.return_type == sig.return_type:
+        return dispatcher.compile(tuple(sig.args))
+    return dispatcher.compile(sig)
+
+
+@typeof_impl.register(CFunc)
+def _typeof_cfunc(value: CFunc) -> types.FunctionType:
+    """A @cfunc passed to a jitted function: a first-class function of its signature."""
+    return types.FunctionType(value._signature)
 
 
 def cfunc(sig: Any, **options: Any) -> Callable[[Callable], CFunc]:

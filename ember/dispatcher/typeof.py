@@ -365,6 +365,12 @@ def _typeof_type(value: types.Type) -> types.TypeRef:
     return types.TypeRef(value)
 
 
+@typeof_impl.register(types.WrapperAddressProtocol)
+def _typeof_wrapper_address(value: Any) -> types.FunctionType:
+    """An object that is a C function (Numba's protocol): a first-class function."""
+    return types.FunctionType(value.signature())
+
+
 @typeof_impl.register(enum.EnumMeta)
 def _typeof_enum_class(value: type) -> types.EnumClass:
     return types.enum_class_type(value)

@@ -508,6 +508,11 @@ class FunctionLowerer:
             return self.context.call_implementation(self.builder, key, full_sig, [receiver, *args])
         if isinstance(fnty, types.Function):
             return self.context.call_implementation(self.builder, fnty.typing_key, sig, args)
+        if isinstance(fnty, types.FunctionType):  # a first-class function: call its address
+            from ember.lowering.function_pointers import call_function_pointer
+
+            pointer = self.load(expr.func)
+            return call_function_pointer(self.context, self.builder, fnty, pointer, args)
         if isinstance(fnty, types.Callable):  # an extension's callable type: its @lower_builtin
             key = fnty.get_impl_key(sig)
             return self.context.call_implementation(self.builder, key, sig, args)

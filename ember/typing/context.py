@@ -109,6 +109,8 @@ class TypingContext:
             return type_choice_call(fnty, args, kws)
         if isinstance(fnty, types.ExceptionClass):
             return Signature(types.ExceptionInstance(fnty.exc_class), args)
+        if isinstance(fnty, types.FunctionType):  # a first-class function: its signature
+            return _function_pointer_call(fnty, args, kws)
         if isinstance(fnty, types.Callable):  # an extension's callable type types itself
             return fnty.get_call_type(self, args, kws)
         if isinstance(fnty, (types.ClassInstanceType, types.TypeRef, types.EnumClass)):
@@ -277,3 +279,15 @@ def _offers_method(template: type, receiver: types.Type) -> bool:
     """Whether a method template serves this receiver (a classmethod serves one class only)."""
     accepts = getattr(template, "accepts_receiver", None)
     return accepts is None or accepts(receiver)
+
+
+def _function_pointer_call(fnty: types.FunctionType, args: tuple, kws: dict) -> Signature | None:
+    """A call of a FunctionType value: its arguments convert to the declared ones."""
+    declared = fnty.signature
+    if kws or len(args) != len(declared.args):
+        return None
+    from ember.typing.conversions import can_convert
+
+    if any(can_convert(a, d) is None for a, d in zip(args, declared.args)):
+        return None
+    return Signature(declared.return_type, tuple(declared.args))

@@ -45,6 +45,12 @@ class Signature:
     def __reduce__(self) -> tuple:  # every pickle protocol (slots need this below protocol 2)
         return (Signature, (self.return_type, self.args, self.recvr, self.pysig))
 
+    def as_type(self) -> Type:
+        """The first-class function type of this signature (Numba's `sig.as_type()`)."""
+        from ember.types import FunctionType
+
+        return FunctionType(self)
+
     def replace(self, **changes: Any) -> Signature:
         fields = {
             "return_type": self.return_type,
