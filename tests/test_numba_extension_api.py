@@ -534,9 +534,7 @@ def test_type_spellings():
     assert types.List(types.int64)[0] is types.int64
     with pytest.raises(KeyError, match="Can only index numba types with slices"):
         types.int32[0]
-    assert str(signature(types.int64, types.int64, types.float64)) == (
-        "(int64, float64) -> int64"
-    )
+    assert str(signature(types.int64, types.int64, types.float64)) == ("(int64, float64) -> int64")
     assert str(signature(types.none)) == "() -> none"
     assert types.int32.is_internal and types.float64[:].aligned
 
@@ -646,3 +644,118 @@ def test_carray_of_a_void_pointer_takes_its_dtype():
         ember.carray(typed, base.shape, np.int32)
     with pytest.raises(TypeError):
         ember.carray(void, base.shape)  # a void pointer needs a dtype
+
+
+# ---------------------------------------------------------------------------- first-class functions
+
+_unary = types.float64(types.float64)
+
+
+@ember.cfunc(_unary)
+def _c_square(x):
+    return x * x
+
+
+@njit
+def _j_half(x):
+    return x / 2.0
+
+
+@njit(types.float64(types.FunctionType(_unary), types.float64))
+def _apply_declared(f, x):
+    return f(x) + f(x + 1.0)
+
+
+def test_function_type_is_one_type_per_signature():
+    function_type = types.FunctionType(_unary)
+    assert function_type is _unary.as_type()
+    assert str(function_type) == "FunctionType[float64(float64)]"
+    assert typeof(_c_square) is function_type
+
+
+def test_cfuncs_and_jitted_functions_as_first_class_arguments():
+    def expected(f, x):
+        return f(x) + f(x + 1.0)
+
+    assert _apply_declared(_c_square, 3.0) == expected(lambda v: v * v, 3.0)  # 9 + 16
+    assert _apply_declared(_j_half, 3.0) == expected(lambda v: v / 2.0, 3.0)  # 1.5 + 2
+
+    @njit
+    def inferred(f, x):  # a cfunc's type comes from the value itself
+        total = 0.0
+        for i in range(3):
+            total += f(x + i)
+        return total
+
+    assert inferred(_c_square, 1.0) == 1.0 + 4.0 + 9.0
+
+    @njit
+    def from_compiled_code(x):  # a jitted function converted where a FunctionType is declared
+        return _apply_declared(_j_half, x)
+
+    assert from_compiled_code(5.0) == 2.5 + 3.0
+
+    @njit
+    def through_globals(x):
+        return _c_square(x) - _j_half(x)
+
+    assert through_globals(4.0) == 16.0 - 2.0
+
+
+def test_wrapper_address_protocol_objects_are_functions():
+    class CosineAddress(types.WrapperAddressProtocol):
+        def __init__(self):
+            self._c = ember.cfunc(_unary)(_cosine)
+
+        def __wrapper_address__(self):
+            return self._c.address
+
+        def signature(self):
+            return _unary
+
+    assert _apply_declared(CosineAddress(), 0.0) == np.cos(0.0) + np.cos(1.0)
+
+
+def _cosine(x):
+    return np.cos(x)
+
+
+class _Dummy:
+    pass
+
+
+class _CastableType(types.Opaque):
+    def can_convert_to(self, context, to_type):  # Numba's hook
+        from ember.core.typeconv import Conversion
+
+        if isinstance(to_type, types.Float):
+            return Conversion.safe
+        return None
+
+
+def test_an_extension_types_own_conversion_rule():
+    castable = _CastableType("castable")
+    register_model(_CastableType)(models.OpaqueModel)
+    typeof_impl.register(_Dummy)(lambda value, c: castable)
+
+    @unbox(_CastableType)
+    def _unbox(typ, obj, c):
+        from ember.extending import NativeValue
+
+        return NativeValue(c.context.get_dummy_value())
+
+    @ember.extending.lower_cast(_CastableType, types.Float)
+    def _to_float(context, builder, from_type, to_type, value):
+        return context.get_constant(to_type, 2.5)
+
+    assert _apply_declared(_c_square, 1.0) == 1.0 + 4.0
+
+    @njit(types.float64(types.float64))
+    def takes_float(x):
+        return x * 2
+
+    @njit
+    def call(d):
+        return takes_float(d)
+
+    assert call(_Dummy()) == 5.0
