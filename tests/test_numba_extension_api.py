@@ -748,7 +748,6 @@ def test_an_extension_types_own_conversion_rule():
     def _to_float(context, builder, from_type, to_type, value):
         return context.get_constant(to_type, 2.5)
 
-    assert _apply_declared(_c_square, 1.0) == 1.0 + 4.0
 
     @njit(types.float64(types.float64))
     def takes_float(x):
