@@ -446,7 +446,7 @@ class Dispatcher:
             if pending.signature is not None
         ]
         try:
-            best = choose_best(candidates, arg_types, f"<function {self.py_func.__name__}>")
+            best = choose_best(candidates, arg_types, repr(self.py_func))
         except TypeError as ambiguous:
             raise TypingError(str(ambiguous)) from None
         if best is None:
@@ -608,7 +608,7 @@ class Dispatcher:
         if not self._compile_disabled:
             self._compile_deferred()
         candidates = [result.signature for result in self.overloads.values()]
-        describe = f"<function {self.py_func.__name__}>"
+        describe = repr(self.py_func)
         best = choose_best(candidates, arg_types, describe)
         if best is None:
             listing = ", ".join(str(t) for t in arg_types)

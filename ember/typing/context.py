@@ -226,6 +226,42 @@ class TypingContext:
     def unify_pair(self, first: types.Type, second: types.Type) -> types.Type | None:
         return unify_pair(first, second)
 
+    # Numba's spellings, for extension code handed a typing context (`typingctx`)
+
+    def unify_pairs(self, first: types.Type, second: types.Type) -> types.Type | None:
+        return unify_pair(first, second)
+
+    def unify_types(self, *candidates: types.Type) -> types.Type | None:
+        """The one type all `candidates` convert to, or None."""
+        unified = candidates[0] if candidates else None
+        for candidate in candidates[1:]:
+            if unified is None:
+                return None
+            unified = unify_pair(unified, candidate)
+        return unified
+
+    def can_convert(self, from_type: types.Type, to_type: types.Type) -> Any:
+        """The kind of implicit conversion (a `Conversion`), or None."""
+        from ember.typing.conversions import can_convert
+
+        return can_convert(from_type, to_type)
+
+    def resolve_overload(
+        self, key: Any, cases: list, args: tuple, kws: dict, allow_ambiguous: bool = True
+    ) -> Signature | None:
+        """The best of the signatures `cases` for these argument types (TypeError when two
+        tie and `allow_ambiguous` is False; the first of them otherwise)."""
+        from ember.typing.templates import choose_best, rank
+
+        try:
+            return choose_best(list(cases), tuple(args), str(key))
+        except TypeError:
+            if not allow_ambiguous:
+                raise
+        scores = [(rank(case.args, tuple(args)), index) for index, case in enumerate(cases)]
+        best = min((score[:3], index) for score, index in scores if score is not None)
+        return cases[best[1]]  # the first declared of the equally good ones, as Numba
+
 
 _SCALAR_TYPES = {
     bool: types.boolean,

@@ -208,7 +208,7 @@ def choose_best(candidates: list, actual_args: tuple, describe: str = "") -> Any
     best = [c for score, c in scored if score == best_score]
     if len(best) > 1:
         argtypes = ", ".join(str(a) for a in actual_args)
-        listing = "\n".join(f"    {c}" for c in best)
+        listing = "\n".join(str(c) for c in best)  # Numba lists them unindented
         raise TypeError(f"Ambiguous overloading for {describe} ({argtypes}):\n{listing}")
     return best[0]
 
@@ -335,3 +335,12 @@ def type_callable(key: Any) -> Callable:
         return factory
 
     return decorate
+
+
+def __getattr__(name: str) -> Any:
+    """`typing.Context` (Numba's typing context class, as `numba.core.typing` exports it)."""
+    if name == "Context":
+        from ember.typing.context import TypingContext
+
+        return TypingContext
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
