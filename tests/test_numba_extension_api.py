@@ -748,7 +748,6 @@ def test_an_extension_types_own_conversion_rule():
     def _to_float(context, builder, from_type, to_type, value):
         return context.get_constant(to_type, 2.5)
 
-
     @njit(types.float64(types.float64))
     def takes_float(x):
         return x * 2
@@ -758,3 +757,63 @@ def test_an_extension_types_own_conversion_rule():
         return takes_float(d)
 
     assert call(_Dummy()) == 5.0
+
+
+class _Counter:
+    pass
+
+
+class _CounterType(types.Opaque):
+    pass
+
+
+_counter_type = _CounterType("counter")
+register_model(_CounterType)(models.OpaqueModel)
+typeof_impl.register(_Counter)(lambda value, c: _counter_type)
+
+
+@unbox(_CounterType)
+def _unbox_counter(typ, obj, c):
+    from ember.extending import NativeValue
+
+    return NativeValue(c.context.get_dummy_value())
+
+
+def _boxing_bridge(x):
+    if x < 0:
+        raise ValueError("negative token")
+    return x * 10 + 1
+
+
+_boxed_token = [7]
+
+
+@box(_CounterType)
+def _box_counter(typ, val, c):
+    """Boxing runs jitted code: call_jit_code gives (is_error, result)."""
+    from ember.lowering.cgutils import alloca_once
+
+    token = c.context.get_constant(types.int64, _boxed_token[0])
+    is_error, result = c.pyapi.call_jit_code(
+        _boxing_bridge, signature(types.int64, types.int64), [token]
+    )
+    slot = alloca_once(c.builder, c.pyapi.pyobj, zfill=True)
+    with c.builder.if_then(c.builder.not_(is_error)):
+        c.builder.store(c.pyapi.long_from_longlong(result), slot)
+    return c.builder.load(slot)  # NULL with the exception set on an error
+
+
+def test_boxing_code_calls_jitted_code():
+    @njit
+    def passthrough(x):
+        return x
+
+    assert passthrough(_Counter()) == _boxing_bridge(7)
+    _boxed_token[0] = -1  # a new function: the boxer runs again when it is compiled
+
+    @njit
+    def passthrough_again(x):
+        return x
+
+    with pytest.raises(ValueError, match="negative token"):
+        passthrough_again(_Counter())
