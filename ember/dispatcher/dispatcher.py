@@ -208,6 +208,15 @@ class Dispatcher:
 
         return CompileStats(timings, self._disk_cache)
 
+    @property
+    def _cache_hits(self) -> Any:
+        """Numba's per-signature counter of disk-cache hits (`stats.cache_hits`)."""
+        return self.stats.cache_hits
+
+    @property
+    def _cache_misses(self) -> Any:
+        return self.stats.cache_misses
+
     # Numba's other introspection names.
 
     @property
