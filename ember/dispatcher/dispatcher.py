@@ -460,9 +460,11 @@ class Dispatcher:
             raise TypingError(str(ambiguous)) from None
         if best is None:
             accepted = "\n".join(f"    {sig}" for sig in candidates)
+            listing = ", ".join(map(str, arg_types))
             raise TypingError(
+                f"Invalid use of {self.py_func.__name__} with parameters ({listing}): "
                 f"{self.py_func.__name__}(): no matching definition for argument type(s) "
-                f"{', '.join(map(str, arg_types))}\naccepted signatures:\n{accepted}"
+                f"{listing}\naccepted signatures:\n{accepted}"
             )
         return best
 
@@ -591,10 +593,13 @@ class Dispatcher:
         if found is None:
             if _holds_huge_int(value):
                 raise OverflowError("int too big to convert")
+            position = self._binder.names.index(name) if name in self._binder.names else name
             raise ArgumentTypeError(
                 f"{self.py_func.__name__}(): cannot compile for argument '{name}' of Python "
                 f"type {type(value).__name__}: ember supports numbers, strings, None, tuples, "
-                "lists (of numbers, strings, arrays or tuples) and NumPy arrays"
+                "lists (of numbers, strings, arrays or tuples) and NumPy arrays.\n"
+                "This error may have been caused by the following argument(s):\n"
+                f"- argument {position}: Cannot determine Numba type of {type(value)}"
             )
         return found
 
