@@ -817,3 +817,48 @@ def test_boxing_code_calls_jitted_code():
 
     with pytest.raises(ValueError, match="negative token"):
         passthrough_again(_Counter())
+
+
+_binary = types.int64(types.int64, types.int64)
+
+
+@ember.cfunc(_binary)
+def _c_add(a, b):
+    return a + b
+
+
+@ember.cfunc(types.boolean(types.int64))
+def _c_is_even(x):
+    return x % 2 == 0
+
+
+@njit(types.int64(types.FunctionType(_binary), types.int64[:]))
+def _fold(f, xs):
+    acc = xs[0]
+    for i in range(1, xs.size):
+        acc = f(acc, xs[i])
+    return acc
+
+
+def test_integer_and_boolean_function_values():
+    xs = np.arange(1, 6)
+
+    @njit(types.int64(types.int64, types.int64))
+    def subtract(a, b):
+        return a - b
+
+    assert _fold(_c_add, xs) == 1 + 2 + 3 + 4 + 5
+    assert _fold(subtract, xs) == 1 - 2 - 3 - 4 - 5
+    assert [_c_is_even.ctypes(i) for i in range(4)] == [True, False, True, False]
+
+    @njit
+    def count(predicate, n):
+        found = 0
+        for i in range(n):
+            if predicate(i):
+                found += 1
+        return found
+
+    assert count(_c_is_even, 10) == len([i for i in range(10) if i % 2 == 0])
+    with pytest.raises(TypeError, match="No matching definition"):
+        _fold(_c_square, xs)  # a float64(float64) function where int64(int64, int64) is declared

@@ -20,7 +20,6 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.dispatcher.typeof import typeof_impl
 from ember.lowering import callconv
-from ember.lowering.models import model_of
 from ember.typing.signature import Signature
 
 _serial = itertools.count()
@@ -172,8 +171,8 @@ def _wrapper_module(compiled: Any, name: str, keepalive: list, py_func: Callable
     if sig.return_type is types.none:
         builder.ret_void()
     else:
-        value = model_of(sig.return_type).as_data(builder, result)
-        builder.ret(builder.select(failed, llvm.Constant(result_type, None), value))
+        # the value type, as C returns it (a bool is `zeroext i1`, as clang returns _Bool)
+        builder.ret(builder.select(failed, llvm.Constant(result_type, None), result))
     return str(module)
 
 
