@@ -862,3 +862,29 @@ def test_integer_and_boolean_function_values():
     assert count(_c_is_even, 10) == len([i for i in range(10) if i % 2 == 0])
     with pytest.raises(TypeError, match="No matching definition"):
         _fold(_c_square, xs)  # a float64(float64) function where int64(int64, int64) is declared
+
+
+def test_a_call_that_needs_its_constants_as_literals_is_typed_with_them():
+    @njit
+    def make(n, dtype_name):
+        return np.zeros(n, dtype_name)  # needs the dtype's name while compiling
+
+    @njit
+    def caller():
+        return make(3, "float32")
+
+    got = caller()
+    assert got.dtype == np.float32 and got.tolist() == [0.0, 0.0, 0.0]
+    [(count_type, name_type)] = make.signatures
+    assert isinstance(name_type, types.Literal) and name_type.literal_value == "float32"
+
+    @njit
+    def plain(x):
+        return x + 1
+
+    @njit
+    def calls_plain():
+        return plain(41)
+
+    assert calls_plain() == 42
+    assert plain.signatures == [(types.int64,)]  # types that compile stay plain

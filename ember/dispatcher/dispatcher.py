@@ -401,9 +401,10 @@ class Dispatcher:
 
     # ------------------------------------------------------------------ calls from jitted code
 
-    def _fold_types(self, args: tuple, kws: dict) -> tuple:
+    def _fold_types(self, args: tuple, kws: dict, keep_literals: bool = False) -> tuple:
         """Argument types in parameter order; omitted defaults are typed from their values.
-        Literal types are kept only for the parameters literally() asks for."""
+        Literal types are kept only for the parameters literally() asks for (all of them with
+        `keep_literals`: the retry of a call whose plain types do not compile)."""
         from ember.typing.context import TypingContext
 
         folded = []
@@ -412,7 +413,7 @@ class Dispatcher:
                 folded.append(TypingContext().resolve_value_type(item.default))
             elif isinstance(item, tuple):  # the *args tuple
                 folded.append(types.make_tuple(types.unliteral(t) for t in item))
-            elif index in self._literal_params:
+            elif keep_literals or index in self._literal_params:
                 folded.append(item)
             else:
                 folded.append(types.unliteral(item))
@@ -436,6 +437,15 @@ class Dispatcher:
             except ForceLiteralArg as request:
                 if not self._learn_literal_params(request):
                     raise  # the caller makes its own arguments literal, or reports why not
+            except TypingError:
+                literal_types = self._fold_types(args, kws, keep_literals=True)
+                if literal_types == arg_types:
+                    raise
+                try:  # Numba types constant arguments as literals: `np.zeros(n, dt)` needs it
+                    return self.compile(literal_types, for_caller=True).signature
+                except TypingError:
+                    pass
+                raise  # the error of the plain types, the usual case
 
     def _declared_for_caller(self, arg_types: tuple) -> Signature:
         """With explicit signatures (or compiling disabled), a call from compiled code takes
