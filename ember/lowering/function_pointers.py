@@ -44,7 +44,13 @@ def c_entry_address(function: Any, sig: Signature) -> int:
         return ctypes.cast(function, ctypes.c_void_p).value
     wrapper_address = getattr(function, "__wrapper_address__", None)
     if wrapper_address is not None:
-        return int(wrapper_address())
+        address = wrapper_address()
+        if not isinstance(address, int) or address <= 0:  # calling it would crash the process
+            raise ValueError(
+                f"wrapper address of {function!r} instance must be a positive integer but "
+                f"received {address!r}"
+            )
+        return address
     raise TypeError(
         f"cannot pass a {type(function).__name__} as {types.FunctionType(sig)}: pass a "
         "@cfunc, a jitted function or a ctypes function pointer"
