@@ -31,7 +31,10 @@ def typeof(value: Any) -> types.Type:
     """The ember type of `value`; raises ValueError when ember cannot type it."""
     found = typeof_or_none(value)
     if found is None:
-        raise ValueError(f"cannot determine the ember type of {type(value).__name__!r} value")
+        raise ValueError(  # Numba's words first: programs match them
+            f"Cannot determine Numba type of {type(value)}: ember has no type for a "
+            f"{type(value).__name__!r} value"
+        )
     return found
 
 
