@@ -888,3 +888,20 @@ def test_a_call_that_needs_its_constants_as_literals_is_typed_with_them():
 
     assert calls_plain() == 42
     assert plain.signatures == [(types.int64,)]  # types that compile stay plain
+
+
+def test_signature_spellings_and_datetime_values():
+    from ember.core import sigutils
+
+    f32, i16, c64 = types.float32, types.int16, types.complex64
+    array = types.Array(f32, 1, "C")
+    assert sigutils.normalize_signature((c64,)) == ((c64,), None)
+    assert sigutils.normalize_signature(array(i16)) == ((i16,), array)
+    assert sigutils.normalize_signature("int16(complex64)") == ((c64,), i16)
+    assert sigutils.normalize_signature("(complex64, int16)") == ((c64, i16), None)
+    with pytest.raises(TypeError, match="invalid type in signature"):
+        sigutils.normalize_signature((types.Integer,))
+    with pytest.raises(TypeError, match="invalid signature"):
+        sigutils.normalize_signature([])
+    assert types.NPDatetime("Y")("1900") == np.datetime64("1900", "Y")
+    assert types.NPTimedelta("s")(5) == np.timedelta64(5, "s")

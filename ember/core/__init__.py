@@ -15,7 +15,7 @@ from ember.rewrites import registry as rewrites
 from ember.typing import conversions as typeconv
 from ember.typing import templates
 
-from . import registry  # Numba's CPUDispatcher
+from . import registry, sigutils  # Numba's CPUDispatcher; signature spellings
 
 _ALIASES = {
     "types": types,
@@ -53,6 +53,7 @@ __all__ = [
     "ir",
     "ir_utils",
     "rewrites",
+    "sigutils",
     "types",
     "typing",
     "withcontexts",
