@@ -118,7 +118,7 @@ def _members(cls: type) -> _Members:
 _CLASS_BOOKKEEPING = {
     "__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__annotations__",
     "__static_attributes__", "__firstlineno__", "__slots__", "__annotate_func__",
-    "__annotate__", "__classdictcell__", "__classcell__",
+    "__annotate__", "__classdictcell__", "__classcell__", "__orig_bases__", "__parameters__",
 }  # fmt: skip
 
 
