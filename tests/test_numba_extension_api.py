@@ -905,3 +905,12 @@ def test_signature_spellings_and_datetime_values():
         sigutils.normalize_signature([])
     assert types.NPDatetime("Y")("1900") == np.datetime64("1900", "Y")
     assert types.NPTimedelta("s")(5) == np.timedelta64(5, "s")
+
+
+def test_object_mode_signatures_must_fit_the_function():
+    def add(a, b):
+        return a + b
+
+    assert jit("()", forceobj=True)(add)(1, 2) == 3  # "()" fits any function, as in Numba
+    with pytest.raises(TypeError, match="Signature mismatch: 1 argument types given"):
+        jit("(intc,)", forceobj=True)(add)
