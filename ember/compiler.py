@@ -77,7 +77,13 @@ class CompileResult:
         """A Python callable running this specialization alone (no dispatch, no compiling)."""
         from ember.dispatcher.pycall import make_invoker
 
-        return make_invoker(self.signature, self.address)
+        invoker = make_invoker(self.signature, self.address)
+        for name in ("__module__", "__name__", "__qualname__", "__doc__"):  # the function's own
+            try:
+                setattr(invoker, name, getattr(self.py_func, name))
+            except (AttributeError, TypeError):  # a builtin invoker keeps its own
+                pass
+        return invoker
 
     @property
     def fndesc(self) -> FunctionDescription:

@@ -56,11 +56,21 @@ def _object_mode(signature_or_function: Any, options: dict) -> Any:
         _warn_no_disk_cache("object-mode functions (forceobj=True)")
 
     def decorate(py_func: Callable) -> Any:
+        _check_decorated(py_func)
+        if signatures:  # objects need no types; a signature must still fit, as in Numba
+            from ember.dispatcher.binding import ArgumentBinder
+
+            binder = ArgumentBinder(py_func)
+            for sig in signatures:
+                if sig.args:  # "()" is accepted for any function
+                    binder.check_signature_arity(tuple(sig.args))
         return py_func if _jit_disabled(py_func) else ObjectModeDispatcher(py_func, options)
 
-    if callable(signature_or_function) and not isinstance(signature_or_function, (str, list)):
-        return decorate(signature_or_function)
-    return decorate
+    given_function = callable(signature_or_function) and not isinstance(
+        signature_or_function, (str, list)
+    )
+    signatures = None if given_function else _parse_signatures(signature_or_function)
+    return decorate(signature_or_function) if given_function else decorate
 
 
 def njit(signature_or_function: Any = None, **options: Any) -> Any:
@@ -69,7 +79,22 @@ def njit(signature_or_function: Any = None, **options: Any) -> Any:
     return jit(signature_or_function, **options)
 
 
+def _check_decorated(py_func: Any) -> None:
+    """Numba's TypeErrors for decorating something that is not a plain Python function."""
+    from ember.dispatcher.dispatcher import Dispatcher
+
+    if isinstance(py_func, Dispatcher):
+        name = py_func.py_func.__name__
+        raise TypeError(
+            f"A jit decorator was called on an already jitted function {name}. If trying to "
+            f"access the original python function, use the {name}.py_func attribute."
+        )
+    if isinstance(py_func, type):
+        raise TypeError(f"The decorated object is not a function (got type {type(py_func)}).")
+
+
 def _make_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
+    _check_decorated(py_func)
     if _jit_disabled(py_func):
         return py_func
     if options.get("nopython") is not False:

@@ -49,6 +49,7 @@ from ember.typing.overload import (
     make_attribute_wrapper,
     overload,
     overload_attribute,
+    overload_classmethod,
     overload_method,
     register_jitable,
 )
@@ -100,7 +101,7 @@ class _TypeofImpl:
         return decorate if func is None else decorate(func)
 
     def __call__(self, value: Any, c: TypeofContext | None = None) -> types.Type | None:
-        return _typeof.typeof_impl(value)
+        return _typeof.typeof_or_none(value)
 
 
 typeof_impl = _TypeofImpl()
@@ -119,9 +120,11 @@ def typeof(value: Any) -> types.Type:
 
 
 class _AsNumbaType:
-    """`as_numba_type(annotation)`: the ember type that a Python annotation means (`int`,
-    `float`, `list[float]`, `typing.Dict[str, int]`, `Optional[int]`, a jitclass);
-    `as_numba_type.register(py_class, ember_type)` teaches it a new class."""
+    """`as_numba_type(py_class)`: the ember type that annotations naming `py_class` mean:
+    Python's scalar classes, `typing.List[T]` / `list[T]` (a typed list), `Dict[K, V]`,
+    `Set[T]`, `Tuple[...]`, `Optional[T]` (a Union with None), jitclasses and ember types.
+    `as_numba_type.register(py_class, ember_type)` teaches it a class;
+    `as_numba_type.register(func)` a function `func(py_class) -> type or None`."""
 
     def __init__(self) -> None:
         self._known: dict[Any, types.Type] = {
@@ -133,59 +136,67 @@ class _AsNumbaType:
             type(None): types.none,
             None: types.none,
         }
+        self._functions: list[Callable[[Any], types.Type | None]] = []
 
-    def register(self, py_class: Any, ember_type: types.Type) -> None:
-        self._known[py_class] = ember_type
+    def register(self, py_class: Any, ember_type: types.Type | None = None) -> None:
+        if ember_type is None:
+            self._functions.append(py_class)
+        else:
+            self._known[py_class] = ember_type
 
-    def __call__(self, py_class: Any) -> types.Type:
+    def try_infer(self, py_class: Any) -> types.Type | None:
+        """The ember type, or None when nothing knows `py_class`."""
         if isinstance(py_class, types.Type):
             return py_class
-        found = self._known.get(py_class) if _hashable(py_class) else None
+        try:
+            found = self._known.get(py_class)
+        except TypeError:  # unhashable
+            found = None
         if found is None:
-            found = self._generic(py_class) or _jitclass_instance_type(py_class)
+            found = self._generic(py_class)
         if found is None:
-            raise TypingError(f"ember has no type for the annotation {py_class!r}")
+            class_type = getattr(py_class, "class_type", None)  # a jitclass, by its class
+            if isinstance(class_type, types.ClassType):
+                found = class_type.instance_type
+        for function in self._functions:
+            if found is not None:
+                break
+            found = function(py_class)
+        if found is not None and not isinstance(found, types.Type):
+            raise TypingError(f"as_numba_type should return an ember type, got {found!r}")
         return found
 
-    def _generic(self, annotation: Any) -> types.Type | None:
-        """`list[T]`, `dict[K, V]`, `set[T]`, `tuple[...]` and `Optional[T]`, in either
-        spelling (`typing.List[T]` or the builtin's)."""
+    def _generic(self, py_class: Any) -> types.Type | None:
+        """`List[float]`, `dict[str, int]`, `Optional[int]`, `Tuple[int, float]`..."""
+        import types as pytypes
         import typing
-        from types import UnionType
 
-        origin, args = typing.get_origin(annotation), typing.get_args(annotation)
-        if origin is None or not args:
+        origin, args = typing.get_origin(py_class), typing.get_args(py_class)
+        if origin is None:
             return None
-        members = [self(arg) for arg in args if arg is not Ellipsis]
-        if origin is list:
-            return types.ListType(members[0])
-        if origin is dict:
-            return types.DictType(*members)
-        if origin is set:
-            return types.Set(members[0])
-        if origin is tuple:
-            if Ellipsis in args:
-                raise TypingError(f"{annotation!r}: a tuple annotation needs a fixed length")
-            return types.make_tuple(members)
-        if origin in (typing.Union, UnionType) and types.none in members and len(members) == 2:
-            return types.Optional(next(m for m in members if m is not types.none))
+        if origin is typing.Union or origin is pytypes.UnionType:  # Optional[T], T | None
+            members = [arg for arg in args if arg is not type(None)]
+            if len(args) != 2 or len(members) != 1:
+                raise TypingError(
+                    f"Cannot type {py_class}: only a Union of one type with None "
+                    "(Optional[T]) has an ember type"
+                )
+            return types.Optional(self(members[0]))
+        if origin is list and len(args) == 1:
+            return types.ListType(self(args[0]))
+        if origin is dict and len(args) == 2:
+            return types.DictType(self(args[0]), self(args[1]))
+        if origin is set and len(args) == 1:
+            return types.Set(self(args[0]))
+        if origin is tuple and args and args[-1] is not Ellipsis:
+            return types.make_tuple([self(arg) for arg in args])
         return None
 
-
-def _hashable(value: Any) -> bool:
-    try:
-        hash(value)
-    except TypeError:
-        return False
-    return True
-
-
-def _jitclass_instance_type(py_class: Any) -> types.Type | None:
-    """A jitclass named in an annotation means its instances."""
-    class_type = getattr(py_class, "class_type", None)
-    if isinstance(class_type, types.ClassType):
-        return class_type.instance_type
-    return None
+    def __call__(self, py_class: Any) -> types.Type:
+        found = self.try_infer(py_class)
+        if found is None:
+            raise TypingError(f"Cannot infer the ember type of the Python type {py_class!r}")
+        return found
 
 
 as_numba_type = _AsNumbaType()
@@ -201,7 +212,7 @@ def get_cython_function_address(module_name: str, function_name: str) -> int:
     capsules = getattr(importlib.import_module(module_name), "__pyx_capi__", {})
     capsule = capsules.get(function_name)
     if capsule is None:
-        raise ValueError(f"{module_name} exports no C function named {function_name!r}")
+        raise ValueError(f"No function {function_name!r} found in __pyx_capi__ of {module_name!r}")
     get_name = ctypes.pythonapi.PyCapsule_GetName
     get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
     get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
@@ -221,9 +232,16 @@ def sentry_literal_args(
 ) -> None:
     """In an `@overload` function: ask for the arguments named in `literal_args` to be typed
     as literals (the call is typed again with their values) when they are not already."""
+    from ember.errors import ForceLiteralArg
+
     bound = pysig.bind(*args, **kwargs)
-    for name in literal_args:
-        literally(bound.arguments[name])
+    names = list(pysig.parameters)
+    wanted = [name for name in literal_args if not isinstance(bound.arguments[name], types.Literal)]
+    if wanted:  # the positions of exactly these arguments (others may share their type)
+        raise ForceLiteralArg(
+            {names.index(name) for name in wanted},
+            f"arguments {', '.join(map(repr, wanted))} are needed as literals",
+        )
 
 
 class BoundLiteralArgs:
@@ -285,6 +303,7 @@ __all__ = [
     "models",
     "overload",
     "overload_attribute",
+    "overload_classmethod",
     "overload_method",
     "register_jitable",
     "register_model",

@@ -31,6 +31,7 @@ CORE_MODULES = (
     "ember.library.builtins.slices",
     "ember.library.containers.tuples",
     "ember.library.objects.typerefs",
+    "ember.lowering.function_pointers",  # types.FunctionType arguments (unboxing, casts)
 )
 
 

@@ -265,7 +265,7 @@ def test_number_types_called_on_values_convert_them_as_numpy(ember_type, value):
     converted = ember_type(value)
     expected = np.dtype(ember_type.name).type(value)
     assert type(converted) is type(expected) and converted == expected
-    assert str(ember_type(types.int64)) == f"{ember_type}(int64)"
+    assert str(ember_type(types.int64)) == f"(int64,) -> {ember_type}"
 
 
 def test_number_type_casts_inside_python_callers_of_jitted_code():

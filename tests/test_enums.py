@@ -215,14 +215,15 @@ def lookup_shape(value):
 @pytest.mark.parametrize("enum_class", [Mixed, IntsAndFloats])
 def test_members_of_mixed_value_types_are_refused(enum_class):
     member = next(iter(enum_class))
-    with pytest.raises(TypingError, match="must all be numbers of one type"):
+    refused = "must all be numbers of one type|Cannot type heterogeneous enum"  # (Numba's)
+    with pytest.raises(TypingError, match=refused):
         identity(member)
 
     @njit
     def use_global():
         return enum_class.ONE
 
-    with pytest.raises(TypingError, match="must all be numbers of one type"):
+    with pytest.raises(TypingError, match=refused):
         use_global()
 
 

@@ -161,7 +161,7 @@ def test_preprocess_fields_shapes_the_type():
 @pytest.mark.parametrize(
     "fields, message",
     [
-        ([("x", "float64")], "not an ember type"),
+        ([("x", "float64")], "expecting a Numba Type for field type"),
         ([("not an identifier", types.int64)], "not an identifier"),
         ([("x", types.int64), ("x", types.float64)], "declared twice"),
         ([("x",)], r"\(name, type\) pair"),

@@ -12,9 +12,10 @@ from ember.ir import numba_utils as ir_utils
 from ember.lowering import cgutils, models
 from ember.misc import objmode as withcontexts
 from ember.rewrites import registry as rewrites
+from ember.typing import conversions as typeconv
 from ember.typing import templates
 
-from . import registry  # Numba's CPUDispatcher
+from . import registry, sigutils  # Numba's CPUDispatcher; signature spellings
 
 _ALIASES = {
     "types": types,
@@ -32,6 +33,7 @@ _ALIASES = {
     "ir_utils": ir_utils,
     "rewrites": rewrites,
     "dispatcher": dispatcher,
+    "typeconv": typeconv,
 }
 for _name, _module in _ALIASES.items():
     sys.modules[f"{__name__}.{_name}"] = _module
@@ -51,6 +53,7 @@ __all__ = [
     "ir",
     "ir_utils",
     "rewrites",
+    "sigutils",
     "types",
     "typing",
     "withcontexts",

@@ -10,6 +10,7 @@ as an unraisable exception (PyErr_WriteUnraisable, taking the GIL) and returns z
 from __future__ import annotations
 
 import ctypes
+import functools
 import itertools
 from collections.abc import Callable
 from typing import Any
@@ -18,8 +19,8 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.codegen.symbols import ascii_symbol
+from ember.dispatcher.typeof import typeof_impl
 from ember.lowering import callconv
-from ember.lowering.models import model_of
 from ember.typing.signature import Signature
 
 _serial = itertools.count()
@@ -31,6 +32,15 @@ _CTYPES = {
     types.int64: ctypes.c_int64, types.uint8: ctypes.c_uint8, types.uint16: ctypes.c_uint16,
     types.uint32: ctypes.c_uint32, types.uint64: ctypes.c_uint64,
     types.float32: ctypes.c_float, types.float64: ctypes.c_double, types.none: None,
+}  # fmt: skip
+
+
+_C_NAMES = {
+    types.boolean: "_Bool",
+    types.int8: "int8_t", types.int16: "int16_t", types.int32: "int32_t",
+    types.int64: "int64_t", types.uint8: "uint8_t", types.uint16: "uint16_t",
+    types.uint32: "uint32_t", types.uint64: "uint64_t",
+    types.float32: "float", types.float64: "double", types.none: "void",
 }  # fmt: skip
 
 
@@ -51,9 +61,15 @@ class CFunc:
     """The result of `@cfunc`: `.address`, `.ctypes`, `.native_name`, `.inspect_llvm()`;
     calling it calls the Python function, as Numba's does."""
 
-    def __init__(self, py_func: Callable, sig: Signature, options: dict) -> None:
+    def __init__(
+        self, py_func: Callable, sig: Signature, options: dict, dispatcher: Any = None
+    ) -> None:
+        """`dispatcher`: an existing jitted function of `py_func` to compile `sig` with (a
+        jitted function passed as a first-class function); otherwise one is made."""
         from ember.decorators import njit
 
+        if options.get("forceobj") or options.get("nopython") is False:
+            raise NotImplementedError("@cfunc compiles in nopython mode only (no forceobj)")
         unsupported = [t for t in (*sig.args, sig.return_type) if not _has_ctype(t)]
         if unsupported or sig.return_type is None:
             raise TypeError(
@@ -63,11 +79,12 @@ class CFunc:
             )
         self._pyfunc = py_func
         self._signature = sig
-        self._dispatcher = njit(**options)(py_func)
-        self._compiled = self._dispatcher.compile(sig)
+        functools.update_wrapper(self, py_func)  # __name__, __qualname__, __doc__, __wrapped__
+        self._dispatcher = dispatcher if dispatcher is not None else njit(**options)(py_func)
+        self._compiled = _specialization(self._dispatcher, sig)
         self._keepalive: list = []
         self.native_name = ascii_symbol(f"cfunc.{py_func.__qualname__}.{next(_serial)}")
-        self._llvm = _wrapper_module(self._compiled, self.native_name, self._keepalive)
+        self._llvm = _wrapper_module(self._compiled, self.native_name, self._keepalive, py_func)
         self.address = _install(self._llvm, self.native_name)
         prototype = ctypes.CFUNCTYPE(_ctype(sig.return_type), *map(_ctype, sig.args))
         self.ctypes = prototype(self.address)
@@ -76,12 +93,37 @@ class CFunc:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._pyfunc(*args, **kwargs)
 
+    @property
+    def cffi(self) -> Any:
+        """The C function pointer as a cffi object (for cffi-wrapped C libraries)."""
+        import cffi
+
+        ffi = cffi.FFI()
+        result = _C_NAMES[self._signature.return_type]
+        args = ", ".join(_C_NAMES.get(arg, "void *") for arg in self._signature.args)
+        return ffi.cast(f"{result}(*)({args or 'void'})", self.address)
+
     def inspect_llvm(self) -> str:
         """The LLVM IR of the compiled function and of its C wrapper."""
         return self._dispatcher.inspect_llvm(self._signature.args) + "\n" + self._llvm
 
     def __repr__(self) -> str:
         return f"<ember.cfunc {self._pyfunc.__qualname__} {self._signature}>"
+
+
+def _specialization(dispatcher: Any, sig: Signature) -> Any:
+    """The dispatcher's specialization for `sig`'s argument types (a declared one if it has
+    them: a dispatcher with explicit signatures compiles no others)."""
+    found = dispatcher.overloads.get(tuple(sig.args))
+    if found is not None and found.signature.return_type == sig.return_type:
+        return dispatcher.compile(tuple(sig.args))
+    return dispatcher.compile(sig)
+
+
+@typeof_impl.register(CFunc)
+def _typeof_cfunc(value: CFunc) -> types.FunctionType:
+    """A @cfunc passed to a jitted function: a first-class function of its signature."""
+    return types.FunctionType(value._signature)
 
 
 def cfunc(sig: Any, **options: Any) -> Callable[[Callable], CFunc]:
@@ -96,7 +138,7 @@ def cfunc(sig: Any, **options: Any) -> Callable[[Callable], CFunc]:
     return decorate
 
 
-def _wrapper_module(compiled: Any, name: str, keepalive: list) -> str:
+def _wrapper_module(compiled: Any, name: str, keepalive: list, py_func: Callable) -> str:
     from ember.codegen.jit import engine
     from ember.lowering.boxing import _call_native
     from ember.lowering.context import CPUContext
@@ -125,13 +167,13 @@ def _wrapper_module(compiled: Any, name: str, keepalive: list) -> str:
         raised = pyapi.call_function_objargs(raiser, [id_obj])  # NULL, the exception set
         pyapi.decref(id_obj)
         with builder.if_then(builder.icmp_unsigned("==", raised, pyapi.get_null_object())):
-            pyapi.write_unraisable()
+            pyapi.write_unraisable(py_func)  # "Exception ignored in: <function ...>"
         pyapi.gil_release(gil)
     if sig.return_type is types.none:
         builder.ret_void()
     else:
-        value = model_of(sig.return_type).as_data(builder, result)
-        builder.ret(builder.select(failed, llvm.Constant(result_type, None), value))
+        # the value type, as C returns it (a bool is `zeroext i1`, as clang returns _Bool)
+        builder.ret(builder.select(failed, llvm.Constant(result_type, None), result))
     return str(module)
 
 

@@ -14,7 +14,13 @@ from typing import Any
 from ember import config, types
 from ember.compiler import CompileResult, CompileState, run_pipeline
 from ember.dispatcher.binding import ArgumentBinder, Omitted
-from ember.errors import ArgumentTypeError, EmberError, ForceLiteralArg, TypingError
+from ember.errors import (
+    ArgumentTypeError,
+    EmberError,
+    ForceLiteralArg,
+    LiteralTypingError,
+    TypingError,
+)
 from ember.frontend.interpreter import UndefinedName
 from ember.lowering.context import TargetOptions
 from ember.typing.functions import RecursionPending
@@ -126,6 +132,7 @@ class Dispatcher:
         self._binder = ArgumentBinder(py_func)
         self._explicit = bool(signatures)
         self._compile_disabled = False  # disable_compile()
+        self._declaring = False  # compiling a declared signature (allowed when disabled)
         self._failed: dict[tuple, EmberError] = {}
         self._in_progress: dict[tuple, _InProgress] = {}
         self._invokers: dict[tuple, Callable] = {}
@@ -143,10 +150,13 @@ class Dispatcher:
     def _compile_declared(self, sig: Signature) -> None:
         """Compile an explicit signature now, or at the first call when the function reads a
         global not defined yet (f calls g, both with signatures, g defined below f)."""
+        self._declaring, declaring = True, self._declaring
         try:
             self.compile(sig, allow_cached=True)
         except UndefinedName:
             self._deferred.append(sig)
+        finally:
+            self._declaring = declaring
 
     def _compile_deferred(self) -> None:
         deferred, self._deferred = self._deferred, []
@@ -197,6 +207,15 @@ class Dispatcher:
         timings = {args: dict(result.timings) for args, result in self.overloads.items()}
 
         return CompileStats(timings, self._disk_cache)
+
+    @property
+    def _cache_hits(self) -> Any:
+        """Numba's per-signature counter of disk-cache hits (`stats.cache_hits`)."""
+        return self.stats.cache_hits
+
+    @property
+    def _cache_misses(self) -> Any:
+        return self.stats.cache_misses
 
     # Numba's other introspection names.
 
@@ -316,6 +335,13 @@ class Dispatcher:
         self._binder.check_signature_arity(arg_types)
         with compile_lock:
             existing = self.overloads.get(arg_types)
+            if (
+                existing is None
+                and (self._compile_disabled or self._explicit)
+                and not self._declaring
+                and arg_types not in self._in_progress
+            ):
+                raise RuntimeError("compilation disabled")  # Numba's words, as its test has
             if existing is not None and (allow_cached or not existing.from_cache):
                 if not for_caller:
                     existing.library.finalize()
@@ -358,8 +384,12 @@ class Dispatcher:
             self.overloads = {}
             self._failed.clear()
             self._invokers.clear()
-            for arg_types, result in previous:
-                self.compile(result.signature if self._explicit else arg_types)
+            self._declaring, declaring = True, self._declaring
+            try:
+                for arg_types, result in previous:
+                    self.compile(result.signature if self._explicit else arg_types)
+            finally:
+                self._declaring = declaring
             if self._entries:  # a new chain: the installed entries call the old code
                 self._entry_chain = None
                 self._install_fast_entry()
@@ -371,9 +401,10 @@ class Dispatcher:
 
     # ------------------------------------------------------------------ calls from jitted code
 
-    def _fold_types(self, args: tuple, kws: dict) -> tuple:
+    def _fold_types(self, args: tuple, kws: dict, keep_literals: bool = False) -> tuple:
         """Argument types in parameter order; omitted defaults are typed from their values.
-        Literal types are kept only for the parameters literally() asks for."""
+        Literal types are kept only for the parameters literally() asks for (all of them with
+        `keep_literals`: the retry of a call whose plain types do not compile)."""
         from ember.typing.context import TypingContext
 
         folded = []
@@ -382,7 +413,7 @@ class Dispatcher:
                 folded.append(TypingContext().resolve_value_type(item.default))
             elif isinstance(item, tuple):  # the *args tuple
                 folded.append(types.make_tuple(types.unliteral(t) for t in item))
-            elif index in self._literal_params:
+            elif keep_literals or index in self._literal_params:
                 folded.append(item)
             else:
                 folded.append(types.unliteral(item))
@@ -406,13 +437,26 @@ class Dispatcher:
             except ForceLiteralArg as request:
                 if not self._learn_literal_params(request):
                     raise  # the caller makes its own arguments literal, or reports why not
+            except TypingError:
+                literal_types = self._fold_types(args, kws, keep_literals=True)
+                if literal_types == arg_types:
+                    raise
+                try:  # Numba types constant arguments as literals: `np.zeros(n, dt)` needs it
+                    return self.compile(literal_types, for_caller=True).signature
+                except TypingError:
+                    pass
+                raise  # the error of the plain types, the usual case
 
     def _declared_for_caller(self, arg_types: tuple) -> Signature:
         """With explicit signatures (or compiling disabled), a call from compiled code takes
         the compiled signature its arguments convert to best, as a call from Python does: no
         new specialization (Numba's rule); the caller converts the arguments."""
         for sig in list(self._deferred):  # compiled now, or UndefinedName defers the caller too
-            self.compile(sig)
+            self._declaring, declaring = True, self._declaring
+            try:
+                self.compile(sig)
+            finally:
+                self._declaring = declaring
             self._deferred.remove(sig)
         candidates = [result.signature for result in self.overloads.values()]
         candidates += [
@@ -421,14 +465,16 @@ class Dispatcher:
             if pending.signature is not None
         ]
         try:
-            best = choose_best(candidates, arg_types, f"<function {self.py_func.__name__}>")
+            best = choose_best(candidates, arg_types, repr(self.py_func))
         except TypeError as ambiguous:
             raise TypingError(str(ambiguous)) from None
         if best is None:
             accepted = "\n".join(f"    {sig}" for sig in candidates)
+            listing = ", ".join(map(str, arg_types))
             raise TypingError(
+                f"Invalid use of {self.py_func.__name__} with parameters ({listing}): "
                 f"{self.py_func.__name__}(): no matching definition for argument type(s) "
-                f"{', '.join(map(str, arg_types))}\naccepted signatures:\n{accepted}"
+                f"{listing}\naccepted signatures:\n{accepted}"
             )
         return best
 
@@ -463,10 +509,11 @@ class Dispatcher:
             value = values[index]
             if type(value) not in (int, bool, str):
                 name = self._binder.names[index]
-                raise TypingError(
+                python_type = f"{type(value).__module__}.{type(value).__qualname__}"
+                raise LiteralTypingError(
                     f"{self.py_func.__name__}(): literally() needs argument '{name}' as a "
-                    f"literal, and a value of type {arg_types[index]} has none (only int, "
-                    "bool and str values do)"
+                    f"literal, and a value of type {python_type} ({arg_types[index]}) has none "
+                    "(only int, bool and str values do)"
                 )
             typed[index] = types.literal(value)
         return tuple(typed)
@@ -556,10 +603,13 @@ class Dispatcher:
         if found is None:
             if _holds_huge_int(value):
                 raise OverflowError("int too big to convert")
+            position = self._binder.names.index(name) if name in self._binder.names else name
             raise ArgumentTypeError(
                 f"{self.py_func.__name__}(): cannot compile for argument '{name}' of Python "
                 f"type {type(value).__name__}: ember supports numbers, strings, None, tuples, "
-                "lists (of numbers, strings, arrays or tuples) and NumPy arrays"
+                "lists (of numbers, strings, arrays or tuples) and NumPy arrays.\n"
+                "This error may have been caused by the following argument(s):\n"
+                f"- argument {position}: Cannot determine Numba type of {type(value)}"
             )
         return found
 
@@ -582,15 +632,11 @@ class Dispatcher:
         if not self._compile_disabled:
             self._compile_deferred()
         candidates = [result.signature for result in self.overloads.values()]
-        describe = f"<function {self.py_func.__name__}>"
+        describe = repr(self.py_func)
         best = choose_best(candidates, arg_types, describe)
         if best is None:
             listing = ", ".join(str(t) for t in arg_types)
-            accepted = "\n".join(f"    {sig}" for sig in candidates)
-            raise TypeError(
-                f"No matching definition for argument type(s) {listing}\n"
-                f"accepted signatures:\n{accepted}"
-            )
+            raise TypeError(f"No matching definition for argument type(s) {listing}")
         return self.overloads[best.args]
 
 

@@ -21,10 +21,12 @@ from ember.dispatcher.object_layout import (
     _SSIZE,
     ArrayKind,
     ConstantKind,
+    EnumKind,
     InstanceKind,
     Kind,
     ReflectedListKind,
     _object_constant,
+    flatten_arg_types,
     numpy_scalar_type,
     return_memory_type,
 )
@@ -50,6 +52,10 @@ class ArgumentUnboxing(EntryBuilder):
         if isinstance(kind, ConstantKind):
             same = b.icmp_unsigned("==", obj, _object_constant(kind.value))
             self.continue_if(same, fail, "constant_ok")
+            return
+        if isinstance(kind, EnumKind):
+            same = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(kind.enum_class))
+            self.continue_if(same, fail, "enum_ok")
             return
         if isinstance(kind, InstanceKind):
             same = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(kind.box_class))
@@ -93,6 +99,8 @@ class ArgumentUnboxing(EntryBuilder):
         """Unbox an already-matched ``obj`` into flattened native values (``fail`` on overflow)."""
         if isinstance(kind, ConstantKind):
             return []
+        if isinstance(kind, EnumKind):
+            return [self.emit_enum_value(obj, kind)]
         if isinstance(kind, InstanceKind):  # borrowed: the box keeps its reference
             number = self.load_field(obj, kind.meminfo_offset, _PTR, _PTR_SIZE)
             meminfo = self.call_capi("PyLong_AsVoidPtr", [number])
@@ -115,6 +123,17 @@ class ArgumentUnboxing(EntryBuilder):
         if numpy_type is not None:
             return self.emit_unbox_numpy_or_python(obj, kind, numpy_type, fail)
         return self.emit_unbox_python(obj, kind, fail)
+
+    def emit_enum_value(self, obj: ir.Value, kind: EnumKind) -> ir.Value:
+        """The value of the (already matched) member `obj`: a select per member by identity."""
+        b = self.builder
+        [value_type] = flatten_arg_types(kind.value_kind)
+        members = kind.members
+        value = ir.Constant(value_type, members[0][1])
+        for member, member_value in members[1:]:
+            same = b.icmp_unsigned("==", obj, _object_constant(member))
+            value = b.select(same, ir.Constant(value_type, member_value), value)
+        return value
 
     def emit_unbox_numpy_or_python(
         self, obj: ir.Value, kind: str, numpy_type: type, fail: ir.Block

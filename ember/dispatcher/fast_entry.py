@@ -88,7 +88,29 @@ def argument_kind(typ: types.Type) -> Any:
             )
     if isinstance(typ, types.Array) and isinstance(typ.dtype, types.NPDatetime | types.NPTimedelta):
         return datetime_array_kind(typ)
+    if isinstance(typ, types.EnumMember):
+        return _enum_kind(typ)
     return value_kind(typ)
+
+
+_MAX_ENUM_MEMBERS = 32  # selected by identity, one compare each
+
+
+def _enum_kind(typ: types.EnumMember) -> Any:
+    """An enum member argument's kind: its class and its members' values (None: Python path)."""
+    import enum
+
+    from ember.dispatcher.object_layout import EnumKind
+
+    if issubclass(typ.instance_class, enum.Flag):  # combined flags are made at run time
+        return None
+    value = value_kind(typ.dtype)
+    members = tuple((member, member.value) for member in typ.instance_class)
+    if not isinstance(value, str) or not 0 < len(members) <= _MAX_ENUM_MEMBERS:
+        return None
+    if not isinstance(typ.dtype, types.Integer | types.Float):
+        return None
+    return EnumKind(typ.instance_class, value, members)
 
 
 def _positional_defaults(py_func: Callable) -> tuple | None:

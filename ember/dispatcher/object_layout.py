@@ -102,6 +102,27 @@ class ConstantKind:
 
 
 @dataclass(frozen=True, eq=False)
+class EnumKind:
+    """An enum member argument: matched by its class, passed as its value (of the number kind
+    `value_kind`). `members` are (member, value) pairs: an enum has a fixed set of member
+    objects, so the value is found by identity, without an attribute lookup."""
+
+    enum_class: type
+    value_kind: str
+    members: tuple
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, EnumKind)
+            and other.enum_class is self.enum_class
+            and other.value_kind == self.value_kind
+        )
+
+    def __hash__(self) -> int:
+        return hash((id(self.enum_class), self.value_kind))
+
+
+@dataclass(frozen=True, eq=False)
 class InstanceKind:
     """A jitclass instance (or typed dict) argument: a box of exactly `box_class`, whose slot at
     `meminfo_offset` holds its meminfo address as a Python int. Flattens like ember's instance
@@ -157,6 +178,10 @@ def _check_kind(kind: Kind) -> None:
         return
     if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind, DatetimeKind)):
         return
+    if isinstance(kind, EnumKind):
+        if kind.value_kind not in _INT_KINDS and kind.value_kind not in ("float32", "float64"):
+            raise TypeError(f"unsupported enum value kind: {kind.value_kind!r}")
+        return
     if isinstance(kind, ArrayKind):
         if is_datetime_dtype_name(kind.dtype):
             return
@@ -177,6 +202,8 @@ def flatten_arg_types(kind: Kind) -> list[ir.Type]:
     _check_kind(kind)
     if isinstance(kind, ConstantKind):
         return []
+    if isinstance(kind, EnumKind):
+        return flatten_arg_types(kind.value_kind)
     if isinstance(kind, InstanceKind):
         return [_PTR, _PTR] if kind.data_pointer else [_PTR]
     if isinstance(kind, ReflectedListKind):
@@ -238,7 +265,7 @@ def fast_path_supported(kind: Kind) -> bool:
     """
     if isinstance(kind, tuple):
         return all(fast_path_supported(member) for member in kind)
-    if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind, DatetimeKind)):
+    if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind, DatetimeKind, EnumKind)):
         return True
     if isinstance(kind, ArrayKind):
         return numpy_layout() is not None

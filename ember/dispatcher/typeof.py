@@ -21,6 +21,7 @@ _EXACT_TYPES: dict[type, types.Type] = {
     type(None): types.none,
     str: types.unicode_type,
     bytes: types.bytes_type,
+    type(Ellipsis): types.ellipsis_type,
 }
 
 _NUMPY_SCALARS: dict[Any, types.Type] = {}
@@ -30,7 +31,10 @@ def typeof(value: Any) -> types.Type:
     """The ember type of `value`; raises ValueError when ember cannot type it."""
     found = typeof_or_none(value)
     if found is None:
-        raise ValueError(f"cannot determine the ember type of {type(value).__name__!r} value")
+        raise ValueError(  # Numba's words first: programs match them
+            f"Cannot determine Numba type of {type(value)}: ember has no type for a "
+            f"{type(value).__name__!r} value"
+        )
     return found
 
 
@@ -246,6 +250,9 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
         return _typeof_array(value)
     if isinstance(value, type) and issubclass(value, np.generic):  # np.float32 as a dtype
         return types.NumberClass(value) if dtype_to_type(np.dtype(value)) is not None else None
+    if isinstance(value, np.dtype):  # a dtype as a value: np.empty(n, dtype) inside
+        dtype = dtype_to_type(value)
+        return None if dtype is None else types.DType(dtype)
     if isinstance(value, np.void) and value.dtype.fields is not None:
         return _typeof_array(value.reshape(1)).dtype  # a record: its reasons if refused
     if isinstance(value, np.generic):
@@ -359,6 +366,12 @@ def _typeof_slice(value: slice) -> types.SliceType | None:
 def _typeof_type(value: types.Type) -> types.TypeRef:
     """A type passed as a value (`f(n, dtype=float64)`), as a global of it is typed."""
     return types.TypeRef(value)
+
+
+@typeof_impl.register(types.WrapperAddressProtocol)
+def _typeof_wrapper_address(value: Any) -> types.FunctionType:
+    """An object that is a C function (Numba's protocol): a first-class function."""
+    return types.FunctionType(value.signature())
 
 
 @typeof_impl.register(enum.EnumMeta)

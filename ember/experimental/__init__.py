@@ -1,10 +1,11 @@
-"""Numba's `numba.experimental`: `jitclass` (ember/jitclasses/) and the `structref` module
-(loaded on first use)."""
+"""Numba's `numba.experimental`: `jitclass` (ember/jitclasses/; the package of the same name
+holds Numba's `jitclass.base` / `jitclass._box` paths) and the `structref` module (loaded on
+first use)."""
 
 import importlib
 from typing import Any
 
-from ember.jitclasses import jitclass
+from .jitclass import jitclass  # the package first, then the name is the decorator
 
 
 def __getattr__(name: str) -> Any:

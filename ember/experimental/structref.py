@@ -17,6 +17,7 @@ from ember.jitclasses import box as boxes
 from ember.lowering import classes as layout
 from ember.lowering.registry import lower_getattr_generic, lower_setattr_generic
 from ember.runtime.nrt import HEADER_SIZE
+from ember.types.structref import StructRefDefinitionError
 from ember.typing.conversions import can_convert
 from ember.typing.overload import intrinsic, overload
 from ember.typing.signature import Signature, signature
@@ -31,7 +32,9 @@ def register(struct_type: type) -> type:
     if not (isinstance(struct_type, type) and issubclass(struct_type, types.StructRef)):
         raise TypeError(f"structref.register needs a types.StructRef subclass, not {struct_type!r}")
     if struct_type is types.StructRef:
-        raise TypeError("structref.register: subclass types.StructRef and register the subclass")
+        raise StructRefDefinitionError(
+            "cannot register types.StructRef itself: subclass it and register the subclass"
+        )
     define_attributes(struct_type)
     return struct_type
 
@@ -152,6 +155,10 @@ _proxy_classes: dict[type, type] = {}  # struct type class -> its proxy class (d
 
 def define_boxing(struct_typeclass: type, obj_class: type) -> None:
     """Instances of `struct_typeclass`'s types cross into Python as `obj_class` proxies."""
+    if struct_typeclass is types.StructRef:
+        raise StructRefDefinitionError(
+            "cannot register types.StructRef itself: define boxing for a subclass"
+        )
     if not (isinstance(obj_class, type) and issubclass(obj_class, StructRefProxy)):
         raise TypeError(f"define_boxing: {obj_class!r} does not derive from StructRefProxy")
     boxes.load_runtime()

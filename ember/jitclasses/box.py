@@ -17,6 +17,11 @@ from ember.runtime.nrt import HEADER_SIZE
 class JitClassMeta(type):
     """The metaclass of jitclasses: calling the class runs the compiled constructor."""
 
+    def __new__(mcs, name: str, bases: tuple, namespace: dict) -> Any:
+        if any(isinstance(base, JitClassMeta) for base in bases):
+            raise TypeError("cannot subclass from a jitclass")
+        return super().__new__(mcs, name, bases, namespace)
+
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
         return cls._constructor(*args, **kwargs)
 

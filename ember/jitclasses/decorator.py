@@ -9,7 +9,7 @@ import weakref
 from typing import Any
 
 from ember import config, types
-from ember.errors import UnsupportedError
+from ember.errors import TypingError, UnsupportedError
 from ember.jitclasses import box as boxes
 from ember.jitclasses.spec import field_types
 
@@ -54,6 +54,7 @@ def build_jitclass(cls: type, spec: Any) -> Any:
         )
     struct = field_types(cls, spec)
     members = _members(cls)
+    _check_class_body(cls, members, struct)
     namespace: dict[str, Any] = {
         "__slots__": (),
         "__module__": cls.__module__,
@@ -111,6 +112,41 @@ def _members(cls: type) -> _Members:
                     _check_parameters(cls, name, value)
                     found.methods[name] = value
     return found
+
+
+# what a class body holds besides its members (Python fills these in)
+_CLASS_BOOKKEEPING = {
+    "__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__annotations__",
+    "__static_attributes__", "__firstlineno__", "__slots__", "__annotate_func__",
+    "__annotate__", "__classdictcell__", "__classcell__", "__orig_bases__", "__parameters__",
+}  # fmt: skip
+
+
+def _check_class_body(cls: type, members: _Members, struct: dict) -> None:
+    """Numba's rules: no field named like a method or property, no class attributes other
+    than methods, properties and static methods, no property deleters, no dunders other than
+    the supported ones."""
+    shadowed = (set(members.methods) | set(members.properties) | set(members.static)) & set(
+        struct
+    )
+    if shadowed:
+        raise NameError(f"name shadowing: {', '.join(sorted(shadowed))}")
+    others = [
+        name
+        for name, value in vars(cls).items()
+        if name not in _CLASS_BOOKKEEPING
+        and not (name == "__hash__" and value is None)  # Python's, beside an __eq__
+        and not isinstance(value, (staticmethod, property, classmethod))
+        and not inspect.isfunction(value)
+    ]
+    if others:
+        raise TypeError(f"class members are not yet supported: {', '.join(others)}")
+    for name, prop in members.properties.items():
+        if prop.fdel is not None:
+            raise TypeError(f"deleter is not supported: {name}")
+    unsupported = [name for name in members.python if name in vars(cls)]
+    if unsupported:
+        raise TypeError(f"Method '{unsupported[0]}' is not supported.")
 
 
 def _check_parameters(cls: type, name: str, func: Any) -> None:
@@ -189,17 +225,28 @@ def _constructor(jit_class: Any, init: Any) -> Any:
 
         return signature(instance_type), codegen
 
-    namespace: dict[str, Any] = {"_allocate": allocate_instance}
+    namespace: dict[str, Any] = {"_allocate": allocate_instance, "_returns_none": _returns_none}
     params, passed = "", ""
     if init is not None:
         _check_parameters(jit_class, "__init__", init)
         namespace["_init"] = _jit(init)
         params, passed = _forwarding(init, namespace)
-    body = "    _init(self, " + passed + ")\n" if init is not None else ""
+        jit_class.__init__ = init  # its signature and docstring, for help() (not called)
+    body = "    _returns_none(_init(self, " + passed + "))\n" if init is not None else ""
     source = f"def {jit_class.__name__}({params}):\n    self = _allocate()\n{body}    return self\n"
     code = compile(source, f"<ember constructor of jitclass {jit_class.__name__}>", "exec")
     exec(code, namespace)  # noqa: S102
     return _jit(namespace[jit_class.__name__])
+
+
+def _returns_none(value: Any) -> None:
+    """Checks, while compiling a constructor, that `__init__` returns None."""
+
+
+def _type_init_result(value: Any) -> Any:
+    if value is not types.none:
+        raise TypingError(f"__init__() should return None, not '{value}'")
+    return lambda value: None
 
 
 def _forwarding(init: Any, namespace: dict) -> tuple[str, str]:
@@ -216,3 +263,12 @@ def _forwarding(init: Any, namespace: dict) -> tuple[str, str]:
         params.append(text)
         passed.append(f"{param.name}={param.name}" if keyword_only else param.name)
     return ", ".join(params), ", ".join(passed)
+
+
+def _register_init_check() -> None:
+    from ember.typing.overload import overload
+
+    overload(_returns_none)(_type_init_result)
+
+
+_register_init_check()

@@ -7,20 +7,53 @@ import sys
 from typing import Any
 
 from ember import types
-from ember.errors import TypingError
+
+_PYTHON_TYPES = {
+    int: types.int64,
+    float: types.float64,
+    bool: types.boolean,
+    complex: types.complex128,
+}
 
 
 def field_types(cls: type, spec: Any) -> dict[str, types.Type]:
-    """Field name -> ember type: the annotations first (in order), then the spec (which wins)."""
+    """Field name -> ember type: the annotations first (in order, base classes' first), then
+    the spec (which wins). Annotations may name Python classes (`int`, `List[float]`); the
+    spec takes ember types only, as in Numba."""
     found: dict[str, types.Type] = {}
-    annotations = cls.__dict__.get("__annotations__", {})
-    for name, annotation in annotations.items():
-        found[name] = as_field_type(cls, name, _evaluate(cls, annotation))
+    for klass in reversed(cls.__mro__[:-1]):
+        if klass.__module__.startswith("ember."):  # a jitclass's own box class
+            continue
+        for name, annotation in klass.__dict__.get("__annotations__", {}).items():
+            found[name] = as_field_type(cls, name, _annotation_type(cls, name, annotation))
     for name, declared in _spec_items(spec):
-        if not isinstance(name, str) or not name.isidentifier():
+        if not isinstance(name, str):
+            raise TypeError(f"spec keys should be strings, got {name!r}")
+        if not name.isidentifier():
             raise TypeError(f"jitclass {cls.__name__}: field name {name!r} is not an identifier")
+        if name.startswith("__") and not name.endswith("__"):  # as `self.__x` reads in methods
+            name = f"_{cls.__name__.lstrip('_')}{name}"
+        if declared in _PYTHON_TYPES:
+            raise TypeError(
+                f"spec values should be Numba type instances, got {declared!r} (for field "
+                f"'{name}' of jitclass {cls.__name__}; e.g. int64 for int)"
+            )
         found[name] = as_field_type(cls, name, declared)
     return found
+
+
+def _annotation_type(cls: type, name: str, annotation: Any) -> Any:
+    """What an annotation names: an ember type when `as_numba_type` knows it (`int`,
+    `List[float]`, `Optional[int]`...), else the annotation itself (checked by the caller)."""
+    from ember.errors import TypingError
+    from ember.extending import as_numba_type
+
+    evaluated = _evaluate(cls, annotation)
+    try:
+        found = as_numba_type.try_infer(evaluated)
+    except TypingError as error:
+        raise TypeError(f"jitclass {cls.__name__}: field '{name}': {error}") from None
+    return evaluated if found is None else found
 
 
 def _spec_items(spec: Any) -> list[tuple[Any, Any]]:
@@ -55,15 +88,15 @@ def _evaluate(cls: type, annotation: Any) -> Any:
 
 def as_field_type(cls: type, name: str, declared: Any) -> types.Type:
     """The ember type of a declared field type, or TypeError saying what is accepted."""
-    from ember.extending import as_numba_type
-
-    if isinstance(declared, types.ClassType):
+    typ = _PYTHON_TYPES.get(declared) if isinstance(declared, type) else None
+    if typ is None:
+        class_type = getattr(declared, "class_type", None)  # another jitclass, by its class
+        if isinstance(class_type, types.ClassType):
+            typ = class_type.instance_type
+    if typ is None and isinstance(declared, types.ClassType):
         typ = declared.instance_type
-    else:
-        try:  # a Python annotation: `int`, `list[float]`, `Optional[int]`, another jitclass
-            typ = as_numba_type(declared)
-        except TypingError:
-            typ = declared
+    if typ is None:
+        typ = declared
     problem = unsupported_field(typ)
     if problem is not None:
         raise TypeError(f"jitclass {cls.__name__}: field '{name}' {problem}")
@@ -75,7 +108,7 @@ def unsupported_field(typ: Any) -> str | None:
     if not isinstance(typ, types.Type):
         return (
             f"is declared as {typ!r}, not an ember type: write e.g. `float64`, `int64[:]`, "
-            "`list[float]`, `types.List(float64)` or another jitclass"
+            "`types.List(float64)` or `OtherClass.class_type.instance_type`"
         )
     if isinstance(
         typ, (types.Number, types.Boolean, types.Array, types.ManagedStruct, types.UnicodeType)

@@ -108,7 +108,10 @@ class CPUContext(NumbaContextMixin):
             )
         raise LoweringError(f"cannot make a constant of type {typ} from {value!r}")
 
-    def get_dummy_value(self, typ: types.Type) -> llvm.Value:
+    def get_dummy_value(self, typ: types.Type | None = None) -> llvm.Value:
+        """The value of a type without data (Numba's spelling takes no type: a null pointer)."""
+        if typ is None:
+            return llvm.Constant(llvm.PointerType(), None)
         return llvm.Constant(self.value_type(typ), None)
 
     # ------------------------------------------------------------------ conversions

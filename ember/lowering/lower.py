@@ -436,6 +436,8 @@ class FunctionLowerer:
         """`obj.attr = v` / `del obj.attr` through `@lower_setattr` (or the delete registry)."""
         sig = self.calltypes[stmt]
         target_type = self.typemap[stmt.target.name]
+        if isinstance(target_type, types.Optional):
+            target_type = target_type.type
         setting = isinstance(stmt, ir.SetAttr)
         registry = self.context.registry
         found = (registry.find_setattr if setting else registry.find_delattr)(
@@ -445,7 +447,17 @@ class FunctionLowerer:
             raise LoweringError(f"no implementation of {stmt} for {target_type}", stmt.loc)
         impl, is_generic = found
         operands = (stmt.target, stmt.value) if setting else (stmt.target,)
-        args = [self.load_as(var, typ) for var, typ in zip(operands, sig.args)]
+        declared = self.typemap[stmt.target.name]
+        if isinstance(declared, types.Optional):  # None has no attributes
+            target = optional.unwrap_for_attribute(
+                self.context, self.builder, declared, self.load(stmt.target), stmt.attr
+            )
+            args = [
+                target,
+                *(self.load_as(var, typ) for var, typ in zip(operands[1:], sig.args[1:])),
+            ]
+        else:
+            args = [self.load_as(var, typ) for var, typ in zip(operands, sig.args)]
         extra = (stmt.attr,) if is_generic else ()
         impl(self.context, self.builder, sig, args, *extra)
 
@@ -517,6 +529,14 @@ class FunctionLowerer:
             return self.context.call_implementation(self.builder, key, full_sig, [receiver, *args])
         if isinstance(fnty, types.Function):
             return self.context.call_implementation(self.builder, fnty.typing_key, sig, args)
+        if isinstance(fnty, types.FunctionType):  # a first-class function: call its address
+            from ember.lowering.function_pointers import call_function_pointer
+
+            pointer = self.load(expr.func)
+            return call_function_pointer(self.context, self.builder, fnty, pointer, args)
+        if isinstance(fnty, types.Callable):  # an extension's callable type: its @lower_builtin
+            key = fnty.get_impl_key(sig)
+            return self.context.call_implementation(self.builder, key, sig, args)
         raise LoweringError(f"cannot call a value of type {fnty}", expr.loc)
 
     def _folded_arguments(self, fnty: types.Type, expr: ir.Call, sig: Signature) -> list:

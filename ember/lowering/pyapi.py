@@ -187,9 +187,11 @@ class PythonAPI(NumbaPythonAPI):
             exc = getattr(builtins, exc.removeprefix("PyExc_"))
         self._call("PyErr_SetString", [self.borrow_constant(exc), self._cstring(message)])
 
-    def write_unraisable(self) -> None:
-        """Report the pending exception where it cannot be raised (sys.unraisablehook)."""
-        self._call("PyErr_WriteUnraisable", [self.get_null_object()])
+    def write_unraisable(self, where: object = None) -> None:
+        """Report the pending exception where it cannot be raised (sys.unraisablehook); with
+        `where`, the report says "Exception ignored in: <where>"."""
+        context = self.get_null_object() if where is None else self.borrow_constant(where)
+        self._call("PyErr_WriteUnraisable", [context])
 
     def err_clear(self) -> None:
         self._call("PyErr_Clear", [])

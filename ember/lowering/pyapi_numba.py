@@ -63,6 +63,27 @@ class NumbaPythonAPI:
 
     # ------------------------------------------------------------------ native values
 
+    def call_jit_code(self, func: Any, sig: Any, args: list) -> tuple[llvm.Value, llvm.Value]:
+        """Run the Python function `func`, compiled for `sig`, on native `args` from inside
+        boxing code: (is_error i1, result). On an error the Python exception is set, as
+        returning NULL from a boxer or is_error from an unboxer expects."""
+        from ember.decorators import njit
+        from ember.lowering import callconv
+        from ember.lowering.boxing import _call_native
+
+        dispatcher = njit(func)
+        compiled = dispatcher.compile(sig)
+        self.keepalive.append(dispatcher)
+        builder = self.builder
+        status, excinfo, result = _call_native(builder, compiled.signature, compiled.address, args)
+        is_error = builder.icmp_signed("!=", status, llvm.Constant(status.type, callconv.STATUS_OK))
+        with builder.if_then(is_error, likely=False):
+            record = self.long_from_longlong(builder.ptrtoint(excinfo, self.longlong))
+            raiser = self.borrow_constant(callconv.raise_static_exception)
+            self.decref(self.call_function_objargs(raiser, [record]))  # NULL: the error is set
+            self.decref(record)
+        return is_error, result
+
     def to_native_value(self, typ: Any, obj: llvm.Value) -> Any:
         """The `NativeValue` of `obj` as `typ` (the registered `@unbox`)."""
         return self._box_context().unbox(typ, obj)

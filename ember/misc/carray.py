@@ -25,10 +25,12 @@ def _python_view(ptr: Any, shape: Any, dtype: Any, order: str) -> Any:
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     if not isinstance(ptr, (ctypes._Pointer, ctypes.c_void_p)):
         raise TypeError(f"carray()/farray() take a ctypes pointer, not {type(ptr).__name__}")
-    pointee = getattr(ptr, "_type_", None)
-    own_dtype = np.dtype(pointee) if pointee is not None else None
+    own_dtype = np.dtype(ptr._type_) if isinstance(ptr, ctypes._Pointer) else None  # void*: none
     if dtype is not None and own_dtype is not None and np.dtype(dtype) != own_dtype:
-        raise TypeError(f"mismatching dtype {np.dtype(dtype)} for a pointer to {own_dtype}")
+        raise TypeError(
+            f"mismatching dtype '{np.dtype(dtype)}' for pointer type '{own_dtype}*' "
+            "(Numba's words: the dtype must be the pointer's own)"
+        )
     dtype = np.dtype(dtype) if dtype is not None else own_dtype
     if dtype is None:
         raise TypeError("carray()/farray() of a void pointer need dtype=")

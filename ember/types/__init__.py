@@ -63,6 +63,7 @@ from ember.types.enums import (
 )
 from ember.types.functions import (
     BoundFunction,
+    Callable,
     DispatcherChoice,
     DispatcherType,
     ExceptionClass,
@@ -72,6 +73,7 @@ from ember.types.functions import (
     Module,
     NumberClass,
     Omitted,
+    WrapperAddressProtocol,
 )
 from ember.types.generators import Generator
 from ember.types.lists import List, ListIterator, ListType, Undefined, undefined, unsupported_item

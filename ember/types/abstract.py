@@ -48,6 +48,16 @@ class Type(metaclass=_InterningMeta):
         return self.name
 
     @property
+    def _code(self) -> int:
+        """Numba's name for the typecode."""
+        return self.typecode
+
+    @property
+    def is_internal(self) -> bool:
+        """Whether ember defines this type (False for an extension's types)."""
+        return type(self).__module__.startswith("ember.")
+
+    @property
     def mangling(self) -> str:
         """The spelling of this type inside a native symbol name."""
         return "".join(ch if ch.isalnum() else "_" for ch in self.name)

@@ -9,20 +9,32 @@ from ember.types.abstract import Dummy, Type
 from ember.types.strings import element_value_type
 
 
-class Array(Type):
-    """`Array(float64, 2, 'C')`: the type of a NumPy array as compiled code sees it."""
+class ArrayCompatible(Type):
+    """Numba's base of array-like types: a subclass names the array type it stands for in
+    `as_array` (extension types such as a pandas-like Series derive from it)."""
 
-    def __init__(self, dtype: Type, ndim: int, layout: str, readonly: bool = False) -> None:
+    array_priority = 0.0
+
+    @property
+    def as_array(self) -> Array:
+        raise NotImplementedError(f"{type(self).__name__} must define as_array")
+
+
+class Buffer(ArrayCompatible):
+    """Numba's base of types with a dtype, a number of dimensions and a layout; an extension
+    type subclassing it is built as `super().__init__(dtype, ndim, layout)`."""
+
+    def __init__(
+        self, dtype: Type, ndim: int, layout: str, readonly: bool = False, name: str | None = None
+    ) -> None:
         if layout not in ("C", "F", "A"):
             raise ValueError(f"array layout must be 'C', 'F' or 'A', not {layout!r}")
-        if ndim <= 1 and layout == "F":
-            layout = "C"  # a contiguous array of 0 or 1 dimensions is both: say 'C'
         self.dtype = dtype
         self.ndim = ndim
         self.layout = layout
         self.readonly = readonly
-        prefix = "readonly array" if readonly else "array"
-        super().__init__(f"{prefix}({dtype}, {ndim}d, {layout})")
+        kind = type(self).__name__.lower()
+        super().__init__(name or f"{kind}({dtype}, {ndim}d, {layout})")
 
     @property
     def key(self) -> Any:
@@ -30,14 +42,39 @@ class Array(Type):
 
     @property
     def mutable(self) -> bool:
-        """Numba's name: items can be assigned (not a read-only array)."""
+        """Numba's name: items can be assigned (not read-only)."""
         return not self.readonly
 
-    def __repr__(self) -> str:  # Numba's, as programs print `f.signatures`
-        return f"Array({self.dtype!r}, {self.ndim}, '{self.layout}', {self.readonly}, aligned=True)"
+    @property
+    def as_array(self) -> Array:
+        return Array(self.dtype, self.ndim, self.layout, self.readonly)
 
     def _rebuild_args(self) -> tuple:
         return (self.dtype, self.ndim, self.layout, self.readonly)
+
+
+class Array(Buffer):
+    """`Array(float64, 2, 'C')`: the type of a NumPy array as compiled code sees it."""
+
+    def __init__(self, dtype: Type, ndim: int, layout: str, readonly: bool = False) -> None:
+        if layout not in ("C", "F", "A"):
+            raise ValueError(f"array layout must be 'C', 'F' or 'A', not {layout!r}")
+        if ndim <= 1 and layout == "F":
+            layout = "C"  # a contiguous array of 0 or 1 dimensions is both: say 'C'
+        prefix = "readonly array" if readonly else "array"
+        super().__init__(dtype, ndim, layout, readonly, f"{prefix}({dtype}, {ndim}d, {layout})")
+
+    @property
+    def as_array(self) -> Array:
+        return self
+
+    @property
+    def aligned(self) -> bool:
+        """Numba's flag: ember's arrays are always aligned for their dtype."""
+        return True
+
+    def __repr__(self) -> str:  # Numba's, as programs print `f.signatures`
+        return f"Array({self.dtype!r}, {self.ndim}, '{self.layout}', {self.readonly}, aligned=True)"
 
     def copy(
         self,
@@ -63,7 +100,10 @@ def array_from_slices(dtype: Type, spec: Any) -> Array:
     """Numba's spelling `float64[:, ::1]`: the unit step marks the contiguous dimension."""
     slices = spec if isinstance(spec, tuple) else (spec,)
     if not all(isinstance(s, slice) and s.start is None and s.stop is None for s in slices):
-        raise TypeError(f"array type spelling needs ':' or '::1' slices, got {spec!r}")
+        raise KeyError(  # Numba's exception and words
+            f"Can only index numba types with slices with no start or stop, got {spec!r} "
+            "(array types are spelled with ':' and '::1', e.g. float64[:, ::1])"
+        )
     steps = [s.step for s in slices]
     if any(step not in (None, 1) for step in steps):
         raise TypeError(f"only a step of 1 marks a contiguous dimension, got {spec!r}")
@@ -129,6 +169,10 @@ class DType(Dummy):
 
     def _rebuild_args(self) -> tuple:
         return (self.dtype,)
+
+    def __getitem__(self, spec: Any) -> Type:
+        """`DType(int32)[:]` spells an array of the dtype, as `int32[:]` does."""
+        return array_from_slices(self.dtype, spec)
 
 
 class ArrayIterator(Type):

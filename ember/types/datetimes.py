@@ -30,6 +30,16 @@ class _DatetimeLike(Type):
     def _rebuild_args(self) -> tuple:
         return (self.unit,)
 
+    def __call__(self, *args: Any) -> Any:
+        """`NPDatetime('Y')('1900')` converts a value to this type's NumPy scalar, as in Numba;
+        with types, a signature."""
+        if len(args) == 1 and not isinstance(args[0], Type):
+            import numpy as np
+
+            make = np.datetime64 if self.numpy_kind == "M" else np.timedelta64
+            return make(args[0], self.unit) if self.unit else make(args[0])
+        return super().__call__(*args)
+
 
 class NPDatetime(_DatetimeLike):
     """np.datetime64 of one unit: a count of units since 1970-01-01T00:00."""

@@ -73,7 +73,9 @@ class Set(HashTable):
 
     value_type = None
 
-    def __init__(self, dtype: Type) -> None:
+    def __init__(self, dtype: Type, reflected: bool = False) -> None:
+        """`reflected` is accepted for Numba's `types.Set(t, reflected=True)` spelling: one
+        set type serves both."""
         self.dtype = self.key_type = unliteral(dtype)
         super().__init__(f"set({self.dtype})")
 

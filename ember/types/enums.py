@@ -89,6 +89,9 @@ def _value_type(enum_class: type) -> Number:
     kinds = {typ for typ in found.values()}
     if len(kinds) == 1 and None not in kinds:
         return kinds.pop()
+    if None not in kinds:  # numbers of several types: Numba's words (and a ValueError too)
+        names = ", ".join(sorted(str(kind) for kind in kinds))
+        raise HeterogeneousEnumError(f"Cannot type heterogeneous enum: got value types {names}")
     spelled = ", ".join(
         f"{name}={member.value!r} ({found[name] or type(member.value).__name__})"
         for name, member in members
@@ -97,6 +100,10 @@ def _value_type(enum_class: type) -> Number:
         f"cannot type enum class {enum_class.__qualname__!r}: the values of its members must "
         f"all be numbers of one type (int, float or complex), got {spelled}"
     )
+
+
+class HeterogeneousEnumError(TypingError, ValueError):
+    """An enum whose members' values are numbers of different types (Numba: a ValueError)."""
 
 
 def _number_type(value: Any) -> Number | None:

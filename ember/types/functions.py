@@ -24,6 +24,21 @@ class Function(Dummy):
         return (self.typing_key,)
 
 
+class Callable(Type):
+    """Numba's abstract base of callable types: a subclass answers `get_call_type(context,
+    args, kws)` with a signature (or None) and lists what it resolved in
+    `get_call_signatures()`."""
+
+    def get_call_type(self, context: Any, args: tuple, kws: dict) -> Any:
+        raise NotImplementedError
+
+    def get_call_signatures(self) -> tuple[list, bool]:
+        raise NotImplementedError
+
+    def get_impl_key(self, sig: Any) -> Any:
+        return self
+
+
 class NumberClass(Function):
     """A NumPy scalar class used as a function or dtype (`np.float64(x)`), Numba's
     `NumberClass`: `NumberClass(float64)` or the class itself; `instance_type` is what it
@@ -50,15 +65,45 @@ class NumberClass(Function):
 
 
 class FunctionType(Type):
-    """Numba's first-class function type (`FunctionType(float64(float64))`): ember passes a
-    jitted function itself as an argument instead (typed by the function), so none is built."""
+    """Numba's first-class function type, `FunctionType(float64(float64))`: the address of a C
+    function of that signature. A `@cfunc` has this type; a jitted function converts to it
+    where one is declared (ember/lowering/function_pointers.py). Calls go through the address
+    (an exception raised inside is reported as unraisable, and the call returns zero)."""
 
     def __init__(self, signature: Any) -> None:
-        raise NotImplementedError(
-            f"types.FunctionType({signature}) is not supported by ember: pass the jitted "
-            "function itself as an argument (each function is typed by the function) or "
-            "choose among functions with a tuple of them"
-        )
+        if isinstance(signature, str):
+            from ember.decorators import _parse_signature
+
+            signature = _parse_signature(signature)
+        if getattr(signature, "return_type", None) is None:
+            raise TypeError(f"FunctionType needs a signature with a return type, not {signature}")
+        self.signature = signature
+        args = ", ".join(str(arg) for arg in signature.args)
+        super().__init__(f"FunctionType[{signature.return_type}({args})]")
+
+    @property
+    def key(self) -> Any:
+        return (self.signature.return_type, tuple(self.signature.args))
+
+    @property
+    def ftype(self) -> FunctionType:
+        """Numba's name: the function type itself."""
+        return self
+
+    def _rebuild_args(self) -> tuple:
+        return (self.signature,)
+
+
+class WrapperAddressProtocol:
+    """Numba's protocol for an object that is a C function: subclasses define
+    `__wrapper_address__()` (the function's address) and `signature()` (its signature); an
+    instance passed to a jitted function is a `FunctionType(signature())`."""
+
+    def __wrapper_address__(self) -> int:
+        raise NotImplementedError
+
+    def signature(self) -> Any:
+        raise NotImplementedError
 
 
 class BoundFunction(Dummy):

@@ -49,6 +49,12 @@ class List(Type):
         """Numba's name for `dtype` on its typed-list type (`ListType`)."""
         return self.dtype
 
+    def __getitem__(self, spec: Any) -> Type:
+        """`List(int64)[0]` is the item type (Numba's spelling); slices spell arrays."""
+        if isinstance(spec, int):
+            return self.dtype
+        return super().__getitem__(spec)
+
     @property
     def is_precise(self) -> bool:  # type: ignore[override]
         return self.dtype.is_precise

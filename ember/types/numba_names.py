@@ -9,7 +9,12 @@ from typing import Any
 
 from ember.types import scalars
 from ember.types.abstract import Type
-from ember.types.arrays import Array, ellipsis_type
+from ember.types.arrays import (  # noqa: F401 - ArrayCompatible, Buffer: Numba names
+    Array,
+    ArrayCompatible,
+    Buffer,
+    ellipsis_type,
+)
 from ember.types.containers import BaseTuple, RangeIteratorType, RangeType
 from ember.types.dicts import HashTable, Set
 from ember.types.functions import DispatcherType
@@ -123,15 +128,6 @@ class Sequence(_Kind):
 MutableSequence = Sequence
 
 
-class ArrayCompatible(_Kind):
-    """NumPy arrays (Numba's array-like kinds)."""
-
-    @staticmethod
-    def matches(typ: Type) -> bool:
-        return isinstance(typ, Array)
-
-
-Buffer = ArrayCompatible
 SimpleIterableType = IterableType
 SimpleIteratorType = IteratorType
 

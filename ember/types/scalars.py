@@ -21,8 +21,8 @@ class Number(Type):
         return (self.name, self.bitwidth)
 
     def __call__(self, *args: Any) -> Any:
-        """`int32(x)` of a value converts it, as in Numba (NumPy's scalar of this type);
-        of types, `float64(int64, int64)` builds a signature."""
+        """`int32(float64)` builds a signature; `int32(42.5)` converts a Python value to this
+        type's NumPy scalar (np.int32(42)), as in Numba."""
         if len(args) == 1 and not isinstance(args[0], Type):
             return self.cast_python_value(args[0])
         return super().__call__(*args)
@@ -31,6 +31,27 @@ class Number(Type):
         import numpy as np
 
         return np.dtype(self.name).type(value)
+
+    def _comparable(self, other: Any) -> bool:
+        """Numba orders number types of one kind by width (int8 < int64, float32 < float64);
+        signed and unsigned integers, or different kinds, do not compare."""
+        return type(other) is type(self) and getattr(other, "signed", None) == getattr(
+            self, "signed", None
+        )
+
+    def __lt__(self, other: Any) -> bool:
+        return self.bitwidth < other.bitwidth if self._comparable(other) else NotImplemented
+
+    def __le__(self, other: Any) -> bool:
+        return self.bitwidth <= other.bitwidth if self._comparable(other) else NotImplemented
+
+    def __gt__(self, other: Any) -> bool:
+        return self.bitwidth > other.bitwidth if self._comparable(other) else NotImplemented
+
+    def __ge__(self, other: Any) -> bool:
+        return self.bitwidth >= other.bitwidth if self._comparable(other) else NotImplemented
+
+    __hash__ = Type.__hash__
 
 
 class Boolean(Number):
@@ -49,6 +70,11 @@ class Integer(Number):
     def __init__(self, name: str, bitwidth: int, signed: bool) -> None:
         super().__init__(name, bitwidth)
         self.signed = signed
+
+    @classmethod
+    def from_bitwidth(cls, bitwidth: int, signed: bool = True) -> Integer:
+        """The integer type of this width and signedness (Numba's constructor)."""
+        return integer_type(bitwidth, signed)
 
     @property
     def key(self) -> Any:

@@ -43,6 +43,8 @@ unicode_type = UnicodeType("unicode_type")
 class BytesType(Type):
     """Immutable `bytes` made in compiled code (ember/library/strings/bytes.py)."""
 
+    mutable = False  # Numba's flag on its buffer types
+
     def _rebuild_args(self) -> tuple:
         return (self.name,)
 

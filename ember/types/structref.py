@@ -11,6 +11,10 @@ from ember.types.abstract import Type
 from ember.types.classes import ManagedStruct
 
 
+class StructRefDefinitionError(TypeError, ValueError):
+    """A badly defined structref (Numba raises ValueError, earlier ember TypeError: both)."""
+
+
 def _checked_fields(owner: str, fields: Iterable) -> tuple[tuple[str, Type], ...]:
     checked: list[tuple[str, Type]] = []
     for item in fields:
@@ -18,10 +22,14 @@ def _checked_fields(owner: str, fields: Iterable) -> tuple[tuple[str, Type], ...
             name, typ = item
         except (TypeError, ValueError):
             raise TypeError(f"{owner}: a field must be a (name, type) pair, not {item!r}") from None
-        if not isinstance(name, str) or not name.isidentifier():
-            raise TypeError(f"{owner}: field name {name!r} is not an identifier")
+        if not isinstance(name, str):
+            raise StructRefDefinitionError(f"{owner}: expecting a str for field name, got {name!r}")
+        if not name.isidentifier():
+            raise StructRefDefinitionError(f"{owner}: field name {name!r} is not an identifier")
         if not isinstance(typ, Type):
-            raise TypeError(f"{owner}: field {name!r} has {typ!r}, not an ember type")
+            raise StructRefDefinitionError(
+                f"{owner}: expecting a Numba Type for field type, got {typ!r} for {name!r}"
+            )
         if any(name == seen for seen, _ in checked):
             raise TypeError(f"{owner}: field {name!r} is declared twice")
         checked.append((name, typ))

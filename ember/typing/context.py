@@ -51,8 +51,13 @@ class TypingContext:
             return None if None in members else types.make_tuple(members)
         if isinstance(value, pytypes.ModuleType):
             return types.Module(value)
+        if isinstance(value, type) and issubclass(value, types.Type):  # a type class (Numba's)
+            return types.TypeRef(value)
         if isinstance(value, type) and issubclass(value, BaseException):
             return types.ExceptionClass(value)
+        declared = self._declared_type(value)
+        if declared is not None:
+            return declared
         fingerprint_type = _dispatcher_type(value)
         if fingerprint_type is not None:
             return fingerprint_type
@@ -65,6 +70,13 @@ class TypingContext:
         if isinstance(found, types.Array):  # a global array is frozen, as in Numba
             return found.copy(layout="C", readonly=True)
         return found
+
+    def _declared_type(self, value: Any) -> types.Type | None:
+        """The type `infer_global(value, type)` gave a global, or None."""
+        try:
+            return self.registry.global_types.get(value)
+        except TypeError:  # unhashable
+            return None
 
     def _is_registered(self, value: Any) -> bool:
         try:
@@ -97,6 +109,10 @@ class TypingContext:
             return type_choice_call(fnty, args, kws)
         if isinstance(fnty, types.ExceptionClass):
             return Signature(types.ExceptionInstance(fnty.exc_class), args)
+        if isinstance(fnty, types.FunctionType):  # a first-class function: its signature
+            return _function_pointer_call(fnty, args, kws)
+        if isinstance(fnty, types.Callable):  # an extension's callable type types itself
+            return fnty.get_call_type(self, args, kws)
         if isinstance(fnty, (types.ClassInstanceType, types.TypeRef, types.EnumClass)):
             # a __call__ method: a jitclass instance's, a type's (`int64(x)` converts, as at
             # module level), an enum class's (`Color(2)` is a member)
@@ -171,7 +187,8 @@ class TypingContext:
                 found = template.resolve(value_type, attr)
                 if found is not None:
                     return found
-        if (type(value_type), attr) in self.registry.functions:
+        methods = self.registry.functions.get((type(value_type), attr), ())
+        if any(_offers_method(template, value_type) for template in methods):
             return types.BoundFunction(value_type, attr)
         if isinstance(value_type, types.StringLiteral):  # "-".join(...): a string's methods
             return self.resolve_getattr(value_type.literal_type, attr)
@@ -179,6 +196,8 @@ class TypingContext:
 
     def resolve_setattr(self, target: types.Type, attr: str, value: types.Type):
         """The signature `none(target, attribute type)` of `target.attr = value`, or None."""
+        if isinstance(target, types.Optional):  # checked for None when lowered
+            return self.resolve_setattr(target.type, attr, value)
         for template in self._templates_of(target):
             sig = template.resolve_setattr(target, attr, value)
             if sig is not None:
@@ -206,6 +225,42 @@ class TypingContext:
 
     def unify_pair(self, first: types.Type, second: types.Type) -> types.Type | None:
         return unify_pair(first, second)
+
+    # Numba's spellings, for extension code handed a typing context (`typingctx`)
+
+    def unify_pairs(self, first: types.Type, second: types.Type) -> types.Type | None:
+        return unify_pair(first, second)
+
+    def unify_types(self, *candidates: types.Type) -> types.Type | None:
+        """The one type all `candidates` convert to, or None."""
+        unified = candidates[0] if candidates else None
+        for candidate in candidates[1:]:
+            if unified is None:
+                return None
+            unified = unify_pair(unified, candidate)
+        return unified
+
+    def can_convert(self, from_type: types.Type, to_type: types.Type) -> Any:
+        """The kind of implicit conversion (a `Conversion`), or None."""
+        from ember.typing.conversions import can_convert
+
+        return can_convert(from_type, to_type)
+
+    def resolve_overload(
+        self, key: Any, cases: list, args: tuple, kws: dict, allow_ambiguous: bool = True
+    ) -> Signature | None:
+        """The best of the signatures `cases` for these argument types (TypeError when two
+        tie and `allow_ambiguous` is False; the first of them otherwise)."""
+        from ember.typing.templates import choose_best, rank
+
+        try:
+            return choose_best(list(cases), tuple(args), str(key))
+        except TypeError:
+            if not allow_ambiguous:
+                raise
+        scores = [(rank(case.args, tuple(args)), index) for index, case in enumerate(cases)]
+        best = min((score[:3], index) for score, index in scores if score is not None)
+        return cases[best[1]]  # the first declared of the equally good ones, as Numba
 
 
 _SCALAR_TYPES = {
@@ -254,3 +309,21 @@ def _load_library() -> None:
 
     if "numpy" in sys.modules:
         import ember.library.numpy.register  # noqa: F401
+
+
+def _offers_method(template: type, receiver: types.Type) -> bool:
+    """Whether a method template serves this receiver (a classmethod serves one class only)."""
+    accepts = getattr(template, "accepts_receiver", None)
+    return accepts is None or accepts(receiver)
+
+
+def _function_pointer_call(fnty: types.FunctionType, args: tuple, kws: dict) -> Signature | None:
+    """A call of a FunctionType value: its arguments convert to the declared ones."""
+    declared = fnty.signature
+    if kws or len(args) != len(declared.args):
+        return None
+    from ember.typing.conversions import can_convert
+
+    if any(can_convert(a, d) is None for a, d in zip(args, declared.args)):
+        return None
+    return Signature(declared.return_type, tuple(declared.args))

@@ -94,6 +94,22 @@ def can_convert(from_type: types.Type, to_type: types.Type) -> Conversion | None
     if isinstance(from_type, types.IntEnumMember):  # an IntEnum member is also an int
         inner = can_convert(from_type.dtype, to_type)
         return max(inner, Conversion.safe) if inner is not None else None
+    if isinstance(from_type, types.DispatcherType) and isinstance(to_type, types.FunctionType):
+        return Conversion.safe  # compiled for the signature, called through its C entry
+    return _extension_conversion(from_type, to_type)
+
+
+def _extension_conversion(from_type: types.Type, to_type: types.Type) -> Conversion | None:
+    """An extension type's own rule (Numba's hooks): `from_type.can_convert_to(context,
+    to_type)` or `to_type.can_convert_from(context, from_type)`, a Conversion or None."""
+    for hook, other in (
+        (getattr(from_type, "can_convert_to", None), to_type),
+        (getattr(to_type, "can_convert_from", None), from_type),
+    ):
+        if hook is not None:
+            found = hook(None, other)
+            if found is not None:
+                return Conversion(found) if not isinstance(found, Conversion) else found
     return None
 
 

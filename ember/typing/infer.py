@@ -449,7 +449,9 @@ class TypeInferer:
                 continue
             what = f"'{self._user_name(var.name)}'" if var is not None else f"argument {position}"
             return TypingError(
-                f"{_describe_callee(fnty)} needs {what} as a literal (literally()): it must be "
+                f"Cannot request literal type. Invalid use of non-Literal type: "
+                f"{_describe_callee(fnty)} needs {what} as a "
+                "literal (literally()): it must be "
                 f"a constant int, bool or str, or an argument of {self.func_ir.qualname} "
                 "passed one",
                 expr.loc,
@@ -672,7 +674,11 @@ def _returned_type(typ: types.Type) -> types.Type:
 def _compile_time_only(typ: types.Type) -> bool:
     if isinstance(typ, types.BaseTuple):
         return any(_compile_time_only(member) for member in typ.types)
-    return isinstance(typ, types.Dummy) and not isinstance(typ, types.DispatcherType | types.DType)
+    if not isinstance(typ, types.Dummy) or isinstance(typ, types.DispatcherType | types.DType):
+        return False
+    from ember.lowering.registry import registry  # an extension's @box gives it a Python value
+
+    return registry.find_box(typ) is None
 
 
 _EXPR_TYPERS = {

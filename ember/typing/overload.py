@@ -32,7 +32,13 @@ from typing import Any
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.errors import EmberError, ForceLiteralArg, TypingError, UnsupportedError
+from ember.errors import (
+    EmberError,
+    ForceLiteralArg,
+    LoweringError,
+    TypingError,
+    UnsupportedError,
+)
 from ember.lowering.registry import registry as lowering
 from ember.typing.context import TypingContext
 from ember.typing.signature import Signature
@@ -351,6 +357,10 @@ class _OverloadTemplate(AbstractTemplate):
         if not callable(impl):
             message = f"overload function {_where(func)} returned {impl!r}, not a function"
             return _Resolved(None, None, message)
+        if self._strict:
+            mismatch = signature_mismatch(func, impl)
+            if mismatch is not None:
+                return _Resolved(None, None, mismatch)
         implementation = implementation_of(impl, self._jit_options)
         call_args, call_pysig = implementation.bind(args, kws)
         if call_args is None:
@@ -379,7 +389,10 @@ class _OverloadTemplate(AbstractTemplate):
 
 
 def _request_for_type(request: ForceLiteralArg, args: tuple) -> EmberError:
-    """`literally(argtype)` as a request for the arguments of that type."""
+    """`literally(argtype)` as a request for the arguments of that type (SentryLiteralArgs
+    names the positions itself)."""
+    if request.requested_type is None:
+        return request
     indices = {i for i, typ in enumerate(args) if typ is request.requested_type}
     if not indices:
         return TypingError(f"literally() needs an argument type of this call: {request.msg}")
@@ -402,8 +415,76 @@ def _positional_request(
     return TypingError(f"{what}: literally() needs the argument passed by position")
 
 
+def signature_mismatch(typing_func: Callable, impl_func: Callable) -> str | None:
+    """Numba's `strict` rule for an extension's overload: the implementation takes the overload
+    function's parameters (same names, same keyword defaults; `*args` in the implementation may
+    take the trailing ones). ember also takes an implementation receiving every parameter
+    positionally, without defaults (`Implementation.bind_by`). The reason they differ, or None."""
+    from ember.dispatcher.dispatcher import Dispatcher
+
+    if isinstance(impl_func, Dispatcher):
+        impl_func = impl_func.py_func
+    typing_sig, impl_sig = inspect.signature(typing_func), inspect.signature(impl_func)
+    if _all_positional(impl_sig, len(typing_sig.parameters)):
+        return None
+    shown = f"Typing signature:         {typing_sig}\nImplementation signature: {impl_sig}"
+    prefix = "Typing and implementation arguments differ in "
+    for sig in (typing_sig, impl_sig):
+        for param in sig.parameters.values():
+            if param.kind is param.VAR_KEYWORD:
+                return (
+                    "The use of VAR_KEYWORD (e.g. **kwargs) is unsupported. "
+                    f"(offending argument name is '{param}')"
+                )
+    typing_args, typing_kws, typing_star = _split_parameters(typing_sig)
+    impl_args, impl_kws, impl_star = _split_parameters(impl_sig)
+    if typing_star is not None and impl_star is None:
+        return (
+            f"VAR_POSITIONAL (e.g. *args) argument kind (offending argument name is "
+            f"'{typing_star}') found in the typing function signature, but is not in the "
+            f"implementing function signature.\n{shown}"
+        )
+    if typing_star is None and impl_star is not None:  # *args takes the trailing arguments
+        impl_args = impl_args[: impl_args.index(impl_star)]
+        typing_args = typing_args[: len(impl_args)]
+    if [p.name for p in typing_args] != [p.name for p in impl_args] or [
+        p.kind for p in typing_args
+    ] != [p.kind for p in impl_args]:
+        difference = {str(p) for p in typing_args} ^ {str(p) for p in impl_args}
+        return f"{prefix}argument names.\n{shown}\nDifference: {difference}"
+    difference = {f'<Parameter "{p}">' for p in typing_kws} ^ {
+        f'<Parameter "{p}">' for p in impl_kws
+    }
+    if [p.name for p in typing_kws] != [p.name for p in impl_kws]:
+        return f"{prefix}keyword argument names.\n{shown}\nDifference: {difference}"
+    if [p.default for p in typing_kws] != [p.default for p in impl_kws]:
+        return f"{prefix}keyword argument default values.\n{shown}\nDifference: {difference}"
+    return None
+
+
+def _all_positional(sig: inspect.Signature, count: int) -> bool:
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    params = list(sig.parameters.values())
+    return len(params) == count and all(
+        p.kind in positional and p.default is p.empty for p in params
+    )
+
+
+def _split_parameters(sig: inspect.Signature) -> tuple[list, list, Any]:
+    """(parameters without defaults, parameters with defaults, the *args parameter or None)."""
+    args = [p for p in sig.parameters.values() if p.default is p.empty]
+    kws = [p for p in sig.parameters.values() if p.default is not p.empty]
+    star = next((p for p in args if p.kind is p.VAR_POSITIONAL), None)
+    return args, kws, star
+
+
 def _make_overload_template(
-    key: Any, func: Callable, jit_options: dict | None, base=None, prefer_literal: bool = False
+    key: Any,
+    func: Callable,
+    jit_options: dict | None,
+    base=None,
+    prefer_literal: bool = False,
+    strict: bool = False,
 ):
     name = getattr(func, "__name__", "overload")
     return type(
@@ -412,12 +493,19 @@ def _make_overload_template(
         {
             "key": key,
             "prefer_literal": prefer_literal,
+            "_strict": strict and _is_extension(func),
             "_overload_func": staticmethod(func),
             "_jit_options": dict(jit_options or {}),
             "_resolved": {},
             "_lowerings": {},
         },
     )
+
+
+def _is_extension(func: Callable) -> bool:
+    """Written outside ember: ember's own library overloads may take their arguments under
+    other names (see `Implementation.bind_by`)."""
+    return not (getattr(func, "__module__", None) or "").startswith("ember.")
 
 
 def overload(
@@ -439,14 +527,16 @@ def overload(
     plain types; `prefer_literal=True` offers the literal types first.
 
     `jit_options` (e.g. `{"fastmath": True}`, `{"error_model": "numpy"}`) apply to the
-    implementation on top of the caller's options. `strict` and `inline` are accepted for Numba
-    compatibility: implementations are always inlined by LLVM.
+    implementation on top of the caller's options. `strict` (Numba's default) makes an
+    extension's implementation take the overload function's parameters: same names and keyword
+    defaults (TypingError otherwise). `inline` is accepted for Numba compatibility:
+    implementations are always inlined by LLVM.
     """
 
     def decorate(overload_func: Callable) -> Callable:
         # tried after earlier overloads but before ember's own typing of `func` (np.where...)
         template = _make_overload_template(
-            func, overload_func, jit_options, prefer_literal=prefer_literal
+            func, overload_func, jit_options, prefer_literal=prefer_literal, strict=strict
         )
         templates = registry.functions.setdefault(func, [])
         position = 0
@@ -492,6 +582,46 @@ def overload_method(
         template = _make_overload_template(
             key, overload_func, jit_options, prefer_literal=prefer_literal
         )
+        registry.register_global(key, template)
+        return overload_func
+
+    return decorate
+
+
+class _ClassMethodTemplate(_OverloadTemplate):
+    """A classmethod: the receiver is `types.TypeRef(the type class)` itself, so the method is
+    not offered on the class's bases nor on its subclasses."""
+
+    _receiver: types.Type
+
+    @classmethod
+    def accepts_receiver(cls, this: types.Type) -> bool:
+        return this is cls._receiver
+
+    def generic(self, args: tuple, kws: dict) -> Signature | None:
+        if not args or not self.accepts_receiver(args[0]):
+            return None
+        return super().generic(args, kws)
+
+
+def overload_classmethod(
+    type_class: type,
+    name: str,
+    jit_options: dict | None = None,
+    prefer_literal: bool = False,
+    **_numba: Any,
+) -> Callable:
+    """`@overload_classmethod(TypeClass, "name") def ov(cls, *argtypes)`: `TypeClass.name(...)`
+    in compiled code, where the global `TypeClass` (a types.Type subclass) is the receiver
+    `cls`, typed `types.TypeRef(TypeClass)`; arguments and literals as for `@overload`."""
+    _check_type_class(type_class, "overload_classmethod")
+
+    def decorate(overload_func: Callable) -> Callable:
+        key = (types.TypeRef, name)
+        template = _make_overload_template(
+            key, overload_func, jit_options, _ClassMethodTemplate, prefer_literal
+        )
+        template._receiver = types.TypeRef(type_class)
         registry.register_global(key, template)
         return overload_func
 
@@ -688,7 +818,8 @@ class Intrinsic:
         registry.register_global(self, template)
 
     def _type(self, context: Any, args: tuple, kws: dict) -> Signature | None:
-        if kws or not _accepts(self._defn, (context, *args), {}):
+        args = self._positional(context, args, kws)
+        if args is None:
             return None
         result = self._defn(context, *args)
         if result is None:
@@ -699,10 +830,37 @@ class Intrinsic:
         if sig.args not in self._codegens:
             lowering.lower(self, *sig.args)(self._lower)
         self._codegens[sig.args] = codegen
+        if kws:  # lowering passes the arguments in the order of the definition's parameters
+            sig = Signature(sig.return_type, sig.args, recvr=sig.recvr, pysig=self._pysig)
         return sig
 
+    def _positional(self, context: Any, args: tuple, kws: dict) -> tuple | None:
+        """The argument types in the order of `defn`'s parameters after `typingctx` (keyword
+        arguments placed by name), or None when the call does not bind."""
+        try:
+            bound = inspect.signature(self._defn).bind(context, *args, **kws)
+        except TypeError:
+            return None
+        if any(p.kind is p.VAR_KEYWORD for p in self._pysig.parameters.values()) and kws:
+            return None
+        return tuple(bound.args[1:])
+
+    @functools.cached_property
+    def _pysig(self) -> inspect.Signature:
+        """`defn`'s signature without `typingctx`: how calls place keyword arguments."""
+        parameters = list(inspect.signature(self._defn).parameters.values())[1:]
+        return inspect.Signature(parameters)
+
     def _lower(self, context, builder, sig: Signature, args: list) -> Any:
-        return self._codegens[tuple(sig.args)](context, builder, sig, args)
+        result = self._codegens[tuple(sig.args)](context, builder, sig, args)
+        if result is None:
+            if sig.return_type is not types.none:
+                raise LoweringError(
+                    f"intrinsic {self.__name__}: codegen of a non-void function returns None "
+                    f"(it must return the {sig.return_type} value)"
+                )
+            return context.get_dummy_value(types.none)
+        return result
 
     def __call__(self, *args: Any, **kws: Any) -> Any:
         raise TypeError(f"intrinsic {self.__name__} can only be called from jitted code")

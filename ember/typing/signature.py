@@ -37,12 +37,19 @@ class Signature:
     def __hash__(self) -> int:
         return hash((self.return_type, self.args, self.recvr))
 
-    def __str__(self) -> str:
-        args = ", ".join(str(a) for a in self.args)
-        return f"({args})" if self.return_type is None else f"{self.return_type}({args})"
-
-    def __repr__(self) -> str:  # Numba's, as programs print `f.nopython_signatures`
+    def __str__(self) -> str:  # Numba's, as programs print signatures
         return f"{tuple(self.args)!r} -> {self.return_type}"
+
+    __repr__ = __str__
+
+    def __reduce__(self) -> tuple:  # every pickle protocol (slots need this below protocol 2)
+        return (Signature, (self.return_type, self.args, self.recvr, self.pysig))
+
+    def as_type(self) -> Type:
+        """The first-class function type of this signature (Numba's `sig.as_type()`)."""
+        from ember.types import FunctionType
+
+        return FunctionType(self)
 
     def replace(self, **changes: Any) -> Signature:
         fields = {

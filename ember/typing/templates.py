@@ -208,7 +208,7 @@ def choose_best(candidates: list, actual_args: tuple, describe: str = "") -> Any
     best = [c for score, c in scored if score == best_score]
     if len(best) > 1:
         argtypes = ", ".join(str(a) for a in actual_args)
-        listing = "\n".join(f"    {c}" for c in best)
+        listing = "\n".join(str(c) for c in best)  # Numba lists them unindented
         raise TypeError(f"Ambiguous overloading for {describe} ({argtypes}):\n{listing}")
     return best[0]
 
@@ -247,6 +247,7 @@ class Registry:
     def __init__(self) -> None:
         self.functions: dict[Any, list[type[FunctionTemplate]]] = _FunctionTable()
         self.attributes: list[type[AttributeTemplate]] = []
+        self.global_types: dict[Any, types.Type] = {}  # infer_global(value, its_type)
 
     def register_global(self, key: Any, template: type[FunctionTemplate]) -> None:
         self.functions.setdefault(key, []).append(template)
@@ -298,8 +299,13 @@ def infer_global(value: Any, template: type[FunctionTemplate] | None = None) -> 
     """Type calls of the global `value` with a template class.
 
     `@infer_global(len) class Len(AbstractTemplate): ...` (the template's `key` becomes `len`),
-    or `infer_global(len, Len)` without the decorator syntax.
+    or `infer_global(len, Len)` without the decorator syntax; `infer_global(MyClass,
+    MyCallableType(MyClass))` gives the global that type instead (a `types.Callable` types its
+    calls itself).
     """
+    if isinstance(template, types.Type):
+        registry.global_types[value] = template
+        return template
     decorate = registry.function(value)
     if template is not None:
         return decorate(template)
@@ -329,3 +335,12 @@ def type_callable(key: Any) -> Callable:
         return factory
 
     return decorate
+
+
+def __getattr__(name: str) -> Any:
+    """`typing.Context` (Numba's typing context class, as `numba.core.typing` exports it)."""
+    if name == "Context":
+        from ember.typing.context import TypingContext
+
+        return TypingContext
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -24,7 +24,7 @@ def _element_type(ptr: types.Type, dtype: types.Type) -> types.Type:
     wanted = None if isinstance(dtype, types.NoneType) else parse_dtype(dtype)
     if isinstance(ptr, types.CPointer):
         if wanted is not None and wanted != ptr.dtype:
-            raise TypingError(f"mismatching dtype {wanted} for a pointer to {ptr.dtype}")
+            raise TypingError(f"mismatching dtype '{wanted}' for pointer type '{ptr.dtype}*'")
         return ptr.dtype
     if ptr == types.voidptr:
         if wanted is None:

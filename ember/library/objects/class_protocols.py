@@ -1,6 +1,8 @@
 """The protocol dunders of jitclass instances in compiled code: truth (`if obj:`, `bool(obj)`,
 `not obj` through `__bool__`, else `__len__`, else always true, as in Python), `str(obj)` /
-`repr(obj)` through `__str__` / `__repr__`, and iteration (`for x in obj`) through `__iter__`.
+`repr(obj)` through `__str__` / `__repr__`, iteration (`for x in obj`) through `__iter__`,
+the number conversions (`complex`/`float`/`int`/`operator.index`, with Python's fallbacks to
+`__float__` and `__index__`) and `!=` as the negation of `__eq__` when there is no `__ne__`.
 
 An iterator lives in the frame of the function iterating it, so an `__iter__` written as
 `return iter(<expression>)` is compiled as a function returning the expression, which the
@@ -19,7 +21,7 @@ from typing import Any
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.errors import UnsupportedError
+from ember.errors import TypingError, UnsupportedError
 from ember.lowering import arrays as refs
 from ember.lowering.registry import lower_builtin, lower_cast
 from ember.typing.signature import Signature
@@ -100,6 +102,63 @@ def _text_lowering(fn: Any):
 for _fn in (str, repr):
     registry.typer(_fn)(_text_typer(_fn))
     lower_builtin(_fn, Instance)(_text_lowering(_fn))
+
+
+# ---------------------------------------------------------------------------- conversions
+
+# the dunders each conversion tries, in Python's order, and how it converts what they return
+_CONVERSIONS = {
+    complex: ("__complex__", "__float__", "__index__"),
+    float: ("__float__", "__index__"),
+    int: ("__int__", "__index__"),
+    operator.index: ("__index__",),
+}
+
+
+def _conversion_overload(fn: Any):
+    def instance_conversion(x, *rest):
+        if rest or not isinstance(x, Instance):
+            return None
+        name = next((n for n in _CONVERSIONS[fn] if n in x.jit_methods), None)
+        if name is None:
+            raise TypingError(
+                f"{fn.__name__}() of jitclass instance {x.classname}: the class "
+                f"defines none of {', '.join(_CONVERSIONS[fn])}"
+            )
+        return _converting_call(fn, name)
+
+    return instance_conversion
+
+
+@functools.cache
+def _converting_call(fn: Any, name: str) -> Any:
+    namespace = {"convert": fn}
+    source = f"def conversion(x, *rest):\n    return convert(x.{name}())\n"
+    if fn is operator.index or name == _CONVERSIONS[fn][0]:
+        source = f"def conversion(x, *rest):\n    return x.{name}()\n"
+    exec(compile(source, f"<jitclass {fn.__name__}() through {name}>", "exec"), namespace)  # noqa: S102
+    return namespace["conversion"]
+
+
+def _instance_ne(x, y):
+    """`x != y` for instances whose class defines `__eq__` and no `__ne__` (Python's rule)."""
+    for value in (x, y):
+        if isinstance(value, Instance):
+            methods = value.jit_methods
+            if "__eq__" in methods and "__ne__" not in methods:
+                return lambda x, y: not (x == y)
+    return None
+
+
+def _register_overloads() -> None:
+    from ember.typing.overload import overload
+
+    for fn in _CONVERSIONS:
+        overload(fn)(_conversion_overload(fn))
+    overload(operator.ne)(_instance_ne)
+
+
+_register_overloads()
 
 
 # ---------------------------------------------------------------------------- iteration

@@ -202,6 +202,13 @@ _BINARY = {
     operator.itruediv: ("__itruediv__", None),
     operator.ifloordiv: ("__ifloordiv__", None),
     operator.imod: ("__imod__", None),
+    operator.ipow: ("__ipow__", None),
+    operator.imatmul: ("__imatmul__", None),
+    operator.ilshift: ("__ilshift__", None),
+    operator.irshift: ("__irshift__", None),
+    operator.iand: ("__iand__", None),
+    operator.ior: ("__ior__", None),
+    operator.ixor: ("__ixor__", None),
     operator.eq: ("__eq__", "__eq__"),
     operator.ne: ("__ne__", "__ne__"),
     operator.lt: ("__lt__", "__gt__"),
@@ -224,6 +231,7 @@ SUPPORTED_DUNDERS = (
     {d for pair in _BINARY.values() for d in pair if d}
     | set(_UNARY.values())
     | {"__init__", "__call__", "__bool__", "__str__", "__repr__", "__iter__"}
+    | {"__complex__", "__float__", "__int__", "__index__"}  # class_protocols: conversions
 )
 
 

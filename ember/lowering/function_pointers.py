@@ -1,0 +1,121 @@
+"""First-class functions (`types.FunctionType(sig)`): a C function address passed as a value
+and called from compiled code. A `@cfunc` is one already; a jitted function gets a C entry
+for the signature (as `@cfunc` builds) when it is passed where a FunctionType is declared,
+from Python (unboxing) or from compiled code (a cast to a constant address)."""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+from typing import Any
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.lowering.boxing import NativeValue
+from ember.lowering.models import OpaqueModel, register_model
+from ember.lowering.registry import lower_cast, lower_constant, unbox
+from ember.typing.signature import Signature
+
+register_model(types.FunctionType)(OpaqueModel)
+
+_c_entries: dict[tuple, Any] = {}  # (dispatcher, return type, args) -> its CFunc-like entry
+
+
+def c_entry_address(function: Any, sig: Signature) -> int:
+    """The address of a C function with signature `sig` running `function`: a @cfunc of that
+    signature, a jitted function (compiled for it), a ctypes function pointer, or an object
+    with Numba's `__wrapper_address__()`."""
+    from ember.dispatcher.cfunc import CFunc
+    from ember.dispatcher.dispatcher import Dispatcher
+
+    if isinstance(function, CFunc):
+        if (function._signature.return_type, function._signature.args) != (
+            sig.return_type,
+            tuple(sig.args),
+        ):
+            raise TypeError(
+                f"@cfunc {function.__name__} has signature {function._signature}, not {sig}"
+            )
+        return function.address
+    if isinstance(function, Dispatcher):
+        return _jitted_entry(function, sig).address
+    if isinstance(function, ctypes._CFuncPtr):
+        return ctypes.cast(function, ctypes.c_void_p).value
+    wrapper_address = getattr(function, "__wrapper_address__", None)
+    if wrapper_address is not None:
+        address = wrapper_address()
+        if not isinstance(address, int) or address <= 0:  # calling it would crash the process
+            raise ValueError(
+                f"wrapper address of {function!r} instance must be a positive integer but "
+                f"received {address!r}"
+            )
+        return address
+    raise TypeError(
+        f"cannot pass a {type(function).__name__} as {types.FunctionType(sig)}: pass a "
+        "@cfunc, a jitted function or a ctypes function pointer"
+    )
+
+
+def _jitted_entry(dispatcher: Any, sig: Signature) -> Any:
+    """A C entry (built as @cfunc builds one) for the dispatcher's specialization of `sig`."""
+    from ember.dispatcher.cfunc import CFunc
+
+    key = (dispatcher, sig.return_type, tuple(sig.args))
+    found = _c_entries.get(key)
+    if found is None:
+        found = _c_entries[key] = CFunc(dispatcher.py_func, sig, {}, dispatcher=dispatcher)
+    return found
+
+
+@unbox(types.FunctionType)
+def _unbox_function(typ: types.FunctionType, obj: llvm.Value, c: Any) -> NativeValue:
+    """Any object `c_entry_address` accepts, through a Python call giving its address."""
+    pyapi = c.pyapi
+    helper = pyapi.borrow_constant(functools.partial(c_entry_address, sig=typ.signature))
+    address = pyapi.call_function_objargs(helper, [obj])
+    failed = c.builder.icmp_unsigned("==", address, pyapi.get_null_object())
+    pointer = c.builder.alloca(llvm.PointerType())
+    c.builder.store(llvm.Constant(llvm.PointerType(), None), pointer)
+    with c.builder.if_then(c.builder.not_(failed)):
+        c.builder.store(pyapi.long_as_voidptr(address), pointer)
+        pyapi.decref(address)
+    return NativeValue(c.builder.load(pointer), is_error=failed)
+
+
+@lower_cast(types.DispatcherType, types.FunctionType)
+def _jitted_as_function(context, builder, from_type, to_type, value):
+    """A jitted function passed where a FunctionType is declared: its C entry's address."""
+    entry = _jitted_entry(from_type.dispatcher, to_type.signature)  # cached: stays alive
+    return llvm.Constant(llvm.IntType(64), entry.address).inttoptr(llvm.PointerType())
+
+
+class _Callee:
+    """An opaque pointer value as a callee: `IRBuilder.call` reads `function_type` off its
+    callee, which a `ptr` value cannot provide."""
+
+    def __init__(self, pointer: llvm.Value, function_type: llvm.FunctionType) -> None:
+        self.pointer = pointer
+        self.type = pointer.type
+        self.function_type = function_type
+
+    def get_reference(self) -> str:
+        return self.pointer.get_reference()
+
+
+@lower_constant(types.FunctionType)
+def _function_constant(context, builder, ty: types.FunctionType, pyval: Any) -> llvm.Value:
+    """A global @cfunc (or jitted function typed as a FunctionType): its C entry's address."""
+    address = llvm.Constant(llvm.IntType(64), c_entry_address(pyval, ty.signature))
+    return address.inttoptr(llvm.PointerType())
+
+
+def call_function_pointer(context, builder, fnty: types.FunctionType, pointer, args: list):
+    """Call the C function at `pointer` with native `args` of `fnty`'s argument types."""
+    sig = fnty.signature
+    result = (
+        llvm.VoidType() if sig.return_type is types.none else context.value_type(sig.return_type)
+    )
+    function_type = llvm.FunctionType(result, [context.value_type(a) for a in sig.args])
+    value = builder.call(_Callee(pointer, function_type), list(args))
+    return context.get_dummy_value(types.none) if sig.return_type is types.none else value
