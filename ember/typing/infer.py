@@ -288,6 +288,8 @@ class TypeInferer:
 
     def _type_setitem(self, stmt: ir.SetItem) -> None:
         args = tuple(self._typeof_var(v) for v in (stmt.target, stmt.index, stmt.value))
+        if stmt.fills_display and isinstance(args[0], types.LiteralStrKeyDict):
+            return  # the display itself holds its members
         if not args[0].is_precise and _is_refinable(args[0]):
             self._refine_list(stmt.target, args[0].refined_by("__setitem__", args[1:]), stmt.loc)
         _require_precise(args)
@@ -540,9 +542,15 @@ class TypeInferer:
 
     def _type_static_getitem(self, expr: ir.StaticGetItem) -> types.Type:
         value_type = self._typeof_var(expr.value)
-        if isinstance(value_type, types.BaseTuple) and isinstance(expr.index, slice):
+        if isinstance(value_type, types.LiteralList) and isinstance(expr.index, slice):
+            raise TypingError(types.LiteralList.getitem_error, expr.loc)
+        # a literal dict is indexed by key (ember/library/containers/literal_containers.py)
+        by_position = isinstance(value_type, types.BaseTuple) and not isinstance(
+            value_type, types.LiteralStrKeyDict
+        )
+        if by_position and isinstance(expr.index, slice):
             return types.make_tuple(value_type.types[expr.index])
-        if isinstance(value_type, types.BaseTuple) and isinstance(expr.index, int):
+        if by_position and isinstance(expr.index, int):
             if not -len(value_type) <= expr.index < len(value_type):
                 raise TypingError(
                     f"tuple index {expr.index} out of range for {value_type}", expr.loc
@@ -557,19 +565,15 @@ class TypeInferer:
         return types.make_tuple(types.unliteral(self._typeof_var(v)) for v in expr.items)
 
     def _type_build_list(self, expr: ir.BuildList) -> types.Type:
-        item_types = [types.unliteral(self._typeof_var(v)) for v in expr.items]
+        member_types = [self._constant_literal(v, self._typeof_var(v)) for v in expr.items]
+        item_types = [types.unliteral(t) for t in member_types]
         if not item_types:
             return self.widened_displays.get(id(expr), types.List(types.undefined))
         dtype = item_types[0]
         for item_type in item_types[1:]:
-            unified = self.context.unify_pair(dtype, item_type)
-            if unified is None:
-                raise TypingError(
-                    f"Cannot make a list of {dtype} and {item_type}: "
-                    "the items of a list must have one type",
-                    expr.loc,
-                )
-            dtype = unified
+            dtype = self.context.unify_pair(dtype, item_type)
+            if dtype is None:  # items of no common type: an immutable, tuple-like list
+                return types.LiteralList(member_types)
         problem = types.unsupported_item(dtype)
         if problem is not None:
             raise TypingError(problem, expr.loc)

@@ -20,7 +20,7 @@ from ember.lowering import iterators
 from ember.lowering.models import OpaqueModel, register_model
 from ember.lowering.registry import lower_builtin
 from ember.misc.literal import literal_unroll
-from ember.typing.arith import comparison_operand
+from ember.typing.arith import comparable, comparison_operand
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
@@ -32,6 +32,8 @@ def _type_tuple_getitem(args, kws):
     container, index = (types.unliteral(a) for a in args)
     if isinstance(container, types.UniTuple) and isinstance(index, types.Integer):
         return signature(container.dtype, container, types.int64)
+    if isinstance(container, types.LiteralList):
+        raise TypingError(types.LiteralList.getitem_error)
     if isinstance(container, types.BaseTuple) and isinstance(index, types.Integer):
         raise TypingError(
             f"a tuple of different types ({container}) can only be indexed by a constant: "
@@ -148,12 +150,23 @@ def tuple_of_tuple(iterable=()):
     return None
 
 
+def may_equal(member, value):
+    """`member == value`, or False where their types cannot compare (as CPython finds 'a' != 1)."""
+
+
+@overload(may_equal)
+def may_equal_impl(member, value):
+    if comparable(operator.eq, member, value):
+        return lambda member, value: member == value
+    return lambda member, value: False
+
+
 @overload_method(types.BaseTuple, "index")
 def tuple_index(t, value):
     def index_impl(t, value):
         position = 0
         for x in literal_unroll(t):
-            if x == value:
+            if may_equal(x, value):
                 return position
             position += 1
         raise ValueError("tuple.index(x): x not in tuple")
@@ -166,7 +179,7 @@ def tuple_count(t, value):
     def count_impl(t, value):
         found = 0
         for x in literal_unroll(t):
-            if x == value:
+            if may_equal(x, value):
                 found += 1
         return found
 
