@@ -1,0 +1,377 @@
+"""Literal lists (`['a', 1, 2j]`) and literal str-keyed dicts (`{'a': 1, 'b': 'cat'}`):
+results checked against CPython running the same function, refusals against their messages,
+`literal_value` against the display, and runtime blocks against leaks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ember
+from ember import literal_unroll, njit, types
+from ember.errors import TypingError
+from ember.extending import overload
+
+
+def same(got, expected) -> bool:
+    if isinstance(expected, np.ndarray):
+        return isinstance(got, np.ndarray) and np.array_equal(got, expected)
+    if isinstance(expected, (list, tuple)):
+        return (
+            type(got) is type(expected)
+            and len(got) == len(expected)
+            and all(same(g, e) for g, e in zip(got, expected))
+        )
+    if isinstance(expected, dict):
+        return (
+            isinstance(got, dict)
+            and list(got) == list(expected)
+            and all(same(got[k], expected[k]) for k in expected)
+        )
+    if isinstance(expected, np.floating):  # NumPy's sum in CPython, a float from ember
+        return isinstance(got, float) and got == expected
+    return type(got) is type(expected) and got == expected
+
+
+def assert_like_python(func, *args):
+    expected = func(*args)
+    got = njit(func)(*args)
+    assert same(got, expected), (got, expected)
+
+
+# ---------------------------------------------------------------------------- literal lists
+
+
+def list_reads(x):
+    items = ["a", x, 2j, 2.5, "a"]
+    return len(items), items[0], items[1], items[-1], items[-3]
+
+
+def list_membership(x):
+    items = ["a", 1, "a", 2, "b", 3.5]
+    return x in items, items.count(x)
+
+
+def list_unrolled(x):
+    items = ["ab", x, 1.5, "cde"]
+    total = 0.0
+    for item in literal_unroll(items):
+        total += len(str(item))
+    return total
+
+
+def list_copy_and_return(x):
+    items = ["a", x, np.arange(3.0)]
+    return items.copy(), items
+
+
+def list_of_arrays_and_strings(n):
+    items = [np.ones(n), "s" * n, np.arange(n), ["x", "y"]]
+    return items[0].sum() + items[2].sum() + len(items[1]) + len(items[3])
+
+
+def list_merged(x):
+    if x > 3:
+        items = ["a", 1]
+    else:
+        items = ["bc", 2]
+    return items[0], items[1]
+
+
+@pytest.mark.parametrize("x", [-4, 7])
+def test_literal_list_reads_as_python(x):
+    assert_like_python(list_reads, x)
+    assert_like_python(list_unrolled, x)
+    assert_like_python(list_copy_and_return, x)
+    assert_like_python(list_merged, x)
+
+
+@pytest.mark.parametrize("x", ["a", "b", "z", 1, 2, 3.5, 7])
+def test_literal_list_membership_and_count_as_python(x):
+    assert_like_python(list_membership, x)
+
+
+def test_literal_list_holding_arrays_and_strings_does_not_leak():
+    compiled = njit(list_of_arrays_and_strings)
+    assert compiled(4) == list_of_arrays_and_strings(4)
+    before = ember.runtime.stats().live
+    for _ in range(500):
+        compiled(4)
+    assert ember.runtime.stats().live == before
+
+
+def test_homogeneous_list_display_keeps_its_list_type():
+    @njit
+    def homogeneous(x):
+        items = [1, x, 3]
+        items.append(4)
+        return items
+
+    assert homogeneous(2) == [1, 2, 3, 4]
+    assert isinstance(homogeneous.nopython_signatures[0].return_type, types.List)
+
+
+def append():
+    items = ["a", 1]
+    items.append(2j)
+
+
+def extend():
+    items = ["a", 1]
+    items.extend([1, 2])
+
+
+def insert():
+    items = ["a", 1]
+    items.insert(0, 2)
+
+
+def remove():
+    items = ["a", 1]
+    items.remove("a")
+
+
+def pop():
+    items = ["a", 1]
+    items.pop()
+
+
+def clear():
+    items = ["a", 1]
+    items.clear()
+
+
+def sort():
+    items = ["a", 1]
+    items.sort()
+
+
+def reverse():
+    items = ["a", 1]
+    items.reverse()
+
+
+def setitem():
+    items = ["a", 1]
+    items[0] = "b"
+
+
+def delitem():
+    items = ["a", 1]
+    del items[0]
+
+
+@pytest.mark.parametrize(
+    "mutation", [append, extend, insert, remove, pop, clear, sort, reverse, setitem, delitem]
+)
+def test_literal_list_mutation_is_a_typing_error(mutation):
+    with pytest.raises(TypingError, match="Cannot mutate a literal list"):
+        njit(mutation)()
+
+
+def test_literal_list_refusals():
+    def run_time_index(i):
+        items = ["a", 1]
+        return items[i]
+
+    def sliced():
+        items = ["a", "b", 1]
+        return items[:2]
+
+    def index():
+        items = ["a", 1]
+        return items.index("a")
+
+    def not_merged(x):
+        if x > 3:
+            items = ["a", 1, 2j]
+        else:
+            items = ["b", 2]
+        return items[0]
+
+    message = "Cannot __getitem__ on a literal list, return type cannot be statically determined"
+    with pytest.raises(TypingError, match=message.replace("_", r"\_")):
+        njit(run_time_index)(0)
+    with pytest.raises(TypingError, match="Cannot __getitem__ on a literal list"):
+        njit(sliced)()
+    with pytest.raises(TypingError, match="list.index is unsupported for literal lists"):
+        njit(index)()
+    with pytest.raises(TypingError, match="Cannot unify LiteralList"):
+        njit(not_merged)(5)
+
+
+def describe(x):
+    pass
+
+
+@overload(describe)
+def describe_impl(x):
+    """The member types an overload sees, as constant strings (specialized on them)."""
+    if isinstance(x, types.LiteralList):
+        spelled = tuple(str(t) for t in x.literal_value)
+    else:
+        spelled = tuple(f"{k.literal_value}={v}" for k, v in x.literal_value.items())
+    return lambda x: spelled
+
+
+def test_literal_values_seen_by_an_overload():
+    @njit
+    def of_list():
+        return describe(["a", 10, 1j, np.zeros(2)])
+
+    @njit
+    def of_dict():
+        return describe({"a": 1, "b": "cat", "c": np.zeros(2), "a": 2j})  # noqa: F601
+
+    literal_str, literal_int = types.literal("a"), types.literal(10)
+    array = str(ember.typeof(np.zeros(2)))
+    assert of_list() == (str(literal_str), str(literal_int), "complex128", array)
+    # a repeated key keeps its first place and takes its last value, as in CPython
+    assert of_dict() == ("a=complex128", f"b={types.literal('cat')}", f"c={array}")
+
+
+# ---------------------------------------------------------------------------- literal dicts
+
+
+def dict_reads(x):
+    table = {"a": 1, "b": 2j, "c": "cat", "flag": x > 2, "arr": np.arange(3.0), "a": "aaaa"}  # noqa: F601
+    return (
+        len(table),
+        table["a"],
+        table["b"],
+        table["flag"],
+        table["arr"].sum(),
+        "b" in table,
+        "zz" in table,
+        table.get("c"),
+        table.get("missing", 5),
+    )
+
+
+def dict_views(x):
+    table = {"a": x, "b": "cat", "c": 2.5}
+    keys = ""
+    for key in literal_unroll(table.keys()):
+        keys += key
+    width = 0
+    for value in literal_unroll(table.values()):
+        width += len(str(value))
+    pairs = 0
+    for pair in literal_unroll(table.items()):
+        pairs += len(pair[0]) + len(str(pair[1]))
+    return keys, width, pairs, table == table.copy()
+
+
+def dict_key_membership(key):
+    table = {"a": 1, "bc": "cat"}
+    return key in table
+
+
+def dict_returned(x):
+    return {"a": x, "b": "cat", "c": np.ones(2)}
+
+
+def dict_merged(x):
+    if x > 3:
+        table = {"a": 2j, "c": "dog", "e": np.zeros(4)}
+    else:
+        table = {"a": 5j, "c": "CAT", "e": np.zeros(5)}
+    return table["c"], table["e"].size
+
+
+@pytest.mark.parametrize("x", [-1, 10])
+def test_literal_dict_reads_as_python(x):
+    assert_like_python(dict_reads, x)
+    assert_like_python(dict_views, x)
+    assert_like_python(dict_returned, x)
+    assert_like_python(dict_merged, x)
+
+
+@pytest.mark.parametrize("key", ["a", "bc", "b", ""])
+def test_literal_dict_membership_of_a_run_time_key(key):
+    assert_like_python(dict_key_membership, key)
+
+
+def test_homogeneous_dict_display_keeps_its_dict_type():
+    @njit
+    def homogeneous(x):
+        table = {"a": 1, "b": x}
+        table["c"] = 3
+        return table
+
+    assert dict(homogeneous(2)) == {"a": 1, "b": 2, "c": 3}
+    assert isinstance(homogeneous.nopython_signatures[0].return_type, types.DictType)
+
+
+def test_literal_dict_holding_arrays_and_strings_does_not_leak():
+    def build(n):
+        table = {"arr": np.ones(n), "s": "x" * n, "n": n}
+        return table["arr"].sum() + len(table["s"]) + table["n"]
+
+    compiled = njit(build)
+    assert compiled(3) == build(3)
+    before = ember.runtime.stats().live
+    for _ in range(500):
+        compiled(3)
+    assert ember.runtime.stats().live == before
+
+
+def dict_setitem():
+    table = {"a": 1, "b": "cat"}
+    table["a"] = 2
+
+
+def dict_delitem():
+    table = {"a": 1, "b": "cat"}
+    del table["a"]
+
+
+def dict_pop():
+    table = {"a": 1, "b": "cat"}
+    table.pop("a")
+
+
+def dict_popitem():
+    table = {"a": 1, "b": "cat"}
+    table.popitem()
+
+
+def dict_clear():
+    table = {"a": 1, "b": "cat"}
+    table.clear()
+
+
+def dict_setdefault():
+    table = {"a": 1, "b": "cat"}
+    table.setdefault("f", 1)
+
+
+@pytest.mark.parametrize(
+    "mutation",
+    [dict_setitem, dict_delitem, dict_pop, dict_popitem, dict_clear, dict_setdefault],
+)
+def test_literal_dict_mutation_is_a_typing_error(mutation):
+    with pytest.raises(TypingError, match="Cannot mutate a literal dictionary"):
+        njit(mutation)()
+
+
+def test_literal_dict_run_time_key_is_a_typing_error():
+    def getitem(key):
+        table = {"a": 2j, "c": "d"}
+        return table[key]
+
+    def get(key):
+        table = {"a": 2j, "c": "d"}
+        return table.get(key)
+
+    for func in (getitem, get):
+        with pytest.raises(TypingError, match=r"Cannot get(\{item\})?\(\) on a literal dict"):
+            njit(func)("a")
+
+
+def test_literal_dict_keys_must_all_be_constant_strings():
+    def mixed(key):
+        return {key: 1, "b": "cat"}
+
+    with pytest.raises(TypingError, match="Cannot make a dict of values"):
+        njit(mixed)("a")
