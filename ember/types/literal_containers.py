@@ -8,7 +8,9 @@ from typing import Any
 
 from ember.types.abstract import Type
 from ember.types.containers import Tuple
-from ember.types.scalars import StringLiteral, literal, unliteral
+from ember.types.dicts import DictType
+from ember.types.lists import List
+from ember.types.scalars import Literal, StringLiteral, literal, unliteral
 
 
 class LiteralContainer(Tuple):
@@ -90,3 +92,53 @@ def _key_literal(key: Any) -> StringLiteral:
     if not isinstance(found, StringLiteral):
         raise TypeError(f"a LiteralStrKeyDict key must be a constant string, got {key!r}")
     return found
+
+
+class InitialValueList(List, Literal):
+    """A list made by a display of constants, asked for as a literal (`literally(x)` in an
+    overload): the list's type, whose `initial_value` is the display's values (later stores
+    change the list, not this)."""
+
+    def __init__(self, dtype: Type, initial_value: Any) -> None:
+        self.dtype = dtype  # as List sets it (its __init__ would reach Literal's next)
+        self.literal_value = list(initial_value)
+        self.literal_type = List(dtype)
+        Type.__init__(self, f"{self.literal_type.name}<iv={self.literal_value}>")
+
+    @property
+    def initial_value(self) -> list:
+        return list(self.literal_value)
+
+    @property
+    def key(self) -> Any:
+        return (self.dtype, _hashable(self.literal_value))
+
+    def _rebuild_args(self) -> tuple:
+        return (self.dtype, self.literal_value)
+
+
+class InitialValueDict(DictType, Literal):
+    """A dict made by a display of constants, asked for as a literal: `initial_value` is the
+    display's {key: value}."""
+
+    def __init__(self, key_type: Type, value_type: Type, initial_value: dict) -> None:
+        self.literal_type = DictType(key_type, value_type)
+        self.key_type, self.value_type = self.literal_type.key_type, self.literal_type.value_type
+        self.literal_value = dict(initial_value)
+        Type.__init__(self, f"DictType[{self.key_type},{self.value_type}]<iv={self.literal_value}>")
+
+    @property
+    def initial_value(self) -> dict:
+        return dict(self.literal_value)
+
+    @property
+    def key(self) -> Any:
+        return (self.key_type, self.value_type, _hashable(self.literal_value.items()))
+
+    def _rebuild_args(self) -> tuple:
+        return (self.key_type, self.value_type, self.literal_value)
+
+
+def _hashable(values: Any) -> tuple:
+    """The values with their classes (1 and 1.0 and True are different initial values)."""
+    return tuple((type(v), v) if not isinstance(v, tuple) else _hashable(v) for v in values)

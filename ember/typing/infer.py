@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ember import types
 from ember.errors import EmberError, ForceLiteralArg, TypingError, UnsupportedError
+from ember.ir import displays
 from ember.ir import nodes as ir
 from ember.types.functions import function_members
 from ember.typing.context import TypingContext
@@ -412,7 +413,29 @@ class TypeInferer:
             bool,
         ):
             return types.literal(origin.value)
+        return self._initial_value_literal(origin, typ)
+
+    def _initial_value_literal(self, origin: ir.Expr | None, typ: types.Type) -> types.Type:
+        """A list or dict display of constants as a literal: its type with `initial_value`
+        (as Numba gives an overload that asks with `literally`), else `typ`."""
+        if isinstance(origin, ir.BuildList) and type(typ) is types.List:
+            values = self._constants(origin.items)
+            if values is not None:
+                return types.InitialValueList(typ.dtype, values)
+        if isinstance(origin, ir.Call) and type(typ) is types.DictType:
+            func = self._origin(origin.func)
+            values = self._constants(origin.args)
+            if isinstance(func, ir.Global) and func.value is displays.dict_display and values:
+                initial = dict(zip(values[::2], values[1::2]))
+                return types.InitialValueDict(typ.key_type, typ.value_type, initial)
         return typ
+
+    def _constants(self, variables: list) -> list | None:
+        """The values of variables that all hold constants, else None."""
+        origins = [self._origin(v) for v in variables]
+        if not all(isinstance(o, ir.Const) for o in origins):
+            return None
+        return [o.value for o in origins]
 
     def _origin(self, var: ir.Var) -> ir.Expr | None:
         """The one expression a variable holds (through copies), or None when it is assigned

@@ -10,7 +10,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import TypingError
-from ember.extending import lower_builtin, overload, overload_method
+from ember.extending import lower_builtin, lower_cast, overload, overload_method
 from ember.library.containers.tuples import may_equal
 from ember.lowering import arrays as refs
 from ember.misc.literal import literal_unroll
@@ -224,3 +224,13 @@ def _refuse_mutation(container) -> None:
         raise TypingError(f"{LIST_MUTATION}: {container}")
     if isinstance(container, types.LiteralStrKeyDict):
         raise TypingError(f"{DICT_MUTATION}: {container}")
+
+
+# ---------------------------------------------------------------------------- initial values
+
+
+@lower_cast(types.List, types.InitialValueList)
+@lower_cast(types.DictType, types.InitialValueDict)
+def to_initial_value_type(context, builder, from_type, to_type, value):
+    """The same list (dict): its initial value is known to the compiler only."""
+    return value
