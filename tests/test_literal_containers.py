@@ -431,3 +431,13 @@ def test_a_list_display_of_run_time_values_has_no_initial_value():
     with pytest.raises(TypingError, match="literal"):
         build(1)
     assert seen_initial_value.log and all(seen is None for seen in seen_initial_value.log)
+
+
+def test_printed_as_python_prints_the_displays(capfd):
+    def show(x):
+        print(["a", x, 2.5], {"a": x, "b": "cat"})
+
+    njit(show)(3)
+    compiled = capfd.readouterr().out
+    show(3)
+    assert compiled == capfd.readouterr().out

@@ -54,6 +54,10 @@ class LiteralList(LiteralContainer):
     def rebuilt(self, members: list[Type]) -> LiteralList:
         return LiteralList(members)
 
+    def from_members(self, members: Any) -> list:
+        """The Python value of the members (boxed): what the display makes in CPython."""
+        return list(members)
+
     def _rebuild_args(self) -> tuple:
         return (self.member_types,)
 
@@ -82,6 +86,10 @@ class LiteralStrKeyDict(LiteralContainer):
 
     def rebuilt(self, members: list[Type]) -> LiteralStrKeyDict:
         return LiteralStrKeyDict(zip((k for k, _ in self.pairs), members))
+
+    def from_members(self, members: Any) -> dict:
+        """The Python value of the members (boxed): what the display makes in CPython."""
+        return dict(zip(self.fields, members))
 
     def _rebuild_args(self) -> tuple:
         return (self.pairs,)

@@ -588,15 +588,16 @@ class TypeInferer:
         return types.make_tuple(types.unliteral(self._typeof_var(v)) for v in expr.items)
 
     def _type_build_list(self, expr: ir.BuildList) -> types.Type:
-        member_types = [self._constant_literal(v, self._typeof_var(v)) for v in expr.items]
-        item_types = [types.unliteral(t) for t in member_types]
+        item_types = [types.unliteral(self._typeof_var(v)) for v in expr.items]
         if not item_types:
             return self.widened_displays.get(id(expr), types.List(types.undefined))
         dtype = item_types[0]
         for item_type in item_types[1:]:
             dtype = self.context.unify_pair(dtype, item_type)
             if dtype is None:  # items of no common type: an immutable, tuple-like list
-                return types.LiteralList(member_types)
+                return types.LiteralList(
+                    self._constant_literal(v, self._typeof_var(v)) for v in expr.items
+                )
         problem = types.unsupported_item(dtype)
         if problem is not None:
             raise TypingError(problem, expr.loc)
