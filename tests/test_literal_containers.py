@@ -70,6 +70,12 @@ def list_of_arrays_and_strings(n):
     return items[0].sum() + items[2].sum() + len(items[1]) + len(items[3])
 
 
+def list_joined(x):
+    first = ["a", x]
+    second = [2.5, "c"]
+    return first + second, first * 2, len(first + second)
+
+
 def list_merged(x):
     if x > 3:
         items = ["a", 1]
@@ -84,6 +90,7 @@ def test_literal_list_reads_as_python(x):
     assert_like_python(list_unrolled, x)
     assert_like_python(list_copy_and_return, x)
     assert_like_python(list_merged, x)
+    assert_like_python(list_joined, x)
 
 
 @pytest.mark.parametrize("x", ["a", "b", "z", 1, 2, 3.5, 7])
@@ -167,6 +174,16 @@ def delitem():
 def test_literal_list_mutation_is_a_typing_error(mutation):
     with pytest.raises(TypingError, match="Cannot mutate a literal list"):
         njit(mutation)()
+
+
+def test_literal_list_joins_only_a_literal_list():
+    def with_tuple(x):
+        return ["a", x] + ("b", 1)
+
+    with pytest.raises(TypeError):  # as CPython refuses it
+        with_tuple(1)
+    with pytest.raises(TypingError, match="joins only another literal list"):
+        njit(with_tuple)(1)
 
 
 def test_literal_list_refusals():

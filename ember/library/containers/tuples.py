@@ -287,9 +287,22 @@ def _member_compare(context, builder, fn, pair_types, pair):
 @registry.typer(operator.add)
 def _type_concatenate(args, kws):
     left, right = (types.unliteral(a) for a in args)
+    if isinstance(left, types.LiteralContainer) or isinstance(right, types.LiteralContainer):
+        return _type_literal_concatenate(left, right)
     if isinstance(left, types.BaseTuple) and isinstance(right, types.BaseTuple):
         return signature(types.make_tuple(left.types + right.types), left, right)
     return None
+
+
+def _type_literal_concatenate(left: types.Type, right: types.Type):
+    """A literal list joins only a literal list (CPython: list + tuple is a TypeError)."""
+    if isinstance(left, types.LiteralList) and isinstance(right, types.LiteralList):
+        joined = types.LiteralList(left.member_types + right.member_types)
+        return signature(joined, left, right)
+    raise TypingError(
+        f"cannot concatenate {left} and {right}: a literal list (or dict) "
+        "joins only another literal list"
+    )
 
 
 @lower_builtin(operator.add, types.BaseTuple, types.BaseTuple)
@@ -315,7 +328,12 @@ def _type_repeat(args, kws):
             "a tuple can only be repeated by a constant count (t * 2): the length of the "
             "result must be known while compiling"
         )
-    result = types.make_tuple(tup.types * max(count.literal_value, 0))
+    if isinstance(tup, types.LiteralStrKeyDict):
+        raise TypingError(f"a dict cannot be repeated ({tup})")
+    if isinstance(tup, types.LiteralList):
+        result = types.LiteralList(tup.member_types * max(count.literal_value, 0))
+    else:
+        result = types.make_tuple(tup.types * max(count.literal_value, 0))
     operands = [tup, types.int64] if args[0] is tup else [types.int64, tup]
     return signature(result, *operands)
 
