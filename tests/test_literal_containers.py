@@ -279,6 +279,14 @@ def dict_views(x):
     return keys, width, pairs, table == table.copy()
 
 
+def dict_keys_looped(x):
+    table = {"a": x, "bc": "cat"}
+    joined = ""
+    for key in table:
+        joined += key
+    return joined, [key for key in table.keys()]
+
+
 def dict_key_membership(key):
     table = {"a": 1, "bc": "cat"}
     return key in table
@@ -302,6 +310,7 @@ def test_literal_dict_reads_as_python(x):
     assert_like_python(dict_views, x)
     assert_like_python(dict_returned, x)
     assert_like_python(dict_merged, x)
+    assert_like_python(dict_keys_looped, x)
 
 
 @pytest.mark.parametrize("key", ["a", "bc", "b", ""])

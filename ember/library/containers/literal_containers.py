@@ -128,10 +128,28 @@ def literal_list_contains(container, item):
     return contains
 
 
+@overload(iter)
+def literal_dict_iter(d):
+    """`for key in d`: the keys, all strings."""
+    if not isinstance(d, types.LiteralStrKeyDict):
+        return None
+    keys = d.fields
+    return lambda d: iter(_strings(keys))
+
+
 @overload_method(types.LiteralStrKeyDict, "keys")
 def literal_dict_keys(d):
     keys = d.fields
-    return lambda d: keys
+    return lambda d: _strings(keys)
+
+
+def _strings(keys):
+    """A tuple of constant strings as a tuple of strings (one type: a plain loop runs on it)."""
+
+
+@overload(_strings)
+def _strings_impl(keys):
+    return _generated("keys", [f"keys[{i}]" for i in range(len(keys))])
 
 
 @overload_method(types.LiteralStrKeyDict, "values")
@@ -167,10 +185,15 @@ def _zip_pairs(keys, values):
 
 @overload(_zip_pairs)
 def _zip_pairs_impl(keys, values):
-    source = ", ".join(f"(keys[{i}], values[{i}])" for i in range(len(keys)))
+    return _generated("keys, values", [f"(keys[{i}], values[{i}])" for i in range(len(keys))])
+
+
+def _generated(params: str, members: list[str]):
+    """A function of `params` returning the tuple of the `members` expressions (constant
+    indexes: a tuple of members of different types has no run-time index)."""
     namespace: dict = {}
-    exec(f"def zip_pairs(keys, values):\n    return ({source},)", namespace)
-    return namespace["zip_pairs"]
+    exec(f"def members({params}):\n    return ({''.join(m + ', ' for m in members)})", namespace)
+    return namespace["members"]
 
 
 @overload_method(types.LiteralList, "copy")

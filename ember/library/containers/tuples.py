@@ -82,6 +82,8 @@ def _type_tuple_iter(args, kws):
     if len(args) != 1 or kws or not isinstance(args[0], types.BaseTuple):
         return None
     tup = args[0]
+    if isinstance(tup, types.LiteralStrKeyDict):  # its keys: containers/literal_containers.py
+        return None
     if isinstance(tup, types.UniTuple):
         return signature(types.UniTupleIterator(tup), tup)
     if len(tup) == 0:
