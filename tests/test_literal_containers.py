@@ -287,6 +287,13 @@ def dict_keys_looped(x):
     return joined, [key for key in table.keys()]
 
 
+def dict_sharing_a_list(x):
+    shared = [1, 2, 3]
+    table = {"a": 1, "shared": shared, "c": "z"}
+    table["shared"].append(x)  # the member is the list itself, as in CPython
+    return table["shared"], shared
+
+
 def dict_key_membership(key):
     table = {"a": 1, "bc": "cat"}
     return key in table
@@ -311,6 +318,7 @@ def test_literal_dict_reads_as_python(x):
     assert_like_python(dict_returned, x)
     assert_like_python(dict_merged, x)
     assert_like_python(dict_keys_looped, x)
+    assert_like_python(dict_sharing_a_list, x)
 
 
 @pytest.mark.parametrize("key", ["a", "bc", "b", ""])
@@ -331,8 +339,8 @@ def test_homogeneous_dict_display_keeps_its_dict_type():
 
 def test_literal_dict_holding_arrays_and_strings_does_not_leak():
     def build(n):
-        table = {"arr": np.ones(n), "s": "x" * n, "n": n}
-        return table["arr"].sum() + len(table["s"]) + table["n"]
+        table = {"arr": np.ones(n), "s": "x" * n, "n": n, "xs": [1, 2]}
+        return table["arr"].sum() + len(table["s"]) + table["n"] + len(table["xs"])
 
     compiled = njit(build)
     assert compiled(3) == build(3)
