@@ -294,6 +294,18 @@ def dict_sharing_a_list(x):
     return table["shared"], shared
 
 
+def dict_in_closure_and_unrolled_loop(x):
+    def inner(y):
+        table = {"a": y, "b": "cat"}
+        return table["a"], table["b"]
+
+    total = 0.0
+    for value in literal_unroll((1, 2.5)):
+        per_member = {"k": value, "s": "x"}
+        total += per_member["k"]
+    return inner(x), total
+
+
 def dict_key_membership(key):
     table = {"a": 1, "bc": "cat"}
     return key in table
@@ -319,6 +331,7 @@ def test_literal_dict_reads_as_python(x):
     assert_like_python(dict_merged, x)
     assert_like_python(dict_keys_looped, x)
     assert_like_python(dict_sharing_a_list, x)
+    assert_like_python(dict_in_closure_and_unrolled_loop, x)
 
 
 @pytest.mark.parametrize("key", ["a", "bc", "b", ""])
