@@ -43,6 +43,8 @@ def value_kind(typ: types.Type) -> Any:
         return native_entry.ConstantKind(typ.jit_class)
     if isinstance(typ, types.DispatcherType):  # a jitted function passed as an argument
         return native_entry.ConstantKind(typ.dispatcher)
+    if isinstance(typ, types.LiteralContainer):  # boxed as a list or dict by its @box
+        return None
     if isinstance(typ, types.BaseTuple) and not types.is_named_tuple(typ):
         members = tuple(value_kind(t) for t in typ.types)
         return None if None in members else members

@@ -178,6 +178,8 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
     if isinstance(typ, types.BaseTuple):
         memo = {} if memo is None else memo
         items = [_box(m, getattr(memory, f"f{i}"), inputs, memo) for i, m in enumerate(typ.types)]
+        if isinstance(typ, types.LiteralContainer):  # a list or dict, as in CPython
+            return typ.from_members(items)
         named = getattr(typ, "instance_class", None)  # a namedtuple comes back as one
         return tuple(items) if named is None else named(*items)
     if isinstance(typ, types.Array):

@@ -654,9 +654,9 @@ class _IRBuilder:
         self._assign(result, call)
         return result
 
-    def _fill_dict(self, display: ir.Var, pairs: list) -> None:
+    def _fill_dict(self, display: ir.Var, pairs: list, fills_display: bool = True) -> None:
         for key, value in pairs:
-            self.block.append(ir.SetItem(display, key, value, self.inst.loc))
+            self.block.append(ir.SetItem(display, key, value, self.inst.loc, fills_display))
 
     def _add_to_set(self, display: ir.Var, items: list) -> None:
         for item in items:
@@ -693,7 +693,7 @@ class _IRBuilder:
         """A dict comprehension's `d[key] = value`; the dict sits `arg` deep in the stack."""
         value = self.stack.pop()
         key = self.stack.pop()
-        self._fill_dict(self.stack[-inst.arg], [(key, value)])
+        self._fill_dict(self.stack[-inst.arg], [(key, value)], fills_display=False)
 
     def op_BUILD_SET(self, inst: Instruction) -> None:
         items = self.stack[len(self.stack) - inst.arg :] if inst.arg else []

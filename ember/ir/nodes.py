@@ -447,6 +447,7 @@ class SetItem(Stmt):
     index: Var
     value: Var
     loc: Loc
+    fills_display: bool = False  # stores a member of the dict display just made
 
     def __str__(self) -> str:
         return f"{self.target}[{self.index}] = {self.value}"

@@ -424,8 +424,10 @@ class FunctionLowerer:
         self.context.raise_error(self.builder, stmt.exc_class, *stmt.exc_args)
 
     def _lower_setitem(self, stmt: ir.SetItem) -> None:
-        sig = self.calltypes[stmt]
         target_type = self.typemap[stmt.target.name]
+        if stmt.fills_display and isinstance(target_type, types.LiteralStrKeyDict):
+            return  # built with its members (containers/literal_containers.py)
+        sig = self.calltypes[stmt]
         if isinstance(target_type, types.Optional):  # CPython's TypeError for None
             target = self.load(stmt.target)
             optional.check_subscriptable(self.context, self.builder, target_type, target, True)
@@ -619,7 +621,11 @@ class FunctionLowerer:
 
     def _lower_getitem(self, expr: Any, result_type: types.Type) -> llvm.Value:
         value_type = self.typemap[expr.value.name]
-        if isinstance(expr, ir.StaticGetItem) and isinstance(value_type, types.BaseTuple):
+        if (
+            isinstance(expr, ir.StaticGetItem)
+            and isinstance(value_type, types.BaseTuple)
+            and not isinstance(value_type, types.LiteralStrKeyDict)  # by key: its getitem
+        ):
             tup = self.load(expr.value)
             if isinstance(expr.index, slice):  # a new tuple of the chosen members
                 item = llvm.Constant(self.context.value_type(result_type), llvm.Undefined)
@@ -648,6 +654,8 @@ class FunctionLowerer:
         return result
 
     def _lower_build_list(self, expr: ir.BuildList, result_type: types.List) -> llvm.Value:
+        if isinstance(result_type, types.LiteralList):  # stored as a tuple of its items
+            return self._lower_build_tuple(expr, result_type)
         dtype = result_type.dtype
         items = [self.borrowed(dtype, self.load_as(var, dtype)) for var in expr.items]
         return lists.build(self.context, self.builder, result_type, items)

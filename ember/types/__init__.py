@@ -77,6 +77,13 @@ from ember.types.functions import (
 )
 from ember.types.generators import Generator
 from ember.types.lists import List, ListIterator, ListType, Undefined, undefined, unsupported_item
+from ember.types.literal_containers import (
+    InitialValueDict,
+    InitialValueList,
+    LiteralContainer,
+    LiteralList,
+    LiteralStrKeyDict,
+)
 from ember.types.numba_names import *  # noqa: F403 - Numba's alias names are public names
 from ember.types.numba_names import late_name
 from ember.types.optional import Optional, optional

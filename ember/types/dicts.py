@@ -31,6 +31,8 @@ class HashTable(Type):
 class DictType(HashTable):
     """A mutable mapping of `key_type` to `value_type`, insertion-ordered, shared by reference."""
 
+    initial_value = None  # a display's constants, once asked for: literal_containers.py
+
     def __init__(self, key_type: Type, value_type: Type) -> None:
         self.key_type = unliteral(key_type)
         self.value_type = unliteral(value_type)

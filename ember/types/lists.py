@@ -31,6 +31,8 @@ undefined = Undefined()
 class List(Type):
     """A mutable, growable list of `dtype` items, shared by reference as in Python."""
 
+    initial_value = None  # a display's constants, once asked for: literal_containers.py
+
     def __init__(self, dtype: Type, reflected: bool = False) -> None:
         """`reflected` is accepted for Numba's `types.List(t, reflected=True)` spelling: one
         list type serves both (see ListType below)."""

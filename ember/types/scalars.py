@@ -119,7 +119,7 @@ class Literal(Type):
     """A compile-time constant; `literal_type` is the type it widens to."""
 
     def __init__(self, value: Any, literal_type: Type) -> None:
-        super().__init__(f"Literal[{type(value).__name__}]({value!r})")
+        super().__init__(f"Literal[{type(value).__name__}]({value})")  # as Numba spells it
         self.literal_value = value
         self.literal_type = literal_type
 

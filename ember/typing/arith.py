@@ -243,6 +243,8 @@ def _logical_not(args, kws):
 @registry.typer(operator.contains)
 def _contains(args, kws):
     container, item = (types.unliteral(a) for a in args)
+    if isinstance(container, types.LiteralStrKeyDict):  # its keys: containers/literal_containers
+        return None
     if isinstance(container, types.BaseTuple) and all(
         comparable(operator.eq, member, item) for member in container.types
     ):

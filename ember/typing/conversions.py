@@ -240,6 +240,10 @@ def unify_pair(first: types.Type, second: types.Type) -> types.Type | None:
         second, (types.Optional, types.NoneType)
     ):
         return _unify_optional(first, second)
+    if isinstance(first, types.LiteralContainer):
+        return first.unified_with(second, unify_pair)
+    if isinstance(second, types.LiteralContainer):
+        return second.unified_with(first, unify_pair)
     if isinstance(first, types.BaseTuple) and isinstance(second, types.BaseTuple):
         if len(first) != len(second):
             return None

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ember import types
 from ember.errors import EmberError, ForceLiteralArg, TypingError, UnsupportedError
+from ember.ir import displays
 from ember.ir import nodes as ir
 from ember.types.functions import function_members
 from ember.typing.context import TypingContext
@@ -292,6 +293,8 @@ class TypeInferer:
 
     def _type_setitem(self, stmt: ir.SetItem) -> None:
         args = tuple(self._typeof_var(v) for v in (stmt.target, stmt.index, stmt.value))
+        if stmt.fills_display and isinstance(args[0], types.LiteralStrKeyDict):
+            return  # the display itself holds its members
         if not args[0].is_precise and _is_refinable(args[0]):
             self._refine_list(stmt.target, args[0].refined_by("__setitem__", args[1:]), stmt.loc)
         _require_precise(args)
@@ -420,7 +423,29 @@ class TypeInferer:
             bool,
         ):
             return types.literal(origin.value)
+        return self._initial_value_literal(origin, typ)
+
+    def _initial_value_literal(self, origin: ir.Expr | None, typ: types.Type) -> types.Type:
+        """A list or dict display of constants as a literal: its type with `initial_value`
+        (as Numba gives an overload that asks with `literally`), else `typ`."""
+        if isinstance(origin, ir.BuildList) and type(typ) is types.List:
+            values = self._constants(origin.items)
+            if values is not None:
+                return types.InitialValueList(typ.dtype, values)
+        if isinstance(origin, ir.Call) and type(typ) is types.DictType:
+            func = self._origin(origin.func)
+            values = self._constants(origin.args)
+            if isinstance(func, ir.Global) and func.value is displays.dict_display and values:
+                initial = dict(zip(values[::2], values[1::2]))
+                return types.InitialValueDict(typ.key_type, typ.value_type, initial)
         return typ
+
+    def _constants(self, variables: list) -> list | None:
+        """The values of variables that all hold constants, else None."""
+        origins = [self._origin(v) for v in variables]
+        if not all(isinstance(o, ir.Const) for o in origins):
+            return None
+        return [o.value for o in origins]
 
     def _origin(self, var: ir.Var) -> ir.Expr | None:
         """The one expression a variable holds (through copies), or None when it is assigned
@@ -552,9 +577,15 @@ class TypeInferer:
 
     def _type_static_getitem(self, expr: ir.StaticGetItem) -> types.Type:
         value_type = self._typeof_var(expr.value)
-        if isinstance(value_type, types.BaseTuple) and isinstance(expr.index, slice):
+        if isinstance(value_type, types.LiteralList) and isinstance(expr.index, slice):
+            raise TypingError(types.LiteralList.getitem_error, expr.loc)
+        # a literal dict is indexed by key (ember/library/containers/literal_containers.py)
+        by_position = isinstance(value_type, types.BaseTuple) and not isinstance(
+            value_type, types.LiteralStrKeyDict
+        )
+        if by_position and isinstance(expr.index, slice):
             return types.make_tuple(value_type.types[expr.index])
-        if isinstance(value_type, types.BaseTuple) and isinstance(expr.index, int):
+        if by_position and isinstance(expr.index, int):
             if not -len(value_type) <= expr.index < len(value_type):
                 raise TypingError(
                     f"tuple index {expr.index} out of range for {value_type}", expr.loc
@@ -574,14 +605,11 @@ class TypeInferer:
             return self.widened_displays.get(id(expr), types.List(types.undefined))
         dtype = item_types[0]
         for item_type in item_types[1:]:
-            unified = self.context.unify_pair(dtype, item_type)
-            if unified is None:
-                raise TypingError(
-                    f"Cannot make a list of {dtype} and {item_type}: "
-                    "the items of a list must have one type",
-                    expr.loc,
+            dtype = self.context.unify_pair(dtype, item_type)
+            if dtype is None:  # items of no common type: an immutable, tuple-like list
+                return types.LiteralList(
+                    self._constant_literal(v, self._typeof_var(v)) for v in expr.items
                 )
-            dtype = unified
         problem = types.unsupported_item(dtype)
         if problem is not None:
             raise TypingError(problem, expr.loc)

@@ -122,6 +122,11 @@ def _to_python(c: BoxContext, typ: types.Type, value: llvm.Value) -> llvm.Value:
             plain = result
             result = pyapi.call(pyapi.borrow_constant(named), plain)
             pyapi.decref(plain)
+        if isinstance(typ, types.LiteralContainer):  # a list or dict, as the display made
+            plain = result
+            rebuild = pyapi.borrow_constant(typ.from_members)
+            result = pyapi.call_function_objargs(rebuild, [plain])
+            pyapi.decref(plain)
         return result
     return c.box(typ, value)
 

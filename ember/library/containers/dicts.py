@@ -11,6 +11,7 @@ from ember.extending import lower_builtin, lower_cast, overload, overload_method
 from ember.ir import displays
 from ember.library.builtins.enumerate_zip import iterator_of
 from ember.library.containers import hashtables as ht
+from ember.library.containers import literal_containers
 from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
 from ember.lowering.registry import VarArgs
@@ -52,8 +53,18 @@ def _type_dict_display(args, kws):
         return signature(types.empty_dict)
     key_type = _common("key", list(args[::2]))
     ht.check_key(key_type)
-    value_type = _common("value", list(args[1::2]))
+    try:
+        value_type = _common("value", list(args[1::2]))
+    except TypingError:  # values of no common type under constant string keys: a literal dict
+        literal_dict = literal_containers.literal_dict_display(args)
+        if literal_dict is None:
+            raise
+        return signature(literal_dict, *args)
     return signature(types.DictType(key_type, value_type), *args)
+
+
+# constant values as literals first: a literal dict's `literal_value` shows them
+registry.functions[displays.dict_display][-1].prefer_literal = True
 
 
 @registry.typer(dict)
@@ -66,6 +77,8 @@ def _type_empty_dict(args, kws):
 @lower_builtin(displays.dict_display, VarArgs(types.Type))
 @lower_builtin(dict)
 def empty_dict(context, builder, sig, args):
+    if isinstance(sig.return_type, types.LiteralStrKeyDict):
+        return literal_containers.build_literal_dict(context, builder, sig, args)
     return table.allocate(context, builder, sig.return_type)
 
 

@@ -20,7 +20,7 @@ from ember.lowering import iterators
 from ember.lowering.models import OpaqueModel, register_model
 from ember.lowering.registry import lower_builtin
 from ember.misc.literal import literal_unroll
-from ember.typing.arith import comparison_operand
+from ember.typing.arith import comparable, comparison_operand
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
@@ -32,6 +32,8 @@ def _type_tuple_getitem(args, kws):
     container, index = (types.unliteral(a) for a in args)
     if isinstance(container, types.UniTuple) and isinstance(index, types.Integer):
         return signature(container.dtype, container, types.int64)
+    if isinstance(container, types.LiteralList):
+        raise TypingError(types.LiteralList.getitem_error)
     if isinstance(container, types.BaseTuple) and isinstance(index, types.Integer):
         raise TypingError(
             f"a tuple of different types ({container}) can only be indexed by a constant: "
@@ -80,6 +82,8 @@ def _type_tuple_iter(args, kws):
     if len(args) != 1 or kws or not isinstance(args[0], types.BaseTuple):
         return None
     tup = args[0]
+    if isinstance(tup, types.LiteralStrKeyDict):  # its keys: containers/literal_containers.py
+        return None
     if isinstance(tup, types.UniTuple):
         return signature(types.UniTupleIterator(tup), tup)
     if len(tup) == 0:
@@ -148,12 +152,23 @@ def tuple_of_tuple(iterable=()):
     return None
 
 
+def may_equal(member, value):
+    """`member == value`, or False where their types cannot compare (as CPython finds 'a' != 1)."""
+
+
+@overload(may_equal)
+def may_equal_impl(member, value):
+    if comparable(operator.eq, member, value):
+        return lambda member, value: member == value
+    return lambda member, value: False
+
+
 @overload_method(types.BaseTuple, "index")
 def tuple_index(t, value):
     def index_impl(t, value):
         position = 0
         for x in literal_unroll(t):
-            if x == value:
+            if may_equal(x, value):
                 return position
             position += 1
         raise ValueError("tuple.index(x): x not in tuple")
@@ -166,7 +181,7 @@ def tuple_count(t, value):
     def count_impl(t, value):
         found = 0
         for x in literal_unroll(t):
-            if x == value:
+            if may_equal(x, value):
                 found += 1
         return found
 
@@ -274,9 +289,22 @@ def _member_compare(context, builder, fn, pair_types, pair):
 @registry.typer(operator.add)
 def _type_concatenate(args, kws):
     left, right = (types.unliteral(a) for a in args)
+    if isinstance(left, types.LiteralContainer) or isinstance(right, types.LiteralContainer):
+        return _type_literal_concatenate(left, right)
     if isinstance(left, types.BaseTuple) and isinstance(right, types.BaseTuple):
         return signature(types.make_tuple(left.types + right.types), left, right)
     return None
+
+
+def _type_literal_concatenate(left: types.Type, right: types.Type):
+    """A literal list joins only a literal list (CPython: list + tuple is a TypeError)."""
+    if isinstance(left, types.LiteralList) and isinstance(right, types.LiteralList):
+        joined = types.LiteralList(left.member_types + right.member_types)
+        return signature(joined, left, right)
+    raise TypingError(
+        f"cannot concatenate {left} and {right}: a literal list (or dict) "
+        "joins only another literal list"
+    )
 
 
 @lower_builtin(operator.add, types.BaseTuple, types.BaseTuple)
@@ -302,7 +330,12 @@ def _type_repeat(args, kws):
             "a tuple can only be repeated by a constant count (t * 2): the length of the "
             "result must be known while compiling"
         )
-    result = types.make_tuple(tup.types * max(count.literal_value, 0))
+    if isinstance(tup, types.LiteralStrKeyDict):
+        raise TypingError(f"a dict cannot be repeated ({tup})")
+    if isinstance(tup, types.LiteralList):
+        result = types.LiteralList(tup.member_types * max(count.literal_value, 0))
+    else:
+        result = types.make_tuple(tup.types * max(count.literal_value, 0))
     operands = [tup, types.int64] if args[0] is tup else [types.int64, tup]
     return signature(result, *operands)
 

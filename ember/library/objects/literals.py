@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ember import types
 from ember.errors import ForceLiteralArg
+from ember.lowering import arrays as refs
 from ember.lowering.registry import lower_builtin
 from ember.misc.literal import literally
 from ember.typing.signature import Signature
@@ -31,4 +32,5 @@ registry.register_global(literally, _LiterallyTemplate)
 
 @lower_builtin(literally, types.Literal)
 def _lower_literally(context, builder, sig, args):
+    refs.incref(builder, sig.args[0], args[0])  # a new reference (a list's or dict's literal)
     return args[0]
