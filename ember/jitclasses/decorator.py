@@ -126,9 +126,7 @@ def _check_class_body(cls: type, members: _Members, struct: dict) -> None:
     """Numba's rules: no field named like a method or property, no class attributes other
     than methods, properties and static methods, no property deleters, no dunders other than
     the supported ones."""
-    shadowed = (set(members.methods) | set(members.properties) | set(members.static)) & set(
-        struct
-    )
+    shadowed = (set(members.methods) | set(members.properties) | set(members.static)) & set(struct)
     if shadowed:
         raise NameError(f"name shadowing: {', '.join(sorted(shadowed))}")
     others = [
