@@ -182,6 +182,10 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
         return tuple(items) if named is None else named(*items)
     if isinstance(typ, types.Array):
         return arrayboxing.box(typ, memory, inputs, memo)
+    if isinstance(typ, types.ListType):  # a typed List sharing the native list
+        from ember.typed.typedlist import List
+
+        return List._from_meminfo(typ, memory.meminfo)
     if isinstance(typ, types.List):
         return box_list(typ, memory.meminfo, inputs, memo)
     if isinstance(typ, types.HashTable):

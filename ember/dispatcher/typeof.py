@@ -171,7 +171,7 @@ _list_types: dict[types.Type, types.List] = {}
 def _list_type(item_type: types.Type) -> types.List:
     found = _list_types.get(item_type)
     if found is None:
-        found = _list_types[item_type] = types.List(item_type)
+        found = _list_types[item_type] = types.List(item_type, reflected=True)
     return found
 
 

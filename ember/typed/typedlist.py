@@ -30,7 +30,7 @@ class List(MutableSequence):
         return super().__new__(cls)
 
     def __init__(self, iterable: Iterable | None = None, allocated: int = 0) -> None:
-        self._list_type: types.List | None = None
+        self._list_type: types.ListType | None = None
         self._meminfo = 0
         self._ops: Any = None
         if iterable is not None:
@@ -42,12 +42,14 @@ class List(MutableSequence):
         if config.DISABLE_JIT:
             return []
         made = cls()
-        made._adopt_type(types.List(as_type(item_type)), allocated)
+        made._adopt_type(types.ListType(as_type(item_type)), allocated)
         return made
 
     @classmethod
     def _from_meminfo(cls, list_type: types.List, meminfo: int) -> List:
-        """Wrap a native list, taking over one reference to it."""
+        """Wrap a native list (of any list type: all share one layout), taking over one
+        reference to it."""
+        list_type = types.ListType(list_type.dtype)
         made = object.__new__(class_for(list_type))
         made._list_type = list_type
         made._meminfo = meminfo
@@ -76,7 +78,7 @@ class List(MutableSequence):
         from ember import from_dtype
         from ember.dispatcher import reflection
 
-        list_type = types.List(from_dtype(numbers.dtype))
+        list_type = types.ListType(from_dtype(numbers.dtype))
         self._list_type = list_type
         self._meminfo = reflection.array_to_native(list_type, numbers)
         self.__class__ = class_for(list_type)
@@ -257,16 +259,18 @@ def _as_number_array(items: list) -> Any:
     return values if values.ndim == 1 and values.dtype.kind in "biufc" else None
 
 
-def _list_type_of(items: list) -> types.List:
-    """The type of a list holding `items`: their common type when Python could pass them as a
-    list, else the type of the first."""
+def _list_type_of(items: list) -> types.ListType:
+    """The type of a typed list holding `items`: their common type when Python could pass them
+    as a list, else the type of the first (an inner list being a typed list)."""
     from ember.dispatcher.typeof import typeof
 
     try:
-        found = typeof(items)
+        item_type = typeof(items).dtype
     except Exception:  # e.g. tuples or arrays: typed by the first item, as Numba does
-        return types.List(types.unliteral(typeof(items[0])))
-    return found
+        item_type = types.unliteral(typeof(items[0]))
+    if isinstance(item_type, types.List) and not isinstance(item_type, types.ListType):
+        item_type = types.ListType(item_type.dtype)
+    return types.ListType(item_type)
 
 
 def _index(index: Any) -> int:
@@ -279,20 +283,26 @@ def _index(index: Any) -> int:
 def class_for(list_type: types.List) -> type:
     """The class of typed lists of `list_type`: `List` to its users (same name, no slots of its
     own), typed by a class attribute so that `ember.typeof` reads it without a call, with
-    `_boxer(meminfo)` giving a list that compiled code returns as a Python list (as Numba
-    returns its reflected lists)."""
+    `_boxer(meminfo)` giving what compiled code returns for a list of that type: a typed List
+    sharing the native list for a `ListType`, else a Python list (as Numba returns lists made
+    with `[...]` or passed from Python)."""
 
     def boxer(meminfo: int) -> list:
         from ember.dispatcher.pycall import box_list
 
         return box_list(list_type, meminfo, (), None)
 
+    def typed_boxer(meminfo: int) -> List:
+        return List._from_meminfo(list_type, meminfo)
+
+    typed = isinstance(list_type, types.ListType)
     namespace = {
         "__slots__": (),
         "__module__": List.__module__,
         "__qualname__": List.__qualname__,
         "_ember_type_": list_type,
-        "_boxer": staticmethod(boxer),
+        "_numba_type_": list_type,
+        "_boxer": staticmethod(typed_boxer if typed else boxer),
     }
     return type(List)("List", (List,), namespace)
 

@@ -163,7 +163,8 @@ def _release(typingctx, xs, index):
 
 @lower_cast(types.List, types.List)
 def list_to_list(context, builder, from_type, to_type, value):
-    """Only an empty `[]` of undefined items converts: its storage holds nothing yet, and its
+    """Lists of one item type (reflected, typed or neither) share their representation; an
+    empty `[]` of undefined items converts too: its storage holds nothing yet, and its
     destructor must become the one for the items it will hold."""
     if from_type.dtype == to_type.dtype:
         return value
