@@ -85,7 +85,6 @@ def argument_kind(typ: types.Type) -> Any:
                 addresses["unbox_exact"],
                 addresses["reflect"],
                 addresses["release"],
-                None,
             )
     if isinstance(typ, types.Array) and isinstance(typ.dtype, types.NPDatetime | types.NPTimedelta):
         return datetime_array_kind(typ)
