@@ -595,12 +595,17 @@ def list_iadd(xs, ys):
         return iadd
 
 
+_MAX_ITEMS = 2**63 - 1
+
+
 @overload(operator.mul)
 def list_mul(xs, times):
     if _is_list(xs) and _index(times):
 
         def mul(xs, times):
             n = len(xs)
+            if times > 0 and n > _MAX_ITEMS // times:
+                raise MemoryError("list repeated too many times")
             out = _new_list(xs, max(n * times, 0))
             for _ in range(times):
                 for index in range(n):
