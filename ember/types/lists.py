@@ -37,6 +37,7 @@ class List(Type):
     def __init__(self, dtype: Type, reflected: bool = False, initial_value: Any = None) -> None:
         self.dtype = dtype
         self.reflected = bool(reflected)
+        self.initial_value = None  # Numba's literal items of a display; ember keeps none
         kind = "reflected list" if self.reflected else "list"
         super().__init__(f"{kind}({dtype})<iv=None>")
 
@@ -71,8 +72,10 @@ class List(Type):
             return self.of(unliteral(args[-1]))
         if method == "insert" and len(args) == 2:
             return self.of(unliteral(args[1]))
-        if method == "extend" and len(args) == 1 and isinstance(args[0], List):
-            return self.of(args[0].dtype)
+        if method == "extend" and len(args) == 1:  # from any iterable: `xs.extend(range(n))`
+            iterator = getattr(args[0], "iterator_type", None)
+            item = getattr(iterator, "yield_type", None)
+            return None if item is None or not item.is_precise else self.of(unliteral(item))
         return None
 
     def provisional_result(self, method: str, args: tuple) -> Type | None:
@@ -91,6 +94,7 @@ class ListType(List):
     def __init__(self, itemty: Type) -> None:
         self.dtype = itemty
         self.reflected = False
+        self.initial_value = None
         Type.__init__(self, f"ListType[{itemty}]")
 
     def __repr__(self) -> str:

@@ -23,7 +23,7 @@ from ember.lowering import arrays as refs
 from ember.lowering import iterators
 from ember.lowering import lists as primitives
 from ember.lowering.adopted_arrays import store_new_reference
-from ember.typing.conversions import can_convert, storable, warn_if_unsafe
+from ember.typing.conversions import can_convert, storable, unify_pair, warn_if_unsafe
 from ember.typing.overload import register_jitable
 from ember.typing.signature import signature
 from ember.typing.templates import registry
@@ -571,12 +571,28 @@ def list_count(xs, item):
 # ---------------------------------------------------------------------------- operators
 
 
+@intrinsic
+def _new_sum_list(typingctx, xs, ys, capacity):
+    """An empty list for `xs + ys` with room for `capacity` items: of the items both convert
+    to (`[1] + [2.0]` holds floats, as Python's would), typed when both lists are typed."""
+    item_type = unify_pair(xs.dtype, ys.dtype)
+    if item_type is None:
+        return None
+    both_typed = isinstance(xs, types.ListType) and isinstance(ys, types.ListType)
+    list_type = types.ListType(item_type) if both_typed else types.List(item_type)
+
+    def codegen(context, builder, sig, args):
+        return primitives.allocate(context, builder, sig.return_type, args[2])
+
+    return signature(list_type, xs, ys, types.int64), codegen
+
+
 @overload(operator.add)
 def list_add(xs, ys):
-    if _is_list(xs) and xs is ys:
+    if _is_list(xs) and _is_list(ys) and unify_pair(xs.dtype, ys.dtype) is not None:
 
         def add(xs, ys):
-            out = _new_list(xs, len(xs) + len(ys))
+            out = _new_sum_list(xs, ys, len(xs) + len(ys))
             out.extend(xs)
             out.extend(ys)
             return out
@@ -630,6 +646,35 @@ def list_eq(xs, ys):
             return True
 
         return eq
+
+
+@overload(operator.ne)
+def list_ne(xs, ys):
+    if _is_list(xs) and _is_list(ys):
+        return lambda xs, ys: not xs == ys
+
+
+@intrinsic
+def _same_list(typingctx, xs, ys):
+    """Whether two lists are one (the same native list)."""
+
+    def codegen(context, builder, sig, args):
+        left, right = (builder.extract_value(value, 0) for value in args)
+        return builder.icmp_unsigned("==", left, right)
+
+    return signature(types.boolean, xs, ys), codegen
+
+
+@overload(operator.is_)
+def list_is(xs, ys):
+    if _is_list(xs) and _is_list(ys):
+        return lambda xs, ys: _same_list(xs, ys)
+
+
+@overload(operator.is_not)
+def list_is_not(xs, ys):
+    if _is_list(xs) and _is_list(ys):
+        return lambda xs, ys: not _same_list(xs, ys)
 
 
 for _fn in (operator.lt, operator.le, operator.gt, operator.ge):
