@@ -76,3 +76,30 @@ def test_a_reflected_list_meets_a_display():
     given = [5, 6]
     assert njit(_reflected_plus_display)(given) == _reflected_plus_display([5, 6])
     assert given == [5, 6]
+
+
+@njit
+def _append_to_member(pair):
+    first, items = pair
+    items.append(first)
+    return first + sum(items)
+
+
+def test_a_list_inside_a_tuple_argument_is_reflected():
+    items = [2, 3, 4]
+    expected_items = list(items)
+    expected = _append_to_member.py_func((1, expected_items))
+    assert _append_to_member((1, items)) == expected
+    assert items == expected_items == [2, 3, 4, 1]
+
+
+@njit
+def _add_to_member_set(pair):
+    pair[1].add(pair[0])
+    return len(pair[1])
+
+
+def test_a_set_inside_a_tuple_argument_is_reflected():
+    members = {1, 2}
+    assert _add_to_member_set((5, members)) == 3
+    assert members == {1, 2, 5}
