@@ -103,3 +103,87 @@ def test_a_set_inside_a_tuple_argument_is_reflected():
     members = {1, 2}
     assert _add_to_member_set((5, members)) == 3
     assert members == {1, 2, 5}
+
+
+@njit
+def _same(items):
+    return items
+
+
+def test_python_side_rewrites_keep_a_shared_typed_list_shared():
+    from ember import typed
+
+    original = typed.List([5, 3, 9])
+    alias = _same(original)  # a second typed List over the same native list
+    original.sort(key=lambda x: -x)
+    assert list(alias) == [9, 5, 3]
+    original.clear()
+    original.extend([1, 2])
+    assert list(alias) == [1, 2]
+    original[:] = [7]
+    assert list(alias) == [7]
+
+
+@njit
+def _compare_all(a, b):
+    return a < b, a <= b, a == b, a != b, a >= b, a > b
+
+
+@pytest.mark.parametrize(
+    ("left", "right"), [([], []), ([], [0]), ([1, 2], [1, 3]), ([2], [1, 5]), ([4], [4])]
+)
+def test_typed_list_comparisons_match_python_lists(left, right):
+    from ember import typed, types
+
+    def typed_list(items):
+        made = typed.List.empty_list(types.int64)
+        made.extend(items)
+        return made
+
+    expected = _compare_all.py_func(left, right)
+    assert _compare_all.py_func(typed_list(left), typed_list(right)) == expected
+    assert _compare_all(typed_list(left), typed_list(right)) == expected
+
+
+def test_a_typed_list_compared_with_a_non_list_is_false_as_in_numba():
+    from ember import typed
+
+    items = typed.List([1, 2, 3])
+    assert _compare_all.py_func(items, 1) == (False,) * 6
+    assert _compare_all(items, 1) == (False,) * 6
+
+
+def _typed_list_extended_by_tuple_and_set():
+    from ember.typed import List
+
+    first = List()
+    first.extend((100, 200))
+    second = List()
+    second.extend({3})
+    return first, second
+
+
+def test_an_empty_typed_list_takes_its_type_from_extend():
+    first, second = njit(_typed_list_extended_by_tuple_and_set)()
+    expected_first, expected_second = _typed_list_extended_by_tuple_and_set()
+    assert list(first) == list(expected_first) == [100, 200]
+    assert list(second) == list(expected_second) == [3]
+
+
+def _containers_typed_by_empty_instances():
+    from ember import types
+    from ember.typed import Dict, List
+
+    dicts = List.empty_list(Dict.empty(types.int32, types.int32))
+    lists = Dict.empty(types.int32, List.empty_list(types.int32))
+    inner = Dict.empty(types.int32, types.int32)
+    inner[1] = 2
+    dicts.append(inner)
+    values = List.empty_list(types.int32)
+    values.append(5)
+    lists[3] = values
+    return len(dicts), dicts[0][1], lists[3][0]
+
+
+def test_empty_containers_stand_for_their_types():
+    assert njit(_containers_typed_by_empty_instances)() == (1, 2, 5)

@@ -11,6 +11,7 @@ recognizes it by its exact type and reads its `_meminfo` slot (no Python code ru
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Iterable, Iterator, MutableSequence
 from typing import Any
 
@@ -171,12 +172,9 @@ class List(MutableSequence):
                 append(self._meminfo, value)
             return
         made = reflection.to_native(self._list_type, values)
-        if len(self):
-            self._accessors().extend(self._meminfo, made)
-            release(made)
-        else:  # the new native list replaces the empty one
-            release(self._meminfo)
-            self._meminfo = made
+        # into this native list, never a new one: other typed Lists may share it
+        self._accessors().extend(self._meminfo, made)
+        release(made)
 
     def _replace(self, items: list) -> None:
         self.clear()
@@ -230,6 +228,28 @@ class List(MutableSequence):
         if not isinstance(other, (List, list)):
             return NotImplemented
         return self._items() == list(other)
+
+    def __ne__(self, other: Any) -> bool:
+        return self._order(other, operator.ne)
+
+    def _order(self, other: Any, compare: Any) -> bool:
+        """Python's list comparison; False against anything that is not a list, even for
+        `!=` (as Numba's typed lists answer)."""
+        if not isinstance(other, (List, list)):
+            return False
+        return compare(self._items(), list(other))
+
+    def __lt__(self, other: Any) -> bool:
+        return self._order(other, operator.lt)
+
+    def __le__(self, other: Any) -> bool:
+        return self._order(other, operator.le)
+
+    def __gt__(self, other: Any) -> bool:
+        return self._order(other, operator.gt)
+
+    def __ge__(self, other: Any) -> bool:
+        return self._order(other, operator.ge)
 
     __hash__ = None  # type: ignore[assignment]
 

@@ -8,7 +8,7 @@ from typing import Any
 from ember.types.abstract import Type
 from ember.types.arrays import Array
 from ember.types.classes import ManagedStruct
-from ember.types.containers import BaseTuple
+from ember.types.containers import BaseTuple, UniTuple
 from ember.types.scalars import Number, unliteral
 from ember.types.strings import UnicodeType
 
@@ -73,8 +73,7 @@ class List(Type):
         if method == "insert" and len(args) == 2:
             return self.of(unliteral(args[1]))
         if method == "extend" and len(args) == 1:  # from any iterable: `xs.extend(range(n))`
-            iterator = getattr(args[0], "iterator_type", None)
-            item = getattr(iterator, "yield_type", None)
+            item = _items_of(args[0])
             return None if item is None or not item.is_precise else self.of(unliteral(item))
         return None
 
@@ -109,6 +108,14 @@ class ListType(List):
 
     def _rebuild_args(self) -> tuple:
         return (self.dtype,)
+
+
+def _items_of(iterable: Type) -> Type | None:
+    """The type of the items iterating over `iterable` gives, or None when unknown here."""
+    if isinstance(iterable, UniTuple):
+        return iterable.dtype
+    iterator = getattr(iterable, "iterator_type", None)
+    return getattr(iterator, "yield_type", None)
 
 
 class ListIterator(Type):

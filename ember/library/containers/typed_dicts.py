@@ -32,6 +32,8 @@ def _type_typed_dict(args, kws):
 def _instance(typ: types.Type) -> types.Type | None:
     if isinstance(typ, types.TypeRef):
         return typ.instance_type
+    if isinstance(typ, (types.DictType, types.ListType)) and typ.is_precise:
+        return typ  # an empty typed container stands for its type, as in Numba
     return None
 
 

@@ -4,6 +4,8 @@ empty `List()` is typed by what is later put in it, as `[]` is."""
 
 from __future__ import annotations
 
+import operator
+
 from ember import types
 from ember.errors import TypingError
 from ember.extending import intrinsic
@@ -56,6 +58,24 @@ def typed_list(iterable):
         return made
 
     return filled
+
+
+def _compare_with_other(compare):
+    """`typed_list < 1` and the other comparisons with a value that is no list: False, even
+    for `!=`, as Numba's typed lists answer."""
+
+    def typed_list_vs_other(left, right):
+        if isinstance(left, types.ListType) != isinstance(right, types.ListType) and not (
+            isinstance(left, types.List) and isinstance(right, types.List)
+        ):
+            return lambda left, right: False
+        return None
+
+    return typed_list_vs_other
+
+
+for _compare in (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne):
+    overload(_compare)(_compare_with_other(_compare))
 
 
 # ---------------------------------------------------------------------------- List.empty_list
