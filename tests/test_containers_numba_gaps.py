@@ -4,7 +4,8 @@ same function, or against the exception Python raises."""
 
 import pytest
 
-from ember import njit
+from ember import njit, typed, types
+from ember.typed import Dict, List
 
 
 def _repeat(n, times):
@@ -111,8 +112,6 @@ def _same(items):
 
 
 def test_python_side_rewrites_keep_a_shared_typed_list_shared():
-    from ember import typed
-
     original = typed.List([5, 3, 9])
     alias = _same(original)  # a second typed List over the same native list
     original.sort(key=lambda x: -x)
@@ -133,8 +132,6 @@ def _compare_all(a, b):
     ("left", "right"), [([], []), ([], [0]), ([1, 2], [1, 3]), ([2], [1, 5]), ([4], [4])]
 )
 def test_typed_list_comparisons_match_python_lists(left, right):
-    from ember import typed, types
-
     def typed_list(items):
         made = typed.List.empty_list(types.int64)
         made.extend(items)
@@ -146,16 +143,12 @@ def test_typed_list_comparisons_match_python_lists(left, right):
 
 
 def test_a_typed_list_compared_with_a_non_list_is_false_as_in_numba():
-    from ember import typed
-
     items = typed.List([1, 2, 3])
     assert _compare_all.py_func(items, 1) == (False,) * 6
     assert _compare_all(items, 1) == (False,) * 6
 
 
 def _typed_list_extended_by_tuple_and_set():
-    from ember.typed import List
-
     first = List()
     first.extend((100, 200))
     second = List()
@@ -171,9 +164,6 @@ def test_an_empty_typed_list_takes_its_type_from_extend():
 
 
 def _containers_typed_by_empty_instances():
-    from ember import types
-    from ember.typed import Dict, List
-
     dicts = List.empty_list(Dict.empty(types.int32, types.int32))
     lists = Dict.empty(types.int32, List.empty_list(types.int32))
     inner = Dict.empty(types.int32, types.int32)
