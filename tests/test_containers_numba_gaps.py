@@ -164,12 +164,12 @@ def test_an_empty_typed_list_takes_its_type_from_extend():
 
 
 def _containers_typed_by_empty_instances():
-    dicts = List.empty_list(Dict.empty(types.int32, types.int32))
-    lists = Dict.empty(types.int32, List.empty_list(types.int32))
-    inner = Dict.empty(types.int32, types.int32)
+    dicts = List.empty_list(Dict.empty(types.int64, types.int64))
+    lists = Dict.empty(types.int64, List.empty_list(types.int64))
+    inner = Dict.empty(types.int64, types.int64)
     inner[1] = 2
     dicts.append(inner)
-    values = List.empty_list(types.int32)
+    values = List.empty_list(types.int64)
     values.append(5)
     lists[3] = values
     return len(dicts), dicts[0][1], lists[3][0]
