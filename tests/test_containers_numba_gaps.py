@@ -177,3 +177,19 @@ def _containers_typed_by_empty_instances():
 
 def test_empty_containers_stand_for_their_types():
     assert njit(_containers_typed_by_empty_instances)() == (1, 2, 5)
+
+
+def test_typed_list_dtype_and_empty_repr():
+    assert List.empty_list(types.int32)._dtype is types.int32
+    with pytest.raises(RuntimeError, match="untyped list"):
+        getattr(List(), "_dtype")  # noqa: B009 (the property raises)
+    assert repr(List()) == "ListType[Undefined]([])"  # Numba's spelling
+
+
+def test_calling_a_number_type_on_a_value_gives_the_numpy_scalar():
+    import numpy as np
+
+    assert types.uint32(10) == np.uint32(10) and type(types.uint32(10)) is np.uint32
+    assert type(types.float32(1.5)) is np.float32
+    assert type(types.boolean(1)) is np.bool_
+    assert types.float64(types.int64).args == (types.int64,)  # a signature, as before

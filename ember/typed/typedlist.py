@@ -92,6 +92,13 @@ class List(MutableSequence):
             "it with List.empty_list(item_type)"
         )
 
+    @property
+    def _dtype(self) -> types.Type:
+        """The item type (Numba's private spelling, which programs use)."""
+        if self._list_type is None:
+            raise RuntimeError("invalid operation on untyped list")
+        return self._list_type.dtype
+
     def _accessors(self) -> Any:
         if self._ops is None:
             from ember.typed import list_accessors
@@ -257,7 +264,7 @@ class List(MutableSequence):
         return "[" + ", ".join(str(item) for item in self._items()) + "]"
 
     def __repr__(self) -> str:
-        item_type = self._list_type.dtype if self._list_type else "<undefined>"
+        item_type = self._list_type.dtype if self._list_type else "Undefined"
         return f"ListType[{item_type}]({self})"
 
     def __reduce__(self) -> tuple:

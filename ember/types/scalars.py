@@ -17,6 +17,15 @@ class Number(Type):
         super().__init__(name)
         self.bitwidth = bitwidth
 
+    def __call__(self, *args: Any) -> Any:
+        """`uint32(10)` from Python is NumPy's `np.uint32(10)`, as in Numba; with types as
+        arguments it builds a signature (`float64(int64)`)."""
+        if len(args) == 1 and not isinstance(args[0], Type):
+            import numpy as np
+
+            return getattr(np, "bool_" if self.name == "bool" else self.name)(args[0])
+        return super().__call__(*args)
+
     def _rebuild_args(self) -> tuple:
         return (self.name, self.bitwidth)
 
