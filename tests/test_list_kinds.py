@@ -173,3 +173,29 @@ def test_lists_made_and_dropped_are_freed():
         del kept
     gc.collect()
     assert ember.runtime.stats().live == before
+
+
+def test_sets_from_python_are_reflected_sets():
+    assert str(typeof({1, 2})) == "reflected set(int64)"
+    assert repr(typeof({1, 2})) == "Set(int64, True)"
+    assert str(types.Set(types.int64)) == "set(int64)"
+
+
+@njit
+def _add_and_return(members):
+    members.add(9)
+    return members
+
+
+def test_a_returned_set_argument_is_the_callers_set():
+    members = {1, 2}
+    assert _add_and_return(members) is members
+    assert members == {1, 2, 9}
+
+
+def _union_with_display(members):
+    return members | {5}, len(members & {1, 5})
+
+
+def test_a_reflected_set_meets_a_set_display():
+    assert njit(_union_with_display)({1, 2}) == _union_with_display({1, 2})

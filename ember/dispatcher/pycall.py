@@ -358,9 +358,9 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
                     release(flat[slot])
         if status != STATUS_OK:
             raise_static_exception(ctypes.addressof(excinfo))
-        if native_lists and isinstance(return_type, types.List):
+        if native_lists and isinstance(return_type, (types.List, types.Set)):
             for container, _, meminfo in native_lists:
-                if result.meminfo == meminfo:  # a list it was given: the caller's, as Numba
+                if result.meminfo == meminfo:  # a list or set it was given: the caller's
                     nrt.runtime().decref(meminfo)
                     return container
         if isinstance(memory_type, type) and issubclass(memory_type, ctypes.Structure):

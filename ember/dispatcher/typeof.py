@@ -87,7 +87,7 @@ def _typeof_set(items: set) -> types.Type:
             f"only sets of numbers can be passed from Python (this one holds {dtype}): "
             "build the set inside the jitted function"
         )
-    return types.Set(dtype)
+    return types.Set(dtype, reflected=True)
 
 
 def _refuse_dict() -> None:

@@ -94,6 +94,8 @@ def can_convert(from_type: types.Type, to_type: types.Type) -> Conversion | None
     if isinstance(from_type, types.List) and isinstance(to_type, types.List):
         # reflected, typed and plain lists of one item type share their representation
         return Conversion.promote if from_type.dtype is to_type.dtype else None
+    if isinstance(from_type, types.Set) and isinstance(to_type, types.Set):
+        return Conversion.promote if from_type.dtype is to_type.dtype else None  # as lists
     if isinstance(from_type, types.IntEnumMember):  # an IntEnum member is also an int
         inner = can_convert(from_type.dtype, to_type)
         return max(inner, Conversion.safe) if inner is not None else None
@@ -253,7 +255,11 @@ def unify_pair(first: types.Type, second: types.Type) -> types.Type | None:
         # as for lists: only an empty `{}`/`set()` of undefined members takes another's type
         if not first.is_precise:
             return second
-        return first if not second.is_precise else None
+        if not second.is_precise:
+            return first
+        if isinstance(first, types.Set) and first.dtype is second.dtype:
+            return types.Set(first.dtype, first.reflected or second.reflected)
+        return None
     if isinstance(first, types.ExceptionInstance) and isinstance(second, types.ExceptionInstance):
         return types.ExceptionInstance(BaseException)  # one layout for every class
     if isinstance(first, types.BoundFunction) and isinstance(second, types.BoundFunction):
