@@ -193,3 +193,16 @@ def test_calling_a_number_type_on_a_value_gives_the_numpy_scalar():
     assert type(types.float32(1.5)) is np.float32
     assert type(types.boolean(1)) is np.bool_
     assert types.float64(types.int64).args == (types.int64,)  # a signature, as before
+
+
+def _set_and_dict_identity(n):
+    s = {n}
+    t = s
+    u = {n}
+    d = {n: 1.5}
+    e = {n: 1.5}
+    return s is t, s is not t, s is u, d is e, d is not e
+
+
+def test_set_and_dict_identity():
+    assert njit(_set_and_dict_identity)(3) == _set_and_dict_identity(3)

@@ -655,8 +655,9 @@ def list_ne(xs, ys):
 
 
 @intrinsic
-def _same_list(typingctx, xs, ys):
-    """Whether two lists are one (the same native list)."""
+def _same_container(typingctx, xs, ys):
+    """Whether two lists (or two sets, or two dicts) are one: the same meminfo, which their
+    values hold first."""
 
     def codegen(context, builder, sig, args):
         left, right = (builder.extract_value(value, 0) for value in args)
@@ -665,16 +666,23 @@ def _same_list(typingctx, xs, ys):
     return signature(types.boolean, xs, ys), codegen
 
 
+def _comparable_containers(xs: types.Type, ys: types.Type) -> bool:
+    kinds = (types.List, types.Set, types.DictType)
+    return any(isinstance(xs, kind) and isinstance(ys, kind) for kind in kinds) and (
+        xs.is_precise and ys.is_precise
+    )
+
+
 @overload(operator.is_)
-def list_is(xs, ys):
-    if _is_list(xs) and _is_list(ys):
-        return lambda xs, ys: _same_list(xs, ys)
+def container_is(xs, ys):
+    if _comparable_containers(xs, ys):
+        return lambda xs, ys: _same_container(xs, ys)
 
 
 @overload(operator.is_not)
-def list_is_not(xs, ys):
-    if _is_list(xs) and _is_list(ys):
-        return lambda xs, ys: not _same_list(xs, ys)
+def container_is_not(xs, ys):
+    if _comparable_containers(xs, ys):
+        return lambda xs, ys: not _same_container(xs, ys)
 
 
 for _fn in (operator.lt, operator.le, operator.gt, operator.ge):
