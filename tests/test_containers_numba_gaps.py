@@ -206,3 +206,14 @@ def _set_and_dict_identity(n):
 
 def test_set_and_dict_identity():
     assert njit(_set_and_dict_identity)(3) == _set_and_dict_identity(3)
+
+
+def _loop_over_string_constants():
+    made = List()
+    for text in ("a", "ab", "abc"):
+        made.append(text + "!")
+    return len(made[0]) + len(made[2]), made[1]
+
+
+def test_a_loop_over_a_tuple_of_string_constants():
+    assert njit(_loop_over_string_constants)() == (6, "ab!")
