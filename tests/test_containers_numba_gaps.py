@@ -217,3 +217,16 @@ def _loop_over_string_constants():
 
 def test_a_loop_over_a_tuple_of_string_constants():
     assert njit(_loop_over_string_constants)() == (6, "ab!")
+
+
+def _affixes(text, affixes, start, end):
+    return text.endswith(affixes, start, end), text.startswith(affixes, start, end)
+
+
+def test_startswith_endswith_of_a_tuple_with_optional_bounds():
+    compiled = njit(_affixes)
+    for text in ["hello", "helloworld", ""]:
+        for start in [None, -3, 1]:
+            for end in [None, 4, -1]:
+                affixes = ("lo", "he")
+                assert compiled(text, affixes, start, end) == _affixes(text, affixes, start, end)
