@@ -230,3 +230,12 @@ def test_startswith_endswith_of_a_tuple_with_optional_bounds():
             for end in [None, 4, -1]:
                 affixes = ("lo", "he")
                 assert compiled(text, affixes, start, end) == _affixes(text, affixes, start, end)
+
+
+def _equal_and_unequal(a, b):
+    return a == b, a != b
+
+
+@pytest.mark.parametrize(("a", "b"), [("a", 1), (2.5, "a"), ("a", None), ("a", (1, 2)), ("", 0)])
+def test_a_string_never_equals_a_value_of_another_type(a, b):
+    assert njit(_equal_and_unequal)(a, b) == _equal_and_unequal(a, b)
