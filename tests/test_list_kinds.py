@@ -199,3 +199,47 @@ def _union_with_display(members):
 
 def test_a_reflected_set_meets_a_set_display():
     assert njit(_union_with_display)({1, 2}) == _union_with_display({1, 2})
+
+
+@njit
+def _pop_and_return_in_tuple(items, extra):
+    last = items.pop()
+    items.extend(extra)
+    return items, last
+
+
+@njit
+def _maybe_replaced(items, replace):
+    if replace:
+        items = [7.0, 8.0]
+    items.append(1.0)
+    return items, len(items)
+
+
+@njit
+def _set_in_tuple(members):
+    members.add(4)
+    return members, len(members)
+
+
+def test_arguments_returned_inside_tuples_are_the_callers_objects():
+    # the first calls take the Python path, the later ones the generated native entry
+    for _ in range(24):
+        given = [1.0, 2.0, 3.0]
+        back, last = _pop_and_return_in_tuple(given, [9.0])
+        assert back is given and given == [1.0, 2.0, 9.0] and last == 3.0
+        given = [1.0]
+        back, size = _maybe_replaced(given, True)
+        assert back is not given and back == [7.0, 8.0, 1.0] and given == [1.0]
+        members = {1}
+        back_set, size = _set_in_tuple(members)
+        assert back_set is members and members == {1, 4} and size == 2
+    gc.collect()
+    before = ember.runtime.stats().live
+    for _ in range(5):
+        _pop_and_return_in_tuple([1.0, 2.0], [3.0])
+        _maybe_replaced([1.0], False)
+        _maybe_replaced([1.0], True)
+        _set_in_tuple({2, 3})
+    gc.collect()
+    assert ember.runtime.stats().live == before

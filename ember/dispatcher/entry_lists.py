@@ -75,16 +75,24 @@ class ListArgumentCodegen(EntryBuilder):
         with b.if_then(b.load(failed), likely=False):
             b.ret(_NULL)
 
-    def emit_return_copied_list(self, unboxed: list, ret_slot: ir.Value) -> None:
-        """A function returning a list it was given returns the caller's list itself, as
-        Numba does (written back already; the reference to the native copy is dropped)."""
+    def emit_box_maybe_copied_list(self, returned: ir.Value, box) -> ir.Value:
+        """Box a returned list (meminfo `returned`): a Python list argument copied for this
+        call comes back as the caller's list itself, as Numba does (written back already; the
+        returned reference to the native copy is dropped); any other list by `box()`."""
         b = self.builder
-        returned = b.load(ret_slot, typ=_PTR)
-        for entry in unboxed:
-            with b.if_then(b.icmp_unsigned("==", returned, entry.meminfo)):
+        result = self.alloca(_PTR, "box.list")
+        found = self.alloca(ir.IntType(1), "box.list_is_argument")
+        b.store(ir.Constant(ir.IntType(1), 0), found)
+        for entry in self.copied_lists:
+            same = b.icmp_unsigned("==", returned, entry.meminfo)
+            with b.if_then(b.and_(same, b.not_(b.load(found)))):
                 b.call(_FunctionPointer(_RELEASE, entry.kind.release), [returned])
                 self.incref_object(entry.obj)
-                b.ret(entry.obj)
+                b.store(entry.obj, result)
+                b.store(ir.Constant(ir.IntType(1), 1), found)
+        with b.if_then(b.not_(b.load(found))):
+            b.store(box(), result)
+        return b.load(result)
 
     def _release(self, unboxed: list) -> None:
         b = self.builder

@@ -184,7 +184,13 @@ def _flatten(typ: types.Type, value: Any, out: list, copies: list | None = None)
             out.append(1)
 
 
+_ARGUMENT = "argument"  # memo keys (_ARGUMENT, meminfo): a Python list or set argument's copy
+
+
 def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = None) -> Any:
+    if memo and isinstance(typ, (types.List, types.Set)) and (_ARGUMENT, memory.meminfo) in memo:
+        nrt.runtime().decref(memory.meminfo)  # a list or set it was given: the caller's own
+        return memo[_ARGUMENT, memory.meminfo]
     if isinstance(typ, types.Boolean):
         return bool(memory)
     if isinstance(typ, (types.Integer, types.Float)):
@@ -229,8 +235,6 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
     if isinstance(typ, types.NumPyRandomGeneratorType):
         generator = ctypes.cast(memory.owner, ctypes.py_object).value
         if memory.meminfo:  # made in compiled code: the block held it, the caller now does
-            from ember.runtime import nrt
-
             nrt.runtime().decref(memory.meminfo)
         return generator
     return None
@@ -358,13 +362,9 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
                     release(flat[slot])
         if status != STATUS_OK:
             raise_static_exception(ctypes.addressof(excinfo))
-        if native_lists and isinstance(return_type, (types.List, types.Set)):
-            for container, _, meminfo in native_lists:
-                if result.meminfo == meminfo:  # a list or set it was given: the caller's
-                    nrt.runtime().decref(meminfo)
-                    return container
         if isinstance(memory_type, type) and issubclass(memory_type, ctypes.Structure):
-            return _box(return_type, result, values)
+            memo = {(_ARGUMENT, meminfo): container for container, _, meminfo in native_lists}
+            return _box(return_type, result, values, memo)
         return _box(return_type, result.value)
 
     return invoke
