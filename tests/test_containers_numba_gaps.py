@@ -5,7 +5,7 @@ same function, or against the exception Python raises."""
 import pytest
 
 from ember import njit, typed, types
-from ember.typed import Dict, List
+from ember.typed import Dict, List, dictobject
 
 
 def _repeat(n, times):
@@ -239,3 +239,28 @@ def _equal_and_unequal(a, b):
 @pytest.mark.parametrize(("a", "b"), [("a", 1), (2.5, "a"), ("a", None), ("a", (1, 2)), ("", 0)])
 def test_a_string_never_equals_a_value_of_another_type(a, b):
     assert njit(_equal_and_unequal)(a, b) == _equal_and_unequal(a, b)
+
+
+@njit
+def _new_dict_filled(n):
+    made = dictobject.new_dict(types.int64, types.float64)
+    for i in range(n):
+        made[i] = i / 2
+    return made
+
+
+def test_dictobject_new_dict_is_an_empty_typed_dict():
+    got = _new_dict_filled(3)
+    assert isinstance(got, Dict) and dict(got) == {0: 0.0, 1: 0.5, 2: 1.0}
+    from_python = dictobject.new_dict(types.int64, types.float64)
+    assert isinstance(from_python, Dict) and len(from_python) == 0
+
+
+def _dict_of_pairs(keys, values):
+    return Dict(zip(keys, values))
+
+
+def test_typed_dict_from_an_iterable_of_pairs_in_jit():
+    got = njit(_dict_of_pairs)((1, 2, 3), "abc")
+    assert isinstance(got, Dict)
+    assert dict(got) == dict(_dict_of_pairs((1, 2, 3), "abc")) == {1: "a", 2: "b", 3: "c"}

@@ -21,6 +21,12 @@ from ember.typed.owned import as_type, bind_release, release
 _MISSING = object()
 
 
+def new_dict(key: Any, value: Any, n_keys: int = 0) -> Dict:
+    """Numba's `numba.typed.dictobject.new_dict(key_type, value_type)`: `Dict.empty`, from
+    Python and in compiled code (ember/library/containers/typed_dicts.py)."""
+    return Dict.empty(key, value, n_keys)
+
+
 class Dict(MutableMapping):
     """`Dict()` (types from the first insert), `Dict.empty(key_type, value_type)`, or a dict
     returned by compiled code."""
