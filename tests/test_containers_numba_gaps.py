@@ -264,3 +264,27 @@ def test_typed_dict_from_an_iterable_of_pairs_in_jit():
     got = njit(_dict_of_pairs)((1, 2, 3), "abc")
     assert isinstance(got, Dict)
     assert dict(got) == dict(_dict_of_pairs((1, 2, 3), "abc")) == {1: "a", 2: "b", 3: "c"}
+
+
+_PAIR_OF_UINT32 = types.UniTuple(types.uint32, 2)
+
+
+@njit
+def _tuple_keys_of_narrower_ints():
+    counts = Dict.empty(_PAIR_OF_UINT32, types.int64)
+    counts[(1, 2)] = 5
+    counts[(1, 2)] += 1
+    return counts[(1, 2)], (1, 2) in counts
+
+
+def test_tuple_keys_of_narrower_ints_take_int_literals():
+    assert _tuple_keys_of_narrower_ints() == (6, True)
+
+
+def test_typed_containers_say_whether_they_are_typed():
+    made_dict, made_list = Dict(), List()
+    assert not made_dict._typed and not made_list._typed
+    made_dict[1] = 2.0
+    made_list.append(1)
+    assert made_dict._typed and made_list._typed
+    assert types.DictType(types.int64, types.int64).initial_value is None

@@ -97,6 +97,11 @@ class Dict(MutableMapping):
 
     # ------------------------------------------------------------------ the mapping
 
+    @property
+    def _typed(self) -> bool:
+        """Whether the key and value types are known yet (Numba's private spelling)."""
+        return self._dict_type is not None
+
     def __len__(self) -> int:
         if self._dict_type is None:
             return 0

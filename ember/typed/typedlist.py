@@ -93,6 +93,11 @@ class List(MutableSequence):
         )
 
     @property
+    def _typed(self) -> bool:
+        """Whether the item type is known yet (Numba's private spelling)."""
+        return self._list_type is not None
+
+    @property
     def _dtype(self) -> types.Type:
         """The item type (Numba's private spelling, which programs use)."""
         if self._list_type is None:

@@ -34,6 +34,7 @@ class DictType(HashTable):
     def __init__(self, key_type: Type, value_type: Type) -> None:
         self.key_type = unliteral(key_type)
         self.value_type = unliteral(value_type)
+        self.initial_value = None  # Numba's literal items of a display; ember keeps none
         super().__init__(f"DictType[{self.key_type},{self.value_type}]<iv=None>")
 
     def __repr__(self) -> str:  # Numba's spellings: str above, repr as a constructor call

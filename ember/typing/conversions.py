@@ -149,6 +149,11 @@ def storable(from_type: types.Type, to_type: types.Type) -> Conversion | None:
     kind = can_convert(from_type, to_type)
     if kind is not None and kind <= Conversion.safe:
         return kind
+    if isinstance(from_type, types.BaseTuple) and isinstance(to_type, types.BaseTuple):
+        if len(from_type) != len(to_type):  # member by member: `d[(1, 2)]`, uint32 pairs
+            return None
+        kinds = [storable(a, b) for a, b in zip(from_type.types, to_type.types)]
+        return None if None in kinds else max(kinds, default=Conversion.exact)
     integral = (types.Integer, types.Boolean)
     if isinstance(from_type, integral) and isinstance(to_type, (types.Integer, types.Float)):
         return Conversion.unsafe
