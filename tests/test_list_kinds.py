@@ -243,3 +243,21 @@ def test_arguments_returned_inside_tuples_are_the_callers_objects():
         _set_in_tuple({2, 3})
     gc.collect()
     assert ember.runtime.stats().live == before
+
+
+@njit
+def _append_while_iterating(items):
+    seen = 0
+    for _ in items:
+        if seen > 1:
+            items.append(2.0)
+        seen += 1
+    return seen
+
+
+def test_a_typed_list_changed_while_iterated_raises_as_numba():
+    with pytest.raises(RuntimeError, match="list was mutated during iteration"):
+        _append_while_iterating(typed.List([1.0, 1.0, 1.0]))
+    # unchanged while iterated: fine; a Python list follows Python (here: no change either)
+    assert _append_while_iterating(typed.List([1.0, 1.0])) == 2
+    assert _append_while_iterating([1.0, 1.0]) == 2

@@ -355,6 +355,11 @@ def _type_iter(args, kws):
 
 @lower_builtin(iter, types.List)
 def list_iter(context, builder, sig, args):
+    """{list, index} state; a typed list's also keeps its length, which must not change while
+    it is iterated (Numba's rule for typed lists; other lists follow Python)."""
+    if isinstance(sig.args[0], types.ListType):
+        length = primitives.length(builder, args[0])
+        return iterators.owning_state(context, builder, sig.args[0], args[0], (length,))
     return iterators.owning_state(context, builder, sig.args[0], args[0])
 
 
@@ -367,13 +372,21 @@ def list_iternext(context, builder, sig, args):
     could not move it before a loop that does not grow the list (it might not be safe to
     run when the index test fails); in the test's block it is loaded once per loop."""
     list_type = sig.args[0].list_type
-    state_type = llvm.LiteralStructType([context.value_type(list_type), refs.i64])
+    typed = isinstance(list_type, types.ListType)
+    fields = [context.value_type(list_type), refs.i64] + [refs.i64] * typed
+    state_type = llvm.LiteralStructType(fields)
     xs = builder.load(
         builder.gep(args[0], [refs.i32_(0), refs.i32_(0)], source_etype=state_type),
         typ=context.value_type(list_type),
     )
     index_slot = builder.gep(args[0], [refs.i32_(0), refs.i32_(1)], source_etype=state_type)
     index = builder.load(index_slot, typ=refs.i64)
+    if typed:
+        start_slot = builder.gep(args[0], [refs.i32_(0), refs.i32_(2)], source_etype=state_type)
+        changed = builder.icmp_signed(
+            "!=", builder.load(start_slot, typ=refs.i64), primitives.length(builder, xs)
+        )
+        context.guard(builder, changed, RuntimeError, "list was mutated during iteration")
     storage = primitives.storage_of(builder, xs)
     has_storage = builder.icmp_unsigned("!=", storage, llvm.Constant(storage.type, None))
     below_length = builder.icmp_signed("<", index, primitives.length(builder, xs))
