@@ -291,3 +291,11 @@ def test_typed_containers_say_whether_they_are_typed():
     made_list.append(1)
     assert made_dict._typed and made_list._typed
     assert types.DictType(types.int64, types.int64).initial_value is None
+
+
+def _empty_and_copied_tuples(pair):
+    return tuple(), tuple(pair)
+
+
+def test_tuple_with_no_argument_is_the_empty_tuple():
+    assert njit(_empty_and_copied_tuples)((1, 2.5)) == _empty_and_copied_tuples((1, 2.5))

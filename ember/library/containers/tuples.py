@@ -149,6 +149,8 @@ def tuple_sum(iterable):
 def tuple_of_tuple(iterable=()):
     if isinstance(iterable, types.BaseTuple):
         return lambda iterable=(): iterable
+    if not isinstance(iterable, types.Type) or isinstance(iterable, types.Omitted):
+        return lambda iterable=(): ()  # `tuple()`
     return None
 
 
