@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import ember
 from ember import njit, typed, typeof, types
+from ember.typed import List
 
 
 def test_spellings_are_numbas():
@@ -261,3 +262,18 @@ def test_a_typed_list_changed_while_iterated_raises_as_numba():
     # unchanged while iterated: fine; a Python list follows Python (here: no change either)
     assert _append_while_iterating(typed.List([1.0, 1.0])) == 2
     assert _append_while_iterating([1.0, 1.0]) == 2
+
+
+@njit
+def _two_lists_from_the_imported_class():
+    ints, floats = List(), List()
+    ints.append(1)
+    floats.append(1.5)
+    return ints, floats
+
+
+def test_list_called_by_its_imported_name_is_typed_too():
+    ints, floats = _two_lists_from_the_imported_class()
+    assert isinstance(ints, typed.List) and isinstance(floats, typed.List)
+    assert list(ints) == [1] and list(floats) == [1.5]
+    assert typeof(floats) == types.ListType(types.float64)
