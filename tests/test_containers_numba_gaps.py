@@ -5,6 +5,7 @@ same function, or against the exception Python raises."""
 import pytest
 
 from ember import njit, typed, types
+from ember.errors import TypingError
 from ember.typed import Dict, List, dictobject
 
 
@@ -299,3 +300,15 @@ def _empty_and_copied_tuples(pair):
 
 def test_tuple_with_no_argument_is_the_empty_tuple():
     assert njit(_empty_and_copied_tuples)((1, 2.5)) == _empty_and_copied_tuples((1, 2.5))
+
+
+def _same(value):
+    return value
+
+
+def test_a_declared_tuple_return_converts_member_by_member():
+    pair = types.UniTuple(types.int32, 2)
+    as_floats = njit(types.UniTuple(types.float32, 2)(pair))(_same)
+    assert as_floats((4, 5)) == (4.0, 5.0) and isinstance(as_floats((4, 5))[0], float)
+    with pytest.raises(TypingError, match="No conversion from UniTuple"):
+        njit(types.Tuple((types.float32,))(pair))(_same)
