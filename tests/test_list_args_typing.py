@@ -28,7 +28,7 @@ from ember.errors import TypingError
     ],
 )
 def test_item_types(items, expected):
-    assert _typeof_list(items) == types.List(expected)
+    assert _typeof_list(items) == types.List(expected, reflected=True)
 
 
 @pytest.mark.parametrize(

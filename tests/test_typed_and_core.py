@@ -47,7 +47,7 @@ def test_typed_lists_made_in_compiled_code():
 
 def test_integer_typed_list_keeps_its_item_type():
     xs = List.empty_list(int64)
-    assert ember.typeof(xs) == ember.types.List(int64)
+    assert ember.typeof(xs) == ember.types.ListType(int64)
 
 
 def test_core_paths_are_the_ember_modules():

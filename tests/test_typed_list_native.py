@@ -68,7 +68,7 @@ def test_python_side_operations_match_a_python_list(start, operations):
 
 def test_reads_comparisons_and_representation():
     xs = typed.List([3, 1, 2])
-    assert ember.typeof(xs) == ember.types.List(ember.int64)
+    assert ember.typeof(xs) == ember.types.ListType(ember.int64)
     assert len(xs) == 3 and xs[0] == 3 and xs[-1] == 2 and list(xs) == [3, 1, 2]
     assert 1 in xs and 5 not in xs and xs.index(2) == 2 and xs.count(1) == 1
     assert xs == [3, 1, 2] and [3, 1, 2] == xs and xs != [3, 1]

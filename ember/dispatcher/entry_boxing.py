@@ -75,7 +75,13 @@ class ResultBoxing(EntryBuilder):
 
     def emit_box_instance(self, kind: InstanceKind, ptr: ir.Value) -> ir.Value:
         """`box_class._boxer(meminfo)` (or the kind's own boxer): a new box takes over the
-        returned reference."""
+        returned reference; a list argument returned is the caller's list (entry_lists)."""
+        if kind.data_pointer or not self.copied_lists:
+            return self._emit_new_box(kind, ptr)
+        returned = self.builder.load(ptr, typ=_PTR)
+        return self.emit_box_maybe_copied_list(returned, lambda: self._emit_new_box(kind, ptr))
+
+    def _emit_new_box(self, kind: InstanceKind, ptr: ir.Value) -> ir.Value:
         b = self.builder
         number = self.call_capi("PyLong_FromVoidPtr", [b.load(ptr, typ=_PTR)])
         result = self.alloca(_PTR, "box.instance")

@@ -43,6 +43,7 @@ class EntryBuilder:
         )
         self.defaults = tuple(defaults)
         self.release_gil = release_gil
+        self.copied_lists: list = []  # Python list arguments of the call being emitted
         self.module = module
         self.function = function
         self.layout = layout

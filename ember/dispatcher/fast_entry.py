@@ -73,9 +73,10 @@ def value_kind(typ: types.Type) -> Any:
 
 
 def argument_kind(typ: types.Type) -> Any:
-    """The native-entry kind of an argument of type `typ`: a list argument may be a Python
-    list (copied in and written back) or a typed list; other types as `value_kind`."""
-    if isinstance(typ, types.List):
+    """The native-entry kind of an argument of type `typ`: a Python list (copied in and
+    written back) for a reflected list, a typed list for a `ListType`; other types as
+    `value_kind`."""
+    if isinstance(typ, types.List) and not isinstance(typ, types.ListType):
         from ember.dispatcher.reflected_lists import converters
         from ember.dispatcher.typeof import reflectable_item
 
@@ -86,7 +87,6 @@ def argument_kind(typ: types.Type) -> Any:
                 addresses["unbox_exact"],
                 addresses["reflect"],
                 addresses["release"],
-                value_kind(typ),
             )
     if isinstance(typ, types.Array) and isinstance(typ.dtype, types.NPDatetime | types.NPTimedelta):
         return datetime_array_kind(typ)

@@ -140,8 +140,7 @@ class _EntryCodegen(
             self.call_capi("PyEval_RestoreThread", [thread_state])
         self.emit_reflect_lists(copied_lists)
         self.continue_if(b.icmp_signed("==", status, _I32(0)), self.raise_block, f"spec{index}.ok")
-        if isinstance(ret_kind, InstanceKind) and not ret_kind.data_pointer:  # a list, a dict
-            self.emit_return_copied_list(copied_lists, ret_slot)
+        self.copied_lists = copied_lists  # returned (alone or in a tuple): the caller's list
         b.ret(self.emit_box(ret_kind, ret_slot))
         b.position_at_end(next_block)
 

@@ -153,15 +153,13 @@ class InstanceKind:
 class ReflectedListKind:
     """A list argument: a Python list, copied into a native list by the generated function at
     `unbox` (`ptr unbox(PyObject*)`: NULL when its items are not of the list type) and written
-    back by `reflect` after the call (ember/dispatcher/reflected_lists.py), or a typed list of
-    the same type (`typed`, lent as is; None when typed lists take no fast path). Flattens
-    to the list's meminfo. Equal kinds: the same list type."""
+    back by `reflect` after the call (ember/dispatcher/reflected_lists.py). Flattens to the
+    list's meminfo. Equal kinds: the same list type."""
 
     list_type: Any
     unbox: int
     reflect: int
     release: int
-    typed: InstanceKind | None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ReflectedListKind) and other.list_type == self.list_type

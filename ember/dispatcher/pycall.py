@@ -112,8 +112,10 @@ def _held_type(typ: types.Type) -> types.Type:
     return typ
 
 
-def _flatten(typ: types.Type, value: Any, out: list) -> None:
-    """Append the native argument values of a Python `value` converted to `typ`."""
+def _flatten(typ: types.Type, value: Any, out: list, copies: list | None = None) -> None:
+    """Append the native argument values of a Python `value` converted to `typ`. A Python list
+    or set (at any depth in tuples) is copied into a native one, recorded in `copies` as
+    `(value, reflector, meminfo)` for the caller to write back and release."""
     typ = _held_type(typ)
     if isinstance(typ, types.Boolean):
         out.append(1 if value else 0)
@@ -129,7 +131,21 @@ def _flatten(typ: types.Type, value: Any, out: list) -> None:
         out.extend((value.real, value.imag))
     elif isinstance(typ, types.BaseTuple):
         for member, item in zip(typ.types, value):
-            _flatten(member, item, out)
+            _flatten(member, item, out, copies)
+    elif (
+        copies is not None
+        and isinstance(typ, (types.List, types.Set))
+        and type(value)
+        in (
+            list,
+            set,
+        )
+    ):
+        from ember.dispatcher.reflection import reflector
+
+        passing = reflector(typ)
+        copies.append((value, passing, passing.to_native(value)))
+        out.append(copies[-1][2])
     elif isinstance(typ, types.Array):
         arrayboxing.flatten(typ, value, out)
     elif isinstance(typ, types.SliceType):
@@ -168,7 +184,13 @@ def _flatten(typ: types.Type, value: Any, out: list) -> None:
             out.append(1)
 
 
+_ARGUMENT = "argument"  # memo keys (_ARGUMENT, meminfo): a Python list or set argument's copy
+
+
 def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = None) -> Any:
+    if memo and isinstance(typ, (types.List, types.Set)) and (_ARGUMENT, memory.meminfo) in memo:
+        nrt.runtime().decref(memory.meminfo)  # a list or set it was given: the caller's own
+        return memo[_ARGUMENT, memory.meminfo]
     if isinstance(typ, types.Boolean):
         return bool(memory)
     if isinstance(typ, (types.Integer, types.Float)):
@@ -184,6 +206,10 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
         return tuple(items) if named is None else named(*items)
     if isinstance(typ, types.Array):
         return arrayboxing.box(typ, memory, inputs, memo)
+    if isinstance(typ, types.ListType):  # a typed List sharing the native list
+        from ember.typed.typedlist import List
+
+        return List._from_meminfo(typ, memory.meminfo)
     if isinstance(typ, types.List):
         return box_list(typ, memory.meminfo, inputs, memo)
     if isinstance(typ, types.HashTable):
@@ -211,8 +237,6 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
     if isinstance(typ, types.NumPyRandomGeneratorType):
         generator = ctypes.cast(memory.owner, ctypes.py_object).value
         if memory.meminfo:  # made in compiled code: the block held it, the caller now does
-            from ember.runtime import nrt
-
             nrt.runtime().decref(memory.meminfo)
         return generator
     return None
@@ -316,10 +340,6 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
     native = prototype(address)
     arg_types = sig.args
     return_type = sig.return_type
-    from ember.dispatcher.reflection import reflector
-
-    reflected = (types.List, types.Set)  # Python lists and sets: copied in, written back
-    containers = {index: typ for index, typ in enumerate(arg_types) if isinstance(typ, reflected)}
     string_slots = _string_meminfo_slots(arg_types)
     release = None
     if string_slots:
@@ -333,13 +353,8 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
         result = memory_type()
         excinfo = ExcInfoRecord()
         try:  # the lists made so far are released (written back unchanged) if one fails
-            for index, (typ, value) in enumerate(zip(arg_types, values)):
-                if index in containers and not hasattr(value, "_meminfo"):  # typed.List: lent
-                    passing = reflector(containers[index])
-                    native_lists.append((value, passing, passing.to_native(value)))
-                    flat.append(native_lists[-1][2])
-                else:
-                    _flatten(typ, value, flat)
+            for typ, value in zip(arg_types, values):
+                _flatten(typ, value, flat, native_lists)
             status = native(ctypes.addressof(result), ctypes.addressof(excinfo), None, *flat)
         finally:
             for container, passing, meminfo in native_lists:
@@ -349,13 +364,9 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
                     release(flat[slot])
         if status != STATUS_OK:
             raise_static_exception(ctypes.addressof(excinfo))
-        if native_lists and isinstance(return_type, types.List):
-            for container, _, meminfo in native_lists:
-                if result.meminfo == meminfo:  # a list it was given: the caller's, as Numba
-                    nrt.runtime().decref(meminfo)
-                    return container
         if isinstance(memory_type, type) and issubclass(memory_type, ctypes.Structure):
-            return _box(return_type, result, values)
+            memo = {(_ARGUMENT, meminfo): container for container, _, meminfo in native_lists}
+            return _box(return_type, result, values, memo)
         return _box(return_type, result.value)
 
     return invoke

@@ -91,7 +91,7 @@ def _typeof_set(items: set) -> types.Type:
             f"only sets of numbers can be passed from Python (this one holds {dtype}): "
             "build the set inside the jitted function"
         )
-    return types.Set(dtype)
+    return types.Set(dtype, reflected=True)
 
 
 def _refuse_dict() -> None:
@@ -175,7 +175,7 @@ _list_types: dict[types.Type, types.List] = {}
 def _list_type(item_type: types.Type) -> types.List:
     found = _list_types.get(item_type)
     if found is None:
-        found = _list_types[item_type] = types.List(item_type)
+        found = _list_types[item_type] = types.List(item_type, reflected=True)
     return found
 
 

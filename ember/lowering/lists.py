@@ -92,12 +92,22 @@ def _item_bytes(context, builder, list_type: types.List, count: llvm.Value) -> l
     return builder.mul(count, builder.ptrtoint(one, i64))
 
 
+def _checked_item_bytes(context, builder, list_type: types.List, count: llvm.Value):
+    """`count` items in bytes; MemoryError when that does not fit 63 bits (`[0] * 2**62`)."""
+    item_type = context.data_type(list_type.dtype)
+    one = builder.gep(llvm.Constant(ptr, None), [refs.const(1)], source_etype=item_type)
+    product = builder.smul_with_overflow(count, builder.ptrtoint(one, i64))
+    overflowed = builder.extract_value(product, 1)
+    context.guard(builder, overflowed, MemoryError, "unable to allocate a list")
+    return builder.extract_value(product, 0)
+
+
 def _allocate_storage(context, builder, list_type: types.List, capacity: llvm.Value):
     """A storage block for `capacity` items, or NULL for none (MemoryError when it fails)."""
     wanted = builder.icmp_signed(">", capacity, refs.const(0))
     before = builder.block
     with builder.if_then(wanted):
-        size = _item_bytes(context, builder, list_type, capacity)
+        size = _checked_item_bytes(context, builder, list_type, capacity)
         small = builder.icmp_unsigned("<", size, refs.const(_SMALL_STORAGE_BELOW))
         with builder.if_else(small, likely=True) as (few_items, many_items):
             with few_items:

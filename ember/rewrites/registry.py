@@ -169,7 +169,6 @@ def _load_builtin_rewrites() -> Any:
         generators,
         operator_calls,
         static_raise,
-        typed_list_calls,
     )
 
 

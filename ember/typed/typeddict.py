@@ -21,6 +21,12 @@ from ember.typed.owned import as_type, bind_release, release
 _MISSING = object()
 
 
+def new_dict(key: Any, value: Any, n_keys: int = 0) -> Dict:
+    """Numba's `numba.typed.dictobject.new_dict(key_type, value_type)`: `Dict.empty`, from
+    Python and in compiled code (ember/library/containers/typed_dicts.py)."""
+    return Dict.empty(key, value, n_keys)
+
+
 class Dict(MutableMapping):
     """`Dict()` (types from the first insert), `Dict.empty(key_type, value_type)`, or a dict
     returned by compiled code."""
@@ -90,6 +96,11 @@ class Dict(MutableMapping):
             self._meminfo = 0
 
     # ------------------------------------------------------------------ the mapping
+
+    @property
+    def _typed(self) -> bool:
+        """Whether the key and value types are known yet (Numba's private spelling)."""
+        return self._dict_type is not None
 
     def __len__(self) -> int:
         if self._dict_type is None:

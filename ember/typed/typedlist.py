@@ -11,6 +11,7 @@ recognizes it by its exact type and reads its `_meminfo` slot (no Python code ru
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Iterable, Iterator, MutableSequence
 from typing import Any
 
@@ -30,7 +31,7 @@ class List(MutableSequence):
         return super().__new__(cls)
 
     def __init__(self, iterable: Iterable | None = None, allocated: int = 0) -> None:
-        self._list_type: types.List | None = None
+        self._list_type: types.ListType | None = None
         self._meminfo = 0
         self._ops: Any = None
         if iterable is not None:
@@ -42,12 +43,14 @@ class List(MutableSequence):
         if config.DISABLE_JIT:
             return []
         made = cls()
-        made._adopt_type(types.List(as_type(item_type)), allocated)
+        made._adopt_type(types.ListType(as_type(item_type)), allocated)
         return made
 
     @classmethod
     def _from_meminfo(cls, list_type: types.List, meminfo: int) -> List:
-        """Wrap a native list, taking over one reference to it."""
+        """Wrap a native list (of any list type: all share one layout), taking over one
+        reference to it."""
+        list_type = types.ListType(list_type.dtype)
         made = object.__new__(class_for(list_type))
         made._list_type = list_type
         made._meminfo = meminfo
@@ -76,7 +79,7 @@ class List(MutableSequence):
         from ember import from_dtype
         from ember.dispatcher import reflection
 
-        list_type = types.List(from_dtype(numbers.dtype))
+        list_type = types.ListType(from_dtype(numbers.dtype))
         self._list_type = list_type
         self._meminfo = reflection.array_to_native(list_type, numbers)
         self.__class__ = class_for(list_type)
@@ -88,6 +91,18 @@ class List(MutableSequence):
             "an empty ember.typed.List() has no item type yet: append an item first or make "
             "it with List.empty_list(item_type)"
         )
+
+    @property
+    def _typed(self) -> bool:
+        """Whether the item type is known yet (Numba's private spelling)."""
+        return self._list_type is not None
+
+    @property
+    def _dtype(self) -> types.Type:
+        """The item type (Numba's private spelling, which programs use)."""
+        if self._list_type is None:
+            raise RuntimeError("invalid operation on untyped list")
+        return self._list_type.dtype
 
     def _accessors(self) -> Any:
         if self._ops is None:
@@ -169,12 +184,9 @@ class List(MutableSequence):
                 append(self._meminfo, value)
             return
         made = reflection.to_native(self._list_type, values)
-        if len(self):
-            self._accessors().extend(self._meminfo, made)
-            release(made)
-        else:  # the new native list replaces the empty one
-            release(self._meminfo)
-            self._meminfo = made
+        # into this native list, never a new one: other typed Lists may share it
+        self._accessors().extend(self._meminfo, made)
+        release(made)
 
     def _replace(self, items: list) -> None:
         self.clear()
@@ -229,13 +241,35 @@ class List(MutableSequence):
             return NotImplemented
         return self._items() == list(other)
 
+    def __ne__(self, other: Any) -> bool:
+        return self._order(other, operator.ne)
+
+    def _order(self, other: Any, compare: Any) -> bool:
+        """Python's list comparison; False against anything that is not a list, even for
+        `!=` (as Numba's typed lists answer)."""
+        if not isinstance(other, (List, list)):
+            return False
+        return compare(self._items(), list(other))
+
+    def __lt__(self, other: Any) -> bool:
+        return self._order(other, operator.lt)
+
+    def __le__(self, other: Any) -> bool:
+        return self._order(other, operator.le)
+
+    def __gt__(self, other: Any) -> bool:
+        return self._order(other, operator.gt)
+
+    def __ge__(self, other: Any) -> bool:
+        return self._order(other, operator.ge)
+
     __hash__ = None  # type: ignore[assignment]
 
     def __str__(self) -> str:  # Numba's: items as str() gives them ([a, b] for strings)
         return "[" + ", ".join(str(item) for item in self._items()) + "]"
 
     def __repr__(self) -> str:
-        item_type = self._list_type.dtype if self._list_type else "<undefined>"
+        item_type = self._list_type.dtype if self._list_type else "Undefined"
         return f"ListType[{item_type}]({self})"
 
     def __reduce__(self) -> tuple:
@@ -257,16 +291,18 @@ def _as_number_array(items: list) -> Any:
     return values if values.ndim == 1 and values.dtype.kind in "biufc" else None
 
 
-def _list_type_of(items: list) -> types.List:
-    """The type of a list holding `items`: their common type when Python could pass them as a
-    list, else the type of the first."""
+def _list_type_of(items: list) -> types.ListType:
+    """The type of a typed list holding `items`: their common type when Python could pass them
+    as a list, else the type of the first (an inner list being a typed list)."""
     from ember.dispatcher.typeof import typeof
 
     try:
-        found = typeof(items)
+        item_type = typeof(items).dtype
     except Exception:  # e.g. tuples or arrays: typed by the first item, as Numba does
-        return types.List(types.unliteral(typeof(items[0])))
-    return found
+        item_type = types.unliteral(typeof(items[0]))
+    if isinstance(item_type, types.List) and not isinstance(item_type, types.ListType):
+        item_type = types.ListType(item_type.dtype)
+    return types.ListType(item_type)
 
 
 def _index(index: Any) -> int:
@@ -279,20 +315,26 @@ def _index(index: Any) -> int:
 def class_for(list_type: types.List) -> type:
     """The class of typed lists of `list_type`: `List` to its users (same name, no slots of its
     own), typed by a class attribute so that `ember.typeof` reads it without a call, with
-    `_boxer(meminfo)` giving a list that compiled code returns as a Python list (as Numba
-    returns its reflected lists)."""
+    `_boxer(meminfo)` giving what compiled code returns for a list of that type: a typed List
+    sharing the native list for a `ListType`, else a Python list (as Numba returns lists made
+    with `[...]` or passed from Python)."""
 
     def boxer(meminfo: int) -> list:
         from ember.dispatcher.pycall import box_list
 
         return box_list(list_type, meminfo, (), None)
 
+    def typed_boxer(meminfo: int) -> List:
+        return List._from_meminfo(list_type, meminfo)
+
+    typed = isinstance(list_type, types.ListType)
     namespace = {
         "__slots__": (),
         "__module__": List.__module__,
         "__qualname__": List.__qualname__,
         "_ember_type_": list_type,
-        "_boxer": staticmethod(boxer),
+        "_numba_type_": list_type,
+        "_boxer": staticmethod(typed_boxer if typed else boxer),
     }
     return type(List)("List", (List,), namespace)
 

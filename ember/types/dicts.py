@@ -71,19 +71,22 @@ class DictType(HashTable):
 
 
 class Set(HashTable):
-    """A mutable set of `dtype` items (Numba's `types.Set`), shared by reference."""
+    """A mutable set of `dtype` items (Numba's `types.Set`), shared by reference; `reflected`
+    marks a set passed from Python, whose changes are written back to the caller's set."""
 
     value_type = None
 
     def __init__(self, dtype: Type, reflected: bool = False) -> None:
-        """`reflected` is accepted for Numba's `types.Set(t, reflected=True)` spelling: one
-        set type serves both."""
         self.dtype = self.key_type = unliteral(dtype)
-        super().__init__(f"set({self.dtype})")
+        self.reflected = bool(reflected)
+        super().__init__(f"{'reflected ' if self.reflected else ''}set({self.dtype})")
+
+    def __repr__(self) -> str:
+        return f"Set({self.dtype!r}, {self.reflected})"
 
     @property
     def key(self) -> Any:
-        return self.dtype
+        return (self.dtype, self.reflected)
 
     @property
     def iterator_type(self) -> HashTableIterator:
@@ -91,14 +94,14 @@ class Set(HashTable):
 
     def refined_by(self, method: str, args: tuple) -> Set | None:
         if method == "add" and len(args) == 1:
-            return Set(args[0])
+            return Set(args[0], self.reflected)
         if method == "update" and len(args) == 1:
             item = _items_of(args[0])
-            return None if item is None else Set(item)
+            return None if item is None else Set(item, self.reflected)
         return None
 
     def _rebuild_args(self) -> tuple:
-        return (self.dtype,)
+        return (self.dtype, self.reflected)
 
 
 class DictView(Type):

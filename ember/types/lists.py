@@ -8,7 +8,7 @@ from typing import Any
 from ember.types.abstract import Type
 from ember.types.arrays import Array
 from ember.types.classes import ManagedStruct
-from ember.types.containers import BaseTuple
+from ember.types.containers import BaseTuple, UniTuple
 from ember.types.scalars import Number, unliteral
 from ember.types.strings import UnicodeType
 
@@ -29,22 +29,25 @@ undefined = Undefined()
 
 
 class List(Type):
-    """A mutable, growable list of `dtype` items, shared by reference as in Python."""
+    """A mutable, growable list of `dtype` items, shared by reference as in Python: Numba's
+    `types.List`. `reflected` marks a list passed from Python, whose changes are written back
+    to the caller's list; a list made in compiled code (`[...]`, `list()`) is not reflected.
+    Both come back to Python as Python lists."""
 
     initial_value = None  # a display's constants, once asked for: literal_containers.py
 
-    def __init__(self, dtype: Type, reflected: bool = False) -> None:
-        """`reflected` is accepted for Numba's `types.List(t, reflected=True)` spelling: one
-        list type serves both (see ListType below)."""
+    def __init__(self, dtype: Type, reflected: bool = False, initial_value: Any = None) -> None:
         self.dtype = dtype
-        super().__init__(f"ListType[{dtype}]")
+        self.reflected = bool(reflected)
+        kind = "reflected list" if self.reflected else "list"
+        super().__init__(f"{kind}({dtype})<iv=None>")
 
     def __repr__(self) -> str:
-        return f"ListType({self.dtype!r})"
+        return f"List({self.dtype!r}, {self.reflected})"
 
     @property
     def key(self) -> Any:
-        return self.dtype
+        return (self.dtype, self.reflected)
 
     @property
     def item_type(self) -> Type:
@@ -65,15 +68,20 @@ class List(Type):
     def iterator_type(self) -> ListIterator:
         return ListIterator(self)
 
+    def of(self, dtype: Type) -> List:
+        """A list of the same kind (reflected, typed or neither) holding `dtype` items."""
+        return List(dtype, self.reflected)
+
     def refined_by(self, method: str, args: tuple) -> List | None:
         """The type an empty list of undefined items takes from `xs.method(*args)`
         (`__setitem__` for `xs[i] = v`), or None when that call decides nothing."""
         if method in ("append", "__setitem__") and args:
-            return List(unliteral(args[-1]))
+            return self.of(unliteral(args[-1]))
         if method == "insert" and len(args) == 2:
-            return List(unliteral(args[1]))
-        if method == "extend" and len(args) == 1 and isinstance(args[0], List):
-            return args[0]
+            return self.of(unliteral(args[1]))
+        if method == "extend" and len(args) == 1:  # from any iterable: `xs.extend(range(n))`
+            item = _items_of(args[0])
+            return None if item is None or not item.is_precise else self.of(unliteral(item))
         return None
 
     def provisional_result(self, method: str, args: tuple) -> Type | None:
@@ -81,13 +89,40 @@ class List(Type):
         return None
 
     def _rebuild_args(self) -> tuple:
+        return (self.dtype, self.reflected)
+
+
+class ListType(List):
+    """Numba's `types.ListType`: the type of an `ember.typed.List`, which comes back to Python
+    as a typed List sharing the native list. It is stored and lowered as `List` is (a
+    subclass, so every list operation applies), and differs in its boxing and spelling."""
+
+    def __init__(self, itemty: Type) -> None:
+        self.dtype = itemty
+        self.reflected = False
+        self.initial_value = None
+        Type.__init__(self, f"ListType[{itemty}]")
+
+    def __repr__(self) -> str:
+        return f"ListType({self.dtype!r})"
+
+    @property
+    def key(self) -> Any:
+        return self.dtype
+
+    def of(self, dtype: Type) -> ListType:
+        return ListType(dtype)
+
+    def _rebuild_args(self) -> tuple:
         return (self.dtype,)
 
 
-# One list type serves both of Numba's (reflected `List` and typed `ListType`): its items are
-# stored alike whether the list came from Python or from `ember.typed.List`. It is spelled as
-# Numba spells the typed one (`ListType[int64]`, repr `ListType(int64)`).
-ListType = List
+def _items_of(iterable: Type) -> Type | None:
+    """The type of the items iterating over `iterable` gives, or None when unknown here."""
+    if isinstance(iterable, UniTuple):
+        return iterable.dtype
+    iterator = getattr(iterable, "iterator_type", None)
+    return getattr(iterator, "yield_type", None)
 
 
 class ListIterator(Type):

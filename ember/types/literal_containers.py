@@ -109,9 +109,10 @@ class InitialValueList(List, Literal):
 
     def __init__(self, dtype: Type, initial_value: Any) -> None:
         self.dtype = dtype  # as List sets it (its __init__ would reach Literal's next)
+        self.reflected = False
         self.literal_value = list(initial_value)
         self.literal_type = List(dtype)
-        Type.__init__(self, f"{self.literal_type.name}<iv={self.literal_value}>")
+        Type.__init__(self, f"list({dtype})<iv={self.literal_value}>")
 
     @property
     def initial_value(self) -> list:

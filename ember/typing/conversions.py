@@ -91,6 +91,11 @@ def can_convert(from_type: types.Type, to_type: types.Type) -> Conversion | None
     if isinstance(to_type, (types.UnicodeCharSeq, types.CharSeq)):  # a string element's store
         stored = (to_type.value_type, types.unicode_type)  # 'S' takes an ASCII str too
         return Conversion.unsafe if from_type in stored else None
+    if isinstance(from_type, types.List) and isinstance(to_type, types.List):
+        # reflected, typed and plain lists of one item type share their representation
+        return Conversion.promote if from_type.dtype is to_type.dtype else None
+    if isinstance(from_type, types.Set) and isinstance(to_type, types.Set):
+        return Conversion.promote if from_type.dtype is to_type.dtype else None  # as lists
     if isinstance(from_type, types.IntEnumMember):  # an IntEnum member is also an int
         inner = can_convert(from_type.dtype, to_type)
         return max(inner, Conversion.safe) if inner is not None else None
@@ -160,6 +165,11 @@ def storable(from_type: types.Type, to_type: types.Type) -> Conversion | None:
     kind = can_convert(from_type, to_type)
     if kind is not None and kind <= Conversion.safe:
         return kind
+    if isinstance(from_type, types.BaseTuple) and isinstance(to_type, types.BaseTuple):
+        if len(from_type) != len(to_type):  # member by member: `d[(1, 2)]`, uint32 pairs
+            return None
+        kinds = [storable(a, b) for a, b in zip(from_type.types, to_type.types)]
+        return None if None in kinds else max(kinds, default=Conversion.exact)
     integral = (types.Integer, types.Boolean)
     if isinstance(from_type, integral) and isinstance(to_type, (types.Integer, types.Float)):
         return Conversion.unsafe
@@ -263,18 +273,34 @@ def unify_pair(first: types.Type, second: types.Type) -> types.Type | None:
         # keep their type (the storage of list(int64) holds int64 values)
         if not first.is_precise:
             return second
-        return first if not second.is_precise else None
+        if not second.is_precise:
+            return first
+        return _unify_list_kinds(first, second)
     if isinstance(first, types.HashTable) and type(first) is type(second):
         # as for lists: only an empty `{}`/`set()` of undefined members takes another's type
         if not first.is_precise:
             return second
-        return first if not second.is_precise else None
+        if not second.is_precise:
+            return first
+        if isinstance(first, types.Set) and first.dtype is second.dtype:
+            return types.Set(first.dtype, first.reflected or second.reflected)
+        return None
     if isinstance(first, types.ExceptionInstance) and isinstance(second, types.ExceptionInstance):
         return types.ExceptionInstance(BaseException)  # one layout for every class
     if isinstance(first, types.BoundFunction) and isinstance(second, types.BoundFunction):
         this = unify_pair(first.this, second.this) if first.attr == second.attr else None
         return None if this is None else types.BoundFunction(this, first.attr)
     return unify_functions(first, second)
+
+
+def _unify_list_kinds(first: types.List, second: types.List) -> types.List | None:
+    """Lists of one item type: a typed list stays typed, else reflected wins (as in Numba);
+    a typed list and a Python one do not meet."""
+    if first.dtype is not second.dtype:
+        return None
+    if isinstance(first, types.ListType) or isinstance(second, types.ListType):
+        return first if type(first) is type(second) else None
+    return types.List(first.dtype, first.reflected or second.reflected)
 
 
 def _int_enum_and_number(first: types.Type, second: types.Type) -> bool:

@@ -681,6 +681,10 @@ class TypeInferer:
         """Values with no runtime data (modules, functions, exception classes) exist only
         while compiling; returning one would silently give None."""
         returned = self.typemap.get(cast.value.value.name, self.return_type)
+        declared = self.declared_return
+        if isinstance(returned, types.BaseTuple) and isinstance(declared, types.BaseTuple):
+            if len(returned) != len(declared):  # as Numba words it
+                raise TypingError(f"No conversion from {returned} to {declared}", cast.loc)
         for candidate in (_returned_type(returned), self.return_type):
             if _compile_time_only(candidate):
                 raise TypingError(

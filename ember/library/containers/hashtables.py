@@ -215,8 +215,10 @@ def as_value(typingctx, t, value):
 @lower_cast(types.DictType, types.DictType)
 @lower_cast(types.Set, types.Set)
 def table_to_table(context, builder, from_type, to_type, value):
-    """Only an empty `{}`/`set()` of undefined members converts (it holds nothing yet)."""
-    if from_type is to_type:
+    """An empty `{}`/`set()` of undefined members converts (it holds nothing yet), and a
+    reflected set to a set of its items (one representation)."""
+    same_items = isinstance(from_type, types.Set) and from_type.dtype is to_type.dtype
+    if from_type is to_type or same_items:
         return value
     return table.settle_types(context, builder, value, to_type)
 

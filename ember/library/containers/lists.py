@@ -23,7 +23,7 @@ from ember.lowering import arrays as refs
 from ember.lowering import iterators
 from ember.lowering import lists as primitives
 from ember.lowering.adopted_arrays import store_new_reference
-from ember.typing.conversions import can_convert, storable, warn_if_unsafe
+from ember.typing.conversions import can_convert, storable, unify_pair, warn_if_unsafe
 from ember.typing.overload import register_jitable
 from ember.typing.signature import signature
 from ember.typing.templates import registry
@@ -163,7 +163,8 @@ def _release(typingctx, xs, index):
 
 @lower_cast(types.List, types.List)
 def list_to_list(context, builder, from_type, to_type, value):
-    """Only an empty `[]` of undefined items converts: its storage holds nothing yet, and its
+    """Lists of one item type (reflected, typed or neither) share their representation; an
+    empty `[]` of undefined items converts too: its storage holds nothing yet, and its
     destructor must become the one for the items it will hold."""
     if from_type.dtype == to_type.dtype:
         return value
@@ -354,6 +355,11 @@ def _type_iter(args, kws):
 
 @lower_builtin(iter, types.List)
 def list_iter(context, builder, sig, args):
+    """{list, index} state; a typed list's also keeps its length, which must not change while
+    it is iterated (Numba's rule for typed lists; other lists follow Python)."""
+    if isinstance(sig.args[0], types.ListType):
+        length = primitives.length(builder, args[0])
+        return iterators.owning_state(context, builder, sig.args[0], args[0], (length,))
     return iterators.owning_state(context, builder, sig.args[0], args[0])
 
 
@@ -366,13 +372,21 @@ def list_iternext(context, builder, sig, args):
     could not move it before a loop that does not grow the list (it might not be safe to
     run when the index test fails); in the test's block it is loaded once per loop."""
     list_type = sig.args[0].list_type
-    state_type = llvm.LiteralStructType([context.value_type(list_type), refs.i64])
+    typed = isinstance(list_type, types.ListType)
+    fields = [context.value_type(list_type), refs.i64] + [refs.i64] * typed
+    state_type = llvm.LiteralStructType(fields)
     xs = builder.load(
         builder.gep(args[0], [refs.i32_(0), refs.i32_(0)], source_etype=state_type),
         typ=context.value_type(list_type),
     )
     index_slot = builder.gep(args[0], [refs.i32_(0), refs.i32_(1)], source_etype=state_type)
     index = builder.load(index_slot, typ=refs.i64)
+    if typed:
+        start_slot = builder.gep(args[0], [refs.i32_(0), refs.i32_(2)], source_etype=state_type)
+        changed = builder.icmp_signed(
+            "!=", builder.load(start_slot, typ=refs.i64), primitives.length(builder, xs)
+        )
+        context.guard(builder, changed, RuntimeError, "list was mutated during iteration")
     storage = primitives.storage_of(builder, xs)
     has_storage = builder.icmp_unsigned("!=", storage, llvm.Constant(storage.type, None))
     below_length = builder.icmp_signed("<", index, primitives.length(builder, xs))
@@ -570,12 +584,28 @@ def list_count(xs, item):
 # ---------------------------------------------------------------------------- operators
 
 
+@intrinsic
+def _new_sum_list(typingctx, xs, ys, capacity):
+    """An empty list for `xs + ys` with room for `capacity` items: of the items both convert
+    to (`[1] + [2.0]` holds floats, as Python's would), typed when both lists are typed."""
+    item_type = unify_pair(xs.dtype, ys.dtype)
+    if item_type is None:
+        return None
+    both_typed = isinstance(xs, types.ListType) and isinstance(ys, types.ListType)
+    list_type = types.ListType(item_type) if both_typed else types.List(item_type)
+
+    def codegen(context, builder, sig, args):
+        return primitives.allocate(context, builder, sig.return_type, args[2])
+
+    return signature(list_type, xs, ys, types.int64), codegen
+
+
 @overload(operator.add)
 def list_add(xs, ys):
-    if _is_list(xs) and xs is ys:
+    if _is_list(xs) and _is_list(ys) and unify_pair(xs.dtype, ys.dtype) is not None:
 
         def add(xs, ys):
-            out = _new_list(xs, len(xs) + len(ys))
+            out = _new_sum_list(xs, ys, len(xs) + len(ys))
             out.extend(xs)
             out.extend(ys)
             return out
@@ -594,12 +624,17 @@ def list_iadd(xs, ys):
         return iadd
 
 
+_MAX_ITEMS = 2**63 - 1
+
+
 @overload(operator.mul)
 def list_mul(xs, times):
     if _is_list(xs) and _index(times):
 
         def mul(xs, times):
             n = len(xs)
+            if times > 0 and n > _MAX_ITEMS // times:
+                raise MemoryError("list repeated too many times")
             out = _new_list(xs, max(n * times, 0))
             for _ in range(times):
                 for index in range(n):
@@ -624,6 +659,43 @@ def list_eq(xs, ys):
             return True
 
         return eq
+
+
+@overload(operator.ne)
+def list_ne(xs, ys):
+    if _is_list(xs) and _is_list(ys):
+        return lambda xs, ys: not xs == ys
+
+
+@intrinsic
+def _same_container(typingctx, xs, ys):
+    """Whether two lists (or two sets, or two dicts) are one: the same meminfo, which their
+    values hold first."""
+
+    def codegen(context, builder, sig, args):
+        left, right = (builder.extract_value(value, 0) for value in args)
+        return builder.icmp_unsigned("==", left, right)
+
+    return signature(types.boolean, xs, ys), codegen
+
+
+def _comparable_containers(xs: types.Type, ys: types.Type) -> bool:
+    kinds = (types.List, types.Set, types.DictType)
+    return any(isinstance(xs, kind) and isinstance(ys, kind) for kind in kinds) and (
+        xs.is_precise and ys.is_precise
+    )
+
+
+@overload(operator.is_)
+def container_is(xs, ys):
+    if _comparable_containers(xs, ys):
+        return lambda xs, ys: _same_container(xs, ys)
+
+
+@overload(operator.is_not)
+def container_is_not(xs, ys):
+    if _comparable_containers(xs, ys):
+        return lambda xs, ys: not _same_container(xs, ys)
 
 
 for _fn in (operator.lt, operator.le, operator.gt, operator.ge):

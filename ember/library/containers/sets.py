@@ -30,7 +30,8 @@ def _item_fits(s: types.Type, item: types.Type) -> bool:
 
 
 def _same_sets(s: types.Type, other: types.Type) -> bool:
-    return _is_set(s) and _is_set(other) and s is other
+    """Sets of one item type (reflected or not: they share their representation)."""
+    return _is_set(s) and _is_set(other) and s.dtype is other.dtype
 
 
 @registry.typer(displays.set_display)

@@ -88,6 +88,10 @@ def _type_tuple_iter(args, kws):
         return signature(types.UniTupleIterator(tup), tup)
     if len(tup) == 0:
         raise TypingError("cannot iterate over an empty tuple: its items have no type")
+    plain = {types.unliteral(member) for member in tup.types}
+    if len(plain) == 1:  # literals of one type (`("a", "ab")`): a tuple of that type
+        as_uni = types.UniTuple(plain.pop(), len(tup))
+        return signature(types.UniTupleIterator(as_uni), as_uni)
     raise TypingError(
         f"cannot iterate over a tuple of different types ({tup}) with a plain loop: write "
         "`for x in ember.literal_unroll(t)` to compile the loop body once per member"
@@ -149,6 +153,8 @@ def tuple_sum(iterable):
 def tuple_of_tuple(iterable=()):
     if isinstance(iterable, types.BaseTuple):
         return lambda iterable=(): iterable
+    if not isinstance(iterable, types.Type) or isinstance(iterable, types.Omitted):
+        return lambda iterable=(): ()  # `tuple()`
     return None
 
 

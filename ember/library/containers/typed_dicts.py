@@ -12,7 +12,7 @@ from ember.library.numpy.support import scalar_class_type
 from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
 from ember.typed import accessors
-from ember.typed.typeddict import Dict
+from ember.typed.typeddict import Dict, new_dict
 from ember.typing.signature import signature
 from ember.typing.templates import AttributeTemplate, registry
 
@@ -32,6 +32,8 @@ def _type_typed_dict(args, kws):
 def _instance(typ: types.Type) -> types.Type | None:
     if isinstance(typ, types.TypeRef):
         return typ.instance_type
+    if isinstance(typ, (types.DictType, types.ListType)) and typ.is_precise:
+        return typ  # an empty typed container stands for its type, as in Numba
     return None
 
 
@@ -44,9 +46,23 @@ def item_type_of(typ: types.Type) -> types.Type | None:
 
 
 @overload(dict_empty)
+@overload(new_dict)
 def _dict_empty_overload(key_type, value_type, n_keys=0):
     if item_type_of(key_type) is not None and item_type_of(value_type) is not None:
         return lambda key_type, value_type, n_keys=0: _empty_of(key_type, value_type)
+
+
+@overload(Dict)
+def typed_dict_from_pairs(pairs):
+    """`Dict(iterable of (key, value))` (a typed dict, as `Dict()` is)."""
+
+    def from_pairs(pairs):
+        made = Dict()
+        for key, value in pairs:
+            made[key] = value
+        return made
+
+    return from_pairs
 
 
 def _empty_of(key_type, value_type):

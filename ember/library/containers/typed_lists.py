@@ -1,9 +1,15 @@
 """`ember.typed.List()`, `List(iterable)` and `List.empty_list(item_type)` inside compiled code:
-ordinary lists (an empty `List()` is typed by what is later put in it, as `[]` is)."""
+lists of type `ListType` (stored as every list is; they come back to Python as typed Lists). An
+empty `List()` is typed by what is later put in it, as `[]` is."""
 
 from __future__ import annotations
 
+import operator
+
 from ember import types
+from ember.errors import TypingError
+from ember.extending import intrinsic
+from ember.library.builtins.enumerate_zip import iterator_of
 from ember.library.containers.lists import empty_list
 from ember.library.containers.typed_dicts import container_at, item_type_of
 from ember.lowering import arrays as refs
@@ -19,19 +25,57 @@ from ember.typing.templates import AttributeTemplate, registry
 def _type_empty_typed_list(args, kws):
     """`List()`: as `[]`, an empty list whose item type later stores decide."""
     if not args and not kws:
-        return signature(types.List(types.undefined))
+        return signature(types.ListType(types.undefined))
     return None
 
 
 lower_builtin(List)(empty_list)
 
 
+@intrinsic
+def _new_typed_list(typingctx, iterable):
+    """An empty typed list of the items of `iterable`."""
+    iterator = iterator_of(iterable)
+    if iterator is None:
+        return None
+    item_type = types.unliteral(iterator.yield_type)
+    problem = types.unsupported_item(item_type)
+    if problem is not None:
+        raise TypingError(problem)
+
+    def codegen(context, builder, sig, args):
+        return lists.allocate(context, builder, sig.return_type, refs.const(0))
+
+    return signature(types.ListType(item_type), iterable), codegen
+
+
 @overload(List)
 def typed_list(iterable):
     def filled(iterable):
-        return list(iterable)
+        made = _new_typed_list(iterable)
+        for item in iterable:
+            made.append(item)
+        return made
 
     return filled
+
+
+def _compare_with_other(compare):
+    """`typed_list < 1` and the other comparisons with a value that is no list: False, even
+    for `!=`, as Numba's typed lists answer."""
+
+    def typed_list_vs_other(left, right):
+        if isinstance(left, types.ListType) != isinstance(right, types.ListType) and not (
+            isinstance(left, types.List) and isinstance(right, types.List)
+        ):
+            return lambda left, right: False
+        return None
+
+    return typed_list_vs_other
+
+
+for _compare in (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne):
+    overload(_compare)(_compare_with_other(_compare))
 
 
 # ---------------------------------------------------------------------------- List.empty_list
@@ -56,7 +100,7 @@ def _empty_list_of(item_type, allocated):
 @registry.typer(_empty_list_of)
 def _type_empty_list_of(args, kws):
     if len(args) == 2 and item_type_of(args[0]) is not None:
-        return signature(types.List(item_type_of(args[0])), args[0], types.intp)
+        return signature(types.ListType(item_type_of(args[0])), args[0], types.intp)
     return None
 
 

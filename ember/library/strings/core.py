@@ -438,6 +438,28 @@ def string_ne(a, b):
         return lambda a, b: not _same_bytes(a, b)
 
 
+_NEVER_STRINGS = (types.Number, types.NoneType, types.BaseTuple, types.List, types.HashTable)
+
+
+def _string_and_other(a: types.Type, b: types.Type) -> bool:
+    """A string and a value of a type that never equals one (`"a" == 1` is False)."""
+    return (is_string(a) and isinstance(b, _NEVER_STRINGS)) or (
+        is_string(b) and isinstance(a, _NEVER_STRINGS)
+    )
+
+
+@overload(operator.eq)
+def string_eq_other(a, b):
+    if _string_and_other(a, b):
+        return lambda a, b: False
+
+
+@overload(operator.ne)
+def string_ne_other(a, b):
+    if _string_and_other(a, b):
+        return lambda a, b: True
+
+
 for _operator in (operator.lt, operator.le, operator.gt, operator.ge):
     overload(_operator)(_comparison(_operator))
 

@@ -5,6 +5,8 @@ ember/library/strings/case.py."""
 
 from __future__ import annotations
 
+import functools
+
 from llvmlite import ir as llvm
 
 from ember import types
@@ -186,9 +188,11 @@ def _affix_method(name: str):
     overload_method(types.UnicodeType, name)(overload_function)
 
 
+@functools.cache
 def _any_of_tuple(count: int, tail_match):
     """`impl(s, affix, start, end)` testing each member of a tuple of `count` strings (which
-    may be literals of different types, so the members are indexed by constants)."""
+    may be literals of different types, so the members are indexed by constants); one per
+    count and method, as overload resolution asks for the same implementation each time."""
     tests = " or ".join(f"tail_match(s, affix[{k}], low, high)" for k in range(count))
     source = (
         "def impl(s, affix, start=None, end=None):\n"
