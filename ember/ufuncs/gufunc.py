@@ -33,7 +33,8 @@ from ember.ufuncs.loops import Operand, build_inner_loop
 _DIMENSION = r"\s*\w+\s*\??\s*"
 _GROUP = rf"\(\s*(?:{_DIMENSION}(?:,{_DIMENSION})*)?\)"
 _GROUPS = rf"\s*{_GROUP}\s*(?:,\s*{_GROUP}\s*)*"
-_LAYOUT = re.compile(rf"^(?P<inputs>{_GROUPS})->(?P<outputs>{_GROUPS})$")
+# no '->': every operand is an input (the kernel writes into some of them: writable_args=)
+_LAYOUT = re.compile(rf"^(?P<inputs>{_GROUPS})(?:->(?P<outputs>{_GROUPS}))?$")
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,9 @@ def parse_layout(text: str) -> Layout:
     match = _LAYOUT.match(text)
     if match is None:
         raise ValueError(
-            f"invalid gufunc layout {text!r}: write the core dimensions of each input, '->', "
-            "then those of each output, e.g. '(m,n),(n)->(m)' or '(n),()->()'"
+            f"invalid gufunc layout {text!r} (bad token in signature): write the core "
+            "dimensions of each input, then '->' and those of each output, e.g. "
+            "'(m,n),(n)->(m)' or '(n),()->()' (or only inputs, written in place: '(n),()')"
         )
 
     def groups(part: str) -> tuple[tuple[str, ...], ...]:
@@ -80,7 +82,8 @@ def parse_layout(text: str) -> Layout:
             for group in re.findall(r"\(([^)]*)\)", part)
         )
 
-    return Layout(text.replace(" ", ""), groups(match["inputs"]), groups(match["outputs"]))
+    outputs = groups(match["outputs"]) if match["outputs"] is not None else ()
+    return Layout(text.replace(" ", ""), groups(match["inputs"]), outputs)
 
 
 def guvectorize(*args: Any, **options: Any) -> Callable:
@@ -189,7 +192,8 @@ class GeneralizedLoops(LoopTable):
         return None
 
     def make(self) -> np.ufunc:
-        ufunc = self.make_ufunc(self.nin, len(self.layout.outputs), None, self.layout.text)
+        identity = self.options.get("identity")
+        ufunc = self.make_ufunc(self.nin, len(self.layout.outputs), identity, self.layout.text)
         if self.writable:
             set_writable_inputs(ufunc, self.writable)
         ufunc.__dict__["_ember_reduce"] = functools.partial(_reduce_gufunc, self)

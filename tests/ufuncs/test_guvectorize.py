@@ -221,7 +221,7 @@ def test_lazy_gufunc_scalar_inputs():
 
 def test_errors_at_decoration():
     sig = ["void(float64[:], float64[:])"]
-    for bad in ["(n->(n)", "n->n", "(n)->", "(n),(m)"]:
+    for bad in ["(n->(n)", "n->n", "(n)->", "(n),(m)->"]:  # "(n),(m)": only inputs, valid
         with pytest.raises(ValueError, match="invalid gufunc layout"):
             guvectorize(sig, bad)(lambda a, b: None)
     with pytest.raises(TypeError, match="has 3 operands but function"):
@@ -332,3 +332,29 @@ def test_signatures_as_ember_type_objects():
     sig = ember.void(ember.float64[:], ember.float64, ember.float64[:])
     f = guvectorize([sig], "(n),()->(n)")(add_scalar)
     np.testing.assert_array_equal(f(np.arange(3.0), 1.0), [1.0, 2.0, 3.0])
+
+
+def replace_every_other(x, value):
+    for t in range(0, x.shape[0], 2):
+        x[t] = value[0]
+
+
+@pytest.mark.parametrize("target", ["cpu", "parallel"])
+def test_layout_without_outputs_updates_writable_inputs_in_place(target):
+    gufunc = guvectorize(["void(f8[:], f8[:])"], "(t),()", writable_args=("x",), target=target)(
+        replace_every_other
+    )
+    assert (gufunc.nin, gufunc.nout) == (2, 0)
+    for dtype in ("f8", "f4"):  # f4 is cast into a copy that is written back
+        got, expected = np.zeros(7, dtype), np.zeros(7, dtype)
+        assert gufunc(got, 3) == ()
+        replace_every_other(expected, np.array([3.0]))
+        np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("identity", [0, 1, None, "reorderable"])
+def test_gufunc_identity_option(identity):
+    gufunc = guvectorize(["void(f8[:], f8[:], f8[:])"], "(n),(n)->(n)", identity=identity)(
+        lambda a, b, out: None
+    )
+    assert gufunc.identity == (None if identity == "reorderable" else identity)
