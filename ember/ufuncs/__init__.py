@@ -1,7 +1,10 @@
 """`@vectorize`, `@guvectorize` and DUFunc (Numba's): kernels compiled by ember inside genuine
 NumPy ufuncs, built through NumPy's C API without a C compiler."""
 
-from ember.ufuncs import pickling  # noqa: F401 - ember's ufuncs pickle by value
+from ember.ufuncs import (
+    jit_reduce,  # noqa: F401 - ufunc.reduce in jitted code
+    pickling,  # noqa: F401 - ember's ufuncs pickle by value
+)
 from ember.ufuncs.gufunc import GUFunc, guvectorize
 from ember.ufuncs.vectorize import DUFunc, vectorize
 

@@ -1,0 +1,90 @@
+"""`ufunc.reduce` of @vectorize ufuncs and DUFuncs inside jitted code, against NumPy's own
+reduce of the same ufunc (called from Python), over axes, initial values and empty lines;
+and a DUFunc called from jitted code with new input dtypes compiles their exact loop."""
+
+import numpy as np
+import pytest
+
+from ember import njit, vectorize
+from ember.errors import TypingError
+
+
+def add(a, b):
+    return a + b
+
+
+def smaller(a, b):
+    return a if a < b else b
+
+
+def subtract(a, b):
+    return a - b
+
+
+ADD = vectorize(["int64(int64, int64)", "float64(float64, float64)"], identity=0)(add)
+SMALLER = vectorize(smaller)  # a DUFunc without identity
+SUBTRACT = vectorize(["int64(int64, int64)"])(subtract)  # not reorderable
+
+
+@njit
+def add_reduce(a, axis, initial):
+    return ADD.reduce(a, axis=axis, initial=initial)
+
+
+@njit
+def smaller_reduce(a, axis):
+    return SMALLER.reduce(a, axis=axis)
+
+
+@njit
+def subtract_reduce(a, axis):
+    return SUBTRACT.reduce(a, axis=axis)
+
+
+ARRAYS = [np.arange(5), np.arange(12).reshape(3, 4), np.arange(24.0).reshape(2, 3, 4) - 7.5]
+
+
+def same(got, expected):
+    assert np.asarray(got).dtype == np.asarray(expected).dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("a", ARRAYS, ids=lambda a: f"{a.ndim}d")
+def test_single_axis_with_and_without_initial(a):
+    for axis in [*range(a.ndim), -1]:
+        same(add_reduce(a, axis, None), ADD.reduce(a, axis=axis))
+        same(add_reduce(a, axis, 10), ADD.reduce(a, axis=axis, initial=10))
+        same(smaller_reduce(a, axis), SMALLER.reduce(a, axis=axis))
+        same(subtract_reduce(a.astype(np.int64), axis), SUBTRACT.reduce(a.astype(np.int64), axis))
+
+
+def test_all_axes_and_tuples_of_axes():
+    a = ARRAYS[2]
+    same(add_reduce(a, None, None), ADD.reduce(a, axis=None))
+    for axes in [(0,), (0, -1), (2, 0), (0, 1, 2), ()]:
+        same(add_reduce(a, axes, None), ADD.reduce(a, axis=axes))
+    for bad, message in [((0, 0), "duplicate value"), ((0, 3), "Invalid axis"), (3, "Invalid")]:
+        with pytest.raises(ValueError, match=message):
+            add_reduce(a, bad, None)
+    with pytest.raises(TypingError, match="not reorderable"):
+        subtract_reduce(np.arange(6).reshape(2, 3), (0, 1))
+
+
+def test_empty_lines():
+    empty = np.zeros((0, 5))
+    same(smaller_reduce(empty, 1), SMALLER.reduce(empty, axis=1))  # no line is empty
+    with pytest.raises(ValueError, match="zero-size array to reduction operation"):
+        smaller_reduce(empty, 0)
+    same(add_reduce(empty, 0, None), ADD.reduce(empty, axis=0))  # the identity
+    same(add_reduce(empty, 0, 2.5), ADD.reduce(empty, axis=0, initial=2.5))
+
+
+def test_dynamic_ufunc_in_jitted_code_compiles_the_exact_loop():
+    dynamic = vectorize(add)
+
+    @njit
+    def call(a, b):
+        return dynamic(a, b)
+
+    same(call(np.array([1.5]), np.array([2.0])), np.array([3.5]))
+    same(call(np.array([1]), np.array([2])), np.array([3]))  # int64, not the float64 loop
