@@ -245,7 +245,25 @@ class GUFunc(GrowingUFunc):
     ntypes = property(lambda self: self._ufunc.ntypes)
     types = property(lambda self: self._ufunc.types)
     signature = property(lambda self: self._ufunc.signature)
+    identity = property(lambda self: self._ufunc.identity)
     is_dynamic = True
+
+    # NumPy's methods, on the loops compiled so far (NumPy raises RuntimeError for a
+    # signature with core dimensions)
+    def reduce(self, *args: Any, **kws: Any) -> Any:
+        return self._ufunc.reduce(*args, **kws)
+
+    def accumulate(self, *args: Any, **kws: Any) -> Any:
+        return self._ufunc.accumulate(*args, **kws)
+
+    def reduceat(self, *args: Any, **kws: Any) -> Any:
+        return self._ufunc.reduceat(*args, **kws)
+
+    def outer(self, *args: Any, **kws: Any) -> Any:
+        return self._ufunc.outer(*args, **kws)
+
+    def at(self, *args: Any, **kws: Any) -> Any:
+        return self._ufunc.at(*args, **kws)
 
     def __repr__(self) -> str:
         return f"<ember.GUFunc '{self.__name__}' {self.signature}>"

@@ -358,3 +358,34 @@ def test_gufunc_identity_option(identity):
         lambda a, b, out: None
     )
     assert gufunc.identity == (None if identity == "reorderable" else identity)
+
+
+def test_dynamic_gufunc_exports_numpys_methods():
+    @guvectorize("(),()->()")
+    def add_into(x, y, res):
+        res[0] = x + y
+
+    a, b = np.array([1, 2, 3, 4]), np.array([4, 3, 2, 1])
+    res = np.zeros(4, dtype=np.int64)
+    add_into(a, b, res)  # compiles the int64 loop
+    np.testing.assert_array_equal(res, a + b)
+    assert add_into.signature is None and add_into.identity is None
+    assert add_into.reduce(a) == np.add.reduce(a)
+    np.testing.assert_array_equal(add_into.accumulate(a), np.add.accumulate(a))
+    np.testing.assert_array_equal(add_into.outer([0, 1], [1, 2]), np.add.outer([0, 1], [1, 2]))
+    np.testing.assert_array_equal(add_into.reduceat(a, [0, 2]), np.add.reduceat(a, [0, 2]))
+    got, expected = a.copy(), a.copy()
+    add_into.at(got, [0, 1], np.array([1, 2]))
+    np.add.at(expected, [0, 1], np.array([1, 2]))
+    np.testing.assert_array_equal(got, expected)
+
+    @guvectorize("(n)->(n)")
+    def running_sum(x, res):
+        acc = 0
+        for i in range(x.shape[0]):
+            acc += x[i]
+            res[i] = acc
+
+    running_sum(a, res)
+    with pytest.raises(RuntimeError, match="Reduction not defined on ufunc with signature"):
+        running_sum.reduce(a)
