@@ -83,7 +83,8 @@ def parse_layout(text: str) -> Layout:
         )
 
     outputs = groups(match["outputs"]) if match["outputs"] is not None else ()
-    return Layout(text.replace(" ", ""), groups(match["inputs"]), outputs)
+    # kept as written: the ufunc's signature, which NumPy's messages quote
+    return Layout(text.strip(), groups(match["inputs"]), outputs)
 
 
 def guvectorize(*args: Any, **options: Any) -> Callable:

@@ -32,7 +32,10 @@ from ember.ufuncs.gufunc import GeneralizedLoops
 @njit
 def broadcast_dimension(current, size):
     if current != 1 and current != size:
-        raise ValueError("gufunc operands could not be broadcast together (loop dimensions)")
+        raise ValueError(
+            "Loop and array shapes are incompatible: gufunc operands could not be broadcast "
+            "together (loop dimensions)"
+        )
     return size
 
 
@@ -135,6 +138,8 @@ class _Source:
                     self.emit(f"if a{k}.shape[{axis}] != 1:")
                     self.emit(f"d{j} = broadcast(d{j}, a{k}.shape[{axis}])", 2)
         self.core_sizes()
+        for k in range(self.nin, self.given):
+            self.check_output_loop_shape(k)
         for k in range(self.given, self.nargs):
             self.allocate_output(k)
         depth = 1
@@ -167,9 +172,11 @@ class _Source:
                     self.emit(f"c_{name} = a{k}.shape[{axis}]")
                 else:
                     self.emit(f"if a{k}.shape[{axis}] != c_{name}:")
-                    self.emit(
-                        "raise ValueError(\"gufunc core dimension '" + name + "' mismatch\")", 2
+                    message = (
+                        "Operand has a mismatch in one of its core dimensions (gufunc core "
+                        f"dimension '{name}' of operand {k})"
                     )
+                    self.emit(f"raise ValueError({message!r})", 2)
         for k in range(self.given, self.nargs):
             missing = [n for n in self.layout.operands[k] if n not in seen]
             if missing:
@@ -177,6 +184,16 @@ class _Source:
                     f"gufunc output dimension {missing[0]!r} is not set by any input: pass the "
                     "output arrays"
                 )
+
+    def check_output_loop_shape(self, k: int) -> None:
+        """An output passed in is not broadcast: its loop dimensions are the loop's."""
+        message = f"Loop and array shapes are incompatible (output operand {k - self.nin})"
+        if self.loop_ndims[k] != self.loop_ndim:
+            self.emit(f"raise ValueError({message!r})")
+            return
+        for j in range(self.loop_ndim):
+            self.emit(f"if a{k}.shape[{self.axis(k, j)}] != d{j}:")
+            self.emit(f"raise ValueError({message!r})", 2)
 
     def allocate_output(self, k: int) -> None:
         dims = [f"d{j}" for j in range(self.loop_ndim)]

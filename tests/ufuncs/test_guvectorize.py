@@ -389,3 +389,27 @@ def test_dynamic_gufunc_exports_numpys_methods():
     running_sum(a, res)
     with pytest.raises(RuntimeError, match="Reduction not defined on ufunc with signature"):
         running_sum.reduce(a)
+
+
+def test_shape_errors_of_gufunc_calls_in_jitted_code():
+    @guvectorize("(n),(n) -> ()")
+    def first_only(x, y, res):
+        res[0] = x[0] + y[0]
+
+    @njit
+    def call(x, y, res):
+        first_only(x, y, res)
+
+    # NumPy's own message quotes the layout as written
+    with pytest.raises(ValueError, match=r"signature \(n\),\(n\) -> \(\)"):
+        first_only(np.ones((5, 2)), np.ones(3), np.zeros(5))
+    with pytest.raises(ValueError, match="Operand has a mismatch in one of its core dimensions"):
+        call(np.ones((5, 2)), np.ones(3), np.zeros(5))
+    # an output passed in is not broadcast: fewer loop dimensions, or a size-1 loop axis
+    for res in (np.zeros(3), np.zeros((5, 1))):
+        with pytest.raises(ValueError, match="Loop and array shapes are incompatible"):
+            call(np.ones((5, 3, 2)), np.ones(2), res)
+    res = np.zeros((5, 3))
+    x = np.arange(30.0).reshape(5, 3, 2)
+    call(x, np.ones(2), res)
+    np.testing.assert_array_equal(res, x[..., 0] + 1.0)
