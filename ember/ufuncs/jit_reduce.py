@@ -18,8 +18,8 @@ from ember.typing.overload import overload_method
 _EMPTY = "zero-size array to reduction operation which has no identity"
 
 
-def _reducible(fnty: types.Type) -> Any:
-    """The ufunc behind a Function type when `.reduce` applies to it, else None."""
+def reducible_ufunc(fnty: types.Type) -> Any:
+    """The ember ufunc (@vectorize or DUFunc) behind a Function type, else None."""
     from ember.ufuncs.vectorize import DUFunc
 
     key = getattr(fnty, "typing_key", None)
@@ -37,7 +37,7 @@ def _identity_of(ufunc: Any) -> Any:
 
 @overload_method(types.Function, "reduce")
 def _ufunc_reduce(fnty, array, axis=0, dtype=None, initial=None):
-    ufunc = _reducible(fnty)
+    ufunc = reducible_ufunc(fnty)
     if ufunc is None:
         return None
     if ufunc.nin != 2 or ufunc.nout != 1:

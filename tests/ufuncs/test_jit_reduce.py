@@ -1,6 +1,7 @@
-"""`ufunc.reduce` of @vectorize ufuncs and DUFuncs inside jitted code, against NumPy's own
-reduce of the same ufunc (called from Python), over axes, initial values and empty lines;
-and a DUFunc called from jitted code with new input dtypes compiles their exact loop."""
+"""`ufunc.reduce` and `ufunc.at` of @vectorize ufuncs and DUFuncs inside jitted code, against
+NumPy's own methods of the same ufunc (from Python): axes, initial values, empty lines, index
+lists, masks and repeated indices; and a DUFunc called from jitted code with new input dtypes
+compiles their exact loop."""
 
 import numpy as np
 import pytest
@@ -88,3 +89,55 @@ def test_dynamic_ufunc_in_jitted_code_compiles_the_exact_loop():
 
     same(call(np.array([1.5]), np.array([2.0])), np.array([3.5]))
     same(call(np.array([1]), np.array([2])), np.array([3]))  # int64, not the float64 loop
+
+
+# ---------------------------------------------------------------------------- ufunc.at
+
+NEGATE = vectorize(lambda a: -a)
+POWER = vectorize(lambda a, b: a**b)
+
+
+@njit
+def add_at(a, indices, b):
+    ADD.at(a, indices, b)
+
+
+@njit
+def negate_at(a, indices):
+    NEGATE.at(a, indices)
+
+
+@njit
+def power_at(a, indices, b):
+    POWER.at(a, indices, b)
+
+
+@pytest.mark.parametrize(
+    "jitted, reference, a, args",
+    [
+        (add_at, np.add, np.arange(10), ([2, 5, 2], 1)),  # repeated indices accumulate
+        (add_at, np.add, np.arange(10), (np.array([2, -1, 2]), np.array([1, 2, 3]))),
+        (add_at, np.add, np.zeros((3, 2)), ([0, 2, 0], 1.5)),  # rows of a 2-d array
+        (add_at, np.add, np.arange(5), (3, 10)),
+        (add_at, np.add, np.arange(6), (np.arange(6) % 2 == 0, np.array([1, 2, 3]))),
+        (negate_at, np.negative, np.arange(10), (np.array([2, 5, 2]),)),
+        (power_at, np.power, np.arange(10), ([1, 2, 3, 2], 3.5)),  # float result cast back
+    ],
+)
+def test_at_matches_numpy(jitted, reference, a, args):
+    expected, got = a.copy(), a.copy()
+    reference.at(expected, *args)
+    jitted(got, *args)
+    same(got, expected)
+
+
+def test_at_errors():
+    with pytest.raises(IndexError):
+        add_at(np.arange(3), [5], 1)
+
+    @njit
+    def missing_operand(a):
+        ADD.at(a, [0])
+
+    with pytest.raises(TypingError, match="second operand needed"):
+        missing_operand(np.arange(3))
