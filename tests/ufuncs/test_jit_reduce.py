@@ -141,3 +141,50 @@ def test_at_errors():
 
     with pytest.raises(TypingError, match="second operand needed"):
         missing_operand(np.arange(3))
+
+
+# ---------------------------------------------------------------------------- ufunc.reduceat
+
+
+@njit
+def add_reduceat(array, indices, axis=0, out=None):
+    return ADD.reduceat(array, indices, axis, None, out)
+
+
+@pytest.mark.parametrize(
+    "a, indices, axis",
+    [
+        (np.arange(8), [0, 4, 1, 5, 2, 6, 3, 7], 0),  # a smaller next index: one element
+        (np.linspace(0, 15, 16).reshape(4, 4), [0, 3, 1, 2, 0], 0),
+        (np.arange(40).reshape(4, 5, 2), np.array([0, 3, 1, 2]), 1),
+        (np.arange(40).reshape(4, 5, 2), np.array([0, 1]), -1),
+        (np.ones((5, 2)), np.array([], dtype=np.intp), 1),
+    ],
+)
+def test_reduceat_matches_numpy(a, indices, axis):
+    same(add_reduceat(a, indices, axis), np.add.reduceat(a, indices, axis=axis))
+
+
+def reduceat_in_place(a, indices):
+    """Unbuffered reduceat into `a` itself, in plain Python (Numba's semantics: each result
+    is stored before the next is computed; NumPy 2 buffers instead)."""
+    for j, start in enumerate(indices):
+        stop = indices[j + 1] if j + 1 < len(indices) else len(a)
+        total = a[start]
+        for i in range(start + 1, stop):
+            total += a[i]
+        a[j] = total
+
+
+def test_reduceat_into_out_and_errors():
+    got, expected = np.arange(4), np.arange(4)
+    for _ in range(2):
+        add_reduceat(got, np.array([0, 3, 1, 2]), 0, got)
+        reduceat_in_place(expected, [0, 3, 1, 2])
+        same(got, expected)
+    with pytest.raises(ValueError, match="out of bounds for array of dimension 2"):
+        add_reduceat(np.ones((4, 4)), np.array([0, 3]), 2)
+    with pytest.raises(ValueError):
+        add_reduceat(np.arange(5), np.array([0, 3]), 0, np.arange(3))
+    with pytest.raises(IndexError):
+        add_reduceat(np.arange(5), np.array([0, 9]))
