@@ -171,14 +171,15 @@ class GeneralizedLoops(LoopTable):
         strides), or a scalar for a `()` input."""
         dims = self.layout.operands[index]
         where = f"argument {index + 1} ({typ}) of layout {self.layout.text!r}"
+        # Numba's exact messages for the two common mistakes (its tests compare them)
         if is_scalar(typ):
             if dims or index >= self.nin:
-                raise TypeError(f"{where}: only a '()' input may be a scalar; use an array type")
+                raise TypeError(f"scalar type {typ} given for non scalar argument #{index + 1}")
             return typ
         if not isinstance(typ, types.Array):
             raise TypeError(f"{where}: expected an array or scalar type")
         if typ.ndim != len(dims) and not (typ.ndim == 1 and not dims):
-            raise TypeError(f"{where}: {typ.ndim}-d array for {len(dims)} core dimensions")
+            raise TypeError(f"type and shape signature mismatch for arg #{index + 1}")
         return typ.copy(layout="A", readonly=False)
 
     def select_loop(self, dtypes: tuple) -> int | None:
