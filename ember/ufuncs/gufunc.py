@@ -99,6 +99,7 @@ def guvectorize(*args: Any, **options: Any) -> Callable:
         raise TypeError("guvectorize takes ([signatures,] layout, **options)")
     layout = parse_layout(layout_text)
     check_options(options, "@guvectorize")
+    _check_output_symbols(layout)
 
     def decorate(py_func: Callable) -> Any:
         py_func = getattr(py_func, "py_func", py_func)  # a jitted function: its Python one
@@ -121,6 +122,14 @@ def _register_jit_call(key: Any, loops: GeneralizedLoops, choose_loop: Callable)
 
     declare_function_type(key)
     register_gufunc_call(key, loops, choose_loop)
+
+
+def _check_output_symbols(layout: Layout) -> None:
+    """Every core dimension of an output is one of an input's (Numba's rule and message)."""
+    known = {name for dims in layout.inputs for name in dims}
+    missing = sorted({name for dims in layout.outputs for name in dims} - known)
+    if missing:
+        raise NameError(f"undefined output symbols: {','.join(missing)}")
 
 
 def _check_layout_arity(py_func: Callable, layout: Layout) -> None:

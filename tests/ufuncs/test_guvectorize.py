@@ -228,6 +228,8 @@ def test_errors_at_decoration():
         guvectorize(sig, "(n),(n)->(n)")(lambda a, b: None)
     with pytest.raises(TypeError, match="Signature mismatch"):
         guvectorize(["void(float64[:])"], "(n)->(n)")(lambda a, b: None)
+    with pytest.raises(NameError, match="undefined output symbols: v,z"):  # Numba's rule
+        guvectorize(sig, "(x),(x)->(x,z,v)")(lambda a, b, c: None)
     with pytest.raises(TypeError, match="type and shape signature mismatch for arg #1"):
         guvectorize(["void(float64[:,:], float64[:])"], "(n)->(n)")(lambda a, b: None)
     with pytest.raises(TypeError, match="scalar type float64 given for non scalar argument #2"):
