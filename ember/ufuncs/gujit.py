@@ -130,6 +130,7 @@ class _Source:
         params = ", ".join(f"a{k}_given" if k in self.renamed else f"a{k}"
                            for k in range(self.given))  # fmt: skip
         self.lines.insert(0, f"def gufunc_call({params}):")
+        self.core_sizes()  # first: a core mismatch is reported as such (NumPy's order)
         for j in range(self.loop_ndim):
             self.emit(f"d{j} = 1")
             for k in range(self.given):
@@ -137,7 +138,6 @@ class _Source:
                 if axis is not None:
                     self.emit(f"if a{k}.shape[{axis}] != 1:")
                     self.emit(f"d{j} = broadcast(d{j}, a{k}.shape[{axis}])", 2)
-        self.core_sizes()
         for k in range(self.nin, self.given):
             self.check_output_loop_shape(k)
         for k in range(self.given, self.nargs):

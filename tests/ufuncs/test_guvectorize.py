@@ -415,3 +415,19 @@ def test_shape_errors_of_gufunc_calls_in_jitted_code():
     x = np.arange(30.0).reshape(5, 3, 2)
     call(x, np.ones(2), res)
     np.testing.assert_array_equal(res, x[..., 0] + 1.0)
+
+
+def test_core_mismatch_of_an_output_is_reported_before_loop_shapes():
+    @guvectorize("(n),(m) -> (n)")
+    def set_first(x, y, res):
+        res[0] = 123
+
+    @njit
+    def call(x, y, res):
+        set_first(x, y, res)
+
+    x, y, res = np.empty((5, 3, 2)), np.empty(3), np.zeros((5, 3))
+    with pytest.raises(ValueError, match="core dimension"):  # NumPy's check
+        set_first(x, y, res)
+    with pytest.raises(ValueError, match="Operand has a mismatch in one of its core dimensions"):
+        call(x, y, res)
