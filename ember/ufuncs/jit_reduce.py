@@ -43,7 +43,7 @@ def _ufunc_reduce(fnty, array, axis=0, dtype=None, initial=None):
     if ufunc.nin != 2 or ufunc.nout != 1:
         raise TypingError(f"reduce only supported for binary functions, not {ufunc.__name__}")
     if not isinstance(array, types.Array):
-        raise TypingError(f"{ufunc.__name__}.reduce: the first argument must be an array")
+        raise TypingError('The first argument "array" must be array-like')  # Numba's words
     if isinstance(axis, types.BaseTuple):
         if not all(isinstance(t, types.Integer) for t in axis.types):
             raise TypingError(f"{ufunc.__name__}.reduce: axis must hold ints, not {axis}")

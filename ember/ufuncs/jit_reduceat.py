@@ -40,7 +40,7 @@ def _ufunc_reduceat(fnty, array, indices, axis=0, dtype=None, out=None):
         raise TypingError(f"reduceat only supported for binary functions, not {name}")
     ndim = _ndim(array)
     if ndim is None:
-        raise TypingError(f"{name}.reduceat: the first argument must be an array, not {array}")
+        raise TypingError(f'{name}.reduceat: "array" must be array-like, not {array}')
     if _ndim(indices) != 1:
         raise TypingError(f"{name}.reduceat: index arrays have at most 1 dimension")
     if not isinstance(axis, (types.Integer, types.Omitted)) and axis is not None:
