@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ember import config, types
-from ember.errors import StencilError
+from ember.errors import NumbaValueError, StencilError
 from ember.library.numpy.support import numpy_dtype
 from ember.stencils.kernel import (
     Kernel,
@@ -225,15 +225,21 @@ def _check_element(kernel: Kernel, element: types.Type) -> None:
         )
 
 
+class CvalTypeError(StencilError, NumbaValueError):
+    """A cval that cannot convert to the kernel's return type: a StencilError (a ValueError)
+    that is also Numba's NumbaValueError for it."""
+
+
 def check_cval(kernel: Kernel, cval: Any, element: types.Type) -> None:
     """cval fills the border of an output of the kernel's return type: it must convert to
     that type (as Numba, a float cval converts to an integer output; a complex one only to a
     complex output)."""
     complex_into_real = isinstance(cval, complex) and not isinstance(element, types.Complex)
     if complex_into_real or not isinstance(cval, (int, float, complex, np.number)):
-        raise StencilError(
-            f"cval={cval!r} does not match the return type {element} of stencil kernel "
-            f"{kernel.name}: pass a cval of that kind (e.g. cval={_example(element)})"
+        raise CvalTypeError(
+            f"cval type does not match stencil return type. cval={cval!r} does not match the "
+            f"return type {element} of stencil kernel {kernel.name}: pass a cval of that kind "
+            f"(e.g. cval={_example(element)})"
         )
 
 

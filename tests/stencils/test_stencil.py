@@ -14,6 +14,7 @@ from hypothesis.extra import numpy as hnp
 
 import ember.runtime
 from ember import TypingError, njit, stencil
+from ember.errors import NumbaValueError
 
 # ------------------------------------------------------------------ the three calling modes
 
@@ -663,3 +664,6 @@ def test_out_with_cval_gets_cval_at_the_border():
     out = np.ones_like(a)
     stencil(difference)(a, out=out)
     np.testing.assert_array_equal(out[-1], np.ones(4, dtype=a.dtype))
+    # a complex cval cannot fill an integer out: Numba's NumbaValueError (also a ValueError)
+    with pytest.raises(NumbaValueError, match="cval type does not match stencil return type"):
+        stencil(difference, cval=1j)(a, out=np.ones_like(a))
