@@ -278,12 +278,25 @@ def _array_reads(stmt, typemap: dict) -> list[str] | None:
         bound = isinstance(typemap.get(stmt.target.name), types.BoundFunction)  # a.sum: no read
         return [] if not is_array or value.attr in _SHAPE_ATTRS or bound else None
     if isinstance(value, (ir.GetItem, ir.StaticGetItem)):
-        # a view (a[lo:hi]) or an item of a tuple reads no array element; a[i] does
-        view = isinstance(typemap.get(stmt.target.name), types.Array)
+        # a view (a[lo:hi]) or an item of a tuple reads no array element; a[i] does, and so
+        # does a[idx] with an array of indices or a mask (it copies, reading both arrays)
+        view = isinstance(typemap.get(stmt.target.name), types.Array) and not _fancy_index(
+            value, typemap
+        )
         return [] if not arrays or view else arrays
     if isinstance(value, ir.Call) and not value.kws:
         return _call_reads(value, typemap, arrays)
     return None
+
+
+def _fancy_index(getitem, typemap: dict) -> bool:
+    """Whether a getitem indexes with an array (or a tuple holding one): a copy, not a view."""
+    if isinstance(getitem, ir.StaticGetItem):
+        return False
+    index_type = typemap.get(getitem.index.name)
+    if isinstance(index_type, types.BaseTuple):
+        return any(isinstance(t, types.Array) for t in index_type.types)
+    return isinstance(index_type, types.Array)
 
 
 _RAISING_OPERATORS = {operator.truediv, operator.floordiv, operator.mod, operator.pow}

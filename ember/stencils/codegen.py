@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ember import config, types
-from ember.errors import StencilError
+from ember.errors import NumbaValueError, StencilError
 from ember.library.numpy.support import numpy_dtype
 from ember.stencils.kernel import (
     Kernel,
@@ -71,7 +71,9 @@ def generate_stencil(kernel: Kernel, sig: StencilTypes, cval: Any | None) -> Gen
     source = "\n\n".join(
         [
             absolute_kernel_source(kernel, sig.arrays, index_names, kernel_name),
-            loop_nest_source(kernel, sig, index_names, kernel_name, function_name),
+            loop_nest_source(
+                kernel, sig, index_names, kernel_name, function_name, cval is not None
+            ),
         ]
     )
     title = f"<stencil {kernel.name}({', '.join(map(str, sig.args))})>"
@@ -86,7 +88,7 @@ def generate_stencil(kernel: Kernel, sig: StencilTypes, cval: Any | None) -> Gen
     _check_element(kernel, element)
     if sig.out is not None:
         check_out_type(kernel, sig.out, element, ndim)
-    elif cval is not None:
+    if cval is not None:
         check_cval(kernel, cval, element)
     fill = 0 if cval is None else cval
     from ember.parallel.api import stencil_prange
@@ -159,10 +161,16 @@ def _shifted(index_name: str, component: ast.expr) -> ast.expr:
 
 
 def loop_nest_source(
-    kernel: Kernel, sig: StencilTypes, index_names: list[str], kernel_name: str, name: str
+    kernel: Kernel,
+    sig: StencilTypes,
+    index_names: list[str],
+    kernel_name: str,
+    name: str,
+    has_cval: bool = False,
 ) -> str:
-    """The stencil function: shape checks, the output (new, filled with cval, or `out`), then
-    one loop per dimension over the points where the whole neighborhood is inside the input."""
+    """The stencil function: shape checks, the output (new, filled with cval, or `out`, which
+    is filled with cval too when one was given, as Numba does), then one loop per dimension
+    over the points where the whole neighborhood is inside the input."""
     first = kernel.params[0]
     params = [*kernel.params, "out"] if sig.out is not None else list(kernel.params)
     lines = [f"def {name}({', '.join(params)}):"]
@@ -171,6 +179,8 @@ def loop_nest_source(
             lines += _shape_check(array, first, f"stencil input '{array}'")
     if sig.out is not None:
         lines += _shape_check("out", first, "the out array")
+        if has_cval:
+            lines.append(f"    out[...] = {_CVAL}")
     else:
         lines.append(f"    out = {_NUMPY}.full({first}.shape, {_CVAL}, {_DTYPE})")
     indent = "    "
@@ -215,13 +225,21 @@ def _check_element(kernel: Kernel, element: types.Type) -> None:
         )
 
 
+class CvalTypeError(StencilError, NumbaValueError):
+    """A cval that cannot convert to the kernel's return type: a StencilError (a ValueError)
+    that is also Numba's NumbaValueError for it."""
+
+
 def check_cval(kernel: Kernel, cval: Any, element: types.Type) -> None:
     """cval fills the border of an output of the kernel's return type: it must convert to
-    that type without changing kind (no float cval for an integer output)."""
-    if not np.can_cast(np.asarray(cval).dtype, numpy_dtype(element), "same_kind"):
-        raise StencilError(
-            f"cval={cval!r} does not match the return type {element} of stencil kernel "
-            f"{kernel.name}: pass a cval of that kind (e.g. cval={_example(element)})"
+    that type (as Numba, a float cval converts to an integer output; a complex one only to a
+    complex output)."""
+    complex_into_real = isinstance(cval, complex) and not isinstance(element, types.Complex)
+    if complex_into_real or not isinstance(cval, (int, float, complex, np.number)):
+        raise CvalTypeError(
+            f"cval type does not match stencil return type. cval={cval!r} does not match the "
+            f"return type {element} of stencil kernel {kernel.name}: pass a cval of that kind "
+            f"(e.g. cval={_example(element)})"
         )
 
 

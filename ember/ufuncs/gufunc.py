@@ -33,7 +33,8 @@ from ember.ufuncs.loops import Operand, build_inner_loop
 _DIMENSION = r"\s*\w+\s*\??\s*"
 _GROUP = rf"\(\s*(?:{_DIMENSION}(?:,{_DIMENSION})*)?\)"
 _GROUPS = rf"\s*{_GROUP}\s*(?:,\s*{_GROUP}\s*)*"
-_LAYOUT = re.compile(rf"^(?P<inputs>{_GROUPS})->(?P<outputs>{_GROUPS})$")
+# no '->': every operand is an input (the kernel writes into some of them: writable_args=)
+_LAYOUT = re.compile(rf"^(?P<inputs>{_GROUPS})(?:->(?P<outputs>{_GROUPS}))?$")
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,9 @@ def parse_layout(text: str) -> Layout:
     match = _LAYOUT.match(text)
     if match is None:
         raise ValueError(
-            f"invalid gufunc layout {text!r}: write the core dimensions of each input, '->', "
-            "then those of each output, e.g. '(m,n),(n)->(m)' or '(n),()->()'"
+            f"invalid gufunc layout {text!r} (bad token in signature): write the core "
+            "dimensions of each input, then '->' and those of each output, e.g. "
+            "'(m,n),(n)->(m)' or '(n),()->()' (or only inputs, written in place: '(n),()')"
         )
 
     def groups(part: str) -> tuple[tuple[str, ...], ...]:
@@ -80,7 +82,9 @@ def parse_layout(text: str) -> Layout:
             for group in re.findall(r"\(([^)]*)\)", part)
         )
 
-    return Layout(text.replace(" ", ""), groups(match["inputs"]), groups(match["outputs"]))
+    outputs = groups(match["outputs"]) if match["outputs"] is not None else ()
+    # kept as written: the ufunc's signature, which NumPy's messages quote
+    return Layout(text.strip(), groups(match["inputs"]), outputs)
 
 
 def guvectorize(*args: Any, **options: Any) -> Callable:
@@ -95,6 +99,7 @@ def guvectorize(*args: Any, **options: Any) -> Callable:
         raise TypeError("guvectorize takes ([signatures,] layout, **options)")
     layout = parse_layout(layout_text)
     check_options(options, "@guvectorize")
+    _check_output_symbols(layout)
 
     def decorate(py_func: Callable) -> Any:
         py_func = getattr(py_func, "py_func", py_func)  # a jitted function: its Python one
@@ -117,6 +122,14 @@ def _register_jit_call(key: Any, loops: GeneralizedLoops, choose_loop: Callable)
 
     declare_function_type(key)
     register_gufunc_call(key, loops, choose_loop)
+
+
+def _check_output_symbols(layout: Layout) -> None:
+    """Every core dimension of an output is one of an input's (Numba's rule and message)."""
+    known = {name for dims in layout.inputs for name in dims}
+    missing = sorted({name for dims in layout.outputs for name in dims} - known)
+    if missing:
+        raise NameError(f"undefined output symbols: {','.join(missing)}")
 
 
 def _check_layout_arity(py_func: Callable, layout: Layout) -> None:
@@ -167,14 +180,15 @@ class GeneralizedLoops(LoopTable):
         strides), or a scalar for a `()` input."""
         dims = self.layout.operands[index]
         where = f"argument {index + 1} ({typ}) of layout {self.layout.text!r}"
+        # Numba's exact messages for the two common mistakes (its tests compare them)
         if is_scalar(typ):
             if dims or index >= self.nin:
-                raise TypeError(f"{where}: only a '()' input may be a scalar; use an array type")
+                raise TypeError(f"scalar type {typ} given for non scalar argument #{index + 1}")
             return typ
         if not isinstance(typ, types.Array):
             raise TypeError(f"{where}: expected an array or scalar type")
         if typ.ndim != len(dims) and not (typ.ndim == 1 and not dims):
-            raise TypeError(f"{where}: {typ.ndim}-d array for {len(dims)} core dimensions")
+            raise TypeError(f"type and shape signature mismatch for arg #{index + 1}")
         return typ.copy(layout="A", readonly=False)
 
     def select_loop(self, dtypes: tuple) -> int | None:
@@ -189,7 +203,8 @@ class GeneralizedLoops(LoopTable):
         return None
 
     def make(self) -> np.ufunc:
-        ufunc = self.make_ufunc(self.nin, len(self.layout.outputs), None, self.layout.text)
+        identity = self.options.get("identity")
+        ufunc = self.make_ufunc(self.nin, len(self.layout.outputs), identity, self.layout.text)
         if self.writable:
             set_writable_inputs(ufunc, self.writable)
         ufunc.__dict__["_ember_reduce"] = functools.partial(_reduce_gufunc, self)
@@ -241,7 +256,25 @@ class GUFunc(GrowingUFunc):
     ntypes = property(lambda self: self._ufunc.ntypes)
     types = property(lambda self: self._ufunc.types)
     signature = property(lambda self: self._ufunc.signature)
+    identity = property(lambda self: self._ufunc.identity)
     is_dynamic = True
+
+    # NumPy's methods, on the loops compiled so far (NumPy raises RuntimeError for a
+    # signature with core dimensions)
+    def reduce(self, *args: Any, **kws: Any) -> Any:
+        return self._ufunc.reduce(*args, **kws)
+
+    def accumulate(self, *args: Any, **kws: Any) -> Any:
+        return self._ufunc.accumulate(*args, **kws)
+
+    def reduceat(self, *args: Any, **kws: Any) -> Any:
+        return self._ufunc.reduceat(*args, **kws)
+
+    def outer(self, *args: Any, **kws: Any) -> Any:
+        return self._ufunc.outer(*args, **kws)
+
+    def at(self, *args: Any, **kws: Any) -> Any:
+        return self._ufunc.at(*args, **kws)
 
     def __repr__(self) -> str:
         return f"<ember.GUFunc '{self.__name__}' {self.signature}>"

@@ -32,11 +32,11 @@ from ember.ufuncs.gufunc import GeneralizedLoops
 @njit
 def broadcast_dimension(current, size):
     if current != 1 and current != size:
-        raise ValueError("gufunc operands could not be broadcast together (loop dimensions)")
+        raise ValueError(
+            "Loop and array shapes are incompatible: gufunc operands could not be broadcast "
+            "together (loop dimensions)"
+        )
     return size
-
-
-_LOOP_SHAPE_MISMATCH = "Loop and array shapes are incompatible"
 
 
 def register_gufunc_call(key: Any, loops: GeneralizedLoops, choose_loop) -> None:
@@ -130,6 +130,7 @@ class _Source:
         params = ", ".join(f"a{k}_given" if k in self.renamed else f"a{k}"
                            for k in range(self.given))  # fmt: skip
         self.lines.insert(0, f"def gufunc_call({params}):")
+        self.core_sizes()  # first: a core mismatch is reported as such (NumPy's order)
         for j in range(self.loop_ndim):
             self.emit(f"d{j} = 1")
             for k in range(self.given):
@@ -137,7 +138,6 @@ class _Source:
                 if axis is not None:
                     self.emit(f"if a{k}.shape[{axis}] != 1:")
                     self.emit(f"d{j} = broadcast(d{j}, a{k}.shape[{axis}])", 2)
-        self.core_sizes()
         for k in range(self.nin, self.given):
             self.check_output_loop_shape(k)
         for k in range(self.given, self.nargs):
@@ -172,9 +172,11 @@ class _Source:
                     self.emit(f"c_{name} = a{k}.shape[{axis}]")
                 else:
                     self.emit(f"if a{k}.shape[{axis}] != c_{name}:")
-                    self.emit(
-                        "raise ValueError(\"gufunc core dimension '" + name + "' mismatch\")", 2
+                    message = (
+                        "Operand has a mismatch in one of its core dimensions (gufunc core "
+                        f"dimension '{name}' of operand {k})"
                     )
+                    self.emit(f"raise ValueError({message!r})", 2)
         for k in range(self.given, self.nargs):
             missing = [n for n in self.layout.operands[k] if n not in seen]
             if missing:
@@ -184,16 +186,14 @@ class _Source:
                 )
 
     def check_output_loop_shape(self, k: int) -> None:
-        """An output passed in must have the whole loop shape, as in Numba's compiled calls:
-        NumPy would also take a size-1 loop dimension missing from it, and Numba's
-        documented behaviour in jitted code is to refuse that."""
-        problem = f'raise ValueError("{_LOOP_SHAPE_MISMATCH}")'
+        """An output passed in is not broadcast: its loop dimensions are the loop's."""
+        message = f"Loop and array shapes are incompatible (output operand {k - self.nin})"
         if self.loop_ndims[k] != self.loop_ndim:
-            self.emit(problem)
+            self.emit(f"raise ValueError({message!r})")
             return
         for j in range(self.loop_ndim):
             self.emit(f"if a{k}.shape[{self.axis(k, j)}] != d{j}:")
-            self.emit(problem, 2)
+            self.emit(f"raise ValueError({message!r})", 2)
 
     def allocate_output(self, k: int) -> None:
         dims = [f"d{j}" for j in range(self.loop_ndim)]

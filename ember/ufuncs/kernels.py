@@ -25,11 +25,22 @@ _ACCEPTED_OPTIONS = {"identity", "target", "cache", "nopython", "forceobj", "fas
 TARGETS = ("cpu", "parallel")
 
 
+class UnrecognizedOptions(TypeError, KeyError):
+    """An option @vectorize / @guvectorize does not know: a TypeError (a bad keyword) that is
+    also the KeyError Numba raises for it."""
+
+    def __str__(self) -> str:  # KeyError's would quote the message
+        return str(self.args[0])
+
+
 def check_options(options: dict, decorator: str) -> bool:
     """Validate the keyword options; True for `target='parallel'`."""
     unknown = set(options) - _ACCEPTED_OPTIONS
     if unknown:
-        raise TypeError(f"unknown {decorator} option(s): {', '.join(sorted(unknown))}")
+        raise UnrecognizedOptions(
+            f"unknown {decorator} option(s): {', '.join(sorted(unknown))} "
+            f"(Unrecognized options: {sorted(unknown)})"
+        )
     if options.get("forceobj") or options.get("nopython") is False:
         raise UnsupportedError(f"{decorator}: object mode is not supported; ember compiles "
                                "nopython kernels only")  # fmt: skip
@@ -162,7 +173,19 @@ class GrowingUFunc:
     """What DUFunc and GUFunc share: a table of compiled loops that grows on demand (under the
     compile lock) until `disable_compile()`; `_remake()` builds the NumPy object anew."""
 
-    _frozen = False
+    _frozen_flag = False
+
+    @property
+    def _frozen(self) -> bool:
+        """Whether compiling new loops is disabled (Numba's attribute: settable to True,
+        never back to False)."""
+        return self._frozen_flag
+
+    @_frozen.setter
+    def _frozen(self, frozen: bool) -> None:
+        if self._frozen_flag and not frozen:
+            raise ValueError("a frozen ufunc cannot be unfrozen (compiling stays disabled)")
+        self._frozen_flag = bool(frozen)
 
     def disable_compile(self) -> None:
         """Freeze: no new loops; calls with other dtypes raise NumPy's TypeError."""

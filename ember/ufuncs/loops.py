@@ -2,7 +2,9 @@
 
 Consumes a kernel's CompileResult and the operand layout of a ufunc or gufunc; produces the
 native `void loop(char **args, npy_intp const *dimensions, npy_intp const *steps, void *data)`
-NumPy calls, in its own code library (the kernel is linked in and inlined).
+NumPy calls, in its own code library (the kernel is linked in and inlined). An exception the
+kernel raises becomes the ufunc call's exception (as Numba's ufuncs do): an elementwise loop
+skips that element's store and goes on; a gufunc loop stops calling the kernel.
 """
 
 from __future__ import annotations
@@ -18,10 +20,13 @@ from ember.compiler import CompileResult
 from ember.lowering import arrays as arr
 from ember.lowering import callconv
 from ember.lowering.models import model_of
+from ember.ufuncs.kernel_errors import NO_ERROR, has_error, keep_first, raise_kernel_error
 from ember.ufuncs.threads import emit_parallel_loop
 
 i64, ptr = arr.i64, arr.ptr
 LOOP_TYPE = llvm.FunctionType(llvm.VoidType(), [ptr, ptr, ptr, ptr])
+# The loop proper: NumPy's arguments and the record that receives the kernel's first error.
+BODY_TYPE = llvm.FunctionType(llvm.VoidType(), [ptr, ptr, ptr, ptr, ptr])
 _loop_counter = itertools.count(1)
 
 
@@ -64,14 +69,16 @@ def build_inner_loop(
     library = CodeLibrary(name)
     library.add_dependency(kernel.library)
     module = library.module
-    serial = llvm.Function(module, LOOP_TYPE, name if not parallel else name + ".serial")
+    body = llvm.Function(module, BODY_TYPE, name + ".body")
+    body.linkage = "internal"
     callee = llvm.Function(module, callconv.function_type(kernel.signature), kernel.symbol)
     emit = _emit_elementwise if elementwise else _emit_generalized
-    emit(serial, callee, kernel, operands, nin)
+    emit(body, callee, kernel, operands, nin)
+    entry = llvm.Function(module, LOOP_TYPE, name)
     if parallel:
-        serial.linkage = "internal"
-        entry = llvm.Function(module, LOOP_TYPE, name)
-        emit_parallel_loop(entry, serial, nin, len(operands), 1 + core_count)
+        emit_parallel_loop(entry, body, nin, len(operands), 1 + core_count)
+    else:
+        _emit_serial_entry(entry, body)
     library.export(name)
     library.finalize()
     return InnerLoop(library.address_of(name), library)
@@ -79,7 +86,7 @@ def build_inner_loop(
 
 def _loop_arguments(builder: llvm.IRBuilder, function: llvm.Function, count: int):
     """(base pointers, outer steps, outer length) of `count` operands."""
-    args, dims, steps, _ = function.args
+    args, dims, steps = function.args[:3]
     bases = [builder.load(builder.gep(args, [arr.const(k)], source_etype=ptr), typ=ptr)
              for k in range(count)]  # fmt: skip
     outer_steps = [_load_i64(builder, steps, k) for k in range(count)]
@@ -90,12 +97,24 @@ def _load_i64(builder: llvm.IRBuilder, base: llvm.Value, index: int) -> llvm.Val
     return builder.load(builder.gep(base, [arr.const(index)], source_etype=i64), typ=i64)
 
 
-def _call_kernel(builder, callee, kernel: CompileResult, args: list) -> llvm.Value:
-    """Call the kernel; its status is ignored, as Numba's ufunc loops do (with NumPy's error
-    model there is nothing to report for arithmetic)."""
+def _emit_serial_entry(entry: llvm.Function, body: llvm.Function) -> None:
+    """NumPy's loop: the body with an error record of its own, raised when it is filled."""
+    builder = llvm.IRBuilder(entry.append_basic_block("entry"))
+    record = builder.alloca(callconv.EXCINFO_TYPE, name="first_error")
+    builder.store(NO_ERROR, record)
+    builder.call(body, [*entry.args, record])
+    raise_kernel_error(builder, record)
+    builder.ret_void()
+
+
+def _call_kernel(builder, callee, kernel: CompileResult, args: list, first_error):
+    """Call the kernel; (whether it raised, its result). The first exception raised is kept
+    in `first_error`; a later one is dropped (its payload released)."""
     excinfo = callconv.alloca_in_entry(builder, callconv.EXCINFO_TYPE, name="excinfo")
-    _, result = callconv.call(builder, callee, kernel.signature, args, excinfo)
-    return result
+    raised, result = callconv.call(builder, callee, kernel.signature, args, excinfo)
+    with builder.if_then(raised, likely=False):
+        keep_first(builder, first_error, excinfo)
+    return raised, result
 
 
 def _emit_elementwise(function, callee, kernel, operands: list[Operand], nin: int) -> None:
@@ -122,15 +141,23 @@ def _emit_elementwise(function, callee, kernel, operands: list[Operand], nin: in
 
 def _elementwise_body(builder, callee, kernel, operands, nin: int, pointers: list) -> None:
     values = [arr.load_item(builder, op.typ, p) for op, p in zip(operands[:nin], pointers)]
-    result = _call_kernel(builder, callee, kernel, values)
-    arr.store_item(builder, operands[nin].typ, result, pointers[nin])
+    first_error = builder.function.args[4]
+    raised, result = _call_kernel(builder, callee, kernel, values, first_error)
+    with builder.if_then(builder.not_(raised), likely=True):
+        arr.store_item(builder, operands[nin].typ, result, pointers[nin])
 
 
 def _emit_generalized(function, callee, kernel, operands: list[Operand], nin: int) -> None:
     builder = llvm.IRBuilder(function.append_basic_block("entry"))
     bases, steps, count = _loop_arguments(builder, function, len(operands))
-    dims_arg, steps_arg = function.args[1], function.args[2]
+    dims_arg, steps_arg, first_error = function.args[1], function.args[2], function.args[4]
     with arr.for_range(builder, count) as index:
+        # after an exception the remaining iterations do nothing (the call bails out)
+        failed = has_error(builder, first_error)
+        proceed = builder.append_basic_block("iteration")
+        skip = builder.append_basic_block("skipped")
+        builder.cbranch(failed, skip, proceed)
+        builder.position_at_end(proceed)
         values = []
         for op, base, step in zip(operands, bases, steps):
             pointer = arr.offset_pointer(builder, base, builder.mul(index, step))
@@ -141,7 +168,9 @@ def _emit_generalized(function, callee, kernel, operands: list[Operand], nin: in
             strides = [_load_i64(builder, steps_arg, op.step_base + k)
                        for k in range(len(op.core_dims))]  # fmt: skip
             values.append(_array_view(builder, op.typ, pointer, shape, strides))
-        _call_kernel(builder, callee, kernel, values)
+        _call_kernel(builder, callee, kernel, values, first_error)
+        builder.branch(skip)
+        builder.position_at_end(skip)
     builder.ret_void()
 
 

@@ -3,6 +3,8 @@ one chunk per thread and runs the serial loop on them through the threading laye
 use (`ember/parallel/threading_layer.py`: one pool, and `ember.set_num_threads` applies).
 
 The loop's `data` points to `ThreadSettings` (thread count, least work worth splitting).
+Each chunk keeps the first exception its kernel calls raise; the first chunk's that has one
+is raised after the join.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from llvmlite import ir as llvm
 
 from ember import config
 from ember.lowering import arrays as arr
+from ember.lowering import callconv
 from ember.parallel import threading_layer as tl
+from ember.ufuncs.kernel_errors import NO_ERROR, has_error, keep_first, raise_kernel_error
 
 i64, ptr = arr.i64, arr.ptr
 
@@ -33,10 +37,12 @@ def default_settings() -> ThreadSettings:
 
 
 def _chunk_type(nargs: int, ndims: int) -> llvm.LiteralStructType:
-    """One thread's work: {serial loop, args[nargs], dimensions[ndims], steps, data}."""
+    """One thread's work: {serial loop, args[nargs], dimensions[ndims], steps, data, its
+    first error}."""
     return llvm.LiteralStructType(
-        [ptr, llvm.ArrayType(ptr, nargs), llvm.ArrayType(i64, ndims), ptr, ptr]
-    )
+        [ptr, llvm.ArrayType(ptr, nargs), llvm.ArrayType(i64, ndims), ptr, ptr,
+         callconv.EXCINFO_TYPE]
+    )  # fmt: skip
 
 
 def _gep(builder: llvm.IRBuilder, base, indices: list, etype) -> llvm.Value:
@@ -47,7 +53,7 @@ def _gep(builder: llvm.IRBuilder, base, indices: list, etype) -> llvm.Value:
 
 
 def _emit_worker(module: llvm.Module, serial: llvm.Function, chunk_type) -> llvm.Function:
-    """`void worker(chunk *chunks, i64 c)`: runs the serial loop over chunk c (the threading
+    """`void worker(chunk *chunks, i64 c)`: runs the loop body over chunk c (the threading
     layer's worker signature)."""
     worker = llvm.Function(module, tl.WORKER_TYPE, serial.name + ".worker")
     worker.linkage = "internal"
@@ -60,7 +66,7 @@ def _emit_worker(module: llvm.Module, serial: llvm.Function, chunk_type) -> llvm
 
     steps = builder.load(field(3), typ=ptr)
     data = builder.load(field(4), typ=ptr)
-    builder.call(serial, [field(1), field(2), steps, data])
+    builder.call(serial, [field(1), field(2), steps, data, field(5)])
     builder.ret_void()
     return worker
 
@@ -68,7 +74,8 @@ def _emit_worker(module: llvm.Module, serial: llvm.Function, chunk_type) -> llvm
 def emit_parallel_loop(
     entry: llvm.Function, serial: llvm.Function, nin: int, nargs: int, ndims: int
 ) -> None:
-    """Fill `entry` (NumPy's loop signature) with the split-and-join around `serial`."""
+    """Fill `entry` (NumPy's loop signature) with the split-and-join around `serial` (the
+    loop body: NumPy's arguments and an error record)."""
     module = entry.module
     chunk_type = _chunk_type(nargs, ndims)
     worker = _emit_worker(module, serial, chunk_type)
@@ -87,8 +94,11 @@ def emit_parallel_loop(
         builder.icmp_signed("<", work, min_work), builder.icmp_signed("<", threads, arr.const(2))
     )
     serial_only = builder.or_(serial_only, _outputs_feed_inputs(builder, entry, nin, nargs))
+    first_error = builder.alloca(callconv.EXCINFO_TYPE, name="first_error")
+    builder.store(NO_ERROR, first_error)
     with builder.if_then(serial_only, likely=False):
-        builder.call(serial, [args, dims, steps, data])
+        builder.call(serial, [args, dims, steps, data, first_error])
+        raise_kernel_error(builder, first_error)
         builder.ret_void()
     chunks = builder.alloca(chunk_type, size=threads, name="chunks")
     chunks.type = ptr  # addressed opaquely, as ember's other allocas
@@ -104,6 +114,12 @@ def emit_parallel_loop(
         _fill_chunk(builder, chunk, chunk_type, serial, args, steps, data, start, length,
                     dimensions, nargs)  # fmt: skip
     builder.call(tl.declare_launch(module), [worker, chunks, threads])
+    with arr.for_range(builder, threads) as thread:
+        chunk = _gep(builder, chunks, [thread], chunk_type)
+        error = _gep(builder, chunk, [arr.i32_(0), arr.i32_(5)], chunk_type)
+        with builder.if_then(has_error(builder, error), likely=False):
+            keep_first(builder, first_error, error)
+    raise_kernel_error(builder, first_error)
     builder.ret_void()
 
 
@@ -155,3 +171,4 @@ def _fill_chunk(builder, chunk, chunk_type, serial, args, steps, data, start, le
         builder.store(dim, field(2, k))
     builder.store(steps, field(3))
     builder.store(data, field(4))
+    builder.store(NO_ERROR, field(5))

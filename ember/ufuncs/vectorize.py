@@ -235,14 +235,19 @@ class DUFunc(GrowingUFunc):
         return self._retry(lambda u: u.at, dtypes, args, kws)
 
     def resolve_dtypes(self, dtypes: tuple, **kws: Any) -> tuple:
-        """NumPy's `resolve_dtypes`, compiling a loop first when none fits (used by typing
-        in jitted code; Python scalar types stand for int64, float64, complex128)."""
+        """NumPy's `resolve_dtypes` (used by typing in jitted code; Python scalar types
+        stand for int64, float64, complex128). As Numba's DUFunc in compiled code, a loop
+        for exactly the input dtypes is compiled first when there is none (so int64 inputs
+        do not borrow a float64 loop)."""
         try:
-            return self._ufunc.resolve_dtypes(dtypes, **kws)
-        except TypeError:
             concrete = [np.dtype(_PYTHON_SCALARS.get(d, d)) for d in dtypes[: self.nin]]
-            if not self._compile_for(concrete):
-                raise
+        except TypeError:
+            concrete = []
+        self._compile_for(concrete)
+        wanted = tuple(concrete)
+        for found in self._loops.dtype_tuples:  # NumPy's search may take an earlier loop
+            if found[: self.nin] == wanted and all(d is None for d in dtypes[self.nin :]):
+                return found
         return self._ufunc.resolve_dtypes(dtypes, **kws)
 
 

@@ -14,6 +14,7 @@ from hypothesis.extra import numpy as hnp
 
 import ember.runtime
 from ember import TypingError, njit, stencil
+from ember.errors import NumbaValueError
 
 # ------------------------------------------------------------------ the three calling modes
 
@@ -550,13 +551,18 @@ def test_kernel_must_return_a_scalar():
         whole(np.zeros(4))
 
 
-def test_cval_must_match_the_return_type():
+def test_cval_converts_to_the_return_type_or_raises():
     @stencil(cval=1.5)
     def integer_sum(a):
         return a[-1] + a[1]
 
-    with pytest.raises(ValueError, match=r"cval=1.5 does not match the return type int64"):
-        integer_sum(np.arange(5))
+    # as Numba: a float cval converts to the integer output (NumPy's unsafe cast)
+    a = np.arange(5)
+    expected = np.full(5, 1.5).astype(np.int64)
+    expected[1:-1] = a[:-2] + a[2:]
+    got = integer_sum(a)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, expected)
 
     @stencil(cval=1j)
     def real_sum(a):
@@ -640,3 +646,24 @@ def test_no_leaks():
         laplacian(a, out=out)
     gc.collect()
     assert ember.runtime.stats().live == before
+
+
+def test_out_with_cval_gets_cval_at_the_border():
+    # Numba issue 3518: with out= and cval, the border of out holds cval (without cval, out's
+    # border is left as it was)
+    def difference(a):
+        return a[0, 0] - a[1, 0]
+
+    a = np.arange(12).reshape(3, 4)
+    for cval in (7, 7.0):
+        expected = np.full_like(a, int(cval))
+        expected[:-1] = a[:-1] - a[1:]
+        out = np.ones_like(a)
+        stencil(difference, cval=cval)(a, out=out)
+        np.testing.assert_array_equal(out, expected)
+    out = np.ones_like(a)
+    stencil(difference)(a, out=out)
+    np.testing.assert_array_equal(out[-1], np.ones(4, dtype=a.dtype))
+    # a complex cval cannot fill an integer out: Numba's NumbaValueError (also a ValueError)
+    with pytest.raises(NumbaValueError, match="cval type does not match stencil return type"):
+        stencil(difference, cval=1j)(a, out=np.ones_like(a))

@@ -221,16 +221,18 @@ def test_lazy_gufunc_scalar_inputs():
 
 def test_errors_at_decoration():
     sig = ["void(float64[:], float64[:])"]
-    for bad in ["(n->(n)", "n->n", "(n)->", "(n),(m)"]:
+    for bad in ["(n->(n)", "n->n", "(n)->", "(n),(m)->"]:  # "(n),(m)": only inputs, valid
         with pytest.raises(ValueError, match="invalid gufunc layout"):
             guvectorize(sig, bad)(lambda a, b: None)
     with pytest.raises(TypeError, match="has 3 operands but function"):
         guvectorize(sig, "(n),(n)->(n)")(lambda a, b: None)
     with pytest.raises(TypeError, match="Signature mismatch"):
         guvectorize(["void(float64[:])"], "(n)->(n)")(lambda a, b: None)
-    with pytest.raises(TypeError, match="2-d array for 1 core dimensions"):
+    with pytest.raises(NameError, match="undefined output symbols: v,z"):  # Numba's rule
+        guvectorize(sig, "(x),(x)->(x,z,v)")(lambda a, b, c: None)
+    with pytest.raises(TypeError, match="type and shape signature mismatch for arg #1"):
         guvectorize(["void(float64[:,:], float64[:])"], "(n)->(n)")(lambda a, b: None)
-    with pytest.raises(TypeError, match="only a '\\(\\)' input may be a scalar"):
+    with pytest.raises(TypeError, match="scalar type float64 given for non scalar argument #2"):
         guvectorize(["void(float64[:], float64)"], "(n)->()")(lambda a, b: None)
 
 
@@ -345,3 +347,100 @@ def test_signatures_as_ember_type_objects():
     sig = ember.void(ember.float64[:], ember.float64, ember.float64[:])
     f = guvectorize([sig], "(n),()->(n)")(add_scalar)
     np.testing.assert_array_equal(f(np.arange(3.0), 1.0), [1.0, 2.0, 3.0])
+
+
+def replace_every_other(x, value):
+    for t in range(0, x.shape[0], 2):
+        x[t] = value[0]
+
+
+@pytest.mark.parametrize("target", ["cpu", "parallel"])
+def test_layout_without_outputs_updates_writable_inputs_in_place(target):
+    gufunc = guvectorize(["void(f8[:], f8[:])"], "(t),()", writable_args=("x",), target=target)(
+        replace_every_other
+    )
+    assert (gufunc.nin, gufunc.nout) == (2, 0)
+    for dtype in ("f8", "f4"):  # f4 is cast into a copy that is written back
+        got, expected = np.zeros(7, dtype), np.zeros(7, dtype)
+        assert gufunc(got, 3) == ()
+        replace_every_other(expected, np.array([3.0]))
+        np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("identity", [0, 1, None, "reorderable"])
+def test_gufunc_identity_option(identity):
+    gufunc = guvectorize(["void(f8[:], f8[:], f8[:])"], "(n),(n)->(n)", identity=identity)(
+        lambda a, b, out: None
+    )
+    assert gufunc.identity == (None if identity == "reorderable" else identity)
+
+
+def test_dynamic_gufunc_exports_numpys_methods():
+    @guvectorize("(),()->()")
+    def add_into(x, y, res):
+        res[0] = x + y
+
+    a, b = np.array([1, 2, 3, 4]), np.array([4, 3, 2, 1])
+    res = np.zeros(4, dtype=np.int64)
+    add_into(a, b, res)  # compiles the int64 loop
+    np.testing.assert_array_equal(res, a + b)
+    assert add_into.signature is None and add_into.identity is None
+    assert add_into.reduce(a) == np.add.reduce(a)
+    np.testing.assert_array_equal(add_into.accumulate(a), np.add.accumulate(a))
+    np.testing.assert_array_equal(add_into.outer([0, 1], [1, 2]), np.add.outer([0, 1], [1, 2]))
+    np.testing.assert_array_equal(add_into.reduceat(a, [0, 2]), np.add.reduceat(a, [0, 2]))
+    got, expected = a.copy(), a.copy()
+    add_into.at(got, [0, 1], np.array([1, 2]))
+    np.add.at(expected, [0, 1], np.array([1, 2]))
+    np.testing.assert_array_equal(got, expected)
+
+    @guvectorize("(n)->(n)")
+    def running_sum(x, res):
+        acc = 0
+        for i in range(x.shape[0]):
+            acc += x[i]
+            res[i] = acc
+
+    running_sum(a, res)
+    with pytest.raises(RuntimeError, match="Reduction not defined on ufunc with signature"):
+        running_sum.reduce(a)
+
+
+def test_shape_errors_of_gufunc_calls_in_jitted_code():
+    @guvectorize("(n),(n) -> ()")
+    def first_only(x, y, res):
+        res[0] = x[0] + y[0]
+
+    @njit
+    def call(x, y, res):
+        first_only(x, y, res)
+
+    # NumPy's own message quotes the layout as written
+    with pytest.raises(ValueError, match=r"signature \(n\),\(n\) -> \(\)"):
+        first_only(np.ones((5, 2)), np.ones(3), np.zeros(5))
+    with pytest.raises(ValueError, match="Operand has a mismatch in one of its core dimensions"):
+        call(np.ones((5, 2)), np.ones(3), np.zeros(5))
+    # an output passed in is not broadcast: fewer loop dimensions, or a size-1 loop axis
+    for res in (np.zeros(3), np.zeros((5, 1))):
+        with pytest.raises(ValueError, match="Loop and array shapes are incompatible"):
+            call(np.ones((5, 3, 2)), np.ones(2), res)
+    res = np.zeros((5, 3))
+    x = np.arange(30.0).reshape(5, 3, 2)
+    call(x, np.ones(2), res)
+    np.testing.assert_array_equal(res, x[..., 0] + 1.0)
+
+
+def test_core_mismatch_of_an_output_is_reported_before_loop_shapes():
+    @guvectorize("(n),(m) -> (n)")
+    def set_first(x, y, res):
+        res[0] = 123
+
+    @njit
+    def call(x, y, res):
+        set_first(x, y, res)
+
+    x, y, res = np.empty((5, 3, 2)), np.empty(3), np.zeros((5, 3))
+    with pytest.raises(ValueError, match="core dimension"):  # NumPy's check
+        set_first(x, y, res)
+    with pytest.raises(ValueError, match="Operand has a mismatch in one of its core dimensions"):
+        call(x, y, res)

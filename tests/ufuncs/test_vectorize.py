@@ -453,3 +453,17 @@ def test_parallel_target_prefers_the_loop_of_the_inputs_own_dtype():
     assert serial_result.dtype == np.float64
     np.testing.assert_allclose(parallel_result, expected, rtol=1e-6)
     np.testing.assert_array_equal(serial_result, expected)
+
+
+def test_frozen_attribute_and_unknown_options():
+    dynamic = vectorize(plus)
+    assert dynamic._frozen is False
+    dynamic._frozen = True
+    with pytest.raises(ValueError):
+        dynamic._frozen = False
+    with pytest.raises(TypeError):  # no loop, and none may be compiled
+        dynamic(np.ones(2), np.ones(2))
+    for make in (lambda: vectorize(nonexistent=2)(plus), lambda: vectorize(["f8(f8, f8)"],
+                 nonexistent=2)(plus)):  # fmt: skip
+        with pytest.raises(KeyError, match="Unrecognized options"):  # Numba's KeyError
+            make()

@@ -1,0 +1,192 @@
+"""`ufunc.reduce(array, axis=0, dtype=None, initial=None)` in jitted code, for @vectorize
+ufuncs and DUFuncs of two inputs (Numba's DUFunc.reduce): the kernel folds each line along
+`axis` (an int, negative allowed, or None for all axes) from `initial`, or the ufunc's
+identity for an empty line, else the line's first element; the result is an array of the
+other axes, or a scalar for a 1-d array or axis=None."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from ember import types
+from ember.errors import TypingError
+from ember.typing.overload import overload_method
+
+_EMPTY = "zero-size array to reduction operation which has no identity"
+
+
+def reducible_ufunc(fnty: types.Type) -> Any:
+    """The ember ufunc (@vectorize or DUFunc) behind a Function type, else None."""
+    from ember.ufuncs.vectorize import DUFunc
+
+    key = getattr(fnty, "typing_key", None)
+    if isinstance(key, DUFunc) or (
+        isinstance(key, np.ufunc) and "_ember_reduce" in getattr(key, "__dict__", {})
+    ):
+        return key
+    return None
+
+
+def _identity_of(ufunc: Any) -> Any:
+    identity = ufunc.identity
+    return identity if isinstance(identity, (int, float)) else None
+
+
+@overload_method(types.Function, "reduce")
+def _ufunc_reduce(fnty, array, axis=0, dtype=None, initial=None):
+    ufunc = reducible_ufunc(fnty)
+    if ufunc is None:
+        return None
+    if ufunc.nin != 2 or ufunc.nout != 1:
+        raise TypingError(f"reduce only supported for binary functions, not {ufunc.__name__}")
+    if not isinstance(array, types.Array):
+        raise TypingError('The first argument "array" must be array-like')  # Numba's words
+    if isinstance(axis, types.BaseTuple):
+        if not all(isinstance(t, types.Integer) for t in axis.types):
+            raise TypingError(f"{ufunc.__name__}.reduce: axis must hold ints, not {axis}")
+        if len(axis.types) > 1 and not _reorderable(ufunc):
+            raise TypingError(
+                f"reduction operation '{ufunc.__name__}' is not reorderable, so at most one "
+                "axis may be specified"
+            )
+        return _make_multi_axis_reduce(ufunc, array.ndim, len(axis.types), _is_none(dtype))
+    if not (_is_none(axis) or isinstance(axis, types.Integer)):
+        raise TypingError(f"{ufunc.__name__}.reduce: axis must be an int or None, not {axis}")
+    return _make_reduce(ufunc, array.ndim, _is_none(axis), _is_none(dtype), _is_none(initial))
+
+
+def _reorderable(ufunc: Any) -> bool:
+    """Whether the lines may be folded in any order: a ufunc with an identity (or declared
+    identity='reorderable')."""
+    from ember.ufuncs.capi import IDENTITY_CODES, _head
+    from ember.ufuncs.vectorize import DUFunc
+
+    if isinstance(ufunc, DUFunc):
+        return ufunc._identity is not None
+    return _head(ufunc).identity != IDENTITY_CODES[None]
+
+
+@functools.cache  # one implementation per ufunc and typing (the overload's contract)
+def _make_multi_axis_reduce(ufunc: Any, ndim: int, count: int, same_dtype: bool):
+    """Reduce over a tuple of axes: one axis at a time, the highest first, so the others keep
+    their positions; `initial` joins the first step only (once per result element)."""
+    cast = "array" if same_dtype else "array.astype(dtype)"
+    lines = [f"    a = {cast}"]
+    if count == 0:
+        lines.append("    return a.copy()")
+    names = [f"k{j}" for j in range(count)]
+    for j, name in enumerate(names):
+        lines += [
+            f"    {name} = axis[{j}] if axis[{j}] >= 0 else axis[{j}] + {ndim}",
+            f"    if {name} < 0 or {name} >= {ndim}:",
+            "        raise ValueError('Invalid axis')",
+        ]
+    for j in range(count):
+        for i in range(j):
+            lines += [
+                f"    if {names[i]} == {names[j]}:",
+                "        raise ValueError(\"duplicate value in 'axis'\")",
+            ]
+    for j in range(count):  # a sorting network: descending order
+        for i in range(count - 1 - j):
+            a, b = names[i], names[i + 1]
+            lines.append(f"    if {a} < {b}:")
+            lines.append(f"        {a}, {b} = {b}, {a}")
+    if count:
+        lines.append(f"    r0 = ufunc.reduce(a, axis={names[0]}, initial=initial)")
+        for j in range(1, count):
+            lines.append(f"    r{j} = ufunc.reduce(r{j - 1}, axis={names[j]})")
+        lines.append(f"    return r{count - 1}")
+    return _compile_impl(ufunc, lines)
+
+
+def _is_none(typ: Any) -> bool:
+    return typ is None or isinstance(typ, (types.NoneType, types.Omitted))
+
+
+@functools.cache
+def _make_reduce(ufunc: Any, ndim: int, all_axes: bool, same_dtype: bool, no_initial: bool):
+    identity = _identity_of(ufunc)
+    cast = "array" if same_dtype else "array.astype(dtype)"
+    start = "identity" if no_initial else "initial"
+    # the start value as the array's dtype (NumPy casts initial so)
+    start_cell = [
+        "    cell = np.empty(1, dtype=a.dtype)",
+        f"    cell[0] = {start}",
+        "    first = cell[0]",
+    ]
+    if not no_initial or identity is not None:
+        a_lines = start_cell
+    else:
+        a_lines = []
+    if all_axes or ndim == 1:
+        lines = [
+            f"    a = np.ascontiguousarray({cast}).ravel()",
+            *a_lines,
+            *_scalar_fold("a", "first", no_initial, identity),
+        ]
+    else:
+        # the axis between the axes before it (pre) and after it (post), C order
+        shape_items = ", ".join(f"s[{j}] if {j} < k else s[{j + 1}]" for j in range(ndim - 1))
+        lines = [
+            f"    k = axis if axis >= 0 else axis + {ndim}",
+            f"    if k < 0 or k >= {ndim}:",
+            "        raise ValueError('Invalid axis')",
+            f"    a = np.ascontiguousarray({cast})",
+            *a_lines,
+            "    s = a.shape",
+            "    pre = 1",
+            "    post = 1",
+            f"    for j in range({ndim}):",
+            "        if j < k:",
+            "            pre *= s[j]",
+            "        elif j > k:",
+            "            post *= s[j]",
+            "    n = s[k]",
+            *(
+                ["    if n == 0:", f"        raise ValueError({_EMPTY!r})"]
+                if no_initial and identity is None
+                else []
+            ),
+            "    lines = a.reshape((pre, n, post))",
+            "    out = np.empty((pre, post), dtype=a.dtype)",
+            "    for p in range(pre):",
+            "        for q in range(post):",
+            *[
+                "        " + line
+                for line in _scalar_fold("lines[p, :, q]", "first", no_initial, identity)
+                if not line.strip().startswith("return")
+            ],
+            "            out[p, q] = acc",
+            f"    return out.reshape(({shape_items},))",
+        ]
+    return _compile_impl(ufunc, lines)
+
+
+def _compile_impl(ufunc: Any, lines: list[str]):
+    """The implementation function whose body is `lines` (generated per array ndim, as the
+    result's shape has one entry fewer)."""
+    namespace = {"np": np, "ufunc": ufunc, "identity": _identity_of(ufunc)}
+    source = "def impl(receiver, array, axis=0, dtype=None, initial=None):\n" + "\n".join(lines)
+    exec(compile(source + "\n", f"<{ufunc.__name__}.reduce>", "exec"), namespace)
+    return namespace["impl"]
+
+
+def _scalar_fold(line: str, start: str, no_initial: bool, identity: Any) -> list[str]:
+    """Statements folding the 1-d `line` into `acc` (then returning it)."""
+    head = [f"    values = {line}", "    count = values.shape[0]"]
+    if not no_initial or identity is not None:
+        return [*head, f"    acc = {start}", "    for i in range(count):",
+                "        acc = ufunc(acc, values[i])", "    return acc"]  # fmt: skip
+    return [
+        *head,
+        "    if count == 0:",
+        f"        raise ValueError({_EMPTY!r})",
+        "    acc = values[0]",
+        "    for i in range(1, count):",
+        "        acc = ufunc(acc, values[i])",
+        "    return acc",
+    ]
