@@ -152,7 +152,7 @@ def enumerate_next(context, builder, sig, args):
 
 @registry.typer(zip)
 def _type_zip(args, kws):
-    if kws or not args:
+    if kws:
         return None
     inners = [iterator_of(a) for a in args]
     if None in inners:
@@ -181,12 +181,22 @@ def zip_next(context, builder, sig, args):
     iterator_type = sig.args[0]
     state_type = _zip_state(context, iterator_type)
     value = llvm.Constant(context.value_type(iterator_type.yield_type), llvm.Undefined)
-    valid = llvm.Constant(arr.i1, 1)
+    valid = llvm.Constant(arr.i1, 1 if iterator_type.inners else 0)  # zip() yields nothing
     for index, inner_type in enumerate(iterator_type.inners):
         slot = builder.gep(args[0], [arr.i32_(0), arr.i32_(index)], source_etype=state_type)
-        inner = builder.load(slot, typ=context.value_type(inner_type))
-        item, inner_valid = advance(context, builder, inner_type, inner)
-        value = builder.insert_value(value, item, index)
-        valid = builder.and_(valid, inner_valid)
+        # as CPython, an iterator is advanced only while those before it produced an item
+        before = builder.block
+        with builder.if_then(valid):
+            inner = builder.load(slot, typ=context.value_type(inner_type))
+            item, inner_valid = advance(context, builder, inner_type, inner)
+            advanced = builder.block
+        item_phi = builder.phi(item.type)
+        item_phi.add_incoming(item, advanced)
+        item_phi.add_incoming(llvm.Constant(item.type, None), before)
+        valid_phi = builder.phi(arr.i1)
+        valid_phi.add_incoming(inner_valid, advanced)
+        valid_phi.add_incoming(llvm.Constant(arr.i1, 0), before)
+        value = builder.insert_value(value, item_phi, index)
+        valid = valid_phi
     pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
     return builder.insert_value(builder.insert_value(pair, value, 0), valid, 1)
