@@ -321,7 +321,12 @@ class _IRBuilder:
         try:
             value = self.py_func.__closure__[index].cell_contents
         except ValueError:
-            raise UnsupportedError(f"free variable '{name}' is not bound yet", inst.loc) from None
+            # an inner function compiled eagerly (explicit signature) that calls itself: its
+            # name is bound once the decorator returns
+            if name != self.py_func.__name__ or self.self_reference is None:
+                message = f"free variable '{name}' is not bound yet"
+                raise UnsupportedError(message, inst.loc) from None
+            value = self.self_reference
         self._push_expr(ir.FreeVar(index, name, value, inst.loc))
 
     op_LOAD_CLOSURE = op_LOAD_FAST  # the cell itself: a variable named like it

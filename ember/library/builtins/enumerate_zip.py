@@ -61,8 +61,26 @@ def iterator_of(typ: types.Type) -> types.Type | None:
 def make_iterator(context, builder, typ: types.Type, value):
     iterator = iterator_of(typ)
     if iterator is typ:
+        if isinstance(typ, types.Generator):
+            _hold_until_exit(context, builder, typ, value)
         return value
     return context.call_implementation(builder, iter, signature(iterator, typ), [value])
+
+
+def _hold_until_exit(context, builder, typ: types.Type, value) -> None:
+    """Keep a reference to a generator that enumerate/zip walk: the variable that held it may
+    be released while they still resume it (like `owning_state` does for arrays)."""
+    value_llvm = context.value_type(typ)
+    slot = arr.alloca_in_entry(builder, value_llvm, name="iter.held")
+    arr.store_in_entry(builder, llvm.Constant(value_llvm, None), slot)
+    arr.decref(builder, typ, builder.load(slot, typ=value_llvm))
+    arr.incref(builder, typ, value)
+    builder.store(value, slot)
+
+    def release(exit_builder):
+        arr.decref(exit_builder, typ, exit_builder.load(slot, typ=value_llvm))
+
+    arr.at_function_exit(builder, release)
 
 
 def advance(context, builder, iterator: types.Type, value):

@@ -1,0 +1,145 @@
+"""Python features that Numba's own test suite exercises (builtins, iteration, generators,
+recursion, object mode): each compiled function is checked against CPython running `py_func`,
+or against Numba's documented rule where Python's result has another type."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ember.runtime
+from ember import jit, njit
+
+
+def zip_leaves_later_iterators(n):
+    it = iter(range(7))
+    front = list(zip(range(n), it))
+    return front, list(it)
+
+
+def zip_of_nothing():
+    count = 0
+    for _ in zip():
+        count += 1
+    return count
+
+
+def zip_three(a, b, n):
+    total = 0.0
+    for x, y, k in zip(a, b, range(n)):
+        total += x * y + k
+    return total
+
+
+@pytest.mark.parametrize("n", [0, 3, 7, 9])
+def test_zip_advances_an_iterator_only_while_those_before_it_produced(n):
+    assert njit(zip_leaves_later_iterators)(n) == zip_leaves_later_iterators(n)
+
+
+def test_zip_without_arguments_and_of_three():
+    assert njit(zip_of_nothing)() == zip_of_nothing() == 0
+    a, b = np.arange(5.0), np.arange(3.0) + 0.5
+    for n in (0, 2, 7):
+        assert njit(zip_three)(a, b, n) == zip_three(a, b, n)
+
+
+def tuple_sum_with_start(t, start):
+    return sum(t, start=start), sum(t, start)
+
+
+def test_sum_of_a_mixed_tuple_with_a_start():
+    for args in [((1, 2, 3j), 4), ((1.5, 2), 0), ((), 7)]:
+        assert njit(tuple_sum_with_start)(*args) == tuple_sum_with_start(*args)
+
+
+def halves(n):
+    for i in range(n):
+        yield i * 1.5
+
+
+def walks_of(gen):
+    """Functions that hand a generator made by `gen` to enumerate/zip."""
+
+    def enumerate_temporary_generator(n):
+        total = 0.0
+        for i, x in enumerate(gen(n)):
+            total += x * (i + 1)
+        return total
+
+    def zip_generator_variable(n):
+        g = gen(n)
+        total = 0.0
+        for x, k in zip(g, range(100)):
+            total += x - k
+        for _ in g:  # exhausted: adds nothing
+            total += 1000.0
+        return total
+
+    def next_of_enumerated_generator(n):
+        e = enumerate(gen(n))
+        return next(e)
+
+    return [enumerate_temporary_generator, zip_generator_variable, next_of_enumerated_generator]
+
+
+@pytest.mark.parametrize("which", range(3))
+def test_enumerate_and_zip_keep_the_generator_they_walk_alive(which):
+    """The generator's variable is released right after enumerate()/zip() takes it; the
+    iterator must still resume the same generator (it read freed state before)."""
+    py_func = walks_of(halves)[which]
+    compiled = njit(walks_of(njit(halves))[which])
+    compiled(4)
+    before = ember.runtime.stats().live
+    assert compiled(4) == py_func(4)
+    assert ember.runtime.stats().live == before
+
+
+def counting_generator(n):
+    for i in range(n):
+        yield i
+        for j in range(1, 3):
+            yield i + j
+
+
+def no_yield_generator():
+    if 0:
+        yield 1
+
+
+def test_object_mode_generators_yield_as_cpython():
+    compiled = jit(forceobj=True)(counting_generator)
+    assert list(compiled(4)) == list(counting_generator(4))
+    empty = jit(forceobj=True)(no_yield_generator)()
+    assert list(empty) == []
+    with pytest.raises(StopIteration):
+        next(empty)
+
+
+def make_inner_recursive_fib():
+    @jit("i8(i8)", nopython=True)
+    def fib(n):
+        if n < 2:
+            return n
+        return fib(n - 1) + fib(n=n - 2)
+
+    return fib
+
+
+def test_inner_function_calls_itself_under_an_eager_signature():
+    """Its own closure cell is empty while the decorator compiles it."""
+    fib = make_inner_recursive_fib()
+    assert [fib(n) for n in range(12)] == [0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89]
+
+
+def power(base, exponent):
+    return base**exponent
+
+
+def test_int_power_of_negative_exponent_follows_numba():
+    """Python's float result cannot be an int64: Numba's rule is 1 / base**|e| truncated."""
+    compiled = njit(power)
+    for base in (-3, -2, -1, 1, 2, 5):
+        for exponent in (-5, -2, -1):
+            assert compiled(base, exponent) == int(power(base, exponent))
+    with pytest.raises(ZeroDivisionError):
+        compiled(0, -1)
