@@ -143,3 +143,83 @@ def test_int_power_of_negative_exponent_follows_numba():
             assert compiled(base, exponent) == int(power(base, exponent))
     with pytest.raises(ZeroDivisionError):
         compiled(0, -1)
+
+
+def unpack_three(values):
+    a, b, c = values
+    return a, b, c
+
+
+def unpack_range(n):
+    a, b, c = range(n)
+    return a * 100 + b * 10 + c
+
+
+def unpack_generator(n):
+    a, b = (i * 1.5 for i in range(n))
+    return a + b
+
+
+def unpack_strings():
+    words = ["a", "bb"]
+    first, second = words
+    x, y = "xy"
+    return first + second + y + x
+
+
+def outcome(func, *args):
+    try:
+        return "ok", func(*args)
+    except ValueError as error:
+        return "ValueError", str(error)
+
+
+@pytest.mark.parametrize(
+    ("func", "args"),
+    [
+        (unpack_range, (3,)),
+        (unpack_range, (2,)),
+        (unpack_range, (4,)),
+        (unpack_generator, (2,)),
+        (unpack_generator, (1,)),
+        (unpack_generator, (3,)),
+        (unpack_strings, ()),
+    ],
+)
+def test_unpacking_an_iterable_checks_its_length_as_cpython(func, args):
+    compiled = njit(func)
+    outcome(compiled, *args)
+    before = ember.runtime.stats().live
+    assert outcome(compiled, *args) == outcome(func, *args)
+    assert ember.runtime.stats().live == before
+
+
+def test_unpacking_a_list_of_arrays():
+    values = [np.arange(2.0), np.ones(3), np.zeros(1)]
+    got = njit(unpack_three)(values)
+    assert all(np.array_equal(g, e) for g, e in zip(got, unpack_three(values)))
+
+
+def unpack_optional_pair(x):
+    if x is None:
+        return None
+    a, b = x
+    return b, a
+
+
+def test_unpacking_a_tuple_that_may_be_none():
+    from ember import types
+
+    optional_pair = types.Optional(types.UniTuple(types.int64, 2))
+    compiled = njit((optional_pair,))(unpack_optional_pair)
+    assert compiled((1, 2)) == unpack_optional_pair((1, 2)) == (2, 1)
+    assert compiled(None) is None
+
+
+def equal_and_not_equal(a, b):
+    return a == b, a != b
+
+
+@pytest.mark.parametrize("pair", [(1, "1"), ("", 0), (True, "True"), (1.5, "x"), ("1j", 1j)])
+def test_a_number_never_equals_a_string(pair):
+    assert njit(equal_and_not_equal)(*pair) == equal_and_not_equal(*pair)

@@ -13,6 +13,7 @@ import inspect
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.ir import nodes as ir
 from ember.lowering import arrays as arr
 from ember.lowering.models import OpaqueModel, register_model
 from ember.lowering.registry import VarArgs, lower_builtin
@@ -218,3 +219,42 @@ def zip_next(context, builder, sig, args):
         valid = valid_phi
     pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
     return builder.insert_value(builder.insert_value(pair, value, 0), valid, 1)
+
+
+# ---------------------------------------------------------------------------- unpacking
+
+
+@registry.typer(ir.ExhaustIter)
+def _type_unpack(args, kws):
+    """`a, b, c = iterable` for a range, list, string, set, dict, generator or iterator: the
+    items, as a tuple (1-d arrays and tuples have their own rules)."""
+    source, count = args
+    source = types.unliteral(source)  # a string constant unpacks as a string
+    if isinstance(source, (types.Array, types.BaseTuple)):
+        return None
+    iterator = iterator_of(source)
+    if iterator is None:
+        return None
+    return signature(types.UniTuple(iterator.yield_type, count.literal_value), source)
+
+
+@lower_builtin(ir.ExhaustIter, types.Type)
+def unpack_iterable(context, builder, sig, args):
+    """Step the iterator once per target, then once more: CPython's ValueErrors when it ends
+    early or has items left."""
+    source_type = sig.args[0]
+    iterator_type = iterator_of(source_type)
+    iterator = make_iterator(context, builder, source_type, args[0])
+    count = len(sig.return_type)
+    item_type = iterator_type.yield_type
+    result = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
+    for position in range(count):
+        item, valid = advance(context, builder, iterator_type, iterator)
+        message = f"not enough values to unpack (expected {count}, got {position})"
+        context.guard(builder, builder.not_(valid), ValueError, message)
+        arr.incref(builder, item_type, item)  # the step's item is borrowed from the iterator
+        result = builder.insert_value(result, item, position)
+    _, left_over = advance(context, builder, iterator_type, iterator)
+    message = f"too many values to unpack (expected {count})"
+    context.guard(builder, left_over, ValueError, message)
+    return result
