@@ -223,3 +223,42 @@ def equal_and_not_equal(a, b):
 @pytest.mark.parametrize("pair", [(1, "1"), ("", 0), (True, "True"), (1.5, "x"), ("1j", 1j)])
 def test_a_number_never_equals_a_string(pair):
     assert njit(equal_and_not_equal)(*pair) == equal_and_not_equal(*pair)
+
+
+def reciprocal(z):
+    return 1.0 / z
+
+
+def sorted_by(values, key=None):
+    copy = values[:]
+    copy.sort(key=key)
+    return sorted(values, key=key), copy
+
+
+def test_a_jitted_function_passed_from_python_beside_a_list():
+    """A dispatcher argument used to route the call through the boxing wrapper, which could not
+    take the list."""
+    compiled = njit(sorted_by)
+    values = [3, 1, 4, 1, 5, 9]
+    assert compiled(values[:]) == sorted_by(values[:])
+    assert compiled(values[:], njit(reciprocal)) == sorted_by(values[:], reciprocal)
+
+
+def make_key_passer(compiler):
+    @compiler
+    def sort_with(values, key):
+        return sorted(values, key=key)
+
+    @compiler
+    def passer(values):
+        def negated(z):
+            return -z
+
+        return sort_with(values, negated)
+
+    return passer
+
+
+def test_an_inner_function_passed_to_a_jitted_function_held_in_a_closure():
+    values = [3, 1, 4, 1, 5, 9]
+    assert make_key_passer(njit)(values) == make_key_passer(lambda f: f)(values)

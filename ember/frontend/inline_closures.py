@@ -129,7 +129,7 @@ class _Inliner:
             module = self._module_of(values[0].value)
             if module is not None:  # functools.reduce(...): the module's function
                 values = [ir.Global(values[0].attr, getattr(module, values[0].attr, None), None)]
-        if len(values) == 1 and isinstance(values[0], ir.Global):
+        if len(values) == 1 and isinstance(values[0], (ir.Global, ir.FreeVar)):
             callee = self.jitted_function_of(values[0].value)
             if isinstance(callee, dict):  # chosen by the number of positional arguments
                 callee = callee.get(len(call.args))

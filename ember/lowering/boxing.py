@@ -76,7 +76,15 @@ class BoxContext:
 
 # ------------------------------------------------------------------ which calls need a wrapper
 
-_DISPATCHER_KINDS = (types.Boolean, types.Number, types.NoneType, types.UnicodeType, types.Array)
+# A jitted function passed as an argument is a Dummy: the ctypes path passes nothing for it.
+_DISPATCHER_KINDS = (
+    types.Boolean,
+    types.Number,
+    types.NoneType,
+    types.UnicodeType,
+    types.Array,
+    types.DispatcherType,
+)
 
 
 def _user_boxed(typ: types.Type, find: Callable) -> bool:
