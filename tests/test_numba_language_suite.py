@@ -262,3 +262,22 @@ def make_key_passer(compiler):
 def test_an_inner_function_passed_to_a_jitted_function_held_in_a_closure():
     values = [3, 1, 4, 1, 5, 9]
     assert make_key_passer(njit)(values) == make_key_passer(lambda f: f)(values)
+
+
+def describe(a):
+    if isinstance(a, (int, float)):
+        if isinstance(a, int):
+            return a + 1, "int"
+        return a + 2.0, "float"
+    elif isinstance(a, str):
+        return a + ", world!", "str"
+    elif not isinstance(a, (tuple, list, set, bytes)):
+        return a.imag, "complex"
+    return len(a), "container"
+
+
+@pytest.mark.parametrize("value", [1, 2.5, True, "hello", 1j, (1, 2), [1, 2, 3], {4}, b"ab"])
+def test_isinstance_on_an_argument_prunes_the_branches_that_cannot_type(value):
+    """Numba prunes the branches isinstance() rules out for the argument's type, so each
+    branch only has to type for the values that reach it."""
+    assert njit(describe)(value) == describe(value)
