@@ -281,3 +281,66 @@ def test_isinstance_on_an_argument_prunes_the_branches_that_cannot_type(value):
     """Numba prunes the branches isinstance() rules out for the argument's type, so each
     branch only has to type for the values that reach it."""
     assert njit(describe)(value) == describe(value)
+
+
+def catch_in_inner_function(x):
+    def bar(z):
+        try:
+            if z > 1:
+                raise ValueError("too big")
+        except ValueError:
+            return -z
+        return z
+
+    return bar(x) + bar(1)
+
+
+def catch_around_mapped_inner_function(x):
+    def bar(z):
+        if z < 0:
+            raise ValueError("negative")
+        return z
+
+    try:
+        return sum([v for v in map(bar, [1, 2, 3, x])])
+    except ValueError:
+        return -1
+
+
+@pytest.mark.parametrize("func", [catch_in_inner_function, catch_around_mapped_inner_function])
+@pytest.mark.parametrize("x", [-4, 0, 5])
+def test_try_except_in_and_around_inlined_inner_functions(func, x):
+    assert njit(func)(x) == func(x)
+
+
+def yields_until_raise(n, stop):
+    for i in range(n):
+        try:
+            if i == stop:
+                raise ValueError
+            yield i
+        except Exception:
+            return
+
+
+def yields_in_handlers(n):
+    buffer = np.zeros(2)
+    for i in range(n):
+        try:
+            if i % 3 == 0:
+                raise KeyError(i)
+            buffer[0] += i
+            yield buffer[0]
+        except KeyError:
+            yield -float(i)
+
+
+@pytest.mark.parametrize(("func", "args"), [(yields_until_raise, (10, 5)),
+                                            (yields_until_raise, (4, 10)),
+                                            (yields_in_handlers, (8,))])  # fmt: skip
+def test_try_except_inside_generators(func, args):
+    compiled = njit(func)
+    list(compiled(*args))
+    before = ember.runtime.stats().live
+    assert list(compiled(*args)) == list(func(*args))
+    assert ember.runtime.stats().live == before
