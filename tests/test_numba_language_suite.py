@@ -344,3 +344,22 @@ def test_try_except_inside_generators(func, args):
     before = ember.runtime.stats().live
     assert list(compiled(*args)) == list(func(*args))
     assert ember.runtime.stats().live == before
+
+
+def raises_by_number(i):
+    if i == 1:
+        raise np.linalg.LinAlgError
+    elif i == 2:
+        raise np.linalg.LinAlgError("singular", i)
+    return i
+
+
+def test_raising_an_exception_class_found_on_a_module():
+    compiled = njit(raises_by_number)
+    assert compiled(0) == 0
+    for i in (1, 2):
+        with pytest.raises(np.linalg.LinAlgError) as expected:
+            raises_by_number(i)
+        with pytest.raises(np.linalg.LinAlgError) as got:
+            compiled(i)
+        assert got.value.args == expected.value.args
