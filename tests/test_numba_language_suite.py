@@ -363,3 +363,13 @@ def test_raising_an_exception_class_found_on_a_module():
         with pytest.raises(np.linalg.LinAlgError) as got:
             compiled(i)
         assert got.value.args == expected.value.args
+
+
+def in_range(value, start, stop, step):
+    return value in range(start, stop, step)
+
+
+@pytest.mark.parametrize("value", [1 + 0j, 2 + 0j, 1 + 1j, 4.0 + 0j, -2j])
+def test_complex_in_range(value):
+    for bounds in [(0, 5, 1), (4, -3, -2)]:
+        assert njit(in_range)(value, *bounds) == in_range(value, *bounds)

@@ -68,6 +68,12 @@ def range_contains(r, x):
             return x == int(x) and int(x) in r if math.isfinite(x) else False
 
         return contains_number
+    if isinstance(types.unliteral(x), types.Complex):
+
+        def contains_complex(r, x):  # equal to an int only when it has no imaginary part
+            return x.imag == 0 and x.real in r
+
+        return contains_complex
     if not isinstance(types.unliteral(x), types.Integer):
         return None
 
