@@ -373,3 +373,16 @@ def in_range(value, start, stop, step):
 def test_complex_in_range(value):
     for bounds in [(0, 5, 1), (4, -3, -2)]:
         assert njit(in_range)(value, *bounds) == in_range(value, *bounds)
+
+
+def make_filter_by_enclosing_limit(limit):
+    def below_limit(values):
+        small = [v for v in values if v < limit]
+        return small, sum(v * limit for v in values)
+
+    return below_limit
+
+
+def test_comprehension_reads_a_free_variable_of_the_enclosing_function():
+    func = make_filter_by_enclosing_limit(9)
+    assert njit(func)([1, 20, 3]) == func([1, 20, 3])
