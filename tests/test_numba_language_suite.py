@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import ember.runtime
-from ember import jit, njit
+from ember import jit, literal_unroll, njit
 
 
 def zip_leaves_later_iterators(n):
@@ -386,3 +386,19 @@ def make_filter_by_enclosing_limit(limit):
 def test_comprehension_reads_a_free_variable_of_the_enclosing_function():
     func = make_filter_by_enclosing_limit(9)
     assert njit(func)([1, 20, 3]) == func([1, 20, 3])
+
+
+def unroll_in_inner_function(z):
+    members = (23, 23.9, 6j, 8)
+
+    def total():
+        acc = 0
+        for member in literal_unroll(members):
+            acc += member
+        return acc
+
+    return total() + z
+
+
+def test_literal_unroll_inside_an_inlined_inner_function():
+    assert njit(unroll_in_inner_function)(1) == unroll_in_inner_function(1)
