@@ -402,3 +402,12 @@ def unroll_in_inner_function(z):
 
 def test_literal_unroll_inside_an_inlined_inner_function():
     assert njit(unroll_in_inner_function)(1) == unroll_in_inner_function(1)
+
+
+def identity_tests(a, b):
+    return a is b, a is not b
+
+
+@pytest.mark.parametrize("pair", [("a", False), (True, "True"), (1, "1")])
+def test_a_number_is_never_a_string(pair):
+    assert njit(identity_tests)(*pair) == identity_tests(*pair)

@@ -507,14 +507,18 @@ def _number_and_string(a: types.Type, b: types.Type) -> bool:
     )
 
 
-for _equality in (operator.eq, operator.ne):
+for _comparison in (operator.eq, operator.ne, operator.is_, operator.is_not):
 
-    @registry.typer(_equality)
-    def _type_number_string_equality(args, kws):
-        """A number never equals a string (CPython's answer; Numba types the pair too)."""
+    @registry.typer(_comparison)
+    def _type_number_string_comparison(args, kws):
+        """A number never equals a string, nor is it (CPython's answer; Numba types the pair
+        too). `is` is lowered by ember/lowering/numbers.py's identity of unlike types."""
         if len(args) == 2 and not kws and _number_and_string(*args):
             return signature(types.boolean, *(types.unliteral(a) for a in args))
         return None
+
+
+for _equality in (operator.eq, operator.ne):
 
     @lower_builtin(_equality, types.Number, types.UnicodeType)  # booleans are Numbers
     @lower_builtin(_equality, types.UnicodeType, types.Number)
