@@ -4,6 +4,8 @@ or against Numba's documented rule where Python's result has another type."""
 
 from __future__ import annotations
 
+import heapq
+
 import numpy as np
 import pytest
 
@@ -411,3 +413,13 @@ def identity_tests(a, b):
 @pytest.mark.parametrize("pair", [("a", False), (True, "True"), (1, "1")])
 def test_a_number_is_never_a_string(pair):
     assert njit(identity_tests)(*pair) == identity_tests(*pair)
+
+
+def smallest_and_largest(n, values):
+    return heapq.nsmallest(n, values), heapq.nlargest(n, values)
+
+
+@pytest.mark.parametrize("n", [True, False, 2, -1])
+def test_heapq_selection_counts_a_boolean_n_as_an_int(n):
+    values = [5, 1, 4, 1, 3]
+    assert njit(smallest_and_largest)(n, values) == smallest_and_largest(n, values)
