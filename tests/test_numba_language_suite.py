@@ -278,11 +278,14 @@ def describe(a):
     return len(a), "container"
 
 
+describe_jit = njit(describe)
+
+
 @pytest.mark.parametrize("value", [1, 2.5, True, "hello", 1j, (1, 2), [1, 2, 3], {4}, b"ab"])
 def test_isinstance_on_an_argument_prunes_the_branches_that_cannot_type(value):
     """Numba prunes the branches isinstance() rules out for the argument's type, so each
     branch only has to type for the values that reach it."""
-    assert njit(describe)(value) == describe(value)
+    assert describe_jit(value) == describe(value)
 
 
 def catch_in_inner_function(x):
@@ -419,7 +422,10 @@ def smallest_and_largest(n, values):
     return heapq.nsmallest(n, values), heapq.nlargest(n, values)
 
 
+smallest_and_largest_jit = njit(smallest_and_largest)
+
+
 @pytest.mark.parametrize("n", [True, False, 2, -1])
 def test_heapq_selection_counts_a_boolean_n_as_an_int(n):
     values = [5, 1, 4, 1, 3]
-    assert njit(smallest_and_largest)(n, values) == smallest_and_largest(n, values)
+    assert smallest_and_largest_jit(n, values) == smallest_and_largest(n, values)
