@@ -429,3 +429,19 @@ smallest_and_largest_jit = njit(smallest_and_largest)
 def test_heapq_selection_counts_a_boolean_n_as_an_int(n):
     values = [5, 1, 4, 1, 3]
     assert smallest_and_largest_jit(n, values) == smallest_and_largest(n, values)
+
+
+def read_attributes(x):
+    return getattr(x, "real"), getattr(x, "no_such_name", -1.0), hasattr(x, "imag")  # noqa: B009
+
+
+def read_missing_attribute(x):
+    return getattr(x, "no_such_name")  # noqa: B009 - the builtin is under test
+
+
+def test_getattr_of_a_missing_attribute_raises_attribute_error_when_run():
+    assert njit(read_attributes)(2.5) == read_attributes(2.5)
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        read_missing_attribute(2.5)
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        njit(read_missing_attribute)(2.5)
