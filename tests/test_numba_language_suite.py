@@ -445,3 +445,15 @@ def test_getattr_of_a_missing_attribute_raises_attribute_error_when_run():
         read_missing_attribute(2.5)
     with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
         njit(read_missing_attribute)(2.5)
+
+
+def repeated(n, times):
+    return list(range(n)) * times
+
+
+def test_a_list_too_large_to_allocate_raises_memory_error():
+    """2**62 items of 8 bytes overflow the byte count: MemoryError, not a wrapped allocation."""
+    compiled = njit(repeated)
+    assert compiled(3, 2) == repeated(3, 2)
+    with pytest.raises(MemoryError):
+        compiled(1, 2**62)

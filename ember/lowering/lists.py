@@ -97,7 +97,12 @@ def _allocate_storage(context, builder, list_type: types.List, capacity: llvm.Va
     wanted = builder.icmp_signed(">", capacity, refs.const(0))
     before = builder.block
     with builder.if_then(wanted):
-        size = _item_bytes(context, builder, list_type, capacity)
+        # [x] * 2**62: the byte count overflows; raise rather than allocate a wrapped size
+        item_size = _item_bytes(context, builder, list_type, refs.const(1))
+        product = builder.smul_with_overflow(capacity, item_size)
+        overflowed = builder.extract_value(product, 1)
+        context.guard(builder, overflowed, MemoryError, "unable to allocate a list")
+        size = builder.extract_value(product, 0)
         small = builder.icmp_unsigned("<", size, refs.const(_SMALL_STORAGE_BELOW))
         with builder.if_else(small, likely=True) as (few_items, many_items):
             with few_items:
