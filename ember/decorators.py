@@ -52,8 +52,15 @@ def _object_mode(signature_or_function: Any, options: dict) -> Any:
     if options.get("cache"):
         _warn_no_disk_cache("object-mode functions (forceobj=True)")
 
+    eager = signature_or_function is not None and not callable(signature_or_function)
+
     def decorate(py_func: Callable) -> Any:
-        return py_func if _jit_disabled(py_func) else ObjectModeDispatcher(py_func, options)
+        if _jit_disabled(py_func):
+            return py_func
+        dispatcher = ObjectModeDispatcher(py_func, options)
+        if eager:  # a signature compiles at decoration, as in nopython mode
+            dispatcher.compile()
+        return dispatcher
 
     if callable(signature_or_function) and not isinstance(signature_or_function, (str, list)):
         return decorate(signature_or_function)

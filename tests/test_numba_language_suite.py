@@ -457,3 +457,18 @@ def test_a_list_too_large_to_allocate_raises_memory_error():
     assert compiled(3, 2) == repeated(3, 2)
     with pytest.raises(MemoryError):
         compiled(1, 2**62)
+
+
+def none_on_truth(x):
+    value = None if x else x
+    if value is None:
+        return x - 1
+    return x
+
+
+def test_object_mode_with_a_signature_compiles_at_decoration():
+    from ember import types
+
+    compiled = jit((types.intp,), forceobj=True)(none_on_truth)
+    assert compiled.signatures and compiled.overloads[compiled.signatures[0]].objectmode
+    assert [compiled(v) for v in (-1, 0, 1, 2)] == [none_on_truth(v) for v in (-1, 0, 1, 2)]

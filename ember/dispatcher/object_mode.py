@@ -28,6 +28,8 @@ _GENERATOR_FLAGS = 0x20 | 0x200  # CO_GENERATOR, CO_ASYNC_GENERATOR
 class ObjectModeDispatcher:
     """A function compiled in object mode on its first call."""
 
+    objectmode = True  # Numba's flag on `f.overloads[sig]`, which is this dispatcher
+
     def __init__(self, py_func: FunctionType, options: dict | None = None) -> None:
         if not isinstance(py_func, FunctionType):
             raise TypeError(
