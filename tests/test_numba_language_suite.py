@@ -472,3 +472,15 @@ def test_object_mode_with_a_signature_compiles_at_decoration():
     compiled = jit((types.intp,), forceobj=True)(none_on_truth)
     assert compiled.signatures and compiled.overloads[compiled.signatures[0]].objectmode
     assert [compiled(v) for v in (-1, 0, 1, 2)] == [none_on_truth(v) for v in (-1, 0, 1, 2)]
+
+
+def prints_with_keywords(x):
+    print("x", x, sep="-", end="!\n", flush=True)
+    print("y", flush=False)
+
+
+def test_print_takes_flush(capfd):
+    njit(prints_with_keywords)(3)
+    compiled_text = capfd.readouterr().out
+    prints_with_keywords(3)
+    assert compiled_text == capfd.readouterr().out == "x-3!\ny\n"
