@@ -15,7 +15,7 @@ import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import FunctionType
+from types import CodeType, FunctionType
 
 from ember import config, types
 from ember import library_domains as library
@@ -271,9 +271,10 @@ def _unroll_literal_loops(state: CompileState) -> None:
     """`for x in literal_unroll(t)`: one copy of the loop body per member of the tuple."""
     from ember.misc.literal import literal_unroll
 
-    code, namespace = state.py_func.__code__, state.py_func.__globals__
+    namespace = state.py_func.__globals__
     if not any(
         name == "literal_unroll" or namespace.get(name) is literal_unroll
+        for code in _nested_codes(state.py_func.__code__)  # inner functions are inlined
         for name in code.co_names + code.co_freevars
     ):
         return
@@ -292,6 +293,15 @@ def _unroll_literal_loops(state: CompileState) -> None:
         )
 
     unroll(state.func_ir, tolerant_typemap(make_inferer))
+
+
+def _nested_codes(code: CodeType) -> list[CodeType]:
+    """`code` and the code of the functions, lambdas and comprehensions defined inside it."""
+    found = [code]
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            found += _nested_codes(const)
+    return found
 
 
 def infer_types(state: CompileState) -> None:

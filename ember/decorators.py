@@ -64,7 +64,12 @@ def _object_mode(signature_or_function: Any, options: dict) -> Any:
             for sig in signatures:
                 if sig.args:  # "()" is accepted for any function
                     binder.check_signature_arity(tuple(sig.args))
-        return py_func if _jit_disabled(py_func) else ObjectModeDispatcher(py_func, options)
+        if _jit_disabled(py_func):
+            return py_func
+        dispatcher = ObjectModeDispatcher(py_func, options)
+        if signatures:  # a signature compiles at decoration, as in nopython mode
+            dispatcher.compile()
+        return dispatcher
 
     given_function = callable(signature_or_function) and not isinstance(
         signature_or_function, (str, list)

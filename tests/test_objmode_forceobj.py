@@ -27,7 +27,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import ember
 from ember import jit
 
 
@@ -297,13 +296,15 @@ def test_dispatcher_surface():
     assert add.py_func(1, 2) == 3
 
 
-def test_generators_are_refused_clearly():
-    @jit(forceobj=True)
-    def gen(n):
-        yield n
+def test_generators_yield_as_in_python():
+    """As in Numba, a generator function compiles in object mode: its items are CPython's."""
 
-    with pytest.raises(ember.UnsupportedError, match="generators"):
-        gen(1)
+    def countdown(n):
+        while n > 0:
+            yield n, str(n)
+            n -= 1
+
+    assert list(jit(forceobj=True)(countdown)(3)) == list(countdown(3))
 
 
 STDLIB_CASES = [

@@ -22,10 +22,13 @@ from ember import config
 from ember.errors import EmberError, UnsupportedError
 
 _NATIVE = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object)
+_GENERATOR_FLAGS = 0x20 | 0x200  # CO_GENERATOR, CO_ASYNC_GENERATOR
 
 
 class ObjectModeDispatcher:
     """A function compiled in object mode on its first call."""
+
+    objectmode = True  # Numba's flag on `f.overloads[sig]`, which is this dispatcher
 
     def __init__(self, py_func: FunctionType, options: dict | None = None) -> None:
         if not isinstance(py_func, FunctionType):
@@ -57,6 +60,11 @@ class ObjectModeDispatcher:
 
     def compile(self) -> Any:
         with self._lock:
+            if self._native is None and self.py_func.__code__.co_flags & _GENERATOR_FLAGS:
+                # object mode only calls into the interpreter: a generator's frame, suspended
+                # between yields, is the interpreter's own generator object
+                py_func = self.py_func
+                self._native = lambda arguments: py_func(*arguments)
             if self._native is None:
                 from ember.lowering.object_mode import compile_object_mode
 
@@ -120,6 +128,10 @@ class ObjectModeDispatcher:
                 print(loop.nopython.inspect_types(), file=file)
             else:
                 print(f"# runs in object mode: {loop.reason or 'not called yet'}", file=file)
+
+    def disable_compile(self, val: bool = True) -> None:
+        """Numba's method; an object-mode function has its one compiled version already."""
+        self.compile()
 
     # ------------------------------------------------------------------ calling
 

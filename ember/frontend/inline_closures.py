@@ -129,7 +129,7 @@ class _Inliner:
             module = self._module_of(values[0].value)
             if module is not None:  # functools.reduce(...): the module's function
                 values = [ir.Global(values[0].attr, getattr(module, values[0].attr, None), None)]
-        if len(values) == 1 and isinstance(values[0], ir.Global):
+        if len(values) == 1 and isinstance(values[0], (ir.Global, ir.FreeVar)):
             callee = self.jitted_function_of(values[0].value)
             if isinstance(callee, dict):  # chosen by the number of positional arguments
                 callee = callee.get(len(call.args))
@@ -203,7 +203,22 @@ class _Inliner:
         rest = ir.Block(continuation, call_stmt.loc, site.block.body[site.index + 1 :])
         self.func_ir.blocks[continuation] = rest
         self.chains[continuation] = chain
+        self._protect_inlined(site.block.label, callee_ir, base, continuation)
         site.block.body[site.index :] = [ir.Jump(base + callee_ir.entry, call_stmt.loc)]
+
+    def _protect_inlined(self, caller_label: int, callee_ir, base: int, continuation: int) -> None:
+        """The callee's `try` blocks keep their handlers (relabelled); its other blocks, and
+        the rest of the caller's block, raise to the handler protecting the call, if any."""
+        handlers = self.func_ir.exception_handlers
+        enclosing = handlers.get(caller_label)
+        for label in callee_ir.blocks:
+            own = callee_ir.exception_handlers.get(label)
+            if own is not None:
+                handlers[base + label] = base + own
+            elif enclosing is not None:
+                handlers[base + label] = enclosing
+        if enclosing is not None:
+            handlers[continuation] = enclosing
 
     def _call_generator(self, site: _CallSite) -> None:
         """A call of a generator expression or inner generator function becomes a call of a

@@ -321,10 +321,21 @@ class _IRBuilder:
         try:
             value = self.py_func.__closure__[index].cell_contents
         except ValueError:
-            raise UnsupportedError(f"free variable '{name}' is not bound yet", inst.loc) from None
+            # an inner function compiled eagerly (explicit signature) that calls itself: its
+            # name is bound once the decorator returns
+            if name != self.py_func.__name__ or self.self_reference is None:
+                message = f"free variable '{name}' is not bound yet"
+                raise UnsupportedError(message, inst.loc) from None
+            value = self.self_reference
         self._push_expr(ir.FreeVar(index, name, value, inst.loc))
 
-    op_LOAD_CLOSURE = op_LOAD_FAST  # the cell itself: a variable named like it
+    def op_LOAD_CLOSURE(self, inst: Instruction) -> None:
+        """The cell itself: a variable named like it; a cell of an enclosing function (a
+        comprehension reading the enclosing function's free variable) passes on its value."""
+        if inst.argval in self.code.co_freevars and not self._is_cell_variable(inst.argval):
+            self.op_LOAD_DEREF(inst)
+        else:
+            self.op_LOAD_FAST(inst)
 
     def op_STORE_DEREF(self, inst: Instruction) -> None:
         if not self._is_cell_variable(inst.argval):

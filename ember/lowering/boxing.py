@@ -77,25 +77,26 @@ class BoxContext:
 # ------------------------------------------------------------------ which calls need a wrapper
 
 _DISPATCHER_KINDS = (types.Boolean, types.Number, types.NoneType, types.UnicodeType, types.Array)
+# A jitted function passed in is a Dummy argument: the dispatcher's own path passes nothing.
+_ARGUMENT_KINDS = (*_DISPATCHER_KINDS, types.DispatcherType)
 
 
-def _user_boxed(typ: types.Type, find: Callable) -> bool:
+def _user_boxed(typ: types.Type, find: Callable, handled: tuple = _DISPATCHER_KINDS) -> bool:
     """Whether `typ` (or a tuple member) is a type the dispatcher cannot marshal itself but a
     registered box/unbox can."""
     if isinstance(typ, types.BaseTuple):
-        return any(_user_boxed(member, find) for member in typ.types)
+        return any(_user_boxed(member, find, handled) for member in typ.types)
     if isinstance(typ, types.Optional):
-        return _user_boxed(typ.type, find)
-    if isinstance(typ, _DISPATCHER_KINDS):
+        return _user_boxed(typ.type, find, handled)
+    if isinstance(typ, handled):
         return False
     return find(typ) is not None
 
 
 def needs_boxing(sig: Signature) -> bool:
     """Whether calls of `sig` from Python must go through a generated boxing wrapper."""
-    return any(_user_boxed(arg, registry.find_unbox) for arg in sig.args) or _user_boxed(
-        sig.return_type, registry.find_box
-    )
+    unboxed = any(_user_boxed(arg, registry.find_unbox, _ARGUMENT_KINDS) for arg in sig.args)
+    return unboxed or _user_boxed(sig.return_type, registry.find_box)
 
 
 # ------------------------------------------------------------------ the wrapper

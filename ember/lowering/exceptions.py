@@ -287,7 +287,8 @@ class ExceptionRouting:
         lowerer = self.lowerer
         builder = lowerer.builder
         function = lowerer.function
-        result_slot = callconv.alloca_in_entry(builder, lowerer.context.value_type(result_type))
+        result_llvm = lowerer.context.value_type(result_type)
+        result_slot = callconv.alloca_in_entry(builder, result_llvm)
         unknown = function.append_basic_block("args.unknown")
         merge = function.append_basic_block("args.merge")
         payload = builder.extract_value(exc_value, 0)
@@ -301,7 +302,7 @@ class ExceptionRouting:
             "was raised outside the try body (by a callee or the runtime) with other arguments",
         )
         builder.position_at_end(merge)
-        return builder.load(result_slot)
+        return builder.load(result_slot, typ=result_llvm)  # (a generator's slot is opaque)
 
     def _args_case(self, payload, exc_args: tuple, result_type, result_slot, merge) -> llvm.Block:
         lowerer = self.lowerer

@@ -22,6 +22,7 @@ from ember.ir import nodes as ir
 from ember.ir.liveness import live_variables
 from ember.lowering import arrays as refs
 from ember.lowering import callconv
+from ember.lowering import exceptions as exception_lowering
 from ember.lowering.lower import (
     FunctionLowerer,
     _borrowed_arguments,
@@ -140,12 +141,17 @@ class GeneratorLowerer(FunctionLowerer):
         ]
         self.borrowed_args = _borrowed_arguments(self.func_ir)
         self.moves = _moves(self.func_ir, self.borrowed_args)
+        self.lent_methods: set[str] = set()  # (no method borrows its receiver here)
         self.live_after = _live_after_yields(self.func_ir)
+        self.exception_routing = exception_lowering.ExceptionRouting(self)
         self.builder.branch(dispatch)
         for label in sorted(self.func_ir.blocks):
             self.builder.position_at_end(self.llvm_blocks[label])
+            first_new_block = len(function.blocks)
             for stmt in self.func_ir.blocks[label].body:
                 self._lower_statement(stmt)
+            self.exception_routing.lowered_block(label, first_new_block)
+        self.exception_routing.finish()
         self._pin_frame_pointers()
         actions = refs.take_exit_actions(function)
         self._finish_exits(actions)

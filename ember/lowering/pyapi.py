@@ -287,7 +287,7 @@ class PythonAPI(NumbaPythonAPI):
                     self.tuple_setitem(packed, index, arg)
                 builder.store(self._call("PyObject_CallObject", [callee, packed]), result_slot)
                 self.decref(packed)
-        return builder.load(result_slot)
+        return builder.load(result_slot, typ=_PTR)  # (a generator's slot is an opaque ptr)
 
     # ------------------------------------------------------------------ tuples
 

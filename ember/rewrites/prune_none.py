@@ -1,8 +1,10 @@
-"""Branches on `arg is None` decided by the argument's type, pruned before type inference.
+"""Branches on `arg is None` or `isinstance(arg, classes)` decided by the argument's type,
+pruned before type inference.
 
 `def f(a, b=None): if b is None: return a; return a + b` called without b types b as none:
 the test is known while compiling, and the other branch (which could not be typed: `a + None`)
-is dropped, as Numba's dead-branch pruning does. Only parameters that are never reassigned are
+is dropped, as Numba's dead-branch pruning does; likewise `if isinstance(a, str): return a + "!"`
+called with an int drops the string branch. Only parameters that are never reassigned are
 decided this way; a reassigned one becomes Optional and is tested at run time.
 
 Before:  $c = b is $none ; branch $c, 10, 20        (b: none)
@@ -33,13 +35,46 @@ def prune_none_branches(func_ir: ir.FunctionIR, arg_types: tuple) -> bool:
         if outcome is not None:
             target = branch.truebr if outcome else branch.falsebr
             block.body[-1] = ir.Jump(target, branch.loc)
+            _fold_test(func_ir, branch.cond, outcome)
             changed = True
     if changed:
         _remove_unreachable(func_ir)
         for block in func_ir.blocks.values():  # place the dels again for the new edges
             block.body = [stmt for stmt in block.body if not isinstance(stmt, ir.Del)]
+        _remove_unread_constants(func_ir)
         insert_dels(func_ir)
     return changed
+
+
+def _fold_test(func_ir: ir.FunctionIR, cond: ir.Var, outcome: bool) -> None:
+    """The decided test becomes its constant, so its operands (`isinstance`'s classes, such as
+    `bytes`, which need not type) are left unread."""
+    for _, stmt in func_ir.statements():
+        if isinstance(stmt, ir.Assign) and stmt.target.name == cond.name:
+            if isinstance(stmt.value, ir.Call):
+                stmt.value = ir.Const(outcome, stmt.loc)
+
+
+def _remove_unread_constants(func_ir: ir.FunctionIR) -> None:
+    """Drop globals, constants and tuples of them that nothing reads any more."""
+    pure = (ir.Global, ir.FreeVar, ir.Const, ir.BuildTuple)
+    while True:
+        read = {var.name for _, stmt in func_ir.statements() for var in stmt.sources()}
+        removed = False
+        for block in func_ir.blocks.values():
+            kept = [
+                stmt
+                for stmt in block.body
+                if not (
+                    isinstance(stmt, ir.Assign)
+                    and isinstance(stmt.value, pure)
+                    and stmt.target.name not in read
+                )
+            ]
+            removed |= len(kept) != len(block.body)
+            block.body = kept
+        if not removed:
+            return
 
 
 def _single(name: str, definitions: dict) -> object | None:
@@ -53,6 +88,8 @@ def _decided(cond: ir.Var, definitions: dict, arg_types: tuple) -> bool | None:
     test = _single(cond.name, definitions)
     if isinstance(_argument_type(cond, definitions, arg_types), types.NoneType):
         return False
+    if isinstance(test, ir.Call):
+        return _isinstance_decided(test, definitions, arg_types)
     if not isinstance(test, ir.BinOp) or test.fn not in (operator.is_, operator.is_not):
         return None
     sides = [_single(var.name, definitions) for var in (test.lhs, test.rhs)]
@@ -65,6 +102,34 @@ def _decided(cond: ir.Var, definitions: dict, arg_types: tuple) -> bool | None:
         return None  # known only at run time
     is_none = isinstance(arg_type, types.NoneType)
     return is_none if test.fn is operator.is_ else not is_none
+
+
+def _isinstance_decided(call: ir.Call, definitions: dict, arg_types: tuple) -> bool | None:
+    """The value of `isinstance(param, classes)` with constant classes, from param's type."""
+    from ember.library.builtins.sequences import is_instance_of
+
+    function = _single(call.func.name, definitions)
+    if not (isinstance(function, ir.Global) and function.value is isinstance):
+        return None
+    if len(call.args) != 2 or call.kws or call.vararg is not None:
+        return None
+    arg_type = _argument_type(call.args[0], definitions, arg_types)
+    classes = _constant_classes(call.args[1], definitions)
+    if arg_type is None or classes is None or isinstance(arg_type, types.Optional):
+        return None  # known only at run time
+    return is_instance_of(arg_type, classes)
+
+
+def _constant_classes(var: ir.Var, definitions: dict) -> tuple | None:
+    """The classes a variable holding a global class or a tuple of them stands for."""
+    value = _single(var.name, definitions)
+    if isinstance(value, ir.BuildTuple):
+        parts = [_constant_classes(item, definitions) for item in value.items]
+        return None if None in parts else tuple(c for part in parts for c in part)
+    if not isinstance(value, (ir.Global, ir.FreeVar)):
+        return None
+    found = value.value if isinstance(value.value, tuple) else (value.value,)
+    return found if all(isinstance(c, type) for c in found) else None
 
 
 def _argument_type(value: object, definitions: dict, arg_types: tuple) -> types.Type | None:

@@ -6,6 +6,8 @@ After:   the call stays (it is dead), and the terminator is `raise <class 'Value
 
 from __future__ import annotations
 
+from types import ModuleType
+
 from ember.ir import nodes as ir
 from ember.rewrites.registry import Rewrite, register_rewrite
 
@@ -68,6 +70,10 @@ def constant_value(var: ir.Var, definitions: dict) -> object:
     value = definitions.get(_follow_copies(var, definitions).name)
     if isinstance(value, (ir.Const, ir.Global, ir.FreeVar)):
         return value.value
+    if isinstance(value, ir.GetAttr):  # `np.linalg.LinAlgError`: a module's attribute
+        owner = constant_value(value.value, definitions)
+        if isinstance(owner, ModuleType):
+            return getattr(owner, value.attr, MISSING)
     return MISSING
 
 

@@ -782,8 +782,8 @@ def _no_implementation(what: str, operands: list, arg_types: tuple, func_ir: ir.
 
 
 _RECURSION_HINT = (
-    "Cannot type a recursive call: the function needs a return path that does not recurse, "
-    "placed before the recursive call."
+    "Cannot type a recursive call (cannot type infer runaway recursion): the function needs a "
+    "return path that does not recurse, placed before the recursive call."
 )
 
 

@@ -13,6 +13,7 @@ import inspect
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.ir import nodes as ir
 from ember.lowering import arrays as arr
 from ember.lowering.models import OpaqueModel, register_model
 from ember.lowering.registry import VarArgs, lower_builtin
@@ -61,8 +62,26 @@ def iterator_of(typ: types.Type) -> types.Type | None:
 def make_iterator(context, builder, typ: types.Type, value):
     iterator = iterator_of(typ)
     if iterator is typ:
+        if isinstance(typ, types.Generator):
+            _hold_until_exit(context, builder, typ, value)
         return value
     return context.call_implementation(builder, iter, signature(iterator, typ), [value])
+
+
+def _hold_until_exit(context, builder, typ: types.Type, value) -> None:
+    """Keep a reference to a generator that enumerate/zip walk: the variable that held it may
+    be released while they still resume it (like `owning_state` does for arrays)."""
+    value_llvm = context.value_type(typ)
+    slot = arr.alloca_in_entry(builder, value_llvm, name="iter.held")
+    arr.store_in_entry(builder, llvm.Constant(value_llvm, None), slot)
+    arr.decref(builder, typ, builder.load(slot, typ=value_llvm))
+    arr.incref(builder, typ, value)
+    builder.store(value, slot)
+
+    def release(exit_builder):
+        arr.decref(exit_builder, typ, exit_builder.load(slot, typ=value_llvm))
+
+    arr.at_function_exit(builder, release)
 
 
 def advance(context, builder, iterator: types.Type, value):
@@ -152,7 +171,7 @@ def enumerate_next(context, builder, sig, args):
 
 @registry.typer(zip)
 def _type_zip(args, kws):
-    if kws or not args:
+    if kws:
         return None
     inners = [iterator_of(a) for a in args]
     if None in inners:
@@ -181,12 +200,61 @@ def zip_next(context, builder, sig, args):
     iterator_type = sig.args[0]
     state_type = _zip_state(context, iterator_type)
     value = llvm.Constant(context.value_type(iterator_type.yield_type), llvm.Undefined)
-    valid = llvm.Constant(arr.i1, 1)
+    valid = llvm.Constant(arr.i1, 1 if iterator_type.inners else 0)  # zip() yields nothing
     for index, inner_type in enumerate(iterator_type.inners):
         slot = builder.gep(args[0], [arr.i32_(0), arr.i32_(index)], source_etype=state_type)
-        inner = builder.load(slot, typ=context.value_type(inner_type))
-        item, inner_valid = advance(context, builder, inner_type, inner)
-        value = builder.insert_value(value, item, index)
-        valid = builder.and_(valid, inner_valid)
+        # as CPython, an iterator is advanced only while those before it produced an item
+        before = builder.block
+        with builder.if_then(valid):
+            inner = builder.load(slot, typ=context.value_type(inner_type))
+            item, inner_valid = advance(context, builder, inner_type, inner)
+            advanced = builder.block
+        item_phi = builder.phi(item.type)
+        item_phi.add_incoming(item, advanced)
+        item_phi.add_incoming(llvm.Constant(item.type, None), before)
+        valid_phi = builder.phi(arr.i1)
+        valid_phi.add_incoming(inner_valid, advanced)
+        valid_phi.add_incoming(llvm.Constant(arr.i1, 0), before)
+        value = builder.insert_value(value, item_phi, index)
+        valid = valid_phi
     pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
     return builder.insert_value(builder.insert_value(pair, value, 0), valid, 1)
+
+
+# ---------------------------------------------------------------------------- unpacking
+
+
+@registry.typer(ir.ExhaustIter)
+def _type_unpack(args, kws):
+    """`a, b, c = iterable` for a range, list, string, set, dict, generator or iterator: the
+    items, as a tuple (1-d arrays and tuples have their own rules)."""
+    source, count = args
+    source = types.unliteral(source)  # a string constant unpacks as a string
+    if isinstance(source, (types.Array, types.BaseTuple)):
+        return None
+    iterator = iterator_of(source)
+    if iterator is None:
+        return None
+    return signature(types.UniTuple(iterator.yield_type, count.literal_value), source)
+
+
+@lower_builtin(ir.ExhaustIter, types.Type)
+def unpack_iterable(context, builder, sig, args):
+    """Step the iterator once per target, then once more: CPython's ValueErrors when it ends
+    early or has items left."""
+    source_type = sig.args[0]
+    iterator_type = iterator_of(source_type)
+    iterator = make_iterator(context, builder, source_type, args[0])
+    count = len(sig.return_type)
+    item_type = iterator_type.yield_type
+    result = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
+    for position in range(count):
+        item, valid = advance(context, builder, iterator_type, iterator)
+        message = f"not enough values to unpack (expected {count}, got {position})"
+        context.guard(builder, builder.not_(valid), ValueError, message)
+        arr.incref(builder, item_type, item)  # the step's item is borrowed from the iterator
+        result = builder.insert_value(result, item, position)
+    _, left_over = advance(context, builder, iterator_type, iterator)
+    message = f"too many values to unpack (expected {count})"
+    context.guard(builder, left_over, ValueError, message)
+    return result

@@ -13,7 +13,10 @@ from ember.extending import overload, register_jitable
 
 def _check_heap(heap: types.Type, function: str) -> None:
     if not isinstance(heap, types.List):
-        raise TypingError(f"heapq.{function}() takes a list as the heap, not {heap}")
+        raise TypingError(
+            f"heapq.{function}() takes a list as the heap (heap argument must be a list), "
+            f"not {heap}"
+        )
 
 
 def _check_item(heap: types.List, item: types.Type, function: str) -> None:
@@ -132,8 +135,8 @@ def heappushpop(heap, item):
 
 
 def _check_selection(n: types.Type, iterable: types.Type, function: str) -> None:
-    if not isinstance(n, types.Integer):
-        raise TypingError(f"heapq.{function}(): n must be an integer, not {n}")
+    if not isinstance(types.unliteral(n), (types.Integer, types.Boolean)):  # True counts as 1
+        raise TypingError(f"heapq.{function}(): First argument 'n' must be an integer, not {n}")
     if not isinstance(iterable, (types.List, types.Array)):
         raise TypingError(f"heapq.{function}() takes a list or an array, not {iterable}")
 

@@ -495,3 +495,32 @@ def _check_float_divisor(typingctx, divisor):
         return context.get_dummy_value(types.none)
 
     return signature(types.none, divisor), codegen
+
+
+# ---------------------------------------------------------------------------- number == str
+
+
+def _number_and_string(a: types.Type, b: types.Type) -> bool:
+    a, b = types.unliteral(a), types.unliteral(b)
+    return (isinstance(a, types.Number) and isinstance(b, types.UnicodeType)) or (
+        isinstance(b, types.Number) and isinstance(a, types.UnicodeType)
+    )
+
+
+for _comparison in (operator.eq, operator.ne, operator.is_, operator.is_not):
+
+    @registry.typer(_comparison)
+    def _type_number_string_comparison(args, kws):
+        """A number never equals a string, nor is it (CPython's answer; Numba types the pair
+        too). `is` is lowered by ember/lowering/numbers.py's identity of unlike types."""
+        if len(args) == 2 and not kws and _number_and_string(*args):
+            return signature(types.boolean, *(types.unliteral(a) for a in args))
+        return None
+
+
+for _equality in (operator.eq, operator.ne):
+
+    @lower_builtin(_equality, types.Number, types.UnicodeType)  # booleans are Numbers
+    @lower_builtin(_equality, types.UnicodeType, types.Number)
+    def _number_string_equality(context, builder, sig, args, _equality=_equality):
+        return llvm.Constant(llvm.IntType(1), int(_equality is operator.ne))

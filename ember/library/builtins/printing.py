@@ -3,7 +3,7 @@
 Numbers, booleans, None and tuples are boxed natively; an array is handed over as the address
 of its native struct and shown through a temporary NumPy copy; a constant string is a constant.
 So the text is exactly what CPython prints for the same values. `sep=` and `end=` take constant
-strings.
+strings, `flush=` True or False.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from ember.lowering.registry import registry as lowering_registry
 from ember.typing.signature import Signature
 from ember.typing.templates import registry
 
-_KEYWORDS = ("sep", "end")
+_KEYWORDS = ("sep", "end", "flush")
+_DEFAULTS = (" ", "\n", False)
 _KEEPALIVE: list = []  # the Python objects compiled print calls refer to, for the process
 
 
@@ -49,6 +50,7 @@ def _print_pysig(count: int) -> inspect.Signature:
     keywords = [
         inspect.Parameter("sep", inspect.Parameter.KEYWORD_ONLY, default=" "),
         inspect.Parameter("end", inspect.Parameter.KEYWORD_ONLY, default="\n"),
+        inspect.Parameter("flush", inspect.Parameter.KEYWORD_ONLY, default=False),
     ]
     return inspect.Signature(positional + keywords)
 
@@ -59,16 +61,19 @@ def _type_print(args, kws):
     if unknown:
         raise TypingError(
             f"print() keyword {sorted(unknown)[0]!r} is not supported in compiled code; "
-            "only sep= and end= (constant strings) are"
+            "only sep= and end= (constant strings) and flush= (a constant) are"
         )
-    for name in _KEYWORDS:
+    for name in ("sep", "end"):
         if name in kws and not isinstance(kws[name], (types.StringLiteral, types.NoneType)):
             raise TypingError(f"print({name}=...) must be a constant string, not {kws[name]}")
+    if "flush" in kws and not isinstance(kws["flush"], (types.BooleanLiteral, types.NoneType)):
+        raise TypingError(f"print(flush=...) must be True or False, not {kws['flush']}")
     for typ in args:
         if not _printable(typ):
             raise TypingError(f"print() cannot show a value of type {typ} in compiled code")
-    keyword_types = tuple(kws.get(name, types.literal(default)) for name, default in
-                          (("sep", " "), ("end", "\n")))  # fmt: skip
+    keyword_types = tuple(
+        kws.get(name, types.literal(default)) for name, default in zip(_KEYWORDS, _DEFAULTS)
+    )
     return Signature(types.none, (*args, *keyword_types), pysig=_print_pysig(len(args)))
 
 
@@ -77,11 +82,16 @@ def lower_print(context, builder, sig, args):
     pyapi = PythonAPI(context, builder, _KEEPALIVE)
     c = BoxContext(context, builder, pyapi)
     gil = pyapi.gil_ensure()
-    *value_types, sep_type, end_type = sig.args
+    *value_types, sep_type, end_type, flush_type = sig.args
     values = pyapi.tuple_new(len(value_types))
     for index, (typ, value) in enumerate(zip(value_types, args)):
         pyapi.tuple_setitem(values, index, _to_python(c, typ, value))
-    call_args = [_keyword_text(pyapi, sep_type), _keyword_text(pyapi, end_type)]
+    flush = isinstance(flush_type, types.BooleanLiteral) and flush_type.literal_value
+    call_args = [
+        _keyword_text(pyapi, sep_type),
+        _keyword_text(pyapi, end_type),
+        pyapi.borrow_constant(bool(flush)),
+    ]
     printer = pyapi.borrow_constant(_print_values)
     pyapi.decref(pyapi.call_function_objargs(printer, [values, *call_args]))
     pyapi.decref(values)
@@ -131,8 +141,8 @@ def _to_python(c: BoxContext, typ: types.Type, value: llvm.Value) -> llvm.Value:
     return c.box(typ, value)
 
 
-def _print_values(values: tuple, sep: str | None, end: str | None) -> None:
-    print(*values, sep=sep, end=end)
+def _print_values(values: tuple, sep: str | None, end: str | None, flush: bool) -> None:
+    print(*values, sep=sep, end=end, flush=flush)
 
 
 def _copy(typ: types.Type, address: int) -> Any:

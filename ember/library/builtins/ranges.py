@@ -121,19 +121,13 @@ def range_iternext(context, builder, sig, args):
     valid = builder.icmp_unsigned("!=", count, llvm.Constant(int_type, 0))  # up to 2**64 - 1
     # nsw: a range never yields a wrapped value (only the unused one past the end may wrap)
     builder.store(builder.add(current, step, flags=["nsw"]), slots[0])
-    builder.store(builder.sub(count, llvm.Constant(int_type, 1)), slots[1])
+    # an exhausted iterator stays exhausted: a `for` loop may stop on it and a later loop,
+    # next() or list() walk it again
+    remaining = builder.sub(count, llvm.Constant(int_type, 1))
+    builder.store(builder.select(valid, remaining, count), slots[1])
     pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
     pair = builder.insert_value(pair, current, 0)
     return builder.insert_value(pair, valid, 1)
-
-
-def keep_exhausted(context, builder, iterator_type, state, valid) -> None:
-    """After a step of a range iterator: an exhausted one stays exhausted (its count wrapped
-    below zero; a `for` loop never steps again, an explicit `next` may)."""
-    count_slot = builder.gep(state, [_i32(0), _i32(1)])
-    int_type = context.value_type(iterator_type.dtype)
-    count = builder.select(valid, builder.load(count_slot), llvm.Constant(int_type, 0))
-    builder.store(count, count_slot)
 
 
 def _i32(value: int) -> llvm.Constant:

@@ -68,6 +68,12 @@ def range_contains(r, x):
             return x == int(x) and int(x) in r if math.isfinite(x) else False
 
         return contains_number
+    if isinstance(types.unliteral(x), types.Complex):
+
+        def contains_complex(r, x):  # equal to an int only when it has no imaginary part
+            return x.imag == 0 and x.real in r
+
+        return contains_complex
     if not isinstance(types.unliteral(x), types.Integer):
         return None
 
@@ -354,7 +360,8 @@ _CLASS_TYPES = {
 }
 
 
-def _is_instance(value_type: types.Type, classes: tuple) -> bool | None:
+def is_instance_of(value_type: types.Type, classes: tuple) -> bool | None:
+    """isinstance() of a value of `value_type` (None: a class this cannot decide)."""
     import sys
 
     numpy = sys.modules.get("numpy")
@@ -381,14 +388,14 @@ def _type_isinstance(args, kws):
     if kws or len(args) != 2:
         return None
     classes = _python_classes(args[1])
-    if classes is None or _is_instance(args[0], classes) is None:
+    if classes is None or is_instance_of(args[0], classes) is None:
         return None
     return signature(types.boolean, *args)
 
 
 @lower_builtin(isinstance, types.Type, types.Type)
 def _lower_isinstance(context, builder, sig, args):
-    answer = _is_instance(sig.args[0], _python_classes(sig.args[1]))
+    answer = is_instance_of(sig.args[0], _python_classes(sig.args[1]))
     return llvm.Constant(llvm.IntType(1), int(answer))
 
 

@@ -1,6 +1,6 @@
 """`getattr(obj, "name")`, `getattr(obj, "name", default)` and `hasattr(obj, "name")` with a
 constant name: resolved while compiling, as `obj.name` (a missing attribute gives the default,
-or False for hasattr; without a default it is a typing error, as in Numba)."""
+False for hasattr, and without a default raises AttributeError when run, as in Numba)."""
 
 from __future__ import annotations
 
@@ -34,13 +34,23 @@ def _default(obj, name, *default):
     return default[0]
 
 
+@functools.cache
+def _missing(message: str):
+    """`def missing_attribute(obj, name): raise AttributeError(<message>)`."""
+
+    def missing_attribute(obj, name):
+        raise AttributeError(message)
+
+    return missing_attribute
+
+
 @overload(getattr, prefer_literal=True)
 def builtin_getattr(obj, name, *default):
     attr = _constant_name(name)
     if attr is None or len(default) > 1:
         return None
-    if default and not _has_attribute(obj, attr):
-        return _default
+    if not _has_attribute(obj, attr):
+        return _default if default else _missing(f"'{obj}' has no attribute '{attr}'")
     return _reader(attr)
 
 

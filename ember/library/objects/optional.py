@@ -11,8 +11,10 @@ import operator
 
 from llvmlite import ir as llvm
 
+import ember.lowering.arrays
 import ember.lowering.numbers  # noqa: F401 - registered first: the rules below override it
 from ember import types
+from ember.ir.nodes import ExhaustIter
 from ember.lowering.boxing import NativeValue
 from ember.lowering.optional import is_valid, make_optional, none_value
 from ember.lowering.registry import box, lower_builtin, unbox
@@ -183,3 +185,26 @@ def box_optional(typ, val, c):
     result.add_incoming(boxed, boxed_block)
     result.add_incoming(none, none_block)
     return result
+
+
+# ---------------------------------------------------------------------------- unpacking
+
+
+@registry.typer(ExhaustIter)
+def _type_unpack_optional(args, kws):
+    """`a, b = t` where t may be None (its None branch returned earlier): unpacks the tuple,
+    TypeError if it is None after all."""
+    source, count = args
+    if not isinstance(source, types.Optional):
+        return None
+    inner = source.type
+    if isinstance(inner, types.BaseTuple) and len(inner) == count.literal_value:
+        return signature(inner, source)
+    return None
+
+
+@lower_builtin(ExhaustIter, types.Optional)
+def unpack_optional(context, builder, sig, args):
+    value = context.cast(builder, args[0], sig.args[0], sig.return_type)
+    ember.lowering.arrays.incref(builder, sig.return_type, value)  # the tuple is new here
+    return value
