@@ -133,20 +133,6 @@ def test_inner_function_calls_itself_under_an_eager_signature():
     assert [fib(n) for n in range(12)] == [0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89]
 
 
-def power(base, exponent):
-    return base**exponent
-
-
-def test_int_power_of_negative_exponent_follows_numba():
-    """Python's float result cannot be an int64: Numba's rule is 1 / base**|e| truncated."""
-    compiled = njit(power)
-    for base in (-3, -2, -1, 1, 2, 5):
-        for exponent in (-5, -2, -1):
-            assert compiled(base, exponent) == int(power(base, exponent))
-    with pytest.raises(ZeroDivisionError):
-        compiled(0, -1)
-
-
 def unpack_three(values):
     a, b, c = values
     return a, b, c

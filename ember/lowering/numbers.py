@@ -196,23 +196,27 @@ def _shift(context, builder, sig, args, left: bool):
 
 @lower_builtin(operator.pow, types.Integer, types.Integer)
 def int_power(context, builder, sig, args):
-    """Exponentiation by squaring. A negative exponent gives Numba's integer result, the
-    reciprocal truncated toward zero: 0 for |base| > 1, base ** |exponent| for bases 1 and -1."""
+    """Exponentiation by squaring; a negative exponent has no integer result except for
+    bases 1 and -1, so it raises rather than silently truncating to 0."""
     base, exponent = args
     one = llvm.Constant(base.type, 1)
-    if not sig.args[1].signed:
-        return power_by_squaring(builder, base, exponent, one)
-    negative = builder.icmp_signed("<", exponent, _zero(exponent))
-    with builder.if_then(negative, likely=False):
-        is_zero = builder.icmp_signed("==", base, _zero(base))
-        context.guard(
-            builder, is_zero, ZeroDivisionError, "0.0 cannot be raised to a negative power"
-        )
-    magnitude = builder.select(negative, builder.neg(exponent), exponent)
-    power = power_by_squaring(builder, base, magnitude, one)
-    is_unit = builder.icmp_signed("==", builder.mul(base, base), one)
-    truncated = builder.select(is_unit, power, _zero(power))
-    return builder.select(negative, truncated, power)
+    if sig.args[1].signed:
+        negative = builder.icmp_signed("<", exponent, _zero(exponent))
+        with builder.if_then(negative, likely=False):
+            is_zero = builder.icmp_signed("==", base, _zero(base))
+            context.guard(
+                builder, is_zero, ZeroDivisionError, "0.0 cannot be raised to a negative power"
+            )
+            not_unit = builder.icmp_signed("!=", builder.mul(base, base), one)
+            context.guard(
+                builder,
+                not_unit,
+                ValueError,
+                "integer ** negative integer has no integer result; use a float base",
+            )
+        # Only bases 1 and -1 get here with a negative exponent: b**-n == b**n for them.
+        exponent = builder.select(negative, builder.neg(exponent), exponent)
+    return power_by_squaring(builder, base, exponent, one)
 
 
 def power_by_squaring(builder, base, exponent, one, multiply=None):

@@ -87,10 +87,10 @@ def _int_binop(op: str, a: int, b: int):
         if b < 0:
             if a == 0:
                 raise ZeroDivisionError("0.0 cannot be raised to a negative power")
-            # README: `int ** negative int` is Numba's integer, the reciprocal truncated toward
-            # zero: 0 unless the base is 1 or -1, whose powers are integers.
+            # README: `int ** negative int` raises ValueError (the result type must be static)
+            # unless the base is 1 or -1, whose powers are integers.
             if a not in (1, -1):
-                return 0
+                raise ValueError("integer ** negative integer")
             b = -b
         return _wrap(pow(a, b, 2**64))
     if op in ("<<", ">>") and b < 0:
