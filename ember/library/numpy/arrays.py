@@ -320,6 +320,25 @@ def array_truth(context, builder, from_type, to_type, value):
     return context.is_true(builder, from_type.dtype, item)
 
 
+# ---------------------------------------------------------------------------- np.dtype(...)
+
+
+@registry.typer(np.dtype)
+def _type_np_dtype(args, kws):
+    """`np.dtype('int64')`, `np.dtype(np.float32)`, `np.dtype(a.dtype)`: known while compiling."""
+    if len(args) != 1 or kws:
+        return None
+    try:
+        return signature(types.DType(parse_dtype(args[0], None)), args[0])
+    except TypingError:
+        return None
+
+
+@lower_builtin(np.dtype, types.Any)
+def _np_dtype_call(context, builder, sig, args):
+    return context.get_dummy_value(sig.return_type)
+
+
 # ---------------------------------------------------------------------------- dtype comparisons
 
 

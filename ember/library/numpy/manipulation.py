@@ -769,7 +769,7 @@ def _select_put(a, ind, v):
 
 def _check_kth(a, kth):
     n = a.shape[0]
-    if kth < -n or kth >= n:
+    if n and (kth < -n or kth >= n):  # NumPy accepts any kth for an empty array
         raise ValueError("kth out of bounds")
 
 
@@ -781,7 +781,8 @@ def _partition(a, kth):
     one after it (NumPy promises no more), found by selection in O(n)."""
     _check_kth_jit(a, kth)
     out = a.copy()
-    select_kth(out, kth + out.shape[0] if kth < 0 else kth)
+    if out.shape[0]:
+        select_kth(out, kth + out.shape[0] if kth < 0 else kth)
     return out
 
 

@@ -1,0 +1,74 @@
+"""NumPy features found missing or wrong by running Numba's own test suite's use cases under
+ember (np.dtype(...), np.arange step/complex forms, partitions of empty arrays...), checked
+against NumPy."""
+
+import numpy as np
+import pytest
+
+import ember
+
+
+def _same(got, expected):
+    assert type(got) is type(expected) or np.isscalar(got) and np.isscalar(expected)
+    if isinstance(expected, np.ndarray):
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0)
+    else:
+        assert got == expected
+
+
+# ---------------------------------------------------------------------------- np.dtype
+
+
+@ember.njit
+def _dtype_checks(a):
+    return (
+        a.dtype == np.dtype("int64"),
+        a.dtype == np.dtype(np.float32),
+        a.dtype != np.dtype(a.dtype),
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.int64, np.float32, np.float64])
+def test_np_dtype_compares_with_array_dtype(dtype):
+    a = np.zeros(2, dtype)
+    expected = (a.dtype == np.dtype("int64"), a.dtype == np.dtype(np.float32), False)
+    assert _dtype_checks(a) == expected
+
+
+def test_np_dtype_returned_is_numpy_dtype():
+    assert ember.njit(lambda: np.dtype("float32"))() == np.dtype("float32")
+
+
+# ---------------------------------------------------------------------------- np.arange
+
+_ARANGE_FORMS = [
+    (lambda x: np.arange(7, step=max(1, abs(x))), [(4,), (-3,), (1,)]),
+    (lambda a, s: np.arange(a, step=s), [(-8, -1), (4, 0.5), (3, None), (-1, 5)]),
+    (lambda s, b: np.arange(2, b, step=s), [(3, None), (1, 9)]),
+    (lambda a, b: np.arange(a, b, 5), [(3, None), (-8, -1), (0.5, 4)]),
+    (lambda x: np.arange(x), [(4 + 4j,), (np.int8(3),), (5.5,)]),
+    (lambda x: np.arange(x, 10), [(4 + 4j,), (4,)]),
+    (lambda a, b, c: np.arange(a, b, c), [(0.5, 4 + 2j, 1 + 1j), (1 + 1j, 9 + 4j, 2 + 0.5j)]),
+    (lambda a, b: np.arange(a, b), [(1 + 1j, 4 + 4j), (4 + 4j, 1 + 1j)]),
+]
+
+
+@pytest.mark.parametrize("form_index", range(len(_ARANGE_FORMS)))
+def test_arange_forms_match_numpy(form_index):
+    py_func, argument_sets = _ARANGE_FORMS[form_index]
+    compiled = ember.njit(py_func)
+    for args in argument_sets:
+        _same(compiled(*args), py_func(*args))
+
+
+# ---------------------------------------------------------------------------- partitions
+
+
+def test_partitions_of_empty_arrays_accept_any_kth():
+    empty = np.array([], dtype=np.int64)
+    for kth in (0, 3):
+        _same(ember.njit(lambda a, k: np.argpartition(a, k))(empty, kth), np.argpartition(empty, 0))
+        _same(ember.njit(lambda a, k: np.partition(a, k))(empty, kth), np.partition(empty, 0))
+    with pytest.raises(ValueError):
+        ember.njit(lambda a, k: np.partition(a, k))(np.ones(2), 2)
