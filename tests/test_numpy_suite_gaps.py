@@ -72,3 +72,68 @@ def test_partitions_of_empty_arrays_accept_any_kth():
         _same(ember.njit(lambda a, k: np.partition(a, k))(empty, kth), np.partition(empty, 0))
     with pytest.raises(ValueError):
         ember.njit(lambda a, k: np.partition(a, k))(np.ones(2), 2)
+
+
+# ---------------------------------------------------------------------------- identity
+
+
+@ember.njit
+def _identity(a, b):
+    return a is b, a is not b
+
+
+def test_array_identity_follows_data_shape_and_strides():
+    a = np.arange(6).reshape(2, 3)
+    assert _identity(a, a) == (True, False)
+    assert _identity(a, a.copy()) == (False, True)
+    assert _identity(a, a.T) == (False, True)
+    assert _identity(a, a.astype(np.int32)) == (False, True)
+
+
+# ---------------------------------------------------------------------------- rounding
+
+_ROUND_VALUES = [-3.0, -2.5, -2.25, -1.5, 1.5, 2.25, 2.5, 2.75, 2.675, 12345.0, 0.125]
+_SCALAR_KINDS = {
+    "float": float,
+    "float32": np.float32,
+    "int": int,
+    "complex": lambda x: complex(x, -x),
+    "complex64": lambda x: np.complex64(complex(x, -x)),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_SCALAR_KINDS))
+def test_round_scalars_match_numpy(kind):
+    with_decimals = ember.njit(lambda v, d: np.around(v, d))
+    plain = ember.njit(lambda v: np.round(v))
+    for raw in _ROUND_VALUES:
+        value = _SCALAR_KINDS[kind](raw)
+        for decimals in (2, 1, 0, -1, -2):
+            expected = np.round(value, decimals)
+            got = with_decimals(value, decimals)
+            assert got == expected and type(got) is type(expected.item()), (value, decimals)
+        assert plain(value) == np.round(value)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int8, np.complex64])
+def test_round_arrays_match_numpy(dtype):
+    method = ember.njit(lambda a, d: a.round(d))
+    into = ember.njit(lambda a, d, o: np.around(a, d, o))
+    a = (np.array(_ROUND_VALUES[:10]) * 3).astype(dtype).reshape(2, 5)
+    for decimals in (1, 0, -1):
+        _same(method(a, decimals), np.round(a, decimals))
+        if decimals >= 0 or a.dtype.kind != "i":  # NumPy refuses int out= for negative decimals
+            got, expected = np.zeros_like(a), np.zeros_like(a)
+            np.round(a, decimals, expected)
+            assert into(a, decimals, got) is not None
+            np.testing.assert_array_equal(got, expected)
+
+
+def test_round_out_keeps_strides_and_checks_shape():
+    into = ember.njit(lambda a, d, o: np.around(a, d, o))
+    a = np.array(_ROUND_VALUES)
+    np.testing.assert_array_equal(
+        into(a[::2], 1, np.zeros(6, np.float32)), np.round(a[::2], 1).astype(np.float32)
+    )
+    with pytest.raises(ValueError, match="invalid output shape"):
+        into(a, 0, np.zeros(3))

@@ -1,7 +1,7 @@
 """More NumPy functions, most written in Python and compiled by ember (see support.py):
-clip, round/around, concatenate, stack, vstack, hstack, count_nonzero, nonzero (also as
+clip, concatenate, stack, vstack, hstack, count_nonzero, nonzero (also as
 np.where(condition)), flatnonzero, argwhere, isclose, allclose, unique, searchsorted,
-bincount, outer, trace, diag, interp, histogram, flip, and the array methods clip, round,
+bincount, outer, trace, diag, interp, histogram, flip, and the array methods clip and
 nonzero.
 
 Joining arrays (concatenate, stack) is lowered directly: each input is assigned into its view of
@@ -50,7 +50,7 @@ def _common_dtype(*dtypes) -> types.Type:
     return from_numpy_dtype(np.result_type(*(numpy_dtype(d) for d in dtypes)))
 
 
-# ---------------------------------------------------------------------------- clip, round
+# ---------------------------------------------------------------------------- clip
 
 
 def _clip(a, a_min, a_max):
@@ -94,52 +94,6 @@ def _select_clip(a, a_min, a_max):
 @overload_method(types.Array, "clip", jit_options=NUMPY_ERRORS)
 def _array_clip(self, min, max):
     return _select_clip(self, min, max)
-
-
-def _round_float(a, decimals):
-    scale = 10.0**decimals
-    return np.rint(a * scale) / scale
-
-
-def _round_int(a, decimals):
-    return a.copy()
-
-
-def _round_scalar(a, decimals):
-    scale = 10.0**decimals
-    return np.rint(a * scale) / scale
-
-
-def _select_round(a, decimals):
-    if not isinstance(types.unliteral(decimals), types.Integer):
-        return None
-    if _array(a):
-        if isinstance(a.dtype, types.Float):
-            return _round_float
-        if isinstance(a.dtype, (types.Integer, types.Boolean)):
-            return _round_int
-        return None
-    return _round_scalar if isinstance(types.unliteral(a), types.Float) else None
-
-
-@overload(np.round, jit_options=NUMPY_ERRORS)
-def _np_round(a, decimals=0):
-    decimals = as_type(decimals)
-    return _select_round(a, decimals)
-
-
-if np.around is not np.round:
-
-    @overload(np.around, jit_options=NUMPY_ERRORS)
-    def _np_around(a, decimals=0):
-        decimals = as_type(decimals)
-        return _select_round(a, decimals)
-
-
-@overload_method(types.Array, "round", jit_options=NUMPY_ERRORS)
-def _array_round(self, decimals=0):
-    decimals = as_type(decimals)
-    return _select_round(self, decimals)
 
 
 # ---------------------------------------------------------------------------- joining
