@@ -65,13 +65,17 @@ def test_arange_forms_match_numpy(form_index):
 # ---------------------------------------------------------------------------- partitions
 
 
+_argpartition = ember.njit(lambda a, k: np.argpartition(a, k))
+_partition = ember.njit(lambda a, k: np.partition(a, k))
+
+
 def test_partitions_of_empty_arrays_accept_any_kth():
     empty = np.array([], dtype=np.int64)
     for kth in (0, 3):
-        _same(ember.njit(lambda a, k: np.argpartition(a, k))(empty, kth), np.argpartition(empty, 0))
-        _same(ember.njit(lambda a, k: np.partition(a, k))(empty, kth), np.partition(empty, 0))
+        _same(_argpartition(empty, kth), np.argpartition(empty, 0))
+        _same(_partition(empty, kth), np.partition(empty, 0))
     with pytest.raises(ValueError):
-        ember.njit(lambda a, k: np.partition(a, k))(np.ones(2), 2)
+        _partition(np.ones(2, np.int64), 2)
 
 
 # ---------------------------------------------------------------------------- identity
@@ -137,3 +141,45 @@ def test_round_out_keeps_strides_and_checks_shape():
     )
     with pytest.raises(ValueError, match="invalid output shape"):
         into(a, 0, np.zeros(3))
+
+
+def test_partitions_of_sequences_and_nd_arrays():
+    argpartition, partition = _argpartition, _partition
+    descending = np.arange(47)[::-1]
+    for a in (descending, descending.tolist(), tuple(descending.tolist())):
+        assert argpartition(a, 6)[6] == np.argpartition(a, 6)[6]
+        assert partition(a, -16)[-16] == np.partition(a, -16)[-16]
+    x = np.random.default_rng(3).random((2, 3, 4, 5))
+    for k in (0, 2, -1):
+        np.testing.assert_array_equal(partition(x, k)[..., k], np.sort(x)[..., k])
+        picked = np.take_along_axis(x, argpartition(x, k), -1)[..., k]
+        np.testing.assert_array_equal(picked, np.sort(x)[..., k])
+    _same(argpartition((), 0), np.argpartition((), 0))
+    _same(partition((), 0), np.partition((), 0))
+    with pytest.raises(ValueError, match="kth must be scalar or 1-D"):
+        argpartition(np.arange(4), np.ones((2, 2), np.int64))
+
+
+# ---------------------------------------------------------------------------- clip
+
+
+@pytest.mark.parametrize("form", ["np", "method_kw"])
+def test_clip_with_out_and_array_bounds(form):
+    call = {
+        "np": lambda a, lo, hi, out: np.clip(a, lo, hi, out),
+        "np_kw": lambda a, lo, hi, out: np.clip(a, lo, hi, out=out),
+        "method": lambda a, lo, hi, out: a.clip(lo, hi, out),
+        "method_kw": lambda a, lo, hi, out: a.clip(lo, hi, out=out),
+    }[form]
+    compiled = ember.njit(call)
+    a = np.linspace(-10, 10, 40).reshape(5, 2, 4)
+    bounds = [(0, None), (None, 0), (-5, 5), (np.arange(-8, 0.0).reshape(2, 4), 5), (None, None)]
+    for low, high in bounds:
+        if low is None and high is None:
+            with pytest.raises(ValueError):
+                compiled(a, low, high, None)
+            continue
+        _same(compiled(a, low, high, None), np.clip(a, low, high))
+        got, expected = np.empty_like(a), np.empty_like(a)
+        assert compiled(a, low, high, got) is got
+        np.testing.assert_array_equal(got, call(a, low, high, expected))

@@ -53,29 +53,41 @@ def _common_dtype(*dtypes) -> types.Type:
 # ---------------------------------------------------------------------------- clip
 
 
-def _clip(a, a_min, a_max):
+def _clip(a, a_min, a_max, out=None):
     return np.minimum(np.maximum(a, a_min), a_max)
 
 
-def _clip_integers(a, a_min, a_max):
+def _clip_integers(a, a_min, a_max, out=None):
     low, high = clip_bounds(a, a_min, a_max)
     return np.minimum(np.maximum(a, low), high)
 
 
-def _clip_above(a, a_min, a_max):
+def _clip_above(a, a_min, a_max, out=None):
     return np.minimum(a, a_max)
 
 
-def _clip_below(a, a_min, a_max):
+def _clip_below(a, a_min, a_max, out=None):
     return np.maximum(a, a_min)
 
 
-def _clip_nothing(a, a_min, a_max):
-    raise ValueError("One of max or min must be given")
+def _clip_nothing(a, a_min, a_max, out=None):
+    raise ValueError("array_clip: must set either max or min (One of max or min must be given)")
 
 
-@overload(np.clip, jit_options=NUMPY_ERRORS)
-def _select_clip(a, a_min, a_max):
+@functools.cache
+def _clip_into(clipped):
+    """`out=`: the clipped values assigned into `out` (broadcast to its shape), which returns."""
+    clipped_jit = njit(**NUMPY_ERRORS)(clipped)
+
+    def impl(a, a_min, a_max, out=None):
+        out[...] = clipped_jit(a, a_min, a_max)
+        return out
+
+    return impl
+
+
+def _clip_values(a, a_min, a_max):
+    """The implementation for (a, a_min, a_max) without `out`; None when they do not fit."""
     if _array(a) and (is_none(a_min) or is_none(a_max)):
         if is_none(a_min) and is_none(a_max):
             return _clip_nothing
@@ -91,9 +103,20 @@ def _select_clip(a, a_min, a_max):
     return _clip
 
 
+@overload(np.clip, jit_options=NUMPY_ERRORS)
+def _select_clip(a, a_min, a_max, out=None):
+    clipped = _clip_values(a, as_type(a_min), as_type(a_max))
+    out = as_type(out)
+    if clipped is None or is_none(out) or clipped is _clip_nothing:
+        return clipped
+    if not _array(out):
+        raise TypingError('The argument "out" must be an array if it is provided')
+    return _clip_into(clipped)
+
+
 @overload_method(types.Array, "clip", jit_options=NUMPY_ERRORS)
-def _array_clip(self, min, max):
-    return _select_clip(self, min, max)
+def _array_clip(self, min=None, max=None, out=None):
+    return _select_clip(self, min, max, out)
 
 
 # ---------------------------------------------------------------------------- joining
