@@ -183,3 +183,49 @@ def test_clip_with_out_and_array_bounds(form):
         got, expected = np.empty_like(a), np.empty_like(a)
         assert compiled(a, low, high, got) is got
         np.testing.assert_array_equal(got, call(a, low, high, expected))
+
+
+# ---------------------------------------------------------------------------- array-likes
+
+
+def test_asarray_of_lists_of_tuples():
+    asarray = ember.njit(lambda a, d: np.asarray(a, dtype=d))
+    rows = [(1, 2, 3), (4, 5, 6)]
+    _same(asarray(rows, None), np.asarray(rows))
+    _same(asarray(rows, np.complex128), np.asarray(rows, dtype=np.complex128))
+
+
+def test_asarray_of_tuple_of_lists_built_inside():
+    @ember.njit
+    def build():
+        return np.asarray(([1, 2], [3, 4]))
+
+    _same(build(), np.asarray(([1, 2], [3, 4])))
+
+
+_ARRAY_EQUAL_PAIRS = [
+    ((1, 2, 3), (1, 2, 3)),
+    (2, 2),
+    (True, True),
+    (True, 2),
+    (True, 1),
+    (np.arange(3), (0, 1, 2)),
+    (np.arange(3), np.arange(3).reshape(1, 3)),
+    ([1, 2], (1, 2)),
+    (1.5, np.array(1.5)),
+]
+
+
+@pytest.mark.parametrize("pair", range(len(_ARRAY_EQUAL_PAIRS)))
+def test_array_equal_of_array_likes(pair):
+    a, b = _ARRAY_EQUAL_PAIRS[pair]
+    assert ember.njit(lambda a, b: np.array_equal(a, b))(a, b) == np.array_equal(a, b)
+
+
+def test_split_of_lists_and_tuples():
+    array_split = ember.njit(lambda a, i: np.array_split(a, i, axis=0))
+    for a, indices in [(list(range(4)), [1, 4, 72]), (tuple(range(8)), 3), (list(range(4)), 3)]:
+        got, expected = array_split(a, indices), np.array_split(a, indices)
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            _same(g, e)

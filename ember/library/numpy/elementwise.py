@@ -10,6 +10,7 @@ import numpy as np
 
 from ember import types
 from ember.decorators import njit
+from ember.errors import TypingError
 from ember.extending import overload
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
@@ -112,11 +113,30 @@ def _array_equal(a1, a2):
     return bool((a1 == a2).all())
 
 
+def _array_equal_of_values(a1, a2):
+    return _array_equal_jit(np.asarray(a1), np.asarray(a2))
+
+
+_array_equal_jit = njit(**NUMPY_ERRORS)(_array_equal)
+
+
+def _array_like(typ) -> bool:
+    """Numbers, arrays and (nested) tuples or lists of numbers: what np.asarray takes."""
+    typ = types.unliteral(typ)
+    if isinstance(typ, (types.Number, types.Boolean, types.Array)):
+        return True
+    if isinstance(typ, types.BaseTuple):
+        return all(_array_like(t) for t in typ.types)
+    return isinstance(typ, types.List) and _array_like(typ.dtype)
+
+
 @overload(np.array_equal, jit_options=NUMPY_ERRORS)
 def _select_array_equal(a1, a2):
-    if is_array(a1) and is_array(a2) and a1.ndim == a2.ndim:
-        return _array_equal
-    return None
+    if is_array(a1) and is_array(a2):
+        return _array_equal if a1.ndim == a2.ndim else lambda a1, a2: False
+    if _array_like(a1) and _array_like(a2):
+        return _array_equal_of_values
+    raise TypingError('Both arguments to "array_equals" must be array-like')
 
 
 def _logspace(start, stop, num, endpoint, base):
