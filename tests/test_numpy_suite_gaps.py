@@ -229,3 +229,20 @@ def test_split_of_lists_and_tuples():
         assert len(got) == len(expected)
         for g, e in zip(got, expected):
             _same(g, e)
+
+
+# ---------------------------------------------------------------------------- cumulative dtype=
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.complex64])
+def test_cumsum_cumprod_with_dtype(dtype):
+    along = ember.njit(lambda a, dtype, axis: a.cumsum(axis=axis, dtype=dtype))
+    flat = ember.njit(lambda a, dtype: np.cumprod(a, dtype=dtype))
+    a = np.arange(1, 25.0).reshape(2, 4, 3) / 7
+    for axis in (0, 2, -1):
+        got, expected = along(a, dtype, axis), a.cumsum(axis=axis, dtype=dtype)
+        assert got.dtype == expected.dtype
+        np.testing.assert_allclose(got, expected, rtol=1e-6)
+    got, expected = flat(a[:, :2], dtype), np.cumprod(a[:, :2], dtype=dtype)
+    assert got.dtype == expected.dtype
+    np.testing.assert_allclose(got, expected, rtol=1e-6)

@@ -22,7 +22,15 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.errors import TypingError
 from ember.extending import overload, overload_method
-from ember.library.numpy.support import NUMPY_ERRORS, is_none, np_typer, numpy_dtype, parse_dtype
+from ember.decorators import njit
+from ember.library.numpy.support import (
+    NUMPY_ERRORS,
+    as_type,
+    is_none,
+    np_typer,
+    numpy_dtype,
+    parse_dtype,
+)
 from ember.library.numpy.ufuncs import numpy_context
 from ember.lowering import arrays as arr
 from ember.lowering.arrays import const
@@ -720,6 +728,36 @@ def _register_cumulative_axis(name: str, product: bool) -> None:
 
 _register_cumulative_axis("cumsum", product=False)
 _register_cumulative_axis("cumprod", product=True)
+
+
+@functools.cache
+def _cumulative_dtype_impl(product: bool, dtype_name: str, flat: bool):
+    """cumsum/cumprod with `dtype=`: the items converted to it first, as NumPy accumulates."""
+    np_type = np.dtype(dtype_name).type
+    along = njit(**NUMPY_ERRORS)(_cumulative_axis_impl(product, dtype_name))
+    if flat:
+        return lambda a, axis=None, dtype=None: along(a.ravel().astype(np_type), 0)
+    return lambda a, axis=None, dtype=None: along(a.astype(np_type), axis)
+
+
+def _register_cumulative_dtype(name: str, product: bool) -> None:
+    def select(a, axis=None, dtype=None):
+        axis, dtype = as_type(axis), as_type(dtype)
+        if isinstance(dtype, types.NoneType) or not isinstance(a, types.Array):
+            return None
+        flat = isinstance(axis, types.NoneType)
+        if not (flat or isinstance(types.unliteral(axis), types.Integer)):
+            return None
+        require_numbers(name, a)
+        result = parse_dtype(dtype)
+        return _cumulative_dtype_impl(product, numpy_dtype(result).name, flat)
+
+    overload(getattr(np, name), jit_options=NUMPY_ERRORS)(select)
+    overload_method(types.Array, name, jit_options=NUMPY_ERRORS)(select)
+
+
+_register_cumulative_dtype("cumsum", product=False)
+_register_cumulative_dtype("cumprod", product=True)
 
 
 # ---------------------------------------------------------------------------- x in a
