@@ -20,9 +20,9 @@ import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import overload, overload_method
-from ember.decorators import njit
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
     as_type,
