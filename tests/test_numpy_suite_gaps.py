@@ -246,3 +246,31 @@ def test_cumsum_cumprod_with_dtype(dtype):
     got, expected = flat(a[:, :2], dtype), np.cumprod(a[:, :2], dtype=dtype)
     assert got.dtype == expected.dtype
     np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------- bincount, convolve
+
+
+def test_bincount_of_lists_and_its_errors():
+    weighted = ember.njit(lambda a, w, m: np.bincount(a, w, m))
+    plain = ember.njit(lambda a: np.bincount(a))
+    _same(plain([1, 2, 5, 2]), np.bincount([1, 2, 5, 2]))
+    for a, w, m in [([1, 2, 5, 2], [1.0, 2, 3, 4], 0), (np.array([1, 2]), [3, 4], 5)]:
+        _same(weighted(a, w, m), np.bincount(a, w, m))
+    with pytest.raises(ValueError, match="non-negative"):
+        plain([2, -1])
+    with pytest.raises(ValueError, match="same length"):
+        weighted([2, 1], [0.0], 0)
+    with pytest.raises(ValueError, match="minlength"):
+        weighted(np.array([1]), np.array([1.0]), -1)
+
+
+def test_convolve_and_correlate_with_a_mode_variable():
+    convolve = ember.njit(lambda a, v, mode: np.convolve(a, v, mode=mode))
+    correlate = ember.njit(lambda a, v, mode: np.correlate(a, v, mode))
+    a, v = np.arange(5.0), np.array([1, 2, 3j])
+    for mode in ("full", "same", "valid"):
+        np.testing.assert_allclose(convolve(a, v, mode), np.convolve(a, v, mode))
+        np.testing.assert_allclose(correlate(v, a, mode), np.correlate(v, a, mode))
+    with pytest.raises(ValueError):
+        convolve(a, v, "middle")

@@ -565,14 +565,29 @@ def _select_searchsorted(a, v, side="left"):
     return _searchsorted_impl(side_value == "right", True) if _real_number(v) else None
 
 
-def _bincount(x, weights, minlength):
+_NEGATIVE_BINCOUNT = (
+    "bincount(): first argument must be non-negative "
+    "('list' argument must have no negative elements)"
+)
+
+
+def _bincount_size(x, minlength):
+    if minlength < 0:
+        raise ValueError("'minlength' must not be negative")
     size = minlength
     for value in x:
         if value < 0:
-            raise ValueError("'list' argument must have no negative elements")
+            raise ValueError(_NEGATIVE_BINCOUNT)
         if value + 1 > size:
             size = value + 1
-    out = np.zeros(size, np.int64)
+    return size
+
+
+_bincount_size_jit = njit(**NUMPY_ERRORS)(_bincount_size)
+
+
+def _bincount(x, weights, minlength):
+    out = np.zeros(_bincount_size_jit(x, minlength), np.int64)
     for value in x:
         out[value] += 1
     return out
@@ -580,28 +595,48 @@ def _bincount(x, weights, minlength):
 
 def _bincount_weighted(x, weights, minlength):
     if weights.shape[0] != x.shape[0]:
-        raise ValueError("The weights and list don't have the same length.")
-    size = minlength
-    for value in x:
-        if value < 0:
-            raise ValueError("'list' argument must have no negative elements")
-        if value + 1 > size:
-            size = value + 1
-    out = np.zeros(size, np.float64)
+        raise ValueError(
+            "bincount(): weights and list don't have the same length "
+            "(The weights and list don't have the same length.)"
+        )
+    out = np.zeros(_bincount_size_jit(x, minlength), np.float64)
     for i in range(x.shape[0]):
         out[x[i]] += weights[i]
     return out
+
+
+def _vector_like(typ, item_kind) -> bool:
+    """A 1-d array, list or homogeneous tuple whose items are of `item_kind`."""
+    typ = types.unliteral(typ)
+    if _array(typ):
+        return typ.ndim == 1 and isinstance(typ.dtype, item_kind)
+    if isinstance(typ, (types.List, types.UniTuple)):
+        return isinstance(types.unliteral(typ.dtype), item_kind)
+    return False
+
+
+@functools.cache
+def _bincount_of_sequences(weighted: bool):
+    """Lists and tuples count as the arrays NumPy makes of them."""
+    impl = njit(**NUMPY_ERRORS)(_bincount_weighted if weighted else _bincount)
+    if weighted:
+        return lambda x, weights=None, minlength=0: impl(
+            np.asarray(x), np.asarray(weights), minlength
+        )
+    return lambda x, weights=None, minlength=0: impl(np.asarray(x), weights, minlength)
 
 
 @overload(np.bincount, jit_options=NUMPY_ERRORS)
 def _select_bincount(x, weights=None, minlength=0):
     weights = as_type(weights)
     minlength = as_type(minlength)
-    if not (_array(x) and x.ndim == 1 and isinstance(x.dtype, types.Integer)):
+    if not _vector_like(x, types.Integer):
         return None
-    if is_none(weights):
-        return _bincount
-    return _bincount_weighted if _array(weights) and weights.ndim == 1 else None
+    if not (is_none(weights) or _vector_like(weights, (types.Integer, types.Float))):
+        return None
+    if _array(x) and (is_none(weights) or _array(weights)):
+        return _bincount if is_none(weights) else _bincount_weighted
+    return _bincount_of_sequences(not is_none(weights))
 
 
 _search_right_jit = njit(**NUMPY_ERRORS)(_searchsorted_impl(True, True))
