@@ -274,3 +274,45 @@ def test_convolve_and_correlate_with_a_mode_variable():
         np.testing.assert_allclose(correlate(v, a, mode), np.correlate(v, a, mode))
     with pytest.raises(ValueError):
         convolve(a, v, "middle")
+
+
+# ---------------------------------------------------------------------------- reductions
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "min", "max", "mean", "argmin", "argmax"])
+def test_reduction_along_the_axis_of_a_vector_is_a_scalar(name):
+    function = ember.njit(eval(f"lambda a: np.{name}(a, axis=0)"))  # noqa: S307
+    method = ember.njit(eval(f"lambda a: a.{name}(axis=-1)"))  # noqa: S307
+    for a in (np.array([3.0, 1, 4, 1.5]), np.arange(1, 5)):
+        expected = getattr(np, name)(a, axis=0)
+        for got in (function(a), method(a)):
+            assert not isinstance(got, np.ndarray)
+            assert got == expected
+
+
+def test_reduction_along_a_missing_axis_of_a_vector_raises():
+    with pytest.raises(np.exceptions.AxisError):
+        ember.njit(lambda a: a.sum(axis=1))(np.ones(3))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        np.float64(0.5),
+        np.float32(21.0),
+        np.int32(21),
+        np.True_,
+        3,
+        np.datetime64("2020-01-01"),
+        np.datetime64("NaT"),
+        np.timedelta64(5, "m"),
+    ],  # fmt: skip
+)
+def test_extremes_of_a_scalar(value):
+    amax = ember.njit(lambda a: np.amax(a))
+    minimum = ember.njit(lambda a: np.min(a))
+    for got in (amax(value), minimum(value)):
+        if isinstance(value, np.datetime64) and np.isnat(value):
+            assert np.isnat(got)
+        else:
+            assert got == np.amax(value) and type(got) in (type(value), type(np.amax(value).item()))

@@ -320,6 +320,8 @@ def _reduction(name: str, params: str, result: Callable, lower_all: Callable,
                 return None
             if a.ndim == 0:
                 raise TypingError(f"{name}: axis given for a 0-d array")
+            if a.ndim == 1:  # NumPy gives a scalar, not a 0-d array
+                return result(a, *rest)
             return types.Array(result(a, *rest), a.ndim - 1, "C")
         return result(a, *rest)
 
@@ -335,6 +337,8 @@ def _reduction(name: str, params: str, result: Callable, lower_all: Callable,
             context.cast(builder, args[1], axis_type, types.int64),
             array_type.ndim,
         )
+        if array_type.ndim == 1:  # the axis checked, the whole vector reduces
+            return lower_all(context, builder, sig, fields, args)
         return lower_axis(context, builder, sig, fields, axis, args)
 
     np_typer(getattr(np, name), f"a, {params}" if params else "a")(typer)
@@ -790,3 +794,27 @@ def array_contains(context, builder, sig, args):
 
     return reduce_all(context, builder, array_type, fields, arr.i1,
                       llvm.Constant(arr.i1, 0), step, memory_order=True)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------- extremes of a scalar
+
+
+def _scalar_extreme(a, axis=None):
+    if axis is not None and axis != 0 and axis != -1:
+        raise np.exceptions.AxisError("axis is out of bounds for a scalar")
+    return a
+
+
+def _register_scalar_extreme(function) -> None:
+    """np.min/np.max/np.amin/np.amax of one number, bool, datetime or timedelta: itself."""
+
+    @overload(function, jit_options=NUMPY_ERRORS)
+    def select(a, axis=None):
+        scalar = (types.Number, types.Boolean, types.NPDatetime, types.NPTimedelta)
+        if isinstance(types.unliteral(a), scalar):
+            return _scalar_extreme
+        return None
+
+
+for _function in {np.min, np.max, np.amin, np.amax}:
+    _register_scalar_extreme(_function)
