@@ -316,3 +316,29 @@ def test_extremes_of_a_scalar(value):
             assert np.isnat(got)
         else:
             assert got == np.amax(value) and type(got) in (type(value), type(np.amax(value).item()))
+
+
+# ---------------------------------------------------------------------------- cov, corrcoef
+
+
+@pytest.mark.parametrize(
+    "x", [(1.0, 2, 3), [1, 2, 4], ((1.0, 2), (3.0, 4), (5.0, 7)), 3.5, [(1, 2, 3), (4, 5, 7)]]
+)
+def test_corrcoef_and_cov_of_array_likes(x):
+    corrcoef = ember.njit(lambda x, y, rowvar: np.corrcoef(x, y, rowvar))
+    cov = ember.njit(lambda m: np.cov(m))
+    with np.errstate(all="ignore"):
+        expected = np.corrcoef(x, None, True)
+        expected_cov = np.cov(x) if np.ndim(x) else None
+    got = corrcoef(x, None, True)
+    assert np.shape(got) == np.shape(expected)
+    assert isinstance(got, np.ndarray) == (np.ndim(expected) > 0)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, equal_nan=True)
+    if expected_cov is not None:
+        _same(cov(x), expected_cov)
+
+
+def test_corrcoef_with_y_tuple():
+    corrcoef = ember.njit(lambda x, y, rowvar: np.corrcoef(x, y, rowvar))
+    x, y = np.arange(4.0), (1, 3, 2, 7)
+    _same(corrcoef(x, y, False), np.corrcoef(x, y, False))

@@ -440,7 +440,7 @@ _correlation_jit = njit(**NUMPY_ERRORS)(_correlation)
 @functools.cache
 def _cov_impl(with_y: bool, ddof_given: bool, correlate: bool, scalar: bool):
     """cov/corrcoef for each combination of argument kinds; `scalar` (one 1-d variable, no y)
-    gives a 0-d array, as NumPy's squeeze."""
+    gives a 0-d array for cov, as NumPy's squeeze, and a number for corrcoef, as NumPy."""
     rows = "_stacked(m, y, rowvar)" if with_y else "_observations(m, rowvar)"
     ddof = "ddof" if ddof_given else "(0 if bias else 1)"
     result = f"_covariance(rows_, {ddof})"
@@ -450,7 +450,7 @@ def _cov_impl(with_y: bool, ddof_given: bool, correlate: bool, scalar: bool):
 def cov(m, y, rowvar, bias, ddof):
     rows_ = {rows}
     out = {result}
-    return {"out.reshape(())" if scalar else "out"}
+    return {("out[0, 0]" if correlate else "out.reshape(())") if scalar else "out"}
 """
     namespace = {"np": np, "_stacked": _stacked_jit, "_observations": _observations_jit,
                  "_covariance": _covariance_jit, "_correlation": _correlation_jit}  # fmt: skip
@@ -458,20 +458,55 @@ def cov(m, y, rowvar, bias, ddof):
     return namespace["cov"]
 
 
+def _real_dimensions(typ) -> int | None:
+    """The dimensions of np.asarray(typ) for a real array, number, or (nested) tuple or list of
+    real numbers; None for anything else."""
+    typ = types.unliteral(typ)
+    if _real_array(typ):
+        return typ.ndim
+    if isinstance(typ, (types.Integer, types.Float, types.Boolean)):
+        return 0
+    if isinstance(typ, types.BaseTuple):
+        inner = {_real_dimensions(t) for t in typ.types}
+        if not inner:
+            return 1
+        return 1 + inner.pop() if len(inner) == 1 and None not in inner else None
+    if isinstance(typ, types.List):
+        inner = _real_dimensions(typ.dtype)
+        return None if inner is None else 1 + inner
+    return None
+
+
+@functools.cache
+def _of_array_likes(impl):
+    """Tuples, lists and numbers: the covariance of the arrays NumPy makes of them."""
+    impl_jit = njit(**NUMPY_ERRORS)(impl)
+    return lambda m, y, rowvar, bias, ddof: impl_jit(
+        np.asarray(m), y if y is None else np.asarray(y), rowvar, bias, ddof
+    )
+
+
 def _select_covariance(m, y, rowvar, bias, ddof, correlate: bool):
     y, rowvar, bias, ddof = (as_type(t) for t in (y, rowvar, bias, ddof))
     with_y = not isinstance(y, types.NoneType)
-    if not (_real_array(m) and m.ndim in (1, 2)) or (
-        with_y and not (_real_array(y) and y.ndim in (1, 2))
-    ):
+    m_dims = _real_dimensions(m)
+    y_dims = _real_dimensions(y) if with_y else 1
+    if m_dims not in (0, 1, 2) or y_dims not in (0, 1, 2):
         return None
+    if not (is_array(m) and (not with_y or is_array(y))):
+        impl = _select_covariance_of_arrays(m_dims, with_y, rowvar, bias, ddof, correlate)
+        return None if impl is None else _of_array_likes(impl)
+    return _select_covariance_of_arrays(m_dims, with_y, rowvar, bias, ddof, correlate)
+
+
+def _select_covariance_of_arrays(m_dims, with_y, rowvar, bias, ddof, correlate: bool):
     flags = (rowvar, bias)
     if not all(isinstance(types.unliteral(t), (types.Boolean, types.Integer)) for t in flags):
         return None
     ddof_given = not isinstance(ddof, types.NoneType)
     if ddof_given and not is_integer(ddof):
         return None
-    return _cov_impl(with_y, ddof_given, correlate, m.ndim == 1 and not with_y)
+    return _cov_impl(with_y, ddof_given, correlate, m_dims <= 1 and not with_y)
 
 
 @overload(np.cov, jit_options=NUMPY_ERRORS)
