@@ -342,3 +342,34 @@ def test_corrcoef_with_y_tuple():
     corrcoef = ember.njit(lambda x, y, rowvar: np.corrcoef(x, y, rowvar))
     x, y = np.arange(4.0), (1, 3, 2, 7)
     _same(corrcoef(x, y, False), np.corrcoef(x, y, False))
+
+
+# ---------------------------------------------------------------------------- complex extremes
+
+_COMPLEX = np.array([1 + 2j, 3 - 1j, 3 + 0.5j, -2 + 9j, 3 + 0.5j])
+
+
+@pytest.mark.parametrize(
+    "a",
+    [_COMPLEX.astype(np.complex64), _COMPLEX.reshape(1, 5), np.array([1 + 1j, complex(np.nan, 0)])],
+)
+def test_max_min_of_complex_arrays(a):
+    for name, compiled in [("max", ember.njit(lambda a: a.max())),
+                           ("min", ember.njit(lambda a: np.min(a))),
+                           ("amax", ember.njit(lambda a: np.amax(a)))]:  # fmt: skip
+        got, expected = compiled(a), getattr(np, name)(a)
+        assert got == expected or (np.isnan(got) and np.isnan(expected))
+
+
+@pytest.mark.parametrize("name", ["nanmax", "nanmin", "nansum", "nanprod"])
+def test_nan_reductions_of_complex_arrays(name):
+    compiled = ember.njit(eval(f"lambda a: np.{name}(a)"))  # noqa: S307
+    with_nan = np.array([1 + 2j, 3 - 1j, complex(np.nan, 1), 3 + 0.5j, -2 + 9j])
+    for a in (
+        with_nan.astype(np.complex64),
+        with_nan.reshape(5, 1),
+        np.array([complex(np.nan, 0)]),
+    ):
+        with np.errstate(all="ignore"):
+            expected = getattr(np, name)(a)
+        np.testing.assert_allclose(compiled(a), expected, rtol=1e-6, equal_nan=True)

@@ -462,6 +462,8 @@ def _extreme(is_max: bool):
     word = "maximum" if is_max else "minimum"
 
     def result(a, axis=None):
+        if isinstance(a.dtype, types.Complex) and is_none(axis):
+            return None  # the whole array: _complex_extreme below
         reject_complex(word, a.dtype)
         return a.dtype
 
@@ -818,3 +820,53 @@ def _register_scalar_extreme(function) -> None:
 
 for _function in {np.min, np.max, np.amin, np.amax}:
     _register_scalar_extreme(_function)
+
+
+# ---------------------------------------------------------------------------- complex extremes
+
+
+def complex_better(x, best, is_max):
+    """NumPy's order of complex numbers: by real part, then by imaginary part."""
+    if is_max:
+        return x.real > best.real or (x.real == best.real and x.imag > best.imag)
+    return x.real < best.real or (x.real == best.real and x.imag < best.imag)
+
+
+complex_better_jit = njit(**NUMPY_ERRORS)(complex_better)
+
+
+@functools.cache
+def _complex_extreme(is_max: bool):
+    word = "maximum" if is_max else "minimum"
+
+    def extreme(a, axis=None):
+        if a.size == 0:
+            raise ValueError(f"zero-size array to reduction operation {word} which has no identity")
+        best = a.ravel()[0]
+        for x in a.flat:
+            if x != x:  # NaN in either part propagates, as NumPy
+                return x
+            if complex_better_jit(x, best, is_max):
+                best = x
+        return best
+
+    return extreme
+
+
+def _register_complex_extreme(function, is_max: bool, method: str | None) -> None:
+    def select(a, axis=None):
+        whole = is_none(as_type(axis))
+        if isinstance(a, types.Array) and isinstance(a.dtype, types.Complex) and whole:
+            return _complex_extreme(is_max)
+        return None
+
+    overload(function, jit_options=NUMPY_ERRORS)(select)
+    if method:
+        overload_method(types.Array, method, jit_options=NUMPY_ERRORS)(select)
+
+
+_register_complex_extreme(np.max, True, "max")
+_register_complex_extreme(np.min, False, "min")
+if np.amax is not np.max:
+    _register_complex_extreme(np.amax, True, None)
+    _register_complex_extreme(np.amin, False, None)

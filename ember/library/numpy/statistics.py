@@ -18,6 +18,7 @@ import numpy as np
 from ember import types
 from ember.decorators import njit
 from ember.extending import overload
+from ember.library.numpy.reductions import complex_better_jit
 from ember.library.numpy.sorting import select_kth_number
 from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_array, is_integer, is_number
 
@@ -30,15 +31,17 @@ def _float_array(typ) -> bool:
     return is_array(typ) and isinstance(typ.dtype, types.Float)
 
 
-def _register(key, float_impl, plain_reduction):
-    """`float_impl` for float arrays; integer and bool arrays hold no NaN, so the plain NumPy
-    reduction serves them."""
+def _register(key, float_impl, plain_reduction, complex_impl=None):
+    """`float_impl` for float arrays (`complex_impl` for complex ones); integer and bool arrays
+    hold no NaN, so the plain NumPy reduction serves them."""
     plain_impl = _plain_impl(plain_reduction)
 
     @overload(key, jit_options=NUMPY_ERRORS)
     def select(a):
         if _float_array(a):
             return float_impl
+        if is_array(a) and isinstance(a.dtype, types.Complex):
+            return complex_impl
         return plain_impl if _real_array(a) else None
 
 
@@ -112,10 +115,10 @@ def _nancumprod(a):
     return np.cumprod(np.where(np.isnan(a), 1.0, a))
 
 
-_register(np.nansum, _nansum, np.sum)
+_register(np.nansum, _nansum, np.sum, _nansum)
 _register(np.nancumsum, _nancumsum, np.cumsum)
 _register(np.nancumprod, _nancumprod, np.cumprod)
-_register(np.nanprod, _nanprod, np.prod)
+_register(np.nanprod, _nanprod, np.prod, _nanprod)
 _register(np.nanmean, _nanmean, np.mean)
 _register(np.nanvar, _nanvar, np.var)
 _register(np.nanstd, _nanstd, np.std)
@@ -171,8 +174,31 @@ def _nanargmin(a):
     return index
 
 
-_register(np.nanmax, _nanmax, np.max)
-_register(np.nanmin, _nanmin, np.min)
+def _complex_nan_extreme(a, largest):
+    """NumPy's nanmax/nanmin of complex items (by real, then imaginary part), NaN skipped."""
+    if a.size == 0:
+        raise ValueError("zero-size array to reduction operation which has no identity")
+    found = False
+    best = a.ravel()[0]  # all NaN: NumPy gives the first
+    for x in a.flat:
+        if x == x and (not found or complex_better_jit(x, best, largest)):
+            found, best = True, x
+    return best
+
+
+_complex_nan_extreme_jit = njit(**NUMPY_ERRORS)(_complex_nan_extreme)
+
+
+def _complex_nanmax(a):
+    return _complex_nan_extreme_jit(a, True)
+
+
+def _complex_nanmin(a):
+    return _complex_nan_extreme_jit(a, False)
+
+
+_register(np.nanmax, _nanmax, np.max, _complex_nanmax)
+_register(np.nanmin, _nanmin, np.min, _complex_nanmin)
 _register(np.nanargmax, _nanargmax, np.argmax)
 _register(np.nanargmin, _nanargmin, np.argmin)
 
