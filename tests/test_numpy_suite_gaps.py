@@ -373,3 +373,29 @@ def test_nan_reductions_of_complex_arrays(name):
         with np.errstate(all="ignore"):
             expected = getattr(np, name)(a)
         np.testing.assert_allclose(compiled(a), expected, rtol=1e-6, equal_nan=True)
+
+
+# ---------------------------------------------------------------------------- where, copy
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        (0, 4.0, np.int32(5)),
+        (1, np.int32(4), np.complex64(5 + 0j)),
+        (True, False, True),
+        (True, np.arange(3), 7),
+        (np.array([True, False]), 1.5, 2),
+    ],  # fmt: skip
+)
+def test_where_of_scalars_is_a_0d_array(args):
+    _same(ember.njit(lambda c, x, y: np.where(c, x, y))(*args), np.where(*args))
+
+
+@pytest.mark.parametrize("value", [6, (1, 2, 3), [1.0, 2.0, 3.0], 2.5])
+def test_copy_of_array_likes(value):
+    _same(ember.njit(lambda a: np.copy(a))(value), np.copy(value))
+
+
+def test_asfortranarray_of_0d_array():
+    _same(ember.njit(lambda a: np.asfortranarray(a))(np.array(3)), np.asfortranarray(np.array(3)))

@@ -164,6 +164,13 @@ def np_copy(context, builder, sig, args):
     return kernels.copy_array(context, builder, sig.args[0], args[0], order=order)
 
 
+@overload(np.copy, jit_options=NUMPY_ERRORS)
+def _copy_of_array_like(a):
+    """np.copy of a number, tuple or list: the new array NumPy makes of it."""
+    plain = (types.Number, types.Boolean, types.BaseTuple, types.List)
+    return (lambda a: np.asarray(a)) if isinstance(types.unliteral(a), plain) else None
+
+
 @np_typer((types.Array, "copy"), "self")
 def _type_method_copy(a):
     return a.copy(layout="C", readonly=False)

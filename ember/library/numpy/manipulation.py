@@ -304,9 +304,15 @@ def _asfortranarray(a):
     return np.ascontiguousarray(a.T).T
 
 
+def _asfortranarray_0d(a):
+    return a.reshape(1).copy()  # NumPy gives at least one dimension
+
+
 @overload(np.asfortranarray, jit_options=NUMPY_ERRORS)
 def _select_asfortranarray(a):
-    return _asfortranarray if is_array(a) and a.ndim >= 1 else None
+    if not is_array(a):
+        return None
+    return _asfortranarray if a.ndim >= 1 else _asfortranarray_0d
 
 
 @functools.cache
