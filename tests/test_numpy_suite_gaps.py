@@ -399,3 +399,10 @@ def test_copy_of_array_likes(value):
 
 def test_asfortranarray_of_0d_array():
     _same(ember.njit(lambda a: np.asfortranarray(a))(np.array(3)), np.asfortranarray(np.array(3)))
+
+
+@pytest.mark.parametrize("name", ["nanmin", "nanmax", "nansum", "nanmean"])
+def test_nan_reductions_of_sequences(name):
+    compiled = ember.njit(eval(f"lambda a: np.{name}(a)"))  # noqa: S307
+    for a in ([1, 6, 4, 2], (1.5, np.nan, 3.0), ((1.0, 2), (np.nan, 0))):
+        assert compiled(a) == getattr(np, name)(a)

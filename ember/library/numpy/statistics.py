@@ -38,6 +38,8 @@ def _register(key, float_impl, plain_reduction, complex_impl=None):
 
     @overload(key, jit_options=NUMPY_ERRORS)
     def select(a):
+        if isinstance(a, (types.List, types.BaseTuple)) and _real_dimensions(a):
+            return lambda a: key(np.asarray(a))  # a sequence: as the array NumPy makes of it
         if _float_array(a):
             return float_impl
         if is_array(a) and isinstance(a.dtype, types.Complex):
