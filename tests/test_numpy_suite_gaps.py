@@ -406,3 +406,13 @@ def test_nan_reductions_of_sequences(name):
     compiled = ember.njit(eval(f"lambda a: np.{name}(a)"))  # noqa: S307
     for a in ([1, 6, 4, 2], (1.5, np.nan, 3.0), ((1.0, 2), (np.nan, 0))):
         assert compiled(a) == getattr(np, name)(a)
+
+
+def test_sum_and_prod_with_bool_dtype():
+    whole = ember.njit(lambda a, d: a.sum(dtype=d))
+    along = ember.njit(lambda a, d: a.sum(axis=1, dtype=d))
+    product = ember.njit(lambda a, d: np.prod(a, dtype=d))
+    for a in (np.zeros((2, 3, 2), bool), np.arange(12).reshape(2, 3, 2) % 5 == 0):
+        assert whole(a, np.bool_) == np.sum(a, dtype=np.bool_)
+        assert product(a, np.bool_) == np.prod(a, dtype=np.bool_)
+        _same(along(a, np.bool_), a.sum(axis=1, dtype=np.bool_))

@@ -358,6 +358,8 @@ def _sum_like(fn, identity: int):
     def step_for(context, acc_type, item_type):
         def step(builder, acc, item, index):
             item = context.cast(builder, item, item_type, acc_type)
+            if isinstance(acc_type, types.Boolean):  # dtype=bool: NumPy's add is `or`, mul `and`
+                return builder.or_(acc, item) if fn is operator.add else builder.and_(acc, item)
             return _arith(context, builder, fn, acc_type, acc, item)
 
         return step
