@@ -416,3 +416,14 @@ def test_sum_and_prod_with_bool_dtype():
         assert whole(a, np.bool_) == np.sum(a, dtype=np.bool_)
         assert product(a, np.bool_) == np.prod(a, dtype=np.bool_)
         _same(along(a, np.bool_), a.sum(axis=1, dtype=np.bool_))
+
+
+def test_take_with_lists_and_tuples_of_indices():
+    method = ember.njit(lambda a, i: a.take(i))
+    along = ember.njit(lambda a, i: np.take(a, i, axis=0))
+    a = np.arange(12.0).reshape(4, 3)
+    for indices in ([1, 5, 1, 11], (0, 2), ((1, 2), (3, 4))):
+        _same(method(a, indices), np.take(a, indices))
+    _same(along(a, [0, 3, -1]), np.take(a, [0, 3, -1], axis=0))
+    with pytest.raises(IndexError):
+        method(a, [1, 12])

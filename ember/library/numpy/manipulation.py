@@ -491,6 +491,14 @@ def _take_along_scalar(a, indices, axis):
     return np.moveaxis(a, axis, 0)[indices + length if indices < 0 else indices].copy()
 
 
+def _integer_sequence(typ) -> bool:
+    """A list or homogeneous tuple of integers (possibly nested, as np.asarray takes them)."""
+    typ = types.unliteral(typ)
+    if isinstance(typ, (types.List, types.UniTuple)):
+        return is_integer(typ.dtype) or _integer_sequence(typ.dtype)
+    return False
+
+
 def _select_take(a, indices, axis):
     axis = as_type(axis)
     if not is_array(a):
@@ -502,12 +510,15 @@ def _select_take(a, indices, axis):
             return lambda a, indices, axis: _take_scalar_jit(a, indices)
         if is_array(indices) and isinstance(indices.dtype, types.Integer):
             return lambda a, indices, axis: _take_jit(a, indices)
+        if _integer_sequence(indices):  # a list or tuple: as the array NumPy makes of it
+            return lambda a, indices, axis: _take_jit(a, np.asarray(indices))
         return None
     if not is_integer(axis):
         return None
     if scalar:
         return _take_along_scalar
-    return _take_along if integers else None
+    flat_sequence = _integer_sequence(indices) and is_integer(types.unliteral(indices).dtype)
+    return _take_along if integers or flat_sequence else None
 
 
 _take_jit = njit(**NUMPY_ERRORS)(_take)
