@@ -427,3 +427,14 @@ def test_take_with_lists_and_tuples_of_indices():
     _same(along(a, [0, 3, -1]), np.take(a, [0, 3, -1], axis=0))
     with pytest.raises(IndexError):
         method(a, [1, 12])
+
+
+def test_where_with_sequences():
+    where = ember.njit(lambda c, x, y: np.where(c, x, y))
+    a = np.asfortranarray(np.arange(50.0).reshape(25, 2))
+    cases = [([True, False], a, -a), ((True, False), (1, 2), 3.5),
+             ([True, False], np.arange(2, dtype=np.float32), 3.5)]  # fmt: skip
+    for condition, x, y in cases:
+        _same(where(condition, x, y), np.where(condition, x, y))
+    with pytest.raises(ValueError):
+        where([True, True], np.ones((4, 5)), np.ones((5, 5)))

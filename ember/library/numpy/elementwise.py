@@ -287,3 +287,26 @@ def _copyto(dst, src):
 @overload(np.copyto, jit_options=NUMPY_ERRORS)
 def _select_copyto(dst, src):
     return _copyto if is_array(dst) and (is_array(src) or is_number(src)) else None
+
+
+@overload(np.where, jit_options=NUMPY_ERRORS)
+def _where_of_sequences(condition, x, y):
+    """np.where with a list or tuple among its operands: as the arrays NumPy makes of them."""
+    operands = (condition, x, y)
+    sequences = tuple(
+        isinstance(types.unliteral(t), (types.List, types.BaseTuple)) for t in operands
+    )
+    if not any(sequences) or not all(_array_like(t) for t in operands):
+        return None
+    return _where_converting(sequences)
+
+
+@functools.cache
+def _where_converting(sequences: tuple):
+    """Only the sequences become arrays: a scalar choice stays weak in NumPy's promotion."""
+    names = ("condition", "x", "y")
+    parts = [f"np.asarray({n})" if seq else n for n, seq in zip(names, sequences)]
+    namespace = {"np": np}
+    source = f"def where(condition, x, y):\n    return np.where({', '.join(parts)})\n"
+    exec(source, namespace)  # noqa: S102 - fixed names
+    return namespace["where"]
