@@ -438,3 +438,12 @@ def test_where_with_sequences():
         _same(where(condition, x, y), np.where(condition, x, y))
     with pytest.raises(ValueError):
         where([True, True], np.ones((4, 5)), np.ones((5, 5)))
+
+
+def test_allclose_and_isclose_of_two_numbers():
+    allclose = ember.njit(lambda a, b, rtol, atol, nan: np.allclose(a, b, rtol, atol, nan))
+    isclose = ember.njit(lambda a, b: np.isclose(a, b))
+    for a, b in [(1.0, 1.0), (1.0, 1.1), (np.nan, np.nan), (np.inf, np.inf), (2, 2)]:
+        for equal_nan in (True, False):
+            assert allclose(a, b, 1e-5, 1e-8, equal_nan) == np.allclose(a, b, 1e-5, 1e-8, equal_nan)
+        assert isclose(a, b) == np.isclose(a, b)

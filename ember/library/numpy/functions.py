@@ -410,12 +410,16 @@ def _allclose(a, b, rtol, atol, equal_nan):
     return bool(_isclose_jit(a, b, rtol, atol, equal_nan).all())
 
 
+def _allclose_scalars(a, b, rtol, atol, equal_nan):
+    return bool(_isclose_jit(a, b, rtol, atol, equal_nan))
+
+
 def _select_closeness(result):
     def select(a, b, rtol, atol, equal_nan):
-        if not (_array(a) or _array(b)):
-            return None
         if not all(_array(t) or _real_number(t) for t in (a, b)):
             return None
+        if not (_array(a) or _array(b)):  # two numbers
+            return _allclose_scalars if result is _allclose else result
         return result
 
     return select
