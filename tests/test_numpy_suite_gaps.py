@@ -447,3 +447,25 @@ def test_allclose_and_isclose_of_two_numbers():
         for equal_nan in (True, False):
             assert allclose(a, b, 1e-5, 1e-8, equal_nan) == np.allclose(a, b, 1e-5, 1e-8, equal_nan)
         assert isclose(a, b) == np.isclose(a, b)
+
+
+# ---------------------------------------------------------------------------- frozen indices
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        (slice(4, 5), 3, np.arange(5), 1),
+        (Ellipsis, 1, np.arange(5)),
+        (slice(None, None, -2), 1),
+        (slice(1, 3), np.array([True, False, True, False, False, True])),
+        (slice(1, None),),
+    ],  # fmt: skip
+)
+def test_index_tuple_from_a_closure(index):
+    a = np.arange(5 * 6 * 7 * 8).reshape(5, 6, 7, 8)
+
+    def get_item(array):
+        return array[index]  # `index` is frozen into the compiled code, slices and arrays too
+
+    _same(ember.njit(get_item)(a), a[index])
