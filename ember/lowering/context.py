@@ -100,6 +100,12 @@ class CPUContext(NumbaContextMixin):
             )
         if isinstance(typ, (types.NoneType, types.Dummy)):
             return llvm.Constant(self.value_type(typ), None)
+        if isinstance(typ, types.SliceType):  # a frozen slice: (start, stop, step) as passed in
+            from ember.library.builtins.slices import native_slice_parts
+
+            return llvm.Constant.literal_struct(
+                [self.get_constant(types.int64, part) for part in native_slice_parts(value)]
+            )
         if isinstance(typ, types.Optional):  # None: zeroed and not valid
             if value is None:
                 return llvm.Constant(self.value_type(typ), None)

@@ -476,9 +476,17 @@ class FunctionLowerer:
     def _lower_global(self, expr: ir.Global | ir.FreeVar, result_type: types.Type) -> llvm.Value:
         if isinstance(result_type, types.Dummy):
             return self.context.get_dummy_value(result_type)
-        if isinstance(result_type, types.Array):
-            return refs.array_constant(result_type, expr.value, self.module)
-        return self.context.get_constant_generic(self.builder, result_type, expr.value)
+        return self._frozen_constant(result_type, expr.value)
+
+    def _frozen_constant(self, typ: types.Type, value: Any) -> llvm.Value:
+        """A global's value: arrays (also inside tuples, as `index = (slice(1, 3), np.arange(2))`
+        in a closure) become frozen array constants."""
+        if isinstance(typ, types.Array):
+            return refs.array_constant(typ, value, self.module)
+        if isinstance(typ, types.BaseTuple) and _holds_array(typ):
+            members = [self._frozen_constant(t, v) for t, v in zip(typ.types, value)]
+            return llvm.Constant.literal_struct(members)
+        return self.context.get_constant_generic(self.builder, typ, value)
 
     def _lower_operator(self, expr: Any, result_type: types.Type) -> llvm.Value:
         sig = self.calltypes[expr]
@@ -820,3 +828,9 @@ def register_expression_lowerer(expr_class: type, lowerer) -> None:
 
 def register_statement_lowerer(stmt_class: type, lowerer) -> None:
     _STATEMENT_LOWERERS[stmt_class] = lowerer
+
+
+def _holds_array(typ: types.Type) -> bool:
+    if isinstance(typ, types.Array):
+        return True
+    return isinstance(typ, types.BaseTuple) and any(_holds_array(t) for t in typ.types)

@@ -320,6 +320,62 @@ def array_truth(context, builder, from_type, to_type, value):
     return context.is_true(builder, from_type.dtype, item)
 
 
+# ---------------------------------------------------------------------------- identity
+
+
+@registry.typer(operator.is_)
+@registry.typer(operator.is_not)
+def _type_array_identity(args, kws):
+    if len(args) == 2 and all(isinstance(a, types.Array) for a in args):
+        return signature(types.boolean, *args)
+    return None
+
+
+def _array_identity(negate: bool):
+    """`a is b`: one array type, one data pointer, one shape and strides (Numba's rule: a view
+    that covers the same items the same way counts as the same array)."""
+
+    def lower(context, builder, sig, args):
+        left_type, right_type = sig.args
+        if left_type != right_type:
+            return llvm.Constant(llvm.IntType(1), int(negate))
+        left = arr.unpack(builder, left_type, args[0])
+        right = arr.unpack(builder, right_type, args[1])
+        same = builder.icmp_unsigned(
+            "==",
+            builder.ptrtoint(left.data, arr.const(0).type),
+            builder.ptrtoint(right.data, arr.const(0).type),
+        )
+        for a, b in zip(left.shape + left.strides, right.shape + right.strides):
+            same = builder.and_(same, builder.icmp_signed("==", a, b))
+        return builder.not_(same) if negate else same
+
+    return lower
+
+
+lower_builtin(operator.is_, types.Array, types.Array)(_array_identity(False))
+lower_builtin(operator.is_not, types.Array, types.Array)(_array_identity(True))
+
+
+# ---------------------------------------------------------------------------- np.dtype(...)
+
+
+@registry.typer(np.dtype)
+def _type_np_dtype(args, kws):
+    """`np.dtype('int64')`, `np.dtype(np.float32)`, `np.dtype(a.dtype)`: known while compiling."""
+    if len(args) != 1 or kws:
+        return None
+    try:
+        return signature(types.DType(parse_dtype(args[0], None)), args[0])
+    except TypingError:
+        return None
+
+
+@lower_builtin(np.dtype, types.Any)
+def _np_dtype_call(context, builder, sig, args):
+    return context.get_dummy_value(sig.return_type)
+
+
 # ---------------------------------------------------------------------------- dtype comparisons
 
 

@@ -164,6 +164,13 @@ def np_copy(context, builder, sig, args):
     return kernels.copy_array(context, builder, sig.args[0], args[0], order=order)
 
 
+@overload(np.copy, jit_options=NUMPY_ERRORS)
+def _copy_of_array_like(a):
+    """np.copy of a number, tuple or list: the new array NumPy makes of it."""
+    plain = (types.Number, types.Boolean, types.BaseTuple, types.List)
+    return (lambda a: np.asarray(a)) if isinstance(types.unliteral(a), plain) else None
+
+
 @np_typer((types.Array, "copy"), "self")
 def _type_method_copy(a):
     return a.copy(layout="C", readonly=False)
@@ -305,6 +312,20 @@ def _arange_impl(kind: str, dtype_name: str):
                 value += step
             return out
 
+    elif kind == "complex":
+
+        def impl(start, stop, step, dtype):
+            if step == 0:
+                raise ZeroDivisionError("arange: step is zero")
+            span = (stop - start) / step  # NumPy: the shorter of the real and imaginary counts
+            n = min(int(math.ceil(span.real)), int(math.ceil(span.imag)))
+            if n < 0:
+                n = 0
+            out = np.empty(n, np_type)
+            for i in range(n):
+                out[i] = start + i * step
+            return out
+
     else:
 
         def impl(start, stop, step, dtype):
@@ -322,11 +343,18 @@ def _arange_impl(kind: str, dtype_name: str):
 
 
 @functools.cache
-def _arange_stop_impl(kind: str, dtype_name: str):
+def _arange_stop_impl(kind: str, dtype_name: str, has_step: bool):
+    """`np.arange(stop)`, `np.arange(stop, step=s)` and `np.arange(stop, None, s)`."""
     full = njit(**NUMPY_ERRORS)(_arange_impl(kind, dtype_name))
+    if has_step:
 
-    def impl(stop, unused_stop, unused_step, dtype):
-        return full(0, stop, 1, dtype)
+        def impl(stop, unused_stop, step, dtype):
+            return full(0, stop, step, dtype)
+
+    else:
+
+        def impl(stop, unused_stop, unused_step, dtype):
+            return full(0, stop, 1, dtype)
 
     return impl
 
@@ -337,7 +365,7 @@ def _select_arange(start, stop=None, step=None, dtype=None):
     step = as_type(step)
     dtype = as_type(dtype)
     numbers = [types.unliteral(t) for t in (start, stop, step) if not is_none(t)]
-    if not all(isinstance(t, (types.Integer, types.Float, types.Boolean)) for t in numbers):
+    if not all(isinstance(t, types.Number) for t in numbers):
         return None
     from ember.typing.conversions import unify_pair
 
@@ -345,9 +373,9 @@ def _select_arange(start, stop=None, step=None, dtype=None):
     for t in numbers:
         common = unify_pair(common, t) if not isinstance(t, types.Boolean) else common
     result = parse_dtype(dtype, default=common)
-    kind = "int" if isinstance(common, types.Integer) else "float"
+    kind = {types.Integer: "int", types.Complex: "complex"}.get(type(common), "float")
     if is_none(stop):
-        return _arange_stop_impl(kind, numpy_dtype(result).name)
+        return _arange_stop_impl(kind, numpy_dtype(result).name, not is_none(step))
     impl = _arange_impl(kind, numpy_dtype(result).name)
     if is_none(step):
         return _with_default_step(impl)

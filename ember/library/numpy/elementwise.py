@@ -10,6 +10,7 @@ import numpy as np
 
 from ember import types
 from ember.decorators import njit
+from ember.errors import TypingError
 from ember.extending import overload
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
@@ -112,11 +113,30 @@ def _array_equal(a1, a2):
     return bool((a1 == a2).all())
 
 
+def _array_equal_of_values(a1, a2):
+    return _array_equal_jit(np.asarray(a1), np.asarray(a2))
+
+
+_array_equal_jit = njit(**NUMPY_ERRORS)(_array_equal)
+
+
+def _array_like(typ) -> bool:
+    """Numbers, arrays and (nested) tuples or lists of numbers: what np.asarray takes."""
+    typ = types.unliteral(typ)
+    if isinstance(typ, (types.Number, types.Boolean, types.Array)):
+        return True
+    if isinstance(typ, types.BaseTuple):
+        return all(_array_like(t) for t in typ.types)
+    return isinstance(typ, types.List) and _array_like(typ.dtype)
+
+
 @overload(np.array_equal, jit_options=NUMPY_ERRORS)
 def _select_array_equal(a1, a2):
-    if is_array(a1) and is_array(a2) and a1.ndim == a2.ndim:
-        return _array_equal
-    return None
+    if is_array(a1) and is_array(a2):
+        return _array_equal if a1.ndim == a2.ndim else lambda a1, a2: False
+    if _array_like(a1) and _array_like(a2):
+        return _array_equal_of_values
+    raise TypingError('Both arguments to "array_equals" must be array-like')
 
 
 def _logspace(start, stop, num, endpoint, base):
@@ -267,3 +287,26 @@ def _copyto(dst, src):
 @overload(np.copyto, jit_options=NUMPY_ERRORS)
 def _select_copyto(dst, src):
     return _copyto if is_array(dst) and (is_array(src) or is_number(src)) else None
+
+
+@overload(np.where, jit_options=NUMPY_ERRORS)
+def _where_of_sequences(condition, x, y):
+    """np.where with a list or tuple among its operands: as the arrays NumPy makes of them."""
+    operands = (condition, x, y)
+    sequences = tuple(
+        isinstance(types.unliteral(t), (types.List, types.BaseTuple)) for t in operands
+    )
+    if not any(sequences) or not all(_array_like(t) for t in operands):
+        return None
+    return _where_converting(sequences)
+
+
+@functools.cache
+def _where_converting(sequences: tuple):
+    """Only the sequences become arrays: a scalar choice stays weak in NumPy's promotion."""
+    names = ("condition", "x", "y")
+    parts = [f"np.asarray({n})" if seq else n for n, seq in zip(names, sequences)]
+    namespace = {"np": np}
+    source = f"def where(condition, x, y):\n    return np.where({', '.join(parts)})\n"
+    exec(source, namespace)  # noqa: S102 - fixed names
+    return namespace["where"]

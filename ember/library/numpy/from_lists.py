@@ -1,5 +1,6 @@
 """`np.array` and `np.asarray` of lists: a list of numbers gives a 1-d array, a list of
-equal-length lists of numbers a 2-d array (ValueError at run time when the lengths differ).
+equal-length lists (or tuples) of numbers, or a tuple of lists, a 2-d array (ValueError at run
+time when the lengths differ).
 `array_of_display` serves `np.array([x, y])` of a list display, which ember/rewrites/
 array_displays.py turns into a tuple: no list is built when the items are numbers."""
 
@@ -20,14 +21,26 @@ _RAGGED = (
 )
 
 
-def _nesting(list_type: types.Type) -> tuple[int, types.Type] | None:
-    """(dimensions, number type) of a list of numbers or a list of lists of numbers."""
-    if not (isinstance(list_type, types.List) and list_type.is_precise):
-        return None
-    if isinstance(list_type.dtype, types.Number):
-        return 1, list_type.dtype
-    if isinstance(list_type.dtype, types.List) and isinstance(list_type.dtype.dtype, types.Number):
-        return 2, list_type.dtype.dtype
+def _row_number_type(row: types.Type) -> types.Type | None:
+    """The number type of a list of numbers or a homogeneous tuple of numbers."""
+    if isinstance(row, types.List) and row.is_precise and isinstance(row.dtype, types.Number):
+        return row.dtype
+    if isinstance(row, types.UniTuple) and isinstance(types.unliteral(row.dtype), types.Number):
+        return types.unliteral(row.dtype)
+    return None
+
+
+def _nesting(obj_type: types.Type) -> tuple[int, types.Type] | None:
+    """(dimensions, number type) of a list of numbers, or of a list or tuple of rows (lists or
+    tuples of numbers)."""
+    if isinstance(obj_type, types.List) and obj_type.is_precise:
+        if isinstance(obj_type.dtype, types.Number):
+            return 1, obj_type.dtype
+        item = _row_number_type(obj_type.dtype)
+        return None if item is None else (2, item)
+    if isinstance(obj_type, types.UniTuple) and isinstance(obj_type.dtype, types.List):
+        item = _row_number_type(obj_type.dtype)
+        return None if item is None else (2, item)
     return None
 
 

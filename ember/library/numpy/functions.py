@@ -1,7 +1,7 @@
 """More NumPy functions, most written in Python and compiled by ember (see support.py):
-clip, round/around, concatenate, stack, vstack, hstack, count_nonzero, nonzero (also as
+clip, concatenate, stack, vstack, hstack, count_nonzero, nonzero (also as
 np.where(condition)), flatnonzero, argwhere, isclose, allclose, unique, searchsorted,
-bincount, outer, trace, diag, interp, histogram, flip, and the array methods clip, round,
+bincount, outer, trace, diag, interp, histogram, flip, and the array methods clip and
 nonzero.
 
 Joining arrays (concatenate, stack) is lowered directly: each input is assigned into its view of
@@ -50,32 +50,44 @@ def _common_dtype(*dtypes) -> types.Type:
     return from_numpy_dtype(np.result_type(*(numpy_dtype(d) for d in dtypes)))
 
 
-# ---------------------------------------------------------------------------- clip, round
+# ---------------------------------------------------------------------------- clip
 
 
-def _clip(a, a_min, a_max):
+def _clip(a, a_min, a_max, out=None):
     return np.minimum(np.maximum(a, a_min), a_max)
 
 
-def _clip_integers(a, a_min, a_max):
+def _clip_integers(a, a_min, a_max, out=None):
     low, high = clip_bounds(a, a_min, a_max)
     return np.minimum(np.maximum(a, low), high)
 
 
-def _clip_above(a, a_min, a_max):
+def _clip_above(a, a_min, a_max, out=None):
     return np.minimum(a, a_max)
 
 
-def _clip_below(a, a_min, a_max):
+def _clip_below(a, a_min, a_max, out=None):
     return np.maximum(a, a_min)
 
 
-def _clip_nothing(a, a_min, a_max):
-    raise ValueError("One of max or min must be given")
+def _clip_nothing(a, a_min, a_max, out=None):
+    raise ValueError("array_clip: must set either max or min (One of max or min must be given)")
 
 
-@overload(np.clip, jit_options=NUMPY_ERRORS)
-def _select_clip(a, a_min, a_max):
+@functools.cache
+def _clip_into(clipped):
+    """`out=`: the clipped values assigned into `out` (broadcast to its shape), which returns."""
+    clipped_jit = njit(**NUMPY_ERRORS)(clipped)
+
+    def impl(a, a_min, a_max, out=None):
+        out[...] = clipped_jit(a, a_min, a_max)
+        return out
+
+    return impl
+
+
+def _clip_values(a, a_min, a_max):
+    """The implementation for (a, a_min, a_max) without `out`; None when they do not fit."""
     if _array(a) and (is_none(a_min) or is_none(a_max)):
         if is_none(a_min) and is_none(a_max):
             return _clip_nothing
@@ -91,55 +103,20 @@ def _select_clip(a, a_min, a_max):
     return _clip
 
 
+@overload(np.clip, jit_options=NUMPY_ERRORS)
+def _select_clip(a, a_min, a_max, out=None):
+    clipped = _clip_values(a, as_type(a_min), as_type(a_max))
+    out = as_type(out)
+    if clipped is None or is_none(out) or clipped is _clip_nothing:
+        return clipped
+    if not _array(out):
+        raise TypingError('The argument "out" must be an array if it is provided')
+    return _clip_into(clipped)
+
+
 @overload_method(types.Array, "clip", jit_options=NUMPY_ERRORS)
-def _array_clip(self, min, max):
-    return _select_clip(self, min, max)
-
-
-def _round_float(a, decimals):
-    scale = 10.0**decimals
-    return np.rint(a * scale) / scale
-
-
-def _round_int(a, decimals):
-    return a.copy()
-
-
-def _round_scalar(a, decimals):
-    scale = 10.0**decimals
-    return np.rint(a * scale) / scale
-
-
-def _select_round(a, decimals):
-    if not isinstance(types.unliteral(decimals), types.Integer):
-        return None
-    if _array(a):
-        if isinstance(a.dtype, types.Float):
-            return _round_float
-        if isinstance(a.dtype, (types.Integer, types.Boolean)):
-            return _round_int
-        return None
-    return _round_scalar if isinstance(types.unliteral(a), types.Float) else None
-
-
-@overload(np.round, jit_options=NUMPY_ERRORS)
-def _np_round(a, decimals=0):
-    decimals = as_type(decimals)
-    return _select_round(a, decimals)
-
-
-if np.around is not np.round:
-
-    @overload(np.around, jit_options=NUMPY_ERRORS)
-    def _np_around(a, decimals=0):
-        decimals = as_type(decimals)
-        return _select_round(a, decimals)
-
-
-@overload_method(types.Array, "round", jit_options=NUMPY_ERRORS)
-def _array_round(self, decimals=0):
-    decimals = as_type(decimals)
-    return _select_round(self, decimals)
+def _array_clip(self, min=None, max=None, out=None):
+    return _select_clip(self, min, max, out)
 
 
 # ---------------------------------------------------------------------------- joining
@@ -433,12 +410,16 @@ def _allclose(a, b, rtol, atol, equal_nan):
     return bool(_isclose_jit(a, b, rtol, atol, equal_nan).all())
 
 
+def _allclose_scalars(a, b, rtol, atol, equal_nan):
+    return bool(_isclose_jit(a, b, rtol, atol, equal_nan))
+
+
 def _select_closeness(result):
     def select(a, b, rtol, atol, equal_nan):
-        if not (_array(a) or _array(b)):
-            return None
         if not all(_array(t) or _real_number(t) for t in (a, b)):
             return None
+        if not (_array(a) or _array(b)):  # two numbers
+            return _allclose_scalars if result is _allclose else result
         return result
 
     return select
@@ -588,14 +569,29 @@ def _select_searchsorted(a, v, side="left"):
     return _searchsorted_impl(side_value == "right", True) if _real_number(v) else None
 
 
-def _bincount(x, weights, minlength):
+_NEGATIVE_BINCOUNT = (
+    "bincount(): first argument must be non-negative "
+    "('list' argument must have no negative elements)"
+)
+
+
+def _bincount_size(x, minlength):
+    if minlength < 0:
+        raise ValueError("'minlength' must not be negative")
     size = minlength
     for value in x:
         if value < 0:
-            raise ValueError("'list' argument must have no negative elements")
+            raise ValueError(_NEGATIVE_BINCOUNT)
         if value + 1 > size:
             size = value + 1
-    out = np.zeros(size, np.int64)
+    return size
+
+
+_bincount_size_jit = njit(**NUMPY_ERRORS)(_bincount_size)
+
+
+def _bincount(x, weights, minlength):
+    out = np.zeros(_bincount_size_jit(x, minlength), np.int64)
     for value in x:
         out[value] += 1
     return out
@@ -603,28 +599,48 @@ def _bincount(x, weights, minlength):
 
 def _bincount_weighted(x, weights, minlength):
     if weights.shape[0] != x.shape[0]:
-        raise ValueError("The weights and list don't have the same length.")
-    size = minlength
-    for value in x:
-        if value < 0:
-            raise ValueError("'list' argument must have no negative elements")
-        if value + 1 > size:
-            size = value + 1
-    out = np.zeros(size, np.float64)
+        raise ValueError(
+            "bincount(): weights and list don't have the same length "
+            "(The weights and list don't have the same length.)"
+        )
+    out = np.zeros(_bincount_size_jit(x, minlength), np.float64)
     for i in range(x.shape[0]):
         out[x[i]] += weights[i]
     return out
+
+
+def _vector_like(typ, item_kind) -> bool:
+    """A 1-d array, list or homogeneous tuple whose items are of `item_kind`."""
+    typ = types.unliteral(typ)
+    if _array(typ):
+        return typ.ndim == 1 and isinstance(typ.dtype, item_kind)
+    if isinstance(typ, (types.List, types.UniTuple)):
+        return isinstance(types.unliteral(typ.dtype), item_kind)
+    return False
+
+
+@functools.cache
+def _bincount_of_sequences(weighted: bool):
+    """Lists and tuples count as the arrays NumPy makes of them."""
+    impl = njit(**NUMPY_ERRORS)(_bincount_weighted if weighted else _bincount)
+    if weighted:
+        return lambda x, weights=None, minlength=0: impl(
+            np.asarray(x), np.asarray(weights), minlength
+        )
+    return lambda x, weights=None, minlength=0: impl(np.asarray(x), weights, minlength)
 
 
 @overload(np.bincount, jit_options=NUMPY_ERRORS)
 def _select_bincount(x, weights=None, minlength=0):
     weights = as_type(weights)
     minlength = as_type(minlength)
-    if not (_array(x) and x.ndim == 1 and isinstance(x.dtype, types.Integer)):
+    if not _vector_like(x, types.Integer):
         return None
-    if is_none(weights):
-        return _bincount
-    return _bincount_weighted if _array(weights) and weights.ndim == 1 else None
+    if not (is_none(weights) or _vector_like(weights, (types.Integer, types.Float))):
+        return None
+    if _array(x) and (is_none(weights) or _array(weights)):
+        return _bincount if is_none(weights) else _bincount_weighted
+    return _bincount_of_sequences(not is_none(weights))
 
 
 _search_right_jit = njit(**NUMPY_ERRORS)(_searchsorted_impl(True, True))

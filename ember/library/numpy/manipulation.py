@@ -304,9 +304,15 @@ def _asfortranarray(a):
     return np.ascontiguousarray(a.T).T
 
 
+def _asfortranarray_0d(a):
+    return a.reshape(1).copy()  # NumPy gives at least one dimension
+
+
 @overload(np.asfortranarray, jit_options=NUMPY_ERRORS)
 def _select_asfortranarray(a):
-    return _asfortranarray if is_array(a) and a.ndim >= 1 else None
+    if not is_array(a):
+        return None
+    return _asfortranarray if a.ndim >= 1 else _asfortranarray_0d
 
 
 @functools.cache
@@ -485,6 +491,14 @@ def _take_along_scalar(a, indices, axis):
     return np.moveaxis(a, axis, 0)[indices + length if indices < 0 else indices].copy()
 
 
+def _integer_sequence(typ) -> bool:
+    """A list or homogeneous tuple of integers (possibly nested, as np.asarray takes them)."""
+    typ = types.unliteral(typ)
+    if isinstance(typ, (types.List, types.UniTuple)):
+        return is_integer(typ.dtype) or _integer_sequence(typ.dtype)
+    return False
+
+
 def _select_take(a, indices, axis):
     axis = as_type(axis)
     if not is_array(a):
@@ -496,12 +510,15 @@ def _select_take(a, indices, axis):
             return lambda a, indices, axis: _take_scalar_jit(a, indices)
         if is_array(indices) and isinstance(indices.dtype, types.Integer):
             return lambda a, indices, axis: _take_jit(a, indices)
+        if _integer_sequence(indices):  # a list or tuple: as the array NumPy makes of it
+            return lambda a, indices, axis: _take_jit(a, np.asarray(indices))
         return None
     if not is_integer(axis):
         return None
     if scalar:
         return _take_along_scalar
-    return _take_along if integers else None
+    flat_sequence = _integer_sequence(indices) and is_integer(types.unliteral(indices).dtype)
+    return _take_along if integers or flat_sequence else None
 
 
 _take_jit = njit(**NUMPY_ERRORS)(_take)
@@ -768,8 +785,8 @@ def _select_put(a, ind, v):
 
 
 def _check_kth(a, kth):
-    n = a.shape[0]
-    if kth < -n or kth >= n:
+    n = a.shape[-1]
+    if n and (kth < -n or kth >= n):  # NumPy accepts any kth for an empty array
         raise ValueError("kth out of bounds")
 
 
@@ -777,11 +794,15 @@ _check_kth_jit = njit(**NUMPY_ERRORS)(_check_kth)
 
 
 def _partition(a, kth):
-    """A copy with its kth item in its sorted place, no larger item before it and no smaller
-    one after it (NumPy promises no more), found by selection in O(n)."""
+    """A copy with its kth item (along the last axis) in its sorted place, no larger item
+    before it and no smaller one after it (NumPy promises no more), found by selection."""
     _check_kth_jit(a, kth)
     out = a.copy()
-    select_kth(out, kth + out.shape[0] if kth < 0 else kth)
+    n = out.shape[-1]
+    if n:
+        rows = out.reshape(-1, n)
+        for row in range(rows.shape[0]):
+            select_kth(rows[row], kth + n if kth < 0 else kth)
     return out
 
 
@@ -803,16 +824,48 @@ def _argpartition_many(a, kth):
     return np.argsort(a, kind="mergesort")
 
 
+def _kth_kind(kth) -> str | None:
+    """'one' for an integer kth, 'many' for a sequence of integers, None otherwise."""
+    if is_integer(kth):
+        return "one"
+    if isinstance(kth, types.BaseTuple) and len(kth) and all(is_integer(t) for t in kth):
+        return "many"
+    if is_array(kth) and kth.ndim == 1 and isinstance(kth.dtype, types.Integer):
+        return "many"
+    if isinstance(kth, (types.List, types.ListType)) and isinstance(kth.dtype, types.Integer):
+        return "many"
+    if is_array(kth) and isinstance(kth.dtype, types.Integer):
+        return "bad"
+    return None
+
+
+def _kth_must_be_1d(a, kth):
+    raise ValueError("kth must be scalar or 1-D")
+
+
+@functools.cache
+def _partition_of_sequence(impl):
+    """Lists and tuples: partitioned as the array NumPy makes of them."""
+    impl_jit = njit(**NUMPY_ERRORS)(impl)
+    return lambda a, kth: impl_jit(np.asarray(a), kth)
+
+
 def _select_partition(impl, many_impl):
     def select(a, kth):
-        if not (is_array(a) and a.ndim == 1):
+        kind = _kth_kind(types.unliteral(kth))
+        if kind is None:
             return None
-        if is_integer(kth):
-            return impl
-        if isinstance(kth, types.BaseTuple) and len(kth) and all(is_integer(t) for t in kth):
-            return many_impl
-        if is_array(kth) and kth.ndim == 1 and isinstance(kth.dtype, types.Integer):
-            return many_impl
+        if kind == "bad":
+            return _kth_must_be_1d
+        chosen = impl if kind == "one" else many_impl
+        if is_array(a):
+            return chosen if a.ndim >= 1 else None
+        if isinstance(a, (types.List, types.ListType, types.BaseTuple)):
+            if isinstance(a, types.BaseTuple) and len(a) == 0:  # np.asarray(()) is float64
+                if impl is _partition:
+                    return lambda a, kth: np.empty(0, np.float64)
+                return lambda a, kth: np.empty(0, np.int64)
+            return _partition_of_sequence(chosen)
         return None
 
     return select

@@ -120,6 +120,26 @@ def _sliding_impl(mode: str, flip: bool, dtype_name: str):
     return sliding
 
 
+@functools.cache
+def _sliding_any_mode(flip: bool, dtype_name: str):
+    """A mode known only at run time (a string variable) picks among the three."""
+    full, same, valid = (
+        njit(**NUMPY_ERRORS)(_sliding_impl(mode, flip, dtype_name))
+        for mode in ("full", "same", "valid")
+    )
+
+    def sliding(a, v, mode):
+        if mode == "full":
+            return full(a, v, mode)
+        if mode == "same":
+            return same(a, v, mode)
+        if mode == "valid":
+            return valid(a, v, mode)
+        raise ValueError("mode must be one of 'full', 'same' or 'valid'")
+
+    return sliding
+
+
 def _select_sliding(flip: bool, default: str):
     def select(a, v, mode):
         if not (_vector(a) and _vector(v)):
@@ -127,6 +147,8 @@ def _select_sliding(flip: bool, default: str):
         chosen = default if isinstance(mode, types.NoneType) else None
         if isinstance(mode, types.StringLiteral):
             chosen = mode.literal_value
+        elif isinstance(mode, types.UnicodeType):
+            return _sliding_any_mode(flip, _result_dtype(a, v))
         if chosen not in ("full", "same", "valid"):
             raise TypingError("mode must be the constant 'full', 'same' or 'valid'")
         return _sliding_impl(chosen, flip, _result_dtype(a, v))

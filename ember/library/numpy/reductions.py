@@ -20,9 +20,17 @@ import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import overload, overload_method
-from ember.library.numpy.support import NUMPY_ERRORS, is_none, np_typer, numpy_dtype, parse_dtype
+from ember.library.numpy.support import (
+    NUMPY_ERRORS,
+    as_type,
+    is_none,
+    np_typer,
+    numpy_dtype,
+    parse_dtype,
+)
 from ember.library.numpy.ufuncs import numpy_context
 from ember.lowering import arrays as arr
 from ember.lowering.arrays import const
@@ -312,6 +320,8 @@ def _reduction(name: str, params: str, result: Callable, lower_all: Callable,
                 return None
             if a.ndim == 0:
                 raise TypingError(f"{name}: axis given for a 0-d array")
+            if a.ndim == 1:  # NumPy gives a scalar, not a 0-d array
+                return result(a, *rest)
             return types.Array(result(a, *rest), a.ndim - 1, "C")
         return result(a, *rest)
 
@@ -327,6 +337,8 @@ def _reduction(name: str, params: str, result: Callable, lower_all: Callable,
             context.cast(builder, args[1], axis_type, types.int64),
             array_type.ndim,
         )
+        if array_type.ndim == 1:  # the axis checked, the whole vector reduces
+            return lower_all(context, builder, sig, fields, args)
         return lower_axis(context, builder, sig, fields, axis, args)
 
     np_typer(getattr(np, name), f"a, {params}" if params else "a")(typer)
@@ -346,6 +358,8 @@ def _sum_like(fn, identity: int):
     def step_for(context, acc_type, item_type):
         def step(builder, acc, item, index):
             item = context.cast(builder, item, item_type, acc_type)
+            if isinstance(acc_type, types.Boolean):  # dtype=bool: NumPy's add is `or`, mul `and`
+                return builder.or_(acc, item) if fn is operator.add else builder.and_(acc, item)
             return _arith(context, builder, fn, acc_type, acc, item)
 
         return step
@@ -450,6 +464,8 @@ def _extreme(is_max: bool):
     word = "maximum" if is_max else "minimum"
 
     def result(a, axis=None):
+        if isinstance(a.dtype, types.Complex) and is_none(axis):
+            return None  # the whole array: _complex_extreme below
         reject_complex(word, a.dtype)
         return a.dtype
 
@@ -722,6 +738,36 @@ _register_cumulative_axis("cumsum", product=False)
 _register_cumulative_axis("cumprod", product=True)
 
 
+@functools.cache
+def _cumulative_dtype_impl(product: bool, dtype_name: str, flat: bool):
+    """cumsum/cumprod with `dtype=`: the items converted to it first, as NumPy accumulates."""
+    np_type = np.dtype(dtype_name).type
+    along = njit(**NUMPY_ERRORS)(_cumulative_axis_impl(product, dtype_name))
+    if flat:
+        return lambda a, axis=None, dtype=None: along(a.ravel().astype(np_type), 0)
+    return lambda a, axis=None, dtype=None: along(a.astype(np_type), axis)
+
+
+def _register_cumulative_dtype(name: str, product: bool) -> None:
+    def select(a, axis=None, dtype=None):
+        axis, dtype = as_type(axis), as_type(dtype)
+        if isinstance(dtype, types.NoneType) or not isinstance(a, types.Array):
+            return None
+        flat = isinstance(axis, types.NoneType)
+        if not (flat or isinstance(types.unliteral(axis), types.Integer)):
+            return None
+        require_numbers(name, a)
+        result = parse_dtype(dtype)
+        return _cumulative_dtype_impl(product, numpy_dtype(result).name, flat)
+
+    overload(getattr(np, name), jit_options=NUMPY_ERRORS)(select)
+    overload_method(types.Array, name, jit_options=NUMPY_ERRORS)(select)
+
+
+_register_cumulative_dtype("cumsum", product=False)
+_register_cumulative_dtype("cumprod", product=True)
+
+
 # ---------------------------------------------------------------------------- x in a
 
 
@@ -752,3 +798,77 @@ def array_contains(context, builder, sig, args):
 
     return reduce_all(context, builder, array_type, fields, arr.i1,
                       llvm.Constant(arr.i1, 0), step, memory_order=True)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------- extremes of a scalar
+
+
+def _scalar_extreme(a, axis=None):
+    if axis is not None and axis != 0 and axis != -1:
+        raise np.exceptions.AxisError("axis is out of bounds for a scalar")
+    return a
+
+
+def _register_scalar_extreme(function) -> None:
+    """np.min/np.max/np.amin/np.amax of one number, bool, datetime or timedelta: itself."""
+
+    @overload(function, jit_options=NUMPY_ERRORS)
+    def select(a, axis=None):
+        scalar = (types.Number, types.Boolean, types.NPDatetime, types.NPTimedelta)
+        if isinstance(types.unliteral(a), scalar):
+            return _scalar_extreme
+        return None
+
+
+for _function in {np.min, np.max, np.amin, np.amax}:
+    _register_scalar_extreme(_function)
+
+
+# ---------------------------------------------------------------------------- complex extremes
+
+
+def complex_better(x, best, is_max):
+    """NumPy's order of complex numbers: by real part, then by imaginary part."""
+    if is_max:
+        return x.real > best.real or (x.real == best.real and x.imag > best.imag)
+    return x.real < best.real or (x.real == best.real and x.imag < best.imag)
+
+
+complex_better_jit = njit(**NUMPY_ERRORS)(complex_better)
+
+
+@functools.cache
+def _complex_extreme(is_max: bool):
+    word = "maximum" if is_max else "minimum"
+
+    def extreme(a, axis=None):
+        if a.size == 0:
+            raise ValueError(f"zero-size array to reduction operation {word} which has no identity")
+        best = a.ravel()[0]
+        for x in a.flat:
+            if x != x:  # NaN in either part propagates, as NumPy
+                return x
+            if complex_better_jit(x, best, is_max):
+                best = x
+        return best
+
+    return extreme
+
+
+def _register_complex_extreme(function, is_max: bool, method: str | None) -> None:
+    def select(a, axis=None):
+        whole = is_none(as_type(axis))
+        if isinstance(a, types.Array) and isinstance(a.dtype, types.Complex) and whole:
+            return _complex_extreme(is_max)
+        return None
+
+    overload(function, jit_options=NUMPY_ERRORS)(select)
+    if method:
+        overload_method(types.Array, method, jit_options=NUMPY_ERRORS)(select)
+
+
+_register_complex_extreme(np.max, True, "max")
+_register_complex_extreme(np.min, False, "min")
+if np.amax is not np.max:
+    _register_complex_extreme(np.amax, True, None)
+    _register_complex_extreme(np.amin, False, None)

@@ -14,6 +14,7 @@ import ember.library.numpy.calculus
 import ember.library.numpy.creation
 import ember.library.numpy.elementwise
 import ember.library.numpy.functions
+import ember.library.numpy.rounding
 import ember.library.numpy.random.generator
 import ember.library.numpy.random.generator_distributions
 import ember.library.numpy.random.generator_permutations

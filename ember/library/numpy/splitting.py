@@ -11,7 +11,7 @@ import numpy as np
 from ember import types
 from ember.decorators import njit
 from ember.extending import overload
-from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_array, is_integer
+from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_array, is_integer, is_number
 
 
 def _split_at(ary, bounds):
@@ -103,6 +103,15 @@ def _split_impl(equal: bool, sections: bool, first_axis: bool):
     return split
 
 
+@functools.cache
+def _split_of_sequence(equal: bool, sections: bool, first_axis: bool):
+    """A list or tuple of numbers splits as the array NumPy makes of it."""
+    split = njit(**NUMPY_ERRORS)(_split_impl(equal, sections, first_axis))
+    return lambda ary, indices_or_sections, axis=0: split(
+        np.asarray(ary), indices_or_sections, axis
+    )
+
+
 def _split_points(typ) -> bool | None:
     """True for a number of sections, False for split indices, None for neither."""
     if is_integer(typ):
@@ -120,10 +129,12 @@ def _select_split(equal: bool):
     def select(ary, indices_or_sections, axis):
         # an omitted axis (the Python 0) or a literal 0 keeps the C-contiguous views
         first_axis = getattr(axis, "literal_value", axis) == 0
-        if not (is_array(ary) and ary.ndim >= 1 and is_integer(as_type(axis))):
-            return None
         sections = _split_points(indices_or_sections)
-        if sections is None:
+        if sections is None or not is_integer(as_type(axis)):
+            return None
+        if isinstance(ary, (types.List, types.UniTuple)) and is_number(ary.dtype):
+            return _split_of_sequence(equal, sections, first_axis)
+        if not (is_array(ary) and ary.ndim >= 1):
             return None
         return _split_impl(equal, sections, first_axis)
 

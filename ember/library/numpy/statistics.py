@@ -18,6 +18,7 @@ import numpy as np
 from ember import types
 from ember.decorators import njit
 from ember.extending import overload
+from ember.library.numpy.reductions import complex_better_jit
 from ember.library.numpy.sorting import select_kth_number
 from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_array, is_integer, is_number
 
@@ -30,15 +31,19 @@ def _float_array(typ) -> bool:
     return is_array(typ) and isinstance(typ.dtype, types.Float)
 
 
-def _register(key, float_impl, plain_reduction):
-    """`float_impl` for float arrays; integer and bool arrays hold no NaN, so the plain NumPy
-    reduction serves them."""
+def _register(key, float_impl, plain_reduction, complex_impl=None):
+    """`float_impl` for float arrays (`complex_impl` for complex ones); integer and bool arrays
+    hold no NaN, so the plain NumPy reduction serves them."""
     plain_impl = _plain_impl(plain_reduction)
 
     @overload(key, jit_options=NUMPY_ERRORS)
     def select(a):
+        if isinstance(a, (types.List, types.BaseTuple)) and _real_dimensions(a):
+            return lambda a: key(np.asarray(a))  # a sequence: as the array NumPy makes of it
         if _float_array(a):
             return float_impl
+        if is_array(a) and isinstance(a.dtype, types.Complex):
+            return complex_impl
         return plain_impl if _real_array(a) else None
 
 
@@ -112,10 +117,10 @@ def _nancumprod(a):
     return np.cumprod(np.where(np.isnan(a), 1.0, a))
 
 
-_register(np.nansum, _nansum, np.sum)
+_register(np.nansum, _nansum, np.sum, _nansum)
 _register(np.nancumsum, _nancumsum, np.cumsum)
 _register(np.nancumprod, _nancumprod, np.cumprod)
-_register(np.nanprod, _nanprod, np.prod)
+_register(np.nanprod, _nanprod, np.prod, _nanprod)
 _register(np.nanmean, _nanmean, np.mean)
 _register(np.nanvar, _nanvar, np.var)
 _register(np.nanstd, _nanstd, np.std)
@@ -171,8 +176,31 @@ def _nanargmin(a):
     return index
 
 
-_register(np.nanmax, _nanmax, np.max)
-_register(np.nanmin, _nanmin, np.min)
+def _complex_nan_extreme(a, largest):
+    """NumPy's nanmax/nanmin of complex items (by real, then imaginary part), NaN skipped."""
+    if a.size == 0:
+        raise ValueError("zero-size array to reduction operation which has no identity")
+    found = False
+    best = a.ravel()[0]  # all NaN: NumPy gives the first
+    for x in a.flat:
+        if x == x and (not found or complex_better_jit(x, best, largest)):
+            found, best = True, x
+    return best
+
+
+_complex_nan_extreme_jit = njit(**NUMPY_ERRORS)(_complex_nan_extreme)
+
+
+def _complex_nanmax(a):
+    return _complex_nan_extreme_jit(a, True)
+
+
+def _complex_nanmin(a):
+    return _complex_nan_extreme_jit(a, False)
+
+
+_register(np.nanmax, _nanmax, np.max, _complex_nanmax)
+_register(np.nanmin, _nanmin, np.min, _complex_nanmin)
 _register(np.nanargmax, _nanargmax, np.argmax)
 _register(np.nanargmin, _nanargmin, np.argmin)
 
@@ -440,7 +468,7 @@ _correlation_jit = njit(**NUMPY_ERRORS)(_correlation)
 @functools.cache
 def _cov_impl(with_y: bool, ddof_given: bool, correlate: bool, scalar: bool):
     """cov/corrcoef for each combination of argument kinds; `scalar` (one 1-d variable, no y)
-    gives a 0-d array, as NumPy's squeeze."""
+    gives a 0-d array for cov, as NumPy's squeeze, and a number for corrcoef, as NumPy."""
     rows = "_stacked(m, y, rowvar)" if with_y else "_observations(m, rowvar)"
     ddof = "ddof" if ddof_given else "(0 if bias else 1)"
     result = f"_covariance(rows_, {ddof})"
@@ -450,7 +478,7 @@ def _cov_impl(with_y: bool, ddof_given: bool, correlate: bool, scalar: bool):
 def cov(m, y, rowvar, bias, ddof):
     rows_ = {rows}
     out = {result}
-    return {"out.reshape(())" if scalar else "out"}
+    return {("out[0, 0]" if correlate else "out.reshape(())") if scalar else "out"}
 """
     namespace = {"np": np, "_stacked": _stacked_jit, "_observations": _observations_jit,
                  "_covariance": _covariance_jit, "_correlation": _correlation_jit}  # fmt: skip
@@ -458,20 +486,55 @@ def cov(m, y, rowvar, bias, ddof):
     return namespace["cov"]
 
 
+def _real_dimensions(typ) -> int | None:
+    """The dimensions of np.asarray(typ) for a real array, number, or (nested) tuple or list of
+    real numbers; None for anything else."""
+    typ = types.unliteral(typ)
+    if _real_array(typ):
+        return typ.ndim
+    if isinstance(typ, (types.Integer, types.Float, types.Boolean)):
+        return 0
+    if isinstance(typ, types.BaseTuple):
+        inner = {_real_dimensions(t) for t in typ.types}
+        if not inner:
+            return 1
+        return 1 + inner.pop() if len(inner) == 1 and None not in inner else None
+    if isinstance(typ, types.List):
+        inner = _real_dimensions(typ.dtype)
+        return None if inner is None else 1 + inner
+    return None
+
+
+@functools.cache
+def _of_array_likes(impl):
+    """Tuples, lists and numbers: the covariance of the arrays NumPy makes of them."""
+    impl_jit = njit(**NUMPY_ERRORS)(impl)
+    return lambda m, y, rowvar, bias, ddof: impl_jit(
+        np.asarray(m), y if y is None else np.asarray(y), rowvar, bias, ddof
+    )
+
+
 def _select_covariance(m, y, rowvar, bias, ddof, correlate: bool):
     y, rowvar, bias, ddof = (as_type(t) for t in (y, rowvar, bias, ddof))
     with_y = not isinstance(y, types.NoneType)
-    if not (_real_array(m) and m.ndim in (1, 2)) or (
-        with_y and not (_real_array(y) and y.ndim in (1, 2))
-    ):
+    m_dims = _real_dimensions(m)
+    y_dims = _real_dimensions(y) if with_y else 1
+    if m_dims not in (0, 1, 2) or y_dims not in (0, 1, 2):
         return None
+    if not (is_array(m) and (not with_y or is_array(y))):
+        impl = _select_covariance_of_arrays(m_dims, with_y, rowvar, bias, ddof, correlate)
+        return None if impl is None else _of_array_likes(impl)
+    return _select_covariance_of_arrays(m_dims, with_y, rowvar, bias, ddof, correlate)
+
+
+def _select_covariance_of_arrays(m_dims, with_y, rowvar, bias, ddof, correlate: bool):
     flags = (rowvar, bias)
     if not all(isinstance(types.unliteral(t), (types.Boolean, types.Integer)) for t in flags):
         return None
     ddof_given = not isinstance(ddof, types.NoneType)
     if ddof_given and not is_integer(ddof):
         return None
-    return _cov_impl(with_y, ddof_given, correlate, m.ndim == 1 and not with_y)
+    return _cov_impl(with_y, ddof_given, correlate, m_dims <= 1 and not with_y)
 
 
 @overload(np.cov, jit_options=NUMPY_ERRORS)

@@ -861,8 +861,8 @@ def _type_where(args, kws):
     cond, x, y = (types.unliteral(a) for a in args)
     dtype = _where_dtype(x, y)
     ndim = result_ndim((cond, x, y))
-    if ndim is None:
-        return signature(dtype, cond, x, y)
+    if ndim is None:  # three scalars: a 0-d array, as NumPy
+        return signature(types.Array(dtype, 0, "C"), cond, x, y)
     return signature(types.Array(dtype, ndim, result_layout((cond, x, y), ndim)), cond, x, y)
 
 
@@ -896,8 +896,11 @@ def np_where(context, builder, sig, args):
         y = context.cast(b, y, _dtype_of(y_type), dtype)
         return b.select(truth, x, y)
 
-    if not isinstance(sig.return_type, types.Array):
-        return choose(builder, list(args))
+    if not any(isinstance(t, types.Array) for t in (cond_type, x_type, y_type)):
+        result = arr.allocate(context, builder, sig.return_type, [])
+        fields = arr.unpack(builder, sig.return_type, result)
+        arr.store_item(builder, dtype, choose(builder, list(args)), fields.data)
+        return result
     operands = [kernels.operand(builder, t, v) for t, v in zip((cond_type, x_type, y_type), args)]
     shape = kernels.broadcast_shapes(
         context, builder, [op.fields.shape for op in operands if op.is_array]
