@@ -202,8 +202,6 @@ def test_names_ember_lacks_say_why():
         types.pyobject  # noqa: B018
     with pytest.raises(AttributeError, match="gdb"):
         ember.gdb  # noqa: B018
-    with pytest.raises(NotImplementedError, match="FunctionType"):
-        types.FunctionType(types.float64(types.float64))
     with pytest.raises(AttributeError, match="no attribute 'no_such_type'"):
         types.no_such_type  # noqa: B018
 

@@ -15,7 +15,6 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.errors import EmberError, LoweringError, UnsupportedError
 from ember.ir import nodes as ir
-from ember.library.builtins.int_scalars import cast_stored
 from ember.lowering import arrays as refs
 from ember.lowering import callconv, classes, first_class, lists, optional, stack_check
 from ember.lowering import exceptions as exception_lowering
@@ -237,6 +236,8 @@ class FunctionLowerer:
         dtype = array_type.dtype
         item_type = model_of(dtype).value_type
         if deferred.copy == "check":
+            from ember.library.builtins.int_scalars import cast_stored  # imports NumPy: lazily
+
             value = self.load_as(stmt.value, value_type)
             item = cast_stored(self.context, self.builder, value, value_type, dtype)
             self.builder.store(item, deferred.buffer_slot(self.builder, stmt, item_type))

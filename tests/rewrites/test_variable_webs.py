@@ -306,7 +306,7 @@ def test_clash_at_a_join_names_the_variable_and_both_lines():
     message = str(caught.value)
     assert "for variable 'x'" in message
     assert f"'x' is int64 at line {first + 2}" in message
-    assert f"'x' is Literal[str]('a') at line {first + 4}" in message
+    assert f"'x' is Literal[str](a) at line {first + 4}" in message
     assert "x.1" not in message
 
 
@@ -360,7 +360,7 @@ def test_webs_are_named_after_the_source_variable():
     assert [str(typemap[name]) for name in webs] == [
         "int64",
         "float64",
-        "Literal[str]('ab')",
+        "Literal[str](ab)",
     ]
 
 
@@ -388,7 +388,7 @@ def test_annotation_lists_every_type_of_a_variable():
     f(1)
     (result,) = f.overloads.values()
     shown = dict(_variables(result.func_ir, result.typing))
-    assert shown["x"] == "int64 | float64 | Literal[str]('ab')"
+    assert shown["x"] == "int64 | float64 | Literal[str](ab)"
 
 
 # ---------------------------------------------------------------------------- other pipelines
