@@ -34,6 +34,8 @@ def value_kind(typ: types.Type) -> Any:
         return typ.name
     if isinstance(typ, types.NoneType):
         return "none"
+    if isinstance(typ, types.UnicodeType):
+        return native_entry.StringKind()
     if isinstance(typ, (types.NPDatetime, types.NPTimedelta)):
         return datetime_kind(typ)
     if isinstance(typ, types.Optional):  # returned only: None or a boxed scalar
@@ -137,6 +139,8 @@ def _specialization(arg_types: tuple, result: Any) -> tuple | None:
         return None  # functions and classes returned are boxed by the Python path
     if not all(native_entry.fast_path_supported(k) for k in arg_kinds):
         return None
+    if any(isinstance(k, tuple) and _holds(k, native_entry.StringKind) for k in arg_kinds):
+        return None  # strings in tuples are copied by the Python path
     return (arg_kinds, ret_kind, result.address)
 
 
