@@ -4,6 +4,7 @@ dict outlive the call, and the call is fast enough for tests that make thousands
 
 import time
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -94,7 +95,7 @@ def test_other_types_after_strings_take_the_python_path():
     compiled = njit(_same)
     _warm(compiled, "abc")
     assert compiled(3) == 3
-    assert compiled(("a", "b")) == ("a", "b")  # strings in tuples: copied by the Python path
+    assert compiled(("a", "\xe9")) == ("a", "\xe9")
 
 
 @settings(max_examples=25, deadline=None)
@@ -105,3 +106,16 @@ def test_endswith_matches_cpython(text, suffix, start):
 
 
 _ENDSWITH = njit(_endswith)
+
+
+def test_tuples_of_strings_and_an_overflowing_int_release_their_copies():
+    compiled = njit(_endswith)
+    _warm(compiled, "hello", ("lo", "x"), 0, 5)
+    before = nrt.stats()
+    for text in SAMPLES:
+        for suffixes in (("lo", text), ("\u20ac", "")):
+            assert compiled(text, suffixes, -2, None) == _endswith(text, suffixes, -2, None)
+    with pytest.raises(OverflowError):
+        compiled("hello", ("lo", "x"), 1 << 70, 5)  # the copies are made after this check
+    after = nrt.stats()
+    assert after.alloc - after.free == before.alloc - before.free

@@ -24,8 +24,32 @@ _ALLOCATE = ir.FunctionType(_PTR, [_I64])
 _DECREF = ir.FunctionType(ir.VoidType(), [_PTR])
 
 
+class DeferredString:
+    """A `str` argument (alone or in a tuple) whose copy is made once nothing else can send
+    the call elsewhere."""
+
+    def __init__(self, obj: ir.Value) -> None:
+        self.obj = obj
+
+
 class StringArgumentCodegen(EntryBuilder):
     """Matches, copies and releases `str` arguments and boxes `str` results."""
+
+    deferred_strings: list[DeferredString]
+
+    def defer_string(self, obj: ir.Value) -> DeferredString:
+        placeholder = DeferredString(obj)
+        self.deferred_strings.append(placeholder)
+        return placeholder
+
+    def emit_copy_deferred_strings(self, copied_lists: list) -> dict:
+        """{placeholder: native fields} of the deferred strings' copies. Out of memory: the
+        copies and `copied_lists` are released and the call takes the Python path."""
+        copies: dict = {}
+        for placeholder in self.deferred_strings:
+            fields = self.emit_unbox_string(placeholder.obj, copies, copied_lists)
+            copies[placeholder] = fields
+        return copies
 
     def emit_match_string(self, obj: ir.Value, fail: ir.Block) -> None:
         """An exact `str` in the compact layout with a known kind (others: `fail`)."""
@@ -41,9 +65,10 @@ class StringArgumentCodegen(EntryBuilder):
         )
         self.continue_if(usable, fail, "str_layout_ok")
 
-    def emit_unbox_string(self, obj: ir.Value, copies: list, fail: ir.Block) -> list[ir.Value]:
-        """The native fields of a new copy of the matched `str` at `obj`; its meminfo joins
-        `copies` (released after the call). Out of memory: `fail` (the Python path)."""
+    def emit_unbox_string(self, obj: ir.Value, copies: dict, copied_lists: list) -> list[ir.Value]:
+        """The native fields {meminfo, data, length, kind} of a new copy of the matched `str`
+        at `obj`. Out of memory: the copies made so far and the lists are released and the
+        call takes the Python path (which raises MemoryError)."""
         b = self.builder
         state = self._string_state(obj)
         kind = b.zext(b.and_(b.lshr(state, _I32(2)), _I32(7)), _I64)
@@ -59,26 +84,21 @@ class StringArgumentCodegen(EntryBuilder):
         size = b.select(b.icmp_signed(">", nbytes, _I64(0)), nbytes, _I64(1))
         allocate = _FunctionPointer(_ALLOCATE, nrt.runtime().addresses[nrt.ALLOCATE_SMALL])
         meminfo = b.call(allocate, [size])
-        self.emit_release_strings(copies, when=b.icmp_unsigned("==", meminfo, _NULL))
-        self.continue_if(b.icmp_unsigned("!=", meminfo, _NULL), fail, "str_copy_ok")
+        out_of_memory = self.new_block("str_out_of_memory")
+        with b.goto_block(out_of_memory):
+            self.emit_release_strings([fields[0] for fields in copies.values()])
+            self._release(copied_lists)
+            b.branch(self.fallback_block)
+        self.continue_if(b.icmp_unsigned("!=", meminfo, _NULL), out_of_memory, "str_copied")
         data = self.load_field(meminfo, 8, _PTR, 8)
         memcpy(b, data, source, nbytes)
-        copies.append(meminfo)
         return [meminfo, data, length, kind]
 
-    def emit_release_strings(self, copies: list, when: ir.Value | None = None) -> None:
+    def emit_release_strings(self, meminfos: list) -> None:
         """Release the argument copies (the callee took references to what it keeps)."""
-        if not copies:
-            return
-        b = self.builder
         decref = _FunctionPointer(_DECREF, nrt.runtime().addresses[nrt.DECREF])
-        if when is None:
-            for meminfo in copies:
-                b.call(decref, [meminfo])
-            return
-        with b.if_then(when, likely=False):
-            for meminfo in copies:
-                b.call(decref, [meminfo])
+        for meminfo in meminfos:
+            self.builder.call(decref, [meminfo])
 
     def emit_box_string(self, ptr: ir.Value) -> ir.Value:
         """`str` of the string returned at `ptr` (NULL with the error set on failure); the

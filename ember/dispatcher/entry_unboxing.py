@@ -114,6 +114,8 @@ class ArgumentUnboxing(EntryBuilder):
                 meminfo, [ir.Constant(_I64, _NRT_HEADER_SIZE)], source_etype=_I8, inbounds=True
             )
             return [meminfo, data]
+        if isinstance(kind, StringKind):  # copied after the unboxing that may fail
+            return [self.defer_string(obj)]
         if isinstance(kind, ArrayKind):
             return self.emit_unbox_array(obj, kind)
         if isinstance(kind, DatetimeKind):

@@ -139,8 +139,6 @@ def _specialization(arg_types: tuple, result: Any) -> tuple | None:
         return None  # functions and classes returned are boxed by the Python path
     if not all(native_entry.fast_path_supported(k) for k in arg_kinds):
         return None
-    if any(isinstance(k, tuple) and _holds(k, native_entry.StringKind) for k in arg_kinds):
-        return None  # strings in tuples are copied by the Python path
     return (arg_kinds, ret_kind, result.address)
 
 

@@ -34,7 +34,7 @@ __all__ = [
 from ember.dispatcher.entry_boxing import ResultBoxing
 from ember.dispatcher.entry_keywords import KeywordPlacement
 from ember.dispatcher.entry_lists import ListArgumentCodegen
-from ember.dispatcher.entry_strings import StringArgumentCodegen
+from ember.dispatcher.entry_strings import DeferredString, StringArgumentCodegen
 from ember.dispatcher.entry_unboxing import ArgumentUnboxing
 from ember.dispatcher.native_arrays import ArrayCodegen
 from ember.dispatcher.object_layout import (  # noqa: F401 - re-exported
@@ -124,9 +124,10 @@ class _EntryCodegen(
             self.emit_match(obj, kind, next_block)
         # Lists and strings last: copying one allocates, and it is released if a later list's
         # items send the call to the next specialization (strings, matched already, only
-        # fail when out of memory).
+        # fail when out of memory). Strings, in tuples too, are placeholders until then.
+        self.deferred_strings = []
         unboxed = [
-            None if isinstance(kind, ReflectedListKind | StringKind)
+            None if isinstance(kind, ReflectedListKind)
             else self.emit_unbox(obj, kind, self.fallback_block)
             for obj, kind in zip(arg_objs, arg_kinds, strict=True)
         ]  # fmt: skip
@@ -134,11 +135,14 @@ class _EntryCodegen(
         for position, (obj, kind) in enumerate(zip(arg_objs, arg_kinds, strict=True)):
             if isinstance(kind, ReflectedListKind):
                 unboxed[position] = self.emit_unbox_list(obj, kind, copied_lists, next_block)
-        copied_strings: list = []
-        for position, (obj, kind) in enumerate(zip(arg_objs, arg_kinds, strict=True)):
-            if isinstance(kind, StringKind):
-                unboxed[position] = self.emit_unbox_string(obj, copied_strings, self.fallback_block)
-        flat = [value for values in unboxed for value in values]
+        copied_strings = self.emit_copy_deferred_strings(copied_lists)
+        flat = [
+            field
+            for values in unboxed
+            for value in values
+            for field in (copied_strings[value] if isinstance(value, DeferredString) else [value])
+        ]
+        copied_strings = [fields[0] for fields in copied_strings.values()]
 
         fnty = native_function_type(arg_kinds)
         callee = self.resolve_target(target, fnty)
