@@ -119,3 +119,27 @@ def test_tuples_of_strings_and_an_overflowing_int_release_their_copies():
         compiled("hello", ("lo", "x"), 1 << 70, 5)  # the copies are made after this check
     after = nrt.stats()
     assert after.alloc - after.free == before.alloc - before.free
+
+
+def _prefix_or_none(text, count):
+    if count > 0:
+        return text[:count]
+    return None
+
+
+def _repeat_and_count(text, count):
+    return text * count, count
+
+
+def test_optional_and_tuple_string_results_box_as_cpython():
+    optional, pair = njit(_prefix_or_none), njit(_repeat_and_count)
+    _warm(optional, "warm", 1)
+    _warm(optional, "warm", 0)
+    _warm(pair, "warm", 1)
+    before = nrt.stats()
+    for text in SAMPLES:
+        for count in (0, 1, 3):
+            assert optional(text, count) == _prefix_or_none(text, count)
+            assert pair(text, count) == _repeat_and_count(text, count)
+    after = nrt.stats()
+    assert after.alloc - after.free == before.alloc - before.free

@@ -40,7 +40,8 @@ def value_kind(typ: types.Type) -> Any:
         return datetime_kind(typ)
     if isinstance(typ, types.Optional):  # returned only: None or a boxed scalar
         inner = value_kind(typ.type)
-        return native_entry.OptionalKind(inner) if isinstance(inner, str) else None
+        usable = isinstance(inner, str | native_entry.StringKind)
+        return native_entry.OptionalKind(inner) if usable else None
     if isinstance(typ, types.ClassType):  # a jitclass passed as an argument: the class
         return native_entry.ConstantKind(typ.jit_class)
     if isinstance(typ, types.DispatcherType):  # a jitted function passed as an argument

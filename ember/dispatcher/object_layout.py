@@ -90,10 +90,11 @@ STRING_FIELDS = [_PTR, _PTR, _I64, _I64]
 
 @dataclass(frozen=True)
 class OptionalKind:
-    """A result that is None or a scalar of kind ``inner``: memory ``{inner, i8 valid}``
-    (ember's Optional data model). Only returned: arguments never have this kind."""
+    """A result that is None or a scalar or string of kind ``inner``: memory
+    ``{inner, i8 valid}`` (ember's Optional data model). Only returned: arguments never have
+    this kind."""
 
-    inner: str
+    inner: str | StringKind
 
 
 @dataclass(frozen=True, eq=False)
@@ -180,6 +181,8 @@ class ReflectedListKind:
 def _check_kind(kind: Kind) -> None:
     """Raise ``TypeError`` unless ``kind`` is a valid value kind."""
     if isinstance(kind, OptionalKind):
+        if isinstance(kind.inner, StringKind):
+            return
         if kind.inner not in _SCALAR_KINDS or kind.inner == "none":
             raise TypeError(f"unsupported optional kind: {kind.inner!r}")
         return
