@@ -15,8 +15,13 @@ def _constant_name(name) -> str | None:
     return name.literal_value if isinstance(name, types.StringLiteral) else None
 
 
+# Every Python object has `object`'s attributes (`__hash__`, `__str__`, `__class__`...), even
+# where compiled code has no use for them: hasattr() is True for those, as in CPython.
+_EVERY_OBJECT_HAS = frozenset(dir(object))
+
+
 def _has_attribute(obj, attr: str) -> bool:
-    return TypingContext().resolve_getattr(obj, attr) is not None
+    return attr in _EVERY_OBJECT_HAS or TypingContext().resolve_getattr(obj, attr) is not None
 
 
 @functools.cache

@@ -1,0 +1,73 @@
+"""isinstance() and hasattr() decided while compiling give CPython's answers for the values
+Numba's own tests pass: NumPy scalars are not Python ints or floats, a typed List is not a
+list, a list or dict of mixed item types still is one, and every object has `__hash__`."""
+
+import numpy as np
+import pytest
+
+from ember import njit, typed, types
+
+CLASSES = (int, float, complex, str, list, tuple, bytes, set, range, np.int8, np.float32)
+
+
+def _instances():
+    return (
+        1,
+        2.3,
+        4j,
+        "5",
+        [6],
+        (7,),
+        b"8",
+        {9},
+        None,
+        (10, 11, 12),
+        (13, "a", 14j),
+        np.array([15, 16, 17]),
+        np.int8(18),
+        np.float32(19),
+        typed.Dict.empty(types.unicode_type, types.float64),
+        typed.List.empty_list(types.complex128),
+    )
+
+
+def _checker(cls):
+    def is_instance(x):
+        return isinstance(x, cls)
+
+    return is_instance
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
+def test_isinstance_of_arguments_matches_cpython(cls):
+    compiled = njit(_checker(cls))
+    for value in _instances():
+        assert compiled(value) == compiled.py_func(value), (cls, value)
+
+
+def _mixed_containers():
+    numbers = {1: 2, 3: 4}
+    mixed = {"a": 10, "b": np.zeros(3)}
+    items = [1, "x"]
+    return (
+        isinstance(numbers, dict),
+        isinstance(mixed, dict),
+        isinstance(mixed, tuple),
+        isinstance(items, list),
+        isinstance(items, tuple),
+        isinstance((1, "x"), tuple),
+    )
+
+
+def test_lists_and_dicts_of_mixed_items_are_lists_and_dicts():
+    assert njit(_mixed_containers)() == _mixed_containers()
+
+
+def _has_hash(x):
+    return hasattr(x, "__hash__"), hasattr(x, "__str__"), hasattr(x, "__not_an_attr__")
+
+
+def test_hasattr_of_attributes_every_object_has():
+    compiled = njit(_has_hash)
+    for value in (1, 2.34, (5, 6, 7), np.ones(4), "ABC", typed.List.empty_list(types.int64)):
+        assert compiled(value) == _has_hash(value)
