@@ -39,3 +39,42 @@ def test_splitlines_takes_an_int_flag(keepends):
     compiled = njit(_splitlines)
     for text in ["a\nb\r\nc", "", "x\x85y\u2028z\r", "\n\r\na\x0b\x0cb"]:
         assert compiled(text, keepends) == _splitlines(text, keepends)
+
+
+def _next_characters(text):
+    chars = iter(text)
+    return next(chars) + next(chars) + next(chars, "?") + next(chars, "!")
+
+
+def _past_the_end(text):
+    chars = iter(text)
+    for _ in range(len(text) + 1):
+        next(chars)
+
+
+def _next_of_list(items):
+    it = iter(items)
+    first = next(it)
+    return first + next(it, "-")
+
+
+def test_next_on_string_and_list_iterators_matches_cpython_and_releases_items():
+    from ember.runtime import nrt
+
+    calls = [
+        (njit(_next_characters), ("abcd",)),
+        (njit(_next_characters), ("\u5927\u5904",)),
+        (njit(_next_of_list), (["ab", "\xe9"],)),
+    ]
+    for compiled, args in calls:
+        assert compiled(*args) == compiled.py_func(*args)
+    past = njit(_past_the_end)
+    with pytest.raises(StopIteration):
+        past("x")
+    before = nrt.stats()
+    for compiled, args in calls:
+        compiled(*args)
+    with pytest.raises(StopIteration):
+        past("\u5927\u5904\u7740\u773c")  # each next() made a one-character string
+    after = nrt.stats()
+    assert after.alloc - after.free == before.alloc - before.free
