@@ -71,3 +71,24 @@ def test_hasattr_of_attributes_every_object_has():
     compiled = njit(_has_hash)
     for value in (1, 2.34, (5, 6, 7), np.ones(4), "ABC", typed.List.empty_list(types.int64)):
         assert compiled(value) == _has_hash(value)
+
+
+def _zip_leaves_the_rest(n):
+    rest = iter(range(7))
+    front = list(zip(range(n), rest))
+    return front, list(rest)
+
+
+def _zip_strings(items):
+    rest = iter(items)
+    front = list(zip("ab", rest))
+    return front, list(rest)
+
+
+def test_zip_stops_at_the_first_exhausted_iterator_without_advancing_the_others():
+    compiled = njit(_zip_leaves_the_rest)
+    for n in (0, 3, 7, 9):
+        assert compiled(n) == _zip_leaves_the_rest(n)
+    strings = njit(_zip_strings)
+    for items in (["p", "q", "r"], ["p"]):
+        assert strings(list(items)) == _zip_strings(list(items))

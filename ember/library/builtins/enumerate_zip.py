@@ -13,6 +13,7 @@ import inspect
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.library.builtins.ranges import keep_exhausted
 from ember.lowering import arrays as arr
 from ember.lowering.models import OpaqueModel, register_model
 from ember.lowering.registry import VarArgs, lower_builtin
@@ -59,6 +60,9 @@ def iterator_of(typ: types.Type) -> types.Type | None:
 
 
 def make_iterator(context, builder, typ: types.Type, value):
+    if isinstance(typ, types.StringLiteral):  # zip("ab", ...): the characters become a str
+        value = context.cast(builder, value, typ, types.unicode_type)
+        typ = types.unicode_type
     iterator = iterator_of(typ)
     if iterator is typ:
         return value
@@ -66,10 +70,14 @@ def make_iterator(context, builder, typ: types.Type, value):
 
 
 def advance(context, builder, iterator: types.Type, value):
-    """(item, valid) from `next` on an inner iterator."""
+    """(item, valid) from `next` on an inner iterator (an exhausted range iterator stays so:
+    the program may go on with it after zip stopped)."""
     pair_type = types.Pair(iterator.yield_type, types.boolean)
     pair = context.call_implementation(builder, next, Signature(pair_type, (iterator,)), [value])
-    return builder.extract_value(pair, 0), builder.extract_value(pair, 1)
+    item, valid = builder.extract_value(pair, 0), builder.extract_value(pair, 1)
+    if isinstance(iterator, types.RangeIteratorType):
+        keep_exhausted(context, builder, iterator, value, valid)
+    return item, valid
 
 
 @registry.typer(iter)
@@ -183,10 +191,21 @@ def zip_next(context, builder, sig, args):
     value = llvm.Constant(context.value_type(iterator_type.yield_type), llvm.Undefined)
     valid = llvm.Constant(arr.i1, 1)
     for index, inner_type in enumerate(iterator_type.inners):
-        slot = builder.gep(args[0], [arr.i32_(0), arr.i32_(index)], source_etype=state_type)
-        inner = builder.load(slot, typ=context.value_type(inner_type))
-        item, inner_valid = advance(context, builder, inner_type, inner)
-        value = builder.insert_value(value, item, index)
-        valid = builder.and_(valid, inner_valid)
+        # As CPython, an exhausted iterator stops the step: those after it are not advanced
+        # (their next item stays theirs) and give a zero item.
+        before = builder.block
+        with builder.if_then(valid, likely=True):
+            slot = builder.gep(args[0], [arr.i32_(0), arr.i32_(index)], source_etype=state_type)
+            inner = builder.load(slot, typ=context.value_type(inner_type))
+            item, inner_valid = advance(context, builder, inner_type, inner)
+            advanced = builder.block
+        item_or_zero = builder.phi(item.type)
+        item_or_zero.add_incoming(item, advanced)
+        item_or_zero.add_incoming(llvm.Constant(item.type, None), before)
+        still_valid = builder.phi(arr.i1)
+        still_valid.add_incoming(inner_valid, advanced)
+        still_valid.add_incoming(llvm.Constant(arr.i1, 0), before)
+        value = builder.insert_value(value, item_or_zero, index)
+        valid = still_valid
     pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
     return builder.insert_value(builder.insert_value(pair, value, 0), valid, 1)
