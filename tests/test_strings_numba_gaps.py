@@ -78,3 +78,11 @@ def test_next_on_string_and_list_iterators_matches_cpython_and_releases_items():
         past("\u5927\u5904\u7740\u773c")  # each next() made a one-character string
     after = nrt.stats()
     assert after.alloc - after.free == before.alloc - before.free
+
+
+def _empty_str():
+    return str() + "x", len(str())
+
+
+def test_str_without_an_argument_is_empty():
+    assert njit(_empty_str)() == _empty_str()
