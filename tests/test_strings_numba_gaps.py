@@ -81,7 +81,7 @@ def test_next_on_string_and_list_iterators_matches_cpython_and_releases_items():
 
 
 def _empty_str():
-    return str() + "x", len(str())
+    return str() + "x", len(str())  # noqa: UP018 - str() itself is tested
 
 
 def test_str_without_an_argument_is_empty():
