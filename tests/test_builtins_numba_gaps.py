@@ -92,3 +92,17 @@ def test_zip_stops_at_the_first_exhausted_iterator_without_advancing_the_others(
     strings = njit(_zip_strings)
     for items in (["p", "q", "r"], ["p"]):
         assert strings(list(items)) == _zip_strings(list(items))
+
+
+def _tuple_extremes(pairs):
+    return min(pairs), max(pairs), min(iter(pairs)), max((3, 1), (2, 9)), min((2, "b"), (2, "a"))
+
+
+def _mixed_tuple_extremes():
+    return max([(3, "b"), (3, "c"), (1, "z")]), min({(2, 1), (1, 5)})
+
+
+def test_min_and_max_of_tuples_order_them_as_cpython():
+    pairs = [(3, 4), (1, 2), (1, 1), (1, 2)]
+    assert njit(_tuple_extremes)(pairs) == _tuple_extremes(pairs)
+    assert njit(_mixed_tuple_extremes)() == _mixed_tuple_extremes()

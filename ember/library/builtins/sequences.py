@@ -18,6 +18,7 @@ from ember.extending import overload, overload_method
 from ember.library.builtins import key_functions
 from ember.library.builtins.enumerate_zip import iterator_of
 from ember.lowering.registry import lower_builtin, lower_getattr
+from ember.misc.literal import literal_unroll
 from ember.typing.overload import register_jitable
 from ember.typing.signature import signature
 from ember.typing.templates import AttributeTemplate, registry
@@ -202,6 +203,9 @@ overload(min)(_array_extreme("min"))
 
 
 def _comparable(typ) -> bool:
+    """Items `<` orders: numbers, strings and tuples of those."""
+    if isinstance(typ, types.BaseTuple) and not isinstance(typ, types.LiteralContainer):
+        return all(_comparable(member) for member in typ)
     return _number(typ) or isinstance(types.unliteral(typ), types.UnicodeType)
 
 
@@ -239,18 +243,17 @@ overload(min)(_iterator_extreme("min"))
 
 
 def _strings_extreme(symbol: str):
-    """min/max of two or more strings given as arguments: the first of equal extremes."""
+    """min/max of two or more strings or tuples given as arguments: the first of equal
+    extremes."""
     better = operator.gt if symbol == "max" else operator.lt
 
     def select(*args):
-        if len(args) < 2 or not all(
-            isinstance(types.unliteral(a), types.UnicodeType) for a in args
-        ):
-            return None
+        if len(args) < 2 or all(_number(a) for a in args) or not all(map(_comparable, args)):
+            return None  # (numbers have their own)
 
         def extreme(*args):
             best = args[0]
-            for item in args:
+            for item in literal_unroll(args):  # members may differ in type (literal strings)
                 if better(item, best):
                     best = item
             return best
@@ -313,6 +316,8 @@ def _keyed_extreme(symbol: str):
     def select(iterable, key=None, default=None):
         if not (_given(key) or _given(default)):
             return None  # plain min/max: above
+        if _comparable(key):  # max(a, b) of two values (tuples): not a key function
+            return None
         if not (_indexable(iterable) or iterator_of(iterable) is not None):
             return None
         if not _given(key) or isinstance(key, types.NoneType):
