@@ -106,3 +106,14 @@ def test_min_and_max_of_tuples_order_them_as_cpython():
     pairs = [(3, 4), (1, 2), (1, 1), (1, 2)]
     assert njit(_tuple_extremes)(pairs) == _tuple_extremes(pairs)
     assert njit(_mixed_tuple_extremes)() == _mixed_tuple_extremes()
+
+
+def _empty_zip():
+    count = 0
+    for _ in zip():
+        count += 1
+    return count, len(list(zip()))
+
+
+def test_zip_of_nothing_is_empty():
+    assert njit(_empty_zip)() == _empty_zip()

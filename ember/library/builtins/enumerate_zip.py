@@ -160,7 +160,7 @@ def enumerate_next(context, builder, sig, args):
 
 @registry.typer(zip)
 def _type_zip(args, kws):
-    if kws or not args:
+    if kws:
         return None
     inners = [iterator_of(a) for a in args]
     if None in inners:
@@ -189,7 +189,7 @@ def zip_next(context, builder, sig, args):
     iterator_type = sig.args[0]
     state_type = _zip_state(context, iterator_type)
     value = llvm.Constant(context.value_type(iterator_type.yield_type), llvm.Undefined)
-    valid = llvm.Constant(arr.i1, 1)
+    valid = llvm.Constant(arr.i1, 1 if iterator_type.inners else 0)  # zip() is empty
     for index, inner_type in enumerate(iterator_type.inners):
         # As CPython, an exhausted iterator stops the step: those after it are not advanced
         # (their next item stays theirs) and give a zero item.
