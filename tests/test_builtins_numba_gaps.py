@@ -117,3 +117,14 @@ def _empty_zip():
 
 def test_zip_of_nothing_is_empty():
     assert njit(_empty_zip)() == _empty_zip()
+
+
+def _tuple_sums(values, start):
+    return sum(values, start), sum(values, start=start), sum(values)
+
+
+@pytest.mark.parametrize(
+    "values, start", [((1, 2, 3j), 0), ((1, 2, 3), 10), ((1.5, 2), 1), ((1, True), 2.5), ((), 4)]
+)
+def test_sum_of_a_tuple_from_a_start_matches_cpython(values, start):
+    assert njit(_tuple_sums)(values, start) == _tuple_sums(values, start)

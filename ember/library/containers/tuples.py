@@ -135,13 +135,16 @@ def literal_unroll_impl(container):
 
 
 @overload(sum)
-def tuple_sum(iterable):
-    """sum() of a tuple of numbers: an int for ints, as Python (members may differ in type)."""
+def tuple_sum(iterable, start=0):
+    """sum() of a tuple of numbers from `start`: an int for ints, as Python (members may
+    differ in type)."""
     if not isinstance(iterable, types.BaseTuple):
         return None
+    if not (isinstance(start, int) or isinstance(types.unliteral(start), types.Number)):
+        return None
 
-    def sum_impl(iterable):
-        total = 0
+    def sum_impl(iterable, start=0):
+        total = start
         for x in literal_unroll(iterable):
             total += x
         return total
