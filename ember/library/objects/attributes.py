@@ -20,8 +20,9 @@ def _constant_name(name) -> str | None:
 _EVERY_OBJECT_HAS = frozenset(dir(object))
 
 
-def _has_attribute(obj, attr: str) -> bool:
-    return attr in _EVERY_OBJECT_HAS or TypingContext().resolve_getattr(obj, attr) is not None
+def _resolves(obj, attr: str) -> bool:
+    """Whether compiled code can read `obj.<attr>`."""
+    return TypingContext().resolve_getattr(obj, attr) is not None
 
 
 @functools.cache
@@ -44,7 +45,7 @@ def builtin_getattr(obj, name, *default):
     attr = _constant_name(name)
     if attr is None or len(default) > 1:
         return None
-    if default and not _has_attribute(obj, attr):
+    if default and not _resolves(obj, attr):
         return _default
     return _reader(attr)
 
@@ -54,5 +55,5 @@ def builtin_hasattr(obj, name):
     attr = _constant_name(name)
     if attr is None:
         return None
-    found = _has_attribute(obj, attr)
+    found = attr in _EVERY_OBJECT_HAS or _resolves(obj, attr)
     return lambda obj, name: found
