@@ -128,3 +128,16 @@ def _tuple_sums(values, start):
 )
 def test_sum_of_a_tuple_from_a_start_matches_cpython(values, start):
     assert njit(_tuple_sums)(values, start) == _tuple_sums(values, start)
+
+
+def _rows_sum(rows, start):
+    return sum(rows, start=start), sum(rows, start)
+
+
+def test_sum_of_array_rows_from_an_array_start_matches_cpython():
+    rows = np.arange(12.0).reshape(4, 3)
+    start = np.array([10.0, np.inf, -1.0])
+    got, expected = njit(_rows_sum)(rows, start), _rows_sum(rows, start)
+    for mine, theirs in zip(got, expected):
+        np.testing.assert_array_equal(mine, theirs)
+    np.testing.assert_array_equal(start, [10.0, np.inf, -1.0])  # left as it was
