@@ -230,7 +230,7 @@ def test_bad_options_are_rejected():
         njit(no_such_option=True)(scaled)
 
 
-@pytest.mark.parametrize("option", ["no_cpython_wrapper", "no_cfunc_wrapper"])
+@pytest.mark.parametrize("option", ["no_cpython_wrapper", "no_cfunc_wrapper", "_nrt"])
 def test_numba_wrapper_options_are_accepted(option):
     def halve_sum(a, b):
         return (a + b) / 2

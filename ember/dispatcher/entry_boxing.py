@@ -21,6 +21,7 @@ from ember.dispatcher.object_layout import (
     InstanceKind,
     Kind,
     OptionalKind,
+    StringKind,
     _object_constant,
     return_memory_type,
 )
@@ -41,6 +42,8 @@ class ResultBoxing(EntryBuilder):
             return self.emit_box_instance(kind, ptr)
         if isinstance(kind, DatetimeKind):
             return datetime_entry.emit_box(self, kind, ptr)
+        if isinstance(kind, StringKind):
+            return self.emit_box_string(ptr)
         if isinstance(kind, tuple):
             return self.emit_box_tuple(kind, ptr, mem_type)
         if kind in _INT_KINDS:

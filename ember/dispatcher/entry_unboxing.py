@@ -25,6 +25,7 @@ from ember.dispatcher.object_layout import (
     InstanceKind,
     Kind,
     ReflectedListKind,
+    StringKind,
     _object_constant,
     flatten_arg_types,
     numpy_scalar_type,
@@ -45,6 +46,9 @@ class ArgumentUnboxing(EntryBuilder):
             return
         if isinstance(kind, ReflectedListKind):
             self.emit_match_list(obj, kind, fail)
+            return
+        if isinstance(kind, StringKind):
+            self.emit_match_string(obj, fail)
             return
         if isinstance(kind, DatetimeKind):
             datetime_entry.emit_match(self, obj, kind, fail)
@@ -110,6 +114,8 @@ class ArgumentUnboxing(EntryBuilder):
                 meminfo, [ir.Constant(_I64, _NRT_HEADER_SIZE)], source_etype=_I8, inbounds=True
             )
             return [meminfo, data]
+        if isinstance(kind, StringKind):  # copied after the unboxing that may fail
+            return [self.defer_string(obj)]
         if isinstance(kind, ArrayKind):
             return self.emit_unbox_array(obj, kind)
         if isinstance(kind, DatetimeKind):

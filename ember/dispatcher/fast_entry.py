@@ -34,11 +34,14 @@ def value_kind(typ: types.Type) -> Any:
         return typ.name
     if isinstance(typ, types.NoneType):
         return "none"
+    if isinstance(typ, types.UnicodeType):
+        return native_entry.StringKind()
     if isinstance(typ, (types.NPDatetime, types.NPTimedelta)):
         return datetime_kind(typ)
     if isinstance(typ, types.Optional):  # returned only: None or a boxed scalar
         inner = value_kind(typ.type)
-        return native_entry.OptionalKind(inner) if isinstance(inner, str) else None
+        usable = isinstance(inner, str | native_entry.StringKind)
+        return native_entry.OptionalKind(inner) if usable else None
     if isinstance(typ, types.ClassType):  # a jitclass passed as an argument: the class
         return native_entry.ConstantKind(typ.jit_class)
     if isinstance(typ, types.DispatcherType):  # a jitted function passed as an argument

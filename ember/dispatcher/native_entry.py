@@ -34,6 +34,7 @@ __all__ = [
 from ember.dispatcher.entry_boxing import ResultBoxing
 from ember.dispatcher.entry_keywords import KeywordPlacement
 from ember.dispatcher.entry_lists import ListArgumentCodegen
+from ember.dispatcher.entry_strings import DeferredString, StringArgumentCodegen
 from ember.dispatcher.entry_unboxing import ArgumentUnboxing
 from ember.dispatcher.native_arrays import ArrayCodegen
 from ember.dispatcher.object_layout import (  # noqa: F401 - re-exported
@@ -67,6 +68,7 @@ from ember.dispatcher.object_layout import (  # noqa: F401 - re-exported
     PyLayout,
     ReflectedListKind,
     Specialization,
+    StringKind,
     _capi_address,
     _check_kind,
     _FunctionPointer,
@@ -90,7 +92,12 @@ from ember.lowering.callconv import EXCINFO_TYPE as _EXCINFO
 
 
 class _EntryCodegen(
-    ArgumentUnboxing, ResultBoxing, KeywordPlacement, ArrayCodegen, ListArgumentCodegen
+    ArgumentUnboxing,
+    ResultBoxing,
+    KeywordPlacement,
+    ArrayCodegen,
+    ListArgumentCodegen,
+    StringArgumentCodegen,
 ):
     """Emits the body of one fastcall entry function: per specialization, match, unbox, call
     and box; then the fallback and the raise paths."""
@@ -115,8 +122,10 @@ class _EntryCodegen(
         arg_objs = [self.argument_or_default(position, required) for position in range(count)]
         for obj, kind in zip(arg_objs, arg_kinds, strict=True):
             self.emit_match(obj, kind, next_block)
-        # Lists last: copying one may allocate, and it is released if a later list's items
-        # send the call to the next specialization.
+        # Lists and strings last: copying one allocates, and it is released if a later list's
+        # items send the call to the next specialization (strings, matched already, only
+        # fail when out of memory). Strings, in tuples too, are placeholders until then.
+        self.deferred_strings = []
         unboxed = [
             None if isinstance(kind, ReflectedListKind)
             else self.emit_unbox(obj, kind, self.fallback_block)
@@ -126,7 +135,14 @@ class _EntryCodegen(
         for position, (obj, kind) in enumerate(zip(arg_objs, arg_kinds, strict=True)):
             if isinstance(kind, ReflectedListKind):
                 unboxed[position] = self.emit_unbox_list(obj, kind, copied_lists, next_block)
-        flat = [value for values in unboxed for value in values]
+        copied_strings = self.emit_copy_deferred_strings(copied_lists)
+        flat = [
+            field
+            for values in unboxed
+            for value in values
+            for field in (copied_strings[value] if isinstance(value, DeferredString) else [value])
+        ]
+        copied_strings = [fields[0] for fields in copied_strings.values()]
 
         fnty = native_function_type(arg_kinds)
         callee = self.resolve_target(target, fnty)
@@ -138,6 +154,7 @@ class _EntryCodegen(
         status = b.call(callee, [ret_slot, self._exc_slot, ir.Constant(_PTR, None), *flat])
         if thread_state is not None:
             self.call_capi("PyEval_RestoreThread", [thread_state])
+        self.emit_release_strings(copied_strings)
         self.emit_reflect_lists(copied_lists)
         self.continue_if(b.icmp_signed("==", status, _I32(0)), self.raise_block, f"spec{index}.ok")
         self.copied_lists = copied_lists  # returned (alone or in a tuple): the caller's list

@@ -80,11 +80,21 @@ class ArrayKind:
 
 
 @dataclass(frozen=True)
-class OptionalKind:
-    """A result that is None or a scalar of kind ``inner``: memory ``{inner, i8 valid}``
-    (ember's Optional data model). Only returned: arguments never have this kind."""
+class StringKind:
+    """A `str` argument or result: ember's string model {meminfo, data, length, kind}; an
+    argument is copied into a new block the entry releases after the call (entry_strings.py)."""
 
-    inner: str
+
+STRING_FIELDS = [_PTR, _PTR, _I64, _I64]
+
+
+@dataclass(frozen=True)
+class OptionalKind:
+    """A result that is None or a scalar or string of kind ``inner``: memory
+    ``{inner, i8 valid}`` (ember's Optional data model). Only returned: arguments never have
+    this kind."""
+
+    inner: str | StringKind
 
 
 @dataclass(frozen=True, eq=False)
@@ -171,10 +181,12 @@ class ReflectedListKind:
 def _check_kind(kind: Kind) -> None:
     """Raise ``TypeError`` unless ``kind`` is a valid value kind."""
     if isinstance(kind, OptionalKind):
+        if isinstance(kind.inner, StringKind):
+            return
         if kind.inner not in _SCALAR_KINDS or kind.inner == "none":
             raise TypeError(f"unsupported optional kind: {kind.inner!r}")
         return
-    if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind, DatetimeKind)):
+    if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind, DatetimeKind, StringKind)):
         return
     if isinstance(kind, EnumKind):
         if kind.value_kind not in _INT_KINDS and kind.value_kind not in ("float32", "float64"):
@@ -206,6 +218,8 @@ def flatten_arg_types(kind: Kind) -> list[ir.Type]:
         return [_PTR, _PTR] if kind.data_pointer else [_PTR]
     if isinstance(kind, ReflectedListKind):
         return [_PTR]
+    if isinstance(kind, StringKind):
+        return list(STRING_FIELDS)
     if isinstance(kind, ArrayKind):
         return [_PTR, _PTR, _I64, _I64, _PTR] + [_I64] * (2 * kind.ndim)
     if isinstance(kind, DatetimeKind):
@@ -229,7 +243,7 @@ def return_memory_type(kind: Kind) -> ir.Type:
     _check_kind(kind)
     if isinstance(kind, OptionalKind):
         return ir.LiteralStructType([return_memory_type(kind.inner), _I8])
-    if isinstance(kind, InstanceKind):
+    if isinstance(kind, (InstanceKind, StringKind)):
         return ir.LiteralStructType(flatten_arg_types(kind))
     if isinstance(kind, ArrayKind):
         dims = ir.LiteralStructType([_I64] * kind.ndim)
@@ -269,6 +283,10 @@ def fast_path_supported(kind: Kind) -> bool:
         return numpy_layout() is not None
     if isinstance(kind, OptionalKind):
         return False
+    if isinstance(kind, StringKind):
+        from ember.runtime.string_boxing import layout_verified
+
+        return layout_verified()
     return kind in _FAST_PATH_SCALARS or numpy_scalar_type(kind) is not None
 
 
@@ -486,6 +504,7 @@ _CAPI_SIGNATURES: dict[str, tuple[ir.Type, list[ir.Type]]] = {
     "PyEval_RestoreThread": (ir.VoidType(), [_PTR]),
     "PyObject_Call": (_PTR, [_PTR, _PTR, _PTR]),
     "PyDict_Size": (_SSIZE, [_PTR]),
+    "PyUnicode_FromKindAndData": (_PTR, [_I32, _PTR, _SSIZE]),
 }
 
 

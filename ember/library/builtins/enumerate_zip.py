@@ -60,6 +60,9 @@ def iterator_of(typ: types.Type) -> types.Type | None:
 
 
 def make_iterator(context, builder, typ: types.Type, value):
+    if isinstance(typ, types.StringLiteral):  # zip("ab", ...): the characters become a str
+        value = context.cast(builder, value, typ, types.unicode_type)
+        typ = types.unicode_type
     iterator = iterator_of(typ)
     if iterator is typ:
         if isinstance(typ, types.Generator):

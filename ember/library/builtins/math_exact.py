@@ -325,6 +325,24 @@ def _numbers(typ) -> bool:
 
 
 @overload(sum)
+def array_rows_sum(iterable, start=0):
+    """sum() of the rows of an n-d array (n > 1) from an array `start`: a new array, as
+    CPython adds NumPy's rows one by one (`start` itself is left as it is)."""
+    if not (isinstance(iterable, types.Array) and iterable.ndim > 1):
+        return None
+    if not isinstance(start, types.Array):
+        return None
+
+    def total(iterable, start=0):
+        result = start.copy()  # the rows are added to a new array: start is not changed
+        for row in iterable:
+            result = result + row
+        return result
+
+    return total
+
+
+@overload(sum)
 def builtin_sum(iterable, start=0):
     """sum() of the numbers of a 1-d array, a range, a list, a tuple, a set, a generator or
     any iterator."""

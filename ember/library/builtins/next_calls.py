@@ -10,7 +10,6 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.extending import intrinsic, overload
-from ember.lowering import arrays as arr
 from ember.lowering.registry import lower_builtin
 from ember.typing.signature import Signature, signature
 from ember.typing.templates import registry
@@ -22,14 +21,14 @@ def _is_iterator(typ: types.Type) -> bool:
 
 @intrinsic
 def _step(typingctx: Any, iterator: types.Type) -> Any:
-    """(the next item, whether there was one): the step a `for` loop takes (a new reference)."""
+    """(the next item, whether there was one): the step a `for` loop takes. The pair owns a
+    reference to its item (a `for` loop releases it), which the tuple takes over."""
     item_type = iterator.yield_type
     pair_type = types.Pair(item_type, types.boolean)
 
     def codegen(context, builder, sig: Signature, args: list):
         pair = context.call_implementation(builder, next, Signature(pair_type, (iterator,)), args)
         item, valid = builder.extract_value(pair, 0), builder.extract_value(pair, 1)
-        arr.incref(builder, item_type, item)  # the pair's item is borrowed from the iterator
         result = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
         return builder.insert_value(builder.insert_value(result, item, 0), valid, 1)
 

@@ -18,6 +18,7 @@ from ember.extending import overload, overload_method
 from ember.library.builtins import key_functions
 from ember.library.builtins.enumerate_zip import iterator_of
 from ember.lowering.registry import lower_builtin, lower_getattr
+from ember.misc.literal import literal_unroll
 from ember.typing.overload import register_jitable
 from ember.typing.signature import signature
 from ember.typing.templates import AttributeTemplate, registry
@@ -208,6 +209,9 @@ overload(min)(_array_extreme("min"))
 
 
 def _comparable(typ) -> bool:
+    """Items `<` orders: numbers, strings and tuples of those."""
+    if isinstance(typ, types.BaseTuple) and not isinstance(typ, types.LiteralContainer):
+        return all(_comparable(member) for member in typ)
     return _number(typ) or isinstance(types.unliteral(typ), types.UnicodeType)
 
 
@@ -245,18 +249,17 @@ overload(min)(_iterator_extreme("min"))
 
 
 def _strings_extreme(symbol: str):
-    """min/max of two or more strings given as arguments: the first of equal extremes."""
+    """min/max of two or more strings or tuples given as arguments: the first of equal
+    extremes."""
     better = operator.gt if symbol == "max" else operator.lt
 
     def select(*args):
-        if len(args) < 2 or not all(
-            isinstance(types.unliteral(a), types.UnicodeType) for a in args
-        ):
-            return None
+        if len(args) < 2 or all(_number(a) for a in args) or not all(map(_comparable, args)):
+            return None  # (numbers have their own)
 
         def extreme(*args):
             best = args[0]
-            for item in args:
+            for item in literal_unroll(args):  # members may differ in type (literal strings)
                 if better(item, best):
                     best = item
             return best
@@ -319,6 +322,8 @@ def _keyed_extreme(symbol: str):
     def select(iterable, key=None, default=None):
         if not (_given(key) or _given(default)):
             return None  # plain min/max: above
+        if _comparable(key):  # max(a, b) of two values (tuples): not a key function
+            return None
         if not (_indexable(iterable) or iterator_of(iterable) is not None):
             return None
         if not _given(key) or isinstance(key, types.NoneType):
@@ -344,16 +349,20 @@ def _python_classes(typ) -> tuple | None:
     return (key,) if isinstance(key, type) else None
 
 
+# A Python int, float or complex is an int64, float64 or complex128 in compiled code; NumPy's
+# other scalars (np.int8(3)) are not instances of those classes, as in CPython.
+_PYTHON_NUMBER_TYPES = {
+    int: (types.int64, types.boolean),
+    float: (types.float64,),
+    complex: (types.complex128,),
+    bool: (types.boolean,),
+}
+# A literal list or str-keyed dict (a list or dict of mixed item types) is a tuple inside
+# ember but a list or dict to the program, as in CPython; a typed List is not a Python list.
 _CLASS_TYPES = {
-    int: (types.Integer, types.Boolean),
-    float: (types.Float,),
-    bool: (types.Boolean,),
-    complex: (types.Complex,),
-    list: (types.List,),
-    tuple: (types.BaseTuple,),
     str: (types.UnicodeType,),
     bytes: (types.BytesType,),
-    dict: (types.DictType,),
+    dict: (types.DictType, types.LiteralStrKeyDict),
     set: (types.Set,),
     range: (types.RangeType,),
     slice: (types.SliceType,),
@@ -365,17 +374,45 @@ def is_instance_of(value_type: types.Type, classes: tuple) -> bool | None:
     import sys
 
     numpy = sys.modules.get("numpy")
+    plain = types.unliteral(value_type)
     found = False
     for cls in classes:
         if numpy is not None and cls is numpy.ndarray:
             found |= isinstance(value_type, types.Array)
+        elif cls in _PYTHON_NUMBER_TYPES:
+            found |= plain in _PYTHON_NUMBER_TYPES[cls]
+        elif cls is list:
+            found |= isinstance(plain, types.List | types.LiteralList) and not isinstance(
+                plain, types.ListType
+            )
+        elif cls is tuple:
+            found |= isinstance(plain, types.BaseTuple) and not isinstance(
+                plain, types.LiteralContainer
+            )
         elif cls in _CLASS_TYPES:
-            found |= isinstance(types.unliteral(value_type), _CLASS_TYPES[cls])
+            found |= isinstance(plain, _CLASS_TYPES[cls])
+        elif numpy is not None and _numpy_scalar_class(numpy, cls):
+            from ember.np.numpy_support import from_dtype
+
+            found |= plain == from_dtype(numpy.dtype(cls))
         elif isinstance(getattr(cls, "class_type", None), types.ClassType):  # a jitclass
             found |= value_type is cls.class_type.instance_type
         else:
             return None
     return found
+
+
+def _numpy_scalar_class(numpy, cls) -> bool:
+    """A NumPy number class other than those that stand for Python's own (np.int64 is how
+    ember types a Python int, so isinstance(1, np.int64) cannot be told apart: refused)."""
+    aliases = (numpy.int64, numpy.float64, numpy.complex128, numpy.bool_)
+    numbers = (numpy.integer, numpy.floating, numpy.complexfloating)
+    return isinstance(cls, type) and issubclass(cls, numbers) and cls not in aliases
+
+
+@registry.typer(bytes)
+def _type_bytes_class(args, kws):
+    return None  # `bytes` is typed as a class for isinstance; bytes(...) calls are not built
 
 
 @registry.typer(tuple)

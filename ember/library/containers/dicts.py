@@ -347,6 +347,35 @@ def dict_ne(d, other):
         return lambda d, other: not d == other
 
 
+# Values that never equal a dict in CPython (neither side's __eq__ knows the other).
+_NEVER_A_DICT = (
+    types.Number,
+    types.Boolean,
+    types.UnicodeType,
+    types.NoneType,
+    types.List,
+    types.Set,
+)
+
+
+def _never_a_dict(typ) -> bool:
+    if isinstance(typ, types.BaseTuple):
+        return not isinstance(typ, types.LiteralStrKeyDict)
+    return isinstance(types.unliteral(typ), _NEVER_A_DICT) and not _is_dict(typ)
+
+
+@overload(operator.eq)
+def dict_eq_other(d, other):
+    if (_is_dict(d) and _never_a_dict(other)) or (_is_dict(other) and _never_a_dict(d)):
+        return lambda d, other: False
+
+
+@overload(operator.ne)
+def dict_ne_other(d, other):
+    if (_is_dict(d) and _never_a_dict(other)) or (_is_dict(other) and _never_a_dict(d)):
+        return lambda d, other: True
+
+
 # ---------------------------------------------------------------------------- views and iteration
 
 

@@ -734,7 +734,7 @@ def list_sum(xs):
 
 
 def _extreme(xs, better_than):
-    if not (_is_list(xs) and isinstance(xs.dtype, (types.Number, types.UnicodeType))):
+    if not (_is_list(xs) and _sortable(xs.dtype)):  # numbers, strings, tuples of those
         return None
     name = "min" if better_than is operator.lt else "max"
     message = f"{name}() arg is an empty sequence"

@@ -136,8 +136,11 @@ def literal_unroll_impl(container):
 
 @overload(sum)
 def tuple_sum(iterable, start=0):
-    """sum() of a tuple of numbers: an int for ints, as Python (members may differ in type)."""
+    """sum() of a tuple of numbers from `start`: an int for ints, as Python (members may
+    differ in type)."""
     if not isinstance(iterable, types.BaseTuple):
+        return None
+    if not (isinstance(start, int) or isinstance(types.unliteral(start), types.Number)):
         return None
 
     def sum_impl(iterable, start=0):

@@ -15,7 +15,13 @@ def _constant_name(name) -> str | None:
     return name.literal_value if isinstance(name, types.StringLiteral) else None
 
 
-def _has_attribute(obj, attr: str) -> bool:
+# Every Python object has `object`'s attributes (`__hash__`, `__str__`, `__class__`...), even
+# where compiled code has no use for them: hasattr() is True for those, as in CPython.
+_EVERY_OBJECT_HAS = frozenset(dir(object))
+
+
+def _resolves(obj, attr: str) -> bool:
+    """Whether compiled code can read `obj.<attr>`."""
     return TypingContext().resolve_getattr(obj, attr) is not None
 
 
@@ -49,7 +55,7 @@ def builtin_getattr(obj, name, *default):
     attr = _constant_name(name)
     if attr is None or len(default) > 1:
         return None
-    if not _has_attribute(obj, attr):
+    if not _resolves(obj, attr):
         return _default if default else _missing(f"'{obj}' has no attribute '{attr}'")
     return _reader(attr)
 
@@ -59,5 +65,5 @@ def builtin_hasattr(obj, name):
     attr = _constant_name(name)
     if attr is None:
         return None
-    found = _has_attribute(obj, attr)
+    found = attr in _EVERY_OBJECT_HAS or _resolves(obj, attr)
     return lambda obj, name: found

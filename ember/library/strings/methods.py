@@ -412,37 +412,45 @@ def _strip_method(name: str, left: bool, right: bool):
                 return True
         return False
 
+    @register_jitable
+    def strip_spaces(s):
+        low = 0
+        high = _length(s)
+        if left:
+            while low < high and is_space(_get(s, low)):
+                low += 1
+        if right:
+            while high > low and is_space(_get(s, high - 1)):
+                high -= 1
+        return substring(s, low, high)
+
+    @register_jitable
+    def strip_chars(s, chars):
+        low = 0
+        high = _length(s)
+        if left:
+            while low < high and strippable(_get(s, low), chars):
+                low += 1
+        if right:
+            while high > low and strippable(_get(s, high - 1), chars):
+                high -= 1
+        return substring(s, low, high)
+
     def overload_function(s, chars=None):
         if not is_string(s):
             return None
         if _is_none(chars):
-
-            def impl(s, chars=None):
-                low = 0
-                high = _length(s)
-                if left:
-                    while low < high and is_space(_get(s, low)):
-                        low += 1
-                if right:
-                    while high > low and is_space(_get(s, high - 1)):
-                        high -= 1
-                return substring(s, low, high)
-
-            return impl
+            return lambda s, chars=None: strip_spaces(s)
         if is_string(chars):
+            return lambda s, chars=None: strip_chars(s, chars)
+        if isinstance(chars, types.Optional) and is_string(chars.type):
 
-            def impl_chars(s, chars=None):
-                low = 0
-                high = _length(s)
-                if left:
-                    while low < high and strippable(_get(s, low), chars):
-                        low += 1
-                if right:
-                    while high > low and strippable(_get(s, high - 1), chars):
-                        high -= 1
-                return substring(s, low, high)
+            def impl_optional(s, chars=None):  # None or a str, known when it runs
+                if chars is None:
+                    return strip_spaces(s)
+                return strip_chars(s, chars)
 
-            return impl_chars
+            return impl_optional
         raise TypingError(f"str.{name}() takes None or a str, not {chars}")
 
     overload_method(types.UnicodeType, name)(overload_function)

@@ -85,7 +85,9 @@ def _is_line_break(code):
 
 @overload_method(types.UnicodeType, "splitlines")
 def string_splitlines(s, keepends=False):
-    if not (is_string(s) and (keepends is False or isinstance(keepends, types.Boolean))):
+    # CPython takes any int as the flag (`splitlines(1)`), as Numba does
+    flag_types = (types.Boolean, types.Integer)
+    if not (is_string(s) and (keepends is False or isinstance(keepends, flag_types))):
         return None
 
     def splitlines(s, keepends=False):
