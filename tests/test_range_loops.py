@@ -93,7 +93,7 @@ step = st.one_of(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(bound, bound, step)
 def test_values_match_python_at_any_bounds(start, stop, step):
     """Near the int64 limits the value after the last one does not fit: the loop still stops
