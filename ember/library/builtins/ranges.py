@@ -115,18 +115,33 @@ def range_iter(context, builder, sig, args):
 @lower_builtin(next, types.RangeIteratorType)
 def range_iternext(context, builder, sig, args):
     """A range iterator yields `next` while it lies before `stop` in the step's direction, then
-    moves it on by `step`, saturating at the integers' limit (which lies beyond any `stop`): one
-    induction variable and a `next < stop` exit test, the loop LLVM's passes recognize best."""
+    moves it on by `step`: one induction variable and a `next < stop` exit test, the loop LLVM's
+    passes recognize best. A step of 1 adds with `nsw` (no value of the range is the largest
+    integer, so only the step after an exhausted one may wrap: `keep_exhausted` undoes that),
+    and LLVM sees an induction variable from its first loop passes on; other steps saturate
+    at the integers' limit, which lies beyond any `stop`."""
     iterator_type, state = sig.args[0], args[0]
     signed = iterator_type.dtype.signed
     current, stop, step = _load_fields(builder, iterator_type, state, (0, 1, 2))
     valid = _before_stop(builder, current, stop, step, signed)
-    advance = "llvm.sadd.sat" if signed else "llvm.uadd.sat"
-    following = call_intrinsic(builder, advance, [current, step])
+    one = llvm.Constant(step.type, 1)
+    unit = builder.add(current, one, flags=["nsw"] if signed else ["nuw"])
+    saturated = call_intrinsic(
+        builder, "llvm.sadd.sat" if signed else "llvm.uadd.sat", [current, step]
+    )
+    following = builder.select(builder.icmp_unsigned("==", step, one), unit, saturated)
     builder.store(following, _field(builder, iterator_type, state, 0))
     pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
     pair = builder.insert_value(pair, current, 0)
     return builder.insert_value(pair, valid, 1)
+
+
+def keep_exhausted(context, builder, iterator_type, state, item, valid) -> None:
+    """After an explicit `next` gave `item`: an exhausted iterator stays at the value it
+    stopped at (a `for` loop never steps again, an explicit `next` may)."""
+    slot = _field(builder, iterator_type, state, 0)
+    following = _load_fields(builder, iterator_type, state, (0,))[0]
+    builder.store(builder.select(valid, following, item), slot)
 
 
 def _before_stop(builder, current, stop, step, signed: bool) -> llvm.Value:
