@@ -192,8 +192,8 @@ def test_uint64_ranges(start, stop, step):
 
 
 def test_unit_step_loop_keeps_one_plain_counter():
-    """range(n) with its step of 1: the saturating advance is proven not to saturate (it
-    becomes an `add nsw`), and no remaining count is divided out before the loop."""
+    """range(n) with its step of 1 advances by a plain `add nsw` (no saturating add left), and
+    no remaining count is divided out before the loop."""
 
     @ember.njit
     def total(a):
