@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from llvmlite import ir as llvm
 
 from ember.ir import nodes as ir
+from ember.library.builtins.ranges import keep_items, remaining_items
 from ember.lowering.arrays import ArrayFields, store_in_entry, unpack
 from ember.lowering.arrays_kernels import may_overlap
 from ember.lowering.callconv import alloca_in_entry
@@ -305,7 +306,7 @@ class DeferredChecks:
         exit_to: llvm.Block,
     ) -> None:
         """Fill the blocks that run the blockwise loop of `header` BLOCK iterations at a time:
-        `start`, where it is entered, cuts its range iterator's count to the block's, saves
+        `start`, where it is entered, cuts its range iterator to the block's items, saves
         its state and runs the check pass (or the checked copy, when an array it stores into
         may overlap one it reads, or fewer than SHORT iterations are left: then its last); where
         the check pass ends, a flag runs the checked copy, else the unchecked one, from the saved
@@ -321,15 +322,15 @@ class DeferredChecks:
         block_count = llvm.Constant(count_type, BLOCK)
 
         builder = llvm.IRBuilder(start)
-        count_slot = self._iterator_field(builder, blockwise, 1)
-        count = builder.load(count_slot, typ=count_type)
+        iterator_type, state = self._iterator(builder, blockwise)
+        count = remaining_items(builder, iterator_type, state)
         builder.store(count, self.remaining[header])
         long = builder.append_basic_block(f"blockwise.long{header}")
         short = builder.icmp_unsigned("<", count, llvm.Constant(count_type, SHORT))
         builder.cbranch(short, copies["checked"], long)  # (it then goes on to `exit_to`)
         builder.position_at_end(long)
         within = builder.icmp_unsigned("<", count, block_count)
-        builder.store(builder.select(within, count, block_count), count_slot)
+        keep_items(builder, iterator_type, state, builder.select(within, count, block_count))
         self._save_state(builder, header)
         self._clear_flags(builder, header)
         builder.store(llvm.Constant(i64, -1), self.position)  # (its header counts from 0)
@@ -355,18 +356,22 @@ class DeferredChecks:
             builder.load(builder.gep(saved, [_i32(0), _i32(k)]), typ=count_type) for k in (0, 2)
         )
         following_first = builder.add(first, builder.mul(step, block_count))
-        following_count = builder.sub(remaining, block_count)
         builder.store(following_first, self._iterator_field(builder, blockwise, 0))
-        builder.store(following_count, self._iterator_field(builder, blockwise, 1))
+        iterator_type, state = self._iterator(builder, blockwise)
+        keep_items(builder, iterator_type, state, builder.sub(remaining, block_count))
         builder.branch(start)
 
     def _iterator_state_type(self, blockwise: Blockwise) -> llvm.Type:
         return model_of(self.variable_slot(blockwise.iterator)[1]).state_type
 
+    def _iterator(self, builder: llvm.IRBuilder, blockwise: Blockwise):
+        """(type, state pointer) of the blockwise loop's range iterator."""
+        slot, iterator_type = self.variable_slot(blockwise.iterator)
+        return iterator_type, builder.load(slot, typ=llvm.PointerType())
+
     def _iterator_field(self, builder: llvm.IRBuilder, blockwise: Blockwise, index: int):
-        """A pointer to the range iterator's next value (0), remaining count (1) or step (2)."""
-        slot, _ = self.variable_slot(blockwise.iterator)
-        state = builder.load(slot, typ=llvm.PointerType())
+        """A pointer to the range iterator's next value (0), stop (1) or step (2)."""
+        _, state = self._iterator(builder, blockwise)
         state_type = self._iterator_state_type(blockwise)
         return builder.gep(state, [_i32(0), _i32(index)], source_etype=state_type)
 

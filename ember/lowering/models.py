@@ -277,7 +277,7 @@ class OpaqueModel(PrimitiveModel):
 
 @register_model(types.RangeIteratorType)
 class RangeIteratorModel(PrimitiveModel):
-    """Points at mutable {next, remaining count, step} state allocated in the entry block."""
+    """Points at mutable {next, stop, step} state allocated in the entry block."""
 
     def __init__(self, fe_type: types.RangeIteratorType) -> None:
         self.state_type = llvm.LiteralStructType([model_of(fe_type.dtype).value_type] * 3)

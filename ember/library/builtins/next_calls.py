@@ -10,6 +10,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.extending import intrinsic, overload
+from ember.library.builtins.ranges import keep_exhausted
 from ember.lowering.registry import lower_builtin
 from ember.typing.signature import Signature, signature
 from ember.typing.templates import registry
@@ -29,6 +30,8 @@ def _step(typingctx: Any, iterator: types.Type) -> Any:
     def codegen(context, builder, sig: Signature, args: list):
         pair = context.call_implementation(builder, next, Signature(pair_type, (iterator,)), args)
         item, valid = builder.extract_value(pair, 0), builder.extract_value(pair, 1)
+        if isinstance(iterator, types.RangeIteratorType):
+            keep_exhausted(context, builder, iterator, args[0], item, valid)
         result = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
         return builder.insert_value(builder.insert_value(result, item, 0), valid, 1)
 

@@ -7,6 +7,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.extending import overload
 from ember.lowering.callconv import alloca_in_entry
+from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.models import model_of
 from ember.lowering.registry import lower_builtin
 from ember.typing.signature import signature
@@ -105,30 +106,84 @@ def _type_iter(args, kws):
 @lower_builtin(iter, types.RangeType)
 def range_iter(context, builder, sig, args):
     state = alloca_in_entry(builder, model_of(sig.return_type).state_type, name="range.state")
-    start, stop, step = (builder.extract_value(args[0], i) for i in range(3))
-    count = _range_length(builder, start, stop, step, sig.args[0].dtype.signed)
-    for index, item in enumerate((start, count, step)):
-        builder.store(item, builder.gep(state, [_i32(0), _i32(index)]))
+    for index in range(3):  # (next, stop, step): the range's own fields
+        item = builder.extract_value(args[0], index)
+        builder.store(item, _field(builder, sig.return_type, state, index))
     return state
 
 
 @lower_builtin(next, types.RangeIteratorType)
 def range_iternext(context, builder, sig, args):
-    state = args[0]
-    slots = [builder.gep(state, [_i32(0), _i32(i)]) for i in range(3)]
-    int_type = context.value_type(sig.args[0].dtype)
-    current, count, step = (builder.load(slot) for slot in slots)
-    valid = builder.icmp_unsigned("!=", count, llvm.Constant(int_type, 0))  # up to 2**64 - 1
-    # nsw: a range never yields a wrapped value (only the unused one past the end may wrap)
-    builder.store(builder.add(current, step, flags=["nsw"]), slots[0])
-    # an exhausted iterator stays exhausted: a `for` loop may stop on it and a later loop,
-    # next() or list() walk it again
-    remaining = builder.sub(count, llvm.Constant(int_type, 1))
-    builder.store(builder.select(valid, remaining, count), slots[1])
+    """A range iterator yields `next` while it lies before `stop` in the step's direction, then
+    moves it on by `step`: one induction variable and a `next < stop` exit test, the loop LLVM's
+    passes recognize best. A step of 1 adds with `nsw` (no value of the range is the largest
+    integer, so only the step after an exhausted one may wrap: `keep_exhausted` undoes that),
+    and LLVM sees an induction variable from its first loop passes on; other steps saturate
+    at the integers' limit, which lies beyond any `stop`."""
+    iterator_type, state = sig.args[0], args[0]
+    signed = iterator_type.dtype.signed
+    current, stop, step = _load_fields(builder, iterator_type, state, (0, 1, 2))
+    valid = _before_stop(builder, current, stop, step, signed)
+    one = llvm.Constant(step.type, 1)
+    unit = builder.add(current, one, flags=["nsw"] if signed else ["nuw"])
+    saturated = call_intrinsic(
+        builder, "llvm.sadd.sat" if signed else "llvm.uadd.sat", [current, step]
+    )
+    following = builder.select(builder.icmp_unsigned("==", step, one), unit, saturated)
+    builder.store(following, _field(builder, iterator_type, state, 0))
     pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
     pair = builder.insert_value(pair, current, 0)
     return builder.insert_value(pair, valid, 1)
 
 
+def keep_exhausted(context, builder, iterator_type, state, item, valid) -> None:
+    """After an explicit `next` gave `item`: an exhausted iterator stays at the value it
+    stopped at (a `for` loop never steps again, an explicit `next` may)."""
+    slot = _field(builder, iterator_type, state, 0)
+    following = _load_fields(builder, iterator_type, state, (0,))[0]
+    builder.store(builder.select(valid, following, item), slot)
+
+
+def _before_stop(builder, current, stop, step, signed: bool) -> llvm.Value:
+    """Whether `current` is a value of the range: before `stop` in the direction of `step`."""
+    if not signed:  # (an unsigned step is positive)
+        return builder.icmp_unsigned("<", current, stop)
+    positive = builder.icmp_signed(">", step, llvm.Constant(step.type, 0))
+    ascending = builder.icmp_signed("<", current, stop)
+    return builder.select(positive, ascending, builder.icmp_signed(">", current, stop))
+
+
+def _field(builder, iterator_type: types.RangeIteratorType, state, index: int):
+    """A pointer to the iterator's next value (0), stop (1) or step (2)."""
+    indices = [_i32(0), _i32(index)]
+    if state.type.is_opaque:  # (a pointer loaded from a variable's slot)
+        return builder.gep(state, indices, source_etype=model_of(iterator_type).state_type)
+    return builder.gep(state, indices)
+
+
+def _load_fields(builder, iterator_type: types.RangeIteratorType, state, indices) -> list:
+    int_type = model_of(iterator_type.dtype).value_type
+    return [builder.load(_field(builder, iterator_type, state, i), typ=int_type) for i in indices]
+
+
 def _i32(value: int) -> llvm.Constant:
     return llvm.Constant(llvm.IntType(32), value)
+
+
+def remaining_items(builder, iterator_type: types.RangeIteratorType, state) -> llvm.Value:
+    """How many values the range iterator at `state` has left to yield."""
+    current, stop, step = _load_fields(builder, iterator_type, state, (0, 1, 2))
+    return _range_length(builder, current, stop, step, iterator_type.dtype.signed)
+
+
+def keep_items(builder, iterator_type: types.RangeIteratorType, state, count) -> None:
+    """Make the range iterator at `state` yield only its next `count` (at least 1) values: its
+    stop moves to just past the last of them (which lies in the range, so this cannot wrap)."""
+    current, step = _load_fields(builder, iterator_type, state, (0, 2))
+    one = llvm.Constant(step.type, 1)
+    last = builder.add(current, builder.mul(step, builder.sub(count, one)))
+    past = one
+    if iterator_type.dtype.signed:
+        positive = builder.icmp_signed(">", step, llvm.Constant(step.type, 0))
+        past = builder.select(positive, one, llvm.Constant(step.type, -1))
+    builder.store(builder.add(last, past), _field(builder, iterator_type, state, 1))
