@@ -137,15 +137,7 @@ def _make_reduce(ufunc: Any, ndim: int, all_axes: bool, same_dtype: bool, no_ini
             "        raise ValueError('Invalid axis')",
             f"    a = np.ascontiguousarray({cast})",
             *a_lines,
-            "    s = a.shape",
-            "    pre = 1",
-            "    post = 1",
-            f"    for j in range({ndim}):",
-            "        if j < k:",
-            "            pre *= s[j]",
-            "        elif j > k:",
-            "            post *= s[j]",
-            "    n = s[k]",
+            *axis_split_lines(ndim),
             *(
                 ["    if n == 0:", f"        raise ValueError({_EMPTY!r})"]
                 if no_initial and identity is None
@@ -189,4 +181,20 @@ def _scalar_fold(line: str, start: str, no_initial: bool, identity: Any) -> list
         "    for i in range(1, count):",
         "        acc = ufunc(acc, values[i])",
         "    return acc",
+    ]
+
+
+def axis_split_lines(ndim: int) -> list[str]:
+    """Generated lines viewing `a` (of `ndim` dimensions) around axis `k`: `s` its shape, `pre`
+    and `post` the products of the lengths before and after the axis, `n` the axis's length."""
+    return [
+        "    s = a.shape",
+        "    pre = 1",
+        "    post = 1",
+        f"    for j in range({ndim}):",
+        "        if j < k:",
+        "            pre *= s[j]",
+        "        elif j > k:",
+        "            post *= s[j]",
+        "    n = s[k]",
     ]

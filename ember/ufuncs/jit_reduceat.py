@@ -15,7 +15,7 @@ import numpy as np
 from ember import types
 from ember.errors import TypingError
 from ember.typing.overload import overload_method
-from ember.ufuncs.jit_reduce import reducible_ufunc
+from ember.ufuncs.jit_reduce import axis_split_lines, reducible_ufunc
 
 
 def _is_none(typ: Any) -> bool:
@@ -61,15 +61,7 @@ def _make_reduceat(ufunc: Any, ndim: int, same_dtype: bool, no_out: bool):
         "        raise ValueError(",
         f"            f'axis {{axis}} is out of bounds for array of dimension {ndim}'",
         "        )",
-        "    s = a.shape",
-        "    pre = 1",
-        "    post = 1",
-        f"    for j in range({ndim}):",
-        "        if j < k:",
-        "            pre *= s[j]",
-        "        elif j > k:",
-        "            post *= s[j]",
-        "    n = s[k]",
+        *axis_split_lines(ndim),
         "    m = idx.shape[0]",
         "    lines = a.reshape((pre, n, post))",
         *(
