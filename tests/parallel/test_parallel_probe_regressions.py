@@ -25,3 +25,8 @@ def test_gather_reads_the_index_array_written_by_an_earlier_loop():
     # the loop that fills it
     for flag in (True, False):
         check(gathers_through_shifted_indices, np.arange(40), 10, flag, repeats=5)
+    # hand-worked: with flag, left[i] = i and right[i] = i + 10
+    expected = np.arange(40) / (np.arange(40) + 10)
+    np.testing.assert_array_equal(
+        gathers_through_shifted_indices(np.arange(40), 10, True), expected
+    )
