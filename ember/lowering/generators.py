@@ -23,13 +23,9 @@ from ember.ir.liveness import live_variables
 from ember.lowering import arrays as refs
 from ember.lowering import callconv
 from ember.lowering import exceptions as exception_lowering
-from ember.lowering.lower import (
-    FunctionLowerer,
-    _borrowed_arguments,
-    _moves,
-    register_expression_lowerer,
-)
+from ember.lowering.lower import FunctionLowerer, register_expression_lowerer
 from ember.lowering.models import MeminfoStructModel, model_of, register_model
+from ember.lowering.ownership import borrowed_arguments, moved_statements
 from ember.runtime import nrt
 
 STATUS_STOP = 2  # the body ended (StopIteration)
@@ -139,8 +135,8 @@ class GeneratorLowerer(FunctionLowerer):
             )
             for i, t in enumerate(self.sig.args)
         ]
-        self.borrowed_args = _borrowed_arguments(self.func_ir)
-        self.moves = _moves(self.func_ir, self.borrowed_args)
+        self.borrowed_args = borrowed_arguments(self.func_ir)
+        self.moves = moved_statements(self.func_ir, self.borrowed_args)
         self.lent_methods: set[str] = set()  # (no method borrows its receiver here)
         self.live_after = _live_after_yields(self.func_ir)
         self.exception_routing = exception_lowering.ExceptionRouting(self)

@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING, Any
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.errors import EmberError, LoweringError, UnsupportedError
+from ember.errors import EmberError, LoweringError
 from ember.ir import nodes as ir
 from ember.lowering import arrays as refs
-from ember.lowering import callconv, classes, first_class, lists, optional, stack_check
+from ember.lowering import callconv, classes, lists, optional, stack_check
 from ember.lowering import exceptions as exception_lowering
 from ember.lowering.block_values import block_local_values, is_long
+from ember.lowering.calls import CallLowering
 from ember.lowering.context import CPUContext
-from ember.lowering.deferral_plan import plan_deferral
-from ember.lowering.deferred_checks import DeferredChecks
+from ember.lowering.deferred_loops import DeferredLoopLowering
 from ember.lowering.int_ranges import (
     VariableRanges,
     no_wrap_operations,
@@ -30,8 +30,8 @@ from ember.lowering.int_ranges import (
     unsigned_divisions,
 )
 from ember.lowering.intrinsics import call_intrinsic
-from ember.lowering.loop_metadata import loop_properties
 from ember.lowering.models import model_of
+from ember.lowering.ownership import borrowed_arguments, lent_method_reads, moved_statements
 from ember.typing.infer import TypingResult
 from ember.typing.signature import Signature
 
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from ember.codegen.library import CodeLibrary
 
 
-class FunctionLowerer:
+class FunctionLowerer(CallLowering, DeferredLoopLowering):
     """Emit one function's LLVM IR into `module` under `symbol`."""
 
     borrowed_fields: frozenset[str] = frozenset()  # jitclass field reads (set by `lower`)
@@ -99,8 +99,8 @@ class FunctionLowerer:
         self.builder = llvm.IRBuilder(entry)
         self.arg_values = callconv.decode_arguments(self.builder, self.sig, self.function)
         self.borrowed_fields = classes.borrowed_field_reads(self.func_ir, self.typemap)
-        self.borrowed_args = _borrowed_arguments(self.func_ir) | self.borrowed_fields
-        self.moves = _moves(self.func_ir, self.borrowed_args) | _lent_methods(
+        self.borrowed_args = borrowed_arguments(self.func_ir) | self.borrowed_fields
+        self.moves = moved_statements(self.func_ir, self.borrowed_args) | lent_method_reads(
             self.func_ir, self.typemap
         )
         self.lent_methods = self._lent_method_names()  # they borrow their receiver's reference
@@ -144,108 +144,6 @@ class FunctionLowerer:
             qualname = self.func_ir.qualname
             stack_check.define_unwinding_entry(self.context, self.function, self.symbol, qualname)
         return self.function
-
-    def _deferred_checks(self) -> DeferredChecks | None:
-        """The loops that defer their Python-error checks (ember/lowering/deferred_checks.py),
-        made known to the context's guards while this function is lowered."""
-        if self.context.options.error_model != "python" or self.statement_locations is not None:
-            return None
-        plan = plan_deferral(self.func_ir, self.typemap)
-        if plan is None:
-            return None
-        deferred = DeferredChecks(
-            plan, self.builder, self._variable_slot, enclosing=self.context.deferred_checks
-        )
-        self.context.deferred_checks = deferred
-        return deferred
-
-    def _variable_slot(self, name: str) -> tuple[llvm.Value, types.Type] | None:
-        """A variable's stack slot and type (None: a constant or block-local value)."""
-        if name in self.constants or name in self.block_locals:
-            return None
-        return self._slot(name), self.typemap[name]
-
-    def _lower_second_copies(self, deferred: DeferredChecks) -> None:
-        """Each loop that runs again when its deferred checks flag a failure, lowered a second
-        time with its checks in place (its exits lead where the first copy's do); a blockwise
-        loop, in its three copies (ember/lowering/deferred_checks.py)."""
-        for header in deferred.plan.replays:
-            if header not in deferred.plan.blockwise:
-                second_header = self._lower_loop_copy(deferred, header, "checked")
-                deferred.restore_and_run_again(header, second_header)
-                continue
-            (exit_label,) = deferred.plan.exits[header]
-            ends = deferred.block_ends(header)
-            copies = {
-                "check": self._lower_loop_copy(deferred, header, "check", ends[0]),
-                "unchecked": self._lower_loop_copy(deferred, header, "unchecked", ends[1]),
-                # (run only for a failure, overlapping arrays or a short tail: not worth
-                # unrolling)
-                "checked": self._lower_loop_copy(deferred, header, "checked", ends[1], False),
-            }
-            start, exit_to = self.llvm_blocks[header], self.llvm_blocks[exit_label]
-            deferred.run_in_blocks(header, start, ends, copies, exit_to)
-            for label in deferred.plan.loops[header] - {header}:  # (left empty: not entered)
-                self.function.blocks.remove(self.llvm_blocks[label])
-        deferred.checks_in_place()
-
-    def _lower_loop_copy(
-        self,
-        deferred: DeferredChecks,
-        header: int,
-        copy: str,
-        exit_to: llvm.Block | None = None,
-        unrolled: bool = True,
-    ) -> llvm.Block:
-        """The loop of `header` lowered once more into new blocks, as `copy` (see
-        DeferredChecks.enter_copy), leaving to `exit_to` (else where the first copy does),
-        left to LLVM to unroll or not; returns its header's block."""
-        body = sorted(deferred.plan.loops[header])
-        first_copies = dict(self.llvm_blocks)
-        for label in body:
-            self.llvm_blocks[label] = self.function.append_basic_block(f"B{label}.{copy}")
-        if exit_to is not None:
-            self.llvm_blocks.update(dict.fromkeys(deferred.plan.exits[header], exit_to))
-        deferred.enter_copy(header, copy)
-        first_new_block = len(self.function.blocks) - len(body)
-        for label in body:
-            self.builder.position_at_end(self.llvm_blocks[label])
-            if label == header:
-                deferred.enter_copy_header(self.builder)
-            block = self.func_ir.blocks[label]
-            for stmt in block.body:
-                if not deferred.lowers(stmt):
-                    if deferred.buffers(stmt):
-                        self._lower_buffered_store(deferred, stmt)
-                    continue
-                if isinstance(stmt, ir.Jump | ir.Branch):  # (into another such loop)
-                    deferred.before_jump(self.builder, label, block.successors())
-                self._lower_statement(stmt)
-        copy_header = self.llvm_blocks[header]
-        self.llvm_blocks = first_copies
-        if not unrolled:
-            for block in self.function.blocks[first_new_block:]:
-                if block.is_terminated and copy_header in block.terminator.operands:
-                    loop_properties(self.module, block.terminator, ["llvm.loop.unroll.disable"])
-        return copy_header
-
-    def _lower_buffered_store(self, deferred: DeferredChecks, stmt: ir.SetItem) -> None:
-        """A blockwise loop's store `a[i] = v`: its check pass puts `v`, converted to the
-        array's dtype, into the store's buffer; its unchecked body stores that item at `i`."""
-        array_type, index_type, value_type = self.calltypes[stmt].args
-        dtype = array_type.dtype
-        item_type = model_of(dtype).value_type
-        if deferred.copy == "check":
-            from ember.library.builtins.int_scalars import cast_stored  # imports NumPy: lazily
-
-            value = self.load_as(stmt.value, value_type)
-            item = cast_stored(self.context, self.builder, value, value_type, dtype)
-            self.builder.store(item, deferred.buffer_slot(self.builder, stmt, item_type))
-            return
-        item = self.builder.load(deferred.buffer_slot(self.builder, stmt, item_type), typ=item_type)
-        target, index = self.load_as(stmt.target, array_type), self.load_as(stmt.index, index_type)
-        sig = Signature(types.none, (array_type, index_type, dtype))
-        self.context.call_implementation(self.builder, operator.setitem, sig, [target, index, item])
 
     def _recurses_owning_nothing(self) -> bool:
         """Whether this function calls one still being compiled (it closes a recursion cycle)
@@ -516,91 +414,6 @@ class FunctionLowerer:
         is_non_negative = self.builder.icmp_signed(">=", value, llvm.Constant(value.type, 0))
         call_intrinsic(self.builder, "llvm.assume", [is_non_negative], llvm.VoidType(), [])
 
-    def _lower_call(self, expr: ir.Call, result_type: types.Type) -> llvm.Value:
-        fnty = self.typemap[expr.func.name]
-        sig = self.calltypes[expr]
-        if isinstance(fnty, types.DispatcherType):
-            return self.call_dispatcher(fnty, expr, sig)
-        if isinstance(fnty, types.DispatcherChoice):
-            return first_class.call_choice(self, fnty, expr, sig)
-        if isinstance(fnty, types.ExceptionClass):
-            return exception_lowering.make_exception(self, expr, fnty.exc_class)
-        if sig.pysig is not None:
-            args = self._folded_arguments(fnty, expr, sig)
-        elif expr.kws:
-            raise LoweringError(f"keyword arguments are not supported for {fnty}", expr.loc)
-        else:
-            args = [self.load_as(var, typ) for var, typ in zip(expr.args, sig.args)]
-        called = _called_method(fnty)
-        if called is not None:
-            this, attr = called
-            receiver = self.context.cast(self.builder, self.load(expr.func), this, sig.recvr)
-            full_sig = Signature(sig.return_type, (sig.recvr, *sig.args))
-            key = (type(this), attr)
-            return self.context.call_implementation(self.builder, key, full_sig, [receiver, *args])
-        if isinstance(fnty, types.Function):
-            return self.context.call_implementation(self.builder, fnty.typing_key, sig, args)
-        if isinstance(fnty, types.FunctionType):  # a first-class function: call its address
-            from ember.lowering.function_pointers import call_function_pointer
-
-            pointer = self.load(expr.func)
-            return call_function_pointer(self.context, self.builder, fnty, pointer, args)
-        if isinstance(fnty, types.Callable):  # an extension's callable type: its @lower_builtin
-            key = fnty.get_impl_key(sig)
-            return self.context.call_implementation(self.builder, key, sig, args)
-        raise LoweringError(f"cannot call a value of type {fnty}", expr.loc)
-
-    def _folded_arguments(self, fnty: types.Type, expr: ir.Call, sig: Signature) -> list:
-        """Argument values in the callee's parameter order (`sig.pysig`): positional, then
-        keyword arguments by name, then the defaults of omitted parameters as constants."""
-        params = list(sig.pysig.parameters.values())
-        if _called_method(fnty) is not None:
-            params = params[1:]  # the receiver is passed apart
-        keywords = dict(expr.kws)
-        values = []
-        for index, (param, typ) in enumerate(zip(params, sig.args)):
-            if index < len(expr.args):
-                values.append(self.load_as(expr.args[index], typ))
-            elif param.name in keywords:
-                values.append(self.load_as(keywords[param.name], typ))
-            else:
-                values.append(self.context.get_constant(typ, param.default))
-        return values
-
-    def call_dispatcher(self, fnty: types.DispatcherType, expr: ir.Call, sig: Signature):
-        dispatcher = fnty.dispatcher
-        values = {id(var): self.load(var) for var in expr.sources()}
-        arg_types = {id(var): self.typemap[var.name] for var in expr.sources()}
-        ordered = dispatcher.fold_call_arguments(
-            expr.args, dict(expr.kws), lambda var: (values[id(var)], arg_types[id(var)])
-        )
-        args = []
-        for formal, (value, actual) in zip(sig.args, ordered):
-            if value is None:  # an omitted argument: its default, as a constant
-                args.append(self.context.get_constant(formal, actual))
-            elif isinstance(value, list):  # the extra arguments, packed as the *args tuple
-                args.append(self._pack_tuple(value, formal))
-            else:
-                args.append(self.context.cast(self.builder, value, actual, formal))
-        target = dispatcher.compiled_for_call(sig.args)
-        if target.signature is None:  # still being typed: a cycle through another function
-            raise UnsupportedError(
-                f"mutual recursion: the return type of {dispatcher.py_func.__qualname__} is not "
-                f"known yet when {self.func_ir.qualname} calls it; give it a return path that "
-                "does not recurse before the recursive one, or an explicit signature",
-                expr.loc,
-            )
-        result = self.context.call_compiled(self.builder, target, args)
-        callee_return = target.signature.return_type
-        return self.context.cast(self.builder, result, callee_return, sig.return_type)
-
-    def _pack_tuple(self, items: list, tuple_type: types.BaseTuple) -> llvm.Value:
-        packed = llvm.Constant(self.context.value_type(tuple_type), llvm.Undefined)
-        for index, ((value, actual), formal) in enumerate(zip(items, tuple_type.types)):
-            item = self.context.cast(self.builder, value, actual, formal)
-            packed = self.builder.insert_value(packed, item, index)
-        return packed
-
     def _lower_getattr(self, expr: ir.GetAttr, result_type: types.Type) -> llvm.Value:
         value_type = self.typemap[expr.value.name]
         if isinstance(value_type, types.Module):
@@ -711,17 +524,6 @@ def _holds_string_literal(typ: types.Type) -> bool:
     return isinstance(typ, types.StringLiteral)
 
 
-def _called_method(fnty: types.Type) -> tuple[types.Type, str] | None:
-    """(receiver type, method name) when calling a value of `fnty` calls a method: a bound
-    method, or a value whose type has a `__call__` method (a jitclass instance, a type, an
-    enum class)."""
-    if isinstance(fnty, types.BoundFunction):
-        return fnty.this, fnty.attr
-    if isinstance(fnty, (types.ClassInstanceType, types.TypeRef, types.EnumClass)):
-        return fnty, "__call__"
-    return None
-
-
 _STATEMENT_LOWERERS = {
     ir.Assign: FunctionLowerer._lower_assign,
     ir.Del: FunctionLowerer._lower_del,
@@ -758,68 +560,6 @@ _EXPRESSION_LOWERERS = {
     ir.CaughtException: exception_lowering.lower_caught_exception,
     ir.ExceptionMatch: exception_lowering.lower_exception_match,
 }
-
-
-def _borrowed_arguments(func_ir: ir.FunctionIR) -> frozenset[str]:
-    """Parameters never reassigned: their variable can borrow the caller's reference for the
-    whole call (no incref on entry, no decref at their `del`)."""
-    assignments: dict[str, int] = {}
-    from_arg: set[str] = set()
-    for _, stmt in func_ir.statements():
-        if isinstance(stmt, ir.Assign):
-            name = stmt.target.name
-            assignments[name] = assignments.get(name, 0) + 1
-            if isinstance(stmt.value, ir.Arg) and stmt.value.name == name:
-                from_arg.add(name)
-    return frozenset(name for name in from_arg if assignments[name] == 1)
-
-
-def _moves(func_ir: ir.FunctionIR, borrowed: frozenset[str]) -> set[int]:
-    """Copies `x = y` directly followed by `del y`: the copy takes over y's reference (no
-    incref, no decref). Returns the ids of those Assign and Del statements."""
-    found: set[int] = set()
-    for block in func_ir.blocks.values():
-        body = block.body
-        for index, stmt in enumerate(body):
-            if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Var)):
-                continue
-            source = stmt.value.name
-            if source == stmt.target.name or source in borrowed:
-                continue
-            for following in body[index + 1 :]:
-                if not isinstance(following, ir.Del):
-                    break
-                if following.name == source:
-                    found.update((id(stmt), id(following)))
-                    break
-    return found
-
-
-def _lent_methods(func_ir: ir.FunctionIR, typemap: dict) -> set[int]:
-    """Methods `m = x.append` whose variable x is neither reassigned nor deleted before
-    `del m` in the same block: m borrows x's reference (no incref, no decref), so a method
-    call in a loop costs no reference counting. Returns the ids of those GetAttr and Del."""
-    found: set[int] = set()
-    for block in func_ir.blocks.values():
-        open_methods: dict[str, tuple[str, ir.GetAttr]] = {}  # method var -> (owner, getattr)
-        for stmt in block.body:
-            if isinstance(stmt, ir.Del) and stmt.name in open_methods:
-                found.update((id(open_methods.pop(stmt.name)[1]), id(stmt)))
-                continue
-            touched = stmt.name if isinstance(stmt, ir.Del) else None
-            if isinstance(stmt, ir.Assign):
-                touched = stmt.target.name
-                if isinstance(stmt.value, ir.Var):  # copied (to a phi: `x.m(a if c else b)`)
-                    open_methods.pop(stmt.value.name, None)  # the copy owns a reference
-            if open_methods and touched is not None:  # (most statements: nothing to drop)
-                open_methods = {m: v for m, v in open_methods.items() if v[0] != touched}
-            if (
-                isinstance(stmt, ir.Assign)
-                and isinstance(stmt.value, ir.GetAttr)
-                and isinstance(typemap.get(stmt.target.name), types.BoundFunction)
-            ):
-                open_methods[stmt.target.name] = (stmt.value.value.name, stmt.value)
-    return found
 
 
 def register_expression_lowerer(expr_class: type, lowerer) -> None:

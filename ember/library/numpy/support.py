@@ -3,7 +3,7 @@
 Typers registered with `np_typer` see every parameter of a NumPy-like Python signature: keyword
 arguments are placed by name and omitted ones take the type of their default. The returned
 Signature carries the signature (`pysig`), so lowering places keyword arguments the same way
-(`FunctionLowerer._folded_arguments`).
+(`CallLowering._folded_arguments`).
 
 NumPy functions themselves are `@overload`/`@overload_method` implementations written in Python
 (with `jit_options=NUMPY_ERRORS`), the way a user's extension is written.
