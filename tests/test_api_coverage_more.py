@@ -271,3 +271,14 @@ def test_dispatcher_introspection_names():
     assert scaled.doc == "Doubles x." and scaled.func_code is scaled.py_func.__code__
     assert scaled.locals == {"acc": types.float64}
     assert scaled.typeof_pyval(np.zeros(3, np.float32)) == types.float32[::1]
+
+
+def test_number_domains_are_sets_combined_with_or():
+    """Extension code combines the domains as Numba's frozensets: `integer_domain | real_domain`."""
+    combined = types.integer_domain | types.real_domain
+    assert combined == frozenset(
+        [types.int8, types.int16, types.int32, types.int64]
+        + [types.uint8, types.uint16, types.uint32, types.uint64]
+        + [types.float32, types.float64]
+    )
+    assert types.number_domain - combined == {types.complex64, types.complex128}
