@@ -198,8 +198,8 @@ def test_abstract_kinds_in_an_overload_guard():
 def test_names_ember_lacks_say_why():
     with pytest.raises(AttributeError, match="half-precision"):
         types.float16  # noqa: B018
-    with pytest.raises(AttributeError, match="nopython"):
-        types.pyobject  # noqa: B018
+    with pytest.raises(AttributeError, match="pyobject"):
+        types.Object  # noqa: B018
     with pytest.raises(AttributeError, match="gdb"):
         ember.gdb  # noqa: B018
     with pytest.raises(AttributeError, match="no attribute 'no_such_type'"):
