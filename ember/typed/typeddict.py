@@ -47,6 +47,29 @@ class Dict(MutableMapping):
         if kwargs:
             self.update(kwargs)
 
+    def update(self, other: Any = (), /, **kwargs: Any) -> None:
+        """As `dict.update`: a mapping, or an iterable of pairs checked as CPython does."""
+        if hasattr(other, "keys"):
+            for key in other.keys():
+                self[key] = other[key]
+        else:
+            for index, pair in enumerate(other):
+                try:
+                    pair = tuple(pair)
+                except TypeError:
+                    raise TypeError(
+                        f"cannot convert dictionary update sequence element #{index} to a "
+                        "sequence"
+                    ) from None
+                if len(pair) != 2:
+                    raise ValueError(
+                        f"dictionary update sequence element #{index} has length "
+                        f"{len(pair)}; 2 is required"
+                    )
+                self[pair[0]] = pair[1]
+        for key, value in kwargs.items():
+            self[key] = value
+
     @classmethod
     def empty(cls, key_type: Any, value_type: Any, n_keys: int = 0) -> Dict:
         if config.DISABLE_JIT:

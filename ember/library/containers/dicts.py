@@ -39,9 +39,10 @@ def _common(kind: str, members: list) -> types.Type:
     for member in members[1:]:
         unified = unify_pair(found, types.unliteral(member))
         if unified is None:
+            plain = types.unliteral(member)
             raise TypingError(
-                f"Cannot make a dict of {kind}s {found} and {types.unliteral(member)}: the "
-                f"{kind}s of a dict must have one type"
+                f"Cannot make a dict of {kind}s {found} and {plain} (Cannot cast {plain} to "
+                f"{found}): the {kind}s of a dict must have one type"
             )
         found = unified
     return found

@@ -64,6 +64,30 @@ def _number_conversion(context, builder, sig, args):
     return context.cast(builder, args[1], sig.args[1], sig.return_type)
 
 
+_CONTAINER_TYPE_CLASSES = (types.ListType, types.DictType)
+
+
+@registry.typer((types.TypeRef, "__call__"))
+def _type_container_type(args, kws):
+    """`types.ListType(types.int64)`, `types.DictType(k, v)`: a container type spelled in
+    compiled code (e.g. as the value type of `Dict.empty`), as at module level."""
+    if kws or args[0].instance_type not in _CONTAINER_TYPE_CLASSES:
+        return None
+    members = args[1:]
+    if not all(isinstance(m, types.TypeRef) for m in members):
+        return None
+    try:
+        made = args[0].instance_type(*(m.instance_type for m in members))
+    except TypeError:  # a wrong number of member types
+        return None
+    return signature(types.TypeRef(made), *args)
+
+
+@lower_builtin((types.TypeRef, "__call__"), types.TypeRef, types.VarArg(types.Type))
+def _container_type(context, builder, sig, args):
+    return context.get_dummy_value(sig.return_type)
+
+
 # ---------------------------------------------------------------------------- type(x)
 
 

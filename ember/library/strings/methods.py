@@ -295,61 +295,71 @@ def _join_into(typingctx, out, sep, xs):
     return signature(types.none, string, string, xs), codegen
 
 
+@register_jitable
+def _split_whitespace(s, maxsplit):
+    out = [s]
+    out.pop()
+    n = _length(s)
+    narrow = _kind(s) == 1
+    i = 0
+    while True:
+        while i < n and is_space(_get(s, i)):
+            i += 1
+        if i == n:
+            break
+        if maxsplit >= 0 and len(out) == maxsplit:
+            out.append(substring(s, i, n))
+            break
+        j = i + 1
+        while j < n and not is_space(_get(s, j)):
+            j += 1
+        if narrow:
+            _append_view(out, s, i, j)
+        else:
+            out.append(substring(s, i, j))
+        i = j
+    return out
+
+
+@register_jitable
+def _split_separator(s, sep, maxsplit):
+    m = _length(sep)
+    if m == 0:
+        raise ValueError("empty separator")
+    out = [s]
+    out.pop()
+    n = _length(s)
+    narrow = _kind(s) == 1
+    i = 0
+    while maxsplit < 0 or len(out) < maxsplit:
+        j = find_from(s, sep, i, n)
+        if j < 0:
+            break
+        if narrow:
+            _append_view(out, s, i, j)
+        else:
+            out.append(substring(s, i, j))
+        i = j + m
+    out.append(substring(s, i, n))
+    return out
+
+
 @overload_method(types.UnicodeType, "split")
 def string_split(s, sep=None, maxsplit=-1):
     if not (is_string(s) and (_is_int(maxsplit) or maxsplit == -1)):
         return None
     if _is_none(sep):
-
-        def split_whitespace(s, sep=None, maxsplit=-1):
-            out = [s]
-            out.pop()
-            n = _length(s)
-            narrow = _kind(s) == 1
-            i = 0
-            while True:
-                while i < n and is_space(_get(s, i)):
-                    i += 1
-                if i == n:
-                    break
-                if maxsplit >= 0 and len(out) == maxsplit:
-                    out.append(substring(s, i, n))
-                    break
-                j = i + 1
-                while j < n and not is_space(_get(s, j)):
-                    j += 1
-                if narrow:
-                    _append_view(out, s, i, j)
-                else:
-                    out.append(substring(s, i, j))
-                i = j
-            return out
-
-        return split_whitespace
+        return lambda s, sep=None, maxsplit=-1: _split_whitespace(s, maxsplit)
     if is_string(sep):
+        return lambda s, sep=None, maxsplit=-1: _split_separator(s, sep, maxsplit)
+    if isinstance(sep, types.Optional) and is_string(sep.type):
 
-        def split_separator(s, sep=None, maxsplit=-1):
-            m = _length(sep)
-            if m == 0:
-                raise ValueError("empty separator")
-            out = [s]
-            out.pop()
-            n = _length(s)
-            narrow = _kind(s) == 1
-            i = 0
-            while maxsplit < 0 or len(out) < maxsplit:
-                j = find_from(s, sep, i, n)
-                if j < 0:
-                    break
-                if narrow:
-                    _append_view(out, s, i, j)
-                else:
-                    out.append(substring(s, i, j))
-                i = j + m
-            out.append(substring(s, i, n))
-            return out
+        def split_optional(s, sep=None, maxsplit=-1):  # None or a str, known when it runs
+            if sep is None:
+                return _split_whitespace(s, maxsplit)
+            return _split_separator(s, sep, maxsplit)
 
-        return split_separator
+        return split_optional
     return None
 
 
