@@ -58,8 +58,7 @@ class Dict(MutableMapping):
                     pair = tuple(pair)
                 except TypeError:
                     raise TypeError(
-                        f"cannot convert dictionary update sequence element #{index} to a "
-                        "sequence"
+                        f"cannot convert dictionary update sequence element #{index} to a sequence"
                     ) from None
                 if len(pair) != 2:
                     raise ValueError(
