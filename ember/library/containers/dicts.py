@@ -203,6 +203,24 @@ def dict_contains(d, key):
         return contains
     if isinstance(d, types.DictView) and d.kind == "keys":
         return lambda d, key: key in _dict_of(d)
+    if isinstance(d, types.DictView) and d.kind == "values":
+
+        def value_in(d, key):
+            for value in d:
+                if value == key:
+                    return True
+            return False
+
+        return value_in
+    if isinstance(d, types.DictView) and d.kind == "items":
+        if not (isinstance(key, types.BaseTuple) and len(key) == 2):
+            return lambda d, key: False  # CPython: only a pair can be an item
+
+        def item_in(d, key):
+            table = _dict_of(d)
+            return key[0] in table and table[key[0]] == key[1]
+
+        return item_in
 
 
 # ---------------------------------------------------------------------------- methods
@@ -302,6 +320,30 @@ def dict_update(d, other):
                 d[key] = value
 
         return update
+
+
+@overload(operator.or_)
+def dict_union(d, other):
+    """`d | other`: a copy of `d` updated with `other` (Python 3.9)."""
+    if _is_dict(d) and _is_dict(other):
+
+        def union(d, other):
+            out = d.copy()
+            out.update(other)
+            return out
+
+        return union
+
+
+@overload(operator.ior)
+def dict_inplace_union(d, other):
+    if _is_dict(d) and _is_dict(other):
+
+        def inplace_union(d, other):
+            d.update(other)
+            return d
+
+        return inplace_union
 
 
 @overload_method(types.DictType, "clear")

@@ -406,9 +406,15 @@ def string_join(sep, parts):
             return out
 
         return join
-    if is_string(parts):
-        return lambda sep, parts: sep.join(list(parts))
-    raise TypingError(f"str.join() takes a list or tuple of str, not {parts}")
+    if is_string(parts) or is_string(_yield_type(parts)):  # a str, generator, map, set...
+        return lambda sep, parts: sep.join([part for part in parts])
+    raise TypingError(f"str.join() takes an iterable of str, not {parts}")
+
+
+def _yield_type(iterable: types.Type) -> types.Type | None:
+    """The type of the items iterating over `iterable` gives (an iterator: its own)."""
+    iterator = getattr(iterable, "iterator_type", iterable)
+    return getattr(iterator, "yield_type", None)
 
 
 # ---------------------------------------------------------------------------- strip
