@@ -5,6 +5,7 @@ on bad input."""
 
 from __future__ import annotations
 
+import builtins
 import math
 
 import numpy as np
@@ -86,6 +87,21 @@ def number_str(x):
     if isinstance(x, types.Float):
         return lambda x: _float_repr(float(x))
     return None
+
+
+def _radix_function(name: str, spec: str):
+    """`hex`, `oct`, `bin` of an integer: `format(x, "#x")` and so on (sign before the 0x)."""
+
+    def overload_function(x):
+        if isinstance(types.unliteral(x), (types.Integer, types.Boolean)):
+            return lambda x: format(x, spec)
+        return None
+
+    overload(getattr(builtins, name))(overload_function)
+
+
+for _name, _spec in (("hex", "#x"), ("oct", "#o"), ("bin", "#b")):
+    _radix_function(_name, _spec)
 
 
 def _declare(module: llvm.Module, name: str, fnty: llvm.FunctionType) -> llvm.Function:

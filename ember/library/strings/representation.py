@@ -99,6 +99,8 @@ def builtin_repr(x):
         return lambda x: _complex_text(x)
     if isinstance(types.unliteral(x), (types.Integer, types.Float, types.Boolean)):
         return lambda x: str(x)
+    if isinstance(x, types.NoneType):
+        return lambda x: "None"
     return None
 
 
@@ -106,4 +108,6 @@ def builtin_repr(x):
 def complex_str(x):
     if isinstance(types.unliteral(x), types.Complex):
         return lambda x: _complex_text(x)
+    if isinstance(x, types.NoneType):
+        return lambda x: "None"
     return None
