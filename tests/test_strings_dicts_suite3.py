@@ -288,3 +288,37 @@ def test_new_paths_do_not_leak():
         for call in calls:
             call()
     assert _live_blocks() == before
+
+
+# ---------------------------------------------------------------------------- container text
+
+
+def _container_texts(xs, pair, s):
+    d = {"a": 1.5, s: -2.0}
+    return (
+        str(xs),
+        repr(xs),
+        str(pair),
+        str((1,)),
+        str(()),
+        str(d),
+        f"{xs}",
+        str([s, "it's"]),
+        str([[1, 2], [3]]),
+        str((1, "a", 2.5, None, True)),
+        str([(1, "x")]),
+        repr({1: [1.0]}),
+        str([1 + 2j]),
+    )
+
+
+_compiled_container_texts = njit(_container_texts)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(-(2**63), 2**63 - 1), max_size=4), TEXT)
+def test_str_and_repr_of_containers_match_cpython(xs, s):
+    if not xs:
+        xs = [0]
+    expected = _container_texts(xs, (3, 4.5), s)
+    assert _compiled_container_texts(xs, (3, 4.5), s) == expected

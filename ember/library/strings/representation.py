@@ -1,5 +1,6 @@
 """`repr()` in compiled code of strings (CPython's quoting and escapes), numbers and booleans,
-and `str()`/`repr()` of complex numbers ('(1+2j)', CPython's text)."""
+`str()`/`repr()` of complex numbers ('(1+2j)', CPython's text), and of lists, tuples and dicts
+of those (the members' reprs, as CPython writes them)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from ember.extending import overload, register_jitable
 from ember.library.strings.convert import _float_repr
 from ember.library.strings.core import _get, _length, _new, _set, is_string, substring
 from ember.library.strings.unicode import FLAGS, PRINTABLE, unicode_property
+from ember.misc.literal import literal_unroll
 
 _HEX_DIGITS = "0123456789abcdef"
 
@@ -111,3 +113,55 @@ def complex_str(x):
     if isinstance(x, types.NoneType):
         return lambda x: "None"
     return None
+
+
+# ---------------------------------------------------------------------------- containers
+
+
+def _has_repr(typ: types.Type) -> bool:
+    """Whether compiled code can write the repr of a `typ` value (members of containers)."""
+    typ = types.unliteral(typ)
+    if is_string(typ) or isinstance(
+        typ, (types.Number, types.Boolean, types.NoneType, types.Complex)
+    ):
+        return True
+    if isinstance(typ, types.List):
+        return _has_repr(typ.dtype)
+    if isinstance(typ, types.DictType):
+        return _has_repr(typ.key_type) and _has_repr(typ.value_type)
+    if isinstance(typ, types.BaseTuple) and not isinstance(typ, types.LiteralStrKeyDict):
+        return all(_has_repr(member) for member in typ.types)
+    return False
+
+
+def _container_text(x):
+    """The repr of a list, tuple or dict whose members have one (None otherwise)."""
+    if not _has_repr(x) or not isinstance(x, (types.List, types.DictType, types.BaseTuple)):
+        return None
+    if isinstance(x, types.List):
+        return lambda x: "[" + ", ".join([repr(item) for item in x]) + "]"
+    if isinstance(x, types.DictType):
+        return lambda x: "{" + ", ".join([repr(k) + ": " + repr(v) for k, v in x.items()]) + "}"
+    if len(x) == 0:
+        return lambda x: "()"
+    if len(x) == 1:
+        return lambda x: "(" + repr(x[0]) + ",)"
+
+    def tuple_text(x):
+        parts = [""]
+        parts.pop()
+        for item in literal_unroll(x):
+            parts.append(repr(item))
+        return "(" + ", ".join(parts) + ")"
+
+    return tuple_text
+
+
+@overload(repr)
+def container_repr(x):
+    return _container_text(x)
+
+
+@overload(str)
+def container_str(x):
+    return _container_text(x)
