@@ -322,3 +322,70 @@ def test_str_and_repr_of_containers_match_cpython(xs, s):
         xs = [0]
     expected = _container_texts(xs, (3, 4.5), s)
     assert _compiled_container_texts(xs, (3, 4.5), s) == expected
+
+
+# ---------------------------------------------------------------------------- bytes
+
+
+def _bytes_operations(a, b, n):
+    return (
+        a + b,
+        a * n,
+        n * b,
+        97 in a,
+        255 in a,
+        b"bc" in a,
+        b"" in b,
+        list(a),
+        a < b,
+        a <= a,
+        b > a,
+        a >= b,
+        a + b"\xff\x00",
+    )
+
+
+_compiled_bytes_operations = njit(_bytes_operations)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.binary(max_size=6), st.binary(max_size=3), st.integers(0, 3))
+def test_bytes_operations_match_cpython(a, b, n):
+    assert _compiled_bytes_operations(a, b, n) == _bytes_operations(a, b, n)
+
+
+def test_a_byte_outside_0_255_is_cpythons_value_error():
+    @njit
+    def contains(b, x):
+        return x in b
+
+    with pytest.raises(ValueError, match="byte must be in range"):
+        contains(b"a", 300)
+
+
+def test_bytes_arguments_with_container_results_do_not_leak():
+    @njit
+    def split_bytes(a, b):
+        return list(a + b), a * 2, (a, 1)
+
+    assert split_bytes(b"abc", b"d") == ([97, 98, 99, 100], b"abcabc", (b"abc", 1))
+    before = _live_blocks()
+    for _ in range(50):
+        split_bytes(b"abc", b"d")
+    assert _live_blocks() == before
+
+
+# ---------------------------------------------------------------------------- typed Dict
+
+
+def test_typed_dict_union_reversed_and_copy_from_python():
+    d = Dict.empty(types.unicode_type, types.int64)
+    d["a"], d["bé"] = 1, 2
+    plain = {"a": 1, "bé": 2}
+    union = d | {"c": 3}
+    assert isinstance(union, Dict) and dict(union) == plain | {"c": 3}
+    d |= {"z": 0}
+    plain |= {"z": 0}
+    assert dict(d) == plain
+    assert list(reversed(d)) == list(reversed(plain))
+    assert dict(Dict().copy()) == {}

@@ -209,9 +209,26 @@ class Dict(MutableMapping):
         return self._accessors().popitem(self._meminfo)
 
     def copy(self) -> Dict:
+        if self._dict_type is None:  # nothing stored yet: no types to copy
+            return Dict()
         made = Dict.empty(self._dict_type.key_type, self._dict_type.value_type)
         made.update(self)
         return made
+
+    def __reversed__(self) -> Iterator:
+        return reversed(self.keys())
+
+    def __or__(self, other: Any) -> Any:
+        """`d | other` (a dict or typed Dict): a copy of `d` updated with `other`."""
+        if not isinstance(other, (Dict, dict)):
+            return NotImplemented
+        made = self.copy()
+        made.update(other)
+        return made
+
+    def __ior__(self, other: Any) -> Dict:
+        self.update(other)
+        return self
 
     def __eq__(self, other: Any) -> bool:
         if not isinstance(other, (Dict, dict)):
