@@ -389,3 +389,20 @@ def test_typed_dict_union_reversed_and_copy_from_python():
     assert dict(d) == plain
     assert list(reversed(d)) == list(reversed(plain))
     assert dict(Dict().copy()) == {}
+
+
+def _update_from_pairs(n):
+    d = {}
+    d.update([(1, "a")])
+    d.update(((2, "b"), (n, "cd")))
+    e = {}
+    e.update(zip("ab", range(n)))
+    return sorted(d.items()), sorted(e.items())
+
+
+@pytest.mark.parametrize("n", [0, 2, 5])
+def test_dict_update_from_pairs_matches_cpython(n):
+    assert _compiled_update_from_pairs(n) == _update_from_pairs(n)
+
+
+_compiled_update_from_pairs = njit(_update_from_pairs)

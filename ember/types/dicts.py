@@ -56,6 +56,10 @@ class DictType(HashTable):
             return DictType(args[0], args[1])
         if method == "update" and len(args) == 1 and isinstance(args[0], DictType):
             return args[0]
+        if method == "update" and len(args) == 1:  # pairs: `d.update([(1, "a")])`
+            pair = _items_of(args[0])
+            if isinstance(pair, BaseTuple) and len(pair) == 2:
+                return DictType(*pair.types)
         return None
 
     def provisional_result(self, method: str, args: tuple) -> Type | None:
@@ -147,8 +151,9 @@ class HashTableIterator(Type):
 
 
 def _items_of(typ: Type) -> Type | None:
-    iterator = getattr(typ, "iterator_type", None)
-    item = getattr(iterator, "yield_type", None) if iterator is not None else None
+    """The items iterating over `typ` gives (an iterator, such as zip(), gives its own)."""
+    iterator = getattr(typ, "iterator_type", typ)
+    item = getattr(iterator, "yield_type", None)
     return unliteral(item) if item is not None else None
 
 

@@ -15,6 +15,7 @@ from ember.library.containers import literal_containers
 from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
 from ember.lowering.registry import VarArgs
+from ember.misc.literal import literal_unroll
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
@@ -311,15 +312,43 @@ def dict_setdefault(d, key, default=None):
         return setdefault
 
 
+def yields_pairs(iterable: types.Type) -> bool:
+    """Whether iterating `iterable` gives 2-tuples (every member, for a heterogeneous tuple)."""
+    if isinstance(iterable, types.BaseTuple):
+        items = iterable.types
+    else:  # an iterator yields its items itself; an iterable through its iterator
+        iterator = getattr(iterable, "iterator_type", iterable)
+        items = (getattr(iterator, "yield_type", None),)
+    return all(isinstance(item, types.BaseTuple) and len(item) == 2 for item in items)
+
+
 @overload_method(types.DictType, "update")
 def dict_update(d, other):
-    if _is_dict(d) and _is_dict(other):
+    """`d.update(other)`: a dict, or an iterable of (key, value) pairs."""
+    if not _is_dict(d):
+        return None
+    if _is_dict(other):
 
         def update(d, other):
             for key, value in other.items():
                 d[key] = value
 
         return update
+    if not yields_pairs(other):
+        return None
+    if isinstance(other, types.BaseTuple) and not isinstance(other, types.UniTuple):
+
+        def update_from_tuple(d, other):  # pairs of different types: `((1, "a"), (2, "bc"))`
+            for pair in literal_unroll(other):
+                d[pair[0]] = pair[1]
+
+        return update_from_tuple
+
+    def update_from_pairs(d, other):
+        for key, value in other:
+            d[key] = value
+
+    return update_from_pairs
 
 
 @overload(operator.or_)

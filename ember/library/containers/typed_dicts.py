@@ -8,6 +8,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.extending import lower_builtin, lower_getattr, overload
 from ember.library.containers import hashtables as ht
+from ember.library.containers.dicts import yields_pairs
 from ember.library.numpy.support import scalar_class_type
 from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
@@ -57,7 +58,7 @@ def _dict_empty_overload(key_type, value_type, n_keys=0):
 def typed_dict_from_pairs(pairs):
     """`Dict(iterable of (key, value))` (a typed dict, as `Dict()` is); a mapping, a
     non-iterable or items that are not pairs have no implementation, as in Numba."""
-    if isinstance(pairs, types.HashTable) or not _yields_pairs(pairs):
+    if isinstance(pairs, types.HashTable) or not yields_pairs(pairs):
         return None
 
     def from_pairs(pairs):
@@ -75,16 +76,6 @@ def typed_dict_from_pairs(pairs):
     if isinstance(pairs, types.BaseTuple) and not isinstance(pairs, types.UniTuple):
         return from_tuple_of_pairs
     return from_pairs
-
-
-def _yields_pairs(iterable: types.Type) -> bool:
-    """Whether iterating `iterable` gives 2-tuples (every member, for a heterogeneous tuple)."""
-    if isinstance(iterable, types.BaseTuple):
-        items = iterable.types
-    else:  # an iterator yields its items itself; an iterable through its iterator
-        iterator = getattr(iterable, "iterator_type", iterable)
-        items = (getattr(iterator, "yield_type", None),)
-    return all(isinstance(item, types.BaseTuple) and len(item) == 2 for item in items)
 
 
 def _empty_of(key_type, value_type):
