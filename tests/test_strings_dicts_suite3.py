@@ -406,3 +406,33 @@ def test_dict_update_from_pairs_matches_cpython(n):
 
 
 _compiled_update_from_pairs = njit(_update_from_pairs)
+
+
+# ---------------------------------------------------------------------------- __str__/__repr__
+
+
+def test_str_and_repr_call_a_jitclass_dunder_method():
+    from ember.experimental import jitclass
+
+    @jitclass([("x", types.int64)])
+    class WithStr:
+        def __init__(self, x):
+            self.x = x
+
+        def __str__(self):
+            return "WithStr(" + str(self.x) + ")"
+
+    @jitclass([("x", types.int64)])
+    class WithRepr:
+        def __init__(self, x):
+            self.x = x
+
+        def __repr__(self):
+            return "WithRepr<" + str(self.x) + ">"
+
+    @njit
+    def texts(n):
+        a, b = WithStr(n), WithRepr(n)
+        return str(a), str(b), repr(b), f"{a}|{b}"
+
+    assert texts(3) == ("WithStr(3)", "WithRepr<3>", "WithRepr<3>", "WithStr(3)|WithRepr<3>")

@@ -1,12 +1,14 @@
 """`repr()` in compiled code of strings (CPython's quoting and escapes), numbers and booleans,
 `str()`/`repr()` of complex numbers ('(1+2j)', CPython's text), and of lists, tuples and dicts
-of those (the members' reprs, as CPython writes them)."""
+of those (the members' reprs, as CPython writes them); `str(x)`/`repr(x)` of other types call
+their `__str__`/`__repr__` methods (jitclasses, `@overload_method`), as CPython does."""
 
 from __future__ import annotations
 
 import math
 
 from ember import types
+from ember.errors import TypingError
 from ember.extending import overload, register_jitable
 from ember.library.strings.convert import _float_repr
 from ember.library.strings.core import _get, _length, _new, _set, is_string, substring
@@ -165,3 +167,41 @@ def container_repr(x):
 @overload(str)
 def container_str(x):
     return _container_text(x)
+
+
+# ---------------------------------------------------------------------------- dunder methods
+
+
+def _has_method(typ: types.Type, name: str) -> bool:
+    from ember.typing.context import TypingContext
+
+    if isinstance(types.unliteral(typ), (types.Number, types.Boolean, types.NoneType)):
+        return False  # ember's own text (above)
+    context = TypingContext()
+    method = context.resolve_getattr(typ, name)
+    if not isinstance(method, types.BoundFunction):
+        return False
+    try:  # an attribute template may offer any name; the call tells whether it exists
+        found = context.resolve_function_type(method, (), {})
+    except TypingError:
+        return False
+    return found is not None and is_string(found.return_type)
+
+
+@overload(str)
+def str_by_method(x):
+    """`str(x)`: `x.__str__()`, else `x.__repr__()`, when the type defines one."""
+    if is_string(x):
+        return None
+    if _has_method(x, "__str__"):
+        return lambda x: x.__str__()
+    if _has_method(x, "__repr__"):
+        return lambda x: x.__repr__()
+    return None
+
+
+@overload(repr)
+def repr_by_method(x):
+    if not is_string(x) and _has_method(x, "__repr__"):
+        return lambda x: x.__repr__()
+    return None
