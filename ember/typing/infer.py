@@ -169,8 +169,8 @@ class TypeInferer:
             else:
                 what, hint = "item type of the empty list", "xs = [0.0]) or append"
             raise TypingError(
-                f"Cannot infer the {what} {name}: nothing is stored into it in this function, so "
-                f"its type stays imprecise. Give it an item ({hint} to it",
+                f"Cannot infer the {what} {name}: nothing is stored into it in this function (an "
+                f"imprecise type). Give it an item ({hint} to it",
                 untyped[0].loc,
             )
 
