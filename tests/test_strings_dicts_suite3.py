@@ -80,6 +80,8 @@ def test_typed_dict_update_errors_match_cpython(bad):
         dict(bad)
     with pytest.raises(type(expected.value), match=str(expected.value)):
         Dict(bad)
+    with pytest.raises(TypeError, match="expected at most 1 argument, got 2"):
+        Dict([(1, 2)], [(3, 4)])
     made = Dict()
     made.update([(1, 2)])
     made.update({3: 4})

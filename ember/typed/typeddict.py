@@ -38,12 +38,14 @@ class Dict(MutableMapping):
             return dict(*args, **kwargs)
         return super().__new__(cls)
 
-    def __init__(self, mapping: Any = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._dict_type: types.DictType | None = None
         self._meminfo = 0
         self._ops: Any = None
-        if mapping is not None:
-            self.update(mapping)
+        if len(args) > 1:  # CPython's dict() check
+            raise TypeError(f"Dict expected at most 1 argument, got {len(args)}")
+        if args and args[0] is not None:
+            self.update(args[0])
         if kwargs:
             self.update(kwargs)
 
