@@ -1,6 +1,8 @@
 """`for` loops over range(): differential against CPython for steps of any sign, empty ranges,
 bounds at the int64 limits, narrow and unsigned integers, break/else and `next` past the end."""
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -209,3 +211,75 @@ def test_unit_step_loop_keeps_one_plain_counter():
     body = ir[ir.index("define") :]
     assert "add.sat" not in body
     assert "udiv" not in body
+
+
+def next_after_loop(n, stop_early):
+    """An iterator a `for` loop exhausted (or left) keeps its place for `next` afterwards."""
+    it = iter(range(n))
+    total = 0
+    for i in it:
+        total += i
+        if i == stop_early:
+            break
+    return total, next(it, -1), next(it, -2)
+
+
+def next_after_zip(n, m):
+    it = iter(range(n))
+    total = 0
+    for a, b in zip(range(m), it):
+        total += a * b
+    return total, next(it, -1), next(it, -2)
+
+
+def empty_unit_ranges(start, stop):
+    """A unit step's stop below its start: no values (the loop's `next != stop` test sees a
+    stop raised to the start)."""
+    count = 0
+    for i in range(start, stop):
+        count += 1 + i - i
+    for j in range(stop):
+        count += 1 + j - j
+    return count
+
+
+@pytest.mark.parametrize("n, stop_early", [(0, -1), (3, -1), (5, 2), (5, 4)])
+def test_iterator_exhausted_by_a_loop_stays_exhausted(n, stop_early):
+    assert ember.njit(next_after_loop)(n, stop_early) == next_after_loop(n, stop_early)
+
+
+@pytest.mark.parametrize("n, m", [(0, 3), (3, 3), (3, 8), (8, 3)])
+def test_iterator_exhausted_by_zip_stays_exhausted(n, m):
+    assert ember.njit(next_after_zip)(n, m) == next_after_zip(n, m)
+
+
+@settings(max_examples=25, deadline=None)
+@given(bound, bound)
+def test_unit_step_bounds_in_any_order(start, stop):
+    assume(stop - start < 1000 and stop < 1000)  # (short or empty)
+    assert ember.njit(empty_unit_ranges)(start, stop) == empty_unit_ranges(start, stop)
+
+
+def first_duplicate_gap(a):
+    best = a.shape[0]
+    for i in range(a.shape[0]):
+        j = i + 1
+        while j < a.shape[0] and j - i < best:
+            if a[j] == a[i]:
+                best = j - i
+                break
+            j += 1
+    return best
+
+
+def test_counter_from_loop_variable_keeps_no_negative_index_fixup():
+    """`j = i + 1` counted up from a range(n) loop variable indexes without a fix-up for
+    negative indices: the loop's counter keeps its `nsw` (known non-negative) through LLVM's
+    exit-test rewriting (1.4x Numba's time when it did not)."""
+    kernel = ember.njit(first_duplicate_gap)
+    a = np.random.default_rng(3).integers(0, 40, 60)
+    assert kernel(a) == first_duplicate_gap(a)
+    assert kernel(np.array([5])) == 1 and kernel(np.zeros(0, np.int64)) == 0
+    ir = kernel.inspect_llvm(kernel.signatures[0])
+    body = ir[ir.index("define") :]
+    assert re.search(r"icmp slt i64 %[\w.]+, 0\n", body) is None  # (index < 0)

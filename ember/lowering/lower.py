@@ -15,6 +15,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.errors import EmberError, LoweringError
 from ember.ir import nodes as ir
+from ember.library.builtins import ranges as range_builtins
 from ember.lowering import arrays as refs
 from ember.lowering import callconv, classes, lists, optional, stack_check
 from ember.lowering import exceptions as exception_lowering
@@ -30,6 +31,7 @@ from ember.lowering.int_ranges import (
     unsigned_divisions,
 )
 from ember.lowering.intrinsics import call_intrinsic
+from ember.lowering.loop_iterators import loop_range_iterators
 from ember.lowering.models import model_of
 from ember.lowering.ownership import borrowed_arguments, lent_method_reads, moved_statements
 from ember.typing.infer import TypingResult
@@ -48,6 +50,7 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
     unsigned: frozenset[int] = frozenset()  # int64 `//` and `%` of non-negative operands
     non_negative: frozenset[int] = frozenset()  # int64 subtractions never negative
     non_negative_indices: frozenset[str] = frozenset()  # array indices never negative
+    loop_range_iterators: frozenset[str] = frozenset()  # range iterators only a loop reads
 
     def __init__(
         self,
@@ -111,6 +114,7 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
         self.unsigned = unsigned_divisions(ranges, self.calltypes)
         self.non_negative = non_negative_differences(self.func_ir, self.typemap, self.no_wrap)
         self.non_negative_indices = non_negative_indices(ranges)
+        self.loop_range_iterators = loop_range_iterators(self.func_ir, self.typemap)
         self.builder.branch(self.llvm_blocks[self.func_ir.entry])
         self.statement_locations = self._statement_locations()
         if self.statement_locations is None and is_long(self.func_ir):  # (debug: all slots)
@@ -490,6 +494,8 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
     def _lower_iternext(self, expr: ir.IterNext, result_type: types.Type) -> llvm.Value:
         iterator_type = self.typemap[expr.value.name]
         sig = Signature(result_type, (iterator_type,))
+        if expr.value.name in self.loop_range_iterators:
+            return range_builtins.loop_next(self.context, self.builder, sig, self.load(expr.value))
         return self.context.call_implementation(self.builder, next, sig, [self.load(expr.value)])
 
     def _lower_pair_part(self, expr: Any, result_type: types.Type) -> llvm.Value:

@@ -105,10 +105,16 @@ def _type_iter(args, kws):
 
 @lower_builtin(iter, types.RangeType)
 def range_iter(context, builder, sig, args):
-    state = alloca_in_entry(builder, model_of(sig.return_type).state_type, name="range.state")
-    for index in range(3):  # (next, stop, step): the range's own fields
-        item = builder.extract_value(args[0], index)
-        builder.store(item, _field(builder, sig.return_type, state, index))
+    """The state {next, stop, step}; a unit step's stop is raised to the start when below it,
+    so that such an iterator's `next` reaches its stop exactly (`loop_next` relies on it)."""
+    iterator_type = sig.return_type
+    state = alloca_in_entry(builder, model_of(iterator_type).state_type, name="range.state")
+    start, stop, step = (builder.extract_value(args[0], i) for i in range(3))
+    if_unit = builder.select(
+        _is_unit(builder, step), _later(builder, start, stop, iterator_type), stop
+    )
+    for index, item in enumerate((start, if_unit, step)):
+        builder.store(item, _field(builder, iterator_type, state, index))
     return state
 
 
@@ -121,15 +127,38 @@ def range_iternext(context, builder, sig, args):
     and LLVM sees an induction variable from its first loop passes on; other steps saturate
     at the integers' limit, which lies beyond any `stop`."""
     iterator_type, state = sig.args[0], args[0]
-    signed = iterator_type.dtype.signed
     current, stop, step = _load_fields(builder, iterator_type, state, (0, 1, 2))
-    valid = _before_stop(builder, current, stop, step, signed)
+    valid = _before_stop(builder, current, stop, step, iterator_type.dtype.signed)
+    return _advance(context, builder, sig, state, current, valid)
+
+
+def loop_next(context, builder, sig, state):
+    """`next` of the iterator a `for` loop made of a range and no other code sees (the lowerer
+    proves that): a unit step's exit test is `next != stop`, the counted loop LLVM keeps as is.
+    Its `<` form is rewritten by LLVM into a test of the value after `next`, which drops the
+    `nsw` of that addition (it may wrap past an exhausted range's stop): the loop variable is
+    then no longer known non-negative, nor anything counted from it (a `while j < n` inside,
+    starting at `i + 1`, kept its negative-index fix-up: first_duplicate_gap 1.4x Numba). The
+    step past the stop happens once, when the loop ends, and nothing reads the state after."""
+    iterator_type = sig.args[0]
+    current, stop, step = _load_fields(builder, iterator_type, state, (0, 1, 2))
+    ordered = _before_stop(builder, current, stop, step, iterator_type.dtype.signed)
+    reached = builder.icmp_unsigned("==", current, stop)
+    valid = builder.select(_is_unit(builder, step), builder.not_(reached), ordered)
+    return _advance(context, builder, sig, state, current, valid)
+
+
+def _advance(context, builder, sig, state, current, valid):
+    """Store the value after `current` and return the (current, valid) pair."""
+    iterator_type = sig.args[0]
+    signed = iterator_type.dtype.signed
+    step = _load_fields(builder, iterator_type, state, (2,))[0]
     one = llvm.Constant(step.type, 1)
     unit = builder.add(current, one, flags=["nsw"] if signed else ["nuw"])
     saturated = call_intrinsic(
         builder, "llvm.sadd.sat" if signed else "llvm.uadd.sat", [current, step]
     )
-    following = builder.select(builder.icmp_unsigned("==", step, one), unit, saturated)
+    following = builder.select(_is_unit(builder, step), unit, saturated)
     builder.store(following, _field(builder, iterator_type, state, 0))
     pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
     pair = builder.insert_value(pair, current, 0)
@@ -142,6 +171,16 @@ def keep_exhausted(context, builder, iterator_type, state, item, valid) -> None:
     slot = _field(builder, iterator_type, state, 0)
     following = _load_fields(builder, iterator_type, state, (0,))[0]
     builder.store(builder.select(valid, following, item), slot)
+
+
+def _is_unit(builder, step) -> llvm.Value:
+    return builder.icmp_unsigned("==", step, llvm.Constant(step.type, 1))
+
+
+def _later(builder, start, stop, iterator_type: types.RangeIteratorType) -> llvm.Value:
+    """max(start, stop)."""
+    compare = builder.icmp_signed if iterator_type.dtype.signed else builder.icmp_unsigned
+    return builder.select(compare("<", start, stop), stop, start)
 
 
 def _before_stop(builder, current, stop, step, signed: bool) -> llvm.Value:
