@@ -88,6 +88,7 @@ DOMAINS = (
             "ember.library.containers.namedtuples",
             "ember.library.containers.sets",
             "ember.library.containers.typed_lists",
+            "ember.library.containers.typed_sets",
         ),
         type_classes=(
             types.HashTable,
@@ -107,6 +108,8 @@ DOMAINS = (
             "ember.typed.typedlist",
             "ember.typed.accessors",
             "ember.typed.list_accessors",
+            "ember.typed.typedset",
+            "ember.typed.set_accessors",
         ),
     ),
     Domain(
