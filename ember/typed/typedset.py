@@ -18,6 +18,12 @@ from ember import config, types
 from ember.typed.owned import as_type, bind_release, release
 
 
+def new_set(key: Any) -> Set:
+    """Numba's `numba.typed.setobject.new_set(key_type)`: `Set.empty`, from Python and in
+    compiled code (ember/library/containers/typed_sets.py)."""
+    return Set.empty(key)
+
+
 class Set(MutableSet):
     """`Set()` (item type from the first item added), `Set(iterable)`, `Set.empty(item_type)`,
     or a typed set that compiled code returned."""

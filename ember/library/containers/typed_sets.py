@@ -12,7 +12,7 @@ from ember.library.containers.typed_dicts import container_at, item_type_of
 from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
 from ember.typed.set_accessors import set_address, set_at
-from ember.typed.typedset import Set
+from ember.typed.typedset import Set, new_set
 from ember.typing.signature import signature
 from ember.typing.templates import AttributeTemplate, registry
 
@@ -65,6 +65,7 @@ def set_empty(item_type):
 
 
 @overload(set_empty)
+@overload(new_set)
 def _set_empty_overload(item_type):
     if item_type_of(item_type) is not None:
         return lambda item_type: _empty_set_of(item_type)
