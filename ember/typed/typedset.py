@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, MutableSet
 from typing import Any
 
 from ember import config, types
+from ember.errors import TypingError
 from ember.typed.owned import as_type, bind_release, release
 
 
@@ -116,6 +117,8 @@ class Set(MutableSet):
     def __iter__(self) -> Iterator:
         if self._set_type is None:
             return iter(())
+        if isinstance(self._set_type.dtype, _NUMBERS):
+            return iter(_number_items(self._set_type, self._meminfo))
         from ember.typed import accessors
 
         return (item for item, _ in accessors.entries(self._set_type, self._meminfo))
@@ -123,8 +126,6 @@ class Set(MutableSet):
     def __contains__(self, item: Any) -> bool:
         if self._set_type is None:
             return False
-        from ember.errors import TypingError
-
         try:
             return self._accessors().contains(self._meminfo, item)
         except (TypeError, OverflowError, TypingError):  # another type's item: in no such set
@@ -192,6 +193,39 @@ class Set(MutableSet):
     def __reduce__(self) -> tuple:
         item_type = self._set_type.dtype if self._set_type else None
         return (_rebuild, (item_type, list(self)))
+
+
+_NUMBERS = (types.Boolean, types.Integer, types.Float)
+
+
+def _number_items(set_type: types.SetType, meminfo: int) -> list:
+    """The items of a native set of numbers, read at once through NumPy (a snapshot)."""
+    import ctypes
+
+    import numpy as np
+
+    from ember.library.numpy.support import numpy_dtype
+    from ember.lowering.dicts import DELETED_HASH, HeaderMemory
+    from ember.runtime import nrt
+    from ember.typed.accessors import _entry_ctype
+
+    header = HeaderMemory.from_address(nrt.data_address(meminfo))
+    if not header.used:
+        return []
+    entry = _entry_ctype(set_type)
+    layout = np.dtype(
+        {
+            "names": ["hash", "key"],
+            "formats": [np.int64, numpy_dtype(set_type.dtype)],
+            "offsets": [entry.hash.offset, entry.key.offset],
+            "itemsize": ctypes.sizeof(entry),
+        }
+    )
+    memory = (ctypes.c_char * (header.used * layout.itemsize)).from_address(
+        nrt.data_address(header.entries)
+    )
+    entries = np.frombuffer(memory, dtype=layout)
+    return entries["key"][entries["hash"] != DELETED_HASH].tolist()
 
 
 def _set_type_of(items: list) -> types.SetType:
