@@ -184,6 +184,25 @@ def test_set_empty_and_set_in_compiled_code():
     assert ember.typeof(evens) == types.SetType(types.int64)
 
 
+FLOAT_SET = types.SetType(types.float64)
+
+
+def test_set_type_call_and_new_set_in_compiled_code():
+    from ember.typed import setobject
+
+    @njit
+    def made(n):
+        called, made_new = FLOAT_SET(), setobject.new_set(types.int64)
+        for i in range(n):
+            called.add(i / 4)
+            made_new.add(i % 2)
+        return called, made_new
+
+    called, made_new = made(6)
+    assert ember.typeof(called) == FLOAT_SET and set(called) == {i / 4 for i in range(6)}
+    assert ember.typeof(made_new) == types.SetType(types.int64) and set(made_new) == {0, 1}
+
+
 def test_set_operations_in_compiled_code_match_cpython():
     @njit
     def operations(a, b):

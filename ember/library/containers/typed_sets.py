@@ -129,3 +129,22 @@ def _set_address(context, builder, sig, args):
     """The set's meminfo as an integer, with a reference that the Python caller owns."""
     refs.incref(builder, sig.args[0], args[0])
     return builder.ptrtoint(builder.extract_value(args[0], 0), refs.i64)
+
+
+# ---------------------------------------------------------------------------- SetType(item)()
+
+
+@registry.typer((types.TypeRef, "__call__"))
+def _type_set_type_call(args, kws):
+    """`SetType(int64)()` where the type is a global: an empty typed set of that type."""
+    if len(args) != 1 or kws:
+        return None
+    set_type = args[0].instance_type
+    if isinstance(set_type, types.SetType) and set_type.is_precise:
+        return signature(set_type, args[0])
+    return None
+
+
+@lower_builtin((types.TypeRef, "__call__"), types.TypeRef)
+def _new_set_of_type(context, builder, sig, args):
+    return table.allocate(context, builder, sig.return_type)
