@@ -229,6 +229,17 @@ def test_bad_uses_raise_clear_errors():
         typed.Set.empty(types.List(types.int64))
 
 
+def test_set_operations_take_sets_only():
+    @njit
+    def intersect(a, b):
+        return a & b
+
+    with pytest.raises(TypingError, match="All arguments must be Sets"):
+        intersect(ints(1, 2), (1, 2, 3))
+    with pytest.raises(TypingError, match="All Sets must be of the same type"):
+        intersect(ints(1, 2), typed.Set(["a"]))
+
+
 def test_pickle_round_trip():
     s = typed.Set(["x", "y"])
     again = pickle.loads(pickle.dumps(s))
