@@ -75,9 +75,13 @@ class Set(MutableSet):
         problem = types.unsupported_key(set_type.dtype)
         if problem is not None:
             raise TypeError(problem)
-        self._set_type = set_type
         self._ops = set_accessors.for_type(set_type)
-        self._meminfo = self._ops.new()
+        self._adopt_native(set_type, self._ops.new())
+
+    def _adopt_native(self, set_type: types.SetType, meminfo: int) -> None:
+        """Become the owner of the native set `meminfo` (this set was untyped)."""
+        self._set_type = set_type
+        self._meminfo = meminfo
         self.__class__ = class_for(set_type)
         bind_release()
 
@@ -161,8 +165,24 @@ class Set(MutableSet):
             if not items:
                 continue
             if self._set_type is None:
+                if self._fill(items):
+                    continue
                 self._adopt_type(_set_type_of(items))
             self._put(items)
+
+    def _fill(self, items: list) -> bool:
+        """Take `items` when they are numbers (this set is untyped and empty): one native
+        `set(array)`, typed by the array's dtype. False when they are not numbers."""
+        from ember import from_dtype
+        from ember.dispatcher import reflection
+        from ember.typed.typedlist import _as_number_array
+
+        numbers = _as_number_array(items)
+        if numbers is None or numbers.dtype.kind not in "biuf":
+            return False
+        set_type = types.SetType(from_dtype(numbers.dtype))
+        self._adopt_native(set_type, reflection.array_to_native(set_type, numbers))
+        return True
 
     def _put(self, items: list) -> None:
         from ember.dispatcher import reflection
