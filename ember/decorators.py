@@ -132,6 +132,12 @@ def _nopython_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
         debug=bool(options.get("debug", config.DEBUGINFO)),
         locals=_declared_locals(options.get("locals")),
     )
+    for sig in signatures or ():
+        if any(isinstance(arg, types.PyObject) for arg in sig.args):
+            raise TypeError(
+                f"{py_func.__qualname__}: a pyobject argument needs object mode: "
+                "jit(signature, forceobj=True)"
+            )
     return Dispatcher(py_func, target, signatures, cache=bool(options.get("cache", False)))
 
 

@@ -11,6 +11,7 @@ from functools import reduce
 from typing import Any
 
 from ember import types
+from ember.ir import displays
 
 # What every compilation may need (scalars, tuples, ranges, math...), registered in this order
 # by the first compilation: a scalar function pays for nothing else.
@@ -133,7 +134,7 @@ DOMAINS = (
             types.UnicodeCharSeq,
             types.CharSeq,
         ),
-        values=(str, bytes, chr, ord, format, repr),
+        values=(str, bytes, chr, ord, format, repr, displays.formatted_field),
     ),
     Domain(
         "classes",  # jitclass instances and structrefs: `is`, and jitclass methods and dunders

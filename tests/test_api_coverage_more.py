@@ -198,8 +198,8 @@ def test_abstract_kinds_in_an_overload_guard():
 def test_names_ember_lacks_say_why():
     with pytest.raises(AttributeError, match="half-precision"):
         types.float16  # noqa: B018
-    with pytest.raises(AttributeError, match="nopython"):
-        types.pyobject  # noqa: B018
+    with pytest.raises(AttributeError, match="pyobject"):
+        types.Object  # noqa: B018
     with pytest.raises(AttributeError, match="gdb"):
         ember.gdb  # noqa: B018
     with pytest.raises(AttributeError, match="no attribute 'no_such_type'"):
@@ -271,3 +271,14 @@ def test_dispatcher_introspection_names():
     assert scaled.doc == "Doubles x." and scaled.func_code is scaled.py_func.__code__
     assert scaled.locals == {"acc": types.float64}
     assert scaled.typeof_pyval(np.zeros(3, np.float32)) == types.float32[::1]
+
+
+def test_number_domains_are_sets_combined_with_or():
+    """Extension code combines the domains as Numba's frozensets: `integer_domain | real_domain`."""
+    combined = types.integer_domain | types.real_domain
+    assert combined == frozenset(
+        [types.int8, types.int16, types.int32, types.int64]
+        + [types.uint8, types.uint16, types.uint32, types.uint64]
+        + [types.float32, types.float64]
+    )
+    assert types.number_domain - combined == {types.complex64, types.complex128}

@@ -61,3 +61,42 @@ def test_ctypes_function_without_argtypes_is_refused():
 
     with pytest.raises(TypingError, match="argtypes"):
         call(1.0)
+
+
+libc = ctypes.CDLL(ctypes.util.find_library("c"))
+c_memset = libc.memset
+c_memset.restype = ctypes.c_void_p
+c_memset.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]
+c_frexp = libm.frexp
+c_frexp.restype = ctypes.c_double
+c_frexp.argtypes = [ctypes.c_double, ctypes.POINTER(ctypes.c_int)]
+
+
+def test_array_addresses_pass_where_c_takes_a_pointer():
+    """`a.ctypes.data` (an integer) and `a.ctypes` convert to the array's data pointer."""
+
+    @njit
+    def by_address(a, byte):
+        c_memset(a.ctypes.data, byte, a.nbytes)
+
+    @njit
+    def by_ctypes(a, byte):
+        c_memset(a.ctypes, byte, a.nbytes)
+
+    @njit
+    def mantissas(xs, exponents):
+        out = np.empty_like(xs)
+        for i in range(xs.shape[0]):
+            out[i] = c_frexp(xs[i], exponents[i:].ctypes)
+        return out
+
+    a, b = np.zeros(5, np.uint8), np.zeros(3, np.uint16)
+    by_address(a, 7)
+    by_ctypes(b, 1)
+    np.testing.assert_array_equal(a, [7] * 5)
+    np.testing.assert_array_equal(b, [0x0101] * 3)
+    xs = np.array([1.0, 12.0, -0.375])
+    exponents = np.zeros(3, np.int32)
+    expected = [math.frexp(x) for x in xs]
+    np.testing.assert_array_equal(mantissas(xs, exponents), [m for m, _ in expected])
+    np.testing.assert_array_equal(exponents, [e for _, e in expected])

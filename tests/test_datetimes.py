@@ -418,3 +418,15 @@ def test_units_are_told_apart_on_the_native_entry():
         first(np.array([3], "M8[2D]"))
     with pytest.raises(TypeError):
         plus_one(np.datetime64(3, "2D"))
+
+
+def test_unit_codes_are_numpys_enum():
+    """NumPy's NPY_DATETIMEUNIT: Y M W are 0-2, 3 is the retired business day, D..as 4-13,
+    generic 14."""
+    from ember import types as ember_types
+
+    expected = {"Y": 0, "M": 1, "W": 2, "D": 4, "h": 5, "m": 6, "s": 7, "ms": 8, "us": 9}
+    expected.update({"ns": 10, "ps": 11, "fs": 12, "as": 13, "": 14})
+    for unit, code in expected.items():
+        assert ember_types.NPDatetime(unit).unit_code == code
+        assert ember_types.NPTimedelta(unit).unit_code == code

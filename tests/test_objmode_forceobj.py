@@ -383,3 +383,40 @@ def classify(value):
 )
 def test_match_statements(value):
     assert classify(value) == classify.py_func(value)
+
+
+class _Slotted:
+    __slots__ = ("x",)
+
+
+def _set_x(obj, value):
+    obj.x = value
+
+
+def _del_x(obj):
+    del obj.x
+
+
+def test_pyobject_signatures_compile_in_object_mode():
+    """`types.pyobject` spells any Python object in an object-mode signature, as in Numba;
+    attribute errors are CPython's own."""
+    from ember import types
+
+    setter = jit((types.pyobject, types.int32), forceobj=True)(_set_x)
+    deleter = jit((types.pyobject,), forceobj=True)(_del_x)
+    target = _Slotted()
+    setter(target, 123)
+    assert target.x == 123
+    deleter(target)
+    assert not hasattr(target, "x")
+    with pytest.raises(AttributeError):
+        setter(object(), 1)
+    with pytest.raises(AttributeError):
+        deleter(_Slotted())
+
+
+def test_pyobject_in_a_nopython_signature_is_refused():
+    from ember import njit, types
+
+    with pytest.raises(TypeError, match="pyobject argument needs object mode"):
+        njit((types.pyobject,))(_del_x)

@@ -103,6 +103,8 @@ def test_type_lists_fields_with_offsets():
         ("flag", 12),
     ]
     assert record.size == POINT.itemsize
+    # Numba's field tuples: (type, offset, alignment, title)
+    assert record.fields["n"] == (record.fields["n"].type, 8, None, None)
 
 
 @pytest.mark.parametrize("n", [0, 1, 7, 50])

@@ -498,9 +498,9 @@ class _IRBuilder:
             self.constants[result.name] = slice(*(self.constants[item.name] for item in items))
 
     def op_FORMAT_VALUE(self, inst: Instruction) -> None:
-        """`{x}` and `{x!s}` in an f-string are `str(x)`, `{x!r}` is `repr(x)`, `{x:spec}` is
-        `format(x, spec)` (`format(str(x), spec)` with !s, `format(repr(x), spec)` with !r);
-        !a is refused."""
+        """`{x}` in an f-string is `format(x, "")`, `{x!s}` is `str(x)`, `{x!r}` is `repr(x)`,
+        `{x:spec}` is `format(x, spec)` (`format(str(x), spec)` with !s, `format(repr(x), spec)`
+        with !r); !a is refused."""
         conversion = inst.arg & 0x03
         if conversion == 3:
             raise UnsupportedError(
@@ -512,6 +512,10 @@ class _IRBuilder:
         value = self.stack.pop()
         if conversion == 2:
             converter = self._push_expr(ir.Global("repr", repr, inst.loc))
+        elif conversion == 0 and spec is None:  # format(x, ""): str(x), but for float32
+            converter = self._push_expr(
+                ir.Global("formatted_field", displays.formatted_field, inst.loc)
+            )
         else:
             converter = self._push_expr(ir.Global("str", str, inst.loc))
         self.stack.pop()

@@ -76,7 +76,14 @@ class BoxContext:
 
 # ------------------------------------------------------------------ which calls need a wrapper
 
-_DISPATCHER_KINDS = (types.Boolean, types.Number, types.NoneType, types.UnicodeType, types.Array)
+_DISPATCHER_KINDS = (
+    types.Boolean,
+    types.Number,
+    types.NoneType,
+    types.UnicodeType,
+    types.BytesType,  # the dispatcher's path marshals bytes (and any result with them)
+    types.Array,
+)
 # A jitted function passed in is a Dummy argument: the dispatcher's own path passes nothing.
 _ARGUMENT_KINDS = (*_DISPATCHER_KINDS, types.DispatcherType)
 

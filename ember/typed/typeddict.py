@@ -38,14 +38,38 @@ class Dict(MutableMapping):
             return dict(*args, **kwargs)
         return super().__new__(cls)
 
-    def __init__(self, mapping: Any = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._dict_type: types.DictType | None = None
         self._meminfo = 0
         self._ops: Any = None
-        if mapping is not None:
-            self.update(mapping)
+        if len(args) > 1:  # CPython's dict() check
+            raise TypeError(f"Dict expected at most 1 argument, got {len(args)}")
+        if args and args[0] is not None:
+            self.update(args[0])
         if kwargs:
             self.update(kwargs)
+
+    def update(self, other: Any = (), /, **kwargs: Any) -> None:
+        """As `dict.update`: a mapping, or an iterable of pairs checked as CPython does."""
+        if hasattr(other, "keys"):
+            for key in other.keys():
+                self[key] = other[key]
+        else:
+            for index, pair in enumerate(other):
+                try:
+                    pair = tuple(pair)
+                except TypeError:
+                    raise TypeError(
+                        f"cannot convert dictionary update sequence element #{index} to a sequence"
+                    ) from None
+                if len(pair) != 2:
+                    raise ValueError(
+                        f"dictionary update sequence element #{index} has length "
+                        f"{len(pair)}; 2 is required"
+                    )
+                self[pair[0]] = pair[1]
+        for key, value in kwargs.items():
+            self[key] = value
 
     @classmethod
     def empty(cls, key_type: Any, value_type: Any, n_keys: int = 0) -> Dict:
@@ -187,9 +211,26 @@ class Dict(MutableMapping):
         return self._accessors().popitem(self._meminfo)
 
     def copy(self) -> Dict:
+        if self._dict_type is None:  # nothing stored yet: no types to copy
+            return Dict()
         made = Dict.empty(self._dict_type.key_type, self._dict_type.value_type)
         made.update(self)
         return made
+
+    def __reversed__(self) -> Iterator:
+        return reversed(self.keys())
+
+    def __or__(self, other: Any) -> Any:
+        """`d | other` (a dict or typed Dict): a copy of `d` updated with `other`."""
+        if not isinstance(other, (Dict, dict)):
+            return NotImplemented
+        made = self.copy()
+        made.update(other)
+        return made
+
+    def __ior__(self, other: Any) -> Dict:
+        self.update(other)
+        return self
 
     def __eq__(self, other: Any) -> bool:
         if not isinstance(other, (Dict, dict)):

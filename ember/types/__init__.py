@@ -1,6 +1,6 @@
 """ember's type lattice: every type a value can have in compiled code, interned with a typecode."""
 
-from ember.types.abstract import Dummy, Opaque, Type, type_from_typecode
+from ember.types.abstract import Dummy, Opaque, PyObject, Type, pyobject, type_from_typecode
 from ember.types.arrays import (
     Array,
     ArrayIterator,
@@ -40,6 +40,7 @@ from ember.types.containers import (
     make_tuple,
     range_iter64_type,
     range_state64_type,
+    stored_type,
 )
 from ember.types.datetimes import NPDatetime, NPTimedelta
 from ember.types.dicts import (

@@ -102,3 +102,11 @@ class Dummy(Type):
 
 class Opaque(Dummy):
     """An opaque pointer-sized value."""
+
+
+class PyObject(Dummy):
+    """Any Python object: the type of every value in an object-mode function, as in
+    `jit((types.pyobject,), forceobj=True)` (nopython code cannot hold one)."""
+
+
+pyobject = PyObject("pyobject")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember.types.abstract import Type
-from ember.types.scalars import int64
+from ember.types.scalars import int64, unliteral
 
 
 class BaseTuple(Type):
@@ -191,3 +191,14 @@ class Pair(Type):
 
 range_state64_type = RangeType(int64)
 range_iter64_type = RangeIteratorType(int64)
+
+
+def stored_type(typ: Type) -> Type:
+    """The type a container keeps for items of type `typ`: literals widened, also inside
+    plain tuples (a dict made with `(1, "a")` keys takes `(2, "b")` too)."""
+    typ = unliteral(typ)
+    if isinstance(typ, BaseTuple) and not isinstance(typ, NamedTuple):
+        widened = tuple(stored_type(member) for member in typ.types)
+        if any(new is not old for new, old in zip(widened, typ.types)):
+            return make_tuple(widened)
+    return typ

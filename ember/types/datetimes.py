@@ -30,6 +30,13 @@ class _DatetimeLike(Type):
     def _rebuild_args(self) -> tuple:
         return (self.unit,)
 
+    @property
+    def unit_code(self) -> int:
+        """NumPy's number for the unit (its C enum: 'Y' 0 ... 'as' 13, generic 14; 3 was the
+        business day), as Numba's attribute."""
+        index = UNITS.index(self.unit)
+        return index if index < UNITS.index("D") else index + 1
+
     def __call__(self, *args: Any) -> Any:
         """`NPDatetime('Y')('1900')` converts a value to this type's NumPy scalar, as in Numba;
         with types, a signature."""

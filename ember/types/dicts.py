@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember.types.abstract import Dummy, Type
-from ember.types.containers import BaseTuple, make_tuple
+from ember.types.containers import BaseTuple, make_tuple, stored_type
 from ember.types.lists import undefined
 from ember.types.scalars import none, unliteral
 
@@ -35,8 +35,8 @@ class DictType(HashTable):
     initial_value = None  # a display's constants, once asked for: literal_containers.py
 
     def __init__(self, key_type: Type, value_type: Type) -> None:
-        self.key_type = unliteral(key_type)
-        self.value_type = unliteral(value_type)
+        self.key_type = stored_type(key_type)
+        self.value_type = stored_type(value_type)
         super().__init__(f"DictType[{self.key_type},{self.value_type}]<iv=None>")
 
     def __repr__(self) -> str:  # Numba's spellings: str above, repr as a constructor call
@@ -57,6 +57,10 @@ class DictType(HashTable):
             return DictType(args[0], args[1])
         if method == "update" and len(args) == 1 and isinstance(args[0], DictType):
             return args[0]
+        if method == "update" and len(args) == 1:  # pairs: `d.update([(1, "a")])`
+            pair = _items_of(args[0])
+            if isinstance(pair, BaseTuple) and len(pair) == 2:
+                return DictType(*pair.types)
         return None
 
     def provisional_result(self, method: str, args: tuple) -> Type | None:
@@ -78,7 +82,7 @@ class Set(HashTable):
     value_type = None
 
     def __init__(self, dtype: Type, reflected: bool = False) -> None:
-        self.dtype = self.key_type = unliteral(dtype)
+        self.dtype = self.key_type = stored_type(dtype)
         self.reflected = bool(reflected)
         super().__init__(f"{'reflected ' if self.reflected else ''}set({self.dtype})")
 
@@ -176,8 +180,9 @@ class HashTableIterator(Type):
 
 
 def _items_of(typ: Type) -> Type | None:
-    iterator = getattr(typ, "iterator_type", None)
-    item = getattr(iterator, "yield_type", None) if iterator is not None else None
+    """The items iterating over `typ` gives (an iterator, such as zip(), gives its own)."""
+    iterator = getattr(typ, "iterator_type", typ)
+    item = getattr(iterator, "yield_type", None)
     return unliteral(item) if item is not None else None
 
 

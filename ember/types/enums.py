@@ -12,9 +12,10 @@ from ember.types.scalars import Integer, Number, complex128, float64, int64, uin
 
 
 class EnumMember(Type):
-    """A member of one enum class, held as its value (of number type `dtype`)."""
+    """A member of one enum class, held as its value (of type `dtype`: a number, or a tuple
+    of numbers)."""
 
-    def __init__(self, instance_class: type, dtype: Number) -> None:
+    def __init__(self, instance_class: type, dtype: Type) -> None:
         self.instance_class = instance_class
         self.dtype = dtype
         kind = type(self).__name__
@@ -35,7 +36,7 @@ class IntEnumMember(EnumMember):
 class EnumClass(Dummy):
     """An enum class used as a value: its attributes are members, calling it looks one up."""
 
-    def __init__(self, instance_class: type, dtype: Number) -> None:
+    def __init__(self, instance_class: type, dtype: Type) -> None:
         self.instance_class = instance_class
         self.dtype = dtype
         super().__init__(f"{type(self).__name__}({instance_class.__qualname__}, {dtype})")
@@ -81,11 +82,11 @@ _class_types: dict[type, EnumClass] = {}
 _member_types: dict[type, EnumMember] = {}
 
 
-def _value_type(enum_class: type) -> Number:
+def _value_type(enum_class: type) -> Type:
     members = list(enum_class.__members__.items())
     if not members:
         raise TypingError(f"enum class {enum_class.__qualname__!r} has no members to type")
-    found = {name: _number_type(member.value) for name, member in members}
+    found = {name: _value_number_type(member.value) for name, member in members}
     kinds = {typ for typ in found.values()}
     if len(kinds) == 1 and None not in kinds:
         return kinds.pop()
@@ -98,12 +99,26 @@ def _value_type(enum_class: type) -> Number:
     )
     raise TypingError(
         f"cannot type enum class {enum_class.__qualname__!r}: the values of its members must "
-        f"all be numbers of one type (int, float or complex), got {spelled}"
+        f"all be numbers (or tuples of numbers) of one type, got {spelled}"
     )
 
 
 class HeterogeneousEnumError(TypingError, ValueError):
     """An enum whose members' values are numbers of different types (Numba: a ValueError)."""
+
+
+def _value_number_type(value: Any) -> Type | None:
+    """A member value's type: a number, or a tuple of numbers (`MARS = (6.4e23, 3.4e6)`)."""
+    if type(value) is not tuple:
+        return _number_type(value)
+    from ember.types.containers import Tuple, UniTuple
+
+    items = [_value_number_type(item) for item in value]
+    if not items or None in items:
+        return None
+    if all(item == items[0] for item in items):
+        return UniTuple(items[0], len(items))
+    return Tuple(tuple(items))
 
 
 def _number_type(value: Any) -> Number | None:

@@ -184,9 +184,7 @@ _NOT_IN_EMBER = {
     "f2": "half-precision floats are not supported",
     "np_float16": "half-precision floats are not supported",
     "c_float16": "half-precision floats are not supported",
-    "pyobject": "ember compiles in nopython mode only: there is no object type",
-    "PyObject": "ember compiles in nopython mode only: there is no object type",
-    "Object": "ember compiles in nopython mode only: there is no object type",
+    "Object": "object-mode values are all `types.pyobject`",
     "ffi": "cffi functions are not supported (use ctypes)",
     "ffi_forced_object": "cffi functions are not supported (use ctypes)",
 }

@@ -10,8 +10,13 @@ from ember.types.abstract import Type
 
 
 class RecordField(NamedTuple):
+    """A field of a record: Numba's (type, offset, alignment, title); the last two are None
+    unless given."""
+
     type: Type
     offset: int
+    alignment: int | None = None
+    title: str | None = None
 
 
 class NestedArray(Type):

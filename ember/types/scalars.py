@@ -185,12 +185,13 @@ u1, u2, u4, u8 = uint8, uint16, uint32, uint64
 f4, f8 = float32, float64
 c8, c16 = complex64, complex128
 
-signed_domain = (int8, int16, int32, int64)
-unsigned_domain = (uint8, uint16, uint32, uint64)
-integer_domain = signed_domain + unsigned_domain
-real_domain = (float32, float64)
-complex_domain = (complex64, complex128)
-number_domain = integer_domain + real_domain + complex_domain
+# sets, as Numba's: extension code combines them with `|`
+signed_domain = frozenset((int8, int16, int32, int64))
+unsigned_domain = frozenset((uint8, uint16, uint32, uint64))
+integer_domain = signed_domain | unsigned_domain
+real_domain = frozenset((float32, float64))
+complex_domain = frozenset((complex64, complex128))
+number_domain = integer_domain | real_domain | complex_domain
 
 
 def integer_type(bitwidth: int, signed: bool) -> Integer:

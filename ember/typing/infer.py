@@ -122,6 +122,7 @@ class TypeInferer:
                     failures[index] = exc
             if not self.changed:
                 break
+        self._raise_first_error(failures)  # before the empty displays a failure left empty
         self._check_empty_lists(statements)
         self._report(statements, failures)
         self._finish_returns(statements)
@@ -129,10 +130,13 @@ class TypeInferer:
             self.typemap, self.calltypes, self.return_type, self.rhs_types, self.assigned_at
         )
 
-    def _report(self, statements: list[ir.Stmt], failures: dict[int, Exception]) -> None:
+    @staticmethod
+    def _raise_first_error(failures: dict[int, Exception]) -> None:
         for index in sorted(failures):
             if isinstance(failures[index], TypingError):
                 raise failures[index]
+
+    def _report(self, statements: list[ir.Stmt], failures: dict[int, Exception]) -> None:
         waiting = [statements[i] for i in sorted(failures) if _calls_compiling(self, statements[i])]
         if waiting:  # mutual recursion: the caller retries once it knows its return type
             raise RecursionPending(_RECURSION_HINT, waiting[0].loc)
@@ -165,8 +169,8 @@ class TypeInferer:
             else:
                 what, hint = "item type of the empty list", "xs = [0.0]) or append"
             raise TypingError(
-                f"Cannot infer the {what} {name}: nothing is stored into it in this function. "
-                f"Give it an item ({hint} to it",
+                f"Cannot infer the {what} {name}: nothing is stored into it in this function (an "
+                f"imprecise type). Give it an item ({hint} to it",
                 untyped[0].loc,
             )
 
@@ -600,7 +604,7 @@ class TypeInferer:
         return types.make_tuple(types.unliteral(self._typeof_var(v)) for v in expr.items)
 
     def _type_build_list(self, expr: ir.BuildList) -> types.Type:
-        item_types = [types.unliteral(self._typeof_var(v)) for v in expr.items]
+        item_types = [types.stored_type(self._typeof_var(v)) for v in expr.items]
         if not item_types:
             return self.widened_displays.get(id(expr), types.List(types.undefined))
         dtype = item_types[0]

@@ -15,6 +15,7 @@ from ember.library.containers import literal_containers
 from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
 from ember.lowering.registry import VarArgs
+from ember.misc.literal import literal_unroll
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
@@ -39,9 +40,10 @@ def _common(kind: str, members: list) -> types.Type:
     for member in members[1:]:
         unified = unify_pair(found, types.unliteral(member))
         if unified is None:
+            plain = types.unliteral(member)
             raise TypingError(
-                f"Cannot make a dict of {kind}s {found} and {types.unliteral(member)}: the "
-                f"{kind}s of a dict must have one type"
+                f"Cannot make a dict of {kind}s {found} and {plain} (Cannot cast {plain} to "
+                f"{found}): the {kind}s of a dict must have one type"
             )
         found = unified
     return found
@@ -202,6 +204,24 @@ def dict_contains(d, key):
         return contains
     if isinstance(d, types.DictView) and d.kind == "keys":
         return lambda d, key: key in _dict_of(d)
+    if isinstance(d, types.DictView) and d.kind == "values":
+
+        def value_in(d, key):
+            for value in d:
+                if value == key:
+                    return True
+            return False
+
+        return value_in
+    if isinstance(d, types.DictView) and d.kind == "items":
+        if not (isinstance(key, types.BaseTuple) and len(key) == 2):
+            return lambda d, key: False  # CPython: only a pair can be an item
+
+        def item_in(d, key):
+            table = _dict_of(d)
+            return key[0] in table and table[key[0]] == key[1]
+
+        return item_in
 
 
 # ---------------------------------------------------------------------------- methods
@@ -292,15 +312,67 @@ def dict_setdefault(d, key, default=None):
         return setdefault
 
 
+def yields_pairs(iterable: types.Type) -> bool:
+    """Whether iterating `iterable` gives 2-tuples (every member, for a heterogeneous tuple)."""
+    if isinstance(iterable, types.BaseTuple):
+        items = iterable.types
+    else:  # an iterator yields its items itself; an iterable through its iterator
+        iterator = getattr(iterable, "iterator_type", iterable)
+        items = (getattr(iterator, "yield_type", None),)
+    return all(isinstance(item, types.BaseTuple) and len(item) == 2 for item in items)
+
+
 @overload_method(types.DictType, "update")
 def dict_update(d, other):
-    if _is_dict(d) and _is_dict(other):
+    """`d.update(other)`: a dict, or an iterable of (key, value) pairs."""
+    if not _is_dict(d):
+        return None
+    if _is_dict(other):
 
         def update(d, other):
             for key, value in other.items():
                 d[key] = value
 
         return update
+    if not yields_pairs(other):
+        return None
+    if isinstance(other, types.BaseTuple) and not isinstance(other, types.UniTuple):
+
+        def update_from_tuple(d, other):  # pairs of different types: `((1, "a"), (2, "bc"))`
+            for pair in literal_unroll(other):
+                d[pair[0]] = pair[1]
+
+        return update_from_tuple
+
+    def update_from_pairs(d, other):
+        for key, value in other:
+            d[key] = value
+
+    return update_from_pairs
+
+
+@overload(operator.or_)
+def dict_union(d, other):
+    """`d | other`: a copy of `d` updated with `other` (Python 3.9)."""
+    if _is_dict(d) and _is_dict(other):
+
+        def union(d, other):
+            out = d.copy()
+            out.update(other)
+            return out
+
+        return union
+
+
+@overload(operator.ior)
+def dict_inplace_union(d, other):
+    if _is_dict(d) and _is_dict(other):
+
+        def inplace_union(d, other):
+            d.update(other)
+            return d
+
+        return inplace_union
 
 
 @overload_method(types.DictType, "clear")

@@ -37,9 +37,10 @@ def converts(from_type: types.Type, to_type: types.Type, what: str) -> bool:
     information; a TypingError that says so when it cannot."""
     kind = storable(from_type, to_type)
     if kind is None:
+        plain = types.unliteral(from_type)
         raise TypingError(
-            f"cannot use a {types.unliteral(from_type)} as a {what} of type {to_type}: a dict "
-            "or set keeps the types it was made with"
+            f"cannot use a {plain} as a {what} of type {to_type} (cannot safely cast {plain} "
+            f"to {to_type}): a dict or set keeps the types it was made with"
         )
     warn_if_unsafe(kind, from_type, to_type)
     return True

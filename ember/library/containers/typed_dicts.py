@@ -8,9 +8,11 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.extending import lower_builtin, lower_getattr, overload
 from ember.library.containers import hashtables as ht
+from ember.library.containers.dicts import yields_pairs
 from ember.library.numpy.support import scalar_class_type
 from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
+from ember.misc.literal import literal_unroll
 from ember.typed import accessors
 from ember.typed.typeddict import Dict, new_dict
 from ember.typing.signature import signature
@@ -54,7 +56,10 @@ def _dict_empty_overload(key_type, value_type, n_keys=0):
 
 @overload(Dict)
 def typed_dict_from_pairs(pairs):
-    """`Dict(iterable of (key, value))` (a typed dict, as `Dict()` is)."""
+    """`Dict(iterable of (key, value))` (a typed dict, as `Dict()` is); a mapping, a
+    non-iterable or items that are not pairs have no implementation, as in Numba."""
+    if isinstance(pairs, types.HashTable) or not yields_pairs(pairs):
+        return None
 
     def from_pairs(pairs):
         made = Dict()
@@ -62,6 +67,14 @@ def typed_dict_from_pairs(pairs):
             made[key] = value
         return made
 
+    def from_tuple_of_pairs(pairs):  # pairs of different types: `((1, "a"), (2, "bc"))`
+        made = Dict()
+        for pair in literal_unroll(pairs):
+            made[pair[0]] = pair[1]
+        return made
+
+    if isinstance(pairs, types.BaseTuple) and not isinstance(pairs, types.UniTuple):
+        return from_tuple_of_pairs
     return from_pairs
 
 

@@ -14,8 +14,8 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.codegen import symbols
 from ember.dispatcher.typeof import typeof_impl
-from ember.errors import TypingError
-from ember.lowering.registry import VarArgs, lower_builtin
+from ember.errors import LoweringError, TypingError
+from ember.lowering.registry import VarArgs, lower_builtin, lower_cast
 from ember.typing.signature import Signature
 from ember.typing.templates import registry
 
@@ -92,3 +92,23 @@ def _lower_call(key: CFunction, context, builder, sig, args):
     fnty = llvm.FunctionType(result, [context.value_type(t) for t in sig.args])
     value = builder.call(symbols.external_function(builder.module, symbol, fnty), list(args))
     return context.get_dummy_value(types.none) if sig.return_type is types.none else value
+
+
+@lower_cast(types.Integer, types.RawPointer)
+@lower_cast(types.Integer, types.CPointer)
+def _address_as_pointer(context, builder, from_type, to_type, value):
+    """An address held as an integer (`a.ctypes.data`) passed where C takes a pointer."""
+    return builder.inttoptr(value, context.value_type(to_type))
+
+
+@lower_cast(types.NamedTuple, types.RawPointer)
+@lower_cast(types.NamedTuple, types.CPointer)
+def _array_ctypes_as_pointer(context, builder, from_type, to_type, value):
+    """`a.ctypes` passed where C takes a pointer: the array's data, as NumPy's ctypes object
+    converts to (ctypes' `_as_parameter_`)."""
+    from ember.library.numpy.arrays import ArrayCTypes
+
+    if from_type.instance_class is not ArrayCTypes:
+        raise LoweringError(f"no conversion from {from_type} to {to_type}")
+    address = builder.extract_value(value, 0)
+    return builder.inttoptr(address, context.value_type(to_type))

@@ -64,6 +64,45 @@ def _number_conversion(context, builder, sig, args):
     return context.cast(builder, args[1], sig.args[1], sig.return_type)
 
 
+_CONTAINER_TYPE_CLASSES = (types.ListType, types.DictType, types.UniTuple, types.Tuple)
+
+
+def _spelled_member(typ: types.Type):
+    """What an argument of a spelled container type stands for: a type, a constant count,
+    a tuple of types (`types.Tuple((a, b))`), or None."""
+    if isinstance(typ, types.TypeRef):
+        return typ.instance_type
+    if isinstance(typ, types.IntegerLiteral):
+        return typ.literal_value
+    if isinstance(typ, types.BaseTuple) and all(isinstance(t, types.TypeRef) for t in typ):
+        return tuple(t.instance_type for t in typ)
+    return None
+
+
+@registry.typer((types.TypeRef, "__call__"))
+def _type_container_type(args, kws):
+    """`types.ListType(types.int64)`, `types.DictType(k, v)`, `types.UniTuple(t, 2)`,
+    `types.Tuple((a, b))`: a container type spelled in compiled code (e.g. as the value type
+    of `Dict.empty`), as at module level."""
+    if kws or args[0].instance_type not in _CONTAINER_TYPE_CLASSES:
+        return None
+    members = [_spelled_member(m) for m in args[1:]]
+    if any(m is None for m in members):
+        return None
+    try:
+        made = args[0].instance_type(*members)
+    except (TypeError, ValueError):  # wrong members for the class
+        return None
+    if not isinstance(made, types.Type):
+        return None
+    return signature(types.TypeRef(made), *args)
+
+
+@lower_builtin((types.TypeRef, "__call__"), types.TypeRef, types.VarArg(types.Type))
+def _container_type(context, builder, sig, args):
+    return context.get_dummy_value(sig.return_type)
+
+
 # ---------------------------------------------------------------------------- type(x)
 
 

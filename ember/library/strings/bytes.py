@@ -277,3 +277,59 @@ def _bytes_comparison(negate: bool):
 
 overload(operator.eq)(_bytes_comparison(False))
 overload(operator.ne)(_bytes_comparison(True))
+
+
+@overload(operator.add)
+def bytes_concat(a, b):
+    if _is_bytes(a) and _is_bytes(b):
+        return lambda a, b: _as_bytes(_as_text(a) + _as_text(b))
+    return None
+
+
+@overload(operator.mul)
+def bytes_repeat(a, b):
+    if _is_bytes(a) and isinstance(b, (types.Integer, types.Boolean)):
+        return lambda a, b: _as_bytes(_as_text(a) * b)
+    if _is_bytes(b) and isinstance(a, (types.Integer, types.Boolean)):
+        return lambda a, b: _as_bytes(_as_text(b) * a)
+    return None
+
+
+@overload(operator.contains)
+def bytes_contains(b, item):
+    """`x in b`: a byte value (CPython's ValueError outside 0..255) or a bytes run."""
+    if not _is_bytes(b):
+        return None
+    if _is_bytes(item):
+        return lambda b, item: _as_text(item) in _as_text(b)
+    if isinstance(item, (types.Integer, types.Boolean)):
+
+        def byte_in(b, item):
+            if item < 0 or item > 255:
+                raise ValueError("byte must be in range(0, 256)")
+            return chr(item) in _as_text(b)
+
+        return byte_in
+    return None
+
+
+@overload(list)
+def bytes_list(b):
+    if _is_bytes(b):
+        return lambda b: [code for code in b]
+    return None
+
+
+def _bytes_order(compare):
+    """`<`, `<=`, `>`, `>=`: byte by byte, as the code points of the same kind-1 text."""
+
+    def overload_function(a, b):
+        if _is_bytes(a) and _is_bytes(b):
+            return lambda a, b: compare(_as_text(a), _as_text(b))
+        return None
+
+    return overload_function
+
+
+for _compare in (operator.lt, operator.le, operator.gt, operator.ge):
+    overload(_compare)(_bytes_order(_compare))

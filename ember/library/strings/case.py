@@ -8,7 +8,7 @@ ember/library/strings/unicode.py.
 from __future__ import annotations
 
 from ember import types
-from ember.extending import overload_method, register_jitable
+from ember.extending import overload_attribute, overload_method, register_jitable
 from ember.library.strings.core import _get, _length, _new, _set, is_string
 from ember.library.strings.methods import is_space
 from ember.library.strings.unicode import (
@@ -218,6 +218,12 @@ def string_isascii(s):
             return True
 
         return isascii
+
+
+@overload_attribute(types.UnicodeType, "_is_ascii")
+def string_is_ascii_flag(s):
+    """Numba's `_is_ascii` flag of a string: 1 when every code point is ASCII, else 0."""
+    return lambda s: 1 if s.isascii() else 0
 
 
 def _cased_method(name: str, wanted: int, unwanted: int):

@@ -5,8 +5,10 @@ on bad input."""
 
 from __future__ import annotations
 
+import builtins
 import math
 
+import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
@@ -46,12 +48,30 @@ def _decimal_text(magnitude, negative):
     return out
 
 
+@register_jitable
+def unsigned_digits(magnitude, base, upper):
+    """The digits of a uint64 in `base` (kept unsigned: uint64 mixed with int64 is a float)."""
+    letters = 55 if upper else 87  # ord('A') - 10, ord('a') - 10
+    radix = np.uint64(base)
+    count = 1
+    rest = magnitude
+    while rest >= radix:
+        rest //= radix
+        count += 1
+    out = _new(1, count)
+    for position in range(count - 1, -1, -1):
+        digit = np.int64(magnitude % radix)
+        _set(out, position, digit + (48 if digit < 10 else letters))
+        magnitude //= radix
+    return out
+
+
 @overload(str)
 def number_str(x):
     if isinstance(x, types.Boolean):
         return lambda x: "True" if x else "False"
     if isinstance(x, types.Integer) and not x.signed:
-        return lambda x: _decimal_text(x, False)
+        return lambda x: unsigned_digits(np.uint64(x), 10, False)
     if isinstance(x, types.Integer):
 
         def int_str(x):
@@ -62,9 +82,26 @@ def number_str(x):
             return _decimal_text(x, False)
 
         return int_str
+    if isinstance(x, types.Float) and x.bitwidth == 32:  # NumPy's shortest float32 digits
+        return lambda x: _float_repr(float(x), True)
     if isinstance(x, types.Float):
         return lambda x: _float_repr(float(x))
     return None
+
+
+def _radix_function(name: str, spec: str):
+    """`hex`, `oct`, `bin` of an integer: `format(x, "#x")` and so on (sign before the 0x)."""
+
+    def overload_function(x):
+        if isinstance(types.unliteral(x), (types.Integer, types.Boolean)):
+            return lambda x: format(x, spec)
+        return None
+
+    overload(getattr(builtins, name))(overload_function)
+
+
+for _name, _spec in (("hex", "#x"), ("oct", "#o"), ("bin", "#b")):
+    _radix_function(_name, _spec)
 
 
 def _declare(module: llvm.Module, name: str, fnty: llvm.FunctionType) -> llvm.Function:
@@ -121,22 +158,32 @@ def _bumped(text):
 
 
 @register_jitable
-def _shortest_exponent_text(x):
-    """The shortest `%.*e` spelling of a finite positive double that reads back as the same
-    double, the nearer one first (CPython's repr digits); at a power of two the nearest
-    spelling may fall outside the narrower lower half-interval, the next one up then does."""
+def _reads_back(text, x, single):
+    """Whether the NUL-ended `text` reads back as `x` (as a float32 when `single`)."""
+    value = _strtod(text)
+    if single:
+        return np.float32(value) == np.float32(x)
+    return value == x
+
+
+@register_jitable
+def _shortest_exponent_text(x, single):
+    """The shortest `%.*e` spelling of a finite positive double (float32 when `single`) that
+    reads back as the same number, the nearer one first (CPython's and NumPy's repr digits);
+    at a power of two the nearest spelling may fall outside the narrower lower half-interval,
+    the next one up then does."""
     for precision in range(17):
         text = _format_exponent(x, precision)
-        if _strtod(text) == x:
+        if _reads_back(text, x, single):
             return text
         above = _bumped(text)
-        if _strtod(above) == x:
+        if _reads_back(above, x, single):
             return substring(above, 0, len(above) - 1)
     return _format_exponent(x, 16)
 
 
 @register_jitable
-def _float_repr(x):
+def _float_repr(x, single=False):
     if x != x:
         return "nan"
     if x == 0.0:
@@ -145,7 +192,7 @@ def _float_repr(x):
     magnitude = -x if negative else x
     if magnitude == magnitude * 2.0:  # infinite
         return "-inf" if negative else "inf"
-    text = _shortest_exponent_text(magnitude)
+    text = _shortest_exponent_text(magnitude, single)
     # text is "d[.ddd]e[+-]xx": gather the digits and the decimal exponent
     mark = text.find("e")
     digits = text[0] + text[2:mark] if mark > 1 else text[0]
@@ -153,7 +200,7 @@ def _float_repr(x):
     point = exponent + 1  # digits[:point] . digits[point:]
     n = len(digits)
     sign = "-" if negative else ""
-    if point <= -4 or point > 16:
+    if (magnitude < 1e-4 or magnitude >= 1e6) if single else (point <= -4 or point > 16):
         mantissa = digits[0] + "." + digits[1:] if n > 1 else digits
         shown = abs(exponent)
         return (

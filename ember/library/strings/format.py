@@ -20,7 +20,9 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import LoweringError, UnsupportedError
-from ember.extending import intrinsic, lower_builtin, lower_cast, register_jitable
+from ember.extending import intrinsic, lower_builtin, lower_cast, overload, register_jitable
+from ember.ir import displays
+from ember.library.strings.convert import unsigned_digits
 from ember.library.strings.core import _copy, _get, _kind, _length, _new, _set, is_string, substring
 from ember.library.strings.core import string as string_type
 from ember.lowering import arrays as refs
@@ -294,21 +296,36 @@ def _finish_number(
     return _padded(head, _joined(digits, rest), fill, align, width)
 
 
+def _sign_and_digits(value, base, upper):
+    """(whether `value` is negative, the digits of its magnitude in `base`)."""
+    raise NotImplementedError("runs only in compiled code")
+
+
+@overload(_sign_and_digits)
+def _sign_and_digits_overload(value, base, upper):
+    if isinstance(value, types.Integer) and not value.signed and value.bitwidth == 64:
+        return lambda value, base, upper: (False, unsigned_digits(value, base, upper))
+
+    def signed(value, base, upper):
+        x = int(value)
+        if base != 10:
+            return x < 0, _radix_text(x, base, upper)
+        digits = str(x)
+        return x < 0, (substring(digits, 1, _length(digits)) if x < 0 else digits)
+
+    return signed
+
+
 def format_int(value, fill, align, sign, width, separator, zeros, base, upper, prefix, char):
-    x = int(value)
     if char:
+        x = int(value)
         if x < 0 or x > 0x10FFFF:
             raise OverflowError("%c arg not in range(0x110000)")
         return _padded("", chr(x), fill, align, width)
-    if base == 10:
-        digits = str(x)
-        if x < 0:
-            digits = substring(digits, 1, _length(digits))
-    else:
-        digits = _radix_text(x, base, upper)
+    negative, digits = _sign_and_digits(value, base, upper)
     size = 3 if base == 10 else 4
     return _finish_number(
-        x < 0, sign, prefix, digits, "", fill, align, width, separator, zeros, size
+        negative, sign, prefix, digits, "", fill, align, width, separator, zeros, size
     )
 
 
@@ -363,6 +380,11 @@ def format_plain(value):
     return str(value)
 
 
+def format_float_plain(value):
+    """`format(x, "")` of a float: the repr of the double (NumPy's float32 too)."""
+    return str(float(value))
+
+
 def _kind_of(value: types.Type) -> str | None:
     value = types.unliteral(value)
     if isinstance(value, (types.Integer, types.Boolean)):
@@ -378,7 +400,7 @@ def _kind_of(value: types.Type) -> str | None:
 def format_plan(kind: str, text: str) -> tuple:
     """(implementation, constant arguments after the value) of `format(value, text)`."""
     if text == "":
-        return format_plain, ()
+        return (format_float_plain if kind == "float" else format_plain), ()
     spec = parse_spec(text, kind)
     if isinstance(spec, str):
         return _bad(spec), ()
@@ -583,3 +605,11 @@ def _lower_format_method(context, builder, sig, args):
     keywords = tuple(zip(names, sig.args[1 + count :]))
     impl = _compiled(_format_method_impl(fmt, positional, keywords))
     return impl.call(context, builder, Signature(sig.return_type, sig.args[1:]), args[1:])
+
+
+@overload(displays.formatted_field)
+def _formatted_field(value):
+    """`{x}` in an f-string: `str(x)`, but the double's repr for a float (a float32 too)."""
+    if isinstance(value, types.Float):
+        return lambda value: str(float(value))
+    return lambda value: str(value)

@@ -295,61 +295,71 @@ def _join_into(typingctx, out, sep, xs):
     return signature(types.none, string, string, xs), codegen
 
 
+@register_jitable
+def _split_whitespace(s, maxsplit):
+    out = [s]
+    out.pop()
+    n = _length(s)
+    narrow = _kind(s) == 1
+    i = 0
+    while True:
+        while i < n and is_space(_get(s, i)):
+            i += 1
+        if i == n:
+            break
+        if maxsplit >= 0 and len(out) == maxsplit:
+            out.append(substring(s, i, n))
+            break
+        j = i + 1
+        while j < n and not is_space(_get(s, j)):
+            j += 1
+        if narrow:
+            _append_view(out, s, i, j)
+        else:
+            out.append(substring(s, i, j))
+        i = j
+    return out
+
+
+@register_jitable
+def _split_separator(s, sep, maxsplit):
+    m = _length(sep)
+    if m == 0:
+        raise ValueError("empty separator")
+    out = [s]
+    out.pop()
+    n = _length(s)
+    narrow = _kind(s) == 1
+    i = 0
+    while maxsplit < 0 or len(out) < maxsplit:
+        j = find_from(s, sep, i, n)
+        if j < 0:
+            break
+        if narrow:
+            _append_view(out, s, i, j)
+        else:
+            out.append(substring(s, i, j))
+        i = j + m
+    out.append(substring(s, i, n))
+    return out
+
+
 @overload_method(types.UnicodeType, "split")
 def string_split(s, sep=None, maxsplit=-1):
     if not (is_string(s) and (_is_int(maxsplit) or maxsplit == -1)):
         return None
     if _is_none(sep):
-
-        def split_whitespace(s, sep=None, maxsplit=-1):
-            out = [s]
-            out.pop()
-            n = _length(s)
-            narrow = _kind(s) == 1
-            i = 0
-            while True:
-                while i < n and is_space(_get(s, i)):
-                    i += 1
-                if i == n:
-                    break
-                if maxsplit >= 0 and len(out) == maxsplit:
-                    out.append(substring(s, i, n))
-                    break
-                j = i + 1
-                while j < n and not is_space(_get(s, j)):
-                    j += 1
-                if narrow:
-                    _append_view(out, s, i, j)
-                else:
-                    out.append(substring(s, i, j))
-                i = j
-            return out
-
-        return split_whitespace
+        return lambda s, sep=None, maxsplit=-1: _split_whitespace(s, maxsplit)
     if is_string(sep):
+        return lambda s, sep=None, maxsplit=-1: _split_separator(s, sep, maxsplit)
+    if isinstance(sep, types.Optional) and is_string(sep.type):
 
-        def split_separator(s, sep=None, maxsplit=-1):
-            m = _length(sep)
-            if m == 0:
-                raise ValueError("empty separator")
-            out = [s]
-            out.pop()
-            n = _length(s)
-            narrow = _kind(s) == 1
-            i = 0
-            while maxsplit < 0 or len(out) < maxsplit:
-                j = find_from(s, sep, i, n)
-                if j < 0:
-                    break
-                if narrow:
-                    _append_view(out, s, i, j)
-                else:
-                    out.append(substring(s, i, j))
-                i = j + m
-            out.append(substring(s, i, n))
-            return out
+        def split_optional(s, sep=None, maxsplit=-1):  # None or a str, known when it runs
+            if sep is None:
+                return _split_whitespace(s, maxsplit)
+            return _split_separator(s, sep, maxsplit)
 
-        return split_separator
+        return split_optional
     return None
 
 
@@ -396,9 +406,15 @@ def string_join(sep, parts):
             return out
 
         return join
-    if is_string(parts):
-        return lambda sep, parts: sep.join(list(parts))
-    raise TypingError(f"str.join() takes a list or tuple of str, not {parts}")
+    if is_string(parts) or is_string(_yield_type(parts)):  # a str, generator, map, set...
+        return lambda sep, parts: sep.join([part for part in parts])
+    raise TypingError(f"str.join() takes an iterable of str, not {parts}")
+
+
+def _yield_type(iterable: types.Type) -> types.Type | None:
+    """The type of the items iterating over `iterable` gives (an iterator: its own)."""
+    iterator = getattr(iterable, "iterator_type", iterable)
+    return getattr(iterator, "yield_type", None)
 
 
 # ---------------------------------------------------------------------------- strip

@@ -23,53 +23,63 @@ from ember.library.strings.unicode import (
 _LINE_BREAKS = (0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029)
 
 
+@register_jitable
+def _rsplit_whitespace(s, maxsplit):
+    out = [s]
+    out.pop()
+    j = _length(s)
+    while True:
+        while j > 0 and is_space(_get(s, j - 1)):
+            j -= 1
+        if j == 0:
+            break
+        if maxsplit >= 0 and len(out) == maxsplit:
+            out.append(substring(s, 0, j))
+            break
+        i = j - 1
+        while i > 0 and not is_space(_get(s, i - 1)):
+            i -= 1
+        out.append(substring(s, i, j))
+        j = i
+    out.reverse()
+    return out
+
+
+@register_jitable
+def _rsplit_separator(s, sep, maxsplit):
+    m = _length(sep)
+    if m == 0:
+        raise ValueError("empty separator")
+    out = [s]
+    out.pop()
+    j = _length(s)
+    while maxsplit < 0 or len(out) < maxsplit:
+        i = rfind_from(s, sep, 0, j)
+        if i < 0:
+            break
+        out.append(substring(s, i + m, j))
+        j = i
+    out.append(substring(s, 0, j))
+    out.reverse()
+    return out
+
+
 @overload_method(types.UnicodeType, "rsplit")
 def string_rsplit(s, sep=None, maxsplit=-1):
     if not (is_string(s) and (_is_int(maxsplit) or maxsplit == -1)):
         return None
     if _is_none(sep):
-
-        def rsplit_whitespace(s, sep=None, maxsplit=-1):
-            out = [s]
-            out.pop()
-            j = _length(s)
-            while True:
-                while j > 0 and is_space(_get(s, j - 1)):
-                    j -= 1
-                if j == 0:
-                    break
-                if maxsplit >= 0 and len(out) == maxsplit:
-                    out.append(substring(s, 0, j))
-                    break
-                i = j - 1
-                while i > 0 and not is_space(_get(s, i - 1)):
-                    i -= 1
-                out.append(substring(s, i, j))
-                j = i
-            out.reverse()
-            return out
-
-        return rsplit_whitespace
+        return lambda s, sep=None, maxsplit=-1: _rsplit_whitespace(s, maxsplit)
     if is_string(sep):
+        return lambda s, sep=None, maxsplit=-1: _rsplit_separator(s, sep, maxsplit)
+    if isinstance(sep, types.Optional) and is_string(sep.type):
 
-        def rsplit_separator(s, sep=None, maxsplit=-1):
-            m = _length(sep)
-            if m == 0:
-                raise ValueError("empty separator")
-            out = [s]
-            out.pop()
-            j = _length(s)
-            while maxsplit < 0 or len(out) < maxsplit:
-                i = rfind_from(s, sep, 0, j)
-                if i < 0:
-                    break
-                out.append(substring(s, i + m, j))
-                j = i
-            out.append(substring(s, 0, j))
-            out.reverse()
-            return out
+        def rsplit_optional(s, sep=None, maxsplit=-1):  # None or a str, known when it runs
+            if sep is None:
+                return _rsplit_whitespace(s, maxsplit)
+            return _rsplit_separator(s, sep, maxsplit)
 
-        return rsplit_separator
+        return rsplit_optional
     return None
 
 

@@ -1,15 +1,19 @@
 """`repr()` in compiled code of strings (CPython's quoting and escapes), numbers and booleans,
-and `str()`/`repr()` of complex numbers ('(1+2j)', CPython's text)."""
+`str()`/`repr()` of complex numbers ('(1+2j)', CPython's text), and of lists, tuples and dicts
+of those (the members' reprs, as CPython writes them); `str(x)`/`repr(x)` of other types call
+their `__str__`/`__repr__` methods (jitclasses, `@overload_method`), as CPython does."""
 
 from __future__ import annotations
 
 import math
 
 from ember import types
+from ember.errors import TypingError
 from ember.extending import overload, register_jitable
 from ember.library.strings.convert import _float_repr
 from ember.library.strings.core import _get, _length, _new, _set, is_string, substring
 from ember.library.strings.unicode import FLAGS, PRINTABLE, unicode_property
+from ember.misc.literal import literal_unroll
 
 _HEX_DIGITS = "0123456789abcdef"
 
@@ -99,6 +103,8 @@ def builtin_repr(x):
         return lambda x: _complex_text(x)
     if isinstance(types.unliteral(x), (types.Integer, types.Float, types.Boolean)):
         return lambda x: str(x)
+    if isinstance(x, types.NoneType):
+        return lambda x: "None"
     return None
 
 
@@ -106,4 +112,96 @@ def builtin_repr(x):
 def complex_str(x):
     if isinstance(types.unliteral(x), types.Complex):
         return lambda x: _complex_text(x)
+    if isinstance(x, types.NoneType):
+        return lambda x: "None"
+    return None
+
+
+# ---------------------------------------------------------------------------- containers
+
+
+def _has_repr(typ: types.Type) -> bool:
+    """Whether compiled code can write the repr of a `typ` value (members of containers)."""
+    typ = types.unliteral(typ)
+    if is_string(typ) or isinstance(
+        typ, (types.Number, types.Boolean, types.NoneType, types.Complex)
+    ):
+        return True
+    if isinstance(typ, types.List):
+        return _has_repr(typ.dtype)
+    if isinstance(typ, types.DictType):
+        return _has_repr(typ.key_type) and _has_repr(typ.value_type)
+    if isinstance(typ, types.BaseTuple) and not isinstance(typ, types.LiteralStrKeyDict):
+        return all(_has_repr(member) for member in typ.types)
+    return False
+
+
+def _container_text(x):
+    """The repr of a list, tuple or dict whose members have one (None otherwise)."""
+    if not _has_repr(x) or not isinstance(x, (types.List, types.DictType, types.BaseTuple)):
+        return None
+    if isinstance(x, types.List):
+        return lambda x: "[" + ", ".join([repr(item) for item in x]) + "]"
+    if isinstance(x, types.DictType):
+        return lambda x: "{" + ", ".join([repr(k) + ": " + repr(v) for k, v in x.items()]) + "}"
+    if len(x) == 0:
+        return lambda x: "()"
+    if len(x) == 1:
+        return lambda x: "(" + repr(x[0]) + ",)"
+
+    def tuple_text(x):
+        parts = [""]
+        parts.pop()
+        for item in literal_unroll(x):
+            parts.append(repr(item))
+        return "(" + ", ".join(parts) + ")"
+
+    return tuple_text
+
+
+@overload(repr)
+def container_repr(x):
+    return _container_text(x)
+
+
+@overload(str)
+def container_str(x):
+    return _container_text(x)
+
+
+# ---------------------------------------------------------------------------- dunder methods
+
+
+def _has_method(typ: types.Type, name: str) -> bool:
+    from ember.typing.context import TypingContext
+
+    if isinstance(types.unliteral(typ), (types.Number, types.Boolean, types.NoneType)):
+        return False  # ember's own text (above)
+    context = TypingContext()
+    method = context.resolve_getattr(typ, name)
+    if not isinstance(method, types.BoundFunction):
+        return False
+    try:  # an attribute template may offer any name; the call tells whether it exists
+        found = context.resolve_function_type(method, (), {})
+    except TypingError:
+        return False
+    return found is not None and is_string(found.return_type)
+
+
+@overload(str)
+def str_by_method(x):
+    """`str(x)`: `x.__str__()`, else `x.__repr__()`, when the type defines one."""
+    if is_string(x):
+        return None
+    if _has_method(x, "__str__"):
+        return lambda x: x.__str__()
+    if _has_method(x, "__repr__"):
+        return lambda x: x.__repr__()
+    return None
+
+
+@overload(repr)
+def repr_by_method(x):
+    if not is_string(x) and _has_method(x, "__repr__"):
+        return lambda x: x.__repr__()
     return None
