@@ -89,6 +89,7 @@ DOMAINS = (
             "ember.library.containers.namedtuples",
             "ember.library.containers.sets",
             "ember.library.containers.typed_lists",
+            "ember.library.containers.typed_sets",
         ),
         type_classes=(
             types.HashTable,
@@ -108,6 +109,8 @@ DOMAINS = (
             "ember.typed.typedlist",
             "ember.typed.accessors",
             "ember.typed.list_accessors",
+            "ember.typed.typedset",
+            "ember.typed.set_accessors",
         ),
     ),
     Domain(

@@ -63,6 +63,10 @@ def value_kind(typ: types.Type) -> Any:
         from ember.typed.typeddict import dict_kind
 
         return dict_kind(typ)
+    if isinstance(typ, types.SetType):  # an ember.typed.Set
+        from ember.typed.typedset import set_kind
+
+        return set_kind(typ)
     if isinstance(typ, types.List):  # an ember.typed.List (Python lists: argument_kind)
         from ember.typed.typedlist import list_kind
 

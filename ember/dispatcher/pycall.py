@@ -155,8 +155,8 @@ def _flatten(typ: types.Type, value: Any, out: list, copies: list | None = None)
         if not all(-(1 << 63) <= part < (1 << 63) for part in parts):
             raise OverflowError("slice bound too big to convert")
         out.extend(parts)
-    elif isinstance(typ, (types.DictType, types.List)):
-        out.append(value._meminfo)  # an ember.typed.Dict / List lends its native container
+    elif isinstance(typ, (types.DictType, types.List, types.SetType)):
+        out.append(value._meminfo)  # an ember.typed.Dict / List / Set lends its native container
     elif isinstance(typ, types.ClassInstanceType):  # borrowed: the box keeps its reference
         out.extend((value._meminfo, value._data))
     elif isinstance(typ, types.StructRef):  # borrowed: the proxy keeps its reference

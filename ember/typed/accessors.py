@@ -67,12 +67,16 @@ def _kept_value(value_type: types.Type, memory: Any) -> Any:
 
 
 def box(table_type: types.HashTable, meminfo: int) -> Any:
-    """A returned dict as an `ember.typed.Dict`, a set as a Python set; takes over the
-    reference the native value holds."""
+    """A returned dict as an `ember.typed.Dict`, a typed set (`SetType`) as an `ember.typed.Set`,
+    another set as a Python set; takes over the reference the native value holds."""
     if isinstance(table_type, types.DictType):
         from ember.typed.typeddict import Dict
 
         return Dict._from_meminfo(table_type, meminfo)
+    if isinstance(table_type, types.SetType):
+        from ember.typed.typedset import Set
+
+        return Set._from_meminfo(table_type, meminfo)
     from ember.runtime import nrt
 
     items = {item for item, _ in entries(table_type, meminfo)}

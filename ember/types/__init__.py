@@ -49,9 +49,11 @@ from ember.types.dicts import (
     HashTable,
     HashTableIterator,
     Set,
+    SetType,
     TypeRef,
     empty_dict,
     empty_set,
+    empty_typed_set,
     unsupported_key,
 )
 from ember.types.enums import (

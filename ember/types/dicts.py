@@ -1,6 +1,7 @@
-"""Hash-table types: `DictType(key, value)` (Numba's spelling), `Set(item)`, the dict views
-(`d.keys()`, `d.values()`, `d.items()`) and their iterators. An empty `{}`/`set()` starts with
-`undefined` members that a later store decides, as `[]` does (ember/types/lists.py)."""
+"""Hash-table types: `DictType(key, value)` (Numba's spelling), `Set(item)`, `SetType(item)`
+(a typed set), the dict views (`d.keys()`, `d.values()`, `d.items()`) and their iterators. An
+empty `{}`/`set()` starts with `undefined` members that a later store decides, as `[]` does
+(ember/types/lists.py)."""
 
 from __future__ import annotations
 
@@ -96,16 +97,44 @@ class Set(HashTable):
     def iterator_type(self) -> HashTableIterator:
         return HashTableIterator(self, "keys")
 
+    def of(self, dtype: Type) -> Set:
+        """A set of the same kind (reflected, typed or neither) holding `dtype` items."""
+        return Set(dtype, self.reflected)
+
     def refined_by(self, method: str, args: tuple) -> Set | None:
         if method == "add" and len(args) == 1:
-            return Set(args[0], self.reflected)
+            return self.of(args[0])
         if method == "update" and len(args) == 1:
             item = _items_of(args[0])
-            return None if item is None else Set(item, self.reflected)
+            return None if item is None else self.of(item)
         return None
 
     def _rebuild_args(self) -> tuple:
         return (self.dtype, self.reflected)
+
+
+class SetType(Set):
+    """Numba's `types.SetType`: the type of an `ember.typed.Set`, which comes back to Python as
+    a typed Set sharing the native set. It is stored and lowered as `Set` is (a subclass, so
+    every set operation applies), and differs in its boxing and spelling."""
+
+    def __init__(self, itemty: Type) -> None:
+        self.dtype = self.key_type = unliteral(itemty)
+        self.reflected = False
+        Type.__init__(self, f"SetType[{self.dtype}]<iv=None>")
+
+    def __repr__(self) -> str:  # Numba's repr is its str
+        return self.name
+
+    @property
+    def key(self) -> Any:
+        return self.dtype
+
+    def of(self, dtype: Type) -> SetType:
+        return SetType(dtype)
+
+    def _rebuild_args(self) -> tuple:
+        return (self.dtype,)
 
 
 class DictView(Type):
@@ -178,6 +207,7 @@ def unsupported_key(key_type: Type) -> str | None:
 
 empty_dict = DictType(undefined, undefined)
 empty_set = Set(undefined)
+empty_typed_set = SetType(undefined)
 
 
 class TypeRef(Dummy):

@@ -16,7 +16,7 @@ from ember.types.arrays import (  # noqa: F401 - ArrayCompatible, Buffer: Numba 
     ellipsis_type,
 )
 from ember.types.containers import BaseTuple, RangeIteratorType, RangeType
-from ember.types.dicts import HashTable, Set
+from ember.types.dicts import HashTable
 from ember.types.functions import DispatcherType
 from ember.types.lists import List
 from ember.types.strings import BytesType, UnicodeIterator, UnicodeType
@@ -74,7 +74,6 @@ range_iter32_type = RangeIteratorType(scalars.int32)
 unsigned_range_state64_type = RangeType(scalars.uint64)
 unsigned_range_iter64_type = RangeIteratorType(scalars.uint64)
 
-SetType = Set  # one set type serves reflected and typed sets, as for lists
 Dispatcher = DispatcherType  # a jitted function as a value
 UnicodeIteratorType = UnicodeIterator
 
@@ -176,7 +175,7 @@ class Bytes(_Kind):
 
 
 _IMPORTED = {"annotations", "ctypes", "Any", "scalars", "Type", "Array", "BaseTuple"}
-_IMPORTED |= {"ellipsis_type", "RangeIteratorType", "RangeType", "HashTable", "Set", "List"}
+_IMPORTED |= {"ellipsis_type", "RangeIteratorType", "RangeType", "HashTable", "List"}
 _IMPORTED |= {"DispatcherType", "BytesType", "UnicodeIterator", "UnicodeType"}
 __all__ = [name for name in dir() if not name.startswith("_") and name not in _IMPORTED]
 

@@ -30,8 +30,15 @@ def _item_fits(s: types.Type, item: types.Type) -> bool:
 
 
 def _same_sets(s: types.Type, other: types.Type) -> bool:
-    """Sets of one item type (reflected or not: they share their representation)."""
-    return _is_set(s) and _is_set(other) and s.dtype is other.dtype
+    """Sets of one item type (reflected or not: they share their representation); a set with
+    anything else is Numba's TypingError (set operators and methods take sets only)."""
+    if not _is_set(s):
+        return False
+    if not isinstance(other, types.Set):
+        raise TypingError(f"All arguments must be Sets, got ({s}, {other})")
+    if other.is_precise and s.dtype is not other.dtype:
+        raise TypingError(f"All Sets must be of the same type, got ({s}, {other})")
+    return _is_set(other)
 
 
 @registry.typer(displays.set_display)
