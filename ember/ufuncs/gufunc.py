@@ -162,7 +162,7 @@ class GeneralizedLoops(LoopTable):
         if cached is not None:
             loop = cached[0]
         else:
-            result = self.dispatcher.compile(Signature(types.none, arg_types))
+            result = self.compile_kernel(Signature(types.none, arg_types), elementwise=False)
             cores = len(self.layout.dimension_names)
 
             def build(name: str | None):
