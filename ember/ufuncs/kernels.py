@@ -115,6 +115,7 @@ class LoopTable:
         self.parallel = parallel
         self.object_mode = wants_object_mode(options)
         self.dispatcher = kernel_dispatcher(py_func, options, cache=not self.object_mode)
+        self.object_kernels: dict[tuple, Any] = {}  # object mode: a wrapper per signature
         self.settings = default_settings() if parallel else None
         self.loops: list[tuple[InnerLoop, tuple[np.dtype, ...]]] = []
         self.signatures: list[Signature] = []
@@ -128,8 +129,11 @@ class LoopTable:
         (`forceobj=True`) a nopython wrapper that calls it as Python."""
         if not self.object_mode:
             return self.dispatcher.compile(sig if sig.return_type is not None else sig.args)
-        kernel = object_mode_kernel(self.py_func, sig, elementwise)
-        return kernel_dispatcher(kernel, self.options, cache=False).compile(sig)
+        key = (sig.return_type, tuple(sig.args))
+        if key not in self.object_kernels:
+            kernel = object_mode_kernel(self.py_func, sig, elementwise)
+            self.object_kernels[key] = kernel_dispatcher(kernel, self.options, cache=False)
+        return self.object_kernels[key].compile(sig)
 
     def cached_loop(self, arg_types: tuple, declared_return: Any, variant: str) -> Any:
         """(inner loop, kernel signature) from the disk cache (`cache=True`), or None: a hit
@@ -173,6 +177,7 @@ class LoopTable:
             exact_match_first=self.parallel,
         )
         ufunc.__dict__["__module__"] = self.py_func.__module__
+        ufunc.__dict__["__qualname__"] = self.py_func.__qualname__
         ufunc.__dict__["__wrapped__"] = self.py_func
         return ufunc
 

@@ -144,3 +144,23 @@ def test_guvectorize_forceobj_scalar_output_and_error():
     failing = guvectorize(["void(int32[:], int32[:])"], "(n)->(n)", forceobj=True)(always_fails)
     with pytest.raises(KernelFailed, match="from the kernel"):
         failing(np.arange(4, dtype=np.int32))
+
+
+def test_forceobj_ufunc_called_from_jitted_code():
+    from ember import njit
+
+    def doubled_below_two(a):
+        Unsupported(a)
+        if a > 1:
+            raise ValueError("above one")
+        return a * 2
+
+    ufunc = vectorize(["float64(float64)"], forceobj=True)(doubled_below_two)
+    serial = njit(lambda x: ufunc(x))
+    parallel = njit(parallel=True)(lambda x: ufunc(x) + 1.0)
+    x = np.array([0.0, 0.5, 1.0])
+    expected = expected_elementwise(doubled_below_two, np.float64, x)
+    np.testing.assert_array_equal(serial(x), expected)
+    np.testing.assert_array_equal(parallel(x), expected + 1.0)
+    with pytest.raises(ValueError, match="above one"):
+        serial(np.arange(3.0))

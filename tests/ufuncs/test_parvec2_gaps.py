@@ -1,0 +1,56 @@
+"""Attributes of ember ufuncs as Numba gives them: `nin`, `nout`, `nargs`, `identity` and
+`signature` read inside jitted code equal the Python-side values NumPy reports; gufuncs keep
+their function's `__qualname__`."""
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from ember import guvectorize, njit, vectorize
+
+
+def add(a, b):
+    return a + b
+
+
+def shifted(x, y, res):
+    """Adds y to each element."""
+    for i in range(x.shape[0]):
+        res[i] = x[i] + y
+
+
+def attribute_reader(ufunc, attribute):
+    namespace = {}
+    source = f"def read():\n    return ufunc.{attribute}\n"
+    exec(textwrap.dedent(source), {"ufunc": ufunc}, namespace)
+    return njit(namespace["read"])
+
+
+dynamic_add = vectorize(add)
+dynamic_add(1, 2)
+typed_multiply = vectorize(["float64(float64, float64)", "int64(int64, int64)"], identity=1)(
+    lambda a, b: a * b
+)
+negate = vectorize(["float64(float64)"])(lambda a: -a)
+
+
+@pytest.mark.parametrize("ufunc", [dynamic_add, typed_multiply, negate])
+@pytest.mark.parametrize("attribute", ["nin", "nout", "nargs", "identity", "signature"])
+def test_ufunc_attributes_in_jitted_code(ufunc, attribute):
+    assert attribute_reader(ufunc, attribute)() == getattr(ufunc, attribute)
+
+
+def test_gufunc_keeps_qualified_name():
+    def local_kernel(x, y, res):
+        for i in range(x.shape[0]):
+            res[i] = x[i] * y
+
+    built = guvectorize(["void(int64[:], int64, int64[:])"], "(n),()->(n)")(local_kernel)
+    assert built.__qualname__ == local_kernel.__qualname__
+    assert built.__name__ == "local_kernel"
+    module_level = guvectorize(["void(int64[:], int64, int64[:])"], "(n),()->(n)")(shifted)
+    assert module_level.__qualname__ == "shifted"
+    # NumPy's ufunc __doc__ leads with the call signature, then the function's docstring
+    assert module_level.__doc__.rstrip().endswith("Adds y to each element.")
+    np.testing.assert_array_equal(module_level(np.arange(4), 3), np.arange(4) + 3)
