@@ -17,7 +17,7 @@ from ember.decorators import _parse_signature
 from ember.errors import UnsupportedError
 from ember.library.numpy.support import numpy_dtype
 from ember.typing.signature import Signature
-from ember.ufuncs.capi import make_ufunc
+from ember.ufuncs.capi import identity_code, make_ufunc
 from ember.ufuncs.loops import InnerLoop
 from ember.ufuncs.object_kernels import object_mode_kernel, wants_object_mode
 from ember.ufuncs.threads import default_settings
@@ -43,6 +43,7 @@ def check_options(options: dict, decorator: str) -> bool:
             f"unknown {decorator} option(s): {', '.join(sorted(unknown))} "
             f"(Unrecognized options: {sorted(unknown)})"
         )
+    identity_code(options.get("identity"))  # a bad identity is refused at decoration
     target = options.get("target", "cpu")
     if target not in TARGETS:
         raise UnsupportedError(
