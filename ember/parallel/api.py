@@ -11,6 +11,8 @@ import ctypes
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 from ember import config
 
 
@@ -100,16 +102,24 @@ def set_parallel_chunksize(n: int) -> int:
     """Numba's scheduling hint (iterations per work item) for parallel regions; returns the
     previous one. ember's runtime splits the iterations its own way, so the hint is recorded
     and reported, and results never depend on it. 0 means the default."""
-    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-        raise ValueError(f"the parallel chunk size must be an int >= 0, not {n!r}")
+    if not isinstance(n, (int, np.integer)) or isinstance(n, (bool, np.bool_)):
+        raise TypeError(f"The parallel chunksize must be an integer, not {n!r}")
+    if n < 0:
+        raise ValueError(f"chunksize must be greater than or equal to zero, not {n}")
     previous = _chunk_size.value
-    _chunk_size.value = n
+    _chunk_size.value = int(n)
     return previous
 
 
 def get_parallel_chunksize() -> int:
     """The hint `set_parallel_chunksize` last set (0: the default)."""
     return _chunk_size.value
+
+
+def worker_parallel_chunksize() -> int:
+    """What `get_parallel_chunksize()` reads inside a parallel loop's body: 0, the hint being
+    reset while the workers run (Numba's behaviour)."""
+    return 0
 
 
 @contextlib.contextmanager

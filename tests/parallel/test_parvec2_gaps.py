@@ -1,0 +1,88 @@
+"""Numba's thread-control behaviour under parallel=True: inside a parallel loop's body
+`get_parallel_chunksize()` reads 0 (the workers run with the hint reset) while code around the
+loop sees the hint; the setters' errors are Numba's; the loop still runs every iteration."""
+
+import numpy as np
+import pytest
+
+import ember
+from ember import get_parallel_chunksize, njit, parallel_chunksize, prange, set_parallel_chunksize
+from ember.errors import TypingError
+
+
+@pytest.fixture(autouse=True)
+def default_chunksize():
+    previous = set_parallel_chunksize(0)
+    yield
+    set_parallel_chunksize(previous)
+
+
+def chunksize_seen_by_body(size, n):
+    done = np.zeros(n)
+    seen = np.full(n, -13)
+    with parallel_chunksize(size):
+        around = get_parallel_chunksize()
+        for i in prange(n):
+            seen[i] = get_parallel_chunksize()
+            done[i] = 13
+    return done, seen, around, get_parallel_chunksize()
+
+
+@pytest.mark.parametrize("n", [1, 7, 997])
+@pytest.mark.parametrize("size", [1, 4])
+def test_body_reads_zero_chunksize(n, size):
+    done, seen, around, after = njit(parallel=True)(chunksize_seen_by_body)(size, n)
+    np.testing.assert_array_equal(done, np.full(n, 13.0))
+    np.testing.assert_array_equal(seen, np.zeros(n, np.int64))  # Numba resets it in workers
+    assert (around, after) == (size, 0)
+
+
+def test_serial_function_body_reads_the_hint():
+    done, seen, around, after = njit(chunksize_seen_by_body)(3, 5)  # prange runs as range
+    expected = chunksize_seen_by_body(3, 5)
+    np.testing.assert_array_equal(seen, expected[1])
+    assert (around, after) == expected[2:]
+
+
+@pytest.mark.parametrize("value", ["four", 2.5, None])
+def test_set_chunksize_rejects_non_integers(value):
+    with pytest.raises(TypeError, match="The parallel chunksize must be an integer"):
+        set_parallel_chunksize(value)
+
+
+def test_set_chunksize_rejects_negative_sizes():
+    with pytest.raises(ValueError, match="chunksize must be greater than or equal to zero"):
+        set_parallel_chunksize(-1)
+    assert set_parallel_chunksize(np.int32(6)) == 0
+    assert get_parallel_chunksize() == 6
+
+
+def test_jitted_set_chunksize_needs_an_integer():
+    def set_text():
+        return set_parallel_chunksize("invalid")
+
+    with pytest.raises(TypingError, match="The parallel chunksize must be an integer"):
+        njit(set_text)()
+
+
+def thread_ids(n):
+    ids = np.empty(n, np.int64)
+    counts = np.empty(n, np.int64)
+    for i in prange(n):
+        ids[i] = ember.get_thread_id()
+        counts[i] = ember.get_num_threads()
+    return ids, counts, ember.get_thread_id(), ember.get_num_threads()
+
+
+def test_thread_functions_inside_and_outside_parallel_loops():
+    compiled = njit(parallel=True)(thread_ids)
+    previous = ember.get_num_threads()
+    try:
+        for threads in sorted({1, ember.config.NUM_THREADS}):
+            ember.set_num_threads(threads)
+            ids, counts, outside_id, outside_count = compiled(64)
+            assert outside_id == 0 and outside_count == threads
+            np.testing.assert_array_equal(counts, np.full(64, threads))
+            assert ids.min() >= 0 and ids.max() < threads
+    finally:
+        ember.set_num_threads(previous)
