@@ -54,3 +54,22 @@ def test_gufunc_keeps_qualified_name():
     # NumPy's ufunc __doc__ leads with the call signature, then the function's docstring
     assert module_level.__doc__.rstrip().endswith("Adds y to each element.")
     np.testing.assert_array_equal(module_level(np.arange(4), 3), np.arange(4) + 3)
+
+
+def test_jitted_ufunc_at_warns_experimental_and_broadcast_error():
+    from ember.errors import NumbaExperimentalFeatureWarning
+
+    add_pairs = vectorize(add)
+
+    def add_at(a, indices, b):
+        add_pairs.at(a, indices, b)
+
+    compiled = njit(add_at)
+    a = np.arange(5)
+    expected = a.copy()
+    np.add.at(expected, np.array([0, 3, 3]), 10)
+    with pytest.warns(NumbaExperimentalFeatureWarning, match="ufunc.at feature is experimental"):
+        compiled(a, np.array([0, 3, 3]), 10)
+    np.testing.assert_array_equal(a, expected)
+    with pytest.raises(ValueError, match="broadcast together with remapped shapes"):
+        compiled(a, np.array([0, 1, 2]), np.array([1, 2]))
