@@ -83,9 +83,11 @@ def _generate(loops: GeneralizedLoops, choose_loop, arg_types: tuple):
     for k, typ in enumerate(arg_types):
         ndim = typ.ndim if isinstance(typ, types.Array) else 0
         if ndim < len(layout.operands[k]):
-            raise TypingError(
-                f"gufunc {name}: operand {k + 1} has {ndim} dimensions, fewer than its core "
-                f"dimensions {layout.operands[k]}"
+            role, position = ("Input", k) if k < nin else ("Output", k - nin)
+            raise TypingError(  # NumPy's message (Numba's tests compare it)
+                f"{name}: {role} operand {position} does not have enough dimensions (has "
+                f"{ndim}, gufunc core with signature {layout.text} requires "
+                f"{len(layout.operands[k])})"
             )
         if k >= nin and (not isinstance(typ, types.Array) or numpy_dtype(typ.dtype)
                          != loop_dtypes[k]):  # fmt: skip

@@ -73,3 +73,30 @@ def test_jitted_ufunc_at_warns_experimental_and_broadcast_error():
     np.testing.assert_array_equal(a, expected)
     with pytest.raises(ValueError, match="broadcast together with remapped shapes"):
         compiled(a, np.array([0, 1, 2]), np.array([1, 2]))
+
+
+def test_jitted_gufunc_call_with_too_few_dimensions_says_numpys_words():
+    from ember.errors import TypingError
+
+    layout = "(n, m), (n, n, n) -> (m), (n, n)"
+
+    @guvectorize(layout)
+    def fill(x, y, res, out):
+        res[0] = 123
+        out[0, 0] = 456
+
+    def call(x, y, res, out):
+        fill(x, y, res, out)
+
+    compiled = njit(call)
+    x, y = np.arange(4).reshape(2, 2), np.arange(8).reshape(2, 2, 2)
+    res, out = np.zeros(2, np.int64), np.zeros((2, 2), np.int64)
+    compiled(x, y, res, out)
+    assert res[0] == 123 and out[0, 0] == 456
+    message = "fill: Input operand {} does not have enough dimensions (has {}, gufunc core with "
+    with pytest.raises(TypingError) as flat_x:
+        compiled(np.arange(4), y, res, out)
+    assert f"{message.format(0, 1)}signature {layout} requires 2)" in str(flat_x.value)
+    with pytest.raises(TypingError) as flat_y:
+        compiled(x, np.arange(4).reshape(2, 2), res, out)
+    assert f"{message.format(1, 2)}signature {layout} requires 3)" in str(flat_y.value)
