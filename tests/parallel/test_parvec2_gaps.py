@@ -86,3 +86,56 @@ def test_thread_functions_inside_and_outside_parallel_loops():
             assert ids.min() >= 0 and ids.max() < threads
     finally:
         ember.set_num_threads(previous)
+
+
+def shift_down(a):
+    t = 1
+    return a[t, 0] - a[0, -t]
+
+
+def chained_offsets(a):
+    s = 2
+    t = s - 1
+    return a[-t] + a[s]
+
+
+def stencil_by_hand(a, neighborhood, relative):
+    """The stencil's definition run by CPython: `relative(a, point)` reads a[point + offset]
+    for the kernel; points whose neighborhood leaves the array stay 0."""
+    out = np.zeros(a.shape)
+    ranges = [range(-low, n - high) for (low, high), n in zip(neighborhood, a.shape)]
+    for point in np.ndindex(*a.shape):
+        if all(p in r for p, r in zip(point, ranges)):
+            out[point] = relative(a, point)
+    return out
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_stencil_propagates_local_integer_constants(parallel):
+    from ember import stencil
+
+    def run(kernel, a):
+        compiled = stencil(kernel)
+        return njit(parallel=parallel)(lambda x: compiled(x))(a)
+
+    a = np.arange(20.0).reshape(4, 5) ** 2
+    expected = stencil_by_hand(
+        a, ((0, 1), (-1, 0)), lambda x, p: x[p[0] + 1, p[1]] - x[p[0], p[1] - 1]
+    )
+    np.testing.assert_array_equal(run(shift_down, a), expected)
+    b = np.arange(9.0) ** 3
+    expected = stencil_by_hand(b, ((-1, 2),), lambda x, p: x[p[0] - 1] + x[p[0] + 2])
+    np.testing.assert_array_equal(run(chained_offsets, b), expected)
+
+
+def test_stencil_rebound_index_name_is_not_a_constant():
+    from ember import stencil
+    from ember.errors import StencilError
+
+    def rebound(a):
+        t = 1
+        t = 2
+        return a[t]
+
+    with pytest.raises(StencilError, match="is not constant"):
+        stencil(rebound)(np.arange(5.0))
