@@ -149,13 +149,27 @@ def _constant_names(definition: ast.FunctionDef) -> dict[str, int]:
 
 def _relative_index(node: ast.Subscript, constants: dict[str, int]) -> RelativeIndex:
     components = index_components(node)
-    if any(isinstance(component, ast.Slice) for component in components):
+    if not all(map(is_relative_slice, filter(_is_slice, components))):
         raise StencilError(
-            f"stencil kernel index {ast.unparse(node)} contains a slice: relative indices "
-            "must be integers (list the array in standard_indexing to slice it normally)"
+            f"stencil kernel index {ast.unparse(node)} contains a slice without both bounds "
+            "or with a step: relative slices are written `a[-1:2]` (list the array in "
+            "standard_indexing to slice it normally)"
         )
-    offsets = tuple(constant_integer(component, constants) for component in components)
+    # a relative slice has no single offset: like a variable index, it needs neighborhood=
+    offsets = tuple(
+        None if _is_slice(component) else constant_integer(component, constants)
+        for component in components
+    )
     return RelativeIndex(subscripted_name(node), offsets, ast.unparse(node))
+
+
+def _is_slice(component: ast.expr) -> bool:
+    return isinstance(component, ast.Slice)
+
+
+def is_relative_slice(component: ast.Slice) -> bool:
+    """`lo:hi` relative to the current point (Numba's form): both bounds, no step."""
+    return component.lower is not None and component.upper is not None and component.step is None
 
 
 def constant_integer(node: ast.expr, constants: dict[str, int] | None = None) -> int | None:

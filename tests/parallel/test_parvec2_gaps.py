@@ -139,3 +139,38 @@ def test_stencil_rebound_index_name_is_not_a_constant():
 
     with pytest.raises(StencilError, match="is not constant"):
         stencil(rebound)(np.arange(5.0))
+
+
+def window_median(a):
+    return np.median(a[-1:2, -1:2])
+
+
+def window_mean_1d(a):
+    return np.mean(a[-1:3])
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_stencil_relative_slices_with_given_neighborhood(parallel):
+    from ember import stencil
+
+    median = stencil(window_median, neighborhood=((-1, 1), (-1, 1)))
+    a = np.arange(30.0).reshape(5, 6) ** 1.5
+    expected = stencil_by_hand(
+        a, ((-1, 1), (-1, 1)), lambda x, p: np.median(x[p[0] - 1 : p[0] + 2, p[1] - 1 : p[1] + 2])
+    )
+    np.testing.assert_array_equal(njit(parallel=parallel)(lambda x: median(x))(a), expected)
+    mean = stencil(window_mean_1d, neighborhood=((-1, 2),))
+    b = np.arange(12, dtype=np.uint32) ** 2
+    expected = stencil_by_hand(b, ((-1, 2),), lambda x, p: np.mean(x[p[0] - 1 : p[0] + 3]))
+    np.testing.assert_array_equal(mean(b), expected)
+
+
+def test_stencil_relative_slice_needs_both_bounds():
+    from ember import stencil
+    from ember.errors import StencilError
+
+    def open_ended(a):
+        return a[:2].sum()
+
+    with pytest.raises(StencilError, match="slice without both bounds"):
+        stencil(open_ended, neighborhood=((-1, 1),))(np.arange(5.0))
