@@ -174,3 +174,19 @@ def test_stencil_relative_slice_needs_both_bounds():
 
     with pytest.raises(StencilError, match="slice without both bounds"):
         stencil(open_ended, neighborhood=((-1, 1),))(np.arange(5.0))
+
+
+def reshape_with_negative_lengths(a, b):
+    columns = a[0:b].reshape(-1307, 1)  # NumPy infers any negative length, not only -1
+    return a[0:b] / columns, a.reshape(b, -4), np.reshape(a, (-1, 2))
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_reshape_infers_any_negative_length(parallel):
+    a = np.arange(1.0, 13.0)
+    expected = reshape_with_negative_lengths(a, 3)
+    got = njit(parallel=parallel)(reshape_with_negative_lengths)(a, 3)
+    for want, have in zip(expected, got):
+        np.testing.assert_array_equal(have, want)
+    with pytest.raises(ValueError, match="can only specify one unknown dimension"):
+        njit(lambda x: x.reshape(-2, -1))(a)
