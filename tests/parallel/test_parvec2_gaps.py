@@ -190,3 +190,20 @@ def test_reshape_infers_any_negative_length(parallel):
         np.testing.assert_array_equal(have, want)
     with pytest.raises(ValueError, match="can only specify one unknown dimension"):
         njit(lambda x: x.reshape(-2, -1))(a)
+
+
+def fill_with_dtype_type(a):
+    for i in prange(len(a)):
+        a[i] = a.dtype.type(i * 1.5)
+    return a.dtype.type(3.7), a.dtype.itemsize
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.uint8, np.complex64])
+@pytest.mark.parametrize("parallel", [False, True])
+def test_dtype_type_and_itemsize_in_jitted_code(dtype, parallel):
+    expected_array = np.ones(5, dtype)
+    expected = fill_with_dtype_type(expected_array)
+    got_array = np.ones(5, dtype)
+    got = njit(parallel=parallel)(fill_with_dtype_type)(got_array)
+    np.testing.assert_array_equal(got_array, expected_array)
+    assert got == expected
