@@ -100,3 +100,28 @@ def test_jitted_gufunc_call_with_too_few_dimensions_says_numpys_words():
     with pytest.raises(TypingError) as flat_y:
         compiled(x, np.arange(4).reshape(2, 2), res, out)
     assert f"{message.format(1, 2)}signature {layout} requires 3)" in str(flat_y.value)
+
+
+def subtract(a, b):
+    return a - b
+
+
+summing = vectorize(["int64(int64, int64)", "float64(float64, float64)"], identity=0)(add)
+differences = vectorize(["int64(int64, int64)"], identity=None)(subtract)
+
+
+@pytest.mark.parametrize("shape", [(7,), (3, 4), (2, 3, 4)])
+def test_jitted_reduce_without_axis_reduces_axis_zero(shape):
+    a = np.arange(np.prod(shape)).reshape(shape)
+    np.testing.assert_array_equal(njit(lambda x: summing.reduce(x))(a), np.add.reduce(a))
+    np.testing.assert_array_equal(njit(lambda x: differences.reduce(x))(a), np.subtract.reduce(a))
+
+
+def test_jitted_reduce_of_non_reorderable_ufunc_over_all_axes():
+    from ember.errors import TypingError
+
+    over_all = njit(lambda x: differences.reduce(x, axis=None))
+    line = np.arange(10)
+    assert over_all(line) == np.subtract.reduce(line, axis=None)
+    with pytest.raises(TypingError, match="is not reorderable, so at most one axis"):
+        over_all(np.arange(12).reshape(3, 4))
