@@ -125,3 +125,20 @@ def test_jitted_reduce_of_non_reorderable_ufunc_over_all_axes():
     assert over_all(line) == np.subtract.reduce(line, axis=None)
     with pytest.raises(TypingError, match="is not reorderable, so at most one axis"):
         over_all(np.arange(12).reshape(3, 4))
+
+
+def power(a, b):
+    return a**b
+
+
+@pytest.mark.parametrize("target", ["cpu", "parallel"])
+def test_integer_power_kernel_with_negative_exponents_never_raises(target):
+    # NumPy's error model, as Numba: a ** -n is 1 / a**n truncated (0 unless a is +-1), and
+    # 0 ** -n converts inf to the smallest int64 (no exception, no warning)
+    ufunc = vectorize(["int64(int64, int64)"], target=target)(power)
+    bases = np.array([5, 0, 6, 2, -2, 1, -1, 3, -1])
+    exponents = np.array([1, -1, 2, -1, -1, -5, -3, -2, -4])
+    expected = [5, -(2**63), 36, 0, 0, 1, -1, 0, 1]
+    np.testing.assert_array_equal(ufunc(bases, exponents), expected)
+    numpy_model = njit(error_model="numpy")(power)
+    assert [numpy_model(b, e) for b, e in zip(bases.tolist(), exponents.tolist())] == expected
