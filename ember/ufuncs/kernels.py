@@ -35,6 +35,11 @@ class UnrecognizedOptions(TypeError, KeyError):
         return str(self.args[0])
 
 
+class UnsupportedTarget(UnsupportedError, TypeError):
+    """A `target=` other than 'cpu' and 'parallel' (Numba raises TypeError for CUDA-only
+    combinations such as writable_args with target='cuda')."""
+
+
 def check_options(options: dict, decorator: str) -> bool:
     """Validate the keyword options; True for `target='parallel'`."""
     unknown = set(options) - _ACCEPTED_OPTIONS
@@ -46,7 +51,7 @@ def check_options(options: dict, decorator: str) -> bool:
     identity_code(options.get("identity"))  # a bad identity is refused at decoration
     target = options.get("target", "cpu")
     if target not in TARGETS:
-        raise UnsupportedError(
+        raise UnsupportedTarget(
             f"{decorator}: target={target!r} is not supported; use 'cpu' or 'parallel'"
         )
     return target == "parallel"

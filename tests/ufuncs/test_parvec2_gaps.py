@@ -142,3 +142,23 @@ def test_integer_power_kernel_with_negative_exponents_never_raises(target):
     np.testing.assert_array_equal(ufunc(bases, exponents), expected)
     numpy_model = njit(error_model="numpy")(power)
     assert [numpy_model(b, e) for b, e in zip(bases.tolist(), exponents.tolist())] == expected
+
+
+def replace_second(x_t, z_t):
+    for i in range(x_t.shape[0]):
+        x_t[i] = z_t[0]
+
+
+def test_writable_args_errors():
+    sigs, layout = ["void(f8[:], f8[:])"], "(t),()"
+    with pytest.raises(RuntimeError, match="no parameter named 'w_t'"):
+        guvectorize(sigs, layout, writable_args=("w_t",))(replace_second)
+    for bad in [(0, 1, 2, 5), (5,), (-1,)]:
+        with pytest.raises(ValueError):
+            guvectorize(sigs, layout, writable_args=bad)(replace_second)
+    with pytest.raises(TypeError):
+        guvectorize(sigs, layout, writable_args=(0,), target="cuda")(replace_second)
+    in_place = guvectorize(sigs, layout, writable_args=("x_t",))(replace_second)
+    x = np.arange(4.0)
+    in_place(x, 7.0)
+    np.testing.assert_array_equal(x, np.full(4, 7.0))
