@@ -53,8 +53,11 @@ def pndindex(*shape: Any) -> Any:
 
 def set_num_threads(n: int) -> None:
     """Use `n` threads (1..EMBER_NUM_THREADS) in the parallel regions this thread starts."""
-    if not isinstance(n, int) or isinstance(n, bool):
-        raise TypeError(f"the number of threads must be an int, not {type(n).__name__}")
+    if not isinstance(n, (int, np.integer)) or isinstance(n, (bool, np.bool_)):
+        raise TypeError(
+            f"The number of threads specified must be an integer, not {type(n).__name__}"
+        )
+    n = int(n)
     if not 1 <= n <= config.NUM_THREADS:
         raise ValueError(
             f"The number of threads must be between 1 and {config.NUM_THREADS} "

@@ -48,9 +48,11 @@ def _type_thread_query(args, kws):
 
 @registry.typer(set_num_threads)
 def _type_set_num_threads(args, kws):
-    if len(args) == 1 and not kws and isinstance(types.unliteral(args[0]), types.Integer):
-        return signature(types.none, types.int64)
-    return None
+    if len(args) != 1 or kws:
+        return None
+    if not isinstance(types.unliteral(args[0]), types.Integer):
+        raise TypingError(f"The number of threads specified must be an integer, not {args[0]}")
+    return signature(types.none, types.int64)
 
 
 @lower_builtin(get_num_threads)

@@ -207,3 +207,20 @@ def test_dtype_type_and_itemsize_in_jitted_code(dtype, parallel):
     got = njit(parallel=parallel)(fill_with_dtype_type)(got_array)
     np.testing.assert_array_equal(got_array, expected_array)
     assert got == expected
+
+
+def test_set_num_threads_takes_numpy_integers_and_refuses_others():
+    previous = ember.get_num_threads()
+    try:
+        ember.set_num_threads(np.int64(1))
+        assert ember.get_num_threads() == 1
+        with pytest.raises(TypeError, match="The number of threads specified must be an integer"):
+            ember.set_num_threads("wrong_type")
+
+        def set_text():
+            ember.set_num_threads("wrong_type")
+
+        with pytest.raises(TypingError, match="The number of threads specified must be"):
+            njit(set_text)()
+    finally:
+        ember.set_num_threads(previous)
