@@ -224,3 +224,14 @@ def test_set_num_threads_takes_numpy_integers_and_refuses_others():
             njit(set_text)()
     finally:
         ember.set_num_threads(previous)
+
+
+def test_object_mode_with_nogil_warns_it_stays_serial():
+    from ember.errors import NumbaWarning
+
+    def first(values):
+        return values[0]
+
+    with pytest.warns(NumbaWarning, match="won't allow parallel execution despite nogil"):
+        compiled = ember.jit(forceobj=True, nogil=True)(first)
+    assert compiled([4, 5]) == 4
