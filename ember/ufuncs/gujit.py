@@ -26,6 +26,7 @@ from ember.decorators import njit
 from ember.errors import TypingError, UnsupportedError
 from ember.extending import overload
 from ember.library.numpy.support import numpy_dtype
+from ember.typing.signature import Signature
 from ember.ufuncs.gufunc import GeneralizedLoops
 
 
@@ -97,7 +98,8 @@ def _generate(loops: GeneralizedLoops, choose_loop, arg_types: tuple):
             )
         loop_ndims.append(ndim - len(layout.operands[k]))
     source = _Source(layout, nin, arg_types, loop_ndims, loop_dtypes, kernel_types).build()
-    namespace = {"np": np, "kernel": loops.dispatcher, "broadcast": broadcast_dimension}
+    kernel = loops.kernel_for(Signature(types.none, tuple(kernel_types)), elementwise=False)
+    namespace = {"np": np, "kernel": kernel, "broadcast": broadcast_dimension}
     exec(compile(source, f"<gufunc {name}>", "exec"), namespace)  # noqa: S102 - generated
     return namespace["gufunc_call"]
 

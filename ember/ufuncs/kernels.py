@@ -135,11 +135,18 @@ class LoopTable:
         (`forceobj=True`) a nopython wrapper that calls it as Python."""
         if not self.object_mode:
             return self.dispatcher.compile(sig if sig.return_type is not None else sig.args)
+        return self.kernel_for(sig, elementwise).compile(sig)
+
+    def kernel_for(self, sig: Signature, elementwise: bool) -> Any:
+        """The dispatcher that runs the kernel for `sig`: the kernel's own, or in object mode
+        the wrapper made for this signature."""
+        if not self.object_mode:
+            return self.dispatcher
         key = (sig.return_type, tuple(sig.args))
         if key not in self.object_kernels:
             kernel = object_mode_kernel(self.py_func, sig, elementwise)
             self.object_kernels[key] = kernel_dispatcher(kernel, self.options, cache=False)
-        return self.object_kernels[key].compile(sig)
+        return self.object_kernels[key]
 
     def cached_loop(self, arg_types: tuple, declared_return: Any, variant: str) -> Any:
         """(inner loop, kernel signature) from the disk cache (`cache=True`), or None: a hit

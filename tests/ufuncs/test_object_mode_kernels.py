@@ -164,3 +164,21 @@ def test_forceobj_ufunc_called_from_jitted_code():
     np.testing.assert_array_equal(parallel(x), expected + 1.0)
     with pytest.raises(ValueError, match="above one"):
         serial(np.arange(3.0))
+
+
+def test_lazy_forceobj_gufunc_called_from_jitted_code():
+    from ember import njit
+
+    @guvectorize("(n),()->(n)", forceobj=True)
+    def shifted(x, y, res):
+        Unsupported(y)
+        for i in range(x.shape[0]):
+            res[i] = x[i] + y
+
+    def call(x, y, res):
+        shifted(x, y, res)
+
+    x = np.arange(40, dtype=np.int64).reshape(4, 2, 5)
+    res = np.zeros_like(x)
+    njit(call)(x, np.int32(100), res)
+    np.testing.assert_array_equal(res, x + 100)
