@@ -162,3 +162,19 @@ def test_writable_args_errors():
     x = np.arange(4.0)
     in_place(x, 7.0)
     np.testing.assert_array_equal(x, np.full(4, 7.0))
+
+
+def test_numpy_ufunc_into_readonly_output_is_a_typing_error():
+    from ember.errors import TypingError
+
+    def sine_into(x):
+        a = np.ones(x.shape, x.dtype)
+        np.sin(a, x)
+
+    frozen = np.ones(4)
+    frozen.flags.writeable = False
+    with pytest.raises(TypingError, match="ufunc 'sin' called with an explicit output that is"):
+        njit(sine_into)(frozen)
+    writable = np.zeros(4)
+    njit(sine_into)(writable)
+    np.testing.assert_array_equal(writable, np.sin(np.ones(4)))
