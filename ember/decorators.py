@@ -56,6 +56,13 @@ def _object_mode(signature_or_function: Any, options: dict) -> Any:
 
     if options.get("cache"):
         _warn_no_disk_cache("object-mode functions (forceobj=True)")
+    if options.get("nogil"):
+        import warnings
+
+        from ember.errors import NumbaWarning
+
+        message = "Code running in object mode won't allow parallel execution despite nogil=True."
+        warnings.warn(message, NumbaWarning, stacklevel=3)  # Numba's warning
 
     def decorate(py_func: Callable) -> Any:
         _check_decorated(py_func)

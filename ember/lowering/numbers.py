@@ -200,6 +200,8 @@ def int_power(context, builder, sig, args):
     bases 1 and -1, so it raises rather than silently truncating to 0."""
     base, exponent = args
     one = llvm.Constant(base.type, 1)
+    if sig.args[1].signed and context.options.error_model != "python":
+        return _int_power_numpy_errors(builder, base, exponent, one)
     if sig.args[1].signed:
         negative = builder.icmp_signed("<", exponent, _zero(exponent))
         with builder.if_then(negative, likely=False):
@@ -217,6 +219,20 @@ def int_power(context, builder, sig, args):
         # Only bases 1 and -1 get here with a negative exponent: b**-n == b**n for them.
         exponent = builder.select(negative, builder.neg(exponent), exponent)
     return power_by_squaring(builder, base, exponent, one)
+
+
+def _int_power_numpy_errors(builder, base, exponent, one):
+    """int ** int under error_model='numpy' (ufunc kernels), as Numba computes it: a negative
+    exponent gives 1 / base**n truncated, so 0 for |base| > 1, +-1 for bases +-1, and for
+    base 0 the conversion of inf (the type's minimum), never an exception."""
+    negative = builder.icmp_signed("<", exponent, _zero(exponent))
+    magnitude = builder.select(negative, builder.neg(exponent), exponent)
+    power = power_by_squaring(builder, base, magnitude, one)
+    unit = builder.icmp_signed("==", builder.mul(base, base), one)
+    zero_base = builder.icmp_signed("==", base, _zero(base))
+    minimum = llvm.Constant(base.type, 1 << (base.type.width - 1))
+    inverse = builder.select(zero_base, minimum, builder.select(unit, power, _zero(base)))
+    return builder.select(negative, inverse, power)
 
 
 def power_by_squaring(builder, base, exponent, one, multiply=None):

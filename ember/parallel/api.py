@@ -11,6 +11,8 @@ import ctypes
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 from ember import config
 
 
@@ -51,8 +53,11 @@ def pndindex(*shape: Any) -> Any:
 
 def set_num_threads(n: int) -> None:
     """Use `n` threads (1..EMBER_NUM_THREADS) in the parallel regions this thread starts."""
-    if not isinstance(n, int) or isinstance(n, bool):
-        raise TypeError(f"the number of threads must be an int, not {type(n).__name__}")
+    if not isinstance(n, (int, np.integer)) or isinstance(n, (bool, np.bool_)):
+        raise TypeError(
+            f"The number of threads specified must be an integer, not {type(n).__name__}"
+        )
+    n = int(n)
     if not 1 <= n <= config.NUM_THREADS:
         raise ValueError(
             f"The number of threads must be between 1 and {config.NUM_THREADS} "
@@ -100,16 +105,24 @@ def set_parallel_chunksize(n: int) -> int:
     """Numba's scheduling hint (iterations per work item) for parallel regions; returns the
     previous one. ember's runtime splits the iterations its own way, so the hint is recorded
     and reported, and results never depend on it. 0 means the default."""
-    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-        raise ValueError(f"the parallel chunk size must be an int >= 0, not {n!r}")
+    if not isinstance(n, (int, np.integer)) or isinstance(n, (bool, np.bool_)):
+        raise TypeError(f"The parallel chunksize must be an integer, not {n!r}")
+    if n < 0:
+        raise ValueError(f"chunksize must be greater than or equal to zero, not {n}")
     previous = _chunk_size.value
-    _chunk_size.value = n
+    _chunk_size.value = int(n)
     return previous
 
 
 def get_parallel_chunksize() -> int:
     """The hint `set_parallel_chunksize` last set (0: the default)."""
     return _chunk_size.value
+
+
+def worker_parallel_chunksize() -> int:
+    """What `get_parallel_chunksize()` reads inside a parallel loop's body: 0, the hint being
+    reset while the workers run (Numba's behaviour)."""
+    return 0
 
 
 @contextlib.contextmanager

@@ -19,6 +19,7 @@ from ember.ir import nodes as ir
 from ember.ir.liveness import insert_dels
 from ember.ir.parfor import Parfor
 from ember.parallel import reductions as red
+from ember.parallel.api import get_parallel_chunksize, worker_parallel_chunksize
 
 _LO, _HI, _STEP = "$parfor.lo", "$parfor.hi", "$parfor.step"
 _counter = itertools.count()
@@ -54,7 +55,7 @@ def build_gufunc_ir(parfor: Parfor, func_ir: ir.FunctionIR, typemap: dict, has_s
     exit_block = _exit_block(parfor, exit_label, loc)
     loop = {header: _header_block(parfor, header, exit_label, loc)}
     for label, block in parfor.loop_body.items():
-        body = [s for s in block.body if not isinstance(s, ir.Del)]
+        body = [_in_worker(s, typemap) for s in block.body if not isinstance(s, ir.Del)]
         loop[label] = ir.Block(label, block.loc, body)
     blocks = {entry_label: entry, exit_label: exit_block, **loop}
     if has_step:
@@ -77,6 +78,18 @@ def build_gufunc_ir(parfor: Parfor, func_ir: ir.FunctionIR, typemap: dict, has_s
     entry.append(ir.Assign(test, ir.BinOp(operator.ge, var(_LO), zero, loc), loc))
     entry.append(ir.Branch(test, natural, other, loc))
     return _finished(blocks, arg_names, arg_types, func_ir, entry_label, loc)
+
+
+def _in_worker(stmt: ir.Stmt, typemap: dict) -> ir.Stmt:
+    """The statement as the outlined body runs it: `get_parallel_chunksize` reads 0 there (as
+    in Numba, whose workers run with the hint reset)."""
+    if not isinstance(stmt, ir.Assign):
+        return stmt
+    key = getattr(typemap.get(stmt.target.name), "typing_key", None)
+    if key is not get_parallel_chunksize:
+        return stmt
+    reset = ir.Global("worker_parallel_chunksize", worker_parallel_chunksize, stmt.loc)
+    return ir.Assign(stmt.target, reset, stmt.loc)
 
 
 def _finished(blocks, arg_names, arg_types, func_ir, entry_label, loc):

@@ -8,6 +8,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.codegen.symbols import external_global
+from ember.errors import TypingError
 from ember.extending import overload
 from ember.library.builtins import ranges
 from ember.lowering.registry import lower_builtin
@@ -25,9 +26,12 @@ from ember.parallel.api import (
     set_parallel_chunksize,
     setitem_prange,
     stencil_prange,
+    worker_parallel_chunksize,
 )
 from ember.typing.signature import signature
 from ember.typing.templates import registry
+
+_i64 = llvm.IntType(64)
 
 for _marker in (prange, stencil_prange, numpy_prange, reduction_prange, setitem_prange):
     registry.typer(_marker)(ranges._type_range)
@@ -44,9 +48,11 @@ def _type_thread_query(args, kws):
 
 @registry.typer(set_num_threads)
 def _type_set_num_threads(args, kws):
-    if len(args) == 1 and not kws and isinstance(types.unliteral(args[0]), types.Integer):
-        return signature(types.none, types.int64)
-    return None
+    if len(args) != 1 or kws:
+        return None
+    if not isinstance(types.unliteral(args[0]), types.Integer):
+        raise TypingError(f"The number of threads specified must be an integer, not {args[0]}")
+    return signature(types.none, types.int64)
 
 
 @lower_builtin(get_num_threads)
@@ -73,15 +79,18 @@ def _lower_set_num_threads(context, builder, sig, args):
 
 
 @registry.typer(get_parallel_chunksize)
+@registry.typer(worker_parallel_chunksize)
 def _type_get_chunksize(args, kws):
     return signature(types.int64) if not args and not kws else None
 
 
 @registry.typer(set_parallel_chunksize)
 def _type_set_chunksize(args, kws):
-    if len(args) == 1 and not kws and isinstance(types.unliteral(args[0]), types.Integer):
-        return signature(types.int64, types.int64)
-    return None
+    if len(args) != 1 or kws:
+        return None
+    if not isinstance(types.unliteral(args[0]), types.Integer):
+        raise TypingError(f"The parallel chunksize must be an integer, not {args[0]}")
+    return signature(types.int64, types.int64)
 
 
 def _chunksize_cell(builder):
@@ -91,6 +100,11 @@ def _chunksize_cell(builder):
 @lower_builtin(get_parallel_chunksize)
 def _lower_get_chunksize(context, builder, sig, args):
     return builder.load(_chunksize_cell(builder))
+
+
+@lower_builtin(worker_parallel_chunksize)
+def _lower_worker_chunksize(context, builder, sig, args):
+    return _i64(0)
 
 
 @lower_builtin(set_parallel_chunksize, types.Integer)

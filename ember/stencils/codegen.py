@@ -149,7 +149,12 @@ class _AbsoluteIndices(ast.NodeTransformer):
 
 
 def _shifted(index_name: str, component: ast.expr) -> ast.expr:
-    """`i0 + component`, written `i0`, `i0 + 1` or `i0 - 1` for constants."""
+    """`i0 + component`, written `i0`, `i0 + 1` or `i0 - 1` for constants; a relative slice
+    `lo:hi` becomes `i0 + lo:i0 + hi`."""
+    if isinstance(component, ast.Slice):
+        return ast.Slice(
+            _shifted(index_name, component.lower), _shifted(index_name, component.upper)
+        )
     loop_index = ast.Name(index_name, ast.Load())
     offset = constant_integer(component)
     if offset == 0:

@@ -80,7 +80,8 @@ def read_kernel(func: Callable, standard_indexing: Iterable[str]) -> Kernel:
         if isinstance(node, ast.Subscript) and subscripted_name(node) in relative
     ]
     subscripts.sort(key=lambda node: (node.lineno, node.col_offset))  # errors name the first
-    indices = tuple(map(_relative_index, subscripts))
+    constants = _constant_names(definition)
+    indices = tuple(_relative_index(node, constants) for node in subscripts)
     identifiers = frozenset(
         node.id if isinstance(node, ast.Name) else node.arg
         for node in ast.walk(definition)
@@ -116,28 +117,78 @@ def index_components(node: ast.Subscript) -> list[ast.expr]:
     return [node.slice]
 
 
-def _relative_index(node: ast.Subscript) -> RelativeIndex:
+def _constant_names(definition: ast.FunctionDef) -> dict[str, int]:
+    """Local names bound once, by `name = <integer constant expression>` (`t = 1`, or
+    `u = t - 1` after it), and never rebound: Numba propagates them into relative indices."""
+    bindings: dict[str, int] = {}
+    for node in ast.walk(definition):
+        targets = []
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            targets = [node.target]
+        elif isinstance(node, (ast.NamedExpr, ast.withitem)):
+            targets = [node.target if isinstance(node, ast.NamedExpr) else node.optional_vars]
+        for target in targets:
+            for name in ast.walk(target) if target is not None else ():
+                if isinstance(name, ast.Name):
+                    bindings[name.id] = bindings.get(name.id, 0) + 1
+    constants: dict[str, int] = {}
+    for node in definition.body:  # in order, so a constant may use the ones before it
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and bindings.get(node.targets[0].id) == 1
+        ):
+            value = constant_integer(node.value, constants)
+            if value is not None:
+                constants[node.targets[0].id] = value
+    return constants
+
+
+def _relative_index(node: ast.Subscript, constants: dict[str, int]) -> RelativeIndex:
     components = index_components(node)
-    if any(isinstance(component, ast.Slice) for component in components):
+    if not all(map(is_relative_slice, filter(_is_slice, components))):
         raise StencilError(
-            f"stencil kernel index {ast.unparse(node)} contains a slice: relative indices "
-            "must be integers (list the array in standard_indexing to slice it normally)"
+            f"stencil kernel index {ast.unparse(node)} contains a slice without both bounds "
+            "or with a step: relative slices are written `a[-1:2]` (list the array in "
+            "standard_indexing to slice it normally)"
         )
-    offsets = tuple(constant_integer(component) for component in components)
+    # a relative slice has no single offset: like a variable index, it needs neighborhood=
+    offsets = tuple(
+        None if _is_slice(component) else constant_integer(component, constants)
+        for component in components
+    )
     return RelativeIndex(subscripted_name(node), offsets, ast.unparse(node))
 
 
-def constant_integer(node: ast.expr) -> int | None:
-    """The value of an integer constant expression (`1`, `-1`, `2 - 1`), else None."""
+def _is_slice(component: ast.expr) -> bool:
+    return isinstance(component, ast.Slice)
+
+
+def is_relative_slice(component: ast.Slice) -> bool:
+    """`lo:hi` relative to the current point (Numba's form): both bounds, no step."""
+    return component.lower is not None and component.upper is not None and component.step is None
+
+
+def constant_integer(node: ast.expr, constants: dict[str, int] | None = None) -> int | None:
+    """The value of an integer constant expression (`1`, `-1`, `2 - 1`, or a name in
+    `constants`), else None."""
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return node.value
+    if isinstance(node, ast.Name) and constants and node.id in constants:
+        return constants[node.id]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        operand = constant_integer(node.operand)
+        operand = constant_integer(node.operand, constants)
         if operand is None:
             return None
         return -operand if isinstance(node.op, ast.USub) else operand
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
-        left, right = constant_integer(node.left), constant_integer(node.right)
+        left, right = (
+            constant_integer(node.left, constants),
+            constant_integer(node.right, constants),
+        )
         if left is None or right is None:
             return None
         if isinstance(node.op, ast.Add):

@@ -3,6 +3,7 @@ NumPy ufuncs, built through NumPy's C API without a C compiler."""
 
 from ember.ufuncs import (
     jit_at,  # noqa: F401 - ufunc.at in jitted code
+    jit_attributes,  # noqa: F401 - ufunc.nin, .identity, ... in jitted code
     jit_reduce,  # noqa: F401 - ufunc.reduce in jitted code
     jit_reduceat,  # noqa: F401 - ufunc.reduceat in jitted code
     pickling,  # noqa: F401 - ember's ufuncs pickle by value

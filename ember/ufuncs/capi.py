@@ -122,7 +122,7 @@ def make_ufunc(
         None if signature is None else signature.encode(),
         list(owners or ()),
     )
-    code, value = _identity_code(identity)
+    code, value = identity_code(identity)
     ufunc = _create(
         ctypes.addressof(functions),
         ctypes.addressof(data),
@@ -156,7 +156,7 @@ def _install_loops(ufunc: np.ufunc, functions, data, typecodes: bytes, count: in
     head.ntypes = count
 
 
-def _identity_code(identity) -> tuple[int, object]:
+def identity_code(identity) -> tuple[int, object]:
     """NumPy's identity code and value for Numba's `identity=` spellings (0, 1, None,
     'reorderable') or any other Python number."""
     if isinstance(identity, str) or identity is None:

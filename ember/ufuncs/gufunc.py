@@ -162,7 +162,7 @@ class GeneralizedLoops(LoopTable):
         if cached is not None:
             loop = cached[0]
         else:
-            result = self.dispatcher.compile(Signature(types.none, arg_types))
+            result = self.compile_kernel(Signature(types.none, arg_types), elementwise=False)
             cores = len(self.layout.dimension_names)
 
             def build(name: str | None):
@@ -211,12 +211,21 @@ class GeneralizedLoops(LoopTable):
         return ufunc
 
 
+class UnknownWritableArgument(ValueError, RuntimeError):
+    """`writable_args=` names no parameter: a ValueError that is also the RuntimeError Numba
+    raises for it."""
+
+
 def _writable_indices(py_func: Callable, spec: Any, nin: int) -> tuple[int, ...]:
     """`writable_args=` as input indices: names of parameters or their positions."""
     names = positional_parameters(py_func)
     indices = []
     for item in spec if isinstance(spec, (tuple, list)) else (spec,):
-        index = names.index(item) if isinstance(item, str) and item in names else item
+        if isinstance(item, str) and item not in names:
+            raise UnknownWritableArgument(
+                f"writable_args: {py_func.__name__} has no parameter named {item!r}"
+            )
+        index = names.index(item) if isinstance(item, str) else item
         if not isinstance(index, int) or not 0 <= index < nin:
             raise ValueError(f"writable_args: {item!r} is not an input of {py_func.__name__}")
         indices.append(index)

@@ -26,6 +26,7 @@ from ember.decorators import njit
 from ember.errors import TypingError, UnsupportedError
 from ember.extending import overload
 from ember.library.numpy.support import numpy_dtype
+from ember.typing.signature import Signature
 from ember.ufuncs.gufunc import GeneralizedLoops
 
 
@@ -83,9 +84,11 @@ def _generate(loops: GeneralizedLoops, choose_loop, arg_types: tuple):
     for k, typ in enumerate(arg_types):
         ndim = typ.ndim if isinstance(typ, types.Array) else 0
         if ndim < len(layout.operands[k]):
-            raise TypingError(
-                f"gufunc {name}: operand {k + 1} has {ndim} dimensions, fewer than its core "
-                f"dimensions {layout.operands[k]}"
+            role, position = ("Input", k) if k < nin else ("Output", k - nin)
+            raise TypingError(  # NumPy's message (Numba's tests compare it)
+                f"{name}: {role} operand {position} does not have enough dimensions (has "
+                f"{ndim}, gufunc core with signature {layout.text} requires "
+                f"{len(layout.operands[k])})"
             )
         if k >= nin and (not isinstance(typ, types.Array) or numpy_dtype(typ.dtype)
                          != loop_dtypes[k]):  # fmt: skip
@@ -95,7 +98,8 @@ def _generate(loops: GeneralizedLoops, choose_loop, arg_types: tuple):
             )
         loop_ndims.append(ndim - len(layout.operands[k]))
     source = _Source(layout, nin, arg_types, loop_ndims, loop_dtypes, kernel_types).build()
-    namespace = {"np": np, "kernel": loops.dispatcher, "broadcast": broadcast_dimension}
+    kernel = loops.kernel_for(Signature(types.none, tuple(kernel_types)), elementwise=False)
+    namespace = {"np": np, "kernel": kernel, "broadcast": broadcast_dimension}
     exec(compile(source, f"<gufunc {name}>", "exec"), namespace)  # noqa: S102 - generated
     return namespace["gufunc_call"]
 

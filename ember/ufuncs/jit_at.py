@@ -6,12 +6,13 @@ DUFunc.at): unbuffered in-place `a[i] = ufunc(a[i][, b_k])` for each index i of 
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import Any
 
 import numpy as np
 
 from ember import types
-from ember.errors import TypingError
+from ember.errors import NumbaExperimentalFeatureWarning, TypingError
 from ember.typing.overload import overload_method
 from ember.ufuncs.jit_reduce import reducible_ufunc
 
@@ -21,6 +22,8 @@ def _ufunc_at(fnty, a, indices, b=None):
     ufunc = reducible_ufunc(fnty)
     if ufunc is None:
         return None
+    # Numba's warning (its users filter it by category)
+    warnings.warn("ufunc.at feature is experimental", NumbaExperimentalFeatureWarning, stacklevel=2)
     name = ufunc.__name__
     if not isinstance(a, types.Array):
         raise TypingError(f"{name}.at: the first argument must be an array, not {a}")
@@ -76,7 +79,8 @@ def _make_at(ufunc: Any, index_kind: str, b_kind: str):
     if b_kind == "sequence":
         lines += [
             "    if len(b) != count and len(b) != 1:",
-            "        raise ValueError('operands could not be broadcast together (ufunc.at)')",
+            "        raise ValueError('operands could not be broadcast together with remapped '",
+            "                         'shapes (ufunc.at)')",
         ]
     lines += ["    size = a.shape[0]", "    for k in range(count):"]
     lines.append(

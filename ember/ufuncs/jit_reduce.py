@@ -44,18 +44,27 @@ def _ufunc_reduce(fnty, array, axis=0, dtype=None, initial=None):
         raise TypingError(f"reduce only supported for binary functions, not {ufunc.__name__}")
     if not isinstance(array, types.Array):
         raise TypingError('The first argument "array" must be array-like')  # Numba's words
+    if isinstance(axis, int) or isinstance(axis, types.Omitted):  # not given: the default 0
+        axis = types.int64
+    if isinstance(axis, types.NoneType) and array.ndim > 1 and not _reorderable(ufunc):
+        raise TypingError(_not_reorderable(ufunc))
     if isinstance(axis, types.BaseTuple):
         if not all(isinstance(t, types.Integer) for t in axis.types):
             raise TypingError(f"{ufunc.__name__}.reduce: axis must hold ints, not {axis}")
         if len(axis.types) > 1 and not _reorderable(ufunc):
-            raise TypingError(
-                f"reduction operation '{ufunc.__name__}' is not reorderable, so at most one "
-                "axis may be specified"
-            )
+            raise TypingError(_not_reorderable(ufunc))
         return _make_multi_axis_reduce(ufunc, array.ndim, len(axis.types), _is_none(dtype))
     if not (_is_none(axis) or isinstance(axis, types.Integer)):
         raise TypingError(f"{ufunc.__name__}.reduce: axis must be an int or None, not {axis}")
     return _make_reduce(ufunc, array.ndim, _is_none(axis), _is_none(dtype), _is_none(initial))
+
+
+def _not_reorderable(ufunc: Any) -> str:
+    """NumPy's (and Numba's) message for a reduction over several axes without an identity."""
+    return (
+        f"reduction operation '{ufunc.__name__}' is not reorderable, so at most one axis may "
+        "be specified"
+    )
 
 
 def _reorderable(ufunc: Any) -> bool:

@@ -9,6 +9,7 @@ from typing import Any
 
 from ember import types
 from ember.library.numpy import ufuncs as numpy_ufuncs
+from ember.typing.signature import Signature
 from ember.ufuncs.kernels import LoopTable
 
 
@@ -22,7 +23,11 @@ def register_ufunc(key: Any, loops: LoopTable) -> None:
     declare_function_type(key)
 
     def kernel(context, builder, loop, args):
-        result = loops.dispatcher.compile(tuple(loop.in_types))
+        if loops.object_mode:  # the Python kernel, declared to return the loop's type
+            sig = Signature(loop.out_type, tuple(loop.in_types))
+            result = loops.compile_kernel(sig, elementwise=True)
+        else:
+            result = loops.dispatcher.compile(tuple(loop.in_types))
         value = context.call_compiled(builder, result, args)
         return context.cast(builder, value, result.signature.return_type, loop.out_type)
 

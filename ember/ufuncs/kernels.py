@@ -7,6 +7,7 @@ from __future__ import annotations
 import ctypes
 import inspect
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -16,8 +17,9 @@ from ember.decorators import _parse_signature
 from ember.errors import UnsupportedError
 from ember.library.numpy.support import numpy_dtype
 from ember.typing.signature import Signature
-from ember.ufuncs.capi import make_ufunc
+from ember.ufuncs.capi import identity_code, make_ufunc
 from ember.ufuncs.loops import InnerLoop
+from ember.ufuncs.object_kernels import object_mode_kernel, wants_object_mode
 from ember.ufuncs.threads import default_settings
 
 _ACCEPTED_OPTIONS = {"identity", "target", "cache", "nopython", "forceobj", "fastmath",
@@ -33,6 +35,11 @@ class UnrecognizedOptions(TypeError, KeyError):
         return str(self.args[0])
 
 
+class UnsupportedTarget(UnsupportedError, TypeError):
+    """A `target=` other than 'cpu' and 'parallel' (Numba raises TypeError for CUDA-only
+    combinations such as writable_args with target='cuda')."""
+
+
 def check_options(options: dict, decorator: str) -> bool:
     """Validate the keyword options; True for `target='parallel'`."""
     unknown = set(options) - _ACCEPTED_OPTIONS
@@ -41,20 +48,18 @@ def check_options(options: dict, decorator: str) -> bool:
             f"unknown {decorator} option(s): {', '.join(sorted(unknown))} "
             f"(Unrecognized options: {sorted(unknown)})"
         )
-    if options.get("forceobj") or options.get("nopython") is False:
-        raise UnsupportedError(f"{decorator}: object mode is not supported; ember compiles "
-                               "nopython kernels only")  # fmt: skip
+    identity_code(options.get("identity"))  # a bad identity is refused at decoration
     target = options.get("target", "cpu")
     if target not in TARGETS:
-        raise UnsupportedError(
+        raise UnsupportedTarget(
             f"{decorator}: target={target!r} is not supported; use 'cpu' or 'parallel'"
         )
     return target == "parallel"
 
 
-def kernel_dispatcher(py_func: Callable, options: dict):
+def kernel_dispatcher(py_func: Callable, options: dict, cache: bool = True):
     """The kernel's ember dispatcher: NumPy's error model (x/0 gives inf, as NumPy's own
-    ufuncs), unless `error_model='python'` is asked for."""
+    ufuncs), unless `error_model='python'` is asked for; `cache=False` overrides the option."""
     from ember.dispatcher.dispatcher import Dispatcher
     from ember.lowering.context import TargetOptions
 
@@ -65,7 +70,7 @@ def kernel_dispatcher(py_func: Callable, options: dict):
         boundscheck=bool(options.get("boundscheck", False)),
         nogil=True,
     )
-    return Dispatcher(py_func, target, cache=bool(options.get("cache")))
+    return Dispatcher(py_func, target, cache=cache and bool(options.get("cache")))
 
 
 def positional_parameters(py_func: Callable) -> list[str]:
@@ -114,7 +119,9 @@ class LoopTable:
         self.py_func = py_func
         self.options = dict(options)
         self.parallel = parallel
-        self.dispatcher = kernel_dispatcher(py_func, options)
+        self.object_mode = wants_object_mode(options)
+        self.dispatcher = kernel_dispatcher(py_func, options, cache=not self.object_mode)
+        self.object_kernels: dict[tuple, Any] = {}  # object mode: a wrapper per signature
         self.settings = default_settings() if parallel else None
         self.loops: list[tuple[InnerLoop, tuple[np.dtype, ...]]] = []
         self.signatures: list[Signature] = []
@@ -122,6 +129,24 @@ class LoopTable:
     @property
     def dtype_tuples(self) -> list[tuple[np.dtype, ...]]:
         return [dtypes for _, dtypes in self.loops]
+
+    def compile_kernel(self, sig: Signature, elementwise: bool) -> Any:
+        """The kernel compiled for `sig`: the Python function itself, or in object mode
+        (`forceobj=True`) a nopython wrapper that calls it as Python."""
+        if not self.object_mode:
+            return self.dispatcher.compile(sig if sig.return_type is not None else sig.args)
+        return self.kernel_for(sig, elementwise).compile(sig)
+
+    def kernel_for(self, sig: Signature, elementwise: bool) -> Any:
+        """The dispatcher that runs the kernel for `sig`: the kernel's own, or in object mode
+        the wrapper made for this signature."""
+        if not self.object_mode:
+            return self.dispatcher
+        key = (sig.return_type, tuple(sig.args))
+        if key not in self.object_kernels:
+            kernel = object_mode_kernel(self.py_func, sig, elementwise)
+            self.object_kernels[key] = kernel_dispatcher(kernel, self.options, cache=False)
+        return self.object_kernels[key]
 
     def cached_loop(self, arg_types: tuple, declared_return: Any, variant: str) -> Any:
         """(inner loop, kernel signature) from the disk cache (`cache=True`), or None: a hit
@@ -165,8 +190,17 @@ class LoopTable:
             exact_match_first=self.parallel,
         )
         ufunc.__dict__["__module__"] = self.py_func.__module__
+        ufunc.__dict__["__qualname__"] = self.py_func.__qualname__
         ufunc.__dict__["__wrapped__"] = self.py_func
         return ufunc
+
+
+@dataclass(frozen=True)
+class AddedLoop:
+    """What `.add(sig)` compiled (Numba returns a compile result with these attributes)."""
+
+    signature: Signature
+    objectmode: bool
 
 
 class GrowingUFunc:
@@ -191,10 +225,15 @@ class GrowingUFunc:
         """Freeze: no new loops; calls with other dtypes raise NumPy's TypeError."""
         self._frozen = True
 
-    def add(self, sig: Any) -> None:
+    def add(self, sig: Any) -> AddedLoop:
         """Compile the loop for a signature (`'float64(float64, float64)'`) now."""
         (parsed,) = parse_signatures(sig)
         self._add_loop(parsed)
+        return AddedLoop(self._loops.signatures[-1], self._loops.object_mode)
+
+    def build_ufunc(self) -> GrowingUFunc:
+        """Numba's builder protocol (`.add(sig)` then `.build_ufunc()`): the object itself."""
+        return self
 
     def _add_loop(self, sig: Signature) -> None:
         from ember.dispatcher.dispatcher import compile_lock

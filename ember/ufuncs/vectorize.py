@@ -67,7 +67,7 @@ class ElementwiseLoops(LoopTable):
             dtypes = tuple(dtype_of(op.typ) for op in operands)
             self.add_loop(loop, dtypes, Signature(kernel_sig.return_type, sig.args))
             return dtypes
-        result = self.dispatcher.compile(sig if sig.return_type is not None else sig.args)
+        result = self.compile_kernel(sig, elementwise=True)
         return_type = result.signature.return_type
         if not is_scalar(return_type):
             raise TypingError(

@@ -60,19 +60,20 @@ def contiguous_c(context, builder, array_type, value):
 
 
 def reshaped(context, builder, array_type, value, new_shape: list, result_type):
-    """A C-order view (or a copy's view) of `value` with `new_shape` (-1 inferred)."""
+    """A C-order view (or a copy's view) of `value` with `new_shape` (a negative length is
+    inferred)."""
     fields = arr.unpack(builder, array_type, value)
     known = const(1)
     unknown_count = const(0)
     for dim in new_shape:
-        is_unknown = builder.icmp_signed("==", dim, const(-1))
+        is_unknown = builder.icmp_signed("<", dim, const(0))  # NumPy: any negative, not just -1
         unknown_count = builder.add(unknown_count, builder.zext(is_unknown, arr.i64))
         known = builder.mul(known, builder.select(is_unknown, const(1), dim))
     too_many = builder.icmp_signed(">", unknown_count, const(1))
     context.guard(builder, too_many, ValueError, "can only specify one unknown dimension")
     zero_known = builder.icmp_signed("==", known, const(0))
     inferred = builder.sdiv(fields.nitems, builder.select(zero_known, const(1), known))
-    shape = [builder.select(builder.icmp_signed("==", d, const(-1)), inferred, d)
+    shape = [builder.select(builder.icmp_signed("<", d, const(0)), inferred, d)
              for d in new_shape]  # fmt: skip
     total = arr.product(builder, shape)
     negative = llvm.Constant(arr.i1, 0)

@@ -173,6 +173,29 @@ def array_dtype(context, builder, typ, value):
     return context.get_dummy_value(types.DType(typ.dtype))
 
 
+@registry.register_attr
+class DTypeAttributes(AttributeTemplate):
+    """`a.dtype.type` (the scalar class: `a.dtype.type(0)`) and `a.dtype.itemsize`."""
+
+    key = types.DType
+
+    def resolve_type(self, ty):
+        return types.NumberClass(ty.dtype)
+
+    def resolve_itemsize(self, ty):
+        return types.int64
+
+
+@lower_getattr(types.DType, "type")
+def dtype_scalar_class(context, builder, typ, value):
+    return context.get_dummy_value(types.NumberClass(typ.dtype))
+
+
+@lower_getattr(types.DType, "itemsize")
+def dtype_itemsize(context, builder, typ, value):
+    return arr.const(arr.itemsize_of(typ.dtype))
+
+
 @box(types.DType)
 def box_dtype(typ, value, c):
     """A dtype returned to Python is NumPy's dtype object (the type holds it: no data)."""

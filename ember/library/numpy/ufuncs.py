@@ -708,7 +708,9 @@ def check_output(ufunc: np.ufunc, loop: Loop, operand_types: tuple, out: types.A
     """TypingError unless `out` can receive the loop's result, as NumPy requires: writable,
     at least the inputs' ndim (outputs never broadcast), castable with casting='same_kind'."""
     if out.readonly:
-        raise TypingError(f"np.{ufunc.__name__}: the output array ({out}) is read-only")
+        raise TypingError(  # Numba's words first
+            f"ufunc '{ufunc.__name__}' called with an explicit output that is read-only ({out})"
+        )
     ndim = result_ndim(operand_types) or 0
     if ndim > out.ndim:
         raise TypingError(
