@@ -14,15 +14,34 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.lowering.boxing import NativeValue
 from ember.lowering.models import OpaqueModel, register_model
-from ember.lowering.registry import lower_cast, lower_constant, unbox
+from ember.lowering.registry import box, lower_cast, lower_constant, unbox
 from ember.typing.signature import Signature
 
 register_model(types.FunctionType)(OpaqueModel)
 
 _c_entries: dict[tuple, Any] = {}  # (dispatcher, return type, args) -> its CFunc-like entry
+# address -> the Python object it was made from, so that a function value returned to Python
+# is that object again (as Numba's keeps it beside the address)
+_objects_by_address: dict[int, Any] = {}
 
 
 def c_entry_address(function: Any, sig: Signature) -> int:
+    """The address of a C function with signature `sig` running `function` (see
+    `_entry_address`), remembered so that boxing the address gives `function` back."""
+    address = _entry_address(function, sig)
+    _objects_by_address.setdefault(address, function)
+    return address
+
+
+def function_at(address: int) -> Any:
+    """The Python object a first-class function value was made from."""
+    found = _objects_by_address.get(address)
+    if found is None:
+        raise MemoryError(f"first-class function at {address:#x}: parent object not set")
+    return found
+
+
+def _entry_address(function: Any, sig: Signature) -> int:
     """The address of a C function with signature `sig` running `function`: a @cfunc of that
     signature, a jitted function (compiled for it), a ctypes function pointer, or an object
     with Numba's `__wrapper_address__()`."""
@@ -86,8 +105,17 @@ def _unbox_function(typ: types.FunctionType, obj: llvm.Value, c: Any) -> NativeV
 @lower_cast(types.DispatcherType, types.FunctionType)
 def _jitted_as_function(context, builder, from_type, to_type, value):
     """A jitted function passed where a FunctionType is declared: its C entry's address."""
-    entry = _jitted_entry(from_type.dispatcher, to_type.signature)  # cached: stays alive
-    return llvm.Constant(llvm.IntType(64), entry.address).inttoptr(llvm.PointerType())
+    address = c_entry_address(from_type.dispatcher, to_type.signature)  # cached: stays alive
+    return llvm.Constant(llvm.IntType(64), address).inttoptr(llvm.PointerType())
+
+
+@box(types.FunctionType)
+def _box_function(typ: types.FunctionType, value: llvm.Value, c: Any) -> llvm.Value:
+    """The @cfunc, jitted function or other object the address was made from."""
+    address = c.pyapi.long_from_voidptr(value)
+    obj = c.pyapi.call_function_objargs(c.pyapi.borrow_constant(function_at), [address])
+    c.pyapi.decref(address)
+    return obj
 
 
 class _Callee:
