@@ -29,7 +29,9 @@ _DEFAULTS = (" ", "\n", False)
 _KEEPALIVE: list = []  # the Python objects compiled print calls refer to, for the process
 
 
-_SHOWN_AS_COPIES = (types.List, types.HashTable)  # boxed from their native memory
+# boxed from their native memory: containers as copies, jitclass instances and structrefs as
+# the objects themselves
+_SHOWN_FROM_MEMORY = (types.List, types.HashTable, types.ManagedStruct)
 
 
 def _printable(typ: types.Type) -> bool:
@@ -37,7 +39,7 @@ def _printable(typ: types.Type) -> bool:
         return all(_printable(member) for member in typ.types)
     if isinstance(typ, (types.Array, types.StringLiteral, types.Number, types.Boolean)):
         return True
-    if isinstance(typ, _SHOWN_AS_COPIES):
+    if isinstance(typ, _SHOWN_FROM_MEMORY):
         return True
     return isinstance(typ, types.NoneType) or lowering_registry.find_box(typ) is not None
 
@@ -113,7 +115,7 @@ def _to_python(c: BoxContext, typ: types.Type, value: llvm.Value) -> llvm.Value:
         obj = pyapi.borrow_constant(typ.literal_value)
         pyapi.incref(obj)
         return obj
-    if isinstance(typ, (types.Array, *_SHOWN_AS_COPIES)):
+    if isinstance(typ, (types.Array, *_SHOWN_FROM_MEMORY)):
         model = model_of(typ)
         slot = alloca_in_entry(builder, model.data_type, "print.value")
         builder.store(model.as_data(builder, value), slot)
@@ -146,7 +148,8 @@ def _print_values(values: tuple, sep: str | None, end: str | None, flush: bool) 
 
 
 def _copy(typ: types.Type, address: int) -> Any:
-    """A Python copy of the list, set or dict whose native value is at `address`."""
+    """A Python copy of the list, set or dict whose native value is at `address` (a jitclass
+    instance or structref: the object itself)."""
     from ember.dispatcher.pycall import _memory_ctype, box_kept
 
     shown = box_kept(typ, _memory_ctype(typ).from_address(address))
