@@ -348,7 +348,7 @@ class Dispatcher:
                 return existing
             failed = self._failed.get(arg_types)
             if failed is not None:
-                raise failed
+                raise failed.detached()
             cache = self._disk_cache
             if cache is not None and allow_cached:
                 loaded = cache.load(arg_types, declared_return)
@@ -368,7 +368,7 @@ class Dispatcher:
             except EmberError as error:
                 # A callee still being typed, or a global not defined yet: may work later.
                 if not isinstance(error, (RecursionPending, UndefinedName)):
-                    self._failed[arg_types] = error
+                    self._failed[arg_types] = error.detached()
                 raise
             finally:
                 del self._in_progress[arg_types]
