@@ -121,6 +121,17 @@ def _jitted_as_function(context, builder, from_type, to_type, value):
     return llvm.Constant(llvm.IntType(64), address).inttoptr(llvm.PointerType())
 
 
+@lower_cast(types.DispatcherChoice, types.FunctionType)
+def _chosen_as_function(context, builder, from_type, to_type, value):
+    """The C entry's address of the jitted function the index chooses."""
+    address = llvm.Constant(llvm.IntType(64), 0)
+    for position, dispatcher in enumerate(from_type.dispatchers):
+        entry = llvm.Constant(llvm.IntType(64), c_entry_address(dispatcher, to_type.signature))
+        is_this = builder.icmp_unsigned("==", value, llvm.Constant(value.type, position))
+        address = builder.select(is_this, entry, address)
+    return builder.inttoptr(address, llvm.PointerType())
+
+
 @box(types.FunctionType)
 def _box_function(typ: types.FunctionType, value: llvm.Value, c: Any) -> llvm.Value:
     """The @cfunc, jitted function or other object the address was made from."""
