@@ -182,7 +182,9 @@ def _wrapper_module(
                 from ember.lowering.function_pointers import hold_failure
 
                 exc = pyapi.err_fetch_exception()
-                pyapi.decref(pyapi.call_function_objargs(pyapi.borrow_constant(hold_failure), [exc]))
+                pyapi.decref(
+                    pyapi.call_function_objargs(pyapi.borrow_constant(hold_failure), [exc])
+                )
                 pyapi.decref(exc)
             else:
                 pyapi.write_unraisable(py_func)  # "Exception ignored in: <function ...>"

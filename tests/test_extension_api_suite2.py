@@ -1,0 +1,357 @@
+"""Extension API, jitclass, first-class function and dispatcher behaviour that real Numba programs
+rely on (second round, _notes/exttests2_gaps.md): each test checks values computed by plain
+Python/NumPy or by hand, or the exception Numba raises."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+
+from ember import cfunc, float64, int64, jit, njit, objmode, types
+from ember.core.runtime import rtsys
+from ember.experimental import jitclass
+from ember.typed import Dict, List
+
+
+def _live_blocks() -> int:
+    gc.collect()
+    stats = rtsys.get_allocation_stats()
+    return stats.alloc - stats.free
+
+
+class _Raised(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------- first-class functions
+
+_F8_F8 = types.FunctionType(float64(float64))
+
+
+@cfunc("float64(float64)")
+def _plus_one(x):
+    return x + 1.0
+
+
+@cfunc("float64(float64)")
+def _twice(x):
+    return x * 2.0
+
+
+@njit
+def _square(x):
+    return x * x
+
+
+def test_function_values_return_to_python_as_the_objects_they_came_from():
+    @njit
+    def identity(f):
+        return f
+
+    @njit
+    def pick(first):
+        if first:
+            return _plus_one
+        return _twice
+
+    @njit(types.Tuple((_F8_F8, float64))(_F8_F8, float64))
+    def with_result(f, x):
+        return f, f(x)
+
+    assert identity(_plus_one) is _plus_one
+    assert pick(True) is _plus_one and pick(False) is _twice
+    returned, value = with_result(_square, 3.0)
+    assert returned is _square and value == 9.0
+    returned, value = with_result(_twice, 3.0)
+    assert returned is _twice and value == 6.0
+
+
+def test_a_tuple_of_cfuncs_and_jitted_functions_can_be_looped_over():
+    @njit
+    def composition(funcs, x):
+        r = x
+        for f in funcs[::-1]:
+            r = f(r)
+        return r
+
+    def expected(funcs, x):
+        for f in funcs[::-1]:
+            x = f(x)
+        return x
+
+    python_of = {_plus_one: _plus_one.__wrapped__, _square: _square.py_func}
+    for funcs in [(_plus_one, _square, _square, _plus_one), (_square, _plus_one, _square)]:
+        assert composition(funcs, 0.5) == expected([python_of[f] for f in funcs], 0.5)
+
+    @njit
+    def total(funcs, x):
+        s = 0.0
+        for f in funcs:
+            s += f(x)
+        return s
+
+    add_one, times_ten = njit(lambda x: x + 1), njit(lambda x: x * 10)
+    assert total((add_one, times_ten), 2.0) == 23.0
+
+
+def test_a_conditional_choice_between_a_cfunc_and_a_jitted_function():
+    @njit
+    def apply(which, x):
+        f = _plus_one if which else _square
+        return f(x)
+
+    assert (apply(True, 3.0), apply(False, 3.0)) == (4.0, 9.0)
+
+
+def test_an_exception_in_a_jitted_function_called_through_a_function_type_reaches_the_caller():
+    @njit
+    def add(x, y):
+        total = x + y
+        if total > 100:
+            raise _Raised(total)
+        return total
+
+    fnty = types.FunctionType(int64(int64, int64))
+
+    @njit(int64(fnty))
+    def accumulate(fn):
+        c = 0
+        for i in range(100):
+            c = fn(c, i)
+        return c
+
+    @njit
+    def through_global():
+        return accumulate(add)
+
+    def python_accumulate():
+        c = 0
+        for i in range(100):
+            c = c + i
+            if c > 100:
+                return c
+        return c
+
+    for call in (lambda: accumulate(add), through_global):
+        with pytest.raises(_Raised) as raised:
+            call()
+        assert raised.value.args == (python_accumulate(),)
+    assert accumulate(njit(lambda x, y: x + y)) == sum(range(100))
+
+    @njit(int64(fnty))
+    def guarded(fn):
+        c = 0
+        for i in range(100):
+            try:
+                c = fn(c, i)
+            except _Raised:
+                c = -1000
+        return c
+
+    def python_guarded(fn):
+        c = 0
+        for i in range(100):
+            try:
+                c = fn(c, i)
+            except _Raised:
+                c = -1000
+        return c
+
+    assert guarded(add) == python_guarded(add.py_func)
+
+
+def test_an_exception_in_a_cfunc_is_reported_as_unraisable_and_returns_zero(monkeypatch):
+    @cfunc(int64(int64, int64))
+    def checked(x, y):
+        if x + y > 3:
+            raise _Raised(x + y)
+        return x + y
+
+    @njit(int64(types.FunctionType(int64(int64, int64)), int64))
+    def call(fn, x):
+        return fn(x, 1)
+
+    seen = []
+    monkeypatch.setattr("sys.unraisablehook", lambda info: seen.append(info.exc_value))
+    assert call(checked, 1) == 2
+    assert call(checked, 5) == 0
+    assert [type(e) for e in seen] == [_Raised] and seen[0].args == (6,)
+
+
+# ---------------------------------------------------------------------------- objmode crossings
+
+
+@jitclass([("x", types.float64)])
+class _Point:
+    def __init__(self, x):
+        self.x = x
+
+
+@jitclass([("n", types.int64)])
+class _Counter:
+    def __init__(self, n):
+        self.n = n
+
+
+_POINT = _Point.class_type.instance_type
+
+
+def test_jitclass_instances_cross_objmode_blocks_as_the_same_object():
+    @njit
+    def bump_in_python(p):
+        with objmode():
+            p.x = p.x + 10.0
+        return p.x
+
+    @njit
+    def made_in_python(v):
+        with objmode(p=_POINT, n="int64"):
+            p = _Point(v)
+            n = 7
+        return p.x + n
+
+    @njit
+    def round_trip(p):
+        with objmode(q=_POINT):
+            q = p
+        q.x = 99.0
+        return p.x
+
+    before = _live_blocks()
+    point = _Point(1.5)
+    assert bump_in_python(point) == 11.5 and point.x == 11.5
+    assert made_in_python(2.0) == 9.0
+    assert round_trip(_Point(1.0)) == 99.0
+    del point
+    assert _live_blocks() == before
+
+
+def test_an_objmode_output_of_the_wrong_jitclass_is_a_clear_error():
+    @njit
+    def wrong():
+        with objmode(p=_POINT):
+            p = _Counter(1)
+        return p.x
+
+    with pytest.raises(TypeError, match="output 'p' was declared as _Point"):
+        wrong()
+
+
+def test_typed_containers_cross_objmode_blocks_shared():
+    @njit
+    def grow(items):
+        with objmode(n="int64"):
+            items.append(2.5)
+            n = len(items)
+        return n
+
+    items = List([1.5])
+    assert grow(items) == 2 and list(items) == [1.5, 2.5]
+
+    shared = List([1, 2])
+
+    @njit
+    def from_python():
+        with objmode(r=types.ListType(types.int64)):
+            r = shared
+        r.append(5)
+        return len(r)
+
+    assert from_python() == 3 and list(shared) == [1, 2, 5]
+
+    table = Dict.empty(types.int64, types.int64)
+
+    @njit
+    def fill(d):
+        with objmode():
+            d[3] = 9
+        return d[3] + len(d)
+
+    assert fill(table) == 10 and dict(table) == {3: 9}
+
+
+# ---------------------------------------------------------------------------- print, errors
+
+
+def test_print_of_a_jitclass_instance_shows_the_object(capsys):
+    @njit
+    def show(obj):
+        print(obj, 1)
+
+    instance = _Point(2.5)
+    show(instance)
+    print(instance, 1)
+    first, second = capsys.readouterr().out.splitlines()
+    # a new box of the same instance (as in Numba): the same class, another address
+    assert first.split(" at ")[0] == second.split(" at ")[0] == f"{instance}".split(" at ")[0]
+    assert first.endswith("> 1") and "_Point object" in first
+
+
+def test_a_failed_compilation_does_not_keep_the_arguments_alive():
+    @njit
+    def no_such_field(obj):
+        return obj.missing
+
+    before = _live_blocks()
+    for _ in range(2):  # the second call raises the kept error again
+        instance = _Point(1.0)
+        with pytest.raises(Exception, match="missing"):
+            no_such_field(instance)
+        del instance
+    assert _live_blocks() == before
+
+
+@jitclass([("x", types.float64), ("values", types.float32[:])])
+class _Holder:
+    def __init__(self, x, values):
+        self.x = x
+        self.values = values
+
+
+def test_an_array_stored_in_a_jitclass_comes_back_as_the_same_ndarray():
+    @njit
+    def values_of(obj):
+        return obj.values
+
+    @njit
+    def tail_of(obj):
+        return obj.values[1:]
+
+    values = np.arange(6, dtype=np.float32)
+    holder = _Holder(1.0, values)
+    assert holder.values is values
+    assert all(values_of(holder) is values for _ in range(30))  # the generated entry too
+    tail = tail_of(holder)
+    tail[0] = 42.0  # a view: writes reach the stored array
+    assert values[1] == 42.0 and tail_of(holder).shape == (5,)
+    assert List([values])[0] is values
+
+
+def test_arity_errors_use_numbas_wording_in_object_mode_and_with_star_args():
+    def add_sub(x, y, z):
+        return x - y + z
+
+    def star(x, y=2, *z):
+        return x, y, z
+
+    forced, forced_star = jit(forceobj=True)(add_sub), jit(forceobj=True)(star)
+    with pytest.raises(TypeError, match="too many arguments: expected 3, got 4"):
+        forced(3, 4, y=6, z=7)
+    with pytest.raises(TypeError, match="not enough arguments: expected 3, got 0"):
+        forced()
+    assert forced(3, z=10, y=4) == add_sub(3, z=10, y=4)
+    for jitted in (forced_star, njit(star)):
+        for args, kwargs in [((4, 5), {"y": 6}), ((4, 5), {"z": 6}), ((4,), {"x": 6})]:
+            with pytest.raises(TypeError, match="some keyword arguments unexpected"):
+                jitted(*args, **kwargs)
+        assert jitted(4, 5, 6, 7) == star(4, 5, 6, 7)
+
+
+def test_an_integer_converts_to_a_raw_pointer():
+    @cfunc(types.voidptr(types.intp))
+    def as_address(x):
+        return x + 8
+
+    assert as_address.ctypes(4096) == 4096 + 8
