@@ -60,7 +60,7 @@ def _argument_ctypes(typ: types.Type) -> list:
         return [ctypes.c_void_p]
     if isinstance(typ, types.SliceType):  # {start, stop, step} (SliceModel)
         return [ctypes.c_int64] * 3
-    raise TypeError(f"cannot pass a value of type {typ} from Python yet")
+    raise TypeError(f"can't unbox {typ} type: ember cannot pass a value of it from Python")
 
 
 def _memory_ctype(typ: types.Type) -> Any:
@@ -95,7 +95,9 @@ def _memory_ctype(typ: types.Type) -> Any:
     if isinstance(typ, types.NumPyRandomGeneratorType):
         fields = [(name, ctypes.c_void_p) for name in ("meminfo", "bitgen", "owner")]
         return type("generator_memory", (ctypes.Structure,), {"_fields_": fields})
-    raise TypeError(f"cannot return a value of type {typ} to Python yet")
+    raise TypeError(
+        f"cannot convert native {typ} to Python object: ember cannot return a value of it"
+    )
 
 
 class _INSTANCE_MEMORY(ctypes.Structure):

@@ -61,13 +61,13 @@ class BoxContext:
     def box(self, typ: types.Type, value: llvm.Value) -> llvm.Value:
         impl = registry.find_box(typ)
         if impl is None:
-            raise TypeError(f"cannot return a value of type {typ} to Python: no @box for it")
+            raise TypeError(f"cannot convert native {typ} to Python object: no @box for it")
         return impl(typ, value, self)
 
     def unbox(self, typ: types.Type, obj: llvm.Value) -> NativeValue:
         impl = registry.find_unbox(typ)
         if impl is None:
-            raise TypeError(f"cannot pass a Python value as type {typ}: no @unbox for it")
+            raise TypeError(f"can't unbox {typ} type: no @unbox for it")
         native = impl(typ, obj, self)
         if not isinstance(native, NativeValue):
             raise TypeError(f"the @unbox of {typ} returned {native!r}, not a NativeValue")
