@@ -355,3 +355,13 @@ def test_an_integer_converts_to_a_raw_pointer():
         return x + 8
 
     assert as_address.ctypes(4096) == 4096 + 8
+
+
+def test_a_declared_signature_reading_an_undefined_global_reports_the_name_at_the_call():
+    namespace: dict = {}
+    exec("def reads_later():\n    return later_name + 1\n", namespace)
+    declared = njit(int64())(namespace["reads_later"])
+    with pytest.raises(Exception, match="name 'later_name' is not defined"):
+        declared()
+    namespace["later_name"] = 41  # defined afterwards: the declared signature compiles
+    assert declared() == 42

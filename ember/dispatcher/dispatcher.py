@@ -158,10 +158,18 @@ class Dispatcher:
         finally:
             self._declaring = declaring
 
-    def _compile_deferred(self) -> None:
+    def _compile_deferred(self, final: bool = False) -> None:
+        """Compile the declared signatures waiting for a name; `final` (a call from Python):
+        a name still undefined is the caller's error, raised."""
         deferred, self._deferred = self._deferred, []
         for sig in deferred:
             self._compile_declared(sig)
+        if final and self._deferred:
+            self._declaring, declaring = True, self._declaring
+            try:
+                self.compile(self._deferred[0], allow_cached=True)  # raises UndefinedName
+            finally:
+                self._declaring = declaring
 
     # ------------------------------------------------------------------ introspection
 
@@ -630,7 +638,7 @@ class Dispatcher:
         if not (self._explicit or self._compile_disabled):
             return self.compile(arg_types, allow_cached=True)
         if not self._compile_disabled:
-            self._compile_deferred()
+            self._compile_deferred(final=True)
         candidates = [result.signature for result in self.overloads.values()]
         describe = repr(self.py_func)
         best = choose_best(candidates, arg_types, describe)
