@@ -365,3 +365,116 @@ def test_a_declared_signature_reading_an_undefined_global_reports_the_name_at_th
         declared()
     namespace["later_name"] = 41  # defined afterwards: the declared signature compiles
     assert declared() == 42
+
+
+# ---------------------------------------------------------------------------- the array protocol
+
+
+class _Labelled:
+    """A pandas-like object holding an array (the extension's Python side)."""
+
+    def __init__(self, data):
+        self._data = data
+
+
+class _LabelledType(types.Buffer):
+    def __init__(self, dtype, layout):
+        super().__init__(dtype, 1, layout, name=f"labelled({dtype}, {layout})")
+
+    @property
+    def as_array(self):
+        return types.Array(self.dtype, 1, self.layout)
+
+    def copy(self, dtype=None, ndim=1, layout=None):
+        return _LabelledType(dtype or self.dtype, layout or self.layout)
+
+
+def _register_labelled():
+    from ember.extending import (
+        NativeValue,
+        box,
+        lower_builtin,
+        make_attribute_wrapper,
+        models,
+        register_model,
+        type_callable,
+        typeof_impl,
+        unbox,
+    )
+    from ember.lowering import cgutils
+
+    @typeof_impl.register(_Labelled)
+    def _typeof(value, c):
+        return _LabelledType(typeof_impl(value._data, c).dtype, "C")
+
+    @register_model(_LabelledType)
+    class _Model(models.StructModel):
+        def __init__(self, dmm, fe_type):
+            super().__init__(dmm, fe_type, [("data", fe_type.as_array)])
+
+    make_attribute_wrapper(_LabelledType, "data", "_data")
+
+    @unbox(_LabelledType)
+    def _unbox(typ, obj, c):
+        data = c.pyapi.object_getattr_string(obj, "_data")
+        made = cgutils.create_struct_proxy(typ)(c.context, c.builder)
+        made.data = c.unbox(typ.as_array, data).value
+        c.pyapi.decref(data)
+        return NativeValue(made._getvalue())
+
+    @box(_LabelledType)
+    def _box(typ, val, c):
+        made = cgutils.create_struct_proxy(typ)(c.context, c.builder, value=val)
+        array = c.box(typ.as_array, made.data)
+        cls = c.pyapi.unserialize(c.pyapi.serialize_object(_Labelled))
+        result = c.pyapi.call_function_objargs(cls, (array,))
+        c.pyapi.decref(array)
+        c.pyapi.decref(cls)
+        return result
+
+    @lower_builtin("__array__", _LabelledType)
+    def _as_array(context, builder, sig, args):
+        made = cgutils.create_struct_proxy(sig.args[0])(context, builder, ref=args[0])
+        return made._get_ptr_by_name("data")
+
+    @type_callable("__array_wrap__")
+    def _type_wrap(context):
+        def typer(source, result):
+            if isinstance(source, _LabelledType):
+                return source.copy(dtype=result.dtype, layout=result.layout)
+
+        return typer
+
+    @lower_builtin("__array_wrap__", _LabelledType, types.Array)
+    def _wrap(context, builder, sig, args):
+        made = cgutils.create_struct_proxy(sig.return_type)(context, builder)
+        made.data = args[1]
+        return made._getvalue()
+
+
+_register_labelled()
+
+
+def test_an_extension_buffer_type_works_as_its_array_through_the_array_protocol():
+    data = np.array([0.5, -1.25, 3.0, 2.0])
+    labelled = _Labelled(data)
+
+    @njit
+    def length(x):
+        return len(x)
+
+    @njit
+    def item(x, i):
+        return x[i]
+
+    @njit
+    def sines(x):
+        return np.cos(np.sin(x))
+
+    assert length(labelled) == len(data)
+    assert item(labelled, 2) == data[2]
+    tail = item(labelled, slice(1, None))
+    assert isinstance(tail, _Labelled) and list(tail._data) == list(data[1:])
+    waved = sines(labelled)
+    assert isinstance(waved, _Labelled)
+    np.testing.assert_allclose(waved._data, np.cos(np.sin(data)), rtol=1e-15)

@@ -78,7 +78,7 @@ class BoxContext:
 
 _DISPATCHER_KINDS = (types.Boolean, types.Number, types.NoneType, types.UnicodeType, types.Array)
 # A jitted function passed in is a Dummy argument: the dispatcher's own path passes nothing.
-_ARGUMENT_KINDS = (*_DISPATCHER_KINDS, types.DispatcherType)
+_ARGUMENT_KINDS = (*_DISPATCHER_KINDS, types.DispatcherType, types.SliceType)
 
 
 def _user_boxed(typ: types.Type, find: Callable, handled: tuple = _DISPATCHER_KINDS) -> bool:
