@@ -478,3 +478,45 @@ def test_an_extension_buffer_type_works_as_its_array_through_the_array_protocol(
     waved = sines(labelled)
     assert isinstance(waved, _Labelled)
     np.testing.assert_allclose(waved._data, np.cos(np.sin(data)), rtol=1e-15)
+
+
+class _Greeter:
+    pass
+
+
+class _GreeterType(types.Opaque):
+    pass
+
+
+def _register_greeter():
+    from ember.extending import NativeValue, lower_builtin, models, register_model, typeof_impl
+    from ember.extending import unbox as register_unbox
+
+    greeter_type = _GreeterType("greeter")
+    typeof_impl.register(_Greeter)(lambda value, c: greeter_type)
+    register_model(_GreeterType)(models.OpaqueModel)
+
+    @register_unbox(_GreeterType)
+    def _unbox(typ, obj, c):
+        return NativeValue(c.context.get_dummy_value())
+
+    @lower_builtin("print_item", _GreeterType)
+    def _print_greeter(context, builder, sig, args):
+        pyapi = context.get_python_api(builder)
+        text = pyapi.unserialize(pyapi.serialize_object("hello!"))
+        pyapi.print_object(text)
+        pyapi.decref(text)
+        return context.get_dummy_value()
+
+
+_register_greeter()
+
+
+def test_an_extension_type_prints_through_its_print_item_lowering(capsys):
+    @njit
+    def show(greeter, n):
+        print(greeter)
+        print(n, greeter, 2.5, sep="-")
+
+    show(_Greeter(), 7)
+    assert capsys.readouterr().out == "hello!\n7-hello!-2.5\n"

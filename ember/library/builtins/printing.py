@@ -41,7 +41,14 @@ def _printable(typ: types.Type) -> bool:
         return True
     if isinstance(typ, _SHOWN_FROM_MEMORY):
         return True
-    return isinstance(typ, types.NoneType) or lowering_registry.find_box(typ) is not None
+    if isinstance(typ, types.NoneType) or _has_print_item(typ):
+        return True
+    return lowering_registry.find_box(typ) is not None
+
+
+def _has_print_item(typ: types.Type) -> bool:
+    """An extension type printed by its own `'print_item'` lowering (Numba's protocol)."""
+    return lowering_registry.find_function("print_item", (typ,)) is not None
 
 
 def _print_pysig(count: int) -> inspect.Signature:
@@ -85,6 +92,10 @@ def lower_print(context, builder, sig, args):
     c = BoxContext(context, builder, pyapi)
     gil = pyapi.gil_ensure()
     *value_types, sep_type, end_type, flush_type = sig.args
+    if any(_has_print_item(typ) for typ in value_types):
+        _print_items(c, value_types, args, sep_type, end_type)
+        pyapi.gil_release(gil)
+        return context.get_dummy_value(types.none)
     values = pyapi.tuple_new(len(value_types))
     for index, (typ, value) in enumerate(zip(value_types, args)):
         pyapi.tuple_setitem(values, index, _to_python(c, typ, value))
@@ -100,6 +111,25 @@ def lower_print(context, builder, sig, args):
     pyapi.err_clear()  # print() failing (closed stdout) must not leave an error pending
     pyapi.gil_release(gil)
     return context.get_dummy_value(types.none)
+
+
+def _print_items(c: BoxContext, value_types: list, args: list, sep_type, end_type) -> None:
+    """Print item by item, as Numba does when an extension type prints itself: its
+    `'print_item'` lowering writes it, any other value is written as Python shows it."""
+    sep = sep_type.literal_value if isinstance(sep_type, types.StringLiteral) else " "
+    end = end_type.literal_value if isinstance(end_type, types.StringLiteral) else "\n"
+    for index, (typ, value) in enumerate(zip(value_types, args)):
+        if index:
+            c.pyapi.print_string(sep)
+        if _has_print_item(typ):
+            item_sig = Signature(types.none, (typ,))
+            c.context.call_implementation(c.builder, "print_item", item_sig, [value])
+        else:
+            shown = _to_python(c, typ, value)
+            c.pyapi.print_object(shown)
+            c.pyapi.decref(shown)
+    c.pyapi.print_string(end)
+    c.pyapi.err_clear()  # as print(): a closed stdout must not leave an error pending
 
 
 def _keyword_text(pyapi: PythonAPI, typ: types.Type) -> llvm.Value:
