@@ -71,6 +71,11 @@ class ForceLiteralArg(EmberError):
         super().__init__(message, loc)
 
 
+class CompileTimeValueReturned(TypingError, TypeError):
+    """A value that exists only while compiling (a module, a function) returned to Python: a
+    TypeError too, as Numba raises when it cannot convert the native value."""
+
+
 class UnsupportedError(EmberError):
     """The source uses a Python construct ember does not compile."""
 

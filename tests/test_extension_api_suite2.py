@@ -520,3 +520,48 @@ def test_an_extension_type_prints_through_its_print_item_lowering(capsys):
 
     show(_Greeter(), 7)
     assert capsys.readouterr().out == "hello!\n7-hello!-2.5\n"
+
+
+def _numpy_module():
+    return np
+
+
+def _register_numpy_module():
+    from ember.extending import overload
+
+    @overload(_numpy_module)
+    def _impl():
+        def impl():
+            return np
+
+        return impl
+
+
+_register_numpy_module()
+
+
+def test_a_compiled_callee_may_return_a_module_that_python_cannot_receive():
+    @njit
+    def through_overload(n):
+        return _numpy_module().arange(n)
+
+    @njit
+    def module_of():
+        return np
+
+    @njit
+    def through_callee(n):
+        return module_of().ones(n)
+
+    np.testing.assert_array_equal(through_overload(4), np.arange(4))
+    np.testing.assert_array_equal(through_callee(3), np.ones(3))
+    for _ in range(3):  # compiled for its caller, then called from Python
+        with pytest.raises(TypeError, match="cannot convert native Module"):
+            module_of()
+
+    @njit
+    def returns_module():
+        return _numpy_module()
+
+    with pytest.raises(TypeError, match="cannot convert native Module"):
+        returns_module()

@@ -100,6 +100,18 @@ def _memory_ctype(typ: types.Type) -> Any:
     )
 
 
+def _unconvertible_result(sig: Signature, address: int) -> Callable[..., Any]:
+    """Run the function, then raise: its result exists only in compiled code (Numba's
+    TypeError at the same point)."""
+    run = make_invoker(Signature(types.none, sig.args), address)
+
+    def invoke(*values: Any) -> Any:
+        run(*values)
+        raise TypeError(f"cannot convert native {sig.return_type} to Python object")
+
+    return invoke
+
+
 class _INSTANCE_MEMORY(ctypes.Structure):
     """A jitclass instance or structref (InstanceModel): the borrowed or owned meminfo and its
     payload."""
@@ -330,7 +342,10 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
     # Types with @box/@unbox implementations (ember.extending, issue 4) are marshalled by a
     # generated native wrapper instead of ctypes: see ember/lowering/boxing.py.
     from ember.lowering.boxing import make_boxing_invoker, needs_boxing
+    from ember.typing.infer import compile_time_only
 
+    if compile_time_only(sig.return_type):  # compiled for a compiled caller, called from Python
+        return _unconvertible_result(sig, address)
     if needs_boxing(sig):
         return make_boxing_invoker(sig, address)
     flat_ctypes = [c for arg in sig.args for c in _argument_ctypes(arg)]

@@ -12,7 +12,13 @@ import threading
 from dataclasses import dataclass, field
 
 from ember import types
-from ember.errors import EmberError, ForceLiteralArg, TypingError, UnsupportedError
+from ember.errors import (
+    CompileTimeValueReturned,
+    EmberError,
+    ForceLiteralArg,
+    TypingError,
+    UnsupportedError,
+)
 from ember.ir import displays
 from ember.ir import nodes as ir
 from ember.types.functions import function_members
@@ -62,8 +68,12 @@ class TypeInferer:
         arg_types: tuple,
         return_type: types.Type | None = None,
         declared_locals: tuple = (),
+        returns_to_python: bool = True,
     ) -> None:
+        """`returns_to_python`: False for a function compiled for a compiled caller (an
+        overload's implementation, a callee), which may return compile-time-only values."""
         self.context = context
+        self.returns_to_python = returns_to_python
         self.declared_locals = dict(declared_locals)
         self.func_ir = func_ir
         self.arg_types = arg_types
@@ -686,9 +696,10 @@ class TypeInferer:
             if len(returned) != len(declared):  # as Numba words it
                 raise TypingError(f"No conversion from {returned} to {declared}", cast.loc)
         for candidate in (_returned_type(returned), self.return_type):
-            if _compile_time_only(candidate):
-                raise TypingError(
-                    f"Cannot return a value of type {candidate}: it exists only while compiling",
+            if self.returns_to_python and compile_time_only(candidate):
+                raise CompileTimeValueReturned(
+                    f"Cannot return a value of type {candidate} (cannot convert native "
+                    f"{candidate} to Python object): it exists only while compiling",
                     cast.loc,
                 )
 
@@ -703,9 +714,10 @@ def _returned_type(typ: types.Type) -> types.Type:
     return types.unliteral(typ)
 
 
-def _compile_time_only(typ: types.Type) -> bool:
+def compile_time_only(typ: types.Type) -> bool:
+    """Values of `typ` exist only while compiling (a module, a function): no Python value."""
     if isinstance(typ, types.BaseTuple):
-        return any(_compile_time_only(member) for member in typ.types)
+        return any(compile_time_only(member) for member in typ.types)
     if not isinstance(typ, types.Dummy) or isinstance(typ, types.DispatcherType | types.DType):
         return False
     from ember.lowering.registry import registry  # an extension's @box gives it a Python value
