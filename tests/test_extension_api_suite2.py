@@ -565,3 +565,45 @@ def test_a_compiled_callee_may_return_a_module_that_python_cannot_receive():
 
     with pytest.raises(TypeError, match="cannot convert native Module"):
         returns_module()
+
+
+def test_function_types_take_and_return_arrays():
+    rhs_type = types.FunctionType(types.float64[:](types.float64, types.float64[:]))
+
+    @njit(types.float64[:](rhs_type, types.float64[:]))
+    def euler(rhs, y):
+        for _ in range(3):
+            y = y + 0.1 * rhs(0.0, y)
+        return y
+
+    @njit
+    def decay(t, y):
+        return -y
+
+    def python_euler(y):
+        for _ in range(3):
+            y = y + 0.1 * -y
+        return y
+
+    before = _live_blocks()
+    start = np.array([1.0, 2.0])
+    np.testing.assert_array_equal(euler(decay, start), python_euler(start))
+
+    @cfunc("intp(intp[:], float64[:])")
+    def first_sum(x, y):
+        return x[0] + y[0]
+
+    @cfunc("intp(intp[:], float64[:])")
+    def first_difference(x, y):
+        return x[0] - y[0]
+
+    @njit
+    def choose(plus, minus, which):
+        f = plus if which else minus
+        return f(np.array([10]), np.array([12.0]))
+
+    assert (
+        choose(first_sum, first_difference, True),
+        choose(first_sum, first_difference, False),
+    ) == (22, -2)
+    assert _live_blocks() == before

@@ -77,13 +77,8 @@ class CFunc:
 
         if options.get("forceobj") or options.get("nopython") is False:
             raise NotImplementedError("@cfunc compiles in nopython mode only (no forceobj)")
-        unsupported = [t for t in (*sig.args, sig.return_type) if not _has_ctype(t)]
-        if unsupported or sig.return_type is None:
-            raise TypeError(
-                f"@cfunc signatures take numbers, booleans and pointers (CPointer(dtype), "
-                f"voidptr; void results), not "
-                f"{unsupported[0] if unsupported else 'a missing return type'}"
-            )
+        if sig.return_type is None:
+            raise TypeError("@cfunc needs a signature with a return type")
         self._pyfunc = py_func
         self._signature = sig
         functools.update_wrapper(self, py_func)  # __name__, __qualname__, __doc__, __wrapped__
@@ -95,9 +90,23 @@ class CFunc:
             self._compiled, self.native_name, self._keepalive, py_func, propagate
         )
         self.address = _install(self._llvm, self.native_name)
-        prototype = ctypes.CFUNCTYPE(_ctype(sig.return_type), *map(_ctype, sig.args))
-        self.ctypes = prototype(self.address)
         self.cache_hits = 0
+
+    @functools.cached_property
+    def ctypes(self) -> Any:
+        """The C function as a ctypes function pointer (numbers, booleans and pointers; other
+        arguments, such as arrays, are passed as ember's native structs, which only compiled
+        code calling through a FunctionType can give)."""
+        sig = self._signature
+        unsupported = [t for t in (*sig.args, sig.return_type) if not _has_ctype(t)]
+        if unsupported:
+            raise TypeError(
+                f"@cfunc {self.__name__}: {unsupported[0]} has no C equivalent for ctypes "
+                "(ctypes calls take numbers, booleans and pointers: CPointer(dtype), voidptr; "
+                "void results)"
+            )
+        prototype = ctypes.CFUNCTYPE(_ctype(sig.return_type), *map(_ctype, sig.args))
+        return prototype(self.address)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._pyfunc(*args, **kwargs)
