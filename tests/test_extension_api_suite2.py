@@ -607,3 +607,79 @@ def test_function_types_take_and_return_arrays():
         choose(first_sum, first_difference, False),
     ) == (22, -2)
     assert _live_blocks() == before
+
+
+class _Convertible:
+    pass
+
+
+class _Plain:
+    pass
+
+
+class _ConvertibleType(types.Opaque):
+    def can_convert_to(self, context, to_type):
+        if isinstance(to_type, types.Number):
+            from ember.core.typeconv import Conversion
+
+            return Conversion.safe
+        return None
+
+
+class _PlainType(types.Opaque):
+    pass
+
+
+def _register_operator_types():
+    import operator
+
+    from ember.extending import (
+        NativeValue,
+        lower_cast,
+        models,
+        overload,
+        register_model,
+        typeof_impl,
+        unbox,
+    )
+
+    for python_class, type_class, name in [
+        (_Convertible, _ConvertibleType, "convertible"),
+        (_Plain, _PlainType, "plain"),
+    ]:
+        instance = type_class(name)
+        typeof_impl.register(python_class)(lambda value, c, instance=instance: instance)
+        register_model(type_class)(models.OpaqueModel)
+        unbox(type_class)(lambda typ, obj, c: NativeValue(c.context.get_dummy_value()))
+
+    @lower_cast(_ConvertibleType, types.Number)
+    def _to_number(context, builder, from_type, to_type, value):
+        return context.get_constant(to_type, 21)
+
+    for op in (operator.add, operator.iadd):
+
+        @overload(op)
+        def _add(a, b):
+            if isinstance(a, (_ConvertibleType, _PlainType)) and isinstance(
+                b, (_ConvertibleType, _PlainType)
+            ):
+                return lambda a, b: 1000
+
+
+_register_operator_types()
+
+
+def test_number_rules_come_before_an_operator_overload_as_in_numba():
+    @njit
+    def plus(a, b):
+        return a + b
+
+    @njit
+    def plus_equals(a, b):
+        a += b
+        return a
+
+    for jitted in (plus, plus_equals):
+        assert jitted(1, 2) == 3
+        assert jitted(_Plain(), _Plain()) == 1000  # only the overload takes it
+        assert jitted(_Convertible(), _Convertible()) == 21 + 21  # converts to a number first

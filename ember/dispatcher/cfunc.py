@@ -112,6 +112,11 @@ class CFunc:
         return self._pyfunc(*args, **kwargs)
 
     @property
+    def _sig(self) -> Signature:
+        """Numba's name for the signature (`types.FunctionType(f._sig)`)."""
+        return self._signature
+
+    @property
     def cffi(self) -> Any:
         """The C function pointer as a cffi object (for cffi-wrapped C libraries)."""
         import cffi

@@ -22,6 +22,7 @@ from ember.errors import (
 from ember.ir import displays
 from ember.ir import nodes as ir
 from ember.types.functions import function_members
+from ember.typing.arith import as_number
 from ember.typing.context import TypingContext
 from ember.typing.exceptions import caught_args_type
 from ember.typing.functions import RecursionPending
@@ -401,7 +402,11 @@ class TypeInferer:
         args = self._constant_counts(expr, args)
         sig = None
         if isinstance(expr, ir.InplaceBinOp):
-            sig = self.context.resolve_operator(expr.fn, args)
+            if all(isinstance(as_number(types.unliteral(a)), types.Number) for a in args):
+                # numbers are immutable: `x += y` is `x + y` (first, as Numba's templates are)
+                sig = self.context.resolve_operator(expr.immutable_fn, args)
+            if sig is None:
+                sig = self.context.resolve_operator(expr.fn, args)
             if sig is None:
                 sig = self.context.resolve_operator(expr.immutable_fn, args)
             symbol = ir.BINOP_SYMBOLS[expr.immutable_fn] + "="

@@ -45,6 +45,8 @@ from ember.typing.signature import Signature
 from ember.typing.templates import (
     AbstractTemplate,
     AttributeTemplate,
+    builtin_rules_end,
+    operator_first,
     registry,
     widen_all_literals,
 )
@@ -539,7 +541,7 @@ def overload(
             func, overload_func, jit_options, prefer_literal=prefer_literal, strict=strict
         )
         templates = registry.functions.setdefault(func, [])
-        position = 0
+        position = builtin_rules_end(templates, 0) if operator_first(func) else 0
         while position < len(templates) and issubclass(templates[position], _OverloadTemplate):
             position += 1
         templates.insert(position, template)
