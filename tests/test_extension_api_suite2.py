@@ -683,3 +683,22 @@ def test_number_rules_come_before_an_operator_overload_as_in_numba():
         assert jitted(1, 2) == 3
         assert jitted(_Plain(), _Plain()) == 1000  # only the overload takes it
         assert jitted(_Convertible(), _Convertible()) == 21 + 21  # converts to a number first
+
+
+def test_inspect_cfg_gives_one_graph_per_signature():
+    @njit
+    def total(values):
+        s = 0.0
+        for v in values:
+            if v > 0:
+                s += v
+        return s
+
+    total(np.ones(2))
+    total(np.ones(2, dtype=np.int64))
+    graphs = total.inspect_cfg()
+    assert set(graphs) == set(total.signatures)
+    one = total.inspect_cfg(signature=total.signatures[0])
+    assert str(one).startswith('digraph "CFG for ') and str(one) == one.dot
+    assert one.dot.count("->") >= 2  # a loop and a branch: more than one edge
+    assert callable(one.display)

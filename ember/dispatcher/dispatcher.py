@@ -304,6 +304,18 @@ class Dispatcher:
         found = {args: self._full(args).library.assembly for args in list(self.overloads)}
         return found[tuple(signature)] if signature is not None else found
 
+    def inspect_cfg(
+        self, signature: tuple | None = None, show_wrapper: str | None = None, **kwargs: Any
+    ) -> Any:
+        """Numba's control-flow graphs of the optimized LLVM functions (Graphviz `dot` text:
+        `str(cfg)`, `cfg.dot`, `cfg.display()`), one per signature or of the one given.
+        `show_wrapper` is accepted; ember's Python entry is not part of the function."""
+        graphs = {
+            args: _ControlFlowGraph(result.library.optimized_ir, result.symbol)
+            for args, result in ((r.signature.args, r) for r in self._selected(signature))
+        }
+        return graphs[tuple(signature)] if signature is not None else graphs
+
     def _selected(self, signature: tuple | None) -> list[CompileResult]:
         if signature is None:
             return [self._full(args) for args in list(self.overloads)]
@@ -646,6 +658,28 @@ class Dispatcher:
             listing = ", ".join(str(t) for t in arg_types)
             raise TypeError(f"No matching definition for argument type(s) {listing}")
         return self.overloads[best.args]
+
+
+class _ControlFlowGraph:
+    """The CFG of one LLVM function as Graphviz text (llvmlite's `get_function_cfg`)."""
+
+    def __init__(self, llvm_ir: str, symbol: str) -> None:
+        import llvmlite.binding as llvm_binding
+
+        function = llvm_binding.parse_assembly(llvm_ir).get_function(symbol)
+        self.dot = llvm_binding.get_function_cfg(function)
+
+    def __str__(self) -> str:
+        return self.dot
+
+    def display(self, filename: str | None = None, view: bool = False) -> Any:
+        """A graphviz.Source of the graph (the optional `graphviz` package)."""
+        import graphviz
+
+        source = graphviz.Source(self.dot, filename=filename)
+        if view:
+            source.view()
+        return source
 
 
 def _disk_cache_of(dispatcher: Dispatcher) -> Any:
