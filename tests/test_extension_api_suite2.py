@@ -702,3 +702,11 @@ def test_inspect_cfg_gives_one_graph_per_signature():
     assert str(one).startswith('digraph "CFG for ') and str(one) == one.dot
     assert one.dot.count("->") >= 2  # a loop and a branch: more than one edge
     assert callable(one.display)
+
+
+def test_a_declared_return_type_that_cannot_hold_the_value_is_a_typing_error():
+    from ember.errors import TypingError
+
+    with pytest.raises(TypingError, match=r"No conversion from array\(int32, 1d, C\) to float32"):
+        njit(types.float32(types.Array(types.int32, 1, "C")))(lambda x: x)
+    assert njit(types.int8(types.float64))(lambda x: x)(3.7) == int(np.int8(3.7))

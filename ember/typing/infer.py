@@ -700,6 +700,8 @@ class TypeInferer:
         if isinstance(returned, types.BaseTuple) and isinstance(declared, types.BaseTuple):
             if len(returned) != len(declared):  # as Numba words it
                 raise TypingError(f"No conversion from {returned} to {declared}", cast.loc)
+        if _unconvertible(types.unliteral(returned), declared):
+            raise TypingError(f"No conversion from {returned} to {declared}", cast.loc)
         for candidate in (_returned_type(returned), self.return_type):
             if self.returns_to_python and compile_time_only(candidate):
                 raise CompileTimeValueReturned(
@@ -707,6 +709,21 @@ class TypeInferer:
                     f"{candidate} to Python object): it exists only while compiling",
                     cast.loc,
                 )
+
+
+_SCALARS_AND_ARRAYS = (types.Number, types.Boolean, types.Array)
+
+
+def _unconvertible(returned: types.Type, declared: types.Type | None) -> bool:
+    """A number or array returned where the declared return type (a number or array) cannot
+    hold it (an array declared as float32): a typing error, as Numba reports it."""
+    if not (
+        isinstance(returned, _SCALARS_AND_ARRAYS) and isinstance(declared, _SCALARS_AND_ARRAYS)
+    ):
+        return False
+    from ember.typing.conversions import can_convert
+
+    return can_convert(returned, declared) is None
 
 
 def _returned_type(typ: types.Type) -> types.Type:
