@@ -710,3 +710,36 @@ def test_a_declared_return_type_that_cannot_hold_the_value_is_a_typing_error():
     with pytest.raises(TypingError, match=r"No conversion from array\(int32, 1d, C\) to float32"):
         njit(types.float32(types.Array(types.int32, 1, "C")))(lambda x: x)
     assert njit(types.int8(types.float64))(lambda x: x)(3.7) == int(np.int8(3.7))
+
+
+def _make_doubler():
+    from ember.extending import intrinsic
+
+    @intrinsic
+    def doubled(typingctx, x):
+        def codegen(context, builder, signature, args):
+            return builder.add(args[0], args[0])
+
+        return x(x), codegen
+
+    @njit
+    def use(x):
+        return doubled(x)
+
+    return use
+
+
+def test_a_jitted_function_using_a_local_intrinsic_pickles_by_value():
+    import pickle
+    import subprocess
+    import sys
+
+    use = _make_doubler()
+    assert use(21) == 42
+    rebuilt = pickle.loads(pickle.dumps(use))
+    assert rebuilt(5) == 10
+    child = "import pickle, sys; print(pickle.loads(sys.stdin.buffer.read())(7))"
+    done = subprocess.run(
+        [sys.executable, "-c", child], input=pickle.dumps(use), capture_output=True, check=True
+    )
+    assert done.stdout.decode().strip() == "14"
