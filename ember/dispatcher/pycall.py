@@ -341,8 +341,7 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
     the GIL during the call unless `release_gil` (`nogil=True`), as the native entry does."""
     # Types with @box/@unbox implementations (ember.extending, issue 4) are marshalled by a
     # generated native wrapper instead of ctypes: see ember/lowering/boxing.py.
-    from ember.lowering.boxing import make_boxing_invoker, needs_boxing
-    from ember.typing.infer import compile_time_only
+    from ember.lowering.boxing import compile_time_only, make_boxing_invoker, needs_boxing
 
     if compile_time_only(sig.return_type):  # compiled for a compiled caller, called from Python
         return _unconvertible_result(sig, address)

@@ -93,6 +93,15 @@ def _user_boxed(typ: types.Type, find: Callable, handled: tuple = _DISPATCHER_KI
     return find(typ) is not None
 
 
+def compile_time_only(typ: types.Type) -> bool:
+    """Values of `typ` exist only while compiling (a module, a function): no Python value."""
+    if isinstance(typ, types.BaseTuple):
+        return any(compile_time_only(member) for member in typ.types)
+    if not isinstance(typ, types.Dummy) or isinstance(typ, types.DispatcherType | types.DType):
+        return False
+    return registry.find_box(typ) is None  # an extension's @box gives it a Python value
+
+
 def needs_boxing(sig: Signature) -> bool:
     """Whether calls of `sig` from Python must go through a generated boxing wrapper."""
     unboxed = any(_user_boxed(arg, registry.find_unbox, _ARGUMENT_KINDS) for arg in sig.args)

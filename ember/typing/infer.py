@@ -21,6 +21,7 @@ from ember.errors import (
 )
 from ember.ir import displays
 from ember.ir import nodes as ir
+from ember.lowering.boxing import compile_time_only
 from ember.types.functions import function_members
 from ember.typing.arith import as_number
 from ember.typing.context import TypingContext
@@ -734,17 +735,6 @@ def _returned_type(typ: types.Type) -> types.Type:
         if members != list(typ.types):
             return types.make_tuple(members)
     return types.unliteral(typ)
-
-
-def compile_time_only(typ: types.Type) -> bool:
-    """Values of `typ` exist only while compiling (a module, a function): no Python value."""
-    if isinstance(typ, types.BaseTuple):
-        return any(compile_time_only(member) for member in typ.types)
-    if not isinstance(typ, types.Dummy) or isinstance(typ, types.DispatcherType | types.DType):
-        return False
-    from ember.lowering.registry import registry  # an extension's @box gives it a Python value
-
-    return registry.find_box(typ) is None
 
 
 _EXPR_TYPERS = {
