@@ -312,7 +312,12 @@ def infer_types(state: CompileState) -> None:
     if generator:
         from ember.typing.generators import generator_result
     inferer = TypeInferer(
-        TypingContext(), state.func_ir, state.arg_types, state.declared_return, state.options.locals
+        TypingContext(),
+        state.func_ir,
+        state.arg_types,
+        state.declared_return,
+        state.options.locals,
+        returns_to_python=not state.for_caller,
     )
     state.inferer = inferer  # self-recursive calls read the return type inferred so far
     state.typing = inferer.infer()

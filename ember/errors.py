@@ -22,6 +22,14 @@ class EmberError(Exception):
         where = [self.loc.describe()] if self.loc is not None else []
         return "\n".join([*self.contexts, *where, self.msg])
 
+    def detached(self) -> EmberError:
+        """A copy without a traceback: what a dispatcher keeps and raises again for a failed
+        compilation (the traceback's frames would keep the failing call's arguments alive)."""
+        copy = type(self).__new__(type(self))
+        copy.__dict__.update(self.__dict__)
+        copy.args = self.args
+        return copy
+
     def with_context(self, context: str) -> EmberError:
         """A copy with a first line saying which compilation failed (kept short: one line).
 
@@ -30,8 +38,7 @@ class EmberError(Exception):
         """
         if not context:
             return self
-        copy = type(self).__new__(type(self))
-        copy.__dict__.update(self.__dict__)
+        copy = self.detached()
         copy.contexts = (context, *getattr(self, "contexts", ()))
         copy.args = (copy._render(),)
         return copy
@@ -62,6 +69,11 @@ class ForceLiteralArg(EmberError):
         self.indices = frozenset(indices)
         self.requested_type = requested_type  # literally(argtype) in an overload function
         super().__init__(message, loc)
+
+
+class CompileTimeValueReturned(TypingError, TypeError):
+    """A value that exists only while compiling (a module, a function) returned to Python: a
+    TypeError too, as Numba raises when it cannot convert the native value."""
 
 
 class UnsupportedError(EmberError):

@@ -36,6 +36,7 @@ RESOLVERS: dict[str, str] = {
     "ember.pyconst.": "ember.codegen.symbols:publish_pickled_constant",
     "ember.objmode.": "ember.lowering.objmode:publish_block_runner",
     "ember_objmode_release": "ember.lowering.objmode_arrays:publish_symbol",
+    "ember.first_class.": "ember.lowering.function_pointers:publish_symbol",
 }
 
 

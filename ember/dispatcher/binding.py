@@ -53,7 +53,7 @@ class ArgumentBinder:
         """Values per parameter: given values, `Omitted(default)`, and a tuple for *args."""
         for name in kwargs:
             if name not in self._keyword_names:
-                self._fail(f"got an unexpected keyword argument '{name}'")
+                self._fail_unexpected(name)
         kwargs = dict(kwargs)
         self._check_counts(len(args), kwargs)
         count = len(self.positional)
@@ -70,8 +70,14 @@ class ArgumentBinder:
         for param in self.keyword_only:
             bound.append(self._keyword_or_default(param, kwargs))
         if kwargs:
-            self._fail(f"got an unexpected keyword argument '{next(iter(kwargs))}'")
+            self._fail_unexpected(next(iter(kwargs)))
         return bound
+
+    def _fail_unexpected(self, name: str) -> None:
+        detail = f"got an unexpected keyword argument '{name}'"
+        if self.varargs is not None:  # Numba's words for a function with *args
+            self._fail(f"some keyword arguments unexpected ({detail})")
+        self._fail(detail)
 
     def _keyword_or_default(self, param: inspect.Parameter, kwargs: dict) -> Any:
         if param.name in kwargs:

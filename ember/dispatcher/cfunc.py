@@ -62,21 +62,23 @@ class CFunc:
     calling it calls the Python function, as Numba's does."""
 
     def __init__(
-        self, py_func: Callable, sig: Signature, options: dict, dispatcher: Any = None
+        self,
+        py_func: Callable,
+        sig: Signature,
+        options: dict,
+        dispatcher: Any = None,
+        propagate: bool = False,
     ) -> None:
         """`dispatcher`: an existing jitted function of `py_func` to compile `sig` with (a
-        jitted function passed as a first-class function); otherwise one is made."""
+        jitted function passed as a first-class function); otherwise one is made.
+        `propagate`: an exception is held for the compiled caller (ember/lowering/
+        function_pointers.py) instead of being reported as unraisable."""
         from ember.decorators import njit
 
         if options.get("forceobj") or options.get("nopython") is False:
             raise NotImplementedError("@cfunc compiles in nopython mode only (no forceobj)")
-        unsupported = [t for t in (*sig.args, sig.return_type) if not _has_ctype(t)]
-        if unsupported or sig.return_type is None:
-            raise TypeError(
-                f"@cfunc signatures take numbers, booleans and pointers (CPointer(dtype), "
-                f"voidptr; void results), not "
-                f"{unsupported[0] if unsupported else 'a missing return type'}"
-            )
+        if sig.return_type is None:
+            raise TypeError("@cfunc needs a signature with a return type")
         self._pyfunc = py_func
         self._signature = sig
         functools.update_wrapper(self, py_func)  # __name__, __qualname__, __doc__, __wrapped__
@@ -84,14 +86,35 @@ class CFunc:
         self._compiled = _specialization(self._dispatcher, sig)
         self._keepalive: list = []
         self.native_name = ascii_symbol(f"cfunc.{py_func.__qualname__}.{next(_serial)}")
-        self._llvm = _wrapper_module(self._compiled, self.native_name, self._keepalive, py_func)
+        self._llvm = _wrapper_module(
+            self._compiled, self.native_name, self._keepalive, py_func, propagate
+        )
         self.address = _install(self._llvm, self.native_name)
-        prototype = ctypes.CFUNCTYPE(_ctype(sig.return_type), *map(_ctype, sig.args))
-        self.ctypes = prototype(self.address)
         self.cache_hits = 0
+
+    @functools.cached_property
+    def ctypes(self) -> Any:
+        """The C function as a ctypes function pointer (numbers, booleans and pointers; other
+        arguments, such as arrays, are passed as ember's native structs, which only compiled
+        code calling through a FunctionType can give)."""
+        sig = self._signature
+        unsupported = [t for t in (*sig.args, sig.return_type) if not _has_ctype(t)]
+        if unsupported:
+            raise TypeError(
+                f"@cfunc {self.__name__}: {unsupported[0]} has no C equivalent for ctypes "
+                "(ctypes calls take numbers, booleans and pointers: CPointer(dtype), voidptr; "
+                "void results)"
+            )
+        prototype = ctypes.CFUNCTYPE(_ctype(sig.return_type), *map(_ctype, sig.args))
+        return prototype(self.address)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._pyfunc(*args, **kwargs)
+
+    @property
+    def _sig(self) -> Signature:
+        """Numba's name for the signature (`types.FunctionType(f._sig)`)."""
+        return self._signature
 
     @property
     def cffi(self) -> Any:
@@ -138,7 +161,9 @@ def cfunc(sig: Any, **options: Any) -> Callable[[Callable], CFunc]:
     return decorate
 
 
-def _wrapper_module(compiled: Any, name: str, keepalive: list, py_func: Callable) -> str:
+def _wrapper_module(
+    compiled: Any, name: str, keepalive: list, py_func: Callable, propagate: bool
+) -> str:
     from ember.codegen.jit import engine
     from ember.lowering.boxing import _call_native
     from ember.lowering.context import CPUContext
@@ -167,7 +192,16 @@ def _wrapper_module(compiled: Any, name: str, keepalive: list, py_func: Callable
         raised = pyapi.call_function_objargs(raiser, [id_obj])  # NULL, the exception set
         pyapi.decref(id_obj)
         with builder.if_then(builder.icmp_unsigned("==", raised, pyapi.get_null_object())):
-            pyapi.write_unraisable(py_func)  # "Exception ignored in: <function ...>"
+            if propagate:
+                from ember.lowering.function_pointers import hold_failure
+
+                exc = pyapi.err_fetch_exception()
+                pyapi.decref(
+                    pyapi.call_function_objargs(pyapi.borrow_constant(hold_failure), [exc])
+                )
+                pyapi.decref(exc)
+            else:
+                pyapi.write_unraisable(py_func)  # "Exception ignored in: <function ...>"
         pyapi.gil_release(gil)
     if sig.return_type is types.none:
         builder.ret_void()

@@ -158,10 +158,18 @@ class Dispatcher:
         finally:
             self._declaring = declaring
 
-    def _compile_deferred(self) -> None:
+    def _compile_deferred(self, final: bool = False) -> None:
+        """Compile the declared signatures waiting for a name; `final` (a call from Python):
+        a name still undefined is the caller's error, raised."""
         deferred, self._deferred = self._deferred, []
         for sig in deferred:
             self._compile_declared(sig)
+        if final and self._deferred:
+            self._declaring, declaring = True, self._declaring
+            try:
+                self.compile(self._deferred[0], allow_cached=True)  # raises UndefinedName
+            finally:
+                self._declaring = declaring
 
     # ------------------------------------------------------------------ introspection
 
@@ -296,6 +304,18 @@ class Dispatcher:
         found = {args: self._full(args).library.assembly for args in list(self.overloads)}
         return found[tuple(signature)] if signature is not None else found
 
+    def inspect_cfg(
+        self, signature: tuple | None = None, show_wrapper: str | None = None, **kwargs: Any
+    ) -> Any:
+        """Numba's control-flow graphs of the optimized LLVM functions (Graphviz `dot` text:
+        `str(cfg)`, `cfg.dot`, `cfg.display()`), one per signature or of the one given.
+        `show_wrapper` is accepted; ember's Python entry is not part of the function."""
+        graphs = {
+            args: _ControlFlowGraph(result.library.optimized_ir, result.symbol)
+            for args, result in ((r.signature.args, r) for r in self._selected(signature))
+        }
+        return graphs[tuple(signature)] if signature is not None else graphs
+
     def _selected(self, signature: tuple | None) -> list[CompileResult]:
         if signature is None:
             return [self._full(args) for args in list(self.overloads)]
@@ -348,7 +368,7 @@ class Dispatcher:
                 return existing
             failed = self._failed.get(arg_types)
             if failed is not None:
-                raise failed
+                raise failed.detached()
             cache = self._disk_cache
             if cache is not None and allow_cached:
                 loaded = cache.load(arg_types, declared_return)
@@ -368,7 +388,7 @@ class Dispatcher:
             except EmberError as error:
                 # A callee still being typed, or a global not defined yet: may work later.
                 if not isinstance(error, (RecursionPending, UndefinedName)):
-                    self._failed[arg_types] = error
+                    self._failed[arg_types] = error.detached()
                 raise
             finally:
                 del self._in_progress[arg_types]
@@ -630,7 +650,7 @@ class Dispatcher:
         if not (self._explicit or self._compile_disabled):
             return self.compile(arg_types, allow_cached=True)
         if not self._compile_disabled:
-            self._compile_deferred()
+            self._compile_deferred(final=True)
         candidates = [result.signature for result in self.overloads.values()]
         describe = repr(self.py_func)
         best = choose_best(candidates, arg_types, describe)
@@ -638,6 +658,28 @@ class Dispatcher:
             listing = ", ".join(str(t) for t in arg_types)
             raise TypeError(f"No matching definition for argument type(s) {listing}")
         return self.overloads[best.args]
+
+
+class _ControlFlowGraph:
+    """The CFG of one LLVM function as Graphviz text (llvmlite's `get_function_cfg`)."""
+
+    def __init__(self, llvm_ir: str, symbol: str) -> None:
+        import llvmlite.binding as llvm_binding
+
+        function = llvm_binding.parse_assembly(llvm_ir).get_function(symbol)
+        self.dot = llvm_binding.get_function_cfg(function)
+
+    def __str__(self) -> str:
+        return self.dot
+
+    def display(self, filename: str | None = None, view: bool = False) -> Any:
+        """A graphviz.Source of the graph (the optional `graphviz` package)."""
+        import graphviz
+
+        source = graphviz.Source(self.dot, filename=filename)
+        if view:
+            source.view()
+        return source
 
 
 def _disk_cache_of(dispatcher: Dispatcher) -> Any:

@@ -118,8 +118,11 @@ class ArrayCodegen(EntryBuilder):
         capi = numpy_capi()
         ready = capi is not None and self.capsule_destructor is not None
         view = self.new_block("box.array.view")
+        runtime_owned = self.new_block("box.array.runtime_owned")
         b.cbranch(b.icmp_unsigned("!=", meminfo, null) if ready else ir.Constant(ir.IntType(1), 0),
-                  owned, view)  # fmt: skip
+                  runtime_owned, view)  # fmt: skip
+        b.position_at_end(runtime_owned)
+        self._branch_if_adopted(meminfo, parent, python_boxer, owned)
         b.position_at_end(owned)
         if ready:
             b.ret(self.emit_new_ndarray(kind, ptr, self.emit_capsule(meminfo), capi))
@@ -161,6 +164,21 @@ class ArrayCodegen(EntryBuilder):
         phi.add_incoming(null, address_block)
         phi.add_incoming(result, call_end)
         return phi
+
+    def _branch_if_adopted(self, meminfo, parent, adopted: ir.Block, other: ir.Block) -> None:
+        """Branch to `adopted` if the meminfo holds the parent ndarray itself (an array adopted
+        from Python, ember/lowering/adopted_arrays.py: an 8-byte block holding its address),
+        whose Python boxer may return that ndarray."""
+        b = self.builder
+        has_parent = b.icmp_unsigned("!=", parent, ir.Constant(_PTR, None))
+        size = self.load_field(meminfo, 16, _I64, 8)  # ember/runtime/nrt.py's header
+        small = b.icmp_unsigned("==", size, ir.Constant(_I64, 8))
+        check = self.new_block("box.array.adopted_check")
+        b.cbranch(b.and_(has_parent, small), check, other)
+        b.position_at_end(check)
+        data = self.load_field(meminfo, 8, _PTR, _PTR_SIZE)
+        holds_parent = b.icmp_unsigned("==", self.load_field(data, 0, _PTR, _PTR_SIZE), parent)
+        b.cbranch(holds_parent, adopted, other)
 
     def emit_capsule(self, meminfo) -> ir.Value:
         """A capsule owning the meminfo's reference; its destructor releases it (may be NULL)."""

@@ -139,7 +139,13 @@ class ObjectModeDispatcher:
         native = self._native or self.compile()
         if not kwargs and len(args) == self._simple_arity:
             return native(args)
-        bound = self._signature.bind(*args, **kwargs)
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError:
+            from ember.dispatcher.binding import ArgumentBinder
+
+            ArgumentBinder(self.py_func).bind(args, kwargs)  # raises with Numba's wording
+            raise
         bound.apply_defaults()
         arguments = bound.arguments
         return native(tuple(arguments[name] for name in self._parameter_order))

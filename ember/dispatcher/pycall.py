@@ -60,7 +60,7 @@ def _argument_ctypes(typ: types.Type) -> list:
         return [ctypes.c_void_p]
     if isinstance(typ, types.SliceType):  # {start, stop, step} (SliceModel)
         return [ctypes.c_int64] * 3
-    raise TypeError(f"cannot pass a value of type {typ} from Python yet")
+    raise TypeError(f"can't unbox {typ} type: ember cannot pass a value of it from Python")
 
 
 def _memory_ctype(typ: types.Type) -> Any:
@@ -95,7 +95,21 @@ def _memory_ctype(typ: types.Type) -> Any:
     if isinstance(typ, types.NumPyRandomGeneratorType):
         fields = [(name, ctypes.c_void_p) for name in ("meminfo", "bitgen", "owner")]
         return type("generator_memory", (ctypes.Structure,), {"_fields_": fields})
-    raise TypeError(f"cannot return a value of type {typ} to Python yet")
+    raise TypeError(
+        f"cannot convert native {typ} to Python object: ember cannot return a value of it"
+    )
+
+
+def _unconvertible_result(sig: Signature, address: int) -> Callable[..., Any]:
+    """Run the function, then raise: its result exists only in compiled code (Numba's
+    TypeError at the same point)."""
+    run = make_invoker(Signature(types.none, sig.args), address)
+
+    def invoke(*values: Any) -> Any:
+        run(*values)
+        raise TypeError(f"cannot convert native {sig.return_type} to Python object")
+
+    return invoke
 
 
 class _INSTANCE_MEMORY(ctypes.Structure):
@@ -327,8 +341,10 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
     the GIL during the call unless `release_gil` (`nogil=True`), as the native entry does."""
     # Types with @box/@unbox implementations (ember.extending, issue 4) are marshalled by a
     # generated native wrapper instead of ctypes: see ember/lowering/boxing.py.
-    from ember.lowering.boxing import make_boxing_invoker, needs_boxing
+    from ember.lowering.boxing import compile_time_only, make_boxing_invoker, needs_boxing
 
+    if compile_time_only(sig.return_type):  # compiled for a compiled caller, called from Python
+        return _unconvertible_result(sig, address)
     if needs_boxing(sig):
         return make_boxing_invoker(sig, address)
     flat_ctypes = [c for arg in sig.args for c in _argument_ctypes(arg)]

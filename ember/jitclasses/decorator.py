@@ -149,11 +149,13 @@ def _check_class_body(cls: type, members: _Members, struct: dict) -> None:
 
 def _check_parameters(cls: type, name: str, func: Any) -> None:
     kinds = {p.kind for p in inspect.signature(func).parameters.values()}
-    if kinds & {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}:
-        raise UnsupportedError(
-            f"jitclass {cls.__name__}: method '{name}' takes *args or **kwargs, which jitclass "
-            "methods do not support; list the parameters"
-        )
+    for kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+        if kind in kinds:  # Numba's words first
+            raise UnsupportedError(
+                f"{kind.name} argument type unsupported: jitclass {cls.__name__}'s method "
+                f"'{name}' takes *args or **kwargs, which jitclass methods do not support; "
+                "list the parameters"
+            )
 
 
 def _jit(func: Any) -> Any:

@@ -61,13 +61,13 @@ class BoxContext:
     def box(self, typ: types.Type, value: llvm.Value) -> llvm.Value:
         impl = registry.find_box(typ)
         if impl is None:
-            raise TypeError(f"cannot return a value of type {typ} to Python: no @box for it")
+            raise TypeError(f"cannot convert native {typ} to Python object: no @box for it")
         return impl(typ, value, self)
 
     def unbox(self, typ: types.Type, obj: llvm.Value) -> NativeValue:
         impl = registry.find_unbox(typ)
         if impl is None:
-            raise TypeError(f"cannot pass a Python value as type {typ}: no @unbox for it")
+            raise TypeError(f"can't unbox {typ} type: no @unbox for it")
         native = impl(typ, obj, self)
         if not isinstance(native, NativeValue):
             raise TypeError(f"the @unbox of {typ} returned {native!r}, not a NativeValue")
@@ -85,7 +85,7 @@ _DISPATCHER_KINDS = (
     types.Array,
 )
 # A jitted function passed in is a Dummy argument: the dispatcher's own path passes nothing.
-_ARGUMENT_KINDS = (*_DISPATCHER_KINDS, types.DispatcherType)
+_ARGUMENT_KINDS = (*_DISPATCHER_KINDS, types.DispatcherType, types.SliceType)
 
 
 def _user_boxed(typ: types.Type, find: Callable, handled: tuple = _DISPATCHER_KINDS) -> bool:
@@ -98,6 +98,15 @@ def _user_boxed(typ: types.Type, find: Callable, handled: tuple = _DISPATCHER_KI
     if isinstance(typ, handled):
         return False
     return find(typ) is not None
+
+
+def compile_time_only(typ: types.Type) -> bool:
+    """Values of `typ` exist only while compiling (a module, a function): no Python value."""
+    if isinstance(typ, types.BaseTuple):
+        return any(compile_time_only(member) for member in typ.types)
+    if not isinstance(typ, types.Dummy) or isinstance(typ, types.DispatcherType | types.DType):
+        return False
+    return registry.find_box(typ) is None  # an extension's @box gives it a Python value
 
 
 def needs_boxing(sig: Signature) -> bool:

@@ -157,3 +157,12 @@ def tuple_to_tuple(context, builder, from_type, to_type, value):
 @lower_cast(types.NoneType, types.NoneType)
 def none_to_none(context, builder, from_type, to_type, value):
     return value
+
+
+# ---------------------------------------------------------------------------- pointers
+
+
+@lower_cast(types.Integer, types.RawPointer)
+def integer_to_pointer(context, builder, from_type, to_type, value):
+    """An address held as an integer (Numba's rule: extension code returns one as void*)."""
+    return builder.inttoptr(value, context.value_type(to_type))

@@ -1,28 +1,57 @@
 """First-class functions (`types.FunctionType(sig)`): a C function address passed as a value
 and called from compiled code. A `@cfunc` is one already; a jitted function gets a C entry
 for the signature (as `@cfunc` builds) when it is passed where a FunctionType is declared,
-from Python (unboxing) or from compiled code (a cast to a constant address)."""
+from Python (unboxing) or from compiled code (a cast to a constant address).
+
+An exception raised in a @cfunc is reported as unraisable (it returns zero), as in C. One
+raised in a jitted function called this way reaches the caller, as Numba's does: its C entry
+holds the exception for this thread and counts it in `ember.first_class.failures`; each call
+site reads the count after the call and, when it is not zero, takes the exception and
+raises it.
+"""
 
 from __future__ import annotations
 
 import ctypes
 import functools
+import threading
 from typing import Any
 
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.codegen.symbols import external_global, publish
+from ember.lowering import callconv
 from ember.lowering.boxing import NativeValue
 from ember.lowering.models import OpaqueModel, register_model
-from ember.lowering.registry import lower_cast, lower_constant, unbox
+from ember.lowering.registry import box, lower_cast, lower_constant, unbox
 from ember.typing.signature import Signature
 
 register_model(types.FunctionType)(OpaqueModel)
 
 _c_entries: dict[tuple, Any] = {}  # (dispatcher, return type, args) -> its CFunc-like entry
+# address -> the Python object it was made from, so that a function value returned to Python
+# is that object again (as Numba's keeps it beside the address)
+_objects_by_address: dict[int, Any] = {}
 
 
 def c_entry_address(function: Any, sig: Signature) -> int:
+    """The address of a C function with signature `sig` running `function` (see
+    `_entry_address`), remembered so that boxing the address gives `function` back."""
+    address = _entry_address(function, sig)
+    _objects_by_address.setdefault(address, function)
+    return address
+
+
+def function_at(address: int) -> Any:
+    """The Python object a first-class function value was made from."""
+    found = _objects_by_address.get(address)
+    if found is None:
+        raise MemoryError(f"first-class function at {address:#x}: parent object not set")
+    return found
+
+
+def _entry_address(function: Any, sig: Signature) -> int:
     """The address of a C function with signature `sig` running `function`: a @cfunc of that
     signature, a jitted function (compiled for it), a ctypes function pointer, or an object
     with Numba's `__wrapper_address__()`."""
@@ -64,7 +93,9 @@ def _jitted_entry(dispatcher: Any, sig: Signature) -> Any:
     key = (dispatcher, sig.return_type, tuple(sig.args))
     found = _c_entries.get(key)
     if found is None:
-        found = _c_entries[key] = CFunc(dispatcher.py_func, sig, {}, dispatcher=dispatcher)
+        found = _c_entries[key] = CFunc(
+            dispatcher.py_func, sig, {}, dispatcher=dispatcher, propagate=True
+        )
     return found
 
 
@@ -86,8 +117,28 @@ def _unbox_function(typ: types.FunctionType, obj: llvm.Value, c: Any) -> NativeV
 @lower_cast(types.DispatcherType, types.FunctionType)
 def _jitted_as_function(context, builder, from_type, to_type, value):
     """A jitted function passed where a FunctionType is declared: its C entry's address."""
-    entry = _jitted_entry(from_type.dispatcher, to_type.signature)  # cached: stays alive
-    return llvm.Constant(llvm.IntType(64), entry.address).inttoptr(llvm.PointerType())
+    address = c_entry_address(from_type.dispatcher, to_type.signature)  # cached: stays alive
+    return llvm.Constant(llvm.IntType(64), address).inttoptr(llvm.PointerType())
+
+
+@lower_cast(types.DispatcherChoice, types.FunctionType)
+def _chosen_as_function(context, builder, from_type, to_type, value):
+    """The C entry's address of the jitted function the index chooses."""
+    address = llvm.Constant(llvm.IntType(64), 0)
+    for position, dispatcher in enumerate(from_type.dispatchers):
+        entry = llvm.Constant(llvm.IntType(64), c_entry_address(dispatcher, to_type.signature))
+        is_this = builder.icmp_unsigned("==", value, llvm.Constant(value.type, position))
+        address = builder.select(is_this, entry, address)
+    return builder.inttoptr(address, llvm.PointerType())
+
+
+@box(types.FunctionType)
+def _box_function(typ: types.FunctionType, value: llvm.Value, c: Any) -> llvm.Value:
+    """The @cfunc, jitted function or other object the address was made from."""
+    address = c.pyapi.long_from_voidptr(value)
+    obj = c.pyapi.call_function_objargs(c.pyapi.borrow_constant(function_at), [address])
+    c.pyapi.decref(address)
+    return obj
 
 
 class _Callee:
@@ -111,11 +162,61 @@ def _function_constant(context, builder, ty: types.FunctionType, pyval: Any) -> 
 
 
 def call_function_pointer(context, builder, fnty: types.FunctionType, pointer, args: list):
-    """Call the C function at `pointer` with native `args` of `fnty`'s argument types."""
+    """Call the C function at `pointer` with native `args` of `fnty`'s argument types; an
+    exception the callee holds (a jitted function's) is raised from here."""
     sig = fnty.signature
     result = (
         llvm.VoidType() if sig.return_type is types.none else context.value_type(sig.return_type)
     )
     function_type = llvm.FunctionType(result, [context.value_type(a) for a in sig.args])
     value = builder.call(_Callee(pointer, function_type), list(args))
+    _raise_held_failure(context, builder)
     return context.get_dummy_value(types.none) if sig.return_type is types.none else value
+
+
+# ---------------------------------------------------------------- exceptions of jitted callees
+
+FAILURES_SYMBOL = "ember.first_class.failures"
+_failure_count = ctypes.c_int64(0)  # exceptions held, over all threads (changed with the GIL)
+_held = threading.local()
+
+
+def publish_symbol(symbol: str = FAILURES_SYMBOL) -> str:
+    publish(symbol, ctypes.addressof(_failure_count))
+    return symbol
+
+
+def hold_failure(exc: BaseException) -> None:
+    """Called by a jitted function's C entry (with the GIL) with the exception it raised."""
+    if getattr(_held, "exception", None) is None:
+        _failure_count.value += 1
+    _held.exception = exc
+
+
+def take_failure() -> bool:
+    """Whether this thread holds an exception; if so it passes to ember's Python-exception
+    slot, for the calling function to raise."""
+    exc = getattr(_held, "exception", None)
+    if exc is None:
+        return False  # another thread's
+    _held.exception = None
+    _failure_count.value -= 1
+    callconv.keep_python_exception(exc)
+    return True
+
+
+def _raise_held_failure(context, builder) -> None:
+    from ember.lowering.pyapi import PythonAPI
+
+    counter = external_global(builder.module, publish_symbol(), llvm.IntType(64))
+    held = builder.icmp_signed("!=", builder.load(counter), llvm.Constant(llvm.IntType(64), 0))
+    with builder.if_then(held, likely=False):
+        pyapi = PythonAPI(context, builder, [])
+        gil = pyapi.gil_ensure()
+        taken = pyapi.call_function_objargs(pyapi.borrow_constant(take_failure), [])
+        is_mine = builder.icmp_unsigned("==", taken, pyapi.borrow_constant(True))
+        pyapi.decref(taken)
+        pyapi.gil_release(gil)
+        with builder.if_then(is_mine, likely=False):
+            exc_id = callconv.static_exceptions.register(callconv.PythonExceptionRaised, ())
+            callconv.return_exception(builder, builder.function, exc_id)

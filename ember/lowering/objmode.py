@@ -13,6 +13,7 @@ block's Python function and unboxes its declared outputs.
 from __future__ import annotations
 
 import ctypes
+import functools
 import itertools
 from collections.abc import Callable
 from typing import Any
@@ -67,7 +68,7 @@ def _marshallable(typ: types.Type) -> bool:
         return isinstance(typ.dtype, (types.Number, types.Boolean))
     if isinstance(typ, types.Optional):
         return _marshallable(typ.type)
-    if isinstance(typ, (types.Number, types.Boolean, types.NoneType)):
+    if isinstance(typ, (types.Number, types.Boolean, types.NoneType, *_SHARED_KINDS)):
         return True
     return bool(lowering_registry.find_box(typ) and lowering_registry.find_unbox(typ))
 
@@ -187,6 +188,8 @@ def _checker(typ: types.Type) -> Callable[[Any], bool]:
         )
     if isinstance(typ, types.Array):
         return _array_checker(typ)
+    if isinstance(typ, _SHARED_KINDS):
+        return lambda v: _shared_type_of(v) == typ
     return lambda v: True  # a type with @box/@unbox: its unboxer checks the value
 
 
@@ -220,6 +223,42 @@ def _box_array_at(typ: types.Array, address: int) -> Any:
     if memory.meminfo:
         runtime().incref(memory.meminfo)  # boxing.box takes over one reference
     return boxing.box(typ, memory, () if parent is None else (parent,))
+
+
+# Values that cross as the native object they share with Python: a jitclass instance, a
+# structref, a typed List or Dict (the block sees and changes the same object)
+_SHARED_KINDS = (types.ClassInstanceType, types.StructRef, types.ListType, types.DictType)
+
+
+def _shared_type_of(value: Any) -> types.Type | None:
+    from ember.dispatcher.typeof import typeof
+
+    try:
+        return typeof(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _box_shared_at(typ: types.Type, address: int) -> Any:
+    """The Python object for the shared value stored at `address` (a new reference; the
+    value's own reference stays with compiled code)."""
+    from ember.dispatcher import pycall
+
+    return pycall.box_kept(typ, pycall._memory_ctype(typ).from_address(address))
+
+
+def _unbox_shared_into(typ: types.Type, value: Any, address: int) -> None:
+    """Store the native value of `value` (checked by the block runner) at `address`, holding a
+    new reference to its object."""
+    from ember.dispatcher import pycall
+    from ember.runtime.nrt import runtime
+
+    fields: list = []
+    pycall._flatten(typ, value, fields)
+    memory = pycall._memory_ctype(typ).from_address(address)
+    for (name, _), field in zip(memory._fields_, fields):
+        setattr(memory, name, field)
+    runtime().incref(memory.meminfo)
 
 
 def _same_view(parent: Any, memory: Any) -> bool:
@@ -282,7 +321,7 @@ def box_value(c: BoxContext, typ: types.Type, value: llvm.Value) -> llvm.Value:
     """A new reference to the Python object for `value` (NULL with an exception set)."""
     if isinstance(typ, types.Array):
         return box_array(c.pyapi, typ, value, c.pyapi.borrow_constant(_box_array_at))
-    if isinstance(typ, types.BaseTuple) and _holds_array(typ):
+    if isinstance(typ, types.BaseTuple) and _marshalled_here(typ):
         members = [
             box_value(c, member, c.builder.extract_value(value, index))
             for index, member in enumerate(typ.types)
@@ -292,17 +331,34 @@ def box_value(c: BoxContext, typ: types.Type, value: llvm.Value) -> llvm.Value:
         for member in members:
             c.pyapi.decref(member)
         return obj
+    if isinstance(typ, _SHARED_KINDS):
+        helper = c.pyapi.borrow_constant(functools.partial(_box_shared_at, typ))
+        return _call_with_address(c, helper, [], typ, value)
     return c.box(typ, value)
+
+
+def _call_with_address(c: BoxContext, helper, objargs: list, typ, value=None) -> tuple:
+    """Call `helper(*objargs, address)` where `address` holds a native value of `typ` (stored
+    there first if `value` is given); returns the call's result, or with no `value`, the
+    pair (result, the slot)."""
+    slot = c.builder.alloca(c.context.value_type(typ))
+    if value is not None:
+        c.builder.store(value, slot)
+    address = c.pyapi.long_from_voidptr(slot)
+    result = c.pyapi.call_function_objargs(helper, [*objargs, address])
+    c.pyapi.decref(address)
+    return result if value is not None else (result, slot)
 
 
 def _pack(*items: Any) -> tuple:
     return items
 
 
-def _holds_array(typ: types.Type) -> bool:
+def _marshalled_here(typ: types.Type) -> bool:
+    """Whether `typ` is or holds a value marshalled here rather than by a @box/@unbox."""
     if isinstance(typ, types.BaseTuple):
-        return any(_holds_array(member) for member in typ.types)
-    return isinstance(typ, types.Array)
+        return any(_marshalled_here(member) for member in typ.types)
+    return isinstance(typ, (types.Array, *_SHARED_KINDS))
 
 
 def unbox_value(c: BoxContext, typ: types.Type, obj: llvm.Value) -> tuple:
@@ -311,7 +367,7 @@ def unbox_value(c: BoxContext, typ: types.Type, obj: llvm.Value) -> tuple:
     builder = c.builder
     if isinstance(typ, types.Array):
         return unbox_array(c.pyapi, typ, obj)
-    if isinstance(typ, types.BaseTuple) and _holds_array(typ):
+    if isinstance(typ, types.BaseTuple) and _marshalled_here(typ):
         value = llvm.Constant(c.context.value_type(typ), llvm.Undefined)
         is_error = llvm.Constant(llvm.IntType(1), 0)
         for index, member in enumerate(typ.types):
@@ -319,6 +375,13 @@ def unbox_value(c: BoxContext, typ: types.Type, obj: llvm.Value) -> tuple:
             value = builder.insert_value(value, item, index)
             is_error = builder.or_(is_error, item_error)
         return value, is_error
+    if isinstance(typ, _SHARED_KINDS):
+        helper = c.pyapi.borrow_constant(functools.partial(_unbox_shared_into, typ))
+        result, slot = _call_with_address(c, helper, [obj], typ)
+        is_error = builder.icmp_unsigned("==", result, c.pyapi.get_null_object())
+        with builder.if_then(builder.not_(is_error)):
+            c.pyapi.decref(result)
+        return builder.load(slot), is_error
     native = c.unbox(typ, obj)
     is_error = native.is_error if native.is_error is not None else llvm.Constant(llvm.IntType(1), 0)
     return native.value, is_error

@@ -197,6 +197,14 @@ class NumbaPythonAPI:
     def string_from_constant_string(self, text: str) -> llvm.Value:
         return self.string_from_string(self._cstring(text))
 
+    def print_object(self, obj: llvm.Value) -> None:
+        """Write `str(obj)` to sys.stdout (no newline): Numba's `print_item` building block."""
+        self.decref(self.call_function_objargs(self.borrow_constant(write_stdout), [obj]))
+
+    def print_string(self, text: str) -> None:
+        """Write the constant `text` to sys.stdout."""
+        self.print_object(self.borrow_constant(text))
+
     # ------------------------------------------------------------------ lists and dicts
 
     def list_new(self, size: llvm.Value | int) -> llvm.Value:
@@ -250,3 +258,9 @@ class NumbaPythonAPI:
         if isinstance(exc, type):
             exc = self.borrow_constant(exc)
         self._call("PyErr_SetNone", [exc])
+
+
+def write_stdout(obj: Any) -> None:
+    import sys
+
+    sys.stdout.write(str(obj))

@@ -163,6 +163,10 @@ def box(typ: types.Array, memory: Any, inputs: tuple, memo: dict | None = None) 
         if memo is not None and key in memo:
             _decref[0](memory.meminfo)  # this copy's reference is not needed
             return memo[key]
+        adopted = _adopted_parent(memory)
+        if adopted is not None and _views_all_of(adopted, typ, memory, shape, strides):
+            _decref[0](memory.meminfo)  # the ndarray itself stands for the value
+            return adopted
         owner = _RuntimeMemory(memory.meminfo, _interface(typ, memory, shape, strides))
         result = _with_fields(typ, np.asarray(owner))
         if memo is not None:
@@ -174,12 +178,7 @@ def box(typ: types.Array, memory: Any, inputs: tuple, memo: dict | None = None) 
             "ember: a returned array refers to memory no array owns: a record's sub-array "
             "field (`r.v`) is a view into its array and cannot be returned; return `r.v.copy()`"
         )
-    if (
-        parent.shape == shape
-        and parent.strides == strides
-        and data_address(parent) == (memory.data or 0)
-        and parent.dtype == _numpy_dtype(typ.dtype)
-    ):
+    if _views_all_of(parent, typ, memory, shape, strides):
         return parent
     view = _with_fields(
         typ, np.asarray(_BorrowedView(parent, _interface(typ, memory, shape, strides)))
@@ -187,6 +186,28 @@ def box(typ: types.Array, memory: Any, inputs: tuple, memo: dict | None = None) 
     if typ.readonly or not parent.flags.writeable:
         view.flags.writeable = False
     return view
+
+
+def _views_all_of(parent: Any, typ: types.Array, memory: Any, shape, strides) -> bool:
+    return (
+        parent.shape == shape
+        and parent.strides == strides
+        and data_address(parent) == (memory.data or 0)
+        and parent.dtype == _numpy_dtype(typ.dtype)
+    )
+
+
+def _adopted_parent(memory: Any) -> Any:
+    """The ndarray held by the meminfo of an array adopted from Python (stored in a jitclass
+    field or a container: ember/lowering/adopted_arrays.py; an 8-byte block holding the
+    ndarray's address, which is also the value's parent), else None."""
+    from ember.runtime import nrt
+
+    if not memory.parent or nrt.data_size(memory.meminfo) != 8:
+        return None
+    if ctypes.c_void_p.from_address(nrt.data_address(memory.meminfo)).value != memory.parent:
+        return None
+    return ctypes.cast(memory.parent, ctypes.py_object).value
 
 
 def box_at(typ: types.Array, address: int, parent: Any) -> Any:

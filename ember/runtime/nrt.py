@@ -492,6 +492,11 @@ def data_address(meminfo: int) -> int:
     return ctypes.c_void_p.from_address(meminfo + 8).value or 0
 
 
+def data_size(meminfo: int) -> int:
+    """The size in bytes of the block's data, as allocated (the header's size field)."""
+    return ctypes.c_int64.from_address(meminfo + 16).value
+
+
 # ---------------------------------------------------------------------------- code emission
 
 

@@ -170,8 +170,13 @@ def function_members(typ: Type) -> tuple | None:
     return None
 
 
-def unify_functions(first: Type, second: Type) -> DispatcherChoice | None:
-    """Two jitted-function types merge into a run-time choice among all their members."""
+def unify_functions(first: Type, second: Type) -> DispatcherChoice | FunctionType | None:
+    """Two jitted-function types merge into a run-time choice among all their members; with a
+    first-class function type, jitted functions become that type (their C entries)."""
+    if isinstance(second, FunctionType):
+        first, second = second, first
+    if isinstance(first, FunctionType):
+        return first if first == second or function_members(second) is not None else None
     members = (function_members(first), function_members(second))
     if None in members:
         return None

@@ -32,8 +32,21 @@ def integer_result(a: types.Type, b: types.Type) -> types.Number:
     return types.uint64 if a_unsigned and b_unsigned else types.int64
 
 
+def as_number(t: types.Type) -> types.Type:
+    """An extension type that converts to a number (its `can_convert_to` hook accepts int64,
+    else float64) computes as that number, before any @overload of the operator is tried
+    (Numba's order: its number templates come first)."""
+    hook = getattr(t, "can_convert_to", None)
+    if isinstance(t, types.Number) or hook is None:
+        return t
+    for number in (types.int64, types.float64):
+        if hook(None, number) is not None:
+            return number
+    return t
+
+
 def arithmetic_result(a: types.Type, b: types.Type) -> types.Number | None:
-    a, b = types.unliteral(a), types.unliteral(b)
+    a, b = as_number(types.unliteral(a)), as_number(types.unliteral(b))
     if not (isinstance(a, types.Number) and isinstance(b, types.Number)):
         return None
     if _is_int_like(a) and _is_int_like(b):

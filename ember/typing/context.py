@@ -151,6 +151,8 @@ class TypingContext:
             if literals is not None:
                 literals = (_as_integers(literals[0]), _as_integers(literals[1]))
             return self._apply_templates(key, _as_integers(args), _as_integers(kws), literals)
+        if any(isinstance(t, types.ArrayCompatible) for t in args):
+            return _as_arrays(self, key, args, kws)
         return None
 
     def resolve_operator(
@@ -283,6 +285,15 @@ def _unwrap_optionals(values: Any) -> Any:
     if isinstance(values, dict):
         return {name: _unwrap_optionals((t,))[0] for name, t in values.items()}
     return tuple(t.type if isinstance(t, types.Optional) else t for t in values)
+
+
+def _as_arrays(context: TypingContext, key: Any, args: tuple, kws: dict) -> Signature | None:
+    """Numba's array protocol: an extension type standing for an array is typed as one."""
+    from ember.lowering.array_compatible import stands_for_array, typed_as_arrays
+
+    if not any(stands_for_array(t) for t in args):
+        return None
+    return typed_as_arrays(context, key, args, kws, context._apply_templates)
 
 
 def _as_integers(values: Any) -> Any:

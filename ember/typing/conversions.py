@@ -99,7 +99,9 @@ def can_convert(from_type: types.Type, to_type: types.Type) -> Conversion | None
     if isinstance(from_type, types.IntEnumMember):  # an IntEnum member is also an int
         inner = can_convert(from_type.dtype, to_type)
         return max(inner, Conversion.safe) if inner is not None else None
-    if isinstance(from_type, types.DispatcherType) and isinstance(to_type, types.FunctionType):
+    if isinstance(from_type, (types.DispatcherType, types.DispatcherChoice)) and isinstance(
+        to_type, types.FunctionType
+    ):
         return Conversion.safe  # compiled for the signature, called through its C entry
     return _extension_conversion(from_type, to_type)
 

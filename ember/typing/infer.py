@@ -12,10 +12,18 @@ import threading
 from dataclasses import dataclass, field
 
 from ember import types
-from ember.errors import EmberError, ForceLiteralArg, TypingError, UnsupportedError
+from ember.errors import (
+    CompileTimeValueReturned,
+    EmberError,
+    ForceLiteralArg,
+    TypingError,
+    UnsupportedError,
+)
 from ember.ir import displays
 from ember.ir import nodes as ir
+from ember.lowering.boxing import compile_time_only
 from ember.types.functions import function_members
+from ember.typing.arith import as_number
 from ember.typing.context import TypingContext
 from ember.typing.exceptions import caught_args_type
 from ember.typing.functions import RecursionPending
@@ -62,8 +70,12 @@ class TypeInferer:
         arg_types: tuple,
         return_type: types.Type | None = None,
         declared_locals: tuple = (),
+        returns_to_python: bool = True,
     ) -> None:
+        """`returns_to_python`: False for a function compiled for a compiled caller (an
+        overload's implementation, a callee), which may return compile-time-only values."""
         self.context = context
+        self.returns_to_python = returns_to_python
         self.declared_locals = dict(declared_locals)
         self.func_ir = func_ir
         self.arg_types = arg_types
@@ -395,7 +407,11 @@ class TypeInferer:
         args = self._constant_counts(expr, args)
         sig = None
         if isinstance(expr, ir.InplaceBinOp):
-            sig = self.context.resolve_operator(expr.fn, args)
+            if all(isinstance(as_number(types.unliteral(a)), types.Number) for a in args):
+                # numbers are immutable: `x += y` is `x + y` (first, as Numba's templates are)
+                sig = self.context.resolve_operator(expr.immutable_fn, args)
+            if sig is None:
+                sig = self.context.resolve_operator(expr.fn, args)
             if sig is None:
                 sig = self.context.resolve_operator(expr.immutable_fn, args)
             symbol = ir.BINOP_SYMBOLS[expr.immutable_fn] + "="
@@ -689,12 +705,30 @@ class TypeInferer:
         if isinstance(returned, types.BaseTuple) and isinstance(declared, types.BaseTuple):
             if len(returned) != len(declared):  # as Numba words it
                 raise TypingError(f"No conversion from {returned} to {declared}", cast.loc)
+        if _unconvertible(types.unliteral(returned), declared):
+            raise TypingError(f"No conversion from {returned} to {declared}", cast.loc)
         for candidate in (_returned_type(returned), self.return_type):
-            if _compile_time_only(candidate):
-                raise TypingError(
-                    f"Cannot return a value of type {candidate}: it exists only while compiling",
+            if self.returns_to_python and compile_time_only(candidate):
+                raise CompileTimeValueReturned(
+                    f"Cannot return a value of type {candidate} (cannot convert native "
+                    f"{candidate} to Python object): it exists only while compiling",
                     cast.loc,
                 )
+
+
+_SCALARS_AND_ARRAYS = (types.Number, types.Boolean, types.Array)
+
+
+def _unconvertible(returned: types.Type, declared: types.Type | None) -> bool:
+    """A number or array returned where the declared return type (a number or array) cannot
+    hold it (an array declared as float32): a typing error, as Numba reports it."""
+    if not (
+        isinstance(returned, _SCALARS_AND_ARRAYS) and isinstance(declared, _SCALARS_AND_ARRAYS)
+    ):
+        return False
+    from ember.typing.conversions import can_convert
+
+    return can_convert(returned, declared) is None
 
 
 def _returned_type(typ: types.Type) -> types.Type:
@@ -705,16 +739,6 @@ def _returned_type(typ: types.Type) -> types.Type:
         if members != list(typ.types):
             return types.make_tuple(members)
     return types.unliteral(typ)
-
-
-def _compile_time_only(typ: types.Type) -> bool:
-    if isinstance(typ, types.BaseTuple):
-        return any(_compile_time_only(member) for member in typ.types)
-    if not isinstance(typ, types.Dummy) or isinstance(typ, types.DispatcherType | types.DType):
-        return False
-    from ember.lowering.registry import registry  # an extension's @box gives it a Python value
-
-    return registry.find_box(typ) is None
 
 
 _EXPR_TYPERS = {

@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import inspect
 import traceback
+import uuid
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -45,6 +46,8 @@ from ember.typing.signature import Signature
 from ember.typing.templates import (
     AbstractTemplate,
     AttributeTemplate,
+    builtin_rules_end,
+    operator_first,
     registry,
     widen_all_literals,
 )
@@ -539,7 +542,7 @@ def overload(
             func, overload_func, jit_options, prefer_literal=prefer_literal, strict=strict
         )
         templates = registry.functions.setdefault(func, [])
-        position = 0
+        position = builtin_rules_end(templates, 0) if operator_first(func) else 0
         while position < len(templates) and issubclass(templates[position], _OverloadTemplate):
             position += 1
         templates.insert(position, template)
@@ -804,6 +807,9 @@ class Intrinsic:
     def __init__(self, defn: Callable, prefer_literal: bool = False) -> None:
         functools.update_wrapper(self, defn)
         self._defn = defn
+        self._prefer_literal = prefer_literal
+        self._uuid = uuid.uuid4().hex  # the same object again when unpickled in this process
+        _live_intrinsics[self._uuid] = self
         self._codegens: dict[tuple, Callable] = {}
         template = type(
             f"Intrinsic_{defn.__name__}",
@@ -865,8 +871,33 @@ class Intrinsic:
     def __call__(self, *args: Any, **kws: Any) -> Any:
         raise TypeError(f"intrinsic {self.__name__} can only be called from jitted code")
 
+    def __reduce__(self) -> tuple:
+        """By value (its definition's code, globals and closure), as jitted functions pickle,
+        so that a jitted function using it pickles too (multiprocessing, Dask)."""
+        from ember.dispatcher.serialize import function_state
+
+        state = function_state(self._defn, None)
+        return (_rebuild_intrinsic, (self._uuid, state, self._prefer_literal))
+
     def __repr__(self) -> str:
         return f"<intrinsic {self.__name__}>"
+
+
+_live_intrinsics: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def _rebuild_intrinsic(key: str, state: tuple, prefer_literal: bool) -> Intrinsic:
+    found = _live_intrinsics.get(key)
+    if found is not None:
+        return found
+    from ember.dispatcher.serialize import rebuild_function
+
+    defn, _ = rebuild_function(state)
+    rebuilt = Intrinsic(defn, prefer_literal=prefer_literal)
+    del _live_intrinsics[rebuilt._uuid]
+    rebuilt._uuid = key
+    _live_intrinsics[key] = rebuilt
+    return rebuilt
 
 
 def intrinsic(*args: Any, **options: Any) -> Any:

@@ -7,6 +7,7 @@ or None to decline so the next template can try.
 from __future__ import annotations
 
 import inspect
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -241,6 +242,22 @@ class _FunctionTable(dict):
         return any(dict.__contains__(self, (base, key[1])) for base in key[0].__mro__)
 
 
+_OPERATORS = frozenset(id(f) for f in vars(operator).values() if callable(f))
+
+
+def operator_first(key: Any) -> bool:
+    """Whether ember's own typing rules of `key` come before extension templates (Numba's
+    order for operators; other functions try the extension's @overload first)."""
+    return id(key) in _OPERATORS
+
+
+def builtin_rules_end(templates: list, start: int) -> int:
+    """The index after the run of ember's own rules that begins at `start`."""
+    while start < len(templates) and getattr(templates[start], "builtin_rule", False):
+        start += 1
+    return start
+
+
 class Registry:
     """Templates for global callables (by the Python object) and for attributes (by type class)."""
 
@@ -250,7 +267,15 @@ class Registry:
         self.global_types: dict[Any, types.Type] = {}  # infer_global(value, its_type)
 
     def register_global(self, key: Any, template: type[FunctionTemplate]) -> None:
-        self.functions.setdefault(key, []).append(template)
+        """Add a template for `key`. For an operator, ember's own rules (`typer`) go before
+        extension templates whenever they are registered (the library loads lazily, often
+        after user code registered its @overloads): Numba tries its number templates first,
+        so an extension type that converts to a number adds as that number."""
+        found = self.functions.setdefault(key, [])
+        if getattr(template, "builtin_rule", False) and operator_first(key):
+            found.insert(builtin_rules_end(found, 0), template)
+        else:
+            found.append(template)
 
     def register_attr(self, template: type[AttributeTemplate]) -> type[AttributeTemplate]:
         self.attributes.append(template)
@@ -273,7 +298,11 @@ class Registry:
             template = type(
                 f"Typer_{getattr(key, '__name__', key)}",
                 (AbstractTemplate,),
-                {"key": key, "generic": lambda self, args, kws: func(args, kws)},
+                {
+                    "key": key,
+                    "generic": lambda self, args, kws: func(args, kws),
+                    "builtin_rule": True,
+                },
             )
             self.register_global(key, template)
             return func

@@ -29,7 +29,9 @@ _DEFAULTS = (" ", "\n", False)
 _KEEPALIVE: list = []  # the Python objects compiled print calls refer to, for the process
 
 
-_SHOWN_AS_COPIES = (types.List, types.HashTable)  # boxed from their native memory
+# boxed from their native memory: containers as copies, jitclass instances and structrefs as
+# the objects themselves
+_SHOWN_FROM_MEMORY = (types.List, types.HashTable, types.ManagedStruct)
 
 
 def _printable(typ: types.Type) -> bool:
@@ -37,9 +39,16 @@ def _printable(typ: types.Type) -> bool:
         return all(_printable(member) for member in typ.types)
     if isinstance(typ, (types.Array, types.StringLiteral, types.Number, types.Boolean)):
         return True
-    if isinstance(typ, _SHOWN_AS_COPIES):
+    if isinstance(typ, _SHOWN_FROM_MEMORY):
         return True
-    return isinstance(typ, types.NoneType) or lowering_registry.find_box(typ) is not None
+    if isinstance(typ, types.NoneType) or _has_print_item(typ):
+        return True
+    return lowering_registry.find_box(typ) is not None
+
+
+def _has_print_item(typ: types.Type) -> bool:
+    """An extension type printed by its own `'print_item'` lowering (Numba's protocol)."""
+    return lowering_registry.find_function("print_item", (typ,)) is not None
 
 
 def _print_pysig(count: int) -> inspect.Signature:
@@ -83,6 +92,10 @@ def lower_print(context, builder, sig, args):
     c = BoxContext(context, builder, pyapi)
     gil = pyapi.gil_ensure()
     *value_types, sep_type, end_type, flush_type = sig.args
+    if any(_has_print_item(typ) for typ in value_types):
+        _print_items(c, value_types, args, sep_type, end_type)
+        pyapi.gil_release(gil)
+        return context.get_dummy_value(types.none)
     values = pyapi.tuple_new(len(value_types))
     for index, (typ, value) in enumerate(zip(value_types, args)):
         pyapi.tuple_setitem(values, index, _to_python(c, typ, value))
@@ -100,6 +113,25 @@ def lower_print(context, builder, sig, args):
     return context.get_dummy_value(types.none)
 
 
+def _print_items(c: BoxContext, value_types: list, args: list, sep_type, end_type) -> None:
+    """Print item by item, as Numba does when an extension type prints itself: its
+    `'print_item'` lowering writes it, any other value is written as Python shows it."""
+    sep = sep_type.literal_value if isinstance(sep_type, types.StringLiteral) else " "
+    end = end_type.literal_value if isinstance(end_type, types.StringLiteral) else "\n"
+    for index, (typ, value) in enumerate(zip(value_types, args)):
+        if index:
+            c.pyapi.print_string(sep)
+        if _has_print_item(typ):
+            item_sig = Signature(types.none, (typ,))
+            c.context.call_implementation(c.builder, "print_item", item_sig, [value])
+        else:
+            shown = _to_python(c, typ, value)
+            c.pyapi.print_object(shown)
+            c.pyapi.decref(shown)
+    c.pyapi.print_string(end)
+    c.pyapi.err_clear()  # as print(): a closed stdout must not leave an error pending
+
+
 def _keyword_text(pyapi: PythonAPI, typ: types.Type) -> llvm.Value:
     if isinstance(typ, types.StringLiteral):
         return pyapi.borrow_constant(typ.literal_value)
@@ -113,7 +145,7 @@ def _to_python(c: BoxContext, typ: types.Type, value: llvm.Value) -> llvm.Value:
         obj = pyapi.borrow_constant(typ.literal_value)
         pyapi.incref(obj)
         return obj
-    if isinstance(typ, (types.Array, *_SHOWN_AS_COPIES)):
+    if isinstance(typ, (types.Array, *_SHOWN_FROM_MEMORY)):
         model = model_of(typ)
         slot = alloca_in_entry(builder, model.data_type, "print.value")
         builder.store(model.as_data(builder, value), slot)
@@ -146,7 +178,8 @@ def _print_values(values: tuple, sep: str | None, end: str | None, flush: bool) 
 
 
 def _copy(typ: types.Type, address: int) -> Any:
-    """A Python copy of the list, set or dict whose native value is at `address`."""
+    """A Python copy of the list, set or dict whose native value is at `address` (a jitclass
+    instance or structref: the object itself)."""
     from ember.dispatcher.pycall import _memory_ctype, box_kept
 
     shown = box_kept(typ, _memory_ctype(typ).from_address(address))

@@ -9,8 +9,9 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.extending import overload_method, register_jitable
 from ember.lowering import arrays as arr
+from ember.lowering.boxing import NativeValue
 from ember.lowering.models import StructModel, register_model
-from ember.lowering.registry import lower_builtin, lower_getattr
+from ember.lowering.registry import lower_builtin, lower_getattr, unbox
 from ember.typing.signature import signature
 from ember.typing.templates import AttributeTemplate, registry
 
@@ -164,3 +165,26 @@ def _clamp(bound, length, lower, upper):
         bound += length
         return lower if bound < 0 else bound
     return upper if bound >= upper else bound
+
+
+@unbox(types.SliceType)
+def _unbox_slice(typ, obj, c):
+    """A slice passed beside a value only a boxing wrapper passes (the dispatcher's own path
+    converts slices itself): its (start, stop, step) with the sentinels of omitted bounds."""
+    builder = c.builder
+    parts = c.pyapi.call_function_objargs(c.pyapi.borrow_constant(native_slice_parts), [obj])
+    failed_slot = builder.alloca(llvm.IntType(1))
+    builder.store(builder.icmp_unsigned("==", parts, c.pyapi.get_null_object()), failed_slot)
+    value_type = c.context.value_type(typ)
+    slot = builder.alloca(value_type)
+    builder.store(llvm.Constant(value_type, None), slot)
+    with builder.if_then(builder.not_(builder.load(failed_slot))):
+        native = c.unbox(types.UniTuple(types.int64, 3), parts)
+        c.pyapi.decref(parts)
+        value = llvm.Constant(value_type, llvm.Undefined)
+        for index in range(3):
+            value = builder.insert_value(value, builder.extract_value(native.value, index), index)
+        builder.store(value, slot)
+        if native.is_error is not None:
+            builder.store(native.is_error, failed_slot)
+    return NativeValue(builder.load(slot), is_error=builder.load(failed_slot))

@@ -92,10 +92,27 @@ def _type_tuple_iter(args, kws):
     if len(plain) == 1:  # literals of one type (`("a", "ab")`): a tuple of that type
         as_uni = types.UniTuple(plain.pop(), len(tup))
         return signature(types.UniTupleIterator(as_uni), as_uni)
+    functions = _one_function_type(tup.types)
+    if functions is not None:  # jitted and first-class functions: called through one type
+        as_uni = types.UniTuple(functions, len(tup))
+        return signature(types.UniTupleIterator(as_uni), as_uni)
     raise TypingError(
         f"cannot iterate over a tuple of different types ({tup}) with a plain loop: write "
         "`for x in ember.literal_unroll(t)` to compile the loop body once per member"
     )
+
+
+def _one_function_type(members: tuple) -> types.Type | None:
+    """The type jitted functions and first-class functions of one signature merge into (a
+    run-time choice, or the FunctionType), else None."""
+    from ember.types.functions import unify_functions
+
+    merged = members[0]
+    for member in members[1:]:
+        merged = unify_functions(merged, member)
+        if merged is None:
+            return None
+    return merged
 
 
 @lower_builtin(iter, types.UniTuple)
