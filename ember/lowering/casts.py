@@ -163,6 +163,8 @@ def none_to_none(context, builder, from_type, to_type, value):
 
 
 @lower_cast(types.Integer, types.RawPointer)
+@lower_cast(types.Integer, types.CPointer)
 def integer_to_pointer(context, builder, from_type, to_type, value):
-    """An address held as an integer (Numba's rule: extension code returns one as void*)."""
+    """An address held as an integer (Numba's rule: extension code returns one as void*;
+    `a.ctypes.data` passed where a C function takes a pointer)."""
     return builder.inttoptr(value, context.value_type(to_type))

@@ -94,13 +94,6 @@ def _lower_call(key: CFunction, context, builder, sig, args):
     return context.get_dummy_value(types.none) if sig.return_type is types.none else value
 
 
-@lower_cast(types.Integer, types.RawPointer)
-@lower_cast(types.Integer, types.CPointer)
-def _address_as_pointer(context, builder, from_type, to_type, value):
-    """An address held as an integer (`a.ctypes.data`) passed where C takes a pointer."""
-    return builder.inttoptr(value, context.value_type(to_type))
-
-
 @lower_cast(types.NamedTuple, types.RawPointer)
 @lower_cast(types.NamedTuple, types.CPointer)
 def _array_ctypes_as_pointer(context, builder, from_type, to_type, value):
