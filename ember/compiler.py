@@ -280,6 +280,7 @@ def _unroll_literal_loops(state: CompileState) -> None:
         return
     from ember.rewrites.literal_unroll import tolerant_typemap
     from ember.rewrites.literal_unroll import unroll_literal_loops as unroll
+    from ember.rewrites.prune_none import prune_none_branches
     from ember.typing.context import TypingContext
     from ember.typing.infer import TypeInferer
 
@@ -292,7 +293,10 @@ def _unroll_literal_loops(state: CompileState) -> None:
             state.options.locals,
         )
 
-    unroll(state.func_ir, tolerant_typemap(make_inferer))
+    def prune(func_ir, known):
+        prune_none_branches(func_ir, state.arg_types, known)
+
+    unroll(state.func_ir, tolerant_typemap(make_inferer), prune)
 
 
 def _nested_codes(code: CodeType) -> list[CodeType]:

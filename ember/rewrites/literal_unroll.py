@@ -41,9 +41,11 @@ class _Loop:
     constant: tuple | None  # the tuple's value when it is a constant (a global, a literal)
 
 
-def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types) -> None:
+def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types, prune=None) -> None:
     """Unroll every loop over `literal_unroll(tuple)`; `infer_types(func_ir)` returns the
-    (possibly partial) typemap of a tolerant inference."""
+    (possibly partial) typemap of a tolerant inference. After each loop, `prune(func_ir,
+    known)` may drop the branches that the members' types decide (`isinstance(x, str)` in
+    the copy for a string member), given `known`: each copy's item variable -> member type."""
     declined: set[int] = set()
     unrolled = False
     for _ in range(_MAX_LOOPS):
@@ -57,7 +59,12 @@ def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types) -> None:
         if not unrolled:
             strip_dels(func_ir)
             unrolled = True
-        _Unroller(func_ir, loop, len(tuple_type)).run()
+        unroller = _Unroller(func_ir, loop, len(tuple_type))
+        unroller.run()
+        if prune is not None:
+            known = dict(zip(unroller.item_names, tuple_type.types, strict=True))
+            prune(func_ir, known)
+            strip_dels(func_ir)
     if unrolled:
         _renumber(func_ir)
         insert_dels(func_ir)
@@ -172,6 +179,7 @@ class _Unroller:
         self.local_names = _names_only_in(func_ir, self.region | {loop.header})
         self.next_label = max(func_ir.blocks) + 1
         self.copy_names = self._copy_names()
+        self.item_names: list[str] = []  # per copy, the variable holding its member
 
     def run(self) -> None:
         loop, blocks = self.loop, self.func_ir.blocks
@@ -234,7 +242,9 @@ class _Unroller:
         for stmt in header.body[:-1]:
             if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.PairFirst):
                 member = self._member(k, stmt.loc)
-                body.append(ir.Assign(_renamed(stmt.target, names), member, stmt.loc))
+                target = _renamed(stmt.target, names)
+                self.item_names.append(target.name)
+                body.append(ir.Assign(target, member, stmt.loc))
             elif not (
                 isinstance(stmt, ir.Assign) and isinstance(stmt.value, (ir.IterNext, ir.PairSecond))
             ):
