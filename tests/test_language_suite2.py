@@ -47,3 +47,15 @@ def test_isinstance_on_a_literal_unroll_member_drops_the_other_branches():
 def test_nested_unrolled_loops_test_each_pair_of_member_types(a, s, b):
     t = (a, s, b)
     assert njit(unrolled_pairs)(t) == unrolled_pairs(t)
+
+
+def print_narrow_floats(a, b):
+    print(a, b, (a, b), -a)
+
+
+def test_print_shows_float32_and_complex64_as_numpy_does(capsys):
+    args = (np.float32(0.1), np.complex64(0.1 + 0.2j))
+    print_narrow_floats(*args)
+    expected = capsys.readouterr().out
+    njit(print_narrow_floats)(*args)
+    assert capsys.readouterr().out == expected

@@ -138,7 +138,21 @@ def _to_python(c: BoxContext, typ: types.Type, value: llvm.Value) -> llvm.Value:
             result = pyapi.call_function_objargs(rebuild, [plain])
             pyapi.decref(plain)
         return result
-    return c.box(typ, value)
+    boxed = c.box(typ, value)
+    if typ in _NARROW_FLOATS:  # shown as NumPy shows it: np.float32(0.1) prints 0.1
+        plain = boxed
+        boxed = pyapi.call_function_objargs(pyapi.borrow_constant(_numpy_scalar(typ)), [plain])
+        pyapi.decref(plain)
+    return boxed
+
+
+_NARROW_FLOATS = (types.float32, types.complex64)
+
+
+def _numpy_scalar(typ: types.Type) -> Any:
+    import numpy as np
+
+    return np.float32 if typ == types.float32 else np.complex64
 
 
 def _print_values(values: tuple, sep: str | None, end: str | None, flush: bool) -> None:
