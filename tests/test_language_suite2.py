@@ -1,8 +1,11 @@
 """Python language features real Numba programs use (literal_unroll with type tests,
 comprehensions, closures, exceptions, object-mode blocks): each compiled function is checked
-against CPython running the same function."""
+against CPython running the same function. PYTEST_DONT_REWRITE: the compiled functions use
+`assert`, which pytest would otherwise rewrite into calls compiled code cannot make."""
 
 from __future__ import annotations
+
+import traceback
 
 import numpy as np
 from hypothesis import given, settings
@@ -59,3 +62,35 @@ def test_print_shows_float32_and_complex64_as_numpy_does(capsys):
     expected = capsys.readouterr().out
     njit(print_narrow_floats)(*args)
     assert capsys.readouterr().out == expected
+
+
+def raise_or_assert(x):
+    if x > 1:
+        raise ValueError("too big", x)
+    assert x > 0, "must be positive"
+    return x
+
+
+def _last_frame_and_args(func, arg):
+    try:
+        func(arg)
+    except (ValueError, AssertionError) as error:
+        last = traceback.extract_tb(error.__traceback__)[-1]
+        return (last.filename, last.lineno, last.name, last.line), type(error), error.args
+    raise AssertionError("no exception")
+
+
+def test_a_traceback_ends_at_the_raise_or_assert_line_as_in_cpython():
+    compiled = njit(raise_or_assert)
+    for arg in (5, -1):
+        assert _last_frame_and_args(compiled, arg) == _last_frame_and_args(raise_or_assert, arg)
+    formatted = "".join(traceback.format_exception(*_raised_by(compiled, 5)))
+    assert "^" not in formatted.splitlines()[-2]  # no column marks under the user's line
+
+
+def _raised_by(func, arg):
+    try:
+        func(arg)
+    except ValueError as error:
+        return type(error), error, error.__traceback__
+    raise AssertionError("no exception")

@@ -72,10 +72,16 @@ def make_exception(lowerer: FunctionLowerer, expr: ir.Call, exc_class: type) -> 
         template.append(callconv.PayloadSlot(slots, kind))
         runtime_args.append((var, kind))
         slots += callconv.PAYLOAD_SLOTS[kind]
-    exc_id = callconv.static_exceptions.register(exc_class, tuple(template))
+    site = raise_site(lowerer, expr.loc)
+    exc_id = callconv.static_exceptions.register(exc_class, tuple(template), site)
     payload = _fill_payload(lowerer, runtime_args) if runtime_args else llvm.Constant(_ptr, None)
     value = llvm.Constant(llvm.LiteralStructType([_ptr, _i32]), [None, exc_id])
     return lowerer.builder.insert_value(value, payload, 0)
+
+
+def raise_site(lowerer: FunctionLowerer, loc: ir.Loc) -> callconv.RaiseSite:
+    """The traceback frame of an exception raised at `loc` (callconv.RaiseSite)."""
+    return callconv.RaiseSite(loc.filename, loc.line, lowerer.func_ir.py_func.__name__)
 
 
 def _definitions_of(lowerer: FunctionLowerer) -> dict:
@@ -206,7 +212,7 @@ class ExceptionRouting:
         needed = self.switches or self.args_reads
         entries = callconv.static_exceptions.entries() if needed else []
         for switch, matched, classes in self.switches:
-            for exc_id, exc_class, _ in entries:
+            for exc_id, exc_class, *_ in entries:
                 if exc_class is callconv.PythonExceptionRaised:  # known only at run time
                     case = self._python_exception_case(matched, switch.default, classes)
                     switch.add_case(llvm.Constant(_i32, exc_id), case)
@@ -214,7 +220,7 @@ class ExceptionRouting:
                 elif isinstance(exc_class, type) and issubclass(exc_class, classes):
                     switch.add_case(llvm.Constant(_i32, exc_id), matched)
         for switch, payload, result_slot, merge, result_type in self.args_reads:
-            for exc_id, _, exc_args in entries:
+            for exc_id, _, exc_args, _ in entries:
                 if _args_fit(exc_args, result_type):
                     case = self._args_case(payload, exc_args, result_type, result_slot, merge)
                     switch.add_case(llvm.Constant(_i32, exc_id), case)
