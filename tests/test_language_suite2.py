@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ember import literal_unroll, njit
+from ember import literal_unroll, njit, prange
 
 
 def unrolled_sum_by_type(a, b):
@@ -94,3 +94,30 @@ def _raised_by(func, arg):
     except ValueError as error:
         return type(error), error, error.__traceback__
     raise AssertionError("no exception")
+
+
+def try_inside_prange(n):
+    c = 0
+    for i in prange(n):
+        try:
+            if i == 3:
+                raise ValueError
+            c += i
+        except ValueError:
+            c -= 100
+    return c
+
+
+def try_around_prange(n):
+    c = 0
+    try:
+        for _ in prange(n):
+            c += 1
+    except Exception:
+        return -1
+    return c
+
+
+def test_a_try_statement_inside_or_around_a_prange_loop_runs_it_serially():
+    for func in (try_inside_prange, try_around_prange):
+        assert njit(parallel=True)(func)(10) == func(10)
