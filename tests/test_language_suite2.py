@@ -5,9 +5,11 @@ against CPython running the same function. PYTEST_DONT_REWRITE: the compiled fun
 
 from __future__ import annotations
 
+import re
 import traceback
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -121,3 +123,47 @@ def try_around_prange(n):
 def test_a_try_statement_inside_or_around_a_prange_loop_runs_it_serially():
     for func in (try_inside_prange, try_around_prange):
         assert njit(parallel=True)(func)(10) == func(10)
+
+
+def head_and_rest(t):
+    a, *rest = t
+    return a, rest
+
+
+def both_ends(t):
+    a, *middle, y, z = t
+    return a, middle, y, z
+
+
+def starred_from_iterables(n, text, values):
+    first, *others = range(n)
+    *init, last = text
+    x, *ys = values
+    return first, others, init, last, x, ys
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(-100, 100), min_size=1, max_size=6))
+def test_starred_assignment_from_a_tuple(items):
+    t = tuple(items)
+    assert njit(head_and_rest)(t) == head_and_rest(t)
+    for func in (both_ends,):
+        try:
+            expected = func(t)
+        except ValueError as error:
+            with pytest.raises(ValueError, match=re.escape(str(error))):
+                njit(func)(t)
+        else:
+            assert njit(func)(t) == expected
+
+
+def test_starred_assignment_from_ranges_strings_and_arrays():
+    args = (4, "abc", np.arange(3.0))
+    assert njit(starred_from_iterables)(*args) == starred_from_iterables(*args)
+    with pytest.raises(ValueError, match=r"expected at least 1, got 0"):
+        njit(starred_from_iterables)(0, "abc", np.arange(3.0))
+
+
+def test_starred_assignment_from_a_mixed_tuple():
+    t = (1, "x", 2.5, 3.5)
+    assert njit(both_ends)(t) == both_ends(t)

@@ -15,7 +15,7 @@ from typing import Any
 from ember.errors import UnsupportedError
 from ember.frontend.bytecode import ByteCode, Instruction
 from ember.frontend.cfg import ControlFlowGraph
-from ember.ir import displays
+from ember.ir import displays, starred
 from ember.ir import nodes as ir
 
 _NULL = object()  # the NULL CPython pushes before a callable; never becomes a variable
@@ -63,7 +63,6 @@ _UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error mess
     "SEND": "'yield from' (write: for v in it: yield v)",
     "GET_AWAITABLE": "await",
     "DICT_MERGE": "a call with **kwargs unpacking",
-    "UNPACK_EX": "starred assignment (a, *b = ...)",
     "LOAD_BUILD_CLASS": "a class definition",
     "PRINT_EXPR": "an interactive expression",
 }
@@ -551,6 +550,21 @@ class _IRBuilder:
         for index in range(inst.arg):
             item = self._temp()
             self._assign(item, ir.StaticGetItem(exhausted, index, None, inst.loc))
+            items.append(item)
+        self.stack.extend(reversed(items))
+
+    def op_UNPACK_EX(self, inst: Instruction) -> None:
+        """`a, *rest, z = seq`: one call makes (a, rest, z) (ember/ir/starred.py)."""
+        source = self.stack.pop()
+        before, after = inst.arg & 0xFF, inst.arg >> 8
+        counts = [self._const(before), self._const(after)]
+        del self.stack[-2:]
+        unpacked = self._call_global("unpack_starred", starred.unpack_starred, [source, *counts])
+        self.stack.pop()
+        items = []
+        for index in range(before + 1 + after):
+            item = self._temp()
+            self._assign(item, ir.StaticGetItem(unpacked, index, None, inst.loc))
             items.append(item)
         self.stack.extend(reversed(items))
 
