@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import ember.runtime
 from ember import literal_unroll, njit, prange
 
 
@@ -167,3 +168,30 @@ def test_starred_assignment_from_ranges_strings_and_arrays():
 def test_starred_assignment_from_a_mixed_tuple():
     t = (1, "x", 2.5, 3.5)
     assert njit(both_ends)(t) == both_ends(t)
+
+
+def next_with_defaults(n):
+    def count_up(n):
+        for i in range(n):
+            yield i * 3
+
+    def growing_arrays(n):
+        for i in range(n):
+            yield np.arange(i + 1.0)
+
+    numbers = count_up(n)
+    arrays = growing_arrays(n)
+    first, second = next(numbers, -1), next(numbers, 2.5)
+    a = next(arrays, np.zeros(2))
+    b = next(arrays, np.zeros(2))
+    return first, second, a.sum() + b.sum() + b.size
+
+
+def test_next_of_a_generator_with_a_default():
+    compiled = njit(next_with_defaults)
+    for n in (0, 1, 4):
+        assert compiled(n) == next_with_defaults(n)
+    before = ember.runtime.stats().live
+    for _ in range(20):
+        compiled(1)
+    assert ember.runtime.stats().live == before
