@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ember.runtime
-from ember import literal_unroll, njit, prange
+from ember import literal_unroll, njit, objmode, prange
 
 
 def unrolled_sum_by_type(a, b):
@@ -195,3 +195,26 @@ def test_next_of_a_generator_with_a_default():
     for _ in range(20):
         compiled(1)
     assert ember.runtime.stats().live == before
+
+
+def objmode_in_a_generator(n):
+    def values(n):
+        for i in range(n):
+            with objmode(v="float64", a="float64[:]", s="unicode_type"):
+                v = float(i) / 2
+                a = np.full(2, v)
+                s = "x" * i
+            if i == 2:
+                with objmode():
+                    raise KeyError(i)
+            yield v + a.sum() + len(s)
+
+    return [v for v in values(n)]
+
+
+def test_objmode_blocks_inside_a_generator():
+    compiled = njit(objmode_in_a_generator)
+    assert compiled(2) == objmode_in_a_generator(2) == [0.0, 2.5]  # i/2 * 3 + i
+    with pytest.raises(KeyError) as raised:
+        compiled(4)
+    assert raised.value.args == (2,)
