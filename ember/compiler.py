@@ -272,9 +272,12 @@ def _unroll_literal_loops(state: CompileState) -> None:
     from ember.misc.literal import literal_unroll
 
     namespace = state.py_func.__globals__
+    code = state.py_func.__code__
+    cells = zip(code.co_freevars, state.py_func.__closure__ or ())
+    closure = {name: _cell_value(cell) for name, cell in cells}
     if not any(
-        name == "literal_unroll" or namespace.get(name) is literal_unroll
-        for code in _nested_codes(state.py_func.__code__)  # inner functions are inlined
+        name == "literal_unroll" or closure.get(name, namespace.get(name)) is literal_unroll
+        for code in _nested_codes(code)  # inner functions are inlined
         for name in code.co_names + code.co_freevars
     ):
         return
@@ -297,6 +300,14 @@ def _unroll_literal_loops(state: CompileState) -> None:
         prune_none_branches(func_ir, state.arg_types, known)
 
     unroll(state.func_ir, tolerant_typemap(make_inferer), prune)
+
+
+def _cell_value(cell) -> object:
+    """A closure cell's value, None while it is empty (an inner function not yet defined)."""
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return None
 
 
 def _nested_codes(code: CodeType) -> list[CodeType]:

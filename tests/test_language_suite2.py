@@ -218,3 +218,52 @@ def test_objmode_blocks_inside_a_generator():
     with pytest.raises(KeyError) as raised:
         compiled(4)
     assert raised.value.args == (2,)
+
+
+def indexed_by_unrolled_range(t):
+    out = ""
+    for i in range(len(literal_unroll(t))):
+        out += str(t[i]) + "@" + str(i) + ";"
+    return out
+
+
+def unrolled_range_with_break(z):
+    a = (12, 12.7, 3j, 4, z, 2 * z)
+    acc = 0
+    for i in range(len(literal_unroll(a))):
+        acc += a[i]
+        if acc.real >= 26:
+            break
+        acc -= 1
+    return acc
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(-1000, 1000), st.text(max_size=3), st.booleans())
+def test_range_len_of_literal_unroll_indexes_each_member(a, s, b):
+    t = (a, s, b)
+    assert njit(indexed_by_unrolled_range)(t) == indexed_by_unrolled_range(t)
+
+
+def test_range_len_of_literal_unroll_with_break():
+    for z in (-30, 0, 9):
+        assert njit(unrolled_range_with_break)(z) == unrolled_range_with_break(z)
+
+
+def literal_unroll_under_another_name():
+    from ember import literal_unroll as each_member
+
+    mixed = (np.ones(1), np.ones((1, 1)), np.ones((1, 1, 1)))
+
+    def count_dimensions():
+        out = 0
+        for member in each_member(mixed):
+            out += member.ndim
+        return out
+
+    return count_dimensions
+
+
+def test_literal_unroll_held_in_a_closure_cell_under_another_name():
+    func = literal_unroll_under_another_name()
+    assert njit(func)() == func() == 6
