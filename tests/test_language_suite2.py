@@ -48,11 +48,14 @@ def test_isinstance_on_a_literal_unroll_member_drops_the_other_branches():
         assert njit(unrolled_sum_by_type)(*args) == unrolled_sum_by_type(*args)
 
 
+unrolled_pairs_compiled = njit(unrolled_pairs)  # compiled once for every example
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.integers(-50, 50), st.text(max_size=4), st.integers(-50, 50))
 def test_nested_unrolled_loops_test_each_pair_of_member_types(a, s, b):
     t = (a, s, b)
-    assert njit(unrolled_pairs)(t) == unrolled_pairs(t)
+    assert unrolled_pairs_compiled(t) == unrolled_pairs(t)
 
 
 def print_narrow_floats(a, b):
@@ -143,19 +146,21 @@ def starred_from_iterables(n, text, values):
     return first, others, init, last, x, ys
 
 
+STARRED = {func: njit(func) for func in (head_and_rest, both_ends)}
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(-100, 100), min_size=1, max_size=6))
 def test_starred_assignment_from_a_tuple(items):
     t = tuple(items)
-    assert njit(head_and_rest)(t) == head_and_rest(t)
-    for func in (both_ends,):
-        try:
-            expected = func(t)
-        except ValueError as error:
-            with pytest.raises(ValueError, match=re.escape(str(error))):
-                njit(func)(t)
-        else:
-            assert njit(func)(t) == expected
+    assert STARRED[head_and_rest](t) == head_and_rest(t)
+    try:
+        expected = both_ends(t)
+    except ValueError as error:
+        with pytest.raises(ValueError, match=re.escape(str(error))):
+            STARRED[both_ends](t)
+    else:
+        assert STARRED[both_ends](t) == expected
 
 
 def test_starred_assignment_from_ranges_strings_and_arrays():
@@ -238,11 +243,14 @@ def unrolled_range_with_break(z):
     return acc
 
 
+indexed_by_unrolled_range_compiled = njit(indexed_by_unrolled_range)
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.integers(-1000, 1000), st.text(max_size=3), st.booleans())
 def test_range_len_of_literal_unroll_indexes_each_member(a, s, b):
     t = (a, s, b)
-    assert njit(indexed_by_unrolled_range)(t) == indexed_by_unrolled_range(t)
+    assert indexed_by_unrolled_range_compiled(t) == indexed_by_unrolled_range(t)
 
 
 def test_range_len_of_literal_unroll_with_break():
