@@ -275,3 +275,53 @@ def literal_unroll_under_another_name():
 def test_literal_unroll_held_in_a_closure_cell_under_another_name():
     func = literal_unroll_under_another_name()
     assert njit(func)() == func() == 6
+
+
+def text_of_caught(x):
+    try:
+        if x > 5:
+            raise ValueError("many", x, 2.5)
+        raise ValueError("few", -x, 0.5)
+    except ValueError as e:
+        print("caught:", e)
+        return str(e) + "|"
+
+
+def text_without_and_with_one_argument(x):
+    try:
+        raise IndexError
+    except IndexError as e:
+        bare = str(e)
+    try:
+        raise IndexError("one")
+    except IndexError as e:
+        return bare + "/" + str(e)
+
+
+def text_of_caught_key_error(x):
+    try:
+        if x > 5:
+            raise KeyError("key", x)
+        raise KeyError("only", -x)
+    except KeyError as e:
+        many = str(e)
+    try:
+        raise KeyError("key")
+    except KeyError as e:
+        return many + str(e)
+
+
+def test_str_and_print_of_a_caught_exception(capsys):
+    for x in (1, 7):
+        expected = text_of_caught(x)
+        printed = capsys.readouterr().out
+        assert njit(text_of_caught)(x) == expected
+        assert capsys.readouterr().out == printed
+    compiled = njit(text_without_and_with_one_argument)
+    assert compiled(0) == text_without_and_with_one_argument(0) == "/one"
+
+
+def test_str_of_a_caught_key_error_shows_its_argument_as_repr():
+    compiled = njit(text_of_caught_key_error)
+    for x in (1, 7):
+        assert compiled(x) == text_of_caught_key_error(x)

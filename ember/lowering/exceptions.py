@@ -319,6 +319,10 @@ class ExceptionRouting:
         for index, (arg, member) in enumerate(zip(exc_args, result_type.types)):
             if isinstance(arg, callconv.PayloadSlot):
                 item = _read_slot(lowerer, payload, arg, member)
+            elif isinstance(member, types.UnicodeType):  # one of several constant messages
+                literal = types.literal(arg)
+                item = lowerer.context.get_constant(literal, arg)
+                item = lowerer.context.cast(builder, item, literal, member)
             else:
                 item = lowerer.context.get_constant(member, arg)
             value = builder.insert_value(value, item, index)
@@ -349,6 +353,8 @@ def _args_fit(exc_args: tuple, result_type: types.BaseTuple) -> bool:
     for arg, member in zip(exc_args, result_type.types):
         if isinstance(member, types.StringLiteral):
             fits = isinstance(arg, str) and arg == member.literal_value
+        elif isinstance(member, types.UnicodeType):  # constant messages (typing/exceptions.py)
+            fits = isinstance(arg, str)
         elif isinstance(member, types.NoneType):
             fits = arg is None
         elif isinstance(member, types.Boolean):
