@@ -325,3 +325,23 @@ def test_str_of_a_caught_key_error_shows_its_argument_as_repr():
     compiled = njit(text_of_caught_key_error)
     for x in (1, 7):
         assert compiled(x) == text_of_caught_key_error(x)
+
+
+class BrokenException(Exception):
+    def __init__(self, a):
+        super().__init__(a, self.undefined_attribute)
+
+
+def raise_broken_exception(x):
+    if x > 0:
+        raise BrokenException(x)  # its __init__ fails: AttributeError from inside it
+    return x
+
+
+def test_an_error_in_an_exception_constructor_shows_under_the_raise_line():
+    def frames(func):
+        with pytest.raises(AttributeError) as raised:
+            func(1)
+        return [(f.filename, f.lineno, f.name) for f in traceback.extract_tb(raised.tb)[-2:]]
+
+    assert frames(njit(raise_broken_exception)) == frames(raise_broken_exception)

@@ -13,6 +13,7 @@ import linecache
 import threading
 import types
 from dataclasses import dataclass
+from typing import Any
 
 from llvmlite import ir as llvm
 
@@ -44,6 +45,7 @@ class RaiseSite:
     filename: str
     line: int
     function: str
+    end_col: int | None = None  # where the raised expression ends on the line, when known
 
 
 @dataclass(frozen=True)
@@ -110,12 +112,17 @@ class StaticExceptions:
             return True
 
     def build(self, exc_id: int, payload: int = 0) -> BaseException:
+        exc_class, exc_args = self.parts(exc_id, payload)
+        return exc_class(*exc_args)
+
+    def parts(self, exc_id: int, payload: int = 0) -> tuple[Any, tuple]:
+        """(a callable making the exception, its arguments, read from the payload)."""
         exc_class, exc_args, _ = self._entries[exc_id]
         if exc_class is PythonExceptionRaised:
-            return take_python_exception()
+            return take_python_exception, ()
         if payload:
             exc_args = tuple(_read_payload(payload, arg) for arg in exc_args)
-        return exc_class(*exc_args)
+        return exc_class, exc_args
 
     def entries(self) -> list[tuple[int, type, tuple, RaiseSite | None]]:
         """(id, class, arguments, raise site) of every exception registered so far."""
@@ -211,7 +218,7 @@ def raise_static_exception(excinfo_address: int) -> None:
     exc_id = ctypes.c_int32.from_address(excinfo_address).value
     payload = ctypes.c_void_p.from_address(excinfo_address + 8).value or 0
     try:
-        exception = static_exceptions.build(exc_id, payload)
+        exc_class, exc_args = static_exceptions.parts(exc_id, payload)
     finally:
         if payload:
             from ember.runtime.nrt import runtime
@@ -219,26 +226,35 @@ def raise_static_exception(excinfo_address: int) -> None:
             runtime().decref(payload)
     site = static_exceptions.entry(exc_id)[2]
     if site is None:
-        raise exception
+        raise exc_class(*exc_args)
     code, name = _raising_code(site)
-    exec(code, {name: exception})
+    exec(code, {name: exc_class, _ARGUMENTS: exc_args})  # noqa: S102 - see _raising_code
+
+
+_ARGUMENTS = "_0"  # the name the raising code reads the exception's arguments from
 
 
 @functools.lru_cache(maxsize=4096)
 def _raising_code(site: RaiseSite) -> tuple[types.CodeType, str]:
-    """Code raising the exception held by the returned name from `site`'s line of its file, in
-    a frame named after its function, so the traceback ends at the user's `raise` line. The
-    statement covers the line's text exactly (the name's length makes it so), so the
-    traceback marks no columns under it."""
+    """Code that makes the exception (calling the class the returned name will hold) and
+    raises it from `site`'s line of its file, in a frame named after its function: the
+    traceback ends at the user's `raise` line, and an error in the exception's own __init__
+    shows under it, as in CPython. The statement covers the line's text exactly (the name's
+    length makes it so), so the traceback marks no columns under it."""
     text = linecache.getline(site.filename, site.line).rstrip()
     stripped = text.lstrip()
     indent = text[: len(text) - len(stripped)]
-    name_length = len(stripped.encode()) - len("raise ")
+    call = f"(*{_ARGUMENTS})"
+    end = len(text.encode())
+    if stripped.startswith("raise ") and site.end_col is not None:
+        end = site.end_col  # the raised expression's end: a trailing comment stays unmarked
+    name_length = end - len(indent.encode()) - len("raise ") - len(call)
     if site.line < 2 or name_length < 1:
-        name, source = "__ember_exception__", "\n" * (site.line - 1) + "raise __ember_exception__"
+        name = "__ember_exception__"
+        source = "\n" * (site.line - 1) + f"raise {name}{call}"
     else:
         name = "_" * name_length
-        source = "\n" * (site.line - 2) + f"if 1:\n{indent or ' '}raise {name}\n"
+        source = "\n" * (site.line - 2) + f"if 1:\n{indent or ' '}raise {name}{call}\n"
     code = compile(source, site.filename, "exec")
     return code.replace(co_name=site.function), name
 

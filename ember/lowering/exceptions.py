@@ -81,7 +81,8 @@ def make_exception(lowerer: FunctionLowerer, expr: ir.Call, exc_class: type) -> 
 
 def raise_site(lowerer: FunctionLowerer, loc: ir.Loc) -> callconv.RaiseSite:
     """The traceback frame of an exception raised at `loc` (callconv.RaiseSite)."""
-    return callconv.RaiseSite(loc.filename, loc.line, lowerer.func_ir.py_func.__name__)
+    function = lowerer.func_ir.py_func.__name__
+    return callconv.RaiseSite(loc.filename, loc.line, function, loc.end_col)
 
 
 def _definitions_of(lowerer: FunctionLowerer) -> dict:
