@@ -345,3 +345,22 @@ def test_an_error_in_an_exception_constructor_shows_under_the_raise_line():
         return [(f.filename, f.lineno, f.name) for f in traceback.extract_tb(raised.tb)[-2:]]
 
     assert frames(njit(raise_broken_exception)) == frames(raise_broken_exception)
+
+
+def yield_from_several(a, n):
+    def chained(a, n):
+        yield from a
+        got = yield from range(n)
+        yield -1.0 if got is None else 1.0
+        yield from a[::-1]
+
+    return [v for v in chained(a, n)]
+
+
+def test_yield_from_ranges_arrays_and_lists():
+    a = np.arange(3.0)
+    for n in (0, 2):
+        assert njit(yield_from_several)(a, n) == yield_from_several(a, n)
+    before = ember.runtime.stats().live
+    njit(yield_from_several)(a, 2)
+    assert ember.runtime.stats().live == before

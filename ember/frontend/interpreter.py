@@ -60,7 +60,6 @@ _UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error mess
     "STORE_GLOBAL": "assigning a global variable",
     "DELETE_GLOBAL": "deleting a global variable",
     "IMPORT_NAME": "an import statement",
-    "SEND": "'yield from' (write: for v in it: yield v)",
     "GET_AWAITABLE": "await",
     "DICT_MERGE": "a call with **kwargs unpacking",
     "LOAD_BUILD_CLASS": "a class definition",
@@ -832,11 +831,25 @@ class _IRBuilder:
         self.yield_count += 1
         self._push_expr(ir.Yield(self.stack.pop(), self.yield_count, inst.loc))
 
-    def op_GET_YIELD_FROM_ITER(self, inst: Instruction) -> None:
-        raise UnsupportedError(
-            "'yield from' is not supported in nopython mode; write: for v in it: yield v",
-            inst.loc,
-        )
+    op_GET_YIELD_FROM_ITER = op_GET_ITER  # `yield from it`: a loop over iter(it)
+
+    def op_SEND(self, inst: Instruction) -> None:
+        """`yield from`'s step: the iterator's next item goes on to be yielded; once it is
+        exhausted, the `yield from` expression's value (None: nothing can be sent into a
+        compiled generator, and its iterators return nothing) goes to the jump target."""
+        self.stack.pop()  # the value sent in: always None here
+        iterator = self.stack[-1]
+        pair = self._temp()
+        self._assign(pair, ir.IterNext(iterator, inst.loc))
+        value = self._temp()
+        self._assign(value, ir.PairFirst(pair, inst.loc))
+        valid = self._temp()
+        self._assign(valid, ir.PairSecond(pair, inst.loc))
+        result = self._const(None)
+        self.stack.pop()
+        self._edge(inst.jump_target(), [*self.stack[:-1], result])
+        self._edge(inst.next_offset, [*self.stack, value])
+        self._branch(valid, inst.next_offset, inst.jump_target())
 
     def op_RAISE_VARARGS(self, inst: Instruction) -> None:
         if inst.arg == 0:
