@@ -5,6 +5,7 @@ against CPython running the same function. PYTEST_DONT_REWRITE: the compiled fun
 
 from __future__ import annotations
 
+import heapq
 import re
 import traceback
 
@@ -364,3 +365,18 @@ def test_yield_from_ranges_arrays_and_lists():
     before = ember.runtime.stats().live
     njit(yield_from_several)(a, 2)
     assert ember.runtime.stats().live == before
+
+
+def select_from_other_iterables(n):
+    t = (3, 1, 4, 1, 5, 9)
+    return (
+        heapq.nlargest(n, t),
+        heapq.nsmallest(n, t),
+        heapq.nlargest(n, {3, 1, 4, 5, 9}),
+        heapq.nsmallest(n, range(10, 0, -3)),
+    )
+
+
+def test_heapq_selection_from_tuples_sets_and_ranges():
+    for n in (-1, 0, 2, 10):
+        assert njit(select_from_other_iterables)(n) == select_from_other_iterables(n)
