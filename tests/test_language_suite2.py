@@ -380,3 +380,15 @@ def select_from_other_iterables(n):
 def test_heapq_selection_from_tuples_sets_and_ranges():
     for n in (-1, 0, 2, 10):
         assert njit(select_from_other_iterables)(n) == select_from_other_iterables(n)
+
+
+def print_ranges_and_nested_containers(n):
+    print(range(n), range(1, n, 2), range(n, 0, -3))
+    print({"a": [1.5, n * 0.5]}, [[1, 2], [n]])
+
+
+def test_print_of_ranges_and_of_lists_inside_dicts(capsys):
+    print_ranges_and_nested_containers(7)
+    expected = capsys.readouterr().out
+    njit(print_ranges_and_nested_containers)(7)
+    assert capsys.readouterr().out == expected

@@ -37,7 +37,7 @@ def _printable(typ: types.Type) -> bool:
         return all(_printable(member) for member in typ.types)
     if isinstance(typ, (types.Array, types.StringLiteral, types.Number, types.Boolean)):
         return True
-    if isinstance(typ, _SHOWN_AS_COPIES):
+    if isinstance(typ, (*_SHOWN_AS_COPIES, types.RangeType)):
         return True
     return isinstance(typ, types.NoneType) or lowering_registry.find_box(typ) is not None
 
@@ -122,6 +122,12 @@ def _to_python(c: BoxContext, typ: types.Type, value: llvm.Value) -> llvm.Value:
         shown = pyapi.call_function_objargs(viewer, [pyapi.borrow_constant(typ), address])
         pyapi.decref(address)
         return shown
+    if isinstance(typ, types.RangeType):  # range(start, stop[, step]) as CPython shows it
+        bounds = [c.box(typ.dtype, builder.extract_value(value, index)) for index in range(3)]
+        shown = pyapi.call_function_objargs(pyapi.borrow_constant(range), bounds)
+        for bound in bounds:
+            pyapi.decref(bound)
+        return shown
     if isinstance(typ, types.BaseTuple):
         result = pyapi.tuple_new(len(typ))
         for index, member in enumerate(typ.types):
@@ -163,8 +169,18 @@ def _copy(typ: types.Type, address: int) -> Any:
     """A Python copy of the list, set or dict whose native value is at `address`."""
     from ember.dispatcher.pycall import _memory_ctype, box_kept
 
-    shown = box_kept(typ, _memory_ctype(typ).from_address(address))
-    return dict(shown.items()) if isinstance(typ, types.DictType) else shown
+    return _plain(box_kept(typ, _memory_ctype(typ).from_address(address)))
+
+
+def _plain(shown: Any) -> Any:
+    """Typed lists and dicts (a dict's list values) as the lists and dicts CPython shows."""
+    from ember.typed import Dict, List
+
+    if isinstance(shown, (dict, Dict)):
+        return {key: _plain(value) for key, value in shown.items()}
+    if isinstance(shown, (list, List)):
+        return [_plain(item) for item in shown]
+    return shown
 
 
 def _array_copy(typ: types.Array, address: int) -> Any:
