@@ -44,9 +44,10 @@ def unrolled_pairs(t):
 
 
 def test_isinstance_on_a_literal_unroll_member_drops_the_other_branches():
+    compiled = njit(unrolled_sum_by_type)
     for a in (1.5, -2.0):
         args = (a, np.arange(3.0))
-        assert njit(unrolled_sum_by_type)(*args) == unrolled_sum_by_type(*args)
+        assert compiled(*args) == unrolled_sum_by_type(*args)
 
 
 unrolled_pairs_compiled = njit(unrolled_pairs)  # compiled once for every example
@@ -166,9 +167,10 @@ def test_starred_assignment_from_a_tuple(items):
 
 def test_starred_assignment_from_ranges_strings_and_arrays():
     args = (4, "abc", np.arange(3.0))
-    assert njit(starred_from_iterables)(*args) == starred_from_iterables(*args)
+    compiled = njit(starred_from_iterables)
+    assert compiled(*args) == starred_from_iterables(*args)
     with pytest.raises(ValueError, match=r"expected at least 1, got 0"):
-        njit(starred_from_iterables)(0, "abc", np.arange(3.0))
+        compiled(0, "abc", np.arange(3.0))
 
 
 def test_starred_assignment_from_a_mixed_tuple():
@@ -255,8 +257,9 @@ def test_range_len_of_literal_unroll_indexes_each_member(a, s, b):
 
 
 def test_range_len_of_literal_unroll_with_break():
+    compiled = njit(unrolled_range_with_break)
     for z in (-30, 0, 9):
-        assert njit(unrolled_range_with_break)(z) == unrolled_range_with_break(z)
+        assert compiled(z) == unrolled_range_with_break(z)
 
 
 def literal_unroll_under_another_name():
@@ -313,10 +316,11 @@ def text_of_caught_key_error(x):
 
 
 def test_str_and_print_of_a_caught_exception(capsys):
+    compiled = njit(text_of_caught)
     for x in (1, 7):
         expected = text_of_caught(x)
         printed = capsys.readouterr().out
-        assert njit(text_of_caught)(x) == expected
+        assert compiled(x) == expected
         assert capsys.readouterr().out == printed
     compiled = njit(text_without_and_with_one_argument)
     assert compiled(0) == text_without_and_with_one_argument(0) == "/one"
@@ -360,10 +364,11 @@ def yield_from_several(a, n):
 
 def test_yield_from_ranges_arrays_and_lists():
     a = np.arange(3.0)
+    compiled = njit(yield_from_several)
     for n in (0, 2):
-        assert njit(yield_from_several)(a, n) == yield_from_several(a, n)
+        assert compiled(a, n) == yield_from_several(a, n)
     before = ember.runtime.stats().live
-    njit(yield_from_several)(a, 2)
+    compiled(a, 2)
     assert ember.runtime.stats().live == before
 
 
@@ -378,8 +383,9 @@ def select_from_other_iterables(n):
 
 
 def test_heapq_selection_from_tuples_sets_and_ranges():
+    compiled = njit(select_from_other_iterables)
     for n in (-1, 0, 2, 10):
-        assert njit(select_from_other_iterables)(n) == select_from_other_iterables(n)
+        assert compiled(n) == select_from_other_iterables(n)
 
 
 def print_ranges_and_nested_containers(n):
