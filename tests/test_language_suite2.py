@@ -284,8 +284,8 @@ def test_literal_unroll_held_in_a_closure_cell_under_another_name():
 def text_of_caught(x):
     try:
         if x > 5:
-            raise ValueError("many", x, 2.5)
-        raise ValueError("few", -x, 0.5)
+            raise ValueError("many", x, 25)
+        raise ValueError("few", -x, 5)
     except ValueError as e:
         print("caught:", e)
         return str(e) + "|"
