@@ -25,12 +25,12 @@ class RewriteExceptionText(Rewrite):
     """Give str() and print() the text of a caught exception instead of the exception."""
 
     def match(self, func_ir, block, typemap, calltypes) -> bool:
-        caught = _caught_names(func_ir)
-        key_error = _raises_key_errors(func_ir)
-        if not caught or key_error is None:
+        if not hasattr(self, "caught"):  # once per function: the rewrite adds no exceptions
+            self.caught = _caught_names(func_ir)
+            self.key_error = _raises_key_errors(func_ir)
+        if not self.caught or self.key_error is None:
             return False
-        self.key_error = key_error
-        showing = {
+        self.showing = {
             stmt.target.name
             for stmt in block.body
             if isinstance(stmt, ir.Assign)
@@ -38,19 +38,21 @@ class RewriteExceptionText(Rewrite):
             and any(stmt.value.value is function for function in _SHOWING)
         }
         self.block = block
-        self.caught = caught
-        return any(
+        return any(self._shows_caught(stmt) for stmt in block.body)
+
+    def _shows_caught(self, stmt: ir.Stmt) -> bool:
+        """Whether `stmt` is str(e) or print(..., e, ...) of a caught exception."""
+        return (
             isinstance(stmt, ir.Assign)
             and isinstance(stmt.value, ir.Call)
-            and stmt.value.func.name in showing
-            and any(arg.name in caught for arg in stmt.value.args)
-            for stmt in block.body
-        ) and bool(showing)
+            and stmt.value.func.name in self.showing
+            and any(arg.name in self.caught for arg in stmt.value.args)
+        )
 
     def apply(self) -> ir.Block:
         body: list[ir.Stmt] = []
         for stmt in self.block.body:
-            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call):
+            if self._shows_caught(stmt):
                 call = stmt.value
                 temporaries: list[str] = []
                 call.args = [self._text_of(arg, body, temporaries) for arg in call.args]
