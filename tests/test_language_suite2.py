@@ -398,3 +398,18 @@ def test_print_of_ranges_and_of_lists_inside_dicts(capsys):
     expected = capsys.readouterr().out
     njit(print_ranges_and_nested_containers)(7)
     assert capsys.readouterr().out == expected
+
+
+def caught_text_beside_its_args(x):
+    try:
+        raise ValueError("m", x)
+    except ValueError as e:
+        print(e)
+        return len(e.args), e.args, str(e)
+
+
+def test_the_text_of_a_caught_exception_leaves_its_args_alone(capsys):
+    expected = caught_text_beside_its_args(3)
+    printed = capsys.readouterr().out
+    assert njit(caught_text_beside_its_args)(3) == expected
+    assert capsys.readouterr().out == printed
