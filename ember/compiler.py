@@ -272,14 +272,18 @@ def _unroll_literal_loops(state: CompileState) -> None:
     from ember.misc.literal import literal_unroll
 
     namespace = state.py_func.__globals__
+    code = state.py_func.__code__
+    cells = zip(code.co_freevars, state.py_func.__closure__ or ())
+    closure = {name: _cell_value(cell) for name, cell in cells}
     if not any(
-        name == "literal_unroll" or namespace.get(name) is literal_unroll
-        for code in _nested_codes(state.py_func.__code__)  # inner functions are inlined
+        name == "literal_unroll" or closure.get(name, namespace.get(name)) is literal_unroll
+        for code in _nested_codes(code)  # inner functions are inlined
         for name in code.co_names + code.co_freevars
     ):
         return
     from ember.rewrites.literal_unroll import tolerant_typemap
     from ember.rewrites.literal_unroll import unroll_literal_loops as unroll
+    from ember.rewrites.prune_none import prune_none_branches
     from ember.typing.context import TypingContext
     from ember.typing.infer import TypeInferer
 
@@ -292,7 +296,18 @@ def _unroll_literal_loops(state: CompileState) -> None:
             state.options.locals,
         )
 
-    unroll(state.func_ir, tolerant_typemap(make_inferer))
+    def prune(func_ir, known):
+        prune_none_branches(func_ir, state.arg_types, known)
+
+    unroll(state.func_ir, tolerant_typemap(make_inferer), prune)
+
+
+def _cell_value(cell) -> object:
+    """A closure cell's value, None while it is empty (an inner function not yet defined)."""
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return None
 
 
 def _nested_codes(code: CodeType) -> list[CodeType]:

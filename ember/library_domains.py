@@ -72,6 +72,12 @@ DOMAINS = (
     ),
     Domain("attributes", ("ember.library.objects.attributes",), values=(getattr, hasattr)),
     Domain("next", ("ember.library.builtins.next_calls",), values=(next,)),
+    Domain("starred", ("ember.library.builtins.starred",), value_modules=("ember.ir.starred",)),
+    Domain(
+        "exception text",
+        ("ember.library.builtins.exception_text",),
+        value_modules=("ember.ir.exception_text",),
+    ),
     # x ** y on floats: looked up by the lowering key (the typing is the core's)
     Domain("powers", ("ember.lowering.powers",), values=(operator.pow,)),
     Domain(

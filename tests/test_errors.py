@@ -158,10 +158,6 @@ def with_block(n):
         return n
 
 
-def yield_from(n):
-    yield from range(n)
-
-
 def set_display(n):
     return {n}
 
@@ -187,7 +183,6 @@ def f_string(n):
         (lambda_or_number, "holds an inner function on some paths", "return f(n)"),
         (returns_inner_function, "the inner function 'g' can only be called", "return g"),
         (with_block, "a 'with' block", "with open"),
-        (yield_from, "'yield from' is not supported", "yield from"),
         (assigns_global, "assigning a global variable", "SOMETHING = n"),
         (f_string, "an f-string with !a", 'f"{n!a}"'),
     ],

@@ -199,8 +199,8 @@ def _prepare(entry: dict) -> str | None:
     from ember.lowering.callconv import static_exceptions
 
     engine()  # starting the JIT publishes its own symbols (the recursion guard's key)
-    for exc_id, exc_class, exc_args in entry["exceptions"]:
-        if not static_exceptions.restore(exc_id, exc_class, exc_args):
+    for exc_id, exc_class, exc_args, site in entry["exceptions"]:
+        if not static_exceptions.restore(exc_id, exc_class, exc_args, site):
             return f"its exception {exc_class.__name__}{exc_args} clashes with another one"
     for prefix, (dtype, shape, data) in entry["constants"].items():
         _adopt_constant(prefix, dtype, shape, data)

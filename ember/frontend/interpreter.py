@@ -15,7 +15,7 @@ from typing import Any
 from ember.errors import UnsupportedError
 from ember.frontend.bytecode import ByteCode, Instruction
 from ember.frontend.cfg import ControlFlowGraph
-from ember.ir import displays
+from ember.ir import displays, starred
 from ember.ir import nodes as ir
 
 _NULL = object()  # the NULL CPython pushes before a callable; never becomes a variable
@@ -60,10 +60,8 @@ _UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error mess
     "STORE_GLOBAL": "assigning a global variable",
     "DELETE_GLOBAL": "deleting a global variable",
     "IMPORT_NAME": "an import statement",
-    "SEND": "'yield from' (write: for v in it: yield v)",
     "GET_AWAITABLE": "await",
     "DICT_MERGE": "a call with **kwargs unpacking",
-    "UNPACK_EX": "starred assignment (a, *b = ...)",
     "LOAD_BUILD_CLASS": "a class definition",
     "PRINT_EXPR": "an interactive expression",
 }
@@ -558,6 +556,21 @@ class _IRBuilder:
             items.append(item)
         self.stack.extend(reversed(items))
 
+    def op_UNPACK_EX(self, inst: Instruction) -> None:
+        """`a, *rest, z = seq`: one call makes (a, rest, z) (ember/ir/starred.py)."""
+        source = self.stack.pop()
+        before, after = inst.arg & 0xFF, inst.arg >> 8
+        counts = [self._const(before), self._const(after)]
+        del self.stack[-2:]
+        unpacked = self._call_global("unpack_starred", starred.unpack_starred, [source, *counts])
+        self.stack.pop()
+        items = []
+        for index in range(before + 1 + after):
+            item = self._temp()
+            self._assign(item, ir.StaticGetItem(unpacked, index, None, inst.loc))
+            items.append(item)
+        self.stack.extend(reversed(items))
+
     def op_BINARY_SUBSCR(self, inst: Instruction) -> None:
         index = self.stack.pop()
         value = self.stack.pop()
@@ -822,11 +835,25 @@ class _IRBuilder:
         self.yield_count += 1
         self._push_expr(ir.Yield(self.stack.pop(), self.yield_count, inst.loc))
 
-    def op_GET_YIELD_FROM_ITER(self, inst: Instruction) -> None:
-        raise UnsupportedError(
-            "'yield from' is not supported in nopython mode; write: for v in it: yield v",
-            inst.loc,
-        )
+    op_GET_YIELD_FROM_ITER = op_GET_ITER  # `yield from it`: a loop over iter(it)
+
+    def op_SEND(self, inst: Instruction) -> None:
+        """`yield from`'s step: the iterator's next item goes on to be yielded; once it is
+        exhausted, the `yield from` expression's value (None: nothing can be sent into a
+        compiled generator, and its iterators return nothing) goes to the jump target."""
+        self.stack.pop()  # the value sent in: always None here
+        iterator = self.stack[-1]
+        pair = self._temp()
+        self._assign(pair, ir.IterNext(iterator, inst.loc))
+        value = self._temp()
+        self._assign(value, ir.PairFirst(pair, inst.loc))
+        valid = self._temp()
+        self._assign(valid, ir.PairSecond(pair, inst.loc))
+        result = self._const(None)
+        self.stack.pop()
+        self._edge(inst.jump_target(), [*self.stack[:-1], result])
+        self._edge(inst.next_offset, [*self.stack, value])
+        self._branch(valid, inst.next_offset, inst.jump_target())
 
     def op_RAISE_VARARGS(self, inst: Instruction) -> None:
         if inst.arg == 0:

@@ -58,6 +58,7 @@ PY311 = OpcodeTable(
             "JUMP_IF_FALSE_OR_POP",
             "JUMP_IF_TRUE_OR_POP",
             "FOR_ITER",
+            "SEND",
         }
     ),  # fmt: skip
     terminators=frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"}),

@@ -195,7 +195,7 @@ def _call_native(builder, sig: Signature, address: int, values: list) -> tuple:
     for arg_type, value in zip(sig.args, values):
         flat.extend(model_of(arg_type).as_arguments(builder, value))
     status = builder.call(callee, [retptr, excinfo, llvm.Constant(_PTR, None), *flat])
-    result = return_model.from_data(builder, builder.load(retptr))
+    result = return_model.from_data(builder, builder.load(retptr, typ=return_model.data_type))
     return status, excinfo, result
 
 

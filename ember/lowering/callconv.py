@@ -8,8 +8,12 @@ the meminfo of the values it carries (NULL when every argument is a compile-time
 from __future__ import annotations
 
 import ctypes
+import functools
+import linecache
 import threading
+import types
 from dataclasses import dataclass
+from typing import Any
 
 from llvmlite import ir as llvm
 
@@ -34,6 +38,17 @@ class ExcInfoRecord(ctypes.Structure):
 
 
 @dataclass(frozen=True)
+class RaiseSite:
+    """Where a `raise` or `assert` stands in the source: the traceback of the exception it
+    raises ends in a frame at this line, as if the function had run in the interpreter."""
+
+    filename: str
+    line: int
+    function: str
+    end_col: int | None = None  # where the raised expression ends on the line, when known
+
+
+@dataclass(frozen=True)
 class PayloadSlot:
     """An exception argument known only at run time: slot `index` of the payload, read back
     as `kind` ('int', 'uint', 'float' or 'bool')."""
@@ -52,17 +67,19 @@ class StaticExceptions:
 
     def __init__(self) -> None:
         self._ids: dict[tuple, int] = {}
-        self._entries: dict[int, tuple[type, tuple]] = {0: (SystemError, ("no exception",))}
+        self._entries: dict[int, tuple[type, tuple, RaiseSite | None]] = {
+            0: (SystemError, ("no exception",), None)
+        }
         self._recorders: list[set[int]] = []
         self.unstable: set[int] = set()  # ids moved off their derived value by a collision
         self._lock = threading.Lock()
 
-    def register(self, exc_class: type, exc_args: tuple) -> int:
-        key = (exc_class, exc_args)
+    def register(self, exc_class: type, exc_args: tuple, site: RaiseSite | None = None) -> int:
+        key = (exc_class, exc_args, site)
         with self._lock:
             found = self._ids.get(key)
             if found is None:
-                found = _stable_id(exc_class, exc_args)
+                found = _stable_id(*key)
                 while found in self._entries and self._entries[found] != key:
                     self.unstable.add(found)
                     found = found % 0x7FFFFFFF + 1
@@ -76,32 +93,39 @@ class StaticExceptions:
         """`with static_exceptions.recording() as ids:` collects the ids registered inside."""
         return _Recording(self)
 
-    def entry(self, exc_id: int) -> tuple[type, tuple]:
+    def entry(self, exc_id: int) -> tuple[type, tuple, RaiseSite | None]:
         return self._entries[exc_id]
 
-    def restore(self, exc_id: int, exc_class: type, exc_args: tuple) -> bool:
+    def restore(
+        self, exc_id: int, exc_class: type, exc_args: tuple, site: RaiseSite | None = None
+    ) -> bool:
         """Register an entry read from the disk cache under its id; False on a clash."""
-        key = (exc_class, exc_args)
+        key = (exc_class, exc_args, site)
         with self._lock:
             existing = self._entries.get(exc_id)
             if existing is not None:
                 return existing == key
-            if _stable_id(exc_class, exc_args) != exc_id:
+            if _stable_id(*key) != exc_id:
                 return False
             self._entries[exc_id] = key
             self._ids.setdefault(key, exc_id)
             return True
 
     def build(self, exc_id: int, payload: int = 0) -> BaseException:
-        exc_class, exc_args = self._entries[exc_id]
-        if exc_class is PythonExceptionRaised:
-            return take_python_exception()
-        if payload:
-            exc_args = tuple(_read_payload(payload, arg) for arg in exc_args)
+        exc_class, exc_args = self.parts(exc_id, payload)
         return exc_class(*exc_args)
 
-    def entries(self) -> list[tuple[int, type, tuple]]:
-        """(id, class, arguments) of every exception registered so far."""
+    def parts(self, exc_id: int, payload: int = 0) -> tuple[Any, tuple]:
+        """(a callable making the exception, its arguments, read from the payload)."""
+        exc_class, exc_args, _ = self._entries[exc_id]
+        if exc_class is PythonExceptionRaised:
+            return take_python_exception, ()
+        if payload:
+            exc_args = tuple(_read_payload(payload, arg) for arg in exc_args)
+        return exc_class, exc_args
+
+    def entries(self) -> list[tuple[int, type, tuple, RaiseSite | None]]:
+        """(id, class, arguments, raise site) of every exception registered so far."""
         with self._lock:
             return [(exc_id, *entry) for exc_id, entry in self._entries.items()]
 
@@ -120,11 +144,14 @@ class _Recording:
         del recorders[next(i for i, ids in enumerate(recorders) if ids is self.ids)]
 
 
-def _stable_id(exc_class: type, exc_args: tuple) -> int:
-    """A positive 31-bit id from the class's qualified name and the arguments' repr."""
+def _stable_id(exc_class: type, exc_args: tuple, site: RaiseSite | None = None) -> int:
+    """A positive 31-bit id from the class's qualified name, the arguments' repr and the raise
+    site."""
     import hashlib
 
     text = f"{exc_class.__module__}.{exc_class.__qualname__}{exc_args!r}"
+    if site is not None:
+        text += repr(site)
     value = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=4).digest(), "little")
     return value % 0x7FFFFFFF + 1
 
@@ -191,13 +218,45 @@ def raise_static_exception(excinfo_address: int) -> None:
     exc_id = ctypes.c_int32.from_address(excinfo_address).value
     payload = ctypes.c_void_p.from_address(excinfo_address + 8).value or 0
     try:
-        exception = static_exceptions.build(exc_id, payload)
+        exc_class, exc_args = static_exceptions.parts(exc_id, payload)
     finally:
         if payload:
             from ember.runtime.nrt import runtime
 
             runtime().decref(payload)
-    raise exception
+    site = static_exceptions.entry(exc_id)[2]
+    if site is None:
+        raise exc_class(*exc_args)
+    code, name = _raising_code(site)
+    exec(code, {name: exc_class, _ARGUMENTS: exc_args})  # noqa: S102 - see _raising_code
+
+
+_ARGUMENTS = "_0"  # the name the raising code reads the exception's arguments from
+
+
+@functools.lru_cache(maxsize=4096)
+def _raising_code(site: RaiseSite) -> tuple[types.CodeType, str]:
+    """Code that makes the exception (calling the class the returned name will hold) and
+    raises it from `site`'s line of its file, in a frame named after its function: the
+    traceback ends at the user's `raise` line, and an error in the exception's own __init__
+    shows under it, as in CPython. The statement covers the line's text exactly (the name's
+    length makes it so), so the traceback marks no columns under it."""
+    text = linecache.getline(site.filename, site.line).rstrip()
+    stripped = text.lstrip()
+    indent = text[: len(text) - len(stripped)]
+    call = f"(*{_ARGUMENTS})"
+    end = len(text.encode())
+    if stripped.startswith("raise ") and site.end_col is not None:
+        end = site.end_col  # the raised expression's end: a trailing comment stays unmarked
+    name_length = end - len(indent.encode()) - len("raise ") - len(call)
+    if site.line < 2 or name_length < 1:
+        name = "__ember_exception__"
+        source = "\n" * (site.line - 1) + f"raise {name}{call}"
+    else:
+        name = "_" * name_length
+        source = "\n" * (site.line - 2) + f"if 1:\n{indent or ' '}raise {name}{call}\n"
+    code = compile(source, site.filename, "exec")
+    return code.replace(co_name=site.function), name
 
 
 def function_type(sig: Signature, in_registers: bool = False) -> llvm.FunctionType:

@@ -198,13 +198,20 @@ class CPUContext(NumbaContextMixin):
         callee = target.state.py_func.__qualname__
         stack_check.emit_check(self, builder, callee, unwinding)
 
-    def raise_error(self, builder: llvm.IRBuilder, exc_class: type, *exc_args: Any) -> None:
+    def raise_error(
+        self,
+        builder: llvm.IRBuilder,
+        exc_class: type,
+        *exc_args: Any,
+        site: callconv.RaiseSite | None = None,
+    ) -> None:
         """Emit a static raise from the current native function (after raising a deferred
-        check's failure, which happened first, if there is one)."""
+        check's failure, which happened first, if there is one); `site`: the `raise` statement
+        it stands for, shown as the traceback's last frame."""
         deferred = self.deferred_checks
         if deferred is not None and deferred.raises_first(builder):
             deferred.raise_pending(builder)
-        exc_id = callconv.static_exceptions.register(exc_class, exc_args)
+        exc_id = callconv.static_exceptions.register(exc_class, exc_args, site)
         callconv.return_exception(builder, builder.function, exc_id)
 
     def guard(self, builder: llvm.IRBuilder, condition, exc_class: type, *exc_args) -> None:

@@ -72,10 +72,17 @@ def make_exception(lowerer: FunctionLowerer, expr: ir.Call, exc_class: type) -> 
         template.append(callconv.PayloadSlot(slots, kind))
         runtime_args.append((var, kind))
         slots += callconv.PAYLOAD_SLOTS[kind]
-    exc_id = callconv.static_exceptions.register(exc_class, tuple(template))
+    site = raise_site(lowerer, expr.loc)
+    exc_id = callconv.static_exceptions.register(exc_class, tuple(template), site)
     payload = _fill_payload(lowerer, runtime_args) if runtime_args else llvm.Constant(_ptr, None)
     value = llvm.Constant(llvm.LiteralStructType([_ptr, _i32]), [None, exc_id])
     return lowerer.builder.insert_value(value, payload, 0)
+
+
+def raise_site(lowerer: FunctionLowerer, loc: ir.Loc) -> callconv.RaiseSite:
+    """The traceback frame of an exception raised at `loc` (callconv.RaiseSite)."""
+    function = lowerer.func_ir.py_func.__name__
+    return callconv.RaiseSite(loc.filename, loc.line, function, loc.end_col)
 
 
 def _definitions_of(lowerer: FunctionLowerer) -> dict:
@@ -206,7 +213,7 @@ class ExceptionRouting:
         needed = self.switches or self.args_reads
         entries = callconv.static_exceptions.entries() if needed else []
         for switch, matched, classes in self.switches:
-            for exc_id, exc_class, _ in entries:
+            for exc_id, exc_class, *_ in entries:
                 if exc_class is callconv.PythonExceptionRaised:  # known only at run time
                     case = self._python_exception_case(matched, switch.default, classes)
                     switch.add_case(llvm.Constant(_i32, exc_id), case)
@@ -214,7 +221,7 @@ class ExceptionRouting:
                 elif isinstance(exc_class, type) and issubclass(exc_class, classes):
                     switch.add_case(llvm.Constant(_i32, exc_id), matched)
         for switch, payload, result_slot, merge, result_type in self.args_reads:
-            for exc_id, _, exc_args in entries:
+            for exc_id, _, exc_args, _ in entries:
                 if _args_fit(exc_args, result_type):
                     case = self._args_case(payload, exc_args, result_type, result_slot, merge)
                     switch.add_case(llvm.Constant(_i32, exc_id), case)
@@ -313,6 +320,10 @@ class ExceptionRouting:
         for index, (arg, member) in enumerate(zip(exc_args, result_type.types)):
             if isinstance(arg, callconv.PayloadSlot):
                 item = _read_slot(lowerer, payload, arg, member)
+            elif isinstance(member, types.UnicodeType):  # one of several constant messages
+                literal = types.literal(arg)
+                item = lowerer.context.get_constant(literal, arg)
+                item = lowerer.context.cast(builder, item, literal, member)
             else:
                 item = lowerer.context.get_constant(member, arg)
             value = builder.insert_value(value, item, index)
@@ -343,6 +354,8 @@ def _args_fit(exc_args: tuple, result_type: types.BaseTuple) -> bool:
     for arg, member in zip(exc_args, result_type.types):
         if isinstance(member, types.StringLiteral):
             fits = isinstance(arg, str) and arg == member.literal_value
+        elif isinstance(member, types.UnicodeType):  # constant messages (typing/exceptions.py)
+            fits = isinstance(arg, str)
         elif isinstance(member, types.NoneType):
             fits = arg is None
         elif isinstance(member, types.Boolean):

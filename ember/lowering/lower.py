@@ -324,7 +324,8 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
         callconv.return_value(self.builder, self.sig, self.function, value)
 
     def _lower_static_raise(self, stmt: ir.StaticRaise) -> None:
-        self.context.raise_error(self.builder, stmt.exc_class, *stmt.exc_args)
+        site = exception_lowering.raise_site(self, stmt.loc)
+        self.context.raise_error(self.builder, stmt.exc_class, *stmt.exc_args, site=site)
 
     def _lower_setitem(self, stmt: ir.SetItem) -> None:
         target_type = self.typemap[stmt.target.name]

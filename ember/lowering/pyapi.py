@@ -202,7 +202,7 @@ class PythonAPI(NumbaPythonAPI):
         slots = [alloca_in_entry(self.builder, _PTR) for _ in range(3)]
         self._call("PyErr_Fetch", slots)
         self._call("PyErr_NormalizeException", slots)
-        exc_type, exc_value, traceback = (self.builder.load(slot) for slot in slots)
+        exc_type, exc_value, traceback = (self.builder.load(slot, typ=_PTR) for slot in slots)
         with self.builder.if_then(self.builder.icmp_unsigned("!=", traceback, _NULL)):
             self._call("PyException_SetTraceback", [exc_value, traceback])
         self.decref(exc_type)

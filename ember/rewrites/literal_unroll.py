@@ -39,11 +39,14 @@ class _Loop:
     body: int
     exit: int
     constant: tuple | None  # the tuple's value when it is a constant (a global, a literal)
+    by_index: bool = False  # `for i in range(len(literal_unroll(t)))`: i is each index
 
 
-def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types) -> None:
+def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types, prune=None) -> None:
     """Unroll every loop over `literal_unroll(tuple)`; `infer_types(func_ir)` returns the
-    (possibly partial) typemap of a tolerant inference."""
+    (possibly partial) typemap of a tolerant inference. After each loop, `prune(func_ir,
+    known)` may drop the branches that the members' types decide (`isinstance(x, str)` in
+    the copy for a string member), given `known`: each copy's item variable -> member type."""
     declined: set[int] = set()
     unrolled = False
     for _ in range(_MAX_LOOPS):
@@ -57,8 +60,16 @@ def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types) -> None:
         if not unrolled:
             strip_dels(func_ir)
             unrolled = True
-        _Unroller(func_ir, loop, len(tuple_type)).run()
+        if loop.by_index:  # each copy's `i` is a constant, so `t[i]` types per member
+            loop.constant = tuple(range(len(tuple_type)))
+        unroller = _Unroller(func_ir, loop, len(tuple_type))
+        unroller.run()
+        if prune is not None and not loop.by_index:
+            known = dict(zip(unroller.item_names, tuple_type.types, strict=True))
+            prune(func_ir, known)
+            strip_dels(func_ir)
     if unrolled:
+        _index_by_constants(func_ir)
         _renumber(func_ir)
         insert_dels(func_ir)
 
@@ -91,6 +102,9 @@ def _next_loop(func_ir: ir.FunctionIR, declined: set[int]) -> _Loop | None:
         if id(stmt) in declined:
             continue
         source = _unrolled_source(stmt.value.value, definitions)
+        by_index = source is None
+        if by_index:
+            source = _unrolled_length_source(stmt.value.value, definitions)
         if source is None:
             continue
         found = _header_of(func_ir, block, stmt.target)
@@ -98,7 +112,9 @@ def _next_loop(func_ir: ir.FunctionIR, declined: set[int]) -> _Loop | None:
             header, iterator = found
             branch = func_ir.blocks[header].terminator
             constant = _constant_tuple(source, definitions)
-            return _Loop(stmt, source, header, iterator, branch.truebr, branch.falsebr, constant)
+            return _Loop(
+                stmt, source, header, iterator, branch.truebr, branch.falsebr, constant, by_index
+            )
     return None
 
 
@@ -117,6 +133,50 @@ def _unrolled_source(var: ir.Var, definitions: dict) -> ir.Var | None:
                 return value.args[0]
         return None
     return None
+
+
+def _index_by_constants(func_ir: ir.FunctionIR) -> None:
+    """`t[i]` where each copy's `i` is a constant becomes a static index, which a tuple of
+    different types needs to type."""
+    definitions: dict[str, list[Any]] = {}
+    for _, stmt in func_ir.statements():
+        if isinstance(stmt, ir.Assign):
+            definitions.setdefault(stmt.target.name, []).append(stmt.value)
+    for _, stmt in func_ir.statements():
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.GetItem):
+            index = _constant_int(stmt.value.index, definitions)
+            if index is not None:
+                item = stmt.value
+                stmt.value = ir.StaticGetItem(item.value, index, item.index, item.loc)
+
+
+def _constant_int(var: ir.Var, definitions: dict) -> int | None:
+    """The int constant `var` holds through single copies, else None."""
+    for _ in range(16):
+        values = definitions.get(var.name, [])
+        if len(values) != 1:
+            return None
+        value = values[0]
+        if isinstance(value, ir.Var):
+            var = value
+            continue
+        if isinstance(value, ir.Const) and type(value.value) is int:
+            return value.value
+        return None
+    return None
+
+
+def _unrolled_length_source(var: ir.Var, definitions: dict) -> ir.Var | None:
+    """The `t` of `range(len(literal_unroll(t)))` when `var` holds that range, else None."""
+    for function in (range, len):
+        values = definitions.get(var.name, [])
+        if len(values) != 1 or not isinstance(values[0], ir.Call):
+            return None
+        call = values[0]
+        if len(call.args) != 1 or call.kws or _constant_of(call.func, definitions) is not function:
+            return None
+        var = call.args[0]
+    return _unrolled_source(var, definitions)
 
 
 def _constant_of(var: ir.Var, definitions: dict) -> Any:
@@ -172,6 +232,7 @@ class _Unroller:
         self.local_names = _names_only_in(func_ir, self.region | {loop.header})
         self.next_label = max(func_ir.blocks) + 1
         self.copy_names = self._copy_names()
+        self.item_names: list[str] = []  # per copy, the variable holding its member
 
     def run(self) -> None:
         loop, blocks = self.loop, self.func_ir.blocks
@@ -234,7 +295,9 @@ class _Unroller:
         for stmt in header.body[:-1]:
             if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.PairFirst):
                 member = self._member(k, stmt.loc)
-                body.append(ir.Assign(_renamed(stmt.target, names), member, stmt.loc))
+                target = _renamed(stmt.target, names)
+                self.item_names.append(target.name)
+                body.append(ir.Assign(target, member, stmt.loc))
             elif not (
                 isinstance(stmt, ir.Assign) and isinstance(stmt.value, (ir.IterNext, ir.PairSecond))
             ):

@@ -20,8 +20,13 @@ from ember.ir import nodes as ir
 from ember.ir.liveness import insert_dels
 
 
-def prune_none_branches(func_ir: ir.FunctionIR, arg_types: tuple) -> bool:
-    """Prune the branches decided by argument types; True when the IR changed."""
+def prune_none_branches(
+    func_ir: ir.FunctionIR, arg_types: tuple, known: dict[str, types.Type] | None = None
+) -> bool:
+    """Prune the branches decided by argument types, or by the types `known` for variables
+    bound once (a `literal_unroll` loop variable in one copy of the body); True when the IR
+    changed."""
+    known = known or {}
     definitions: dict[str, list] = {}
     for _, stmt in func_ir.statements():
         if isinstance(stmt, ir.Assign):
@@ -31,7 +36,7 @@ def prune_none_branches(func_ir: ir.FunctionIR, arg_types: tuple) -> bool:
         branch = block.terminator
         if not isinstance(branch, ir.Branch):
             continue
-        outcome = _decided(branch.cond, definitions, arg_types)
+        outcome = _decided(branch.cond, definitions, arg_types, known)
         if outcome is not None:
             target = branch.truebr if outcome else branch.falsebr
             block.body[-1] = ir.Jump(target, branch.loc)
@@ -82,14 +87,14 @@ def _single(name: str, definitions: dict) -> object | None:
     return found[0] if len(found) == 1 else None
 
 
-def _decided(cond: ir.Var, definitions: dict, arg_types: tuple) -> bool | None:
+def _decided(cond: ir.Var, definitions: dict, arg_types: tuple, known: dict) -> bool | None:
     """The value of `cond` when it is `param is None` / `is not None` decided by a type, or
     `if param:` with a None argument."""
     test = _single(cond.name, definitions)
-    if isinstance(_argument_type(cond, definitions, arg_types), types.NoneType):
+    if isinstance(_argument_type(cond, definitions, arg_types, known), types.NoneType):
         return False
     if isinstance(test, ir.Call):
-        return _isinstance_decided(test, definitions, arg_types)
+        return _isinstance_decided(test, definitions, arg_types, known)
     if not isinstance(test, ir.BinOp) or test.fn not in (operator.is_, operator.is_not):
         return None
     sides = [_single(var.name, definitions) for var in (test.lhs, test.rhs)]
@@ -97,14 +102,16 @@ def _decided(cond: ir.Var, definitions: dict, arg_types: tuple) -> bool | None:
     if is_none_const[0] == is_none_const[1]:
         return None
     param = sides[1] if is_none_const[0] else sides[0]
-    arg_type = _argument_type(param, definitions, arg_types)
+    arg_type = _argument_type(param, definitions, arg_types, known)
     if arg_type is None or isinstance(arg_type, types.Optional):
         return None  # known only at run time
     is_none = isinstance(arg_type, types.NoneType)
     return is_none if test.fn is operator.is_ else not is_none
 
 
-def _isinstance_decided(call: ir.Call, definitions: dict, arg_types: tuple) -> bool | None:
+def _isinstance_decided(
+    call: ir.Call, definitions: dict, arg_types: tuple, known: dict
+) -> bool | None:
     """The value of `isinstance(param, classes)` with constant classes, from param's type."""
     from ember.library.builtins.sequences import is_instance_of
 
@@ -113,7 +120,7 @@ def _isinstance_decided(call: ir.Call, definitions: dict, arg_types: tuple) -> b
         return None
     if len(call.args) != 2 or call.kws or call.vararg is not None:
         return None
-    arg_type = _argument_type(call.args[0], definitions, arg_types)
+    arg_type = _argument_type(call.args[0], definitions, arg_types, known)
     classes = _constant_classes(call.args[1], definitions)
     if arg_type is None or classes is None or isinstance(arg_type, types.Optional):
         return None  # known only at run time
@@ -126,19 +133,33 @@ def _constant_classes(var: ir.Var, definitions: dict) -> tuple | None:
     if isinstance(value, ir.BuildTuple):
         parts = [_constant_classes(item, definitions) for item in value.items]
         return None if None in parts else tuple(c for part in parts for c in part)
-    if not isinstance(value, (ir.Global, ir.FreeVar)):
-        return None
-    found = value.value if isinstance(value.value, tuple) else (value.value,)
+    constant = _constant_value(value, definitions)
+    found = constant if isinstance(constant, tuple) else (constant,)
     return found if all(isinstance(c, type) for c in found) else None
 
 
-def _argument_type(value: object, definitions: dict, arg_types: tuple) -> types.Type | None:
-    """The type of the argument a chain of single copies starts from, or None."""
+def _constant_value(value: object, definitions: dict) -> object:
+    """The object a global, a free variable or `module.name` of one stands for, else None."""
+    if isinstance(value, (ir.Global, ir.FreeVar)):
+        return value.value
+    if isinstance(value, ir.GetAttr):
+        owner = _constant_value(_single(value.value.name, definitions), definitions)
+        return getattr(owner, value.attr, None) if owner is not None else None
+    return None
+
+
+def _argument_type(
+    value: object, definitions: dict, arg_types: tuple, known: dict
+) -> types.Type | None:
+    """The type of the argument (or known variable) a chain of single copies starts from, or
+    None."""
     for _ in range(len(definitions) + 2):
         if isinstance(value, ir.Arg):
             return arg_types[value.index] if value.index < len(arg_types) else None
         if not isinstance(value, ir.Var):
             return None
+        if value.name in known:
+            return known[value.name]
         value = _single(value.name, definitions)
     return None
 

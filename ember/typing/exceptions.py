@@ -175,9 +175,14 @@ def _unify_arguments(inferer: TypeInferer, all_args: list[tuple]) -> types.Type 
         return None
     members = []
     for position in range(len(first)):
-        member = first[position]
-        for args in all_args[1:]:
-            other = args[position]
+        column = [args[position] for args in all_args]
+        if all(isinstance(arg, types.StringLiteral) for arg in column):
+            # constant messages: one literal, or a string read back from the table entry
+            same = all(arg is column[0] for arg in column)
+            members.append(column[0] if same else types.unicode_type)
+            continue
+        member = column[0]
+        for other in column[1:]:
             if isinstance(member, types.StringLiteral) or isinstance(other, types.StringLiteral):
                 member = member if member is other else None
             else:

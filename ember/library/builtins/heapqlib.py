@@ -137,8 +137,14 @@ def heappushpop(heap, item):
 def _check_selection(n: types.Type, iterable: types.Type, function: str) -> None:
     if not isinstance(types.unliteral(n), (types.Integer, types.Boolean)):  # True counts as 1
         raise TypingError(f"heapq.{function}(): First argument 'n' must be an integer, not {n}")
-    if not isinstance(iterable, (types.List, types.Array)):
-        raise TypingError(f"heapq.{function}() takes a list or an array, not {iterable}")
+    if not isinstance(iterable, _SELECTABLE):
+        raise TypingError(
+            f"heapq.{function}() takes a list, an array, a tuple of one type, a set or a "
+            f"range, not {iterable}"
+        )
+
+
+_SELECTABLE = (types.List, types.Array, types.UniTuple, types.Set, types.RangeType)  # sorted()'s
 
 
 @overload(heapq.nsmallest)

@@ -39,7 +39,7 @@ def _printable(typ: types.Type) -> bool:
         return all(_printable(member) for member in typ.types)
     if isinstance(typ, (types.Array, types.StringLiteral, types.Number, types.Boolean)):
         return True
-    if isinstance(typ, _SHOWN_FROM_MEMORY):
+    if isinstance(typ, (*_SHOWN_FROM_MEMORY, types.RangeType)):
         return True
     if isinstance(typ, types.NoneType) or _has_print_item(typ):
         return True
@@ -154,6 +154,12 @@ def _to_python(c: BoxContext, typ: types.Type, value: llvm.Value) -> llvm.Value:
         shown = pyapi.call_function_objargs(viewer, [pyapi.borrow_constant(typ), address])
         pyapi.decref(address)
         return shown
+    if isinstance(typ, types.RangeType):  # range(start, stop[, step]) as CPython shows it
+        bounds = [c.box(typ.dtype, builder.extract_value(value, index)) for index in range(3)]
+        shown = pyapi.call_function_objargs(pyapi.borrow_constant(range), bounds)
+        for bound in bounds:
+            pyapi.decref(bound)
+        return shown
     if isinstance(typ, types.BaseTuple):
         result = pyapi.tuple_new(len(typ))
         for index, member in enumerate(typ.types):
@@ -170,7 +176,21 @@ def _to_python(c: BoxContext, typ: types.Type, value: llvm.Value) -> llvm.Value:
             result = pyapi.call_function_objargs(rebuild, [plain])
             pyapi.decref(plain)
         return result
-    return c.box(typ, value)
+    boxed = c.box(typ, value)
+    if typ in _NARROW_FLOATS:  # shown as NumPy shows it: np.float32(0.1) prints 0.1
+        plain = boxed
+        boxed = pyapi.call_function_objargs(pyapi.borrow_constant(_numpy_scalar(typ)), [plain])
+        pyapi.decref(plain)
+    return boxed
+
+
+_NARROW_FLOATS = (types.float32, types.complex64)
+
+
+def _numpy_scalar(typ: types.Type) -> Any:
+    import numpy as np
+
+    return np.float32 if typ == types.float32 else np.complex64
 
 
 def _print_values(values: tuple, sep: str | None, end: str | None, flush: bool) -> None:
@@ -182,8 +202,18 @@ def _copy(typ: types.Type, address: int) -> Any:
     instance or structref: the object itself)."""
     from ember.dispatcher.pycall import _memory_ctype, box_kept
 
-    shown = box_kept(typ, _memory_ctype(typ).from_address(address))
-    return dict(shown.items()) if isinstance(typ, types.DictType) else shown
+    return _plain(box_kept(typ, _memory_ctype(typ).from_address(address)))
+
+
+def _plain(shown: Any) -> Any:
+    """Typed lists and dicts (a dict's list values) as the lists and dicts CPython shows."""
+    from ember.typed import Dict, List
+
+    if isinstance(shown, (dict, Dict)):
+        return {key: _plain(value) for key, value in shown.items()}
+    if isinstance(shown, (list, List)):
+        return [_plain(item) for item in shown]
+    return shown
 
 
 def _array_copy(typ: types.Array, address: int) -> Any:

@@ -8,6 +8,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.codegen.library import request_second_round
 from ember.errors import UnsupportedError
+from ember.extending import intrinsic, overload
 from ember.lowering import arrays as arr
 from ember.lowering import callconv
 from ember.lowering import generators as gen
@@ -66,6 +67,40 @@ def generator_next(context, builder, sig, args):
     ended = builder.not_(builder.extract_value(pair, 1))
     context.guard(builder, ended, StopIteration)
     return builder.extract_value(pair, 0)
+
+
+@intrinsic
+def _resume_step(typingctx, generator):
+    """(the next item, whether there was one): `next(g, default)`'s step. An ended
+    generator's item is zero, so the tuple owns no stale reference."""
+    if not isinstance(generator, types.Generator):
+        return None
+    pair_type = types.Pair(generator.yield_type, types.boolean)
+
+    def codegen(context, builder, sig, args):
+        pair = _resume(context, builder, Signature(pair_type, sig.args), args)
+        item, valid = builder.extract_value(pair, 0), builder.extract_value(pair, 1)
+        item = builder.select(valid, item, llvm.Constant(item.type, None))
+        result = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
+        return builder.insert_value(builder.insert_value(result, item, 0), valid, 1)
+
+    step_type = types.Tuple((generator.yield_type, types.boolean))
+    return Signature(step_type, (generator,)), codegen
+
+
+@overload(next)
+def _next_or_default(iterator, default=None):
+    """`next(g, default)`: the default where the generator has ended."""
+    if not isinstance(iterator, types.Generator) or default is None:
+        return None
+    if isinstance(default, types.Omitted):
+        return None
+
+    def advance_or_default(iterator, default=None):
+        item, valid = _resume_step(iterator)
+        return item if valid else default
+
+    return advance_or_default
 
 
 def _resume(context, builder, sig, args):
