@@ -10,7 +10,7 @@ from functools import singledispatch
 from typing import Any
 
 from ember import types
-from ember.errors import TypingError
+from ember.errors import ArgumentTypeError, TypingError
 from ember.types.datetimes import datetime_type_of_dtype
 from ember.typing.conversions import unify_pair
 
@@ -221,7 +221,8 @@ def reflectable_item(typ: types.Type | None) -> bool:
 def _unreflectable(item: Any, item_type: types.Type | None) -> Exception:
     members = item if isinstance(item, tuple) else (item,)
     if any(isinstance(member, list) for member in members):
-        return TypingError(
+        # a TypeError too: Numba raises one when it writes such a list back after a call
+        return ArgumentTypeError(
             "cannot reflect element of reflected container: a list of lists cannot be passed "
             "from Python (as in Numba): pass an ember.typed.List (numba.typed.List) of typed "
             "Lists, or a 2-d NumPy array"
