@@ -130,6 +130,11 @@ def _flatten(typ: types.Type, value: Any, out: list, copies: list | None = None)
         value = complex(value)
         out.extend((value.real, value.imag))
     elif isinstance(typ, types.BaseTuple):
+        if len(value) != len(typ.types):  # zip would drop or leave members unset
+            raise ValueError(
+                f"size mismatch for tuple, expected {len(typ.types)} element(s) but got "
+                f"{len(value)}"
+            )
         for member, item in zip(typ.types, value):
             _flatten(member, item, out, copies)
     elif (

@@ -24,7 +24,7 @@ class Tuple(BaseTuple):
     """A heterogeneous tuple."""
 
     def __init__(self, types: Any) -> None:
-        self.types = tuple(types)
+        self.types = _member_types(types)
         super().__init__("Tuple(" + ", ".join(str(t) for t in self.types) + ")")
 
     @property
@@ -33,6 +33,16 @@ class Tuple(BaseTuple):
 
     def _rebuild_args(self) -> tuple:
         return (self.types,)
+
+
+def _member_types(types: Any) -> tuple:
+    """The member types given to a tuple type: an iterable of types, not one type (which
+    would be indexed as `float64[0]`)."""
+    if isinstance(types, Type):
+        from ember.errors import TypingError
+
+        raise TypingError(f"Argument 'types' is not iterable: {types} (give a tuple of types)")
+    return tuple(types)
 
 
 class UniTuple(BaseTuple):
