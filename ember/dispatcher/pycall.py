@@ -149,7 +149,16 @@ def _flatten(typ: types.Type, value: Any, out: list, copies: list | None = None)
         from ember.dispatcher.reflection import reflector
 
         passing = reflector(typ)
-        copies.append((value, passing, passing.to_native(value)))
+        shared = next(
+            (meminfo for seen, same, meminfo in copies if seen is value and same is passing), None
+        )
+        if shared is not None:  # the same Python list passed twice: one native list, as Numba
+            from ember.runtime.nrt import runtime
+
+            runtime().incref(shared)  # each copy record releases one reference
+            copies.append((value, passing, shared))
+        else:
+            copies.append((value, passing, passing.to_native(value)))
         out.append(copies[-1][2])
     elif isinstance(typ, types.Array):
         arrayboxing.flatten(typ, value, out)

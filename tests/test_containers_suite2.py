@@ -1,0 +1,184 @@
+"""Containers as Numba programs use them (second round, found by running Numba's test modules
+against ember): tuples indexed by literal arguments, namedtuple classes from instances, lists
+passed twice, lists of lists, tuple argument checks. Checked against CPython running the same
+function (or the exception it raises) and ember's runtime allocation counters."""
+
+import gc
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+import ember
+from ember import njit, types
+from ember.errors import TypingError, UnsupportedError
+
+Point = namedtuple("Point", "x y z")
+
+
+def _assert_no_leaks_over_many_calls(func, *make_args, calls=200):
+    """`func(*args)` with fresh arguments each call allocates nothing it does not free."""
+    func(*(make() for make in make_args))
+    gc.collect()
+    before = ember.runtime.stats()
+    for _ in range(calls):
+        func(*(make() for make in make_args))
+    gc.collect()
+    after = ember.runtime.stats()
+    assert after.alloc - before.alloc == after.free - before.free
+
+
+# ---------------------------------------------------------------------------- tuples
+
+
+@njit
+def _member(tup, i):
+    return tup[i]
+
+
+def _members_by_constant(tup):
+    return _member(tup, 0), _member(tup, 1), _member(tup, -1)
+
+
+def test_heterogeneous_tuple_indexed_by_a_constant_argument():
+    # the callee is typed with the index as Literal[int] (plain int64 cannot type it)
+    tup = (3, "ab", np.arange(3.0))
+    got = njit(_members_by_constant)(tup)
+    want = (tup[0], tup[1], tup[-1])  # (from Python, `_member(tup, 1)` has no literal index)
+    assert got[:2] == want[:2]
+    np.testing.assert_array_equal(got[2], want[2])
+
+
+def test_tuple_indexed_by_a_constant_argument_leaks_nothing():
+    jitted = njit(_members_by_constant)
+    _assert_no_leaks_over_many_calls(jitted, lambda: (1, "xy" * 3, np.ones(4)))
+
+
+def _member_out_of_range(tup):
+    return _member(tup, 5)
+
+
+def test_constant_index_beyond_the_tuple_is_refused():
+    with pytest.raises((TypingError, IndexError)):
+        njit(_member_out_of_range)((1, "a"))
+
+
+def _rebuilt(point, *members):
+    return type(point)(*members)
+
+
+@pytest.mark.parametrize("members", [(4, 5, 6), (4, 5.5, 6j)])
+@pytest.mark.parametrize("point", [Point(1, 2, 3), Point(1.5, "s", 2)])
+def test_type_of_a_namedtuple_builds_one(point, members):
+    got = njit(_rebuilt)(point, *members)
+    want = _rebuilt(point, *members)
+    assert type(got) is type(want) is Point
+    assert got == want
+
+
+def test_type_of_a_namedtuple_by_keywords():
+    def swapped(point):
+        return type(point)(z=point.x, y=point.y, x=point.z)
+
+    assert njit(swapped)(Point(1, 2, 3)) == swapped(Point(1, 2, 3))
+
+
+def _first(tup):
+    return tup[0]
+
+
+def test_entry_point_checks_the_tuple_size():
+    jitted = njit((types.UniTuple(types.int32, 2),))(_first)
+    entry = jitted.overloads[jitted.signatures[0]].entry_point
+    assert entry((4, 5)) == 4
+    with pytest.raises(ValueError, match="expected 2 element"):
+        entry((4, 5, 6))
+    with pytest.raises(ValueError, match="expected 2 element"):
+        entry((4,))
+
+
+def test_tuple_argument_over_1000_members_is_unsupported():
+    with pytest.raises(UnsupportedError, match="'tup' length must be smaller than 1000"):
+        njit(lambda tup: len(tup))(tuple(range(1001)))
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: types.Tuple(types.uint32), lambda: types.NamedTuple(types.uint32, Point)]
+)
+def test_tuple_type_of_one_type_is_a_typing_error(make):
+    with pytest.raises(TypingError, match="'types' is not iterable"):
+        make()
+
+
+# ---------------------------------------------------------------------------- lists
+
+
+def _move_last(first, second):
+    first.append(second.pop())
+    return first is second
+
+
+@pytest.mark.parametrize("items", [[1, 2, 3], [1.5, -2.0], ["a", "bc"]])
+def test_the_same_list_passed_twice_is_one_list(items):
+    jitted = njit(_move_last)
+    for _ in range(3):  # the first call compiles (Python path), later ones the native entry
+        expected, got = list(items), list(items)
+        assert jitted(got, got) == _move_last(expected, expected)
+        assert got == expected
+
+
+def test_two_different_lists_stay_two_lists():
+    jitted = njit(_move_last)
+    for _ in range(2):
+        a, b, c, d = [1, 2], [5, 7], [1, 2], [5, 7]
+        assert jitted(a, b) == _move_last(c, d)
+        assert (a, b) == (c, d)
+
+
+def test_the_same_list_passed_twice_leaks_nothing():
+    jitted = njit(_move_last)
+
+    def call_with_one_list():
+        items = [1, 2, 3]
+        return jitted(items, items)
+
+    _assert_no_leaks_over_many_calls(call_with_one_list)
+
+
+def _second(xs):
+    return xs[1]
+
+
+@pytest.mark.parametrize("nested", [[[1, 2], [3]], [[np.zeros(2)], [np.ones(1)]], [(1, [2])]])
+def test_a_list_of_lists_from_python_is_refused_with_a_type_error(nested):
+    # Numba raises TypeError("cannot reflect element of reflected container") for these
+    with pytest.raises(TypeError, match="cannot reflect element of reflected container"):
+        njit(_second)(nested)
+
+
+@pytest.mark.parametrize(
+    "items", [[(1, 2.0), (3, 4.5)], [np.arange(3.0), np.ones(2)], [(np.arange(2), "a")]]
+)
+def test_lists_of_tuples_and_arrays_pass_and_write_back(items):
+    def swap_ends(xs):
+        xs[0], xs[-1] = xs[-1], xs[0]
+        return len(xs)
+
+    expected = list(items)
+    got = list(items)
+    assert njit(swap_ends)(got) == swap_ends(expected)
+    assert repr(got) == repr(expected)
+    arrays = [(a, b) for a, b in zip(got, expected) if isinstance(a, np.ndarray)]
+    assert all(a is b for a, b in arrays)  # the caller's arrays themselves, moved
+
+
+def _empty_list_returned():
+    return list()
+
+
+def test_an_untypable_empty_list_keeps_numbas_words():
+    with pytest.raises(TypingError) as raised:
+        njit(_empty_list_returned)()
+    message = str(raised.value)
+    assert "Cannot infer the type of variable" in message
+    assert "list(undefined)" in message
