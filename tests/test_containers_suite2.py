@@ -182,3 +182,68 @@ def test_an_untypable_empty_list_keeps_numbas_words():
     message = str(raised.value)
     assert "Cannot infer the type of variable" in message
     assert "list(undefined)" in message
+
+
+def _index_between(n, value, start, stop):
+    return list(range(n)).index(value, start, stop)
+
+
+@pytest.mark.parametrize("start, stop", [(0, 5), (-8, -1), (2, 100)])
+def test_list_index_with_bounds_matches_python(start, stop):
+    assert njit(_index_between)(10, 3, start, stop) == _index_between(10, 3, start, stop)
+
+
+@pytest.mark.parametrize("bounds, name", [(("x", 5), "start"), ((0, "x"), "stop")])
+def test_list_index_bounds_must_be_integers(bounds, name):
+    with pytest.raises(TypingError, match=f'arg "{name}" must be an Integer'):
+        njit(_index_between)(10, 3, *bounds)
+
+
+# ---------------------------------------------------------------------------- typed List()
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, message",
+    [
+        ((23,), {}, "List\\(\\) argument must be iterable"),
+        (((0, 1), (2, 3)), {}, "expected at most 1 argument, got 2"),
+        (((0, 1),), {"allocated": 3}, "takes no keyword arguments"),
+    ],
+)
+def test_typed_list_constructor_checks_its_arguments_from_python(args, kwargs, message):
+    with pytest.raises(TypeError, match=message):
+        ember.typed.List(*args, **kwargs)
+    with pytest.raises(TypeError, match="iterable"):  # as list() itself
+        list(23)
+
+
+def _typed_list_of_too_many():
+    return ember.typed.List((0, 1, 2), (3, 4, 5))
+
+
+def _typed_list_of_an_int():
+    return ember.typed.List(23)
+
+
+@pytest.mark.parametrize(
+    "func, message",
+    [
+        (_typed_list_of_too_many, "expected at most 1 argument, got 2"),
+        (_typed_list_of_an_int, "must be iterable"),
+    ],
+)
+def test_typed_list_constructor_checks_its_arguments_in_compiled_code(func, message):
+    with pytest.raises(TypingError, match=message):
+        njit(func)()
+
+
+def _typed_list_of(values):
+    return ember.typed.List(values)
+
+
+@pytest.mark.parametrize("values", [np.array(7), np.array(2.5), np.arange(4)])
+def test_typed_list_of_an_array_holds_its_items(values):
+    # a 0-d array gives its one item (NumPy's .item()), as Numba's typed List does
+    want = [values.item()] if values.ndim == 0 else values.tolist()
+    assert list(njit(_typed_list_of)(values)) == want
+    assert list(ember.typed.List(values)) == want

@@ -528,16 +528,20 @@ _MAX_INDEX = (1 << 63) - 1
 
 @overload_method(types.List, "index")
 def list_index(xs, item, start=0, stop=_MAX_INDEX):
-    if _is_list(xs) and _is_int(start) and _is_int(stop):
+    if not _is_list(xs):
+        return None
+    for name, bound in (("start", start), ("stop", stop)):
+        if not _is_int(bound):  # Numba's words
+            raise TypingError(f'arg "{name}" must be an Integer.')
 
-        def index(xs, item, start=0, stop=_MAX_INDEX):
-            length = _length(xs)
-            for position in range(_clamp_index(start, length), _clamp_index(stop, length)):
-                if _load(xs, position) == item:
-                    return position
-            raise ValueError("list.index(x): x not in list")
+    def index(xs, item, start=0, stop=_MAX_INDEX):
+        length = _length(xs)
+        for position in range(_clamp_index(start, length), _clamp_index(stop, length)):
+            if _load(xs, position) == item:
+                return position
+        raise ValueError("list.index(x): x not in list")
 
-        return index
+    return index
 
 
 def _is_int(typ) -> bool:
