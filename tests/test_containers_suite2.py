@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import ember
-from ember import njit, types
+from ember import njit, objmode, types
 from ember.errors import TypingError, UnsupportedError
 
 Point = namedtuple("Point", "x y z")
@@ -247,3 +247,82 @@ def test_typed_list_of_an_array_holds_its_items(values):
     want = [values.item()] if values.ndim == 0 else values.tolist()
     assert list(njit(_typed_list_of)(values)) == want
     assert list(ember.typed.List(values)) == want
+
+
+# ---------------------------------------------------------------------------- objmode blocks
+
+_INT_LIST = types.ListType(types.int64)
+_FLOAT_LIST = types.List(types.float64)
+_INT_SET = types.Set(types.int64)
+
+
+@njit
+def _containers_through_objmode(n):
+    shared = ember.typed.List()
+    for i in range(n):
+        shared.append(i)
+    copied = [i * 2 for i in range(n)]
+    members = {1, 2, n}
+    table = ember.typed.Dict.empty(types.int64, types.float64)
+    table[1] = 2.0
+    with objmode(total="int64", out=_FLOAT_LIST, grown=_INT_SET, made=_INT_LIST):
+        shared.append(100)  # a typed List is shared with the block
+        copied.append(7)  # a list is copied into it: compiled code keeps its own
+        table[5] = 1.0
+        total = sum(shared) + sum(copied) + len(members) + len(table)
+        out = [float(v) for v in copied]
+        grown = members | {99}
+        made = ember.typed.List([1, 2])
+    return shared, copied, total, out, grown, made, table
+
+
+def test_containers_cross_an_objmode_block():
+    shared, copied, total, out, grown, made, table = _containers_through_objmode(3)
+    # worked by hand: shared [0, 1, 2] + [100]; the block's copy of `copied` gained the 7
+    assert list(shared) == [0, 1, 2, 100]
+    assert copied == [0, 2, 4]
+    assert total == (0 + 1 + 2 + 100) + (0 + 2 + 4 + 7) + 3 + 2
+    assert out == [0.0, 2.0, 4.0, 7.0] and all(type(v) is float for v in out)
+    assert grown == {1, 2, 3, 99}
+    assert isinstance(made, ember.typed.List) and list(made) == [1, 2]
+    assert dict(table) == {1: 2.0, 5: 1.0}
+
+
+def test_containers_crossing_an_objmode_block_leak_nothing():
+    _assert_no_leaks_over_many_calls(_containers_through_objmode, lambda: 3, calls=100)
+
+
+def _declared_list_out(make):
+    @njit
+    def run():
+        with objmode(out=types.List(types.int64)):
+            out = make()
+        out.append(3)
+        return out
+
+    return run
+
+
+def test_an_empty_list_out_of_objmode_takes_the_declared_type():
+    assert _declared_list_out(list)() == [3]
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [(lambda: {1}, "expected a list"), (lambda: [1, "a"], "heterogeneous list")],
+)
+def test_a_wrong_container_out_of_objmode_is_a_type_error(make, message):
+    with pytest.raises(TypeError, match=message):
+        _declared_list_out(make)()
+
+
+@njit
+def _tuple_with_a_string_into_objmode(n):
+    pair = (n, "a")
+    with objmode(text="unicode_type"):
+        text = repr(pair)
+    return text
+
+
+def test_a_tuple_holding_a_string_constant_crosses_objmode():
+    assert _tuple_with_a_string_into_objmode(4) == repr((4, "a"))

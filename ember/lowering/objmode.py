@@ -26,6 +26,7 @@ from ember.frontend.objmode_blocks import ObjModeBlock
 from ember.lowering import callconv
 from ember.lowering.boxing import BoxContext
 from ember.lowering.objmode_arrays import box_array, unbox_array
+from ember.lowering.objmode_containers import box_container, is_container, unbox_container
 from ember.lowering.pyapi import PythonAPI
 from ember.lowering.registry import registry as lowering_registry
 from ember.typing.signature import Signature
@@ -54,8 +55,8 @@ def _check_marshallable(typ: types.Type, what: str, block: ObjModeBlock) -> None
     if not _marshallable(typ):
         raise UnsupportedError(
             f"the objmode block's {what} has type {typ}, which cannot cross between compiled "
-            "code and Python; pass numbers, booleans, None, NumPy arrays, tuples of them or "
-            "types with @box and @unbox",
+            "code and Python; pass numbers, booleans, None, strings, NumPy arrays, lists, sets, "
+            "typed Lists and Dicts, tuples of them or types with @box and @unbox",
             block.loc,
         )
 
@@ -67,7 +68,7 @@ def _marshallable(typ: types.Type) -> bool:
         return isinstance(typ.dtype, (types.Number, types.Boolean))
     if isinstance(typ, types.Optional):
         return _marshallable(typ.type)
-    if isinstance(typ, (types.Number, types.Boolean, types.NoneType)):
+    if isinstance(typ, (types.Number, types.Boolean, types.NoneType)) or is_container(typ):
         return True
     return bool(lowering_registry.find_box(typ) and lowering_registry.find_unbox(typ))
 
@@ -84,9 +85,21 @@ class _ObjModeTemplate(FunctionTemplate):
     def apply(self, args: tuple, kws: dict) -> Signature | None:
         if kws or len(args) != len(self.block.inputs):
             return None
+        args = tuple(map(_without_literals, args))  # ('a' crosses as a str)
         for name, typ in zip(self.block.inputs, args):
             _check_marshallable(typ, f"input '{name}'", self.block)
         return Signature(_result_type(self.block), tuple(args))
+
+
+def _without_literals(typ: types.Type) -> types.Type:
+    """`typ` with its literal types (also those of tuple members) widened."""
+    if isinstance(typ, types.BaseTuple) and not isinstance(typ, types.LiteralContainer):
+        members = [_without_literals(member) for member in typ.types]
+        named = getattr(typ, "instance_class", None)
+        return (
+            types.make_tuple(members) if named is None else types.make_named_tuple(members, named)
+        )
+    return types.unliteral(typ)
 
 
 # ---------------------------------------------------------------------------- run time (Python)
@@ -282,6 +295,8 @@ def box_value(c: BoxContext, typ: types.Type, value: llvm.Value) -> llvm.Value:
     """A new reference to the Python object for `value` (NULL with an exception set)."""
     if isinstance(typ, types.Array):
         return box_array(c.pyapi, typ, value, c.pyapi.borrow_constant(_box_array_at))
+    if is_container(typ):
+        return box_container(c.pyapi, c.builder, typ, value)
     if isinstance(typ, types.BaseTuple) and _holds_array(typ):
         members = [
             box_value(c, member, c.builder.extract_value(value, index))
@@ -300,9 +315,10 @@ def _pack(*items: Any) -> tuple:
 
 
 def _holds_array(typ: types.Type) -> bool:
+    """Whether `typ` is or holds (in tuples) an array or container, which cross here."""
     if isinstance(typ, types.BaseTuple):
         return any(_holds_array(member) for member in typ.types)
-    return isinstance(typ, types.Array)
+    return isinstance(typ, types.Array) or is_container(typ)
 
 
 def unbox_value(c: BoxContext, typ: types.Type, obj: llvm.Value) -> tuple:
@@ -311,6 +327,8 @@ def unbox_value(c: BoxContext, typ: types.Type, obj: llvm.Value) -> tuple:
     builder = c.builder
     if isinstance(typ, types.Array):
         return unbox_array(c.pyapi, typ, obj)
+    if is_container(typ):
+        return unbox_container(c.pyapi, builder, typ, obj)
     if isinstance(typ, types.BaseTuple) and _holds_array(typ):
         value = llvm.Constant(c.context.value_type(typ), llvm.Undefined)
         is_error = llvm.Constant(llvm.IntType(1), 0)
