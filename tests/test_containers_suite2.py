@@ -326,3 +326,37 @@ def _tuple_with_a_string_into_objmode(n):
 
 def test_a_tuple_holding_a_string_constant_crosses_objmode():
     assert _tuple_with_a_string_into_objmode(4) == repr((4, "a"))
+
+
+# ---------------------------------------------------------------------------- more tuples
+
+
+def test_a_tuple_type_of_one_member_type_is_a_unituple():
+    assert types.Tuple((types.float32, types.float32)) is types.UniTuple(types.float32, 2)
+    assert types.Tuple(()) is not types.UniTuple(types.int32, 0)
+    assert isinstance(types.Tuple((types.int8, types.int16)), types.Tuple)
+
+
+def test_declared_tuple_conversions():
+    def identity(tup):
+        return tup
+
+    declared = njit(types.Tuple((types.float32, types.float32))(types.UniTuple(types.int32, 2)))
+    got = declared(identity)((4, 5))
+    assert got == (4.0, 5.0) and all(type(v) is float for v in got)
+    with pytest.raises(TypingError, match="No conversion from UniTuple\\(int32 x 2\\)"):
+        njit(types.Tuple((types.float32,))(types.UniTuple(types.int32, 2)))(identity)
+
+
+@pytest.mark.parametrize("count", [3, 33])
+def test_many_positional_arguments_around_spread_tuples(count):
+    # from about 30 arguments CPython appends them one by one to the list it spreads
+    @ember.jit
+    def gather(*args):
+        return args
+
+    namespace = {"gather": gather}
+    exec(f"def call(t, x):\n    return gather({', '.join(['x'] * count)}, *t, x, *t)\n", namespace)
+    call = namespace["call"]
+    for tup in [(4, 5), (4, 5.5)]:
+        assert njit(call)(tup, 1) == call(tup, 1)

@@ -589,6 +589,11 @@ class _IRBuilder:
         if segments is not None:  # the `b` of `f(*t, b)`
             segments.append(("items", [item]))
             return
+        built = self._display_assignment(self.stack[-inst.arg])
+        if built is not None:  # `f(x, x, ..., *t)` with many x: CPython appends them one by one
+            self.block.body.remove(built)  # moved below the item it now holds
+            self._assign(built.target, ir.BuildList([*built.value.items, item], inst.loc))
+            return
         method = self._temp("append")
         self._assign(method, ir.GetAttr(self.stack[-inst.arg], "append", inst.loc))
         self._assign(self._temp(), ir.Call(method, [item], [], inst.loc))

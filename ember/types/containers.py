@@ -21,7 +21,15 @@ class BaseTuple(Type):
 
 
 class Tuple(BaseTuple):
-    """A heterogeneous tuple."""
+    """A heterogeneous tuple. `Tuple((a, a))` is `UniTuple(a, 2)`, as in Numba (a namedtuple
+    type keeps its own class)."""
+
+    def __new__(cls, types: Any, *args: Any) -> Any:
+        if cls is Tuple:
+            members = _member_types(types)
+            if members and all(member is members[0] for member in members):
+                return UniTuple(members[0], len(members))
+        return super().__new__(cls)
 
     def __init__(self, types: Any) -> None:
         self.types = _member_types(types)
