@@ -33,14 +33,14 @@ def _is_list(typ: types.Type) -> bool:
     return isinstance(typ, types.List) and typ.is_precise
 
 
-def _fits(list_type: types.Type, item: types.Type) -> bool:
+def _fits(list_type: types.Type, item: types.Type, operation: str = "") -> bool:
     """Whether `item` can be stored in the list without losing information; a TypingError
-    that says so when it cannot."""
+    that says so (after `operation`, Numba's words for it) when it cannot."""
     kind = storable(item, list_type.dtype)
     if kind is None:
         raise TypingError(
-            f"cannot store a {types.unliteral(item)} in a {list_type}: a list keeps the item "
-            "type it was made with (make it of the wider type, e.g. [1.0] for floats)"
+            f"{operation}cannot store a {types.unliteral(item)} in a {list_type}: a list keeps "
+            "the item type it was made with (make it of the wider type, e.g. [1.0] for floats)"
         )
     warn_if_unsafe(kind, item, list_type.dtype)
     return True
@@ -259,7 +259,9 @@ def list_getitem(xs, index):
 
 @overload(operator.setitem)
 def list_setitem(xs, index, value):
-    if _is_list(xs) and _index(index) and _fits(xs, value):
+    if not (_is_list(xs) and _index(index)):
+        return None
+    if _fits(xs, value, f"invalid setitem with value of {value} to element of {xs}: "):
 
         def setitem(xs, index, value):
             n = _length(xs)
