@@ -360,3 +360,26 @@ def test_many_positional_arguments_around_spread_tuples(count):
     call = namespace["call"]
     for tup in [(4, 5), (4, 5.5)]:
         assert njit(call)(tup, 1) == call(tup, 1)
+
+
+def _move_one(first, second):
+    first.add(second.pop())
+    return first is second
+
+
+def test_the_same_set_passed_twice_is_one_set():
+    jitted = njit(_move_one)
+    for _ in range(3):
+        expected, got = {1, 2, 3}, {1, 2, 3}
+        assert jitted(got, got) == _move_one(expected, expected)
+        assert got == expected
+
+
+def test_the_same_set_passed_twice_leaks_nothing():
+    jitted = njit(_move_one)
+
+    def call_with_one_set():
+        items = {1, 2, 3}
+        return jitted(items, items)
+
+    _assert_no_leaks_over_many_calls(call_with_one_set)

@@ -67,6 +67,12 @@ def reflector(typ: types.List | types.Set) -> Any:
         from ember.dispatcher import reflected_lists
 
         return reflected_lists.converters(typ)
+    return _set_reflector(typ)
+
+
+@functools.cache
+def _set_reflector(typ: types.Set) -> _SetReflector:
+    """One per set type (a set passed twice to a call is recognized by its reflector)."""
     return _SetReflector(typ)
 
 
