@@ -149,11 +149,35 @@ def _second(xs):
     return xs[1]
 
 
-@pytest.mark.parametrize("nested", [[[1, 2], [3]], [[np.zeros(2)], [np.ones(1)]]])
+@pytest.mark.parametrize("nested", [[[1, 2], [3]], [[np.zeros(2)], [np.ones(1)]], [{1}, {2}]])
 def test_a_list_of_lists_from_python_is_refused_with_a_type_error(nested):
-    # Numba raises TypeError("cannot reflect element of reflected container") for these
-    with pytest.raises(TypeError, match="cannot reflect element of reflected container"):
-        njit(_second)(nested)
+    # Numba types it, then raises TypeError("cannot reflect element of reflected container")
+    assert str(ember.typeof(nested)).startswith("reflected list(reflected ")
+    jitted = njit(_second)
+    for _ in range(2):
+        with pytest.raises(TypeError, match="cannot reflect element of reflected container"):
+            jitted(nested)
+
+
+def _store_an_int(nested):
+    nested[0] = 1
+
+
+def _append_itself(nested):
+    nested.append(nested)
+
+
+@pytest.mark.parametrize(
+    "func, message",
+    [
+        (_store_an_int, "invalid setitem with value of int64 to element of reflected list"),
+        (_append_itself, "Invalid use of BoundFunction\\(list.append"),
+    ],
+)
+def test_a_list_of_lists_is_typed_before_it_is_refused(func, message):
+    # Numba's typing errors come first: the function is compiled before the list is passed
+    with pytest.raises(TypingError, match=message):
+        njit(func)([[np.arange(3)]])
 
 
 @pytest.mark.parametrize(

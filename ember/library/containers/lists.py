@@ -261,7 +261,8 @@ def list_getitem(xs, index):
 def list_setitem(xs, index, value):
     if not (_is_list(xs) and _index(index)):
         return None
-    if _fits(xs, value, f"invalid setitem with value of {value} to element of {xs}: "):
+    store = f"invalid setitem with value of {types.unliteral(value)} to element of {xs.dtype}: "
+    if _fits(xs, value, store):
 
         def setitem(xs, index, value):
             n = _length(xs)
@@ -406,7 +407,10 @@ def list_iternext(context, builder, sig, args):
 
 @overload_method(types.List, "append")
 def list_append(xs, item):
-    if _is_list(xs) and _fits(xs, item):
+    if not _is_list(xs):
+        return None
+    call = f"Invalid use of BoundFunction(list.append for {xs}) with ({types.unliteral(item)}): "
+    if _fits(xs, item, call):
 
         def append(xs, item):
             n = _length(xs)
