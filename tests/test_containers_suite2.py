@@ -407,3 +407,48 @@ def test_the_same_set_passed_twice_leaks_nothing():
         return jitted(items, items)
 
     _assert_no_leaks_over_many_calls(call_with_one_set)
+
+
+# ---------------------------------------------------------------------------- literal_unroll
+
+
+def _running_sum(idx, z):
+    a = (12, 12.7, 3j, 4, z, 2 * z)
+    acc = 0
+    for i in range(len(ember.literal_unroll(a))):
+        acc += a[i]
+        if acc.real < 26:
+            acc -= 1
+        else:
+            break
+    return acc
+
+
+def _weighted(t):
+    out = 0.0
+    for i in range(len(ember.literal_unroll(t))):
+        out += t[i] * (i + 1)
+    return out, i  # the index after the loop: its last value
+
+
+def _lengths_but_one(t):
+    n = 0
+    for i in range(len(ember.literal_unroll(t))):
+        if i == 1:
+            continue
+        n += len(t[i])
+    return n
+
+
+@pytest.mark.parametrize(
+    "func, args",
+    [
+        (_running_sum, (2, 9)),
+        (_weighted, ((1, 2.5, True),)),
+        (_lengths_but_one, (("ab", np.arange(3), "xyz"),)),
+    ],
+)
+def test_indexed_loop_over_literal_unroll_gives_constant_indexes(func, args):
+    # `for i in range(len(literal_unroll(t)))` is unrolled as Numba does: t[i] of each copy
+    # has a constant index, so the members may differ in type
+    assert njit(func)(*args) == func(*args)

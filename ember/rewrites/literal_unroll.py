@@ -39,6 +39,7 @@ class _Loop:
     body: int
     exit: int
     constant: tuple | None  # the tuple's value when it is a constant (a global, a literal)
+    indexed: bool = False  # `for i in range(len(literal_unroll(t)))`: i is 0, 1, ... (literals)
 
 
 def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types) -> None:
@@ -91,6 +92,9 @@ def _next_loop(func_ir: ir.FunctionIR, declined: set[int]) -> _Loop | None:
         if id(stmt) in declined:
             continue
         source = _unrolled_source(stmt.value.value, definitions)
+        indexed = source is None
+        if indexed:
+            source = _indexed_source(stmt.value.value, definitions)
         if source is None:
             continue
         found = _header_of(func_ir, block, stmt.target)
@@ -98,8 +102,26 @@ def _next_loop(func_ir: ir.FunctionIR, declined: set[int]) -> _Loop | None:
             header, iterator = found
             branch = func_ir.blocks[header].terminator
             constant = _constant_tuple(source, definitions)
-            return _Loop(stmt, source, header, iterator, branch.truebr, branch.falsebr, constant)
+            return _Loop(
+                stmt, source, header, iterator, branch.truebr, branch.falsebr, constant, indexed
+            )
     return None
+
+
+def _indexed_source(var: ir.Var, definitions: dict) -> ir.Var | None:
+    """The tuple `t` of `range(len(literal_unroll(t)))` that `var` holds, if it holds one
+    (Numba unrolls such a loop too: `t[i]` then has a constant index in each copy)."""
+    for outer in (range, len):
+        values = definitions.get(var.name, [])
+        if len(values) != 1:
+            return None
+        call = values[0]
+        if not (isinstance(call, ir.Call) and len(call.args) == 1 and not call.kws):
+            return None
+        if _constant_of(call.func, definitions) is not outer:
+            return None
+        var = call.args[0]
+    return _unrolled_source(var, definitions)
 
 
 def _unrolled_source(var: ir.Var, definitions: dict) -> ir.Var | None:
@@ -170,8 +192,36 @@ class _Unroller:
         self.count = count
         self.region = _loop_region(func_ir, loop)
         self.local_names = _names_only_in(func_ir, self.region | {loop.header})
+        self.carried = self._carried_indexes() if loop.indexed else set()
+        self.local_names |= self.carried
         self.next_label = max(func_ir.blocks) + 1
         self.copy_names = self._copy_names()
+
+    def _carried_indexes(self) -> set[str]:
+        """The loop's index variables used after the loop too (`for i in ...: ...; return i`):
+        each copy gets its own (a literal there) and also sets the shared one."""
+        header = self.func_ir.blocks[self.loop.header]
+        members: set[str] = set()  # the member and the header's copies of it
+        for stmt in header.body:
+            if isinstance(stmt, ir.Assign) and (
+                isinstance(stmt.value, ir.PairFirst)
+                or (isinstance(stmt.value, ir.Var) and stmt.value.name in members)
+            ):
+                members.add(stmt.target.name)
+        assigned: dict[str, int] = {}
+        for label in self.region:
+            for stmt in self.func_ir.blocks[label].body:
+                for target in stmt.targets():
+                    assigned[target.name] = assigned.get(target.name, 0) + 1
+        return {
+            stmt.target.name
+            for stmt in self.func_ir.blocks[self.loop.body].body
+            if isinstance(stmt, ir.Assign)
+            and isinstance(stmt.value, ir.Var)
+            and stmt.value.name in members
+            and assigned.get(stmt.target.name) == 1
+            and stmt.target.name not in self.local_names
+        }
 
     def run(self) -> None:
         loop, blocks = self.loop, self.func_ir.blocks
@@ -245,6 +295,8 @@ class _Unroller:
     def _member(self, k: int, loc: Any) -> Any:
         """Member k of the tuple: a constant (typed as a literal, so `record[name]` and other
         literal-keyed calls work in the body) when the tuple is a constant of such values."""
+        if self.loop.indexed:  # the index itself
+            return ir.Const(k, loc)
         constant = self.loop.constant
         if constant is not None and isinstance(constant[k], (str, int)):  # bool is an int
             return ir.Const(constant[k], loc)
@@ -269,7 +321,12 @@ class _Unroller:
 
     def _body_copy(self, block: ir.Block, k: int, headers: list[int], labels: dict) -> ir.Block:
         names = self._names(k)
-        copy = ir.Block(labels[block.label], block.loc, [_renamed(s, names) for s in block.body])
+        body = []
+        for stmt in block.body:
+            body.append(_renamed(stmt, names))
+            if isinstance(stmt, ir.Assign) and stmt.target.name in self.carried:
+                body.append(ir.Assign(stmt.target, body[-1].target, stmt.loc))  # the shared one
+        copy = ir.Block(labels[block.label], block.loc, body)
         _retarget(copy, {**labels, self.loop.header: headers[k + 1]})
         return copy
 
