@@ -452,3 +452,29 @@ def test_indexed_loop_over_literal_unroll_gives_constant_indexes(func, args):
     # `for i in range(len(literal_unroll(t)))` is unrolled as Numba does: t[i] of each copy
     # has a constant index, so the members may differ in type
     assert njit(func)(*args) == func(*args)
+
+
+def _letter(value):
+    return {1000: "a", 2000: "b", 3000: "c"}[value]
+
+
+@ember.extending.overload(_letter)
+def _letter_of_a_literal(value):
+    # accepts only literals: the unrolled loop must give the constants themselves
+    if isinstance(value, types.IntegerLiteral):
+        letter = {1000: "a", 2000: "b", 3000: "c"}[value.literal_value]
+        return lambda value: letter
+    return None
+
+
+def _letters_of_a_slice():
+    x = (1000, 2000, 3000, 4000)
+    y = x
+    acc = ""
+    for a in ember.literal_unroll(y[1:3]):
+        acc += _letter(a)
+    return acc
+
+
+def test_literal_unroll_of_a_constant_tuple_slice_gives_literals():
+    assert njit(_letters_of_a_slice)() == _letters_of_a_slice() == "bc"

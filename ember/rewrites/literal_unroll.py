@@ -158,6 +158,12 @@ def _constant_tuple(var: ir.Var, definitions: dict) -> tuple | None:
     values = definitions.get(var.name, [])
     if len(values) == 1 and isinstance(values[0], ir.Const):
         value = values[0].value
+    elif len(values) == 1 and isinstance(values[0], ir.Var):  # a copy
+        value = _constant_tuple(values[0], definitions)
+    elif len(values) == 1 and isinstance(values[0], ir.StaticGetItem):  # `t[:2]`
+        whole = _constant_tuple(values[0].value, definitions)
+        index = values[0].index
+        value = whole[index] if whole is not None and isinstance(index, slice) else None
     else:
         value = _constant_of(var, definitions)
     return value if isinstance(value, tuple) else None
