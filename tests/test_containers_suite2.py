@@ -478,3 +478,10 @@ def _letters_of_a_slice():
 
 def test_literal_unroll_of_a_constant_tuple_slice_gives_literals():
     assert njit(_letters_of_a_slice)() == _letters_of_a_slice() == "bc"
+
+
+def test_unpacking_a_list_into_a_tuple_is_a_typing_error():
+    # a tuple's length is part of its type; Numba refuses `(*a_list,)` the same way
+    with pytest.raises(TypingError, match="No implementation of function tuple\\(reflected list"):
+        njit(lambda xs: (*xs,))([4, 5])
+    assert njit(lambda xs: (*xs,))((4, 5.5)) == (4, 5.5)

@@ -324,6 +324,12 @@ def _type_concatenate(args, kws):
         return _type_literal_concatenate(left, right)
     if isinstance(left, types.BaseTuple) and isinstance(right, types.BaseTuple):
         return signature(types.make_tuple(left.types + right.types), left, right)
+    if isinstance(left, types.BaseTuple) and isinstance(right, (types.List, types.Set)):
+        # `(*xs,)` of a list arrives here as `() + xs`; Numba's words first
+        raise TypingError(
+            f"No implementation of function tuple({right}): a list's length is not known "
+            "while compiling, so `(*xs,)` and `t + xs` need a tuple (or use an array)"
+        )
     return None
 
 
