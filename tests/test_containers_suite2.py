@@ -485,3 +485,18 @@ def test_unpacking_a_list_into_a_tuple_is_a_typing_error():
     with pytest.raises(TypingError, match="No implementation of function tuple\\(reflected list"):
         njit(lambda xs: (*xs,))([4, 5])
     assert njit(lambda xs: (*xs,))((4, 5.5)) == (4, 5.5)
+
+
+def _containers_of_constant_tuples(n):
+    pairs = [("a", 1), ("bb", 2)]
+    pairs.append(("c" * n, n))
+    members = {(3, "c")}
+    members.add((n, "d"))
+    table = {(1, "x"): 2}
+    table[(n, "y")] = 3
+    return pairs, sorted(members), sorted(table.items()), len(members | {(7, "z")})
+
+
+def test_constant_tuples_of_strings_fill_lists_sets_and_dicts():
+    # the constants' members are literals; the containers hold plain strings, as in Numba
+    assert njit(_containers_of_constant_tuples)(2) == _containers_of_constant_tuples(2)

@@ -85,21 +85,10 @@ class _ObjModeTemplate(FunctionTemplate):
     def apply(self, args: tuple, kws: dict) -> Signature | None:
         if kws or len(args) != len(self.block.inputs):
             return None
-        args = tuple(map(_without_literals, args))  # ('a' crosses as a str)
+        args = tuple(map(types.widened, args))  # ('a' crosses as a str)
         for name, typ in zip(self.block.inputs, args):
             _check_marshallable(typ, f"input '{name}'", self.block)
         return Signature(_result_type(self.block), tuple(args))
-
-
-def _without_literals(typ: types.Type) -> types.Type:
-    """`typ` with its literal types (also those of tuple members) widened."""
-    if isinstance(typ, types.BaseTuple) and not isinstance(typ, types.LiteralContainer):
-        members = [_without_literals(member) for member in typ.types]
-        named = getattr(typ, "instance_class", None)
-        return (
-            types.make_tuple(members) if named is None else types.make_named_tuple(members, named)
-        )
-    return types.unliteral(typ)
 
 
 # ---------------------------------------------------------------------------- run time (Python)

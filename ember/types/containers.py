@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember.types.abstract import Type
-from ember.types.scalars import int64
+from ember.types.scalars import int64, unliteral
 
 
 class BaseTuple(Type):
@@ -119,6 +119,17 @@ def make_named_tuple(types: Any, instance_class: type) -> BaseTuple:
     if types and all(t is types[0] for t in types):
         return NamedUniTuple(types[0], len(types), instance_class)
     return NamedTuple(types, instance_class)
+
+
+def widened(typ: Type) -> Type:
+    """`typ` with its literal types widened, those of tuple members too (`(1, 'a')` as a
+    constant is a tuple of literals; a list, set or dict of them holds `Tuple(int64,
+    unicode_type)`, as in Numba). A namedtuple keeps its class; literal containers stay."""
+    if type(typ) in (Tuple, UniTuple, NamedTuple, NamedUniTuple):
+        members = [widened(member) for member in typ.types]
+        named = getattr(typ, "instance_class", None)
+        return make_tuple(members) if named is None else make_named_tuple(members, named)
+    return unliteral(typ)
 
 
 def is_named_tuple(typ: Type) -> bool:

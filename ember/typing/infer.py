@@ -606,7 +606,7 @@ class TypeInferer:
         return types.make_tuple(types.unliteral(self._typeof_var(v)) for v in expr.items)
 
     def _type_build_list(self, expr: ir.BuildList) -> types.Type:
-        item_types = [types.unliteral(self._typeof_var(v)) for v in expr.items]
+        item_types = [types.widened(self._typeof_var(v)) for v in expr.items]
         if not item_types:
             return self.widened_displays.get(id(expr), types.List(types.undefined))
         dtype = item_types[0]
