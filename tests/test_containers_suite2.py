@@ -500,3 +500,17 @@ def _containers_of_constant_tuples(n):
 def test_constant_tuples_of_strings_fill_lists_sets_and_dicts():
     # the constants' members are literals; the containers hold plain strings, as in Numba
     assert njit(_containers_of_constant_tuples)(2) == _containers_of_constant_tuples(2)
+
+
+def _spread_of_a_conditional():
+    a = (1,)
+    b = (3, 2, 4)
+    return (*(b if a[0] else (5, 6)),)
+
+
+def test_spreading_a_conditional_tuple_is_numbas_unsupported_bytecode_error():
+    # the spread starts a new block (Numba: "op_LIST_EXTEND at the start of a block")
+    with pytest.raises(ember.errors.UnsupportedBytecodeError, match="at the start of a block"):
+        njit(_spread_of_a_conditional)()
+    with pytest.raises(UnsupportedError):  # ember's own kind
+        njit(_spread_of_a_conditional)()
