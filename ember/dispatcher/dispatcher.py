@@ -20,12 +20,16 @@ from ember.errors import (
     ForceLiteralArg,
     LiteralTypingError,
     TypingError,
+    UnsupportedError,
 )
 from ember.frontend.interpreter import UndefinedName
 from ember.lowering.context import TargetOptions
 from ember.typing.functions import RecursionPending
 from ember.typing.signature import Signature
 from ember.typing.templates import choose_best
+
+# Numba's limit on the length of a tuple argument (its error says "smaller than", it allows 1000)
+_MAX_TUPLE_LENGTH = 1000
 
 # One compilation at a time: typing and lowering registries are shared, and compiling is rare.
 compile_lock = threading.RLock()
@@ -630,6 +634,12 @@ class Dispatcher:
                 "lists (of numbers, strings, arrays or tuples) and NumPy arrays.\n"
                 "This error may have been caused by the following argument(s):\n"
                 f"- argument {position}: Cannot determine Numba type of {type(value)}"
+            )
+        if isinstance(found, types.BaseTuple) and len(found.types) > _MAX_TUPLE_LENGTH:
+            raise UnsupportedError(
+                f"Tuple '{name}' length must be smaller than {_MAX_TUPLE_LENGTH}: a tuple "
+                "is compiled member by member, so large tuples make prohibitively large code; "
+                "pass a NumPy array instead"
             )
         return found
 

@@ -16,6 +16,7 @@ from ember.dispatcher.object_layout import (
     _FunctionPointer,
     _object_constant,
 )
+from ember.runtime import nrt
 
 _NULL = ir.Constant(_PTR, None)
 _UNBOX = ir.FunctionType(_PTR, [_PTR])
@@ -48,16 +49,30 @@ class ListArgumentCodegen(EntryBuilder):
         of the list type goes to `other_items` (the next specialization) after the lists in
         `unboxed`, copied before it, are released; this one joins them."""
         b = self.builder
-        copied = b.call(_FunctionPointer(_UNBOX, kind.unbox), [obj])
-        refused = self.new_block("list_items_differ")
+        result = self.alloca(_PTR, "list_meminfo")
         joined = self.new_block("list_unboxed")
+        for earlier in unboxed:  # the same Python list passed twice: one native list, as Numba
+            if earlier.kind != kind:
+                continue
+            shared = self.new_block("list_shared")
+            not_shared = self.new_block("list_not_shared")
+            b.cbranch(b.icmp_unsigned("==", obj, earlier.obj), shared, not_shared)
+            with b.goto_block(shared):
+                nrt.emit_incref(b, earlier.meminfo)  # each argument releases its reference
+                b.store(earlier.meminfo, result)
+                b.branch(joined)
+            b.position_at_end(not_shared)
+        copied = b.call(_FunctionPointer(_UNBOX, kind.unbox), [obj])
+        b.store(copied, result)
+        refused = self.new_block("list_items_differ")
         b.cbranch(b.icmp_unsigned("!=", copied, _NULL), joined, refused)
         with b.goto_block(refused):
             self._release(unboxed)
             b.branch(other_items)
         b.position_at_end(joined)
-        unboxed.append(UnboxedList(obj, copied, kind))
-        return [copied]
+        meminfo = b.load(result)
+        unboxed.append(UnboxedList(obj, meminfo, kind))
+        return [meminfo]
 
     def emit_reflect_lists(self, unboxed: list) -> None:
         """Write the copied lists back (releasing them) after the call; return NULL with the

@@ -144,6 +144,11 @@ def _flatten(typ: types.Type, value: Any, out: list, copies: list | None = None)
         value = complex(value)
         out.extend((value.real, value.imag))
     elif isinstance(typ, types.BaseTuple):
+        if len(value) != len(typ.types):  # zip would drop or leave members unset
+            raise ValueError(
+                f"size mismatch for tuple, expected {len(typ.types)} element(s) but got "
+                f"{len(value)}"
+            )
         for member, item in zip(typ.types, value):
             _flatten(member, item, out, copies)
     elif (
@@ -158,7 +163,16 @@ def _flatten(typ: types.Type, value: Any, out: list, copies: list | None = None)
         from ember.dispatcher.reflection import reflector
 
         passing = reflector(typ)
-        copies.append((value, passing, passing.to_native(value)))
+        shared = next(
+            (meminfo for seen, same, meminfo in copies if seen is value and same is passing), None
+        )
+        if shared is not None:  # the same Python list passed twice: one native list, as Numba
+            from ember.runtime.nrt import runtime
+
+            runtime().incref(shared)  # each copy record releases one reference
+            copies.append((value, passing, shared))
+        else:
+            copies.append((value, passing, passing.to_native(value)))
         out.append(copies[-1][2])
     elif isinstance(typ, types.Array):
         arrayboxing.flatten(typ, value, out)

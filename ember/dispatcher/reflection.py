@@ -63,10 +63,24 @@ def to_native(typ: types.List | types.Set, items: list) -> int:
 def reflector(typ: types.List | types.Set) -> Any:
     """What passes Python containers of `typ`: `to_native(items) -> meminfo` and
     `write_back(meminfo, items)`."""
+    if isinstance(typ.dtype, (types.List, types.Set)):
+        raise TypeError(f"cannot reflect element of reflected container: {typ}\n{_NESTED_HINT}")
     if isinstance(typ, types.List):
         from ember.dispatcher import reflected_lists
 
         return reflected_lists.converters(typ)
+    return _set_reflector(typ)
+
+
+_NESTED_HINT = (
+    "a list of lists (or sets) cannot be passed from Python, as in Numba: pass an "
+    "ember.typed.List (numba.typed.List) of typed Lists, or a 2-d NumPy array"
+)
+
+
+@functools.cache
+def _set_reflector(typ: types.Set) -> _SetReflector:
+    """One per set type (a set passed twice to a call is recognized by its reflector)."""
     return _SetReflector(typ)
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import FunctionType
 from typing import Any
 
-from ember.errors import UnsupportedError
+from ember.errors import UnsupportedBytecodeError, UnsupportedError
 from ember.frontend.bytecode import ByteCode, Instruction
 from ember.frontend.cfg import ControlFlowGraph
 from ember.ir import displays, starred
@@ -82,6 +82,10 @@ _SPREAD_LIST_MESSAGE = (
     "unpacking into a list display ([*a, *b]) is not supported in nopython mode; "
     "build the list with append or extend"
 )
+
+
+class _SpreadAcrossBlocks(UnsupportedError, UnsupportedBytecodeError):
+    """A spread into a display made in another block: Numba's UnsupportedBytecodeError too."""
 
 
 class UndefinedName(UnsupportedError):
@@ -606,6 +610,11 @@ class _IRBuilder:
         if segments is not None:  # the `b` of `f(*t, b)`
             segments.append(("items", [item]))
             return
+        built = self._display_assignment(self.stack[-inst.arg])
+        if built is not None:  # `f(x, x, ..., *t)` with many x: CPython appends them one by one
+            self.block.body.remove(built)  # moved below the item it now holds
+            self._assign(built.target, ir.BuildList([*built.value.items, item], inst.loc))
+            return
         method = self._temp("append")
         self._assign(method, ir.GetAttr(self.stack[-inst.arg], "append", inst.loc))
         self._assign(self._temp(), ir.Call(method, [item], [], inst.loc))
@@ -622,8 +631,10 @@ class _IRBuilder:
         ):
             self._spread_into(target, built, extension)
             return
-        if built is None:
-            raise UnsupportedError(_SPREAD_LIST_MESSAGE, inst.loc)
+        if built is None:  # the display was made in an earlier block (`(*(a if c else b),)`)
+            raise _SpreadAcrossBlocks(
+                f"op_LIST_EXTEND at the start of a block: {_SPREAD_LIST_MESSAGE}", inst.loc
+            )
         self.block.body.remove(built)  # moved below the constants it now holds
         items = list(built.value.items)
         for value in constants:

@@ -27,6 +27,7 @@ from ember.frontend.objmode_blocks import ObjModeBlock
 from ember.lowering import callconv
 from ember.lowering.boxing import BoxContext
 from ember.lowering.objmode_arrays import box_array, unbox_array
+from ember.lowering.objmode_containers import box_container, is_container, unbox_container
 from ember.lowering.pyapi import PythonAPI
 from ember.lowering.registry import registry as lowering_registry
 from ember.typing.signature import Signature
@@ -55,8 +56,8 @@ def _check_marshallable(typ: types.Type, what: str, block: ObjModeBlock) -> None
     if not _marshallable(typ):
         raise UnsupportedError(
             f"the objmode block's {what} has type {typ}, which cannot cross between compiled "
-            "code and Python; pass numbers, booleans, None, NumPy arrays, tuples of them or "
-            "types with @box and @unbox",
+            "code and Python; pass numbers, booleans, None, strings, NumPy arrays, lists, sets, "
+            "typed Lists and Dicts, tuples of them or types with @box and @unbox",
             block.loc,
         )
 
@@ -69,6 +70,8 @@ def _marshallable(typ: types.Type) -> bool:
     if isinstance(typ, types.Optional):
         return _marshallable(typ.type)
     if isinstance(typ, (types.Number, types.Boolean, types.NoneType, *_SHARED_KINDS)):
+        return True
+    if is_container(typ):  # (objmode_containers.py)
         return True
     return bool(lowering_registry.find_box(typ) and lowering_registry.find_unbox(typ))
 
@@ -85,6 +88,7 @@ class _ObjModeTemplate(FunctionTemplate):
     def apply(self, args: tuple, kws: dict) -> Signature | None:
         if kws or len(args) != len(self.block.inputs):
             return None
+        args = tuple(map(types.widened, args))  # ('a' crosses as a str)
         for name, typ in zip(self.block.inputs, args):
             _check_marshallable(typ, f"input '{name}'", self.block)
         return Signature(_result_type(self.block), tuple(args))
@@ -225,9 +229,9 @@ def _box_array_at(typ: types.Array, address: int) -> Any:
     return boxing.box(typ, memory, () if parent is None else (parent,))
 
 
-# Values that cross as the native object they share with Python: a jitclass instance, a
-# structref, a typed List or Dict (the block sees and changes the same object)
-_SHARED_KINDS = (types.ClassInstanceType, types.StructRef, types.ListType, types.DictType)
+# Values that cross as the native object they share with Python: a jitclass instance or a
+# structref (the block sees and changes the same object; containers: objmode_containers.py)
+_SHARED_KINDS = (types.ClassInstanceType, types.StructRef)
 
 
 def _shared_type_of(value: Any) -> types.Type | None:
@@ -321,6 +325,8 @@ def box_value(c: BoxContext, typ: types.Type, value: llvm.Value) -> llvm.Value:
     """A new reference to the Python object for `value` (NULL with an exception set)."""
     if isinstance(typ, types.Array):
         return box_array(c.pyapi, typ, value, c.pyapi.borrow_constant(_box_array_at))
+    if is_container(typ):
+        return box_container(c.pyapi, c.builder, typ, value)
     if isinstance(typ, types.BaseTuple) and _marshalled_here(typ):
         members = [
             box_value(c, member, c.builder.extract_value(value, index))
@@ -358,7 +364,7 @@ def _marshalled_here(typ: types.Type) -> bool:
     """Whether `typ` is or holds a value marshalled here rather than by a @box/@unbox."""
     if isinstance(typ, types.BaseTuple):
         return any(_marshalled_here(member) for member in typ.types)
-    return isinstance(typ, (types.Array, *_SHARED_KINDS))
+    return isinstance(typ, (types.Array, *_SHARED_KINDS)) or is_container(typ)
 
 
 def unbox_value(c: BoxContext, typ: types.Type, obj: llvm.Value) -> tuple:
@@ -367,6 +373,8 @@ def unbox_value(c: BoxContext, typ: types.Type, obj: llvm.Value) -> tuple:
     builder = c.builder
     if isinstance(typ, types.Array):
         return unbox_array(c.pyapi, typ, obj)
+    if is_container(typ):
+        return unbox_container(c.pyapi, builder, typ, obj)
     if isinstance(typ, types.BaseTuple) and _marshalled_here(typ):
         value = llvm.Constant(c.context.value_type(typ), llvm.Undefined)
         is_error = llvm.Constant(llvm.IntType(1), 0)

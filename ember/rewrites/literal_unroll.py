@@ -39,7 +39,7 @@ class _Loop:
     body: int
     exit: int
     constant: tuple | None  # the tuple's value when it is a constant (a global, a literal)
-    by_index: bool = False  # `for i in range(len(literal_unroll(t)))`: i is each index
+    indexed: bool = False  # `for i in range(len(literal_unroll(t)))`: i is 0, 1, ... (literals)
 
 
 def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types, prune=None) -> None:
@@ -60,16 +60,13 @@ def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types, prune=None) -> Non
         if not unrolled:
             strip_dels(func_ir)
             unrolled = True
-        if loop.by_index:  # each copy's `i` is a constant, so `t[i]` types per member
-            loop.constant = tuple(range(len(tuple_type)))
         unroller = _Unroller(func_ir, loop, len(tuple_type))
         unroller.run()
-        if prune is not None and not loop.by_index:
+        if prune is not None and not loop.indexed:
             known = dict(zip(unroller.item_names, tuple_type.types, strict=True))
             prune(func_ir, known)
             strip_dels(func_ir)
     if unrolled:
-        _index_by_constants(func_ir)
         _renumber(func_ir)
         insert_dels(func_ir)
 
@@ -102,9 +99,9 @@ def _next_loop(func_ir: ir.FunctionIR, declined: set[int]) -> _Loop | None:
         if id(stmt) in declined:
             continue
         source = _unrolled_source(stmt.value.value, definitions)
-        by_index = source is None
-        if by_index:
-            source = _unrolled_length_source(stmt.value.value, definitions)
+        indexed = source is None
+        if indexed:
+            source = _indexed_source(stmt.value.value, definitions)
         if source is None:
             continue
         found = _header_of(func_ir, block, stmt.target)
@@ -113,9 +110,25 @@ def _next_loop(func_ir: ir.FunctionIR, declined: set[int]) -> _Loop | None:
             branch = func_ir.blocks[header].terminator
             constant = _constant_tuple(source, definitions)
             return _Loop(
-                stmt, source, header, iterator, branch.truebr, branch.falsebr, constant, by_index
+                stmt, source, header, iterator, branch.truebr, branch.falsebr, constant, indexed
             )
     return None
+
+
+def _indexed_source(var: ir.Var, definitions: dict) -> ir.Var | None:
+    """The tuple `t` of `range(len(literal_unroll(t)))` that `var` holds, if it holds one
+    (Numba unrolls such a loop too: `t[i]` then has a constant index in each copy)."""
+    for outer in (range, len):
+        values = definitions.get(var.name, [])
+        if len(values) != 1:
+            return None
+        call = values[0]
+        if not (isinstance(call, ir.Call) and len(call.args) == 1 and not call.kws):
+            return None
+        if _constant_of(call.func, definitions) is not outer:
+            return None
+        var = call.args[0]
+    return _unrolled_source(var, definitions)
 
 
 def _unrolled_source(var: ir.Var, definitions: dict) -> ir.Var | None:
@@ -135,50 +148,6 @@ def _unrolled_source(var: ir.Var, definitions: dict) -> ir.Var | None:
     return None
 
 
-def _index_by_constants(func_ir: ir.FunctionIR) -> None:
-    """`t[i]` where each copy's `i` is a constant becomes a static index, which a tuple of
-    different types needs to type."""
-    definitions: dict[str, list[Any]] = {}
-    for _, stmt in func_ir.statements():
-        if isinstance(stmt, ir.Assign):
-            definitions.setdefault(stmt.target.name, []).append(stmt.value)
-    for _, stmt in func_ir.statements():
-        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.GetItem):
-            index = _constant_int(stmt.value.index, definitions)
-            if index is not None:
-                item = stmt.value
-                stmt.value = ir.StaticGetItem(item.value, index, item.index, item.loc)
-
-
-def _constant_int(var: ir.Var, definitions: dict) -> int | None:
-    """The int constant `var` holds through single copies, else None."""
-    for _ in range(16):
-        values = definitions.get(var.name, [])
-        if len(values) != 1:
-            return None
-        value = values[0]
-        if isinstance(value, ir.Var):
-            var = value
-            continue
-        if isinstance(value, ir.Const) and type(value.value) is int:
-            return value.value
-        return None
-    return None
-
-
-def _unrolled_length_source(var: ir.Var, definitions: dict) -> ir.Var | None:
-    """The `t` of `range(len(literal_unroll(t)))` when `var` holds that range, else None."""
-    for function in (range, len):
-        values = definitions.get(var.name, [])
-        if len(values) != 1 or not isinstance(values[0], ir.Call):
-            return None
-        call = values[0]
-        if len(call.args) != 1 or call.kws or _constant_of(call.func, definitions) is not function:
-            return None
-        var = call.args[0]
-    return _unrolled_source(var, definitions)
-
-
 def _constant_of(var: ir.Var, definitions: dict) -> Any:
     """The global (or `module.name`) value `var` holds, else None."""
     values = definitions.get(var.name, [])
@@ -196,6 +165,12 @@ def _constant_tuple(var: ir.Var, definitions: dict) -> tuple | None:
     values = definitions.get(var.name, [])
     if len(values) == 1 and isinstance(values[0], ir.Const):
         value = values[0].value
+    elif len(values) == 1 and isinstance(values[0], ir.Var):  # a copy
+        value = _constant_tuple(values[0], definitions)
+    elif len(values) == 1 and isinstance(values[0], ir.StaticGetItem):  # `t[:2]`
+        whole = _constant_tuple(values[0].value, definitions)
+        index = values[0].index
+        value = whole[index] if whole is not None and isinstance(index, slice) else None
     else:
         value = _constant_of(var, definitions)
     return value if isinstance(value, tuple) else None
@@ -230,9 +205,37 @@ class _Unroller:
         self.count = count
         self.region = _loop_region(func_ir, loop)
         self.local_names = _names_only_in(func_ir, self.region | {loop.header})
+        self.carried = self._carried_indexes() if loop.indexed else set()
+        self.local_names |= self.carried
         self.next_label = max(func_ir.blocks) + 1
         self.copy_names = self._copy_names()
         self.item_names: list[str] = []  # per copy, the variable holding its member
+
+    def _carried_indexes(self) -> set[str]:
+        """The loop's index variables used after the loop too (`for i in ...: ...; return i`):
+        each copy gets its own (a literal there) and also sets the shared one."""
+        header = self.func_ir.blocks[self.loop.header]
+        members: set[str] = set()  # the member and the header's copies of it
+        for stmt in header.body:
+            if isinstance(stmt, ir.Assign) and (
+                isinstance(stmt.value, ir.PairFirst)
+                or (isinstance(stmt.value, ir.Var) and stmt.value.name in members)
+            ):
+                members.add(stmt.target.name)
+        assigned: dict[str, int] = {}
+        for label in self.region:
+            for stmt in self.func_ir.blocks[label].body:
+                for target in stmt.targets():
+                    assigned[target.name] = assigned.get(target.name, 0) + 1
+        return {
+            stmt.target.name
+            for stmt in self.func_ir.blocks[self.loop.body].body
+            if isinstance(stmt, ir.Assign)
+            and isinstance(stmt.value, ir.Var)
+            and stmt.value.name in members
+            and assigned.get(stmt.target.name) == 1
+            and stmt.target.name not in self.local_names
+        }
 
     def run(self) -> None:
         loop, blocks = self.loop, self.func_ir.blocks
@@ -308,6 +311,8 @@ class _Unroller:
     def _member(self, k: int, loc: Any) -> Any:
         """Member k of the tuple: a constant (typed as a literal, so `record[name]` and other
         literal-keyed calls work in the body) when the tuple is a constant of such values."""
+        if self.loop.indexed:  # the index itself
+            return ir.Const(k, loc)
         constant = self.loop.constant
         if constant is not None and isinstance(constant[k], (str, int)):  # bool is an int
             return ir.Const(constant[k], loc)
@@ -332,7 +337,12 @@ class _Unroller:
 
     def _body_copy(self, block: ir.Block, k: int, headers: list[int], labels: dict) -> ir.Block:
         names = self._names(k)
-        copy = ir.Block(labels[block.label], block.loc, [_renamed(s, names) for s in block.body])
+        body = []
+        for stmt in block.body:
+            body.append(_renamed(stmt, names))
+            if isinstance(stmt, ir.Assign) and stmt.target.name in self.carried:
+                body.append(ir.Assign(stmt.target, body[-1].target, stmt.loc))  # the shared one
+        copy = ir.Block(labels[block.label], block.loc, body)
         _retarget(copy, {**labels, self.loop.header: headers[k + 1]})
         return copy
 

@@ -30,12 +30,17 @@ class List(MutableSequence):
             return list(*args)
         return super().__new__(cls)
 
-    def __init__(self, iterable: Iterable | None = None, allocated: int = 0) -> None:
+    def __init__(self, *args: Iterable, **kwargs: Any) -> None:
+        """`List()` or `List(iterable)` (a 0-d array gives its one item, as in Numba)."""
         self._list_type: types.ListType | None = None
         self._meminfo = 0
         self._ops: Any = None
-        if iterable is not None:
-            self._fill(iterable if type(iterable) is list else list(iterable))
+        if kwargs:  # the checks and words of Numba and of Python's list()
+            raise TypeError("List() takes no keyword arguments")
+        if len(args) > 1:
+            raise TypeError(f"List() expected at most 1 argument, got {len(args)}")
+        if args:
+            self._fill(_items_of(args[0]))
 
     @classmethod
     def empty_list(cls, item_type: Any, allocated: int = 0) -> List:
@@ -356,3 +361,20 @@ def _rebuild(item_type: Any, items: list) -> List:
     made = List() if item_type is None else List.empty_list(item_type)
     made.extend(items)
     return made
+
+
+def _items_of(iterable: Any) -> list:
+    """The items a typed List is made of: those of `iterable`, or the one item of a 0-d
+    array or NumPy scalar."""
+    if type(iterable) is list:
+        return iterable
+    if getattr(iterable, "ndim", None) == 0:
+        return [iterable.item()]
+    try:
+        return list(iterable)
+    except TypeError:
+        if hasattr(iterable, "__iter__"):
+            raise  # an iterable that failed while iterating
+        raise TypeError(
+            f"List() argument must be iterable, not {type(iterable).__name__}"
+        ) from None

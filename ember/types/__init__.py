@@ -40,7 +40,7 @@ from ember.types.containers import (
     make_tuple,
     range_iter64_type,
     range_state64_type,
-    stored_type,
+    widened,
 )
 from ember.types.datetimes import NPDatetime, NPTimedelta
 from ember.types.dicts import (

@@ -21,10 +21,18 @@ class BaseTuple(Type):
 
 
 class Tuple(BaseTuple):
-    """A heterogeneous tuple."""
+    """A heterogeneous tuple. `Tuple((a, a))` is `UniTuple(a, 2)`, as in Numba (a namedtuple
+    type keeps its own class)."""
+
+    def __new__(cls, types: Any, *args: Any) -> Any:
+        if cls is Tuple:
+            members = _member_types(types)
+            if members and all(member is members[0] for member in members):
+                return UniTuple(members[0], len(members))
+        return super().__new__(cls)
 
     def __init__(self, types: Any) -> None:
-        self.types = tuple(types)
+        self.types = _member_types(types)
         super().__init__("Tuple(" + ", ".join(str(t) for t in self.types) + ")")
 
     @property
@@ -33,6 +41,16 @@ class Tuple(BaseTuple):
 
     def _rebuild_args(self) -> tuple:
         return (self.types,)
+
+
+def _member_types(types: Any) -> tuple:
+    """The member types given to a tuple type: an iterable of types, not one type (which
+    would be indexed as `float64[0]`)."""
+    if isinstance(types, Type):
+        from ember.errors import TypingError
+
+        raise TypingError(f"Argument 'types' is not iterable: {types} (give a tuple of types)")
+    return tuple(types)
 
 
 class UniTuple(BaseTuple):
@@ -101,6 +119,17 @@ def make_named_tuple(types: Any, instance_class: type) -> BaseTuple:
     if types and all(t is types[0] for t in types):
         return NamedUniTuple(types[0], len(types), instance_class)
     return NamedTuple(types, instance_class)
+
+
+def widened(typ: Type) -> Type:
+    """`typ` with its literal types widened, those of tuple members too (`(1, 'a')` as a
+    constant is a tuple of literals; a list, set or dict of them holds `Tuple(int64,
+    unicode_type)`, as in Numba). A namedtuple keeps its class; literal containers stay."""
+    if type(typ) in (Tuple, UniTuple, NamedTuple, NamedUniTuple):
+        members = [widened(member) for member in typ.types]
+        named = getattr(typ, "instance_class", None)
+        return make_tuple(members) if named is None else make_named_tuple(members, named)
+    return unliteral(typ)
 
 
 def is_named_tuple(typ: Type) -> bool:
@@ -191,14 +220,3 @@ class Pair(Type):
 
 range_state64_type = RangeType(int64)
 range_iter64_type = RangeIteratorType(int64)
-
-
-def stored_type(typ: Type) -> Type:
-    """The type a container keeps for items of type `typ`: literals widened, also inside
-    plain tuples (a dict made with `(1, "a")` keys takes `(2, "b")` too)."""
-    typ = unliteral(typ)
-    if isinstance(typ, BaseTuple) and not isinstance(typ, NamedTuple):
-        widened = tuple(stored_type(member) for member in typ.types)
-        if any(new is not old for new, old in zip(widened, typ.types)):
-            return make_tuple(widened)
-    return typ

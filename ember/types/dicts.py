@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember.types.abstract import Dummy, Type
-from ember.types.containers import BaseTuple, make_tuple, stored_type
+from ember.types.containers import BaseTuple, make_tuple, widened
 from ember.types.lists import undefined
 from ember.types.scalars import none, unliteral
 
@@ -35,8 +35,8 @@ class DictType(HashTable):
     initial_value = None  # a display's constants, once asked for: literal_containers.py
 
     def __init__(self, key_type: Type, value_type: Type) -> None:
-        self.key_type = stored_type(key_type)
-        self.value_type = stored_type(value_type)
+        self.key_type = widened(key_type)
+        self.value_type = widened(value_type)
         super().__init__(f"DictType[{self.key_type},{self.value_type}]<iv=None>")
 
     def __repr__(self) -> str:  # Numba's spellings: str above, repr as a constructor call
@@ -82,7 +82,7 @@ class Set(HashTable):
     value_type = None
 
     def __init__(self, dtype: Type, reflected: bool = False) -> None:
-        self.dtype = self.key_type = stored_type(dtype)
+        self.dtype = self.key_type = widened(dtype)
         self.reflected = bool(reflected)
         super().__init__(f"{'reflected ' if self.reflected else ''}set({self.dtype})")
 

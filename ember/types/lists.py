@@ -8,7 +8,7 @@ from typing import Any
 from ember.types.abstract import Type
 from ember.types.arrays import Array
 from ember.types.classes import ManagedStruct
-from ember.types.containers import BaseTuple, UniTuple, stored_type
+from ember.types.containers import BaseTuple, UniTuple, widened
 from ember.types.scalars import Number
 from ember.types.strings import UnicodeType
 
@@ -76,12 +76,12 @@ class List(Type):
         """The type an empty list of undefined items takes from `xs.method(*args)`
         (`__setitem__` for `xs[i] = v`), or None when that call decides nothing."""
         if method in ("append", "__setitem__") and args:
-            return self.of(stored_type(args[-1]))
+            return self.of(widened(args[-1]))
         if method == "insert" and len(args) == 2:
-            return self.of(stored_type(args[1]))
+            return self.of(widened(args[1]))
         if method == "extend" and len(args) == 1:  # from any iterable: `xs.extend(range(n))`
             item = _items_of(args[0])
-            return None if item is None or not item.is_precise else self.of(stored_type(item))
+            return None if item is None or not item.is_precise else self.of(widened(item))
         return None
 
     def provisional_result(self, method: str, args: tuple) -> Type | None:

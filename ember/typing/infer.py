@@ -180,9 +180,15 @@ class TypeInferer:
                 what, hint = "item type of the empty set", "s = {0.0}) or add"
             else:
                 what, hint = "item type of the empty list", "xs = [0.0]) or append"
+            variable = named[0] if named else untyped[0].target.name
+            numba_words = (
+                f"Cannot infer the type of variable '{variable}', have imprecise type: {kind}."
+            )
+            if not isinstance(kind, (types.DictType, types.Set)):
+                numba_words += " " + _PRECISE_LIST_NOTE
             raise TypingError(
-                f"Cannot infer the {what} {name}: nothing is stored into it in this function (an "
-                f"imprecise type). Give it an item ({hint} to it",
+                f"{numba_words}\nCannot infer the {what} {name}: nothing is stored into it in "
+                f"this function (an imprecise type). Give it an item ({hint} to it",
                 untyped[0].loc,
             )
 
@@ -620,7 +626,7 @@ class TypeInferer:
         return types.make_tuple(types.unliteral(self._typeof_var(v)) for v in expr.items)
 
     def _type_build_list(self, expr: ir.BuildList) -> types.Type:
-        item_types = [types.stored_type(self._typeof_var(v)) for v in expr.items]
+        item_types = [types.widened(self._typeof_var(v)) for v in expr.items]
         if not item_types:
             return self.widened_displays.get(id(expr), types.List(types.undefined))
         dtype = item_types[0]
@@ -769,6 +775,13 @@ _EXPR_TYPERS = {
 def register_expression_typer(expr_class: type, typer) -> None:
     """Let a later stage (array expressions, parfors) type its own expression kind."""
     _EXPR_TYPERS[expr_class] = typer
+
+
+# Numba's words for a list of undefined items, which code written for Numba may look for
+_PRECISE_LIST_NOTE = (
+    "For Numba to be able to compile a list, the list must have a known and precise type "
+    "that can be inferred from the other variables."
+)
 
 
 def _is_refinable(typ: types.Type | None) -> bool:

@@ -36,11 +36,11 @@ def _key_fits(d: types.Type, key: types.Type) -> bool:
 def _common(kind: str, members: list) -> types.Type:
     from ember.typing.conversions import unify_pair
 
-    found = types.unliteral(members[0])
+    found = types.widened(members[0])
     for member in members[1:]:
-        unified = unify_pair(found, types.unliteral(member))
+        unified = unify_pair(found, types.widened(member))
         if unified is None:
-            plain = types.unliteral(member)
+            plain = types.widened(member)
             raise TypingError(
                 f"Cannot make a dict of {kind}s {found} and {plain} (Cannot cast {plain} to "
                 f"{found}): the {kind}s of a dict must have one type"

@@ -33,14 +33,14 @@ def _is_list(typ: types.Type) -> bool:
     return isinstance(typ, types.List) and typ.is_precise
 
 
-def _fits(list_type: types.Type, item: types.Type) -> bool:
+def _fits(list_type: types.Type, item: types.Type, operation: str = "") -> bool:
     """Whether `item` can be stored in the list without losing information; a TypingError
-    that says so when it cannot."""
+    that says so (after `operation`, Numba's words for it) when it cannot."""
     kind = storable(item, list_type.dtype)
     if kind is None:
         raise TypingError(
-            f"cannot store a {types.unliteral(item)} in a {list_type}: a list keeps the item "
-            "type it was made with (make it of the wider type, e.g. [1.0] for floats)"
+            f"{operation}cannot store a {types.unliteral(item)} in a {list_type}: a list keeps "
+            "the item type it was made with (make it of the wider type, e.g. [1.0] for floats)"
         )
     warn_if_unsafe(kind, item, list_type.dtype)
     return True
@@ -259,7 +259,10 @@ def list_getitem(xs, index):
 
 @overload(operator.setitem)
 def list_setitem(xs, index, value):
-    if _is_list(xs) and _index(index) and _fits(xs, value):
+    if not (_is_list(xs) and _index(index)):
+        return None
+    store = f"invalid setitem with value of {types.unliteral(value)} to element of {xs.dtype}: "
+    if _fits(xs, value, store):
 
         def setitem(xs, index, value):
             n = _length(xs)
@@ -404,7 +407,10 @@ def list_iternext(context, builder, sig, args):
 
 @overload_method(types.List, "append")
 def list_append(xs, item):
-    if _is_list(xs) and _fits(xs, item):
+    if not _is_list(xs):
+        return None
+    call = f"Invalid use of BoundFunction(list.append for {xs}) with ({types.unliteral(item)}): "
+    if _fits(xs, item, call):
 
         def append(xs, item):
             n = _length(xs)
@@ -528,16 +534,20 @@ _MAX_INDEX = (1 << 63) - 1
 
 @overload_method(types.List, "index")
 def list_index(xs, item, start=0, stop=_MAX_INDEX):
-    if _is_list(xs) and _is_int(start) and _is_int(stop):
+    if not _is_list(xs):
+        return None
+    for name, bound in (("start", start), ("stop", stop)):
+        if not _is_int(bound):  # Numba's words
+            raise TypingError(f'arg "{name}" must be an Integer.')
 
-        def index(xs, item, start=0, stop=_MAX_INDEX):
-            length = _length(xs)
-            for position in range(_clamp_index(start, length), _clamp_index(stop, length)):
-                if _load(xs, position) == item:
-                    return position
-            raise ValueError("list.index(x): x not in list")
+    def index(xs, item, start=0, stop=_MAX_INDEX):
+        length = _length(xs)
+        for position in range(_clamp_index(start, length), _clamp_index(stop, length)):
+            if _load(xs, position) == item:
+                return position
+        raise ValueError("list.index(x): x not in list")
 
-        return index
+    return index
 
 
 def _is_int(typ) -> bool:

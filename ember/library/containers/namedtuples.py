@@ -52,6 +52,16 @@ def _register_constructor(cls: type) -> None:
     overload(cls)(namespace["typer"])
 
 
+@registry.typer(type)
+def _type_of_namedtuple(args, kws):
+    """`type(point)`: the namedtuple's class, which builds instances when called."""
+    if len(args) != 1 or kws or not types.is_named_tuple(args[0]):
+        return None
+    cls = args[0].instance_class
+    _register_constructor(cls)
+    return signature(types.Function(cls), args[0])
+
+
 def _retag_as(cls: type):
     """An intrinsic turning a plain tuple into an instance of `cls` (the same data)."""
 

@@ -47,12 +47,12 @@ def _type_set_display(args, kws):
         return signature(types.empty_set)
     from ember.typing.conversions import unify_pair
 
-    found = types.unliteral(args[0])
+    found = types.widened(args[0])
     for item in args[1:]:
-        unified = unify_pair(found, types.unliteral(item))
+        unified = unify_pair(found, types.widened(item))
         if unified is None:
             raise TypingError(
-                f"Cannot make a set of {found} and {types.unliteral(item)}: the items of a set "
+                f"Cannot make a set of {found} and {types.widened(item)}: the items of a set "
                 "must have one type"
             )
         found = unified

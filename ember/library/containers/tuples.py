@@ -29,6 +29,9 @@ from ember.typing.templates import registry
 
 @registry.typer(operator.getitem)
 def _type_tuple_getitem(args, kws):
+    constant = _constant_member(*args)
+    if constant is not None:  # an index typed Literal[int] (an argument called with a constant)
+        return signature(args[0].types[constant], *args)
     container, index = (types.unliteral(a) for a in args)
     if isinstance(container, types.UniTuple) and isinstance(index, types.Integer):
         return signature(container.dtype, container, types.int64)
@@ -45,6 +48,25 @@ def _type_tuple_getitem(args, kws):
             "the length of the result must be known while compiling"
         )
     return None
+
+
+def _constant_member(container: types.Type, index: types.Type) -> int | None:
+    """The member a Literal[int] index selects in a tuple (counted from the start), or None
+    when the index is not a literal; an IndexError when it is out of range."""
+    if not (isinstance(container, types.BaseTuple) and isinstance(index, types.IntegerLiteral)):
+        return None
+    position = index.literal_value
+    count = len(container.types)
+    if not -count <= position < count:
+        raise IndexError(f"tuple index {position} out of range for {container}")
+    return position % count
+
+
+@lower_builtin(operator.getitem, types.BaseTuple, types.IntegerLiteral)
+def tuple_getitem_literal(context, builder, sig, args):
+    """A Literal[int] index: the member itself, as a constant index selects it (borrowed from
+    the tuple, as every tuple item)."""
+    return builder.extract_value(args[0], _constant_member(*sig.args))
 
 
 @lower_builtin(operator.getitem, types.UniTuple, types.Integer)
@@ -319,6 +341,12 @@ def _type_concatenate(args, kws):
         return _type_literal_concatenate(left, right)
     if isinstance(left, types.BaseTuple) and isinstance(right, types.BaseTuple):
         return signature(types.make_tuple(left.types + right.types), left, right)
+    if isinstance(left, types.BaseTuple) and isinstance(right, (types.List, types.Set)):
+        # `(*xs,)` of a list arrives here as `() + xs`; Numba's words first
+        raise TypingError(
+            f"No implementation of function tuple({right}): a list's length is not known "
+            "while compiling, so `(*xs,)` and `t + xs` need a tuple (or use an array)"
+        )
     return None
 
 

@@ -26,6 +26,10 @@ def _type_empty_typed_list(args, kws):
     """`List()`: as `[]`, an empty list whose item type later stores decide."""
     if not args and not kws:
         return signature(types.ListType(types.undefined))
+    if kws:  # the words of Numba and of Python's list()
+        raise TypingError("List() takes no keyword arguments")
+    if len(args) > 1:
+        raise TypingError(f"List() expected at most 1 argument, got {len(args)}")
     return None
 
 
@@ -51,6 +55,17 @@ def _new_typed_list(typingctx, iterable):
 
 @overload(List)
 def typed_list(iterable):
+    if isinstance(iterable, types.Array) and iterable.ndim == 0:  # its one item, as Numba
+
+        def one_item(iterable):
+            made = List()
+            made.append(iterable[()])
+            return made
+
+        return one_item
+    if iterator_of(iterable) is None:
+        raise TypingError(f"List() argument must be iterable, not {iterable}")
+
     def filled(iterable):
         made = _new_typed_list(iterable)
         for item in iterable:

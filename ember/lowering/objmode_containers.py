@@ -1,0 +1,113 @@
+"""Lists, typed Lists, sets and typed Dicts across an objmode block: native container (its
+meminfo) <-> Python object, through ember's own boxing (the dispatcher's) called from the
+generated code.
+
+Into the block, a list becomes a new Python list of its items and a set a new set (changes made
+in the block stay there, as Numba's non-reflected containers); a typed List or Dict is shared
+(the block sees and makes changes to the same native container). Out of the block, a Python list
+or set is copied into a new native one of the declared type; a typed List or Dict is shared.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llvmlite import ir as llvm
+
+from ember import types
+from ember.runtime import nrt
+
+
+def is_container(typ: types.Type) -> bool:
+    """Whether `typ` is a container this module marshals."""
+    if isinstance(typ, types.List):
+        return not isinstance(typ, types.LiteralList)
+    return isinstance(typ, (types.Set, types.DictType))
+
+
+def box_container(pyapi: Any, builder: llvm.IRBuilder, typ: types.Type, value) -> llvm.Value:
+    """A new reference to the Python object of native container `value` (NULL with an
+    exception set); the value keeps its own reference."""
+    meminfo = builder.extract_value(value, 0)
+    nrt.emit_incref(builder, meminfo)  # the Python object takes this one over
+    address = pyapi.long_from_ulonglong(builder.ptrtoint(meminfo, llvm.IntType(64)))
+    boxer = pyapi.borrow_constant(box_container_at)
+    obj = pyapi.call_function_objargs(boxer, [pyapi.borrow_constant(typ), address])
+    pyapi.decref(address)
+    return obj
+
+
+def unbox_container(pyapi: Any, builder: llvm.IRBuilder, typ: types.Type, obj) -> tuple:
+    """(native container holding a new reference, i1 is_error) for the Python object `obj`."""
+    unboxer = pyapi.borrow_constant(meminfo_of_object)
+    address = pyapi.call_function_objargs(unboxer, [pyapi.borrow_constant(typ), obj])
+    is_error = builder.icmp_unsigned("==", address, pyapi.get_null_object())
+    slot = builder.alloca(llvm.IntType(64))
+    builder.store(llvm.Constant(llvm.IntType(64), 0), slot)
+    with builder.if_then(builder.not_(is_error)):
+        builder.store(pyapi.long_as_ulonglong(address), slot)
+        pyapi.decref(address)
+    meminfo = builder.inttoptr(builder.load(slot), llvm.PointerType())
+    value_type = pyapi.context.value_type(typ)
+    return builder.insert_value(llvm.Constant(value_type, llvm.Undefined), meminfo, 0), is_error
+
+
+# ---------------------------------------------------------------------------- run time (Python)
+
+
+def box_container_at(typ: types.Type, meminfo: int) -> Any:
+    """The Python object of a native container; takes over one reference to `meminfo`."""
+    from ember.dispatcher.pycall import box_list
+    from ember.typed import accessors
+    from ember.typed.typedlist import List
+
+    if isinstance(typ, types.ListType):
+        return List._from_meminfo(typ, meminfo)
+    if isinstance(typ, types.List):
+        return box_list(typ, meminfo, (), None)
+    return accessors.box(typ, meminfo)  # a set: a Python set; a dict: a typed Dict
+
+
+def meminfo_of_object(typ: types.Type, obj: Any) -> int:
+    """A new reference to a native container of type `typ` holding what `obj` holds (the very
+    native container of a typed List or Dict of that type)."""
+    from ember.runtime.nrt import runtime
+
+    shared = _typed_container_of(typ, obj)
+    if shared is not None:
+        runtime().incref(shared._meminfo)
+        return shared._meminfo
+    if isinstance(typ, types.DictType):
+        raise TypeError(f"expected a typed Dict of type {typ}, got {_described(obj)}")
+    if isinstance(typ, types.Set) and not isinstance(obj, (set, frozenset)):
+        raise TypeError(f"expected a set for {typ}, got {_described(obj)}")
+    if isinstance(typ, types.List) and not isinstance(obj, list):
+        raise TypeError(f"expected a list for {typ}, got {_described(obj)}")
+    from ember.dispatcher.reflection import reflector
+
+    return reflector(typ).to_native(obj)
+
+
+def _typed_container_of(typ: types.Type, obj: Any) -> Any:
+    """`obj` when it is a typed List (Dict) of `typ`'s item types (an untyped empty one is
+    given that type), else None."""
+    from ember.typed.typeddict import Dict
+    from ember.typed.typedlist import List
+
+    if isinstance(typ, types.ListType) and isinstance(obj, List):
+        if obj._list_type is None:
+            obj._adopt_type(typ)
+        return obj if obj._list_type.dtype == typ.dtype else None
+    if isinstance(typ, types.DictType) and isinstance(obj, Dict):
+        if obj._dict_type is None:
+            obj._adopt_type(typ)
+        same = (obj._dict_type.key_type, obj._dict_type.value_type) == (
+            typ.key_type,
+            typ.value_type,
+        )
+        return obj if same else None
+    return None
+
+
+def _described(obj: Any) -> str:
+    return f"{obj!r:.60} (a {type(obj).__name__})"
