@@ -353,9 +353,30 @@ def _argwhere(a):
     return out
 
 
+_argwhere_jit = njit(**NUMPY_ERRORS)(_argwhere)
+
+
+def _argwhere_0d(a):
+    return np.empty((1 if a.item() else 0, 0), np.int64)
+
+
+def _argwhere_of_scalar(a):
+    return np.empty((1 if a else 0, 0), np.int64)
+
+
+def _argwhere_of_sequence(a):
+    return _argwhere_jit(np.asarray(a))
+
+
 @overload(np.argwhere, jit_options=NUMPY_ERRORS)
 def _select_argwhere(a):
-    return _argwhere if _array(a) and a.ndim >= 1 else None
+    if _array(a):
+        return _argwhere if a.ndim >= 1 else _argwhere_0d
+    if isinstance(a, (types.Number, types.Boolean)):
+        return _argwhere_of_scalar
+    if isinstance(a, types.BaseTuple):
+        return _argwhere_of_sequence
+    return None
 
 
 def _nonzero_1d(a):
@@ -366,10 +387,9 @@ def _nonzero_1d(a):
 def _nonzero_impl(ndim: int):
     if ndim == 1:
         return _nonzero_1d
-    where = njit(**NUMPY_ERRORS)(_argwhere)
     names = ", ".join(f"rows[:, {k}].copy()" for k in range(ndim))
     source = f"def impl(a):\n    rows = where(a)\n    return ({names},)\n"
-    namespace = {"where": where}
+    namespace = {"where": _argwhere_jit}
     exec(source, namespace)  # noqa: S102 - a template over a fixed name
     impl = namespace["impl"]
     impl.__module__ = __name__

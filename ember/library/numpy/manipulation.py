@@ -362,17 +362,38 @@ def _atleast_impl(rank: int, ndim: int):
     return _generated("atleast", f"def atleast(a):\n    return {index}\n")
 
 
+def _select_one_atleast(rank: int, a):
+    if is_array(a):
+        return _atleast_impl(rank, a.ndim)
+    if is_number(a):  # a scalar becomes an array of one element
+        ones = "(" + "1, " * rank + ")"
+        return _generated("atleast", f"def atleast(a):\n    return np.full({ones}, a)\n")
+    if rank == 1 and isinstance(a, types.List) and is_number(a.dtype):
+        return _generated("atleast", "def atleast(a):\n    return np.asarray(a)\n")
+    return None
+
+
+@functools.cache
+def _atleast_several_impl(parts: tuple):
+    """atleast_Nd(a0, a1, ...): NumPy returns a tuple holding each argument's result."""
+    params = ", ".join(f"a{k}" for k in range(len(parts)))
+    results = "".join(f"_f{k}(a{k}), " for k in range(len(parts)))
+    namespace = {f"_f{k}": njit(**NUMPY_ERRORS)(part) for k, part in enumerate(parts)}
+    exec(f"def atleast({params}):\n    return ({results})\n", namespace)  # noqa: S102
+    impl = njit(**NUMPY_ERRORS)(namespace["atleast"])
+    return lambda *arys: impl(*arys)
+
+
 def _register_atleast(rank: int, function) -> None:
     @overload(function, jit_options=NUMPY_ERRORS)
-    def _select_atleast(a):
-        if is_array(a):
-            return _atleast_impl(rank, a.ndim)
-        if is_number(a):  # a scalar becomes an array of one element
-            ones = "(" + "1, " * rank + ")"
-            return _generated("atleast", f"def atleast(a):\n    return np.full({ones}, a)\n")
-        if rank == 1 and isinstance(a, types.List) and is_number(a.dtype):
-            return _generated("atleast", "def atleast(a):\n    return np.asarray(a)\n")
-        return None
+    def _select_atleast(*arys):
+        parts = tuple(_select_one_atleast(rank, a) for a in arys)
+        if not parts or None in parts:
+            return None
+        if len(parts) == 1:
+            only = njit(**NUMPY_ERRORS)(parts[0])
+            return lambda *arys: only(arys[0])
+        return _atleast_several_impl(parts)
 
 
 for _rank, _function in ((1, np.atleast_1d), (2, np.atleast_2d), (3, np.atleast_3d)):

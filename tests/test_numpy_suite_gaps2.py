@@ -1,0 +1,109 @@
+"""NumPy features found missing or wrong by running Numba's test-suite use cases under ember
+(second round: array-like arguments to argwhere/atleast_*/broadcast_to, as_strided forms, ...),
+each checked against NumPy itself."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import ember
+
+
+def _same(got, expected):
+    """Same Python kind, and for arrays the same dtype, shape and (NaN-aware) values."""
+    if isinstance(expected, tuple):
+        assert isinstance(got, tuple) and len(got) == len(expected)
+        for g, e in zip(got, expected):
+            _same(g, e)
+        return
+    if isinstance(expected, np.ndarray):
+        assert isinstance(got, np.ndarray)
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0, equal_nan=True)
+    else:
+        assert np.isscalar(got) and (got == expected or (got != got and expected != expected))
+
+
+# ---------------------------------------------------------------------------- array-likes
+
+
+@ember.njit
+def _argwhere(a):
+    return np.argwhere(a)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        3,
+        0,
+        False,
+        2 + 1j,
+        np.nan,
+        (1.0, 0.0, 2.0),
+        ((1.5, 0.0), (3.0, 4.0)),
+        (),
+        (True, False, True),
+        np.array(5),
+        np.array(0),
+    ],  # fmt: skip
+)
+def test_argwhere_of_scalars_tuples_and_0d_arrays(value):
+    _same(_argwhere(value), np.argwhere(value))
+
+
+@given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3),
+                  elements=st.sampled_from([0.0, 1.0, np.nan])))  # fmt: skip
+@settings(max_examples=25, deadline=None)
+def test_argwhere_matches_numpy(a):
+    _same(_argwhere(a), np.argwhere(a))
+
+
+@ember.njit
+def _atleast_several(a, b):
+    return np.atleast_1d(a, b), np.atleast_2d(a, b), np.atleast_3d(a, b)
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        (np.array(1), np.array(2j)),
+        (np.arange(5), np.ones((2, 3), np.complex128)),
+        (np.arange(24).reshape(2, 3, 4)[:, ::2], 4.5),
+    ],  # fmt: skip
+)
+def test_atleast_nd_of_several_arrays_gives_a_tuple(a, b):
+    got = _atleast_several(a, b)
+    _same(got, (np.atleast_1d(a, b), np.atleast_2d(a, b), np.atleast_3d(a, b)))
+
+
+def test_atleast_nd_of_one_array_stays_an_array():
+    a = np.arange(3.0)
+    _same(ember.njit(lambda x: np.atleast_2d(x))(a), np.atleast_2d(a))
+
+
+@ember.njit
+def _broadcast_to(a, shape):
+    return np.broadcast_to(a, shape)
+
+
+@pytest.mark.parametrize(
+    "a, shape",
+    [((1, 2), (2, 2)), (np.array(5), ()), (123, ()), (True, ()), ((1.5,), (3, 2))],
+)
+def test_broadcast_to_of_tuples_and_empty_shape(a, shape):
+    _same(_broadcast_to(a, shape), np.broadcast_to(a, shape))
+
+
+@ember.njit
+def _as_strided_strides_only(a, strides):
+    return np.lib.stride_tricks.as_strided(a, strides=strides)
+
+
+def test_as_strided_with_strides_only_keeps_the_shape():
+    a = np.arange(24)
+    _same(_as_strided_strides_only(a, (16,)), np.lib.stride_tricks.as_strided(a, strides=(16,)))
+    b = np.arange(24.0).reshape(6, 4)
+    _same(_as_strided_strides_only(b, (16, 8)), np.lib.stride_tricks.as_strided(b, strides=(16, 8)))
