@@ -107,3 +107,55 @@ def test_as_strided_with_strides_only_keeps_the_shape():
     _same(_as_strided_strides_only(a, (16,)), np.lib.stride_tricks.as_strided(a, strides=(16,)))
     b = np.arange(24.0).reshape(6, 4)
     _same(_as_strided_strides_only(b, (16, 8)), np.lib.stride_tricks.as_strided(b, strides=(16, 8)))
+
+
+# ---------------------------------------------------------------------------- digitize / extract
+
+
+@ember.njit
+def _digitize(x, bins, right):
+    return np.digitize(x, bins, right)
+
+
+_EDGES = [0.0, 1.0, 2.0, 3.0, np.nan, -np.inf, np.inf]
+
+
+@given(
+    st.lists(st.sampled_from(_EDGES), max_size=6),
+    st.booleans(),
+    hnp.arrays(np.float64, st.integers(0, 6), elements=st.sampled_from([-1.0, 1.5, 2.0, np.nan])),
+    st.booleans(),
+)
+@settings(max_examples=25, deadline=None)
+def test_digitize_with_nan_edges_matches_numpy(edges, descending, x, right):
+    bins = np.sort(np.array(edges, np.float64))
+    if descending:
+        bins = bins[::-1]
+    _same(_digitize(x, bins, right), np.digitize(x, bins, right))
+
+
+def test_digitize_of_lists_and_its_monotonic_check():
+    _same(_digitize([1, 5, 4, 10], [1, 5, 10], False), np.digitize([1, 5, 4, 10], [1, 5, 10]))
+    _same(
+        _digitize(np.arange(4.0), [3.0, 0.5], True), np.digitize(np.arange(4.0), [3.0, 0.5], True)
+    )
+    with pytest.raises(ValueError, match="monotonically"):
+        _digitize(np.arange(3.0), np.array([0.0, 0.0, 1.0, 0.0]), False)
+
+
+@ember.njit
+def _extract(condition, arr):
+    return np.extract(condition, arr)
+
+
+@pytest.mark.parametrize(
+    "condition, arr",
+    [
+        ((True, 1.0, 0.0), np.arange(3.0)),
+        ((1, 1.0, 0, 2j), np.arange(6.0).reshape(2, 3)),
+        ([1, 0], 5.0),
+        ((), np.arange(3)),
+    ],  # fmt: skip
+)
+def test_extract_of_tuple_list_and_scalar_arguments(condition, arr):
+    _same(_extract(condition, arr), np.extract(condition, arr))

@@ -221,46 +221,89 @@ def _select_cross(a, b):
 # ---------------------------------------------------------------------------- digitize
 
 
-def _bin_of(value, bins, right):
-    """NumPy's rule: how many bins lie at or below `value` (strictly below with `right`),
-    counted from the end for decreasing bins (a binary search over them in increasing order)."""
+@njit(**NUMPY_ERRORS)
+def _monotonicity(bins):
+    """NumPy's test of the bin edges: 1 increasing (or all equal), -1 decreasing, 0 neither. The
+    direction is set by the first edge that differs from the first one (a NaN there counts as
+    decreasing, as in NumPy)."""
     n = bins.shape[0]
-    increasing = n < 2 or bins[n - 1] >= bins[0]
+    i = 1
+    while i < n and bins[i] == bins[0]:
+        i += 1
+    if i == n:
+        return 1
+    increasing = bins[0] < bins[i]
+    for k in range(i + 1, n):
+        if (bins[k - 1] > bins[k]) if increasing else (bins[k - 1] < bins[k]):
+            return 0
+    return 1 if increasing else -1
+
+
+@njit(**NUMPY_ERRORS)
+def _sorts_before(a, b):
+    """NumPy's sort order, NaN last: whether a sorts strictly before b."""
+    return a < b or (b != b and a == a)
+
+
+def _bin_of(value, bins, right, direction):
+    """np.searchsorted of `value` in the bins read increasing (side 'left' with `right`, else
+    'right'), counted from the end for decreasing bins."""
+    n = bins.shape[0]
     low, high = 0, n
     while low < high:
         middle = (low + high) // 2
-        edge = bins[middle] if increasing else bins[n - 1 - middle]
-        before = edge < value if right else edge <= value
+        edge = bins[middle] if direction == 1 else bins[n - 1 - middle]
+        before = _sorts_before(edge, value) if right else not _sorts_before(value, edge)
         if before:
             low = middle + 1
         else:
             high = middle
-    return low if increasing else n - low
+    return low if direction == 1 else n - low
+
+
+def _checked_direction(bins):
+    direction = _monotonicity(bins)
+    if direction == 0:
+        raise ValueError("bins must be monotonically increasing or decreasing")
+    return direction
 
 
 _bin_of_jit = njit(**NUMPY_ERRORS)(_bin_of)
+_checked_direction_jit = njit(**NUMPY_ERRORS)(_checked_direction)
 
 
-def _digitize_array(x, bins, right):
+def _digitize_array(x, bins, right=False):
+    direction = _checked_direction_jit(bins)
     flat = x.ravel()
     out = np.empty(flat.shape[0], np.intp)
     for i in range(flat.shape[0]):
-        out[i] = _bin_of_jit(flat[i], bins, right)
+        out[i] = _bin_of_jit(flat[i], bins, right, direction)
     return out.reshape(x.shape)
 
 
-def _digitize_scalar(x, bins, right):
-    return _bin_of_jit(x, bins, right)
+def _digitize_scalar(x, bins, right=False):
+    return _bin_of_jit(x, bins, right, _checked_direction_jit(bins))
 
 
 @overload(np.digitize, jit_options=NUMPY_ERRORS)
 def _select_digitize(x, bins, right=False):
     right = as_type(right)
+    if isinstance(x, (types.List, types.BaseTuple)) or isinstance(
+        bins, (types.List, types.BaseTuple)
+    ):
+        return _digitize_sequences
     if not (is_array(bins) and bins.ndim == 1) or isinstance(bins.dtype, types.Complex):
         return None
-    if is_array(x) and not isinstance(x.dtype, types.Complex):
+    if is_array(x) and isinstance(x.dtype, types.Complex) or isinstance(x, types.Complex):
+        raise TypingError("x may not be complex")
+    if is_array(x):
         return _digitize_array
     return _digitize_scalar if is_number(x) else None
+
+
+def _digitize_sequences(x, bins, right=False):
+    """Lists and tuples, for x or the bins, are read as the arrays NumPy makes of them."""
+    return np.digitize(np.asarray(x), np.asarray(bins), right)
 
 
 # ---------------------------------------------------------------------------- trapezoid
