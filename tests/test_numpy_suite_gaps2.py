@@ -159,3 +159,32 @@ def _extract(condition, arr):
 )
 def test_extract_of_tuple_list_and_scalar_arguments(condition, arr):
     _same(_extract(condition, arr), np.extract(condition, arr))
+
+
+# ---------------------------------------------------------------------------- 0-d array indices
+
+
+@ember.njit
+def _index_with_0d(a, i, j):
+    return a[i, j], a[i][j], a[i, 1:], a[::2, j]
+
+
+@given(st.integers(-4, 3), st.integers(-5, 4), st.sampled_from([np.int16, np.int32, np.uint8]))
+@settings(max_examples=25, deadline=None)
+def test_0d_integer_arrays_index_like_integers(i, j, dtype):
+    a = np.arange(20).reshape(4, 5)
+    i_0d, j_0d = np.array(i).astype(dtype), np.array(j).astype(dtype)
+    if dtype is np.uint8 and (i < 0 or j < 0):
+        return
+    _same(_index_with_0d(a, i_0d, j_0d), (a[i_0d, j_0d], a[i_0d][j_0d], a[i_0d, 1:], a[::2, j_0d]))
+
+
+def test_0d_integer_array_index_assigns():
+    @ember.njit
+    def assign(a, i, v):
+        a[i] = v
+        return a
+
+    expected = np.arange(5.0)
+    expected[np.array(-2)] = 7.5
+    _same(assign(np.arange(5.0), np.array(-2), 7.5), expected)
