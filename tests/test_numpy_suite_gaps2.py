@@ -188,3 +188,104 @@ def test_0d_integer_array_index_assigns():
     expected = np.arange(5.0)
     expected[np.array(-2)] = 7.5
     _same(assign(np.arange(5.0), np.array(-2), 7.5), expected)
+
+
+# ---------------------------------------------------------------------------- np.polynomial
+
+_poly = np.polynomial.polynomial
+_polyutils = np.polynomial.polyutils
+
+
+@ember.njit
+def _poly_arithmetic(c1, c2):
+    return (
+        _poly.polyadd(c1, c2),
+        _poly.polysub(c1, c2),
+        _poly.polymul(c1, c2),
+        _poly.polydiv(c1, c2),
+    )
+
+
+def _numpy_poly_arithmetic(c1, c2):
+    return (
+        _poly.polyadd(c1, c2),
+        _poly.polysub(c1, c2),
+        _poly.polymul(c1, c2),
+        _poly.polydiv(c1, c2),
+    )
+
+
+_coefficients = hnp.arrays(
+    np.float64, st.integers(1, 5), elements=st.sampled_from([0.0, 1.0, -2.0, 0.5, 3.0])
+)
+
+
+@given(_coefficients, _coefficients.filter(lambda c: c[np.nonzero(c)[0][-1:]].size > 0))
+@settings(max_examples=25, deadline=None)
+def test_polynomial_arithmetic_matches_numpy(c1, c2):
+    c2 = c2[: np.nonzero(c2)[0][-1] + 1]  # a divisor ending in a zero raises in both
+    _same(_poly_arithmetic(c1, c2), _numpy_poly_arithmetic(c1, c2))
+
+
+@pytest.mark.parametrize(
+    "c1, c2",
+    [
+        ([1, 2, 3], (1, 2, 3)),
+        (3, (1, 2, 0)),
+        (np.array([1j, 2]), np.array([0.0, 0, 1.5])),
+        (np.array([1.0, 2.0], np.float32), np.array([0.5], np.float32)),
+        (np.array([1, 2, 3]), 2.5),
+    ],  # fmt: skip
+)
+def test_polynomial_arithmetic_of_mixed_arguments(c1, c2):
+    _same(_poly_arithmetic(c1, c2), _numpy_poly_arithmetic(c1, c2))
+
+
+def test_polynomial_errors_match_numpy():
+    with pytest.raises(ZeroDivisionError):
+        _poly_arithmetic(np.array([1.0, 2.0]), np.array([0.0, 0.0]))
+    with pytest.raises(ValueError, match="empty"):
+        _poly_arithmetic(np.array([1.0]), np.empty(0))
+    with pytest.raises(ValueError, match="non-negative"):
+        ember.njit(lambda c, m: _poly.polyint(c, m))(np.ones(2), -1)
+
+
+@pytest.mark.parametrize(
+    "x", [2.5, np.arange(3), np.arange(6.0).reshape(2, 3)[:, ::2], np.array(2.0), np.empty(0)]
+)
+@pytest.mark.parametrize("c", [[1, 2, 3], np.array([1.0, -2.0]), np.arange(4).reshape(2, 2)])
+def test_polyval_matches_numpy(x, c):
+    _same(ember.njit(lambda x, c: _poly.polyval(x, c))(x, c), _poly.polyval(x, c))
+    tensor_off = ember.njit(lambda x, c: _poly.polyval(x, c, False))
+    try:
+        expected = _poly.polyval(x, c, False)
+    except ValueError:  # the columns and x do not broadcast
+        with pytest.raises(ValueError):
+            tensor_off(x, c)
+        return
+    _same(tensor_off(x, c), expected)
+
+
+@pytest.mark.parametrize(
+    "c", [[1, 2, 3], np.array([0.0]), np.arange(4).reshape(2, 2), np.array([1j, np.nan])]
+)
+@pytest.mark.parametrize("m", [0, 1, 3])
+def test_polyint_matches_numpy(c, m):
+    _same(ember.njit(lambda c, m: _poly.polyint(c, m))(c, m), _poly.polyint(c, m))
+    with_constants = ember.njit(lambda c: _poly.polyint(c, 2, 3.0, 1.5, 2))
+    _same(with_constants(c), _poly.polyint(c, 2, 3.0, 1.5, 2))
+
+
+def test_as_series_and_trimseq_match_numpy():
+    rows = np.arange(6.0).reshape(2, 3)
+    mixed = (np.arange(3), [1.5, 0.0], 2)
+    got = ember.njit(lambda a: _polyutils.as_series(a))(rows)
+    assert isinstance(got, list)
+    _same(tuple(got), tuple(_polyutils.as_series(rows)))
+    got = ember.njit(lambda a: _polyutils.as_series(a, False))(mixed)
+    _same(tuple(got), tuple(_polyutils.as_series(mixed, False)))
+    got = ember.njit(lambda a: _polyutils.as_series(a))(mixed)
+    _same(tuple(got), tuple(_polyutils.as_series(mixed)))
+    trim = ember.njit(lambda a: _polyutils.trimseq(a))
+    for seq in (np.array([1.0, 0, 0]), np.array([0.0, 0]), np.array([1.0, 0, 2])):
+        _same(trim(seq), _polyutils.trimseq(seq))
