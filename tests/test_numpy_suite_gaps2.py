@@ -289,3 +289,53 @@ def test_as_series_and_trimseq_match_numpy():
     trim = ember.njit(lambda a: _polyutils.trimseq(a))
     for seq in (np.array([1.0, 0, 0]), np.array([0.0, 0]), np.array([1.0, 0, 2])):
         _same(trim(seq), _polyutils.trimseq(seq))
+
+
+# ---------------------------------------------------------------------------- np.interp
+
+_interp = ember.njit(lambda x, xp, fp: np.interp(x, xp, fp))
+_interp_ends = ember.njit(lambda x, xp, fp, left, right: np.interp(x, xp, fp, left, right))
+_SAMPLES = [np.nan, np.inf, -np.inf, 0.0, 1.0, 2.0, 3.0, 4.5]
+
+
+@given(
+    st.lists(st.sampled_from(_SAMPLES), min_size=1, max_size=11),
+    st.data(),
+    st.booleans(),
+    st.booleans(),
+)
+@settings(max_examples=25, deadline=None)
+def test_interp_with_non_finite_points_matches_numpy(xp_list, data, sort_xp, complex_fp):
+    """Infinite and NaN sample points and values, exact hits, unsorted xp: NumPy's answers."""
+    n = len(xp_list)
+    xp = np.sort(np.array(xp_list)) if sort_xp else np.array(xp_list)
+    fp = np.array(data.draw(st.lists(st.sampled_from(_SAMPLES), min_size=n, max_size=n)))
+    if complex_fp:
+        fp = fp + 1j * fp[::-1]
+    x = np.array(data.draw(st.lists(st.sampled_from([*_SAMPLES, -1.0, 2.5, 10.0]), max_size=7)))
+    with np.errstate(invalid="ignore"):
+        expected = np.interp(x, xp, fp)
+    _same(_interp(x, xp, fp), expected)
+
+
+@pytest.mark.parametrize(
+    "x, xp, fp",
+    [
+        ((1.5, 2.0, 3.5), (1, 2, 3), (4, 5, 6)),
+        (2, [1, 2, 3], (4, 5, 6)),
+        (np.array(2.5), np.arange(3.0), np.arange(3.0)),
+        (np.arange(12.0).reshape(3, 4)[:, ::2] / 3, np.arange(3), np.arange(3) * 2.0),
+    ],  # fmt: skip
+)
+def test_interp_of_sequences_scalars_and_views(x, xp, fp):
+    _same(_interp(x, xp, fp), np.interp(x, xp, fp))
+
+
+def test_interp_left_right_and_errors():
+    x, xp = np.arange(-1, 5.0), np.arange(3.0)
+    for fp in (xp * 2, xp * 1j):
+        _same(_interp_ends(x, xp, fp, -7.0, 9.0), np.interp(x, xp, fp, -7.0, 9.0))
+    with pytest.raises(ValueError, match="empty"):
+        _interp(x, np.empty(0), np.empty(0))
+    with pytest.raises(ValueError, match="same length"):
+        _interp(x, xp, xp[:2])
