@@ -339,3 +339,22 @@ def test_interp_left_right_and_errors():
         _interp(x, np.empty(0), np.empty(0))
     with pytest.raises(ValueError, match="same length"):
         _interp(x, xp, xp[:2])
+
+
+# ---------------------------------------------------------------------------- isclose / allclose
+
+_CLOSE_VALUES = np.array([0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-9, 1e10])
+_isclose = ember.njit(lambda a, b, r, t: np.isclose(a, b, rtol=r, atol=t))
+_allclose = ember.njit(lambda a, b, r, t: np.allclose(a, b, rtol=r, atol=t))
+
+
+@pytest.mark.parametrize("rtol, atol", [(1e-5, 1e-8), (0.0, 0.0), (np.inf, 0.0), (1.0, 1.0)])
+def test_isclose_treats_infinities_as_numpy(rtol, atol):
+    """An infinite b is close only to the same infinity, whatever the tolerances."""
+    a, b = _CLOSE_VALUES[:, None] * np.ones(8), _CLOSE_VALUES[None, :] * np.ones((8, 1))
+    with np.errstate(invalid="ignore"):
+        _same(_isclose(a, b, rtol, atol), np.isclose(a, b, rtol=rtol, atol=atol))
+        _same(_isclose(0, _CLOSE_VALUES, rtol, atol), np.isclose(0, _CLOSE_VALUES, rtol, atol))
+        assert _isclose(-np.inf, np.inf, rtol, atol) == np.isclose(-np.inf, np.inf, rtol, atol)
+        expected = np.allclose(_CLOSE_VALUES, _CLOSE_VALUES[::-1], rtol=rtol, atol=atol)
+        assert _allclose(_CLOSE_VALUES, _CLOSE_VALUES[::-1], rtol, atol) == expected

@@ -418,7 +418,8 @@ def _np_where(condition):
 
 
 def _isclose(a, b, rtol, atol, equal_nan):
-    close = np.abs(a - b) <= atol + rtol * np.abs(b)
+    # an infinite b is close only to itself: inf <= atol + rtol * inf must not count
+    close = (np.abs(a - b) <= atol + rtol * np.abs(b)) & np.isfinite(b)
     same = a == b  # equal infinities
     both_nan = np.isnan(a) & np.isnan(b) & equal_nan
     return close | same | both_nan
