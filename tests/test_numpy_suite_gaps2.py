@@ -358,3 +358,55 @@ def test_isclose_treats_infinities_as_numpy(rtol, atol):
         assert _isclose(-np.inf, np.inf, rtol, atol) == np.isclose(-np.inf, np.inf, rtol, atol)
         expected = np.allclose(_CLOSE_VALUES, _CLOSE_VALUES[::-1], rtol=rtol, atol=atol)
         assert _allclose(_CLOSE_VALUES, _CLOSE_VALUES[::-1], rtol, atol) == expected
+
+
+# ---------------------------------------------------------------------------- nan_to_num, isposinf
+
+_nan_to_num = ember.njit(
+    lambda x, copy, nan, posinf, neginf: np.nan_to_num(
+        x, copy=copy, nan=nan, posinf=posinf, neginf=neginf
+    )
+)
+
+
+@pytest.mark.parametrize(
+    "x",
+    [
+        np.nan,
+        -np.inf,
+        3,
+        complex(np.nan, np.inf),
+        np.array([np.nan, np.inf, -np.inf, 2.0]),
+        np.array([1, 2]),
+        np.array([complex(np.nan, -np.inf), 1j]),
+        np.array([np.nan, np.inf], np.float32),
+        np.arange(6.0).reshape(2, 3)[:, ::2] / 0,
+    ],  # fmt: skip
+)
+@pytest.mark.parametrize("posinf, neginf", [(None, None), (11.0, -5.0), (None, -5.0)])
+def test_nan_to_num_scalars_ints_complex_and_bounds(x, posinf, neginf):
+    with np.errstate(invalid="ignore"):
+        expected = np.nan_to_num(x, nan=7.0, posinf=posinf, neginf=neginf)
+    got = _nan_to_num(x, True, 7.0, posinf, neginf)
+    if np.isscalar(expected):
+        assert np.isscalar(got) and np.array_equal(got, expected, equal_nan=True)
+    else:
+        _same(got, expected)
+
+
+def test_nan_to_num_without_copy_writes_into_the_view():
+    base = np.array([[np.nan, 1.0, np.inf], [-np.inf, 2.0, np.nan]])
+    ours, theirs = base.copy(), base.copy()
+    got = _nan_to_num(ours[:, ::2], False, 0.0, None, None)
+    np.nan_to_num(theirs[:, ::2], copy=False)
+    _same(ours, theirs)
+    _same(got, theirs[:, ::2])
+
+
+def test_isposinf_isneginf_with_out():
+    x = np.array([1.0, np.inf, -np.inf])
+    positive = ember.njit(lambda x, out: np.isposinf(x, out))
+    negative = ember.njit(lambda x, out: np.isneginf(x, out))
+    _same(positive(x, None), np.isposinf(x, None))
+    _same(negative(x, np.zeros(3)), np.isneginf(x, np.zeros(3)))
+    _same(negative(-np.inf, np.zeros(2, bool)), np.isneginf(-np.inf, np.zeros(2, bool)))
