@@ -186,7 +186,7 @@ def _nan_to_num_int_array(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 @functools.cache
 def _nan_to_num_impl(kind: str, real_name: str, scalar: bool, posinf_given: bool,
-                     neginf_given: bool):  # fmt: skip
+                     neginf_given: bool, readonly: bool):  # fmt: skip
     """NumPy's nan_to_num: NaN, +inf and -inf replaced (in the real and imaginary parts of
     complex values apart); integers pass through. `copy=False` writes into x."""
     if kind == "int":
@@ -201,7 +201,8 @@ def _nan_to_num_impl(kind: str, real_name: str, scalar: bool, posinf_given: bool
         lines.append("    return fix(x, filler, big, small)")
     else:
         lines += [
-            "    out = x.copy() if copy else x",
+            # a read-only array (a global constant) is always copied
+            "    out = x.copy()" if readonly else "    out = x.copy() if copy else x",
             "    for index in np.ndindex(out.shape):",
             "        out[index] = fix(out[index], filler, big, small)",
             "    return out",
@@ -229,7 +230,8 @@ def _select_nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     else:
         return None
     given = (not isinstance(posinf, types.NoneType), not isinstance(neginf, types.NoneType))
-    return _nan_to_num_impl(kind, real, not is_array(x), *given)
+    readonly = is_array(x) and x.readonly
+    return _nan_to_num_impl(kind, real, not is_array(x), *given, readonly)
 
 
 def _isposinf(x):
