@@ -410,3 +410,22 @@ def test_isposinf_isneginf_with_out():
     _same(positive(x, None), np.isposinf(x, None))
     _same(negative(x, np.zeros(3)), np.isneginf(x, np.zeros(3)))
     _same(negative(-np.inf, np.zeros(2, bool)), np.isneginf(-np.inf, np.zeros(2, bool)))
+
+
+# ---------------------------------------------------------------------------- complex max/min
+
+_COMPLEX_EDGES = [complex(r, i) for r in (0.0, 1.0, np.nan, -np.inf) for i in (0.0, 1.0, np.nan)]
+
+
+@pytest.mark.parametrize("ufunc", [np.maximum, np.minimum, np.fmax, np.fmin])
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_complex_maximum_minimum_follow_numpy_order_and_nans(ufunc, dtype):
+    pairs = [(x, y) for x in _COMPLEX_EDGES for y in _COMPLEX_EDGES]
+    a = np.array([x for x, _ in pairs], dtype)
+    b = np.array([y for _, y in pairs], dtype)
+    out = np.empty(len(pairs), dtype)
+    ember.njit(lambda x, y, o: ufunc(x, y, o))(a, b, out)
+    with np.errstate(invalid="ignore"):
+        expected = ufunc(a, b)
+    real = np.float32 if dtype is np.complex64 else np.float64
+    np.testing.assert_array_equal(out.view(real), expected.view(real))
