@@ -429,3 +429,22 @@ def test_complex_maximum_minimum_follow_numpy_order_and_nans(ufunc, dtype):
         expected = ufunc(a, b)
     real = np.float32 if dtype is np.complex64 else np.float64
     np.testing.assert_array_equal(out.view(real), expected.view(real))
+
+
+# ---------------------------------------------------------------------------- divmod into outputs
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.float32, np.float64])
+def test_divmod_writes_both_outputs(dtype):
+    a = np.array([7, -7, 5, 0, 100, 3], dtype)
+    b = np.array([2, 3, -2, 5, 7, 0], dtype)
+    positional = ember.njit(lambda a, b, o1, o2: np.divmod(a, b, o1, o2))
+    keyword = ember.njit(lambda a, b, o1, o2: np.divmod(a, b, out=(o1, o2)))
+    with np.errstate(all="ignore"):
+        expected = np.divmod(a, b)
+    for compiled in (positional, keyword):
+        first, second = np.empty_like(a), np.empty_like(a)
+        with np.errstate(all="ignore"):
+            got = compiled(a, b, first, second)
+        assert got[0] is first and got[1] is second
+        _same((first, second), expected)
