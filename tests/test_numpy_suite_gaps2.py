@@ -448,3 +448,22 @@ def test_divmod_writes_both_outputs(dtype):
             got = compiled(a, b, first, second)
         assert got[0] is first and got[1] is second
         _same((first, second), expected)
+
+
+# ---------------------------------------------------------------------------- roll
+
+
+@pytest.mark.parametrize(
+    "a, shift",
+    [
+        (np.arange(7), True),
+        (np.asfortranarray(np.arange(6.0).reshape(2, 3)), 2),
+        (5, 1),
+        (True, False),
+        ((True, False, True), 1),
+        ([1.5, 2.5, 3.5], -1),
+        ((), 3),
+    ],  # fmt: skip
+)
+def test_roll_of_array_likes_and_bool_shift(a, shift):
+    _same(ember.njit(lambda a, s: np.roll(a, s))(a, shift), np.roll(a, shift))

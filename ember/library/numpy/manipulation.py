@@ -62,7 +62,7 @@ def _roll(a, shift):
     out = np.empty_like(flat)
     n = flat.shape[0]
     if n:
-        offset = shift % n
+        offset = int(shift) % n
         out[offset:] = flat[: n - offset]
         out[:offset] = flat[n - offset :]
     return out.reshape(a.shape)
@@ -70,7 +70,20 @@ def _roll(a, shift):
 
 @overload(np.roll, jit_options=NUMPY_ERRORS)
 def _select_roll(a, shift):
-    return _roll if is_array(a) and is_integer(shift) else None
+    if not (is_integer(shift) or isinstance(shift, types.Boolean)):
+        return None
+    if is_array(a):
+        return _roll
+    if isinstance(a, (types.Number, types.Boolean, types.BaseTuple, types.List)):
+        return _roll_of_array_like
+    return None
+
+
+_roll_jit = njit(**NUMPY_ERRORS)(_roll)
+
+
+def _roll_of_array_like(a, shift):
+    return _roll_jit(np.asarray(a), shift)
 
 
 # ---------------------------------------------------------------------------- tile, repeat
