@@ -467,3 +467,23 @@ def test_divmod_writes_both_outputs(dtype):
 )
 def test_roll_of_array_likes_and_bool_shift(a, shift):
     _same(ember.njit(lambda a, s: np.roll(a, s))(a, shift), np.roll(a, shift))
+
+
+# ---------------------------------------------------------------------------- np.recarray
+
+
+def test_recarray_arguments_read_and_write_fields():
+    dtype = np.dtype([("a", "<f8"), ("b", "<i2"), ("c", "<c8")])
+    ours, theirs = np.recarray(3, dtype=dtype), np.recarray(3, dtype=dtype)
+    for records in (ours, theirs):
+        records.a, records.b, records.c = [1.5, 2.5, 3.5], [1, 2, 3], [1j, 2, 3]
+
+    @ember.njit
+    def update(ary, i, v):
+        ary[i].a = v
+        return ary[i].a + ary[i].b, ary.a.sum(), ary[1:].b.copy()
+
+    got = update(ours, 0, 9.25)
+    theirs[0].a = 9.25
+    _same(got, (theirs[0].a + theirs[0].b, theirs.a.sum(), np.asarray(theirs[1:].b).copy()))
+    _same(np.asarray(ours).view(np.uint8), np.asarray(theirs).view(np.uint8))
