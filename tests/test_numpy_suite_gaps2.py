@@ -487,3 +487,25 @@ def test_recarray_arguments_read_and_write_fields():
     theirs[0].a = 9.25
     _same(got, (theirs[0].a + theirs[0].b, theirs.a.sum(), np.asarray(theirs[1:].b).copy()))
     _same(np.asarray(ours).view(np.uint8), np.asarray(theirs).view(np.uint8))
+
+
+# ---------------------------------------------------------------------------- searchsorted
+
+_search_left = ember.njit(lambda a, v: np.searchsorted(a, v))
+_search_right = ember.njit(lambda a, v: np.searchsorted(a, v, side="right"))
+
+
+@pytest.mark.parametrize(
+    "a, v",
+    [
+        (np.array([0, 1, 1, 4, 9]), [-1, 0, 1, 2]),
+        ([0, 1, 4, 9], -1),
+        ((0.0, 1.0, 4.0), (1.0, 5.0)),
+        ([0, 1, 1, 4], np.array([1, 3])),
+        ([0, 1, 1, 4], 1),
+    ],  # fmt: skip
+)
+def test_searchsorted_of_lists_and_tuples(a, v):
+    for compiled, side in ((_search_left, "left"), (_search_right, "right")):
+        got, expected = compiled(a, v), np.searchsorted(a, v, side=side)
+        assert np.shape(got) == np.shape(expected) and np.array_equal(got, expected)

@@ -581,14 +581,28 @@ def _searchsorted_impl(right: bool, scalar: bool):
 @overload(np.searchsorted, jit_options=NUMPY_ERRORS)
 def _select_searchsorted(a, v, side="left"):
     side = as_type(side)
+    side_value = side if isinstance(side, str) else getattr(side, "literal_value", None)
+    sequences = tuple(isinstance(t, (types.List, types.BaseTuple)) for t in (a, v))
+    if any(sequences) and side_value in ("left", "right"):
+        return _searchsorted_of_sequences(*sequences, side_value)
     if not (_array(a) and a.ndim == 1):
         return None
-    side_value = getattr(side, "literal_value", None)
     if side_value not in ("left", "right"):
         raise TypingError("np.searchsorted: side must be the constant 'left' or 'right'")
     if _array(v):
         return _searchsorted_impl(side_value == "right", False)
     return _searchsorted_impl(side_value == "right", True) if _real_number(v) else None
+
+
+@functools.cache
+def _searchsorted_of_sequences(a_sequence: bool, v_sequence: bool, side: str):
+    """Lists and tuples (for the sorted array or the values) as the arrays NumPy makes."""
+    a = "np.asarray(a)" if a_sequence else "a"
+    v = "np.asarray(v)" if v_sequence else "v"
+    source = f"def impl(a, v, side='left'):\n    return np.searchsorted({a}, {v}, side='{side}')\n"
+    namespace = {"np": np}
+    exec(source, namespace)  # noqa: S102 - fixed text and a checked side
+    return namespace["impl"]
 
 
 _NEGATIVE_BINCOUNT = (
