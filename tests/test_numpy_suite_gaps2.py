@@ -509,3 +509,10 @@ def test_searchsorted_of_lists_and_tuples(a, v):
     for compiled, side in ((_search_left, "left"), (_search_right, "right")):
         got, expected = compiled(a, v), np.searchsorted(a, v, side=side)
         assert np.shape(got) == np.shape(expected) and np.array_equal(got, expected)
+
+
+def test_isscalar_of_datetimes_and_timedeltas():
+    isscalar = ember.njit(lambda x: np.isscalar(x))
+    for value in (np.timedelta64(10, "Y"), np.datetime64("NaT"), np.datetime64("1971"), 2.0):
+        assert isscalar(value) == np.isscalar(value)
+    assert isscalar(np.array(1)) == np.isscalar(np.array(1))
