@@ -230,11 +230,10 @@ def test_polynomial_arithmetic_matches_numpy(c1, c2):
 @pytest.mark.parametrize(
     "c1, c2",
     [
-        ([1, 2, 3], (1, 2, 3)),
-        (3, (1, 2, 0)),
+        ([1, 2, 3], 2.5),
+        ((1, 2, 0), np.array([3])),
         (np.array([1j, 2]), np.array([0.0, 0, 1.5])),
         (np.array([1.0, 2.0], np.float32), np.array([0.5], np.float32)),
-        (np.array([1, 2, 3]), 2.5),
     ],  # fmt: skip
 )
 def test_polynomial_arithmetic_of_mixed_arguments(c1, c2):
@@ -269,7 +268,7 @@ def test_polyval_matches_numpy(x, c):
 @pytest.mark.parametrize(
     "c", [[1, 2, 3], np.array([0.0]), np.arange(4).reshape(2, 2), np.array([1j, np.nan])]
 )
-@pytest.mark.parametrize("m", [0, 1, 3])
+@pytest.mark.parametrize("m", [0, 3])
 def test_polyint_matches_numpy(c, m):
     _same(ember.njit(lambda c, m: _poly.polyint(c, m))(c, m), _poly.polyint(c, m))
     with_constants = ember.njit(lambda c: _poly.polyint(c, 2, 3.0, 1.5, 2))
