@@ -515,3 +515,24 @@ def test_isscalar_of_datetimes_and_timedeltas():
     for value in (np.timedelta64(10, "Y"), np.datetime64("NaT"), np.datetime64("1971"), 2.0):
         assert isscalar(value) == np.isscalar(value)
     assert isscalar(np.array(1)) == np.isscalar(np.array(1))
+
+
+@given(
+    hnp.arrays(np.float64, st.integers(0, 6), elements=st.sampled_from([0.0, 1.0, np.nan, np.inf])),
+    hnp.arrays(
+        np.float64, st.integers(0, 4), elements=st.sampled_from([1.0, 1.5, np.nan, -np.inf])
+    ),
+)
+@settings(max_examples=25, deadline=None)
+def test_searchsorted_puts_nan_last_as_numpy(a, v):
+    a = np.sort(a)
+    _same(_search_left(a, v), np.searchsorted(a, v))
+    _same(_search_right(a, v), np.searchsorted(a, v, side="right"))
+
+
+def test_searchsorted_puts_nat_last_as_numpy():
+    nat = np.datetime64("NaT")
+    a = np.sort(np.array([5, nat, -1, 9, nat], "datetime64[ns]"))
+    v = np.array([nat, 5, -3], "datetime64[ns]")
+    _same(_search_left(a, v), np.searchsorted(a, v))
+    _same(_search_right(a, v), np.searchsorted(a, v, side="right"))

@@ -22,6 +22,7 @@ from ember.extending import intrinsic, overload, overload_method
 from ember.library.builtins.int_scalars import clip_bounds
 from ember.library.builtins.numeric import truncated_or_int64_min
 from ember.library.numpy.creation import nested_items
+from ember.library.numpy.manipulation import sorts_before
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
     as_type,
@@ -553,7 +554,8 @@ def _searchsorted_impl(right: bool, scalar: bool):
         low, high = 0, a.shape[0]
         while low < high:
             middle = (low + high) // 2
-            if (a[middle] <= value) if right else (a[middle] < value):
+            # NumPy's order puts NaN and NaT last
+            if (not sorts_before(value, a[middle])) if right else sorts_before(a[middle], value):
                 low = middle + 1
             else:
                 high = middle

@@ -253,8 +253,8 @@ def _monotonicity(bins):
 
 
 @njit(**NUMPY_ERRORS)
-def _sorts_before(a, b):
-    """NumPy's sort order, NaN last: whether a sorts strictly before b."""
+def sorts_before(a, b):
+    """NumPy's sort order, NaN (and NaT) last: whether a sorts strictly before b."""
     return a < b or (b != b and a == a)
 
 
@@ -266,7 +266,7 @@ def _bin_of(value, bins, right, direction):
     while low < high:
         middle = (low + high) // 2
         edge = bins[middle] if direction == 1 else bins[n - 1 - middle]
-        before = _sorts_before(edge, value) if right else not _sorts_before(value, edge)
+        before = sorts_before(edge, value) if right else not sorts_before(value, edge)
         if before:
             low = middle + 1
         else:
