@@ -131,7 +131,7 @@ def fingerprint(value: Any) -> bytes | None:
     np = sys.modules.get("numpy")
     if np is None:
         return None
-    if cls is np.ndarray:
+    if cls is np.ndarray or cls is np.recarray:  # a recarray passes as its record array
         flags = value.flags
         layout = b"C" if flags.c_contiguous else b"F" if flags.f_contiguous else b"A"
         writable = b"w" if flags.writeable else b"r"
@@ -247,7 +247,7 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
     np = sys.modules.get("numpy")
     if np is None:
         return None
-    if cls is np.ndarray:
+    if cls is np.ndarray or cls is np.recarray:  # a recarray passes as its record array
         return _typeof_array(value)
     if isinstance(value, type) and issubclass(value, np.generic):  # np.float32 as a dtype
         return types.NumberClass(value) if dtype_to_type(np.dtype(value)) is not None else None

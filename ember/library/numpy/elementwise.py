@@ -16,6 +16,7 @@ from ember.library.numpy.support import (
     NUMPY_ERRORS,
     as_type,
     is_array,
+    is_none,
     is_number,
     numpy_dtype,
 )
@@ -158,40 +159,79 @@ def _select_logspace(start, stop, num=50, endpoint=True, base=10.0):
 # ---------------------------------------------------------------------------- infinities, parts
 
 
+@njit(**NUMPY_ERRORS)
+def _finite_value(value, nan, big, small):
+    if value != value:
+        return nan
+    if value == np.inf:
+        return big
+    if value == -np.inf:
+        return small
+    return value
+
+
+@njit(**NUMPY_ERRORS)
+def _finite_complex(value, nan, big, small):
+    real = _finite_value(value.real, nan, big, small)
+    return complex(real, _finite_value(value.imag, nan, big, small))
+
+
+def _nan_to_num_int_scalar(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    return x
+
+
+def _nan_to_num_int_array(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    return x.copy() if copy else x
+
+
 @functools.cache
-def _nan_to_num_impl(dtype_name: str, default_posinf: bool, default_neginf: bool):
-    largest = float(np.finfo(np.dtype(dtype_name)).max)
-    big = "largest" if default_posinf else "posinf"
-    small = "-largest" if default_neginf else "neginf"
-    source = f"""
-def nan_to_num(x, copy, nan, posinf, neginf):
-    out = x.copy()
-    flat = out.ravel()
-    for i in range(flat.shape[0]):
-        value = flat[i]
-        if value != value:
-            flat[i] = nan
-        elif value == np.inf:
-            flat[i] = {big}
-        elif value == -np.inf:
-            flat[i] = {small}
-    return flat.reshape(x.shape)
-"""
-    namespace = {"np": np, "largest": largest}
-    exec(source, namespace)  # noqa: S102 - fixed source; the names are chosen above
+def _nan_to_num_impl(kind: str, real_name: str, scalar: bool, posinf_given: bool,
+                     neginf_given: bool, readonly: bool):  # fmt: skip
+    """NumPy's nan_to_num: NaN, +inf and -inf replaced (in the real and imaginary parts of
+    complex values apart); integers pass through. `copy=False` writes into x."""
+    if kind == "int":
+        return _nan_to_num_int_scalar if scalar else _nan_to_num_int_array
+    big = "real_type(posinf)" if posinf_given else "real_type(largest)"
+    small = "real_type(neginf)" if neginf_given else "real_type(-largest)"
+    lines = [
+        "def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):",
+        f"    big, small, filler = {big}, {small}, real_type(nan)",
+    ]
+    if scalar:
+        lines.append("    return fix(x, filler, big, small)")
+    else:
+        lines += [
+            # a read-only array (a global constant) is always copied
+            "    out = x.copy()" if readonly else "    out = x.copy() if copy else x",
+            "    for index in np.ndindex(out.shape):",
+            "        out[index] = fix(out[index], filler, big, small)",
+            "    return out",
+        ]
+    namespace = {
+        "np": np,
+        "fix": _finite_complex if kind == "complex" else _finite_value,
+        "real_type": np.dtype(real_name).type,
+        "largest": float(np.finfo(np.dtype(real_name)).max),
+    }
+    exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - fixed text, chosen above
     return namespace["nan_to_num"]
 
 
 @overload(np.nan_to_num, jit_options=NUMPY_ERRORS)
 def _select_nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
-    copy = as_type(copy)
-    nan = as_type(nan)
-    posinf = as_type(posinf)
-    neginf = as_type(neginf)
-    if not (is_array(x) and isinstance(x.dtype, types.Float)):
+    posinf, neginf = as_type(posinf), as_type(neginf)
+    dtype = x.dtype if is_array(x) else types.unliteral(x)
+    if isinstance(dtype, types.Complex):
+        kind, real = "complex", str(numpy_dtype(dtype.underlying_float))
+    elif isinstance(dtype, types.Float):
+        kind, real = "float", str(numpy_dtype(dtype))
+    elif isinstance(dtype, (types.Integer, types.Boolean)):
+        kind, real = "int", "float64"
+    else:
         return None
-    default = (isinstance(posinf, types.NoneType), isinstance(neginf, types.NoneType))
-    return _nan_to_num_impl(str(numpy_dtype(x.dtype)), *default)
+    given = (not isinstance(posinf, types.NoneType), not isinstance(neginf, types.NoneType))
+    readonly = is_array(x) and x.readonly
+    return _nan_to_num_impl(kind, real, not is_array(x), *given, readonly)
 
 
 def _isposinf(x):
@@ -202,21 +242,37 @@ def _isneginf(x):
     return x == -np.inf
 
 
-def _select_infinity_test(impl):
-    def select(x):
-        return impl if _real(x) else None
+@functools.cache
+def _infinity_test_impl(impl, with_out: bool):
+    """The test alone, or written into `out` (broadcast, as NumPy's out=) and `out` returned."""
+    test = njit(**NUMPY_ERRORS)(impl)
+    if not with_out:
+        return lambda x, out=None: test(x)
 
-    return select
+    def into_out(x, out=None):
+        out[...] = test(x)
+        return out
+
+    return into_out
+
+
+def _select_infinity_test(impl, x, out):
+    out = as_type(out)
+    if not _real(x):
+        return None
+    if is_none(out):
+        return _infinity_test_impl(impl, False)
+    return _infinity_test_impl(impl, True) if is_array(out) else None
 
 
 @overload(np.isposinf, jit_options=NUMPY_ERRORS)
-def _np_isposinf(x):
-    return _select_infinity_test(_isposinf)(x)
+def _np_isposinf(x, out=None):
+    return _select_infinity_test(_isposinf, x, out)
 
 
 @overload(np.isneginf, jit_options=NUMPY_ERRORS)
-def _np_isneginf(x):
-    return _select_infinity_test(_isneginf)(x)
+def _np_isneginf(x, out=None):
+    return _select_infinity_test(_isneginf, x, out)
 
 
 def _angle(z, deg):

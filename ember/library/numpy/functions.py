@@ -21,6 +21,8 @@ from ember.errors import TypingError
 from ember.extending import intrinsic, overload, overload_method
 from ember.library.builtins.int_scalars import clip_bounds
 from ember.library.builtins.numeric import truncated_or_int64_min
+from ember.library.numpy.creation import nested_items
+from ember.library.numpy.manipulation import sorts_before
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
     as_type,
@@ -353,9 +355,30 @@ def _argwhere(a):
     return out
 
 
+_argwhere_jit = njit(**NUMPY_ERRORS)(_argwhere)
+
+
+def _argwhere_0d(a):
+    return np.empty((1 if a.item() else 0, 0), np.int64)
+
+
+def _argwhere_of_scalar(a):
+    return np.empty((1 if a else 0, 0), np.int64)
+
+
+def _argwhere_of_sequence(a):
+    return _argwhere_jit(np.asarray(a))
+
+
 @overload(np.argwhere, jit_options=NUMPY_ERRORS)
 def _select_argwhere(a):
-    return _argwhere if _array(a) and a.ndim >= 1 else None
+    if _array(a):
+        return _argwhere if a.ndim >= 1 else _argwhere_0d
+    if isinstance(a, (types.Number, types.Boolean)):
+        return _argwhere_of_scalar
+    if isinstance(a, types.BaseTuple):
+        return _argwhere_of_sequence
+    return None
 
 
 def _nonzero_1d(a):
@@ -366,10 +389,9 @@ def _nonzero_1d(a):
 def _nonzero_impl(ndim: int):
     if ndim == 1:
         return _nonzero_1d
-    where = njit(**NUMPY_ERRORS)(_argwhere)
     names = ", ".join(f"rows[:, {k}].copy()" for k in range(ndim))
     source = f"def impl(a):\n    rows = where(a)\n    return ({names},)\n"
-    namespace = {"where": where}
+    namespace = {"where": _argwhere_jit}
     exec(source, namespace)  # noqa: S102 - a template over a fixed name
     impl = namespace["impl"]
     impl.__module__ = __name__
@@ -397,7 +419,8 @@ def _np_where(condition):
 
 
 def _isclose(a, b, rtol, atol, equal_nan):
-    close = np.abs(a - b) <= atol + rtol * np.abs(b)
+    # an infinite b is close only to itself: inf <= atol + rtol * inf must not count
+    close = (np.abs(a - b) <= atol + rtol * np.abs(b)) & np.isfinite(b)
     same = a == b  # equal infinities
     both_nan = np.isnan(a) & np.isnan(b) & equal_nan
     return close | same | both_nan
@@ -531,7 +554,8 @@ def _searchsorted_impl(right: bool, scalar: bool):
         low, high = 0, a.shape[0]
         while low < high:
             middle = (low + high) // 2
-            if (a[middle] <= value) if right else (a[middle] < value):
+            # NumPy's order puts NaN and NaT last
+            if (not sorts_before(value, a[middle])) if right else sorts_before(a[middle], value):
                 low = middle + 1
             else:
                 high = middle
@@ -559,14 +583,28 @@ def _searchsorted_impl(right: bool, scalar: bool):
 @overload(np.searchsorted, jit_options=NUMPY_ERRORS)
 def _select_searchsorted(a, v, side="left"):
     side = as_type(side)
+    side_value = side if isinstance(side, str) else getattr(side, "literal_value", None)
+    sequences = tuple(isinstance(t, (types.List, types.BaseTuple)) for t in (a, v))
+    if any(sequences) and side_value in ("left", "right"):
+        return _searchsorted_of_sequences(*sequences, side_value)
     if not (_array(a) and a.ndim == 1):
         return None
-    side_value = getattr(side, "literal_value", None)
     if side_value not in ("left", "right"):
         raise TypingError("np.searchsorted: side must be the constant 'left' or 'right'")
     if _array(v):
         return _searchsorted_impl(side_value == "right", False)
     return _searchsorted_impl(side_value == "right", True) if _real_number(v) else None
+
+
+@functools.cache
+def _searchsorted_of_sequences(a_sequence: bool, v_sequence: bool, side: str):
+    """Lists and tuples (for the sorted array or the values) as the arrays NumPy makes."""
+    a = "np.asarray(a)" if a_sequence else "a"
+    v = "np.asarray(v)" if v_sequence else "v"
+    source = f"def impl(a, v, side='left'):\n    return np.searchsorted({a}, {v}, side='{side}')\n"
+    namespace = {"np": np}
+    exec(source, namespace)  # noqa: S102 - fixed text and a checked side
+    return namespace["impl"]
 
 
 _NEGATIVE_BINCOUNT = (
@@ -643,44 +681,143 @@ def _select_bincount(x, weights=None, minlength=0):
     return _bincount_of_sequences(not is_none(weights))
 
 
-_search_right_jit = njit(**NUMPY_ERRORS)(_searchsorted_impl(True, True))
+_LIKELY_IN_CACHE = 8  # NumPy's window around the previous answer before bisecting
 
 
-def _interp(x, xp, fp):
-    n = xp.shape[0]
-    find = _search_right_jit
-    out = np.empty(x.shape, np.float64)
-    flat_out = out.ravel()
-    flat_x = x.ravel()
-    # in float64, as NumPy: differences of unsigned (or narrow) integers would wrap
-    xs, ys = xp.astype(np.float64), fp.astype(np.float64)
-    for i in range(flat_x.shape[0]):
-        value = float(flat_x[i])
-        if value <= xs[0]:
-            flat_out[i] = ys[0]
-        elif value >= xs[n - 1]:
-            flat_out[i] = ys[n - 1]
+@njit(**NUMPY_ERRORS)
+def _bracket(key, xs, guess):
+    """NumPy's search for interp: the j with xs[j] <= key < xs[j + 1] (-1 below, n above),
+    starting near the previous answer `guess`. Its exact path matters when xs holds NaN."""
+    n = xs.shape[0]
+    if key > xs[n - 1]:
+        return n
+    if key < xs[0]:
+        return -1
+    if n <= 4:
+        i = 1
+        while i < n and key >= xs[i]:
+            i += 1
+        return i - 1
+    guess = max(min(guess, n - 3), 1)
+    low, high = 0, n
+    if key < xs[guess]:
+        if not key < xs[guess - 1]:  # not `>=`: a NaN edge answers here, as in NumPy
+            return guess - 1
+        high = guess - 1
+        if guess > _LIKELY_IN_CACHE and key >= xs[guess - _LIKELY_IN_CACHE]:
+            low = guess - _LIKELY_IN_CACHE
+    else:
+        if key < xs[guess + 1]:
+            return guess
+        if key < xs[guess + 2]:
+            return guess + 1
+        low = guess + 2
+        if guess < n - _LIKELY_IN_CACHE - 1 and key < xs[guess + _LIKELY_IN_CACHE]:
+            high = guess + _LIKELY_IN_CACHE
+    while low < high:
+        middle = low + ((high - low) >> 1)
+        if key >= xs[middle]:
+            low = middle + 1
         else:
-            j = find(xs, value, "right") - 1
-            slope = (ys[j + 1] - ys[j]) / (xs[j + 1] - xs[j])
-            flat_out[i] = ys[j] + slope * (value - xs[j])
+            high = middle
+    return low - 1
+
+
+@njit(**NUMPY_ERRORS)
+def _between(value, x0, x1, y0, y1):
+    """The line through (x0, y0), (x1, y1) at value; from the other end when that gives NaN
+    (an infinite y), and y0 itself when both ends are the same infinity."""
+    slope = (y1 - y0) / (x1 - x0)
+    out = slope * (value - x0) + y0
+    if out != out:
+        out = slope * (value - x1) + y1
+        if out != out and y0 == y1:
+            out = y0
     return out
 
 
-_interp_jit = njit(**NUMPY_ERRORS)(_interp)
+@njit(**NUMPY_ERRORS)
+def _between_complex(value, x0, x1, y0, y1):
+    real = _between(value, x0, x1, y0.real, y1.real)
+    return complex(real, _between(value, x0, x1, y0.imag, y1.imag))
 
 
-def _interp_scalar(x, xp, fp):
-    return _interp_jit(np.full(1, x), xp, fp)[0]
+@functools.cache
+def _interp_core(complex_fp: bool):
+    """np.interp over arrays: x, xp in float64, fp in float64 or complex128, NumPy's rules for
+    NaN x, exact hits and the ends."""
+    target = np.complex128 if complex_fp else np.float64
+    between = _between_complex if complex_fp else _between
+
+    def interp(x, xp, fp, left, right):
+        xs = np.asarray(xp).astype(np.float64).ravel()
+        ys = np.asarray(fp).astype(target).ravel()
+        n = xs.shape[0]
+        if n == 0:
+            raise ValueError("array of sample points is empty")
+        if ys.shape[0] != n:
+            raise ValueError("fp and xp are not of the same length.")
+        low = ys[0] if left is None else target(left)
+        high = ys[n - 1] if right is None else target(right)
+        flat_x = np.asarray(x).astype(np.float64).ravel()
+        out = np.empty(flat_x.shape[0], target)
+        j = 0
+        for i in range(flat_x.shape[0]):
+            value = flat_x[i]
+            if n == 1:
+                out[i] = low if value < xs[0] else (high if value > xs[0] else ys[0])
+            elif value != value:
+                out[i] = value
+            else:
+                j = _bracket(value, xs, j)
+                if j == -1:
+                    out[i] = low
+                elif j == n:
+                    out[i] = high
+                elif j == n - 1 or xs[j] == value:
+                    out[i] = ys[j]
+                else:
+                    out[i] = between(value, xs[j], xs[j + 1], ys[j], ys[j + 1])
+        return out
+
+    return njit(**NUMPY_ERRORS)(interp)
+
+
+def _interp_source_ndim(x) -> int | None:
+    if _array(x):
+        return x.ndim
+    if isinstance(x, types.List):
+        return 1 if _real_number(x.dtype) or isinstance(x.dtype, types.Boolean) else None
+    found = nested_items(x)
+    return None if found is None else len(found[0])
 
 
 @overload(np.interp, jit_options=NUMPY_ERRORS)
-def _select_interp(x, xp, fp):
-    if not (_array(xp) and _array(fp) and xp.ndim == 1 and fp.ndim == 1):
+def _select_interp(x, xp, fp, left=None, right=None, period=None):
+    left, right, period = as_type(left), as_type(right), as_type(period)
+    if not is_none(period):
+        raise TypingError("np.interp: period= is not supported")
+    ranks = [_interp_source_ndim(t) for t in (x, xp, fp)]
+    if None in ranks:
         return None
-    if _array(x):
-        return _interp
-    return _interp_scalar if _real_number(x) else None
+    if ranks[1] != 1 or ranks[2] != 1:
+        raise TypingError("np.interp: xp and fp must be 1-d sequences")
+    leaves = _array_like_dtypes(fp)
+    complex_fp = any(isinstance(t, types.Complex) for t in leaves)
+    core = _interp_core(complex_fp)
+    if ranks[0] == 0:
+        return lambda x, xp, fp, left=None, right=None, period=None: core(x, xp, fp, left, right)[0]
+    return lambda x, xp, fp, left=None, right=None, period=None: core(
+        x, xp, fp, left, right
+    ).reshape(np.asarray(x).shape)
+
+
+def _array_like_dtypes(typ) -> list:
+    if _array(typ):
+        return [typ.dtype]
+    if isinstance(typ, types.List):
+        return [typ.dtype]
+    return nested_items(typ)[1]
 
 
 # ---------------------------------------------------------------------------- small matrices

@@ -86,6 +86,7 @@ def _classify(array_type: types.Array, typ: types.Type, alone: bool) -> str | No
 def analyze(array_type: types.Array, index_type: types.Type) -> IndexPlan | None:
     """The IndexPlan of `array_type[index_type]`; None when the index is not an array index."""
     items = tuple(index_type.types) if isinstance(index_type, types.BaseTuple) else (index_type,)
+    items = tuple(_scalar_index_type(t) for t in items)
     kinds = [_classify(array_type, t, len(items) == 1) for t in items]
     if None in kinds:
         return None
@@ -246,10 +247,28 @@ def _is_real(dtype: types.Type) -> bool:
 # ---------------------------------------------------------------------------- lowering helpers
 
 
+def _is_0d_integer_array(typ: types.Type) -> bool:
+    return isinstance(typ, types.Array) and typ.ndim == 0 and isinstance(typ.dtype, types.Integer)
+
+
+def _scalar_index_type(typ: types.Type) -> types.Type:
+    """NumPy reads a 0-d integer array used as an index as its integer."""
+    return typ.dtype if _is_0d_integer_array(typ) else typ
+
+
 def _items(builder, index_type, index_value) -> list:
     if isinstance(index_type, types.BaseTuple):
-        return [builder.extract_value(index_value, i) for i in range(len(index_type))]
-    return [index_value]
+        pairs = [(t, builder.extract_value(index_value, i)) for i, t in enumerate(index_type)]
+    else:
+        pairs = [(index_type, index_value)]
+    return [_scalar_index_value(builder, t, v) for t, v in pairs]
+
+
+def _scalar_index_value(builder, typ: types.Type, value):
+    if not _is_0d_integer_array(typ):
+        return value
+    fields = arr.unpack(builder, typ, value)
+    return arr.load_item(builder, typ.dtype, arr.element_pointer(builder, typ, fields, []))
 
 
 def element_address(context, builder, plan: IndexPlan, fields: ArrayFields, values: list):

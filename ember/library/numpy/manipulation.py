@@ -62,7 +62,7 @@ def _roll(a, shift):
     out = np.empty_like(flat)
     n = flat.shape[0]
     if n:
-        offset = shift % n
+        offset = int(shift) % n
         out[offset:] = flat[: n - offset]
         out[:offset] = flat[n - offset :]
     return out.reshape(a.shape)
@@ -70,7 +70,20 @@ def _roll(a, shift):
 
 @overload(np.roll, jit_options=NUMPY_ERRORS)
 def _select_roll(a, shift):
-    return _roll if is_array(a) and is_integer(shift) else None
+    if not (is_integer(shift) or isinstance(shift, types.Boolean)):
+        return None
+    if is_array(a):
+        return _roll
+    if isinstance(a, (types.Number, types.Boolean, types.BaseTuple, types.List)):
+        return _roll_of_array_like
+    return None
+
+
+_roll_jit = njit(**NUMPY_ERRORS)(_roll)
+
+
+def _roll_of_array_like(a, shift):
+    return _roll_jit(np.asarray(a), shift)
 
 
 # ---------------------------------------------------------------------------- tile, repeat
@@ -221,46 +234,89 @@ def _select_cross(a, b):
 # ---------------------------------------------------------------------------- digitize
 
 
-def _bin_of(value, bins, right):
-    """NumPy's rule: how many bins lie at or below `value` (strictly below with `right`),
-    counted from the end for decreasing bins (a binary search over them in increasing order)."""
+@njit(**NUMPY_ERRORS)
+def _monotonicity(bins):
+    """NumPy's test of the bin edges: 1 increasing (or all equal), -1 decreasing, 0 neither. The
+    direction is set by the first edge that differs from the first one (a NaN there counts as
+    decreasing, as in NumPy)."""
     n = bins.shape[0]
-    increasing = n < 2 or bins[n - 1] >= bins[0]
+    i = 1
+    while i < n and bins[i] == bins[0]:
+        i += 1
+    if i == n:
+        return 1
+    increasing = bins[0] < bins[i]
+    for k in range(i + 1, n):
+        if (bins[k - 1] > bins[k]) if increasing else (bins[k - 1] < bins[k]):
+            return 0
+    return 1 if increasing else -1
+
+
+@njit(**NUMPY_ERRORS)
+def sorts_before(a, b):
+    """NumPy's sort order, NaN (and NaT) last: whether a sorts strictly before b."""
+    return a < b or (b != b and a == a)
+
+
+def _bin_of(value, bins, right, direction):
+    """np.searchsorted of `value` in the bins read increasing (side 'left' with `right`, else
+    'right'), counted from the end for decreasing bins."""
+    n = bins.shape[0]
     low, high = 0, n
     while low < high:
         middle = (low + high) // 2
-        edge = bins[middle] if increasing else bins[n - 1 - middle]
-        before = edge < value if right else edge <= value
+        edge = bins[middle] if direction == 1 else bins[n - 1 - middle]
+        before = sorts_before(edge, value) if right else not sorts_before(value, edge)
         if before:
             low = middle + 1
         else:
             high = middle
-    return low if increasing else n - low
+    return low if direction == 1 else n - low
+
+
+def _checked_direction(bins):
+    direction = _monotonicity(bins)
+    if direction == 0:
+        raise ValueError("bins must be monotonically increasing or decreasing")
+    return direction
 
 
 _bin_of_jit = njit(**NUMPY_ERRORS)(_bin_of)
+_checked_direction_jit = njit(**NUMPY_ERRORS)(_checked_direction)
 
 
-def _digitize_array(x, bins, right):
+def _digitize_array(x, bins, right=False):
+    direction = _checked_direction_jit(bins)
     flat = x.ravel()
     out = np.empty(flat.shape[0], np.intp)
     for i in range(flat.shape[0]):
-        out[i] = _bin_of_jit(flat[i], bins, right)
+        out[i] = _bin_of_jit(flat[i], bins, right, direction)
     return out.reshape(x.shape)
 
 
-def _digitize_scalar(x, bins, right):
-    return _bin_of_jit(x, bins, right)
+def _digitize_scalar(x, bins, right=False):
+    return _bin_of_jit(x, bins, right, _checked_direction_jit(bins))
 
 
 @overload(np.digitize, jit_options=NUMPY_ERRORS)
 def _select_digitize(x, bins, right=False):
     right = as_type(right)
+    if isinstance(x, (types.List, types.BaseTuple)) or isinstance(
+        bins, (types.List, types.BaseTuple)
+    ):
+        return _digitize_sequences
     if not (is_array(bins) and bins.ndim == 1) or isinstance(bins.dtype, types.Complex):
         return None
-    if is_array(x) and not isinstance(x.dtype, types.Complex):
+    if is_array(x) and isinstance(x.dtype, types.Complex) or isinstance(x, types.Complex):
+        raise TypingError("x may not be complex")
+    if is_array(x):
         return _digitize_array
     return _digitize_scalar if is_number(x) else None
+
+
+def _digitize_sequences(x, bins, right=False):
+    """Lists and tuples, for x or the bins, are read as the arrays NumPy makes of them."""
+    return np.digitize(np.asarray(x), np.asarray(bins), right)
 
 
 # ---------------------------------------------------------------------------- trapezoid
@@ -362,17 +418,38 @@ def _atleast_impl(rank: int, ndim: int):
     return _generated("atleast", f"def atleast(a):\n    return {index}\n")
 
 
+def _select_one_atleast(rank: int, a):
+    if is_array(a):
+        return _atleast_impl(rank, a.ndim)
+    if is_number(a):  # a scalar becomes an array of one element
+        ones = "(" + "1, " * rank + ")"
+        return _generated("atleast", f"def atleast(a):\n    return np.full({ones}, a)\n")
+    if rank == 1 and isinstance(a, types.List) and is_number(a.dtype):
+        return _generated("atleast", "def atleast(a):\n    return np.asarray(a)\n")
+    return None
+
+
+@functools.cache
+def _atleast_several_impl(parts: tuple):
+    """atleast_Nd(a0, a1, ...): NumPy returns a tuple holding each argument's result."""
+    params = ", ".join(f"a{k}" for k in range(len(parts)))
+    results = "".join(f"_f{k}(a{k}), " for k in range(len(parts)))
+    namespace = {f"_f{k}": njit(**NUMPY_ERRORS)(part) for k, part in enumerate(parts)}
+    exec(f"def atleast({params}):\n    return ({results})\n", namespace)  # noqa: S102
+    impl = njit(**NUMPY_ERRORS)(namespace["atleast"])
+    return lambda *arys: impl(*arys)
+
+
 def _register_atleast(rank: int, function) -> None:
     @overload(function, jit_options=NUMPY_ERRORS)
-    def _select_atleast(a):
-        if is_array(a):
-            return _atleast_impl(rank, a.ndim)
-        if is_number(a):  # a scalar becomes an array of one element
-            ones = "(" + "1, " * rank + ")"
-            return _generated("atleast", f"def atleast(a):\n    return np.full({ones}, a)\n")
-        if rank == 1 and isinstance(a, types.List) and is_number(a.dtype):
-            return _generated("atleast", "def atleast(a):\n    return np.asarray(a)\n")
-        return None
+    def _select_atleast(*arys):
+        parts = tuple(_select_one_atleast(rank, a) for a in arys)
+        if not parts or None in parts:
+            return None
+        if len(parts) == 1:
+            only = njit(**NUMPY_ERRORS)(parts[0])
+            return lambda *arys: only(arys[0])
+        return _atleast_several_impl(parts)
 
 
 for _rank, _function in ((1, np.atleast_1d), (2, np.atleast_2d), (3, np.atleast_3d)):

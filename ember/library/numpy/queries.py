@@ -46,7 +46,8 @@ def _select_ndim(a):
 @overload(np.isscalar, jit_options=NUMPY_ERRORS)
 def _select_isscalar(element):
     scalar = _scalar_like(element) or isinstance(
-        types.unliteral(element), (types.UnicodeType, types.UnicodeCharSeq)
+        types.unliteral(element),
+        (types.UnicodeType, types.UnicodeCharSeq, types.NPDatetime, types.NPTimedelta),
     )
     return (lambda element: True) if scalar else (lambda element: False)
 

@@ -207,7 +207,10 @@ def _extract(condition, arr):
 
 @overload(np.extract, jit_options=NUMPY_ERRORS)
 def _select_extract(condition, arr):
-    return _extract if is_array(condition) and is_array(arr) else None
+    array_like = (types.Array, types.Number, types.Boolean, types.BaseTuple, types.List)
+    if isinstance(condition, array_like) and isinstance(arr, array_like):
+        return _extract
+    return None
 
 
 @functools.cache

@@ -44,3 +44,4 @@ import ember.library.numpy.rearranging
 import ember.library.numpy.two_output_ufuncs
 import ember.library.numpy.buffers
 import ember.library.numpy.datetimes
+import ember.library.numpy.polynomial

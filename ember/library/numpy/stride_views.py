@@ -70,6 +70,10 @@ def _as_strided_own_strides(x, shape, strides):
     return _strided_view(x, shape, x.strides)
 
 
+def _as_strided_own_shape(x, shape=None, strides=None):
+    return _strided_view(x, x.shape, strides)
+
+
 def _as_strided_same(x, shape, strides):
     return _strided_view(x, x.shape, x.strides)
 
@@ -85,6 +89,8 @@ def _select_as_strided(x, shape=None, strides=None, subok=False, writeable=True)
         return _as_strided
     if _integer_tuple(shape) and is_none(strides) and len(shape) == x.ndim:
         return _as_strided_own_strides
+    if is_none(shape) and _integer_tuple(strides) and len(strides) == x.ndim:
+        return _as_strided_own_shape
     return None
 
 
@@ -117,7 +123,8 @@ def _broadcast_source(in_rank: int, out_rank: int) -> str:
                 f"(a.strides[{source_axis}] if a.shape[{source_axis}] == shape[{axis}] else 0)"
             )
         dims.append(f"shape[{axis}]")
-    lines.append(f"    return _strided_view(a, ({', '.join(dims)},), ({', '.join(steps)},))")
+    shape_text, steps_text = "".join(f"{d}, " for d in dims), "".join(f"{s}, " for s in steps)
+    lines.append(f"    return _strided_view(a, ({shape_text}), ({steps_text}))")
     return "\n".join(lines) + "\n"
 
 
@@ -145,12 +152,25 @@ def _select_broadcast_to(array, shape):
         return None
     out_rank = 1 if is_integer(shape) else len(shape)
     scalar = isinstance(types.unliteral(array), (types.Number, types.Boolean))
+    if isinstance(array, types.BaseTuple):
+        return _broadcast_tuple_to(array, shape)
     if not (is_array(array) or scalar):
         return None
     in_rank = 0 if scalar else array.ndim
     if in_rank > out_rank:
         raise TypingError("input operand has more dimensions than allowed by the axis remapping")
     return _broadcast_to_impl(in_rank, out_rank, scalar, is_integer(shape))
+
+
+def _broadcast_tuple_to(array, shape):
+    """broadcast_to of a tuple: the array np.asarray makes of it, broadcast."""
+    if _array_rank(array) is None:
+        return None
+
+    def broadcast_to(array, shape):
+        return np.broadcast_to(np.asarray(array), shape)
+
+    return broadcast_to
 
 
 _MISMATCH = "shape mismatch: objects cannot be broadcast to a single shape"

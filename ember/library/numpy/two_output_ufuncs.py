@@ -1,6 +1,6 @@
 """NumPy's ufuncs with two outputs, as functions returning a pair: np.divmod (floor quotient and
 remainder), np.modf (fractional and integral parts) and np.frexp (mantissa and int32 exponent)
-of arrays and scalars, written in Python and compiled by ember (no `out=`)."""
+of arrays and scalars, written in Python and compiled by ember (`out=` for divmod only)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import numpy as np
 
 from ember import types
 from ember.decorators import njit
+from ember.errors import TypingError
 from ember.extending import overload
-from ember.library.numpy.support import NUMPY_ERRORS, is_array, numpy_dtype
+from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_array, is_none, numpy_dtype
 
 
 def _real_operand(typ) -> bool:
@@ -23,9 +24,34 @@ def _divmod(x1, x2):
     return np.floor_divide(x1, x2), np.remainder(x1, x2)
 
 
+def _divmod_into(x1, x2, out1=None, out2=None, out=None):
+    np.floor_divide(x1, x2, out1)
+    np.remainder(x1, x2, out2)
+    return out1, out2
+
+
+def _divmod_into_pair(x1, x2, out1=None, out2=None, out=None):
+    return _divmod_into_jit(x1, x2, out[0], out[1])
+
+
+_divmod_into_jit = njit(**NUMPY_ERRORS)(_divmod_into)
+
+
 @overload(np.divmod, jit_options=NUMPY_ERRORS)
-def _select_divmod(x1, x2):
-    return _divmod if _real_operand(x1) and _real_operand(x2) else None
+def _select_divmod(x1, x2, out1=None, out2=None, out=None):
+    out1, out2, out = as_type(out1), as_type(out2), as_type(out)
+    if not (_real_operand(x1) and _real_operand(x2)):
+        return None
+    if is_none(out1) and is_none(out2) and is_none(out):
+        return lambda x1, x2, out1=None, out2=None, out=None: _divmod_jit(x1, x2)
+    if is_array(out1) and is_array(out2) and is_none(out):
+        return _divmod_into
+    if isinstance(out, types.BaseTuple) and len(out) == 2 and all(is_array(t) for t in out):
+        return _divmod_into_pair
+    raise TypingError("np.divmod: give both outputs as arrays (out1, out2 or out=(a, b))")
+
+
+_divmod_jit = njit(**NUMPY_ERRORS)(_divmod)
 
 
 def _modf_scalar(x):

@@ -397,7 +397,7 @@ def _min_max(is_max: bool, propagate_nan: bool):
             a_nan = builder.fcmp_unordered("uno", a, a)
             return builder.select(builder.or_(better, a_nan), a, b)
         if _is_complex(typ):
-            raise TypingError(f"np.{loop.ufunc.__name__} of complex numbers is not supported")
+            return _complex_min_max(builder, a, b, is_max, propagate_nan)
         symbol = ">" if is_max else "<"
         if _is_bool(typ) or not typ.signed:
             better = builder.icmp_unsigned(symbol, a, b)
@@ -406,6 +406,30 @@ def _min_max(is_max: bool, propagate_nan: bool):
         return builder.select(better, a, b)
 
     return lower
+
+
+def _complex_min_max(builder, a, b, is_max: bool, propagate_nan: bool):
+    """NumPy's complex order: real parts, then imaginary parts (a NaN imaginary part makes the
+    real comparison fail). maximum/minimum keep a NaN of `a`; fmax/fmin drop a NaN of `b`."""
+    ar, ai = builder.extract_value(a, 0), builder.extract_value(a, 1)
+    br, bi = builder.extract_value(b, 0), builder.extract_value(b, 1)
+    symbol = ">" if is_max else "<"
+    no_nan_imag = builder.and_(
+        builder.fcmp_ordered("ord", ai, ai), builder.fcmp_ordered("ord", bi, bi)
+    )
+    real_wins = builder.and_(builder.fcmp_ordered(symbol, ar, br), no_nan_imag)
+    imag_wins = builder.and_(
+        builder.fcmp_ordered("==", ar, br), builder.fcmp_ordered(symbol + "=", ai, bi)
+    )
+    a_wins = builder.or_(real_wins, imag_wins)
+    nan_side = a if propagate_nan else b
+    nan_real = builder.extract_value(nan_side, 0)
+    nan_imag = builder.extract_value(nan_side, 1)
+    has_nan = builder.or_(
+        builder.fcmp_unordered("uno", nan_real, nan_real),
+        builder.fcmp_unordered("uno", nan_imag, nan_imag),
+    )
+    return builder.select(builder.or_(has_nan, a_wins), a, b)
 
 
 kernel(np.maximum)(_min_max(True, True))

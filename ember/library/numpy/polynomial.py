@@ -1,0 +1,326 @@
+"""np.polynomial.polynomial (polyadd, polysub, polymul, polydiv, polyval, polyint) and
+np.polynomial.polyutils (as_series, trimseq) in compiled code, with NumPy's coefficient rules.
+
+Coefficients (arrays, numbers, lists or tuples) become 1-d arrays of their common type, as
+np.common_type gives it (integers count as float64), low degree first.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import numpy.polynomial.polynomial as poly
+import numpy.polynomial.polyutils as polyutils
+
+from ember import types
+from ember.decorators import njit
+from ember.errors import TypingError
+from ember.extending import overload
+from ember.library.numpy.creation import nested_items
+from ember.library.numpy.support import (
+    NUMPY_ERRORS,
+    as_type,
+    from_numpy_dtype,
+    is_array,
+    is_integer,
+    is_number,
+    numpy_dtype,
+)
+
+
+def _leaf_dtype(typ: types.Type) -> types.Type | None:
+    """The dtype np.array gives one coefficient argument, None when it is no array-like."""
+    typ = types.unliteral(typ)
+    if is_array(typ):
+        if typ.ndim > 1:
+            raise TypingError("Coefficient array is not 1-d")
+        return typ.dtype
+    if isinstance(typ, types.List):
+        return typ.dtype if is_number(typ.dtype) else None
+    found = nested_items(typ)
+    if found is None or len(found[0]) > 1:
+        return None
+    leaves = found[1]
+    if not leaves:
+        return types.float64
+    return from_numpy_dtype(np.result_type(*[numpy_dtype(t) for t in leaves]))
+
+
+def common_coefficient_type(*dtypes: types.Type) -> types.Type:
+    """np.common_type of arrays of these dtypes: at least float64 unless all are narrower
+    floats; complex when any is complex."""
+    if any(isinstance(t, types.Boolean) or not is_number(t) for t in dtypes):
+        raise TypingError("Coefficient arrays have no common type")
+    common = np.common_type(*[np.empty(0, numpy_dtype(t)) for t in dtypes])
+    return from_numpy_dtype(np.dtype(common))
+
+
+@njit(**NUMPY_ERRORS)
+def _trimseq(seq):
+    """NumPy's trimseq: drop trailing zeros, keeping at least the first coefficient."""
+    last = len(seq) - 1
+    if last < 0 or seq[last] != 0:
+        return seq
+    while last > 0 and seq[last] == 0:
+        last -= 1
+    return seq[: last + 1]
+
+
+@functools.cache
+def _series_impl(dtype: types.Type, trim: bool):
+    """One coefficient argument as a fresh 1-d array of `dtype` (trimmed with `trim`)."""
+    target = numpy_dtype(dtype).type
+
+    def series(values):
+        out = np.atleast_1d(np.asarray(values)).astype(target)
+        if out.size == 0:
+            raise ValueError("Coefficient array is empty")
+        return _trimseq(out) if trim else out
+
+    return njit(**NUMPY_ERRORS)(series)
+
+
+def _pair_series(c1, c2):
+    """The two coefficient arrays of a binary operation, trimmed, of their common type."""
+    leaves = (_leaf_dtype(c1), _leaf_dtype(c2))
+    if None in leaves:
+        return None
+    return _series_impl(common_coefficient_type(*leaves), True)
+
+
+def _constant_bool(value, what: str) -> bool:
+    """A flag argument: its Python default when omitted, else a literal True/False."""
+    found = value if isinstance(value, bool) else getattr(value, "literal_value", None)
+    if not isinstance(found, bool):
+        raise TypingError(f"{what} must be a constant True or False")
+    return found
+
+
+@overload(polyutils.trimseq, jit_options=NUMPY_ERRORS)
+def _select_trimseq(seq):
+    if (is_array(seq) and seq.ndim == 1) or isinstance(seq, types.List):
+        return lambda seq: _trimseq(seq)
+    return None
+
+
+@functools.cache
+def _as_series_of_tuple_impl(count: int, series):
+    params = "".join(f"s(alist[{k}]), " for k in range(count))
+    namespace = {"s": series}
+    exec(f"def as_series(alist, trim=True):\n    return [{params}]\n", namespace)  # noqa: S102
+    return namespace["as_series"]
+
+
+@overload(polyutils.as_series, jit_options=NUMPY_ERRORS, prefer_literal=True)
+def _select_as_series(alist, trim=True):
+    trim_value = _constant_bool(trim, "as_series: trim")
+    if is_array(alist):
+        if alist.ndim != 2:
+            raise TypingError("Coefficient array is not 1-d")
+        series = _series_impl(common_coefficient_type(alist.dtype), trim_value)
+        return lambda alist, trim=True: [series(alist[k]) for k in range(alist.shape[0])]
+    if isinstance(alist, types.List):
+        series = _series_impl(common_coefficient_type(_leaf_dtype(alist.dtype)), trim_value)
+        return lambda alist, trim=True: [series(row) for row in alist]
+    if isinstance(alist, types.BaseTuple) and len(alist) > 0:
+        leaves = [_leaf_dtype(t) for t in alist.types]
+        if None in leaves:
+            return None
+        series = _series_impl(common_coefficient_type(*leaves), trim_value)
+        return _as_series_of_tuple_impl(len(alist), series)
+    return None
+
+
+# ---------------------------------------------------------------------------- arithmetic
+
+
+@overload(poly.polyadd, jit_options=NUMPY_ERRORS)
+def _select_polyadd(c1, c2):
+    series = _pair_series(c1, c2)
+    if series is None:
+        return None
+
+    def polyadd(c1, c2):
+        a, b = series(c1), series(c2)
+        if a.shape[0] > b.shape[0]:
+            a[: b.shape[0]] += b
+            return _trimseq(a)
+        b[: a.shape[0]] += a
+        return _trimseq(b)
+
+    return polyadd
+
+
+@overload(poly.polysub, jit_options=NUMPY_ERRORS)
+def _select_polysub(c1, c2):
+    series = _pair_series(c1, c2)
+    if series is None:
+        return None
+
+    def polysub(c1, c2):
+        a, b = series(c1), series(c2)
+        if a.shape[0] > b.shape[0]:
+            a[: b.shape[0]] -= b
+            return _trimseq(a)
+        b = -b
+        b[: a.shape[0]] += a
+        return _trimseq(b)
+
+    return polysub
+
+
+@overload(poly.polymul, jit_options=NUMPY_ERRORS)
+def _select_polymul(c1, c2):
+    series = _pair_series(c1, c2)
+    if series is None:
+        return None
+
+    def polymul(c1, c2):
+        return _trimseq(np.convolve(series(c1), series(c2)))
+
+    return polymul
+
+
+@overload(poly.polydiv, jit_options=NUMPY_ERRORS)
+def _select_polydiv(c1, c2):
+    series = _pair_series(c1, c2)
+    if series is None:
+        return None
+
+    def polydiv(c1, c2):
+        a, b = series(c1), series(c2)
+        n1, n2 = a.shape[0], b.shape[0]
+        if b[n2 - 1] == 0:
+            raise ZeroDivisionError("polydiv: the divisor's leading coefficient is zero")
+        if n1 < n2:
+            return a[:1] * 0, a
+        if n2 == 1:
+            return a / b[0], a[:1] * 0
+        scale = b[n2 - 1]
+        lower = b[: n2 - 1] / scale
+        i, j = n1 - n2, n1 - 1
+        while i >= 0:
+            a[i:j] -= lower * a[j]
+            i -= 1
+            j -= 1
+        return a[j + 1 :] / scale, _trimseq(a[: j + 1])
+
+    return polydiv
+
+
+# ---------------------------------------------------------------------------- polyval
+
+
+@functools.cache
+def _polyval_impl(
+    coefficient_ndim: int, x_ndim: int, x_convert: bool, zero_d_array: bool, tensor: bool
+):
+    """Horner's rule over the first axis of the coefficients; with `tensor`, the coefficients
+    get x's dimensions appended so every x meets every column."""
+    lines = ["def polyval(x, c, tensor=True):"]
+    if x_convert:
+        lines.append("    x = np.asarray(x)")
+    elif zero_d_array:  # NumPy's arithmetic on a 0-d array gives a scalar
+        lines.append("    x = x[()]")
+    lines.append("    c = _float_coefficients(c)")
+    if tensor and x_ndim > 0 and coefficient_ndim > 1:
+        lines.append("    c = c.reshape(c.shape + (" + "1, " * x_ndim + "))")
+    lines += [
+        "    n = c.shape[0]",
+        "    if n == 0:",
+        "        raise IndexError('index -1 is out of bounds for axis 0 with size 0')",
+        "    value = c[n - 1] + x * 0",
+        "    for i in range(2, n + 1):",
+        "        value = c[n - i] + value * x",
+        "    return value",
+    ]
+    namespace = {"np": np, "_float_coefficients": _float_coefficients}
+    exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - from integers and fixed text
+    return namespace["polyval"]
+
+
+@njit(**NUMPY_ERRORS)
+def _float_coefficients(c):
+    return np.atleast_1d(np.asarray(c)) + 0.0
+
+
+def _float_coefficients_ndim(c: types.Type) -> int | None:
+    c = types.unliteral(c)
+    if is_array(c):
+        return max(c.ndim, 1)
+    if isinstance(c, types.List) and is_number(c.dtype):
+        return 1
+    found = nested_items(c)
+    return None if found is None else max(len(found[0]), 1)
+
+
+@overload(poly.polyval, jit_options=NUMPY_ERRORS, prefer_literal=True)
+def _select_polyval(x, c, tensor=True):
+    tensor_value = _constant_bool(tensor, "polyval: tensor")
+    coefficient_ndim = _float_coefficients_ndim(c)
+    if coefficient_ndim is None:
+        return None
+    x = types.unliteral(x)
+    if is_array(x) or is_number(x):
+        x_ndim = x.ndim if is_array(x) else 0
+        return _polyval_impl(
+            coefficient_ndim, x_ndim, False, is_array(x) and x_ndim == 0, tensor_value
+        )
+    found = nested_items(x) if not isinstance(x, types.List) else ((0,), [x.dtype])
+    if found is None:
+        return None
+    return _polyval_impl(coefficient_ndim, len(found[0]), True, False, tensor_value)
+
+
+# ---------------------------------------------------------------------------- polyint
+
+
+@njit(**NUMPY_ERRORS)
+def _horner_rows(rows, x):
+    """The polynomial with coefficient rows `rows` (one column per polynomial) at x."""
+    n = rows.shape[0]
+    value = rows[n - 1] + x * 0
+    for i in range(2, n + 1):
+        value = rows[n - i] + value * x
+    return value
+
+
+def _polyint(c, m=1, k=0, lbnd=0, scl=1, axis=0):
+    if m < 0:
+        raise ValueError("The order of integration must be non-negative")
+    coefficients = _float_coefficients(c)
+    if m == 0:
+        return coefficients
+    count = coefficients.shape[0]
+    columns = coefficients.size // count if count else 0
+    rows = coefficients.reshape((count, columns)).copy()
+    for step in range(m):
+        constant = k if step == 0 else 0
+        n = rows.shape[0]
+        rows *= scl
+        if n == 1 and np.all(rows[0] == 0):
+            rows[0] += constant
+        else:
+            integrated = np.empty((n + 1, columns), rows.dtype)
+            integrated[0] = rows[0] * 0
+            integrated[1] = rows[0]
+            for j in range(1, n):
+                integrated[j + 1] = rows[j] / (j + 1)
+            integrated[0] += constant - _horner_rows(integrated, lbnd)
+            rows = integrated
+    return rows.reshape((rows.shape[0],) + coefficients.shape[1:])
+
+
+@overload(poly.polyint, jit_options=NUMPY_ERRORS)
+def _select_polyint(c, m=1, k=0, lbnd=0, scl=1, axis=0):
+    m, k, lbnd, scl, axis = (as_type(t) for t in (m, k, lbnd, scl, axis))
+    if _float_coefficients_ndim(c) is None:
+        return None
+    if not is_integer(m):
+        raise TypingError("the order of integration must be an integer")
+    if not (is_number(k) and is_number(lbnd) and is_number(scl)):
+        raise TypingError("polyint: k, lbnd and scl must be numbers (one integration constant)")
+    if not (is_integer(axis) and getattr(axis, "literal_value", 0) == 0):
+        raise TypingError("polyint: only axis=0 is supported")
+    return _polyint
