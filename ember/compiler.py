@@ -262,7 +262,7 @@ def rewrite_untyped(state: CompileState) -> None:
 
     rewrite_registry.apply("before-inference", state.func_ir)
     if prune_none_branches(state.func_ir, state.arg_types) and config.DUMP_IR:
-        print(banner(f"IR AFTER PRUNING BRANCHES ON None: {state.py_func.__qualname__}"))
+        print(banner(f"IR AFTER PRUNING DECIDED BRANCHES: {state.py_func.__qualname__}"))
         print(dump_function(state.func_ir))
     _unroll_literal_loops(state)
 

@@ -470,3 +470,43 @@ def test_print_of_an_optional(capsys):
     show(3)
     show(-3)
     assert capsys.readouterr().out == "3\nNone\n"
+
+
+DEBUG_CHECKS = False
+VERBOSITY = 2
+MODE = "fast"
+
+
+def _flagged(x):
+    if DEBUG_CHECKS:
+        print("checking", x, object())  # (cannot compile: pruned as in Numba)
+    if not DEBUG_CHECKS:
+        x = x + 1
+    if VERBOSITY > 3:
+        x = "too verbose"
+    if MODE == "fast" and VERBOSITY >= 2:
+        x = x * 10
+    return x
+
+
+def test_branches_on_global_constants_are_pruned():
+    """Globals are frozen when compiling, so `if DEBUG:` and comparisons of constants decide
+    their branch before typing, as Numba's dead-branch pruning does."""
+    from ember import njit
+
+    assert njit(_flagged)(4) == _flagged(4) == 50
+
+
+def test_branch_on_a_closure_constant_is_pruned():
+    from ember import njit
+
+    def make(unpack):
+        def take(t):
+            if unpack is True:
+                t = t[0]
+            return t
+
+        return njit(take)
+
+    assert make(True)((7,)) == 7
+    assert make(False)((7,)) == (7,)

@@ -1,11 +1,13 @@
-"""Branches on `arg is None` or `isinstance(arg, classes)` decided by the argument's type,
-pruned before type inference.
+"""Branches on `arg is None` or `isinstance(arg, classes)` decided by the argument's type, or
+on constants (`if DEBUG:` with a global flag), pruned before type inference.
 
 `def f(a, b=None): if b is None: return a; return a + b` called without b types b as none:
 the test is known while compiling, and the other branch (which could not be typed: `a + None`)
 is dropped, as Numba's dead-branch pruning does; likewise `if isinstance(a, str): return a + "!"`
 called with an int drops the string branch. Only parameters that are never reassigned are
-decided this way; a reassigned one becomes Optional and is tested at run time.
+decided this way; a reassigned one becomes Optional and is tested at run time. Globals and
+closure variables are frozen when compiling, so a test of them alone or against constants
+(`if DEBUG:`, `if LEVEL > 2:`, `if flag is True:`) is decided too.
 
 Before:  $c = b is $none ; branch $c, 10, 20        (b: none)
 After:   jump 10                                    (block 20 removed if nothing else reaches it)
@@ -18,6 +20,7 @@ import operator
 from ember import types
 from ember.ir import nodes as ir
 from ember.ir.liveness import insert_dels
+from ember.rewrites.variable_webs import split_variable_webs
 
 
 def prune_none_branches(
@@ -47,6 +50,7 @@ def prune_none_branches(
         for block in func_ir.blocks.values():  # place the dels again for the new edges
             block.body = [stmt for stmt in block.body if not isinstance(stmt, ir.Del)]
         _remove_unread_constants(func_ir)
+        split_variable_webs(func_ir)  # a removed join may have tied two webs of a variable
         insert_dels(func_ir)
     return changed
 
@@ -88,8 +92,11 @@ def _single(name: str, definitions: dict) -> object | None:
 
 
 def _decided(cond: ir.Var, definitions: dict, arg_types: tuple, known: dict) -> bool | None:
-    """The value of `cond` when it is `param is None` / `is not None` decided by a type, or
-    `if param:` with a None argument."""
+    """The value of `cond` when it is `param is None` / `is not None` decided by a type,
+    `if param:` with a None argument, or a test of constants."""
+    constant = _constant_test(cond, definitions)
+    if constant is not None:
+        return constant
     test = _single(cond.name, definitions)
     if isinstance(_argument_type(cond, definitions, arg_types, known), types.NoneType):
         return False
@@ -107,6 +114,54 @@ def _decided(cond: ir.Var, definitions: dict, arg_types: tuple, known: dict) -> 
         return None  # known only at run time
     is_none = isinstance(arg_type, types.NoneType)
     return is_none if test.fn is operator.is_ else not is_none
+
+
+_COMPARISONS = (
+    operator.is_,
+    operator.is_not,
+    operator.eq,
+    operator.ne,
+    operator.lt,
+    operator.le,
+    operator.gt,
+    operator.ge,
+)
+_NOT_CONSTANT = object()
+
+
+def _constant_test(cond: ir.Var, definitions: dict) -> bool | None:
+    """The truth of `cond` when it is a constant, `not` one, or a comparison of two."""
+    value = _constant_scalar(cond, definitions)
+    if value is not _NOT_CONSTANT:
+        return bool(value)
+    test = _single(cond.name, definitions)
+    if isinstance(test, ir.UnaryOp) and test.fn is operator.not_:
+        inner = _constant_test(test.value, definitions)
+        return None if inner is None else not inner
+    if not (isinstance(test, ir.BinOp) and test.fn in _COMPARISONS):
+        return None
+    sides = [_constant_scalar(var, definitions) for var in (test.lhs, test.rhs)]
+    if _NOT_CONSTANT in sides:
+        return None
+    try:
+        return bool(test.fn(*sides))
+    except TypeError:  # (`1 < "a"`: left for typing to report)
+        return None
+
+
+def _constant_scalar(var: ir.Var, definitions: dict) -> object:
+    """The None, bool, int, float or str a variable holds through single copies of a
+    constant, a global or a closure variable, else _NOT_CONSTANT."""
+    value: object = var
+    for _ in range(len(definitions) + 2):
+        if not isinstance(value, ir.Var):
+            break
+        value = _single(value.name, definitions)
+    if isinstance(value, (ir.Const, ir.Global, ir.FreeVar)):
+        found = value.value
+        if found is None or type(found) in (bool, int, float, str):
+            return found
+    return _NOT_CONSTANT
 
 
 def _isinstance_decided(
@@ -171,7 +226,8 @@ def _remove_unreachable(func_ir: ir.FunctionIR) -> None:
         label = pending.pop()
         if label not in reached:
             reached.add(label)
-            pending.extend(func_ir.blocks[label].successors())
+            pending.extend(func_ir.successors(label))  # (exception handlers included)
     for label in list(func_ir.blocks):
         if label not in reached:
             del func_ir.blocks[label]
+            func_ir.exception_handlers.pop(label, None)
