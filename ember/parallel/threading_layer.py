@@ -30,6 +30,7 @@ from llvmlite import ir as llvm
 from ember import config
 
 LAUNCH = "ember_parallel_launch"
+_RUN = "ember_parallel_run"  # the layer's own launch, which LAUNCH calls without the GIL
 THREAD_ID = "ember_parallel_thread_id"
 GET_NUM_THREADS = "ember_parallel_get_num_threads"
 SET_NUM_THREADS = "ember_parallel_set_num_threads"
@@ -169,7 +170,7 @@ def _omp_module(module: llvm.Module) -> None:
     _emit_chunk_loop(builder, fields[0], fields[1], first, step, fields[2])
     builder.ret_void()
 
-    launch, builder = _define(module, LAUNCH, _void, [_ptr, _ptr, _i64])
+    launch, builder = _define(module, _RUN, _void, [_ptr, _ptr, _i64], internal=True)
     pack = builder.alloca(pack_type)
     for k, value in enumerate(launch.args):
         builder.store(value, builder.gep(pack, [_c32(0), _c32(k)]))
@@ -179,6 +180,26 @@ def _omp_module(module: llvm.Module) -> None:
 
     thread_id, builder = _define(module, THREAD_ID, _i64, [])
     builder.ret(builder.sext(builder.call(thread_num, []), _i64))
+
+
+def _define_launch(module: llvm.Module) -> None:
+    """LAUNCH: the layer's run with the GIL released when the caller holds it, so a chunk that
+    needs Python (print to a replaced sys.stdout, an exception's object) can take it on any
+    thread; a caller that already released it (nogil, a nested region) keeps it released."""
+    run = module.globals[_RUN]
+    check = _declare(module, "PyGILState_Check", _i32, [])
+    save = _declare(module, "PyEval_SaveThread", _ptr, [])
+    restore = _declare(module, "PyEval_RestoreThread", _void, [_ptr])
+    launch, builder = _define(module, LAUNCH, _void, [_ptr, _ptr, _i64])
+    holds = builder.icmp_signed("!=", builder.call(check, []), _c32(0))
+    saved = builder.alloca(_ptr)
+    builder.store(llvm.Constant(_ptr, None), saved)
+    with builder.if_then(holds):
+        builder.store(builder.call(save, []), saved)
+    builder.call(run, list(launch.args))
+    with builder.if_then(holds):
+        builder.call(restore, [builder.load(saved, typ=_ptr)])
+    builder.ret_void()
 
 
 def _c32(value: int) -> llvm.Constant:
@@ -215,7 +236,7 @@ def _workqueue_module(module: llvm.Module) -> None:
     builder.call(setspecific, [key, saved])
     builder.ret(llvm.Constant(_ptr, None))
 
-    launch, builder = _define(module, LAUNCH, _void, [_ptr, _ptr, _i64])
+    launch, builder = _define(module, _RUN, _void, [_ptr, _ptr, _i64], internal=True)
     team = _team_size(builder, launch.args[2])
     packs = builder.alloca(pack_type, size=team)
     with _for_range(builder, team) as t:
@@ -329,6 +350,7 @@ def _optimized_module(name: str):
         _omp_module(module)
     else:
         _workqueue_module(module)
+    _define_launch(module)
     jit = engine()
     parsed = jit.parse(str(module))
     parsed.verify()

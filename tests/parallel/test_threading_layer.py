@@ -235,3 +235,45 @@ def test_debug_array_opt_prints_the_parfor():
     out = done.stdout
     assert "---begin parfor 0---" in out and "----end parfor 0----" in out
     assert "$parfor.s = reduce(+, s)" in out and "Parallel for-loop #" in out
+
+
+_PRINT_IN_REGION_SCRIPT = textwrap.dedent(
+    """
+    import contextlib, io
+    import numpy as np
+    from ember import njit, prange
+
+    @njit(parallel=True)
+    def shout(n):
+        total = 0
+        for i in prange(n):
+            print(i)  # sys.stdout is a Python object here: printing needs the GIL
+            total += i
+        return total
+
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(captured):
+        total = shout(12)
+    assert total == sum(range(12)), total
+    assert sorted(int(line) for line in captured.getvalue().split()) == list(range(12))
+    print("ok")
+    """
+)
+
+
+@pytest.mark.parametrize("requested", ["workqueue", "omp"])
+def test_chunks_needing_the_gil_do_not_deadlock(requested):
+    """The region runs without the caller's GIL, so a chunk on another thread can take it
+    (before, print to a redirected sys.stdout inside prange hung forever)."""
+    if requested == "omp" and tl._load_libgomp() is None:
+        pytest.skip("libgomp is not available")
+    env = dict(os.environ, EMBER_THREADING_LAYER=requested, PYTHONPATH=REPO)
+    done = subprocess.run(
+        [sys.executable, "-c", _PRINT_IN_REGION_SCRIPT],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
