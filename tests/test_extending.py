@@ -1097,6 +1097,8 @@ def _body(dispatcher) -> list[str]:
     body = re.sub(r'%"?[-\w.$]+"?', "%v", body)
     body = re.sub(r"^[-\w.$]+:", "label:", body, flags=re.MULTILINE)
     body = re.sub(r", !prof !\d+|;.*", "", body)
+    # a raise's exception record: its id also names the raise's source line
+    body = re.sub(r"\{ i32 \d+, ptr null \}", "{ i32 <exception>, ptr null }", body)
     return [line.strip() for line in body.splitlines() if line.strip()]
 
 

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import numbers
 from collections.abc import Iterator
 from typing import Any
-
-import numpy as np
 
 from ember import config
 
@@ -51,9 +50,15 @@ def pndindex(*shape: Any) -> Any:
     return np.ndindex(*shape)
 
 
+def _is_integer(n: Any) -> bool:
+    """An int or NumPy integer, not a bool (NumPy's integers are `numbers.Integral`; its
+    bool is not, and importing NumPy here would slow `import ember`)."""
+    return isinstance(n, numbers.Integral) and not isinstance(n, bool)
+
+
 def set_num_threads(n: int) -> None:
     """Use `n` threads (1..EMBER_NUM_THREADS) in the parallel regions this thread starts."""
-    if not isinstance(n, (int, np.integer)) or isinstance(n, (bool, np.bool_)):
+    if not _is_integer(n):
         raise TypeError(
             f"The number of threads specified must be an integer, not {type(n).__name__}"
         )
@@ -105,7 +110,7 @@ def set_parallel_chunksize(n: int) -> int:
     """Numba's scheduling hint (iterations per work item) for parallel regions; returns the
     previous one. ember's runtime splits the iterations its own way, so the hint is recorded
     and reported, and results never depend on it. 0 means the default."""
-    if not isinstance(n, (int, np.integer)) or isinstance(n, (bool, np.bool_)):
+    if not _is_integer(n):
         raise TypeError(f"The parallel chunksize must be an integer, not {n!r}")
     if n < 0:
         raise ValueError(f"chunksize must be greater than or equal to zero, not {n}")

@@ -51,7 +51,7 @@ def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnal
     blocks = [func_ir.blocks[label] for label in loop.body]
     if any(isinstance(b.terminator, (ir.Raise, ir.StaticRaise)) for b in blocks):
         raise NotParallel("the body may raise an exception (such loops run serially for now)")
-    if any(label in func_ir.exception_handlers for label in loop.body):
+    if any(func_ir.exception_handlers.get(label) in loop.body for label in loop.body):
         raise NotParallel("the body has a try statement (such loops run serially for now)")
     statements = [s for b in blocks for s in b.body if not isinstance(s, ir.Del)]
     dropped, carriers = _iterator_copies(statements, loop)

@@ -91,7 +91,9 @@ def _replace_loop(func_ir, typemap: dict, loop: PrangeLoop, analysis: LoopAnalys
                 stmt = ir.Assign(stmt.target, index_var, stmt.loc)
             statements.append(stmt)
         body[label] = ir.Block(label, block.loc, statements)
+        func_ir.exception_handlers.pop(label, None)  # (a try around the loop: see legality)
     del func_ir.blocks[loop.header]
+    func_ir.exception_handlers.pop(loop.header, None)
 
     reductions = []
     for name, kind, inplace in analysis.reductions:

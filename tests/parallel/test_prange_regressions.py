@@ -4,6 +4,7 @@ several Python threads giving the same answer every time (no races)."""
 import threading
 
 import numpy as np
+import pytest
 from parallel_helpers import parfor_count, serial_reasons, three_ways
 
 from ember import njit, prange
@@ -133,3 +134,35 @@ def test_parallel_function_called_inside_a_parfor_nests_safely():
     m = np.arange(600.0).reshape(20, 30)
     parallel = three_ways(totals, m, exact=True)
     np.testing.assert_array_equal(parallel(m), m.sum(axis=1))
+
+
+def _divide_in_try(a, n):
+    try:
+        for i in prange(n):
+            a[i] = 12 // (i - 3)
+    except ZeroDivisionError:
+        return -1
+    return 0
+
+
+def _sum_in_try_finally(a, n):
+    s = 0
+    try:
+        for i in prange(n):
+            s += a[i]
+    finally:
+        a[0] = 99
+    return s
+
+
+@pytest.mark.parametrize("n", [3, 4, 50])
+def test_prange_inside_a_try_statement_matches_python(n):
+    """A try around a prange loop (as `with parallel_chunksize(...)` becomes) keeps the loop
+    parallel; an exception from its body reaches the handler."""
+    got, expected = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    assert njit(parallel=True)(_divide_in_try)(got, n) == _divide_in_try(expected, n)
+    if n <= 3:  # (no ZeroDivisionError: every item written)
+        np.testing.assert_array_equal(got, expected)
+    got, expected = np.arange(n), np.arange(n)
+    assert njit(parallel=True)(_sum_in_try_finally)(got, n) == _sum_in_try_finally(expected, n)
+    np.testing.assert_array_equal(got, expected)

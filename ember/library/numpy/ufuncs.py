@@ -825,6 +825,8 @@ def _operator_ufunc(fn, ufunc: np.ufunc) -> None:
             return None
         if not all(_operand(a) for a in args):
             return None
+        if any(isinstance(a, types.Array) and _holds_text(a.dtype) for a in args):
+            return None  # string arrays compare by their own rules (char_arrays.py)
         operand_types = tuple(types.unliteral(a) for a in args)
         if ufunc is np.invert and isinstance(operand_types[0].dtype, types.Boolean):
             loop = resolve_loop(np.logical_not, operand_types)

@@ -98,7 +98,11 @@ def _type_container_type(args, kws):
     return signature(types.TypeRef(made), *args)
 
 
-@lower_builtin((types.TypeRef, "__call__"), types.TypeRef, types.VarArg(types.Type))
+# (the member kinds `_spelled_member` takes: a catch-all would take `uint8(x)`'s call too)
+@lower_builtin((types.TypeRef, "__call__"), types.TypeRef, types.TypeRef)
+@lower_builtin((types.TypeRef, "__call__"), types.TypeRef, types.TypeRef, types.TypeRef)
+@lower_builtin((types.TypeRef, "__call__"), types.TypeRef, types.TypeRef, types.IntegerLiteral)
+@lower_builtin((types.TypeRef, "__call__"), types.TypeRef, types.BaseTuple)
 def _container_type(context, builder, sig, args):
     return context.get_dummy_value(sig.return_type)
 
