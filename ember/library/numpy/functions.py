@@ -22,7 +22,6 @@ from ember.extending import intrinsic, overload, overload_method
 from ember.library.builtins.int_scalars import clip_bounds
 from ember.library.builtins.numeric import truncated_or_int64_min
 from ember.library.numpy.creation import nested_items
-from ember.library.numpy.manipulation import sorts_before
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
     as_type,
@@ -551,11 +550,22 @@ for _function, _impl in (
 @functools.cache
 def _searchsorted_impl(right: bool, scalar: bool):
     def position(a, value):
+        # NumPy's order puts NaN and NaT last: a NaN value goes after every number (and, with
+        # side 'right', after the NaNs too); any other value compares as usual
         low, high = 0, a.shape[0]
+        if value != value:
+            if right:
+                return high
+            while low < high:  # the first NaN
+                middle = (low + high) // 2
+                if a[middle] == a[middle]:
+                    low = middle + 1
+                else:
+                    high = middle
+            return low
         while low < high:
             middle = (low + high) // 2
-            # NumPy's order puts NaN and NaT last
-            if (not sorts_before(value, a[middle])) if right else sorts_before(a[middle], value):
+            if (a[middle] <= value) if right else (a[middle] < value):
                 low = middle + 1
             else:
                 high = middle
