@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from types import FunctionType
 from typing import Any
 
-from ember.errors import UnsupportedBytecodeError, UnsupportedError
+from ember.errors import UnsupportedError
 from ember.frontend.bytecode import ByteCode, Instruction
 from ember.frontend.cfg import ControlFlowGraph
-from ember.ir import displays, starred
+from ember.frontend.container_opcodes import SPREAD_LIST_MESSAGE, ContainerOpcodes
 from ember.ir import nodes as ir
 
 _NULL = object()  # the NULL CPython pushes before a callable; never becomes a variable
@@ -78,16 +78,6 @@ _BRANCH_ON = {  # opname -> (branch when the tested value is true?, test is "is 
 }
 
 
-_SPREAD_LIST_MESSAGE = (
-    "unpacking into a list display ([*a, *b]) is not supported in nopython mode; "
-    "build the list with append or extend"
-)
-
-
-class _SpreadAcrossBlocks(UnsupportedError, UnsupportedBytecodeError):
-    """A spread into a display made in another block: Numba's UnsupportedBytecodeError too."""
-
-
 class UndefinedName(UnsupportedError):
     """A global the function reads is not bound (yet: an eager signature may be compiled
     again once the module defines it, as for mutually recursive functions)."""
@@ -110,7 +100,7 @@ def build_ir(
     return _IRBuilder(bytecode, cfg, self_reference, free_variables_as_locals).run()
 
 
-class _IRBuilder:
+class _IRBuilder(ContainerOpcodes):
     def __init__(
         self,
         bytecode: ByteCode,
@@ -172,7 +162,7 @@ class _IRBuilder:
             self.inst = inst
             self._dispatch(inst)
         if self.spread_lists:  # `[a, *t]`: a list display, not the items of a call or tuple
-            raise UnsupportedError(_SPREAD_LIST_MESSAGE, instructions[-1].loc)
+            raise UnsupportedError(SPREAD_LIST_MESSAGE, instructions[-1].loc)
         if not self.block.body or not self.block.terminator.is_terminator:
             self._jump(instructions[-1].next_offset)
         self._protect(label)
@@ -486,294 +476,6 @@ class _IRBuilder:
                 if isinstance(stmt.value, ir.BuildTuple):
                     return len(stmt.value.items)
         raise UnsupportedError("defaults of an inner function built elsewhere", self.inst.loc)
-
-    # ------------------------------------------------------------------ containers
-
-    def op_BUILD_SLICE(self, inst: Instruction) -> None:
-        """`a:b` and `a:b:c` in an index: a call of the builtin `slice`."""
-        items = self.stack[len(self.stack) - inst.arg :]
-        del self.stack[len(self.stack) - inst.arg :]
-        func = self._temp()
-        self._assign(func, ir.Global("slice", slice, inst.loc))
-        result = self._push_expr(ir.Call(func, items, [], inst.loc))
-        if all(item.name in self.constants for item in items):  # t[1:] of a tuple needs it
-            self.constants[result.name] = slice(*(self.constants[item.name] for item in items))
-
-    def op_FORMAT_VALUE(self, inst: Instruction) -> None:
-        """`{x}` in an f-string is `format(x, "")`, `{x!s}` is `str(x)`, `{x!r}` is `repr(x)`,
-        `{x:spec}` is `format(x, spec)` (`format(str(x), spec)` with !s, `format(repr(x), spec)`
-        with !r); !a is refused."""
-        conversion = inst.arg & 0x03
-        if conversion == 3:
-            raise UnsupportedError(
-                "an f-string with !a is not supported in nopython mode; "
-                "write {x!r}, {x} (str(x)) or {x:spec}",
-                inst.loc,
-            )
-        spec = self.stack.pop() if inst.arg & 0x04 else None
-        value = self.stack.pop()
-        if conversion == 2:
-            converter = self._push_expr(ir.Global("repr", repr, inst.loc))
-        elif conversion == 0 and spec is None:  # format(x, ""): str(x), but for float32
-            converter = self._push_expr(
-                ir.Global("formatted_field", displays.formatted_field, inst.loc)
-            )
-        else:
-            converter = self._push_expr(ir.Global("str", str, inst.loc))
-        self.stack.pop()
-        if spec is None:
-            self._push_expr(ir.Call(converter, [value], [], inst.loc))
-            return
-        if conversion in (1, 2):
-            value = self._push_expr(ir.Call(converter, [value], [], inst.loc))
-            self.stack.pop()
-        formatter = self._push_expr(ir.Global("format", format, inst.loc))
-        self.stack.pop()
-        self._push_expr(ir.Call(formatter, [value, spec], [], inst.loc))
-
-    def op_BUILD_STRING(self, inst: Instruction) -> None:
-        """The pieces of an f-string, concatenated."""
-        pieces = self.stack[len(self.stack) - inst.arg :] if inst.arg else []
-        del self.stack[len(self.stack) - inst.arg :]
-        if not pieces:
-            self._const("")
-            return
-        result = pieces[0]
-        for piece in pieces[1:]:
-            result = self._push_expr(ir.BinOp(operator.add, result, piece, inst.loc))
-            self.stack.pop()
-        self.stack.append(result)
-
-    def op_BUILD_TUPLE(self, inst: Instruction) -> None:
-        items = self.stack[len(self.stack) - inst.arg :] if inst.arg else []
-        del self.stack[len(self.stack) - inst.arg :]
-        self._push_expr(ir.BuildTuple(items, inst.loc))
-
-    def op_UNPACK_SEQUENCE(self, inst: Instruction) -> None:
-        source = self.stack.pop()
-        exhausted = self._temp()
-        self._assign(exhausted, ir.ExhaustIter(source, inst.arg, inst.loc))
-        items = []
-        for index in range(inst.arg):
-            item = self._temp()
-            self._assign(item, ir.StaticGetItem(exhausted, index, None, inst.loc))
-            items.append(item)
-        self.stack.extend(reversed(items))
-
-    def op_UNPACK_EX(self, inst: Instruction) -> None:
-        """`a, *rest, z = seq`: one call makes (a, rest, z) (ember/ir/starred.py)."""
-        source = self.stack.pop()
-        before, after = inst.arg & 0xFF, inst.arg >> 8
-        counts = [self._const(before), self._const(after)]
-        del self.stack[-2:]
-        unpacked = self._call_global("unpack_starred", starred.unpack_starred, [source, *counts])
-        self.stack.pop()
-        items = []
-        for index in range(before + 1 + after):
-            item = self._temp()
-            self._assign(item, ir.StaticGetItem(unpacked, index, None, inst.loc))
-            items.append(item)
-        self.stack.extend(reversed(items))
-
-    def op_BINARY_SUBSCR(self, inst: Instruction) -> None:
-        index = self.stack.pop()
-        value = self.stack.pop()
-        if index.name in self.constants and isinstance(self.constants[index.name], (int, slice)):
-            constant = self.constants[index.name]
-            self._push_expr(ir.StaticGetItem(value, constant, index, inst.loc))
-        else:
-            self._push_expr(ir.GetItem(value, index, inst.loc))
-
-    def op_STORE_SUBSCR(self, inst: Instruction) -> None:
-        index = self.stack.pop()
-        target = self.stack.pop()
-        value = self.stack.pop()
-        self.block.append(ir.SetItem(target, index, value, inst.loc))
-
-    def op_STORE_ATTR(self, inst: Instruction) -> None:
-        target = self.stack.pop()
-        value = self.stack.pop()
-        self.block.append(ir.SetAttr(target, inst.argval, value, inst.loc))
-
-    def op_DELETE_ATTR(self, inst: Instruction) -> None:
-        self.block.append(ir.DelAttr(self.stack.pop(), inst.argval, inst.loc))
-
-    def op_BUILD_LIST(self, inst: Instruction) -> None:
-        items = self.stack[len(self.stack) - inst.arg :] if inst.arg else []
-        del self.stack[len(self.stack) - inst.arg :]
-        self._push_expr(ir.BuildList(items, inst.loc))
-
-    def op_LIST_APPEND(self, inst: Instruction) -> None:
-        """A list comprehension's `xs.append(item)`; the list sits `arg` deep in the stack."""
-        item = self.stack.pop()
-        segments = self.spread_lists.get(self.stack[-inst.arg].name)
-        if segments is not None:  # the `b` of `f(*t, b)`
-            segments.append(("items", [item]))
-            return
-        built = self._display_assignment(self.stack[-inst.arg])
-        if built is not None:  # `f(x, x, ..., *t)` with many x: CPython appends them one by one
-            self.block.body.remove(built)  # moved below the item it now holds
-            self._assign(built.target, ir.BuildList([*built.value.items, item], inst.loc))
-            return
-        method = self._temp("append")
-        self._assign(method, ir.GetAttr(self.stack[-inst.arg], "append", inst.loc))
-        self._assign(self._temp(), ir.Call(method, [item], [], inst.loc))
-
-    def op_LIST_EXTEND(self, inst: Instruction) -> None:
-        """CPython builds a display of three or more constants as `[]` extended by a constant
-        tuple: rebuild it as one display of those constants."""
-        extension = self.stack.pop()
-        target = self.stack[-inst.arg]
-        constants = self.constants.get(getattr(extension, "name", None))
-        built = self._display_assignment(target)
-        if target.name in self.spread_lists or (
-            not isinstance(constants, tuple) and built is not None
-        ):
-            self._spread_into(target, built, extension)
-            return
-        if built is None:  # the display was made in an earlier block (`(*(a if c else b),)`)
-            raise _SpreadAcrossBlocks(
-                f"op_LIST_EXTEND at the start of a block: {_SPREAD_LIST_MESSAGE}", inst.loc
-            )
-        self.block.body.remove(built)  # moved below the constants it now holds
-        items = list(built.value.items)
-        for value in constants:
-            item = self._temp("const")
-            self._assign(item, ir.Const(value, inst.loc))
-            items.append(item)
-        self._assign(built.target, ir.BuildList(items, inst.loc))
-
-    def _spread_into(self, target: ir.Var, built: ir.Assign | None, extension: ir.Var) -> None:
-        """`*t` into a list display: remembered as segments (the display's items, then each
-        spread value or item) until LIST_TO_TUPLE makes them one tuple, as `f(a, *t)` and
-        `(a, *t)` do; a list display left with them at the block's end is refused."""
-        segments = self.spread_lists.get(target.name)
-        if segments is None:
-            self.block.body.remove(built)
-            segments = self.spread_lists[target.name] = [("items", list(built.value.items))]
-        segments.append(("spread", extension))
-
-    def op_LIST_TO_TUPLE(self, inst: Instruction) -> None:
-        """The tuple of a spread list: its item runs as tuples, concatenated (`+` on tuples)."""
-        listed = self.stack.pop()
-        segments = self.spread_lists.pop(listed.name, None)
-        if segments is None:
-            raise UnsupportedError("tuple(list) of a list display", inst.loc)
-        parts = []
-        for kind, value in segments:
-            if kind == "spread":
-                parts.append(value)
-            elif value or not parts:  # `()` first: `(*xs,)` of a list must not stay a list
-                parts.append(self._push_expr(ir.BuildTuple(value, inst.loc)))
-                self.stack.pop()
-        result = parts[0]
-        for part in parts[1:]:
-            result = self._push_expr(ir.BinOp(operator.add, result, part, inst.loc))
-            self.stack.pop()
-        self.stack.append(result)
-
-    def _display_assignment(self, var: Any) -> ir.Assign | None:
-        """The statement of this block that assigns a list display to `var`, if any."""
-        for stmt in self.block.body:
-            if (
-                isinstance(stmt, ir.Assign)
-                and stmt.target.name == getattr(var, "name", None)
-                and isinstance(stmt.value, ir.BuildList)
-            ):
-                return stmt
-        return None
-
-    def _call_global(self, name: str, value: Any, args: list, push: bool = True) -> ir.Var:
-        func = self._temp()
-        self._assign(func, ir.Global(name, value, self.inst.loc))
-        call = ir.Call(func, args, [], self.inst.loc)
-        if push:
-            return self._push_expr(call)
-        result = self._temp()
-        self._assign(result, call)
-        return result
-
-    def _fill_dict(self, display: ir.Var, pairs: list, fills_display: bool = True) -> None:
-        for key, value in pairs:
-            self.block.append(ir.SetItem(display, key, value, self.inst.loc, fills_display))
-
-    def _add_to_set(self, display: ir.Var, items: list) -> None:
-        for item in items:
-            method = self._temp("add")
-            self._assign(method, ir.GetAttr(display, "add", self.inst.loc))
-            self._assign(self._temp(), ir.Call(method, [item], [], self.inst.loc))
-
-    def op_BUILD_MAP(self, inst: Instruction) -> None:
-        items = self.stack[len(self.stack) - 2 * inst.arg :] if inst.arg else []
-        del self.stack[len(self.stack) - 2 * inst.arg :]
-        display = self._call_global("dict_display", displays.dict_display, items)
-        self._fill_dict(display, list(zip(items[::2], items[1::2])))
-
-    def op_BUILD_CONST_KEY_MAP(self, inst: Instruction) -> None:
-        names = self.stack.pop()
-        values = self.stack[len(self.stack) - inst.arg :]
-        del self.stack[len(self.stack) - inst.arg :]
-        keys = []
-        for key in self.constants[names.name]:
-            keys.append(self._const(key))
-            self.stack.pop()
-        items = [member for pair in zip(keys, values) for member in pair]
-        display = self._call_global("dict_display", displays.dict_display, items)
-        self._fill_dict(display, list(zip(keys, values)))
-
-    def op_DICT_UPDATE(self, inst: Instruction) -> None:
-        """`{**a, ...}`: the display under construction (`arg` deep) is updated from `a`."""
-        source = self.stack.pop()
-        method = self._temp("update")
-        self._assign(method, ir.GetAttr(self.stack[-inst.arg], "update", inst.loc))
-        self._assign(self._temp(), ir.Call(method, [source], [], inst.loc))
-
-    def op_MAP_ADD(self, inst: Instruction) -> None:
-        """A dict comprehension's `d[key] = value`; the dict sits `arg` deep in the stack."""
-        value = self.stack.pop()
-        key = self.stack.pop()
-        self._fill_dict(self.stack[-inst.arg], [(key, value)], fills_display=False)
-
-    def op_BUILD_SET(self, inst: Instruction) -> None:
-        items = self.stack[len(self.stack) - inst.arg :] if inst.arg else []
-        del self.stack[len(self.stack) - inst.arg :]
-        display = self._call_global("set_display", displays.set_display, items)
-        self._add_to_set(display, items)
-
-    def op_SET_ADD(self, inst: Instruction) -> None:
-        """A set comprehension's `s.add(item)`; the set sits `arg` deep in the stack."""
-        item = self.stack.pop()
-        self._add_to_set(self.stack[-inst.arg], [item])
-
-    def op_SET_UPDATE(self, inst: Instruction) -> None:
-        """CPython builds a display of three or more constants as `set()` updated by a constant
-        frozenset: rebuild it as one display of those constants."""
-        extension = self.stack.pop()
-        target = self.stack[-inst.arg]
-        constants = self.constants.get(getattr(extension, "name", None))
-        if not isinstance(constants, frozenset):
-            raise UnsupportedError(
-                "unpacking into a set display ({*a, *b}) is not supported in nopython mode; "
-                "build the set with add or update",
-                inst.loc,
-            )
-        items = []
-        for value in constants:
-            items.append(self._const(value))
-            self.stack.pop()
-        replaced = (target.name, extension.name)  # `set()` and the frozenset give way to
-        for stmt in list(self.block.body):  # a display of the constants' type
-            if isinstance(stmt, ir.Assign) and stmt.target.name in replaced:
-                self.block.body.remove(stmt)
-        func = self._temp()
-        self._assign(func, ir.Global("set_display", displays.set_display, inst.loc))
-        self._assign(target, ir.Call(func, items, [], inst.loc))
-        self._add_to_set(target, items)
-
-    def op_DELETE_SUBSCR(self, inst: Instruction) -> None:
-        index = self.stack.pop()
-        target = self.stack.pop()
-        self._call_global("delitem", operator.delitem, [target, index], push=False)
 
     # ------------------------------------------------------------------ iteration
 
