@@ -483,14 +483,19 @@ class _IRBuilder(ContainerOpcodes):
         value = self.stack.pop()
         self._push_expr(ir.GetIter(value, inst.loc))
 
+    def _next_item(self, iterator: ir.Var, loc: ir.Loc) -> tuple[ir.Var, ir.Var]:
+        """(item, whether there was one) of one step of `iterator`."""
+        pair = self._temp()
+        self._assign(pair, ir.IterNext(iterator, loc))
+        value = self._temp()
+        self._assign(value, ir.PairFirst(pair, loc))
+        valid = self._temp()
+        self._assign(valid, ir.PairSecond(pair, loc))
+        return value, valid
+
     def op_FOR_ITER(self, inst: Instruction) -> None:
         iterator = self.stack[-1]
-        pair = self._temp()
-        self._assign(pair, ir.IterNext(iterator, inst.loc))
-        value = self._temp()
-        self._assign(value, ir.PairFirst(pair, inst.loc))
-        valid = self._temp()
-        self._assign(valid, ir.PairSecond(pair, inst.loc))
+        value, valid = self._next_item(iterator, inst.loc)
         self._edge(inst.jump_target(), self.stack[:-1])
         self._edge(inst.next_offset, [*self.stack, value])
         self._branch(valid, inst.next_offset, inst.jump_target())
@@ -556,12 +561,7 @@ class _IRBuilder(ContainerOpcodes):
         compiled generator, and its iterators return nothing) goes to the jump target."""
         self.stack.pop()  # the value sent in: always None here
         iterator = self.stack[-1]
-        pair = self._temp()
-        self._assign(pair, ir.IterNext(iterator, inst.loc))
-        value = self._temp()
-        self._assign(value, ir.PairFirst(pair, inst.loc))
-        valid = self._temp()
-        self._assign(valid, ir.PairSecond(pair, inst.loc))
+        value, valid = self._next_item(iterator, inst.loc)
         result = self._const(None)
         self.stack.pop()
         self._edge(inst.jump_target(), [*self.stack[:-1], result])
