@@ -734,10 +734,9 @@ def _bracket(key, xs, guess):
 
 
 @njit(**NUMPY_ERRORS)
-def _between(value, x0, x1, y0, y1):
-    """The line through (x0, y0), (x1, y1) at value; from the other end when that gives NaN
-    (an infinite y), and y0 itself when both ends are the same infinity."""
-    slope = (y1 - y0) / (x1 - x0)
+def _along(value, x0, x1, y0, y1, slope):
+    """The line of `slope` through (x0, y0), (x1, y1) at value; from the other end when that
+    gives NaN (an infinite y), and y0 itself when both ends are the same infinity."""
     out = slope * (value - x0) + y0
     if out != out:
         out = slope * (value - x1) + y1
@@ -747,9 +746,16 @@ def _between(value, x0, x1, y0, y1):
 
 
 @njit(**NUMPY_ERRORS)
+def _between(value, x0, x1, y0, y1):
+    return _along(value, x0, x1, y0, y1, (y1 - y0) / (x1 - x0))
+
+
+@njit(**NUMPY_ERRORS)
 def _between_complex(value, x0, x1, y0, y1):
-    real = _between(value, x0, x1, y0.real, y1.real)
-    return complex(real, _between(value, x0, x1, y0.imag, y1.imag))
+    # NumPy's complex interp multiplies by 1 / dx where its real one divides: last-ulp equal
+    inverse_dx = 1.0 / (x1 - x0)
+    real = _along(value, x0, x1, y0.real, y1.real, (y1.real - y0.real) * inverse_dx)
+    return complex(real, _along(value, x0, x1, y0.imag, y1.imag, (y1.imag - y0.imag) * inverse_dx))
 
 
 @functools.cache
