@@ -1,12 +1,19 @@
 """Test-wide settings: verify the IR after every compiler pass (read by ember.config at import),
-and garbage collections that scan only the objects the current test made."""
+repeatable hypothesis draws, and garbage collections that scan only the current test's objects."""
 
 import gc
 import os
 
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("EMBER_VERIFY_IR", "1")
+
+# The suite draws the same hypothesis examples on every run, so a run that passed here passes in
+# CI. `EMBER_HYPOTHESIS=explore` draws fresh random examples to hunt for new corner cases.
+settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("EMBER_HYPOTHESIS", "repeatable"))
 
 
 @pytest.fixture(autouse=True)
