@@ -67,10 +67,10 @@ def float_to_integer(context, builder, from_type, to_type, value):
 
 
 def _int32_conversion(builder, value, nan_gives_zero: bool):
-    """x86's cvttsd2si to int32 (int32's minimum for NaN and |x| >= 2**31), in IR without
-    poison: one compare and a select that x86 folds into a masked vector convert, so a loop
-    storing floats into a narrow int array vectorizes as Numba's unchecked fptosi does.
-    The minimum's low 16 bits are 0, which is NaN's result below 32 bits anyway."""
+    """x86's cvttsd2si to int32 (int32's minimum for NaN and |x| >= 2**31; NaN gives 0 if
+    `nan_gives_zero`), in IR without poison: one compare and a select (a masked move of the
+    vector's lanes), so a loop storing floats into a narrow int array vectorizes as Numba's
+    unchecked fptosi does. The minimum's low 16 bits are 0: NaN's result below 32 bits."""
     int32 = llvm.IntType(32)
     magnitude = call_intrinsic(builder, "llvm.fabs", [value])
     in_range = builder.fcmp_ordered("<", magnitude, llvm.Constant(value.type, 2.0**31))
