@@ -7,6 +7,7 @@ compiled with error_model='numpy' (then it gives inf/nan for floats, 0 for integ
 
 from __future__ import annotations
 
+import math
 import operator
 
 from llvmlite import ir as llvm
@@ -513,8 +514,21 @@ def c_pow(context, builder, base, exponent):
     turns pow(x, 2.0) into x * x, which rounds differently in rare cases)."""
     if context.options.fastmath_flags:
         return context.apply_fastmath(_float_intrinsic(builder, "llvm.pow", base, exponent))
+    if _not_rewritten_by_llvm(exponent):
+        return _float_intrinsic(builder, "llvm.pow", base, exponent)
     name = "powf" if isinstance(base.type, llvm.FloatType) else "pow"
     return call_c_library(builder, name, [base, exponent])
+
+
+def _not_rewritten_by_llvm(exponent) -> bool:
+    """Whether LLVM leaves `llvm.pow(x, exponent)` a call of the C pow without fastmath: a
+    constant exponent that is not a whole number nor ±0.5 (LLVM turns those into products,
+    quotients or square roots). Unlike a call under a private symbol, the intrinsic lets
+    loops calling it vectorize (one call per lane) as Numba's do."""
+    if not isinstance(exponent, llvm.Constant) or not isinstance(exponent.constant, float):
+        return False
+    value = exponent.constant
+    return math.isfinite(value) and value != int(value) and abs(value) != 0.5
 
 
 def is_finite(builder, value):
