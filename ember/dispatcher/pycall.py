@@ -92,6 +92,8 @@ def _memory_ctype(typ: types.Type) -> Any:
         return type("optional_memory", (ctypes.Structure,), {"_fields_": fields})
     if isinstance(typ, (types.UnicodeType, types.BytesType)):
         return string_boxing.StringMemory
+    if isinstance(typ, types.Record):  # the address of its bytes (RecordModel)
+        return ctypes.c_void_p
     if isinstance(typ, types.NumPyRandomGeneratorType):
         fields = [(name, ctypes.c_void_p) for name in ("meminfo", "bitgen", "owner")]
         return type("generator_memory", (ctypes.Structure,), {"_fields_": fields})
@@ -234,6 +236,8 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
         return tuple(items) if named is None else named(*items)
     if isinstance(typ, types.Array):
         return arrayboxing.box(typ, memory, inputs, memo)
+    if isinstance(typ, types.Record):
+        return arrayboxing.box_record(typ, memory)
     if isinstance(typ, types.ListType):  # a typed List sharing the native list
         from ember.typed.typedlist import List
 

@@ -173,11 +173,11 @@ def box(typ: types.Array, memory: Any, inputs: tuple, memo: dict | None = None) 
             memo[key] = result
         return result
     parent = _find_parent(memory.parent, inputs)
-    if parent is None:
-        raise TypeError(
-            "ember: a returned array refers to memory no array owns: a record's sub-array "
-            "field (`r.v`) is a view into its array and cannot be returned; return `r.v.copy()`"
-        )
+    if parent is None:  # a record's sub-array field: a view of the argument holding it
+        parent = _input_holding(memory.data or 0, inputs)
+        if parent is None:  # of a record made in compiled code: its values, as Numba gives
+            interface = _interface(typ, memory, shape, strides)
+            return _with_fields(typ, np.array(_BorrowedView(None, interface), copy=True))
     if _views_all_of(parent, typ, memory, shape, strides):
         return parent
     view = _with_fields(
@@ -186,6 +186,31 @@ def box(typ: types.Array, memory: Any, inputs: tuple, memo: dict | None = None) 
     if typ.readonly or not parent.flags.writeable:
         view.flags.writeable = False
     return view
+
+
+def _input_holding(address: int, inputs: tuple) -> Any:
+    """The argument (an ndarray or a NumPy record) whose bytes hold `address`, else None."""
+    import numpy as np
+    from numpy.lib.array_utils import byte_bounds
+
+    for value in inputs:
+        if isinstance(value, np.void):
+            value = np.asarray(value)  # its bytes, in place
+        if isinstance(value, np.ndarray) and value.size:
+            low, high = byte_bounds(value)
+            if low <= address < high:
+                return value
+    return None
+
+
+def box_record(typ: types.Record, address: int) -> Any:
+    """A returned record: a copy of its bytes as a NumPy record (np.record, a np.void whose
+    fields read as attributes too), as Numba returns."""
+    import numpy as np
+
+    holder = np.empty(1, typ.dtype)
+    ctypes.memmove(holder.ctypes.data, address, typ.size)
+    return holder.view(np.recarray)[0]
 
 
 def _views_all_of(parent: Any, typ: types.Array, memory: Any, shape, strides) -> bool:
