@@ -603,7 +603,10 @@ def _select_searchsorted(a, v, side="left"):
         raise TypingError("np.searchsorted: side must be the constant 'left' or 'right'")
     if _array(v):
         return _searchsorted_impl(side_value == "right", False)
-    return _searchsorted_impl(side_value == "right", True) if _real_number(v) else None
+    scalar = _real_number(v) or isinstance(
+        types.unliteral(v), (types.NPDatetime, types.NPTimedelta)
+    )
+    return _searchsorted_impl(side_value == "right", True) if scalar else None
 
 
 @functools.cache
