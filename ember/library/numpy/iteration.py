@@ -263,26 +263,20 @@ def nditer(op):
     (an array or a number) is walked in memory order (NumPy's order='K'); a tuple of operands
     is broadcast together and walked in the C order of the broadcast shape, yielding a tuple
     of 0-d views."""
-    if isinstance(op, types.BaseTuple) and len(op) == 1:
-        op = op[0]
-        unpack_one = True
-    else:
-        unpack_one = False
+    if isinstance(op, types.BaseTuple) and len(op) == 1 and _is_operand(op.types[0]):
+        return lambda op: np.nditer(op[0])  # NumPy yields the elements, not 1-tuples
     if isinstance(op, types.BaseTuple) and len(op) > 1 and all(map(_is_operand, op)):
         return _several_operands
     if isinstance(op, (types.Number, types.Boolean)):
-        impl = _scalar_order
-    elif isinstance(op, types.Array):
-        if op.layout == "C" or op.ndim <= 1 and op.layout == "F":
-            impl = _c_order
-        else:
-            impl = _f_order if op.layout == "F" else _strided_order
-    else:
+        return _scalar_order
+    if not isinstance(op, types.Array):
         raise TypingError(
             f"np.nditer({op}) is not supported: ember's nditer takes an array, a number or a "
             "tuple of them"
         )
-    return (lambda op: impl(op[0])) if unpack_one else impl
+    if op.layout == "C" or op.ndim <= 1 and op.layout == "F":
+        return _c_order
+    return _f_order if op.layout == "F" else _strided_order
 
 
 def _several_operands(op):
