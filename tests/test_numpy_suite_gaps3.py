@@ -473,3 +473,68 @@ def test_unsupported_unit_pair_names_the_ufunc():
     f = njit(lambda a, b: np.add(a, b))
     with pytest.raises(TypingError, match="ufunc 'add' is not supported between"):
         f(np.zeros(2, "M8[ns]"), np.timedelta64(1, "M"))
+
+
+# ---------------------------------------------------------------------------- smaller gaps
+
+
+def _same_result(got, expected):
+    assert type(got) is type(expected) or np.asarray(got).dtype == np.asarray(expected).dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize(
+    "func, args",
+    [
+        (lambda a: np.repeat(a, 3), (5,)),
+        (lambda a: np.repeat(a, 2), ((1.5, 2.5),)),
+        (lambda a, b: np.isin(a, b), (3, np.array([1, 3]))),
+        (lambda a, b: np.isin(a, b), (np.array([1, 3, 4]), 3)),
+        (lambda a, b: np.isin(a, b, invert=True), (2.5, np.array([2.5]))),
+        (lambda a: np.insert(a, 1, 9), ([1, 2, 3],)),
+        (lambda a: np.insert(a, -1, 9.5), ((1.0, 2.0),)),
+        (lambda a: np.fliplr(a), (((1, 2), (3, 4)),)),
+        (lambda a: np.flipud(a), ((1, 2, 3),)),
+    ],
+    ids=[
+        "repeat number",
+        "repeat tuple",
+        "isin scalar a",
+        "isin scalar b",
+        "isin invert",
+        "insert list",
+        "insert tuple",
+        "fliplr tuple",
+        "flipud tuple",
+    ],  # fmt: skip
+)
+def test_array_likes_taken_as_numpy_does(func, args):
+    _same_result(njit(func)(*args), func(*args))
+
+
+def test_isclose_of_integer_extremes_computes_in_float():
+    info = np.iinfo(np.int64)
+    a, b = np.array([info.min, 0, 5]), np.array([info.max, 1, 5])
+    f = njit(lambda a, b: np.isclose(a, b))
+    np.testing.assert_array_equal(f(a, b), np.isclose(a, b))
+    np.testing.assert_array_equal(f(a, info.max), np.isclose(a, info.max))
+    assert njit(lambda a, b: np.allclose(a, b))(a, b) == np.allclose(a, b)
+
+
+def test_diff_and_flip_of_0d_arrays():
+    with pytest.raises(ValueError, match="at least one dimensional"):
+        np.diff(np.array(3.0))
+    with pytest.raises(ValueError, match="at least one dimensional"):
+        njit(lambda a: np.diff(a))(np.array(3.0))
+    got = njit(lambda a: np.flip(a))(np.array(3.5))
+    assert not isinstance(got, np.ndarray) and got == np.flip(np.array(3.5))
+
+
+def test_roots_of_float32_and_of_2d_input():
+    f = njit(lambda p: np.roots(p))
+    p = np.array([1.0, -3.0, 2.0], np.float32)
+    got, expected = f(p), np.roots(p)
+    assert got.dtype == expected.dtype
+    np.testing.assert_allclose(np.sort(got), np.sort(expected), rtol=1e-6)
+    with pytest.raises(ValueError, match="rank-1"):
+        f(np.ones((2, 2)))

@@ -93,7 +93,15 @@ def _select_isin(element, test_elements, assume_unique=False, invert=False):
         return None
     if is_array(element) and is_array(test_elements) and _real(element) and _real(test_elements):
         return _isin
+    scalars = [isinstance(types.unliteral(t), (types.Integer, types.Float, types.Boolean))
+               for t in (element, test_elements)]  # fmt: skip
+    if any(scalars) and all(s or is_array(t) for s, t in zip(scalars, (element, test_elements))):
+        return _isin_of_scalars  # NumPy makes them (0-d) arrays
     return None
+
+
+def _isin_of_scalars(element, test_elements, assume_unique=False, invert=False):
+    return np.isin(np.asarray(element), np.asarray(test_elements), assume_unique, invert)
 
 
 def _shapes_equal(a1, a2):

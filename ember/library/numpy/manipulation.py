@@ -162,7 +162,16 @@ def _select_repeat(a, repeats):
 
 @overload(np.repeat, jit_options=NUMPY_ERRORS)
 def _np_repeat(a, repeats):
+    if _array_like(a):  # a number, list or tuple: the array NumPy makes of it
+        return lambda a, repeats: np.repeat(np.asarray(a), repeats)
     return _select_repeat(a, repeats)
+
+
+def _array_like(value) -> bool:
+    """A number, bool, list or tuple that NumPy's functions take as the array it makes."""
+    return isinstance(
+        types.unliteral(value), (types.Number, types.Boolean, types.List, types.BaseTuple)
+    )
 
 
 @overload_method(types.Array, "repeat", jit_options=NUMPY_ERRORS)
@@ -709,6 +718,8 @@ def _insert_scalar(arr, obj, values):
 
 @overload(np.insert, jit_options=NUMPY_ERRORS)
 def _select_insert(arr, obj, values):
+    if isinstance(arr, (types.List, types.BaseTuple)):
+        return lambda arr, obj, values: np.insert(np.asarray(arr), obj, values)
     if not (is_array(arr) and is_integer(obj)):
         return None
     if is_array(values):
@@ -1007,11 +1018,15 @@ def _flipud(m):
 
 @overload(np.fliplr, jit_options=NUMPY_ERRORS)
 def _select_fliplr(m):
+    if isinstance(m, (types.List, types.BaseTuple)):
+        return lambda m: np.fliplr(np.asarray(m))
     return _fliplr if is_array(m) and m.ndim >= 2 else None
 
 
 @overload(np.flipud, jit_options=NUMPY_ERRORS)
 def _select_flipud(m):
+    if isinstance(m, (types.List, types.BaseTuple)):
+        return lambda m: np.flipud(np.asarray(m))
     return _flipud if is_array(m) and m.ndim >= 1 else None
 
 
