@@ -457,6 +457,10 @@ def test_hash_of_datetimes_is_the_count():
     f = njit(lambda x: hash(x))
     for x in (np.timedelta64(-4, "ms"), np.timedelta64(27, "D"), np.datetime64("2014-02-02")):
         assert f(x) == x.astype(np.int64)
+    with pytest.raises(ValueError, match="Can't hash generic timedelta64"):
+        hash(np.timedelta64(3))
+    with pytest.raises(ValueError, match="Can't hash generic timedelta64"):
+        f(np.timedelta64(3))
 
 
 @pytest.mark.parametrize("factor", [np.uint32(2), np.uint8(3), np.uint64(5)])

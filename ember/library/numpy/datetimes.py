@@ -547,7 +547,14 @@ def _datetime_int(x):
 
 @overload(hash)
 def _datetime_hash(x):
-    """The count itself, as Numba gives (NumPy hashes the Python date it makes)."""
+    """The count itself, as Numba gives (NumPy hashes the Python date it makes); a generic
+    timedelta64 (no unit) is NumPy's ValueError."""
+    if isinstance(x, types.NPTimedelta) and not x.unit:
+        return _hash_generic_timedelta
     if isinstance(x, _DATETIME_LIKE):
         return lambda x: _count(x)
     return None
+
+
+def _hash_generic_timedelta(x):
+    raise ValueError("Can't hash generic timedelta64")
