@@ -499,6 +499,9 @@ def _same_result(got, expected):
         (lambda a: np.insert(a, -1, 9.5), ((1.0, 2.0),)),
         (lambda a: np.fliplr(a), (((1, 2), (3, 4)),)),
         (lambda a: np.flipud(a), ((1, 2, 3),)),
+        (lambda a, b: np.isin(a, b), ([1.0, 2.5], (2.5, 3.0))),
+        (lambda a, r: np.repeat(a, r), (np.arange(3), [2, 0, 1])),
+        (lambda a, r: a.repeat(r), (np.arange(3.0), (1, 3, 0))),
     ],
     ids=[
         "repeat number",
@@ -510,7 +513,10 @@ def _same_result(got, expected):
         "insert tuple",
         "fliplr tuple",
         "flipud tuple",
-    ],  # fmt: skip
+        "isin lists",
+        "repeat list counts",
+        "repeat method tuple counts",
+    ],
 )
 def test_array_likes_taken_as_numpy_does(func, args):
     _same_result(njit(func)(*args), func(*args))
@@ -528,7 +534,7 @@ def test_isclose_of_integer_extremes_computes_in_float():
 def test_diff_and_flip_of_0d_arrays():
     with pytest.raises(ValueError, match="at least one dimensional"):
         np.diff(np.array(3.0))
-    with pytest.raises(ValueError, match="at least one dimensional"):
+    with pytest.raises(TypingError, match="at least one dimensional"):  # known statically
         njit(lambda a: np.diff(a))(np.array(3.0))
     got = njit(lambda a: np.flip(a))(np.array(3.5))
     assert not isinstance(got, np.ndarray) and got == np.flip(np.array(3.5))
@@ -542,3 +548,14 @@ def test_roots_of_float32_and_of_2d_input():
     np.testing.assert_allclose(np.sort(got), np.sort(expected), rtol=1e-6)
     with pytest.raises(ValueError, match="rank-1"):
         f(np.ones((2, 2)))
+
+
+def test_flips_of_the_wrong_kind_are_typing_errors():
+    with pytest.raises(TypingError, match="Cannot np.flip on UniTuple"):
+        njit(lambda a: np.flip(a))((1, 2, 3))
+    with pytest.raises(TypingError, match="Cannot np.fliplr on unicode_type"):
+        njit(lambda a: np.fliplr(a))("abc")
+    with pytest.raises(TypingError, match="with 2 indices"):
+        njit(lambda a: np.fliplr(a))(np.arange(3))
+    with pytest.raises(TypingError, match="integer or an array-like of integer dtype"):
+        njit(lambda a, r: np.repeat(a, r))(np.arange(3.0), 1.5)

@@ -55,17 +55,13 @@ def _diff_impl(ndim: int, boolean: bool):
     return _generated("diff", "\n".join(lines) + "\n")
 
 
-def _diff_of_0d(a, n=1, axis=-1):
-    raise ValueError("diff requires input that is at least one dimensional")
-
-
 @overload(np.diff, jit_options=NUMPY_ERRORS)
 def _select_diff(a, n=1, axis=-1):
     n, axis = as_type(n), as_type(axis)
     if not (is_array(a) and is_integer(n) and is_integer(axis)):
         return None
-    if a.ndim == 0:
-        return _diff_of_0d
+    if a.ndim == 0:  # NumPy's ValueError, known while compiling (Numba's TypingError)
+        raise TypingError("np.diff: diff requires input that is at least one dimensional")
     return _diff_impl(a.ndim, isinstance(a.dtype, types.Boolean))
 
 

@@ -93,14 +93,22 @@ def _select_isin(element, test_elements, assume_unique=False, invert=False):
         return None
     if is_array(element) and is_array(test_elements) and _real(element) and _real(test_elements):
         return _isin
-    scalars = [isinstance(types.unliteral(t), (types.Integer, types.Float, types.Boolean))
-               for t in (element, test_elements)]  # fmt: skip
-    if any(scalars) and all(s or is_array(t) for s, t in zip(scalars, (element, test_elements))):
-        return _isin_of_scalars  # NumPy makes them (0-d) arrays
-    return None
+    operands = (element, test_elements)
+    if not all(is_array(t) or _array_like(t) for t in operands) or all(map(is_array, operands)):
+        return None
+    return _isin_of_array_likes  # NumPy makes arrays of numbers (0-d), lists and tuples
 
 
-def _isin_of_scalars(element, test_elements, assume_unique=False, invert=False):
+def _array_like(typ) -> bool:
+    typ = types.unliteral(typ)
+    if isinstance(typ, (types.Integer, types.Float, types.Boolean)):
+        return True
+    if isinstance(typ, (types.List, types.ListType)):
+        return isinstance(typ.dtype, (types.Integer, types.Float, types.Boolean))
+    return isinstance(typ, types.BaseTuple) and all(map(_array_like, typ.types))
+
+
+def _isin_of_array_likes(element, test_elements, assume_unique=False, invert=False):
     return np.isin(np.asarray(element), np.asarray(test_elements), assume_unique, invert)
 
 

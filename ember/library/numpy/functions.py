@@ -1049,9 +1049,11 @@ def _select_histogram(a, bins=10, range=None):
 
 @np_typer(np.flip, "m")
 def _type_flip(m):
-    if _array(m) and m.ndim == 0:  # NumPy's m[()]: the element
+    if not _array(m):
+        raise TypingError(f"Cannot np.flip on {m} type: np.flip takes an array")
+    if m.ndim == 0:  # NumPy's m[()]: the element
         return types.element_value_type(m.dtype)
-    return m.copy(layout="A") if _array(m) else None
+    return m.copy(layout="A")
 
 
 @lower_builtin(np.flip, types.Array)

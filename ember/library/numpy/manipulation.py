@@ -155,9 +155,13 @@ def _select_repeat(a, repeats):
         return None
     if is_integer(repeats):
         return _repeat_int
+    if isinstance(repeats, (types.List, types.ListType, types.BaseTuple)):
+        return lambda a, repeats: np.repeat(a, np.asarray(repeats))
     if is_array(repeats) and repeats.ndim == 1 and isinstance(repeats.dtype, types.Integer):
         return _repeat_array
-    return None
+    raise TypingError(
+        f"The repeats argument must be an integer or an array-like of integer dtype, not {repeats}"
+    )
 
 
 @overload(np.repeat, jit_options=NUMPY_ERRORS)
@@ -720,6 +724,8 @@ def _insert_scalar(arr, obj, values):
 def _select_insert(arr, obj, values):
     if isinstance(arr, (types.List, types.BaseTuple)):
         return lambda arr, obj, values: np.insert(np.asarray(arr), obj, values)
+    if is_array(arr) and isinstance(values, (types.List, types.BaseTuple)):
+        return lambda arr, obj, values: np.insert(arr, obj, np.asarray(values))
     if not (is_array(arr) and is_integer(obj)):
         return None
     if is_array(values):
@@ -1016,18 +1022,27 @@ def _flipud(m):
     return m[::-1]
 
 
-@overload(np.fliplr, jit_options=NUMPY_ERRORS)
-def _select_fliplr(m):
-    if isinstance(m, (types.List, types.BaseTuple)):
-        return lambda m: np.fliplr(np.asarray(m))
-    return _fliplr if is_array(m) and m.ndim >= 2 else None
+def _select_flip_of_axis(name: str, least_ndim: int, impl):
+    """np.fliplr (2-d at least) / np.flipud (1-d at least) of arrays, lists and tuples."""
+
+    def select(m):
+        if isinstance(m, (types.List, types.BaseTuple)):
+            return lambda m: getattr(np, name)(np.asarray(m))
+        ndim = m.ndim if is_array(m) else 0 if is_number(m) else None
+        if ndim is None:
+            raise TypingError(f"Cannot np.{name} on {m} type")
+        if ndim < least_ndim:
+            raise TypingError(
+                f"np.{name}: cannot index array of {ndim} dimension(s) with {least_ndim} "
+                f"indices: the input must be at least {least_ndim}-d"
+            )
+        return impl
+
+    return select
 
 
-@overload(np.flipud, jit_options=NUMPY_ERRORS)
-def _select_flipud(m):
-    if isinstance(m, (types.List, types.BaseTuple)):
-        return lambda m: np.flipud(np.asarray(m))
-    return _flipud if is_array(m) and m.ndim >= 1 else None
+overload(np.fliplr, jit_options=NUMPY_ERRORS)(_select_flip_of_axis("fliplr", 2, _fliplr))
+overload(np.flipud, jit_options=NUMPY_ERRORS)(_select_flip_of_axis("flipud", 1, _flipud))
 
 
 def _rot90(m, k=1):
