@@ -559,3 +559,13 @@ def test_flips_of_the_wrong_kind_are_typing_errors():
         njit(lambda a: np.fliplr(a))(np.arange(3))
     with pytest.raises(TypingError, match="integer or an array-like of integer dtype"):
         njit(lambda a, r: np.repeat(a, r))(np.arange(3.0), 1.5)
+
+
+def test_repeat_counts_of_one_broadcast_and_isin_flags_are_bools():
+    f = njit(lambda a, r: np.repeat(a, r))
+    np.testing.assert_array_equal(f(np.arange(3), np.array([2])), np.repeat(np.arange(3), [2]))
+    with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+        f(np.ones(1), np.array([-1]))
+    g = njit(lambda a, b, u, i: np.isin(a, b, u, i))
+    with pytest.raises(TypingError, match="assume_unique must be a bool"):
+        g(np.array([1]), np.array([2]), "foo", False)

@@ -89,8 +89,9 @@ def _isin(element, test_elements, assume_unique, invert):
 
 @overload(np.isin, jit_options=NUMPY_ERRORS)
 def _select_isin(element, test_elements, assume_unique=False, invert=False):
-    if not isinstance(types.unliteral(as_type(invert)), types.Boolean):
-        return None
+    for name, flag in (("assume_unique", assume_unique), ("invert", invert)):
+        if not isinstance(types.unliteral(as_type(flag)), types.Boolean):
+            raise TypingError(f"np.isin: {name} must be a bool, not {flag}")
     if is_array(element) and is_array(test_elements) and _real(element) and _real(test_elements):
         return _isin
     operands = (element, test_elements)

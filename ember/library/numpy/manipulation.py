@@ -132,8 +132,13 @@ def _repeat_int(a, repeats):
     return out
 
 
+_repeat_int_jit = njit(**NUMPY_ERRORS)(_repeat_int)
+
+
 def _repeat_array(a, repeats):
     flat = a.ravel()
+    if repeats.shape[0] == 1:  # broadcast: one count for every item, as NumPy
+        return _repeat_int_jit(a, repeats[0])
     if repeats.shape[0] != flat.shape[0]:
         raise ValueError("operands could not be broadcast together")
     total = 0
