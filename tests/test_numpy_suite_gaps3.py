@@ -569,3 +569,15 @@ def test_repeat_counts_of_one_broadcast_and_isin_flags_are_bools():
     g = njit(lambda a, b, u, i: np.isin(a, b, u, i))
     with pytest.raises(TypingError, match="assume_unique must be a bool"):
         g(np.array([1]), np.array([2]), "foo", False)
+
+
+def test_insert_and_repeat_errors_name_the_problem():
+    insert = njit(lambda a, i, v: np.insert(a, i, v))
+    with pytest.raises(TypingError, match="arr must be either an Array or a Sequence"):
+        insert(2, 0, 9)
+    with pytest.raises(TypingError, match="obj should be an Integer, an Array or a Sequence"):
+        insert(np.arange(5), 2.5, 9)
+    with pytest.raises(ValueError, match="repeats may not contain negative values"):
+        np.repeat(np.ones(2), np.array([1, -1]))
+    with pytest.raises(ValueError, match="repeats may not contain negative values"):
+        njit(lambda a, r: np.repeat(a, r))(np.ones(2), np.array([1, -1]))

@@ -144,7 +144,9 @@ def _repeat_array(a, repeats):
     total = 0
     for count in repeats:
         if count < 0:
-            raise ValueError("repeats may not contain negative values.")
+            raise ValueError(  # NumPy's words, then Numba's
+                "repeats may not contain negative values: negative dimensions are not allowed"
+            )
         total += count
     out = np.empty(total, flat.dtype)
     position = 0
@@ -731,8 +733,12 @@ def _select_insert(arr, obj, values):
         return lambda arr, obj, values: np.insert(np.asarray(arr), obj, values)
     if is_array(arr) and isinstance(values, (types.List, types.BaseTuple)):
         return lambda arr, obj, values: np.insert(arr, obj, np.asarray(values))
-    if not (is_array(arr) and is_integer(obj)):
-        return None
+    if not is_array(arr):
+        raise TypingError(f"np.insert: arr must be either an Array or a Sequence, not {arr}")
+    if not (is_integer(obj) or isinstance(obj, (types.Array, types.List, types.BaseTuple))):
+        raise TypingError(f"np.insert: obj should be an Integer, an Array or a Sequence, not {obj}")
+    if not is_integer(obj):
+        return None  # several positions: not supported yet
     if is_array(values):
         return _insert_array
     return _insert_scalar if is_number(values) else None
