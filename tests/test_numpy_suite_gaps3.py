@@ -315,6 +315,25 @@ def test_returned_record_from_a_constant_array():
     assert pick(2) == table[2]
 
 
+def test_record_of_an_array_made_in_the_call_is_refused_when_returned():
+    """Its array is freed on return: copying its bytes afterwards would read freed memory."""
+
+    @njit
+    def local_record(i):
+        a = np.zeros(3, RECORD)
+        a[i].a = 2.5
+        return a[i]
+
+    @njit
+    def local_field(i):
+        a = np.zeros(2, NESTED)
+        return a[i].h
+
+    for function in (local_record, local_field):
+        with pytest.raises(TypeError, match="made inside the function"):
+            function(1)
+
+
 def test_returned_sub_array_field_is_a_view_of_the_argument():
     a = np.zeros(2, NESTED)
     a["h"][1] = np.arange(6).reshape(3, 2)

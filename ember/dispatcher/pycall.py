@@ -237,7 +237,7 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
     if isinstance(typ, types.Array):
         return arrayboxing.box(typ, memory, inputs, memo)
     if isinstance(typ, types.Record):
-        return arrayboxing.box_record(typ, memory)
+        return arrayboxing.box_record(typ, memory, inputs)
     if isinstance(typ, types.ListType):  # a typed List sharing the native list
         from ember.typed.typedlist import List
 
@@ -401,6 +401,6 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
         if isinstance(memory_type, type) and issubclass(memory_type, ctypes.Structure):
             memo = {(_ARGUMENT, meminfo): container for container, _, meminfo in native_lists}
             return _box(return_type, result, values, memo)
-        return _box(return_type, result.value)
+        return _box(return_type, result.value, values)
 
     return invoke

@@ -174,10 +174,7 @@ def box(typ: types.Array, memory: Any, inputs: tuple, memo: dict | None = None) 
         return result
     parent = _find_parent(memory.parent, inputs)
     if parent is None:  # a record's sub-array field: a view of the argument holding it
-        parent = _input_holding(memory.data or 0, inputs)
-        if parent is None:  # of a record made in compiled code: its values, as Numba gives
-            interface = _interface(typ, memory, shape, strides)
-            return _with_fields(typ, np.array(_BorrowedView(None, interface), copy=True))
+        parent = _holder_of(memory.data or 0, inputs)
     if _views_all_of(parent, typ, memory, shape, strides):
         return parent
     view = _with_fields(
@@ -188,26 +185,32 @@ def box(typ: types.Array, memory: Any, inputs: tuple, memo: dict | None = None) 
     return view
 
 
-def _input_holding(address: int, inputs: tuple) -> Any:
-    """The argument (an ndarray or a NumPy record) whose bytes hold `address`, else None."""
+def _holder_of(address: int, inputs: tuple) -> Any:
+    """The argument (an ndarray or a NumPy record) or frozen global array whose bytes hold
+    `address`. Anything else was made by the call and is freed when it returns: refused."""
     import numpy as np
     from numpy.lib.array_utils import byte_bounds
 
-    for value in inputs:
+    for value in (*inputs, *_named_constants.values()):
         if isinstance(value, np.void):
             value = np.asarray(value)  # its bytes, in place
         if isinstance(value, np.ndarray) and value.size:
             low, high = byte_bounds(value)
             if low <= address < high:
                 return value
-    return None
+    raise TypeError(
+        "ember: a returned record (or a record's sub-array field) lies in an array made inside "
+        "the function, which is freed when it returns: return `a[i:i + 1]` (an array), the "
+        "field's `.copy()`, or the values as a tuple"
+    )
 
 
-def box_record(typ: types.Record, address: int) -> Any:
+def box_record(typ: types.Record, address: int, inputs: tuple) -> Any:
     """A returned record: a copy of its bytes as a NumPy record (np.record, a np.void whose
     fields read as attributes too), as Numba returns."""
     import numpy as np
 
+    _holder_of(address, inputs)
     holder = np.empty(1, typ.dtype)
     ctypes.memmove(holder.ctypes.data, address, typ.size)
     return holder.view(np.recarray)[0]
