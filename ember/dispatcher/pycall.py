@@ -92,6 +92,8 @@ def _memory_ctype(typ: types.Type) -> Any:
         return type("optional_memory", (ctypes.Structure,), {"_fields_": fields})
     if isinstance(typ, (types.UnicodeType, types.BytesType)):
         return string_boxing.StringMemory
+    if isinstance(typ, types.Record):  # the address of its bytes (RecordModel)
+        return ctypes.c_void_p
     if isinstance(typ, types.NumPyRandomGeneratorType):
         fields = [(name, ctypes.c_void_p) for name in ("meminfo", "bitgen", "owner")]
         return type("generator_memory", (ctypes.Structure,), {"_fields_": fields})
@@ -234,6 +236,8 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
         return tuple(items) if named is None else named(*items)
     if isinstance(typ, types.Array):
         return arrayboxing.box(typ, memory, inputs, memo)
+    if isinstance(typ, types.Record):
+        return arrayboxing.box_record(typ, memory, inputs)
     if isinstance(typ, types.ListType):  # a typed List sharing the native list
         from ember.typed.typedlist import List
 
@@ -397,6 +401,6 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
         if isinstance(memory_type, type) and issubclass(memory_type, ctypes.Structure):
             memo = {(_ARGUMENT, meminfo): container for container, _, meminfo in native_lists}
             return _box(return_type, result, values, memo)
-        return _box(return_type, result.value)
+        return _box(return_type, result.value, values)
 
     return invoke

@@ -321,6 +321,11 @@ class TypeInferer:
             self._refine_list(stmt.target, args[0].refined_by("__setitem__", args[1:]), stmt.loc)
         _require_precise(args)
         sig = self.context.resolve_operator(operator.setitem, args)
+        if sig is None:  # a constant index offered as a literal (a record's field position)
+            literal_index = self._constant_literal(stmt.index, args[1])
+            if literal_index is not args[1]:
+                literal_args = (args[0], literal_index, args[2])
+                sig = self.context.resolve_operator(operator.setitem, args, literal_args)
         if sig is None:
             raise TypingError(
                 _no_implementation("setitem", stmt.sources(), args, self.func_ir), stmt.loc
