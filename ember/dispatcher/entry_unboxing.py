@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ember.dispatcher import datetime_entry
+from ember.dispatcher import datetime_entry, entry_slices
 from ember.dispatcher.datetime_entry import DatetimeKind
 from ember.dispatcher.entry_builder import EntryBuilder
+from ember.dispatcher.entry_slices import SliceKind
 from ember.dispatcher.object_layout import (
     _F64,
     _FAST_PATH_SCALARS,
@@ -52,6 +53,9 @@ class ArgumentUnboxing(EntryBuilder):
             return
         if isinstance(kind, DatetimeKind):
             datetime_entry.emit_match(self, obj, kind, fail)
+            return
+        if isinstance(kind, SliceKind):
+            entry_slices.emit_match(self, obj, kind, fail)
             return
         if isinstance(kind, ConstantKind):
             same = b.icmp_unsigned("==", obj, _object_constant(kind.value))
@@ -120,6 +124,8 @@ class ArgumentUnboxing(EntryBuilder):
             return self.emit_unbox_array(obj, kind)
         if isinstance(kind, DatetimeKind):
             return datetime_entry.emit_unbox(self, obj)
+        if isinstance(kind, SliceKind):
+            return entry_slices.emit_unbox(self, obj, kind, fail)
         if isinstance(kind, tuple):
             values: list[ir.Value] = []
             for index, member in enumerate(kind):

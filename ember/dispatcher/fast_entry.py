@@ -19,6 +19,7 @@ from ember import types
 from ember.codegen.jit import glue_engine
 from ember.dispatcher import native_entry
 from ember.dispatcher.datetime_entry import datetime_array_kind, datetime_kind
+from ember.dispatcher.entry_slices import slice_kind
 from ember.dispatcher.entry_templates import link_text
 from ember.lowering.callconv import raise_static_exception
 
@@ -99,6 +100,8 @@ def argument_kind(typ: types.Type) -> Any:
         return datetime_array_kind(typ)
     if isinstance(typ, types.EnumMember):
         return _enum_kind(typ)
+    if isinstance(typ, types.SliceType):  # arguments only: a returned slice is boxed in Python
+        return slice_kind(typ)
     return value_kind(typ)
 
 
