@@ -4,6 +4,8 @@ the exception Numba raises."""
 
 from __future__ import annotations
 
+import array
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -71,3 +73,82 @@ def test_slice_argument_errors_match_python():
         compiled(_ARRAY, slice(1 << 70, None, 2))
     # NumPy integers and slices of other objects take the dispatcher's Python path
     assert compiled(_ARRAY, slice(np.int64(1), np.int32(9), np.int16(3))) == _ARRAY[1:9:3].sum()
+
+
+# ---------------------------------------------------------------------------- buffer arguments
+
+
+def _indexed_total(b):
+    s = 0
+    for i in range(len(b)):
+        s += b[i]
+    return s
+
+
+def _iterated_total(b):
+    s = 0
+    for x in b:
+        s += x
+    return s
+
+
+def _fill(b, start):
+    for i in range(len(b)):
+        b[i] = start + i
+
+
+def test_buffer_objects_are_typed_as_numba_types_them():
+    from ember import typeof, types
+
+    assert typeof(bytearray(3)) == types.ByteArray(types.uint8, 1, "C")
+    assert typeof(bytearray(3)).mutable
+    view = typeof(memoryview(b"xy"))
+    assert view == types.MemoryView(types.uint8, 1, "C", readonly=True) and not view.mutable
+    assert typeof(array.array("i", [1])) == types.PyArray(types.int32, 1, "C")
+    strided = typeof(memoryview(np.zeros((2, 4))[:, ::2]))
+    assert strided == types.MemoryView(types.float64, 2, "A")
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: bytearray(b"ember!"),
+        lambda: memoryview(bytearray(b"numba")),
+        lambda: array.array("d", [1.5, -2.0, 4.25]),
+        lambda: array.array("i", [7, -3, 11, 2]),
+        lambda: memoryview(np.arange(10.0))[1::3],
+    ],
+)
+def test_buffer_arguments_read_iterate_and_write_their_memory(make):
+    value = make()
+    assert njit(_indexed_total)(value) == _indexed_total(value)
+    assert njit(_iterated_total)(value) == _iterated_total(value)
+    assert njit(lambda b: np.sum(b))(value) == pytest.approx(float(sum(value)))
+    expected, written = make(), make()
+    _fill(expected, 65)
+    njit(_fill)(written, 65)  # writes reach the Python object
+    assert list(written) == list(expected)
+
+
+def test_buffer_argument_slices_share_memory_and_readonly_views_refuse_writes():
+    from ember.errors import TypingError
+
+    data = bytearray(b"abcdef")
+    part = njit(lambda b: b[1:4])(data)
+    assert list(part) == list(data[1:4])
+    data[2] = 0
+    assert part[1] == 0  # a view of the bytearray's memory
+    with pytest.raises(TypingError, match="read-only"):
+        njit(_fill)(memoryview(b"xy"), 1)
+
+
+def test_big_endian_arrays_are_refused_with_numbas_words():
+    from ember import typeof
+    from ember.errors import NumbaValueError, TypingError
+
+    swapped = np.ones(3).astype(np.dtype(">f8"))
+    with pytest.raises(NumbaValueError, match="Unsupported array dtype: >f8"):
+        typeof(swapped)
+    with pytest.raises(TypingError, match="Unsupported array dtype: >f8"):
+        njit(lambda a: a[0])(swapped)
+    assert njit(lambda a: a[0])(swapped.astype("=f8")) == 1.0

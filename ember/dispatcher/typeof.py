@@ -3,6 +3,7 @@ and a generic, extensible `typeof_impl` for the rest (seed 003)."""
 
 from __future__ import annotations
 
+import array
 import enum
 import functools
 import sys
@@ -361,6 +362,41 @@ def _typeof_slice(value: slice) -> types.SliceType | None:
     if not all(part is None or isinstance(part, integral) for part in parts):
         return None
     return types.slice2_type if value.step in (None, 1) else types.slice3_type
+
+
+@typeof_impl.register(bytearray)
+def _typeof_bytearray(value: bytearray) -> types.ByteArray:
+    return types.ByteArray(types.uint8, 1, "C")
+
+
+@typeof_impl.register(memoryview)
+def _typeof_memoryview(value: memoryview) -> types.MemoryView | None:
+    """Numba's rule: the item type of the view's format, its dimensions, layout and
+    writability (None for formats NumPy cannot read or items ember has no type for)."""
+    view = buffer_array(value)
+    dtype = None if view is None else dtype_to_type(view.dtype)
+    if dtype is None or isinstance(dtype, types.Record | types.CharSeq | types.UnicodeCharSeq):
+        return None
+    layout = "C" if value.c_contiguous else "F" if value.f_contiguous else "A"
+    return types.MemoryView(dtype, value.ndim, layout, readonly=value.readonly)
+
+
+@typeof_impl.register(array.array)
+def _typeof_python_array(value: array.array) -> types.PyArray | None:
+    view = buffer_array(value)
+    dtype = None if view is None else dtype_to_type(view.dtype)
+    return None if dtype is None else types.PyArray(dtype, 1, "C")
+
+
+def buffer_array(value: Any) -> Any:
+    """The ndarray over a buffer object's memory (sharing it), or None when NumPy cannot view
+    it; how bytearray, memoryview and array.array arguments pass to compiled code."""
+    import numpy as np
+
+    try:
+        return np.asarray(value if isinstance(value, memoryview) else memoryview(value))
+    except (TypeError, ValueError, NotImplementedError):
+        return None
 
 
 @typeof_impl.register(types.Type)
