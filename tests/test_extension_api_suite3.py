@@ -11,7 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ember import njit
+from ember import literally, njit, types
+from ember.errors import CompilerError, NumbaValueError
+from ember.extending import overload
 
 # ---------------------------------------------------------------------------- slice arguments
 
@@ -152,3 +154,51 @@ def test_big_endian_arrays_are_refused_with_numbas_words():
     with pytest.raises(TypingError, match="Unsupported array dtype: >f8"):
         njit(lambda a: a[0])(swapped)
     assert njit(lambda a: a[0])(swapped.astype("=f8")) == 1.0
+
+
+# ---------------------------------------------------------------------------- literal dispatch
+
+
+def _scaled_sum(x, y):
+    return x * 10 + y
+
+
+@njit
+def _literal_scaled_sum(x, y):
+    return literally(x) * 10 + y
+
+
+def _choose(x, y):
+    return x * 10 + y
+
+
+@overload(_choose)
+def _choose_overload(x, y):
+    if isinstance(types.unliteral(x), types.Integer):
+        return lambda x, y: _literal_scaled_sum(x, y)
+
+
+def _refused(x, y):
+    return x + y
+
+
+@overload(_refused)
+def _refused_overload(x, y):
+    if isinstance(y, types.IntegerLiteral):
+        raise NumbaValueError("no literal y")
+    return lambda x, y: _literal_scaled_sum(x, y)
+
+
+def test_literally_inside_an_overload_implementation_makes_the_caller_literal():
+    caller = njit(lambda a, b: _choose(a, b))
+    for a, b in ((123, 321), (7, 1)):
+        assert caller(a, b) == _scaled_sum(a, b)
+    first = caller.signatures[0]
+    assert isinstance(first[0], types.IntegerLiteral) and first[0].literal_value == 123
+    assert not isinstance(first[1], types.Literal)
+
+
+def test_a_literal_request_that_cannot_be_met_is_numbas_compiler_error():
+    caller = njit(lambda a, b: _refused(a, literally(b)))
+    with pytest.raises(CompilerError, match="Repeated literal typing request"):
+        caller(a=123, b=321)

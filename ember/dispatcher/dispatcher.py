@@ -16,6 +16,7 @@ from ember.compiler import CompileResult, CompileState, run_pipeline
 from ember.dispatcher.binding import ArgumentBinder, Omitted
 from ember.errors import (
     ArgumentTypeError,
+    CompilerError,
     EmberError,
     ForceLiteralArg,
     LiteralTypingError,
@@ -651,6 +652,11 @@ class Dispatcher:
                 return self._resolve(arg_types)
             except ForceLiteralArg as request:
                 if not self._learn_literal_params(request):
+                    if all(isinstance(arg_types[i], types.Literal) for i in request.indices):
+                        raise CompilerError(  # Numba's words: the request cannot be met
+                            f"Repeated literal typing request: the arguments are literals "
+                            f"already, yet typing asks for them again.\n{request}"
+                        ).with_traceback(None) from None
                     raise
                 arg_types = self._with_literals(arg_types, values)
 
