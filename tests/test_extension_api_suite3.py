@@ -5,6 +5,7 @@ the exception Numba raises."""
 from __future__ import annotations
 
 import array
+import os
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ember import literally, njit, types
-from ember.errors import CompilerError, NumbaValueError
+from ember.errors import CompilerError, NumbaValueError, TypingError
 from ember.extending import overload
 
 # ---------------------------------------------------------------------------- slice arguments
@@ -202,3 +203,51 @@ def test_a_literal_request_that_cannot_be_met_is_numbas_compiler_error():
     caller = njit(lambda a, b: _refused(a, literally(b)))
     with pytest.raises(CompilerError, match="Repeated literal typing request"):
         caller(a=123, b=321)
+
+
+# ---------------------------------------------------------------------------- error messages
+
+
+def _no_overload_taken(x):
+    return x
+
+
+@overload(_no_overload_taken)
+def _no_overload_taken_overload(x):
+    return None  # takes no argument type
+
+
+def _typing_error(py_func, *args):
+    with pytest.raises(TypingError) as info:
+        njit(py_func)(*args)
+    return str(info.value)
+
+
+def test_a_call_no_implementation_takes_says_numbas_words_then_embers_cause():
+    message = _typing_error(lambda n: len(n), 3)
+    lines = message.splitlines()
+    assert lines[-1] == "No implementation of len for argument types (int64)"
+    assert "No implementation of function Function(<built-in function len>)" in message
+    context = [line for line in lines if line.startswith("During:")]
+    assert context[0] == "During: resolving callee type: Function(<built-in function len>)"
+    assert context[1].startswith("During: typing of call at ") and __file__ in context[1]
+    assert len(lines) <= 10  # still a short message
+
+
+def test_an_overload_that_takes_nothing_is_named_with_its_file():
+    message = _typing_error(lambda: _no_overload_taken(1))
+    here = os.path.basename(__file__)
+    assert "Overload of function '_no_overload_taken': File: " in message
+    assert here in message and "No match." in message
+
+
+def test_operator_and_setitem_failures_name_the_operator_function():
+    message = _typing_error(lambda: "a" + 1)
+    assert "Function(<built-in function add>)" in message and "No match." in message
+    message = _typing_error(_store_into_tuple, (1, 2))
+    assert "No implementation of function Function(<built-in function setitem>)" in message
+    assert message.splitlines()[-1].startswith("No implementation of setitem for argument types")
+
+
+def _store_into_tuple(t):
+    t[0] = 1

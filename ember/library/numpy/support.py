@@ -75,16 +75,19 @@ def from_numpy_dtype(dtype: np.dtype) -> types.Type:
             )
         if not dtype.isnative:  # Numba's words first: programs match them
             what = _describe_dtype(dtype) if dtype.kind in "OUSMmV" else "numbers"
+            hint = _conversion_hint(dtype) if dtype.kind in "US" else _NATIVE_ORDER_HINT
             raise UnsupportedDtypeError(
-                f"Unsupported array dtype: {dtype} ({what} of the other byte order): ember (as "
-                "Numba) compiles for the machine's byte order only; convert it first, e.g. "
-                "`values.astype(values.dtype.newbyteorder('='))`"
+                f"Unsupported array dtype: {dtype} ({what}): of the other byte order; ember (as "
+                f"Numba) compiles for the machine's byte order only{hint}"
             )
         raise UnsupportedDtypeError(
             f"unsupported NumPy dtype {dtype} ({_describe_dtype(dtype)}): ember arrays hold "
             f"{SUPPORTED_KINDS}{_conversion_hint(dtype)}"
         )
     return found
+
+
+_NATIVE_ORDER_HINT = "; convert it first, e.g. `values.astype(values.dtype.newbyteorder('='))`"
 
 
 def _conversion_hint(dtype: np.dtype) -> str:
