@@ -251,3 +251,21 @@ def test_operator_and_setitem_failures_name_the_operator_function():
 
 def _store_into_tuple(t):
     t[0] = 1
+
+
+def _tuple_or_complex(x):
+    if x > 0:
+        return ()
+    return 1j
+
+
+def _empty_array_cast():
+    a = np.array([])
+    return a.astype(np.int32)
+
+
+def test_unification_and_imprecise_type_errors_keep_numbas_phrases():
+    message = _typing_error(_tuple_or_complex, 1)
+    assert "Can't unify return type from the following types: Tuple(), complex128" in message
+    message = _typing_error(_empty_array_cast)
+    assert "Undecided type" in message and "list(undefined)" in message

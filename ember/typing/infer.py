@@ -186,6 +186,8 @@ class TypeInferer:
             numba_words = (
                 f"Cannot infer the type of variable '{variable}', have imprecise type: {kind}."
             )
+            if not named:  # a temporary: Numba's words for it too
+                numba_words = f"Undecided type {variable} := {kind}. {numba_words}"
             if not isinstance(kind, (types.DictType, types.Set)):
                 numba_words += " " + _PRECISE_LIST_NOTE
             raise TypingError(
@@ -689,8 +691,9 @@ class TypeInferer:
             unified = self.context.unify_pair(self.return_type, value_type)
             if unified is None:
                 raise TypingError(
-                    f"Cannot unify the return types {self.return_type} and {value_type}: "
-                    "every return statement must give compatible types",
+                    f"Can't unify return type from the following types: {self.return_type}, "
+                    f"{value_type}\nCannot unify the return types {self.return_type} and "
+                    f"{value_type}: every return statement must give compatible types",
                     expr.loc,
                 )
             if unified is not self.return_type:
