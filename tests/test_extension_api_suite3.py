@@ -269,3 +269,21 @@ def test_unification_and_imprecise_type_errors_keep_numbas_phrases():
     assert "Can't unify return type from the following types: Tuple(), complex128" in message
     message = _typing_error(_empty_array_cast)
     assert "Undecided type" in message and "list(undefined)" in message
+
+
+def _reads_an_unbound_global():
+    return surely_not_bound_anywhere  # noqa: F821
+
+
+def _forgets_to_import_prange():
+    s = 0
+    for i in prange(3):  # noqa: F821
+        s += i
+    return s
+
+
+def test_an_unbound_global_is_a_typing_error_with_pythons_words():
+    message = _typing_error(_reads_an_unbound_global)
+    assert "NameError: name 'surely_not_bound_anywhere' is not defined" in message
+    message = _typing_error(_forgets_to_import_prange)
+    assert "'prange' looks like a Numba internal function, has it been imported" in message
