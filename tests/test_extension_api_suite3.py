@@ -287,3 +287,17 @@ def test_an_unbound_global_is_a_typing_error_with_pythons_words():
     assert "NameError: name 'surely_not_bound_anywhere' is not defined" in message
     message = _typing_error(_forgets_to_import_prange)
     assert "'prange' looks like a Numba internal function, has it been imported" in message
+
+
+_GLOBAL_LIST = [1, 2, 3]
+
+
+def _reads_a_global_list():
+    return _GLOBAL_LIST[0]
+
+
+def test_a_global_list_is_refused_at_typing_with_numbas_words():
+    message = _typing_error(_reads_a_global_list)
+    assert "The use of a reflected list(int64)" in message
+    assert "in globals, is not supported as globals" in message
+    assert njit(lambda xs: xs[0])(_GLOBAL_LIST) == _GLOBAL_LIST[0]  # as an argument it works

@@ -409,6 +409,16 @@ class TypeInferer:
                 f"{type(expr.value).__name__} in nopython mode",
                 expr.loc,
             )
+        if isinstance(found, types.List | types.Set | types.DictType) and not isinstance(
+            expr, ir.Const
+        ):
+            raise TypingError(  # Numba's words first, then what to do
+                f"The use of a {found} type, assigned to variable '{expr.name}' in globals, is "
+                "not supported as globals are considered compile-time constants and there is "
+                f"no known way to compile a {found} type as a constant. Pass it as an argument "
+                "(or hold constant values in a tuple)",
+                expr.loc,
+            )
         return found
 
     def _type_binop(self, expr: ir.BinOp | ir.InplaceBinOp) -> types.Type:
