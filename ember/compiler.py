@@ -339,6 +339,10 @@ def infer_types(state: CompileState) -> None:
     if generator:
         generator_result(state.py_func, state.arg_types, inferer, state.typing)
     state.signature = Signature(state.typing.return_type, state.arg_types)
+    if not state.options.nrt:
+        from ember.typing.no_runtime import check_returned_arrays
+
+        check_returned_arrays(state.func_ir, inferer)
     if config.DUMP_ANNOTATION:
         from ember.typing.annotate import annotate
 

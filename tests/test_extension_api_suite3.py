@@ -301,3 +301,36 @@ def test_a_global_list_is_refused_at_typing_with_numbas_words():
     assert "The use of a reflected list(int64)" in message
     assert "in globals, is not supported as globals" in message
     assert njit(lambda xs: xs[0])(_GLOBAL_LIST) == _GLOBAL_LIST[0]  # as an argument it works
+
+
+# ---------------------------------------------------------------------------- _nrt=False
+
+
+def _new_range(n):
+    return np.arange(n)
+
+
+def _given_back(a):
+    return a
+
+
+def test_no_runtime_functions_may_return_only_their_array_arguments():
+    made = njit(_nrt=False)(_new_range)
+    with pytest.raises(TypingError, match="Only accept returning of array passed into the"):
+        made(3)
+    given = np.arange(4.0)
+    assert njit(_nrt=False)(_given_back)(given) is given
+    summed = njit(_nrt=False)(lambda n: np.ones(n).sum())  # a temporary array is fine
+    assert summed(3) == 3.0
+
+
+def test_overload_jit_options_without_runtime_apply_to_the_implementation():
+    def make(n):
+        return np.arange(n)
+
+    @overload(make, jit_options={"_nrt": False})
+    def _make_overload(n):
+        return lambda n: np.arange(n)
+
+    with pytest.raises(TypingError, match="Only accept returning of array passed into the"):
+        njit(lambda n: make(n))(3)
