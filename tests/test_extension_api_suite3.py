@@ -334,3 +334,19 @@ def test_overload_jit_options_without_runtime_apply_to_the_implementation():
 
     with pytest.raises(TypingError, match="Only accept returning of array passed into the"):
         njit(lambda n: make(n))(3)
+
+
+# ---------------------------------------------------------------------------- typeof
+
+
+def test_typeof_of_random_generators_masked_arrays_and_lists_of_dicts():
+    from ember import typeof
+    from ember.errors import NumbaTypeError
+
+    rng = np.random.default_rng(7)
+    assert typeof(rng) == types.npy_rng
+    assert typeof(rng.bit_generator) == types.npy_bitgen == typeof(np.random.MT19937(1))
+    with pytest.raises(NumbaTypeError, match="Unsupported array type: numpy.ma.MaskedArray"):
+        typeof(np.ma.MaskedArray([1, 2]))
+    with pytest.raises(ValueError, match="Cannot type list element type <class 'dict'>"):
+        typeof([{1: 3}])

@@ -11,7 +11,7 @@ from functools import singledispatch
 from typing import Any
 
 from ember import types
-from ember.errors import ArgumentTypeError, TypingError
+from ember.errors import ArgumentTypeError, NumbaTypeError, TypingError
 from ember.types.datetimes import datetime_type_of_dtype
 from ember.typing.conversions import unify_pair
 
@@ -163,12 +163,21 @@ def _typeof_list(items: list) -> types.Type:
             f"a list passed from Python must hold items of one type (this one holds {names}): "
             "pass a NumPy array, or build the list inside the jitted function"
         )
-    item_type = typeof_or_none(items[0])
+    try:
+        item_type = typeof_or_none(items[0])
+    except TypingError as refused:  # Numba's words first (a ValueError, as typeof's)
+        raise UntypableItemError(
+            f"Cannot type list element type {type(items[0])}: {refused.msg}"
+        ) from None
     if isinstance(item_type, (types.List, types.Set)):
         return _list_type(item_type)  # typed as Numba does; refused when passed (reflection.py)
     if not reflectable_item(item_type):
         raise _unreflectable(items[0], item_type)
     return _list_type(item_type)
+
+
+class UntypableItemError(TypingError, ValueError):
+    """A list passed from Python whose items have no type in compiled code."""
 
 
 _NUMBER_CLASSES = frozenset((bool, int, float, complex))
@@ -264,6 +273,13 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
         return None if isinstance(scalar, types.CharSeq) else scalar  # no bytes arguments
     if cls.__name__ == "Generator" and cls.__module__ == "numpy.random._generator":
         return types.npy_rng
+    if isinstance(value, np.random.BitGenerator):
+        return types.npy_bitgen
+    if isinstance(value, np.ma.MaskedArray):  # Numba's words: its mask would be dropped
+        raise NumbaTypeError(
+            "Unsupported array type: numpy.ma.MaskedArray: compiled code would drop its mask; "
+            "pass `values.filled(fill)` or `values.data` with the mask beside it"
+        )
     return None
 
 
