@@ -350,3 +350,12 @@ def test_typeof_of_random_generators_masked_arrays_and_lists_of_dicts():
         typeof(np.ma.MaskedArray([1, 2]))
     with pytest.raises(ValueError, match="Cannot type list element type <class 'dict'>"):
         typeof([{1: 3}])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int16, np.uint64, np.bool_, np.complex128])
+def test_dtype_kind_and_type_in_compiled_code(dtype):
+    values = np.ones(3, dtype)
+    assert njit(lambda a: a.dtype.kind)(values) == values.dtype.kind
+    assert njit(lambda a: a.dtype.kind == "f")(values) == (values.dtype.kind == "f")
+    made = njit(lambda a: a.dtype.type(3) + a[0])(values)  # a scalar of the dtype
+    assert made == values.dtype.type(3).item() + values[0].item()  # Python's arithmetic
