@@ -359,3 +359,40 @@ def test_dtype_kind_and_type_in_compiled_code(dtype):
     assert njit(lambda a: a.dtype.kind == "f")(values) == (values.dtype.kind == "f")
     made = njit(lambda a: a.dtype.type(3) + a[0])(values)  # a scalar of the dtype
     assert made == values.dtype.type(3).item() + values[0].item()  # Python's arithmetic
+
+
+# ---------------------------------------------------------------------------- lists of functions
+
+
+@njit
+def _plus_one(x):
+    return x + 1
+
+
+@njit
+def _plus_two(x):
+    return _plus_one(_plus_one(x))
+
+
+def _call_each(fns, x):
+    total = 0
+    for f in fns:
+        total += f(x)
+    return total, fns[len(fns) - 1](x)
+
+
+def _grow(fns):
+    fns.append(fns[0])
+    return len(fns)
+
+
+def test_a_list_of_one_jitted_function_passes_from_python():
+    plain = [_plus_one.py_func] * 3
+    compiled = njit(_call_each)
+    for _ in range(_WARM):
+        assert compiled([_plus_one] * 3, 4) == _call_each(plain, 4)
+    fns = [_plus_one, _plus_one]
+    assert njit(_grow)(fns) == 3 and fns == [_plus_one] * 3  # changes are written back
+    with pytest.raises(TypingError, match="must hold one function.*_plus_one and _plus_two"):
+        compiled([_plus_one, _plus_two], 1)
+    assert compiled((_plus_one, _plus_two), 1) == (2 + 3, 3)  # a tuple holds several

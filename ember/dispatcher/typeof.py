@@ -156,6 +156,12 @@ def _typeof_list(items: list) -> types.Type:
     classes = set(map(type, items))  # at C speed
     if classes <= _NUMBER_CLASSES:
         return _list_type(_common_number_type(items, classes))
+    if len(classes) > 1 and all(isinstance(item, _jitted_function_class()) for item in items):
+        names = " and ".join(dict.fromkeys(item.py_func.__name__ for item in items))
+        raise TypingError(
+            "a list of jitted functions passed from Python must hold one function (as Numba "
+            f"types it; this one holds {names}): pass a tuple of them instead"
+        )
     if len(classes) > 1:
         odd_first = sorted(classes, key=lambda cls: (cls in _NUMBER_CLASSES, cls.__name__))
         names = " and ".join(cls.__name__ for cls in odd_first[:2])
@@ -178,6 +184,13 @@ def _typeof_list(items: list) -> types.Type:
 
 class UntypableItemError(TypingError, ValueError):
     """A list passed from Python whose items have no type in compiled code."""
+
+
+@functools.cache
+def _jitted_function_class() -> type:
+    from ember.dispatcher.dispatcher import Dispatcher
+
+    return Dispatcher
 
 
 _NUMBER_CLASSES = frozenset((bool, int, float, complex))
@@ -223,8 +236,8 @@ def reflectable_item(typ: types.Type | None) -> bool:
     """Whether a list of `typ` can be passed from Python and written back."""
     if isinstance(typ, (types.Number, types.Boolean, types.UnicodeType, types.Array)):
         return not isinstance(typ, types.Array) or not isinstance(typ.dtype, types.Record)
-    if isinstance(typ, types.ClassInstanceType):
-        return True
+    if isinstance(typ, (types.ClassInstanceType, types.DispatcherType)):
+        return True  # (a jitted function: every item must be that very function)
     if isinstance(typ, types.BaseTuple):
         return all(reflectable_item(member) for member in typ.types)
     return False
