@@ -396,3 +396,91 @@ def test_a_list_of_one_jitted_function_passes_from_python():
     with pytest.raises(TypingError, match="must hold one function.*_plus_one and _plus_two"):
         compiled([_plus_one, _plus_two], 1)
     assert compiled((_plus_one, _plus_two), 1) == (2 + 3, 3)  # a tuple holds several
+
+
+# ---------------------------------------------------------------------------- cache=True
+
+
+_CACHED_MODULE = """
+import numpy as np
+from ember import njit, objmode, prange, literal_unroll, int64
+from ember.experimental import jitclass
+
+@njit(cache=True)
+def with_objmode(x):
+    with objmode(y="float64"):
+        y = float(np.sqrt(x))
+    return y + 1.0
+
+@jitclass([("v", int64)])
+class Box:
+    def __init__(self, v):
+        self.v = v
+    def twice(self):
+        return self.v * 2
+
+@njit(cache=True)
+def use_box(v):
+    return Box(v).twice()
+
+@njit(cache=True, parallel=True)
+def parallel_sum(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += a[i]
+    return s
+
+@njit(cache=True)
+def squares(n):
+    for i in range(n):
+        yield i * i
+
+@njit(cache=True)
+def sum_squares(n):
+    return sum(squares(n))
+
+@njit(cache=True)
+def unrolled(t):
+    s = 0.0
+    for v in literal_unroll(t):
+        s += v
+    return s
+"""
+
+_CACHED_RUN = """
+import sys, numpy as np
+sys.path.insert(0, sys.argv[1])
+import cached_features as m
+calls = [m.with_objmode(16.0), m.use_box(4), m.parallel_sum(np.arange(5.0)), m.sum_squares(4),
+         m.unrolled((1, 2.5))]
+hits = [sum(f.stats.cache_hits.values()) for f in
+        (m.with_objmode, m.use_box, m.parallel_sum, m.sum_squares, m.unrolled)]
+print(calls, hits)
+"""
+
+
+def test_cache_true_features_are_reused_by_a_new_process(tmp_path):
+    import subprocess
+    import sys
+
+    import ember
+
+    (tmp_path / "cached_features.py").write_text(_CACHED_MODULE)
+    env = {
+        **os.environ,
+        "EMBER_CACHE_DIR": str(tmp_path / "cache"),
+        "PYTHONPATH": os.path.dirname(os.path.dirname(ember.__file__)),
+    }
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", _CACHED_RUN, str(tmp_path)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        for _ in range(2)
+    ]
+    expected_values = [16.0**0.5 + 1.0, 8, 10.0, 0 + 1 + 4 + 9, 3.5]
+    assert runs[0] == f"{expected_values} {[0] * 5}"  # compiled and written
+    assert runs[1] == f"{expected_values} {[1] * 5}"  # each one loaded from the disk cache
