@@ -152,6 +152,13 @@ class TypeAnnotation:
 
     result: CompileResult
 
+    @property
+    def typemap(self) -> dict:
+        """Numba's `type_annotation.typemap`: each variable's type by name (arguments keep
+        their names; empty for a specialization loaded from the disk cache)."""
+        typing = self.result.typing
+        return {} if typing is None else dict(typing.typemap)
+
     def __str__(self) -> str:
         from ember.typing.annotate import annotate
 

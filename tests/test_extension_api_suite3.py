@@ -484,3 +484,16 @@ def test_cache_true_features_are_reused_by_a_new_process(tmp_path):
     expected_values = [16.0**0.5 + 1.0, 8, 10.0, 0 + 1 + 4 + 9, 3.5]
     assert runs[0] == f"{expected_values} {[0] * 5}"  # compiled and written
     assert runs[1] == f"{expected_values} {[1] * 5}"  # each one loaded from the disk cache
+
+
+def test_type_annotation_typemap_names_each_variables_type():
+    from ember import uint8, uint32
+
+    def count_down(iters):
+        steps = range(iters)
+        return len(steps)
+
+    compiled = njit(uint8(uint32))(count_down)
+    typemap = compiled.overloads[(uint32,)].type_annotation.typemap
+    assert typemap["iters"] == uint32  # the declared argument type, kept
+    assert compiled(7) == count_down(7)
