@@ -497,3 +497,13 @@ def test_type_annotation_typemap_names_each_variables_type():
     typemap = compiled.overloads[(uint32,)].type_annotation.typemap
     assert typemap["iters"] == uint32  # the declared argument type, kept
     assert compiled(7) == count_down(7)
+
+
+def _unsupported_numpy_call():
+    return np.asanyarray([1, 2, 3])
+
+
+def test_an_uncompiled_numpy_function_is_named_with_numbas_words():
+    message = _typing_error(_unsupported_numpy_call)
+    assert "Use of unsupported NumPy function 'numpy.asanyarray'" in message
+    assert "Unknown attribute 'asanyarray' of type Module(numpy)" in message

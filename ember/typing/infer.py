@@ -603,7 +603,10 @@ class TypeInferer:
             )
         found = self.context.resolve_getattr(value_type, expr.attr)
         if found is None:
-            raise TypingError(f"Unknown attribute '{expr.attr}' of type {value_type}", expr.loc)
+            message = f"Unknown attribute '{expr.attr}' of type {value_type}"
+            raise TypingError(
+                _unsupported_library_function(value_type, expr.attr, message), expr.loc
+            )
         return found
 
     def _type_getitem(self, expr: ir.GetItem) -> types.Type:
@@ -813,6 +816,19 @@ def _require_precise(arg_types: tuple) -> None:
     """Operations wait until the item type of an empty list is known."""
     if not all(t.is_precise for t in arg_types):
         raise _Pending
+
+
+def _unsupported_library_function(value_type: types.Type, attr: str, message: str) -> str:
+    """Numba's words first for a NumPy function ember does not compile."""
+    pymod = getattr(value_type, "pymod", None)
+    name = getattr(pymod, "__name__", "")
+    if isinstance(value_type, types.Module) and name.split(".")[0] == "numpy":
+        if callable(getattr(pymod, attr, None)):
+            return (
+                f"Use of unsupported NumPy function '{name}.{attr}' or unsupported use of the "
+                f"function.\n{message}: ember does not compile {name}.{attr}"
+            )
+    return message
 
 
 def _callee_key(fnty: types.Type) -> Any:
