@@ -507,3 +507,25 @@ def test_an_uncompiled_numpy_function_is_named_with_numbas_words():
     message = _typing_error(_unsupported_numpy_call)
     assert "Use of unsupported NumPy function 'numpy.genfromtxt'" in message
     assert "Unknown attribute 'genfromtxt' of type Module(numpy)" in message
+
+
+def _incremented(a):
+    b = a + 1
+    return b
+
+
+def test_get_annotation_info_gives_each_specializations_typed_lines():
+    compiled = njit(_incremented)
+    compiled(1)
+    compiled(1.5)
+    info = compiled.get_annotation_info()
+    merged = {}
+    for sig in compiled.signatures:
+        merged.update(compiled.get_annotation_info(sig))
+    assert merged == info and len(info) == 2
+    line = _incremented.__code__.co_firstlineno + 1  # `b = a + 1`
+    for (where, args), data in info.items():
+        assert where.endswith(f":{line}")
+        assert (line, "    b = a + 1") in data["python_lines"]
+        typed = " ".join(text for text, _ in data["ir_lines"][line])
+        assert f":: {args[0]}" in typed  # `a + 1` has the argument's type

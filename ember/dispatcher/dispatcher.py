@@ -299,6 +299,18 @@ class Dispatcher:
         print(text, file=file if file is not None else sys.stdout)
         return text
 
+    def get_annotation_info(self, signature: tuple | None = None) -> dict:
+        """Numba's annotation data of each specialization (of one, when given), keyed by
+        (`file:first line`, argument types): source lines, indents and typed statements."""
+        from ember.typing.annotate import annotation_info
+
+        found = {}
+        for result in self._selected(signature):
+            code = self.py_func.__code__
+            key = (f"{code.co_filename}:{code.co_firstlineno + 1}", result.signature.args)
+            found[key] = annotation_info(result.func_ir, result.typing)
+        return found
+
     def inspect_llvm(self, signature: tuple | None = None) -> dict[tuple, str] | str:
         """The optimized LLVM IR of each compiled signature (of one, when given), with the
         callees linked into it, as the machine code is generated from it."""
