@@ -529,3 +529,23 @@ def test_get_annotation_info_gives_each_specializations_typed_lines():
         assert (line, "    b = a + 1") in data["python_lines"]
         typed = " ".join(text for text, _ in data["ir_lines"][line])
         assert f":: {args[0]}" in typed  # `a + 1` has the argument's type
+
+
+def _needs_literal(a):
+    return a
+
+
+@overload(_needs_literal)
+def _needs_literal_overload(a):
+    if isinstance(a, types.Literal):
+        return lambda a: type(a)(a + 1.25)  # the literal's type: an int
+
+
+@njit
+def _default_one(a=1):
+    return _needs_literal(a)
+
+
+def test_an_omitted_default_reaches_an_overload_as_a_literal_when_it_must():
+    assert njit(lambda: _default_one())() == int(1 + 1.25)
+    assert njit(lambda: _default_one(100))() == int(100 + 1.25)

@@ -442,12 +442,11 @@ class Dispatcher:
         """Argument types in parameter order; omitted defaults are typed from their values.
         Literal types are kept only for the parameters literally() asks for (all of them with
         `keep_literals`: the retry of a call whose plain types do not compile)."""
-        from ember.typing.context import TypingContext
 
         folded = []
         for index, item in enumerate(self._binder.bind(args, kws)):
             if isinstance(item, Omitted):
-                folded.append(TypingContext().resolve_value_type(item.default))
+                folded.append(self._omitted_type(item.default, keep_literals))
             elif isinstance(item, tuple):  # the *args tuple
                 folded.append(types.make_tuple(types.unliteral(t) for t in item))
             elif keep_literals or index in self._literal_params:
@@ -455,6 +454,16 @@ class Dispatcher:
             else:
                 folded.append(types.unliteral(item))
         return tuple(folded)
+
+    @staticmethod
+    def _omitted_type(default: Any, literal: bool) -> types.Type:
+        """An omitted argument's type: of its default value, as a literal in the literal
+        retry (an overload may need the constant, as Numba gives it)."""
+        from ember.typing.context import TypingContext
+
+        if literal and type(default) in (int, bool, str):
+            return types.literal(default)
+        return TypingContext().resolve_value_type(default)
 
     def type_call(self, args: tuple, kws: dict) -> Signature | None:
         """The signature of a call from compiled code (compiling the callee if needed)."""
