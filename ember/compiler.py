@@ -159,6 +159,18 @@ class TypeAnnotation:
         typing = self.result.typing
         return {} if typing is None else dict(typing.typemap)
 
+    @property
+    def calltypes(self) -> dict:
+        """Numba's `type_annotation.calltypes`: each call expression's signature."""
+        typing = self.result.typing
+        return {} if typing is None else dict(typing.calltypes)
+
+    @property
+    def blocks(self) -> dict:
+        """Numba's `type_annotation.blocks`: the typed function's IR blocks by label."""
+        func_ir = self.result.func_ir
+        return {} if func_ir is None else func_ir.blocks
+
     def __str__(self) -> str:
         from ember.typing.annotate import annotate
 

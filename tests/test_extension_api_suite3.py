@@ -497,6 +497,15 @@ def test_type_annotation_typemap_names_each_variables_type():
     typemap = compiled.overloads[(uint32,)].type_annotation.typemap
     assert typemap["iters"] == uint32  # the declared argument type, kept
     assert compiled(7) == count_down(7)
+    annotation = compiled.overloads[(uint32,)].type_annotation
+    assert len(annotation.calltypes) == 2  # range(iters) and len(steps)
+    assigned = {
+        stmt.target.name
+        for b in annotation.blocks.values()
+        for stmt in b.body
+        if hasattr(stmt, "target")
+    }
+    assert {"iters", "steps"} <= assigned
 
 
 def _unsupported_numpy_call():
