@@ -558,3 +558,15 @@ def _default_one(a=1):
 def test_an_omitted_default_reaches_an_overload_as_a_literal_when_it_must():
     assert njit(lambda: _default_one())() == int(1 + 1.25)
     assert njit(lambda: _default_one(100))() == int(100 + 1.25)
+
+
+def test_is_serializable_says_whether_a_value_pickles():
+    import pickle
+    import threading
+
+    from ember.core.serialize import is_serializable
+
+    for value in ({"key": "value"}, [1, 2, 3], "text", np.arange(3)):
+        assert is_serializable(value) and pickle.loads(pickle.dumps(value)) is not None
+    assert not is_serializable(threading.Lock())
+    assert not is_serializable(lambda: 0)  # a lambda has no importable name
