@@ -570,3 +570,17 @@ def test_is_serializable_says_whether_a_value_pickles():
         assert is_serializable(value) and pickle.loads(pickle.dumps(value)) is not None
     assert not is_serializable(threading.Lock())
     assert not is_serializable(lambda: 0)  # a lambda has no importable name
+
+
+def test_bytearray_arguments_through_the_native_entry():
+    total = _warmed(_indexed_total, bytearray(b"warm"))
+    fill = _warmed(_fill, bytearray(3), 1)
+    data = bytearray(b"native entry")
+    assert total(data) == sum(data)
+    del data[:7]  # the start moves, the size shrinks: read on each call
+    assert total(data) == sum(data) == sum(b"entry")
+    data.extend(b"!!")
+    fill(data, 60)
+    assert data == bytearray(range(60, 60 + len(data)))
+    view = _warmed(lambda b: b[1:3], bytearray(b"abcd"))  # an array result: Python path
+    assert list(view(bytearray(b"wxyz"))) == list(b"xy")

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ember.dispatcher import datetime_entry, entry_slices
+from ember.dispatcher import datetime_entry, entry_buffers, entry_slices
 from ember.dispatcher.datetime_entry import DatetimeKind
+from ember.dispatcher.entry_buffers import ByteArrayKind
 from ember.dispatcher.entry_builder import EntryBuilder
 from ember.dispatcher.entry_slices import SliceKind
 from ember.dispatcher.object_layout import (
@@ -56,6 +57,9 @@ class ArgumentUnboxing(EntryBuilder):
             return
         if isinstance(kind, SliceKind):
             entry_slices.emit_match(self, obj, kind, fail)
+            return
+        if isinstance(kind, ByteArrayKind):
+            entry_buffers.emit_match(self, obj, fail)
             return
         if isinstance(kind, ConstantKind):
             same = b.icmp_unsigned("==", obj, _object_constant(kind.value))
@@ -126,6 +130,8 @@ class ArgumentUnboxing(EntryBuilder):
             return datetime_entry.emit_unbox(self, obj)
         if isinstance(kind, SliceKind):
             return entry_slices.emit_unbox(self, obj, kind, fail)
+        if isinstance(kind, ByteArrayKind):
+            return entry_buffers.emit_unbox(self, obj)
         if isinstance(kind, tuple):
             values: list[ir.Value] = []
             for index, member in enumerate(kind):

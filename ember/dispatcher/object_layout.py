@@ -15,6 +15,7 @@ from typing import Any, TypeAlias
 from llvmlite import ir
 
 from ember.dispatcher.datetime_entry import DatetimeKind, is_datetime_dtype_name
+from ember.dispatcher.entry_buffers import ByteArrayKind
 from ember.dispatcher.entry_slices import SliceKind
 
 Kind: TypeAlias = str | tuple["Kind", ...]
@@ -189,7 +190,7 @@ def _check_kind(kind: Kind) -> None:
         return
     if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind, DatetimeKind, StringKind)):
         return
-    if isinstance(kind, SliceKind):
+    if isinstance(kind, SliceKind | ByteArrayKind):
         return
     if isinstance(kind, EnumKind):
         if kind.value_kind not in _INT_KINDS and kind.value_kind not in ("float32", "float64"):
@@ -229,6 +230,8 @@ def flatten_arg_types(kind: Kind) -> list[ir.Type]:
         return [_I64]
     if isinstance(kind, SliceKind):  # start, stop, step (SliceModel)
         return [_I64] * 3
+    if isinstance(kind, ByteArrayKind):  # a 1-d array
+        return [_PTR, _PTR, _I64, _I64, _PTR, _I64, _I64]
     if kind in _INT_KINDS:
         return [ir.IntType(_INT_KINDS[kind][0])]
     return {
@@ -284,7 +287,7 @@ def fast_path_supported(kind: Kind) -> bool:
         return all(fast_path_supported(member) for member in kind)
     if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind, DatetimeKind, EnumKind)):
         return True
-    if isinstance(kind, SliceKind):
+    if isinstance(kind, SliceKind | ByteArrayKind):
         return True
     if isinstance(kind, ArrayKind):
         return numpy_layout() is not None
