@@ -129,6 +129,8 @@ def fingerprint(value: Any) -> bytes | None:
     if cls is tuple:
         parts = [fingerprint(item) for item in value]
         return None if None in parts else b"(" + b"".join(parts) + b")"
+    if cls is bytearray or cls is array.array or cls is memoryview:
+        return _buffer_fingerprint(value, cls)
     np = sys.modules.get("numpy")
     if np is None:
         return None
@@ -140,6 +142,18 @@ def fingerprint(value: Any) -> bytes | None:
     if isinstance(value, np.generic):
         return b"s" + _dtype_spelling(value.dtype)
     return None
+
+
+def _buffer_fingerprint(value: Any, cls: type) -> bytes:
+    """A buffer object's type is decided by its class, item format, dimensions, layout and
+    writability."""
+    if cls is bytearray:
+        return b"Y"
+    if cls is array.array:
+        return b"y" + value.typecode.encode()
+    layout = b"C" if value.c_contiguous else b"F" if value.f_contiguous else b"A"
+    writable = b"r" if value.readonly else b"w"
+    return b"v" + value.format.encode() + bytes([value.ndim]) + layout + writable
 
 
 def _dtype_spelling(dtype: Any) -> bytes:
