@@ -439,6 +439,14 @@ def squares(n):
 def sum_squares(n):
     return sum(squares(n))
 
+def make_adder(k):
+    @njit(cache=True)
+    def add(x):
+        return x + k
+    return add
+
+add_five = make_adder(5)
+
 @njit(cache=True)
 def unrolled(t):
     s = 0.0
@@ -452,9 +460,9 @@ import sys, numpy as np
 sys.path.insert(0, sys.argv[1])
 import cached_features as m
 calls = [m.with_objmode(16.0), m.use_box(4), m.parallel_sum(np.arange(5.0)), m.sum_squares(4),
-         m.unrolled((1, 2.5))]
+         m.unrolled((1, 2.5)), m.add_five(3)]
 hits = [sum(f.stats.cache_hits.values()) for f in
-        (m.with_objmode, m.use_box, m.parallel_sum, m.sum_squares, m.unrolled)]
+        (m.with_objmode, m.use_box, m.parallel_sum, m.sum_squares, m.unrolled, m.add_five)]
 print(calls, hits)
 """
 
@@ -481,9 +489,9 @@ def test_cache_true_features_are_reused_by_a_new_process(tmp_path):
         ).stdout.strip()
         for _ in range(2)
     ]
-    expected_values = [16.0**0.5 + 1.0, 8, 10.0, 0 + 1 + 4 + 9, 3.5]
-    assert runs[0] == f"{expected_values} {[0] * 5}"  # compiled and written
-    assert runs[1] == f"{expected_values} {[1] * 5}"  # each one loaded from the disk cache
+    expected_values = [16.0**0.5 + 1.0, 8, 10.0, 0 + 1 + 4 + 9, 3.5, 8]
+    assert runs[0] == f"{expected_values} {[0] * 6}"  # compiled and written
+    assert runs[1] == f"{expected_values} {[1] * 6}"  # each one loaded from the disk cache
 
 
 def test_type_annotation_typemap_names_each_variables_type():
