@@ -152,6 +152,25 @@ class TypeAnnotation:
 
     result: CompileResult
 
+    @property
+    def typemap(self) -> dict:
+        """Numba's `type_annotation.typemap`: each variable's type by name (arguments keep
+        their names; empty for a specialization loaded from the disk cache)."""
+        typing = self.result.typing
+        return {} if typing is None else dict(typing.typemap)
+
+    @property
+    def calltypes(self) -> dict:
+        """Numba's `type_annotation.calltypes`: each call expression's signature."""
+        typing = self.result.typing
+        return {} if typing is None else dict(typing.calltypes)
+
+    @property
+    def blocks(self) -> dict:
+        """Numba's `type_annotation.blocks`: the typed function's IR blocks by label."""
+        func_ir = self.result.func_ir
+        return {} if func_ir is None else func_ir.blocks
+
     def __str__(self) -> str:
         from ember.typing.annotate import annotate
 
@@ -339,6 +358,10 @@ def infer_types(state: CompileState) -> None:
     if generator:
         generator_result(state.py_func, state.arg_types, inferer, state.typing)
     state.signature = Signature(state.typing.return_type, state.arg_types)
+    if not state.options.nrt:
+        from ember.typing.no_runtime import check_returned_arrays
+
+        check_returned_arrays(state.func_ir, inferer)
     if config.DUMP_ANNOTATION:
         from ember.typing.annotate import annotate
 

@@ -169,6 +169,11 @@ DOMAINS = (
         value_modules=("ember.misc.carray",),
     ),
     Domain(
+        "python_buffers",  # bytearray, memoryview and array.array arguments
+        ("ember.library.interop.python_buffers",),
+        type_classes=(types.PythonBuffer,),
+    ),
+    Domain(
         "parallel",
         ("ember.parallel.library",),
         value_modules=("ember.parallel.api",),  # prange (also what parfors call) and threads

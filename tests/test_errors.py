@@ -231,7 +231,7 @@ def test_unexpected_keyword_raises_type_error():
         add(1, c=2)
 
 
-@pytest.mark.parametrize(("args", "name", "kind"), [((bytearray(b"s"), 1), "a", "bytearray")])
+@pytest.mark.parametrize(("args", "name", "kind"), [((object(), 1), "a", "object")])
 def test_unsupported_argument_type_names_the_argument(args, name, kind):
     with pytest.raises(TypeError) as info:
         add(*args)

@@ -33,6 +33,8 @@ def _argument_ctypes(typ: types.Type) -> list:
     typ = _held_type(typ)
     if isinstance(typ, types.Array):
         return arrayboxing.argument_ctypes(typ)
+    if isinstance(typ, types.PythonBuffer):  # passed as the array over its memory
+        return arrayboxing.argument_ctypes(typ.as_array)
     if isinstance(typ, types.Boolean):
         return [ctypes.c_uint8]
     if isinstance(typ, types.Integer):
@@ -128,6 +130,18 @@ def _held_type(typ: types.Type) -> types.Type:
     return typ
 
 
+class _KeptForTheCall:
+    """The `copies` entry of a buffer argument's ndarray: alive until the call returns (it is
+    the parent of the arrays compiled code makes from it); nothing to write back."""
+
+    @staticmethod
+    def write_back(meminfo: None, view: Any) -> None:
+        return None
+
+
+_KEPT_FOR_THE_CALL = _KeptForTheCall()
+
+
 def _flatten(typ: types.Type, value: Any, out: list, copies: list | None = None) -> None:
     """Append the native argument values of a Python `value` converted to `typ`. A Python list
     or set (at any depth in tuples) is copied into a native one, recorded in `copies` as
@@ -178,6 +192,12 @@ def _flatten(typ: types.Type, value: Any, out: list, copies: list | None = None)
         out.append(copies[-1][2])
     elif isinstance(typ, types.Array):
         arrayboxing.flatten(typ, value, out)
+    elif isinstance(typ, types.PythonBuffer):  # the array over its memory, kept for the call
+        from ember.dispatcher.typeof import buffer_array
+
+        view = buffer_array(value)
+        arrayboxing.flatten(typ.as_array, view, out)
+        copies.append((view, _KEPT_FOR_THE_CALL, None))
     elif isinstance(typ, types.SliceType):
         from ember.library.builtins.slices import native_slice_parts
 
@@ -400,7 +420,8 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
             raise_static_exception(ctypes.addressof(excinfo))
         if isinstance(memory_type, type) and issubclass(memory_type, ctypes.Structure):
             memo = {(_ARGUMENT, meminfo): container for container, _, meminfo in native_lists}
-            return _box(return_type, result, values, memo)
+            views = [view for view, kept, _ in native_lists if kept is _KEPT_FOR_THE_CALL]
+            return _box(return_type, result, (*values, *views) if views else values, memo)
         return _box(return_type, result.value, values)
 
     return invoke

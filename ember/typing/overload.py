@@ -201,6 +201,8 @@ def _apply_jit_options(options: Any, jit_options: dict) -> Any:
     if not jit_options:
         return options
     changes = {k: v for k, v in jit_options.items() if k in _TARGET_OPTION_NAMES}
+    if "_nrt" in jit_options:
+        changes["nrt"] = bool(jit_options["_nrt"])
     if "fastmath" in changes and isinstance(changes["fastmath"], (set, frozenset)):
         changes["fastmath"] = frozenset(changes["fastmath"])
     return replace(options, **changes)
