@@ -187,7 +187,10 @@ def _array_extreme(symbol: str):
     def select(iterable):
         if not (isinstance(iterable, types.Array) and iterable.ndim == 1):
             return None
-        if not _number(iterable.dtype) or isinstance(iterable.dtype, types.Complex):
+        dtype = iterable.dtype  # numbers and datetimes (a NaT never beats nor is beaten)
+        if not (_number(dtype) or isinstance(dtype, types.NPDatetime | types.NPTimedelta)):
+            return None
+        if isinstance(dtype, types.Complex):
             return None
 
         def extreme(iterable):

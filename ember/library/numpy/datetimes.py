@@ -488,37 +488,6 @@ overload(max)(_builtin_extreme(True))
 overload(min)(_builtin_extreme(False))
 
 
-def _builtin_array_extreme(is_max: bool):
-    """`max(a)` / `min(a)` of a 1-d datetime array: Python's loop, the first item kept unless
-    beaten (a NaT never beats nor is beaten: comparisons with it are False)."""
-    message = ("max" if is_max else "min") + "() arg is an empty sequence"
-
-    def typer(iterable):
-        array = types.unliteral(iterable)
-        if not (isinstance(array, types.Array) and array.ndim == 1):
-            return None
-        if not isinstance(array.dtype, _DATETIME_LIKE):
-            return None
-
-        def extreme(iterable):
-            if iterable.shape[0] == 0:
-                raise ValueError(message)
-            best = iterable[0]
-            for index in range(1, iterable.shape[0]):
-                item = iterable[index]
-                if (item > best) if is_max else (item < best):
-                    best = item
-            return best
-
-        return extreme
-
-    return typer
-
-
-overload(max)(_builtin_array_extreme(True))
-overload(min)(_builtin_array_extreme(False))
-
-
 # ---------------------------------------------------------------------------- int(x), hash(x)
 
 # Units whose scalars NumPy's int() reads as their count (coarser ones become Python dates).
