@@ -124,6 +124,7 @@ DOMAINS = (
         (
             "ember.library.strings.core",
             "ember.library.strings.bytes",
+            "ember.library.strings.bytes_methods",
             "ember.library.strings.case",
             "ember.library.strings.convert",
             "ember.library.strings.format",
