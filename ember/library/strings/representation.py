@@ -108,6 +108,31 @@ def builtin_repr(x):
     return None
 
 
+@register_jitable
+def _ascii_escaped(text):
+    """`text` with every code point from 128 up written as its escape (ascii() of a repr)."""
+    parts = [""]
+    parts.pop()
+    start = 0
+    n = _length(text)
+    for index in range(n):
+        code = _get(text, index)
+        if code >= 128:
+            parts.append(substring(text, start, index))
+            parts.append(_escaped_code(code))
+            start = index + 1
+    if start == 0:
+        return text
+    parts.append(substring(text, start, n))
+    return "".join(parts)
+
+
+@overload(ascii)
+def builtin_ascii(x):
+    """CPython's ascii(): the repr, non-ASCII characters escaped."""
+    return lambda x: _ascii_escaped(repr(x))
+
+
 @overload(str)
 def complex_str(x):
     if isinstance(types.unliteral(x), types.Complex):
