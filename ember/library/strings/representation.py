@@ -78,21 +78,29 @@ def _string_repr(s):
 
 
 @register_jitable
-def _complex_part(x):
-    """A part of a complex number's text: the float's repr without a trailing '.0'."""
-    text = _float_repr(x)
+def _complex_part(x, single):
+    """A part of a complex number's text: the float's repr (NumPy's float32 digits for a
+    complex64, as NumPy writes it) without a trailing '.0'."""
+    text = _float_repr(float(x), single)
     if text.endswith(".0"):
         return text[:-2]
     return text
 
 
 @register_jitable
-def _complex_text(z):
+def _complex_text(z, single=False):
     real, imag = z.real, z.imag
     if real == 0.0 and math.copysign(1.0, real) > 0.0:
-        return _complex_part(imag) + "j"
+        return _complex_part(imag, single) + "j"
     sign = "-" if math.copysign(1.0, imag) < 0.0 and not math.isnan(imag) else "+"
-    return "(" + _complex_part(real) + sign + _complex_part(abs(imag)) + "j)"
+    return "(" + _complex_part(real, single) + sign + _complex_part(abs(imag), single) + "j)"
+
+
+def _complex_text_of(x: types.Type):
+    """The implementation writing a complex of type `x` (float32 digits for a complex64)."""
+    if x.bitwidth == 64:
+        return lambda x: _complex_text(x, True)
+    return lambda x: _complex_text(x)
 
 
 @overload(repr)
@@ -100,7 +108,7 @@ def builtin_repr(x):
     if is_string(x):
         return lambda x: _string_repr(x)
     if isinstance(types.unliteral(x), types.Complex):
-        return lambda x: _complex_text(x)
+        return _complex_text_of(types.unliteral(x))
     if isinstance(types.unliteral(x), (types.Integer, types.Float, types.Boolean)):
         return lambda x: str(x)
     if isinstance(x, types.NoneType):
@@ -136,7 +144,7 @@ def builtin_ascii(x):
 @overload(str)
 def complex_str(x):
     if isinstance(types.unliteral(x), types.Complex):
-        return lambda x: _complex_text(x)
+        return _complex_text_of(types.unliteral(x))
     if isinstance(x, types.NoneType):
         return lambda x: "None"
     return None
@@ -230,3 +238,36 @@ def repr_by_method(x):
     if not is_string(x) and _has_method(x, "__repr__"):
         return lambda x: x.__repr__()
     return None
+
+
+def _extension_type(typ: types.Type) -> bool:
+    """A type an extension (user code) defines: ember's own types have their own text."""
+    return not type(typ).__module__.startswith("ember.")
+
+
+@overload(str)
+def str_fallback(x):
+    """`str(x)` of an extension type with neither `__str__` nor `__repr__`: Numba's generic
+    '<object type:...>' text (registered after the dunder lookup, so it comes last)."""
+    if _extension_type(x) and not is_string(x):
+        text = f"<object type:{x}>"
+        return lambda x: text
+    return None
+
+
+@overload(repr)
+def repr_fallback(x):
+    if _extension_type(x) and not is_string(x):
+        text = f"<object type:{x}>"
+        return lambda x: text
+    return None
+
+
+@overload(str, strict=False)
+def str_of_object(*, object):  # noqa: A002 - CPython's keyword: str(object=x)
+    """`str(object=x)`: only a keyword call binds here (a positional one finds no `object`)."""
+
+    def impl(object):  # noqa: A002
+        return str(object)
+
+    return impl
