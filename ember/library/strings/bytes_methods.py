@@ -17,6 +17,7 @@ from ember.library.strings.core import _get, _length, _new, _set, string, substr
 from ember.library.strings.methods import _is_int, _is_none
 from ember.lowering import arrays as refs
 from ember.lowering import strings as primitives
+from ember.typing.overload import as_type
 from ember.typing.signature import signature
 
 _text_list, _bytes_list = types.List(string), types.List(bytes_type)
@@ -367,11 +368,7 @@ def _pad_method(name: str):
         return text.rjust(width, fill)
 
     def overload_function(b, width, fillchar=b" "):
-        if not (_is_bytes(b) and _is_int(width)):
-            return None
-        if fillchar == b" " or isinstance(fillchar, types.Omitted):
-            return lambda b, width, fillchar=b" ": _as_bytes(padded(_as_text(b), width, " "))
-        if not _is_bytes(fillchar):
+        if not (_is_bytes(b) and _is_int(width) and _is_bytes(as_type(fillchar))):
             return None
 
         def impl(b, width, fillchar=b" "):
