@@ -275,7 +275,8 @@ def bytes_join(b, parts):
     if parts == _bytes_list:
         return lambda b, parts: _as_bytes(_as_text(b).join(_as_text_list(parts)))
     iterator = getattr(parts, "iterator_type", parts)
-    if _is_bytes(getattr(iterator, "yield_type", None)):
+    items = parts.dtype if isinstance(parts, types.UniTuple) else None
+    if _is_bytes(items) or _is_bytes(getattr(iterator, "yield_type", None)):
         return lambda b, parts: _as_bytes(_as_text(b).join([_as_text(part) for part in parts]))
     raise TypingError(f"bytes.join() takes an iterable of bytes, not {parts}")
 

@@ -609,7 +609,10 @@ def _lower_format_method(context, builder, sig, args):
 
 @overload(displays.formatted_field)
 def _formatted_field(value):
-    """`{x}` in an f-string: `str(x)`, but the double's repr for a float (a float32 too)."""
+    """`{x}` in an f-string: `str(x)`, but the double's repr for a float (a float32 too) and
+    CPython's complex text of a complex64 (NumPy formats its value as a complex)."""
     if isinstance(value, types.Float):
         return lambda value: str(float(value))
+    if isinstance(value, types.Complex):
+        return lambda value: str(complex(value))
     return lambda value: str(value)

@@ -120,6 +120,8 @@ def _directive_source(match: re.Match, value: str, typ: types.Type) -> str:
     left, zero = "-" in flags, "0" in flags
     width = int(match["width"] or 0)
     precision = -1 if match["precision"] is None else int(match["precision"] or 0)
+    if not code:
+        raise _Refused(ValueError, "incomplete format")
     if code in _INT_BASES:
         if not _is_real(typ) or (code in "oxX" and not _is_integral(typ)):
             needed = "a real number" if code in "diu" else "an integer"
@@ -151,8 +153,6 @@ def _directive_source(match: re.Match, value: str, typ: types.Type) -> str:
         text = f"{ {'s': 'str', 'r': 'repr', 'a': 'ascii'}[code] }({value})"
     else:
         index = match.start("type")
-        if not code:
-            raise _Refused(ValueError, "incomplete format")
         raise _Refused(
             ValueError, f"unsupported format character {code!r} ({ord(code):#x}) at index {index}"
         )

@@ -5,6 +5,7 @@ their `__str__`/`__repr__` methods (jitclasses, `@overload_method`), as CPython 
 
 from __future__ import annotations
 
+import inspect
 import math
 
 from ember import types
@@ -14,6 +15,8 @@ from ember.library.strings.convert import _float_repr
 from ember.library.strings.core import _get, _length, _new, _set, is_string, substring
 from ember.library.strings.unicode import FLAGS, PRINTABLE, unicode_property
 from ember.misc.literal import literal_unroll
+from ember.typing.signature import Signature
+from ember.typing.templates import registry
 
 _HEX_DIGITS = "0123456789abcdef"
 
@@ -263,11 +266,21 @@ def repr_fallback(x):
     return None
 
 
-@overload(str, strict=False)
-def str_of_object(*, object):  # noqa: A002 - CPython's keyword: str(object=x)
-    """`str(object=x)`: only a keyword call binds here (a positional one finds no `object`)."""
+_OBJECT_KEYWORD = inspect.Signature(
+    [inspect.Parameter("object", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+)
 
-    def impl(object):  # noqa: A002
-        return str(object)
 
-    return impl
+@registry.typer(str)
+def _type_str_of_object(args, kws):
+    """`str(object=x)`: typed as `str(x)`, whose implementation the call then lowers to (the
+    signature's pysig places the keyword argument first)."""
+    if args or set(kws) != {"object"}:
+        return None
+    from ember.typing.context import TypingContext
+
+    context = TypingContext()
+    found = context.resolve_function_type(context.resolve_value_type(str), (kws["object"],), {})
+    if found is None:
+        return None
+    return Signature(found.return_type, tuple(found.args), pysig=_OBJECT_KEYWORD)
