@@ -344,6 +344,30 @@ def test_complex64_text_uses_float32_digits(z):
     assert f(z) == (str(z), f"{z}")
 
 
+@njit
+def _nested_specs(x, s, n, p):
+    return f"{x:>{n}}|{x:+{n}.{p}f}|{x:0{n},.{p}e}|{s:^{n}.{p}}|{n:#{n}x}|{n:*<{n},d}"
+
+
+@FEW
+@given(
+    st.floats(allow_nan=False, allow_infinity=False, width=32),
+    st.text(alphabet="ab é€😀", max_size=6),
+    st.integers(0, 12),
+    st.integers(0, 4),
+)
+def test_nested_format_specs_match_python(x, s, n, p):
+    assert _nested_specs(x, s, n, p) == _nested_specs.py_func(x, s, n, p)
+
+
+def test_runtime_spec_errors_match_python():
+    f = njit(lambda x, spec: format(x, spec))
+    for x in (42, -3.75, "abc"):
+        for spec in ("Q", ".x", "5.", ",s", "_5", "+s", "#s", "=5s", ".2d", ",x", "+c", "!"):
+            expected = _outcome(format, x, spec)
+            assert _outcome(f, x, spec)[:2] == expected[:2], (x, spec)
+
+
 # ---------------------------------------------------------------------------- wording
 
 
