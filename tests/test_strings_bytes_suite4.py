@@ -145,6 +145,17 @@ def test_bytes_method_errors_match_python():
         assert _outcome(func, *args) == _outcome(func.py_func, *args)
 
 
+@njit
+def _bytes_text(b):
+    return repr(b), str(b), "%s|%r" % (b, b), f"{b!r}", str([b, b])
+
+
+@FEW
+@given(BYTES | st.sampled_from([b"it's", b'say "x" it\'s', b"\\\x7f"]))
+def test_bytes_repr_matches_python(b):
+    assert _bytes_text(b) == _bytes_text.py_func(b)
+
+
 # ---------------------------------------------------------------------------- codecs
 
 

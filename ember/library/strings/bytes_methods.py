@@ -2,7 +2,7 @@
 separator, joining, padding and replacing run the `str` methods on the bytes viewed as a kind-1
 string (ember/library/strings/bytes.py); case mappings, case and class predicates, whitespace
 stripping and splitting, and splitlines follow bytes' ASCII rules (b'\\xe9'.upper() stays
-b'\\xe9'); `bool`, `bytes(b)`, `hex()`."""
+b'\\xe9'); `bool`, `bytes(b)`, `hex()`, and the b'...' text of `repr`/`str`."""
 
 from __future__ import annotations
 
@@ -591,3 +591,50 @@ def bytes_hex(b):
             return out
 
         return hex_text
+
+
+@register_jitable
+def _bytes_escape(code, quote):
+    """The text standing for one byte inside the quotes of a bytes repr."""
+    if code == quote or code == 92:
+        return "\\" + chr(code)
+    if code == 9:
+        return "\\t"
+    if code == 10:
+        return "\\n"
+    if code == 13:
+        return "\\r"
+    if code < 32 or code >= 127:
+        return "\\x" + _HEX_DIGITS[code >> 4] + _HEX_DIGITS[code & 15]
+    return chr(code)
+
+
+@register_jitable
+def _bytes_repr(b):
+    text = _as_text(b)
+    n = _length(text)
+    has_single = has_double = False
+    for index in range(n):
+        has_single |= _get(text, index) == 39
+        has_double |= _get(text, index) == 34
+    quote = 34 if has_single and not has_double else 39
+    parts = ["b" + chr(quote)]
+    for index in range(n):
+        parts.append(_bytes_escape(_get(text, index), quote))
+    parts.append(chr(quote))
+    return "".join(parts)
+
+
+@overload(repr)
+def bytes_repr(b):
+    """CPython's b'...' text (str() of bytes is the same)."""
+    if _is_bytes(b):
+        return lambda b: _bytes_repr(b)
+    return None
+
+
+@overload(str)
+def bytes_str(b):
+    if _is_bytes(b):
+        return lambda b: _bytes_repr(b)
+    return None

@@ -160,7 +160,7 @@ def _has_repr(typ: types.Type) -> bool:
     """Whether compiled code can write the repr of a `typ` value (members of containers)."""
     typ = types.unliteral(typ)
     if is_string(typ) or isinstance(
-        typ, (types.Number, types.Boolean, types.NoneType, types.Complex)
+        typ, (types.Number, types.Boolean, types.NoneType, types.Complex, types.BytesType)
     ):
         return True
     if isinstance(typ, types.List):
