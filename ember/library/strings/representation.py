@@ -248,22 +248,42 @@ def _extension_type(typ: types.Type) -> bool:
     return not type(typ).__module__.startswith("ember.")
 
 
+def _later_overload_takes(func, fallback, x: types.Type) -> bool:
+    """Whether an `@overload(func)` registered after `fallback` (an extension's own) takes `x`."""
+    templates = registry.functions.get(func, [])
+    found = [getattr(t, "_overload_func", None) is fallback for t in templates]
+    if True not in found:
+        return False
+    for template in templates[found.index(True) + 1 :]:
+        overload_func = getattr(template, "_overload_func", None)
+        if overload_func is None:
+            continue
+        try:
+            if overload_func(x) is not None:
+                return True
+        except Exception:  # noqa: BLE001, S112 - it declines these types by failing
+            continue
+    return False
+
+
+def _object_text(func, fallback, x: types.Type):
+    """Numba's generic '<object type:...>' text of an extension type with neither `__str__`
+    nor `__repr__`, unless an overload of the extension's own writes it."""
+    if not _extension_type(x) or is_string(x) or _later_overload_takes(func, fallback, x):
+        return None
+    text = f"<object type:{x}>"
+    return lambda x: text
+
+
 @overload(str)
 def str_fallback(x):
-    """`str(x)` of an extension type with neither `__str__` nor `__repr__`: Numba's generic
-    '<object type:...>' text (registered after the dunder lookup, so it comes last)."""
-    if _extension_type(x) and not is_string(x):
-        text = f"<object type:{x}>"
-        return lambda x: text
-    return None
+    """`str(x)` with nothing else to write it (registered after the dunder lookup)."""
+    return _object_text(str, str_fallback, x)
 
 
 @overload(repr)
 def repr_fallback(x):
-    if _extension_type(x) and not is_string(x):
-        text = f"<object type:{x}>"
-        return lambda x: text
-    return None
+    return _object_text(repr, repr_fallback, x)
 
 
 _OBJECT_KEYWORD = inspect.Signature(
