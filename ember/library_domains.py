@@ -124,9 +124,11 @@ DOMAINS = (
         (
             "ember.library.strings.core",
             "ember.library.strings.bytes",
+            "ember.library.strings.bytes_methods",
             "ember.library.strings.case",
             "ember.library.strings.convert",
             "ember.library.strings.format",
+            "ember.library.strings.percent",
             "ember.library.strings.methods",
             "ember.library.strings.more_methods",
             "ember.library.strings.representation",
@@ -140,7 +142,7 @@ DOMAINS = (
             types.UnicodeCharSeq,
             types.CharSeq,
         ),
-        values=(str, bytes, chr, ord, format, repr, displays.formatted_field),
+        values=(str, bytes, chr, ord, format, repr, ascii, displays.formatted_field),
     ),
     Domain(
         "classes",  # jitclass instances and structrefs: `is`, and jitclass methods and dunders

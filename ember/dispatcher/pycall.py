@@ -300,6 +300,7 @@ _BOXING_TAKES_REFERENCE = (
     types.List,
     types.HashTable,
     types.UnicodeType,
+    types.BytesType,
     types.ManagedStruct,
 )
 

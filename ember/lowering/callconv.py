@@ -28,7 +28,8 @@ _exception_id_type = llvm.IntType(32)
 _pointer = llvm.PointerType()
 EXCINFO_TYPE = llvm.LiteralStructType([_exception_id_type, _pointer])  # {id, payload meminfo}
 PAYLOAD_SLOT_SIZE = 8  # each run-time argument of a raised exception takes 8-byte slots:
-PAYLOAD_SLOTS = {"int": 1, "uint": 1, "float": 1, "bool": 1, "str": 3}  # (offset, length, kind)
+# a str's or bytes' slots: (offset of its characters, length, kind)
+PAYLOAD_SLOTS = {"int": 1, "uint": 1, "float": 1, "bool": 1, "str": 3, "bytes": 3}
 
 
 class ExcInfoRecord(ctypes.Structure):
@@ -209,6 +210,9 @@ def _read_payload(payload: int, arg: object) -> object:
     if arg.kind == "str":
         offset, length, kind = (ctypes.c_int64 * 3).from_address(address)
         return _string_from_kind_and_data(kind, base + offset, length)
+    if arg.kind == "bytes":
+        offset, length, _ = (ctypes.c_int64 * 3).from_address(address)
+        return ctypes.string_at(base + offset, length)
     return _PAYLOAD_CTYPES[arg.kind].from_address(address).value
 
 
