@@ -96,3 +96,36 @@ def test_outer_matches_numpy(ufunc, first, second):
     # call may borrow an earlier loop by safe casting: NumPy's maximum is that exact loop
     reference = np.maximum if ufunc is lazy_max else ufunc
     check_same(outer(ufunc)(first, second), reference.outer(first, second))
+
+
+@vectorize("float64(float64, int64)", identity=0)
+def mixed_add(acc, x):
+    return acc + x
+
+
+@vectorize(["int64(int64, int64)", "float32(float32, float32)"])
+def two_loop_add(a, b):
+    return a + b
+
+
+@pytest.mark.parametrize(
+    ("ufunc", "dtype", "initial"),
+    [
+        (mixed_add, np.float64, None),
+        (two_loop_add, np.float32, None),
+        (two_loop_add, np.float32, 3),
+    ],
+)
+def test_reduce_with_dtype_uses_numpys_loop(ufunc, dtype, initial):
+    # NumPy folds in dtype with a (dtype, X) -> dtype loop, the elements cast to X
+    reduce = njit(lambda a, axis: ufunc.reduce(a, axis=axis, dtype=dtype, initial=initial))
+    for array in (np.arange(5), np.arange(40).reshape(5, 4, 2)):
+        for axis in range(array.ndim):
+            if initial is None:
+                expected = ufunc.reduce(array, axis=axis, dtype=dtype)
+            else:
+                expected = ufunc.reduce(array, axis=axis, dtype=dtype, initial=initial)
+            got = reduce(array, axis)
+            if array.ndim > 1:  # a scalar result returns as a Python number (Numba)
+                assert got.dtype == expected.dtype
+            np.testing.assert_array_equal(got, expected)
