@@ -29,6 +29,13 @@ def bounded_sum(n):
     return total
 
 
+def last_value(n):
+    k = 0
+    for i in prange(n):
+        k = i * 2
+    return k
+
+
 def squares(n):
     a = np.zeros(n)
     for i in prange(n):
@@ -45,7 +52,12 @@ def compile_and_run(function, n):
 
 @pytest.mark.parametrize(
     ("function", "why"),
-    [(running_count, "cross-iteration dependence"), (bounded_sum, "may raise an exception")],
+    [
+        (running_count, "cross-iteration dependence"),
+        (bounded_sum, "may raise an exception"),
+        # Numba's NumbaParallelSafetyWarning words (Numba runs it in parallel, racing)
+        (last_value, "Variable k used in parallel loop may be written to simultaneously"),
+    ],
 )
 def test_serial_prange_warns_and_computes(function, why):
     result, caught = compile_and_run(function, 9)
