@@ -33,7 +33,7 @@ def _ufunc_at(fnty, a, indices, b=None):
     if ufunc.nin == 2 and no_b:
         raise TypingError(f"second operand needed for ufunc {name}")
     if ufunc.nin == 1 and not no_b:
-        raise TypingError(f"second operand provided when ufunc {name} is unary")
+        raise TypingError(f"second operand provided when ufunc is unary ({name})")
     index_kind = _index_kind(indices)
     # NumPy's indexing of a C array handles every index form; lists stay on the row loop
     whole_rows = a.ndim > 1 and isinstance(indices, (types.Integer, types.Array))
