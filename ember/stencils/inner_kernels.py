@@ -38,9 +38,34 @@ def make_inner_stencils(func_ir: ir.FunctionIR, func_globals: dict[str, Any]) ->
         py_func = FunctionType(kernel.code, func_globals, kernel.code.co_name)
         py_func.__qualname__ = kernel.code.co_qualname
         made = stencil(py_func, **options, **keywords)
+        made.parameter_constants = _constant_arguments(
+            func_ir, stmt.target.name, kernel.code, definitions, func_globals
+        )
         stmt.value = ir.Global(f"stencil.{kernel.code.co_name}", made, stmt.loc)
         replaced_callees.add(call.func.name)
     _remove_unread_lookups(func_ir, replaced_callees)
+
+
+def _constant_arguments(func_ir, made: str, code, definitions: dict, func_globals) -> dict:
+    """{parameter: integer} for the arguments that are integer constants at the only call of
+    the stencil held in `made` (Numba infers the neighborhood of `a[-c]` from `c = 1` so)."""
+    calls = [
+        stmt.value
+        for _, stmt in func_ir.statements()
+        if isinstance(stmt, ir.Assign)
+        and isinstance(stmt.value, ir.Call)
+        and _definition(stmt.value.func, definitions)
+        is _definition(ir.Var(made, stmt.loc), definitions)
+    ]
+    if len(calls) != 1 or calls[0].vararg is not None:
+        return {}
+    params = code.co_varnames[: code.co_argcount]
+    constants = {}
+    for name, var in zip(params, calls[0].args):
+        value = _value(var, definitions, func_globals)
+        if isinstance(value, int) and not isinstance(value, bool):
+            constants[name] = value
+    return constants
 
 
 def _remove_unread_lookups(func_ir: ir.FunctionIR, names: set[str]) -> None:

@@ -49,7 +49,9 @@ class Kernel:
         return name in self.params and name not in self.standard_indexing
 
 
-def read_kernel(func: Callable, standard_indexing: Iterable[str]) -> Kernel:
+def read_kernel(
+    func: Callable, standard_indexing: Iterable[str], known_params: dict[str, int] | None = None
+) -> Kernel:
     """Parse `func`'s source and collect its relative indices; StencilError for a kernel that
     cannot be a stencil (no source, *args, an unknown `standard_indexing` name)."""
     definition = _parse_definition(func)
@@ -86,7 +88,15 @@ def read_kernel(func: Callable, standard_indexing: Iterable[str]) -> Kernel:
         if isinstance(node, ast.Subscript) and subscripted_name(node) in relative
     ]
     subscripts.sort(key=lambda node: (node.lineno, node.col_offset))  # errors name the first
-    constants = _constant_names(definition)
+    stored = {
+        n.id
+        for n in ast.walk(definition)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
+    }
+    # parameters the caller passes as integer constants (a stencil made in jitted code) count
+    # as constants in relative indices unless the kernel rebinds them, as Numba's do
+    constants = {k: v for k, v in (known_params or {}).items() if k in params and k not in stored}
+    constants.update(_constant_names(definition))
     indices = tuple(_relative_index(node, constants) for node in subscripts)
     identifiers = frozenset(
         node.id if isinstance(node, ast.Name) else node.arg

@@ -121,3 +121,23 @@ def test_refused_kernels_raise_value_and_typing_errors(kernel, message):
         with pytest.raises(StencilError, match=message) as caught:
             call(*args)
         assert isinstance(caught.value, ValueError) and isinstance(caught.value, TypingError)
+
+
+def constant_offset_argument(n):
+    a = np.arange(n)
+    b = np.zeros(n)
+    d = 1
+    c = 2
+    # c and d are constants here: the relative indices a[d - c], a[c - d] are known (Numba)
+    ember.stencil(lambda x, c, d: 0.3 * (x[d - c] + x[0] + x[c - d]))(a, c, d, out=b)
+    return b
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_constant_arguments_fix_the_neighborhood(parallel):
+    n = 8
+    a = np.arange(n)
+    expected = np.zeros(n)
+    for i in range(1, n - 1):
+        expected[i] = 0.3 * (a[i - 1] + a[i] + a[i + 1])
+    np.testing.assert_allclose(njit(parallel=parallel)(constant_offset_argument)(n), expected)
