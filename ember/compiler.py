@@ -254,7 +254,9 @@ def generate_ir(state: CompileState) -> None:
     state.func_ir = build_ir(state.bytecode, state.cfg, self_reference=state.dispatcher)
     if state.func_ir.makes_functions():
         from ember.frontend.inline_closures import inline_inner_functions
+        from ember.stencils.inner_kernels import make_inner_stencils
 
+        make_inner_stencils(state.func_ir, state.py_func.__globals__)
         inline_inner_functions(state.func_ir, _jitted_function_of)
     split_variable_webs(state.func_ir)  # a variable rebound to another type: one name per web
     insert_dels(state.func_ir)

@@ -159,27 +159,29 @@ def _stable_id(exc_class: type, exc_args: tuple, site: RaiseSite | None = None) 
 
 class PythonExceptionRaised(BaseException):
     """The entry of an exception raised by Python code that compiled code called (an objmode
-    block): the exception object itself waits in a thread-local slot until the Python-side
+    block): the exception object itself waits in this thread's slot until the Python-side
     entry raises it, traceback and all."""
 
 
-_python_exceptions = threading.local()
+# Keyed by the native thread id, not a threading.local: a thread Python did not start (a
+# parallel region's worker) gets a new thread state at each PyGILState_Ensure, and a
+# threading.local does not outlive the state. Changed only with the GIL held.
+_python_exceptions: dict[int, BaseException] = {}
 
 
 def keep_python_exception(exc: BaseException) -> None:
     """Hold `exc` (called with the GIL, by generated code) for `take_python_exception`."""
-    _python_exceptions.pending = exc
+    _python_exceptions[threading.get_ident()] = exc
 
 
 def take_python_exception() -> BaseException:
-    exc = getattr(_python_exceptions, "pending", None)
-    _python_exceptions.pending = None
+    exc = _python_exceptions.pop(threading.get_ident(), None)
     return exc if exc is not None else SystemError("ember: a Python exception was lost")
 
 
 def python_exception_matches(classes: tuple) -> bool:
     """Whether the held Python exception is an instance of `classes` (an `except` clause)."""
-    return isinstance(getattr(_python_exceptions, "pending", None), classes)
+    return isinstance(_python_exceptions.get(threading.get_ident()), classes)
 
 
 python_exception_keepalive: list = []  # `except` class tuples that generated code points at

@@ -134,9 +134,11 @@ def _reduction(name: str, statements: list[ir.Stmt], typemap: dict) -> tuple[str
         if name in {v.name for v in s.targets()}:
             found = red.match_update(s, name, definitions, typemap)
             if found is None:
-                raise NotParallel(
-                    f"'{user}' is assigned in the loop and its value carries over to other "
-                    f"iterations or past the loop, but '{s}' is not a reduction "
+                raise NotParallel(  # Numba's warning text first: its users match it
+                    f"Variable {user} used in parallel loop may be written to simultaneously "
+                    "by multiple workers and may result in non-deterministic or unintended "
+                    f"results. '{user}' is assigned in the loop and its value carries over to "
+                    f"other iterations or past the loop, but '{s}' is not a reduction "
                     "(+=, -=, *=, |=, &=, ^=, r = max(r, v), r = min(r, v))"
                 )
             updates.append(found)
