@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from ember import njit
+from ember import njit, objmode
+from ember.errors import TypingError
 
 
 def cube_of_products(n):
@@ -54,3 +53,55 @@ def test_np_array_of_ragged_arrays_raises_value_error():
         ragged_arrays(3)
     with pytest.raises(ValueError, match="inhomogeneous"):
         njit(ragged_arrays)(3)
+
+
+def objmode_temporaries_reused_after(n):
+    with objmode(y="float64"):
+        i = 3
+        tmp = [k * 2 for k in range(i)]
+        y = float(sum(tmp))
+    total = sum([tmp for tmp in range(n)])
+    for i in range(n):
+        y += i
+    return y + total
+
+
+def objmode_reassigns_an_outer_variable(n):
+    x = n
+    with objmode():
+        x = n + 1
+    return x
+
+
+def objmode_output_read_next_iteration(n):
+    out = 0
+    for i in range(n):
+        if i:
+            out += t  # noqa: F821 - assigned by the block of the previous iteration
+        with objmode():
+            t = i * 2  # noqa: F841 - read after the block
+    return out
+
+
+def objmode_declares_an_unassigned_name(x):
+    with objmode(k="float64"):
+        print(x)
+    return x
+
+
+def test_objmode_temporaries_used_again_after_the_block_are_fine():
+    assert njit(objmode_temporaries_reused_after)(4) == objmode_temporaries_reused_after(4)
+
+
+@pytest.mark.parametrize(
+    ("function", "message"),
+    [
+        (objmode_reassigns_an_outer_variable, r"outgoing variable\(s\): \['x'\]"),
+        (objmode_output_read_next_iteration, r"outgoing variable\(s\): \['t'\]"),
+        (objmode_declares_an_unassigned_name, r"non-outgoing variables: \['k'\]"),
+    ],
+)
+def test_objmode_outputs_must_match_what_the_block_assigns_and_later_code_reads(function, message):
+    # CPython would return the block's value; without a declared type it would be lost
+    with pytest.raises(TypingError, match=message):
+        njit(function)(3)
