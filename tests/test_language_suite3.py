@@ -8,8 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ember import njit, objmode
+from ember import njit, objmode, types
 from ember.errors import TypingError
+from ember.typed import Dict
 
 
 def cube_of_products(n):
@@ -105,3 +106,112 @@ def test_objmode_outputs_must_match_what_the_block_assigns_and_later_code_reads(
     # CPython would return the block's value; without a declared type it would be lost
     with pytest.raises(TypingError, match=message):
         njit(function)(3)
+
+
+@njit
+def raises_value_error(x):
+    if x:
+        raise ValueError("bad", x)
+    return 1
+
+
+def floor_divide_text(x):
+    try:
+        return str(1 // x)
+    except ZeroDivisionError as e:
+        return "caught: " + str(e) + f" / {e}"
+
+
+def callee_text(x):
+    try:
+        raises_value_error(x)
+        return ""
+    except ValueError as e:
+        return str(e) + "|" + repr(e)
+
+
+def mixed_classes_text(x):
+    try:
+        if x > 0:
+            raise KeyError("k", x)
+        if x < 0:
+            raise KeyError(x)
+        raise IndexError("index", x * 2)
+    except Exception as e:
+        return str(e)
+
+
+def typed_dict_miss_text(k):
+    d = Dict.empty(types.int64, types.float64)
+    d[1] = 2.5
+    try:
+        return str(d[k])
+    except KeyError as e:
+        return str(e)
+
+
+def objmode_error_text(x):
+    try:
+        with objmode():
+            raise RuntimeError("from Python", x)
+    except RuntimeError as e:
+        return str(e)
+    return ""
+
+
+def caught_exception_itself(x):
+    try:
+        raises_value_error(x)
+        return LookupError("none raised")
+    except Exception as e:
+        return e
+
+
+@pytest.mark.parametrize(
+    ("function", "args"),
+    [
+        (floor_divide_text, (0,)),
+        (floor_divide_text, (2,)),
+        (callee_text, (3,)),
+        (mixed_classes_text, (2,)),
+        (mixed_classes_text, (-2,)),
+        (mixed_classes_text, (0,)),
+        (typed_dict_miss_text, (1,)),
+        (typed_dict_miss_text, (7,)),
+        (objmode_error_text, (5,)),
+    ],
+)
+def test_str_of_exceptions_raised_by_callees_the_runtime_and_mixed_raises(function, args):
+    if function is callee_text:  # CPython calls the plain function
+        expected = "('bad', 3)|ValueError('bad', 3)"
+    else:
+        expected = function(*args)
+    assert njit(function)(*args) == expected
+
+
+def test_a_caught_exception_returned_to_python_is_the_exception():
+    compiled = njit(caught_exception_itself)
+    raised = compiled(4)
+    assert type(raised) is ValueError and raised.args == ("bad", 4)
+    assert repr(compiled(0)) == "LookupError('none raised')"
+
+
+def test_print_of_a_runtime_exception(capsys):
+    def show(x):
+        try:
+            return 10 // x
+        except ZeroDivisionError as e:
+            print("error:", e)
+            return -1
+
+    assert njit(show)(0) == -1
+    expected = "error: " + str(_zero_division()) + "\n"
+    assert capsys.readouterr().out == expected
+
+
+def _zero_division() -> ZeroDivisionError:
+    try:
+        10 // 0  # noqa: B018 - the error CPython raises
+    except ZeroDivisionError as error:
+        return error
+    raise AssertionError("unreachable")
