@@ -5,6 +5,10 @@ CPython or NumPy running the same function. PYTEST_DONT_REWRITE: the compiled fu
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import random
+
 import numpy as np
 import pytest
 
@@ -215,3 +219,21 @@ def _zero_division() -> ZeroDivisionError:
     except ZeroDivisionError as error:
         return error
     raise AssertionError("unreachable")
+
+
+@njit
+def python_random_words(n):
+    out = np.empty(n, np.uint32)
+    for i in range(n):
+        out[i] = random.getrandbits(32)
+    return out
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_forked_children_draw_their_own_python_random_numbers():
+    python_random_words(1)  # compiled (and the state made) before forking
+    context = multiprocessing.get_context("fork")
+    with context.Pool(2) as pool:
+        children = pool.map(python_random_words, [8, 8])
+    streams = {tuple(words) for words in [*children, python_random_words(8)]}
+    assert len(streams) == 3  # as CPython's random module reseeds in a forked child
