@@ -237,3 +237,30 @@ def test_forked_children_draw_their_own_python_random_numbers():
         children = pool.map(python_random_words, [8, 8])
     streams = {tuple(words) for words in [*children, python_random_words(8)]}
     assert len(streams) == 3  # as CPython's random module reseeds in a forked child
+
+
+@njit
+def seeded_dirichlet(seed, alpha, size):
+    np.random.seed(seed)
+    return np.random.dirichlet(alpha, size)
+
+
+@njit
+def seeded_weighted_choice(seed, p):
+    np.random.seed(seed)
+    return np.random.choice(3, 6, True, p)
+
+
+@pytest.mark.parametrize(
+    ("alpha", "size"), [((1.0, 2.0, 3.0), None), ((1.5, 0.5), 4), ([1, 2, 3], (2, 2))]
+)
+def test_dirichlet_of_tuples_and_int_lists_follows_numpy(alpha, size):
+    np.random.seed(7)
+    expected = np.random.dirichlet(alpha, size)
+    np.testing.assert_allclose(seeded_dirichlet(7, alpha, size), expected, rtol=1e-12)
+
+
+def test_weighted_choice_of_a_tuple_follows_numpy():
+    p = (0.2, 0.3, 0.5)
+    np.random.seed(11)
+    np.testing.assert_array_equal(seeded_weighted_choice(11, p), np.random.choice(3, 6, True, p))
