@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from ember import njit, objmode, types
-from ember.errors import TypingError
+from ember.errors import TypingError, UnsupportedError
 from ember.typed import Dict
 
 
@@ -264,3 +264,49 @@ def test_weighted_choice_of_a_tuple_follows_numpy():
     p = (0.2, 0.3, 0.5)
     np.random.seed(11)
     np.testing.assert_array_equal(seeded_weighted_choice(11, p), np.random.choice(3, 6, True, p))
+
+
+def generator_of_generators(n):
+    def numbers(m):
+        yield from range(m)
+
+    def doubled(m):
+        yield from numbers(m)
+        for v in numbers(m):
+            yield v * 10
+
+    def shifted(m):
+        for v in doubled(m):
+            yield v + 1
+
+    def squares(m):
+        def square(x):
+            return x * x
+
+        for i in range(m):
+            yield square(i)
+
+    return list(shifted(n)) + list(squares(n)) + [sum(numbers(n))]
+
+
+def generator_calling_a_closure_over_a_variable(n):
+    k = 3
+
+    def scaled(m):
+        for i in range(m):
+            yield i * k
+
+    def wrapped(m):
+        yield from scaled(m)
+
+    return sum(wrapped(n))
+
+
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_inner_generators_calling_other_inner_functions(n):
+    assert njit(generator_of_generators)(n) == generator_of_generators(n)
+
+
+def test_an_inner_generator_calling_a_closure_over_a_variable_is_refused_clearly():
+    with pytest.raises(UnsupportedError, match="reads variables of the enclosing function"):
+        njit(generator_calling_a_closure_over_a_variable)(3)
