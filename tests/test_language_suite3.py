@@ -12,7 +12,7 @@ import random
 import numpy as np
 import pytest
 
-from ember import njit, objmode, types
+from ember import njit, objmode, typed, types
 from ember.errors import TypingError, UnsupportedError
 from ember.typed import Dict
 
@@ -310,3 +310,30 @@ def test_inner_generators_calling_other_inner_functions(n):
 def test_an_inner_generator_calling_a_closure_over_a_variable_is_refused_clearly():
     with pytest.raises(UnsupportedError, match="reads variables of the enclosing function"):
         njit(generator_calling_a_closure_over_a_variable)(3)
+
+
+def typed_container_kind(a):
+    if isinstance(a, typed.List):
+        return "typed list"
+    elif isinstance(a, typed.Dict):
+        return "typed dict"
+    elif isinstance(a, typed.Set):
+        return "typed set"
+    elif isinstance(a, (int, float)):
+        return "number"
+    return "other"
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: typed.List([1, 2]),
+        lambda: Dict.empty(types.int64, types.int64),
+        lambda: typed.Set([1]),
+        lambda: 3,
+        lambda: 2.5,
+        lambda: np.zeros(2),
+    ],
+)
+def test_isinstance_of_the_typed_container_classes(make):
+    assert njit(typed_container_kind)(make()) == typed_container_kind(make())
