@@ -337,3 +337,50 @@ def typed_container_kind(a):
 )
 def test_isinstance_of_the_typed_container_classes(make):
     assert njit(typed_container_kind)(make()) == typed_container_kind(make())
+
+
+ONE = 1
+PAIR = (1, 2)
+
+
+@njit
+def add_two(x, y):
+    return x + y
+
+
+@njit
+def identity(x):
+    return x
+
+
+def isinstance_of_a_constant_global():
+    x = ONE
+    if isinstance(x, tuple):
+        return add_two(*x)  # cannot type for an int: the test must drop this branch
+    return identity(x)
+
+
+def isinstance_of_a_constant_tuple():
+    x = PAIR
+    if isinstance(x, tuple):
+        return add_two(*x)
+    return identity(x)
+
+
+def isinstance_of_a_constant_string():
+    x = "text"
+    if isinstance(x, str):
+        return len(x)
+    return x + 1
+
+
+@pytest.mark.parametrize(
+    "function",
+    [
+        isinstance_of_a_constant_global,
+        isinstance_of_a_constant_tuple,
+        isinstance_of_a_constant_string,
+    ],
+)
+def test_isinstance_of_a_variable_bound_to_a_constant_prunes_the_other_branch(function):
+    assert njit(function)() == function()

@@ -4,8 +4,9 @@ on constants (`if DEBUG:` with a global flag), pruned before type inference.
 `def f(a, b=None): if b is None: return a; return a + b` called without b types b as none:
 the test is known while compiling, and the other branch (which could not be typed: `a + None`)
 is dropped, as Numba's dead-branch pruning does; likewise `if isinstance(a, str): return a + "!"`
-called with an int drops the string branch. Only parameters that are never reassigned are
-decided this way; a reassigned one becomes Optional and is tested at run time. Globals and
+called with an int drops the string branch. Only parameters that are never reassigned (and
+variables bound once to a constant: `x = ONE`) are decided this way; a reassigned one becomes
+Optional and is tested at run time. Globals and
 closure variables are frozen when compiling, so a test of them alone or against constants
 (`if DEBUG:`, `if LEVEL > 2:`, `if flag is True:`) is decided too.
 
@@ -206,17 +207,31 @@ def _constant_value(value: object, definitions: dict) -> object:
 def _argument_type(
     value: object, definitions: dict, arg_types: tuple, known: dict
 ) -> types.Type | None:
-    """The type of the argument (or known variable) a chain of single copies starts from, or
-    None."""
+    """The type of the argument, known variable or constant a chain of single copies starts
+    from, or None."""
     for _ in range(len(definitions) + 2):
         if isinstance(value, ir.Arg):
             return arg_types[value.index] if value.index < len(arg_types) else None
+        if isinstance(value, (ir.Const, ir.Global, ir.FreeVar)):
+            return _constant_type(value.value)
         if not isinstance(value, ir.Var):
             return None
         if value.name in known:
             return known[value.name]
         value = _single(value.name, definitions)
     return None
+
+
+_CONSTANT_CLASSES = (type(None), bool, int, float, complex, str, bytes, tuple)
+
+
+def _constant_type(value: object) -> types.Type | None:
+    """The type of a constant (`x = 1`, or a frozen global) an isinstance() test reads."""
+    if type(value) not in _CONSTANT_CLASSES:
+        return None
+    from ember.dispatcher.typeof import typeof_or_none
+
+    return typeof_or_none(value)
 
 
 def _remove_unreachable(func_ir: ir.FunctionIR) -> None:
