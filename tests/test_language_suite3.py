@@ -384,3 +384,30 @@ def isinstance_of_a_constant_string():
 )
 def test_isinstance_of_a_variable_bound_to_a_constant_prunes_the_other_branch(function):
     assert njit(function)() == function()
+
+
+def isinstance_of_a_parameter_reassigned_in_the_branch(a):
+    x = 0
+    if isinstance(a, int):
+        a = (a, a)
+    for i in range(len(a)):
+        x += i
+    return x
+
+
+def isinstance_then_rebinding_to_another_type(a):
+    if isinstance(a, str):
+        a = len(a)
+    return a + 1
+
+
+@pytest.mark.parametrize("value", [3, (1, 2, 3)])
+def test_isinstance_of_a_parameter_reassigned_after_the_test(value):
+    function = isinstance_of_a_parameter_reassigned_in_the_branch
+    assert njit(function)(value) == function(value)
+
+
+@pytest.mark.parametrize("value", ["abc", 4])
+def test_isinstance_before_a_rebinding_to_another_type(value):
+    function = isinstance_then_rebinding_to_another_type
+    assert njit(function)(value) == function(value)
