@@ -12,7 +12,7 @@ import random
 import numpy as np
 import pytest
 
-from ember import njit, objmode, typed, types
+from ember import njit, objmode, prange, typed, types
 from ember.errors import TypingError, UnsupportedError
 from ember.typed import Dict
 
@@ -411,3 +411,31 @@ def test_isinstance_of_a_parameter_reassigned_after_the_test(value):
 def test_isinstance_before_a_rebinding_to_another_type(value):
     function = isinstance_then_rebinding_to_another_type
     assert njit(function)(value) == function(value)
+
+
+def try_inside_a_prange_reduction(n):
+    c = 0
+    for i in prange(n):
+        try:
+            c += 1
+            if i == 3:
+                raise ValueError(i)
+        except ValueError:
+            c += 10
+    return c
+
+
+def try_around_a_prange_reduction(n):
+    c = 0
+    try:
+        for i in prange(n):
+            c += i
+    except Exception:
+        return -1
+    else:
+        return c
+
+
+@pytest.mark.parametrize("function", [try_inside_a_prange_reduction, try_around_a_prange_reduction])
+def test_try_and_prange_reductions(function):
+    assert njit(parallel=True)(function)(10) == function(10)
