@@ -11,6 +11,8 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ember import njit, objmode, prange, typed, types
 from ember.errors import TypingError, UnsupportedError
@@ -439,3 +441,25 @@ def try_around_a_prange_reduction(n):
 @pytest.mark.parametrize("function", [try_inside_a_prange_reduction, try_around_a_prange_reduction])
 def test_try_and_prange_reductions(function):
     assert njit(parallel=True)(function)(10) == function(10)
+
+
+COMPLEX_EDGES = [3 + 1j, 1 + 2j, complex(np.nan, 1), complex(1, np.nan), 1 + 1j, 2 - 1j, 1 + 2j]
+COMPLEX_EDGES += [complex(np.nan, np.nan), -1 + 0j, complex(np.nan, 0), complex(3, np.nan), 0j]
+
+
+@njit
+def sorted_complex(a):
+    in_place = a.copy()
+    in_place.sort()
+    return np.sort(a), np.argsort(a, kind="stable"), in_place
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.permutations(COMPLEX_EDGES), st.sampled_from([np.complex128, np.complex64]))
+def test_complex_sorting_follows_numpy_with_nans_last(values, dtype):
+    a = np.array(values, dtype)
+    got_sorted, got_order, got_in_place = sorted_complex(a)
+    expected = np.sort(a)
+    for got in (got_sorted, got_in_place):  # bit views: NaNs compare equal by position
+        np.testing.assert_array_equal(got.view(got.real.dtype), expected.view(a.real.dtype))
+    np.testing.assert_array_equal(got_order, np.argsort(a, kind="stable"))
