@@ -8,6 +8,9 @@ from __future__ import annotations
 import multiprocessing
 import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -463,3 +466,39 @@ def test_complex_sorting_follows_numpy_with_nans_last(values, dtype):
     for got in (got_sorted, got_in_place):  # bit views: NaNs compare equal by position
         np.testing.assert_array_equal(got.view(got.real.dtype), expected.view(a.real.dtype))
     np.testing.assert_array_equal(got_order, np.argsort(a, kind="stable"))
+
+
+CACHED_EXCEPTION_TEXT = """\
+import ember
+
+
+@ember.njit(cache=True)
+def text(x):
+    try:
+        return str(1 // x)
+    except ZeroDivisionError as e:
+        return "caught " + str(e)
+"""
+
+CACHE_DRIVER = """\
+import warnings
+warnings.simplefilter("error")  # a refused cache entry warns
+import cached_text
+print(cached_text.text(0), sum(cached_text.text.stats.cache_hits.values()))
+"""
+
+
+def test_str_of_a_caught_exception_is_cached_on_disk(tmp_path):
+    (tmp_path / "cached_text.py").write_text(CACHED_EXCEPTION_TEXT)
+    (tmp_path / "driver.py").write_text(CACHE_DRIVER)
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, str(tmp_path)])}
+    outputs = []
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "driver.py"], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout.split())
+    expected = ["caught", *str(_zero_division()).split()]
+    assert outputs == [[*expected, "0"], [*expected, "1"]]

@@ -297,7 +297,7 @@ def _lower_block_call(block, context, builder: llvm.IRBuilder, sig: Signature, a
         pyapi.decref(obj)
     failed = builder.icmp_unsigned("==", result, null)
     with builder.if_then(failed, likely=False):
-        raise_pending_python_error(pyapi, builder, gil)
+        _raise_pending(pyapi, builder, gil)
     if not block.outputs:
         pyapi.decref(result)
         pyapi.gil_release(gil)
@@ -305,12 +305,12 @@ def _lower_block_call(block, context, builder: llvm.IRBuilder, sig: Signature, a
     native_value, is_error = unbox_value(c, sig.return_type, result)
     pyapi.decref(result)
     with builder.if_then(is_error, likely=False):
-        raise_pending_python_error(pyapi, builder, gil)
+        _raise_pending(pyapi, builder, gil)
     pyapi.gil_release(gil)
     return native_value
 
 
-def raise_pending_python_error(pyapi: PythonAPI, builder: llvm.IRBuilder, gil: llvm.Value) -> None:
+def _raise_pending(pyapi: PythonAPI, builder: llvm.IRBuilder, gil: llvm.Value) -> None:
     """Move the pending Python exception to the Python-side entry and raise it from here."""
     exc = pyapi.err_fetch_exception()
     keeper = pyapi.borrow_constant(callconv.keep_python_exception)

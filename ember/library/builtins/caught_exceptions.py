@@ -10,7 +10,6 @@ from ember import types
 from ember.extending import intrinsic, overload
 from ember.lowering import callconv
 from ember.lowering.boxing import BoxContext
-from ember.lowering.objmode import raise_pending_python_error
 from ember.lowering.pyapi import PythonAPI
 from ember.lowering.registry import box
 from ember.typing.signature import signature
@@ -41,25 +40,34 @@ def box_exception(typ, value, c):
 
 
 def _text_codegen(show: str):
-    """Lowering of str() or repr() (`show`) of an exception value: a native string."""
+    """Lowering of str() or repr() (`show`) of an exception value: a native string. Should
+    the exception's own __init__ or __str__ fail, a RuntimeError says so (a static entry: an
+    entry for Python exceptions would make every later `except` clause in the process
+    uncacheable)."""
 
     def codegen(context, builder, sig, args):
         pyapi = PythonAPI(context, builder, _KEEPALIVE)
         c = BoxContext(context, builder, pyapi)
         null = pyapi.get_null_object()
         gil = pyapi.gil_ensure()
+
+        def fail_if(is_error):
+            with builder.if_then(is_error, likely=False):
+                pyapi.err_clear()
+                pyapi.gil_release(gil)
+                context.raise_error(
+                    builder, RuntimeError, f"{show}() of the caught exception raised an error"
+                )
+
         obj = box_exception(sig.args[0], args[0], c)
-        with builder.if_then(builder.icmp_unsigned("==", obj, null), likely=False):
-            raise_pending_python_error(pyapi, builder, gil)
+        fail_if(builder.icmp_unsigned("==", obj, null))
         text = getattr(pyapi, f"object_{show}")(obj)
         pyapi.decref(obj)
-        with builder.if_then(builder.icmp_unsigned("==", text, null), likely=False):
-            raise_pending_python_error(pyapi, builder, gil)
+        fail_if(builder.icmp_unsigned("==", text, null))
         native = c.unbox(types.unicode_type, text)
         pyapi.decref(text)
         if native.is_error is not None:
-            with builder.if_then(native.is_error, likely=False):
-                raise_pending_python_error(pyapi, builder, gil)
+            fail_if(native.is_error)
         pyapi.gil_release(gil)
         return native.value
 
