@@ -502,3 +502,12 @@ def test_str_of_a_caught_exception_is_cached_on_disk(tmp_path):
         outputs.append(done.stdout.split())
     expected = ["caught", *str(_zero_division()).split()]
     assert outputs == [[*expected, "0"], [*expected, "1"]]
+
+
+def identity_of_singletons(x, y):
+    return x is y, x is not y, x is None
+
+
+@pytest.mark.parametrize(("x", "y"), [(..., ...), (None, None), (None, 3), (2.5, None)])
+def test_is_of_ellipsis_and_none(x, y):
+    assert njit(identity_of_singletons)(x, y) == identity_of_singletons(x, y)
