@@ -5,9 +5,11 @@ CPython or NumPy running the same function. PYTEST_DONT_REWRITE: the compiled fu
 
 from __future__ import annotations
 
+import heapq
 import multiprocessing
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -511,3 +513,16 @@ def identity_of_singletons(x, y):
 @pytest.mark.parametrize(("x", "y"), [(..., ...), (None, None), (None, 3), (2.5, None)])
 def test_is_of_ellipsis_and_none(x, y):
     assert njit(identity_of_singletons)(x, y) == identity_of_singletons(x, y)
+
+
+def test_heapify_of_complex_numbers_says_what_cpython_says():
+    values = [1 + 1j, 2 - 3j, 0j]
+    with pytest.raises(TypeError) as cpython:
+        heapq.heapify(list(values))
+
+    @njit
+    def heapify(x):
+        heapq.heapify(x)
+
+    with pytest.raises(TypingError, match=re.escape(str(cpython.value))):
+        heapify(values)
