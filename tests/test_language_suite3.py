@@ -526,3 +526,13 @@ def test_heapify_of_complex_numbers_says_what_cpython_says():
 
     with pytest.raises(TypingError, match=re.escape(str(cpython.value))):
         heapify(values)
+
+
+def display_of_arrays(a, b):
+    return np.array([a, b]), np.asarray([a, b, a])
+
+
+def test_np_array_of_a_display_of_arrays():
+    a, b = np.arange(3.0), np.ones(3)
+    for got, expected in zip(njit(display_of_arrays)(a, b), display_of_arrays(a, b)):
+        np.testing.assert_array_equal(got, expected)
