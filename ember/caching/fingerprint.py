@@ -18,8 +18,6 @@ import sys
 from types import BuiltinFunctionType, CodeType, FunctionType, ModuleType
 from typing import Any
 
-from ember.misc.objmode import _ObjModeContext
-
 # Values from these packages are named, not hashed: ember's sources and the versions of
 # Python and NumPy are parts of every key.
 _LIBRARY_PACKAGES = frozenset({
@@ -343,8 +341,8 @@ class _Fingerprinter:
 
         if isinstance(value, types.Type):
             return f"type:{value}"
-        if isinstance(value, _ObjModeContext):  # the block it marks is the function's own code
-            return f"objmode:{sorted(map(str, value.outputs.items()))}"
+        if type(value).__name__ == "_ObjModeContext":  # `objmode`: its block is in the code
+            return f"objmode:{sorted((k, str(v)) for k, v in value.outputs.items())}"
         if isinstance(value, BuiltinFunctionType) or type(value).__name__ in _NAMED_OBJECTS:
             owner = getattr(value, "__module__", None) or type(value).__module__
             return f"builtin:{owner}.{getattr(value, '__qualname__', repr(value))}"
