@@ -74,9 +74,9 @@ DOMAINS = (
     Domain("next", ("ember.library.builtins.next_calls",), values=(next,)),
     Domain("starred", ("ember.library.builtins.starred",), value_modules=("ember.ir.starred",)),
     Domain(
-        "exception text",
-        ("ember.library.builtins.exception_text",),
-        value_modules=("ember.ir.exception_text",),
+        "exception values",
+        ("ember.library.builtins.caught_exceptions",),
+        type_classes=(types.ExceptionInstance,),
     ),
     # x ** y on floats: looked up by the lowering key (the typing is the core's)
     Domain("powers", ("ember.lowering.powers",), values=(operator.pow,)),

@@ -168,7 +168,7 @@ def _typeof_list(items: list) -> types.Type:
     if not items:
         raise TypingError("an empty list has no item type: pass a NumPy array instead")
     classes = set(map(type, items))  # at C speed
-    if classes <= _NUMBER_CLASSES:
+    if classes <= _NUMBER_CLASSES or all(map(_is_number_class, classes)):
         return _list_type(_common_number_type(items, classes))
     if len(classes) > 1 and all(isinstance(item, _jitted_function_class()) for item in items):
         names = " and ".join(dict.fromkeys(item.py_func.__name__ for item in items))
@@ -223,7 +223,7 @@ def _common_number_type(items: list, classes: set) -> types.Type:
     give when every int fits int64 (otherwise each int is typed on its own, as it may be
     uint64)."""
     if int not in classes:
-        return _unified(frozenset(_EXACT_TYPES[cls] for cls in classes))
+        return _unified(frozenset(map(_number_class_type, classes)))
     ints = [item for item in items if type(item) is int] if len(classes) > 1 else items
     if -(1 << 63) <= min(ints) and max(ints) < (1 << 63):
         int_types = {types.int64}
@@ -234,7 +234,23 @@ def _common_number_type(items: list, classes: set) -> types.Type:
                 "a list passed from Python holds int beyond 64 bits: compiled code has no "
                 "type for it"
             )
-    return _unified(frozenset(int_types.union(_EXACT_TYPES[cls] for cls in classes - {int})))
+    return _unified(frozenset(int_types.union(map(_number_class_type, classes - {int}))))
+
+
+def _is_number_class(cls: type) -> bool:
+    """A Python number class or a NumPy number/bool scalar class (a list may mix them: values
+    read from an array beside Python floats)."""
+    if cls in _NUMBER_CLASSES:
+        return True
+    np = sys.modules.get("numpy")
+    if np is None or not issubclass(cls, (np.number, np.bool_)):
+        return False
+    return dtype_to_type(np.dtype(cls)) is not None  # not float16, longdouble
+
+
+def _number_class_type(cls: type) -> types.Type:
+    exact = _EXACT_TYPES.get(cls)
+    return exact if exact is not None else dtype_to_type(sys.modules["numpy"].dtype(cls))
 
 
 @functools.cache

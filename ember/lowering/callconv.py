@@ -179,6 +179,12 @@ def take_python_exception() -> BaseException:
     return exc if exc is not None else SystemError("ember: a Python exception was lost")
 
 
+def peek_python_exception() -> BaseException:
+    """The held Python exception, left held (str(e) of a caught one)."""
+    exc = getattr(_python_exceptions, "pending", None)
+    return exc if exc is not None else SystemError("ember: a Python exception was lost")
+
+
 def python_exception_matches(classes: tuple) -> bool:
     """Whether the held Python exception is an instance of `classes` (an `except` clause)."""
     return isinstance(_python_exceptions.get(threading.get_ident()), classes)

@@ -630,5 +630,6 @@ for _fn in (operator.is_, operator.is_not):
             equal_sig = signature(types.boolean, left, right)
             same = context.call_implementation(builder, operator.eq, equal_sig, list(args))
             return same if _fn is operator.is_ else builder.not_(same)
-        same = all(isinstance(t, types.NoneType) for t in sig.args)
+        singleton = isinstance(left, types.NoneType) or left is types.ellipsis_type
+        same = left == right and singleton  # None and ... are one object each
         return llvm.Constant(_i1, int(same == (_fn is operator.is_)))
