@@ -89,7 +89,7 @@ class JITEngine:
         # half the time of O3.
         large = instructions > config.LARGE_FUNCTION
         level = min(self.opt_level, 1) if large else self.opt_level
-        return self._run(module, self._make_pass_builder(level))
+        return self._run(module, self._make_pass_builder(level), _pipeline_options())
 
     def simplify(self, module: llvm_binding.ModuleRef) -> None:
         """The cheap pipeline for a callee that callers will link and optimize again."""
@@ -98,9 +98,10 @@ class JITEngine:
         # callee's loops in their context.
         self._run(module, self._make_pass_builder(min(self.opt_level, 1), loop_transforms=False))
 
-    def _run(self, module: llvm_binding.ModuleRef, builder) -> str:
-        """`builder`'s pipeline, then the pruning of reference counts that cancel; LLVM's
-        timing report of the pipeline when `config.LLVM_PASS_TIMINGS` is on."""
+    def _run(self, module: llvm_binding.ModuleRef, builder, options: tuple[str, ...] = ()) -> str:
+        """`builder`'s pipeline, with LLVM's `options` on, then the pruning of reference counts
+        that cancel; LLVM's timing report of the pipeline when `config.LLVM_PASS_TIMINGS` is on.
+        """
         timed = config.LLVM_PASS_TIMINGS
         with self.lock:
             if timed:
@@ -108,12 +109,12 @@ class JITEngine:
             # LLVM's options are global to the process: on for ember's pipeline only, so that
             # another llvmlite compiler in the process (Numba) keeps its own code (kmeans_assign
             # under Numba ran 0.39-0.42 ms alone, 0.29 ms with ember's options left on).
-            for option in _pipeline_options():
+            for option in options:
                 llvm_binding.set_option("ember", option)
             try:
                 builder.getModulePassManager().run(module, builder)
             finally:
-                for option in _pipeline_options():
+                for option in options:
                     llvm_binding.set_option("ember", f"{option}=false")
             report = builder.finish_pass_timing() if timed else ""
             self._reference_pruning.run(module, builder)
