@@ -14,6 +14,18 @@ import llvmlite.binding as llvm_binding
 from ember import config
 from ember.lowering import stack_check
 
+# A loop whose body may raise (int(x) of a NaN, a bounds check) has a second exit; without
+# -unroll-runtime-multi-exit LLVM will not unroll it at all (histogram: 1.4x slower).
+# A float sum (`s += x[i] ** 3`) may vectorize its body and still add in order (an ordered
+# reduction: the same result as Python's loop); LLVM allows that on x86 only when asked
+# (-force-ordered-reductions), and its cost model still decides (sixth_power_sum: 4.3x -> 1.0x
+# Numba). Not with EMBER_DEBUGINFO: such loops lose the line tables gdb and perf read.
+_PIPELINE_OPTIONS = ("-unroll-runtime-multi-exit", "-force-ordered-reductions")
+
+
+def _pipeline_options() -> tuple[str, ...]:
+    return _PIPELINE_OPTIONS if not config.DEBUGINFO else _PIPELINE_OPTIONS[:1]
+
 
 class JITEngine:
     """Owns the target machine and execution engine; turns LLVM modules into machine code."""
@@ -23,15 +35,6 @@ class JITEngine:
         llvm_binding.initialize_native_target()
         llvm_binding.initialize_native_asmprinter()
         llvm_binding.initialize_native_asmparser()  # inline assembly (the stack-depth check)
-        # A loop whose body may raise (int(x) of a NaN, a bounds check) has a second exit;
-        # without this, LLVM will not unroll it at all (histogram: 1.4x slower).
-        llvm_binding.set_option("ember", "-unroll-runtime-multi-exit")
-        # A float sum (`s += x[i] ** 3`) may vectorize its body and still add in order (an
-        # ordered reduction: the same result as Python's loop); LLVM allows that on x86 only
-        # when asked, and its cost model still decides (sixth_power_sum: 4.3x -> 1.0x Numba).
-        # Not with EMBER_DEBUGINFO: such loops lose the line tables gdb and perf read.
-        if not config.DEBUGINFO:
-            llvm_binding.set_option("ember", "-force-ordered-reductions")
         target = llvm_binding.Target.from_default_triple()
         self.target_machine = target.create_target_machine(
             cpu=llvm_binding.get_host_cpu_name(),
@@ -86,7 +89,7 @@ class JITEngine:
         # half the time of O3.
         large = instructions > config.LARGE_FUNCTION
         level = min(self.opt_level, 1) if large else self.opt_level
-        return self._run(module, self._make_pass_builder(level))
+        return self._run(module, self._make_pass_builder(level), _pipeline_options())
 
     def simplify(self, module: llvm_binding.ModuleRef) -> None:
         """The cheap pipeline for a callee that callers will link and optimize again."""
@@ -95,14 +98,24 @@ class JITEngine:
         # callee's loops in their context.
         self._run(module, self._make_pass_builder(min(self.opt_level, 1), loop_transforms=False))
 
-    def _run(self, module: llvm_binding.ModuleRef, builder) -> str:
-        """`builder`'s pipeline, then the pruning of reference counts that cancel; LLVM's
-        timing report of the pipeline when `config.LLVM_PASS_TIMINGS` is on."""
+    def _run(self, module: llvm_binding.ModuleRef, builder, options: tuple[str, ...] = ()) -> str:
+        """`builder`'s pipeline, with LLVM's `options` on, then the pruning of reference counts
+        that cancel; LLVM's timing report of the pipeline when `config.LLVM_PASS_TIMINGS` is on.
+        """
         timed = config.LLVM_PASS_TIMINGS
         with self.lock:
             if timed:
                 builder.start_pass_timing()
-            builder.getModulePassManager().run(module, builder)
+            # LLVM's options are global to the process: on for ember's pipeline only, so that
+            # another llvmlite compiler in the process (Numba) keeps its own code (kmeans_assign
+            # under Numba ran 0.39-0.42 ms alone, 0.29 ms with ember's options left on).
+            for option in options:
+                llvm_binding.set_option("ember", option)
+            try:
+                builder.getModulePassManager().run(module, builder)
+            finally:
+                for option in options:
+                    llvm_binding.set_option("ember", f"{option}=false")
             report = builder.finish_pass_timing() if timed else ""
             self._reference_pruning.run(module, builder)
         return report

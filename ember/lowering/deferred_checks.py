@@ -17,7 +17,7 @@ from ember.library.builtins.ranges import keep_items, remaining_items
 from ember.lowering.arrays import ArrayFields, store_in_entry, unpack
 from ember.lowering.arrays_kernels import may_overlap
 from ember.lowering.callconv import alloca_in_entry
-from ember.lowering.deferral_plan import BLOCK, SHORT, Blockwise, DeferralPlan
+from ember.lowering.deferral_plan import SHORT, Blockwise, DeferralPlan
 from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.models import model_of
 
@@ -55,12 +55,13 @@ class DeferredChecks:
     the tests are filled in by `finish`, once every site is known.
 
     A loop storing into arrays the caller sees (`plan.blockwise`) cannot take back the stores
-    of the iterations after a failure, so it runs BLOCK iterations at a time, in three copies
-    (`lower.py`): a check pass, which flags failures and computes the items stored into
-    arrays of numbers into buffers of BLOCK items (one per store), storing nothing; if nothing
-    failed, the body with no checks, storing the buffered items (both vectorize, and the
-    inputs are read once); else, from the block's entry state, the body with its checks in
-    place, which raises where CPython does with the same stores done before."""
+    of the iterations after a failure, so it runs a block of iterations (`Blockwise.block`) at a
+    time, in three copies (`lower.py`): a check pass, which flags failures and computes the
+    items stored into arrays of numbers into buffers of a block's items (one per store),
+    storing nothing; if nothing failed, the body with no checks, storing the buffered items
+    (both vectorize, and the inputs are read once); else, from the block's entry state, the
+    body with its checks in place, which raises where CPython does with the same stores done
+    before."""
 
     def __init__(self, plan: DeferralPlan, builder: llvm.IRBuilder, variable_slot, enclosing=None):
         self.plan = plan
@@ -142,7 +143,8 @@ class DeferredChecks:
         if id(stmt) not in self.buffers_of:
             itemsize = self.plan.blockwise[self.loop].buffered[id(stmt)][1]
             placed = itemsize >= _PLACED_FROM
-            space = llvm.ArrayType(llvm.IntType(8), BLOCK * itemsize + (_PAGE if placed else 0))
+            block = self.plan.blockwise[self.loop].block
+            space = llvm.ArrayType(llvm.IntType(8), block * itemsize + (_PAGE if placed else 0))
             buffer = alloca_in_entry(builder, space, name="blockwise.items")
             buffer.align = _ALIGNED
             start = alloca_in_entry(builder, llvm.PointerType(), name="blockwise.start")
@@ -305,7 +307,7 @@ class DeferredChecks:
         copies: dict[str, llvm.Block],
         exit_to: llvm.Block,
     ) -> None:
-        """Fill the blocks that run the blockwise loop of `header` BLOCK iterations at a time:
+        """Fill the blocks that run the blockwise loop of `header` a block at a time:
         `start`, where it is entered, cuts its range iterator to the block's items, saves
         its state and runs the check pass (or the checked copy, when an array it stores into
         may overlap one it reads, or fewer than SHORT iterations are left: then its last); where
@@ -319,7 +321,7 @@ class DeferredChecks:
         self.restore_and_run_again(header, copies["checked"])
         state_type = self._iterator_state_type(blockwise)
         count_type = state_type.elements[1]
-        block_count = llvm.Constant(count_type, BLOCK)
+        block_count = llvm.Constant(count_type, blockwise.block)
 
         builder = llvm.IRBuilder(start)
         iterator_type, state = self._iterator(builder, blockwise)
