@@ -181,7 +181,7 @@ def take_python_exception() -> BaseException:
 
 def peek_python_exception() -> BaseException:
     """The held Python exception, left held (str(e) of a caught one)."""
-    exc = getattr(_python_exceptions, "pending", None)
+    exc = _python_exceptions.get(threading.get_ident())
     return exc if exc is not None else SystemError("ember: a Python exception was lost")
 
 
