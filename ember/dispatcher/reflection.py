@@ -85,7 +85,8 @@ def _set_reflector(typ: types.Set) -> _SetReflector:
 
 
 class _SetReflector:
-    """Python sets of numbers through a native `set(array)`."""
+    """Python sets of numbers through a native `set(array)`; of other items (strings,
+    tuples) one compiled `add` per item."""
 
     def __init__(self, typ: types.Set) -> None:
         self.typ = typ
@@ -95,8 +96,25 @@ class _SetReflector:
 
         from ember.library.numpy.support import numpy_dtype
 
+        if not isinstance(self.typ.dtype, (types.Number, types.Boolean)):
+            return self._added_one_by_one(items)
         values = np.asarray(list(items), dtype=numpy_dtype(self.typ.dtype))
         return array_to_native(self.typ, values)
+
+    def _added_one_by_one(self, items: set) -> int:
+        from ember.typed import set_accessors
+
+        accessors = set_accessors.for_type(types.SetType(self.typ.dtype))
+        meminfo = accessors.new()  # a typed set has the layout of every native set
+        try:
+            for item in items:
+                accessors.add(meminfo, item)
+        except BaseException:
+            from ember.runtime import nrt
+
+            nrt.runtime().decref(meminfo)
+            raise
+        return meminfo
 
     def write_back(self, meminfo: int, items: set) -> None:
         """Give `items` the native set's contents when the callee changed them, then

@@ -82,16 +82,24 @@ def _typeof_slow(value: Any, cls: type) -> types.Type | None:
 
 
 def _typeof_set(items: set) -> types.Type:
-    """A Python set of numbers passes as a set of their common type (reflected, as a list)."""
+    """A Python set passes as a set of its items' type (reflected, as a list): numbers take
+    their common type; strings and tuples of them pass too (as in Numba)."""
     if not items:
         raise TypingError("an empty set has no item type: add an item before passing it")
     dtype = _typeof_list(list(items)).dtype
-    if not isinstance(dtype, (types.Number, types.Boolean)):
+    if not _set_item(dtype):
         raise TypingError(
-            f"only sets of numbers can be passed from Python (this one holds {dtype}): "
-            "build the set inside the jitted function"
+            f"only sets of numbers, strings or tuples of them can be passed from Python (this "
+            f"one holds {dtype}): build the set inside the jitted function"
         )
     return types.Set(dtype, reflected=True)
+
+
+def _set_item(dtype: types.Type) -> bool:
+    """Whether a Python set of `dtype` items can be copied into a native set and back."""
+    if isinstance(dtype, types.BaseTuple) and not types.is_named_tuple(dtype):
+        return all(_set_item(member) for member in dtype.types)
+    return isinstance(dtype, (types.Number, types.Boolean, types.UnicodeType))
 
 
 def _refuse_dict() -> None:
