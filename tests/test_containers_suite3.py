@@ -4,6 +4,7 @@ lists and string-keyed dict displays. Checked against CPython running the same f
 exception it raises) and ember's runtime allocation counters."""
 
 import gc
+import operator
 
 import pytest
 from hypothesis import given, settings
@@ -72,3 +73,86 @@ def test_sets_of_strings_of_another_item_type_keep_numbas_words():
 
 def test_sets_of_strings_passed_from_python_leak_nothing():
     _assert_no_leaks_over_many_calls(njit(_add_pair), lambda: {"x", "yy" * 9}, lambda: "zz")
+
+
+# ---------------------------------------------------------------------------- typed List internals
+
+
+def test_typed_list_allocated_is_the_room_asked_for():
+    from ember import types
+    from ember.typed import List
+
+    @njit
+    def room(n):
+        return List.empty_list(types.int32, allocated=n)._allocated()
+
+    for n in (0, 1, 5, 13):
+        assert room(n) == n
+        assert List.empty_list(types.int32, n)._allocated() == n
+    grown = List.empty_list(types.int64)
+    for i in range(10):
+        grown.append(i)
+        assert grown._allocated() >= len(grown)  # room for every item held
+
+
+@njit
+def _frozen_list():
+    made = ember.typed.List()
+    made.append(1)
+    was_mutable = made._is_mutable()
+    made._make_immutable()
+    return made, was_mutable, made._is_mutable(), len(made), made[0]
+
+
+_MUTATIONS = {
+    "append": lambda xs: xs.append(0),
+    "setitem": lambda xs: operator.setitem(xs, 0, 0),
+    "pop": lambda xs: xs.pop(),
+    "delitem": lambda xs: operator.delitem(xs, 0),
+    "extend": lambda xs: xs.extend((0,)),
+    "insert": lambda xs: xs.insert(0, 0),
+    "clear": lambda xs: xs.clear(),
+    "reverse": lambda xs: xs.reverse(),
+    "sort": lambda xs: xs.sort(),
+}
+
+
+def test_an_immutable_typed_list_reads_but_refuses_changes_from_python():
+    made, was_mutable, is_mutable, size, first = _frozen_list()
+    assert (was_mutable, is_mutable, size, first) == (True, False, 1, 1)
+    assert not made._is_mutable()
+    for name, mutate in _MUTATIONS.items():
+        with pytest.raises(ValueError, match="list is immutable"):
+            mutate(made)
+        assert list(made) == [1], name
+
+
+@pytest.mark.parametrize("name", ["append", "setitem", "delitem", "pop", "reverse", "sort"])
+def test_an_immutable_typed_list_refuses_changes_in_compiled_code(name):
+    made = _frozen_list()[0]
+    with pytest.raises(ValueError, match="list is immutable"):
+        njit(_MUTATIONS[name])(made)
+    assert list(made) == [1]
+
+
+def test_mutable_lists_still_change_and_leak_nothing():
+    from ember.typed import List
+
+    @njit
+    def churn(xs):
+        xs.append(3)
+        xs.reverse()
+        xs.sort()
+        return xs.pop(0)
+
+    made = List([5, 4])
+    assert churn(made) == 3 and list(made) == [4, 5]
+    _assert_no_leaks_over_many_calls(churn, lambda: List([2, 1]))
+
+
+def test_typed_list_refuses_keywords_in_compiled_code_as_numba():
+    from ember.typed import List
+
+    with pytest.raises(TypingError, match="List\\(\\) takes no keyword arguments"):
+        njit(lambda: List(iterable=(0, 1, 2)))()
+    assert list(njit(lambda: List((0, 1, 2)))()) == [0, 1, 2]

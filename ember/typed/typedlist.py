@@ -109,6 +109,27 @@ class List(MutableSequence):
             raise RuntimeError("invalid operation on untyped list")
         return self._list_type.dtype
 
+    def _allocated(self) -> int:
+        """How many items the native list has room for before it grows (Numba's internal)."""
+        return self._header().capacity if self._list_type else 0
+
+    def _is_mutable(self) -> bool:
+        """False once `_make_immutable()` was called (Numba's internal)."""
+        return not self._header().frozen if self._list_type else True
+
+    def _make_immutable(self) -> None:
+        """From now on every mutation raises ValueError("list is immutable"), from Python and
+        from compiled code (the flag lives in the native list, shared by both)."""
+        if self._list_type is None:
+            raise RuntimeError("invalid operation on untyped list")
+        self._header().frozen = 1
+
+    def _header(self) -> Any:
+        from ember.lowering.lists import HeaderMemory
+        from ember.runtime import nrt
+
+        return HeaderMemory.from_address(nrt.data_address(self._meminfo))
+
     def _accessors(self) -> Any:
         if self._ops is None:
             from ember.typed import list_accessors
@@ -215,6 +236,10 @@ class List(MutableSequence):
             self._accessors().sort(self._meminfo)
             return
         self._replace(sorted(self._items(), key=key, reverse=reverse))
+
+    def reverse(self) -> None:
+        if self._list_type is not None:
+            self._accessors().reverse(self._meminfo)
 
     def copy(self) -> List:
         return self[:]
