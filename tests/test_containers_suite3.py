@@ -156,3 +156,38 @@ def test_typed_list_refuses_keywords_in_compiled_code_as_numba():
     with pytest.raises(TypingError, match="List\\(\\) takes no keyword arguments"):
         njit(lambda: List(iterable=(0, 1, 2)))()
     assert list(njit(lambda: List((0, 1, 2)))()) == [0, 1, 2]
+
+
+# ---------------------------------------------------------------------------- string-keyed displays
+
+
+def _mixed_numbers_display():
+    d = {"a": 1, "b": 2.0, "c": 3}
+    return d["a"], d["b"], d["c"], len(d), "b" in d
+
+
+def _numbers_the_first_value_holds():
+    d = {"a": 1.0, "b": 2}  # Numba's rule: int fits the first value's float, a typed dict
+    d["c"] = 3.5
+    return d["b"], d["c"], len(d)
+
+
+def test_a_display_of_mixed_numbers_keeps_each_values_type():
+    got = njit(_mixed_numbers_display)()
+    want = _mixed_numbers_display()
+    assert got == want
+    assert [type(item) for item in got] == [type(item) for item in want]  # d['a'] is an int
+
+
+def test_a_display_whose_first_value_type_holds_the_others_is_a_typed_dict():
+    assert njit(_numbers_the_first_value_holds)() == (2.0, 3.5, 3)
+
+
+def test_a_literal_dict_of_mixed_numbers_refuses_mutation_as_numba():
+    def mutate():
+        d = {"a": 1, "b": 2.0}
+        d["c"] = 3
+        return len(d)
+
+    with pytest.raises(TypingError):
+        njit(mutate)()
