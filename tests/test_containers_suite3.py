@@ -191,3 +191,30 @@ def test_a_literal_dict_of_mixed_numbers_refuses_mutation_as_numba():
 
     with pytest.raises(TypingError):
         njit(mutate)()
+
+
+def test_typed_list_dtype_in_compiled_code_is_numpys():
+    import numpy as np
+
+    from ember.typed import List
+
+    @njit
+    def dtypes():
+        ints, floats = List(), List()
+        ints.append(np.int32(1))
+        floats.append(np.float32(1.0))
+        return ints._dtype, floats._dtype
+
+    assert dtypes() == (np.dtype("int32"), np.dtype("float32"))
+
+
+def test_typed_list_extended_slice_of_another_length_keeps_both_wordings():
+    from ember.typed import List
+
+    made, want = List(range(10)), list(range(10))
+    with pytest.raises(ValueError) as python_error:
+        want[8:3:-1] = [1, 2, 3]
+    with pytest.raises(ValueError, match="length mismatch for extended slice") as error:
+        made[8:3:-1] = List([1, 2, 3])
+    assert str(python_error.value) in str(error.value)
+    assert list(made) == want  # unchanged

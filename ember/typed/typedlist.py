@@ -167,7 +167,12 @@ class List(MutableSequence):
     def __setitem__(self, index: Any, value: Any) -> None:
         if isinstance(index, slice):
             items = self._items()
-            items[index] = value
+            try:
+                items[index] = value
+            except ValueError as error:  # Python's words, then Numba's
+                raise ValueError(
+                    f"{error} (length mismatch for extended slice and sequence)"
+                ) from None
             self._replace(items)
             return
         if self._list_type is None:

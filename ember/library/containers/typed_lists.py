@@ -213,3 +213,20 @@ def typed_list_is_mutable(xs):
 def typed_list_make_immutable(xs):
     """From now on the list's mutating methods raise ValueError("list is immutable")."""
     return lambda xs: _freeze(xs)
+
+
+@registry.register_attr
+class _TypedListAttributes(AttributeTemplate):
+    """`typed_list._dtype`: the NumPy dtype of a typed list of numbers (Numba's spelling)."""
+
+    key = types.ListType
+
+    def generic_resolve(self, list_type, attr):
+        if attr == "_dtype" and isinstance(list_type.dtype, (types.Number, types.Boolean)):
+            return types.DType(list_type.dtype)
+        return None
+
+
+@lower_getattr(types.ListType, "_dtype")
+def _lower_typed_list_dtype(context, builder, typ, value):
+    return context.get_dummy_value(types.DType(typ.dtype))
