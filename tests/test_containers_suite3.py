@@ -218,3 +218,21 @@ def test_typed_list_extended_slice_of_another_length_keeps_both_wordings():
         made[8:3:-1] = List([1, 2, 3])
     assert str(python_error.value) in str(error.value)
     assert list(made) == want  # unchanged
+
+
+_GLOBAL_TYPED_LIST = ember.typed.List([1, 2, 3])
+
+
+def _sum_of_global_typed_list():
+    total = 0
+    for item in _GLOBAL_TYPED_LIST:
+        total += item
+    return total
+
+
+def test_a_typed_container_global_is_a_typing_error_with_numbas_words():
+    with pytest.raises(TypingError, match="globals are considered compile-time constants"):
+        njit(_sum_of_global_typed_list)()
+    items = ember.typed.Dict.empty(ember.types.int64, ember.types.int64)
+    with pytest.raises(TypingError, match="no known way to compile a DictType"):
+        njit(lambda: len(items))()  # a closure variable: the same refusal

@@ -405,6 +405,14 @@ class TypeInferer:
                 f"{type(expr.value).__name__} in nopython mode",
                 expr.loc,
             )
+        if isinstance(found, _MUTABLE_CONTAINERS) and not isinstance(expr, ir.Const):
+            raise TypingError(  # Numba's words: its native memory cannot be frozen into code
+                f"The use of a {found} type, assigned to variable '{expr.name}' in globals, is "
+                "not supported as globals are considered compile-time constants and there is "
+                f"no known way to compile a {found} type as a constant. Pass it as an argument "
+                "instead.",
+                expr.loc,
+            )
         return found
 
     def _type_binop(self, expr: ir.BinOp | ir.InplaceBinOp) -> types.Type:
@@ -723,6 +731,8 @@ class TypeInferer:
 
 
 _SCALARS_AND_ARRAYS = (types.Number, types.Boolean, types.Array)
+# typed containers (typed.List / Dict / Set) as globals: shared, mutable native memory
+_MUTABLE_CONTAINERS = (types.ListType, types.DictType, types.SetType)
 
 
 def _unconvertible(returned: types.Type, declared: types.Type | None) -> bool:
