@@ -236,3 +236,41 @@ def test_a_typed_container_global_is_a_typing_error_with_numbas_words():
     items = ember.typed.Dict.empty(ember.types.int64, ember.types.int64)
     with pytest.raises(TypingError, match="no known way to compile a DictType"):
         njit(lambda: len(items))()  # a closure variable: the same refusal
+
+
+# ---------------------------------------------------------------------------- typed Dict
+
+
+def test_dict_get_and_pop_defaults_the_values_cannot_hold_are_refused():
+    from ember.typed import Dict
+
+    def get_complex(n):
+        d = Dict.empty(ember.types.int32, ember.types.float64)
+        d[0] = 1.5
+        return d.get(n, 1j)
+
+    def pop_complex(n):
+        d = Dict.empty(ember.types.int32, ember.types.float64)
+        return d.pop(n, 2j)
+
+    for func in (get_complex, pop_complex):
+        with pytest.raises(TypingError, match="cannot safely cast complex128 to float64"):
+            njit(func)(3)
+
+    def defaults_that_fit(n):
+        d = Dict.empty(ember.types.int64, ember.types.float64)
+        d[1] = 2.5
+        return d.get(n, 0), d.get(1, -1), d.pop(n, 5), d.pop(1, None)
+
+    assert njit(defaults_that_fit)(7) == (0.0, 2.5, 5.0, 2.5)
+
+
+def test_python_dict_constructor_errors_are_type_errors_with_numbas_words():
+    from ember.typed import Dict
+
+    with pytest.raises(TypeError, match="Dict expect at most 1 argument, got 2") as error:
+        Dict(1, 2)
+    assert isinstance(error.value, TypingError)
+    with pytest.raises(TypeError, match="object is not iterable"):
+        Dict(3)
+    assert dict(Dict([(1, 2.0)])) == {1: 2.0}

@@ -16,6 +16,7 @@ from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 from ember import config, types
+from ember.errors import ArgumentTypeError
 from ember.typed.owned import as_type, bind_release, release
 
 _MISSING = object()
@@ -42,9 +43,17 @@ class Dict(MutableMapping):
         self._dict_type: types.DictType | None = None
         self._meminfo = 0
         self._ops: Any = None
-        if len(args) > 1:  # CPython's dict() check
-            raise TypeError(f"Dict expected at most 1 argument, got {len(args)}")
+        if len(args) > 1:  # CPython's dict() check, Numba's words and kind (TypingError) too
+            raise ArgumentTypeError(
+                f"Dict expected at most 1 argument, got {len(args)} (Dict expect at most 1 "
+                f"argument, got {len(args)})"
+            )
         if args and args[0] is not None:
+            if not hasattr(args[0], "keys") and not hasattr(args[0], "__iter__"):
+                raise ArgumentTypeError(
+                    f"'{type(args[0]).__name__}' object is not iterable: Dict() takes a "
+                    "mapping or an iterable of (key, value) pairs"
+                )
             self.update(args[0])
         if kwargs:
             self.update(kwargs)

@@ -254,6 +254,7 @@ def dict_get(d, key, default=None):
             return ht.value_at(d, position)
 
         return get
+    ht.converts(default, d.value_type, "default")  # Numba's rule: the values' type holds it
 
     def get_or(d, key, default=None):
         k = ht.as_key(d, key)
@@ -281,6 +282,8 @@ def dict_pop(d, key, default=None):
             return ht.take_value(d, position)
 
         return pop
+    if not isinstance(default, types.NoneType):
+        ht.converts(default, d.value_type, "default")  # Numba's rule: the values' type holds it
 
     def pop_or(d, key, default=None):
         k = ht.as_key(d, key)
