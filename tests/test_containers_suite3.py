@@ -274,3 +274,31 @@ def test_python_dict_constructor_errors_are_type_errors_with_numbas_words():
     with pytest.raises(TypeError, match="object is not iterable"):
         Dict(3)
     assert dict(Dict([(1, 2.0)])) == {1: 2.0}
+
+
+# ---------------------------------------------------------------------------- list errors
+
+
+def _setitem(xs, index):
+    xs[index] = 0
+
+
+def _set_extended_slice(xs):
+    xs[::2] = [1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    "func, args, numbas_words",
+    [
+        (_setitem, ([1, 2], 5), "setitem out of range"),
+        (_set_extended_slice, ([1, 2, 3, 4, 5, 6, 7, 8],), "cannot resize"),
+    ],
+)
+def test_list_errors_keep_pythons_words_and_add_numbas(func, args, numbas_words):
+    with pytest.raises(Exception) as python_error:
+        func(*[list(a) if isinstance(a, list) else a for a in args])
+    with pytest.raises(type(python_error.value)) as error:
+        njit(func)(*args)
+    # Python's opening words (its sizes are not in ember's constant message), then Numba's
+    assert str(error.value).startswith(str(python_error.value)[:28])
+    assert numbas_words in str(error.value)

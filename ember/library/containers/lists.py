@@ -283,8 +283,8 @@ def list_setitem(xs, index, value):
             n = _length(xs)
             if index < 0:
                 index += n
-            if index < 0 or index >= n:
-                raise IndexError("list assignment index out of range")
+            if index < 0 or index >= n:  # Python's words, then Numba's
+                raise IndexError("list assignment index out of range (setitem out of range)")
             _release(xs, index)
             _store_new(xs, index, value)
 
@@ -306,7 +306,11 @@ def list_setslice(xs, index, values):
         start, count, step = _slice_indices(index, n)
         m = len(values)
         if step != 1 and m != count:
-            raise ValueError("attempt to assign sequence of wrong size to extended slice")
+            raise ValueError(  # Python's words, then Numba's
+                "attempt to assign sequence of wrong size to extended slice (cannot resize "
+                "extended list slice with step != 1; length mismatch for extended slice and "
+                "sequence)"
+            )
         if step != 1:
             for k in range(m):
                 _release(xs, start + k * step)
