@@ -302,3 +302,17 @@ def test_list_errors_keep_pythons_words_and_add_numbas(func, args, numbas_words)
     # Python's opening words (its sizes are not in ember's constant message), then Numba's
     assert str(error.value).startswith(str(python_error.value)[:28])
     assert numbas_words in str(error.value)
+
+
+# ---------------------------------------------------------------------------- mixed numbers
+
+
+def _first(xs):
+    return xs[0]
+
+
+def test_ints_beside_floats_pass_as_floats_only_when_exact():
+    assert njit(_first)([3, 2.5]) == 3  # (3.0: the list is typed float64, as a NumPy array)
+    with pytest.raises(TypeError, match="can't unbox heterogeneous list"):
+        njit(_first)([2**53 + 1, 0.5])  # as float64 it would read 2**53: a wrong number
+    assert njit(_first)([2**53 + 1, 5]) == 2**53 + 1  # ints alone stay exact

@@ -179,6 +179,7 @@ def _typeof_list(items: list) -> types.Type:
 
 
 _NUMBER_CLASSES = frozenset((bool, int, float, complex))
+_EXACT_IN_FLOAT = 1 << 53  # ints up to this size are exact as float64
 _list_types: dict[types.Type, types.List] = {}
 
 
@@ -196,6 +197,13 @@ def _common_number_type(items: list, classes: set) -> types.Type:
     if int not in classes:
         return _unified(frozenset(_EXACT_TYPES[cls] for cls in classes))
     ints = [item for item in items if type(item) is int] if len(classes) > 1 else items
+    if classes & {float, complex} and not -_EXACT_IN_FLOAT <= min(ints) <= max(ints) <= (
+        _EXACT_IN_FLOAT
+    ):
+        raise ArgumentTypeError(  # Numba's words: it never unboxes int and float together
+            "can't unbox heterogeneous list: it holds ints that a float64 cannot hold exactly "
+            "beside floats; pass ints and floats in separate lists (or a NumPy array)"
+        )
     if -(1 << 63) <= min(ints) and max(ints) < (1 << 63):
         int_types = {types.int64}
     else:
