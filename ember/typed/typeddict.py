@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import operator
 from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 from ember import config, types
 from ember.errors import ArgumentTypeError
-from ember.typed.owned import as_type, bind_release, release
+from ember.typed import accessors
+from ember.typed.owned import NativeOwner, as_type, bind_release
 
 _MISSING = object()
 
@@ -28,11 +30,13 @@ def new_dict(key: Any, value: Any, n_keys: int = 0) -> Dict:
     return Dict.empty(key, value, n_keys)
 
 
-class Dict(MutableMapping):
+class Dict(NativeOwner, MutableMapping):
     """`Dict()` (types from the first insert), `Dict.empty(key_type, value_type)`, or a dict
     returned by compiled code."""
 
     __slots__ = ("_dict_type", "_meminfo", "_ops", "__weakref__")
+    _native_type = property(operator.attrgetter("_dict_type"))
+    _accessor_kit = accessors
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         if config.DISABLE_JIT:  # as Numba: with the JIT disabled, a typed dict is a dict
@@ -116,31 +120,12 @@ class Dict(MutableMapping):
             )
         return self._dict_type
 
-    def _accessors(self) -> Any:
-        if self._ops is None:
-            from ember.typed import accessors
-
-            self._ops = accessors.for_type(self._dict_type)
-        return self._ops
-
-    def __del__(self) -> None:
-        if self._meminfo:
-            release(self._meminfo)
-            self._meminfo = 0
-
     # ------------------------------------------------------------------ the mapping
 
     @property
     def _typed(self) -> bool:
         """Whether the key and value types are known yet (Numba's private spelling)."""
         return self._dict_type is not None
-
-    def __len__(self) -> int:
-        if self._dict_type is None:
-            return 0
-        from ember.typed import accessors
-
-        return accessors.size(self._meminfo)
 
     def __getitem__(self, key: Any) -> Any:
         if self._dict_type is None:

@@ -16,14 +16,17 @@ from collections.abc import Iterable, Iterator, MutableSequence
 from typing import Any
 
 from ember import config, types
-from ember.typed.owned import as_type, bind_release, release
+from ember.typed import list_accessors
+from ember.typed.owned import NativeOwner, as_type, bind_release, release
 
 
-class List(MutableSequence):
+class List(NativeOwner, MutableSequence):
     """`List()` (item type from the first item put in), `List(iterable)`,
     `List.empty_list(item_type)`, or a typed list that compiled code filled."""
 
     __slots__ = ("_list_type", "_meminfo", "_ops", "__weakref__")
+    _native_type = property(operator.attrgetter("_list_type"))
+    _accessor_kit = list_accessors
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         if config.DISABLE_JIT:  # as Numba: with the JIT disabled, a typed list is a list
@@ -130,26 +133,7 @@ class List(MutableSequence):
 
         return HeaderMemory.from_address(nrt.data_address(self._meminfo))
 
-    def _accessors(self) -> Any:
-        if self._ops is None:
-            from ember.typed import list_accessors
-
-            self._ops = list_accessors.for_type(self._list_type)
-        return self._ops
-
-    def __del__(self) -> None:
-        if self._meminfo:
-            release(self._meminfo)
-            self._meminfo = 0
-
     # ------------------------------------------------------------------ the sequence
-
-    def __len__(self) -> int:
-        if self._list_type is None:
-            return 0
-        from ember.typed import list_accessors
-
-        return list_accessors.size(self._meminfo)
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
