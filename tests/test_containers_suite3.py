@@ -316,3 +316,44 @@ def test_ints_beside_floats_pass_as_floats_only_when_exact():
     with pytest.raises(TypeError, match="can't unbox heterogeneous list"):
         njit(_first)([2**53 + 1, 0.5])  # as float64 it would read 2**53: a wrong number
     assert njit(_first)([2**53 + 1, 5]) == 2**53 + 1  # ints alone stay exact
+
+
+def test_numbas_sentry_safe_cast_follows_the_store_rule():
+    import warnings
+
+    from ember import types
+    from ember.errors import NumbaTypeSafetyWarning
+    from ember.typed.typedobjectutils import _sentry_safe_cast
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for safe in [(types.int32, types.float64), (types.int8, types.complex64)]:
+            _sentry_safe_cast(*safe)  # no warning
+    for lossy in [(types.int64, types.int32), (types.complex128, types.complex64)]:
+        with pytest.warns(NumbaTypeSafetyWarning, match="Precision may be lost"):
+            _sentry_safe_cast(*lossy)
+    for refused in [(types.int32, types.complex64), (types.float64, types.int64)]:
+        with pytest.raises(TypingError, match=f"cannot safely cast {refused[0]} to"):
+            _sentry_safe_cast(*refused)
+
+
+def test_complex_values_stored_into_narrower_complex_slots_warn_as_numba():
+    import numpy as np
+
+    from ember import types
+    from ember.errors import NumbaTypeSafetyWarning
+    from ember.typed import Dict
+
+    narrow = Dict.empty(types.int64, types.complex64)
+    with pytest.warns(NumbaTypeSafetyWarning):
+        narrow[1] = 1.5 + 2j
+    assert narrow[1] == np.complex64(1.5 + 2j)
+
+
+def test_literal_dict_unknown_key_keeps_numbas_words():
+    def get(key):
+        d = {"a": 2j, "c": "d"}
+        return d.get(key)
+
+    with pytest.raises(TypingError, match="Cannot get\\{item\\}\\(\\) on a literal dictionary"):
+        njit(get)("a")
