@@ -357,3 +357,32 @@ def test_literal_dict_unknown_key_keeps_numbas_words():
 
     with pytest.raises(TypingError, match="Cannot get\\{item\\}\\(\\) on a literal dictionary"):
         njit(get)("a")
+
+
+# ---------------------------------------------------------------------------- tuples holding lists
+
+
+def _sum_and_grow(pairs):
+    total = 0
+    for number, items in pairs:
+        total += number + len(items)
+    pairs[0][1].append(99)
+    pairs.append((7, [8, 9]))
+    return total
+
+
+def test_lists_of_tuples_holding_lists_pass_from_python_as_cpython_runs_them():
+    pairs, want_pairs = [(1, [2]), (3, [4, 5])], [(1, [2]), (3, [4, 5])]
+    assert njit(_sum_and_grow)(pairs) == _sum_and_grow(want_pairs)
+    assert pairs == want_pairs  # the callee's changes, inner lists included, come back
+
+
+def test_lists_of_tuples_holding_lists_keep_untouched_items_and_leak_nothing():
+    def total(pairs):
+        return sum(number + len(items) for number, items in pairs)
+
+    pairs = [(1, [2]), (3, [4, 5])]
+    inner = pairs[0][1]
+    assert njit(total)(pairs) == 7
+    assert pairs[0][1] is inner  # nothing changed: the caller's objects stay
+    _assert_no_leaks_over_many_calls(njit(_sum_and_grow), lambda: [(1, [2]), (3, [4, 5])])

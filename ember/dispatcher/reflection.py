@@ -66,10 +66,58 @@ def reflector(typ: types.List | types.Set) -> Any:
     if isinstance(typ.dtype, (types.List, types.Set)):
         raise TypeError(f"cannot reflect element of reflected container: {typ}\n{_NESTED_HINT}")
     if isinstance(typ, types.List):
+        if holds_lists(typ.dtype):
+            return _tuples_of_lists_reflector(typ)
         from ember.dispatcher import reflected_lists
 
         return reflected_lists.converters(typ)
     return _set_reflector(typ)
+
+
+def holds_lists(item_type: types.Type) -> bool:
+    """Whether list items of `item_type` are tuples holding lists (`[(1, [2])]`)."""
+    if isinstance(item_type, types.List):
+        return True
+    if isinstance(item_type, types.BaseTuple):
+        return any(holds_lists(member) for member in item_type.types)
+    return False
+
+
+@functools.cache
+def _tuples_of_lists_reflector(typ: types.List) -> _TuplesOfListsReflector:
+    return _TuplesOfListsReflector(typ)
+
+
+class _TuplesOfListsReflector:
+    """Python lists of tuples holding lists (`[(1, [2])]`), which Numba passes too: a native
+    list filled one compiled `append` per item (each inner list copied in as an argument is);
+    after the call the Python list takes the native items when they differ (an inner list
+    the callee changed comes back as a new list in a new tuple; Numba drops such changes)."""
+
+    def __init__(self, typ: types.List) -> None:
+        self.typ = typ
+
+    def to_native(self, items: list) -> int:
+        from ember.typed import list_accessors
+
+        accessors = list_accessors.for_type(types.ListType(self.typ.dtype))
+        meminfo = accessors.new(len(items))
+        try:
+            for item in items:
+                accessors.append(meminfo, item)
+        except BaseException:
+            from ember.runtime import nrt
+
+            nrt.runtime().decref(meminfo)
+            raise
+        return meminfo
+
+    def write_back(self, meminfo: int, items: list) -> None:
+        from ember.dispatcher.pycall import box_list
+
+        native_items = box_list(self.typ, meminfo, (), None)  # takes over the reference
+        if native_items != items:
+            items[:] = native_items
 
 
 _NESTED_HINT = (

@@ -10,6 +10,7 @@ from functools import singledispatch
 from typing import Any
 
 from ember import types
+from ember.dispatcher.reflection import holds_lists
 from ember.errors import ArgumentTypeError, TypingError
 from ember.types.datetimes import datetime_type_of_dtype
 from ember.typing.conversions import unify_pair
@@ -173,6 +174,8 @@ def _typeof_list(items: list) -> types.Type:
     item_type = typeof_or_none(items[0])
     if isinstance(item_type, (types.List, types.Set)):
         return _list_type(item_type)  # typed as Numba does; refused when passed (reflection.py)
+    if isinstance(item_type, types.BaseTuple) and holds_lists(item_type):
+        return _list_type(item_type)  # `[(1, [2])]`: copied item by item (reflection.py)
     if not reflectable_item(item_type):
         raise _unreflectable(items[0], item_type)
     return _list_type(item_type)
@@ -237,12 +240,6 @@ def reflectable_item(typ: types.Type | None) -> bool:
 
 
 def _unreflectable(item: Any, item_type: types.Type | None) -> Exception:
-    if isinstance(item, tuple) and any(isinstance(member, list) for member in item):
-        return ArgumentTypeError(  # (Numba passes these without writing the inner lists back)
-            "cannot reflect element of reflected container: a list of tuples holding lists "
-            "cannot be passed from Python: pass tuples of NumPy arrays, or an ember.typed.List "
-            "of tuples of typed Lists"
-        )
     return TypingError(
         "only lists of numbers, strings, NumPy arrays, tuples of these or one jitclass's "
         f"instances can be passed from Python (this one holds {type(item).__name__}"
