@@ -386,3 +386,21 @@ def test_lists_of_tuples_holding_lists_keep_untouched_items_and_leak_nothing():
     assert njit(total)(pairs) == 7
     assert pairs[0][1] is inner  # nothing changed: the caller's objects stay
     _assert_no_leaks_over_many_calls(njit(_sum_and_grow), lambda: [(1, [2]), (3, [4, 5])])
+
+
+def _compare_lists_of_none(n, m):
+    xs = ember.typed.List()
+    ys = ember.typed.List()
+    for _ in range(n):
+        xs.append(None)
+    for _ in range(m):
+        ys.append(None)
+    return xs == ys, xs != ys, xs < ys, xs <= ys, xs > ys, xs >= ys
+
+
+@pytest.mark.parametrize("sizes", [(1, 1), (1, 2), (3, 0)])
+def test_typed_lists_of_none_compare_as_python_lists(sizes):
+    n, m = sizes
+    xs, ys = [None] * n, [None] * m
+    want = (xs == ys, xs != ys, xs < ys, xs <= ys, xs > ys, xs >= ys)
+    assert njit(_compare_lists_of_none)(n, m) == want

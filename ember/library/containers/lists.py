@@ -744,6 +744,8 @@ for _fn in (operator.lt, operator.le, operator.gt, operator.ge):
         """Lexicographic, as tuples: the first unequal items decide, else the lengths."""
         if not (_is_list(xs) and _is_list(ys)):
             return None
+        if isinstance(xs.dtype, types.NoneType) and isinstance(ys.dtype, types.NoneType):
+            return lambda xs, ys: _fn(len(xs), len(ys))  # the items are all equal
 
         def order(xs, ys):
             common = min(len(xs), len(ys))
