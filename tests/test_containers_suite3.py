@@ -404,3 +404,32 @@ def test_typed_lists_of_none_compare_as_python_lists(sizes):
     xs, ys = [None] * n, [None] * m
     want = (xs == ys, xs != ys, xs < ys, xs <= ys, xs > ys, xs >= ys)
     assert njit(_compare_lists_of_none)(n, m) == want
+
+
+# ---------------------------------------------------------------------------- literal_unroll
+
+
+def test_literal_unroll_of_two_arguments_is_refused_in_numbas_words():
+    from ember import literal_unroll
+    from ember.errors import UnsupportedError
+
+    def two(x):
+        total = 0
+        for item in literal_unroll(x, x):
+            total += item
+        return total
+
+    with pytest.raises(UnsupportedError, match="literal_unroll takes one argument, found 2"):
+        njit(two)((1, 2))
+
+
+def test_a_plain_loop_over_a_mixed_tuple_names_getiter():
+    def plain(x):
+        total = 0.0
+        for item in x:
+            total += item
+        return total
+
+    with pytest.raises(TypingError, match="getiter") as error:
+        njit(plain)((1, 2.5))
+    assert "Tuple(int64, float64)" in str(error.value)
