@@ -245,12 +245,12 @@ def test_dict_get_and_pop_defaults_the_values_cannot_hold_are_refused():
     from ember.typed import Dict
 
     def get_complex(n):
-        d = Dict.empty(ember.types.int32, ember.types.float64)
+        d = Dict.empty(ember.types.int64, ember.types.float64)
         d[0] = 1.5
         return d.get(n, 1j)
 
     def pop_complex(n):
-        d = Dict.empty(ember.types.int32, ember.types.float64)
+        d = Dict.empty(ember.types.int64, ember.types.float64)
         return d.pop(n, 2j)
 
     for func in (get_complex, pop_complex):
