@@ -433,3 +433,11 @@ def test_a_plain_loop_over_a_mixed_tuple_names_getiter():
     with pytest.raises(TypingError, match="getiter") as error:
         njit(plain)((1, 2.5))
     assert "Tuple(int64, float64)" in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "display", [lambda: {None: 1}, lambda: {(1, None): 2}, lambda: {None, None}]
+)
+def test_none_as_a_key_is_refused_in_numbas_words(display):
+    with pytest.raises(TypingError, match="Dict.key_type cannot be of type none"):
+        njit(display)()
