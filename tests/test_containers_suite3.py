@@ -441,3 +441,11 @@ def test_a_plain_loop_over_a_mixed_tuple_names_getiter():
 def test_none_as_a_key_is_refused_in_numbas_words(display):
     with pytest.raises(TypingError, match="Dict.key_type cannot be of type none"):
         njit(display)()
+
+
+def test_maybe_literal_gives_the_literal_type_or_none():
+    from ember import types
+
+    assert types.maybe_literal(3) == types.literal(3)
+    assert types.maybe_literal("a") == types.literal("a")
+    assert types.maybe_literal(2j) is None
