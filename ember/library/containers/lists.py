@@ -283,8 +283,8 @@ def list_setitem(xs, index, value):
             n = _length(xs)
             if index < 0:
                 index += n
-            if index < 0 or index >= n:  # Python's words, then Numba's
-                raise IndexError("list assignment index out of range (setitem out of range)")
+            if index < 0 or index >= n:
+                raise IndexError("list assignment index out of range")
             _release(xs, index)
             _store_new(xs, index, value)
 
