@@ -152,6 +152,25 @@ class TypeAnnotation:
 
     result: CompileResult
 
+    @property
+    def typemap(self) -> dict:
+        """Numba's `type_annotation.typemap`: each variable's type by name (arguments keep
+        their names; empty for a specialization loaded from the disk cache)."""
+        typing = self.result.typing
+        return {} if typing is None else dict(typing.typemap)
+
+    @property
+    def calltypes(self) -> dict:
+        """Numba's `type_annotation.calltypes`: each call expression's signature."""
+        typing = self.result.typing
+        return {} if typing is None else dict(typing.calltypes)
+
+    @property
+    def blocks(self) -> dict:
+        """Numba's `type_annotation.blocks`: the typed function's IR blocks by label."""
+        func_ir = self.result.func_ir
+        return {} if func_ir is None else func_ir.blocks
+
     def __str__(self) -> str:
         from ember.typing.annotate import annotate
 
@@ -235,7 +254,9 @@ def generate_ir(state: CompileState) -> None:
     state.func_ir = build_ir(state.bytecode, state.cfg, self_reference=state.dispatcher)
     if state.func_ir.makes_functions():
         from ember.frontend.inline_closures import inline_inner_functions
+        from ember.stencils.inner_kernels import make_inner_stencils
 
+        make_inner_stencils(state.func_ir, state.py_func.__globals__)
         inline_inner_functions(state.func_ir, _jitted_function_of)
     split_variable_webs(state.func_ir)  # a variable rebound to another type: one name per web
     insert_dels(state.func_ir)
@@ -339,6 +360,10 @@ def infer_types(state: CompileState) -> None:
     if generator:
         generator_result(state.py_func, state.arg_types, inferer, state.typing)
     state.signature = Signature(state.typing.return_type, state.arg_types)
+    if not state.options.nrt:
+        from ember.typing.no_runtime import check_returned_arrays
+
+        check_returned_arrays(state.func_ir, inferer)
     if config.DUMP_ANNOTATION:
         from ember.typing.annotate import annotate
 

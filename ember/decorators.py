@@ -17,7 +17,7 @@ _ACCEPTED_OPTIONS = {"nopython", "fastmath", "boundscheck", "error_model", "cach
 # Numba's wrapper options only save building a wrapper; ember builds its Python entry and its
 # C entry lazily, on the first call that needs one, so these have nothing left to change.
 # `_nrt=False` (Numba's own tests) compiles without Numba's runtime; ember's runtime is always
-# there and code that needs none runs the same, so the flag changes nothing either.
+# there, so the flag only applies Numba's typing rule (ember/typing/no_runtime.py).
 
 
 def jit(signature_or_function: Any = None, **options: Any) -> Any:
@@ -138,6 +138,7 @@ def _nopython_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
         parallel=_parallel_options(options),
         debug=bool(options.get("debug", config.DEBUGINFO)),
         locals=_declared_locals(options.get("locals")),
+        nrt=bool(options.get("_nrt", True)),
     )
     for sig in signatures or ():
         if any(isinstance(arg, types.PyObject) for arg in sig.args):

@@ -88,11 +88,6 @@ class CompilerError(EmberError):
     """An internal invariant was broken, e.g. a rewrite that never stops matching."""
 
 
-class StencilError(EmberError, ValueError):
-    """A `@stencil` whose options, kernel or arguments do not fit together; a ValueError, as in
-    Numba (inside jitted code it reaches the caller within a TypingError)."""
-
-
 class EmberWarning(Warning):
     """Base of ember's warnings."""
 
@@ -132,6 +127,14 @@ NumbaAssertionError = _numba_error("NumbaAssertionError", TypingError, "An Asser
 NumbaNotImplementedError = _numba_error("NumbaNotImplementedError", TypingError, "Not done.")
 NumbaKeyError = _numba_error("NumbaKeyError", TypingError, "A KeyError found when typing.")
 NumbaIndexError = _numba_error("NumbaIndexError", TypingError, "An IndexError when typing.")
+
+
+class StencilError(NumbaValueError, ValueError):  # type: ignore[misc, valid-type]
+    """A `@stencil` whose options, kernel or arguments do not fit together: a ValueError and a
+    TypingError (Numba raises either, mostly as NumbaValueError), also when the stencil is
+    called from jitted code."""
+
+
 NumbaRuntimeError = _numba_error("NumbaRuntimeError", EmberError, "A RuntimeError.")
 UntypedAttributeError = _numba_error("UntypedAttributeError", TypingError, "No such attribute.")
 RequireLiteralValue = _numba_error("RequireLiteralValue", TypingError, "A literal is needed.")

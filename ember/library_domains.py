@@ -74,9 +74,9 @@ DOMAINS = (
     Domain("next", ("ember.library.builtins.next_calls",), values=(next,)),
     Domain("starred", ("ember.library.builtins.starred",), value_modules=("ember.ir.starred",)),
     Domain(
-        "exception text",
-        ("ember.library.builtins.exception_text",),
-        value_modules=("ember.ir.exception_text",),
+        "exception values",
+        ("ember.library.builtins.caught_exceptions",),
+        type_classes=(types.ExceptionInstance,),
     ),
     # x ** y on floats: looked up by the lowering key (the typing is the core's)
     Domain("powers", ("ember.lowering.powers",), values=(operator.pow,)),
@@ -124,9 +124,11 @@ DOMAINS = (
         (
             "ember.library.strings.core",
             "ember.library.strings.bytes",
+            "ember.library.strings.bytes_methods",
             "ember.library.strings.case",
             "ember.library.strings.convert",
             "ember.library.strings.format",
+            "ember.library.strings.percent",
             "ember.library.strings.methods",
             "ember.library.strings.more_methods",
             "ember.library.strings.representation",
@@ -140,7 +142,7 @@ DOMAINS = (
             types.UnicodeCharSeq,
             types.CharSeq,
         ),
-        values=(str, bytes, chr, ord, format, repr, displays.formatted_field),
+        values=(str, bytes, chr, ord, format, repr, ascii, displays.formatted_field),
     ),
     Domain(
         "classes",  # jitclass instances and structrefs: `is`, and jitclass methods and dunders
@@ -167,6 +169,11 @@ DOMAINS = (
         ("ember.library.interop.carray", "ember.library.interop.pointers"),
         type_classes=(types.CPointer,),
         value_modules=("ember.misc.carray",),
+    ),
+    Domain(
+        "python_buffers",  # bytearray, memoryview and array.array arguments
+        ("ember.library.interop.python_buffers",),
+        type_classes=(types.PythonBuffer,),
     ),
     Domain(
         "parallel",

@@ -172,10 +172,6 @@ def assigns_global(n):
     return n
 
 
-def f_string(n):
-    return f"{n!a}"
-
-
 @pytest.mark.parametrize(
     ("func", "construct", "marker"),
     [
@@ -184,7 +180,6 @@ def f_string(n):
         (returns_inner_function, "the inner function 'g' can only be called", "return g"),
         (with_block, "a 'with' block", "with open"),
         (assigns_global, "assigning a global variable", "SOMETHING = n"),
-        (f_string, "an f-string with !a", 'f"{n!a}"'),
     ],
     ids=lambda value: getattr(value, "__name__", None),
 )
@@ -231,7 +226,7 @@ def test_unexpected_keyword_raises_type_error():
         add(1, c=2)
 
 
-@pytest.mark.parametrize(("args", "name", "kind"), [((bytearray(b"s"), 1), "a", "bytearray")])
+@pytest.mark.parametrize(("args", "name", "kind"), [((object(), 1), "a", "object")])
 def test_unsupported_argument_type_names_the_argument(args, name, kind):
     with pytest.raises(TypeError) as info:
         add(*args)

@@ -25,6 +25,10 @@ from ember.errors import TypingError
         ([1.5, 1j], types.complex128),
         ([3, 2.5, True], types.float64),
         ([np.float32(1), np.float32(2)], types.float32),  # NumPy scalars of one type, as Numba
+        ([np.float64(1.5), 2.0], types.float64),  # values read from an array beside floats
+        ([np.float32(1), 2.0], types.float64),
+        ([np.int32(3), 4], types.int64),
+        ([np.bool_(True), False], types.boolean),
     ],
 )
 def test_item_types(items, expected):
@@ -37,7 +41,7 @@ def test_item_types(items, expected):
         (["a", 1], "str"),
         ([1, None], "NoneType"),
         ([1, 2**64], "int"),
-        ([np.float32(1), 2.0], "float32"),
+        ([np.float16(1), 2.0], "float16"),  # no compiled float16
     ],
 )
 def test_items_that_are_not_numbers_are_named(items, named):

@@ -198,7 +198,8 @@ def test_fractional_power_matches_the_c_pow():
 
 
 @pytest.mark.parametrize("kernel, args", [("cube_array", ()), ("sixth_power_sum", ()),
-                                          ("power_n", (5,)), ("powers_n", (3,))])  # fmt: skip
+                                          ("power_n", (5,)), ("powers_n", (3,)),
+                                          ("kepler", ())])  # fmt: skip
 def test_the_loops_vectorize(kernel, args):
     compiled = KERNELS[kernel]
     compiled(np.ones(4), *args)
@@ -287,3 +288,25 @@ def test_constant_fractional_exponents(y, dtype):
             np.testing.assert_array_max_ulp(mine[1], want, maxulp=1)
         else:
             assert mine[0] == "value" and np.array_equal(mine[1], want, equal_nan=True), edge
+
+
+def powers_of_each(a):
+    out = np.empty((5, a.shape[0]))
+    for i in range(a.shape[0]):
+        out[0, i] = a[i] ** 1.5
+        out[1, i] = a[i] ** -2.5
+        out[2, i] = a[i] ** 0.25
+        out[3, i] = a[i] ** 0.5
+        out[4, i] = a[i] ** 2.0
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(min_value=1e-100, max_value=1e100), min_size=1, max_size=40))
+def test_constant_fractional_exponents_equal_the_c_pow(values):
+    """A constant exponent LLVM keeps as a pow call (1.5, -2.5, 0.25) and those it would
+    rewrite without the C pow's rounding (0.5, 2.0): each item equals CPython's `x ** y`."""
+    mine = njit(powers_of_each)(np.array(values))
+    for row, y in zip(mine.tolist(), (1.5, -2.5, 0.25, 0.5, 2.0)):
+        for got, x in zip(row, values):
+            assert _same_float(got, x**y), (x, y, got)

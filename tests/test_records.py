@@ -174,7 +174,7 @@ def test_unknown_field_names_the_fields():
     def missing(r):
         return r[0]["y"]
 
-    with pytest.raises(TypingError, match="no field 'y'.*x, n, flag"):
+    with pytest.raises(TypingError, match="Field 'y' was not found.*x.*n.*flag"):
         missing(_points(2))
 
 

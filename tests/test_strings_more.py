@@ -139,13 +139,14 @@ def test_specs_cpython_refuses(value, spec):
     check(_formatter([spec]), value)
 
 
-def test_format_needs_a_constant_spec():
+def test_format_with_a_spec_known_when_running():
     @njit
     def variable(x, spec):
         return format(x, spec)
 
-    with pytest.raises(UnsupportedError, match="constant spec"):
-        variable(1.0, ".2f")
+    assert variable(1.0, ".2f") == format(1.0, ".2f")
+    with pytest.raises(ValueError, match="Unknown format code 'q'"):
+        variable(1.0, "q")
 
 
 @njit

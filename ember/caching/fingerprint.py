@@ -341,6 +341,8 @@ class _Fingerprinter:
 
         if isinstance(value, types.Type):
             return f"type:{value}"
+        if type(value).__name__ == "_ObjModeContext":  # `objmode`: its block is in the code
+            return f"objmode:{sorted((k, str(v)) for k, v in value.outputs.items())}"
         if isinstance(value, BuiltinFunctionType) or type(value).__name__ in _NAMED_OBJECTS:
             owner = getattr(value, "__module__", None) or type(value).__module__
             return f"builtin:{owner}.{getattr(value, '__qualname__', repr(value))}"

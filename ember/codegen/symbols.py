@@ -31,7 +31,6 @@ RESOLVERS: dict[str, str] = {
     "ember.hash_secret": "ember.lowering.strings:publish_symbol",
     "ember.overflow_slot": "ember.library.builtins.int_scalars:publish_symbol",
     "ember_parallel_": "ember.codegen.symbols:publish_threading_layer",
-    "ember.parallel_chunksize": "ember.parallel.api:publish_symbol",
     "ember.pyobj.": "ember.codegen.symbols:publish_named_object",
     "ember.pyconst.": "ember.codegen.symbols:publish_pickled_constant",
     "ember.objmode.": "ember.lowering.objmode:publish_block_runner",

@@ -16,6 +16,7 @@ from ember.compiler import CompileResult, CompileState, run_pipeline
 from ember.dispatcher.binding import ArgumentBinder, Omitted
 from ember.errors import (
     ArgumentTypeError,
+    CompilerError,
     EmberError,
     ForceLiteralArg,
     LiteralTypingError,
@@ -298,6 +299,18 @@ class Dispatcher:
         print(text, file=file if file is not None else sys.stdout)
         return text
 
+    def get_annotation_info(self, signature: tuple | None = None) -> dict:
+        """Numba's annotation data of each specialization (of one, when given), keyed by
+        (`file:first line`, argument types): source lines, indents and typed statements."""
+        from ember.typing.annotate import annotation_info
+
+        found = {}
+        for result in self._selected(signature):
+            code = self.py_func.__code__
+            key = (f"{code.co_filename}:{code.co_firstlineno + 1}", result.signature.args)
+            found[key] = annotation_info(result.func_ir, result.typing)
+        return found
+
     def inspect_llvm(self, signature: tuple | None = None) -> dict[tuple, str] | str:
         """The optimized LLVM IR of each compiled signature (of one, when given), with the
         callees linked into it, as the machine code is generated from it."""
@@ -429,12 +442,11 @@ class Dispatcher:
         """Argument types in parameter order; omitted defaults are typed from their values.
         Literal types are kept only for the parameters literally() asks for (all of them with
         `keep_literals`: the retry of a call whose plain types do not compile)."""
-        from ember.typing.context import TypingContext
 
         folded = []
         for index, item in enumerate(self._binder.bind(args, kws)):
             if isinstance(item, Omitted):
-                folded.append(TypingContext().resolve_value_type(item.default))
+                folded.append(self._omitted_type(item.default, keep_literals))
             elif isinstance(item, tuple):  # the *args tuple
                 folded.append(types.make_tuple(types.unliteral(t) for t in item))
             elif keep_literals or index in self._literal_params:
@@ -442,6 +454,16 @@ class Dispatcher:
             else:
                 folded.append(types.unliteral(item))
         return tuple(folded)
+
+    @staticmethod
+    def _omitted_type(default: Any, literal: bool) -> types.Type:
+        """An omitted argument's type: of its default value, as a literal in the literal
+        retry (an overload may need the constant, as Numba gives it)."""
+        from ember.typing.context import TypingContext
+
+        if literal and type(default) in (int, bool, str):
+            return types.literal(default)
+        return TypingContext().resolve_value_type(default)
 
     def type_call(self, args: tuple, kws: dict) -> Signature | None:
         """The signature of a call from compiled code (compiling the callee if needed)."""
@@ -651,6 +673,11 @@ class Dispatcher:
                 return self._resolve(arg_types)
             except ForceLiteralArg as request:
                 if not self._learn_literal_params(request):
+                    if all(isinstance(arg_types[i], types.Literal) for i in request.indices):
+                        raise CompilerError(  # Numba's words: the request cannot be met
+                            f"Repeated literal typing request: the arguments are literals "
+                            f"already, yet typing asks for them again.\n{request}"
+                        ).with_traceback(None) from None
                     raise
                 arg_types = self._with_literals(arg_types, values)
 

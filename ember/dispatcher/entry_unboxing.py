@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ember.dispatcher import datetime_entry
+from ember.dispatcher import datetime_entry, entry_buffers, entry_slices
 from ember.dispatcher.datetime_entry import DatetimeKind
+from ember.dispatcher.entry_buffers import ByteArrayKind
 from ember.dispatcher.entry_builder import EntryBuilder
+from ember.dispatcher.entry_slices import SliceKind
 from ember.dispatcher.object_layout import (
     _F64,
     _FAST_PATH_SCALARS,
@@ -52,6 +54,12 @@ class ArgumentUnboxing(EntryBuilder):
             return
         if isinstance(kind, DatetimeKind):
             datetime_entry.emit_match(self, obj, kind, fail)
+            return
+        if isinstance(kind, SliceKind):
+            entry_slices.emit_match(self, obj, kind, fail)
+            return
+        if isinstance(kind, ByteArrayKind):
+            entry_buffers.emit_match(self, obj, fail)
             return
         if isinstance(kind, ConstantKind):
             same = b.icmp_unsigned("==", obj, _object_constant(kind.value))
@@ -120,6 +128,10 @@ class ArgumentUnboxing(EntryBuilder):
             return self.emit_unbox_array(obj, kind)
         if isinstance(kind, DatetimeKind):
             return datetime_entry.emit_unbox(self, obj)
+        if isinstance(kind, SliceKind):
+            return entry_slices.emit_unbox(self, obj, kind, fail)
+        if isinstance(kind, ByteArrayKind):
+            return entry_buffers.emit_unbox(self, obj)
         if isinstance(kind, tuple):
             values: list[ir.Value] = []
             for index, member in enumerate(kind):

@@ -19,6 +19,8 @@ from ember import types
 from ember.codegen.jit import glue_engine
 from ember.dispatcher import native_entry
 from ember.dispatcher.datetime_entry import datetime_array_kind, datetime_kind
+from ember.dispatcher.entry_buffers import ByteArrayKind, bytearray_kind
+from ember.dispatcher.entry_slices import slice_kind
 from ember.dispatcher.entry_templates import link_text
 from ember.lowering.callconv import raise_static_exception
 
@@ -99,6 +101,10 @@ def argument_kind(typ: types.Type) -> Any:
         return datetime_array_kind(typ)
     if isinstance(typ, types.EnumMember):
         return _enum_kind(typ)
+    if isinstance(typ, types.SliceType):  # arguments only: a returned slice is boxed in Python
+        return slice_kind(typ)
+    if isinstance(typ, types.ByteArray):
+        return bytearray_kind(typ)
     return value_kind(typ)
 
 
@@ -140,6 +146,8 @@ def _specialization(arg_types: tuple, result: Any) -> tuple | None:
         return None
     if isinstance(ret_kind, tuple) and _holds_array(ret_kind):
         return None  # arrays inside returned tuples are boxed by the Python path
+    if _holds_array(ret_kind) and any(isinstance(k, ByteArrayKind) for k in arg_kinds):
+        return None  # a view of a bytearray is boxed over the Python path's ndarray
     if _holds(ret_kind, native_entry.ConstantKind):
         return None  # functions and classes returned are boxed by the Python path
     if not all(native_entry.fast_path_supported(k) for k in arg_kinds):

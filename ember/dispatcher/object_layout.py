@@ -15,6 +15,8 @@ from typing import Any, TypeAlias
 from llvmlite import ir
 
 from ember.dispatcher.datetime_entry import DatetimeKind, is_datetime_dtype_name
+from ember.dispatcher.entry_buffers import ByteArrayKind
+from ember.dispatcher.entry_slices import SliceKind
 
 Kind: TypeAlias = str | tuple["Kind", ...]
 """A value kind: a scalar kind name or a (possibly nested) tuple of kinds."""
@@ -188,6 +190,8 @@ def _check_kind(kind: Kind) -> None:
         return
     if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind, DatetimeKind, StringKind)):
         return
+    if isinstance(kind, SliceKind | ByteArrayKind):
+        return
     if isinstance(kind, EnumKind):
         if kind.value_kind not in _INT_KINDS and kind.value_kind not in ("float32", "float64"):
             raise TypeError(f"unsupported enum value kind: {kind.value_kind!r}")
@@ -224,6 +228,10 @@ def flatten_arg_types(kind: Kind) -> list[ir.Type]:
         return [_PTR, _PTR, _I64, _I64, _PTR] + [_I64] * (2 * kind.ndim)
     if isinstance(kind, DatetimeKind):
         return [_I64]
+    if isinstance(kind, SliceKind):  # start, stop, step (SliceModel)
+        return [_I64] * 3
+    if isinstance(kind, ByteArrayKind):  # a 1-d array
+        return [_PTR, _PTR, _I64, _I64, _PTR, _I64, _I64]
     if kind in _INT_KINDS:
         return [ir.IntType(_INT_KINDS[kind][0])]
     return {
@@ -278,6 +286,8 @@ def fast_path_supported(kind: Kind) -> bool:
     if isinstance(kind, tuple):
         return all(fast_path_supported(member) for member in kind)
     if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind, DatetimeKind, EnumKind)):
+        return True
+    if isinstance(kind, SliceKind | ByteArrayKind):
         return True
     if isinstance(kind, ArrayKind):
         return numpy_layout() is not None

@@ -95,6 +95,11 @@ class ObjectModeDispatcher:
         return [self._object_signature()] if self._native is not None else []
 
     @property
+    def nopython_signatures(self) -> list:
+        """Numba's list of the signatures compiled in nopython mode: none here."""
+        return []
+
+    @property
     def overloads(self) -> dict:
         return {self._object_signature(): self} if self._native is not None else {}
 
@@ -176,6 +181,15 @@ class LiftedLoop:
     def overloads(self) -> dict:
         return self.nopython.overloads
 
+    @property
+    def nopython_signatures(self) -> list:
+        return self.nopython.signatures
+
+    @property
+    def signatures(self) -> list:
+        """The nopython signatures, or the object-mode one once the loop fell back."""
+        return self.nopython.signatures if self.object_mode is None else self.object_mode.signatures
+
     def describe(self) -> str:
         span = self.span
         where = f"{span.loc.filename}:{span.loc.line}-{span.last_line}"
@@ -218,6 +232,10 @@ class FallbackDispatcher:
     @property
     def signatures(self) -> list:
         return [*self.nopython.signatures, *self.object_mode.signatures]
+
+    @property
+    def nopython_signatures(self) -> list:
+        return self.nopython.signatures
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:

@@ -33,6 +33,8 @@ def _argument_ctypes(typ: types.Type) -> list:
     typ = _held_type(typ)
     if isinstance(typ, types.Array):
         return arrayboxing.argument_ctypes(typ)
+    if isinstance(typ, types.PythonBuffer):  # passed as the array over its memory
+        return arrayboxing.argument_ctypes(typ.as_array)
     if isinstance(typ, types.Boolean):
         return [ctypes.c_uint8]
     if isinstance(typ, types.Integer):
@@ -92,6 +94,8 @@ def _memory_ctype(typ: types.Type) -> Any:
         return type("optional_memory", (ctypes.Structure,), {"_fields_": fields})
     if isinstance(typ, (types.UnicodeType, types.BytesType)):
         return string_boxing.StringMemory
+    if isinstance(typ, types.Record):  # the address of its bytes (RecordModel)
+        return ctypes.c_void_p
     if isinstance(typ, types.NumPyRandomGeneratorType):
         fields = [(name, ctypes.c_void_p) for name in ("meminfo", "bitgen", "owner")]
         return type("generator_memory", (ctypes.Structure,), {"_fields_": fields})
@@ -124,6 +128,18 @@ def _held_type(typ: types.Type) -> types.Type:
     if isinstance(typ, (types.IntegerLiteral, types.BooleanLiteral)):
         return typ.literal_type
     return typ
+
+
+class _KeptForTheCall:
+    """The `copies` entry of a buffer argument's ndarray: alive until the call returns (it is
+    the parent of the arrays compiled code makes from it); nothing to write back."""
+
+    @staticmethod
+    def write_back(meminfo: None, view: Any) -> None:
+        return None
+
+
+_KEPT_FOR_THE_CALL = _KeptForTheCall()
 
 
 def _flatten(typ: types.Type, value: Any, out: list, copies: list | None = None) -> None:
@@ -176,6 +192,12 @@ def _flatten(typ: types.Type, value: Any, out: list, copies: list | None = None)
         out.append(copies[-1][2])
     elif isinstance(typ, types.Array):
         arrayboxing.flatten(typ, value, out)
+    elif isinstance(typ, types.PythonBuffer):  # the array over its memory, kept for the call
+        from ember.dispatcher.typeof import buffer_array
+
+        view = buffer_array(value)
+        arrayboxing.flatten(typ.as_array, view, out)
+        copies.append((view, _KEPT_FOR_THE_CALL, None))
     elif isinstance(typ, types.SliceType):
         from ember.library.builtins.slices import native_slice_parts
 
@@ -234,6 +256,8 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
         return tuple(items) if named is None else named(*items)
     if isinstance(typ, types.Array):
         return arrayboxing.box(typ, memory, inputs, memo)
+    if isinstance(typ, types.Record):
+        return arrayboxing.box_record(typ, memory, inputs)
     if isinstance(typ, types.ListType):  # a typed List sharing the native list
         from ember.typed.typedlist import List
 
@@ -276,6 +300,7 @@ _BOXING_TAKES_REFERENCE = (
     types.List,
     types.HashTable,
     types.UnicodeType,
+    types.BytesType,
     types.ManagedStruct,
 )
 
@@ -396,7 +421,8 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
             raise_static_exception(ctypes.addressof(excinfo))
         if isinstance(memory_type, type) and issubclass(memory_type, ctypes.Structure):
             memo = {(_ARGUMENT, meminfo): container for container, _, meminfo in native_lists}
-            return _box(return_type, result, values, memo)
-        return _box(return_type, result.value)
+            views = [view for view, kept, _ in native_lists if kept is _KEPT_FOR_THE_CALL]
+            return _box(return_type, result, (*values, *views) if views else values, memo)
+        return _box(return_type, result.value, values)
 
     return invoke

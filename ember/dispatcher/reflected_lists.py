@@ -158,6 +158,8 @@ class _ListCodegen(ArgumentUnboxing, ArrayCodegen):
                 self.check_same(member, item, self.tuple_item(obj, index), differ)
         elif isinstance(typ, types.Array):
             self._check_same_array(typ, value, obj, differ)
+        elif isinstance(typ, types.DispatcherType):  # the very jitted function
+            self.emit_match(obj, _entry_kind(typ), differ)
         else:  # a jitclass box: the same instance
             kind = _entry_kind(typ)
             self.emit_match(obj, kind, differ)

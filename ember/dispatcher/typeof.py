@@ -3,6 +3,7 @@ and a generic, extensible `typeof_impl` for the rest (seed 003)."""
 
 from __future__ import annotations
 
+import array
 import enum
 import functools
 import sys
@@ -11,7 +12,7 @@ from typing import Any
 
 from ember import types
 from ember.dispatcher.reflection import holds_lists
-from ember.errors import ArgumentTypeError, TypingError
+from ember.errors import ArgumentTypeError, NumbaTypeError, TypingError
 from ember.types.datetimes import datetime_type_of_dtype
 from ember.typing.conversions import unify_pair
 
@@ -137,6 +138,8 @@ def fingerprint(value: Any) -> bytes | None:
     if cls is tuple:
         parts = [fingerprint(item) for item in value]
         return None if None in parts else b"(" + b"".join(parts) + b")"
+    if cls is bytearray or cls is array.array or cls is memoryview:
+        return _buffer_fingerprint(value, cls)
     np = sys.modules.get("numpy")
     if np is None:
         return None
@@ -148,6 +151,18 @@ def fingerprint(value: Any) -> bytes | None:
     if isinstance(value, np.generic):
         return b"s" + _dtype_spelling(value.dtype)
     return None
+
+
+def _buffer_fingerprint(value: Any, cls: type) -> bytes:
+    """A buffer object's type is decided by its class, item format, dimensions, layout and
+    writability."""
+    if cls is bytearray:
+        return b"Y"
+    if cls is array.array:
+        return b"y" + value.typecode.encode()
+    layout = b"C" if value.c_contiguous else b"F" if value.f_contiguous else b"A"
+    writable = b"r" if value.readonly else b"w"
+    return b"v" + value.format.encode() + bytes([value.ndim]) + layout + writable
 
 
 def _dtype_spelling(dtype: Any) -> bytes:
@@ -162,8 +177,14 @@ def _typeof_list(items: list) -> types.Type:
     if not items:
         raise TypingError("an empty list has no item type: pass a NumPy array instead")
     classes = set(map(type, items))  # at C speed
-    if classes <= _NUMBER_CLASSES:
+    if classes <= _NUMBER_CLASSES or all(map(_is_number_class, classes)):
         return _list_type(_common_number_type(items, classes))
+    if len(classes) > 1 and all(isinstance(item, _jitted_function_class()) for item in items):
+        names = " and ".join(dict.fromkeys(item.py_func.__name__ for item in items))
+        raise TypingError(
+            "a list of jitted functions passed from Python must hold one function (as Numba "
+            f"types it; this one holds {names}): pass a tuple of them instead"
+        )
     if len(classes) > 1:
         odd_first = sorted(classes, key=lambda cls: (cls in _NUMBER_CLASSES, cls.__name__))
         names = " and ".join(cls.__name__ for cls in odd_first[:2])
@@ -171,7 +192,12 @@ def _typeof_list(items: list) -> types.Type:
             f"a list passed from Python must hold items of one type (this one holds {names}): "
             "pass a NumPy array, or build the list inside the jitted function"
         )
-    item_type = typeof_or_none(items[0])
+    try:
+        item_type = typeof_or_none(items[0])
+    except TypingError as refused:  # Numba's words first (a ValueError, as typeof's)
+        raise UntypableItemError(
+            f"Cannot type list element type {type(items[0])}: {refused.msg}"
+        ) from None
     if isinstance(item_type, (types.List, types.Set)):
         return _list_type(item_type)  # typed as Numba does; refused when passed (reflection.py)
     if isinstance(item_type, types.BaseTuple) and holds_lists(item_type):
@@ -179,6 +205,17 @@ def _typeof_list(items: list) -> types.Type:
     if not reflectable_item(item_type):
         raise _unreflectable(items[0], item_type)
     return _list_type(item_type)
+
+
+class UntypableItemError(TypingError, ValueError):
+    """A list passed from Python whose items have no type in compiled code."""
+
+
+@functools.cache
+def _jitted_function_class() -> type:
+    from ember.dispatcher.dispatcher import Dispatcher
+
+    return Dispatcher
 
 
 _NUMBER_CLASSES = frozenset((bool, int, float, complex))
@@ -198,7 +235,7 @@ def _common_number_type(items: list, classes: set) -> types.Type:
     give when every int fits int64 (otherwise each int is typed on its own, as it may be
     uint64)."""
     if int not in classes:
-        return _unified(frozenset(_EXACT_TYPES[cls] for cls in classes))
+        return _unified(frozenset(map(_number_class_type, classes)))
     ints = [item for item in items if type(item) is int] if len(classes) > 1 else items
     if classes & {float, complex} and not -_EXACT_IN_FLOAT <= min(ints) <= max(ints) <= (
         _EXACT_IN_FLOAT
@@ -216,7 +253,23 @@ def _common_number_type(items: list, classes: set) -> types.Type:
                 "a list passed from Python holds int beyond 64 bits: compiled code has no "
                 "type for it"
             )
-    return _unified(frozenset(int_types.union(_EXACT_TYPES[cls] for cls in classes - {int})))
+    return _unified(frozenset(int_types.union(map(_number_class_type, classes - {int}))))
+
+
+def _is_number_class(cls: type) -> bool:
+    """A Python number class or a NumPy number/bool scalar class (a list may mix them: values
+    read from an array beside Python floats)."""
+    if cls in _NUMBER_CLASSES:
+        return True
+    np = sys.modules.get("numpy")
+    if np is None or not issubclass(cls, (np.number, np.bool_)):
+        return False
+    return dtype_to_type(np.dtype(cls)) is not None  # not float16, longdouble
+
+
+def _number_class_type(cls: type) -> types.Type:
+    exact = _EXACT_TYPES.get(cls)
+    return exact if exact is not None else dtype_to_type(sys.modules["numpy"].dtype(cls))
 
 
 @functools.cache
@@ -232,8 +285,8 @@ def reflectable_item(typ: types.Type | None) -> bool:
     """Whether a list of `typ` can be passed from Python and written back."""
     if isinstance(typ, (types.Number, types.Boolean, types.UnicodeType, types.Array)):
         return not isinstance(typ, types.Array) or not isinstance(typ.dtype, types.Record)
-    if isinstance(typ, types.ClassInstanceType):
-        return True
+    if isinstance(typ, (types.ClassInstanceType, types.DispatcherType)):
+        return True  # (a jitted function: every item must be that very function)
     if isinstance(typ, types.BaseTuple):
         return all(reflectable_item(member) for member in typ.types)
     return False
@@ -276,6 +329,13 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
         return None if isinstance(scalar, types.CharSeq) else scalar  # no bytes arguments
     if cls.__name__ == "Generator" and cls.__module__ == "numpy.random._generator":
         return types.npy_rng
+    if isinstance(value, np.random.BitGenerator):
+        return types.npy_bitgen
+    if isinstance(value, np.ma.MaskedArray):  # Numba's words: its mask would be dropped
+        raise NumbaTypeError(
+            "Unsupported array type: numpy.ma.MaskedArray: compiled code would drop its mask; "
+            "pass `values.filled(fill)` or `values.data` with the mask beside it"
+        )
     return None
 
 
@@ -374,6 +434,41 @@ def _typeof_slice(value: slice) -> types.SliceType | None:
     if not all(part is None or isinstance(part, integral) for part in parts):
         return None
     return types.slice2_type if value.step in (None, 1) else types.slice3_type
+
+
+@typeof_impl.register(bytearray)
+def _typeof_bytearray(value: bytearray) -> types.ByteArray:
+    return types.ByteArray(types.uint8, 1, "C")
+
+
+@typeof_impl.register(memoryview)
+def _typeof_memoryview(value: memoryview) -> types.MemoryView | None:
+    """Numba's rule: the item type of the view's format, its dimensions, layout and
+    writability (None for formats NumPy cannot read or items ember has no type for)."""
+    view = buffer_array(value)
+    dtype = None if view is None else dtype_to_type(view.dtype)
+    if dtype is None or isinstance(dtype, types.Record | types.CharSeq | types.UnicodeCharSeq):
+        return None
+    layout = "C" if value.c_contiguous else "F" if value.f_contiguous else "A"
+    return types.MemoryView(dtype, value.ndim, layout, readonly=value.readonly)
+
+
+@typeof_impl.register(array.array)
+def _typeof_python_array(value: array.array) -> types.PyArray | None:
+    view = buffer_array(value)
+    dtype = None if view is None else dtype_to_type(view.dtype)
+    return None if dtype is None else types.PyArray(dtype, 1, "C")
+
+
+def buffer_array(value: Any) -> Any:
+    """The ndarray over a buffer object's memory (sharing it), or None when NumPy cannot view
+    it; how bytearray, memoryview and array.array arguments pass to compiled code."""
+    import numpy as np
+
+    try:
+        return np.asarray(value if isinstance(value, memoryview) else memoryview(value))
+    except (TypeError, ValueError, NotImplementedError):
+        return None
 
 
 @typeof_impl.register(types.Type)

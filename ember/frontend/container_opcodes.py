@@ -39,18 +39,14 @@ class ContainerOpcodes:
     def op_FORMAT_VALUE(self, inst: Instruction) -> None:
         """`{x}` in an f-string is `format(x, "")`, `{x!s}` is `str(x)`, `{x!r}` is `repr(x)`,
         `{x:spec}` is `format(x, spec)` (`format(str(x), spec)` with !s, `format(repr(x), spec)`
-        with !r); !a is refused."""
+        with !r); `{x!a}` is `ascii(x)`."""
         conversion = inst.arg & 0x03
-        if conversion == 3:
-            raise UnsupportedError(
-                "an f-string with !a is not supported in nopython mode; "
-                "write {x!r}, {x} (str(x)) or {x:spec}",
-                inst.loc,
-            )
         spec = self.stack.pop() if inst.arg & 0x04 else None
         value = self.stack.pop()
         if conversion == 2:
             converter = self._push_expr(ir.Global("repr", repr, inst.loc))
+        elif conversion == 3:
+            converter = self._push_expr(ir.Global("ascii", ascii, inst.loc))
         elif conversion == 0 and spec is None:  # format(x, ""): str(x), but for float32
             converter = self._push_expr(
                 ir.Global("formatted_field", displays.formatted_field, inst.loc)
@@ -61,7 +57,7 @@ class ContainerOpcodes:
         if spec is None:
             self._push_expr(ir.Call(converter, [value], [], inst.loc))
             return
-        if conversion in (1, 2):
+        if conversion in (1, 2, 3):
             value = self._push_expr(ir.Call(converter, [value], [], inst.loc))
             self.stack.pop()
         formatter = self._push_expr(ir.Global("format", format, inst.loc))

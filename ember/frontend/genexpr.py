@@ -38,6 +38,20 @@ def generator_of(code: pytypes.CodeType, py_func: Any, loc) -> Any:
     return made[code]
 
 
+def inner_function_of(code: pytypes.CodeType, py_func: Any, cells: tuple) -> Any:
+    """The jitted function for an inner function's `code` inside `py_func`, its free
+    variables the `cells` (holding other jitted functions), made once per code object: an
+    inner generator calls it."""
+    made = _BY_GLOBALS.setdefault(py_func, {})
+    key = (code, "closed")  # generator_of's function of the same code takes its cells as parameters
+    if key not in made:
+        from ember.decorators import njit
+
+        function = pytypes.FunctionType(code, py_func.__globals__, code.co_name, None, cells)
+        made[key] = njit(function)
+    return made[key]
+
+
 def _with_free_variables_as_parameters(code: pytypes.CodeType, loc) -> pytypes.CodeType:
     _check_generator_shape(code, loc)
     free = code.co_freevars

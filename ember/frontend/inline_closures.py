@@ -35,7 +35,7 @@ from typing import Any
 
 from ember.errors import UnsupportedError
 from ember.frontend.bytecode import ByteCode
-from ember.frontend.genexpr import generator_of
+from ember.frontend.genexpr import generator_of, inner_function_of
 from ember.frontend.interpreter import build_ir
 from ember.ir import nodes as ir
 from ember.library.builtins.key_functions import BY_METHOD, WITH_DEFAULT
@@ -234,11 +234,44 @@ class _Inliner:
             )
         generator = generator_of(site.code, self.func_ir.py_func, loc)
         callee = ir.Var(f"$genexpr{self.count}", loc)
-        arguments = [*call_stmt.value.args, *site.make_function.closure]
-        site.block.body[site.index : site.index + 1] = [
-            ir.Assign(callee, ir.Global("genexpr", generator, loc), loc),
-            ir.Assign(call_stmt.target, ir.Call(callee, arguments, [], loc), loc),
-        ]
+        statements = [ir.Assign(callee, ir.Global("genexpr", generator, loc), loc)]
+        arguments = [*call_stmt.value.args]
+        for position, cell in enumerate(site.make_function.closure):
+            inner = self._function_of(cell)
+            if inner is not None:  # another inner function the generator calls: jitted too
+                cell = ir.Var(f"$genexpr{self.count}.{position}", loc)
+                jitted = self._jitted_inner_function(inner, site.code.co_name, loc)
+                statements.append(ir.Assign(cell, ir.Global(inner.code.co_name, jitted, loc), loc))
+            arguments.append(cell)
+        statements.append(ir.Assign(call_stmt.target, ir.Call(callee, arguments, [], loc), loc))
+        site.block.body[site.index : site.index + 1] = statements
+
+    def _jitted_inner_function(
+        self, inner: ir.MakeFunction, user: str, loc, seen: frozenset = frozenset()
+    ) -> Any:
+        """The jitted function for an inner function (or generator) that the inner generator
+        `user` calls. It runs outside this function's frame: it may close over other inner
+        functions (jitted the same way, in its cells), not over variables."""
+        name = inner.code.co_name
+        if inner.code in seen:
+            raise UnsupportedError(
+                f"the recursive inner function '{name}' cannot be compiled: define it at "
+                "module level with @njit",
+                loc,
+            )
+        cells = []
+        for cell in [*inner.closure, *([None] if inner.default_count else [])]:
+            held = None if cell is None else self._function_of(cell)
+            if held is None:
+                raise UnsupportedError(
+                    f"the inner function {name} that the inner generator {user} calls reads "
+                    "variables of the enclosing function (or has defaults), which nopython "
+                    "mode cannot pass along; pass them as arguments",
+                    loc,
+                )
+            jitted = self._jitted_inner_function(held, name, loc, seen | {inner.code})
+            cells.append(CellType(jitted))
+        return inner_function_of(inner.code, self.func_ir.py_func, tuple(cells))
 
     def _split_choice(self, site: _CallSite) -> None:
         """`r = f(args)` where f is one of several inner functions: compare f's number with

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import FunctionType
 from typing import Any
 
-from ember.errors import UnsupportedError
+from ember.errors import TypingError, UnsupportedError
 from ember.frontend.bytecode import ByteCode, Instruction
 from ember.frontend.cfg import ControlFlowGraph
 from ember.frontend.container_opcodes import SPREAD_LIST_MESSAGE, ContainerOpcodes
@@ -78,9 +78,22 @@ _BRANCH_ON = {  # opname -> (branch when the tested value is true?, test is "is 
 }
 
 
-class UndefinedName(UnsupportedError):
+class UndefinedName(UnsupportedError, TypingError):
     """A global the function reads is not bound (yet: an eager signature may be compiled
-    again once the module defines it, as for mutually recursive functions)."""
+    again once the module defines it, as for mutually recursive functions). A TypingError
+    too, as Numba reports it."""
+
+
+_NUMBA_NAMES = frozenset({"prange", "literal_unroll", "literally", "objmode", "pndindex"})
+
+
+def _undefined(name: str) -> str:
+    """Python's words for an unbound global, as Numba quotes them, with a hint for the
+    names programs forget to import from numba/ember."""
+    message = f"NameError: name '{name}' is not defined"
+    if name in _NUMBA_NAMES:
+        message += f". '{name}' looks like a Numba internal function, has it been imported?"
+    return message
 
 
 def build_ir(
@@ -291,7 +304,7 @@ class _IRBuilder(ContainerOpcodes):
         elif name == self.py_func.__name__ and self.self_reference is not None:
             value = self.self_reference
         else:
-            raise UndefinedName(f"name '{name}' is not defined", inst.loc)
+            raise UndefinedName(_undefined(name), inst.loc)
         var = self._push_expr(ir.Global(name, value, inst.loc))
         if type(value) is int:  # a global constant indexes and slices tuples (t[:NDIM])
             self.constants[var.name] = value

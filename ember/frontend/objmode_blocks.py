@@ -33,6 +33,7 @@ from typing import Any
 
 from ember import types
 from ember.errors import UnsupportedError
+from ember.frontend.objmode_outputs import check_block_outputs
 from ember.frontend.source_rewrite import (
     call_statement,
     helper_def,
@@ -82,7 +83,8 @@ class _Extractor:
     def __init__(self, py_func: FunctionType) -> None:
         self.py_func = py_func
         self.filename = py_func.__code__.co_filename
-        self.blocks: list[tuple[ast.With, list[ast.stmt], dict[str, types.Type], ast.Call]] = []
+        # (with statement, its body, declared outputs, the statement replacing it)
+        self.blocks: list[tuple[ast.With, list[ast.stmt], dict[str, types.Type], ast.stmt]] = []
         self.chunksize_blocks: list[ast.With] = []
         cells = zip(py_func.__code__.co_freevars, py_func.__closure__ or ())
         closure_values = {}
@@ -102,20 +104,22 @@ class _Extractor:
         _BlockReplacer(self).visit(funcdef)
         if not self.blocks and not self.chunksize_blocks:
             return self.py_func, []
-        replacements = {id(call) for _, _, _, call in self.blocks}
+        replacements = {id(statement.value) for _, _, _, statement in self.blocks}
         outer_locals = local_names(funcdef, skip=replacements)
         block_defs, specs = [], {}
-        for index, (with_node, body, outputs, call) in enumerate(self.blocks):
+        for index, (with_node, body, outputs, statement) in enumerate(self.blocks):
             others = {
-                name for _, _, outs, other in self.blocks if other is not call for name in outs
+                name for _, _, outs, other in self.blocks if other is not statement for name in outs
             }
             candidates = outer_locals | others
             inputs = tuple(name for name in read_before_assigned(body) if name in candidates)
-            call.args = [ast.Name(name, ast.Load()) for name in inputs]
-            locate_all(call, with_node)
+            statement.value.args = [ast.Name(name, ast.Load()) for name in inputs]
+            locate_all(statement.value, with_node)
             name = f"{_BLOCK_PREFIX}{index}"
             block_defs.append(helper_def(name, inputs, body, outputs, with_node))
             specs[name] = (inputs, outputs, self._loc(with_node))
+        for with_node, body, outputs, statement in self.blocks:  # once every call has inputs
+            check_block_outputs(funcdef, statement, body, outputs, self._loc(with_node))
         if self.chunksize_blocks:
             block_defs.append(helper_def(_CHUNKSIZE_SETTER, (), [ast.Pass()], (), funcdef))
         made: list[ObjModeBlock] = []
@@ -242,7 +246,7 @@ class _BlockReplacer(ast.NodeTransformer):
         _reject_escaping_statements(node, self.extractor)
         name = f"{_BLOCK_PREFIX}{len(self.extractor.blocks)}"
         statement = call_statement(name, (), outputs, node)  # inputs are known later
-        self.extractor.blocks.append((node, node.body, outputs, statement.value))
+        self.extractor.blocks.append((node, node.body, outputs, statement))
         return statement
 
 

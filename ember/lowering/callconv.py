@@ -28,7 +28,8 @@ _exception_id_type = llvm.IntType(32)
 _pointer = llvm.PointerType()
 EXCINFO_TYPE = llvm.LiteralStructType([_exception_id_type, _pointer])  # {id, payload meminfo}
 PAYLOAD_SLOT_SIZE = 8  # each run-time argument of a raised exception takes 8-byte slots:
-PAYLOAD_SLOTS = {"int": 1, "uint": 1, "float": 1, "bool": 1, "str": 3}  # (offset, length, kind)
+# a str's or bytes' slots: (offset of its characters, length, kind)
+PAYLOAD_SLOTS = {"int": 1, "uint": 1, "float": 1, "bool": 1, "str": 3, "bytes": 3}
 
 
 class ExcInfoRecord(ctypes.Structure):
@@ -158,27 +159,35 @@ def _stable_id(exc_class: type, exc_args: tuple, site: RaiseSite | None = None) 
 
 class PythonExceptionRaised(BaseException):
     """The entry of an exception raised by Python code that compiled code called (an objmode
-    block): the exception object itself waits in a thread-local slot until the Python-side
+    block): the exception object itself waits in this thread's slot until the Python-side
     entry raises it, traceback and all."""
 
 
-_python_exceptions = threading.local()
+# Keyed by the native thread id, not a threading.local: a thread Python did not start (a
+# parallel region's worker) gets a new thread state at each PyGILState_Ensure, and a
+# threading.local does not outlive the state. Changed only with the GIL held.
+_python_exceptions: dict[int, BaseException] = {}
 
 
 def keep_python_exception(exc: BaseException) -> None:
     """Hold `exc` (called with the GIL, by generated code) for `take_python_exception`."""
-    _python_exceptions.pending = exc
+    _python_exceptions[threading.get_ident()] = exc
 
 
 def take_python_exception() -> BaseException:
+    exc = _python_exceptions.pop(threading.get_ident(), None)
+    return exc if exc is not None else SystemError("ember: a Python exception was lost")
+
+
+def peek_python_exception() -> BaseException:
+    """The held Python exception, left held (str(e) of a caught one)."""
     exc = getattr(_python_exceptions, "pending", None)
-    _python_exceptions.pending = None
     return exc if exc is not None else SystemError("ember: a Python exception was lost")
 
 
 def python_exception_matches(classes: tuple) -> bool:
     """Whether the held Python exception is an instance of `classes` (an `except` clause)."""
-    return isinstance(getattr(_python_exceptions, "pending", None), classes)
+    return isinstance(_python_exceptions.get(threading.get_ident()), classes)
 
 
 python_exception_keepalive: list = []  # `except` class tuples that generated code points at
@@ -209,6 +218,9 @@ def _read_payload(payload: int, arg: object) -> object:
     if arg.kind == "str":
         offset, length, kind = (ctypes.c_int64 * 3).from_address(address)
         return _string_from_kind_and_data(kind, base + offset, length)
+    if arg.kind == "bytes":
+        offset, length, _ = (ctypes.c_int64 * 3).from_address(address)
+        return ctypes.string_at(base + offset, length)
     return _PAYLOAD_CTYPES[arg.kind].from_address(address).value
 
 

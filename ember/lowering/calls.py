@@ -65,7 +65,7 @@ class CallLowering:
             elif param.name in keywords:
                 values.append(self.load_as(keywords[param.name], typ))
             else:
-                values.append(self.context.get_constant(typ, param.default))
+                values.append(self.context.get_constant_generic(self.builder, typ, param.default))
         return values
 
     def call_dispatcher(self, fnty: types.DispatcherType, expr: ir.Call, sig: Signature):

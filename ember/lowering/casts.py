@@ -45,9 +45,16 @@ def integer_to_float(context, builder, from_type, to_type, value):
 
 @lower_cast(types.Float, types.Integer)
 def float_to_integer(context, builder, from_type, to_type, value):
-    """Truncate toward zero to int64, then wrap to the target's width, as NumPy's casts give
-    on x86-64 (`np.uint8(-1.5)` is 255, `np.int8(300.7)` is 44). Beyond int64 the conversion
-    saturates and NaN gives 0, never poison; uint64 converts [2**63, 2**64) exactly."""
+    """Truncate toward zero, then wrap to the target's width, as NumPy's casts give on x86-64
+    (`np.uint8(-1.5)` is 255, `np.int8(300.7)` is 44), never poison. Targets of 32 bits or
+    fewer except uint32 convert through int32 as NumPy does: beyond it (and for inf) the
+    result is int32's minimum before the wrap, 0 for 8 and 16 bits, and NaN gives 0. The
+    others convert through int64, saturating beyond it, NaN giving 0; uint64 converts
+    [2**63, 2**64) exactly."""
+    target = context.value_type(to_type)
+    if to_type.bitwidth < 32 or (to_type.bitwidth == 32 and to_type.signed):
+        narrow = _int32_conversion(builder, value, nan_gives_zero=to_type.bitwidth == 32)
+        return narrow if target.width == 32 else builder.trunc(narrow, target)
     wide_type = llvm.IntType(64)
     wide = _saturating_fptosi(builder, value, wide_type)
     if to_type.bitwidth == 64 and not to_type.signed:
@@ -56,8 +63,22 @@ def float_to_integer(context, builder, from_type, to_type, value):
         )
         beyond_int64 = builder.fcmp_ordered(">=", value, llvm.Constant(value.type, 2.0**63))
         wide = builder.select(beyond_int64, unsigned, wide)
-    target = context.value_type(to_type)
     return wide if target.width == 64 else builder.trunc(wide, target)
+
+
+def _int32_conversion(builder, value, nan_gives_zero: bool):
+    """x86's cvttsd2si to int32 (int32's minimum for NaN and |x| >= 2**31; NaN gives 0 if
+    `nan_gives_zero`), in IR without poison: one compare and a select (a masked move of the
+    vector's lanes), so a loop storing floats into a narrow int array vectorizes as Numba's
+    unchecked fptosi does. The minimum's low 16 bits are 0: NaN's result below 32 bits."""
+    int32 = llvm.IntType(32)
+    magnitude = call_intrinsic(builder, "llvm.fabs", [value])
+    in_range = builder.fcmp_ordered("<", magnitude, llvm.Constant(value.type, 2.0**31))
+    beyond = int32(-(1 << 31))
+    if nan_gives_zero:
+        beyond = builder.select(builder.fcmp_unordered("uno", value, value), int32(0), beyond)
+    # fptosi of an out-of-range value is poison, but the select then picks `beyond`
+    return builder.select(in_range, builder.fptosi(value, int32), beyond)
 
 
 def _saturating_fptosi(builder, value, wide_type: llvm.IntType):

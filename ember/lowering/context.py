@@ -29,6 +29,7 @@ class TargetOptions:
     parallel: ParallelOptions | None = None  # None: serial (prange runs as range)
     debug: bool = False  # DWARF line tables (ember/codegen/debuginfo.py)
     locals: tuple = ()  # (variable name, declared type) pairs from `@jit(locals={...})`
+    nrt: bool = True  # False (`_nrt=False`): Numba's rule without its runtime (no_runtime.py)
 
     @property
     def fastmath_flags(self) -> tuple[str, ...]:

@@ -80,6 +80,14 @@ class NumbaContextMixin:
         impl = self.registry.find_constant(typ)
         if impl is not None:
             return impl(self, builder, typ, value)
+        if isinstance(typ, types.BaseTuple) and any(
+            self.registry.find_constant(member) for member in typ.types
+        ):  # a member made by code (a tuple of bytes): the tuple is built member by member
+            tuple_value = llvm.Constant(self.get_value_type(typ), llvm.Undefined)
+            for index, (member, item) in enumerate(zip(typ.types, value)):
+                native = self.get_constant_generic(builder, member, item)
+                tuple_value = builder.insert_value(tuple_value, native, index)
+            return tuple_value
         return self.get_constant(typ, value)
 
     def get_constant_null(self, typ: types.Type) -> llvm.Constant:

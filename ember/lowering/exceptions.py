@@ -65,7 +65,7 @@ def make_exception(lowerer: FunctionLowerer, expr: ir.Call, exc_class: type) -> 
         if kind is None:
             raise UnsupportedError(
                 f"an exception argument of type {lowerer.typemap[var.name]} is not supported "
-                "in nopython mode; pass numbers, booleans, strings or constants "
+                "in nopython mode; pass numbers, booleans, strings, bytes or constants "
                 "(e.g. raise ValueError('bad value', x))",
                 expr.loc,
             )
@@ -102,6 +102,8 @@ def _payload_kind(typ: types.Type) -> str | None:
         return "float"
     if isinstance(typ, types.UnicodeType):
         return "str"
+    if isinstance(typ, types.BytesType):  # a kind-1 string of the bytes
+        return "bytes"
     return None
 
 
@@ -112,7 +114,7 @@ def _fill_payload(lowerer: FunctionLowerer, runtime_args: list[tuple[ir.Var, str
     fixed = callconv.PAYLOAD_SLOT_SIZE * sum(callconv.PAYLOAD_SLOTS[k] for _, k in runtime_args)
     size = llvm.Constant(_i64, fixed)
     for var, kind in runtime_args:
-        if kind == "str":
+        if kind in ("str", "bytes"):
             size = builder.add(size, _string_bytes(builder, lowerer.load(var)))
     meminfo = nrt.emit_allocate(builder, size)
     failed = builder.icmp_unsigned("==", meminfo, llvm.Constant(_ptr, None))
@@ -122,7 +124,7 @@ def _fill_payload(lowerer: FunctionLowerer, runtime_args: list[tuple[ir.Var, str
     for var, kind in runtime_args:
         value = lowerer.load(var)
         typ = types.unliteral(lowerer.typemap[var.name])
-        if kind == "str":
+        if kind in ("str", "bytes"):
             text_at = _store_string(builder, data, index, text_at, value)
             index += callconv.PAYLOAD_SLOTS[kind]
             continue

@@ -178,7 +178,9 @@ def call_function_pointer(context, builder, fnty: types.FunctionType, pointer, a
 
 FAILURES_SYMBOL = "ember.first_class.failures"
 _failure_count = ctypes.c_int64(0)  # exceptions held, over all threads (changed with the GIL)
-_held = threading.local()
+# by native thread id: a parallel region's worker thread gets a new Python thread state at
+# each PyGILState_Ensure, which a threading.local would not survive
+_held: dict[int, BaseException] = {}
 
 
 def publish_symbol(symbol: str = FAILURES_SYMBOL) -> str:
@@ -188,18 +190,18 @@ def publish_symbol(symbol: str = FAILURES_SYMBOL) -> str:
 
 def hold_failure(exc: BaseException) -> None:
     """Called by a jitted function's C entry (with the GIL) with the exception it raised."""
-    if getattr(_held, "exception", None) is None:
+    thread = threading.get_ident()
+    if thread not in _held:
         _failure_count.value += 1
-    _held.exception = exc
+    _held[thread] = exc
 
 
 def take_failure() -> bool:
     """Whether this thread holds an exception; if so it passes to ember's Python-exception
     slot, for the calling function to raise."""
-    exc = getattr(_held, "exception", None)
+    exc = _held.pop(threading.get_ident(), None)
     if exc is None:
         return False  # another thread's
-    _held.exception = None
     _failure_count.value -= 1
     callconv.keep_python_exception(exc)
     return True

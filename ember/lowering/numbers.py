@@ -7,6 +7,7 @@ compiled with error_model='numpy' (then it gives inf/nan for floats, 0 for integ
 
 from __future__ import annotations
 
+import math
 import operator
 
 from llvmlite import ir as llvm
@@ -513,8 +514,21 @@ def c_pow(context, builder, base, exponent):
     turns pow(x, 2.0) into x * x, which rounds differently in rare cases)."""
     if context.options.fastmath_flags:
         return context.apply_fastmath(_float_intrinsic(builder, "llvm.pow", base, exponent))
+    if _not_rewritten_by_llvm(exponent):
+        return _float_intrinsic(builder, "llvm.pow", base, exponent)
     name = "powf" if isinstance(base.type, llvm.FloatType) else "pow"
     return call_c_library(builder, name, [base, exponent])
+
+
+def _not_rewritten_by_llvm(exponent) -> bool:
+    """Whether LLVM leaves `llvm.pow(x, exponent)` a call of the C pow without fastmath: a
+    constant exponent that is not a whole number nor ±0.5 (LLVM turns those into products,
+    quotients or square roots). Unlike a call under a private symbol, the intrinsic lets
+    loops calling it vectorize (one call per lane) as Numba's do."""
+    if not isinstance(exponent, llvm.Constant) or not isinstance(exponent.constant, float):
+        return False
+    value = exponent.constant
+    return math.isfinite(value) and value != int(value) and abs(value) != 0.5
 
 
 def is_finite(builder, value):
@@ -616,5 +630,6 @@ for _fn in (operator.is_, operator.is_not):
             equal_sig = signature(types.boolean, left, right)
             same = context.call_implementation(builder, operator.eq, equal_sig, list(args))
             return same if _fn is operator.is_ else builder.not_(same)
-        same = all(isinstance(t, types.NoneType) for t in sig.args)
+        singleton = isinstance(left, types.NoneType) or left is types.ellipsis_type
+        same = left == right and singleton  # None and ... are one object each
         return llvm.Constant(_i1, int(same == (_fn is operator.is_)))

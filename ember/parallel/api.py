@@ -7,7 +7,6 @@ ember/frontend/objmode_blocks.py)."""
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import numbers
 from collections.abc import Iterator
 from typing import Any
@@ -92,36 +91,23 @@ def _layer():
     return layer()
 
 
-# One process-wide cell, read and written by Python and by compiled code alike (Numba keeps one
-# per thread; ember's scheduler does not read it, so only what the getters report differs).
-_chunk_size = ctypes.c_int64(0)
-CHUNKSIZE_SYMBOL = "ember.parallel_chunksize"
-
-
-def publish_symbol(symbol: str = CHUNKSIZE_SYMBOL) -> str:
-    """Compiled code reaches the chunk-size cell through this symbol."""
-    from ember.codegen.symbols import publish
-
-    publish(symbol, ctypes.addressof(_chunk_size))
-    return symbol
-
-
 def set_parallel_chunksize(n: int) -> int:
-    """Numba's scheduling hint (iterations per work item) for parallel regions; returns the
-    previous one. ember's runtime splits the iterations its own way, so the hint is recorded
-    and reported, and results never depend on it. 0 means the default."""
+    """Numba's scheduling hint (iterations per work item) for parallel regions started by this
+    thread; returns the previous one. ember's runtime splits the iterations its own way, so the
+    hint is recorded and reported, and results never depend on it. 0 means the default."""
     if not _is_integer(n):
         raise TypeError(f"The parallel chunksize must be an integer, not {n!r}")
     if n < 0:
         raise ValueError(f"chunksize must be greater than or equal to zero, not {n}")
-    previous = _chunk_size.value
-    _chunk_size.value = int(n)
+    threads = _layer()
+    previous = threads.get_chunksize()
+    threads.set_chunksize(int(n))
     return previous
 
 
 def get_parallel_chunksize() -> int:
-    """The hint `set_parallel_chunksize` last set (0: the default)."""
-    return _chunk_size.value
+    """This thread's hint, as `set_parallel_chunksize` last set it (0: the default)."""
+    return int(_layer().get_chunksize())
 
 
 def worker_parallel_chunksize() -> int:

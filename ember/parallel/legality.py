@@ -51,7 +51,8 @@ def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnal
     blocks = [func_ir.blocks[label] for label in loop.body]
     if any(isinstance(b.terminator, (ir.Raise, ir.StaticRaise)) for b in blocks):
         raise NotParallel("the body may raise an exception (such loops run serially for now)")
-    if any(func_ir.exception_handlers.get(label) in loop.body for label in loop.body):
+    handlers = func_ir.exception_handlers  # a try inside the body protects not the header
+    if any(handlers.get(label) not in (None, handlers.get(loop.header)) for label in loop.body):
         raise NotParallel("the body has a try statement (such loops run serially for now)")
     statements = [s for b in blocks for s in b.body if not isinstance(s, ir.Del)]
     dropped, carriers = _iterator_copies(statements, loop)
@@ -134,9 +135,11 @@ def _reduction(name: str, statements: list[ir.Stmt], typemap: dict) -> tuple[str
         if name in {v.name for v in s.targets()}:
             found = red.match_update(s, name, definitions, typemap)
             if found is None:
-                raise NotParallel(
-                    f"'{user}' is assigned in the loop and its value carries over to other "
-                    f"iterations or past the loop, but '{s}' is not a reduction "
+                raise NotParallel(  # Numba's warning text first: its users match it
+                    f"Variable {user} used in parallel loop may be written to simultaneously "
+                    "by multiple workers and may result in non-deterministic or unintended "
+                    f"results. '{user}' is assigned in the loop and its value carries over to "
+                    f"other iterations or past the loop, but '{s}' is not a reduction "
                     "(+=, -=, *=, |=, &=, ^=, r = max(r, v), r = min(r, v))"
                 )
             updates.append(found)

@@ -7,7 +7,6 @@ from __future__ import annotations
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.codegen.symbols import external_global
 from ember.errors import TypingError
 from ember.extending import overload
 from ember.library.builtins import ranges
@@ -20,7 +19,6 @@ from ember.parallel.api import (
     numpy_prange,
     pndindex,
     prange,
-    publish_symbol,
     reduction_prange,
     set_num_threads,
     set_parallel_chunksize,
@@ -93,13 +91,9 @@ def _type_set_chunksize(args, kws):
     return signature(types.int64, types.int64)
 
 
-def _chunksize_cell(builder):
-    return external_global(builder.module, publish_symbol(), llvm.IntType(64))
-
-
 @lower_builtin(get_parallel_chunksize)
 def _lower_get_chunksize(context, builder, sig, args):
-    return builder.load(_chunksize_cell(builder))
+    return builder.call(tl.declare_symbol(builder.module, tl.GET_CHUNKSIZE), [])
 
 
 @lower_builtin(worker_parallel_chunksize)
@@ -112,9 +106,8 @@ def _lower_set_chunksize(context, builder, sig, args):
     (size,) = args
     negative = builder.icmp_signed("<", size, size.type(0))
     context.guard(builder, negative, ValueError, "chunksize must be greater than or equal to zero")
-    cell = _chunksize_cell(builder)
-    previous = builder.load(cell)
-    builder.store(size, cell)
+    previous = builder.call(tl.declare_symbol(builder.module, tl.GET_CHUNKSIZE), [])
+    builder.call(tl.declare_symbol(builder.module, tl.SET_CHUNKSIZE), [size])
     return previous
 
 

@@ -2,10 +2,11 @@
 runs the outlined body over one chunk of a static schedule, then the per-chunk reduction
 results are combined in chunk order.
 
-    data    = {start, step, count, nchunks, exception id, slots, params..., reduction starts...}
+    data    = {start, step, count, nchunks, exception, python exception, slots, params...,
+               reduction starts...}
     worker(data, c): lo, hi = do_scheduling(count, nchunks, c)
                      status = body(start + lo*step, start + hi*step, [step,] ...) -> slots[c]
-    launch(worker, data, nchunks); if an exception id was set: release the slots and raise it
+    launch(worker, data, nchunks); if an exception was set: release the slots and raise it
     r = combine(...combine(combine(r, slots[0].r), slots[1].r)...)
 """
 
@@ -20,14 +21,17 @@ from ember.lowering import arrays as refs
 from ember.lowering import callconv
 from ember.lowering.lower import register_statement_lowerer
 from ember.lowering.models import model_of
+from ember.lowering.pyapi import PythonAPI
 from ember.parallel import reductions as red
 from ember.parallel import threading_layer as tl
+from ember.runtime import nrt
 
 _i32 = llvm.IntType(32)
 _i64 = llvm.IntType(64)
 _ptr = llvm.PointerType()
-_HEADER = [_i64, _i64, _i64, _i64, _i32, _ptr]  # start, step, count, nchunks, exc id, slots
-_START, _STEP, _COUNT, _NCHUNKS, _EXC, _SLOTS = range(6)
+# start, step, count, nchunks, exception record, Python exception object, slots
+_HEADER = [_i64, _i64, _i64, _i64, callconv.EXCINFO_TYPE, _ptr, _ptr]
+_START, _STEP, _COUNT, _NCHUNKS, _EXC, _PYEXC, _SLOTS = range(7)
 # A loop made from a NumPy call does one item per iteration: below this many items per thread
 # waking threads costs more than it saves (tests lower it to exercise the threads)
 MIN_ITEMS_PER_CHUNK = 16384
@@ -63,7 +67,8 @@ def lower_parfor(lowerer, parfor: Parfor) -> None:
     data = refs.alloca_in_entry(builder, data_type, name=f"parfor{parfor.id}.data")
     slots = refs.alloca_in_entry(builder, slot_type, name=f"parfor{parfor.id}.slots")
     builder.store(llvm.Constant(slot_type, None), slots)
-    header_values = (start, step, count, nchunks, llvm.Constant(_i32, 0), slots)
+    no_exception = llvm.Constant(callconv.EXCINFO_TYPE, [0, None])
+    header_values = (start, step, count, nchunks, no_exception, llvm.Constant(_ptr, None), slots)
     values = [*header_values, *_argument_values(lowerer, parfor, value_types)]
     for index, value in enumerate(values):
         builder.store(value, _field(builder, data, data_type, index))
@@ -138,24 +143,57 @@ def _define_worker(lowerer, parfor, body, data_type, slot_type, bounds: int) -> 
     for index, typ in enumerate(sig.args[bounds:]):
         arguments.append(load(len(_HEADER) + index, lowerer.context.value_type(typ)))
     callee = lowerer.context.declare_function(module, body.symbol, callconv.function_type(sig))
-    excinfo = builder.alloca(_i32, name="excinfo")
-    _call_chunk(builder, callee, sig, arguments, excinfo, data, data_type, chunk, slot_type)
-    builder.ret_void()
-    return worker
-
-
-def _call_chunk(builder, callee, sig, arguments, excinfo, data, data_type, chunk, slot_type):
-    """Run the body over one chunk: its result to `slots[chunk]`, or its exception id to
-    the shared exception field (any one of several raising chunks wins)."""
+    excinfo = builder.alloca(callconv.EXCINFO_TYPE, name="excinfo")
     is_error, result = callconv.call(builder, callee, sig, arguments, excinfo)
     with builder.if_else(is_error, likely=False) as (failed, succeeded):
         with failed:
-            exc_slot = _field(builder, data, data_type, _EXC)
-            builder.atomic_rmw("xchg", exc_slot, builder.load(excinfo), "monotonic")
+            _keep_first_exception(lowerer.context, builder, excinfo, data, data_type)
         with succeeded:
             slots = builder.load(_field(builder, data, data_type, _SLOTS), typ=_ptr)
             slot = builder.gep(slots, [llvm.Constant(_i32, 0), chunk], source_etype=slot_type)
             builder.store(model_of(sig.return_type).as_data(builder, result), slot)
+    builder.ret_void()
+    return worker
+
+
+def _keep_first_exception(context, builder, excinfo, data, data_type) -> None:
+    """The chunk's exception record to the shared one unless another chunk's came first (its
+    payload is then released). An exception object raised by Python code (an objmode block, a
+    first-class function) waits in this worker thread's slot: it moves to the shared field,
+    for the launching thread to raise."""
+    record = builder.load(excinfo, typ=callconv.EXCINFO_TYPE)
+    exc_id, payload = builder.extract_value(record, 0), builder.extract_value(record, 1)
+    shared = _field(builder, data, data_type, _EXC)
+    shared_id, shared_payload = (
+        builder.gep(
+            shared, [llvm.Constant(_i32, 0), llvm.Constant(_i32, k)], source_etype=record.type
+        )
+        for k in (0, 1)
+    )
+    exchange = builder.cmpxchg(shared_id, llvm.Constant(_i32, 0), exc_id, "monotonic", "monotonic")
+    first = builder.extract_value(exchange, 1)
+    with builder.if_else(first) as (kept, dropped):
+        with kept:
+            builder.store(payload, shared_payload)
+        with dropped:
+            nrt.emit_decref(builder, payload)
+    from_python = builder.icmp_signed("==", exc_id, llvm.Constant(_i32, _python_exception_id()))
+    with builder.if_then(from_python, likely=False):
+        pyapi = PythonAPI(context, builder, [])
+        gil = pyapi.gil_ensure()
+        taken = pyapi.call_function_objargs(
+            pyapi.borrow_constant(callconv.take_python_exception), []
+        )
+        with builder.if_else(first) as (kept, dropped):
+            with kept:
+                builder.store(taken, _field(builder, data, data_type, _PYEXC))
+            with dropped:
+                pyapi.decref(taken)
+        pyapi.gil_release(gil)
+
+
+def _python_exception_id() -> int:
+    return callconv.static_exceptions.register(callconv.PythonExceptionRaised, ())
 
 
 def _slot_value(builder, sig, slots, slot_type, chunk) -> llvm.Value:
@@ -167,13 +205,29 @@ def _slot_value(builder, sig, slots, slot_type, chunk) -> llvm.Value:
 def _raise_if_failed(lowerer, parfor, sig, data, data_type, slots, slot_type, nchunks) -> None:
     """An exception in any chunk: release what the finished chunks returned, raise it here."""
     builder = lowerer.builder
-    exc = builder.load(_field(builder, data, data_type, _EXC), typ=_i32)  # the join synchronizes
-    with builder.if_then(builder.icmp_signed("!=", exc, llvm.Constant(_i32, 0)), likely=False):
+    # the join synchronizes
+    record = builder.load(_field(builder, data, data_type, _EXC), typ=callconv.EXCINFO_TYPE)
+    exc_id = builder.extract_value(record, 0)
+    with builder.if_then(builder.icmp_signed("!=", exc_id, llvm.Constant(_i32, 0)), likely=False):
         with refs.for_range(builder, nchunks) as chunk:
             value = _slot_value(builder, sig, slots, slot_type, chunk)
             refs.decref(builder, sig.return_type, value)  # unfilled slots hold NULLs: no-ops
-        builder.store(exc, builder.function.args[1])
-        builder.ret(llvm.Constant(_i32, callconv.STATUS_EXCEPTION))
+        _hold_python_exception(
+            lowerer, builder.load(_field(builder, data, data_type, _PYEXC), typ=_ptr)
+        )
+        callconv.return_exception_record(builder, builder.function, record)
+
+
+def _hold_python_exception(lowerer, exception) -> None:
+    """A Python exception object a worker passed on goes to this thread's slot."""
+    builder = lowerer.builder
+    with builder.if_then(builder.icmp_unsigned("!=", exception, llvm.Constant(_ptr, None))):
+        pyapi = PythonAPI(lowerer.context, builder, [])
+        gil = pyapi.gil_ensure()
+        keeper = pyapi.borrow_constant(callconv.keep_python_exception)
+        pyapi.decref(pyapi.call_function_objargs(keeper, [exception]))
+        pyapi.decref(exception)
+        pyapi.gil_release(gil)
 
 
 def _combine(lowerer, parfor: Parfor, sig, slots, slot_type, nchunks) -> None:

@@ -13,8 +13,10 @@ Before:                                    After:
 from __future__ import annotations
 
 import itertools
+import warnings
 
 from ember import types
+from ember.errors import EmberPerformanceWarning
 from ember.ir import nodes as ir
 from ember.ir.liveness import insert_dels, live_variables, strip_dels
 from ember.ir.parfor import LoopNest, Parfor, Reduction
@@ -47,6 +49,8 @@ def convert_prange_loops(
             _check_range(loop, typemap)
         except NotParallel as reason:
             report.serial(loop.header, loop.loc, str(reason))
+            if _origin(loop, typemap, report) == "prange":
+                _warn_serial(loop.loc, str(reason))
             continue
         parfor = _replace_loop(func_ir, typemap, loop, analysis)
         report.converted(parfor, loop.loc, _origin(loop, typemap, report))
@@ -56,6 +60,17 @@ def convert_prange_loops(
         strip_dels(func_ir)
         insert_dels(func_ir)
     return converted
+
+
+def _warn_serial(loc: ir.Loc, reason: str) -> None:
+    """The user asked for a parallel loop: say why it runs serially (Numba's
+    NumbaPerformanceWarning for the loops it leaves serial, which ember's alias is)."""
+    warnings.warn_explicit(
+        f"prange loop will not be executed in parallel: {reason}; it runs serially",
+        EmberPerformanceWarning,
+        loc.filename,
+        loc.line,
+    )
 
 
 def _origin(loop: PrangeLoop, typemap: dict, report: ParallelReport) -> str:

@@ -13,6 +13,8 @@ thread) and regions started from several Python threads at once are safe. Native
     i64  ember_parallel_thread_id()          0 outside a parallel region
     i64  ember_parallel_get_num_threads()    this thread's setting (set_num_threads)
     void ember_parallel_set_num_threads(i64)
+    i64  ember_parallel_get_chunksize()      this thread's set_parallel_chunksize hint
+    void ember_parallel_set_chunksize(i64)
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ _RUN = "ember_parallel_run"  # the layer's own launch, which LAUNCH calls withou
 THREAD_ID = "ember_parallel_thread_id"
 GET_NUM_THREADS = "ember_parallel_get_num_threads"
 SET_NUM_THREADS = "ember_parallel_set_num_threads"
+GET_CHUNKSIZE = "ember_parallel_get_chunksize"
+SET_CHUNKSIZE = "ember_parallel_set_chunksize"
 
 _i32 = llvm.IntType(32)
 _i64 = llvm.IntType(64)
@@ -41,6 +45,7 @@ _ptr = llvm.PointerType()
 _void = llvm.VoidType()
 WORKER_TYPE = llvm.FunctionType(_void, [_ptr, _i64])
 
+_CHUNKSIZE_NAMES = (GET_CHUNKSIZE, SET_CHUNKSIZE)
 _LAYER_NAMES = ("default", "omp", "workqueue", "threadsafe", "forksafe", "safe", "tbb")
 
 
@@ -101,6 +106,7 @@ def _define(module: llvm.Module, name: str, result, args, internal: bool = False
 # code is the same in every process and the disk cache can keep it (ember/caching/).
 NTHREADS_KEY = "ember_parallel.nthreads_key"
 TID_KEY = "ember_parallel.tid_key"
+CHUNKSIZE_KEY = "ember_parallel.chunksize_key"
 
 
 def _key_global(module: llvm.Module, name: str) -> llvm.GlobalVariable:
@@ -136,17 +142,18 @@ def _team_size(builder, nchunks) -> llvm.Value:
     return builder.select(builder.icmp_signed("<", size, one), one, size)
 
 
-def _define_num_threads(module: llvm.Module, default: int) -> None:
-    """Per-thread num_threads in a pthread key (0 stored: the default)."""
-    holder = _key_global(module, NTHREADS_KEY)
+def _define_per_thread(module: llvm.Module, key: str, getter: str, setter: str, default: int):
+    """A per-thread i64 setting in a pthread key (0 stored: `default`), as Numba keeps
+    num_threads and the chunk-size hint per thread."""
+    holder = _key_global(module, key)
     getspecific = _declare(module, "pthread_getspecific", _ptr, [_i32])
     setspecific = _declare(module, "pthread_setspecific", _i32, [_i32, _ptr])
-    get, builder = _define(module, GET_NUM_THREADS, _i64, [])
+    get, builder = _define(module, getter, _i64, [])
     stored = builder.ptrtoint(builder.call(getspecific, [builder.load(holder)]), _i64)
     is_unset = builder.icmp_signed("==", stored, llvm.Constant(_i64, 0))
     builder.ret(builder.select(is_unset, llvm.Constant(_i64, default), stored))
-    setter, builder = _define(module, SET_NUM_THREADS, _void, [_i64])
-    value = builder.inttoptr(setter.args[0], _ptr)
+    put, builder = _define(module, setter, _void, [_i64])
+    value = builder.inttoptr(put.args[0], _ptr)
     builder.call(setspecific, [builder.load(holder), value])
     builder.ret_void()
 
@@ -303,8 +310,9 @@ class ThreadingLayer:
         from ember.codegen.symbols import publish
 
         self.name = self._choose(requested)
-        self._keys = [ctypes.c_uint32(_new_pthread_key()) for _ in (NTHREADS_KEY, TID_KEY)]
-        for name, key in zip((NTHREADS_KEY, TID_KEY), self._keys):
+        key_names = (NTHREADS_KEY, TID_KEY, CHUNKSIZE_KEY)
+        self._keys = [ctypes.c_uint32(_new_pthread_key()) for _ in key_names]
+        for name, key in zip(key_names, self._keys):
             publish(name, ctypes.addressof(key))
         jit = engine()
         code = _cached_object_code(self.name)
@@ -313,7 +321,7 @@ class ThreadingLayer:
         else:
             jit.add_object_code(code)
         self.addresses = {}
-        for name in (LAUNCH, THREAD_ID, GET_NUM_THREADS, SET_NUM_THREADS):
+        for name in (LAUNCH, THREAD_ID, GET_NUM_THREADS, SET_NUM_THREADS, *_CHUNKSIZE_NAMES):
             self.addresses[name] = jit.address_of(name)
             publish(name, self.addresses[name])
         self.thread_id = ctypes.CFUNCTYPE(ctypes.c_int64)(self.addresses[THREAD_ID])
@@ -321,6 +329,8 @@ class ThreadingLayer:
         self.set_num_threads = ctypes.CFUNCTYPE(None, ctypes.c_int64)(
             self.addresses[SET_NUM_THREADS]
         )
+        self.get_chunksize = ctypes.CFUNCTYPE(ctypes.c_int64)(self.addresses[GET_CHUNKSIZE])
+        self.set_chunksize = ctypes.CFUNCTYPE(None, ctypes.c_int64)(self.addresses[SET_CHUNKSIZE])
 
     def _choose(self, requested: str) -> str:
         if requested not in _LAYER_NAMES:
@@ -345,7 +355,8 @@ def _optimized_module(name: str):
     from ember.codegen.jit import engine
 
     module = llvm.Module("ember_threading_layer")
-    _define_num_threads(module, config.NUM_THREADS)
+    _define_per_thread(module, NTHREADS_KEY, GET_NUM_THREADS, SET_NUM_THREADS, config.NUM_THREADS)
+    _define_per_thread(module, CHUNKSIZE_KEY, *_CHUNKSIZE_NAMES, 0)
     if name == "omp":
         _omp_module(module)
     else:
@@ -369,7 +380,8 @@ def _cached_object_code(name: str) -> bytes | None:
     def build() -> bytes:
         return engine().object_code(_optimized_module(name))
 
-    return caching.prebuilt_object(f"threading-{name}-{config.NUM_THREADS}", build)
+    # "v2": the layer gained the chunk-size functions; older cached code lacks them
+    return caching.prebuilt_object(f"threading-v2-{name}-{config.NUM_THREADS}", build)
 
 
 _layer: ThreadingLayer | None = None
@@ -395,6 +407,6 @@ def declare_launch(module: llvm.Module) -> llvm.Function:
 def declare_symbol(module: llvm.Module, name: str) -> llvm.Function:
     """One of the layer's `i64 ()` / `void (i64)` functions, declared in `module`."""
     layer()
-    if name == SET_NUM_THREADS:
+    if name in (SET_NUM_THREADS, SET_CHUNKSIZE):
         return _declare(module, name, _void, [_i64])
     return _declare(module, name, _i64, [])

@@ -4,8 +4,9 @@ on constants (`if DEBUG:` with a global flag), pruned before type inference.
 `def f(a, b=None): if b is None: return a; return a + b` called without b types b as none:
 the test is known while compiling, and the other branch (which could not be typed: `a + None`)
 is dropped, as Numba's dead-branch pruning does; likewise `if isinstance(a, str): return a + "!"`
-called with an int drops the string branch. Only parameters that are never reassigned are
-decided this way; a reassigned one becomes Optional and is tested at run time. Globals and
+called with an int drops the string branch. Only parameters that are never reassigned (and
+variables bound once to a constant: `x = ONE`) are decided this way; a reassigned one becomes
+Optional and is tested at run time. Globals and
 closure variables are frozen when compiling, so a test of them alone or against constants
 (`if DEBUG:`, `if LEVEL > 2:`, `if flag is True:`) is decided too.
 
@@ -39,7 +40,7 @@ def prune_none_branches(
         branch = block.terminator
         if not isinstance(branch, ir.Branch):
             continue
-        outcome = _decided(branch.cond, definitions, arg_types, known)
+        outcome = _decided(func_ir, branch.cond, definitions, arg_types, known)
         if outcome is not None:
             target = branch.truebr if outcome else branch.falsebr
             block.body[-1] = ir.Jump(target, branch.loc)
@@ -91,7 +92,9 @@ def _single(name: str, definitions: dict) -> object | None:
     return found[0] if len(found) == 1 else None
 
 
-def _decided(cond: ir.Var, definitions: dict, arg_types: tuple, known: dict) -> bool | None:
+def _decided(
+    func_ir: ir.FunctionIR, cond: ir.Var, definitions: dict, arg_types: tuple, known: dict
+) -> bool | None:
     """The value of `cond` when it is `param is None` / `is not None` decided by a type,
     `if param:` with a None argument, or a test of constants."""
     constant = _constant_test(cond, definitions)
@@ -101,7 +104,7 @@ def _decided(cond: ir.Var, definitions: dict, arg_types: tuple, known: dict) -> 
     if isinstance(_argument_type(cond, definitions, arg_types, known), types.NoneType):
         return False
     if isinstance(test, ir.Call):
-        return _isinstance_decided(test, definitions, arg_types, known)
+        return _isinstance_decided(func_ir, test, definitions, arg_types, known)
     if not isinstance(test, ir.BinOp) or test.fn not in (operator.is_, operator.is_not):
         return None
     sides = [_single(var.name, definitions) for var in (test.lhs, test.rhs)]
@@ -165,9 +168,10 @@ def _constant_scalar(var: ir.Var, definitions: dict) -> object:
 
 
 def _isinstance_decided(
-    call: ir.Call, definitions: dict, arg_types: tuple, known: dict
+    func_ir: ir.FunctionIR, call: ir.Call, definitions: dict, arg_types: tuple, known: dict
 ) -> bool | None:
-    """The value of `isinstance(param, classes)` with constant classes, from param's type."""
+    """The value of `isinstance(param, classes)` with constant classes, from param's type
+    (a parameter reassigned later is decided by the definition that reaches the test)."""
     from ember.library.builtins.sequences import is_instance_of
 
     function = _single(call.func.name, definitions)
@@ -175,11 +179,40 @@ def _isinstance_decided(
         return None
     if len(call.args) != 2 or call.kws or call.vararg is not None:
         return None
-    arg_type = _argument_type(call.args[0], definitions, arg_types, known)
+    subject: object = call.args[0]
+    if len(definitions.get(subject.name, ())) > 1:
+        reaching = _reaching_values(func_ir, call, subject.name)
+        subject = reaching[0] if len(reaching) == 1 else None
+    arg_type = _argument_type(subject, definitions, arg_types, known)
     classes = _constant_classes(call.args[1], definitions)
     if arg_type is None or classes is None or isinstance(arg_type, types.Optional):
         return None  # known only at run time
     return is_instance_of(arg_type, classes)
+
+
+def _reaching_values(func_ir: ir.FunctionIR, expr: ir.Expr, name: str) -> list:
+    """The values of the assignments to `name` that reach the statement computing `expr`."""
+    predecessors = func_ir.predecessors()
+    pending = [
+        (label, index)
+        for label, block in func_ir.blocks.items()
+        for index, stmt in enumerate(block.body)
+        if isinstance(stmt, ir.Assign) and stmt.value is expr
+    ]
+    found, seen = [], set()
+    while pending:
+        label, end = pending.pop()
+        for stmt in reversed(func_ir.blocks[label].body[:end]):
+            if isinstance(stmt, ir.Assign) and stmt.target.name == name:
+                if not any(stmt.value is value for value in found):
+                    found.append(stmt.value)
+                break
+        else:
+            for predecessor in predecessors[label]:
+                if predecessor not in seen:
+                    seen.add(predecessor)
+                    pending.append((predecessor, len(func_ir.blocks[predecessor].body)))
+    return found
 
 
 def _constant_classes(var: ir.Var, definitions: dict) -> tuple | None:
@@ -206,17 +239,31 @@ def _constant_value(value: object, definitions: dict) -> object:
 def _argument_type(
     value: object, definitions: dict, arg_types: tuple, known: dict
 ) -> types.Type | None:
-    """The type of the argument (or known variable) a chain of single copies starts from, or
-    None."""
+    """The type of the argument, known variable or constant a chain of single copies starts
+    from, or None."""
     for _ in range(len(definitions) + 2):
         if isinstance(value, ir.Arg):
             return arg_types[value.index] if value.index < len(arg_types) else None
+        if isinstance(value, (ir.Const, ir.Global, ir.FreeVar)):
+            return _constant_type(value.value)
         if not isinstance(value, ir.Var):
             return None
         if value.name in known:
             return known[value.name]
         value = _single(value.name, definitions)
     return None
+
+
+_CONSTANT_CLASSES = (type(None), bool, int, float, complex, str, bytes, tuple)
+
+
+def _constant_type(value: object) -> types.Type | None:
+    """The type of a constant (`x = 1`, or a frozen global) an isinstance() test reads."""
+    if type(value) not in _CONSTANT_CLASSES:
+        return None
+    from ember.dispatcher.typeof import typeof_or_none
+
+    return typeof_or_none(value)
 
 
 def _remove_unreachable(func_ir: ir.FunctionIR) -> None:

@@ -166,7 +166,6 @@ def _load_builtin_rewrites() -> Any:
     from ember.rewrites import (  # noqa: F401 - they register themselves
         array_displays,
         arrayexpr,
-        exception_text,
         generators,
         operator_calls,
         static_raise,

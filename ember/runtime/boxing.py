@@ -173,11 +173,8 @@ def box(typ: types.Array, memory: Any, inputs: tuple, memo: dict | None = None) 
             memo[key] = result
         return result
     parent = _find_parent(memory.parent, inputs)
-    if parent is None:
-        raise TypeError(
-            "ember: a returned array refers to memory no array owns: a record's sub-array "
-            "field (`r.v`) is a view into its array and cannot be returned; return `r.v.copy()`"
-        )
+    if parent is None:  # a record's sub-array field: a view of the argument holding it
+        parent = _holder_of(memory.data or 0, inputs)
     if _views_all_of(parent, typ, memory, shape, strides):
         return parent
     view = _with_fields(
@@ -186,6 +183,37 @@ def box(typ: types.Array, memory: Any, inputs: tuple, memo: dict | None = None) 
     if typ.readonly or not parent.flags.writeable:
         view.flags.writeable = False
     return view
+
+
+def _holder_of(address: int, inputs: tuple) -> Any:
+    """The argument (an ndarray or a NumPy record) or frozen global array whose bytes hold
+    `address`. Anything else was made by the call and is freed when it returns: refused."""
+    import numpy as np
+    from numpy.lib.array_utils import byte_bounds
+
+    for value in (*inputs, *_named_constants.values()):
+        if isinstance(value, np.void):
+            value = np.asarray(value)  # its bytes, in place
+        if isinstance(value, np.ndarray) and value.size:
+            low, high = byte_bounds(value)
+            if low <= address < high:
+                return value
+    raise TypeError(
+        "ember: a returned record (or a record's sub-array field) lies in an array made inside "
+        "the function, which is freed when it returns: return `a[i:i + 1]` (an array), the "
+        "field's `.copy()`, or the values as a tuple"
+    )
+
+
+def box_record(typ: types.Record, address: int, inputs: tuple) -> Any:
+    """A returned record: a copy of its bytes as a NumPy record (np.record, a np.void whose
+    fields read as attributes too), as Numba returns."""
+    import numpy as np
+
+    _holder_of(address, inputs)
+    holder = np.empty(1, typ.dtype)
+    ctypes.memmove(holder.ctypes.data, address, typ.size)
+    return holder.view(np.recarray)[0]
 
 
 def _views_all_of(parent: Any, typ: types.Array, memory: Any, shape, strides) -> bool:

@@ -68,24 +68,24 @@ def generate_stencil(kernel: Kernel, sig: StencilTypes, cval: Any | None) -> Gen
         kernel.identifiers,
         [f"{kernel.name}_kernel", f"{kernel.name}_stencil"] + [f"i{dim}" for dim in range(ndim)],
     )
-    source = "\n\n".join(
-        [
-            absolute_kernel_source(kernel, sig.arrays, index_names, kernel_name),
-            loop_nest_source(
-                kernel, sig, index_names, kernel_name, function_name, cval is not None
-            ),
-        ]
-    )
     title = f"<stencil {kernel.name}({', '.join(map(str, sig.args))})>"
-    if config.DUMP_STENCIL:
-        print(f"{title.center(80, '-')}\n{source}\n{'-' * 80}")
     namespace = _kernel_namespace(kernel)
-    _execute(source, title, namespace)
+    kernel_source = absolute_kernel_source(kernel, sig.arrays, index_names, kernel_name)
+    _execute(kernel_source, title, namespace)
     from ember.decorators import njit
 
     kernel_at = namespace[kernel_name] = njit(namespace[kernel_name])
     element = kernel_at.compile((*sig.args, *[types.int64] * ndim)).signature.return_type
+    zero_dim = isinstance(element, types.Array) and element.ndim == 0
+    element = element.dtype if zero_dim else element  # a 0-d array gives its one element
     _check_element(kernel, element)
+    loop_source = loop_nest_source(
+        kernel, sig, index_names, kernel_name, function_name, cval is not None, zero_dim
+    )
+    source = f"{kernel_source}\n\n{loop_source}"
+    if config.DUMP_STENCIL:
+        print(f"{title.center(80, '-')}\n{source}\n{'-' * 80}")
+    _execute(loop_source, title, namespace)
     if sig.out is not None:
         check_out_type(kernel, sig.out, element, ndim)
     if cval is not None:
@@ -172,6 +172,7 @@ def loop_nest_source(
     kernel_name: str,
     name: str,
     has_cval: bool = False,
+    zero_dim: bool = False,
 ) -> str:
     """The stencil function: shape checks, the output (new, filled with cval, or `out`, which
     is filled with cval too when one was given, as Numba does), then one loop per dimension
@@ -194,7 +195,9 @@ def loop_nest_source(
         lines.append(f"{indent}for {index_name} in range({max(0, -low)}, {stop}):")
         indent += "    "
     point = ", ".join(index_names)
-    call = f"{kernel_name}({', '.join([*kernel.params, *index_names])})"
+    call = f"{kernel_name}({', '.join([*kernel.params, *index_names])})" + (
+        "[()]" if zero_dim else ""
+    )
     lines.append(f"{indent}out[{point}] = {call}")
     lines.append("    return out")
     return "\n".join(lines)

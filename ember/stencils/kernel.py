@@ -49,7 +49,9 @@ class Kernel:
         return name in self.params and name not in self.standard_indexing
 
 
-def read_kernel(func: Callable, standard_indexing: Iterable[str]) -> Kernel:
+def read_kernel(
+    func: Callable, standard_indexing: Iterable[str], known_params: dict[str, int] | None = None
+) -> Kernel:
     """Parse `func`'s source and collect its relative indices; StencilError for a kernel that
     cannot be a stencil (no source, *args, an unknown `standard_indexing` name)."""
     definition = _parse_definition(func)
@@ -73,14 +75,28 @@ def read_kernel(func: Callable, standard_indexing: Iterable[str]) -> Kernel:
             f"{'is' if len(unknown) == 1 else 'are'} not a parameter of the stencil kernel "
             f"{definition.name}{tuple(params)}: list parameter names only"
         )
+    if params and params[0] in standard:
+        raise StencilError(
+            "The first argument to a stencil kernel must use relative indexing, not standard "
+            f"indexing: {params[0]!r} is listed in standard_indexing"
+        )
     relative = {name for name in params if name not in standard}
+    _refuse_stores(definition, set(params))
     subscripts = [
         node
         for node in ast.walk(definition)
         if isinstance(node, ast.Subscript) and subscripted_name(node) in relative
     ]
     subscripts.sort(key=lambda node: (node.lineno, node.col_offset))  # errors name the first
-    constants = _constant_names(definition)
+    stored = {
+        n.id
+        for n in ast.walk(definition)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
+    }
+    # parameters the caller passes as integer constants (a stencil made in jitted code) count
+    # as constants in relative indices unless the kernel rebinds them, as Numba's do
+    constants = {k: v for k, v in (known_params or {}).items() if k in params and k not in stored}
+    constants.update(_constant_names(definition))
     indices = tuple(_relative_index(node, constants) for node in subscripts)
     identifiers = frozenset(
         node.id if isinstance(node, ast.Name) else node.arg
@@ -91,6 +107,8 @@ def read_kernel(func: Callable, standard_indexing: Iterable[str]) -> Kernel:
 
 
 def _parse_definition(func: Callable) -> ast.FunctionDef:
+    if getattr(func, "__name__", None) == "<lambda>":
+        return _lambda_definition(func)
     try:
         source = textwrap.dedent(inspect.getsource(func))
     except (OSError, TypeError):
@@ -103,6 +121,44 @@ def _parse_definition(func: Callable) -> ast.FunctionDef:
             node.decorator_list = []
             return node
     raise StencilError(f"the stencil kernel {func!r} must be a function defined with `def`")
+
+
+def _refuse_stores(definition: ast.FunctionDef, params: set[str]) -> None:
+    """A kernel computes one output element: writing into an input array is refused, as by
+    Numba (the result would depend on the order the elements are computed in)."""
+    for node in ast.walk(definition):
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.ctx, ast.Store)
+            and subscripted_name(node) in params
+        ):
+            raise StencilError(
+                "Assignments to arrays passed to stencil kernels is not allowed: "
+                f"{ast.unparse(node)} = ... in {definition.name}()"
+            )
+
+
+def _lambda_definition(func: Callable) -> ast.FunctionDef:
+    """`def lambda_kernel(params): return body` for a lambda, found in its file's source by
+    its line and parameters (the lines inspect gives for it need not parse alone)."""
+    code = func.__code__
+    params = list(code.co_varnames[: code.co_argcount])
+    try:
+        tree = ast.parse(textwrap.dedent("".join(inspect.findsource(func)[0])))
+    except (OSError, TypeError, SyntaxError):
+        raise StencilError(f"cannot read the source of the stencil kernel {func!r}") from None
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Lambda)
+            and node.lineno == code.co_firstlineno
+            and [arg.arg for arg in node.args.args] == params
+        ):
+            body = [ast.Return(node.body, lineno=node.lineno, col_offset=node.col_offset)]
+            definition = ast.FunctionDef(
+                name="lambda_kernel", args=node.args, body=body, decorator_list=[], lineno=1
+            )
+            return ast.fix_missing_locations(definition)
+    raise StencilError(f"cannot find the source of the stencil kernel {func!r}")
 
 
 def subscripted_name(node: ast.Subscript) -> str | None:
@@ -243,6 +299,11 @@ def neighborhood_for(
     if given is not None:
         _check_given(kernel, given, indices, ndim)
         return given
+    if not indices:
+        raise StencilError(
+            f"Stencil kernel with no accesses to relatively indexed arrays: {kernel.name}() "
+            "must read its input with relative indices (a[-1], a[0, 1], ...)"
+        )
     bounds = [[0, 0] for _ in range(ndim)]
     for index in indices:
         if not index.is_constant:

@@ -69,6 +69,9 @@ class StencilFunc:
         self._cval = options.get("cval")
         self._standard_indexing = _names(options.get("standard_indexing", ()))
         self._kernel: Kernel | None = None
+        # integer values of kernel parameters fixed by the one call of a stencil made in
+        # jitted code (ember/stencils/inner_kernels.py): constants in relative indices
+        self.parameter_constants: dict[str, int] = {}
         self._generated: dict[tuple, GeneratedStencil] = {}  # by (argument types, out type)
         self._compiled: dict[tuple, Callable] = {}  # calls from Python, by the same key
         self._disk_cache = _StencilCache(self) if options.get("cache") else None
@@ -83,7 +86,9 @@ class StencilFunc:
         if self._kernel is None:
             from ember.stencils.kernel import read_kernel
 
-            self._kernel = read_kernel(self.kernel_ws, self._standard_indexing)
+            self._kernel = read_kernel(
+                self.kernel_ws, self._standard_indexing, self.parameter_constants
+            )
         return self._kernel
 
     def __call__(self, *args: Any, out: Any = None) -> Any:

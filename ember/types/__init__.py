@@ -91,7 +91,12 @@ from ember.types.numba_names import *  # noqa: F403 - Numba's alias names are pu
 from ember.types.numba_names import late_name
 from ember.types.optional import Optional, optional
 from ember.types.pointers import AnyType, CPointer, VarArg, voidptr
-from ember.types.random import NumPyRandomGeneratorType, npy_rng
+from ember.types.random import (
+    NumPyRandomBitGeneratorType,
+    NumPyRandomGeneratorType,
+    npy_bitgen,
+    npy_rng,
+)
 from ember.types.records import NestedArray, Record, RecordField
 from ember.types.scalars import *  # noqa: F403 - the scalar instances are the public names
 from ember.types.scalars import (

@@ -96,6 +96,34 @@ class Array(Buffer):
         return ArrayIterator(self)
 
 
+class PythonBuffer(Buffer):
+    """A Python object exporting its memory through the buffer protocol, passed to compiled
+    code: it is the array over that memory (its writes reach the object), with the array's
+    data model; the subclasses are Numba's types of `bytearray`, `memoryview` and
+    `array.array` arguments."""
+
+    def __init__(self, dtype: Type, ndim: int, layout: str, readonly: bool = False) -> None:
+        marker = ", readonly" if readonly else ""
+        name = f"{type(self).__name__.lower()}({dtype}, {ndim}d, {layout}{marker})"
+        super().__init__(dtype, ndim, layout, readonly, name)
+
+    @property
+    def as_array(self) -> Array:
+        return Array(self.dtype, self.ndim, self.layout, self.readonly)
+
+
+class ByteArray(PythonBuffer):
+    """Numba's `ByteArray(uint8, 1, 'C')`: the type of a `bytearray`."""
+
+
+class MemoryView(PythonBuffer):
+    """Numba's `MemoryView(dtype, ndim, layout, readonly=...)`: the type of a `memoryview`."""
+
+
+class PyArray(PythonBuffer):
+    """Numba's `PyArray(dtype, 1, 'C')`: the type of an `array.array`."""
+
+
 def array_from_slices(dtype: Type, spec: Any) -> Array:
     """Numba's spelling `float64[:, ::1]`: the unit step marks the contiguous dimension."""
     slices = spec if isinstance(spec, tuple) else (spec,)

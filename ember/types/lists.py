@@ -10,7 +10,7 @@ from ember.types.arrays import Array
 from ember.types.classes import ManagedStruct
 from ember.types.containers import BaseTuple, UniTuple, widened
 from ember.types.scalars import Number
-from ember.types.strings import UnicodeType
+from ember.types.strings import BytesType, UnicodeType
 
 
 class Undefined(Type):
@@ -146,11 +146,13 @@ def unsupported_item(dtype: Type) -> str | None:
     from ember.types.dicts import HashTable
     from ember.types.enums import EnumMember
 
-    if isinstance(dtype, (Number, EnumMember, List, Array, HashTable, UnicodeType, ManagedStruct)):
+    if isinstance(
+        dtype, (Number, EnumMember, List, Array, HashTable, UnicodeType, BytesType, ManagedStruct)
+    ):
         return None
     if isinstance(dtype, BaseTuple) and all(unsupported_item(t) is None for t in dtype.types):
         return None
     return (
         f"lists of {dtype} are not supported: list items must be numbers, enum members, "
-        "strings, arrays, tuples, lists, dicts, sets, jitclass instances or structrefs"
+        "strings, bytes, arrays, tuples, lists, dicts, sets, jitclass instances or structrefs"
     )

@@ -9,10 +9,14 @@ from typing import Any
 
 from ember.types import scalars
 from ember.types.abstract import Type
-from ember.types.arrays import (  # noqa: F401 - ArrayCompatible, Buffer: Numba names
+from ember.types.arrays import (  # noqa: F401 - ArrayCompatible, Buffer...: Numba names
     Array,
     ArrayCompatible,
     Buffer,
+    ByteArray,
+    MemoryView,
+    PyArray,
+    PythonBuffer,
     ellipsis_type,
 )
 from ember.types.containers import BaseTuple, RangeIteratorType, RangeType

@@ -14,3 +14,14 @@ class NumPyRandomGeneratorType(Type):
 
 
 npy_rng = NumPyRandomGeneratorType()
+
+
+class NumPyRandomBitGeneratorType(Type):
+    """A `numpy.random.BitGenerator` (PCG64, MT19937...) as a value: Numba's typeof names it;
+    compiled code draws through a `Generator` (`npy_rng`)."""
+
+    def __init__(self, name: str = "NumPyRandomBitGeneratorType") -> None:
+        super().__init__(name)
+
+
+npy_bitgen = NumPyRandomBitGeneratorType()

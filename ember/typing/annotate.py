@@ -50,3 +50,23 @@ def typed_statement(stmt: ir.Stmt, typing: TypingResult) -> str:
     if isinstance(stmt, ir.Assign):
         return f"{stmt}  :: {typing.typemap.get(stmt.target.name, '?')}"
     return str(stmt)
+
+
+def annotation_info(func_ir: ir.FunctionIR, typing: TypingResult) -> dict:
+    """Numba's `get_annotation_info` data of one specialization: the source lines with their
+    indents, and each line's typed statements."""
+    source_lines, first_line = source_of(func_ir)
+    by_line = statements_by_line(func_ir)
+    numbers = range(first_line, first_line + len(source_lines))
+    texts = [text.rstrip("\n") for text in source_lines]
+    return {
+        "filename": func_ir.loc.filename,
+        "funcname": func_ir.py_func.__name__,
+        "python_lines": list(zip(numbers, texts)),
+        "python_indent": {n: len(t) - len(t.lstrip()) for n, t in zip(numbers, texts)},
+        "python_tags": {n: "" for n in numbers},
+        "ir_lines": {
+            n: [(typed_statement(stmt, typing), "") for _, stmt in by_line.get(n, [])]
+            for n in numbers
+        },
+    }

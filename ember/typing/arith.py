@@ -214,7 +214,7 @@ for _fn in (operator.is_, operator.is_not):
     @_binary(_fn)
     def _identity(args, kws):
         left, right = args
-        if left is types.none or right is types.none:
+        if left is types.none or right is types.none or left is right is types.ellipsis_type:
             return signature(types.boolean, left, right)
         return None
 

@@ -44,7 +44,9 @@ def generator_result(py_func, arg_types: tuple, inferer: TypeInferer, typing: Ty
                     "yield the value instead",
                     stmt.loc,
                 )
-    yield_type = getattr(inferer, "yield_type", None) or types.none
+    yield_type = getattr(inferer, "yield_type", None)
+    if yield_type is None:  # no yield reached (an empty tuple yielded is falsy, not None)
+        yield_type = types.none
     if isinstance(yield_type, types.Dummy) or (
         isinstance(yield_type, types.BaseTuple)
         and any(isinstance(t, types.Dummy) for t in yield_type.types)

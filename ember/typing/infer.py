@@ -10,6 +10,7 @@ from __future__ import annotations
 import operator
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 from ember import types
 from ember.errors import (
@@ -26,6 +27,7 @@ from ember.types.functions import function_members
 from ember.typing.arith import as_number
 from ember.typing.context import TypingContext
 from ember.typing.exceptions import caught_args_type
+from ember.typing.failure_report import numba_report
 from ember.typing.functions import RecursionPending
 from ember.typing.signature import Signature
 from ember.typing.star_calls import StarCallSized, expand_star_call, spread_length
@@ -184,6 +186,8 @@ class TypeInferer:
             numba_words = (
                 f"Cannot infer the type of variable '{variable}', have imprecise type: {kind}."
             )
+            if not named:  # a temporary: Numba's words for it too
+                numba_words = f"Undecided type {variable} := {kind}. {numba_words}"
             if not isinstance(kind, (types.DictType, types.Set)):
                 numba_words += " " + _PRECISE_LIST_NOTE
             raise TypingError(
@@ -321,10 +325,15 @@ class TypeInferer:
             self._refine_list(stmt.target, args[0].refined_by("__setitem__", args[1:]), stmt.loc)
         _require_precise(args)
         sig = self.context.resolve_operator(operator.setitem, args)
+        if sig is None:  # a constant index offered as a literal (a record's field position)
+            literal_index = self._constant_literal(stmt.index, args[1])
+            if literal_index is not args[1]:
+                literal_args = (args[0], literal_index, args[2])
+                sig = self.context.resolve_operator(operator.setitem, args, literal_args)
         if sig is None:
-            raise TypingError(
-                _no_implementation("setitem", stmt.sources(), args, self.func_ir), stmt.loc
-            )
+            report = numba_report(self.context, operator.setitem, args, stmt.loc)
+            message = _no_implementation("setitem", stmt.sources(), args, self.func_ir, report)
+            raise TypingError(message, stmt.loc)
         self.calltypes[stmt] = sig
 
     def _type_attribute_statement(self, stmt: ir.SetAttr | ir.DelAttr) -> None:
@@ -405,12 +414,14 @@ class TypeInferer:
                 f"{type(expr.value).__name__} in nopython mode",
                 expr.loc,
             )
-        if isinstance(found, _MUTABLE_CONTAINERS) and not isinstance(expr, ir.Const):
-            raise TypingError(  # Numba's words: its native memory cannot be frozen into code
+        if isinstance(found, types.List | types.Set | types.DictType) and not isinstance(
+            expr, ir.Const
+        ):
+            raise TypingError(  # Numba's words first, then what to do
                 f"The use of a {found} type, assigned to variable '{expr.name}' in globals, is "
                 "not supported as globals are considered compile-time constants and there is "
                 f"no known way to compile a {found} type as a constant. Pass it as an argument "
-                "instead.",
+                "(or hold constant values in a tuple)",
                 expr.loc,
             )
         return found
@@ -432,7 +443,8 @@ class TypeInferer:
         else:
             sig = self.context.resolve_operator(expr.fn, args)
             symbol = ir.BINOP_SYMBOLS[expr.fn]
-        return self._record_call(expr, sig, f"operator {symbol}", [expr.lhs, expr.rhs], args)
+        operands = [expr.lhs, expr.rhs]
+        return self._record_call(expr, sig, f"operator {symbol}", operands, args, expr.fn)
 
     def _constant_counts(self, expr: ir.BinOp | ir.InplaceBinOp, args: tuple) -> tuple:
         """A constant integer beside a tuple (`t * 2`) reaches the typer as a literal: the
@@ -542,7 +554,7 @@ class TypeInferer:
         args = (self._typeof_var(expr.value),)
         sig = self.context.resolve_operator(expr.fn, args)
         symbol = ir.UNARY_SYMBOLS[expr.fn]
-        return self._record_call(expr, sig, f"unary operator {symbol}", [expr.value], args)
+        return self._record_call(expr, sig, f"unary operator {symbol}", [expr.value], args, expr.fn)
 
     def _type_call(self, expr: ir.Call) -> types.Type:
         if expr.vararg is not None:
@@ -573,11 +585,14 @@ class TypeInferer:
         described = _describe_callee(fnty)
         operands = [*expr.args, *(v for _, v in expr.kws)]
         all_types = args + tuple(kws.values())
-        return self._record_call(expr, sig, described, operands, all_types)
+        key = _callee_key(fnty)
+        return self._record_call(expr, sig, described, operands, all_types, key)
 
-    def _record_call(self, expr, sig, what, operands, arg_types) -> types.Type:
+    def _record_call(self, expr, sig, what, operands, arg_types, key=None) -> types.Type:
         if sig is None:
-            raise TypingError(_no_implementation(what, operands, arg_types, self.func_ir), expr.loc)
+            report = () if key is None else numba_report(self.context, key, arg_types, expr.loc)
+            message = _no_implementation(what, operands, arg_types, self.func_ir, report)
+            raise TypingError(message, expr.loc)
         self.calltypes[expr] = sig
         return sig.return_type
 
@@ -593,7 +608,10 @@ class TypeInferer:
             )
         found = self.context.resolve_getattr(value_type, expr.attr)
         if found is None:
-            raise TypingError(f"Unknown attribute '{expr.attr}' of type {value_type}", expr.loc)
+            message = f"Unknown attribute '{expr.attr}' of type {value_type}"
+            raise TypingError(
+                _unsupported_library_function(value_type, expr.attr, message), expr.loc
+            )
         return found
 
     def _type_getitem(self, expr: ir.GetItem) -> types.Type:
@@ -607,7 +625,8 @@ class TypeInferer:
         literal_args = (args[0], self._constant_literal(index, args[1]))
         plain_args = widen_number_literals(args, {})[0]
         sig = self.context.resolve_operator(operator.getitem, plain_args, literal_args)
-        return self._record_call(expr, sig, "getitem", [expr.value, index], args)
+        operands = [expr.value, index]
+        return self._record_call(expr, sig, "getitem", operands, args, operator.getitem)
 
     def _type_static_getitem(self, expr: ir.StaticGetItem) -> types.Type:
         value_type = self._typeof_var(expr.value)
@@ -690,8 +709,9 @@ class TypeInferer:
             unified = self.context.unify_pair(self.return_type, value_type)
             if unified is None:
                 raise TypingError(
-                    f"Cannot unify the return types {self.return_type} and {value_type}: "
-                    "every return statement must give compatible types",
+                    f"Can't unify return type from the following types: {self.return_type}, "
+                    f"{value_type}\nCannot unify the return types {self.return_type} and "
+                    f"{value_type}: every return statement must give compatible types",
                     expr.loc,
                 )
             if unified is not self.return_type:
@@ -731,8 +751,6 @@ class TypeInferer:
 
 
 _SCALARS_AND_ARRAYS = (types.Number, types.Boolean, types.Array)
-# typed containers (typed.List / Dict / Set) as globals: shared, mutable native memory
-_MUTABLE_CONTAINERS = (types.ListType, types.DictType, types.SetType)
 
 
 def _unconvertible(returned: types.Type, declared: types.Type | None) -> bool:
@@ -805,6 +823,28 @@ def _require_precise(arg_types: tuple) -> None:
         raise _Pending
 
 
+def _unsupported_library_function(value_type: types.Type, attr: str, message: str) -> str:
+    """Numba's words first for a NumPy function ember does not compile."""
+    pymod = getattr(value_type, "pymod", None)
+    name = getattr(pymod, "__name__", "")
+    if isinstance(value_type, types.Module) and name.split(".")[0] == "numpy":
+        if callable(getattr(pymod, attr, None)):
+            return (
+                f"Use of unsupported NumPy function '{name}.{attr}' or unsupported use of the "
+                f"function.\n{message}: ember does not compile {name}.{attr}"
+            )
+    return message
+
+
+def _callee_key(fnty: types.Type) -> Any:
+    """The key whose templates a call of `fnty` asks (None: no templates to report)."""
+    if isinstance(fnty, types.Function):
+        return fnty.typing_key
+    if isinstance(fnty, types.BoundFunction):
+        return (type(fnty.this), fnty.attr)
+    return None
+
+
 def _describe_callee(fnty: types.Type) -> str:
     if isinstance(fnty, types.Function):
         key = fnty.typing_key
@@ -818,7 +858,11 @@ def _describe_callee(fnty: types.Type) -> str:
     return f"a value of type {fnty}"
 
 
-def _no_implementation(what: str, operands: list, arg_types: tuple, func_ir: ir.FunctionIR) -> str:
+def _no_implementation(
+    what: str, operands: list, arg_types: tuple, func_ir: ir.FunctionIR, report: Any = ()
+) -> str:
+    """The variables and their types, Numba's `report` lines (what users grep for), then the
+    one-line cause."""
     named = list(
         dict.fromkeys(  # each variable once, in order (f(n, n) names 'n' once)
             f"'{func_ir.user_name(var.name)}' is {typ}"
@@ -828,6 +872,7 @@ def _no_implementation(what: str, operands: list, arg_types: tuple, func_ir: ir.
     )
     listing = ", ".join(str(t) for t in arg_types)
     lines = [f"  {', '.join(named)}"] if named else []
+    lines.extend(report)
     lines.append(f"No implementation of {what} for argument types ({listing})")
     return "\n".join(lines)
 

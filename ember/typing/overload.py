@@ -37,6 +37,7 @@ from ember.errors import (
     EmberError,
     ForceLiteralArg,
     LoweringError,
+    StencilError,
     TypingError,
     UnsupportedError,
 )
@@ -201,6 +202,8 @@ def _apply_jit_options(options: Any, jit_options: dict) -> Any:
     if not jit_options:
         return options
     changes = {k: v for k, v in jit_options.items() if k in _TARGET_OPTION_NAMES}
+    if "_nrt" in jit_options:
+        changes["nrt"] = bool(jit_options["_nrt"])
     if "fastmath" in changes and isinstance(changes["fastmath"], (set, frozenset)):
         changes["fastmath"] = frozenset(changes["fastmath"])
     return replace(options, **changes)
@@ -229,7 +232,8 @@ def _describe_key(key: Any) -> str:
 
 def _failure(what: str, func: Callable, args: tuple, inner: BaseException) -> EmberError:
     """The error of an overload that failed: an UnsupportedError stays one (the overload said
-    what ember does not do), anything else becomes a TypingError naming the overload."""
+    what ember does not do), a StencilError too (a ValueError for the caller, as Numba's),
+    anything else becomes a TypingError naming the overload."""
     argtypes = ", ".join(str(a) for a in args)
     if isinstance(inner, EmberError):
         detail = str(inner)
@@ -240,7 +244,7 @@ def _failure(what: str, func: Callable, args: tuple, inner: BaseException) -> Em
             f"{type(inner).__name__}: {inner}"
         )
     inner_text = "\n".join(f"  {line}" for line in detail.splitlines())
-    kind = UnsupportedError if isinstance(inner, UnsupportedError) else TypingError
+    kind = type(inner) if isinstance(inner, (UnsupportedError, StencilError)) else TypingError
     return kind(
         f"Failed in the overload of {what} for argument types ({argtypes}), "
         f"overload function {_where(func)}:\n{inner_text}"

@@ -71,6 +71,8 @@ def apply_template(
     nothing (first, for `prefer_literal`). When both fail, one error of the literal attempt's kind
     gives both reasons, as Numba reports them."""
     attempts = [template.non_literal(args, kws)]
+    if literals is None and attempts[0] != (args, kws):
+        literals = (args, kws)  # literal argument types (a literal parameter) as given
     if literals is not None and literals != attempts[0]:
         attempts.append(literals)
         if template.prefer_literal:
@@ -92,8 +94,10 @@ def apply_template(
 
 
 def _both_failed(plain: Exception, literal: Exception) -> Exception:
-    if isinstance(literal, ForceLiteralArg) or isinstance(plain, ForceLiteralArg):
+    if isinstance(literal, ForceLiteralArg):
         return literal
+    if isinstance(plain, ForceLiteralArg):  # Numba's rule: a literal request wins
+        return plain
     message = f"With plain argument types:\n{plain}\nWith literal argument types:\n{literal}"
     return type(literal)(message)
 

@@ -2,6 +2,7 @@
 NumPy ufuncs, built through NumPy's C API without a C compiler."""
 
 from ember.ufuncs import (
+    jit_accumulate,  # noqa: F401 - ufunc.accumulate and .outer in jitted code
     jit_at,  # noqa: F401 - ufunc.at in jitted code
     jit_attributes,  # noqa: F401 - ufunc.nin, .identity, ... in jitted code
     jit_reduce,  # noqa: F401 - ufunc.reduce in jitted code

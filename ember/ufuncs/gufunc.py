@@ -17,7 +17,7 @@ from ember import types
 from ember.errors import EmberError
 from ember.library.numpy.support import from_numpy_dtype
 from ember.typing.signature import Signature
-from ember.ufuncs.capi import set_writable_inputs
+from ember.ufuncs.capi import identity_code, set_writable_inputs
 from ember.ufuncs.kernels import (
     GrowingUFunc,
     LoopTable,
@@ -100,6 +100,7 @@ def guvectorize(*args: Any, **options: Any) -> Callable:
     layout = parse_layout(layout_text)
     check_options(options, "@guvectorize")
     _check_output_symbols(layout)
+    identity_code(options.get("identity"))  # a bad identity is refused first (Numba)
 
     def decorate(py_func: Callable) -> Any:
         py_func = getattr(py_func, "py_func", py_func)  # a jitted function: its Python one

@@ -1,7 +1,9 @@
 """`ufunc.at(a, indices[, b])` in jitted code for @vectorize ufuncs and DUFuncs (Numba's
 DUFunc.at): unbuffered in-place `a[i] = ufunc(a[i][, b_k])` for each index i of a list or
 1-d array of integers (negative ones count from the end), a boolean mask, or one integer;
-`b` is a number, or an array or list with one value or one value per index."""
+`b` is a number, or an array or list with one value or one value per index. On a C-contiguous
+array of any ndim, any index NumPy's indexing takes (tuples of slices, arrays, integers,
+Ellipsis, `()` for a 0-d array) works too, `b` broadcast to the indexed shape."""
 
 from __future__ import annotations
 
@@ -31,8 +33,12 @@ def _ufunc_at(fnty, a, indices, b=None):
     if ufunc.nin == 2 and no_b:
         raise TypingError(f"second operand needed for ufunc {name}")
     if ufunc.nin == 1 and not no_b:
-        raise TypingError(f"second operand provided when ufunc {name} is unary")
+        raise TypingError(f"second operand provided when ufunc is unary ({name})")
     index_kind = _index_kind(indices)
+    # NumPy's indexing of a C array handles every index form; lists stay on the row loop
+    whole_rows = a.ndim > 1 and isinstance(indices, (types.Integer, types.Array))
+    if (index_kind is None or whole_rows) and a.layout == "C":
+        return _make_indexed_at(ufunc, no_b)
     if index_kind is None:
         raise TypingError(
             f"{name}.at in compiled code takes an integer, a list or 1-d array of integers or "
@@ -103,4 +109,28 @@ def _make_at(ufunc: Any, index_kind: str, b_kind: str):
     lines.append(f"        a[i] = ufunc(a[i]{operand})")
     namespace = {"np": np, "ufunc": ufunc}
     exec(compile("\n".join(lines) + "\n", f"<{ufunc.__name__}.at>", "exec"), namespace)
+    return namespace["impl"]
+
+
+@functools.cache
+def _make_indexed_at(ufunc: Any, no_b: bool):
+    """The general `at`: indexing an array of flat positions with `indices` gives each
+    element `a[indices]` reaches (repeated as often as reached, in NumPy's order); the ufunc
+    then updates them one at a time through a flat view of `a`."""
+    operand = "" if no_b else ", values[k]"
+    lines = [
+        "def impl(receiver, a, indices, b=None):",
+        "    reached = np.asarray(np.arange(a.size).reshape(a.shape)[indices])",
+        "    positions = reached.ravel()",
+        "    flat = a.reshape(a.size)",
+    ]
+    if not no_b:
+        lines.append("    values = np.broadcast_to(np.asarray(b), reached.shape).ravel()")
+    lines += [
+        "    for k in range(positions.size):",
+        "        p = positions[k]",
+        f"        flat[p] = ufunc(flat[p]{operand})",
+    ]
+    namespace = {"np": np, "ufunc": ufunc}
+    exec(compile("\n".join(lines) + "\n", f"<{ufunc.__name__}.at>", "exec"), namespace)  # noqa: S102
     return namespace["impl"]

@@ -56,7 +56,29 @@ def _ufunc_reduce(fnty, array, axis=0, dtype=None, initial=None):
         return _make_multi_axis_reduce(ufunc, array.ndim, len(axis.types), _is_none(dtype))
     if not (_is_none(axis) or isinstance(axis, types.Integer)):
         raise TypingError(f"{ufunc.__name__}.reduce: axis must be an int or None, not {axis}")
-    return _make_reduce(ufunc, array.ndim, _is_none(axis), _is_none(dtype), _is_none(initial))
+    element, result = (None, None) if _is_none(dtype) else _loop_dtypes(ufunc, array, dtype)
+    return _make_reduce(ufunc, array.ndim, _is_none(axis), element, result, _is_none(initial))
+
+
+def _loop_dtypes(ufunc: Any, array: types.Array, dtype: types.Type) -> tuple:
+    """(the elements' dtype, the accumulator's) of a reduction with `dtype=`: NumPy folds in
+    `dtype` with a loop (dtype, X) -> dtype, the elements cast to X: the array's own dtype
+    when such a loop exists (`float64(float64, int64)` reduces int64 arrays as they are),
+    else one the array casts to safely, else dtype itself."""
+    from ember.library.numpy.support import numpy_dtype, parse_dtype
+
+    result = numpy_dtype(parse_dtype(dtype))
+    given = numpy_dtype(array.dtype)
+    seconds = []
+    for loop in ufunc.types:
+        inputs, output = loop.split("->")
+        first, second = (np.dtype(code) for code in inputs)
+        if first == result and np.dtype(output) == result:
+            seconds.append(second)
+    for second in sorted(seconds, key=lambda d: d != given):
+        if np.can_cast(given, second, "safe"):
+            return second, result
+    return result, result
 
 
 def _not_reorderable(ufunc: Any) -> str:
@@ -117,13 +139,17 @@ def _is_none(typ: Any) -> bool:
 
 
 @functools.cache
-def _make_reduce(ufunc: Any, ndim: int, all_axes: bool, same_dtype: bool, no_initial: bool):
+def _make_reduce(ufunc: Any, ndim: int, all_axes: bool, element, result, no_initial: bool):
+    """`element`, `result`: the dtypes the elements are cast to and the fold runs in (None:
+    the array's own)."""
     identity = _identity_of(ufunc)
-    cast = "array" if same_dtype else "array.astype(dtype)"
+    cast = "array" if element is None else "array.astype(element)"
+    result_dtype = "a.dtype" if result is None else "result"
+    convert = "" if result is None or result == element else "result_scalar"
     start = "identity" if no_initial else "initial"
-    # the start value as the array's dtype (NumPy casts initial so)
+    # the start value as the result's dtype (NumPy casts initial so)
     start_cell = [
-        "    cell = np.empty(1, dtype=a.dtype)",
+        f"    cell = np.empty(1, dtype={result_dtype})",
         f"    cell[0] = {start}",
         "    first = cell[0]",
     ]
@@ -135,7 +161,7 @@ def _make_reduce(ufunc: Any, ndim: int, all_axes: bool, same_dtype: bool, no_ini
         lines = [
             f"    a = np.ascontiguousarray({cast}).ravel()",
             *a_lines,
-            *_scalar_fold("a", "first", no_initial, identity),
+            *_scalar_fold("a", "first", no_initial, identity, convert),
         ]
     else:
         # the axis between the axes before it (pre) and after it (post), C order
@@ -153,31 +179,36 @@ def _make_reduce(ufunc: Any, ndim: int, all_axes: bool, same_dtype: bool, no_ini
                 else []
             ),
             "    lines = a.reshape((pre, n, post))",
-            "    out = np.empty((pre, post), dtype=a.dtype)",
+            f"    out = np.empty((pre, post), dtype={result_dtype})",
             "    for p in range(pre):",
             "        for q in range(post):",
             *[
                 "        " + line
-                for line in _scalar_fold("lines[p, :, q]", "first", no_initial, identity)
+                for line in _scalar_fold("lines[p, :, q]", "first", no_initial, identity, convert)
                 if not line.strip().startswith("return")
             ],
             "            out[p, q] = acc",
             f"    return out.reshape(({shape_items},))",
         ]
-    return _compile_impl(ufunc, lines)
+    return _compile_impl(ufunc, lines, element, result)
 
 
-def _compile_impl(ufunc: Any, lines: list[str]):
+def _compile_impl(ufunc: Any, lines: list[str], element=None, result=None):
     """The implementation function whose body is `lines` (generated per array ndim, as the
     result's shape has one entry fewer)."""
     namespace = {"np": np, "ufunc": ufunc, "identity": _identity_of(ufunc)}
+    if result is not None:
+        namespace.update(element=element, result=result, result_scalar=result.type)
     source = "def impl(receiver, array, axis=0, dtype=None, initial=None):\n" + "\n".join(lines)
     exec(compile(source + "\n", f"<{ufunc.__name__}.reduce>", "exec"), namespace)
     return namespace["impl"]
 
 
-def _scalar_fold(line: str, start: str, no_initial: bool, identity: Any) -> list[str]:
-    """Statements folding the 1-d `line` into `acc` (then returning it)."""
+def _scalar_fold(
+    line: str, start: str, no_initial: bool, identity: Any, convert: str = ""
+) -> list[str]:
+    """Statements folding the 1-d `line` into `acc` (then returning it); `convert` names the
+    scalar type a first element starting the fold becomes."""
     head = [f"    values = {line}", "    count = values.shape[0]"]
     if not no_initial or identity is not None:
         return [*head, f"    acc = {start}", "    for i in range(count):",
@@ -186,7 +217,7 @@ def _scalar_fold(line: str, start: str, no_initial: bool, identity: Any) -> list
         *head,
         "    if count == 0:",
         f"        raise ValueError({_EMPTY!r})",
-        "    acc = values[0]",
+        f"    acc = {convert}(values[0])" if convert else "    acc = values[0]",
         "    for i in range(1, count):",
         "        acc = ufunc(acc, values[i])",
         "    return acc",

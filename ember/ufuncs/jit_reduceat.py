@@ -41,10 +41,15 @@ def _ufunc_reduceat(fnty, array, indices, axis=0, dtype=None, out=None):
     ndim = _ndim(array)
     if ndim is None:
         raise TypingError(f'{name}.reduceat: "array" must be array-like, not {array}')
-    if _ndim(indices) != 1:
+    indices_ndim = _ndim(indices)
+    if indices_ndim is None:
+        raise TypingError(f'{name}.reduceat: "indices" must be array-like, not {indices}')
+    if indices_ndim != 1:
         raise TypingError(f"{name}.reduceat: index arrays have at most 1 dimension")
     if not isinstance(axis, (types.Integer, types.Omitted)) and axis is not None:
-        raise TypingError(f"{name}.reduceat: axis must be an int, not {axis}")
+        raise TypingError(f'{name}.reduceat: "axis" must be an integer, not {axis}')
+    if not (_is_none(out) or isinstance(out, types.Array)):
+        raise TypingError(f"{name}.reduceat: output must be an array, not {out}")
     return _make_reduceat(ufunc, ndim, _is_none(dtype), _is_none(out))
 
 

@@ -352,6 +352,7 @@ def test_vectorize_and_guvectorize_loops_are_cached(tmp_path):
 OBJMODE_KERNELS = """\
 import numpy as np
 import ember
+from ember import objmode  # a global the key covers, as `ember.objmode` is
 
 
 @ember.njit(cache=True)
@@ -365,7 +366,7 @@ def sorted_total(x):
 
 @ember.njit(cache=True)
 def checked(n):
-    with ember.objmode():
+    with objmode():
         if n < 0:
             raise ValueError("negative", n)
     return n + 1

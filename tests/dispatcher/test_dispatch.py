@@ -53,8 +53,8 @@ def test_typeof_arrays_layout_and_readonly():
 
 def test_typeof_rejects_unsupported_values():
     assert ember.typeof(b"text") is types.bytes_type
-    with pytest.raises(ValueError, match="bytearray"):
-        ember.typeof(bytearray(b"text"))
+    with pytest.raises(ValueError, match="frozenset"):
+        ember.typeof(frozenset({1}))
     with pytest.raises(ValueError):
         ember.typeof(np.zeros(2, dtype=object))
 
@@ -297,8 +297,8 @@ def test_uncompilable_argument_names_argument_and_type():
         return value
 
     with pytest.raises(TypeError) as caught:
-        f(bytearray(b"name"), 1)
-    assert "'label'" in str(caught.value) and "bytearray" in str(caught.value)
+        f(frozenset({1}), 1)
+    assert "'label'" in str(caught.value) and "frozenset" in str(caught.value)
 
 
 # ---------------------------------------------------------------------------- threads

@@ -545,7 +545,7 @@ def test_unknown_option():
 def test_kernel_must_return_a_scalar():
     @stencil
     def whole(a):
-        return a
+        return a[0] * a  # an array; a kernel reading no relative index is refused first
 
     with pytest.raises(ValueError, match="must return a scalar number"):
         whole(np.zeros(4))

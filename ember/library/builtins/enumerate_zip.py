@@ -56,7 +56,9 @@ def iterator_of(typ: types.Type) -> types.Type | None:
         return typ.iterator_type
     if isinstance(types.unliteral(typ), types.UnicodeType):
         return types.unicode_type.iterator_type
-    return None
+    if hasattr(typ, "yield_type"):  # a library's iterator (np.ndenumerate)
+        return typ
+    return getattr(typ, "iterator_type", None)  # a library's iterable (a.flat)
 
 
 def make_iterator(context, builder, typ: types.Type, value):

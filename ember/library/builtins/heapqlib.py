@@ -17,6 +17,10 @@ def _check_heap(heap: types.Type, function: str) -> None:
             f"heapq.{function}() takes a list as the heap (heap argument must be a list), "
             f"not {heap}"
         )
+    if isinstance(heap.dtype, types.Complex):  # CPython's TypeError, found while typing
+        raise TypingError(
+            f"heapq.{function}(): '<' not supported between instances of 'complex' and 'complex'"
+        )
 
 
 def _check_item(heap: types.List, item: types.Type, function: str) -> None:
@@ -25,7 +29,8 @@ def _check_item(heap: types.List, item: types.Type, function: str) -> None:
 
     if unify_pair(heap.dtype, types.unliteral(item)) != heap.dtype:
         raise TypingError(
-            f"heapq.{function}(): an item of type {item} cannot join a heap of {heap.dtype}"
+            f"heapq.{function}(): an item of type {item} cannot join a heap of {heap.dtype} "
+            "(heap type must be the same as item type)"
         )
 
 
@@ -140,7 +145,7 @@ def _check_selection(n: types.Type, iterable: types.Type, function: str) -> None
     if not isinstance(iterable, _SELECTABLE):
         raise TypingError(
             f"heapq.{function}() takes a list, an array, a tuple of one type, a set or a "
-            f"range, not {iterable}"
+            f"range, not {iterable} (Second argument 'iterable' must be iterable)"
         )
 
 

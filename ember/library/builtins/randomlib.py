@@ -6,8 +6,9 @@ The generator is CPython's: MT19937 seeded by init_by_array from the 32-bit word
 Lib/random.py. So `random.seed(s)` in compiled code, then draws, give the numbers the interpreter
 gives after `random.seed(s)`. As in Numba, the compiled state is separate from the interpreter's
 (and from np.random's): it lives in three process-wide NumPy buffers, is seeded from the OS at
-import and by `random.seed()` (through a ctypes callback), and is not thread-safe. The MT19937
-core (twist, tempering, init_genrand) is np.random's.
+import, again in a forked child (as CPython's), and by `random.seed()` (through a ctypes
+callback), and is not thread-safe. The MT19937 core (twist, tempering, init_genrand) is
+np.random's.
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ def _seed_from_os() -> None:
 
 
 _seed_from_os()
+if hasattr(os, "register_at_fork"):  # a forked child draws its own numbers, as CPython's do
+    os.register_at_fork(after_in_child=_seed_from_os)
 
 # ---------------------------------------------------------------------------- state buffers
 

@@ -187,7 +187,10 @@ def _array_extreme(symbol: str):
     def select(iterable):
         if not (isinstance(iterable, types.Array) and iterable.ndim == 1):
             return None
-        if not _number(iterable.dtype) or isinstance(iterable.dtype, types.Complex):
+        dtype = iterable.dtype  # numbers and datetimes (a NaT never beats nor is beaten)
+        if not (_number(dtype) or isinstance(dtype, types.NPDatetime | types.NPTimedelta)):
+            return None
+        if isinstance(dtype, types.Complex):
             return None
 
         def extreme(iterable):
@@ -397,9 +400,22 @@ def is_instance_of(value_type: types.Type, classes: tuple) -> bool | None:
             found |= plain == from_dtype(numpy.dtype(cls))
         elif isinstance(getattr(cls, "class_type", None), types.ClassType):  # a jitclass
             found |= value_type is cls.class_type.instance_type
+        elif _typed_container_type(cls) is not None:
+            found |= isinstance(plain, _typed_container_type(cls))
         else:
             return None
     return found
+
+
+def _typed_container_type(cls) -> type | None:
+    """The type class of ember.typed.List, Dict or Set instances, for one of those classes."""
+    import sys
+
+    typed = sys.modules.get("ember.typed")
+    if typed is None:
+        return None
+    kinds = {typed.List: types.ListType, typed.Dict: types.DictType, typed.Set: types.SetType}
+    return kinds.get(cls)
 
 
 def _numpy_scalar_class(numpy, cls) -> bool:

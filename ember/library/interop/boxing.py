@@ -10,6 +10,7 @@ from __future__ import annotations
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.lowering import cgutils
 from ember.lowering.boxing import NativeValue
 from ember.lowering.registry import box, unbox
 
@@ -37,9 +38,21 @@ def unbox_integer(typ, obj, c):
     if typ.signed:
         wide = c.pyapi.long_as_longlong(obj)
     else:
-        wide = c.pyapi.long_as_ulonglong(obj)
+        wide = _as_unsigned(c, obj)
     value = c.context.cast(c.builder, wide, types.integer_type(64, typ.signed), typ)
     return NativeValue(value, is_error=_pending_error(c))
+
+
+def _as_unsigned(c, obj) -> llvm.Value:
+    """An unsigned 64-bit value of any integer-like object: PyLong_AsUnsignedLongLong takes
+    only Python ints (not np.uint32), so the object passes through int() first."""
+    builder = c.builder
+    as_int = c.pyapi.number_long(obj)
+    slot = cgutils.alloca_once_value(builder, llvm.Constant(llvm.IntType(64), 0))
+    with builder.if_then(builder.not_(cgutils.is_null(builder, as_int)), likely=True):
+        builder.store(c.pyapi.long_as_ulonglong(as_int), slot)
+        c.pyapi.decref(as_int)
+    return builder.load(slot)
 
 
 @box(types.Integer)

@@ -196,6 +196,13 @@ def dtype_itemsize(context, builder, typ, value):
     return arr.const(arr.itemsize_of(typ.dtype))
 
 
+@overload_attribute(types.DType, "kind")
+def dtype_kind(typ):
+    """`a.dtype.kind`: NumPy's one-letter kind code ('f', 'i', 'u', 'b', 'c'...)."""
+    kind = numpy_dtype(typ.dtype).kind
+    return lambda typ: kind
+
+
 @box(types.DType)
 def box_dtype(typ, value, c):
     """A dtype returned to Python is NumPy's dtype object (the type holds it: no data)."""

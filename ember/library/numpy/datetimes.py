@@ -20,7 +20,7 @@ from ember.library.numpy import indexing, ufuncs
 from ember.lowering import datetimes as dt
 from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.registry import lower_builtin
-from ember.typing.overload import NUMPY_ERRORS, overload, overload_method
+from ember.typing.overload import NUMPY_ERRORS, intrinsic, overload, overload_method
 from ember.typing.signature import Signature, signature
 from ember.typing.templates import registry
 
@@ -204,7 +204,13 @@ def _loop_signature(ufunc: np.ufunc, args: tuple) -> Signature | None:
     if not all(map(_operand, args)):
         return None
     operand_types = tuple(types.unliteral(a) for a in args)
-    loop = ufuncs.resolve_loop(ufunc, operand_types)
+    try:
+        loop = ufuncs.resolve_loop(ufunc, operand_types)
+    except TypingError as error:  # Numba's words first, NumPy's reason after
+        kinds = " and ".join(str(getattr(t, "dtype", t)) for t in operand_types)
+        raise TypingError(
+            f"ufunc '{ufunc.__name__}' is not supported between {kinds}: {error}"
+        ) from None
     return Signature(ufuncs.result_type(loop, operand_types), operand_types)
 
 
@@ -480,3 +486,44 @@ def _builtin_extreme(is_max: bool):
 
 overload(max)(_builtin_extreme(True))
 overload(min)(_builtin_extreme(False))
+
+
+# ---------------------------------------------------------------------------- int(x), hash(x)
+
+# Units whose scalars NumPy's int() reads as their count (coarser ones become Python dates).
+_COUNTED_UNITS = ("", "ns", "ps", "fs", "as")
+
+
+@intrinsic
+def _count(typingctx, value):
+    """The int64 count of units a datetime64/timedelta64 holds (NaT: the smallest int64)."""
+    if not isinstance(value, _DATETIME_LIKE):
+        return None
+    return signature(types.int64, value), lambda context, builder, sig, args: args[0]
+
+
+@overload(int)
+def _datetime_int(x):
+    if not isinstance(x, _DATETIME_LIKE):
+        return None
+    if x.unit not in _COUNTED_UNITS:
+        raise TypingError(
+            f"int() of {x} is not supported: only datetime64[ns] and timedelta64[ns] (or "
+            f"finer units) convert to their count, as in NumPy; got unit '{x.unit}'"
+        )
+    return lambda x: _count(x)
+
+
+@overload(hash)
+def _datetime_hash(x):
+    """The count itself, as Numba gives (NumPy hashes the Python date it makes); a generic
+    timedelta64 (no unit) is NumPy's ValueError."""
+    if isinstance(x, types.NPTimedelta) and not x.unit:
+        return _hash_generic_timedelta
+    if isinstance(x, _DATETIME_LIKE):
+        return lambda x: _count(x)
+    return None
+
+
+def _hash_generic_timedelta(x):
+    raise ValueError("Can't hash generic timedelta64")

@@ -58,8 +58,10 @@ def _diff_impl(ndim: int, boolean: bool):
 @overload(np.diff, jit_options=NUMPY_ERRORS)
 def _select_diff(a, n=1, axis=-1):
     n, axis = as_type(n), as_type(axis)
-    if not (is_array(a) and a.ndim >= 1 and is_integer(n) and is_integer(axis)):
+    if not (is_array(a) and is_integer(n) and is_integer(axis)):
         return None
+    if a.ndim == 0:  # NumPy's ValueError, known while compiling (Numba's TypingError)
+        raise TypingError("np.diff: diff requires input that is at least one dimensional")
     return _diff_impl(a.ndim, isinstance(a.dtype, types.Boolean))
 
 

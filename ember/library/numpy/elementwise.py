@@ -89,11 +89,28 @@ def _isin(element, test_elements, assume_unique, invert):
 
 @overload(np.isin, jit_options=NUMPY_ERRORS)
 def _select_isin(element, test_elements, assume_unique=False, invert=False):
-    if not isinstance(types.unliteral(as_type(invert)), types.Boolean):
-        return None
+    for name, flag in (("assume_unique", assume_unique), ("invert", invert)):
+        if not isinstance(types.unliteral(as_type(flag)), types.Boolean):
+            raise TypingError(f"np.isin: {name} must be a bool, not {flag}")
     if is_array(element) and is_array(test_elements) and _real(element) and _real(test_elements):
         return _isin
-    return None
+    operands = (element, test_elements)
+    if not all(is_array(t) or _array_like(t) for t in operands) or all(map(is_array, operands)):
+        return None
+    return _isin_of_array_likes  # NumPy makes arrays of numbers (0-d), lists and tuples
+
+
+def _array_like(typ) -> bool:
+    typ = types.unliteral(typ)
+    if isinstance(typ, (types.Integer, types.Float, types.Boolean)):
+        return True
+    if isinstance(typ, (types.List, types.ListType)):
+        return isinstance(typ.dtype, (types.Integer, types.Float, types.Boolean))
+    return isinstance(typ, types.BaseTuple) and all(map(_array_like, typ.types))
+
+
+def _isin_of_array_likes(element, test_elements, assume_unique=False, invert=False):
+    return np.isin(np.asarray(element), np.asarray(test_elements), assume_unique, invert)
 
 
 def _shapes_equal(a1, a2):

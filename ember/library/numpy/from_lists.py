@@ -1,6 +1,6 @@
-"""`np.array` and `np.asarray` of lists: a list of numbers gives a 1-d array, a list of
-equal-length lists (or tuples) of numbers, or a tuple of lists, a 2-d array (ValueError at run
-time when the lengths differ).
+"""`np.array` and `np.asarray` of lists: a list of numbers gives a 1-d array; lists (or
+homogeneous tuples) nested to any depth, with numbers or equal-shaped arrays as leaves, an array
+of that many more dimensions (ValueError at run time when the lengths differ).
 `array_of_display` serves `np.array([x, y])` of a list display, which ember/rewrites/
 array_displays.py turns into a tuple: no list is built when the items are numbers."""
 
@@ -21,26 +21,21 @@ _RAGGED = (
 )
 
 
-def _row_number_type(row: types.Type) -> types.Type | None:
-    """The number type of a list of numbers or a homogeneous tuple of numbers."""
-    if isinstance(row, types.List) and row.is_precise and isinstance(row.dtype, types.Number):
-        return row.dtype
-    if isinstance(row, types.UniTuple) and isinstance(types.unliteral(row.dtype), types.Number):
-        return types.unliteral(row.dtype)
-    return None
-
-
-def _nesting(obj_type: types.Type) -> tuple[int, types.Type] | None:
-    """(dimensions, number type) of a list of numbers, or of a list or tuple of rows (lists or
-    tuples of numbers)."""
-    if isinstance(obj_type, types.List) and obj_type.is_precise:
-        if isinstance(obj_type.dtype, types.Number):
-            return 1, obj_type.dtype
-        item = _row_number_type(obj_type.dtype)
-        return None if item is None else (2, item)
-    if isinstance(obj_type, types.UniTuple) and isinstance(obj_type.dtype, types.List):
-        item = _row_number_type(obj_type.dtype)
-        return None if item is None else (2, item)
+def _nesting(obj_type: types.Type) -> tuple[int, types.Type, int] | None:
+    """(sequence levels, number type, leaf array dimensions) of a nest of lists or homogeneous
+    tuples whose leaves are numbers or arrays; None for anything else, and for a nest of tuples
+    of numbers alone (np_array_from_tuples in creation.py builds those)."""
+    levels, has_list, typ = 0, False, obj_type
+    while isinstance(typ, (types.List, types.UniTuple)):
+        if isinstance(typ, types.List):
+            if not typ.is_precise:
+                return None
+            has_list = True
+        levels, typ = levels + 1, types.unliteral(typ.dtype)
+    if levels and has_list and isinstance(typ, types.Number):
+        return levels, typ, 0
+    if levels and isinstance(typ, types.Array):
+        return levels, typ.dtype, typ.ndim
     return None
 
 
@@ -51,41 +46,68 @@ def _natural_dtype(item: types.Type) -> types.Type:
     return item
 
 
+def _converter_source(levels: int, leaf_ndim: int) -> str:
+    """A function filling a new array from `levels` nested sequences whose leaves are numbers
+    (leaf_ndim 0) or leaf_ndim-d arrays. The shape is read along the first items (a level
+    after an empty one has length 0); every other row is checked against it (NumPy's
+    ValueError for a ragged nest)."""
+    ndim = levels + leaf_ndim
+    lines = ["def convert(obj, dtype=None):"]
+    lines += [f"    n{d} = 0" for d in range(1, ndim)]
+    lines += ["    n0 = len(obj)", "    row0 = obj"]
+    indent = "    "
+    for d in range(1, levels):
+        lines += [f"{indent}if n{d - 1}:", f"{indent}    row{d} = row{d - 1}[0]"]
+        indent += "    "
+        lines.append(f"{indent}n{d} = len(row{d})")
+    if leaf_ndim:
+        lines += [
+            f"{indent}if n{levels - 1}:",
+            f"{indent}    leaf_shape = row{levels - 1}[0].shape",
+        ]
+        lines += [f"{indent}    n{levels + k} = leaf_shape[{k}]" for k in range(leaf_ndim)]
+    shape = ", ".join(f"n{d}" for d in range(ndim))
+    lines.append(f"    out = np.empty(({shape},), np_type)")
+    indent = "    "
+    for d in range(levels):
+        source = "obj" if d == 0 else f"item{d}"
+        lines.append(f"{indent}for i{d} in range(n{d}):")
+        indent += "    "
+        lines.append(f"{indent}item{d + 1} = {source}[i{d}]")
+        if d + 1 < levels:
+            lines += [
+                f"{indent}if len(item{d + 1}) != n{d + 1}:",
+                f"{indent}    raise ValueError(RAGGED)",
+            ]
+    index = ", ".join(f"i{d}" for d in range(levels))
+    if leaf_ndim:
+        leaf_shape = ", ".join(f"n{d}" for d in range(levels, ndim))
+        lines += [
+            f"{indent}if item{levels}.shape != ({leaf_shape},):",
+            f"{indent}    raise ValueError(RAGGED)",
+        ]
+    lines.append(f"{indent}out[{index}] = item{levels}")
+    lines.append("    return out")
+    return "\n".join(lines) + "\n"
+
+
 @functools.cache
-def _converter(ndim: int, dtype_name: str):
-    np_type = np.dtype(dtype_name).type
-    if ndim == 1:
-
-        def from_list(obj, dtype=None):
-            out = np.empty(len(obj), np_type)
-            for index in range(len(obj)):
-                out[index] = obj[index]
-            return out
-
-        return from_list
-
-    def from_nested(obj, dtype=None):
-        rows = len(obj)
-        columns = len(obj[0]) if rows else 0
-        out = np.empty((rows, columns), np_type)
-        for i in range(rows):
-            row = obj[i]
-            if len(row) != columns:
-                raise ValueError(_RAGGED)
-            for j in range(columns):
-                out[i, j] = row[j]
-        return out
-
-    return from_nested
+def _converter(levels: int, leaf_ndim: int, dtype_name: str):
+    namespace = {"np": np, "np_type": np.dtype(dtype_name).type, "RAGGED": _RAGGED}
+    exec(_converter_source(levels, leaf_ndim), namespace)  # noqa: S102 - fixed names only
+    convert = namespace["convert"]
+    convert.__module__ = __name__
+    return convert
 
 
 def _select(obj, dtype):
     found = _nesting(obj)
     if found is None:
         return None
-    ndim, item = found
-    result = parse_dtype(dtype or types.none, default=_natural_dtype(item))
-    return _converter(ndim, numpy_dtype(result).name)
+    levels, item, leaf_ndim = found
+    natural = _natural_dtype(item) if leaf_ndim == 0 else item
+    result = parse_dtype(dtype or types.none, default=natural)
+    return _converter(levels, leaf_ndim, numpy_dtype(result).name)
 
 
 @overload(np.array)

@@ -417,7 +417,21 @@ def _np_where(condition):
     return _select_nonzero(condition)
 
 
+def _as_inexact(b):
+    """NumPy's isclose computes with b in floating point: integer b becomes float64."""
+
+
+@overload(_as_inexact)
+def _select_as_inexact(b):
+    if isinstance(b, types.Array) and isinstance(b.dtype, (types.Integer, types.Boolean)):
+        return lambda b: b.astype(np.float64)
+    if isinstance(types.unliteral(b), (types.Integer, types.Boolean)):
+        return lambda b: float(b)
+    return lambda b: b
+
+
 def _isclose(a, b, rtol, atol, equal_nan):
+    b = _as_inexact(b)  # so that `a - b` cannot wrap around (iinfo extremes)
     # an infinite b is close only to itself: inf <= atol + rtol * inf must not count
     close = (np.abs(a - b) <= atol + rtol * np.abs(b)) & np.isfinite(b)
     same = a == b  # equal infinities
@@ -603,7 +617,10 @@ def _select_searchsorted(a, v, side="left"):
         raise TypingError("np.searchsorted: side must be the constant 'left' or 'right'")
     if _array(v):
         return _searchsorted_impl(side_value == "right", False)
-    return _searchsorted_impl(side_value == "right", True) if _real_number(v) else None
+    scalar = _real_number(v) or isinstance(
+        types.unliteral(v), (types.NPDatetime, types.NPTimedelta)
+    )
+    return _searchsorted_impl(side_value == "right", True) if scalar else None
 
 
 @functools.cache
@@ -1032,13 +1049,21 @@ def _select_histogram(a, bins=10, range=None):
 
 @np_typer(np.flip, "m")
 def _type_flip(m):
-    return m.copy(layout="A") if _array(m) else None
+    if not _array(m):
+        raise TypingError(f"Cannot np.flip on {m} type: np.flip takes an array")
+    if m.ndim == 0:  # NumPy's m[()]: the element
+        return types.element_value_type(m.dtype)
+    return m.copy(layout="A")
 
 
 @lower_builtin(np.flip, types.Array)
 def np_flip(context, builder, sig, args):
-    """A view with every axis reversed."""
+    """A view with every axis reversed (of a 0-d array: its element)."""
     fields = arr.unpack(builder, sig.args[0], args[0])
+    if sig.args[0].ndim == 0:
+        dtype = sig.args[0].dtype
+        item = arr.load_item(builder, dtype, fields.data)
+        return context.cast(builder, item, dtype, sig.return_type)
     data = fields.data
     strides = []
     for dim, stride in zip(fields.shape, fields.strides):

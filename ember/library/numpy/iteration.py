@@ -1,13 +1,10 @@
-"""Flat and indexed iteration over arrays: `a.flat`, `np.ndenumerate(a)` and the read-only,
-one-operand `np.nditer(a)`.
-
-`a.flat` of a C-contiguous array is typed as a 1-d C view of the same data (the same meminfo,
-shape (a.size,)), so integer indexing, assignment, `len` and iteration work as on any 1-d array.
-Other layouts are a TypingError (their elements need not be one item apart).
+"""Indexed iteration over arrays: `np.ndenumerate(a)`, `iter(a.flat)` of arrays that are not
+C-contiguous, `np.nditer` and `np.ndindex`.
 
 `np.ndenumerate(a)` is an iterator like `enumerate` over arrays: its state, in the entry block
 of the function that made it, is {array, items left, index[ndim]}; `next` yields
-(index tuple, element) in C order, advancing the index like an odometer.
+(index tuple, element) in C order, advancing the index like an odometer. The iterator of
+`a.flat` is the same odometer yielding only the elements.
 """
 
 from __future__ import annotations
@@ -19,48 +16,13 @@ from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import intrinsic, overload
+from ember.library.numpy.flat import ArrayFlatType
 from ember.lowering import arrays as arr
 from ember.lowering.iterators import iternext_pair
 from ember.lowering.models import OpaqueModel, register_model
-from ember.lowering.registry import lower_builtin, lower_getattr
+from ember.lowering.registry import lower_builtin
 from ember.typing.signature import signature
-from ember.typing.templates import AttributeTemplate, registry
-
-# ---------------------------------------------------------------------------- a.flat
-
-
-def flat_type(array_type: types.Array) -> types.Array:
-    return array_type.copy(ndim=1, layout="C")
-
-
-@registry.register_attr
-class ArrayFlatAttribute(AttributeTemplate):
-    key = types.Array
-
-    def resolve_flat(self, ty):
-        if not (ty.layout == "C" or (ty.ndim <= 1 and ty.layout == "F")):
-            raise TypingError(
-                f"'flat' of a non C-contiguous array ({ty}) is not supported: use "
-                "np.ravel(a) to read, or np.ndenumerate(a) to visit every element"
-            )
-        return flat_type(ty)
-
-
-@lower_getattr(types.Array, "flat")
-def array_flat(context, builder, typ, value):
-    fields = arr.unpack(builder, typ, value)
-    view = arr.ArrayFields(
-        fields.meminfo,
-        fields.parent,
-        fields.nitems,
-        fields.itemsize,
-        fields.data,
-        [fields.nitems],
-        [arr.const(arr.itemsize_of(typ.dtype))],
-    )
-    arr.nrt_incref_fields(builder, view)
-    return arr.pack(builder, flat_type(typ), view)
-
+from ember.typing.templates import registry
 
 # ---------------------------------------------------------------------------- np.ndenumerate
 
@@ -87,6 +49,16 @@ class NdEnumerateType(types.Type):
         return (self.array_type,)
 
 
+class FlatIteratorType(NdEnumerateType):
+    """`iter(a.flat)` of an array that is not C-contiguous: the ndenumerate odometer, yielding
+    only the elements."""
+
+    def __init__(self, array_type: types.Array) -> None:
+        super().__init__(array_type)
+        self.yield_type = types.element_value_type(array_type.dtype)
+        self.name = f"iter(flatiter({array_type}))"
+
+
 @register_model(NdEnumerateType)
 class NdEnumerateModel(OpaqueModel):
     """A pointer to the iterator state in the entry block of the function that made it."""
@@ -103,12 +75,21 @@ def _type_ndenumerate(args, kws):
 def _type_iter(args, kws):
     if len(args) == 1 and not kws and isinstance(args[0], NdEnumerateType):
         return signature(args[0], args[0])
+    if len(args) == 1 and not kws and isinstance(args[0], ArrayFlatType):
+        return signature(args[0].iterator_type, args[0])
     return None
 
 
 @lower_builtin(iter, NdEnumerateType)
 def ndenumerate_iter(context, builder, sig, args):
     return args[0]
+
+
+@lower_builtin(iter, ArrayFlatType)
+def flat_iter(context, builder, sig, args):
+    array_type = sig.args[0].array_type
+    array = builder.extract_value(args[0], 0)
+    return ndenumerate_impl(context, builder, signature(sig.return_type, array_type), [array])
 
 
 def _state_type(context, array_type: types.Array) -> llvm.LiteralStructType:
@@ -169,16 +150,17 @@ def ndenumerate_next(context, builder, sig, args):
         element = arr.load_item(
             builder, array_type.dtype, arr.element_pointer(builder, array_type, fields, index)
         )
-        element = context.cast(
-            builder, element, array_type.dtype, iterator_type.yield_type.types[1]
-        )
+        element_type = types.element_value_type(array_type.dtype)
+        element = context.cast(builder, element, array_type.dtype, element_type)
         _advance_odometer(builder, index, slots, fields.shape)
-        index_type = iterator_type.yield_type.types[0]
-        index_value = llvm.Constant(context.value_type(index_type), llvm.Undefined)
-        for k in range(ndim):
-            index_value = builder.insert_value(index_value, index[k], k)
-        item = llvm.Constant(item_llvm, llvm.Undefined)
-        item = builder.insert_value(builder.insert_value(item, index_value, 0), element, 1)
+        item = element
+        if not isinstance(iterator_type, FlatIteratorType):
+            index_type = iterator_type.yield_type.types[0]
+            index_value = llvm.Constant(context.value_type(index_type), llvm.Undefined)
+            for k in range(ndim):
+                index_value = builder.insert_value(index_value, index[k], k)
+            item = llvm.Constant(item_llvm, llvm.Undefined)
+            item = builder.insert_value(builder.insert_value(item, index_value, 0), element, 1)
         filled = builder.block
     return iternext_pair(context, builder, sig, (item, filled), before, valid)
 
@@ -267,18 +249,159 @@ def _strided_order(a):
     return _memory_order_elements(a)
 
 
+def _scalar_order(x):
+    return _nditer_elements(np.asarray(x).reshape(1))
+
+
+def _is_operand(typ) -> bool:
+    return isinstance(typ, (types.Array, types.Number, types.Boolean))
+
+
 @overload(np.nditer)
 def nditer(op):
-    """`np.nditer(a)` read-only, one operand: elements in memory order (NumPy's order='K'),
-    each a 0-d array (`x.item()`, `x[()]`)."""
+    """`np.nditer(a)` read-only: each element a 0-d array (`x.item()`, `x[()]`). One operand
+    (an array or a number) is walked in memory order (NumPy's order='K'); a tuple of operands
+    is broadcast together and walked in the C order of the broadcast shape, yielding a tuple
+    of 0-d views."""
+    if isinstance(op, types.BaseTuple) and len(op) == 1 and _is_operand(op.types[0]):
+        return lambda op: np.nditer(op[0])  # NumPy yields the elements, not 1-tuples
+    if isinstance(op, types.BaseTuple) and len(op) > 1 and all(map(_is_operand, op)):
+        return _several_operands
+    if isinstance(op, (types.Number, types.Boolean)):
+        return _scalar_order
     if not isinstance(op, types.Array):
         raise TypingError(
-            f"np.nditer({op}) is not supported: ember's nditer takes one array (iterate "
-            "several arrays with zip over their .ravel())"
+            f"np.nditer({op}) is not supported: ember's nditer takes an array, a number or a "
+            "tuple of them"
         )
     if op.layout == "C" or op.ndim <= 1 and op.layout == "F":
         return _c_order
     return _f_order if op.layout == "F" else _strided_order
+
+
+def _several_operands(op):
+    arrays = _operand_arrays(op)
+    shape = _broadcast_shape(arrays)
+    size = 1
+    for extent in shape:
+        size *= extent
+    if size == 0:
+        raise ValueError("Iteration of zero-sized operands is not enabled")
+    return _broadcast_elements(arrays, shape, size)
+
+
+@njit
+def _broadcast_elements(arrays, shape, size):
+    for position in range(size):
+        yield _views_at(arrays, shape, position)
+
+
+def _zero_d(typ: types.Type) -> types.Array:
+    dtype = typ.dtype if isinstance(typ, types.Array) else typ
+    return types.Array(dtype, 0, "C")
+
+
+@intrinsic
+def _operand_arrays(typingctx, operands):
+    """The operands with each number made a new 0-d array (arrays pass as they are)."""
+    members = tuple(operands)
+    result_members = tuple(
+        t if isinstance(t, types.Array) else _zero_d(types.unliteral(t)) for t in members
+    )
+    result = types.Tuple(result_members)
+
+    def codegen(context, builder, sig, args):
+        value = llvm.Constant(context.value_type(result), llvm.Undefined)
+        for k, (given, made) in enumerate(zip(members, result_members)):
+            member = builder.extract_value(args[0], k)
+            if isinstance(given, types.Array):
+                arr.incref(builder, given, member)
+            else:
+                zero_d = arr.allocate(context, builder, made, [])
+                item = context.cast(builder, member, given, made.dtype)
+                data = arr.unpack(builder, made, zero_d).data
+                arr.store_item(builder, made.dtype, item, data)
+                member = zero_d
+            value = builder.insert_value(value, member, k)
+        return value
+
+    return signature(result, operands), codegen
+
+
+@intrinsic
+def _broadcast_shape(typingctx, arrays):
+    """The shape the arrays broadcast to (NumPy's rules), or ValueError."""
+    members = tuple(arrays)
+    ndim = max(t.ndim for t in members)
+    result = types.UniTuple(types.intp, ndim)
+
+    def codegen(context, builder, sig, args):
+        shapes = [
+            arr.unpack(builder, t, builder.extract_value(args[0], k)).shape
+            for k, t in enumerate(members)
+        ]
+        one = arr.const(1)
+        value = llvm.Constant(context.value_type(result), llvm.Undefined)
+        mismatch = llvm.Constant(arr.i1, 0)
+        for axis in range(ndim):
+            extent = one
+            for shape in shapes:
+                position = axis - (ndim - len(shape))
+                if position < 0:
+                    continue
+                other = shape[position]
+                clash = builder.and_(
+                    builder.icmp_signed("!=", extent, one),
+                    builder.and_(
+                        builder.icmp_signed("!=", other, one),
+                        builder.icmp_signed("!=", other, extent),
+                    ),
+                )
+                mismatch = builder.or_(mismatch, clash)
+                extent = builder.select(builder.icmp_signed("==", extent, one), other, extent)
+            value = builder.insert_value(value, extent, axis)
+        context.guard(builder, mismatch, ValueError, "operands could not be broadcast together")
+        return value
+
+    return signature(result, arrays), codegen
+
+
+@intrinsic
+def _views_at(typingctx, arrays, shape, position):
+    """A 0-d view of each array's element at C-order `position` of the broadcast `shape` (an
+    array's axis of extent 1 stays at 0)."""
+    members = tuple(arrays)
+    ndim = len(shape)
+    result = types.Tuple(tuple(types.Array(t.dtype, 0, "C") for t in members))
+
+    def codegen(context, builder, sig, args):
+        index = [None] * ndim
+        rest = args[2]
+        for axis in range(ndim - 1, -1, -1):
+            extent = builder.extract_value(args[1], axis)
+            index[axis] = builder.srem(rest, extent)
+            rest = builder.sdiv(rest, extent)
+        value = llvm.Constant(context.value_type(result), llvm.Undefined)
+        for k, array_type in enumerate(members):
+            fields = arr.unpack(builder, array_type, builder.extract_value(args[0], k))
+            offset = arr.const(0)
+            for position in range(array_type.ndim):
+                i = index[ndim - array_type.ndim + position]
+                moves = builder.icmp_signed("!=", fields.shape[position], arr.const(1))
+                step = builder.select(moves, fields.strides[position], arr.const(0))
+                offset = builder.add(offset, builder.mul(i, step))
+            view = arr.ArrayFields(
+                fields.meminfo,
+                fields.parent,
+                arr.const(1),
+                fields.itemsize,
+                arr.offset_pointer(builder, fields.data, offset),
+            )
+            arr.nrt_incref_fields(builder, view)
+            value = builder.insert_value(value, arr.pack(builder, result.types[k], view), k)
+        return value
+
+    return signature(result, arrays, shape, position), codegen
 
 
 # ---------------------------------------------------------------------------- np.ndindex
@@ -336,8 +459,6 @@ def ndindex(*shape):
         shape, impl = tuple(shape[0]), _ndindex_of_tuple
     else:
         impl = _ndindex_of_ints
-    if not shape or not all(isinstance(extent, types.Integer) for extent in shape):
-        raise TypingError(
-            f"np.ndindex() takes integers or one non-empty tuple of integers, not {shape}"
-        )
+    if not all(isinstance(extent, types.Integer) for extent in shape):
+        raise TypingError(f"np.ndindex() takes integers or one tuple of integers, not {shape}")
     return impl

@@ -132,14 +132,21 @@ def _repeat_int(a, repeats):
     return out
 
 
+_repeat_int_jit = njit(**NUMPY_ERRORS)(_repeat_int)
+
+
 def _repeat_array(a, repeats):
     flat = a.ravel()
+    if repeats.shape[0] == 1:  # broadcast: one count for every item, as NumPy
+        return _repeat_int_jit(a, repeats[0])
     if repeats.shape[0] != flat.shape[0]:
         raise ValueError("operands could not be broadcast together")
     total = 0
     for count in repeats:
         if count < 0:
-            raise ValueError("repeats may not contain negative values.")
+            raise ValueError(  # NumPy's words, then Numba's
+                "repeats may not contain negative values: negative dimensions are not allowed"
+            )
         total += count
     out = np.empty(total, flat.dtype)
     position = 0
@@ -155,14 +162,27 @@ def _select_repeat(a, repeats):
         return None
     if is_integer(repeats):
         return _repeat_int
+    if isinstance(repeats, (types.List, types.ListType, types.BaseTuple)):
+        return lambda a, repeats: np.repeat(a, np.asarray(repeats))
     if is_array(repeats) and repeats.ndim == 1 and isinstance(repeats.dtype, types.Integer):
         return _repeat_array
-    return None
+    raise TypingError(
+        f"The repeats argument must be an integer or an array-like of integer dtype, not {repeats}"
+    )
 
 
 @overload(np.repeat, jit_options=NUMPY_ERRORS)
 def _np_repeat(a, repeats):
+    if _array_like(a):  # a number, list or tuple: the array NumPy makes of it
+        return lambda a, repeats: np.repeat(np.asarray(a), repeats)
     return _select_repeat(a, repeats)
+
+
+def _array_like(value) -> bool:
+    """A number, bool, list or tuple that NumPy's functions take as the array it makes."""
+    return isinstance(
+        types.unliteral(value), (types.Number, types.Boolean, types.List, types.BaseTuple)
+    )
 
 
 @overload_method(types.Array, "repeat", jit_options=NUMPY_ERRORS)
@@ -709,8 +729,16 @@ def _insert_scalar(arr, obj, values):
 
 @overload(np.insert, jit_options=NUMPY_ERRORS)
 def _select_insert(arr, obj, values):
-    if not (is_array(arr) and is_integer(obj)):
-        return None
+    if isinstance(arr, (types.List, types.BaseTuple)):
+        return lambda arr, obj, values: np.insert(np.asarray(arr), obj, values)
+    if is_array(arr) and isinstance(values, (types.List, types.BaseTuple)):
+        return lambda arr, obj, values: np.insert(arr, obj, np.asarray(values))
+    if not is_array(arr):
+        raise TypingError(f"np.insert: arr must be either an Array or a Sequence, not {arr}")
+    if not (is_integer(obj) or isinstance(obj, (types.Array, types.List, types.BaseTuple))):
+        raise TypingError(f"np.insert: obj should be an Integer, an Array or a Sequence, not {obj}")
+    if not is_integer(obj):
+        return None  # several positions: not supported yet
     if is_array(values):
         return _insert_array
     return _insert_scalar if is_number(values) else None
@@ -1005,14 +1033,27 @@ def _flipud(m):
     return m[::-1]
 
 
-@overload(np.fliplr, jit_options=NUMPY_ERRORS)
-def _select_fliplr(m):
-    return _fliplr if is_array(m) and m.ndim >= 2 else None
+def _select_flip_of_axis(name: str, least_ndim: int, impl):
+    """np.fliplr (2-d at least) / np.flipud (1-d at least) of arrays, lists and tuples."""
+
+    def select(m):
+        if isinstance(m, (types.List, types.BaseTuple)):
+            return lambda m: getattr(np, name)(np.asarray(m))
+        ndim = m.ndim if is_array(m) else 0 if is_number(m) else None
+        if ndim is None:
+            raise TypingError(f"Cannot np.{name} on {m} type")
+        if ndim < least_ndim:
+            raise TypingError(
+                f"np.{name}: cannot index array of {ndim} dimension(s) with {least_ndim} "
+                f"indices: the input must be at least {least_ndim}-d"
+            )
+        return impl
+
+    return select
 
 
-@overload(np.flipud, jit_options=NUMPY_ERRORS)
-def _select_flipud(m):
-    return _flipud if is_array(m) and m.ndim >= 1 else None
+overload(np.fliplr, jit_options=NUMPY_ERRORS)(_select_flip_of_axis("fliplr", 2, _fliplr))
+overload(np.flipud, jit_options=NUMPY_ERRORS)(_select_flip_of_axis("flipud", 1, _flipud))
 
 
 def _rot90(m, k=1):

@@ -38,8 +38,9 @@ class RecordModel(PrimitiveModel):
 def _field_type(record: types.Record, field: str) -> types.Type:
     found = record.fields.get(field)
     if found is None:
-        names = ", ".join(record.fields) or "none"
-        raise TypingError(f"the record has no field '{field}' (its fields: {names})")
+        raise TypingError(
+            f"Field '{field}' was not found in record with fields {tuple(record.fields)}"
+        )
     return found.type
 
 
@@ -52,11 +53,14 @@ def _value_type(field_type: types.Type) -> types.Type:
 
 def _assignable(record: types.Record, field: str, value: types.Type) -> types.Type:
     field_type = _field_type(record, field)
-    if isinstance(field_type, types.NestedArray):
-        raise TypingError(
-            f"assigning a whole sub-array record field ('{field}') is not supported: write "
-            f"its elements through the view, `r.{field}[k] = x` or `r.{field}[:] = values`"
-        )
+    if isinstance(field_type, types.NestedArray):  # copied in, broadcast as NumPy does
+        value = types.unliteral(value)
+        if not isinstance(value, (types.Array, types.Number, types.Boolean)):
+            raise TypingError(
+                f"cannot store a value of type {value} in sub-array record field '{field}' "
+                f"({field_type}): assign an array or a number"
+            )
+        return value
     if can_convert(types.unliteral(value), field_type) is None:
         raise TypingError(
             f"cannot store a value of type {value} in record field '{field}' ({field_type})"
@@ -100,8 +104,18 @@ def _nested_view(builder, nested: types.NestedArray, pointer):
     return arr.pack(builder, _value_type(nested), view)
 
 
+def _copy_into(view, value):
+    view[...] = value
+
+
 def _store_field(context, builder, record, pointer, field, value, value_type) -> None:
     field_type = record.typeof(field)
+    if isinstance(field_type, types.NestedArray):
+        view = _nested_view(builder, field_type, _field_pointer(builder, record, pointer, field))
+        view_type = _value_type(field_type)
+        sig = Signature(types.none, (view_type, value_type))
+        context.compile_internal(builder, _copy_into, sig, [view, value])
+        return
     converted = context.cast(builder, value, value_type, field_type)
     arr.store_item(builder, field_type, converted, _field_pointer(builder, record, pointer, field))
 
@@ -137,8 +151,19 @@ def record_setattr(context, builder, sig, args, attr: str):
 # ---------------------------------------------------------------------------- r['x'], a['x']
 
 
-def _literal_field(name: types.Type) -> str | None:
-    return name.literal_value if isinstance(name, types.StringLiteral) else None
+def _literal_field(name: types.Type, target: types.Type = None) -> str | None:
+    """The field a constant index names: a string, or (of a record) a position."""
+    if isinstance(name, types.StringLiteral):
+        return name.literal_value
+    if isinstance(name, types.IntegerLiteral) and isinstance(target, types.Record):
+        names = list(target.fields)
+        if not -len(names) <= name.literal_value < len(names):
+            raise TypingError(
+                f"Requested index {name.literal_value} is out of range: the record has "
+                f"{len(names)} fields {tuple(names)}"
+            )
+        return names[name.literal_value]
+    return None
 
 
 def _array_of_records(typ: types.Type) -> bool:
@@ -168,36 +193,68 @@ class RecordArrayAttributes(AttributeTemplate):
 
 @registry.typer(operator.getitem)
 def _type_getitem(args, kws):
-    if len(args) != 2 or kws or _literal_field(args[1]) is None:
+    if len(args) != 2 or kws:
         return None
     target, name = args
+    field = _literal_field(name, target)
+    if field is None:
+        return None
     if isinstance(target, types.Record):
-        return Signature(_value_type(_field_type(target, name.literal_value)), (target, name))
+        return Signature(_value_type(_field_type(target, field)), (target, name))
     if _array_of_records(target):
-        return Signature(_field_view_type(target, name.literal_value), (target, name))
+        return Signature(_field_view_type(target, field), (target, name))
     return None
 
 
 @registry.typer(operator.setitem)
 def _type_setitem(args, kws):
-    if len(args) != 3 or kws or _literal_field(args[1]) is None:
+    if len(args) != 3 or kws:
         return None
     record, name, value = args
+    if _array_of_records(record) and _literal_field(name) is not None:
+        return _type_field_assignment(record, name, value)
     if not isinstance(record, types.Record):
         return None
-    field_type = _assignable(record, name.literal_value, value)
+    field = _literal_field(name, record)
+    if field is None:
+        return None
+    field_type = _assignable(record, field, value)
     return Signature(types.none, (record, name, field_type))
 
 
+def _type_field_assignment(array: types.Array, name: types.Type, value: types.Type):
+    """`a['x'] = values`: every element's field, broadcast as NumPy does."""
+    _field_view_type(array, name.literal_value)  # the field exists
+    value = types.unliteral(value)
+    if array.readonly or not isinstance(value, (types.Array, types.Number, types.Boolean)):
+        return None
+    return Signature(types.none, (array, name, value))
+
+
+@lower_builtin(operator.setitem, types.Array, types.StringLiteral, types.Any)
+def field_assignment(context, builder, sig, args):
+    array, name, value_type = sig.args
+    view_type = _field_view_type(array, name.literal_value)
+    view = _field_view(builder, array, args[0], name.literal_value, view_type)
+    copy_sig = Signature(types.none, (view_type, value_type))
+    context.compile_internal(builder, _copy_into, copy_sig, [view, args[2]])
+    arr.decref(builder, view_type, view)
+    return context.get_dummy_value(types.none)
+
+
 @lower_builtin(operator.getitem, types.Record, types.StringLiteral)
+@lower_builtin(operator.getitem, types.Record, types.IntegerLiteral)
 def record_getitem(context, builder, sig, args):
-    return _load_field(context, builder, sig.args[0], args[0], sig.args[1].literal_value)
+    record, name = sig.args
+    return _load_field(context, builder, record, args[0], _literal_field(name, record))
 
 
 @lower_builtin(operator.setitem, types.Record, types.StringLiteral, types.Any)
+@lower_builtin(operator.setitem, types.Record, types.IntegerLiteral, types.Any)
 def record_setitem(context, builder, sig, args):
     record, name, field_type = sig.args
-    _store_field(context, builder, record, args[0], name.literal_value, args[2], field_type)
+    field = _literal_field(name, record)
+    _store_field(context, builder, record, args[0], field, args[2], field_type)
     return context.get_dummy_value(types.none)
 
 

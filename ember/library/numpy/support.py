@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ember import types
-from ember.errors import TypingError
+from ember.errors import NumbaValueError, TypingError
 from ember.typing.overload import NUMPY_ERRORS, as_type  # noqa: F401 - used by numpy/
 from ember.typing.signature import Signature
 from ember.typing.templates import registry
@@ -57,7 +57,7 @@ def numpy_dtype(dtype: types.Type) -> np.dtype:
     return np.dtype("bool" if isinstance(dtype, types.Boolean) else dtype.name)
 
 
-class UnsupportedDtypeError(TypingError, ValueError):
+class UnsupportedDtypeError(NumbaValueError, ValueError):
     """A NumPy dtype ember cannot compile for (objects, strings, datetimes, float16...); a
     ValueError too, as `typeof` raises for values it cannot type."""
 
@@ -73,11 +73,21 @@ def from_numpy_dtype(dtype: np.dtype) -> types.Type:
                 f"unsupported NumPy dtype {dtype} (records): ember's record fields are "
                 "numbers, booleans, strings, nested records and sub-arrays of those"
             )
+        if not dtype.isnative:  # Numba's words first: programs match them
+            what = _describe_dtype(dtype) if dtype.kind in "OUSMmV" else "numbers"
+            hint = _conversion_hint(dtype) if dtype.kind in "US" else _NATIVE_ORDER_HINT
+            raise UnsupportedDtypeError(
+                f"Unsupported array dtype: {dtype} ({what}): of the other byte order; ember (as "
+                f"Numba) compiles for the machine's byte order only{hint}"
+            )
         raise UnsupportedDtypeError(
             f"unsupported NumPy dtype {dtype} ({_describe_dtype(dtype)}): ember arrays hold "
             f"{SUPPORTED_KINDS}{_conversion_hint(dtype)}"
         )
     return found
+
+
+_NATIVE_ORDER_HINT = "; convert it first, e.g. `values.astype(values.dtype.newbyteorder('='))`"
 
 
 def _conversion_hint(dtype: np.dtype) -> str:

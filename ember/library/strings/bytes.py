@@ -1,6 +1,7 @@
-"""`str.encode` in compiled code ('utf-8', 'ascii', 'latin-1'; errors 'strict', 'ignore' or
-'replace') and `bytes` values: `len`, indexing (an int), slicing, iteration, `==`; passed in
-from Python and returned to Python as `bytes`.
+"""`str.encode` and `bytes.decode` in compiled code ('utf-8', 'ascii', 'latin-1'; errors
+'strict', 'ignore' or 'replace', with CPython's errors) and `bytes` values: `len`, indexing (an
+int), slicing, iteration, comparisons, `+`, `*`, `in`; passed in from Python and returned to
+Python as `bytes`. Their methods: ember/library/strings/bytes_methods.py.
 
 A bytes value shares the string's data model: a kind-1 string whose code points are the bytes.
 """
@@ -121,9 +122,7 @@ def _utf8_impl(errors: str):
             width = _utf8_size(_get(s, index))
             if width == 0:
                 if strict:
-                    raise UnicodeEncodeError(
-                        "utf-8", "", index, index + 1, "surrogates not allowed"
-                    )
+                    raise UnicodeEncodeError("utf-8", s, index, index + 1, "surrogates not allowed")
                 width = 1 if replace else 0
             size += width
         out = _new(1, size)
@@ -162,7 +161,7 @@ def _single_byte_impl(codec: str, errors: str):
             if _get(s, index) < limit:
                 size += 1
             elif strict:
-                raise UnicodeEncodeError(codec, "", index, index + 1, reason)
+                raise UnicodeEncodeError(codec, s, index, index + 1, reason)
             elif replace:
                 size += 1
         out = _new(1, size)
@@ -177,13 +176,13 @@ def _single_byte_impl(codec: str, errors: str):
     return encode_single
 
 
-def _constant(typ: types.Type, what: str, known) -> str:
+def _constant(typ: types.Type, what: str, known, method: str = "str.encode") -> str:
     if not isinstance(typ, types.StringLiteral):
-        raise UnsupportedError(f"str.encode() needs a constant {what} in compiled code")
+        raise UnsupportedError(f"{method}() needs a constant {what} in compiled code")
     value = known.get(typ.literal_value.lower().replace("_", "-"))
     if value is None:
         raise UnsupportedError(
-            f"str.encode() with {what} {typ.literal_value!r} is not supported in compiled code "
+            f"{method}() with {what} {typ.literal_value!r} is not supported in compiled code "
             f"(supported: {', '.join(sorted(set(known.values())))})"
         )
     return value
@@ -208,6 +207,139 @@ def _impl_for(codec: str, errors: str):
     key = (codec, errors)
     if key not in _IMPLS:
         _IMPLS[key] = _utf8_impl(errors) if codec == "utf-8" else _single_byte_impl(codec, errors)
+    return _IMPLS[key]
+
+
+# ---------------------------------------------------------------------------- decoding
+
+_REPLACEMENT = 0xFFFD  # what 'replace' puts for each undecodable run
+_INVALID, _TRUNCATED = -1, -2
+
+
+@register_jitable
+def _utf8_reason(text, i, code):
+    """CPython's words for the invalid sequence at `i`."""
+    if code == _TRUNCATED:
+        return "unexpected end of data"
+    if 0xC2 <= _get(text, i) <= 0xF4:
+        return "invalid continuation byte"
+    return "invalid start byte"
+
+
+@register_jitable
+def _utf8_sequence(text, i, n):
+    """(code point, bytes taken) of the UTF-8 sequence at `i`. An invalid one gives
+    _INVALID (or _TRUNCATED when the data ends inside it) and the length of its maximal
+    invalid start, which CPython reports and replaces as one unit."""
+    lead = _get(text, i)
+    if lead < 0x80:
+        return lead, 1
+    if lead < 0xC2 or lead > 0xF4:
+        return _INVALID, 1
+    if lead < 0xE0:
+        need, code, low, high = 1, lead & 0x1F, 0x80, 0xBF
+    elif lead < 0xF0:  # no overlong forms (E0 80..9F) nor surrogates (ED A0..BF)
+        need, code = 2, lead & 0x0F
+        low, high = (0xA0 if lead == 0xE0 else 0x80), (0x9F if lead == 0xED else 0xBF)
+    else:  # nothing overlong (F0 80..8F) nor beyond U+10FFFF (F4 90..)
+        need, code = 3, lead & 0x07
+        low, high = (0x90 if lead == 0xF0 else 0x80), (0x8F if lead == 0xF4 else 0xBF)
+    for k in range(1, need + 1):
+        if i + k >= n:
+            return _TRUNCATED, k
+        unit = _get(text, i + k)
+        if unit < low or unit > high:
+            return _INVALID, k
+        code = (code << 6) | (unit & 0x3F)
+        low, high = 0x80, 0xBF
+    return code, need + 1
+
+
+@register_jitable
+def _decoded_kind(largest):
+    return 1 if largest < 0x100 else (2 if largest < 0x10000 else 4)
+
+
+def _utf8_decode_impl(errors: str):
+    strict, replace = errors == "strict", errors == "replace"
+
+    def decode_utf8(b, encoding="utf-8", errors="strict"):
+        text = _as_text(b)
+        n = _length(text)
+        count = largest = i = 0
+        while i < n:  # first pass: how many code points, and the widest
+            code, taken = _utf8_sequence(text, i, n)
+            if code < 0:
+                if strict:
+                    raise UnicodeDecodeError("utf-8", b, i, i + taken, _utf8_reason(text, i, code))
+                code = _REPLACEMENT if replace else -1
+            if code >= 0:
+                count += 1
+                largest = max(largest, code)
+            i += taken
+        out = _new(_decoded_kind(largest), count)
+        position = i = 0
+        while i < n:
+            code, taken = _utf8_sequence(text, i, n)
+            if code < 0 and replace:
+                code = _REPLACEMENT
+            if code >= 0:
+                _set(out, position, code)
+                position += 1
+            i += taken
+        return out
+
+    return decode_utf8
+
+
+def _ascii_decode_impl(errors: str):
+    strict, replace = errors == "strict", errors == "replace"
+
+    def decode_ascii(b, encoding="utf-8", errors="strict"):
+        text = _as_text(b)
+        n = _length(text)
+        count = 0
+        wide = False
+        for index in range(n):
+            if _get(text, index) < 128:
+                count += 1
+            elif strict:
+                raise UnicodeDecodeError("ascii", b, index, index + 1, "ordinal not in range(128)")
+            elif replace:
+                count += 1
+                wide = True
+        out = _new(2 if wide else 1, count)
+        position = 0
+        for index in range(n):
+            code = _get(text, index)
+            if code < 128 or replace:
+                _set(out, position, code if code < 128 else _REPLACEMENT)
+                position += 1
+        return out
+
+    return decode_ascii
+
+
+def _latin1_decode(b, encoding="utf-8", errors="strict"):
+    return _as_text(b)[:]  # each byte is the code point of the same value
+
+
+@overload_method(BytesType, "decode", jit_options=NUMPY_ERRORS)
+def _select_decode(b, encoding="utf-8", errors="strict"):
+    encoding = as_type(encoding)
+    errors = as_type(errors)
+    if not isinstance(b, BytesType):
+        return None
+    codec = _constant(encoding, "encoding", _CODECS, "bytes.decode")
+    handling = _constant(errors, "errors", {name: name for name in _ERRORS}, "bytes.decode")
+    key = ("decode", codec, handling)
+    if key not in _IMPLS:
+        if codec == "utf-8":
+            _IMPLS[key] = _utf8_decode_impl(handling)
+        elif codec == "ascii":
+            _IMPLS[key] = _ascii_decode_impl(handling)
+        else:
+            _IMPLS[key] = _latin1_decode
     return _IMPLS[key]
 
 

@@ -459,9 +459,12 @@ def _type_format(args, kws):
         return None
     spec = args[1] if len(args) == 2 else None
     if spec is not None and not isinstance(spec, types.StringLiteral):
-        raise UnsupportedError(
-            "format(value, spec) needs a constant spec in compiled code (such as '.2f')"
-        )
+        if not is_string(spec):
+            return None
+        from ember.library.strings.format_runtime import runtime_plan
+
+        impl, arg_types = runtime_plan(args[0], spec)  # an f-string's nested {x:>{n}}
+        return signature(impl.type_call(arg_types).return_type, *args)
     impl, arg_types, _ = _plan_call(args[0], spec)
     return signature(impl.type_call(arg_types).return_type, *args)
 
@@ -469,6 +472,12 @@ def _type_format(args, kws):
 @lower_builtin(format, types.Any)
 @lower_builtin(format, types.Any, types.Any)
 def _lower_format(context, builder, sig, args):
+    if len(args) == 2 and not isinstance(sig.args[1], types.StringLiteral):
+        from ember.library.strings.format_runtime import runtime_plan
+
+        impl, arg_types = runtime_plan(sig.args[0], sig.args[1])
+        values = [context.cast(builder, a, t, u) for a, t, u in zip(args, sig.args, arg_types)]
+        return impl.call(context, builder, signature(sig.return_type, *arg_types), values)
     impl, arg_types, constants = _plan_call(sig.args[0], sig.args[1] if len(args) == 2 else None)
     value = context.cast(builder, args[0], sig.args[0], arg_types[0])
     values = [value, *(_constant_value(context, builder, c) for c in constants)]
@@ -609,7 +618,10 @@ def _lower_format_method(context, builder, sig, args):
 
 @overload(displays.formatted_field)
 def _formatted_field(value):
-    """`{x}` in an f-string: `str(x)`, but the double's repr for a float (a float32 too)."""
+    """`{x}` in an f-string: `str(x)`, but the double's repr for a float (a float32 too) and
+    CPython's complex text of a complex64 (NumPy formats its value as a complex)."""
     if isinstance(value, types.Float):
         return lambda value: str(float(value))
+    if isinstance(value, types.Complex):
+        return lambda value: str(complex(value))
     return lambda value: str(value)

@@ -48,6 +48,28 @@ def _optional_int(typ) -> bool:
     return _is_none(typ) or _is_int(typ)
 
 
+def require(accepted: bool, message: str) -> None:
+    """Refuse a call whose argument types a method does not take, in Numba's words (which
+    Numba-written tests match on); the surrounding error names the method and the types."""
+    if not accepted:
+        raise TypingError(message)
+
+
+def require_type(typ, name: str, accepted: tuple | type) -> None:
+    """Numba's check of one argument: '"start" must be (<class ...Integer>, <class
+    ...NoneType>), not float64'; an omitted argument (its default) passes, an Optional is
+    checked by the type it holds."""
+    if typ is None or isinstance(typ, types.Omitted) or not isinstance(typ, types.Type):
+        return
+    held = types.unliteral(typ.type if isinstance(typ, types.Optional) else typ)
+    classes = accepted if isinstance(accepted, tuple) else (accepted,)
+    type_classes = tuple(c for c in classes if issubclass(c, types.Type))  # not int, bool
+    require(isinstance(held, type_classes), f'"{name}" must be {accepted}, not {typ}')
+
+
+_INDEX_TYPES = (types.Integer, types.NoneType)
+
+
 @register_jitable
 def is_space(code):
     """Whether the code point is whitespace (str.isspace), for every code point."""
@@ -98,7 +120,21 @@ def _search_method(name: str):
     """find/rfind/index/rindex/count with optional start and end."""
 
     def overload_function(s, sub, start=None, end=None):
-        if not (is_string(s) and is_string(sub) and _optional_int(start) and _optional_int(end)):
+        if not is_string(s):
+            return None
+        if name == "count":
+            require(is_string(sub), f"The substring must be a UnicodeType, not {type(sub)}")
+            for bound in (start, end):
+                held = bound.type if isinstance(bound, types.Optional) else bound
+                require(
+                    _optional_int(held) and not isinstance(held, types.Boolean),
+                    "The slice indices must be an Integer or None",
+                )
+        else:
+            require_type(sub, "substr", types.UnicodeType)
+            require_type(start, "start", _INDEX_TYPES)
+            require_type(end, "end", _INDEX_TYPES)
+        if not (is_string(sub) and _optional_int(start) and _optional_int(end)):
             return None
         if name == "find":
 
@@ -172,8 +208,13 @@ def _affix_method(name: str):
         return _matches_at(s, sub, high if at_end else low)
 
     def overload_function(s, affix, start=None, end=None):
-        if not (is_string(s) and _optional_int(start) and _optional_int(end)):
+        if not is_string(s):
             return None
+        for bound, bound_name in ((start, "start"), (end, "end")):
+            require(
+                _optional_int(bound.type if isinstance(bound, types.Optional) else bound),
+                f"When specified, the arg '{bound_name}' must be an Integer or None",
+            )
         if is_string(affix):
 
             def impl(s, affix, start=None, end=None):
@@ -183,7 +224,11 @@ def _affix_method(name: str):
             return impl
         if isinstance(affix, types.BaseTuple) and all(is_string(t) for t in affix.types):
             return _any_of_tuple(len(affix.types), tail_match)
-        raise TypingError(f"str.{name}() takes a str or a tuple of str, not {affix}")
+        what = "prefix" if name == "startswith" else "suffix"
+        raise TypingError(
+            f"The arg '{what}' should be a string or a tuple of strings "
+            f"(str.{name}() takes a str or a tuple of str, not {affix})"
+        )
 
     overload_method(types.UnicodeType, name)(overload_function)
 
@@ -408,7 +453,10 @@ def string_join(sep, parts):
         return join
     if is_string(parts) or is_string(_yield_type(parts)):  # a str, generator, map, set...
         return lambda sep, parts: sep.join([part for part in parts])
-    raise TypingError(f"str.join() takes an iterable of str, not {parts}")
+    raise TypingError(
+        f"str.join() takes an iterable of str, not {parts} (During: resolving callee type: "
+        "BoundFunction((UnicodeType, 'join') for unicode_type))"  # what Numba's tests match
+    )
 
 
 def _yield_type(iterable: types.Type) -> types.Type | None:
@@ -467,7 +515,9 @@ def _strip_method(name: str, left: bool, right: bool):
                 return strip_chars(s, chars)
 
             return impl_optional
-        raise TypingError(f"str.{name}() takes None or a str, not {chars}")
+        raise TypingError(
+            f"The arg must be a UnicodeType or None (str.{name}() takes None or a str, not {chars})"
+        )
 
     overload_method(types.UnicodeType, name)(overload_function)
 
@@ -482,10 +532,14 @@ _strip_method("rstrip", False, True)
 
 @overload_method(types.UnicodeType, "replace")
 def string_replace(s, old, new, count=-1):
-    if not (is_string(s) and is_string(old) and is_string(new)):
+    if not is_string(s):
         return None
-    if not (_is_int(count) or count == -1):
-        return None
+    require(
+        _is_int(count) or count == -1,
+        f"Unsupported parameters. The parameters must be Integer. Given count: {count}",
+    )
+    for part in (old, new):
+        require(is_string(part), f"The object must be a UnicodeType. Given: {part}")
 
     def replace(s, old, new, count=-1):
         n = _length(s)
@@ -542,14 +596,21 @@ def _padded(s, left, right, fill):
     return out
 
 
+class FillCharacterError(TypeError, ValueError):
+    """A fill character that is not one character: CPython raises a TypeError, Numba a
+    ValueError; this is both, so code written for either catches it."""
+
+
 def _pad_method(name: str):
     def overload_function(s, width, fillchar=" "):
-        if not (is_string(s) and _is_int(width) and (fillchar == " " or is_string(fillchar))):
+        if not is_string(s):
             return None
+        require(_is_int(width), "The width must be an Integer")
+        require(fillchar == " " or is_string(fillchar), "The fillchar must be a UnicodeType")
 
         def impl(s, width, fillchar=" "):
             if _length(fillchar) != 1:
-                raise TypeError("The fill character must be exactly one character long")
+                raise FillCharacterError("The fill character must be exactly one character long")
             margin = width - _length(s)
             if margin <= 0:
                 return s
@@ -571,8 +632,9 @@ for _name in ("center", "ljust", "rjust"):
 
 @overload_method(types.UnicodeType, "zfill")
 def string_zfill(s, width):
-    if not (is_string(s) and _is_int(width)):
+    if not is_string(s):
         return None
+    require(_is_int(width), "<width> must be an Integer")
 
     def zfill(s, width):
         n = _length(s)

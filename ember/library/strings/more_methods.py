@@ -10,7 +10,13 @@ from ember.errors import UnsupportedError
 from ember.extending import overload, overload_method, register_jitable
 from ember.library.strings.case import LOWER, TITLE, UPPER, _flags
 from ember.library.strings.core import _get, _length, find_from, is_string, rfind_from, substring
-from ember.library.strings.methods import _is_int, _is_none, _matches_at, is_space
+from ember.library.strings.methods import (
+    _is_int,
+    _is_none,
+    _matches_at,
+    is_space,
+    require_type,
+)
 from ember.library.strings.unicode import (
     FLAGS,
     IDENTIFIER_CONTINUE,
@@ -66,7 +72,10 @@ def _rsplit_separator(s, sep, maxsplit):
 
 @overload_method(types.UnicodeType, "rsplit")
 def string_rsplit(s, sep=None, maxsplit=-1):
-    if not (is_string(s) and (_is_int(maxsplit) or maxsplit == -1)):
+    if not is_string(s):
+        return None
+    require_type(maxsplit, "maxsplit", (types.Integer, int))
+    if not (_is_int(maxsplit) or maxsplit == -1):
         return None
     if _is_none(sep):
         return lambda s, sep=None, maxsplit=-1: _rsplit_whitespace(s, maxsplit)
@@ -97,7 +106,10 @@ def _is_line_break(code):
 def string_splitlines(s, keepends=False):
     # CPython takes any int as the flag (`splitlines(1)`), as Numba does
     flag_types = (types.Boolean, types.Integer)
-    if not (is_string(s) and (keepends is False or isinstance(keepends, flag_types))):
+    if not is_string(s):
+        return None
+    require_type(keepends, "keepends", (types.Integer, int, types.Boolean, bool))
+    if not (keepends is False or isinstance(keepends, flag_types)):
         return None
 
     def splitlines(s, keepends=False):
@@ -123,7 +135,10 @@ def _partition_method(name: str):
     from_right = name == "rpartition"
 
     def overload_function(s, sep):
-        if not (is_string(s) and is_string(sep)):
+        if not is_string(s):
+            return None
+        require_type(sep, "sep", (types.UnicodeType, types.UnicodeCharSeq))
+        if not is_string(sep):
             return None
 
         def impl(s, sep):
@@ -316,7 +331,10 @@ def string_isidentifier(s):
 
 @overload_method(types.UnicodeType, "expandtabs")
 def string_expandtabs(s, tabsize=8):
-    if not (is_string(s) and (isinstance(tabsize, int) or _is_int(tabsize))):
+    if not is_string(s):
+        return None
+    require_type(tabsize, "tabsize", (types.Integer, int))
+    if not (isinstance(tabsize, int) or _is_int(tabsize)):
         return None
 
     def expandtabs(s, tabsize=8):

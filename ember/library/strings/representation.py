@@ -5,6 +5,7 @@ their `__str__`/`__repr__` methods (jitclasses, `@overload_method`), as CPython 
 
 from __future__ import annotations
 
+import inspect
 import math
 
 from ember import types
@@ -14,6 +15,8 @@ from ember.library.strings.convert import _float_repr
 from ember.library.strings.core import _get, _length, _new, _set, is_string, substring
 from ember.library.strings.unicode import FLAGS, PRINTABLE, unicode_property
 from ember.misc.literal import literal_unroll
+from ember.typing.signature import Signature
+from ember.typing.templates import registry
 
 _HEX_DIGITS = "0123456789abcdef"
 
@@ -78,21 +81,29 @@ def _string_repr(s):
 
 
 @register_jitable
-def _complex_part(x):
-    """A part of a complex number's text: the float's repr without a trailing '.0'."""
-    text = _float_repr(x)
+def _complex_part(x, single):
+    """A part of a complex number's text: the float's repr (NumPy's float32 digits for a
+    complex64, as NumPy writes it) without a trailing '.0'."""
+    text = _float_repr(float(x), single)
     if text.endswith(".0"):
         return text[:-2]
     return text
 
 
 @register_jitable
-def _complex_text(z):
+def _complex_text(z, single=False):
     real, imag = z.real, z.imag
     if real == 0.0 and math.copysign(1.0, real) > 0.0:
-        return _complex_part(imag) + "j"
+        return _complex_part(imag, single) + "j"
     sign = "-" if math.copysign(1.0, imag) < 0.0 and not math.isnan(imag) else "+"
-    return "(" + _complex_part(real) + sign + _complex_part(abs(imag)) + "j)"
+    return "(" + _complex_part(real, single) + sign + _complex_part(abs(imag), single) + "j)"
+
+
+def _complex_text_of(x: types.Type):
+    """The implementation writing a complex of type `x` (float32 digits for a complex64)."""
+    if x.bitwidth == 64:
+        return lambda x: _complex_text(x, True)
+    return lambda x: _complex_text(x)
 
 
 @overload(repr)
@@ -100,7 +111,7 @@ def builtin_repr(x):
     if is_string(x):
         return lambda x: _string_repr(x)
     if isinstance(types.unliteral(x), types.Complex):
-        return lambda x: _complex_text(x)
+        return _complex_text_of(types.unliteral(x))
     if isinstance(types.unliteral(x), (types.Integer, types.Float, types.Boolean)):
         return lambda x: str(x)
     if isinstance(x, types.NoneType):
@@ -108,10 +119,35 @@ def builtin_repr(x):
     return None
 
 
+@register_jitable
+def _ascii_escaped(text):
+    """`text` with every code point from 128 up written as its escape (ascii() of a repr)."""
+    parts = [""]
+    parts.pop()
+    start = 0
+    n = _length(text)
+    for index in range(n):
+        code = _get(text, index)
+        if code >= 128:
+            parts.append(substring(text, start, index))
+            parts.append(_escaped_code(code))
+            start = index + 1
+    if start == 0:
+        return text
+    parts.append(substring(text, start, n))
+    return "".join(parts)
+
+
+@overload(ascii)
+def builtin_ascii(x):
+    """CPython's ascii(): the repr, non-ASCII characters escaped."""
+    return lambda x: _ascii_escaped(repr(x))
+
+
 @overload(str)
 def complex_str(x):
     if isinstance(types.unliteral(x), types.Complex):
-        return lambda x: _complex_text(x)
+        return _complex_text_of(types.unliteral(x))
     if isinstance(x, types.NoneType):
         return lambda x: "None"
     return None
@@ -124,7 +160,7 @@ def _has_repr(typ: types.Type) -> bool:
     """Whether compiled code can write the repr of a `typ` value (members of containers)."""
     typ = types.unliteral(typ)
     if is_string(typ) or isinstance(
-        typ, (types.Number, types.Boolean, types.NoneType, types.Complex)
+        typ, (types.Number, types.Boolean, types.NoneType, types.Complex, types.BytesType)
     ):
         return True
     if isinstance(typ, types.List):
@@ -205,3 +241,66 @@ def repr_by_method(x):
     if not is_string(x) and _has_method(x, "__repr__"):
         return lambda x: x.__repr__()
     return None
+
+
+def _extension_type(typ: types.Type) -> bool:
+    """A type an extension (user code) defines: ember's own types have their own text."""
+    return not type(typ).__module__.startswith("ember.")
+
+
+def _later_overload_takes(func, fallback, x: types.Type) -> bool:
+    """Whether an `@overload(func)` registered after `fallback` (an extension's own) takes `x`."""
+    templates = registry.functions.get(func, [])
+    found = [getattr(t, "_overload_func", None) is fallback for t in templates]
+    if True not in found:
+        return False
+    for template in templates[found.index(True) + 1 :]:
+        overload_func = getattr(template, "_overload_func", None)
+        if overload_func is None:
+            continue
+        try:
+            if overload_func(x) is not None:
+                return True
+        except Exception:  # noqa: BLE001, S112 - it declines these types by failing
+            continue
+    return False
+
+
+def _object_text(func, fallback, x: types.Type):
+    """Numba's generic '<object type:...>' text of an extension type with neither `__str__`
+    nor `__repr__`, unless an overload of the extension's own writes it."""
+    if not _extension_type(x) or is_string(x) or _later_overload_takes(func, fallback, x):
+        return None
+    text = f"<object type:{x}>"
+    return lambda x: text
+
+
+@overload(str)
+def str_fallback(x):
+    """`str(x)` with nothing else to write it (registered after the dunder lookup)."""
+    return _object_text(str, str_fallback, x)
+
+
+@overload(repr)
+def repr_fallback(x):
+    return _object_text(repr, repr_fallback, x)
+
+
+_OBJECT_KEYWORD = inspect.Signature(
+    [inspect.Parameter("object", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+)
+
+
+@registry.typer(str)
+def _type_str_of_object(args, kws):
+    """`str(object=x)`: typed as `str(x)`, whose implementation the call then lowers to (the
+    signature's pysig places the keyword argument first)."""
+    if args or set(kws) != {"object"}:
+        return None
+    from ember.typing.context import TypingContext
+
+    context = TypingContext()
+    found = context.resolve_function_type(context.resolve_value_type(str), (kws["object"],), {})
+    if found is None:
+        return None
+    return Signature(found.return_type, tuple(found.args), pysig=_OBJECT_KEYWORD)

@@ -430,13 +430,27 @@ def _roots(p):
 _real_eigvals = njit(**NUMPY_ERRORS)(_eig_impl("float64", False))
 
 
+_roots_jit = njit(**NUMPY_ERRORS)(_roots)
+
+
+def _roots_float32(p):
+    """NumPy keeps float32 coefficients' roots in float32."""
+    return _roots_jit(p).astype(np.float32)
+
+
+def _roots_not_1d(p):
+    raise ValueError("Input must be a rank-1 array.")
+
+
 @overload(np.roots, jit_options=NUMPY_ERRORS)
 def _select_roots(p):
-    if not (isinstance(p, types.Array) and p.ndim == 1):
+    if not isinstance(p, types.Array):
         return None
     if not isinstance(p.dtype, (types.Integer, types.Float, types.Boolean)):
         return None
-    return _roots
+    if p.ndim != 1:
+        return _roots_not_1d
+    return _roots_float32 if p.dtype == types.float32 else _roots
 
 
 # ---------------------------------------------------------------------------- qr, lstsq

@@ -194,10 +194,13 @@ def weighted_choice_impl(uniforms, generator: bool, from_array: bool, sized: boo
 
 
 def float_vector(typ) -> bool:
-    """A 1-d array or a list of floats (probabilities, pvals, alpha)."""
+    """A 1-d array of floats, or a list or homogeneous tuple of real numbers (probabilities,
+    pvals, alpha), as NumPy takes any sequence of them."""
     if isinstance(typ, types.Array):
         return typ.ndim == 1 and isinstance(typ.dtype, types.Float)
-    return isinstance(typ, types.List) and isinstance(typ.dtype, types.Float)
+    if isinstance(typ, (types.List, types.UniTuple)):
+        return isinstance(types.unliteral(typ.dtype), (types.Float, types.Integer))
+    return False
 
 
 def choice_atol(p_type) -> float:

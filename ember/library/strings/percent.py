@@ -1,0 +1,235 @@
+"""`fmt % args` (printf-style formatting) of a constant `str` in compiled code: %s %r %a %c,
+%d %i %u %o %x %X, %e %E %f %F %g %G and %%, with flags (-, +, space, #, 0), width, precision
+and `%(key)s` keys of a dict; CPython's text and its TypeError/ValueError for a wrong argument
+count or type. The format is parsed when compiling; each format compiles its own function."""
+
+from __future__ import annotations
+
+import functools
+import operator
+import re
+
+from ember import types
+from ember.errors import UnsupportedError
+from ember.extending import lower_builtin, register_jitable
+from ember.library.strings.core import _length, is_string, substring
+from ember.library.strings.format import _sign_and_digits
+from ember.typing.overload import NUMPY_ERRORS, Implementation
+from ember.typing.signature import signature
+from ember.typing.templates import registry
+
+_DIRECTIVE = re.compile(
+    r"%(?:\((?P<key>[^)]*)\))?(?P<flags>[-+ #0]*)(?P<width>\*|\d+)?(?:\.(?P<precision>\*|\d*))?"
+    r"[hlL]?(?P<type>.?)",
+    re.DOTALL,
+)
+_INT_BASES = {"d": 10, "i": 10, "u": 10, "o": 8, "x": 16, "X": 16}
+_FLOAT_CODES = "eEfFgG"
+
+
+# ---------------------------------------------------------------------------- runtime pieces
+
+
+@register_jitable
+def _pct_int(value, base, upper, prefix, sign, zero, left, width, precision):
+    """One integer directive: sign, prefix, digits (at least `precision`), padded to `width`
+    with spaces, or zeros after the sign and prefix (flag '0')."""
+    negative, digits = _sign_and_digits(value, base, upper)
+    if _length(digits) < precision:
+        digits = "0" * (precision - _length(digits)) + digits
+    head = ("-" if negative else sign) + prefix
+    missing = width - _length(head) - _length(digits)
+    if missing <= 0:
+        return head + digits
+    if left:
+        return head + digits + " " * missing
+    if zero:
+        return head + "0" * missing + digits
+    return " " * missing + head + digits
+
+
+@register_jitable
+def _pct_text(text, left, width, precision):
+    """A text directive (%s %r %a %c): cut to `precision` characters, padded to `width`."""
+    if 0 <= precision < _length(text):
+        text = substring(text, 0, precision)
+    missing = width - _length(text)
+    if missing <= 0:
+        return text
+    return text + " " * missing if left else " " * missing + text
+
+
+@register_jitable
+def _pct_char_of_int(code):
+    if code < 0 or code > 0x10FFFF:
+        raise OverflowError("%c arg not in range(0x110000)")
+    return chr(code)
+
+
+@register_jitable
+def _pct_char_of_text(text):
+    if _length(text) != 1:
+        raise TypeError("%c requires int or char")
+    return text
+
+
+# ---------------------------------------------------------------------------- planning
+
+
+def _python_name(typ: types.Type) -> str:
+    """The name of the Python class a value of `typ` is, for CPython's messages."""
+    typ = types.unliteral(typ)
+    if isinstance(typ, types.Boolean):
+        return "bool"
+    if isinstance(typ, types.Integer):
+        return "int"
+    if isinstance(typ, types.Float):
+        return "float"
+    if isinstance(typ, types.Complex):
+        return "complex"
+    if is_string(typ):
+        return "str"
+    if isinstance(typ, types.NoneType):
+        return "NoneType"
+    if isinstance(typ, types.BytesType):
+        return "bytes"
+    if isinstance(typ, types.List):
+        return "list"
+    if isinstance(typ, types.BaseTuple):
+        return "tuple"
+    if isinstance(typ, types.DictType):
+        return "dict"
+    return str(typ)
+
+
+class _Refused(Exception):
+    """A directive CPython would refuse for this argument: (exception class, message)."""
+
+
+def _is_real(typ: types.Type) -> bool:
+    return isinstance(types.unliteral(typ), (types.Integer, types.Boolean, types.Float))
+
+
+def _is_integral(typ: types.Type) -> bool:
+    return isinstance(types.unliteral(typ), (types.Integer, types.Boolean))
+
+
+def _directive_source(match: re.Match, value: str, typ: types.Type) -> str:
+    """The expression writing one directive of `value` (source text) of type `typ`."""
+    flags, code = match["flags"], match["type"]
+    left, zero = "-" in flags, "0" in flags
+    width = int(match["width"] or 0)
+    precision = -1 if match["precision"] is None else int(match["precision"] or 0)
+    if not code:
+        raise _Refused(ValueError, "incomplete format")
+    if code in _INT_BASES:
+        if not _is_real(typ) or (code in "oxX" and not _is_integral(typ)):
+            needed = "a real number" if code in "diu" else "an integer"
+            raise _Refused(TypeError, f"%{code} format: {needed} is required, not "
+                           f"{_python_name(typ)}")  # fmt: skip
+        number = value if _is_integral(typ) else f"int({value})"
+        sign = "+" if "+" in flags else (" " if " " in flags else "")
+        prefix = "0" + code if "#" in flags and code in "oxX" else ""
+        return (
+            f"_pct_int({number}, {_INT_BASES[code]}, {code == 'X'}, {prefix!r}, {sign!r}, "
+            f"{zero}, {left}, {width}, {precision})"
+        )
+    if code in _FLOAT_CODES:
+        if not _is_real(typ):
+            raise _Refused(TypeError, f"must be real number, not {_python_name(typ)}")
+        sign = "+" if "+" in flags else (" " if " " in flags else "")
+        spec = ("<" if left else "") + sign + ("#" if "#" in flags else "")
+        spec += ("0" if zero and not left else "") + (str(width) if width else "")
+        spec += f".{6 if precision < 0 else precision}{code}"
+        return f"format(float({value}), {spec!r})"
+    if code == "c":
+        if _is_integral(typ):
+            text = f"_pct_char_of_int({value})"
+        elif is_string(typ):
+            text = f"_pct_char_of_text({value})"
+        else:
+            raise _Refused(TypeError, "%c requires int or char")
+    elif code in "sra":
+        text = f"{ {'s': 'str', 'r': 'repr', 'a': 'ascii'}[code] }({value})"
+    else:
+        index = match.start("type")
+        raise _Refused(
+            ValueError, f"unsupported format character {code!r} ({ord(code):#x}) at index {index}"
+        )
+    if width == 0 and precision < 0:
+        return text
+    return f"_pct_text({text}, {left}, {width}, {precision})"
+
+
+def _argument_sources(args: types.Type) -> tuple[list[str], list[types.Type]]:
+    if isinstance(args, types.BaseTuple) and not isinstance(args, types.LiteralContainer):
+        return [f"args[{k}]" for k in range(len(args))], list(args.types)
+    return ["args"], [args]
+
+
+def _plan(fmt: str, args: types.Type) -> str:
+    """The source of `impl(fmt, args)` for this format and argument type."""
+    keyed = any(match["key"] is not None for match in _DIRECTIVE.finditer(fmt))
+    by_key = keyed and isinstance(types.unliteral(args), types.DictType)
+    values, value_types = ([], []) if by_key else _argument_sources(args)
+    pieces: list[str] = []
+    position = used = 0
+    try:
+        for match in _DIRECTIVE.finditer(fmt):
+            if fmt[position : match.start()]:
+                pieces.append(repr(fmt[position : match.start()]))
+            position = match.end()
+            if match["type"] == "%" and not (match["key"] or match["width"] or match["flags"]):
+                pieces.append("'%'")
+                continue
+            if "*" in (match["width"], match["precision"]):
+                raise UnsupportedError(
+                    "'*' widths and precisions of % formatting are not supported in compiled "
+                    "code; write the number into the format"
+                )
+            if match["key"] is not None:
+                if not by_key:
+                    raise _Refused(TypeError, "format requires a mapping")
+                value, typ = f"args[{match['key']!r}]", args.value_type
+            else:
+                if used >= len(values):
+                    raise _Refused(TypeError, "not enough arguments for format string")
+                value, typ = values[used], value_types[used]
+                used += 1
+            pieces.append(_directive_source(match, value, typ))
+        if used < len(values) and not by_key:
+            raise _Refused(TypeError, "not all arguments converted during string formatting")
+    except _Refused as refused:
+        error, message = refused.args
+        return f"def impl(fmt, args):\n    raise {error.__name__}({message!r})\n"
+    if fmt[position:]:
+        pieces.append(repr(fmt[position:]))
+    return f"def impl(fmt, args):\n    return {' + '.join(pieces) or repr('')}\n"
+
+
+@functools.cache
+def _compiled_plan(fmt: str, args: types.Type) -> Implementation:
+    namespace = {
+        "_pct_int": _pct_int,
+        "_pct_text": _pct_text,
+        "_pct_char_of_int": _pct_char_of_int,
+        "_pct_char_of_text": _pct_char_of_text,
+    }
+    exec(_plan(fmt, args), namespace)  # noqa: S102 - generated from a parsed constant format
+    return Implementation(namespace["impl"], NUMPY_ERRORS)
+
+
+# A typer, not an @overload: an overload's first attempt widens the format to unicode_type.
+@registry.typer(operator.mod)
+def _type_percent(args, kws):
+    if kws or len(args) != 2 or not isinstance(args[0], types.StringLiteral):
+        return None
+    fmt, values = args
+    implementation = _compiled_plan(fmt.literal_value, values)
+    return signature(implementation.type_call(args).return_type, *args)
+
+
+@lower_builtin(operator.mod, types.StringLiteral, types.Any)
+def _lower_percent(context, builder, sig, args):
+    implementation = _compiled_plan(sig.args[0].literal_value, sig.args[1])
+    return implementation.call(context, builder, sig, args)
