@@ -66,10 +66,58 @@ def reflector(typ: types.List | types.Set) -> Any:
     if isinstance(typ.dtype, (types.List, types.Set)):
         raise TypeError(f"cannot reflect element of reflected container: {typ}\n{_NESTED_HINT}")
     if isinstance(typ, types.List):
+        if holds_lists(typ.dtype):
+            return _tuples_of_lists_reflector(typ)
         from ember.dispatcher import reflected_lists
 
         return reflected_lists.converters(typ)
     return _set_reflector(typ)
+
+
+def holds_lists(item_type: types.Type) -> bool:
+    """Whether list items of `item_type` are tuples holding lists (`[(1, [2])]`)."""
+    if isinstance(item_type, types.List):
+        return True
+    if isinstance(item_type, types.BaseTuple):
+        return any(holds_lists(member) for member in item_type.types)
+    return False
+
+
+@functools.cache
+def _tuples_of_lists_reflector(typ: types.List) -> _TuplesOfListsReflector:
+    return _TuplesOfListsReflector(typ)
+
+
+class _TuplesOfListsReflector:
+    """Python lists of tuples holding lists (`[(1, [2])]`), which Numba passes too: a native
+    list filled one compiled `append` per item (each inner list copied in as an argument is);
+    after the call the Python list takes the native items when they differ (an inner list
+    the callee changed comes back as a new list in a new tuple; Numba drops such changes)."""
+
+    def __init__(self, typ: types.List) -> None:
+        self.typ = typ
+
+    def to_native(self, items: list) -> int:
+        from ember.typed import list_accessors
+
+        accessors = list_accessors.for_type(types.ListType(self.typ.dtype))
+        meminfo = accessors.new(len(items))
+        try:
+            for item in items:
+                accessors.append(meminfo, item)
+        except BaseException:
+            from ember.runtime import nrt
+
+            nrt.runtime().decref(meminfo)
+            raise
+        return meminfo
+
+    def write_back(self, meminfo: int, items: list) -> None:
+        from ember.dispatcher.pycall import box_list
+
+        native_items = box_list(self.typ, meminfo, (), None)  # takes over the reference
+        if native_items != items:
+            items[:] = native_items
 
 
 _NESTED_HINT = (
@@ -85,7 +133,8 @@ def _set_reflector(typ: types.Set) -> _SetReflector:
 
 
 class _SetReflector:
-    """Python sets of numbers through a native `set(array)`."""
+    """Python sets of numbers through a native `set(array)`; of other items (strings,
+    tuples) one compiled `add` per item."""
 
     def __init__(self, typ: types.Set) -> None:
         self.typ = typ
@@ -95,8 +144,25 @@ class _SetReflector:
 
         from ember.library.numpy.support import numpy_dtype
 
+        if not isinstance(self.typ.dtype, (types.Number, types.Boolean)):
+            return self._added_one_by_one(items)
         values = np.asarray(list(items), dtype=numpy_dtype(self.typ.dtype))
         return array_to_native(self.typ, values)
+
+    def _added_one_by_one(self, items: set) -> int:
+        from ember.typed import set_accessors
+
+        accessors = set_accessors.for_type(types.SetType(self.typ.dtype))
+        meminfo = accessors.new()  # a typed set has the layout of every native set
+        try:
+            for item in items:
+                accessors.add(meminfo, item)
+        except BaseException:
+            from ember.runtime import nrt
+
+            nrt.runtime().decref(meminfo)
+            raise
+        return meminfo
 
     def write_back(self, meminfo: int, items: set) -> None:
         """Give `items` the native set's contents when the callee changed them, then

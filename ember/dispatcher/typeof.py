@@ -11,6 +11,7 @@ from functools import singledispatch
 from typing import Any
 
 from ember import types
+from ember.dispatcher.reflection import holds_lists
 from ember.errors import ArgumentTypeError, NumbaTypeError, TypingError
 from ember.types.datetimes import datetime_type_of_dtype
 from ember.typing.conversions import unify_pair
@@ -83,16 +84,24 @@ def _typeof_slow(value: Any, cls: type) -> types.Type | None:
 
 
 def _typeof_set(items: set) -> types.Type:
-    """A Python set of numbers passes as a set of their common type (reflected, as a list)."""
+    """A Python set passes as a set of its items' type (reflected, as a list): numbers take
+    their common type; strings and tuples of them pass too (as in Numba)."""
     if not items:
         raise TypingError("an empty set has no item type: add an item before passing it")
     dtype = _typeof_list(list(items)).dtype
-    if not isinstance(dtype, (types.Number, types.Boolean)):
+    if not _set_item(dtype):
         raise TypingError(
-            f"only sets of numbers can be passed from Python (this one holds {dtype}): "
-            "build the set inside the jitted function"
+            f"only sets of numbers, strings or tuples of them can be passed from Python (this "
+            f"one holds {dtype}): build the set inside the jitted function"
         )
     return types.Set(dtype, reflected=True)
+
+
+def _set_item(dtype: types.Type) -> bool:
+    """Whether a Python set of `dtype` items can be copied into a native set and back."""
+    if isinstance(dtype, types.BaseTuple) and not types.is_named_tuple(dtype):
+        return all(_set_item(member) for member in dtype.types)
+    return isinstance(dtype, (types.Number, types.Boolean, types.UnicodeType))
 
 
 def _refuse_dict() -> None:
@@ -191,6 +200,8 @@ def _typeof_list(items: list) -> types.Type:
         ) from None
     if isinstance(item_type, (types.List, types.Set)):
         return _list_type(item_type)  # typed as Numba does; refused when passed (reflection.py)
+    if isinstance(item_type, types.BaseTuple) and holds_lists(item_type):
+        return _list_type(item_type)  # `[(1, [2])]`: copied item by item (reflection.py)
     if not reflectable_item(item_type):
         raise _unreflectable(items[0], item_type)
     return _list_type(item_type)
@@ -208,6 +219,7 @@ def _jitted_function_class() -> type:
 
 
 _NUMBER_CLASSES = frozenset((bool, int, float, complex))
+_EXACT_IN_FLOAT = 1 << 53  # ints up to this size are exact as float64
 _list_types: dict[types.Type, types.List] = {}
 
 
@@ -225,6 +237,13 @@ def _common_number_type(items: list, classes: set) -> types.Type:
     if int not in classes:
         return _unified(frozenset(map(_number_class_type, classes)))
     ints = [item for item in items if type(item) is int] if len(classes) > 1 else items
+    if classes & {float, complex} and not -_EXACT_IN_FLOAT <= min(ints) <= max(ints) <= (
+        _EXACT_IN_FLOAT
+    ):
+        raise ArgumentTypeError(  # Numba's words: it never unboxes int and float together
+            "can't unbox heterogeneous list: it holds ints that a float64 cannot hold exactly "
+            "beside floats; pass ints and floats in separate lists (or a NumPy array)"
+        )
     if -(1 << 63) <= min(ints) and max(ints) < (1 << 63):
         int_types = {types.int64}
     else:
@@ -274,12 +293,6 @@ def reflectable_item(typ: types.Type | None) -> bool:
 
 
 def _unreflectable(item: Any, item_type: types.Type | None) -> Exception:
-    if isinstance(item, tuple) and any(isinstance(member, list) for member in item):
-        return ArgumentTypeError(  # (Numba passes these without writing the inner lists back)
-            "cannot reflect element of reflected container: a list of tuples holding lists "
-            "cannot be passed from Python: pass tuples of NumPy arrays, or an ember.typed.List "
-            "of tuples of typed Lists"
-        )
     return TypingError(
         "only lists of numbers, strings, NumPy arrays, tuples of these or one jitclass's "
         f"instances can be passed from Python (this one holds {type(item).__name__}"

@@ -2,8 +2,9 @@
 destructor, growth by doubling, item addresses and the reference counts of items.
 
 A list value is its meminfo (`ListModel`); the meminfo's data is the header
-{i64 size, i64 capacity, ptr storage}, where storage is a second runtime block holding
-`capacity` items (NULL while the capacity is 0). The header and a short storage are small
+{i64 size, i64 capacity, ptr storage, i64 frozen}, where storage is a second runtime block
+holding `capacity` items (NULL while the capacity is 0) and `frozen` is nonzero once a typed
+list was made immutable (Numba's `_make_immutable`). The header and a short storage are small
 blocks (16-byte aligned data right after the header fields): a list of short lists takes half
 the memory of aligned ones; the items are found through the storage's data pointer.
 The list owns one reference to each item that owns memory (a list of lists); the destructor
@@ -23,7 +24,7 @@ from ember.runtime import nrt
 
 i64 = refs.i64
 ptr = refs.ptr
-_HEADER = llvm.LiteralStructType([i64, i64, ptr])
+_HEADER = llvm.LiteralStructType([i64, i64, ptr, i64])
 
 
 class HeaderMemory(ctypes.Structure):
@@ -33,11 +34,12 @@ class HeaderMemory(ctypes.Structure):
         ("size", ctypes.c_int64),
         ("capacity", ctypes.c_int64),
         ("storage", ctypes.c_void_p),
+        ("frozen", ctypes.c_int64),
     ]
 
 
-_SIZE, _CAPACITY, _STORAGE = 0, 1, 2
-_HEADER_BYTES = 24
+_SIZE, _CAPACITY, _STORAGE, _FROZEN = 0, 1, 2, 3
+_HEADER_BYTES = 32
 _MIN_GROWTH = 4  # the first append makes room for a few items at once
 # Storage from this size is an aligned block: large ones are cached, and vector loops like it.
 _SMALL_STORAGE_BELOW = 4096
@@ -60,8 +62,20 @@ def set_length(builder: llvm.IRBuilder, value: llvm.Value, size: llvm.Value) -> 
     builder.store(size, _field(builder, value, _SIZE))
 
 
-def _capacity(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
+def capacity(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
+    """How many items the storage has room for (Numba's `_allocated()`)."""
     return builder.load(_field(builder, value, _CAPACITY), typ=i64)
+
+
+def is_frozen(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
+    """Whether the list was made immutable (an i1)."""
+    flag = builder.load(_field(builder, value, _FROZEN), typ=i64)
+    return builder.icmp_signed("!=", flag, refs.const(0))
+
+
+def freeze(builder: llvm.IRBuilder, value: llvm.Value) -> None:
+    """Make the list immutable: its mutating methods raise ValueError from now on."""
+    builder.store(refs.const(1), _field(builder, value, _FROZEN))
 
 
 def storage_of(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
@@ -150,14 +164,15 @@ def allocate(context, builder, list_type: types.List, capacity: llvm.Value) -> l
     else:
         storage = _allocate_storage(context, builder, list_type, capacity)
     builder.store(storage, _field(builder, value, _STORAGE))
+    builder.store(refs.const(0), _field(builder, value, _FROZEN))
     return value
 
 
 def reserve(context, builder, list_type: types.List, value, needed: llvm.Value) -> None:
     """Make room for `needed` items, at least doubling the capacity when it grows."""
-    capacity = _capacity(builder, value)
-    with builder.if_then(builder.icmp_signed(">", needed, capacity), likely=False):
-        doubled = builder.mul(capacity, refs.const(2))
+    room = capacity(builder, value)
+    with builder.if_then(builder.icmp_signed(">", needed, room), likely=False):
+        doubled = builder.mul(room, refs.const(2))
         grown = builder.select(builder.icmp_signed(">", needed, doubled), needed, doubled)
         small = builder.icmp_signed("<", grown, refs.const(_MIN_GROWTH))
         grown = builder.select(small, refs.const(_MIN_GROWTH), grown)

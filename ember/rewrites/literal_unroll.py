@@ -20,7 +20,7 @@ import dataclasses
 from typing import Any
 
 from ember import types
-from ember.errors import EmberError
+from ember.errors import EmberError, UnsupportedError
 from ember.ir import nodes as ir
 from ember.ir.liveness import insert_dels, strip_dels
 from ember.misc.literal import literal_unroll
@@ -141,9 +141,11 @@ def _unrolled_source(var: ir.Var, definitions: dict) -> ir.Var | None:
         if isinstance(value, ir.Var):
             var = value
             continue
-        if isinstance(value, ir.Call) and len(value.args) == 1 and not value.kws:
-            if _constant_of(value.func, definitions) is literal_unroll:
-                return value.args[0]
+        if isinstance(value, ir.Call) and _constant_of(value.func, definitions) is literal_unroll:
+            if len(value.args) != 1 or value.kws:  # Numba's words
+                found = len(value.args) + len(value.kws)
+                raise UnsupportedError(f"literal_unroll takes one argument, found {found}")
+            return value.args[0]
         return None
     return None
 

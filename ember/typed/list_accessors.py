@@ -88,6 +88,9 @@ class Accessors:
         def sort(address):
             list_at(address, typ).sort()
 
+        def reverse(address):
+            list_at(address, typ).reverse()
+
         def new(allocated):
             return list_address(List.empty_list(item, allocated))
 
@@ -101,6 +104,7 @@ class Accessors:
         self.pop = njit(pop)
         self.clear = njit(clear)
         self.sort = njit(sort)
+        self.reverse = njit(reverse)
         self.new = njit(new)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 
 from ember import types
+from ember.typed.accessors import size  # noqa: F401  (the length, read from the header)
 
 
 def set_at(address, set_type_ref):

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import operator
 from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 from ember import config, types
-from ember.typed.owned import as_type, bind_release, release
+from ember.errors import ArgumentTypeError
+from ember.typed import accessors
+from ember.typed.owned import NativeOwner, as_type, bind_release
 
 _MISSING = object()
 
@@ -27,11 +30,13 @@ def new_dict(key: Any, value: Any, n_keys: int = 0) -> Dict:
     return Dict.empty(key, value, n_keys)
 
 
-class Dict(MutableMapping):
+class Dict(NativeOwner, MutableMapping):
     """`Dict()` (types from the first insert), `Dict.empty(key_type, value_type)`, or a dict
     returned by compiled code."""
 
     __slots__ = ("_dict_type", "_meminfo", "_ops", "__weakref__")
+    _native_type = property(operator.attrgetter("_dict_type"))
+    _accessor_kit = accessors
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         if config.DISABLE_JIT:  # as Numba: with the JIT disabled, a typed dict is a dict
@@ -42,9 +47,17 @@ class Dict(MutableMapping):
         self._dict_type: types.DictType | None = None
         self._meminfo = 0
         self._ops: Any = None
-        if len(args) > 1:  # CPython's dict() check
-            raise TypeError(f"Dict expected at most 1 argument, got {len(args)}")
+        if len(args) > 1:  # CPython's dict() check, Numba's words and kind (TypingError) too
+            raise ArgumentTypeError(
+                f"Dict expected at most 1 argument, got {len(args)} (Dict expect at most 1 "
+                f"argument, got {len(args)})"
+            )
         if args and args[0] is not None:
+            if not hasattr(args[0], "keys") and not hasattr(args[0], "__iter__"):
+                raise ArgumentTypeError(
+                    f"'{type(args[0]).__name__}' object is not iterable: Dict() takes a "
+                    "mapping or an iterable of (key, value) pairs"
+                )
             self.update(args[0])
         if kwargs:
             self.update(kwargs)
@@ -107,31 +120,12 @@ class Dict(MutableMapping):
             )
         return self._dict_type
 
-    def _accessors(self) -> Any:
-        if self._ops is None:
-            from ember.typed import accessors
-
-            self._ops = accessors.for_type(self._dict_type)
-        return self._ops
-
-    def __del__(self) -> None:
-        if self._meminfo:
-            release(self._meminfo)
-            self._meminfo = 0
-
     # ------------------------------------------------------------------ the mapping
 
     @property
     def _typed(self) -> bool:
         """Whether the key and value types are known yet (Numba's private spelling)."""
         return self._dict_type is not None
-
-    def __len__(self) -> int:
-        if self._dict_type is None:
-            return 0
-        from ember.typed import accessors
-
-        return accessors.size(self._meminfo)
 
     def __getitem__(self, key: Any) -> Any:
         if self._dict_type is None:

@@ -16,14 +16,17 @@ from collections.abc import Iterable, Iterator, MutableSequence
 from typing import Any
 
 from ember import config, types
-from ember.typed.owned import as_type, bind_release, release
+from ember.typed import list_accessors
+from ember.typed.owned import NativeOwner, as_type, bind_release, release
 
 
-class List(MutableSequence):
+class List(NativeOwner, MutableSequence):
     """`List()` (item type from the first item put in), `List(iterable)`,
     `List.empty_list(item_type)`, or a typed list that compiled code filled."""
 
     __slots__ = ("_list_type", "_meminfo", "_ops", "__weakref__")
+    _native_type = property(operator.attrgetter("_list_type"))
+    _accessor_kit = list_accessors
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         if config.DISABLE_JIT:  # as Numba: with the JIT disabled, a typed list is a list
@@ -109,26 +112,28 @@ class List(MutableSequence):
             raise RuntimeError("invalid operation on untyped list")
         return self._list_type.dtype
 
-    def _accessors(self) -> Any:
-        if self._ops is None:
-            from ember.typed import list_accessors
+    def _allocated(self) -> int:
+        """How many items the native list has room for before it grows (Numba's internal)."""
+        return self._header().capacity if self._list_type else 0
 
-            self._ops = list_accessors.for_type(self._list_type)
-        return self._ops
+    def _is_mutable(self) -> bool:
+        """False once `_make_immutable()` was called (Numba's internal)."""
+        return not self._header().frozen if self._list_type else True
 
-    def __del__(self) -> None:
-        if self._meminfo:
-            release(self._meminfo)
-            self._meminfo = 0
+    def _make_immutable(self) -> None:
+        """From now on every mutation raises ValueError("list is immutable"), from Python and
+        from compiled code (the flag lives in the native list, shared by both)."""
+        if self._list_type is None:
+            raise RuntimeError("invalid operation on untyped list")
+        self._header().frozen = 1
+
+    def _header(self) -> Any:
+        from ember.lowering.lists import HeaderMemory
+        from ember.runtime import nrt
+
+        return HeaderMemory.from_address(nrt.data_address(self._meminfo))
 
     # ------------------------------------------------------------------ the sequence
-
-    def __len__(self) -> int:
-        if self._list_type is None:
-            return 0
-        from ember.typed import list_accessors
-
-        return list_accessors.size(self._meminfo)
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
@@ -146,7 +151,12 @@ class List(MutableSequence):
     def __setitem__(self, index: Any, value: Any) -> None:
         if isinstance(index, slice):
             items = self._items()
-            items[index] = value
+            try:
+                items[index] = value
+            except ValueError as error:  # Python's words, then Numba's
+                raise ValueError(
+                    f"{error} (length mismatch for extended slice and sequence)"
+                ) from None
             self._replace(items)
             return
         if self._list_type is None:
@@ -215,6 +225,10 @@ class List(MutableSequence):
             self._accessors().sort(self._meminfo)
             return
         self._replace(sorted(self._items(), key=key, reverse=reverse))
+
+    def reverse(self) -> None:
+        if self._list_type is not None:
+            self._accessors().reverse(self._meminfo)
 
     def copy(self) -> List:
         return self[:]

@@ -11,12 +11,14 @@ reads its `_meminfo` slot (no Python code runs).
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Iterable, Iterator, MutableSet
 from typing import Any
 
 from ember import config, types
 from ember.errors import TypingError
-from ember.typed.owned import as_type, bind_release, release
+from ember.typed import set_accessors
+from ember.typed.owned import NativeOwner, as_type, bind_release, release
 
 
 def new_set(key: Any) -> Set:
@@ -25,11 +27,13 @@ def new_set(key: Any) -> Set:
     return Set.empty(key)
 
 
-class Set(MutableSet):
+class Set(NativeOwner, MutableSet):
     """`Set()` (item type from the first item added), `Set(iterable)`, `Set.empty(item_type)`,
     or a typed set that compiled code returned."""
 
     __slots__ = ("_set_type", "_meminfo", "_ops", "__weakref__")
+    _native_type = property(operator.attrgetter("_set_type"))
+    _accessor_kit = set_accessors
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         if config.DISABLE_JIT:  # as Numba does for Dict and List: a typed set is a set
@@ -97,26 +101,7 @@ class Set(MutableSet):
         """Whether the item type is known yet (Numba's private spelling)."""
         return self._set_type is not None
 
-    def _accessors(self) -> Any:
-        if self._ops is None:
-            from ember.typed import set_accessors
-
-            self._ops = set_accessors.for_type(self._set_type)
-        return self._ops
-
-    def __del__(self) -> None:
-        if self._meminfo:
-            release(self._meminfo)
-            self._meminfo = 0
-
     # ------------------------------------------------------------------ the set
-
-    def __len__(self) -> int:
-        if self._set_type is None:
-            return 0
-        from ember.typed import accessors
-
-        return accessors.size(self._meminfo)
 
     def __iter__(self) -> Iterator:
         if self._set_type is None:

@@ -113,6 +113,7 @@ from ember.types.scalars import (
     constant_int_type,
     integer_type,
     literal,
+    maybe_literal,
     unliteral,
     wrapped_constant,
 )

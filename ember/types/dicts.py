@@ -197,6 +197,11 @@ def unsupported_key(key_type: Type) -> str | None:
             f"{key_type} cannot be a dict key or set item: it is mutable and has no hash "
             "(use a tuple, a number or a string)"
         )
+    if key_type == none:  # Numba's words
+        return (
+            "Dict.key_type cannot be of type none: None has no hash in compiled code (a dict "
+            "key or set item is a number, a string or a tuple of them)"
+        )
     if isinstance(key_type, BaseTuple):
         for member in key_type.types:
             problem = unsupported_key(member)

@@ -229,6 +229,14 @@ def literal(value: Any) -> Type:
     raise TypeError(f"no literal type for {value!r}")
 
 
+def maybe_literal(value: Any) -> Type | None:
+    """The literal type of a Python constant, or None when it has none (Numba's spelling)."""
+    try:
+        return literal(value)
+    except TypeError:
+        return None
+
+
 def unliteral(typ: Type) -> Type:
     """Widen a literal type to the type it stands for; other types are unchanged."""
     return typ.literal_type if isinstance(typ, Literal) else typ

@@ -160,7 +160,8 @@ def _convert_array(src: types.Array, dst: types.Array) -> Conversion | None:
 def storable(from_type: types.Type, to_type: types.Type) -> Conversion | None:
     """How a value converts when stored into a container's slot of `to_type`: as
     `can_convert` up to safe, and besides an integer into a narrower integer or any float, or
-    a float into a narrower float (Numba casts, warning: `d[k] = 123` into int32 values).
+    a float (complex) into a narrower float (complex) (Numba casts, warning: `d[k] = 123`
+    into int32 values).
     A float is not truncated into an integer slot (Numba would; Python's list would hold
     the float). None: it cannot be stored."""
     from_type = types.unliteral(from_type)
@@ -176,6 +177,8 @@ def storable(from_type: types.Type, to_type: types.Type) -> Conversion | None:
     if isinstance(from_type, integral) and isinstance(to_type, (types.Integer, types.Float)):
         return Conversion.unsafe
     if isinstance(from_type, types.Float) and isinstance(to_type, types.Float):
+        return Conversion.unsafe
+    if isinstance(from_type, types.Complex) and isinstance(to_type, types.Complex):
         return Conversion.unsafe
     return None
 

@@ -55,14 +55,27 @@ def _type_dict_display(args, kws):
         return signature(types.empty_dict)
     key_type = _common("key", list(args[::2]))
     ht.check_key(key_type)
-    try:
-        value_type = _common("value", list(args[1::2]))
-    except TypingError:  # values of no common type under constant string keys: a literal dict
+    if not _held_by_first_type(list(args[1::2])):
+        # under constant string keys, Numba's rule: a literal dict, whose d['a'] keeps the
+        # value's own type ({'a': 1, 'b': 2.0}: d['a'] is the int 1, as in Python)
         literal_dict = literal_containers.literal_dict_display(args)
-        if literal_dict is None:
-            raise
-        return signature(literal_dict, *args)
+        if literal_dict is not None:
+            return signature(literal_dict, *args)
+    value_type = _common("value", list(args[1::2]))
     return signature(types.DictType(key_type, value_type), *args)
+
+
+def _held_by_first_type(values: list) -> bool:
+    """Whether the type of the first value holds every other value safely (no value changes
+    kind, e.g. a float stored as an int)."""
+    from ember.typing.conversions import Conversion, can_convert
+
+    first = types.widened(values[0])
+    for value in values[1:]:
+        kind = can_convert(types.widened(value), first)
+        if kind is None or kind >= Conversion.unsafe:
+            return False
+    return True
 
 
 # constant values as literals first: a literal dict's `literal_value` shows them
@@ -241,6 +254,7 @@ def dict_get(d, key, default=None):
             return ht.value_at(d, position)
 
         return get
+    ht.converts(default, d.value_type, "default")  # Numba's rule: the values' type holds it
 
     def get_or(d, key, default=None):
         k = ht.as_key(d, key)
@@ -268,6 +282,8 @@ def dict_pop(d, key, default=None):
             return ht.take_value(d, position)
 
         return pop
+    if not isinstance(default, types.NoneType):
+        ht.converts(default, d.value_type, "default")  # Numba's rule: the values' type holds it
 
     def pop_or(d, key, default=None):
         k = ht.as_key(d, key)

@@ -60,6 +60,20 @@ def _length(typingctx, xs):
 
 
 @intrinsic
+def _check_mutable(typingctx, xs):
+    """ValueError when a typed list was made immutable (`_make_immutable`); no code for
+    other lists, which cannot be."""
+
+    def codegen(context, builder, sig, args):
+        if isinstance(sig.args[0], types.ListType):
+            frozen = primitives.is_frozen(builder, args[0])
+            context.guard(builder, frozen, ValueError, "list is immutable")
+        return context.get_dummy_value(types.none)
+
+    return signature(types.none, xs), codegen
+
+
+@intrinsic
 def _set_length(typingctx, xs, size):
     def codegen(context, builder, sig, args):
         primitives.set_length(builder, args[0], args[1])
@@ -265,6 +279,7 @@ def list_setitem(xs, index, value):
     if _fits(xs, value, store):
 
         def setitem(xs, index, value):
+            _check_mutable(xs)
             n = _length(xs)
             if index < 0:
                 index += n
@@ -285,12 +300,17 @@ def list_setslice(xs, index, values):
         return None
 
     def setslice(xs, index, values):
+        _check_mutable(xs)
         values = values[:]  # `xs[:] = xs` reads the items before they move
         n = _length(xs)
         start, count, step = _slice_indices(index, n)
         m = len(values)
         if step != 1 and m != count:
-            raise ValueError("attempt to assign sequence of wrong size to extended slice")
+            raise ValueError(  # Python's words, then Numba's
+                "attempt to assign sequence of wrong size to extended slice (cannot resize "
+                "extended list slice with step != 1; length mismatch for extended slice and "
+                "sequence)"
+            )
         if step != 1:
             for k in range(m):
                 _release(xs, start + k * step)
@@ -314,6 +334,7 @@ def list_delitem(xs, index):
     if _index(index):
 
         def delitem(xs, index):
+            _check_mutable(xs)
             n = _length(xs)
             if index < 0:
                 index += n
@@ -327,6 +348,7 @@ def list_delitem(xs, index):
     if isinstance(index, types.SliceType):
 
         def delslice(xs, index):
+            _check_mutable(xs)
             n = _length(xs)
             start, count, step = _slice_indices(index, n)
             if count == 0:
@@ -413,6 +435,7 @@ def list_append(xs, item):
     if _fits(xs, item, call):
 
         def append(xs, item):
+            _check_mutable(xs)
             n = _length(xs)
             _reserve(xs, n + 1)
             _store_new(xs, n, item)
@@ -428,10 +451,12 @@ def list_extend(xs, other):
             return None
 
         def extend(xs, other):
+            _check_mutable(xs)
             for item in other:
                 xs.append(item)
 
         def extend_from_list(xs, other):
+            _check_mutable(xs)
             count = _length(other)  # once: `xs.extend(xs)` doubles xs, as in Python
             _reserve(xs, _length(xs) + count)
             for index in range(count):
@@ -445,6 +470,7 @@ def list_insert(xs, index, item):
     if _is_list(xs) and _index(index) and _fits(xs, item):
 
         def insert(xs, index, item):
+            _check_mutable(xs)
             n = _length(xs)
             if index < 0:
                 index = max(index + n, 0)
@@ -462,6 +488,7 @@ def list_pop(xs, index=None):
     if _is_list(xs) and (index is None or _index(index)):
 
         def pop(xs, index=-1):
+            _check_mutable(xs)
             n = _length(xs)
             if n == 0:
                 raise IndexError("pop from empty list")
@@ -482,6 +509,7 @@ def list_clear(xs):
     if _is_list(xs):
 
         def clear(xs):
+            _check_mutable(xs)
             for index in range(_length(xs)):
                 _release(xs, index)
             _set_length(xs, 0)
@@ -500,6 +528,7 @@ def list_reverse(xs):
     if _is_list(xs):
 
         def reverse(xs):
+            _check_mutable(xs)
             low = 0
             high = _length(xs) - 1
             while low < high:
@@ -715,6 +744,8 @@ for _fn in (operator.lt, operator.le, operator.gt, operator.ge):
         """Lexicographic, as tuples: the first unequal items decide, else the lengths."""
         if not (_is_list(xs) and _is_list(ys)):
             return None
+        if isinstance(xs.dtype, types.NoneType) and isinstance(ys.dtype, types.NoneType):
+            return lambda xs, ys: _fn(len(xs), len(ys))  # the items are all equal
 
         def order(xs, ys):
             common = min(len(xs), len(ys))
@@ -791,6 +822,7 @@ def list_sort(xs, key=None, reverse=False):
 
 
 def _sort_maybe_reversed(xs, key=None, reverse=False):
+    _check_mutable(xs)
     if reverse:  # a stable descending order: equal items keep their order
         xs.reverse()
         _stable_sort(xs)

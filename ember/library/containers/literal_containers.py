@@ -19,6 +19,10 @@ from ember.typing.templates import AttributeTemplate, registry
 
 _LIST_MUTATORS = ("append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse")
 _DICT_MUTATORS = ("pop", "popitem", "clear", "setdefault", "update")
+_UNKNOWN_KEY = (  # Numba's words for d[key] and d.get(key), "{item}" and all
+    "Cannot get{item}() on a literal dictionary, return type cannot be statically determined: "
+    "the key must be a constant string"
+)
 LIST_MUTATION = "Cannot mutate a literal list"
 DICT_MUTATION = "Cannot mutate a literal dictionary"
 
@@ -65,12 +69,12 @@ def _type_literal_dict_getitem(args, kws):
     if not isinstance(container, types.LiteralStrKeyDict):
         return None
     if not isinstance(key, types.StringLiteral):
-        raise TypingError(
-            "Cannot get{item}() on a literal dictionary, return type cannot be "
-            "statically determined"
-        )
+        raise TypingError(_UNKNOWN_KEY)
     if key.literal_value not in container.fields:
-        raise TypingError(f"key {key.literal_value!r} is not in the literal dict {container}")
+        raise TypingError(  # Numba's words, then which dict
+            f"Key {key.literal_value!r} is not in dict. (the literal dict {container} has no "
+            "such key)"
+        )
     return signature(container.types[container.fields.index(key.literal_value)], *args)
 
 
@@ -84,9 +88,7 @@ def literal_dict_getitem(context, builder, sig, args):
 @overload_method(types.LiteralStrKeyDict, "get")
 def literal_dict_get(d, key, default=None):
     if not isinstance(key, types.StringLiteral):
-        raise TypingError(
-            "Cannot get() on a literal dictionary, return type cannot be statically determined"
-        )
+        raise TypingError(_UNKNOWN_KEY)
     if key.literal_value in d.fields:
         return lambda d, key, default=None: d[key]
     return lambda d, key, default=None: default

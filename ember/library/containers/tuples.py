@@ -119,7 +119,8 @@ def _type_tuple_iter(args, kws):
         as_uni = types.UniTuple(functions, len(tup))
         return signature(types.UniTupleIterator(as_uni), as_uni)
     raise TypingError(
-        f"cannot iterate over a tuple of different types ({tup}) with a plain loop: write "
+        f"cannot iterate over a tuple of different types ({tup}) with a plain loop (no "
+        "getiter for it): write "
         "`for x in ember.literal_unroll(t)` to compile the loop body once per member"
     )
 

@@ -16,7 +16,7 @@ from ember.lowering import arrays as refs
 from ember.lowering import lists
 from ember.lowering.registry import lower_builtin, lower_getattr
 from ember.typed import List, list_accessors
-from ember.typing.overload import overload
+from ember.typing.overload import overload, overload_method
 from ember.typing.signature import signature
 from ember.typing.templates import AttributeTemplate, registry
 
@@ -54,10 +54,10 @@ def _new_typed_list(typingctx, iterable):
 
 
 @overload(List)
-def typed_list(iterable):
+def typed_list(iterable, /):  # positional only: `List(iterable=...)` is refused, as Numba does
     if isinstance(iterable, types.Array) and iterable.ndim == 0:  # its one item, as Numba
 
-        def one_item(iterable):
+        def one_item(iterable, /):
             made = List()
             made.append(iterable[()])
             return made
@@ -66,7 +66,7 @@ def typed_list(iterable):
     if iterator_of(iterable) is None:
         raise TypingError(f"List() argument must be iterable, not {iterable}")
 
-    def filled(iterable):
+    def filled(iterable, /):
         made = _new_typed_list(iterable)
         for item in iterable:
             made.append(item)
@@ -168,3 +168,65 @@ def _list_address(context, builder, sig, args):
     """The list's meminfo as an integer, with a reference that the Python caller owns."""
     refs.incref(builder, sig.args[0], args[0])
     return builder.ptrtoint(builder.extract_value(args[0], 0), refs.i64)
+
+
+# ---------------------------------------------------------------------------- Numba's internals
+
+
+@intrinsic
+def _capacity(typingctx, xs):
+    def codegen(context, builder, sig, args):
+        return lists.capacity(builder, args[0])
+
+    return signature(types.int64, xs), codegen
+
+
+@intrinsic
+def _is_frozen(typingctx, xs):
+    def codegen(context, builder, sig, args):
+        return lists.is_frozen(builder, args[0])
+
+    return signature(types.boolean, xs), codegen
+
+
+@intrinsic
+def _freeze(typingctx, xs):
+    def codegen(context, builder, sig, args):
+        lists.freeze(builder, args[0])
+        return context.get_dummy_value(types.none)
+
+    return signature(types.none, xs), codegen
+
+
+@overload_method(types.ListType, "_allocated")
+def typed_list_allocated(xs):
+    """How many items the list has room for before it grows."""
+    return lambda xs: _capacity(xs)
+
+
+@overload_method(types.ListType, "_is_mutable")
+def typed_list_is_mutable(xs):
+    return lambda xs: not _is_frozen(xs)
+
+
+@overload_method(types.ListType, "_make_immutable")
+def typed_list_make_immutable(xs):
+    """From now on the list's mutating methods raise ValueError("list is immutable")."""
+    return lambda xs: _freeze(xs)
+
+
+@registry.register_attr
+class _TypedListAttributes(AttributeTemplate):
+    """`typed_list._dtype`: the NumPy dtype of a typed list of numbers (Numba's spelling)."""
+
+    key = types.ListType
+
+    def generic_resolve(self, list_type, attr):
+        if attr == "_dtype" and isinstance(list_type.dtype, (types.Number, types.Boolean)):
+            return types.DType(list_type.dtype)
+        return None
+
+
+@lower_getattr(types.ListType, "_dtype")
+def _lower_typed_list_dtype(context, builder, typ, value):
+    return context.get_dummy_value(types.DType(typ.dtype))
