@@ -79,14 +79,17 @@ def test_nditer_frees_what_it_allocates():
     assert after.alloc - before.alloc == after.free - before.free
 
 
-def test_nditer_of_several_operands_is_a_clear_error():
+def test_nditer_of_several_operands_broadcasts():
     @njit
-    def pairs(a, b):
-        for _x in np.nditer((a, b)):
-            pass
+    def weighted(a, b):
+        total = 0.0
+        for x, y in np.nditer((a, b)):
+            total += x.item() * y.item()
+        return total
 
-    with pytest.raises(TypingError, match="nditer takes one array"):
-        pairs(np.ones(2), np.ones(2))
+    a, b = np.arange(6.0).reshape(2, 3), np.array([1.0, -2.0, 0.5])
+    expected = sum(x.item() * y.item() for x, y in np.nditer((a, b)))
+    assert weighted(a, b) == expected
 
 
 def test_inspect_types_prints_like_numba(capsys):

@@ -290,9 +290,21 @@ def test_bytes_arguments(b):
         assert compiled(b) == bytes_operations(b)
 
 
-def test_bytearray_argument_is_refused_clearly():
-    with pytest.raises(TypeError, match="bytearray"):
-        _compiled(bytes_operations)(bytearray(b"ab"))
+def bytearray_operations(b):
+    total = 0
+    for x in b:
+        total += x
+    if len(b):
+        b[0] = (b[-1] + 1) % 256  # written through to the caller's bytearray
+    return len(b), total
+
+
+@pytest.mark.parametrize("data", [b"ab", b"", b"\x00\xff\x80"])
+def test_bytearray_argument_is_read_and_written_through(data):
+    expected_array, got_array = bytearray(data), bytearray(data)
+    expected = bytearray_operations(expected_array)
+    assert _compiled(bytearray_operations)(got_array) == expected
+    assert got_array == expected_array
 
 
 def power_mod(a, b, m):
