@@ -421,7 +421,7 @@ def _norm_matrix(x, ord):
 
 
 def _singular_values(x):
-    """The singular values of the real matrix x, largest first (compiled code only)."""
+    """The singular values of x in float64, largest first (compiled code only)."""
     raise NotImplementedError("_singular_values runs in compiled code only")
 
 
@@ -430,9 +430,7 @@ def _real_singular_values(x):
 
 
 def _complex_singular_values(x):
-    if x.size >= 0:  # always: the return below only gives the implementation its type
-        raise ValueError("ember's 2-norm and nuclear norm of a complex matrix are not supported")
-    return np.empty(0, np.float64)
+    return np.linalg.svd(x.astype(np.complex128))[1]
 
 
 @overload(_singular_values, jit_options=NUMPY_ERRORS)
