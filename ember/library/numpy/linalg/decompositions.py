@@ -23,6 +23,7 @@ from ember import types
 from ember.decorators import njit
 from ember.extending import overload
 from ember.library.numpy.linalg.products import (
+    MISMATCHED_SYSTEM,
     LinAlgError,
     _by_address,
     _check_square_jit,
@@ -118,6 +119,7 @@ def _generated(name: str, source: str, dtype_name: str) -> object:
         "real": np.empty(0, dtype_name).real.dtype.type,
         "lapack": lapack,
         "LinAlgError": LinAlgError,
+        "MISMATCHED_SYSTEM": "Incompatible dimensions: " + MISMATCHED_SYSTEM,
         "square": _check_square_jit,
         "column_major": _column_major_jit,
     }
@@ -154,12 +156,15 @@ _register(
     "cholesky",
     """
 def cholesky(a):
+    # C order, as NumPy returns it: read column-major, the copy is a's transpose, whose upper
+    # factor (LAPACK's "U", from a's lower triangle) is the transpose of a's lower factor
     n = square(a)
-    lower = column_major(a.astype(dtype))
-    if n and lapack("@potrf", "L", n, lower, n) > 0:
-        raise LinAlgError("Matrix is not positive definite")
-    for j in range(n):
-        for i in range(j):
+    lower = np.empty((n, n), dtype)
+    lower[:, :] = a
+    if n and lapack("@potrf", "U", n, lower, n) > 0:
+        raise LinAlgError("Matrix is not positive definite.")
+    for i in range(n):
+        for j in range(i + 1, n):
             lower[i, j] = 0
     return lower
 """,
@@ -297,7 +302,7 @@ def _svd_impl(dtype_name: str):
         u, values, vt = parts(a)
         if not full_matrices:
             k = values.shape[0]
-            return u[:, :k].copy(), values, vt[:k, :].copy()
+            return np.asfortranarray(u[:, :k]), values, np.asfortranarray(vt[:k, :])
         return u, values, vt
 
     return svd
@@ -331,7 +336,7 @@ def _pinv_impl(dtype_name: str):
         u, values, vt = parts(a)
         k = values.shape[0]
         cutoff = rcond * (values.max() if k else 0.0)
-        out = np.zeros((n, m), u.dtype)
+        out = np.zeros((m, n), u.dtype).T  # F order, as Numba returns it
         for index in range(k):  # V diag(1/s) U^H over the singular values kept
             if values[index] > cutoff:
                 out += np.outer(np.conj(vt[index, :]), np.conj(u[:, index])) / values[index]
@@ -394,7 +399,7 @@ def _cond_impl(dtype_name: str, p_kind: str):
 
     def by_norms(x, p):
         if x.shape[0] != x.shape[1]:
-            raise LinAlgError("Last 2 dimensions of the array must be square")
+            raise LinAlgError("Last 2 dimensions of the array must be square.")
         return np.linalg.norm(x, p) * np.linalg.norm(np.linalg.inv(x), p)
 
     singular_jit = njit(**NUMPY_ERRORS)(by_singular_values)
@@ -478,7 +483,7 @@ def qr(a):
     k = min(m, n)
     factors = column_major(a.astype(dtype))
     tau = np.empty(max(k, 1), dtype)
-    r = np.zeros((k, n), dtype)
+    r = np.zeros((n, k), dtype).T  # F order, as Numba returns q and r
     q = np.empty((k, m), dtype).T
     if k == 0:
         return np.zeros((m, 0), dtype), r
@@ -506,7 +511,7 @@ def lstsq(a, b, rcond):
     m, n = a.shape
     nrhs = NRHS
     if b.shape[0] != m:
-        raise LinAlgError("Incompatible dimensions")
+        raise LinAlgError(MISMATCHED_SYSTEM)
     rows = max(m, n, 1)
     scratch = column_major(a.astype(dtype))
     solution = np.zeros((nrhs, rows), dtype).T

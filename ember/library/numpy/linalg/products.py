@@ -340,6 +340,8 @@ def _operator_matmul(a, b):
 
 # Below this many items a loop beats the call into BLAS.
 _BLAS_NORM_LENGTH = 32
+# The longest run one BLAS call takes (its lengths are 32-bit integers).
+_BLAS_CHUNK = 2**30
 
 
 def _sum_of_squares(flat):
@@ -370,7 +372,11 @@ def _squares_blas(flat):
     size = flat.itemsize
     stride = flat.strides[0]
     if n >= _BLAS_NORM_LENGTH and stride > 0 and stride % size == 0:
-        return blas_dot(n, flat, stride // size, flat, stride // size)
+        total = 0.0
+        for start in range(0, n, _BLAS_CHUNK):  # BLAS counts in 32 bits
+            part = flat[start : start + _BLAS_CHUNK]
+            total += blas_dot(part.shape[0], part, stride // size, part, stride // size)
+        return total
     return _squares_real_jit(flat)
 
 
@@ -530,12 +536,15 @@ def _column_major(a):
 
 
 LinAlgError = np.linalg.LinAlgError  # a global name: `raise LinAlgError(...)` is static
+# NumPy's wording first, then Numba's (programs and tests match either)
+_SINGULAR = "Singular matrix: Matrix is singular to machine precision."
+MISMATCHED_SYSTEM = "Incompatible array sizes, system is not dimensionally valid."
 
 
 def _check_square(a):
     n = a.shape[0]
     if a.shape[1] != n:
-        raise LinAlgError("Last 2 dimensions of the array must be square")
+        raise LinAlgError("Last 2 dimensions of the array must be square.")
     return n
 
 
@@ -553,11 +562,11 @@ def _solve_impl(dtype_name: str, vector: bool):
         def impl(a, b):
             n = check(a)
             if b.shape[0] != n:
-                raise ValueError("solve: the right-hand side does not match the matrix")
+                raise LinAlgError(MISMATCHED_SYSTEM)  # a ValueError too, as NumPy raises
             x = b.astype(np_type)
             if n > 0 and lapack_gesv(n, 1, column_major(a.astype(np_type)),
                                      np.empty(n, np.int32), x) > 0:  # fmt: skip
-                raise LinAlgError("Singular matrix")
+                raise LinAlgError(_SINGULAR)
             return x
 
     else:
@@ -565,11 +574,11 @@ def _solve_impl(dtype_name: str, vector: bool):
         def impl(a, b):
             n = check(a)
             if b.shape[0] != n:
-                raise ValueError("solve: the right-hand side does not match the matrix")
+                raise LinAlgError(MISMATCHED_SYSTEM)  # a ValueError too, as NumPy raises
             x = column_major(b.astype(np_type))
             if n > 0 and lapack_gesv(n, b.shape[1], column_major(a.astype(np_type)),
                                      np.empty(n, np.int32), x) > 0:  # fmt: skip
-                raise LinAlgError("Singular matrix")
+                raise LinAlgError(_SINGULAR)
             return x
 
     return impl
