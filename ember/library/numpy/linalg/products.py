@@ -162,7 +162,7 @@ def _matmul_blas(a, b):
     m, k = a.shape
     k2, n = b.shape
     if k != k2:
-        raise ValueError("matmul: the inner dimensions of the operands differ")
+        raise ValueError("incompatible array sizes: the inner dimensions differ")
     out = np.empty((m, n), a.dtype)
     if m == 0 or n == 0:
         return out
@@ -199,7 +199,7 @@ def _matmul_loops(dtype_name: str):
         m, k = a.shape
         k2, n = b.shape
         if k != k2:
-            raise ValueError("matmul: the inner dimensions of the operands differ")
+            raise ValueError("incompatible array sizes: the inner dimensions differ")
         out = np.zeros((m, n), wide)
         for i in range(m):
             for p in range(k):
@@ -226,7 +226,7 @@ def _dot_vectors(dtype_name: str, use_blas: bool):
     def loop(a, b):
         n = a.shape[0]
         if b.shape[0] != n:
-            raise ValueError("dot: the vectors have different lengths")
+            raise ValueError("incompatible array sizes: the vectors have different lengths")
         total = np_type(0)
         for i in range(n):
             total += a[i] * b[i]
@@ -315,9 +315,42 @@ def _select_product(a, b):
                          b.dtype is not dtype)  # fmt: skip
 
 
+@functools.cache
+def _product_into(product):
+    """np.dot(a, b, out=out): the product written into `out`, which is returned."""
+    product_jit = njit(**NUMPY_ERRORS)(product)
+
+    def dot_into(a, b, out):
+        result = product_jit(a, b)
+        if out.shape != result.shape:
+            raise ValueError("incompatible output array size: out must have the shape of "
+                             "the product")  # fmt: skip
+        out[...] = result
+        return out
+
+    return dot_into
+
+
 @overload(np.dot, jit_options=NUMPY_ERRORS)
-def _np_dot(a, b):
-    return _select_product(a, b)
+def _np_dot(a, b, out=None):
+    out = as_type(out)
+    product = _select_product(a, b)
+    if product is None or isinstance(out, types.NoneType):
+        return product if product is None else _drop_out(product)
+    result_ndim = a.ndim + b.ndim - 2
+    common = np.result_type(numpy_dtype(a.dtype), numpy_dtype(b.dtype))
+    if not (isinstance(out, types.Array) and out.ndim == result_ndim and result_ndim > 0):
+        raise TypingError(f"np.dot(): out must be a {result_ndim}-d array, not {out}")
+    if numpy_dtype(out.dtype) != common:
+        raise TypingError(f"np.dot() arguments must all have the same dtype: out is {out.dtype}, "
+                          f"the product {common}")  # fmt: skip
+    return _product_into(product)
+
+
+@functools.cache
+def _drop_out(product):
+    product_jit = njit(**NUMPY_ERRORS)(product)
+    return lambda a, b, out=None: product_jit(a, b)
 
 
 @overload(np.matmul, jit_options=NUMPY_ERRORS)
