@@ -23,6 +23,7 @@ from ember import types
 from ember.decorators import njit
 from ember.extending import overload
 from ember.library.numpy.linalg.products import (
+    _WIDE,
     MISMATCHED_SYSTEM,
     LinAlgError,
     _by_address,
@@ -32,6 +33,7 @@ from ember.library.numpy.linalg.products import (
     _declare,
     _linalg_dtype,
     _real_unit,
+    in_double,
     lapack_getrf,
 )
 from ember.library.numpy.support import NUMPY_ERRORS, as_type, make_pysig
@@ -142,7 +144,7 @@ def _per_dtype(key, params: str, impl_for) -> None:
 
     def select(a, *rest):
         dtype = _matrix_dtype(a)
-        return None if dtype is None else impl_for(dtype)
+        return None if dtype is None else in_double(impl_for, dtype)
 
     select.__signature__ = make_pysig(params)  # NumPy's parameters
     overload(key, jit_options=NUMPY_ERRORS)(select)
@@ -350,12 +352,15 @@ _per_dtype(np.linalg.pinv, "a, rcond=1e-15", _pinv_impl)
 
 @functools.cache
 def _matrix_rank_impl(dtype_name: str, default_tol: bool):
-    parts = _svd_parts_impl(dtype_name, False)
+    """NumPy's rank: singular values computed in double, rounded to the input's precision and
+    compared with that precision's tolerance."""
+    parts = _svd_parts_impl(_WIDE.get(dtype_name, dtype_name), False)
     eps = float(np.finfo(np.dtype(dtype_name)).eps)
+    real_type = np.empty(0, dtype_name).real.dtype.type
 
     def matrix_rank(A, tol):
         m, n = A.shape
-        values = parts(A)[1]
+        values = parts(A)[1].astype(real_type)
         if values.shape[0] == 0:
             return 0
         tolerance = values.max() * max(m, n) * eps if default_tol else tol
@@ -426,12 +431,14 @@ def _select_cond(x, p=None):
     if dtype is None:
         return None
     if isinstance(p, types.NoneType):
-        return _cond_impl(dtype, "none")
-    if getattr(p, "literal_value", None) in ("fro", "nuc"):
-        return _cond_impl(dtype, p.literal_value)
-    if isinstance(types.unliteral(p), (types.Integer, types.Float)):
-        return _cond_impl(dtype, "number")
-    return None
+        kind = "none"
+    elif getattr(p, "literal_value", None) in ("fro", "nuc"):
+        kind = p.literal_value
+    elif isinstance(types.unliteral(p), (types.Integer, types.Float)):
+        kind = "number"
+    else:
+        return None
+    return in_double(functools.partial(_cond_impl, p_kind=kind), dtype)
 
 
 # ---------------------------------------------------------------------------- roots
@@ -563,7 +570,10 @@ def _select_lstsq(a, b, rcond=None):
         types.unliteral(rcond), (types.Integer, types.Float)
     ):
         return None
-    return _lstsq_impl(dtype, b.ndim == 1, isinstance(rcond, types.NoneType))
+    vector, default_rcond = b.ndim == 1, isinstance(rcond, types.NoneType)
+    return in_double(
+        functools.partial(_lstsq_impl, vector=vector, default_rcond=default_rcond), dtype
+    )
 
 
 # ---------------------------------------------------------------------------- slogdet, power

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import inspect
 import operator
 
 import numpy as np
@@ -628,6 +629,55 @@ def _linalg_dtype(*arrays) -> str | None:
         None)  # fmt: skip
 
 
+# NumPy computes every np.linalg routine in double precision (float32 and complex64 inputs
+# too) and rounds the results to the input's precision: ember does the same.
+_WIDE = {"float32": "float64", "complex64": "complex128"}
+
+
+def narrow(value):
+    """A float64/complex128 result (an array, a number or a tuple of them) rounded to
+    float32/complex64; other values as they are. Compiled code only."""
+    raise NotImplementedError("narrow runs in compiled code only")
+
+
+_NARROW = {types.float64: np.float32, types.complex128: np.complex64}
+
+
+@overload(narrow, jit_options=NUMPY_ERRORS)
+def _select_narrow(value):
+    if isinstance(value, types.BaseTuple):
+        items = ", ".join(f"narrow(value[{i}])" for i in range(len(value)))
+        namespace = {"narrow": narrow}
+        exec(f"def narrow_tuple(value):\n    return ({items},)\n", namespace)  # noqa: S102
+        return namespace["narrow_tuple"]
+    target = _NARROW.get(value.dtype if isinstance(value, types.Array) else value)
+    if target is None:
+        return lambda value: value
+    if isinstance(value, types.Array):
+        return lambda value: value.astype(target)
+    return lambda value: target(value)
+
+
+def in_double(impl_for, dtype_name: str):
+    """impl_for(dtype_name), run in float64/complex128 with its results narrowed when
+    dtype_name is float32/complex64, as NumPy computes. impl_for must be cached (the same
+    implementation for the same dtype)."""
+    if dtype_name not in _WIDE:
+        return impl_for(dtype_name)
+    return _narrowed(impl_for(_WIDE[dtype_name]))
+
+
+@functools.cache
+def _narrowed(impl):
+    core = njit(**NUMPY_ERRORS)(impl)
+    names = ", ".join(inspect.signature(impl).parameters)
+    namespace = {"core": core, "narrow": narrow}
+    exec(f"def in_double({names}):\n    return narrow(core({names}))\n", namespace)  # noqa: S102
+    wrapper = namespace["in_double"]
+    wrapper.__module__ = __name__
+    return wrapper
+
+
 @overload(np.linalg.solve, jit_options=NUMPY_ERRORS)
 def _select_solve(a, b):
     if not (isinstance(a, types.Array) and isinstance(b, types.Array)):
@@ -635,7 +685,9 @@ def _select_solve(a, b):
     if a.ndim != 2 or b.ndim not in (1, 2):
         raise TypingError("ember's np.linalg.solve takes a 2-d matrix and a 1-d or 2-d right side")
     dtype = _linalg_dtype(a, b)
-    return None if dtype is None else _solve_impl(dtype, b.ndim == 1)
+    if dtype is None:
+        return None
+    return in_double(functools.partial(_solve_impl, vector=b.ndim == 1), dtype)
 
 
 @functools.cache
@@ -654,7 +706,7 @@ def _select_inv(a):
     if not (isinstance(a, types.Array) and a.ndim == 2):
         return None
     dtype = _linalg_dtype(a)
-    return None if dtype is None else _inv_impl(dtype)
+    return None if dtype is None else in_double(_inv_impl, dtype)
 
 
 @functools.cache
@@ -703,4 +755,4 @@ def _select_det(a):
     if not (isinstance(a, types.Array) and a.ndim == 2):
         return None
     dtype = _linalg_dtype(a)
-    return None if dtype is None else _det_impl(dtype)
+    return None if dtype is None else in_double(_det_impl, dtype)
