@@ -653,6 +653,8 @@ def _select_narrow(value):
     target = _NARROW.get(value.dtype if isinstance(value, types.Array) else value)
     if target is None:
         return lambda value: value
+    if isinstance(value, types.Array) and value.layout == "F":  # keep Fortran order
+        return lambda value: value.T.astype(target).T
     if isinstance(value, types.Array):
         return lambda value: value.astype(target)
     return lambda value: target(value)
