@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from ember import njit
 from ember.core.runtime import rtsys
+from ember.errors import TypingError
 
 RNG = np.random.default_rng(7)
 
@@ -226,3 +227,10 @@ def test_errors_as_numpy_raises_them_without_leaks(func, arg, error, text):
         with pytest.raises(error):
             compiled(arg)
     assert _live_blocks() == before
+
+
+@pytest.mark.parametrize("name", ["inv", "det", "cholesky", "svd", "qr", "cond", "slogdet"])
+def test_vectors_are_refused_with_numbas_words(name):
+    func = getattr(np.linalg, name)
+    with pytest.raises(TypingError, match=rf"np.linalg.{name}\(\) only supported on 2-D arrays"):
+        njit(lambda a: func(a))(np.ones(3))

@@ -33,6 +33,7 @@ from ember.library.numpy.linalg.products import (
     _declare,
     _linalg_dtype,
     _real_unit,
+    check_matrix,
     in_double,
     lapack_getrf,
 )
@@ -85,9 +86,11 @@ def _operand_pointer(builder, typ, value):
     return _by_address(builder, value)
 
 
-def _matrix_dtype(a) -> str | None:
-    if not (isinstance(a, types.Array) and a.ndim == 2):
+def _matrix_dtype(a, name: str) -> str | None:
+    """The dtype np.linalg.`name` computes a 2-d array `a` in; None when `a` is no array."""
+    if not isinstance(a, types.Array):
         return None
+    check_matrix(a, name)
     return _linalg_dtype(a)
 
 
@@ -143,7 +146,7 @@ def _per_dtype(key, params: str, impl_for) -> None:
     """Implement `key` for float and complex matrices with `impl_for(dtype_name)`."""
 
     def select(a, *rest):
-        dtype = _matrix_dtype(a)
+        dtype = _matrix_dtype(a, key.__name__)
         return None if dtype is None else in_double(impl_for, dtype)
 
     select.__signature__ = make_pysig(params)  # NumPy's parameters
@@ -381,7 +384,7 @@ def _select_matrix_rank(A, tol=None):
         return None
     if isinstance(A, types.Array) and A.ndim == 1:
         return _vector_rank
-    dtype = _matrix_dtype(A)
+    dtype = _matrix_dtype(A, "matrix_rank")
     return None if dtype is None else _matrix_rank_impl(dtype, default_tol)
 
 
@@ -427,7 +430,7 @@ def _cond_impl(dtype_name: str, p_kind: str):
 @overload(np.linalg.cond, jit_options=NUMPY_ERRORS)
 def _select_cond(x, p=None):
     p = as_type(p)
-    dtype = _matrix_dtype(x)
+    dtype = _matrix_dtype(x, "cond")
     if dtype is None:
         return None
     if isinstance(p, types.NoneType):
@@ -563,7 +566,7 @@ def _select_lstsq(a, b, rcond=None):
     rcond = as_type(rcond)
     if not (isinstance(b, types.Array) and b.ndim in (1, 2)):
         return None
-    dtype = _matrix_dtype(a)
+    dtype = _matrix_dtype(a, "lstsq")
     if dtype is None or _linalg_dtype(a, b) != dtype:
         return None
     if not isinstance(rcond, types.NoneType) and not isinstance(

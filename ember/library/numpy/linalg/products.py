@@ -618,6 +618,13 @@ def _solve_impl(dtype_name: str, vector: bool):
     return impl
 
 
+def check_matrix(a, name: str) -> None:
+    """Numba's TypingError for an array np.linalg.`name` takes only as a matrix (NumPy's
+    stacked matrices are not supported)."""
+    if a.ndim != 2:
+        raise TypingError(f"np.linalg.{name}() only supported on 2-D arrays, not {a}")
+
+
 def _linalg_dtype(*arrays) -> str | None:
     common = np.result_type(
         *(numpy_dtype(a.dtype) for a in arrays),
@@ -705,8 +712,9 @@ def _inv_impl(dtype_name: str):
 
 @overload(np.linalg.inv, jit_options=NUMPY_ERRORS)
 def _select_inv(a):
-    if not (isinstance(a, types.Array) and a.ndim == 2):
+    if not isinstance(a, types.Array):
         return None
+    check_matrix(a, "inv")
     dtype = _linalg_dtype(a)
     return None if dtype is None else in_double(_inv_impl, dtype)
 
@@ -754,7 +762,8 @@ def _complex_unit(value, magnitude):
 
 @overload(np.linalg.det, jit_options=NUMPY_ERRORS)
 def _select_det(a):
-    if not (isinstance(a, types.Array) and a.ndim == 2):
+    if not isinstance(a, types.Array):
         return None
+    check_matrix(a, "det")
     dtype = _linalg_dtype(a)
     return None if dtype is None else in_double(_det_impl, dtype)
