@@ -400,7 +400,7 @@ def _cond_impl(dtype_name: str, p_kind: str):
     def by_singular_values(x, p):
         values = parts(x)[1]
         if values.shape[0] == 0:
-            raise LinAlgError("cond is not defined on empty arrays")
+            raise LinAlgError("cond is not defined on empty arrays: Arrays cannot be empty")
         if p == -2:
             return values[-1] / values[0]
         return values[0] / values[-1]

@@ -61,7 +61,7 @@ def _select_as_matrix(x):
 
 def _inner(a, b):
     if a.shape[0] != b.shape[0]:
-        raise ValueError("shapes not aligned: the last dimensions differ")
+        raise ValueError("shapes not aligned: incompatible array sizes")
     return np.dot(a, b)  # NumPy's dtype: uint8 stays uint8 (wrapping), booleans give any()
 
 
