@@ -853,29 +853,7 @@ def _array_like_dtypes(typ) -> list:
     return nested_items(typ)[1]
 
 
-# ---------------------------------------------------------------------------- small matrices
-
-
-def _outer(a, b):
-    return a.ravel().reshape(-1, 1) * b.ravel().reshape(1, -1)
-
-
-@overload(np.outer, jit_options=NUMPY_ERRORS)
-def _select_outer(a, b):
-    return _outer if _array(a) and _array(b) else None
-
-
-def _trace(a):
-    n = min(a.shape[0], a.shape[1])
-    total = a[:0, 0].sum()
-    for i in range(n):
-        total += a[i, i]
-    return total
-
-
-@overload(np.trace, jit_options=NUMPY_ERRORS)
-def _select_trace(a):
-    return _trace if _array(a) and a.ndim == 2 else None
+# ---------------------------------------------------------------------------- diagonals
 
 
 def _diag_matrix(v, k):

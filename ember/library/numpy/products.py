@@ -1,5 +1,5 @@
-"""Products and sliding sums of NumPy vectors, written in Python and compiled by ember: vdot,
-inner (1-d), kron (1-d and 2-d), convolve and correlate (modes 'full', 'same', 'valid')."""
+"""Sliding sums of NumPy vectors, written in Python and compiled by ember: convolve and
+correlate (modes 'full', 'same', 'valid'). (vdot, inner, outer, kron: linalg/vector_products.)"""
 
 from __future__ import annotations
 
@@ -20,65 +20,6 @@ def _vector(typ) -> bool:
 
 def _result_dtype(a, b) -> str:
     return np.result_type(numpy_dtype(a.dtype), numpy_dtype(b.dtype)).name
-
-
-def _inner(a, b):
-    if a.shape[0] != b.shape[0]:
-        raise ValueError("shapes not aligned: the last dimensions differ")
-    return np.dot(a, b)  # NumPy's dtype: uint8 stays uint8 (wrapping), booleans give any()
-
-
-_inner_jit = njit(**NUMPY_ERRORS)(_inner)
-
-
-@overload(np.inner, jit_options=NUMPY_ERRORS)
-def _select_inner(a, b):
-    return _inner if _vector(a) and _vector(b) else None
-
-
-def _vdot(a, b):
-    return _inner_jit(a.ravel(), b.ravel())
-
-
-@overload(np.vdot, jit_options=NUMPY_ERRORS)
-def _select_vdot(a, b):
-    real = not any(isinstance(t.dtype, types.Complex) for t in (a, b) if is_array(t))
-    return _vdot if is_array(a) and is_array(b) and real else None  # complex: conjugates a
-
-
-@functools.cache
-def _kron_impl(ndim: int, dtype_name: str):
-    dtype = getattr(np, dtype_name)
-    if ndim == 1:
-
-        def kron(a, b):
-            n, m = a.shape[0], b.shape[0]
-            out = np.empty(n * m, dtype)
-            for i in range(n):
-                for j in range(m):
-                    out[i * m + j] = a[i] * b[j]
-            return out
-
-        return kron
-
-    def kron2(a, b):
-        (p, q), (r, s) = a.shape, b.shape
-        out = np.empty((p * r, q * s), dtype)
-        for i in range(p):
-            for j in range(q):
-                for k in range(r):
-                    for m in range(s):
-                        out[i * r + k, j * s + m] = a[i, j] * b[k, m]
-        return out
-
-    return kron2
-
-
-@overload(np.kron, jit_options=NUMPY_ERRORS)
-def _select_kron(a, b):
-    if is_array(a) and is_array(b) and a.ndim == b.ndim and a.ndim in (1, 2):
-        return _kron_impl(a.ndim, _result_dtype(a, b))
-    return None
 
 
 # ---------------------------------------------------------------------------- convolution

@@ -1,7 +1,8 @@
 """np.linalg decompositions on SciPy's LAPACK: cholesky, eigh, eigvalsh, eig, eigvals, svd,
-svdvals, qr, lstsq, pinv, matrix_rank (tol=), cond, slogdet and matrix_power, for real
-float32/float64 matrices (eig and eigvals of matrices with real eigenvalues, as in Numba), and
-np.roots (eigenvalues of the companion matrix; real roots only, as in Numba).
+svdvals, qr, lstsq, pinv, matrix_rank (tol=), cond, slogdet and matrix_power, for float32,
+float64, complex64 and complex128 matrices (eig and eigvals of real matrices with real
+eigenvalues, as in Numba), and np.roots (eigenvalues of the companion matrix; real roots only,
+as in Numba).
 (`svd(a, compute_uv=False)` changes the result's type with a value, so it is refused: use
 `np.linalg.svdvals(a)`.)
 
@@ -22,12 +23,18 @@ from ember import types
 from ember.decorators import njit
 from ember.extending import overload
 from ember.library.numpy.linalg.products import (
+    _WIDE,
+    MISMATCHED_SYSTEM,
     LinAlgError,
     _by_address,
     _check_square_jit,
     _column_major,
+    _complex_unit,
     _declare,
     _linalg_dtype,
+    _real_unit,
+    check_matrix,
+    in_double,
     lapack_getrf,
 )
 from ember.library.numpy.support import NUMPY_ERRORS, as_type, make_pysig
@@ -79,27 +86,49 @@ def _operand_pointer(builder, typ, value):
     return _by_address(builder, value)
 
 
-def _real_matrix_dtype(a) -> str | None:
-    if not (isinstance(a, types.Array) and a.ndim == 2):
+def _matrix_dtype(a, name: str) -> str | None:
+    """The dtype np.linalg.`name` computes a 2-d array `a` in; None when `a` is no array."""
+    if not isinstance(a, types.Array):
         return None
-    dtype = _linalg_dtype(a)
-    return dtype if dtype in ("float32", "float64") else None
+    check_matrix(a, name)
+    return _linalg_dtype(a)
 
 
 _column_major_jit = njit(**NUMPY_ERRORS)(_column_major)
 
+_PREFIXES = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
+
+# Words of the generated sources that differ between real and complex LAPACK routines:
+# (real text, complex text). RWORK* are the complex routines' real work arrays.
+_KIND_WORDS = {
+    "SYEVD": ("syevd", "heevd"),
+    "ORGQR": ("orgqr", "ungqr"),
+    "EIGH_RWORK": ("", "rwork, rwork.shape[0], "),
+    "GEEV_IMAG": ("imaginary, ", ""),
+    "GEEV_RWORK": ("", "rwork, "),
+    "GESDD_RWORK": ("", "rwork, "),
+    "GELSD_RWORK": ("", "rwork, "),
+}
+
 
 def _generated(name: str, source: str, dtype_name: str) -> object:
-    prefix = "s" if dtype_name == "float32" else "d"
+    """Run `source` for one dtype: '@' in routine names is the LAPACK prefix (s, d, c, z) and
+    the _KIND_WORDS pick the real or complex routine's words; `dtype` and `real` (its real
+    counterpart) are in scope."""
+    is_complex = dtype_name.startswith("complex")
+    for word, choices in sorted(_KIND_WORDS.items(), key=lambda item: -len(item[0])):
+        source = source.replace(word, choices[is_complex])
     namespace = {
         "np": np,
         "dtype": np.dtype(dtype_name).type,
+        "real": np.empty(0, dtype_name).real.dtype.type,
         "lapack": lapack,
         "LinAlgError": LinAlgError,
+        "MISMATCHED_SYSTEM": "Incompatible dimensions: " + MISMATCHED_SYSTEM,
         "square": _check_square_jit,
         "column_major": _column_major_jit,
     }
-    exec(source.replace("@", prefix), namespace)  # noqa: S102 - fixed source, '@' the prefix
+    exec(source.replace("@", _PREFIXES[dtype_name]), namespace)  # noqa: S102 - fixed source
     return namespace[name]
 
 
@@ -110,15 +139,15 @@ def _register(key, params: str, name: str, source: str) -> None:
     def impl_for(dtype_name: str):
         return _generated(name, source, dtype_name)
 
-    _per_real_dtype(key, params, impl_for)
+    _per_dtype(key, params, impl_for)
 
 
-def _per_real_dtype(key, params: str, impl_for) -> None:
-    """Implement `key` for real float matrices with `impl_for(dtype_name)`."""
+def _per_dtype(key, params: str, impl_for) -> None:
+    """Implement `key` for float and complex matrices with `impl_for(dtype_name)`."""
 
     def select(a, *rest):
-        dtype = _real_matrix_dtype(a)
-        return None if dtype is None else impl_for(dtype)
+        dtype = _matrix_dtype(a, key.__name__)
+        return None if dtype is None else in_double(impl_for, dtype)
 
     select.__signature__ = make_pysig(params)  # NumPy's parameters
     overload(key, jit_options=NUMPY_ERRORS)(select)
@@ -132,12 +161,15 @@ _register(
     "cholesky",
     """
 def cholesky(a):
+    # C order, as NumPy returns it: read column-major, the copy is a's transpose, whose upper
+    # factor (LAPACK's "U", from a's lower triangle) is the transpose of a's lower factor
     n = square(a)
-    lower = column_major(a.astype(dtype))
-    if n and lapack("@potrf", "L", n, lower, n) > 0:
-        raise LinAlgError("Matrix is not positive definite")
-    for j in range(n):
-        for i in range(j):
+    lower = np.empty((n, n), dtype)
+    lower[:, :] = a
+    if n and lapack("@potrf", "U", n, lower, n) > 0:
+        raise LinAlgError("Matrix is not positive definite.")
+    for i in range(n):
+        for j in range(i + 1, n):
             lower[i, j] = 0
     return lower
 """,
@@ -147,13 +179,14 @@ _EIGH = """
 def eigh(a):
     n = square(a)
     vectors = column_major(a.astype(dtype))
-    values = np.empty(n, dtype)
+    values = np.empty(n, real)
     if n == 0:
         return values, vectors
     work = np.empty(1 + 6 * n + 2 * n * n, dtype)
+    rwork = np.empty(1 + 5 * n + 2 * n * n, real)
     iwork = np.empty(3 + 5 * n, np.int32)
-    info = lapack("@syevd", "V", "L", n, vectors, n, values, work, work.shape[0], iwork,
-                  iwork.shape[0])
+    info = lapack("@SYEVD", "V", "L", n, vectors, n, values, work, work.shape[0], EIGH_RWORK
+                  iwork, iwork.shape[0])
     if info > 0:
         raise LinAlgError("Eigenvalues did not converge")
     return values, vectors
@@ -168,12 +201,14 @@ _register(
 def eigvalsh(a):
     n = square(a)
     scratch = column_major(a.astype(dtype))
-    values = np.empty(n, dtype)
+    values = np.empty(n, real)
     if n == 0:
         return values
     work = np.empty(2 * n + 1, dtype)
+    rwork = np.empty(n + 1, real)
     iwork = np.empty(1, np.int32)
-    if lapack("@syevd", "N", "L", n, scratch, n, values, work, work.shape[0], iwork, 1) > 0:
+    if lapack("@SYEVD", "N", "L", n, scratch, n, values, work, work.shape[0], EIGH_RWORK
+              iwork, 1) > 0:
         raise LinAlgError("Eigenvalues did not converge")
     return values
 """,
@@ -183,32 +218,33 @@ _EIG = """
 def eig_parts(a):
     n = square(a)
     scratch = column_major(a.astype(dtype))
-    real = np.empty(n, dtype)
-    imaginary = np.empty(n, dtype)
+    values = np.empty(n, dtype)
+    imaginary = np.zeros(n, real)
+    rwork = np.empty(max(2 * n, 1), real)
     vectors = np.empty((n, n) if WANT else (1, 1), dtype).T
     left = np.empty((1, 1), dtype)
     if n == 0:
-        return real, vectors
+        return values, vectors
     query = np.empty(1, dtype)
-    lapack("@geev", "N", JOB, n, scratch, n, real, imaginary, left, 1, vectors, max(n, 1),
-           query, -1)
-    work = np.empty(max(int(query[0]), 1), dtype)
-    info = lapack("@geev", "N", JOB, n, scratch, n, real, imaginary, left, 1, vectors,
-                  max(n, 1), work, work.shape[0])
+    lapack("@geev", "N", JOB, n, scratch, n, values, GEEV_IMAG left, 1, vectors, max(n, 1),
+           query, -1, GEEV_RWORK)
+    work = np.empty(max(int(query[0].real), 1), dtype)
+    info = lapack("@geev", "N", JOB, n, scratch, n, values, GEEV_IMAG left, 1, vectors,
+                  max(n, 1), work, work.shape[0], GEEV_RWORK)
     if info > 0:
         raise LinAlgError("Eigenvalues did not converge")
     for value in imaginary:
         if value != 0.0:
             raise ValueError("eig() argument must not cause a domain change: its eigenvalues "
                              "are complex; pass a complex matrix to NumPy instead")
-    return real, vectors
+    return values, vectors
 """
 
 
 @functools.cache
 def _eig_impl(dtype_name: str, want_vectors: bool):
-    """A real matrix with real eigenvalues (as Numba: complex ones are a ValueError, since the
-    result type cannot depend on the values)."""
+    """A complex matrix, or a real matrix with real eigenvalues (as Numba: complex ones are a
+    ValueError, since the result type cannot depend on the values)."""
     source = _EIG.replace("JOB", '"V"' if want_vectors else '"N"')
     source = source.replace("WANT", str(want_vectors))
     parts = njit(**NUMPY_ERRORS)(_generated("eig_parts", source, dtype_name))
@@ -225,8 +261,8 @@ def _eig_impl(dtype_name: str, want_vectors: bool):
     return eigvals
 
 
-_per_real_dtype(np.linalg.eig, "a", lambda dtype: _eig_impl(dtype, True))
-_per_real_dtype(np.linalg.eigvals, "a", lambda dtype: _eig_impl(dtype, False))
+_per_dtype(np.linalg.eig, "a", lambda dtype: _eig_impl(dtype, True))
+_per_dtype(np.linalg.eigvals, "a", lambda dtype: _eig_impl(dtype, False))
 
 
 # ---------------------------------------------------------------------------- svd and users
@@ -236,18 +272,19 @@ def svd_parts(a):
     m, n = a.shape
     k = min(m, n)
     scratch = column_major(a.astype(dtype))
-    values = np.empty(k, dtype)
+    values = np.empty(k, real)
     u = np.empty((m, m) if WANT else (1, 1), dtype).T
     vt = np.empty((n, n) if WANT else (1, 1), dtype).T
     if k == 0:
         return u, values, vt
     iwork = np.empty(8 * k, np.int32)
+    rwork = np.empty(max(7 * k, 5 * k * k + 5 * k, 2 * max(m, n) * k + 2 * k * k + k), real)
     query = np.empty(1, dtype)
     lapack("@gesdd", JOB, m, n, scratch, m, values, u, max(m, 1), vt, max(n, 1), query, -1,
-           iwork)
-    work = np.empty(max(int(query[0]), 1), dtype)
+           GESDD_RWORK iwork)
+    work = np.empty(max(int(query[0].real), 1), dtype)
     info = lapack("@gesdd", JOB, m, n, scratch, m, values, u, max(m, 1), vt, max(n, 1), work,
-                  work.shape[0], iwork)
+                  work.shape[0], GESDD_RWORK iwork)
     if info > 0:
         raise LinAlgError("SVD did not converge")
     return u, values, vt
@@ -270,13 +307,13 @@ def _svd_impl(dtype_name: str):
         u, values, vt = parts(a)
         if not full_matrices:
             k = values.shape[0]
-            return u[:, :k].copy(), values, vt[:k, :].copy()
+            return np.asfortranarray(u[:, :k]), values, np.asfortranarray(vt[:k, :])
         return u, values, vt
 
     return svd
 
 
-_per_real_dtype(
+_per_dtype(
     np.linalg.svd, "a, full_matrices=True", _svd_impl
 )  # compute_uv=False: np.linalg.svdvals(a)
 
@@ -292,7 +329,7 @@ def _svdvals_impl(dtype_name: str):
 
 
 if hasattr(np.linalg, "svdvals"):
-    _per_real_dtype(np.linalg.svdvals, "x", _svdvals_impl)
+    _per_dtype(np.linalg.svdvals, "x", _svdvals_impl)
 
 
 @functools.cache
@@ -304,26 +341,29 @@ def _pinv_impl(dtype_name: str):
         u, values, vt = parts(a)
         k = values.shape[0]
         cutoff = rcond * (values.max() if k else 0.0)
-        out = np.zeros((n, m), values.dtype)
-        for index in range(k):
+        out = np.zeros((m, n), u.dtype).T  # F order, as Numba returns it
+        for index in range(k):  # V diag(1/s) U^H over the singular values kept
             if values[index] > cutoff:
-                out += np.outer(vt[index, :], u[:, index]) / values[index]
+                out += np.outer(np.conj(vt[index, :]), np.conj(u[:, index])) / values[index]
         return out
 
     return pinv
 
 
-_per_real_dtype(np.linalg.pinv, "a, rcond=1e-15", _pinv_impl)
+_per_dtype(np.linalg.pinv, "a, rcond=1e-15", _pinv_impl)
 
 
 @functools.cache
 def _matrix_rank_impl(dtype_name: str, default_tol: bool):
-    parts = _svd_parts_impl(dtype_name, False)
+    """NumPy's rank: singular values computed in double, rounded to the input's precision and
+    compared with that precision's tolerance."""
+    parts = _svd_parts_impl(_WIDE.get(dtype_name, dtype_name), False)
     eps = float(np.finfo(np.dtype(dtype_name)).eps)
+    real_type = np.empty(0, dtype_name).real.dtype.type
 
     def matrix_rank(A, tol):
         m, n = A.shape
-        values = parts(A)[1]
+        values = parts(A)[1].astype(real_type)
         if values.shape[0] == 0:
             return 0
         tolerance = values.max() * max(m, n) * eps if default_tol else tol
@@ -344,7 +384,7 @@ def _select_matrix_rank(A, tol=None):
         return None
     if isinstance(A, types.Array) and A.ndim == 1:
         return _vector_rank
-    dtype = _real_matrix_dtype(A)
+    dtype = _matrix_dtype(A, "matrix_rank")
     return None if dtype is None else _matrix_rank_impl(dtype, default_tol)
 
 
@@ -360,14 +400,14 @@ def _cond_impl(dtype_name: str, p_kind: str):
     def by_singular_values(x, p):
         values = parts(x)[1]
         if values.shape[0] == 0:
-            raise LinAlgError("cond is not defined on empty arrays")
+            raise LinAlgError("cond is not defined on empty arrays: Arrays cannot be empty")
         if p == -2:
             return values[-1] / values[0]
         return values[0] / values[-1]
 
     def by_norms(x, p):
         if x.shape[0] != x.shape[1]:
-            raise LinAlgError("Last 2 dimensions of the array must be square")
+            raise LinAlgError("Last 2 dimensions of the array must be square.")
         return np.linalg.norm(x, p) * np.linalg.norm(np.linalg.inv(x), p)
 
     singular_jit = njit(**NUMPY_ERRORS)(by_singular_values)
@@ -390,16 +430,18 @@ def _cond_impl(dtype_name: str, p_kind: str):
 @overload(np.linalg.cond, jit_options=NUMPY_ERRORS)
 def _select_cond(x, p=None):
     p = as_type(p)
-    dtype = _real_matrix_dtype(x)
+    dtype = _matrix_dtype(x, "cond")
     if dtype is None:
         return None
     if isinstance(p, types.NoneType):
-        return _cond_impl(dtype, "none")
-    if getattr(p, "literal_value", None) in ("fro", "nuc"):
-        return _cond_impl(dtype, p.literal_value)
-    if isinstance(types.unliteral(p), (types.Integer, types.Float)):
-        return _cond_impl(dtype, "number")
-    return None
+        kind = "none"
+    elif getattr(p, "literal_value", None) in ("fro", "nuc"):
+        kind = p.literal_value
+    elif isinstance(types.unliteral(p), (types.Integer, types.Float)):
+        kind = "number"
+    else:
+        return None
+    return in_double(functools.partial(_cond_impl, p_kind=kind), dtype)
 
 
 # ---------------------------------------------------------------------------- roots
@@ -465,21 +507,21 @@ def qr(a):
     k = min(m, n)
     factors = column_major(a.astype(dtype))
     tau = np.empty(max(k, 1), dtype)
-    r = np.zeros((k, n), dtype)
+    r = np.zeros((n, k), dtype).T  # F order, as Numba returns q and r
     q = np.empty((k, m), dtype).T
     if k == 0:
         return np.zeros((m, 0), dtype), r
     query = np.empty(1, dtype)
     lapack("@geqrf", m, n, factors, m, tau, query, -1)
-    work = np.empty(max(int(query[0]), n, 1), dtype)
+    work = np.empty(max(int(query[0].real), n, 1), dtype)
     lapack("@geqrf", m, n, factors, m, tau, work, work.shape[0])
     for i in range(k):
         for j in range(i, n):
             r[i, j] = factors[i, j]
     q[:, :] = factors[:, :k]
-    lapack("@orgqr", m, k, k, q, m, tau, query, -1)
-    work = np.empty(max(int(query[0]), k, 1), dtype)
-    lapack("@orgqr", m, k, k, q, m, tau, work, work.shape[0])
+    lapack("@ORGQR", m, k, k, q, m, tau, query, -1)
+    work = np.empty(max(int(query[0].real), k, 1), dtype)
+    lapack("@ORGQR", m, k, k, q, m, tau, work, work.shape[0])
     return q, r
 """,
 )
@@ -493,31 +535,33 @@ def lstsq(a, b, rcond):
     m, n = a.shape
     nrhs = NRHS
     if b.shape[0] != m:
-        raise LinAlgError("Incompatible dimensions")
+        raise LinAlgError(MISMATCHED_SYSTEM)
     rows = max(m, n, 1)
     scratch = column_major(a.astype(dtype))
     solution = np.zeros((nrhs, rows), dtype).T
     solution[:m, :] = b.astype(dtype).reshape((m, nrhs))
-    values = np.empty(max(min(m, n), 1), dtype)
+    values = np.empty(max(min(m, n), 1), real)
     rank = np.zeros(1, np.int32)
     cutoff = CUTOFF
     query = np.empty(1, dtype)
+    rwork = np.zeros(1, real)  # the complex query's answer; stays 0 for real routines
     iquery = np.empty(1, np.int32)
-    lapack("@gelsd", m, n, nrhs, scratch, max(m, 1), solution, rows, values, dtype(cutoff),
-           rank, query, -1, iquery)
-    work = np.empty(max(int(query[0]), 1), dtype)
+    lapack("@gelsd", m, n, nrhs, scratch, max(m, 1), solution, rows, values, real(cutoff),
+           rank, query, -1, GELSD_RWORK iquery)
+    work = np.empty(max(int(query[0].real), 1), dtype)
+    rwork = np.empty(max(int(rwork[0]), 1), real)
     iwork = np.empty(max(int(iquery[0]), 1), np.int32)
     info = lapack("@gelsd", m, n, nrhs, scratch, max(m, 1), solution, rows, values,
-                  dtype(cutoff), rank, work, work.shape[0], iwork)
+                  real(cutoff), rank, work, work.shape[0], GELSD_RWORK iwork)
     if info > 0:
         raise LinAlgError("SVD did not converge in Linear Least Squares")
     x = solution[:n, :].copy()
     if rank[0] == n and m > n:
-        residuals = np.empty(nrhs, dtype)
+        residuals = np.empty(nrhs, real)
         for j in range(nrhs):
-            residuals[j] = (solution[n:, j] ** 2).sum()
+            residuals[j] = (np.abs(solution[n:, j]) ** 2).sum()
     else:
-        residuals = np.empty(0, dtype)
+        residuals = np.empty(0, real)
     return SHAPE_X, residuals, int(rank[0]), values[: min(m, n)].copy()
 """
     eps = float(np.finfo(np.dtype(dtype_name)).eps)
@@ -536,14 +580,17 @@ def _select_lstsq(a, b, rcond=None):
     rcond = as_type(rcond)
     if not (isinstance(b, types.Array) and b.ndim in (1, 2)):
         return None
-    dtype = _real_matrix_dtype(a)
+    dtype = _matrix_dtype(a, "lstsq")
     if dtype is None or _linalg_dtype(a, b) != dtype:
         return None
     if not isinstance(rcond, types.NoneType) and not isinstance(
         types.unliteral(rcond), (types.Integer, types.Float)
     ):
         return None
-    return _lstsq_impl(dtype, b.ndim == 1, isinstance(rcond, types.NoneType))
+    vector, default_rcond = b.ndim == 1, isinstance(rcond, types.NoneType)
+    return in_double(
+        functools.partial(_lstsq_impl, vector=vector, default_rcond=default_rcond), dtype
+    )
 
 
 # ---------------------------------------------------------------------------- slogdet, power
@@ -551,32 +598,34 @@ def _select_lstsq(a, b, rcond=None):
 
 @functools.cache
 def _slogdet_impl(dtype_name: str):
+    """NumPy's slogdet: the sign (a unit complex number for complex matrices) and the sum of
+    the logarithms of the LU factor's diagonal magnitudes."""
     np_type = np.dtype(dtype_name).type
+    real_type = np.empty(0, dtype_name).real.dtype.type
+    unit = _complex_unit if np.issubdtype(np_type, np.complexfloating) else _real_unit
 
     def slogdet(a):
         n = _check_square_jit(a)
         lu = _column_major_jit(a.astype(np_type))
         pivots = np.empty(max(n, 1), np.int32)
         if n == 0:
-            return np_type(1.0), np_type(0.0)
+            return np_type(1.0), real_type(0.0)
         if lapack_getrf(n, lu, pivots) > 0:
-            return np_type(0.0), np_type(-np.inf)
+            return np_type(0.0), real_type(-np.inf)
         sign = np_type(1.0)
-        logdet = np_type(0.0)
+        logdet = real_type(0.0)
         for i in range(n):
-            value = lu[i, i]
-            if value < 0:
-                sign = -sign
-                value = -value
+            magnitude = np.abs(lu[i, i])
+            sign = np_type(sign * unit(lu[i, i], magnitude))
             if pivots[i] != i + 1:
                 sign = -sign
-            logdet += np.log(value)
+            logdet += np.log(magnitude)
         return sign, logdet
 
     return slogdet
 
 
-_per_real_dtype(np.linalg.slogdet, "a", _slogdet_impl)
+_per_dtype(np.linalg.slogdet, "a", _slogdet_impl)
 
 
 def _power_by_squaring(a, n):
@@ -621,6 +670,6 @@ def _select_matrix_power(a, n):
         return None
     if not isinstance(types.unliteral(n), types.Integer):
         return None
-    if isinstance(a.dtype, types.Float):
+    if isinstance(a.dtype, (types.Float, types.Complex)):
         return _matrix_power_float
     return _matrix_power_int if isinstance(a.dtype, types.Integer) else None

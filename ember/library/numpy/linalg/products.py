@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import inspect
 import operator
 
 import numpy as np
@@ -162,7 +163,7 @@ def _matmul_blas(a, b):
     m, k = a.shape
     k2, n = b.shape
     if k != k2:
-        raise ValueError("matmul: the inner dimensions of the operands differ")
+        raise ValueError("incompatible array sizes: the inner dimensions differ")
     out = np.empty((m, n), a.dtype)
     if m == 0 or n == 0:
         return out
@@ -199,7 +200,7 @@ def _matmul_loops(dtype_name: str):
         m, k = a.shape
         k2, n = b.shape
         if k != k2:
-            raise ValueError("matmul: the inner dimensions of the operands differ")
+            raise ValueError("incompatible array sizes: the inner dimensions differ")
         out = np.zeros((m, n), wide)
         for i in range(m):
             for p in range(k):
@@ -226,7 +227,7 @@ def _dot_vectors(dtype_name: str, use_blas: bool):
     def loop(a, b):
         n = a.shape[0]
         if b.shape[0] != n:
-            raise ValueError("dot: the vectors have different lengths")
+            raise ValueError("incompatible array sizes: the vectors have different lengths")
         total = np_type(0)
         for i in range(n):
             total += a[i] * b[i]
@@ -315,9 +316,42 @@ def _select_product(a, b):
                          b.dtype is not dtype)  # fmt: skip
 
 
+@functools.cache
+def _product_into(product):
+    """np.dot(a, b, out=out): the product written into `out`, which is returned."""
+    product_jit = njit(**NUMPY_ERRORS)(product)
+
+    def dot_into(a, b, out):
+        result = product_jit(a, b)
+        if out.shape != result.shape:
+            raise ValueError("incompatible output array size: out must have the shape of "
+                             "the product")  # fmt: skip
+        out[...] = result
+        return out
+
+    return dot_into
+
+
 @overload(np.dot, jit_options=NUMPY_ERRORS)
-def _np_dot(a, b):
-    return _select_product(a, b)
+def _np_dot(a, b, out=None):
+    out = as_type(out)
+    product = _select_product(a, b)
+    if product is None or isinstance(out, types.NoneType):
+        return product if product is None else _drop_out(product)
+    result_ndim = a.ndim + b.ndim - 2
+    common = np.result_type(numpy_dtype(a.dtype), numpy_dtype(b.dtype))
+    if not (isinstance(out, types.Array) and out.ndim == result_ndim and result_ndim > 0):
+        raise TypingError(f"np.dot(): out must be a {result_ndim}-d array, not {out}")
+    if numpy_dtype(out.dtype) != common:
+        raise TypingError(f"np.dot() arguments must all have the same dtype: out is {out.dtype}, "
+                          f"the product {common}")  # fmt: skip
+    return _product_into(product)
+
+
+@functools.cache
+def _drop_out(product):
+    product_jit = njit(**NUMPY_ERRORS)(product)
+    return lambda a, b, out=None: product_jit(a, b)
 
 
 @overload(np.matmul, jit_options=NUMPY_ERRORS)
@@ -340,6 +374,8 @@ def _operator_matmul(a, b):
 
 # Below this many items a loop beats the call into BLAS.
 _BLAS_NORM_LENGTH = 32
+# The longest run one BLAS call takes (its lengths are 32-bit integers).
+_BLAS_CHUNK = 2**30
 
 
 def _sum_of_squares(flat):
@@ -370,7 +406,11 @@ def _squares_blas(flat):
     size = flat.itemsize
     stride = flat.strides[0]
     if n >= _BLAS_NORM_LENGTH and stride > 0 and stride % size == 0:
-        return blas_dot(n, flat, stride // size, flat, stride // size)
+        total = 0.0
+        for start in range(0, n, _BLAS_CHUNK):  # BLAS counts in 32 bits
+            part = flat[start : start + _BLAS_CHUNK]
+            total += blas_dot(part.shape[0], part, stride // size, part, stride // size)
+        return total
     return _squares_real_jit(flat)
 
 
@@ -421,7 +461,7 @@ def _norm_matrix(x, ord):
 
 
 def _singular_values(x):
-    """The singular values of the real matrix x, largest first (compiled code only)."""
+    """The singular values of x in float64, largest first (compiled code only)."""
     raise NotImplementedError("_singular_values runs in compiled code only")
 
 
@@ -430,9 +470,7 @@ def _real_singular_values(x):
 
 
 def _complex_singular_values(x):
-    if x.size >= 0:  # always: the return below only gives the implementation its type
-        raise ValueError("ember's 2-norm and nuclear norm of a complex matrix are not supported")
-    return np.empty(0, np.float64)
+    return np.linalg.svd(x.astype(np.complex128))[1]
 
 
 @overload(_singular_values, jit_options=NUMPY_ERRORS)
@@ -532,12 +570,15 @@ def _column_major(a):
 
 
 LinAlgError = np.linalg.LinAlgError  # a global name: `raise LinAlgError(...)` is static
+# NumPy's wording first, then Numba's (programs and tests match either)
+_SINGULAR = "Singular matrix: Matrix is singular to machine precision."
+MISMATCHED_SYSTEM = "Incompatible array sizes, system is not dimensionally valid."
 
 
 def _check_square(a):
     n = a.shape[0]
     if a.shape[1] != n:
-        raise LinAlgError("Last 2 dimensions of the array must be square")
+        raise LinAlgError("Last 2 dimensions of the array must be square.")
     return n
 
 
@@ -555,11 +596,11 @@ def _solve_impl(dtype_name: str, vector: bool):
         def impl(a, b):
             n = check(a)
             if b.shape[0] != n:
-                raise ValueError("solve: the right-hand side does not match the matrix")
+                raise LinAlgError(MISMATCHED_SYSTEM)  # a ValueError too, as NumPy raises
             x = b.astype(np_type)
             if n > 0 and lapack_gesv(n, 1, column_major(a.astype(np_type)),
                                      np.empty(n, np.int32), x) > 0:  # fmt: skip
-                raise LinAlgError("Singular matrix")
+                raise LinAlgError(_SINGULAR)
             return x
 
     else:
@@ -567,14 +608,21 @@ def _solve_impl(dtype_name: str, vector: bool):
         def impl(a, b):
             n = check(a)
             if b.shape[0] != n:
-                raise ValueError("solve: the right-hand side does not match the matrix")
+                raise LinAlgError(MISMATCHED_SYSTEM)  # a ValueError too, as NumPy raises
             x = column_major(b.astype(np_type))
             if n > 0 and lapack_gesv(n, b.shape[1], column_major(a.astype(np_type)),
                                      np.empty(n, np.int32), x) > 0:  # fmt: skip
-                raise LinAlgError("Singular matrix")
+                raise LinAlgError(_SINGULAR)
             return x
 
     return impl
+
+
+def check_matrix(a, name: str) -> None:
+    """Numba's TypingError for an array np.linalg.`name` takes only as a matrix (NumPy's
+    stacked matrices are not supported)."""
+    if a.ndim != 2:
+        raise TypingError(f"np.linalg.{name}() only supported on 2-D arrays, not {a}")
 
 
 def _linalg_dtype(*arrays) -> str | None:
@@ -588,6 +636,57 @@ def _linalg_dtype(*arrays) -> str | None:
         None)  # fmt: skip
 
 
+# NumPy computes every np.linalg routine in double precision (float32 and complex64 inputs
+# too) and rounds the results to the input's precision: ember does the same.
+_WIDE = {"float32": "float64", "complex64": "complex128"}
+
+
+def narrow(value):
+    """A float64/complex128 result (an array, a number or a tuple of them) rounded to
+    float32/complex64; other values as they are. Compiled code only."""
+    raise NotImplementedError("narrow runs in compiled code only")
+
+
+_NARROW = {types.float64: np.float32, types.complex128: np.complex64}
+
+
+@overload(narrow, jit_options=NUMPY_ERRORS)
+def _select_narrow(value):
+    if isinstance(value, types.BaseTuple):
+        items = ", ".join(f"narrow(value[{i}])" for i in range(len(value)))
+        namespace = {"narrow": narrow}
+        exec(f"def narrow_tuple(value):\n    return ({items},)\n", namespace)  # noqa: S102
+        return namespace["narrow_tuple"]
+    target = _NARROW.get(value.dtype if isinstance(value, types.Array) else value)
+    if target is None:
+        return lambda value: value
+    if isinstance(value, types.Array) and value.layout == "F":  # keep Fortran order
+        return lambda value: value.T.astype(target).T
+    if isinstance(value, types.Array):
+        return lambda value: value.astype(target)
+    return lambda value: target(value)
+
+
+def in_double(impl_for, dtype_name: str):
+    """impl_for(dtype_name), run in float64/complex128 with its results narrowed when
+    dtype_name is float32/complex64, as NumPy computes. impl_for must be cached (the same
+    implementation for the same dtype)."""
+    if dtype_name not in _WIDE:
+        return impl_for(dtype_name)
+    return _narrowed(impl_for(_WIDE[dtype_name]))
+
+
+@functools.cache
+def _narrowed(impl):
+    core = njit(**NUMPY_ERRORS)(impl)
+    names = ", ".join(inspect.signature(impl).parameters)
+    namespace = {"core": core, "narrow": narrow}
+    exec(f"def in_double({names}):\n    return narrow(core({names}))\n", namespace)  # noqa: S102
+    wrapper = namespace["in_double"]
+    wrapper.__module__ = __name__
+    return wrapper
+
+
 @overload(np.linalg.solve, jit_options=NUMPY_ERRORS)
 def _select_solve(a, b):
     if not (isinstance(a, types.Array) and isinstance(b, types.Array)):
@@ -595,7 +694,9 @@ def _select_solve(a, b):
     if a.ndim != 2 or b.ndim not in (1, 2):
         raise TypingError("ember's np.linalg.solve takes a 2-d matrix and a 1-d or 2-d right side")
     dtype = _linalg_dtype(a, b)
-    return None if dtype is None else _solve_impl(dtype, b.ndim == 1)
+    if dtype is None:
+        return None
+    return in_double(functools.partial(_solve_impl, vector=b.ndim == 1), dtype)
 
 
 @functools.cache
@@ -611,10 +712,11 @@ def _inv_impl(dtype_name: str):
 
 @overload(np.linalg.inv, jit_options=NUMPY_ERRORS)
 def _select_inv(a):
-    if not (isinstance(a, types.Array) and a.ndim == 2):
+    if not isinstance(a, types.Array):
         return None
+    check_matrix(a, "inv")
     dtype = _linalg_dtype(a)
-    return None if dtype is None else _inv_impl(dtype)
+    return None if dtype is None else in_double(_inv_impl, dtype)
 
 
 @functools.cache
@@ -660,7 +762,8 @@ def _complex_unit(value, magnitude):
 
 @overload(np.linalg.det, jit_options=NUMPY_ERRORS)
 def _select_det(a):
-    if not (isinstance(a, types.Array) and a.ndim == 2):
+    if not isinstance(a, types.Array):
         return None
+    check_matrix(a, "det")
     dtype = _linalg_dtype(a)
-    return None if dtype is None else _det_impl(dtype)
+    return None if dtype is None else in_double(_det_impl, dtype)
