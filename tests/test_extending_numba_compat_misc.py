@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from ember import njit, runtime, types
-from ember.errors import TypingError
 from ember.extending import intrinsic, lower_builtin, type_callable
 
 
