@@ -3,7 +3,11 @@ generator state, so no draw repeats beyond chance, values stay in range, np.rand
 worker seeds that worker's state exactly as NumPy seeds, and seeded draws outside parallel
 regions still give NumPy's and CPython's streams."""
 
+import os
 import random
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -11,6 +15,7 @@ import pytest
 import ember
 from ember import config, njit, prange
 
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 N = 100_000  # 53-bit doubles: a repeat among N independent draws has odds about N**2 / 2**54
 
 pytestmark = pytest.mark.skipif(config.NUM_THREADS < 2, reason="needs two worker threads")
@@ -118,3 +123,32 @@ def test_seeded_serial_streams_unchanged_after_parallel_draws(two_threads):
     np.testing.assert_array_equal(
         _py_seed_then_draw(99, 1000), [expected.random() for _ in range(1000)]
     )
+
+
+_WORKQUEUE_SCRIPT = textwrap.dedent(
+    """
+    import numpy as np
+    import ember
+    from ember import njit, prange
+
+    @njit(parallel=True)
+    def fill(n):
+        out = np.empty(n)
+        for i in prange(n):
+            out[i] = np.random.random()
+        return out
+
+    ember.set_num_threads(2)
+    values = fill(100_000)
+    print(ember.threading_layer(), np.unique(values).size, values.min() >= 0, values.max() < 1)
+    """
+)
+
+
+def test_workqueue_layer_workers_draw_no_repeats():
+    env = dict(os.environ, EMBER_THREADING_LAYER="workqueue", PYTHONPATH=REPO)
+    done = subprocess.run(
+        [sys.executable, "-c", _WORKQUEUE_SCRIPT], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["workqueue", "100000", "True", "True"]
