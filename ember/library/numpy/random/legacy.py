@@ -8,6 +8,8 @@ NumPy's global RandomState gives after `np.random.seed(s)`; the two states are s
 in Numba. The state lives in process-wide NumPy tables with one row per thread slot (see
 `thread_slot`) that compiled code reaches directly: row 0, the state of code outside
 parallel regions, is seeded from the OS at import; each parallel worker draws from its own row.
+Still shared, so not safe to draw from at once: row 0 by several Python threads running
+compiled code (nogil) outside parallel regions, and rows by the teams of nested regions.
 """
 
 from __future__ import annotations
