@@ -5,10 +5,10 @@ The generator is CPython's: MT19937 seeded by init_by_array from the 32-bit word
 53-bit doubles, `_randbelow` by rejection on getrandbits, and each distribution's formula from
 Lib/random.py. So `random.seed(s)` in compiled code, then draws, give the numbers the interpreter
 gives after `random.seed(s)`. As in Numba, the compiled state is separate from the interpreter's
-(and from np.random's): it lives in three process-wide NumPy buffers, is seeded from the OS at
-import, again in a forked child (as CPython's), and by `random.seed()` (through a ctypes
-callback), and is not thread-safe. The MT19937 core (twist, tempering, init_genrand) is
-np.random's.
+(and from np.random's): it lives in process-wide NumPy tables with a row per thread slot, as
+np.random's (each parallel worker draws from its own row), is seeded from the OS at import,
+again in a forked child (as CPython's), and by `random.seed()` (through a ctypes callback).
+The MT19937 core (twist, tempering, init_genrand) and the thread slots are np.random's.
 """
 
 from __future__ import annotations
@@ -25,10 +25,13 @@ from ember import types
 from ember.decorators import njit
 from ember.extending import overload
 from ember.library.numpy.random.legacy import (
+    SLOTS,
     draw_double,
     draw_uint32,
     init_genrand,
     register_state_buffer,
+    seed_rows_from_os,
+    thread_slot,
 )
 from ember.lowering.registry import lower_builtin
 from ember.typing.overload import as_type
@@ -36,9 +39,9 @@ from ember.typing.signature import signature
 from ember.typing.templates import registry
 
 _N = 624
-_KEY = np.zeros(_N, np.uint32)  # the MT19937 key
-_META = np.zeros(2, np.int64)  # position in the key, "gauss's second value is waiting"
-_GAUSS = np.zeros(1, np.float64)  # gauss's second value (CPython's gauss_next)
+_KEYS = np.zeros((SLOTS, _N), np.uint32)  # the MT19937 keys
+_METAS = np.zeros((SLOTS, 2), np.int64)  # position in the key, "gauss's second value waits"
+_GAUSSES = np.zeros((SLOTS, 1), np.float64)  # gauss's second value (CPython's gauss_next)
 
 # CPython's constants, from the module that defines them
 _TWOPI = random.TWOPI
@@ -48,9 +51,11 @@ _SG_MAGICCONST = random.SG_MAGICCONST
 
 
 def _seed_from_os() -> None:
-    _KEY[:] = np.frombuffer(os.urandom(4 * _N), np.uint32)
-    _KEY[0] = 0x80000000  # as init_by_array leaves it: the state is never all zeros
-    _META[:] = (_N, 0)
+    seed_rows_from_os(_KEYS, _METAS, _GAUSSES, slice(None))
+
+
+def _seed_row_from_os(slot: int) -> None:
+    seed_rows_from_os(_KEYS, _METAS, _GAUSSES, slice(slot, slot + 1))
 
 
 _seed_from_os()
@@ -61,32 +66,34 @@ if hasattr(os, "register_at_fork"):  # a forked child draws its own numbers, as 
 
 
 def state_key():
-    """The generator's key (uint32[624]); compiled code only."""
-    return _KEY
+    """This thread's generator key (uint32[624]); compiled code only."""
+    return _KEYS[0]
 
 
 def state_meta():
-    return _META
+    return _METAS[0]
 
 
 def state_gauss():
-    return _GAUSS
+    return _GAUSSES[0]
 
 
 def reseed_from_os():
-    """Seed the state from os.urandom (random.seed() without a seed); compiled code only."""
+    """Seed this thread's state from os.urandom (random.seed() without a seed); compiled code
+    only."""
 
 
-_BUFFERS = {"state_key": _KEY, "state_meta": _META, "state_gauss": _GAUSS}
-# A C function pointer compiled code calls (ctypes takes the GIL around the Python call)
-_RESEED_CALLBACK = ctypes.CFUNCTYPE(None)(_seed_from_os)
+_BUFFERS = {"state_key": _KEYS, "state_meta": _METAS, "state_gauss": _GAUSSES}
+# A C function pointer compiled code calls with its thread slot (ctypes takes the GIL around
+# the Python call)
+_RESEED_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_int64)(_seed_row_from_os)
 _ADDRESSES = {name: buffer.ctypes.data for name, buffer in _BUFFERS.items()}
 _ADDRESSES["reseed_from_os"] = ctypes.cast(_RESEED_CALLBACK, ctypes.c_void_p).value
 
 
 def publish_symbol(symbol: str) -> str:
     """`ember.pyrandom.<state_key|state_meta|state_gauss|reseed_from_os>`: this process's state
-    buffer or reseeding callback (cached code reaches the new process's by name). A bare name
+    table or reseeding callback (cached code reaches the new process's by name). A bare name
     gets the prefix."""
     from ember.codegen.symbols import publish
 
@@ -110,8 +117,9 @@ def _lower_reseed(context, builder, sig, args):
     symbol = publish_symbol("reseed_from_os")
     function = builder.module.globals.get(symbol)
     if function is None:
-        function = llvm.Function(builder.module, llvm.FunctionType(llvm.VoidType(), []), symbol)
-    builder.call(function, [])
+        callback_type = llvm.FunctionType(llvm.VoidType(), [llvm.IntType(64)])
+        function = llvm.Function(builder.module, callback_type, symbol)
+    builder.call(function, [thread_slot(builder)])
     return context.get_dummy_value(types.none)
 
 

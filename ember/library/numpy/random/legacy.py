@@ -5,8 +5,11 @@ The generator is NumPy's legacy one (RandomState): MT19937 with NumPy's integer 
 doubles, the polar Box-Muller method for normals (caching the second value) and masked rejection
 for bounded integers. So `np.random.seed(s)` in compiled code, then draws, give the numbers
 NumPy's global RandomState gives after `np.random.seed(s)`; the two states are separate, as
-in Numba. The state lives in three process-wide NumPy buffers that compiled code reaches
-directly; it is seeded from the OS at import. It is not thread-safe.
+in Numba. The state lives in process-wide NumPy tables with one row per thread slot (see
+`thread_slot`) that compiled code reaches directly: row 0, the state of code outside
+parallel regions, is seeded from the OS at import; each parallel worker draws from its own row.
+Still shared, so not safe to draw from at once: row 0 by several Python threads running
+compiled code (nogil) outside parallel regions, and rows by the teams of nested regions.
 """
 
 from __future__ import annotations
@@ -28,9 +31,14 @@ from ember.typing.signature import signature
 from ember.typing.templates import registry
 
 _N = 624
-_KEY = np.zeros(_N, np.uint32)  # the MT19937 key
-_META = np.zeros(2, np.int64)  # position in the key, "a cached normal is waiting"
-_GAUSS = np.zeros(1, np.float64)  # the cached normal
+# Thread slots: worker t of a parallel region draws from row t % SLOTS of each state table, so
+# threads of one region share no state. A constant (not the thread count), so cached code
+# indexes tables of the same size in every process.
+SLOTS = 64
+_KEYS = np.zeros((SLOTS, _N), np.uint32)  # the MT19937 keys
+_METAS = np.zeros((SLOTS, 2), np.int64)  # position in the key, "a cached normal is waiting"
+_GAUSSES = np.zeros((SLOTS, 1), np.float64)  # the cached normal
+_KEY, _META, _GAUSS = _KEYS[0], _METAS[0], _GAUSSES[0]  # code outside parallel regions
 
 
 def _seed_python(seed: int) -> None:
@@ -42,13 +50,30 @@ def _seed_python(seed: int) -> None:
     _GAUSS[0] = 0.0
 
 
+def seed_rows_from_os(keys: np.ndarray, metas: np.ndarray, gausses: np.ndarray, rows: slice):
+    """Seed `rows` of state tables with words from os.urandom (the top bit of each key's first
+    word set, as init_by_array leaves it: never an all-zero state)."""
+    count = len(range(*rows.indices(keys.shape[0])))
+    keys[rows] = np.frombuffer(os.urandom(4 * _N * count), np.uint32).reshape(count, _N)
+    keys[rows, 0] = 0x80000000
+    metas[rows] = (_N, 0)
+    gausses[rows] = 0.0
+
+
+def _seed_workers_from_os() -> None:
+    seed_rows_from_os(_KEYS, _METAS, _GAUSSES, slice(1, None))
+
+
 _seed_python(int.from_bytes(os.urandom(4), "little"))
+_seed_workers_from_os()
+if hasattr(os, "register_at_fork"):  # a forked child's workers draw their own numbers
+    os.register_at_fork(after_in_child=_seed_workers_from_os)
 
 # ---------------------------------------------------------------------------- state buffers
 
 
 def mt_key():
-    """The generator's key (uint32[624]); compiled code only."""
+    """This thread's generator key (uint32[624]); compiled code only."""
     return _KEY
 
 
@@ -60,51 +85,65 @@ def mt_gauss():
     return _GAUSS
 
 
-_BUFFERS = {mt_key: _KEY, mt_meta: _META, mt_gauss: _GAUSS}
+_BUFFERS = {mt_key: _KEYS, mt_meta: _METAS, mt_gauss: _GAUSSES}
 
 
-def register_state_buffer(function, buffer: np.ndarray, publish_symbol) -> None:
-    """Make `function()` in compiled code return `buffer`, reached by the symbol
-    `publish_symbol("<prefix>.<function name>")` publishes and returns (the prefix names the
-    owner of the state, and its resolver in ember.codegen.symbols)."""
+def thread_slot(builder: llvm.IRBuilder) -> llvm.Value:
+    """This thread's row of the state tables: its worker index in the parallel region it runs
+    (0 outside one), modulo SLOTS. The call reads nothing the function writes, so LLVM may
+    hoist it out of loops: a thread's index is fixed while a function runs."""
+    from ember.parallel import threading_layer
+
+    function = threading_layer.declare_symbol(builder.module, threading_layer.THREAD_ID)
+    worker = builder.call(function, [], attrs=("nounwind", "readnone"))
+    return builder.and_(worker, arr.const(SLOTS - 1))
+
+
+def register_state_buffer(function, table: np.ndarray, publish_symbol) -> None:
+    """Make `function()` in compiled code return the calling thread's row of `table` (a
+    C-contiguous (SLOTS, n) array), reached by the symbol `publish_symbol("<prefix>.<function
+    name>")` publishes and returns (the prefix names the owner of the state, and its resolver
+    in ember.codegen.symbols)."""
     from ember.dispatcher.typeof import typeof
 
-    array_type = typeof(buffer)
+    row_type = typeof(table[0])
 
     @registry.typer(function)
     def _typer(args, kws):
-        return signature(array_type) if not args and not kws else None
+        return signature(row_type) if not args and not kws else None
 
     @lower_builtin(function)
     def _lower(context, builder, sig, args):
-        size = buffer.size
+        size = table.shape[1]
+        base = external_global(builder.module, publish_symbol(function.__name__))
+        offset = builder.mul(thread_slot(builder), arr.const(size * table.itemsize))
         fields = arr.ArrayFields(
             llvm.Constant(arr.ptr, None),  # not runtime memory: never counted or freed
             llvm.Constant(arr.ptr, None),
             arr.const(size),
-            arr.const(buffer.itemsize),
-            external_global(builder.module, publish_symbol(function.__name__)),
+            arr.const(table.itemsize),
+            builder.gep(base, [offset], inbounds=True, source_etype=llvm.IntType(8)),
             [arr.const(size)],
-            [arr.const(buffer.itemsize)],
+            [arr.const(table.itemsize)],
         )
         return arr.pack(builder, sig.return_type, fields)
 
 
 def publish_symbol(symbol: str) -> str:
-    """`ember.random.<mt_key|mt_meta|mt_gauss>`: this process's state buffer (compiled code
+    """`ember.random.<mt_key|mt_meta|mt_gauss>`: this process's state table (compiled code
     reaches it by name, so cached code uses the new process's generator state). A bare name
     gets the prefix."""
     from ember.codegen.symbols import publish
 
     name = symbol.removeprefix("ember.random.")
     symbol = f"ember.random.{name}"
-    buffer = next(b for f, b in _BUFFERS.items() if f.__name__ == name)
-    publish(symbol, buffer.ctypes.data)
+    table = next(t for f, t in _BUFFERS.items() if f.__name__ == name)
+    publish(symbol, table.ctypes.data)
     return symbol
 
 
-for _function, _buffer in _BUFFERS.items():
-    register_state_buffer(_function, _buffer, publish_symbol)
+for _function, _table in _BUFFERS.items():
+    register_state_buffer(_function, _table, publish_symbol)
 
 
 # ---------------------------------------------------------------------------- MT19937
