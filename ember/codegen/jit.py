@@ -19,12 +19,15 @@ from ember.lowering import stack_check
 # A float sum (`s += x[i] ** 3`) may vectorize its body and still add in order (an ordered
 # reduction: the same result as Python's loop); LLVM allows that on x86 only when asked
 # (-force-ordered-reductions), and its cost model still decides (sixth_power_sum: 4.3x -> 1.0x
-# Numba). Not with EMBER_DEBUGINFO: such loops lose the line tables gdb and perf read.
+# Numba), but a sum of gathered items runs faster scalar: such a module is optimized again
+# without it (ember/codegen/ordered_reductions). Not with EMBER_DEBUGINFO: such loops lose the
+# line tables gdb and perf read.
 _PIPELINE_OPTIONS = ("-unroll-runtime-multi-exit", "-force-ordered-reductions")
 
 
-def _pipeline_options() -> tuple[str, ...]:
-    return _PIPELINE_OPTIONS if not config.DEBUGINFO else _PIPELINE_OPTIONS[:1]
+def _pipeline_options(ordered_reductions: bool) -> tuple[str, ...]:
+    ordered = ordered_reductions and not config.DEBUGINFO
+    return _PIPELINE_OPTIONS if ordered else _PIPELINE_OPTIONS[:1]
 
 
 class JITEngine:
@@ -78,10 +81,13 @@ class JITEngine:
         manager.add_refprune_pass(subpasses.PER_BB | subpasses.DIAMOND | subpasses.FANOUT)
         return manager
 
-    def optimize(self, module: llvm_binding.ModuleRef, instructions: int = 0) -> str:
+    def optimize(
+        self, module: llvm_binding.ModuleRef, instructions: int = 0, ordered_reductions: bool = True
+    ) -> str:
         """Run the optimization pipeline: this engine's level, or O1 when the function being
-        compiled has more than `config.LARGE_FUNCTION` instructions. Returns LLVM's report of
-        the passes' times when `config.LLVM_PASS_TIMINGS` is on (else "")."""
+        compiled has more than `config.LARGE_FUNCTION` instructions; float sums vectorized in
+        order unless `ordered_reductions` is False (ember/codegen/ordered_reductions). Returns
+        LLVM's report of the passes' times when `config.LLVM_PASS_TIMINGS` is on (else "")."""
         # O1 (still with inlining, loop vectorization and unrolling) for huge functions: on a
         # generated function of 800 `if` blocks (30,000 instructions), O3 spends 40% of its
         # time in correlated value propagation, whose cost grows faster than the function
@@ -89,7 +95,8 @@ class JITEngine:
         # half the time of O3.
         large = instructions > config.LARGE_FUNCTION
         level = min(self.opt_level, 1) if large else self.opt_level
-        return self._run(module, self._make_pass_builder(level), _pipeline_options())
+        options = _pipeline_options(ordered_reductions)
+        return self._run(module, self._make_pass_builder(level), options)
 
     def simplify(self, module: llvm_binding.ModuleRef) -> None:
         """The cheap pipeline for a callee that callers will link and optimize again."""

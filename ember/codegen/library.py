@@ -12,6 +12,7 @@ from llvmlite import ir as llvm
 
 from ember import config
 from ember.codegen.jit import engine
+from ember.codegen.ordered_reductions import sums_gathered_items
 from ember.codegen.pass_timings import PassTimings
 from ember.codegen.recursion_unrolling import unroll_self_recursion
 from ember.errors import CompilerError
@@ -76,12 +77,13 @@ class CodeLibrary:
         jit = engine()
         module = self._parsed_and_linked()
         self.instructions = self._instruction_count()  # the pipelines' choice (ember/codegen/jit)
-        self._timed("Module passes (full optimization)", jit.optimize, module, self.instructions)
         self.optimize_twice = any(
             _SECOND_ROUND in library.module.namedmetadata for library in self.linked_libraries()
         )
-        if self.optimize_twice:  # (a generator made here may be consumed by a callee)
-            self._timed("Module passes (second round)", jit.optimize, module, self.instructions)
+        self._run_pipelines(module, ordered_reductions=True)
+        if sums_gathered_items(module):  # again from the start, every float sum kept scalar
+            module = self._parsed_and_linked()
+            self._run_pipelines(module, ordered_reductions=False)
         module = unroll_self_recursion(jit, module)
         self._linkable = module.clone()
         self._for_callers = None  # callers link the optimized module from now on
@@ -91,6 +93,14 @@ class CodeLibrary:
             print(banner(f"OPTIMIZED DUMP {self.name}"), self.optimized_ir, "=" * 80, sep="\n")
         if config.DUMP_ASSEMBLY:
             print(banner(f"ASSEMBLY {self.name}"), self.assembly, "=" * 80, sep="\n")
+
+    def _run_pipelines(self, module, ordered_reductions: bool) -> None:
+        optimize = engine().optimize
+        args = (module, self.instructions, ordered_reductions)
+        full = "full optimization" if ordered_reductions else "again, float sums scalar"
+        self._timed(f"Module passes ({full})", optimize, *args)
+        if self.optimize_twice:  # (a generator made here may be consumed by a callee)
+            self._timed("Module passes (second round)", optimize, *args)
 
     def _timed(self, stage: str, run_pipeline, *args) -> None:
         started = time.perf_counter()
