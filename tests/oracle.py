@@ -58,3 +58,17 @@ def assert_arrays_close(compiled, expected, rtol: float = 0.0, atol: float = 0.0
     assert np.shape(compiled) == np.shape(expected)
     assert np.asarray(compiled).dtype.kind == np.asarray(expected).dtype.kind
     np.testing.assert_allclose(compiled, expected, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def assert_frees_all(func, *make_args, calls: int = 200) -> None:
+    """`func(*args)` with fresh arguments each call allocates nothing it does not free."""
+    import gc
+
+    func(*(make() for make in make_args))
+    gc.collect()
+    before = ember.runtime.stats()
+    for _ in range(calls):
+        func(*(make() for make in make_args))
+    gc.collect()
+    after = ember.runtime.stats()
+    assert after.alloc - before.alloc == after.free - before.free

@@ -3,7 +3,6 @@ against ember): tuples indexed by literal arguments, namedtuple classes from ins
 passed twice, lists of lists, tuple argument checks. Checked against CPython running the same
 function (or the exception it raises) and ember's runtime allocation counters."""
 
-import gc
 from collections import namedtuple
 
 import numpy as np
@@ -12,20 +11,9 @@ import pytest
 import ember
 from ember import njit, objmode, types
 from ember.errors import TypingError, UnsupportedError
+from tests.oracle import assert_frees_all
 
 Point = namedtuple("Point", "x y z")
-
-
-def _assert_no_leaks_over_many_calls(func, *make_args, calls=200):
-    """`func(*args)` with fresh arguments each call allocates nothing it does not free."""
-    func(*(make() for make in make_args))
-    gc.collect()
-    before = ember.runtime.stats()
-    for _ in range(calls):
-        func(*(make() for make in make_args))
-    gc.collect()
-    after = ember.runtime.stats()
-    assert after.alloc - before.alloc == after.free - before.free
 
 
 # ---------------------------------------------------------------------------- tuples
@@ -51,7 +39,7 @@ def test_heterogeneous_tuple_indexed_by_a_constant_argument():
 
 def test_tuple_indexed_by_a_constant_argument_leaks_nothing():
     jitted = njit(_members_by_constant)
-    _assert_no_leaks_over_many_calls(jitted, lambda: (1, "xy" * 3, np.ones(4)))
+    assert_frees_all(jitted, lambda: (1, "xy" * 3, np.ones(4)))
 
 
 def _member_out_of_range(tup):
@@ -142,7 +130,7 @@ def test_the_same_list_passed_twice_leaks_nothing():
         items = [1, 2, 3]
         return jitted(items, items)
 
-    _assert_no_leaks_over_many_calls(call_with_one_list)
+    assert_frees_all(call_with_one_list)
 
 
 def _second(xs):
@@ -313,7 +301,7 @@ def test_containers_cross_an_objmode_block():
 
 
 def test_containers_crossing_an_objmode_block_leak_nothing():
-    _assert_no_leaks_over_many_calls(_containers_through_objmode, lambda: 3, calls=100)
+    assert_frees_all(_containers_through_objmode, lambda: 3, calls=100)
 
 
 def _declared_list_out(make):
@@ -406,7 +394,7 @@ def test_the_same_set_passed_twice_leaks_nothing():
         items = {1, 2, 3}
         return jitted(items, items)
 
-    _assert_no_leaks_over_many_calls(call_with_one_set)
+    assert_frees_all(call_with_one_set)
 
 
 # ---------------------------------------------------------------------------- literal_unroll

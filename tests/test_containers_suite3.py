@@ -3,7 +3,6 @@ against ember): sets of strings and tuples passed from Python, typed List intern
 lists and string-keyed dict displays. Checked against CPython running the same function (or the
 exception it raises) and ember's runtime allocation counters."""
 
-import gc
 import operator
 
 import pytest
@@ -13,19 +12,7 @@ from hypothesis import strategies as st
 import ember
 from ember import njit
 from ember.errors import TypingError
-
-
-def _assert_no_leaks_over_many_calls(func, *make_args, calls=200):
-    """`func(*args)` with fresh arguments each call allocates nothing it does not free."""
-    func(*(make() for make in make_args))
-    gc.collect()
-    before = ember.runtime.stats()
-    for _ in range(calls):
-        func(*(make() for make in make_args))
-    gc.collect()
-    after = ember.runtime.stats()
-    assert after.alloc - before.alloc == after.free - before.free
-
+from tests.oracle import assert_frees_all
 
 # ---------------------------------------------------------------------------- sets from Python
 
@@ -72,7 +59,7 @@ def test_sets_of_strings_of_another_item_type_keep_numbas_words():
 
 
 def test_sets_of_strings_passed_from_python_leak_nothing():
-    _assert_no_leaks_over_many_calls(njit(_add_pair), lambda: {"x", "yy" * 9}, lambda: "zz")
+    assert_frees_all(njit(_add_pair), lambda: {"x", "yy" * 9}, lambda: "zz")
 
 
 # ---------------------------------------------------------------------------- typed List internals
@@ -147,7 +134,7 @@ def test_mutable_lists_still_change_and_leak_nothing():
 
     made = List([5, 4])
     assert churn(made) == 3 and list(made) == [4, 5]
-    _assert_no_leaks_over_many_calls(churn, lambda: List([2, 1]))
+    assert_frees_all(churn, lambda: List([2, 1]))
 
 
 def test_typed_list_refuses_keywords_in_compiled_code_as_numba():
@@ -380,7 +367,7 @@ def test_lists_of_tuples_holding_lists_keep_untouched_items_and_leak_nothing():
     inner = pairs[0][1]
     assert njit(total)(pairs) == 7
     assert pairs[0][1] is inner  # nothing changed: the caller's objects stay
-    _assert_no_leaks_over_many_calls(njit(_sum_and_grow), lambda: [(1, [2]), (3, [4, 5])])
+    assert_frees_all(njit(_sum_and_grow), lambda: [(1, [2]), (3, [4, 5])])
 
 
 def _compare_lists_of_none(n, m):

@@ -7,20 +7,10 @@ from __future__ import annotations
 import ast
 
 from ember.errors import TypingError
-from ember.frontend.source_rewrite import walk_scope
+from ember.frontend.source_rewrite import NESTED_SCOPES, walk_scope
 from ember.ir.nodes import Loc
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
-_SCOPES = (
-    ast.FunctionDef,
-    ast.AsyncFunctionDef,
-    ast.ClassDef,
-    ast.Lambda,
-    ast.ListComp,
-    ast.SetComp,
-    ast.DictComp,
-    ast.GeneratorExp,
-)
 
 
 def check_block_outputs(
@@ -82,7 +72,7 @@ def _path_to(statements: list[ast.stmt], target: ast.stmt) -> list[tuple[list, i
     for index, node in enumerate(statements):
         if node is target:
             return [(statements, index)]
-        if isinstance(node, _SCOPES):
+        if isinstance(node, NESTED_SCOPES):
             continue
         for child_list in _statement_lists(node):
             inner = _path_to(child_list, target)
@@ -143,7 +133,7 @@ class _ReadsFirst:
             self.block(node.orelse, after)
             self.block(node.finalbody, set(assigned))
             return assigned
-        if isinstance(node, _SCOPES[:3]):  # a nested function or class reads its free names
+        if isinstance(node, NESTED_SCOPES[:3]):  # a nested function or class reads its free names
             self.reads(node, assigned)
             return assigned | {node.name}
         self.reads(node, assigned)

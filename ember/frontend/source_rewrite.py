@@ -167,12 +167,12 @@ def walk_scope(body: list[ast.stmt], skip: set[int]):
         if id(node) in skip or (isinstance(node, ast.Assign) and id(node.value) in skip):
             continue
         yield node
-        if isinstance(node, _NESTED_SCOPES):
+        if isinstance(node, NESTED_SCOPES):
             continue
         pending.extend(ast.iter_child_nodes(node))
 
 
-_NESTED_SCOPES = (
+NESTED_SCOPES = (
     ast.FunctionDef,
     ast.AsyncFunctionDef,
     ast.ClassDef,
