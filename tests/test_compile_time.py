@@ -38,9 +38,9 @@ def large():
     """The 300-block function, compiled once; records the size the optimizer was told."""
     original = jit_module.JITEngine.optimize
 
-    def spy(self, module, instructions=0):
+    def spy(self, module, instructions=0, *options):
         optimized_sizes.append(instructions)
-        return original(self, module, instructions)
+        return original(self, module, instructions, *options)
 
     jit_module.JITEngine.optimize = spy
     try:
