@@ -1,7 +1,7 @@
-"""Numba's report of a call no implementation takes, appended to ember's own message: consumes
-the callee's key, the argument types, the typing context and the call's location; produces the
-lines programs and users grep for ("No implementation of function Function(...) found for
-signature", "Overload of function '...'", "No match.", "During: resolving callee type")."""
+"""The text of a failed typing: consumes the callee, the argument types, the typing context and
+the call's location; produces ember's one-line cause after the lines programs and users grep for
+in Numba's reports ("No implementation of function Function(...) found for signature",
+"Overload of function '...'", "No match.", "During: resolving callee type")."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ import inspect
 import os
 import sys
 from typing import Any
+
+from ember import types
+from ember.ir import nodes as ir
 
 _EMBER_ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "")
 _MAX_LISTED = 1  # more candidates than this are one line, as Numba's "<numerous>"
@@ -63,3 +66,69 @@ def _package_relative(path: str | None) -> str:
     if not roots:
         return path
     return os.path.relpath(path, max(roots, key=len))
+
+
+# Numba's words for a list of undefined items, which code written for Numba may look for
+PRECISE_LIST_NOTE = (
+    "For Numba to be able to compile a list, the list must have a known and precise type "
+    "that can be inferred from the other variables."
+)
+
+RECURSION_HINT = (
+    "Cannot type a recursive call (cannot type infer runaway recursion): the function needs a "
+    "return path that does not recurse, placed before the recursive call."
+)
+
+
+def unsupported_library_function(value_type: types.Type, attr: str, message: str) -> str:
+    """Numba's words first for a NumPy function ember does not compile."""
+    pymod = getattr(value_type, "pymod", None)
+    name = getattr(pymod, "__name__", "")
+    if isinstance(value_type, types.Module) and name.split(".")[0] == "numpy":
+        if callable(getattr(pymod, attr, None)):
+            return (
+                f"Use of unsupported NumPy function '{name}.{attr}' or unsupported use of the "
+                f"function.\n{message}: ember does not compile {name}.{attr}"
+            )
+    return message
+
+
+def callee_key(fnty: types.Type) -> Any:
+    """The key whose templates a call of `fnty` asks (None: no templates to report)."""
+    if isinstance(fnty, types.Function):
+        return fnty.typing_key
+    if isinstance(fnty, types.BoundFunction):
+        return (type(fnty.this), fnty.attr)
+    return None
+
+
+def describe_callee(fnty: types.Type) -> str:
+    if isinstance(fnty, types.Function):
+        key = fnty.typing_key
+        module = getattr(key, "__module__", None)
+        name = getattr(key, "__qualname__", repr(key))
+        return f"function {module}.{name}" if module not in (None, "builtins") else name
+    if isinstance(fnty, types.DispatcherType):
+        return f"jitted function {fnty.dispatcher.py_func.__qualname__}"
+    if isinstance(fnty, types.BoundFunction):
+        return f"method {fnty.attr} of {fnty.this}"
+    return f"a value of type {fnty}"
+
+
+def no_implementation(
+    what: str, operands: list, arg_types: tuple, func_ir: ir.FunctionIR, report: Any = ()
+) -> str:
+    """The variables and their types, Numba's `report` lines (what users grep for), then the
+    one-line cause."""
+    named = list(
+        dict.fromkeys(  # each variable once, in order (f(n, n) names 'n' once)
+            f"'{func_ir.user_name(var.name)}' is {typ}"
+            for var, typ in zip(operands, arg_types)
+            if not var.name.startswith("$")
+        )
+    )
+    listing = ", ".join(str(t) for t in arg_types)
+    lines = [f"  {', '.join(named)}"] if named else []
+    lines.extend(report)
+    lines.append(f"No implementation of {what} for argument types ({listing})")
+    return "\n".join(lines)

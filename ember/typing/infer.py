@@ -10,11 +10,9 @@ from __future__ import annotations
 import operator
 import threading
 from dataclasses import dataclass, field
-from typing import Any
 
 from ember import types
 from ember.errors import (
-    CompileTimeValueReturned,
     EmberError,
     ForceLiteralArg,
     TypingError,
@@ -22,13 +20,21 @@ from ember.errors import (
 )
 from ember.ir import displays
 from ember.ir import nodes as ir
-from ember.lowering.boxing import compile_time_only
 from ember.types.functions import function_members
 from ember.typing.arith import as_number
 from ember.typing.context import TypingContext
 from ember.typing.exceptions import caught_args_type
-from ember.typing.failure_report import numba_report
+from ember.typing.failure_report import (
+    PRECISE_LIST_NOTE,
+    RECURSION_HINT,
+    callee_key,
+    describe_callee,
+    no_implementation,
+    numba_report,
+    unsupported_library_function,
+)
 from ember.typing.functions import RecursionPending
+from ember.typing.returns import finish_returns, returned_type
 from ember.typing.signature import Signature
 from ember.typing.star_calls import StarCallSized, expand_star_call, spread_length
 from ember.typing.templates import widen_number_literals
@@ -139,7 +145,7 @@ class TypeInferer:
         self._raise_first_error(failures)  # before the empty displays a failure left empty
         self._check_empty_lists(statements)
         self._report(statements, failures)
-        self._finish_returns(statements)
+        finish_returns(self, statements)
         return TypingResult(
             self.typemap, self.calltypes, self.return_type, self.rhs_types, self.assigned_at
         )
@@ -153,7 +159,7 @@ class TypeInferer:
     def _report(self, statements: list[ir.Stmt], failures: dict[int, Exception]) -> None:
         waiting = [statements[i] for i in sorted(failures) if _calls_compiling(self, statements[i])]
         if waiting:  # mutual recursion: the caller retries once it knows its return type
-            raise RecursionPending(_RECURSION_HINT, waiting[0].loc)
+            raise RecursionPending(RECURSION_HINT, waiting[0].loc)
         if failures:
             stmt = statements[min(failures)]
             raise TypingError(self._untypable_message(stmt), stmt.loc)
@@ -189,7 +195,7 @@ class TypeInferer:
             if not named:  # a temporary: Numba's words for it too
                 numba_words = f"Undecided type {variable} := {kind}. {numba_words}"
             if not isinstance(kind, (types.DictType, types.Set)):
-                numba_words += " " + _PRECISE_LIST_NOTE
+                numba_words += " " + PRECISE_LIST_NOTE
             raise TypingError(
                 f"{numba_words}\nCannot infer the {what} {name}: nothing is stored into it in "
                 f"this function (an imprecise type). Give it an item ({hint} to it",
@@ -271,7 +277,7 @@ class TypeInferer:
     def _untypable_message(self, stmt: ir.Stmt) -> str:
         missing = [v.name for v in stmt.sources() if v.name not in self.typemap]
         if _is_recursive_call(self, stmt):
-            return _RECURSION_HINT
+            return RECURSION_HINT
         names = ", ".join(f"'{self._user_name(name)}'" for name in missing)
         return f"Cannot determine the type of {names}"
 
@@ -332,7 +338,7 @@ class TypeInferer:
                 sig = self.context.resolve_operator(operator.setitem, args, literal_args)
         if sig is None:
             report = numba_report(self.context, operator.setitem, args, stmt.loc)
-            message = _no_implementation("setitem", stmt.sources(), args, self.func_ir, report)
+            message = no_implementation("setitem", stmt.sources(), args, self.func_ir, report)
             raise TypingError(message, stmt.loc)
         self.calltypes[stmt] = sig
 
@@ -521,7 +527,7 @@ class TypeInferer:
             what = f"'{self._user_name(var.name)}'" if var is not None else f"argument {position}"
             return TypingError(
                 f"Cannot request literal type. Invalid use of non-Literal type: "
-                f"{_describe_callee(fnty)} needs {what} as a "
+                f"{describe_callee(fnty)} needs {what} as a "
                 "literal (literally()): it must be "
                 f"a constant int, bool or str, or an argument of {self.func_ir.qualname} "
                 "passed one",
@@ -582,16 +588,16 @@ class TypeInferer:
             raise self._forward_literal_request(fnty, expr, request) from None
         if sig is not None and sig.return_type is None:
             raise _Pending  # a recursive call whose return type is not known yet
-        described = _describe_callee(fnty)
+        described = describe_callee(fnty)
         operands = [*expr.args, *(v for _, v in expr.kws)]
         all_types = args + tuple(kws.values())
-        key = _callee_key(fnty)
+        key = callee_key(fnty)
         return self._record_call(expr, sig, described, operands, all_types, key)
 
     def _record_call(self, expr, sig, what, operands, arg_types, key=None) -> types.Type:
         if sig is None:
             report = () if key is None else numba_report(self.context, key, arg_types, expr.loc)
-            message = _no_implementation(what, operands, arg_types, self.func_ir, report)
+            message = no_implementation(what, operands, arg_types, self.func_ir, report)
             raise TypingError(message, expr.loc)
         self.calltypes[expr] = sig
         return sig.return_type
@@ -610,7 +616,7 @@ class TypeInferer:
         if found is None:
             message = f"Unknown attribute '{expr.attr}' of type {value_type}"
             raise TypingError(
-                _unsupported_library_function(value_type, expr.attr, message), expr.loc
+                unsupported_library_function(value_type, expr.attr, message), expr.loc
             )
         return found
 
@@ -702,7 +708,7 @@ class TypeInferer:
         raise TypingError(f"cannot unpack a value of type {value_type}", expr.loc)
 
     def _type_cast(self, expr: ir.Cast) -> types.Type:
-        value_type = _returned_type(self._typeof_var(expr.value))
+        value_type = returned_type(self._typeof_var(expr.value))
         if self.return_type is None:
             self.return_type = value_type
         else:
@@ -718,61 +724,6 @@ class TypeInferer:
                 self.return_type = unified
                 self.changed = True
         return value_type
-
-    # ------------------------------------------------------------------ returns
-
-    def _finish_returns(self, statements: list[ir.Stmt]) -> None:
-        if self.declared_return is not None:
-            self.return_type = self.declared_return
-        if self.return_type is None:
-            self.return_type = types.none  # every path raises
-        for stmt in statements:
-            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Cast):
-                self._check_returnable(stmt)
-                self.typemap[stmt.target.name] = self.return_type
-
-    def _check_returnable(self, cast: ir.Assign) -> None:
-        """Values with no runtime data (modules, functions, exception classes) exist only
-        while compiling; returning one would silently give None."""
-        returned = self.typemap.get(cast.value.value.name, self.return_type)
-        declared = self.declared_return
-        if isinstance(returned, types.BaseTuple) and isinstance(declared, types.BaseTuple):
-            if len(returned) != len(declared):  # as Numba words it
-                raise TypingError(f"No conversion from {returned} to {declared}", cast.loc)
-        if _unconvertible(types.unliteral(returned), declared):
-            raise TypingError(f"No conversion from {returned} to {declared}", cast.loc)
-        for candidate in (_returned_type(returned), self.return_type):
-            if self.returns_to_python and compile_time_only(candidate):
-                raise CompileTimeValueReturned(
-                    f"Cannot return a value of type {candidate} (cannot convert native "
-                    f"{candidate} to Python object): it exists only while compiling",
-                    cast.loc,
-                )
-
-
-_SCALARS_AND_ARRAYS = (types.Number, types.Boolean, types.Array)
-
-
-def _unconvertible(returned: types.Type, declared: types.Type | None) -> bool:
-    """A number or array returned where the declared return type (a number or array) cannot
-    hold it (an array declared as float32): a typing error, as Numba reports it."""
-    if not (
-        isinstance(returned, _SCALARS_AND_ARRAYS) and isinstance(declared, _SCALARS_AND_ARRAYS)
-    ):
-        return False
-    from ember.typing.conversions import can_convert
-
-    return can_convert(returned, declared) is None
-
-
-def _returned_type(typ: types.Type) -> types.Type:
-    """The type a returned value takes: literals widened, inside tuples too (the string constant
-    of `(x, "a")` is returned as a string)."""
-    if isinstance(typ, types.BaseTuple) and not types.is_named_tuple(typ):
-        members = [_returned_type(member) for member in typ.types]
-        if members != list(typ.types):
-            return types.make_tuple(members)
-    return types.unliteral(typ)
 
 
 _EXPR_TYPERS = {
@@ -805,13 +756,6 @@ def register_expression_typer(expr_class: type, typer) -> None:
     _EXPR_TYPERS[expr_class] = typer
 
 
-# Numba's words for a list of undefined items, which code written for Numba may look for
-_PRECISE_LIST_NOTE = (
-    "For Numba to be able to compile a list, the list must have a known and precise type "
-    "that can be inferred from the other variables."
-)
-
-
 def _is_refinable(typ: types.Type | None) -> bool:
     """Containers whose empty display takes its member types from a later store."""
     return isinstance(typ, (types.List, types.HashTable))
@@ -821,66 +765,6 @@ def _require_precise(arg_types: tuple) -> None:
     """Operations wait until the item type of an empty list is known."""
     if not all(t.is_precise for t in arg_types):
         raise _Pending
-
-
-def _unsupported_library_function(value_type: types.Type, attr: str, message: str) -> str:
-    """Numba's words first for a NumPy function ember does not compile."""
-    pymod = getattr(value_type, "pymod", None)
-    name = getattr(pymod, "__name__", "")
-    if isinstance(value_type, types.Module) and name.split(".")[0] == "numpy":
-        if callable(getattr(pymod, attr, None)):
-            return (
-                f"Use of unsupported NumPy function '{name}.{attr}' or unsupported use of the "
-                f"function.\n{message}: ember does not compile {name}.{attr}"
-            )
-    return message
-
-
-def _callee_key(fnty: types.Type) -> Any:
-    """The key whose templates a call of `fnty` asks (None: no templates to report)."""
-    if isinstance(fnty, types.Function):
-        return fnty.typing_key
-    if isinstance(fnty, types.BoundFunction):
-        return (type(fnty.this), fnty.attr)
-    return None
-
-
-def _describe_callee(fnty: types.Type) -> str:
-    if isinstance(fnty, types.Function):
-        key = fnty.typing_key
-        module = getattr(key, "__module__", None)
-        name = getattr(key, "__qualname__", repr(key))
-        return f"function {module}.{name}" if module not in (None, "builtins") else name
-    if isinstance(fnty, types.DispatcherType):
-        return f"jitted function {fnty.dispatcher.py_func.__qualname__}"
-    if isinstance(fnty, types.BoundFunction):
-        return f"method {fnty.attr} of {fnty.this}"
-    return f"a value of type {fnty}"
-
-
-def _no_implementation(
-    what: str, operands: list, arg_types: tuple, func_ir: ir.FunctionIR, report: Any = ()
-) -> str:
-    """The variables and their types, Numba's `report` lines (what users grep for), then the
-    one-line cause."""
-    named = list(
-        dict.fromkeys(  # each variable once, in order (f(n, n) names 'n' once)
-            f"'{func_ir.user_name(var.name)}' is {typ}"
-            for var, typ in zip(operands, arg_types)
-            if not var.name.startswith("$")
-        )
-    )
-    listing = ", ".join(str(t) for t in arg_types)
-    lines = [f"  {', '.join(named)}"] if named else []
-    lines.extend(report)
-    lines.append(f"No implementation of {what} for argument types ({listing})")
-    return "\n".join(lines)
-
-
-_RECURSION_HINT = (
-    "Cannot type a recursive call (cannot type infer runaway recursion): the function needs a "
-    "return path that does not recurse, placed before the recursive call."
-)
 
 
 def _calls_compiling(inferer: TypeInferer, stmt: ir.Stmt) -> bool:
