@@ -1,5 +1,6 @@
 """Numba's `numba.core` paths for code written against them: `ember.core.types`, `.errors`,
-`.config`, `.extending`, `.cgutils`, `.imputils`, `.typing(.templates)`, `.datamodel(.models)`,
+`.config`, `.extending`, `.cgutils`, `.imputils`, `.typing(.templates, .cffi_utils)`,
+`.datamodel(.models)`,
 `.ir`, `.ir_utils`, `.rewrites`, `.dispatcher`, `.registry` (`CPUDispatcher`) and `.withcontexts`
 (`objmode_context`) are the ember modules themselves (one home each: names, not copies)."""
 
@@ -9,6 +10,7 @@ from ember import config, errors, extending, types
 from ember.dispatcher import dispatcher
 from ember.ir import numba_ir as ir
 from ember.ir import numba_utils as ir_utils
+from ember.library.interop import cffi_functions as cffi_utils
 from ember.lowering import cgutils, models
 from ember.misc import objmode as withcontexts
 from ember.rewrites import registry as rewrites
@@ -27,6 +29,7 @@ _ALIASES = {
     "imputils": extending,
     "typing": templates,
     "typing.templates": templates,
+    "typing.cffi_utils": cffi_utils,
     "datamodel": models,
     "datamodel.models": models,
     "ir": ir,
@@ -40,6 +43,7 @@ for _name, _module in _ALIASES.items():
 
 imputils = extending
 typing = templates
+templates.cffi_utils = cffi_utils  # `import ember.core.typing.cffi_utils as m` reads it there
 datamodel = models
 
 __all__ = [
