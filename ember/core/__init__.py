@@ -1,8 +1,8 @@
 """Numba's `numba.core` paths for code written against them: `ember.core.types`, `.errors`,
-`.config`, `.extending`, `.cgutils`, `.imputils`, `.typing(.templates, .cffi_utils)`,
-`.datamodel(.models)`,
-`.ir`, `.ir_utils`, `.rewrites`, `.dispatcher`, `.registry` (`CPUDispatcher`) and `.withcontexts`
-(`objmode_context`) are the ember modules themselves (one home each: names, not copies)."""
+`.config`, `.extending`, `.cgutils`, `.imputils`, `.typing(.templates, .cffi_utils,
+.ctypes_utils)`, `.datamodel(.models)`, `.ir`, `.ir_utils`, `.rewrites`, `.dispatcher`,
+`.registry` (`CPUDispatcher`) and `.withcontexts` (`objmode_context`) are the ember modules
+themselves (one home each: names, not copies)."""
 
 import sys
 
@@ -11,6 +11,7 @@ from ember.dispatcher import dispatcher
 from ember.ir import numba_ir as ir
 from ember.ir import numba_utils as ir_utils
 from ember.library.interop import cffi_functions as cffi_utils
+from ember.library.interop import ctypes_functions as ctypes_utils
 from ember.lowering import cgutils, models
 from ember.misc import objmode as withcontexts
 from ember.rewrites import registry as rewrites
@@ -30,6 +31,7 @@ _ALIASES = {
     "typing": templates,
     "typing.templates": templates,
     "typing.cffi_utils": cffi_utils,
+    "typing.ctypes_utils": ctypes_utils,
     "datamodel": models,
     "datamodel.models": models,
     "ir": ir,
@@ -43,7 +45,8 @@ for _name, _module in _ALIASES.items():
 
 imputils = extending
 typing = templates
-templates.cffi_utils = cffi_utils  # `import ember.core.typing.cffi_utils as m` reads it there
+# `import ember.core.typing.cffi_utils as m` reads the module off ember.core.typing
+templates.cffi_utils, templates.ctypes_utils = cffi_utils, ctypes_utils
 datamodel = models
 
 __all__ = [

@@ -146,6 +146,14 @@ def array_from_slices(dtype: Type, spec: Any) -> Array:
 class RawPointer(Type):
     """An untyped machine pointer with runtime data (a meminfo, a PyObject*, array data)."""
 
+    def can_convert_to(self, context: Any, other: Type) -> int | None:
+        """A C function's `void *` stores into a 64-bit integer (its address), unsafely."""
+        from ember.types.scalars import Integer
+
+        if isinstance(other, Integer) and other.bitwidth == 64:
+            return 4  # Conversion.unsafe (ember.typing.conversions)
+        return None
+
 
 meminfo_pointer = RawPointer("meminfo*")
 pyobject_pointer = RawPointer("pyobject*")
