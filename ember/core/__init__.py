@@ -1,8 +1,8 @@
 """Numba's `numba.core` paths for code written against them: `ember.core.types`, `.errors`,
 `.config`, `.extending`, `.cgutils`, `.imputils`, `.typing(.templates, .cffi_utils,
 .ctypes_utils)`, `.datamodel(.models)`, `.ir`, `.ir_utils`, `.rewrites`, `.dispatcher`,
-`.registry` (`CPUDispatcher`) and `.withcontexts` (`objmode_context`) are the ember modules
-themselves (one home each: names, not copies)."""
+`.registry` (`CPUDispatcher`), `.event` and `.withcontexts` (`objmode_context`) are the ember
+modules themselves (one home each: names, not copies)."""
 
 import sys
 
@@ -13,6 +13,7 @@ from ember.ir import numba_utils as ir_utils
 from ember.library.interop import cffi_functions as cffi_utils
 from ember.library.interop import ctypes_functions as ctypes_utils
 from ember.lowering import cgutils, models
+from ember.misc import events as event
 from ember.misc import objmode as withcontexts
 from ember.rewrites import registry as rewrites
 from ember.typing import conversions as typeconv
@@ -27,6 +28,7 @@ _ALIASES = {
     "extending": extending,
     "cgutils": cgutils,
     "withcontexts": withcontexts,
+    "event": event,
     "imputils": extending,
     "typing": templates,
     "typing.templates": templates,

@@ -25,6 +25,7 @@ from ember.errors import (
 )
 from ember.frontend.interpreter import UndefinedName
 from ember.lowering.context import TargetOptions
+from ember.misc import events
 from ember.typing.functions import RecursionPending
 from ember.typing.signature import Signature
 from ember.typing.templates import choose_best
@@ -399,19 +400,21 @@ class Dispatcher:
             state.symbol = cached_symbol or _symbol_name(self.py_func, arg_types)
             self._in_progress[arg_types] = _InProgress(state, state.symbol)
             in_progress = self._in_progress[arg_types]
-            try:
-                result = run_pipeline(state)
-                in_progress.finish(result)
-            except EmberError as error:
-                # A callee still being typed, or a global not defined yet: may work later.
-                if not isinstance(error, (RecursionPending, UndefinedName)):
-                    self._failed[arg_types] = error.detached()
-                raise
-            finally:
-                del self._in_progress[arg_types]
-            if cache is not None:
-                cache.save(arg_types, declared_return, result)
-            return self._add_overload(arg_types, result)
+            event_data = {"dispatcher": self, "args": arg_types, "return_type": declared_return}
+            with events.trigger_event("numba:compile", event_data):
+                try:
+                    result = run_pipeline(state)
+                    in_progress.finish(result)
+                except EmberError as error:
+                    # A callee still being typed, or a global not defined yet: may work later.
+                    if not isinstance(error, (RecursionPending, UndefinedName)):
+                        self._failed[arg_types] = error.detached()
+                    raise
+                finally:
+                    del self._in_progress[arg_types]
+                if cache is not None:
+                    cache.save(arg_types, declared_return, result)
+                return self._add_overload(arg_types, result)
 
     def recompile(self) -> None:
         """Compile every specialization again, e.g. after a global it reads changed (Numba's
