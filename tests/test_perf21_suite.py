@@ -1,0 +1,153 @@
+"""What perf21's speed-ups keep: extremum scans restarted per row keep LLVM's select (the same
+results as the interpreter on NaN, ties, infinities, empty rows); loops using complex(...),
+`.real` and `.imag` defer their math checks (the same values, and CPython's ValueError for
+`math.cos(inf)` raised after the loop, with nothing stored by the caller's arrays before it)."""
+
+import math
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from oracle import assert_frees_all
+
+from ember import njit
+
+FLOATS = st.floats(allow_nan=True, allow_infinity=True, width=64)
+
+
+def _outcome(function, *args):
+    try:
+        value = function(*args)
+    except (OverflowError, ValueError, ZeroDivisionError) as error:
+        return type(error).__name__
+    return value
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    if isinstance(a, complex) or isinstance(b, complex):
+        return _same(a.real, b.real) and _same(a.imag, b.imag)
+    if isinstance(a, np.ndarray):
+        return np.array_equal(a, b, equal_nan=True)
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return a == b
+
+
+# ---------------------------------------------------------------------------- extremum scans
+
+
+def row_cummax_sum(m):
+    total = 0.0
+    for i in range(m.shape[0]):
+        tmp = np.empty(m.shape[1])
+        best = m[i, 0] if m.shape[1] else 0.0
+        for j in range(m.shape[1]):
+            if m[i, j] > best:
+                best = m[i, j]
+            tmp[j] = best
+        total += tmp.sum()
+    return total
+
+
+def global_min_2d(m):
+    best = np.inf
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            if m[i, j] < best:
+                best = m[i, j]
+    return best
+
+
+def row_minima(m):
+    out = np.empty(m.shape[0])
+    for i in range(m.shape[0]):
+        lo = np.inf
+        for v in m[i]:
+            if v <= lo:
+                lo = v
+        out[i] = lo
+    return out
+
+
+def _marked_unlikely(func) -> bool:
+    """Whether a branch of `func`'s optimized IR carries the unlikely mark (1:1000)."""
+    compiled = njit(func)
+    compiled(np.zeros((2, 3)))
+    (optimized,) = compiled.inspect_llvm().values()
+    return re.search(r'"branch_weights", i32 (1, i32 1000|1000, i32 1)}', optimized) is not None
+
+
+@pytest.mark.parametrize(
+    ("func", "marked"), [(row_cummax_sum, False), (global_min_2d, True), (row_minima, False)]
+)
+def test_only_scans_not_restarted_by_an_outer_loop_are_marked(func, marked):
+    assert _marked_unlikely(func) is marked
+
+
+SCANS = {f.__name__: (f, njit(f)) for f in (row_cummax_sum, global_min_2d, row_minima)}
+
+
+@pytest.mark.parametrize("name", SCANS)
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.integers(0, 4),
+    cols=st.integers(0, 9),
+    data=st.lists(st.sampled_from([-np.inf, -2.5, 0.0, -0.0, 1.0, 1.0, 3.5, np.inf, np.nan])),
+)
+def test_extremum_scans_equal_python(name, rows, cols, data):
+    func, compiled = SCANS[name]
+    cells = (data * (rows * cols + 1))[: rows * cols] if data else [0.0] * (rows * cols)
+    m = np.array(cells, dtype=np.float64).reshape(rows, cols)
+    assert _same(compiled(m), func(m))
+
+
+def test_row_scan_frees_its_scratch_arrays():
+    assert_frees_all(njit(row_cummax_sum), lambda: np.random.default_rng(1).random((5, 7)))
+
+
+# ---------------------------------------------------------------------------- complex loops
+
+
+def phase_rotate_power(z, omega):
+    total = 0.0
+    for i in range(z.shape[0]):
+        w = z[i] * complex(math.cos(omega * i), math.sin(omega * i))
+        total += w.real * w.real + w.imag * w.imag
+    return total
+
+
+def rotate_into(z, omega, out):
+    for i in range(z.shape[0]):
+        w = z[i] * complex(math.cos(omega * i), math.sin(omega * i))
+        out[i] = w.real - w.imag
+    return out
+
+
+PHASE_ROTATE_POWER = njit(phase_rotate_power)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    parts=st.lists(st.tuples(FLOATS, FLOATS), max_size=12),
+    omega=st.one_of(FLOATS, st.sampled_from([0.0, 0.01, -1.5, math.inf, math.nan])),
+)
+def test_complex_loop_with_deferred_checks_equals_python(parts, omega):
+    z = np.array([complex(a, b) for a, b in parts], dtype=np.complex128)
+    expected = _outcome(phase_rotate_power, z, omega)
+    assert _same(_outcome(PHASE_ROTATE_POWER, z, omega), expected)
+
+
+def test_cos_of_infinity_raises_before_any_store_is_seen():
+    compiled = njit(rotate_into)
+    z = np.ones(600, dtype=np.complex128)  # (more than one block of the blockwise loop)
+    for omega in (0.25, -3.0, math.inf, -math.inf, math.nan):
+        mine, theirs = np.zeros(600), np.zeros(600)
+        expected = _outcome(rotate_into, z, omega, theirs)
+        got = _outcome(compiled, z, omega, mine)
+        assert isinstance(expected, str) is math.isinf(omega)
+        assert _same(got, expected)
+        assert np.array_equal(mine, theirs, equal_nan=True)  # (inf: i = 0 stored, cos(nan))
