@@ -151,3 +151,100 @@ def test_cos_of_infinity_raises_before_any_store_is_seen():
         assert isinstance(expected, str) is math.isinf(omega)
         assert _same(got, expected)
         assert np.array_equal(mine, theirs, equal_nan=True)  # (inf: i = 0 stored, cos(nan))
+
+
+# ---------------------------------------------------------------------------- ordered sums
+
+
+def trapezoid_sin(n, h):
+    s = 0.5 * (math.sin(0.0) + math.sin(math.pi))
+    for i in range(1, n):
+        s += math.sin(i * h)
+    return s * h
+
+
+def sum_of_exps_float32(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += math.exp(a[i] - a[0])  # (compiled, math.exp of a float32 is a float32, as Numba's)
+    return s
+
+
+def sum_of_exps_in_float32(a):
+    """The reference: CPython's loop with each exp rounded to float32, as compiled code types it."""
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += float(np.float32(math.exp(np.float32(a[i] - a[0]))))
+    return s
+
+
+TRAPEZOID_SIN = njit(trapezoid_sin)
+SUM_OF_EXPS = njit(sum_of_exps_float32)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(-3, 300), st.one_of(FLOATS, st.floats(-4.0, 4.0)))
+def test_sum_of_sines_equals_cpython_bit_for_bit(n, h):
+    assert _same(_outcome(TRAPEZOID_SIN, n, h), _outcome(trapezoid_sin, n, h))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(-80.0, 80.0, width=32) | st.sampled_from([np.inf, -np.inf, np.nan])))
+def test_float32_sum_of_exps_equals_cpython(values):
+    a = np.array(values, dtype=np.float32)
+    got, expected = _outcome(SUM_OF_EXPS, a), _outcome(sum_of_exps_in_float32, a)
+    if isinstance(expected, float) and math.isfinite(expected):
+        assert math.isclose(got, expected, rel_tol=1e-6)
+    else:
+        assert _same(got, expected)
+
+
+def module_summing_calls(intrinsic: str, lanes: str, same_block: bool = True) -> str:
+    """A block adding the results of a math intrinsic on a vector to a float sum in order."""
+    split = "br label %next\nnext:" if not same_block else ""
+    vector = f"<4 x {lanes}>"
+    widened = (
+        f"fpext {vector} %c to <4 x double>"
+        if lanes == "float"
+        else "fadd <4 x double> %c, zeroinitializer"
+    )
+    return f"""
+declare {vector} @llvm.{intrinsic}.v4{_short(lanes)}({vector})
+declare double @llvm.vector.reduce.fadd.v4f64(double, <4 x double>)
+define double @f(ptr %p, double %s) {{
+entry:
+  %v = load {vector}, ptr %p
+  %c = call {vector} @llvm.{intrinsic}.v4{_short(lanes)}({vector} %v)
+  {split}
+  %d = {widened}
+  %r = call double @llvm.vector.reduce.fadd.v4f64(double %s, <4 x double> %d)
+  ret double %r
+}}
+"""
+
+
+def _short(lanes: str) -> str:
+    return {"double": "f64", "float": "f32"}[lanes]
+
+
+def test_the_detector_wants_a_float64_call_computed_lane_by_lane_beside_an_ordered_sum():
+    import llvmlite.binding as llvm_binding
+
+    from ember.codegen.ordered_reductions import sums_gathered_items
+
+    def detected(text: str) -> bool:
+        return sums_gathered_items(llvm_binding.parse_assembly(text))
+
+    assert detected(module_summing_calls("sin", "double"))
+    assert detected(module_summing_calls("exp", "double"))
+    assert not detected(module_summing_calls("sqrt", "double"))  # (a vector instruction)
+    assert not detected(module_summing_calls("fabs", "double"))
+    assert not detected(module_summing_calls("exp", "float"))  # (float32 lanes: a gain)
+    assert not detected(module_summing_calls("sin", "double", same_block=False))
+
+
+def test_a_sum_of_sines_is_left_scalar():
+    TRAPEZOID_SIN(10, 0.1)
+    optimized = "\n".join(TRAPEZOID_SIN.inspect_llvm().values())
+    assert "llvm.sin.v" not in optimized
+    assert "llvm.vector.reduce.fadd" not in optimized
