@@ -248,3 +248,30 @@ def test_a_sum_of_sines_is_left_scalar():
     optimized = "\n".join(TRAPEZOID_SIN.inspect_llvm().values())
     assert "llvm.sin.v" not in optimized
     assert "llvm.vector.reduce.fadd" not in optimized
+
+
+# ---------------------------------------------------------------------------- shutdown
+
+
+def test_an_array_alive_at_interpreter_exit_is_released_silently():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    program = (
+        "import numpy as np\n"
+        "from ember import njit\n"
+        "made = njit(lambda n: np.arange(n) * 2)(1000)\n"  # (kept by this module's globals)
+        "print(int(made.sum()))\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-c", program],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**__import__("os").environ, "PYTHONPATH": str(root)},
+    )
+    assert done.returncode == 0
+    assert done.stdout.split() == [str(sum(range(1000)) * 2)]
+    assert "Exception ignored" not in done.stderr
