@@ -276,3 +276,80 @@ def test_an_array_alive_at_interpreter_exit_is_released_silently():
     assert done.returncode == 0
     assert done.stdout.split() == [str(sum(range(1000)) * 2)]
     assert "Exception ignored" not in done.stderr
+
+
+# ---------------------------------------------------------------------------- per loop
+
+
+def cubes_and_sines(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i] * a[i] * a[i]
+    t = 0.0
+    for i in range(a.shape[0]):
+        t += math.sin(a[i] * 0.5 + i)
+    return s, t
+
+
+CUBES_AND_SINES = njit(cubes_and_sines)
+
+
+def test_only_the_losing_loop_of_a_module_is_kept_scalar():
+    CUBES_AND_SINES(np.ones(4))
+    optimized = "\n".join(CUBES_AND_SINES.inspect_llvm().values())
+    assert "call double @llvm.vector.reduce.fadd" in optimized  # the cubes: in order, vectors
+    assert "llvm.sin.v" not in optimized  # the sines: scalar
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(-1e5, 1e5) | st.sampled_from([np.inf, -np.inf, np.nan]), max_size=70))
+def test_a_module_of_mixed_sums_equals_cpython_bit_for_bit(values):
+    a = np.array(values, dtype=np.float64)
+    expected = _outcome(cubes_and_sines, a)
+    got = _outcome(CUBES_AND_SINES, a)
+    if isinstance(expected, str):
+        assert got == expected
+    else:
+        assert all(_same(g, e) for g, e in zip(got, expected, strict=True))
+
+
+NESTED_LOOPS_IR = """
+define void @f(i64 %n) {
+entry:
+  br label %outer
+outer:
+  %i = phi i64 [0, %entry], [%i1, %outer.latch]
+  br label %"inner.body"
+"inner.body":
+  %j = phi i64 [0, %outer], [%j1, %"inner.body"]
+  %j1 = add i64 %j, 1
+  %more = icmp slt i64 %j1, %n
+  br i1 %more, label %"inner.body", label %outer.latch
+outer.latch:
+  %i1 = add i64 %i, 1
+  %again = icmp slt i64 %i1, %n
+  br i1 %again, label %outer, label %done, !prof !0
+done:
+  br label %exit
+exit:
+  ret void
+}
+!0 = !{!"branch_weights", i32 1, i32 2}
+"""
+
+
+def test_each_back_edge_gets_its_own_loop_number_and_forward_branches_none():
+    import llvmlite.binding as llvm_binding
+
+    from ember.codegen.ordered_reductions import tag_loops
+
+    tagged = tag_loops(NESTED_LOOPS_IR)
+    latches = [line for line in tagged.text.splitlines() if "!llvm.loop" in line]
+    assert len(latches) == 2
+    assert 'label %"inner.body", label %outer.latch, !llvm.loop' in latches[0]
+    assert "label %outer, label %done, !prof !0, !llvm.loop" in latches[1]
+    assert sorted(tagged.loop_ids) == [0, 1]
+    unvectorized = tagged.without_vectorization({1})
+    assert unvectorized.count("llvm.loop.vectorize.enable") == 1
+    for text in (tagged.text, unvectorized):
+        llvm_binding.parse_assembly(text).verify()  # (well-formed metadata)
