@@ -1,5 +1,5 @@
 """Numba's `_helperlib` random-state functions for code written against them: a state "pointer"
-(an int naming the compiled random.* or np.random state of code outside parallel regions) and
+(an int naming the compiled random.* or np.random state of the calling thread) and
 get/set/seed/shuffle of that MT19937 state as (index, list of 624 ints)."""
 
 from __future__ import annotations
@@ -8,38 +8,35 @@ import numpy as np
 
 from ember.library.builtins import randomlib
 from ember.library.numpy.random import legacy
+from ember.library.numpy.random.thread_rows import current_thread_row
 
 _N = 624
 
 
-def _tables():
-    """address -> (keys, metas, gausses) of row 0: the state of code outside parallel regions
-    (Python threads share it)."""
-    return {
-        tables[0][0].ctypes.data: tables
-        for tables in (
-            (randomlib._KEYS, randomlib._METAS, randomlib._GAUSSES),
-            (legacy._KEYS, legacy._METAS, legacy._GAUSSES),
-        )
-    }
+_TABLE_SETS = (
+    (randomlib._KEYS, randomlib._METAS, randomlib._GAUSSES),
+    (legacy._KEYS, legacy._METAS, legacy._GAUSSES),
+)
 
 
 def _state(ptr: int):
-    try:
-        keys, metas, gausses = _tables()[int(ptr)]
-    except KeyError:
-        raise ValueError(f"{ptr!r} is not a random state pointer of ember") from None
-    return keys[0], metas[0], gausses[0]
+    """The (key, meta, gauss) rows a pointer from rnd_get_*_state_ptr names."""
+    for keys, metas, gausses in _TABLE_SETS:
+        offset = int(ptr) - keys.ctypes.data
+        row, rest = divmod(offset, keys.strides[0])
+        if 0 <= row < keys.shape[0] and rest == 0:
+            return keys[row], metas[row], gausses[row]
+    raise ValueError(f"{ptr!r} is not a random state pointer of ember")
 
 
 def rnd_get_py_state_ptr() -> int:
-    """The state random.* draws from in compiled code."""
-    return randomlib._KEYS[0].ctypes.data
+    """The state random.* draws from in compiled code run by this thread."""
+    return randomlib._KEYS[current_thread_row()].ctypes.data
 
 
 def rnd_get_np_state_ptr() -> int:
-    """The state np.random.* draws from in compiled code."""
-    return legacy._KEYS[0].ctypes.data
+    """The state np.random.* draws from in compiled code run by this thread."""
+    return legacy._KEYS[current_thread_row()].ctypes.data
 
 
 def rnd_get_state(ptr: int) -> tuple:

@@ -16,6 +16,7 @@ import numpy as np
 
 from ember import types
 from ember.decorators import njit
+from ember.errors import TypingError
 from ember.extending import overload
 from ember.library.numpy.random.legacy import (
     _bounded,
@@ -286,6 +287,8 @@ def _shuffle_rows(x):
 def _select_shuffle(x):
     if not (isinstance(x, types.Array) and x.ndim >= 1):
         return None
+    if x.readonly:
+        raise TypingError("np.random.shuffle() cannot shuffle a read-only array in place")
     return _shuffle_vector if x.ndim == 1 else _shuffle_rows
 
 

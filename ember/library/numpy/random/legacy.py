@@ -25,16 +25,16 @@ from ember.codegen.symbols import external_global
 from ember.decorators import njit
 from ember.extending import overload
 from ember.library.numpy.support import NUMPY_ERRORS, as_type
+from ember.library.numpy.random.thread_rows import ROWS, register_tables, thread_row
 from ember.lowering import arrays as arr
 from ember.lowering.registry import lower_builtin
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
 _N = 624
-# Thread slots: worker t of a parallel region draws from row t % SLOTS of each state table, so
-# threads of one region share no state. A constant (not the thread count), so cached code
-# indexes tables of the same size in every process.
-SLOTS = 64
+# One row per thread (thread_rows.py); a constant size, so cached code indexes tables of the same
+# size in every process
+SLOTS = ROWS
 _KEYS = np.zeros((SLOTS, _N), np.uint32)  # the MT19937 keys
 _METAS = np.zeros((SLOTS, 2), np.int64)  # position in the key, "a cached normal is waiting"
 _GAUSSES = np.zeros((SLOTS, 1), np.float64)  # the cached normal
@@ -64,10 +64,17 @@ def _seed_workers_from_os() -> None:
     seed_rows_from_os(_KEYS, _METAS, _GAUSSES, slice(1, None))
 
 
+def _seed_all_from_os() -> None:
+    seed_rows_from_os(_KEYS, _METAS, _GAUSSES, slice(None))
+
+
+register_tables(lambda rows: seed_rows_from_os(_KEYS, _METAS, _GAUSSES, rows))
+
+
 _seed_python(int.from_bytes(os.urandom(4), "little"))
 _seed_workers_from_os()
-if hasattr(os, "register_at_fork"):  # a forked child's workers draw their own numbers
-    os.register_at_fork(after_in_child=_seed_workers_from_os)
+if hasattr(os, "register_at_fork"):  # a forked child draws its own numbers (as Numba's do)
+    os.register_at_fork(after_in_child=_seed_all_from_os)
 
 # ---------------------------------------------------------------------------- state buffers
 
@@ -89,14 +96,8 @@ _BUFFERS = {mt_key: _KEYS, mt_meta: _METAS, mt_gauss: _GAUSSES}
 
 
 def thread_slot(builder: llvm.IRBuilder) -> llvm.Value:
-    """This thread's row of the state tables: its worker index in the parallel region it runs
-    (0 outside one), modulo SLOTS. The call reads nothing the function writes, so LLVM may
-    hoist it out of loops: a thread's index is fixed while a function runs."""
-    from ember.parallel import threading_layer
-
-    function = threading_layer.declare_symbol(builder.module, threading_layer.THREAD_ID)
-    worker = builder.call(function, [], attrs=("nounwind", "readnone"))
-    return builder.and_(worker, arr.const(SLOTS - 1))
+    """This thread's row of the state tables (thread_rows.py)."""
+    return thread_row(builder)
 
 
 def register_state_buffer(function, table: np.ndarray, publish_symbol) -> None:
@@ -134,9 +135,12 @@ def publish_symbol(symbol: str) -> str:
     reaches it by name, so cached code uses the new process's generator state). A bare name
     gets the prefix."""
     from ember.codegen.symbols import publish
+    from ember.library.numpy.random import thread_rows
 
     name = symbol.removeprefix("ember.random.")
     symbol = f"ember.random.{name}"
+    if thread_rows.publish_symbol(symbol):
+        return symbol
     table = next(t for f, t in _BUFFERS.items() if f.__name__ == name)
     publish(symbol, table.ctypes.data)
     return symbol
