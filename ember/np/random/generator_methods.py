@@ -3,7 +3,8 @@ precision variant of a draw for a NumPy float dtype."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

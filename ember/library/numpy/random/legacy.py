@@ -24,8 +24,8 @@ from ember import types
 from ember.codegen.symbols import external_global
 from ember.decorators import njit
 from ember.extending import overload
-from ember.library.numpy.support import NUMPY_ERRORS, as_type
 from ember.library.numpy.random.thread_rows import ROWS, register_tables, thread_row
+from ember.library.numpy.support import NUMPY_ERRORS, as_type
 from ember.lowering import arrays as arr
 from ember.lowering.registry import lower_builtin
 from ember.typing.signature import signature

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from llvmlite import ir as llvm
 
