@@ -375,7 +375,24 @@ def _integers_into(dtype: str):
             raise ValueError("low > high" if closed else "low >= high")
         _bounded_fill(rng, np.uint64(first), np.uint64(last) - np.uint64(first), out)
 
-    return njit(**NUMPY_ERRORS)(fill)
+    def fill_uint64(rng, low, high, closed, out):
+        # the bounds may be int64 or uint64 (2**63 and above): checked by sign, then unsigned
+        first, last = _integer_bounds(low, high)
+        if first < 0:
+            raise ValueError(low_message)
+        if last < 0:
+            raise ValueError(high_message)
+        start = np.uint64(first)
+        stop = np.uint64(last)
+        if not closed:
+            if stop == 0:
+                raise ValueError("low >= high")
+            stop -= np.uint64(1)
+        if start > stop:
+            raise ValueError("low > high" if closed else "low >= high")
+        _bounded_fill(rng, start, stop - start, out)
+
+    return njit(**NUMPY_ERRORS)(fill_uint64 if dtype == "uint64" else fill)
 
 
 _integers_into_int64 = _integers_into("int64")
@@ -416,7 +433,9 @@ def _integers_impl(dtype: str, sized: bool):
     return integers_many
 
 
-_INTEGER_DTYPES = ("int64", "int32", "int16", "int8", "uint32", "uint16", "uint8", "bool")
+_INTEGER_DTYPES = (
+    "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8", "bool"
+)  # fmt: skip
 
 
 @overload_method(types.NumPyRandomGeneratorType, "integers", jit_options=NUMPY_ERRORS)
