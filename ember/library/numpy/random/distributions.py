@@ -20,10 +20,10 @@ from ember.errors import TypingError
 from ember.extending import overload
 from ember.library.numpy.random.legacy import (
     _bounded,
-    _is_size,
     _negative,
     _next_double,
     _next_gauss,
+    sized,
 )
 from ember.library.numpy.support import NUMPY_ERRORS, as_type, make_pysig
 
@@ -244,9 +244,7 @@ def _register_distribution(name: str) -> None:
         *numbers, size = map(as_type, arg_types)
         if not all(isinstance(types.unliteral(t), (types.Integer, types.Float)) for t in numbers):
             return None
-        if isinstance(size, types.NoneType):
-            return _distribution_impl(name, False)
-        return _distribution_impl(name, True) if _is_size(size) else None
+        return _distribution_impl(name, sized(name, size))
 
     select.__signature__ = make_pysig(signature)  # NumPy's parameters, from the table
     overload(getattr(np.random, name), jit_options=NUMPY_ERRORS)(select)
@@ -400,6 +398,4 @@ def _select_choice(a, size=None, replace=True, p=None):
         from ember.library.numpy.random.distributions_multivariate import select_weighted_choice
 
         return select_weighted_choice(a, size, replace, p)
-    if isinstance(size, types.NoneType):
-        return _choice_impl(from_array, False)
-    return _choice_impl(from_array, True) if _is_size(size) else None
+    return _choice_impl(from_array, sized("choice", size))

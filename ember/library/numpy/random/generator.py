@@ -22,7 +22,7 @@ from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import intrinsic, overload, overload_method
-from ember.library.numpy.random.legacy import _negative
+from ember.library.numpy.random.legacy import _is_size, _negative
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
     as_type,
@@ -231,15 +231,6 @@ def _bounded_fill(typingctx, rng, offset, span, out):
 # ---------------------------------------------------------------------------- methods
 
 # (the distributions' table is in generator_distributions.py)
-
-
-def _is_size(size) -> bool:
-    """An int or a tuple of ints (the empty one too: a 0-d result, as NumPy's size=())."""
-    size = types.unliteral(size)
-    return isinstance(size, types.Integer) or (
-        isinstance(size, types.BaseTuple)
-        and all(isinstance(types.unliteral(t), types.Integer) for t in size.types)
-    )
 
 
 def _numbers(arg_types) -> bool:

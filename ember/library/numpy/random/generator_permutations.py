@@ -16,8 +16,8 @@ from ember.library.numpy.random.generator import (
     _i64,
     _integers_array,
     _integers_scalar,
-    _is_size,
     check_argument,
+    check_size,
 )
 from ember.library.numpy.random.legacy import _mask_above
 from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_none
@@ -248,8 +248,7 @@ _pick_indices = njit(**NUMPY_ERRORS)(_choice_indices)
 def _select_choice(rng, a, size, replace):
     if not isinstance(types.unliteral(replace), types.Boolean):
         return None
-    if not (is_none(size) or _is_size(size)):
-        return None
+    check_size(size)
     if isinstance(types.unliteral(a), types.Integer):
         return _choice_index if is_none(size) else _choice_indices
     if isinstance(a, types.Array) and a.ndim == 1:

@@ -23,6 +23,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.codegen.symbols import external_global
 from ember.decorators import njit
+from ember.errors import TypingError
 from ember.extending import overload
 from ember.library.numpy.random.thread_rows import ROWS, register_tables, thread_row
 from ember.library.numpy.support import NUMPY_ERRORS, as_type
@@ -307,6 +308,17 @@ def _is_size(typ) -> bool:
     )
 
 
+def sized(name: str, size) -> bool:
+    """False for size=None, True for an int or a tuple of ints; any other size is a TypingError
+    naming the function (np.random.`name`, or `name` itself when it has a dot)."""
+    if isinstance(types.unliteral(size), types.NoneType):
+        return False
+    if _is_size(size):
+        return True
+    function = name if "." in name else f"np.random.{name}"
+    raise TypingError(f"{function}(): size should be int or tuple of ints or None, got {size}")
+
+
 def _negative_impl(x):
     """NumPy's "< 0" parameter check: true for -0.0, false for NaN."""
     return x < 0 or (x == 0 and np.signbit(x))
@@ -385,9 +397,7 @@ def _select_distribution(kind: str):
     def select(a, b, size):
         if not (_number(a) and _number(b)):
             return None
-        if isinstance(size, types.NoneType):
-            return _sampler(kind, False)
-        return _sampler(kind, True) if _is_size(size) else None
+        return _sampler(kind, sized(kind, size))
 
     return select
 
@@ -418,27 +428,15 @@ def _standard(kind: str, sized: bool):
     return impl
 
 
-def _select_standard(kind: str):
-    def select(size):
-        if isinstance(size, types.NoneType):
-            return _standard(kind, False)
-        return _standard(kind, True) if _is_size(size) else None
-
-    return select
+def _register_standard(function, kind: str) -> None:
+    @overload(function, jit_options=NUMPY_ERRORS)
+    def _standard_sample(size=None):
+        return _standard(kind, sized(function.__name__, as_type(size)))
 
 
 for _function in (np.random.random, np.random.random_sample, np.random.ranf, np.random.sample):
-
-    @overload(_function, jit_options=NUMPY_ERRORS)
-    def _uniform_sample(size=None):
-        size = as_type(size)
-        return _select_standard("uniform")(size)
-
-
-@overload(np.random.standard_normal, jit_options=NUMPY_ERRORS)
-def _np_random_standard_normal(size=None):
-    size = as_type(size)
-    return _select_standard("normal")(size)
+    _register_standard(_function, "uniform")
+_register_standard(np.random.standard_normal, "normal")
 
 
 @functools.cache
@@ -491,7 +489,7 @@ def _randint_upper_array(low, high, size):
     return out
 
 
-def _integer_draw(low, high, size, impls: tuple):
+def _integer_draw(name: str, low, high, size, impls: tuple):
     """The one of `impls` (no high, scalar; high, scalar; no high, sized; high, sized) for
     randint-like arguments, or None where they are not integers and a size."""
     high = as_type(high)
@@ -501,17 +499,15 @@ def _integer_draw(low, high, size, impls: tuple):
     no_high = isinstance(high, types.NoneType)
     if not no_high and not isinstance(types.unliteral(high), types.Integer):
         return None
-    if isinstance(size, types.NoneType):
+    if not sized(name, size):
         return impls[0] if no_high else impls[1]
-    if not _is_size(size):
-        return None
     return impls[2] if no_high else impls[3]
 
 
 @overload(np.random.randint, jit_options=NUMPY_ERRORS)
 def _select_randint(low, high=None, size=None):
     impls = (_randint_upper, _randint_scalar, _randint_upper_array, _randint_array)
-    return _integer_draw(low, high, size, impls)
+    return _integer_draw("randint", low, high, size, impls)
 
 
 def _random_integers_upper(low, high, size):
@@ -542,4 +538,4 @@ def _select_random_integers(low, high=None, size=None):
         _random_integers_upper_array,
         _random_integers_array,
     )
-    return _integer_draw(low, high, size, impls)
+    return _integer_draw("random_integers", low, high, size, impls)
