@@ -402,3 +402,38 @@ def test_random_code_compiles_under_an_invalid_threading_layer():
     np.random.seed(3)
     random.seed(3)
     assert done.stdout.strip() == str((np.random.random(), random.random()))
+
+
+# ---------------------------------------------------------------------------- np.random sizes
+
+_SIZED_CALLS = [
+    "np.random.normal(0.0, 1.0, size)",
+    "np.random.standard_normal(size)",
+    "np.random.random(size)",
+    "np.random.randint(0, 5, size)",
+    "np.random.noncentral_chisquare(1.0, 1.0, size)",
+    "np.random.dirichlet(np.ones(3), size)",
+    "np.random.multinomial(5, np.ones(3) / 3, size)",
+    "np.random.choice(5, size)",
+    "np.random.choice(5, size, p=np.ones(5) / 5)",
+]
+
+
+@pytest.mark.parametrize("source", _SIZED_CALLS)
+@pytest.mark.parametrize("size", [1.5, (1.5, 1), 3j])
+def test_np_random_size_of_wrong_type_is_a_typing_error(source, size):
+    function = njit(eval("lambda size: " + source))  # noqa: S307 - fixed sources above
+    with pytest.raises(TypingError, match="size should be int or tuple of ints or None, got"):
+        function(size)
+
+
+@pytest.mark.parametrize("source", _SIZED_CALLS)
+@pytest.mark.parametrize("size", [None, (), 4, (2, 3)])
+def test_np_random_size_forms_give_numpys_shapes_and_numbers(source, size):
+    python = eval("lambda size: " + source)  # noqa: S307 - fixed sources above
+    np.random.seed(77)
+    expected = python(size)
+    seeded = njit(eval("lambda size: (np.random.seed(77), " + source + ")[1]"))  # noqa: S307
+    got = seeded(size)
+    assert np.shape(got) == np.shape(expected)
+    np.testing.assert_array_equal(got, expected)
