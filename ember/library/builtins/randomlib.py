@@ -5,8 +5,9 @@ The generator is CPython's: MT19937 seeded by init_by_array from the 32-bit word
 53-bit doubles, `_randbelow` by rejection on getrandbits, and each distribution's formula from
 Lib/random.py. So `random.seed(s)` in compiled code, then draws, give the numbers the interpreter
 gives after `random.seed(s)`. As in Numba, the compiled state is separate from the interpreter's
-(and from np.random's): it lives in process-wide NumPy tables with a row per thread slot, as
-np.random's (each parallel worker draws from its own row), is seeded from the OS at import,
+(and from np.random's): it lives in process-wide NumPy tables with a row per thread, as
+np.random's (each Python thread and parallel worker draws from its own), is seeded from the OS at
+import,
 again in a forked child (as CPython's), and by `random.seed()` (through a ctypes callback).
 The MT19937 core (twist, tempering, init_genrand) and the thread slots are np.random's.
 """

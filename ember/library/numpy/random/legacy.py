@@ -5,11 +5,11 @@ The generator is NumPy's legacy one (RandomState): MT19937 with NumPy's integer 
 doubles, the polar Box-Muller method for normals (caching the second value) and masked rejection
 for bounded integers. So `np.random.seed(s)` in compiled code, then draws, give the numbers
 NumPy's global RandomState gives after `np.random.seed(s)`; the two states are separate, as
-in Numba. The state lives in process-wide NumPy tables with one row per thread slot (see
-`thread_slot`) that compiled code reaches directly: row 0, the state of code outside
-parallel regions, is seeded from the OS at import; each parallel worker draws from its own row.
-Still shared, so not safe to draw from at once: row 0 by several Python threads running
-compiled code (nogil) outside parallel regions, and rows by the teams of nested regions.
+in Numba. The state lives in process-wide NumPy tables with one row per thread (see
+thread_rows.py) that compiled code reaches directly: the main thread's row 0 and the workers'
+rows are seeded from the OS at import (all again in a forked child), another Python thread's
+when it first draws. Still shared: rows by the inner teams of nested regions under the
+workqueue layer (worker t of every team draws from row t).
 """
 
 from __future__ import annotations
