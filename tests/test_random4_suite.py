@@ -437,3 +437,41 @@ def test_np_random_size_forms_give_numpys_shapes_and_numbers(source, size):
     got = seeded(size)
     assert np.shape(got) == np.shape(expected)
     np.testing.assert_array_equal(got, expected)
+
+
+# ---------------------------------------------------------------------------- parameter checks
+
+
+def _numpy_error(call):
+    try:
+        call()
+    except ValueError as error:
+        return str(error)
+    return None
+
+
+_BINOMIAL_ARGS = [(-1, -1.0), (-1, 0.5), (5, 2.0), (-3, float("nan")), (4, 0.25)]
+_HYPERGEOMETRIC_ARGS = [(-1, 10, 0), (10, -1, 0), (-1, -1, -5), (5, 5, 0), (-1, 10, 5),
+                        (1, 1, 5), (-1, -1, -1), (3, 4, 2)]  # fmt: skip
+
+
+@pytest.mark.parametrize("args", _BINOMIAL_ARGS)
+def test_binomial_checks_parameters_in_numpys_order(args):
+    legacy = _numpy_error(lambda: np.random.RandomState(0).binomial(*args))
+    generator = _numpy_error(lambda: np.random.default_rng(0).binomial(*args))
+    for compiled, expected in [
+        (njit(lambda n, p: np.random.binomial(n, p)), legacy),
+        (lambda n, p: njit(lambda r, n, p: r.binomial(n, p))(np.random.default_rng(0), n, p),
+         generator),
+    ]:  # fmt: skip
+        assert _numpy_error(lambda: compiled(*args)) == expected
+
+
+@pytest.mark.parametrize("args", _HYPERGEOMETRIC_ARGS)
+def test_hypergeometric_checks_parameters_in_numpys_order(args):
+    legacy = _numpy_error(lambda: np.random.RandomState(0).hypergeometric(*args))
+    generator = _numpy_error(lambda: np.random.default_rng(0).hypergeometric(*args))
+    compiled_legacy = njit(lambda g, b, s: np.random.hypergeometric(g, b, s))
+    compiled_generator = njit(lambda r, g, b, s: r.hypergeometric(g, b, s))
+    assert _numpy_error(lambda: compiled_legacy(*args)) == legacy
+    assert _numpy_error(lambda: compiled_generator(np.random.default_rng(0), *args)) == generator

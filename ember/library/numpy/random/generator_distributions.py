@@ -96,7 +96,7 @@ def _register() -> None:
         "hypergeometric", "ngood, nbad, nsample", _HYPERGEOMETRIC_CHECKS, hypergeometric, np.int64
     )
     distribution_method(
-        "binomial", "n, p", [("n < 0", "n < 0"), *_P_IN_0_1], _binomial_draw, np.int64
+        "binomial", "n, p", [*_P_IN_0_1, ("n < 0", "n < 0")], _binomial_draw, np.int64
     )
 
 
