@@ -475,3 +475,14 @@ def test_hypergeometric_checks_parameters_in_numpys_order(args):
     compiled_generator = njit(lambda r, g, b, s: r.hypergeometric(g, b, s))
     assert _numpy_error(lambda: compiled_legacy(*args)) == legacy
     assert _numpy_error(lambda: compiled_generator(np.random.default_rng(0), *args)) == generator
+
+
+@pytest.mark.parametrize("endpoint", [False, True])
+@pytest.mark.parametrize("size", [None, (), 10, (3, 4)])
+def test_integers_take_bool_bounds(endpoint, size):
+    def draw(rng, size, endpoint):
+        return rng.integers(False, True, size=size, dtype=np.bool_, endpoint=endpoint)
+
+    got = njit(draw)(np.random.default_rng(2), size, endpoint)
+    expected = draw(np.random.default_rng(2), size, endpoint)
+    np.testing.assert_array_equal(got, expected)

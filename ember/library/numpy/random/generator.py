@@ -424,6 +424,13 @@ def _integers_impl(dtype: str, sized: bool):
     return integers_many
 
 
+def _bounds(arg_types) -> bool:
+    """Integers' bounds may be bools too (NumPy takes False/True as 0/1)."""
+    return all(isinstance(types.unliteral(t), types.Boolean) for t in arg_types) or _numbers(
+        arg_types
+    )
+
+
 _INTEGER_DTYPES = (
     "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8", "bool"
 )  # fmt: skip
@@ -432,8 +439,8 @@ _INTEGER_DTYPES = (
 @overload_method(types.NumPyRandomGeneratorType, "integers", jit_options=NUMPY_ERRORS)
 def _generator_integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
     high, size, dtype, endpoint = map(as_type, (high, size, dtype, endpoint))
-    check_numbers(["low"], [low])
-    check_argument("high", high, is_none(high) or _numbers([high]), "[None, float, int]")
+    check_argument("low", low, _bounds([low]), "[bool, float, int]")
+    check_argument("high", high, is_none(high) or _bounds([high]), "[None, bool, float, int]")
     check_size(size)
     try:
         dtype_name = str(numpy_dtype(parse_dtype(dtype, types.int64)))
