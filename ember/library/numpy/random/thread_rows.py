@@ -102,6 +102,9 @@ def _own_row_function(module: llvm.Module, worker_id: llvm.Function | None) -> l
     publish_symbol(_ASSIGN_SYMBOL)
     function = llvm.Function(module, llvm.FunctionType(_i64, []), _SLOT_FUNCTION)
     function.linkage = "internal"
+    # kept out of line: a call marked readnone is one LLVM hoists out of loops (the body's
+    # first-draw assignment writes, and inlined it would pin the lookup to every draw)
+    function.attributes.add("noinline")
     builder = llvm.IRBuilder(function.append_basic_block("entry"))
     if worker_id is not None:
         worker = builder.call(worker_id, [])
