@@ -18,6 +18,11 @@ from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import overload
+from ember.library.numpy.random.broadcast_params import (
+    broadcast_impl,
+    has_array,
+    numeric_parameters,
+)
 from ember.library.numpy.random.legacy import (
     _bounded,
     _negative,
@@ -236,12 +241,21 @@ def _distribution_impl(name: str, sized: bool):
     return namespace[f"{name}_impl"]
 
 
+@functools.cache
+def _broadcast_impl(name: str, sized: bool):
+    params, checks, draw, dtype = _DISTRIBUTIONS[name]
+    names = [p.split("=")[0].strip() for p in params.split(",") if p.strip()]
+    return broadcast_impl(name, names, checks, draw, dtype, _HELPERS, sized)
+
+
 def _register_distribution(name: str) -> None:
     params = _DISTRIBUTIONS[name][0]
     signature = f"{params}, size=None" if params else "size=None"
 
     def select(*arg_types):
         *numbers, size = map(as_type, arg_types)
+        if has_array(numbers):
+            return _broadcast_impl(name, sized(name, size)) if numeric_parameters(numbers) else None
         if not all(isinstance(types.unliteral(t), (types.Integer, types.Float)) for t in numbers):
             return None
         return _distribution_impl(name, sized(name, size))

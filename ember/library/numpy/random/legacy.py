@@ -393,8 +393,31 @@ def _number(typ) -> bool:
     return isinstance(types.unliteral(typ), (types.Integer, types.Float, types.Boolean))
 
 
+# kind -> (parameters, checks, the draw) for array parameters (broadcast_params.py)
+_BROADCAST_ROWS = {
+    "uniform": (["low", "high"], [("not np.isfinite(high - low)", "Range exceeds valid bounds",
+                "OverflowError")], "low + (high - low) * uniform()"),
+    "normal": (["loc", "scale"], [("negative(scale)", "scale < 0")], "loc + scale * gauss()"),
+}  # fmt: skip
+
+
+@functools.cache
+def _broadcast_sampler(kind: str, sized: bool):
+    from ember.library.numpy.random.broadcast_params import broadcast_impl
+
+    names, checks, draw = _BROADCAST_ROWS[kind]
+    helpers = {"np": np, "negative": _negative, "uniform": _next_double, "gauss": _next_gauss}
+    return broadcast_impl(kind, names, checks, draw, "float64", helpers, sized)
+
+
 def _select_distribution(kind: str):
     def select(a, b, size):
+        from ember.library.numpy.random.broadcast_params import has_array, numeric_parameters
+
+        if has_array([a, b]):
+            return (
+                _broadcast_sampler(kind, sized(kind, size)) if numeric_parameters([a, b]) else None
+            )
         if not (_number(a) and _number(b)):
             return None
         return _sampler(kind, sized(kind, size))
