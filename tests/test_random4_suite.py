@@ -486,3 +486,72 @@ def test_integers_take_bool_bounds(endpoint, size):
     got = njit(draw)(np.random.default_rng(2), size, endpoint)
     expected = draw(np.random.default_rng(2), size, endpoint)
     np.testing.assert_array_equal(got, expected)
+
+
+# ---------------------------------------------------------------------------- array parameters
+
+_ARRAY_PARAMETER_CASES = [
+    ("normal", (np.array([0.0, 1.0, 5.0]), 2.0)),
+    ("normal", (np.arange(6.0).reshape(2, 3), np.array([0.5, 1.0, 2.0]))),
+    ("uniform", (np.zeros(4), np.arange(1.0, 5.0))),
+    ("exponential", (np.array([1.0, 2.0, 3.0]),)),
+    ("gamma", (np.array([0.5, 2.0, 9.0]), np.array([[1.0], [2.0]]))),
+    ("poisson", (np.array([0.5, 3.0, 20.0, 200.0]),)),
+    ("binomial", (np.array([1, 10, 100]), 0.3)),
+    ("beta", (np.array([0.5, 2.0]), np.array([0.3, 4.0]))),
+    ("lognormal", (np.arange(3.0), 0.5)),
+    ("chisquare", (np.arange(1, 5),)),
+    ("triangular", (np.zeros(3), np.array([0.2, 0.5, 0.9]), 1.0)),
+    ("hypergeometric", (np.array([5, 10, 20]), 7, 4)),
+    ("zipf", (np.array([1.5, 2.5, 4.0]),)),
+]
+
+
+def _seeded_call(name, count, with_size):
+    names = ", ".join(f"p{i}" for i in range(count))
+    size = ", size=size" if with_size else ""
+    head = f"{names}, size" if with_size else names
+    source = f"lambda {head}: (np.random.seed(9), np.random.{name}({names}{size}))[1]"
+    return eval(source)  # noqa: S307 - a fixed template over the names above
+
+
+@pytest.mark.parametrize("name, args", _ARRAY_PARAMETER_CASES)
+def test_array_parameters_broadcast_and_draw_numpys_numbers(name, args):
+    python = _seeded_call(name, len(args), False)
+    expected = python(*args)
+    got = njit(python)(*args)
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+    if got.dtype.kind == "f":
+        np.testing.assert_array_max_ulp(got, expected, 4)
+    else:
+        np.testing.assert_array_equal(got, expected)
+    size = (4, *np.broadcast_shapes(*[np.shape(a) for a in args]))
+    sized = _seeded_call(name, len(args), True)
+    expected = sized(*args, size)
+    got = njit(sized)(*args, size)
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=1e-13)
+
+
+@pytest.mark.parametrize(
+    "name, args",
+    [("normal", (np.zeros(3), np.array([1.0, -1.0, 1.0]))),
+     ("uniform", (np.zeros(2), np.array([1.0, np.inf]))),
+     ("poisson", (np.array([1.0, -2.0]),)),
+     ("binomial", (np.array([1, -1]), 0.5)),
+     ("normal", (np.zeros(3), np.ones(2)))],
+)  # fmt: skip
+def test_array_parameter_errors_are_numpys(name, args):
+    names = ", ".join(f"p{i}" for i in range(len(args)))
+    python = eval(f"lambda {names}: np.random.{name}({names})")  # noqa: S307 - fixed template
+    with pytest.raises(Exception) as expected:
+        python(*args)
+    with pytest.raises(type(expected.value)) as got:
+        njit(python)(*args)
+    if name != "normal" or "scale" in str(expected.value):  # a shape mismatch words differ
+        assert str(got.value) == str(expected.value)
+
+
+def test_array_parameters_free_all():
+    draw = njit(lambda loc: np.random.normal(loc, 1.0, (3, 4)))
+    assert_frees_all(draw, lambda: np.arange(4.0))
