@@ -12,27 +12,17 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.extending import intrinsic, overload, overload_attribute
+from ember.library.numpy.random.generator import GeneratorModel
 from ember.lowering import arrays as refs
 from ember.lowering.function_pointers import _Callee
-from ember.lowering.models import MeminfoStructModel, register_model
+from ember.lowering.models import register_model
 from ember.typing.signature import signature
 
 _ptr = llvm.PointerType()
 
 
-@register_model(types.NumPyRandomBitGeneratorType)
-class BitGeneratorModel(MeminfoStructModel):
-    """The Generator's value ({meminfo, bitgen_t*, Generator}) seen as its bit generator."""
-
-    def __init__(self, fe_type) -> None:
-        super().__init__(
-            fe_type,
-            [
-                ("meminfo", types.meminfo_pointer),
-                ("bitgen", types.data_pointer),
-                ("owner", types.pyobject_pointer),
-            ],
-        )
+# the Generator's value ({meminfo, bitgen_t*, Generator}) seen as its bit generator
+register_model(types.NumPyRandomBitGeneratorType)(GeneratorModel)
 
 
 @intrinsic
