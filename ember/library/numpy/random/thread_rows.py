@@ -85,18 +85,13 @@ def publish_symbol(name: str) -> bool:
     return False
 
 
-def _declare(module: llvm.Module, name: str, result, args) -> llvm.Function:
-    found = module.globals.get(name)
-    return found if found is not None else llvm.Function(module, llvm.FunctionType(result, args),
-                                                         name)  # fmt: skip
-
-
 def _own_row_function(module: llvm.Module, worker_id: llvm.Function | None) -> llvm.Function:
     """`i64 thread_row()` in `module`: the row rule of the module docstring."""
     found = module.globals.get(_SLOT_FUNCTION)
     if found is not None:
         return found
     from ember.codegen.symbols import external_global
+    from ember.parallel.threading_layer import _declare
 
     publish_symbol(_KEY_SYMBOL)
     publish_symbol(_ASSIGN_SYMBOL)
