@@ -119,7 +119,7 @@ class Literal(Type):
     """A compile-time constant; `literal_type` is the type it widens to."""
 
     def __init__(self, value: Any, literal_type: Type) -> None:
-        super().__init__(f"Literal[{type(value).__name__}]({value})")  # as Numba spells it
+        Type.__init__(self, f"Literal[{type(value).__name__}]({value})")  # as Numba spells it
         self.literal_value = value
         self.literal_type = literal_type
 
@@ -131,12 +131,22 @@ class Literal(Type):
         return (self.literal_value, self.literal_type)
 
 
-class IntegerLiteral(Literal):
-    pass
+class IntegerLiteral(Literal, Integer):
+    """A constant int; also an `Integer` of its widened type's width and signedness, so
+    extension code testing `isinstance(ty, types.Integer)` accepts it, as in Numba."""
+
+    def __init__(self, value: int, literal_type: Integer) -> None:
+        Literal.__init__(self, value, literal_type)
+        self.bitwidth = literal_type.bitwidth
+        self.signed = literal_type.signed
 
 
-class BooleanLiteral(Literal):
-    pass
+class BooleanLiteral(Literal, Boolean):
+    """A constant bool; also a `Boolean`, as in Numba."""
+
+    def __init__(self, value: bool, literal_type: Boolean) -> None:
+        Literal.__init__(self, value, literal_type)
+        self.bitwidth = literal_type.bitwidth
 
 
 class StringLiteral(Literal, Dummy):
