@@ -1,7 +1,8 @@
 """Numba's `numba.core` paths for code written against them: `ember.core.types`, `.errors`,
-`.config`, `.extending`, `.cgutils`, `.imputils`, `.typing(.templates)`, `.datamodel(.models)`,
-`.ir`, `.ir_utils`, `.rewrites`, `.dispatcher`, `.registry` (`CPUDispatcher`) and `.withcontexts`
-(`objmode_context`) are the ember modules themselves (one home each: names, not copies)."""
+`.config`, `.extending`, `.cgutils`, `.imputils`, `.datamodel(.models)`, `.ir`, `.ir_utils`,
+`.rewrites`, `.dispatcher`, `.registry` (`CPUDispatcher`), `.withcontexts` (`objmode_context`),
+`.typing` (a package: `.templates`, `.context`, `.typeof`) and `.utils` are the ember modules
+themselves or name them (one home each: names, not copies)."""
 
 import sys
 
@@ -13,9 +14,8 @@ from ember.lowering import cgutils, models
 from ember.misc import objmode as withcontexts
 from ember.rewrites import registry as rewrites
 from ember.typing import conversions as typeconv
-from ember.typing import templates
 
-from . import registry, sigutils  # Numba's CPUDispatcher; signature spellings
+from . import registry, sigutils, typing, utils  # Numba's CPUDispatcher, paths and names
 
 _ALIASES = {
     "types": types,
@@ -25,8 +25,6 @@ _ALIASES = {
     "cgutils": cgutils,
     "withcontexts": withcontexts,
     "imputils": extending,
-    "typing": templates,
-    "typing.templates": templates,
     "datamodel": models,
     "datamodel.models": models,
     "ir": ir,
@@ -39,7 +37,6 @@ for _name, _module in _ALIASES.items():
     sys.modules[f"{__name__}.{_name}"] = _module
 
 imputils = extending
-typing = templates
 datamodel = models
 
 __all__ = [
@@ -56,5 +53,6 @@ __all__ = [
     "sigutils",
     "types",
     "typing",
+    "utils",
     "withcontexts",
 ]

@@ -6,6 +6,10 @@ from typing import Any
 
 from ember.types.abstract import Dummy, Type
 
+# The words that open the report of a call no implementation accepts (Numba's `_header_lead`:
+# programs and tests look for them).
+_header_lead = "No implementation of function"
+
 
 class Function(Dummy):
     """A global callable typed by the typing registry; `key` is the Python object itself."""

@@ -135,8 +135,9 @@ class IntegerLiteral(Literal, Integer):
     """A constant int; also an `Integer` of its widened type's width and signedness, so
     extension code testing `isinstance(ty, types.Integer)` accepts it, as in Numba."""
 
-    def __init__(self, value: int, literal_type: Integer) -> None:
-        Literal.__init__(self, value, literal_type)
+    def __init__(self, value: int, literal_type: Integer | None = None) -> None:
+        literal_type = literal_type or constant_int_type(wrapped_constant(value))
+        Literal.__init__(self, wrapped_constant(value), literal_type)
         self.bitwidth = literal_type.bitwidth
         self.signed = literal_type.signed
 
@@ -144,7 +145,8 @@ class IntegerLiteral(Literal, Integer):
 class BooleanLiteral(Literal, Boolean):
     """A constant bool; also a `Boolean`, as in Numba."""
 
-    def __init__(self, value: bool, literal_type: Boolean) -> None:
+    def __init__(self, value: bool, literal_type: Boolean | None = None) -> None:
+        literal_type = literal_type or boolean
         Literal.__init__(self, value, literal_type)
         self.bitwidth = literal_type.bitwidth
 
