@@ -1,0 +1,263 @@
+"""Extension API gaps found by Numba's own test modules: literal types that are also numbers,
+Numba's `numba.core.typing` / `numba.core.utils` paths, the words of typing failures and
+unpickling a dispatcher twice."""
+
+from __future__ import annotations
+
+import gc
+import operator
+import pickle
+
+import pytest
+
+import ember
+from ember import njit, types
+from ember.errors import TypingError
+from ember.extending import intrinsic, literally, overload
+
+# ------------------------------------------------------------------ literal types are numbers
+
+
+@pytest.mark.parametrize("value", [0, 1, -7, 2**31, -(2**63), 2**63 - 1])
+def test_integer_literal_is_an_integer_of_its_widened_type(value):
+    literal = types.literal(value)
+    assert isinstance(literal, types.IntegerLiteral)
+    assert isinstance(literal, types.Literal)
+    assert isinstance(literal, types.Integer) and isinstance(literal, types.Number)
+    assert literal.literal_value == value
+    assert literal.literal_type is types.int64
+    assert (literal.bitwidth, literal.signed) == (64, True)
+    assert literal.name == f"Literal[int]({value})"
+    assert types.unliteral(literal) is types.int64
+
+
+def test_integer_literal_beyond_int64_is_unsigned():
+    literal = types.literal(2**64 - 1)
+    assert literal.literal_type is types.uint64
+    assert (literal.bitwidth, literal.signed) == (64, False)
+
+
+def test_boolean_literal_is_a_boolean():
+    for value in (True, False):
+        literal = types.literal(value)
+        assert isinstance(literal, types.BooleanLiteral)
+        assert isinstance(literal, types.Boolean) and not isinstance(literal, types.Integer)
+        assert literal.literal_type is types.boolean
+        assert literal.name == f"Literal[bool]({value})"
+
+
+def test_string_literal_is_not_a_number():
+    literal = types.literal("abc")
+    assert isinstance(literal, types.StringLiteral)
+    assert not isinstance(literal, types.Number)
+    assert literal.literal_type is types.unicode_type
+
+
+def test_literal_constructors_take_the_value_alone_as_in_numba():
+    assert types.IntegerLiteral(5) is types.literal(5)
+    assert types.BooleanLiteral(True) is types.literal(True)
+    assert types.IntegerLiteral(2**63).literal_type is types.uint64
+
+
+def test_literals_stay_interned_and_pickle_to_themselves():
+    for value in (3, True, "s"):
+        literal = types.literal(value)
+        assert types.literal(value) is literal
+        assert pickle.loads(pickle.dumps(literal)) is literal
+    assert types.literal(1) is not types.literal(True)  # 1 == True, yet different types
+
+
+def _scale(x, n):
+    raise NotImplementedError
+
+
+@overload(_scale)
+def _scale_overload(x, n):
+    """Numba-style code: asks for `n` as a literal, then tests it as an Integer."""
+    if not isinstance(n, types.IntegerLiteral):
+        return lambda x, n: literally(n)
+    if not (isinstance(n, types.Integer) and n.signed and n.bitwidth == 64):
+        return None
+    factor = n.literal_value
+    if isinstance(x, types.Integer):
+        return lambda x, n: x * factor
+    if isinstance(x, types.Float):
+        return lambda x, n: x * factor + 0.5
+    return None
+
+
+def test_overload_sees_a_literal_argument_as_an_integer():
+    @njit
+    def scaled(x):
+        return _scale(x, 3) + _scale(x, -2)
+
+    for x in (0, 1, -5, 2**40, -(2**40)):
+        assert scaled(x) == x * 3 + x * -2
+    for x in (0.0, -1.25, 3.5):
+        assert scaled(x) == (x * 3 + 0.5) + (x * -2 + 0.5)
+
+
+@intrinsic
+def _bit_width(typingctx, x):
+    """The bit width of an integer argument, known while compiling."""
+    if not isinstance(x, types.Integer):
+        return None
+    width = x.bitwidth
+
+    def codegen(context, builder, sig, args):
+        return context.get_constant(types.int64, width)
+
+    return types.int64(x), codegen
+
+
+def _width_plus(x):
+    raise NotImplementedError
+
+
+@overload(_width_plus, prefer_literal=True)
+def _width_plus_overload(x):
+    if isinstance(x, types.Integer):  # a literal first (prefer_literal), then the plain type
+        return lambda x: _bit_width(x) + x
+    return None
+
+
+def test_prefer_literal_overload_and_intrinsic_take_integer_literals():
+    @njit
+    def f(a):
+        return _width_plus(7) + _width_plus(a)
+
+    for a in (0, 1, -3, 100):
+        assert f(a) == (64 + 7) + (64 + a)
+    assert f(ember.int32(5)) == (64 + 7) + (32 + 5)
+
+
+def _choose(flag):
+    raise NotImplementedError
+
+
+@overload(_choose, prefer_literal=True)
+def _choose_overload(flag):
+    if isinstance(flag, types.BooleanLiteral):
+        constant = flag.literal_value
+        return lambda flag: 100 if constant else 200
+    if isinstance(flag, types.Boolean):
+        return lambda flag: 1 if flag else 2
+    return None
+
+
+def test_boolean_literal_overload_and_plain_boolean_fallback():
+    @njit
+    def f(b):
+        return _choose(True) + _choose(False) + _choose(b)
+
+    assert f(True) == 100 + 200 + 1
+    assert f(False) == 100 + 200 + 2
+
+
+def test_constant_arithmetic_and_tuple_indexing_still_use_literal_rules():
+    @njit
+    def f(t, x):
+        return t[1] + t[-1] * 2 + (x // -3) + (t * 2)[3] + len(t * 3)
+
+    for x in (-7, 0, 7, 2**62):
+        t = (1, 2, 3)
+        assert f(t, x) == f.py_func(t, x)
+
+
+# ------------------------------------------------------------------ Numba's module paths
+
+
+def test_core_typing_is_a_package_of_numba_paths():
+    import ember.core.typing.context as typing_context
+    from ember.core.typing.asnumbatype import as_numba_type
+    from ember.core.typing.templates import AbstractTemplate, AttributeTemplate
+    from ember.core.typing.typeof import typeof, typeof_impl
+
+    from ember.core import typing
+    from ember.core.typing import Context, Signature, signature
+    from ember.typing import templates
+
+    assert typing.templates is templates
+    assert typing.AbstractTemplate is AbstractTemplate is templates.AbstractTemplate
+    assert AttributeTemplate is templates.AttributeTemplate
+    assert Context is typing_context.TypingContext
+    sig = signature(types.float64, types.int64, types.int64)
+    assert isinstance(sig, Signature) and sig.args == (types.int64, types.int64)
+    assert typeof(1.5) is types.float64 and typeof((1, 2.0)) == types.Tuple(
+        (types.int64, types.float64)
+    )
+    assert callable(typeof_impl.register)
+    assert as_numba_type(float) is types.float64
+
+
+def test_intrinsic_typing_context_is_core_typing_context():
+    from ember.core import typing
+
+    seen = []
+
+    @intrinsic
+    def probe(typingctx, x):
+        seen.append(isinstance(typingctx, typing.Context))
+        return x(x), lambda context, builder, sig, args: args[0]
+
+    @njit
+    def f(x):
+        return probe(x)
+
+    assert f(41) == 41 and seen and all(seen)
+
+
+def test_core_utils_names():
+    import inspect
+    import sys
+
+    from ember.core.utils import PYVERSION, pysignature
+
+    assert PYVERSION == sys.version_info[:2]
+    assert pysignature(lambda a, b=2: a) == inspect.signature(lambda a, b=2: a)
+
+
+def test_typing_failure_opens_with_numba_header_lead():
+    from ember.core.types.functions import _header_lead
+
+    @njit
+    def f(a):
+        return a * "x" * 1j
+
+    with pytest.raises(TypingError) as raised:
+        f(1.5)
+    text = str(raised.value)
+    assert _header_lead == "No implementation of function"
+    assert f"{_header_lead} Function({operator.mul!r}) found for signature" in text
+
+
+# ------------------------------------------------------------------ pickled dispatchers
+
+
+def _closure(j):
+    @njit
+    def inner(x, y):
+        return x + y + j
+
+    return inner
+
+
+def test_unpickling_twice_gives_one_dispatcher():
+    original = _closure(5)
+    pickled, other = pickle.dumps(original), pickle.dumps(_closure(6))
+    first, second, third = pickle.loads(pickled), pickle.loads(pickled), pickle.loads(other)
+    assert first is second is original  # the live dispatcher it was made from
+    assert third is not first
+    assert first(2, 3) == 2 + 3 + 5 and third(2, 3) == 2 + 3 + 6
+    second.disable_compile()
+    assert first(2, 4) == 2 + 4 + 5  # int64 already compiled
+
+
+def test_unpickling_after_the_original_is_gone_rebuilds_it():
+    pickled = pickle.dumps(_closure(7))
+    gc.collect()
+    rebuilt = pickle.loads(pickled)
+    assert rebuilt(1, 1) == 1 + 1 + 7
+    assert pickle.loads(pickled) is rebuilt
+    for x, y in ((0, 0), (-3, 2), (2**40, -(2**40))):
+        assert rebuilt(x, y) == rebuilt.py_func(x, y)
