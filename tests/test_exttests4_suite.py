@@ -261,3 +261,116 @@ def test_unpickling_after_the_original_is_gone_rebuilds_it():
     assert pickle.loads(pickled) is rebuilt
     for x, y in ((0, 0), (-3, 2), (2**40, -(2**40))):
         assert rebuilt(x, y) == rebuilt.py_func(x, y)
+
+
+def test_dispatcher_bound_to_an_instance_is_a_method_reading_its_attributes():
+    @njit
+    def add(a, b):
+        return a + b
+
+    bound = add.__get__(4)
+    assert bound.__self__ == 4 and bound.__func__ is add
+    for b in (-9, 0, 5):
+        assert bound(b) == 4 + b
+    assert list(bound.overloads) == list(add.overloads)
+    assert bound.py_func is add.py_func
+
+
+# ------------------------------------------------------------------ as_numba_type
+
+
+def test_as_numba_type_maps_set_annotations_to_typed_sets_and_says_what_it_lacks():
+    import typing
+
+    from ember.core.typing.asnumbatype import AsNumbaTypeRegistry, as_numba_type
+
+    assert as_numba_type(set[complex]) is types.SetType(types.complex128)
+    annotation = typing.Set[typing.Tuple[typing.Optional[int], float]]  # noqa: UP006, UP045
+    expected = types.Tuple((types.Optional(types.int64), types.float64))
+    assert as_numba_type(annotation) is types.SetType(expected)
+    assert as_numba_type(list[set[int]]) is types.ListType(types.SetType(types.int64))
+    with pytest.raises(TypingError, match="Cannot infer Numba type of Python type"):
+        as_numba_type(typing.Any)
+    with pytest.raises(TypingError, match="Cannot type Union that is not an Optional"):
+        as_numba_type(typing.Union[int, float])  # noqa: UP007
+    fresh = AsNumbaTypeRegistry()
+    fresh.register(float, types.float32)
+    assert fresh(float) is types.float32 and as_numba_type(float) is types.float64
+
+
+class _Fixed16:
+    """A Python number class an extension teaches ember (an int held in `_value`)."""
+
+    def __init__(self, value):
+        self._value = value
+
+
+class _Fixed16Type(types.Number):
+    """Numba-style: the subclass sets `bitwidth` and passes only a name."""
+
+    def __init__(self):
+        self.bitwidth = 64
+        super().__init__(name="fixed16")
+
+
+def _register_fixed16():
+    from llvmlite import ir as llvm
+
+    from ember.extending import (
+        NativeValue,
+        as_numba_type,
+        models,
+        register_model,
+        type_callable,
+        typeof_impl,
+        unbox,
+    )
+
+    fixed16_type = _Fixed16Type()
+
+    @typeof_impl.register(_Fixed16)
+    def typeof_fixed16(val, c):
+        return fixed16_type
+
+    @register_model(_Fixed16Type)
+    class Fixed16Model(models.PrimitiveModel):
+        def __init__(self, dmm, fe_type):
+            super().__init__(dmm, fe_type, llvm.IntType(fe_type.bitwidth))
+
+    @unbox(_Fixed16Type)
+    def unbox_fixed16(typ, obj, c):
+        assert c.context.get_argument_type(typ) == llvm.IntType(64)
+        value_obj = c.pyapi.object_getattr_string(obj, "_value")
+        native = c.unbox(types.int64, value_obj)
+        c.pyapi.decref(value_obj)
+        return NativeValue(native.value, is_error=native.is_error)
+
+    @type_callable(_Fixed16)  # makes the class a typed global, as in Numba
+    def type_fixed16(context):
+        def typer(value):
+            return fixed16_type if isinstance(value, types.Integer) else None
+
+        return typer
+
+    return fixed16_type, as_numba_type
+
+
+def test_isinstance_of_an_extension_class_needs_its_as_numba_type_registration():
+    fixed16_type, as_numba_type = _register_fixed16()
+    assert fixed16_type.bitwidth == 64 and fixed16_type.name == "fixed16"
+
+    @njit
+    def unregistered(x):
+        return isinstance(x, _Fixed16)
+
+    with pytest.raises(TypingError, match="Cannot infer Numba type of Python type"):
+        unregistered(_Fixed16(3))
+
+    as_numba_type.register(_Fixed16, fixed16_type)
+
+    @njit
+    def check(x):
+        return isinstance(x, _Fixed16)
+
+    assert check(_Fixed16(0x4049)) is True
+    assert check(1) is False and check(2.5) is False

@@ -10,7 +10,7 @@ import threading
 import uuid
 import weakref
 from collections.abc import Callable
-from types import FunctionType
+from types import FunctionType, MethodType
 from typing import Any
 
 from ember import config, types
@@ -350,9 +350,11 @@ class Dispatcher:
         return f"CPUDispatcher({self.py_func})"
 
     def __get__(self, instance: Any, owner: Any = None) -> Any:
+        """A bound method, as for a Python function: attributes the method lacks
+        (`overloads`, `py_func`, `inspect_types`...) read the dispatcher's."""
         if instance is None:
             return self
-        return functools.partial(self, instance)
+        return MethodType(self, instance)
 
     # ------------------------------------------------------------------ compilation
 

@@ -13,9 +13,10 @@ class Number(Type):
 
     kind_rank = 0
 
-    def __init__(self, name: str, bitwidth: int) -> None:
+    def __init__(self, name: str, bitwidth: int | None = None) -> None:
         super().__init__(name)
-        self.bitwidth = bitwidth
+        if bitwidth is not None or not hasattr(self, "bitwidth"):  # an extension's own first
+            self.bitwidth = bitwidth
 
     def _rebuild_args(self) -> tuple:
         return (self.name, self.bitwidth)
