@@ -374,3 +374,69 @@ def test_isinstance_of_an_extension_class_needs_its_as_numba_type_registration()
 
     assert check(_Fixed16(0x4049)) is True
     assert check(1) is False and check(2.5) is False
+
+
+def test_core_datamodel_is_a_package_with_numbas_models_path():
+    from ember.core.datamodel.manager import DataModelManager
+    from ember.core.datamodel.models import OpaqueModel, StructModel
+
+    from ember.core import datamodel
+    from ember.core.datamodel import models, register_default
+    from ember.lowering import models as ember_models
+
+    assert models is ember_models
+    assert datamodel.StructModel is StructModel is ember_models.StructModel
+    assert OpaqueModel is ember_models.OpaqueModel
+    assert DataModelManager is ember_models.DataModelManager
+    assert register_default is ember_models.register_model
+
+
+def test_struct_model_registered_through_core_datamodel_path():
+    from ember.core.datamodel import models
+    from ember.extending import make_attribute_wrapper, register_model, type_callable
+
+    class Pair:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+    class PairType(types.Type):
+        def __init__(self):
+            super().__init__(name="PairExt")
+
+    pair_type = PairType()
+
+    @register_model(PairType)
+    class PairModel(models.StructModel):
+        def __init__(self, dmm, fe_type):
+            super().__init__(dmm, fe_type, [("a", types.int64), ("b", types.float64)])
+
+    make_attribute_wrapper(PairType, "a", "a")
+    make_attribute_wrapper(PairType, "b", "b")
+
+    @type_callable(Pair)
+    def type_pair(context):
+        def typer(a, b):
+            if isinstance(a, types.Integer) and isinstance(b, types.Float):
+                return pair_type
+            return None
+
+        return typer
+
+    from ember.extending import lower_builtin
+    from ember.lowering import cgutils
+
+    @lower_builtin(Pair, types.Integer, types.Float)
+    def make_pair(context, builder, sig, args):
+        pair = cgutils.create_struct_proxy(sig.return_type)(context, builder)
+        pair.a = context.cast(builder, args[0], sig.args[0], types.int64)
+        pair.b = args[1]
+        return pair._getvalue()
+
+    @njit
+    def f(a, b):
+        p = Pair(a, b)
+        return p.a * 2 + p.b
+
+    for a, b in ((1, 0.5), (-4, 2.25), (2**40, -1.0)):
+        assert f(a, b) == a * 2 + b
+    assert f(ember.int32(7), 1.5) == 7 * 2 + 1.5

@@ -1,7 +1,8 @@
 """Numba's `numba.core` paths for code written against them: `ember.core.types`, `.errors`,
-`.config`, `.extending`, `.cgutils`, `.imputils`, `.datamodel(.models)`, `.ir`, `.ir_utils`,
+`.config`, `.extending`, `.cgutils`, `.imputils`, `.ir`, `.ir_utils`,
 `.rewrites`, `.dispatcher`, `.registry` (`CPUDispatcher`), `.withcontexts` (`objmode_context`),
-`.typing` (a package: `.templates`, `.context`, `.typeof`) and `.utils` are the ember modules
+`.typing` (a package: `.templates`, `.context`, `.typeof`), `.datamodel` (a package:
+`.models`, `.manager`) and `.utils` are the ember modules
 themselves or name them (one home each: names, not copies)."""
 
 import sys
@@ -10,12 +11,12 @@ from ember import config, errors, extending, types
 from ember.dispatcher import dispatcher
 from ember.ir import numba_ir as ir
 from ember.ir import numba_utils as ir_utils
-from ember.lowering import cgutils, models
+from ember.lowering import cgutils
 from ember.misc import objmode as withcontexts
 from ember.rewrites import registry as rewrites
 from ember.typing import conversions as typeconv
 
-from . import registry, sigutils, typing, utils  # Numba's CPUDispatcher, paths and names
+from . import datamodel, registry, sigutils, typing, utils  # Numba's CPUDispatcher, paths and names
 
 _ALIASES = {
     "types": types,
@@ -25,8 +26,6 @@ _ALIASES = {
     "cgutils": cgutils,
     "withcontexts": withcontexts,
     "imputils": extending,
-    "datamodel": models,
-    "datamodel.models": models,
     "ir": ir,
     "ir_utils": ir_utils,
     "rewrites": rewrites,
@@ -37,7 +36,6 @@ for _name, _module in _ALIASES.items():
     sys.modules[f"{__name__}.{_name}"] = _module
 
 imputils = extending
-datamodel = models
 
 __all__ = [
     "registry",
