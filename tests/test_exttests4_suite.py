@@ -440,3 +440,30 @@ def test_struct_model_registered_through_core_datamodel_path():
     for a, b in ((1, 0.5), (-4, 2.25), (2**40, -1.0)):
         assert f(a, b) == a * 2 + b
     assert f(ember.int32(7), 1.5) == 7 * 2 + 1.5
+
+
+# ------------------------------------------------------------------ errors
+
+
+def test_deprecated_decorator_warns_with_names_and_keeps_the_result():
+    import warnings
+
+    from ember.core.errors import deprecated
+
+    @deprecated("new_total")
+    def old_total(a, b=1):
+        """Adds."""
+        return a + b
+
+    @deprecated
+    def older(x):
+        return -x
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert old_total(2, b=5) == 7
+        assert older(3) == -3
+    assert [w.category for w in caught] == [DeprecationWarning, DeprecationWarning]
+    assert "old_total" in str(caught[0].message) and "new_total" in str(caught[0].message)
+    assert "older" in str(caught[1].message)
+    assert old_total.__name__ == "old_total" and old_total.__doc__ == "Adds."
