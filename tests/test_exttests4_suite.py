@@ -467,3 +467,21 @@ def test_deprecated_decorator_warns_with_names_and_keeps_the_result():
     assert "old_total" in str(caught[0].message) and "new_total" in str(caught[0].message)
     assert "older" in str(caught[1].message)
     assert old_total.__name__ == "old_total" and old_total.__doc__ == "Adds."
+
+
+def test_compute_fingerprint_tells_types_apart():
+    import numpy as np
+
+    from ember._dispatcher import compute_fingerprint
+
+    assert compute_fingerprint(1) == compute_fingerprint(-(2**60))
+    assert compute_fingerprint(1.0) == compute_fingerprint(2.5)
+    kinds = [1, 1.0, 1j, True, None, np.float32(1), np.int8(1), np.uint64(1), (1, 2.0)]
+    assert len({compute_fingerprint(v) for v in kinds}) == len(kinds)
+    arrays = [np.zeros(3), np.zeros(3)[::2], np.zeros((2, 2)), np.zeros(3, np.int32)]
+    assert len({compute_fingerprint(a) for a in arrays}) == len(arrays)
+    assert compute_fingerprint(np.zeros(4)) == compute_fingerprint(np.ones(7))
+    with pytest.raises(ValueError, match="cannot compute fingerprint of empty list"):
+        compute_fingerprint([])
+    with pytest.raises(ValueError):
+        compute_fingerprint(object())
