@@ -485,3 +485,26 @@ def test_compute_fingerprint_tells_types_apart():
         compute_fingerprint([])
     with pytest.raises(ValueError):
         compute_fingerprint(object())
+
+
+def _rejects(x):
+    raise NotImplementedError
+
+
+@overload(_rejects)
+def _rejects_overload(x):
+    raise TypingError("x must be a float, not an int")
+
+
+def test_overload_that_raises_reports_numbas_rejection_words():
+    from ember.core.types.functions import _err_reasons
+
+    @njit
+    def f(x):
+        return _rejects(x)
+
+    with pytest.raises(TypingError) as raised:
+        f(1)
+    text = str(raised.value)
+    assert _err_reasons["specific_error"].splitlines()[0] in text
+    assert "x must be a float, not an int" in text

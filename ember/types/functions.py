@@ -9,6 +9,8 @@ from ember.types.abstract import Dummy, Type
 # The words that open the report of a call no implementation accepts (Numba's `_header_lead`:
 # programs and tests look for them).
 _header_lead = "No implementation of function"
+# Why an implementation was rejected, as Numba words it (`_err_reasons`).
+_err_reasons = {"specific_error": "Rejected as the implementation raised a specific error:\n{}"}
 
 
 class Function(Dummy):

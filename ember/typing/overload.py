@@ -245,9 +245,10 @@ def _failure(what: str, func: Callable, args: tuple, inner: BaseException) -> Em
         )
     inner_text = "\n".join(f"  {line}" for line in detail.splitlines())
     kind = type(inner) if isinstance(inner, (UnsupportedError, StencilError)) else TypingError
+    reason = types.functions._err_reasons["specific_error"].format(inner_text)
     return kind(
         f"Failed in the overload of {what} for argument types ({argtypes}), "
-        f"overload function {_where(func)}:\n{inner_text}"
+        f"overload function {_where(func)}:\n{reason}"
     )
 
 
