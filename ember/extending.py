@@ -45,6 +45,7 @@ from ember.lowering.registry import (
 )
 from ember.misc.literal import literally
 from ember.typing.overload import (
+    _Intrinsic,  # noqa: F401 - Numba's name for the class of @intrinsic functions
     intrinsic,
     make_attribute_wrapper,
     overload,

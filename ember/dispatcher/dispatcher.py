@@ -31,6 +31,8 @@ from ember.typing.functions import RecursionPending
 from ember.typing.signature import Signature
 from ember.typing.templates import choose_best
 
+OmittedArg = Omitted  # Numba's name (numba.core.dispatcher.OmittedArg)
+
 # Numba's limit on the length of a tuple argument (its error says "smaller than", it allows 1000)
 _MAX_TUPLE_LENGTH = 1000
 

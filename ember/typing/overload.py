@@ -905,6 +905,9 @@ def _rebuild_intrinsic(key: str, state: tuple, prefer_literal: bool) -> Intrinsi
     return rebuilt
 
 
+_Intrinsic = Intrinsic  # Numba's name for the class of @intrinsic functions
+
+
 def intrinsic(*args: Any, **options: Any) -> Any:
     """`@intrinsic` or `@intrinsic(prefer_literal=True)` on `defn(typingctx, *argtypes)`."""
     if args and callable(args[0]) and not options:
