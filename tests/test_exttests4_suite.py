@@ -508,3 +508,68 @@ def test_overload_that_raises_reports_numbas_rejection_words():
     text = str(raised.value)
     assert _err_reasons["specific_error"].splitlines()[0] in text
     assert "x must be a float, not an int" in text
+
+
+# ------------------------------------------------------------------ jitclasses
+
+
+class _Shifter:
+    """Plain Python: `<<` and `-` only, so `x <<= y` and `x -= y` use them."""
+
+    def __init__(self, value):
+        self.x = value
+
+    def __lshift__(self, other):
+        return type(self)(self.x << other.x)
+
+    def __sub__(self, other):
+        return type(self)(self.x - other.x)
+
+    def doubled(self):
+        return self.x * 2
+
+
+def test_jitclass_subclasses_the_decorated_class_as_numba():
+    from ember.experimental import jitclass
+
+    Shifter = jitclass([("x", types.int64)])(_Shifter)
+    assert Shifter.mro()[1] is _Shifter
+    assert Shifter.class_type.class_def is _Shifter
+    s = Shifter(5)
+    assert isinstance(s, Shifter) and s.doubled() == 10
+
+    class Grown(Shifter.mro()[1]):  # Numba's idiom: extend the Python class, decorate again
+        def tripled(self):
+            return self.x * 3
+
+    Grown = jitclass([("x", types.int64)])(Grown)
+    assert Grown(4).tripled() == 12 and Grown(4).doubled() == 8
+    with pytest.raises(TypeError, match="cannot subclass from a jitclass"):
+
+        class Bad(Shifter):
+            pass
+
+
+def test_inplace_operator_on_jitclass_falls_back_to_the_plain_dunder():
+    from ember.experimental import jitclass
+
+    @jitclass([("x", types.int64)])
+    class Shifter:
+        def __init__(self, value):
+            self.x = value
+
+        def __lshift__(self, other):
+            return Shifter(self.x << other.x)
+
+        def __sub__(self, other):
+            return Shifter(self.x - other.x)
+
+    @njit
+    def update(a, b):
+        a <<= b
+        a -= b
+        return a
+
+    for x, y in ((1, 3), (-5, 2), (7, 0)):
+        assert update(Shifter(x), Shifter(y)).x == (x << y) - y
+        assert update.py_func(Shifter(x), Shifter(y)).x == (x << y) - y
