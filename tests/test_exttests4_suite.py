@@ -573,3 +573,43 @@ def test_inplace_operator_on_jitclass_falls_back_to_the_plain_dunder():
     for x, y in ((1, 3), (-5, 2), (7, 0)):
         assert update(Shifter(x), Shifter(y)).x == (x << y) - y
         assert update.py_func(Shifter(x), Shifter(y)).x == (x << y) - y
+
+
+# ------------------------------------------------------------------ overload signature checks
+
+
+def _mismatch_report(impl):
+    """The TypingError of calling an overload of `stub(a, b, c, kw=None)` implemented by
+    `impl`."""
+
+    def stub(a, b, c, kw=None):
+        raise NotImplementedError
+
+    @overload(stub, strict=True)
+    def stub_overload(a, b, c, kw=None):
+        return impl
+
+    @njit
+    def call(a, b, c, d):
+        return stub(a, b, c, kw=d)
+
+    with pytest.raises(TypingError) as raised:
+        call(1, 2, 3, 4)
+    return str(raised.value)
+
+
+def test_overload_argument_name_mismatch_lists_parameters_as_numba():
+    def renamed(z, b, c, kw=None):
+        return z
+
+    text = _mismatch_report(renamed)
+    assert "Typing and implementation arguments differ in argument names" in text
+    assert '<Parameter "a">' in text and '<Parameter "z">' in text
+    assert "First difference: 'z'" in text
+
+    def other_default(a, b, c, kw=12):
+        return a
+
+    text = _mismatch_report(other_default)
+    assert "keyword argument default values" in text
+    assert '<Parameter "kw=12">' in text and '<Parameter "kw=None">' in text

@@ -10,7 +10,7 @@ from ember.typing import context, templates
 
 Signature = templates.Signature
 signature = templates.signature
-Context = BaseContext = context.TypingContext
+Context = BaseContext = context.Context
 
 for _name, _module in {
     "templates": templates,
