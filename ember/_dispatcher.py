@@ -11,6 +11,4 @@ def compute_fingerprint(value: Any) -> bytes:
     """The fingerprint of `value`'s ember type; ValueError when ember cannot type it."""
     from ember.dispatcher.typeof import typeof
 
-    if isinstance(value, list) and not value:  # Numba's words: no item to type it by
-        raise ValueError("cannot compute fingerprint of empty list")
     return typeof(value).typecode.to_bytes(8, "little")

@@ -53,6 +53,11 @@ class ArgumentTypeError(TypingError, TypeError):
     Numba raises, and a TypeError, Python's kind for a wrong argument."""
 
 
+class ArgumentValueError(TypingError, ValueError):
+    """An argument value ember cannot compile for (an empty list: no item type); a ValueError
+    too, as Numba raises one."""
+
+
 class ForceLiteralArg(EmberError):
     """Typing needs some arguments of the function being compiled as literal types (Numba's
     `literally`): `indices` are their positions. The caller compiles a specialization for the

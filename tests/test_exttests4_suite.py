@@ -613,3 +613,15 @@ def test_overload_argument_name_mismatch_lists_parameters_as_numba():
     text = _mismatch_report(other_default)
     assert "keyword argument default values" in text
     assert '<Parameter "kw=12">' in text and '<Parameter "kw=None">' in text
+
+
+def test_empty_list_argument_is_a_value_error_and_a_typing_error():
+    @njit
+    def first_or_zero(xs):
+        return xs[0] if len(xs) else 0
+
+    assert first_or_zero([4, 5]) == 4
+    with pytest.raises(ValueError, match="cannot compute fingerprint of empty list") as raised:
+        first_or_zero([])
+    assert isinstance(raised.value, TypingError)
+    assert "argument 'xs'" in str(raised.value)
