@@ -625,3 +625,30 @@ def test_empty_list_argument_is_a_value_error_and_a_typing_error():
         first_or_zero([])
     assert isinstance(raised.value, TypingError)
     assert "argument 'xs'" in str(raised.value)
+
+
+@intrinsic
+def _needs_literal_and_vector(typingctx, x, arr):
+    from ember.errors import NumbaValueError, RequireLiteralValue
+
+    if not isinstance(x, types.IntegerLiteral):
+        raise RequireLiteralValue("x must be literal")
+    if arr.ndim != 1:
+        raise NumbaValueError("array.ndim must be 1")
+    return types.intp(x, arr), lambda context, builder, sig, args: args[0]
+
+
+def test_intrinsic_failing_both_attempts_reports_each_rejection():
+    import numpy as np
+    from ember.core.types.functions import _err_reasons
+
+    @njit
+    def call():
+        return _needs_literal_and_vector(1, np.zeros((2, 2)))
+
+    with pytest.raises(TypingError) as raised:
+        call()
+    text = str(raised.value)
+    lead = _err_reasons["specific_error"].splitlines()[0]
+    assert text.count(lead) == 2
+    assert "x must be literal" in text and "array.ndim must be 1" in text
