@@ -652,3 +652,13 @@ def test_intrinsic_failing_both_attempts_reports_each_rejection():
     lead = _err_reasons["specific_error"].splitlines()[0]
     assert text.count(lead) == 2
     assert "x must be literal" in text and "array.ndim must be 1" in text
+
+
+def test_typeof_omitted_argument_tells_default_types_apart():
+    from ember.core.dispatcher import OmittedArg
+
+    ty0, ty1 = ember.typeof(OmittedArg(0.0)), ember.typeof(OmittedArg(1))
+    ty2 = ember.typeof(OmittedArg(1.0))
+    assert ty0 is types.Omitted(0.0) and ty1 is types.Omitted(1) and ty2 is types.Omitted(1.0)
+    assert len({ty0, ty1, ty2}) == 3
+    assert OmittedArg(5).value == 5

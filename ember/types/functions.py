@@ -215,7 +215,7 @@ class Omitted(Dummy):
 
     @property
     def key(self) -> Any:
-        return self.value
+        return (type(self.value), self.value)  # omitted(1) is not omitted(1.0)
 
     def _rebuild_args(self) -> tuple:
         return (self.value,)
