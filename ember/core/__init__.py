@@ -1,9 +1,8 @@
 """Numba's `numba.core` paths for code written against them: `ember.core.types`, `.errors`,
-`.config`, `.extending`, `.cgutils`, `.imputils`, `.ir`, `.ir_utils`,
-`.rewrites`, `.dispatcher`, `.registry` (`CPUDispatcher`), `.withcontexts` (`objmode_context`),
-`.typing` (a package: `.templates`, `.context`, `.typeof`), `.datamodel` (a package:
-`.models`, `.manager`) and `.utils` are the ember modules
-themselves or name them (one home each: names, not copies)."""
+`.config`, `.extending`, `.cgutils`, `.imputils`, `.ir`, `.ir_utils`, `.rewrites`, `.dispatcher`,
+`.registry` (`CPUDispatcher`, `cpu_target`), `.withcontexts` (`objmode_context`), `.typing` (a
+package: `.templates`, `.context`, `.typeof`), `.datamodel` (a package: `.models`, `.manager`)
+and `.utils` are the ember modules themselves or name them (one home each: names, not copies)."""
 
 import sys
 
