@@ -7,8 +7,10 @@ import functools
 import inspect
 import sys
 import threading
+import uuid
+import weakref
 from collections.abc import Callable
-from types import FunctionType
+from types import FunctionType, MethodType
 from typing import Any
 
 from ember import config, types
@@ -29,6 +31,8 @@ from ember.misc import events
 from ember.typing.functions import RecursionPending
 from ember.typing.signature import Signature
 from ember.typing.templates import choose_best
+
+OmittedArg = Omitted  # Numba's name (numba.core.dispatcher.OmittedArg)
 
 # Numba's limit on the length of a tuple argument (its error says "smaller than", it allows 1000)
 _MAX_TUPLE_LENGTH = 1000
@@ -112,7 +116,8 @@ class Dispatcher:
         from ember.dispatcher.serialize import function_state
 
         state = function_state(self.py_func, self)
-        return (_rebuild_dispatcher, (state, self.options, self._explicit_signatures()))
+        identity = _pickle_identity(self)
+        return (_rebuild_dispatcher, (state, self.options, self._explicit_signatures(), identity))
 
     def _explicit_signatures(self) -> list | None:
         if not self._explicit:
@@ -348,9 +353,11 @@ class Dispatcher:
         return f"CPUDispatcher({self.py_func})"
 
     def __get__(self, instance: Any, owner: Any = None) -> Any:
+        """A bound method, as for a Python function: attributes the method lacks
+        (`overloads`, `py_func`, `inspect_types`...) read the dispatcher's."""
         if instance is None:
             return self
-        return functools.partial(self, instance)
+        return MethodType(self, instance)
 
     # ------------------------------------------------------------------ compilation
 
@@ -728,13 +735,35 @@ def _disk_cache_of(dispatcher: Dispatcher) -> Any:
     return FunctionCache(dispatcher)
 
 
-def _rebuild_dispatcher(state: tuple, options: TargetOptions, signatures) -> Dispatcher:
+# Each pickled dispatcher's identity -> the live dispatcher it stands for: unpickling the same
+# pickle again (or in the process that made it) gives that dispatcher and its compiled code
+# back, as Numba does, instead of a new one that compiles again.
+_by_pickle_identity: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def _pickle_identity(dispatcher: Dispatcher) -> str:
+    identity = getattr(dispatcher, "_pickle_identity", None)
+    if identity is None:
+        identity = dispatcher._pickle_identity = uuid.uuid4().hex
+        _by_pickle_identity[identity] = dispatcher
+    return identity
+
+
+def _rebuild_dispatcher(
+    state: tuple, options: TargetOptions, signatures, identity: str | None = None
+) -> Dispatcher:
     from ember.dispatcher.serialize import rebuild_function
 
+    existing = _by_pickle_identity.get(identity) if identity is not None else None
+    if existing is not None:
+        return existing
     py_func, self_names = rebuild_function(state)
     dispatcher = Dispatcher(py_func, options, signatures)
     for name in self_names:
         py_func.__globals__[name] = dispatcher
+    if identity is not None:
+        dispatcher._pickle_identity = identity
+        _by_pickle_identity[identity] = dispatcher
     return dispatcher
 
 

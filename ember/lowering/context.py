@@ -94,6 +94,8 @@ class CPUContext(NumbaContextMixin):
     # Numba's spellings, used by extension code (`@lower_cast`, `@intrinsic` codegen).
     get_value_type = value_type
     get_data_type = data_type
+    get_argument_type = value_type  # ember passes every value as its value type
+    get_return_type = value_type
 
     def get_data_model(self, typ: types.Type) -> Any:
         return model_of(typ)
