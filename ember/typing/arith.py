@@ -59,11 +59,17 @@ def comparison_operand(a: types.Type, b: types.Type) -> types.Number | None:
     integer compares as float64, so that `np.uint64(2**63) > -1` stays true (exact to 2**53;
     Numba wraps to int64 there, giving False)."""
     operand = arithmetic_result(a, b)
-    if isinstance(operand, types.Integer) and operand.signed:
-        a, b = types.unliteral(a), types.unliteral(b)
-        if any(isinstance(t, types.Integer) and not t.signed and t.bitwidth == 64 for t in (a, b)):
-            return types.float64
+    if isinstance(operand, types.Integer) and operand.signed and _mixes_uint64(a, b):
+        return types.float64
     return operand
+
+
+def _mixes_uint64(a: types.Type, b: types.Type) -> bool:
+    """Whether a uint64 meets a signed integer (their int64 computing type wraps the uint64)."""
+    a, b = types.unliteral(a), types.unliteral(b)
+    if not (_is_int_like(a) and _is_int_like(b)):
+        return False
+    return any(isinstance(t, types.Integer) and not t.signed and t.bitwidth == 64 for t in (a, b))
 
 
 def _binary(fn):
@@ -94,7 +100,10 @@ def _truediv(args, kws):
     if result is None:
         return None
     if _is_int_like(result):
-        return signature(types.float64, result, result)
+        # a uint64 with a signed integer divides as floats, so a uint64 above 2**63 - 1
+        # keeps its sign (an int64 operand would wrap it negative)
+        operand = types.float64 if _mixes_uint64(*args) else result
+        return signature(types.float64, operand, operand)
     return _same(result)
 
 
