@@ -37,9 +37,13 @@ def _numbers(args) -> bool:
 @registry.typer(int)
 def _type_int(args, kws):
     if len(args) == 1 and not kws and _numbers(args):
-        if isinstance(types.unliteral(args[0]), types.Complex):
+        value = types.unliteral(args[0])
+        if isinstance(value, types.Complex):
             return None
-        return signature(types.int64, types.unliteral(args[0]))
+        if isinstance(value, types.Integer):
+            # an integer keeps its type, as in Numba: int(np.uint64(2**64 - 1)) stays exact
+            return signature(value, value)
+        return signature(types.int64, value)
     return None
 
 
