@@ -261,3 +261,38 @@ def test_uint64_in_tuples_compares_exactly():
     big, below = np.uint64(2**63), np.int64(2**63 - 1)
     assert jitted(big, below) == (False, False, True)
     assert jitted(np.uint64(0), np.int64(-1)) == (False, False, True)
+
+
+# ------------------------------------------------------------------ np.int8(sequence)
+
+
+def _scalar_classes_of_sequences(values, nested, array0d, array1d):
+    return (
+        np.int8(values),
+        np.float32(nested),
+        np.uint8([300.0, -1.0, 7.9]),
+        np.complex64(values),
+        np.bool_(array0d),
+        np.int16(array0d),
+        np.float32(array1d),
+    )
+
+
+def test_numpy_scalar_classes_of_sequences_build_arrays():
+    """NumPy's scalar classes called on a tuple, list or array build an array of their dtype
+    (casting as astype does); on a 0-d array, the scalar it holds."""
+    args = ((1, 2.5, -3.9), ((1.0, 2.5), (3.5, 4)), np.array(2.75), np.arange(4))
+    got = ember.njit(_scalar_classes_of_sequences)(*args)
+    expected = (
+        np.array((1, 2.5, -3.9)).astype(np.int8),
+        np.array(((1.0, 2.5), (3.5, 4))).astype(np.float32),
+        np.array([300.0, -1.0, 7.9]).astype(np.uint8),
+        np.complex64(args[0]),
+        np.bool_(args[2]),
+        np.int16(args[2]),
+        np.float32(args[3]),
+    )
+    for got_item, expected_item in zip(got, expected):
+        if np.ndim(expected_item):  # (a scalar returns as a Python number)
+            assert got_item.dtype == expected_item.dtype
+        np.testing.assert_array_equal(got_item, expected_item)
