@@ -2,6 +2,7 @@
 py_func (CPython), on many inputs including the corners: negative floor division, the minimum of
 each signed width, uint64 above 2**63 - 1 mixed with signed integers, NaN, infinities, -0.0."""
 
+import enum
 import math
 
 import numpy as np
@@ -296,3 +297,28 @@ def test_numpy_scalar_classes_of_sequences_build_arrays():
         if np.ndim(expected_item):  # (a scalar returns as a Python number)
             assert got_item.dtype == expected_item.dtype
         np.testing.assert_array_equal(got_item, expected_item)
+
+
+# ------------------------------------------------------------------ IntEnum members as extents
+
+
+class _Extent(enum.IntEnum):
+    ROWS = 2
+    COLUMNS = 3
+    NONE = 0
+
+
+def _arrays_shaped_by_enum():
+    a = np.empty((_Extent.ROWS, _Extent.COLUMNS), dtype=np.int64)
+    b = np.zeros(_Extent.COLUMNS)
+    c = np.ones((_Extent.ROWS, 4))
+    d = np.full((_Extent.NONE, _Extent.ROWS), 7.0)
+    return a.shape, b, c, d.shape
+
+
+def test_int_enum_members_give_array_shapes():
+    got = ember.njit(_arrays_shaped_by_enum)()
+    expected = _arrays_shaped_by_enum()
+    assert got[0] == expected[0] and got[3] == expected[3]
+    np.testing.assert_array_equal(got[1], expected[1])
+    np.testing.assert_array_equal(got[2], expected[2])
