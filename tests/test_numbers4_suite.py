@@ -215,6 +215,14 @@ def test_round_with_digits(value, ndigits):
     assert _same(ember.njit(lambda x, n: round(x, n))(value, ndigits), round(value, ndigits))
 
 
+@pytest.mark.parametrize("value", [5e-324, -5e-324, 1e-310, 2.5e-320, 1.23456e-300, 7e-315])
+def test_round_beyond_308_digits(value):
+    """10**ndigits is no double above 308: a subnormal still rounds to its kept digits."""
+    jitted = ember.njit(lambda x, n: round(x, n))
+    for ndigits in range(309, 324):
+        assert _same(jitted(value, ndigits), round(value, ndigits))
+
+
 def test_float_to_int_of_nan_and_infinity_raise():
     jitted = ember.njit(lambda x: int(x))
     with pytest.raises(ValueError):

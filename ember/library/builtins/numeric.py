@@ -325,6 +325,12 @@ def round_float_digits(x, ndigits):
         return x
     if ndigits < -308:
         return 0.0 * x
+    if ndigits > 308:  # 10**ndigits is no double: scale in two steps (approximate, x is tiny)
+        scaled = (x * 1e300) * 10.0 ** (ndigits - 300)
+        if math.fabs(scaled) >= 9007199254740992.0:  # 2**53: x has no digits to drop
+            return x
+        rounded = math.copysign(float(round(scaled)), x)
+        return (rounded / 10.0 ** (ndigits - 300)) / 1e300
     magnitude = ndigits if ndigits >= 0 else -ndigits
     scale = _POWERS_OF_TEN[magnitude] if magnitude <= 22 else 10.0**magnitude
     scaled = x * scale if ndigits >= 0 else x / scale
