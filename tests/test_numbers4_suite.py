@@ -330,3 +330,33 @@ def test_int_enum_members_give_array_shapes():
     assert got[0] == expected[0] and got[3] == expected[3]
     np.testing.assert_array_equal(got[1], expected[1])
     np.testing.assert_array_equal(got[2], expected[2])
+
+
+# ------------------------------------------------------------------ 64-bit wrap
+
+
+def _wrap_int64(value):
+    """Two's complement at 64 bits: what an int64 holds of an exact result."""
+    return (value + 2**63) % 2**64 - 2**63
+
+
+def _add_sub_mul(a, b):
+    return a + b, a - b, a * b
+
+
+_add_sub_mul_jitted = ember.njit(_add_sub_mul)
+
+
+@settings(deadline=None)
+@given(st.integers(-(2**63), 2**63 - 1), st.integers(-(2**63), 2**63 - 1))
+def test_int64_overflow_wraps(a, b):
+    """int64 arithmetic wraps at 64 bits (Numba's and NumPy's rule), never saturates."""
+    expected = tuple(_wrap_int64(v) for v in _add_sub_mul(a, b))
+    assert _add_sub_mul_jitted(a, b) == expected
+
+
+@settings(deadline=None)
+@given(st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1))
+def test_uint64_overflow_wraps(a, b):
+    got = _add_sub_mul_jitted(np.uint64(a), np.uint64(b))
+    assert got == tuple(v % 2**64 for v in _add_sub_mul(a, b))
