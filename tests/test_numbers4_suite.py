@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import ember
 from ember import types
+from tests.oracle import assert_frees_all
 
 _SIGNED = (np.int8, np.int16, np.int32, np.int64)
 _UNSIGNED = (np.uint8, np.uint16, np.uint32, np.uint64)
@@ -305,6 +306,8 @@ def test_numpy_scalar_classes_of_sequences_build_arrays():
         if np.ndim(expected_item):  # (a scalar returns as a Python number)
             assert got_item.dtype == expected_item.dtype
         np.testing.assert_array_equal(got_item, expected_item)
+    jitted = ember.njit(_scalar_classes_of_sequences)
+    assert_frees_all(jitted, *(lambda arg=arg: arg for arg in args))
 
 
 # ------------------------------------------------------------------ IntEnum members as extents
@@ -330,6 +333,7 @@ def test_int_enum_members_give_array_shapes():
     assert got[0] == expected[0] and got[3] == expected[3]
     np.testing.assert_array_equal(got[1], expected[1])
     np.testing.assert_array_equal(got[2], expected[2])
+    assert_frees_all(ember.njit(_arrays_shaped_by_enum))
 
 
 # ------------------------------------------------------------------ 64-bit wrap
