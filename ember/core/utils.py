@@ -1,9 +1,12 @@
-"""Numba's `numba.core.utils` names that user and test code reads: the running Python's version
-as a (major, minor) pair and the two's-complement bit length of an integer."""
+"""Numba's `numba.core.utils` path for the names programs take from it: the running Python's
+version (`PYVERSION`), `pysignature` (inspect.signature) and the two's-complement bit length of
+an integer (`bit_length`)."""
 
-import sys
+from inspect import signature as pysignature
 
-PYVERSION = sys.version_info[:2]
+from ember.config import PYVERSION
+
+__all__ = ["PYVERSION", "bit_length", "pysignature"]
 
 
 def bit_length(value: int) -> int:

@@ -78,7 +78,9 @@ class BoxContext:
 
 _DISPATCHER_KINDS = (
     types.Boolean,
-    types.Number,
+    types.Integer,  # ember's own number kinds: an extension's Number subclass has its @unbox
+    types.Float,
+    types.Complex,
     types.NoneType,
     types.UnicodeType,
     types.BytesType,  # the dispatcher's path marshals bytes (and any result with them)

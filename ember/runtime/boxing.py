@@ -101,7 +101,8 @@ class _RuntimeMemory:
         self.__array_interface__ = interface
 
     def __del__(self) -> None:
-        _decref[0](self.meminfo)
+        if _decref:  # (None once the interpreter's shutdown has cleared this module)
+            _decref[0](self.meminfo)
 
 
 _decref: list = []  # the runtime's ctypes decref, bound before the first array is boxed

@@ -13,9 +13,10 @@ class Number(Type):
 
     kind_rank = 0
 
-    def __init__(self, name: str, bitwidth: int) -> None:
+    def __init__(self, name: str, bitwidth: int | None = None) -> None:
         super().__init__(name)
-        self.bitwidth = bitwidth
+        if bitwidth is not None or not hasattr(self, "bitwidth"):  # an extension's own first
+            self.bitwidth = bitwidth
 
     def _rebuild_args(self) -> tuple:
         return (self.name, self.bitwidth)
@@ -121,7 +122,7 @@ class Literal(Type):
     """A compile-time constant; `literal_type` is the type it widens to."""
 
     def __init__(self, value: Any, literal_type: Type) -> None:
-        super().__init__(f"Literal[{type(value).__name__}]({value})")  # as Numba spells it
+        Type.__init__(self, f"Literal[{type(value).__name__}]({value})")  # as Numba spells it
         self.literal_value = value
         self.literal_type = literal_type
 
@@ -133,12 +134,24 @@ class Literal(Type):
         return (self.literal_value, self.literal_type)
 
 
-class IntegerLiteral(Literal):
-    pass
+class IntegerLiteral(Literal, Integer):
+    """A constant int; also an `Integer` of its widened type's width and signedness, so
+    extension code testing `isinstance(ty, types.Integer)` accepts it, as in Numba."""
+
+    def __init__(self, value: int, literal_type: Integer | None = None) -> None:
+        literal_type = literal_type or constant_int_type(wrapped_constant(value))
+        Literal.__init__(self, wrapped_constant(value), literal_type)
+        self.bitwidth = literal_type.bitwidth
+        self.signed = literal_type.signed
 
 
-class BooleanLiteral(Literal):
-    pass
+class BooleanLiteral(Literal, Boolean):
+    """A constant bool; also a `Boolean`, as in Numba."""
+
+    def __init__(self, value: bool, literal_type: Boolean | None = None) -> None:
+        literal_type = literal_type or boolean
+        Literal.__init__(self, value, literal_type)
+        self.bitwidth = literal_type.bitwidth
 
 
 class StringLiteral(Literal, Dummy):

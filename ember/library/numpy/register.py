@@ -18,6 +18,7 @@ import ember.library.numpy.rounding
 import ember.library.numpy.random.generator
 import ember.library.numpy.random.generator_distributions
 import ember.library.numpy.random.generator_permutations
+import ember.library.numpy.random.bit_generators
 import ember.library.numpy.flat
 import ember.library.numpy.iteration
 import ember.library.numpy.linalg.products
