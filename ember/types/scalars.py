@@ -79,7 +79,9 @@ class Integer(Number):
 
     @property
     def key(self) -> Any:
-        return (self.bitwidth, self.signed)
+        """NumPy's name of the width and signedness ('int32', 'uint64'), as in Numba: one type
+        per width whatever it is called, and `np.iinfo(t.key)` gives its limits."""
+        return f"{'' if self.signed else 'u'}int{self.bitwidth}"
 
     @property
     def minval(self) -> int:

@@ -36,13 +36,19 @@ from ember.lowering.registry import VarArgs, lower_builtin
 def shape_ndim(shape: types.Type) -> int | None:
     """The number of dimensions a `shape` argument gives (an int or a tuple of ints)."""
     shape = types.unliteral(shape)
-    if isinstance(shape, types.Integer):
+    if _is_extent(shape):
         return 1
-    if isinstance(shape, types.BaseTuple) and all(
-        isinstance(types.unliteral(t), types.Integer) for t in shape.types
-    ):
+    if isinstance(shape, types.BaseTuple) and all(map(_is_extent, shape.types)):
         return len(shape)
     return None
+
+
+def _is_extent(t: types.Type) -> bool:
+    """An integer, or an IntEnum member (an integer too: Shape.ROWS as a dimension)."""
+    t = types.unliteral(t)
+    if isinstance(t, types.IntEnumMember):
+        t = t.dtype
+    return isinstance(t, types.Integer)
 
 
 def shape_values(context, builder, shape_type: types.Type, value) -> list:
