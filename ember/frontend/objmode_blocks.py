@@ -44,7 +44,7 @@ from ember.frontend.source_rewrite import (
     rebuild_function,
 )
 from ember.ir.nodes import Loc
-from ember.misc.objmode import _ObjModeContext
+from ember.misc.objmode import _ObjModeContext, _TransparentContext
 from ember.parallel.api import parallel_chunksize, set_parallel_chunksize
 
 _BLOCK_PREFIX = "__ember_objmode_block_"
@@ -86,6 +86,7 @@ class _Extractor:
         # (with statement, its body, declared outputs, the statement replacing it)
         self.blocks: list[tuple[ast.With, list[ast.stmt], dict[str, types.Type], ast.stmt]] = []
         self.chunksize_blocks: list[ast.With] = []
+        self.transparent_blocks = 0
         cells = zip(py_func.__code__.co_freevars, py_func.__closure__ or ())
         closure_values = {}
         for name, cell in cells:
@@ -102,7 +103,7 @@ class _Extractor:
         if funcdef is None:
             return self.py_func, []  # no source: the bytecode frontend reports the `with`
         _BlockReplacer(self).visit(funcdef)
-        if not self.blocks and not self.chunksize_blocks:
+        if not (self.blocks or self.chunksize_blocks or self.transparent_blocks):
             return self.py_func, []
         replacements = {id(statement.value) for _, _, _, statement in self.blocks}
         outer_locals = local_names(funcdef, skip=replacements)
@@ -165,6 +166,12 @@ class _Extractor:
         )
         guarded = ast.Try(body=with_node.body, handlers=[], orelse=[], finalbody=[restore])
         return [locate_all(save, with_node), locate_all(guarded, with_node)]
+
+    def is_transparent(self, with_node: ast.With) -> bool:
+        """`with bypass_context:` / `with call_context:` (no `as`): the body stands alone."""
+        if len(with_node.items) != 1 or with_node.items[0].optional_vars is not None:
+            return False
+        return isinstance(self._static_value(with_node.items[0].context_expr), _TransparentContext)
 
     def objmode_outputs(self, with_node: ast.With) -> dict[str, types.Type] | None:
         """The declared outputs of `with objmode(...)`, or None for another kind of `with`."""
@@ -239,6 +246,10 @@ class _BlockReplacer(ast.NodeTransformer):
         if size is not None:
             self.generic_visit(node)
             return self.extractor.chunksize_statements(node, size)
+        if self.extractor.is_transparent(node):
+            self.extractor.transparent_blocks += 1
+            self.generic_visit(node)
+            return node.body
         outputs = self.extractor.objmode_outputs(node)
         if outputs is None:
             self.generic_visit(node)

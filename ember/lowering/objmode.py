@@ -27,7 +27,13 @@ from ember.frontend.objmode_blocks import ObjModeBlock
 from ember.lowering import callconv
 from ember.lowering.boxing import BoxContext
 from ember.lowering.objmode_arrays import box_array, unbox_array
-from ember.lowering.objmode_containers import box_container, is_container, unbox_container
+from ember.lowering.objmode_containers import (
+    box_container,
+    is_container,
+    is_reflected,
+    unbox_container,
+    write_back_container,
+)
 from ember.lowering.pyapi import PythonAPI
 from ember.lowering.registry import registry as lowering_registry
 from ember.typing.signature import Signature
@@ -293,11 +299,12 @@ def _lower_block_call(block, context, builder: llvm.IRBuilder, sig: Signature, a
     boxed = [box_value(c, typ, value) for typ, value in zip(sig.args, args)]
     runner = external_global(builder.module, block.lowering.symbol)
     result = pyapi.call_function_objargs(runner, boxed)
-    for obj in boxed:
-        pyapi.decref(obj)
     failed = builder.icmp_unsigned("==", result, null)
     with builder.if_then(failed, likely=False):
+        _decref_all(pyapi, boxed)
         _raise_pending(pyapi, builder, gil)
+    _write_back_inputs(c, sig.args, args, boxed, gil)
+    _decref_all(pyapi, boxed)
     if not block.outputs:
         pyapi.decref(result)
         pyapi.gil_release(gil)
@@ -308,6 +315,25 @@ def _lower_block_call(block, context, builder: llvm.IRBuilder, sig: Signature, a
         _raise_pending(pyapi, builder, gil)
     pyapi.gil_release(gil)
     return native_value
+
+
+def _decref_all(pyapi: PythonAPI, objects: list) -> None:
+    for obj in objects:
+        pyapi.decref(obj)
+
+
+def _write_back_inputs(c: BoxContext, arg_types, args: list, boxed: list, gil) -> None:
+    """Lists and sets passed in as copies get what the block made of them (Python's
+    semantics: the block changed the caller's list)."""
+    for typ, value, obj in zip(arg_types, args, boxed):
+        if not is_reflected(typ):
+            continue
+        done = write_back_container(c.pyapi, c.builder, typ, value, obj)
+        failed = c.builder.icmp_unsigned("==", done, c.pyapi.get_null_object())
+        with c.builder.if_then(failed, likely=False):
+            _decref_all(c.pyapi, boxed)
+            _raise_pending(c.pyapi, c.builder, gil)
+        c.pyapi.decref(done)
 
 
 def _raise_pending(pyapi: PythonAPI, builder: llvm.IRBuilder, gil: llvm.Value) -> None:

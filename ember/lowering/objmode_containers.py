@@ -2,8 +2,9 @@
 meminfo) <-> Python object, through ember's own boxing (the dispatcher's) called from the
 generated code.
 
-Into the block, a list becomes a new Python list of its items and a set a new set (changes made
-in the block stay there, as Numba's non-reflected containers); a typed List or Dict is shared
+Into the block, a list becomes a new Python list of its items and a set a new set; after the
+block, what the block made of that list (set) becomes the native container's contents, in place,
+so that changes are seen by every holder of it, as in Python. A typed List or Dict is shared
 (the block sees and makes changes to the same native container). Out of the block, a Python list
 or set is copied into a new native one of the declared type; a typed List or Dict is shared.
 """
@@ -35,6 +36,24 @@ def box_container(pyapi: Any, builder: llvm.IRBuilder, typ: types.Type, value) -
     obj = pyapi.call_function_objargs(boxer, [pyapi.borrow_constant(typ), address])
     pyapi.decref(address)
     return obj
+
+
+def is_reflected(typ: types.Type) -> bool:
+    """Whether `typ` is a list or set that crosses as a copy, written back after the block."""
+    return is_container(typ) and isinstance(typ, (types.List, types.Set)) and not isinstance(
+        typ, types.ListType
+    )
+
+
+def write_back_container(pyapi: Any, builder: llvm.IRBuilder, typ, value, obj) -> llvm.Value:
+    """Give native container `value` the contents of the Python object `obj` it was boxed as;
+    returns the helper's result (NULL with an exception set)."""
+    meminfo = builder.extract_value(value, 0)
+    address = pyapi.long_from_ulonglong(builder.ptrtoint(meminfo, llvm.IntType(64)))
+    writer = pyapi.borrow_constant(refill_from_object)
+    result = pyapi.call_function_objargs(writer, [pyapi.borrow_constant(typ), obj, address])
+    pyapi.decref(address)
+    return result
 
 
 def unbox_container(pyapi: Any, builder: llvm.IRBuilder, typ: types.Type, obj) -> tuple:
@@ -86,6 +105,24 @@ def meminfo_of_object(typ: types.Type, obj: Any) -> int:
     from ember.dispatcher.reflection import reflector
 
     return reflector(typ).to_native(obj)
+
+
+def refill_from_object(typ: types.Type, obj: Any, meminfo: int) -> None:
+    """Make the native list (set) `meminfo` hold what `obj` holds: a new native container is
+    built from `obj`, the two headers are exchanged and the new one (now holding the old
+    contents) is released. The header is all a holder of the meminfo reads."""
+    import ctypes
+
+    from ember.lowering import dicts, lists
+    from ember.runtime.nrt import data_address, runtime
+
+    header = lists.HeaderMemory if isinstance(typ, types.List) else dicts.HeaderMemory
+    fresh = meminfo_of_object(typ, obj)
+    old, new = (header.from_address(data_address(m)) for m in (meminfo, fresh))
+    saved = header.from_buffer_copy(old)
+    ctypes.memmove(ctypes.addressof(old), ctypes.addressof(new), ctypes.sizeof(header))
+    ctypes.memmove(ctypes.addressof(new), ctypes.addressof(saved), ctypes.sizeof(header))
+    runtime().decref(fresh)
 
 
 def _typed_container_of(typ: types.Type, obj: Any) -> Any:
