@@ -126,5 +126,96 @@ def test_bypass_and_call_contexts_compile_their_block_in_place(x):
     differential(inside_transparent_contexts, x)
 
 
-def test_np_unused():  # numpy imported for later tests
-    assert np.int64(1) == 1
+# ---------------------------------------------------------------- inner functions called with *args
+
+
+@njit
+def apply_to(func, *args):
+    return func(*args)
+
+
+_OFFSET = 123
+
+
+def closures_through_star_args(x):
+    y = 10
+
+    def add_offset(z):
+        return y + z + _OFFSET
+
+    def scaled(a, b=3):
+        return a * b
+
+    def count(*z):
+        return len(z)
+
+    pair = (x, 2)
+    return (
+        apply_to(add_offset, x),
+        apply_to(scaled, x),
+        apply_to(scaled, x, -5),
+        count(*pair),
+        scaled(*pair),
+        apply_to(count),
+        apply_to(count, x, x, x),
+    )
+
+
+def star_args_read_when_built(x):
+    def plus(a, b):
+        return a + b
+
+    pair = (x, 1)
+    x = 100  # the tuple keeps the value it was built with
+    return plus(*pair), x
+
+
+def map_lambda_over_star_iterables(n):
+    ranges = range(n), range(10, 10 + n)
+    return [y for y in map(lambda a, b: (a + 10, b - 5), *ranges)]
+
+
+def map_closure_over_one_star_iterable(n):
+    k = -3
+    ranges = (range(n),)
+    return sum(map(lambda a: a * k, *ranges))
+
+
+@pytest.mark.parametrize("x", [-9, 0, 5])
+def test_inner_functions_passed_on_and_called_with_star_args(x):
+    # the Python run passes the inner functions to apply_to's Python function
+    python_result = _with_python_apply(closures_through_star_args, x)
+    assert njit(closures_through_star_args)(x) == python_result
+
+
+def _with_python_apply(func, *args):
+    saved = globals()["apply_to"]
+    globals()["apply_to"] = saved.py_func
+    try:
+        return func(*args)
+    finally:
+        globals()["apply_to"] = saved
+
+
+@pytest.mark.parametrize("x", [-1, 7])
+def test_star_args_tuple_keeps_the_values_it_was_built_with(x):
+    differential(star_args_read_when_built, x)
+
+
+@pytest.mark.parametrize("n", [0, 1, 6])
+def test_map_of_a_lambda_over_star_unpacked_iterables(n):
+    differential(map_lambda_over_star_iterables, n)
+    differential(map_closure_over_one_star_iterable, n)
+
+
+def test_star_args_of_unknown_length_is_a_clear_error():
+    from ember.errors import UnsupportedError
+
+    def spread_argument(t):
+        def plus(a, b):
+            return a + b
+
+        return plus(*t)
+
+    with pytest.raises(UnsupportedError, match="pass the items one by one"):
+        njit(spread_argument)((1, 2))

@@ -32,7 +32,7 @@ from types import FunctionType
 from typing import Any
 
 from ember import types
-from ember.errors import UnsupportedError
+from ember.errors import CompilerError, UnsupportedError
 from ember.frontend.objmode_outputs import check_block_outputs
 from ember.frontend.source_rewrite import (
     call_statement,
@@ -49,6 +49,10 @@ from ember.parallel.api import parallel_chunksize, set_parallel_chunksize
 
 _BLOCK_PREFIX = "__ember_objmode_block_"
 _CHUNKSIZE_SETTER = "__ember_set_parallel_chunksize"
+
+
+class ObjModeOutputError(UnsupportedError, CompilerError):
+    """An objmode output annotated with something that is not a type."""
 
 
 @dataclass(eq=False)
@@ -200,12 +204,25 @@ class _Extractor:
         if isinstance(value, str):
             value = _parse_type_string(value, self.namespace, name, loc)
         if not isinstance(value, types.Type):
-            raise UnsupportedError(
-                f"objmode output '{name}': {ast.unparse(node)} is not a type; write a type "
-                "string such as 'float64[:]' or a type such as ember.float64[:]",
+            raise ObjModeOutputError(
+                f"Error handling objmode argument '{name}'. {self._why_not_a_type(node)} "
+                f"(objmode output '{name}': {ast.unparse(node)} is not a type; write a type "
+                "string such as 'float64[:]' or a type such as ember.float64[:])",
                 loc,
             )
         return value
+
+    def _why_not_a_type(self, node: ast.expr) -> str:
+        """Numba's wording of why an output's annotation gives no type."""
+        if isinstance(node, ast.Name) and node.id not in self.namespace:
+            kind = "Freevar" if node.id in self.py_func.__code__.co_freevars else "Global"
+            return f"{kind} '{node.id}' is not defined."
+        if isinstance(node, ast.Attribute) and self._static_value(node) is None:
+            return "Getattr cannot be resolved at compile-time."
+        return (
+            "The value must be a compile-time constant either as a non-local variable or a "
+            "getattr expression that refers to a Numba type."
+        )
 
     def _static_value(self, node: ast.expr) -> Any:
         """The value of a name, attribute chain, constant or subscript of types, or None."""

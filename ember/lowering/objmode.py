@@ -151,7 +151,10 @@ class _BlockRunner:
         publish(symbol, id(self))
 
     def __call__(self, *inputs: Any) -> tuple:
-        produced = self.block.py_func(*inputs)
+        produced = tuple(
+            _truncated(declared, value)
+            for (_, declared, _), value in zip(self.checks, self.block.py_func(*inputs))
+        )
         for (name, declared, accepts), value in zip(self.checks, produced):
             if not accepts(value):
                 raise TypeError(
@@ -159,6 +162,23 @@ class _BlockRunner:
                     f"{declared} but the block made it {_describe(value)}"
                 )
         return produced
+
+
+def _truncated(declared: types.Type, value: Any) -> Any:
+    """A finite float given for a declared integer becomes an int by truncation, as a float
+    passed to an integer parameter of an explicit signature does (and as Numba's objmode
+    outputs do); anything else is left for the check."""
+    import math
+    import numbers
+
+    if isinstance(declared, types.BaseTuple) and isinstance(value, tuple):
+        if len(value) == len(declared.types):
+            return tuple(_truncated(typ, item) for typ, item in zip(declared.types, value))
+        return value
+    is_float = isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral)
+    if isinstance(declared, types.Integer) and is_float and math.isfinite(value):
+        return int(value)
+    return value
 
 
 def _describe(value: Any) -> str:
