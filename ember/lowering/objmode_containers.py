@@ -40,8 +40,10 @@ def box_container(pyapi: Any, builder: llvm.IRBuilder, typ: types.Type, value) -
 
 def is_reflected(typ: types.Type) -> bool:
     """Whether `typ` is a list or set that crosses as a copy, written back after the block."""
-    return is_container(typ) and isinstance(typ, (types.List, types.Set)) and not isinstance(
-        typ, types.ListType
+    return (
+        is_container(typ)
+        and isinstance(typ, (types.List, types.Set))
+        and not isinstance(typ, types.ListType)
     )
 
 
