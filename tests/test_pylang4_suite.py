@@ -9,7 +9,7 @@ import copy
 
 import pytest
 
-from ember import njit, objmode
+from ember import literal_unroll, njit, objmode
 from ember.misc.objmode import bypass_context, call_context
 from tests.oracle import assert_frees_all
 
@@ -218,3 +218,146 @@ def test_star_args_of_unknown_length_is_a_clear_error():
 
     with pytest.raises(UnsupportedError, match="pass the items one by one"):
         njit(spread_argument)((1, 2))
+
+
+# ---------------------------------------------------------------- reading unassigned locals
+
+
+def loop_variable_after_loop(n):
+    for i in range(n):  # noqa: B007 - read after the loop
+        pass
+    return i
+
+
+def assigned_on_one_branch(x):
+    if x > 0:
+        y = 1.5 * x
+    return y
+
+
+def assigned_in_try(x):
+    try:
+        if x:
+            raise ValueError("no z")
+        z = 3
+    except ValueError:
+        pass
+    return z
+
+
+def first_item_remembered(xs):
+    acc = 0
+    for k in range(len(xs)):
+        if xs[k] > 0:
+            first = xs[k]
+        acc += first
+    return acc
+
+
+def caught_unbound(x):
+    try:
+        return assigned_on_one_branch_jitted(x)
+    except UnboundLocalError:
+        return -1.0
+
+
+def unbound_in_generator(n):
+    for i in range(n):
+        yield i
+    yield i * 10
+
+
+def unbound_inside_inner_function(x):
+    def pick():
+        if x > 0:
+            v = x
+        return v
+
+    return pick()
+
+
+assigned_on_one_branch_jitted = njit(assigned_on_one_branch)
+
+
+def outcome(func, *args):
+    """The result, or the exception's class and message."""
+    try:
+        return ("value", func(*args))
+    except Exception as error:  # noqa: BLE001 - compared as data
+        return (type(error), str(error))
+
+
+@pytest.mark.parametrize(
+    ("py_func", "args"),
+    [
+        (loop_variable_after_loop, (3,)),
+        (loop_variable_after_loop, (0,)),
+        (assigned_on_one_branch, (2,)),
+        (assigned_on_one_branch, (-2,)),
+        (assigned_in_try, (0,)),
+        (assigned_in_try, (1,)),
+        (first_item_remembered, ([3, -1, 4],)),
+        (first_item_remembered, ([-3, 1],)),
+        (first_item_remembered, ([-1, -2],)),
+        (unbound_inside_inner_function, (4,)),
+        (unbound_inside_inner_function, (-4,)),
+    ],
+)
+def test_reading_an_unassigned_local_raises_unbound_local_error(py_func, args):
+    assert outcome(njit(py_func), *args) == outcome(py_func, *args)
+
+
+def test_unbound_local_error_is_caught_by_compiled_except():
+    for x in (5, -5):
+        assert njit(caught_unbound)(x) == caught_unbound(x)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_unbound_local_error_in_a_generator(n):
+    expected = []
+    try:
+        expected.extend(unbound_in_generator(n))
+    except UnboundLocalError as error:
+        expected.append(str(error))
+    got = []
+    try:
+        got.extend(njit(unbound_in_generator)(n))
+    except UnboundLocalError as error:
+        got.append(str(error))
+    assert got == expected
+
+
+# ---------------------------------------------------------------- yields in unrolled loops
+
+
+def yield_each_member(a):
+    for x in literal_unroll(a):
+        yield x
+
+
+def yield_members_then_more(a, last):
+    for x in literal_unroll(a):
+        yield x
+        yield -1
+    yield last
+
+
+@pytest.mark.parametrize("members", [(1, 2.5, 4j), (1, 2, 3), (7,), (True, 3.5)])
+def test_generator_yields_every_member_of_an_unrolled_tuple(members):
+    assert list(njit(yield_each_member)(members)) == list(yield_each_member(members))
+
+
+@pytest.mark.parametrize("members", [(1, 2.5), (3, 4, 5)])
+def test_unrolled_generator_resumes_after_each_yield(members):
+    expected = list(yield_members_then_more(members, 99))
+    assert list(njit(yield_members_then_more)(members, 99)) == expected
+
+
+def test_generator_over_an_unrolled_tuple_consumed_by_compiled_code():
+    yield_jitted = njit(yield_each_member)
+
+    @njit
+    def consume():
+        return [x for x in yield_jitted((1, 2.5, 3j))]
+
+    assert consume() == [1, 2.5, 3j]
