@@ -331,12 +331,12 @@ def test_unbound_local_error_in_a_generator(n):
 
 
 def yield_each_member(a):
-    for x in literal_unroll(a):
+    for x in literal_unroll(a):  # noqa: UP028 - the unrolled loop is the point
         yield x
 
 
 def yield_members_then_more(a, last):
-    for x in literal_unroll(a):
+    for x in literal_unroll(a):  # noqa: UP028 - the unrolled loop is the point
         yield x
         yield -1
     yield last
