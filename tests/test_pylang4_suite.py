@@ -287,9 +287,21 @@ def outcome(func, *args):
         return (type(error), str(error))
 
 
+def objmode_block_reading_a_later_variable(n):
+    out = 0
+    for i in range(n):
+        with objmode(out="int64"):
+            out = previous * 2 if i > 0 else -1  # noqa: F821 - assigned on a later line
+        previous = i  # noqa: F841 - read by the next pass of the block
+    return out
+
+
 @pytest.mark.parametrize(
     ("py_func", "args"),
     [
+        (objmode_block_reading_a_later_variable, (0,)),
+        (objmode_block_reading_a_later_variable, (1,)),
+        (objmode_block_reading_a_later_variable, (4,)),
         (loop_variable_after_loop, (3,)),
         (loop_variable_after_loop, (0,)),
         (assigned_on_one_branch, (2,)),
@@ -361,3 +373,24 @@ def test_generator_over_an_unrolled_tuple_consumed_by_compiled_code():
         return [x for x in yield_jitted((1, 2.5, 3j))]
 
     assert consume() == [1, 2.5, 3j]
+
+
+# ---------------------------------------------------------------- raising what is no exception
+
+
+def raise_a_string():
+    raise "illegal"  # noqa: B016 - the error under test
+
+
+def raise_a_builtin_function(x):
+    raise int
+
+
+def test_raising_a_string_is_a_clear_compile_error():
+    from ember.errors import TypingError, UnsupportedError
+
+    with pytest.raises(UnsupportedError, match="Directly raising a string constant") as caught:
+        njit(raise_a_string)()
+    assert isinstance(caught.value, TypingError)
+    with pytest.raises(UnsupportedError, match="unsupported constant type used for exception"):
+        njit(raise_a_builtin_function)(1)

@@ -123,11 +123,12 @@ def _run_block(block: ir.Block, state: set[str]) -> set[str]:
 def _unsafe_reads(func_ir: ir.FunctionIR, names: set[str]) -> list[tuple[int, int, str]]:
     """(block label, id of the statement, variable) for each read that may find it unassigned."""
     entry_state = _assigned_on_entry(func_ir, names)
+    blocks_called = _objmode_block_names(func_ir)
     found = []
     for label, block in func_ir.blocks.items():
         state = set(entry_state[label])
         for stmt in block.body:
-            for var in stmt.sources():
+            for var in _checked_sources(stmt, blocks_called):
                 if var.name in names and var.name not in state:
                     found.append((label, id(stmt), var.name))
                     state.add(var.name)  # tested once: later reads in the block are safe
@@ -137,6 +138,31 @@ def _unsafe_reads(func_ir: ir.FunctionIR, names: set[str]) -> list[tuple[int, in
             if deleted is not None:
                 state.discard(deleted)
     return found
+
+
+def _objmode_block_names(func_ir: ir.FunctionIR) -> set[str]:
+    """The variables holding an objmode block (a `with objmode()` body, now a call)."""
+    from ember.frontend.objmode_blocks import ObjModeBlock
+
+    return {
+        stmt.target.name
+        for _, stmt in func_ir.statements()
+        if isinstance(stmt, ir.Assign)
+        and isinstance(stmt.value, (ir.Global, ir.FreeVar))
+        and isinstance(stmt.value.value, ObjModeBlock)
+    }
+
+
+def _checked_sources(stmt: ir.Stmt, blocks_called: set[str]) -> list[ir.Var]:
+    """The reads of `stmt` to check: not the inputs of an objmode block, which passes every
+    variable its body may read, whether or not the body reads it this time."""
+    if (
+        isinstance(stmt, ir.Assign)
+        and isinstance(stmt.value, ir.Call)
+        and stmt.value.func.name in blocks_called
+    ):
+        return []
+    return stmt.sources()
 
 
 def _flag(name: str, loc: ir.Loc) -> ir.Var:
