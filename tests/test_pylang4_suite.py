@@ -9,8 +9,9 @@ import copy
 
 import pytest
 
-from ember import literal_unroll, njit, objmode
+from ember import literal_unroll, njit, objmode, types
 from ember.misc.objmode import bypass_context, call_context
+from ember.typed import Dict
 from tests.oracle import assert_frees_all
 
 
@@ -394,3 +395,42 @@ def test_raising_a_string_is_a_clear_compile_error():
     assert isinstance(caught.value, TypingError)
     with pytest.raises(UnsupportedError, match="unsupported constant type used for exception"):
         njit(raise_a_builtin_function)(1)
+
+
+# ---------------------------------------------------------------- local containers into objmode
+
+
+def local_list_of_tuples_grown_in_block(n):
+    x = [(1, 2.5), (3, 4.5)]
+    with objmode():
+        x.append((n, 0.5))
+    return len(x), x[-1], x[0]
+
+
+def local_list_printed_then_used(n):
+    x = [n, n + 1]
+    with objmode():
+        x.sort(reverse=True)
+    x.append(-n)
+    return len(x), x[0], x[-1]
+
+
+def local_typed_dict_shared_with_block(n):
+    d = Dict.empty(key_type=types.int64, value_type=types.float64)
+    d[1] = 0.5
+    with objmode():
+        d[n] = 2.5
+    return len(d), d[n]
+
+
+@pytest.mark.parametrize("n", [-3, 0, 7])
+def test_local_containers_stay_alive_across_objmode_blocks(n):
+    differential(local_list_of_tuples_grown_in_block, n)
+    differential(local_list_printed_then_used, n)
+    assert njit(local_typed_dict_shared_with_block)(n) == local_typed_dict_shared_with_block(n)
+
+
+def test_local_containers_across_objmode_blocks_free_everything():
+    assert_frees_all(njit(local_list_of_tuples_grown_in_block), lambda: 4)
+    assert_frees_all(njit(local_list_printed_then_used), lambda: 4)
+    assert_frees_all(njit(local_typed_dict_shared_with_block), lambda: 4)

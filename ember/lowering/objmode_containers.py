@@ -16,7 +16,6 @@ from typing import Any
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.runtime import nrt
 
 
 def is_container(typ: types.Type) -> bool:
@@ -30,7 +29,6 @@ def box_container(pyapi: Any, builder: llvm.IRBuilder, typ: types.Type, value) -
     """A new reference to the Python object of native container `value` (NULL with an
     exception set); the value keeps its own reference."""
     meminfo = builder.extract_value(value, 0)
-    nrt.emit_incref(builder, meminfo)  # the Python object takes this one over
     address = pyapi.long_from_ulonglong(builder.ptrtoint(meminfo, llvm.IntType(64)))
     boxer = pyapi.borrow_constant(box_container_at)
     obj = pyapi.call_function_objargs(boxer, [pyapi.borrow_constant(typ), address])
@@ -39,12 +37,12 @@ def box_container(pyapi: Any, builder: llvm.IRBuilder, typ: types.Type, value) -
 
 
 def is_reflected(typ: types.Type) -> bool:
-    """Whether `typ` is a list or set that crosses as a copy, written back after the block."""
-    return (
-        is_container(typ)
-        and isinstance(typ, (types.List, types.Set))
-        and not isinstance(typ, types.ListType)
-    )
+    """Whether `typ` is a list or set that crosses as a copy, written back after the block. A
+    list of lists (sets) cannot be rebuilt from Python (as when passed to a jitted function):
+    what the block does to it stays in the block."""
+    if not isinstance(typ, (types.List, types.Set)) or isinstance(typ, types.ListType):
+        return False
+    return is_container(typ) and not isinstance(typ.dtype, (types.List, types.Set))
 
 
 def write_back_container(pyapi: Any, builder: llvm.IRBuilder, typ, value, obj) -> llvm.Value:
@@ -77,10 +75,16 @@ def unbox_container(pyapi: Any, builder: llvm.IRBuilder, typ: types.Type, obj) -
 
 
 def box_container_at(typ: types.Type, meminfo: int) -> Any:
-    """The Python object of a native container; takes over one reference to `meminfo`."""
+    """The Python object of a native container (borrowed from compiled code). The reference
+    the object takes is added here, not in the generated code: LLVM-level reference pruning
+    would pair an incref there with the variable's decref and drop both, as it cannot see
+    the reference handed over through an integer."""
     from ember.dispatcher.pycall import box_list
+    from ember.runtime.nrt import runtime
     from ember.typed import accessors
     from ember.typed.typedlist import List
+
+    runtime().incref(meminfo)  # the object's own reference, which boxing takes over
 
     if isinstance(typ, types.ListType):
         return List._from_meminfo(typ, meminfo)
