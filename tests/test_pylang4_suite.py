@@ -434,3 +434,49 @@ def test_local_containers_across_objmode_blocks_free_everything():
     assert_frees_all(njit(local_list_of_tuples_grown_in_block), lambda: 4)
     assert_frees_all(njit(local_list_printed_then_used), lambda: 4)
     assert_frees_all(njit(local_typed_dict_shared_with_block), lambda: 4)
+
+
+# ---------------------------------------------------------------- objmode output declarations
+
+
+def float_for_declared_integers(x):
+    with objmode(val="intp", pair=types.UniTuple(types.int32, 2), real="float64"):
+        val = x * 1.5
+        pair = (x / 2, -x / 2)
+        real = 3
+    return val, pair, real
+
+
+@pytest.mark.parametrize("x", [-7, 0, 7, 1001])
+def test_objmode_float_for_a_declared_integer_truncates_toward_zero(x):
+    expected = (int(x * 1.5), (int(x / 2), int(-x / 2)), 3.0)
+    assert njit(float_for_declared_integers)(x) == expected
+
+
+def test_objmode_nan_for_a_declared_integer_is_a_type_error():
+    def not_a_number():
+        with objmode(val="intp"):
+            val = float("nan")
+        return val
+
+    with pytest.raises(TypeError, match="declared as int64"):
+        njit(not_a_number)()
+
+
+def test_objmode_output_annotation_that_is_no_type_names_the_reason():
+    from ember.errors import CompilerError
+
+    def undefined_global():
+        with objmode(val=no_such_type):  # noqa: F821 - the error under test
+            val = 1
+        return val
+
+    def bad_expression():
+        with objmode(val=1 + 1):
+            val = 1
+        return val
+
+    with pytest.raises(CompilerError, match="Global 'no_such_type' is not defined"):
+        njit(undefined_global)()
+    with pytest.raises(CompilerError, match="must be a compile-time constant"):
+        njit(bad_expression)()
