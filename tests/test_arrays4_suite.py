@@ -2,6 +2,7 @@
 NumPy on many inputs (dtypes, C/F/strided layouts, empty arrays, NaN)."""
 
 import numpy as np
+import pytest
 
 from ember import njit
 from tests.oracle import assert_frees_all
@@ -91,3 +92,150 @@ def test_record_returns_in_a_loop_free_their_arrays():
 
     assert total(6) == sum((k - 1) * 7 for k in range(1, 6))
     assert_frees_all(total, lambda: 6)
+
+
+# ---------------------------------------------------------------- inputs of many kinds
+
+_RNG = np.random.default_rng(1234)
+_CUBE = _RNG.standard_normal((3, 4, 5))
+_GRID = np.arange(12.0).reshape(3, 4)
+
+
+def _with_nan(a):
+    a = a.copy()
+    a[a > 6] = np.nan
+    return a
+
+
+ARRAYS = {
+    "C": _GRID,
+    "F": _GRID.T,
+    "cube": _CUBE,
+    "strided": _CUBE[:, ::2, ::-1],
+    "fortran_cube": np.asfortranarray(_CUBE),
+    "int32": np.arange(12, dtype=np.int32).reshape(4, 3),
+    "float32": (_GRID * 1.37).astype(np.float32),
+    "complex": _GRID + 1j * _GRID[::-1],
+    "empty_rows": np.empty((0, 3)),
+    "nan": _with_nan(_GRID),
+    "bool": (_GRID % 3 == 0),
+}
+
+
+def _agree(py_func, a, rtol=1e-12):
+    """The compiled result equals NumPy's: shape, dtype, values (NaN = NaN), or the same
+    exception type."""
+    try:
+        expected = py_func(a)
+    except Exception as exc:  # noqa: BLE001 - the compiled function must raise the same
+        with pytest.raises(type(exc)):
+            njit(py_func)(a)
+        return
+    got = njit(py_func)(a)
+    expected, got = np.asarray(expected), np.asarray(got)
+    assert got.shape == expected.shape
+    assert got.dtype == expected.dtype
+    np.testing.assert_allclose(got, expected, rtol=rtol, equal_nan=True)
+
+
+AXIS_FUNCTIONS = {
+    "var_axis0": lambda a: np.var(a, axis=0),
+    "var_last": lambda a: np.var(a, axis=-1),
+    "std_ddof": lambda a: np.std(a, axis=1, ddof=1),
+    "var_method": lambda a: a.var(axis=0),
+    "std_method": lambda a: a.std(axis=1, ddof=1),
+    "nanvar": lambda a: np.nanvar(a, axis=0),
+    "nanstd": lambda a: np.nanstd(a, axis=1),
+    "average": lambda a: np.average(a, axis=1),
+    "weighted_average": lambda a: np.average(a, axis=0, weights=np.arange(1.0, a.shape[0] + 1)),
+    "weighted_same_shape": lambda a: np.average(a, axis=1, weights=np.ones(a.shape) * 2),
+    "flip_axis": lambda a: np.flip(a, 0),
+    "flip_last": lambda a: np.flip(a, axis=-1),
+    "roll_axis": lambda a: np.roll(a, 2, axis=1),
+    "roll_back": lambda a: np.roll(a, -1, 0),
+    "repeat_axis": lambda a: np.repeat(a, 2, axis=1),
+    "repeat_rows": lambda a: np.repeat(a, 3, axis=0),
+    "repeat_method": lambda a: a.repeat(2, axis=-1),
+    "repeat_counts": lambda a: np.repeat(a, np.arange(a.shape[0]), axis=0),
+    "concatenate_flat": lambda a: np.concatenate((a, a[:1]), axis=None),
+    "ravel_f": lambda a: np.ravel(a, order="F"),
+    "ravel_c": lambda a: np.ravel(a, "C"),
+    "flatten_f": lambda a: a.flatten("F"),
+    "squeeze_axis": lambda a: np.squeeze(a[:1], axis=0),
+    "squeeze_method": lambda a: a[:, :1].squeeze(1),
+    "squeeze_not_one": lambda a: np.squeeze(a, axis=0),
+    "astype_keeps_order": lambda a: a.astype(np.complex128),
+    "asarray_dtype": lambda a: np.asarray(a, np.float32),
+}
+
+
+# (every kind costs one compilation per function: the kinds cover layouts, dtypes, empty, NaN)
+AXIS_KINDS = ["F", "strided", "int32", "float32", "complex", "empty_rows", "nan"]
+
+
+@pytest.mark.parametrize("kind", AXIS_KINDS)
+@pytest.mark.parametrize("name", AXIS_FUNCTIONS)
+def test_axis_forms_match_numpy(name, kind):
+    a = ARRAYS[kind]
+    if name == "average" and a.size == 0:
+        pytest.skip("NumPy's own ZeroDivisionError comes from Python's float division")
+    if name.startswith("nan") and a.dtype.kind == "b":
+        pytest.skip("NumPy refuses booleans in nanvar (a ufunc loop error)")
+    rtol = 2e-6 if a.dtype == np.float32 else 1e-10  # sums in another order than NumPy's
+    _agree(AXIS_FUNCTIONS[name], a, rtol)
+
+
+MATRIX_FUNCTIONS = {
+    "diagonal": lambda a: a.diagonal(),
+    "diagonal_above": lambda a: a.diagonal(1),
+    "diagonal_below": lambda a: np.diagonal(a, -1),
+    "diagonal_outside": lambda a: np.diagonal(a, 7),
+    "trace_method": lambda a: a.trace(),
+    "trace_offset": lambda a: a.trace(-1),
+}
+
+
+@pytest.mark.parametrize("kind", [k for k, a in ARRAYS.items() if a.ndim == 2])
+@pytest.mark.parametrize("name", MATRIX_FUNCTIONS)
+def test_matrix_methods_match_numpy(name, kind):
+    _agree(MATRIX_FUNCTIONS[name], ARRAYS[kind])
+
+
+def test_searchsorted_method():
+    v = np.array([1.0, 2.0, 2.0, 5.0])
+
+    @njit
+    def both(v, x):
+        return v.searchsorted(x), v.searchsorted(x, side="right")
+
+    for x in (0.0, 2.0, 4.0, 9.0):
+        assert both(v, x) == (np.searchsorted(v, x), np.searchsorted(v, x, side="right"))
+
+
+def test_axis_out_of_range_is_numpys_axis_error():
+    for func in (lambda a: np.var(a, axis=2), lambda a: np.flip(a, -3), lambda a: np.roll(a, 1, 5)):
+        with pytest.raises(np.exceptions.AxisError):
+            njit(func)(_GRID)
+
+
+@pytest.mark.parametrize("kind", ["C", "F", "cube", "fortran_cube", "strided"])
+def test_copies_keep_numpys_layout(kind):
+    """order='K' (NumPy's default) keeps a Fortran array Fortran: strides as NumPy's."""
+    a = ARRAYS[kind]
+    for func in (
+        lambda a: a.astype(np.float32),
+        lambda a: np.asarray(a, np.complex64),
+        lambda a: np.round(a, 1),
+        lambda a: np.nan_to_num(a),
+        lambda a: np.argwhere(a > 0),
+    ):
+        expected, got = func(a), njit(func)(a)
+        np.testing.assert_array_equal(got, expected)
+        if a.flags.f_contiguous or a.flags.c_contiguous or func.__code__.co_names[-1] == "argwhere":
+            assert got.strides == expected.strides
+
+
+def test_axis_forms_free_their_memory():
+    assert_frees_all(njit(lambda a: np.var(a, axis=1)), lambda: _CUBE.copy())
+    assert_frees_all(njit(lambda a: np.repeat(a, 2, axis=0)), lambda: _GRID.copy())
+    assert_frees_all(njit(lambda a: np.roll(a, 1, axis=1)), lambda: _GRID.copy())

@@ -232,12 +232,16 @@ def _astype_type(a, dtype):
             f"astype from {a.dtype} to {target} is not supported in compiled code: a string "
             "array converts only to its own dtype (convert each element, e.g. float(s[i]))"
         )
-    return types.Array(target, a.ndim, "C")
+    # NumPy's order='K': a Fortran array's copy is Fortran too
+    return types.Array(target, a.ndim, "F" if a.layout == "F" and a.ndim > 1 else "C")
 
 
 @lower_builtin((types.Array, "astype"), types.Array, types.Type)
 def array_astype(context, builder, sig, args):
-    return kernels.copy_array(context, builder, sig.args[0], args[0], sig.return_type.dtype)
+    out_type = sig.return_type
+    return kernels.copy_array(
+        context, builder, sig.args[0], args[0], out_type.dtype, order=out_type.layout
+    )
 
 
 @np_typer((types.Array, "view"), "self, dtype")
