@@ -239,3 +239,27 @@ def test_axis_forms_free_their_memory():
     assert_frees_all(njit(lambda a: np.var(a, axis=1)), lambda: _CUBE.copy())
     assert_frees_all(njit(lambda a: np.repeat(a, 2, axis=0)), lambda: _GRID.copy())
     assert_frees_all(njit(lambda a: np.roll(a, 1, axis=1)), lambda: _GRID.copy())
+
+
+def test_transpose_axes_by_keyword():
+    a = _CUBE
+
+    @njit
+    def forms(a):
+        return (
+            np.transpose(a, axes=None),
+            np.transpose(a, axes=(1, 0, 2)),
+            a.transpose(axes=(2, 0, 1)),
+            np.transpose(a, (2, 1, 0)),
+        )
+
+    for got, expected in zip(
+        forms(a), (a.T, np.transpose(a, (1, 0, 2)), a.transpose(2, 0, 1), a.T)
+    ):
+        assert got.shape == expected.shape
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_reshape_to_another_size_names_the_size():
+    with pytest.raises(ValueError, match="total size of new array must be unchanged"):
+        njit(lambda a: a.reshape((5,)))(_GRID)

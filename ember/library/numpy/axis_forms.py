@@ -385,3 +385,26 @@ def _array_trace(a, offset=0):
 @overload_method(types.Array, "searchsorted", jit_options=NUMPY_ERRORS)
 def _array_searchsorted(a, v, side="left"):
     return lambda a, v, side="left": np.searchsorted(a, v, side=side)
+
+
+def _transpose_all(a, axes=None):
+    return a.T
+
+
+def _transpose_by(a, axes=None):
+    return a.transpose(*axes)  # (the axes one by one: the registered positional form)
+
+
+def _select_transpose_keyword(a, axes=None):
+    """transpose(a, axes=...): by keyword (also reached positionally, same result)."""
+    if not is_array(a):
+        return None
+    if _explicit_none(axes):
+        return _transpose_all
+    if isinstance(axes, types.BaseTuple) and all(is_integer(t) for t in axes.types):
+        return _transpose_by
+    return None
+
+
+overload(np.transpose, jit_options=NUMPY_ERRORS)(_select_transpose_keyword)
+overload_method(types.Array, "transpose", jit_options=NUMPY_ERRORS)(_select_transpose_keyword)
