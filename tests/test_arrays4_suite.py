@@ -132,9 +132,10 @@ def _agree(py_func, a, rtol=1e-12):
             njit(py_func)(a)
         return
     got = njit(py_func)(a)
+    scalar = not isinstance(expected, np.ndarray)  # (boxed as a Python number, as in Numba)
     expected, got = np.asarray(expected), np.asarray(got)
     assert got.shape == expected.shape
-    assert got.dtype == expected.dtype
+    assert got.dtype.kind == expected.dtype.kind if scalar else got.dtype == expected.dtype
     np.testing.assert_allclose(got, expected, rtol=rtol, equal_nan=True)
 
 
@@ -165,7 +166,7 @@ AXIS_FUNCTIONS = {
     "squeeze_method": lambda a: a[:, :1].squeeze(1),
     "squeeze_not_one": lambda a: np.squeeze(a, axis=0),
     "astype_keeps_order": lambda a: a.astype(np.complex128),
-    "asarray_dtype": lambda a: np.asarray(a, np.float32),
+    "asarray_dtype": lambda a: np.asarray(a, np.complex64),
 }
 
 
@@ -263,3 +264,91 @@ def test_transpose_axes_by_keyword():
 def test_reshape_to_another_size_names_the_size():
     with pytest.raises(ValueError, match="total size of new array must be unchanged"):
         njit(lambda a: a.reshape((5,)))(_GRID)
+
+
+def test_complex_to_real_conversion_is_refused_clearly():
+    """NumPy drops the imaginary part with a ComplexWarning; ember asks for .real instead."""
+    from ember.errors import TypingError
+
+    for func in (lambda a: np.asarray(a, np.float32), lambda a: a.astype(np.float64)):
+        with pytest.raises(TypingError, match="real"):
+            njit(func)(ARRAYS["complex"])
+
+
+# ---------------------------------------------------------------- keepdims, nan* axes, order, lists
+
+_WITH_NAN_ROWS = _with_nan(_GRID + 1)
+_WITH_NAN_ROWS[0, :] = np.nan  # an all-NaN row: nanmax and nanmin give NaN there
+
+MORE_FORMS = {
+    "max_keepdims": lambda a: np.max(a, axis=0, keepdims=True),
+    "sum_keepdims": lambda a: np.sum(a, axis=1, keepdims=True),
+    "sum_keepdims_all": lambda a: np.sum(a, keepdims=True),
+    "sum_method_keepdims": lambda a: a.sum(axis=1, keepdims=True),
+    "argmax_keepdims": lambda a: np.argmax(a, axis=1, keepdims=True),
+    "mean_keepdims_false": lambda a: np.mean(a, axis=1, keepdims=False),
+    "vector_keepdims": lambda a: np.sum(a[0], axis=0, keepdims=True),
+    "std_keepdims": lambda a: np.std(a, axis=0, keepdims=True),
+    "median_keepdims": lambda a: np.median(a, axis=0, keepdims=True),
+    "nansum_axis": lambda a: np.nansum(a, axis=0),
+    "nanmax_axis": lambda a: np.nanmax(a, axis=1),
+    "nanmin_axis": lambda a: np.nanmin(a, 0),
+    "nanmean_axis": lambda a: np.nanmean(a, axis=1),
+    "nanprod_axis": lambda a: np.nanprod(a, axis=1),
+    "concatenate_list": lambda a: np.concatenate([a, a]),
+    "concatenate_list_axis": lambda a: np.concatenate([a, a[:, :2]], axis=1),
+    "vstack_vectors": lambda a: np.vstack([a[0], a[1]]),
+    "vstack_list": lambda a: np.vstack([a, a]),
+    "hstack_list": lambda a: np.hstack([a, a]),
+    "stack_list": lambda a: np.stack([a, a], axis=1),
+}
+MORE_INPUTS = {
+    "float": _GRID + 1,
+    "nan": _WITH_NAN_ROWS,
+    "int32": np.arange(12, dtype=np.int32).reshape(3, 4),
+}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("kind", MORE_INPUTS)
+@pytest.mark.parametrize("name", MORE_FORMS)
+def test_more_forms_match_numpy(name, kind):
+    _agree(MORE_FORMS[name], MORE_INPUTS[kind])
+
+
+def test_fortran_order_creation():
+    @njit
+    def made():
+        return (
+            np.zeros((2, 3), order="F"),
+            np.zeros((2, 3), np.int32, "F"),
+            np.ones((2, 3), order="F"),
+            np.full((2, 3), 1.5, order="F"),
+            np.empty((4, 2), order="F"),
+            np.zeros((2, 3), order="C"),
+        )
+
+    expected = (
+        np.zeros((2, 3), order="F"),
+        np.zeros((2, 3), np.int32, "F"),
+        np.ones((2, 3), order="F"),
+        np.full((2, 3), 1.5, order="F"),
+        np.empty((4, 2), order="F"),
+        np.zeros((2, 3)),
+    )
+    for got, want in zip(made(), expected):
+        assert got.strides == want.strides and got.dtype == want.dtype
+        if want.flags.writeable and got.shape != (4, 2):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_keepdims_must_be_constant():
+    from ember.errors import TypingError
+
+    with pytest.raises(TypingError, match="keepdims"):
+        njit(lambda a, k: np.sum(a, axis=0, keepdims=k))(_GRID, True)
+
+
+def test_concatenate_list_mismatch_raises_value_error():
+    with pytest.raises(ValueError, match="must match exactly"):
+        njit(lambda a: np.concatenate([a, a[:, :2]], axis=0))(_GRID)

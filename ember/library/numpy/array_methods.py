@@ -14,7 +14,7 @@ from ember import types
 from ember.errors import TypingError
 from ember.library.builtins.int_scalars import cast_stored
 from ember.library.numpy.creation import shape_values
-from ember.library.numpy.support import np_typer, parse_dtype
+from ember.library.numpy.support import np_typer, parse_dtype, refuse_complex_to_real
 from ember.lowering import arrays as arr
 from ember.lowering import arrays_kernels as kernels
 from ember.lowering.arrays import ArrayFields, const
@@ -232,6 +232,7 @@ def _astype_type(a, dtype):
             f"astype from {a.dtype} to {target} is not supported in compiled code: a string "
             "array converts only to its own dtype (convert each element, e.g. float(s[i]))"
         )
+    refuse_complex_to_real("astype", a.dtype, target)
     # NumPy's order='K': a Fortran array's copy is Fortran too
     return types.Array(target, a.ndim, "F" if a.layout == "F" and a.ndim > 1 else "C")
 

@@ -25,6 +25,7 @@ from ember.library.numpy.support import (
     np_typer,
     numpy_dtype,
     parse_dtype,
+    refuse_complex_to_real,
 )
 from ember.lowering import arrays as arr
 from ember.lowering import arrays_kernels as kernels
@@ -186,6 +187,7 @@ def _type_asarray(a, dtype):
     if isinstance(a, types.Array):
         if is_none(dtype) or parse_dtype(dtype) is a.dtype:
             return a
+        refuse_complex_to_real("np.asarray", a.dtype, parse_dtype(dtype))
         # NumPy's order='K': a Fortran array's copy is Fortran too
         return types.Array(parse_dtype(dtype), a.ndim, "F" if a.layout == "F" else "C")
     return None

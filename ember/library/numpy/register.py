@@ -48,3 +48,4 @@ import ember.library.numpy.buffers
 import ember.library.numpy.datetimes
 import ember.library.numpy.polynomial
 import ember.library.numpy.axis_forms
+import ember.library.numpy.axis_forms2
