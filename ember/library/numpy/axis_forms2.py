@@ -1,6 +1,7 @@
 """More argument forms of NumPy functions, written in Python and compiled by ember: keepdims=True
 of the reductions, nansum/nanprod/nanmax/nanmin/nanmean along an axis, order='F' of
-zeros/ones/empty/full, and lists of arrays for concatenate, stack, vstack and hstack."""
+zeros/ones/empty/full, lists of arrays for concatenate, stack, vstack and hstack, and
+np.unique's return_index/return_inverse/return_counts."""
 
 from __future__ import annotations
 
@@ -25,9 +26,7 @@ def _keepdims_flag(keepdims) -> bool | None:
         return None if keepdims is False else True
     if isinstance(keepdims, types.BooleanLiteral):
         return keepdims.literal_value
-    if isinstance(keepdims, types.Boolean):
-        raise TypingError("keepdims must be a constant True or False in compiled code")
-    return None
+    return None  # (a flag known only at run time: typing retries with the constant, if any)
 
 
 @functools.cache
@@ -292,3 +291,83 @@ def _select_stack_list(arrays, axis=0):
         return _concatenate_list_jit([np.expand_dims(a, ax) for a in arrays], ax)
 
     return stack_list
+
+
+# ---------------------------------------------------------------------------- unique(return_*=)
+
+
+def _unique_parts(ar):
+    """(sorted values, the stable sort's order, where each new value starts) of `ar` flattened;
+    NaNs count as one value, as NumPy's equal_nan=True."""
+    flat = ar.ravel()
+    order = np.argsort(flat, kind="mergesort")
+    ordered = flat[order]
+    n = ordered.shape[0]
+    starts = np.empty(n, np.bool_)
+    for i in range(n):
+        if i == 0:
+            starts[i] = True
+        else:
+            current, previous = ordered[i], ordered[i - 1]
+            both_nan = current != current and previous != previous
+            starts[i] = current != previous and not both_nan
+    return ordered, order, starts
+
+
+_unique_parts_jit = njit(**NUMPY_ERRORS)(_unique_parts)
+
+
+@functools.cache
+def _unique_impl(with_index: bool, with_inverse: bool, with_counts: bool):
+    """NumPy's unique with the asked extras: first positions, inverse (the input's shape from
+    NumPy 2, for axis=None), counts; all np.intp."""
+    lines = [
+        "def unique(ar, return_index=False, return_inverse=False, return_counts=False):",
+        "    ordered, order, starts = parts(ar)",
+        "    results = (ordered[starts].copy(),)",
+    ]
+    if with_index:
+        lines.append("    results = results + (order[starts].copy(),)")
+    if with_inverse:
+        lines += [
+            "    inverse = np.empty(ordered.shape[0], np.intp)",
+            "    inverse[order] = np.cumsum(starts) - 1",
+            "    results = results + (inverse.reshape(ar.shape),)",
+        ]
+    if with_counts:
+        lines += [
+            "    positions = np.flatnonzero(starts)",
+            "    ends = np.append(positions[1:], ordered.shape[0])",
+            "    results = results + (ends - positions,)",
+        ]
+    lines.append("    return results")
+    namespace = {"np": np, "parts": _unique_parts_jit}
+    exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - fixed text chosen above
+    return namespace["unique"]
+
+
+def _constant_flag(value) -> bool | None:
+    """A constant flag's value; None for a flag known only at run time (typing retries with
+    the constant, when there is one)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, types.BooleanLiteral):
+        return value.literal_value
+    return None
+
+
+@overload(np.unique, jit_options=NUMPY_ERRORS)
+def _select_unique_extras(ar, return_index=False, return_inverse=False, return_counts=False):
+    if not is_array(ar) or isinstance(ar.dtype, types.Complex):
+        return None
+    flags = tuple(_constant_flag(f) for f in (return_index, return_inverse, return_counts))
+    if None in flags:
+        return None
+    if not any(flags):
+        given = not all(isinstance(f, bool) for f in (return_index, return_inverse, return_counts))
+        return _unique_plain if given else None
+    return _unique_impl(*flags)
+
+
+def _unique_plain(ar, return_index=False, return_inverse=False, return_counts=False):
+    return np.unique(ar)
