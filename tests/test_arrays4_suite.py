@@ -295,6 +295,8 @@ MORE_FORMS = {
     "nanmin_axis": lambda a: np.nanmin(a, 0),
     "nanmean_axis": lambda a: np.nanmean(a, axis=1),
     "nanprod_axis": lambda a: np.nanprod(a, axis=1),
+    "nanmax_vector_axis": lambda a: np.nanmax(a[1], 0),
+    "nansum_vector_axis": lambda a: np.nansum(a[0], -1),
     "concatenate_list": lambda a: np.concatenate([a, a]),
     "concatenate_list_axis": lambda a: np.concatenate([a, a[:, :2]], axis=1),
     "vstack_vectors": lambda a: np.vstack([a[0], a[1]]),

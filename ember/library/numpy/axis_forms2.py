@@ -121,17 +121,23 @@ def _nanmin_along(a, axis):
     return np.where(np.all(missing, axis), np.nan, smallest).astype(smallest.dtype)
 
 
-def _nan_axis_selector(skipping, exact_name: str):
+def _nan_axis_selector(skipping, exact_name: str, whole_name: str):
     """Floats along an axis of a 2-d or larger array: NaN entries skipped; integers and booleans
     hold no NaN (the plain reduction). A vector's axis: the whole-vector form."""
     skipping_jit = njit(**NUMPY_ERRORS)(skipping)
-    namespace = {"np": np}
-    exec(f"def exact(a, axis):\n    return np.{exact_name}(a, axis)\n", namespace)  # noqa: S102
-    exact = namespace["exact"]
+    namespace = {"np": np, "axis_of": _axis_jit}
+    source = (
+        f"def exact(a, axis):\n    return np.{exact_name}(a, axis)\n"
+        f"def whole(a, axis):\n    axis_of(axis, 1)\n    return np.{whole_name}(a)\n"
+    )
+    exec(source, namespace)  # noqa: S102 - fixed names
+    exact, whole = namespace["exact"], namespace["whole"]
 
     def select(a, axis):
-        if not (is_array(a) and a.ndim >= 2 and is_integer(as_type(axis))):
+        if not (is_array(a) and a.ndim >= 1 and is_integer(as_type(axis))):
             return None
+        if a.ndim == 1:
+            return whole
         if isinstance(a.dtype, types.Float):
             return lambda a, axis: skipping_jit(a, _axis_jit(axis, a.ndim))
         if isinstance(a.dtype, (types.Integer, types.Boolean)):
@@ -148,7 +154,9 @@ for _function, _skipping, _exact in (
     (np.nanmax, _nanmax_along, "max"),
     (np.nanmin, _nanmin_along, "min"),
 ):
-    overload(_function, jit_options=NUMPY_ERRORS)(_nan_axis_selector(_skipping, _exact))
+    overload(_function, jit_options=NUMPY_ERRORS)(
+        _nan_axis_selector(_skipping, _exact, _function.__name__)
+    )
 
 
 # ---------------------------------------------------------------------------- order='F'
