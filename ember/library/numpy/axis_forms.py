@@ -326,26 +326,30 @@ def _check_order(order: str | None, allowed: str, name: str) -> None:
         raise TypingError(f"{name}: order must be one of {', '.join(allowed)} (a constant)")
 
 
-@overload(np.ravel, jit_options=NUMPY_ERRORS)
-def _select_ravel_order(a, order="C"):
-    if not is_array(a) or isinstance(order, str):
-        return None
-    text = _literal_string(order)
-    _check_order(text, "CFAK", "np.ravel")
-    if text == "F" or (text in "AK" and a.layout == "F"):
-        return lambda a, order="C": a.T.ravel()
-    return lambda a, order="C": a.ravel()
+def _select_in_order(name: str):
+    """`np.ravel(a, order)` / `a.flatten(order)`: 'F' (or 'A'/'K' of a Fortran array) reads
+    the transpose in C order."""
+    namespace = {"np": np}
+    exec(  # noqa: S102 - a fixed method name
+        f"def by_columns(a, order='C'):\n    return a.T.{name}()\n"
+        f"def by_rows(a, order='C'):\n    return a.{name}()\n",
+        namespace,
+    )
+
+    def select(a, order="C"):
+        if not is_array(a) or isinstance(order, str):
+            return None
+        text = _literal_string(order)
+        _check_order(text, "CFAK", name)
+        if text == "F" or (text in "AK" and a.layout == "F"):
+            return namespace["by_columns"]
+        return namespace["by_rows"]
+
+    return select
 
 
-@overload_method(types.Array, "flatten", jit_options=NUMPY_ERRORS)
-def _array_flatten_order(a, order="C"):
-    if isinstance(order, str):
-        return None
-    text = _literal_string(order)
-    _check_order(text, "CFAK", "flatten")
-    if text == "F" or (text in "AK" and a.layout == "F"):
-        return lambda a, order="C": a.T.flatten()
-    return lambda a, order="C": a.flatten()
+overload(np.ravel, jit_options=NUMPY_ERRORS)(_select_in_order("ravel"))
+overload_method(types.Array, "flatten", jit_options=NUMPY_ERRORS)(_select_in_order("flatten"))
 
 
 # ---------------------------------------------------------------------------- methods

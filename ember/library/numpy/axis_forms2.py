@@ -172,39 +172,32 @@ def _fortran(order, shape) -> bool | None:
     return text == "F" and isinstance(shape, types.BaseTuple) and len(shape) > 1
 
 
-@overload(np.zeros, jit_options=NUMPY_ERRORS)
-def _zeros_ordered(shape, dtype=float, order="C"):
-    fortran = _fortran(order, shape)
-    if fortran is None:
-        return None
-    if fortran:
-        return lambda shape, dtype=float, order="C": np.zeros(shape[::-1], dtype).T
-    return lambda shape, dtype=float, order="C": np.zeros(shape, dtype)
+@functools.cache
+def _ordered_forms(name: str):
+    """(Fortran, C) implementations of `np.<name>(shape, dtype, order)`: a Fortran array is
+    the transpose of the C array of the reversed shape."""
+    namespace = {"np": np}
+    source = (
+        f"def fortran(shape, dtype=float, order='C'):\n    return np.{name}(shape[::-1], dtype).T\n"
+        f"def c_order(shape, dtype=float, order='C'):\n    return np.{name}(shape, dtype)\n"
+    )
+    exec(source, namespace)  # noqa: S102 - a fixed NumPy name
+    return namespace["fortran"], namespace["c_order"]
 
 
-@overload(np.ones, jit_options=NUMPY_ERRORS)
-def _ones_ordered(shape, dtype=None, order="C"):
-    fortran = _fortran(order, shape)
-    if fortran is None:
-        return None
-    given = not (dtype is None or _explicit_none(dtype))
-    if fortran:
-        if given:
-            return lambda shape, dtype=None, order="C": np.ones(shape[::-1], dtype).T
-        return lambda shape, dtype=None, order="C": np.ones(shape[::-1]).T
-    if given:
-        return lambda shape, dtype=None, order="C": np.ones(shape, dtype)
-    return lambda shape, dtype=None, order="C": np.ones(shape)
+def _select_ordered(name: str):
+    def select(shape, dtype=float, order="C"):
+        fortran = _fortran(order, shape)
+        if fortran is None:
+            return None
+        return _ordered_forms(name)[0 if fortran else 1]
+
+    return select
 
 
-@overload(np.empty, jit_options=NUMPY_ERRORS)
-def _empty_ordered(shape, dtype=float, order="C"):
-    fortran = _fortran(order, shape)
-    if fortran is None:
-        return None
-    if fortran:
-        return lambda shape, dtype=float, order="C": np.empty(shape[::-1], dtype).T
-    return lambda shape, dtype=float, order="C": np.empty(shape, dtype)
+overload(np.zeros, jit_options=NUMPY_ERRORS)(_select_ordered("zeros"))
+overload(np.empty, jit_options=NUMPY_ERRORS)(_select_ordered("empty"))
+overload(np.ones, jit_options=NUMPY_ERRORS)(_select_ordered("ones"))
 
 
 @overload(np.full, jit_options=NUMPY_ERRORS)
