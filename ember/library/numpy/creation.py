@@ -25,6 +25,7 @@ from ember.library.numpy.support import (
     np_typer,
     numpy_dtype,
     parse_dtype,
+    refuse_complex_to_real,
 )
 from ember.lowering import arrays as arr
 from ember.lowering import arrays_kernels as kernels
@@ -192,7 +193,9 @@ def _type_asarray(a, dtype):
     if isinstance(a, types.Array):
         if is_none(dtype) or parse_dtype(dtype) is a.dtype:
             return a
-        return types.Array(parse_dtype(dtype), a.ndim, "C")
+        refuse_complex_to_real("np.asarray", a.dtype, parse_dtype(dtype))
+        # NumPy's order='K': a Fortran array's copy is Fortran too
+        return types.Array(parse_dtype(dtype), a.ndim, "F" if a.layout == "F" else "C")
     return None
 
 
@@ -201,7 +204,10 @@ def np_asarray(context, builder, sig, args):
     if sig.return_type is sig.args[0]:
         arr.incref(builder, sig.args[0], args[0])
         return args[0]
-    return kernels.copy_array(context, builder, sig.args[0], args[0], sig.return_type.dtype)
+    out_type = sig.return_type
+    return kernels.copy_array(
+        context, builder, sig.args[0], args[0], out_type.dtype, order=out_type.layout
+    )
 
 
 @np_typer(np.ascontiguousarray, "a, dtype=None")

@@ -48,3 +48,5 @@ import ember.library.numpy.two_output_ufuncs
 import ember.library.numpy.buffers
 import ember.library.numpy.datetimes
 import ember.library.numpy.polynomial
+import ember.library.numpy.axis_forms
+import ember.library.numpy.axis_forms2
