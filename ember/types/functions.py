@@ -6,6 +6,9 @@ from typing import Any
 
 from ember.types.abstract import Dummy, Type
 
+# how a failed call's report opens (Numba's words; tests and programs look for them)
+_header_lead = "No implementation of function"
+
 
 class Function(Dummy):
     """A global callable typed by the typing registry; `key` is the Python object itself."""

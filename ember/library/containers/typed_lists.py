@@ -16,6 +16,7 @@ from ember.lowering import arrays as refs
 from ember.lowering import lists
 from ember.lowering.registry import lower_builtin, lower_getattr
 from ember.typed import List, list_accessors
+from ember.typed.typedlist import new_list
 from ember.typing.overload import overload, overload_method
 from ember.typing.signature import signature
 from ember.typing.templates import AttributeTemplate, registry
@@ -102,6 +103,7 @@ def list_empty(item_type, allocated=0):
 
 
 @overload(list_empty)
+@overload(new_list)
 def _list_empty_overload(item_type, allocated=0):
     if item_type_of(item_type) is not None:
         return lambda item_type, allocated=0: _empty_list_of(item_type, allocated)
@@ -121,7 +123,10 @@ def _type_empty_list_of(args, kws):
 
 @lower_builtin(_empty_list_of, types.Type, types.Integer)
 def _new_empty_list(context, builder, sig, args):
-    """An empty list with room for `allocated` items."""
+    """An empty list with room for `allocated` items (RuntimeError when that is negative, with
+    Numba's words)."""
+    negative = builder.icmp_signed("<", args[1], refs.const(0))
+    context.guard(builder, negative, RuntimeError, "expecting *allocated* to be >= 0")
     return lists.allocate(context, builder, sig.return_type, args[1])
 
 
