@@ -110,7 +110,7 @@ def test_format_of_floats_with_nested_width_and_precision_matches_cpython(x, wid
     assert _float_fields_jitted(x, width, digits) == _float_fields(x, width, digits)
 
 
-# ---------------------------------------------------------------------------- containers beside a datetime or an enum argument
+# ------------------------------------------------ containers beside a datetime or enum argument
 
 
 class Mode(enum.Enum):
