@@ -228,3 +228,54 @@ def test_lists_of_datetimes_free_what_they_allocate():
     assert_frees_all(
         njit(_list_stats), lambda: [np.datetime64(3, "D"), np.datetime64(-2, "D")], calls=50
     )
+
+
+# ---------------------------------------------------------------------------- join
+
+
+def _joined_constants(x):
+    return ",".join(("a", "bc")), "é".join((x, "lit", x)), "-".join(("only",)), "".join(())
+
+
+@pytest.mark.parametrize("x", ["", "q", "日本"])
+def test_join_of_a_tuple_of_differing_string_constants_matches_cpython(x):
+    assert njit(_joined_constants)(x) == _joined_constants(x)
+
+
+# ---------------------------------------------------------------------------- dict views, fromkeys
+
+
+def _view_algebra(a, b):
+    d = dict.fromkeys(a, 1.5)
+    e = dict.fromkeys(b, 2.5)
+    return (
+        sorted(d.keys() & e.keys()),
+        sorted(d.keys() | e.keys()),
+        sorted(d.keys() - set(b)),
+        sorted(d.keys() ^ e.keys()),
+        sorted(d.items() & e.items()),
+        list(reversed(d)),
+        list(reversed(e.values())),
+        d,
+    )
+
+
+_view_algebra_jitted = njit(_view_algebra)
+_keys = st.lists(st.integers(-6, 6), min_size=1, max_size=8)
+
+
+@settings(max_examples=25, deadline=None)
+@given(_keys, _keys)
+def test_dict_views_as_sets_and_fromkeys_match_cpython(a, b):
+    got = _view_algebra_jitted(a, b)
+    want = _view_algebra(a, b)
+    assert got[:-1] == want[:-1] and dict(got[-1]) == want[-1]
+
+
+def test_fromkeys_without_a_value_maps_to_none():
+    got = njit(lambda words: dict.fromkeys(words))(["b", "a", "b"])
+    assert dict(got) == {"b": None, "a": None} and list(got) == ["b", "a"]
+
+
+def test_dict_views_as_sets_free_what_they_allocate():
+    assert_frees_all(_view_algebra_jitted, lambda: [1, 2, 3], lambda: [2, 5], calls=50)
