@@ -611,21 +611,26 @@ def _dict_fromkeys(keys, value=None):
     return fromkeys
 
 
-@registry.register_attr
-class _DictClassAttributes(AttributeTemplate):
-    """`dict.fromkeys` read from the class `dict`."""
+def class_method(owner: type, attr: str, function) -> None:
+    """Make `owner.attr` in compiled code the library function `function` (`dict.fromkeys`,
+    `Dict.empty`, `List.empty_list`), whose own `@overload` compiles the calls."""
 
-    key = types.Function
+    class _ClassMethod(AttributeTemplate):
+        key = types.Function
 
-    def generic_resolve(self, value_type, attr):
-        if attr == "fromkeys" and value_type.typing_key is dict:
-            return types.Function(dict_fromkeys)
-        return None
+        def generic_resolve(self, value_type, name):
+            if name == attr and value_type.typing_key is owner:
+                return types.Function(function)
+            return None
+
+    registry.register_attr(_ClassMethod)
+
+    @lower_getattr(types.Function, attr)
+    def _lower_class_method(context, builder, typ, value):
+        return context.get_dummy_value(types.Function(function))
 
 
-@lower_getattr(types.Function, "fromkeys")
-def _lower_dict_class_fromkeys(context, builder, typ, value):
-    return context.get_dummy_value(types.Function(dict_fromkeys))
+class_method(dict, "fromkeys", dict_fromkeys)
 
 
 # ---------------------------------------------------------------------------- views as sets

@@ -10,6 +10,7 @@ from ember import types
 from ember.errors import TypingError
 from ember.extending import intrinsic
 from ember.library.builtins.enumerate_zip import iterator_of
+from ember.library.containers.dicts import class_method
 from ember.library.containers.lists import empty_list
 from ember.library.containers.typed_dicts import container_at, item_type_of
 from ember.lowering import arrays as refs
@@ -130,21 +131,7 @@ def _new_empty_list(context, builder, sig, args):
     return lists.allocate(context, builder, sig.return_type, args[1])
 
 
-@registry.register_attr
-class _ListClassAttributes(AttributeTemplate):
-    """`List.empty_list` read from the class `ember.typed.List`."""
-
-    key = types.Function
-
-    def generic_resolve(self, value_type, attr):
-        if attr == "empty_list" and value_type.typing_key is List:
-            return types.Function(list_empty)
-        return None
-
-
-@lower_getattr(types.Function, "empty_list")
-def _lower_list_class_empty(context, builder, typ, value):
-    return context.get_dummy_value(types.Function(list_empty))
+class_method(List, "empty_list", list_empty)
 
 
 # ---------------------------------------------------------------------------- Python's accessors
