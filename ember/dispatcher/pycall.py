@@ -99,6 +99,10 @@ def _memory_ctype(typ: types.Type) -> Any:
     if isinstance(typ, types.NumPyRandomGeneratorType):
         fields = [(name, ctypes.c_void_p) for name in ("meminfo", "bitgen", "owner")]
         return type("generator_memory", (ctypes.Structure,), {"_fields_": fields})
+    if isinstance(typ, (types.NPDatetime, types.NPTimedelta)):  # the int64 count
+        return ctypes.c_int64
+    if isinstance(typ, types.EnumMember):  # its value
+        return _memory_ctype(typ.dtype)
     raise TypeError(
         f"cannot convert native {typ} to Python object: ember cannot return a value of it"
     )
@@ -286,6 +290,13 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
         from ember.dispatcher.generators import box_generator
 
         return box_generator(typ, memory, inputs)
+    if isinstance(typ, (types.NPDatetime, types.NPTimedelta)):  # (items of containers)
+        from ember.dispatcher.datetime_entry import scalar_maker
+
+        count = memory if isinstance(memory, int) else memory.value
+        return scalar_maker(typ.numpy_kind, typ.unit)(count)
+    if isinstance(typ, types.EnumMember):  # the very member (`Color(2) is Color.GREEN`)
+        return typ.instance_class(_box(typ.dtype, memory, inputs, memo))
     if isinstance(typ, types.NumPyRandomGeneratorType):
         generator = ctypes.cast(memory.owner, ctypes.py_object).value
         if memory.meminfo:  # made in compiled code: the block held it, the caller now does

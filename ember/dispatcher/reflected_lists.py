@@ -160,6 +160,11 @@ class _ListCodegen(ArgumentUnboxing, ArrayCodegen):
             self._check_same_array(typ, value, obj, differ)
         elif isinstance(typ, types.DispatcherType):  # the very jitted function
             self.emit_match(obj, _entry_kind(typ), differ)
+        elif isinstance(typ, (types.NPDatetime, types.NPTimedelta)):  # same unit and count
+            kind = _entry_kind(typ)
+            self.emit_match(obj, kind, differ)
+            count = self.emit_unbox(obj, kind, differ)[0]
+            self.continue_if(b.icmp_signed("==", count, value), differ, "same_datetime")
         else:  # a jitclass box: the same instance
             kind = _entry_kind(typ)
             self.emit_match(obj, kind, differ)

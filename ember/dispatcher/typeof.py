@@ -267,6 +267,8 @@ def _is_number_class(cls: type) -> bool:
     np = sys.modules.get("numpy")
     if np is None or not issubclass(cls, (np.number, np.bool_)):
         return False
+    if issubclass(cls, np.timedelta64):  # a NumPy integer subclass, but not a number here
+        return False
     return dtype_to_type(np.dtype(cls)) is not None  # not float16, longdouble
 
 
@@ -288,6 +290,8 @@ def reflectable_item(typ: types.Type | None) -> bool:
     """Whether a list of `typ` can be passed from Python and written back."""
     if isinstance(typ, (types.Number, types.Boolean, types.UnicodeType, types.Array)):
         return not isinstance(typ, types.Array) or not isinstance(typ.dtype, types.Record)
+    if isinstance(typ, (types.NPDatetime, types.NPTimedelta)):  # each item of the first's unit
+        return True
     if isinstance(typ, (types.ClassInstanceType, types.DispatcherType)):
         return True  # (a jitted function: every item must be that very function)
     if isinstance(typ, types.BaseTuple):
@@ -297,7 +301,8 @@ def reflectable_item(typ: types.Type | None) -> bool:
 
 def _unreflectable(item: Any, item_type: types.Type | None) -> Exception:
     return TypingError(
-        "only lists of numbers, strings, NumPy arrays, tuples of these or one jitclass's "
+        "only lists of numbers, datetimes, strings, NumPy arrays, tuples of these or one "
+        "jitclass's "
         f"instances can be passed from Python (this one holds {type(item).__name__}"
         f"{'' if item_type is None else f' of type {item_type}'}): pass a NumPy array or an "
         "ember.typed.List instead"

@@ -32,6 +32,7 @@ from ember import types
 from ember.lowering import arrays as refs
 from ember.lowering import callconv
 from ember.lowering.models import model_of
+from ember.lowering.objmode_containers import box_container, is_container, unbox_argument
 from ember.lowering.pyapi import PythonAPI, _FunctionPointer
 from ember.lowering.registry import registry
 from ember.typing.signature import Signature
@@ -60,12 +61,16 @@ class BoxContext:
 
     def box(self, typ: types.Type, value: llvm.Value) -> llvm.Value:
         impl = registry.find_box(typ)
+        if impl is None and is_container(typ):  # as the dispatcher boxes it
+            return box_container(self.pyapi, self.builder, typ, value)
         if impl is None:
             raise TypeError(f"cannot convert native {typ} to Python object: no @box for it")
         return impl(typ, value, self)
 
     def unbox(self, typ: types.Type, obj: llvm.Value) -> NativeValue:
         impl = registry.find_unbox(typ)
+        if impl is None and is_container(typ):  # lent, or copied and written back
+            return NativeValue(*unbox_argument(self.pyapi, self.builder, typ, obj))
         if impl is None:
             raise TypeError(f"can't unbox {typ} type: no @unbox for it")
         native = impl(typ, obj, self)

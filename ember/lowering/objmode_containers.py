@@ -71,7 +71,35 @@ def unbox_container(pyapi: Any, builder: llvm.IRBuilder, typ: types.Type, obj) -
     return builder.insert_value(llvm.Constant(value_type, llvm.Undefined), meminfo, 0), is_error
 
 
+def unbox_argument(pyapi: Any, builder: llvm.IRBuilder, typ: types.Type, obj) -> tuple:
+    """(native container, i1 is_error, cleanup) for a call's argument `obj`: a typed List or
+    Dict is lent; a Python list or set is copied, and the cleanup (emitted after the call)
+    writes the callee's changes back into it, as the dispatcher's own path does."""
+    value, is_error = unbox_container(pyapi, builder, typ, obj)
+    meminfo = builder.extract_value(value, 0)
+
+    def cleanup() -> None:
+        with builder.if_then(builder.not_(is_error)):
+            if isinstance(typ, types.ListType | types.DictType):
+                nrt.emit_decref(builder, meminfo)
+                return
+            address = pyapi.long_from_ulonglong(builder.ptrtoint(meminfo, llvm.IntType(64)))
+            writer = pyapi.borrow_constant(write_back_at)
+            done = pyapi.call_function_objargs(writer, [pyapi.borrow_constant(typ), obj, address])
+            pyapi.decref(address)
+            pyapi.decref(done)  # NULL-safe; a failed write-back leaves its exception pending
+
+    return value, is_error, cleanup
+
+
 # ---------------------------------------------------------------------------- run time (Python)
+
+
+def write_back_at(typ: types.List | types.Set, obj: Any, meminfo: int) -> None:
+    """Give the Python list or set `obj` what its native copy holds now; releases the copy."""
+    from ember.dispatcher.reflection import reflector
+
+    reflector(typ).write_back(meminfo, obj)
 
 
 def box_container_at(typ: types.Type, meminfo: int) -> Any:

@@ -20,6 +20,12 @@ from ember.typed import list_accessors
 from ember.typed.owned import NativeOwner, as_type, bind_release, release
 
 
+def new_list(item: Any, allocated: int = 0) -> List:
+    """Numba's `numba.typed.listobject.new_list(item_type, allocated=0)`: `List.empty_list`,
+    from Python and in compiled code (ember/library/containers/typed_lists.py)."""
+    return List.empty_list(item, allocated)
+
+
 class List(NativeOwner, MutableSequence):
     """`List()` (item type from the first item put in), `List(iterable)`,
     `List.empty_list(item_type)`, or a typed list that compiled code filled."""
@@ -71,7 +77,7 @@ class List(NativeOwner, MutableSequence):
 
         self._list_type = list_type
         self._ops = list_accessors.for_type(list_type)
-        self._meminfo = self._ops.new(max(int(allocated), 0))
+        self._meminfo = self._ops.new(int(allocated))
         self.__class__ = class_for(list_type)
         bind_release()
 

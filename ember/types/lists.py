@@ -143,16 +143,17 @@ class ListIterator(Type):
 
 def unsupported_item(dtype: Type) -> str | None:
     """Why lists cannot hold items of `dtype`, or None when they can."""
+    from ember.types.datetimes import NPDatetime, NPTimedelta
     from ember.types.dicts import HashTable
     from ember.types.enums import EnumMember
 
-    if isinstance(
-        dtype, (Number, EnumMember, List, Array, HashTable, UnicodeType, BytesType, ManagedStruct)
-    ):
+    scalars = (Number, EnumMember, NPDatetime, NPTimedelta, UnicodeType, BytesType)
+    if isinstance(dtype, (*scalars, List, Array, HashTable, ManagedStruct)):
         return None
     if isinstance(dtype, BaseTuple) and all(unsupported_item(t) is None for t in dtype.types):
         return None
     return (
         f"lists of {dtype} are not supported: list items must be numbers, enum members, "
-        "strings, bytes, arrays, tuples, lists, dicts, sets, jitclass instances or structrefs"
+        "datetimes, strings, bytes, arrays, tuples, lists, dicts, sets, jitclass instances "
+        "or structrefs"
     )

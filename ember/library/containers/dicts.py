@@ -7,7 +7,7 @@ import operator
 
 from ember import types
 from ember.errors import TypingError
-from ember.extending import lower_builtin, lower_cast, overload, overload_method
+from ember.extending import lower_builtin, lower_cast, lower_getattr, overload, overload_method
 from ember.ir import displays
 from ember.library.builtins.enumerate_zip import iterator_of
 from ember.library.containers import hashtables as ht
@@ -17,7 +17,7 @@ from ember.lowering import dicts as table
 from ember.lowering.registry import VarArgs
 from ember.misc.literal import literal_unroll
 from ember.typing.signature import signature
-from ember.typing.templates import registry
+from ember.typing.templates import AttributeTemplate, registry
 
 
 def _is_dict(typ: types.Type) -> bool:
@@ -587,3 +587,85 @@ def table_sum(iterable, start=0):
             return result
 
         return total
+
+
+# ---------------------------------------------------------------------------- dict.fromkeys
+
+
+def dict_fromkeys(keys, value=None):
+    """`dict.fromkeys` as compiled code calls it."""
+    return dict.fromkeys(keys, value)
+
+
+@overload(dict_fromkeys)
+def _dict_fromkeys(keys, value=None):
+    if iterator_of(keys) is None:
+        return None
+
+    def fromkeys(keys, value=None):
+        made = {}
+        for key in keys:
+            made[key] = value
+        return made
+
+    return fromkeys
+
+
+def class_method(owner: type, attr: str, function) -> None:
+    """Make `owner.attr` in compiled code the library function `function` (`dict.fromkeys`,
+    `Dict.empty`, `List.empty_list`), whose own `@overload` compiles the calls."""
+
+    class _ClassMethod(AttributeTemplate):
+        key = types.Function
+
+        def generic_resolve(self, value_type, name):
+            if name == attr and value_type.typing_key is owner:
+                return types.Function(function)
+            return None
+
+    registry.register_attr(_ClassMethod)
+
+    @lower_getattr(types.Function, attr)
+    def _lower_class_method(context, builder, typ, value):
+        return context.get_dummy_value(types.Function(function))
+
+
+class_method(dict, "fromkeys", dict_fromkeys)
+
+
+# ---------------------------------------------------------------------------- views as sets
+
+# `d.keys() & other` (and |, -, ^; `d.items()` too): a new set, as CPython's views give
+_VIEW_SET_OPERATIONS = {
+    operator.and_: lambda a, b: set(a) & set(b),
+    operator.or_: lambda a, b: set(a) | set(b),
+    operator.sub: lambda a, b: set(a) - set(b),
+    operator.xor: lambda a, b: set(a) ^ set(b),
+}
+
+
+def _set_like_view(typ: types.Type) -> bool:
+    return isinstance(typ, types.DictView) and typ.kind in ("keys", "items")
+
+
+def _view_set_operation(implementation):
+    def view_operation(a, b):
+        if not (_set_like_view(a) or _set_like_view(b)):
+            return None
+        if iterator_of(a) is None or iterator_of(b) is None:
+            return None
+        return implementation
+
+    return view_operation
+
+
+for _operation, _implementation in _VIEW_SET_OPERATIONS.items():
+    overload(_operation)(_view_set_operation(_implementation))
+
+
+@overload(reversed)
+def dict_reversed(d):
+    """`reversed(d)` (or of a view): the keys (values, items) from the last inserted."""
+    if _is_dict(d) or isinstance(d, types.DictView):
+        return lambda d: reversed(list(d))
+    return None

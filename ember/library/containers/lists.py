@@ -804,10 +804,10 @@ def list_max(xs):
 
 
 def _sortable(item: types.Type) -> bool:
-    """Items `<` orders: numbers, strings, and tuples of those."""
+    """Items `<` orders: numbers, datetimes, strings, and tuples of those."""
     if isinstance(item, types.BaseTuple):
         return all(_sortable(member) for member in item)
-    return isinstance(item, (types.Number, types.UnicodeType))
+    return isinstance(item, (types.Number, types.NPDatetime, types.NPTimedelta, types.UnicodeType))
 
 
 @overload_method(types.List, "sort")

@@ -6,9 +6,9 @@ from __future__ import annotations
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.extending import lower_builtin, lower_getattr, overload
+from ember.extending import lower_builtin, overload
 from ember.library.containers import hashtables as ht
-from ember.library.containers.dicts import yields_pairs
+from ember.library.containers.dicts import class_method, yields_pairs
 from ember.library.numpy.support import scalar_class_type
 from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
@@ -16,7 +16,7 @@ from ember.misc.literal import literal_unroll
 from ember.typed import accessors
 from ember.typed.typeddict import Dict, new_dict
 from ember.typing.signature import signature
-from ember.typing.templates import AttributeTemplate, registry
+from ember.typing.templates import registry
 
 
 def dict_empty(key_type, value_type, n_keys=0):
@@ -122,18 +122,4 @@ def new_dict(context, builder, sig, args):
     return table.allocate(context, builder, sig.return_type)
 
 
-@registry.register_attr
-class _DictClassAttributes(AttributeTemplate):
-    """`Dict.empty` read from the class `ember.typed.Dict`."""
-
-    key = types.Function
-
-    def generic_resolve(self, value_type, attr):
-        if attr == "empty" and value_type.typing_key is Dict:
-            return types.Function(dict_empty)
-        return None
-
-
-@lower_getattr(types.Function, "empty")
-def _lower_dict_class_empty(context, builder, typ, value):
-    return context.get_dummy_value(types.Function(dict_empty))
+class_method(Dict, "empty", dict_empty)

@@ -10,12 +10,14 @@ from ember import types
 from ember.errors import TypingError
 from ember.extending import intrinsic
 from ember.library.builtins.enumerate_zip import iterator_of
+from ember.library.containers.dicts import class_method
 from ember.library.containers.lists import empty_list
 from ember.library.containers.typed_dicts import container_at, item_type_of
 from ember.lowering import arrays as refs
 from ember.lowering import lists
 from ember.lowering.registry import lower_builtin, lower_getattr
 from ember.typed import List, list_accessors
+from ember.typed.typedlist import new_list
 from ember.typing.overload import overload, overload_method
 from ember.typing.signature import signature
 from ember.typing.templates import AttributeTemplate, registry
@@ -102,6 +104,7 @@ def list_empty(item_type, allocated=0):
 
 
 @overload(list_empty)
+@overload(new_list)
 def _list_empty_overload(item_type, allocated=0):
     if item_type_of(item_type) is not None:
         return lambda item_type, allocated=0: _empty_list_of(item_type, allocated)
@@ -121,25 +124,14 @@ def _type_empty_list_of(args, kws):
 
 @lower_builtin(_empty_list_of, types.Type, types.Integer)
 def _new_empty_list(context, builder, sig, args):
-    """An empty list with room for `allocated` items."""
+    """An empty list with room for `allocated` items (RuntimeError when that is negative, with
+    Numba's words)."""
+    negative = builder.icmp_signed("<", args[1], refs.const(0))
+    context.guard(builder, negative, RuntimeError, "expecting *allocated* to be >= 0")
     return lists.allocate(context, builder, sig.return_type, args[1])
 
 
-@registry.register_attr
-class _ListClassAttributes(AttributeTemplate):
-    """`List.empty_list` read from the class `ember.typed.List`."""
-
-    key = types.Function
-
-    def generic_resolve(self, value_type, attr):
-        if attr == "empty_list" and value_type.typing_key is List:
-            return types.Function(list_empty)
-        return None
-
-
-@lower_getattr(types.Function, "empty_list")
-def _lower_list_class_empty(context, builder, typ, value):
-    return context.get_dummy_value(types.Function(list_empty))
+class_method(List, "empty_list", list_empty)
 
 
 # ---------------------------------------------------------------------------- Python's accessors

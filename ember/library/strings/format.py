@@ -490,20 +490,16 @@ def _lower_format(context, builder, sig, args):
 _FORMAT_KEY = (types.StringLiteral, "format")
 
 
-def _field_source(field: str, conversion: str | None, spec: str) -> str:
-    """The expression formatting one replacement field of the generated implementation."""
-    if "{" in spec:
-        raise UnsupportedError("str.format with a field inside a spec ('{:{w}}') is not supported")
-    if "." in field or "[" in field:
-        raise UnsupportedError(f"str.format field '{field}' with attributes or indexing")
+def _field_source(argument: str, conversion: str | None, spec: str) -> str:
+    """The expression formatting one replacement field of the generated implementation; `spec`
+    is the source of an expression giving the format spec."""
     if conversion == "a":
         raise UnsupportedError("str.format with !a is not supported")
-    argument = f"_field_{field}"
     if conversion == "r":
         argument = f"_ember_repr({argument})"
     elif conversion is not None:
         argument = f"_ember_str({argument})"
-    return f"_ember_format({argument}, {spec!r})"
+    return f"_ember_format({argument}, {spec})"
 
 
 _SWITCHED_NUMBERING = {
@@ -512,37 +508,77 @@ _SWITCHED_NUMBERING = {
 }
 
 
+class _Refused(Exception):
+    """A format string CPython refuses when it formats: `error(message)` at run time."""
+
+    def __init__(self, error: type, message: str) -> None:
+        super().__init__(message)
+        self.error, self.message = error, message
+
+
+class _Fields:
+    """The replacement fields of one format string resolved to parameters, with CPython's checks
+    (automatic '{}' or manual '{0}' numbering, never both; an index or name that exists)."""
+
+    def __init__(self, positional: tuple, keywords: tuple) -> None:
+        self.count = len(positional)
+        self.names = {name for name, _ in keywords}
+        self.automatic, self.manual = 0, False
+
+    def parameter(self, field: str) -> str:
+        if "." in field or "[" in field:
+            raise UnsupportedError(f"str.format field '{field}' with attributes or indexing")
+        if (field == "" and self.manual) or (field.isdigit() and self.automatic):
+            raise _Refused(ValueError, _SWITCHED_NUMBERING[self.manual])
+        if field == "":
+            field, self.automatic = str(self.automatic), self.automatic + 1
+        elif field.isdigit():
+            self.manual = True
+        if field.isdigit() and int(field) >= self.count:
+            message = f"Replacement index {field} out of range for positional args tuple"
+            raise _Refused(IndexError, message)
+        if not field.isdigit() and field not in self.names:
+            raise _Refused(KeyError, field)
+        return f"_field_{field}"
+
+    def spec_source(self, spec: str) -> str:
+        """The source of the format spec: a constant, or text joined from the fields nested in
+        it (`'{:>{w}}'`, one level deep as in CPython)."""
+        if "{" not in spec:
+            return repr(spec)
+        pieces = []
+        for literal, field, inner_spec, conversion in string.Formatter().parse(spec):
+            if literal:
+                pieces.append(repr(literal))
+            if field is None:
+                continue
+            if inner_spec and "{" in inner_spec:
+                raise _Refused(ValueError, "Max string recursion exceeded")
+            inner = self.parameter(field)
+            pieces.append(_field_source(inner, conversion, repr(inner_spec or "")))
+        return " + ".join(pieces)
+
+
 @functools.cache
 def _format_method_impl(fmt: str, positional: tuple, keywords: tuple):
     """The implementation of `fmt.format(*positional, **keywords)` (the value types given),
     as Python source with one parameter per argument."""
-    names = [str(k) for k in range(len(positional))] + [name for name, _ in keywords]
-    value_types = dict(zip(names, [*positional, *(t for _, t in keywords)]))
     params = [f"_field_{k}" for k in range(len(positional))]
     params += [name for name, _ in keywords]
     aliases = [f"    _field_{name} = {name}\n" for name, _ in keywords]
-    pieces, automatic, manual = [], 0, False
+    fields, pieces = _Fields(positional, keywords), []
     try:
-        parsed = list(string.Formatter().parse(fmt))
-    except ValueError as error:
-        return _bad(str(error))
-    for literal, field, spec, conversion in parsed:
-        if literal:
-            pieces.append(repr(literal))
-        if field is None:
-            continue
-        if (field == "" and manual) or (field.isdigit() and automatic):
-            return _raises(ValueError, _SWITCHED_NUMBERING[manual])
-        if field == "":
-            field, automatic = str(automatic), automatic + 1
-        elif field.isdigit():
-            manual = True
-        if field.isdigit() and int(field) >= len(positional):
-            message = f"Replacement index {field} out of range for positional args tuple"
-            return _raises(IndexError, message)
-        if field not in value_types:
-            return _raises(KeyError, field)
-        pieces.append(_field_source(field, conversion, spec or ""))
+        for literal, field, spec, conversion in string.Formatter().parse(fmt):
+            if literal:
+                pieces.append(repr(literal))
+            if field is None:
+                continue
+            argument = fields.parameter(field)  # numbered before the fields in its spec
+            pieces.append(_field_source(argument, conversion, fields.spec_source(spec or "")))
+    except ValueError as error:  # a malformed format string
+        return _raises(ValueError, str(error))
+    except _Refused as refused:
+        return _raises(refused.error, refused.message)
     source = (
         f"def impl({', '.join(params)}):\n"
         + "".join(aliases)

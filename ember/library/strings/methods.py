@@ -451,12 +451,26 @@ def string_join(sep, parts):
             return out
 
         return join
+    if isinstance(parts, types.BaseTuple) and all(map(is_string, parts.types)):
+        return _join_string_members(len(parts.types))  # ("a", "bc"): constants of two types
     if is_string(parts) or is_string(_yield_type(parts)):  # a str, generator, map, set...
         return lambda sep, parts: sep.join([part for part in parts])
     raise TypingError(
         f"str.join() takes an iterable of str, not {parts} (During: resolving callee type: "
         "BoundFunction((UnicodeType, 'join') for unicode_type))"  # what Numba's tests match
     )
+
+
+@functools.cache
+def _join_string_members(count: int):
+    """`sep.join(parts)` for a tuple of `count` strings whose types differ (string constants
+    of different text): the tuple rebuilt is a tuple of plain strings."""
+    if count == 0:
+        return lambda sep, parts: substring(sep, 0, 0)
+    members = "".join(f"parts[{index}], " for index in range(count))
+    namespace: dict = {}
+    exec(f"def join(sep, parts):\n    return sep.join(({members}))\n", namespace)  # noqa: S102
+    return namespace["join"]
 
 
 def _yield_type(iterable: types.Type) -> types.Type | None:
