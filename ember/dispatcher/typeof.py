@@ -175,7 +175,8 @@ def _typeof_list(items: list) -> types.Type:
     written back, as Numba does). Numbers take their common type; other items the type of the
     first one, which every item must have (checked item by item as the list is unboxed)."""
     if not items:
-        raise TypingError("an empty list has no item type: pass a NumPy array instead")
+        # a ValueError too: Numba raises one ("cannot compute fingerprint of empty list")
+        raise UntypableItemError("an empty list has no item type: pass a NumPy array instead")
     classes = set(map(type, items))  # at C speed
     if classes <= _NUMBER_CLASSES or all(map(_is_number_class, classes)):
         return _list_type(_common_number_type(items, classes))
@@ -208,7 +209,7 @@ def _typeof_list(items: list) -> types.Type:
 
 
 class UntypableItemError(TypingError, ValueError):
-    """A list passed from Python whose items have no type in compiled code."""
+    """A list passed from Python whose items have no type in compiled code (or no items)."""
 
 
 @functools.cache
