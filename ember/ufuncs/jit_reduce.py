@@ -19,15 +19,28 @@ _EMPTY = "zero-size array to reduction operation which has no identity"
 
 
 def reducible_ufunc(fnty: types.Type) -> Any:
-    """The ember ufunc (@vectorize or DUFunc) behind a Function type, else None."""
+    """The ufunc behind a Function type (NumPy's own, @vectorize's or a DUFunc), else None."""
     from ember.ufuncs.vectorize import DUFunc
 
     key = getattr(fnty, "typing_key", None)
-    if isinstance(key, DUFunc) or (
-        isinstance(key, np.ufunc) and "_ember_reduce" in getattr(key, "__dict__", {})
-    ):
-        return key
-    return None
+    return key if isinstance(key, (np.ufunc, DUFunc)) else None
+
+
+def numpy_fold_dtype(ufunc: Any, method: str, array: types.Array) -> np.dtype | None:
+    """The dtype one of NumPy's own ufuncs folds an array in when not its own (add and
+    multiply fold small integers and booleans in int64, logical_and any array in bool, divide
+    integers in float64); None when the same, or for ember's ufuncs (their loops say).
+    TypingError with NumPy's words when NumPy has no loop for the array's dtype."""
+    from ember.library.numpy.support import numpy_dtype
+
+    if not isinstance(ufunc, np.ufunc) or "_ember_reduce" in getattr(ufunc, "__dict__", {}):
+        return None
+    given = numpy_dtype(array.dtype)
+    try:  # NumPy resolves the fold's loop on one element
+        found = np.asarray(ufunc.reduce(np.ones(1, given))).dtype
+    except (TypeError, ValueError) as error:
+        raise TypingError(f"{ufunc.__name__}.{method}: {error}") from None
+    return None if found == given else found
 
 
 def _identity_of(ufunc: Any) -> Any:
@@ -56,18 +69,29 @@ def _ufunc_reduce(fnty, array, axis=0, dtype=None, initial=None):
         return _make_multi_axis_reduce(ufunc, array.ndim, len(axis.types), _is_none(dtype))
     if not (_is_none(axis) or isinstance(axis, types.Integer)):
         raise TypingError(f"{ufunc.__name__}.reduce: axis must be an int or None, not {axis}")
-    element, result = (None, None) if _is_none(dtype) else _loop_dtypes(ufunc, array, dtype)
+    if _is_none(dtype):
+        folded = numpy_fold_dtype(ufunc, "reduce", array)
+        element, result = (None, None) if folded is None else _loop_dtypes(ufunc, array, folded)
+    else:
+        element, result = _loop_dtypes(ufunc, array, _numpy_dtype_of(dtype))
     return _make_reduce(ufunc, array.ndim, _is_none(axis), element, result, _is_none(initial))
 
 
-def _loop_dtypes(ufunc: Any, array: types.Array, dtype: types.Type) -> tuple:
-    """(the elements' dtype, the accumulator's) of a reduction with `dtype=`: NumPy folds in
-    `dtype` with a loop (dtype, X) -> dtype, the elements cast to X: the array's own dtype
-    when such a loop exists (`float64(float64, int64)` reduces int64 arrays as they are),
-    else one the array casts to safely, else dtype itself."""
+def _numpy_dtype_of(dtype: types.Type) -> np.dtype:
+    """The NumPy dtype a `dtype=` argument's type names."""
     from ember.library.numpy.support import numpy_dtype, parse_dtype
 
-    result = numpy_dtype(parse_dtype(dtype))
+    return numpy_dtype(parse_dtype(dtype))
+
+
+def _loop_dtypes(ufunc: Any, array: types.Array, result: np.dtype) -> tuple:
+    """(the elements' dtype, the accumulator's) of a reduction in `result`: NumPy folds in
+    `result` with a loop (result, X) -> result, the elements cast to X: the array's own dtype
+    when such a loop exists (`float64(float64, int64)` reduces int64 arrays as they are),
+    else one the array casts to safely, else `result` itself."""
+    from ember.library.numpy.support import from_numpy_dtype, numpy_dtype
+
+    from_numpy_dtype(result)  # a dtype ember lacks (float16) fails here, with its name
     given = numpy_dtype(array.dtype)
     seconds = []
     for loop in ufunc.types:

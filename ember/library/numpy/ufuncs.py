@@ -960,3 +960,8 @@ def _type_abs(args, kws):
 def array_abs(context, builder, sig, args):
     loop = resolve_loop(np.absolute, tuple(sig.args))
     return lower_ufunc(context, builder, loop, tuple(sig.args), list(args))
+
+
+# The methods of ufuncs in jitted code (np.add.reduce, f.accumulate, np.multiply.outer...):
+# registered with NumPy's library, as they apply to NumPy's ufuncs too.
+import ember.ufuncs  # noqa: E402, F401
