@@ -14,7 +14,6 @@ from ember import guvectorize, int64, njit, vectorize
 from ember.errors import NumbaNotImplementedError, TypingError
 from tests.oracle import assert_frees_all
 
-
 _SCALAR_KINDS = {bool: "b", int: "iu", float: "f", complex: "c"}
 
 
