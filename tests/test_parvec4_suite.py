@@ -291,3 +291,37 @@ def test_gufunc_doc_is_the_kernels_docstring():
     assert shifted.__doc__ == "x shifted by y"
     assert shifted.__qualname__.endswith("<locals>.shifted")
     _assert_same_array(shifted(np.arange(6).reshape(2, 3), 5), np.arange(6).reshape(2, 3) + 5)
+
+
+@njit
+def reductions_keeping_dims(a):
+    return (
+        np.add.reduce(a, axis=1, keepdims=True),
+        np.maximum.reduce(a, axis=-2, keepdims=True),
+        np.add.reduce(a, axis=None, keepdims=True),
+        np.multiply.reduce(a[0], keepdims=True),
+        np.add.reduce(a, axis=0, keepdims=False),
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.float64, np.bool_])
+def test_reduce_keepdims_matches_numpy(dtype):
+    a = (np.arange(12) % 5).astype(dtype).reshape(3, 4)
+    expected = (
+        np.add.reduce(a, axis=1, keepdims=True),
+        np.maximum.reduce(a, axis=-2, keepdims=True),
+        np.add.reduce(a, axis=None, keepdims=True),
+        np.multiply.reduce(a[0], keepdims=True),
+        np.add.reduce(a, axis=0, keepdims=False),
+    )
+    for got, want in zip(reductions_keeping_dims(a), expected):
+        _assert_same_array(got, want)
+
+
+def test_reduce_keepdims_with_a_tuple_of_axes_is_a_clear_typing_error():
+    @njit
+    def over_two_axes(a):
+        return np.add.reduce(a, axis=(0, 1), keepdims=True)
+
+    with pytest.raises(TypingError, match="keepdims=True takes one axis"):
+        over_two_axes(np.ones((2, 2)))
