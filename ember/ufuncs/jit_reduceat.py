@@ -1,5 +1,5 @@
 """`ufunc.reduceat(array, indices, axis=0, dtype=None, out=None)` in jitted code for
-@vectorize ufuncs and DUFuncs of two inputs: along `axis`, result j folds the slice
+NumPy's, @vectorize's and DUFuncs' ufuncs of two inputs: along `axis`, result j folds the slice
 indices[j]:indices[j+1] (to the end for the last one), or is element indices[j] when the next
 index is not larger (NumPy's rule). Arrays, lists and tuples are taken for `array` and
 `indices`; `out` receives each result as it is computed (unbuffered, as Numba: with out=array later
