@@ -325,3 +325,31 @@ def test_reduce_keepdims_with_a_tuple_of_axes_is_a_clear_typing_error():
 
     with pytest.raises(TypingError, match="keepdims=True takes one axis"):
         over_two_axes(np.ones((2, 2)))
+
+
+# ---------------------------------------------------------------- ufunc loops found by test_ufuncs
+
+
+def test_nan_predicates_of_datetimes_see_nat():
+    for values in (
+        np.array(["NaT", "2020-01-01", "1969-12-31"], dtype="M8[D]"),
+        np.array([-5, "NaT", 0], dtype="m8[s]"),
+    ):
+        got = njit(lambda a: (np.isnan(a), np.isfinite(a), np.isinf(a)))(values)
+        for g, e in zip(got, (np.isnan(values), np.isfinite(values), np.isinf(values))):
+            _assert_same_array(g, e)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_rint_of_complex_rounds_both_parts_half_to_even(dtype):
+    z = np.array([0.5 + 1.5j, -2.5 - 0.5j, 3.7 - 2.2j, 1e300 + 0j, complex(np.inf, -0.5)])
+    z = z.astype(dtype)
+    _assert_same_array(njit(lambda a: np.rint(a))(z), np.rint(z))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_spacing_steps_in_the_arrays_own_float_type(dtype):
+    x = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e30, -3.5, 1e-40], dtype=dtype)
+    got = njit(lambda a: np.spacing(a))(x)
+    assert got.dtype == x.dtype
+    np.testing.assert_array_equal(got, np.spacing(x))
