@@ -353,3 +353,15 @@ def test_spacing_steps_in_the_arrays_own_float_type(dtype):
     got = njit(lambda a: np.spacing(a))(x)
     assert got.dtype == x.dtype
     np.testing.assert_array_equal(got, np.spacing(x))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_power_of_zero_follows_numpy_not_python(dtype):
+    z = np.array([0j, 0j, 1 + 1j, 0j, 0j, 0j, 2 - 1j], dtype=dtype)
+    w = np.array([-1 + 0j, 1j, 2 + 0j, 0j, 2 + 1j, -1 + 1j, 0.5 + 0.25j], dtype=dtype)
+    with np.errstate(all="ignore"):
+        expected = np.power(z, w)
+    for jitted in (njit(lambda a, b: np.power(a, b)), njit(lambda a, b: a**b)):
+        got = jitted(z, w)
+        assert got.dtype == expected.dtype
+        np.testing.assert_allclose(got, expected, rtol=1e-6, equal_nan=True)

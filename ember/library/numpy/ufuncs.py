@@ -270,9 +270,18 @@ def _power(context, builder, loop, args):
             context.guard(builder, negative, ValueError,
                           "Integers to negative integer powers are not allowed.")  # fmt: skip
         return power_by_squaring(builder, base, exponent, llvm.Constant(base.type, 1))
-    return context.call_implementation(
-        builder, operator.pow, signature(loop.out_type, *loop.in_types), args
-    )
+    sig = signature(loop.out_type, *loop.in_types)
+    if _is_complex(base_type) and _is_complex(exponent_type):
+        return context.compile_internal(builder, _complex_power, sig, args, error_model="numpy")
+    return context.call_implementation(builder, operator.pow, sig, args)
+
+
+def _complex_power(a, b):
+    """NumPy's complex power: 0 to a power of positive real part is 0, to any other nonzero
+    power NaN (Python raises ZeroDivisionError there)."""
+    if a.real == 0.0 and a.imag == 0.0 and not (b.real == 0.0 and b.imag == 0.0):
+        return 0j if b.real > 0.0 else complex(np.nan, np.nan)
+    return a**b
 
 
 @kernel(np.left_shift, np.right_shift)
