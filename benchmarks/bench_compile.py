@@ -49,9 +49,11 @@ CHILD_ENV["PYTHONPYCACHEPREFIX"] = _BYTECODE.name
 
 def run_python(args: list[str]) -> str:
     """Last stdout line of a fresh `python` process (earlier lines may be EMBER_DUMP_* output);
-    raises RuntimeError with the last line of its stderr on failure."""
+    raises RuntimeError with the last line of its stderr on failure. (A generous timeout: on a
+    machine shared by many processes, a child compiling 200 blocks under Numba took over 120 s
+    of wall time.)"""
     done = subprocess.run(
-        [sys.executable, *args], capture_output=True, text=True, timeout=120, env=CHILD_ENV
+        [sys.executable, *args], capture_output=True, text=True, timeout=900, env=CHILD_ENV
     )
     if done.returncode != 0:
         tail = done.stderr.strip().splitlines()[-1:] or ["(no stderr)"]

@@ -6,6 +6,7 @@ gives errors one line of context saying which compilation failed.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import gc
@@ -16,6 +17,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import CodeType, FunctionType
+from typing import Any
 
 from ember import config, types
 from ember import library_domains as library
@@ -24,6 +26,7 @@ from ember.errors import EmberError, ForceLiteralArg
 from ember.frontend.interpreter import UndefinedName
 from ember.ir.printer import banner, dump_function
 from ember.lowering.context import TargetOptions
+from ember.misc import events
 from ember.typing.functions import RecursionPending
 from ember.typing.signature import Signature
 
@@ -99,6 +102,10 @@ class CompileResult:
         found = {
             "pipeline_times": {"nopython": dict(self.timings)},
             "parfor_diagnostics": self.parallel_report,
+            "timers": {  # Numba's: the time in the compiler, and the part spent in LLVM
+                "compiler_lock": sum(self.timings.values()),
+                "llvm_lock": sum(self.timings.get(p, 0.0) for p in _LLVM_PASSES),
+            },
         }
         timings = getattr(self.library, "pass_timings", None)
         if timings is not None:  # config.LLVM_PASS_TIMINGS was on when it was compiled
@@ -249,6 +256,7 @@ def _extract_objmode_blocks(state: CompileState) -> None:
 def generate_ir(state: CompileState) -> None:
     from ember.frontend.interpreter import build_ir
     from ember.ir.liveness import insert_dels
+    from ember.rewrites.unbound_locals import raise_unbound_reads
     from ember.rewrites.variable_webs import split_variable_webs
 
     state.func_ir = build_ir(state.bytecode, state.cfg, self_reference=state.dispatcher)
@@ -258,6 +266,7 @@ def generate_ir(state: CompileState) -> None:
 
         make_inner_stencils(state.func_ir, state.py_func.__globals__)
         inline_inner_functions(state.func_ir, _jitted_function_of)
+    raise_unbound_reads(state.func_ir)  # reading an unassigned local raises, as in CPython
     split_variable_webs(state.func_ir)  # a variable rebound to another type: one name per web
     insert_dels(state.func_ir)
     if config.DUMP_IR:
@@ -445,6 +454,9 @@ PIPELINE: list[tuple[str, Callable[[CompileState], None]]] = [
     ("machine code", compile_machine_code),
 ]
 
+# The passes that generate and optimize LLVM code (Numba's "llvm_lock" timer).
+_LLVM_PASSES = ("nopython lowering", "machine code")
+
 # Passes that run only when their predicate holds.
 OPTIONAL_PASSES: dict[str, Callable[[CompileState], bool]] = {
     "auto-parallelization": lambda state: state.options.parallel is not None,
@@ -537,7 +549,8 @@ def _run_passes(state: CompileState) -> None:
             continue  # not run, not timed: serial functions list the same passes as before
         started = time.perf_counter()
         try:
-            run_pass(state)
+            with _pass_event(state, name):
+                run_pass(state)
         except EmberError as error:
             argtypes = ", ".join(str(t) for t in state.arg_types)
             context = f"Compiling {state.py_func.__qualname__}({argtypes}) failed in {name}:"
@@ -545,6 +558,21 @@ def _run_passes(state: CompileState) -> None:
         state.timings[name] = time.perf_counter() - started
         if config.VERIFY_IR and state.func_ir is not None:
             _verify(state, name)
+
+
+def _pass_event(state: CompileState, name: str) -> Any:
+    """The "numba:run_pass" events of one pass (ember.core.event), when anyone listens."""
+    if "numba:run_pass" not in events._registered:
+        return contextlib.nullcontext()
+    data = {
+        "name": name,
+        "qualname": state.py_func.__qualname__,
+        "module": state.py_func.__module__,
+        "flags": repr(state.options),
+        "args": str(state.arg_types),
+        "return_type": str(state.declared_return),
+    }
+    return events.trigger_event("numba:run_pass", data)
 
 
 def _verify(state: CompileState, after_pass: str) -> None:

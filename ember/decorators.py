@@ -127,15 +127,14 @@ def _make_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
 
 def _nopython_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
     from ember.dispatcher.dispatcher import Dispatcher
-    from ember.lowering.context import TargetOptions
+    from ember.lowering.context import TargetOptions, fastmath_option
 
     error_model = options.get("error_model", "python")
     if error_model not in ("python", "numpy"):
         raise ValueError(f"error_model must be 'python' or 'numpy', not {error_model!r}")
-    fastmath = options.get("fastmath", False)
     target = TargetOptions(
         error_model=error_model,
-        fastmath=frozenset(fastmath) if isinstance(fastmath, (set, frozenset)) else bool(fastmath),
+        fastmath=fastmath_option(options.get("fastmath", False)),
         boundscheck=bool(options.get("boundscheck", False)),
         nogil=bool(options.get("nogil", False)),
         parallel=_parallel_options(options),

@@ -53,6 +53,11 @@ class ArgumentTypeError(TypingError, TypeError):
     Numba raises, and a TypeError, Python's kind for a wrong argument."""
 
 
+class ArgumentValueError(TypingError, ValueError):
+    """An argument value ember cannot compile for (an empty list: no item type); a ValueError
+    too, as Numba raises one."""
+
+
 class ForceLiteralArg(EmberError):
     """Typing needs some arguments of the function being compiled as literal types (Numba's
     `literally`): `indices` are their positions. The caller compiles a specialization for the
@@ -163,6 +168,29 @@ NumbaPedanticWarning = _numba_error("NumbaPedanticWarning", EmberWarning, "Pedan
 NumbaIRAssumptionWarning = _numba_error("NumbaIRAssumptionWarning", EmberWarning, "IR.")
 NumbaDebugInfoWarning = _numba_error("NumbaDebugInfoWarning", EmberWarning, "Debug info.")
 NumbaSystemWarning = _numba_error("NumbaSystemWarning", EmberWarning, "The system.")
+
+
+def deprecated(replacement: Any) -> Any:
+    """`@deprecated` or `@deprecated("new_name")`: calls of the decorated function warn with
+    a DeprecationWarning naming it (and its replacement), as Numba's decorator does."""
+    import functools
+    import warnings
+
+    new_name = replacement if isinstance(replacement, str) else None
+
+    def decorate(func: Any) -> Any:
+        @functools.wraps(func)
+        def warn_then_call(*args: Any, **kwargs: Any) -> Any:
+            message = f'Call to deprecated function "{func.__name__}".'
+            if new_name:
+                message += f'\n Use "{new_name}" instead.'
+            warnings.warn(message, category=DeprecationWarning, stacklevel=2)
+            return func(*args, **kwargs)
+
+        return warn_then_call
+
+    return decorate if new_name else decorate(replacement)
+
 
 # What `from ember.errors import *` gives (ember's top level re-exports it, as Numba's does).
 __all__ = sorted(

@@ -45,6 +45,7 @@ from ember.lowering.registry import (
 )
 from ember.misc.literal import literally
 from ember.typing.overload import (
+    _Intrinsic,  # noqa: F401 - Numba's name for the class of @intrinsic functions
     intrinsic,
     make_attribute_wrapper,
     overload,
@@ -119,7 +120,7 @@ def typeof(value: Any) -> types.Type:
     return _typeof.typeof(value)
 
 
-class _AsNumbaType:
+class AsNumbaTypeRegistry:
     """`as_numba_type(py_class)`: the ember type that annotations naming `py_class` mean:
     Python's scalar classes, `typing.List[T]` / `list[T]` (a typed list), `Dict[K, V]`,
     `Set[T]`, `Tuple[...]`, `Optional[T]` (a Union with None), jitclasses and ember types.
@@ -177,17 +178,17 @@ class _AsNumbaType:
         if origin is typing.Union or origin is pytypes.UnionType:  # Optional[T], T | None
             members = [arg for arg in args if arg is not type(None)]
             if len(args) != 2 or len(members) != 1:
-                raise TypingError(
-                    f"Cannot type {py_class}: only a Union of one type with None "
-                    "(Optional[T]) has an ember type"
+                raise TypingError(  # Numba's words first: programs match them
+                    f"Cannot type Union that is not an Optional: {py_class} (only a Union of "
+                    "one type with None, Optional[T], has an ember type)"
                 )
             return types.Optional(self(members[0]))
         if origin is list and len(args) == 1:
             return types.ListType(self(args[0]))
         if origin is dict and len(args) == 2:
             return types.DictType(self(args[0]), self(args[1]))
-        if origin is set and len(args) == 1:
-            return types.Set(self(args[0]))
+        if origin is set and len(args) == 1:  # a typed set, as list[T] is a typed list
+            return types.SetType(self(args[0]))
         if origin is tuple and args and args[-1] is not Ellipsis:
             return types.make_tuple([self(arg) for arg in args])
         return None
@@ -195,11 +196,13 @@ class _AsNumbaType:
     def __call__(self, py_class: Any) -> types.Type:
         found = self.try_infer(py_class)
         if found is None:
-            raise TypingError(f"Cannot infer the ember type of the Python type {py_class!r}")
+            raise TypingError(  # Numba's words: programs match them
+                f"Cannot infer Numba type of Python type {py_class!r}: ember has no type for it"
+            )
         return found
 
 
-as_numba_type = _AsNumbaType()
+as_numba_type = AsNumbaTypeRegistry()
 
 
 def get_cython_function_address(module_name: str, function_name: str) -> int:
@@ -282,6 +285,7 @@ __all__ = [
     "Signature",
     "TypeofContext",
     "as_numba_type",
+    "AsNumbaTypeRegistry",
     "box",
     "cgutils",
     "impl_ret_borrowed",

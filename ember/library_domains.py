@@ -20,6 +20,7 @@ CORE_MODULES = (
     "ember.library.numpy.boxing",
     "ember.library.builtins.numeric",
     "ember.library.interop.ctypes_functions",  # typeof of ctypes functions (arguments too)
+    "ember.library.interop.cffi_functions",  # typeof of cffi functions and FFI objects
     "ember.library.objects.function_tuples",
     "ember.library.objects.literals",
     "ember.library.builtins.hashing",

@@ -279,7 +279,7 @@ def _containers_through_objmode(n):
     table[1] = 2.0
     with objmode(total="int64", out=_FLOAT_LIST, grown=_INT_SET, made=_INT_LIST):
         shared.append(100)  # a typed List is shared with the block
-        copied.append(7)  # a list is copied into it: compiled code keeps its own
+        copied.append(7)  # a list crosses as a copy, written back after the block
         table[5] = 1.0
         total = sum(shared) + sum(copied) + len(members) + len(table)
         out = [float(v) for v in copied]
@@ -290,9 +290,9 @@ def _containers_through_objmode(n):
 
 def test_containers_cross_an_objmode_block():
     shared, copied, total, out, grown, made, table = _containers_through_objmode(3)
-    # worked by hand: shared [0, 1, 2] + [100]; the block's copy of `copied` gained the 7
+    # worked by hand: shared [0, 1, 2] + [100]; `copied` gained the 7, as in Python
     assert list(shared) == [0, 1, 2, 100]
-    assert copied == [0, 2, 4]
+    assert copied == [0, 2, 4, 7]
     assert total == (0 + 1 + 2 + 100) + (0 + 2 + 4 + 7) + 3 + 2
     assert out == [0.0, 2.0, 4.0, 7.0] and all(type(v) is float for v in out)
     assert grown == {1, 2, 3, 99}

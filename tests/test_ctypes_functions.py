@@ -6,8 +6,9 @@ import math
 
 import numpy as np
 import pytest
+from ember.core.typing import ctypes_utils
 
-from ember import njit
+from ember import njit, types
 from ember.errors import TypingError
 from ember.extending import get_cython_function_address
 
@@ -59,7 +60,7 @@ def test_ctypes_function_without_argtypes_is_refused():
     def call(x):
         return untyped(x)
 
-    with pytest.raises(TypingError, match="argtypes"):
+    with pytest.raises(TypeError, match="doesn't define its argument types"):
         call(1.0)
 
 
@@ -100,3 +101,59 @@ def test_array_addresses_pass_where_c_takes_a_pointer():
     expected = [math.frexp(x) for x in xs]
     np.testing.assert_array_equal(mantissas(xs, exponents), [m for m, _ in expected])
     np.testing.assert_array_equal(exponents, [e for _, e in expected])
+
+
+c_modf = libm.modf
+c_modf.restype = ctypes.c_double
+c_modf.argtypes = [ctypes.c_double, ctypes.POINTER(ctypes.c_double)]
+
+
+@njit
+def split_parts(x, whole):
+    return c_modf(x, whole.ctypes)
+
+
+def test_array_ctypes_passes_only_as_a_pointer_to_its_dtype():
+    whole = np.zeros(1)
+    for x in (2.75, -1.5, 0.0):
+        assert split_parts(x, whole) == math.modf(x)[0] and whole[0] == math.modf(x)[1]
+    with pytest.raises(TypingError):  # float32 memory read as double would be wrong numbers
+        split_parts(2.75, np.zeros(1, np.float32))
+
+
+def test_a_returned_void_pointer_is_its_address():
+    @njit
+    def fill(a, byte):
+        return c_memset(a.ctypes.data, byte, a.nbytes)
+
+    a = np.zeros(4, np.uint8)
+    assert fill(a, 3) == a.ctypes.data
+    np.testing.assert_array_equal(a, [3] * 4)
+
+
+@pytest.mark.parametrize(
+    "ctype, ember_type",
+    [
+        (ctypes.c_double, types.float64),
+        (ctypes.c_int, types.intc),
+        (ctypes.c_uint16, types.uint16),
+        (ctypes.c_size_t, types.size_t),
+        (ctypes.c_void_p, types.voidptr),
+        (ctypes.POINTER(ctypes.c_float), types.CPointer(types.float32)),
+        (
+            ctypes.POINTER(ctypes.POINTER(ctypes.c_float)),
+            types.CPointer(types.CPointer(types.float32)),
+        ),
+        (None, types.void),
+    ],
+)
+def test_ctypes_types_convert_both_ways(ctype, ember_type):
+    assert ctypes_utils.from_ctypes(ctype) == ember_type
+    assert ctypes_utils.to_ctypes(ember_type) == ctype
+
+
+def test_types_without_a_counterpart_are_refused():
+    with pytest.raises(TypeError, match="Unsupported ctypes type"):
+        ctypes_utils.from_ctypes(ctypes.c_wchar_p)
+    with pytest.raises(TypeError, match="Cannot convert Numba type"):
+        ctypes_utils.to_ctypes(types.unicode_type)

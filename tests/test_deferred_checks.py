@@ -90,12 +90,23 @@ def test_same_value_or_exception_as_python(items, kernel):
         assert got[1] == expected[1]
 
 
-@pytest.mark.parametrize("kernel", [to_uint8, rounded_total, scaled_sqrt, numpy_scalars_sum])
+@pytest.mark.parametrize("kernel", [to_uint8, rounded_total, scaled_sqrt])
 def test_loops_vectorize(kernel):
     compiled = COMPILED[kernel]
     compiled(np.linspace(0.0, 1.0, 5))
     code = "\n".join(compiled.inspect_llvm().values())
     assert "x double>" in code
+
+
+def test_a_sum_of_exps_defers_its_checks_and_stays_scalar():
+    """Its checks wait (the loop runs unchecked, a checked copy replays a failure), but its sum
+    of `np.exp`, which x86 computes lane by lane, is kept scalar: vectorized, it ran 1.09x
+    Numba's time, scalar 1.01x (ember/codegen/ordered_reductions)."""
+    compiled = COMPILED[numpy_scalars_sum]
+    compiled(np.linspace(0.0, 1.0, 5))
+    code = "\n".join(compiled.inspect_llvm().values())
+    assert ".checked:" in code and ".unflagged:" in code
+    assert "x double>" not in code
 
 
 def test_first_failing_element_decides():

@@ -77,7 +77,7 @@ def test_annotated_fields_behave_as_python(limit):
         (list[int], types.ListType(types.int64)),
         (typing.Dict[str, int], types.DictType(types.unicode_type, types.int64)),
         (dict[int, list[float]], types.DictType(types.int64, types.ListType(types.float64))),
-        (typing.Set[int], types.Set(types.int64)),
+        (typing.Set[int], types.SetType(types.int64)),
         (typing.Optional[float], types.Optional(types.float64)),
         (int | None, types.Optional(types.int64)),
         (tuple[int, float], types.Tuple((types.int64, types.float64))),
@@ -89,7 +89,7 @@ def test_as_numba_type_of_generic_annotations(annotation, expected):
 
 
 def test_unknown_annotations_say_so():
-    with pytest.raises(TypingError, match="Cannot infer the ember type"):
+    with pytest.raises(TypingError, match="Cannot infer Numba type of Python type"):
         as_numba_type(tuple[int, ...])
     with pytest.raises(TypingError, match="only a Union of one type with None"):
         as_numba_type(typing.Union[int, str])

@@ -23,6 +23,7 @@ MODULES = (
     "kernels_numpy",
     "kernels_sim",
     "kernels_wild",
+    "kernels_wild2",
 )
 
 

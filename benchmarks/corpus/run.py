@@ -1,6 +1,6 @@
 """Times every corpus kernel under ember and Numba in one process and prints the ratios.
 
-python benchmarks/corpus/run.py [--quick] [--filter NAME]
+python benchmarks/corpus/run.py [--quick] [--filter NAME[,NAME...]]
 
 Each kernel is first checked: ember's result on the small input must equal the pure-Python one,
 and ember's and Numba's results on the timed input must agree (np.allclose). Then the two are
@@ -213,14 +213,19 @@ def load_all() -> dict[str, dict[str, Case]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer, shorter timing turns")
-    parser.add_argument("--filter", default="", help="only kernels whose name or topic has this")
+    parser.add_argument(
+        "--filter",
+        default="",
+        help="only kernels whose name or topic has this (several: separated by commas)",
+    )
     args = parser.parse_args()
     steady_allocator()
     cases = load_all()
+    wanted = args.filter.split(",")
     names = [
         name
         for name, case in cases["ember"].items()
-        if args.filter in name or args.filter in case.topic
+        if any(part in name or part in case.topic for part in wanted)
     ]
     outcomes = []
     for name in names:

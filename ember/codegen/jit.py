@@ -19,8 +19,9 @@ from ember.lowering import stack_check
 # A float sum (`s += x[i] ** 3`) may vectorize its body and still add in order (an ordered
 # reduction: the same result as Python's loop); LLVM allows that on x86 only when asked
 # (-force-ordered-reductions), and its cost model still decides (sixth_power_sum: 4.3x -> 1.0x
-# Numba), but a sum of gathered items runs faster scalar: such a module is optimized again
-# without it (ember/codegen/ordered_reductions). Not with EMBER_DEBUGINFO: such loops lose the
+# Numba), but a sum of gathered items or of math calls made lane by lane runs faster scalar:
+# such a module is optimized again with those loops not vectorized
+# (ember/codegen/ordered_reductions). Not with EMBER_DEBUGINFO: such loops lose the
 # line tables gdb and perf read.
 _PIPELINE_OPTIONS = ("-unroll-runtime-multi-exit", "-force-ordered-reductions")
 

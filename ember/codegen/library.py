@@ -12,7 +12,7 @@ from llvmlite import ir as llvm
 
 from ember import config
 from ember.codegen.jit import engine
-from ember.codegen.ordered_reductions import sums_gathered_items
+from ember.codegen.ordered_reductions import losing_loops, sums_gathered_items, tag_loops
 from ember.codegen.pass_timings import PassTimings
 from ember.codegen.recursion_unrolling import unroll_self_recursion
 from ember.errors import CompilerError
@@ -81,9 +81,8 @@ class CodeLibrary:
             _SECOND_ROUND in library.module.namedmetadata for library in self.linked_libraries()
         )
         self._run_pipelines(module, ordered_reductions=True)
-        if sums_gathered_items(module):  # again from the start, every float sum kept scalar
-            module = self._parsed_and_linked()
-            self._run_pipelines(module, ordered_reductions=False)
+        if sums_gathered_items(module):  # a float sum vectorized at a loss
+            module = self._optimized_losing_sums_scalar()
         module = unroll_self_recursion(jit, module)
         self._linkable = module.clone()
         self._for_callers = None  # callers link the optimized module from now on
@@ -93,6 +92,23 @@ class CodeLibrary:
             print(banner(f"OPTIMIZED DUMP {self.name}"), self.optimized_ir, "=" * 80, sep="\n")
         if config.DUMP_ASSEMBLY:
             print(banner(f"ASSEMBLY {self.name}"), self.assembly, "=" * 80, sep="\n")
+
+    def _optimized_losing_sums_scalar(self):
+        """The module optimized again from the start, the loops whose float sums vectorized at
+        a loss not vectorized, the others as before (ember/codegen/ordered_reductions); every
+        float sum scalar when those loops cannot be told apart."""
+        jit = engine()
+        tagged = tag_loops(str(self._parsed_and_linked()))
+        module = jit.parse(tagged.text)
+        self._run_pipelines(module, ordered_reductions=True)
+        losers = losing_loops(module)
+        if losers:
+            module = jit.parse(tagged.without_vectorization(losers))
+            self._run_pipelines(module, ordered_reductions=True)
+        if losers is None or sums_gathered_items(module):
+            module = self._parsed_and_linked()
+            self._run_pipelines(module, ordered_reductions=False)
+        return module
 
     def _run_pipelines(self, module, ordered_reductions: bool) -> None:
         optimize = engine().optimize

@@ -1,7 +1,9 @@
 """Numba's `numba.core` paths for code written against them: `ember.core.types`, `.errors`,
-`.config`, `.extending`, `.cgutils`, `.imputils`, `.typing(.templates)`, `.datamodel(.models)`,
-`.ir`, `.ir_utils`, `.rewrites`, `.dispatcher`, `.registry` (`CPUDispatcher`) and `.withcontexts`
-(`objmode_context`) are the ember modules themselves (one home each: names, not copies)."""
+`.config`, `.extending`, `.cgutils`, `.imputils`, `.ir`, `.ir_utils`, `.rewrites`, `.dispatcher`,
+`.registry` (`CPUDispatcher`, `cpu_target`), `.withcontexts` (`objmode_context`), `.event`,
+`.typing` (a package: `.templates`, `.context`, `.typeof`, `.cffi_utils`, `.ctypes_utils`),
+`.datamodel` (a package: `.models`, `.manager`) and `.utils` are the ember modules themselves or
+name them (one home each: names, not copies)."""
 
 import sys
 
@@ -9,13 +11,13 @@ from ember import config, errors, extending, types
 from ember.dispatcher import dispatcher
 from ember.ir import numba_ir as ir
 from ember.ir import numba_utils as ir_utils
-from ember.lowering import cgutils, models
+from ember.lowering import cgutils
+from ember.misc import events as event
 from ember.misc import objmode as withcontexts
 from ember.rewrites import registry as rewrites
 from ember.typing import conversions as typeconv
-from ember.typing import templates
 
-from . import registry, sigutils  # Numba's CPUDispatcher; signature spellings
+from . import datamodel, registry, sigutils, typing, utils  # Numba's CPUDispatcher, paths and names
 
 _ALIASES = {
     "types": types,
@@ -24,11 +26,8 @@ _ALIASES = {
     "extending": extending,
     "cgutils": cgutils,
     "withcontexts": withcontexts,
+    "event": event,
     "imputils": extending,
-    "typing": templates,
-    "typing.templates": templates,
-    "datamodel": models,
-    "datamodel.models": models,
     "ir": ir,
     "ir_utils": ir_utils,
     "rewrites": rewrites,
@@ -39,8 +38,6 @@ for _name, _module in _ALIASES.items():
     sys.modules[f"{__name__}.{_name}"] = _module
 
 imputils = extending
-typing = templates
-datamodel = models
 
 __all__ = [
     "registry",
@@ -56,5 +53,6 @@ __all__ = [
     "sigutils",
     "types",
     "typing",
+    "utils",
     "withcontexts",
 ]

@@ -1,22 +1,22 @@
-"""Numba's `numba.core.registry` path for the names programs test against: `CPUDispatcher`, the
-class of every `@jit` function (ember's Dispatcher), and `cpu_target`, the host's typing and
-target contexts."""
+"""Numba's `numba.core.registry` path for the names programs take from it: `CPUDispatcher`, the
+class of every `@jit` function (ember's Dispatcher), and `cpu_target`, whose `typing_context`
+and `target_context` are ember's typing and lowering contexts."""
 
-from functools import cached_property
+import functools
 
 from ember.dispatcher.dispatcher import Dispatcher as CPUDispatcher
 
 
 class _CPUTarget:
-    """Numba's `cpu_target`: `.typing_context` and `.target_context`, made when first asked."""
+    """The CPU target's contexts, made on first use."""
 
-    @cached_property
+    @functools.cached_property
     def typing_context(self):
         from ember.typing.context import TypingContext
 
         return TypingContext()
 
-    @cached_property
+    @functools.cached_property
     def target_context(self):
         from ember.lowering.context import CPUContext
 

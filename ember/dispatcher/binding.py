@@ -21,6 +21,18 @@ class Omitted:
     def __init__(self, default: Any) -> None:
         self.default = default
 
+    @property
+    def value(self) -> Any:
+        """Numba's name (its `OmittedArg.value`)."""
+        return self.default
+
+    @property
+    def _ember_type_(self) -> Any:
+        """`typeof(Omitted(d))`: Numba's `types.Omitted(d)`."""
+        from ember import types
+
+        return types.Omitted(self.default)
+
 
 class ArgumentBinder:
     """Binds (args, kwargs) to a function's parameters in declaration order."""

@@ -7,8 +7,10 @@ import functools
 import inspect
 import sys
 import threading
+import uuid
+import weakref
 from collections.abc import Callable
-from types import FunctionType
+from types import FunctionType, MethodType
 from typing import Any
 
 from ember import config, types
@@ -25,9 +27,12 @@ from ember.errors import (
 )
 from ember.frontend.interpreter import UndefinedName
 from ember.lowering.context import TargetOptions
+from ember.misc import events
 from ember.typing.functions import RecursionPending
 from ember.typing.signature import Signature
 from ember.typing.templates import choose_best
+
+OmittedArg = Omitted  # Numba's name (numba.core.dispatcher.OmittedArg)
 
 # Numba's limit on the length of a tuple argument (its error says "smaller than", it allows 1000)
 _MAX_TUPLE_LENGTH = 1000
@@ -111,7 +116,8 @@ class Dispatcher:
         from ember.dispatcher.serialize import function_state
 
         state = function_state(self.py_func, self)
-        return (_rebuild_dispatcher, (state, self.options, self._explicit_signatures()))
+        identity = _pickle_identity(self)
+        return (_rebuild_dispatcher, (state, self.options, self._explicit_signatures(), identity))
 
     def _explicit_signatures(self) -> list | None:
         if not self._explicit:
@@ -347,9 +353,11 @@ class Dispatcher:
         return f"CPUDispatcher({self.py_func})"
 
     def __get__(self, instance: Any, owner: Any = None) -> Any:
+        """A bound method, as for a Python function: attributes the method lacks
+        (`overloads`, `py_func`, `inspect_types`...) read the dispatcher's."""
         if instance is None:
             return self
-        return functools.partial(self, instance)
+        return MethodType(self, instance)
 
     # ------------------------------------------------------------------ compilation
 
@@ -399,19 +407,21 @@ class Dispatcher:
             state.symbol = cached_symbol or _symbol_name(self.py_func, arg_types)
             self._in_progress[arg_types] = _InProgress(state, state.symbol)
             in_progress = self._in_progress[arg_types]
-            try:
-                result = run_pipeline(state)
-                in_progress.finish(result)
-            except EmberError as error:
-                # A callee still being typed, or a global not defined yet: may work later.
-                if not isinstance(error, (RecursionPending, UndefinedName)):
-                    self._failed[arg_types] = error.detached()
-                raise
-            finally:
-                del self._in_progress[arg_types]
-            if cache is not None:
-                cache.save(arg_types, declared_return, result)
-            return self._add_overload(arg_types, result)
+            event_data = {"dispatcher": self, "args": arg_types, "return_type": declared_return}
+            with events.trigger_event("numba:compile", event_data):
+                try:
+                    result = run_pipeline(state)
+                    in_progress.finish(result)
+                except EmberError as error:
+                    # A callee still being typed, or a global not defined yet: may work later.
+                    if not isinstance(error, (RecursionPending, UndefinedName)):
+                        self._failed[arg_types] = error.detached()
+                    raise
+                finally:
+                    del self._in_progress[arg_types]
+                if cache is not None:
+                    cache.save(arg_types, declared_return, result)
+                return self._add_overload(arg_types, result)
 
     def recompile(self) -> None:
         """Compile every specialization again, e.g. after a global it reads changed (Numba's
@@ -725,13 +735,35 @@ def _disk_cache_of(dispatcher: Dispatcher) -> Any:
     return FunctionCache(dispatcher)
 
 
-def _rebuild_dispatcher(state: tuple, options: TargetOptions, signatures) -> Dispatcher:
+# Each pickled dispatcher's identity -> the live dispatcher it stands for: unpickling the same
+# pickle again (or in the process that made it) gives that dispatcher and its compiled code
+# back, as Numba does, instead of a new one that compiles again.
+_by_pickle_identity: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def _pickle_identity(dispatcher: Dispatcher) -> str:
+    identity = getattr(dispatcher, "_pickle_identity", None)
+    if identity is None:
+        identity = dispatcher._pickle_identity = uuid.uuid4().hex
+        _by_pickle_identity[identity] = dispatcher
+    return identity
+
+
+def _rebuild_dispatcher(
+    state: tuple, options: TargetOptions, signatures, identity: str | None = None
+) -> Dispatcher:
     from ember.dispatcher.serialize import rebuild_function
 
+    existing = _by_pickle_identity.get(identity) if identity is not None else None
+    if existing is not None:
+        return existing
     py_func, self_names = rebuild_function(state)
     dispatcher = Dispatcher(py_func, options, signatures)
     for name in self_names:
         py_func.__globals__[name] = dispatcher
+    if identity is not None:
+        dispatcher._pickle_identity = identity
+        _by_pickle_identity[identity] = dispatcher
     return dispatcher
 
 

@@ -388,6 +388,8 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
         return make_boxing_invoker(sig, address)
     flat_ctypes = [c for arg in sig.args for c in _argument_ctypes(arg)]
     memory_type = _memory_ctype(sig.return_type)
+    if isinstance(sig.return_type, types.Record):  # the pointer, then room for a copy
+        memory_type = ctypes.c_char * (8 + max(sig.return_type.size, 1))
     function_type = ctypes.CFUNCTYPE if release_gil else ctypes.PYFUNCTYPE
     prototype = function_type(
         ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, *flat_ctypes
@@ -423,6 +425,9 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
             memo = {(_ARGUMENT, meminfo): container for container, _, meminfo in native_lists}
             views = [view for view, kept, _ in native_lists if kept is _KEPT_FOR_THE_CALL]
             return _box(return_type, result, (*values, *views) if views else values, memo)
+        if isinstance(return_type, types.Record):
+            pointer = ctypes.c_void_p.from_buffer(result).value
+            return arrayboxing.box_record(return_type, pointer, values, ctypes.addressof(result))
         return _box(return_type, result.value, values)
 
     return invoke

@@ -12,7 +12,7 @@ from typing import Any
 
 from ember import types
 from ember.dispatcher.reflection import holds_lists
-from ember.errors import ArgumentTypeError, NumbaTypeError, TypingError
+from ember.errors import ArgumentTypeError, ArgumentValueError, NumbaTypeError, TypingError
 from ember.types.datetimes import datetime_type_of_dtype
 from ember.typing.conversions import unify_pair
 
@@ -175,8 +175,10 @@ def _typeof_list(items: list) -> types.Type:
     written back, as Numba does). Numbers take their common type; other items the type of the
     first one, which every item must have (checked item by item as the list is unboxed)."""
     if not items:
-        # a ValueError too: Numba raises one ("cannot compute fingerprint of empty list")
-        raise UntypableItemError("an empty list has no item type: pass a NumPy array instead")
+        raise ArgumentValueError(  # Numba's words first
+            "cannot compute fingerprint of empty list: an empty list has no item type; pass a "
+            "NumPy array or a typed List instead"
+        )
     classes = set(map(type, items))  # at C speed
     if classes <= _NUMBER_CLASSES or all(map(_is_number_class, classes)):
         return _list_type(_common_number_type(items, classes))
@@ -209,7 +211,7 @@ def _typeof_list(items: list) -> types.Type:
 
 
 class UntypableItemError(TypingError, ValueError):
-    """A list passed from Python whose items have no type in compiled code (or no items)."""
+    """A list passed from Python whose items have no type in compiled code."""
 
 
 @functools.cache

@@ -191,7 +191,16 @@ class ContainerOpcodes:
         listed = self.stack.pop()
         segments = self.spread_lists.pop(listed.name, None)
         if segments is None:
-            raise UnsupportedError("tuple(list) of a list display", inst.loc)
+            built = self._display_assignment(listed)
+            if built is None:  # appended to in other blocks: `f(a1, ..., b if c else d, ...)`
+                raise UnsupportedError(
+                    "a call of more than 30 arguments with an if-expression among them is not "
+                    "supported in nopython mode; compute that argument first",
+                    inst.loc,
+                )
+            self.block.body.remove(built)  # `f(a1, ..., a40)`: CPython lists the arguments
+            self._push_expr(ir.BuildTuple(built.value.items, inst.loc))
+            return
         parts = []
         for kind, value in segments:
             if kind == "spread":
@@ -241,6 +250,7 @@ class ContainerOpcodes:
         del self.stack[len(self.stack) - 2 * inst.arg :]
         display = self._call_global("dict_display", displays.dict_display, items)
         self._fill_dict(display, list(zip(items[::2], items[1::2])))
+        self.map_displays[display.name] = list(zip(items[::2], items[1::2]))
 
     def op_BUILD_CONST_KEY_MAP(self, inst: Instruction) -> None:
         names = self.stack.pop()
@@ -253,10 +263,17 @@ class ContainerOpcodes:
         items = [member for pair in zip(keys, values) for member in pair]
         display = self._call_global("dict_display", displays.dict_display, items)
         self._fill_dict(display, list(zip(keys, values)))
+        self.map_displays[display.name] = list(zip(keys, values))
 
     def op_DICT_UPDATE(self, inst: Instruction) -> None:
         """`{**a, ...}`: the display under construction (`arg` deep) is updated from `a`."""
         source = self.stack.pop()
+        target = self.stack[-inst.arg]
+        if source.name in self.map_displays and target.name in self.map_displays:
+            # a long display: CPython builds runs of up to 16 constant keys and merges them
+            self._extend_map_display(target, self.drop_map_display(source))
+            return
+        self.map_displays.pop(target.name, None)  # no longer a display of known pairs
         method = self._temp("update")
         self._assign(method, ir.GetAttr(self.stack[-inst.arg], "update", inst.loc))
         self._assign(self._temp(), ir.Call(method, [source], [], inst.loc))
@@ -265,7 +282,35 @@ class ContainerOpcodes:
         """A dict comprehension's `d[key] = value`; the dict sits `arg` deep in the stack."""
         value = self.stack.pop()
         key = self.stack.pop()
-        self._fill_dict(self.stack[-inst.arg], [(key, value)], fills_display=False)
+        target = self.stack[-inst.arg]
+        pairs = self.map_displays.get(target.name)
+        if pairs is None:
+            self._fill_dict(target, [(key, value)], fills_display=False)
+            return
+        # a display of more than 16 items: CPython adds them one by one to `{}`; rebuilt as
+        # one display so it types as the short display of the same items would
+        self._extend_map_display(target, [(key, value)])
+
+    def _extend_map_display(self, display: ir.Var, pairs: list) -> None:
+        """Rebuild the dict display `display` of this block with more (key, value) pairs."""
+        pairs = self.drop_map_display(display) + pairs
+        func = self._temp()
+        self._assign(func, ir.Global("dict_display", displays.dict_display, self.inst.loc))
+        items = [member for pair in pairs for member in pair]
+        self._assign(display, ir.Call(func, items, [], self.inst.loc))
+        self._fill_dict(display, pairs)
+        self.map_displays[display.name] = pairs
+
+    def drop_map_display(self, display: ir.Var) -> list:
+        """Remove the statements of this block that build the dict display `display`; its
+        (key, value) pairs."""
+        for stmt in list(self.block.body):
+            if isinstance(stmt, ir.SetItem) and stmt.target.name == display.name:
+                self.block.body.remove(stmt)
+            elif isinstance(stmt, ir.Assign) and stmt.target.name == display.name:
+                self.block.body.remove(stmt)
+                self._drop_definition(stmt.value.func)
+        return self.map_displays.pop(display.name)
 
     def op_BUILD_SET(self, inst: Instruction) -> None:
         items = self.stack[len(self.stack) - inst.arg :] if inst.arg else []

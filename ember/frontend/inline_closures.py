@@ -102,11 +102,27 @@ class _Inliner:
         seen.add(name)
         found = []
         for value in self.definitions.get(name, ()):
+            item = self._static_item(value)
             if isinstance(value, ir.Var):
                 found += self._reaching_values(value.name, seen)
+            elif item is not None:  # `t[0]` of a tuple display: what the display holds there
+                found += self._reaching_values(item.name, seen)
             else:
                 found.append(value)
         return found
+
+    def _static_items_of(self, name: str) -> list:
+        """The items of variable `name` when it is a tuple display (or sum of them), else []
+        (a tuple that carried inner functions to a spread call goes with them)."""
+        return self._static_items(ir.Var(name, None)) or []
+
+    def _static_item(self, value: Any) -> ir.Var | None:
+        if not (isinstance(value, ir.StaticGetItem) and type(value.index) is int):
+            return None
+        items = self._static_items(value.value)
+        if items is None or not -len(items) <= value.index < len(items):
+            return None
+        return items[value.index]
 
     def _functions_held(self, var: ir.Var) -> list[ir.MakeFunction]:
         """The distinct inner functions `var` may hold when it holds nothing else, else []."""
@@ -159,21 +175,56 @@ class _Inliner:
                 call = stmt.value
                 held = self._functions_held(call.func)
                 if held and call.vararg is not None:
-                    raise UnsupportedError(
-                        "calling an inner function with *args unpacking is not supported in "
-                        "nopython mode; pass the items one by one",
-                        stmt.loc,
-                    )
+                    index += self._spread_static_tuple(block, index, call, stmt.loc)
                 if len(held) == 1:
                     return _CallSite(block, index, held[0].code, held[0])
                 if held:
                     return _CallSite(block, index, None, None, candidates=held)
-                operands = [*call.args, *(value for _, value in call.kws)]
+                spread = [] if call.vararg is None else self._static_items(call.vararg) or []
+                operands = [*call.args, *spread, *(value for _, value in call.kws)]
                 if any(self._functions_held(var) for var in operands):
+                    if spread:
+                        index += self._spread_static_tuple(block, index, call, stmt.loc)
                     py_func = self._jitted_callee(call)
                     if py_func is not None:
                         return _CallSite(block, index, py_func.__code__, None, py_func)
         return None
+
+    def _static_items(self, var: ir.Var, seen: frozenset = frozenset()) -> list | None:
+        """The item variables of `var` when it always holds one tuple display, or a sum of
+        them (`(f,) + args`, how `g(f, *args)` is built), else None."""
+        values = self._reaching_values(var.name)
+        if len(values) != 1 or var.name in seen:
+            return None
+        value = values[0]
+        if isinstance(value, ir.BuildTuple):
+            return list(value.items)
+        if isinstance(value, ir.BinOp) and value.fn is operator.add:
+            left = self._static_items(value.lhs, seen | {var.name})
+            right = self._static_items(value.rhs, seen | {var.name})
+            return None if left is None or right is None else left + right
+        return None
+
+    def _spread_static_tuple(self, block: ir.Block, index: int, call: ir.Call, loc) -> int:
+        """`f(a, *t)` where `t` has a length known here (`t = (x, y)`, as an inlined
+        `def g(f, *args): f(*args)` binds it) becomes `f(a, t[0], t[1])`: the items are read
+        from `t` just before the call. Returns how many statements were inserted."""
+        items = self._static_items(call.vararg)
+        if items is None:
+            raise UnsupportedError(
+                "calling an inner function with *args unpacking is supported only for a tuple "
+                "written out in the function (or the *args of a jitted function it is passed "
+                "to); pass the items one by one",
+                loc,
+            )
+        reads = []
+        for position in range(len(items)):
+            item = ir.Var(f"$spread{self.count}.{index}.{position}", loc)
+            reads.append(ir.Assign(item, ir.StaticGetItem(call.vararg, position, None, loc), loc))
+            call.args.append(item)
+        call.vararg = None
+        block.body[index:index] = reads
+        return len(reads)
 
     # ------------------------------------------------------------------ inlining one call
 
@@ -375,6 +426,7 @@ class _Inliner:
             name
             for name in self.definitions
             if any(isinstance(v, ir.MakeFunction) for v in self._reaching_values(name))
+            or any(self._functions_held(item) for item in self._static_items_of(name))
         }
         for _, stmt in self.func_ir.statements():
             if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.MakeFunction):
@@ -382,11 +434,21 @@ class _Inliner:
         self._remove_unread(function_valued)
         for _, stmt in self.func_ir.statements():
             is_copy = isinstance(stmt, ir.Assign) and stmt.target.name in function_valued
-            if is_copy or id(stmt) in self.choice_tests:
+            if is_copy or id(stmt) in self.choice_tests or self._reads_other_item(stmt):
                 continue
             used = [var for var in stmt.sources() if var.name in function_valued]
             if used:
                 raise UnsupportedError(_escape_message(used[0], stmt, self), stmt.loc)
+
+    def _reads_other_item(self, stmt: ir.Stmt) -> bool:
+        """`x = t[k]` where item k of the tuple display `t` is no inner function (another
+        item is: the functions of `t` became numbers, so `t` is an ordinary tuple)."""
+        if not isinstance(stmt, ir.Assign):
+            return False
+        item = self._static_item(stmt.value)
+        return item is not None and not any(
+            isinstance(value, ir.MakeFunction) for value in self._reaching_values(item.name)
+        )
 
     def _remove_unread(self, names: set[str]) -> None:
         """Drop assignments to `names` that nothing reads, until none is left."""

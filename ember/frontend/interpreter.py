@@ -171,6 +171,7 @@ class _IRBuilder(ContainerOpcodes):
             self._enter_handler()
         self.edges: dict[int, list] = {}
         self.spread_lists: dict[str, list] = {}
+        self.map_displays: dict[str, list] = {}  # dict displays of this block: their pairs
         for inst in instructions:
             self.inst = inst
             self._dispatch(inst)
@@ -432,17 +433,47 @@ class _IRBuilder(ContainerOpcodes):
     def op_CALL_FUNCTION_EX(self, inst: Instruction) -> None:
         """`f(*t)` and `f(a, *t, b)` (the arguments arrive as one tuple): a call whose
         arguments are that tuple's items, counted once it is typed."""
-        if inst.arg & 0x01:
-            raise UnsupportedError(
-                "a call with **kwargs unpacking is not supported in nopython mode; "
-                "pass the keyword arguments by name",
-                inst.loc,
-            )
+        keywords = self._display_keywords(self.stack.pop()) if inst.arg & 0x01 else []
         arguments = self.stack.pop()
         func = self.stack.pop()
         if self.stack and self.stack[-1] is _NULL:
             self.stack.pop()
-        self._push_expr(ir.Call(func, [], [], inst.loc, vararg=arguments))
+        positional = self._listed_arguments(arguments)
+        if positional is None:
+            self._push_expr(ir.Call(func, [], keywords, inst.loc, vararg=arguments))
+        else:
+            self._push_expr(ir.Call(func, positional, keywords, inst.loc))
+
+    def _display_keywords(self, mapping: ir.Var) -> list[tuple[str, ir.Var]]:
+        """`f(a, k1=x, ..., k20=y)`: CPython passes many keywords as a dict display of constant
+        names; they become the call's keywords. A `**d` of any other dict is refused."""
+        pairs = self.map_displays.get(mapping.name)
+        if pairs is None or not all(isinstance(self.constants.get(k.name), str) for k, _ in pairs):
+            raise UnsupportedError(
+                "a call with **kwargs unpacking is not supported in nopython mode; "
+                "pass the keyword arguments by name",
+                self.inst.loc,
+            )
+        self.drop_map_display(mapping)
+        return [(self.constants[key.name], value) for key, value in pairs]
+
+    def _listed_arguments(self, arguments: ir.Var) -> list | None:
+        """The positional arguments of a call that passes them as a tuple built (or loaded as
+        a constant) in this block; None for a tuple known only once typed (`f(*t)`)."""
+        constants = self.constants.get(arguments.name)
+        if isinstance(constants, tuple):
+            values = [self._const(value) for value in constants]
+            del self.stack[len(self.stack) - len(values) :]
+            return values
+        for stmt in self.block.body:
+            if (
+                isinstance(stmt, ir.Assign)
+                and stmt.target.name == arguments.name
+                and isinstance(stmt.value, ir.BuildTuple)
+            ):
+                self.block.body.remove(stmt)
+                return list(stmt.value.items)
+        return None
 
     def op_MAKE_FUNCTION(self, inst: Instruction) -> None:
         """`def`/`lambda` inside the function: a MakeFunction that inline_closures.py inlines

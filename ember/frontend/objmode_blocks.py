@@ -32,7 +32,7 @@ from types import FunctionType
 from typing import Any
 
 from ember import types
-from ember.errors import UnsupportedError
+from ember.errors import CompilerError, UnsupportedError
 from ember.frontend.objmode_outputs import check_block_outputs
 from ember.frontend.source_rewrite import (
     call_statement,
@@ -44,11 +44,15 @@ from ember.frontend.source_rewrite import (
     rebuild_function,
 )
 from ember.ir.nodes import Loc
-from ember.misc.objmode import _ObjModeContext
+from ember.misc.objmode import _ObjModeContext, _TransparentContext
 from ember.parallel.api import parallel_chunksize, set_parallel_chunksize
 
 _BLOCK_PREFIX = "__ember_objmode_block_"
 _CHUNKSIZE_SETTER = "__ember_set_parallel_chunksize"
+
+
+class ObjModeOutputError(UnsupportedError, CompilerError):
+    """An objmode output annotated with something that is not a type."""
 
 
 @dataclass(eq=False)
@@ -86,6 +90,7 @@ class _Extractor:
         # (with statement, its body, declared outputs, the statement replacing it)
         self.blocks: list[tuple[ast.With, list[ast.stmt], dict[str, types.Type], ast.stmt]] = []
         self.chunksize_blocks: list[ast.With] = []
+        self.transparent_blocks = 0
         cells = zip(py_func.__code__.co_freevars, py_func.__closure__ or ())
         closure_values = {}
         for name, cell in cells:
@@ -102,7 +107,7 @@ class _Extractor:
         if funcdef is None:
             return self.py_func, []  # no source: the bytecode frontend reports the `with`
         _BlockReplacer(self).visit(funcdef)
-        if not self.blocks and not self.chunksize_blocks:
+        if not (self.blocks or self.chunksize_blocks or self.transparent_blocks):
             return self.py_func, []
         replacements = {id(statement.value) for _, _, _, statement in self.blocks}
         outer_locals = local_names(funcdef, skip=replacements)
@@ -166,6 +171,12 @@ class _Extractor:
         guarded = ast.Try(body=with_node.body, handlers=[], orelse=[], finalbody=[restore])
         return [locate_all(save, with_node), locate_all(guarded, with_node)]
 
+    def is_transparent(self, with_node: ast.With) -> bool:
+        """`with bypass_context:` / `with call_context:` (no `as`): the body stands alone."""
+        if len(with_node.items) != 1 or with_node.items[0].optional_vars is not None:
+            return False
+        return isinstance(self._static_value(with_node.items[0].context_expr), _TransparentContext)
+
     def objmode_outputs(self, with_node: ast.With) -> dict[str, types.Type] | None:
         """The declared outputs of `with objmode(...)`, or None for another kind of `with`."""
         if len(with_node.items) != 1:
@@ -193,12 +204,25 @@ class _Extractor:
         if isinstance(value, str):
             value = _parse_type_string(value, self.namespace, name, loc)
         if not isinstance(value, types.Type):
-            raise UnsupportedError(
-                f"objmode output '{name}': {ast.unparse(node)} is not a type; write a type "
-                "string such as 'float64[:]' or a type such as ember.float64[:]",
+            raise ObjModeOutputError(
+                f"Error handling objmode argument '{name}'. {self._why_not_a_type(node)} "
+                f"(objmode output '{name}': {ast.unparse(node)} is not a type; write a type "
+                "string such as 'float64[:]' or a type such as ember.float64[:])",
                 loc,
             )
         return value
+
+    def _why_not_a_type(self, node: ast.expr) -> str:
+        """Numba's wording of why an output's annotation gives no type."""
+        if isinstance(node, ast.Name) and node.id not in self.namespace:
+            kind = "Freevar" if node.id in self.py_func.__code__.co_freevars else "Global"
+            return f"{kind} '{node.id}' is not defined."
+        if isinstance(node, ast.Attribute) and self._static_value(node) is None:
+            return "Getattr cannot be resolved at compile-time."
+        return (
+            "The value must be a compile-time constant either as a non-local variable or a "
+            "getattr expression that refers to a Numba type."
+        )
 
     def _static_value(self, node: ast.expr) -> Any:
         """The value of a name, attribute chain, constant or subscript of types, or None."""
@@ -239,6 +263,10 @@ class _BlockReplacer(ast.NodeTransformer):
         if size is not None:
             self.generic_visit(node)
             return self.extractor.chunksize_statements(node, size)
+        if self.extractor.is_transparent(node):
+            self.extractor.transparent_blocks += 1
+            self.generic_visit(node)
+            return node.body
         outputs = self.extractor.objmode_outputs(node)
         if outputs is None:
             self.generic_visit(node)

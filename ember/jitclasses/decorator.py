@@ -66,7 +66,9 @@ def build_jitclass(cls: type, spec: Any) -> Any:
         "jit_props": {},
         "jit_static_methods": {},
     }
-    jit_class = boxes.JitClassMeta(cls.__name__, (boxes.JitClassBox,), namespace)
+    # a subclass of the decorated class, as in Numba (`Jitted.mro()[1]` is the Python class);
+    # the box's slots come from JitClassBox, the class's own members are replaced below
+    jit_class = boxes.JitClassMeta(cls.__name__, (cls, boxes.JitClassBox), namespace)
     constructor = _constructor(jit_class, members.methods.get("__init__"))
     constructor.jit_class = jit_class
     class_type = types.ClassType(constructor)

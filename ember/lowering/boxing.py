@@ -78,7 +78,9 @@ class BoxContext:
 
 _DISPATCHER_KINDS = (
     types.Boolean,
-    types.Number,
+    types.Integer,  # ember's own number kinds: an extension's Number subclass has its @unbox
+    types.Float,
+    types.Complex,
     types.NoneType,
     types.UnicodeType,
     types.BytesType,  # the dispatcher's path marshals bytes (and any result with them)
@@ -188,7 +190,9 @@ def _call_native(builder, sig: Signature, address: int, values: list) -> tuple:
     """Call the specialization at `address`: (status i32, excinfo record pointer, result)."""
     callee = _FunctionPointer(callconv.function_type(sig), address)
     return_model = model_of(sig.return_type)
-    retptr = callconv.alloca_in_entry(builder, return_model.data_type, "retptr")
+    from ember.lowering.arrays_record_returns import result_slot_type
+
+    retptr = callconv.alloca_in_entry(builder, result_slot_type(sig.return_type), "retptr")
     excinfo = callconv.alloca_in_entry(builder, callconv.EXCINFO_TYPE, "excinfo")
     builder.store(llvm.Constant(callconv.EXCINFO_TYPE, None), excinfo)
     flat = []

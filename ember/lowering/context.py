@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
@@ -16,6 +17,28 @@ from ember.lowering.registry import registry
 from ember.parallel.options import ParallelOptions
 from ember.typing.context import PLAIN_NUMBER_TYPES
 from ember.typing.signature import Signature
+
+FASTMATH_FLAGS = frozenset({"fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"})
+
+
+def fastmath_option(value: Any) -> bool | frozenset:
+    """`fastmath=` as users give it (a bool, a set of LLVM flags, or a dict of flag: bool) as
+    the value TargetOptions keeps; ValueError for anything else."""
+    if isinstance(value, (bool, np.bool_)) or value is None:
+        return bool(value)
+    if not isinstance(value, (set, frozenset, dict)):
+        raise ValueError(
+            f"Expected fastmath option(s) to be either a bool, dict or set, not {value!r}"
+        )
+    unknown = set(value) - FASTMATH_FLAGS
+    if unknown:
+        raise ValueError(
+            f"Unrecognized fastmath flags: {sorted(unknown)}; LLVM's flags are "
+            f"{sorted(FASTMATH_FLAGS)}"
+        )
+    if isinstance(value, dict):
+        return frozenset(flag for flag, wanted in value.items() if wanted)
+    return frozenset(value)
 
 
 @dataclass(frozen=True)
@@ -71,6 +94,8 @@ class CPUContext(NumbaContextMixin):
     # Numba's spellings, used by extension code (`@lower_cast`, `@intrinsic` codegen).
     get_value_type = value_type
     get_data_type = data_type
+    get_argument_type = value_type  # ember passes every value as its value type
+    get_return_type = value_type
 
     def get_data_model(self, typ: types.Type) -> Any:
         return model_of(typ)
@@ -226,8 +251,13 @@ class CPUContext(NumbaContextMixin):
             self.raise_error(builder, exc_class, *exc_args)
 
     def apply_fastmath(self, instruction) -> Any:
+        """The instruction with the function's fast-math flags: an arithmetic instruction, or a
+        call of a math function (`call fast double @llvm.sin.f64`)."""
         for flag in self.options.fastmath_flags:
-            instruction.flags.append(flag)
+            if isinstance(instruction, llvm.CallInstr):
+                instruction.fastmath.add(flag)
+            else:
+                instruction.flags.append(flag)
         return instruction
 
     # ------------------------------------------------------------------ external functions

@@ -57,11 +57,12 @@ _CHECKED_MATH = {
     if hasattr(math, name)
 }
 _DEFERRABLE = _CHECKED_MATH | {int, round}  # with one float operand
-_PURE_CALLS = {abs, min, max, int, round, float, bool, math.fabs, math.copysign, math.isnan,
-               math.isinf, math.isfinite, math.hypot, math.atan2}  # fmt: skip
+_PURE_CALLS = {abs, min, max, int, round, float, bool, complex, math.fabs, math.copysign,
+               math.isnan, math.isinf, math.isfinite, math.hypot, math.atan2}  # fmt: skip
 _ALLOCATOR_NAMES = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
                     "full_like")  # fmt: skip
 _ARRAY_FACTS = {"shape", "size", "ndim", "itemsize", "nbytes", "dtype"}
+_NUMBER_PARTS = {"real", "imag"}  # of a scalar: a field read
 
 
 @dataclass(frozen=True)
@@ -450,6 +451,8 @@ class _FunctionFacts:
         if isinstance(value, ir.GetAttr):
             if self._is_module(value.value):
                 return True
+            if self._is_scalar(value.value):
+                return value.attr in _NUMBER_PARTS
             return isinstance(self.typemap.get(value.value.name), types.Array) and (
                 value.attr in _ARRAY_FACTS
             )

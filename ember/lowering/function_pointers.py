@@ -71,6 +71,10 @@ def _entry_address(function: Any, sig: Signature) -> int:
         return _jitted_entry(function, sig).address
     if isinstance(function, ctypes._CFuncPtr):
         return ctypes.cast(function, ctypes.c_void_p).value
+    from ember.library.interop import cffi_functions
+
+    if cffi_functions.is_cffi_func(function):
+        return cffi_functions.get_pointer(function)
     wrapper_address = getattr(function, "__wrapper_address__", None)
     if wrapper_address is not None:
         address = wrapper_address()
@@ -82,7 +86,7 @@ def _entry_address(function: Any, sig: Signature) -> int:
         return address
     raise TypeError(
         f"cannot pass a {type(function).__name__} as {types.FunctionType(sig)}: pass a "
-        "@cfunc, a jitted function or a ctypes function pointer"
+        "@cfunc, a jitted function, a ctypes function pointer or a cffi function"
     )
 
 

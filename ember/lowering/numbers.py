@@ -283,7 +283,10 @@ for _fn, _symbol in _COMPARISONS.items():
 
     @lower_builtin(_fn, types.Integer, types.Integer)
     def _int_compare(context, builder, sig, args, _symbol=_symbol):
-        if sig.args[0].signed:
+        left, right = sig.args
+        if left.signed != right.signed:
+            return _compare_mixed_signs(builder, _symbol, left.signed, *args)
+        if left.signed:
             return builder.icmp_signed(_symbol, *args)
         return builder.icmp_unsigned(_symbol, *args)
 
@@ -306,6 +309,16 @@ for _fn, _symbol in _COMPARISONS.items():
 
 
 _MIRRORED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _compare_mixed_signs(builder, symbol: str, left_signed: bool, a, b):
+    """A signed and an unsigned integer of one width, compared exactly: a negative signed value
+    is below every unsigned one, else both compare as unsigned."""
+    signed_value = a if left_signed else b
+    negative = builder.icmp_signed("<", signed_value, _zero(signed_value))
+    holds_when_negative = (">", ">=", "!=") if not left_signed else ("<", "<=", "!=")
+    answer_if_negative = llvm.Constant(llvm.IntType(1), int(symbol in holds_when_negative))
+    return builder.select(negative, answer_if_negative, builder.icmp_unsigned(symbol, a, b))
 
 
 def _compare_floats(builder, symbol: str, a, b):

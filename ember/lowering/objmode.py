@@ -27,7 +27,13 @@ from ember.frontend.objmode_blocks import ObjModeBlock
 from ember.lowering import callconv
 from ember.lowering.boxing import BoxContext
 from ember.lowering.objmode_arrays import box_array, unbox_array
-from ember.lowering.objmode_containers import box_container, is_container, unbox_container
+from ember.lowering.objmode_containers import (
+    box_container,
+    is_container,
+    is_reflected,
+    unbox_container,
+    write_back_container,
+)
 from ember.lowering.pyapi import PythonAPI
 from ember.lowering.registry import registry as lowering_registry
 from ember.typing.signature import Signature
@@ -145,7 +151,10 @@ class _BlockRunner:
         publish(symbol, id(self))
 
     def __call__(self, *inputs: Any) -> tuple:
-        produced = self.block.py_func(*inputs)
+        produced = tuple(
+            _truncated(declared, value)
+            for (_, declared, _), value in zip(self.checks, self.block.py_func(*inputs))
+        )
         for (name, declared, accepts), value in zip(self.checks, produced):
             if not accepts(value):
                 raise TypeError(
@@ -153,6 +162,23 @@ class _BlockRunner:
                     f"{declared} but the block made it {_describe(value)}"
                 )
         return produced
+
+
+def _truncated(declared: types.Type, value: Any) -> Any:
+    """A finite float given for a declared integer becomes an int by truncation, as a float
+    passed to an integer parameter of an explicit signature does (and as Numba's objmode
+    outputs do); anything else is left for the check."""
+    import math
+    import numbers
+
+    if isinstance(declared, types.BaseTuple) and isinstance(value, tuple):
+        if len(value) == len(declared.types):
+            return tuple(_truncated(typ, item) for typ, item in zip(declared.types, value))
+        return value
+    is_float = isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral)
+    if isinstance(declared, types.Integer) and is_float and math.isfinite(value):
+        return int(value)
+    return value
 
 
 def _describe(value: Any) -> str:
@@ -293,11 +319,12 @@ def _lower_block_call(block, context, builder: llvm.IRBuilder, sig: Signature, a
     boxed = [box_value(c, typ, value) for typ, value in zip(sig.args, args)]
     runner = external_global(builder.module, block.lowering.symbol)
     result = pyapi.call_function_objargs(runner, boxed)
-    for obj in boxed:
-        pyapi.decref(obj)
     failed = builder.icmp_unsigned("==", result, null)
     with builder.if_then(failed, likely=False):
+        _decref_all(pyapi, boxed)
         _raise_pending(pyapi, builder, gil)
+    _write_back_inputs(c, sig.args, args, boxed, gil)
+    _decref_all(pyapi, boxed)
     if not block.outputs:
         pyapi.decref(result)
         pyapi.gil_release(gil)
@@ -308,6 +335,25 @@ def _lower_block_call(block, context, builder: llvm.IRBuilder, sig: Signature, a
         _raise_pending(pyapi, builder, gil)
     pyapi.gil_release(gil)
     return native_value
+
+
+def _decref_all(pyapi: PythonAPI, objects: list) -> None:
+    for obj in objects:
+        pyapi.decref(obj)
+
+
+def _write_back_inputs(c: BoxContext, arg_types, args: list, boxed: list, gil) -> None:
+    """Lists and sets passed in as copies get what the block made of them (Python's
+    semantics: the block changed the caller's list)."""
+    for typ, value, obj in zip(arg_types, args, boxed):
+        if not is_reflected(typ):
+            continue
+        done = write_back_container(c.pyapi, c.builder, typ, value, obj)
+        failed = c.builder.icmp_unsigned("==", done, c.pyapi.get_null_object())
+        with c.builder.if_then(failed, likely=False):
+            _decref_all(c.pyapi, boxed)
+            _raise_pending(c.pyapi, c.builder, gil)
+        c.pyapi.decref(done)
 
 
 def _raise_pending(pyapi: PythonAPI, builder: llvm.IRBuilder, gil: llvm.Value) -> None:

@@ -2,8 +2,9 @@
 meminfo) <-> Python object, through ember's own boxing (the dispatcher's) called from the
 generated code.
 
-Into the block, a list becomes a new Python list of its items and a set a new set (changes made
-in the block stay there, as Numba's non-reflected containers); a typed List or Dict is shared
+Into the block, a list becomes a new Python list of its items and a set a new set; after the
+block, what the block made of that list (set) becomes the native container's contents, in place,
+so that changes are seen by every holder of it, as in Python. A typed List or Dict is shared
 (the block sees and makes changes to the same native container). Out of the block, a Python list
 or set is copied into a new native one of the declared type; a typed List or Dict is shared.
 """
@@ -15,7 +16,6 @@ from typing import Any
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.runtime import nrt
 
 
 def is_container(typ: types.Type) -> bool:
@@ -29,12 +29,31 @@ def box_container(pyapi: Any, builder: llvm.IRBuilder, typ: types.Type, value) -
     """A new reference to the Python object of native container `value` (NULL with an
     exception set); the value keeps its own reference."""
     meminfo = builder.extract_value(value, 0)
-    nrt.emit_incref(builder, meminfo)  # the Python object takes this one over
     address = pyapi.long_from_ulonglong(builder.ptrtoint(meminfo, llvm.IntType(64)))
     boxer = pyapi.borrow_constant(box_container_at)
     obj = pyapi.call_function_objargs(boxer, [pyapi.borrow_constant(typ), address])
     pyapi.decref(address)
     return obj
+
+
+def is_reflected(typ: types.Type) -> bool:
+    """Whether `typ` is a list or set that crosses as a copy, written back after the block. A
+    list of lists (sets) cannot be rebuilt from Python (as when passed to a jitted function):
+    what the block does to it stays in the block."""
+    if not isinstance(typ, (types.List, types.Set)) or isinstance(typ, types.ListType):
+        return False
+    return is_container(typ) and not isinstance(typ.dtype, (types.List, types.Set))
+
+
+def write_back_container(pyapi: Any, builder: llvm.IRBuilder, typ, value, obj) -> llvm.Value:
+    """Give native container `value` the contents of the Python object `obj` it was boxed as;
+    returns the helper's result (NULL with an exception set)."""
+    meminfo = builder.extract_value(value, 0)
+    address = pyapi.long_from_ulonglong(builder.ptrtoint(meminfo, llvm.IntType(64)))
+    writer = pyapi.borrow_constant(refill_from_object)
+    result = pyapi.call_function_objargs(writer, [pyapi.borrow_constant(typ), obj, address])
+    pyapi.decref(address)
+    return result
 
 
 def unbox_container(pyapi: Any, builder: llvm.IRBuilder, typ: types.Type, obj) -> tuple:
@@ -56,10 +75,16 @@ def unbox_container(pyapi: Any, builder: llvm.IRBuilder, typ: types.Type, obj) -
 
 
 def box_container_at(typ: types.Type, meminfo: int) -> Any:
-    """The Python object of a native container; takes over one reference to `meminfo`."""
+    """The Python object of a native container (borrowed from compiled code). The reference
+    the object takes is added here, not in the generated code: LLVM-level reference pruning
+    would pair an incref there with the variable's decref and drop both, as it cannot see
+    the reference handed over through an integer."""
     from ember.dispatcher.pycall import box_list
+    from ember.runtime.nrt import runtime
     from ember.typed import accessors
     from ember.typed.typedlist import List
+
+    runtime().incref(meminfo)  # the object's own reference, which boxing takes over
 
     if isinstance(typ, types.ListType):
         return List._from_meminfo(typ, meminfo)
@@ -86,6 +111,24 @@ def meminfo_of_object(typ: types.Type, obj: Any) -> int:
     from ember.dispatcher.reflection import reflector
 
     return reflector(typ).to_native(obj)
+
+
+def refill_from_object(typ: types.Type, obj: Any, meminfo: int) -> None:
+    """Make the native list (set) `meminfo` hold what `obj` holds: a new native container is
+    built from `obj`, the two headers are exchanged and the new one (now holding the old
+    contents) is released. The header is all a holder of the meminfo reads."""
+    import ctypes
+
+    from ember.lowering import dicts, lists
+    from ember.runtime.nrt import data_address, runtime
+
+    header = lists.HeaderMemory if isinstance(typ, types.List) else dicts.HeaderMemory
+    fresh = meminfo_of_object(typ, obj)
+    old, new = (header.from_address(data_address(m)) for m in (meminfo, fresh))
+    saved = header.from_buffer_copy(old)
+    ctypes.memmove(ctypes.addressof(old), ctypes.addressof(new), ctypes.sizeof(header))
+    ctypes.memmove(ctypes.addressof(new), ctypes.addressof(saved), ctypes.sizeof(header))
+    runtime().decref(fresh)
 
 
 def _typed_container_of(typ: types.Type, obj: Any) -> Any:

@@ -25,6 +25,29 @@ def _matches(spec: Any, typ: types.Type) -> bool:
     return isinstance(typ, spec)
 
 
+def _loose(spec: Any, typ: types.Type) -> bool:
+    """Whether `spec` matches the literal `typ` only as the number it also is (an `Integer`
+    spec and an `IntegerLiteral`): such implementations are the fallback of the literal
+    ones, whatever their registration order."""
+    return (
+        isinstance(typ, types.Literal)
+        and isinstance(spec, type)
+        and issubclass(spec, types.Number)
+        and not issubclass(spec, types.Literal)
+    )
+
+
+def _first_tight(candidates: Any, loose: Callable[[Any], bool]) -> Any:
+    """The first candidate that matches without a loose spec, else the first one at all."""
+    fallback = None
+    for candidate in candidates:
+        if not loose(candidate):
+            return candidate
+        if fallback is None:
+            fallback = candidate
+    return fallback
+
+
 VarArgs = types.VarArg  # spec matching any number of trailing arguments (Numba's VarArg)
 
 
@@ -148,17 +171,27 @@ class LoweringRegistry:
         library.load_for_value(key)
         library.load_for_types(args)
         for lookup in _method_keys(key):
-            for specs, impl in self.functions.get(lookup, ()):
-                if _signature_matches(specs, args):
-                    return impl
+            matching = (
+                entry
+                for entry in self.functions.get(lookup, ())
+                if _signature_matches(entry[0], args)
+            )
+            found = _first_tight(matching, lambda entry: any(map(_loose, entry[0], args)))
+            if found is not None:
+                return found[1]
         return None
 
     def find_cast(self, from_type: types.Type, to_type: types.Type) -> Callable | None:
         library.load_for_types((from_type, to_type))
-        for from_spec, to_spec, impl in self.casts:
-            if _matches(from_spec, from_type) and _matches(to_spec, to_type):
-                return impl
-        return None
+        matching = (
+            entry
+            for entry in self.casts
+            if _matches(entry[0], from_type) and _matches(entry[1], to_type)
+        )
+        found = _first_tight(
+            matching, lambda entry: _loose(entry[0], from_type) or _loose(entry[1], to_type)
+        )
+        return found[2] if found is not None else None
 
     def find_getattr(self, typ: types.Type, attr: str) -> tuple[Callable, bool] | None:
         """(impl, is_generic) for reading `attr` of a value of type `typ`: a getter of that
@@ -197,10 +230,9 @@ class LoweringRegistry:
 def _first_for(entries: list[tuple[Any, Callable]], typ: types.Type) -> Callable | None:
     """The most recently registered implementation whose type spec matches `typ`."""
     library.load_for_types((typ,))
-    for type_spec, impl in entries:
-        if _matches(type_spec, typ):
-            return impl
-    return None
+    matching = (entry for entry in entries if _matches(entry[0], typ))
+    found = _first_tight(matching, lambda entry: _loose(entry[0], typ))
+    return found[1] if found is not None else None
 
 
 registry = LoweringRegistry()

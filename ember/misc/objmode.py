@@ -34,3 +34,25 @@ class _ObjModeContext:
 
 objmode = _ObjModeContext()
 objmode_context = objmode  # Numba's `numba.core.withcontexts.objmode_context`
+
+
+class _TransparentContext:
+    """A context manager whose block the compiler compiles in place, as if the `with` line
+    were not there: Numba's `bypass_context` and `call_context` (its own with-lifting test
+    contexts; the second lifts the block into a function, which gives the same results)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc_info: Any) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"ember.misc.objmode.{self.name}"
+
+
+bypass_context = _TransparentContext("bypass_context")
+call_context = _TransparentContext("call_context")

@@ -47,6 +47,8 @@ def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types, prune=None) -> Non
     (possibly partial) typemap of a tolerant inference. After each loop, `prune(func_ir,
     known)` may drop the branches that the members' types decide (`isinstance(x, str)` in
     the copy for a string member), given `known`: each copy's item variable -> member type."""
+    import ember.typing.generators  # noqa: F401 - the tolerant inference may meet a `yield`
+
     declined: set[int] = set()
     unrolled = False
     for _ in range(_MAX_LOOPS):
@@ -68,6 +70,7 @@ def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types, prune=None) -> Non
             strip_dels(func_ir)
     if unrolled:
         _renumber(func_ir)
+        _number_yields(func_ir)
         insert_dels(func_ir)
 
 
@@ -413,3 +416,13 @@ def _renumber(func_ir: ir.FunctionIR) -> None:
         block.label = mapping[block.label]
     func_ir.entry = mapping[func_ir.entry]
     func_ir.blocks = {block.label: block for block in func_ir.blocks.values()}
+
+
+def _number_yields(func_ir: ir.FunctionIR) -> None:
+    """Each `yield` its own resume point again (1, 2, ... in layout order): the copies of an
+    unrolled body carry the numbers of the body's yields, and a generator resumes by number."""
+    number = 0
+    for _, stmt in func_ir.statements():
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Yield):
+            number += 1
+            stmt.value = dataclasses.replace(stmt.value, index=number)

@@ -101,7 +101,8 @@ class _RuntimeMemory:
         self.__array_interface__ = interface
 
     def __del__(self) -> None:
-        _decref[0](self.meminfo)
+        if _decref:  # (None once the interpreter's shutdown has cleared this module)
+            _decref[0](self.meminfo)
 
 
 _decref: list = []  # the runtime's ctypes decref, bound before the first array is boxed
@@ -205,12 +206,14 @@ def _holder_of(address: int, inputs: tuple) -> Any:
     )
 
 
-def box_record(typ: types.Record, address: int, inputs: tuple) -> Any:
+def box_record(typ: types.Record, address: int, inputs: tuple, result_slot: int = 0) -> Any:
     """A returned record: a copy of its bytes as a NumPy record (np.record, a np.void whose
-    fields read as attributes too), as Numba returns."""
+    fields read as attributes too), as Numba returns. A record the callee copied into its
+    result slot at `result_slot` (ember/lowering/arrays_record_returns.py) needs no holder."""
     import numpy as np
 
-    _holder_of(address, inputs)
+    if not (result_slot and address == result_slot + 8):
+        _holder_of(address, inputs)
     holder = np.empty(1, typ.dtype)
     ctypes.memmove(holder.ctypes.data, address, typ.size)
     return holder.view(np.recarray)[0]

@@ -13,6 +13,7 @@ _typecodes = itertools.count()
 _interned: dict[tuple, Type] = {}
 _intern_lock = threading.Lock()
 _by_typecode: list[Type] = []
+_typecache = _interned  # Numba's name for its cache of types (ember keeps every type)
 
 
 class _InterningMeta(type):

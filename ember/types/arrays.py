@@ -56,7 +56,11 @@ class Buffer(ArrayCompatible):
 class Array(Buffer):
     """`Array(float64, 2, 'C')`: the type of a NumPy array as compiled code sees it."""
 
-    def __init__(self, dtype: Type, ndim: int, layout: str, readonly: bool = False) -> None:
+    def __init__(
+        self, dtype: Type, ndim: int, layout: str, readonly: bool = False, aligned: bool = True
+    ) -> None:
+        if not aligned:  # Numba's flag (its repr spells it); ember has one kind of array type
+            raise ValueError("ember has no unaligned array types: drop aligned=False")
         if layout not in ("C", "F", "A"):
             raise ValueError(f"array layout must be 'C', 'F' or 'A', not {layout!r}")
         if ndim <= 1 and layout == "F":
@@ -145,6 +149,14 @@ def array_from_slices(dtype: Type, spec: Any) -> Array:
 
 class RawPointer(Type):
     """An untyped machine pointer with runtime data (a meminfo, a PyObject*, array data)."""
+
+    def can_convert_to(self, context: Any, other: Type) -> int | None:
+        """A C function's `void *` stores into a 64-bit integer (its address), unsafely."""
+        from ember.types.scalars import Integer
+
+        if isinstance(other, Integer) and other.bitwidth == 64:
+            return 4  # Conversion.unsafe (ember.typing.conversions)
+        return None
 
 
 meminfo_pointer = RawPointer("meminfo*")

@@ -35,6 +35,10 @@ class Tuple(BaseTuple):
         self.types = _member_types(types)
         super().__init__("Tuple(" + ", ".join(str(t) for t in self.types) + ")")
 
+    def __repr__(self) -> str:  # Numba's: a constructor call that eval() rebuilds
+        members = ", ".join(repr(t) for t in self.types)
+        return f"Tuple(({members}{',' if len(self.types) == 1 else ''}))"
+
     @property
     def key(self) -> Any:
         return self.types
@@ -61,6 +65,9 @@ class UniTuple(BaseTuple):
         self.count = count
         self.types = (dtype,) * count
         super().__init__(f"UniTuple({dtype} x {count})")
+
+    def __repr__(self) -> str:  # Numba's: a constructor call that eval() rebuilds
+        return f"UniTuple({self.dtype!r}, {self.count})"
 
     @property
     def key(self) -> Any:

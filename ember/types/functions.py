@@ -6,6 +6,12 @@ from typing import Any
 
 from ember.types.abstract import Dummy, Type
 
+# The words that open the report of a call no implementation accepts (Numba's `_header_lead`:
+# programs and tests look for them).
+_header_lead = "No implementation of function"
+# Why an implementation was rejected, as Numba words it (`_err_reasons`).
+_err_reasons = {"specific_error": "Rejected as the implementation raised a specific error:\n{}"}
+
 
 class Function(Dummy):
     """A global callable typed by the typing registry; `key` is the Python object itself."""
@@ -209,7 +215,7 @@ class Omitted(Dummy):
 
     @property
     def key(self) -> Any:
-        return self.value
+        return (type(self.value), self.value)  # omitted(1) is not omitted(1.0)
 
     def _rebuild_args(self) -> tuple:
         return (self.value,)

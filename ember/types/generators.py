@@ -14,12 +14,22 @@ class Generator(Type):
     Its value is a runtime block holding the suspended frame (ember/lowering/generators.py).
     """
 
-    def __init__(self, gen_func: Any, arg_types: tuple, yield_type: Type) -> None:
+    def __init__(
+        self,
+        gen_func: Any,
+        arg_types: tuple,
+        yield_type: Type,
+        state_types: Any = None,
+        has_finalizer: bool = True,
+    ) -> None:
+        # state_types, has_finalizer: Numba's spelling of this type takes them; ember's frame
+        # layout comes from the generator function itself, so they are not kept
         self.gen_func = gen_func
         self.arg_types = tuple(arg_types)
         self.yield_type = yield_type
         args = ", ".join(str(t) for t in self.arg_types)
-        super().__init__(f"generator({gen_func.__qualname__}({args}) -> {yield_type})")
+        name = getattr(gen_func, "__qualname__", repr(gen_func))
+        super().__init__(f"generator({name}({args}) -> {yield_type})")
 
     @property
     def key(self) -> Any:

@@ -41,15 +41,27 @@ class NestedArray(Type):
 
 
 class Record(Type):
-    """`Record([(name, type, offset), ...], size, aligned)`: one element of a structured array."""
+    """`Record([(name, type, offset), ...], size, aligned)`: one element of a structured array
+    (Numba's members `(name, {'type': t, 'offset': n, ...})` are accepted too)."""
 
     def __init__(self, members: Any, size: int, aligned: bool = False) -> None:
+        members = [
+            (m[0], m[1]["type"], m[1]["offset"]) if isinstance(m[1], dict) else m for m in members
+        ]
         self.members = tuple((name, typ, int(offset)) for name, typ, offset in members)
         self.size = int(size)
         self.aligned = bool(aligned)
         self.fields = {name: RecordField(typ, offset) for name, typ, offset in self.members}
         spelled = ",".join(f"{name}[type={typ};offset={off}]" for name, typ, off in self.members)
         super().__init__(f"Record({spelled};{self.size};{self.aligned})")
+
+    def __repr__(self) -> str:  # Numba's: a constructor call that eval() rebuilds
+        members = ", ".join(
+            f"({name!r}, {{'type': {typ!r}, 'offset': {offset}, 'alignment': None, "
+            "'title': None, })"
+            for name, typ, offset in self.members
+        )
+        return f"Record([{members}], {self.size}, {self.aligned})"
 
     @property
     def key(self) -> Any:

@@ -13,9 +13,10 @@ class Number(Type):
 
     kind_rank = 0
 
-    def __init__(self, name: str, bitwidth: int) -> None:
+    def __init__(self, name: str, bitwidth: int | None = None) -> None:
         super().__init__(name)
-        self.bitwidth = bitwidth
+        if bitwidth is not None or not hasattr(self, "bitwidth"):  # an extension's own first
+            self.bitwidth = bitwidth
 
     def _rebuild_args(self) -> tuple:
         return (self.name, self.bitwidth)
@@ -78,7 +79,9 @@ class Integer(Number):
 
     @property
     def key(self) -> Any:
-        return (self.bitwidth, self.signed)
+        """NumPy's name of the width and signedness ('int32', 'uint64'), as in Numba: one type
+        per width whatever it is called, and `np.iinfo(t.key)` gives its limits."""
+        return f"{'' if self.signed else 'u'}int{self.bitwidth}"
 
     @property
     def minval(self) -> int:
@@ -119,7 +122,7 @@ class Literal(Type):
     """A compile-time constant; `literal_type` is the type it widens to."""
 
     def __init__(self, value: Any, literal_type: Type) -> None:
-        super().__init__(f"Literal[{type(value).__name__}]({value})")  # as Numba spells it
+        Type.__init__(self, f"Literal[{type(value).__name__}]({value})")  # as Numba spells it
         self.literal_value = value
         self.literal_type = literal_type
 
@@ -131,12 +134,24 @@ class Literal(Type):
         return (self.literal_value, self.literal_type)
 
 
-class IntegerLiteral(Literal):
-    pass
+class IntegerLiteral(Literal, Integer):
+    """A constant int; also an `Integer` of its widened type's width and signedness, so
+    extension code testing `isinstance(ty, types.Integer)` accepts it, as in Numba."""
+
+    def __init__(self, value: int, literal_type: Integer | None = None) -> None:
+        literal_type = literal_type or constant_int_type(wrapped_constant(value))
+        Literal.__init__(self, wrapped_constant(value), literal_type)
+        self.bitwidth = literal_type.bitwidth
+        self.signed = literal_type.signed
 
 
-class BooleanLiteral(Literal):
-    pass
+class BooleanLiteral(Literal, Boolean):
+    """A constant bool; also a `Boolean`, as in Numba."""
+
+    def __init__(self, value: bool, literal_type: Boolean | None = None) -> None:
+        literal_type = literal_type or boolean
+        Literal.__init__(self, value, literal_type)
+        self.bitwidth = literal_type.bitwidth
 
 
 class StringLiteral(Literal, Dummy):

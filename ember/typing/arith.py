@@ -54,16 +54,28 @@ def arithmetic_result(a: types.Type, b: types.Type) -> types.Number | None:
     return _numpy_promote(a, b)
 
 
-def comparison_operand(a: types.Type, b: types.Type) -> types.Number | None:
-    """The type two numbers compare in: as arithmetic, except that a uint64 with a signed
-    integer compares as float64, so that `np.uint64(2**63) > -1` stays true (exact to 2**53;
-    Numba wraps to int64 there, giving False)."""
+def comparison_operands(a: types.Type, b: types.Type) -> tuple[types.Type, types.Type] | None:
+    """The types two numbers compare in: their arithmetic type, except that a uint64 with a
+    signed integer stays (uint64, int64), which lowering compares exactly (any negative is
+    below every uint64; Numba wraps the uint64 to int64 there, so `np.uint64(2**63) > -1` would
+    be False, and float64 would make 2**63 equal 2**63 - 1)."""
     operand = arithmetic_result(a, b)
-    if isinstance(operand, types.Integer) and operand.signed:
-        a, b = types.unliteral(a), types.unliteral(b)
-        if any(isinstance(t, types.Integer) and not t.signed and t.bitwidth == 64 for t in (a, b)):
-            return types.float64
-    return operand
+    if operand is None:
+        return None
+    if isinstance(operand, types.Integer) and operand.signed and _mixes_uint64(a, b):
+        return tuple(
+            types.uint64 if not t.signed else types.int64
+            for t in (types.unliteral(a), types.unliteral(b))
+        )
+    return operand, operand
+
+
+def _mixes_uint64(a: types.Type, b: types.Type) -> bool:
+    """Whether a uint64 meets a signed integer (their int64 computing type wraps the uint64)."""
+    a, b = types.unliteral(a), types.unliteral(b)
+    if not (_is_int_like(a) and _is_int_like(b)):
+        return False
+    return any(isinstance(t, types.Integer) and not t.signed and t.bitwidth == 64 for t in (a, b))
 
 
 def _binary(fn):
@@ -94,7 +106,10 @@ def _truediv(args, kws):
     if result is None:
         return None
     if _is_int_like(result):
-        return signature(types.float64, result, result)
+        # a uint64 with a signed integer divides as floats, so a uint64 above 2**63 - 1
+        # keeps its sign (an int64 operand would wrap it negative)
+        operand = types.float64 if _mixes_uint64(*args) else result
+        return signature(types.float64, operand, operand)
     return _same(result)
 
 
@@ -153,14 +168,15 @@ for _fn in _ORDERING + _EQUALITY:
         left, right = (types.unliteral(a) for a in args)
         if isinstance(left, types.BaseTuple) and isinstance(right, types.BaseTuple):
             return _tuple_compare(_fn, left, right)
-        operand = comparison_operand(left, right)
-        if operand is None:
+        operands = comparison_operands(left, right)
+        if operands is None:
             return None
+        operand = operands[0]
         if isinstance(operand, types.Complex) and _fn in _ORDERING:
             return None
         if isinstance(operand, types.Float) and _is_int_and_float(left, right):
             return _exact_int_float_compare(left, right)
-        return signature(types.boolean, operand, operand)
+        return signature(types.boolean, *operands)
 
 
 def _is_int_and_float(left: types.Type, right: types.Type) -> bool:
@@ -205,8 +221,8 @@ def comparable(fn, a: types.Type, b: types.Type) -> bool:
         # a call of it for each pair of members)
         found = TypingContext().resolve_operator(fn, (a, b))
         return found is not None and isinstance(found.return_type, types.Boolean)
-    common = comparison_operand(a, b)
-    return common is not None and not (fn in _ORDERING and isinstance(common, types.Complex))
+    operands = comparison_operands(a, b)
+    return operands is not None and not (fn in _ORDERING and isinstance(operands[0], types.Complex))
 
 
 for _fn in (operator.is_, operator.is_not):

@@ -338,3 +338,7 @@ def _function_pointer_call(fnty: types.FunctionType, args: tuple, kws: dict) -> 
     if any(can_convert(a, d) is None for a, d in zip(args, declared.args)):
         return None
     return Signature(declared.return_type, tuple(declared.args))
+
+
+# Numba's names for the typing context class (numba.core.typing.context.Context, BaseContext)
+Context = BaseContext = TypingContext

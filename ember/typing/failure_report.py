@@ -12,6 +12,7 @@ from typing import Any
 
 from ember import types
 from ember.ir import nodes as ir
+from ember.types.functions import _header_lead
 
 _EMBER_ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "")
 _MAX_LISTED = 1  # more candidates than this are one line, as Numba's "<numerous>"
@@ -23,7 +24,7 @@ def numba_report(context: Any, key: Any, arg_types: tuple, loc: Any) -> list[str
     callee = f"Function({key!r})" if not isinstance(key, tuple) else f"BoundFunction({key[1]})"
     name = _name(key)
     listing = ", ".join(str(t) for t in arg_types)
-    said = f"No implementation of function {callee} found for signature: >>> {name}({listing})"
+    said = f"{_header_lead} {callee} found for signature: >>> {name}({listing})"
     templates = list(context.templates_for(key))
     if len(templates) > _MAX_LISTED:
         said += f"; Overload of function '{name}': File: <numerous>: No match."

@@ -60,6 +60,10 @@ class TypingResult:
     assigned_at: dict[str, list[tuple[types.Type, ir.Loc]]] = field(default_factory=dict)
 
 
+class RaisedNonException(TypingError, UnsupportedError):
+    """`raise` of something that is no exception class or instance (`raise "text"`)."""
+
+
 class _Pending(Exception):
     """An operand is not typed yet: try this statement again on the next sweep."""
 
@@ -303,9 +307,14 @@ class TypeInferer:
         exc_type = self._typeof_var(stmt.exception)
         if isinstance(exc_type, types.ExceptionInstance):
             return
-        raise TypingError(
+        numba_words = (  # what code written for Numba looks for
+            "Directly raising a string constant as an exception is not supported"
+            if isinstance(types.unliteral(exc_type), types.UnicodeType)
+            else "Encountered unsupported constant type used for exception"
+        )
+        raise RaisedNonException(
             f"cannot raise a value of type {exc_type}: raise an exception class or instance, "
-            "e.g. raise ValueError('message', value)",
+            f"e.g. raise ValueError('message', value) ({numba_words})",
             stmt.loc,
         )
 

@@ -245,9 +245,10 @@ def _failure(what: str, func: Callable, args: tuple, inner: BaseException) -> Em
         )
     inner_text = "\n".join(f"  {line}" for line in detail.splitlines())
     kind = type(inner) if isinstance(inner, (UnsupportedError, StencilError)) else TypingError
+    reason = types.functions._err_reasons["specific_error"].format(inner_text)
     return kind(
         f"Failed in the overload of {what} for argument types ({argtypes}), "
-        f"overload function {_where(func)}:\n{inner_text}"
+        f"overload function {_where(func)}:\n{reason}"
     )
 
 
@@ -422,6 +423,11 @@ def _positional_request(
     return TypingError(f"{what}: literally() needs the argument passed by position")
 
 
+def _shown_parameters(parameters: list) -> set[str]:
+    """Parameters as Numba's report lists them: `<Parameter "kw=None">`."""
+    return {f'<Parameter "{p}">' for p in parameters}
+
+
 def signature_mismatch(typing_func: Callable, impl_func: Callable) -> str | None:
     """Numba's `strict` rule for an extension's overload: the implementation takes the overload
     function's parameters (same names, same keyword defaults; `*args` in the implementation may
@@ -457,11 +463,12 @@ def signature_mismatch(typing_func: Callable, impl_func: Callable) -> str | None
     if [p.name for p in typing_args] != [p.name for p in impl_args] or [
         p.kind for p in typing_args
     ] != [p.kind for p in impl_args]:
-        difference = {str(p) for p in typing_args} ^ {str(p) for p in impl_args}
-        return f"{prefix}argument names.\n{shown}\nDifference: {difference}"
-    difference = {f'<Parameter "{p}">' for p in typing_kws} ^ {
-        f'<Parameter "{p}">' for p in impl_kws
-    }
+        difference = _shown_parameters(typing_args) ^ _shown_parameters(impl_args)
+        pairs = zip(typing_args, impl_args)
+        first = next((b.name for a, b in pairs if a.name != b.name), None)
+        first_text = f"\nFirst difference: '{first}'" if first is not None else ""
+        return f"{prefix}argument names.\n{shown}\nDifference: {difference}{first_text}"
+    difference = _shown_parameters(typing_kws) ^ _shown_parameters(impl_kws)
     if [p.name for p in typing_kws] != [p.name for p in impl_kws]:
         return f"{prefix}keyword argument names.\n{shown}\nDifference: {difference}"
     if [p.default for p in typing_kws] != [p.default for p in impl_kws]:
@@ -902,6 +909,9 @@ def _rebuild_intrinsic(key: str, state: tuple, prefer_literal: bool) -> Intrinsi
     rebuilt._uuid = key
     _live_intrinsics[key] = rebuilt
     return rebuilt
+
+
+_Intrinsic = Intrinsic  # Numba's name for the class of @intrinsic functions
 
 
 def intrinsic(*args: Any, **options: Any) -> Any:

@@ -98,8 +98,18 @@ def _both_failed(plain: Exception, literal: Exception) -> Exception:
         return literal
     if isinstance(plain, ForceLiteralArg):  # Numba's rule: a literal request wins
         return plain
-    message = f"With plain argument types:\n{plain}\nWith literal argument types:\n{literal}"
+    message = (
+        f"With plain argument types:\n{_rejection(plain)}\n"
+        f"With literal argument types:\n{_rejection(literal)}"
+    )
     return type(literal)(message)
+
+
+def _rejection(error: Exception) -> str:
+    """Why an attempt failed, in Numba's words (an overload's own report already has them)."""
+    reason = types.functions._err_reasons["specific_error"]
+    text = str(error)
+    return text if reason.splitlines()[0] in text else reason.format(text)
 
 
 class AbstractTemplate(FunctionTemplate):

@@ -62,12 +62,11 @@ def kernel_dispatcher(py_func: Callable, options: dict, cache: bool = True):
     """The kernel's ember dispatcher: NumPy's error model (x/0 gives inf, as NumPy's own
     ufuncs), unless `error_model='python'` is asked for; `cache=False` overrides the option."""
     from ember.dispatcher.dispatcher import Dispatcher
-    from ember.lowering.context import TargetOptions
+    from ember.lowering.context import TargetOptions, fastmath_option
 
-    fastmath = options.get("fastmath", False)
     target = TargetOptions(
         error_model=options.get("error_model", "numpy"),
-        fastmath=frozenset(fastmath) if isinstance(fastmath, (set, frozenset)) else bool(fastmath),
+        fastmath=fastmath_option(options.get("fastmath", False)),
         boundscheck=bool(options.get("boundscheck", False)),
         nogil=True,
     )

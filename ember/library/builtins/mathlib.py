@@ -82,7 +82,7 @@ def _register_unary(name: str) -> None:
 
     @lower_builtin(function, types.Float)
     def _lower(context, builder, sig, args):
-        result = call_math(builder, name, _UNARY[name], *args)
+        result = context.apply_fastmath(call_math(builder, name, _UNARY[name], *args))
         if context.options.error_model == "python":
             _python_errors(context, builder, name, list(args), result)
         return result
@@ -108,7 +108,7 @@ def _register_binary(name: str) -> None:
             if name == "pow":
                 result = c_pow(context, builder, *args)
             else:
-                result = call_math(builder, name, _BINARY[name], *args)
+                result = context.apply_fastmath(call_math(builder, name, _BINARY[name], *args))
             if name == "remainder":
                 result = _zero_signed_as(builder, result, args[0])
             if context.options.error_model == "python" and name not in _NEVER_RAISE:

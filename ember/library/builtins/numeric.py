@@ -11,11 +11,13 @@ import functools
 import math
 import operator
 
+import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
 from ember.extending import intrinsic, overload
 from ember.library.builtins.number_methods import PLAIN_IEEE
+from ember.library.numpy.support import _SCALAR_CLASSES
 from ember.lowering.casts import make_complex
 from ember.lowering.intrinsics import X86_64, call_intrinsic
 from ember.lowering.registry import VarArgs, lower_builtin
@@ -37,9 +39,13 @@ def _numbers(args) -> bool:
 @registry.typer(int)
 def _type_int(args, kws):
     if len(args) == 1 and not kws and _numbers(args):
-        if isinstance(types.unliteral(args[0]), types.Complex):
+        value = types.unliteral(args[0])
+        if isinstance(value, types.Complex):
             return None
-        return signature(types.int64, types.unliteral(args[0]))
+        if isinstance(value, types.Integer):
+            # an integer keeps its type, as in Numba: int(np.uint64(2**64 - 1)) stays exact
+            return signature(value, value)
+        return signature(types.int64, value)
     return None
 
 
@@ -319,6 +325,12 @@ def round_float_digits(x, ndigits):
         return x
     if ndigits < -308:
         return 0.0 * x
+    if ndigits > 308:  # 10**ndigits is no double: scale in two steps (approximate, x is tiny)
+        scaled = (x * 1e300) * 10.0 ** (ndigits - 300)
+        if math.fabs(scaled) >= 9007199254740992.0:  # 2**53: x has no digits to drop
+            return x
+        rounded = math.copysign(float(round(scaled)), x)
+        return (rounded / 10.0 ** (ndigits - 300)) / 1e300
     magnitude = ndigits if ndigits >= 0 else -ndigits
     scale = _POWERS_OF_TEN[magnitude] if magnitude <= 22 else 10.0**magnitude
     scaled = x * scale if ndigits >= 0 else x / scale
@@ -524,3 +536,24 @@ for _equality in (operator.eq, operator.ne):
     @lower_builtin(_equality, types.UnicodeType, types.Number)
     def _number_string_equality(context, builder, sig, args, _equality=_equality):
         return llvm.Constant(llvm.IntType(1), int(_equality is operator.ne))
+
+
+# ---------------------------------------------------------------------------- np.int8(seq)
+
+
+def _scalar_class_of_sequence(scalar_class):
+    """NumPy's scalar classes called on a sequence or an array build an array of that dtype
+    (np.int8((1.0, 2.5)) is array([1, 2], int8)); on a 0-d array, the scalar it holds."""
+
+    def overload_call(value):
+        if isinstance(value, types.Array) and value.ndim == 0:
+            return lambda value: scalar_class(value[()])
+        if isinstance(value, (types.BaseTuple, types.List, types.Array)):
+            return lambda value: np.array(value).astype(scalar_class)
+        return None
+
+    return overload_call
+
+
+for _scalar_class in _SCALAR_CLASSES:
+    overload(_scalar_class)(_scalar_class_of_sequence(_scalar_class))

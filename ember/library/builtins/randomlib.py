@@ -5,8 +5,9 @@ The generator is CPython's: MT19937 seeded by init_by_array from the 32-bit word
 53-bit doubles, `_randbelow` by rejection on getrandbits, and each distribution's formula from
 Lib/random.py. So `random.seed(s)` in compiled code, then draws, give the numbers the interpreter
 gives after `random.seed(s)`. As in Numba, the compiled state is separate from the interpreter's
-(and from np.random's): it lives in process-wide NumPy tables with a row per thread slot, as
-np.random's (each parallel worker draws from its own row), is seeded from the OS at import,
+(and from np.random's): it lives in process-wide NumPy tables with a row per thread, as
+np.random's (each Python thread and parallel worker draws from its own), is seeded from the OS at
+import,
 again in a forked child (as CPython's), and by `random.seed()` (through a ctypes callback).
 The MT19937 core (twist, tempering, init_genrand) and the thread slots are np.random's.
 """
@@ -23,6 +24,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.decorators import njit
+from ember.errors import TypingError
 from ember.extending import overload
 from ember.library.numpy.random.legacy import (
     SLOTS,
@@ -33,6 +35,7 @@ from ember.library.numpy.random.legacy import (
     seed_rows_from_os,
     thread_slot,
 )
+from ember.library.numpy.random.thread_rows import register_tables
 from ember.lowering.registry import lower_builtin
 from ember.typing.overload import as_type
 from ember.typing.signature import signature
@@ -52,6 +55,9 @@ _SG_MAGICCONST = random.SG_MAGICCONST
 
 def _seed_from_os() -> None:
     seed_rows_from_os(_KEYS, _METAS, _GAUSSES, slice(None))
+
+
+register_tables(lambda rows: seed_rows_from_os(_KEYS, _METAS, _GAUSSES, rows))
 
 
 def _seed_row_from_os(slot: int) -> None:
@@ -254,8 +260,8 @@ def _select_uniform(a, b):
 def _getrandbits(k):
     if k < 0:
         raise ValueError("number of bits must be non-negative")
-    if k > 64:
-        raise ValueError("getrandbits in compiled code draws at most 64 bits")
+    if k > 64:  # the result would not fit the 64-bit integer compiled code returns
+        raise OverflowError("getrandbits in compiled code draws at most 64 bits")
     if k == 0:
         return np.uint64(0)
     return np.uint64(_bits(k))
@@ -349,11 +355,23 @@ def _shuffle(x):
         x[i], x[j] = x[j], x[i]
 
 
+def _shuffle_rows(x):
+    """The rows of an n-d array in CPython's order for a list of them (swapping copies: the
+    interpreter's tuple swap of two row views would duplicate one)."""
+    for i in range(len(x) - 1, 0, -1):
+        j = _randbelow(i + 1)
+        row = x[i].copy()
+        x[i] = x[j]
+        x[j] = row
+
+
 @overload(random.shuffle)
 def _select_shuffle(x):
     x = as_type(x)
-    if isinstance(x, types.Array) and x.ndim == 1 and not x.readonly:
-        return _shuffle
+    if isinstance(x, types.Array) and x.ndim >= 1:
+        if x.readonly:
+            raise TypingError("random.shuffle() cannot shuffle a read-only array in place")
+        return _shuffle if x.ndim == 1 else _shuffle_rows
     return _shuffle if isinstance(x, types.List) else None
 
 

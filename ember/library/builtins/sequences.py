@@ -403,7 +403,23 @@ def is_instance_of(value_type: types.Type, classes: tuple) -> bool | None:
         elif _typed_container_type(cls) is not None:
             found |= isinstance(plain, _typed_container_type(cls))
         else:
-            return None
+            found |= plain is _registered_type(cls)
+    return found
+
+
+def _registered_type(cls: type) -> types.Type:
+    """The type an extension registered for its class (`as_numba_type.register`): what
+    `isinstance(x, cls)` compares x's type with; a TypingError (Numba's words) without one."""
+    from ember.errors import TypingError
+    from ember.extending import as_numba_type
+
+    found = as_numba_type.try_infer(cls)
+    if found is None:
+        raise TypingError(
+            f"Cannot infer Numba type of Python type {cls!r}: isinstance() in compiled code "
+            "knows Python's and ember's classes, and those registered with "
+            "`as_numba_type.register(cls, ember_type)`"
+        )
     return found
 
 

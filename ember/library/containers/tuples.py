@@ -20,7 +20,7 @@ from ember.lowering import iterators
 from ember.lowering.models import OpaqueModel, register_model
 from ember.lowering.registry import lower_builtin
 from ember.misc.literal import literal_unroll
-from ember.typing.arith import comparable, comparison_operand
+from ember.typing.arith import comparable, comparison_operands
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
@@ -325,10 +325,10 @@ def _member_compare(context, builder, fn, pair_types, pair):
         # strings and other objects: their comparison is an @overload, compiled for the pair
         bool_sig = signature(types.boolean, *pair_types)
         return context.compile_internal(builder, _PYTHON_COMPARISONS[fn], bool_sig, list(pair))
-    common = comparison_operand(a_type, b_type)
-    a = context.cast(builder, pair[0], pair_types[0], common)
-    b = context.cast(builder, pair[1], pair_types[1], common)
-    bool_sig = signature(types.boolean, common, common)
+    a_common, b_common = comparison_operands(a_type, b_type)
+    a = context.cast(builder, pair[0], pair_types[0], a_common)
+    b = context.cast(builder, pair[1], pair_types[1], b_common)
+    bool_sig = signature(types.boolean, a_common, b_common)
     return context.call_implementation(builder, fn, bool_sig, [a, b])
 
 

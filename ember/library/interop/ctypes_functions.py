@@ -15,7 +15,8 @@ from ember import types
 from ember.codegen import symbols
 from ember.dispatcher.typeof import typeof_impl
 from ember.errors import LoweringError, TypingError
-from ember.lowering.registry import VarArgs, lower_builtin, lower_cast
+from ember.lowering.registry import VarArgs, box, lower_builtin, lower_cast
+from ember.typing.conversions import can_convert
 from ember.typing.signature import Signature
 from ember.typing.templates import registry
 
@@ -30,21 +31,40 @@ _SIMPLE = {
 
 
 def _ember_type(ctype: Any) -> types.Type | None:
-    """The ember type of a ctypes type (c_int, c_long... are aliases of the sized ones)."""
+    """The ember type of a ctypes type (c_int, c_long... are aliases of the sized ones); a
+    pointer to what ember cannot type is a `void *`."""
     found = _SIMPLE.get(ctype)
     if found is None and isinstance(ctype, type) and issubclass(ctype, ctypes._Pointer):
         pointee = _ember_type(ctype._type_)
-        return types.CPointer(pointee) if isinstance(pointee, types.Number) else types.voidptr
+        return types.voidptr if pointee in (None, types.none) else types.CPointer(pointee)
     return found
+
+
+def from_ctypes(ctype: Any) -> types.Type:
+    """The ember type of a ctypes type (Numba's `ctypes_utils.from_ctypes`)."""
+    found = _ember_type(ctype)
+    if found is None:
+        raise TypeError(f"Unsupported ctypes type: {ctype}")
+    return found
+
+
+def to_ctypes(ember_type: types.Type) -> Any:
+    """The ctypes type of an ember type (Numba's `ctypes_utils.to_ctypes`)."""
+    if isinstance(ember_type, types.CPointer):
+        return ctypes.POINTER(to_ctypes(ember_type.dtype))
+    for ctype, typ in _SIMPLE.items():
+        if typ == ember_type:
+            return ctype
+    raise TypeError(f"Cannot convert Numba type '{ember_type}' to ctypes type")
 
 
 def c_signature(function: Any) -> Signature:
     """The signature compiled code calls a ctypes function object with."""
     name = getattr(function, "__name__", repr(function))
-    if function.argtypes is None:
-        raise TypingError(
-            f"the ctypes function {name!r} has no argtypes: set its argtypes and restype to "
-            "call it from compiled code"
+    if function.argtypes is None:  # Numba's TypeError and words
+        raise TypeError(
+            f"ctypes function {name!r} doesn't define its argument types: set its argtypes "
+            "and restype to call it from compiled code"
         )
     members = [_ember_type(t) for t in (function.restype, *function.argtypes)]
     if None in members:
@@ -76,10 +96,25 @@ def _typeof_ctypes_function(function) -> types.Function:
 
         @registry.typer(key)
         def _type_call(args, kws, sig=key.signature):
-            return sig if not kws and len(args) == len(sig.args) else None
+            if kws or len(args) != len(sig.args):
+                return None
+            return sig if all(map(_passes_as, args, sig.args)) else None
 
         lower_builtin(key, VarArgs(types.Type))(functools.partial(_lower_call, key))
     return types.Function(key)
+
+
+def _passes_as(actual: types.Type, declared: types.Type) -> bool:
+    """Whether a value of `actual` may be passed where C declares `declared`: by an implicit
+    conversion, or `a.ctypes` where C takes a void pointer or a pointer to `a`'s dtype."""
+    from ember.library.numpy.arrays import ArrayCTypes
+
+    if isinstance(actual, types.NamedTuple) and actual.instance_class is ArrayCTypes:
+        pointee = actual.types[3].dtype
+        return declared == types.voidptr or declared == types.CPointer(pointee)
+    if declared == types.voidptr and isinstance(actual, types.Integer):
+        return True  # an address: `a.ctypes.data`
+    return can_convert(actual, declared) is not None
 
 
 def _lower_call(key: CFunction, context, builder, sig, args):
@@ -92,6 +127,24 @@ def _lower_call(key: CFunction, context, builder, sig, args):
     fnty = llvm.FunctionType(result, [context.value_type(t) for t in sig.args])
     value = builder.call(symbols.external_function(builder.module, symbol, fnty), list(args))
     return context.get_dummy_value(types.none) if sig.return_type is types.none else value
+
+
+@lower_cast(types.RawPointer, types.Integer)
+def _pointer_as_address(context, builder, from_type, to_type, value):
+    """A `void *` a C function returned, stored as an integer: its address."""
+    return builder.ptrtoint(value, context.value_type(to_type))
+
+
+@lower_cast(types.Integer, types.RawPointer)
+def _address_as_pointer(context, builder, from_type, to_type, value):
+    """An integer address passed where C takes `void *`."""
+    return builder.inttoptr(value, context.value_type(to_type))
+
+
+@box(types.RawPointer)
+def _box_address(typ: types.RawPointer, value: llvm.Value, c: Any) -> llvm.Value:
+    """A `void *` returned to Python: its address as an int, as ctypes gives for c_void_p."""
+    return c.pyapi.long_from_voidptr(value)
 
 
 @lower_cast(types.NamedTuple, types.RawPointer)

@@ -14,7 +14,7 @@ from ember import types
 from ember.errors import TypingError
 from ember.library.builtins.int_scalars import cast_stored
 from ember.library.numpy.creation import shape_values
-from ember.library.numpy.support import np_typer, parse_dtype
+from ember.library.numpy.support import np_typer, parse_dtype, refuse_complex_to_real
 from ember.lowering import arrays as arr
 from ember.lowering import arrays_kernels as kernels
 from ember.lowering.arrays import ArrayFields, const
@@ -80,7 +80,7 @@ def reshaped(context, builder, array_type, value, new_shape: list, result_type):
     for dim in shape:
         negative = builder.or_(negative, builder.icmp_signed("<", dim, const(0)))
     bad = builder.or_(negative, builder.icmp_signed("!=", total, fields.nitems))
-    context.guard(builder, bad, ValueError, "cannot reshape array into the requested shape")
+    context.guard(builder, bad, ValueError, "total size of new array must be unchanged")
     c_type, c_value, owned = contiguous_c(context, builder, array_type, value)
     source = arr.unpack(builder, c_type, c_value)
     view = ArrayFields(
@@ -232,12 +232,17 @@ def _astype_type(a, dtype):
             f"astype from {a.dtype} to {target} is not supported in compiled code: a string "
             "array converts only to its own dtype (convert each element, e.g. float(s[i]))"
         )
-    return types.Array(target, a.ndim, "C")
+    refuse_complex_to_real("astype", a.dtype, target)
+    # NumPy's order='K': a Fortran array's copy is Fortran too
+    return types.Array(target, a.ndim, "F" if a.layout == "F" and a.ndim > 1 else "C")
 
 
 @lower_builtin((types.Array, "astype"), types.Array, types.Type)
 def array_astype(context, builder, sig, args):
-    return kernels.copy_array(context, builder, sig.args[0], args[0], sig.return_type.dtype)
+    out_type = sig.return_type
+    return kernels.copy_array(
+        context, builder, sig.args[0], args[0], out_type.dtype, order=out_type.layout
+    )
 
 
 @np_typer((types.Array, "view"), "self, dtype")

@@ -469,8 +469,8 @@ def _array_flags(a):
 # ---------------------------------------------------------------------------- ctypes
 
 #: What `a.ctypes` gives compiled code: the data address (an integer, as NumPy's `.data`), the
-#: shape and the strides.
-ArrayCTypes = collections.namedtuple("ArrayCTypes", ["data", "shape", "strides"])
+#: shape, the strides and the dtype (which C pointer it may be passed as).
+ArrayCTypes = collections.namedtuple("ArrayCTypes", ["data", "shape", "strides", "dtype"])
 
 
 @intrinsic
@@ -486,7 +486,7 @@ def _data_address(typingctx, a):
 
 
 def _ctypes(a):
-    return ArrayCTypes(_data_address(a), a.shape, a.strides)
+    return ArrayCTypes(_data_address(a), a.shape, a.strides, a.dtype)
 
 
 @overload_attribute(types.Array, "ctypes")

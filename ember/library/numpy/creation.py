@@ -25,6 +25,7 @@ from ember.library.numpy.support import (
     np_typer,
     numpy_dtype,
     parse_dtype,
+    refuse_complex_to_real,
 )
 from ember.lowering import arrays as arr
 from ember.lowering import arrays_kernels as kernels
@@ -36,13 +37,19 @@ from ember.lowering.registry import VarArgs, lower_builtin
 def shape_ndim(shape: types.Type) -> int | None:
     """The number of dimensions a `shape` argument gives (an int or a tuple of ints)."""
     shape = types.unliteral(shape)
-    if isinstance(shape, types.Integer):
+    if _is_extent(shape):
         return 1
-    if isinstance(shape, types.BaseTuple) and all(
-        isinstance(types.unliteral(t), types.Integer) for t in shape.types
-    ):
+    if isinstance(shape, types.BaseTuple) and all(map(_is_extent, shape.types)):
         return len(shape)
     return None
+
+
+def _is_extent(t: types.Type) -> bool:
+    """An integer, or an IntEnum member (an integer too: Shape.ROWS as a dimension)."""
+    t = types.unliteral(t)
+    if isinstance(t, types.IntEnumMember):
+        t = t.dtype
+    return isinstance(t, types.Integer)
 
 
 def shape_values(context, builder, shape_type: types.Type, value) -> list:
@@ -186,7 +193,9 @@ def _type_asarray(a, dtype):
     if isinstance(a, types.Array):
         if is_none(dtype) or parse_dtype(dtype) is a.dtype:
             return a
-        return types.Array(parse_dtype(dtype), a.ndim, "C")
+        refuse_complex_to_real("np.asarray", a.dtype, parse_dtype(dtype))
+        # NumPy's order='K': a Fortran array's copy is Fortran too
+        return types.Array(parse_dtype(dtype), a.ndim, "F" if a.layout == "F" else "C")
     return None
 
 
@@ -195,7 +204,10 @@ def np_asarray(context, builder, sig, args):
     if sig.return_type is sig.args[0]:
         arr.incref(builder, sig.args[0], args[0])
         return args[0]
-    return kernels.copy_array(context, builder, sig.args[0], args[0], sig.return_type.dtype)
+    out_type = sig.return_type
+    return kernels.copy_array(
+        context, builder, sig.args[0], args[0], out_type.dtype, order=out_type.layout
+    )
 
 
 @np_typer(np.ascontiguousarray, "a, dtype=None")

@@ -219,7 +219,7 @@ def _nan_to_num_impl(kind: str, real_name: str, scalar: bool, posinf_given: bool
     else:
         lines += [
             # a read-only array (a global constant) is always copied
-            "    out = x.copy()" if readonly else "    out = x.copy() if copy else x",
+            "    out = np.copy(x)" if readonly else "    out = np.copy(x) if copy else x",
             "    for index in np.ndindex(out.shape):",
             "        out[index] = fix(out[index], filler, big, small)",
             "    return out",

@@ -344,14 +344,14 @@ def _argwhere(a):
     flat_positions = _flatnonzero_jit(a)
     n = flat_positions.shape[0]
     ndim = a.ndim
-    out = np.empty((n, ndim), np.int64)
+    out = np.empty((ndim, n), np.int64)
     shape = a.shape
     for row in range(n):
         rest = flat_positions[row]
         for k in range(ndim - 1, -1, -1):
-            out[row, k] = rest % shape[k]
+            out[k, row] = rest % shape[k]
             rest //= shape[k]
-    return out
+    return out.T  # NumPy's layout: the transpose of the positions by axis
 
 
 _argwhere_jit = njit(**NUMPY_ERRORS)(_argwhere)

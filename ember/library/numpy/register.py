@@ -18,6 +18,7 @@ import ember.library.numpy.rounding
 import ember.library.numpy.random.generator
 import ember.library.numpy.random.generator_distributions
 import ember.library.numpy.random.generator_permutations
+import ember.library.numpy.random.bit_generators
 import ember.library.numpy.flat
 import ember.library.numpy.iteration
 import ember.library.numpy.linalg.products
@@ -47,3 +48,5 @@ import ember.library.numpy.two_output_ufuncs
 import ember.library.numpy.buffers
 import ember.library.numpy.datetimes
 import ember.library.numpy.polynomial
+import ember.library.numpy.axis_forms
+import ember.library.numpy.axis_forms2

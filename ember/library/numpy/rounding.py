@@ -63,7 +63,7 @@ def _round_array_impl(dtype_name: str, has_out: bool):
         return fill
 
     def fresh(a, decimals, out):
-        return fill_jit(a, decimals, np.empty(a.shape, a.dtype))
+        return fill_jit(a, decimals, np.empty_like(a))  # (a Fortran array stays Fortran)
 
     return fresh
 

@@ -143,6 +143,15 @@ def parse_dtype(typ: types.Type, default: types.Type | None = types.float64) -> 
     raise TypingError(f"cannot use a value of type {typ} as a dtype")
 
 
+def refuse_complex_to_real(what: str, source: types.Type, target: types.Type) -> None:
+    """NumPy drops the imaginary part (with a ComplexWarning); compiled code asks for it."""
+    if isinstance(source, types.Complex) and isinstance(target, (types.Float, types.Integer)):
+        raise TypingError(
+            f"{what}: converting {source} to {target} would drop the imaginary part: convert "
+            "the .real (or .imag) part instead"
+        )
+
+
 def is_array(typ: types.Type) -> bool:
     return isinstance(typ, types.Array)
 

@@ -481,7 +481,7 @@ def _float_unary(name: str) -> Callable:
             if name in ("llvm.floor", "llvm.ceil", "llvm.trunc", "llvm.rint"):
                 return args[0]  # integers round to themselves
             raise TypingError(f"np.{loop.ufunc.__name__} of {typ} is not supported")
-        return _call_float(builder, name, args[0])
+        return context.apply_fastmath(_call_float(builder, name, args[0]))
 
     return lower
 

@@ -16,6 +16,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import TypingError
+from ember.ir.nodes import INPLACE_OF
 from ember.lowering import classes as layout
 from ember.lowering.registry import (
     VarArgs,
@@ -269,9 +270,16 @@ def _operator_typer(fn: Any):
     return type_operator
 
 
+# An in-place operator on an instance whose class lacks the in-place dunder is the plain one.
+_PLAIN_OF_INPLACE = {inplace: plain for plain, inplace in INPLACE_OF.items()}
+
+
 def _operator_lowering(fn: Any):
     def lower_operator(context, builder, sig: Signature, args: list) -> Any:
-        dispatcher, swapped = _operator_target(fn, sig.args)
+        found = _operator_target(fn, sig.args)
+        if found is None and fn in _PLAIN_OF_INPLACE:  # `x <<= y` typed as `x << y`
+            return _operator_lowering(_PLAIN_OF_INPLACE[fn])(context, builder, sig, args)
+        dispatcher, swapped = found
         arg_types, values = tuple(sig.args), list(args)
         if swapped:
             arg_types, values = arg_types[::-1], values[::-1]

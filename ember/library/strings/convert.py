@@ -75,11 +75,12 @@ def number_str(x):
     if isinstance(x, types.Integer):
 
         def int_str(x):
-            if x == -9223372036854775807 - 1:
+            value = np.int64(x)  # a narrow -x wraps: -np.int8(-128) is -128
+            if value == -9223372036854775807 - 1:
                 return _INT64_MIN_TEXT
-            if x < 0:
-                return _decimal_text(-x, True)
-            return _decimal_text(x, False)
+            if value < 0:
+                return _decimal_text(-value, True)
+            return _decimal_text(value, False)
 
         return int_str
     if isinstance(x, types.Float) and x.bitwidth == 32:  # NumPy's shortest float32 digits

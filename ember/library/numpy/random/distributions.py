@@ -16,13 +16,19 @@ import numpy as np
 
 from ember import types
 from ember.decorators import njit
+from ember.errors import TypingError
 from ember.extending import overload
+from ember.library.numpy.random.broadcast_params import (
+    broadcast_impl,
+    has_array,
+    numeric_parameters,
+)
 from ember.library.numpy.random.legacy import (
     _bounded,
-    _is_size,
     _negative,
     _next_double,
     _next_gauss,
+    sized,
 )
 from ember.library.numpy.support import NUMPY_ERRORS, as_type, make_pysig
 
@@ -235,17 +241,24 @@ def _distribution_impl(name: str, sized: bool):
     return namespace[f"{name}_impl"]
 
 
+@functools.cache
+def _broadcast_impl(name: str, sized: bool):
+    params, checks, draw, dtype = _DISTRIBUTIONS[name]
+    names = [p.split("=")[0].strip() for p in params.split(",") if p.strip()]
+    return broadcast_impl(name, names, checks, draw, dtype, _HELPERS, sized)
+
+
 def _register_distribution(name: str) -> None:
     params = _DISTRIBUTIONS[name][0]
     signature = f"{params}, size=None" if params else "size=None"
 
     def select(*arg_types):
         *numbers, size = map(as_type, arg_types)
+        if has_array(numbers):
+            return _broadcast_impl(name, sized(name, size)) if numeric_parameters(numbers) else None
         if not all(isinstance(types.unliteral(t), (types.Integer, types.Float)) for t in numbers):
             return None
-        if isinstance(size, types.NoneType):
-            return _distribution_impl(name, False)
-        return _distribution_impl(name, True) if _is_size(size) else None
+        return _distribution_impl(name, sized(name, size))
 
     select.__signature__ = make_pysig(signature)  # NumPy's parameters, from the table
     overload(getattr(np.random, name), jit_options=NUMPY_ERRORS)(select)
@@ -286,6 +299,8 @@ def _shuffle_rows(x):
 def _select_shuffle(x):
     if not (isinstance(x, types.Array) and x.ndim >= 1):
         return None
+    if x.readonly:
+        raise TypingError("np.random.shuffle() cannot shuffle a read-only array in place")
     return _shuffle_vector if x.ndim == 1 else _shuffle_rows
 
 
@@ -397,6 +412,4 @@ def _select_choice(a, size=None, replace=True, p=None):
         from ember.library.numpy.random.distributions_multivariate import select_weighted_choice
 
         return select_weighted_choice(a, size, replace, p)
-    if isinstance(size, types.NoneType):
-        return _choice_impl(from_array, False)
-    return _choice_impl(from_array, True) if _is_size(size) else None
+    return _choice_impl(from_array, sized("choice", size))

@@ -271,15 +271,15 @@ def _zipf(a):
 # name -> (parameters with defaults, argument checks, the draw as an expression, result dtype)
 _P_RANGE = "p < 0, p > 1 or p is NaN"
 _DISCRETE = {
-    "binomial": ("n, p", [("n < 0", "n < 0"), ("not (0 <= p <= 1)", _P_RANGE)],
+    "binomial": ("n, p", [("not (0 <= p <= 1)", _P_RANGE), ("n < 0", "n < 0")],
                  "binomial(np.int64(n), float(p))", "int64"),
     "negative_binomial": ("n, p", [("n <= 0", "n <= 0"), ("not (0 <= p <= 1)", _P_RANGE)],
                           "negative_binomial(float(n), float(p))", "int64"),
     "geometric": ("p", [("not (0 < p <= 1)", "p <= 0, p > 1 or p contains NaNs")],
                   "geometric(float(p))", "int64"),
-    "hypergeometric": ("ngood, nbad, nsample", [("ngood < 0", "ngood < 0"),
-                       ("nbad < 0", "nbad < 0"), ("nsample < 1", "nsample < 1 or nsample is NaN"),
-                       ("ngood + nbad < nsample", "ngood + nbad < nsample")],
+    "hypergeometric": ("ngood, nbad, nsample", [("ngood + nbad < nsample",
+                       "ngood + nbad < nsample"), ("ngood < 0", "ngood < 0"),
+                       ("nbad < 0", "nbad < 0"), ("nsample < 1", "nsample < 1 or nsample is NaN")],
                        "hypergeometric(np.int64(ngood), np.int64(nbad), np.int64(nsample))",
                        "int64"),
     "logseries": ("p", [("not (0 <= p < 1)", "p < 0, p >= 1 or p is NaN")],

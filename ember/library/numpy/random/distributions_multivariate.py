@@ -11,7 +11,7 @@ from ember.decorators import njit
 from ember.extending import overload
 from ember.library.numpy.random.distributions import _standard_gamma
 from ember.library.numpy.random.distributions_discrete import _binomial
-from ember.library.numpy.random.legacy import _is_size, _next_double
+from ember.library.numpy.random.legacy import _next_double, sized
 from ember.library.numpy.random.weighted_choice import (
     choice_atol,
     float_vector,
@@ -127,18 +127,16 @@ _MULTINOMIAL = {"none": _multinomial_one, "int": _multinomial_vector, "tuple": _
 _DIRICHLET = {"none": _dirichlet_one, "int": _dirichlet_vector, "tuple": _dirichlet_shaped}
 
 
-def _size_kind(size) -> str | None:
-    if isinstance(size, types.NoneType):
+def _size_kind(name: str, size) -> str:
+    if not sized(name, size) or size == types.Tuple(()):  # size=(): one row, as None
         return "none"
-    if not _is_size(size):
-        return None
     return "int" if isinstance(types.unliteral(size), types.Integer) else "tuple"
 
 
 @overload(np.random.multinomial, jit_options=NUMPY_ERRORS)
 def _select_multinomial(n, pvals, size=None):
-    size_kind = _size_kind(as_type(size))
-    if size_kind is None or not isinstance(types.unliteral(n), types.Integer):
+    size_kind = _size_kind("multinomial", as_type(size))
+    if not isinstance(types.unliteral(n), types.Integer):
         return None
     if not float_vector(pvals):
         return None
@@ -147,8 +145,8 @@ def _select_multinomial(n, pvals, size=None):
 
 @overload(np.random.dirichlet, jit_options=NUMPY_ERRORS)
 def _select_dirichlet(alpha, size=None):
-    size_kind = _size_kind(as_type(size))
-    if size_kind is None or not float_vector(alpha):
+    size_kind = _size_kind("dirichlet", as_type(size))
+    if not float_vector(alpha):
         return None
     return _DIRICHLET[size_kind]
 
@@ -167,8 +165,8 @@ def _legacy_uniforms(source, count):
 def select_weighted_choice(a, size, replace, p):
     """The implementation of np.random.choice(a, size, replace, p) for a 1-d float array `p`,
     or None (distributions.py's choice overload hands `p=` cases here)."""
-    size_kind = _size_kind(size)
-    if size_kind is None or not float_vector(p):
+    size_kind = _size_kind("choice", size)
+    if not float_vector(p):
         return None
     from_array, sized = isinstance(a, types.Array), size_kind != "none"
     return weighted_choice_impl(_legacy_uniforms, False, from_array, sized, choice_atol(p))

@@ -22,7 +22,7 @@ from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import intrinsic, overload, overload_method
-from ember.library.numpy.random.legacy import _negative
+from ember.library.numpy.random.legacy import _is_size, _negative
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
     as_type,
@@ -233,15 +233,30 @@ def _bounded_fill(typingctx, rng, offset, span, out):
 # (the distributions' table is in generator_distributions.py)
 
 
-def _is_size(size) -> bool:
-    size = types.unliteral(size)
-    return isinstance(size, types.Integer) or (
-        isinstance(size, types.UniTuple) and isinstance(size.dtype, types.Integer)
-    )
-
-
 def _numbers(arg_types) -> bool:
     return all(isinstance(types.unliteral(t), (types.Integer, types.Float)) for t in arg_types)
+
+
+# what each kind of argument may be, as said in the TypingError for another type
+EXPECTED_NUMBER = "[float, int]"
+EXPECTED_SIZE = "[None, int, tuple of ints]"
+
+
+def check_argument(name: str, typ, accepted: bool, expected: str) -> None:
+    """A TypingError naming argument `name` and the `expected` types unless `accepted`."""
+    if not accepted:
+        raise TypingError(
+            f"Argument {name} is not one of the expected type(s): {expected} (got {typ})"
+        )
+
+
+def check_numbers(names, arg_types) -> None:
+    for name, typ in zip(names, arg_types):
+        check_argument(name, typ, _numbers([typ]), EXPECTED_NUMBER)
+
+
+def check_size(size) -> None:
+    check_argument("size", size, is_none(size) or _is_size(size), EXPECTED_SIZE)
 
 
 def _method(name: str, params: str, variants: dict) -> None:
@@ -249,21 +264,23 @@ def _method(name: str, params: str, variants: dict) -> None:
     (implementation without a size, with one); with a float32 variant the method also takes
     NumPy's `dtype` (float64 or float32)."""
     with_dtype = len(variants) > 1
+    names = [p.split("=")[0].strip() for p in params.split(",") if p.strip()]
 
     def select(rng, *rest):
         *numbers, size = map(as_type, rest[:-1] if with_dtype else rest)
-        if not _numbers(numbers):
-            return None
+        check_numbers(names, numbers)
+        check_size(size)
         if with_dtype:
-            dtype = str(numpy_dtype(parse_dtype(as_type(rest[-1]))))
-            if dtype not in variants:
-                raise TypingError(f"Generator.{name} in compiled code: dtype {dtype} unsupported")
+            dtype_type = as_type(rest[-1])
+            try:
+                dtype = str(numpy_dtype(parse_dtype(dtype_type)))
+            except (TypingError, TypeError, ValueError, NotImplementedError):
+                dtype = None
+            check_argument("dtype", dtype_type, dtype in variants, "[np.float32, np.float64]")
             scalar, array = variants[dtype]
         else:
             ((scalar, array),) = variants.values()
-        if is_none(size):
-            return scalar
-        return array if _is_size(size) else None
+        return scalar if is_none(size) else array
 
     # the overload function's parameters are NumPy's, from the table
     tail = "size=None, dtype=None" if with_dtype else "size=None"  # None: float64
@@ -349,7 +366,24 @@ def _integers_into(dtype: str):
             raise ValueError("low > high" if closed else "low >= high")
         _bounded_fill(rng, np.uint64(first), np.uint64(last) - np.uint64(first), out)
 
-    return njit(**NUMPY_ERRORS)(fill)
+    def fill_uint64(rng, low, high, closed, out):
+        # the bounds may be int64 or uint64 (2**63 and above): checked by sign, then unsigned
+        first, last = _integer_bounds(low, high)
+        if first < 0:
+            raise ValueError(low_message)
+        if last < 0:
+            raise ValueError(high_message)
+        start = np.uint64(first)
+        stop = np.uint64(last)
+        if not closed:
+            if stop == 0:
+                raise ValueError("low >= high")
+            stop -= np.uint64(1)
+        if start > stop:
+            raise ValueError("low > high" if closed else "low >= high")
+        _bounded_fill(rng, start, stop - start, out)
+
+    return njit(**NUMPY_ERRORS)(fill_uint64 if dtype == "uint64" else fill)
 
 
 _integers_into_int64 = _integers_into("int64")
@@ -390,19 +424,29 @@ def _integers_impl(dtype: str, sized: bool):
     return integers_many
 
 
-_INTEGER_DTYPES = ("int64", "int32", "int16", "int8", "uint32", "uint16", "uint8", "bool")
+def _bounds(arg_types) -> bool:
+    """Integers' bounds may be bools too (NumPy takes False/True as 0/1)."""
+    return all(isinstance(types.unliteral(t), types.Boolean) for t in arg_types) or _numbers(
+        arg_types
+    )
+
+
+_INTEGER_DTYPES = (
+    "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8", "bool"
+)  # fmt: skip
 
 
 @overload_method(types.NumPyRandomGeneratorType, "integers", jit_options=NUMPY_ERRORS)
 def _generator_integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
     high, size, dtype, endpoint = map(as_type, (high, size, dtype, endpoint))
-    if not (_numbers([low]) and (is_none(high) or _numbers([high]))):
-        return None
-    if not isinstance(types.unliteral(endpoint), types.Boolean):
-        return None
-    dtype_name = str(numpy_dtype(parse_dtype(dtype, types.int64)))
-    if dtype_name not in _INTEGER_DTYPES:
-        raise TypingError(f"Generator.integers in compiled code: dtype {dtype_name} unsupported")
-    if not (is_none(size) or _is_size(size)):
-        return None
+    check_argument("low", low, _bounds([low]), "[bool, float, int]")
+    check_argument("high", high, is_none(high) or _bounds([high]), "[None, bool, float, int]")
+    check_size(size)
+    try:
+        dtype_name = str(numpy_dtype(parse_dtype(dtype, types.int64)))
+    except (TypingError, TypeError, ValueError, NotImplementedError):
+        dtype_name = None
+    check_argument("dtype", dtype, dtype_name in _INTEGER_DTYPES, f"[{', '.join(_INTEGER_DTYPES)}]")
+    check_argument("endpoint", endpoint, isinstance(types.unliteral(endpoint), types.Boolean),
+                   "[bool]")  # fmt: skip
     return _integers_impl(dtype_name, not is_none(size))

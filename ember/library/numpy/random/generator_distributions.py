@@ -4,8 +4,23 @@ and messages, then NumPy's own C function for each number (generator.py's machin
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir as llvm
 
-from ember.library.numpy.random.generator import _binomial_draw, _draw, distribution_method
+from ember import types
+from ember.decorators import njit
+from ember.errors import TypingError
+from ember.extending import intrinsic, overload_method
+from ember.library.numpy.random.generator import (
+    _binomial_draw,
+    _call_c,
+    _draw,
+    check_argument,
+    check_size,
+    distribution_method,
+)
+from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_none, numpy_dtype, parse_dtype
+from ember.lowering import arrays as refs
+from ember.typing.signature import signature
 
 _SCALE = [("negative(scale)", "scale < 0")]
 _P_IN_0_1 = [("not (0 <= p <= 1)", "p < 0, p > 1 or p is NaN")]
@@ -16,7 +31,6 @@ _P_ABOVE_0 = [("not (0 < p <= 1)", "p <= 0, p > 1 or p contains NaNs")]
 _CONTINUOUS = {
     "random": ("random_standard_uniform", "", []),
     "standard_normal": ("random_standard_normal", "", []),
-    "standard_exponential": ("random_standard_exponential", "", []),
     "standard_cauchy": ("random_standard_cauchy", "", []),
     "normal": ("random_normal", "loc=0.0, scale=1.0", _SCALE),
     "exponential": ("random_exponential", "scale=1.0", _SCALE),
@@ -47,7 +61,7 @@ _CONTINUOUS = {
 }  # fmt: skip
 
 # these also take dtype=np.float32, drawing with NumPy's <C function>_f
-_SINGLE_PRECISION = ("random", "standard_normal", "standard_exponential", "standard_gamma")
+_SINGLE_PRECISION = ("random", "standard_normal", "standard_gamma")
 
 _DISCRETE = {
     "poisson": ("random_poisson", "lam=1.0", [("lam < 0 or np.isnan(lam)",
@@ -82,8 +96,71 @@ def _register() -> None:
         "hypergeometric", "ngood, nbad, nsample", _HYPERGEOMETRIC_CHECKS, hypergeometric, np.int64
     )
     distribution_method(
-        "binomial", "n, p", [("n < 0", "n < 0"), *_P_IN_0_1], _binomial_draw, np.int64
+        "binomial", "n, p", [*_P_IN_0_1, ("n < 0", "n < 0")], _binomial_draw, np.int64
     )
 
 
 _register()
+
+
+# ---------------------------------------------------------------------------- standard_exponential
+
+
+@intrinsic
+def _exponential_fill(typingctx, rng, inverse, out):
+    """NumPy's random_standard_exponential[_inv]_fill[_f](bitgen, n, out) over `out` (a
+    contiguous float64 or float32 array): Ziggurat, or inversion with `inverse`."""
+
+    def codegen(context, builder, sig, args):
+        bitgen = builder.extract_value(args[0], 1)
+        fields = refs.unpack(builder, sig.args[2], args[2])
+        suffix = "_f" if sig.args[2].dtype == types.float32 else ""
+        zig, inv = (f"random_standard_exponential{kind}_fill{suffix}" for kind in ("", "_inv"))
+        with builder.if_else(args[1]) as (then, otherwise):
+            with then:
+                _call_c(builder, inv, llvm.VoidType(), [bitgen, fields.nitems, fields.data])
+            with otherwise:
+                _call_c(builder, zig, llvm.VoidType(), [bitgen, fields.nitems, fields.data])
+        return context.get_dummy_value(types.none)
+
+    return signature(types.none, types.npy_rng, types.boolean, out), codegen
+
+
+def _inverse_method_impl(method):
+    if method == "inv":
+        return True
+    if method != "zig":
+        raise ValueError("method must be either 'inv' or 'zig'")
+    return False
+
+
+_inverse_method = njit(**NUMPY_ERRORS)(_inverse_method_impl)
+
+
+@overload_method(types.NumPyRandomGeneratorType, "standard_exponential", jit_options=NUMPY_ERRORS)
+def _standard_exponential(self, size=None, dtype=None, method="zig"):
+    size, dtype, method = map(as_type, (size, dtype, method))
+    check_size(size)
+    try:
+        result = numpy_dtype(parse_dtype(dtype)) if not is_none(dtype) else np.dtype(np.float64)
+    except (TypingError, TypeError, ValueError, NotImplementedError):
+        result = None
+    check_argument("dtype", dtype, result in (np.float32, np.float64), "[np.float32, np.float64]")
+    check_argument("method", method, isinstance(types.unliteral(method), types.UnicodeType),
+                   "['zig', 'inv']")  # fmt: skip
+    result = result.type
+    if is_none(size):
+
+        def one(self, size=None, dtype=None, method="zig"):
+            out = np.empty(1, result)
+            _exponential_fill(self, _inverse_method(method), out)
+            return out[0]
+
+        return one
+
+    def many(self, size=None, dtype=None, method="zig"):
+        out = np.empty(size, result)
+        _exponential_fill(self, _inverse_method(method), out.reshape(-1))
+        return out
+
+    return many

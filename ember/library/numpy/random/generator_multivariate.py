@@ -119,16 +119,16 @@ _DIRICHLET = {"none": _dirichlet_one, "int": _dirichlet_vector, "tuple": _dirich
 
 @overload_method(types.NumPyRandomGeneratorType, "multinomial", jit_options=NUMPY_ERRORS)
 def _generator_multinomial(self, n, pvals, size=None):
-    size_kind = _size_kind(as_type(size))
-    if size_kind is None or not isinstance(types.unliteral(n), types.Integer):
+    size_kind = _size_kind("Generator.multinomial", as_type(size))
+    if not isinstance(types.unliteral(n), types.Integer):
         return None
     return _MULTINOMIAL[size_kind] if float_vector(pvals) else None
 
 
 @overload_method(types.NumPyRandomGeneratorType, "dirichlet", jit_options=NUMPY_ERRORS)
 def _generator_dirichlet(self, alpha, size=None):
-    size_kind = _size_kind(as_type(size))
-    if size_kind is None or not float_vector(alpha):
+    size_kind = _size_kind("Generator.dirichlet", as_type(size))
+    if not float_vector(alpha):
         return None
     return _DIRICHLET[size_kind]
 
@@ -141,8 +141,8 @@ def _generator_uniforms(rng, count):
 def select_generator_weighted_choice(a, size, replace, p):
     """Generator.choice(a, size, replace, p) for a 1-d float array `p`, or None (generator.py's
     choice overload hands `p=` cases here)."""
-    size_kind = _size_kind(size)
-    if size_kind is None or not float_vector(p):
+    size_kind = _size_kind("Generator.choice", size)
+    if not float_vector(p):
         return None
     from_array, sized = isinstance(a, types.Array), size_kind != "none"
     return weighted_choice_impl(_generator_uniforms, True, from_array, sized, choice_atol(p))

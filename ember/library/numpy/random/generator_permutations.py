@@ -9,13 +9,15 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.decorators import njit
+from ember.errors import TypingError
 from ember.extending import intrinsic, overload, overload_method
 from ember.library.numpy.random.generator import (
     _call_c,
     _i64,
     _integers_array,
     _integers_scalar,
-    _is_size,
+    check_argument,
+    check_size,
 )
 from ember.library.numpy.random.legacy import _mask_above
 from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_none
@@ -62,56 +64,76 @@ def _shuffle_for(rng, x):
     return rows
 
 
-def _select_shuffle(rng, x, axis):
-    if (
-        isinstance(x, types.Array)
-        and x.ndim >= 1
-        and isinstance(types.unliteral(axis), types.Integer)
-    ):
-        return _shuffle_in_place
-    return None
+def _normalized_axis_impl(axis, ndim):
+    """`axis` in [0, ndim), counting a negative one from the end (NumPy's AxisError is an
+    IndexError too)."""
+    if axis < -ndim or axis >= ndim:
+        raise IndexError("Axis is out of bounds for the given array")
+    return axis + ndim if axis < 0 else axis
 
 
-def _shuffle_in_place(rng, x, axis):
-    if axis != 0:
-        raise ValueError("shuffle in compiled code supports axis=0 only")
+_normalized_axis = njit(**NUMPY_ERRORS)(_normalized_axis_impl)
+
+
+def _check_array_and_axis(x, axis) -> None:
+    check_argument("x", x, isinstance(x, types.Array) and x.ndim >= 1, "[array of one or more "
+                   "dimensions]")  # fmt: skip
+    check_argument("axis", axis, isinstance(types.unliteral(axis), types.Integer), "[int]")
+
+
+def _shuffle_vector_along(rng, x, axis):
+    _normalized_axis(axis, 1)
     _shuffle(rng, x)
+
+
+def _shuffle_along(rng, x, axis):
+    """As NumPy: shuffle the slices along `axis` (the rows of x with that axis first)."""
+    _shuffle(rng, np.swapaxes(x, 0, _normalized_axis(axis, x.ndim)))
 
 
 @overload_method(types.NumPyRandomGeneratorType, "shuffle", jit_options=NUMPY_ERRORS)
 def _generator_shuffle(self, x, axis=0):
     axis = as_type(axis)
-    return _select_shuffle(self, x, axis)
+    _check_array_and_axis(x, axis)
+    if x.readonly:
+        raise TypingError("Generator.shuffle() cannot shuffle a read-only array in place")
+    return _shuffle_vector_along if x.ndim == 1 else _shuffle_along
 
 
-def _permutation_of_length(rng, x, axis):
+def _permutation_of_length(rng, x, axis=0):
     out = np.arange(x)
     _shuffle(rng, out)
     return out
 
 
-def _permutation_of_array(rng, x, axis):
-    if axis != 0:
-        raise ValueError("permutation in compiled code supports axis=0 only")
+def _permutation_of_vector(rng, x, axis=0):
+    _normalized_axis(axis, 1)
     out = x.copy()
     _shuffle(rng, out)
     return out
 
 
-def _select_permutation(rng, x, axis):
-    if not isinstance(types.unliteral(axis), types.Integer):
-        return None
-    if isinstance(types.unliteral(x), types.Integer):
-        return _permutation_of_length
-    if isinstance(x, types.Array) and x.ndim >= 1:
-        return _permutation_of_array
-    return None
+def _permutation_along(rng, x, axis=0):
+    """As NumPy: a shuffled order of the indices along `axis`, then x's slices in that order
+    (a new array; x is unchanged)."""
+    axis = _normalized_axis(axis, x.ndim)
+    order = np.arange(x.shape[axis])
+    _shuffle(rng, order)
+    out = np.empty_like(x)
+    source = np.swapaxes(x, 0, axis)
+    target = np.swapaxes(out, 0, axis)
+    for k in range(order.shape[0]):
+        target[k] = source[order[k]]
+    return out
 
 
 @overload_method(types.NumPyRandomGeneratorType, "permutation", jit_options=NUMPY_ERRORS)
 def _generator_permutation(self, x, axis=0):
     axis = as_type(axis)
-    return _select_permutation(self, x, axis)
+    if isinstance(types.unliteral(x), types.Integer):
+        return _permutation_of_length
+    _check_array_and_axis(x, axis)
+    return _permutation_of_vector if x.ndim == 1 else _permutation_along
 
 
 @intrinsic
@@ -226,8 +248,7 @@ _pick_indices = njit(**NUMPY_ERRORS)(_choice_indices)
 def _select_choice(rng, a, size, replace):
     if not isinstance(types.unliteral(replace), types.Boolean):
         return None
-    if not (is_none(size) or _is_size(size)):
-        return None
+    check_size(size)
     if isinstance(types.unliteral(a), types.Integer):
         return _choice_index if is_none(size) else _choice_indices
     if isinstance(a, types.Array) and a.ndim == 1:

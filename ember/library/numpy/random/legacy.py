@@ -5,11 +5,11 @@ The generator is NumPy's legacy one (RandomState): MT19937 with NumPy's integer 
 doubles, the polar Box-Muller method for normals (caching the second value) and masked rejection
 for bounded integers. So `np.random.seed(s)` in compiled code, then draws, give the numbers
 NumPy's global RandomState gives after `np.random.seed(s)`; the two states are separate, as
-in Numba. The state lives in process-wide NumPy tables with one row per thread slot (see
-`thread_slot`) that compiled code reaches directly: row 0, the state of code outside
-parallel regions, is seeded from the OS at import; each parallel worker draws from its own row.
-Still shared, so not safe to draw from at once: row 0 by several Python threads running
-compiled code (nogil) outside parallel regions, and rows by the teams of nested regions.
+in Numba. The state lives in process-wide NumPy tables with one row per thread (see
+thread_rows.py) that compiled code reaches directly: the main thread's row 0 and the workers'
+rows are seeded from the OS at import (all again in a forked child), another Python thread's
+when it first draws. Still shared: rows by the inner teams of nested regions under the
+workqueue layer (worker t of every team draws from row t).
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.codegen.symbols import external_global
 from ember.decorators import njit
+from ember.errors import TypingError
 from ember.extending import overload
+from ember.library.numpy.random.thread_rows import ROWS, register_tables, thread_row
 from ember.library.numpy.support import NUMPY_ERRORS, as_type
 from ember.lowering import arrays as arr
 from ember.lowering.registry import lower_builtin
@@ -31,10 +33,9 @@ from ember.typing.signature import signature
 from ember.typing.templates import registry
 
 _N = 624
-# Thread slots: worker t of a parallel region draws from row t % SLOTS of each state table, so
-# threads of one region share no state. A constant (not the thread count), so cached code
-# indexes tables of the same size in every process.
-SLOTS = 64
+# One row per thread (thread_rows.py); a constant size, so cached code indexes tables of the same
+# size in every process
+SLOTS = ROWS
 _KEYS = np.zeros((SLOTS, _N), np.uint32)  # the MT19937 keys
 _METAS = np.zeros((SLOTS, 2), np.int64)  # position in the key, "a cached normal is waiting"
 _GAUSSES = np.zeros((SLOTS, 1), np.float64)  # the cached normal
@@ -64,10 +65,17 @@ def _seed_workers_from_os() -> None:
     seed_rows_from_os(_KEYS, _METAS, _GAUSSES, slice(1, None))
 
 
+def _seed_all_from_os() -> None:
+    seed_rows_from_os(_KEYS, _METAS, _GAUSSES, slice(None))
+
+
+register_tables(lambda rows: seed_rows_from_os(_KEYS, _METAS, _GAUSSES, rows))
+
+
 _seed_python(int.from_bytes(os.urandom(4), "little"))
 _seed_workers_from_os()
-if hasattr(os, "register_at_fork"):  # a forked child's workers draw their own numbers
-    os.register_at_fork(after_in_child=_seed_workers_from_os)
+if hasattr(os, "register_at_fork"):  # a forked child draws its own numbers (as Numba's do)
+    os.register_at_fork(after_in_child=_seed_all_from_os)
 
 # ---------------------------------------------------------------------------- state buffers
 
@@ -89,14 +97,8 @@ _BUFFERS = {mt_key: _KEYS, mt_meta: _METAS, mt_gauss: _GAUSSES}
 
 
 def thread_slot(builder: llvm.IRBuilder) -> llvm.Value:
-    """This thread's row of the state tables: its worker index in the parallel region it runs
-    (0 outside one), modulo SLOTS. The call reads nothing the function writes, so LLVM may
-    hoist it out of loops: a thread's index is fixed while a function runs."""
-    from ember.parallel import threading_layer
-
-    function = threading_layer.declare_symbol(builder.module, threading_layer.THREAD_ID)
-    worker = builder.call(function, [], attrs=("nounwind", "readnone"))
-    return builder.and_(worker, arr.const(SLOTS - 1))
+    """This thread's row of the state tables (thread_rows.py)."""
+    return thread_row(builder)
 
 
 def register_state_buffer(function, table: np.ndarray, publish_symbol) -> None:
@@ -134,9 +136,12 @@ def publish_symbol(symbol: str) -> str:
     reaches it by name, so cached code uses the new process's generator state). A bare name
     gets the prefix."""
     from ember.codegen.symbols import publish
+    from ember.library.numpy.random import thread_rows
 
     name = symbol.removeprefix("ember.random.")
     symbol = f"ember.random.{name}"
+    if thread_rows.publish_symbol(symbol):
+        return symbol
     table = next(t for f, t in _BUFFERS.items() if f.__name__ == name)
     publish(symbol, table.ctypes.data)
     return symbol
@@ -303,6 +308,17 @@ def _is_size(typ) -> bool:
     )
 
 
+def sized(name: str, size) -> bool:
+    """False for size=None, True for an int or a tuple of ints; any other size is a TypingError
+    naming the function (np.random.`name`, or `name` itself when it has a dot)."""
+    if isinstance(types.unliteral(size), types.NoneType):
+        return False
+    if _is_size(size):
+        return True
+    function = name if "." in name else f"np.random.{name}"
+    raise TypingError(f"{function}(): size should be int or tuple of ints or None, got {size}")
+
+
 def _negative_impl(x):
     """NumPy's "< 0" parameter check: true for -0.0, false for NaN."""
     return x < 0 or (x == 0 and np.signbit(x))
@@ -377,13 +393,34 @@ def _number(typ) -> bool:
     return isinstance(types.unliteral(typ), (types.Integer, types.Float, types.Boolean))
 
 
+# kind -> (parameters, checks, the draw) for array parameters (broadcast_params.py)
+_BROADCAST_ROWS = {
+    "uniform": (["low", "high"], [("not np.isfinite(high - low)", "Range exceeds valid bounds",
+                "OverflowError")], "low + (high - low) * uniform()"),
+    "normal": (["loc", "scale"], [("negative(scale)", "scale < 0")], "loc + scale * gauss()"),
+}  # fmt: skip
+
+
+@functools.cache
+def _broadcast_sampler(kind: str, sized: bool):
+    from ember.library.numpy.random.broadcast_params import broadcast_impl
+
+    names, checks, draw = _BROADCAST_ROWS[kind]
+    helpers = {"np": np, "negative": _negative, "uniform": _next_double, "gauss": _next_gauss}
+    return broadcast_impl(kind, names, checks, draw, "float64", helpers, sized)
+
+
 def _select_distribution(kind: str):
     def select(a, b, size):
+        from ember.library.numpy.random.broadcast_params import has_array, numeric_parameters
+
+        if has_array([a, b]):
+            return (
+                _broadcast_sampler(kind, sized(kind, size)) if numeric_parameters([a, b]) else None
+            )
         if not (_number(a) and _number(b)):
             return None
-        if isinstance(size, types.NoneType):
-            return _sampler(kind, False)
-        return _sampler(kind, True) if _is_size(size) else None
+        return _sampler(kind, sized(kind, size))
 
     return select
 
@@ -414,27 +451,15 @@ def _standard(kind: str, sized: bool):
     return impl
 
 
-def _select_standard(kind: str):
-    def select(size):
-        if isinstance(size, types.NoneType):
-            return _standard(kind, False)
-        return _standard(kind, True) if _is_size(size) else None
-
-    return select
+def _register_standard(function, kind: str) -> None:
+    @overload(function, jit_options=NUMPY_ERRORS)
+    def _standard_sample(size=None):
+        return _standard(kind, sized(function.__name__, as_type(size)))
 
 
 for _function in (np.random.random, np.random.random_sample, np.random.ranf, np.random.sample):
-
-    @overload(_function, jit_options=NUMPY_ERRORS)
-    def _uniform_sample(size=None):
-        size = as_type(size)
-        return _select_standard("uniform")(size)
-
-
-@overload(np.random.standard_normal, jit_options=NUMPY_ERRORS)
-def _np_random_standard_normal(size=None):
-    size = as_type(size)
-    return _select_standard("normal")(size)
+    _register_standard(_function, "uniform")
+_register_standard(np.random.standard_normal, "normal")
 
 
 @functools.cache
@@ -487,7 +512,7 @@ def _randint_upper_array(low, high, size):
     return out
 
 
-def _integer_draw(low, high, size, impls: tuple):
+def _integer_draw(name: str, low, high, size, impls: tuple):
     """The one of `impls` (no high, scalar; high, scalar; no high, sized; high, sized) for
     randint-like arguments, or None where they are not integers and a size."""
     high = as_type(high)
@@ -497,17 +522,15 @@ def _integer_draw(low, high, size, impls: tuple):
     no_high = isinstance(high, types.NoneType)
     if not no_high and not isinstance(types.unliteral(high), types.Integer):
         return None
-    if isinstance(size, types.NoneType):
+    if not sized(name, size):
         return impls[0] if no_high else impls[1]
-    if not _is_size(size):
-        return None
     return impls[2] if no_high else impls[3]
 
 
 @overload(np.random.randint, jit_options=NUMPY_ERRORS)
 def _select_randint(low, high=None, size=None):
     impls = (_randint_upper, _randint_scalar, _randint_upper_array, _randint_array)
-    return _integer_draw(low, high, size, impls)
+    return _integer_draw("randint", low, high, size, impls)
 
 
 def _random_integers_upper(low, high, size):
@@ -538,4 +561,4 @@ def _select_random_integers(low, high=None, size=None):
         _random_integers_upper_array,
         _random_integers_array,
     )
-    return _integer_draw(low, high, size, impls)
+    return _integer_draw("random_integers", low, high, size, impls)

@@ -1,0 +1,231 @@
+"""Reading a local variable that is not assigned raises UnboundLocalError, as in CPython.
+
+Consumes the untyped IR after inner functions are inlined; produces IR where each variable that
+some path may read before assigning it (`for i in range(n): ...` then `return i` with n == 0)
+has a boolean companion `$unbound.<name>`: True on entry, False after each assignment, True
+again after `del`. Each read that may see the variable unassigned first tests it:
+
+    before:                          after:
+      return i                         branch $unbound.i, <raise>, <rest>   (rarely taken)
+                                     <raise>: raise UnboundLocalError("cannot access local ...")
+                                     <rest>:  return i
+
+Reads that every path reaches assigned (nearly all of them) are left alone, so a function
+without such reads is unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ember.ir import nodes as ir
+
+_FLAG = "$unbound."
+
+
+def raise_unbound_reads(func_ir: ir.FunctionIR) -> None:
+    """Guard every read of `func_ir` that may find its variable unassigned (in place)."""
+    names = _local_names(func_ir)
+    if not names or _has_parallel_loops(func_ir):
+        return
+    checks = _unsafe_reads(func_ir, names)
+    if not checks:
+        return
+    flagged = {name for _, _, name in checks}
+    _maintain_flags(func_ir, flagged)
+    by_block: dict[int, list[tuple[int, str]]] = {}
+    for label, stmt_id, name in checks:
+        by_block.setdefault(label, []).append((stmt_id, name))
+    for label, reads in by_block.items():
+        _guard_reads(func_ir, label, reads)
+
+
+def _has_parallel_loops(func_ir: ir.FunctionIR) -> bool:
+    """A flag set inside a `prange` body would be a value shared by its threads: such
+    functions are left as they are."""
+    from ember.parallel.api import prange
+
+    def is_prange(value: ir.Expr | ir.Var) -> bool:
+        if isinstance(value, ir.GetAttr):  # numba.prange
+            return value.attr == "prange"
+        if isinstance(value, (ir.Global, ir.FreeVar)):
+            return isinstance(value.value, type) and issubclass(value.value, prange)
+        return False
+
+    return any(
+        isinstance(stmt, ir.Assign) and is_prange(stmt.value) for _, stmt in func_ir.statements()
+    )
+
+
+def _local_names(func_ir: ir.FunctionIR) -> set[str]:
+    """The source's variables (temporaries, named `$...`, are assigned where they are made)."""
+    return {
+        stmt.target.name
+        for _, stmt in func_ir.statements()
+        if isinstance(stmt, ir.Assign) and not stmt.target.name.startswith("$")
+    }
+
+
+def _effects(stmt: ir.Stmt) -> tuple[str | None, str | None]:
+    """(the variable the statement assigns, the variable it deletes)."""
+    if isinstance(stmt, ir.Assign):
+        return stmt.target.name, None
+    if isinstance(stmt, ir.Del):
+        return None, stmt.name
+    return None, None
+
+
+def _assigned_on_entry(func_ir: ir.FunctionIR, names: set[str]) -> dict[int, set[str]]:
+    """Per block, the variables every path to its start has assigned (and not deleted). An
+    exception may leave a protected block anywhere, so its handler gets what the block had on
+    entry."""
+    predecessors: dict[int, list[tuple[int, bool]]] = {label: [] for label in func_ir.blocks}
+    for label, block in func_ir.blocks.items():
+        for succ in block.successors():
+            predecessors[succ].append((label, False))
+        handler = func_ir.exception_handlers.get(label)
+        if handler is not None:
+            predecessors[handler].append((label, True))
+    entry_state: dict[int, set[str]] = {label: set(names) for label in func_ir.blocks}
+    entry_state[func_ir.entry] = set()
+    exit_state = {
+        label: _run_block(func_ir.blocks[label], entry_state[label]) for label in entry_state
+    }
+    changed = True
+    while changed:
+        changed = False
+        for label in sorted(func_ir.blocks):
+            if label == func_ir.entry:
+                continue
+            sources = [
+                entry_state[pred] if by_exception else exit_state[pred]
+                for pred, by_exception in predecessors[label]
+            ]
+            state = set.intersection(*sources) if sources else set(names)
+            if state != entry_state[label]:
+                entry_state[label] = state
+                exit_state[label] = _run_block(func_ir.blocks[label], state)
+                changed = True
+    return entry_state
+
+
+def _run_block(block: ir.Block, state: set[str]) -> set[str]:
+    state = set(state)
+    for stmt in block.body:
+        assigned, deleted = _effects(stmt)
+        if assigned is not None:
+            state.add(assigned)
+        if deleted is not None:
+            state.discard(deleted)
+    return state
+
+
+def _unsafe_reads(func_ir: ir.FunctionIR, names: set[str]) -> list[tuple[int, int, str]]:
+    """(block label, id of the statement, variable) for each read that may find it unassigned."""
+    entry_state = _assigned_on_entry(func_ir, names)
+    blocks_called = _objmode_block_names(func_ir)
+    found = []
+    for label, block in func_ir.blocks.items():
+        state = set(entry_state[label])
+        for stmt in block.body:
+            for var in _checked_sources(stmt, blocks_called):
+                if var.name in names and var.name not in state:
+                    found.append((label, id(stmt), var.name))
+                    state.add(var.name)  # tested once: later reads in the block are safe
+            assigned, deleted = _effects(stmt)
+            if assigned is not None:
+                state.add(assigned)
+            if deleted is not None:
+                state.discard(deleted)
+    return found
+
+
+def _objmode_block_names(func_ir: ir.FunctionIR) -> set[str]:
+    """The variables holding an objmode block (a `with objmode()` body, now a call)."""
+    from ember.frontend.objmode_blocks import ObjModeBlock
+
+    return {
+        stmt.target.name
+        for _, stmt in func_ir.statements()
+        if isinstance(stmt, ir.Assign)
+        and isinstance(stmt.value, (ir.Global, ir.FreeVar))
+        and isinstance(stmt.value.value, ObjModeBlock)
+    }
+
+
+def _checked_sources(stmt: ir.Stmt, blocks_called: set[str]) -> list[ir.Var]:
+    """The reads of `stmt` to check: not the inputs of an objmode block, which passes every
+    variable its body may read, whether or not the body reads it this time."""
+    if (
+        isinstance(stmt, ir.Assign)
+        and isinstance(stmt.value, ir.Call)
+        and stmt.value.func.name in blocks_called
+    ):
+        return []
+    return stmt.sources()
+
+
+def _flag(name: str, loc: ir.Loc) -> ir.Var:
+    return ir.Var(f"{_FLAG}{name}", loc)
+
+
+def _set_flag(name: str, value: bool, loc: ir.Loc) -> ir.Assign:
+    return ir.Assign(_flag(name, loc), ir.Const(value, loc), loc)
+
+
+def _maintain_flags(func_ir: ir.FunctionIR, flagged: set[str]) -> None:
+    """Each flag is True on entry, False after its variable is assigned, True after `del`."""
+    for block in func_ir.blocks.values():
+        body = []
+        for stmt in block.body:
+            body.append(stmt)
+            assigned, deleted = _effects(stmt)
+            if assigned in flagged:
+                body.append(_set_flag(assigned, False, stmt.loc))
+            if deleted in flagged:
+                body.append(_set_flag(deleted, True, stmt.loc))
+        block.body = body
+    entry = func_ir.blocks[func_ir.entry]
+    entry.body[:0] = [_set_flag(name, True, entry.loc) for name in sorted(flagged)]
+
+
+def _guard_reads(func_ir: ir.FunctionIR, label: int, reads: list[tuple[int, str]]) -> None:
+    """Split block `label` before each read in `reads`: a test of the flag, then the rest."""
+    block = func_ir.blocks[label]
+    handler = func_ir.exception_handlers.get(label)
+    guarded: dict[int, list[str]] = {}  # statement id -> the variables to test before it
+    for stmt_id, name in reads:
+        guarded.setdefault(stmt_id, []).append(name)
+    pieces: list[list[ir.Stmt]] = [[]]
+    tests: list[tuple[str, ir.Loc]] = []
+    for stmt in block.body:
+        for name in guarded.get(id(stmt), ()):
+            tests.append((name, stmt.loc))
+            pieces.append([])
+        pieces[-1].append(stmt)
+    labels = _new_labels(func_ir, 2 * len(tests))
+    block.body = pieces[0]
+    current = block
+    for (name, loc), rest in zip(tests, pieces[1:]):
+        raise_label, rest_label = next(labels), next(labels)
+        current.body.append(ir.Branch(_flag(name, loc), raise_label, rest_label, loc, likely=False))
+        message = (
+            f"cannot access local variable '{_source_name(name)}' where it is not associated "
+            "with a value"
+        )
+        raising = ir.Block(raise_label, loc, [ir.StaticRaise(UnboundLocalError, (message,), loc)])
+        current = ir.Block(rest_label, loc, rest)
+        for new in (raising, current):
+            func_ir.blocks[new.label] = new
+            if handler is not None:
+                func_ir.exception_handlers[new.label] = handler
+
+
+def _new_labels(func_ir: ir.FunctionIR, count: int) -> Iterator[int]:
+    start = max(func_ir.blocks) + 1
+    return iter(range(start, start + count))
+
+
+def _source_name(name: str) -> str:
+    """`x` for a variable of an inlined inner function (`inner.3.x`)."""
+    return name.rsplit(".", 1)[-1]
