@@ -90,14 +90,14 @@ version_info = _VersionInfo(0, 1, 0, (0, 1), (0, 1, 0), __version__, ("0", "1", 
 
 def vectorize(*args, **kwargs):
     """`@vectorize`: a scalar kernel as a NumPy ufunc (see ember.ufuncs.vectorize)."""
-    from ember.ufuncs import vectorize as _vectorize
+    from ember.ufuncs.vectorize import vectorize as _vectorize
 
     return _vectorize(*args, **kwargs)
 
 
 def guvectorize(*args, **kwargs):
     """`@guvectorize`: a kernel over sub-arrays as a generalized ufunc (ember.ufuncs)."""
-    from ember.ufuncs import guvectorize as _guvectorize
+    from ember.ufuncs.gufunc import guvectorize as _guvectorize
 
     return _guvectorize(*args, **kwargs)
 

@@ -13,11 +13,14 @@ from ember.typing.signature import Signature
 
 _ACCEPTED_OPTIONS = {"nopython", "fastmath", "boundscheck", "error_model", "cache", "nogil",
                      "forceobj", "looplift", "parallel", "inline", "locals", "debug",
-                     *("no_cpython_wrapper", "no_cfunc_wrapper", "_nrt")}  # fmt: skip
+                     *("no_cpython_wrapper", "no_cfunc_wrapper", "_nrt"),
+                     "no_rewrites"}  # fmt: skip
 # Numba's wrapper options only save building a wrapper; ember builds its Python entry and its
 # C entry lazily, on the first call that needs one, so these have nothing left to change.
 # `_nrt=False` (Numba's own tests) compiles without Numba's runtime; ember's runtime is always
 # there, so the flag only applies Numba's typing rule (ember/typing/no_runtime.py).
+# `no_rewrites=True` turns off Numba's optional IR rewrites (array expressions fused into one
+# loop); the results are the same either way, so ember accepts it and keeps its own passes.
 
 
 def jit(signature_or_function: Any = None, **options: Any) -> Any:

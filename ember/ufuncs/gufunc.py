@@ -208,6 +208,8 @@ class GeneralizedLoops(LoopTable):
         ufunc = self.make_ufunc(self.nin, len(self.layout.outputs), identity, self.layout.text)
         if self.writable:
             set_writable_inputs(ufunc, self.writable)
+        if self.py_func.__doc__:  # the kernel's own words, as Numba's GUFunc shows them
+            ufunc.__dict__["__doc__"] = self.py_func.__doc__
         ufunc.__dict__["_ember_reduce"] = functools.partial(_reduce_gufunc, self)
         return ufunc
 

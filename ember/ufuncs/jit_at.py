@@ -1,5 +1,5 @@
-"""`ufunc.at(a, indices[, b])` in jitted code for @vectorize ufuncs and DUFuncs (Numba's
-DUFunc.at): unbuffered in-place `a[i] = ufunc(a[i][, b_k])` for each index i of a list or
+"""`ufunc.at(a, indices[, b])` in jitted code for NumPy's ufuncs, @vectorize's and DUFuncs
+(Numba's DUFunc.at): unbuffered in-place `a[i] = ufunc(a[i][, b_k])` for each index i of a list or
 1-d array of integers (negative ones count from the end), a boolean mask, or one integer;
 `b` is a number, or an array or list with one value or one value per index. On a C-contiguous
 array of any ndim, any index NumPy's indexing takes (tuples of slices, arrays, integers,

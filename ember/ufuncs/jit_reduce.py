@@ -1,8 +1,9 @@
-"""`ufunc.reduce(array, axis=0, dtype=None, initial=None)` in jitted code, for @vectorize
-ufuncs and DUFuncs of two inputs (Numba's DUFunc.reduce): the kernel folds each line along
-`axis` (an int, negative allowed, or None for all axes) from `initial`, or the ufunc's
-identity for an empty line, else the line's first element; the result is an array of the
-other axes, or a scalar for a 1-d array or axis=None."""
+"""`ufunc.reduce(array, axis=0, dtype=None, initial=None, keepdims=False)` in jitted code,
+for NumPy's binary ufuncs, @vectorize ufuncs and DUFuncs (Numba's DUFunc.reduce): the kernel
+folds each line along `axis` (an int, negative allowed, or None for all axes) from `initial`,
+or the ufunc's identity for an empty line, else the line's first element; the result is an
+array of the other axes, or a scalar for a 1-d array or axis=None (keepdims=True: the reduced
+axes kept with length 1)."""
 
 from __future__ import annotations
 
@@ -19,15 +20,28 @@ _EMPTY = "zero-size array to reduction operation which has no identity"
 
 
 def reducible_ufunc(fnty: types.Type) -> Any:
-    """The ember ufunc (@vectorize or DUFunc) behind a Function type, else None."""
+    """The ufunc behind a Function type (NumPy's own, @vectorize's or a DUFunc), else None."""
     from ember.ufuncs.vectorize import DUFunc
 
     key = getattr(fnty, "typing_key", None)
-    if isinstance(key, DUFunc) or (
-        isinstance(key, np.ufunc) and "_ember_reduce" in getattr(key, "__dict__", {})
-    ):
-        return key
-    return None
+    return key if isinstance(key, (np.ufunc, DUFunc)) else None
+
+
+def numpy_fold_dtype(ufunc: Any, method: str, array: types.Array) -> np.dtype | None:
+    """The dtype one of NumPy's own ufuncs folds an array in when not its own (add and
+    multiply fold small integers and booleans in int64, logical_and any array in bool, divide
+    integers in float64); None when the same, or for ember's ufuncs (their loops say).
+    TypingError with NumPy's words when NumPy has no loop for the array's dtype."""
+    from ember.library.numpy.support import numpy_dtype
+
+    if not isinstance(ufunc, np.ufunc) or "_ember_reduce" in getattr(ufunc, "__dict__", {}):
+        return None
+    given = numpy_dtype(array.dtype)
+    try:  # NumPy resolves the fold's loop on one element
+        found = np.asarray(ufunc.reduce(np.ones(1, given))).dtype
+    except (TypeError, ValueError) as error:
+        raise TypingError(f"{ufunc.__name__}.{method}: {error}") from None
+    return None if found == given else found
 
 
 def _identity_of(ufunc: Any) -> Any:
@@ -36,10 +50,23 @@ def _identity_of(ufunc: Any) -> Any:
 
 
 @overload_method(types.Function, "reduce")
-def _ufunc_reduce(fnty, array, axis=0, dtype=None, initial=None):
+def _ufunc_reduce(fnty, array, axis=0, dtype=None, initial=None, keepdims=False):
     ufunc = reducible_ufunc(fnty)
     if ufunc is None:
         return None
+    keeps = _keeps_dims(ufunc, keepdims)
+    if keeps is None:  # a bool known only when run: the literal pass of the overload may know
+        return None
+    axis = types.unliteral(axis) if isinstance(axis, types.Type) else axis
+    if keeps:
+        if not isinstance(array, types.Array):
+            raise TypingError('The first argument "array" must be array-like')  # Numba's words
+        if isinstance(axis, types.BaseTuple):
+            raise TypingError(
+                f"{ufunc.__name__}.reduce: keepdims=True takes one axis or None in compiled "
+                "code, not a tuple: reshape the result instead"
+            )
+        return _make_keepdims_reduce(ufunc, array.ndim, _is_none(axis))
     if ufunc.nin != 2 or ufunc.nout != 1:
         raise TypingError(f"reduce only supported for binary functions, not {ufunc.__name__}")
     if not isinstance(array, types.Array):
@@ -56,18 +83,57 @@ def _ufunc_reduce(fnty, array, axis=0, dtype=None, initial=None):
         return _make_multi_axis_reduce(ufunc, array.ndim, len(axis.types), _is_none(dtype))
     if not (_is_none(axis) or isinstance(axis, types.Integer)):
         raise TypingError(f"{ufunc.__name__}.reduce: axis must be an int or None, not {axis}")
-    element, result = (None, None) if _is_none(dtype) else _loop_dtypes(ufunc, array, dtype)
+    if _is_none(dtype):
+        folded = numpy_fold_dtype(ufunc, "reduce", array)
+        element, result = (None, None) if folded is None else _loop_dtypes(ufunc, array, folded)
+    else:
+        element, result = _loop_dtypes(ufunc, array, _numpy_dtype_of(dtype))
     return _make_reduce(ufunc, array.ndim, _is_none(axis), element, result, _is_none(initial))
 
 
-def _loop_dtypes(ufunc: Any, array: types.Array, dtype: types.Type) -> tuple:
-    """(the elements' dtype, the accumulator's) of a reduction with `dtype=`: NumPy folds in
-    `dtype` with a loop (dtype, X) -> dtype, the elements cast to X: the array's own dtype
-    when such a loop exists (`float64(float64, int64)` reduces int64 arrays as they are),
-    else one the array casts to safely, else dtype itself."""
+def _keeps_dims(ufunc: Any, keepdims: Any) -> bool | None:
+    """Whether `keepdims=` asks to keep the reduced axes (a constant: the result's ndim
+    depends on it); None for a bool not known when typing."""
+    if keepdims is None or isinstance(keepdims, (bool, types.Omitted, types.NoneType)):
+        return keepdims is True
+    if isinstance(keepdims, types.BooleanLiteral):
+        return bool(keepdims.literal_value)
+    if isinstance(keepdims, types.Boolean):
+        return None
+    raise TypingError(
+        f"{ufunc.__name__}.reduce: keepdims must be a constant True or False in compiled code "
+        f"(the result's dimensions depend on it), not {keepdims}"
+    )
+
+
+@functools.cache
+def _make_keepdims_reduce(ufunc: Any, ndim: int, all_axes: bool):
+    """The reduction, then the reduced axes put back with length 1 (NumPy's keepdims)."""
+    lines = ["    r = ufunc.reduce(array, axis=axis, dtype=dtype, initial=initial)"]
+    if all_axes or ndim == 1:
+        ones = ", ".join(["1"] * ndim)
+        lines.append(f"    return np.full(({ones},), r)")
+    else:
+        lines.append(f"    k = axis if axis >= 0 else axis + {ndim}")
+        lines.append("    return np.expand_dims(r, k)")
+    return _compile_impl(ufunc, lines)
+
+
+def _numpy_dtype_of(dtype: types.Type) -> np.dtype:
+    """The NumPy dtype a `dtype=` argument's type names."""
     from ember.library.numpy.support import numpy_dtype, parse_dtype
 
-    result = numpy_dtype(parse_dtype(dtype))
+    return numpy_dtype(parse_dtype(dtype))
+
+
+def _loop_dtypes(ufunc: Any, array: types.Array, result: np.dtype) -> tuple:
+    """(the elements' dtype, the accumulator's) of a reduction in `result`: NumPy folds in
+    `result` with a loop (result, X) -> result, the elements cast to X: the array's own dtype
+    when such a loop exists (`float64(float64, int64)` reduces int64 arrays as they are),
+    else one the array casts to safely, else `result` itself."""
+    from ember.library.numpy.support import from_numpy_dtype, numpy_dtype
+
+    from_numpy_dtype(result)  # a dtype ember lacks (float16) fails here, with its name
     given = numpy_dtype(array.dtype)
     seconds = []
     for loop in ufunc.types:
@@ -199,7 +265,8 @@ def _compile_impl(ufunc: Any, lines: list[str], element=None, result=None):
     namespace = {"np": np, "ufunc": ufunc, "identity": _identity_of(ufunc)}
     if result is not None:
         namespace.update(element=element, result=result, result_scalar=result.type)
-    source = "def impl(receiver, array, axis=0, dtype=None, initial=None):\n" + "\n".join(lines)
+    head = "def impl(receiver, array, axis=0, dtype=None, initial=None, keepdims=False):\n"
+    source = head + "\n".join(lines)
     exec(compile(source + "\n", f"<{ufunc.__name__}.reduce>", "exec"), namespace)
     return namespace["impl"]
 

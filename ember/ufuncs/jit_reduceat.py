@@ -1,5 +1,5 @@
 """`ufunc.reduceat(array, indices, axis=0, dtype=None, out=None)` in jitted code for
-@vectorize ufuncs and DUFuncs of two inputs: along `axis`, result j folds the slice
+NumPy's, @vectorize's and DUFuncs' ufuncs of two inputs: along `axis`, result j folds the slice
 indices[j]:indices[j+1] (to the end for the last one), or is element indices[j] when the next
 index is not larger (NumPy's rule). Arrays, lists and tuples are taken for `array` and
 `indices`; `out` receives each result as it is computed (unbuffered, as Numba: with out=array later
@@ -15,7 +15,7 @@ import numpy as np
 from ember import types
 from ember.errors import TypingError
 from ember.typing.overload import overload_method
-from ember.ufuncs.jit_reduce import axis_split_lines, reducible_ufunc
+from ember.ufuncs.jit_reduce import axis_split_lines, numpy_fold_dtype, reducible_ufunc
 
 
 def _is_none(typ: Any) -> bool:
@@ -46,16 +46,23 @@ def _ufunc_reduceat(fnty, array, indices, axis=0, dtype=None, out=None):
         raise TypingError(f'{name}.reduceat: "indices" must be array-like, not {indices}')
     if indices_ndim != 1:
         raise TypingError(f"{name}.reduceat: index arrays have at most 1 dimension")
-    if not isinstance(axis, (types.Integer, types.Omitted)) and axis is not None:
+    if not isinstance(axis, (int, types.Integer, types.Omitted)) and axis is not None:
         raise TypingError(f'{name}.reduceat: "axis" must be an integer, not {axis}')
     if not (_is_none(out) or isinstance(out, types.Array)):
         raise TypingError(f"{name}.reduceat: output must be an array, not {out}")
-    return _make_reduceat(ufunc, ndim, _is_none(dtype), _is_none(out))
+    folded = None
+    if _is_none(dtype) and isinstance(array, types.Array):  # add on int8 folds in int64
+        folded = numpy_fold_dtype(ufunc, "reduceat", array)
+    return _make_reduceat(ufunc, ndim, _is_none(dtype), _is_none(out), folded)
 
 
 @functools.cache  # one implementation per ufunc and typing (the overload's contract)
-def _make_reduceat(ufunc: Any, ndim: int, same_dtype: bool, no_out: bool):
+def _make_reduceat(ufunc: Any, ndim: int, same_dtype: bool, no_out: bool, folded=None):
+    """`folded`: the dtype NumPy's own ufunc folds in when not the array's (see
+    numpy_fold_dtype)."""
     cast = "np.asarray(array)" if same_dtype else "np.asarray(array).astype(dtype)"
+    if folded is not None:
+        cast = "np.asarray(array).astype(folded)"
     shape = ", ".join(f"m if {j} == k else s[{j}]" for j in range(ndim))
     lines = [
         "def impl(receiver, array, indices, axis=0, dtype=None, out=None):",
@@ -92,6 +99,6 @@ def _make_reduceat(ufunc: Any, ndim: int, same_dtype: bool, no_out: bool):
         *([f"    result = res.reshape(({shape},))"] if no_out else []),
     ]
     lines.append("    return result" if no_out else "    return out")
-    namespace = {"np": np, "ufunc": ufunc}
+    namespace = {"np": np, "ufunc": ufunc, "folded": folded}
     exec(compile("\n".join(lines) + "\n", f"<{ufunc.__name__}.reduceat>", "exec"), namespace)
     return namespace["impl"]

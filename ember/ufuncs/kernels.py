@@ -17,6 +17,7 @@ from ember.decorators import _parse_signature
 from ember.errors import UnsupportedError
 from ember.library.numpy.support import numpy_dtype
 from ember.typing.signature import Signature
+from ember.ufuncs import pickling  # noqa: F401 - ember's ufuncs pickle by value
 from ember.ufuncs.capi import identity_code, make_ufunc
 from ember.ufuncs.loops import InnerLoop
 from ember.ufuncs.object_kernels import object_mode_kernel, wants_object_mode

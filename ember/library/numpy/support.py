@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ember import types
-from ember.errors import NumbaValueError, TypingError
+from ember.errors import NumbaNotImplementedError, NumbaValueError, TypingError
 from ember.typing.overload import NUMPY_ERRORS, as_type  # noqa: F401 - used by numpy/
 from ember.typing.signature import Signature
 from ember.typing.templates import registry
@@ -57,9 +57,10 @@ def numpy_dtype(dtype: types.Type) -> np.dtype:
     return np.dtype("bool" if isinstance(dtype, types.Boolean) else dtype.name)
 
 
-class UnsupportedDtypeError(NumbaValueError, ValueError):
+class UnsupportedDtypeError(NumbaValueError, NumbaNotImplementedError, ValueError):
     """A NumPy dtype ember cannot compile for (objects, strings, datetimes, float16...); a
-    ValueError too, as `typeof` raises for values it cannot type."""
+    ValueError too, as `typeof` raises for values it cannot type, and the
+    NumbaNotImplementedError Numba's `from_dtype` raises for them."""
 
 
 def from_numpy_dtype(dtype: np.dtype) -> types.Type:

@@ -270,9 +270,18 @@ def _power(context, builder, loop, args):
             context.guard(builder, negative, ValueError,
                           "Integers to negative integer powers are not allowed.")  # fmt: skip
         return power_by_squaring(builder, base, exponent, llvm.Constant(base.type, 1))
-    return context.call_implementation(
-        builder, operator.pow, signature(loop.out_type, *loop.in_types), args
-    )
+    sig = signature(loop.out_type, *loop.in_types)
+    if _is_complex(base_type) and _is_complex(exponent_type):
+        return context.compile_internal(builder, _complex_power, sig, args, error_model="numpy")
+    return context.call_implementation(builder, operator.pow, sig, args)
+
+
+def _complex_power(a, b):
+    """NumPy's complex power: 0 to a power of positive real part is 0, to any other nonzero
+    power NaN (Python raises ZeroDivisionError there)."""
+    if a.real == 0.0 and a.imag == 0.0 and not (b.real == 0.0 and b.imag == 0.0):
+        return 0j if b.real > 0.0 else complex(np.nan, np.nan)
+    return a**b
 
 
 @kernel(np.left_shift, np.right_shift)
@@ -464,6 +473,10 @@ def _float_unary(name: str) -> Callable:
         typ = loop.in_types[0]
         if _is_complex(typ) and complex_kernel(loop.ufunc) is not None:
             return complex_kernel(loop.ufunc)(builder, args[0])
+        if _is_complex(typ) and name == "llvm.rint":  # each part to the nearest even integer
+            parts = [call_intrinsic(builder, name, [builder.extract_value(args[0], k)])
+                     for k in (0, 1)]  # fmt: skip
+            return builder.insert_value(builder.insert_value(args[0], parts[0], 0), parts[1], 1)
         if not _is_float(typ):
             if name in ("llvm.floor", "llvm.ceil", "llvm.trunc", "llvm.rint"):
                 return args[0]  # integers round to themselves
@@ -529,6 +542,12 @@ def _predicates(context, builder, loop, args):
         second = _predicates(context, builder, part, [imag])
         return builder.and_(first, second) if loop.ufunc is np.isfinite else builder.or_(
             first, second)  # fmt: skip
+    if isinstance(typ, (types.NPDatetime, types.NPTimedelta)) and loop.ufunc is not np.signbit:
+        # NaT (the smallest int64) is NumPy's NaN of datetimes; they are never infinite
+        is_nat = builder.icmp_signed("==", value, llvm.Constant(value.type, -(2**63)))
+        if loop.ufunc is np.isnan:
+            return is_nat
+        return builder.not_(is_nat) if loop.ufunc is np.isfinite else llvm.Constant(arr.i1, 0)
     if not _is_float(typ):
         if loop.ufunc is np.signbit and not _is_bool(typ) and typ.signed:
             return builder.icmp_signed("<", value, llvm.Constant(value.type, 0))
@@ -551,20 +570,29 @@ def _angles(context, builder, loop, args):
     return builder.fmul(args[0], llvm.Constant(args[0].type, factor))
 
 
-def _spacing(x):
-    """NumPy's spacing: the distance to the next float away from zero (negative below zero),
-    NaN for infinities and NaN."""
-    if np.isinf(x) or np.isnan(x):
-        return np.nan * x
-    return np.nextafter(x, np.inf if x >= 0 else -np.inf) - x
+def _spacing_of(infinity: float) -> Callable:
+    """NumPy's spacing in the float type of `infinity`: the distance to the next float away
+    from zero (negative below zero), NaN for infinities and NaN."""
+
+    def spacing(x):
+        if np.isinf(x) or np.isnan(x):
+            return np.nan * x
+        return np.nextafter(x, infinity if x >= 0 else -infinity) - x
+
+    return spacing
+
+
+_SPACINGS = {32: _spacing_of(np.float32(np.inf)), 64: _spacing_of(np.inf)}
 
 
 @kernel(np.spacing)
 def _spacing_kernel(context, builder, loop, args):
-    if not _is_float(loop.in_types[0]):
-        raise TypingError(f"np.spacing of {loop.in_types[0]} is not supported")
-    sig = signature(loop.out_type, loop.in_types[0])
-    return context.compile_internal(builder, _spacing, sig, args, error_model="numpy")
+    typ = loop.in_types[0]
+    if not _is_float(typ) or typ.bitwidth not in _SPACINGS:
+        raise TypingError(f"np.spacing of {typ} is not supported")
+    sig = signature(loop.out_type, typ)
+    spacing = _SPACINGS[typ.bitwidth]  # a float32 x steps in float32 (not through float64)
+    return context.compile_internal(builder, spacing, sig, args, error_model="numpy")
 
 
 @kernel(np.ldexp)
@@ -960,3 +988,8 @@ def _type_abs(args, kws):
 def array_abs(context, builder, sig, args):
     loop = resolve_loop(np.absolute, tuple(sig.args))
     return lower_ufunc(context, builder, loop, tuple(sig.args), list(args))
+
+
+# The methods of ufuncs in jitted code (np.add.reduce, f.accumulate, np.multiply.outer...):
+# registered with NumPy's library, as they apply to NumPy's ufuncs too.
+import ember.ufuncs  # noqa: E402, F401
