@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
@@ -24,7 +23,7 @@ FASTMATH_FLAGS = frozenset({"fast", "nnan", "ninf", "nsz", "arcp", "contract", "
 def fastmath_option(value: Any) -> bool | frozenset:
     """`fastmath=` as users give it (a bool, a set of LLVM flags, or a dict of flag: bool) as
     the value TargetOptions keeps; ValueError for anything else."""
-    if isinstance(value, (bool, np.bool_)) or value is None:
+    if isinstance(value, bool) or value is None or type(value).__name__ == "bool_":  # np.bool_
         return bool(value)
     if not isinstance(value, (set, frozenset, dict)):
         raise ValueError(

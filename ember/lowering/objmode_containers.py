@@ -16,6 +16,7 @@ from typing import Any
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.runtime import nrt
 
 
 def is_container(typ: types.Type) -> bool:

@@ -11,13 +11,11 @@ import functools
 import math
 import operator
 
-import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
 from ember.extending import intrinsic, overload
 from ember.library.builtins.number_methods import PLAIN_IEEE
-from ember.library.numpy.support import _SCALAR_CLASSES
 from ember.lowering.casts import make_complex
 from ember.lowering.intrinsics import X86_64, call_intrinsic
 from ember.lowering.registry import VarArgs, lower_builtin
@@ -536,24 +534,3 @@ for _equality in (operator.eq, operator.ne):
     @lower_builtin(_equality, types.UnicodeType, types.Number)
     def _number_string_equality(context, builder, sig, args, _equality=_equality):
         return llvm.Constant(llvm.IntType(1), int(_equality is operator.ne))
-
-
-# ---------------------------------------------------------------------------- np.int8(seq)
-
-
-def _scalar_class_of_sequence(scalar_class):
-    """NumPy's scalar classes called on a sequence or an array build an array of that dtype
-    (np.int8((1.0, 2.5)) is array([1, 2], int8)); on a 0-d array, the scalar it holds."""
-
-    def overload_call(value):
-        if isinstance(value, types.Array) and value.ndim == 0:
-            return lambda value: scalar_class(value[()])
-        if isinstance(value, (types.BaseTuple, types.List, types.Array)):
-            return lambda value: np.array(value).astype(scalar_class)
-        return None
-
-    return overload_call
-
-
-for _scalar_class in _SCALAR_CLASSES:
-    overload(_scalar_class)(_scalar_class_of_sequence(_scalar_class))

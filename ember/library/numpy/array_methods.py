@@ -80,7 +80,9 @@ def reshaped(context, builder, array_type, value, new_shape: list, result_type):
     for dim in shape:
         negative = builder.or_(negative, builder.icmp_signed("<", dim, const(0)))
     bad = builder.or_(negative, builder.icmp_signed("!=", total, fields.nitems))
-    context.guard(builder, bad, ValueError, "total size of new array must be unchanged")
+    context.guard(
+        builder, bad, ValueError, "cannot reshape array: total size of new array must be unchanged"
+    )
     c_type, c_value, owned = contiguous_c(context, builder, array_type, value)
     source = arr.unpack(builder, c_type, c_value)
     view = ArrayFields(

@@ -525,3 +525,24 @@ def _integer_view(x, dtype):
 @overload_method(types.Float, "view")
 def _float_view(x, dtype):
     return _scalar_view
+
+
+# ---------------------------------------------------------------------------- np.int8(seq)
+
+
+def _scalar_class_of_sequence(scalar_class):
+    """NumPy's scalar classes called on a sequence or an array build an array of that dtype
+    (np.int8((1.0, 2.5)) is array([1, 2], int8)); on a 0-d array, the scalar it holds."""
+
+    def overload_call(value):
+        if isinstance(value, types.Array) and value.ndim == 0:
+            return lambda value: scalar_class(value[()])
+        if isinstance(value, (types.BaseTuple, types.List, types.Array)):
+            return lambda value: np.array(value).astype(scalar_class)
+        return None
+
+    return overload_call
+
+
+for _scalar_class in _SCALAR_CLASSES:
+    overload(_scalar_class)(_scalar_class_of_sequence(_scalar_class))
