@@ -9,8 +9,8 @@ An integer scalar that does not fit a narrower integer loop raises NumPy's Overf
 (ember/library/builtins/int_scalars.py).
 
 Each ufunc has a scalar kernel `kernel(context, builder, loop, args)` (ufunc_kernels.py) over
-the loop's input types; arrays run it in `arrays_kernels.elementwise`, scalars call it once. `np.where` and the
-array-expression nodes of ember/rewrites/arrayexpr.py use the same kernels.
+the loop's input types; arrays run it in `arrays_kernels.elementwise`, scalars call it once.
+`np.where` and the array-expression nodes of ember/rewrites/arrayexpr.py use the same kernels.
 """
 
 from __future__ import annotations
