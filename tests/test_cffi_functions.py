@@ -9,9 +9,9 @@ import sys
 
 import numpy as np
 import pytest
-from ember.core.typing import cffi_utils
 
 from ember import njit, types
+from ember.core.typing import cffi_utils
 from ember.errors import TypingError
 
 cffi = pytest.importorskip("cffi")

@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
-from ember.core.typing import ctypes_utils
 
 from ember import njit, types
+from ember.core.typing import ctypes_utils
 from ember.errors import TypingError
 from ember.extending import get_cython_function_address
 
