@@ -115,6 +115,9 @@ _PYTHON_NAMES = (
     (types.Array, "numpy.ndarray"),
     (types.BaseTuple, "tuple"),
     (types.List, "list"),
+    (types.UnicodeType, "str"),
+    (types.BytesType, "bytes"),
+    (types.DictType, "dict"),
 )
 
 _ORDERING = (operator.lt, operator.le, operator.gt, operator.ge)

@@ -14,6 +14,7 @@ from ember.errors import UnsupportedError
 from ember.extending import lower_builtin, register_jitable
 from ember.library.strings.core import _length, is_string, substring
 from ember.library.strings.format import _sign_and_digits
+from ember.lowering.optional import python_type_name
 from ember.typing.overload import NUMPY_ERRORS, Implementation
 from ember.typing.signature import signature
 from ember.typing.templates import registry
@@ -76,32 +77,6 @@ def _pct_char_of_text(text):
 # ---------------------------------------------------------------------------- planning
 
 
-def _python_name(typ: types.Type) -> str:
-    """The name of the Python class a value of `typ` is, for CPython's messages."""
-    typ = types.unliteral(typ)
-    if isinstance(typ, types.Boolean):
-        return "bool"
-    if isinstance(typ, types.Integer):
-        return "int"
-    if isinstance(typ, types.Float):
-        return "float"
-    if isinstance(typ, types.Complex):
-        return "complex"
-    if is_string(typ):
-        return "str"
-    if isinstance(typ, types.NoneType):
-        return "NoneType"
-    if isinstance(typ, types.BytesType):
-        return "bytes"
-    if isinstance(typ, types.List):
-        return "list"
-    if isinstance(typ, types.BaseTuple):
-        return "tuple"
-    if isinstance(typ, types.DictType):
-        return "dict"
-    return str(typ)
-
-
 class _Refused(Exception):
     """A directive CPython would refuse for this argument: (exception class, message)."""
 
@@ -126,7 +101,7 @@ def _directive_source(match: re.Match, value: str, typ: types.Type) -> str:
         if not _is_real(typ) or (code in "oxX" and not _is_integral(typ)):
             needed = "a real number" if code in "diu" else "an integer"
             raise _Refused(TypeError, f"%{code} format: {needed} is required, not "
-                           f"{_python_name(typ)}")  # fmt: skip
+                           f"{python_type_name(typ)}")  # fmt: skip
         number = value if _is_integral(typ) else f"int({value})"
         sign = "+" if "+" in flags else (" " if " " in flags else "")
         prefix = "0" + code if "#" in flags and code in "oxX" else ""
@@ -136,7 +111,7 @@ def _directive_source(match: re.Match, value: str, typ: types.Type) -> str:
         )
     if code in _FLOAT_CODES:
         if not _is_real(typ):
-            raise _Refused(TypeError, f"must be real number, not {_python_name(typ)}")
+            raise _Refused(TypeError, f"must be real number, not {python_type_name(typ)}")
         sign = "+" if "+" in flags else (" " if " " in flags else "")
         spec = ("<" if left else "") + sign + ("#" if "#" in flags else "")
         spec += ("0" if zero and not left else "") + (str(width) if width else "")
