@@ -152,7 +152,13 @@ class TypingContext:
                 literals = (_as_integers(literals[0]), _as_integers(literals[1]))
             return self._apply_templates(key, _as_integers(args), _as_integers(kws), literals)
         if any(isinstance(t, types.ArrayCompatible) for t in args):
-            return _as_arrays(self, key, args, kws)
+            found = _as_arrays(self, key, args, kws)
+            if found is not None:
+                return found
+        if _numpy_function(key):  # NumPy's functions take a number as a 0-d array
+            from ember.lowering.scalar_arguments import typed_with_scalars_as_arrays
+
+            return typed_with_scalars_as_arrays(key, args, kws, self._apply_templates)
         return None
 
     def resolve_operator(
@@ -294,6 +300,11 @@ def _as_arrays(context: TypingContext, key: Any, args: tuple, kws: dict) -> Sign
     if not any(stands_for_array(t) for t in args):
         return None
     return typed_as_arrays(context, key, args, kws, context._apply_templates)
+
+
+def _numpy_function(key: Any) -> bool:
+    """A function of NumPy's namespace (np.mean, np.linalg.norm), not an operator or method."""
+    return callable(key) and (getattr(key, "__module__", None) or "").startswith("numpy")
 
 
 def _as_integers(values: Any) -> Any:

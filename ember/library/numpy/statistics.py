@@ -17,6 +17,7 @@ import numpy as np
 
 from ember import types
 from ember.decorators import njit
+from ember.errors import TypingError
 from ember.extending import overload
 from ember.library.numpy.reductions import complex_better_jit
 from ember.library.numpy.sorting import select_kth_number
@@ -25,6 +26,11 @@ from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_array, is_inte
 
 def _real_array(typ) -> bool:
     return is_array(typ) and isinstance(typ.dtype, (types.Integer, types.Float, types.Boolean))
+
+
+def _numeric_array(typ) -> bool:
+    """An array of numbers: integers, floats, booleans or complex numbers."""
+    return _real_array(typ) or (is_array(typ) and isinstance(typ.dtype, types.Complex))
 
 
 def _float_array(typ) -> bool:
@@ -38,7 +44,7 @@ def _register(key, float_impl, plain_reduction, complex_impl=None):
 
     @overload(key, jit_options=NUMPY_ERRORS)
     def select(a):
-        if isinstance(a, (types.List, types.BaseTuple)) and _real_dimensions(a):
+        if isinstance(a, (types.List, types.BaseTuple)) and _numeric_dimensions(a):
             return lambda a: key(np.asarray(a))  # a sequence: as the array NumPy makes of it
         if _float_array(a):
             return float_impl
@@ -117,13 +123,51 @@ def _nancumprod(a):
     return np.cumprod(np.where(np.isnan(a), 1.0, a))
 
 
+def _count_and_sum_complex(a):
+    count, total = 0, 0j
+    for x in a.flat:
+        if x == x:  # False when either part is NaN, as np.isnan of a complex number
+            count += 1
+            total += x
+    return count, total
+
+
+_count_and_sum_complex_jit = njit(**NUMPY_ERRORS)(_count_and_sum_complex)
+
+
+def _nanmean_complex(a):
+    count, total = _count_and_sum_complex_jit(a)
+    return total / count if count else complex(np.nan, np.nan)
+
+
+def _nanvar_complex(a):
+    """NumPy's variance of complex numbers: the mean squared modulus of the deviations."""
+    count, total = _count_and_sum_complex_jit(a)
+    if count == 0:
+        return np.nan
+    mean = total / count
+    squares = 0.0
+    for x in a.flat:
+        if x == x:
+            deviation = x - mean
+            squares += deviation.real * deviation.real + deviation.imag * deviation.imag
+    return squares / count
+
+
+_nanvar_complex_jit = njit(**NUMPY_ERRORS)(_nanvar_complex)
+
+
+def _nanstd_complex(a):
+    return np.sqrt(_nanvar_complex_jit(a))
+
+
 _register(np.nansum, _nansum, np.sum, _nansum)
-_register(np.nancumsum, _nancumsum, np.cumsum)
-_register(np.nancumprod, _nancumprod, np.cumprod)
+_register(np.nancumsum, _nancumsum, np.cumsum, _nancumsum)
+_register(np.nancumprod, _nancumprod, np.cumprod, _nancumprod)
 _register(np.nanprod, _nanprod, np.prod, _nanprod)
-_register(np.nanmean, _nanmean, np.mean)
-_register(np.nanvar, _nanvar, np.var)
-_register(np.nanstd, _nanstd, np.std)
+_register(np.nanmean, _nanmean, np.mean, _nanmean_complex)
+_register(np.nanvar, _nanvar, np.var, _nanvar_complex)
+_register(np.nanstd, _nanstd, np.std, _nanstd_complex)
 
 
 # ---------------------------------------------------------------------------- extremes
@@ -384,9 +428,16 @@ def _ptp_integers(dtype_name: str):
 
 @overload(np.ptp, jit_options=NUMPY_ERRORS)
 def _select_ptp(a):
-    if not _real_array(a):
+    if not is_array(a):
         return None
-    return _ptp_integers(a.dtype.name) if isinstance(a.dtype, types.Integer) else _ptp
+    if isinstance(a.dtype, types.Boolean):
+        raise TypingError(
+            "np.ptp of booleans: numpy boolean subtract, the `-` operator, is not supported; "
+            "convert the array to integers first"
+        )
+    if isinstance(a.dtype, types.Integer):
+        return _ptp_integers(a.dtype.name)
+    return _ptp if isinstance(a.dtype, (types.Float, types.Complex)) else None
 
 
 def _average(a, axis, weights):
@@ -406,22 +457,31 @@ def _average_weighted(a, axis, weights):
 def _select_average(a, axis=None, weights=None):
     axis = as_type(axis)
     weights = as_type(weights)
-    if not (_real_array(a) and isinstance(axis, types.NoneType)):
+    if not (_numeric_array(a) and isinstance(axis, types.NoneType)):
         return None
     if weights is None or isinstance(weights, types.NoneType):
         return _average
-    return _average_weighted if _real_array(weights) else None
+    return _average_weighted if _numeric_array(weights) else None
 
 
 # ---------------------------------------------------------------------------- covariance
 
 
+def _centred(rows):
+    variables, count = rows.shape
+    centred = np.empty((variables, count), rows.dtype)
+    for i in range(variables):
+        centred[i] = rows[i] - rows[i].mean()
+    return centred
+
+
+_centred_jit = njit(**NUMPY_ERRORS)(_centred)
+
+
 def _covariance(rows, ddof):
     """NumPy's cov of the variables in `rows` (one per row, observations along the row)."""
     variables, count = rows.shape
-    centred = np.empty((variables, count), np.float64)
-    for i in range(variables):
-        centred[i] = rows[i] - rows[i].mean()
+    centred = _centred_jit(rows)
     out = (centred @ centred.T) / np.float64(max(count - ddof, 0))  # BLAS, as NumPy's dot
     for i in range(variables):  # NumPy's product is symmetric (BLAS syrk); make this one so
         for j in range(i + 1, variables):
@@ -429,7 +489,15 @@ def _covariance(rows, ddof):
     return out
 
 
-_covariance_jit = njit(**NUMPY_ERRORS)(_covariance)
+def _covariance_complex(rows, ddof):
+    """NumPy's cov of complex variables: deviations times conjugated deviations; Hermitian."""
+    variables, count = rows.shape
+    centred = _centred_jit(rows)
+    out = (centred @ np.conj(centred.T)) / np.float64(max(count - ddof, 0))
+    for i in range(variables):
+        for j in range(i + 1, variables):
+            out[j, i] = np.conj(out[i, j])
+    return out
 
 
 def _observations(m, rowvar):
@@ -440,14 +508,12 @@ def _observations(m, rowvar):
     return rows
 
 
-_observations_jit = njit(**NUMPY_ERRORS)(_observations)
-
-
-def _stacked(m, y, rowvar):
-    return np.concatenate((_observations_jit(m, rowvar), _observations_jit(y, rowvar)), 0)
-
-
-_stacked_jit = njit(**NUMPY_ERRORS)(_stacked)
+def _observations_complex(m, rowvar):
+    """The variables of `m` as complex128 rows."""
+    rows = np.atleast_2d(m).astype(np.complex128)
+    if not rowvar and rows.shape[0] != 1:
+        return np.ascontiguousarray(rows.T)
+    return rows
 
 
 def _correlation(c):
@@ -462,14 +528,36 @@ def _correlation(c):
     return out
 
 
-_correlation_jit = njit(**NUMPY_ERRORS)(_correlation)
+def _correlation_complex(c):
+    """corrcoef of complex variables: the real and imaginary parts each clipped to [-1, 1]."""
+    stddev = np.sqrt(np.diag(c).real)
+    n = c.shape[0]
+    out = np.empty_like(c)
+    for i in range(n):
+        for j in range(n):
+            value = c[i, j] / stddev[i] / stddev[j]
+            out[i, j] = complex(min(max(value.real, -1.0), 1.0), min(max(value.imag, -1.0), 1.0))
+    return out
 
 
 @functools.cache
-def _cov_impl(with_y: bool, ddof_given: bool, correlate: bool, scalar: bool):
+def _cov_namespace(complex_numbers: bool) -> dict:
+    """The compiled helpers of cov/corrcoef for real or for complex variables."""
+    helpers = {
+        "_observations": _observations_complex if complex_numbers else _observations,
+        "_covariance": _covariance_complex if complex_numbers else _covariance,
+        "_correlation": _correlation_complex if complex_numbers else _correlation,
+    }
+    return {"np": np, **{name: njit(**NUMPY_ERRORS)(f) for name, f in helpers.items()}}
+
+
+@functools.cache
+def _cov_impl(with_y: bool, ddof_given: bool, correlate: bool, scalar: bool, complex_numbers: bool):
     """cov/corrcoef for each combination of argument kinds; `scalar` (one 1-d variable, no y)
     gives a 0-d array for cov, as NumPy's squeeze, and a number for corrcoef, as NumPy."""
-    rows = "_stacked(m, y, rowvar)" if with_y else "_observations(m, rowvar)"
+    rows = "_observations(m, rowvar)"
+    if with_y:
+        rows = "np.concatenate((_observations(m, rowvar), _observations(y, rowvar)), 0)"
     ddof = "ddof" if ddof_given else "(0 if bias else 1)"
     result = f"_covariance(rows_, {ddof})"
     if correlate:
@@ -480,27 +568,26 @@ def cov(m, y, rowvar, bias, ddof):
     out = {result}
     return {("out[0, 0]" if correlate else "out.reshape(())") if scalar else "out"}
 """
-    namespace = {"np": np, "_stacked": _stacked_jit, "_observations": _observations_jit,
-                 "_covariance": _covariance_jit, "_correlation": _correlation_jit}  # fmt: skip
+    namespace = dict(_cov_namespace(complex_numbers))
     exec(source, namespace)  # noqa: S102 - fixed text and booleans
     return namespace["cov"]
 
 
-def _real_dimensions(typ) -> int | None:
-    """The dimensions of np.asarray(typ) for a real array, number, or (nested) tuple or list of
-    real numbers; None for anything else."""
+def _numeric_dimensions(typ) -> int | None:
+    """The dimensions of np.asarray(typ) for an array, number, or (nested) tuple or list of
+    numbers; None for anything else."""
     typ = types.unliteral(typ)
-    if _real_array(typ):
+    if _numeric_array(typ):
         return typ.ndim
-    if isinstance(typ, (types.Integer, types.Float, types.Boolean)):
+    if isinstance(typ, types.Number):
         return 0
     if isinstance(typ, types.BaseTuple):
-        inner = {_real_dimensions(t) for t in typ.types}
+        inner = {_numeric_dimensions(t) for t in typ.types}
         if not inner:
             return 1
         return 1 + inner.pop() if len(inner) == 1 and None not in inner else None
     if isinstance(typ, types.List):
-        inner = _real_dimensions(typ.dtype)
+        inner = _numeric_dimensions(typ.dtype)
         return None if inner is None else 1 + inner
     return None
 
@@ -517,24 +604,43 @@ def _of_array_likes(impl):
 def _select_covariance(m, y, rowvar, bias, ddof, correlate: bool):
     y, rowvar, bias, ddof = (as_type(t) for t in (y, rowvar, bias, ddof))
     with_y = not isinstance(y, types.NoneType)
-    m_dims = _real_dimensions(m)
-    y_dims = _real_dimensions(y) if with_y else 1
+    m_dims = _numeric_dimensions(m)
+    y_dims = _numeric_dimensions(y) if with_y else 1
     if m_dims not in (0, 1, 2) or y_dims not in (0, 1, 2):
         return None
+    complex_numbers = _holds_complex(m) or (with_y and _holds_complex(y))
+    kinds = (m_dims, with_y, rowvar, bias, ddof, correlate, complex_numbers)
     if not (is_array(m) and (not with_y or is_array(y))):
-        impl = _select_covariance_of_arrays(m_dims, with_y, rowvar, bias, ddof, correlate)
+        impl = _select_covariance_of_arrays(*kinds)
         return None if impl is None else _of_array_likes(impl)
-    return _select_covariance_of_arrays(m_dims, with_y, rowvar, bias, ddof, correlate)
+    return _select_covariance_of_arrays(*kinds)
 
 
-def _select_covariance_of_arrays(m_dims, with_y, rowvar, bias, ddof, correlate: bool):
+def _holds_complex(typ) -> bool:
+    """A complex array, number, or sequence with a complex number in it."""
+    typ = types.unliteral(typ)
+    if isinstance(typ, types.Complex):
+        return True
+    if is_array(typ):
+        return isinstance(typ.dtype, types.Complex)
+    if isinstance(typ, types.BaseTuple):
+        return any(_holds_complex(t) for t in typ.types)
+    if isinstance(typ, types.List):
+        return _holds_complex(typ.dtype)
+    return False
+
+
+def _select_covariance_of_arrays(
+    m_dims, with_y, rowvar, bias, ddof, correlate: bool, complex_numbers: bool
+):
     flags = (rowvar, bias)
     if not all(isinstance(types.unliteral(t), (types.Boolean, types.Integer)) for t in flags):
         return None
     ddof_given = not isinstance(ddof, types.NoneType)
     if ddof_given and not is_integer(ddof):
         return None
-    return _cov_impl(with_y, ddof_given, correlate, m_dims <= 1 and not with_y)
+    scalar = m_dims <= 1 and not with_y
+    return _cov_impl(with_y, ddof_given, correlate, scalar, complex_numbers)
 
 
 @overload(np.cov, jit_options=NUMPY_ERRORS)
