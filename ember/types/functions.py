@@ -17,6 +17,7 @@ class Function(Dummy):
     """A global callable typed by the typing registry; `key` is the Python object itself."""
 
     def __init__(self, typing_key: Any) -> None:
+        typing_key = _key_of_templates(typing_key)
         self.typing_key = typing_key
         name = getattr(typing_key, "__qualname__", None) or repr(typing_key)
         module = getattr(typing_key, "__module__", None)
@@ -28,6 +29,24 @@ class Function(Dummy):
 
     def _rebuild_args(self) -> tuple:
         return (self.typing_key,)
+
+
+def _is_template(value: Any) -> bool:
+    """A typing template class (Numba code passes templates to `types.Function`)."""
+    return isinstance(value, type) and hasattr(value, "key") and hasattr(value, "apply")
+
+
+def _key_of_templates(value: Any) -> Any:
+    """What `Function(value)` types calls of: the value itself, or the key shared by a template
+    or a tuple of templates (as in Numba, templates of different keys cannot mix)."""
+    if _is_template(value):
+        return value.key
+    if isinstance(value, tuple) and value and all(_is_template(item) for item in value):
+        keys = {id(item.key): item.key for item in value}
+        if len(keys) > 1:
+            raise ValueError(f"incompatible templates: {list(keys.values())}")
+        return value[0].key
+    return value
 
 
 class Callable(Type):

@@ -818,6 +818,7 @@ class Intrinsic:
     def __init__(self, defn: Callable, prefer_literal: bool = False) -> None:
         functools.update_wrapper(self, defn)
         self._defn = defn
+        self._name = defn.__name__  # Numba's attribute: the name errors give the intrinsic
         self._prefer_literal = prefer_literal
         self._uuid = uuid.uuid4().hex  # the same object again when unpickled in this process
         _live_intrinsics[self._uuid] = self
@@ -853,11 +854,12 @@ class Intrinsic:
 
     def _positional(self, context: Any, args: tuple, kws: dict) -> tuple | None:
         """The argument types in the order of `defn`'s parameters after `typingctx` (keyword
-        arguments placed by name), or None when the call does not bind."""
+        arguments placed by name); a call that does not bind is a TypingError saying why."""
         try:
             bound = inspect.signature(self._defn).bind(context, *args, **kws)
-        except TypeError:
-            return None
+        except TypeError as error:
+            shown = ", ".join(str(arg) for arg in args)
+            raise TypingError(f"{self._name}() {error} (argument types: {shown})") from None
         if any(p.kind is p.VAR_KEYWORD for p in self._pysig.parameters.values()) and kws:
             return None
         return tuple(bound.args[1:])
