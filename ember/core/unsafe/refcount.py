@@ -56,7 +56,8 @@ def dump_refcount(typingctx: Any, value: types.Type) -> Any:
 
     def codegen(context, builder, sig: Signature, args: list) -> llvm.Value:
         (typ,) = sig.args
-        counts = [_refcount_or_minus_one(builder, m) for m in _array_meminfos(builder, typ, args[0])]
+        meminfos = _array_meminfos(builder, typ, args[0])
+        counts = [_refcount_or_minus_one(builder, meminfo) for meminfo in meminfos]
         pyapi = PythonAPI(context, builder, _KEEPALIVE)
         gil = pyapi.gil_ensure()
         boxed = pyapi.tuple_new(len(counts))
