@@ -165,6 +165,43 @@ def _function_constant(context, builder, ty: types.FunctionType, pyval: Any) -> 
     return address.inttoptr(llvm.PointerType())
 
 
+def _c_parameter_type(context, typ: types.Type) -> llvm.Type:
+    """How a C function takes a parameter: a Python object (`py_object`) as a `PyObject *`."""
+    return llvm.PointerType() if typ is types.ffi_forced_object else context.value_type(typ)
+
+
+def call_external_function(lowerer, fnty: types.ExternalFunctionPointer, expr, sig: Signature):
+    """A call of a C function object (ctypes, cffi); arguments the C function takes as Python
+    objects (`py_object`) are boxed, holding the GIL for the call, and released after it."""
+    context, builder = lowerer.context, lowerer.builder
+    pointer = lowerer.load(expr.func)
+    forced = [typ is types.ffi_forced_object for typ in sig.args]
+    if not any(forced):
+        args = [lowerer.load_as(var, typ) for var, typ in zip(expr.args, sig.args)]
+        return call_function_pointer(context, builder, fnty, pointer, args)
+    from ember.lowering.boxing import BoxContext
+    from ember.lowering.pyapi import PythonAPI
+
+    pyapi = PythonAPI(context, builder, _KEEPALIVE)
+    c = BoxContext(context, builder, pyapi)
+    gil = pyapi.gil_ensure()
+    args, boxed = [], []
+    for var, typ, is_object in zip(expr.args, sig.args, forced):
+        if is_object:
+            boxed.append(c.box(lowerer.typemap[var.name], lowerer.load(var)))
+            args.append(boxed[-1])
+        else:
+            args.append(lowerer.load_as(var, typ))
+    result = call_function_pointer(context, builder, fnty, pointer, args)
+    for obj in boxed:
+        pyapi.decref(obj)
+    pyapi.gil_release(gil)
+    return result
+
+
+_KEEPALIVE: list = []  # Python objects compiled calls of C functions refer to
+
+
 def call_function_pointer(context, builder, fnty: types.FunctionType, pointer, args: list):
     """Call the C function at `pointer` with native `args` of `fnty`'s argument types; an
     exception the callee holds (a jitted function's) is raised from here."""
@@ -172,7 +209,7 @@ def call_function_pointer(context, builder, fnty: types.FunctionType, pointer, a
     result = (
         llvm.VoidType() if sig.return_type is types.none else context.value_type(sig.return_type)
     )
-    function_type = llvm.FunctionType(result, [context.value_type(a) for a in sig.args])
+    function_type = llvm.FunctionType(result, [_c_parameter_type(context, a) for a in sig.args])
     value = builder.call(_Callee(pointer, function_type), list(args))
     _raise_held_failure(context, builder)
     return context.get_dummy_value(types.none) if sig.return_type is types.none else value

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ember.types.abstract import Dummy, Type
+from ember.types.abstract import Dummy, Opaque, Type
 
 # The words that open the report of a call no implementation accepts (Numba's `_header_lead`:
 # programs and tests look for them).
@@ -117,6 +117,48 @@ class FunctionType(Type):
 
     def _rebuild_args(self) -> tuple:
         return (self.signature,)
+
+
+class ExternalFunctionPointer(FunctionType):
+    """Numba's type of a C function object from Python (a ctypes or cffi function):
+    `get_pointer(obj)` gives an object's address; `cconv` names a calling convention (None: C's).
+    Functions of one signature and kind share the type, so a jitted function taking them as
+    arguments compiles once per signature. A `ffi_forced_object` parameter takes any value,
+    passed as a Python object."""
+
+    def __init__(self, sig: Any, get_pointer: Any, cconv: Any = None) -> None:
+        if sig.return_type is ffi_forced_object:
+            raise TypeError("ember cannot call a C function returning a Python object (py_object)")
+        self.get_pointer = get_pointer
+        self.cconv = cconv
+        super().__init__(sig)
+        args = ", ".join(str(arg) for arg in sig.args)
+        self.name = f"ExternalFunctionPointer(({args}) -> {sig.return_type}, cconv={cconv})"
+
+    @property
+    def sig(self) -> Any:
+        return self.signature
+
+    @property
+    def key(self) -> Any:
+        return (self.signature.return_type, tuple(self.signature.args), self.cconv, self.get_pointer)
+
+    def _rebuild_args(self) -> tuple:
+        return (self.signature, self.get_pointer, self.cconv)
+
+    def get_call_type(self, context: Any, args: tuple, kws: dict) -> Any:
+        """The declared signature when the arguments pass as the C parameters (see
+        ember/library/interop/ctypes_functions.py)."""
+        from ember.library.interop.ctypes_functions import c_call_signature
+
+        return c_call_signature(self.signature, args, kws)
+
+
+class _ForcedObject(Opaque):
+    """A C parameter of type `PyObject *` (ctypes' `py_object`): the argument is boxed."""
+
+
+ffi_forced_object = _ForcedObject("ffi_forced_object")
 
 
 class WrapperAddressProtocol:

@@ -1,7 +1,7 @@
 """cffi in compiled code: the functions of an ABI-mode library (`ffi.dlopen`) or of an
 out-of-line module registered with `register_module`, typed from their C declarations as
-`types.FunctionType`s, and `ffi.from_buffer(array)`. Also Numba's `cffi_utils` spelling
-(`ember.core.typing.cffi_utils`): `map_type`, `register_module`, `register_type`..."""
+`types.ExternalFunctionPointer`s (by signature), and `ffi.from_buffer(array)`. Also Numba's
+`cffi_utils` spelling (`ember.core.typing.cffi_utils`): `map_type`, `register_type`..."""
 
 from __future__ import annotations
 
@@ -126,9 +126,10 @@ def _numpy_format(member: types.Type) -> Any:
     return as_dtype(member)
 
 
-def make_function_type(cffi_func: Any) -> types.FunctionType:
-    """The FunctionType compiled code calls a cffi function as."""
-    return types.FunctionType(map_type(_function_ctype(cffi_func)))
+def make_function_type(cffi_func: Any) -> types.ExternalFunctionPointer:
+    """The type compiled code calls a cffi function as: by signature (one type for all cffi
+    functions alike), called through its address."""
+    return types.ExternalFunctionPointer(map_type(_function_ctype(cffi_func)), get_pointer)
 
 
 def register_module(module: Any) -> None:

@@ -66,67 +66,54 @@ def c_signature(function: Any) -> Signature:
             f"ctypes function {name!r} doesn't define its argument types: set its argtypes "
             "and restype to call it from compiled code"
         )
-    members = [_ember_type(t) for t in (function.restype, *function.argtypes)]
-    if None in members:
+    members = [_parameter_type(t) for t in (function.restype, *function.argtypes)]
+    if None in members or members[0] is types.ffi_forced_object:
         raise TypingError(
             f"the ctypes function {name!r} takes or returns a type compiled code cannot pass "
-            "(numbers, booleans, pointers and void are supported)"
+            "(numbers, booleans, pointers and void are supported, and py_object arguments)"
         )
     return Signature(members[0], tuple(members[1:]))
 
 
-@dataclass(frozen=True)
-class CFunction:
-    """The typing key of a ctypes function object (those are unhashable): what it calls."""
+def _parameter_type(ctype: Any) -> types.Type | None:
+    """A C parameter's type: `py_object` is a boxed argument (`ffi_forced_object`)."""
+    return types.ffi_forced_object if ctype is ctypes.py_object else _ember_type(ctype)
 
-    name: str
-    address: int
-    signature: Signature
+
+def get_pointer(function: Any) -> int:
+    """The address of a ctypes function object (the `get_pointer` of its type)."""
+    return ctypes.cast(function, ctypes.c_void_p).value
 
 
 @typeof_impl.register(ctypes._CFuncPtr)
-def _typeof_ctypes_function(function) -> types.Function:
-    """Registered for typing and lowering the first time compiled code meets it."""
-    key = CFunction(
-        getattr(function, "__name__", "cfunc"),
-        ctypes.cast(function, ctypes.c_void_p).value,
-        c_signature(function),
-    )
-    if key not in registry.functions:
+def _typeof_ctypes_function(function) -> types.ExternalFunctionPointer:
+    """Typed by signature (one type, so one specialization, for all functions alike); called
+    through its address, read from the object when passed in and fixed when a global."""
+    cconv = "x86_stdcallcc" if isinstance(function, getattr(ctypes, "WinFunctionType", ())) else None
+    return types.ExternalFunctionPointer(c_signature(function), get_pointer, cconv)
 
-        @registry.typer(key)
-        def _type_call(args, kws, sig=key.signature):
-            if kws or len(args) != len(sig.args):
-                return None
-            return sig if all(map(_passes_as, args, sig.args)) else None
 
-        lower_builtin(key, VarArgs(types.Type))(functools.partial(_lower_call, key))
-    return types.Function(key)
+def c_call_signature(declared: Signature, args: tuple, kws: dict) -> Signature | None:
+    """The signature of calling a C function declared `declared` with `args`, or None."""
+    if kws or len(args) != len(declared.args):
+        return None
+    return declared if all(map(_passes_as, args, declared.args)) else None
 
 
 def _passes_as(actual: types.Type, declared: types.Type) -> bool:
     """Whether a value of `actual` may be passed where C declares `declared`: by an implicit
-    conversion, or `a.ctypes` where C takes a void pointer or a pointer to `a`'s dtype."""
+    conversion, `a.ctypes` where C takes a void pointer or a pointer to `a`'s dtype, or any
+    value that boxes where C takes a Python object."""
     from ember.library.numpy.arrays import ArrayCTypes
 
+    if declared is types.ffi_forced_object:
+        return True
     if isinstance(actual, types.NamedTuple) and actual.instance_class is ArrayCTypes:
         pointee = actual.types[3].dtype
         return declared == types.voidptr or declared == types.CPointer(pointee)
     if declared == types.voidptr and isinstance(actual, types.Integer):
         return True  # an address: `a.ctypes.data`
     return can_convert(actual, declared) is not None
-
-
-def _lower_call(key: CFunction, context, builder, sig, args):
-    """A direct call of the C function under the symbol published for its address."""
-    symbol = f"ember.ctypes.{key.address:x}"
-    symbols.publish(symbol, key.address)
-    result = (
-        llvm.VoidType() if sig.return_type is types.none else context.value_type(sig.return_type)
-    )
-    fnty = llvm.FunctionType(result, [context.value_type(t) for t in sig.args])
-    value = builder.call(symbols.external_function(builder.module, symbol, fnty), list(args))
-    return context.get_dummy_value(types.none) if sig.return_type is types.none else value
 
 
 @lower_cast(types.RawPointer, types.Integer)
