@@ -141,7 +141,8 @@ class ExternalFunctionPointer(FunctionType):
 
     @property
     def key(self) -> Any:
-        return (self.signature.return_type, tuple(self.signature.args), self.cconv, self.get_pointer)
+        sig = self.signature
+        return (sig.return_type, tuple(sig.args), self.cconv, self.get_pointer)
 
     def _rebuild_args(self) -> tuple:
         return (self.signature, self.get_pointer, self.cconv)

@@ -5,20 +5,16 @@ directly under a symbol published for its address, as in Numba."""
 from __future__ import annotations
 
 import ctypes
-import functools
-from dataclasses import dataclass
 from typing import Any
 
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.codegen import symbols
 from ember.dispatcher.typeof import typeof_impl
 from ember.errors import LoweringError, TypingError
-from ember.lowering.registry import VarArgs, box, lower_builtin, lower_cast
+from ember.lowering.registry import box, lower_cast
 from ember.typing.conversions import can_convert
 from ember.typing.signature import Signature
-from ember.typing.templates import registry
 
 _SIMPLE = {
     ctypes.c_bool: types.boolean,
@@ -89,8 +85,7 @@ def get_pointer(function: Any) -> int:
 def _typeof_ctypes_function(function) -> types.ExternalFunctionPointer:
     """Typed by signature (one type, so one specialization, for all functions alike); called
     through its address, read from the object when passed in and fixed when a global."""
-    cconv = "x86_stdcallcc" if isinstance(function, getattr(ctypes, "WinFunctionType", ())) else None
-    return types.ExternalFunctionPointer(c_signature(function), get_pointer, cconv)
+    return types.ExternalFunctionPointer(c_signature(function), get_pointer)
 
 
 def c_call_signature(declared: Signature, args: tuple, kws: dict) -> Signature | None:
