@@ -359,6 +359,8 @@ class _OverloadTemplate(AbstractTemplate):
         except ForceLiteralArg as request:  # literally(argtype) in the overload function
             raise _request_for_type(request, args) from None
         except Exception as error:  # a bug in the overload function: say where
+            if _is_extension(func) and not isinstance(error, EmberError):
+                raise  # as Numba's (new-style) capturing: an extension's bug is its own error
             return _Resolved(None, None, _failure(what, func, args, error))
         if impl is None:
             return _Resolved(None, None)
