@@ -382,3 +382,58 @@ def test_an_overload_bug_propagates_as_its_own_exception():
     with pytest.raises(TypingError, match="floats are refused on purpose"):
         call(1.5)
     assert call(True) is True
+
+
+# ------------------------------------------------------------------ object-mode methods
+
+
+class _Account:
+    def __init__(self, balance):
+        self.balance = balance
+        self.history = []
+
+    @ember.jit(forceobj=True)
+    def deposit(self, amount):
+        self.history.append(amount)  # object mode: any Python object works
+        self.balance += amount
+        return self.balance
+
+    @ember.jit(nopython=False)
+    def scaled(self, factor):
+        return self.balance * factor
+
+
+def test_object_mode_methods_bind_their_instance_as_python_methods():
+    account = _Account(10)
+    assert account.deposit(5) == 15 and account.deposit(-20) == -5
+    assert account.history == [5, -20]
+    method = account.deposit
+    assert method.__self__ is account
+    assert len(method.overloads) == 1 and method.py_func.__name__ == "deposit"
+    assert _Account.__dict__["deposit"].__get__(None, _Account) is _Account.__dict__["deposit"]
+    with pytest.warns(errors.NumbaWarning):
+        assert account.scaled(3) == -15  # falls back to object mode, bound the same way
+    assert account.scaled.__self__ is account
+
+
+def test_an_intrinsic_refusing_is_named_with_its_source_line():
+    @intrinsic
+    def needs_vector(typingctx, arr):
+        if arr.ndim != 1:
+            raise errors.NumbaValueError("array.ndim must be 1")
+        return types.intp(arr), lambda context, builder, sig, args: context.get_constant(
+            types.intp, 1
+        )
+
+    @njit
+    def call(a):
+        return needs_vector(a)
+
+    assert call(np.zeros(3)) == 1
+    with pytest.raises(TypingError) as info:
+        call(np.zeros((2, 2)))
+    line = needs_vector._defn.__code__.co_firstlineno
+    assert f"Intrinsic in function 'needs_vector': File: {__file__}: Line {line}." in str(
+        info.value
+    )
+    assert "array.ndim must be 1" in str(info.value)

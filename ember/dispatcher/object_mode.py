@@ -15,7 +15,7 @@ import functools
 import inspect
 import threading
 import time
-from types import FunctionType
+from types import FunctionType, MethodType
 from typing import Any
 
 from ember import config
@@ -156,9 +156,11 @@ class ObjectModeDispatcher:
         return native(tuple(arguments[name] for name in self._parameter_order))
 
     def __get__(self, instance: Any, owner: Any = None) -> Any:
+        """A bound method, as for a Python function (and the nopython dispatcher): attributes
+        the method lacks (`overloads`, `py_func`...) read the dispatcher's."""
         if instance is None:
             return self
-        return functools.partial(self, instance)
+        return MethodType(self, instance)
 
     def __repr__(self) -> str:
         return f"<ember object-mode function {self.py_func.__qualname__}>"
@@ -244,6 +246,8 @@ class FallbackDispatcher:
             self._warn(error)  # typing or compiling failed: no user code has run
             return self.object_mode(*args, **kwargs)
         return self.nopython(*args, **kwargs)
+
+    __get__ = ObjectModeDispatcher.__get__  # a method of a class binds its instance
 
     def _compile_for(self, args: tuple, kwargs: dict) -> None:
         nopython = self.nopython

@@ -812,6 +812,14 @@ def make_attribute_wrapper(type_class: type, struct_attr: str, python_attr: str)
 # ------------------------------------------------------------------ @intrinsic
 
 
+def _in_intrinsic(defn: Callable, error: EmberError) -> EmberError:
+    """`error` with Numba's header naming the intrinsic whose typing raised it."""
+    code = defn.__code__
+    where = f"File: {code.co_filename}: Line {code.co_firstlineno}."
+    text = f"Intrinsic in function {defn.__name__!r}: {where}\n{error.msg}"
+    return type(error)(text)
+
+
 class Intrinsic:
     """A function whose typing and LLVM code are written in Python; callable only from
     compiled code. `defn(typingctx, *argtypes)` returns `(signature, codegen)` or None, and
@@ -841,7 +849,12 @@ class Intrinsic:
         args = self._positional(context, args, kws)
         if args is None:
             return None
-        result = self._defn(context, *args)
+        try:
+            result = self._defn(context, *args)
+        except ForceLiteralArg:
+            raise
+        except EmberError as error:  # the intrinsic refused: say which one and where
+            raise _fresh(_in_intrinsic(self._defn, error)) from None
         if result is None:
             return None
         sig, codegen = result
