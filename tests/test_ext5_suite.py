@@ -437,3 +437,56 @@ def test_an_intrinsic_refusing_is_named_with_its_source_line():
         info.value
     )
     assert "array.ndim must be 1" in str(info.value)
+
+
+# ------------------------------------------------------------------ numba.core.runtime
+
+
+def test_meminfo_alloc_owns_a_new_block_until_collected():
+    import gc
+
+    from ember.core.runtime import rtsys
+
+    gc.collect()
+    before = rtsys.get_allocation_stats()
+    info = rtsys.meminfo_alloc(64, safe=True)
+    assert info.refcount == 1 and info.data != 0
+    ctypes.memset(info.data, 0x5A, 64)  # the block's 64 bytes are usable
+    assert ctypes.string_at(info.data, 64) == b"\x5a" * 64
+    middle = rtsys.get_allocation_stats()
+    assert (middle.alloc - before.alloc, middle.free - before.free) == (1, 0)
+    del info
+    gc.collect()
+    after = rtsys.get_allocation_stats()
+    assert (after.alloc - before.alloc, after.free - before.free) == (1, 1)
+    with pytest.raises(ValueError):
+        rtsys.meminfo_alloc(-1)
+
+
+def test_allocation_stats_can_be_switched_off_and_on():
+    from ember.core.runtime import _nrt_python, rtsys
+
+    assert _nrt_python.memsys_stats_enabled()
+    _nrt_python.memsys_disable_stats()
+    try:
+        assert not _nrt_python.memsys_stats_enabled()
+        with pytest.raises(RuntimeError, match="NRT stats are disabled"):
+            rtsys.get_allocation_stats()
+    finally:
+        _nrt_python.memsys_enable_stats()
+    assert rtsys.get_allocation_stats().alloc >= 0
+
+
+def test_numba_runtime_c_api_names_are_clear_errors():
+    from ember.core.unsafe.nrt import NRT_get_api
+    from ember.extending import include_path
+
+    with pytest.raises(UnsupportedError, match="no C API"):
+        include_path()
+
+    @njit
+    def api():
+        return NRT_get_api()
+
+    with pytest.raises(UnsupportedError, match="no C API"):
+        api()
