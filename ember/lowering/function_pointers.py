@@ -204,14 +204,16 @@ _KEEPALIVE: list = []  # Python objects compiled calls of C functions refer to
 
 def call_function_pointer(context, builder, fnty: types.FunctionType, pointer, args: list):
     """Call the C function at `pointer` with native `args` of `fnty`'s argument types; an
-    exception the callee holds (a jitted function's) is raised from here."""
+    exception the callee holds (a jitted function's) is raised from here. A C function object
+    (ctypes, cffi) is C code, which holds none: its calls skip the check."""
     sig = fnty.signature
     result = (
         llvm.VoidType() if sig.return_type is types.none else context.value_type(sig.return_type)
     )
     function_type = llvm.FunctionType(result, [_c_parameter_type(context, a) for a in sig.args])
     value = builder.call(_Callee(pointer, function_type), list(args))
-    _raise_held_failure(context, builder)
+    if not isinstance(fnty, types.ExternalFunctionPointer):
+        _raise_held_failure(context, builder)
     return context.get_dummy_value(types.none) if sig.return_type is types.none else value
 
 
