@@ -490,3 +490,25 @@ def test_numba_runtime_c_api_names_are_clear_errors():
 
     with pytest.raises(UnsupportedError, match="no C API"):
         api()
+
+
+def _objmode_total(items):
+    return sum(len(str(item)) for item in items)  # str() of any object: object mode
+
+
+_objmode_total_jit = ember.jit(forceobj=True)(_objmode_total)
+_fallback_jit = ember.jit(nopython=False)(_objmode_total)
+
+
+@pytest.mark.filterwarnings("ignore::ember.errors.NumbaWarning")  # the fallback's warning
+def test_object_mode_and_fallback_dispatchers_pickle_by_value():
+    import pickle
+
+    items = [1, "abc", None, 2.5]
+    expected = _objmode_total(items)
+    for dispatcher in (_objmode_total_jit, _fallback_jit):
+        assert dispatcher(items) == expected
+        clone = pickle.loads(pickle.dumps(dispatcher))
+        assert type(clone) is type(dispatcher) and clone is not dispatcher
+        assert clone(items) == expected
+        assert clone([]) == 0
