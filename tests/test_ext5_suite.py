@@ -512,3 +512,51 @@ def test_object_mode_and_fallback_dispatchers_pickle_by_value():
         assert type(clone) is type(dispatcher) and clone is not dispatcher
         assert clone(items) == expected
         assert clone([]) == 0
+
+
+# ------------------------------------------------------------------ cffi structs
+
+
+_BIG_STRUCT = """
+typedef struct _big_struct { int i1; float f2; double d3; float af4[9]; } big_struct;
+typedef struct _error { int bits:4; } error;
+typedef double (*myfunc)(big_struct*, size_t);
+"""
+
+
+def test_cffi_struct_with_an_array_member_maps_to_a_record():
+    cffi = pytest.importorskip("cffi")
+    from ember.core.typing import cffi_utils
+    from ember.np.numpy_support import as_dtype
+
+    ffi = cffi.FFI()
+    ffi.cdef(_BIG_STRUCT)
+    record = cffi_utils.map_type(ffi.typeof("big_struct"), use_record_dtype=True)
+    assert isinstance(record, types.Record) and len(record) == 4
+    assert record.typeof("af4") == types.NestedArray(types.float32, (9,))
+    assert as_dtype(record.typeof("af4")) == np.dtype((np.float32, (9,)))
+    assert record.size == ffi.sizeof("big_struct") and record.offset("af4") == ffi.offsetof(
+        "big_struct", "af4"
+    )
+    sig = cffi_utils.map_type(ffi.typeof("myfunc"), use_record_dtype=True)
+    assert sig.args == (types.CPointer(record), types.uintp) and sig.return_type is types.float64
+    with pytest.raises(ValueError, match="field 'bits' has bitshift, this is not supported"):
+        cffi_utils.map_type(ffi.typeof("error"), use_record_dtype=True)
+
+    mydata = ffi.new("big_struct[3]")
+    for i in range(3):
+        mydata[i].i1, mydata[i].f2, mydata[i].d3 = i * 123, i * 213, (1 + i) * 213
+        for j in range(9):
+            mydata[i].af4[j] = i * 10 + j
+    array = np.ndarray(buffer=ffi.buffer(mydata), dtype=as_dtype(record), shape=3)
+
+    @njit
+    def calc(base):
+        total = 0.0
+        for i in range(base.size):
+            total += base[i].i1 * base[i].f2 / base[i].d3 + base[i].af4.sum()
+        return total
+
+    expected = sum(i * 123 * np.float32(i * 213) / ((1 + i) * 213) for i in range(3))
+    expected += sum(i * 10 + j for i in range(3) for j in range(9))
+    assert calc(array) == pytest.approx(expected, rel=1e-12)

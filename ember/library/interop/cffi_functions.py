@@ -95,6 +95,8 @@ def map_type(cffi_type: Any, use_record_dtype: bool = False) -> types.Type | Sig
         if item.kind == "function":
             return types.FunctionType(map_type(item, use_record_dtype))
         return types.CPointer(map_type(item, use_record_dtype))
+    if kind == "array":  # a fixed-size C array, as a struct member holds one
+        return types.NestedArray(map_type(cffi_type.item, use_record_dtype), (cffi_type.length,))
     if kind == "struct" and use_record_dtype:
         return _record(cffi_type)
     raise TypeError(
@@ -107,6 +109,9 @@ def _record(cffi_type: Any) -> types.Type:
 
     from ember.dispatcher.typeof import typeof
 
+    for name, field in cffi_type.fields:
+        if field.bitshift != -1:  # a bit field: NumPy's records have no such member
+            raise ValueError(f"field {name!r} has bitshift, this is not supported")
     fields = [(name, field.type, field.offset) for name, field in cffi_type.fields]
     dtype = np.dtype(
         {
