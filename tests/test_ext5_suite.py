@@ -560,3 +560,14 @@ def test_cffi_struct_with_an_array_member_maps_to_a_record():
     expected = sum(i * 123 * np.float32(i * 213) / ((1 + i) * 213) for i in range(3))
     expected += sum(i * 10 + j for i in range(3) for j in range(9))
     assert calc(array) == pytest.approx(expected, rel=1e-12)
+
+
+def test_empty_set_argument_is_a_value_error_and_a_typing_error():
+    @njit
+    def size(s):
+        return len(s)
+
+    assert size({1.5, 2.5, 1.5}) == 2
+    with pytest.raises(ValueError, match="cannot compute fingerprint of empty set") as raised:
+        size(set())
+    assert isinstance(raised.value, TypingError)

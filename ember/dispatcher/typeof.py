@@ -87,7 +87,10 @@ def _typeof_set(items: set) -> types.Type:
     """A Python set passes as a set of its items' type (reflected, as a list): numbers take
     their common type; strings and tuples of them pass too (as in Numba)."""
     if not items:
-        raise TypingError("an empty set has no item type: add an item before passing it")
+        raise ArgumentValueError(  # Numba's words first; a ValueError too, as Numba's
+            "cannot compute fingerprint of empty set: an empty set has no item type; add an "
+            "item before passing it"
+        )
     dtype = _typeof_list(list(items)).dtype
     if not _set_item(dtype):
         raise TypingError(
