@@ -459,8 +459,12 @@ def test_meminfo_alloc_owns_a_new_block_until_collected():
     gc.collect()
     after = rtsys.get_allocation_stats()
     assert (after.alloc - before.alloc, after.free - before.free) == (1, 1)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Cannot allocate a negative number of bytes: -1."):
         rtsys.meminfo_alloc(-1)
+    with pytest.raises(MemoryError, match=f"Requested allocation of {2**62} bytes failed."):
+        rtsys.meminfo_alloc(2**62)
+    filled = rtsys.meminfo_alloc(12, safe=True)  # Numba's debugging fill
+    assert ctypes.string_at(filled.data, 12) == b"\xcb" * 12
 
 
 def test_allocation_stats_can_be_switched_off_and_on():
@@ -472,9 +476,13 @@ def test_allocation_stats_can_be_switched_off_and_on():
         assert not _nrt_python.memsys_stats_enabled()
         with pytest.raises(RuntimeError, match="NRT stats are disabled"):
             rtsys.get_allocation_stats()
+        with pytest.raises(RuntimeError, match="NRT stats are disabled"):
+            _nrt_python.memsys_get_stats_mi_alloc()
     finally:
         _nrt_python.memsys_enable_stats()
-    assert rtsys.get_allocation_stats().alloc >= 0
+    stats = rtsys.get_allocation_stats()
+    assert _nrt_python.memsys_get_stats_alloc() == stats.alloc == ember.runtime.stats().alloc
+    assert _nrt_python.memsys_get_stats_free() == stats.free == ember.runtime.stats().free
 
 
 def test_numba_runtime_c_api_names_are_clear_errors():

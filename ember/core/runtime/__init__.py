@@ -2,6 +2,7 @@
 compiled code allocated and freed, for leak checks), `rtsys.meminfo_alloc(size)` (a new block
 as an `nrt.MemInfo` owning it), `nrt.MemInfo`, and the `_nrt_python` statistics switches."""
 
+import ctypes
 from collections import namedtuple
 from types import SimpleNamespace
 
@@ -21,15 +22,21 @@ def get_allocation_stats() -> AllocationStats:
     return AllocationStats(stats.alloc, stats.free, stats.alloc, stats.free)
 
 
+_SAFE_FILL = 0xCB  # Numba's fill of a "safe" allocation, which makes stray reads visible
+
+
 def meminfo_alloc(size: int, safe: bool = False) -> nrt.MemInfo:
-    """A new runtime block of `size` bytes, freed when the MemInfo is collected; `safe`
-    (Numba's debugging fill) is accepted and ignored."""
+    """A new runtime block of `size` bytes, freed when the MemInfo is collected; `safe` fills
+    it with 0xCB bytes (as Numba does)."""
     if size < 0:
-        raise ValueError(f"cannot allocate a block of {size} bytes")
-    address = _nrt.runtime().allocate(size)
+        raise ValueError(f"Cannot allocate a negative number of bytes: {size}.")
+    address = _nrt.runtime().allocate(size) if size < 2**63 else None
     if not address:
-        raise MemoryError(f"cannot allocate a block of {size} bytes")
-    return nrt.MemInfo.adopt(address)
+        raise MemoryError(f"Requested allocation of {size} bytes failed.")
+    info = nrt.MemInfo.adopt(address)
+    if safe:
+        ctypes.memset(info.data, _SAFE_FILL, size)
+    return info
 
 
 def _initialize(context: object = None) -> None:
