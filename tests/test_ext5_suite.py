@@ -579,3 +579,46 @@ def test_empty_set_argument_is_a_value_error_and_a_typing_error():
     with pytest.raises(ValueError, match="cannot compute fingerprint of empty set") as raised:
         size(set())
     assert isinstance(raised.value, TypingError)
+
+
+class _Scaler:
+    """A callable object typed by a template its typeof hook names, never registered."""
+
+    def __init__(self, factor):
+        self.factor = factor
+
+    def __call__(self, x):
+        return self.factor * x
+
+
+_triple = _Scaler(3)
+
+
+def test_a_function_type_of_an_unregistered_template_types_calls():
+    from ember.extending import lower_builtin, typeof_impl
+    from ember.typing.templates import AbstractTemplate, signature
+
+    class TripleTemplate(AbstractTemplate):
+        key = _triple
+
+        def generic(self, args, kws):
+            if len(args) == 1 and isinstance(args[0], types.Integer):
+                return signature(types.int64, types.int64)
+            return None
+
+    @typeof_impl.register(_Scaler)
+    def _typeof_scaler(value, c):
+        return types.Function(TripleTemplate)
+
+    @lower_builtin(_triple, types.int64)
+    def _lower_triple(context, builder, sig, args):
+        return builder.mul(args[0], args[0].type(_triple.factor))
+
+    @njit
+    def use(x):
+        return _triple(x) + 1
+
+    for x in (0, 7, -5, 2**40):
+        assert use(x) == _triple(x) + 1
+    with pytest.raises(TypingError):
+        use(1.5)  # the template declines floats

@@ -39,14 +39,29 @@ def _is_template(value: Any) -> bool:
 def _key_of_templates(value: Any) -> Any:
     """What `Function(value)` types calls of: the value itself, or the key shared by a template
     or a tuple of templates (as in Numba, templates of different keys cannot mix)."""
-    if _is_template(value):
-        return value.key
-    if isinstance(value, tuple) and value and all(_is_template(item) for item in value):
-        keys = {id(item.key): item.key for item in value}
-        if len(keys) > 1:
-            raise ValueError(f"incompatible templates: {list(keys.values())}")
-        return value[0].key
-    return value
+    templates = (value,) if _is_template(value) else value
+    if not (isinstance(templates, tuple) and templates and all(map(_is_template, templates))):
+        return value
+    keys = {id(item.key): item.key for item in templates}
+    if len(keys) > 1:
+        raise ValueError(f"incompatible templates: {list(keys.values())}")
+    key = templates[0].key
+    _adopt_templates(key, templates)
+    return key
+
+
+def _adopt_templates(key: Any, templates: tuple) -> None:
+    """Calls of `Function(template)` are typed by that template, registered or not (a typeof
+    hook may return the type of a template it never registered, as in Numba)."""
+    from ember.typing.templates import registry
+
+    try:
+        known = registry.functions.get(key, ())
+    except TypeError:  # an unhashable key: no template can be registered for it
+        return
+    for template in templates:
+        if template not in known:
+            registry.register_global(key, template)
 
 
 class Callable(Type):
