@@ -33,7 +33,11 @@ class Function(Dummy):
 
 def _is_template(value: Any) -> bool:
     """A typing template class (Numba code passes templates to `types.Function`)."""
-    return isinstance(value, type) and hasattr(value, "key") and hasattr(value, "apply")
+    if not isinstance(value, type):
+        return False
+    from ember.typing.templates import FunctionTemplate
+
+    return issubclass(value, FunctionTemplate)
 
 
 def _key_of_templates(value: Any) -> Any:
