@@ -622,3 +622,50 @@ def test_a_function_type_of_an_unregistered_template_types_calls():
         assert use(x) == _triple(x) + 1
     with pytest.raises(TypingError):
         use(1.5)  # the template declines floats
+
+
+class _Address:
+    """An extension's own handle on a C function: only its address and signature."""
+
+    def __init__(self, address):
+        self.address = address
+
+
+def test_an_extension_object_typed_as_an_external_function_pointer():
+    from ember.extending import typeof_impl
+    from ember.typing.signature import Signature
+
+    def read_address(handle):
+        return handle.address
+
+    pointer_type = types.ExternalFunctionPointer(
+        Signature(types.float64, (types.float64,)), read_address
+    )
+
+    @typeof_impl.register(_Address)
+    def _typeof_address(value, c):
+        return pointer_type
+
+    sin_handle = _Address(ctypes.cast(c_sin, ctypes.c_void_p).value)
+    cos_handle = _Address(ctypes.cast(c_cos, ctypes.c_void_p).value)
+
+    @njit
+    def call(f, x):
+        return f(x)
+
+    @njit
+    def call_global(x):
+        return sin_handle(x) * 2.0
+
+    @njit
+    def same(f):
+        return f
+
+    for x in (0.0, 0.25, -3.0):
+        assert call(sin_handle, x) == math.sin(x)
+        assert call(cos_handle, x) == math.cos(x)
+        assert call_global(x) == math.sin(x) * 2.0
+    assert len(call.overloads) == 1
+    assert same(cos_handle) is cos_handle  # the object comes back to Python
+    with pytest.raises(ValueError, match="must be a positive integer"):
+        call(_Address(0), 1.0)

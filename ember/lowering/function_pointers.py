@@ -107,7 +107,7 @@ def _jitted_entry(dispatcher: Any, sig: Signature) -> Any:
 def _unbox_function(typ: types.FunctionType, obj: llvm.Value, c: Any) -> NativeValue:
     """Any object `c_entry_address` accepts, through a Python call giving its address."""
     pyapi = c.pyapi
-    helper = pyapi.borrow_constant(functools.partial(c_entry_address, sig=typ.signature))
+    helper = pyapi.borrow_constant(_address_reader(typ))
     address = pyapi.call_function_objargs(helper, [obj])
     failed = c.builder.icmp_unsigned("==", address, pyapi.get_null_object())
     pointer = c.builder.alloca(llvm.PointerType())
@@ -116,6 +116,24 @@ def _unbox_function(typ: types.FunctionType, obj: llvm.Value, c: Any) -> NativeV
         c.builder.store(pyapi.long_as_voidptr(address), pointer)
         pyapi.decref(address)
     return NativeValue(c.builder.load(pointer), is_error=failed)
+
+
+def _address_reader(typ: types.FunctionType) -> Any:
+    """obj -> its address: an ExternalFunctionPointer's own `get_pointer` (an extension's
+    typeof may give its objects that type), else `c_entry_address`."""
+    if isinstance(typ, types.ExternalFunctionPointer):
+        return functools.partial(_external_address, typ.get_pointer)
+    return functools.partial(c_entry_address, sig=typ.signature)
+
+
+def _external_address(get_pointer: Any, function: Any) -> int:
+    """The address `get_pointer` reads off a C function object, remembered so that boxing the
+    address gives the object back."""
+    address = get_pointer(function)
+    if not isinstance(address, int) or address <= 0:  # calling it would crash the process
+        raise ValueError(f"the address of {function!r} must be a positive integer, not {address!r}")
+    _objects_by_address.setdefault(address, function)
+    return address
 
 
 @lower_cast(types.DispatcherType, types.FunctionType)
@@ -161,7 +179,7 @@ class _Callee:
 @lower_constant(types.FunctionType)
 def _function_constant(context, builder, ty: types.FunctionType, pyval: Any) -> llvm.Value:
     """A global @cfunc (or jitted function typed as a FunctionType): its C entry's address."""
-    address = llvm.Constant(llvm.IntType(64), c_entry_address(pyval, ty.signature))
+    address = llvm.Constant(llvm.IntType(64), _address_reader(ty)(pyval))
     return address.inttoptr(llvm.PointerType())
 
 
