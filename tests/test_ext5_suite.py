@@ -239,6 +239,10 @@ def test_typeof_a_ctypes_function_is_an_external_function_pointer_by_signature()
     assert ty_sin.get_pointer(c_sin) == ctypes.cast(c_sin, ctypes.c_void_p).value
     assert ty_sin.get_pointer(c_sin) != ty_cos.get_pointer(c_cos)
     assert ember.typeof(c_pow) is not ty_sin
+    from ember.core.typing import ctypes_utils  # Numba's path
+
+    assert ctypes_utils.make_function_type(c_cos) is ty_sin
+    assert ctypes_utils.is_ctypes_funcptr(c_cos) and not ctypes_utils.is_ctypes_funcptr(math.cos)
 
 
 def test_ctypes_functions_as_arguments_share_one_specialization():

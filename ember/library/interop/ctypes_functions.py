@@ -81,11 +81,19 @@ def get_pointer(function: Any) -> int:
     return ctypes.cast(function, ctypes.c_void_p).value
 
 
-@typeof_impl.register(ctypes._CFuncPtr)
-def _typeof_ctypes_function(function) -> types.ExternalFunctionPointer:
-    """Typed by signature (one type, so one specialization, for all functions alike); called
-    through its address, read from the object when passed in and fixed when a global."""
+def is_ctypes_funcptr(obj: Any) -> bool:
+    """Whether `obj` is a ctypes function object (Numba's `ctypes_utils` name)."""
+    return isinstance(obj, ctypes._CFuncPtr)
+
+
+def make_function_type(function: Any) -> types.ExternalFunctionPointer:
+    """The type of a ctypes function object: by signature (one type, so one specialization, for
+    all functions alike); called through its address, read from the object when passed in and
+    fixed when a global."""
     return types.ExternalFunctionPointer(c_signature(function), get_pointer)
+
+
+typeof_impl.register(ctypes._CFuncPtr)(make_function_type)
 
 
 def c_call_signature(declared: Signature, args: tuple, kws: dict) -> Signature | None:
