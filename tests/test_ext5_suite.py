@@ -673,3 +673,26 @@ def test_an_extension_object_typed_as_an_external_function_pointer():
     assert same(cos_handle) is cos_handle  # the object comes back to Python
     with pytest.raises(ValueError, match="must be a positive integer"):
         call(_Address(0), 1.0)
+
+
+def test_contexts_refresh_after_late_registrations():
+    from ember.core.registry import cpu_target
+    from ember.extending import overload
+
+    def late(x):
+        return x
+
+    @njit
+    def use(x):
+        return late(x)
+
+    with pytest.raises(TypingError):
+        use(2)
+
+    @overload(late)
+    def _late_overload(x):
+        return lambda x: x * 10
+
+    cpu_target.typing_context.refresh()  # Numba's spelling; ember reads registries live
+    cpu_target.target_context.refresh()
+    assert njit(use.py_func)(2) == 20  # (a failed signature stays failed, as in Numba)

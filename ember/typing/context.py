@@ -29,6 +29,10 @@ class TypingContext:
         self._loaded_attributes = 0
         self._operator_signatures: dict[tuple, Signature | None] = {}
 
+    def refresh(self) -> None:
+        """Numba's call after registering typings: ember's registry is read live (templates
+        registered later are seen by the next compilation), so there is nothing to reload."""
+
     # ------------------------------------------------------------------ values
 
     def resolve_value_type(self, value: Any) -> types.Type | None:
