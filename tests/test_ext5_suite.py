@@ -696,3 +696,26 @@ def test_contexts_refresh_after_late_registrations():
     cpu_target.typing_context.refresh()  # Numba's spelling; ember reads registries live
     cpu_target.target_context.refresh()
     assert njit(use.py_func)(2) == 20  # (a failed signature stays failed, as in Numba)
+
+
+def test_a_ctypes_function_is_typed_before_anything_was_compiled():
+    """A fresh process: the first thing typed is a ctypes function (argument or typeof)."""
+    import os
+    import subprocess
+    import sys
+
+    program = (
+        "import ctypes, ctypes.util, math, ember\n"
+        "m = ctypes.CDLL(ctypes.util.find_library('m'))\n"
+        "m.sin.argtypes, m.sin.restype = [ctypes.c_double], ctypes.c_double\n"
+        "f = ember.njit(lambda fn, x: fn(x))\n"
+        "assert f(m.sin, 0.5) == math.sin(0.5)\n"
+        "print(ember.typeof(m.sin))\n"
+    )
+    root = os.path.dirname(os.path.dirname(ember.__file__))
+    env = {**os.environ, "PYTHONPATH": root}
+    done = subprocess.run(
+        [sys.executable, "-c", program], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ExternalFunctionPointer((float64) -> float64, cconv=None)"

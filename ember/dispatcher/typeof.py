@@ -80,7 +80,24 @@ def _typeof_slow(value: Any, cls: type) -> types.Type | None:
     numpy_type = _typeof_numpy(value, cls)
     if numpy_type is not None:
         return numpy_type
-    return typeof_impl(value)
+    found = typeof_impl(value)
+    if found is None and not _core_library_loaded:
+        _load_core_library()  # its modules type more values (ctypes and cffi functions...)
+        found = typeof_impl(value)
+    return found
+
+
+_core_library_loaded = False
+
+
+def _load_core_library() -> None:
+    """Register the core library, as the first compilation does: a value may be typed (a
+    jitted function's argument, `ember.typeof(x)`) before anything was compiled."""
+    global _core_library_loaded
+    from ember import library
+
+    library.load_core()
+    _core_library_loaded = True
 
 
 def _typeof_set(items: set) -> types.Type:
