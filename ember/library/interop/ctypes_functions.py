@@ -1,6 +1,7 @@
-"""ctypes function objects called from compiled code (a C library's function, or a Cython
-function's address wrapped by `ctypes.CFUNCTYPE`): typed from `restype`/`argtypes`, called
-directly under a symbol published for its address, as in Numba."""
+"""ctypes function objects called from compiled code (a C library's function, a Python callback
+made by `ctypes.CFUNCTYPE`, a Cython function's address): typed from `restype`/`argtypes` as a
+`types.ExternalFunctionPointer` (one type per signature) and called through their address, as in
+Numba; also the ctypes <-> ember type conversions of Numba's `ctypes_utils`."""
 
 from __future__ import annotations
 
