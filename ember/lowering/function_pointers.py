@@ -128,11 +128,11 @@ def _address_reader(typ: types.FunctionType) -> Any:
 
 def _external_address(get_pointer: Any, function: Any) -> int:
     """The address `get_pointer` reads off a C function object, remembered so that boxing the
-    address gives the object back."""
+    address gives the object back (the latest one passed, when several share the address)."""
     address = get_pointer(function)
     if not isinstance(address, int) or address <= 0:  # calling it would crash the process
         raise ValueError(f"the address of {function!r} must be a positive integer, not {address!r}")
-    _objects_by_address.setdefault(address, function)
+    _objects_by_address[address] = function
     return address
 
 
