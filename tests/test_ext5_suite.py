@@ -719,3 +719,28 @@ def test_a_ctypes_function_is_typed_before_anything_was_compiled():
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ExternalFunctionPointer((float64) -> float64, cconv=None)"
+
+
+def test_callbacks_made_per_call_are_freed_and_come_back_as_themselves():
+    import gc
+    import weakref
+
+    @njit
+    def call(f, x):
+        return f(x)
+
+    @njit
+    def same(f):
+        return f
+
+    proto = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double)
+    alive = []
+    for shift in range(20):
+        callback = proto(lambda x, shift=shift: x * 2.0 + shift)
+        assert call(callback, 1.5) == 3.0 + shift
+        assert same(callback) is callback
+        alive.append(weakref.ref(callback))
+    del callback
+    gc.collect()
+    assert not any(ref() is not None for ref in alive)  # ember keeps none of them
+    assert len(call.overloads) == 1

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import threading
+import weakref
 from typing import Any
 
 from llvmlite import ir as llvm
@@ -46,6 +47,8 @@ def c_entry_address(function: Any, sig: Signature) -> int:
 def function_at(address: int) -> Any:
     """The Python object a first-class function value was made from."""
     found = _objects_by_address.get(address)
+    if isinstance(found, weakref.ref):  # a C function object, which may have been freed
+        found = found()
     if found is None:
         raise MemoryError(f"first-class function at {address:#x}: parent object not set")
     return found
@@ -132,7 +135,10 @@ def _external_address(get_pointer: Any, function: Any) -> int:
     address = get_pointer(function)
     if not isinstance(address, int) or address <= 0:  # calling it would crash the process
         raise ValueError(f"the address of {function!r} must be a positive integer, not {address!r}")
-    _objects_by_address[address] = function
+    try:  # weakly: a callback made for one call must be freed after it
+        _objects_by_address[address] = weakref.ref(function)
+    except TypeError:  # an object without weak references
+        _objects_by_address[address] = function
     return address
 
 

@@ -6,6 +6,8 @@ Numba; also the ctypes <-> ember type conversions of Numba's `ctypes_utils`."""
 from __future__ import annotations
 
 import ctypes
+import functools
+import weakref
 from typing import Any
 
 from llvmlite import ir as llvm
@@ -91,7 +93,28 @@ def make_function_type(function: Any) -> types.ExternalFunctionPointer:
     """The type of a ctypes function object: by signature (one type, so one specialization, for
     all functions alike); called through its address, read from the object when passed in and
     fixed when a global."""
-    return types.ExternalFunctionPointer(c_signature(function), get_pointer)
+    key = id(function)
+    known = _types_by_id.get(key)
+    if (
+        known is not None
+        and known[0]() is function
+        and known[1] is function.argtypes
+        and known[2] is function.restype
+    ):
+        return known[3]  # a jitted function called again with it: typed without parsing
+    found = types.ExternalFunctionPointer(c_signature(function), get_pointer)
+    forget = functools.partial(_forget_type, key)
+    _types_by_id[key] = (weakref.ref(function, forget), function.argtypes, function.restype, found)
+    return found
+
+
+# id -> (a weak reference to the function, its argtypes, its restype, its type); ctypes
+# function objects are unhashable, and callbacks made in a loop must still be freed
+_types_by_id: dict[int, tuple] = {}
+
+
+def _forget_type(key: int, _reference: Any) -> None:
+    _types_by_id.pop(key, None)
 
 
 typeof_impl.register(ctypes._CFuncPtr)(make_function_type)
