@@ -192,6 +192,14 @@ def deprecated(replacement: Any) -> Any:
     return decorate if new_name else decorate(replacement)
 
 
+def _format_msg(fmt: str, args: tuple, kwargs: dict) -> str:
+    """`fmt` with `args`/`kwargs` filled in; a message without them is already final, so its
+    braces (a path such as `C:\\Users\\{guid}`) stay as they are (Numba's helper)."""
+    if not args and not kwargs:
+        return fmt
+    return fmt.format(*args, **kwargs)
+
+
 # What `from ember.errors import *` gives (ember's top level re-exports it, as Numba's does).
 __all__ = sorted(
     name

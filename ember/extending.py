@@ -223,6 +223,15 @@ def get_cython_function_address(module_name: str, function_name: str) -> int:
     return get_pointer(capsule, get_name(capsule))
 
 
+def include_path() -> str:
+    """Numba's directory of C headers for C code using its runtime's C API; ember's runtime
+    has no C API, so there is no such directory."""
+    from ember.core.unsafe.nrt import NO_C_API
+    from ember.errors import UnsupportedError
+
+    raise UnsupportedError(NO_C_API)
+
+
 def is_jitted(function: Any) -> bool:
     """Whether `function` is a jitted function (what `@jit`/`@njit` return), not plain Python."""
     from ember.dispatcher.dispatcher import Dispatcher
@@ -291,6 +300,7 @@ __all__ = [
     "impl_ret_borrowed",
     "impl_ret_new_ref",
     "impl_ret_untracked",
+    "include_path",
     "infer",
     "infer_getattr",
     "infer_global",

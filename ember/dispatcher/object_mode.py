@@ -15,7 +15,7 @@ import functools
 import inspect
 import threading
 import time
-from types import FunctionType
+from types import FunctionType, MethodType
 from typing import Any
 
 from ember import config
@@ -155,13 +155,31 @@ class ObjectModeDispatcher:
         arguments = bound.arguments
         return native(tuple(arguments[name] for name in self._parameter_order))
 
+    def __reduce__(self) -> tuple:
+        """Pickled by value, as the nopython dispatcher: it compiles again where unpickled."""
+        from ember.dispatcher.serialize import function_state
+
+        return (_rebuild_object_mode, (function_state(self.py_func, self), self.options))
+
     def __get__(self, instance: Any, owner: Any = None) -> Any:
+        """A bound method, as for a Python function (and the nopython dispatcher): attributes
+        the method lacks (`overloads`, `py_func`...) read the dispatcher's."""
         if instance is None:
             return self
-        return functools.partial(self, instance)
+        return MethodType(self, instance)
 
     def __repr__(self) -> str:
         return f"<ember object-mode function {self.py_func.__qualname__}>"
+
+
+def _rebuild_object_mode(state: tuple, options: dict) -> ObjectModeDispatcher:
+    from ember.dispatcher.serialize import rebuild_function
+
+    py_func, self_names = rebuild_function(state)
+    dispatcher = ObjectModeDispatcher(py_func, options)
+    for name in self_names:  # a recursive function calls its new dispatcher
+        py_func.__globals__[name] = dispatcher
+    return dispatcher
 
 
 class LiftedLoop:
@@ -244,6 +262,11 @@ class FallbackDispatcher:
             self._warn(error)  # typing or compiling failed: no user code has run
             return self.object_mode(*args, **kwargs)
         return self.nopython(*args, **kwargs)
+
+    __get__ = ObjectModeDispatcher.__get__  # a method of a class binds its instance
+
+    def __reduce__(self) -> tuple:
+        return (FallbackDispatcher, (self.nopython, self.object_mode.options))
 
     def _compile_for(self, args: tuple, kwargs: dict) -> None:
         nopython = self.nopython

@@ -80,14 +80,34 @@ def _typeof_slow(value: Any, cls: type) -> types.Type | None:
     numpy_type = _typeof_numpy(value, cls)
     if numpy_type is not None:
         return numpy_type
-    return typeof_impl(value)
+    found = typeof_impl(value)
+    if found is None and not _core_library_loaded:
+        _load_core_library()  # its modules type more values (ctypes and cffi functions...)
+        found = typeof_impl(value)
+    return found
+
+
+_core_library_loaded = False
+
+
+def _load_core_library() -> None:
+    """Register the core library, as the first compilation does: a value may be typed (a
+    jitted function's argument, `ember.typeof(x)`) before anything was compiled."""
+    global _core_library_loaded
+    from ember import library
+
+    library.load_core()
+    _core_library_loaded = True
 
 
 def _typeof_set(items: set) -> types.Type:
     """A Python set passes as a set of its items' type (reflected, as a list): numbers take
     their common type; strings and tuples of them pass too (as in Numba)."""
     if not items:
-        raise TypingError("an empty set has no item type: add an item before passing it")
+        raise ArgumentValueError(  # Numba's words first; a ValueError too, as Numba's
+            "cannot compute fingerprint of empty set: an empty set has no item type; add an "
+            "item before passing it"
+        )
     dtype = _typeof_list(list(items)).dtype
     if not _set_item(dtype):
         raise TypingError(

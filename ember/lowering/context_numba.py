@@ -46,6 +46,9 @@ class NumbaContextMixin:
 
         return TypingContext()
 
+    def refresh(self) -> None:
+        """Numba's call after registering lowerings: ember's registry is read live."""
+
     # ------------------------------------------------------------------ structs and tuples
 
     def make_helper(self, builder: llvm.IRBuilder, typ: types.Type, value=None, ref=None):

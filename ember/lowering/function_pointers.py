@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import threading
+import weakref
 from typing import Any
 
 from llvmlite import ir as llvm
@@ -46,6 +47,8 @@ def c_entry_address(function: Any, sig: Signature) -> int:
 def function_at(address: int) -> Any:
     """The Python object a first-class function value was made from."""
     found = _objects_by_address.get(address)
+    if isinstance(found, weakref.ref):  # a C function object, which may have been freed
+        found = found()
     if found is None:
         raise MemoryError(f"first-class function at {address:#x}: parent object not set")
     return found
@@ -107,7 +110,7 @@ def _jitted_entry(dispatcher: Any, sig: Signature) -> Any:
 def _unbox_function(typ: types.FunctionType, obj: llvm.Value, c: Any) -> NativeValue:
     """Any object `c_entry_address` accepts, through a Python call giving its address."""
     pyapi = c.pyapi
-    helper = pyapi.borrow_constant(functools.partial(c_entry_address, sig=typ.signature))
+    helper = pyapi.borrow_constant(_address_reader(typ))
     address = pyapi.call_function_objargs(helper, [obj])
     failed = c.builder.icmp_unsigned("==", address, pyapi.get_null_object())
     pointer = c.builder.alloca(llvm.PointerType())
@@ -116,6 +119,27 @@ def _unbox_function(typ: types.FunctionType, obj: llvm.Value, c: Any) -> NativeV
         c.builder.store(pyapi.long_as_voidptr(address), pointer)
         pyapi.decref(address)
     return NativeValue(c.builder.load(pointer), is_error=failed)
+
+
+def _address_reader(typ: types.FunctionType) -> Any:
+    """obj -> its address: an ExternalFunctionPointer's own `get_pointer` (an extension's
+    typeof may give its objects that type), else `c_entry_address`."""
+    if isinstance(typ, types.ExternalFunctionPointer):
+        return functools.partial(_external_address, typ.get_pointer)
+    return functools.partial(c_entry_address, sig=typ.signature)
+
+
+def _external_address(get_pointer: Any, function: Any) -> int:
+    """The address `get_pointer` reads off a C function object, remembered so that boxing the
+    address gives the object back (the latest one passed, when several share the address)."""
+    address = get_pointer(function)
+    if not isinstance(address, int) or address <= 0:  # calling it would crash the process
+        raise ValueError(f"the address of {function!r} must be a positive integer, not {address!r}")
+    try:  # weakly: a callback made for one call must be freed after it
+        _objects_by_address[address] = weakref.ref(function)
+    except TypeError:  # an object without weak references
+        _objects_by_address[address] = function
+    return address
 
 
 @lower_cast(types.DispatcherType, types.FunctionType)
@@ -161,20 +185,59 @@ class _Callee:
 @lower_constant(types.FunctionType)
 def _function_constant(context, builder, ty: types.FunctionType, pyval: Any) -> llvm.Value:
     """A global @cfunc (or jitted function typed as a FunctionType): its C entry's address."""
-    address = llvm.Constant(llvm.IntType(64), c_entry_address(pyval, ty.signature))
+    address = llvm.Constant(llvm.IntType(64), _address_reader(ty)(pyval))
     return address.inttoptr(llvm.PointerType())
+
+
+def _c_parameter_type(context, typ: types.Type) -> llvm.Type:
+    """How a C function takes a parameter: a Python object (`py_object`) as a `PyObject *`."""
+    return llvm.PointerType() if typ is types.ffi_forced_object else context.value_type(typ)
+
+
+def call_external_function(lowerer, fnty: types.ExternalFunctionPointer, expr, sig: Signature):
+    """A call of a C function object (ctypes, cffi); arguments the C function takes as Python
+    objects (`py_object`) are boxed, holding the GIL for the call, and released after it."""
+    context, builder = lowerer.context, lowerer.builder
+    pointer = lowerer.load(expr.func)
+    forced = [typ is types.ffi_forced_object for typ in sig.args]
+    if not any(forced):
+        args = [lowerer.load_as(var, typ) for var, typ in zip(expr.args, sig.args)]
+        return call_function_pointer(context, builder, fnty, pointer, args)
+    from ember.lowering.boxing import BoxContext
+    from ember.lowering.pyapi import PythonAPI
+
+    pyapi = PythonAPI(context, builder, _KEEPALIVE)
+    c = BoxContext(context, builder, pyapi)
+    gil = pyapi.gil_ensure()
+    args, boxed = [], []
+    for var, typ, is_object in zip(expr.args, sig.args, forced):
+        if is_object:
+            boxed.append(c.box(lowerer.typemap[var.name], lowerer.load(var)))
+            args.append(boxed[-1])
+        else:
+            args.append(lowerer.load_as(var, typ))
+    result = call_function_pointer(context, builder, fnty, pointer, args)
+    for obj in boxed:
+        pyapi.decref(obj)
+    pyapi.gil_release(gil)
+    return result
+
+
+_KEEPALIVE: list = []  # Python objects compiled calls of C functions refer to
 
 
 def call_function_pointer(context, builder, fnty: types.FunctionType, pointer, args: list):
     """Call the C function at `pointer` with native `args` of `fnty`'s argument types; an
-    exception the callee holds (a jitted function's) is raised from here."""
+    exception the callee holds (a jitted function's) is raised from here. A C function object
+    (ctypes, cffi) is C code, which holds none: its calls skip the check."""
     sig = fnty.signature
     result = (
         llvm.VoidType() if sig.return_type is types.none else context.value_type(sig.return_type)
     )
-    function_type = llvm.FunctionType(result, [context.value_type(a) for a in sig.args])
+    function_type = llvm.FunctionType(result, [_c_parameter_type(context, a) for a in sig.args])
     value = builder.call(_Callee(pointer, function_type), list(args))
-    _raise_held_failure(context, builder)
+    if not isinstance(fnty, types.ExternalFunctionPointer):
+        _raise_held_failure(context, builder)
     return context.get_dummy_value(types.none) if sig.return_type is types.none else value
 
 

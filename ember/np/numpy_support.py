@@ -21,10 +21,12 @@ def from_dtype(dtype: Any) -> types.Type:
 
 
 def as_dtype(typ: types.Type) -> np.dtype:
-    """The NumPy dtype of an ember scalar or record type (Numba's NumbaNotImplementedError for
-    a type no dtype represents, such as an array type)."""
+    """The NumPy dtype of an ember scalar or record type, or of a record member's nested array
+    (Numba's NumbaNotImplementedError for a type no dtype represents, such as an array type)."""
     from ember.library.numpy.support import numpy_dtype
 
+    if isinstance(typ, types.NestedArray):  # a record member holding a fixed-size array
+        return np.dtype((as_dtype(typ.dtype), tuple(typ.shape)))
     scalar = (types.Number, types.Boolean, types.Record, types.UnicodeCharSeq, types.CharSeq)
     if not isinstance(typ, scalar):
         raise NumbaNotImplementedError(f"{typ} cannot be represented as a NumPy dtype")

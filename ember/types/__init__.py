@@ -71,12 +71,14 @@ from ember.types.functions import (
     DispatcherType,
     ExceptionClass,
     ExceptionInstance,
+    ExternalFunctionPointer,
     Function,
     FunctionType,
     Module,
     NumberClass,
     Omitted,
     WrapperAddressProtocol,
+    ffi_forced_object,
 )
 from ember.types.generators import Generator
 from ember.types.lists import List, ListIterator, ListType, Undefined, undefined, unsupported_item

@@ -186,7 +186,7 @@ slice3_type = SliceType(True)
 class EllipsisType(Dummy):
     """The `...` constant used in an index."""
 
-    def __init__(self, name: str = "ellipsis") -> None:
+    def __init__(self, name: str = "...") -> None:  # as Python (and Numba) show it
         super().__init__(name)
 
     def _rebuild_args(self) -> tuple:

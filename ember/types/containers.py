@@ -16,6 +16,11 @@ class BaseTuple(Type):
     def __len__(self) -> int:
         return len(self.types)
 
+    @classmethod
+    def from_types(cls, member_types: Any) -> BaseTuple:
+        """Numba's name for `make_tuple`: a UniTuple when all members agree."""
+        return make_tuple(member_types)
+
     def __iter__(self):
         return iter(self.types)
 

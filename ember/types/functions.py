@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ember.types.abstract import Dummy, Type
+from ember.types.abstract import Dummy, Opaque, Type
 
 # The words that open the report of a call no implementation accepts (Numba's `_header_lead`:
 # programs and tests look for them).
@@ -17,6 +17,7 @@ class Function(Dummy):
     """A global callable typed by the typing registry; `key` is the Python object itself."""
 
     def __init__(self, typing_key: Any) -> None:
+        typing_key = _key_of_templates(typing_key)
         self.typing_key = typing_key
         name = getattr(typing_key, "__qualname__", None) or repr(typing_key)
         module = getattr(typing_key, "__module__", None)
@@ -28,6 +29,43 @@ class Function(Dummy):
 
     def _rebuild_args(self) -> tuple:
         return (self.typing_key,)
+
+
+def _is_template(value: Any) -> bool:
+    """A typing template class (Numba code passes templates to `types.Function`)."""
+    if not isinstance(value, type):
+        return False
+    from ember.typing.templates import FunctionTemplate
+
+    return issubclass(value, FunctionTemplate)
+
+
+def _key_of_templates(value: Any) -> Any:
+    """What `Function(value)` types calls of: the value itself, or the key shared by a template
+    or a tuple of templates (as in Numba, templates of different keys cannot mix)."""
+    templates = (value,) if _is_template(value) else value
+    if not (isinstance(templates, tuple) and templates and all(map(_is_template, templates))):
+        return value
+    keys = {id(item.key): item.key for item in templates}
+    if len(keys) > 1:
+        raise ValueError(f"incompatible templates: {list(keys.values())}")
+    key = templates[0].key
+    _adopt_templates(key, templates)
+    return key
+
+
+def _adopt_templates(key: Any, templates: tuple) -> None:
+    """Calls of `Function(template)` are typed by that template, registered or not (a typeof
+    hook may return the type of a template it never registered, as in Numba)."""
+    from ember.typing.templates import registry
+
+    try:
+        known = registry.functions.get(key, ())
+    except TypeError:  # an unhashable key: no template can be registered for it
+        return
+    for template in templates:
+        if template not in known:
+            registry.register_global(key, template)
 
 
 class Callable(Type):
@@ -98,6 +136,49 @@ class FunctionType(Type):
 
     def _rebuild_args(self) -> tuple:
         return (self.signature,)
+
+
+class ExternalFunctionPointer(FunctionType):
+    """Numba's type of a C function object from Python (a ctypes or cffi function):
+    `get_pointer(obj)` gives an object's address; `cconv` names a calling convention (None: C's).
+    Functions of one signature and kind share the type, so a jitted function taking them as
+    arguments compiles once per signature. A `ffi_forced_object` parameter takes any value,
+    passed as a Python object."""
+
+    def __init__(self, sig: Any, get_pointer: Any, cconv: Any = None) -> None:
+        if sig.return_type is ffi_forced_object:
+            raise TypeError("ember cannot call a C function returning a Python object (py_object)")
+        self.get_pointer = get_pointer
+        self.cconv = cconv
+        super().__init__(sig)
+        args = ", ".join(str(arg) for arg in sig.args)
+        self.name = f"ExternalFunctionPointer(({args}) -> {sig.return_type}, cconv={cconv})"
+
+    @property
+    def sig(self) -> Any:
+        return self.signature
+
+    @property
+    def key(self) -> Any:
+        sig = self.signature
+        return (sig.return_type, tuple(sig.args), self.cconv, self.get_pointer)
+
+    def _rebuild_args(self) -> tuple:
+        return (self.signature, self.get_pointer, self.cconv)
+
+    def get_call_type(self, context: Any, args: tuple, kws: dict) -> Any:
+        """The declared signature when the arguments pass as the C parameters (see
+        ember/library/interop/ctypes_functions.py)."""
+        from ember.library.interop.ctypes_functions import c_call_signature
+
+        return c_call_signature(self.signature, args, kws)
+
+
+class _ForcedObject(Opaque):
+    """A C parameter of type `PyObject *` (ctypes' `py_object`): the argument is boxed."""
+
+
+ffi_forced_object = _ForcedObject("ffi_forced_object")
 
 
 class WrapperAddressProtocol:

@@ -190,7 +190,6 @@ _NOT_IN_EMBER = {
     "c_float16": "half-precision floats are not supported",
     "Object": "object-mode values are all `types.pyobject`",
     "ffi": "cffi functions are not supported (use ctypes)",
-    "ffi_forced_object": "cffi functions are not supported (use ctypes)",
 }
 
 

@@ -70,6 +70,13 @@ class Record(Type):
     def _rebuild_args(self) -> tuple:
         return (self.members, self.size, self.aligned)
 
+    def __len__(self) -> int:
+        """The number of fields (Numba's)."""
+        return len(self.fields)
+
+    def __bool__(self) -> bool:
+        return True  # a type is always true, even a record without fields
+
     def typeof(self, field: str) -> Type:
         return self.fields[field].type
 

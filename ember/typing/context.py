@@ -29,6 +29,10 @@ class TypingContext:
         self._loaded_attributes = 0
         self._operator_signatures: dict[tuple, Signature | None] = {}
 
+    def refresh(self) -> None:
+        """Numba's call after registering typings: ember's registry is read live (templates
+        registered later are seen by the next compilation), so there is nothing to reload."""
+
     # ------------------------------------------------------------------ values
 
     def resolve_value_type(self, value: Any) -> types.Type | None:
@@ -109,6 +113,8 @@ class TypingContext:
             return type_choice_call(fnty, args, kws)
         if isinstance(fnty, types.ExceptionClass):
             return Signature(types.ExceptionInstance(fnty.exc_class), args)
+        if isinstance(fnty, types.ExternalFunctionPointer):  # a ctypes or cffi function
+            return fnty.get_call_type(self, args, kws)
         if isinstance(fnty, types.FunctionType):  # a first-class function: its signature
             return _function_pointer_call(fnty, args, kws)
         if isinstance(fnty, types.Callable):  # an extension's callable type types itself

@@ -113,6 +113,8 @@ def describe_callee(fnty: types.Type) -> str:
         return f"jitted function {fnty.dispatcher.py_func.__qualname__}"
     if isinstance(fnty, types.BoundFunction):
         return f"method {fnty.attr} of {fnty.this}"
+    if isinstance(fnty, types.FunctionType):  # a C function: its type names its signature
+        return f"function {fnty}"
     return f"a value of type {fnty}"
 
 

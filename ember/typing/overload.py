@@ -359,6 +359,8 @@ class _OverloadTemplate(AbstractTemplate):
         except ForceLiteralArg as request:  # literally(argtype) in the overload function
             raise _request_for_type(request, args) from None
         except Exception as error:  # a bug in the overload function: say where
+            if _is_extension(func) and not isinstance(error, EmberError):
+                raise  # as Numba's (new-style) capturing: an extension's bug is its own error
             return _Resolved(None, None, _failure(what, func, args, error))
         if impl is None:
             return _Resolved(None, None)
@@ -810,6 +812,14 @@ def make_attribute_wrapper(type_class: type, struct_attr: str, python_attr: str)
 # ------------------------------------------------------------------ @intrinsic
 
 
+def _in_intrinsic(defn: Callable, error: EmberError) -> EmberError:
+    """`error` with Numba's header naming the intrinsic whose typing raised it."""
+    code = defn.__code__
+    where = f"File: {code.co_filename}: Line {code.co_firstlineno}."
+    text = f"Intrinsic in function {defn.__name__!r}: {where}\n{error.msg}"
+    return type(error)(text)
+
+
 class Intrinsic:
     """A function whose typing and LLVM code are written in Python; callable only from
     compiled code. `defn(typingctx, *argtypes)` returns `(signature, codegen)` or None, and
@@ -818,6 +828,7 @@ class Intrinsic:
     def __init__(self, defn: Callable, prefer_literal: bool = False) -> None:
         functools.update_wrapper(self, defn)
         self._defn = defn
+        self._name = defn.__name__  # Numba's attribute: the name errors give the intrinsic
         self._prefer_literal = prefer_literal
         self._uuid = uuid.uuid4().hex  # the same object again when unpickled in this process
         _live_intrinsics[self._uuid] = self
@@ -838,7 +849,12 @@ class Intrinsic:
         args = self._positional(context, args, kws)
         if args is None:
             return None
-        result = self._defn(context, *args)
+        try:
+            result = self._defn(context, *args)
+        except ForceLiteralArg:
+            raise
+        except EmberError as error:  # the intrinsic refused: say which one and where
+            raise _fresh(_in_intrinsic(self._defn, error)) from None
         if result is None:
             return None
         sig, codegen = result
@@ -853,11 +869,12 @@ class Intrinsic:
 
     def _positional(self, context: Any, args: tuple, kws: dict) -> tuple | None:
         """The argument types in the order of `defn`'s parameters after `typingctx` (keyword
-        arguments placed by name), or None when the call does not bind."""
+        arguments placed by name); a call that does not bind is a TypingError saying why."""
         try:
             bound = inspect.signature(self._defn).bind(context, *args, **kws)
-        except TypeError:
-            return None
+        except TypeError as error:
+            shown = ", ".join(str(arg) for arg in args)
+            raise TypingError(f"{self._name}() {error} (argument types: {shown})") from None
         if any(p.kind is p.VAR_KEYWORD for p in self._pysig.parameters.values()) and kws:
             return None
         return tuple(bound.args[1:])

@@ -380,6 +380,24 @@ def type_callable(key: Any) -> Callable:
     return decorate
 
 
+def make_overload_template(
+    func: Any,
+    overload_func: Callable,
+    jit_options: dict,
+    strict: bool,
+    inline: str,
+    prefer_literal: bool = False,
+    **_numba: Any,
+) -> type[FunctionTemplate]:
+    """The call template `@overload(func)(overload_func)` registers, made without registering it
+    (Numba's factory); `inline` is accepted for compatibility (LLVM inlines)."""
+    from ember.typing.overload import _make_overload_template
+
+    return _make_overload_template(
+        func, overload_func, jit_options, prefer_literal=prefer_literal, strict=strict
+    )
+
+
 def __getattr__(name: str) -> Any:
     """`typing.Context` (Numba's typing context class, as `numba.core.typing` exports it)."""
     if name == "Context":

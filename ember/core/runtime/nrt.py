@@ -2,6 +2,8 @@
 inspect (`refcount`, `data`) and hold (`acquire`, `release`) the block a jitclass instance or
 an array owns."""
 
+from __future__ import annotations
+
 from ember.runtime import nrt as _nrt
 
 
@@ -14,6 +16,13 @@ class MemInfo:
             raise ValueError("MemInfo needs the address of a runtime block, not NULL")
         self.address = address
         self._held = 0
+
+    @classmethod
+    def adopt(cls, address: int) -> MemInfo:
+        """A MemInfo taking over the one reference a new block starts with."""
+        info = cls(address)
+        info._held = 1
+        return info
 
     @property
     def refcount(self) -> int:

@@ -19,7 +19,8 @@ from ember.typing.signature import Signature
 
 def _bit_count(name: str, x: types.Type) -> Any:
     if not isinstance(x, types.Integer):
-        raise TypingError(f"{name}() counts the bits of an integer, not {x}")
+        shown = {"ctlz": "leading_zeros", "cttz": "trailing_zeros"}[name]
+        raise TypingError(f"{shown} is only defined for integers, but value passed was '{x}'.")
 
     def codegen(context, builder, sig: Signature, args: list) -> llvm.Value:
         no_poison = llvm.Constant(llvm.IntType(1), 0)  # defined for zero: the bit width

@@ -1,5 +1,6 @@
-"""`tuple_setitem(tup, index, value)` (Numba's `numba.cpython.unsafe.tuple`): a copy of a
-homogeneous tuple with one item replaced, at an index known only at run time (not checked)."""
+"""Numba's `numba.cpython.unsafe.tuple`: `tuple_setitem(tup, index, value)`, a copy of a
+homogeneous tuple with one item replaced at an index known only at run time (not checked), and
+`build_full_slice_tuple(n)`, a tuple of n full slices for indexing an array's first n axes."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.errors import TypingError
 from ember.lowering import cgutils
-from ember.typing.overload import intrinsic
+from ember.misc.literal import literally
+from ember.typing.overload import intrinsic, overload
 from ember.typing.signature import Signature
 
 
@@ -35,3 +37,30 @@ def tuple_setitem(typingctx: Any, tup: types.Type, index: types.Type, value: typ
         return builder.load(slot)
 
     return Signature(tup, (tup, index, value)), codegen
+
+
+def build_full_slice_tuple(size: int) -> tuple:
+    """A tuple of `size` full slices (`(slice(None),) * size`): indexes every item of the first
+    `size` dimensions. `size` must be known while compiling (a constant or `literally(n)`)."""
+    return (slice(None),) * size
+
+
+@overload(build_full_slice_tuple, prefer_literal=True)
+def _build_full_slice_tuple(size: types.Type) -> Any:
+    if not isinstance(types.unliteral(size), types.Integer):
+        raise TypingError(f"build_full_slice_tuple() needs an integer size, not {size}")
+    if not isinstance(size, types.IntegerLiteral):
+        return lambda size: build_full_slice_tuple(literally(size))
+    count = size.literal_value
+    if count < 0:
+        raise TypingError(f"build_full_slice_tuple() needs a size >= 0, not {count}")
+    return _full_slices_impl(count)
+
+
+def _full_slices_impl(count: int) -> Any:
+    """`def impl(size): return (slice(None), ...)` with `count` items: a tuple's length is part
+    of its type, so each size gets its own source."""
+    items = "".join("slice(None), " for _ in range(count))
+    namespace: dict = {}
+    exec(f"def impl(size):\n    return ({items})\n", namespace)
+    return namespace["impl"]

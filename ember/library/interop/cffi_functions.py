@@ -1,7 +1,7 @@
 """cffi in compiled code: the functions of an ABI-mode library (`ffi.dlopen`) or of an
 out-of-line module registered with `register_module`, typed from their C declarations as
-`types.FunctionType`s, and `ffi.from_buffer(array)`. Also Numba's `cffi_utils` spelling
-(`ember.core.typing.cffi_utils`): `map_type`, `register_module`, `register_type`..."""
+`types.ExternalFunctionPointer`s (by signature), and `ffi.from_buffer(array)`. Also Numba's
+`cffi_utils` spelling (`ember.core.typing.cffi_utils`): `map_type`, `register_type`..."""
 
 from __future__ import annotations
 
@@ -95,6 +95,8 @@ def map_type(cffi_type: Any, use_record_dtype: bool = False) -> types.Type | Sig
         if item.kind == "function":
             return types.FunctionType(map_type(item, use_record_dtype))
         return types.CPointer(map_type(item, use_record_dtype))
+    if kind == "array":  # a fixed-size C array, as a struct member holds one
+        return types.NestedArray(map_type(cffi_type.item, use_record_dtype), (cffi_type.length,))
     if kind == "struct" and use_record_dtype:
         return _record(cffi_type)
     raise TypeError(
@@ -107,6 +109,9 @@ def _record(cffi_type: Any) -> types.Type:
 
     from ember.dispatcher.typeof import typeof
 
+    for name, field in cffi_type.fields:
+        if field.bitshift != -1:  # a bit field: NumPy's records have no such member
+            raise ValueError(f"field {name!r} has bitshift, this is not supported")
     fields = [(name, field.type, field.offset) for name, field in cffi_type.fields]
     dtype = np.dtype(
         {
@@ -126,9 +131,10 @@ def _numpy_format(member: types.Type) -> Any:
     return as_dtype(member)
 
 
-def make_function_type(cffi_func: Any) -> types.FunctionType:
-    """The FunctionType compiled code calls a cffi function as."""
-    return types.FunctionType(map_type(_function_ctype(cffi_func)))
+def make_function_type(cffi_func: Any) -> types.ExternalFunctionPointer:
+    """The type compiled code calls a cffi function as: by signature (one type for all cffi
+    functions alike), called through its address."""
+    return types.ExternalFunctionPointer(map_type(_function_ctype(cffi_func)), get_pointer)
 
 
 def register_module(module: Any) -> None:

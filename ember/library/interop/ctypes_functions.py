@@ -1,24 +1,23 @@
-"""ctypes function objects called from compiled code (a C library's function, or a Cython
-function's address wrapped by `ctypes.CFUNCTYPE`): typed from `restype`/`argtypes`, called
-directly under a symbol published for its address, as in Numba."""
+"""ctypes function objects called from compiled code (a C library's function, a Python callback
+made by `ctypes.CFUNCTYPE`, a Cython function's address): typed from `restype`/`argtypes` as a
+`types.ExternalFunctionPointer` (one type per signature) and called through their address, as in
+Numba; also the ctypes <-> ember type conversions of Numba's `ctypes_utils`."""
 
 from __future__ import annotations
 
 import ctypes
 import functools
-from dataclasses import dataclass
+import weakref
 from typing import Any
 
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.codegen import symbols
 from ember.dispatcher.typeof import typeof_impl
 from ember.errors import LoweringError, TypingError
-from ember.lowering.registry import VarArgs, box, lower_builtin, lower_cast
+from ember.lowering.registry import box, lower_cast
 from ember.typing.conversions import can_convert
 from ember.typing.signature import Signature
-from ember.typing.templates import registry
 
 _SIMPLE = {
     ctypes.c_bool: types.boolean,
@@ -66,67 +65,82 @@ def c_signature(function: Any) -> Signature:
             f"ctypes function {name!r} doesn't define its argument types: set its argtypes "
             "and restype to call it from compiled code"
         )
-    members = [_ember_type(t) for t in (function.restype, *function.argtypes)]
-    if None in members:
+    members = [_parameter_type(t) for t in (function.restype, *function.argtypes)]
+    if None in members or members[0] is types.ffi_forced_object:
         raise TypingError(
             f"the ctypes function {name!r} takes or returns a type compiled code cannot pass "
-            "(numbers, booleans, pointers and void are supported)"
+            "(numbers, booleans, pointers and void are supported, and py_object arguments)"
         )
     return Signature(members[0], tuple(members[1:]))
 
 
-@dataclass(frozen=True)
-class CFunction:
-    """The typing key of a ctypes function object (those are unhashable): what it calls."""
-
-    name: str
-    address: int
-    signature: Signature
+def _parameter_type(ctype: Any) -> types.Type | None:
+    """A C parameter's type: `py_object` is a boxed argument (`ffi_forced_object`)."""
+    return types.ffi_forced_object if ctype is ctypes.py_object else _ember_type(ctype)
 
 
-@typeof_impl.register(ctypes._CFuncPtr)
-def _typeof_ctypes_function(function) -> types.Function:
-    """Registered for typing and lowering the first time compiled code meets it."""
-    key = CFunction(
-        getattr(function, "__name__", "cfunc"),
-        ctypes.cast(function, ctypes.c_void_p).value,
-        c_signature(function),
-    )
-    if key not in registry.functions:
+def get_pointer(function: Any) -> int:
+    """The address of a ctypes function object (the `get_pointer` of its type)."""
+    return ctypes.cast(function, ctypes.c_void_p).value
 
-        @registry.typer(key)
-        def _type_call(args, kws, sig=key.signature):
-            if kws or len(args) != len(sig.args):
-                return None
-            return sig if all(map(_passes_as, args, sig.args)) else None
 
-        lower_builtin(key, VarArgs(types.Type))(functools.partial(_lower_call, key))
-    return types.Function(key)
+def is_ctypes_funcptr(obj: Any) -> bool:
+    """Whether `obj` is a ctypes function object (Numba's `ctypes_utils` name)."""
+    return isinstance(obj, ctypes._CFuncPtr)
+
+
+def make_function_type(function: Any) -> types.ExternalFunctionPointer:
+    """The type of a ctypes function object: by signature (one type, so one specialization, for
+    all functions alike); called through its address, read from the object when passed in and
+    fixed when a global."""
+    key = id(function)
+    known = _types_by_id.get(key)
+    if (
+        known is not None
+        and known[0]() is function
+        and known[1] is function.argtypes
+        and known[2] is function.restype
+    ):
+        return known[3]  # a jitted function called again with it: typed without parsing
+    found = types.ExternalFunctionPointer(c_signature(function), get_pointer)
+    forget = functools.partial(_forget_type, key)
+    _types_by_id[key] = (weakref.ref(function, forget), function.argtypes, function.restype, found)
+    return found
+
+
+# id -> (a weak reference to the function, its argtypes, its restype, its type); ctypes
+# function objects are unhashable, and callbacks made in a loop must still be freed
+_types_by_id: dict[int, tuple] = {}
+
+
+def _forget_type(key: int, _reference: Any) -> None:
+    _types_by_id.pop(key, None)
+
+
+typeof_impl.register(ctypes._CFuncPtr)(make_function_type)
+
+
+def c_call_signature(declared: Signature, args: tuple, kws: dict) -> Signature | None:
+    """The signature of calling a C function declared `declared` with `args`, or None."""
+    if kws or len(args) != len(declared.args):
+        return None
+    return declared if all(map(_passes_as, args, declared.args)) else None
 
 
 def _passes_as(actual: types.Type, declared: types.Type) -> bool:
     """Whether a value of `actual` may be passed where C declares `declared`: by an implicit
-    conversion, or `a.ctypes` where C takes a void pointer or a pointer to `a`'s dtype."""
+    conversion, `a.ctypes` where C takes a void pointer or a pointer to `a`'s dtype, or any
+    value that boxes where C takes a Python object."""
     from ember.library.numpy.arrays import ArrayCTypes
 
+    if declared is types.ffi_forced_object:
+        return True
     if isinstance(actual, types.NamedTuple) and actual.instance_class is ArrayCTypes:
         pointee = actual.types[3].dtype
         return declared == types.voidptr or declared == types.CPointer(pointee)
     if declared == types.voidptr and isinstance(actual, types.Integer):
         return True  # an address: `a.ctypes.data`
     return can_convert(actual, declared) is not None
-
-
-def _lower_call(key: CFunction, context, builder, sig, args):
-    """A direct call of the C function under the symbol published for its address."""
-    symbol = f"ember.ctypes.{key.address:x}"
-    symbols.publish(symbol, key.address)
-    result = (
-        llvm.VoidType() if sig.return_type is types.none else context.value_type(sig.return_type)
-    )
-    fnty = llvm.FunctionType(result, [context.value_type(t) for t in sig.args])
-    value = builder.call(symbols.external_function(builder.module, symbol, fnty), list(args))
-    return context.get_dummy_value(types.none) if sig.return_type is types.none else value
 
 
 @lower_cast(types.RawPointer, types.Integer)

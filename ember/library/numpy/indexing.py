@@ -204,6 +204,10 @@ def _type_setitem(args, kws):
             return None
     elif isinstance(array_type.dtype, (types.UnicodeCharSeq, types.CharSeq)):
         return _type_string_store(plan, array_type, index_type, value_type)
+    elif isinstance(value_type, types.RawPointer):  # a C function's void *: its address
+        if not plan.is_element or can_convert(value_type, array_type.dtype) is None:
+            return None
+        return signature(types.none, array_type, index_type, array_type.dtype)
     elif not isinstance(value_type, types.Number):
         return None
     elif isinstance(value_type, types.Complex) and _is_real(array_type.dtype):

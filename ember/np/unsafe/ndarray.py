@@ -8,7 +8,7 @@ from typing import Any
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.errors import TypingError
+from ember.errors import TypingError, UnsupportedError
 from ember.lowering import arrays
 from ember.misc.literal import literally
 from ember.typing.overload import intrinsic, overload
@@ -29,7 +29,10 @@ _TOO_LONG = "to_fixed_tuple(): length exceeds the size of the array"
 @overload(to_fixed_tuple, prefer_literal=True)
 def _to_fixed_tuple(array: types.Type, length: types.Type) -> Any:
     if not (isinstance(array, types.Array) and array.ndim == 1):
-        raise TypingError(f"to_fixed_tuple() needs a 1-D array, not {array}")
+        ndim = getattr(array, "ndim", None)
+        raise TypingError(
+            f"to_fixed_tuple() needs a 1-D array, not {array}: Not supported on array.ndim={ndim}"
+        )
     if not isinstance(types.unliteral(length), types.Integer):
         raise TypingError(f"to_fixed_tuple() needs an integer length, not {length}")
     if not isinstance(length, types.IntegerLiteral):
@@ -63,3 +66,19 @@ def _first_items(typingctx: Any, array: types.Array, length: types.IntegerLitera
         return packed
 
     return Signature(tuple_type, (array, length)), codegen
+
+
+def empty_inferred(shape: Any) -> Any:
+    """Numba's array whose dtype is inferred from later stores: not supported by ember."""
+    raise UnsupportedError(_NO_EMPTY_INFERRED)
+
+
+_NO_EMPTY_INFERRED = (
+    "empty_inferred() (an array typed by the values later stored in it) is not supported: "
+    "use np.empty(shape, dtype) with the dtype spelled out"
+)
+
+
+@overload(empty_inferred)
+def _empty_inferred(shape: types.Type) -> Any:
+    raise UnsupportedError(_NO_EMPTY_INFERRED)
