@@ -44,8 +44,10 @@ LLVM_INLINE_ATTRIBUTES = {"auto": None, "never": "noinline", "always": "alwaysin
 
 
 def llvm_inline_option(value: str) -> str:
+    """`value` of the `_llvm_inline` jit option, checked."""
     if value not in LLVM_INLINE_ATTRIBUTES:
-        raise ValueError(f"_llvm_inline must be one of {sorted(LLVM_INLINE_ATTRIBUTES)}, not {value!r}")
+        choices = ", ".join(sorted(LLVM_INLINE_ATTRIBUTES))
+        raise ValueError(f"_llvm_inline must be one of {choices}, not {value!r}")
     return value
 
 
