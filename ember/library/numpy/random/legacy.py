@@ -158,13 +158,24 @@ for _function, _table in _BUFFERS.items():
 # ---------------------------------------------------------------------------- MT19937
 
 
+def _twisted_word(upper, lower, far):
+    """MT19937's next value of a key word: from the top bit of the word, the rest of the next
+    word and the word 397 on."""
+    y = (np.int64(upper) & 0x80000000) | (np.int64(lower) & 0x7FFFFFFF)
+    return np.int64(far) ^ (y >> 1) ^ (-(y & 1) & 0x9908B0DF)
+
+
+_twisted = njit(**NUMPY_ERRORS)(_twisted_word)
+
+
 def _twist_impl(key):
-    for i in range(624):
-        y = (np.int64(key[i]) & 0x80000000) | (np.int64(key[(i + 1) % 624]) & 0x7FFFFFFF)
-        value = np.int64(key[(i + 397) % 624]) ^ (y >> 1)
-        if y & 1:
-            value ^= 0x9908B0DF
-        key[i] = value
+    """The next 624 words of the key, in place. In three parts, as MT19937's reference code:
+    no index wraps around inside a loop, so the loops need no `%` and vectorize."""
+    for i in range(227):  # the word 397 on is still the old one
+        key[i] = _twisted(key[i], key[i + 1], key[i + 397])
+    for i in range(227, 623):  # ... is a new one, 227 back
+        key[i] = _twisted(key[i], key[i + 1], key[i - 227])
+    key[623] = _twisted(key[623], key[0], key[396])
 
 
 # once in 624 draws: out of line, so that a draw (the position test, a load, the tempering) is
