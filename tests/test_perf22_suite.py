@@ -16,9 +16,14 @@ WORDS = 624  # MT19937 outputs per refill
 
 @njit
 def _doubles(seed, n):
+    """n doubles from the aliases of np.random.random, in turn."""
     np.random.seed(seed)
     out = np.empty(n)
-    for i in range(n):
+    for i in range(0, n - 2, 3):
+        out[i] = np.random.random_sample()
+        out[i + 1] = np.random.ranf()
+        out[i + 2] = np.random.sample()
+    for i in range(n - n % 3, n):
         out[i] = np.random.random()
     return out
 
@@ -238,24 +243,21 @@ def _calls_to(ir, fragment):
 def test_draws_inline_and_their_refill_stays_a_call():
     @njit
     def pi(n):
+        """Twice the volume of the unit sphere's positive octant, from 3 draws a point."""
         np.random.seed(42)
         inside = 0
         for _ in range(n):
-            x = np.random.random()
-            y = np.random.random()
-            if x * x + y * y <= 1.0:
-                inside += 1
-        return 4.0 * inside / n
+            x, y, z = np.random.random(), np.random.random(), np.random.random()
+            inside += x * x + y * y + z * z <= 1.0
+        return 6.0 * inside / n
 
     def python(n):
         state = np.random.RandomState(42)
         inside = 0
         for _ in range(n):
-            x = state.random_sample()
-            y = state.random_sample()
-            if x * x + y * y <= 1.0:
-                inside += 1
-        return 4.0 * inside / n
+            x, y, z = state.random_sample(3)
+            inside += x * x + y * y + z * z <= 1.0
+        return 6.0 * inside / n
 
     assert pi(5000) == python(5000)
     ir = _function_body(_optimized_ir(pi), ".pi$")
