@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import _this_tree  # noqa: F401 - first: this tree's ember
+
 IMPLEMENTATIONS = ("ember", "numba", "python", "C")
 
 

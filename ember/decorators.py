@@ -13,12 +13,14 @@ from ember.typing.signature import Signature
 
 _ACCEPTED_OPTIONS = {"nopython", "fastmath", "boundscheck", "error_model", "cache", "nogil",
                      "forceobj", "looplift", "parallel", "inline", "locals", "debug",
-                     *("no_cpython_wrapper", "no_cfunc_wrapper", "_nrt"),
+                     *("no_cpython_wrapper", "no_cfunc_wrapper", "_nrt", "_llvm_inline"),
                      "no_rewrites"}  # fmt: skip
 # Numba's wrapper options only save building a wrapper; ember builds its Python entry and its
 # C entry lazily, on the first call that needs one, so these have nothing left to change.
 # `_nrt=False` (Numba's own tests) compiles without Numba's runtime; ember's runtime is always
 # there, so the flag only applies Numba's typing rule (ember/typing/no_runtime.py).
+# `_llvm_inline="never"|"always"` (ember's own helpers): LLVM never / always inlines the function
+# into its callers (lowering/context.TargetOptions.llvm_inline).
 # `no_rewrites=True` turns off Numba's optional IR rewrites (array expressions fused into one
 # loop); the results are the same either way, so ember accepts it and keeps its own passes.
 
@@ -127,7 +129,7 @@ def _make_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
 
 def _nopython_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
     from ember.dispatcher.dispatcher import Dispatcher
-    from ember.lowering.context import TargetOptions, fastmath_option
+    from ember.lowering.context import TargetOptions, fastmath_option, llvm_inline_option
 
     error_model = options.get("error_model", "python")
     if error_model not in ("python", "numpy"):
@@ -141,6 +143,7 @@ def _nopython_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
         debug=bool(options.get("debug", config.DEBUGINFO)),
         locals=_declared_locals(options.get("locals")),
         nrt=bool(options.get("_nrt", True)),
+        llvm_inline=llvm_inline_option(options.get("_llvm_inline", "auto")),
     )
     for sig in signatures or ():
         if any(isinstance(arg, types.PyObject) for arg in sig.args):

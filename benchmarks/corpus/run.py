@@ -31,7 +31,8 @@ from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before NumPy loads its BLAS
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
+import _this_tree  # noqa: E402, F401 - this tree's ember, not an installed one
 from _corpus import Case, agree, jitted, load  # noqa: E402
 
 FLAG_RATIO = 1.1

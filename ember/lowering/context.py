@@ -40,6 +40,17 @@ def fastmath_option(value: Any) -> bool | frozenset:
     return frozenset(value)
 
 
+LLVM_INLINE_ATTRIBUTES = {"auto": None, "never": "noinline", "always": "alwaysinline"}
+
+
+def llvm_inline_option(value: str) -> str:
+    """`value` of the `_llvm_inline` jit option, checked."""
+    if value not in LLVM_INLINE_ATTRIBUTES:
+        choices = ", ".join(sorted(LLVM_INLINE_ATTRIBUTES))
+        raise ValueError(f"_llvm_inline must be one of {choices}, not {value!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class TargetOptions:
     """The per-function options users pass to `@jit` that change generated code."""
@@ -52,6 +63,12 @@ class TargetOptions:
     debug: bool = False  # DWARF line tables (ember/codegen/debuginfo.py)
     locals: tuple = ()  # (variable name, declared type) pairs from `@jit(locals={...})`
     nrt: bool = True  # False (`_nrt=False`): Numba's rule without its runtime (no_runtime.py)
+    # ember's own helpers only (never inherited by the overloads they call): "never" keeps a
+    # rarely run slow path (a generator's refill loop) out of its callers, so they stay small
+    # enough to inline; "always" inlines a library entry point (a random draw) whatever LLVM's
+    # cost model says, so what it looks up once per call (the thread's state row) is hoisted
+    # out of the caller's loop. "auto": LLVM decides.
+    llvm_inline: str = "auto"
 
     @property
     def fastmath_flags(self) -> tuple[str, ...]:

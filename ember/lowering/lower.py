@@ -21,7 +21,7 @@ from ember.lowering import callconv, classes, lists, optional, stack_check
 from ember.lowering import exceptions as exception_lowering
 from ember.lowering.block_values import block_local_values, is_long
 from ember.lowering.calls import CallLowering
-from ember.lowering.context import CPUContext
+from ember.lowering.context import LLVM_INLINE_ATTRIBUTES, CPUContext
 from ember.lowering.deferred_loops import DeferredLoopLowering
 from ember.lowering.int_ranges import (
     VariableRanges,
@@ -88,6 +88,9 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
         )
         fnty = callconv.function_type(self.sig, in_registers)
         self.function = llvm.Function(self.module, fnty, name)
+        inline_attribute = LLVM_INLINE_ATTRIBUTES[self.context.options.llvm_inline]
+        if inline_attribute is not None:
+            self.function.attributes.add(inline_attribute)
         if unwinding:
             self.function.linkage = "internal"
             self.context.recursion_bodies[self.symbol] = self.function

@@ -11,6 +11,7 @@ import numpy as np
 
 from ember.decorators import njit
 from ember.library.numpy.random.legacy import _mask_above, _twist
+from ember.library.numpy.random.legacy import temper as _temper
 
 CHUNK = 1 << 15  # items per chunk: seeding a generator costs about 1500 draws' work
 _N = 624
@@ -40,14 +41,6 @@ def _seeded_key(seed):
         key[pos] = value
         value = (1812433253 * (value ^ (value >> 30)) + pos + 1) & 0xFFFFFFFF
     return key
-
-
-@njit
-def _temper(y):
-    y ^= y >> 11
-    y ^= (y << 7) & 0x9D2C5680
-    y ^= (y << 15) & 0xEFC60000
-    return y ^ (y >> 18)
 
 
 @njit

@@ -199,9 +199,11 @@ def _options_key(jit_options: dict) -> tuple:
 
 
 def _apply_jit_options(options: Any, jit_options: dict) -> Any:
-    if not jit_options:
+    if not jit_options and options.llvm_inline == "auto":
         return options
-    changes = {k: v for k, v in jit_options.items() if k in _TARGET_OPTION_NAMES}
+    # the caller's inlining choice is about the caller: an implementation has its own
+    changes = {"llvm_inline": jit_options.get("_llvm_inline", "auto")}
+    changes.update((k, v) for k, v in jit_options.items() if k in _TARGET_OPTION_NAMES)
     if "_nrt" in jit_options:
         changes["nrt"] = bool(jit_options["_nrt"])
     if "fastmath" in changes and isinstance(changes["fastmath"], (set, frozenset)):

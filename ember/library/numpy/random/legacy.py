@@ -33,6 +33,10 @@ from ember.typing.signature import signature
 from ember.typing.templates import registry
 
 _N = 624
+# A draw's entry point is inlined into the caller (its slow paths, OUT_OF_LINE, are not), so
+# the lookup of the thread's state row it makes is hoisted out of the caller's loop
+INLINED_DRAW = {**NUMPY_ERRORS, "_llvm_inline": "always"}
+OUT_OF_LINE = {**NUMPY_ERRORS, "_llvm_inline": "never"}
 # One row per thread (thread_rows.py); a constant size, so cached code indexes tables of the same
 # size in every process
 SLOTS = ROWS
@@ -154,32 +158,51 @@ for _function, _table in _BUFFERS.items():
 # ---------------------------------------------------------------------------- MT19937
 
 
+def _twisted_word(upper, lower, far):
+    """MT19937's next value of a key word: from the top bit of the word, the rest of the next
+    word and the word 397 on."""
+    y = (np.int64(upper) & 0x80000000) | (np.int64(lower) & 0x7FFFFFFF)
+    return np.int64(far) ^ (y >> 1) ^ (-(y & 1) & 0x9908B0DF)
+
+
+_twisted = njit(**NUMPY_ERRORS)(_twisted_word)
+
+
 def _twist_impl(key):
-    for i in range(624):
-        y = (np.int64(key[i]) & 0x80000000) | (np.int64(key[(i + 1) % 624]) & 0x7FFFFFFF)
-        value = np.int64(key[(i + 397) % 624]) ^ (y >> 1)
-        if y & 1:
-            value ^= 0x9908B0DF
-        key[i] = value
+    """The next 624 words of the key, in place. In three parts, as MT19937's reference code:
+    no index wraps around inside a loop, so the loops need no `%` and vectorize."""
+    for i in range(227):  # the word 397 on is still the old one
+        key[i] = _twisted(key[i], key[i + 1], key[i + 397])
+    for i in range(227, 623):  # ... is a new one, 227 back
+        key[i] = _twisted(key[i], key[i + 1], key[i - 227])
+    key[623] = _twisted(key[623], key[0], key[396])
 
 
-_twist = njit(**NUMPY_ERRORS)(_twist_impl)
+# once in 624 draws: out of line, so that a draw (the position test, a load, the tempering) is
+# small enough to inline into the caller's loop, where its row lookup is hoisted
+_twist = njit(**OUT_OF_LINE)(_twist_impl)
+
+
+def _temper_impl(y):
+    """MT19937's tempering of one key word (an int64 holding 32 bits)."""
+    y ^= y >> 11
+    y ^= (y << 7) & 0x9D2C5680
+    y ^= (y << 15) & 0xEFC60000
+    return y ^ (y >> 18)
+
+
+temper = njit(**NUMPY_ERRORS)(_temper_impl)
 
 
 def _draw_uint32_impl(key, meta):
     """The next 32-bit output of the MT19937 state `key` (uint32[624]) at position `meta[0]`
     (624: twist first), as an int64; advances the position."""
     pos = meta[0]
-    if pos >= 624:
+    if not (0 <= pos and pos < 624):  # (never negative: said so that key[pos] needs no fix-up)
         _twist(key)
         pos = 0
-    y = np.int64(key[pos])
     meta[0] = pos + 1
-    y ^= y >> 11
-    y ^= (y << 7) & 0x9D2C5680
-    y ^= (y << 15) & 0xEFC60000
-    y ^= y >> 18
-    return y
+    return temper(np.int64(key[pos]))
 
 
 draw_uint32 = njit(**NUMPY_ERRORS)(_draw_uint32_impl)
@@ -192,11 +215,32 @@ def _next_uint32_impl():
 _next_uint32 = njit(**NUMPY_ERRORS)(_next_uint32_impl)
 
 
+def _res53_impl(a, b):
+    """A double in [0, 1) from two outputs (53 bits: genrand_res53)."""
+    return ((a >> 5) * 67108864.0 + (b >> 6)) / 9007199254740992.0
+
+
+_res53 = njit(**NUMPY_ERRORS)(_res53_impl)
+
+
+def _draw_double_across_impl(key, meta):
+    """draw_double where the two outputs are not both in the key (a twist comes first or
+    between them): once in 312 draws, so out of line."""
+    a = draw_uint32(key, meta)
+    return _res53(a, draw_uint32(key, meta))
+
+
+_draw_double_across = njit(**OUT_OF_LINE)(_draw_double_across_impl)
+
+
 def _draw_double_impl(key, meta):
-    """A double in [0, 1) from the next two outputs of the state (53 bits: genrand_res53)."""
-    a = draw_uint32(key, meta) >> 5
-    b = draw_uint32(key, meta) >> 6
-    return (a * 67108864.0 + b) / 9007199254740992.0
+    """A double in [0, 1) from the next two outputs of the state. The usual case (both words in
+    the key) is a few instructions that inline into the caller's loop."""
+    pos = meta[0]
+    if 0 <= pos and pos < 623:
+        meta[0] = pos + 2
+        return _res53(temper(np.int64(key[pos])), temper(np.int64(key[pos + 1])))
+    return _draw_double_across(key, meta)
 
 
 draw_double = njit(**NUMPY_ERRORS)(_draw_double_impl)
@@ -247,6 +291,17 @@ def _mask_above_impl(span):
 _mask_above = njit(**NUMPY_ERRORS)(_mask_above_impl)
 
 
+def _bounded_wide_impl(low, span, mask):
+    """_bounded for a span over 32 bits (two outputs a draw): rare, so out of line."""
+    value = ((np.uint64(_next_uint32()) << 32) | np.uint64(_next_uint32())) & mask
+    while value > span:
+        value = ((np.uint64(_next_uint32()) << 32) | np.uint64(_next_uint32())) & mask
+    return low + np.int64(value)
+
+
+_bounded_wide = njit(**OUT_OF_LINE)(_bounded_wide_impl)
+
+
 def _bounded_impl(low, high):
     """An int64 in [low, high) by NumPy's legacy masked rejection."""
     if high <= low:
@@ -255,15 +310,12 @@ def _bounded_impl(low, high):
     if span == 0:
         return low
     mask = _mask_above(span)
-    if span <= 0xFFFFFFFF:
+    if span > 0xFFFFFFFF:
+        return _bounded_wide(low, span, mask)
+    while True:  # (one draw in the code, not one before the loop and one in it: smaller)
         value = np.uint64(_next_uint32()) & mask
-        while value > span:
-            value = np.uint64(_next_uint32()) & mask
-    else:
-        value = ((np.uint64(_next_uint32()) << 32) | np.uint64(_next_uint32())) & mask
-        while value > span:
-            value = ((np.uint64(_next_uint32()) << 32) | np.uint64(_next_uint32())) & mask
-    return low + np.int64(value)
+        if value <= span:
+            return low + np.int64(value)
 
 
 _bounded = njit(**NUMPY_ERRORS)(_bounded_impl)
@@ -425,7 +477,7 @@ def _select_distribution(kind: str):
     return select
 
 
-@overload(np.random.uniform, jit_options=NUMPY_ERRORS)
+@overload(np.random.uniform, jit_options=INLINED_DRAW)
 def _np_random_uniform(low=0.0, high=1.0, size=None):
     low = as_type(low)
     high = as_type(high)
@@ -433,7 +485,7 @@ def _np_random_uniform(low=0.0, high=1.0, size=None):
     return _select_distribution("uniform")(low, high, size)
 
 
-@overload(np.random.normal, jit_options=NUMPY_ERRORS)
+@overload(np.random.normal, jit_options=INLINED_DRAW)
 def _np_random_normal(loc=0.0, scale=1.0, size=None):
     loc = as_type(loc)
     scale = as_type(scale)
@@ -452,7 +504,7 @@ def _standard(kind: str, sized: bool):
 
 
 def _register_standard(function, kind: str) -> None:
-    @overload(function, jit_options=NUMPY_ERRORS)
+    @overload(function, jit_options=INLINED_DRAW)
     def _standard_sample(size=None):
         return _standard(kind, sized(function.__name__, as_type(size)))
 
@@ -477,7 +529,7 @@ def _dims_impl(kind: str, count: int):
 
 
 def _register_dims(function, kind: str) -> None:
-    @overload(function, jit_options=NUMPY_ERRORS)
+    @overload(function, jit_options=INLINED_DRAW)
     def _dims(*dims):
         if all(isinstance(types.unliteral(d), types.Integer) for d in dims):
             return _dims_impl(kind, len(dims))
@@ -527,7 +579,7 @@ def _integer_draw(name: str, low, high, size, impls: tuple):
     return impls[2] if no_high else impls[3]
 
 
-@overload(np.random.randint, jit_options=NUMPY_ERRORS)
+@overload(np.random.randint, jit_options=INLINED_DRAW)
 def _select_randint(low, high=None, size=None):
     impls = (_randint_upper, _randint_scalar, _randint_upper_array, _randint_array)
     return _integer_draw("randint", low, high, size, impls)
@@ -552,7 +604,7 @@ def _random_integers_array(low, high, size):
 _randint_array_jit = njit(**NUMPY_ERRORS)(_randint_array)
 
 
-@overload(np.random.random_integers, jit_options=NUMPY_ERRORS)
+@overload(np.random.random_integers, jit_options=INLINED_DRAW)
 def _select_random_integers(low, high=None, size=None):
     """Deprecated in NumPy: randint(low, high + 1), or randint(1, low + 1) without high."""
     impls = (

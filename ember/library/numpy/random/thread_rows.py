@@ -98,8 +98,13 @@ def _own_row_function(module: llvm.Module, worker_id: llvm.Function | None) -> l
     function = llvm.Function(module, llvm.FunctionType(_i64, []), _SLOT_FUNCTION)
     function.linkage = "internal"
     # kept out of line: a call marked readnone is one LLVM hoists out of loops (the body's
-    # first-draw assignment writes, and inlined it would pin the lookup to every draw)
+    # first-draw assignment writes, and inlined it would pin the lookup to every draw).
+    # Speculatable: hoisted from a draw made only on some iterations too (a thread's row is
+    # the same wherever it is looked up, and looking it up early only assigns it early).
+    # (llvmlite's attribute list lacks these two: added past its check.)
     function.attributes.add("noinline")
+    for attribute in ("speculatable", "willreturn"):
+        set.add(function.attributes, attribute)
     builder = llvm.IRBuilder(function.append_basic_block("entry"))
     if worker_id is not None:
         worker = builder.call(worker_id, [])
