@@ -33,7 +33,7 @@ from collections.abc import Callable
 from types import CellType, CodeType, FunctionType, ModuleType
 from typing import Any
 
-from ember.errors import UnsupportedError
+from ember.errors import TypingError, UnsupportedError
 from ember.frontend.bytecode import ByteCode
 from ember.frontend.genexpr import generator_of, inner_function_of
 from ember.frontend.interpreter import build_ir
@@ -74,6 +74,7 @@ class _Inliner:
         self.count = 0
         self.numbers: dict[int, int] = {}  # id(MakeFunction) -> its number as a run-time value
         self.choice_tests: set[int] = set()  # ids of the statements comparing those numbers
+        self.jitted_values: dict[int, Any] = {}  # id(MakeFunction) -> jitted function (a value)
 
     def run(self) -> None:
         while True:
@@ -232,11 +233,8 @@ class _Inliner:
         call_stmt = site.block.body[site.index]
         chain = self.chains.get(site.block.label, ())
         if site.code in chain:
-            raise UnsupportedError(
-                f"the recursive inner function '{site.code.co_name}' cannot be compiled: "
-                "define it at module level with @njit",
-                call_stmt.loc,
-            )
+            self._call_jitted_recursion(site, call_stmt)
+            return
         callee_ir, bound = self._callee(site, call_stmt.value)
         tag = f"{site.code.co_name.strip('<>')}.{self.count}"
         kept = {}
@@ -256,6 +254,23 @@ class _Inliner:
         self.chains[continuation] = chain
         self._protect_inlined(site.block.label, callee_ir, base, continuation)
         site.block.body[site.index :] = [ir.Jump(base + callee_ir.entry, call_stmt.loc)]
+
+    def _call_jitted_recursion(self, site: _CallSite, call_stmt: ir.Assign) -> None:
+        """A recursive call of an inner function calls it as a jitted function (which calls
+        itself), when everything it closes over is a constant."""
+        if site.make_function is None:
+            raise UnsupportedError(
+                f"the recursive function '{site.code.co_name}' cannot be compiled when it is "
+                "given an inner function: define both at module level with @njit",
+                call_stmt.loc,
+            )
+        jitted = self._jitted_value(site.make_function, call_stmt.loc)
+        callee = ir.Var(f"$recursion{self.count}", call_stmt.loc)
+        site.block.body.insert(
+            site.index,
+            ir.Assign(callee, ir.Global(site.code.co_name, jitted, callee.loc), callee.loc),
+        )
+        call_stmt.value = dataclasses.replace(call_stmt.value, func=callee)
 
     def _protect_inlined(self, caller_label: int, callee_ir, base: int, continuation: int) -> None:
         """The callee's `try` blocks keep their handlers (relabelled); its other blocks, and
@@ -418,27 +433,106 @@ class _Inliner:
 
     # ------------------------------------------------------------------ cleaning up
 
-    def _remove_function_values(self) -> None:
-        """A variable holding an inner function keeps only its number, and only where a
-        run-time choice reads it; other assignments go. Any other use is an error."""
-        self.definitions = _definitions(self.func_ir)
-        function_valued = {
+    def _function_valued(self) -> set[str]:
+        """The variables that hold an inner function (or a tuple display of some)."""
+        return {
             name
             for name in self.definitions
             if any(isinstance(v, ir.MakeFunction) for v in self._reaching_values(name))
             or any(self._functions_held(item) for item in self._static_items_of(name))
         }
-        for _, stmt in self.func_ir.statements():
-            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.MakeFunction):
-                stmt.value = ir.Const(self._number(stmt.value), stmt.loc)
-        self._remove_unread(function_valued)
+
+    def _escaping_uses(self, function_valued: set[str]) -> list[tuple[ir.Var, ir.Stmt]]:
+        """(variable, statement) for each use of an inner function other than a call, a copy
+        or a run-time choice: returned, stored, passed to a function that is not inlined."""
+        uses = []
         for _, stmt in self.func_ir.statements():
             is_copy = isinstance(stmt, ir.Assign) and stmt.target.name in function_valued
             if is_copy or id(stmt) in self.choice_tests or self._reads_other_item(stmt):
                 continue
-            used = [var for var in stmt.sources() if var.name in function_valued]
-            if used:
-                raise UnsupportedError(_escape_message(used[0], stmt, self), stmt.loc)
+            uses += [(var, stmt) for var in stmt.sources() if var.name in function_valued]
+        return uses
+
+    def _jit_escaping_functions(self) -> None:
+        """An inner function used as a value (returned, passed to an @overload-ed function)
+        becomes a jitted function, when it is the only function its variable holds."""
+        self.definitions = _definitions(self.func_ir)
+        escaping = {}
+        for var, stmt in self._escaping_uses(self._function_valued()):
+            held = self._functions_held(var)
+            if len(held) == 1:
+                escaping[id(held[0])] = (held[0], stmt.loc)
+        if not escaping:
+            return
+        jitted = {key: self._jitted_value(mf, loc) for key, (mf, loc) in escaping.items()}
+        for _, stmt in self.func_ir.statements():
+            if isinstance(stmt, ir.Assign) and id(stmt.value) in jitted:
+                name = stmt.value.code.co_name
+                stmt.value = ir.Global(name, jitted[id(stmt.value)], stmt.loc)
+
+    def _jitted_value(self, make_function: ir.MakeFunction, loc) -> Any:
+        """The jitted function for an inner function used as a value: what it closes over
+        must be constants or other inner functions (itself included), fixed at compile time
+        (a Python closure sees the values of its cells when it runs)."""
+        made = self.jitted_values.get(id(make_function))
+        if made is not None:
+            return made
+        code = make_function.code
+        cells = tuple(CellType() for _ in code.co_freevars)
+        defaults = self._constant_defaults(make_function, loc)
+        made = inner_function_of(code, self.func_ir.py_func, cells, defaults)
+        self.jitted_values[id(make_function)] = made
+        for cell, var in zip(cells, make_function.closure):
+            cell.cell_contents = self._captured_constant(var, code.co_name, loc)
+        return made
+
+    def _captured_constant(self, var: ir.Var, user: str, loc) -> Any:
+        values = self._reaching_values(var.name)
+        if len(values) == 1 and isinstance(values[0], ir.MakeFunction):
+            return self._jitted_value(values[0], loc)
+        if len(values) == 1 and isinstance(values[0], (ir.Const, ir.Global, ir.FreeVar)):
+            return values[0].value
+        why = (
+            f"Cannot capture a constant value for variable '{var.name}' as there are multiple "
+            "definitions present"
+            if len(values) > 1
+            else f"Cannot capture the non-constant value associated with variable '{var.name}'"
+        )
+        raise TypingError(
+            f"the inner function '{user}' is used as a value (returned, passed to a function "
+            f"that is not inlined or called recursively), so it is compiled on its own and "
+            f"can only close over constants: {why}; pass the value as an argument instead",
+            loc,
+        )
+
+    def _constant_defaults(self, make_function: ir.MakeFunction, loc) -> tuple | None:
+        if make_function.defaults is None:
+            return None
+        values = self._reaching_values(make_function.defaults.name)
+        if len(values) == 1 and isinstance(values[0], ir.Const):
+            return tuple(values[0].value)
+        items = self._static_items(make_function.defaults)
+        constants = [self._reaching_values(item.name) for item in items or ()]
+        if items is None or not all(len(v) == 1 and isinstance(v[0], ir.Const) for v in constants):
+            raise TypingError(
+                f"the inner function '{make_function.code.co_name}' is used as a value, so its "
+                "default values must be constants",
+                loc,
+            )
+        return tuple(v[0].value for v in constants)
+
+    def _remove_function_values(self) -> None:
+        """A variable holding an inner function keeps only its number, and only where a
+        run-time choice reads it; other assignments go. Any other use is an error."""
+        self._jit_escaping_functions()
+        self.definitions = _definitions(self.func_ir)
+        function_valued = self._function_valued()
+        for _, stmt in self.func_ir.statements():
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.MakeFunction):
+                stmt.value = ir.Const(self._number(stmt.value), stmt.loc)
+        self._remove_unread(function_valued)
+        for var, stmt in self._escaping_uses(function_valued):
+            raise UnsupportedError(_escape_message(var, stmt, self), stmt.loc)
 
     def _reads_other_item(self, stmt: ir.Stmt) -> bool:
         """`x = t[k]` where item k of the tuple display `t` is no inner function (another
