@@ -87,7 +87,7 @@ class _Inliner:
                 raise UnsupportedError("too many nested inner-function calls to inline", None)
             if site.candidates is not None:
                 self._split_choice(site)
-            elif site.code is not None and site.code.co_flags & inspect.CO_GENERATOR:
+            elif site.code is not None and _is_generator(site.code):
                 self._call_generator(site)
             else:
                 self._inline(site)
@@ -187,7 +187,8 @@ class _Inliner:
                     if spread:
                         index += self._spread_static_tuple(block, index, call, stmt.loc)
                     py_func = self._jitted_callee(call)
-                    if py_func is not None:
+                    # a generator callee is not inlined: it is given the jitted function
+                    if py_func is not None and not _is_generator(py_func.__code__):
                         return _CallSite(block, index, py_func.__code__, None, py_func)
         return None
 
@@ -455,13 +456,20 @@ class _Inliner:
 
     def _jit_escaping_functions(self) -> None:
         """An inner function used as a value (returned, passed to an @overload-ed function)
-        becomes a jitted function, when it is the only function its variable holds."""
+        becomes a jitted function (one of several: a run-time choice among jitted functions),
+        unless a call elsewhere chooses among inner functions by their numbers."""
         self.definitions = _definitions(self.func_ir)
+        numbered = {
+            id(function)
+            for _, stmt in self.func_ir.statements()
+            if id(stmt) in self.choice_tests
+            for function in self._functions_held(stmt.value.lhs)
+        }
         escaping = {}
         for var, stmt in self._escaping_uses(self._function_valued()):
             held = self._functions_held(var)
-            if len(held) == 1:
-                escaping[id(held[0])] = (held[0], stmt.loc)
+            if not any(id(function) in numbered for function in held):
+                escaping.update({id(function): (function, stmt.loc) for function in held})
         if not escaping:
             return
         jitted = {key: self._jitted_value(mf, loc) for key, (mf, loc) in escaping.items()}
@@ -579,6 +587,10 @@ def _escape_message(var: ir.Var, stmt: ir.Stmt, inliner: _Inliner) -> str:
         "nopython mode; returning it, storing it or passing it elsewhere is not supported: "
         "make it a module-level @njit function"
     )
+
+
+def _is_generator(code: CodeType) -> bool:
+    return bool(code.co_flags & inspect.CO_GENERATOR)
 
 
 def _definitions(func_ir: ir.FunctionIR) -> dict[str, list]:

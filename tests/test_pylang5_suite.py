@@ -1,0 +1,306 @@
+"""Language-core behaviours Numba's own test modules exercise: a bare `raise` re-raising the
+exception the caller handles, inner functions used as values (returned, passed to @overload-ed
+functions and jitted generators, recursive). Each compiled function is checked against CPython
+running the same Python function."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ember import TypingError, njit
+from ember.extending import overload
+from tests.oracle import assert_frees_all, same
+
+# ---------------------------------------------------------------- a bare raise outside `except`
+
+
+def reraise():
+    raise
+
+
+def reraise_when(flag, value):
+    if flag:
+        raise
+    return value * 2
+
+
+def outcome(func, *args):
+    """(result, None) or (None, the exception func raised)."""
+    try:
+        return func(*args), None
+    except BaseException as error:  # noqa: BLE001 - any outcome is compared
+        return None, error
+
+
+def handled_then(callee, exc, *args):
+    """Call `callee(*args)` while handling `exc`: what comes out of the `except` block."""
+    try:
+        raise exc
+    except BaseException:  # noqa: BLE001
+        return outcome(callee, *args)
+
+
+class WithArgs(Exception):
+    def __init__(self, message, code):
+        super().__init__(message, code)
+        self.code = code
+
+
+@pytest.mark.parametrize(
+    "make_exc",
+    [
+        lambda: ZeroDivisionError("division by zero"),
+        lambda: ValueError("bad", 3),
+        lambda: KeyError(7),
+        lambda: WithArgs("msg", 1),
+        lambda: IndexError(),
+    ],
+)
+def test_bare_raise_re_raises_the_exception_the_caller_handles(make_exc):
+    compiled = njit(reraise)
+    exc = make_exc()
+    result, error = handled_then(compiled, exc)
+    expected_result, expected_error = handled_then(reraise, exc)
+    assert result is None and expected_result is None
+    assert error is exc and expected_error is exc  # the very object, as CPython re-raises it
+
+
+def test_bare_raise_with_nothing_handled_is_cpythons_runtime_error():
+    _, expected = outcome(reraise)
+    _, got = outcome(njit(reraise))
+    assert type(got) is type(expected) is RuntimeError
+    assert str(got) == str(expected) == "No active exception to reraise"
+
+
+@pytest.mark.parametrize(("flag", "value"), [(False, -3), (False, 0), (True, 5), (True, -1)])
+def test_bare_raise_on_one_path_only(flag, value):
+    compiled = njit(reraise_when)
+    assert outcome(compiled, flag, value)[0] == outcome(reraise_when, flag, value)[0]
+    exc = OverflowError("handled")
+    got, expected = (
+        handled_then(compiled, exc, flag, value),
+        handled_then(reraise_when, exc, flag, value),
+    )
+    assert got[0] == expected[0]
+    assert got[1] is expected[1]
+
+
+def catch_runtime_error_of_reraise(raiser):
+    try:
+        raiser()
+    except RuntimeError:
+        return 1
+    return 0
+
+
+def test_bare_raise_caught_by_a_compiled_caller():
+    compiled = njit(catch_runtime_error_of_reraise)
+    raiser = njit(reraise)
+    # nothing handled: the RuntimeError is caught by the compiled `except RuntimeError`
+    assert compiled(raiser) == catch_runtime_error_of_reraise(reraise) == 1
+    # a KeyError handled by Python goes through the compiled caller's `except RuntimeError`
+    exc = KeyError("k")
+    got = handled_then(compiled, exc, raiser)
+    expected = handled_then(catch_runtime_error_of_reraise, exc, reraise)
+    assert got[1] is expected[1] is exc
+
+
+def reraise_in_handler_forms(n):
+    try:
+        if n > 0:
+            raise ValueError("positive", n)
+        return -1
+    except ValueError:
+        if n > 10:
+            raise
+        return n
+
+
+@pytest.mark.parametrize("n", [-5, 0, 3, 10, 11, 100])
+def test_bare_raise_inside_except_still_re_raises_the_caught_one(n):
+    got, got_error = outcome(njit(reraise_in_handler_forms), n)
+    expected, expected_error = outcome(reraise_in_handler_forms, n)
+    assert got == expected
+    assert type(got_error) is type(expected_error)
+    if expected_error is not None:
+        assert got_error.args == expected_error.args
+
+
+# ---------------------------------------------------------------- inner functions as values
+
+
+def returns_inner_with_default():
+    def bar(x, y=1.1):
+        return x + y
+
+    return bar
+
+
+def returns_one_of_two(c):
+    def plus_one(x):
+        return x + 1
+
+    def doubled(x):
+        return x * 2
+
+    return plus_one if c else doubled
+
+
+@pytest.mark.parametrize("x", [4, -3, 0, 2**40])
+def test_returned_inner_function_is_callable_from_python_and_compiled_code(x):
+    made = njit(returns_inner_with_default)()
+    assert same(made(x), returns_inner_with_default()(x))
+    assert same(made(x, 2), returns_inner_with_default()(x, 2))
+    maker = njit(returns_inner_with_default)
+
+    def consume(v):
+        return maker()(v)
+
+    assert same(njit(consume)(x), returns_inner_with_default()(x))
+
+
+@pytest.mark.parametrize("c", [True, False])
+@pytest.mark.parametrize("x", [7, -7, 0])
+def test_returned_choice_of_inner_functions(c, x):
+    assert njit(returns_one_of_two)(c)(x) == returns_one_of_two(c)(x)
+
+
+def apply(array, func):
+    return func(array)
+
+
+@overload(apply)
+def _apply_overload(array, func):
+    return lambda array, func: func(array)
+
+
+def apply_inner(array):
+    scale = 10
+
+    def scaled(x):
+        return x * scale + 1
+
+    return apply(array, scaled)
+
+
+def apply_lambda_twice(v):
+    return apply(apply(v, lambda x: x - 3), lambda x: -x)
+
+
+@pytest.mark.parametrize(
+    "array",
+    [np.arange(10), np.array([-2.5, 0.0, np.nan, 1e300]), np.zeros(0, dtype=np.int64)],
+    ids=["ints", "floats", "empty"],
+)
+def test_inner_function_passed_to_an_overloaded_function(array):
+    np.testing.assert_array_equal(njit(apply_inner)(array), apply_inner(array))
+
+
+@pytest.mark.parametrize("v", [0, 5, -8, 2**62])
+def test_lambdas_passed_to_an_overloaded_function(v):
+    assert njit(apply_lambda_twice)(v) == apply_lambda_twice(v)
+
+
+def test_inner_function_given_to_an_overload_frees_its_arrays():
+    compiled = njit(apply_inner)
+    assert_frees_all(compiled, lambda: np.arange(50.0))
+
+
+def returns_closure_over_argument(n):
+    def add(x):
+        return x + n
+
+    return add
+
+
+def test_inner_function_over_a_run_time_value_cannot_be_a_value():
+    with pytest.raises(TypingError, match="non-constant value associated with variable 'n'"):
+        njit(returns_closure_over_argument)(3)
+
+
+@njit
+def yields_calls(func, n):
+    for i in range(n):
+        yield func(i)
+
+
+def inner_function_to_jitted_generator(n):
+    def cube(x):
+        return x * x * x - 1
+
+    return [v for v in yields_calls(cube, n)]
+
+
+@pytest.mark.parametrize("n", [0, 1, 6])
+def test_inner_function_passed_to_a_jitted_generator(n):
+    expected = [cube - 1 for cube in (i**3 for i in range(n))]
+    assert njit(inner_function_to_jitted_generator)(n) == expected
+    assert inner_function_to_jitted_generator.__name__  # the callee is the jitted one
+
+
+# ---------------------------------------------------------------- recursive inner functions
+
+
+def recursive_factorial(n):
+    def fact(k):
+        if k <= 1:
+            return 1
+        return k * fact(k - 1)
+
+    return fact(n)
+
+
+def recursive_with_constant_capture(n):
+    base = 2
+
+    def fib(k):
+        if k < base:
+            return k
+        return fib(k - 1) + fib(k - 2)
+
+    return [fib(i) for i in range(n)]
+
+
+def mutually_recursive(n):
+    def even(k):
+        return True if k == 0 else odd(k - 1)
+
+    def odd(k):
+        return False if k == 0 else even(k - 1)
+
+    return even(n), odd(n)
+
+
+def recursive_without_return_on_one_path(x):
+    def inner(x):
+        if x < 2:
+            return 10
+        else:
+            inner(x - 1)
+
+    return inner(x)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 20])
+def test_recursive_inner_functions(n):
+    assert njit(recursive_factorial)(n) == recursive_factorial(n)
+    assert njit(recursive_with_constant_capture)(n) == recursive_with_constant_capture(n)
+    assert njit(mutually_recursive)(n) == mutually_recursive(n)
+    assert njit(recursive_without_return_on_one_path)(n) == recursive_without_return_on_one_path(n)
+
+
+def recursive_over_argument(x):
+    y = x + 1
+
+    def inner(k):
+        if k + y < 2:
+            return 10
+        return inner(k - 1)
+
+    return inner(x)
+
+
+def test_recursive_inner_function_over_a_run_time_value_says_so():
+    with pytest.raises(TypingError, match="non-constant value associated with variable 'y'"):
+        njit(recursive_over_argument)(3)
