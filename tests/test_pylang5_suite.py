@@ -304,3 +304,25 @@ def recursive_over_argument(x):
 def test_recursive_inner_function_over_a_run_time_value_says_so():
     with pytest.raises(TypingError, match="non-constant value associated with variable 'y'"):
         njit(recursive_over_argument)(3)
+
+
+# ---------------------------------------------------------------- inner generators' arguments
+
+
+def inner_generator_with_keywords_and_defaults(n):
+    def stepped(stop, step=1, start=0):
+        for i in range(start, stop, step):
+            yield i
+
+    return (
+        list(stepped(n, step=2)),
+        list(stepped(stop=n)),
+        list(stepped(n, start=-n, step=3)),
+        sum(stepped(n)),
+    )
+
+
+@pytest.mark.parametrize("n", [-2, 0, 1, 7])
+def test_inner_generator_called_with_keywords_and_defaults(n):
+    expected = inner_generator_with_keywords_and_defaults(n)
+    assert njit(inner_generator_with_keywords_and_defaults)(n) == expected

@@ -293,52 +293,37 @@ class _Inliner:
         (frontend/genexpr.py)."""
         call_stmt = site.block.body[site.index]
         loc = call_stmt.loc
-        if call_stmt.value.kws or site.make_function is None:
+        code = site.code
+        if (
+            site.make_function is None
+            or code.co_flags & inspect.CO_VARARGS
+            or code.co_kwonlyargcount
+        ):
             raise UnsupportedError(
-                f"the inner generator {site.code.co_name} can only be called directly with "
-                "positional arguments in nopython mode",
+                f"the inner generator {code.co_name} can only be called directly, and without "
+                "*args or keyword-only parameters, in nopython mode",
                 loc,
             )
-        generator = generator_of(site.code, self.func_ir.py_func, loc)
+        generator = generator_of(code, self.func_ir.py_func, loc)
         callee = ir.Var(f"$genexpr{self.count}", loc)
         statements = [ir.Assign(callee, ir.Global("genexpr", generator, loc), loc)]
-        arguments = [*call_stmt.value.args]
+        arguments = []
+        bound = self._bind(self._binding_function(site), site.make_function, call_stmt.value)
+        for position, value in enumerate(bound.values()):  # keywords and defaults in place
+            if not isinstance(value, ir.Var):
+                var = ir.Var(f"$genexpr{self.count}.arg{position}", loc)
+                statements.append(ir.Assign(var, value, loc))
+                value = var
+            arguments.append(value)
         for position, cell in enumerate(site.make_function.closure):
             inner = self._function_of(cell)
             if inner is not None:  # another inner function the generator calls: jitted too
                 cell = ir.Var(f"$genexpr{self.count}.{position}", loc)
-                jitted = self._jitted_inner_function(inner, site.code.co_name, loc)
+                jitted = self._jitted_value(inner, loc)
                 statements.append(ir.Assign(cell, ir.Global(inner.code.co_name, jitted, loc), loc))
             arguments.append(cell)
         statements.append(ir.Assign(call_stmt.target, ir.Call(callee, arguments, [], loc), loc))
         site.block.body[site.index : site.index + 1] = statements
-
-    def _jitted_inner_function(
-        self, inner: ir.MakeFunction, user: str, loc, seen: frozenset = frozenset()
-    ) -> Any:
-        """The jitted function for an inner function (or generator) that the inner generator
-        `user` calls. It runs outside this function's frame: it may close over other inner
-        functions (jitted the same way, in its cells), not over variables."""
-        name = inner.code.co_name
-        if inner.code in seen:
-            raise UnsupportedError(
-                f"the recursive inner function '{name}' cannot be compiled: define it at "
-                "module level with @njit",
-                loc,
-            )
-        cells = []
-        for cell in [*inner.closure, *([None] if inner.default_count else [])]:
-            held = None if cell is None else self._function_of(cell)
-            if held is None:
-                raise UnsupportedError(
-                    f"the inner function {name} that the inner generator {user} calls reads "
-                    "variables of the enclosing function (or has defaults), which nopython "
-                    "mode cannot pass along; pass them as arguments",
-                    loc,
-                )
-            jitted = self._jitted_inner_function(held, name, loc, seen | {inner.code})
-            cells.append(CellType(jitted))
-        return inner_function_of(inner.code, self.func_ir.py_func, tuple(cells))
 
     def _split_choice(self, site: _CallSite) -> None:
         """`r = f(args)` where f is one of several inner functions: compare f's number with
@@ -385,14 +370,18 @@ class _Inliner:
         self.func_ir.blocks[block.label] = block
         self.chains[block.label] = chain
 
+    def _binding_function(self, site: _CallSite) -> FunctionType:
+        """A Python function with the callee's parameters (and as many defaults)."""
+        if site.make_function is None:
+            return site.py_func
+        cells = tuple(CellType() for _ in site.code.co_freevars)
+        py_func = FunctionType(site.code, self.func_ir.py_func.__globals__, None, None, cells)
+        py_func.__defaults__ = (None,) * site.make_function.default_count or None
+        return py_func
+
     def _callee(self, site: _CallSite, call: ir.Call) -> tuple[ir.FunctionIR, dict]:
         """The callee's IR and, per parameter, the value (Var or Expr) the call binds to it."""
-        if site.make_function is not None:
-            cells = tuple(CellType() for _ in site.code.co_freevars)
-            py_func = FunctionType(site.code, self.func_ir.py_func.__globals__, None, None, cells)
-            py_func.__defaults__ = (None,) * site.make_function.default_count or None
-        else:
-            py_func = site.py_func
+        py_func = self._binding_function(site)
         bytecode = ByteCode(py_func)
         callee_ir = build_ir(
             bytecode,
