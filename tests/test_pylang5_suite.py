@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ember import TypingError, njit
+from ember import TypingError, literal_unroll, njit, types
 from ember.extending import overload
 from tests.oracle import assert_frees_all, same
 
@@ -312,7 +312,7 @@ def test_recursive_inner_function_over_a_run_time_value_says_so():
 def inner_generator_with_keywords_and_defaults(n):
     def stepped(stop, step=1, start=0):
         for i in range(start, stop, step):
-            yield i
+            yield i * i
 
     return (
         list(stepped(n, step=2)),
@@ -326,3 +326,57 @@ def inner_generator_with_keywords_and_defaults(n):
 def test_inner_generator_called_with_keywords_and_defaults(n):
     expected = inner_generator_with_keywords_and_defaults(n)
     assert njit(inner_generator_with_keywords_and_defaults)(n) == expected
+
+
+# ---------------------------------------------------------------- literal_unroll of list displays
+
+
+def describe(value):
+    pass
+
+
+@overload(describe)
+def _describe_literal(value):
+    if isinstance(value, types.StringLiteral):
+        size = len(value.literal_value)
+        return lambda value: size
+    if isinstance(value, types.IntegerLiteral):
+        bumped = value.literal_value + 1
+        return lambda value: bumped
+    return None
+
+
+def unroll_constant_list():
+    acc = 0
+    for item in literal_unroll(["apple", "orange", "banana", 3390155550]):
+        acc += describe(item)
+    return acc
+
+
+def unroll_mixed_list(x):
+    acc = 0.0
+    for item in literal_unroll([1, 2.5, 3j, x]):
+        acc += abs(item)
+    return acc
+
+
+def unroll_list_used_elsewhere_too(n):
+    names = ["a", "bb", "ccc"]
+    total = 0
+    for i in range(len(literal_unroll(names))):
+        total += len(names[i]) * n
+    return total + len(names)
+
+
+def test_literal_unroll_of_a_constant_list_display_gives_literal_items():
+    assert njit(unroll_constant_list)() == 5 + 6 + 6 + 3390155551
+
+
+@pytest.mark.parametrize("x", [-4.5, 0.0, 1e300, float("nan")])
+def test_literal_unroll_of_a_mixed_list_display(x):
+    assert same(njit(unroll_mixed_list)(x), unroll_mixed_list(x))
+
+
+@pytest.mark.parametrize("n", [-1, 0, 3])
+def test_literal_unroll_of_a_list_read_elsewhere_stays_a_list(n):
+    assert njit(unroll_list_used_elsewhere_too)(n) == unroll_list_used_elsewhere_too(n)

@@ -74,6 +74,31 @@ def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types, prune=None) -> Non
         insert_dels(func_ir)
 
 
+def _list_display_as_tuple(func_ir: ir.FunctionIR, source: ir.Var) -> ir.Expr | None:
+    """`literal_unroll([a, b, c])`: a list display read nowhere else is a tuple display, so
+    its items keep their own types (as in Numba); a display of constants is a constant tuple,
+    so each copy of the body sees its item as a literal."""
+    definitions: dict[str, list[Any]] = {}
+    for _, stmt in func_ir.statements():
+        if isinstance(stmt, ir.Assign):
+            definitions.setdefault(stmt.target.name, []).append(stmt)
+    made = definitions.get(source.name, [])
+    if len(made) != 1 or not isinstance(made[0].value, ir.BuildList):
+        return None
+    reads = sum(
+        var.name == source.name for _, stmt in func_ir.statements() for var in stmt.sources()
+    )
+    if reads != 1:
+        return None
+    display = made[0].value
+    constants = [definitions.get(item.name, []) for item in display.items]
+    if all(len(c) == 1 and isinstance(c[0].value, ir.Const) for c in constants):
+        made[0].value = ir.Const(tuple(c[0].value.value for c in constants), display.loc)
+    else:
+        made[0].value = ir.BuildTuple(list(display.items), display.loc)
+    return made[0].value
+
+
 def tolerant_typemap(make_inferer) -> Any:
     """The types inference found before it failed (the loop body cannot type yet)."""
 
@@ -109,6 +134,9 @@ def _next_loop(func_ir: ir.FunctionIR, declined: set[int]) -> _Loop | None:
             continue
         found = _header_of(func_ir, block, stmt.target)
         if found is not None:
+            as_tuple = _list_display_as_tuple(func_ir, source)
+            if as_tuple is not None:
+                definitions[source.name] = [as_tuple]
             header, iterator = found
             branch = func_ir.blocks[header].terminator
             constant = _constant_tuple(source, definitions)
