@@ -380,3 +380,97 @@ def test_literal_unroll_of_a_mixed_list_display(x):
 @pytest.mark.parametrize("n", [-1, 0, 3])
 def test_literal_unroll_of_a_list_read_elsewhere_stays_a_list(n):
     assert njit(unroll_list_used_elsewhere_too)(n) == unroll_list_used_elsewhere_too(n)
+
+
+# ---------------------------------------------------------------- exceptions with any arguments
+
+
+def raise_with_shape(a):
+    if a.ndim != 1:
+        raise ValueError("expected a 1-d array, got shape", a.shape)
+    return a.sum()
+
+
+def raise_with_containers(a, n):
+    if n > 0:
+        raise KeyError(a, [n, n + 1], (n, "x"))
+    return n
+
+
+def raise_with_dict(n):
+    if n:
+        raise ValueError({"a": n, "b": 3})
+    return 0
+
+
+def catch_by_class(a, n):
+    try:
+        if n > 1:
+            raise ValueError(a.shape, n)
+        if n > 0:
+            raise IndexError(a.shape)
+    except ValueError:
+        return 1
+    except LookupError:
+        return 2
+    return 0
+
+
+class NeedsTwo(Exception):
+    def __init__(self, shape, note):
+        super().__init__(f"{note}: {shape}")
+
+
+def raise_user_class(a):
+    raise NeedsTwo(a.shape, "bad")
+
+
+def assert_same_exception(func, *args):
+    expected = outcome(func, *args)
+    got = outcome(njit(func), *args)
+    assert type(got[1]) is type(expected[1])
+    if expected[1] is None:
+        assert got[0] == expected[0]
+        return
+    for g, e in zip(got[1].args, expected[1].args, strict=True):
+        if isinstance(e, np.ndarray):
+            np.testing.assert_array_equal(g, e)
+        else:
+            assert g == e
+
+
+@pytest.mark.parametrize(
+    "a", [np.ones(3), np.ones((2, 3)), np.zeros((0, 4, 1))], ids=["1d", "2d", "3d-empty"]
+)
+def test_exception_arguments_that_are_tuples_lists_and_arrays(a):
+    assert_same_exception(raise_with_shape, a)
+    for n in (-1, 0, 2):
+        assert_same_exception(raise_with_containers, a, n)
+    assert_same_exception(raise_user_class, a)
+    assert str(outcome(njit(raise_user_class), a)[1]) == str(outcome(raise_user_class, a)[1])
+
+
+def test_exception_argument_that_is_a_dict_display():
+    assert outcome(njit(raise_with_dict), 0) == (0, None)
+    error = outcome(njit(raise_with_dict), 5)[1]
+    assert type(error) is ValueError
+    assert dict(error.args[0]) == {"a": 5, "b": 3}
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_exceptions_with_boxed_arguments_match_except_clauses(n):
+    a = np.ones((2, 2))
+    assert njit(catch_by_class)(a, n) == catch_by_class(a, n)
+
+
+def test_exceptions_with_boxed_arguments_free_their_arrays():
+    compiled = njit(raise_with_containers)
+
+    def raise_and_catch(a):
+        try:
+            compiled(a, 3)
+        except KeyError:
+            pass
+
+    assert_frees_all(raise_and_catch, lambda: np.arange(40.0))
+    assert_frees_all(njit(catch_by_class), lambda: np.ones((3, 3)), lambda: 2)
