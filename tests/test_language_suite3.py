@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ember import njit, objmode, prange, typed, types
-from ember.errors import TypingError, UnsupportedError
+from ember.errors import TypingError
 from ember.typed import Dict
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ember import TypingError, literal_unroll, njit, types
+from ember import TypingError, jit, literal_unroll, njit, types
 from ember.extending import overload
 from tests.oracle import assert_frees_all, same
 
@@ -474,3 +474,56 @@ def test_exceptions_with_boxed_arguments_free_their_arrays():
 
     assert_frees_all(raise_and_catch, lambda: np.arange(40.0))
     assert_frees_all(njit(catch_by_class), lambda: np.ones((3, 3)), lambda: 2)
+
+
+# ---------------------------------------------------------------- loop lifting: outputs made inside
+
+
+def last_of_loop(n):
+    for i in range(n):
+        res = i * 2
+    return res
+
+
+def last_read_by_a_call(xs):
+    for x in xs:
+        biggest = max(x, 0)
+    return abs(biggest)
+
+
+def last_read_after_a_branch(n, flag):
+    total = 0
+    for i in range(n):
+        total += i
+        last = i
+    if flag:
+        return total
+    return total, last
+
+
+def outcome_text(func, *args):
+    result, error = outcome(func, *args)
+    return result, type(error), str(error) if error is not None else None
+
+
+@pytest.mark.parametrize("n", [0, 1, 6])
+def test_loop_assigning_an_output_read_next_is_lifted(n):
+    compiled = jit(forceobj=True)(last_of_loop)
+    assert outcome_text(compiled, n) == outcome_text(last_of_loop, n)
+    assert [loop.span.outputs for loop in compiled.lifted_loops] == [("res",)]
+    assert [loop.span.inputs for loop in compiled.lifted_loops] == [("n",)]
+
+
+@pytest.mark.parametrize("xs", [[], [3, -7, 2], [-1]])
+def test_loop_output_read_by_the_next_call_is_lifted(xs):
+    compiled = jit(forceobj=True)(last_read_by_a_call)
+    assert outcome_text(compiled, xs) == outcome_text(last_read_by_a_call, xs)
+    assert len(compiled.lifted_loops) == 1
+
+
+@pytest.mark.parametrize(("n", "flag"), [(0, True), (0, False), (3, True), (3, False)])
+def test_loop_output_read_only_on_some_paths_stays_in_object_mode(n, flag):
+    compiled = jit(forceobj=True)(last_read_after_a_branch)
+    expected = outcome_text(last_read_after_a_branch, n, flag)
+    assert outcome_text(compiled, n, flag) == expected
+    assert compiled.lifted_loops == []
