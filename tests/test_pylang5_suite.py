@@ -527,3 +527,53 @@ def test_loop_output_read_only_on_some_paths_stays_in_object_mode(n, flag):
     expected = outcome_text(last_read_after_a_branch, n, flag)
     assert outcome_text(compiled, n, flag) == expected
     assert compiled.lifted_loops == []
+
+
+# ---------------------------------------------------------------- plain loops over mixed tuples
+
+
+def doubled_items(a, b, c):
+    out = []
+    for x in (a, b, c):
+        out.append(x * 2)
+    return out
+
+
+def sum_of_one_dimensional(a, b):
+    total = 0.0
+    for arr in (a, b):
+        if arr.ndim == 2:
+            continue
+        total += arr.sum()
+    return total
+
+
+def count_until_number(t):
+    n = 0
+    for x in t:
+        if isinstance(x, str):
+            n += len(x)
+        else:
+            n += 1
+            break
+    return n
+
+
+@pytest.mark.parametrize(
+    "args", [(1, 2, 3), (1, 2.5, -3), (True, 4, 0.5)], ids=["ints", "mixed", "bool-first"]
+)
+def test_plain_loop_over_a_tuple_display(args):
+    assert njit(doubled_items)(*args) == doubled_items(*args)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [(np.arange(4.0), np.ones((2, 2))), (np.ones((3, 1)), np.arange(3)), (np.zeros(0), np.ones(2))],
+)
+def test_plain_loop_over_arrays_of_different_dimensions(a, b):
+    assert njit(sum_of_one_dimensional)(a, b) == sum_of_one_dimensional(a, b)
+
+
+@pytest.mark.parametrize("t", [("ab", "cde", 3, 4.5), (1, "x"), ("", "yy")])
+def test_plain_loop_over_a_mixed_tuple_argument_with_break(t):
+    assert njit(count_until_number)(t) == count_until_number(t)

@@ -40,6 +40,7 @@ class _Loop:
     exit: int
     constant: tuple | None  # the tuple's value when it is a constant (a global, a literal)
     indexed: bool = False  # `for i in range(len(literal_unroll(t)))`: i is 0, 1, ... (literals)
+    plain: bool = False  # `for x in t` without literal_unroll: unrolled when t's types differ
 
 
 def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types, prune=None) -> None:
@@ -56,8 +57,8 @@ def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types, prune=None) -> Non
         if loop is None:
             break
         tuple_type = infer_types(func_ir).get(loop.source.name)
-        if not isinstance(tuple_type, types.BaseTuple):
-            declined.add(id(loop.getiter))  # a list or an array: an ordinary loop
+        if not isinstance(tuple_type, types.BaseTuple) or (loop.plain and _one_type(tuple_type)):
+            declined.add(id(loop.getiter))  # a list, an array, a UniTuple: an ordinary loop
             continue
         if not unrolled:
             strip_dels(func_ir)
@@ -99,6 +100,46 @@ def _list_display_as_tuple(func_ir: ir.FunctionIR, source: ir.Var) -> ir.Expr | 
     return made[0].value
 
 
+def _one_type(tuple_type: types.BaseTuple) -> bool:
+    return isinstance(tuple_type, types.UniTuple) or len(set(tuple_type.types)) <= 1
+
+
+def may_loop_over_mixed_tuple(func_ir: ir.FunctionIR, arg_types: tuple) -> bool:
+    """Whether a plain `for` loop of `func_ir` iterates over a tuple display or a tuple
+    argument whose members differ in type (CPython runs such a loop; it is unrolled)."""
+    definitions = _definitions(func_ir)
+    for _, stmt in func_ir.statements():
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.GetIter):
+            value = _plain_source_value(stmt.value.value, definitions)
+            if isinstance(value, ir.BuildTuple):
+                return True
+            if isinstance(value, ir.Arg) and value.index < len(arg_types):
+                typ = arg_types[value.index]
+                if isinstance(typ, types.BaseTuple) and not _one_type(typ):
+                    return True
+    return False
+
+
+def _plain_source_value(var: ir.Var, definitions: dict) -> Any:
+    """The one value (through copies) `var` holds, or None."""
+    for _ in range(16):
+        values = definitions.get(var.name, [])
+        if len(values) != 1:
+            return None
+        if not isinstance(values[0], ir.Var):
+            return values[0]
+        var = values[0]
+    return None
+
+
+def _definitions(func_ir: ir.FunctionIR) -> dict[str, list[Any]]:
+    definitions: dict[str, list[Any]] = {}
+    for _, stmt in func_ir.statements():
+        if isinstance(stmt, ir.Assign):
+            definitions.setdefault(stmt.target.name, []).append(stmt.value)
+    return definitions
+
+
 def tolerant_typemap(make_inferer) -> Any:
     """The types inference found before it failed (the loop body cannot type yet)."""
 
@@ -117,19 +158,21 @@ def tolerant_typemap(make_inferer) -> Any:
 
 
 def _next_loop(func_ir: ir.FunctionIR, declined: set[int]) -> _Loop | None:
-    definitions: dict[str, list[Any]] = {}
-    for _, stmt in func_ir.statements():
-        if isinstance(stmt, ir.Assign):
-            definitions.setdefault(stmt.target.name, []).append(stmt.value)
+    definitions = _definitions(func_ir)
     for block, stmt in func_ir.statements():
         if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.GetIter)):
             continue
         if id(stmt) in declined:
             continue
         source = _unrolled_source(stmt.value.value, definitions)
-        indexed = source is None
-        if indexed:
+        indexed = plain = False
+        if source is None:
             source = _indexed_source(stmt.value.value, definitions)
+            indexed = source is not None
+        if source is None and isinstance(
+            _plain_source_value(stmt.value.value, definitions), (ir.BuildTuple, ir.Arg)
+        ):
+            source, plain = stmt.value.value, True
         if source is None:
             continue
         found = _header_of(func_ir, block, stmt.target)
@@ -141,7 +184,15 @@ def _next_loop(func_ir: ir.FunctionIR, declined: set[int]) -> _Loop | None:
             branch = func_ir.blocks[header].terminator
             constant = _constant_tuple(source, definitions)
             return _Loop(
-                stmt, source, header, iterator, branch.truebr, branch.falsebr, constant, indexed
+                stmt,
+                source,
+                header,
+                iterator,
+                branch.truebr,
+                branch.falsebr,
+                constant,
+                indexed,
+                plain,
             )
     return None
 
