@@ -577,3 +577,32 @@ def test_plain_loop_over_arrays_of_different_dimensions(a, b):
 @pytest.mark.parametrize("t", [("ab", "cde", 3, 4.5), (1, "x"), ("", "yy")])
 def test_plain_loop_over_a_mixed_tuple_argument_with_break(t):
     assert njit(count_until_number)(t) == count_until_number(t)
+
+
+# ---------------------------------------------------------------- recursion whose type grows
+
+
+@njit
+def growing_tuple(n):
+    if n <= 0:
+        return None
+    return (n, growing_tuple(n - 1))
+
+
+@njit
+def halving(n):
+    if n <= 0:
+        return 1
+    return 0.5 * halving(n - 1)
+
+
+def test_recursion_whose_return_type_grows_says_so():
+    with pytest.raises(TypingError, match="Return type of recursive function does not converge"):
+        growing_tuple(3)
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_recursion_whose_return_type_widens_once(n):
+    # CPython gives 1 (int) for n <= 0; the compiled function's one return type is float64
+    assert halving(n) == halving.py_func(n)
+    assert type(halving(n)) is float
