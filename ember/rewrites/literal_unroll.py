@@ -110,7 +110,7 @@ def may_loop_over_mixed_tuple(func_ir: ir.FunctionIR, arg_types: tuple) -> bool:
     definitions = _definitions(func_ir)
     for _, stmt in func_ir.statements():
         if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.GetIter):
-            value = _plain_source_value(stmt.value.value, definitions)
+            value = ir.origin_of(stmt.value.value, definitions)
             if isinstance(value, ir.BuildTuple):
                 return True
             if isinstance(value, ir.Arg) and value.index < len(arg_types):
@@ -118,18 +118,6 @@ def may_loop_over_mixed_tuple(func_ir: ir.FunctionIR, arg_types: tuple) -> bool:
                 if isinstance(typ, types.BaseTuple) and not _one_type(typ):
                     return True
     return False
-
-
-def _plain_source_value(var: ir.Var, definitions: dict) -> Any:
-    """The one value (through copies) `var` holds, or None."""
-    for _ in range(16):
-        values = definitions.get(var.name, [])
-        if len(values) != 1:
-            return None
-        if not isinstance(values[0], ir.Var):
-            return values[0]
-        var = values[0]
-    return None
 
 
 def _definitions(func_ir: ir.FunctionIR) -> dict[str, list[Any]]:
@@ -170,7 +158,7 @@ def _next_loop(func_ir: ir.FunctionIR, declined: set[int]) -> _Loop | None:
             source = _indexed_source(stmt.value.value, definitions)
             indexed = source is not None
         if source is None and isinstance(
-            _plain_source_value(stmt.value.value, definitions), (ir.BuildTuple, ir.Arg)
+            ir.origin_of(stmt.value.value, definitions), (ir.BuildTuple, ir.Arg)
         ):
             source, plain = stmt.value.value, True
         if source is None:

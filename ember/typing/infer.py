@@ -524,16 +524,7 @@ class TypeInferer:
     def _origin(self, var: ir.Var) -> ir.Expr | None:
         """The one expression a variable holds (through copies), or None when it is assigned
         in more than one place."""
-        seen = set()
-        while var.name not in seen:
-            seen.add(var.name)
-            values = self.definitions.get(var.name, ())
-            if len(values) != 1:
-                return None
-            if not isinstance(values[0], ir.Var):
-                return values[0]
-            var = values[0]
-        return None
+        return ir.origin_of(var, self.definitions)
 
     def _forward_literal_request(
         self, fnty: types.Type, expr: ir.Call, request: ForceLiteralArg
