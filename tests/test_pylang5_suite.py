@@ -606,3 +606,43 @@ def test_recursion_whose_return_type_widens_once(n):
     # CPython gives 1 (int) for n <= 0; the compiled function's one return type is float64
     assert halving(n) == halving.py_func(n)
     assert type(halving(n)) is float
+
+
+# ---------------------------------------------------------------- slice.indices
+
+
+def slice_indices(s, *args):
+    return s.indices(*args)
+
+
+_BOUNDS = [None, -7, -1, 0, 2, 9]
+_SLICES = [
+    slice(start, stop, step)
+    for start in _BOUNDS
+    for stop in _BOUNDS
+    for step in (None, -3, -1, 1, 2)
+]
+
+
+@pytest.mark.parametrize("length", [-2, 0, 1, 5])
+def test_slice_indices_follow_cpython(length):
+    compiled = njit(slice_indices)
+    for s in _SLICES:
+        expected = outcome(slice_indices, s, length)
+        got = outcome(compiled, s, length)
+        assert got[0] == expected[0], s
+        assert type(got[1]) is type(expected[1]), s
+        if expected[1] is not None:
+            assert str(got[1]) == str(expected[1])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((slice(None), 1, 2, 3), r"indices\(\) takes exactly one argument \(3 given\)"),
+        ((slice(None, None, 2), 1.5), "'float64' object cannot be interpreted as an integer"),
+    ],
+)
+def test_slice_indices_with_bad_arguments_say_so(args, message):
+    with pytest.raises(TypingError, match=message):
+        njit(slice_indices)(*args)
