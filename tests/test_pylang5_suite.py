@@ -646,3 +646,19 @@ def test_slice_indices_follow_cpython(length):
 def test_slice_indices_with_bad_arguments_say_so(args, message):
     with pytest.raises(TypingError, match=message):
         njit(slice_indices)(*args)
+
+
+def loops_over_constant_tuples(n):
+    s = 0
+    for k in (1, 2, 3):
+        s += k * n
+    for x in (1, 2.5, True):
+        s += x * n
+    for w in ("ab", 3):
+        s += len(w) if isinstance(w, str) else w
+    return s
+
+
+@pytest.mark.parametrize("n", [-3, 0, 2])
+def test_plain_loops_over_constant_tuples_of_mixed_classes(n):
+    assert same(njit(loops_over_constant_tuples)(n), loops_over_constant_tuples(n))

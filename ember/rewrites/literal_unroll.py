@@ -101,7 +101,8 @@ def _list_display_as_tuple(func_ir: ir.FunctionIR, source: ir.Var) -> ir.Expr | 
 
 
 def _one_type(tuple_type: types.BaseTuple) -> bool:
-    return isinstance(tuple_type, types.UniTuple) or len(set(tuple_type.types)) <= 1
+    members = {types.unliteral(member) for member in tuple_type.types}
+    return isinstance(tuple_type, types.UniTuple) or len(members) <= 1
 
 
 def may_loop_over_mixed_tuple(func_ir: ir.FunctionIR, arg_types: tuple) -> bool:
@@ -111,13 +112,31 @@ def may_loop_over_mixed_tuple(func_ir: ir.FunctionIR, arg_types: tuple) -> bool:
     for _, stmt in func_ir.statements():
         if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.GetIter):
             value = ir.origin_of(stmt.value.value, definitions)
-            if isinstance(value, ir.BuildTuple):
+            if isinstance(value, ir.BuildTuple) and not _constants_of_one_class(value, definitions):
                 return True
+            if isinstance(value, ir.Const) and isinstance(value.value, tuple):
+                if len({type(member) for member in value.value}) > 1:
+                    return True
             if isinstance(value, ir.Arg) and value.index < len(arg_types):
                 typ = arg_types[value.index]
                 if isinstance(typ, types.BaseTuple) and not _one_type(typ):
                     return True
     return False
+
+
+def _may_be_tuple(value: Any) -> bool:
+    """A tuple display, a constant tuple, or an argument (typed as a tuple or not)."""
+    if isinstance(value, ir.Const):
+        return isinstance(value.value, tuple)
+    return isinstance(value, (ir.BuildTuple, ir.Arg))
+
+
+def _constants_of_one_class(display: ir.BuildTuple, definitions: dict) -> bool:
+    """`(0, 1)`: constants of one Python class, a UniTuple without typing anything."""
+    origins = [ir.origin_of(item, definitions) for item in display.items]
+    if not all(isinstance(origin, ir.Const) for origin in origins):
+        return False
+    return len({type(origin.value) for origin in origins}) <= 1
 
 
 def _definitions(func_ir: ir.FunctionIR) -> dict[str, list[Any]]:
@@ -157,9 +176,7 @@ def _next_loop(func_ir: ir.FunctionIR, declined: set[int]) -> _Loop | None:
         if source is None:
             source = _indexed_source(stmt.value.value, definitions)
             indexed = source is not None
-        if source is None and isinstance(
-            ir.origin_of(stmt.value.value, definitions), (ir.BuildTuple, ir.Arg)
-        ):
+        if source is None and _may_be_tuple(ir.origin_of(stmt.value.value, definitions)):
             source, plain = stmt.value.value, True
         if source is None:
             continue
