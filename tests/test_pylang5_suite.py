@@ -662,3 +662,31 @@ def loops_over_constant_tuples(n):
 @pytest.mark.parametrize("n", [-3, 0, 2])
 def test_plain_loops_over_constant_tuples_of_mixed_classes(n):
     assert same(njit(loops_over_constant_tuples)(n), loops_over_constant_tuples(n))
+
+
+def weighted_sums(a, b):
+    s = 0.0
+    for i, arr in enumerate((a, b)):
+        s += (i + 1) * arr.sum()
+    return s
+
+
+def enumerate_constant_and_list(n):
+    s = 0
+    for i, x in enumerate((1, 2.5)):
+        s += i * x * n
+    for i, x in enumerate([1, 2]):
+        s += i * x
+    return s
+
+
+@pytest.mark.parametrize(
+    ("a", "b"), [(np.arange(3.0), np.ones((2, 2))), (np.zeros(0), np.arange(6).reshape(2, 3))]
+)
+def test_enumerate_over_a_mixed_tuple(a, b):
+    assert njit(weighted_sums)(a, b) == weighted_sums(a, b)
+
+
+@pytest.mark.parametrize("n", [-2, 0, 3])
+def test_enumerate_over_constant_mixed_tuples_and_lists(n):
+    assert same(njit(enumerate_constant_and_list)(n), enumerate_constant_and_list(n))

@@ -41,6 +41,7 @@ class _Loop:
     constant: tuple | None  # the tuple's value when it is a constant (a global, a literal)
     indexed: bool = False  # `for i in range(len(literal_unroll(t)))`: i is 0, 1, ... (literals)
     plain: bool = False  # `for x in t` without literal_unroll: unrolled when t's types differ
+    enumerated: ir.Assign | None = None  # `for i, x in enumerate(t)`: the enumerate call
 
 
 def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types, prune=None) -> None:
@@ -65,7 +66,7 @@ def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types, prune=None) -> Non
             unrolled = True
         unroller = _Unroller(func_ir, loop, len(tuple_type))
         unroller.run()
-        if prune is not None and not loop.indexed:
+        if prune is not None and not loop.indexed and loop.enumerated is None:
             known = dict(zip(unroller.item_names, tuple_type.types, strict=True))
             prune(func_ir, known)
             strip_dels(func_ir)
@@ -112,6 +113,9 @@ def may_loop_over_mixed_tuple(func_ir: ir.FunctionIR, arg_types: tuple) -> bool:
     for _, stmt in func_ir.statements():
         if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.GetIter):
             value = ir.origin_of(stmt.value.value, definitions)
+            call = _enumerate_call(value, definitions)
+            if call is not None:
+                value = ir.origin_of(call.args[0], definitions)
             if isinstance(value, ir.BuildTuple) and not _constants_of_one_class(value, definitions):
                 return True
             if isinstance(value, ir.Const) and isinstance(value.value, tuple):
@@ -122,6 +126,25 @@ def may_loop_over_mixed_tuple(func_ir: ir.FunctionIR, arg_types: tuple) -> bool:
                 if isinstance(typ, types.BaseTuple) and not _one_type(typ):
                     return True
     return False
+
+
+def _enumerate_call(value: Any, definitions: dict) -> ir.Call | None:
+    """`enumerate(t)` (one argument) when `value` is that call."""
+    if not (isinstance(value, ir.Call) and len(value.args) == 1 and not value.kws):
+        return None
+    return value if _constant_of(value.func, definitions) is enumerate else None
+
+
+def _enumerate_assignment(func_ir: ir.FunctionIR, var: ir.Var, definitions: dict):
+    """The statement `e = enumerate(t)` that `var` holds (through copies) when t may be a
+    tuple and nothing else reads `e`."""
+    call = _enumerate_call(ir.origin_of(var, definitions), definitions)
+    if call is None or not _may_be_tuple(ir.origin_of(call.args[0], definitions)):
+        return None
+    for _, stmt in func_ir.statements():
+        if isinstance(stmt, ir.Assign) and stmt.value is call:
+            return stmt
+    return None
 
 
 def _may_be_tuple(value: Any) -> bool:
@@ -176,8 +199,13 @@ def _next_loop(func_ir: ir.FunctionIR, declined: set[int]) -> _Loop | None:
         if source is None:
             source = _indexed_source(stmt.value.value, definitions)
             indexed = source is not None
+        enumerated = None
         if source is None and _may_be_tuple(ir.origin_of(stmt.value.value, definitions)):
             source, plain = stmt.value.value, True
+        if source is None:
+            enumerated = _enumerate_assignment(func_ir, stmt.value.value, definitions)
+            if enumerated is not None:
+                source, plain = enumerated.value.args[0], True
         if source is None:
             continue
         found = _header_of(func_ir, block, stmt.target)
@@ -198,6 +226,7 @@ def _next_loop(func_ir: ir.FunctionIR, declined: set[int]) -> _Loop | None:
                 constant,
                 indexed,
                 plain,
+                enumerated,
             )
     return None
 
@@ -330,6 +359,8 @@ class _Unroller:
         loop, blocks = self.loop, self.func_ir.blocks
         getiter = loop.getiter
         getiter.value = getiter.value.value  # the iterator is the tuple itself
+        if loop.enumerated is not None:  # (the enumerate call's value is the tuple now)
+            loop.enumerated.value = loop.source
         headers = [self._fresh() for _ in range(self.count + 1)]
         copies = [self._fresh_labels() for _ in range(self.count)]
         new_blocks: list[ir.Block] = []
@@ -387,6 +418,8 @@ class _Unroller:
         for stmt in header.body[:-1]:
             if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.PairFirst):
                 member = self._member(k, stmt.loc)
+                if self.loop.enumerated is not None:  # (k, member)
+                    member = self._with_index(k, member, body, stmt.loc)
                 target = _renamed(stmt.target, names)
                 self.item_names.append(target.name)
                 body.append(ir.Assign(target, member, stmt.loc))
@@ -396,6 +429,11 @@ class _Unroller:
                 body.append(_renamed(stmt, names))
         body.append(ir.Jump(labels[self.loop.body], header.terminator.loc))
         return ir.Block(headers[k], header.loc, body)
+
+    def _with_index(self, k: int, member: Any, body: list, loc: Any) -> ir.BuildTuple:
+        index, item = ir.Var(f"$enumerate.{k}.i", loc), ir.Var(f"$enumerate.{k}.x", loc)
+        body += [ir.Assign(index, ir.Const(k, loc), loc), ir.Assign(item, member, loc)]
+        return ir.BuildTuple([index, item], loc)
 
     def _member(self, k: int, loc: Any) -> Any:
         """Member k of the tuple: a constant (typed as a literal, so `record[name]` and other
