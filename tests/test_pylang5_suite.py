@@ -690,3 +690,18 @@ def test_enumerate_over_a_mixed_tuple(a, b):
 @pytest.mark.parametrize("n", [-2, 0, 3])
 def test_enumerate_over_constant_mixed_tuples_and_lists(n):
     assert same(njit(enumerate_constant_and_list)(n), enumerate_constant_and_list(n))
+
+
+def enumerate_with_isinstance(t):
+    out = 0
+    for i, x in enumerate(t):
+        if isinstance(x, str):
+            out += i * len(x)
+        else:
+            out += i + x
+    return out
+
+
+@pytest.mark.parametrize("t", [("ab", 3, "xyz"), (1, "q"), ("", 0.5)])
+def test_enumerate_over_a_mixed_tuple_decides_isinstance_per_member(t):
+    assert njit(enumerate_with_isinstance)(t) == enumerate_with_isinstance(t)

@@ -66,7 +66,7 @@ def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types, prune=None) -> Non
             unrolled = True
         unroller = _Unroller(func_ir, loop, len(tuple_type))
         unroller.run()
-        if prune is not None and not loop.indexed and loop.enumerated is None:
+        if prune is not None and not loop.indexed:
             known = dict(zip(unroller.item_names, tuple_type.types, strict=True))
             prune(func_ir, known)
             strip_dels(func_ir)
@@ -418,10 +418,11 @@ class _Unroller:
         for stmt in header.body[:-1]:
             if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.PairFirst):
                 member = self._member(k, stmt.loc)
+                target = _renamed(stmt.target, names)
                 if self.loop.enumerated is not None:  # (k, member)
                     member = self._with_index(k, member, body, stmt.loc)
-                target = _renamed(stmt.target, names)
-                self.item_names.append(target.name)
+                else:
+                    self.item_names.append(target.name)
                 body.append(ir.Assign(target, member, stmt.loc))
             elif not (
                 isinstance(stmt, ir.Assign) and isinstance(stmt.value, (ir.IterNext, ir.PairSecond))
@@ -433,6 +434,7 @@ class _Unroller:
     def _with_index(self, k: int, member: Any, body: list, loc: Any) -> ir.BuildTuple:
         index, item = ir.Var(f"$enumerate.{k}.i", loc), ir.Var(f"$enumerate.{k}.x", loc)
         body += [ir.Assign(index, ir.Const(k, loc), loc), ir.Assign(item, member, loc)]
+        self.item_names.append(item.name)  # the member's type decides isinstance() there
         return ir.BuildTuple([index, item], loc)
 
     def _member(self, k: int, loc: Any) -> Any:
