@@ -298,8 +298,10 @@ def rewrite_untyped(state: CompileState) -> None:
 
 
 def _unroll_literal_loops(state: CompileState) -> None:
-    """`for x in literal_unroll(t)`: one copy of the loop body per member of the tuple."""
+    """`for x in literal_unroll(t)` (or a plain `for` over a tuple whose members differ in
+    type): one copy of the loop body per member of the tuple."""
     from ember.misc.literal import literal_unroll
+    from ember.rewrites.literal_unroll import may_loop_over_mixed_tuple
 
     namespace = state.py_func.__globals__
     code = state.py_func.__code__
@@ -309,7 +311,7 @@ def _unroll_literal_loops(state: CompileState) -> None:
         name == "literal_unroll" or closure.get(name, namespace.get(name)) is literal_unroll
         for code in _nested_codes(code)  # inner functions are inlined
         for name in code.co_names + code.co_freevars
-    ):
+    ) and not may_loop_over_mixed_tuple(state.func_ir, state.arg_types):
         return
     from ember.rewrites.literal_unroll import tolerant_typemap
     from ember.rewrites.literal_unroll import unroll_literal_loops as unroll

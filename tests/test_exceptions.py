@@ -576,16 +576,6 @@ def test_unsupported_handler_constructs_say_what_to_write(func, hint):
     assert hint in str(info.value)
 
 
-def test_bare_raise_outside_handler_is_a_clear_error():
-    def bare(n):
-        if n:
-            raise
-        return n
-
-    with pytest.raises(UnsupportedError, match="only supported inside an 'except' block"):
-        njit(bare)(1)
-
-
 def test_except_needs_exception_classes():
     def bad(n):
         try:

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ember import njit, objmode, prange, typed, types
-from ember.errors import TypingError, UnsupportedError
+from ember.errors import TypingError
 from ember.typed import Dict
 
 
@@ -314,9 +314,26 @@ def test_inner_generators_calling_other_inner_functions(n):
     assert njit(generator_of_generators)(n) == generator_of_generators(n)
 
 
-def test_an_inner_generator_calling_a_closure_over_a_variable_is_refused_clearly():
-    with pytest.raises(UnsupportedError, match="reads variables of the enclosing function"):
-        njit(generator_calling_a_closure_over_a_variable)(3)
+@pytest.mark.parametrize("n", [0, 3])
+def test_an_inner_generator_calling_a_closure_over_a_constant(n):
+    expected = generator_calling_a_closure_over_a_variable(n)
+    assert njit(generator_calling_a_closure_over_a_variable)(n) == expected
+
+
+def generator_calling_a_closure_over_an_argument(n):
+    def scaled(m):
+        for i in range(m):
+            yield i * n
+
+    def wrapped(m):
+        yield from scaled(m)
+
+    return sum(wrapped(n))
+
+
+def test_an_inner_generator_calling_a_closure_over_a_run_time_value_is_refused_clearly():
+    with pytest.raises(TypingError, match="non-constant value associated with variable 'n'"):
+        njit(generator_calling_a_closure_over_an_argument)(3)
 
 
 def typed_container_kind(a):

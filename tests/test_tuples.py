@@ -133,9 +133,23 @@ def iterate_mixed(t):
     return total
 
 
-def test_iterating_a_mixed_tuple_asks_for_literal_unroll():
+@pytest.mark.parametrize("t", [(1, 2.5), (True, -3, 0.25), (2**40, 1.0)])
+def test_iterating_a_mixed_tuple_unrolls_the_loop(t):
+    assert iterate_mixed(t) == iterate_mixed.py_func(t)
+
+
+@njit
+def iterate_built_mixed(a):
+    t = a.shape + (1.5,)
+    total = 0.0
+    for x in t:
+        total += x
+    return total
+
+
+def test_iterating_a_mixed_tuple_made_in_the_function_asks_for_literal_unroll():
     with pytest.raises(TypingError, match="literal_unroll"):
-        iterate_mixed((1, 2.5))
+        iterate_built_mixed(np.ones(3))
 
 
 # ---------------------------------------------------------------------------- indexing

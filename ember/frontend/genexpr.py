@@ -38,16 +38,18 @@ def generator_of(code: pytypes.CodeType, py_func: Any, loc) -> Any:
     return made[code]
 
 
-def inner_function_of(code: pytypes.CodeType, py_func: Any, cells: tuple) -> Any:
+def inner_function_of(
+    code: pytypes.CodeType, py_func: Any, cells: tuple, defaults: tuple | None = None
+) -> Any:
     """The jitted function for an inner function's `code` inside `py_func`, its free
-    variables the `cells` (holding other jitted functions), made once per code object: an
-    inner generator calls it."""
+    variables the `cells` (holding other jitted functions or constants), made once per code
+    object: an inner generator calls it, or the function is used as a value."""
     made = _BY_GLOBALS.setdefault(py_func, {})
     key = (code, "closed")  # generator_of's function of the same code takes its cells as parameters
     if key not in made:
         from ember.decorators import njit
 
-        function = pytypes.FunctionType(code, py_func.__globals__, code.co_name, None, cells)
+        function = pytypes.FunctionType(code, py_func.__globals__, code.co_name, defaults, cells)
         made[key] = njit(function)
     return made[key]
 

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from types import CellType, CodeType, FunctionType, ModuleType
 from typing import Any
 
-from ember.errors import UnsupportedError
+from ember.errors import TypingError, UnsupportedError
 from ember.frontend.bytecode import ByteCode
 from ember.frontend.genexpr import generator_of, inner_function_of
 from ember.frontend.interpreter import build_ir
@@ -74,6 +74,7 @@ class _Inliner:
         self.count = 0
         self.numbers: dict[int, int] = {}  # id(MakeFunction) -> its number as a run-time value
         self.choice_tests: set[int] = set()  # ids of the statements comparing those numbers
+        self.jitted_values: dict[int, Any] = {}  # id(MakeFunction) -> jitted function (a value)
 
     def run(self) -> None:
         while True:
@@ -86,7 +87,7 @@ class _Inliner:
                 raise UnsupportedError("too many nested inner-function calls to inline", None)
             if site.candidates is not None:
                 self._split_choice(site)
-            elif site.code is not None and site.code.co_flags & inspect.CO_GENERATOR:
+            elif site.code is not None and _is_generator(site.code):
                 self._call_generator(site)
             else:
                 self._inline(site)
@@ -186,7 +187,8 @@ class _Inliner:
                     if spread:
                         index += self._spread_static_tuple(block, index, call, stmt.loc)
                     py_func = self._jitted_callee(call)
-                    if py_func is not None:
+                    # a generator callee is not inlined: it is given the jitted function
+                    if py_func is not None and not _is_generator(py_func.__code__):
                         return _CallSite(block, index, py_func.__code__, None, py_func)
         return None
 
@@ -232,11 +234,8 @@ class _Inliner:
         call_stmt = site.block.body[site.index]
         chain = self.chains.get(site.block.label, ())
         if site.code in chain:
-            raise UnsupportedError(
-                f"the recursive inner function '{site.code.co_name}' cannot be compiled: "
-                "define it at module level with @njit",
-                call_stmt.loc,
-            )
+            self._call_jitted_recursion(site, call_stmt)
+            return
         callee_ir, bound = self._callee(site, call_stmt.value)
         tag = f"{site.code.co_name.strip('<>')}.{self.count}"
         kept = {}
@@ -256,6 +255,23 @@ class _Inliner:
         self.chains[continuation] = chain
         self._protect_inlined(site.block.label, callee_ir, base, continuation)
         site.block.body[site.index :] = [ir.Jump(base + callee_ir.entry, call_stmt.loc)]
+
+    def _call_jitted_recursion(self, site: _CallSite, call_stmt: ir.Assign) -> None:
+        """A recursive call of an inner function calls it as a jitted function (which calls
+        itself), when everything it closes over is a constant."""
+        if site.make_function is None:
+            raise UnsupportedError(
+                f"the recursive function '{site.code.co_name}' cannot be compiled when it is "
+                "given an inner function: define both at module level with @njit",
+                call_stmt.loc,
+            )
+        jitted = self._jitted_value(site.make_function, call_stmt.loc)
+        callee = ir.Var(f"$recursion{self.count}", call_stmt.loc)
+        site.block.body.insert(
+            site.index,
+            ir.Assign(callee, ir.Global(site.code.co_name, jitted, callee.loc), callee.loc),
+        )
+        call_stmt.value = dataclasses.replace(call_stmt.value, func=callee)
 
     def _protect_inlined(self, caller_label: int, callee_ir, base: int, continuation: int) -> None:
         """The callee's `try` blocks keep their handlers (relabelled); its other blocks, and
@@ -277,52 +293,37 @@ class _Inliner:
         (frontend/genexpr.py)."""
         call_stmt = site.block.body[site.index]
         loc = call_stmt.loc
-        if call_stmt.value.kws or site.make_function is None:
+        code = site.code
+        if (
+            site.make_function is None
+            or code.co_flags & inspect.CO_VARARGS
+            or code.co_kwonlyargcount
+        ):
             raise UnsupportedError(
-                f"the inner generator {site.code.co_name} can only be called directly with "
-                "positional arguments in nopython mode",
+                f"the inner generator {code.co_name} can only be called directly, and without "
+                "*args or keyword-only parameters, in nopython mode",
                 loc,
             )
-        generator = generator_of(site.code, self.func_ir.py_func, loc)
+        generator = generator_of(code, self.func_ir.py_func, loc)
         callee = ir.Var(f"$genexpr{self.count}", loc)
         statements = [ir.Assign(callee, ir.Global("genexpr", generator, loc), loc)]
-        arguments = [*call_stmt.value.args]
+        arguments = []
+        bound = self._bind(self._binding_function(site), site.make_function, call_stmt.value)
+        for position, value in enumerate(bound.values()):  # keywords and defaults in place
+            if not isinstance(value, ir.Var):
+                var = ir.Var(f"$genexpr{self.count}.arg{position}", loc)
+                statements.append(ir.Assign(var, value, loc))
+                value = var
+            arguments.append(value)
         for position, cell in enumerate(site.make_function.closure):
             inner = self._function_of(cell)
             if inner is not None:  # another inner function the generator calls: jitted too
                 cell = ir.Var(f"$genexpr{self.count}.{position}", loc)
-                jitted = self._jitted_inner_function(inner, site.code.co_name, loc)
+                jitted = self._jitted_value(inner, loc)
                 statements.append(ir.Assign(cell, ir.Global(inner.code.co_name, jitted, loc), loc))
             arguments.append(cell)
         statements.append(ir.Assign(call_stmt.target, ir.Call(callee, arguments, [], loc), loc))
         site.block.body[site.index : site.index + 1] = statements
-
-    def _jitted_inner_function(
-        self, inner: ir.MakeFunction, user: str, loc, seen: frozenset = frozenset()
-    ) -> Any:
-        """The jitted function for an inner function (or generator) that the inner generator
-        `user` calls. It runs outside this function's frame: it may close over other inner
-        functions (jitted the same way, in its cells), not over variables."""
-        name = inner.code.co_name
-        if inner.code in seen:
-            raise UnsupportedError(
-                f"the recursive inner function '{name}' cannot be compiled: define it at "
-                "module level with @njit",
-                loc,
-            )
-        cells = []
-        for cell in [*inner.closure, *([None] if inner.default_count else [])]:
-            held = None if cell is None else self._function_of(cell)
-            if held is None:
-                raise UnsupportedError(
-                    f"the inner function {name} that the inner generator {user} calls reads "
-                    "variables of the enclosing function (or has defaults), which nopython "
-                    "mode cannot pass along; pass them as arguments",
-                    loc,
-                )
-            jitted = self._jitted_inner_function(held, name, loc, seen | {inner.code})
-            cells.append(CellType(jitted))
-        return inner_function_of(inner.code, self.func_ir.py_func, tuple(cells))
 
     def _split_choice(self, site: _CallSite) -> None:
         """`r = f(args)` where f is one of several inner functions: compare f's number with
@@ -369,14 +370,18 @@ class _Inliner:
         self.func_ir.blocks[block.label] = block
         self.chains[block.label] = chain
 
+    def _binding_function(self, site: _CallSite) -> FunctionType:
+        """A Python function with the callee's parameters (and as many defaults)."""
+        if site.make_function is None:
+            return site.py_func
+        cells = tuple(CellType() for _ in site.code.co_freevars)
+        py_func = FunctionType(site.code, self.func_ir.py_func.__globals__, None, None, cells)
+        py_func.__defaults__ = (None,) * site.make_function.default_count or None
+        return py_func
+
     def _callee(self, site: _CallSite, call: ir.Call) -> tuple[ir.FunctionIR, dict]:
         """The callee's IR and, per parameter, the value (Var or Expr) the call binds to it."""
-        if site.make_function is not None:
-            cells = tuple(CellType() for _ in site.code.co_freevars)
-            py_func = FunctionType(site.code, self.func_ir.py_func.__globals__, None, None, cells)
-            py_func.__defaults__ = (None,) * site.make_function.default_count or None
-        else:
-            py_func = site.py_func
+        py_func = self._binding_function(site)
         bytecode = ByteCode(py_func)
         callee_ir = build_ir(
             bytecode,
@@ -418,27 +423,113 @@ class _Inliner:
 
     # ------------------------------------------------------------------ cleaning up
 
-    def _remove_function_values(self) -> None:
-        """A variable holding an inner function keeps only its number, and only where a
-        run-time choice reads it; other assignments go. Any other use is an error."""
-        self.definitions = _definitions(self.func_ir)
-        function_valued = {
+    def _function_valued(self) -> set[str]:
+        """The variables that hold an inner function (or a tuple display of some)."""
+        return {
             name
             for name in self.definitions
             if any(isinstance(v, ir.MakeFunction) for v in self._reaching_values(name))
             or any(self._functions_held(item) for item in self._static_items_of(name))
         }
-        for _, stmt in self.func_ir.statements():
-            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.MakeFunction):
-                stmt.value = ir.Const(self._number(stmt.value), stmt.loc)
-        self._remove_unread(function_valued)
+
+    def _escaping_uses(self, function_valued: set[str]) -> list[tuple[ir.Var, ir.Stmt]]:
+        """(variable, statement) for each use of an inner function other than a call, a copy
+        or a run-time choice: returned, stored, passed to a function that is not inlined."""
+        uses = []
         for _, stmt in self.func_ir.statements():
             is_copy = isinstance(stmt, ir.Assign) and stmt.target.name in function_valued
             if is_copy or id(stmt) in self.choice_tests or self._reads_other_item(stmt):
                 continue
-            used = [var for var in stmt.sources() if var.name in function_valued]
-            if used:
-                raise UnsupportedError(_escape_message(used[0], stmt, self), stmt.loc)
+            uses += [(var, stmt) for var in stmt.sources() if var.name in function_valued]
+        return uses
+
+    def _jit_escaping_functions(self) -> None:
+        """An inner function used as a value (returned, passed to an @overload-ed function)
+        becomes a jitted function (one of several: a run-time choice among jitted functions),
+        unless a call elsewhere chooses among inner functions by their numbers."""
+        self.definitions = _definitions(self.func_ir)
+        numbered = {
+            id(function)
+            for _, stmt in self.func_ir.statements()
+            if id(stmt) in self.choice_tests
+            for function in self._functions_held(stmt.value.lhs)
+        }
+        escaping = {}
+        for var, stmt in self._escaping_uses(self._function_valued()):
+            held = self._functions_held(var)
+            if not any(id(function) in numbered for function in held):
+                escaping.update({id(function): (function, stmt.loc) for function in held})
+        if not escaping:
+            return
+        jitted = {key: self._jitted_value(mf, loc) for key, (mf, loc) in escaping.items()}
+        for _, stmt in self.func_ir.statements():
+            if isinstance(stmt, ir.Assign) and id(stmt.value) in jitted:
+                name = stmt.value.code.co_name
+                stmt.value = ir.Global(name, jitted[id(stmt.value)], stmt.loc)
+
+    def _jitted_value(self, make_function: ir.MakeFunction, loc) -> Any:
+        """The jitted function for an inner function used as a value: what it closes over
+        must be constants or other inner functions (itself included), fixed at compile time
+        (a Python closure sees the values of its cells when it runs)."""
+        made = self.jitted_values.get(id(make_function))
+        if made is not None:
+            return made
+        code = make_function.code
+        cells = tuple(CellType() for _ in code.co_freevars)
+        defaults = self._constant_defaults(make_function, loc)
+        made = inner_function_of(code, self.func_ir.py_func, cells, defaults)
+        self.jitted_values[id(make_function)] = made
+        for cell, var in zip(cells, make_function.closure):
+            cell.cell_contents = self._captured_constant(var, code.co_name, loc)
+        return made
+
+    def _captured_constant(self, var: ir.Var, user: str, loc) -> Any:
+        values = self._reaching_values(var.name)
+        if len(values) == 1 and isinstance(values[0], ir.MakeFunction):
+            return self._jitted_value(values[0], loc)
+        if len(values) == 1 and isinstance(values[0], (ir.Const, ir.Global, ir.FreeVar)):
+            return values[0].value
+        why = (
+            f"Cannot capture a constant value for variable '{var.name}' as there are multiple "
+            "definitions present"
+            if len(values) > 1
+            else f"Cannot capture the non-constant value associated with variable '{var.name}'"
+        )
+        raise TypingError(
+            f"the inner function '{user}' is used as a value (returned, passed to a function "
+            f"that is not inlined or called recursively), so it is compiled on its own and "
+            f"can only close over constants: {why}; pass the value as an argument instead",
+            loc,
+        )
+
+    def _constant_defaults(self, make_function: ir.MakeFunction, loc) -> tuple | None:
+        if make_function.defaults is None:
+            return None
+        values = self._reaching_values(make_function.defaults.name)
+        if len(values) == 1 and isinstance(values[0], ir.Const):
+            return tuple(values[0].value)
+        items = self._static_items(make_function.defaults)
+        constants = [self._reaching_values(item.name) for item in items or ()]
+        if items is None or not all(len(v) == 1 and isinstance(v[0], ir.Const) for v in constants):
+            raise TypingError(
+                f"the inner function '{make_function.code.co_name}' is used as a value, so its "
+                "default values must be constants",
+                loc,
+            )
+        return tuple(v[0].value for v in constants)
+
+    def _remove_function_values(self) -> None:
+        """A variable holding an inner function keeps only its number, and only where a
+        run-time choice reads it; other assignments go. Any other use is an error."""
+        self._jit_escaping_functions()
+        self.definitions = _definitions(self.func_ir)
+        function_valued = self._function_valued()
+        for _, stmt in self.func_ir.statements():
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.MakeFunction):
+                stmt.value = ir.Const(self._number(stmt.value), stmt.loc)
+        self._remove_unread(function_valued)
+        for var, stmt in self._escaping_uses(function_valued):
+            raise UnsupportedError(_escape_message(var, stmt, self), stmt.loc)
 
     def _reads_other_item(self, stmt: ir.Stmt) -> bool:
         """`x = t[k]` where item k of the tuple display `t` is no inner function (another
@@ -485,6 +576,10 @@ def _escape_message(var: ir.Var, stmt: ir.Stmt, inliner: _Inliner) -> str:
         "nopython mode; returning it, storing it or passing it elsewhere is not supported: "
         "make it a module-level @njit function"
     )
+
+
+def _is_generator(code: CodeType) -> bool:
+    return bool(code.co_flags & inspect.CO_GENERATOR)
 
 
 def _definitions(func_ir: ir.FunctionIR) -> dict[str, list]:

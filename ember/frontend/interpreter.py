@@ -663,9 +663,18 @@ class _IRBuilder(ContainerOpcodes):
         for value in reversed(self.stack):
             if isinstance(value, _HandledException):
                 return value.exception
-        raise UnsupportedError(
-            "a bare 'raise' is only supported inside an 'except' block", self.inst.loc
-        )
+        return self._callers_exception()
+
+    def _callers_exception(self) -> ir.Var:
+        """A bare `raise` outside every `except`: the exception the caller is handling."""
+        from ember.library.builtins.caught_exceptions import handled_exception
+
+        loc = self.inst.loc
+        func = self._push_expr(ir.Global("handled_exception", handled_exception, loc))
+        self.stack.pop()
+        exception = self._push_expr(ir.Call(func, [], [], loc))
+        self.stack.pop()
+        return exception
 
     def op_PUSH_EXC_INFO(self, inst: Instruction) -> None:
         exception = self.stack.pop()

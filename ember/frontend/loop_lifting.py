@@ -18,7 +18,8 @@ Before                                   After
 Inputs are the variables the loop reads that the rest of the function defines; outputs the
 variables the loop assigns that the rest of the function reads. A loop is kept in place when it
 contains `return`/`yield`, assigns a variable an inner function captures, or assigns an output
-the code before it never defines (a loop that runs zero times would leave it unbound).
+the code before it may leave unbound, unless nothing before the loop binds it and the next
+statement reads it first (then the lifted loop's own read raises CPython's UnboundLocalError).
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ def lift_loops(py_func: FunctionType, make_lifted) -> tuple[FunctionType, list[A
     loops = list(_outermost_loops(funcdef.body))
     for body, index, loop in loops:
         others = [other for _, _, other in loops if other is not loop]
-        boundary = _boundary(funcdef, loop, others, captured)
+        following = body[index + 1] if index + 1 < len(body) else None
+        boundary = _boundary(funcdef, loop, others, captured, following)
         if boundary is None:
             continue
         inputs, outputs = boundary
@@ -104,9 +106,11 @@ def _outermost_loops(body: list[ast.stmt]):
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-def _boundary(funcdef: ast.FunctionDef, loop: ast.stmt, others: list, captured: set[str]):
+def _boundary(
+    funcdef: ast.FunctionDef, loop: ast.stmt, others: list, captured: set[str], following
+):
     """(inputs, outputs) of `loop`, or None when it must stay in object mode; `others` are
-    the function's other outermost loops."""
+    the function's other outermost loops, `following` the statement after the loop."""
     inside = list(walk_scope([loop], set()))
     if any(isinstance(node, _ESCAPES) for node in inside):
         return None
@@ -121,15 +125,88 @@ def _boundary(funcdef: ast.FunctionDef, loop: ast.stmt, others: list, captured: 
     read_after = _reads(funcdef.body, skip={id(loop), *map(id, others)})
     read_after.update(*(_first_reads(other) for other in others))
     outputs = tuple(sorted(read_after & stored))
+    assigned = _assigned_before(funcdef, loop)
+    fresh = _fresh_outputs(funcdef, loop, outputs, following)
     inputs = tuple(
         dict.fromkeys(
-            [name for name in _first_reads(loop) if name in defined_elsewhere] + list(outputs)
+            [name for name in _first_reads(loop) if name in defined_elsewhere]
+            + [name for name in outputs if name not in fresh]
         )
     )
-    assigned = _assigned_before(funcdef, loop)
     if any(name not in assigned for name in inputs):
         return None  # the loop's call would read a variable that may be unbound
     return inputs, outputs
+
+
+def _fresh_outputs(funcdef: ast.FunctionDef, loop: ast.stmt, outputs, following) -> set[str]:
+    """Outputs no code before the loop can assign and the next statement reads before it
+    does anything else: the lifted loop returns them without taking them in, and when the
+    loop leaves one unassigned, reading it raises UnboundLocalError, as that statement
+    would (`for i in range(n): last = i` then `return last`)."""
+    if following is None:
+        return set()
+    maybe_before = _maybe_assigned_before(funcdef, loop)
+    read_first = _read_first(following)
+    return {name for name in outputs if name not in maybe_before and name in read_first}
+
+
+def _maybe_assigned_before(funcdef: ast.FunctionDef, loop: ast.stmt) -> set[str]:
+    """Names some path may bind before `loop` (an outermost loop: what runs before it comes
+    before it in the source)."""
+    start = (loop.lineno, loop.col_offset)
+    skip = {
+        id(node)
+        for node in walk_scope(funcdef.body, set())
+        if isinstance(node, ast.stmt) and (node.lineno, node.col_offset) >= start
+    }
+    return local_names(funcdef, skip)
+
+
+def _read_first(statement: ast.stmt) -> set[str]:
+    """Names `statement` reads before it runs any operation (a call, an operator, an
+    attribute of a value): a return, assignment or expression of names, constants, tuples
+    and lists of them, one operator on them or one call of a (module's) function on them."""
+    if isinstance(statement, (ast.Return, ast.Expr, ast.Assign)):
+        value = statement.value
+    elif isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name):
+        value = ast.Tuple([ast.Name(statement.target.id, ast.Load()), statement.value])
+    else:
+        return set()
+    if isinstance(value, ast.Call) and not value.keywords and _is_function_name(value.func):
+        return _plain_names([*value.args])
+    if isinstance(value, ast.BinOp):
+        return _plain_names([value.left, value.right])
+    if isinstance(value, ast.UnaryOp):
+        return _plain_names([value.operand])
+    if isinstance(value, ast.Compare) and len(value.comparators) == 1:
+        return _plain_names([value.left, *value.comparators])
+    return _plain_names([value])
+
+
+def _plain_names(nodes: list) -> set[str]:
+    """The names of `nodes` when each is a name, a constant or a tuple or list of those
+    (else none: something runs before the names are read)."""
+    names: set[str] = set()
+    for node in nodes:
+        if isinstance(node, (ast.Tuple, ast.List)) and _is_plain(node):
+            names |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.Name):
+            names.add(node.id)
+        elif not isinstance(node, ast.Constant):
+            return set()
+    return names
+
+
+def _is_plain(node: ast.expr) -> bool:
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(_is_plain(item) for item in node.elts)
+    return isinstance(node, (ast.Name, ast.Constant))
+
+
+def _is_function_name(node: ast.expr) -> bool:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
 
 
 def _first_reads(loop: ast.stmt) -> list[str]:

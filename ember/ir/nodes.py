@@ -704,6 +704,22 @@ class FunctionIR:
         )
 
 
+def origin_of(var: Var, definitions: dict) -> Expr | None:
+    """The one expression `var` holds through copies, given `definitions` (name -> the
+    values assigned to it), or None when some variable on the way is assigned in more than
+    one place."""
+    seen = set()
+    while var.name not in seen:
+        seen.add(var.name)
+        values = definitions.get(var.name, ())
+        if len(values) != 1:
+            return None
+        if not isinstance(values[0], Var):
+            return values[0]
+        var = values[0]
+    return None
+
+
 # Numba's `expr.op` names for ember's expression classes (ember.core.ir); a class missing here
 # answers its lower-cased class name.
 NUMBA_OPS: dict[type, str] = {

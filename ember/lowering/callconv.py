@@ -174,6 +174,16 @@ def keep_python_exception(exc: BaseException) -> None:
     _python_exceptions[threading.get_ident()] = exc
 
 
+def keep_exception_made_by(exc_class: type, *args: object) -> None:
+    """Hold `exc_class(*args)` (or what its constructor raised), called by generated code
+    raising an exception whose arguments it boxed."""
+    try:
+        exc = exc_class(*args)
+    except BaseException as error:  # noqa: BLE001 - it becomes the exception raised
+        exc = error
+    keep_python_exception(exc)
+
+
 def take_python_exception() -> BaseException:
     exc = _python_exceptions.pop(threading.get_ident(), None)
     return exc if exc is not None else SystemError("ember: a Python exception was lost")

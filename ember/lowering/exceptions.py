@@ -56,19 +56,18 @@ def make_exception(lowerer: FunctionLowerer, expr: ir.Call, exc_class: type) -> 
     template: list[Any] = []
     runtime_args: list[tuple[ir.Var, str]] = []
     slots = 0
+    if any(
+        constant_value(var, definitions) is MISSING
+        and _payload_kind(lowerer.typemap[var.name]) is None
+        for var in expr.args
+    ):
+        return _python_exception(lowerer, expr, exc_class)
     for var in expr.args:
         constant = constant_value(var, definitions)
         if constant is not MISSING:
             template.append(constant)
             continue
         kind = _payload_kind(lowerer.typemap[var.name])
-        if kind is None:
-            raise UnsupportedError(
-                f"an exception argument of type {lowerer.typemap[var.name]} is not supported "
-                "in nopython mode; pass numbers, booleans, strings, bytes or constants "
-                "(e.g. raise ValueError('bad value', x))",
-                expr.loc,
-            )
         template.append(callconv.PayloadSlot(slots, kind))
         runtime_args.append((var, kind))
         slots += callconv.PAYLOAD_SLOTS[kind]
@@ -77,6 +76,59 @@ def make_exception(lowerer: FunctionLowerer, expr: ir.Call, exc_class: type) -> 
     payload = _fill_payload(lowerer, runtime_args) if runtime_args else llvm.Constant(_ptr, None)
     value = llvm.Constant(llvm.LiteralStructType([_ptr, _i32]), [None, exc_id])
     return lowerer.builder.insert_value(value, payload, 0)
+
+
+def _python_exception(lowerer: FunctionLowerer, expr: ir.Call, exc_class: type) -> llvm.Value:
+    """`E(args...)` with an argument no payload slot holds (a tuple, a list, an array, a
+    dict): the exception is made by Python from the boxed arguments, under the GIL, and held
+    for the Python-side entry (callconv.PythonExceptionRaised); `except` matches its class."""
+    from ember.lowering.boxing import BoxContext
+    from ember.lowering.pyapi import PythonAPI
+
+    builder = lowerer.builder
+    definitions = _definitions_of(lowerer)
+    pyapi = PythonAPI(lowerer.context, builder, callconv.python_exception_keepalive)
+    c = BoxContext(lowerer.context, builder, pyapi)
+    gil = pyapi.gil_ensure()
+    objects = [pyapi.borrow_constant(exc_class)]
+    for var in expr.args:
+        constant = constant_value(var, definitions)
+        if constant is MISSING:
+            objects.append(_boxed_argument(c, lowerer.typemap[var.name], lowerer.load(var), expr))
+        else:
+            objects.append(pyapi.borrow_constant(constant))
+            pyapi.incref(objects[-1])
+    failed = llvm.Constant(_i1, 0)
+    for obj in objects[1:]:
+        failed = builder.or_(failed, builder.icmp_unsigned("==", obj, pyapi.get_null_object()))
+    with builder.if_else(failed, likely=False) as (boxing_failed, boxed):
+        with boxing_failed:
+            keeper = pyapi.borrow_constant(callconv.keep_python_exception)
+            error = pyapi.err_fetch_exception()
+            pyapi.decref(pyapi.call_function_objargs(keeper, [error]))
+            pyapi.decref(error)
+        with boxed:
+            maker = pyapi.borrow_constant(callconv.keep_exception_made_by)
+            pyapi.decref(pyapi.call_function_objargs(maker, objects))
+    for obj in objects[1:]:
+        pyapi.decref(obj)
+    pyapi.gil_release(gil)
+    exc_id = callconv.static_exceptions.register(callconv.PythonExceptionRaised, ())
+    value = llvm.Constant(lowerer.context.value_type(types.ExceptionInstance(exc_class)), None)
+    return builder.insert_value(value, llvm.Constant(_i32, exc_id), 1)
+
+
+def _boxed_argument(c, typ: types.Type, value: llvm.Value, expr: ir.Call) -> llvm.Value:
+    from ember.lowering.objmode import box_value
+
+    try:
+        return box_value(c, typ, value)
+    except (TypeError, NotImplementedError, KeyError) as error:
+        raise UnsupportedError(
+            f"an exception argument of type {typ} is not supported in nopython mode: "
+            f"Cannot convert native {typ} to a Python object ({error})",
+            expr.loc,
+        ) from None
 
 
 def raise_site(lowerer: FunctionLowerer, loc: ir.Loc) -> callconv.RaiseSite:

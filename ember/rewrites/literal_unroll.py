@@ -40,6 +40,8 @@ class _Loop:
     exit: int
     constant: tuple | None  # the tuple's value when it is a constant (a global, a literal)
     indexed: bool = False  # `for i in range(len(literal_unroll(t)))`: i is 0, 1, ... (literals)
+    plain: bool = False  # `for x in t` without literal_unroll: unrolled when t's types differ
+    enumerated: ir.Assign | None = None  # `for i, x in enumerate(t)`: the enumerate call
 
 
 def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types, prune=None) -> None:
@@ -56,8 +58,8 @@ def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types, prune=None) -> Non
         if loop is None:
             break
         tuple_type = infer_types(func_ir).get(loop.source.name)
-        if not isinstance(tuple_type, types.BaseTuple):
-            declined.add(id(loop.getiter))  # a list or an array: an ordinary loop
+        if not isinstance(tuple_type, types.BaseTuple) or (loop.plain and _one_type(tuple_type)):
+            declined.add(id(loop.getiter))  # a list, an array, a UniTuple: an ordinary loop
             continue
         if not unrolled:
             strip_dels(func_ir)
@@ -72,6 +74,100 @@ def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types, prune=None) -> Non
         _renumber(func_ir)
         _number_yields(func_ir)
         insert_dels(func_ir)
+
+
+def _list_display_as_tuple(func_ir: ir.FunctionIR, source: ir.Var) -> ir.Expr | None:
+    """`literal_unroll([a, b, c])`: a list display read nowhere else is a tuple display, so
+    its items keep their own types (as in Numba); a display of constants is a constant tuple,
+    so each copy of the body sees its item as a literal."""
+    definitions: dict[str, list[Any]] = {}
+    for _, stmt in func_ir.statements():
+        if isinstance(stmt, ir.Assign):
+            definitions.setdefault(stmt.target.name, []).append(stmt)
+    made = definitions.get(source.name, [])
+    if len(made) != 1 or not isinstance(made[0].value, ir.BuildList):
+        return None
+    reads = sum(
+        var.name == source.name for _, stmt in func_ir.statements() for var in stmt.sources()
+    )
+    if reads != 1:
+        return None
+    display = made[0].value
+    constants = [definitions.get(item.name, []) for item in display.items]
+    if all(len(c) == 1 and isinstance(c[0].value, ir.Const) for c in constants):
+        made[0].value = ir.Const(tuple(c[0].value.value for c in constants), display.loc)
+    else:
+        made[0].value = ir.BuildTuple(list(display.items), display.loc)
+    return made[0].value
+
+
+def _one_type(tuple_type: types.BaseTuple) -> bool:
+    members = {types.unliteral(member) for member in tuple_type.types}
+    return isinstance(tuple_type, types.UniTuple) or len(members) <= 1
+
+
+def may_loop_over_mixed_tuple(func_ir: ir.FunctionIR, arg_types: tuple) -> bool:
+    """Whether a plain `for` loop of `func_ir` iterates over a tuple display or a tuple
+    argument whose members differ in type (CPython runs such a loop; it is unrolled)."""
+    definitions = _definitions(func_ir)
+    for _, stmt in func_ir.statements():
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.GetIter):
+            value = ir.origin_of(stmt.value.value, definitions)
+            call = _enumerate_call(value, definitions)
+            if call is not None:
+                value = ir.origin_of(call.args[0], definitions)
+            if isinstance(value, ir.BuildTuple) and not _constants_of_one_class(value, definitions):
+                return True
+            if isinstance(value, ir.Const) and isinstance(value.value, tuple):
+                if len({type(member) for member in value.value}) > 1:
+                    return True
+            if isinstance(value, ir.Arg) and value.index < len(arg_types):
+                typ = arg_types[value.index]
+                if isinstance(typ, types.BaseTuple) and not _one_type(typ):
+                    return True
+    return False
+
+
+def _enumerate_call(value: Any, definitions: dict) -> ir.Call | None:
+    """`enumerate(t)` (one argument) when `value` is that call."""
+    if not (isinstance(value, ir.Call) and len(value.args) == 1 and not value.kws):
+        return None
+    return value if _constant_of(value.func, definitions) is enumerate else None
+
+
+def _enumerate_assignment(func_ir: ir.FunctionIR, var: ir.Var, definitions: dict):
+    """The statement `e = enumerate(t)` that `var` holds (through copies) when t may be a
+    tuple and nothing else reads `e`."""
+    call = _enumerate_call(ir.origin_of(var, definitions), definitions)
+    if call is None or not _may_be_tuple(ir.origin_of(call.args[0], definitions)):
+        return None
+    for _, stmt in func_ir.statements():
+        if isinstance(stmt, ir.Assign) and stmt.value is call:
+            return stmt
+    return None
+
+
+def _may_be_tuple(value: Any) -> bool:
+    """A tuple display, a constant tuple, or an argument (typed as a tuple or not)."""
+    if isinstance(value, ir.Const):
+        return isinstance(value.value, tuple)
+    return isinstance(value, (ir.BuildTuple, ir.Arg))
+
+
+def _constants_of_one_class(display: ir.BuildTuple, definitions: dict) -> bool:
+    """`(0, 1)`: constants of one Python class, a UniTuple without typing anything."""
+    origins = [ir.origin_of(item, definitions) for item in display.items]
+    if not all(isinstance(origin, ir.Const) for origin in origins):
+        return False
+    return len({type(origin.value) for origin in origins}) <= 1
+
+
+def _definitions(func_ir: ir.FunctionIR) -> dict[str, list[Any]]:
+    definitions: dict[str, list[Any]] = {}
+    for _, stmt in func_ir.statements():
+        if isinstance(stmt, ir.Assign):
+            definitions.setdefault(stmt.target.name, []).append(stmt.value)
+    return definitions
 
 
 def tolerant_typemap(make_inferer) -> Any:
@@ -92,28 +188,45 @@ def tolerant_typemap(make_inferer) -> Any:
 
 
 def _next_loop(func_ir: ir.FunctionIR, declined: set[int]) -> _Loop | None:
-    definitions: dict[str, list[Any]] = {}
-    for _, stmt in func_ir.statements():
-        if isinstance(stmt, ir.Assign):
-            definitions.setdefault(stmt.target.name, []).append(stmt.value)
+    definitions = _definitions(func_ir)
     for block, stmt in func_ir.statements():
         if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.GetIter)):
             continue
         if id(stmt) in declined:
             continue
         source = _unrolled_source(stmt.value.value, definitions)
-        indexed = source is None
-        if indexed:
+        indexed = plain = False
+        if source is None:
             source = _indexed_source(stmt.value.value, definitions)
+            indexed = source is not None
+        enumerated = None
+        if source is None and _may_be_tuple(ir.origin_of(stmt.value.value, definitions)):
+            source, plain = stmt.value.value, True
+        if source is None:
+            enumerated = _enumerate_assignment(func_ir, stmt.value.value, definitions)
+            if enumerated is not None:
+                source, plain = enumerated.value.args[0], True
         if source is None:
             continue
         found = _header_of(func_ir, block, stmt.target)
         if found is not None:
+            as_tuple = _list_display_as_tuple(func_ir, source)
+            if as_tuple is not None:
+                definitions[source.name] = [as_tuple]
             header, iterator = found
             branch = func_ir.blocks[header].terminator
             constant = _constant_tuple(source, definitions)
             return _Loop(
-                stmt, source, header, iterator, branch.truebr, branch.falsebr, constant, indexed
+                stmt,
+                source,
+                header,
+                iterator,
+                branch.truebr,
+                branch.falsebr,
+                constant,
+                indexed,
+                plain,
+                enumerated,
             )
     return None
 
@@ -246,6 +359,8 @@ class _Unroller:
         loop, blocks = self.loop, self.func_ir.blocks
         getiter = loop.getiter
         getiter.value = getiter.value.value  # the iterator is the tuple itself
+        if loop.enumerated is not None:  # (the enumerate call's value is the tuple now)
+            loop.enumerated.value = loop.source
         headers = [self._fresh() for _ in range(self.count + 1)]
         copies = [self._fresh_labels() for _ in range(self.count)]
         new_blocks: list[ir.Block] = []
@@ -304,7 +419,10 @@ class _Unroller:
             if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.PairFirst):
                 member = self._member(k, stmt.loc)
                 target = _renamed(stmt.target, names)
-                self.item_names.append(target.name)
+                if self.loop.enumerated is not None:  # (k, member)
+                    member = self._with_index(k, member, body, stmt.loc)
+                else:
+                    self.item_names.append(target.name)
                 body.append(ir.Assign(target, member, stmt.loc))
             elif not (
                 isinstance(stmt, ir.Assign) and isinstance(stmt.value, (ir.IterNext, ir.PairSecond))
@@ -312,6 +430,12 @@ class _Unroller:
                 body.append(_renamed(stmt, names))
         body.append(ir.Jump(labels[self.loop.body], header.terminator.loc))
         return ir.Block(headers[k], header.loc, body)
+
+    def _with_index(self, k: int, member: Any, body: list, loc: Any) -> ir.BuildTuple:
+        index, item = ir.Var(f"$enumerate.{k}.i", loc), ir.Var(f"$enumerate.{k}.x", loc)
+        body += [ir.Assign(index, ir.Const(k, loc), loc), ir.Assign(item, member, loc)]
+        self.item_names.append(item.name)  # the member's type decides isinstance() there
+        return ir.BuildTuple([index, item], loc)
 
     def _member(self, k: int, loc: Any) -> Any:
         """Member k of the tuple: a constant (typed as a literal, so `record[name]` and other

@@ -246,12 +246,28 @@ def _argument_type(
             return arg_types[value.index] if value.index < len(arg_types) else None
         if isinstance(value, (ir.Const, ir.Global, ir.FreeVar)):
             return _constant_type(value.value)
+        if isinstance(value, ir.StaticGetItem):  # `i, x = (k, item)` of an unrolled enumerate
+            value = _display_item(value, definitions)
         if not isinstance(value, ir.Var):
             return None
         if value.name in known:
             return known[value.name]
         value = _single(value.name, definitions)
     return None
+
+
+def _display_item(getitem: ir.StaticGetItem, definitions: dict) -> ir.Var | None:
+    """Item `getitem.index` of the tuple display `getitem.value` holds (unpacked or not)."""
+    source = ir.origin_of(getitem.value, definitions)
+    if isinstance(source, ir.ExhaustIter):
+        source = ir.origin_of(source.value, definitions)
+    if not (isinstance(source, ir.BuildTuple) and type(getitem.index) is int):
+        return None
+    return (
+        source.items[getitem.index]
+        if -len(source.items) <= getitem.index < len(source.items)
+        else None
+    )
 
 
 _CONSTANT_CLASSES = (type(None), bool, int, float, complex, str, bytes, tuple)

@@ -146,6 +146,8 @@ class TypeInferer:
                     failures[index] = exc
             if not self.changed:
                 break
+        else:
+            self._check_recursion_converged(statements)
         self._raise_first_error(failures)  # before the empty displays a failure left empty
         self._check_empty_lists(statements)
         self._report(statements, failures)
@@ -153,6 +155,17 @@ class TypeInferer:
         return TypingResult(
             self.typemap, self.calltypes, self.return_type, self.rhs_types, self.assigned_at
         )
+
+    def _check_recursion_converged(self, statements: list[ir.Stmt]) -> None:
+        """Types still changing after every sweep: a recursive call whose result feeds the
+        return type grows it each time (`return (n, f(n - 1))`)."""
+        recursive = [stmt for stmt in statements if _is_recursive_call(self, stmt)]
+        if recursive:
+            raise TypingError(
+                "Return type of recursive function does not converge: each recursive call "
+                "makes it larger; return one type on every path",
+                recursive[0].loc,
+            )
 
     @staticmethod
     def _raise_first_error(failures: dict[int, Exception]) -> None:
@@ -511,16 +524,7 @@ class TypeInferer:
     def _origin(self, var: ir.Var) -> ir.Expr | None:
         """The one expression a variable holds (through copies), or None when it is assigned
         in more than one place."""
-        seen = set()
-        while var.name not in seen:
-            seen.add(var.name)
-            values = self.definitions.get(var.name, ())
-            if len(values) != 1:
-                return None
-            if not isinstance(values[0], ir.Var):
-                return values[0]
-            var = values[0]
-        return None
+        return ir.origin_of(var, self.definitions)
 
     def _forward_literal_request(
         self, fnty: types.Type, expr: ir.Call, request: ForceLiteralArg

@@ -6,6 +6,10 @@ payload (ember/lowering/callconv.py), which stays the value's."""
 
 from __future__ import annotations
 
+import sys
+
+from llvmlite import ir as llvm
+
 from ember import types
 from ember.extending import intrinsic, overload
 from ember.lowering import callconv
@@ -96,3 +100,34 @@ def repr_of_exception(obj):
     if isinstance(obj, types.ExceptionInstance):
         return lambda obj: _exception_repr(obj)
     return None
+
+
+# ---------------------------------------------------------------------------- the caller's one
+
+
+def keep_handled_exception() -> None:
+    """Hold the exception the calling Python code is handling (a bare `raise` outside any
+    `except` of the compiled function), or CPython's error when it handles none."""
+    exc = sys.exc_info()[1]
+    if exc is None:
+        exc = RuntimeError("No active exception to reraise")
+    callconv.keep_python_exception(exc)
+
+
+@intrinsic
+def handled_exception(typingctx):
+    """The exception the caller is handling, as an exception value (raised by the Python-side
+    entry, traceback and all). An exception caught by compiled code is not visible here:
+    only one Python code handles."""
+
+    def codegen(context, builder, sig, args):
+        pyapi = PythonAPI(context, builder, _KEEPALIVE)
+        gil = pyapi.gil_ensure()
+        pyapi.decref(pyapi.call_function_objargs(pyapi.borrow_constant(keep_handled_exception), []))
+        pyapi.gil_release(gil)
+        exc_id = callconv.static_exceptions.register(callconv.PythonExceptionRaised, ())
+        value = llvm.Constant(context.get_value_type(sig.return_type), llvm.Undefined)
+        value = builder.insert_value(value, llvm.Constant(llvm.PointerType(), None), 0)
+        return builder.insert_value(value, llvm.Constant(llvm.IntType(32), exc_id), 1)
+
+    return signature(types.ExceptionInstance(BaseException)), codegen

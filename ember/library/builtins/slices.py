@@ -7,6 +7,7 @@ from __future__ import annotations
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.errors import TypingError
 from ember.extending import overload_method, register_jitable
 from ember.lowering import arrays as arr
 from ember.lowering.boxing import NativeValue
@@ -144,9 +145,12 @@ for _index, _field in enumerate(_SLICE_FIELDS):
 
 
 @overload_method(types.SliceType, "indices")
-def slice_indices(s, length):
-    if not isinstance(types.unliteral(length), (types.Integer, types.Boolean)):
-        return None
+def slice_indices(s, *args):
+    if len(args) != 1:  # CPython's words
+        raise TypingError(f"indices() takes exactly one argument ({len(args)} given)")
+    length = types.unliteral(args[0])
+    if not isinstance(length, (types.Integer, types.Boolean)):
+        raise TypingError(f"'{length}' object cannot be interpreted as an integer")
 
     def indices(s, length):
         if length < 0:
