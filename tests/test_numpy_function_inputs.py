@@ -170,3 +170,33 @@ def test_ptp_of_booleans_is_refused_as_numpy_refuses_it():
         np.ptp(np.array([True, False]))
     with pytest.raises(ember.errors.TypingError, match="boolean subtract"):
         ember.njit(ptp_)(np.array([True, False]))
+
+
+def fill_diagonal_(a, val):
+    np.fill_diagonal(a, val)
+    return a
+
+
+def fill_diagonal_wrapped(a, val):
+    np.fill_diagonal(a, val, wrap=True)
+    return a
+
+
+@pytest.mark.parametrize("func", [fill_diagonal_, fill_diagonal_wrapped])
+@pytest.mark.parametrize("shape", [(3, 4), (5, 3), (7, 2), (4, 4), (3, 3, 3), (2, 2, 2, 2), (0, 0)])
+@pytest.mark.parametrize(
+    "val",
+    [7.5, -2, np.array([1.0, 2.0]), (1.5, 2.5, 3.5), np.arange(10.0), np.empty(0)],
+    ids=["float", "int", "array2", "tuple3", "array10", "empty"],
+)
+def test_fill_diagonal_cycles_values_as_numpy(func, shape, val):
+    got = ember.njit(func)(np.zeros(shape), val)
+    want = func(np.zeros(shape), val)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_fill_diagonal_truncates_into_integers_and_checks_dimensions():
+    got = ember.njit(fill_diagonal_)(np.zeros((3, 3), np.int64), 2.7)
+    np.testing.assert_array_equal(got, fill_diagonal_(np.zeros((3, 3), np.int64), 2.7))
+    with pytest.raises(ValueError, match="equal length"):
+        ember.njit(fill_diagonal_)(np.zeros((3, 3, 2)), 1.0)

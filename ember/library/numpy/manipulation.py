@@ -534,15 +534,35 @@ def _np_triu(m, k=0):
     return _select_triangle(_triu)(m, k)
 
 
-def _fill_diagonal(a, val):
-    count = min(a.shape[0], a.shape[1])
-    for i in range(count):
-        a[i, i] = val
+def _fill_diagonal(a, val, wrap=False):
+    """NumPy's rule: the diagonal is every `step`-th item of `a.flat`, `val`'s items cycled;
+    a tall 2-d matrix's diagonal stops after its first square unless `wrap`."""
+    if a.ndim == 2:
+        step = a.shape[1] + 1
+        end = a.size if wrap else min(a.size, a.shape[1] * a.shape[1])
+    else:
+        step, stride = 1, 1
+        for dim in a.shape:
+            if dim != a.shape[0]:
+                raise ValueError("All dimensions of input must be of equal length")
+        for dim in a.shape[:-1]:
+            stride *= dim
+            step += stride
+        end = a.size
+    values = np.asarray(val).ravel()
+    if values.size == 0:
+        return
+    for count, index in enumerate(range(0, end, step)):
+        a.flat[index] = values[count % values.size]
 
 
 @overload(np.fill_diagonal, jit_options=NUMPY_ERRORS)
-def _select_fill_diagonal(a, val):
-    return _fill_diagonal if is_array(a) and a.ndim == 2 and is_number(val) else None
+def _select_fill_diagonal(a, val, wrap=False):
+    if not (is_array(a) and a.ndim >= 2):
+        return None
+    if is_number(val) or is_array(val) or isinstance(val, (types.List, types.BaseTuple)):
+        return _fill_diagonal
+    return None
 
 
 # ---------------------------------------------------------------------------- editing 1-d
