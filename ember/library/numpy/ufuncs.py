@@ -45,6 +45,9 @@ class Loop:
     ufunc: np.ufunc
     in_types: tuple
     out_type: types.Type
+    # NumPy's loop is float16 (ember has none): it runs in float32, each result rounded to
+    # float16's precision and range, so the values are NumPy's (the dtype is float32)
+    half_rounded: bool = False
 
 
 def _weak_or_strong(typ: types.Type, weak: bool):
@@ -77,14 +80,22 @@ def resolve_loop(ufunc: np.ufunc, operand_types: tuple) -> Loop:
     except (TypeError, ValueError) as error:
         names = ", ".join(str(types.unliteral(t)) for t in operand_types)
         raise TypingError(f"np.{ufunc.__name__} is not defined for ({names}): {error}") from None
+    half = any(d == np.float16 for d in resolved) and ufunc not in _FLOAT16_ANSWERS
+    if half:  # only int8, uint8 and bool operands get here: exact in float32 too
+        resolved = tuple(np.dtype(np.float32) if d == np.float16 else d for d in resolved)
     try:
         converted = tuple(from_numpy_dtype(d) for d in resolved)
     except TypingError:
         raise TypingError(
             f"np.{ufunc.__name__} of {', '.join(str(d) for d in dtypes)} computes in "
             f"{', '.join(str(d) for d in resolved)}, a dtype ember does not support"
+            + (": convert the operands to float32 first" if np.float16 in resolved else "")
         ) from None
-    return Loop(ufunc, converted[: ufunc.nin], converted[ufunc.nin])
+    return Loop(ufunc, converted[: ufunc.nin], converted[ufunc.nin], half)
+
+
+# ufuncs whose answer is float16's precision itself: float32 cannot stand in for it
+_FLOAT16_ANSWERS = frozenset({np.spacing, np.nextafter})
 
 
 def _holds_text(dtype: types.Type) -> bool:
@@ -147,7 +158,20 @@ def apply_loop(context, builder, loop: Loop, operand_types: tuple, values: list)
         context.cast(builder, value, types.unliteral(typ), want)
         for value, typ, want in zip(values, operand_types, loop.in_types)
     ]
-    return _KERNELS[loop.ufunc](context, builder, loop, args)
+    result = _KERNELS[loop.ufunc](context, builder, loop, args)
+    return round_to_half(builder, result) if loop.half_rounded else result
+
+
+def round_to_half(builder, value):
+    """A float32 (or a struct of them) rounded to the nearest float16 (NumPy's float16 loops
+    compute in float32, then round so); other values unchanged."""
+    if isinstance(value.type, llvm.FloatType):
+        return builder.fpext(builder.fptrunc(value, llvm.HalfType()), value.type)
+    if isinstance(value.type, llvm.LiteralStructType):
+        for position in range(len(value.type.elements)):
+            member = builder.extract_value(value, position)
+            value = builder.insert_value(value, round_to_half(builder, member), position)
+    return value
 
 
 def _unchanged(builder, result):
