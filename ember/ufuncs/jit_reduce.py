@@ -82,7 +82,9 @@ def _ufunc_reduce(
             raise TypingError(f"{ufunc.__name__}.reduce: axis must hold ints, not {axis}")
         if len(axis.types) > 1 and not _reorderable(ufunc):
             raise TypingError(_not_reorderable(ufunc))
-        return _make_multi_axis_reduce(ufunc, array.ndim, len(axis.types), _is_none(dtype))
+        count = len(axis.types)
+        fold = numpy_fold_dtype(ufunc, "reduce", array) if count == 0 and _is_none(dtype) else None
+        return _make_multi_axis_reduce(ufunc, array.ndim, count, _is_none(dtype), fold)
     if not (_is_none(axis) or isinstance(axis, types.Integer)):
         raise TypingError(f"{ufunc.__name__}.reduce: axis must be an int or None, not {axis}")
     if _is_none(dtype):
@@ -195,10 +197,13 @@ def _reorderable(ufunc: Any) -> bool:
 
 
 @functools.cache  # one implementation per ufunc and typing (the overload's contract)
-def _make_multi_axis_reduce(ufunc: Any, ndim: int, count: int, same_dtype: bool):
+def _make_multi_axis_reduce(ufunc: Any, ndim: int, count: int, same_dtype: bool, fold=None):
     """Reduce over a tuple of axes: one axis at a time, the highest first, so the others keep
-    their positions; `initial` joins the first step only (once per result element)."""
+    their positions; `initial` joins the first step only (once per result element). `fold`:
+    the dtype NumPy folds in, for the empty tuple (a copy in that dtype)."""
     cast = "array" if same_dtype else "array.astype(dtype)"
+    if fold is not None:
+        cast = "array.astype(result)"
     lines = [f"    a = {cast}"]
     if count == 0:
         lines.append("    return a.copy()")
@@ -225,7 +230,7 @@ def _make_multi_axis_reduce(ufunc: Any, ndim: int, count: int, same_dtype: bool)
         for j in range(1, count):
             lines.append(f"    r{j} = ufunc.reduce(r{j - 1}, axis={names[j]})")
         lines.append(f"    return r{count - 1}")
-    return _compile_impl(ufunc, lines)
+    return _compile_impl(ufunc, lines, result=fold)
 
 
 def _is_none(typ: Any) -> bool:
