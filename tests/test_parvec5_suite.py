@@ -429,3 +429,44 @@ def test_ir_utils_getitem_and_setitem_helpers():
 
 def test_numba_module_path_for_ir_utils():
     assert ember.core.ir_utils.is_getitem is not None
+
+
+# ---------------------------------------------------------------- numba.np.ufunc_db
+
+
+def test_ufunc_db_lists_the_compiled_ufuncs_and_their_loops():
+    from ember.core.registry import cpu_target
+    from ember.np import ufunc_db
+
+    ufuncs = ufunc_db.get_ufuncs()
+    assert {np.add, np.sin, np.hypot} <= ufuncs
+    info = ufunc_db.get_ufunc_info(np.add)
+    assert {"dd->d", "ll->l", "??->?"} <= set(info)
+    assert "ee->e" not in info  # float16: no ember dtype
+    assert cpu_target.target_context.get_ufunc_info(np.add) is info
+    bad = object()
+    with pytest.raises(KeyError) as raised:
+        ufunc_db.get_ufunc_info(bad)
+    assert raised.value.args == (bad,)
+
+
+def test_ufunc_db_element_lowering_from_an_intrinsic():
+    from ember import types
+    from ember.extending import intrinsic
+    from ember.np import ufunc_db
+
+    @intrinsic
+    def element_hypot(typingctx, x, y):
+        sig = types.float64(types.float64, types.float64)
+
+        def codegen(context, builder, sig, args):
+            return ufunc_db.get_ufunc_info(np.hypot)["dd->d"](context, builder, sig, args)
+
+        return sig, codegen
+
+    @njit
+    def call(x, y):
+        return element_hypot(x, y)
+
+    for x, y in [(3.0, 4.0), (-5.0, 12.0), (np.inf, np.nan), (0.0, -0.0), (1e308, 1e308)]:
+        assert np.array_equal(call(x, y), np.hypot(x, y), equal_nan=True)
