@@ -379,7 +379,7 @@ def test_parfor_diagnostics_answers_numbas_queries():
         return acc + b
 
     report = _report(two_loops, 10)
-    assert report.count_parfors() == report.parfor_count >= 2
+    assert report.count_parfors() == report.parfor_count - len(report.fused) >= 1
     assert ("argmin", "numpy") in report.replaced_fns.values()
     assert report.hoisted_allocations() == []
     assert report.nested_fusion_info == {}
@@ -401,8 +401,8 @@ def test_fusion_info_lists_the_fused_loops():
 
     report = _report(fused, 10)
     absorbed = [loop for loops in report.fusion_info.values() for loop in loops]
-    assert len(absorbed) == len(report.fused) >= 1
-    assert report.count_parfors() >= 1
+    assert len(absorbed) == len(report.fused) == 2  # np.ones and np.zeros into a + b
+    assert report.count_parfors() == 1
 
 
 # ---------------------------------------------------------------- ir_utils helpers

@@ -66,7 +66,8 @@ class ParallelReport:
 
     # Numba's ParallelDiagnostics query names, over this record
     def count_parfors(self) -> int:
-        return self.parfor_count
+        """The parallel loops left after fusion (each fused loop ran inside another)."""
+        return self.parfor_count - len(self.fused)
 
     @property
     def fusion_info(self) -> dict[int, list[int]]:
