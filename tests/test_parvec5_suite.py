@@ -470,3 +470,34 @@ def test_ufunc_db_element_lowering_from_an_intrinsic():
 
     for x, y in [(3.0, 4.0), (-5.0, 12.0), (np.inf, np.nan), (0.0, -0.0), (1e308, 1e308)]:
         assert np.array_equal(call(x, y), np.hypot(x, y), equal_nan=True)
+
+
+def test_parallel_diagnostics_environment_variable_prints_the_report():
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    program = textwrap.dedent(
+        """
+        import numpy as np
+        from ember import njit, prange
+
+        @njit(parallel=True)
+        def fill(n):
+            b = np.zeros(n)
+            for i in prange(n):
+                b[i] = i
+            return b
+
+        assert fill(5).tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+        """
+    )
+    env = dict(os.environ, NUMBA_PARALLEL_DIAGNOSTICS="4")
+    env.pop("EMBER_PARALLEL_DIAGNOSTICS", None)
+    done = subprocess.run(
+        [sys.executable, "-c", program], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Parallel Accelerator Optimizing:  Function fill" in done.stdout
+    assert "Fusing loops:" in done.stdout  # level 4 lists the fusion

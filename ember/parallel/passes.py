@@ -72,7 +72,9 @@ def parallelize(state) -> None:
             parfor, state.func_ir, state.typing.typemap, _body_options(state, parfor), has_step
         )
     _debug_dump(state, "after prange to parfor")
-    if config.DEBUG_ARRAY_OPT_STATS:
+    if config.PARALLEL_DIAGNOSTICS:
+        print(report.format(level=min(max(config.PARALLEL_DIAGNOSTICS, 1), 4)))
+    elif config.DEBUG_ARRAY_OPT_STATS:
         print(report.format(level=2))
 
 
