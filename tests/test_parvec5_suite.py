@@ -501,3 +501,16 @@ def test_parallel_diagnostics_environment_variable_prints_the_report():
     assert done.returncode == 0, done.stderr
     assert "Parallel Accelerator Optimizing:  Function fill" in done.stdout
     assert "Fusing loops:" in done.stdout  # level 4 lists the fusion
+
+
+@pytest.mark.parametrize(
+    "array, out_dtype",
+    [(np.full((2, 3), 1.7), np.int64), (np.full((2, 3), 100, np.int64), np.int8),
+     (np.full((2, 3), 1 / 3), np.float32), (np.arange(6, dtype=np.int8).reshape(2, 3), np.float64)],
+)  # fmt: skip
+def test_reduce_out_of_another_dtype_casts_the_result_like_numpy(array, out_dtype):
+    def into(a, o):
+        return np.add.reduce(a, axis=1, out=o)
+
+    expected = into(array, np.zeros(2, out_dtype))
+    _same(njit(into)(array, np.zeros(2, out_dtype)), expected)
