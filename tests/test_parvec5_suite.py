@@ -514,3 +514,106 @@ def test_reduce_out_of_another_dtype_casts_the_result_like_numpy(array, out_dtyp
 
     expected = into(array, np.zeros(2, out_dtype))
     _same(njit(into)(array, np.zeros(2, out_dtype)), expected)
+
+
+# ---------------------------------------------------------------- ufunc calls: where= and dtype=
+
+_NUMERATORS = np.array([1.0, 2.0, 0.0, -4.0, 5.0, np.nan, np.inf])
+_DENOMINATORS = np.array([2.0, 0.0, 0.0, 2.0, -0.0, 1.0, 3.0])
+
+
+def safe_divide(a, b):
+    return np.divide(a, b, out=np.zeros_like(a), where=b != 0)
+
+
+def divide_nowhere(a, b):
+    return np.divide(a, b, out=np.full_like(a, -1.0), where=False)
+
+
+def divide_everywhere(a, b):
+    return np.divide(a, b, out=np.full_like(a, -1.0), where=True)
+
+
+def add_positional_out(a, b):
+    return np.add(a, b, np.zeros_like(a), where=a > 0)
+
+
+def negative_broadcast_mask(a, b):
+    mask = np.array([True, False, True, False, True, False, True])
+    return np.negative(a, out=np.zeros((2, a.shape[0])), where=mask)
+
+
+def sqrt_in_place(a, b):
+    out = np.abs(a)
+    np.sqrt(out, where=a > 0, out=out)
+    return out
+
+
+def add_into_int8(a, b):
+    return np.add(a, 1, out=np.zeros(a.shape[0], np.int8), where=a > 1)
+
+
+@pytest.mark.parametrize(
+    "py_func",
+    [
+        safe_divide,
+        divide_nowhere,
+        divide_everywhere,
+        add_positional_out,
+        negative_broadcast_mask,
+        sqrt_in_place,
+    ],  # fmt: skip
+)
+def test_ufunc_call_where_is_numpys(py_func):
+    with np.errstate(all="ignore"):
+        _check(py_func, _NUMERATORS, _DENOMINATORS)
+
+
+def test_ufunc_call_where_into_int8_out():
+    a = np.arange(-3, 5)
+    _same(njit(add_into_int8)(a, None), add_into_int8(a, None))
+
+
+def test_ufunc_call_where_in_a_parallel_function():
+    @njit(parallel=True)
+    def scaled_ratio(a, b):
+        out = np.zeros_like(a)
+        np.divide(a * 2, b, out=out, where=b != 0)
+        return out
+
+    a = np.arange(1000.0)
+    b = a % 3
+    _same(scaled_ratio(a, b), np.divide(a * 2, b, out=np.zeros_like(a), where=b != 0))
+
+
+def test_ufunc_call_where_without_out_is_refused():
+    with pytest.raises(TypingError, match="needs out="):
+        njit(lambda a, b: np.divide(a, b, where=b != 0))(_NUMERATORS, _DENOMINATORS)
+
+
+def test_ufunc_call_where_must_be_boolean():
+    with pytest.raises(TypingError, match="where= must be a bool"):
+        njit(lambda a: np.sqrt(a, where=a, out=np.zeros(3)))(np.array([4.0, -1.0, 9.0]))
+
+
+@pytest.mark.parametrize(
+    "py_func, args",
+    [(lambda a: np.sqrt(a, dtype=np.float32), (np.abs(_NUMERATORS),)),
+     (lambda a: np.add(a, 1, dtype=np.float32), (np.arange(4),)),
+     (lambda a: np.less(a, 2, dtype=np.bool_), (np.arange(4),)),
+     (lambda a: np.multiply(a, a, dtype="f8"), (np.arange(-3, 3, dtype=np.int8),)),
+     (lambda a: np.sqrt(a, dtype=np.float64), (np.arange(5, dtype=np.int8),))],
+)  # fmt: skip
+def test_ufunc_call_dtype_is_numpys(py_func, args):
+    _check(py_func, *args)
+
+
+def test_ufunc_call_dtype_that_inputs_cannot_cast_to_is_refused():
+    with pytest.raises(TypeError):  # NumPy: UFuncTypeError
+        np.add(np.arange(4), 1.5, dtype=np.int64)
+    with pytest.raises(TypingError, match="Cannot cast ufunc 'add' input 1"):
+        njit(lambda a: np.add(a, 1.5, dtype=np.int64))(np.arange(4))
+
+
+def test_ufunc_call_where_frees_its_temporaries():
+    assert_frees_all(njit(safe_divide), lambda: _NUMERATORS.copy(), lambda: _DENOMINATORS.copy())
