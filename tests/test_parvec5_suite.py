@@ -617,3 +617,23 @@ def test_ufunc_call_dtype_that_inputs_cannot_cast_to_is_refused():
 
 def test_ufunc_call_where_frees_its_temporaries():
     assert_frees_all(njit(safe_divide), lambda: _NUMERATORS.copy(), lambda: _DENOMINATORS.copy())
+
+
+def test_diagnostics_name_a_stencil_called_from_a_parallel_function():
+    from ember import stencil
+
+    @stencil
+    def cross(a):
+        return a[0, 1] + a[1, 0] + a[0, -1] + a[-1, 0]
+
+    @njit(parallel=True)
+    def apply(a):
+        return cross(a)
+
+    a = np.arange(36.0).reshape(6, 6)
+    expected = np.zeros_like(a)
+    expected[1:-1, 1:-1] = a[1:-1, 2:] + a[2:, 1:-1] + a[1:-1, :-2] + a[:-2, 1:-1]
+    _same(apply(a), expected)
+    text = _report(apply, a).format(1)
+    assert "Calls @stencil" in text and "cross" in text
+    assert "No parallel loops were found" not in text

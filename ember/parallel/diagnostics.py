@@ -36,6 +36,7 @@ class ParallelReport:
     fused: list[tuple[int, int, Loc]] = field(default_factory=list)  # (kept, absorbed, loc)
     moved: dict[int, list[str]] = field(default_factory=dict)  # absorbed -> statements moved
     not_fused: list[tuple[int, int, str]] = field(default_factory=list)  # (first, second, why)
+    callees: list[str] = field(default_factory=list)  # called code with parallel loops of its own
 
     def converted(self, parfor, loc: Loc, origin: str = "prange") -> None:
         details = [f"reduction: {_user(r.var.name)} ({r.kind})" for r in parfor.reductions]
@@ -105,8 +106,10 @@ class ParallelReport:
         lines = ["=" * 80, title.center(80, "="), "=" * 80, ""]
         if self.options:
             lines.append(f"Options: {self.options}")
-        if not self.loops:
+        if not self.loops and not self.callees:
             lines.append("No parallel loops were found (no prange loop in this function).")
+        for callee in self.callees:
+            lines.append(f"Calls {callee}: its loop runs in parallel, compiled apart")
         for record in sorted(self.loops, key=lambda r: r.loc.line):
             where = f"{record.loc.filename}:{record.loc.line}"
             if record.parfor_id is None:
