@@ -637,3 +637,18 @@ def test_diagnostics_name_a_stencil_called_from_a_parallel_function():
     text = _report(apply, a).format(1)
     assert "Calls @stencil" in text and "cross" in text
     assert "No parallel loops were found" not in text
+
+
+def test_stencil_with_a_variable_index_names_the_neighborhood_option():
+    from ember import stencil
+    from ember.errors import StencilError
+
+    @stencil
+    def shifted(a, c, d):
+        return a[-c + d]
+
+    with pytest.raises(StencilError) as raised:
+        shifted(np.arange(10.0), 1, 2)
+    message = str(raised.value)
+    assert "stencil kernel index is not constant, 'neighborhood' option required" in message
+    assert "a[-c + d] is not constant" in message
