@@ -17,6 +17,7 @@ from ember import types
 from ember.errors import TypingError
 from ember.typing.overload import overload_method
 from ember.ufuncs import jit_reduce_options as options
+from ember.ufuncs.jit_reduce_options import absent
 
 _EMPTY = "zero-size array to reduction operation which has no identity"
 
@@ -63,12 +64,12 @@ def _ufunc_reduce(
     if keeps is None:  # a bool known only when run: the literal pass of the overload may know
         return None
     axis = types.unliteral(axis) if isinstance(axis, types.Type) else axis
-    if options.given(out) or options.masked(where) or (keeps and isinstance(axis, types.BaseTuple)):
+    if not absent(out) or options.masked(where) or (keeps and isinstance(axis, types.BaseTuple)):
         return _reduce_with_options(ufunc, array, axis, dtype, initial, keeps, out, where)
     if keeps:
         if not isinstance(array, types.Array):
             raise TypingError('The first argument "array" must be array-like')  # Numba's words
-        return _make_keepdims_reduce(ufunc, array.ndim, _is_none(axis))
+        return _make_keepdims_reduce(ufunc, array.ndim, absent(axis))
     if ufunc.nin != 2 or ufunc.nout != 1:
         raise TypingError(f"reduce only supported for binary functions, not {ufunc.__name__}")
     if not isinstance(array, types.Array):
@@ -83,16 +84,16 @@ def _ufunc_reduce(
         if len(axis.types) > 1 and not _reorderable(ufunc):
             raise TypingError(_not_reorderable(ufunc))
         count = len(axis.types)
-        fold = numpy_fold_dtype(ufunc, "reduce", array) if count == 0 and _is_none(dtype) else None
-        return _make_multi_axis_reduce(ufunc, array.ndim, count, _is_none(dtype), fold)
-    if not (_is_none(axis) or isinstance(axis, types.Integer)):
+        fold = numpy_fold_dtype(ufunc, "reduce", array) if count == 0 and absent(dtype) else None
+        return _make_multi_axis_reduce(ufunc, array.ndim, count, absent(dtype), fold)
+    if not (absent(axis) or isinstance(axis, types.Integer)):
         raise TypingError(f"{ufunc.__name__}.reduce: axis must be an int or None, not {axis}")
-    if _is_none(dtype):
+    if absent(dtype):
         folded = numpy_fold_dtype(ufunc, "reduce", array)
         element, result = (None, None) if folded is None else _loop_dtypes(ufunc, array, folded)
     else:
         element, result = _loop_dtypes(ufunc, array, _numpy_dtype_of(dtype))
-    return _make_reduce(ufunc, array.ndim, _is_none(axis), element, result, _is_none(initial))
+    return _make_reduce(ufunc, array.ndim, absent(axis), element, result, absent(initial))
 
 
 def _reduce_with_options(ufunc, array, axis, dtype, initial, keeps, out, where) -> Any:
@@ -103,20 +104,20 @@ def _reduce_with_options(ufunc, array, axis, dtype, initial, keeps, out, where) 
     if not isinstance(array, types.Array):
         raise TypingError('The first argument "array" must be array-like')  # Numba's words
     kind, count = options.axis_kind(axis)
-    if options.given(out):
+    if not absent(out):
         options.check_out(name, out, options.result_ndim(array.ndim, kind, count, keeps))
         return options.into_out(ufunc, array.ndim, kind, count, keeps, options.masked(where))
     if options.masked(where):
-        if _is_none(initial) and identity_of(ufunc) is None:
+        if absent(initial) and identity_of(ufunc) is None:
             raise TypingError(
                 f"reduction operation '{name}' does not have an identity, so to use a where "
                 "mask one has to specify 'initial'"
             )  # NumPy's words
-        if _is_none(dtype):
+        if absent(dtype):
             result = numpy_fold_dtype(ufunc, "reduce", array)
         else:
             result = _numpy_dtype_of(dtype)
-        start = "identity" if _is_none(initial) else "initial"
+        start = "identity" if absent(initial) else "initial"
         return options.masked_reduce(ufunc, array.ndim, kind, count, keeps, start, result)
     return options.keepdims_over_tuple(ufunc, array.ndim, count)
 
@@ -231,10 +232,6 @@ def _make_multi_axis_reduce(ufunc: Any, ndim: int, count: int, same_dtype: bool,
             lines.append(f"    r{j} = ufunc.reduce(r{j - 1}, axis={names[j]})")
         lines.append(f"    return r{count - 1}")
     return _compile_impl(ufunc, lines, result=fold)
-
-
-def _is_none(typ: Any) -> bool:
-    return typ is None or isinstance(typ, (types.NoneType, types.Omitted))
 
 
 @functools.cache

@@ -14,21 +14,21 @@ from ember import types
 from ember.errors import TypingError
 
 
-def given(typ: Any) -> bool:
-    """Whether an optional argument was passed (not omitted, not None)."""
-    return not (typ is None or isinstance(typ, (types.NoneType, types.Omitted)))
+def absent(typ: Any) -> bool:
+    """Whether an optional argument was left out (omitted, or None)."""
+    return typ is None or isinstance(typ, (types.NoneType, types.Omitted))
 
 
 def masked(where: Any) -> bool:
     """Whether `where=` can exclude elements (anything but an omitted or constant True)."""
-    if not given(where) or where is True:
+    if absent(where) or where is True:
         return False
     return not (isinstance(where, types.BooleanLiteral) and where.literal_value is True)
 
 
 def axis_kind(axis: Any) -> tuple[str, int]:
     """('none', 0), ('int', 1) or ('tuple', count) for an `axis=` argument's type."""
-    if not given(axis) and not isinstance(axis, types.Omitted):
+    if absent(axis) and not isinstance(axis, types.Omitted):
         return "none", 0
     if isinstance(axis, (int, types.Omitted, types.Integer)):
         return "int", 1
