@@ -652,3 +652,16 @@ def test_stencil_with_a_variable_index_names_the_neighborhood_option():
     message = str(raised.value)
     assert "stencil kernel index is not constant, 'neighborhood' option required" in message
     assert "a[-c + d] is not constant" in message
+
+
+@pytest.mark.parametrize(
+    "dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
+)
+def test_integer_reciprocal_is_numpys(dtype):
+    a = np.array([-3, -2, -1, 0, 1, 2, 3, 100]).astype(dtype)
+    with np.errstate(all="ignore"):
+        expected = np.reciprocal(a)  # 1 and -1 themselves, other nonzero values 0
+        scalars = [np.reciprocal(x) for x in a]
+    reciprocal = njit(lambda x: np.reciprocal(x))
+    _same(reciprocal(a), expected)
+    assert [reciprocal(x) for x in a] == [int(x) for x in scalars]
