@@ -665,3 +665,9 @@ def test_integer_reciprocal_is_numpys(dtype):
     reciprocal = njit(lambda x: np.reciprocal(x))
     _same(reciprocal(a), expected)
     assert [reciprocal(x) for x in a] == [int(x) for x in scalars]
+
+
+def test_ufunc_call_where_true_needs_no_out():
+    a = np.array([0.0, 1.0, 4.0, 9.0])
+    _same(njit(lambda x: np.sqrt(x, where=True))(a), np.sqrt(a, where=True))
+    assert njit(lambda x: np.sqrt(x, where=True))(16.0) == 4.0

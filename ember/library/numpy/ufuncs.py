@@ -364,6 +364,8 @@ def _call_dtype(ufunc: np.ufunc, dtype: types.Type) -> np.dtype | None:
 
 def _where_type(ufunc: np.ufunc, where: types.Type, out: types.Type) -> types.Type:
     """The type of a call's `where=` mask (a bool or an array of bools), which needs `out`."""
+    if isinstance(where, types.BooleanLiteral) and where.literal_value is True:
+        return types.boolean  # everywhere: no output to keep, so no out= needed
     where = types.unliteral(where)
     dtype = where.dtype if isinstance(where, types.Array) else where
     if not isinstance(dtype, types.Boolean):
