@@ -55,6 +55,8 @@ THREADING_LAYER = (_setting("EMBER_THREADING_LAYER") or "default").strip().lower
 DISABLE_JIT = _flag("EMBER_DISABLE_JIT")
 DEBUG_ARRAY_OPT = _int("EMBER_DEBUG_ARRAY_OPT", 0)  # IR between parallel sub-passes
 DEBUG_ARRAY_OPT_STATS = _flag("EMBER_DEBUG_ARRAY_OPT_STATS")  # what became a parfor, and why not
+# 1-4: each parallel=True function's diagnostics printed when compiled (`parallel_diagnostics`)
+PARALLEL_DIAGNOSTICS = _int("EMBER_PARALLEL_DIAGNOSTICS", 0)
 NRT_CACHED_BLOCKS = _int("EMBER_NRT_CACHED_BLOCKS", 4)  # freed large blocks kept for reuse
 CACHE_DIR = (_setting("EMBER_CACHE_DIR") or "").strip()  # where cache=True entries go
 DEBUG_CACHE = _flag("EMBER_DEBUG_CACHE")  # print each cache hit and miss, and why it missed

@@ -294,9 +294,16 @@ def unsupported_ufunc(a):
     return np.sqrt(a)
 
 
-def test_float16_results_are_typing_errors():
+def test_float16_results_are_float32_holding_numpys_values():
+    a = np.arange(7, dtype=np.int8)
+    got = unsupported_ufunc(a)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, np.sqrt(a).astype(np.float32))
+
+
+def test_float16_precision_results_are_typing_errors():
     with pytest.raises(TypingError, match="float16"):
-        unsupported_ufunc(np.arange(3, dtype=np.int8))
+        njit(lambda a: np.spacing(a))(np.arange(3, dtype=np.int8))
 
 
 @njit

@@ -1,5 +1,6 @@
 """Numba's `ir_utils` helpers over ember's IR (`ember.core.ir_utils`): `guard`/`require`,
-`get_definition`, `find_const`, `find_callname`, `build_definitions`, `mk_unique_var`."""
+`get_definition`, `find_const`, `find_callname`, `build_definitions`, `mk_unique_var`,
+`is_getitem`/`is_setitem`/`index_var_of_get_setitem`."""
 
 from __future__ import annotations
 
@@ -89,6 +90,29 @@ def _module_name(value: Any) -> str:
     if module is None and type(value).__name__ == "ufunc":  # NumPy ufuncs have no __module__
         return "numpy"
     return "numpy" if module and module.split(".")[0] == "numpy" else (module or "builtins")
+
+
+def is_getitem(stmt: Any) -> bool:
+    """`x = a[i]` (an index held in a variable or a constant one)."""
+    return isinstance(stmt, nodes.Assign) and isinstance(
+        stmt.value, (nodes.GetItem, nodes.StaticGetItem)
+    )
+
+
+def is_setitem(stmt: Any) -> bool:
+    """`a[i] = x`."""
+    return isinstance(stmt, nodes.SetItem)
+
+
+def index_var_of_get_setitem(stmt: Any) -> nodes.Var | None:
+    """The variable holding the index of a getitem assignment or a setitem (None otherwise, or
+    for a constant index that no variable holds)."""
+    if is_getitem(stmt):
+        value = stmt.value
+        return value.index if isinstance(value, nodes.GetItem) else value.index_var
+    if is_setitem(stmt):
+        return stmt.index
+    return None
 
 
 _unique = itertools.count()

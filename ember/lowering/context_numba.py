@@ -113,6 +113,12 @@ class NumbaContextMixin:
         """A pointer constant for an absolute address known now (valid in this process)."""
         return llvm.Constant(cgutils.intp_t, intaddr).inttoptr(cgutils.voidptr_t)
 
+    def get_ufunc_info(self, ufunc_key: Any) -> dict:
+        """A NumPy ufunc's element lowering per loop (`numba.np.ufunc_db.get_ufunc_info`)."""
+        from ember.np import ufunc_db
+
+        return ufunc_db.get_ufunc_info(ufunc_key)
+
     def get_abi_sizeof(self, lltype: llvm.Type) -> int:
         return lltype.get_abi_size(_target_data())
 

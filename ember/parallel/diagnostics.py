@@ -1,10 +1,14 @@
 """What the parallel pass did with each loop of one compiled function: which became parfors,
 which stayed serial and why. Read by `f.parallel_diagnostics(level)` and printed under
-EMBER_DEBUG_ARRAY_OPT_STATS."""
+EMBER_DEBUG_ARRAY_OPT_STATS. The same object is `metadata['parfor_diagnostics']` of a compile
+result, with the query names Numba's ParallelDiagnostics has (`count_parfors()`, `fusion_info`,
+`replaced_fns`, `hoisted_allocations()`, `dump(level)`)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ember.ir.nodes import Loc
 
@@ -32,6 +36,7 @@ class ParallelReport:
     fused: list[tuple[int, int, Loc]] = field(default_factory=list)  # (kept, absorbed, loc)
     moved: dict[int, list[str]] = field(default_factory=dict)  # absorbed -> statements moved
     not_fused: list[tuple[int, int, str]] = field(default_factory=list)  # (first, second, why)
+    callees: list[str] = field(default_factory=list)  # called code with parallel loops of its own
 
     def converted(self, parfor, loc: Loc, origin: str = "prange") -> None:
         details = [f"reduction: {_user(r.var.name)} ({r.kind})" for r in parfor.reductions]
@@ -60,13 +65,51 @@ class ParallelReport:
     def parfor_count(self) -> int:
         return sum(record.parfor_id is not None for record in self.loops)
 
+    # Numba's ParallelDiagnostics query names, over this record
+    def count_parfors(self) -> int:
+        """The parallel loops left after fusion (each fused loop ran inside another)."""
+        return self.parfor_count - len(self.fused)
+
+    @property
+    def fusion_info(self) -> dict[int, list[int]]:
+        """Kept parallel loop -> the loops fused into it."""
+        fused: dict[int, list[int]] = {}
+        for kept, absorbed, _ in self.fused:
+            fused.setdefault(kept, []).append(absorbed)
+        return fused
+
+    @property
+    def nested_fusion_info(self) -> dict[int, list[int]]:
+        return {}  # a prange inside a prange body runs serially within it: nothing is nested
+
+    @property
+    def replaced_fns(self) -> dict[int, tuple]:
+        """Parallel loop -> (function, module) of the NumPy call it replaced."""
+        return {
+            record.parfor_id: _numpy_call(record.origin)
+            for record in self.loops
+            if record.parfor_id is not None and _numpy_call(record.origin)
+        }
+
+    @property
+    def fusion_reports(self) -> list[FusionReport]:
+        return [FusionReport(*entry) for entry in self.not_fused]
+
+    def hoisted_allocations(self) -> list:
+        return []  # ember does not move allocations out of parallel loops
+
+    def dump(self, level: int = 1) -> None:
+        print(self.format(level))
+
     def format(self, level: int = 1) -> str:
         title = f" Parallel Accelerator Optimizing:  Function {self.qualname} "
         lines = ["=" * 80, title.center(80, "="), "=" * 80, ""]
         if self.options:
             lines.append(f"Options: {self.options}")
-        if not self.loops:
+        if not self.loops and not self.callees:
             lines.append("No parallel loops were found (no prange loop in this function).")
+        for callee in self.callees:
+            lines.append(f"Calls {callee}: its loop runs in parallel, compiled apart")
         for record in sorted(self.loops, key=lambda r: r.loc.line):
             where = f"{record.loc.filename}:{record.loc.line}"
             if record.parfor_id is None:
@@ -95,6 +138,20 @@ class ParallelReport:
             for first, second, why in self.not_fused:
                 lines.append(f"  #{first} and #{second} not fused: {why}")
         return lines
+
+
+class FusionReport(NamedTuple):
+    """Two parallel loops that were not fused, and why (Numba's `fusion_reports` items)."""
+
+    first: int
+    second: int
+    message: str
+
+
+def _numpy_call(origin: str) -> tuple | None:
+    """('argmin', 'numpy') for the origin 'np.argmin' (or 'np.sum(axis=1)'); None for prange."""
+    found = re.match(r"np\.(\w+)", origin)
+    return (found.group(1), "numpy") if found else None
 
 
 def _user(name: str) -> str:

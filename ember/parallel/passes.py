@@ -39,6 +39,8 @@ def parallelize(state) -> None:
 
     report = ParallelReport(state.py_func.__qualname__, options.describe())
     state.parallel_report = report
+    if options.stencil:
+        report.callees += _stencils_called(state.func_ir, state.typing.typemap)
     report.notes += [f"note: {text}" for name, text in _NOT_BUILT.items() if getattr(options, name)]
     _debug_dump(state, "before parallel sub-passes")
     if convert_numpy_calls(state, options, report):
@@ -72,7 +74,9 @@ def parallelize(state) -> None:
             parfor, state.func_ir, state.typing.typemap, _body_options(state, parfor), has_step
         )
     _debug_dump(state, "after prange to parfor")
-    if config.DEBUG_ARRAY_OPT_STATS:
+    if config.PARALLEL_DIAGNOSTICS:
+        print(report.format(level=min(max(config.PARALLEL_DIAGNOSTICS, 1), 4)))
+    elif config.DEBUG_ARRAY_OPT_STATS:
         print(report.format(level=2))
 
 
@@ -90,6 +94,22 @@ def _body_options(state, parfor):
     if options.fastmath is False and origins and all(o.startswith(_REASSOCIABLE) for o in origins):
         return replace(options, fastmath=frozenset({"reassoc"}))
     return options
+
+
+def _stencils_called(func_ir, typemap) -> list[str]:
+    """The @stencil functions this function calls: each is compiled with its options, so its
+    loop is a parfor of its own (the diagnostics name them)."""
+    from ember.ir import nodes
+    from ember.stencils.stencilfunc import StencilFunc
+
+    names = []
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            if isinstance(stmt, nodes.Assign) and isinstance(stmt.value, nodes.Call):
+                key = getattr(typemap.get(stmt.value.func.name), "typing_key", None)
+                if isinstance(key, StencilFunc):
+                    names.append(f"@stencil {key.kernel_ws.__qualname__} (line {stmt.loc.line})")
+    return names
 
 
 def _debug_dump(state, title: str) -> None:

@@ -308,9 +308,10 @@ def neighborhood_for(
     for index in indices:
         if not index.is_constant:
             raise StencilError(
-                f"stencil kernel index {index.text} is not constant: ember infers the "
-                "neighborhood from constant indices only; pass neighborhood=((low, high), ...) "
-                "to @stencil to index with variables"
+                "stencil kernel index is not constant, 'neighborhood' option required: "
+                f"{index.text} is not constant, and ember infers the neighborhood from constant "
+                "indices only; pass neighborhood=((low, high), ...) to @stencil to index with "
+                "variables"
             )
         for bound, offset in zip(bounds, index.offsets):
             bound[0], bound[1] = min(bound[0], offset), max(bound[1], offset)

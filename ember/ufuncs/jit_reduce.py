@@ -1,9 +1,10 @@
-"""`ufunc.reduce(array, axis=0, dtype=None, initial=None, keepdims=False)` in jitted code,
+"""`ufunc.reduce(array, axis=0, dtype=None, initial=None, keepdims=False, out=None, where=True)`
+in jitted code,
 for NumPy's binary ufuncs, @vectorize ufuncs and DUFuncs (Numba's DUFunc.reduce): the kernel
 folds each line along `axis` (an int, negative allowed, or None for all axes) from `initial`,
 or the ufunc's identity for an empty line, else the line's first element; the result is an
 array of the other axes, or a scalar for a 1-d array or axis=None (keepdims=True: the reduced
-axes kept with length 1)."""
+axes kept with length 1; `out=`, `where=` and keepdims over a tuple of axes: jit_reduce_options)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ import numpy as np
 from ember import types
 from ember.errors import TypingError
 from ember.typing.overload import overload_method
+from ember.ufuncs import jit_reduce_options as options
+from ember.ufuncs.jit_reduce_options import absent
 
 _EMPTY = "zero-size array to reduction operation which has no identity"
 
@@ -44,13 +47,16 @@ def numpy_fold_dtype(ufunc: Any, method: str, array: types.Array) -> np.dtype | 
     return None if found == given else found
 
 
-def _identity_of(ufunc: Any) -> Any:
+def identity_of(ufunc: Any) -> Any:
+    """The ufunc's identity as a Python number (None when it has none)."""
     identity = ufunc.identity
     return identity if isinstance(identity, (int, float)) else None
 
 
 @overload_method(types.Function, "reduce")
-def _ufunc_reduce(fnty, array, axis=0, dtype=None, initial=None, keepdims=False):
+def _ufunc_reduce(
+    fnty, array, axis=0, dtype=None, initial=None, keepdims=False, out=None, where=True
+):
     ufunc = reducible_ufunc(fnty)
     if ufunc is None:
         return None
@@ -58,15 +64,12 @@ def _ufunc_reduce(fnty, array, axis=0, dtype=None, initial=None, keepdims=False)
     if keeps is None:  # a bool known only when run: the literal pass of the overload may know
         return None
     axis = types.unliteral(axis) if isinstance(axis, types.Type) else axis
+    if not absent(out) or options.masked(where) or (keeps and isinstance(axis, types.BaseTuple)):
+        return _reduce_with_options(ufunc, array, axis, dtype, initial, keeps, out, where)
     if keeps:
         if not isinstance(array, types.Array):
             raise TypingError('The first argument "array" must be array-like')  # Numba's words
-        if isinstance(axis, types.BaseTuple):
-            raise TypingError(
-                f"{ufunc.__name__}.reduce: keepdims=True takes one axis or None in compiled "
-                "code, not a tuple: reshape the result instead"
-            )
-        return _make_keepdims_reduce(ufunc, array.ndim, _is_none(axis))
+        return _make_keepdims_reduce(ufunc, array.ndim, absent(axis))
     if ufunc.nin != 2 or ufunc.nout != 1:
         raise TypingError(f"reduce only supported for binary functions, not {ufunc.__name__}")
     if not isinstance(array, types.Array):
@@ -80,15 +83,43 @@ def _ufunc_reduce(fnty, array, axis=0, dtype=None, initial=None, keepdims=False)
             raise TypingError(f"{ufunc.__name__}.reduce: axis must hold ints, not {axis}")
         if len(axis.types) > 1 and not _reorderable(ufunc):
             raise TypingError(_not_reorderable(ufunc))
-        return _make_multi_axis_reduce(ufunc, array.ndim, len(axis.types), _is_none(dtype))
-    if not (_is_none(axis) or isinstance(axis, types.Integer)):
+        count = len(axis.types)
+        fold = numpy_fold_dtype(ufunc, "reduce", array) if count == 0 and absent(dtype) else None
+        return _make_multi_axis_reduce(ufunc, array.ndim, count, absent(dtype), fold)
+    if not (absent(axis) or isinstance(axis, types.Integer)):
         raise TypingError(f"{ufunc.__name__}.reduce: axis must be an int or None, not {axis}")
-    if _is_none(dtype):
+    if absent(dtype):
         folded = numpy_fold_dtype(ufunc, "reduce", array)
         element, result = (None, None) if folded is None else _loop_dtypes(ufunc, array, folded)
     else:
         element, result = _loop_dtypes(ufunc, array, _numpy_dtype_of(dtype))
-    return _make_reduce(ufunc, array.ndim, _is_none(axis), element, result, _is_none(initial))
+    return _make_reduce(ufunc, array.ndim, absent(axis), element, result, absent(initial))
+
+
+def _reduce_with_options(ufunc, array, axis, dtype, initial, keeps, out, where) -> Any:
+    """`out=`, `where=` or keepdims=True over a tuple of axes (jit_reduce_options)."""
+    name = ufunc.__name__
+    if ufunc.nin != 2 or ufunc.nout != 1:
+        raise TypingError(f"reduce only supported for binary functions, not {name}")
+    if not isinstance(array, types.Array):
+        raise TypingError('The first argument "array" must be array-like')  # Numba's words
+    kind, count = options.axis_kind(axis)
+    if not absent(out):
+        options.check_out(name, out, options.result_ndim(array.ndim, kind, count, keeps))
+        return options.into_out(ufunc, array.ndim, kind, count, keeps, options.masked(where))
+    if options.masked(where):
+        if absent(initial) and identity_of(ufunc) is None:
+            raise TypingError(
+                f"reduction operation '{name}' does not have an identity, so to use a where "
+                "mask one has to specify 'initial'"
+            )  # NumPy's words
+        if absent(dtype):
+            result = numpy_fold_dtype(ufunc, "reduce", array)
+        else:
+            result = _numpy_dtype_of(dtype)
+        start = "identity" if absent(initial) else "initial"
+        return options.masked_reduce(ufunc, array.ndim, kind, count, keeps, start, result)
+    return options.keepdims_over_tuple(ufunc, array.ndim, count)
 
 
 def _keeps_dims(ufunc: Any, keepdims: Any) -> bool | None:
@@ -167,10 +198,13 @@ def _reorderable(ufunc: Any) -> bool:
 
 
 @functools.cache  # one implementation per ufunc and typing (the overload's contract)
-def _make_multi_axis_reduce(ufunc: Any, ndim: int, count: int, same_dtype: bool):
+def _make_multi_axis_reduce(ufunc: Any, ndim: int, count: int, same_dtype: bool, fold=None):
     """Reduce over a tuple of axes: one axis at a time, the highest first, so the others keep
-    their positions; `initial` joins the first step only (once per result element)."""
+    their positions; `initial` joins the first step only (once per result element). `fold`:
+    the dtype NumPy folds in, for the empty tuple (a copy in that dtype)."""
     cast = "array" if same_dtype else "array.astype(dtype)"
+    if fold is not None:
+        cast = "array.astype(result)"
     lines = [f"    a = {cast}"]
     if count == 0:
         lines.append("    return a.copy()")
@@ -197,18 +231,14 @@ def _make_multi_axis_reduce(ufunc: Any, ndim: int, count: int, same_dtype: bool)
         for j in range(1, count):
             lines.append(f"    r{j} = ufunc.reduce(r{j - 1}, axis={names[j]})")
         lines.append(f"    return r{count - 1}")
-    return _compile_impl(ufunc, lines)
-
-
-def _is_none(typ: Any) -> bool:
-    return typ is None or isinstance(typ, (types.NoneType, types.Omitted))
+    return _compile_impl(ufunc, lines, result=fold)
 
 
 @functools.cache
 def _make_reduce(ufunc: Any, ndim: int, all_axes: bool, element, result, no_initial: bool):
     """`element`, `result`: the dtypes the elements are cast to and the fold runs in (None:
     the array's own)."""
-    identity = _identity_of(ufunc)
+    identity = identity_of(ufunc)
     cast = "array" if element is None else "array.astype(element)"
     result_dtype = "a.dtype" if result is None else "result"
     convert = "" if result is None or result == element else "result_scalar"
@@ -262,13 +292,8 @@ def _make_reduce(ufunc: Any, ndim: int, all_axes: bool, element, result, no_init
 def _compile_impl(ufunc: Any, lines: list[str], element=None, result=None):
     """The implementation function whose body is `lines` (generated per array ndim, as the
     result's shape has one entry fewer)."""
-    namespace = {"np": np, "ufunc": ufunc, "identity": _identity_of(ufunc)}
-    if result is not None:
-        namespace.update(element=element, result=result, result_scalar=result.type)
-    head = "def impl(receiver, array, axis=0, dtype=None, initial=None, keepdims=False):\n"
-    source = head + "\n".join(lines)
-    exec(compile(source + "\n", f"<{ufunc.__name__}.reduce>", "exec"), namespace)
-    return namespace["impl"]
+    extra = {} if result is None else {"element": element, "result_scalar": result.type}
+    return options.compile_reduce(ufunc, lines, result, extra)
 
 
 def _scalar_fold(

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ember import types
 from ember.errors import EmberError, TypingError
 from ember.library.numpy.support import from_numpy_dtype
 from ember.typing.signature import Signature
@@ -63,12 +64,14 @@ class ElementwiseLoops(LoopTable):
         cached = self.cached_loop(sig.args, sig.return_type, variant)
         if cached is not None:
             loop, kernel_sig = cached
-            operands = [Operand(t) for t in (*sig.args, kernel_sig.return_type)]
+            return_type = _element_type(kernel_sig.return_type)
+            operands = [Operand(t) for t in (*sig.args, return_type)]
             dtypes = tuple(dtype_of(op.typ) for op in operands)
-            self.add_loop(loop, dtypes, Signature(kernel_sig.return_type, sig.args))
+            self.add_loop(loop, dtypes, Signature(return_type, sig.args))
             return dtypes
         result = self.compile_kernel(sig, elementwise=True)
         return_type = result.signature.return_type
+        return_type = _element_type(result.signature.return_type)
         if not is_scalar(return_type):
             raise TypingError(
                 f"@vectorize kernel {self.py_func.__name__}{tuple(map(str, sig.args))} returns "
@@ -83,6 +86,14 @@ class ElementwiseLoops(LoopTable):
         dtypes = tuple(dtype_of(op.typ) for op in operands)
         self.add_loop(loop, dtypes, Signature(return_type, sig.args))
         return dtypes
+
+
+def _element_type(return_type: types.Type) -> types.Type:
+    """The output element a kernel's result is stored as: an enum member (IntEnum's) as its
+    value (held alike, so the kernel's result is stored unchanged)."""
+    if isinstance(return_type, types.EnumMember) and is_scalar(return_type.dtype):
+        return return_type.dtype
+    return return_type
 
 
 def build_ufunc(py_func: Callable, signatures: list[Signature], options: dict) -> np.ufunc:

@@ -94,9 +94,12 @@ def _frexp_scalar_jit(dtype_name: str):
 
 
 def _float_result(typ, ufunc) -> str | None:
-    """The float dtype NumPy's loop gives for this operand, if ember has it."""
+    """The float dtype NumPy's loop gives for this operand, if ember has it (float32 for
+    NumPy's float16: its operands are small integers, whose parts float32 holds exactly)."""
     dtype = typ.dtype if is_array(typ) else types.unliteral(typ)
     resolved = ufunc.resolve_dtypes((numpy_dtype(dtype), None, None))[1]
+    if resolved.name == "float16":
+        return "float32"
     return resolved.name if resolved.name in ("float32", "float64") else None
 
 

@@ -205,9 +205,29 @@ def _reciprocal(context, builder, loop, args):
     typ = loop.in_types[0]
     if _is_complex(typ):
         return complex_kernel(np.reciprocal)(builder, args[0])
+    if isinstance(typ, types.Integer):
+        return _integer_reciprocal(builder, typ, args[0])
     if not _is_float(typ):
-        raise TypingError(f"np.reciprocal of {typ} is not supported (only floats)")
+        raise TypingError(f"np.reciprocal of {typ} is not supported")
     return builder.fdiv(llvm.Constant(args[0].type, 1.0), args[0])
+
+
+def _integer_reciprocal(builder, typ: types.Integer, value):
+    """NumPy's integer reciprocal: 1.0 / x converted back to the integer type, so 1 and -1
+    are their own reciprocals and every other nonzero x gives 0; for 0 (a float infinity
+    converted to an integer) the value this machine's NumPy gives."""
+    from ember.library.numpy.support import numpy_dtype
+
+    with np.errstate(all="ignore"):
+        of_zero = int(np.reciprocal(np.zeros(1, numpy_dtype(typ)))[0])
+    zero, one = llvm.Constant(value.type, 0), llvm.Constant(value.type, 1)
+    result = builder.select(builder.icmp_unsigned("==", value, zero),
+                            llvm.Constant(value.type, of_zero), zero)  # fmt: skip
+    result = builder.select(builder.icmp_unsigned("==", value, one), one, result)
+    if typ.signed:
+        minus_one = llvm.Constant(value.type, -1)
+        result = builder.select(builder.icmp_signed("==", value, minus_one), minus_one, result)
+    return result
 
 
 @kernel(np.sign)

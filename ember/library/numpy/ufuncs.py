@@ -28,7 +28,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.errors import TypingError
 from ember.library.builtins import int_scalars
-from ember.library.numpy.support import from_numpy_dtype, make_pysig, numpy_dtype
+from ember.library.numpy.support import from_numpy_dtype, make_pysig, numpy_dtype, parse_dtype
 from ember.lowering import arrays as arr
 from ember.lowering import arrays_kernels as kernels
 from ember.lowering.registry import VarArgs, lower_builtin
@@ -45,6 +45,9 @@ class Loop:
     ufunc: np.ufunc
     in_types: tuple
     out_type: types.Type
+    # NumPy's loop is float16 (ember has none): it runs in float32, each result rounded to
+    # float16's precision and range, so the values are NumPy's (the dtype is float32)
+    half_rounded: bool = False
 
 
 def _weak_or_strong(typ: types.Type, weak: bool):
@@ -62,9 +65,10 @@ def _weak_or_strong(typ: types.Type, weak: bool):
 
 
 @functools.cache
-def resolve_loop(ufunc: np.ufunc, operand_types: tuple) -> Loop:
+def resolve_loop(ufunc: np.ufunc, operand_types: tuple, dtype: np.dtype | None = None) -> Loop:
     """NumPy's loop for these operand types (arrays strong, scalars weak when an array is
-    present); TypingError when NumPy has none or ember lacks its types."""
+    present; `dtype`: the call's `dtype=`, the loop's output dtype); TypingError when NumPy has
+    none or ember lacks its types."""
     has_array = any(isinstance(t, types.Array) for t in operand_types)
     if any(isinstance(t, types.Array) and _holds_text(t.dtype) for t in operand_types):
         raise TypingError(
@@ -72,19 +76,28 @@ def resolve_loop(ufunc: np.ufunc, operand_types: tuple) -> Loop:
             "loop over its elements (`s[i]` is a str), or compare with `s == 'x'`"
         )
     dtypes = tuple(_weak_or_strong(t, has_array) for t in operand_types)
+    fixed = {} if dtype is None else {"signature": (*([None] * ufunc.nin), dtype)}
     try:
-        resolved = ufunc.resolve_dtypes((*dtypes, *([None] * ufunc.nout)))
+        resolved = ufunc.resolve_dtypes((*dtypes, *([None] * ufunc.nout)), **fixed)
     except (TypeError, ValueError) as error:
         names = ", ".join(str(types.unliteral(t)) for t in operand_types)
         raise TypingError(f"np.{ufunc.__name__} is not defined for ({names}): {error}") from None
+    half = any(d == np.float16 for d in resolved) and ufunc not in _FLOAT16_ANSWERS
+    if half:  # only int8, uint8 and bool operands get here: exact in float32 too
+        resolved = tuple(np.dtype(np.float32) if d == np.float16 else d for d in resolved)
     try:
         converted = tuple(from_numpy_dtype(d) for d in resolved)
     except TypingError:
         raise TypingError(
             f"np.{ufunc.__name__} of {', '.join(str(d) for d in dtypes)} computes in "
             f"{', '.join(str(d) for d in resolved)}, a dtype ember does not support"
+            + (": convert the operands to float32 first" if np.float16 in resolved else "")
         ) from None
-    return Loop(ufunc, converted[: ufunc.nin], converted[ufunc.nin])
+    return Loop(ufunc, converted[: ufunc.nin], converted[ufunc.nin], half)
+
+
+# ufuncs whose answer is float16's precision itself: float32 cannot stand in for it
+_FLOAT16_ANSWERS = frozenset({np.spacing, np.nextafter})
 
 
 def _holds_text(dtype: types.Type) -> bool:
@@ -147,7 +160,20 @@ def apply_loop(context, builder, loop: Loop, operand_types: tuple, values: list)
         context.cast(builder, value, types.unliteral(typ), want)
         for value, typ, want in zip(values, operand_types, loop.in_types)
     ]
-    return _KERNELS[loop.ufunc](context, builder, loop, args)
+    result = _KERNELS[loop.ufunc](context, builder, loop, args)
+    return round_to_half(builder, result) if loop.half_rounded else result
+
+
+def round_to_half(builder, value):
+    """A float32 (or a struct of them) rounded to the nearest float16 (NumPy's float16 loops
+    compute in float32, then round so); other values unchanged."""
+    if isinstance(value.type, llvm.FloatType):
+        return builder.fpext(builder.fptrunc(value, llvm.HalfType()), value.type)
+    if isinstance(value.type, llvm.LiteralStructType):
+        for position in range(len(value.type.elements)):
+            member = builder.extract_value(value, position)
+            value = builder.insert_value(value, round_to_half(builder, member), position)
+    return value
 
 
 def _unchanged(builder, result):
@@ -190,9 +216,10 @@ SUPPORTED_UFUNCS = tuple(_KERNELS)
 
 
 def lower_ufunc(context, builder, loop: Loop, operand_types: tuple, values: list,
-                out=None):  # fmt: skip
+                out=None, where=None):  # fmt: skip
     """Apply `loop` to scalars or arrays; returns a scalar, or a new array (or fills `out`, an
-    (array type, value) pair, and returns nothing)."""
+    (array type, value) pair, and returns nothing; `where`, a (boolean array type, value)
+    pair, then selects the elements written: the others keep out's values)."""
     context = numpy_context(context)
     operand_types = tuple(types.unliteral(t) for t in operand_types)
     ndim = result_ndim(operand_types)
@@ -209,6 +236,8 @@ def lower_ufunc(context, builder, loop: Loop, operand_types: tuple, values: list
     if out is not None:
         out_type, out_value = out
         out_dtype = out_type.dtype
+        if where is not None:
+            body, operands = _masked(context, builder, body, operands, where, out)
         fill_output(context, builder, out_type, out_value, operands, body)
         return None
     out_dtype = loop.out_type
@@ -221,6 +250,20 @@ def lower_ufunc(context, builder, loop: Loop, operand_types: tuple, values: list
         context, builder, out_type, arr.unpack(builder, out_type, result), operands, body
     )
     return result
+
+
+def _masked(context, builder, body, operands: list, where: tuple, out: tuple) -> tuple:
+    """(body, operands) computing only where the mask is true: the mask and `out` itself join
+    the operands, and a false mask keeps out's element (NumPy's `where=`)."""
+    count, mask_type = len(operands), where[0]
+
+    def masked_body(b, items):
+        computed = body(b, items[:count])
+        chosen = context.cast(b, items[count], mask_type.dtype, types.boolean)
+        return b.select(chosen, computed, items[count + 1])
+
+    extra = [kernels.operand(builder, t, v) for t, v in (where, out)]
+    return masked_body, [*operands, *extra]
 
 
 def fill_output(context, builder, out_type, out_value, operands: list, body) -> None:
@@ -303,15 +346,42 @@ def check_output(ufunc: np.ufunc, loop: Loop, operand_types: tuple, out: types.A
 
 
 def _ufunc_pysig(ufunc: np.ufunc):
-    """NumPy's parameters of a ufunc call ember accepts: the inputs (positional only), then
-    `out`."""
+    """NumPy's parameters of a ufunc call ember accepts: the inputs (positional only), `out`,
+    then the keywords `where` and `dtype`."""
     inputs = ["x"] if ufunc.nin == 1 else [f"x{k + 1}" for k in range(ufunc.nin)]
-    return make_pysig(", ".join([*inputs, "/", "out=None"]))
+    return make_pysig(", ".join([*inputs, "/", "out=None", "*", "where=True", "dtype=None"]))
+
+
+def _call_dtype(ufunc: np.ufunc, dtype: types.Type) -> np.dtype | None:
+    """The NumPy dtype a call's `dtype=` names (None when not given)."""
+    if isinstance(dtype, (types.NoneType, types.Omitted)):
+        return None
+    try:
+        return numpy_dtype(parse_dtype(dtype))
+    except TypingError as error:
+        raise TypingError(f"np.{ufunc.__name__}: dtype= {error}") from None
+
+
+def _where_type(ufunc: np.ufunc, where: types.Type, out: types.Type) -> types.Type:
+    """The type of a call's `where=` mask (a bool or an array of bools), which needs `out`."""
+    if isinstance(where, types.BooleanLiteral) and where.literal_value is True:
+        return types.boolean  # everywhere: no output to keep, so no out= needed
+    where = types.unliteral(where)
+    dtype = where.dtype if isinstance(where, types.Array) else where
+    if not isinstance(dtype, types.Boolean):
+        raise TypingError(f"np.{ufunc.__name__}: where= must be a bool or bool array, not {where}")
+    if isinstance(out, types.NoneType):
+        raise TypingError(
+            f"np.{ufunc.__name__}(..., where=...) needs out=: NumPy leaves the elements the mask "
+            "excludes uninitialized (pass out=np.zeros_like(x), or use np.where)"
+        )
+    return where
 
 
 def register_ufunc_call(ufunc: np.ufunc) -> None:
     """Type and lower calls of `ufunc` (anything with `nin`, `nout`, `__name__` and
-    `resolve_dtypes` whose kernel is registered) in jitted code."""
+    `resolve_dtypes` whose kernel is registered) in jitted code. A call with `where=` or
+    `dtype=` is typed with all three of out, where and dtype as arguments."""
     pysig = _ufunc_pysig(ufunc)
 
     @registry.typer(ufunc)
@@ -323,26 +393,51 @@ def register_ufunc_call(ufunc: np.ufunc) -> None:
         operand_types = tuple(types.unliteral(a) for a in args[: ufunc.nin])
         if len(operand_types) != ufunc.nin or not all(_operand(a) for a in operand_types):
             return None
-        loop = resolve_loop(ufunc, operand_types)
-        out = types.unliteral(bound.arguments.get("out", types.none))
+        given = bound.arguments
+        dtype = given.get("dtype", types.none)
+        loop = resolve_loop(ufunc, operand_types, _call_dtype(ufunc, dtype))
+        out = types.unliteral(given.get("out", types.none))
+        if not isinstance(out, (types.NoneType, types.Array)):
+            raise TypingError(f"np.{ufunc.__name__}: out must be an array, not {out}")
+        if isinstance(out, types.Array):
+            check_output(ufunc, loop, operand_types, out)
+        if "where" in given or "dtype" in given:
+            where = _where_type(ufunc, given["where"], out) if "where" in given else types.boolean
+            returned = result_type(loop, operand_types) if out == types.none else out
+            return Signature(returned, (*operand_types, out, where, dtype), pysig=pysig)
         if isinstance(out, types.NoneType):
             return Signature(result_type(loop, operand_types), operand_types, pysig=pysig)
-        if not isinstance(out, types.Array):
-            raise TypingError(f"np.{ufunc.__name__}: out must be an array, not {out}")
-        check_output(ufunc, loop, operand_types, out)
         return Signature(out, (*operand_types, out), pysig=pysig)
 
     @lower_builtin(ufunc, VarArgs(types.Type))
     def _lower(context, builder, sig, args):
-        operand_types = tuple(sig.args[: ufunc.nin])
-        loop = resolve_loop(ufunc, operand_types)
-        operands = list(args[: ufunc.nin])
-        if len(sig.args) == ufunc.nin:
+        nin = ufunc.nin
+        operand_types = tuple(sig.args[:nin])
+        dtype = _call_dtype(ufunc, sig.args[nin + 2]) if len(sig.args) == nin + 3 else None
+        loop = resolve_loop(ufunc, operand_types, dtype)
+        operands = list(args[:nin])
+        if len(sig.args) == nin or isinstance(sig.args[nin], types.NoneType):
             return lower_ufunc(context, builder, loop, operand_types, operands)
-        out_type, out_value = sig.args[-1], args[-1]
-        lower_ufunc(context, builder, loop, operand_types, operands, out=(out_type, out_value))
-        arr.incref(builder, out_type, out_value)  # the call returns `out`: a new reference
-        return out_value
+        out = (sig.args[nin], args[nin])
+        if len(sig.args) == nin + 1 or not isinstance(sig.args[nin + 1], types.Array):
+            _fill_unless_false(context, builder, loop, sig, args, out)
+        else:
+            where = (sig.args[nin + 1], args[nin + 1])
+            lower_ufunc(context, builder, loop, operand_types, operands, out=out, where=where)
+        arr.incref(builder, *out)  # the call returns `out`: a new reference
+        return out[1]
+
+
+def _fill_unless_false(context, builder, loop: Loop, sig, args, out: tuple) -> None:
+    """Fill `out`, unless a scalar `where=` is false (then out is left as it was)."""
+    nin = loop.ufunc.nin
+    operand_types, operands = tuple(sig.args[:nin]), list(args[:nin])
+    if len(sig.args) == nin + 1:
+        lower_ufunc(context, builder, loop, operand_types, operands, out=out)
+        return
+    chosen = context.cast(builder, args[nin + 1], sig.args[nin + 1], types.boolean)
+    with builder.if_then(chosen):
+        lower_ufunc(context, builder, loop, operand_types, operands, out=out)
 
 
 for _ufunc in SUPPORTED_UFUNCS:
