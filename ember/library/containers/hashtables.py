@@ -83,6 +83,10 @@ used = _field_getter(table.USED)
 mask = _field_getter(table.MASK)
 set_size = _field_setter(table.SIZE)
 set_used = _field_setter(table.USED)
+fill = _field_getter(table.FILL)
+finger = _field_getter(table.FINGER)
+set_fill = _field_setter(table.FILL)
+set_finger = _field_setter(table.FINGER)
 
 
 @intrinsic
