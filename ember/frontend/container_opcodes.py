@@ -344,7 +344,8 @@ class ContainerOpcodes:
             if isinstance(stmt, ir.Assign) and stmt.target.name in replaced:
                 self.block.body.remove(stmt)
         func = self._temp()
-        self._assign(func, ir.Global("set_display", displays.set_display, inst.loc))
+        display = displays.constant_set_display
+        self._assign(func, ir.Global("constant_set_display", display, inst.loc))
         self._assign(target, ir.Call(func, items, [], inst.loc))
         self._add_to_set(target, items)
 

@@ -1,5 +1,5 @@
 """The hash table of a set laid out and changed as CPython's setobject.c does (open addressing
-with 9 linear probes before each perturbed jump, resizing at 60% fill, dummies reused on add,
+with 9 linear probes before each perturbed jump, resizing at 60% fill, deleted slots reused on add,
 `pop` from a finger), so a set built by the same calls iterates in CPython's order; the layout
 is described in ember/lowering/dicts.py. Every function here is compiled with its caller."""
 
@@ -166,7 +166,7 @@ def _ensure_blocks(s):
 
 @register_jitable
 def add_entry(s, key, h):
-    """Add `key` (hash `h`) unless present, into the first deleted slot on its path if any
+    """Add `key` (hash `h`) unless present, into the last deleted slot on its path if any
     (CPython's set_add_entry); whether it was added."""
     _ensure_blocks(s)
     m = ht.mask(s)
@@ -187,8 +187,7 @@ def add_entry(s, key, h):
                     resize(s, _growth(ht.size(s)))
                 return True
             if state == DELETED:
-                if free < 0:
-                    free = slot
+                free = slot  # the last one on the path, as CPython takes
             elif ht.hash_at(s, slot) == h and ht.key_at(s, slot) == key:
                 return False
         start, perturb = _next_start(start, perturb, m)

@@ -14,6 +14,7 @@ from ember.ir import displays
 from ember.library.builtins.enumerate_zip import iterator_of
 from ember.library.containers import hashtables as ht
 from ember.library.containers import set_tables as st
+from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
 from ember.lowering.registry import VarArgs
 from ember.typing.signature import signature
@@ -42,6 +43,7 @@ def _same_sets(s: types.Type, other: types.Type) -> bool:
     return _is_set(other)
 
 
+@registry.typer(displays.constant_set_display)
 @registry.typer(displays.set_display)
 def _type_set_display(args, kws):
     if not args:
@@ -59,6 +61,19 @@ def _type_set_display(args, kws):
         found = unified
     ht.check_key(found)
     return signature(types.Set(found), *args)
+
+
+@lower_builtin(displays.constant_set_display, VarArgs(types.Type))
+def constant_set_display(context, builder, sig, args):
+    """CPython merges the constants' frozenset into the new set: with over four items the
+    set first grows to the fewest slots above twice their number."""
+    made = table.allocate(context, builder, sig.return_type)
+    if len(args) * 5 >= (st.MIN_SLOTS - 1) * 3:
+        slots = st.MIN_SLOTS
+        while slots <= 2 * len(args):
+            slots *= 2
+        table.give_set_blocks(context, builder, sig.return_type, made, refs.const(slots))
+    return made
 
 
 @registry.typer(set)

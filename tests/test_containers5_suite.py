@@ -1,0 +1,206 @@
+"""containers5: sets iterate in CPython's order (a set's table is laid out, probed, resized
+and popped as CPython's setobject.c does), so `str(set)` is CPython's text; checked against
+CPython running the same functions on many insertion/removal histories."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ember
+from tests.oracle import assert_frees_all
+
+# Keys whose hashes collide in small tables (multiples of 8, 32, 1024), negatives (hash(-1)
+# is -2, as hash(-2)), and values reduced modulo 2**61 - 1 by CPython's int hash.
+_KEYS = st.one_of(
+    st.integers(-20, 70),
+    st.sampled_from([8, 16, 24, 32, 64, 1024, 2048, -8, -16, 2**61 - 1, 2**61, 2**62, -(2**63)]),
+)
+_N_OPS = 19
+
+
+def _run(ops, values, others):
+    """Interpret (op, value) pairs over one set; the log holds every pop and, after each
+    operation, the set's items in iteration order."""
+    s = set(others[:0])
+    log = [0]
+    log.pop()
+    for step in range(len(ops)):
+        op = ops[step]
+        v = values[step]
+        t = set(others[: abs(v) % (len(others) + 1)])
+        if op == 0:
+            s.add(v)
+        elif op == 1:
+            s.discard(v)
+        elif op == 2:
+            if len(s):
+                log.append(s.pop())
+        elif op == 3:
+            s.clear()
+        elif op == 4:
+            s.update(others[: abs(v) % (len(others) + 1)])
+        elif op == 5:
+            s |= t
+        elif op == 6:
+            s &= t
+        elif op == 7:
+            s -= t
+        elif op == 8:
+            s ^= t
+        elif op == 9:
+            s = s | t
+        elif op == 10:
+            s = s & t
+        elif op == 11:
+            s = s - t
+        elif op == 12:
+            s = s ^ t
+        elif op == 13:
+            s = t - s
+        elif op == 14:
+            s = s.copy()
+        elif op == 15:
+            s = set(s)
+        elif op == 16:
+            s = t.intersection(s)
+        elif op == 17:
+            s.difference_update(t)
+        else:
+            if v in s:
+                s.remove(v)
+        log.append(-7777)
+        for item in s:
+            log.append(item)
+    return log
+
+
+_run_jit = ember.njit(_run)
+
+
+def _operations(a, b):
+    s, t = set(a), set(b)
+    d = set(a)
+    d -= t
+    return [list(x) for x in (s | t, s & t, s - t, t - s, s ^ t, t ^ s, d, s.union(t))]
+
+
+_operations_jit = ember.njit(_operations)
+
+
+_SLOW_FIRST_CALL = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@settings(max_examples=150, **_SLOW_FIRST_CALL)
+@given(
+    st.lists(st.tuples(st.integers(0, _N_OPS - 1), _KEYS), max_size=40),
+    st.lists(_KEYS, max_size=30),
+)
+def test_set_histories_iterate_in_cpythons_order(steps, others):
+    ops = np.array([op for op, _ in steps], dtype=np.int64)
+    values = np.array([v for _, v in steps], dtype=np.int64)
+    other_items = np.array(others, dtype=np.int64)
+    assert _run_jit(ops, values, other_items) == _run(ops, values, other_items)
+
+
+@settings(max_examples=60, **_SLOW_FIRST_CALL)
+@given(st.lists(_KEYS, max_size=60), st.lists(_KEYS, max_size=60))
+def test_set_operators_of_many_items_in_cpythons_order(left, right):
+    """Large operands reach the size-dependent branches (difference through a copy when the
+    left is over 4 times larger, difference_update through the intersection)."""
+
+    a = np.array(left, dtype=np.int64)
+    b = np.array(right, dtype=np.int64)
+    assert _operations_jit(a, b) == _operations(a, b)
+
+
+def _many_adds_then_removes(n, step):
+    s = set()
+    for i in range(n):
+        s.add(i * step)
+    for i in range(0, n, 3):
+        s.discard(i * step)
+    out = [x for x in s]
+    out.append(s.pop())
+    out.append(s.pop())
+    return out, len(s)
+
+
+@pytest.mark.parametrize("n, step", [(3, 1), (5, 1), (100, 8), (1000, 1024), (200, -3)])
+def test_growth_and_dummies_match_cpython(n, step):
+    assert ember.njit(_many_adds_then_removes)(n, step) == _many_adds_then_removes(n, step)
+
+
+def test_float_and_tuple_sets_iterate_in_cpythons_order():
+    def floats(n):
+        s = {0.5, 8.0, 16.0, -0.0, 2.5}
+        for i in range(n):
+            s.add(i * 0.25)
+            s.discard(i * 0.5)
+        return [x for x in s]
+
+    def pairs(n):
+        s = set()
+        for i in range(n):
+            s.add((i % 7, i * 3))
+        return [x for x in s]
+
+    for n in (0, 3, 17, 60):
+        assert ember.njit(floats)(n) == floats(n)
+        assert ember.njit(pairs)(n) == pairs(n)
+
+
+def test_str_and_repr_of_sets_are_cpythons():
+    def texts(n):
+        s = {3, 1, 2}
+        t = set()
+        for i in range(n):
+            t.add(i * 7 % 11 - 4)
+        e = {5}
+        e.discard(5)
+        return str(s), repr(t), str(e), repr({(1, 2), (3, 4)}), str({0, 8, 16, 24, 40})
+
+    for n in (0, 1, 6, 30):
+        assert ember.njit(texts)(n) == texts(n)
+
+
+def test_constant_displays_iterate_in_cpythons_order():
+    def displays():
+        a = {0, 8, 16, 24, 32, 40, 5}
+        b = {1, 9, 17}
+        c = {-1, 7, 15, 3, 2}
+        d = {1.5, 2.5, 0.5, 8.0, 16.0}
+        return [x for x in a], [x for x in b], [x for x in c], [x for x in d]
+
+    assert ember.njit(displays)() == displays()
+
+
+def test_set_of_strings_frees_all_and_keeps_its_items():
+    def churn(words):
+        s = set(words)
+        t = set(words[::2])
+        u = (s - t) | (t & s) ^ {"x", "y"}
+        u.discard("y")
+        u &= s
+        s.clear()
+        return sorted(u | s)
+
+    words = ["a", "bb", "ccc", "a", "dd", "x", "e"]
+    assert ember.njit(churn)(words) == churn(words)
+    assert_frees_all(ember.njit(churn), lambda: list(words))
+
+
+def test_set_operations_free_all():
+    def ops(a, b):
+        s, t = set(a), set(b)
+        s |= t
+        s -= set(b[:2])
+        s ^= t
+        s &= set(a)
+        x = s.pop() if s else 0
+        return len(s | t) + len(s - t) + len(t ^ s) + x
+
+    a = np.arange(50) * 8
+    b = np.arange(0, 400, 3)
+    assert ember.njit(ops)(a, b) == ops(a, b)
+    assert_frees_all(ember.njit(ops), lambda: a, lambda: b)
