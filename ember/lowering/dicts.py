@@ -291,6 +291,7 @@ def move_entry(context, builder, table_type, source, position, target, slot) -> 
     """Copy entry `position` of `source` into entry `slot` of `target` as it is (its
     references move with it: the caller forgets the source's), marking that slot live."""
     layout = entry_type(context, table_type)
-    moved = builder.load(entry_member(context, builder, table_type, source, position, 0), typ=layout)
+    source_entry = entry_member(context, builder, table_type, source, position, 0)
+    moved = builder.load(source_entry, typ=layout)
     builder.store(moved, entry_member(context, builder, table_type, target, slot, 0))
     builder.store(slot, index_pointer(builder, target, slot))

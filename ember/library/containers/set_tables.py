@@ -8,7 +8,6 @@ from __future__ import annotations
 from ember import types
 from ember.extending import intrinsic, register_jitable
 from ember.library.containers import hashtables as ht
-from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
 from ember.typing.signature import signature
 
