@@ -204,3 +204,91 @@ def test_set_operations_free_all():
     b = np.arange(0, 400, 3)
     assert ember.njit(ops)(a, b) == ops(a, b)
     assert_frees_all(ember.njit(ops), lambda: a, lambda: b)
+
+
+# ---------------------------------------------------------------------------- complex format specs
+
+_COMPLEX_SPECS = [
+    "", ".2", ".2f", "10", ",", ",.1f", " .1f", "+", "<12", "^12g", ".0", "#.0f", "E", ".3e",
+    ">20.4G", "*^30.3f", "_.2f", "-.1e", "g", "F",
+]  # fmt: skip
+_COMPLEX_VALUES = [
+    1 + 2j, 1234.5 + 0j, complex(0, -2), complex(-0.0, 1), complex(float("nan"), float("inf")),
+    1e20 + 1e-5j, -1.5 - 0.25j, 0j, complex(-0.0, -0.0), 123456789.125 - 987654.5j,
+]  # fmt: skip
+
+
+def _format(value, spec):
+    return format(value, spec)
+
+
+def _int_of(text, base):
+    return int(text, base)
+
+
+def _float_of(text):
+    return float(text)
+
+
+_format_jit = ember.njit(_format)
+_int_of_jit = ember.njit(_int_of)
+_float_of_jit = ember.njit(_float_of)
+
+
+def test_complex_format_specs_are_cpythons():
+    def constant_specs(z):
+        return (
+            format(z, ".2f"), format(z, ""), format(z, "10.3e"), format(z, "<30"),
+            format(z, "g"), format(z, "+.1f"), format(z, "^40.2f"), f"{z:.3f}", f"{z:>14}",
+            format(z, ",.2f"), format(z, "#.0f"), format(z, "E"),
+        )  # fmt: skip
+
+    constant = ember.njit(constant_specs)
+    runtime = _format_jit
+    for z in _COMPLEX_VALUES:
+        assert constant(z) == constant_specs(z)
+        for spec in _COMPLEX_SPECS:
+            assert runtime(z, spec) == format(z, spec), (z, spec)
+    single = np.complex64(1.5 - 2.25j)
+    assert constant(single) == constant_specs(complex(single))
+
+
+@pytest.mark.parametrize("spec", ["010", "0>10", "=10", "d", "%", "x"])
+def test_complex_format_refusals_are_cpythons(spec):
+    with pytest.raises(ValueError) as expected:
+        format(1 + 2j, spec)
+    with pytest.raises(ValueError) as got:
+        _format_jit(1 + 2j, spec)
+    assert str(got.value) == str(expected.value)
+
+
+# ---------------------------------------------------------------------------- int()/float() errors
+
+
+@pytest.mark.parametrize(
+    "text, base", [("abc", 10), ("", 10), ("1.5", 10), (" 12x ", 10), ("012", 0), ("zz", 16)]
+)
+def test_int_of_bad_string_says_what_cpython_says(text, base):
+    with pytest.raises(ValueError) as expected:
+        int(text, base)
+    with pytest.raises(ValueError) as got:
+        _int_of_jit(text, base)
+    assert str(got.value) == str(expected.value)
+
+
+def test_int_of_long_bad_string_cuts_its_repr_as_cpython():
+    text = "x" * 300 + "'\u00e9"
+    with pytest.raises(ValueError) as expected:
+        int(text)
+    with pytest.raises(ValueError) as got:
+        _int_of_jit(text, 10)
+    assert str(got.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("text", ["abc", "", "1e", "1.5.2", " nan5 ", "1_"])
+def test_float_of_bad_string_says_what_cpython_says(text):
+    with pytest.raises(ValueError) as expected:
+        float(text)
+    with pytest.raises(ValueError) as got:
+        _float_of_jit(text)
+    assert str(got.value) == str(expected.value)
