@@ -292,3 +292,71 @@ def test_float_of_bad_string_says_what_cpython_says(text):
     with pytest.raises(ValueError) as got:
         _float_of_jit(text)
     assert str(got.value) == str(expected.value)
+
+
+# ---------------------------------------------------------------------------- list typing errors
+
+
+def _typing_error_of(func, *args) -> str:
+    with pytest.raises(ember.core.errors.TypingError) as raised:
+        ember.njit(func)(*args)
+    return str(raised.value)
+
+
+def test_list_misuse_is_named_in_cpythons_and_numbas_words():
+    from ember.typed import List
+
+    def getitem(i):
+        return List.empty_list(ember.int32)[i]
+
+    def setitem(i):
+        xs = [1, 2]
+        xs[i] = 3
+
+    def assign_slice():
+        xs = List.empty_list(ember.int32)
+        xs[:] = 1
+
+    def extend():
+        xs = [1]
+        xs.extend(1)
+
+    def insert():
+        xs = [1]
+        xs.insert("a", 0)
+
+    def pop(i):
+        return [1, 2].pop(i)
+
+    for bad in ("xyz", 1.0, 1j):
+        assert "list indices must be integers or slices" in _typing_error_of(getitem, bad)
+        assert "list indices must be integers or slices" in _typing_error_of(setitem, bad)
+        assert "argument for pop must be an integer" in _typing_error_of(pop, bad)
+    assert "can only assign an iterable when using a slice" in _typing_error_of(assign_slice)
+    assert "extend argument must be iterable" in _typing_error_of(extend)
+    assert "list insert indices must be integers" in _typing_error_of(insert)
+
+
+# ---------------------------------------------------------------------------- constant frozensets
+
+
+def test_membership_and_iteration_over_set_literals():
+    """CPython compiles `x in {1, 2, 3}` and `for x in {...}` to a frozenset constant."""
+
+    def vowel_count(text):
+        return sum(1 for c in text if c in {"a", "e", "i", "o", "u"})
+
+    def small(x):
+        return x in {1, 2, 3}, x not in {2.5, -1.0}
+
+    def walk():
+        out = []
+        for x in {9, 1, 17, 4, 33, 2}:
+            out.append(x)
+        return out
+
+    for text in ("", "education", "rhythm", "aeiou" * 3):
+        assert ember.njit(vowel_count)(text) == vowel_count(text)
+    for x in (-1, 0, 1, 2, 3, 4):
+        assert ember.njit(small)(x) == small(x)
+    assert ember.njit(walk)() == walk()

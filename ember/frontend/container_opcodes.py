@@ -349,6 +349,23 @@ class ContainerOpcodes:
         self._assign(target, ir.Call(func, items, [], inst.loc))
         self._add_to_set(target, items)
 
+    def set_of_constant_frozenset(self, value):
+        """`value`, or a set display of its items when it is a frozenset constant (CPython
+        compiles `x in {1, 2}` and `for x in {1, 2}` to one); compiled code has no frozensets."""
+        constants = self.constants.get(getattr(value, "name", None))
+        if not isinstance(constants, frozenset):
+            return value
+        for stmt in list(self.block.body):
+            if isinstance(stmt, ir.Assign) and stmt.target.name == value.name:
+                self.block.body.remove(stmt)
+        items = [self._const(item) for item in constants]
+        del self.stack[len(self.stack) - len(items) :]
+        display = self._call_global(
+            "constant_set_display", displays.constant_set_display, items, push=False
+        )
+        self._add_to_set(display, items)
+        return display
+
     def op_DELETE_SUBSCR(self, inst: Instruction) -> None:
         index = self.stack.pop()
         target = self.stack.pop()
