@@ -360,3 +360,21 @@ def test_membership_and_iteration_over_set_literals():
     for x in (-1, 0, 1, 2, 3, 4):
         assert ember.njit(small)(x) == small(x)
     assert ember.njit(walk)() == walk()
+
+
+# ---------------------------------------------------------------------------- char-array dict keys
+
+
+def test_str_keys_into_a_dict_keyed_by_a_char_arrays_dtype():
+    from ember.typed import Dict
+
+    def store(d, x, i):
+        d[x[i]] = 123
+        d[x[i]] += 1
+
+    for x, i in ((np.array(["123", "ab"]), 0), (np.array(["xy", "a"]), 1), (np.array([b"12"]), 0)):
+        expected = {}
+        store(expected, x, i)
+        d = Dict.empty(ember.from_dtype(x.dtype), ember.int64)
+        ember.njit(store)(d, x, i)
+        assert dict(d) == expected
