@@ -349,15 +349,20 @@ class ContainerOpcodes:
         self._assign(target, ir.Call(func, items, [], inst.loc))
         self._add_to_set(target, items)
 
-    def set_of_constant_frozenset(self, value):
-        """`value`, or a set display of its items when it is a frozenset constant (CPython
-        compiles `x in {1, 2}` and `for x in {1, 2}` to one); compiled code has no frozensets."""
+    def set_of_constant_frozenset(self, value, iterated: bool = False):
+        """`value`, or in place of a frozenset constant (CPython compiles `x in {1, 2}` and
+        `for x in {1, 2}` to one; compiled code has no frozensets) a set display of its items,
+        or when `iterated` a tuple of them in the frozenset's own order."""
         constants = self.constants.get(getattr(value, "name", None))
         if not isinstance(constants, frozenset):
             return value
         for stmt in list(self.block.body):
             if isinstance(stmt, ir.Assign) and stmt.target.name == value.name:
                 self.block.body.remove(stmt)
+        if iterated:
+            items = self._const(tuple(constants))
+            self.stack.pop()
+            return items
         items = [self._const(item) for item in constants]
         del self.stack[len(self.stack) - len(items) :]
         display = self._call_global(

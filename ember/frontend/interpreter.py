@@ -524,7 +524,7 @@ class _IRBuilder(ContainerOpcodes):
     # ------------------------------------------------------------------ iteration
 
     def op_GET_ITER(self, inst: Instruction) -> None:
-        value = self.set_of_constant_frozenset(self.stack.pop())
+        value = self.set_of_constant_frozenset(self.stack.pop(), iterated=True)
         self._push_expr(ir.GetIter(value, inst.loc))
 
     def _next_item(self, iterator: ir.Var, loc: ir.Loc) -> tuple[ir.Var, ir.Var]:

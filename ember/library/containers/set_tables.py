@@ -14,9 +14,9 @@ from ember.typing.signature import signature
 EMPTY = table.EMPTY
 DELETED = table.DELETED
 DELETED_HASH = table.DELETED_HASH
-MIN_SLOTS = 8
+MIN_SLOTS = ht.MIN_SLOTS
 LINEAR_PROBES = 9
-_LOGICAL_SHIFT_MASK = (1 << 59) - 1  # `>> 5` of an int64 then this: an unsigned shift
+_LOGICAL_SHIFT_MASK = ht.LOGICAL_SHIFT_MASK
 
 
 # ---------------------------------------------------------------------------- primitives
