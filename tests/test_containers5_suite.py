@@ -378,3 +378,18 @@ def test_str_keys_into_a_dict_keyed_by_a_char_arrays_dtype():
         d = Dict.empty(ember.from_dtype(x.dtype), ember.int64)
         ember.njit(store)(d, x, i)
         assert dict(d) == expected
+
+
+def test_list_index_bound_types_are_named_as_numba_names_them():
+    from ember.typed import List
+
+    def typed_start():
+        xs = List.empty_list(ember.int32)
+        xs.append(0)
+        return xs.index(0, "a")
+
+    def reflected_stop():
+        return [0].index(0, 0, 1.5)
+
+    assert "start argument for index must be an integer" in _typing_error_of(typed_start)
+    assert 'arg "stop" must be an Integer.' in _typing_error_of(reflected_stop)

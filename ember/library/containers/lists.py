@@ -588,7 +588,10 @@ def list_index(xs, item, start=0, stop=_MAX_INDEX):
     if not _is_list(xs):
         return None
     for name, bound in (("start", start), ("stop", stop)):
-        if not _is_int(bound):  # Numba's words
+        if not _is_int(bound):  # Numba's words, for its typed and its reflected lists
+            if isinstance(xs, types.ListType):
+                typed_name = "end" if name == "stop" else name
+                raise TypingError(f"{typed_name} argument for index must be an integer")
             raise TypingError(f'arg "{name}" must be an Integer.')
 
     def index(xs, item, start=0, stop=_MAX_INDEX):
