@@ -344,9 +344,32 @@ class ContainerOpcodes:
             if isinstance(stmt, ir.Assign) and stmt.target.name in replaced:
                 self.block.body.remove(stmt)
         func = self._temp()
-        self._assign(func, ir.Global("set_display", displays.set_display, inst.loc))
+        display = displays.constant_set_display
+        self._assign(func, ir.Global("constant_set_display", display, inst.loc))
         self._assign(target, ir.Call(func, items, [], inst.loc))
         self._add_to_set(target, items)
+
+    def set_of_constant_frozenset(self, value, iterated: bool = False):
+        """`value`, or in place of a frozenset constant (CPython compiles `x in {1, 2}` and
+        `for x in {1, 2}` to one; compiled code has no frozensets) a set display of its items,
+        or when `iterated` a tuple of them in the frozenset's own order."""
+        constants = self.constants.get(getattr(value, "name", None))
+        if not isinstance(constants, frozenset):
+            return value
+        for stmt in list(self.block.body):
+            if isinstance(stmt, ir.Assign) and stmt.target.name == value.name:
+                self.block.body.remove(stmt)
+        if iterated:
+            items = self._const(tuple(constants))
+            self.stack.pop()
+            return items
+        items = [self._const(item) for item in constants]
+        del self.stack[len(self.stack) - len(items) :]
+        display = self._call_global(
+            "constant_set_display", displays.constant_set_display, items, push=False
+        )
+        self._add_to_set(display, items)
+        return display
 
     def op_DELETE_SUBSCR(self, inst: Instruction) -> None:
         index = self.stack.pop()

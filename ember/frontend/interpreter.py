@@ -402,7 +402,7 @@ class _IRBuilder(ContainerOpcodes):
         self._push_expr(ir.BinOp(fn, lhs, rhs, inst.loc))
 
     def op_CONTAINS_OP(self, inst: Instruction) -> None:
-        container = self.stack.pop()
+        container = self.set_of_constant_frozenset(self.stack.pop())
         item = self.stack.pop()
         result = self._push_expr(ir.BinOp(operator.contains, container, item, inst.loc))
         if inst.arg:
@@ -524,7 +524,7 @@ class _IRBuilder(ContainerOpcodes):
     # ------------------------------------------------------------------ iteration
 
     def op_GET_ITER(self, inst: Instruction) -> None:
-        value = self.stack.pop()
+        value = self.set_of_constant_frozenset(self.stack.pop(), iterated=True)
         self._push_expr(ir.GetIter(value, inst.loc))
 
     def _next_item(self, iterator: ir.Var, loc: ir.Loc) -> tuple[ir.Var, ir.Var]:

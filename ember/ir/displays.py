@@ -19,6 +19,13 @@ def set_display(*items: Any) -> set:
     return set()
 
 
+def constant_set_display(*items: Any) -> set:
+    """An empty set sized as CPython sizes a display of three or more constants (a set
+    updated by a constant frozenset); its items, in the frozenset's order, are added by the
+    calls that follow."""
+    return set()
+
+
 def formatted_field(value: Any) -> str:
     """`{value}` in an f-string: `format(value, "")`."""
     return format(value, "")

@@ -3,7 +3,7 @@ index and entry blocks, entry addresses, reallocation and the destructor.
 
 A dict or set value is its meminfo (`HashTableModel`); the meminfo's data is the header
 
-    {i64 size, i64 used, i64 mask, ptr indices, ptr entries}
+    {i64 size, i64 used, i64 mask, ptr indices, ptr entries, i64 fill, i64 finger}
 
 as in CPython's compact dict: `indices` (a runtime block of `mask + 1` i64 slots) holds -1 for
 an empty slot, -2 for a deleted one, else the position of an entry; `entries` (a second block
@@ -11,6 +11,12 @@ of `usable(mask)` entries) holds {i64 hash, key, value} (sets: {i64 hash, key}) 
 order. `used` entries were appended, `size` of them are live; a deleted entry's hash is -1
 (hashes are never -1, as in CPython). An empty `{}` has no blocks yet (mask -1). The table owns
 one reference to each live key and value that owns memory; the destructor releases them.
+
+A set lays its table out as CPython's setobject.c does, so it iterates in CPython's order: open
+addressing over `mask + 1` entries in place (`used` is `mask + 1`, so readers that walk `used`
+entries skipping hash -1 read either kind of table), `indices` holding each slot's state (-1
+empty, -2 deleted, else the slot itself), `fill` counting live plus deleted slots and `finger`
+where `pop` looks next (ember/library/containers/set_tables.py).
 """
 
 from __future__ import annotations
@@ -26,9 +32,9 @@ from ember.runtime import nrt
 
 i64 = refs.i64
 ptr = refs.ptr
-_HEADER = llvm.LiteralStructType([i64, i64, i64, ptr, ptr])
-SIZE, USED, MASK, INDICES, ENTRIES = range(5)
-_HEADER_BYTES = 40
+_HEADER = llvm.LiteralStructType([i64, i64, i64, ptr, ptr, i64, i64])
+SIZE, USED, MASK, INDICES, ENTRIES, FILL, FINGER = range(7)
+_HEADER_BYTES = 56
 EMPTY, DELETED = -1, -2
 DELETED_HASH = -1
 
@@ -42,6 +48,8 @@ class HeaderMemory(ctypes.Structure):
         ("mask", ctypes.c_int64),
         ("indices", ctypes.c_void_p),
         ("entries", ctypes.c_void_p),
+        ("fill", ctypes.c_int64),
+        ("finger", ctypes.c_int64),
     ]
 
 
@@ -153,7 +161,7 @@ def allocate(context, builder, table_type: types.HashTable) -> llvm.Value:
     if table_type.is_precise:
         nrt.emit_set_destructor(builder, block, destructor(context, builder.module, table_type))
     value = builder.insert_value(llvm.Constant(context.value_type(table_type), None), block, 0)
-    for index, initial in ((SIZE, 0), (USED, 0), (MASK, -1)):
+    for index, initial in ((SIZE, 0), (USED, 0), (MASK, -1), (FILL, 0), (FINGER, 0)):
         store_field(builder, value, index, refs.const(initial))
     store_field(builder, value, INDICES, llvm.Constant(ptr, None))
     store_field(builder, value, ENTRIES, llvm.Constant(ptr, None))
@@ -237,3 +245,53 @@ def release_entries(context, builder, table_type, value, members=(1, 2)) -> None
             for member in members:
                 item = load_member(context, builder, table_type, value, position, member, False)
                 refs.decref(builder, member_type(table_type, member), item)
+
+
+# ---------------------------------------------------------------------------- set tables
+
+
+def give_set_blocks(context, builder, table_type, value, slots: llvm.Value) -> None:
+    """Give a set `slots` (a power of two) empty slots in place, releasing its old blocks,
+    which must hold no live entries (their items moved away or released): every state
+    empty, every entry's hash -1 (so readers skip it)."""
+    index_bytes = builder.mul(slots, refs.const(8))
+    indices = _allocate_block(context, builder, index_bytes)
+    refs.memset_zero(builder, nrt.emit_data_pointer(builder, indices), index_bytes, fill=0xFF)
+    entry_bytes = _entries_bytes(context, builder, table_type, slots)
+    entries = _allocate_block(context, builder, entry_bytes)
+    refs.memset_zero(builder, nrt.emit_data_pointer(builder, entries), entry_bytes, fill=0xFF)
+    drop_blocks(builder, value)
+    store_field(builder, value, INDICES, indices)
+    store_field(builder, value, ENTRIES, entries)
+    store_field(builder, value, USED, slots)
+    store_field(builder, value, MASK, builder.sub(slots, refs.const(1)))
+
+
+def drop_blocks(builder, value) -> None:
+    """Release a table's blocks (their live items already moved away or released): the table
+    has no slots then."""
+    nrt.emit_decref(builder, load_field(builder, value, INDICES))
+    nrt.emit_decref(builder, load_field(builder, value, ENTRIES))
+    store_field(builder, value, INDICES, llvm.Constant(ptr, None))
+    store_field(builder, value, ENTRIES, llvm.Constant(ptr, None))
+    store_field(builder, value, USED, refs.const(0))
+    store_field(builder, value, MASK, refs.const(-1))
+
+
+def swap_bodies(builder, first, second) -> None:
+    """Exchange the contents of two tables of one type (CPython's set_swap_bodies): each
+    keeps its identity and its `finger`."""
+    for index in (SIZE, USED, MASK, INDICES, ENTRIES, FILL):
+        held = load_field(builder, first, index)
+        store_field(builder, first, index, load_field(builder, second, index))
+        store_field(builder, second, index, held)
+
+
+def move_entry(context, builder, table_type, source, position, target, slot) -> None:
+    """Copy entry `position` of `source` into entry `slot` of `target` as it is (its
+    references move with it: the caller forgets the source's), marking that slot live."""
+    layout = entry_type(context, table_type)
+    source_entry = entry_member(context, builder, table_type, source, position, 0)
+    moved = builder.load(source_entry, typ=layout)
+    builder.store(moved, entry_member(context, builder, table_type, target, slot, 0))
+    builder.store(slot, index_pointer(builder, target, slot))

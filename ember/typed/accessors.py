@@ -22,17 +22,39 @@ def size(meminfo: int) -> int:
 
 @functools.cache
 def _entry_ctype(table_type: types.HashTable) -> type:
+
+    fields = [("hash", ctypes.c_int64), ("key", _member_ctype(table_type.key_type))]
+    if table_type.value_type is not None:
+        fields.append(("value", _member_ctype(table_type.value_type)))
+    return type("entry_memory", (ctypes.Structure,), {"_fields_": fields})
+
+
+_CHARS = (types.UnicodeCharSeq, types.CharSeq)
+
+
+def _member_ctype(typ: types.Type) -> type:
+    """A member's memory in an entry: a fixed-length str or bytes is kept as its bytes."""
     from ember.dispatcher.pycall import _memory_ctype
 
-    fields = [("hash", ctypes.c_int64), ("key", _memory_ctype(table_type.key_type))]
-    if table_type.value_type is not None:
-        fields.append(("value", _memory_ctype(table_type.value_type)))
-    return type("entry_memory", (ctypes.Structure,), {"_fields_": fields})
+    if isinstance(typ, _CHARS):
+        return ctypes.c_uint8 * max(typ.size, 1)
+    return _memory_ctype(typ)
+
+
+def _box_member(typ: types.Type, memory: Any) -> Any:
+    """A kept key or value for Python; a fixed-length str or bytes as NumPy reads it (str or
+    bytes without the trailing NULs)."""
+    from ember.dispatcher.pycall import box_kept
+
+    if isinstance(typ, types.UnicodeCharSeq):
+        return bytes(memory)[: typ.size].decode("utf-32-le").rstrip("\0")
+    if isinstance(typ, types.CharSeq):
+        return bytes(memory)[: typ.size].rstrip(b"\0")
+    return box_kept(typ, memory)
 
 
 def entries(table_type: types.HashTable, meminfo: int) -> Iterator:
     """The live (key, value) pairs (sets: (item, None)) of a native table, in order."""
-    from ember.dispatcher.pycall import box_kept
     from ember.lowering.dicts import DELETED_HASH, HeaderMemory
     from ember.runtime import nrt
 
@@ -47,7 +69,7 @@ def entries(table_type: types.HashTable, meminfo: int) -> Iterator:
         position += 1
         if entry.hash == DELETED_HASH:
             continue
-        key = box_kept(table_type.key_type, entry.key)
+        key = _box_member(table_type.key_type, entry.key)
         value = _kept_value(table_type.value_type, entry.value) if has_value else None
         yield key, value
 

@@ -180,7 +180,17 @@ def storable(from_type: types.Type, to_type: types.Type) -> Conversion | None:
         return Conversion.unsafe
     if isinstance(from_type, types.Complex) and isinstance(to_type, types.Complex):
         return Conversion.unsafe
+    if _text_into_chars(from_type, to_type):
+        return Conversion.safe  # NumPy's: cut to the slot's length, as a char array stores it
     return None
+
+
+def _text_into_chars(from_type: types.Type, to_type: types.Type) -> bool:
+    """A str into a fixed-length str slot, or bytes into a fixed-length bytes slot (a typed
+    Dict keyed by a char array's dtype)."""
+    if isinstance(to_type, types.UnicodeCharSeq):
+        return isinstance(from_type, types.UnicodeType)
+    return isinstance(to_type, types.CharSeq) and isinstance(from_type, types.BytesType)
 
 
 def warn_if_unsafe(kind: Conversion, from_type: types.Type, to_type: types.Type) -> None:

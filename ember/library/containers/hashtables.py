@@ -25,7 +25,7 @@ EMPTY = table.EMPTY
 DELETED = table.DELETED
 DELETED_HASH = table.DELETED_HASH
 MIN_SLOTS = 8
-_LOGICAL_SHIFT_MASK = (1 << 59) - 1  # `>> 5` of an int64 then this: an unsigned shift
+LOGICAL_SHIFT_MASK = (1 << 59) - 1  # `>> 5` of an int64 then this: an unsigned shift
 
 
 def is_table(typ: types.Type) -> bool:
@@ -83,6 +83,10 @@ used = _field_getter(table.USED)
 mask = _field_getter(table.MASK)
 set_size = _field_setter(table.SIZE)
 set_used = _field_setter(table.USED)
+fill = _field_getter(table.FILL)
+finger = _field_getter(table.FINGER)
+set_fill = _field_setter(table.FILL)
+set_finger = _field_setter(table.FINGER)
 
 
 @intrinsic
@@ -276,7 +280,7 @@ def lookup(t, key, h):
                 free = slot
         elif hash_at(t, position) == h and key_at(t, position) == key:
             return position, slot
-        perturb = (perturb >> 5) & _LOGICAL_SHIFT_MASK
+        perturb = (perturb >> 5) & LOGICAL_SHIFT_MASK
         slot = (slot * 5 + perturb + 1) & m
 
 
@@ -287,7 +291,7 @@ def empty_slot(t, h):
     slot = h & m
     perturb = h
     while index_at(t, slot) != EMPTY:
-        perturb = (perturb >> 5) & _LOGICAL_SHIFT_MASK
+        perturb = (perturb >> 5) & LOGICAL_SHIFT_MASK
         slot = (slot * 5 + perturb + 1) & m
     return slot
 
@@ -340,7 +344,7 @@ def slot_of(t, h, position):
     slot = h & m
     perturb = h
     while index_at(t, slot) != position:
-        perturb = (perturb >> 5) & _LOGICAL_SHIFT_MASK
+        perturb = (perturb >> 5) & LOGICAL_SHIFT_MASK
         slot = (slot * 5 + perturb + 1) & m
     return slot
 

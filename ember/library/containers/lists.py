@@ -243,10 +243,19 @@ def _type_not_of_container(args, kws):
     return None
 
 
+def _refuse_bad_index(index: types.Type, message: str) -> None:
+    """A TypingError saying what CPython's TypeError says for an index that can never be one
+    (a string or a float), rather than "no implementation"."""
+    plain = types.unliteral(index)
+    if isinstance(plain, (types.UnicodeType, types.Float, types.Complex)):
+        raise TypingError(f"{message}, not {plain}")
+
+
 @overload(operator.getitem)
 def list_getitem(xs, index):
     if not _is_list(xs):
         return None
+    _refuse_bad_index(index, "list indices must be integers or slices")
     if _index(index):
 
         def getitem(xs, index):
@@ -273,6 +282,8 @@ def list_getitem(xs, index):
 
 @overload(operator.setitem)
 def list_setitem(xs, index, value):
+    if _is_list(xs):
+        _refuse_bad_index(index, "list indices must be integers or slices")
     if not (_is_list(xs) and _index(index)):
         return None
     store = f"invalid setitem with value of {types.unliteral(value)} to element of {xs.dtype}: "
@@ -296,6 +307,11 @@ def list_setslice(xs, index, values):
     """`xs[a:b] = values` (any length) and `xs[a:b:k] = values` (the slice's length)."""
     if not (_is_list(xs) and isinstance(index, types.SliceType)):
         return None
+    if iterator_of(values) is None:
+        raise TypingError(
+            "can only assign an iterable when using a slice with assignment/setitem, "
+            f"not {types.unliteral(values)}"
+        )
     if not (_is_list(values) and _fits(xs, values.dtype)):
         return None
 
@@ -446,6 +462,8 @@ def list_append(xs, item):
 
 @overload_method(types.List, "extend")
 def list_extend(xs, other):
+    if _is_list(xs) and iterator_of(other) is None:
+        raise TypingError(f"extend argument must be iterable, not {types.unliteral(other)}")
     if _is_list(xs) and iterator_of(other) is not None:
         if not _fits(xs, iterator_of(other).yield_type):
             return None
@@ -467,6 +485,8 @@ def list_extend(xs, other):
 
 @overload_method(types.List, "insert")
 def list_insert(xs, index, item):
+    if _is_list(xs):
+        _refuse_bad_index(index, "list insert indices must be integers")
     if _is_list(xs) and _index(index) and _fits(xs, item):
 
         def insert(xs, index, item):
@@ -485,6 +505,8 @@ def list_insert(xs, index, item):
 
 @overload_method(types.List, "pop")
 def list_pop(xs, index=None):
+    if _is_list(xs) and index is not None:
+        _refuse_bad_index(index, "argument for pop must be an integer")
     if _is_list(xs) and (index is None or _index(index)):
 
         def pop(xs, index=-1):
@@ -566,7 +588,10 @@ def list_index(xs, item, start=0, stop=_MAX_INDEX):
     if not _is_list(xs):
         return None
     for name, bound in (("start", start), ("stop", stop)):
-        if not _is_int(bound):  # Numba's words
+        if not _is_int(bound):  # Numba's words, for its typed and its reflected lists
+            if isinstance(xs, types.ListType):
+                typed_name = "end" if name == "stop" else name
+                raise TypingError(f"{typed_name} argument for index must be an integer")
             raise TypingError(f'arg "{name}" must be an Integer.')
 
     def index(xs, item, start=0, stop=_MAX_INDEX):

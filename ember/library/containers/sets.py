@@ -9,10 +9,12 @@ import operator
 
 from ember import types
 from ember.errors import TypingError
-from ember.extending import lower_builtin, overload, overload_method
+from ember.extending import lower_builtin, overload, overload_method, register_jitable
 from ember.ir import displays
 from ember.library.builtins.enumerate_zip import iterator_of
 from ember.library.containers import hashtables as ht
+from ember.library.containers import set_tables as st
+from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
 from ember.lowering.registry import VarArgs
 from ember.typing.signature import signature
@@ -41,6 +43,7 @@ def _same_sets(s: types.Type, other: types.Type) -> bool:
     return _is_set(other)
 
 
+@registry.typer(displays.constant_set_display)
 @registry.typer(displays.set_display)
 def _type_set_display(args, kws):
     if not args:
@@ -58,6 +61,19 @@ def _type_set_display(args, kws):
         found = unified
     ht.check_key(found)
     return signature(types.Set(found), *args)
+
+
+@lower_builtin(displays.constant_set_display, VarArgs(types.Type))
+def constant_set_display(context, builder, sig, args):
+    """CPython merges the constants' frozenset into the new set: with over four items the
+    set first grows to the fewest slots above twice their number."""
+    made = table.allocate(context, builder, sig.return_type)
+    if len(args) * 5 >= (st.MIN_SLOTS - 1) * 3:
+        slots = st.MIN_SLOTS
+        while slots <= 2 * len(args):
+            slots *= 2
+        table.give_set_blocks(context, builder, sig.return_type, made, refs.const(slots))
+    return made
 
 
 @registry.typer(set)
@@ -98,6 +114,8 @@ def _lower_new_set(context, builder, sig, args):
 
 @overload(set)
 def set_from_iterable(iterable):
+    if _same_sets_quietly(iterable):
+        return lambda iterable: st.copy(iterable)
     if iterator_of(iterable) is not None:
 
         def from_iterable(iterable):
@@ -109,6 +127,12 @@ def set_from_iterable(iterable):
         return from_iterable
 
 
+def _same_sets_quietly(s: types.Type, other: types.Type | None = None) -> bool:
+    """Whether `s` (and `other`) are sets of one item type, whose tables merge directly."""
+    other = s if other is None else other
+    return _is_set(s) and _is_set(other) and s.dtype is other.dtype
+
+
 # ---------------------------------------------------------------------------- items
 
 
@@ -118,35 +142,20 @@ def set_add(s, item):
 
         def add(s, item):
             k = ht.as_key(s, item)
-            h = ht.table_hash(k)
-            position, slot = ht.lookup(s, k, h)
-            if position >= 0:
-                return
-            slot, position = ht.slot_for_new(s, h, slot)
-            ht.put_key(s, position, h, k)
-            ht.set_index(s, slot, position)
-            ht.set_used(s, position + 1)
-            ht.set_size(s, ht.size(s) + 1)
+            st.add_entry(s, k, ht.table_hash(k))
 
         return add
 
 
-def _remover(missing_raises: bool):
-    def remove(s, item):
-        k = ht.as_key(s, item)
-        position, slot = ht.lookup(s, k, ht.table_hash(k))
-        if position < 0:
-            if missing_raises:
-                ht.missing(k)
-            return
-        ht.forget(s, position, slot)
-        ht.take_key(s, position)  # released as the result is dropped
-
-    return remove
+def _remove(s, item):
+    k = ht.as_key(s, item)
+    if not st.discard_entry(s, k, ht.table_hash(k)):
+        ht.missing(k)
 
 
-_remove = _remover(True)
-_discard = _remover(False)
+def _discard(s, item):
+    k = ht.as_key(s, item)
+    st.discard_entry(s, k, ht.table_hash(k))
 
 
 @overload_method(types.Set, "remove")
@@ -164,16 +173,7 @@ def set_discard(s, item):
 @overload_method(types.Set, "pop")
 def set_pop(s):
     if _is_set(s):
-
-        def pop(s):
-            if ht.size(s) == 0:
-                raise KeyError("pop from an empty set")
-            position = ht.last_live(s)
-            ht.forget(s, position, ht.slot_of(s, ht.hash_at(s, position), position))
-            ht.set_used(s, position)  # every entry after it is deleted
-            return ht.take_key(s, position)
-
-        return pop
+        return lambda s: st.pop(s)
 
 
 @overload(operator.contains)
@@ -182,7 +182,7 @@ def set_contains(s, item):
 
         def contains(s, item):
             k = ht.as_key(s, item)
-            return ht.lookup(s, k, ht.table_hash(k))[0] >= 0
+            return st.find(s, k, ht.table_hash(k)) >= 0
 
         return contains
 
@@ -190,26 +190,19 @@ def set_contains(s, item):
 @overload_method(types.Set, "clear")
 def set_clear(s):
     if _is_set(s):
-        return lambda s: ht.clear(s)
+        return lambda s: st.clear(s)
 
 
 @overload_method(types.Set, "copy")
 def set_copy(s):
     if _is_set(s):
-
-        def copy(s):
-            out = _new_set(s)
-            if ht.size(s) > 0:
-                ht.resize(out, ht.size(s))
-            for item in s:
-                out.add(item)
-            return out
-
-        return copy
+        return lambda s: st.copy(s)
 
 
 @overload_method(types.Set, "update")
 def set_update(s, other):
+    if _same_sets_quietly(s, other):
+        return lambda s, other: st.merge(s, other)
     if _is_set(s) and iterator_of(other) is not None:
         if ht.converts(iterator_of(other).yield_type, s.dtype, "set item"):
 
@@ -222,148 +215,59 @@ def set_update(s, other):
 
 # ---------------------------------------------------------------------------- set algebra
 
-
-@overload_method(types.Set, "difference_update")
-def set_difference_update(s, other):
-    if _same_sets(s, other):
-
-        def difference_update(s, other):
-            for item in other:
-                s.discard(item)
-
-        return difference_update
-
-
-@overload_method(types.Set, "intersection_update")
-def set_intersection_update(s, other):
-    if _same_sets(s, other):
-
-        def intersection_update(s, other):
-            gone = _new_set(s)
-            for item in s:
-                if item not in other:
-                    gone.add(item)
-            for item in gone:
-                s.discard(item)
-
-        return intersection_update
-
-
-@overload_method(types.Set, "symmetric_difference_update")
-def set_symmetric_difference_update(s, other):
-    if _same_sets(s, other):
-
-        def symmetric_difference_update(s, other):
-            for item in other.copy():  # `s ^= s` must see the items it removes
-                if item in s:
-                    s.discard(item)
-                else:
-                    s.add(item)
-
-        return symmetric_difference_update
-
-
-def _copy_then(method_name: str):
-    """A binary operation as a copy of the left set changed by `method_name`."""
-
-    def make(s, other):
-        if _same_sets(s, other):
-            return getattr(_Methods, method_name)
-
-    return make
-
-
-class _Methods:
-    """The pure set operations, each a copy changed in place."""
-
-    @staticmethod
-    def update(s, other):
-        out = s.copy()
-        out.update(other)
-        return out
-
-    @staticmethod
-    def difference_update(s, other):
-        out = s.copy()
-        out.difference_update(other)
-        return out
-
-    @staticmethod
-    def intersection_update(s, other):
-        out = _new_set(s)
-        for item in s:
-            if item in other:
-                out.add(item)
-        return out
-
-    @staticmethod
-    def symmetric_difference_update(s, other):
-        out = s.copy()
-        out.symmetric_difference_update(other)
-        return out
-
-
-_PURE = {
-    "union": "update",
-    "difference": "difference_update",
-    "intersection": "intersection_update",
-    "symmetric_difference": "symmetric_difference_update",
+# Each operation follows CPython's algorithm (ember/library/containers/set_tables.py), so its
+# result iterates in CPython's order.
+_IN_PLACE_METHODS = {
+    "difference_update": st.difference_update,
+    "intersection_update": st.intersection_update,
+    "symmetric_difference_update": st.symmetric_difference_update,
+}
+_PURE_METHODS = {
+    "union": st.union,
+    "difference": st.difference,
+    "intersection": st.intersection,
+    "symmetric_difference": st.symmetric_difference,
 }
 _OPERATORS = {
-    operator.or_: "update",
-    operator.sub: "difference_update",
-    operator.and_: "intersection_update",
-    operator.xor: "symmetric_difference_update",
-}
-_IN_PLACE_OPERATORS = {
-    operator.ior: "update",
-    operator.isub: "difference_update",
-    operator.iand: "intersection_update",
-    operator.ixor: "symmetric_difference_update",
+    operator.or_: st.union,
+    operator.sub: st.difference,
+    operator.and_: st.intersection,
+    operator.xor: st.symmetric_difference,
 }
 
-for _name, _method in _PURE.items():
-    overload_method(types.Set, _name)(_copy_then(_method))
-for _operator, _method in _OPERATORS.items():
-    overload(_operator)(_copy_then(_method))
 
+def _on_same_sets(implementation):
+    """An overload giving `implementation` for two sets of one item type."""
 
-def _in_place_operator(method_name: str):
     def make(s, other):
         if _same_sets(s, other):
-            return _in_place_impls[method_name]
+            return lambda s, other: implementation(s, other)
 
     return make
 
 
-def _ior(s, other):
-    s.update(other)
-    return s
+for _name, _implementation in {**_IN_PLACE_METHODS, **_PURE_METHODS}.items():
+    overload_method(types.Set, _name)(_on_same_sets(_implementation))
+for _operator, _implementation in _OPERATORS.items():
+    overload(_operator)(_on_same_sets(_implementation))
 
 
-def _isub(s, other):
-    s.difference_update(other)
-    return s
+def _in_place(implementation):
+    def apply(s, other):
+        implementation(s, other)
+        return s
+
+    return register_jitable(apply)
 
 
-def _iand(s, other):
-    s.intersection_update(other)
-    return s
-
-
-def _ixor(s, other):
-    s.symmetric_difference_update(other)
-    return s
-
-
-_in_place_impls = {
-    "update": _ior,
-    "difference_update": _isub,
-    "intersection_update": _iand,
-    "symmetric_difference_update": _ixor,
+_IN_PLACE_OPERATORS = {
+    operator.ior: _in_place(st.merge),
+    operator.isub: _in_place(st.difference_update),
+    operator.iand: _in_place(st.intersection_update),
+    operator.ixor: _in_place(st.symmetric_difference_update),
 }
-for _operator, _method in _IN_PLACE_OPERATORS.items():
-    overload(_operator)(_in_place_operator(_method))
+for _operator, _implementation in _IN_PLACE_OPERATORS.items():
+    overload(_operator)(_on_same_sets(_implementation))
 
 
 # ---------------------------------------------------------------------------- comparisons

@@ -293,3 +293,34 @@ def _text_array_contains(array, value):
         return False
 
     return contains
+
+
+@intrinsic
+def _read_as_string(typingctx, value):
+    """The str (bytes) a fixed-length str (bytes) reads as."""
+    text_type = types.unicode_type if isinstance(value, types.UnicodeCharSeq) else types.bytes_type
+
+    def codegen(context, builder, sig, args):
+        return _emit_string(context, builder, sig.args[0], args[0])
+
+    if isinstance(value, (types.UnicodeCharSeq, types.CharSeq)):
+        return signature(text_type, value), codegen
+    return None
+
+
+@overload(hash)
+def char_seq_hash(value):
+    """A fixed-length str (bytes) hashes as the str (bytes) it reads as, so it keys a dict
+    as that text does."""
+    if isinstance(value, (types.UnicodeCharSeq, types.CharSeq)):
+        return lambda value: hash(_read_as_string(value))
+    return None
+
+
+@overload(operator.eq)
+def char_seq_eq(a, b):
+    """Two fixed-length strs (bytes) are equal when the texts they read as are."""
+    kinds = (types.UnicodeCharSeq, types.CharSeq)
+    if isinstance(a, kinds) and isinstance(b, kinds) and type(a) is type(b):
+        return lambda a, b: _read_as_string(a) == _read_as_string(b)
+    return None

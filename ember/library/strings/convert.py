@@ -254,7 +254,14 @@ def _letter_value(code):
 
 
 @register_jitable
+def _invalid_int(s, base):
+    """CPython's message, the string's repr cut to 200 characters as its `%.200R` does."""
+    raise ValueError("invalid literal for int() with base " + str(base) + ": " + repr(s)[:200])
+
+
+@register_jitable
 def _parse_int(s, base):
+    given_base = base
     low, high = _trimmed(s)
     negative = False
     if low < high and (_get(s, low) == 43 or _get(s, low) == 45):
@@ -273,11 +280,11 @@ def _parse_int(s, base):
             base = 10
             for k in range(low, high):  # "00" is fine, "012" is not
                 if _get(s, k) != 48 and _get(s, k) != 95:
-                    raise ValueError("invalid literal for int() with base 0")
+                    _invalid_int(s, given_base)
     if base == 0:
         base = 10
     if low >= high:
-        raise ValueError("invalid literal for int()")
+        _invalid_int(s, given_base)
     smallest = -9223372036854775807 - 1
     total = 0  # accumulated as a negative number, which reaches the smallest int64
     previous_digit = False
@@ -288,13 +295,13 @@ def _parse_int(s, base):
             continue
         value = _letter_value(code)
         if value >= base:
-            raise ValueError("invalid literal for int()")
+            _invalid_int(s, given_base)
         if total < (smallest + value + base - 1) // base:
             raise OverflowError("int() of this string does not fit in 64 bits")
         total = total * base - value
         previous_digit = True
     if not previous_digit:
-        raise ValueError("invalid literal for int()")
+        _invalid_int(s, given_base)
     if negative:
         return total
     if total == smallest:
@@ -361,6 +368,11 @@ def _special_float(s, low, high):
 
 
 @register_jitable
+def _invalid_float(s):
+    raise ValueError("could not convert string to float: " + repr(s))
+
+
+@register_jitable
 def _parse_float(s):
     low, high = _trimmed(s)
     negative = False
@@ -376,16 +388,16 @@ def _parse_float(s):
     if k < high and _get(s, k) == 46:
         k, fraction = _digits_run(s, k + 1, high)
     if whole + fraction == 0:
-        raise ValueError("could not convert string to float")
+        _invalid_float(s)
     if k < high and (_get(s, k) | 32) == 101:
         k += 1
         if k < high and (_get(s, k) == 43 or _get(s, k) == 45):
             k += 1
         k, exponent_digits = _digits_run(s, k, high)
         if exponent_digits == 0:
-            raise ValueError("could not convert string to float")
+            _invalid_float(s)
     if k != high:
-        raise ValueError("could not convert string to float")
+        _invalid_float(s)
     # the C library reads the ASCII form without underscores
     buffer = _new(1, high - start + 1)
     n = 0

@@ -391,6 +391,8 @@ def _kind_of(value: types.Type) -> str | None:
         return "int"
     if isinstance(value, types.Float):
         return "float"
+    if isinstance(value, types.Complex):
+        return "complex"
     if is_string(value):
         return "str"
     return None
@@ -399,6 +401,10 @@ def _kind_of(value: types.Type) -> str | None:
 @functools.cache
 def format_plan(kind: str, text: str) -> tuple:
     """(implementation, constant arguments after the value) of `format(value, text)`."""
+    if kind == "complex":
+        from ember.library.strings.format_runtime import _format_complex
+
+        return _format_complex, (text,)
     if text == "":
         return (format_float_plain if kind == "float" else format_plain), ()
     spec = parse_spec(text, kind)

@@ -1,8 +1,11 @@
 """`format(value, spec)` with a spec known only when the code runs (an f-string's nested
 `{x:>{width}}`, `{x:.{digits}f}`): the spec is parsed in compiled code into the parts
-ember/library/strings/format.py's implementations take, with CPython's ValueErrors."""
+ember/library/strings/format.py's implementations take, with CPython's ValueErrors; complex
+numbers are always formatted here (their spec is rare and its parts are floats')."""
 
 from __future__ import annotations
+
+import math
 
 from ember import types
 from ember.extending import register_jitable
@@ -141,6 +144,42 @@ def format_number_at_runtime(value, spec, integral):
     )  # fmt: skip
 
 
+@register_jitable
+def _complex_part(x, sign, grouping, precision, code, alternate):
+    """One part of a formatted complex, unpadded; with no type, the float's repr ('r') or
+    'g' at the given precision, never a '.0' added (CPython's format_complex_internal)."""
+    if code != "" or precision >= 0:
+        letter = code if code != "" else "g"
+        return _float_parts(x, " ", ">", sign, 0, grouping, precision, letter, alternate)
+    text = _float_repr(x, " ", ">", sign, 0, grouping, False)
+    return text[:-2] if text.endswith(".0") else text
+
+
+@register_jitable
+def format_complex_at_runtime(value, spec):
+    """`format(z, spec)`: each part as a float of the spec's type (the imaginary part always
+    signed), then the whole padded; with no type, `str(z)`'s parentheses and a real part of
+    +0 left out."""
+    fill, align, sign, alternate, zero, width, grouping, precision, code = _parts(spec)
+    _check_grouping(grouping, code)
+    if code != "" and code not in "eEfFgG":
+        raise ValueError("Unknown format code '" + code + "' for object of type 'complex'")
+    if fill == "0" or (zero and fill == ""):
+        raise ValueError("Zero padding is not allowed in complex format specifier")
+    if align == "=":
+        raise ValueError("'=' alignment flag is not allowed in complex format specifier")
+    sign = "" if sign == "-" else sign
+    real, imag = value.real, value.imag
+    skip_real = code == "" and real == 0.0 and math.copysign(1.0, real) > 0.0
+    body = _complex_part(imag, sign if skip_real else "+", grouping, precision, code, alternate)
+    if not skip_real:
+        body = _complex_part(real, sign, grouping, precision, code, alternate) + body
+    body = body + "j"
+    if code == "" and not skip_real:
+        body = "(" + body + ")"
+    return _text(body, " " if fill == "" else fill, ">" if align == "" else align, width, -1)
+
+
 def _format_text(value, spec):
     return format_text_at_runtime(value, spec)
 
@@ -153,9 +192,18 @@ def _format_float(value, spec):
     return format_number_at_runtime(value, spec, False)
 
 
+def _format_complex(value, spec):
+    return format_complex_at_runtime(value, spec)
+
+
 _IMPLEMENTATIONS = {
     kind: Implementation(func, NUMPY_ERRORS)
-    for kind, func in (("str", _format_text), ("int", _format_int), ("float", _format_float))
+    for kind, func in (
+        ("str", _format_text),
+        ("int", _format_int),
+        ("float", _format_float),
+        ("complex", _format_complex),
+    )
 }
 
 

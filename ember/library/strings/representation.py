@@ -1,5 +1,5 @@
 """`repr()` in compiled code of strings (CPython's quoting and escapes), numbers and booleans,
-`str()`/`repr()` of complex numbers ('(1+2j)', CPython's text), and of lists, tuples and dicts
+`str()`/`repr()` of complex numbers ('(1+2j)', CPython's text), and of lists, sets, tuples and dicts
 of those (the members' reprs, as CPython writes them); `str(x)`/`repr(x)` of other types call
 their `__str__`/`__repr__` methods (jitclasses, `@overload_method`), as CPython does."""
 
@@ -163,7 +163,7 @@ def _has_repr(typ: types.Type) -> bool:
         typ, (types.Number, types.Boolean, types.NoneType, types.Complex, types.BytesType)
     ):
         return True
-    if isinstance(typ, types.List):
+    if isinstance(typ, (types.List, types.Set)):
         return _has_repr(typ.dtype)
     if isinstance(typ, types.DictType):
         return _has_repr(typ.key_type) and _has_repr(typ.value_type)
@@ -173,11 +173,16 @@ def _has_repr(typ: types.Type) -> bool:
 
 
 def _container_text(x):
-    """The repr of a list, tuple or dict whose members have one (None otherwise)."""
-    if not _has_repr(x) or not isinstance(x, (types.List, types.DictType, types.BaseTuple)):
+    """The repr of a list, set, tuple or dict whose members have one (None otherwise); a set
+    iterates in CPython's order (ember/library/containers/set_tables.py), so its text is
+    CPython's."""
+    kinds = (types.List, types.Set, types.DictType, types.BaseTuple)
+    if not _has_repr(x) or not isinstance(x, kinds):
         return None
     if isinstance(x, types.List):
         return lambda x: "[" + ", ".join([repr(item) for item in x]) + "]"
+    if isinstance(x, types.Set):
+        return lambda x: "{" + ", ".join([repr(item) for item in x]) + "}" if len(x) else "set()"
     if isinstance(x, types.DictType):
         return lambda x: "{" + ", ".join([repr(k) + ": " + repr(v) for k, v in x.items()]) + "}"
     if len(x) == 0:
