@@ -47,6 +47,21 @@ def _leaf_dtype(typ: types.Type) -> types.Type | None:
     return from_numpy_dtype(np.result_type(*[numpy_dtype(t) for t in leaves]))
 
 
+def _require_array_like(typ: types.Type, name: str) -> None:
+    """A TypingError naming the argument when `typ` is no array-like of numbers (NumPy raises
+    at run time; the result type could not be found)."""
+    typ = types.unliteral(typ)
+    if is_array(typ) or is_number(typ):
+        return
+    if isinstance(typ, (types.List, types.BaseTuple)):
+        elements = [typ.dtype] if isinstance(typ, types.List) else list(typ.types)
+        if all(is_number(t) or isinstance(t, (types.List, types.BaseTuple)) or is_array(t)
+               for t in elements):  # fmt: skip
+            return
+        raise TypingError(f'Input dtype must be scalar. The argument "{name}" is {typ}')
+    raise TypingError(f'The argument "{name}" must be array-like, not {typ}')
+
+
 def common_coefficient_type(*dtypes: types.Type) -> types.Type:
     """np.common_type of arrays of these dtypes: at least float64 unless all are narrower
     floats; complex when any is complex."""
@@ -83,6 +98,8 @@ def _series_impl(dtype: types.Type, trim: bool):
 
 def _pair_series(c1, c2):
     """The two coefficient arrays of a binary operation, trimmed, of their common type."""
+    _require_array_like(c1, "c1")
+    _require_array_like(c2, "c2")
     leaves = (_leaf_dtype(c1), _leaf_dtype(c2))
     if None in leaves:
         return None
@@ -93,7 +110,7 @@ def _constant_bool(value, what: str) -> bool:
     """A flag argument: its Python default when omitted, else a literal True/False."""
     found = value if isinstance(value, bool) else getattr(value, "literal_value", None)
     if not isinstance(found, bool):
-        raise TypingError(f"{what} must be a constant True or False")
+        raise TypingError(f'The argument "{what}" must be boolean (a constant True or False)')
     return found
 
 
@@ -114,7 +131,7 @@ def _as_series_of_tuple_impl(count: int, series):
 
 @overload(polyutils.as_series, jit_options=NUMPY_ERRORS, prefer_literal=True)
 def _select_as_series(alist, trim=True):
-    trim_value = _constant_bool(trim, "as_series: trim")
+    trim_value = _constant_bool(trim, "trim")
     if is_array(alist):
         if alist.ndim != 2:
             raise TypingError("Coefficient array is not 1-d")
@@ -257,7 +274,9 @@ def _float_coefficients_ndim(c: types.Type) -> int | None:
 
 @overload(poly.polyval, jit_options=NUMPY_ERRORS, prefer_literal=True)
 def _select_polyval(x, c, tensor=True):
-    tensor_value = _constant_bool(tensor, "polyval: tensor")
+    _require_array_like(x, "x")
+    _require_array_like(c, "c")
+    tensor_value = _constant_bool(tensor, "tensor")
     coefficient_ndim = _float_coefficients_ndim(c)
     if coefficient_ndim is None:
         return None
@@ -315,10 +334,12 @@ def _polyint(c, m=1, k=0, lbnd=0, scl=1, axis=0):
 @overload(poly.polyint, jit_options=NUMPY_ERRORS)
 def _select_polyint(c, m=1, k=0, lbnd=0, scl=1, axis=0):
     m, k, lbnd, scl, axis = (as_type(t) for t in (m, k, lbnd, scl, axis))
+    _require_array_like(c, "c")
     if _float_coefficients_ndim(c) is None:
         return None
     if not is_integer(m):
-        raise TypingError("the order of integration must be an integer")
+        raise TypingError(f'The argument "m" must be an integer (the order of integration), '
+                          f"not {m}")  # fmt: skip
     if not (is_number(k) and is_number(lbnd) and is_number(scl)):
         raise TypingError("polyint: k, lbnd and scl must be numbers (one integration constant)")
     if not (is_integer(axis) and getattr(axis, "literal_value", 0) == 0):
