@@ -116,9 +116,12 @@ def _constant_bool(value, what: str) -> bool:
 
 @overload(polyutils.trimseq, jit_options=NUMPY_ERRORS)
 def _select_trimseq(seq):
+    _require_array_like(seq, "seq")
+    if is_array(seq) and seq.ndim != 1:
+        raise TypingError("Coefficient array is not 1-d")
     if (is_array(seq) and seq.ndim == 1) or isinstance(seq, types.List):
         return lambda seq: _trimseq(seq)
-    return None
+    raise TypingError(f'Unsupported type {seq} for argument "seq": pass an array or a list')
 
 
 @functools.cache
@@ -131,9 +134,10 @@ def _as_series_of_tuple_impl(count: int, series):
 
 @overload(polyutils.as_series, jit_options=NUMPY_ERRORS, prefer_literal=True)
 def _select_as_series(alist, trim=True):
+    _require_array_like(alist, "alist")
     trim_value = _constant_bool(trim, "trim")
-    if is_array(alist):
-        if alist.ndim != 2:
+    if is_array(alist):  # each row (of a 1-d array: each number) is one series
+        if alist.ndim > 2:
             raise TypingError("Coefficient array is not 1-d")
         series = _series_impl(common_coefficient_type(alist.dtype), trim_value)
         return lambda alist, trim=True: [series(alist[k]) for k in range(alist.shape[0])]
