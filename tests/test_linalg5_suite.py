@@ -206,3 +206,113 @@ def test_polynomial_frees_its_memory():
     assert_frees_all(_polynomial3, lambda: np.arange(3), lambda: np.array([0, 1]),
                      lambda: np.array([0.0, 2.0]))  # fmt: skip
     assert_frees_all(_polynomial_parts, lambda: np.arange(3.0), lambda: np.array([0, 1]))
+
+
+# ---------------------------------------------------------------------------- records
+
+RECORD = np.dtype([("a", np.float64), ("b", np.int64)])
+
+
+@ember.njit
+def _filled_records(n):
+    out = np.empty(n, RECORD)
+    for i in range(n):
+        out[i].a = 1.5 * i
+        out[i].b = 7 * i
+    return out
+
+
+@ember.njit
+def _record_of_a_temporary(n):
+    r = _filled_records(n)[n - 1]  # the array dies here; the record must stay readable
+    overwrite = np.full(4 * n, -1.0)
+    again = np.full(2 * n, -2.0)
+    return r.a + overwrite[0] * 0 + again[0] * 0, r.b
+
+
+@ember.njit
+def _record_of_a_dead_variable(n):
+    records = _filled_records(n)
+    r = records[1]
+    total = 0.0
+    for _ in range(n):
+        total += np.full(2 * n, -3.0)[0]
+    return r.a, r.b, total
+
+
+@ember.njit
+def _records_of_temporaries_in_a_loop(n):
+    total = 0.0
+    for i in range(1, n):
+        r = _filled_records(n)[i]
+        total += r.a + np.full(2 * n, -3.0)[1] * 0
+    return total
+
+
+@ember.njit
+def _record_then_raise(n):
+    r = _filled_records(n)[0]
+    if n > 3:
+        raise ValueError("too many")
+    return r.b
+
+
+@pytest.mark.parametrize("n", [2, 5, 9])
+def test_a_record_keeps_the_array_it_was_read_from(n):
+    assert _record_of_a_temporary(n) == (1.5 * (n - 1), 7 * (n - 1))
+    assert _record_of_a_dead_variable(n) == (1.5, 7, -3.0 * n)
+    assert _records_of_temporaries_in_a_loop(n) == sum(1.5 * i for i in range(1, n))
+
+
+def test_records_of_dead_arrays_free_their_arrays_on_every_exit():
+    for func in (_record_of_a_temporary, _record_of_a_dead_variable):
+        assert_frees_all(func, lambda: 5, calls=50)
+    assert_frees_all(_records_of_temporaries_in_a_loop, lambda: 6, calls=50)
+    assert_frees_all(_record_then_raise, lambda: 2, calls=50)
+
+    def raising(n):
+        with pytest.raises(ValueError, match="too many"):
+            _record_then_raise(n)
+
+    assert_frees_all(raising, lambda: 5, calls=50)
+
+
+def test_make_c_struct_lays_out_fields_as_ctypes_does():
+    import ctypes
+
+    class Reference(ctypes.Structure):
+        _fields_ = [("apple", ctypes.c_int32), ("mango", ctypes.c_int8), ("pear", ctypes.c_double)]
+
+    record = ember.types.Record.make_c_struct(
+        [("apple", ember.types.int32), ("mango", ember.types.int8), ("pear", ember.types.float64)]
+    )
+    assert len(record) == 3
+    for name in ("apple", "mango", "pear"):
+        assert record.offset(name) == getattr(Reference, name).offset
+    assert record.size == ctypes.sizeof(Reference)
+    assert record.dtype.isalignedstruct
+
+
+TITLED = np.dtype([(("x", "s0"), "i4"), (("y", "s1"), "i4"), ("z", "f8")])  # (title, name)
+
+
+def _write_through_titles(a):
+    for i in range(a.size):
+        a[i]["s0"] = 2 * (i + 1)
+        a[i]["x"] += -1
+        a[i]["s1"] = 3 * i
+        a[i]["z"] = a[i]["y"] + 0.5
+    return a
+
+
+def test_titled_fields_reach_the_field_and_keep_the_dtype():
+    from ember.np import numpy_support
+
+    record = numpy_support.from_dtype(TITLED)
+    assert len(record.fields) == len(TITLED.fields)
+    assert record.is_title("x") and not record.is_title("s0") and not record.is_title("z")
+    assert numpy_support.as_dtype(record) == TITLED
+    expected = _write_through_titles(np.zeros(4, TITLED))
+    got = ember.njit(_write_through_titles)(np.zeros(4, TITLED))
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
