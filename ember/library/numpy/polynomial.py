@@ -26,7 +26,7 @@ from ember.extending import (
     overload,
     register_model,
 )
-from ember.library.interop.boxing import box_tuple
+from ember.library.interop.boxing import box_by_calling
 from ember.library.numpy.creation import nested_items
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
@@ -494,12 +494,5 @@ def _select_polynomial(coef, domain=None, window=None, symbol="x"):
 def _box_polynomial(typ, val, c):
     """`Polynomial(coef, domain, window)`: the parts boxed as a tuple (the same layout), then
     the class called with it."""
-    builder, pyapi = c.builder, c.pyapi
-    parts = box_tuple(types.Tuple([typ.coef, typ.domain, typ.window]), val, c)
-    null = pyapi.get_null_object()
-    result = builder.alloca(null.type)
-    builder.store(null, result)
-    with builder.if_then(builder.icmp_unsigned("!=", parts, null), likely=True):
-        builder.store(pyapi.call(pyapi.borrow_constant(poly.Polynomial), parts), result)
-        pyapi.decref(parts)
-    return builder.load(result)
+    parts_type = types.Tuple([typ.coef, typ.domain, typ.window])
+    return box_by_calling(poly.Polynomial, parts_type, val, c)
