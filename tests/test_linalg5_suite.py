@@ -316,3 +316,37 @@ def test_titled_fields_reach_the_field_and_keep_the_dtype():
     got = ember.njit(_write_through_titles)(np.zeros(4, TITLED))
     assert got.dtype == expected.dtype
     np.testing.assert_array_equal(got, expected)
+
+
+CHARS = np.dtype([("m", np.int32), ("n", "S5"), ("u", "U3")])
+
+
+def _set_bytes_field(ary, i, cs):
+    ary[i].n = cs
+
+
+def _set_text_field(ary, i, cs):
+    ary[i].u = cs
+
+
+@pytest.mark.parametrize(
+    ("field", "setter", "values"),
+    [
+        ("n", _set_bytes_field, ["", "0xa", "abcde", "abcdefgh"]),
+        ("u", _set_text_field, ["", "é", "abc", "abcdef"]),
+    ],
+)
+def test_fixed_size_string_arguments_from_python_cut_or_pad_as_numpy(field, setter, values):
+    from ember.np import numpy_support
+
+    record = numpy_support.from_dtype(CHARS)
+    sig = (record[::1], ember.types.intp, record.typeof(field))
+    entry = ember.njit(sig)(setter).overloads[sig].entry_point
+    expected, got = np.recarray(len(values), dtype=CHARS), np.recarray(len(values), dtype=CHARS)
+    expected[:], got[:] = 0, 0
+    for i, value in enumerate(values):
+        setter(expected, i, value)
+        entry(got, i, value)
+    np.testing.assert_array_equal(got, expected)
+    with pytest.raises(TypeError, match="expected"):
+        entry(got, 0, 12)
