@@ -350,3 +350,11 @@ def test_fixed_size_string_arguments_from_python_cut_or_pad_as_numpy(field, sett
     np.testing.assert_array_equal(got, expected)
     with pytest.raises(TypeError, match="expected"):
         entry(got, 0, 12)
+
+
+def test_record_type_takes_numbas_keywords_and_matches_the_dtype():
+    from ember.np import numpy_support
+
+    nested = ember.types.NestedArray(ember.types.float64, (4,))
+    spelled = ember.types.Record(fields=[("a", {"type": nested, "offset": 0})], size=32)
+    assert spelled == numpy_support.from_dtype(np.dtype([("a", np.float64, (4,))]))

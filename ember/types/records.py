@@ -66,8 +66,8 @@ class Record(Type):
     `(name, type, offset, title)`). A field's title (NumPy's alias of its name) reaches the
     field as its name does."""
 
-    def __init__(self, members: Any, size: int, aligned: bool = False) -> None:
-        spelled_members = [_member_with_title(m) for m in members]
+    def __init__(self, fields: Any, size: int, aligned: bool = False) -> None:
+        spelled_members = [_member_with_title(m) for m in fields]  # (Numba's keyword: fields)
         self.members = tuple((name, typ, offset) for name, typ, offset, _ in spelled_members)
         self.titles = {name: title for name, _, _, title in spelled_members if title is not None}
         self.size = int(size)
