@@ -58,7 +58,7 @@ def _argument_ctypes(typ: types.Type) -> list:
     if isinstance(typ, types.NumPyRandomGeneratorType):
         # {meminfo, bitgen_t*, the Generator}: ember/library/numpy/random/generator.py
         return [ctypes.c_void_p] * 3
-    if isinstance(typ, types.Record):  # the address of its bytes (RecordModel)
+    if isinstance(typ, (types.Record, types.CharSeq, types.UnicodeCharSeq)):  # its bytes' address
         return [ctypes.c_void_p]
     if isinstance(typ, types.SliceType):  # {start, stop, step} (SliceModel)
         return [ctypes.c_int64] * 3
@@ -227,6 +227,8 @@ def _flatten(typ: types.Type, value: Any, out: list, copies: list | None = None)
         out.extend(string_boxing.to_native(value.decode("latin-1")))
     elif isinstance(typ, types.Record):  # its bytes, in its array or its own: writes go there
         out.append(value.__array_interface__["data"][0])
+    elif isinstance(typ, (types.CharSeq, types.UnicodeCharSeq)):
+        out.append(_char_seq_buffer(typ, value))
     elif isinstance(typ, types.NumPyRandomGeneratorType):  # borrowed: no meminfo
         out.extend((None, value.bit_generator.ctypes.bit_generator.value, id(value)))
     elif isinstance(typ, types.Optional):
@@ -236,6 +238,21 @@ def _flatten(typ: types.Type, value: Any, out: list, copies: list | None = None)
         else:
             _flatten(typ.type, value, out)
             out.append(1)
+
+
+def _char_seq_buffer(typ, value: Any) -> ctypes.c_void_p:
+    """A fixed-size string argument (an 'S<n>' or 'U<n>' element): NumPy's bytes of `value`,
+    cut to the size or padded with NULs, in a buffer the pointer keeps alive for the call."""
+    if isinstance(typ, types.CharSeq):
+        if not isinstance(value, (bytes, str)):
+            raise TypeError(f"expected bytes or str for {typ}, not {type(value).__name__}")
+        data = value.encode("ascii") if isinstance(value, str) else bytes(value)
+    else:
+        if not isinstance(value, str):
+            raise TypeError(f"expected a str for {typ}, not {type(value).__name__}")
+        data = value.encode("utf-32-le")
+    buffer = ctypes.create_string_buffer(data[: typ.size], max(typ.size, 1))
+    return ctypes.cast(buffer, ctypes.c_void_p)  # (the cast holds the buffer)
 
 
 _ARGUMENT = "argument"  # memo keys (_ARGUMENT, meminfo): a Python list or set argument's copy

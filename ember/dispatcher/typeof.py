@@ -406,11 +406,12 @@ def _record_type(dtype: Any) -> types.Record | None:
     """The record type of a structured dtype whose fields are numbers, nested records or
     sub-arrays of those (None for others: strings, objects, ...)."""
     members = []
-    for name, (field_dtype, offset, *_title) in dtype.fields.items():
+    for name in dtype.names:  # dtype.fields also holds each title as a key
+        field_dtype, offset, *title = dtype.fields[name]
         field_type = _field_type(field_dtype)
         if field_type is None:
             return None
-        members.append((name, field_type, offset))
+        members.append((name, field_type, offset, title[0] if title else None))
     return types.Record(members, dtype.itemsize, dtype.isalignedstruct)
 
 

@@ -1,12 +1,14 @@
 """Returning a record (a pointer to its bytes) from compiled code: the result slot of a record
 return holds the pointer and room for a copy of the bytes; the callee copies the record there
-unless it lies in memory its caller owns (an argument), so no caller reads freed memory."""
+unless it lies in memory its caller owns (an argument), so no caller reads freed memory. Within
+a function, the arrays records were read from are released on return (`record_sources`)."""
 
 from __future__ import annotations
 
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.ir import nodes as ir
 from ember.lowering import arrays as arr
 from ember.lowering.models import model_of
 
@@ -79,3 +81,24 @@ def _byte_bounds(builder, typ: types.Array, fields: arr.ArrayFields) -> tuple:
         high = builder.add(high, builder.select(negative, zero, reach))
     empty = builder.icmp_signed("==", fields.nitems, zero)
     return low, builder.select(empty, low, high)
+
+
+def record_sources(func_ir: ir.FunctionIR, typemap: dict) -> frozenset[str]:
+    """Array variables a record is read from (`r = a[i]`, `r = np.zeros(n, dt)[0]`): a record
+    holds no reference to its array, so the lowering releases these on return instead of where
+    they die. None in generators (a frame's slots do not survive a yield)."""
+    names = set()
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            if not isinstance(stmt, ir.Assign):
+                continue
+            value = stmt.value
+            if isinstance(value, ir.Yield):
+                return frozenset()
+            if (
+                isinstance(value, ir.GetItem | ir.StaticGetItem)
+                and isinstance(typemap.get(stmt.target.name), types.Record)
+                and isinstance(typemap.get(value.value.name), types.Array)
+            ):
+                names.add(value.value.name)
+    return frozenset(names)

@@ -40,35 +40,68 @@ class NestedArray(Type):
         return len(self.shape)
 
 
+def _member_with_title(member: Any) -> tuple:
+    """(name, type, offset, title or None) of one member in any accepted spelling."""
+    if isinstance(member[1], dict):
+        spec = member[1]
+        return (member[0], spec["type"], int(spec["offset"]), spec.get("title"))
+    name, typ, offset, *title = member
+    return (name, typ, int(offset), title[0] if title else None)
+
+
+def _field_dtype(typ: Type) -> Any:
+    """The NumPy dtype of one record field (a sub-array field: its element dtype and shape)."""
+    import numpy as np
+
+    from ember.library.numpy.support import numpy_dtype
+
+    if isinstance(typ, NestedArray):
+        return np.dtype((numpy_dtype(typ.dtype), typ.shape))
+    return numpy_dtype(typ)
+
+
 class Record(Type):
     """`Record([(name, type, offset), ...], size, aligned)`: one element of a structured array
-    (Numba's members `(name, {'type': t, 'offset': n, ...})` are accepted too)."""
+    (Numba's members `(name, {'type': t, 'offset': n, 'title': ...})` are accepted too, and
+    `(name, type, offset, title)`). A field's title (NumPy's alias of its name) reaches the
+    field as its name does."""
 
-    def __init__(self, members: Any, size: int, aligned: bool = False) -> None:
-        members = [
-            (m[0], m[1]["type"], m[1]["offset"]) if isinstance(m[1], dict) else m for m in members
-        ]
-        self.members = tuple((name, typ, int(offset)) for name, typ, offset in members)
+    def __init__(self, fields: Any, size: int, aligned: bool = False) -> None:
+        spelled_members = [_member_with_title(m) for m in fields]  # (Numba's keyword: fields)
+        self.members = tuple((name, typ, offset) for name, typ, offset, _ in spelled_members)
+        self.titles = {name: title for name, _, _, title in spelled_members if title is not None}
         self.size = int(size)
         self.aligned = bool(aligned)
-        self.fields = {name: RecordField(typ, offset) for name, typ, offset in self.members}
-        spelled = ",".join(f"{name}[type={typ};offset={off}]" for name, typ, off in self.members)
+        self.fields = {}
+        for name, typ, offset, title in spelled_members:
+            self.fields[name] = RecordField(typ, offset, None, title)
+            if title is not None:
+                self.fields[title] = RecordField(typ, offset, None, title)
+        spelled = ",".join(
+            f"{name}[type={typ};offset={off}" + (f";title={title}" if title else "") + "]"
+            for name, typ, off, title in spelled_members
+        )
         super().__init__(f"Record({spelled};{self.size};{self.aligned})")
 
     def __repr__(self) -> str:  # Numba's: a constructor call that eval() rebuilds
         members = ", ".join(
             f"({name!r}, {{'type': {typ!r}, 'offset': {offset}, 'alignment': None, "
-            "'title': None, })"
+            f"'title': {self.titles.get(name)!r}, }})"
             for name, typ, offset in self.members
         )
         return f"Record([{members}], {self.size}, {self.aligned})"
 
     @property
     def key(self) -> Any:
-        return (self.members, self.size, self.aligned)
+        return (self.members, tuple(sorted(self.titles.items())), self.size, self.aligned)
 
     def _rebuild_args(self) -> tuple:
-        return (self.members, self.size, self.aligned)
+        members = tuple((*member, self.titles.get(member[0])) for member in self.members)
+        return (members, self.size, self.aligned)
+
+    def is_title(self, key: str) -> bool:
+        """Whether `key` is a field's title (rather than its name)."""
+        return key in self.titles.values()
 
     def __len__(self) -> int:
         """The number of fields (Numba's)."""
@@ -83,23 +116,36 @@ class Record(Type):
     def offset(self, field: str) -> int:
         return self.fields[field].offset
 
+    def __len__(self) -> int:
+        return len(self.members)
+
+    @classmethod
+    def make_c_struct(cls, name_types: Any) -> Record:
+        """The record of `[(name, type), ...]` laid out as a C compiler lays out the struct
+        (each field at its alignment, the size rounded up to the largest): an aligned record."""
+        import numpy as np
+
+        layout = np.dtype(
+            {
+                "names": [name for name, _ in name_types],
+                "formats": [_field_dtype(typ) for _, typ in name_types],
+            },
+            align=True,
+        )
+        members = [(name, typ, layout.fields[name][1]) for name, typ in name_types]
+        return cls(members, layout.itemsize, aligned=True)
+
     @property
     def dtype(self) -> Any:
         """The NumPy dtype this record type stands for."""
         import numpy as np
 
-        from ember.library.numpy.support import numpy_dtype
-
-        def field_dtype(typ: Type) -> Any:
-            if isinstance(typ, NestedArray):
-                return np.dtype((numpy_dtype(typ.dtype), typ.shape))
-            return numpy_dtype(typ)
-
         return np.dtype(
             {
                 "names": [name for name, _, _ in self.members],
-                "formats": [field_dtype(typ) for _, typ, _ in self.members],
+                "formats": [_field_dtype(typ) for _, typ, _ in self.members],
                 "offsets": [offset for _, _, offset in self.members],
+                "titles": [self.titles.get(name) for name, _, _ in self.members],
                 "itemsize": self.size,
             },
             align=self.aligned,

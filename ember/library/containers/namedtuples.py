@@ -10,7 +10,7 @@ from typing import Any
 from ember import types
 from ember.dispatcher.typeof import register_typeof_hook
 from ember.extending import intrinsic, overload
-from ember.library.interop.boxing import box_tuple
+from ember.library.interop.boxing import box_by_calling
 from ember.lowering import arrays as refs
 from ember.lowering.registry import box, lower_getattr_generic
 from ember.typing.signature import signature
@@ -107,12 +107,4 @@ def namedtuple_getattr(context, builder, typ, value, attr):
 @box(types.NamedUniTuple)
 def box_namedtuple(typ, val, c):
     """`cls(*members)`: box the members as a plain tuple, then call the class with it."""
-    builder, pyapi = c.builder, c.pyapi
-    plain = box_tuple(typ, val, c)
-    null = pyapi.get_null_object()
-    result = builder.alloca(null.type)
-    builder.store(null, result)
-    with builder.if_then(builder.icmp_unsigned("!=", plain, null), likely=True):
-        builder.store(pyapi.call(pyapi.borrow_constant(typ.instance_class), plain), result)
-        pyapi.decref(plain)
-    return builder.load(result)
+    return box_by_calling(typ.instance_class, typ, val, c)

@@ -142,6 +142,20 @@ def box_tuple(typ, val, c):
     return builder.select(failed, pyapi.get_null_object(), result)
 
 
+def box_by_calling(callable_object, tuple_type, val, c):
+    """`callable_object(*members)` of a native value laid out as `tuple_type` (a namedtuple, a
+    Polynomial): the members boxed as a tuple, then the call; NULL if either fails."""
+    builder, pyapi = c.builder, c.pyapi
+    plain = box_tuple(tuple_type, val, c)
+    null = pyapi.get_null_object()
+    result = builder.alloca(null.type)
+    builder.store(null, result)
+    with builder.if_then(builder.icmp_unsigned("!=", plain, null), likely=True):
+        builder.store(pyapi.call(pyapi.borrow_constant(callable_object), plain), result)
+        pyapi.decref(plain)
+    return builder.load(result)
+
+
 def compact_str_fields(builder, obj) -> tuple:
     """(is compact i1, kind i64, data pointer, length i64) of a `str` object, read from
     CPython's compact layout (ember/runtime/string_boxing.py verifies it)."""

@@ -12,11 +12,21 @@ import functools
 import numpy as np
 import numpy.polynomial.polynomial as poly
 import numpy.polynomial.polyutils as polyutils
+from llvmlite import ir as llvm
 
 from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError
-from ember.extending import overload
+from ember.extending import (
+    AttributeTemplate,
+    box,
+    infer_getattr,
+    intrinsic,
+    lower_getattr,
+    overload,
+    register_model,
+)
+from ember.library.interop.boxing import box_by_calling
 from ember.library.numpy.creation import nested_items
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
@@ -27,6 +37,9 @@ from ember.library.numpy.support import (
     is_number,
     numpy_dtype,
 )
+from ember.lowering import arrays as arr
+from ember.lowering.models import StructModel
+from ember.typing.signature import Signature
 
 
 def _leaf_dtype(typ: types.Type) -> types.Type | None:
@@ -45,6 +58,21 @@ def _leaf_dtype(typ: types.Type) -> types.Type | None:
     if not leaves:
         return types.float64
     return from_numpy_dtype(np.result_type(*[numpy_dtype(t) for t in leaves]))
+
+
+def _require_array_like(typ: types.Type, name: str) -> None:
+    """A TypingError naming the argument when `typ` is no array-like of numbers (NumPy raises
+    at run time; the result type could not be found)."""
+    typ = types.unliteral(typ)
+    if is_array(typ) or is_number(typ):
+        return
+    if isinstance(typ, (types.List, types.BaseTuple)):
+        elements = [typ.dtype] if isinstance(typ, types.List) else list(typ.types)
+        if all(is_number(t) or isinstance(t, (types.List, types.BaseTuple)) or is_array(t)
+               for t in elements):  # fmt: skip
+            return
+        raise TypingError(f'Input dtype must be scalar. The argument "{name}" is {typ}')
+    raise TypingError(f'The argument "{name}" must be array-like, not {typ}')
 
 
 def common_coefficient_type(*dtypes: types.Type) -> types.Type:
@@ -83,6 +111,8 @@ def _series_impl(dtype: types.Type, trim: bool):
 
 def _pair_series(c1, c2):
     """The two coefficient arrays of a binary operation, trimmed, of their common type."""
+    _require_array_like(c1, "c1")
+    _require_array_like(c2, "c2")
     leaves = (_leaf_dtype(c1), _leaf_dtype(c2))
     if None in leaves:
         return None
@@ -93,42 +123,73 @@ def _constant_bool(value, what: str) -> bool:
     """A flag argument: its Python default when omitted, else a literal True/False."""
     found = value if isinstance(value, bool) else getattr(value, "literal_value", None)
     if not isinstance(found, bool):
-        raise TypingError(f"{what} must be a constant True or False")
+        raise TypingError(f'The argument "{what}" must be boolean (a constant True or False)')
     return found
 
 
 @overload(polyutils.trimseq, jit_options=NUMPY_ERRORS)
 def _select_trimseq(seq):
+    _require_array_like(seq, "seq")
+    if is_array(seq) and seq.ndim != 1:
+        raise TypingError("Coefficient array is not 1-d")
     if (is_array(seq) and seq.ndim == 1) or isinstance(seq, types.List):
         return lambda seq: _trimseq(seq)
-    return None
+    raise TypingError(f'Unsupported type {seq} for argument "seq": pass an array or a list')
 
 
 @functools.cache
-def _as_series_of_tuple_impl(count: int, series):
-    params = "".join(f"s(alist[{k}]), " for k in range(count))
-    namespace = {"s": series}
-    exec(f"def as_series(alist, trim=True):\n    return [{params}]\n", namespace)  # noqa: S102
+def _as_series_of_tuple_impl(count: int, trimmed, untrimmed):
+    items = "".join(f"s(alist[{k}]), " for k in range(count))
+    lines = [
+        "def as_series(alist, trim=True):",
+        f"    if trim:\n        s = trimmed\n        return [{items}]",
+        f"    s = untrimmed\n    return [{items}]",
+    ]
+    namespace = {"trimmed": trimmed, "untrimmed": untrimmed}
+    exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - from integers and fixed text
     return namespace["as_series"]
 
 
-@overload(polyutils.as_series, jit_options=NUMPY_ERRORS, prefer_literal=True)
+def _as_series_of_rows(trimmed, untrimmed):
+    """Each row (of a 1-d array: each number) as one series."""
+
+    def as_series(alist, trim=True):
+        if trim:
+            return [trimmed(alist[k]) for k in range(alist.shape[0])]
+        return [untrimmed(alist[k]) for k in range(alist.shape[0])]
+
+    return as_series
+
+
+def _as_series_of_list(trimmed, untrimmed):
+    def as_series(alist, trim=True):
+        if trim:
+            return [trimmed(row) for row in alist]
+        return [untrimmed(row) for row in alist]
+
+    return as_series
+
+
+@overload(polyutils.as_series, jit_options=NUMPY_ERRORS)
 def _select_as_series(alist, trim=True):
-    trim_value = _constant_bool(trim, "as_series: trim")
+    _require_array_like(alist, "alist")
+    if not isinstance(as_type(trim), (bool, types.Boolean)):
+        raise TypingError(f'The argument "trim" must be boolean, not {trim}')
     if is_array(alist):
-        if alist.ndim != 2:
+        if alist.ndim > 2:
             raise TypingError("Coefficient array is not 1-d")
-        series = _series_impl(common_coefficient_type(alist.dtype), trim_value)
-        return lambda alist, trim=True: [series(alist[k]) for k in range(alist.shape[0])]
+        dtype = common_coefficient_type(alist.dtype)
+        return _as_series_of_rows(_series_impl(dtype, True), _series_impl(dtype, False))
     if isinstance(alist, types.List):
-        series = _series_impl(common_coefficient_type(_leaf_dtype(alist.dtype)), trim_value)
-        return lambda alist, trim=True: [series(row) for row in alist]
+        dtype = common_coefficient_type(_leaf_dtype(alist.dtype))
+        return _as_series_of_list(_series_impl(dtype, True), _series_impl(dtype, False))
     if isinstance(alist, types.BaseTuple) and len(alist) > 0:
         leaves = [_leaf_dtype(t) for t in alist.types]
         if None in leaves:
             return None
-        series = _series_impl(common_coefficient_type(*leaves), trim_value)
-        return _as_series_of_tuple_impl(len(alist), series)
+        dtype = common_coefficient_type(*leaves)
+        trimmed, untrimmed = _series_impl(dtype, True), _series_impl(dtype, False)
+        return _as_series_of_tuple_impl(len(alist), trimmed, untrimmed)
     return None
 
 
@@ -257,7 +318,9 @@ def _float_coefficients_ndim(c: types.Type) -> int | None:
 
 @overload(poly.polyval, jit_options=NUMPY_ERRORS, prefer_literal=True)
 def _select_polyval(x, c, tensor=True):
-    tensor_value = _constant_bool(tensor, "polyval: tensor")
+    _require_array_like(x, "x")
+    _require_array_like(c, "c")
+    tensor_value = _constant_bool(tensor, "tensor")
     coefficient_ndim = _float_coefficients_ndim(c)
     if coefficient_ndim is None:
         return None
@@ -315,12 +378,121 @@ def _polyint(c, m=1, k=0, lbnd=0, scl=1, axis=0):
 @overload(poly.polyint, jit_options=NUMPY_ERRORS)
 def _select_polyint(c, m=1, k=0, lbnd=0, scl=1, axis=0):
     m, k, lbnd, scl, axis = (as_type(t) for t in (m, k, lbnd, scl, axis))
+    _require_array_like(c, "c")
     if _float_coefficients_ndim(c) is None:
         return None
     if not is_integer(m):
-        raise TypingError("the order of integration must be an integer")
+        raise TypingError(f'The argument "m" must be an integer (the order of integration), '
+                          f"not {m}")  # fmt: skip
     if not (is_number(k) and is_number(lbnd) and is_number(scl)):
         raise TypingError("polyint: k, lbnd and scl must be numbers (one integration constant)")
     if not (is_integer(axis) and getattr(axis, "literal_value", 0) == 0):
         raise TypingError("polyint: only axis=0 is supported")
     return _polyint
+
+
+# ---------------------------------------------------------------------------- Polynomial
+
+
+class PolynomialType(types.Type):
+    """A np.polynomial.Polynomial: its coef, domain and window arrays (1-d each)."""
+
+    def __init__(self, coef: types.Array, domain: types.Array, window: types.Array) -> None:
+        self.coef, self.domain, self.window = coef, domain, window
+        super().__init__(f"Polynomial({coef}, {domain}, {window})")
+
+    @property
+    def key(self):
+        return (self.coef, self.domain, self.window)
+
+    def _rebuild_args(self) -> tuple:
+        return (self.coef, self.domain, self.window)
+
+
+_POLYNOMIAL_PARTS = ("coef", "domain", "window")
+
+
+@register_model(PolynomialType)
+class PolynomialModel(StructModel):
+    def __init__(self, fe_type: PolynomialType) -> None:
+        super().__init__(fe_type, [(name, getattr(fe_type, name)) for name in _POLYNOMIAL_PARTS])
+
+
+def _polynomial_part_getter(name: str):
+    def get_part(context, builder, typ, value):
+        part = builder.extract_value(value, _POLYNOMIAL_PARTS.index(name))
+        arr.incref(builder, getattr(typ, name), part)  # a new reference, as every read gives
+        return part
+
+    return get_part
+
+
+for _name in _POLYNOMIAL_PARTS:
+    lower_getattr(PolynomialType, _name)(_polynomial_part_getter(_name))
+
+
+@infer_getattr
+class _PolynomialAttributes(AttributeTemplate):
+    key = PolynomialType
+
+    def generic_resolve(self, typ: PolynomialType, attr: str):
+        return getattr(typ, attr) if attr in _POLYNOMIAL_PARTS else None
+
+
+@intrinsic
+def _make_polynomial(typingctx, coef, domain, window):
+    if not all(is_array(t) and t.ndim == 1 for t in (coef, domain, window)):
+        return None
+    result = PolynomialType(coef, domain, window)
+
+    def codegen(context, builder, sig, args):
+        value = llvm.Constant(context.value_type(result), llvm.Undefined)
+        for index, (typ, part) in enumerate(zip(sig.args, args)):
+            arr.incref(builder, typ, part)  # the arguments stay the caller's references
+            value = builder.insert_value(value, part, index)
+        return value
+
+    return Signature(result, (coef, domain, window)), codegen
+
+
+@functools.cache
+def _interval_impl(given: bool, what: str):
+    """A domain or window as NumPy keeps it: two float64 numbers, [-1, 1] when not given."""
+
+    def interval(values):
+        if not given:
+            return np.array([-1.0, 1.0])
+        out = np.atleast_1d(np.asarray(values)).astype(np.float64)
+        if out.ndim != 1 or out.shape[0] != 2:
+            raise ValueError(what + " has wrong number of elements.")
+        return out
+
+    return njit(**NUMPY_ERRORS)(interval)
+
+
+def _given(value) -> bool:
+    return not isinstance(as_type(value), (types.NoneType, type(None)))
+
+
+@overload(poly.Polynomial, jit_options=NUMPY_ERRORS)
+def _select_polynomial(coef, domain=None, window=None, symbol="x"):
+    _require_array_like(coef, "coef")
+    dtype = _leaf_dtype(coef)
+    if dtype is None:
+        return None
+    series = _series_impl(common_coefficient_type(dtype), False)
+    domain_of = _interval_impl(_given(domain), "Domain")
+    window_of = _interval_impl(_given(window), "Window")
+
+    def polynomial(coef, domain=None, window=None, symbol="x"):
+        return _make_polynomial(series(coef), domain_of(domain), window_of(window))
+
+    return polynomial
+
+
+@box(PolynomialType)
+def _box_polynomial(typ, val, c):
+    """`Polynomial(coef, domain, window)`: the parts boxed as a tuple (the same layout), then
+    the class called with it."""
+    parts_type = types.Tuple([typ.coef, typ.domain, typ.window])
+    return box_by_calling(poly.Polynomial, parts_type, val, c)

@@ -156,7 +156,7 @@ def _literal_field(name: types.Type, target: types.Type = None) -> str | None:
     if isinstance(name, types.StringLiteral):
         return name.literal_value
     if isinstance(name, types.IntegerLiteral) and isinstance(target, types.Record):
-        names = list(target.fields)
+        names = [member[0] for member in target.members]  # not the titles
         if not -len(names) <= name.literal_value < len(names):
             raise TypingError(
                 f"Requested index {name.literal_value} is out of range: the record has "

@@ -1,8 +1,8 @@
 """np.linalg decompositions on SciPy's LAPACK: cholesky, eigh, eigvalsh, eig, eigvals, svd,
 svdvals, qr, lstsq, pinv, matrix_rank (tol=), cond, slogdet and matrix_power, for float32,
 float64, complex64 and complex128 matrices (eig and eigvals of real matrices with real
-eigenvalues, as in Numba), and np.roots (eigenvalues of the companion matrix; real roots only,
-as in Numba).
+eigenvalues, as in Numba), and np.roots (eigenvalues of the companion matrix; real
+coefficients give real roots only, as in Numba).
 (`svd(a, compute_uv=False)` changes the result's type with a value, so it is refused: use
 `np.linalg.svdvals(a)`.)
 
@@ -235,8 +235,8 @@ def eig_parts(a):
         raise LinAlgError("Eigenvalues did not converge")
     for value in imaginary:
         if value != 0.0:
-            raise ValueError("eig() argument must not cause a domain change: its eigenvalues "
-                             "are complex; pass a complex matrix to NumPy instead")
+            raise ValueError("NAME() argument must not cause a domain change: its eigenvalues "
+                             "are complex; convert the matrix to complex first")
     return values, vectors
 """
 
@@ -247,6 +247,7 @@ def _eig_impl(dtype_name: str, want_vectors: bool):
     ValueError, since the result type cannot depend on the values)."""
     source = _EIG.replace("JOB", '"V"' if want_vectors else '"N"')
     source = source.replace("WANT", str(want_vectors))
+    source = source.replace("NAME", "eig" if want_vectors else "eigvals")
     parts = njit(**NUMPY_ERRORS)(_generated("eig_parts", source, dtype_name))
     if want_vectors:
 
@@ -447,37 +448,41 @@ def _select_cond(x, p=None):
 # ---------------------------------------------------------------------------- roots
 
 
-def _roots(p):
+@functools.cache
+def _roots_impl(dtype_name: str):
     """NumPy's roots: the eigenvalues of the companion matrix of p without its leading and
-    trailing zeros; each trailing zero is a root 0. Real, as in Numba: complex roots are a
-    ValueError (the result type cannot depend on the values)."""
-    coefficients = p.astype(np.float64)
-    nonzero = np.flatnonzero(coefficients)
-    if nonzero.shape[0] == 0:
-        return np.empty(0, np.float64)
-    first, last = nonzero[0], nonzero[-1]
-    trailing = coefficients.shape[0] - last - 1
-    trimmed = coefficients[first : last + 1]
-    degree = trimmed.shape[0] - 1
-    out = np.zeros(degree + trailing, np.float64)
-    if degree > 0:
-        companion = np.zeros((degree, degree), np.float64)
-        for i in range(1, degree):
-            companion[i, i - 1] = 1.0
-        companion[0, :] = -trimmed[1:] / trimmed[0]
-        out[:degree] = _real_eigvals(companion)
-    return out
+    trailing zeros; each trailing zero is a root 0. Real coefficients give real roots, as in
+    Numba (complex roots are a ValueError: the result type cannot depend on the values);
+    complex coefficients give complex roots."""
+    work = np.dtype(dtype_name).type
+    eigvals = njit(**NUMPY_ERRORS)(_eig_impl(dtype_name, False))
+
+    def roots(p):
+        coefficients = p.astype(work)
+        nonzero = np.flatnonzero(coefficients)
+        if nonzero.shape[0] == 0:
+            return np.empty(0, work)
+        first, last = nonzero[0], nonzero[-1]
+        trailing = coefficients.shape[0] - last - 1
+        trimmed = coefficients[first : last + 1]
+        degree = trimmed.shape[0] - 1
+        out = np.zeros(degree + trailing, work)
+        if degree > 0:
+            companion = np.zeros((degree, degree), work)
+            for i in range(1, degree):
+                companion[i, i - 1] = 1.0
+            companion[0, :] = -trimmed[1:] / trimmed[0]
+            out[:degree] = eigvals(companion)
+        return out
+
+    return roots
 
 
-_real_eigvals = njit(**NUMPY_ERRORS)(_eig_impl("float64", False))
-
-
-_roots_jit = njit(**NUMPY_ERRORS)(_roots)
-
-
-def _roots_float32(p):
-    """NumPy keeps float32 coefficients' roots in float32."""
-    return _roots_jit(p).astype(np.float32)
+@functools.cache
+def _roots_float32():
+    """NumPy keeps float32 coefficients' roots in float32 (found in float64 here)."""
+    roots = njit(**NUMPY_ERRORS)(_roots_impl("float64"))
+    return lambda p: roots(p).astype(np.float32)
 
 
 def _roots_not_1d(p):
@@ -488,11 +493,13 @@ def _roots_not_1d(p):
 def _select_roots(p):
     if not isinstance(p, types.Array):
         return None
-    if not isinstance(p.dtype, (types.Integer, types.Float, types.Boolean)):
+    if not isinstance(p.dtype, (types.Integer, types.Float, types.Complex, types.Boolean)):
         return None
     if p.ndim != 1:
         return _roots_not_1d
-    return _roots_float32 if p.dtype == types.float32 else _roots
+    if p.dtype == types.float32:
+        return _roots_float32()
+    return _roots_impl(p.dtype.name if isinstance(p.dtype, types.Complex) else "float64")
 
 
 # ---------------------------------------------------------------------------- qr, lstsq
