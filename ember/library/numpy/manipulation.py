@@ -995,9 +995,16 @@ def _item(a):
     return a.ravel()[0]
 
 
+_item_jit = njit(**NUMPY_ERRORS)(_item)
+
+
 @overload_method(types.Array, "item", jit_options=NUMPY_ERRORS)
-def _select_item(a):
-    return _item
+def _select_item(a, *args):
+    if not args:
+        return lambda a, *args: _item_jit(a)
+    from ember.library.numpy.axis_forms3 import item_implementation
+
+    return item_implementation(a, args)
 
 
 def _tolist(a):
