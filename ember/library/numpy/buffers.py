@@ -1,5 +1,6 @@
-"""`np.frombuffer` of a `bytes` value: a read-only 1-d array viewing the bytes (sharing their
-storage, which it keeps alive), with NumPy's dtype, count and offset rules and errors."""
+"""`np.frombuffer` of a `bytes` value (a read-only 1-d array viewing the bytes, sharing their
+storage, which it keeps alive) or of a contiguous array, bytearray or memoryview (a view of its
+memory, writable when it is), with NumPy's dtype, count and offset rules and errors."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.decorators import njit
+from ember.errors import TypingError
 from ember.extending import intrinsic, overload
 from ember.library.numpy.support import parse_dtype
 from ember.lowering import arrays as arr
@@ -54,25 +57,102 @@ def _given(argument) -> bool:
     return argument is not None and not isinstance(argument, (types.Omitted, types.NoneType))
 
 
+_array_views: dict = {}
+
+
+def _array_view(element: types.Type, source: types.Buffer):
+    """As `_bytes_view`, over the memory of an array-like `source` (C-contiguous, checked by
+    the caller), readonly when the source is."""
+    key = (element, source)
+    if key in _array_views:
+        return _array_views[key]
+    result = types.Array(element, 1, "C", readonly=source.readonly)
+    itemsize = arr.itemsize_of(element)
+
+    @intrinsic
+    def view(typingctx, buffer, offset, count):
+        def codegen(context, builder, sig, args):
+            value, start, length = args
+            arr.incref(builder, sig.args[0], value)  # the view owns a reference
+            fields = arr.unpack(builder, sig.args[0], value)
+            raw = builder.bitcast(fields.data, llvm.IntType(8).as_pointer())
+            first = builder.gep(raw, [start], source_etype=llvm.IntType(8))
+            view_fields = arr.ArrayFields(
+                fields.meminfo,
+                context.get_constant_null(types.voidptr),
+                length,
+                arr.const(itemsize),
+                builder.bitcast(first, arr.ptr),
+                [length],
+                [arr.const(itemsize)],
+            )
+            return arr.pack(builder, result, view_fields)
+
+        return signature(result, buffer, types.intp, types.intp), codegen
+
+    _array_views[key] = view
+    return view
+
+
+def _check_extent(size, itemsize, count, offset):
+    """The number of items to view (NumPy's rules and errors)."""
+    if offset < 0 or offset > size:
+        raise ValueError("offset must be non-negative and no greater than buffer length")
+    available = size - offset
+    if count < 0:
+        if available % itemsize != 0:
+            raise ValueError("buffer size must be a multiple of element size")
+        return available // itemsize
+    if available < count * itemsize:
+        raise ValueError("buffer is smaller than requested size")
+    return count
+
+
+_check_extent_jit = njit(_check_extent)
+
+
+def _element_of(dtype) -> types.Type:
+    if isinstance(dtype, types.UnicodeType):
+        raise TypingError("If np.frombuffer dtype is a string it must be a string constant.")
+    return parse_dtype(dtype) if _given(dtype) else types.float64
+
+
+def _frombuffer_of_array(buffer, dtype):
+    element = _element_of(dtype)
+    view = _array_view(element, buffer)
+    itemsize = arr.itemsize_of(element)
+    source_itemsize = arr.itemsize_of(buffer.dtype)
+    if not isinstance(buffer, types.Array):  # a Python buffer (bytearray, memoryview...)
+        if buffer.layout != "C" or buffer.ndim != 1:
+            raise TypingError("np.frombuffer: the buffer must be 1-d and contiguous")
+        return lambda buffer, dtype=None, count=-1, offset=0: view(
+            buffer, offset, _check_extent_jit(len(buffer) * source_itemsize, itemsize, count, offset)
+        )
+    contiguous = buffer.layout == "C"
+
+    def frombuffer(buffer, dtype=None, count=-1, offset=0):
+        if not contiguous and not buffer.flags.c_contiguous:
+            raise ValueError("ndarray is not C-contiguous")
+        nbytes = buffer.size * source_itemsize
+        return view(buffer, offset, _check_extent_jit(nbytes, itemsize, count, offset))
+
+    return frombuffer
+
+
 @overload(np.frombuffer)
 def np_frombuffer(buffer, dtype=None, count=-1, offset=0):
+    if isinstance(buffer, types.Buffer):
+        return _frombuffer_of_array(buffer, dtype)
     if not isinstance(buffer, types.BytesType):
-        return None
-    element = parse_dtype(dtype) if _given(dtype) else types.float64
+        raise TypingError(
+            f'Argument "buffer" must be buffer-like (bytes, bytearray, memoryview or a '
+            f"contiguous array), not {buffer}"
+        )
+    element = _element_of(dtype)
     view = _bytes_view(element)
     itemsize = arr.itemsize_of(element)
 
     def frombuffer(buffer, dtype=None, count=-1, offset=0):
-        size = len(buffer)
-        if offset < 0 or offset > size:
-            raise ValueError("offset must be non-negative and no greater than buffer length")
-        available = size - offset
-        if count < 0:
-            if available % itemsize != 0:
-                raise ValueError("buffer size must be a multiple of element size")
-            count = available // itemsize
-        elif available < count * itemsize:
-            raise ValueError("buffer is smaller than requested size")
-        return view(buffer, offset, count)
+        return view(buffer, offset, _check_extent_jit(len(buffer), itemsize, count, offset))
 
     return frombuffer

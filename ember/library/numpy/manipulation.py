@@ -381,7 +381,7 @@ def _asfortranarray(a):
 
 
 def _asfortranarray_0d(a):
-    return a.reshape(1).copy()  # NumPy gives at least one dimension
+    return np.ascontiguousarray(a)  # NumPy: a 1-d view of the one item
 
 
 @overload(np.asfortranarray, jit_options=NUMPY_ERRORS)
@@ -991,7 +991,7 @@ def _np_argpartition(a, kth):
 
 def _item(a):
     if a.size != 1:
-        raise ValueError("can only convert an array of size 1 to a Python scalar")
+        raise ValueError("item(): can only convert an array of size 1 to a Python scalar")
     return a.ravel()[0]
 
 
