@@ -139,8 +139,8 @@ def _extreme_initial_impl(largest: bool, along: bool, dtype: str):
     if not along:
         body = f"""
     result = DT(initial)
-    for value in np.nditer(a):
-        result = {pick}(value.item(), result)
+    for value in a.flat:
+        result = {pick}(value, result)
     return result
 """
     else:
