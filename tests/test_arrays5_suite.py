@@ -534,3 +534,114 @@ def test_item_with_indices():
         njit(separate)(m, 0, -5)
     with pytest.raises(TypingError, match="one index per dimension"):
         njit(lambda a: a.item(1, 2, 3))(m)
+
+
+# ---------------------------------------------------------------------------- frombuffer
+
+
+def test_frombuffer_of_bytearrays_and_arrays():
+    @njit
+    def view(buffer, count, offset):
+        return np.frombuffer(buffer, dtype=np.int16, count=count, offset=offset)
+
+    raw = bytearray(range(16))
+    for count, offset in ((-1, 0), (3, 2), (0, 16), (-1, 4)):
+        got = view(raw, count, offset)
+        np.testing.assert_array_equal(got, np.frombuffer(raw, np.int16, count, offset))
+    with pytest.raises(ValueError, match="smaller"):
+        view(raw, 9, 0)
+    with pytest.raises(ValueError, match="multiple"):
+        view(raw, -1, 1)
+
+    @njit
+    def of_array(a):
+        return np.frombuffer(a, np.complex64)
+
+    ints = np.arange(8, dtype=np.int32)
+    np.testing.assert_array_equal(of_array(ints), np.frombuffer(ints, np.complex64))
+    np.testing.assert_array_equal(of_array(ints.reshape(2, 4)), np.frombuffer(ints, np.complex64))
+    with pytest.raises(ValueError, match="contiguous"):
+        of_array(ints[::2])
+    with pytest.raises(TypingError, match="buffer-like"):
+        njit(lambda b: np.frombuffer(b))(None)
+
+    @njit
+    def owned(n):
+        return np.frombuffer(np.arange(n, dtype=np.int64), np.int32).sum()
+
+    assert owned(6) == np.frombuffer(np.arange(6, dtype=np.int64), np.int32).sum()
+    assert_frees_all(owned, lambda: 6)
+
+
+# ---------------------------------------------------------------------------- nonzero, views
+
+
+def test_nonzero_of_strings_and_zero_d_refusal():
+    def nonzero(a):
+        return np.nonzero(a)
+
+    def count(a):
+        return np.count_nonzero(a)
+
+    words = np.array(["Hello", "", "world", ""])
+    got, want = njit(nonzero)(words), np.nonzero(words)
+    np.testing.assert_array_equal(got[0], want[0])
+    assert njit(count)(words) == np.count_nonzero(words)
+    values = np.array([0.0, np.nan, -0.0, 1e-300, 0j.real])
+    np.testing.assert_array_equal(njit(nonzero)(values)[0], np.nonzero(values)[0])
+    with pytest.raises(TypingError, match="0d arrays"):
+        njit(nonzero)(np.array(1.5).reshape(()))
+
+
+def test_contiguous_copies_of_zero_d_arrays_share_memory():
+    def c_order(a):
+        return np.ascontiguousarray(a)
+
+    def f_order(a):
+        return np.asfortranarray(a)
+
+    for function in (c_order, f_order):
+        compiled = njit(function)
+        for a in (np.array(2.5).reshape(()), np.arange(6.0), np.arange(6.0).reshape(2, 3).T):
+            got, want = compiled(a), function(a)
+            np.testing.assert_array_equal(got, want)
+            assert got.shape == want.shape
+            assert np.shares_memory(got, a) == np.shares_memory(want, a)
+
+
+# ---------------------------------------------------------------------------- bounds checking
+
+_BOUNDS_PROGRAM = """
+import numpy as np
+from ember import njit
+results = []
+for option in (None, True, False):
+    f = njit(lambda x: x[3]) if option is None else njit(boundscheck=option)(lambda x: x[3])
+    try:
+        f(np.arange(3))
+        results.append("none")
+    except IndexError:
+        results.append("IndexError")
+print(",".join(results))
+"""
+
+
+@pytest.mark.parametrize(
+    ("setting", "expected"),
+    [
+        ("", "none,IndexError,none"),  # each function's option decides
+        ("1", "IndexError,IndexError,IndexError"),  # forced on
+        ("0", "none,none,none"),  # forced off, even boundscheck=True (Numba's rule)
+    ],
+)
+def test_boundscheck_environment_setting(setting, expected):
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_BOUNDSCHECK")}
+    env["NUMBA_BOUNDSCHECK"] = setting
+    done = subprocess.run(
+        [sys.executable, "-c", _BOUNDS_PROGRAM], env=env, capture_output=True, text=True
+    )
+    assert done.stdout.strip() == expected, done.stderr

@@ -1,6 +1,7 @@
 """`np.frombuffer` of a `bytes` value (a read-only 1-d array viewing the bytes, sharing their
 storage, which it keeps alive) or of a contiguous array, bytearray or memoryview (a view of its
-memory, writable when it is), with NumPy's dtype, count and offset rules and errors."""
+memory, writable when it is; a copy of a bytearray's or memoryview's), with NumPy's dtype, count
+and offset rules and errors."""
 
 from __future__ import annotations
 
@@ -125,9 +126,14 @@ def _frombuffer_of_array(buffer, dtype):
     if not isinstance(buffer, types.Array):  # a Python buffer (bytearray, memoryview...)
         if buffer.layout != "C" or buffer.ndim != 1:
             raise TypingError("np.frombuffer: the buffer must be 1-d and contiguous")
-        return lambda buffer, dtype=None, count=-1, offset=0: view(
-            buffer, offset, _check_extent_jit(len(buffer) * source_itemsize, itemsize, count, offset)
-        )
+
+        def frombuffer_python(buffer, dtype=None, count=-1, offset=0):
+            # A copy: the argument's memory has no reference count to keep it alive (NumPy
+            # returns a view; writes to this array do not reach the buffer).
+            nbytes = len(buffer) * source_itemsize
+            return view(buffer, offset, _check_extent_jit(nbytes, itemsize, count, offset)).copy()
+
+        return frombuffer_python
     contiguous = buffer.layout == "C"
 
     def frombuffer(buffer, dtype=None, count=-1, offset=0):
