@@ -20,23 +20,33 @@ from ember.typing.signature import signature
 _views: dict = {}
 
 
-def _bytes_view(element: types.Type):
-    """An intrinsic (buffer, offset, count) -> readonly array of `count` elements of `element`
-    from byte `offset` of `buffer` (one per element type)."""
-    if element in _views:
-        return _views[element]
-    result = types.Array(element, 1, "C", readonly=True)
+def _memory_and_start(builder, source: types.Type, value):
+    """The meminfo owning `value`'s memory and a byte pointer to that memory."""
+    if isinstance(source, types.BytesType):
+        data = primitives.data(builder, value)
+        return builder.extract_value(value, 0), data
+    fields = arr.unpack(builder, source, value)
+    return fields.meminfo, builder.bitcast(fields.data, llvm.IntType(8).as_pointer())
+
+
+def _buffer_view(element: types.Type, source: types.Type):
+    """An intrinsic (buffer, offset, count) -> 1-d array of `count` elements of `element` from
+    byte `offset` of `buffer` (bytes, or a C-contiguous array-like: checked by the caller),
+    sharing and keeping alive its memory; readonly for bytes and readonly arrays."""
+    key = (element, source)
+    if key in _views:
+        return _views[key]
+    readonly = isinstance(source, types.BytesType) or source.readonly
+    result = types.Array(element, 1, "C", readonly=readonly)
     itemsize = arr.itemsize_of(element)
 
     @intrinsic
     def view(typingctx, buffer, offset, count):
         def codegen(context, builder, sig, args):
-            buffer_value, start, length = args
-            arr.incref(builder, sig.args[0], buffer_value)  # the view owns a reference
-            meminfo = builder.extract_value(buffer_value, 0)
-            first = builder.gep(
-                primitives.data(builder, buffer_value), [start], source_etype=llvm.IntType(8)
-            )
+            value, start, length = args
+            arr.incref(builder, sig.args[0], value)  # the view owns a reference
+            meminfo, data = _memory_and_start(builder, sig.args[0], value)
+            first = builder.gep(data, [start], source_etype=llvm.IntType(8))
             fields = arr.ArrayFields(
                 meminfo,
                 context.get_constant_null(types.voidptr),
@@ -50,49 +60,12 @@ def _bytes_view(element: types.Type):
 
         return signature(result, buffer, types.intp, types.intp), codegen
 
-    _views[element] = view
+    _views[key] = view
     return view
 
 
 def _given(argument) -> bool:
     return argument is not None and not isinstance(argument, (types.Omitted, types.NoneType))
-
-
-_array_views: dict = {}
-
-
-def _array_view(element: types.Type, source: types.Buffer):
-    """As `_bytes_view`, over the memory of an array-like `source` (C-contiguous, checked by
-    the caller), readonly when the source is."""
-    key = (element, source)
-    if key in _array_views:
-        return _array_views[key]
-    result = types.Array(element, 1, "C", readonly=source.readonly)
-    itemsize = arr.itemsize_of(element)
-
-    @intrinsic
-    def view(typingctx, buffer, offset, count):
-        def codegen(context, builder, sig, args):
-            value, start, length = args
-            arr.incref(builder, sig.args[0], value)  # the view owns a reference
-            fields = arr.unpack(builder, sig.args[0], value)
-            raw = builder.bitcast(fields.data, llvm.IntType(8).as_pointer())
-            first = builder.gep(raw, [start], source_etype=llvm.IntType(8))
-            view_fields = arr.ArrayFields(
-                fields.meminfo,
-                context.get_constant_null(types.voidptr),
-                length,
-                arr.const(itemsize),
-                builder.bitcast(first, arr.ptr),
-                [length],
-                [arr.const(itemsize)],
-            )
-            return arr.pack(builder, result, view_fields)
-
-        return signature(result, buffer, types.intp, types.intp), codegen
-
-    _array_views[key] = view
-    return view
 
 
 def _check_extent(size, itemsize, count, offset):
@@ -120,7 +93,7 @@ def _element_of(dtype) -> types.Type:
 
 def _frombuffer_of_array(buffer, dtype):
     element = _element_of(dtype)
-    view = _array_view(element, buffer)
+    view = _buffer_view(element, buffer)
     itemsize = arr.itemsize_of(element)
     source_itemsize = arr.itemsize_of(buffer.dtype)
     if not isinstance(buffer, types.Array):  # a Python buffer (bytearray, memoryview...)
@@ -155,7 +128,7 @@ def np_frombuffer(buffer, dtype=None, count=-1, offset=0):
             f"contiguous array), not {buffer}"
         )
     element = _element_of(dtype)
-    view = _bytes_view(element)
+    view = _buffer_view(element, buffer)
     itemsize = arr.itemsize_of(element)
 
     def frombuffer(buffer, dtype=None, count=-1, offset=0):
