@@ -645,3 +645,40 @@ def test_boundscheck_environment_setting(setting, expected):
         [sys.executable, "-c", _BOUNDS_PROGRAM], env=env, capture_output=True, text=True
     )
     assert done.stdout.strip() == expected, done.stderr
+
+
+# ---------------------------------------------------------------------------- setitem, take
+
+
+def test_store_of_a_zero_d_array_into_an_element():
+    @njit
+    def store(a, index, value):
+        a[index] = value
+        return a
+
+    cases = [
+        (np.zeros(3), 0, np.array(3.14)),
+        (np.zeros(3), -1, np.array(2, np.int64)),
+        (np.zeros(3, np.int64), 1, np.array(7, np.int64)),
+        (np.zeros(3, np.complex128), 2, np.array(2 + 3j)),
+        (np.zeros((2, 3)), (1, -2), np.array(5.5)),
+        (np.zeros((3, 2)).T, (1, 2), np.array(1.25)),
+    ]
+    for a, index, value in cases:
+        want = a.copy()
+        want[index] = value
+        np.testing.assert_array_equal(store(a.copy(), index, value), want)
+    with pytest.raises(TypingError, match="real"):
+        store(np.zeros(3), 0, np.array(1j))
+
+
+def test_take_along_an_axis_of_a_vector_and_bad_axes():
+    def take(a, indices, axis):
+        return np.take(a, indices, axis=axis)
+
+    for index in (0, 4, -1, -5):
+        _check(take, np.arange(5), index, 0)
+    _check(take, np.arange(9).reshape(3, 3), np.array([0, 2]), -1)
+    _check(take, np.arange(9).reshape(3, 3), 1, -2)
+    with pytest.raises(np.exceptions.AxisError, match="axis 2 is out of bounds for array of dim"):
+        njit(take)(np.arange(9).reshape(3, 3), np.array([0, 1, 2]), 2)

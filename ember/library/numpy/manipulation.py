@@ -17,6 +17,7 @@ from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import overload, overload_method
+from ember.library.numpy.axis_forms import _axis_jit
 from ember.library.numpy.sorting import select_kth
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
@@ -571,6 +572,7 @@ def _take_scalar(a, indices):
 
 def _take_along(a, indices, axis):
     """NumPy's take with an axis: the indexed slices along `axis`, in place of that axis."""
+    axis = _axis_jit(axis, a.ndim)
     length = a.shape[axis]
     picked = np.asarray(indices).ravel()
     for index in picked:
@@ -582,10 +584,20 @@ def _take_along(a, indices, axis):
 
 
 def _take_along_scalar(a, indices, axis):
+    axis = _axis_jit(axis, a.ndim)
     length = a.shape[axis]
     if indices < -length or indices >= length:
         raise IndexError("index out of bounds for the axis")
     return np.moveaxis(a, axis, 0)[indices + length if indices < 0 else indices].copy()
+
+
+def _take_along_scalar_1d(a, indices, axis):
+    """One item of a vector: a number, as NumPy's."""
+    _axis_jit(axis, 1)
+    length = a.shape[0]
+    if indices < -length or indices >= length:
+        raise IndexError("index out of bounds for the axis")
+    return a[indices]
 
 
 def _integer_sequence(typ) -> bool:
@@ -613,7 +625,7 @@ def _select_take(a, indices, axis):
     if not is_integer(axis):
         return None
     if scalar:
-        return _take_along_scalar
+        return _take_along_scalar_1d if a.ndim == 1 else _take_along_scalar
     flat_sequence = _integer_sequence(indices) and is_integer(types.unliteral(indices).dtype)
     return _take_along if integers or flat_sequence else None
 
