@@ -572,6 +572,21 @@ def test_frombuffer_of_bytearrays_and_arrays():
     assert owned(6) == np.frombuffer(np.arange(6, dtype=np.int64), np.int32).sum()
     assert_frees_all(owned, lambda: 6)
 
+    @njit
+    def of_constant():
+        return np.frombuffer(b"foo!", dtype=np.uint8)
+
+    got = of_constant()  # outlives the constant's storage: a copy, still read-only
+    np.testing.assert_array_equal(got, np.frombuffer(b"foo!", np.uint8))
+    assert not got.flags.writeable
+
+    @njit
+    def constant_sum():
+        return np.frombuffer(b"\x01\x02\x03\x04", dtype=np.int16).sum()
+
+    assert constant_sum() == np.frombuffer(b"\x01\x02\x03\x04", np.int16).sum()
+    assert_frees_all(constant_sum)
+
 
 # ---------------------------------------------------------------------------- nonzero, views
 

@@ -56,12 +56,27 @@ def _buffer_view(element: types.Type, source: types.Type):
                 [length],
                 [arr.const(itemsize)],
             )
-            return arr.pack(builder, result, fields)
+            return _copied_unless_owned(context, builder, result, fields)
 
         return signature(result, buffer, types.intp, types.intp), codegen
 
     _views[key] = view
     return view
+
+
+def _copied_unless_owned(context, builder, result: types.Array, fields: arr.ArrayFields):
+    """The view, or a copy of its bytes when no meminfo keeps them alive (a constant `bytes`,
+    a bytearray or memoryview argument): the array may outlive them."""
+    slot = arr.alloca_in_entry(builder, context.value_type(result), name="frombuffer.view")
+    builder.store(arr.pack(builder, result, fields), slot)
+    borrowed = builder.icmp_unsigned("==", fields.meminfo, llvm.Constant(fields.meminfo.type, None))
+    with builder.if_then(borrowed, likely=False):
+        copy = arr.allocate(context, builder, result, fields.shape)
+        target = arr.unpack(builder, result, copy)
+        nbytes = builder.mul(fields.nitems, fields.itemsize)
+        arr.memcpy(builder, target.data, fields.data, nbytes)
+        builder.store(copy, slot)
+    return builder.load(slot, typ=context.value_type(result))
 
 
 def _given(argument) -> bool:
@@ -101,10 +116,10 @@ def _frombuffer_of_array(buffer, dtype):
             raise TypingError("np.frombuffer: the buffer must be 1-d and contiguous")
 
         def frombuffer_python(buffer, dtype=None, count=-1, offset=0):
-            # A copy: the argument's memory has no reference count to keep it alive (NumPy
-            # returns a view; writes to this array do not reach the buffer).
+            # A copy (by the view): the argument's memory has no reference count to keep it
+            # alive (NumPy returns a view; writes to this array do not reach the buffer).
             nbytes = len(buffer) * source_itemsize
-            return view(buffer, offset, _check_extent_jit(nbytes, itemsize, count, offset)).copy()
+            return view(buffer, offset, _check_extent_jit(nbytes, itemsize, count, offset))
 
         return frombuffer_python
     contiguous = buffer.layout == "C"
