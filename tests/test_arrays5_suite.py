@@ -697,3 +697,28 @@ def test_take_along_an_axis_of_a_vector_and_bad_axes():
     _check(take, np.arange(9).reshape(3, 3), 1, -2)
     with pytest.raises(np.exceptions.AxisError, match="axis 2 is out of bounds for array of dim"):
         njit(take)(np.arange(9).reshape(3, 3), np.array([0, 1, 2]), 2)
+
+
+MEMORYVIEW_ATTRIBUTES = [
+    "shape", "strides", "ndim", "itemsize", "nbytes", "readonly", "contiguous", "c_contiguous",
+    "f_contiguous",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("attribute", MEMORYVIEW_ATTRIBUTES)
+def test_memoryview_attributes_match_python(attribute):
+    namespace: dict = {}
+    exec(f"def get(m):\n    return m.{attribute}\n", namespace)
+    get = njit(namespace["get"])
+    arrays = (
+        np.arange(6).reshape(2, 3),
+        np.arange(6.0)[::2],
+        np.arange(6).reshape(2, 3).T,
+        np.zeros(0, np.int8),
+        np.arange(4.0, dtype=np.float32),
+    )
+    for array in arrays:
+        view = memoryview(array)
+        assert get(view) == getattr(view, attribute)
+    for raw in (b"xyz", bytearray(b"xyz")):
+        assert get(memoryview(raw)) == getattr(memoryview(raw), attribute)

@@ -11,7 +11,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError
-from ember.extending import intrinsic, overload
+from ember.extending import intrinsic, overload, overload_attribute
 from ember.library.numpy.support import parse_dtype
 from ember.lowering import arrays as arr
 from ember.lowering import strings as primitives
@@ -150,3 +150,30 @@ def np_frombuffer(buffer, dtype=None, count=-1, offset=0):
         return view(buffer, offset, _check_extent_jit(len(buffer), itemsize, count, offset))
 
     return frombuffer
+
+
+# ---------------------------------------------------------------------------- memoryview
+
+
+def _memoryview_attribute(name: str, body):
+    @overload_attribute(types.MemoryView, name)
+    def attribute(view):
+        return body(view)
+
+
+_memoryview_attribute("shape", lambda view: lambda view: np.asarray(view).shape)
+_memoryview_attribute("strides", lambda view: lambda view: np.asarray(view).strides)
+_memoryview_attribute("ndim", lambda view: lambda view: np.asarray(view).ndim)
+_memoryview_attribute("itemsize", lambda view: lambda view: np.asarray(view).itemsize)
+_memoryview_attribute("nbytes", lambda view: lambda view: np.asarray(view).nbytes)
+_memoryview_attribute(
+    "readonly", lambda view: (lambda view: True) if view.readonly else (lambda view: False)
+)
+_memoryview_attribute("c_contiguous", lambda view: lambda view: np.asarray(view).flags.c_contiguous)
+_memoryview_attribute("f_contiguous", lambda view: lambda view: np.asarray(view).flags.f_contiguous)
+_memoryview_attribute(
+    "contiguous",
+    lambda view: (
+        lambda view: np.asarray(view).flags.c_contiguous or np.asarray(view).flags.f_contiguous
+    ),
+)
