@@ -14,6 +14,7 @@ from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import overload, overload_method
 from ember.library.numpy.axis_forms import _axis_jit, _explicit_none
+from ember.library.numpy.manipulation import generated
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
     as_type,
@@ -24,12 +25,6 @@ from ember.library.numpy.support import (
     numpy_dtype,
     parse_dtype,
 )
-
-
-def _generated(name: str, source: str, **names) -> object:
-    namespace = {"np": np, "axis_of": _axis_jit, **names}
-    exec(source, namespace)  # noqa: S102 - source assembled from integers and fixed text
-    return namespace[name]
 
 
 def _omitted(value) -> bool:
@@ -89,7 +84,7 @@ def _sum_initial_impl(name: str, method: bool, with_axis: bool, with_dtype: bool
 def reduce(a, axis=None, dtype=None, out=None, keepdims=False, initial=None):
     return {call} {combine} DT(initial)
 """
-    return _generated("reduce", source, DT=getattr(np, dtype))
+    return generated("reduce", source, DT=getattr(np, dtype))
 
 
 def _sum_initial_selector(name: str, method: bool):
@@ -153,7 +148,7 @@ def _extreme_initial_impl(largest: bool, along: bool, dtype: str):
     return result
 """
     source = "def extreme(a, axis=None, out=None, keepdims=False, initial=None):" + body
-    return _generated(
+    return generated(
         "extreme", source, DT=getattr(np, dtype), larger=_larger_jit, smaller=_smaller_jit
     )
 
@@ -204,7 +199,7 @@ for _name, _largest in (("max", True), ("min", False), ("amax", True), ("amin", 
 def _mean_dtype_impl(dtype: str, with_axis: bool):
     call = "np.mean(a.astype(DT), axis)" if with_axis else "np.mean(a.astype(DT))"
     source = f"def mean(a, axis=None, dtype=None):\n    return {call}\n"
-    return _generated("mean", source, DT=getattr(np, dtype))
+    return generated("mean", source, DT=getattr(np, dtype))
 
 
 def _mean_dtype_selector(a, axis=None, dtype=None):
@@ -251,7 +246,7 @@ def along(a, q, axis=None):
     axis_of(axis, 1)
     return np.{function}(a, q)
 """
-        return _generated("along", source)
+        return generated("along", source)
     shape = "q.shape + rest" if array_q else "rest"
     store = (
         "out[:, i] = np.ravel(np.asarray(np.{f}(rows[i], q)))"
@@ -273,7 +268,7 @@ def along(a, q, axis=None):
         {store.format(f=function)}
     return out.reshape({shape})
 """
-    return _generated("along", source)
+    return generated("along", source)
 
 
 def _quantile_along_selector(function: str):
@@ -282,7 +277,7 @@ def _quantile_along_selector(function: str):
         if not is_array(a) or isinstance(a.dtype, types.Complex):
             return None
         if _explicit_none(axis):
-            return _generated(
+            return generated(
                 "plain", f"def plain(a, q, axis=None):\n    return np.{function}(a, q)\n"
             )
         if not is_integer(axis):
@@ -325,7 +320,7 @@ def _tile_tuple_impl(ndim: int, nreps: int):
     block = ", ".join(f"i{k} * s{k} : (i{k} + 1) * s{k}" for k in range(rank))
     lines.append(f"{indent}out[{block}] = b")
     lines.append("    return out")
-    return _generated("tile", "\n".join(lines) + "\n")
+    return generated("tile", "\n".join(lines) + "\n")
 
 
 def _tile_number(A, reps):
@@ -356,7 +351,7 @@ def _expand_dims_tuple_impl(ndim: int, count: int):
     ]
     lines += [f"    b{k + 1} = np.expand_dims(b{k}, axes[{k}])" for k in range(count)]
     lines.append(f"    return b{count}")
-    return _generated("expand", "\n".join(lines) + "\n", check_distinct=_check_distinct_jit)
+    return generated("expand", "\n".join(lines) + "\n", check_distinct=_check_distinct_jit)
 
 
 @overload(np.expand_dims, jit_options=NUMPY_ERRORS)
@@ -371,7 +366,7 @@ def _flip_tuple_impl(count: int):
     lines = ["def flip(m, axis=None):", "    check_distinct(axis, m.ndim)", "    b0 = m"]
     lines += [f"    b{k + 1} = np.flip(b{k}, axis[{k}])" for k in range(count)]
     lines.append(f"    return b{count}")
-    return _generated("flip", "\n".join(lines) + "\n", check_distinct=_check_distinct_jit)
+    return generated("flip", "\n".join(lines) + "\n", check_distinct=_check_distinct_jit)
 
 
 @overload(np.flip, jit_options=NUMPY_ERRORS)
@@ -392,7 +387,7 @@ def _roll_tuple_impl(shifts: int, axes: int):
     lines = ["def roll(a, shift, axis=None):", "    b0 = a"]
     lines += [f"    b{k + 1} = np.roll(b{k}, {shift(k)}, {axis(k)})" for k in range(pairs)]
     lines.append(f"    return b{pairs}")
-    return _generated("roll", "\n".join(lines) + "\n")
+    return generated("roll", "\n".join(lines) + "\n")
 
 
 def _roll_flat_tuple(a, shift, axis=None):
@@ -529,7 +524,7 @@ def insert(arr, obj, values, axis=None):
     out[position + k :] = source[position:]
     return np.ascontiguousarray(np.moveaxis(out, 0, ax))
 """
-    return _generated("insert", source)
+    return generated("insert", source)
 
 
 @overload(np.insert, jit_options=NUMPY_ERRORS)
@@ -570,7 +565,7 @@ def _item_at_impl(ndim: int):
         lines.append("        raise IndexError('index out of bounds for the array in item')")
         lines.append(f"    if j{k} < 0:\n        j{k} += a.shape[{k}]")
     lines.append(f"    return a[{', '.join(f'j{k}' for k in range(ndim))},]")
-    return njit(**NUMPY_ERRORS)(_generated("item", "\n".join(lines) + "\n"))
+    return njit(**NUMPY_ERRORS)(generated("item", "\n".join(lines) + "\n"))
 
 
 def item_implementation(a, args: tuple):

@@ -10,7 +10,7 @@ import numpy as np
 from ember import types
 from ember.errors import TypingError
 from ember.extending import overload
-from ember.library.numpy.axis_forms3 import _generated
+from ember.library.numpy.manipulation import generated
 from ember.library.numpy.support import NUMPY_ERRORS, is_array, is_integer, numpy_dtype
 
 # ---------------------------------------------------------------------------- einsum
@@ -92,7 +92,7 @@ def _einsum_source(terms: list[str], output: str) -> str:
 @functools.cache
 def _einsum_impl(subscripts: str, ranks: tuple[int, ...], dtype: str):
     terms, output = _parse_subscripts(subscripts, ranks)
-    return _generated("einsum", _einsum_source(terms, output), DT=getattr(np, dtype))
+    return generated("einsum", _einsum_source(terms, output), DT=getattr(np, dtype))
 
 
 @overload(np.einsum, jit_options=NUMPY_ERRORS)
@@ -123,7 +123,7 @@ def _with_arrays(count: int, inner):
 
     args = ", ".join(f"np.asarray(operands[{k}])" for k in range(count))
     source = f"def einsum(subscripts, *operands):\n    return inner(subscripts, {args})\n"
-    return _generated("einsum", source, inner=njit(**NUMPY_ERRORS)(inner))
+    return generated("einsum", source, inner=njit(**NUMPY_ERRORS)(inner))
 
 
 # ---------------------------------------------------------------------------- tensordot
@@ -164,7 +164,7 @@ def _tensordot_impl(a_ndim: int, b_ndim: int, count: int, form: str, dtype: str)
         f"    product = np.dot(at.reshape(({rows}, inner)), bt.reshape((inner, {cols})))",
         f"    return product.reshape(({', '.join(shape)}{',' if shape else ''}))",
     ]
-    return _generated(
+    return generated(
         "tensordot", "\n".join(lines) + "\n", DT=getattr(np, dtype),
         normalized=_normalized_jit, free_axes=_free_axes_jit,
     )  # fmt: skip
@@ -219,7 +219,7 @@ def _pair_wrapper(single_a: bool, single_b: bool, inner):
     first = "(axes[0],)" if single_a else "axes[0]"
     second = "(axes[1],)" if single_b else "axes[1]"
     source = f"def tensordot(a, b, axes=2):\n    return inner(a, b, ({first}, {second}))\n"
-    return _generated("tensordot", source, inner=_jit(inner))
+    return generated("tensordot", source, inner=_jit(inner))
 
 
 @overload(np.tensordot, jit_options=NUMPY_ERRORS)

@@ -30,8 +30,10 @@ from ember.library.numpy.support import (
 )
 
 
-def _generated(name: str, source: str) -> object:
-    namespace = {"np": np, "AxisError": np.exceptions.AxisError}
+def generated(name: str, source: str, **names) -> object:
+    """The function `name` defined by `source` (NumPy as `np`, `axis_of` normalizing an axis,
+    and `names`)."""
+    namespace = {"np": np, "AxisError": np.exceptions.AxisError, "axis_of": _axis_jit, **names}
     exec(source, namespace)  # noqa: S102 - source assembled from integers and fixed text
     return namespace[name]
 
@@ -47,7 +49,7 @@ def _expand_dims_impl(ndim: int):
         index = ", ".join(["None" if k == axis else ":" for k in range(ndim + 1)])
         lines.append(f"    if axis == {axis}:\n        return a[{index}]")
     lines.append("    raise AxisError('axis is out of bounds for the result')")
-    return _generated("expand_dims", "\n".join(lines) + "\n")
+    return generated("expand_dims", "\n".join(lines) + "\n")
 
 
 @overload(np.expand_dims, jit_options=NUMPY_ERRORS)
@@ -106,7 +108,7 @@ def tile(a, reps):
         out[:, r * cols : (r + 1) * cols] = flat
     return out.reshape(({shape}))
 """
-    return _generated("tile", source)
+    return generated("tile", source)
 
 
 def _tile_scalar(a, reps):
@@ -241,7 +243,7 @@ def cross(a, b):
         out[{row}2] = a[{row}0] * b[{row}1] - a[{row}1] * b[{row}0]
     return out
 """
-    return _generated("cross", source)
+    return generated("cross", source)
 
 
 @overload(np.cross, jit_options=NUMPY_ERRORS)
@@ -404,7 +406,7 @@ def swapaxes(a, axis1, axis2):
         raise AxisError("axis is out of bounds for the array")
     return a.transpose(({order},))
 """
-    return _generated("swapaxes", source)
+    return generated("swapaxes", source)
 
 
 def _select_swapaxes(a, axis1, axis2):
@@ -427,7 +429,7 @@ def _array_swapaxes(self, axis1, axis2):
 def _atleast_impl(rank: int, ndim: int):
     """NumPy's placement of the new axes: 1-d (n,) becomes (1, n) and (1, n, 1)."""
     if ndim >= rank:
-        return _generated("atleast", "def atleast(a):\n    return a\n")
+        return generated("atleast", "def atleast(a):\n    return a\n")
     if ndim == 0:
         index = "a.reshape((" + "1, " * rank + "))"
     elif rank == 2 or ndim == 2:
@@ -436,7 +438,7 @@ def _atleast_impl(rank: int, ndim: int):
             index = "a[:, :, None]"
     else:  # 1-d to 3-d
         index = "a[None, :, None]"
-    return _generated("atleast", f"def atleast(a):\n    return {index}\n")
+    return generated("atleast", f"def atleast(a):\n    return {index}\n")
 
 
 def _select_one_atleast(rank: int, a):
@@ -444,9 +446,9 @@ def _select_one_atleast(rank: int, a):
         return _atleast_impl(rank, a.ndim)
     if is_number(a):  # a scalar becomes an array of one element
         ones = "(" + "1, " * rank + ")"
-        return _generated("atleast", f"def atleast(a):\n    return np.full({ones}, a)\n")
+        return generated("atleast", f"def atleast(a):\n    return np.full({ones}, a)\n")
     if rank == 1 and isinstance(a, types.List) and is_number(a.dtype):
-        return _generated("atleast", "def atleast(a):\n    return np.asarray(a)\n")
+        return generated("atleast", "def atleast(a):\n    return np.asarray(a)\n")
     return None
 
 
@@ -772,7 +774,7 @@ def _unravel_impl(ndim: int):
     for k in range(ndim - 1, -1, -1):
         lines += [f"    i{k} = rest % shape[{k}]", f"    rest //= shape[{k}]"]
     lines.append(f"    return ({names},)")
-    return _generated("unravel_index", "\n".join(lines) + "\n")
+    return generated("unravel_index", "\n".join(lines) + "\n")
 
 
 @overload(np.unravel_index, jit_options=NUMPY_ERRORS)

@@ -14,7 +14,8 @@ from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import overload
 from ember.library.numpy.axis_forms import _axis_jit
-from ember.library.numpy.axis_forms3 import _generated, _omitted
+from ember.library.numpy.axis_forms3 import _omitted
+from ember.library.numpy.manipulation import generated
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
     as_type,
@@ -59,7 +60,7 @@ def _lexsort_tuple_impl(count: int):
         lines.append("        raise ValueError('all keys need to be the same shape')")
         lines.append(f"    order = stable_order(keys[{k}], order)")
     lines.append("    return order")
-    return _generated("lexsort", "\n".join(lines) + "\n", stable_order=_stable_order_jit)
+    return generated("lexsort", "\n".join(lines) + "\n", stable_order=_stable_order_jit)
 
 
 def _real_key(typ) -> bool:
@@ -85,7 +86,7 @@ def _select_lexsort(keys, axis=-1):
 @functools.cache
 def _sort_complex_impl(dtype: str):
     source = "def sort_complex(a):\n    return np.sort(a).astype(DT)\n"
-    return _generated("sort_complex", source, DT=getattr(np, dtype))
+    return generated("sort_complex", source, DT=getattr(np, dtype))
 
 
 @overload(np.sort_complex, jit_options=NUMPY_ERRORS)
@@ -148,7 +149,7 @@ def i0(x):
         flat_out[k] = i0_of(float(flat_in[k]))
     return out
 """
-    return _generated("i0", source, DT=getattr(np, dtype), i0_of=_i0_of_jit)
+    return generated("i0", source, DT=getattr(np, dtype), i0_of=_i0_of_jit)
 
 
 @overload(np.i0, jit_options=NUMPY_ERRORS)
@@ -203,7 +204,7 @@ def cumulative(x, axis=None, dtype=None, out=None, include_initial=False):
     grown[1:] = moved
     return np.ascontiguousarray(np.moveaxis(grown, 0, ax))
 """
-    return _generated("cumulative", source, DT=getattr(np, dtype) if dtype else None)
+    return generated("cumulative", source, DT=getattr(np, dtype) if dtype else None)
 
 
 def _cumulative_selector(name: str):
