@@ -37,7 +37,10 @@ TIMING = _flag("EMBER_TIMING")  # each pass's time per compilation, and a report
 LLVM_PASS_TIMINGS = _flag("EMBER_LLVM_PASS_TIMINGS")  # LLVM's pass report in get_metadata()
 DEBUGINFO = _flag("EMBER_DEBUGINFO")  # default of `debug=`: DWARF line tables for gdb and perf
 PERF_MAP = _flag("EMBER_PERF_MAP")  # /tmp/perf-<pid>.map entries for every jitted function
-BOUNDSCHECK = _flag("EMBER_BOUNDSCHECK")
+# Bounds checking: 1 forces it on for every function, 0 off (even boundscheck=True), unset or
+# empty leaves each function's boundscheck= option to decide (Numba's three states).
+_BOUNDSCHECK_SETTING = (_setting("EMBER_BOUNDSCHECK") or "").strip()
+BOUNDSCHECK = _flag("EMBER_BOUNDSCHECK") if _BOUNDSCHECK_SETTING else None
 VERIFY_IR = _flag("EMBER_VERIFY_IR")
 OPT_LEVEL = _int("EMBER_OPT", 3)
 # Functions with more LLVM instructions than this (before optimization) get the O1 pipeline:

@@ -248,7 +248,10 @@ def array_constant(array_type: types.Array, value, module: llvm.Module) -> llvm.
 
 
 def boundscheck_enabled(context) -> bool:
-    return bool(context.options.boundscheck or config.BOUNDSCHECK)
+    """The environment setting when given (it overrides every function), else the option."""
+    if config.BOUNDSCHECK is not None:
+        return config.BOUNDSCHECK
+    return bool(context.options.boundscheck)
 
 
 def wrap_index(builder: llvm.IRBuilder, index: llvm.Value, index_type, dim: llvm.Value):

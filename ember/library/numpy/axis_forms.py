@@ -20,7 +20,9 @@ from ember.typing.overload import as_type
 def _axis_of(axis, ndim):
     """A Python axis in [0, ndim) (AxisError otherwise, NumPy's exception)."""
     if axis < -ndim or axis >= ndim:
-        raise np.exceptions.AxisError("axis is out of bounds for the array")
+        raise np.exceptions.AxisError(
+            "axis " + str(axis) + " is out of bounds for array of dimension " + str(ndim)
+        )
     return axis + ndim if axis < 0 else axis
 
 

@@ -223,7 +223,7 @@ def np_ascontiguousarray(context, builder, sig, args):
     if array_type.ndim == 0:  # NumPy returns a 1-element 1-d array
         fields = arr.unpack(builder, array_type, value)
         fields.shape, fields.strides = [arr.const(1)], [fields.itemsize]
-        array_type = array_type.copy(ndim=1, layout="A")
+        array_type = array_type.copy(ndim=1, layout="C")  # one item: contiguous, shared
         value = arr.pack(builder, array_type, fields)
     if array_type.layout == "C" and array_type.dtype is sig.return_type.dtype:
         arr.incref(builder, array_type, value)

@@ -291,7 +291,7 @@ def _select_hstack(tup):
 def _count_nonzero(a):
     count = 0
     for x in a.ravel():
-        if x != 0:
+        if bool(x):  # Python's truth: an empty string is False, as in NumPy
             count += 1
     return count
 
@@ -327,7 +327,7 @@ def _flatnonzero(a):
     i = 0
     while k < count:
         out[k] = i
-        k += flat[i] != 0
+        k += bool(flat[i])
         i += 1
     return out
 
@@ -398,7 +398,12 @@ def _nonzero_impl(ndim: int):
 
 
 def _select_nonzero(a):
-    return _nonzero_impl(a.ndim) if _array(a) and a.ndim >= 1 else None
+    if _array(a) and a.ndim == 0:
+        raise TypingError(
+            "Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() "
+            "instead."
+        )
+    return _nonzero_impl(a.ndim) if _array(a) else None
 
 
 @overload(np.nonzero, jit_options=NUMPY_ERRORS)

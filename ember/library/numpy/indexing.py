@@ -186,8 +186,15 @@ def _type_setitem(args, kws):
         raise TypingError(f"cannot assign into a read-only array ({array_type})")
     value_type = types.unliteral(value_type)
     if isinstance(value_type, types.Array):
-        if plan.is_element:
-            return None
+        if plan.is_element:  # a[i] = x: only a 0-d array of numbers stands for one number
+            zero_d = value_type.ndim == 0 and isinstance(value_type.dtype, types.Number)
+            if not (zero_d and _holds_numbers(array_type)):
+                return None
+            if isinstance(value_type.dtype, types.Complex) and _is_real(array_type.dtype):
+                raise TypingError(
+                    f"cannot store a {value_type} in an array of {array_type.dtype}; store "
+                    "`.real`, or make the array complex"
+                )
     elif _is_number_sequence(value_type) and _holds_numbers(array_type):
         # a[i] = (x, y), a[1:3] = [p, q]: into a 1-d view
         if not (isinstance(plan.result, types.Array) and plan.result.ndim == 1) or plan.advanced:
@@ -529,6 +536,12 @@ def array_setitem(context, builder, sig, args):
     fields = arr.unpack(builder, array_type, args[0])
     values = _items(builder, index_type, args[1])
     value = args[2]
+    if isinstance(value_type, types.Array) and value_type.ndim == 0:  # its one item
+        source = arr.unpack(builder, value_type, value)
+        value = arr.load_item(
+            builder, value_type.dtype, arr.element_pointer(builder, value_type, source, [])
+        )
+        value_type = value_type.dtype
     if _is_number_sequence(value_type):
         view, _ = basic_view(context, builder, plan, fields, values)
         _store_sequence(context, builder, _view_type(plan, 1), view, value_type, value)

@@ -17,6 +17,7 @@ from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import overload, overload_method
+from ember.library.numpy.axis_forms import _axis_jit
 from ember.library.numpy.sorting import select_kth
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
@@ -29,8 +30,10 @@ from ember.library.numpy.support import (
 )
 
 
-def _generated(name: str, source: str) -> object:
-    namespace = {"np": np, "AxisError": np.exceptions.AxisError}
+def generated(name: str, source: str, **names) -> object:
+    """The function `name` defined by `source` (NumPy as `np`, `axis_of` normalizing an axis,
+    and `names`)."""
+    namespace = {"np": np, "AxisError": np.exceptions.AxisError, "axis_of": _axis_jit, **names}
     exec(source, namespace)  # noqa: S102 - source assembled from integers and fixed text
     return namespace[name]
 
@@ -46,7 +49,7 @@ def _expand_dims_impl(ndim: int):
         index = ", ".join(["None" if k == axis else ":" for k in range(ndim + 1)])
         lines.append(f"    if axis == {axis}:\n        return a[{index}]")
     lines.append("    raise AxisError('axis is out of bounds for the result')")
-    return _generated("expand_dims", "\n".join(lines) + "\n")
+    return generated("expand_dims", "\n".join(lines) + "\n")
 
 
 @overload(np.expand_dims, jit_options=NUMPY_ERRORS)
@@ -105,7 +108,7 @@ def tile(a, reps):
         out[:, r * cols : (r + 1) * cols] = flat
     return out.reshape(({shape}))
 """
-    return _generated("tile", source)
+    return generated("tile", source)
 
 
 def _tile_scalar(a, reps):
@@ -240,7 +243,7 @@ def cross(a, b):
         out[{row}2] = a[{row}0] * b[{row}1] - a[{row}1] * b[{row}0]
     return out
 """
-    return _generated("cross", source)
+    return generated("cross", source)
 
 
 @overload(np.cross, jit_options=NUMPY_ERRORS)
@@ -381,7 +384,7 @@ def _asfortranarray(a):
 
 
 def _asfortranarray_0d(a):
-    return a.reshape(1).copy()  # NumPy gives at least one dimension
+    return np.ascontiguousarray(a)  # NumPy: a 1-d view of the one item
 
 
 @overload(np.asfortranarray, jit_options=NUMPY_ERRORS)
@@ -403,7 +406,7 @@ def swapaxes(a, axis1, axis2):
         raise AxisError("axis is out of bounds for the array")
     return a.transpose(({order},))
 """
-    return _generated("swapaxes", source)
+    return generated("swapaxes", source)
 
 
 def _select_swapaxes(a, axis1, axis2):
@@ -426,7 +429,7 @@ def _array_swapaxes(self, axis1, axis2):
 def _atleast_impl(rank: int, ndim: int):
     """NumPy's placement of the new axes: 1-d (n,) becomes (1, n) and (1, n, 1)."""
     if ndim >= rank:
-        return _generated("atleast", "def atleast(a):\n    return a\n")
+        return generated("atleast", "def atleast(a):\n    return a\n")
     if ndim == 0:
         index = "a.reshape((" + "1, " * rank + "))"
     elif rank == 2 or ndim == 2:
@@ -435,7 +438,7 @@ def _atleast_impl(rank: int, ndim: int):
             index = "a[:, :, None]"
     else:  # 1-d to 3-d
         index = "a[None, :, None]"
-    return _generated("atleast", f"def atleast(a):\n    return {index}\n")
+    return generated("atleast", f"def atleast(a):\n    return {index}\n")
 
 
 def _select_one_atleast(rank: int, a):
@@ -443,9 +446,9 @@ def _select_one_atleast(rank: int, a):
         return _atleast_impl(rank, a.ndim)
     if is_number(a):  # a scalar becomes an array of one element
         ones = "(" + "1, " * rank + ")"
-        return _generated("atleast", f"def atleast(a):\n    return np.full({ones}, a)\n")
+        return generated("atleast", f"def atleast(a):\n    return np.full({ones}, a)\n")
     if rank == 1 and isinstance(a, types.List) and is_number(a.dtype):
-        return _generated("atleast", "def atleast(a):\n    return np.asarray(a)\n")
+        return generated("atleast", "def atleast(a):\n    return np.asarray(a)\n")
     return None
 
 
@@ -591,6 +594,7 @@ def _take_scalar(a, indices):
 
 def _take_along(a, indices, axis):
     """NumPy's take with an axis: the indexed slices along `axis`, in place of that axis."""
+    axis = _axis_jit(axis, a.ndim)
     length = a.shape[axis]
     picked = np.asarray(indices).ravel()
     for index in picked:
@@ -602,10 +606,20 @@ def _take_along(a, indices, axis):
 
 
 def _take_along_scalar(a, indices, axis):
+    axis = _axis_jit(axis, a.ndim)
     length = a.shape[axis]
     if indices < -length or indices >= length:
         raise IndexError("index out of bounds for the axis")
     return np.moveaxis(a, axis, 0)[indices + length if indices < 0 else indices].copy()
+
+
+def _take_along_scalar_1d(a, indices, axis):
+    """One item of a vector: a number, as NumPy's."""
+    _axis_jit(axis, 1)
+    length = a.shape[0]
+    if indices < -length or indices >= length:
+        raise IndexError("index out of bounds for the axis")
+    return a[indices]
 
 
 def _integer_sequence(typ) -> bool:
@@ -633,7 +647,7 @@ def _select_take(a, indices, axis):
     if not is_integer(axis):
         return None
     if scalar:
-        return _take_along_scalar
+        return _take_along_scalar_1d if a.ndim == 1 else _take_along_scalar
     flat_sequence = _integer_sequence(indices) and is_integer(types.unliteral(indices).dtype)
     return _take_along if integers or flat_sequence else None
 
@@ -780,7 +794,7 @@ def _unravel_impl(ndim: int):
     for k in range(ndim - 1, -1, -1):
         lines += [f"    i{k} = rest % shape[{k}]", f"    rest //= shape[{k}]"]
     lines.append(f"    return ({names},)")
-    return _generated("unravel_index", "\n".join(lines) + "\n")
+    return generated("unravel_index", "\n".join(lines) + "\n")
 
 
 @overload(np.unravel_index, jit_options=NUMPY_ERRORS)
@@ -1011,13 +1025,20 @@ def _np_argpartition(a, kth):
 
 def _item(a):
     if a.size != 1:
-        raise ValueError("can only convert an array of size 1 to a Python scalar")
+        raise ValueError("item(): can only convert an array of size 1 to a Python scalar")
     return a.ravel()[0]
 
 
+_item_jit = njit(**NUMPY_ERRORS)(_item)
+
+
 @overload_method(types.Array, "item", jit_options=NUMPY_ERRORS)
-def _select_item(a):
-    return _item
+def _select_item(a, *args):
+    if not args:
+        return lambda a, *args: _item_jit(a)
+    from ember.library.numpy.axis_forms3 import item_implementation
+
+    return item_implementation(a, args)
 
 
 def _tolist(a):

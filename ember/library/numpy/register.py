@@ -50,3 +50,6 @@ import ember.library.numpy.datetimes
 import ember.library.numpy.polynomial
 import ember.library.numpy.axis_forms
 import ember.library.numpy.axis_forms2
+import ember.library.numpy.axis_forms3
+import ember.library.numpy.more_functions
+import ember.library.numpy.contractions
