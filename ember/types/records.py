@@ -103,10 +103,6 @@ class Record(Type):
         """Whether `key` is a field's title (rather than its name)."""
         return key in self.titles.values()
 
-    def __len__(self) -> int:
-        """The number of fields (Numba's)."""
-        return len(self.fields)
-
     def __bool__(self) -> bool:
         return True  # a type is always true, even a record without fields
 
@@ -117,6 +113,7 @@ class Record(Type):
         return self.fields[field].offset
 
     def __len__(self) -> int:
+        """The number of fields (Numba's), titles not counted apart."""
         return len(self.members)
 
     @classmethod
