@@ -79,10 +79,11 @@ def _nanprod(a):
     return total
 
 
-def _count_and_sum(a):
-    count, total = 0, 0.0
+def _count_and_sum(a, zero):
+    """How many items are not NaN, and their sum (from `zero`: 0.0, or 0j for complex)."""
+    count, total = 0, zero
     for x in a.flat:
-        if x == x:
+        if x == x:  # False when either part of a complex number is NaN, as np.isnan
             count += 1
             total += x
     return count, total
@@ -92,12 +93,12 @@ _count_and_sum_jit = njit(**NUMPY_ERRORS)(_count_and_sum)
 
 
 def _nanmean(a):
-    count, total = _count_and_sum_jit(a)
+    count, total = _count_and_sum_jit(a, 0.0)
     return total / count if count else np.nan
 
 
 def _nanvar(a):
-    count, total = _count_and_sum_jit(a)
+    count, total = _count_and_sum_jit(a, 0.0)
     if count == 0:
         return np.nan
     mean = total / count
@@ -123,26 +124,14 @@ def _nancumprod(a):
     return np.cumprod(np.where(np.isnan(a), 1.0, a))
 
 
-def _count_and_sum_complex(a):
-    count, total = 0, 0j
-    for x in a.flat:
-        if x == x:  # False when either part is NaN, as np.isnan of a complex number
-            count += 1
-            total += x
-    return count, total
-
-
-_count_and_sum_complex_jit = njit(**NUMPY_ERRORS)(_count_and_sum_complex)
-
-
 def _nanmean_complex(a):
-    count, total = _count_and_sum_complex_jit(a)
+    count, total = _count_and_sum_jit(a, 0j)
     return total / count if count else complex(np.nan, np.nan)
 
 
 def _nanvar_complex(a):
     """NumPy's variance of complex numbers: the mean squared modulus of the deviations."""
-    count, total = _count_and_sum_complex_jit(a)
+    count, total = _count_and_sum_jit(a, 0j)
     if count == 0:
         return np.nan
     mean = total / count
