@@ -177,7 +177,6 @@ def assigns_global(n):
     [
         (generator_expression, "a generator expression that defines a function", "sum(("),
         (lambda_or_number, "holds an inner function on some paths", "return f(n)"),
-        (returns_inner_function, "the inner function 'g' can only be called", "return g"),
         (with_block, "a 'with' block", "with open"),
         (assigns_global, "assigning a global variable", "SOMETHING = n"),
     ],
@@ -191,6 +190,16 @@ def test_unsupported_constructs_name_themselves_and_their_line(func, construct, 
     assert message.splitlines()[0].startswith(f"Compiling {func.__name__}(int64) failed in ")
     assert message.splitlines()[1] == f'File "{THIS_FILE}", line {line_of(func, marker)}:'
     assert_short(error)
+
+
+def test_a_returned_closure_over_a_run_time_value_names_the_value_and_its_line():
+    """A returned inner function is compiled on its own, so it may close over constants only;
+    Numba's words, with the line of the `return`."""
+    error = compile_error(returns_inner_function, 1)
+    assert isinstance(error, TypingError)
+    message = str(error)
+    assert "Cannot capture the non-constant value associated with variable 'n'" in message
+    assert f'File "{THIS_FILE}", line {line_of(returns_inner_function, "return g")}:' in message
 
 
 # ---------------------------------------------------------------------------- bad calls

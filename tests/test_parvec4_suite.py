@@ -318,13 +318,14 @@ def test_reduce_keepdims_matches_numpy(dtype):
         _assert_same_array(got, want)
 
 
-def test_reduce_keepdims_with_a_tuple_of_axes_is_a_clear_typing_error():
-    @njit
+def test_reduce_keepdims_with_a_tuple_of_axes_matches_numpy():
     def over_two_axes(a):
         return np.add.reduce(a, axis=(0, 1), keepdims=True)
 
-    with pytest.raises(TypingError, match="keepdims=True takes one axis"):
-        over_two_axes(np.ones((2, 2)))
+    a = np.arange(24.0).reshape(2, 3, 4)
+    got, want = njit(over_two_axes)(a), over_two_axes(a)
+    assert got.shape == want.shape == (1, 1, 4)
+    np.testing.assert_array_equal(got, want)
 
 
 # ---------------------------------------------------------------- ufunc loops found by test_ufuncs
