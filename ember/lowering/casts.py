@@ -189,3 +189,9 @@ def integer_to_pointer(context, builder, from_type, to_type, value):
     """An address held as an integer (Numba's rule: extension code returns one as void*;
     `a.ctypes.data` passed where a C function takes a pointer)."""
     return builder.inttoptr(value, context.value_type(to_type))
+
+
+@lower_cast(types.RawPointer, types.Integer)
+def pointer_to_integer(context, builder, from_type, to_type, value):
+    """A `void *` (a C function's result) stored as an integer: its address."""
+    return builder.ptrtoint(value, context.value_type(to_type))

@@ -112,12 +112,17 @@ def _assigned_on_entry(func_ir: ir.FunctionIR, names: set[str]) -> dict[int, set
 def _run_block(block: ir.Block, state: set[str]) -> set[str]:
     state = set(state)
     for stmt in block.body:
-        assigned, deleted = _effects(stmt)
-        if assigned is not None:
-            state.add(assigned)
-        if deleted is not None:
-            state.discard(deleted)
+        _apply_effects(stmt, state)
     return state
+
+
+def _apply_effects(stmt: ir.Stmt, state: set[str]) -> None:
+    """Update the set of assigned names by what `stmt` assigns and deletes."""
+    assigned, deleted = _effects(stmt)
+    if assigned is not None:
+        state.add(assigned)
+    if deleted is not None:
+        state.discard(deleted)
 
 
 def _unsafe_reads(func_ir: ir.FunctionIR, names: set[str]) -> list[tuple[int, int, str]]:
@@ -132,11 +137,7 @@ def _unsafe_reads(func_ir: ir.FunctionIR, names: set[str]) -> list[tuple[int, in
                 if var.name in names and var.name not in state:
                     found.append((label, id(stmt), var.name))
                     state.add(var.name)  # tested once: later reads in the block are safe
-            assigned, deleted = _effects(stmt)
-            if assigned is not None:
-                state.add(assigned)
-            if deleted is not None:
-                state.discard(deleted)
+            _apply_effects(stmt, state)
     return found
 
 

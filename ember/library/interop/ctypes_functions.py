@@ -143,18 +143,6 @@ def _passes_as(actual: types.Type, declared: types.Type) -> bool:
     return can_convert(actual, declared) is not None
 
 
-@lower_cast(types.RawPointer, types.Integer)
-def _pointer_as_address(context, builder, from_type, to_type, value):
-    """A `void *` a C function returned, stored as an integer: its address."""
-    return builder.ptrtoint(value, context.value_type(to_type))
-
-
-@lower_cast(types.Integer, types.RawPointer)
-def _address_as_pointer(context, builder, from_type, to_type, value):
-    """An integer address passed where C takes `void *`."""
-    return builder.inttoptr(value, context.value_type(to_type))
-
-
 @box(types.RawPointer)
 def _box_address(typ: types.RawPointer, value: llvm.Value, c: Any) -> llvm.Value:
     """A `void *` returned to Python: its address as an int, as ctypes gives for c_void_p."""

@@ -97,23 +97,30 @@ def _nanmean(a):
     return total / count if count else np.nan
 
 
-def _nanvar(a):
-    count, total = _count_and_sum_jit(a, 0.0)
+def _nan_variance(a, zero):
+    """The mean squared modulus of the non-NaN items' deviations (NumPy's variance, of real
+    and of complex numbers alike); `zero` (0.0 or 0j) starts their sum."""
+    count, total = _count_and_sum_jit(a, zero)
     if count == 0:
         return np.nan
     mean = total / count
     squares = 0.0
     for x in a.flat:
         if x == x:
-            squares += (x - mean) * (x - mean)
+            deviation = x - mean
+            squares += deviation.real * deviation.real + deviation.imag * deviation.imag
     return squares / count
 
 
-_nanvar_jit = njit(**NUMPY_ERRORS)(_nanvar)
+_nan_variance_jit = njit(**NUMPY_ERRORS)(_nan_variance)
+
+
+def _nanvar(a):
+    return _nan_variance_jit(a, 0.0)
 
 
 def _nanstd(a):
-    return np.sqrt(_nanvar_jit(a))
+    return np.sqrt(_nan_variance_jit(a, 0.0))
 
 
 def _nancumsum(a):
@@ -130,24 +137,11 @@ def _nanmean_complex(a):
 
 
 def _nanvar_complex(a):
-    """NumPy's variance of complex numbers: the mean squared modulus of the deviations."""
-    count, total = _count_and_sum_jit(a, 0j)
-    if count == 0:
-        return np.nan
-    mean = total / count
-    squares = 0.0
-    for x in a.flat:
-        if x == x:
-            deviation = x - mean
-            squares += deviation.real * deviation.real + deviation.imag * deviation.imag
-    return squares / count
-
-
-_nanvar_complex_jit = njit(**NUMPY_ERRORS)(_nanvar_complex)
+    return _nan_variance_jit(a, 0j)
 
 
 def _nanstd_complex(a):
-    return np.sqrt(_nanvar_complex_jit(a))
+    return np.sqrt(_nan_variance_jit(a, 0j))
 
 
 _register(np.nansum, _nansum, np.sum, _nansum)
