@@ -346,6 +346,15 @@ def test_hash_corner_cases():
     assert hash_of(float("nan")) == 0  # CPython hashes a NaN by object identity
 
 
+def test_hash_of_narrow_integers_at_their_extremes():
+    # -(-128) must not wrap inside int8: hash(np.int8(-128)) is -128, as CPython's
+    for dtype in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32):
+        info = np.iinfo(dtype)
+        for value in (info.min, info.min + 1, -1, 0, info.max):
+            number = dtype(value) if info.min <= value else dtype(0)
+            assert hash_of(number) == hash(number), repr(number)
+
+
 # ---------------------------------------------------------------------------- unpacking
 
 

@@ -50,13 +50,23 @@ def _bool_hash(value):
 
 
 def _int_hash(value):
-    x = int(value)
+    x = _as_int64(value)
     if x >= 0:
         return x % _MODULUS
     if x == -9223372036854775808:
         return _MIN_INT64_HASH  # -x would wrap
     h = -((-x) % _MODULUS)
     return -2 if h == -1 else h
+
+
+@intrinsic
+def _as_int64(typingctx, value):
+    """`value` widened to int64, so that negating the narrow types' minimum cannot wrap."""
+
+    def codegen(context, builder, sig, args):
+        return context.cast(builder, args[0], sig.args[0], types.int64)
+
+    return signature(types.int64, value), codegen
 
 
 def _uint64_hash(value):
