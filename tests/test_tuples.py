@@ -5,6 +5,7 @@ Every jitted function must give what its own `py_func` gives in CPython, in valu
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -469,3 +470,18 @@ def test_enumerate_zip_sum_and_tuple_of_tuples():
 def test_index_and_count(values, value):
     check(methods, tuple(values), value)
     check(methods, (*values, 1.5), value)
+
+
+def test_hash_of_a_mutable_container_is_a_type_error_when_called():
+    from ember import typed, types
+
+    cases = [
+        (typed.Dict.empty(types.int64, types.int64), "DictType[int64,int64]<iv=None>"),
+        (typed.List.empty_list(types.int64), "ListType[int64]"),
+        (np.ones(4), "array(float64, 1d, C)"),
+        ([1, 2], "list"),
+        ({1, 2}, "set"),
+    ]
+    for value, name in cases:
+        with pytest.raises(TypeError, match=re.escape(f"unhashable type: '{name}'")):
+            hash_of(value)

@@ -42,7 +42,27 @@ def hash_overload(value):
         return _complex_hash
     if isinstance(value, types.BaseTuple):
         return _tuple_hash(len(value))
+    if isinstance(value, (types.Array, types.List, types.HashTable)):
+        return _unhashable(f"unhashable type: '{_unhashable_name(value)}'")
     return None
+
+
+def _unhashable_name(value: types.Type) -> str:
+    """CPython's name for a reflected list or set; Numba's type name for the others."""
+    if isinstance(value, types.Set):
+        return "set"
+    if isinstance(value, types.List) and not isinstance(value, types.ListType):
+        return "list"
+    return str(value)
+
+
+def _unhashable(message: str):
+    """Mutable containers have no hash: CPython's TypeError when the call runs."""
+
+    def unhashable_hash(value):
+        raise TypeError(message)
+
+    return unhashable_hash
 
 
 def _bool_hash(value):
