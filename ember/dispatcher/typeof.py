@@ -337,6 +337,16 @@ def _int_type(value: int) -> types.Type | None:
     return None
 
 
+def _typeof_scalar_class(np, value: type) -> types.Type | None:
+    """A concrete NumPy scalar class makes numbers (`NumberClass`); an abstract one
+    (np.integer, np.floating) serves only as isinstance()'s class."""
+    try:
+        dtype = np.dtype(value)
+    except TypeError:
+        return types.Function(value)
+    return types.NumberClass(value) if dtype_to_type(dtype) is not None else None
+
+
 def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
     np = sys.modules.get("numpy")
     if np is None:
@@ -344,7 +354,7 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
     if cls is np.ndarray or cls is np.recarray:  # a recarray passes as its record array
         return _typeof_array(value)
     if isinstance(value, type) and issubclass(value, np.generic):  # np.float32 as a dtype
-        return types.NumberClass(value) if dtype_to_type(np.dtype(value)) is not None else None
+        return _typeof_scalar_class(np, value)
     if isinstance(value, np.dtype):  # a dtype as a value: np.empty(n, dtype) inside
         dtype = dtype_to_type(value)
         return None if dtype is None else types.DType(dtype)
