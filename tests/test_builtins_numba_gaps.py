@@ -146,7 +146,8 @@ def test_sum_of_array_rows_from_an_array_start_matches_cpython():
 
 def test_min_max_of_an_empty_tuple_and_of_numbers_with_datetimes_are_typing_errors():
     for builtin in (min, max):
-        with pytest.raises(TypingError, match=rf"{builtin.__name__}\(\) argument is an empty tuple"):
+        empty = rf"{builtin.__name__}\(\) argument is an empty tuple"
+        with pytest.raises(TypingError, match=empty):
             njit(lambda: builtin(()))()
         with pytest.raises(TypingError, match=r"cannot be unified: \[bool, datetime64\[Y\]\]"):
             njit(lambda a, b: builtin(a, b))(np.bool_(True), np.datetime64("2020", "Y"))
