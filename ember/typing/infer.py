@@ -641,6 +641,11 @@ class TypeInferer:
         """`value[index]`; a constant index is offered as a literal too (`@overload` of
         `operator.getitem` on a heterogeneous container)."""
         _require_precise(args)
+        origin = self._origin(index)
+        if isinstance(origin, ir.Const | ir.Global | ir.FreeVar):
+            spelled = _array_type_spelled(args[0], origin.value)
+            if spelled is not None:  # types.float64[idx], idx a constant: its steps are known
+                return self._record_call(expr, Signature(spelled, args), "getitem", [], args)
         literal_args = (args[0], self._constant_literal(index, args[1]))
         plain_args = widen_number_literals(args, {})[0]
         sig = self.context.resolve_operator(operator.getitem, plain_args, literal_args)
@@ -772,6 +777,19 @@ def register_expression_typer(expr_class: type, typer) -> None:
 def _is_refinable(typ: types.Type | None) -> bool:
     """Containers whose empty display takes its member types from a later store."""
     return isinstance(typ, (types.List, types.HashTable))
+
+
+def _array_type_spelled(value_type: types.Type, index) -> types.TypeRef | None:
+    """`types.float64[index]` for a constant index of slices: the array type it spells."""
+    dtype = getattr(value_type, "instance_type", None)
+    if not isinstance(value_type, types.TypeRef) or not isinstance(
+        dtype, types.Number | types.Boolean
+    ):
+        return None
+    try:
+        return types.TypeRef(dtype[index])
+    except (KeyError, TypeError):
+        return None
 
 
 def _require_precise(arg_types: tuple) -> None:
