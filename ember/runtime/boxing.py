@@ -274,7 +274,8 @@ def freeze_constant(array: Any) -> tuple[Any, str]:
 
     contiguous = np.asarray(array, order="C")
     digest = hashlib.blake2b(digest_size=12)
-    digest.update(f"{contiguous.dtype.str}{contiguous.shape}".encode())
+    # the dtype's descr tells apart structured dtypes of one size ('|V8' for both)
+    digest.update(f"{contiguous.dtype.descr}{contiguous.shape}".encode())
     digest.update(contiguous.tobytes())
     name = f"ember.const.{digest.hexdigest()}"
     frozen = _named_constants.get(name)
