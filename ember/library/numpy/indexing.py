@@ -183,7 +183,7 @@ def _type_setitem(args, kws):
     if plan is None:
         return None
     if array_type.readonly:
-        raise readonly_store_error(array_type)
+        raise TypingError(f"cannot assign into a read-only array ({array_type})")
     value_type = types.unliteral(value_type)
     if isinstance(value_type, types.Array):
         if plan.is_element:  # a[i] = x: only a 0-d array of numbers stands for one number
@@ -667,12 +667,3 @@ def _scalar_or_stride(builder, source: ArrayFields):
         return const(0)
     one = builder.icmp_signed("==", source.nitems, const(1))
     return builder.select(one, const(0), source.strides[-1])
-
-
-def readonly_store_error(array_type: types.Array) -> TypingError:
-    """A store into a read-only array (a global array, or an argument NumPy marks
-    non-writeable), in Numba's words."""
-    return TypingError(
-        f"Cannot modify readonly array of type: {array_type} (global arrays are read-only "
-        "constants in compiled code: pass the array as an argument, or copy it)"
-    )
