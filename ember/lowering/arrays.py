@@ -244,18 +244,6 @@ def array_constant(array_type: types.Array, value, module: llvm.Module) -> llvm.
     return llvm.Constant.literal_struct(items)
 
 
-def record_constant(value, module: llvm.Module) -> llvm.Constant:
-    """A global NumPy record as a constant: the address of a frozen copy of its bytes (a
-    0-d array frozen as global arrays are)."""
-    import numpy as np
-
-    from ember.codegen.symbols import external_global
-    from ember.runtime.boxing import freeze_constant
-
-    _, name = freeze_constant(np.asarray(value))
-    return external_global(module, f"{name}.data")
-
-
 # ---------------------------------------------------------------------------- elements
 
 

@@ -415,8 +415,6 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
         in a closure) become frozen array constants."""
         if isinstance(typ, types.Array):
             return refs.array_constant(typ, value, self.module)
-        if isinstance(typ, types.Record):
-            return refs.record_constant(value, self.module)
         if isinstance(typ, types.BaseTuple) and _holds_array(typ):
             members = [self._frozen_constant(t, v) for t, v in zip(typ.types, value)]
             return llvm.Constant.literal_struct(members)
