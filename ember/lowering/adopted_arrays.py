@@ -17,7 +17,7 @@ ptr = refs.ptr
 def store_new_reference(context, builder, typ: types.Type, item: llvm.Value, pointer) -> None:
     """Store a new reference to `item` (borrowed) at `pointer`, adopting borrowed arrays."""
     refs.incref(builder, typ, item)
-    refs.store_item(builder, typ, own_borrowed_arrays(context, builder, typ, item), pointer)
+    refs.store_value(builder, typ, own_borrowed_arrays(context, builder, typ, item), pointer)
 
 
 def own_borrowed_arrays(context, builder, typ: types.Type, value: llvm.Value) -> llvm.Value:
