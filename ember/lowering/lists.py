@@ -218,7 +218,9 @@ def _destructor(context, module: llvm.Module, list_type: types.List) -> llvm.Fun
     if refs.needs_refcount(list_type.dtype):
         with refs.for_range(builder, length(builder, value)) as index:
             pointer = item_pointer(context, builder, list_type, value, index)
-            refs.decref(builder, list_type.dtype, refs.load_value(builder, list_type.dtype, pointer))
+            refs.decref(
+                builder, list_type.dtype, refs.load_value(builder, list_type.dtype, pointer)
+            )
     nrt.emit_decref(builder, builder.load(_field(builder, value, _STORAGE), typ=ptr))
     builder.ret_void()
     return function

@@ -34,7 +34,6 @@ from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.loop_iterators import loop_range_iterators
 from ember.lowering.models import model_of
 from ember.lowering.ownership import borrowed_arguments, lent_method_reads, moved_statements
-from ember.runtime import nrt
 from ember.typing.infer import TypingResult
 from ember.typing.signature import Signature
 
