@@ -332,6 +332,7 @@ _BOXING_TAKES_REFERENCE = (
     types.UnicodeType,
     types.BytesType,
     types.ManagedStruct,
+    types.Record,
 )
 
 

@@ -1,0 +1,232 @@
+"""records6: record values that own a reference to their memory (kept across loop turns and
+calls), records in tuples, lists and dicts, returned to Python; differential against CPython
+running the same functions on NumPy records."""
+
+import numpy as np
+import pytest
+
+import ember
+from ember import typed, types
+from tests.oracle import assert_frees_all
+
+DT = np.dtype([("a", np.int64), ("b", np.float64)])
+NESTED = np.dtype([("k", np.int32), ("v", np.float64, (3,)), ("p", DT)])
+
+
+def _records(n, offset=0):
+    data = np.zeros(n, DT)
+    data["a"] = np.arange(n) * 3 - 4 + offset
+    data["b"] = np.linspace(-1.5, 2.5, n) + offset
+    return data
+
+
+def _as_tuples(value):
+    """Records (np.void / np.record) as plain tuples, at any depth in tuples and lists."""
+    if isinstance(value, np.void):
+        return tuple(_as_tuples(v) for v in value.tolist()) if value.dtype.names else value
+    if isinstance(value, (list, tuple)):
+        return type(value)(_as_tuples(v) for v in value)
+    return value
+
+
+def _same(got, expected):
+    assert _as_tuples(got) == _as_tuples(expected)
+
+
+# ---------------------------------------------------------------------------- kept records
+
+
+@ember.njit
+def _record_of_a_copy(data, i):
+    local = data.copy()
+    local[i]["a"] = local[i]["a"] * 10 + i
+    return local[i]
+
+
+@ember.njit
+def _kept_across_calls(data):
+    prev = _record_of_a_copy(data, 0)
+    total = 0.0
+    for i in range(1, data.size):
+        cur = _record_of_a_copy(data, i)
+        total = total * 7 + prev["a"] * 1000 + cur["a"] + prev["b"]
+        prev = cur
+    return total, prev["a"]
+
+
+@ember.njit
+def _fresh(i):
+    z = np.zeros(3, DT)
+    z[0]["a"] = i
+    z[0]["b"] = i * 0.5
+    return z
+
+
+@ember.njit
+def _kept_across_turns(n):
+    prev = _fresh(0)[0]
+    older = prev
+    total = 0.0
+    for i in range(1, n):
+        cur = _fresh(i)[0]
+        churn = np.full(6, 777)  # reuses what a released array held
+        total += older["a"] * 10000 + prev["a"] * 100 + cur["a"] + prev["b"] + churn[0]
+        older = prev
+        prev = cur
+    return total
+
+
+def test_a_record_kept_across_calls_of_one_call_site_keeps_its_bytes():
+    for n in (1, 2, 5, 9):
+        data = _records(n)
+        assert _kept_across_calls(data) == _kept_across_calls.py_func(data)
+
+
+def test_a_record_of_a_temporary_array_kept_across_loop_turns_keeps_its_bytes():
+    for n in (1, 2, 3, 8, 40):
+        assert _kept_across_turns(n) == _kept_across_turns.py_func(n)
+
+
+def test_records_kept_across_calls_and_turns_free_all_they_allocate():
+    assert_frees_all(_kept_across_calls, lambda: _records(6), calls=50)
+    assert_frees_all(_kept_across_turns, lambda: 12, calls=50)
+
+
+@ember.njit
+def _record_of_a_local_array(i):
+    return _fresh(i)[0]
+
+
+@ember.njit
+def _record_of_an_argument(data, i):
+    return data[i]
+
+
+def test_returned_records_are_numpy_records_with_the_right_bytes():
+    for i in (-3, 0, 7):
+        got = _record_of_a_local_array(i)
+        expected = _record_of_a_local_array.py_func(i)
+        assert got.dtype == expected.dtype
+        _same(got, expected)
+    data = _records(4)
+    for i in range(4):
+        _same(_record_of_an_argument(data, i), data[i])
+        _same(_record_of_a_copy(data, i), _record_of_a_copy.py_func(data, i))
+    assert_frees_all(_record_of_a_local_array, lambda: 5)
+
+
+@ember.njit
+def _nested_kept(n):
+    """A nested record and a sub-array field read from a dead array stay valid."""
+    out = 0.0
+    for i in range(n):
+        arr = np.zeros(2, NESTED)
+        arr[0]["v"][:] = i + 0.25
+        arr[0]["p"]["a"] = i * 3
+        r = arr[0]
+        sub = r["v"]
+        inner = r["p"]
+        arr = np.zeros(2, NESTED)  # the first array is released here
+        churn = np.full(8, -1.0)
+        out += sub[1] + inner["a"] + churn[0]
+    return out
+
+
+def test_nested_fields_of_a_record_keep_its_memory():
+    for n in (0, 1, 4):
+        assert _nested_kept(n) == _nested_kept.py_func(n)
+    assert_frees_all(_nested_kept, lambda: 3)
+
+
+# ---------------------------------------------------------------------------- containers
+
+
+@ember.njit
+def _in_a_tuple(data):
+    return (data[0], 1, data[data.size - 1])
+
+
+@ember.njit
+def _local_in_a_tuple(i):
+    return (_fresh(i)[0], i)
+
+
+@ember.njit
+def _in_a_list(data):
+    out = [data[0]]
+    for i in range(1, data.size):
+        out.append(data[i])
+    return out
+
+
+@ember.njit
+def _list_of_local_records(n):
+    out = []
+    for i in range(n):
+        out.append(_fresh(i)[0])
+    return out
+
+
+@ember.njit
+def _list_sees_later_writes(data):
+    kept = [data[0], data[1]]
+    data[0]["a"] = 99  # a record is a view, in a list too (as in NumPy)
+    return kept[0]["a"] + kept[1]["a"]
+
+
+@ember.njit
+def _sum_from_a_list(n):
+    items = [_fresh(i)[0] for i in range(n)]
+    total = 0.0
+    for r in items:
+        total += r["a"] * 2 + r["b"]
+    return total
+
+
+def test_records_in_tuples_and_lists_match_numpy():
+    data = _records(5)
+    _same(_in_a_tuple(data), _in_a_tuple.py_func(data))
+    _same(_in_a_list(data), _in_a_list.py_func(data))
+    for i in (0, 4):
+        _same(_local_in_a_tuple(i), _local_in_a_tuple.py_func(i))
+    for n in (0, 1, 6):
+        _same(_list_of_local_records(n), _list_of_local_records.py_func(n))
+        assert _sum_from_a_list(n) == _sum_from_a_list.py_func(n)
+    assert _list_sees_later_writes(_records(3)) == _list_sees_later_writes.py_func(_records(3))
+    assert_frees_all(_list_of_local_records, lambda: 5)
+    assert_frees_all(_sum_from_a_list, lambda: 5)
+    assert_frees_all(_local_in_a_tuple, lambda: 2)
+
+
+@ember.njit
+def _dict_of_records(n):
+    d = {}
+    for i in range(n):
+        d[i % 3] = _fresh(i)[0]
+    total = 0.0
+    for k in d:
+        total += k * 100 + d[k]["a"] + d[k]["b"]
+    return total
+
+
+def test_records_as_dict_values():
+    for n in (0, 1, 7):
+        assert _dict_of_records(n) == _dict_of_records.py_func(n)
+    assert_frees_all(_dict_of_records, lambda: 7)
+
+
+@ember.njit
+def _fill_typed(d, data):
+    for i in range(data.size):
+        d[i] = data[i]
+    return d[data.size - 1]["a"]
+
+
+def test_records_in_a_typed_dict():
+    record_type = ember.from_dtype(DT)
+    d = typed.Dict.empty(types.int64, record_type)
+    data = _records(4)
+    assert _fill_typed(d, data) == data[3]["a"]
+    assert len(d) == 4
+    for k in range(4):
+        _same(d[k], data[k])
