@@ -3,7 +3,6 @@ calls), records in tuples, lists and dicts, returned to Python; differential aga
 running the same functions on NumPy records."""
 
 import numpy as np
-import pytest
 
 import ember
 from ember import typed, types

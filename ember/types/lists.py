@@ -155,6 +155,6 @@ def unsupported_item(dtype: Type) -> str | None:
         return None
     return (
         f"lists of {dtype} are not supported: list items must be numbers, enum members, "
-        "datetimes, strings, bytes, records, arrays, tuples, lists, dicts, sets, jitclass instances "
-        "or structrefs"
+        "datetimes, strings, bytes, records, arrays, tuples, lists, dicts, sets, jitclass "
+        "instances or structrefs"
     )
