@@ -3,6 +3,7 @@ calls), records in tuples, lists and dicts, returned to Python; differential aga
 running the same functions on NumPy records."""
 
 import numpy as np
+import pytest
 
 import ember
 from ember import typed, types
@@ -229,3 +230,75 @@ def test_records_in_a_typed_dict():
     assert len(d) == 4
     for k in range(4):
         _same(d[k], data[k])
+
+
+# ---------------------------------------------------------------------------- record types
+
+A_DT = np.dtype([("a", "f8")])
+AB_DT = np.dtype([("a", "f8"), ("b", "f8")])
+BA_DT = np.dtype([("b", "f8"), ("a", "f8")])
+
+
+def test_a_record_with_more_fields_runs_code_compiled_for_fewer():
+    """Record subtyping: same names, types and offsets; nothing is compiled again."""
+
+    @ember.njit
+    def first(rec):
+        return rec["a"] * 2
+
+    @ember.njit
+    def in_tuple(recs):
+        total = 0.0
+        for i in range(len(recs)):
+            total += recs[i]["a"]
+        return total
+
+    small = np.array([(1.5,)], A_DT)[0]
+    large = np.array([(2.5, 7.0)], AB_DT)[0]
+    first(small)
+    in_tuple((small, small))
+    first.disable_compile()
+    in_tuple.disable_compile()
+    assert first(large) == first.py_func(large)
+    assert in_tuple((large, large)) == in_tuple.py_func((large, large))
+    assert len(first.signatures) == 1
+    for other in (np.array([(1.0, 2.0)], BA_DT)[0], np.array([("x",)], [("a", "U3")])[0]):
+        with pytest.raises(TypeError, match="No matching definition"):
+            first(other)  # 'a' at another offset, or of another type
+
+
+def test_a_record_with_fewer_fields_is_not_a_subtype():
+    @ember.njit
+    def both(rec):
+        return rec["a"] + rec["b"]
+
+    both(np.array([(1.0, 2.0)], AB_DT)[0])
+    both.disable_compile()
+    with pytest.raises(TypeError, match="No matching definition"):
+        both(np.array([(1.0,)], A_DT)[0])
+
+
+def test_sub_arrays_of_sub_arrays_join_their_shapes():
+    inner = np.dtype((np.float64, (2, 2)))
+    dt = np.dtype([("k", np.int32), ("m", (inner, (3,)))])
+    assert ember.from_dtype(np.dtype((inner, (3, 6)))) == types.NestedArray(
+        types.float64, (3, 6, 2, 2)
+    )
+    assert types.Array(ember.from_dtype(np.dtype((inner, (3,)))), 2, "C") == types.Array(
+        types.float64, 5, "C"
+    )
+
+    @ember.njit
+    def read(data):
+        total = 0.0
+        for i in range(data.size):
+            m = data[i]["m"]
+            total += m[2, 1, 0] * (i + 1) + m.sum()
+            data[i]["m"][0, 0, 1] = -total
+        return total
+
+    data = np.zeros(3, dt)
+    data["m"] = np.arange(36.0).reshape(3, 3, 2, 2)
+    expected_data = data.copy()
+    assert read(data) == read.py_func(expected_data)
+    np.testing.assert_array_equal(data, expected_data)

@@ -418,11 +418,18 @@ def _record_type(dtype: Any) -> types.Record | None:
 def _field_type(field_dtype: Any) -> types.Type | None:
     if field_dtype.subdtype is None:
         return dtype_to_type(field_dtype)
+    return subarray_type(field_dtype)
+
+
+def subarray_type(field_dtype: Any) -> types.NestedArray | None:
+    """The NestedArray of a sub-array dtype; a sub-array of sub-arrays is one array of the
+    joined shapes (its bytes are laid out so)."""
     base, shape = field_dtype.subdtype
+    if base.subdtype is not None:
+        inner = subarray_type(base)
+        return None if inner is None else types.NestedArray(inner.dtype, shape + inner.shape)
     element = dtype_to_type(base)
-    if element is None or base.subdtype is not None:
-        return None
-    return types.NestedArray(element, shape)
+    return None if element is None else types.NestedArray(element, shape)
 
 
 def _native_byteorder() -> str:

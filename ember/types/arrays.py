@@ -61,6 +61,10 @@ class Array(Buffer):
     ) -> None:
         if not aligned:  # Numba's flag (its repr spells it); ember has one kind of array type
             raise ValueError("ember has no unaligned array types: drop aligned=False")
+        from ember.types.records import NestedArray
+
+        if isinstance(dtype, NestedArray):  # NumPy's: a sub-array dtype adds its dimensions
+            dtype, ndim = dtype.dtype, ndim + len(dtype.shape)
         if layout not in ("C", "F", "A"):
             raise ValueError(f"array layout must be 'C', 'F' or 'A', not {layout!r}")
         if ndim <= 1 and layout == "F":

@@ -18,7 +18,12 @@ from ember.errors import LoweringError, TypingError
 from ember.library.numpy import indexing  # noqa: F401 - first, so a['x'] below takes precedence
 from ember.lowering import arrays as arr
 from ember.lowering.models import MeminfoStructModel, register_model
-from ember.lowering.registry import lower_builtin, lower_getattr_generic, lower_setattr_generic
+from ember.lowering.registry import (
+    lower_builtin,
+    lower_cast,
+    lower_getattr_generic,
+    lower_setattr_generic,
+)
 from ember.runtime import nrt
 from ember.typing.conversions import can_convert
 from ember.typing.signature import Signature
@@ -127,6 +132,12 @@ def _store_field(context, builder, record, record_value, field, value, value_typ
         return
     converted = context.cast(builder, value, value_type, field_type)
     arr.store_item(builder, field_type, converted, _field_pointer(builder, record, pointer, field))
+
+
+@lower_cast(types.Record, types.Record)
+def record_as_its_subtype(context, builder, from_type, to_type, value):
+    """Record subtyping (`Record.can_convert_to`): the same bytes, read through fewer fields."""
+    return value
 
 
 # ---------------------------------------------------------------------------- r.x and r.x = v

@@ -64,9 +64,18 @@ class UnsupportedDtypeError(NumbaValueError, NumbaNotImplementedError, ValueErro
 
 
 def from_numpy_dtype(dtype: np.dtype) -> types.Type:
-    """The ember scalar type of a NumPy dtype; UnsupportedDtypeError for the unsupported ones."""
-    from ember.dispatcher.typeof import dtype_to_type
+    """The ember scalar type of a NumPy dtype (a sub-array dtype, `('f8', (4,))`: a
+    NestedArray); UnsupportedDtypeError for the unsupported ones."""
+    from ember.dispatcher.typeof import dtype_to_type, subarray_type
 
+    if dtype.subdtype is not None:
+        found = subarray_type(dtype)
+        if found is None:
+            raise UnsupportedDtypeError(
+                f"unsupported NumPy dtype {dtype} (sub-array): its elements must be numbers, "
+                "booleans, strings or records"
+            )
+        return found
     found = dtype_to_type(dtype)
     if found is None:
         if dtype.fields is not None:
