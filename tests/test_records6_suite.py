@@ -287,6 +287,10 @@ def test_sub_arrays_of_sub_arrays_join_their_shapes():
     assert types.Array(ember.from_dtype(np.dtype((inner, (3,)))), 2, "C") == types.Array(
         types.float64, 5, "C"
     )
+    packed = ember.from_dtype(dt)  # not padded as a C struct: what Numba calls unaligned
+    assert types.Array(packed, 1, "C", aligned=False) == ember.typeof(np.zeros(1, dt))
+    with pytest.raises(ValueError, match="unaligned"):
+        types.Array(types.float64, 1, "C", aligned=False)
 
     @ember.njit
     def read(data):
