@@ -306,3 +306,33 @@ def test_sub_arrays_of_sub_arrays_join_their_shapes():
     expected_data = data.copy()
     assert read(data) == read.py_func(expected_data)
     np.testing.assert_array_equal(data, expected_data)
+
+
+# ---------------------------------------------------------------------------- Polynomial
+
+
+def test_polynomial_arguments_from_python():
+    from numpy.polynomial import Polynomial
+
+    @ember.njit
+    def parts(p):
+        return p.coef.sum() * 2, p.domain[1] - p.domain[0], p.window[0], p.coef.size
+
+    @ember.njit
+    def same(p):
+        return p
+
+    cases = [
+        Polynomial([1.0, 2.0, 3.0]),
+        Polynomial([-0.5], domain=[0, 4]),
+        Polynomial([1.0, 0.0, -2.5, 7.0], domain=[-2.0, 3.0], window=[0.0, 1.0]),
+    ]
+    for p in cases:
+        assert parts(p) == parts.py_func(p)
+        back = same(p)
+        assert isinstance(back, Polynomial)
+        for name in ("coef", "domain", "window"):
+            np.testing.assert_array_equal(getattr(back, name), getattr(p, name))
+    with pytest.raises(ValueError, match="object"):  # an object array, as an array argument
+        parts(Polynomial(np.array([1, "x"], dtype=object)))
+    assert_frees_all(same, lambda: Polynomial([1.0, 2.0]))

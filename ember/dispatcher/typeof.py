@@ -359,6 +359,10 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
         return types.npy_rng
     if isinstance(value, np.random.BitGenerator):
         return types.npy_bitgen
+    if cls.__name__ == "Polynomial" and cls.__module__ == "numpy.polynomial.polynomial":
+        from ember.library.numpy.polynomial import polynomial_type_of
+
+        return polynomial_type_of(value)
     if isinstance(value, np.ma.MaskedArray):  # Numba's words: its mask would be dropped
         raise NumbaTypeError(
             "Unsupported array type: numpy.ma.MaskedArray: compiled code would drop its mask; "
