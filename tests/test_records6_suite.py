@@ -336,3 +336,34 @@ def test_polynomial_arguments_from_python():
     with pytest.raises(ValueError, match="object"):  # an object array, as an array argument
         parts(Polynomial(np.array([1, "x"], dtype=object)))
     assert_frees_all(same, lambda: Polynomial([1.0, 2.0]))
+
+
+# ---------------------------------------------------------------------------- datetimes
+
+
+def test_isinstance_of_datetime_and_timedelta_classes():
+    @ember.njit
+    def kinds(x):
+        return isinstance(x, np.datetime64), isinstance(x, np.timedelta64), isinstance(x, int)
+
+    values = [
+        np.datetime64(1, "ns"),
+        np.datetime64("2020-01-03", "D"),
+        np.datetime64(5, "ns") - np.datetime64(2, "ns"),
+        np.timedelta64(7, "m"),
+        3,
+    ]
+    for value in values:
+        assert kinds(value) == kinds.py_func(value)
+
+
+def test_a_multiple_of_a_datetime_unit_is_refused_naming_the_argument():
+    @ember.njit
+    def shift(x):
+        return x + 1
+
+    with pytest.raises(ember.errors.TypingError, match=r"argument 0.*datetime64\[10Y\]"):
+        shift(np.array("2010", dtype="datetime64[10Y]"))
+    assert shift(np.array("2010", dtype="datetime64[Y]")) == shift.py_func(
+        np.array("2010", dtype="datetime64[Y]")
+    )

@@ -83,6 +83,12 @@ def from_numpy_dtype(dtype: np.dtype) -> types.Type:
                 f"unsupported NumPy dtype {dtype} (records): ember's record fields are "
                 "numbers, booleans, strings, nested records and sub-arrays of those"
             )
+        if dtype.kind in "mM" and np.datetime_data(dtype)[1] != 1:  # datetime64[10Y]
+            raise UnsupportedDtypeError(
+                f"Unsupported array dtype: {dtype}: ember (as Numba) compiles for datetimes "
+                "and timedeltas of one unit ([Y], [D], [ns]...), not of a multiple of one; "
+                "convert it first, e.g. `values.astype('datetime64[Y]')`"
+            )
         if not dtype.isnative:  # Numba's words first: programs match them
             what = _describe_dtype(dtype) if dtype.kind in "OUSMmV" else "numbers"
             hint = _conversion_hint(dtype) if dtype.kind in "US" else _NATIVE_ORDER_HINT
