@@ -138,6 +138,52 @@ def test_nested_fields_of_a_record_keep_its_memory():
     assert_frees_all(_nested_kept, lambda: 3)
 
 
+@ember.njit
+def _last_of_each_loop(n):
+    """A record a loop over a temporary array gives, kept after the array dies."""
+    last = np.zeros(1, DT)[0]
+    total = 0
+    for k in range(3):
+        z = np.zeros(n, DT)
+        z["a"][:] = np.arange(n) + k * 100
+        for r in z:
+            last = r
+        churn = np.full(2 * n, -5)
+        total += last["a"] + churn[0]
+    return total, last["a"]
+
+
+@ember.njit
+def _loops_over_records(n):
+    z = np.zeros(n, DT)
+    z["a"][:] = np.arange(n)
+    total = 0
+    for i, r in enumerate(z):
+        total += r["a"] * i
+    for r, s in zip(z, z[::-1]):
+        total += r["a"] * s["a"]
+    grid = np.zeros((n, 2), DT)
+    grid["a"][:] = 3
+    for row in grid:
+        for r in row:
+            total += r["a"]
+    kept = [r for r in z]
+    pair = -1
+    if n > 1:
+        it = iter(z)
+        first = next(it)
+        pair = first["a"] + next(it)["a"]
+    return total, kept[-1]["a"] if n else -1, pair
+
+
+def test_records_from_loops_over_arrays():
+    for n in (0, 1, 2, 6):
+        assert _last_of_each_loop(max(n, 1)) == _last_of_each_loop.py_func(max(n, 1))
+        assert _loops_over_records(n) == _loops_over_records.py_func(n)
+    assert_frees_all(_last_of_each_loop, lambda: 4)
+    assert_frees_all(_loops_over_records, lambda: 4)
+
+
 # ---------------------------------------------------------------------------- containers
 
 
