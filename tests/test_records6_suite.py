@@ -413,3 +413,17 @@ def test_a_multiple_of_a_datetime_unit_is_refused_naming_the_argument():
     assert shift(np.array("2010", dtype="datetime64[Y]")) == shift.py_func(
         np.array("2010", dtype="datetime64[Y]")
     )
+
+
+def test_filling_an_array_of_records_with_a_number_is_refused_clearly():
+    @ember.njit
+    def ones(n):
+        return np.ones(n, DT)
+
+    @ember.njit
+    def full(n):
+        return np.full(n, 5, DT)
+
+    for func in (ones, full):
+        with pytest.raises(ember.errors.TypingError, match="assign each field"):
+            func(3)
