@@ -268,14 +268,35 @@ def _fill_typed(d, data):
     return d[data.size - 1]["a"]
 
 
-def test_records_in_a_typed_dict():
+@ember.njit
+def _keep_record(items, rec):
+    items.append(rec)
+    return len(items)
+
+
+def test_records_in_a_typed_dict_outlive_the_arrays_they_came_from():
+    import gc
+
     record_type = ember.from_dtype(DT)
     d = typed.Dict.empty(types.int64, record_type)
     data = _records(4)
+    expected = data.copy()
     assert _fill_typed(d, data) == data[3]["a"]
-    assert len(d) == 4
+    data[1]["a"] = 55  # the dict holds views of the array (as NumPy records would be)
+    expected[1]["a"] = 55
+    del data
+    gc.collect()
+    churn = [_records(4, offset=9) for _ in range(50)]
+    assert len(d) == 4 and len(churn) == 50
     for k in range(4):
-        _same(d[k], data[k])
+        _same(d[k], expected[k])
+    kept = typed.List.empty_list(record_type)
+    for i in range(3):
+        assert _keep_record(kept, _records(3, offset=i)[i]) == i + 1
+    gc.collect()
+    churn = [_records(3, offset=-5) for _ in range(50)]
+    for i in range(3):
+        _same(kept[i], _records(3, offset=i)[i])
 
 
 # ---------------------------------------------------------------------------- record types

@@ -58,8 +58,8 @@ def _argument_ctypes(typ: types.Type) -> list:
     if isinstance(typ, types.NumPyRandomGeneratorType):
         # {meminfo, bitgen_t*, the Generator}: ember/library/numpy/random/generator.py
         return [ctypes.c_void_p] * 3
-    if isinstance(typ, types.Record):  # {meminfo, data} (RecordModel): NULL, its bytes' address
-        return [ctypes.c_void_p, ctypes.c_void_p]
+    if isinstance(typ, types.Record):  # {meminfo, parent, data} (RecordModel)
+        return [ctypes.c_void_p] * 3
     if isinstance(typ, (types.CharSeq, types.UnicodeCharSeq)):  # its bytes' address
         return [ctypes.c_void_p]
     if isinstance(typ, types.SliceType):  # {start, stop, step} (SliceModel)
@@ -97,7 +97,7 @@ def _memory_ctype(typ: types.Type) -> Any:
     if isinstance(typ, (types.UnicodeType, types.BytesType)):
         return string_boxing.StringMemory
     if isinstance(typ, types.Record):  # {meminfo, data} (RecordModel)
-        return _INSTANCE_MEMORY  # the same two pointers
+        return _RECORD_MEMORY
     if isinstance(typ, types.NumPyRandomGeneratorType):
         fields = [(name, ctypes.c_void_p) for name in ("meminfo", "bitgen", "owner")]
         return type("generator_memory", (ctypes.Structure,), {"_fields_": fields})
@@ -123,10 +123,21 @@ def _unconvertible_result(sig: Signature, address: int) -> Callable[..., Any]:
 
 
 class _INSTANCE_MEMORY(ctypes.Structure):
-    """A jitclass instance or structref (InstanceModel), or a record (RecordModel): the
-    borrowed or owned meminfo and its payload."""
+    """A jitclass instance or structref (InstanceModel): the borrowed or owned meminfo and its
+    payload."""
 
     _fields_ = [("meminfo", ctypes.c_void_p), ("data", ctypes.c_void_p)]
+
+
+class _RECORD_MEMORY(ctypes.Structure):
+    """A record (RecordModel): the owned meminfo (or NULL and the Python object holding its
+    bytes) and the address of its bytes."""
+
+    _fields_ = [
+        ("meminfo", ctypes.c_void_p),
+        ("parent", ctypes.c_void_p),
+        ("data", ctypes.c_void_p),
+    ]
 
 
 def _held_type(typ: types.Type) -> types.Type:
@@ -228,7 +239,7 @@ def _flatten(typ: types.Type, value: Any, out: list, copies: list | None = None)
             raise TypeError(f"expected bytes, not {type(value).__name__}")
         out.extend(string_boxing.to_native(value.decode("latin-1")))
     elif isinstance(typ, types.Record):  # its bytes, in its array or its own: writes go there
-        out.extend((None, value.__array_interface__["data"][0]))
+        out.extend((None, id(value), value.__array_interface__["data"][0]))
     elif isinstance(typ, (types.CharSeq, types.UnicodeCharSeq)):
         out.append(_char_seq_buffer(typ, value))
     elif isinstance(typ, types.NumPyRandomGeneratorType):  # borrowed: no meminfo

@@ -332,7 +332,7 @@ def load_item(builder: llvm.IRBuilder, dtype: types.Type, pointer: llvm.Value) -
 def store_item(builder: llvm.IRBuilder, dtype: types.Type, value, pointer: llvm.Value) -> None:
     """Store an array element (records and strings: their bytes are copied)."""
     if isinstance(dtype, types.Record):
-        value = builder.extract_value(value, 1)
+        value = record_data(builder, value)
     if _held_by_reference(dtype):  # copies the element's bytes
         memcpy(builder, pointer, value, const(dtype.size))
         return
@@ -355,22 +355,37 @@ def store_value(builder: llvm.IRBuilder, typ: types.Type, value, pointer: llvm.V
     builder.store(model_of(typ).as_data(builder, value), pointer)
 
 
-def record_view(builder: llvm.IRBuilder, record: types.Record, meminfo, data) -> llvm.Value:
+def record_view(
+    builder: llvm.IRBuilder, record: types.Record, meminfo, data, parent=None
+) -> llvm.Value:
     """The record value at `data` whose memory `meminfo` keeps alive (the caller counts the
-    reference)."""
+    reference), or, with a NULL meminfo, that lies in the Python object `parent` (an ndarray
+    or a NumPy record borrowed from Python, adopted if the record is stored: adopted_arrays.py)
+    or in memory that outlives the record."""
     value = llvm.Constant(model_of(record).value_type, llvm.Undefined)
-    return builder.insert_value(builder.insert_value(value, meminfo, 0), data, 1)
+    parent = llvm.Constant(ptr, None) if parent is None else parent
+    for index, member in enumerate((meminfo, parent, data)):
+        value = builder.insert_value(value, member, index)
+    return value
 
 
 def record_of_array(builder: llvm.IRBuilder, record: types.Record, fields: ArrayFields, data):
     """The record at `data` in the array of `fields`: a new reference to the array's memory."""
     nrt.emit_incref(builder, fields.meminfo)
-    return record_view(builder, record, fields.meminfo, data)
+    return record_view(builder, record, fields.meminfo, data, fields.parent)
+
+
+def record_in_record(builder: llvm.IRBuilder, record: types.Record, outer, data) -> llvm.Value:
+    """A nested record at `data` inside the record value `outer`: a new reference to the same
+    memory."""
+    meminfo = builder.extract_value(outer, 0)
+    nrt.emit_incref(builder, meminfo)
+    return record_view(builder, record, meminfo, data, builder.extract_value(outer, 1))
 
 
 def record_data(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
     """The address of a record value's bytes."""
-    return builder.extract_value(value, 1)
+    return builder.extract_value(value, 2)
 
 
 def offset_pointer(builder: llvm.IRBuilder, pointer: llvm.Value, offset: llvm.Value):

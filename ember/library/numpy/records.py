@@ -2,9 +2,9 @@
 `a[i].x = v`, `a[i] = a[j]`, and `a['x']` or `a.x` as a strided view of one field; nested
 records (`r.p.x`) and sub-array fields (`r.v[1] = 2.0`, a view of the record's bytes).
 
-A record value is {meminfo, data}: a pointer to its bytes inside an array (writes go to the
-array, as in NumPy and Numba) and the meminfo keeping that memory alive (NULL for memory that
-outlives the function: an argument from Python, a record read by a loop over its array)."""
+A record value is {meminfo, parent, data}: a pointer to its bytes inside an array (writes go
+to the array, as in NumPy and Numba) and the meminfo keeping that memory alive (NULL for memory
+borrowed from Python, `parent`, or that outlives the record)."""
 
 from __future__ import annotations
 
@@ -32,13 +32,16 @@ from ember.typing.templates import AttributeTemplate, registry
 
 @register_model(types.Record)
 class RecordModel(MeminfoStructModel):
-    """{meminfo, data} in registers and in containers (a reference, counted); in an array, the
-    record's bytes (`arr.element_type`)."""
+    """{meminfo, parent, data} in registers and in containers (a reference, counted; parent:
+    `arr.record_view`); in an array, the record's bytes (`arr.element_type`)."""
 
     def __init__(self, fe_type: types.Record) -> None:
-        super().__init__(
-            fe_type, [("meminfo", types.meminfo_pointer), ("data", types.data_pointer)]
-        )
+        members = [
+            ("meminfo", types.meminfo_pointer),
+            ("parent", types.pyobject_pointer),
+            ("data", types.data_pointer),
+        ]
+        super().__init__(fe_type, members)
 
 
 def _field_type(record: types.Record, field: str) -> types.Type:
@@ -86,9 +89,7 @@ def _load_field(context, builder, record: types.Record, value, field: str):
         nrt.emit_incref(builder, meminfo)
         return _nested_view(builder, field_type, field_pointer, meminfo)
     if isinstance(field_type, types.Record):  # a nested record: a view of the same memory
-        meminfo = builder.extract_value(value, 0)
-        nrt.emit_incref(builder, meminfo)
-        return arr.record_view(builder, field_type, meminfo, field_pointer)
+        return arr.record_in_record(builder, field_type, value, field_pointer)
     item = arr.load_item(builder, field_type, field_pointer)
     return context.cast(builder, item, field_type, types.element_value_type(field_type))
 
