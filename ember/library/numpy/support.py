@@ -84,10 +84,12 @@ def from_numpy_dtype(dtype: np.dtype) -> types.Type:
                 "numbers, booleans, strings, nested records and sub-arrays of those"
             )
         if dtype.kind in "mM" and np.datetime_data(dtype)[1] != 1:  # datetime64[10Y]
+            unit = np.datetime_data(dtype)[0]
             raise UnsupportedDtypeError(
-                f"Unsupported array dtype: {dtype}: ember (as Numba) compiles for datetimes "
-                "and timedeltas of one unit ([Y], [D], [ns]...), not of a multiple of one; "
-                "convert it first, e.g. `values.astype('datetime64[Y]')`"
+                f"Unsupported array dtype: {dtype} (a multiple of a unit): ember (as Numba) "
+                f"compiles for one unit ([{unit}], [ns]...); convert it first, e.g. "
+                f"`values.astype('{dtype.str[1:2]}8[{unit}]')`, or pass its integer view, "
+                "e.g. `values.view(np.int64)`"
             )
         if not dtype.isnative:  # Numba's words first: programs match them
             what = _describe_dtype(dtype) if dtype.kind in "OUSMmV" else "numbers"
