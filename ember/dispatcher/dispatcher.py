@@ -663,8 +663,10 @@ class Dispatcher:
         try:
             found = typeof_or_none(value)
         except TypingError as error:  # e.g. an array of strings: say which argument
+            position = self._binder.names.index(name) if name in self._binder.names else name
             message = (
-                f"{self.py_func.__name__}(): cannot compile for argument '{name}': {error.msg}"
+                f"{self.py_func.__name__}(): cannot compile for argument '{name}': {error.msg} "
+                f"(argument {position})"
             )
             raise type(error)(message).with_traceback(None) from None
         if found is None:

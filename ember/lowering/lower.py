@@ -19,7 +19,6 @@ from ember.library.builtins import ranges as range_builtins
 from ember.lowering import arrays as refs
 from ember.lowering import callconv, classes, lists, optional, stack_check
 from ember.lowering import exceptions as exception_lowering
-from ember.lowering.arrays_record_returns import record_sources
 from ember.lowering.block_values import block_local_values, is_long
 from ember.lowering.calls import CallLowering
 from ember.lowering.context import LLVM_INLINE_ATTRIBUTES, CPUContext
@@ -35,7 +34,6 @@ from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.loop_iterators import loop_range_iterators
 from ember.lowering.models import model_of
 from ember.lowering.ownership import borrowed_arguments, lent_method_reads, moved_statements
-from ember.runtime import nrt
 from ember.typing.infer import TypingResult
 from ember.typing.signature import Signature
 
@@ -52,7 +50,6 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
     unsigned: frozenset[int] = frozenset()  # int64 `//` and `%` of non-negative operands
     non_negative: frozenset[int] = frozenset()  # int64 subtractions never negative
     non_negative_indices: frozenset[str] = frozenset()  # array indices never negative
-    record_sources: frozenset[str] = frozenset()  # arrays records are read from (`lower`)
     loop_range_iterators: frozenset[str] = frozenset()  # range iterators only a loop reads
 
     def __init__(
@@ -121,8 +118,6 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
         self.non_negative = non_negative_differences(self.func_ir, self.typemap, self.no_wrap)
         self.non_negative_indices = non_negative_indices(ranges)
         self.loop_range_iterators = loop_range_iterators(self.func_ir, self.typemap)
-        self.record_sources = record_sources(self.func_ir, self.typemap)
-        self.kept_sources: dict[str, llvm.Value] = {}
         self.builder.branch(self.llvm_blocks[self.func_ir.entry])
         self.statement_locations = self._statement_locations()
         if self.statement_locations is None and is_long(self.func_ir):  # (debug: all slots)
@@ -311,9 +306,7 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
         if typ is None or not refs.needs_refcount(typ) or stmt.name in self.borrowed_args:
             return
         slot = self._slot(stmt.name)
-        if stmt.name in self.record_sources and id(stmt) not in self.moves:
-            self._keep_until_return(stmt.name, self.builder.load(slot))
-        elif id(stmt) not in self.moves:  # after a move, the reference lives on elsewhere
+        if id(stmt) not in self.moves:  # after a move, the reference lives on elsewhere
             refs.decref(self.builder, typ, self.builder.load(slot))
         self.builder.store(llvm.Constant(self.context.value_type(typ), None), slot)
 
@@ -332,24 +325,6 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
     def _lower_return(self, stmt: ir.Return) -> None:
         value = self.load_as(stmt.value, self.sig.return_type)
         callconv.return_value(self.builder, self.sig, self.function, value)
-
-    def _keep_until_return(self, name: str, value: llvm.Value) -> None:
-        """A dead array whose records may still be read (`r = np.zeros(n, dt)[0]`): its
-        reference moves to a slot released on return (the one of an earlier pass through this
-        point is released now), since a record is a pointer into the array's bytes. Every exit,
-        raising ones too, releases the slot."""
-        kept = self.kept_sources.get(name)
-        if kept is None:
-            kept = callconv.alloca_in_entry(self.builder, refs.ptr, name=f"{name}.kept")
-            refs.store_in_entry(self.builder, llvm.Constant(refs.ptr, None), kept)
-            self.kept_sources[name] = kept
-            refs.at_function_exit(
-                self.builder,
-                lambda builder: nrt.emit_decref(builder, builder.load(kept, typ=refs.ptr)),
-            )
-        (path,) = refs.meminfo_paths(self.typemap[name])
-        nrt.emit_decref(self.builder, self.builder.load(kept, typ=refs.ptr))
-        self.builder.store(self.builder.extract_value(value, list(path)), kept)
 
     def _lower_static_raise(self, stmt: ir.StaticRaise) -> None:
         site = exception_lowering.raise_site(self, stmt.loc)

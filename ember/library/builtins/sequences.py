@@ -398,6 +398,10 @@ def is_instance_of(value_type: types.Type, classes: tuple) -> bool | None:
             )
         elif cls in _CLASS_TYPES:
             found |= isinstance(plain, _CLASS_TYPES[cls])
+        elif numpy is not None and cls in (numpy.datetime64, numpy.timedelta64):  # any unit
+            found |= isinstance(
+                plain, types.NPDatetime if cls is numpy.datetime64 else types.NPTimedelta
+            )
         elif numpy is not None and _numpy_scalar_class(numpy, cls):
             found |= _is_numpy_instance(numpy, plain, cls)
         elif isinstance(getattr(cls, "class_type", None), types.ClassType):  # a jitclass
