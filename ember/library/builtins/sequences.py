@@ -398,10 +398,6 @@ def is_instance_of(value_type: types.Type, classes: tuple) -> bool | None:
             )
         elif cls in _CLASS_TYPES:
             found |= isinstance(plain, _CLASS_TYPES[cls])
-        elif numpy is not None and cls in (numpy.datetime64, numpy.timedelta64):  # any unit
-            found |= isinstance(
-                plain, types.NPDatetime if cls is numpy.datetime64 else types.NPTimedelta
-            )
         elif numpy is not None and _numpy_scalar_class(numpy, cls):
             found |= _is_numpy_instance(numpy, plain, cls)
         elif isinstance(getattr(cls, "class_type", None), types.ClassType):  # a jitclass
@@ -454,11 +450,17 @@ def _is_numpy_instance(numpy, plain: types.Type, cls: type) -> bool:
     """isinstance() against a NumPy scalar class, by the NumPy class of the value's type.
     np.int64 is also how ember types a Python int, so isinstance(1, np.int64) is True in
     compiled code, as in Numba (CPython says False)."""
-    if not isinstance(plain, types.Number | types.Boolean | types.NPDatetime | types.NPTimedelta):
-        return False
-    from ember.np.numpy_support import as_dtype
+    if isinstance(plain, types.NPDatetime | types.NPTimedelta):  # any unit
+        scalar_class = (
+            numpy.datetime64 if isinstance(plain, types.NPDatetime) else numpy.timedelta64
+        )
+    elif isinstance(plain, types.Number | types.Boolean):
+        from ember.np.numpy_support import as_dtype
 
-    return issubclass(as_dtype(plain).type, cls)
+        scalar_class = as_dtype(plain).type
+    else:
+        return False
+    return issubclass(scalar_class, cls)
 
 
 @registry.typer(bytes)
