@@ -42,38 +42,52 @@ class _Loop:
     indexed: bool = False  # `for i in range(len(literal_unroll(t)))`: i is 0, 1, ... (literals)
     plain: bool = False  # `for x in t` without literal_unroll: unrolled when t's types differ
     enumerated: ir.Assign | None = None  # `for i, x in enumerate(t)`: the enumerate call
+    zipped: ir.Assign | None = None  # `for x, y in zip(t, u)`: the zip call (source is t)
 
 
-def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types, prune=None) -> None:
+def unroll_literal_loops(
+    func_ir: ir.FunctionIR, infer_types, prune=None, everywhere: bool = False
+) -> bool:
     """Unroll every loop over `literal_unroll(tuple)`; `infer_types(func_ir)` returns the
     (possibly partial) typemap of a tolerant inference. After each loop, `prune(func_ir,
     known)` may drop the branches that the members' types decide (`isinstance(x, str)` in
-    the copy for a string member), given `known`: each copy's item variable -> member type."""
+    the copy for a string member), given `known`: each copy's item variable -> member type.
+    `everywhere`: plain loops over any value typed as a tuple of mixed types (a tuple the
+    function computes), not only displays, constants and arguments. True if one unrolled."""
     import ember.typing.generators  # noqa: F401 - the tolerant inference may meet a `yield`
 
     declined: set[int] = set()
     unrolled = False
     for _ in range(_MAX_LOOPS):
-        loop = _next_loop(func_ir, declined)
+        loop = _next_loop(func_ir, declined, everywhere)
         if loop is None:
             break
-        tuple_type = infer_types(func_ir).get(loop.source.name)
-        if not isinstance(tuple_type, types.BaseTuple) or (loop.plain and _one_type(tuple_type)):
+        typemap = infer_types(func_ir)
+        tuple_types = [typemap.get(var.name) for var in _sources(loop)]
+        if not all(isinstance(t, types.BaseTuple) for t in tuple_types) or (
+            loop.plain and all(_one_type(t) for t in tuple_types)
+        ):
             declined.add(id(loop.getiter))  # a list, an array, a UniTuple: an ordinary loop
             continue
         if not unrolled:
             strip_dels(func_ir)
             unrolled = True
-        unroller = _Unroller(func_ir, loop, len(tuple_type))
+        unroller = _Unroller(func_ir, loop, min(len(t) for t in tuple_types))
         unroller.run()
-        if prune is not None and not loop.indexed:
-            known = dict(zip(unroller.item_names, tuple_type.types, strict=True))
+        if prune is not None and not loop.indexed and loop.zipped is None:
+            known = dict(zip(unroller.item_names, tuple_types[0].types, strict=True))
             prune(func_ir, known)
             strip_dels(func_ir)
     if unrolled:
         _renumber(func_ir)
         _number_yields(func_ir)
         insert_dels(func_ir)
+    return unrolled
+
+
+def _sources(loop: _Loop) -> list[ir.Var]:
+    """The tuples the loop walks: the zipped ones, else its source."""
+    return list(loop.zipped.value.args) if loop.zipped is not None else [loop.source]
 
 
 def _list_display_as_tuple(func_ir: ir.FunctionIR, source: ir.Var) -> ir.Expr | None:
@@ -108,43 +122,65 @@ def _one_type(tuple_type: types.BaseTuple) -> bool:
 
 def may_loop_over_mixed_tuple(func_ir: ir.FunctionIR, arg_types: tuple) -> bool:
     """Whether a plain `for` loop of `func_ir` iterates over a tuple display or a tuple
-    argument whose members differ in type (CPython runs such a loop; it is unrolled)."""
+    argument whose members differ in type (CPython runs such a loop; it is unrolled), also
+    through enumerate() or zip()."""
     definitions = _definitions(func_ir)
     for _, stmt in func_ir.statements():
         if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.GetIter):
             value = ir.origin_of(stmt.value.value, definitions)
-            call = _enumerate_call(value, definitions)
-            if call is not None:
-                value = ir.origin_of(call.args[0], definitions)
-            if isinstance(value, ir.BuildTuple) and not _constants_of_one_class(value, definitions):
+            call = _enumerate_call(value, definitions) or _enumerate_call(value, definitions, zip)
+            iterables = (
+                [value] if call is None else [ir.origin_of(a, definitions) for a in call.args]
+            )
+            if any(_mixed_tuple(origin, definitions, arg_types) for origin in iterables):
                 return True
-            if isinstance(value, ir.Const) and isinstance(value.value, tuple):
-                if len({type(member) for member in value.value}) > 1:
-                    return True
-            if isinstance(value, ir.Arg) and value.index < len(arg_types):
-                typ = arg_types[value.index]
-                if isinstance(typ, types.BaseTuple) and not _one_type(typ):
-                    return True
     return False
 
 
-def _enumerate_call(value: Any, definitions: dict) -> ir.Call | None:
-    """`enumerate(t)` (one argument) when `value` is that call."""
-    if not (isinstance(value, ir.Call) and len(value.args) == 1 and not value.kws):
+def _mixed_tuple(value: Any, definitions: dict, arg_types: tuple) -> bool:
+    """Whether `value` is a display, constant or argument tuple of members of mixed types."""
+    if isinstance(value, ir.BuildTuple):
+        return not _constants_of_one_class(value, definitions)
+    if isinstance(value, ir.Const) and isinstance(value.value, tuple):
+        return len({type(member) for member in value.value}) > 1
+    if isinstance(value, ir.Arg) and value.index < len(arg_types):
+        typ = arg_types[value.index]
+        return isinstance(typ, types.BaseTuple) and not _one_type(typ)
+    return False
+
+
+def _enumerate_call(value: Any, definitions: dict, wrapper: Any = enumerate) -> ir.Call | None:
+    """`enumerate(t)` (one argument; `zip(t, u, ...)`: one or more) when `value` is that
+    call."""
+    if not (isinstance(value, ir.Call) and value.args and not value.kws):
         return None
-    return value if _constant_of(value.func, definitions) is enumerate else None
+    if wrapper is enumerate and len(value.args) != 1:
+        return None
+    return value if _constant_of(value.func, definitions) is wrapper else None
 
 
-def _enumerate_assignment(func_ir: ir.FunctionIR, var: ir.Var, definitions: dict):
-    """The statement `e = enumerate(t)` that `var` holds (through copies) when t may be a
-    tuple and nothing else reads `e`."""
-    call = _enumerate_call(ir.origin_of(var, definitions), definitions)
-    if call is None or not _may_be_tuple(ir.origin_of(call.args[0], definitions)):
+def _enumerate_assignment(
+    func_ir: ir.FunctionIR, var: ir.Var, definitions: dict, wrapper: Any, everywhere: bool
+):
+    """The statement `e = enumerate(t)` (or `zip(t, ...)`: `wrapper`) that `var` holds
+    (through copies) when its arguments may be tuples."""
+    call = _enumerate_call(ir.origin_of(var, definitions), definitions, wrapper)
+    if call is None or not (
+        everywhere or all(_may_be_tuple(ir.origin_of(arg, definitions)) for arg in call.args)
+    ):
         return None
     for _, stmt in func_ir.statements():
         if isinstance(stmt, ir.Assign) and stmt.value is call:
             return stmt
     return None
+
+
+def _may_be_computed(value: Any, definitions: dict) -> bool:
+    """A value the function computes that may be a tuple (`a.shape + (1.5,)`, a call, an
+    item of a tuple of tuples): not a call of range() or of another builtin class."""
+    if isinstance(value, ir.Call):
+        return not isinstance(_constant_of(value.func, definitions), type)
+    return isinstance(value, (ir.BinOp, ir.GetAttr, ir.StaticGetItem, ir.GetItem))
 
 
 def _may_be_tuple(value: Any) -> bool:
@@ -187,7 +223,7 @@ def tolerant_typemap(make_inferer) -> Any:
 # ---------------------------------------------------------------------------- finding loops
 
 
-def _next_loop(func_ir: ir.FunctionIR, declined: set[int]) -> _Loop | None:
+def _next_loop(func_ir: ir.FunctionIR, declined: set[int], everywhere: bool) -> _Loop | None:
     definitions = _definitions(func_ir)
     for block, stmt in func_ir.statements():
         if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.GetIter)):
@@ -199,13 +235,20 @@ def _next_loop(func_ir: ir.FunctionIR, declined: set[int]) -> _Loop | None:
         if source is None:
             source = _indexed_source(stmt.value.value, definitions)
             indexed = source is not None
-        enumerated = None
-        if source is None and _may_be_tuple(ir.origin_of(stmt.value.value, definitions)):
-            source, plain = stmt.value.value, True
+        enumerated = zipped = None
         if source is None:
-            enumerated = _enumerate_assignment(func_ir, stmt.value.value, definitions)
-            if enumerated is not None:
-                source, plain = enumerated.value.args[0], True
+            enumerated = _enumerate_assignment(
+                func_ir, stmt.value.value, definitions, enumerate, everywhere
+            )
+            zipped = _enumerate_assignment(func_ir, stmt.value.value, definitions, zip, everywhere)
+            wrapped = enumerated or zipped
+            if wrapped is not None:
+                source, plain = wrapped.value.args[0], True
+        origin = ir.origin_of(stmt.value.value, definitions)
+        if source is None and (
+            _may_be_tuple(origin) or (everywhere and _may_be_computed(origin, definitions))
+        ):
+            source, plain = stmt.value.value, True
         if source is None:
             continue
         found = _header_of(func_ir, block, stmt.target)
@@ -227,6 +270,7 @@ def _next_loop(func_ir: ir.FunctionIR, declined: set[int]) -> _Loop | None:
                 indexed,
                 plain,
                 enumerated,
+                zipped,
             )
     return None
 
@@ -361,6 +405,8 @@ class _Unroller:
         getiter.value = getiter.value.value  # the iterator is the tuple itself
         if loop.enumerated is not None:  # (the enumerate call's value is the tuple now)
             loop.enumerated.value = loop.source
+        if loop.zipped is not None:  # (the zip call's value is the tuple of its tuples)
+            loop.zipped.value = ir.BuildTuple(_sources(loop), loop.zipped.loc)
         headers = [self._fresh() for _ in range(self.count + 1)]
         copies = [self._fresh_labels() for _ in range(self.count)]
         new_blocks: list[ir.Block] = []
@@ -421,6 +467,8 @@ class _Unroller:
                 target = _renamed(stmt.target, names)
                 if self.loop.enumerated is not None:  # (k, member)
                     member = self._with_index(k, member, body, stmt.loc)
+                elif self.loop.zipped is not None:  # (t[k], u[k], ...)
+                    member = self._zipped(k, body, stmt.loc)
                 else:
                     self.item_names.append(target.name)
                 body.append(ir.Assign(target, member, stmt.loc))
@@ -436,6 +484,15 @@ class _Unroller:
         body += [ir.Assign(index, ir.Const(k, loc), loc), ir.Assign(item, member, loc)]
         self.item_names.append(item.name)  # the member's type decides isinstance() there
         return ir.BuildTuple([index, item], loc)
+
+    def _zipped(self, k: int, body: list, loc: Any) -> ir.BuildTuple:
+        items = []
+        for j in range(len(self.loop.zipped.value.items)):
+            whole, item = ir.Var(f"$zip.{k}.{j}", loc), ir.Var(f"$zip.{k}.{j}.x", loc)
+            body.append(ir.Assign(whole, ir.StaticGetItem(self.loop.iterator, j, None, loc), loc))
+            body.append(ir.Assign(item, ir.StaticGetItem(whole, k, None, loc), loc))
+            items.append(item)
+        return ir.BuildTuple(items, loc)
 
     def _member(self, k: int, loc: Any) -> Any:
         """Member k of the tuple: a constant (typed as a literal, so `record[name]` and other
