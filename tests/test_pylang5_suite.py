@@ -214,9 +214,10 @@ def returns_closure_over_argument(n):
     return add
 
 
-def test_inner_function_over_a_run_time_value_cannot_be_a_value():
-    with pytest.raises(TypingError, match="non-constant value associated with variable 'n'"):
-        njit(returns_closure_over_argument)(3)
+def test_inner_function_over_a_run_time_value_is_returned_as_a_callable():
+    for n in (3, -7, 2**40):
+        returned = njit(returns_closure_over_argument)(n)
+        assert [returned(x) for x in (0, 5, -2)] == [n, n + 5, n - 2]
 
 
 @njit

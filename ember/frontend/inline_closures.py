@@ -35,7 +35,7 @@ from typing import Any
 
 from ember.errors import TypingError, UnsupportedError
 from ember.frontend.bytecode import ByteCode
-from ember.frontend.genexpr import generator_of, inner_function_of
+from ember.frontend.genexpr import closure_function_of, generator_of, inner_function_of
 from ember.frontend.interpreter import build_ir
 from ember.ir import nodes as ir
 from ember.library.builtins.key_functions import BY_METHOD, WITH_DEFAULT
@@ -461,11 +461,52 @@ class _Inliner:
                 escaping.update({id(function): (function, stmt.loc) for function in held})
         if not escaping:
             return
-        jitted = {key: self._jitted_value(mf, loc) for key, (mf, loc) in escaping.items()}
-        for _, stmt in self.func_ir.statements():
-            if isinstance(stmt, ir.Assign) and id(stmt.value) in jitted:
-                name = stmt.value.code.co_name
-                stmt.value = ir.Global(name, jitted[id(stmt.value)], stmt.loc)
+        closures = {key for key, (mf, _) in escaping.items() if self._closes_over_run_time(mf)}
+        jitted = {
+            key: self._closure_function(mf, loc) if key in closures else self._jitted_value(mf, loc)
+            for key, (mf, loc) in escaping.items()
+        }
+        for block in self.func_ir.blocks.values():
+            for stmt in list(block.body):
+                if isinstance(stmt, ir.Assign) and id(stmt.value) in jitted:
+                    made, function = stmt.value, jitted[id(stmt.value)]
+                    stmt.value = ir.Global(made.code.co_name, function, stmt.loc)
+                    if id(made) in closures:
+                        self._bind_closure(block, stmt, made.closure)
+
+    def _closes_over_run_time(self, make_function: ir.MakeFunction) -> bool:
+        """Whether an inner function closes over a value known only at run time (and over no
+        other inner function): it becomes a closure value, its captured values and a jitted
+        function taking them first."""
+        reaching = [self._reaching_values(var.name) for var in make_function.closure]
+        if any(isinstance(v, ir.MakeFunction) for values in reaching for v in values):
+            return False
+        return not all(
+            len(values) == 1 and isinstance(values[0], (ir.Const, ir.Global, ir.FreeVar))
+            for values in reaching
+        )
+
+    def _closure_function(self, make_function: ir.MakeFunction, loc) -> Any:
+        defaults = self._constant_defaults(make_function, loc)
+        function = closure_function_of(make_function.code, self.func_ir.py_func, defaults)
+        if function is None:  # what a closure value cannot express: the constants' error
+            return self._jitted_value(make_function, loc)
+        return function
+
+    def _bind_closure(self, block: ir.Block, stmt: ir.Assign, captured: list[ir.Var]) -> None:
+        """`f = <jitted function>` becomes `f = bind_closure(<jitted function>, (captured))`
+        (values read where the `def` runs; CPython reads its cells when f runs)."""
+        from ember.lowering.closures import bind_closure
+
+        loc, self.count = stmt.loc, self.count + 1
+        function, binder, env = (ir.Var(f"$closure{self.count}.{n}", loc) for n in "fbe")
+        index = next(i for i, other in enumerate(block.body) if other is stmt)
+        block.body[index : index + 1] = [
+            ir.Assign(function, stmt.value, loc),
+            ir.Assign(binder, ir.Global("bind_closure", bind_closure, loc), loc),
+            ir.Assign(env, ir.BuildTuple(list(captured), loc), loc),
+            ir.Assign(stmt.target, ir.Call(binder, [function, env], [], loc), loc),
+        ]
 
     def _jitted_value(self, make_function: ir.MakeFunction, loc) -> Any:
         """The jitted function for an inner function used as a value: what it closes over

@@ -26,6 +26,10 @@ class CallLowering:
             return first_class.call_choice(self, fnty, expr, sig)
         if isinstance(fnty, types.ExceptionClass):
             return exception_lowering.make_exception(self, expr, fnty.exc_class)
+        if isinstance(fnty, types.Closure):  # an inner function over run-time values
+            from ember.lowering.closures import call_closure
+
+            return call_closure(self, fnty, expr, sig)
         if isinstance(fnty, types.ExternalFunctionPointer):  # a ctypes or cffi function
             from ember.lowering.function_pointers import call_external_function
 
