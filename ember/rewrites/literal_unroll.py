@@ -42,7 +42,6 @@ class _Loop:
     indexed: bool = False  # `for i in range(len(literal_unroll(t)))`: i is 0, 1, ... (literals)
     plain: bool = False  # `for x in t` without literal_unroll: unrolled when t's types differ
     enumerated: ir.Assign | None = None  # `for i, x in enumerate(t)`: the enumerate call
-    zipped: ir.Assign | None = None  # `for x, y in zip(t, u)`: the zip call (source is t)
 
 
 def unroll_literal_loops(
@@ -57,25 +56,24 @@ def unroll_literal_loops(
     import ember.typing.generators  # noqa: F401 - the tolerant inference may meet a `yield`
 
     declined: set[int] = set()
-    unrolled = False
+    unrolled = _zips_of_mixed_tuples_as_displays(func_ir, infer_types)
+    if unrolled:
+        strip_dels(func_ir)
     for _ in range(_MAX_LOOPS):
         loop = _next_loop(func_ir, declined, everywhere)
         if loop is None:
             break
-        typemap = infer_types(func_ir)
-        tuple_types = [typemap.get(var.name) for var in _sources(loop)]
-        if not all(isinstance(t, types.BaseTuple) for t in tuple_types) or (
-            loop.plain and all(_one_type(t) for t in tuple_types)
-        ):
+        tuple_type = infer_types(func_ir).get(loop.source.name)
+        if not isinstance(tuple_type, types.BaseTuple) or (loop.plain and _one_type(tuple_type)):
             declined.add(id(loop.getiter))  # a list, an array, a UniTuple: an ordinary loop
             continue
         if not unrolled:
             strip_dels(func_ir)
             unrolled = True
-        unroller = _Unroller(func_ir, loop, min(len(t) for t in tuple_types))
+        unroller = _Unroller(func_ir, loop, len(tuple_type))
         unroller.run()
-        if prune is not None and not loop.indexed and loop.zipped is None:
-            known = dict(zip(unroller.item_names, tuple_types[0].types, strict=True))
+        if prune is not None and not loop.indexed:
+            known = dict(zip(unroller.item_names, tuple_type.types, strict=True))
             prune(func_ir, known)
             strip_dels(func_ir)
     if unrolled:
@@ -85,9 +83,39 @@ def unroll_literal_loops(
     return unrolled
 
 
-def _sources(loop: _Loop) -> list[ir.Var]:
-    """The tuples the loop walks: the zipped ones, else its source."""
-    return list(loop.zipped.value.args) if loop.zipped is not None else [loop.source]
+def _zips_of_mixed_tuples_as_displays(func_ir: ir.FunctionIR, infer_types) -> bool:
+    """`z = zip(t, u)` of tuples, one of mixed types (no iterator type holds its items):
+    `z = ((t[0], u[0]), (t[1], u[1]), ...)`, which loops over it unroll. True if one was."""
+    definitions = _definitions(func_ir)
+    calls = [
+        (block, stmt)
+        for block, stmt in func_ir.statements()
+        if isinstance(stmt, ir.Assign) and _enumerate_call(stmt.value, definitions, zip)
+    ]
+    if not calls:
+        return False
+    typemap = infer_types(func_ir)
+    changed = False
+    for block, stmt in calls:
+        zipped = [typemap.get(arg.name) for arg in stmt.value.args]
+        if not all(isinstance(t, types.BaseTuple) for t in zipped) or all(map(_one_type, zipped)):
+            continue
+        loc, made = stmt.loc, []
+        rows = []
+        for k in range(min(len(t) for t in zipped)):
+            row = ir.Var(f"{stmt.target.name}.zip{k}", loc)
+            items = [ir.Var(f"{stmt.target.name}.zip{k}.{j}", loc) for j in range(len(zipped))]
+            made += [
+                ir.Assign(item, ir.StaticGetItem(arg, k, None, loc), loc)
+                for item, arg in zip(items, stmt.value.args, strict=True)
+            ]
+            made.append(ir.Assign(row, ir.BuildTuple(items, loc), loc))
+            rows.append(row)
+        stmt.value = ir.BuildTuple(rows, loc)
+        index = next(i for i, other in enumerate(block.body) if other is stmt)
+        block.body[index:index] = made
+        changed = True
+    return changed
 
 
 def _list_display_as_tuple(func_ir: ir.FunctionIR, source: ir.Var) -> ir.Expr | None:
@@ -159,15 +187,11 @@ def _enumerate_call(value: Any, definitions: dict, wrapper: Any = enumerate) -> 
     return value if _constant_of(value.func, definitions) is wrapper else None
 
 
-def _enumerate_assignment(
-    func_ir: ir.FunctionIR, var: ir.Var, definitions: dict, wrapper: Any, everywhere: bool
-):
-    """The statement `e = enumerate(t)` (or `zip(t, ...)`: `wrapper`) that `var` holds
-    (through copies) when its arguments may be tuples."""
-    call = _enumerate_call(ir.origin_of(var, definitions), definitions, wrapper)
-    if call is None or not (
-        everywhere or all(_may_be_tuple(ir.origin_of(arg, definitions)) for arg in call.args)
-    ):
+def _enumerate_assignment(func_ir: ir.FunctionIR, var: ir.Var, definitions: dict, everywhere):
+    """The statement `e = enumerate(t)` that `var` holds (through copies) when t may be a
+    tuple (`everywhere`: any value, typing decides)."""
+    call = _enumerate_call(ir.origin_of(var, definitions), definitions)
+    if call is None or not (everywhere or _may_be_tuple(ir.origin_of(call.args[0], definitions))):
         return None
     for _, stmt in func_ir.statements():
         if isinstance(stmt, ir.Assign) and stmt.value is call:
@@ -235,15 +259,11 @@ def _next_loop(func_ir: ir.FunctionIR, declined: set[int], everywhere: bool) -> 
         if source is None:
             source = _indexed_source(stmt.value.value, definitions)
             indexed = source is not None
-        enumerated = zipped = None
+        enumerated = None
         if source is None:
-            enumerated = _enumerate_assignment(
-                func_ir, stmt.value.value, definitions, enumerate, everywhere
-            )
-            zipped = _enumerate_assignment(func_ir, stmt.value.value, definitions, zip, everywhere)
-            wrapped = enumerated or zipped
-            if wrapped is not None:
-                source, plain = wrapped.value.args[0], True
+            enumerated = _enumerate_assignment(func_ir, stmt.value.value, definitions, everywhere)
+            if enumerated is not None:
+                source, plain = enumerated.value.args[0], True
         origin = ir.origin_of(stmt.value.value, definitions)
         if source is None and (
             _may_be_tuple(origin) or (everywhere and _may_be_computed(origin, definitions))
@@ -270,7 +290,6 @@ def _next_loop(func_ir: ir.FunctionIR, declined: set[int], everywhere: bool) -> 
                 indexed,
                 plain,
                 enumerated,
-                zipped,
             )
     return None
 
@@ -405,8 +424,6 @@ class _Unroller:
         getiter.value = getiter.value.value  # the iterator is the tuple itself
         if loop.enumerated is not None:  # (the enumerate call's value is the tuple now)
             loop.enumerated.value = loop.source
-        if loop.zipped is not None:  # (the zip call's value is the tuple of its tuples)
-            loop.zipped.value = ir.BuildTuple(_sources(loop), loop.zipped.loc)
         headers = [self._fresh() for _ in range(self.count + 1)]
         copies = [self._fresh_labels() for _ in range(self.count)]
         new_blocks: list[ir.Block] = []
@@ -467,8 +484,6 @@ class _Unroller:
                 target = _renamed(stmt.target, names)
                 if self.loop.enumerated is not None:  # (k, member)
                     member = self._with_index(k, member, body, stmt.loc)
-                elif self.loop.zipped is not None:  # (t[k], u[k], ...)
-                    member = self._zipped(k, body, stmt.loc)
                 else:
                     self.item_names.append(target.name)
                 body.append(ir.Assign(target, member, stmt.loc))
@@ -484,15 +499,6 @@ class _Unroller:
         body += [ir.Assign(index, ir.Const(k, loc), loc), ir.Assign(item, member, loc)]
         self.item_names.append(item.name)  # the member's type decides isinstance() there
         return ir.BuildTuple([index, item], loc)
-
-    def _zipped(self, k: int, body: list, loc: Any) -> ir.BuildTuple:
-        items = []
-        for j in range(len(self.loop.zipped.value.items)):
-            whole, item = ir.Var(f"$zip.{k}.{j}", loc), ir.Var(f"$zip.{k}.{j}.x", loc)
-            body.append(ir.Assign(whole, ir.StaticGetItem(self.loop.iterator, j, None, loc), loc))
-            body.append(ir.Assign(item, ir.StaticGetItem(whole, k, None, loc), loc))
-            items.append(item)
-        return ir.BuildTuple(items, loc)
 
     def _member(self, k: int, loc: Any) -> Any:
         """Member k of the tuple: a constant (typed as a literal, so `record[name]` and other
