@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ember import TypingError, njit
+from ember import TypingError, jit, njit
 from ember.extending import overload
 from tests.oracle import assert_frees_all
 
@@ -264,3 +264,25 @@ def returns_nonlocal_writer(n):
 def test_a_returned_inner_function_assigning_what_it_captures_is_refused():
     with pytest.raises(TypingError, match="non-constant value associated with variable 'n'"):
         njit(returns_nonlocal_writer)(3)
+
+
+# ------------------------------------------------------- loop lifting: outputs bound on some paths
+
+
+def last_of_loop(n, flag):
+    names = {"n": n}  # a dict: the function runs in object mode, its loop is lifted
+    if len(names) > 1:
+        return None
+    if flag:
+        last = -7
+    for i in range(n):
+        last = i * 3 - n
+    return last
+
+
+def test_a_loop_whose_output_may_be_unbound_before_it_is_lifted():
+    compiled = jit(forceobj=True)(last_of_loop)
+    for args in [(3, True), (0, True), (4, False), (1, False), (0, False)]:
+        assert outcome(compiled, *args) == outcome(last_of_loop, *args), args
+    (loop,) = compiled.lifted_loops
+    assert loop.object_mode is None and loop.span.outputs == ("last",)
