@@ -523,11 +523,12 @@ def test_loop_output_read_by_the_next_call_is_lifted(xs):
 
 
 @pytest.mark.parametrize(("n", "flag"), [(0, True), (0, False), (3, True), (3, False)])
-def test_loop_output_read_only_on_some_paths_stays_in_object_mode(n, flag):
+def test_loop_output_read_only_on_some_paths_is_lifted_with_a_bound_flag(n, flag):
     compiled = jit(forceobj=True)(last_read_after_a_branch)
     expected = outcome_text(last_read_after_a_branch, n, flag)
     assert outcome_text(compiled, n, flag) == expected
-    assert compiled.lifted_loops == []
+    (loop,) = compiled.lifted_loops
+    assert loop.span.outputs == ("last", "total") and loop.object_mode is None
 
 
 # ---------------------------------------------------------------- plain loops over mixed tuples

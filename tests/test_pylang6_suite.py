@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ember import TypingError, jit, njit
+from ember import TypingError, UnsupportedError, jit, njit
 from ember.extending import overload
 from tests.oracle import assert_frees_all
 
@@ -259,6 +259,37 @@ def returns_nonlocal_writer(n):
         return n
 
     return bump
+
+
+def captured_changes_before_the_call(a, arr):
+    b = a
+
+    def f(x):
+        return x + b
+
+    b = a * 10  # CPython's f reads this b; a closure value holds the first
+    return apply(f, arr)
+
+
+def captured_changes_after_the_call(a, arr, flag):
+    b = a
+
+    def f(x):
+        return x + b
+
+    result = apply(f, arr)
+    if flag:
+        b = -a
+    return result.sum() + b
+
+
+def test_a_captured_variable_assigned_between_def_and_use_is_refused():
+    with pytest.raises(UnsupportedError, match="closes over 'b', which is assigned after"):
+        njit(captured_changes_before_the_call)(1.0, np.arange(3.0))
+    compiled = njit(captured_changes_after_the_call)
+    for flag in (True, False):
+        args = (1.5, np.arange(3.0), flag)
+        assert compiled(*args) == captured_changes_after_the_call(*args)
 
 
 def test_a_returned_inner_function_assigning_what_it_captures_is_refused():

@@ -454,14 +454,18 @@ class _Inliner:
             if id(stmt) in self.choice_tests
             for function in self._functions_held(stmt.value.lhs)
         }
-        escaping = {}
+        escaping, uses = {}, {}
         for var, stmt in self._escaping_uses(self._function_valued()):
             held = self._functions_held(var)
             if not any(id(function) in numbered for function in held):
                 escaping.update({id(function): (function, stmt.loc) for function in held})
+                for function in held:
+                    uses.setdefault(id(function), []).append(stmt)
         if not escaping:
             return
         closures = {key for key, (mf, _) in escaping.items() if self._closes_over_run_time(mf)}
+        for key in closures:
+            self._check_captured_unchanged(escaping[key][0], uses[key])
         jitted = {
             key: self._closure_function(mf, loc) if key in closures else self._jitted_value(mf, loc)
             for key, (mf, loc) in escaping.items()
@@ -485,6 +489,51 @@ class _Inliner:
             len(values) == 1 and isinstance(values[0], (ir.Const, ir.Global, ir.FreeVar))
             for values in reaching
         )
+
+    def _check_captured_unchanged(self, make_function: ir.MakeFunction, uses: list) -> None:
+        """A closure value holds the captured values as they are at the `def`; CPython reads
+        them when the function runs. Those agree unless a captured variable is assigned on a
+        path from the `def` to a use of the function value: that is refused."""
+        names = {var.name for var in make_function.closure}
+        defined = self._site(lambda stmt: getattr(stmt, "value", None) is make_function)
+        for use in uses:
+            between = self._statements_between(defined, self._site(lambda stmt: stmt is use))
+            for stmt in between:
+                changed = names & {target.name for target in stmt.targets()}
+                if changed:
+                    name = self.func_ir.user_name(sorted(changed)[0])
+                    raise UnsupportedError(
+                        f"the inner function '{make_function.code.co_name}' is used as a value "
+                        f"and closes over '{name}', which is assigned after the `def` and "
+                        f"before that use; the function value holds '{name}' as it is at the "
+                        f"`def` (CPython reads it when the function runs): assign '{name}' "
+                        "before the `def`, or pass it as an argument",
+                        stmt.loc,
+                    )
+
+    def _site(self, matches: Callable) -> tuple[int, int]:
+        """(block label, index) of the statement `matches` picks."""
+        for label, block in self.func_ir.blocks.items():
+            for index, stmt in enumerate(block.body):
+                if matches(stmt):
+                    return label, index
+        raise AssertionError("statement not found")
+
+    def _statements_between(self, start: tuple[int, int], end: tuple[int, int]) -> list:
+        """Statements some path from the statement at `start` to the one at `end` runs,
+        without running `start` again (a path through its block again makes a new value)."""
+        (first, after), (last, before) = start, end
+        blocks = self.func_ir.blocks
+        if first == last and after < before:
+            return blocks[first].body[after + 1 : before]
+        forward = _reachable(self.func_ir.successors, first, first)
+        predecessors = self.func_ir.predecessors()
+        backward = _reachable(lambda label: predecessors[label], last, first)
+        middle = (forward & backward) - {first, last}
+        found = blocks[first].body[after + 1 :] + blocks[last].body[:before]
+        for label in sorted(middle):
+            found += blocks[label].body
+        return found
 
     def _closure_function(self, make_function: ir.MakeFunction, loc) -> Any:
         defaults = self._constant_defaults(make_function, loc)
@@ -617,6 +666,18 @@ def _escape_message(var: ir.Var, stmt: ir.Stmt, inliner: _Inliner) -> str:
         "nopython mode; returning it, storing it or passing it elsewhere is not supported: "
         "make it a module-level @njit function"
     )
+
+
+def _reachable(neighbours: Callable, start: int, stop: int) -> set[int]:
+    """Blocks reached from `start`'s neighbours, not going through `stop`."""
+    found: set[int] = set()
+    pending = [n for n in neighbours(start) if n != stop]
+    while pending:
+        label = pending.pop()
+        if label not in found:
+            found.add(label)
+            pending.extend(n for n in neighbours(label) if n != stop)
+    return found
 
 
 def _is_generator(code: CodeType) -> bool:
