@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ember import TypingError, UnsupportedError, jit, njit
+from ember import UnsupportedError, jit, njit
 from ember.extending import overload
 from tests.oracle import assert_frees_all
 
@@ -252,15 +252,6 @@ def test_a_returned_closure_is_a_python_callable_with_cpythons_results():
     assert make_adder_jitted(0.5)(2) == make_adder(0.5)(2)
 
 
-def returns_nonlocal_writer(n):
-    def bump(x):
-        nonlocal n
-        n += x
-        return n
-
-    return bump
-
-
 def captured_changes_before_the_call(a, arr):
     b = a
 
@@ -290,11 +281,6 @@ def test_a_captured_variable_assigned_between_def_and_use_is_refused():
     for flag in (True, False):
         args = (1.5, np.arange(3.0), flag)
         assert compiled(*args) == captured_changes_after_the_call(*args)
-
-
-def test_a_returned_inner_function_assigning_what_it_captures_is_refused():
-    with pytest.raises(TypingError, match="non-constant value associated with variable 'n'"):
-        njit(returns_nonlocal_writer)(3)
 
 
 # ------------------------------------------------------- loop lifting: outputs bound on some paths
