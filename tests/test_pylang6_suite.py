@@ -132,6 +132,22 @@ def zip_of_arguments(t, u):
     return total
 
 
+def isinstance_in_zip_rows(t, u):
+    n = 0
+    for i, (x, y) in enumerate(zip(t, u)):
+        if isinstance(x, str):
+            n += len(x) * i + y
+        else:
+            n += int(x * 3) - i * y
+    return n
+
+
+def test_isinstance_of_an_unpacked_zip_item_is_decided_per_member():
+    compiled = njit(isinstance_in_zip_rows)
+    for t, u in [(("ab", 3, 2.5), (1, 2, 3)), ((-1.5, "", "xyz", 7), (4, 5, 6))]:
+        assert compiled(t, u) == isinstance_in_zip_rows(t, u)
+
+
 def test_loops_over_mixed_tuples_the_function_computes_unroll():
     compiled = njit(loop_over_shape_and_more)
     for shape, s in [((2, 3), "abc"), ((0, 4), ""), ((5, 1), "é")]:

@@ -74,7 +74,7 @@ def unroll_literal_loops(
         unroller.run()
         if prune is not None and not loop.indexed:
             known = dict(zip(unroller.item_names, tuple_type.types, strict=True))
-            prune(func_ir, known)
+            prune(func_ir, _with_unpacked_members(func_ir, known))
             strip_dels(func_ir)
     if unrolled:
         _renumber(func_ir)
@@ -116,6 +116,46 @@ def _zips_of_mixed_tuples_as_displays(func_ir: ir.FunctionIR, infer_types) -> bo
         block.body[index:index] = made
         changed = True
     return changed
+
+
+def _with_unpacked_members(func_ir: ir.FunctionIR, known: dict) -> dict:
+    """`known` and the variables bound once to an item of a known tuple member (`for x, y in
+    zip(t, u)` unpacks each row: y's type decides `isinstance(y, str)` in each copy), also
+    through the `(index, member)` display of enumerate."""
+    definitions = _definitions(func_ir)
+    known, displays = dict(known), {}  # displays: a tuple display's variable -> its items
+    for _ in range(6):  # rows of rows, enumerate's pair: a few levels
+        grown = False
+        for _, stmt in func_ir.statements():
+            name = stmt.target.name if isinstance(stmt, ir.Assign) else None
+            if name is None or name in known or len(definitions.get(name, ())) != 1:
+                continue
+            value = stmt.value
+            if isinstance(value, ir.ExhaustIter):
+                value = value.value
+            if isinstance(value, ir.BuildTuple) and name not in displays:
+                displays[name], grown = list(value.items), True
+            elif isinstance(value, ir.Var) and value.name in displays and name not in displays:
+                displays[name], grown = displays[value.name], True
+            elif isinstance(value, ir.Var) and value.name in known:
+                known[name], grown = known[value.name], True
+            elif isinstance(value, ir.StaticGetItem) and isinstance(value.index, int):
+                found = _item_type(value.value.name, value.index, known, displays)
+                if found is not None:
+                    known[name], grown = found, True
+        if not grown:
+            break
+    return known
+
+
+def _item_type(name: str, index: int, known: dict, displays: dict) -> types.Type | None:
+    whole = known.get(name)
+    if isinstance(whole, types.BaseTuple) and -len(whole) <= index < len(whole):
+        return whole.types[index]
+    items = displays.get(name)
+    if items is not None and -len(items) <= index < len(items):
+        return known.get(items[index].name)
+    return None
 
 
 def _list_display_as_tuple(func_ir: ir.FunctionIR, source: ir.Var) -> ir.Expr | None:
