@@ -57,30 +57,19 @@ def call_closure(
 ) -> llvm.Value:
     """`f(args)` of a closure value: its jitted function, called with the captured values
     first (a borrowed reference each), then the call's arguments in parameter order."""
-    builder, context = lowerer.builder, lowerer.context
     env_value = lowerer.load(expr.func)
     captured = [
-        (builder.extract_value(env_value, index), typ) for index, typ in enumerate(fnty.env)
+        (lowerer.builder.extract_value(env_value, index), typ) for index, typ in enumerate(fnty.env)
     ]
     values = {id(var): (lowerer.load(var), lowerer.typemap[var.name]) for var in expr.sources()}
-    items = [*range(len(captured)), *expr.args]
 
     def resolve(item):
         return captured[item] if isinstance(item, int) else values[id(item)]
 
+    items = [*range(len(captured)), *expr.args]
     ordered = fnty.dispatcher.fold_call_arguments(items, dict(expr.kws), resolve)
     formals = (*fnty.env, *sig.args)
-    args = []
-    for formal, (value, actual) in zip(formals, ordered, strict=True):
-        if value is None:  # an omitted argument: its default, as a constant
-            args.append(context.get_constant(formal, actual))
-        elif isinstance(value, list):
-            raise TypingError("a closure value cannot take *args", expr.loc)
-        else:
-            args.append(context.cast(builder, value, actual, formal))
-    target = fnty.dispatcher.compiled_for_call(formals)
-    result = context.call_compiled(builder, target, args)
-    return context.cast(builder, result, target.signature.return_type, sig.return_type)
+    return lowerer.call_specialization(fnty.dispatcher, formals, ordered, sig.return_type, expr.loc)
 
 
 @box(types.Closure)
