@@ -334,7 +334,7 @@ def _unroll_literal_loops(state: CompileState, everywhere: bool = False) -> bool
         )
 
     def prune(func_ir, known):
-        prune_none_branches(func_ir, state.arg_types, known)
+        return prune_none_branches(func_ir, state.arg_types, known)
 
     return unroll(state.func_ir, tolerant_typemap(make_inferer), prune, everywhere)
 

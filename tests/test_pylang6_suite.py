@@ -148,6 +148,22 @@ def test_isinstance_of_an_unpacked_zip_item_is_decided_per_member():
         assert compiled(t, u) == isinstance_in_zip_rows(t, u)
 
 
+def generic_over_a_tuple(t):
+    n = 0
+    for x in t:
+        if isinstance(x, str):
+            n += len(x)
+        else:
+            n += x
+    return n
+
+
+def test_isinstance_in_a_loop_over_a_tuple_of_one_type_is_decided_by_that_type():
+    compiled = njit(generic_over_a_tuple)
+    for t in [(1, 2, -3), ("a", "bb", ""), (2**40,), ("é" * 5,)]:
+        assert compiled(t) == generic_over_a_tuple(t)
+
+
 def test_loops_over_mixed_tuples_the_function_computes_unroll():
     compiled = njit(loop_over_shape_and_more)
     for shape, s in [((2, 3), "abc"), ((0, 4), ""), ((5, 1), "é")]:

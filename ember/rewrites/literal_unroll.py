@@ -56,6 +56,7 @@ def unroll_literal_loops(
     import ember.typing.generators  # noqa: F401 - the tolerant inference may meet a `yield`
 
     declined: set[int] = set()
+    pruned = False  # branches of ordinary loops over tuples decided by their item type
     unrolled = _zips_of_mixed_tuples_as_displays(func_ir, infer_types)
     if unrolled:
         strip_dels(func_ir)
@@ -66,6 +67,8 @@ def unroll_literal_loops(
         tuple_type = infer_types(func_ir).get(loop.source.name)
         if not isinstance(tuple_type, types.BaseTuple) or (loop.plain and _one_type(tuple_type)):
             declined.add(id(loop.getiter))  # a list, an array, a UniTuple: an ordinary loop
+            if isinstance(tuple_type, types.BaseTuple) and len(tuple_type) and prune is not None:
+                pruned |= bool(_prune_by_item_type(func_ir, loop, tuple_type, prune))
             continue
         if not unrolled:
             strip_dels(func_ir)
@@ -80,7 +83,22 @@ def unroll_literal_loops(
         _renumber(func_ir)
         _number_yields(func_ir)
         insert_dels(func_ir)
-    return unrolled
+    return unrolled or pruned
+
+
+def _prune_by_item_type(func_ir: ir.FunctionIR, loop: _Loop, tuple_type, prune) -> bool:
+    """An ordinary loop over a tuple of one type: its item's type decides `isinstance(x,
+    str)` in the body (one item variable for every iteration)."""
+    header = func_ir.blocks[loop.header]
+    items = [
+        stmt.target.name
+        for stmt in header.body
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.PairFirst)
+    ]
+    if len(items) != 1:
+        return False
+    item_type = types.unliteral(tuple_type.types[0])
+    return prune(func_ir, {items[0]: item_type})
 
 
 def _zips_of_mixed_tuples_as_displays(func_ir: ir.FunctionIR, infer_types) -> bool:
