@@ -260,6 +260,37 @@ def closure_cases(adder):
     return over_array, two_captures_and_default, lambda_in_loop, returned_by_a_jitted_function
 
 
+def apply_each(functions, x):
+    return sum(f(x) for f in functions)
+
+
+@overload(apply_each)
+def _apply_each_overload(functions, x):
+    def impl(functions, x):
+        total = 0.0
+        for f in functions:
+            total += f(x)
+        return total
+
+    return impl
+
+
+def tuple_of_closures(a, b):
+    def shift(x):
+        return x + a
+
+    def scale(x):
+        return x * b
+
+    return apply_each((shift, scale, lambda x: x - a * b), 2.5)
+
+
+def test_a_tuple_of_closures_given_to_an_overloaded_function():
+    compiled = njit(tuple_of_closures)
+    for a, b in [(1.0, 3.0), (-2.5, 0.0), (1e300, -1e300)]:
+        assert compiled(a, b) == tuple_of_closures(a, b)
+
+
 def test_inner_functions_over_run_time_values_given_to_overloaded_functions():
     arrays = [np.array([1.0, -2.5, 3.0]), np.empty(0), np.arange(-3.0, 4.0)]
     over_array, two, in_loop, returned = map(njit, closure_cases(make_adder_jitted))

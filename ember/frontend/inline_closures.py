@@ -456,7 +456,11 @@ class _Inliner:
         }
         escaping, uses = {}, {}
         for var, stmt in self._escaping_uses(self._function_valued()):
-            held = self._functions_held(var)
+            held = self._functions_held(var) or [  # a tuple display of inner functions
+                function
+                for item in self._static_items_of(var.name)
+                for function in self._functions_held(item)
+            ]
             if not any(id(function) in numbered for function in held):
                 escaping.update({id(function): (function, stmt.loc) for function in held})
                 for function in held:
