@@ -148,9 +148,10 @@ def iterate_built_mixed(a):
     return total
 
 
-def test_iterating_a_mixed_tuple_made_in_the_function_asks_for_literal_unroll():
-    with pytest.raises(TypingError, match="literal_unroll"):
-        iterate_built_mixed(np.ones(3))
+def test_iterating_a_mixed_tuple_made_in_the_function_unrolls_the_loop():
+    for shape in [(3,), (0, 2), (4, 1, 2)]:
+        a = np.ones(shape)
+        assert iterate_built_mixed(a) == iterate_built_mixed.py_func(a)
 
 
 # ---------------------------------------------------------------------------- indexing
