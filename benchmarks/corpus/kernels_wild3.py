@@ -277,7 +277,7 @@ def labelled_points(n):
 def fortran_matmul(a, b):
     n, m = a.shape
     p = b.shape[1]
-    out = np.zeros((n, p), order="F")
+    out = np.zeros((p, n)).T  # Fortran-ordered
     for j in range(p):
         for k in range(m):
             bkj = b[k, j]
@@ -515,15 +515,13 @@ def dice_mean(n):
     return total / n
 
 
-def python_random_walk(n):
+def python_random_hits(n):
     random.seed(13)
-    x = 0.0
-    peak = 0.0
+    hits = 0
     for _ in range(n):
-        x += random.random() - 0.5
-        if x > peak:
-            peak = x
-    return peak
+        if random.random() < 0.3:
+            hits += 1
+    return hits / n
 
 
 CASES = [
@@ -597,6 +595,7 @@ CASES = [
     Case(top_k_per_row, rows_for_topk, 20, 50_000, "sorting"),
     Case(leibniz_pi, lambda n: (n,), 100, 2_000_000, "loops"),
     Case(xorshift32_total, lambda n: (n,), 100, 2_000_000, "bits"),
-    Case(dice_mean, lambda n: (n,), 100, 1_000_000, "random"),
-    Case(python_random_walk, lambda n: (n,), 100, 1_000_000, "random"),
+    # (Numba seeds `random` its own way: the two agree on the statistics, not the numbers)
+    Case(dice_mean, lambda n: (n,), 100, 1_000_000, "random", rtol=0.02),
+    Case(python_random_hits, lambda n: (n,), 100, 1_000_000, "random", rtol=0.02),
 ]

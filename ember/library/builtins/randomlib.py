@@ -135,12 +135,12 @@ def _lower_reseed(context, builder, sig, args):
 # ---------------------------------------------------------------------------- the generator
 
 
-@njit
+@njit(**_INLINED)
 def _next_uint32():
     return draw_uint32(state_key(), state_meta())
 
 
-@njit
+@njit(**_INLINED)
 def _random():
     return draw_double(state_key(), state_meta())
 
@@ -177,7 +177,7 @@ def _init_by_array(key, low, high, length):
     key[0] = 0x80000000
 
 
-@njit
+@njit(**_INLINED)
 def _bits(k):
     """getrandbits(k) for 1 <= k <= 64 as an int64 (k = 64 wraps): the first word is the low
     one, as in CPython."""
@@ -187,7 +187,7 @@ def _bits(k):
     return ((_next_uint32() >> (64 - k)) << 32) | low
 
 
-@njit
+@njit(**_INLINED)
 def _randbelow(n):
     """An int in [0, n) for n >= 1 (CPython's _randbelow_with_getrandbits)."""
     k = n.bit_length()
