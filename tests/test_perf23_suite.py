@@ -204,3 +204,55 @@ def test_randint_error_after_draws_keeps_the_state_consistent():
     compiled_seed = ember.njit(lambda s: random.seed(s))
     compiled_seed(5)
     assert compiled(1, 100, 50) == expected
+
+
+# ---------------------------------------------------------------------------- integer // and %
+
+
+def _divmod_table(a, b):
+    quotients = np.empty(a.shape[0], np.int64)
+    remainders = np.empty(a.shape[0], np.int64)
+    for i in range(a.shape[0]):
+        quotients[i] = a[i] // b[i]
+        remainders[i] = a[i] % b[i]
+    return quotients, remainders
+
+
+def _euclid(x, y):
+    while y:
+        x, y = y, x % y
+    return x
+
+
+def test_floor_divmod_by_variables_including_minus_one():
+    int_min, int_max = -(2**63), 2**63 - 1
+    values = [0, 1, -1, 2, -2, 7, -7, 10**9 + 7, -(10**12), int_max, int_min, int_min + 1]
+    divisors = [1, -1, 2, -2, 3, -3, 7, -7, 1000, -1000, int_max, int_min]
+    pairs = [(x, d) for x in values for d in divisors]
+    a = np.array([x for x, _ in pairs], np.int64)
+    b = np.array([d for _, d in pairs], np.int64)
+    quotients, remainders = ember.njit(_divmod_table)(a, b)
+    for i, (x, d) in enumerate(pairs):
+        # Python's integers, wrapped to int64 (only int_min // -1 wraps)
+        expected_q = ((x // d + 2**63) % 2**64) - 2**63
+        assert (int(quotients[i]), int(remainders[i])) == (expected_q, x % d), (x, d)
+
+
+def test_gcd_loop_and_modulo_by_zero():
+    euclid = ember.njit(_euclid)
+    for x, y in [
+        (12, 18),
+        (-12, 18),
+        (12, -18),
+        (0, 5),
+        (5, 0),
+        (-7, -1),
+        (2**62, 6),
+        (-(2**63), -1),
+    ]:
+        assert euclid(x, y) == _euclid(x, y)
+    with pytest.raises(ZeroDivisionError) as expected:
+        3 // np.int64(0).item()
+    with pytest.raises(ZeroDivisionError) as got:
+        ember.njit(_divmod_table)(np.array([3]), np.array([0]))
+    assert str(got.value) == str(expected.value)
