@@ -3,6 +3,7 @@ range test narrowed to a NaN test) give NumPy's values for NaN, inf and huge inp
 Python's `random` draws (entry points inlined, errors out of line) give CPython's numbers and
 errors. Results are compared with the interpreter running the same function."""
 
+import math
 import random
 import warnings
 
@@ -256,3 +257,32 @@ def test_gcd_loop_and_modulo_by_zero():
     with pytest.raises(ZeroDivisionError) as got:
         ember.njit(_divmod_table)(np.array([3]), np.array([0]))
     assert str(got.value) == str(expected.value)
+
+
+# ---------------------------------------------------------------------------- float32 tanh
+
+
+def _tanh_all(a):
+    out = np.empty_like(a)
+    for i in range(a.shape[0]):
+        out[i] = math.tanh(a[i])
+    return out
+
+
+def test_float32_tanh_is_cpythons_double_tanh_rounded():
+    edges = [0.0, -0.0, 2.0**-12, -(2.0**-12), 2.0**-13, 1e-45, -1e-45, 1e-38, 0.5, 1.0, 9.0,
+             9.1, 9.2, -9.1, 20.0, 1e30, np.inf, -np.inf, np.nan]  # fmt: skip
+    rng = np.random.default_rng(5)
+    values = np.concatenate(
+        [
+            np.array(edges),
+            rng.normal(size=3000),
+            rng.normal(scale=1e-3, size=1000),
+            rng.uniform(-12, 12, 3000),
+        ]  # fmt: skip
+    ).astype(np.float32)
+    got = ember.njit(_tanh_all)(values)
+    assert got.dtype == np.float32
+    expected = np.array([math.tanh(float(x)) for x in values]).astype(np.float32)
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))  # (-0.0 stays -0.0)
