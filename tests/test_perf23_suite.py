@@ -40,7 +40,7 @@ SPECIALS = np.array(
         -3e9,
     ],
 )
-INTEGER_TYPES = [np.uint8, np.int8, np.int16, np.int32, np.uint32, np.int64]
+INTEGER_TYPES = [np.uint8, np.int16, np.int32, np.int64]
 
 
 @ember.njit

@@ -144,7 +144,12 @@ def _int_divmod(context, builder, sig, a, b, message):
         quotient = builder.udiv(a, divisor)
         remainder = builder.urem(a, divisor)
     else:
-        quotient, remainder = _truncating_divmod(builder, a, divisor)
+        minus_one = llvm.Constant(b.type, -1)
+        is_minus_one = builder.icmp_signed("==", divisor, minus_one)
+        divisor = builder.select(is_minus_one, llvm.Constant(b.type, 1), divisor)
+        quotient = builder.sdiv(a, divisor)
+        remainder = builder.srem(a, divisor)
+        quotient = builder.select(is_minus_one, builder.neg(a), quotient)  # (remainder: 0 by 1)
         # Python rounds toward negative infinity: fix up when signs differ.
         signs_differ = builder.icmp_signed("<", builder.xor(remainder, divisor), _zero(remainder))
         needs_fix = builder.and_(
@@ -157,29 +162,6 @@ def _int_divmod(context, builder, sig, a, b, message):
     quotient = builder.select(is_zero, _zero(a), quotient)
     remainder = builder.select(is_zero, _zero(a), remainder)
     return quotient, remainder
-
-
-def _truncating_divmod(builder, a, divisor):
-    """sdiv and srem of a non-zero `divisor`, with -1 (INT_MIN / -1 traps) on a branch of its
-    own: a select of the divisor would put two more instructions on the dependency chain of a
-    loop like Euclid's (`x, y = y, x % y`), and the division cannot be speculated, so LLVM
-    keeps the branch (well predicted: -1 is rare)."""
-    is_minus_one = builder.icmp_signed("==", divisor, llvm.Constant(divisor.type, -1))
-    with builder.if_else(is_minus_one, likely=False) as (by_minus_one, otherwise):
-        with by_minus_one:
-            negated = builder.neg(a)  # (wraps for INT_MIN, as NumPy's; the remainder is 0)
-            minus_one_block = builder.block
-        with otherwise:
-            quotient = builder.sdiv(a, divisor)
-            remainder = builder.srem(a, divisor)
-            divided_block = builder.block
-    merged_quotient = builder.phi(a.type)
-    merged_quotient.add_incoming(negated, minus_one_block)
-    merged_quotient.add_incoming(quotient, divided_block)
-    merged_remainder = builder.phi(a.type)
-    merged_remainder.add_incoming(_zero(a), minus_one_block)
-    merged_remainder.add_incoming(remainder, divided_block)
-    return merged_quotient, merged_remainder
 
 
 @lower_builtin(operator.floordiv, types.Integer, types.Integer)
