@@ -590,7 +590,8 @@ CASES = [
     ),
     Case(triangle_areas, mesh, 100, 200_000, "small allocations"),
     Case(transform_chain, rotations, 20, 20_000, "small matrices"),
-    Case(gelu_float32, f32_signed, 100, 1_000_000, "float32 math", rtol=1e-5),
+    # (1 + tanh(..) cancels for x < -2: an ulp of tanh is 1e-5 of the result)
+    Case(gelu_float32, f32_signed, 100, 1_000_000, "float32 math", rtol=1e-4),
     Case(clip_outliers, normal_values, 100, 1_000_000, "boolean masks"),
     Case(top_k_per_row, rows_for_topk, 20, 50_000, "sorting"),
     Case(leibniz_pi, lambda n: (n,), 100, 2_000_000, "loops"),
