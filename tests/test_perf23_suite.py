@@ -219,6 +219,15 @@ def _divmod_table(a, b):
     return quotients, remainders
 
 
+def _divmod_by_one_divisor(a, d):
+    """The divisor is fixed in the loop (a select of -1 hoisted), unlike _divmod_table's."""
+    out = np.empty((2, a.shape[0]), np.int64)
+    for i in range(a.shape[0]):
+        out[0, i] = a[i] // d
+        out[1, i] = a[i] % d
+    return out
+
+
 def _euclid(x, y):
     while y:
         x, y = y, x % y
@@ -233,10 +242,14 @@ def test_floor_divmod_by_variables_including_minus_one():
     a = np.array([x for x, _ in pairs], np.int64)
     b = np.array([d for _, d in pairs], np.int64)
     quotients, remainders = ember.njit(_divmod_table)(a, b)
+    by_one = ember.njit(_divmod_by_one_divisor)
+    fixed = {d: by_one(np.array(values, np.int64), d) for d in divisors}
     for i, (x, d) in enumerate(pairs):
         # Python's integers, wrapped to int64 (only int_min // -1 wraps)
-        expected_q = ((x // d + 2**63) % 2**64) - 2**63
-        assert (int(quotients[i]), int(remainders[i])) == (expected_q, x % d), (x, d)
+        expected = (((x // d + 2**63) % 2**64) - 2**63, x % d)
+        assert (int(quotients[i]), int(remainders[i])) == expected, (x, d)
+        column = fixed[d][:, values.index(x)]
+        assert (int(column[0]), int(column[1])) == expected, (x, d)
 
 
 def test_gcd_loop_and_modulo_by_zero():
