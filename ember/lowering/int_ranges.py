@@ -112,16 +112,22 @@ def no_wrap_operations(ranges: VariableRanges, calltypes: dict, boundscheck: boo
     return frozenset(found)
 
 
+def _divisions(func_ir: ir.FunctionIR):
+    """(block, expression) of each `//` and `%` (in place or not) of the function."""
+    for block, stmt in func_ir.statements():
+        if (
+            isinstance(stmt, ir.Assign)
+            and isinstance(stmt.value, ir.BinOp | ir.InplaceBinOp)
+            and _arithmetic_fn(stmt.value) in (operator.mod, operator.floordiv)
+        ):
+            yield block, stmt.value
+
+
 def unsigned_divisions(ranges: VariableRanges, calltypes: dict) -> frozenset:
     """Ids of the int64 `//` and `%` expressions whose operands are both provably
     non-negative: Python's floor semantics are then an unsigned division's."""
     candidates = [
-        stmt.value
-        for _, stmt in ranges.func_ir.statements()
-        if isinstance(stmt, ir.Assign)
-        and isinstance(stmt.value, ir.BinOp | ir.InplaceBinOp)
-        and _arithmetic_fn(stmt.value) in (operator.mod, operator.floordiv)
-        and _is_int64_operation(stmt.value, calltypes)
+        expr for _, expr in _divisions(ranges.func_ir) if _is_int64_operation(expr, calltypes)
     ]
     if not candidates:
         return frozenset()
@@ -143,12 +149,9 @@ def divisors_varying_in_loops(func_ir: ir.FunctionIR, calltypes: dict) -> frozen
     lengthen the loop's dependency chain. A divisor fixed in the loop (`(i + 1) % n`) keeps
     the select, which LLVM hoists out of the loop."""
     candidates = [
-        (block.label, stmt.value)
-        for block, stmt in func_ir.statements()
-        if isinstance(stmt, ir.Assign)
-        and isinstance(stmt.value, ir.BinOp | ir.InplaceBinOp)
-        and _arithmetic_fn(stmt.value) in (operator.mod, operator.floordiv)
-        and _is_signed_integer_operation(stmt.value, calltypes)
+        (block.label, expr)
+        for block, expr in _divisions(func_ir)
+        if _is_signed_integer_operation(expr, calltypes)
     ]
     if not candidates:
         return frozenset()
