@@ -23,8 +23,10 @@ from ember.lowering.block_values import block_local_values, is_long
 from ember.lowering.calls import CallLowering
 from ember.lowering.context import LLVM_INLINE_ATTRIBUTES, CPUContext
 from ember.lowering.deferred_loops import DeferredLoopLowering
+from ember.lowering.float_bounds import narrow_range_guards
 from ember.lowering.int_ranges import (
     VariableRanges,
+    divisors_varying_in_loops,
     no_wrap_operations,
     non_negative_differences,
     non_negative_indices,
@@ -48,6 +50,7 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
     statement_locations = None  # with `debug=True`, gives each statement's code its line
     no_wrap: frozenset[int] = frozenset()  # int64 operations that cannot overflow (int_ranges)
     unsigned: frozenset[int] = frozenset()  # int64 `//` and `%` of non-negative operands
+    varying_divisors: frozenset[int] = frozenset()  # `//` and `%` by a divisor the loop changes
     non_negative: frozenset[int] = frozenset()  # int64 subtractions never negative
     non_negative_indices: frozenset[str] = frozenset()  # array indices never negative
     loop_range_iterators: frozenset[str] = frozenset()  # range iterators only a loop reads
@@ -115,6 +118,7 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
         boundscheck = refs.boundscheck_enabled(self.context)
         self.no_wrap = no_wrap_operations(ranges, self.calltypes, boundscheck)
         self.unsigned = unsigned_divisions(ranges, self.calltypes)
+        self.varying_divisors = divisors_varying_in_loops(self.func_ir, self.calltypes)
         self.non_negative = non_negative_differences(self.func_ir, self.typemap, self.no_wrap)
         self.non_negative_indices = non_negative_indices(ranges)
         self.loop_range_iterators = loop_range_iterators(self.func_ir, self.typemap)
@@ -147,6 +151,7 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
             self.statement_locations.before(self.builder, self.func_ir.loc)
         self.exception_routing.finish()
         self._release_at_exits()
+        narrow_range_guards(self.function)
         if unwinding:
             qualname = self.func_ir.qualname
             stack_check.define_unwinding_entry(self.context, self.function, self.symbol, qualname)
@@ -411,7 +416,11 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
         if id(expr) in self.unsigned:  # the same bits, divided without sign fix-ups
             key = expr.immutable_fn if isinstance(expr, ir.InplaceBinOp) else expr.fn
             sig = Signature(types.uint64, (types.uint64, types.uint64))
-        result = self.context.call_implementation(self.builder, key, sig, args)
+        self.context.divisor_varies = id(expr) in self.varying_divisors
+        try:
+            result = self.context.call_implementation(self.builder, key, sig, args)
+        finally:
+            self.context.divisor_varies = False
         if id(expr) in self.no_wrap:
             _mark_no_signed_wrap(result)
         if id(expr) in self.non_negative:  # (a range's value minus its lower bound)
