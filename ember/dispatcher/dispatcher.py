@@ -228,6 +228,11 @@ class Dispatcher:
         return CompileStats(timings, self._disk_cache)
 
     @property
+    def _cache(self) -> Any:
+        """Numba's name for the disk cache (None without cache=True)."""
+        return self._disk_cache
+
+    @property
     def _cache_hits(self) -> Any:
         """Numba's per-signature counter of disk-cache hits (`stats.cache_hits`)."""
         return self.stats.cache_hits
