@@ -1,0 +1,194 @@
+"""ext6: where `cache=True` entries go (Numba's cache locator classes, modules imported from zip
+archives, EMBER/NUMBA_CACHE_LOCATOR_CLASSES), and the extension-API fixes of this round.
+
+Values are checked against CPython running the same functions (`py_func`) or worked by hand.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import ember
+from ember.caching import FunctionCache, locators
+from ember.errors import EmberDeprecationWarning
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _sample(x):
+    return x * 7 - 3
+
+
+# ------------------------------------------------------------------ cache locators
+
+
+def test_numba_core_caching_names_are_embers_locators():
+    import ember.core.caching as numba_caching
+
+    assert numba_caching.FunctionCache is FunctionCache
+    assert numba_caching.InTreeCacheLocator is locators.InTreeCacheLocator
+    assert numba_caching._UserWideCacheLocator is locators.UserWideCacheLocator
+    assert numba_caching._ZipCacheLocator is locators.ZipCacheLocator
+    assert issubclass(numba_caching.IPythonCacheLocator, numba_caching._CacheLocator)
+
+
+def test_the_default_locator_is_the_pycache_beside_the_source(monkeypatch):
+    monkeypatch.delenv("EMBER_CACHE_LOCATOR_CLASSES", raising=False)
+    monkeypatch.delenv("NUMBA_CACHE_LOCATOR_CLASSES", raising=False)
+    monkeypatch.setattr(ember.config, "CACHE_DIR", "")
+    cache = FunctionCache(_sample)
+    assert isinstance(cache._impl.locator, locators.InTreeCacheLocator)
+    assert cache.cache_path == os.path.join(os.path.dirname(__file__), "__pycache__")
+    assert cache.locator.get_disambiguator() == str(_sample.__code__.co_firstlineno)
+
+
+def test_a_cache_dir_setting_mirrors_the_source_folder(monkeypatch, tmp_path):
+    monkeypatch.setattr(ember.config, "CACHE_DIR", str(tmp_path))
+    cache = FunctionCache(_sample)
+    assert isinstance(cache.locator, locators.UserProvidedCacheLocator)
+    here = os.path.dirname(os.path.abspath(__file__)).lstrip(os.sep)
+    assert cache.cache_path == str(tmp_path / here)
+    assert os.path.isdir(cache.cache_path)
+
+
+def test_locator_classes_from_the_environment(monkeypatch):
+    monkeypatch.setattr(ember.config, "CACHE_DIR", "")
+    monkeypatch.setenv("NUMBA_CACHE_LOCATOR_CLASSES", "ZipCacheLocator,UserWideCacheLocator")
+    assert isinstance(FunctionCache(_sample).locator, locators.UserWideCacheLocator)
+    # a user's subclass by its dotted path, and ember's spelling of the setting wins
+    monkeypatch.setenv("EMBER_CACHE_LOCATOR_CLASSES", f"{__name__}.FixedLocator")
+    assert isinstance(FunctionCache(_sample).locator, FixedLocator)
+    monkeypatch.setenv("EMBER_CACHE_LOCATOR_CLASSES", "InTreeCacheLocator, nonsense")
+    with pytest.raises(RuntimeError, match="'nonsense', which is not a cache locator"):
+        FunctionCache(_sample)
+
+
+class FixedLocator(locators.InTreeCacheLocator):
+    """A user locator (found by its dotted path in the environment setting)."""
+
+
+def test_a_folder_that_cannot_be_written_falls_through_to_the_next_locator(tmp_path):
+    class Unwritable(locators.InTreeCacheLocator):
+        def get_cache_path(self):
+            return str(tmp_path / "a-file")
+
+    (tmp_path / "a-file").write_text("entries cannot go inside a file")
+    chosen = locators.choose_locator(
+        _sample, __file__, [Unwritable, locators.UserWideCacheLocator]
+    )
+    assert isinstance(chosen, locators.UserWideCacheLocator)
+    assert locators.choose_locator(_sample, __file__, [Unwritable]) is None
+
+
+def test_zip_locator_splits_the_archive_from_the_module_path():
+    split = locators.ZipCacheLocator._split_zip_path
+    assert split("/data/lib.zip/pkg/sub/mod.py") == ("/data/lib.zip", "pkg/sub/mod.py")
+    assert split("/data/LIB.ZIP/mod.py") == ("/data/LIB.ZIP", "mod.py")
+    assert split("/data/lib.zip") is None  # the archive itself is no module inside it
+    assert split("/data/zipfiles/mod.py") is None
+    locator = locators.ZipCacheLocator.from_function(_sample, "/data/lib.zip/pkg/mod.py")
+    assert locator._zip_path == "/data/lib.zip"
+    assert locator._internal_path == "pkg/mod.py"
+    assert locator.get_cache_path().endswith(os.path.join("data", "lib.zip", "pkg"))
+    assert locators.ZipCacheLocator.from_function(_sample, "/data/mod.py") is None
+
+
+def test_user_wide_locator_needs_an_existing_source_unless_frozen(monkeypatch):
+    missing = "no/such/folder/module.py"
+    assert locators.UserWideCacheLocator.from_function(_sample, missing) is None
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert isinstance(
+        locators.UserWideCacheLocator.from_function(_sample, missing),
+        locators.UserWideCacheLocator,
+    )
+
+
+def test_ipython_cells_are_keyed_by_their_source(monkeypatch):
+    pytest.importorskip("IPython")
+    import linecache
+
+    cell = "<ipython-input-3-0123456789ab>"
+    monkeypatch.setitem(linecache.cache, cell, (9, None, ["x = 1\n", "y = 2\n"], cell))
+    locator = locators.IPythonCacheLocator.from_function(_sample, cell)
+    assert locator is not None
+    again = locators.IPythonCacheLocator.from_function(_sample, "<ipython-input-9-ffffffffffff>")
+    monkeypatch.setitem(linecache.cache, again._py_file, (9, None, ["x = 1\n", "y = 2\n"], ""))
+    # the same cell typed again in a later session finds the same entries
+    assert locator.get_filename_stem() == again.get_filename_stem()
+    assert locators.IPythonCacheLocator.from_function(_sample, __file__) is None
+
+
+def test_the_fs_agnostic_locator_is_deprecated_but_stamps_like_the_in_tree_one():
+    with pytest.warns(EmberDeprecationWarning, match="InTreeCacheLocatorFsAgnostic"):
+        agnostic = locators.InTreeCacheLocatorFsAgnostic.from_function(_sample, __file__)
+    regular = locators.InTreeCacheLocator.from_function(_sample, __file__)
+    assert agnostic.get_source_stamp() == regular.get_source_stamp()
+    assert agnostic.get_cache_path() == regular.get_cache_path()
+
+
+ZIPPED_MODULE = """\
+import ember
+
+@ember.njit(cache=True)
+def mix(a, b):
+    return (a * 31 + b) // 7 - a % 5
+"""
+
+ZIP_DRIVER = """\
+import json, sys, warnings
+warnings.simplefilter("error")  # a module in a zip archive must not warn "Cannot cache"
+from zpkg.kernels import mix
+cases = [(3, 4), (-17, 5), (2**40, -3), (0, 0)]
+print(json.dumps({
+    "values": [[mix(a, b), mix.py_func(a, b)] for a, b in cases],
+    "hits": sum(mix.stats.cache_hits.values()),
+    "misses": sum(mix.stats.cache_misses.values()),
+    "path": mix.stats.cache_path,
+}))
+"""
+
+
+def _run_zip_driver(folder: Path, archive: Path) -> dict:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("EMBER_", "NUMBA_"))}
+    environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(archive)])
+    environ["XDG_CACHE_HOME"] = str(folder / "user-cache")
+    done = subprocess.run(
+        [sys.executable, "-c", ZIP_DRIVER],
+        cwd=folder,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_module_imported_from_a_zip_archive_is_cached_across_processes(tmp_path):
+    archive = tmp_path / "bundle.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.writestr("zpkg/__init__.py", "")
+        bundle.writestr("zpkg/kernels.py", ZIPPED_MODULE)
+    first = _run_zip_driver(tmp_path, archive)
+    second = _run_zip_driver(tmp_path, archive)
+    for result in (first, second):
+        assert all(jitted == python for jitted, python in result["values"])
+    assert (first["hits"], first["misses"]) == (0, 1)
+    assert (second["hits"], second["misses"]) == (1, 0)
+    assert second["path"].startswith(str(tmp_path / "user-cache"))
+    assert second["path"].endswith(os.path.join("bundle.zip", "zpkg"))
+
+
+def test_exec_code_still_warns_and_runs(tmp_path):
+    namespace = {"ember": ember}
+    exec("@ember.njit(cache=True)\ndef h(x):\n    return x - 11\n", namespace)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert namespace["h"](4) == -7
+    assert any('Cannot cache compiled function "h"' in str(w.message) for w in caught)
