@@ -12,6 +12,7 @@ import warnings
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import ember
@@ -79,9 +80,7 @@ def test_a_folder_that_cannot_be_written_falls_through_to_the_next_locator(tmp_p
             return str(tmp_path / "a-file")
 
     (tmp_path / "a-file").write_text("entries cannot go inside a file")
-    chosen = locators.choose_locator(
-        _sample, __file__, [Unwritable, locators.UserWideCacheLocator]
-    )
+    chosen = locators.choose_locator(_sample, __file__, [Unwritable, locators.UserWideCacheLocator])
     assert isinstance(chosen, locators.UserWideCacheLocator)
     assert locators.choose_locator(_sample, __file__, [Unwritable]) is None
 
@@ -185,10 +184,108 @@ def test_a_module_imported_from_a_zip_archive_is_cached_across_processes(tmp_pat
     assert second["path"].endswith(os.path.join("bundle.zip", "zpkg"))
 
 
-def test_exec_code_still_warns_and_runs(tmp_path):
+def test_exec_code_still_warns_and_runs():
     namespace = {"ember": ember}
-    exec("@ember.njit(cache=True)\ndef h(x):\n    return x - 11\n", namespace)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        exec("@ember.njit(cache=True)\ndef h(x):\n    return x - 11\n", namespace)
         assert namespace["h"](4) == -7
     assert any('Cannot cache compiled function "h"' in str(w.message) for w in caught)
+
+
+# ------------------------------------------------------------------ typing error messages
+
+
+def test_a_declined_overload_attribute_is_named_in_the_error():
+    from ember import types
+    from ember.extending import overload_attribute
+
+    @overload_attribute(types.UnicodeType, "ext6_nonsense")
+    def ol_ext6_nonsense(self):
+        return None  # declines every receiver
+
+    @ember.njit
+    def read_it():
+        return "abc".ext6_nonsense
+
+    with pytest.raises(ember.errors.TypingError) as raised:
+        read_it()
+    text = str(raised.value)
+    assert "Unknown attribute 'ext6_nonsense'" in text
+    assert "Overload of function 'ol_ext6_nonsense'" in text
+    assert f"{__file__}:" in text
+
+
+def test_a_fixed_signature_function_called_wrongly_states_what_it_accepts():
+    @ember.cfunc("float64(float64, int64)")
+    def scaled(x, n):
+        return x * n
+
+    @ember.njit
+    def good(x):
+        return scaled(x, 3)
+
+    @ember.njit
+    def bad(x):
+        return scaled(x)
+
+    assert [good(v) for v in (1.5, -2.0, 0.0)] == [4.5, -6.0, 0.0]
+    with pytest.raises(ember.errors.TypingError) as raised:
+        bad(1.0)
+    text = str(raised.value)
+    assert "Type Restricted Function in function 'unknown'" in text
+    assert "No match for registered cases: * (float64, int64) -> float64" in text
+
+
+# ------------------------------------------------------------------ globals and dispatchers
+
+RECORD_DTYPE = np.dtype([("a", np.int32), ("b", np.float32), ("c", np.float64)])
+GLOBAL_RECORD = np.recarray(1, dtype=RECORD_DTYPE)[0]
+GLOBAL_RECORD.a, GLOBAL_RECORD.b, GLOBAL_RECORD.c = -3, 1.5, -2.25
+GLOBAL_VOID = np.array([(9, -0.5, 1e300)], dtype=RECORD_DTYPE)[0]
+FROZEN_ARRAYS = ((np.ones(5),),)
+
+
+def _record_reads(x):
+    return x.a == GLOBAL_RECORD.a, GLOBAL_RECORD.b + GLOBAL_RECORD.c * x.a, GLOBAL_VOID["c"]
+
+
+def _record_copy_written():
+    r = GLOBAL_RECORD
+    r.a = 7  # this function's copy; the global keeps -3
+    return r.a * 10 + GLOBAL_RECORD.a
+
+
+def test_global_records_are_constants_read_in_compiled_code():
+    reads = ember.njit(_record_reads)
+    rows = np.zeros(4, dtype=RECORD_DTYPE).view(np.recarray)
+    rows["a"] = [-3, 0, 4, -(2**31)]
+    for row in rows:
+        assert reads(row) == reads.py_func(row)
+    assert ember.njit(_record_copy_written)() == 7 * 10 - 3
+    assert GLOBAL_RECORD.a == -3
+
+
+def test_writing_into_a_global_array_says_it_is_read_only():
+    @ember.njit
+    def write_global():
+        FROZEN_ARRAYS[0][0][0] = 10.0
+
+    with pytest.raises(ember.errors.TypingError) as raised:
+        write_global()
+    assert "Cannot modify readonly array of type: readonly array(float64, 1d, C)" in str(
+        raised.value
+    )
+    assert FROZEN_ARRAYS[0][0][0] == 1.0
+
+
+def test_a_dispatcher_exposes_its_functions_code_and_defaults():
+    def shifted(x, by=3, *, scale=2):
+        return (x + by) * scale
+
+    jitted = ember.njit(shifted)
+    assert jitted.__code__ is shifted.__code__
+    assert jitted.func_code is shifted.__code__
+    assert jitted.__defaults__ == (3,)
+    assert [jitted(v) for v in (-4, 0, 5)] == [shifted(v) for v in (-4, 0, 5)]
+    assert jitted(1, 2, scale=-1) == shifted(1, 2, scale=-1)

@@ -256,7 +256,8 @@ class FunctionCache:
     def _warn(self, message: str) -> None:
         """Warn at the function's definition (the compiler's frames would say nothing)."""
         code = self.dispatcher.py_func.__code__
-        module = self.dispatcher.py_func.__module__
+        # exec'd code may have no module: warn_explicit drops a warning whose module is None
+        module = self.dispatcher.py_func.__module__ or "__main__"
         warnings.warn_explicit(message, EmberWarning, code.co_filename, code.co_firstlineno, module)
 
     def _describe(self, arg_types: tuple) -> str:

@@ -252,6 +252,14 @@ class Dispatcher:
         return self.py_func.__code__
 
     @property
+    def __code__(self) -> Any:  # Numba's: code that inspects functions reads it
+        return self.py_func.__code__
+
+    @property
+    def __defaults__(self) -> tuple | None:
+        return self.py_func.__defaults__
+
+    @property
     def locals(self) -> dict[str, types.Type]:
         """The declared variable types of `@jit(locals={...})`."""
         return dict(self.options.locals)

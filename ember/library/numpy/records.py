@@ -16,8 +16,14 @@ from ember import types
 from ember.errors import LoweringError, TypingError
 from ember.library.numpy import indexing  # noqa: F401 - first, so a['x'] below takes precedence
 from ember.lowering import arrays as arr
+from ember.lowering import cgutils
 from ember.lowering.models import PrimitiveModel, register_model
-from ember.lowering.registry import lower_builtin, lower_getattr_generic, lower_setattr_generic
+from ember.lowering.registry import (
+    lower_builtin,
+    lower_constant,
+    lower_getattr_generic,
+    lower_setattr_generic,
+)
 from ember.typing.conversions import can_convert
 from ember.typing.signature import Signature
 from ember.typing.templates import AttributeTemplate, registry
@@ -33,6 +39,20 @@ class RecordModel(PrimitiveModel):
     @property
     def data_type(self):
         return llvm.ArrayType(arr.i8, self.fe_type.size)
+
+
+@lower_constant(types.Record)
+def _record_constant(context, builder, typ: types.Record, value) -> llvm.Value:
+    """A global record (`np.record` / `np.void`): a copy of its bytes on the stack, made again
+    at each read, so writes to it change this function's copy only (as in Numba)."""
+    data = bytearray(np.asarray(value).tobytes())
+    if len(data) != typ.size:
+        raise LoweringError(f"a record constant of {len(data)} bytes is not a {typ}")
+    slot = cgutils.alloca_once_value(
+        builder, llvm.Constant(llvm.ArrayType(arr.i8, len(data)), data)
+    )
+    slot.align = 16  # fields are read with their natural alignment
+    return builder.bitcast(slot, arr.ptr)
 
 
 def _field_type(record: types.Record, field: str) -> types.Type:
