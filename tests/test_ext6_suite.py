@@ -289,3 +289,15 @@ def test_a_dispatcher_exposes_its_functions_code_and_defaults():
     assert jitted.__defaults__ == (3,)
     assert [jitted(v) for v in (-4, 0, 5)] == [shifted(v) for v in (-4, 0, 5)]
     assert jitted(1, 2, scale=-1) == shifted(1, 2, scale=-1)
+
+
+def test_an_object_mode_function_with_cache_warns_by_name_and_runs():
+    def tally(items):
+        return len(list(items)) * 2
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        jitted = ember.jit(forceobj=True, cache=True)(tally)
+    messages = [str(w.message) for w in caught]
+    assert any(m.startswith('Cannot cache compiled function "') and "tally" in m for m in messages)
+    assert [jitted(v) for v in ("abc", [], range(4))] == [6, 0, 8]
