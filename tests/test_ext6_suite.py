@@ -301,3 +301,40 @@ def test_an_object_mode_function_with_cache_warns_by_name_and_runs():
     messages = [str(w.message) for w in caught]
     assert any(m.startswith('Cannot cache compiled function "') and "tally" in m for m in messages)
     assert [jitted(v) for v in ("abc", [], range(4))] == [6, 0, 8]
+
+
+# ------------------------------------------------------------------ dispatcher types
+
+
+def _adder(k):
+    @ember.njit
+    def add_k(x):
+        return x + k
+
+    return add_k
+
+
+@ember.njit
+def _twice_applied(g, x):
+    return g(g(x))
+
+
+def test_jitted_functions_made_at_run_time_are_freed_with_their_types():
+    import gc
+    import weakref
+
+    refs = []
+    for k in (-5, 0, 7, 2**40):
+        made = _adder(k)
+        assert _twice_applied(made, 3) == _twice_applied.py_func(made.py_func, 3) == 3 + 2 * k
+        refs.append((weakref.ref(made), ember.typeof(made)))
+    del made
+    gc.collect()
+    assert [ref() for ref, _ in refs] == [None] * 4
+    with pytest.raises(ReferenceError):
+        getattr(refs[0][1], "dispatcher")  # noqa: B009 - the read itself raises
+    # a new function (perhaps at a freed one's address) gets a type of its own
+    fresh = _adder(100)
+    assert ember.typeof(fresh).dispatcher is fresh
+    assert all(ember.typeof(fresh) is not t for _, t in refs)
+    assert _twice_applied(fresh, -1) == 199
