@@ -2,14 +2,9 @@
 cache locator classes are ember's own (ember/caching), which decide where `cache=True` entries go.
 """
 
-from ember.caching import FunctionCache
-from ember.caching.locators import (
-    InTreeCacheLocator,
-    InTreeCacheLocatorFsAgnostic,
-    IPythonCacheLocator,
-    UserProvidedCacheLocator,
-    UserWideCacheLocator,
-    ZipCacheLocator,
+from ember.caching import FunctionCache  # noqa: F401
+from ember.caching.locators import *  # noqa: F403 - the locator classes, by their public names
+from ember.caching.locators import (  # noqa: F401 - Numba's older, underscored names
     _CacheLocator,
     _InTreeCacheLocator,
     _IPythonCacheLocator,
@@ -18,20 +13,3 @@ from ember.caching.locators import (
     _UserWideCacheLocator,
     _ZipCacheLocator,
 )
-
-__all__ = [
-    "FunctionCache",
-    "IPythonCacheLocator",
-    "InTreeCacheLocator",
-    "InTreeCacheLocatorFsAgnostic",
-    "UserProvidedCacheLocator",
-    "UserWideCacheLocator",
-    "ZipCacheLocator",
-    "_CacheLocator",
-    "_IPythonCacheLocator",
-    "_InTreeCacheLocator",
-    "_SourceFileBackedLocatorMixin",
-    "_UserProvidedCacheLocator",
-    "_UserWideCacheLocator",
-    "_ZipCacheLocator",
-]
