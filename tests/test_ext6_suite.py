@@ -333,6 +333,8 @@ def test_jitted_functions_made_at_run_time_are_freed_with_their_types():
     assert [ref() for ref, _ in refs] == [None] * 4
     with pytest.raises(ReferenceError):
         getattr(refs[0][1], "dispatcher")  # noqa: B009 - the read itself raises
+    dead = refs[0][1]
+    assert dead != dead  # a dead function's type equals nothing (as in Numba)
     # a new function (perhaps at a freed one's address) gets a type of its own
     fresh = _adder(100)
     assert ember.typeof(fresh).dispatcher is fresh

@@ -234,6 +234,11 @@ class DispatcherType(Dummy):
     def key(self) -> Any:
         return self._identity
 
+    def __eq__(self, other: object) -> bool:  # identity, and a dead one equals nothing (Numba)
+        return other is self and self._dispatcher() is not None
+
+    __hash__ = Type.__hash__
+
     def _rebuild_args(self) -> tuple:
         return (self.dispatcher,)
 
