@@ -340,3 +340,29 @@ def test_jitted_functions_made_at_run_time_are_freed_with_their_types():
     assert ember.typeof(fresh).dispatcher is fresh
     assert all(ember.typeof(fresh) is not t for _, t in refs)
     assert _twice_applied(fresh, -1) == 199
+
+
+def test_types_nothing_refers_to_are_freed_and_made_again_with_a_new_code():
+    import gc
+    import weakref
+
+    from ember import types
+    from ember.types import abstract
+
+    held = types.Dummy("ext6_held")
+    first = types.Dummy("ext6_transient")
+    code = first._code
+    assert types.Dummy("ext6_transient") is first  # interned while alive
+    watcher = weakref.ref(first)
+    size = len(abstract._typecache)
+    del first
+    gc.collect()
+    assert watcher() is None
+    assert len(abstract._typecache) == size - 1
+    again = types.Dummy("ext6_transient")
+    assert again._code != code
+    assert types.Dummy("ext6_held") is held
+    # a type made of another keeps that one alive
+    pair = types.UniTuple(types.Dummy("ext6_member"), 2)
+    gc.collect()
+    assert types.Dummy("ext6_member") is pair.dtype
