@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+_fingerprinted: set = set()  # types are interned weakly: a fingerprinted one keeps its code
+
 
 def compute_fingerprint(value: Any) -> bytes:
     """The fingerprint of `value`'s ember type; ValueError when ember cannot type it."""
     from ember.dispatcher.typeof import typeof
 
-    return typeof(value).typecode.to_bytes(8, "little")
+    typ = typeof(value)
+    _fingerprinted.add(typ)
+    return typ.typecode.to_bytes(8, "little")

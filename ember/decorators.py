@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -59,8 +58,6 @@ def _object_mode(signature_or_function: Any, options: dict) -> Any:
     """`@jit(forceobj=True)`: every value a Python object (ember/dispatcher/object_mode.py)."""
     from ember.dispatcher.object_mode import ObjectModeDispatcher
 
-    if options.get("cache"):
-        _warn_no_disk_cache("object-mode functions (forceobj=True)")
     if options.get("nogil"):
         import warnings
 
@@ -80,6 +77,8 @@ def _object_mode(signature_or_function: Any, options: dict) -> Any:
                     binder.check_signature_arity(tuple(sig.args))
         if _jit_disabled(py_func):
             return py_func
+        if options.get("cache"):
+            _warn_object_mode_not_cached(py_func)
         dispatcher = ObjectModeDispatcher(py_func, options)
         if signatures:  # a signature compiles at decoration, as in nopython mode
             dispatcher.compile()
@@ -154,15 +153,19 @@ def _nopython_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
     return Dispatcher(py_func, target, signatures, cache=bool(options.get("cache", False)))
 
 
-@functools.cache
-def _warn_no_disk_cache(what: str) -> None:
-    """Once per process and kind: `cache=True` where only the in-memory cache applies, said
-    rather than silently recompiling in every new process."""
-    warnings.warn(
-        f"cache=True: {what} are not written to the disk cache yet, so each new process "
-        "compiles them again (within a process, each signature is compiled once)",
+def _warn_object_mode_not_cached(py_func: Callable) -> None:
+    """`cache=True` on an object-mode function: said (in Numba's words, which users filter
+    warnings by) rather than silently recompiling in every new process."""
+    code = py_func.__code__
+    warnings.warn_explicit(
+        f'Cannot cache compiled function "{py_func.__qualname__}" as it is an object-mode '
+        "function (forceobj=True): ember does not write object-mode code to the disk cache "
+        "yet, so each new process compiles it again (within a process, each signature is "
+        "compiled once)",
         EmberWarning,
-        stacklevel=4,
+        code.co_filename,
+        code.co_firstlineno,
+        py_func.__module__ or "__main__",
     )
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ember import config
-from ember.caching import store
+from ember.caching import locators, store
 from ember.caching.fingerprint import Uncacheable, key_digest, specialization_parts
 from ember.errors import EmberWarning
 
@@ -70,27 +70,47 @@ class FunctionCache:
     """The disk cache of one dispatcher's specializations."""
 
     def __init__(self, dispatcher: Any) -> None:
+        """`dispatcher`: the dispatcher whose specializations are cached (a plain Python
+        function gives a cache that only says where its entries would go)."""
         global in_use
         in_use = True
         self.dispatcher = dispatcher
-        code = dispatcher.py_func.__code__
-        self.source_file = code.co_filename
-        self.qualname = dispatcher.py_func.__qualname__
+        py_func = getattr(dispatcher, "py_func", dispatcher)
+        self.source_file = py_func.__code__.co_filename
+        self.qualname = py_func.__qualname__
         self.hits: Counter = Counter()
         self.misses: Counter = Counter()
         self.reasons: dict[tuple, str] = {}
         self.disabled: str | None = None  # why nothing of this function is cached
         self._keys: dict[tuple, tuple[dict, str]] = {}
-        self._directory: Path | None | bool = False  # False: not looked up yet
+        self._locator_classes = locators.configured_classes()  # a bad setting fails here
+        self._locator: Any = False  # False: not looked up yet
+
+    @property
+    def locator(self) -> Any:
+        """The cache locator that chose the folder (None: no folder, nothing is cached)."""
+        if self._locator is False:
+            py_func = getattr(self.dispatcher, "py_func", self.dispatcher)
+            self._locator = locators.choose_locator(
+                py_func, self.source_file, self._locator_classes
+            )
+            if self._locator is None:
+                self._disable(f"its source file {self.source_file!r} is not a file on disk, "
+                              "or no cache folder is writable")  # fmt: skip
+        return self._locator
 
     @property
     def directory(self) -> Path | None:
-        if self._directory is False:
-            self._directory = store.cache_directory(self.source_file)
-            if self._directory is None:
-                self._disable(f"its source file {self.source_file!r} is not a file on disk, "
-                              "or no cache folder is writable")  # fmt: skip
-        return self._directory
+        return None if self.locator is None else Path(self.locator.get_cache_path())
+
+    @property
+    def cache_path(self) -> str | None:
+        """Numba's name: the folder of this function's entries."""
+        return None if self.locator is None else self.locator.get_cache_path()
+
+    @property
+    def _impl(self) -> FunctionCache:
+        return self  # Numba's `cache._impl.locator`
 
     # ------------------------------------------------------------------ lookups
 
@@ -179,7 +199,8 @@ class FunctionCache:
             variant,
             *closure,  # functions made by one factory with different values: one file each
         )[:16]
-        return self.directory / store.entry_name(self.source_file, self.qualname, selector)
+        stem = self.locator.get_filename_stem()
+        return self.directory / store.entry_name(stem, self.qualname, selector)
 
     def _read(self, path: Path, parts: dict, digest: str) -> tuple[dict | None, str]:
         from ember.caching.entries import read_payload
@@ -235,7 +256,8 @@ class FunctionCache:
     def _warn(self, message: str) -> None:
         """Warn at the function's definition (the compiler's frames would say nothing)."""
         code = self.dispatcher.py_func.__code__
-        module = self.dispatcher.py_func.__module__
+        # exec'd code may have no module: warn_explicit drops a warning whose module is None
+        module = self.dispatcher.py_func.__module__ or "__main__"
         warnings.warn_explicit(message, EmberWarning, code.co_filename, code.co_firstlineno, module)
 
     def _describe(self, arg_types: tuple) -> str:

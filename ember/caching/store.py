@@ -37,24 +37,6 @@ def user_cache_root() -> Path:
     return Path(base) / "ember"
 
 
-def cache_directory(source_file: str) -> Path | None:
-    """Where the entries of functions defined in `source_file` go: `EMBER_CACHE_DIR` (mirroring
-    the source's folder), else `__pycache__` beside the source, else the user cache folder.
-    None for functions without a source file (the interactive prompt, `exec`)."""
-    if not source_file or source_file.startswith("<") or not os.path.isfile(source_file):
-        return None
-    folder = Path(os.path.abspath(source_file)).parent
-    override = config.CACHE_DIR
-    if override:
-        chosen = _mirrored(Path(override).absolute(), folder)
-        return chosen if _writable(chosen) else None
-    beside = folder / "__pycache__"
-    if _writable(beside):
-        return beside
-    fallback = _mirrored(user_cache_root(), folder)
-    return fallback if _writable(fallback) else None
-
-
 def runtime_directory() -> Path | None:
     """Where ember's own cached object code (the runtime) goes."""
     root = Path(config.CACHE_DIR).absolute() if config.CACHE_DIR else user_cache_root()
@@ -62,8 +44,9 @@ def runtime_directory() -> Path | None:
     return folder if _writable(folder) else None
 
 
-def _mirrored(root: Path, folder: Path) -> Path:
-    relative = str(folder).lstrip(os.sep).replace(":", "")
+def mirrored(root: Path, folder: str | os.PathLike) -> Path:
+    """`folder`'s absolute path re-rooted under `root` (a drive letter loses its colon)."""
+    relative = str(Path(os.path.abspath(folder))).lstrip(os.sep).replace(":", "")
     return root / relative
 
 
@@ -75,10 +58,9 @@ def _writable(folder: Path) -> bool:
     return folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)
 
 
-def entry_name(source_file: str, qualname: str, selector: str) -> str:
+def entry_name(stem: str, qualname: str, selector: str) -> str:
     """`<module>.<qualname>.<selector>.emberc`, selector a digest of argument types and
     options (the full key is checked inside the file)."""
-    stem = Path(source_file).stem
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", qualname)
     tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
     return f"{stem}.{safe}.{selector}.{tag}{SUFFIX}"

@@ -2,7 +2,8 @@
 `.config`, `.extending`, `.cgutils`, `.imputils`, `.ir`, `.ir_utils`, `.rewrites`, `.dispatcher`,
 `.registry` (`CPUDispatcher`, `cpu_target`), `.withcontexts` (`objmode_context`), `.event`,
 `.typing` (a package: `.templates`, `.context`, `.typeof`, `.cffi_utils`, `.ctypes_utils`),
-`.datamodel` (a package: `.models`, `.manager`) and `.utils` are the ember modules themselves or
+`.caching` (`FunctionCache`, the cache locators), `.datamodel` (a package: `.models`,
+`.manager`) and `.utils` are the ember modules themselves or
 name them (one home each: names, not copies)."""
 
 import sys
@@ -17,7 +18,8 @@ from ember.misc import objmode as withcontexts
 from ember.rewrites import registry as rewrites
 from ember.typing import conversions as typeconv
 
-from . import datamodel, registry, sigutils, typing, utils  # Numba's CPUDispatcher, paths and names
+# Numba's CPUDispatcher, paths and names
+from . import caching, datamodel, registry, sigutils, typing, utils  # noqa: F401
 
 _ALIASES = {
     "types": types,

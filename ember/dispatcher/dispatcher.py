@@ -228,6 +228,11 @@ class Dispatcher:
         return CompileStats(timings, self._disk_cache)
 
     @property
+    def _cache(self) -> Any:
+        """Numba's name for the disk cache (None without cache=True)."""
+        return self._disk_cache
+
+    @property
     def _cache_hits(self) -> Any:
         """Numba's per-signature counter of disk-cache hits (`stats.cache_hits`)."""
         return self.stats.cache_hits
@@ -245,6 +250,14 @@ class Dispatcher:
     @property
     def func_code(self) -> Any:
         return self.py_func.__code__
+
+    @property
+    def __code__(self) -> Any:  # Numba's: code that inspects functions reads it
+        return self.py_func.__code__
+
+    @property
+    def __defaults__(self) -> tuple | None:
+        return self.py_func.__defaults__
 
     @property
     def locals(self) -> dict[str, types.Type]:

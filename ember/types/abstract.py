@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import itertools
 import threading
+import weakref
 from typing import Any, ClassVar
 
 _typecodes = itertools.count()
-_interned: dict[tuple, Type] = {}
+# Held weakly (as in Numba): a type nothing refers to any more (a dynamic type, a type of a
+# freed jitted function) is freed; caches that key on a type hold it, so it stays interned
+# while they can find it. A type made again after being freed gets a new typecode.
+_interned: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 _intern_lock = threading.Lock()
-_by_typecode: list[Type] = []
-_typecache = _interned  # Numba's name for its cache of types (ember keeps every type)
+_by_typecode: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_typecache = _interned  # Numba's name for its cache of types
 
 
 class _InterningMeta(type):
@@ -30,7 +34,7 @@ class _InterningMeta(type):
             if existing is not None:
                 return existing
             candidate.typecode = next(_typecodes)
-            _by_typecode.append(candidate)
+            _by_typecode[candidate.typecode] = candidate
             _interned[key] = candidate
             return candidate
 
@@ -90,6 +94,13 @@ class Type(metaclass=_InterningMeta):
 
 def _rebuild(cls: type, args: tuple) -> Type:
     return cls(*args)
+
+
+def forget_interned(key: tuple) -> None:
+    """Drop the interned type of `key` (a type whose identity died: its key may be reused).
+    No lock: this runs from weakref callbacks, possibly inside the interning lock's section
+    (a garbage collection there); the dead object's id is not reused before this runs."""
+    _interned.pop(key, None)
 
 
 def type_from_typecode(code: int) -> Type:

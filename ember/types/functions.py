@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
-from ember.types.abstract import Dummy, Opaque, Type
+from ember.types.abstract import Dummy, Opaque, Type, forget_interned
 
 # The words that open the report of a call no implementation accepts (Numba's `_header_lead`:
 # programs and tests look for them).
@@ -213,12 +214,30 @@ class DispatcherType(Dummy):
     """Another jitted function, called from compiled code with compile-time resolution."""
 
     def __init__(self, dispatcher: Any) -> None:
-        self.dispatcher = dispatcher
-        super().__init__(f"type(CPUDispatcher({dispatcher.py_func.__qualname__}))")
+        # Held weakly (as in Numba): a jitted function made at run time (a closure per call)
+        # is freed with its compiled code once unused. Its interned entry goes with it, so a
+        # later object reusing its id() gets a type of its own.
+        identity = (type(self), id(dispatcher))
+        self._identity = identity[1]
+        self._dispatcher = weakref.ref(dispatcher, lambda _: forget_interned(identity))
+        name = getattr(getattr(dispatcher, "py_func", None), "__qualname__", None)
+        super().__init__(f"type(CPUDispatcher({name or type(dispatcher).__qualname__}))")
+
+    @property
+    def dispatcher(self) -> Any:
+        found = self._dispatcher()
+        if found is None:
+            raise ReferenceError(f"the jitted function of {self} no longer exists")
+        return found
 
     @property
     def key(self) -> Any:
-        return self.dispatcher
+        return self._identity
+
+    def __eq__(self, other: object) -> bool:  # identity, and a dead one equals nothing (Numba)
+        return other is self and self._dispatcher() is not None
+
+    __hash__ = Type.__hash__
 
     def _rebuild_args(self) -> tuple:
         return (self.dispatcher,)

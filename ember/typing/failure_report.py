@@ -94,6 +94,39 @@ def unsupported_library_function(value_type: types.Type, attr: str, message: str
     return message
 
 
+def declined_attribute_overloads(context: Any, value_type: types.Type, attr: str) -> str:
+    """Lines naming each `@overload_attribute` of `attr` that declined `value_type` (returned
+    None), in Numba's words ("Overload of function 'name': File: ...: No match.")."""
+    lines = []
+    receiver = getattr(value_type, "literal_type", value_type)
+    for template in context._templates_of(receiver):
+        overload_func = getattr(template, "_overload_func", None)
+        if getattr(template, "_attr", None) != attr or overload_func is None:
+            continue
+        code = overload_func.__code__
+        lines.append(
+            f"\nOverload of function '{overload_func.__name__}': File: "
+            f"{code.co_filename}:{code.co_firstlineno}: No match (it returned None for "
+            f"{receiver})."
+        )
+    return "".join(lines)
+
+
+def restricted_function_report(fnty: types.Type, arg_types: tuple) -> list[str]:
+    """Numba's lines for a function of one fixed signature (a ctypes/cffi function, a @cfunc,
+    a first-class function) called with other arguments: the signature it accepts."""
+    if not isinstance(fnty, types.FunctionType):
+        return []
+    accepted = fnty.signature
+    listing = ", ".join(str(t) for t in arg_types)
+    trailing = "," if len(accepted.args) == 1 else ""  # a Python tuple's spelling
+    cases = f"({', '.join(str(t) for t in accepted.args)}{trailing}) -> {accepted.return_type}"
+    return [
+        "Type Restricted Function in function 'unknown': File: unknown: Line unknown. With "
+        f"argument(s): '({listing})': No match for registered cases: * {cases}"
+    ]
+
+
 def callee_key(fnty: types.Type) -> Any:
     """The key whose templates a call of `fnty` asks (None: no templates to report)."""
     if isinstance(fnty, types.Function):

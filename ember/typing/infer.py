@@ -28,9 +28,11 @@ from ember.typing.failure_report import (
     PRECISE_LIST_NOTE,
     RECURSION_HINT,
     callee_key,
+    declined_attribute_overloads,
     describe_callee,
     no_implementation,
     numba_report,
+    restricted_function_report,
     unsupported_library_function,
 )
 from ember.typing.functions import RecursionPending
@@ -605,11 +607,13 @@ class TypeInferer:
         operands = [*expr.args, *(v for _, v in expr.kws)]
         all_types = args + tuple(kws.values())
         key = callee_key(fnty)
-        return self._record_call(expr, sig, described, operands, all_types, key)
+        fixed = restricted_function_report(fnty, all_types) if sig is None else ()
+        return self._record_call(expr, sig, described, operands, all_types, key, fixed)
 
-    def _record_call(self, expr, sig, what, operands, arg_types, key=None) -> types.Type:
+    def _record_call(self, expr, sig, what, operands, arg_types, key=None, report=()):
         if sig is None:
-            report = () if key is None else numba_report(self.context, key, arg_types, expr.loc)
+            if key is not None:
+                report = numba_report(self.context, key, arg_types, expr.loc)
             message = no_implementation(what, operands, arg_types, self.func_ir, report)
             raise TypingError(message, expr.loc)
         self.calltypes[expr] = sig
@@ -628,6 +632,7 @@ class TypeInferer:
         found = self.context.resolve_getattr(value_type, expr.attr)
         if found is None:
             message = f"Unknown attribute '{expr.attr}' of type {value_type}"
+            message += declined_attribute_overloads(self.context, value_type, expr.attr)
             raise TypingError(
                 unsupported_library_function(value_type, expr.attr, message), expr.loc
             )

@@ -329,7 +329,7 @@ def _type_setitem(args, kws):
     if indexing.analyze(array_type, index_type) is None:
         return None
     if array_type.readonly:
-        raise TypingError(f"cannot assign into a read-only array ({array_type})")
+        raise indexing.read_only_assignment(array_type)
     if not dt.convertible(value_type, dtype):
         raise TypingError(f"cannot store a {value_type} in an array of {dtype}")
     return signature(types.none, array_type, index_type, value_type)

@@ -83,6 +83,14 @@ def _classify(array_type: types.Array, typ: types.Type, alone: bool) -> str | No
     return None
 
 
+def read_only_assignment(array_type: types.Array) -> TypingError:
+    """The error for a store into a read-only array (Numba's words first)."""
+    return TypingError(
+        f"Cannot modify readonly array of type: {array_type}: cannot assign into a read-only "
+        "array (a global, or an argument whose flags.writeable is False)"
+    )
+
+
 def analyze(array_type: types.Array, index_type: types.Type) -> IndexPlan | None:
     """The IndexPlan of `array_type[index_type]`; None when the index is not an array index."""
     items = tuple(index_type.types) if isinstance(index_type, types.BaseTuple) else (index_type,)
@@ -183,7 +191,7 @@ def _type_setitem(args, kws):
     if plan is None:
         return None
     if array_type.readonly:
-        raise TypingError(f"cannot assign into a read-only array ({array_type})")
+        raise read_only_assignment(array_type)
     value_type = types.unliteral(value_type)
     if isinstance(value_type, types.Array):
         if plan.is_element:  # a[i] = x: only a 0-d array of numbers stands for one number

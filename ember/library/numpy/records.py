@@ -21,6 +21,7 @@ from ember.lowering.models import MeminfoStructModel, register_model
 from ember.lowering.registry import (
     lower_builtin,
     lower_cast,
+    lower_constant,
     lower_getattr_generic,
     lower_setattr_generic,
 )
@@ -42,6 +43,20 @@ class RecordModel(MeminfoStructModel):
             ("data", types.data_pointer),
         ]
         super().__init__(fe_type, members)
+
+
+@lower_constant(types.Record)
+def _record_constant(context, builder, typ: types.Record, value) -> llvm.Value:
+    """A global record (`np.record` / `np.void`): a copy of its bytes in a new block, made at
+    each read, so writes to it change this copy only (as in Numba) and the copy can be
+    returned or stored like any record that owns its memory."""
+    data = bytearray(np.asarray(value).tobytes())
+    if len(data) != typ.size:
+        raise LoweringError(f"a record constant of {len(data)} bytes is not a {typ}")
+    block = nrt.emit_allocate_small(builder, arr.const(max(len(data), 1)))
+    copy = nrt.emit_small_data_pointer(builder, block)
+    builder.store(llvm.Constant(llvm.ArrayType(arr.i8, len(data)), data), copy)
+    return arr.record_view(builder, typ, block, copy)
 
 
 def _field_type(record: types.Record, field: str) -> types.Type:
