@@ -37,6 +37,7 @@ class ParallelReport:
     moved: dict[int, list[str]] = field(default_factory=dict)  # absorbed -> statements moved
     not_fused: list[tuple[int, int, str]] = field(default_factory=list)  # (first, second, why)
     callees: list[str] = field(default_factory=list)  # called code with parallel loops of its own
+    inner: list[tuple[int, int, Loc]] = field(default_factory=list)  # (outer, nested, loc)
 
     def converted(self, parfor, loc: Loc, origin: str = "prange") -> None:
         details = [f"reduction: {_user(r.var.name)} ({r.kind})" for r in parfor.reductions]
@@ -45,6 +46,10 @@ class ParallelReport:
     def fusion(self, kept: int, absorbed: int, loc: Loc, moved: list[str] = ()) -> None:
         self.fused.append((kept, absorbed, loc))
         self.moved[absorbed] = list(moved)
+
+    def nested(self, outer: int, inner: int, loc: Loc) -> None:
+        """A prange loop inside parallel loop `outer`: it runs serially within each chunk."""
+        self.inner.append((outer, inner, loc))
 
     def no_fusion(self, first: int, second: int, reason: str) -> None:
         self.not_fused.append((first, second, reason))
@@ -67,8 +72,9 @@ class ParallelReport:
 
     # Numba's ParallelDiagnostics query names, over this record
     def count_parfors(self) -> int:
-        """The parallel loops left after fusion (each fused loop ran inside another)."""
-        return self.parfor_count - len(self.fused)
+        """The parallel loops left after fusion (each fused loop ran inside another), and
+        those nested in them (which run serially inside, as in Numba)."""
+        return self.parfor_count - len(self.fused) + len(self.inner)
 
     @property
     def fusion_info(self) -> dict[int, list[int]]:
@@ -80,7 +86,11 @@ class ParallelReport:
 
     @property
     def nested_fusion_info(self) -> dict[int, list[int]]:
-        return {}  # a prange inside a prange body runs serially within it: nothing is nested
+        """Parallel loop -> the prange loops nested in it (run serially within each chunk)."""
+        nested: dict[int, list[int]] = {}
+        for outer, inner, _ in self.inner:
+            nested.setdefault(outer, []).append(inner)
+        return nested
 
     @property
     def replaced_fns(self) -> dict[int, tuple]:
@@ -118,6 +128,12 @@ class ParallelReport:
             lines.append(f"Parallel for-loop #{record.parfor_id} at {where} ({record.origin})")
             if level >= 2:
                 lines += [f"    {detail}" for detail in record.details]
+            for outer, inner, loc in self.inner:
+                if outer == record.parfor_id:
+                    lines.append(
+                        f"    +-- prange loop #{inner} at line {loc.line}: nested, runs serially "
+                        "inside each chunk of this loop"
+                    )
         lines += self._fusion_lines(level)
         if level >= 2:
             lines += self.notes
