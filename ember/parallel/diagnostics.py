@@ -38,6 +38,7 @@ class ParallelReport:
     not_fused: list[tuple[int, int, str]] = field(default_factory=list)  # (first, second, why)
     callees: list[str] = field(default_factory=list)  # called code with parallel loops of its own
     inner: list[tuple[int, int, Loc]] = field(default_factory=list)  # (outer, nested, loc)
+    hoisted: list[tuple[int, str]] = field(default_factory=list)  # (parfor, array name)
 
     def converted(self, parfor, loc: Loc, origin: str = "prange") -> None:
         details = [f"reduction: {_user(r.var.name)} ({r.kind})" for r in parfor.reductions]
@@ -105,8 +106,10 @@ class ParallelReport:
     def fusion_reports(self) -> list[FusionReport]:
         return [FusionReport(*entry) for entry in self.not_fused]
 
-    def hoisted_allocations(self) -> list:
-        return []  # ember does not move allocations out of parallel loops
+    def hoisted_allocations(self) -> list[tuple[int, str]]:
+        """(parallel loop, array) of each allocation made once per chunk instead of once per
+        iteration (ember/parallel/hoisting.py)."""
+        return list(self.hoisted)
 
     def dump(self, level: int = 1) -> None:
         print(self.format(level))
@@ -128,6 +131,12 @@ class ParallelReport:
             lines.append(f"Parallel for-loop #{record.parfor_id} at {where} ({record.origin})")
             if level >= 2:
                 lines += [f"    {detail}" for detail in record.details]
+            if level >= 2:
+                lines += [
+                    f"    allocation of {_user(name)} hoisted: made once per chunk"
+                    for parfor_id, name in self.hoisted
+                    if parfor_id == record.parfor_id
+                ]
             for outer, inner, loc in self.inner:
                 if outer == record.parfor_id:
                     lines.append(
