@@ -23,34 +23,64 @@ _PLAIN = (types.Number, types.Boolean, types.NoneType)
 def hoist_allocations(
     blocks: dict, body_entry: int, typemap: dict, live_at_header: set[str]
 ) -> tuple[list[ir.Stmt], list[str]]:
-    """Take the hoistable allocations out of `blocks[body_entry]`: returns the statements the
-    chunk's entry runs instead, and the names of the arrays hoisted."""
-    first = blocks[body_entry]
+    """Take the hoistable allocations out of the blocks every iteration starts with: returns
+    the statements the chunk's entry runs instead, and the names of the arrays hoisted."""
     definitions = _single_definitions(blocks)
     prologue: list[ir.Stmt] = []
     hoisted = []
-    for stmt in list(first.body):
-        refill = _allocation(stmt, typemap)
-        if refill is _NOT_ALLOCATION:
-            continue
-        call = stmt.value
-        needed = _invariant_definitions(call, definitions, blocks, typemap)
-        if needed is None or not _stays_in_iteration(stmt.target.name, blocks, typemap):
-            continue
-        if stmt.target.name in live_at_header or _read_before(first, stmt, stmt.target.name):
-            continue
-        buffer = ir.Var(f"$hoisted.{stmt.target.name}", stmt.loc)
-        prologue += [*(_copy(s) for s in needed), ir.Assign(buffer, call, stmt.loc)]
-        index = first.body.index(stmt)
-        first.body[index : index + 1] = [
-            ir.Assign(stmt.target, buffer, stmt.loc),
-            *_refill(stmt.target, refill, stmt.loc),
-        ]
-        hoisted.append(_user_name(stmt, first.body))
+    earlier: list[ir.Stmt] = []  # what each iteration runs before the statement looked at
+    for label in _straight_prefix(blocks, body_entry):
+        block = blocks[label]
+        for stmt in list(block.body):
+            refill = _allocation(stmt, typemap)
+            needed = None
+            if refill is not _NOT_ALLOCATION:
+                needed = _hoistable(stmt, definitions, blocks, typemap, live_at_header, earlier)
+            if needed is None:
+                earlier.append(stmt)
+                continue
+            buffer = ir.Var(f"$hoisted.{stmt.target.name}", stmt.loc)
+            prologue += [*(_copy(s) for s in needed), ir.Assign(buffer, stmt.value, stmt.loc)]
+            index = block.body.index(stmt)
+            replacement = [
+                ir.Assign(stmt.target, buffer, stmt.loc),
+                *_refill(stmt.target, refill, stmt.loc),
+            ]
+            block.body[index : index + 1] = replacement
+            earlier += replacement
+            hoisted.append(_user_name(stmt, block.body))
     return prologue, hoisted
 
 
 _NOT_ALLOCATION = object()
+
+
+def _hoistable(stmt, definitions, blocks, typemap, live_at_header, earlier) -> list | None:
+    """The statements computing the allocation's arguments (to run before the loop), or None
+    when it cannot leave the loop."""
+    name = stmt.target.name
+    if name in live_at_header or any(_reads(s, {name}) for s in earlier):
+        return None  # the previous iteration's array is read
+    needed = _invariant_definitions(stmt.value, definitions, blocks, typemap, live_at_header)
+    if needed is None or not _stays_in_iteration(name, blocks, typemap):
+        return None
+    return needed
+
+
+def _straight_prefix(blocks: dict, body_entry: int) -> list[int]:
+    """The body's first block and those it runs into without a choice: each has the previous
+    one as its only predecessor in the loop (so each runs once per iteration, in order)."""
+    predecessors: dict[int, int] = {}
+    for block in blocks.values():
+        for successor in block.successors() if block.body else ():
+            predecessors[successor] = predecessors.get(successor, 0) + 1
+    chain = [body_entry]
+    while True:
+        terminator = blocks[chain[-1]].terminator
+        following = getattr(terminator, "target", None) if isinstance(terminator, ir.Jump) else None
+        if following not in blocks or following in chain or predecessors.get(following) != 1:
+            return chain
+        chain.append(following)
 
 
 def _allocation(stmt: ir.Stmt, typemap: dict):
@@ -102,7 +132,9 @@ def _single_definitions(blocks: dict) -> dict[str, ir.Assign | None]:
 _INVARIANT_VALUES = (ir.Const, ir.Global, ir.FreeVar, ir.BuildTuple, ir.GetAttr, ir.StaticGetItem)
 
 
-def _invariant_definitions(call: ir.Call, definitions: dict, blocks: dict, typemap: dict):
+def _invariant_definitions(
+    call: ir.Call, definitions: dict, blocks: dict, typemap: dict, live_at_header: set[str]
+):
     """The body statements (in order) that compute the call's function and arguments, when
     each is the same in every iteration (a constant, a global, a tuple or attribute of such,
     or a value from before the loop); None when one is not."""
@@ -113,6 +145,8 @@ def _invariant_definitions(call: ir.Call, definitions: dict, blocks: dict, typem
         if var.name not in definitions:
             continue  # defined before the loop: a parameter of the body
         stmt = definitions[var.name]
+        if var.name in live_at_header:
+            return None  # also a value from before the loop: which one depends on the iteration
         if stmt is None or not isinstance(stmt.value, _INVARIANT_VALUES):
             return None
         if isinstance(typemap.get(var.name), types.Array):
@@ -181,11 +215,6 @@ def _harmless_use(stmt: ir.Stmt, aliases: set[str], typemap: dict) -> bool:
         arguments += [call.vararg] if call.vararg is not None else []
         return all(_cannot_hold(typemap.get(v.name)) for v in arguments)
     return not isinstance(stmt.value, ir.BuildList)
-
-
-def _read_before(block: ir.Block, stmt: ir.Stmt, name: str) -> bool:
-    """Whether `block` reads `name` before `stmt` assigns it (the previous iteration's)."""
-    return any(_reads(earlier, {name}) for earlier in block.body[: block.body.index(stmt)])
 
 
 def _copy(stmt: ir.Assign) -> ir.Assign:

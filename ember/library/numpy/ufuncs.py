@@ -85,10 +85,19 @@ def resolve_loop(
     fixed = {} if dtype is None else {"signature": (*([None] * ufunc.nin), dtype)}
     if signature is not None:
         fixed["signature"] = signature
+    strict = casting in ("no", "equiv", "safe")
     if casting is not None:
-        fixed["casting"] = casting
+        # NumPy 2.x crashes resolving a Python scalar under the strict rules: the inputs are
+        # checked below instead (a Python scalar takes the loop's dtype, as in NumPy)
+        fixed["casting"] = "unsafe" if strict else casting
     try:
         resolved = ufunc.resolve_dtypes((*dtypes, *([None] * ufunc.nout)), **fixed)
+        for position, (given, wanted) in enumerate(zip(dtypes, resolved)):
+            if strict and isinstance(given, np.dtype) and not np.can_cast(given, wanted, casting):
+                raise TypeError(
+                    f"Cannot cast ufunc '{ufunc.__name__}' input {position} from {given!r} to "
+                    f"{wanted!r} with casting rule '{casting}'"
+                )  # NumPy's words
     except (TypeError, ValueError) as error:
         names = ", ".join(str(types.unliteral(t)) for t in operand_types)
         raise TypingError(f"np.{ufunc.__name__} is not defined for ({names}): {error}") from None
@@ -507,7 +516,11 @@ def register_ufunc_call(ufunc: np.ufunc) -> None:
             returned = out
             if out == types.none:
                 returned = _masked_result_type(keywords.result(loop, operand_types), where)
-                if "out" not in given and where != types.boolean:
+                everywhere = (
+                    isinstance(given.get("where"), types.BooleanLiteral)
+                    and given["where"].literal_value is True
+                )
+                if "out" not in given and "where" in given and not everywhere:
                     _warn_where_without_out(ufunc)
             rest = [given.get(name, types.none) for name in _KEYWORDS[1:]]
             return Signature(returned, (*operand_types, out, where, *rest), pysig=pysig)
