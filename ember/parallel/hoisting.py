@@ -62,7 +62,7 @@ def _hoistable(stmt, definitions, blocks, typemap, live_at_header, earlier) -> l
     if name in live_at_header or any(_reads(s, {name}) for s in earlier):
         return None  # the previous iteration's array is read
     needed = _invariant_definitions(stmt.value, definitions, blocks, typemap, live_at_header)
-    if needed is None or not _stays_in_iteration(name, blocks, typemap):
+    if needed is None or not _stays_in_iteration(name, blocks, typemap, live_at_header):
         return None
     return needed
 
@@ -157,7 +157,7 @@ def _invariant_definitions(
     return sorted(needed.values(), key=lambda s: next(k for k, x in enumerate(order) if x is s))
 
 
-def _stays_in_iteration(name: str, blocks: dict, typemap: dict) -> bool:
+def _stays_in_iteration(name: str, blocks: dict, typemap: dict, live_at_header: set) -> bool:
     """Whether the array `name` (and every array computed from it: views, copies) is only
     indexed, read into numbers, or copied into other arrays: nothing keeps it past the
     iteration, so the next iteration may reuse its memory."""
@@ -174,6 +174,8 @@ def _stays_in_iteration(name: str, blocks: dict, typemap: dict) -> bool:
                     changed = True
     if not all(isinstance(typemap.get(a), (types.Array, types.BoundFunction)) for a in aliases):
         return False  # a list, tuple or object made from it could keep it
+    if aliases & live_at_header:
+        return False  # a view of it is read in the next iteration
     return all(
         _harmless_use(stmt, aliases, typemap) for block in blocks.values() for stmt in block.body
     )
