@@ -178,19 +178,20 @@ def test_reduce_takes_numpys_positional_out_and_initial():
         np.add.reduce(a, 0, None, out)
         return out
 
-    def with_initial(a):
-        return np.add.reduce(a, 1, None, None, False, 10.0)
-
-    def both(a, out):
-        return np.multiply.reduce(a, 1, None, out, False, 2.0)
+    def initial_and_both(a, out):
+        return (
+            np.add.reduce(a, 1, None, None, False, 10.0),
+            np.multiply.reduce(a, 1, None, out, False, 2.0),
+        )
 
     def numbas_order(a):  # Numba's reduce(array, axis, dtype, initial): a number fourth
         return np.add.reduce(a, 0, None, 5.0)
 
     matrix = np.arange(12.0).reshape(3, 4) - 4
     _same(njit(into_out)(matrix, np.zeros(4)), np.add.reduce(matrix, 0))
-    _same(njit(with_initial)(matrix), with_initial(matrix))
-    _same(njit(both)(matrix, np.zeros(3)), both(matrix, np.zeros(3)))
+    got = njit(initial_and_both)(matrix, np.zeros(3))
+    for g, e in zip(got, initial_and_both(matrix, np.zeros(3))):
+        _same(g, e)
     _same(njit(numbas_order)(matrix), np.add.reduce(matrix, 0, initial=5.0))
 
 
@@ -240,8 +241,7 @@ def scratch_kinds(n, m):
     for i in prange(n):
         z = np.zeros(m)
         o = np.ones((m, 2), dtype=np.int32)
-        f = np.full(m, 0.5)
-        f[0] = i
+        f = np.full(m, i * 0.5)  # a new value each iteration: refilled with it
         e = np.empty(m)
         for j in range(m):
             z[j] += i + j

@@ -35,12 +35,15 @@ def hoist_allocations(
             refill = _allocation(stmt, typemap)
             needed = None
             if refill is not _NOT_ALLOCATION:
-                needed = _hoistable(stmt, definitions, blocks, typemap, live_at_header, earlier)
+                setup, call = _chunk_allocation(stmt, refill, typemap)
+                needed = _hoistable(
+                    stmt, call, definitions, blocks, typemap, live_at_header, earlier
+                )
             if needed is None:
                 earlier.append(stmt)
                 continue
             buffer = ir.Var(f"$hoisted.{stmt.target.name}", stmt.loc)
-            prologue += [*(_copy(s) for s in needed), ir.Assign(buffer, stmt.value, stmt.loc)]
+            prologue += [*setup, *(_copy(s) for s in needed), ir.Assign(buffer, call, stmt.loc)]
             index = block.body.index(stmt)
             replacement = [
                 ir.Assign(stmt.target, buffer, stmt.loc),
@@ -55,13 +58,34 @@ def hoist_allocations(
 _NOT_ALLOCATION = object()
 
 
-def _hoistable(stmt, definitions, blocks, typemap, live_at_header, earlier) -> list | None:
-    """The statements computing the allocation's arguments (to run before the loop), or None
-    when it cannot leave the loop."""
+def _chunk_allocation(stmt: ir.Assign, refill, typemap: dict) -> tuple[list, ir.Call | None]:
+    """(setup statements, call) allocating the chunk's array: the statement's own call, or
+    for np.full (whose value may change each iteration: the refill writes it)
+    `np.empty(shape, dtype)` in the result's dtype."""
+    if not isinstance(refill, ir.Var):
+        return [], stmt.value
+    from ember.library.numpy.support import numpy_dtype
+
+    loc, name = stmt.loc, stmt.target.name
+    shape = stmt.value.args[0] if stmt.value.args else dict(stmt.value.kws).get("shape")
+    empty, dtype = ir.Var(f"$hoisted.empty.{name}", loc), ir.Var(f"$hoisted.dtype.{name}", loc)
+    scalar = numpy_dtype(typemap[name].dtype).type
+    setup = [
+        ir.Assign(empty, ir.Global("empty", np.empty, loc), loc),
+        ir.Assign(dtype, ir.Global(scalar.__name__, scalar, loc), loc),
+    ]
+    return setup, None if shape is None else ir.Call(empty, [shape, dtype], [], loc)
+
+
+def _hoistable(stmt, call, definitions, blocks, typemap, live_at_header, earlier) -> list | None:
+    """The statements computing the chunk's allocation `call` (to run before the loop), or
+    None when the array cannot leave the loop."""
     name = stmt.target.name
     if name in live_at_header or any(_reads(s, {name}) for s in earlier):
         return None  # the previous iteration's array is read
-    needed = _invariant_definitions(stmt.value, definitions, blocks, typemap, live_at_header)
+    if call is None:
+        return None
+    needed = _invariant_definitions(call, definitions, blocks, typemap, live_at_header)
     if needed is None or not _stays_in_iteration(name, blocks, typemap, live_at_header):
         return None
     return needed
@@ -94,6 +118,8 @@ def _allocation(stmt: ir.Stmt, typemap: dict):
     if isinstance(refill, tuple):  # np.full: its value must be a number (fill() takes one)
         values = [*stmt.value.args, *(v for k, v in stmt.value.kws if k == "fill_value")]
         if len(values) <= refill[1] or not isinstance(typemap[values[refill[1]].name], _PLAIN):
+            return _NOT_ALLOCATION
+        if not isinstance(typemap[stmt.target.name].dtype, (types.Number, types.Boolean)):
             return _NOT_ALLOCATION
         return values[refill[1]]
     return refill
