@@ -1,7 +1,8 @@
 """Allocation hoisting for an outlined parfor body: consumes the body's blocks (before they are
-outlined) and moves each `np.empty/zeros/ones/full(shape...)` of the first body block whose
-arguments do not change between iterations, and whose array stays inside one iteration, into
-the chunk's entry: allocated once per chunk, refilled (zeros, ones, full) each iteration.
+outlined) and moves each `np.empty/zeros/ones/full(shape...)` that every iteration runs first
+(the straight-line blocks it starts with), whose shape does not change between iterations and
+whose array stays inside one iteration, into the chunk's entry: allocated once per chunk,
+refilled (zeros, ones, full's value) each iteration.
 
     entry:  $hoisted.t = np.zeros(m)            body: t = $hoisted.t; t.fill(0); ...
 """
