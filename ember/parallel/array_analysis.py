@@ -92,6 +92,8 @@ class ArrayAnalysis:
             value = stmt.value
             if isinstance(value, ir.Var) and counts.get(value.name, 0) <= 1:
                 self.copies.union(stmt.target.name, value.name)  # arguments count 1 or 0
+            elif self._whole_view(stmt.target.name, value):  # a[:] is a, element for element
+                self.copies.union(stmt.target.name, value.value.name)
         for _ in range(3):  # definitions may come after their uses in label order
             changed = False
             for stmt in single:
@@ -201,9 +203,27 @@ class ArrayAnalysis:
             return self._slice(target, base, ("const", bounds))
         return False
 
+    def _whole_view(self, target: str, value) -> bool:
+        """Whether `target = value` makes a view of every element of an array, in its order."""
+        if not isinstance(value, (ir.GetItem, ir.StaticGetItem)):
+            return False
+        mine, base = self.typemap.get(target), self.typemap.get(value.value.name)
+        if not (isinstance(mine, types.Array) and isinstance(base, types.Array)):
+            return False
+        if mine.ndim != base.ndim:
+            return False
+        if isinstance(value, ir.GetItem):
+            return _whole(self._slice_key(value.index.name))
+        index = value.index
+        return isinstance(index, slice) and _whole(("const", (index.start, index.stop, index.step)))
+
     def _slice_key(self, index: str):
         """Equal keys for slices with equal bounds (`slice(lo, hi)` values)."""
         value = self.definitions.get(index)
+        seen = {index}
+        while isinstance(value, ir.Var) and value.name not in seen:  # copies (inlined templates)
+            seen.add(value.name)
+            value = self.definitions.get(value.name)
         is_slice = isinstance(self.typemap.get(index), types.SliceType)
         if not isinstance(value, ir.Call) or not is_slice:
             return ("slice-var", index)
@@ -223,6 +243,8 @@ class ArrayAnalysis:
         changed = False
         for mine, theirs in zip(dims[1:], base_dims[1:]):
             changed |= self.sizes.union(mine, theirs)
+        if _whole(key):  # a[:] has a's length
+            return self.sizes.union(dims[0], base_dims[0]) or changed
         atom = ("slice", self.sizes.find(base_dims[0]), key)
         return self.sizes.union(dims[0], atom) or changed
 
@@ -262,3 +284,18 @@ class ArrayAnalysis:
             ):
                 return False
         return self._union_all(zip(dims, first))
+
+
+def _whole(key) -> bool:
+    """Whether a slice key (see `_slice_key`) is `[:]`: start None or 0, stop None, step None
+    or 1."""
+    kind, parts = key
+    if kind == "const":
+        bounds = parts
+    elif kind == "call" and all(isinstance(p, tuple) and p[:1] == ("const",) for p in parts):
+        bounds = tuple(p[1] for p in parts)
+        bounds = (None, *bounds) if len(bounds) == 1 else bounds  # slice(stop)
+    else:
+        return False
+    start, stop, step = (*bounds, None, None)[:3]
+    return start in (None, 0) and stop is None and step in (None, 1)

@@ -37,6 +37,8 @@ class ParallelReport:
     moved: dict[int, list[str]] = field(default_factory=dict)  # absorbed -> statements moved
     not_fused: list[tuple[int, int, str]] = field(default_factory=list)  # (first, second, why)
     callees: list[str] = field(default_factory=list)  # called code with parallel loops of its own
+    inner: list[tuple[int, int, Loc]] = field(default_factory=list)  # (outer, nested, loc)
+    hoisted: list[tuple[int, str]] = field(default_factory=list)  # (parfor, array name)
 
     def converted(self, parfor, loc: Loc, origin: str = "prange") -> None:
         details = [f"reduction: {_user(r.var.name)} ({r.kind})" for r in parfor.reductions]
@@ -45,6 +47,10 @@ class ParallelReport:
     def fusion(self, kept: int, absorbed: int, loc: Loc, moved: list[str] = ()) -> None:
         self.fused.append((kept, absorbed, loc))
         self.moved[absorbed] = list(moved)
+
+    def nested(self, outer: int, inner: int, loc: Loc) -> None:
+        """A prange loop inside parallel loop `outer`: it runs serially within each chunk."""
+        self.inner.append((outer, inner, loc))
 
     def no_fusion(self, first: int, second: int, reason: str) -> None:
         self.not_fused.append((first, second, reason))
@@ -67,8 +73,9 @@ class ParallelReport:
 
     # Numba's ParallelDiagnostics query names, over this record
     def count_parfors(self) -> int:
-        """The parallel loops left after fusion (each fused loop ran inside another)."""
-        return self.parfor_count - len(self.fused)
+        """The parallel loops left after fusion (each fused loop ran inside another), and
+        those nested in them (which run serially inside, as in Numba)."""
+        return self.parfor_count - len(self.fused) + len(self.inner)
 
     @property
     def fusion_info(self) -> dict[int, list[int]]:
@@ -80,7 +87,11 @@ class ParallelReport:
 
     @property
     def nested_fusion_info(self) -> dict[int, list[int]]:
-        return {}  # a prange inside a prange body runs serially within it: nothing is nested
+        """Parallel loop -> the prange loops nested in it (run serially within each chunk)."""
+        nested: dict[int, list[int]] = {}
+        for outer, inner, _ in self.inner:
+            nested.setdefault(outer, []).append(inner)
+        return nested
 
     @property
     def replaced_fns(self) -> dict[int, tuple]:
@@ -95,8 +106,10 @@ class ParallelReport:
     def fusion_reports(self) -> list[FusionReport]:
         return [FusionReport(*entry) for entry in self.not_fused]
 
-    def hoisted_allocations(self) -> list:
-        return []  # ember does not move allocations out of parallel loops
+    def hoisted_allocations(self) -> list[tuple[int, str]]:
+        """(parallel loop, array) of each allocation made once per chunk instead of once per
+        iteration (ember/parallel/hoisting.py)."""
+        return list(self.hoisted)
 
     def dump(self, level: int = 1) -> None:
         print(self.format(level))
@@ -118,6 +131,18 @@ class ParallelReport:
             lines.append(f"Parallel for-loop #{record.parfor_id} at {where} ({record.origin})")
             if level >= 2:
                 lines += [f"    {detail}" for detail in record.details]
+            if level >= 2:
+                lines += [
+                    f"    allocation of {_user(name)} hoisted: made once per chunk"
+                    for parfor_id, name in self.hoisted
+                    if parfor_id == record.parfor_id
+                ]
+            for outer, inner, loc in self.inner:
+                if outer == record.parfor_id:
+                    lines.append(
+                        f"    +-- prange loop #{inner} at line {loc.line}: nested, runs serially "
+                        "inside each chunk of this loop"
+                    )
         lines += self._fusion_lines(level)
         if level >= 2:
             lines += self.notes

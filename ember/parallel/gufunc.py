@@ -16,10 +16,11 @@ import operator
 
 from ember import types
 from ember.ir import nodes as ir
-from ember.ir.liveness import insert_dels
+from ember.ir.liveness import insert_dels, live_variables
 from ember.ir.parfor import Parfor
 from ember.parallel import reductions as red
 from ember.parallel.api import get_parallel_chunksize, worker_parallel_chunksize
+from ember.parallel.hoisting import hoist_allocations
 
 _LO, _HI, _STEP = "$parfor.lo", "$parfor.hi", "$parfor.step"
 _counter = itertools.count()
@@ -58,6 +59,10 @@ def build_gufunc_ir(parfor: Parfor, func_ir: ir.FunctionIR, typemap: dict, has_s
         body = [_in_worker(s, typemap) for s in block.body if not isinstance(s, ir.Del)]
         loop[label] = ir.Block(label, block.loc, body)
     blocks = {entry_label: entry, exit_label: exit_block, **loop}
+    live_in, _ = live_variables(ir.FunctionIR(blocks, (), func_ir.py_func, loc, entry=header))
+    prologue, hoisted = hoist_allocations(loop, parfor.body_entry, typemap, live_in[header])
+    entry.body += prologue
+    parfor.lowering["hoisted"] = hoisted
     if has_step:
         entry.body += _start_iteration(bounds, header, loc)
         return _finished(blocks, arg_names, arg_types, func_ir, entry_label, loc)

@@ -73,6 +73,7 @@ def parallelize(state) -> None:
         parfor.gufunc = compile_gufunc(
             parfor, state.func_ir, state.typing.typemap, _body_options(state, parfor), has_step
         )
+        report.hoisted += [(parfor.id, name) for name in parfor.lowering.get("hoisted", ())]
     _debug_dump(state, "after prange to parfor")
     if config.PARALLEL_DIAGNOSTICS:
         print(report.format(level=min(max(config.PARALLEL_DIAGNOSTICS, 1), 4)))

@@ -21,7 +21,7 @@ from ember.ir import nodes as ir
 from ember.ir.liveness import insert_dels, live_variables, strip_dels
 from ember.ir.parfor import LoopNest, Parfor, Reduction
 from ember.parallel import reductions as red
-from ember.parallel.api import stencil_prange
+from ember.parallel.api import prange, stencil_prange
 from ember.parallel.diagnostics import ParallelReport
 from ember.parallel.legality import LoopAnalysis, NotParallel, analyze
 from ember.parallel.loops import PrangeLoop, find_prange_loops
@@ -52,14 +52,31 @@ def convert_prange_loops(
             if _origin(loop, typemap, report) == "prange":
                 _warn_serial(loop.loc, str(reason))
             continue
+        # the prange loops inside get their ids first (Numba converts inner loops first)
+        nested = [(next(_parfor_ids), loc) for loc in _nested_pranges(func_ir, typemap, loop)]
         parfor = _replace_loop(func_ir, typemap, loop, analysis)
         report.converted(parfor, loop.loc, _origin(loop, typemap, report))
+        for inner_id, loc in nested:
+            report.nested(parfor.id, inner_id, loc)
         parfor.lowering["ranges"] = [loop.range_var.name]  # what it was made from
         converted.append(parfor)
     if converted:
         strip_dels(func_ir)
         insert_dels(func_ir)
     return converted
+
+
+def _nested_pranges(func_ir: ir.FunctionIR, typemap: dict, loop: PrangeLoop) -> list:
+    """Where the body of `loop` calls prange: those loops run serially inside each chunk (as
+    range loops; the outlined body compiles without parallel=)."""
+    found = []
+    for label in loop.body:
+        for stmt in func_ir.blocks[label].body:
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call):
+                key = getattr(typemap.get(stmt.value.func.name), "typing_key", None)
+                if key is prange:
+                    found.append(stmt.loc)
+    return found
 
 
 def _warn_serial(loc: ir.Loc, reason: str) -> None:

@@ -63,6 +63,8 @@ def _ufunc_reduce(
     keeps = _keeps_dims(ufunc, keepdims)
     if keeps is None:  # a bool known only when run: the literal pass of the overload may know
         return None
+    if _numpys_positional_order(initial, out):
+        return _swapped_out_and_initial(ufunc, keeps)
     axis = types.unliteral(axis) if isinstance(axis, types.Type) else axis
     if not absent(out) or options.masked(where) or (keeps and isinstance(axis, types.BaseTuple)):
         return _reduce_with_options(ufunc, array, axis, dtype, initial, keeps, out, where)
@@ -94,6 +96,27 @@ def _ufunc_reduce(
     else:
         element, result = _loop_dtypes(ufunc, array, _numpy_dtype_of(dtype))
     return _make_reduce(ufunc, array.ndim, absent(axis), element, result, absent(initial))
+
+
+def _numpys_positional_order(initial: Any, out: Any) -> bool:
+    """NumPy's order is `reduce(array, axis, dtype, out, keepdims, initial, where)`, Numba's
+    `reduce(array, axis, dtype, initial)`: the overload takes Numba's, so an array (or None)
+    fourth and a number sixth were passed in NumPy's order."""
+    fourth_is_out = isinstance(initial, types.Array)
+    sixth_is_initial = isinstance(types.unliteral(out), (types.Number, types.Boolean))
+    return (fourth_is_out and (absent(out) or sixth_is_initial)) or (
+        sixth_is_initial and absent(initial)
+    )
+
+
+@functools.cache
+def _swapped_out_and_initial(ufunc: Any, keeps: bool) -> Any:
+    """The reduction with `initial` and `out` passed on where NumPy's positions put them."""
+    call = (
+        "    return ufunc.reduce(array, axis=axis, dtype=dtype, initial=out, "
+        f"keepdims={keeps}, out=initial, where=where)"
+    )
+    return options.compile_reduce(ufunc, [call])
 
 
 def _reduce_with_options(ufunc, array, axis, dtype, initial, keeps, out, where) -> Any:

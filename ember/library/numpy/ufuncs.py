@@ -65,10 +65,16 @@ def _weak_or_strong(typ: types.Type, weak: bool):
 
 
 @functools.cache
-def resolve_loop(ufunc: np.ufunc, operand_types: tuple, dtype: np.dtype | None = None) -> Loop:
+def resolve_loop(
+    ufunc: np.ufunc,
+    operand_types: tuple,
+    dtype: np.dtype | None = None,
+    signature: tuple | None = None,
+    casting: str | None = None,
+) -> Loop:
     """NumPy's loop for these operand types (arrays strong, scalars weak when an array is
-    present; `dtype`: the call's `dtype=`, the loop's output dtype); TypingError when NumPy has
-    none or ember lacks its types."""
+    present; `dtype`: the call's `dtype=`, the loop's output dtype; `signature`/`casting`: the
+    call's keywords); TypingError when NumPy has none or ember lacks its types."""
     has_array = any(isinstance(t, types.Array) for t in operand_types)
     if any(isinstance(t, types.Array) and _holds_text(t.dtype) for t in operand_types):
         raise TypingError(
@@ -77,8 +83,21 @@ def resolve_loop(ufunc: np.ufunc, operand_types: tuple, dtype: np.dtype | None =
         )
     dtypes = tuple(_weak_or_strong(t, has_array) for t in operand_types)
     fixed = {} if dtype is None else {"signature": (*([None] * ufunc.nin), dtype)}
+    if signature is not None:
+        fixed["signature"] = signature
+    strict = casting in ("no", "equiv", "safe")
+    if casting is not None:
+        # NumPy 2.x crashes resolving a Python scalar under the strict rules: the inputs are
+        # checked below instead (a Python scalar takes the loop's dtype, as in NumPy)
+        fixed["casting"] = "unsafe" if strict else casting
     try:
         resolved = ufunc.resolve_dtypes((*dtypes, *([None] * ufunc.nout)), **fixed)
+        for position, (given, wanted) in enumerate(zip(dtypes, resolved)):
+            if strict and isinstance(given, np.dtype) and not np.can_cast(given, wanted, casting):
+                raise TypeError(
+                    f"Cannot cast ufunc '{ufunc.__name__}' input {position} from {given!r} to "
+                    f"{wanted!r} with casting rule '{casting}'"
+                )  # NumPy's words
     except (TypeError, ValueError) as error:
         names = ", ".join(str(types.unliteral(t)) for t in operand_types)
         raise TypingError(f"np.{ufunc.__name__} is not defined for ({names}): {error}") from None
@@ -324,9 +343,10 @@ def _same_view(builder, target, fields):
 # ---------------------------------------------------------------------------- typing: calls
 
 
-def check_output(ufunc: np.ufunc, loop: Loop, operand_types: tuple, out: types.Array) -> None:
+def check_output(ufunc: np.ufunc, loop: Loop, operand_types: tuple, out: types.Array,
+                 casting: str = "same_kind") -> None:  # fmt: skip
     """TypingError unless `out` can receive the loop's result, as NumPy requires: writable,
-    at least the inputs' ndim (outputs never broadcast), castable with casting='same_kind'."""
+    at least the inputs' ndim (outputs never broadcast), castable by the call's `casting=`."""
     if out.readonly:
         raise TypingError(  # Numba's words first
             f"ufunc '{ufunc.__name__}' called with an explicit output that is read-only ({out})"
@@ -338,18 +358,76 @@ def check_output(ufunc: np.ufunc, loop: Loop, operand_types: tuple, out: types.A
             f"cannot hold the broadcast result of {ndim}-d inputs"
         )
     result, target = numpy_dtype(loop.out_type), numpy_dtype(out.dtype)
-    if not np.can_cast(result, target, casting="same_kind"):
+    if not np.can_cast(result, target, casting=casting):
         raise TypingError(
-            f"Cannot cast ufunc '{ufunc.__name__}' output from {result} to {target} with "
-            f"casting rule 'same_kind'"
-        )
+            f"Cannot cast ufunc '{ufunc.__name__}' output from {result!r} to {target!r} with "
+            f"casting rule '{casting}'"
+        )  # NumPy's words
+
+
+# A call's keywords after `out`, in the order the typed signature carries them
+_KEYWORDS = ("where", "casting", "order", "dtype", "subok", "signature")
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+_ORDERS = ("K", "A", "C", "F")
 
 
 def _ufunc_pysig(ufunc: np.ufunc):
-    """NumPy's parameters of a ufunc call ember accepts: the inputs (positional only), `out`,
-    then the keywords `where` and `dtype`."""
+    """NumPy's parameters of a ufunc call: the inputs (positional only), `out`, then the
+    keywords (None standing for NumPy's defaults casting='same_kind', order='K', subok=True)."""
     inputs = ["x"] if ufunc.nin == 1 else [f"x{k + 1}" for k in range(ufunc.nin)]
-    return make_pysig(", ".join([*inputs, "/", "out=None", "*", "where=True", "dtype=None"]))
+    keywords = ["where=True", *(f"{name}=None" for name in _KEYWORDS[1:])]
+    return make_pysig(", ".join([*inputs, "/", "out=None", "*", *keywords]))
+
+
+@dataclass(frozen=True)
+class CallKeywords:
+    """A call's casting=, order=, dtype=/signature= (constants, read when typing)."""
+
+    casting: str = "same_kind"
+    order: str = "K"
+    signature: tuple | None = None  # NumPy's signature=: nin + nout dtypes or Nones
+
+    @classmethod
+    def of(cls, ufunc: np.ufunc, given: dict) -> CallKeywords:
+        name = ufunc.__name__
+        casting = _constant_choice(name, "casting", given.get("casting"), _CASTINGS)
+        order = _constant_choice(name, "order", given.get("order"), _ORDERS)
+        subok = given.get("subok")
+        if subok is not None and not isinstance(
+            types.unliteral(subok), (types.Boolean, types.NoneType)
+        ):
+            raise TypingError(f"np.{name}: subok= must be a bool, not {subok}")
+        dtype = _call_dtype(ufunc, given.get("dtype", types.none))
+        signature = _call_signature(ufunc, given.get("signature", types.none))
+        if dtype is not None and signature is not None:
+            raise TypingError(f"np.{name}: cannot specify both 'signature' and 'dtype'")
+        if dtype is not None:
+            signature = (*([None] * ufunc.nin), dtype)
+        return cls(casting or "same_kind", order or "K", signature)
+
+    def loop(self, ufunc: np.ufunc, operand_types: tuple) -> Loop:
+        return resolve_loop(ufunc, operand_types, None, self.signature, self.casting)
+
+    def result(self, loop: Loop, operand_types: tuple) -> types.Type:
+        """The new array's type: `order=` picks its layout (K and A: as the inputs are)."""
+        typ = result_type(loop, operand_types)
+        if isinstance(typ, types.Array) and typ.ndim > 1 and self.order in "CF":
+            return typ.copy(layout=self.order)
+        return typ
+
+
+def _constant_choice(name: str, keyword: str, given, choices: tuple) -> str | None:
+    """The constant string a keyword names (None when omitted); NumPy's words otherwise."""
+    if given is None or isinstance(given, (types.NoneType, types.Omitted)):
+        return None
+    if not isinstance(given, types.StringLiteral):
+        raise TypingError(f"np.{name}: {keyword}= must be a constant string, not {given}")
+    if given.literal_value not in choices:
+        listed = ", ".join(repr(choice) for choice in choices)
+        raise TypingError(
+            f"np.{name}: {keyword} must be one of {listed} (got {given.literal_value!r})"
+        )
+    return given.literal_value
 
 
 def _call_dtype(ufunc: np.ufunc, dtype: types.Type) -> np.dtype | None:
@@ -362,26 +440,58 @@ def _call_dtype(ufunc: np.ufunc, dtype: types.Type) -> np.dtype | None:
         raise TypingError(f"np.{ufunc.__name__}: dtype= {error}") from None
 
 
-def _where_type(ufunc: np.ufunc, where: types.Type, out: types.Type) -> types.Type:
-    """The type of a call's `where=` mask (a bool or an array of bools), which needs `out`."""
+def _call_signature(ufunc: np.ufunc, given: types.Type) -> tuple | None:
+    """NumPy's `signature=` as nin + nout dtypes (None: NumPy picks): a type string 'dd->d',
+    a tuple of dtypes and Nones, or one dtype (every operand's)."""
+    name, count = ufunc.__name__, ufunc.nin + ufunc.nout
+    if isinstance(given, (types.NoneType, types.Omitted)):
+        return None
+    if isinstance(given, types.StringLiteral) and "->" in given.literal_value:
+        before, after = given.literal_value.split("->")
+        codes = before.replace(",", "") + after
+        if len(before.replace(",", "")) != ufunc.nin or len(after) != ufunc.nout:
+            raise TypingError(
+                f"np.{name}: signature= {given.literal_value!r}: a type-string for {name} has "
+                f"{ufunc.nin} typecode(s) before and {ufunc.nout} after the -> sign"
+            )
+        try:
+            return tuple(np.dtype(code) for code in codes)
+        except TypeError as error:
+            raise TypingError(f"np.{name}: signature= {error}") from None
+    if isinstance(given, types.BaseTuple):
+        if len(given.types) != count:
+            raise TypingError(f"np.{name}: signature= needs {count} dtypes or Nones, not {given}")
+        return tuple(
+            None if isinstance(t, types.NoneType) else _call_dtype(ufunc, t) for t in given.types
+        )
+    return (_call_dtype(ufunc, given),) * count
+
+
+def _where_type(ufunc: np.ufunc, where: types.Type) -> types.Type:
+    """The type of a call's `where=` mask: a bool or an array of bools."""
     if isinstance(where, types.BooleanLiteral) and where.literal_value is True:
-        return types.boolean  # everywhere: no output to keep, so no out= needed
+        return types.boolean  # everywhere: the plain call
     where = types.unliteral(where)
     dtype = where.dtype if isinstance(where, types.Array) else where
     if not isinstance(dtype, types.Boolean):
         raise TypingError(f"np.{ufunc.__name__}: where= must be a bool or bool array, not {where}")
-    if isinstance(out, types.NoneType):
-        raise TypingError(
-            f"np.{ufunc.__name__}(..., where=...) needs out=: NumPy leaves the elements the mask "
-            "excludes uninitialized (pass out=np.zeros_like(x), or use np.where)"
-        )
     return where
+
+
+def _masked_result_type(result: types.Type, where: types.Type) -> types.Type:
+    """A new result with `where=` and no `out=`: the mask broadcasts with the inputs, so a
+    mask array of more dimensions makes the result an array of its ndim."""
+    if not isinstance(where, types.Array):
+        return result
+    if isinstance(result, types.Array):
+        return result if result.ndim >= where.ndim else result.copy(ndim=where.ndim, layout="C")
+    return types.Array(result, where.ndim, "C")
 
 
 def register_ufunc_call(ufunc: np.ufunc) -> None:
     """Type and lower calls of `ufunc` (anything with `nin`, `nout`, `__name__` and
-    `resolve_dtypes` whose kernel is registered) in jitted code. A call with `where=` or
-    `dtype=` is typed with all three of out, where and dtype as arguments."""
+    `resolve_dtypes` whose kernel is registered) in jitted code. A call with any keyword is
+    typed with out and every keyword as arguments (omitted ones as None)."""
     pysig = _ufunc_pysig(ufunc)
 
     @registry.typer(ufunc)
@@ -394,17 +504,26 @@ def register_ufunc_call(ufunc: np.ufunc) -> None:
         if len(operand_types) != ufunc.nin or not all(_operand(a) for a in operand_types):
             return None
         given = bound.arguments
-        dtype = given.get("dtype", types.none)
-        loop = resolve_loop(ufunc, operand_types, _call_dtype(ufunc, dtype))
+        keywords = CallKeywords.of(ufunc, given)
+        loop = keywords.loop(ufunc, operand_types)
         out = types.unliteral(given.get("out", types.none))
         if not isinstance(out, (types.NoneType, types.Array)):
             raise TypingError(f"np.{ufunc.__name__}: out must be an array, not {out}")
         if isinstance(out, types.Array):
-            check_output(ufunc, loop, operand_types, out)
-        if "where" in given or "dtype" in given:
-            where = _where_type(ufunc, given["where"], out) if "where" in given else types.boolean
-            returned = result_type(loop, operand_types) if out == types.none else out
-            return Signature(returned, (*operand_types, out, where, dtype), pysig=pysig)
+            check_output(ufunc, loop, operand_types, out, keywords.casting)
+        if any(name in given for name in _KEYWORDS):
+            where = _where_type(ufunc, given["where"]) if "where" in given else types.boolean
+            returned = out
+            if out == types.none:
+                returned = _masked_result_type(keywords.result(loop, operand_types), where)
+                everywhere = (
+                    isinstance(given.get("where"), types.BooleanLiteral)
+                    and given["where"].literal_value is True
+                )
+                if "out" not in given and "where" in given and not everywhere:
+                    _warn_where_without_out(ufunc)
+            rest = [given.get(name, types.none) for name in _KEYWORDS[1:]]
+            return Signature(returned, (*operand_types, out, where, *rest), pysig=pysig)
         if isinstance(out, types.NoneType):
             return Signature(result_type(loop, operand_types), operand_types, pysig=pysig)
         return Signature(out, (*operand_types, out), pysig=pysig)
@@ -413,19 +532,92 @@ def register_ufunc_call(ufunc: np.ufunc) -> None:
     def _lower(context, builder, sig, args):
         nin = ufunc.nin
         operand_types = tuple(sig.args[:nin])
-        dtype = _call_dtype(ufunc, sig.args[nin + 2]) if len(sig.args) == nin + 3 else None
-        loop = resolve_loop(ufunc, operand_types, dtype)
+        if len(sig.args) > nin + 1:
+            named = dict(zip(_KEYWORDS, sig.args[nin + 1 :]))
+            loop = CallKeywords.of(ufunc, named).loop(ufunc, operand_types)
+        else:
+            loop = resolve_loop(ufunc, operand_types)
         operands = list(args[:nin])
-        if len(sig.args) == nin or isinstance(sig.args[nin], types.NoneType):
+        if len(sig.args) == nin:
             return lower_ufunc(context, builder, loop, operand_types, operands)
+        where = (sig.args[nin + 1], args[nin + 1]) if len(sig.args) > nin + 1 else None
+        if isinstance(sig.args[nin], types.NoneType):
+            if where is None or where[0] == types.boolean:
+                new = _new_result(context, builder, loop, sig, operands)
+                if where is None:
+                    return new
+                return _zero_unless(context, builder, sig.return_type, new, where[1])
+            out = (sig.return_type, _zeros(context, builder, sig, operands, where))
+            lower_ufunc(context, builder, loop, operand_types, operands, out=out, where=where)
+            return out[1]  # the new array's only reference
         out = (sig.args[nin], args[nin])
-        if len(sig.args) == nin + 1 or not isinstance(sig.args[nin + 1], types.Array):
+        if where is None or not isinstance(where[0], types.Array):
             _fill_unless_false(context, builder, loop, sig, args, out)
         else:
-            where = (sig.args[nin + 1], args[nin + 1])
             lower_ufunc(context, builder, loop, operand_types, operands, out=out, where=where)
         arr.incref(builder, *out)  # the call returns `out`: a new reference
         return out[1]
+
+
+def _warn_where_without_out(ufunc: np.ufunc) -> None:
+    """NumPy leaves the elements a `where=` mask excludes uninitialized when no `out=` is given
+    (and warns); ember makes them zero and warns the same when compiling."""
+    import warnings
+
+    warnings.warn(
+        f"np.{ufunc.__name__}: 'where' used without 'out', expect unitialized memory in output. "
+        "If this is intentional, use out=None. (Compiled code sets those elements to 0.)",
+        UserWarning,
+        stacklevel=2,
+    )  # NumPy's words, then ember's
+
+
+def _new_result(context, builder, loop: Loop, sig, operands: list):
+    """The call's new result (scalar or array) in the layout the typer chose (`order=`)."""
+    nin = loop.ufunc.nin
+    operand_types = tuple(sig.args[:nin])
+    result = sig.return_type
+    if (
+        not isinstance(result, types.Array)
+        or result.layout == result_type(loop, operand_types).layout
+    ):
+        return lower_ufunc(context, builder, loop, operand_types, operands)
+    out = (result, _zeros(context, builder, sig, operands, None, zero=False))
+    lower_ufunc(context, builder, loop, operand_types, operands, out=out)
+    return out[1]
+
+
+def _zeros(context, builder, sig, operands: list, where, zero: bool = True):
+    """A new array of the call's result type and broadcast shape (the mask's too), zeroed."""
+    nin = len(operands)
+    result = sig.return_type
+    pairs = [(t, v) for t, v in zip(sig.args[:nin], operands)]
+    if where is not None:
+        pairs.append(where)
+    shapes = [
+        arr.unpack(builder, types.unliteral(t), v).shape
+        for t, v in pairs
+        if isinstance(types.unliteral(t), types.Array)
+    ]
+    shape = kernels.broadcast_shapes(context, builder, shapes)
+    new = arr.allocate(context, builder, result, shape, order=result.layout)
+    if zero:
+        fields = arr.unpack(builder, result, new)
+        nbytes = builder.mul(fields.nitems, fields.itemsize)
+        arr.memset_zero(builder, fields.data, nbytes)
+    return new
+
+
+def _zero_unless(context, builder, typ: types.Type, value, chosen):
+    """`value` when the scalar mask `chosen` is true, else a zero of `typ` (the masked-out
+    result, which NumPy leaves uninitialized)."""
+    chosen = context.cast(builder, chosen, types.boolean, types.boolean)
+    if isinstance(typ, types.Array):
+        fields = arr.unpack(builder, typ, value)
+        with builder.if_then(builder.not_(chosen)):
+            arr.memset_zero(builder, fields.data, builder.mul(fields.nitems, fields.itemsize))
+        return value
+    return builder.select(chosen, value, context.get_constant_null(typ))
 
 
 def _fill_unless_false(context, builder, loop: Loop, sig, args, out: tuple) -> None:
