@@ -64,7 +64,7 @@ def _ufunc_reduce(
     if keeps is None:  # a bool known only when run: the literal pass of the overload may know
         return None
     if _numpys_positional_order(initial, out):
-        return _swapped_out_and_initial(ufunc, keeps)
+        return _swapped_out_and_initial(ufunc, keeps, options.masked(where))
     axis = types.unliteral(axis) if isinstance(axis, types.Type) else axis
     if not absent(out) or options.masked(where) or (keeps and isinstance(axis, types.BaseTuple)):
         return _reduce_with_options(ufunc, array, axis, dtype, initial, keeps, out, where)
@@ -110,11 +110,12 @@ def _numpys_positional_order(initial: Any, out: Any) -> bool:
 
 
 @functools.cache
-def _swapped_out_and_initial(ufunc: Any, keeps: bool) -> Any:
-    """The reduction with `initial` and `out` passed on where NumPy's positions put them."""
+def _swapped_out_and_initial(ufunc: Any, keeps: bool, masked: bool) -> Any:
+    """The reduction with `initial` and `out` passed on where NumPy's positions put them
+    (`where` only when it can mask: an unmasked call stays the plain reduction's)."""
     call = (
         "    return ufunc.reduce(array, axis=axis, dtype=dtype, initial=out, "
-        f"keepdims={keeps}, out=initial, where=where)"
+        f"keepdims={keeps}, out=initial{', where=where' if masked else ''})"
     )
     return options.compile_reduce(ufunc, [call])
 
