@@ -19,6 +19,7 @@ from ember.extending import intrinsic, lower_builtin, lower_cast, overload, over
 from ember.library.builtins import key_functions
 from ember.library.builtins.enumerate_zip import iterator_of
 from ember.library.builtins.slices import slice_bounds
+from ember.library.containers.hashtables import carried_by_exceptions
 from ember.lowering import arrays as refs
 from ember.lowering import iterators
 from ember.lowering import lists as primitives
@@ -599,9 +600,33 @@ def list_index(xs, item, start=0, stop=_MAX_INDEX):
         for position in range(_clamp_index(start, length), _clamp_index(stop, length)):
             if _load(xs, position) == item:
                 return position
-        raise ValueError("list.index(x): x not in list")
+        not_in_list(item)
+        return -1  # (not reached)
 
     return index
+
+
+class NotInList(ValueError):
+    """Made by compiled code that raises it with the item: CPython 3.11's
+    `ValueError("3 is not in list")` (a plain ValueError, with the item's repr)."""
+
+    def __new__(cls, item):
+        return ValueError(f"{item!r} is not in list")
+
+
+def not_in_list(item):
+    raise NotInList(item)
+
+
+@overload(not_in_list)
+def _not_in_list_overload(item):
+    if carried_by_exceptions(item):
+        return not_in_list
+
+    def raise_without_item(item):
+        raise ValueError("list.index(x): x not in list")
+
+    return raise_without_item
 
 
 def _is_int(typ) -> bool:
@@ -708,6 +733,26 @@ def list_mul(xs, times):
         return mul
     if _index(xs) and _is_list(times):
         return lambda xs, times: times * xs
+
+
+@overload(operator.imul)
+def list_imul(xs, times):
+    """`xs *= times` repeats the list in place (another name for it sees the change)."""
+    if _is_list(xs) and _index(times):
+
+        def imul(xs, times):
+            n = len(xs)
+            if times <= 0:
+                xs.clear()
+                return xs
+            if n > _MAX_ITEMS // times:
+                raise MemoryError("list repeated too many times")
+            for _ in range(times - 1):
+                for index in range(n):
+                    xs.append(_load(xs, index))
+            return xs
+
+        return imul
 
 
 @overload(operator.eq)
