@@ -1,0 +1,197 @@
+"""containers6: `xs *= n` repeats a list in place, list.index/dict lookups name the missing item
+as CPython 3.11 does, format(x, 'n') in the C locale, min/max of several items with a key
+function; checked against CPython running the same functions."""
+
+import pytest
+
+import ember
+from ember.typed import List
+from tests.oracle import assert_frees_all
+
+
+def _outcome(func, *args):
+    """The result of func(*args), or its exception's class and text."""
+    try:
+        return func(*args)
+    except Exception as error:  # noqa: BLE001 - compared as values
+        return type(error), str(error)
+
+
+# ---------------------------------------------------------------------------- xs *= n
+
+
+def repeat_through_alias(xs, times):
+    alias = xs
+    alias *= times
+    return xs, len(alias)
+
+
+def test_list_imul_repeats_in_place_and_reflects_to_the_caller():
+    jitted = ember.njit(repeat_through_alias)
+    for items in ([1, 2], [7], [-3, 0, 3]):
+        for times in (3, 2, 1, 0, -1, -5):
+            expected_list, got_list = list(items), list(items)
+            expected = repeat_through_alias(expected_list, times)
+            got = jitted(got_list, times)
+            assert got == expected
+            assert got_list == expected_list  # the caller's list, changed in place
+
+
+def test_list_imul_of_owned_items_and_typed_lists():
+    @ember.njit
+    def strings(times):
+        xs = ["a", "bc"]
+        ys = xs
+        ys *= times
+        return xs
+
+    @ember.njit
+    def nested(times):
+        xs = [[1], [2, 3]]
+        ys = xs
+        ys *= times
+        xs[0].append(9)  # the repeats are the same inner lists, as in CPython
+        return xs
+
+    @ember.njit
+    def typed(times):
+        xs = List([1.5, 2.5])
+        ys = xs
+        ys *= times
+        return xs
+
+    for times in (0, 1, 3):
+        assert strings(times) == strings.py_func(times)
+        assert nested(times + 1) == nested.py_func(times + 1)
+        assert list(typed(times)) == [1.5, 2.5] * times
+    assert_frees_all(strings, lambda: 3)
+    assert_frees_all(nested, lambda: 2)
+
+
+# ---------------------------------------------------------------------------- missing items
+
+
+def index_of(xs, item):
+    return xs.index(item)
+
+
+def index_or_message(xs, item):
+    try:
+        return str(xs.index(item))
+    except ValueError as error:
+        return "caught " + str(error)
+
+
+def test_list_index_error_names_the_item_as_cpython():
+    index, caught = ember.njit(index_of), ember.njit(index_or_message)
+    cases = [
+        ([1, 2], 3),
+        ([1, 2], 2),
+        (["a", "b"], "z"),
+        (["a'"], 'q"'),
+        ([1.5, -0.0], 2.5),
+        ([1], 1.5),
+        ([(1, "a")], (2, "b")),
+        ([True], False),
+    ]
+    for xs, item in cases:
+        assert _outcome(index, list(xs), item) == _outcome(index_of, list(xs), item)
+        assert caught(list(xs), item) == index_or_message(list(xs), item)
+    typed = List([4, 5])
+    assert _outcome(index, typed, 6) == (ValueError, "6 is not in list")
+
+
+def lookup(key):
+    table = {"a": 1, "bc": 2}
+    return table[key]
+
+
+def tuple_lookup(key):
+    table = {(1, "x"): 1.5}
+    return table[key]
+
+
+def pop_missing(key):
+    table = {1.5: 1}
+    return table.pop(key)
+
+
+def lookup_or_text(key):
+    table = {"a": 1}
+    try:
+        return str(table[key])
+    except KeyError as error:
+        return "missing " + str(error)
+
+
+def test_dict_key_error_carries_the_key():
+    for func, keys in (
+        (lookup, ["a", "zz", "", "é"]),
+        (tuple_lookup, [(1, "x"), (2, "y")]),
+        (pop_missing, [1.5, 2.5, -0.0]),
+        (lookup_or_text, ["a", "q"]),
+    ):
+        jitted = ember.njit(func)
+        for key in keys:
+            expected, got = _outcome(func, key), _outcome(jitted, key)
+            assert got == expected
+    with pytest.raises(KeyError) as raised:
+        ember.njit(tuple_lookup)((3, "w"))
+    assert raised.value.args == ((3, "w"),)
+
+
+# ---------------------------------------------------------------------------- format 'n'
+
+
+def format_n(x):
+    return format(x, "n"), format(x, "12n"), format(x, "<+9n"), format(x, "#n")
+
+
+def format_n_precision(x):
+    return format(x, ".3n"), format(x, "010.2n")
+
+
+def test_format_n_is_d_or_g_in_the_c_locale():
+    ints, floats = ember.njit(format_n), ember.njit(format_n_precision)
+    for x in (0, 7, -42, 1234567, -(2**63), 2**63 - 1, True):
+        assert ints(x) == format_n(x)
+    for x in (0.0, -0.0, 1.5, 1234567.0, 1e-7, 1e16, 0.1 + 0.2, float("inf"), float("nan")):
+        assert ints(x) == format_n(x)
+        assert floats(x) == format_n_precision(x)
+
+
+def test_format_n_refuses_grouping_and_int_precision_as_cpython():
+    @ember.njit
+    def grouped(x):
+        return format(x, ",n")
+
+    @ember.njit
+    def underscored(x):
+        return format(x, "_n")
+
+    @ember.njit
+    def int_precision(x):
+        return format(x, ".2n")
+
+    for func, x in ((grouped, 5), (grouped, 2.5), (underscored, 5), (int_precision, 3)):
+        expected = _outcome(func.py_func, x)
+        assert expected[0] is ValueError
+        assert _outcome(func, x) == expected
+
+
+# ---------------------------------------------------------------------------- min/max(a, b, key=)
+
+
+def extremes_by_key(a, b, c):
+    return (
+        max(a, b, key=lambda x: -x),
+        min(a, b, key=lambda x: -x),
+        max(a, b, c, key=lambda x: x % 5),
+        min(a, c, b, key=lambda x: (x * x, x)),
+    )
+
+
+def test_min_max_of_several_items_with_a_key_function():
+    jitted = ember.njit(extremes_by_key)
+    for a, b, c in ((1, 2, 3), (-3, 3, 0), (5, 5, 10), (-7, 2, -2), (0, 0, 0)):
+        assert jitted(a, b, c) == extremes_by_key(a, b, c)
