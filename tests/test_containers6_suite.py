@@ -195,3 +195,78 @@ def test_min_max_of_several_items_with_a_key_function():
     jitted = ember.njit(extremes_by_key)
     for a, b, c in ((1, 2, 3), (-3, 3, 0), (5, 5, 10), (-7, 2, -2), (0, 0, 0)):
         assert jitted(a, b, c) == extremes_by_key(a, b, c)
+
+
+# ---------------------------------------------------------------------------- shrinking storage
+
+
+def shrink_and_use(n):
+    xs = [i for i in range(n)]
+    total = 0
+    while len(xs) > 3:
+        total += xs.pop(0) + xs.pop()
+        del xs[0]
+        if len(xs) > 5:
+            del xs[1:3]
+    ys = [[i] for i in range(n)]
+    zs = ys
+    for _ in range(n // 2):
+        ys.pop()
+    ys[0:2] = [[9]]
+    seen = 0
+    for y in zs:
+        seen += y[0]
+    ys.clear()
+    ys.append([5])
+    return total, xs, seen, len(ys), ys[0]
+
+
+def test_lists_give_back_storage_as_they_empty():
+    jitted = ember.njit(shrink_and_use)
+    for n in (0, 3, 7, 40, 300):
+        assert jitted(n) == shrink_and_use(n)
+    assert_frees_all(jitted, lambda: 60)
+
+    @ember.njit
+    def capacities(n):
+        xs = List([0])
+        for i in range(n):
+            xs.append(i)
+        out = []
+        while len(xs):
+            xs.pop()
+            out.append((len(xs), xs._allocated()))
+        return out
+
+    for length, room in capacities(1000):
+        # CPython's rule: storage less than half full shrinks to about length * 9 / 8
+        assert length <= room < max(2 * length, 8)
+        assert (room == 0) == (length == 0)
+
+
+# ---------------------------------------------------------------------------- xs[i:j] = []
+
+
+def delete_by_empty_slices(xs):
+    xs[1:3] = []
+    xs[-1:] = []
+    empty = []
+    xs[:1] = empty
+    return xs
+
+
+def test_empty_list_display_assigned_to_a_slice_takes_the_list_items():
+    jitted = ember.njit(delete_by_empty_slices)
+    for items in ([1, 2, 3, 4, 5], [1.5, 2.5, 3.5, 4.5], ["a", "b", "c", "d", "e", "f"], [7]):
+        expected, got = list(items), list(items)
+        assert jitted(got) == delete_by_empty_slices(expected)
+        assert got == expected
+
+    @ember.njit
+    def nested(n):
+        ys = [[i] for i in range(n)]
+        ys[0:2] = [[9]]
+        ys[1:2] = []
+        return ys
+
+    assert nested(5) == nested.py_func(5)

@@ -351,6 +351,8 @@ class TypeInferer:
             return  # the display itself holds its members
         if not args[0].is_precise and _is_refinable(args[0]):
             self._refine_list(stmt.target, args[0].refined_by("__setitem__", args[1:]), stmt.loc)
+        if _empty_into_slice(*args):  # `xs[i:j] = []`: the items of xs
+            self._refine_list(stmt.value, args[2].of(args[0].dtype), stmt.loc)
         _require_precise(args)
         sig = self.context.resolve_operator(operator.setitem, args)
         if sig is None:  # a constant index offered as a literal (a record's field position)
@@ -772,6 +774,13 @@ def register_expression_typer(expr_class: type, typer) -> None:
 def _is_refinable(typ: types.Type | None) -> bool:
     """Containers whose empty display takes its member types from a later store."""
     return isinstance(typ, (types.List, types.HashTable))
+
+
+def _empty_into_slice(target: types.Type, index: types.Type, value: types.Type) -> bool:
+    """`xs[i:j] = []`: an empty list of undefined items stored into a known list's slice."""
+    known_list = isinstance(target, types.List) and target.is_precise
+    empty = isinstance(value, types.List) and not value.is_precise
+    return known_list and empty and isinstance(index, types.SliceType)
 
 
 def _require_precise(arg_types: tuple) -> None:

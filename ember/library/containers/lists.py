@@ -84,6 +84,17 @@ def _set_length(typingctx, xs, size):
 
 
 @intrinsic
+def _shrink_to(typingctx, xs, size):
+    """The length becomes `size` (no more than it was), and the storage shrinks to fit."""
+
+    def codegen(context, builder, sig, args):
+        primitives.shrink_to(context, builder, sig.args[0], args[0], args[1])
+        return context.get_dummy_value(types.none)
+
+    return signature(types.none, xs, types.int64), codegen
+
+
+@intrinsic
 def _new_list(typingctx, prototype, capacity):
     """An empty list of the items of `prototype` (a list, or anything iterable) with room for
     `capacity` items."""
@@ -339,7 +350,7 @@ def list_setslice(xs, index, values):
         _move(xs, start + count, start + m, n - start - count)
         for k in range(m):
             _store_new(xs, start + k, values[k])
-        _set_length(xs, n - count + m)
+        _shrink_to(xs, n - count + m)
 
     return setslice
 
@@ -359,7 +370,7 @@ def list_delitem(xs, index):
                 raise IndexError("list assignment index out of range")
             _release(xs, index)
             _move(xs, index + 1, index, n - index - 1)
-            _set_length(xs, n - 1)
+            _shrink_to(xs, n - 1)
 
         return delitem
     if isinstance(index, types.SliceType):
@@ -382,7 +393,7 @@ def list_delitem(xs, index):
                 else:
                     _move(xs, read, write, 1)
                     write += 1
-            _set_length(xs, n - count)
+            _shrink_to(xs, n - count)
 
         return delslice
     return None
@@ -521,7 +532,7 @@ def list_pop(xs, index=None):
                 raise IndexError("pop index out of range")
             item = _take(xs, index)
             _move(xs, index + 1, index, n - index - 1)
-            _set_length(xs, n - 1)
+            _shrink_to(xs, n - 1)
             return item
 
         return pop
@@ -535,7 +546,7 @@ def list_clear(xs):
             _check_mutable(xs)
             for index in range(_length(xs)):
                 _release(xs, index)
-            _set_length(xs, 0)
+            _shrink_to(xs, 0)
 
         return clear
 
@@ -585,19 +596,21 @@ _MAX_INDEX = (1 << 63) - 1
 
 
 @overload_method(types.List, "index")
-def list_index(xs, item, start=0, stop=_MAX_INDEX):
+def list_index(xs, item, start=0, end=_MAX_INDEX):
+    """(CPython's list.index takes no keywords; Numba's typed list names its bounds `start`
+    and `end` in compiled code.)"""
     if not _is_list(xs):
         return None
-    for name, bound in (("start", start), ("stop", stop)):
+    for name, bound in (("start", start), ("end", end)):
         if not _is_int(bound):  # Numba's words, for its typed and its reflected lists
             if isinstance(xs, types.ListType):
-                typed_name = "end" if name == "stop" else name
-                raise TypingError(f"{typed_name} argument for index must be an integer")
-            raise TypingError(f'arg "{name}" must be an Integer.')
+                raise TypingError(f"{name} argument for index must be an integer")
+            reflected_name = "stop" if name == "end" else name
+            raise TypingError(f'arg "{reflected_name}" must be an Integer.')
 
-    def index(xs, item, start=0, stop=_MAX_INDEX):
+    def index(xs, item, start=0, end=_MAX_INDEX):
         length = _length(xs)
-        for position in range(_clamp_index(start, length), _clamp_index(stop, length)):
+        for position in range(_clamp_index(start, length), _clamp_index(end, length)):
             if _load(xs, position) == item:
                 return position
         not_in_list(item)
