@@ -270,3 +270,25 @@ def test_empty_list_display_assigned_to_a_slice_takes_the_list_items():
         return ys
 
     assert nested(5) == nested.py_func(5)
+
+
+# ---------------------------------------------------------------------------- dict(pairs)
+
+
+def dict_of_literal_pairs(k):
+    table = dict((("a", 1), ("b", 2), ("a", 3)))
+    numbers = dict(((1, 2.5), (-1, 0.5)))
+    return table[k], len(table), numbers[1] + numbers[-1]
+
+
+def test_dict_from_a_tuple_of_pairs_with_literal_keys():
+    jitted = ember.njit(dict_of_literal_pairs)
+    for key in ("a", "b"):
+        assert jitted(key) == dict_of_literal_pairs(key)
+
+    @ember.njit
+    def triples():
+        return dict((("a", "b", "c"), ("d", "e", "f")))
+
+    with pytest.raises(ember.errors.TypingError, match="has length 3; 2 is required"):
+        triples()
