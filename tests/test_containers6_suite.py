@@ -240,7 +240,7 @@ def test_lists_give_back_storage_as_they_empty():
 
     for length, room in capacities(1000):
         # CPython's rule: storage less than half full shrinks to about length * 9 / 8
-        assert length <= room < max(2 * length, 8)
+        assert length <= room <= max(2 * length, 8)
         assert (room == 0) == (length == 0)
 
 
