@@ -591,6 +591,9 @@ class TypeInferer:
                 refined = fnty.this.refined_by(fnty.attr, args)
                 self._refine_list(self._receiver(expr.func), refined, expr.loc)
             self._widen_list(expr, fnty, args)
+        if isinstance(fnty, types.BoundFunction) and _empty_default(fnty, args):
+            # `d.setdefault(k, []).append(v)`: the empty display holds the dict's values
+            self._refine_list(expr.args[1], fnty.this.value_type, expr.loc)
         _require_precise((*args, *kws.values()))
         literal_args = tuple(self._constant_literal(v, t) for v, t in zip(expr.args, args))
         literal_kws = {name: self._constant_literal(v, kws[name]) for name, v in expr.kws}
@@ -781,6 +784,17 @@ def _empty_into_slice(target: types.Type, index: types.Type, value: types.Type) 
     known_list = isinstance(target, types.List) and target.is_precise
     empty = isinstance(value, types.List) and not value.is_precise
     return known_list and empty and isinstance(index, types.SliceType)
+
+
+def _empty_default(method: types.BoundFunction, args: tuple) -> bool:
+    """`d.setdefault(k, [])` (or get/pop) of a known dict: the default is an empty display of
+    undefined items of the same kind of container as the dict's values."""
+    this = method.this
+    known = isinstance(this, types.DictType) and this.is_precise and len(args) == 2
+    if not known or method.attr not in ("setdefault", "get", "pop") or args[1].is_precise:
+        return False
+    kinds = (types.List, types.Set, types.DictType)
+    return any(isinstance(args[1], k) and isinstance(this.value_type, k) for k in kinds)
 
 
 def _require_precise(arg_types: tuple) -> None:
