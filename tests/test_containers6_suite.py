@@ -323,3 +323,18 @@ def test_empty_display_default_takes_the_dict_value_type():
         assert grouped(list(words) or ["q"]) == group_positions(list(words) or ["q"])
     assert ember.njit(empty_defaults)() == empty_defaults()
     assert_frees_all(grouped, lambda: ["a", "b", "a"], calls=50)
+
+
+# ---------------------------------------------------------------------------- str(d.keys())
+
+
+def view_texts(k):
+    table = {1: "a", k: "b'"}
+    nested = {"x": (1.5, -0.0)}
+    return str(table.keys()), repr(table.values()), str(table.items()), str(nested.items())
+
+
+def test_dict_views_are_written_as_cpython_writes_them():
+    jitted = ember.njit(view_texts)
+    for k in (1, 2, -7):
+        assert jitted(k) == view_texts(k)
