@@ -338,3 +338,17 @@ def test_dict_views_are_written_as_cpython_writes_them():
     jitted = ember.njit(view_texts)
     for k in (1, 2, -7):
         assert jitted(k) == view_texts(k)
+
+
+# ---------------------------------------------------------------------------- bytes(n), bytes(ints)
+
+
+def bytes_made(n, codes):
+    return bytes(n), bytes(codes), bytes(range(n))
+
+
+def test_bytes_of_a_count_or_of_ints():
+    jitted = ember.njit(bytes_made)
+    cases = [(3, [65, 0, 255]), (0, [1]), (True, [97, 98]), (-1, [1]), (2, [256]), (2, [-1])]
+    for n, codes in cases:
+        assert _outcome(jitted, n, list(codes)) == _outcome(bytes_made, n, list(codes))
