@@ -352,3 +352,29 @@ def test_bytes_of_a_count_or_of_ints():
     cases = [(3, [65, 0, 255]), (0, [1]), (True, [97, 98]), (-1, [1]), (2, [256]), (2, [-1])]
     for n, codes in cases:
         assert _outcome(jitted, n, list(codes)) == _outcome(bytes_made, n, list(codes))
+
+
+# ---------------------------------------------------------------------------- get_refcount
+
+
+def test_get_refcount_of_counted_values():
+    import numpy as np
+
+    from ember.core.unsafe.refcount import get_refcount
+
+    @ember.njit
+    def counts(borrowed):
+        owned = np.zeros(3)
+        items = List([1, 2])
+        return get_refcount(borrowed), get_refcount(owned), get_refcount(items), get_refcount("c")
+
+    borrowed, owned, items, constant = counts(np.ones(2))
+    assert (borrowed, constant) == (-1, -1)  # Python's array, the module's string
+    assert owned >= 1 and items >= 1
+
+    @ember.njit
+    def of_int(x):
+        return get_refcount(x)
+
+    with pytest.raises(ember.errors.TypingError):
+        of_int(1)
