@@ -22,7 +22,7 @@ from typing import Any
 from ember import config, types
 from ember import library_domains as library
 from ember.codegen.symbols import ascii_symbol
-from ember.errors import EmberError, ForceLiteralArg
+from ember.errors import EmberError, ForceLiteralArg, TypingError
 from ember.frontend.interpreter import UndefinedName
 from ember.ir.printer import banner, dump_function
 from ember.lowering.context import TargetOptions
@@ -297,9 +297,10 @@ def rewrite_untyped(state: CompileState) -> None:
     _unroll_literal_loops(state)
 
 
-def _unroll_literal_loops(state: CompileState) -> None:
+def _unroll_literal_loops(state: CompileState, everywhere: bool = False) -> bool:
     """`for x in literal_unroll(t)` (or a plain `for` over a tuple whose members differ in
-    type): one copy of the loop body per member of the tuple."""
+    type): one copy of the loop body per member of the tuple. `everywhere` (once typing
+    failed): plain loops over tuples the function computes too. True if a loop unrolled."""
     from ember.misc.literal import literal_unroll
     from ember.rewrites.literal_unroll import may_loop_over_mixed_tuple
 
@@ -307,12 +308,16 @@ def _unroll_literal_loops(state: CompileState) -> None:
     code = state.py_func.__code__
     cells = zip(code.co_freevars, state.py_func.__closure__ or ())
     closure = {name: _cell_value(cell) for name, cell in cells}
-    if not any(
-        name == "literal_unroll" or closure.get(name, namespace.get(name)) is literal_unroll
-        for code in _nested_codes(code)  # inner functions are inlined
-        for name in code.co_names + code.co_freevars
-    ) and not may_loop_over_mixed_tuple(state.func_ir, state.arg_types):
-        return
+    if not (
+        everywhere
+        or any(
+            name == "literal_unroll" or closure.get(name, namespace.get(name)) is literal_unroll
+            for code in _nested_codes(code)  # inner functions are inlined
+            for name in code.co_names + code.co_freevars
+        )
+        or may_loop_over_mixed_tuple(state.func_ir, state.arg_types)
+    ):
+        return False
     from ember.rewrites.literal_unroll import tolerant_typemap
     from ember.rewrites.literal_unroll import unroll_literal_loops as unroll
     from ember.rewrites.prune_none import prune_none_branches
@@ -329,9 +334,9 @@ def _unroll_literal_loops(state: CompileState) -> None:
         )
 
     def prune(func_ir, known):
-        prune_none_branches(func_ir, state.arg_types, known)
+        return prune_none_branches(func_ir, state.arg_types, known)
 
-    unroll(state.func_ir, tolerant_typemap(make_inferer), prune)
+    return unroll(state.func_ir, tolerant_typemap(make_inferer), prune, everywhere)
 
 
 def _cell_value(cell) -> object:
@@ -358,16 +363,28 @@ def infer_types(state: CompileState) -> None:
     generator = state.py_func.__code__.co_flags & _CO_GENERATOR
     if generator:
         from ember.typing.generators import generator_result
-    inferer = TypeInferer(
-        TypingContext(),
-        state.func_ir,
-        state.arg_types,
-        state.declared_return,
-        state.options.locals,
-        returns_to_python=not state.for_caller,
-    )
-    state.inferer = inferer  # self-recursive calls read the return type inferred so far
-    state.typing = inferer.infer()
+
+    def run_inference():
+        inferer = TypeInferer(
+            TypingContext(),
+            state.func_ir,
+            state.arg_types,
+            state.declared_return,
+            state.options.locals,
+            returns_to_python=not state.for_caller,
+        )
+        state.inferer = inferer  # self-recursive calls read the return type inferred so far
+        state.typing = inferer.infer()
+        return inferer
+
+    try:
+        inferer = run_inference()
+    except TypingError:
+        # a plain loop over a tuple of mixed types the function computes (`a.shape + (1.5,)`)
+        # is found by typing: unrolled, the function types again
+        if not _unroll_literal_loops(state, everywhere=True):
+            raise
+        inferer = run_inference()
     if generator:
         generator_result(state.py_func, state.arg_types, inferer, state.typing)
     state.signature = Signature(state.typing.return_type, state.arg_types)

@@ -8,6 +8,8 @@ and 0-d results. Jitted functions are defined once at module level and reused ac
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from oracle import for_types
@@ -635,8 +637,14 @@ def test_truth_value_and_in():
     a = np.array([1.0, 2.0, 3.0])
     assert truth_and_membership(a, 2.0) == truth_and_membership.py_func(a, 2.0)
     assert truth_and_membership(a[::-1] - 3, 5) == truth_and_membership.py_func(a[::-1] - 3, 5)
-    with pytest.raises(ValueError, match="ambiguous"):
-        ambiguous_truth(a)
+    for value in (a, np.array([]), np.zeros((2, 0)), np.array([0.0]), np.array([[2]])):
+        try:
+            expected = ambiguous_truth.py_func(value)
+        except ValueError as error:  # NumPy's words for empty and for longer arrays
+            with pytest.raises(ValueError, match=re.escape(str(error))):
+                ambiguous_truth(value)
+        else:
+            assert ambiguous_truth(value) == expected
 
 
 def test_explicit_array_signatures():

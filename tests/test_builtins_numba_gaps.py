@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from ember import njit, typed, types
+from ember.errors import TypingError
 
 CLASSES = (int, float, complex, str, list, tuple, bytes, set, range, np.int8, np.float32)
 
@@ -141,3 +142,14 @@ def test_sum_of_array_rows_from_an_array_start_matches_cpython():
     for mine, theirs in zip(got, expected):
         np.testing.assert_array_equal(mine, theirs)
     np.testing.assert_array_equal(start, [10.0, np.inf, -1.0])  # left as it was
+
+
+def test_min_max_of_an_empty_tuple_and_of_numbers_with_datetimes_are_typing_errors():
+    for builtin in (min, max):
+        empty = rf"{builtin.__name__}\(\) argument is an empty tuple"
+        with pytest.raises(TypingError, match=empty):
+            njit(lambda: builtin(()))()
+        with pytest.raises(TypingError, match=r"cannot be unified: \[bool, datetime64\[Y\]\]"):
+            njit(lambda a, b: builtin(a, b))(np.bool_(True), np.datetime64("2020", "Y"))
+    later = njit(lambda a, b: max(a, b))
+    assert later(np.datetime64("2020", "Y"), np.datetime64("2021", "Y")) == np.datetime64("2021")

@@ -312,3 +312,17 @@ def test_a_declared_tuple_return_converts_member_by_member():
     assert as_floats((4, 5)) == (4.0, 5.0) and isinstance(as_floats((4, 5))[0], float)
     with pytest.raises(TypingError, match="No conversion from UniTuple"):
         njit(types.Tuple((types.float32,))(pair))(_same)
+
+
+def test_array_types_spelled_with_constant_slices_keep_their_layout():
+    # a constant slice(None, None, 1) marks the contiguous axis, as the literal `::1` does
+    contiguous, anything = slice(None, None, 1), slice(None)
+    spellings = [
+        contiguous, anything, (anything, contiguous), (contiguous, anything),
+        (anything, anything, contiguous),
+    ]  # fmt: skip
+    expected_layouts = ["C", "A", "C", "F", "C"]
+    for spelling, layout in zip(spellings, expected_layouts):
+        made = njit(lambda: typed.List.empty_list(types.uint8[spelling]))()
+        assert made._dtype == types.Array(types.uint8, made._dtype.ndim, layout)
+        assert made._dtype.ndim == (len(spelling) if isinstance(spelling, tuple) else 1)

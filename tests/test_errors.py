@@ -148,7 +148,9 @@ def lambda_or_number(n):
 
 def returns_inner_function(n):
     def g(y):
-        return y + n
+        nonlocal n
+        n += y
+        return n
 
     return g
 
@@ -193,8 +195,8 @@ def test_unsupported_constructs_name_themselves_and_their_line(func, construct, 
 
 
 def test_a_returned_closure_over_a_run_time_value_names_the_value_and_its_line():
-    """A returned inner function is compiled on its own, so it may close over constants only;
-    Numba's words, with the line of the `return`."""
+    """A returned inner function that assigns what it closes over (nonlocal) is compiled on its
+    own, so it may close over constants only; Numba's words, with the line of the `return`."""
     error = compile_error(returns_inner_function, 1)
     assert isinstance(error, TypingError)
     message = str(error)

@@ -340,7 +340,9 @@ def test_inner_functions_passed_to_jitted_functions():
 
 def returns_inner(n):
     def inner(x):
-        return x + n
+        nonlocal n
+        n += x
+        return n
 
     return inner
 

@@ -566,6 +566,16 @@ def test_an_int_beyond_64_bits_is_an_overflow():
     assert plus_one(2**63 - 2) == 2**63 - 1
 
 
+def test_an_int_beyond_64_bits_converts_to_a_declared_float_or_complex():
+    halve = njit("float64(float64)")(lambda x: x / 2)
+    twice = njit("complex128(complex128)")(lambda z: z * 2)
+    for value in (2**64, -(2**70) + 1, 10**30):
+        assert halve(value) == float(value) / 2
+        assert twice(value) == complex(value) * 2
+    with pytest.raises(OverflowError, match="too large to convert to float"):
+        halve(10**400)
+
+
 @njit
 def shifted_sum(a, n):
     b = a * 2

@@ -315,9 +315,9 @@ def test_returned_record_from_a_constant_array():
     assert pick(2) == table[2]
 
 
-def test_record_of_an_array_made_in_the_call_is_copied_and_its_field_refused():
-    """The array is freed on return: the callee copies a record it returns into its result
-    slot; a sub-array field (an array view) of it is refused."""
+def test_record_of_an_array_made_in_the_call_and_its_field_keep_their_memory():
+    """A record and a sub-array field (an array view) of an array made in the call hold a
+    reference to its memory: both come back with their values."""
 
     @njit
     def local_record(i):
@@ -328,11 +328,13 @@ def test_record_of_an_array_made_in_the_call_is_copied_and_its_field_refused():
     @njit
     def local_field(i):
         a = np.zeros(2, NESTED)
+        a[i].h[0] = 4.0
         return a[i].h
 
     assert local_record(1).a == 2.5
-    with pytest.raises(TypeError, match="made inside the function"):
-        local_field(1)
+    expected = np.zeros(2, NESTED)[1]["h"]
+    expected[0] = 4.0
+    np.testing.assert_array_equal(local_field(1), expected)
 
 
 def test_returned_sub_array_field_is_a_view_of_the_argument():

@@ -214,9 +214,10 @@ def returns_closure_over_argument(n):
     return add
 
 
-def test_inner_function_over_a_run_time_value_cannot_be_a_value():
-    with pytest.raises(TypingError, match="non-constant value associated with variable 'n'"):
-        njit(returns_closure_over_argument)(3)
+def test_inner_function_over_a_run_time_value_is_returned_as_a_callable():
+    for n in (3, -7, 2**40):
+        returned = njit(returns_closure_over_argument)(n)
+        assert [returned(x) for x in (0, 5, -2)] == [n, n + 5, n - 2]
 
 
 @njit
@@ -522,11 +523,12 @@ def test_loop_output_read_by_the_next_call_is_lifted(xs):
 
 
 @pytest.mark.parametrize(("n", "flag"), [(0, True), (0, False), (3, True), (3, False)])
-def test_loop_output_read_only_on_some_paths_stays_in_object_mode(n, flag):
+def test_loop_output_read_only_on_some_paths_is_lifted_with_a_bound_flag(n, flag):
     compiled = jit(forceobj=True)(last_read_after_a_branch)
     expected = outcome_text(last_read_after_a_branch, n, flag)
     assert outcome_text(compiled, n, flag) == expected
-    assert compiled.lifted_loops == []
+    (loop,) = compiled.lifted_loops
+    assert loop.span.outputs == ("last", "total") and loop.object_mode is None
 
 
 # ---------------------------------------------------------------- plain loops over mixed tuples

@@ -202,3 +202,15 @@ def test_a_single_record_argument_is_the_element_itself():
     assert read_and_bump(a[1]) == expected[1]["x"]
     expected[1]["n"] += 1  # NumPy's a[1] is a view: the write reaches the array
     np.testing.assert_array_equal(a, expected)
+
+
+_GLOBAL_RECORD = np.array([(3, 1.5)], dtype=[("a", "<i4"), ("b", "<f4")])[0]
+# the same bytes in another dtype of the same size: the two constants must stay apart
+_GLOBAL_TWIN = np.array([(3, 1.5)], dtype=[("x", "<i4"), ("y", "<f4")])[0]
+
+
+def test_a_global_record_is_a_constant():
+    read = njit(lambda: (_GLOBAL_RECORD.a * 2 + _GLOBAL_RECORD.b, _GLOBAL_TWIN.y - _GLOBAL_TWIN.x))
+    assert read() == (7.5, -1.5)
+    whole = njit(lambda: _GLOBAL_TWIN)()
+    assert whole.dtype == _GLOBAL_TWIN.dtype and whole == _GLOBAL_TWIN

@@ -14,6 +14,7 @@ _NAMES = {
         types.NestedArray,
         types.Record,
         types.UnicodeCharSeq,
+        types.CharSeq,
         types.UniTuple,
         types.Tuple,
         types.List,
@@ -66,5 +67,8 @@ def test_str_keeps_the_short_spelling():
     assert repr(typeof((1, 2))) == "UniTuple(int64, 2)"
     assert str(typeof((1, "a"))) == "Tuple(int64, unicode_type)"
     assert repr(typeof((1, "a"))) == "Tuple((int64, unicode_type))"
+    assert str(typeof(np.array(["abc"]))) == "array([unichr x 3], 1d, C)"
+    assert str(types.CharSeq(2)) == "[char x 2]"
+    assert repr(types.CharSeq(2)) == "CharSeq(2)"
     with pytest.raises(ValueError, match="aligned"):
         types.Array(types.float64, 1, "C", aligned=False)

@@ -24,6 +24,7 @@ MODULES = (
     "kernels_sim",
     "kernels_wild",
     "kernels_wild2",
+    "kernels_wild3",
 )
 
 

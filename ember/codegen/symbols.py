@@ -36,6 +36,7 @@ RESOLVERS: dict[str, str] = {
     "ember.objmode.": "ember.lowering.objmode:publish_block_runner",
     "ember_objmode_release": "ember.lowering.objmode_arrays:publish_symbol",
     "ember.first_class.": "ember.lowering.function_pointers:publish_symbol",
+    "ember.handled_exception_key": "ember.library.builtins.caught_exceptions:publish_symbol",
 }
 
 

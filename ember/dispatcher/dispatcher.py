@@ -646,17 +646,33 @@ class Dispatcher:
         values = self._binder.bind(args, kwargs)
         return [item.default if isinstance(item, Omitted) else item for item in values]
 
+    def _inexact_parameter(self, name: str) -> types.Type | None:
+        """The float or complex type a compiled signature gives parameter `name`, if any: what
+        a Python int beyond 64 bits converts to."""
+        position = self._binder.names.index(name)
+        for signature in self.overloads:
+            if position < len(signature) and isinstance(
+                signature[position], types.Float | types.Complex
+            ):
+                return signature[position]
+        return None
+
     def _typeof_argument(self, name: str, value: Any) -> types.Type:
         from ember.dispatcher.typeof import typeof_or_none
 
         try:
             found = typeof_or_none(value)
         except TypingError as error:  # e.g. an array of strings: say which argument
+            position = self._binder.names.index(name) if name in self._binder.names else name
             message = (
-                f"{self.py_func.__name__}(): cannot compile for argument '{name}': {error.msg}"
+                f"{self.py_func.__name__}(): cannot compile for argument '{name}': {error.msg} "
+                f"(argument {position})"
             )
             raise type(error)(message).with_traceback(None) from None
         if found is None:
+            inexact = self._inexact_parameter(name) if type(value) is int else None
+            if inexact is not None:  # 2**70 for a float64 parameter: converted, as Numba does
+                return inexact
             if _holds_huge_int(value):
                 raise OverflowError("int too big to convert")
             position = self._binder.names.index(name) if name in self._binder.names else name

@@ -58,7 +58,9 @@ def _argument_ctypes(typ: types.Type) -> list:
     if isinstance(typ, types.NumPyRandomGeneratorType):
         # {meminfo, bitgen_t*, the Generator}: ember/library/numpy/random/generator.py
         return [ctypes.c_void_p] * 3
-    if isinstance(typ, (types.Record, types.CharSeq, types.UnicodeCharSeq)):  # its bytes' address
+    if isinstance(typ, types.Record):  # {meminfo, parent, data} (RecordModel)
+        return [ctypes.c_void_p] * 3
+    if isinstance(typ, (types.CharSeq, types.UnicodeCharSeq)):  # its bytes' address
         return [ctypes.c_void_p]
     if isinstance(typ, types.SliceType):  # {start, stop, step} (SliceModel)
         return [ctypes.c_int64] * 3
@@ -94,8 +96,8 @@ def _memory_ctype(typ: types.Type) -> Any:
         return type("optional_memory", (ctypes.Structure,), {"_fields_": fields})
     if isinstance(typ, (types.UnicodeType, types.BytesType)):
         return string_boxing.StringMemory
-    if isinstance(typ, types.Record):  # the address of its bytes (RecordModel)
-        return ctypes.c_void_p
+    if isinstance(typ, types.Record):  # {meminfo, data} (RecordModel)
+        return _RECORD_MEMORY
     if isinstance(typ, types.NumPyRandomGeneratorType):
         fields = [(name, ctypes.c_void_p) for name in ("meminfo", "bitgen", "owner")]
         return type("generator_memory", (ctypes.Structure,), {"_fields_": fields})
@@ -125,6 +127,17 @@ class _INSTANCE_MEMORY(ctypes.Structure):
     payload."""
 
     _fields_ = [("meminfo", ctypes.c_void_p), ("data", ctypes.c_void_p)]
+
+
+class _RECORD_MEMORY(ctypes.Structure):
+    """A record (RecordModel): the owned meminfo (or NULL and the Python object holding its
+    bytes) and the address of its bytes."""
+
+    _fields_ = [
+        ("meminfo", ctypes.c_void_p),
+        ("parent", ctypes.c_void_p),
+        ("data", ctypes.c_void_p),
+    ]
 
 
 def _held_type(typ: types.Type) -> types.Type:
@@ -226,7 +239,7 @@ def _flatten(typ: types.Type, value: Any, out: list, copies: list | None = None)
             raise TypeError(f"expected bytes, not {type(value).__name__}")
         out.extend(string_boxing.to_native(value.decode("latin-1")))
     elif isinstance(typ, types.Record):  # its bytes, in its array or its own: writes go there
-        out.append(value.__array_interface__["data"][0])
+        out.extend((None, id(value), value.__array_interface__["data"][0]))
     elif isinstance(typ, (types.CharSeq, types.UnicodeCharSeq)):
         out.append(_char_seq_buffer(typ, value))
     elif isinstance(typ, types.NumPyRandomGeneratorType):  # borrowed: no meminfo
@@ -330,6 +343,7 @@ _BOXING_TAKES_REFERENCE = (
     types.UnicodeType,
     types.BytesType,
     types.ManagedStruct,
+    types.Record,
 )
 
 
@@ -416,8 +430,6 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
         return make_boxing_invoker(sig, address)
     flat_ctypes = [c for arg in sig.args for c in _argument_ctypes(arg)]
     memory_type = _memory_ctype(sig.return_type)
-    if isinstance(sig.return_type, types.Record):  # the pointer, then room for a copy
-        memory_type = ctypes.c_char * (8 + max(sig.return_type.size, 1))
     function_type = ctypes.CFUNCTYPE if release_gil else ctypes.PYFUNCTYPE
     prototype = function_type(
         ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, *flat_ctypes
@@ -453,9 +465,6 @@ def make_invoker(sig: Signature, address: int, release_gil: bool = False) -> Cal
             memo = {(_ARGUMENT, meminfo): container for container, _, meminfo in native_lists}
             views = [view for view, kept, _ in native_lists if kept is _KEPT_FOR_THE_CALL]
             return _box(return_type, result, (*values, *views) if views else values, memo)
-        if isinstance(return_type, types.Record):
-            pointer = ctypes.c_void_p.from_buffer(result).value
-            return arrayboxing.box_record(return_type, pointer, values, ctypes.addressof(result))
         return _box(return_type, result.value, values)
 
     return invoke

@@ -301,7 +301,7 @@ def _emit_unbox(module: llvm.Module, list_type: types.List, keepalive: list, exa
     with refs.for_range(b, count) as index:
         item = gen.unbox_item(dtype, pyapi.list_getitem(py_list, index), fail, exact)
         pointer = lists.item_pointer(gen.context, b, list_type, value, index, storage)
-        refs.store_item(b, dtype, item, pointer)
+        refs.store_value(b, dtype, item, pointer)
         lists.set_length(b, value, b.add(index, _I64(1)))  # what the destructor releases
     b.ret(b.extract_value(value, 0))
     b.position_at_end(fail)
@@ -342,7 +342,7 @@ def _emit_reflect(module: llvm.Module, list_type: types.List, keepalive: list) -
 
     def item_at(index):
         pointer = lists.item_pointer(gen.context, b, list_type, value, index, storage)
-        return refs.load_item(b, dtype, pointer)
+        return refs.load_value(b, dtype, pointer)
 
     changed = gen.new_block("changed")
     gen.continue_if(b.icmp_signed("==", count, old_count), changed, "same_size")

@@ -337,6 +337,16 @@ def _int_type(value: int) -> types.Type | None:
     return None
 
 
+def _typeof_scalar_class(np, value: type) -> types.Type | None:
+    """A concrete NumPy scalar class makes numbers (`NumberClass`); an abstract one
+    (np.integer, np.floating) serves only as isinstance()'s class."""
+    try:
+        dtype = np.dtype(value)
+    except TypeError:
+        return types.Function(value)
+    return types.NumberClass(value) if dtype_to_type(dtype) is not None else None
+
+
 def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
     np = sys.modules.get("numpy")
     if np is None:
@@ -344,7 +354,7 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
     if cls is np.ndarray or cls is np.recarray:  # a recarray passes as its record array
         return _typeof_array(value)
     if isinstance(value, type) and issubclass(value, np.generic):  # np.float32 as a dtype
-        return types.NumberClass(value) if dtype_to_type(np.dtype(value)) is not None else None
+        return _typeof_scalar_class(np, value)
     if isinstance(value, np.dtype):  # a dtype as a value: np.empty(n, dtype) inside
         dtype = dtype_to_type(value)
         return None if dtype is None else types.DType(dtype)
@@ -359,6 +369,10 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
         return types.npy_rng
     if isinstance(value, np.random.BitGenerator):
         return types.npy_bitgen
+    if cls.__name__ == "Polynomial" and cls.__module__ == "numpy.polynomial.polynomial":
+        from ember.library.numpy.polynomial import polynomial_type_of
+
+        return polynomial_type_of(value)
     if isinstance(value, np.ma.MaskedArray):  # Numba's words: its mask would be dropped
         raise NumbaTypeError(
             "Unsupported array type: numpy.ma.MaskedArray: compiled code would drop its mask; "
@@ -418,11 +432,18 @@ def _record_type(dtype: Any) -> types.Record | None:
 def _field_type(field_dtype: Any) -> types.Type | None:
     if field_dtype.subdtype is None:
         return dtype_to_type(field_dtype)
+    return subarray_type(field_dtype)
+
+
+def subarray_type(field_dtype: Any) -> types.NestedArray | None:
+    """The NestedArray of a sub-array dtype; a sub-array of sub-arrays is one array of the
+    joined shapes (its bytes are laid out so)."""
     base, shape = field_dtype.subdtype
+    if base.subdtype is not None:
+        inner = subarray_type(base)
+        return None if inner is None else types.NestedArray(inner.dtype, shape + inner.shape)
     element = dtype_to_type(base)
-    if element is None or base.subdtype is not None:
-        return None
-    return types.NestedArray(element, shape)
+    return None if element is None else types.NestedArray(element, shape)
 
 
 def _native_byteorder() -> str:

@@ -186,7 +186,9 @@ def _decode_instructions(code: CodeType) -> list[tuple]:
                 argval = (_FORMAT_CONVERSIONS[arg & 0x3], bool(arg & 0x4))
         else:
             extended = 0
-        decoded.append((offset, opnames[op], arg, argval, positions[offset >> 1]))
+        unit = offset >> 1  # bytecode patched after compiling may outrun its position table
+        position = positions[unit] if unit < len(positions) else positions[-1]
+        decoded.append((offset, opnames[op], arg, argval, position))
         offset += 2 + 2 * _CACHE_ENTRIES[op]
     return decoded
 

@@ -54,16 +54,41 @@ def inner_function_of(
     return made[key]
 
 
-def _with_free_variables_as_parameters(code: pytypes.CodeType, loc) -> pytypes.CodeType:
-    _check_generator_shape(code, loc)
+def closure_function_of(code: pytypes.CodeType, py_func: Any, defaults: tuple | None) -> Any:
+    """The jitted function for an inner function used as a value that closes over run-time
+    values (made once per code object): the variables it closes over are its first
+    parameters, its own follow (a closure value passes the captured values first). None when
+    that cannot express it: it defines functions itself or assigns an enclosing variable."""
+    writes = {instr.argval for instr in dis.get_instructions(code) if instr.opname == "STORE_DEREF"}
+    if code.co_cellvars or writes & set(code.co_freevars):
+        return None
+    made = _BY_GLOBALS.setdefault(py_func, {})
+    key = (code, "closure", defaults)
+    if key not in made:
+        from ember.decorators import njit
+
+        try:
+            lifted = _with_free_variables_as_parameters(code, None, free_first=True)
+        except UnsupportedError:  # too large to renumber its variables
+            return None
+        made[key] = njit(pytypes.FunctionType(lifted, py_func.__globals__, code.co_name, defaults))
+    return made[key]
+
+
+def _with_free_variables_as_parameters(
+    code: pytypes.CodeType, loc, free_first: bool = False
+) -> pytypes.CodeType:
+    if not free_first:
+        _check_generator_shape(code, loc)
     free = code.co_freevars
     n_locals, n_free, n_params = len(code.co_varnames), len(free), code.co_argcount
+    first = 0 if free_first else n_params  # where the free variables go among the locals
 
-    def new_local(index: int) -> int:  # the parameters stay first, the free variables next
-        return index if index < n_params else index + n_free
+    def new_local(index: int) -> int:
+        return index if index < first else index + n_free
 
     def new_cell(index: int) -> int:  # cells are numbered after the locals
-        return n_params + (index - n_locals)
+        return first + (index - n_locals)
 
     raw = bytearray(code.co_code)
     for offset in range(0, len(raw), 2):
@@ -77,13 +102,15 @@ def _with_free_variables_as_parameters(code: pytypes.CodeType, loc) -> pytypes.C
             raw[offset : offset + 2] = bytes([dis.opmap[_CELL_OPS_AS_LOCAL[name]], new_cell(arg)])
         elif opcode in _LOCAL_OPS:
             raw[offset + 1] = new_local(arg)
-    varnames = (*code.co_varnames[:n_params], *free, *code.co_varnames[n_params:])
+    varnames = (*code.co_varnames[:first], *free, *code.co_varnames[first:])
     if len(varnames) > 255:
         raise UnsupportedError("a generator expression this large is not supported", loc)
+    positional_only = code.co_posonlyargcount + n_free if code.co_posonlyargcount else 0
     return code.replace(
         co_code=bytes(raw),
         co_varnames=varnames,
         co_argcount=n_params + n_free,
+        co_posonlyargcount=positional_only,
         co_nlocals=len(varnames),
         co_freevars=(),
     )

@@ -35,7 +35,7 @@ from typing import Any
 
 from ember.errors import TypingError, UnsupportedError
 from ember.frontend.bytecode import ByteCode
-from ember.frontend.genexpr import generator_of, inner_function_of
+from ember.frontend.genexpr import closure_function_of, generator_of, inner_function_of
 from ember.frontend.interpreter import build_ir
 from ember.ir import nodes as ir
 from ember.library.builtins.key_functions import BY_METHOD, ITEMS_AS_ARGUMENTS, WITH_DEFAULT
@@ -465,18 +465,112 @@ class _Inliner:
             if id(stmt) in self.choice_tests
             for function in self._functions_held(stmt.value.lhs)
         }
-        escaping = {}
+        escaping, uses = {}, {}
         for var, stmt in self._escaping_uses(self._function_valued()):
-            held = self._functions_held(var)
+            held = self._functions_held(var) or [  # a tuple display of inner functions
+                function
+                for item in self._static_items_of(var.name)
+                for function in self._functions_held(item)
+            ]
             if not any(id(function) in numbered for function in held):
                 escaping.update({id(function): (function, stmt.loc) for function in held})
+                for function in held:
+                    uses.setdefault(id(function), []).append(stmt)
         if not escaping:
             return
-        jitted = {key: self._jitted_value(mf, loc) for key, (mf, loc) in escaping.items()}
-        for _, stmt in self.func_ir.statements():
-            if isinstance(stmt, ir.Assign) and id(stmt.value) in jitted:
-                name = stmt.value.code.co_name
-                stmt.value = ir.Global(name, jitted[id(stmt.value)], stmt.loc)
+        closures = {key for key, (mf, _) in escaping.items() if self._closes_over_run_time(mf)}
+        for key in closures:
+            self._check_captured_unchanged(escaping[key][0], uses[key])
+        jitted = {
+            key: self._closure_function(mf, loc) if key in closures else self._jitted_value(mf, loc)
+            for key, (mf, loc) in escaping.items()
+        }
+        for block in self.func_ir.blocks.values():
+            for stmt in list(block.body):
+                if isinstance(stmt, ir.Assign) and id(stmt.value) in jitted:
+                    made, function = stmt.value, jitted[id(stmt.value)]
+                    stmt.value = ir.Global(made.code.co_name, function, stmt.loc)
+                    if id(made) in closures:
+                        self._bind_closure(block, stmt, made.closure)
+
+    def _closes_over_run_time(self, make_function: ir.MakeFunction) -> bool:
+        """Whether an inner function closes over a value known only at run time (and over no
+        other inner function): it becomes a closure value, its captured values and a jitted
+        function taking them first."""
+        reaching = [self._reaching_values(var.name) for var in make_function.closure]
+        if any(isinstance(v, ir.MakeFunction) for values in reaching for v in values):
+            return False
+        return not all(
+            len(values) == 1 and isinstance(values[0], (ir.Const, ir.Global, ir.FreeVar))
+            for values in reaching
+        )
+
+    def _check_captured_unchanged(self, make_function: ir.MakeFunction, uses: list) -> None:
+        """A closure value holds the captured values as they are at the `def`; CPython reads
+        them when the function runs. Those agree unless a captured variable is assigned on a
+        path from the `def` to a use of the function value: that is refused."""
+        names = {var.name for var in make_function.closure}
+        defined = self._site(lambda stmt: getattr(stmt, "value", None) is make_function)
+        for use in uses:
+            between = self._statements_between(defined, self._site(lambda stmt: stmt is use))
+            for stmt in between:
+                changed = names & {target.name for target in stmt.targets()}
+                if changed:
+                    name = self.func_ir.user_name(sorted(changed)[0])
+                    raise UnsupportedError(
+                        f"the inner function '{make_function.code.co_name}' is used as a value "
+                        f"and closes over '{name}', which is assigned after the `def` and "
+                        f"before that use; the function value holds '{name}' as it is at the "
+                        f"`def` (CPython reads it when the function runs): assign '{name}' "
+                        "before the `def`, or pass it as an argument",
+                        stmt.loc,
+                    )
+
+    def _site(self, matches: Callable) -> tuple[int, int]:
+        """(block label, index) of the statement `matches` picks."""
+        for label, block in self.func_ir.blocks.items():
+            for index, stmt in enumerate(block.body):
+                if matches(stmt):
+                    return label, index
+        raise AssertionError("statement not found")
+
+    def _statements_between(self, start: tuple[int, int], end: tuple[int, int]) -> list:
+        """Statements some path from the statement at `start` to the one at `end` runs,
+        without running `start` again (a path through its block again makes a new value)."""
+        (first, after), (last, before) = start, end
+        blocks = self.func_ir.blocks
+        if first == last and after < before:
+            return blocks[first].body[after + 1 : before]
+        forward = _reachable(self.func_ir.successors, first, first)
+        predecessors = self.func_ir.predecessors()
+        backward = _reachable(lambda label: predecessors[label], last, first)
+        middle = (forward & backward) - {first, last}
+        found = blocks[first].body[after + 1 :] + blocks[last].body[:before]
+        for label in sorted(middle):
+            found += blocks[label].body
+        return found
+
+    def _closure_function(self, make_function: ir.MakeFunction, loc) -> Any:
+        defaults = self._constant_defaults(make_function, loc)
+        function = closure_function_of(make_function.code, self.func_ir.py_func, defaults)
+        if function is None:  # what a closure value cannot express: the constants' error
+            return self._jitted_value(make_function, loc)
+        return function
+
+    def _bind_closure(self, block: ir.Block, stmt: ir.Assign, captured: list[ir.Var]) -> None:
+        """`f = <jitted function>` becomes `f = bind_closure(<jitted function>, (captured))`
+        (values read where the `def` runs; CPython reads its cells when f runs)."""
+        from ember.lowering.closures import bind_closure
+
+        loc, self.count = stmt.loc, self.count + 1
+        function, binder, env = (ir.Var(f"$closure{self.count}.{n}", loc) for n in "fbe")
+        index = next(i for i, other in enumerate(block.body) if other is stmt)
+        block.body[index : index + 1] = [
+            ir.Assign(function, stmt.value, loc),
+            ir.Assign(binder, ir.Global("bind_closure", bind_closure, loc), loc),
+            ir.Assign(env, ir.BuildTuple(list(captured), loc), loc),
+            ir.Assign(stmt.target, ir.Call(binder, [function, env], [], loc), loc),
+        ]
 
     def _jitted_value(self, make_function: ir.MakeFunction, loc) -> Any:
         """The jitted function for an inner function used as a value: what it closes over
@@ -587,6 +681,18 @@ def _escape_message(var: ir.Var, stmt: ir.Stmt, inliner: _Inliner) -> str:
         "nopython mode; returning it, storing it or passing it elsewhere is not supported: "
         "make it a module-level @njit function"
     )
+
+
+def _reachable(neighbours: Callable, start: int, stop: int) -> set[int]:
+    """Blocks reached from `start`'s neighbours, not going through `stop`."""
+    found: set[int] = set()
+    pending = [n for n in neighbours(start) if n != stop]
+    while pending:
+        label = pending.pop()
+        if label not in found:
+            found.add(label)
+            pending.extend(n for n in neighbours(label) if n != stop)
+    return found
 
 
 def _is_generator(code: CodeType) -> bool:

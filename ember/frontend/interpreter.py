@@ -19,6 +19,7 @@ from ember.frontend.container_opcodes import SPREAD_LIST_MESSAGE, ContainerOpcod
 from ember.ir import nodes as ir
 
 _NULL = object()  # the NULL CPython pushes before a callable; never becomes a variable
+_CO_GENERATOR = 0x20
 _LASTI = object()  # the offset an exception handler gets pushed; nothing reads it
 
 
@@ -678,10 +679,27 @@ class _IRBuilder(ContainerOpcodes):
 
     def op_PUSH_EXC_INFO(self, inst: Instruction) -> None:
         exception = self.stack.pop()
+        self._call_runtime("publish_handled", exception)
         self.stack.append(_HandledException(exception))
         self.stack.append(exception)
 
     def op_POP_EXCEPT(self, inst: Instruction) -> None:
+        self.stack.pop()
+        self._call_runtime("restore_handled")
+
+    def _call_runtime(self, name: str, *args: ir.Var) -> None:
+        """A call of caught_exceptions.`name`: handlers publish the exception they handle (as
+        sys.exc_info()) for a bare `raise` in the functions they call, from PUSH_EXC_INFO to
+        POP_EXCEPT (every way out of a handler passes one). Not in a generator, whose
+        handler may be left at a `yield` and entered again later."""
+        if self.code.co_flags & _CO_GENERATOR:
+            return
+        from ember.library.builtins import caught_exceptions
+
+        loc = self.inst.loc
+        func = self._push_expr(ir.Global(name, getattr(caught_exceptions, name), loc))
+        self.stack.pop()
+        self._push_expr(ir.Call(func, list(args), [], loc))
         self.stack.pop()
 
     def op_CHECK_EXC_MATCH(self, inst: Instruction) -> None:

@@ -17,9 +17,12 @@ Before                                   After
 
 Inputs are the variables the loop reads that the rest of the function defines; outputs the
 variables the loop assigns that the rest of the function reads. A loop is kept in place when it
-contains `return`/`yield`, assigns a variable an inner function captures, or assigns an output
-the code before it may leave unbound, unless nothing before the loop binds it and the next
-statement reads it first (then the lifted loop's own read raises CPython's UnboundLocalError).
+contains `return`/`yield`, assigns a variable an inner function captures, or reads first a
+variable the code before it may leave unbound. An output the code before the loop may leave
+unbound is returned with a flag saying whether it is bound after the loop (`(res,) = ...`
+becomes `res_value, res_bound = ...; if res_bound: res = res_value`), unless nothing before the
+loop binds it and the next statement reads it first (then the lifted loop's own read raises
+CPython's UnboundLocalError).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from ember.frontend.source_rewrite import (
     definitely_assigned,
     helper_def,
     local_names,
+    locate_all,
     parse_function,
     read_before_assigned,
     rebuild_function,
@@ -42,6 +46,7 @@ from ember.frontend.source_rewrite import (
 from ember.ir.nodes import Loc
 
 _LOOP_PREFIX = "__ember_lifted_loop_"
+_FLAG_PREFIX = "__ember_lifted_"
 
 
 @dataclass(frozen=True)
@@ -61,7 +66,7 @@ def lift_loops(py_func: FunctionType, make_lifted) -> tuple[FunctionType, list[A
     if funcdef is None:
         return py_func, []
     captured = set(py_func.__code__.co_cellvars)
-    helper_defs, spans = [], {}
+    helper_defs, spans, rebinds = [], {}, []
     loops = list(_outermost_loops(funcdef.body))
     for body, index, loop in loops:
         others = [other for _, _, other in loops if other is not loop]
@@ -69,14 +74,19 @@ def lift_loops(py_func: FunctionType, make_lifted) -> tuple[FunctionType, list[A
         boundary = _boundary(funcdef, loop, others, captured, following)
         if boundary is None:
             continue
-        inputs, outputs = boundary
+        inputs, outputs, flagged = boundary
         name = f"{_LOOP_PREFIX}{len(helper_defs)}"
-        helper_defs.append(helper_def(name, inputs, [loop], outputs, loop))
-        body[index] = call_statement(name, inputs, outputs, loop)
+        returned = [part for output in outputs for part in _returned(output, flagged)]
+        epilogue = [locate_all(_bound_check(output), loop) for output in flagged]
+        helper_defs.append(helper_def(name, inputs, [loop, *epilogue], returned, loop))
+        body[index] = call_statement(name, inputs, returned, loop)
+        rebinds += [(body, index + 1, locate_all(_rebind(output), loop)) for output in flagged]
         loc = Loc(py_func.__code__.co_filename, loop.lineno, loop.col_offset, None)
         spans[name] = LoopSpan(loc, loop.end_lineno or loop.lineno, inputs, outputs)
     if not helper_defs:
         return py_func, []
+    for body, index, statement in reversed(rebinds):  # later positions first
+        body.insert(index, statement)
     made: list[Any] = []
 
     def make(name: str, func: FunctionType) -> Any:
@@ -106,11 +116,35 @@ def _outermost_loops(body: list[ast.stmt]):
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
+def _returned(output: str, flagged: tuple[str, ...]) -> list[str]:
+    """What the lifted loop returns for `output`: its value, or its value and bound flag."""
+    if output not in flagged:
+        return [output]
+    return [f"{_FLAG_PREFIX}value_{output}", f"{_FLAG_PREFIX}bound_{output}"]
+
+
+def _bound_check(output: str) -> ast.stmt:
+    """After the loop: the output's value (None when unbound) and whether it is bound."""
+    value, bound = _returned(output, (output,))
+    return ast.parse(
+        f"try:\n    {value} = {output}\n    {bound} = True\n"
+        f"except UnboundLocalError:\n    {value} = None\n    {bound} = False\n"
+    ).body[0]
+
+
+def _rebind(output: str) -> ast.stmt:
+    """In the caller: the output takes the loop's value only if the loop bound it."""
+    value, bound = _returned(output, (output,))
+    return ast.parse(f"if {bound}:\n    {output} = {value}\n").body[0]
+
+
 def _boundary(
     funcdef: ast.FunctionDef, loop: ast.stmt, others: list, captured: set[str], following
 ):
-    """(inputs, outputs) of `loop`, or None when it must stay in object mode; `others` are
-    the function's other outermost loops, `following` the statement after the loop."""
+    """(inputs, outputs, flagged outputs) of `loop`, or None when it must stay in object
+    mode; `others` are the function's other outermost loops, `following` the statement after
+    the loop. Flagged: outputs that may be unbound before the loop and that it does not read
+    before binding them (returned with a flag, not taken in)."""
     inside = list(walk_scope([loop], set()))
     if any(isinstance(node, _ESCAPES) for node in inside):
         return None
@@ -127,15 +161,21 @@ def _boundary(
     outputs = tuple(sorted(read_after & stored))
     assigned = _assigned_before(funcdef, loop)
     fresh = _fresh_outputs(funcdef, loop, outputs, following)
+    first_reads = _first_reads(loop)
+    flagged = tuple(
+        name
+        for name in outputs
+        if name not in fresh and name not in assigned and name not in first_reads
+    )
     inputs = tuple(
         dict.fromkeys(
-            [name for name in _first_reads(loop) if name in defined_elsewhere]
-            + [name for name in outputs if name not in fresh]
+            [name for name in first_reads if name in defined_elsewhere]
+            + [name for name in outputs if name not in fresh and name not in flagged]
         )
     )
     if any(name not in assigned for name in inputs):
         return None  # the loop's call would read a variable that may be unbound
-    return inputs, outputs
+    return inputs, outputs, flagged
 
 
 def _fresh_outputs(funcdef: ast.FunctionDef, loop: ast.stmt, outputs, following) -> set[str]:

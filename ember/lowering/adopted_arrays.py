@@ -1,6 +1,7 @@
-"""Arrays borrowed from Python (meminfo NULL, parent = the ndarray) stored where they may outlive
-the call that received them (jitclass fields, list items, dict entries): consumes the value about
-to be stored, produces it with a meminfo of its own that holds a reference to the ndarray."""
+"""Arrays and records borrowed from Python (meminfo NULL, parent = the ndarray or NumPy record)
+stored where they may outlive the call that received them (jitclass fields, list items, dict
+entries): consumes the value about to be stored, produces it with a meminfo of its own that
+holds a reference to the Python object."""
 
 from __future__ import annotations
 
@@ -17,14 +18,14 @@ ptr = refs.ptr
 def store_new_reference(context, builder, typ: types.Type, item: llvm.Value, pointer) -> None:
     """Store a new reference to `item` (borrowed) at `pointer`, adopting borrowed arrays."""
     refs.incref(builder, typ, item)
-    refs.store_item(builder, typ, own_borrowed_arrays(context, builder, typ, item), pointer)
+    refs.store_value(builder, typ, own_borrowed_arrays(context, builder, typ, item), pointer)
 
 
 def own_borrowed_arrays(context, builder, typ: types.Type, value: llvm.Value) -> llvm.Value:
     """`value` with each array borrowed from Python (meminfo NULL, parent set) given a meminfo
     that holds a reference to its ndarray, so that it may outlive the call that received it.
     A new meminfo starts with the one reference the caller is about to store."""
-    if isinstance(typ, types.Array):
+    if isinstance(typ, types.Array | types.Record):  # {meminfo, parent, ...} both
         return _own_array(context, builder, value)
     if isinstance(typ, types.BaseTuple):
         for index, member in enumerate(typ.types):

@@ -283,7 +283,7 @@ def element_pointer(
     builder: llvm.IRBuilder, array_type: types.Array, fields: ArrayFields, indices: list
 ) -> llvm.Value:
     """The address of the element at in-range i64 `indices` (one per dimension)."""
-    element = model_of(array_type.dtype).data_type
+    element = element_type(array_type.dtype)
     ndim = array_type.ndim
     if ndim == 0:
         return fields.data
@@ -311,18 +311,81 @@ def _held_by_reference(dtype: types.Type) -> bool:
     return isinstance(dtype, (types.Record, types.UnicodeCharSeq, types.CharSeq))
 
 
+def element_type(dtype: types.Type) -> llvm.Type:
+    """What an array element of `dtype` is in memory (what `gep` steps over): a record's or a
+    string's bytes, else the value's data."""
+    if _held_by_reference(dtype):
+        return llvm.ArrayType(i8, dtype.size)
+    return model_of(dtype).data_type
+
+
 def load_item(builder: llvm.IRBuilder, dtype: types.Type, pointer: llvm.Value) -> llvm.Value:
+    """The array element of `dtype` at `pointer`; a record is a view of its bytes holding no
+    reference (`record_view` gives it its array's)."""
+    if isinstance(dtype, types.Record):
+        return record_view(builder, dtype, llvm.Constant(ptr, None), pointer)
     if _held_by_reference(dtype):  # a reference to its bytes
         return pointer
-    model = model_of(dtype)
-    return model.from_data(builder, builder.load(pointer, typ=model.data_type))
+    return load_value(builder, dtype, pointer)
 
 
 def store_item(builder: llvm.IRBuilder, dtype: types.Type, value, pointer: llvm.Value) -> None:
+    """Store an array element (records and strings: their bytes are copied)."""
+    if isinstance(dtype, types.Record):
+        value = record_data(builder, value)
     if _held_by_reference(dtype):  # copies the element's bytes
         memcpy(builder, pointer, value, const(dtype.size))
         return
-    builder.store(model_of(dtype).as_data(builder, value), pointer)
+    store_value(builder, dtype, value, pointer)
+
+
+def load_value(builder: llvm.IRBuilder, typ: types.Type, pointer: llvm.Value) -> llvm.Value:
+    """A value stored in a container's slot (a list item, a dict entry, a class field): its
+    model's data, except strings, which are their bytes (a record there is its reference)."""
+    if _held_by_reference(typ) and not isinstance(typ, types.Record):
+        return pointer
+    model = model_of(typ)
+    return model.from_data(builder, builder.load(pointer, typ=model.data_type))
+
+
+def store_value(builder: llvm.IRBuilder, typ: types.Type, value, pointer: llvm.Value) -> None:
+    if _held_by_reference(typ) and not isinstance(typ, types.Record):
+        memcpy(builder, pointer, value, const(typ.size))
+        return
+    builder.store(model_of(typ).as_data(builder, value), pointer)
+
+
+def record_view(
+    builder: llvm.IRBuilder, record: types.Record, meminfo, data, parent=None
+) -> llvm.Value:
+    """The record value at `data` whose memory `meminfo` keeps alive (the caller counts the
+    reference), or, with a NULL meminfo, that lies in the Python object `parent` (an ndarray
+    or a NumPy record borrowed from Python, adopted if the record is stored: adopted_arrays.py)
+    or in memory that outlives the record."""
+    value = llvm.Constant(model_of(record).value_type, llvm.Undefined)
+    parent = llvm.Constant(ptr, None) if parent is None else parent
+    for index, member in enumerate((meminfo, parent, data)):
+        value = builder.insert_value(value, member, index)
+    return value
+
+
+def record_of_array(builder: llvm.IRBuilder, record: types.Record, fields: ArrayFields, data):
+    """The record at `data` in the array of `fields`: a new reference to the array's memory."""
+    nrt.emit_incref(builder, fields.meminfo)
+    return record_view(builder, record, fields.meminfo, data, fields.parent)
+
+
+def record_in_record(builder: llvm.IRBuilder, record: types.Record, outer, data) -> llvm.Value:
+    """A nested record at `data` inside the record value `outer`: a new reference to the same
+    memory."""
+    meminfo = builder.extract_value(outer, 0)
+    nrt.emit_incref(builder, meminfo)
+    return record_view(builder, record, meminfo, data, builder.extract_value(outer, 1))
+
+
+def record_data(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
+    """The address of a record value's bytes."""
+    return builder.extract_value(value, 2)
 
 
 def offset_pointer(builder: llvm.IRBuilder, pointer: llvm.Value, offset: llvm.Value):

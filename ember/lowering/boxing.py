@@ -195,9 +195,7 @@ def _call_native(builder, sig: Signature, address: int, values: list) -> tuple:
     """Call the specialization at `address`: (status i32, excinfo record pointer, result)."""
     callee = _FunctionPointer(callconv.function_type(sig), address)
     return_model = model_of(sig.return_type)
-    from ember.lowering.arrays_record_returns import result_slot_type
-
-    retptr = callconv.alloca_in_entry(builder, result_slot_type(sig.return_type), "retptr")
+    retptr = callconv.alloca_in_entry(builder, return_model.data_type, "retptr")
     excinfo = callconv.alloca_in_entry(builder, callconv.EXCINFO_TYPE, "excinfo")
     builder.store(llvm.Constant(callconv.EXCINFO_TYPE, None), excinfo)
     flat = []

@@ -294,10 +294,6 @@ def function_type(sig: Signature, in_registers: bool = False) -> llvm.FunctionTy
 
 def fits_in_registers(sig: Signature) -> bool:
     """Whether the result is one scalar (an integer, a float or a pointer)."""
-    from ember.lowering.arrays_record_returns import returns_record
-
-    if returns_record(sig.return_type):  # its result slot holds its bytes too
-        return False
     data_type = model_of(sig.return_type).data_type
     return isinstance(data_type, (llvm.IntType, llvm.FloatType, llvm.DoubleType, llvm.PointerType))
 
@@ -335,7 +331,7 @@ def return_value(builder: llvm.IRBuilder, sig: Signature, func: llvm.Function, v
 
     if records.returns_record(sig.return_type):
         arguments = decode_arguments(builder, sig, func)
-        value = records.keep_for_caller(builder, sig, arguments, value, func.args[0])
+        value = records.keep_for_caller(builder, sig, arguments, value)
     data = model_of(sig.return_type).as_data(builder, value)
     if returns_in_registers(func):
         _return_status(builder, func, STATUS_OK, data)
@@ -372,9 +368,7 @@ def call(
         pair = builder.call(callee, [null, excinfo, null, *flat])
         status, data = builder.extract_value(pair, 0), builder.extract_value(pair, 1)
     else:
-        from ember.lowering.arrays_record_returns import result_slot_type
-
-        retptr = alloca_in_entry(builder, result_slot_type(sig.return_type))
+        retptr = alloca_in_entry(builder, ret_model.data_type)
         status = builder.call(callee, [retptr, excinfo, null, *flat])
         data = builder.load(retptr, typ=ret_model.data_type)
     is_error = builder.icmp_signed("!=", status, llvm.Constant(_status_type, STATUS_OK))

@@ -26,6 +26,10 @@ class CallLowering:
             return first_class.call_choice(self, fnty, expr, sig)
         if isinstance(fnty, types.ExceptionClass):
             return exception_lowering.make_exception(self, expr, fnty.exc_class)
+        if isinstance(fnty, types.Closure):  # an inner function over run-time values
+            from ember.lowering.closures import call_closure
+
+            return call_closure(self, fnty, expr, sig)
         if isinstance(fnty, types.ExternalFunctionPointer):  # a ctypes or cffi function
             from ember.lowering.function_pointers import call_external_function
 
@@ -79,25 +83,30 @@ class CallLowering:
         ordered = dispatcher.fold_call_arguments(
             expr.args, dict(expr.kws), lambda var: (values[id(var)], arg_types[id(var)])
         )
+        return self.call_specialization(dispatcher, sig.args, ordered, sig.return_type, expr.loc)
+
+    def call_specialization(self, dispatcher, formals, ordered, return_type, loc) -> llvm.Value:
+        """Call `dispatcher`'s specialization for `formals` with the (value, type) pairs of
+        `fold_call_arguments`; the result as `return_type`."""
         args = []
-        for formal, (value, actual) in zip(sig.args, ordered):
+        for formal, (value, actual) in zip(formals, ordered):
             if value is None:  # an omitted argument: its default, as a constant
                 args.append(self.context.get_constant(formal, actual))
             elif isinstance(value, list):  # the extra arguments, packed as the *args tuple
                 args.append(self._pack_tuple(value, formal))
             else:
                 args.append(self.context.cast(self.builder, value, actual, formal))
-        target = dispatcher.compiled_for_call(sig.args)
+        target = dispatcher.compiled_for_call(formals)
         if target.signature is None:  # still being typed: a cycle through another function
             raise UnsupportedError(
                 f"mutual recursion: the return type of {dispatcher.py_func.__qualname__} is not "
                 f"known yet when {self.func_ir.qualname} calls it; give it a return path that "
                 "does not recurse before the recursive one, or an explicit signature",
-                expr.loc,
+                loc,
             )
         result = self.context.call_compiled(self.builder, target, args)
         callee_return = target.signature.return_type
-        return self.context.cast(self.builder, result, callee_return, sig.return_type)
+        return self.context.cast(self.builder, result, callee_return, return_type)
 
     def _pack_tuple(self, items: list, tuple_type: types.BaseTuple) -> llvm.Value:
         packed = llvm.Constant(self.context.value_type(tuple_type), llvm.Undefined)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.lowering.float_bounds import record_range_guard
 from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.registry import lower_cast
 
@@ -72,8 +73,7 @@ def _int32_conversion(builder, value, nan_gives_zero: bool):
     vector's lanes), so a loop storing floats into a narrow int array vectorizes as Numba's
     unchecked fptosi does. The minimum's low 16 bits are 0: NaN's result below 32 bits."""
     int32 = llvm.IntType(32)
-    magnitude = call_intrinsic(builder, "llvm.fabs", [value])
-    in_range = builder.fcmp_ordered("<", magnitude, llvm.Constant(value.type, 2.0**31))
+    in_range = _range_test(builder, value, 2.0**31)
     beyond = int32(-(1 << 31))
     if nan_gives_zero:
         beyond = builder.select(builder.fcmp_unordered("uno", value, value), int32(0), beyond)
@@ -81,12 +81,20 @@ def _int32_conversion(builder, value, nan_gives_zero: bool):
     return builder.select(in_range, builder.fptosi(value, int32), beyond)
 
 
+def _range_test(builder, value, limit: float):
+    """`|value| < limit` (false for NaN); recorded so that, once the function is lowered, a
+    value proven within the limit (a clamp) is only tested for NaN (float_bounds.py)."""
+    magnitude = call_intrinsic(builder, "llvm.fabs", [value])
+    in_range = builder.fcmp_ordered("<", magnitude, llvm.Constant(value.type, limit))
+    record_range_guard(builder, value, in_range, limit)
+    return in_range
+
+
 def _saturating_fptosi(builder, value, wide_type: llvm.IntType):
     """llvm.fptosi.sat's value (NaN gives 0), by fptosi and selects: x86 converts the
     intrinsic one lane at a time, which keeps a loop storing floats into an int array from
     vectorizing."""
-    magnitude = call_intrinsic(builder, "llvm.fabs", [value])
-    in_range = builder.fcmp_ordered("<", magnitude, llvm.Constant(value.type, 2.0**63))
+    in_range = _range_test(builder, value, 2.0**63)
     zero = llvm.Constant(value.type, 0.0)
     top, bottom = (1 << 63) - 1, -(1 << 63)
     below = builder.select(builder.fcmp_ordered("<", value, zero), wide_type(bottom), wide_type(0))

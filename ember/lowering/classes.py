@@ -65,7 +65,7 @@ def field_pointer(builder, instance_type: types.ManagedStruct, value, name: str)
 def load_field(builder, instance_type: types.ManagedStruct, value, name: str) -> llvm.Value:
     """Field `name` as a new reference."""
     field_type = instance_type.struct[name]
-    item = refs.load_item(builder, field_type, field_pointer(builder, instance_type, value, name))
+    item = refs.load_value(builder, field_type, field_pointer(builder, instance_type, value, name))
     refs.incref(builder, field_type, item)
     return item
 
@@ -75,7 +75,7 @@ def store_field(context, builder, instance_type, value, name: str, item: llvm.Va
     value and releases the old one (in that order: the two may be the same)."""
     field_type = instance_type.struct[name]
     pointer = field_pointer(builder, instance_type, value, name)
-    old = refs.load_item(builder, field_type, pointer)
+    old = refs.load_value(builder, field_type, pointer)
     store_new_reference(context, builder, field_type, item, pointer)
     refs.decref(builder, field_type, old)
 
@@ -111,7 +111,7 @@ def _destructor(module: llvm.Module, instance_type: types.ManagedStruct) -> llvm
     for field_name, field_type in instance_type.struct.items():
         if refs.needs_refcount(field_type):
             pointer = field_pointer(builder, instance_type, value, field_name)
-            refs.decref(builder, field_type, refs.load_item(builder, field_type, pointer))
+            refs.decref(builder, field_type, refs.load_value(builder, field_type, pointer))
     builder.ret_void()
     return function
 
@@ -122,7 +122,7 @@ def _destructor(module: llvm.Module, instance_type: types.ManagedStruct) -> llvm
 def read_field(builder, instance_type: types.ManagedStruct, value, name: str) -> llvm.Value:
     """Field `name` without a new reference (see `borrowed_field_reads`)."""
     pointer = field_pointer(builder, instance_type, value, name)
-    return refs.load_item(builder, instance_type.struct[name], pointer)
+    return refs.load_value(builder, instance_type.struct[name], pointer)
 
 
 def borrowed_field_reads(func_ir, typemap: dict) -> frozenset[str]:

@@ -132,7 +132,7 @@ def load_member(context, builder, table_type, value, position, member: int, new_
     """Member `member` of entry `position`; a new reference when `new_ref`."""
     typ = member_type(table_type, member)
     pointer = entry_member(context, builder, table_type, value, position, member)
-    item = refs.load_item(builder, typ, pointer)
+    item = refs.load_value(builder, typ, pointer)
     if new_ref:
         refs.incref(builder, typ, item)
     return item

@@ -112,16 +112,22 @@ def no_wrap_operations(ranges: VariableRanges, calltypes: dict, boundscheck: boo
     return frozenset(found)
 
 
+def _divisions(func_ir: ir.FunctionIR):
+    """(block, expression) of each `//` and `%` (in place or not) of the function."""
+    for block, stmt in func_ir.statements():
+        if (
+            isinstance(stmt, ir.Assign)
+            and isinstance(stmt.value, ir.BinOp | ir.InplaceBinOp)
+            and _arithmetic_fn(stmt.value) in (operator.mod, operator.floordiv)
+        ):
+            yield block, stmt.value
+
+
 def unsigned_divisions(ranges: VariableRanges, calltypes: dict) -> frozenset:
     """Ids of the int64 `//` and `%` expressions whose operands are both provably
     non-negative: Python's floor semantics are then an unsigned division's."""
     candidates = [
-        stmt.value
-        for _, stmt in ranges.func_ir.statements()
-        if isinstance(stmt, ir.Assign)
-        and isinstance(stmt.value, ir.BinOp | ir.InplaceBinOp)
-        and _arithmetic_fn(stmt.value) in (operator.mod, operator.floordiv)
-        and _is_int64_operation(stmt.value, calltypes)
+        expr for _, expr in _divisions(ranges.func_ir) if _is_int64_operation(expr, calltypes)
     ]
     if not candidates:
         return frozenset()
@@ -133,6 +139,43 @@ def unsigned_divisions(ranges: VariableRanges, calltypes: dict) -> frozenset:
             isinstance(values.get(var.name), Interval) and values[var.name].lo >= 0
             for var in (expr.lhs, expr.rhs)
         )
+    )
+
+
+def divisors_varying_in_loops(func_ir: ir.FunctionIR, calltypes: dict) -> frozenset:
+    """Ids of the signed integer `//` and `%` expressions whose divisor is assigned in the
+    innermost loop around them (Euclid's `x, y = y, x % y`): their one trapping case
+    (minimum // -1) is better a predicted branch than a select of the divisor, which would
+    lengthen the loop's dependency chain. A divisor fixed in the loop (`(i + 1) % n`) keeps
+    the select, which LLVM hoists out of the loop."""
+    candidates = [
+        (block.label, expr)
+        for block, expr in _divisions(func_ir)
+        if _is_signed_integer_operation(expr, calltypes)
+    ]
+    if not candidates:
+        return frozenset()
+    from ember.frontend.cfg import graph_of_blocks
+
+    graph = graph_of_blocks(func_ir)
+    in_loops, loops = graph.node_to_loops(), graph.loops()
+    assigned_in: dict[str, set[int]] = {}
+    for label, block in func_ir.blocks.items():
+        for stmt in block.body:
+            if isinstance(stmt, ir.Assign):
+                assigned_in.setdefault(stmt.target.name, set()).add(label)
+    varying = set()
+    for label, expr in candidates:
+        headers = in_loops.get(label)
+        if headers and assigned_in.get(expr.rhs.name, set()) & loops[headers[0]].body:
+            varying.add(id(expr))
+    return frozenset(varying)
+
+
+def _is_signed_integer_operation(expr, calltypes: dict) -> bool:
+    sig = calltypes.get(expr)
+    return sig is not None and all(
+        isinstance(t, types.Integer) and t.signed for t in (*sig.args, sig.return_type)
     )
 
 

@@ -95,7 +95,7 @@ def item_pointer(context, builder, list_type: types.List, value, index: llvm.Val
 def load_item(context, builder, list_type: types.List, value, index: llvm.Value, storage=None):
     """Item `index` as a new reference."""
     pointer = item_pointer(context, builder, list_type, value, index, storage)
-    item = refs.load_item(builder, list_type.dtype, pointer)
+    item = refs.load_value(builder, list_type.dtype, pointer)
     refs.incref(builder, list_type.dtype, item)
     return item
 
@@ -239,7 +239,9 @@ def _destructor(context, module: llvm.Module, list_type: types.List) -> llvm.Fun
     if refs.needs_refcount(list_type.dtype):
         with refs.for_range(builder, length(builder, value)) as index:
             pointer = item_pointer(context, builder, list_type, value, index)
-            refs.decref(builder, list_type.dtype, refs.load_item(builder, list_type.dtype, pointer))
+            refs.decref(
+                builder, list_type.dtype, refs.load_value(builder, list_type.dtype, pointer)
+            )
     nrt.emit_decref(builder, builder.load(_field(builder, value, _STORAGE), typ=ptr))
     builder.ret_void()
     return function
@@ -251,6 +253,6 @@ def build(context, builder, list_type: types.List, items: list) -> llvm.Value:
     for index, item in enumerate(items):
         pointer = item_pointer(context, builder, list_type, value, refs.const(index))
         item = own_borrowed_arrays(context, builder, list_type.dtype, item)
-        refs.store_item(builder, list_type.dtype, item, pointer)
+        refs.store_value(builder, list_type.dtype, item, pointer)
     set_length(builder, value, refs.const(len(items)))
     return value

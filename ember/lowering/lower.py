@@ -19,13 +19,14 @@ from ember.library.builtins import ranges as range_builtins
 from ember.lowering import arrays as refs
 from ember.lowering import callconv, classes, lists, optional, stack_check
 from ember.lowering import exceptions as exception_lowering
-from ember.lowering.arrays_record_returns import record_sources
 from ember.lowering.block_values import block_local_values, is_long
 from ember.lowering.calls import CallLowering
 from ember.lowering.context import LLVM_INLINE_ATTRIBUTES, CPUContext
 from ember.lowering.deferred_loops import DeferredLoopLowering
+from ember.lowering.float_bounds import narrow_range_guards
 from ember.lowering.int_ranges import (
     VariableRanges,
+    divisors_varying_in_loops,
     no_wrap_operations,
     non_negative_differences,
     non_negative_indices,
@@ -35,7 +36,6 @@ from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.loop_iterators import loop_range_iterators
 from ember.lowering.models import model_of
 from ember.lowering.ownership import borrowed_arguments, lent_method_reads, moved_statements
-from ember.runtime import nrt
 from ember.typing.infer import TypingResult
 from ember.typing.signature import Signature
 
@@ -50,9 +50,9 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
     statement_locations = None  # with `debug=True`, gives each statement's code its line
     no_wrap: frozenset[int] = frozenset()  # int64 operations that cannot overflow (int_ranges)
     unsigned: frozenset[int] = frozenset()  # int64 `//` and `%` of non-negative operands
+    varying_divisors: frozenset[int] = frozenset()  # `//` and `%` by a divisor the loop changes
     non_negative: frozenset[int] = frozenset()  # int64 subtractions never negative
     non_negative_indices: frozenset[str] = frozenset()  # array indices never negative
-    record_sources: frozenset[str] = frozenset()  # arrays records are read from (`lower`)
     loop_range_iterators: frozenset[str] = frozenset()  # range iterators only a loop reads
 
     def __init__(
@@ -118,11 +118,10 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
         boundscheck = refs.boundscheck_enabled(self.context)
         self.no_wrap = no_wrap_operations(ranges, self.calltypes, boundscheck)
         self.unsigned = unsigned_divisions(ranges, self.calltypes)
+        self.varying_divisors = divisors_varying_in_loops(self.func_ir, self.calltypes)
         self.non_negative = non_negative_differences(self.func_ir, self.typemap, self.no_wrap)
         self.non_negative_indices = non_negative_indices(ranges)
         self.loop_range_iterators = loop_range_iterators(self.func_ir, self.typemap)
-        self.record_sources = record_sources(self.func_ir, self.typemap)
-        self.kept_sources: dict[str, llvm.Value] = {}
         self.builder.branch(self.llvm_blocks[self.func_ir.entry])
         self.statement_locations = self._statement_locations()
         if self.statement_locations is None and is_long(self.func_ir):  # (debug: all slots)
@@ -152,6 +151,7 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
             self.statement_locations.before(self.builder, self.func_ir.loc)
         self.exception_routing.finish()
         self._release_at_exits()
+        narrow_range_guards(self.function)
         if unwinding:
             qualname = self.func_ir.qualname
             stack_check.define_unwinding_entry(self.context, self.function, self.symbol, qualname)
@@ -311,9 +311,7 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
         if typ is None or not refs.needs_refcount(typ) or stmt.name in self.borrowed_args:
             return
         slot = self._slot(stmt.name)
-        if stmt.name in self.record_sources and id(stmt) not in self.moves:
-            self._keep_until_return(stmt.name, self.builder.load(slot))
-        elif id(stmt) not in self.moves:  # after a move, the reference lives on elsewhere
+        if id(stmt) not in self.moves:  # after a move, the reference lives on elsewhere
             refs.decref(self.builder, typ, self.builder.load(slot))
         self.builder.store(llvm.Constant(self.context.value_type(typ), None), slot)
 
@@ -332,24 +330,6 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
     def _lower_return(self, stmt: ir.Return) -> None:
         value = self.load_as(stmt.value, self.sig.return_type)
         callconv.return_value(self.builder, self.sig, self.function, value)
-
-    def _keep_until_return(self, name: str, value: llvm.Value) -> None:
-        """A dead array whose records may still be read (`r = np.zeros(n, dt)[0]`): its
-        reference moves to a slot released on return (the one of an earlier pass through this
-        point is released now), since a record is a pointer into the array's bytes. Every exit,
-        raising ones too, releases the slot."""
-        kept = self.kept_sources.get(name)
-        if kept is None:
-            kept = callconv.alloca_in_entry(self.builder, refs.ptr, name=f"{name}.kept")
-            refs.store_in_entry(self.builder, llvm.Constant(refs.ptr, None), kept)
-            self.kept_sources[name] = kept
-            refs.at_function_exit(
-                self.builder,
-                lambda builder: nrt.emit_decref(builder, builder.load(kept, typ=refs.ptr)),
-            )
-        (path,) = refs.meminfo_paths(self.typemap[name])
-        nrt.emit_decref(self.builder, self.builder.load(kept, typ=refs.ptr))
-        self.builder.store(self.builder.extract_value(value, list(path)), kept)
 
     def _lower_static_raise(self, stmt: ir.StaticRaise) -> None:
         site = exception_lowering.raise_site(self, stmt.loc)
@@ -436,7 +416,11 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
         if id(expr) in self.unsigned:  # the same bits, divided without sign fix-ups
             key = expr.immutable_fn if isinstance(expr, ir.InplaceBinOp) else expr.fn
             sig = Signature(types.uint64, (types.uint64, types.uint64))
-        result = self.context.call_implementation(self.builder, key, sig, args)
+        self.context.divisor_varies = id(expr) in self.varying_divisors
+        try:
+            result = self.context.call_implementation(self.builder, key, sig, args)
+        finally:
+            self.context.divisor_varies = False
         if id(expr) in self.no_wrap:
             _mark_no_signed_wrap(result)
         if id(expr) in self.non_negative:  # (a range's value minus its lower bound)

@@ -251,6 +251,14 @@ class TupleModel(StructModel):
         super().__init__(fe_type, [(f"f{i}", t) for i, t in enumerate(fe_type.types)])
 
 
+@register_model(types.Closure)
+class ClosureModel(StructModel):
+    """The values an inner function closes over (the function itself is in the type)."""
+
+    def __init__(self, fe_type: types.Closure) -> None:
+        super().__init__(fe_type, [(f"f{i}", t) for i, t in enumerate(fe_type.env)])
+
+
 @register_model(types.RangeType)
 class RangeModel(StructModel):
     def __init__(self, fe_type: types.RangeType) -> None:

@@ -144,12 +144,10 @@ def _int_divmod(context, builder, sig, a, b, message):
         quotient = builder.udiv(a, divisor)
         remainder = builder.urem(a, divisor)
     else:
-        minus_one = llvm.Constant(b.type, -1)
-        is_minus_one = builder.icmp_signed("==", divisor, minus_one)
-        divisor = builder.select(is_minus_one, llvm.Constant(b.type, 1), divisor)
-        quotient = builder.sdiv(a, divisor)
-        remainder = builder.srem(a, divisor)
-        quotient = builder.select(is_minus_one, builder.neg(a), quotient)  # (remainder: 0 by 1)
+        if getattr(context, "divisor_varies", False):  # (set by Lower, int_ranges.py)
+            quotient, remainder = _truncating_divmod_branching(builder, a, divisor)
+        else:
+            quotient, remainder = _truncating_divmod_selecting(builder, a, divisor)
         # Python rounds toward negative infinity: fix up when signs differ.
         signs_differ = builder.icmp_signed("<", builder.xor(remainder, divisor), _zero(remainder))
         needs_fix = builder.and_(
@@ -162,6 +160,39 @@ def _int_divmod(context, builder, sig, a, b, message):
     quotient = builder.select(is_zero, _zero(a), quotient)
     remainder = builder.select(is_zero, _zero(a), remainder)
     return quotient, remainder
+
+
+def _truncating_divmod_selecting(builder, a, divisor):
+    """sdiv and srem of a non-zero `divisor`, -1 (minimum // -1 traps) replaced by 1: a select
+    LLVM hoists out of a loop that does not change the divisor."""
+    is_minus_one = builder.icmp_signed("==", divisor, llvm.Constant(divisor.type, -1))
+    divisor = builder.select(is_minus_one, llvm.Constant(divisor.type, 1), divisor)
+    quotient = builder.select(is_minus_one, builder.neg(a), builder.sdiv(a, divisor))
+    return quotient, builder.srem(a, divisor)  # (the remainder by 1 is -1's: 0)
+
+
+def _truncating_divmod_branching(builder, a, divisor):
+    """sdiv and srem of a non-zero `divisor`, the trapping minimum // -1 on a branch of its own
+    (predicted; no instruction between the divisor and the division)."""
+    minimum = llvm.Constant(a.type, -(1 << (a.type.width - 1)))
+    overflows = builder.and_(
+        builder.icmp_signed("==", a, minimum),
+        builder.icmp_signed("==", divisor, llvm.Constant(divisor.type, -1)),
+    )
+    with builder.if_else(overflows, likely=False) as (by_minus_one, otherwise):
+        with by_minus_one:
+            minimum_block = builder.block  # the minimum // -1 wraps to itself, as NumPy's
+        with otherwise:
+            quotient = builder.sdiv(a, divisor)
+            remainder = builder.srem(a, divisor)
+            divided_block = builder.block
+    merged_quotient = builder.phi(a.type)
+    merged_quotient.add_incoming(minimum, minimum_block)
+    merged_quotient.add_incoming(quotient, divided_block)
+    merged_remainder = builder.phi(a.type)
+    merged_remainder.add_incoming(_zero(a), minimum_block)
+    merged_remainder.add_incoming(remainder, divided_block)
+    return merged_quotient, merged_remainder
 
 
 @lower_builtin(operator.floordiv, types.Integer, types.Integer)

@@ -44,22 +44,31 @@ class _Loop:
     enumerated: ir.Assign | None = None  # `for i, x in enumerate(t)`: the enumerate call
 
 
-def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types, prune=None) -> None:
+def unroll_literal_loops(
+    func_ir: ir.FunctionIR, infer_types, prune=None, everywhere: bool = False
+) -> bool:
     """Unroll every loop over `literal_unroll(tuple)`; `infer_types(func_ir)` returns the
     (possibly partial) typemap of a tolerant inference. After each loop, `prune(func_ir,
     known)` may drop the branches that the members' types decide (`isinstance(x, str)` in
-    the copy for a string member), given `known`: each copy's item variable -> member type."""
+    the copy for a string member), given `known`: each copy's item variable -> member type.
+    `everywhere`: plain loops over any value typed as a tuple of mixed types (a tuple the
+    function computes), not only displays, constants and arguments. True if one unrolled."""
     import ember.typing.generators  # noqa: F401 - the tolerant inference may meet a `yield`
 
     declined: set[int] = set()
-    unrolled = False
+    pruned = False  # branches of ordinary loops over tuples decided by their item type
+    unrolled = _zips_of_mixed_tuples_as_displays(func_ir, infer_types)
+    if unrolled:
+        strip_dels(func_ir)
     for _ in range(_MAX_LOOPS):
-        loop = _next_loop(func_ir, declined)
+        loop = _next_loop(func_ir, declined, everywhere)
         if loop is None:
             break
         tuple_type = infer_types(func_ir).get(loop.source.name)
         if not isinstance(tuple_type, types.BaseTuple) or (loop.plain and _one_type(tuple_type)):
             declined.add(id(loop.getiter))  # a list, an array, a UniTuple: an ordinary loop
+            if isinstance(tuple_type, types.BaseTuple) and len(tuple_type) and prune is not None:
+                pruned |= bool(_prune_by_item_type(func_ir, loop, tuple_type, prune))
             continue
         if not unrolled:
             strip_dels(func_ir)
@@ -68,12 +77,103 @@ def unroll_literal_loops(func_ir: ir.FunctionIR, infer_types, prune=None) -> Non
         unroller.run()
         if prune is not None and not loop.indexed:
             known = dict(zip(unroller.item_names, tuple_type.types, strict=True))
-            prune(func_ir, known)
+            prune(func_ir, _with_unpacked_members(func_ir, known))
             strip_dels(func_ir)
     if unrolled:
         _renumber(func_ir)
         _number_yields(func_ir)
         insert_dels(func_ir)
+    return unrolled or pruned
+
+
+def _prune_by_item_type(func_ir: ir.FunctionIR, loop: _Loop, tuple_type, prune) -> bool:
+    """An ordinary loop over a tuple of one type: its item's type decides `isinstance(x,
+    str)` in the body (one item variable for every iteration)."""
+    header = func_ir.blocks[loop.header]
+    items = [
+        stmt.target.name
+        for stmt in header.body
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.PairFirst)
+    ]
+    if len(items) != 1:
+        return False
+    item_type = types.unliteral(tuple_type.types[0])
+    return prune(func_ir, {items[0]: item_type})
+
+
+def _zips_of_mixed_tuples_as_displays(func_ir: ir.FunctionIR, infer_types) -> bool:
+    """`z = zip(t, u)` of tuples, one of mixed types (no iterator type holds its items):
+    `z = ((t[0], u[0]), (t[1], u[1]), ...)`, which loops over it unroll. True if one was."""
+    definitions = _definitions(func_ir)
+    calls = [
+        (block, stmt)
+        for block, stmt in func_ir.statements()
+        if isinstance(stmt, ir.Assign) and _enumerate_call(stmt.value, definitions, zip)
+    ]
+    if not calls:
+        return False
+    typemap = infer_types(func_ir)
+    changed = False
+    for block, stmt in calls:
+        zipped = [typemap.get(arg.name) for arg in stmt.value.args]
+        if not all(isinstance(t, types.BaseTuple) for t in zipped) or all(map(_one_type, zipped)):
+            continue
+        loc, made = stmt.loc, []
+        rows = []
+        for k in range(min(len(t) for t in zipped)):
+            row = ir.Var(f"{stmt.target.name}.zip{k}", loc)
+            items = [ir.Var(f"{stmt.target.name}.zip{k}.{j}", loc) for j in range(len(zipped))]
+            made += [
+                ir.Assign(item, ir.StaticGetItem(arg, k, None, loc), loc)
+                for item, arg in zip(items, stmt.value.args, strict=True)
+            ]
+            made.append(ir.Assign(row, ir.BuildTuple(items, loc), loc))
+            rows.append(row)
+        stmt.value = ir.BuildTuple(rows, loc)
+        index = next(i for i, other in enumerate(block.body) if other is stmt)
+        block.body[index:index] = made
+        changed = True
+    return changed
+
+
+def _with_unpacked_members(func_ir: ir.FunctionIR, known: dict) -> dict:
+    """`known` and the variables bound once to an item of a known tuple member (`for x, y in
+    zip(t, u)` unpacks each row: y's type decides `isinstance(y, str)` in each copy), also
+    through the `(index, member)` display of enumerate."""
+    definitions = _definitions(func_ir)
+    known, displays = dict(known), {}  # displays: a tuple display's variable -> its items
+    for _ in range(6):  # rows of rows, enumerate's pair: a few levels
+        grown = False
+        for _, stmt in func_ir.statements():
+            name = stmt.target.name if isinstance(stmt, ir.Assign) else None
+            if name is None or name in known or len(definitions.get(name, ())) != 1:
+                continue
+            value = stmt.value
+            if isinstance(value, ir.ExhaustIter):
+                value = value.value
+            if isinstance(value, ir.BuildTuple) and name not in displays:
+                displays[name], grown = list(value.items), True
+            elif isinstance(value, ir.Var) and value.name in displays and name not in displays:
+                displays[name], grown = displays[value.name], True
+            elif isinstance(value, ir.Var) and value.name in known:
+                known[name], grown = known[value.name], True
+            elif isinstance(value, ir.StaticGetItem) and isinstance(value.index, int):
+                found = _item_type(value.value.name, value.index, known, displays)
+                if found is not None:
+                    known[name], grown = found, True
+        if not grown:
+            break
+    return known
+
+
+def _item_type(name: str, index: int, known: dict, displays: dict) -> types.Type | None:
+    whole = known.get(name)
+    if isinstance(whole, types.BaseTuple) and -len(whole) <= index < len(whole):
+        return whole.types[index]
+    items = displays.get(name)
+    if items is not None and -len(items) <= index < len(items):
+        return known.get(items[index].name)
+    return None
 
 
 def _list_display_as_tuple(func_ir: ir.FunctionIR, source: ir.Var) -> ir.Expr | None:
@@ -108,43 +208,61 @@ def _one_type(tuple_type: types.BaseTuple) -> bool:
 
 def may_loop_over_mixed_tuple(func_ir: ir.FunctionIR, arg_types: tuple) -> bool:
     """Whether a plain `for` loop of `func_ir` iterates over a tuple display or a tuple
-    argument whose members differ in type (CPython runs such a loop; it is unrolled)."""
+    argument whose members differ in type (CPython runs such a loop; it is unrolled), also
+    through enumerate() or zip()."""
     definitions = _definitions(func_ir)
     for _, stmt in func_ir.statements():
         if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.GetIter):
             value = ir.origin_of(stmt.value.value, definitions)
-            call = _enumerate_call(value, definitions)
-            if call is not None:
-                value = ir.origin_of(call.args[0], definitions)
-            if isinstance(value, ir.BuildTuple) and not _constants_of_one_class(value, definitions):
+            call = _enumerate_call(value, definitions) or _enumerate_call(value, definitions, zip)
+            iterables = (
+                [value] if call is None else [ir.origin_of(a, definitions) for a in call.args]
+            )
+            if any(_mixed_tuple(origin, definitions, arg_types) for origin in iterables):
                 return True
-            if isinstance(value, ir.Const) and isinstance(value.value, tuple):
-                if len({type(member) for member in value.value}) > 1:
-                    return True
-            if isinstance(value, ir.Arg) and value.index < len(arg_types):
-                typ = arg_types[value.index]
-                if isinstance(typ, types.BaseTuple) and not _one_type(typ):
-                    return True
     return False
 
 
-def _enumerate_call(value: Any, definitions: dict) -> ir.Call | None:
-    """`enumerate(t)` (one argument) when `value` is that call."""
-    if not (isinstance(value, ir.Call) and len(value.args) == 1 and not value.kws):
+def _mixed_tuple(value: Any, definitions: dict, arg_types: tuple) -> bool:
+    """Whether `value` is a display, constant or argument tuple of members of mixed types."""
+    if isinstance(value, ir.BuildTuple):
+        return not _constants_of_one_class(value, definitions)
+    if isinstance(value, ir.Const) and isinstance(value.value, tuple):
+        return len({type(member) for member in value.value}) > 1
+    if isinstance(value, ir.Arg) and value.index < len(arg_types):
+        typ = arg_types[value.index]
+        return isinstance(typ, types.BaseTuple) and not _one_type(typ)
+    return False
+
+
+def _enumerate_call(value: Any, definitions: dict, wrapper: Any = enumerate) -> ir.Call | None:
+    """`enumerate(t)` (one argument; `zip(t, u, ...)`: one or more) when `value` is that
+    call."""
+    if not (isinstance(value, ir.Call) and value.args and not value.kws):
         return None
-    return value if _constant_of(value.func, definitions) is enumerate else None
+    if wrapper is enumerate and len(value.args) != 1:
+        return None
+    return value if _constant_of(value.func, definitions) is wrapper else None
 
 
-def _enumerate_assignment(func_ir: ir.FunctionIR, var: ir.Var, definitions: dict):
+def _enumerate_assignment(func_ir: ir.FunctionIR, var: ir.Var, definitions: dict, everywhere):
     """The statement `e = enumerate(t)` that `var` holds (through copies) when t may be a
-    tuple and nothing else reads `e`."""
+    tuple (`everywhere`: any value, typing decides)."""
     call = _enumerate_call(ir.origin_of(var, definitions), definitions)
-    if call is None or not _may_be_tuple(ir.origin_of(call.args[0], definitions)):
+    if call is None or not (everywhere or _may_be_tuple(ir.origin_of(call.args[0], definitions))):
         return None
     for _, stmt in func_ir.statements():
         if isinstance(stmt, ir.Assign) and stmt.value is call:
             return stmt
     return None
+
+
+def _may_be_computed(value: Any, definitions: dict) -> bool:
+    """A value the function computes that may be a tuple (`a.shape + (1.5,)`, a call, an
+    item of a tuple of tuples): not a call of range() or of another builtin class."""
+    if isinstance(value, ir.Call):
+        return not isinstance(_constant_of(value.func, definitions), type)
+    return isinstance(value, (ir.BinOp, ir.GetAttr, ir.StaticGetItem, ir.GetItem))
 
 
 def _may_be_tuple(value: Any) -> bool:
@@ -187,7 +305,7 @@ def tolerant_typemap(make_inferer) -> Any:
 # ---------------------------------------------------------------------------- finding loops
 
 
-def _next_loop(func_ir: ir.FunctionIR, declined: set[int]) -> _Loop | None:
+def _next_loop(func_ir: ir.FunctionIR, declined: set[int], everywhere: bool) -> _Loop | None:
     definitions = _definitions(func_ir)
     for block, stmt in func_ir.statements():
         if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.GetIter)):
@@ -200,12 +318,15 @@ def _next_loop(func_ir: ir.FunctionIR, declined: set[int]) -> _Loop | None:
             source = _indexed_source(stmt.value.value, definitions)
             indexed = source is not None
         enumerated = None
-        if source is None and _may_be_tuple(ir.origin_of(stmt.value.value, definitions)):
-            source, plain = stmt.value.value, True
         if source is None:
-            enumerated = _enumerate_assignment(func_ir, stmt.value.value, definitions)
+            enumerated = _enumerate_assignment(func_ir, stmt.value.value, definitions, everywhere)
             if enumerated is not None:
                 source, plain = enumerated.value.args[0], True
+        origin = ir.origin_of(stmt.value.value, definitions)
+        if source is None and (
+            _may_be_tuple(origin) or (everywhere and _may_be_computed(origin, definitions))
+        ):
+            source, plain = stmt.value.value, True
         if source is None:
             continue
         found = _header_of(func_ir, block, stmt.target)

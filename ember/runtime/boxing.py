@@ -206,16 +206,21 @@ def _holder_of(address: int, inputs: tuple) -> Any:
     )
 
 
-def box_record(typ: types.Record, address: int, inputs: tuple, result_slot: int = 0) -> Any:
-    """A returned record: a copy of its bytes as a NumPy record (np.record, a np.void whose
-    fields read as attributes too), as Numba returns. A record the callee copied into its
-    result slot at `result_slot` (ember/lowering/arrays_record_returns.py) needs no holder."""
+def box_record(typ: types.Record, memory: Any, inputs: tuple) -> Any:
+    """A returned record ({meminfo, data}, RecordModel): a copy of its bytes as a NumPy record
+    (np.record, a np.void whose fields read as attributes too), as Numba returns. Its reference
+    (a record kept alive by its memory's meminfo) is released; one holding none lies in an
+    argument."""
     import numpy as np
 
-    if not (result_slot and address == result_slot + 8):
-        _holder_of(address, inputs)
+    if not memory.meminfo:
+        _holder_of(memory.data or 0, inputs)
     holder = np.empty(1, typ.dtype)
-    ctypes.memmove(holder.ctypes.data, address, typ.size)
+    ctypes.memmove(holder.ctypes.data, memory.data, typ.size)
+    if memory.meminfo:
+        from ember.runtime.nrt import runtime
+
+        runtime().decref(memory.meminfo)
     return holder.view(np.recarray)[0]
 
 
@@ -274,7 +279,8 @@ def freeze_constant(array: Any) -> tuple[Any, str]:
 
     contiguous = np.asarray(array, order="C")
     digest = hashlib.blake2b(digest_size=12)
-    digest.update(f"{contiguous.dtype.str}{contiguous.shape}".encode())
+    # the dtype's descr tells apart structured dtypes of one size ('|V8' for both)
+    digest.update(f"{contiguous.dtype.descr}{contiguous.shape}".encode())
     digest.update(contiguous.tobytes())
     name = f"ember.const.{digest.hexdigest()}"
     frozen = _named_constants.get(name)

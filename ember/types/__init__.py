@@ -67,6 +67,7 @@ from ember.types.enums import (
 from ember.types.functions import (
     BoundFunction,
     Callable,
+    Closure,
     DispatcherChoice,
     DispatcherType,
     ExceptionClass,

@@ -59,8 +59,15 @@ class Array(Buffer):
     def __init__(
         self, dtype: Type, ndim: int, layout: str, readonly: bool = False, aligned: bool = True
     ) -> None:
-        if not aligned:  # Numba's flag (its repr spells it); ember has one kind of array type
+        from ember.types.records import NestedArray, Record
+
+        # Numba's flag (its repr spells it): ember has one kind of array type, which is what
+        # Numba calls unaligned for records not padded as a C struct
+        if not aligned and not (isinstance(dtype, Record) and not dtype.aligned):
             raise ValueError("ember has no unaligned array types: drop aligned=False")
+
+        if isinstance(dtype, NestedArray):  # NumPy's: a sub-array dtype adds its dimensions
+            dtype, ndim = dtype.dtype, ndim + len(dtype.shape)
         if layout not in ("C", "F", "A"):
             raise ValueError(f"array layout must be 'C', 'F' or 'A', not {layout!r}")
         if ndim <= 1 and layout == "F":

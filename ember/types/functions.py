@@ -224,6 +224,37 @@ class DispatcherType(Dummy):
         return (self.dispatcher,)
 
 
+class Closure(Callable):
+    """An inner function that closes over run-time values, used as a value (passed to an
+    @overload-ed or jitted function, returned to a jitted caller): the value is the captured
+    values (of types `env`); a call calls `dispatcher`, the inner function taking them as its
+    first parameters (frontend/genexpr.py closure_function_of)."""
+
+    def __init__(self, dispatcher: Any, env: tuple) -> None:
+        self.dispatcher = dispatcher
+        self.env = tuple(env)
+        captured = ", ".join(str(t) for t in self.env)
+        super().__init__(f"closure({dispatcher.py_func.__qualname__}; {captured})")
+
+    @property
+    def key(self) -> Any:
+        return (self.dispatcher, self.env)
+
+    def _rebuild_args(self) -> tuple:
+        return (self.dispatcher, self.env)
+
+    def get_call_type(self, context: Any, args: tuple, kws: dict) -> Any:
+        from ember.typing.signature import Signature
+
+        sig = self.dispatcher.type_call((*self.env, *args), kws)
+        if sig is None:
+            return None
+        return Signature(sig.return_type, sig.args[len(self.env) :])
+
+    def get_call_signatures(self) -> tuple[list, bool]:
+        return [], True
+
+
 class DispatcherChoice(Type):
     """One of several jitted functions, chosen at run time (`f = g if c else h`, `(g, h)[i]`).
 

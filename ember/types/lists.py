@@ -148,14 +148,15 @@ def unsupported_item(dtype: Type) -> str | None:
     from ember.types.datetimes import NPDatetime, NPTimedelta
     from ember.types.dicts import HashTable
     from ember.types.enums import EnumMember
+    from ember.types.records import Record
 
-    scalars = (Number, EnumMember, NPDatetime, NPTimedelta, UnicodeType, BytesType)
+    scalars = (Number, EnumMember, NPDatetime, NPTimedelta, UnicodeType, BytesType, Record)
     if isinstance(dtype, (*scalars, List, Array, HashTable, ManagedStruct)):
         return None
     if isinstance(dtype, BaseTuple) and all(unsupported_item(t) is None for t in dtype.types):
         return None
     return (
         f"lists of {dtype} are not supported: list items must be numbers, enum members, "
-        "datetimes, strings, bytes, arrays, tuples, lists, dicts, sets, jitclass instances "
-        "or structrefs"
+        "datetimes, strings, bytes, records, arrays, tuples, lists, dicts, sets, jitclass "
+        "instances or structrefs"
     )

@@ -116,6 +116,20 @@ class Record(Type):
         """The number of fields (Numba's), titles not counted apart."""
         return len(self.members)
 
+    def can_convert_to(self, context: Any, other: Type) -> Any:
+        """Record subtyping (as Numba's): this record converts safely to one whose every field
+        it holds with the same type at the same offset, so code compiled for that one reads
+        (and writes) this record's bytes in place."""
+        if not isinstance(other, Record) or other == self or other.size > self.size:
+            return None
+        for name, typ, offset in other.members:
+            mine = self.fields.get(name)
+            if mine is None or mine.type != typ or mine.offset != offset:
+                return None
+        from ember.typing.conversions import Conversion
+
+        return Conversion.safe
+
     @classmethod
     def make_c_struct(cls, name_types: Any) -> Record:
         """The record of `[(name, type), ...]` laid out as a C compiler lays out the struct

@@ -57,10 +57,14 @@ class _CharSeq(Type):
 
     unit_bytes = 1
     numpy_kind = "S"
+    unit_name = "char"
 
     def __init__(self, count: int) -> None:
         self.count = int(count)
-        super().__init__(f"{type(self).__name__}({self.count})")
+        super().__init__(f"[{self.unit_name} x {self.count}]")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.count})"
 
     @property
     def key(self) -> Any:
@@ -80,6 +84,7 @@ class UnicodeCharSeq(_CharSeq):
 
     unit_bytes = 4
     numpy_kind = "U"
+    unit_name = "unichr"
 
     @property
     def value_type(self) -> UnicodeType:

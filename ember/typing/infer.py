@@ -646,6 +646,11 @@ class TypeInferer:
         """`value[index]`; a constant index is offered as a literal too (`@overload` of
         `operator.getitem` on a heterogeneous container)."""
         _require_precise(args)
+        origin = self._origin(index)
+        if isinstance(origin, ir.Const | ir.Global | ir.FreeVar):
+            spelled = _array_type_spelled(args[0], origin.value)
+            if spelled is not None:  # types.float64[idx], idx a constant: its steps are known
+                return self._record_call(expr, Signature(spelled, args), "getitem", [], args)
         literal_args = (args[0], self._constant_literal(index, args[1]))
         plain_args = widen_number_literals(args, {})[0]
         sig = self.context.resolve_operator(operator.getitem, plain_args, literal_args)
@@ -795,6 +800,19 @@ def _empty_default(method: types.BoundFunction, args: tuple) -> bool:
         return False
     kinds = (types.List, types.Set, types.DictType)
     return any(isinstance(args[1], k) and isinstance(this.value_type, k) for k in kinds)
+
+
+def _array_type_spelled(value_type: types.Type, index) -> types.TypeRef | None:
+    """`types.float64[index]` for a constant index of slices: the array type it spells."""
+    dtype = getattr(value_type, "instance_type", None)
+    if not isinstance(value_type, types.TypeRef) or not isinstance(
+        dtype, types.Number | types.Boolean
+    ):
+        return None
+    try:
+        return types.TypeRef(dtype[index])
+    except (KeyError, TypeError):
+        return None
 
 
 def _require_precise(arg_types: tuple) -> None:

@@ -58,3 +58,21 @@ def test_extended_arguments_and_backward_jumps():
     code = namespace["f"].__code__
     assert any(inst.opname == "EXTENDED_ARG" for inst in dis.get_instructions(code))
     assert _decode_instructions(code) == _dis_view(code)
+
+
+def test_bytecode_patched_with_an_extended_argument_compiles():
+    """An EXTENDED_ARG spliced in after compiling (as bytecode rewriters do) selects constant
+    256 + k; the position table, one entry short, must not stop the decoder."""
+
+    def answer():
+        x = 256
+        return x
+
+    code = answer.__code__
+    consts = code.co_consts + (None,) * 255 + (42,)  # 42 sits at index 256 + index of 256
+    resume_size = 2  # RESUME opens every 3.11 function: splice after it
+    extended = bytes([dis.opmap["EXTENDED_ARG"], 1])
+    raw = code.co_code[:resume_size] + extended + code.co_code[resume_size:]
+    answer.__code__ = code.replace(co_code=raw, co_consts=consts)
+    assert answer() == 42
+    assert ember.njit(answer)() == 42

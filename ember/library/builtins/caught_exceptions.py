@@ -6,6 +6,7 @@ payload (ember/lowering/callconv.py), which stays the value's."""
 
 from __future__ import annotations
 
+import ctypes
 import sys
 
 from llvmlite import ir as llvm
@@ -16,9 +17,12 @@ from ember.lowering import callconv
 from ember.lowering.boxing import BoxContext
 from ember.lowering.pyapi import PythonAPI
 from ember.lowering.registry import box
+from ember.runtime import nrt
 from ember.typing.signature import signature
 
 _KEEPALIVE: list = []  # the Python objects generated code points at, for the process
+_i32 = llvm.IntType(32)
+_ptr = llvm.PointerType()
 
 
 def python_exception(exc_id: int, payload: int) -> BaseException:
@@ -114,20 +118,116 @@ def keep_handled_exception() -> None:
     callconv.keep_python_exception(exc)
 
 
+# Compiled `except` handlers publish the exception they handle, as CPython's sys.exc_info():
+# a record {id, payload, the record it hides} in the handler's frame, found through a pthread
+# key (a thread's handled exception is its own). The handler counts a reference of the
+# payload while its record is published; leaving it publishes the hidden record again.
+_KEY_SYMBOL = "ember.handled_exception_key"
+_handled_key = ctypes.c_uint32(0)  # the pthread key + 1: 0 means "not made yet"
+_RECORD = llvm.LiteralStructType([_i32, _ptr, _ptr])
+
+
+def publish_symbol(name: str = _KEY_SYMBOL) -> str:
+    """Publish the key's address (made on first use) for compiled code."""
+    from ember.codegen.symbols import publish
+    from ember.parallel.threading_layer import _new_pthread_key
+
+    if _handled_key.value == 0:
+        _handled_key.value = _new_pthread_key() + 1
+    publish(name, ctypes.addressof(_handled_key))
+    return name
+
+
+def _key(builder: llvm.IRBuilder) -> llvm.Value:
+    from ember.codegen.symbols import external_global
+
+    slot = external_global(builder.module, publish_symbol(), _i32)
+    return builder.sub(builder.load(slot, typ=_i32), llvm.Constant(_i32, 1))
+
+
+def _published_record(builder: llvm.IRBuilder) -> llvm.Value:
+    """The record of the exception the innermost running compiled handler handles, or NULL."""
+    from ember.parallel.threading_layer import _declare
+
+    getspecific = _declare(builder.module, "pthread_getspecific", _ptr, [_i32])
+    return builder.call(getspecific, [_key(builder)])
+
+
+def _publish_record(builder: llvm.IRBuilder, record: llvm.Value) -> None:
+    from ember.parallel.threading_layer import _declare
+
+    setspecific = _declare(builder.module, "pthread_setspecific", _i32, [_i32, _ptr])
+    builder.call(setspecific, [_key(builder), record])
+
+
 @intrinsic
-def handled_exception(typingctx):
-    """The exception the caller is handling, as an exception value (raised by the Python-side
-    entry, traceback and all). An exception caught by compiled code is not visible here:
-    only one Python code handles."""
+def publish_handled(typingctx, exc):
+    """Enter a handler of `exc` (PUSH_EXC_INFO): publish it, hiding the record published."""
 
     def codegen(context, builder, sig, args):
-        pyapi = PythonAPI(context, builder, _KEEPALIVE)
-        gil = pyapi.gil_ensure()
-        pyapi.decref(pyapi.call_function_objargs(pyapi.borrow_constant(keep_handled_exception), []))
-        pyapi.gil_release(gil)
-        exc_id = callconv.static_exceptions.register(callconv.PythonExceptionRaised, ())
-        value = llvm.Constant(context.get_value_type(sig.return_type), llvm.Undefined)
-        value = builder.insert_value(value, llvm.Constant(llvm.PointerType(), None), 0)
-        return builder.insert_value(value, llvm.Constant(llvm.IntType(32), exc_id), 1)
+        exc_id, payload = (builder.extract_value(args[0], i) for i in (1, 0))
+        record = callconv.alloca_in_entry(builder, _RECORD)
+        fields = llvm.Constant(_RECORD, llvm.Undefined)
+        for index, field in enumerate((exc_id, payload, _published_record(builder))):
+            fields = builder.insert_value(fields, field, index)
+        builder.store(fields, record)
+        nrt.emit_incref(builder, payload)
+        _publish_record(builder, record)
+        return context.get_dummy_value(types.none)
+
+    if not isinstance(exc, types.ExceptionInstance):
+        return None
+    return signature(types.none, exc), codegen
+
+
+@intrinsic
+def restore_handled(typingctx):
+    """Leave a handler (POP_EXCEPT): release its payload, publish the record it hid."""
+
+    def codegen(context, builder, sig, args):
+        record = _published_record(builder)
+        with builder.if_then(builder.icmp_unsigned("!=", record, llvm.Constant(_ptr, None))):
+            fields = builder.load(record, typ=_RECORD)
+            nrt.emit_decref(builder, builder.extract_value(fields, 1))
+            _publish_record(builder, builder.extract_value(fields, 2))
+        return context.get_dummy_value(types.none)
+
+    return signature(types.none), codegen
+
+
+@intrinsic
+def handled_exception(typingctx):
+    """The exception being handled where a bare `raise` outside every `except` of its
+    function stands: the one a compiled handler up the call chain handles (its record), else
+    the one the calling Python code handles (raised by the Python-side entry, traceback and
+    all)."""
+
+    def codegen(context, builder, sig, args):
+        value_type = context.get_value_type(sig.return_type)
+        slot = callconv.alloca_in_entry(builder, value_type)
+        record = _published_record(builder)
+        compiled = builder.icmp_unsigned("!=", record, llvm.Constant(_ptr, None))
+        with builder.if_else(compiled) as (from_compiled, from_python):
+            with from_compiled:
+                fields = builder.load(record, typ=_RECORD)
+                exc_id, payload = (builder.extract_value(fields, i) for i in (0, 1))
+                nrt.emit_incref(builder, payload)
+                builder.store(_exception_value(builder, value_type, payload, exc_id), slot)
+            with from_python:
+                pyapi = PythonAPI(context, builder, _KEEPALIVE)
+                gil = pyapi.gil_ensure()
+                keeper = pyapi.borrow_constant(keep_handled_exception)
+                pyapi.decref(pyapi.call_function_objargs(keeper, []))
+                pyapi.gil_release(gil)
+                exc_id = callconv.static_exceptions.register(callconv.PythonExceptionRaised, ())
+                null = llvm.Constant(_ptr, None)
+                value = _exception_value(builder, value_type, null, llvm.Constant(_i32, exc_id))
+                builder.store(value, slot)
+        return builder.load(slot, typ=value_type)
 
     return signature(types.ExceptionInstance(BaseException)), codegen
+
+
+def _exception_value(builder, value_type, payload, exc_id) -> llvm.Value:
+    value = builder.insert_value(llvm.Constant(value_type, llvm.Undefined), payload, 0)
+    return builder.insert_value(value, exc_id, 1)

@@ -42,7 +42,27 @@ def hash_overload(value):
         return _complex_hash
     if isinstance(value, types.BaseTuple):
         return _tuple_hash(len(value))
+    if isinstance(value, (types.Array, types.List, types.HashTable)):
+        return _unhashable(f"unhashable type: '{_unhashable_name(value)}'")
     return None
+
+
+def _unhashable_name(value: types.Type) -> str:
+    """CPython's name for a reflected list or set; Numba's type name for the others."""
+    if isinstance(value, types.Set):
+        return "set"
+    if isinstance(value, types.List) and not isinstance(value, types.ListType):
+        return "list"
+    return str(value)
+
+
+def _unhashable(message: str):
+    """Mutable containers have no hash: CPython's TypeError when the call runs."""
+
+    def unhashable_hash(value):
+        raise TypeError(message)
+
+    return unhashable_hash
 
 
 def _bool_hash(value):
@@ -50,13 +70,23 @@ def _bool_hash(value):
 
 
 def _int_hash(value):
-    x = int(value)
+    x = _as_int64(value)
     if x >= 0:
         return x % _MODULUS
     if x == -9223372036854775808:
         return _MIN_INT64_HASH  # -x would wrap
     h = -((-x) % _MODULUS)
     return -2 if h == -1 else h
+
+
+@intrinsic
+def _as_int64(typingctx, value):
+    """`value` widened to int64, so that negating the narrow types' minimum cannot wrap."""
+
+    def codegen(context, builder, sig, args):
+        return context.cast(builder, args[0], sig.args[0], types.int64)
+
+    return signature(types.int64, value), codegen
 
 
 def _uint64_hash(value):

@@ -193,9 +193,29 @@ def _zero_signed_as(builder, value, sign_source):
 
 
 def call_math(builder, name: str, implementation: str | None, *operands):
+    if name == "tanh" and operands[0].type == llvm.FloatType():
+        return _float32_tanh(builder, operands[0])
     if implementation is not None and implementation.startswith("llvm."):
         return call_intrinsic(builder, implementation, list(operands))
     return call_libm(builder, implementation or name, *operands)
+
+
+def _float32_tanh(builder, x):
+    """tanh of a float32 as CPython's double tanh rounded to float32 (C's tanhf is off by an
+    ulp for about a third of normal operands, and 2.5x slower): (e - 1) / (e + 1) with
+    e = exp(2|x|) in double, whose error is far below float32's; x itself below 2**-12 (where
+    tanh x rounds to x); |x| above 9.1 (tanh rounds to 1) taken as 9.1. NaN stays NaN."""
+    double = llvm.DoubleType()
+    wide = builder.fpext(x, double)
+    magnitude = call_intrinsic(builder, "llvm.fabs", [wide])
+    saturate = builder.fcmp_ordered(">", magnitude, llvm.Constant(double, 9.1))
+    magnitude = builder.select(saturate, llvm.Constant(double, 9.1), magnitude)
+    e = call_intrinsic(builder, "llvm.exp", [builder.fmul(magnitude, llvm.Constant(double, 2.0))])
+    one = llvm.Constant(double, 1.0)
+    ratio = builder.fdiv(builder.fsub(e, one), builder.fadd(e, one))
+    tiny = builder.fcmp_ordered("<", magnitude, llvm.Constant(double, 2.0**-12))
+    result = builder.select(tiny, magnitude, ratio)
+    return builder.fptrunc(call_intrinsic(builder, "llvm.copysign", [result, wide]), x.type)
 
 
 def call_libm(builder, name: str, *operands):

@@ -14,6 +14,7 @@ import operator
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.errors import TypingError
 from ember.extending import intrinsic, overload
 from ember.library.builtins.number_methods import PLAIN_IEEE
 from ember.lowering.casts import make_complex
@@ -401,6 +402,9 @@ for _builtin, _symbol in ((min, "<"), (max, ">")):
     @registry.typer(_builtin)
     def _type_min_max(args, kws):
         found = _min_max_operands(args)
+        if not kws and found is None and _numbers_and_datetimes(args):
+            names = ", ".join(str(types.unliteral(a)) for a in args)
+            raise TypingError(f"Given types cannot be unified: [{names}]")  # Numba's words
         if kws or found is None:
             return None
         result, count = found
@@ -422,7 +426,18 @@ def tuple_max(iterable):
     return _tuple_extreme(iterable, ">")
 
 
+def _numbers_and_datetimes(args) -> bool:
+    """Numbers mixed with datetimes or timedeltas: values min/max can never compare."""
+    dates = [isinstance(a, types.NPDatetime | types.NPTimedelta) for a in args]
+    numbers = [isinstance(types.unliteral(a), types.Number | types.Boolean) for a in args]
+    both = [d or n for d, n in zip(dates, numbers)]
+    return len(args) > 1 and all(both) and any(dates) and any(numbers)
+
+
 def _tuple_extreme(tup: types.Type, symbol: str):
+    if isinstance(tup, types.BaseTuple) and len(tup) == 0:
+        name = "min" if symbol == "<" else "max"
+        raise TypingError(f"{name}() argument is an empty tuple")  # Numba's words
     if not isinstance(tup, types.BaseTuple) or _min_max_operands(tuple(tup.types)) is None:
         return None
     return _unrolled_extreme(len(tup), symbol)

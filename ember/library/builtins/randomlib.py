@@ -42,6 +42,9 @@ from ember.typing.signature import signature
 from ember.typing.templates import registry
 
 _N = 624
+# The draw entry points inline into the caller (their error paths are out of line), as
+# np.random's do: the thread's state row is then looked up once per loop, not once per draw
+_INLINED = {"_llvm_inline": "always"}
 _KEYS = np.zeros((SLOTS, _N), np.uint32)  # the MT19937 keys
 _METAS = np.zeros((SLOTS, 2), np.int64)  # position in the key, "gauss's second value waits"
 _GAUSSES = np.zeros((SLOTS, 1), np.float64)  # gauss's second value (CPython's gauss_next)
@@ -132,12 +135,12 @@ def _lower_reseed(context, builder, sig, args):
 # ---------------------------------------------------------------------------- the generator
 
 
-@njit
+@njit(**_INLINED)
 def _next_uint32():
     return draw_uint32(state_key(), state_meta())
 
 
-@njit
+@njit(**_INLINED)
 def _random():
     return draw_double(state_key(), state_meta())
 
@@ -174,7 +177,7 @@ def _init_by_array(key, low, high, length):
     key[0] = 0x80000000
 
 
-@njit
+@njit(**_INLINED)
 def _bits(k):
     """getrandbits(k) for 1 <= k <= 64 as an int64 (k = 64 wraps): the first word is the low
     one, as in CPython."""
@@ -184,7 +187,7 @@ def _bits(k):
     return ((_next_uint32() >> (64 - k)) << 32) | low
 
 
-@njit
+@njit(**_INLINED)
 def _randbelow(n):
     """An int in [0, n) for n >= 1 (CPython's _randbelow_with_getrandbits)."""
     k = n.bit_length()
@@ -243,7 +246,7 @@ def _select_seed(a=None, version=2):
     return _seed_signed if _is_int(a) else None
 
 
-@overload(random.random)
+@overload(random.random, jit_options=_INLINED)
 def _select_random():
     return lambda: _random()
 
@@ -252,7 +255,7 @@ def _uniform(a, b):
     return a + (b - a) * _random()
 
 
-@overload(random.uniform)
+@overload(random.uniform, jit_options=_INLINED)
 def _select_uniform(a, b):
     return _uniform if _is_number(a) and _is_number(b) else None
 
@@ -280,22 +283,23 @@ def _randrange_below(start, stop=None, step=1):
     raise ValueError("empty range for randrange()")
 
 
-def _randrange_between(start, stop=None, step=1):
-    width = np.int64(stop) - np.int64(start)
-    if width > 0:
-        return start + _randbelow(width)
+@njit(_llvm_inline="never")
+def _empty_range(start, stop, width):
+    """randrange's error for an empty range: out of line, so the entry points stay small enough
+    to inline and the thread's state row is looked up once per loop, not once per draw."""
     raise ValueError(
-        "empty range for randrange() ("
-        + str(np.int64(start))
-        + ", "
-        + str(np.int64(stop))
-        + ", "
-        + str(width)
-        + ")"
+        "empty range for randrange() (" + str(start) + ", " + str(stop) + ", " + str(width) + ")"
     )
 
 
-_randrange_between_jit = njit(_randrange_between)
+def _randrange_between(start, stop=None, step=1):
+    width = np.int64(stop) - np.int64(start)
+    if width <= 0:
+        _empty_range(np.int64(start), np.int64(stop), width)
+    return start + _randbelow(width)
+
+
+_randrange_between_jit = njit(_llvm_inline="always")(_randrange_between)
 
 
 def _randrange_stepped(start, stop=None, step=1):
@@ -327,7 +331,7 @@ def _randint(a, b):
     return _randrange_between_jit(a, np.int64(b) + 1)
 
 
-@overload(random.randint)
+@overload(random.randint, jit_options=_INLINED)
 def _select_randint(a, b):
     return _randint if _is_int(a) and _is_int(b) else None
 

@@ -348,6 +348,8 @@ def _python_classes(typ) -> tuple | None:
     if isinstance(typ, types.BaseTuple):
         parts = [_python_classes(member) for member in typ.types]
         return None if None in parts else tuple(c for part in parts for c in part)
+    if isinstance(typ, types.TypeRef):  # a type instance used as a class: types.int32
+        return (typ.instance_type,)
     key = getattr(typ, "typing_key", None)
     return (key,) if isinstance(key, type) else None
 
@@ -380,7 +382,9 @@ def is_instance_of(value_type: types.Type, classes: tuple) -> bool | None:
     plain = types.unliteral(value_type)
     found = False
     for cls in classes:
-        if numpy is not None and cls is numpy.ndarray:
+        if isinstance(cls, types.Type):
+            found |= plain == cls
+        elif numpy is not None and cls is numpy.ndarray:
             found |= isinstance(value_type, types.Array)
         elif cls in _PYTHON_NUMBER_TYPES:
             found |= plain in _PYTHON_NUMBER_TYPES[cls]
@@ -395,9 +399,7 @@ def is_instance_of(value_type: types.Type, classes: tuple) -> bool | None:
         elif cls in _CLASS_TYPES:
             found |= isinstance(plain, _CLASS_TYPES[cls])
         elif numpy is not None and _numpy_scalar_class(numpy, cls):
-            from ember.np.numpy_support import from_dtype
-
-            found |= plain == from_dtype(numpy.dtype(cls))
+            found |= _is_numpy_instance(numpy, plain, cls)
         elif isinstance(getattr(cls, "class_type", None), types.ClassType):  # a jitclass
             found |= value_type is cls.class_type.instance_type
         elif _typed_container_type(cls) is not None:
@@ -413,6 +415,11 @@ def _registered_type(cls: type) -> types.Type:
     from ember.errors import TypingError
     from ember.extending import as_numba_type
 
+    if issubclass(cls, types.Type):
+        raise TypingError(  # Numba's words first
+            f"Numba type classes (here {cls.__name__}) are not supported as isinstance()'s "
+            "class: use a type instance (types.int64), or test the type in an @overload"
+        )
     found = as_numba_type.try_infer(cls)
     if found is None:
         raise TypingError(
@@ -435,11 +442,25 @@ def _typed_container_type(cls) -> type | None:
 
 
 def _numpy_scalar_class(numpy, cls) -> bool:
-    """A NumPy number class other than those that stand for Python's own (np.int64 is how
-    ember types a Python int, so isinstance(1, np.int64) cannot be told apart: refused)."""
-    aliases = (numpy.int64, numpy.float64, numpy.complex128, numpy.bool_)
-    numbers = (numpy.integer, numpy.floating, numpy.complexfloating)
-    return isinstance(cls, type) and issubclass(cls, numbers) and cls not in aliases
+    """A NumPy scalar class, concrete (np.int32) or abstract (np.floating)."""
+    return isinstance(cls, type) and issubclass(cls, numpy.generic)
+
+
+def _is_numpy_instance(numpy, plain: types.Type, cls: type) -> bool:
+    """isinstance() against a NumPy scalar class, by the NumPy class of the value's type.
+    np.int64 is also how ember types a Python int, so isinstance(1, np.int64) is True in
+    compiled code, as in Numba (CPython says False)."""
+    if isinstance(plain, types.NPDatetime | types.NPTimedelta):  # any unit
+        scalar_class = (
+            numpy.datetime64 if isinstance(plain, types.NPDatetime) else numpy.timedelta64
+        )
+    elif isinstance(plain, types.Number | types.Boolean):
+        from ember.np.numpy_support import as_dtype
+
+        scalar_class = as_dtype(plain).type
+    else:
+        return False
+    return issubclass(scalar_class, cls)
 
 
 @registry.typer(bytes)

@@ -162,7 +162,7 @@ def replace_value(typingctx, t, position, value):
     def codegen(context, builder, sig, args):
         value_type = sig.args[0].value_type
         pointer = table.entry_member(context, builder, sig.args[0], args[0], args[1], 2)
-        refs.decref(builder, value_type, refs.load_item(builder, value_type, pointer))
+        refs.decref(builder, value_type, refs.load_value(builder, value_type, pointer))
         store_new_reference(context, builder, value_type, args[2], pointer)
         return context.get_dummy_value(types.none)
 

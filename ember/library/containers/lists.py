@@ -133,7 +133,7 @@ def _load(typingctx, xs, index):
 def _take(typingctx, xs, index):
     def codegen(context, builder, sig, args):
         pointer = primitives.item_pointer(context, builder, sig.args[0], args[0], args[1])
-        return refs.load_item(builder, sig.args[0].dtype, pointer)
+        return refs.load_value(builder, sig.args[0].dtype, pointer)
 
     return signature(xs.dtype, xs, types.int64), codegen
 
@@ -178,7 +178,7 @@ def _release(typingctx, xs, index):
     def codegen(context, builder, sig, args):
         pointer = primitives.item_pointer(context, builder, sig.args[0], args[0], args[1])
         dtype = sig.args[0].dtype
-        refs.decref(builder, dtype, refs.load_item(builder, dtype, pointer))
+        refs.decref(builder, dtype, refs.load_value(builder, dtype, pointer))
         return context.get_dummy_value(types.none)
 
     return signature(types.none, xs, types.int64), codegen

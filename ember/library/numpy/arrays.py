@@ -333,8 +333,16 @@ def item_at(context, builder, array_type: types.Array, fields, index):
 
 @lower_cast(types.Array, types.Boolean)
 def array_truth(context, builder, from_type, to_type, value):
-    """`if a:`: the truth of the only element; ValueError for any other size, as NumPy."""
+    """`if a:`: the truth of the only element; NumPy's ValueError for any other size."""
     fields = arr.unpack(builder, from_type, value)
+    empty = builder.icmp_signed("==", fields.nitems, arr.const(0))
+    context.guard(
+        builder,
+        empty,
+        ValueError,
+        "The truth value of an empty array is ambiguous. "
+        "Use `array.size > 0` to check that an array is not empty.",
+    )
     not_one = builder.icmp_signed("!=", fields.nitems, arr.const(1))
     context.guard(
         builder,

@@ -12,18 +12,28 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.errors import TypingError
 from ember.extending import intrinsic, overload, register_jitable
-from ember.library.numpy.records import RecordModel
 from ember.library.strings.bytes import _as_text
 from ember.library.strings.core import _get, _length
 from ember.lowering import arrays as arr
 from ember.lowering import strings as primitives
-from ember.lowering.models import register_model
+from ember.lowering.models import PrimitiveModel, register_model
 from ember.lowering.registry import lower_cast
 from ember.typing.signature import signature
 
-# in registers a pointer to the element's bytes (as a record's), in an array its bytes
-register_model(types.UnicodeCharSeq)(RecordModel)
-register_model(types.CharSeq)(RecordModel)
+
+@register_model(types.UnicodeCharSeq)
+@register_model(types.CharSeq)
+class CharSeqModel(PrimitiveModel):
+    """A pointer to the element's bytes in registers; in an array (or a container), the bytes
+    (what `gep` steps over)."""
+
+    def __init__(self, fe_type: types.Type) -> None:
+        super().__init__(fe_type, arr.ptr)
+
+    @property
+    def data_type(self):
+        return llvm.ArrayType(arr.i8, self.fe_type.size)
+
 
 _CHAR_SEQS = (types.UnicodeCharSeq, types.CharSeq)
 

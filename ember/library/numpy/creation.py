@@ -90,6 +90,11 @@ def _creation(name: str, params: str, fill: str) -> None:
             dtype = parse_dtype(dtype, default=_full_default(fill_type))
         else:
             dtype = parse_dtype(rest[0])
+        if fill in ("one", "value") and isinstance(dtype, types.Record):
+            raise TypingError(
+                f"np.{name}() of {dtype} is not supported (ember fills arrays of numbers and "
+                "booleans): make it with np.zeros or np.empty and assign each field"
+            )
         return types.Array(dtype, ndim, "C")
 
     @lower_builtin(function, VarArgs(types.Type))

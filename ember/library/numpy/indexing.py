@@ -359,6 +359,8 @@ def array_getitem(context, builder, sig, args):
     values = _items(builder, index_type, args[1])
     if plan.is_element:
         pointer = element_address(context, builder, plan, fields, values)
+        if isinstance(array_type.dtype, types.Record):  # a view keeping its array alive
+            return arr.record_of_array(builder, array_type.dtype, fields, pointer)
         item = arr.load_item(builder, array_type.dtype, pointer)
         return context.cast(builder, item, array_type.dtype, sig.return_type)
     if plan.advanced is None:

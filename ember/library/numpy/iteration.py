@@ -147,9 +147,11 @@ def ndenumerate_next(context, builder, sig, args):
         fields = arr.unpack(builder, array_type, array_value)
         slots = [_slot(builder, state, state_type, 2, k) for k in range(ndim)]
         index = [builder.load(slot, typ=arr.i64) for slot in slots]
-        element = arr.load_item(
-            builder, array_type.dtype, arr.element_pointer(builder, array_type, fields, index)
-        )
+        pointer = arr.element_pointer(builder, array_type, fields, index)
+        if isinstance(array_type.dtype, types.Record):  # a view keeping its array alive
+            element = arr.record_of_array(builder, array_type.dtype, fields, pointer)
+        else:
+            element = arr.load_item(builder, array_type.dtype, pointer)
         element_type = types.element_value_type(array_type.dtype)
         element = context.cast(builder, element, array_type.dtype, element_type)
         _advance_odometer(builder, index, slots, fields.shape)

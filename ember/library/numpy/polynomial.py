@@ -16,6 +16,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.decorators import njit
+from ember.dispatcher.typeof import typeof
 from ember.errors import TypingError
 from ember.extending import (
     AttributeTemplate,
@@ -25,6 +26,7 @@ from ember.extending import (
     lower_getattr,
     overload,
     register_model,
+    unbox,
 )
 from ember.library.interop.boxing import box_by_calling
 from ember.library.numpy.creation import nested_items
@@ -38,6 +40,7 @@ from ember.library.numpy.support import (
     numpy_dtype,
 )
 from ember.lowering import arrays as arr
+from ember.lowering.boxing import NativeValue
 from ember.lowering.models import StructModel
 from ember.typing.signature import Signature
 
@@ -496,3 +499,28 @@ def _box_polynomial(typ, val, c):
     the class called with it."""
     parts_type = types.Tuple([typ.coef, typ.domain, typ.window])
     return box_by_calling(poly.Polynomial, parts_type, val, c)
+
+
+def polynomial_type_of(value: poly.Polynomial) -> PolynomialType | None:
+    """The type of a Polynomial argument (ember/dispatcher/typeof.py): of its three arrays."""
+    parts = [typeof(getattr(value, name)) for name in _POLYNOMIAL_PARTS]
+    if not all(isinstance(t, types.Array) and t.ndim == 1 for t in parts):
+        return None
+    return PolynomialType(*parts)
+
+
+@unbox(PolynomialType)
+def _unbox_polynomial(typ, obj, c):
+    """A Polynomial argument: its coef, domain and window arrays, borrowed (the object keeps
+    them alive for the call)."""
+    builder, pyapi = c.builder, c.pyapi
+    value = llvm.Constant(c.context.value_type(typ), llvm.Undefined)
+    is_error = llvm.Constant(llvm.IntType(1), 0)
+    for index, name in enumerate(_POLYNOMIAL_PARTS):
+        part = pyapi.object_getattr_string(obj, name)
+        native = c.unbox(getattr(typ, name), part)
+        pyapi.decref(part)
+        value = builder.insert_value(value, native.value, index)
+        if native.is_error is not None:
+            is_error = builder.or_(is_error, native.is_error)
+    return NativeValue(value, is_error=is_error)

@@ -2,8 +2,9 @@
 `a[i].x = v`, `a[i] = a[j]`, and `a['x']` or `a.x` as a strided view of one field; nested
 records (`r.p.x`) and sub-array fields (`r.v[1] = 2.0`, a view of the record's bytes).
 
-A record value is a pointer to its bytes inside the array (writes go to the array, as in
-NumPy and Numba); the array must outlive it, and so must a sub-array field's view."""
+A record value is {meminfo, parent, data}: a pointer to its bytes inside an array (writes go
+to the array, as in NumPy and Numba) and the meminfo keeping that memory alive (NULL for memory
+borrowed from Python, `parent`, or that outlives the record)."""
 
 from __future__ import annotations
 
@@ -16,23 +17,31 @@ from ember import types
 from ember.errors import LoweringError, TypingError
 from ember.library.numpy import indexing  # noqa: F401 - first, so a['x'] below takes precedence
 from ember.lowering import arrays as arr
-from ember.lowering.models import PrimitiveModel, register_model
-from ember.lowering.registry import lower_builtin, lower_getattr_generic, lower_setattr_generic
+from ember.lowering.models import MeminfoStructModel, register_model
+from ember.lowering.registry import (
+    lower_builtin,
+    lower_cast,
+    lower_getattr_generic,
+    lower_setattr_generic,
+)
+from ember.runtime import nrt
 from ember.typing.conversions import can_convert
 from ember.typing.signature import Signature
 from ember.typing.templates import AttributeTemplate, registry
 
 
 @register_model(types.Record)
-class RecordModel(PrimitiveModel):
-    """A pointer in registers; in an array, the record's bytes (what `gep` steps over)."""
+class RecordModel(MeminfoStructModel):
+    """{meminfo, parent, data} in registers and in containers (a reference, counted; parent:
+    `arr.record_view`); in an array, the record's bytes (`arr.element_type`)."""
 
     def __init__(self, fe_type: types.Record) -> None:
-        super().__init__(fe_type, arr.ptr)
-
-    @property
-    def data_type(self):
-        return llvm.ArrayType(arr.i8, self.fe_type.size)
+        members = [
+            ("meminfo", types.meminfo_pointer),
+            ("parent", types.pyobject_pointer),
+            ("data", types.data_pointer),
+        ]
+        super().__init__(fe_type, members)
 
 
 def _field_type(record: types.Record, field: str) -> types.Type:
@@ -72,11 +81,15 @@ def _field_pointer(builder, record: types.Record, pointer, field: str):
     return arr.offset_pointer(builder, pointer, arr.const(record.offset(field)))
 
 
-def _load_field(context, builder, record: types.Record, pointer, field: str):
+def _load_field(context, builder, record: types.Record, value, field: str):
     field_type = _field_type(record, field)
-    field_pointer = _field_pointer(builder, record, pointer, field)
-    if isinstance(field_type, types.NestedArray):
-        return _nested_view(builder, field_type, field_pointer)
+    field_pointer = _field_pointer(builder, record, arr.record_data(builder, value), field)
+    if isinstance(field_type, types.NestedArray):  # the record's memory stays alive
+        meminfo = builder.extract_value(value, 0)
+        nrt.emit_incref(builder, meminfo)
+        return _nested_view(builder, field_type, field_pointer, meminfo)
+    if isinstance(field_type, types.Record):  # a nested record: a view of the same memory
+        return arr.record_in_record(builder, field_type, value, field_pointer)
     item = arr.load_item(builder, field_type, field_pointer)
     return context.cast(builder, item, field_type, types.element_value_type(field_type))
 
@@ -89,11 +102,12 @@ def _c_strides(element: types.Type, shape: tuple) -> list[int]:
     return strides
 
 
-def _nested_view(builder, nested: types.NestedArray, pointer):
-    """The array view of a sub-array field's bytes: it owns no memory (a NULL meminfo)."""
+def _nested_view(builder, nested: types.NestedArray, pointer, meminfo=None):
+    """The array view of a sub-array field's bytes, sharing the record's `meminfo` (NULL: it
+    owns no memory)."""
     nitems = int(np.prod(nested.shape))
     view = arr.ArrayFields(
-        llvm.Constant(arr.ptr, None),
+        llvm.Constant(arr.ptr, None) if meminfo is None else meminfo,
         llvm.Constant(arr.ptr, None),
         arr.const(nitems),
         arr.const(arr.itemsize_of(nested.dtype)),
@@ -108,8 +122,9 @@ def _copy_into(view, value):
     view[...] = value
 
 
-def _store_field(context, builder, record, pointer, field, value, value_type) -> None:
+def _store_field(context, builder, record, record_value, field, value, value_type) -> None:
     field_type = record.typeof(field)
+    pointer = arr.record_data(builder, record_value)
     if isinstance(field_type, types.NestedArray):
         view = _nested_view(builder, field_type, _field_pointer(builder, record, pointer, field))
         view_type = _value_type(field_type)
@@ -118,6 +133,12 @@ def _store_field(context, builder, record, pointer, field, value, value_type) ->
         return
     converted = context.cast(builder, value, value_type, field_type)
     arr.store_item(builder, field_type, converted, _field_pointer(builder, record, pointer, field))
+
+
+@lower_cast(types.Record, types.Record)
+def record_as_its_subtype(context, builder, from_type, to_type, value):
+    """Record subtyping (`Record.can_convert_to`): the same bytes, read through fewer fields."""
+    return value
 
 
 # ---------------------------------------------------------------------------- r.x and r.x = v

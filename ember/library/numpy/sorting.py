@@ -540,8 +540,12 @@ _sort_lanes_jit = njit(**NUMPY_ERRORS)(_sort_lanes)
 def _check_kind(kind) -> None:
     if is_none(kind):
         return
-    if getattr(kind, "literal_value", None) not in SORT_KINDS:
-        raise TypingError(f"sort kind must be a constant string, one of {', '.join(SORT_KINDS)}")
+    if not isinstance(kind, types.StringLiteral):  # Numba's words first
+        raise TypingError(f'"kind" must be a string literal, one of {", ".join(SORT_KINDS)}')
+    if kind.literal_value not in SORT_KINDS:
+        raise TypingError(
+            f"sort kind must be one of {', '.join(SORT_KINDS)}, not '{kind.literal_value}'"
+        )
 
 
 def _sortable(a) -> bool:

@@ -64,15 +64,32 @@ class UnsupportedDtypeError(NumbaValueError, NumbaNotImplementedError, ValueErro
 
 
 def from_numpy_dtype(dtype: np.dtype) -> types.Type:
-    """The ember scalar type of a NumPy dtype; UnsupportedDtypeError for the unsupported ones."""
-    from ember.dispatcher.typeof import dtype_to_type
+    """The ember scalar type of a NumPy dtype (a sub-array dtype, `('f8', (4,))`: a
+    NestedArray); UnsupportedDtypeError for the unsupported ones."""
+    from ember.dispatcher.typeof import dtype_to_type, subarray_type
 
+    if dtype.subdtype is not None:
+        found = subarray_type(dtype)
+        if found is None:
+            raise UnsupportedDtypeError(
+                f"unsupported NumPy dtype {dtype} (sub-array): its elements must be numbers, "
+                "booleans, strings or records"
+            )
+        return found
     found = dtype_to_type(dtype)
     if found is None:
         if dtype.fields is not None:
             raise UnsupportedDtypeError(
                 f"unsupported NumPy dtype {dtype} (records): ember's record fields are "
                 "numbers, booleans, strings, nested records and sub-arrays of those"
+            )
+        if dtype.kind in "mM" and np.datetime_data(dtype)[1] != 1:  # datetime64[10Y]
+            unit = np.datetime_data(dtype)[0]
+            raise UnsupportedDtypeError(
+                f"Unsupported array dtype: {dtype} (a multiple of a unit): ember (as Numba) "
+                f"compiles for one unit ([{unit}], [ns]...); convert it first, e.g. "
+                f"`values.astype('{dtype.str[1:2]}8[{unit}]')`, or pass its integer view, "
+                "e.g. `values.view(np.int64)`"
             )
         if not dtype.isnative:  # Numba's words first: programs match them
             what = _describe_dtype(dtype) if dtype.kind in "OUSMmV" else "numbers"

@@ -7,6 +7,7 @@ import operator
 
 from ember import types
 from ember.lowering.registry import lower_builtin
+from ember.types.arrays import array_from_slices
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
@@ -16,15 +17,9 @@ def _array_spelled(dtype: types.Type, index: types.Type) -> types.Array | None:
     slices = index.types if isinstance(index, types.BaseTuple) else (index,)
     if not slices or not all(isinstance(s, types.SliceType) for s in slices):
         return None
-    contiguous = [k for k, s in enumerate(slices) if s.has_step]
-    ndim = len(slices)
-    if not contiguous:
-        return types.Array(dtype, ndim, "A")
-    if contiguous == [ndim - 1]:
-        return types.Array(dtype, ndim, "C")
-    if contiguous == [0]:
-        return types.Array(dtype, ndim, "F")
-    return None
+    return array_from_slices(
+        dtype, tuple(slice(None, None, 1 if s.has_step else None) for s in slices)
+    )
 
 
 @registry.typer(operator.getitem)
