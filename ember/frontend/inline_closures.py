@@ -38,7 +38,7 @@ from ember.frontend.bytecode import ByteCode
 from ember.frontend.genexpr import closure_function_of, generator_of, inner_function_of
 from ember.frontend.interpreter import build_ir
 from ember.ir import nodes as ir
-from ember.library.builtins.key_functions import BY_METHOD, WITH_DEFAULT
+from ember.library.builtins.key_functions import BY_METHOD, ITEMS_AS_ARGUMENTS, WITH_DEFAULT
 
 _MAX_INLINED_CALLS = 1000  # a guard against runaway growth (e.g. a chain of wrappers)
 
@@ -187,6 +187,8 @@ class _Inliner:
                     if spread:
                         index += self._spread_static_tuple(block, index, call, stmt.loc)
                     py_func = self._jitted_callee(call)
+                    if py_func in ITEMS_AS_ARGUMENTS and len(call.args) > 1:
+                        index += self._pack_arguments(block, index, call, stmt.loc)
                     # a generator callee is not inlined: it is given the jitted function
                     if py_func is not None and not _is_generator(py_func.__code__):
                         return _CallSite(block, index, py_func.__code__, None, py_func)
@@ -206,6 +208,15 @@ class _Inliner:
             right = self._static_items(value.rhs, seen | {var.name})
             return None if left is None or right is None else left + right
         return None
+
+    def _pack_arguments(self, block: ir.Block, index: int, call: ir.Call, loc) -> int:
+        """`max(a, b, key=f)` becomes `max((a, b), key=f)`: the one-iterable form that
+        key_functions implements. Returns how many statements were inserted."""
+        packed = ir.Var(f"$packed{self.count}.{index}", loc)
+        block.body.insert(index, ir.Assign(packed, ir.BuildTuple(list(call.args), loc), loc))
+        call.args = [packed]
+        self.definitions.setdefault(packed.name, []).append(block.body[index].value)
+        return 1
 
     def _spread_static_tuple(self, block: ir.Block, index: int, call: ir.Call, loc) -> int:
         """`f(a, *t)` where `t` has a length known here (`t = (x, y)`, as an inlined

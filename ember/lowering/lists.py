@@ -1,5 +1,6 @@
 """List primitives for lowering: the header behind a list's meminfo, allocation with a
-destructor, growth by doubling, item addresses and the reference counts of items.
+destructor, growth by doubling and CPython's shrinking, item addresses and the reference
+counts of items.
 
 A list value is its meminfo (`ListModel`); the meminfo's data is the header
 {i64 size, i64 capacity, ptr storage, i64 frozen}, where storage is a second runtime block
@@ -176,20 +177,40 @@ def reserve(context, builder, list_type: types.List, value, needed: llvm.Value) 
         grown = builder.select(builder.icmp_signed(">", needed, doubled), needed, doubled)
         small = builder.icmp_signed("<", grown, refs.const(_MIN_GROWTH))
         grown = builder.select(small, refs.const(_MIN_GROWTH), grown)
-        storage_slot = _field(builder, value, _STORAGE)
-        old = builder.load(storage_slot, typ=ptr)
-        new = _allocate_storage(context, builder, list_type, grown)
-        size = length(builder, value)
-        with builder.if_then(builder.icmp_signed(">", size, refs.const(0))):
-            refs.memcpy(
-                builder,
-                nrt.emit_load_data_pointer(builder, new),
-                nrt.emit_load_data_pointer(builder, old),
-                _item_bytes(context, builder, list_type, size),
-            )
-        nrt.emit_decref(builder, old)  # the items moved: only the old block goes
-        builder.store(new, storage_slot)
-        builder.store(grown, _field(builder, value, _CAPACITY))
+        _move_storage(context, builder, list_type, value, grown)
+
+
+def shrink_to(context, builder, list_type: types.List, value, size: llvm.Value) -> None:
+    """Set the length to `size` (any items past it already released).
+    As CPython's list_resize, storage the items fill less than half of is given back: the new
+    capacity is (size + size // 8 + 6) rounded down to a multiple of 4, none when empty."""
+    set_length(builder, value, size)
+    room = capacity(builder, value)
+    sparse = builder.icmp_signed("<", size, builder.ashr(room, refs.const(1)))
+    with builder.if_then(sparse, likely=False):
+        spare = builder.add(builder.add(size, builder.ashr(size, refs.const(3))), refs.const(6))
+        wanted = builder.and_(spare, refs.const(~3))
+        wanted = builder.select(builder.icmp_signed("==", size, refs.const(0)), size, wanted)
+        with builder.if_then(builder.icmp_signed("<", wanted, room)):
+            _move_storage(context, builder, list_type, value, wanted)
+
+
+def _move_storage(context, builder, list_type: types.List, value, room: llvm.Value) -> None:
+    """Move the items to new storage for `room` (>= the length) items; the old block goes."""
+    storage_slot = _field(builder, value, _STORAGE)
+    old = builder.load(storage_slot, typ=ptr)
+    new = _allocate_storage(context, builder, list_type, room)
+    size = length(builder, value)
+    with builder.if_then(builder.icmp_signed(">", size, refs.const(0))):
+        refs.memcpy(
+            builder,
+            nrt.emit_load_data_pointer(builder, new),
+            nrt.emit_load_data_pointer(builder, old),
+            _item_bytes(context, builder, list_type, size),
+        )
+    nrt.emit_decref(builder, old)  # the items moved: only the old block goes
+    builder.store(new, storage_slot)
+    builder.store(room, _field(builder, value, _CAPACITY))
 
 
 def move_items(context, builder, list_type, value, source, target, count) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember.types.abstract import Type
-from ember.types.arrays import Array
+from ember.types.arrays import Array, SliceType
 from ember.types.classes import ManagedStruct
 from ember.types.containers import BaseTuple, UniTuple, widened
 from ember.types.scalars import Number
@@ -75,6 +75,8 @@ class List(Type):
     def refined_by(self, method: str, args: tuple) -> List | None:
         """The type an empty list of undefined items takes from `xs.method(*args)`
         (`__setitem__` for `xs[i] = v`), or None when that call decides nothing."""
+        if method == "__setitem__" and len(args) == 2 and isinstance(args[0], SliceType):
+            method, args = "extend", args[1:]  # `xs[i:j] = ys` stores the items of ys
         if method in ("append", "__setitem__") and args:
             return self.of(widened(args[-1]))
         if method == "insert" and len(args) == 2:

@@ -353,6 +353,8 @@ class TypeInferer:
             return  # the display itself holds its members
         if not args[0].is_precise and _is_refinable(args[0]):
             self._refine_list(stmt.target, args[0].refined_by("__setitem__", args[1:]), stmt.loc)
+        if _empty_into_slice(*args):  # `xs[i:j] = []`: the items of xs
+            self._refine_list(stmt.value, args[2].of(args[0].dtype), stmt.loc)
         _require_precise(args)
         sig = self.context.resolve_operator(operator.setitem, args)
         if sig is None:  # a constant index offered as a literal (a record's field position)
@@ -591,6 +593,9 @@ class TypeInferer:
                 refined = fnty.this.refined_by(fnty.attr, args)
                 self._refine_list(self._receiver(expr.func), refined, expr.loc)
             self._widen_list(expr, fnty, args)
+        if isinstance(fnty, types.BoundFunction) and _empty_default(fnty, args):
+            # `d.setdefault(k, []).append(v)`: the empty display holds the dict's values
+            self._refine_list(expr.args[1], fnty.this.value_type, expr.loc)
         _require_precise((*args, *kws.values()))
         literal_args = tuple(self._constant_literal(v, t) for v, t in zip(expr.args, args))
         literal_kws = {name: self._constant_literal(v, kws[name]) for name, v in expr.kws}
@@ -782,6 +787,24 @@ def register_expression_typer(expr_class: type, typer) -> None:
 def _is_refinable(typ: types.Type | None) -> bool:
     """Containers whose empty display takes its member types from a later store."""
     return isinstance(typ, (types.List, types.HashTable))
+
+
+def _empty_into_slice(target: types.Type, index: types.Type, value: types.Type) -> bool:
+    """`xs[i:j] = []`: an empty list of undefined items stored into a known list's slice."""
+    known_list = isinstance(target, types.List) and target.is_precise
+    empty = isinstance(value, types.List) and not value.is_precise
+    return known_list and empty and isinstance(index, types.SliceType)
+
+
+def _empty_default(method: types.BoundFunction, args: tuple) -> bool:
+    """`d.setdefault(k, [])` (or get/pop) of a known dict: the default is an empty display of
+    undefined items of the same kind of container as the dict's values."""
+    this = method.this
+    known = isinstance(this, types.DictType) and this.is_precise and len(args) == 2
+    if not known or method.attr not in ("setdefault", "get", "pop") or args[1].is_precise:
+        return False
+    kinds = (types.List, types.Set, types.DictType)
+    return any(isinstance(args[1], k) and isinstance(this.value_type, k) for k in kinds)
 
 
 def _array_type_spelled(value_type: types.Type, index) -> types.TypeRef | None:

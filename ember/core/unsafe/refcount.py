@@ -1,5 +1,6 @@
 """`dump_refcount(value)` (Numba's `numba.core.unsafe.refcount`): print the type of `value` and
-the reference count of each array it holds (for debugging leaks from compiled code)."""
+the reference count of each array it holds (for debugging leaks from compiled code);
+`get_refcount(value)`: the reference count of an array, list, set, dict or string."""
 
 from __future__ import annotations
 
@@ -73,3 +74,20 @@ def dump_refcount(typingctx: Any, value: types.Type) -> Any:
         return context.get_dummy_value(types.none)
 
     return Signature(types.none, (value,)), codegen
+
+
+#: Values whose first member is the meminfo owning them.
+_COUNTED = (types.Array, types.List, types.HashTable, types.UnicodeType)
+
+
+@intrinsic
+def get_refcount(typingctx: Any, value: types.Type) -> Any:
+    """The reference count of `value`'s memory (-1 for memory Python or the module owns: an
+    array from Python, a constant string)."""
+    if not isinstance(types.unliteral(value), _COUNTED):
+        return None
+
+    def codegen(context, builder, sig: Signature, args: list) -> llvm.Value:
+        return _refcount_or_minus_one(builder, builder.extract_value(args[0], 0))
+
+    return Signature(types.intp, (value,)), codegen

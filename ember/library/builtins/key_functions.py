@@ -147,5 +147,7 @@ BY_BUILTIN = {
 }
 #: The implementation taking a `default=` keyword, for those that can take one.
 WITH_DEFAULT = {min_by_key: min_by_key_or_default, max_by_key: max_by_key_or_default}
+#: Those that also take their items as arguments (`max(a, b, key=f)`): given as one tuple.
+ITEMS_AS_ARGUMENTS = frozenset({min_by_key, max_by_key})
 #: Methods likewise, by name: the receiver becomes the first argument.
 BY_METHOD = {"sort": sort_by_key}

@@ -102,8 +102,7 @@ def dict_from(other):
     """`dict(d)` copies a dict; `dict(pairs)` takes (key, value) pairs from an iterable."""
     if _is_dict(other):
         return lambda other: other.copy()
-    iterator = iterator_of(other)
-    pair = iterator.yield_type if iterator is not None else None
+    pair = _pair_type(other)
     if isinstance(pair, types.BaseTuple) and len(pair) == 2:
         ht.check_key(types.unliteral(pair.types[0]))
 
@@ -114,6 +113,19 @@ def dict_from(other):
             return out
 
         return from_pairs
+    if isinstance(pair, types.BaseTuple):  # CPython's words (its ValueError), at compile time
+        raise TypingError(
+            f"dictionary update sequence element has length {len(pair)}; 2 is required"
+        )
+
+
+def _pair_type(iterable: types.Type) -> types.Type | None:
+    """The type of the items of `iterable`, also for a tuple of pairs whose keys differ only
+    as literals (`(("a", 1), ("b", 2))`)."""
+    iterator = iterator_of(iterable)
+    if iterator is None and isinstance(iterable, types.BaseTuple):
+        iterator = iterator_of(types.widened(iterable))
+    return iterator.yield_type if iterator is not None else None
 
 
 def _dict_of_pairs(iterable):
@@ -122,7 +134,7 @@ def _dict_of_pairs(iterable):
 
 @registry.typer(_dict_of_pairs)
 def _type_dict_of_pairs(args, kws):
-    key_type, value_type = iterator_of(args[0]).yield_type.types
+    key_type, value_type = _pair_type(args[0]).types
     return signature(types.DictType(key_type, value_type), *args)
 
 

@@ -231,15 +231,24 @@ def table_to_table(context, builder, from_type, to_type, value):
 # ---------------------------------------------------------------------------- probing
 
 
+def carried_by_exceptions(typ: types.Type) -> bool:
+    """Whether a raised exception can take a run-time value of `typ` back to Python as its
+    argument: numbers, strings, bytes, datetimes and tuples of those."""
+    if isinstance(typ, types.BaseTuple):
+        return all(carried_by_exceptions(member) for member in typ)
+    carried = (types.Number, types.Boolean, types.UnicodeType, types.Bytes)
+    return isinstance(types.unliteral(typ), (*carried, types.NPDatetime, types.NPTimedelta))
+
+
 def missing(key):
     """Raise CPython's `KeyError(key)` (with a constant message for keys an exception cannot
-    carry yet)."""
+    carry)."""
     raise KeyError(key)
 
 
 @overload(missing)
 def _missing_overload(key):
-    if isinstance(key, (types.Number, types.Boolean)):
+    if carried_by_exceptions(key):
 
         def raise_with_key(key):
             raise KeyError(key)

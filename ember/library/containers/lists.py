@@ -19,6 +19,7 @@ from ember.extending import intrinsic, lower_builtin, lower_cast, overload, over
 from ember.library.builtins import key_functions
 from ember.library.builtins.enumerate_zip import iterator_of
 from ember.library.builtins.slices import slice_bounds
+from ember.library.containers.hashtables import carried_by_exceptions
 from ember.lowering import arrays as refs
 from ember.lowering import iterators
 from ember.lowering import lists as primitives
@@ -77,6 +78,17 @@ def _check_mutable(typingctx, xs):
 def _set_length(typingctx, xs, size):
     def codegen(context, builder, sig, args):
         primitives.set_length(builder, args[0], args[1])
+        return context.get_dummy_value(types.none)
+
+    return signature(types.none, xs, types.int64), codegen
+
+
+@intrinsic
+def _shrink_to(typingctx, xs, size):
+    """The length becomes `size` (no more than it was), and the storage shrinks to fit."""
+
+    def codegen(context, builder, sig, args):
+        primitives.shrink_to(context, builder, sig.args[0], args[0], args[1])
         return context.get_dummy_value(types.none)
 
     return signature(types.none, xs, types.int64), codegen
@@ -338,7 +350,7 @@ def list_setslice(xs, index, values):
         _move(xs, start + count, start + m, n - start - count)
         for k in range(m):
             _store_new(xs, start + k, values[k])
-        _set_length(xs, n - count + m)
+        _shrink_to(xs, n - count + m)
 
     return setslice
 
@@ -358,7 +370,7 @@ def list_delitem(xs, index):
                 raise IndexError("list assignment index out of range")
             _release(xs, index)
             _move(xs, index + 1, index, n - index - 1)
-            _set_length(xs, n - 1)
+            _shrink_to(xs, n - 1)
 
         return delitem
     if isinstance(index, types.SliceType):
@@ -381,7 +393,7 @@ def list_delitem(xs, index):
                 else:
                     _move(xs, read, write, 1)
                     write += 1
-            _set_length(xs, n - count)
+            _shrink_to(xs, n - count)
 
         return delslice
     return None
@@ -520,7 +532,7 @@ def list_pop(xs, index=None):
                 raise IndexError("pop index out of range")
             item = _take(xs, index)
             _move(xs, index + 1, index, n - index - 1)
-            _set_length(xs, n - 1)
+            _shrink_to(xs, n - 1)
             return item
 
         return pop
@@ -534,7 +546,7 @@ def list_clear(xs):
             _check_mutable(xs)
             for index in range(_length(xs)):
                 _release(xs, index)
-            _set_length(xs, 0)
+            _shrink_to(xs, 0)
 
         return clear
 
@@ -584,24 +596,50 @@ _MAX_INDEX = (1 << 63) - 1
 
 
 @overload_method(types.List, "index")
-def list_index(xs, item, start=0, stop=_MAX_INDEX):
+def list_index(xs, item, start=0, end=_MAX_INDEX):
+    """(CPython's list.index takes no keywords; Numba's typed list names its bounds `start`
+    and `end` in compiled code.)"""
     if not _is_list(xs):
         return None
-    for name, bound in (("start", start), ("stop", stop)):
+    for name, bound in (("start", start), ("end", end)):
         if not _is_int(bound):  # Numba's words, for its typed and its reflected lists
             if isinstance(xs, types.ListType):
-                typed_name = "end" if name == "stop" else name
-                raise TypingError(f"{typed_name} argument for index must be an integer")
-            raise TypingError(f'arg "{name}" must be an Integer.')
+                raise TypingError(f"{name} argument for index must be an integer")
+            reflected_name = "stop" if name == "end" else name
+            raise TypingError(f'arg "{reflected_name}" must be an Integer.')
 
-    def index(xs, item, start=0, stop=_MAX_INDEX):
+    def index(xs, item, start=0, end=_MAX_INDEX):
         length = _length(xs)
-        for position in range(_clamp_index(start, length), _clamp_index(stop, length)):
+        for position in range(_clamp_index(start, length), _clamp_index(end, length)):
             if _load(xs, position) == item:
                 return position
-        raise ValueError("list.index(x): x not in list")
+        not_in_list(item)
+        return -1  # (not reached)
 
     return index
+
+
+class NotInList(ValueError):
+    """Made by compiled code that raises it with the item: CPython 3.11's
+    `ValueError("3 is not in list")` (a plain ValueError, with the item's repr)."""
+
+    def __new__(cls, item):
+        return ValueError(f"{item!r} is not in list")
+
+
+def not_in_list(item):
+    raise NotInList(item)
+
+
+@overload(not_in_list)
+def _not_in_list_overload(item):
+    if carried_by_exceptions(item):
+        return not_in_list
+
+    def raise_without_item(item):
+        raise ValueError("list.index(x): x not in list")
+
+    return raise_without_item
 
 
 def _is_int(typ) -> bool:
@@ -708,6 +746,26 @@ def list_mul(xs, times):
         return mul
     if _index(xs) and _is_list(times):
         return lambda xs, times: times * xs
+
+
+@overload(operator.imul)
+def list_imul(xs, times):
+    """`xs *= times` repeats the list in place (another name for it sees the change)."""
+    if _is_list(xs) and _index(times):
+
+        def imul(xs, times):
+            n = len(xs)
+            if times <= 0:
+                xs.clear()
+                return xs
+            if n > _MAX_ITEMS // times:
+                raise MemoryError("list repeated too many times")
+            for _ in range(times - 1):
+                for index in range(n):
+                    xs.append(_load(xs, index))
+            return xs
+
+        return imul
 
 
 @overload(operator.eq)

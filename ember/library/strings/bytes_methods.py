@@ -11,6 +11,7 @@ import operator
 from ember import types
 from ember.errors import TypingError
 from ember.extending import intrinsic, lower_cast, overload, overload_method, register_jitable
+from ember.library.builtins.enumerate_zip import iterator_of
 from ember.library.strings.bytes import BytesType, _as_bytes, _as_text, bytes_type
 from ember.library.strings.case import ALPHA, DECIMAL, LOWER, UPPER, _flags
 from ember.library.strings.core import _get, _length, _new, _set, string, substring
@@ -570,6 +571,40 @@ def bytes_truth(context, builder, from_type, to_type, value):
 def bytes_of_bytes(b):
     if _is_bytes(b):
         return lambda b: b
+    return None
+
+
+@overload(bytes)
+def bytes_of_count_or_ints(source):
+    """`bytes(n)`: n zero bytes; `bytes(ints)`: the bytes of an iterable of ints, each in
+    range(256) (CPython's ValueErrors otherwise)."""
+    if _is_int(source):
+
+        def zeros(source):
+            if source < 0:
+                raise ValueError("negative count")
+            out = _new(1, source)
+            for index in range(source):
+                _set(out, index, 0)
+            return _as_bytes(out)
+
+        return zeros
+    iterator = iterator_of(source)
+    if iterator is not None and _is_int(iterator.yield_type):
+
+        def from_ints(source):
+            codes = [0]
+            codes.pop()
+            for code in source:
+                if code < 0 or code > 255:
+                    raise ValueError("bytes must be in range(0, 256)")
+                codes.append(code)
+            out = _new(1, len(codes))
+            for index in range(len(codes)):
+                _set(out, index, codes[index])
+            return _as_bytes(out)
+
+        return from_ints
     return None
 
 

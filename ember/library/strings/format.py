@@ -76,7 +76,11 @@ def parse_spec(text: str, kind: str) -> Spec | str:
     if code and code not in allowed[kind]:
         return f"Unknown format code '{code}' for object of type '{kind_name}'"
     if code == "n":
-        raise UnsupportedError("the locale-aware format type 'n' is not supported in compiled code")
+        # The locale's number format; compiled code has no locale, and CPython's own default
+        # (LC_NUMERIC is "C" until a program calls locale.setlocale) writes 'n' as 'd' or 'g'.
+        if part["group"]:
+            return f"Cannot specify '{part['group']}' with 'n'."
+        code = "d" if kind == "int" else "g"
     if part["z"]:
         raise UnsupportedError("the 'z' format option is not supported in compiled code")
     if kind == "int" and code and code in _FLOAT_TYPES:

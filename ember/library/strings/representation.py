@@ -167,18 +167,24 @@ def _has_repr(typ: types.Type) -> bool:
         return _has_repr(typ.dtype)
     if isinstance(typ, types.DictType):
         return _has_repr(typ.key_type) and _has_repr(typ.value_type)
+    if isinstance(typ, types.DictView):
+        return _has_repr(typ.dict_type)
     if isinstance(typ, types.BaseTuple) and not isinstance(typ, types.LiteralStrKeyDict):
         return all(_has_repr(member) for member in typ.types)
     return False
 
 
 def _container_text(x):
-    """The repr of a list, set, tuple or dict whose members have one (None otherwise); a set
+    """The repr of a list, set, tuple, dict or dict view whose members have one (None
+    otherwise); a set
     iterates in CPython's order (ember/library/containers/set_tables.py), so its text is
     CPython's."""
-    kinds = (types.List, types.Set, types.DictType, types.BaseTuple)
+    kinds = (types.List, types.Set, types.DictType, types.BaseTuple, types.DictView)
     if not _has_repr(x) or not isinstance(x, kinds):
         return None
+    if isinstance(x, types.DictView):  # dict_keys([1, 2]), dict_items([(1, 'a')])
+        opening = f"dict_{x.kind}("
+        return lambda x: opening + repr(list(x)) + ")"
     if isinstance(x, types.List):
         return lambda x: "[" + ", ".join([repr(item) for item in x]) + "]"
     if isinstance(x, types.Set):
