@@ -45,6 +45,17 @@ def same(a, b) -> bool:
     return a == b
 
 
+def assert_same_array(got, expected) -> None:
+    """Equal values (NaN equal to NaN) of the same shape and dtype; a 0-d result may come back
+    as a scalar."""
+    import numpy as np
+
+    got_array, expected_array = np.asarray(got), np.asarray(expected)
+    assert got_array.shape == expected_array.shape, (got_array.shape, expected_array.shape)
+    assert got_array.dtype == expected_array.dtype, (got_array.dtype, expected_array.dtype)
+    np.testing.assert_array_equal(got_array, expected_array)
+
+
 def assert_arrays_close(compiled, expected, rtol: float = 0.0, atol: float = 0.0) -> None:
     """Nested tuples/lists of arrays or scalars: same structure, shapes and dtype kinds, values
     within the tolerances (NaN equals NaN)."""

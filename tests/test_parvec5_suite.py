@@ -13,15 +13,7 @@ import pytest
 import ember
 from ember import njit, prange, vectorize
 from ember.errors import TypingError
-from tests.oracle import assert_frees_all
-
-
-def _same(got, expected):
-    """Equal values of the same shape and dtype (a 0-d result may come back as a scalar)."""
-    got_array, expected_array = np.asarray(got), np.asarray(expected)
-    assert got_array.shape == expected_array.shape, (got_array.shape, expected_array.shape)
-    assert got_array.dtype == expected_array.dtype, (got_array.dtype, expected_array.dtype)
-    np.testing.assert_array_equal(got_array, expected_array)
+from tests.oracle import assert_frees_all, assert_same_array
 
 
 def _outcome(func, *args):
@@ -41,7 +33,7 @@ def _check(py_func, *args):
         expected_error = ValueError
     assert got_error is expected_error, (got_error, expected_error)
     if expected_error is None:
-        _same(got, expected)
+        assert_same_array(got, expected)
 
 
 _CUBE = np.arange(24.0).reshape(2, 3, 4) - 7.5
@@ -200,8 +192,8 @@ def out_wrong_shape(a):
 def test_reduce_out_fills_and_returns_the_given_array():
     got_result, got_out = njit(out_axis1)(_CUBE)
     expected_result, expected_out = out_axis1(_CUBE)
-    _same(got_out, expected_out)
-    _same(got_result, expected_result)
+    assert_same_array(got_out, expected_out)
+    assert_same_array(got_result, expected_result)
 
     @njit
     def returns_out(a):
@@ -212,8 +204,8 @@ def test_reduce_out_fills_and_returns_the_given_array():
 
 
 def test_reduce_out_zero_d_keepdims_and_where():
-    _same(njit(out_zero_d)(_CUBE), out_zero_d(_CUBE))
-    _same(njit(out_keepdims_where)(_CUBE, _MASK), out_keepdims_where(_CUBE, _MASK))
+    assert_same_array(njit(out_zero_d)(_CUBE), out_zero_d(_CUBE))
+    assert_same_array(njit(out_keepdims_where)(_CUBE, _MASK), out_keepdims_where(_CUBE, _MASK))
 
 
 def test_reduce_out_of_the_wrong_shape_raises_value_error():
@@ -237,7 +229,7 @@ def test_dufunc_reduce_takes_where():
         return plus.reduce(a, axis=0, where=m)
 
     expected = np.add.reduce(_CUBE, axis=0, where=_MASK)
-    _same(njit(masked_sum)(_CUBE, _MASK), expected)
+    assert_same_array(njit(masked_sum)(_CUBE, _MASK), expected)
 
 
 # ---------------------------------------------------------------- float16 loops
@@ -308,7 +300,7 @@ def test_modf_and_frexp_of_small_integers():
     _assert_float16_values(whole, np.modf(a)[1])
     mantissa, exponent = njit(lambda x: np.frexp(x))(a)
     _assert_float16_values(mantissa, np.frexp(a)[0])
-    _same(exponent, np.frexp(a)[1])
+    assert_same_array(exponent, np.frexp(a)[1])
 
 
 @pytest.mark.parametrize("name", ["spacing", "nextafter"])
@@ -348,14 +340,14 @@ def test_vectorize_kernel_returning_an_int_enum_member(signatures):
     values = np.array([5, -1, 0, 7, -8])
     expected = np.array([int(_grade(v)) for v in values])
     got = ufunc(values)
-    _same(got, expected)
+    assert_same_array(got, expected)
 
     @njit
     def inside(a, x):
         return ufunc(a), ufunc(x)
 
     array_result, scalar_result = inside(values, 4)
-    _same(array_result, expected)
+    assert_same_array(array_result, expected)
     assert scalar_result == int(Level.HIGH)
 
 
@@ -513,7 +505,7 @@ def test_reduce_out_of_another_dtype_casts_the_result_like_numpy(array, out_dtyp
         return np.add.reduce(a, axis=1, out=o)
 
     expected = into(array, np.zeros(2, out_dtype))
-    _same(njit(into)(array, np.zeros(2, out_dtype)), expected)
+    assert_same_array(njit(into)(array, np.zeros(2, out_dtype)), expected)
 
 
 # ---------------------------------------------------------------- ufunc calls: where= and dtype=
@@ -571,7 +563,7 @@ def test_ufunc_call_where_is_numpys(py_func):
 
 def test_ufunc_call_where_into_int8_out():
     a = np.arange(-3, 5)
-    _same(njit(add_into_int8)(a, None), add_into_int8(a, None))
+    assert_same_array(njit(add_into_int8)(a, None), add_into_int8(a, None))
 
 
 def test_ufunc_call_where_in_a_parallel_function():
@@ -583,7 +575,7 @@ def test_ufunc_call_where_in_a_parallel_function():
 
     a = np.arange(1000.0)
     b = a % 3
-    _same(scaled_ratio(a, b), np.divide(a * 2, b, out=np.zeros_like(a), where=b != 0))
+    assert_same_array(scaled_ratio(a, b), np.divide(a * 2, b, out=np.zeros_like(a), where=b != 0))
 
 
 def test_ufunc_call_where_without_out_zeroes_the_masked_elements():
@@ -591,7 +583,9 @@ def test_ufunc_call_where_without_out_zeroes_the_masked_elements():
     with pytest.warns(UserWarning, match="'where' used without 'out'"):
         got = njit(lambda a, b: np.divide(a, b, where=b != 0))(_NUMERATORS, _DENOMINATORS)
     mask = _DENOMINATORS != 0
-    _same(got, np.where(mask, np.divide(_NUMERATORS, np.where(mask, _DENOMINATORS, 1)), 0.0))
+    assert_same_array(
+        got, np.where(mask, np.divide(_NUMERATORS, np.where(mask, _DENOMINATORS, 1)), 0.0)
+    )
 
 
 def test_ufunc_call_where_must_be_boolean():
@@ -636,7 +630,7 @@ def test_diagnostics_name_a_stencil_called_from_a_parallel_function():
     a = np.arange(36.0).reshape(6, 6)
     expected = np.zeros_like(a)
     expected[1:-1, 1:-1] = a[1:-1, 2:] + a[2:, 1:-1] + a[1:-1, :-2] + a[:-2, 1:-1]
-    _same(apply(a), expected)
+    assert_same_array(apply(a), expected)
     text = _report(apply, a).format(1)
     assert "Calls @stencil" in text and "cross" in text
     assert "No parallel loops were found" not in text
@@ -666,11 +660,11 @@ def test_integer_reciprocal_is_numpys(dtype):
         expected = np.reciprocal(a)  # 1 and -1 themselves, other nonzero values 0
         scalars = [np.reciprocal(x) for x in a]
     reciprocal = njit(lambda x: np.reciprocal(x))
-    _same(reciprocal(a), expected)
+    assert_same_array(reciprocal(a), expected)
     assert [reciprocal(x) for x in a] == [int(x) for x in scalars]
 
 
 def test_ufunc_call_where_true_needs_no_out():
     a = np.array([0.0, 1.0, 4.0, 9.0])
-    _same(njit(lambda x: np.sqrt(x, where=True))(a), np.sqrt(a, where=True))
+    assert_same_array(njit(lambda x: np.sqrt(x, where=True))(a), np.sqrt(a, where=True))
     assert njit(lambda x: np.sqrt(x, where=True))(16.0) == 4.0

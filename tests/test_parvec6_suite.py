@@ -9,15 +9,7 @@ import pytest
 
 from ember import njit, prange
 from ember.errors import TypingError
-from tests.oracle import assert_frees_all
-
-
-def _same(got, expected):
-    """Equal values (NaN equal to NaN) of the same shape and dtype."""
-    got_array, expected_array = np.asarray(got), np.asarray(expected)
-    assert got_array.shape == expected_array.shape, (got_array.shape, expected_array.shape)
-    assert got_array.dtype == expected_array.dtype, (got_array.dtype, expected_array.dtype)
-    np.testing.assert_array_equal(got_array, expected_array)
+from tests.oracle import assert_frees_all, assert_same_array
 
 
 def _numpy(py_func, *args):
@@ -55,7 +47,7 @@ def test_casting_keyword_allows_what_numpy_allows():
         (no_cast, (np.arange(4, dtype=np.int8),)),
     ]:
         fresh = [a.copy() for a in args]
-        _same(njit(py_func)(*fresh), py_func(*[a.copy() for a in args]))
+        assert_same_array(njit(py_func)(*fresh), py_func(*[a.copy() for a in args]))
 
 
 def test_casting_keyword_refusals_have_numpys_words():
@@ -109,7 +101,7 @@ def test_signature_keyword_picks_numpys_loop():
     ]
     for py_func in cases:
         for x in (_MATRIX, _SPECIALS[:-3], np.arange(-3, 3, dtype=np.int16)):
-            _same(njit(py_func)(x), _numpy(py_func, x))
+            assert_same_array(njit(py_func)(x), _numpy(py_func, x))
 
 
 def test_order_and_subok_keywords():
@@ -126,7 +118,7 @@ def test_order_and_subok_keywords():
     for x in (fortran, np.ascontiguousarray(fortran), fortran[:, ::2]):
         got, expected = njit(each)(x), each(x)
         for g, e in zip(got, expected):
-            _same(g, e)
+            assert_same_array(g, e)
         assert got[0].flags.f_contiguous and got[1].flags.c_contiguous
         assert got[2].flags.f_contiguous == expected[2].flags.f_contiguous
 
@@ -148,18 +140,18 @@ def test_where_without_out_zeroes_what_the_mask_excludes():
     row_mask = np.array([True, False, True])
     with pytest.warns(UserWarning, match="'where' used without 'out'"):
         got = njit(masked)(_MATRIX, row_mask)
-    _same(got, np.where(row_mask, _MATRIX + 1, 0.0))
+    assert_same_array(got, np.where(row_mask, _MATRIX + 1, 0.0))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # out=None said so: no warning, as in NumPy
         got = njit(explicit_none)(np.abs(_SPECIALS), _SPECIALS > 0)
-    _same(got, np.where(_SPECIALS > 0, np.sqrt(np.abs(_SPECIALS)), 0.0))
+    assert_same_array(got, np.where(_SPECIALS > 0, np.sqrt(np.abs(_SPECIALS)), 0.0))
     with pytest.warns(UserWarning):
         scaled = njit(scalar_mask)
-        _same(scaled(_MATRIX, True), _MATRIX * 2.0)
-        _same(scaled(_MATRIX, False), np.zeros_like(_MATRIX))
+        assert_same_array(scaled(_MATRIX, True), _MATRIX * 2.0)
+        assert_same_array(scaled(_MATRIX, False), np.zeros_like(_MATRIX))
     with pytest.warns(UserWarning):
         got = njit(wider_mask)(np.arange(3.0), np.eye(3, dtype=np.bool_))
-    _same(got, np.where(np.eye(3, dtype=np.bool_), np.arange(3.0) - 1.0, 0.0))
+    assert_same_array(got, np.where(np.eye(3, dtype=np.bool_), np.arange(3.0) - 1.0, 0.0))
     with pytest.warns(UserWarning), pytest.raises(ValueError):
         njit(wider_mask)(np.arange(3.0), np.ones(4, np.bool_))  # does not broadcast
 
@@ -188,11 +180,11 @@ def test_reduce_takes_numpys_positional_out_and_initial():
         return np.add.reduce(a, 0, None, 5.0)
 
     matrix = np.arange(12.0).reshape(3, 4) - 4
-    _same(njit(into_out)(matrix, np.zeros(4)), np.add.reduce(matrix, 0))
+    assert_same_array(njit(into_out)(matrix, np.zeros(4)), np.add.reduce(matrix, 0))
     got = njit(initial_and_both)(matrix, np.zeros(3))
     for g, e in zip(got, initial_and_both(matrix, np.zeros(3))):
-        _same(g, e)
-    _same(njit(numbas_order)(matrix), np.add.reduce(matrix, 0, initial=5.0))
+        assert_same_array(g, e)
+    assert_same_array(njit(numbas_order)(matrix), np.add.reduce(matrix, 0, initial=5.0))
 
 
 # ---------------------------------------------------------------- nested prange
@@ -221,7 +213,7 @@ def test_nested_prange_matches_python_and_is_counted():
 
     jitted = njit(parallel=True)(table)
     for n, m in [(0, 3), (1, 1), (3, 0), (7, 5), (64, 33)]:
-        _same(jitted(n, m), table(n, m))
+        assert_same_array(jitted(n, m), table(n, m))
     summed = njit(parallel=True)(pair_sum)
     for size in (0, 2, 3, 50):
         b = np.cos(np.arange(size, dtype=np.float64))
@@ -277,11 +269,11 @@ def growing(n):
 def test_hoisted_allocations_give_pythons_results():
     kinds = njit(parallel=True)(scratch_kinds)
     for n, m in [(0, 3), (1, 1), (5, 2), (97, 6)]:
-        _same(kinds(n, m), scratch_kinds(n, m))
+        assert_same_array(kinds(n, m), scratch_kinds(n, m))
     rows = njit(parallel=True)(scratch_rows)
     data = np.arange(60.0).reshape(12, 5) - 17
     got, expected = rows(data), scratch_rows(data)
-    _same(got[0], expected[0])
+    assert_same_array(got[0], expected[0])
     assert got[1] == expected[1]
     assert njit(parallel=True)(growing)(40) == growing(40)
 
@@ -333,6 +325,6 @@ def test_whole_slice_assignment_fuses_with_its_producer():
     assert report.count_parfors() == 1
     jitted, views = njit(parallel=True)(filled), njit(parallel=True)(through_views)
     for n in (0, 1, 4, 1001):
-        _same(jitted(n), filled(n))
+        assert_same_array(jitted(n), filled(n))
         for got, expected in zip(views(n), through_views(n)):
-            _same(got, expected)
+            assert_same_array(got, expected)
