@@ -253,38 +253,6 @@ def np_stack(context, builder, sig, args):
     return result
 
 
-def _vstack_1d(arrays):
-    return np.stack(arrays)
-
-
-def _vstack_nd(arrays):
-    return np.concatenate(arrays, 0)
-
-
-def _hstack_1d(arrays):
-    return np.concatenate(arrays, 0)
-
-
-def _hstack_nd(arrays):
-    return np.concatenate(arrays, 1)
-
-
-@overload(np.vstack, jit_options=NUMPY_ERRORS)
-def _select_vstack(tup):
-    members = _join_inputs(tup)
-    if members is None:
-        return None
-    return _vstack_1d if members[0].ndim == 1 else _vstack_nd
-
-
-@overload(np.hstack, jit_options=NUMPY_ERRORS)
-def _select_hstack(tup):
-    members = _join_inputs(tup)
-    if members is None:
-        return None
-    return _hstack_1d if members[0].ndim == 1 else _hstack_nd
-
-
 # ---------------------------------------------------------------------------- nonzero
 
 
