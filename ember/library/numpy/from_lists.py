@@ -1,6 +1,7 @@
 """`np.array` and `np.asarray` of lists: a list of numbers gives a 1-d array; lists (or
 homogeneous tuples) nested to any depth, with numbers, equal-shaped arrays or tuples of mixed
-numbers as leaves, an array of that many more dimensions (ValueError at run time when the lengths differ).
+numbers as leaves, an array of that many more dimensions (ValueError at run time when the
+lengths differ).
 `array_of_display` serves `np.array([x, y])` of a list display, which ember/rewrites/
 array_displays.py turns into a tuple: no list is built when the items are numbers."""
 
