@@ -137,3 +137,15 @@ def test_bad_dtypes_and_shapes_say_what_is_wrong():
 def test_returned_arrays_base_reports_its_reference_count():
     a = njit(lambda n: np.zeros(n))(3)
     assert a.base.refcount == 1  # only the NumPy array holds the memory (Numba's MemInfo API)
+
+
+def test_reductions_name_the_bad_axis_and_the_rank():
+    total = njit(lambda a, axis: np.sum(a, axis=axis))
+    a = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(total(a, -1), a.sum(axis=-1))
+    for axis in (2, -3, 100):
+        with pytest.raises(np.exceptions.AxisError) as caught:
+            total(a, axis)
+        with pytest.raises(np.exceptions.AxisError) as expected:
+            a.sum(axis=axis)
+        assert str(caught.value) == str(expected.value)

@@ -101,11 +101,15 @@ def _fold_nest(context, builder, array_type, fields, slot, acc_llvm, step: Calla
 
 def normalize_axis(context, builder, axis, ndim: int):
     """A Python axis (negative counts from the end) as an i64 in [0, ndim); AxisError if not."""
-    axis = builder.sext(axis, arr.i64) if axis.type.width < 64 else axis
-    negative = builder.icmp_signed("<", axis, const(0))
-    axis = builder.select(negative, builder.add(axis, const(ndim)), axis)
+    from ember.library.numpy.axis_forms import _axis_of
+
+    given = builder.sext(axis, arr.i64) if axis.type.width < 64 else axis
+    negative = builder.icmp_signed("<", given, const(0))
+    axis = builder.select(negative, builder.add(given, const(ndim)), given)
     bad = builder.icmp_unsigned(">=", axis, const(ndim))
-    context.guard(builder, bad, np.exceptions.AxisError, "axis is out of bounds for the array")
+    with builder.if_then(bad, likely=False):  # NumPy's AxisError, naming the axis and rank
+        sig = signature(types.int64, types.int64, types.int64)
+        context.compile_internal(builder, _axis_of, sig, [given, const(ndim)], **NUMPY_ERRORS)
     return axis
 
 
