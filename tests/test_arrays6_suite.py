@@ -149,3 +149,40 @@ def test_reductions_name_the_bad_axis_and_the_rank():
         with pytest.raises(np.exceptions.AxisError) as expected:
             a.sum(axis=axis)
         assert str(caught.value) == str(expected.value)
+
+
+def test_assignments_of_the_wrong_shape_name_both_shapes():
+    def assign(target, source):
+        target[:] = source
+
+    def assign_part(target, source, start, stop):
+        target[start:stop] = source
+
+    f, g = njit(assign), njit(assign_part)
+    cases = [
+        (np.arange(5), np.arange(10).reshape(2, 5), "(5,) from input of shape (2, 5)"),
+        (np.arange(5.0).reshape(1, 5), np.ones((1, 2, 5)), "(1, 5) from input of shape (1, 2, 5)"),
+        (np.arange(10).reshape(2, 5), np.arange(4), "(2, 5) from input of shape (4,)"),
+    ]
+    for target, source, shapes in cases:
+        with pytest.raises(
+            ValueError,
+            match=f"^cannot assign slice of shape {shapes}$".replace("(", r"\(").replace(
+                ")", r"\)"
+            ),
+        ):
+            f(target, source)
+    for target, source in [(np.zeros((2, 3)), np.ones((1, 1, 3))), (np.zeros(3), 2.5)]:
+        want = target.copy()
+        assign(want, source)
+        f(target, source)
+        np.testing.assert_array_equal(target, want)
+    for sequence in [(1, 2), [1, 2]]:
+        with pytest.raises(
+            ValueError, match=r"^cannot assign slice of shape \(1,\) from input of shape \(2,\)$"
+        ):
+            g(np.zeros(5), sequence, 1, 2)
+        target, want = np.zeros(5), np.zeros(5)
+        g(target, sequence, -4, 3)
+        assign_part(want, sequence, -4, 3)
+        np.testing.assert_array_equal(target, want)
