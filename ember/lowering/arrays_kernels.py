@@ -27,7 +27,6 @@ from ember.lowering.loop_metadata import (
     no_vectorization,
     parallel_accesses,
 )
-from ember.typing.signature import signature
 
 
 @dataclass
@@ -85,40 +84,21 @@ def broadcast_shapes(context, builder, shapes: list[list], message: str | None =
 
 def check_broadcast_to(context, builder, shape: list, target: list, message: str) -> None:
     """ValueError unless `shape` broadcasts to exactly `target` (for assignments)."""
-    context.guard(builder, _broadcast_mismatch(builder, shape, target), ValueError, message)
-
-
-def _broadcast_mismatch(builder, shape: list, target: list) -> llvm.Value:
-    """i1: `shape` does not broadcast to exactly `target`."""
+    if len(shape) > len(target):
+        # extra leading dimensions are fine only when they are 1
+        extra = shape[: len(shape) - len(target)]
+        bad = llvm.Constant(i1, 0)
+        for dim in extra:
+            bad = builder.or_(bad, builder.icmp_signed("!=", dim, const(1)))
+        context.guard(builder, bad, ValueError, message)
+        shape = shape[len(shape) - len(target) :]
     bad = llvm.Constant(i1, 0)
-    # extra leading dimensions are fine only when they are 1
-    for dim in shape[: max(len(shape) - len(target), 0)]:
-        bad = builder.or_(bad, builder.icmp_signed("!=", dim, const(1)))
-    shape = shape[max(len(shape) - len(target), 0) :]
     for dim, want in zip(shape, target[len(target) - len(shape) :]):
         mismatch = builder.and_(
             builder.icmp_signed("!=", dim, const(1)), builder.icmp_signed("!=", dim, want)
         )
         bad = builder.or_(bad, mismatch)
-    return bad
-
-
-def _refuse_assignment(target_shape, source_shape):
-    raise ValueError(
-        "cannot assign slice of shape "
-        + str(target_shape)
-        + " from input of shape "
-        + str(source_shape)
-    )
-
-
-def refuse_assignment_when(context, builder, bad, target: list, source: list) -> None:
-    """ValueError naming both shapes (Numba's message) when `bad` (i1) holds."""
-    with builder.if_then(bad, likely=False):
-        shapes = [types.UniTuple(types.int64, len(dims)) for dims in (target, source)]
-        values = [context.make_tuple(builder, t, v) for t, v in zip(shapes, (target, source))]
-        sig = signature(types.none, *shapes)
-        context.compile_internal(builder, _refuse_assignment, sig, values)
+    context.guard(builder, bad, ValueError, message)
 
 
 def broadcast_strides(builder, fields: ArrayFields, out_ndim: int) -> list:
@@ -401,8 +381,13 @@ def assign(
         elementwise(context, builder, target_type, target, [], lambda b, items: item)
         return
     source = arr.unpack(builder, value_type, value)
-    bad = _broadcast_mismatch(builder, source.shape, target.shape)
-    refuse_assignment_when(context, builder, bad, target.shape, source.shape)
+    check_broadcast_to(
+        context,
+        builder,
+        source.shape,
+        target.shape,
+        "could not broadcast input array into the target shape",
+    )
     if value_type.ndim > target_type.ndim:  # drop leading 1-dims
         drop = value_type.ndim - target_type.ndim
         source.shape, source.strides = source.shape[drop:], source.strides[drop:]

@@ -228,8 +228,9 @@ def np_ascontiguousarray(context, builder, sig, args):
 @np_typer(np.array, "object, dtype=None")
 def _type_array(obj, dtype):
     obj = types.unliteral(obj)
-    if isinstance(obj, types.Array):
-        return types.Array(parse_dtype(dtype, default=obj.dtype), obj.ndim, "C")
+    if isinstance(obj, types.Array):  # NumPy's order='K': a Fortran array's copy is Fortran
+        layout = "F" if obj.layout == "F" else "C"
+        return types.Array(parse_dtype(dtype, default=obj.dtype), obj.ndim, layout)
     items = nested_items(obj)
     if items is None:
         return None
@@ -282,7 +283,10 @@ def np_array_from_tuples(context, builder, sig, args):
 
 @lower_builtin(np.array, types.Array, types.Type)
 def np_array_copy(context, builder, sig, args):
-    return kernels.copy_array(context, builder, sig.args[0], args[0], sig.return_type.dtype)
+    out_type = sig.return_type
+    return kernels.copy_array(
+        context, builder, sig.args[0], args[0], out_type.dtype, order=out_type.layout
+    )
 
 
 def _leaf_paths(typ, prefix=()):

@@ -142,7 +142,10 @@ def _type_concatenate(arrays, axis):
         return None
     if members[0].ndim == 0:
         raise TypingError("zero-dimensional arrays cannot be concatenated")
-    return types.Array(_common_dtype(*(m.dtype for m in members)), members[0].ndim, "C")
+    # NumPy orders the result as its inputs: Fortran when they all are
+    fortran = members[0].ndim > 1 and all(m.layout == "F" for m in members)
+    dtype = _common_dtype(*(m.dtype for m in members))
+    return types.Array(dtype, members[0].ndim, "F" if fortran else "C")
 
 
 def _view_along(builder, out_type, out: ArrayFields, axis, start, length) -> ArrayFields:
@@ -184,7 +187,7 @@ def np_concatenate(context, builder, sig, args):
     )
     shape = [builder.select(builder.icmp_signed("==", axis, const(k)), total, first.shape[k])
              for k in range(ndim)]  # fmt: skip
-    result = arr.allocate(context, builder, out_type, shape)
+    result = arr.allocate(context, builder, out_type, shape, order=out_type.layout)
     out = arr.unpack(builder, out_type, result)
     start = const(0)
     view_type = out_type.copy(layout="A")

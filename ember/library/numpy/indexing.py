@@ -570,8 +570,11 @@ def _store_sequence(context, builder, view_type, view: ArrayFields, sequence_typ
         count = const(len(sequence_type))
     else:
         count = lists.length(builder, sequence)
-    kernels.refuse_assignment_when(
-        context, builder, builder.icmp_signed("!=", count, view.shape[0]), view.shape, [count]
+    context.guard(
+        builder,
+        builder.icmp_signed("!=", count, view.shape[0]),
+        ValueError,
+        "cannot assign a sequence to an array slice of another length",
     )
     if isinstance(sequence_type, types.BaseTuple):
         for position, item_type in enumerate(sequence_type):

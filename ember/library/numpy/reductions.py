@@ -100,16 +100,16 @@ def _fold_nest(context, builder, array_type, fields, slot, acc_llvm, step: Calla
 
 
 def normalize_axis(context, builder, axis, ndim: int):
-    """A Python axis (negative counts from the end) as an i64 in [0, ndim); AxisError if not."""
-    from ember.library.numpy.axis_forms import _axis_of
-
-    given = builder.sext(axis, arr.i64) if axis.type.width < 64 else axis
-    negative = builder.icmp_signed("<", given, const(0))
-    axis = builder.select(negative, builder.add(given, const(ndim)), given)
+    """A Python axis (negative counts from the end) as an i64 in [0, ndim); AxisError if not
+    (naming the axis when it is a constant: the message is fixed when compiling)."""
+    axis = builder.sext(axis, arr.i64) if axis.type.width < 64 else axis
+    message = "axis is out of bounds for the array"
+    if isinstance(axis, llvm.Constant) and isinstance(axis.constant, int):
+        message = f"axis {axis.constant} is out of bounds for array of dimension {ndim}"
+    negative = builder.icmp_signed("<", axis, const(0))
+    axis = builder.select(negative, builder.add(axis, const(ndim)), axis)
     bad = builder.icmp_unsigned(">=", axis, const(ndim))
-    with builder.if_then(bad, likely=False):  # NumPy's AxisError, naming the axis and rank
-        sig = signature(types.int64, types.int64, types.int64)
-        context.compile_internal(builder, _axis_of, sig, [given, const(ndim)], **NUMPY_ERRORS)
+    context.guard(builder, bad, np.exceptions.AxisError, message)
     return axis
 
 

@@ -192,7 +192,8 @@ def _member_forms(kind: str, members: tuple) -> list[str] | None:
     if not members or None in ranks:
         return None
     if kind == "column":
-        return [f"np.atleast_2d(tup[{k}]).T" if r < 2 else f"tup[{k}]" for k, r in enumerate(ranks)]
+        column = "np.atleast_1d(tup[{}])[:, None]"  # (a C column: NumPy's result is C)
+        return [column.format(k) if r < 2 else f"tup[{k}]" for k, r in enumerate(ranks)]
     rank = {"h": 1, "v": 2, "d": 3}[kind]
     return [f"np.atleast_{rank}d(tup[{k}])" for k in range(len(members))]
 
