@@ -9,21 +9,13 @@ import pytest
 from ember import njit
 from ember.errors import TypingError
 from tests.oracle import assert_frees_all
+from tests.test_arrays5_suite import _layouts
 
 
 def _same_array(got, want):
     assert isinstance(got, np.ndarray)
     assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
     np.testing.assert_array_equal(got, want)
-
-
-def _layouts(a):
-    """The array, its transpose (F), a strided view and a reversed view."""
-    yield a
-    yield a.T
-    if a.ndim and a.shape[0] > 1:
-        yield a[::2]
-        yield a[::-1]
 
 
 def test_full_takes_the_fill_values_type():

@@ -220,24 +220,19 @@ def _select_joined(kind: str, tup):
     return _joined_impl(tuple(forms), axis)
 
 
-@overload(np.hstack, jit_options=NUMPY_ERRORS)
-def _select_hstack(tup):
-    return _select_joined("h", tup)
+def _register_joined(kind: str, function) -> None:
+    @overload(function, jit_options=NUMPY_ERRORS)
+    def _select(tup):
+        return _select_joined(kind, tup)
 
 
-@overload(np.vstack, jit_options=NUMPY_ERRORS)
-def _select_vstack(tup):
-    return _select_joined("v", tup)
-
-
-@overload(np.dstack, jit_options=NUMPY_ERRORS)
-def _select_dstack(tup):
-    return _select_joined("d", tup)
-
-
-@overload(np.column_stack, jit_options=NUMPY_ERRORS)
-def _select_column_stack(tup):
-    return _select_joined("column", tup)
+for _kind, _function in (
+    ("h", np.hstack),
+    ("v", np.vstack),
+    ("d", np.dstack),
+    ("column", np.column_stack),
+):
+    _register_joined(_kind, _function)
 
 
 if hasattr(np, "row_stack"):  # removed in NumPy 2.4
