@@ -195,13 +195,17 @@ def _member_forms(kind: str, members: tuple) -> list[str] | None:
         column = "np.atleast_1d(tup[{}])[:, None]"  # (a C column: NumPy's result is C)
         return [column.format(k) if r < 2 else f"tup[{k}]" for k, r in enumerate(ranks)]
     rank = {"h": 1, "v": 2, "d": 3}[kind]
-    return [f"np.atleast_{rank}d(tup[{k}])" for k in range(len(members))]
+    return [
+        f"np.atleast_{rank}d(tup[{k}])" if r < rank else f"tup[{k}]" for k, r in enumerate(ranks)
+    ]
 
 
 @functools.cache
 def _joined_impl(forms: tuple, axis: int):
     namespace = {"np": np}
     items = "".join(f"{form}, " for form in forms)
+    if all(form == f"tup[{k}]" for k, form in enumerate(forms)):
+        items = "tup"  # every member joins as it is (a long tuple stays one argument)
     exec(f"def stack(tup):\n    return np.concatenate(({items}), {axis})\n", namespace)  # noqa: S102
     return namespace["stack"]
 
