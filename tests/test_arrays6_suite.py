@@ -198,3 +198,12 @@ def test_concatenate_of_fortran_arrays_is_fortran():
             assert got.strides == want.strides
     mixed = (x, np.ascontiguousarray(x))  # NumPy's order of mixed inputs: values only
     _same_array(join(*mixed, 1), np.concatenate(mixed, 1))
+
+
+def test_concatenate_names_the_mismatched_dimension():
+    join = njit(lambda a, b, axis: np.concatenate((a, b), axis))
+    for b_shape, axis, dim in [((2, 4), 0, 1), ((3, 3), 1, 0), ((3, 3), -1, 0)]:
+        with pytest.raises(ValueError, match=f"input sizes over dimension {dim} do not match"):
+            join(np.ones((2, 3)), np.ones(b_shape), axis)
+        with pytest.raises(ValueError, match=f"along dimension {dim}"):  # NumPy agrees
+            np.concatenate((np.ones((2, 3)), np.ones(b_shape)), axis)

@@ -173,18 +173,21 @@ def np_concatenate(context, builder, sig, args):
               for i, t in enumerate(members)]  # fmt: skip
     first = inputs[0]
     total = const(0)
-    bad = llvm.Constant(arr.i1, 0)
+    bad = [llvm.Constant(arr.i1, 0)] * ndim  # per dimension: its message names it
     for fields in inputs:
         total = builder.add(total, _pick(builder, axis, fields.shape))
         for k in range(ndim):
             differs = builder.icmp_signed("!=", fields.shape[k], first.shape[k])
-            bad = builder.or_(bad, builder.and_(differs, builder.icmp_signed("!=", axis, const(k))))
-    context.guard(
-        builder,
-        bad,
-        ValueError,
-        "all the input array dimensions except for the concatenation axis must match",
-    )
+            off_axis = builder.icmp_signed("!=", axis, const(k))
+            bad[k] = builder.or_(bad[k], builder.and_(differs, off_axis))
+    for k in range(ndim):
+        context.guard(
+            builder,
+            bad[k],
+            ValueError,
+            "all the input array dimensions except for the concatenation axis must match: "
+            f"input sizes over dimension {k} do not match",
+        )
     shape = [builder.select(builder.icmp_signed("==", axis, const(k)), total, first.shape[k])
              for k in range(ndim)]  # fmt: skip
     result = arr.allocate(context, builder, out_type, shape, order=out_type.layout)
