@@ -586,7 +586,7 @@ def test_flips_of_the_wrong_kind_are_typing_errors():
 def test_repeat_counts_of_one_broadcast_and_isin_flags_are_bools():
     f = njit(lambda a, r: np.repeat(a, r))
     np.testing.assert_array_equal(f(np.arange(3), np.array([2])), np.repeat(np.arange(3), [2]))
-    with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+    with pytest.raises(ValueError, match="negative dimensions"):
         f(np.ones(1), np.array([-1]))
     g = njit(lambda a, b, u, i: np.isin(a, b, u, i))
     with pytest.raises(TypingError, match="assume_unique must be a bool"):

@@ -169,7 +169,8 @@ def allocate(
     negative = llvm.Constant(i1, 0)
     for dim in shape:
         negative = builder.or_(negative, builder.icmp_signed("<", dim, const(0)))
-    context.guard(builder, negative, ValueError, "negative dimensions are not allowed")
+    # Numba's wording (NumPy says "are not allowed"): code written for Numba matches it
+    context.guard(builder, negative, ValueError, "negative dimensions not allowed")
     nitems = const(1)
     overflow = llvm.Constant(i1, 0)
     for dim in [*shape, const(itemsize)]:

@@ -104,6 +104,13 @@ class _RuntimeMemory:
         if _decref:  # (None once the interpreter's shutdown has cleared this module)
             _decref[0](self.meminfo)
 
+    @property
+    def refcount(self) -> int:
+        """The runtime's count of references to this memory (as Numba's `MemInfo.refcount`)."""
+        from ember.runtime.nrt import refcount
+
+        return refcount(self.meminfo)
+
 
 _decref: list = []  # the runtime's ctypes decref, bound before the first array is boxed
 

@@ -527,10 +527,64 @@ def insert(arr, obj, values, axis=None):
     return generated("insert", source)
 
 
+@functools.cache
+def _insert_many_along_impl(ndim: int, values_ndim: int):
+    """NumPy's rule for a sequence of insertion points: the k-th position (counted in the
+    array before insertion; equal ones keep their order) gets the k-th item of `values`
+    broadcast to the array's shape with one item along `axis` per position. A sequence of one
+    position inserts `values` as a block: as many items as it has along `axis`."""
+    ones = "(" + "1, " * (ndim - values_ndim) + ")"
+    source = f"""
+def insert(arr, obj, values, axis=None):
+    ax = axis_of(axis, arr.ndim)
+    n = arr.shape[ax]
+    given = np.asarray(obj).ravel()
+    positions = np.empty(given.size, np.int64)
+    for k in range(given.size):
+        p = given[k]
+        if p < -n or p > n:
+            raise IndexError("index " + str(p) + " is out of bounds for axis " + str(ax)
+                             + " with size " + str(n))
+        positions[k] = p + n if p < 0 else p
+    v = np.ascontiguousarray(np.asarray(values)).reshape({ones} + np.shape(values))
+    if positions.size == 1:
+        count = v.shape[ax]
+        targets = positions[0] + np.arange(count)
+    else:
+        count = positions.size
+        targets = positions.copy()
+        targets[np.argsort(positions, kind="mergesort")] += np.arange(count)
+    source = np.moveaxis(arr, ax, 0)
+    block = np.empty((count,) + source.shape[1:], arr.dtype)
+    np.moveaxis(block, 0, ax)[...] = v
+    out = np.empty((n + count,) + source.shape[1:], arr.dtype)
+    kept = np.ones(n + count, np.bool_)
+    for k in range(count):
+        out[targets[k]] = block[k]
+        kept[targets[k]] = False
+    j = 0
+    for i in range(n + count):
+        if kept[i]:
+            out[i] = source[j]
+            j += 1
+    return np.ascontiguousarray(np.moveaxis(out, 0, ax))
+"""
+    return generated("insert", source)
+
+
+def _integer_positions(obj) -> bool:
+    """A list, tuple or 1-d array of integers (positions for np.insert)."""
+    if is_array(obj):
+        return obj.ndim == 1 and isinstance(obj.dtype, types.Integer)
+    if isinstance(obj, types.List | types.UniTuple):
+        return is_integer(obj.dtype)
+    return False
+
+
 @overload(np.insert, jit_options=NUMPY_ERRORS)
 def _select_insert_along(arr, obj, values, axis=None):
     axis = as_type(axis)
-    if not (is_array(arr) and is_integer(obj) and is_integer(axis)):
+    if not (is_array(arr) and is_integer(axis)):
         return None
     if is_number(values):
         values_ndim = 0
@@ -538,7 +592,11 @@ def _select_insert_along(arr, obj, values, axis=None):
         values_ndim = values.ndim
     else:
         return None
-    return _insert_along_impl(arr.ndim, values_ndim)
+    if is_integer(obj):
+        return _insert_along_impl(arr.ndim, values_ndim)
+    if _integer_positions(obj):
+        return _insert_many_along_impl(arr.ndim, values_ndim)
+    return None
 
 
 # ---------------------------------------------------------------------------- item

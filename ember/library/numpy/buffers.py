@@ -1,7 +1,8 @@
 """`np.frombuffer` of a `bytes` value (a read-only 1-d array viewing the bytes, sharing their
 storage, which it keeps alive) or of a contiguous array, bytearray or memoryview (a view of its
 memory, writable when it is; a copy of a bytearray's or memoryview's), with NumPy's dtype, count
-and offset rules and errors."""
+and offset rules and errors; `a.tobytes()`, the reverse: a new `bytes` of the items in C order
+(or Fortran order with order='F', or 'A' for a Fortran array)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError
-from ember.extending import intrinsic, overload, overload_attribute
+from ember.extending import intrinsic, overload, overload_attribute, overload_method
 from ember.library.numpy.support import parse_dtype
 from ember.lowering import arrays as arr
 from ember.lowering import strings as primitives
@@ -177,3 +178,51 @@ _memoryview_attribute(
         lambda view: np.asarray(view).flags.c_contiguous or np.asarray(view).flags.f_contiguous
     ),
 )
+
+
+# ---------------------------------------------------------------------------- a.tobytes()
+
+
+@intrinsic
+def _bytes_of_c_array(typingctx, a):
+    """A new `bytes` holding the memory of the C-contiguous array `a`."""
+
+    def codegen(context, builder, sig, args):
+        fields = arr.unpack(builder, sig.args[0], args[0])
+        size = builder.mul(fields.nitems, fields.itemsize)
+        result = primitives.allocate(context, builder, arr.const(1), size)
+        arr.memcpy(builder, primitives.data(builder, result), fields.data, size)
+        return result
+
+    return signature(types.bytes_type, a), codegen
+
+
+def _tobytes_c(a, order="C"):
+    return _bytes_of_c_array(np.ascontiguousarray(a))
+
+
+def _tobytes_f(a, order="C"):
+    return _bytes_of_c_array(np.ascontiguousarray(a.T))  # F order of `a` is C order of a.T
+
+
+_tobytes_c_jit, _tobytes_f_jit = njit(_tobytes_c), njit(_tobytes_f)
+
+
+def _tobytes_any(a, order="C"):
+    if order == "C" or (order == "A" and not a.flags.f_contiguous):
+        return _tobytes_c_jit(a)
+    if order in ("F", "A"):
+        return _tobytes_f_jit(a)
+    raise ValueError("order must be one of 'C', 'F', 'A'")
+
+
+@overload_method(types.Array, "tobytes")
+def _select_tobytes(a, order="C"):
+    if not isinstance(a.dtype, types.Number | types.Boolean):
+        raise TypingError(f"a.tobytes() of an array of {a.dtype} is not supported")
+    chosen = order.literal_value if isinstance(order, types.StringLiteral) else None
+    if a.ndim < 2 or chosen == "C" or (chosen == "A" and a.layout == "C"):
+        return _tobytes_c
+    if chosen == "F" or (chosen == "A" and a.layout == "F"):
+        return _tobytes_f
+    return _tobytes_any

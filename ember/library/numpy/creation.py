@@ -87,7 +87,7 @@ def _creation(name: str, params: str, fill: str) -> None:
             fill_type = types.unliteral(fill_value)
             if not isinstance(fill_type, types.Number):
                 return None
-            dtype = parse_dtype(dtype, default=_full_default(fill_type))
+            dtype = parse_dtype(dtype, default=fill_type)  # np.full(n, np.int32(1)): int32
         else:
             dtype = parse_dtype(rest[0])
         if fill in ("one", "value") and isinstance(dtype, types.Record):
@@ -104,12 +104,6 @@ def _creation(name: str, params: str, fill: str) -> None:
         result = arr.allocate(context, builder, array_type, shape)
         _initialize(context, builder, sig, args, result, fill)
         return result
-
-
-def _full_default(fill_type: types.Type) -> types.Type:
-    if isinstance(fill_type, types.Integer):
-        return types.int64 if fill_type.signed else types.uint64
-    return fill_type
 
 
 _creation("empty", "shape, dtype=None", "none")
@@ -239,8 +233,9 @@ def np_ascontiguousarray(context, builder, sig, args):
 @np_typer(np.array, "object, dtype=None")
 def _type_array(obj, dtype):
     obj = types.unliteral(obj)
-    if isinstance(obj, types.Array):
-        return types.Array(parse_dtype(dtype, default=obj.dtype), obj.ndim, "C")
+    if isinstance(obj, types.Array):  # NumPy's order='K': a Fortran array's copy is Fortran
+        layout = "F" if obj.layout == "F" else "C"
+        return types.Array(parse_dtype(dtype, default=obj.dtype), obj.ndim, layout)
     items = nested_items(obj)
     if items is None:
         return None
@@ -293,7 +288,10 @@ def np_array_from_tuples(context, builder, sig, args):
 
 @lower_builtin(np.array, types.Array, types.Type)
 def np_array_copy(context, builder, sig, args):
-    return kernels.copy_array(context, builder, sig.args[0], args[0], sig.return_type.dtype)
+    out_type = sig.return_type
+    return kernels.copy_array(
+        context, builder, sig.args[0], args[0], out_type.dtype, order=out_type.layout
+    )
 
 
 def _leaf_paths(typ, prefix=()):
@@ -409,11 +407,17 @@ def _with_default_step(impl_with_step):
     return impl
 
 
-def _linspace(start, stop, num, endpoint):
+def _linspace_impl(dtype):
+    def linspace(start, stop, num, endpoint):
+        return _linspace_into(np.empty(num if num > 0 else 0, dtype), start, stop, num, endpoint)
+
+    return linspace
+
+
+def _linspace_into(out, start, stop, num, endpoint):
     if num < 0:
         raise ValueError("Number of samples must be non-negative.")
     div = num - 1 if endpoint else num
-    out = np.empty(num, np.float64)
     delta = stop - start
     if div > 0:
         step = delta / div
@@ -426,14 +430,22 @@ def _linspace(start, stop, num, endpoint):
     return out
 
 
+_linspace_into = njit(**NUMPY_ERRORS)(_linspace_into)
+_linspace_impls = {False: _linspace_impl(np.float64), True: _linspace_impl(np.complex128)}
+
+
 @overload(np.linspace, jit_options=NUMPY_ERRORS)
 def _select_linspace(start, stop, num=50, endpoint=True):
     num = as_type(num)
     endpoint = as_type(endpoint)
-    ok = all(isinstance(types.unliteral(t), (types.Integer, types.Float)) for t in (start, stop))
-    if ok and isinstance(types.unliteral(num), types.Integer):
-        return _linspace
-    return None
+    bounds = [types.unliteral(t) for t in (start, stop)]
+    if not all(isinstance(t, types.Integer | types.Float | types.Complex) for t in bounds):
+        return None
+    if not isinstance(types.unliteral(num), types.Integer):
+        return None
+    # float64 (or complex128) whatever the bounds' width, as Numba (NumPy 2 keeps float32)
+    complex_bounds = any(isinstance(t, types.Complex) for t in bounds)
+    return _linspace_impls[complex_bounds]
 
 
 def _geomspace(start, stop, num, endpoint):

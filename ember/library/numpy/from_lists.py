@@ -1,6 +1,7 @@
 """`np.array` and `np.asarray` of lists: a list of numbers gives a 1-d array; lists (or
-homogeneous tuples) nested to any depth, with numbers or equal-shaped arrays as leaves, an array
-of that many more dimensions (ValueError at run time when the lengths differ).
+homogeneous tuples) nested to any depth, with numbers, equal-shaped arrays or tuples of mixed
+numbers as leaves, an array of that many more dimensions (ValueError at run time when the
+lengths differ).
 `array_of_display` serves `np.array([x, y])` of a list display, which ember/rewrites/
 array_displays.py turns into a tuple: no list is built when the items are numbers."""
 
@@ -13,7 +14,7 @@ import numpy as np
 from ember import types
 from ember.extending import overload
 from ember.library.numpy.creation import nested_items
-from ember.library.numpy.support import numpy_dtype, parse_dtype
+from ember.library.numpy.support import from_numpy_dtype, numpy_dtype, parse_dtype
 
 _RAGGED = (
     "setting an array element with a sequence: the nested lists have different lengths "
@@ -21,10 +22,11 @@ _RAGGED = (
 )
 
 
-def _nesting(obj_type: types.Type) -> tuple[int, types.Type, int] | None:
-    """(sequence levels, number type, leaf array dimensions) of a nest of lists or homogeneous
-    tuples whose leaves are numbers or arrays; None for anything else, and for a nest of tuples
-    of numbers alone (np_array_from_tuples in creation.py builds those)."""
+def _nesting(obj_type: types.Type) -> tuple[int, types.Type, int, int] | None:
+    """(sequence levels, number type, leaf array dimensions, row length) of a nest of lists or
+    homogeneous tuples whose leaves are numbers or arrays, or rows of numbers of mixed types
+    (`[(1, 2.5), (3, 4.5)]`: a row length, 2, else 0); None for anything else, and for a nest
+    of tuples of numbers alone (np_array_from_tuples in creation.py builds those)."""
     levels, has_list, typ = 0, False, obj_type
     while isinstance(typ, (types.List, types.UniTuple)):
         if isinstance(typ, types.List):
@@ -33,9 +35,14 @@ def _nesting(obj_type: types.Type) -> tuple[int, types.Type, int] | None:
             has_list = True
         levels, typ = levels + 1, types.unliteral(typ.dtype)
     if levels and has_list and isinstance(typ, types.Number):
-        return levels, typ, 0
+        return levels, typ, 0, 0
     if levels and isinstance(typ, types.Array):
-        return levels, typ.dtype, typ.ndim
+        return levels, typ.dtype, typ.ndim, 0
+    if levels and has_list and isinstance(typ, types.Tuple) and typ.types:
+        members = [types.unliteral(t) for t in typ.types]
+        if all(isinstance(t, types.Number) for t in members):
+            common = np.result_type(*(numpy_dtype(t) for t in members))
+            return levels, from_numpy_dtype(common), 0, len(members)
     return None
 
 
@@ -46,14 +53,17 @@ def _natural_dtype(item: types.Type) -> types.Type:
     return item
 
 
-def _converter_source(levels: int, leaf_ndim: int) -> str:
+def _converter_source(levels: int, leaf_ndim: int, row: int = 0) -> str:
     """A function filling a new array from `levels` nested sequences whose leaves are numbers
-    (leaf_ndim 0) or leaf_ndim-d arrays. The shape is read along the first items (a level
-    after an empty one has length 0); every other row is checked against it (NumPy's
-    ValueError for a ragged nest)."""
-    ndim = levels + leaf_ndim
+    (leaf_ndim 0), leaf_ndim-d arrays, or tuples of `row` numbers (a last dimension of that
+    length, filled item by item). The shape is read along the first items (a level after an
+    empty one has length 0); every other row is checked against it (NumPy's ValueError for a
+    ragged nest)."""
+    ndim = levels + (leaf_ndim or (1 if row else 0))
     lines = ["def convert(obj, dtype=None):"]
-    lines += [f"    n{d} = 0" for d in range(1, ndim)]
+    lines += [f"    n{d} = 0" for d in range(1, ndim - (1 if row else 0))]
+    if row:
+        lines.append(f"    n{levels} = {row}")
     lines += ["    n0 = len(obj)", "    row0 = obj"]
     indent = "    "
     for d in range(1, levels):
@@ -86,15 +96,18 @@ def _converter_source(levels: int, leaf_ndim: int) -> str:
             f"{indent}if item{levels}.shape != ({leaf_shape},):",
             f"{indent}    raise ValueError(RAGGED)",
         ]
-    lines.append(f"{indent}out[{index}] = item{levels}")
+    if row:
+        lines += [f"{indent}out[{index}, {k}] = item{levels}[{k}]" for k in range(row)]
+    else:
+        lines.append(f"{indent}out[{index}] = item{levels}")
     lines.append("    return out")
     return "\n".join(lines) + "\n"
 
 
 @functools.cache
-def _converter(levels: int, leaf_ndim: int, dtype_name: str):
+def _converter(levels: int, leaf_ndim: int, row: int, dtype_name: str):
     namespace = {"np": np, "np_type": np.dtype(dtype_name).type, "RAGGED": _RAGGED}
-    exec(_converter_source(levels, leaf_ndim), namespace)  # noqa: S102 - fixed names only
+    exec(_converter_source(levels, leaf_ndim, row), namespace)  # noqa: S102 - fixed names only
     convert = namespace["convert"]
     convert.__module__ = __name__
     return convert
@@ -104,10 +117,10 @@ def _select(obj, dtype):
     found = _nesting(obj)
     if found is None:
         return None
-    levels, item, leaf_ndim = found
+    levels, item, leaf_ndim, row = found
     natural = _natural_dtype(item) if leaf_ndim == 0 else item
     result = parse_dtype(dtype or types.none, default=natural)
-    return _converter(levels, leaf_ndim, numpy_dtype(result).name)
+    return _converter(levels, leaf_ndim, row, numpy_dtype(result).name)
 
 
 @overload(np.array)

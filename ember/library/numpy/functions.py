@@ -142,7 +142,10 @@ def _type_concatenate(arrays, axis):
         return None
     if members[0].ndim == 0:
         raise TypingError("zero-dimensional arrays cannot be concatenated")
-    return types.Array(_common_dtype(*(m.dtype for m in members)), members[0].ndim, "C")
+    # NumPy orders the result as its inputs: Fortran when they all are
+    fortran = members[0].ndim > 1 and all(m.layout == "F" for m in members)
+    dtype = _common_dtype(*(m.dtype for m in members))
+    return types.Array(dtype, members[0].ndim, "F" if fortran else "C")
 
 
 def _view_along(builder, out_type, out: ArrayFields, axis, start, length) -> ArrayFields:
@@ -170,21 +173,24 @@ def np_concatenate(context, builder, sig, args):
               for i, t in enumerate(members)]  # fmt: skip
     first = inputs[0]
     total = const(0)
-    bad = llvm.Constant(arr.i1, 0)
+    bad = [llvm.Constant(arr.i1, 0)] * ndim  # per dimension: its message names it
     for fields in inputs:
         total = builder.add(total, _pick(builder, axis, fields.shape))
         for k in range(ndim):
             differs = builder.icmp_signed("!=", fields.shape[k], first.shape[k])
-            bad = builder.or_(bad, builder.and_(differs, builder.icmp_signed("!=", axis, const(k))))
-    context.guard(
-        builder,
-        bad,
-        ValueError,
-        "all the input array dimensions except for the concatenation axis must match",
-    )
+            off_axis = builder.icmp_signed("!=", axis, const(k))
+            bad[k] = builder.or_(bad[k], builder.and_(differs, off_axis))
+    for k in range(ndim):
+        context.guard(
+            builder,
+            bad[k],
+            ValueError,
+            "all the input array dimensions except for the concatenation axis must match: "
+            f"input sizes over dimension {k} do not match",
+        )
     shape = [builder.select(builder.icmp_signed("==", axis, const(k)), total, first.shape[k])
              for k in range(ndim)]  # fmt: skip
-    result = arr.allocate(context, builder, out_type, shape)
+    result = arr.allocate(context, builder, out_type, shape, order=out_type.layout)
     out = arr.unpack(builder, out_type, result)
     start = const(0)
     view_type = out_type.copy(layout="A")
@@ -251,38 +257,6 @@ def np_stack(context, builder, sig, args):
         kernels.assign(context, builder, view_type, view, member_type,
                        builder.extract_value(args[0], index))  # fmt: skip
     return result
-
-
-def _vstack_1d(arrays):
-    return np.stack(arrays)
-
-
-def _vstack_nd(arrays):
-    return np.concatenate(arrays, 0)
-
-
-def _hstack_1d(arrays):
-    return np.concatenate(arrays, 0)
-
-
-def _hstack_nd(arrays):
-    return np.concatenate(arrays, 1)
-
-
-@overload(np.vstack, jit_options=NUMPY_ERRORS)
-def _select_vstack(tup):
-    members = _join_inputs(tup)
-    if members is None:
-        return None
-    return _vstack_1d if members[0].ndim == 1 else _vstack_nd
-
-
-@overload(np.hstack, jit_options=NUMPY_ERRORS)
-def _select_hstack(tup):
-    members = _join_inputs(tup)
-    if members is None:
-        return None
-    return _hstack_1d if members[0].ndim == 1 else _hstack_nd
 
 
 # ---------------------------------------------------------------------------- nonzero

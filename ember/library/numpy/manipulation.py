@@ -1,6 +1,6 @@
 """Reshaping and rearranging NumPy functions, written in Python and compiled by ember:
 expand_dims, roll, tile, repeat, meshgrid, cross, digitize, trapezoid (trapz), asfortranarray,
-swapaxes, atleast_1d/2d/3d, column_stack, tril, triu, fill_diagonal, take, delete, append,
+swapaxes, atleast_1d/2d/3d, tril, triu, fill_diagonal, take, delete, append,
 insert, unravel_index, ravel_multi_index, tri, diagflat, partition (by selection),
 argpartition, fliplr, flipud, rot90, and the array methods item and tolist (1-d and 2-d).
 
@@ -477,21 +477,6 @@ def _register_atleast(rank: int, function) -> None:
 
 for _rank, _function in ((1, np.atleast_1d), (2, np.atleast_2d), (3, np.atleast_3d)):
     _register_atleast(_rank, _function)
-
-
-def _column_stack_vectors(tup):
-    return np.stack(tup, 1)
-
-
-def _column_stack_matrices(tup):
-    return np.concatenate(tup, 1)
-
-
-@overload(np.column_stack, jit_options=NUMPY_ERRORS)
-def _select_column_stack(tup):
-    if not isinstance(tup, types.UniTuple) or not is_array(tup.dtype):
-        return None
-    return {1: _column_stack_vectors, 2: _column_stack_matrices}.get(tup.dtype.ndim)
 
 
 # ---------------------------------------------------------------------------- triangles

@@ -100,12 +100,16 @@ def _fold_nest(context, builder, array_type, fields, slot, acc_llvm, step: Calla
 
 
 def normalize_axis(context, builder, axis, ndim: int):
-    """A Python axis (negative counts from the end) as an i64 in [0, ndim); AxisError if not."""
+    """A Python axis (negative counts from the end) as an i64 in [0, ndim); AxisError if not
+    (naming the axis when it is a constant: the message is fixed when compiling)."""
     axis = builder.sext(axis, arr.i64) if axis.type.width < 64 else axis
+    message = "axis is out of bounds for the array"
+    if isinstance(axis, llvm.Constant) and isinstance(axis.constant, int):
+        message = f"axis {axis.constant} is out of bounds for array of dimension {ndim}"
     negative = builder.icmp_signed("<", axis, const(0))
     axis = builder.select(negative, builder.add(axis, const(ndim)), axis)
     bad = builder.icmp_unsigned(">=", axis, const(ndim))
-    context.guard(builder, bad, np.exceptions.AxisError, "axis is out of bounds for the array")
+    context.guard(builder, bad, np.exceptions.AxisError, message)
     return axis
 
 

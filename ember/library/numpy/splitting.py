@@ -1,6 +1,6 @@
 """Splitting and stacking along an axis, written in Python and compiled by ember: np.split and
-np.array_split (sections or split indices, axis=), np.hsplit, np.vsplit, np.dsplit, np.dstack
-and np.row_stack. Splits return a list of views."""
+np.array_split (sections or split indices, axis=), np.hsplit, np.vsplit, np.dsplit; np.hstack,
+np.vstack, np.dstack, np.column_stack and np.row_stack of tuples. Splits return a list of views."""
 
 from __future__ import annotations
 
@@ -178,19 +178,65 @@ _register_fixed_split(np.dsplit, lambda ndim: 2, 3,
 # ---------------------------------------------------------------------------- stacking
 
 
+def _stacked_ndim(t: types.Type) -> int | None:
+    """The rank a member of a stacking tuple has: an array's, 0 for a number, else None."""
+    if is_array(t):
+        return t.ndim
+    return 0 if is_number(t) else None
+
+
+def _member_forms(kind: str, members: tuple) -> list[str] | None:
+    """How each member enters np.concatenate: NumPy raises it to the rank the function needs
+    (hstack: 1, vstack: 2, dstack: 3; column_stack turns vectors and scalars into columns)."""
+    ranks = [_stacked_ndim(t) for t in members]
+    if not members or None in ranks:
+        return None
+    if kind == "column":
+        column = "np.atleast_1d(tup[{}])[:, None]"  # (a C column: NumPy's result is C)
+        return [column.format(k) if r < 2 else f"tup[{k}]" for k, r in enumerate(ranks)]
+    rank = {"h": 1, "v": 2, "d": 3}[kind]
+    return [
+        f"np.atleast_{rank}d(tup[{k}])" if r < rank else f"tup[{k}]" for k, r in enumerate(ranks)
+    ]
+
+
 @functools.cache
-def _dstack_impl(count: int):
-    items = ", ".join(f"np.atleast_3d(tup[{k}])" for k in range(count))
+def _joined_impl(forms: tuple, axis: int):
     namespace = {"np": np}
-    exec(f"def dstack(tup):\n    return np.concatenate(({items},), 2)\n", namespace)  # noqa: S102
-    return namespace["dstack"]
+    items = "".join(f"{form}, " for form in forms)
+    if all(form == f"tup[{k}]" for k, form in enumerate(forms)):
+        items = "tup"  # every member joins as it is (a long tuple stays one argument)
+    exec(f"def stack(tup):\n    return np.concatenate(({items}), {axis})\n", namespace)  # noqa: S102
+    return namespace["stack"]
 
 
-@overload(np.dstack, jit_options=NUMPY_ERRORS)
-def _select_dstack(tup):
-    if isinstance(tup, types.BaseTuple) and len(tup) and all(is_array(t) for t in tup):
-        return _dstack_impl(len(tup))
-    return None
+def _select_joined(kind: str, tup):
+    tup = types.unliteral(tup)
+    if not isinstance(tup, types.BaseTuple):
+        return None
+    forms = _member_forms(kind, tuple(tup.types))
+    if forms is None:
+        return None
+    if kind == "h":  # vectors join end to end, higher ranks along their second axis
+        axis = 0 if max(1, _stacked_ndim(tup.types[0])) == 1 else 1
+    else:
+        axis = {"v": 0, "d": 2, "column": 1}[kind]
+    return _joined_impl(tuple(forms), axis)
+
+
+def _register_joined(kind: str, function) -> None:
+    @overload(function, jit_options=NUMPY_ERRORS)
+    def _select(tup):
+        return _select_joined(kind, tup)
+
+
+for _kind, _function in (
+    ("h", np.hstack),
+    ("v", np.vstack),
+    ("d", np.dstack),
+    ("column", np.column_stack),
+):
+    _register_joined(_kind, _function)
 
 
 if hasattr(np, "row_stack"):  # removed in NumPy 2.4

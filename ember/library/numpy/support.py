@@ -155,8 +155,15 @@ def parse_dtype(typ: types.Type, default: types.Type | None = types.float64) -> 
         try:
             dtype = np.dtype(typ_value.literal_value)
         except TypeError:
-            raise TypingError(f"{typ_value.literal_value!r} is not a NumPy dtype") from None
+            raise TypingError(
+                f"Invalid NumPy dtype specified: {typ_value.literal_value!r}"
+            ) from None
         return from_numpy_dtype(dtype)
+    if isinstance(typ_value, types.UnicodeType):
+        raise TypingError(
+            "a dtype given as a string must be a string constant (a literal such as 'f8' "
+            "written in the call), not a string variable"
+        )
     raise TypingError(f"cannot use a value of type {typ} as a dtype")
 
 
