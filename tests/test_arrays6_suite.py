@@ -207,3 +207,16 @@ def test_concatenate_names_the_mismatched_dimension():
             join(np.ones((2, 3)), np.ones(b_shape), axis)
         with pytest.raises(ValueError, match=f"along dimension {dim}"):  # NumPy agrees
             np.concatenate((np.ones((2, 3)), np.ones(b_shape)), axis)
+
+
+def test_joining_a_tuple_of_many_arrays():
+    # beyond the unrolled joins' limit a tuple goes through a loop (LLVM aborted at ~25)
+    line = np.arange(3.0)
+    join = njit(lambda t: np.concatenate(t))
+    join_columns = njit(lambda t: np.concatenate(t, 1))
+    for count in (16, 17, 30):
+        parts = tuple(line * k - 1 for k in range(count))
+        np.testing.assert_array_equal(join(parts), np.concatenate(parts))
+    squares = tuple(np.arange(4.0).reshape(2, 2) + k for k in range(30))
+    np.testing.assert_array_equal(join_columns(squares), np.concatenate(squares, 1))
+    np.testing.assert_array_equal(njit(lambda t: np.vstack(t))(squares), np.vstack(squares))

@@ -137,6 +137,10 @@ def _join_inputs(arrays) -> tuple | None:
 
 @np_typer(np.concatenate, "arrays, axis=0")
 def _type_concatenate(arrays, axis):
+    from ember.library.numpy.axis_forms2 import many_arrays
+
+    if many_arrays(arrays):  # joined by a loop instead (axis_forms2)
+        return None
     members = _join_inputs(arrays)
     if members is None or not isinstance(types.unliteral(axis), types.Integer):
         return None
