@@ -760,6 +760,7 @@ def list_imul(xs, times):
                 return xs
             if n > _MAX_ITEMS // times:
                 raise MemoryError("list repeated too many times")
+            _reserve(xs, n * times)  # all at once: a size beyond memory fails before any copy
             for _ in range(times - 1):
                 for index in range(n):
                     xs.append(_load(xs, index))
