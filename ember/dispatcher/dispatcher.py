@@ -659,10 +659,16 @@ class Dispatcher:
         values = self._binder.bind(args, kwargs)
         return [item.default if isinstance(item, Omitted) else item for item in values]
 
+    def _position(self, name: str) -> int | str:
+        """The position of parameter `name` (the name itself for one gathered by `**kws`)."""
+        return self._binder.names.index(name) if name in self._binder.names else name
+
     def _inexact_parameter(self, name: str) -> types.Type | None:
         """The float or complex type a compiled signature gives parameter `name`, if any: what
         a Python int beyond 64 bits converts to."""
-        position = self._binder.names.index(name)
+        position = self._position(name)
+        if isinstance(position, str):
+            return None
         for signature in self.overloads:
             if position < len(signature) and isinstance(
                 signature[position], types.Float | types.Complex
@@ -676,7 +682,7 @@ class Dispatcher:
         try:
             found = typeof_or_none(value)
         except TypingError as error:  # e.g. an array of strings: say which argument
-            position = self._binder.names.index(name) if name in self._binder.names else name
+            position = self._position(name)
             message = (
                 f"{self.py_func.__name__}(): cannot compile for argument '{name}': {error.msg} "
                 f"(argument {position})"
@@ -688,7 +694,7 @@ class Dispatcher:
                 return inexact
             if _holds_huge_int(value):
                 raise OverflowError("int too big to convert")
-            position = self._binder.names.index(name) if name in self._binder.names else name
+            position = self._position(name)
             raise ArgumentTypeError(
                 f"{self.py_func.__name__}(): cannot compile for argument '{name}' of Python "
                 f"type {type(value).__name__}: ember supports numbers, strings, None, tuples, "

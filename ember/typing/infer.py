@@ -651,7 +651,7 @@ class TypeInferer:
         """`value[index]`; a constant index is offered as a literal too (`@overload` of
         `operator.getitem` on a heterogeneous container)."""
         _require_precise(args)
-        origin = self._origin(index)
+        origin = self._origin(index) if isinstance(args[0], types.TypeRef) else None
         if isinstance(origin, ir.Const | ir.Global | ir.FreeVar):
             spelled = _array_type_spelled(args[0], origin.value)
             if spelled is not None:  # types.float64[idx], idx a constant: its steps are known
@@ -807,13 +807,11 @@ def _empty_default(method: types.BoundFunction, args: tuple) -> bool:
     return any(isinstance(args[1], k) and isinstance(this.value_type, k) for k in kinds)
 
 
-def _array_type_spelled(value_type: types.Type, index) -> types.TypeRef | None:
+def _array_type_spelled(value_type: types.TypeRef, index) -> types.TypeRef | None:
     """`types.float64[index]` for a constant index of slices: the array type it spells."""
-    dtype = getattr(value_type, "instance_type", None)
-    if not isinstance(value_type, types.TypeRef) or not isinstance(
-        dtype, types.Number | types.Boolean
-    ):
+    if not isinstance(value_type.instance_type, types.Number | types.Boolean):
         return None
+    dtype = value_type.instance_type
     try:
         return types.TypeRef(dtype[index])
     except (KeyError, TypeError):

@@ -428,10 +428,9 @@ def tuple_max(iterable):
 
 def _numbers_and_datetimes(args) -> bool:
     """Numbers mixed with datetimes or timedeltas: values min/max can never compare."""
-    dates = [isinstance(a, types.NPDatetime | types.NPTimedelta) for a in args]
-    numbers = [isinstance(types.unliteral(a), types.Number | types.Boolean) for a in args]
-    both = [d or n for d, n in zip(dates, numbers)]
-    return len(args) > 1 and all(both) and any(dates) and any(numbers)
+    dates = sum(isinstance(a, types.NPDatetime | types.NPTimedelta) for a in args)
+    numbers = sum(isinstance(types.unliteral(a), types.Number | types.Boolean) for a in args)
+    return dates > 0 and numbers > 0 and dates + numbers == len(args)
 
 
 def _tuple_extreme(tup: types.Type, symbol: str):

@@ -14,6 +14,7 @@ from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import overload, overload_method
 from ember.library.numpy.axis_forms import _axis_jit, _explicit_none, _literal_string
+from ember.library.numpy.functions import many_arrays
 from ember.library.numpy.support import NUMPY_ERRORS, is_array, is_integer
 from ember.typing.overload import as_type
 
@@ -260,20 +261,6 @@ def _select_concatenate_list(arrays, axis=0):
     if many_arrays(arrays) and arrays.dtype.ndim >= 1 and is_integer(as_type(axis)):
         return lambda arrays, axis=0: _concatenate_list_jit(list(arrays), axis)
     return None
-
-
-# Beyond this many arrays a tuple is joined by a loop over a list of them: the code unrolled
-# over every member grows past what LLVM's register allocator survives (an abort at ~25).
-UNROLLED_JOIN_LIMIT = 16
-
-
-def many_arrays(arrays) -> bool:
-    """A tuple of more arrays of one type than the unrolled joins take."""
-    return (
-        isinstance(arrays, types.UniTuple)
-        and is_array(arrays.dtype)
-        and len(arrays) > UNROLLED_JOIN_LIMIT
-    )
 
 
 @overload(np.vstack, jit_options=NUMPY_ERRORS)

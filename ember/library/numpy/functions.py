@@ -135,10 +135,23 @@ def _join_inputs(arrays) -> tuple | None:
     return tuple(arrays.types)
 
 
+# Beyond this many arrays a tuple is joined by a loop over a list of them (axis_forms2): the
+# code unrolled over every member grows past what LLVM's register allocator survives (an abort
+# at ~25).
+UNROLLED_JOIN_LIMIT = 16
+
+
+def many_arrays(arrays) -> bool:
+    """A tuple of more arrays of one type than the unrolled join takes."""
+    return (
+        isinstance(arrays, types.UniTuple)
+        and _array(arrays.dtype)
+        and len(arrays) > UNROLLED_JOIN_LIMIT
+    )
+
+
 @np_typer(np.concatenate, "arrays, axis=0")
 def _type_concatenate(arrays, axis):
-    from ember.library.numpy.axis_forms2 import many_arrays
-
     if many_arrays(arrays):  # joined by a loop instead (axis_forms2)
         return None
     members = _join_inputs(arrays)
