@@ -53,6 +53,8 @@ NUM_THREADS = _int("EMBER_NUM_THREADS", os.cpu_count() or 1)  # threads of paral
 NUMBA_NUM_THREADS = NUM_THREADS  # Numba's names for the same facts
 NUMBA_DEFAULT_NUM_THREADS = os.cpu_count() or 1
 THREADING_LAYER = (_setting("EMBER_THREADING_LAYER") or "default").strip().lower() or "default"
+# The layers `default` tries, in order (Numba's list also names tbb, which ember does not have).
+THREADING_LAYER_PRIORITY = (_setting("EMBER_THREADING_LAYER_PRIORITY") or "omp workqueue").split()
 # `@jit`/`@njit`/`@jitclass` return the Python function or class unchanged (for debugging);
 # read when decorating, so setting `ember.config.DISABLE_JIT = True` first also works.
 DISABLE_JIT = _flag("EMBER_DISABLE_JIT")

@@ -342,11 +342,20 @@ class ThreadingLayer:
             raise ValueError("the TBB threading layer is not available in ember; use 'omp'")
         if requested == "workqueue":
             return "workqueue"
-        self.library = _load_libgomp()
-        if self.library is not None:
-            return "omp"
         if requested == "omp":
-            raise ValueError("the 'omp' threading layer needs libgomp, which could not be loaded")
+            self.library = _load_libgomp()
+            if self.library is None:
+                raise ValueError(
+                    "the 'omp' threading layer needs libgomp, which could not be loaded"
+                )
+            return "omp"
+        for name in config.THREADING_LAYER_PRIORITY:
+            if name == "workqueue":
+                return "workqueue"
+            if name == "omp":
+                self.library = _load_libgomp()
+                if self.library is not None:
+                    return "omp"
         return "workqueue"
 
 

@@ -201,6 +201,22 @@ def test_threading_layer_chosen_by_environment(requested, expected):
     assert done.stdout.strip() == expected
 
 
+@pytest.mark.parametrize(
+    "priority, expected", [("workqueue omp", "workqueue"), ("tbb omp workqueue", "omp")]
+)
+def test_default_layer_follows_the_priority_list(priority, expected):
+    if expected == "omp" and tl._load_libgomp() is None:
+        pytest.skip("libgomp is not available")
+    env = dict(os.environ, NUMBA_THREADING_LAYER_PRIORITY=priority, PYTHONPATH=REPO)
+    env.pop("EMBER_THREADING_LAYER", None)
+    env.pop("NUMBA_THREADING_LAYER", None)
+    done = subprocess.run(
+        [sys.executable, "-c", _LAYER_SCRIPT], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == expected
+
+
 def test_unknown_threading_layer_is_a_clear_error():
     env = dict(os.environ, EMBER_THREADING_LAYER="nosuch", PYTHONPATH=REPO)
     done = subprocess.run(

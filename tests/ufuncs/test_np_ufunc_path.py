@@ -6,6 +6,7 @@ import numpy as np
 
 from ember import njit
 from ember.np.ufunc import GUFunc, GUVectorize, Vectorize
+from ember.np.ufunc import gufunc as gufunc_module
 from ember.np.ufunc.dufunc import DUFunc
 
 
@@ -60,7 +61,7 @@ def test_guvectorize_builder_and_dynamic_gufunc():
     np.testing.assert_array_equal(gufunc(m), m.sum(axis=1))
 
     dynamic = GUVectorize(axpy, "(),(),() -> ()", is_dynamic=True)
-    assert isinstance(dynamic, GUFunc)
+    assert isinstance(dynamic, GUFunc) and GUFunc is gufunc_module.GUFunc
 
     @njit
     def axpy_jit(a, x, y, out):
