@@ -54,9 +54,71 @@ def test_cuda_is_reported_unavailable_and_its_api_raises_clearly():
     from ember import cuda
 
     assert cuda.is_available() is False
-    assert not hasattr(cuda, "jit")  # a probe, as programs choosing a target do
+    assert not hasattr(cuda, "to_device")  # a probe, as programs choosing a target do
     with pytest.raises(ember.errors.UnsupportedError, match="CPU only"):
         cuda.to_device(np.zeros(3))
+
+
+def test_cuda_kernels_decorate_as_without_a_gpu_and_refuse_to_run():
+    from ember import cuda
+
+    @cuda.jit(device=True)
+    def device_add(a, b):
+        return a + b
+
+    @cuda.jit
+    def kernel(out):
+        out[0] = 1
+
+    assert device_add.py_func(2, 3) == 5  # a module of GPU kernels imports; its Python stays
+    with pytest.raises(ember.errors.UnsupportedError, match="CPU only"):
+        kernel[1, 32](np.zeros(1))
+    with pytest.raises(ember.errors.UnsupportedError, match="CPU only"):
+        device_add(1, 2)
+    with pytest.raises(ember.errors.UnsupportedError, match="with a signature"):
+        cuda.jit("void(float64[:])")
+
+
+def test_numba_lapack_entry_points_solve_from_compiled_code():
+    """`numba.np.linalg._LAPACK().numba_xgesv(dtype)` as packages call it (quantecon)."""
+    from ember.np.linalg import _LAPACK
+
+    lapack = _LAPACK()
+    letters = {ember.float64: "d", ember.complex64: "c"}
+
+    def solve_in_place(a, b):
+        pass
+
+    @ember.extending.overload(solve_in_place)
+    def _solve_in_place(a, b):
+        gesv = lapack.numba_xgesv(a.dtype)
+        kind = ord(letters[a.dtype])
+
+        def impl(a, b):
+            n = a.shape[-1]
+            ipiv = np.empty(n, dtype=np.int32)
+            return gesv(kind, n, 1 if b.ndim == 1 else b.shape[-1], a.ctypes, n, ipiv.ctypes,
+                        b.ctypes, n)  # fmt: skip
+
+        return impl
+
+    @ember.njit
+    def solve(a, b):
+        a = np.asfortranarray(a)
+        x = np.asfortranarray(b.copy())
+        return solve_in_place(a, x), x
+
+    a = np.array([[4.0, 1.0, 0.0], [2.0, 3.0, 1.0], [0.0, 1.0, 5.0]])
+    b = np.array([1.0, 2.0, 3.0])
+    for dtype in (np.float64, np.complex64):
+        info, x = solve(a.astype(dtype), b.astype(dtype))
+        assert info == 0
+        np.testing.assert_allclose(x, np.linalg.solve(a, b), rtol=1e-6)
+    info, x = solve(np.zeros((2, 2)), np.ones(2))
+    assert info == 1  # LAPACK: U(1,1) is exactly zero
+    assert lapack.numba_xgesv(ember.float64) is lapack.numba_xgesv(ember.float64)
+    with pytest.raises(AttributeError, match="no entry point"):
+        assert lapack.numba_nosuch is None
 
 
 def test_jit_functions_are_core_registry_cpu_dispatchers():
