@@ -1,17 +1,19 @@
 """Numba's `numba.np.linalg._LAPACK` entry points, which packages call directly from compiled
-code (quantecon's linear solve): `_LAPACK().numba_xgesv(dtype)` and friends give a C function
-taking Numba's by-value arguments that forwards them to SciPy's LAPACK and returns its `info`."""
+code (quantecon's linear solve): `_LAPACK().numba_xgesv(dtype)` and friends take Numba's
+by-value arguments, call SciPy's LAPACK routine with them by address and return its `info`."""
 
 from __future__ import annotations
 
-import ctypes
 import functools
 from typing import Any
 
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.library.numpy.linalg.products import _PREFIX, blas_symbol
+from ember.extending import intrinsic
+from ember.library.numpy.linalg.products import _PREFIX, _declare
+from ember.lowering.arrays import alloca_in_entry
+from ember.typing.signature import signature
 
 # Numba's C arguments after `kind`, by routine: `int` is an integer LAPACK takes by address
 # (as a 32-bit int), `char` a character it takes by address, `ptr` an array's data pointer.
@@ -22,14 +24,14 @@ _ROUTINES = {
     "xxgetrs": ("getrs", ("char", "int", "int", "ptr", "int", "ptr", "ptr", "int")),
     "xxpotrf": ("potrf", ("char", "int", "ptr", "int")),  # uplo n a lda
 }
-_C_TYPES = {"int": ctypes.c_int64, "char": ctypes.c_char, "ptr": ctypes.c_void_p}
-_IR_TYPES = {"int": llvm.IntType(64), "char": llvm.IntType(8), "ptr": llvm.IntType(8).as_pointer()}
+_ARGUMENT_TYPES = {"int": types.intp, "char": types.char, "ptr": types.voidptr}
 _I32 = llvm.IntType(32)
+_BYTE_POINTER = llvm.IntType(8).as_pointer()
 
 
 class _LAPACK:
     """Numba's LAPACK entry-point factory: `numba_<routine>(dtype)` for the routines in
-    `_ROUTINES`, each a ctypes function callable from compiled code and from Python."""
+    `_ROUTINES`, each callable from compiled code (a call by name, so cached code keeps it)."""
 
     def __getattr__(self, name: str) -> Any:
         routine = name.removeprefix("numba_")
@@ -40,53 +42,43 @@ class _LAPACK:
 
 @functools.cache
 def _entry_point(routine: str, dtype: types.Type) -> Any:
-    """The C function `int numba_<routine>(char kind, ...)` for arrays of `dtype`. A `kind`
-    other than the dtype's letter is LAPACK's illegal-argument code for argument 1, -1."""
+    """`int numba_<routine>(char kind, ...)` for arrays of `dtype`, as an intrinsic. A `kind`
+    other than the dtype's letter gives LAPACK's code for a bad argument 1, -1."""
     if dtype not in _PREFIX:
         raise TypeError(
             f"LAPACK routines take float32, float64, complex64 or complex128, not {dtype}"
         )
     lapack_name, arguments = _ROUTINES[routine]
-    symbol = f"ember_numba_{routine}_{_PREFIX[dtype]}"
-    _compile(symbol, blas_symbol(_PREFIX[dtype] + lapack_name), ord(_PREFIX[dtype]), arguments)
-    from ember.codegen.jit import engine
+    letter = ord(_PREFIX[dtype])
+    declared = signature(types.intc, types.char, *(_ARGUMENT_TYPES[kind] for kind in arguments))
 
-    prototype = ctypes.CFUNCTYPE(
-        ctypes.c_int, ctypes.c_int, *(_C_TYPES[kind] for kind in arguments)
-    )
-    return prototype(engine().address_of(symbol))
+    def lapack_entry(typingctx, *actual):
+        if len(actual) != len(declared.args):
+            return None
+        return declared, codegen
 
+    def codegen(context, builder, sig, args):
+        lapack = _declare(builder, _PREFIX[dtype] + lapack_name, llvm.VoidType(),
+                          [_BYTE_POINTER] * (len(arguments) + 1))  # fmt: skip
+        info = alloca_in_entry(builder, _I32)
+        builder.store(llvm.Constant(_I32, -1), info)
+        kind = builder.sext(args[0], _I32)
+        with builder.if_then(builder.icmp_signed("==", kind, llvm.Constant(_I32, letter))):
+            operands = [
+                _by_address(builder, kind, value) for kind, value in zip(arguments, args[1:])
+            ]
+            builder.call(lapack, [*operands, builder.bitcast(info, _BYTE_POINTER)])
+        return builder.load(info)
 
-def _compile(symbol: str, lapack_symbol: str, letter: int, arguments: tuple) -> None:
-    from ember.codegen.jit import engine
-
-    module = llvm.Module(symbol)
-    entry_type = llvm.FunctionType(_I32, [_I32, *(_IR_TYPES[kind] for kind in arguments)])
-    entry = llvm.Function(module, entry_type, symbol)
-    pointer = llvm.IntType(8).as_pointer()
-    lapack = llvm.Function(
-        module, llvm.FunctionType(llvm.VoidType(), [pointer] * (len(arguments) + 1)), lapack_symbol
-    )
-    builder = llvm.IRBuilder(entry.append_basic_block("entry"))
-    info = builder.alloca(_I32)
-    builder.store(llvm.Constant(_I32, -1), info)
-    with builder.if_then(builder.icmp_signed("==", entry.args[0], llvm.Constant(_I32, letter))):
-        operands = [
-            _by_address(builder, kind, value) for kind, value in zip(arguments, entry.args[1:])
-        ]
-        builder.call(lapack, [*operands, builder.bitcast(info, pointer)])
-    builder.ret(builder.load(info))
-    jit = engine()
-    parsed = jit.parse(str(module))
-    parsed.verify()
-    jit.add_module(parsed)
+    lapack_entry.__name__ = f"numba_{routine}_{_PREFIX[dtype]}"
+    return intrinsic(lapack_entry)
 
 
 def _by_address(builder: llvm.IRBuilder, kind: str, value: llvm.Value) -> llvm.Value:
     if kind == "ptr":
-        return value
+        return builder.bitcast(value, _BYTE_POINTER)
     if kind == "int":
         value = builder.trunc(value, _I32)
-    slot = builder.alloca(value.type)
+    slot = alloca_in_entry(builder, value.type)
     builder.store(value, slot)
-    return builder.bitcast(slot, llvm.IntType(8).as_pointer())
+    return builder.bitcast(slot, _BYTE_POINTER)
