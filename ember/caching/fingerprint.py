@@ -13,7 +13,9 @@ from __future__ import annotations
 import enum
 import functools
 import hashlib
+import importlib.util
 import os
+import re
 import sys
 from types import BuiltinFunctionType, CodeType, FunctionType, ModuleType
 from typing import Any
@@ -52,7 +54,6 @@ def environment_parts() -> dict[str, str]:
     """Parts shared by every key of this process: ember, the platform, global settings."""
     import llvmlite
     import llvmlite.binding as llvm_binding
-    import numpy
 
     from ember import config
 
@@ -60,10 +61,30 @@ def environment_parts() -> dict[str, str]:
     features = llvm_binding.get_host_cpu_features().flatten()
     return {
         "ember version": f"{_ember_version()} {_ember_sources_stamp()}",
-        "python, numpy, llvmlite": f"{sys.version} {numpy.__version__} {llvmlite.__version__}",
+        "python, numpy, llvmlite": f"{sys.version} {_numpy_version()} {llvmlite.__version__}",
         "cpu": _digest(host, features),
         "global settings": f"opt={config.OPT_LEVEL} boundscheck={config.BOUNDSCHECK}",
     }
+
+
+def _numpy_version() -> str:
+    """NumPy's version without importing NumPy (a third of a second), so loading a cached
+    scalar function stays cheap: read from `numpy/version.py`, the module that defines it."""
+    numpy_module = sys.modules.get("numpy")
+    if numpy_module is not None:
+        return numpy_module.__version__
+    spec = importlib.util.find_spec("numpy")
+    folder = spec.submodule_search_locations[0] if spec and spec.submodule_search_locations else ""
+    try:
+        with open(os.path.join(folder, "version.py"), encoding="utf-8") as source:
+            found = re.search(r'^version = "([^"]+)"', source.read(), re.MULTILINE)
+    except OSError:
+        found = None
+    if found is None:
+        import numpy
+
+        return numpy.__version__
+    return found.group(1)
 
 
 def _ember_version() -> str:

@@ -322,3 +322,21 @@ def test_user_overloads_of_library_functions_and_methods_are_in_the_key():
 
     after = _parts(method_source)
     assert [n for n in after if after[n] != before.get(n)] == ["method cache_key_probe"]
+
+
+def test_the_environment_part_names_numpy_without_importing_it():
+    """Loading a cached scalar function must not import NumPy, yet its key names NumPy's
+    version exactly as `numpy.__version__` does."""
+    import subprocess
+
+    script = (
+        "import sys\n"
+        "from ember.caching.fingerprint import environment_parts\n"
+        "part = environment_parts()['python, numpy, llvmlite']\n"
+        "imported = 'numpy' in sys.modules\n"
+        "import numpy\n"
+        "print(imported, numpy.__version__ in part.split())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]
