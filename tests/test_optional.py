@@ -510,3 +510,43 @@ def test_branch_on_a_closure_constant_is_pruned():
 
     assert make(True)((7,)) == 7
     assert make(False)((7,)) == (7,)
+
+
+def _merge_by_rank(smaller, other):
+    """stumpy's shape of code: one function for 1-d and 2-d arrays, split on `ndim`."""
+    if smaller.ndim == 1:
+        mask = other < smaller
+        smaller[mask] = other[mask]
+    elif smaller.ndim != 2:
+        return -1
+    else:
+        columns = smaller.shape[1]  # a 1-d array has no shape[1]: this branch must not type
+        for i in range(smaller.shape[0]):
+            for j in range(columns):
+                smaller[i, j] = min(smaller[i, j], other[i, j])
+    return smaller.ndim
+
+
+def _sum_pairs_or_first(t):
+    if len(t) == 2:
+        return t[0] + t[1]
+    if not len(t) > 2:
+        return t[0]
+    return t[0] * t[2]
+
+
+def test_branches_on_an_arrays_rank_and_a_tuples_length_are_pruned():
+    """`a.ndim` of an array argument and `len(t)` of a tuple argument are known while compiling,
+    so the branches written for other ranks and lengths are dropped before typing (as Numba's
+    semantic constants); results equal CPython's."""
+    merge = njit(_merge_by_rank)
+    rng = np.random.default_rng(3)
+    for shape in [(5,), (3, 4), (2, 2, 2)]:
+        a, b = rng.random(shape), rng.random(shape)
+        want_a = a.copy()
+        want = _merge_by_rank(want_a, b)
+        assert merge(a, b) == want
+        np.testing.assert_array_equal(a, want_a)
+    pick = njit(_sum_pairs_or_first)
+    for t in [(1, 2), (5,), (1.5, 2, 3)]:
+        assert pick(t) == _sum_pairs_or_first(t)

@@ -1,5 +1,5 @@
-"""Branches on `arg is None` or `isinstance(arg, classes)` decided by the argument's type, or
-on constants (`if DEBUG:` with a global flag), pruned before type inference.
+"""Branches on `arg is None`, `isinstance(arg, classes)`, `a.ndim` or `len(t)` decided by the
+argument's type, or on constants (`if DEBUG:` with a global flag), pruned before type inference.
 
 `def f(a, b=None): if b is None: return a; return a + b` called without b types b as none:
 the test is known while compiling, and the other branch (which could not be typed: `a + None`)
@@ -97,7 +97,7 @@ def _decided(
 ) -> bool | None:
     """The value of `cond` when it is `param is None` / `is not None` decided by a type,
     `if param:` with a None argument, or a test of constants."""
-    constant = _constant_test(cond, definitions)
+    constant = _constant_test(cond, definitions, arg_types, known)
     if constant is not None:
         return constant
     test = _single(cond.name, definitions)
@@ -132,18 +132,18 @@ _COMPARISONS = (
 _NOT_CONSTANT = object()
 
 
-def _constant_test(cond: ir.Var, definitions: dict) -> bool | None:
+def _constant_test(cond: ir.Var, definitions: dict, arg_types: tuple, known: dict) -> bool | None:
     """The truth of `cond` when it is a constant, `not` one, or a comparison of two."""
     value = _constant_scalar(cond, definitions)
     if value is not _NOT_CONSTANT:
         return bool(value)
     test = _single(cond.name, definitions)
     if isinstance(test, ir.UnaryOp) and test.fn is operator.not_:
-        inner = _constant_test(test.value, definitions)
+        inner = _constant_test(test.value, definitions, arg_types, known)
         return None if inner is None else not inner
     if not (isinstance(test, ir.BinOp) and test.fn in _COMPARISONS):
         return None
-    sides = [_constant_scalar(var, definitions) for var in (test.lhs, test.rhs)]
+    sides = [_semantic_constant(var, definitions, arg_types, known) for var in (test.lhs, test.rhs)]
     if _NOT_CONSTANT in sides:
         return None
     try:
@@ -164,6 +164,24 @@ def _constant_scalar(var: ir.Var, definitions: dict) -> object:
         found = value.value
         if found is None or type(found) in (bool, int, float, str):
             return found
+    return _NOT_CONSTANT
+
+
+def _semantic_constant(var: ir.Var, definitions: dict, arg_types: tuple, known: dict) -> object:
+    """A constant, or a value its argument's type decides: `a.ndim` of an array, `len(t)` of
+    a tuple (so `if a.ndim == 1:` keeps only the branch written for a's rank, as in Numba)."""
+    value = _constant_scalar(var, definitions)
+    if value is not _NOT_CONSTANT:
+        return value
+    found = _single(var.name, definitions)
+    if isinstance(found, ir.GetAttr) and found.attr == "ndim":
+        owner = _argument_type(found.value, definitions, arg_types, known)
+        return owner.ndim if isinstance(owner, types.Array) else _NOT_CONSTANT
+    if isinstance(found, ir.Call) and len(found.args) == 1 and not found.kws:
+        function = _single(found.func.name, definitions)
+        owner = _argument_type(found.args[0], definitions, arg_types, known)
+        if isinstance(function, ir.Global) and function.value is len:
+            return len(owner) if isinstance(owner, types.BaseTuple) else _NOT_CONSTANT
     return _NOT_CONSTANT
 
 
