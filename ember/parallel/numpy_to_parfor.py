@@ -298,7 +298,7 @@ def _arg_extreme_site(stmt, name, array, rest, typemap, result_type, made_here) 
             "flat": flat,
             "T": _scalar_class(array_type.dtype, loc),
             "init": _const(_identity_bound(array_type.dtype, name[3:]), stmt),
-            "pick": ir.Global(f"first_{name[3:]}_pair", red.pair_pick(name), loc),
+            "pick": ir.Global(f"next_{name[3:]}_pair", red.pair_pick(name), loc),
             "finish": ir.Global(finish.py_func.__name__, finish, loc),
         }
         describe = f"np.{name}"
