@@ -1,0 +1,178 @@
+"""parvec7: np.argmin / np.argmax of an array made in a parallel function (an item-wise
+(value, index) reduction fused with the loop filling the array), @vectorize signatures naming
+timedelta64 / datetime64 types, and prange reductions of several kinds, against NumPy and the
+functions run by CPython."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ember import njit, prange, vectorize
+from ember.parallel import lowering
+from tests.oracle import assert_frees_all
+
+
+@pytest.fixture(autouse=True)
+def every_item_is_worth_a_thread(monkeypatch):
+    """Small arrays run on every thread (NumPy-made loops below 16384 items per thread run on
+    one), so partial results of several chunks get combined."""
+    monkeypatch.setattr(lowering, "MIN_ITEMS_PER_CHUNK", 1)
+
+
+def _report(dispatcher):
+    (result,) = dispatcher.overloads.values()
+    return result.parallel_report
+
+
+# ---------------------------------------------------------------- argmin / argmax, fused
+
+
+def arg_extremes_of_expression(x):
+    a = x * 2
+    return np.argmin(a), np.argmax(a), a.argmin(), a.argmax()
+
+
+def arg_extremes_of_ones(n):
+    a = np.ones(n)
+    return np.argmin(a), np.argmax(a)
+
+
+def _float_cases():
+    rng = np.random.default_rng(7)
+    nan, inf = np.nan, np.inf
+    cases = [
+        np.array([3.0]),
+        np.array([nan]),
+        np.array([inf, inf, inf]),  # every item equals argmin's start value
+        np.array([-inf, -inf]),  # ... and argmax's
+        np.array([1.0, nan, 0.0, nan]),
+        np.array([nan, nan, nan]),
+        np.array([2.0, -0.0, 0.0, -0.0]),  # -0.0 == 0.0: the first of them
+        np.array([5.0, 1.0, 5.0, 1.0, 5.0]),
+        np.full(1001, 4.0),  # ties across every chunk
+        rng.integers(0, 3, 1001).astype(np.float64),  # many ties in every chunk
+        rng.random(999),
+        -rng.random(999),
+    ]
+    for position in (0, 1, 498, 500, 501, 998):  # NaNs only in the later chunks, or both
+        late = rng.random(999)
+        late[position] = nan
+        late[-1] = nan
+        cases.append(late)
+    with_inf = rng.random(999)
+    with_inf[[3, 700]] = inf
+    with_inf[[10, 800]] = -inf
+    cases.append(with_inf)
+    return cases
+
+
+def test_argmin_argmax_of_an_expression_match_numpy():
+    parallel = njit(parallel=True)(arg_extremes_of_expression)
+    cases = _float_cases()
+    cases += [
+        np.array([7, -3, 7, -3], np.int64),
+        np.array([np.iinfo(np.int64).max] * 3 + [np.iinfo(np.int64).min // 2]),
+        np.random.default_rng(3).integers(-5, 5, 1001),
+        np.array([255, 0, 3, 255], np.uint8),  # wraps: 255 * 2 is 254 in uint8
+    ]
+    for x in cases:
+        expected = tuple(int(v) for v in arg_extremes_of_expression(x))
+        assert parallel(x) == expected, x
+
+
+def test_argmin_argmax_fuse_with_the_loop_filling_the_array():
+    parallel = njit(parallel=True)(arg_extremes_of_ones)
+    for n in (1, 2, 3, 1000):
+        assert parallel(n) == (0, 0)
+    report = _report(parallel)
+    assert report.parfor_count == 3 and len(report.fused) == 2  # np.ones, argmin, argmax: one
+    fused_expression = njit(parallel=True)(arg_extremes_of_expression)
+    fused_expression(np.arange(5.0))
+    assert _report(fused_expression).count_parfors() == 1
+
+
+def test_argmin_argmax_of_nothing_raise_numpys_error():
+    parallel = njit(parallel=True)(arg_extremes_of_ones)
+    for func in (parallel, arg_extremes_of_ones):
+        with pytest.raises(ValueError, match="attempt to get argmin of an empty sequence"):
+            func(0)
+
+    def only_argmax(n):
+        return np.argmax(np.zeros(n))
+
+    with pytest.raises(ValueError, match="attempt to get argmax of an empty sequence"):
+        njit(parallel=True)(only_argmax)(0)
+
+
+def test_argmin_of_a_made_array_frees_it():
+    parallel = njit(parallel=True)(arg_extremes_of_expression)
+    assert_frees_all(parallel, lambda: np.arange(100.0), calls=50)
+
+
+# ---------------------------------------------------------------- @vectorize of timedeltas
+
+
+def scale(delta, k):
+    return delta * k
+
+
+def shift(when, delta):
+    return when + delta
+
+
+def test_vectorize_signature_of_timedeltas_runs_for_unitless_operands():
+    # NumPy keeps no unit in a loop: the loop is 'm8' (as in Numba), so unitless operands
+    # run it and operands with another unit find no loop
+    ufunc = vectorize(["NPTimedelta('s')(NPTimedelta('s'), int64)"])(scale)
+    assert ufunc.types == ["mq->m"] or ufunc.types == ["ml->m"]
+    assert ufunc(np.timedelta64(2), 3) == np.timedelta64(6)
+    deltas = np.array([1, -2, 0, 40], "m8")
+    np.testing.assert_array_equal(ufunc(deltas, -3), deltas * -3)
+    with pytest.raises(TypeError, match="not supported for the input types"):
+        ufunc(np.timedelta64(2, "ms"), 3)
+    shifted = vectorize(["NPDatetime('us')(NPDatetime('ms'), NPTimedelta('us'))"])(shift)
+    assert shifted.types == ["Mm->M"]
+    with pytest.raises(TypeError, match="not supported for the input types"):
+        shifted(np.datetime64(1, "ms"), np.timedelta64(2, "us"))
+
+
+# ---------------------------------------------------------------- prange reductions
+
+
+def several_reductions(values, weights):
+    total = 0.0
+    product = 1.0
+    smallest = np.inf
+    largest = -np.inf
+    count = 0
+    histogram = np.zeros(4)
+    for i in prange(values.shape[0]):
+        v = values[i]
+        total += v * weights[i]
+        product *= 1.0 + v / 1000.0
+        smallest = min(smallest, v)
+        largest = max(v, largest)
+        if v > 0:
+            count += 1
+        histogram += np.array([v, v * v, 1.0, weights[i]])
+    return total, product, smallest, largest, count, histogram
+
+
+_SERIAL = several_reductions
+_PARALLEL = njit(parallel=True)(several_reductions)
+
+_FINITE = st.floats(-1e3, 1e3, allow_nan=False)
+
+
+@settings(deadline=None, max_examples=80)  # the first example compiles
+@given(st.lists(st.tuples(_FINITE, _FINITE), min_size=0, max_size=60))
+def test_prange_reductions_match_the_serial_function(pairs):
+    values = np.array([p[0] for p in pairs], np.float64)
+    weights = np.array([p[1] for p in pairs], np.float64)
+    got = _PARALLEL(values, weights)
+    expected = _SERIAL(values, weights)
+    for g, e in zip(got[:5], expected[:5]):  # sums regroup: equal up to rounding
+        assert g == pytest.approx(e, rel=1e-9, abs=1e-6), (got, expected)
+    np.testing.assert_allclose(got[5], expected[5], rtol=1e-9, atol=1e-6)
+    assert got[2] == expected[2] and got[3] == expected[3] and got[4] == expected[4]
