@@ -176,3 +176,30 @@ def test_prange_reductions_match_the_serial_function(pairs):
         assert g == pytest.approx(e, rel=1e-9, abs=1e-6), (got, expected)
     np.testing.assert_allclose(got[5], expected[5], rtol=1e-9, atol=1e-6)
     assert got[2] == expected[2] and got[3] == expected[3] and got[4] == expected[4]
+
+
+# ---------------------------------------------------------------- stencils made in jitted code
+
+
+def test_stencil_made_in_jitted_code_with_run_time_options_is_refused_clearly():
+    from ember import stencil
+    from ember.errors import UnsupportedError
+
+    def run_time_neighborhood(a, w):
+        return stencil(lambda x: x[-1] + x[1], neighborhood=((-w, w),))(a)
+
+    def captures(a, w):
+        def kernel(x):
+            return x[-1] * w
+
+        return stencil(kernel)(a)
+
+    def constant_options(a):
+        return stencil(lambda x: x[-1] + x[1], neighborhood=((-1, 1),), cval=-1.0)(a)
+
+    with pytest.raises(UnsupportedError, match="neighborhood= is computed at run time"):
+        njit(run_time_neighborhood)(np.arange(6.0), 1)
+    with pytest.raises(UnsupportedError, match=r"enclosing function's variables \(w\)"):
+        njit(captures)(np.arange(6.0), 2.0)
+    expected = np.array([-1.0, 2.0, 4.0, 6.0, 8.0, -1.0])  # x[i-1] + x[i+1]; cval at the ends
+    np.testing.assert_array_equal(njit(constant_options)(np.arange(6.0)), expected)

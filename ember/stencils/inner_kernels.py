@@ -30,11 +30,11 @@ def make_inner_stencils(func_ir: ir.FunctionIR, func_globals: dict[str, Any]) ->
         if options is None:
             continue
         kernel = _definition(call.args[0], definitions)
-        if not isinstance(kernel, ir.MakeFunction) or kernel.closure or kernel.defaults:
+        if not isinstance(kernel, ir.MakeFunction) or kernel.defaults:
             continue
         keywords = _constants(call.kws, definitions, func_globals)
-        if keywords is None:
-            continue
+        if keywords is None or kernel.closure:
+            raise _not_compile_time(kernel, call, definitions, func_globals)
         py_func = FunctionType(kernel.code, func_globals, kernel.code.co_name)
         py_func.__qualname__ = kernel.code.co_qualname
         made = stencil(py_func, **options, **keywords)
@@ -44,6 +44,27 @@ def make_inner_stencils(func_ir: ir.FunctionIR, func_globals: dict[str, Any]) ->
         stmt.value = ir.Global(f"stencil.{kernel.code.co_name}", made, stmt.loc)
         replaced_callees.add(call.func.name)
     _remove_unread_lookups(func_ir, replaced_callees)
+
+
+def _not_compile_time(kernel: ir.MakeFunction, call: ir.Call, definitions, func_globals):
+    """The error for a stencil made in jitted code from values known only when it runs (the
+    stencil is built while compiling, from its kernel and options)."""
+    from ember.errors import UnsupportedError
+
+    name = kernel.code.co_name
+    if kernel.closure:
+        captured = ", ".join(kernel.code.co_freevars)
+        return UnsupportedError(
+            f"stencil kernel {name} made inside a jitted function uses the enclosing "
+            f"function's variables ({captured}): pass them to the stencil as arguments"
+        )
+    unknown = [k for k, var in call.kws if _value(var, definitions, func_globals) is _UNKNOWN]
+    return UnsupportedError(
+        f"stencil({name}, ...) inside a jitted function needs compile-time constant options, "
+        f"but {', '.join(f'{k}=' for k in unknown)} is computed at run time: write constants "
+        "(e.g. neighborhood=((-2, 2),)), or index the kernel with constant offsets and leave "
+        "out neighborhood= (it is then inferred)"
+    )
 
 
 def _constant_arguments(func_ir, made: str, code, definitions: dict, func_globals) -> dict:
