@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ember import njit, prange, vectorize
+from ember.errors import TypingError
 from ember.parallel import lowering
 from tests.oracle import assert_frees_all
 
@@ -203,3 +204,20 @@ def test_stencil_made_in_jitted_code_with_run_time_options_is_refused_clearly():
         njit(captures)(np.arange(6.0), 2.0)
     expected = np.array([-1.0, 2.0, 4.0, 6.0, 8.0, -1.0])  # x[i-1] + x[i+1]; cval at the ends
     np.testing.assert_array_equal(njit(constant_options)(np.arange(6.0)), expected)
+
+
+def test_vectorize_signature_of_timedeltas_called_from_jitted_code_keeps_the_unit():
+    # in compiled code the operand types name their unit: the loop declared for it is chosen
+    ufunc = vectorize(["NPTimedelta('s')(NPTimedelta('s'), int64)"])(scale)
+
+    def call(deltas):
+        return ufunc(deltas, 3)
+
+    jitted = njit(call)
+    deltas = np.array([1, -2, 0, 40], "m8[s]")
+    got = jitted(deltas)
+    assert got.dtype == np.dtype("m8[s]")
+    np.testing.assert_array_equal(got, deltas * 3)
+    assert jitted(np.timedelta64(-7, "s")) == np.timedelta64(-21, "s")
+    with pytest.raises(TypingError, match="not supported for the input types"):
+        njit(call)(np.array([1], "m8[ms]"))  # no loop for milliseconds (as NumPy's answer)
