@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ember import njit, prange, vectorize
+from ember import njit, prange, stencil, vectorize
 from ember.errors import TypingError
 from ember.parallel import lowering
 from tests.oracle import assert_frees_all
@@ -186,8 +186,8 @@ def test_stencil_made_in_jitted_code_with_run_time_options_is_refused_clearly():
     from ember import stencil
     from ember.errors import UnsupportedError
 
-    def run_time_neighborhood(a, w):
-        return stencil(lambda x: x[-1] + x[1], neighborhood=((-w, w),))(a)
+    def neighborhood_argument(a, pairs):
+        return stencil(lambda x: x[-1] + x[1], neighborhood=pairs)(a)
 
     def captures(a, w):
         def kernel(x):
@@ -199,7 +199,7 @@ def test_stencil_made_in_jitted_code_with_run_time_options_is_refused_clearly():
         return stencil(lambda x: x[-1] + x[1], neighborhood=((-1, 1),), cval=-1.0)(a)
 
     with pytest.raises(UnsupportedError, match="neighborhood= is computed at run time"):
-        njit(run_time_neighborhood)(np.arange(6.0), 1)
+        njit(neighborhood_argument)(np.arange(6.0), ((-1, 1),))
     with pytest.raises(UnsupportedError, match=r"enclosing function's variables \(w\)"):
         njit(captures)(np.arange(6.0), 2.0)
     expected = np.array([-1.0, 2.0, 4.0, 6.0, 8.0, -1.0])  # x[i-1] + x[i+1]; cval at the ends
@@ -221,3 +221,34 @@ def test_vectorize_signature_of_timedeltas_called_from_jitted_code_keeps_the_uni
     assert jitted(np.timedelta64(-7, "s")) == np.timedelta64(-21, "s")
     with pytest.raises(TypingError, match="not supported for the input types"):
         njit(call)(np.array([1], "m8[ms]"))  # no loop for milliseconds (as NumPy's answer)
+
+
+def windowed_sums(a, w):
+    return stencil(lambda x, w: x[-w] + x[w], neighborhood=((-w, w),))(a, w)
+
+
+def windowed_sums_2d(a, w, h):
+    def kernel(x, w, h):
+        return x[-w, h] - x[0, 0]
+
+    return stencil(kernel, neighborhood=((-w, 0), (0, h)), cval=-1)(a, w, h)
+
+
+def test_stencil_made_in_jitted_code_with_a_neighborhood_of_variables():
+    # the bounds are passed when it runs: the border they leave holds cval (0 by default)
+    for parallel in (False, True):
+        jitted = njit(parallel=parallel)(windowed_sums)
+        a = np.arange(12.0) ** 2
+        for w in (0, 1, 2, 5, 6, 20):
+            expected = np.zeros(12)
+            for i in range(w, 12 - w):
+                expected[i] = a[i - w] + a[i + w]
+            np.testing.assert_array_equal(jitted(a, w), expected)
+    jitted_2d = njit(windowed_sums_2d)
+    grid = np.arange(30).reshape(5, 6)
+    for w, h in ((1, 2), (0, 0), (4, 5), (6, 1)):
+        expected = np.full(grid.shape, -1)
+        for i in range(w, 5):
+            for j in range(0, 6 - h):
+                expected[i, j] = grid[i - w, j + h] - grid[i, j]
+        np.testing.assert_array_equal(jitted_2d(grid, w, h), expected)
