@@ -215,53 +215,43 @@ def _make_init(kind: str):
 _NO_INDEX = np.iinfo(np.int64).max  # the index of the identity pair: no item yet
 
 
-def _next_min_pair(acc, item):
-    # one item of np.argmin's loop, whose index is above acc's (a chunk runs in order): the
-    # first NaN stays, else a lower value wins. Shaped so the usual case (not lower) is one
-    # predictable branch: LLVM turns the plain `a or b or c` into selects, 4x slower
-    value, best = item[0], acc[0]
-    if value >= best or best != best:
-        if acc[1] != _NO_INDEX:
-            return acc
-    elif value < best:
-        return item
-    if acc[1] == _NO_INDEX or (value != value and best == best):
-        return item
-    return acc
+def _next_pair(before, not_before):
+    """The item update of np.argmin's loop (before is operator.lt, not_before operator.ge)
+    or np.argmax's (gt, le)."""
 
-
-def _next_max_pair(acc, item):
-    value, best = item[0], acc[0]
-    if value <= best or best != best:
-        if acc[1] != _NO_INDEX:
-            return acc
-    elif value > best:
-        return item
-    if acc[1] == _NO_INDEX or (value != value and best == best):
-        return item
-    return acc
-
-
-def _first_min_pair(acc, part):
-    # two chunks' pairs, in either order: the first NaN, else the least value, a tie going
-    # to the lower index
-    value, index = part
-    best, best_index = acc
-    if value != value:
-        return acc if best != best and best_index < index else part
-    if best != best:
+    def next_pair(acc, item):
+        # one item, whose index is above acc's (a chunk runs in order): the first NaN stays,
+        # else a value before the best wins. Shaped so the usual case (not before) is one
+        # predictable branch: LLVM turns the plain `a or b or c` into selects, 4x slower
+        value, best = item[0], acc[0]
+        if not_before(value, best) or best != best:
+            if acc[1] != _NO_INDEX:
+                return acc
+        elif before(value, best):
+            return item
+        if acc[1] == _NO_INDEX or (value != value and best == best):
+            return item
         return acc
-    return part if value < best or (value == best and index < best_index) else acc
+
+    return next_pair
 
 
-def _first_max_pair(acc, part):
-    value, index = part
-    best, best_index = acc
-    if value != value:
-        return acc if best != best and best_index < index else part
-    if best != best:
-        return acc
-    return part if value > best or (value == best and index < best_index) else acc
+def _first_pair(before):
+    """The combination of two chunks' pairs of np.argmin (before is operator.lt) or
+    np.argmax (gt)."""
+
+    def first_pair(acc, part):
+        # in either order: the first NaN, else the value before the other, a tie going to
+        # the lower index
+        value, index = part
+        best, best_index = acc
+        if value != value:
+            return acc if best != best and best_index < index else part
+        if best != best:
+            return acc
+        return part if before(value, best) or (value == best and index < best_index) else acc
+
+    return first_pair
 
 
 def _jitted(functions: dict) -> dict:
@@ -270,8 +260,10 @@ def _jitted(functions: dict) -> dict:
     return {kind: njit(function) for kind, function in functions.items()}
 
 
-_PAIR_PICKS = _jitted({"argmin": _next_min_pair, "argmax": _next_max_pair})
-_PAIR_COMBINES = _jitted({"argmin": _first_min_pair, "argmax": _first_max_pair})
+_PAIR_PICKS = _jitted(
+    {"argmin": _next_pair(operator.lt, operator.ge), "argmax": _next_pair(operator.gt, operator.le)}
+)
+_PAIR_COMBINES = _jitted({"argmin": _first_pair(operator.lt), "argmax": _first_pair(operator.gt)})
 
 
 def pair_pick(kind: str):
