@@ -72,8 +72,8 @@ DATETIME_TYPES = (types.NPDatetime, types.NPTimedelta)
 
 
 def declare_loops(ufunc: np.ufunc, pick: Callable) -> None:
+    """Called as `ufunc` is registered, before any call of it is typed (none is cached)."""
     _DECLARED_LOOPS[ufunc] = pick
-    resolve_loop.cache_clear()
 
 
 @functools.cache
