@@ -253,3 +253,21 @@ def test_stencil_made_in_jitted_code_with_a_neighborhood_of_variables():
             for j in range(0, 6 - h):
                 expected[i, j] = grid[i - w, j + h] - grid[i, j]
         np.testing.assert_array_equal(jitted_2d(grid, w, h), expected)
+
+
+def decorated_window(a, w):
+    @stencil(neighborhood=((-w, w),), cval=-1.0)
+    def kernel(x, w):
+        return x[-w] * x[w]
+
+    return kernel(a, w)
+
+
+def test_stencil_decorator_inside_jitted_code_takes_a_neighborhood_of_variables():
+    jitted = njit(decorated_window)
+    a = np.arange(1.0, 10.0)
+    for w in (0, 1, 3, 4, 5):
+        expected = np.full(9, -1.0)
+        for i in range(w, 9 - w):
+            expected[i] = a[i - w] * a[i + w]
+        np.testing.assert_array_equal(jitted(a, w), expected)

@@ -32,14 +32,15 @@ def make_inner_stencils(func_ir: ir.FunctionIR, func_globals: dict[str, Any]) ->
         kernel = _definition(call.args[0], definitions)
         if not isinstance(kernel, ir.MakeFunction) or kernel.defaults:
             continue
-        bounds = _run_time_bounds(call.kws, definitions, func_globals)
-        given = [(k, v) for k, v in call.kws if not (bounds and k == "neighborhood")]
+        options = [*options, *call.kws]
+        bounds = _run_time_bounds(options, definitions, func_globals)
+        given = [(k, v) for k, v in options if not (bounds and k == "neighborhood")]
         keywords = _constants(given, definitions, func_globals)
         if keywords is None or kernel.closure:
-            raise _not_compile_time(kernel, call, definitions, func_globals)
+            raise _not_compile_time(kernel, options, definitions, func_globals)
         py_func = FunctionType(kernel.code, func_globals, kernel.code.co_name)
         py_func.__qualname__ = kernel.code.co_qualname
-        made = stencil(py_func, **options, **keywords)
+        made = stencil(py_func, **keywords)
         made.parameter_constants = _constant_arguments(
             func_ir, stmt.target.name, kernel.code, definitions, func_globals
         )
@@ -78,13 +79,13 @@ def _pass_bounds(func_ir: ir.FunctionIR, made: str, bounds: list, definitions: d
                 stmt.value.args = [*stmt.value.args, *bounds]
 
 
-def _not_compile_time(kernel: ir.MakeFunction, call: ir.Call, definitions, func_globals):
+def _not_compile_time(kernel: ir.MakeFunction, options: list, definitions, func_globals):
     """The error for a stencil made in jitted code from values known only when it runs (the
     stencil is built while compiling, from its kernel and options)."""
     from ember.errors import UnsupportedError
     from ember.stencils.stencilfunc import check_option_names
 
-    check_option_names(k for k, _ in call.kws)  # an unknown option: that error first
+    check_option_names(k for k, _ in options)  # an unknown option: that error first
     name = kernel.code.co_name
     if kernel.closure:
         captured = ", ".join(kernel.code.co_freevars)
@@ -92,7 +93,7 @@ def _not_compile_time(kernel: ir.MakeFunction, call: ir.Call, definitions, func_
             f"stencil kernel {name} made inside a jitted function uses the enclosing "
             f"function's variables ({captured}): pass them to the stencil as arguments"
         )
-    unknown = [k for k, var in call.kws if _value(var, definitions, func_globals) is _UNKNOWN]
+    unknown = [k for k, var in options if _value(var, definitions, func_globals) is _UNKNOWN]
     verb = "is" if len(unknown) == 1 else "are"
     return UnsupportedError(
         f"stencil({name}, ...) inside a jitted function needs compile-time constant options, "
@@ -192,14 +193,15 @@ def _constants(keywords: list, definitions: dict, func_globals: dict) -> dict | 
     return None if any(value is _UNKNOWN for value in values.values()) else values
 
 
-def _stencil_options(callee: ir.Var, definitions, func_globals, stencil) -> dict | None:
-    """{} when `callee` is `stencil` itself, the options of `stencil(**options)` when it is
-    that call's result (a decorator with options), None otherwise."""
+def _stencil_options(callee: ir.Var, definitions, func_globals, stencil) -> list | None:
+    """[] when `callee` is `stencil` itself, the (name, variable) options of
+    `stencil(**options)` when it is that call's result (a decorator with options), None
+    otherwise."""
     if _value(callee, definitions, func_globals) is stencil:
-        return {}
+        return []
     made = _definition(callee, definitions)
     if not isinstance(made, ir.Call) or made.vararg is not None or made.args:
         return None
     if _value(made.func, definitions, func_globals) is not stencil:
         return None
-    return _constants(made.kws, definitions, func_globals)
+    return list(made.kws)
