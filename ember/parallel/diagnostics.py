@@ -95,9 +95,10 @@ class ParallelReport:
 
     @property
     def replaced_fns(self) -> dict[int, tuple]:
-        """Parallel loop -> (function, module) of the NumPy call it replaced."""
+        """Parallel loop -> ((function, module) of the NumPy call it replaced, the call's
+        location): the pair first, where Numba's entries have it."""
         return {
-            record.parfor_id: _numpy_call(record.origin)
+            record.parfor_id: (_numpy_call(record.origin), record.loc)
             for record in self.loops
             if record.parfor_id is not None and _numpy_call(record.origin)
         }

@@ -29,6 +29,7 @@ from ember.ir import nodes as ir
 from ember.ir.liveness import insert_dels, strip_dels
 from ember.library.numpy.support import numpy_dtype
 from ember.parallel import random_streams as rs
+from ember.parallel import reductions as red
 from ember.parallel import templates as tpl
 from ember.parallel.api import prange, stencil_prange
 from ember.parallel.arrayexpr_to_parfor import ArrayExpressions
@@ -193,7 +194,8 @@ def _call_site(stmt: ir.Assign, typemap: dict, definitions: dict, options) -> Si
         found = _receiver_and_name(call, fnty, definitions)
         if found is not None:
             array, name, rest = found
-            site = _arg_extreme_site(stmt, name, array, rest, typemap, result_type)
+            made_here = _made_here(array, definitions, typemap)
+            site = _arg_extreme_site(stmt, name, array, rest, typemap, result_type, made_here)
             site = site or _axis_site(stmt, name, array, rest, typemap, definitions, result_type)
             if site is not None:  # a Site or the reason it stays serial
                 return site
@@ -270,7 +272,9 @@ def _receiver_and_name(call: ir.Call, fnty, definitions: dict):
     return array, name, rest
 
 
-def _arg_extreme_site(stmt, name, array, rest, typemap, result_type) -> Site | None:
+def _arg_extreme_site(stmt, name, array, rest, typemap, result_type, made_here) -> Site | None:
+    """np.argmin / np.argmax (or the methods) of an array without axis: item by item when the
+    array is made here (to fuse with the loop filling it), else by blocks of items."""
     array_type = typemap.get(array.name)
     if name not in ("argmin", "argmax") or rest or not isinstance(array_type, types.Array):
         return None
@@ -288,6 +292,17 @@ def _arg_extreme_site(stmt, name, array, rest, typemap, result_type) -> Site | N
             ir.Assign(flat, ir.Call(method, [], [], loc), loc),
         ]
     function = getattr(np, name)
+    if made_here and array_type.ndim == 1:
+        finish = getattr(tpl, f"{name}_of_pair")
+        arguments = {
+            "flat": flat,
+            "T": _scalar_class(array_type.dtype, loc),
+            "init": _const(_identity_bound(array_type.dtype, name[3:]), stmt),
+            "pick": ir.Global(f"next_{name[3:]}_pair", red.pair_pick(name), loc),
+            "finish": ir.Global(finish.py_func.__name__, finish, loc),
+        }
+        describe = f"np.{name}"
+        return Site(stmt, tpl.arg_extreme_items, arguments, stmt.target, describe, per_item=True)
     arguments = {
         "flat": flat,
         "block": _const(_ARG_BLOCK, stmt),

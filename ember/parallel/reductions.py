@@ -3,8 +3,10 @@ and the small jitted helpers that make per-thread array accumulators and combine
 
 Recognised updates of a variable `r` (anywhere in the body, under conditions too):
 `r += v`, `r -= v`, `r *= v`, `r |= v`, `r &= v`, `r ^= v`, `r = r + v` (and the other
-operators, `v + r` for commutative ones), `r = max(r, v)`, `r = min(v, r)`. `r` must be read
-nowhere else in the body, so no iteration sees another's partial value.
+operators, `v + r` for commutative ones), `r = max(r, v)`, `r = min(v, r)`, and the
+(value, index) pairs of np.argmin / np.argmax (`r = next_min_pair(r, (a[i], i))`,
+templates.py). `r` must be read nowhere else in the body, so no iteration sees another's
+partial value.
 """
 
 from __future__ import annotations
@@ -68,10 +70,16 @@ def _update_kind(value: Any, name: str, typemap: dict) -> tuple[str, bool] | Non
             return key.__name__, False
         if key in _NUMPY_KINDS and [a.name for a in value.args].count(name) == 1:
             return _NUMPY_KINDS[key], False
+        if isinstance(fnty, types.DispatcherType) and value.args[0].name == name:
+            kind = next((k for k, f in _PAIR_PICKS.items() if f is fnty.dispatcher), None)
+            if kind is not None and value.args[1].name != name:
+                return kind, False
     return None
 
 
 def supported_type(typ: types.Type, kind: str) -> bool:
+    if kind in _PAIR_PICKS:
+        return isinstance(typ, types.BaseTuple) and len(typ.types) == 2
     if isinstance(typ, types.Array):
         return kind in _ARRAY_KINDS and isinstance(typ.dtype, (types.Integer, types.Float,
                                                                types.Complex))  # fmt: skip
@@ -88,6 +96,8 @@ def identity(typ: types.Type, kind: str) -> Any:
     """The value each thread's accumulator starts from."""
     if isinstance(typ, types.Array):
         typ = typ.dtype
+    if kind in _PAIR_PICKS:  # no item yet: any item's index is below this one
+        return (identity(typ.types[0], kind[3:]), _NO_INDEX)
     if kind in ("+", "|", "^"):
         return False if isinstance(typ, types.Boolean) else 0
     if kind == "*":
@@ -126,6 +136,8 @@ def init_helper(kind: str):
 def _make_combine(kind: str, inplace: bool):
     from ember.decorators import njit
 
+    if kind in _PAIR_COMBINES:
+        return _PAIR_COMBINES[kind]
     return njit((_INPLACE_COMBINES if inplace else _COMBINES)[kind])
 
 
@@ -196,3 +208,64 @@ def _make_init(kind: str):
         return np.zeros_like(acc)
 
     return njit(init_zeros)
+
+
+# ---------------------------------------------------------------------------- argmin / argmax
+
+_NO_INDEX = np.iinfo(np.int64).max  # the index of the identity pair: no item yet
+
+
+def _next_pair(before, not_before):
+    """The item update of np.argmin's loop (before is operator.lt, not_before operator.ge)
+    or np.argmax's (gt, le)."""
+
+    def next_pair(acc, item):
+        # one item, whose index is above acc's (a chunk runs in order): the first NaN stays,
+        # else a value before the best wins. Shaped so the usual case (not before) is one
+        # predictable branch: LLVM turns the plain `a or b or c` into selects, 4x slower
+        value, best = item[0], acc[0]
+        if not_before(value, best) or best != best:
+            if acc[1] != _NO_INDEX:
+                return acc
+        elif before(value, best):
+            return item
+        if acc[1] == _NO_INDEX or (value != value and best == best):
+            return item
+        return acc
+
+    return next_pair
+
+
+def _first_pair(before):
+    """The combination of two chunks' pairs of np.argmin (before is operator.lt) or
+    np.argmax (gt)."""
+
+    def first_pair(acc, part):
+        # in either order: the first NaN, else the value before the other, a tie going to
+        # the lower index
+        value, index = part
+        best, best_index = acc
+        if value != value:
+            return acc if best != best and best_index < index else part
+        if best != best:
+            return acc
+        return part if before(value, best) or (value == best and index < best_index) else acc
+
+    return first_pair
+
+
+def _jitted(functions: dict) -> dict:
+    from ember.decorators import njit
+
+    return {kind: njit(function) for kind, function in functions.items()}
+
+
+_PAIR_PICKS = _jitted(
+    {"argmin": _next_pair(operator.lt, operator.ge), "argmax": _next_pair(operator.gt, operator.le)}
+)
+_PAIR_COMBINES = _jitted({"argmin": _first_pair(operator.lt), "argmax": _first_pair(operator.gt)})
+
+
+def pair_pick(kind: str):
+    """The jitted item update of np.argmin's ('argmin') or np.argmax's ('argmax') loop."""
+    return _PAIR_PICKS[kind]

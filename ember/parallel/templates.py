@@ -43,6 +43,20 @@ def require_items_for_max(count):
 
 
 @njit
+def argmin_of_pair(pair, count):
+    if count == 0:
+        raise ValueError("attempt to get argmin of an empty sequence")  # NumPy's words
+    return pair[1]
+
+
+@njit
+def argmax_of_pair(pair, count):
+    if count == 0:
+        raise ValueError("attempt to get argmax of an empty sequence")
+    return pair[1]
+
+
+@njit
 def nan_if(value, seen_nan):
     """NaN when a NaN was seen (np.min and np.max propagate it), else value."""
     if seen_nan:
@@ -210,7 +224,8 @@ def block_sum(a, total):
 
 
 PURE_HELPERS = (mean_of, nan_if)  # calls fusion may move freely
-CHECKS = (require_items_for_min, require_items_for_max)  # may raise: moved past quiet loops only
+# may raise: moved past quiet loops only
+CHECKS = (require_items_for_min, require_items_for_max, argmin_of_pair, argmax_of_pair)
 
 
 # ---------------------------------------------------------------------------- reductions
@@ -331,6 +346,16 @@ def arg_extreme(flat, block, arg_of):
         start = b * block
         where[b] = start + arg_of(flat[start : min(start + block, n)])
     return where[arg_of(flat[where])]  # no items: the serial call's error
+
+
+def arg_extreme_items(flat, T, init, pick, finish):
+    # np.argmin / np.argmax of an array made in this function (so likely filled by a loop this
+    # one can fuse with): one item per iteration, reduced as (value, index) pairs by pick
+    # (reductions.py: the first NaN, else the first extreme)
+    acc = (T(init), np.int64(9223372036854775807))  # reductions.py's _NO_INDEX
+    for i in reduction_prange(len(flat)):
+        acc = pick(acc, (T(flat[i]), np.int64(i)))
+    return finish(acc, len(flat))
 
 
 def reduce_rows(a, reduce, T):

@@ -178,7 +178,8 @@ def loop_nest_source(
     is filled with cval too when one was given, as Numba does), then one loop per dimension
     over the points where the whole neighborhood is inside the input."""
     first = kernel.params[0]
-    params = [*kernel.params, "out"] if sig.out is not None else list(kernel.params)
+    bounds = run_time_bound_names(kernel, sig.neighborhood)
+    params = [*kernel.params, *bounds, *(["out"] if sig.out is not None else [])]
     lines = [f"def {name}({', '.join(params)}):"]
     for array in sig.arrays:
         if array != first:
@@ -191,8 +192,12 @@ def loop_nest_source(
         lines.append(f"    out = {_NUMPY}.full({first}.shape, {_CVAL}, {_DTYPE})")
     indent = "    "
     for dim, (index_name, (low, high)) in enumerate(zip(index_names, sig.neighborhood)):
-        stop = f"{first}.shape[{dim}]" + (f" - {high}" if high > 0 else "")
-        lines.append(f"{indent}for {index_name} in range({max(0, -low)}, {stop}):")
+        if low is None:  # bounds given when the stencil runs
+            low_name, high_name = bounds[2 * dim : 2 * dim + 2]
+            start, stop = f"max(0, -{low_name})", f"{first}.shape[{dim}] - max({high_name}, 0)"
+        else:
+            start, stop = max(0, -low), f"{first}.shape[{dim}]" + (f" - {high}" if high > 0 else "")
+        lines.append(f"{indent}for {index_name} in range({start}, {stop}):")
         indent += "    "
     point = ", ".join(index_names)
     call = f"{kernel_name}({', '.join([*kernel.params, *index_names])})" + (
@@ -201,6 +206,15 @@ def loop_nest_source(
     lines.append(f"{indent}out[{point}] = {call}")
     lines.append("    return out")
     return "\n".join(lines)
+
+
+def run_time_bound_names(kernel: Kernel, neighborhood) -> list[str]:
+    """The extra parameters (low, high per dimension) of a stencil function whose
+    neighborhood is given when it runs; [] for a constant neighborhood."""
+    if not neighborhood or neighborhood[0][0] is not None:
+        return []
+    wanted = [f"_stencil_{end}{dim}" for dim in range(len(neighborhood)) for end in ("lo", "hi")]
+    return fresh_names(kernel.identifiers, wanted)
 
 
 def _shape_check(array: str, first: str, what: str) -> list[str]:

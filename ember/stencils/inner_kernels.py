@@ -30,20 +30,77 @@ def make_inner_stencils(func_ir: ir.FunctionIR, func_globals: dict[str, Any]) ->
         if options is None:
             continue
         kernel = _definition(call.args[0], definitions)
-        if not isinstance(kernel, ir.MakeFunction) or kernel.closure or kernel.defaults:
+        if not isinstance(kernel, ir.MakeFunction) or kernel.defaults:
             continue
-        keywords = _constants(call.kws, definitions, func_globals)
-        if keywords is None:
-            continue
+        options = [*options, *call.kws]
+        bounds = _run_time_bounds(options, definitions, func_globals)
+        given = [(k, v) for k, v in options if not (bounds and k == "neighborhood")]
+        keywords = _constants(given, definitions, func_globals)
+        if keywords is None or kernel.closure:
+            raise _not_compile_time(kernel, options, definitions, func_globals)
         py_func = FunctionType(kernel.code, func_globals, kernel.code.co_name)
         py_func.__qualname__ = kernel.code.co_qualname
-        made = stencil(py_func, **options, **keywords)
+        made = stencil(py_func, **keywords)
         made.parameter_constants = _constant_arguments(
             func_ir, stmt.target.name, kernel.code, definitions, func_globals
         )
+        if bounds:
+            made.take_neighborhood_when_run(len(bounds) // 2)
+            _pass_bounds(func_ir, stmt.target.name, bounds, definitions)
         stmt.value = ir.Global(f"stencil.{kernel.code.co_name}", made, stmt.loc)
         replaced_callees.add(call.func.name)
     _remove_unread_lookups(func_ir, replaced_callees)
+
+
+def _run_time_bounds(keywords: list, definitions: dict, func_globals: dict) -> list | None:
+    """The variables (low0, high0, low1, ...) of `neighborhood=((low0, high0), ...)` when some
+    are not constants (Numba runs such a stencil in its parallel path); None otherwise."""
+    given = dict(keywords).get("neighborhood")
+    if given is None or _value(given, definitions, func_globals) is not _UNKNOWN:
+        return None
+    pairs = _definition(given, definitions)
+    if not isinstance(pairs, ir.BuildTuple) or not pairs.items:
+        return None
+    bounds = []
+    for pair in pairs.items:
+        pair = _definition(pair, definitions)
+        if not isinstance(pair, ir.BuildTuple) or len(pair.items) != 2:
+            return None
+        bounds += pair.items
+    return bounds
+
+
+def _pass_bounds(func_ir: ir.FunctionIR, made: str, bounds: list, definitions: dict) -> None:
+    """Append the neighborhood's bounds to the arguments of the calls of the stencil."""
+    target = _definition(ir.Var(made, bounds[0].loc), definitions)
+    for _, stmt in func_ir.statements():
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call):
+            if _definition(stmt.value.func, definitions) is target:
+                stmt.value.args = [*stmt.value.args, *bounds]
+
+
+def _not_compile_time(kernel: ir.MakeFunction, options: list, definitions, func_globals):
+    """The error for a stencil made in jitted code from values known only when it runs (the
+    stencil is built while compiling, from its kernel and options)."""
+    from ember.errors import UnsupportedError
+    from ember.stencils.stencilfunc import check_option_names
+
+    check_option_names(k for k, _ in options)  # an unknown option: that error first
+    name = kernel.code.co_name
+    if kernel.closure:
+        captured = ", ".join(kernel.code.co_freevars)
+        return UnsupportedError(
+            f"stencil kernel {name} made inside a jitted function uses the enclosing "
+            f"function's variables ({captured}): pass them to the stencil as arguments"
+        )
+    unknown = [k for k, var in options if _value(var, definitions, func_globals) is _UNKNOWN]
+    verb = "is" if len(unknown) == 1 else "are"
+    return UnsupportedError(
+        f"stencil({name}, ...) inside a jitted function needs compile-time constant options, "
+        f"but {', '.join(f'{k}=' for k in unknown)} {verb} computed at run time: write constants "
+        "(e.g. neighborhood=((-2, 2),)), or index the kernel with constant offsets and leave "
+        "out neighborhood= (it is then inferred)"
+    )
 
 
 def _constant_arguments(func_ir, made: str, code, definitions: dict, func_globals) -> dict:
@@ -136,14 +193,15 @@ def _constants(keywords: list, definitions: dict, func_globals: dict) -> dict | 
     return None if any(value is _UNKNOWN for value in values.values()) else values
 
 
-def _stencil_options(callee: ir.Var, definitions, func_globals, stencil) -> dict | None:
-    """{} when `callee` is `stencil` itself, the options of `stencil(**options)` when it is
-    that call's result (a decorator with options), None otherwise."""
+def _stencil_options(callee: ir.Var, definitions, func_globals, stencil) -> list | None:
+    """[] when `callee` is `stencil` itself, the (name, variable) options of
+    `stencil(**options)` when it is that call's result (a decorator with options), None
+    otherwise."""
     if _value(callee, definitions, func_globals) is stencil:
-        return {}
+        return []
     made = _definition(callee, definitions)
     if not isinstance(made, ir.Call) or made.vararg is not None or made.args:
         return None
     if _value(made.func, definitions, func_globals) is not stencil:
         return None
-    return _constants(made.kws, definitions, func_globals)
+    return list(made.kws)

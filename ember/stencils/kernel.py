@@ -296,6 +296,9 @@ def neighborhood_for(
                 f"stencil kernel index {index.text} has {len(index.offsets)} component(s) but "
                 f"the input arrays have {ndim} dimension(s): index every dimension relatively"
             )
+    if given is not None and is_run_time(given):
+        _check_dimensions(kernel, given, ndim)
+        return given  # known when the stencil runs: the indices are checked then by bounds
     if given is not None:
         _check_given(kernel, given, indices, ndim)
         return given
@@ -318,14 +321,28 @@ def neighborhood_for(
     return tuple((low, high) for low, high in bounds)
 
 
-def _check_given(
-    kernel: Kernel, given: Neighborhood, indices: list[RelativeIndex], ndim: int
-) -> None:
+def run_time_neighborhood(ndim: int) -> tuple:
+    """The neighborhood of a stencil made in jitted code whose bounds are variables: each
+    pair (None, None), the bounds being extra arguments of the generated function."""
+    return ((None, None),) * ndim
+
+
+def is_run_time(neighborhood) -> bool:
+    return bool(neighborhood) and neighborhood[0][0] is None
+
+
+def _check_dimensions(kernel: Kernel, given, ndim: int) -> None:
     if len(given) != ndim:
         raise StencilError(
             f"the neighborhood of stencil {kernel.name} has {len(given)} dimension(s) but the "
             f"input arrays have {ndim}: give one (low, high) pair per dimension"
         )
+
+
+def _check_given(
+    kernel: Kernel, given: Neighborhood, indices: list[RelativeIndex], ndim: int
+) -> None:
+    _check_dimensions(kernel, given, ndim)
     for index in indices:
         outside = [
             offset is not None and not low <= offset <= high

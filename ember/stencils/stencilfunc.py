@@ -3,7 +3,7 @@ types, and runs calls from Python through the stencil function generated once pe
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ember import types
@@ -30,6 +30,15 @@ def stencil(func_or_mode: Any = "constant", **options: Any) -> Any:
     return decorate
 
 
+def check_option_names(names: Iterable[str]) -> None:
+    unknown = sorted(set(names) - set(_OPTIONS))
+    if unknown:
+        raise StencilError(
+            f"unknown stencil option(s) {', '.join(map(repr, unknown))}: @stencil accepts "
+            f"{', '.join(_OPTIONS)}"
+        )
+
+
 def _check_options(mode: Any, options: dict[str, Any]) -> Neighborhood | None:
     """Check the mode and the options; return the given neighborhood (None if not given)."""
     from numbers import Number  # here: `import ember` stays lean
@@ -41,12 +50,7 @@ def _check_options(mode: Any, options: dict[str, Any]) -> Neighborhood | None:
             f"stencil mode {mode!r} is not supported: 'constant' (the border of the output "
             "holds cval) is the only mode"
         )
-    unknown = sorted(set(options) - set(_OPTIONS))
-    if unknown:
-        raise StencilError(
-            f"unknown stencil option(s) {', '.join(map(repr, unknown))}: @stencil accepts "
-            f"{', '.join(_OPTIONS)}"
-        )
+    check_option_names(options)
     cval = options.get("cval")
     if cval is not None and not (isinstance(cval, Number) or hasattr(cval, "dtype")):
         raise StencilError(f"cval must be a number (the value of the border), not {cval!r}")
@@ -76,6 +80,13 @@ class StencilFunc:
         self._compiled: dict[tuple, Callable] = {}  # calls from Python, by the same key
         self._disk_cache = _StencilCache(self) if options.get("cache") else None
         register_jit_call(self)
+
+    def take_neighborhood_when_run(self, ndim: int) -> None:
+        """A stencil made in jitted code with neighborhood=((lo, hi), ...) of variables: the
+        bounds are passed after the arguments (inner_kernels.py appends them to the call)."""
+        from ember.stencils.kernel import run_time_neighborhood
+
+        self.neighborhood = self._given_neighborhood = run_time_neighborhood(ndim)
 
     def __repr__(self) -> str:
         return f"<StencilFunc {self.kernel_ws.__qualname__} at {id(self):#x}>"
@@ -143,9 +154,19 @@ class StencilFunc:
 
     def _stencil_types(self, arg_types: tuple, out_type: types.Type | None) -> StencilTypes:
         from ember.stencils.codegen import StencilTypes
-        from ember.stencils.kernel import neighborhood_for
+        from ember.stencils.kernel import is_run_time, neighborhood_for
 
         kernel = self.kernel
+        given = self._given_neighborhood
+        if given is not None and is_run_time(given):  # its bounds follow the arguments
+            bounds, arg_types = arg_types[len(kernel.params) :], arg_types[: len(kernel.params)]
+            if len(bounds) != 2 * len(given) or not all(
+                isinstance(t, types.Integer) for t in bounds
+            ):
+                raise StencilError(
+                    f"the neighborhood of stencil {kernel.name} must be integers, not "
+                    f"{', '.join(map(str, bounds))}"
+                )
         if len(arg_types) != len(kernel.params):
             raise TypeError(
                 f"stencil {kernel.name}{tuple(kernel.params)} takes {len(kernel.params)} "

@@ -33,3 +33,36 @@ def register_ufunc(key: Any, loops: LoopTable) -> None:
 
     numpy_ufuncs.kernel(key)(kernel)
     numpy_ufuncs.register_ufunc_call(key)
+    numpy_ufuncs.declare_loops(key, lambda operand_types: _datetime_loop(loops, operand_types))
+
+
+def _datetime_loop(loops: LoopTable, operand_types: tuple) -> tuple | None:
+    """(input types, output type) of the first signature naming the units of the operands'
+    datetime64 / timedelta64 types (NumPy's loop has no unit: it cannot choose), the other
+    operands converting to its numbers safely; None without datetime operands."""
+    elements = [
+        types.unliteral(t.dtype if isinstance(t, types.Array) else t) for t in operand_types
+    ]
+    datetimes = numpy_ufuncs.DATETIME_TYPES
+    if not any(isinstance(t, datetimes) for t in elements):
+        return None
+    for sig in loops.signatures:
+        if len(sig.args) == len(elements) and all(
+            given == wanted
+            if isinstance(given, datetimes) or isinstance(wanted, datetimes)
+            else _safely(given, wanted)
+            for given, wanted in zip(elements, sig.args)
+        ):
+            return tuple(sig.args), sig.return_type
+    return None
+
+
+def _safely(given: types.Type, wanted: types.Type) -> bool:
+    import numpy as np
+
+    from ember.library.numpy.support import numpy_dtype
+
+    try:
+        return np.can_cast(numpy_dtype(given), numpy_dtype(wanted), "safe")
+    except (TypeError, ValueError, NotImplementedError):
+        return False

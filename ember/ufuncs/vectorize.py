@@ -58,7 +58,7 @@ class ElementwiseLoops(LoopTable):
         """Compile the kernel and its loop for `sig` (return type inferred when omitted)."""
         check_arity(self.py_func, sig)
         for typ in sig.args:
-            if not is_scalar(typ):
+            if not _kernel_scalar(typ):
                 raise TypeError(f"@vectorize kernels take numbers, not {typ} ({sig})")
         variant = f"ufunc loop, parallel={self.parallel}"
         cached = self.cached_loop(sig.args, sig.return_type, variant)
@@ -72,7 +72,7 @@ class ElementwiseLoops(LoopTable):
         result = self.compile_kernel(sig, elementwise=True)
         return_type = result.signature.return_type
         return_type = _element_type(result.signature.return_type)
-        if not is_scalar(return_type):
+        if not _kernel_scalar(return_type):
             raise TypingError(
                 f"@vectorize kernel {self.py_func.__name__}{tuple(map(str, sig.args))} returns "
                 f"{return_type}; a ufunc kernel must return one number or boolean"
@@ -86,6 +86,13 @@ class ElementwiseLoops(LoopTable):
         dtypes = tuple(dtype_of(op.typ) for op in operands)
         self.add_loop(loop, dtypes, Signature(return_type, sig.args))
         return dtypes
+
+
+def _kernel_scalar(typ: types.Type) -> bool:
+    """A type a @vectorize signature may name: a number, or (as in Numba) a datetime64 or
+    timedelta64 one, whose loop NumPy registers for the unitless dtype ('m8', 'M8': NumPy
+    keeps no unit in a loop), so it runs for unitless operands only."""
+    return is_scalar(typ) or isinstance(typ, (types.NPDatetime, types.NPTimedelta))
 
 
 def _element_type(return_type: types.Type) -> types.Type:

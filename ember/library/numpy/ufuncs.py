@@ -64,6 +64,18 @@ def _weak_or_strong(typ: types.Type, weak: bool):
     return numpy_dtype(typ)
 
 
+# ufunc -> (operand types -> (input types, output type) or None): loops picked by their
+# declared types before NumPy's resolution (@vectorize's datetime loops, which NumPy keeps
+# without their units)
+_DECLARED_LOOPS: dict[np.ufunc, Callable] = {}
+DATETIME_TYPES = (types.NPDatetime, types.NPTimedelta)
+
+
+def declare_loops(ufunc: np.ufunc, pick: Callable) -> None:
+    """Called as `ufunc` is registered, before any call of it is typed (none is cached)."""
+    _DECLARED_LOOPS[ufunc] = pick
+
+
 @functools.cache
 def resolve_loop(
     ufunc: np.ufunc,
@@ -75,6 +87,11 @@ def resolve_loop(
     """NumPy's loop for these operand types (arrays strong, scalars weak when an array is
     present; `dtype`: the call's `dtype=`, the loop's output dtype; `signature`/`casting`: the
     call's keywords); TypingError when NumPy has none or ember lacks its types."""
+    declared = _DECLARED_LOOPS.get(ufunc)
+    if declared is not None and dtype is None and signature is None:
+        found = declared(operand_types)
+        if found is not None:
+            return Loop(ufunc, *found)
     has_array = any(isinstance(t, types.Array) for t in operand_types)
     if any(isinstance(t, types.Array) and _holds_text(t.dtype) for t in operand_types):
         raise TypingError(
@@ -501,7 +518,10 @@ def register_ufunc_call(ufunc: np.ufunc) -> None:
         except TypeError:
             return None
         operand_types = tuple(types.unliteral(a) for a in args[: ufunc.nin])
-        if len(operand_types) != ufunc.nin or not all(_operand(a) for a in operand_types):
+        declared = ufunc in _DECLARED_LOOPS  # datetime scalars too (@vectorize's loops)
+        if len(operand_types) != ufunc.nin or not all(
+            _operand(a) or (declared and isinstance(a, DATETIME_TYPES)) for a in operand_types
+        ):
             return None
         given = bound.arguments
         keywords = CallKeywords.of(ufunc, given)
