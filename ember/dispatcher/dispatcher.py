@@ -16,6 +16,7 @@ from typing import Any
 from ember import config, types
 from ember.compiler import CompileResult, CompileState, run_pipeline
 from ember.dispatcher.binding import ArgumentBinder, Omitted
+from ember.dispatcher.entrypoints import init_all
 from ember.errors import (
     ArgumentTypeError,
     CompilerError,
@@ -421,10 +422,16 @@ class Dispatcher:
             self._in_progress[arg_types] = _InProgress(state, state.symbol)
             in_progress = self._in_progress[arg_types]
             event_data = {"dispatcher": self, "args": arg_types, "return_type": declared_return}
+            retry_after_extensions = False
             with events.trigger_event("numba:compile", event_data):
                 try:
                     result = run_pipeline(state)
                     in_progress.finish(result)
+                except TypingError:
+                    if not init_all():
+                        raise
+                    # An installed package's extension, loaded now, may type what failed.
+                    retry_after_extensions = True
                 except EmberError as error:
                     # A callee still being typed, or a global not defined yet: may work later.
                     if not isinstance(error, (RecursionPending, UndefinedName)):
@@ -432,6 +439,8 @@ class Dispatcher:
                     raise
                 finally:
                     del self._in_progress[arg_types]
+                if retry_after_extensions:
+                    return self.compile(sig, allow_cached, for_caller)
                 if cache is not None:
                     cache.save(arg_types, declared_return, result)
                 return self._add_overload(arg_types, result)
@@ -688,6 +697,8 @@ class Dispatcher:
                 f"(argument {position})"
             )
             raise type(error)(message).with_traceback(None) from None
+        if found is None and init_all():  # an installed package's extension may type it
+            found = typeof_or_none(value)
         if found is None:
             inexact = self._inexact_parameter(name) if type(value) is int else None
             if inexact is not None:  # 2**70 for a float64 parameter: converted, as Numba does
