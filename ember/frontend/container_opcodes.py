@@ -186,6 +186,43 @@ class ContainerOpcodes:
             segments = self.spread_lists[target.name] = [("items", list(built.value.items))]
         segments.append(("spread", extension))
 
+    def build_spread_lists(self) -> None:
+        """At the block's end, the list displays with spreads left (`[a, *t]`, not the items of
+        a call or tuple): each built as `[a] + list(t)` just before its first use."""
+        for name, segments in self.spread_lists.items():
+            statements = self._spread_list_statements(ir.Var(name, self.inst.loc), segments)
+            users = [
+                index
+                for index, stmt in enumerate(self.block.body)
+                if any(var.name == name for var in stmt.list_vars())
+            ]
+            at = users[0] if users else len(self.block.body) - 1
+            self.block.body[at:at] = statements
+        self.spread_lists = {}
+
+    def _spread_list_statements(self, target: ir.Var, segments: list) -> list:
+        """Statements assigning `target` the concatenation of the segments as lists."""
+        loc = self.inst.loc
+        statements, parts = [], []
+        for kind, value in segments:
+            part = self._temp("spread")
+            if kind == "items":
+                if not value and (parts or len(segments) > 1):
+                    continue
+                statements.append(ir.Assign(part, ir.BuildList(value, loc), loc))
+            else:
+                func = self._temp()
+                statements.append(ir.Assign(func, ir.Global("list", list, loc), loc))
+                statements.append(ir.Assign(part, ir.Call(func, [value], [], loc), loc))
+            parts.append(part)
+        result = parts[0]
+        for part in parts[1:]:
+            joined = self._temp("spread")
+            statements.append(ir.Assign(joined, ir.BinOp(operator.add, result, part, loc), loc))
+            result = joined
+        statements.append(ir.Assign(target, result, loc))
+        return statements
+
     def op_LIST_TO_TUPLE(self, inst: Instruction) -> None:
         """The tuple of a spread list: its item runs as tuples, concatenated (`+` on tuples)."""
         listed = self.stack.pop()

@@ -202,8 +202,10 @@ def _list_display_as_tuple(func_ir: ir.FunctionIR, source: ir.Var) -> ir.Expr | 
 
 
 def _one_type(tuple_type: types.BaseTuple) -> bool:
+    """A tuple whose items share one type (an empty one has none: its loops unroll to no
+    copy of the body, which then needs no type for the item)."""
     members = {types.unliteral(member) for member in tuple_type.types}
-    return isinstance(tuple_type, types.UniTuple) or len(members) <= 1
+    return isinstance(tuple_type, types.UniTuple) or len(members) == 1
 
 
 def may_loop_over_mixed_tuple(func_ir: ir.FunctionIR, arg_types: tuple) -> bool:
