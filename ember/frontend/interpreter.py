@@ -279,8 +279,9 @@ class _IRBuilder(ContainerOpcodes):
         self.stack = [saved if isinstance(v, ir.Var) and v.name == name else v for v in self.stack]
 
     def op_DELETE_FAST(self, inst: Instruction) -> None:
-        """Only the `e = None; del e` that ends an `except E as e:` block (the name keeps
-        its exception; nothing reads it after)."""
+        """`del x`: a `del` statement, which the unbound-locals pass turns into "x is unbound
+        from here" (reads after it raise UnboundLocalError); the `e = None; del e` that ends
+        an `except E as e:` block is dropped (the name keeps its exception)."""
         last = self.block.body[-1] if self.block.body else None
         stored = getattr(getattr(last, "value", None), "name", None)
         if (
@@ -291,7 +292,7 @@ class _IRBuilder(ContainerOpcodes):
         ):
             self.block.body.pop()
             return
-        raise UnsupportedError("'del' of a local variable is not supported", inst.loc)
+        self.block.append(ir.Del(inst.argval, inst.loc))
 
     def op_LOAD_GLOBAL(self, inst: Instruction) -> None:
         if inst.arg & 1:

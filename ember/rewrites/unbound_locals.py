@@ -19,15 +19,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ember.ir import nodes as ir
+from ember.ir.liveness import strip_dels
 
 _FLAG = "$unbound."
 
 
 def raise_unbound_reads(func_ir: ir.FunctionIR) -> None:
-    """Guard every read of `func_ir` that may find its variable unassigned (in place)."""
+    """Guard every read of `func_ir` that may find its variable unassigned (in place). The
+    source's `del x` statements (a read too, then "unassigned") are removed once they have
+    done that: liveness places the `del`s that release values."""
     names = _local_names(func_ir)
-    if not names or _has_parallel_loops(func_ir):
-        return
+    if names and not _has_parallel_loops(func_ir):
+        _guard_unsafe_reads(func_ir, names)
+    strip_dels(func_ir)
+
+
+def _guard_unsafe_reads(func_ir: ir.FunctionIR, names: set[str]) -> None:
     checks = _unsafe_reads(func_ir, names)
     if not checks:
         return
@@ -163,6 +170,8 @@ def _checked_sources(stmt: ir.Stmt, blocks_called: set[str]) -> list[ir.Var]:
         and stmt.value.func.name in blocks_called
     ):
         return []
+    if isinstance(stmt, ir.Del):  # `del x` of an unassigned x raises, as a read does
+        return [ir.Var(stmt.name, stmt.loc)]
     return stmt.sources()
 
 

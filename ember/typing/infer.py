@@ -34,6 +34,7 @@ from ember.typing.failure_report import (
     numba_report,
     restricted_function_report,
     unsupported_library_function,
+    untyped_global_message,
 )
 from ember.typing.functions import RecursionPending
 from ember.typing.returns import finish_returns, returned_type
@@ -441,11 +442,7 @@ class TypeInferer:
         found = self.context.resolve_value_type(expr.value)
         if found is None:
             what = getattr(expr, "name", None) or repr(expr.value)
-            raise TypingError(
-                f"Untyped global name '{what}': cannot use a value of Python type "
-                f"{type(expr.value).__name__} in nopython mode",
-                expr.loc,
-            )
+            raise TypingError(untyped_global_message(what, expr.value), expr.loc)
         if isinstance(found, types.List | types.Set | types.DictType) and not isinstance(
             expr, ir.Const
         ):
