@@ -19,7 +19,6 @@ from ember.frontend.container_opcodes import ContainerOpcodes
 from ember.ir import nodes as ir
 
 _NULL = object()  # the NULL CPython pushes before a callable; never becomes a variable
-_CO_GENERATOR = 0x20
 _LASTI = object()  # the offset an exception handler gets pushed; nothing reads it
 
 
@@ -595,8 +594,17 @@ class _IRBuilder(ContainerOpcodes):
         self.stack.append(_NULL)  # the generator object CPython makes here; POP_TOP drops it
 
     def op_YIELD_VALUE(self, inst: Instruction) -> None:
+        """A `yield` inside `except` blocks leaves their handlers while the generator is
+        suspended: they stop publishing their exceptions (innermost first) and publish them
+        again on resuming (the caller may handle others meanwhile)."""
+        handled = [value.exception for value in self.stack if isinstance(value, _HandledException)]
+        yielded = self.stack.pop()
+        for _ in handled:
+            self._call_runtime("restore_handled")
         self.yield_count += 1
-        self._push_expr(ir.Yield(self.stack.pop(), self.yield_count, inst.loc))
+        self._push_expr(ir.Yield(yielded, self.yield_count, inst.loc))
+        for exception in handled:
+            self._call_runtime("publish_handled", exception)
 
     op_GET_YIELD_FROM_ITER = op_GET_ITER  # `yield from it`: a loop over iter(it)
 
@@ -690,10 +698,8 @@ class _IRBuilder(ContainerOpcodes):
     def _call_runtime(self, name: str, *args: ir.Var) -> None:
         """A call of caught_exceptions.`name`: handlers publish the exception they handle (as
         sys.exc_info()) for a bare `raise` in the functions they call, from PUSH_EXC_INFO to
-        POP_EXCEPT (every way out of a handler passes one). Not in a generator, whose
-        handler may be left at a `yield` and entered again later."""
-        if self.code.co_flags & _CO_GENERATOR:
-            return
+        POP_EXCEPT (every way out of a handler passes one; a generator's `yield` leaves
+        its handlers for a while, op_YIELD_VALUE)."""
         from ember.library.builtins import caught_exceptions
 
         loc = self.inst.loc
