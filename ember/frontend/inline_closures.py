@@ -33,7 +33,7 @@ from collections.abc import Callable
 from types import CellType, CodeType, FunctionType, ModuleType
 from typing import Any
 
-from ember.errors import TypingError, UnsupportedError
+from ember.errors import KWARGS_PARAMETERS_MESSAGE, TypingError, UnsupportedError
 from ember.frontend.bytecode import ByteCode
 from ember.frontend.genexpr import closure_function_of, generator_of, inner_function_of
 from ember.frontend.interpreter import build_ir
@@ -411,7 +411,7 @@ class _Inliner:
         bound: dict[str, ir.Var | ir.Expr] = {}
         for index, param in enumerate(signature.parameters.values()):
             if param.kind is param.VAR_KEYWORD:
-                raise UnsupportedError("**kwargs parameters are not supported", call.loc)
+                raise UnsupportedError(KWARGS_PARAMETERS_MESSAGE, call.loc)
             if param.name in arguments:
                 value = arguments[param.name]
                 if param.kind is param.VAR_POSITIONAL:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import FunctionType
 from typing import Any
 
-from ember.errors import TypingError, UnsupportedError
+from ember.errors import KWARGS_PARAMETERS_MESSAGE, TypingError, UnsupportedError
 from ember.frontend.bytecode import ByteCode, Instruction
 from ember.frontend.cfg import ControlFlowGraph
 from ember.frontend.container_opcodes import ContainerOpcodes
@@ -720,7 +720,7 @@ def _argument_names(code) -> tuple[str, ...]:
     """Parameter names in binding order: positional, then *args, then keyword-only (CPython
     lists the keyword-only ones before the *args name in co_varnames)."""
     if code.co_flags & 0x08:  # CO_VARKEYWORDS
-        raise UnsupportedError("**kwargs parameters are not supported")
+        raise UnsupportedError(KWARGS_PARAMETERS_MESSAGE)
     positional = code.co_varnames[: code.co_argcount]
     keyword_only = code.co_varnames[code.co_argcount : code.co_argcount + code.co_kwonlyargcount]
     end = code.co_argcount + code.co_kwonlyargcount
