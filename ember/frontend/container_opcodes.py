@@ -108,6 +108,16 @@ class ContainerOpcodes:
             items.append(item)
         self.stack.extend(reversed(items))
 
+    def op_MATCH_SEQUENCE(self, inst: Instruction) -> None:
+        """`case (x, y):` first tests whether the subject (kept below) is a sequence; typing
+        decides it (rewrites/prune_none.py drops the other branch when the subject's type is
+        known before typing)."""
+        self._call_global("match_sequence", starred.match_sequence, [self.stack[-1]])
+
+    def op_GET_LEN(self, inst: Instruction) -> None:
+        """A sequence pattern's length test: len() of the subject, which stays."""
+        self._call_global("len", len, [self.stack[-1]])
+
     def op_BINARY_SUBSCR(self, inst: Instruction) -> None:
         index = self.stack.pop()
         value = self.stack.pop()

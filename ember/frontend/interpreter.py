@@ -64,6 +64,8 @@ _UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error mess
     "DICT_MERGE": "a call with **kwargs unpacking",
     "LOAD_BUILD_CLASS": "a class definition",
     "PRINT_EXPR": "an interactive expression",
+    "MATCH_MAPPING": "a mapping pattern in `match` (case {...})",
+    "MATCH_CLASS": "a class pattern in `match` (case C(...))",
 }
 
 _BRANCH_ON = {  # opname -> (branch when the tested value is true?, test is "is None")
@@ -146,6 +148,7 @@ class _IRBuilder(ContainerOpcodes):
             self._build_block(label, arg_names if label == entry else ())
         for block, succ, stack in self.pending_edges:
             self._assign_phis(block, succ, stack)
+        self._drop_unread_phis()
         first = self.bytecode.instructions[0].loc
         loc = ir.Loc(first.filename, self.code.co_firstlineno)
         func_ir = ir.FunctionIR(self.blocks, arg_names, self.py_func, loc, entry)
@@ -242,6 +245,33 @@ class _IRBuilder(ContainerOpcodes):
 
     def _branch(self, cond: ir.Var, true_target: int, false_target: int) -> None:
         self.block.append(ir.Branch(cond, true_target, false_target, self.inst.loc))
+
+    def _drop_unread_phis(self) -> None:
+        """Remove the copies into stack slots nothing reads: a slot the successor pops (a
+        failed `case (0, y):` leaves the subject or an item there, values of different
+        types for one slot) must not be typed."""
+        while True:
+            read = {
+                var.name
+                for block in self.blocks.values()
+                for stmt in block.body
+                for var in stmt.sources()
+            }
+            dropped = False
+            for block in self.blocks.values():
+                kept = [
+                    stmt
+                    for stmt in block.body
+                    if not (
+                        isinstance(stmt, ir.Assign)
+                        and stmt.target.name.startswith("$phi")
+                        and stmt.target.name not in read
+                    )
+                ]
+                dropped |= len(kept) != len(block.body)
+                block.body = kept
+            if not dropped:
+                return
 
     def _assign_phis(self, block: ir.Block, succ: int, stack: list) -> None:
         for index, value in enumerate(stack):

@@ -103,6 +103,9 @@ def _decided(
     test = _single(cond.name, definitions)
     if isinstance(_argument_type(cond, definitions, arg_types, known), types.NoneType):
         return False
+    pattern = _sequence_pattern_decided(test, definitions, arg_types, known)
+    if pattern is not None:
+        return pattern
     if isinstance(test, ir.Call):
         return _isinstance_decided(func_ir, test, definitions, arg_types, known)
     if not isinstance(test, ir.BinOp) or test.fn not in (operator.is_, operator.is_not):
@@ -165,6 +168,62 @@ def _constant_scalar(var: ir.Var, definitions: dict) -> object:
         if found is None or type(found) in (bool, int, float, str):
             return found
     return _NOT_CONSTANT
+
+
+def _sequence_pattern_decided(
+    test: object, definitions: dict, arg_types: tuple, known: dict
+) -> bool | None:
+    """A `case (x, y):` test decided by the subject's type: `match_sequence(subject)`, and
+    `len(subject) == 2` (or `>=` with a star) of a tuple, whose other branch (unpacking a
+    tuple of another length) could not be typed."""
+    from ember.ir.starred import match_sequence
+    from ember.library.builtins.starred import is_sequence_type
+
+    def called(call: object, function: object) -> ir.Var | None:
+        """The one argument of `call` when it calls the global `function`."""
+        if not (isinstance(call, ir.Call) and len(call.args) == 1 and not call.kws):
+            return None
+        callee = _single(call.func.name, definitions)
+        return call.args[0] if isinstance(callee, ir.Global) and callee.value is function else None
+
+    def subject_type(subject: ir.Var) -> types.Type | None:
+        origin = _copied_value(subject, definitions)
+        if isinstance(origin, ir.BuildTuple):
+            return types.Tuple([types.none] * len(origin.items))  # only its length counts
+        if isinstance(origin, ir.Arg):
+            return arg_types[origin.index] if origin.index < len(arg_types) else None
+        return _argument_type(subject, definitions, arg_types, known)
+
+    subject = called(test, match_sequence)
+    if subject is not None:
+        typ = subject_type(subject)
+        return None if typ is None else is_sequence_type(typ)
+    if not (isinstance(test, ir.BinOp) and test.fn in _COMPARISONS[2:]):
+        return None
+    subject = called(_single(test.lhs.name, definitions), len)
+    count = _constant_scalar(test.rhs, definitions)
+    if subject is None or type(count) is not int:
+        return None
+    typ = subject_type(subject)
+    return bool(test.fn(len(typ), count)) if isinstance(typ, types.BaseTuple) else None
+
+
+def _copied_value(var: ir.Var, definitions: dict) -> object | None:
+    """The one value every assignment of `var` copies (through the stack slots a `match`
+    subject passes from case to case, each assigned on several edges), else None."""
+    found: list = []
+    pending, seen = [var.name], set()
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for value in definitions.get(name, ()):
+            if isinstance(value, ir.Var):
+                pending.append(value.name)
+            elif not any(value is other for other in found):
+                found.append(value)
+    return found[0] if len(found) == 1 else None
 
 
 def _isinstance_decided(
