@@ -419,6 +419,15 @@ class TypeInferer:
     def _clash_message(self, name: str, first: types.Type, second: types.Type, history) -> str:
         where = [f"  '{self._user_name(name)}' is {t} at line {loc.line}" for t, loc in history]
         cause = f"Cannot unify {first} and {second} for variable '{self._user_name(name)}'"
+        if (
+            isinstance(first, types.BaseTuple)
+            and isinstance(second, types.BaseTuple)
+            and len(first) != len(second)
+        ):
+            cause += (
+                " (a tuple's length is part of its type, so a variable cannot hold tuples of "
+                "different lengths, such as one that grows in a loop: use a list)"
+            )
         return "\n".join([*where, cause])
 
     # ------------------------------------------------------------------ expressions
