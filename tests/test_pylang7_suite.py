@@ -370,3 +370,41 @@ def test_a_tuple_growing_in_a_loop_is_refused_with_what_to_do():
 
     with pytest.raises(TypingError, match=r"length is part of its type.*use a list"):
         grows(3)
+
+
+# ---------------------------------------------------------------- recursive closures
+
+
+def _depth_first_count(adj, start):
+    n = adj.shape[0]
+    seen = np.zeros(n, dtype=np.bool_)
+
+    def visit(u):
+        seen[u] = True
+        count = 1
+        for v in range(n):
+            if adj[u, v] and not seen[v]:
+                count += visit(v)
+        return count
+
+    return visit(start), int(seen.sum())
+
+
+def _offset_fibonacci(n, offset):
+    def fib(m):
+        return m + offset if m < 2 else fib(m - 1) + fib(m - 2)
+
+    return fib(n)
+
+
+def test_recursive_inner_functions_over_run_time_values():
+    adjacency = np.array(
+        [[0, 1, 0, 0, 0], [1, 0, 1, 0, 0], [0, 1, 0, 0, 1], [0, 0, 0, 0, 0], [0, 0, 1, 0, 0]]
+    )
+    jitted = njit(_depth_first_count)
+    for start in range(5):
+        assert jitted(adjacency, start) == _depth_first_count(adjacency, start)
+    assert_frees_all(jitted, lambda: adjacency.copy(), lambda: 1)
+    fib = njit(_offset_fibonacci)
+    for n, offset in [(0, 0.5), (1, -2.0), (10, 0.25), (15, 3.0)]:
+        assert fib(n, offset) == _offset_fibonacci(n, offset)

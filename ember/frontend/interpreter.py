@@ -16,6 +16,7 @@ from ember.errors import KWARGS_PARAMETERS_MESSAGE, TypingError, UnsupportedErro
 from ember.frontend.bytecode import ByteCode, Instruction
 from ember.frontend.cfg import ControlFlowGraph
 from ember.frontend.container_opcodes import ContainerOpcodes
+from ember.frontend.genexpr import RecursiveClosure
 from ember.ir import nodes as ir
 
 _NULL = object()  # the NULL CPython pushes before a callable; never becomes a variable
@@ -363,7 +364,22 @@ class _IRBuilder(ContainerOpcodes):
                 message = f"free variable '{name}' is not bound yet"
                 raise UnsupportedError(message, inst.loc) from None
             value = self.self_reference
+        if isinstance(value, RecursiveClosure):
+            self._push_recursive_closure(value, inst.loc)
+            return
         self._push_expr(ir.FreeVar(index, name, value, inst.loc))
+
+    def _push_recursive_closure(self, value: RecursiveClosure, loc: ir.Loc) -> None:
+        """A recursive closure function's own name: the closure value of itself over the
+        captured values it was given (its first parameters, which it never assigns)."""
+        from ember.lowering.closures import bind_closure
+
+        function = self._push_expr(ir.Global(self.py_func.__name__, value.function, loc))
+        binder = self._push_expr(ir.Global("bind_closure", bind_closure, loc))
+        captured = [ir.Var(name, loc) for name in value.captured]
+        env = self._push_expr(ir.BuildTuple(captured, loc))
+        del self.stack[-3:]
+        self._push_expr(ir.Call(binder, [function, env], [], loc))
 
     def op_LOAD_CLOSURE(self, inst: Instruction) -> None:
         """The cell itself: a variable named like it; a cell of an enclosing function (a
