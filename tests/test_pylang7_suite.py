@@ -120,7 +120,7 @@ def _del_in_loop(n):
 def _del_twice(x):
     y = x
     del y
-    del y
+    del y  # noqa: F821 - the second del raises UnboundLocalError, as in CPython
     return x
 
 
@@ -237,7 +237,7 @@ def _match_list(xs):
 
 def _match_not_a_sequence(x):
     match x:
-        case (a, b):
+        case (a, _):
             return a
         case 3 | 4:
             return 30
