@@ -408,3 +408,15 @@ def test_recursive_inner_functions_over_run_time_values():
     fib = njit(_offset_fibonacci)
     for n, offset in [(0, 0.5), (1, -2.0), (10, 0.25), (15, 3.0)]:
         assert fib(n, offset) == _offset_fibonacci(n, offset)
+
+
+def _set_spreads(a, b):
+    return sorted({*a, *b}), sorted({1, *a, 2}), sorted({*a}), sorted({*b, 9})
+
+
+def test_spreads_into_set_displays_match_python():
+    jitted = njit(_set_spreads)
+    for a, b in [((1, 2, 3), (3, 4)), ((5, -1), (-1, 7))]:
+        assert jitted(a, b) == _set_spreads(a, b)
+    a, b = np.array([5, 1, 5]), np.array([1, 7])
+    assert njit(_set_spreads)(a, b) == _set_spreads(a, b)

@@ -377,11 +377,8 @@ class ContainerOpcodes:
         target = self.stack[-inst.arg]
         constants = self.constants.get(getattr(extension, "name", None))
         if not isinstance(constants, frozenset):
-            raise UnsupportedError(
-                "unpacking into a set display ({*a, *b}) is not supported in nopython mode; "
-                "build the set with add or update",
-                inst.loc,
-            )
+            self._spread_into_set(target, extension)
+            return
         items = []
         for value in constants:
             items.append(self._const(value))
@@ -395,6 +392,39 @@ class ContainerOpcodes:
         self._assign(func, ir.Global("constant_set_display", display, inst.loc))
         self._assign(target, ir.Call(func, items, [], inst.loc))
         self._add_to_set(target, items)
+
+    def _spread_into_set(self, target: ir.Var, extension: ir.Var) -> None:
+        """`{*a, *b}`: an empty display spread into becomes `set(a)` (typed by a's items);
+        later spreads (and spreads into a display with items) update it."""
+        made = next(
+            (
+                stmt
+                for stmt in self.block.body
+                if isinstance(stmt, ir.Assign)
+                and stmt.target.name == target.name
+                and isinstance(stmt.value, ir.Call)
+                and not stmt.value.args
+            ),
+            None,
+        )
+        if made is not None and self._is_set_display(made.value.func):
+            func = self._temp()
+            self._assign(func, ir.Global("set", set, self.inst.loc))
+            self.block.body.remove(made)  # `set_display()` gives way to `set(a)`
+            self._assign(target, ir.Call(func, [extension], [], self.inst.loc))
+            return
+        method = self._temp("update")
+        self._assign(method, ir.GetAttr(target, "update", self.inst.loc))
+        self._assign(self._temp(), ir.Call(method, [extension], [], self.inst.loc))
+
+    def _is_set_display(self, func: ir.Var) -> bool:
+        return any(
+            isinstance(stmt, ir.Assign)
+            and stmt.target.name == func.name
+            and isinstance(stmt.value, ir.Global)
+            and stmt.value.value is displays.set_display
+            for stmt in self.block.body
+        )
 
     def set_of_constant_frozenset(self, value, iterated: bool = False):
         """`value`, or in place of a frozenset constant (CPython compiles `x in {1, 2}` and
