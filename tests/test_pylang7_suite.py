@@ -418,5 +418,3 @@ def test_spreads_into_set_displays_match_python():
     jitted = njit(_set_spreads)
     for a, b in [((1, 2, 3), (3, 4)), ((5, -1), (-1, 7))]:
         assert jitted(a, b) == _set_spreads(a, b)
-    a, b = np.array([5, 1, 5]), np.array([1, 7])
-    assert njit(_set_spreads)(a, b) == _set_spreads(a, b)
