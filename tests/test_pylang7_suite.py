@@ -418,3 +418,22 @@ def test_spreads_into_set_displays_match_python():
     jitted = njit(_set_spreads)
     for a, b in [((1, 2, 3), (3, 4)), ((5, -1), (-1, 7))]:
         assert jitted(a, b) == _set_spreads(a, b)
+
+
+def _comprehension_over_mixed_tuple(t):
+    return [str(v) for v in t], [len(str(v)) * 2 for v in t]
+
+
+def test_a_comprehension_over_a_tuple_of_mixed_types_is_unrolled():
+    _same_as_python(_comprehension_over_mixed_tuple, [((1, 2.5, "a"),), ((-3, 0.5, "bc"),)])
+
+    @njit
+    def apply_all(functions, x):
+        return [f(x) for f in functions]
+
+    @njit
+    def closures(k):
+        return apply_all((lambda x: x + k, lambda x: x * k), 3)
+
+    assert closures(2) == [5, 6]
+    assert closures(-4) == [-1, -12]
