@@ -437,3 +437,47 @@ def test_a_comprehension_over_a_tuple_of_mixed_types_is_unrolled():
 
     assert closures(2) == [5, 6]
     assert closures(-4) == [-1, -12]
+
+
+# ---------------------------------------------------------------- caching
+
+
+HANDLER_MODULE = """
+from ember import njit
+
+@njit(cache=True)
+def reraise_handled():
+    raise
+
+@njit(cache=True)
+def handle(x):
+    try:
+        if x < 0:
+            raise ValueError("negative")
+        return x
+    except (ValueError, KeyError):
+        reraise_handled()
+    return 0
+"""
+
+
+def test_a_handler_around_a_call_that_may_raise_a_python_exception_is_cacheable(tmp_path):
+    """Its `except` clause matches Python-raised exceptions by class: builtin classes are
+    found by symbol, not by this process's address."""
+    import importlib
+    import sys
+    import warnings
+
+    (tmp_path / "pylang7_handlers.py").write_text(HANDLER_MODULE)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module("pylang7_handlers")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert module.handle(3) == 3
+            with pytest.raises(ValueError, match="negative"):
+                module.handle(-1)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("pylang7_handlers", None)
+    assert not [w for w in caught if "Cannot cache" in str(w.message)]
