@@ -18,6 +18,7 @@ from ember.frontend.cfg import ControlFlowGraph
 from ember.frontend.container_opcodes import ContainerOpcodes
 from ember.frontend.genexpr import RecursiveClosure
 from ember.ir import nodes as ir
+from ember.ir.liveness import remove_unread_assignments
 
 _NULL = object()  # the NULL CPython pushes before a callable; never becomes a variable
 _LASTI = object()  # the offset an exception handler gets pushed; nothing reads it
@@ -251,28 +252,7 @@ class _IRBuilder(ContainerOpcodes):
         """Remove the copies into stack slots nothing reads: a slot the successor pops (a
         failed `case (0, y):` leaves the subject or an item there, values of different
         types for one slot) must not be typed."""
-        while True:
-            read = {
-                var.name
-                for block in self.blocks.values()
-                for stmt in block.body
-                for var in stmt.sources()
-            }
-            dropped = False
-            for block in self.blocks.values():
-                kept = [
-                    stmt
-                    for stmt in block.body
-                    if not (
-                        isinstance(stmt, ir.Assign)
-                        and stmt.target.name.startswith("$phi")
-                        and stmt.target.name not in read
-                    )
-                ]
-                dropped |= len(kept) != len(block.body)
-                block.body = kept
-            if not dropped:
-                return
+        remove_unread_assignments(self.blocks, lambda stmt: stmt.target.name.startswith("$phi"))
 
     def _assign_phis(self, block: ir.Block, succ: int, stack: list) -> None:
         for index, value in enumerate(stack):

@@ -20,7 +20,7 @@ import operator
 
 from ember import types
 from ember.ir import nodes as ir
-from ember.ir.liveness import insert_dels
+from ember.ir.liveness import insert_dels, remove_unread_assignments
 from ember.rewrites.variable_webs import split_variable_webs
 
 
@@ -68,23 +68,7 @@ def _fold_test(func_ir: ir.FunctionIR, cond: ir.Var, outcome: bool) -> None:
 def _remove_unread_constants(func_ir: ir.FunctionIR) -> None:
     """Drop globals, constants and tuples of them that nothing reads any more."""
     pure = (ir.Global, ir.FreeVar, ir.Const, ir.BuildTuple)
-    while True:
-        read = {var.name for _, stmt in func_ir.statements() for var in stmt.sources()}
-        removed = False
-        for block in func_ir.blocks.values():
-            kept = [
-                stmt
-                for stmt in block.body
-                if not (
-                    isinstance(stmt, ir.Assign)
-                    and isinstance(stmt.value, pure)
-                    and stmt.target.name not in read
-                )
-            ]
-            removed |= len(kept) != len(block.body)
-            block.body = kept
-        if not removed:
-            return
+    remove_unread_assignments(func_ir.blocks, lambda stmt: isinstance(stmt.value, pure))
 
 
 def _single(name: str, definitions: dict) -> object | None:
@@ -187,7 +171,8 @@ def _sequence_pattern_decided(
         return call.args[0] if isinstance(callee, ir.Global) and callee.value is function else None
 
     def subject_type(subject: ir.Var) -> types.Type | None:
-        origin = _copied_value(subject, definitions)
+        origins = ir.copied_values(subject, definitions)  # the subject passes case to case
+        origin = origins[0] if len(origins) == 1 else None
         if isinstance(origin, ir.BuildTuple):
             return types.Tuple([types.none] * len(origin.items))  # only its length counts
         if isinstance(origin, ir.Arg):
@@ -206,24 +191,6 @@ def _sequence_pattern_decided(
         return None
     typ = subject_type(subject)
     return bool(test.fn(len(typ), count)) if isinstance(typ, types.BaseTuple) else None
-
-
-def _copied_value(var: ir.Var, definitions: dict) -> object | None:
-    """The one value every assignment of `var` copies (through the stack slots a `match`
-    subject passes from case to case, each assigned on several edges), else None."""
-    found: list = []
-    pending, seen = [var.name], set()
-    while pending:
-        name = pending.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        for value in definitions.get(name, ()):
-            if isinstance(value, ir.Var):
-                pending.append(value.name)
-            elif not any(value is other for other in found):
-                found.append(value)
-    return found[0] if len(found) == 1 else None
 
 
 def _isinstance_decided(

@@ -281,17 +281,9 @@ class TypeInferer:
     def _receiver(self, bound: ir.Var) -> ir.Var:
         """The variable a method was looked up on (`xs` of `xs.append`), through the copies
         that carry a bound method across blocks (`xs.append(a if c else b)`)."""
-        pending, seen = [bound.name], set()
-        while pending:
-            name = pending.pop()
-            if name in seen:
-                continue
-            seen.add(name)
-            for value in self.definitions.get(name, ()):
-                if isinstance(value, ir.GetAttr):
-                    return value.value
-                if isinstance(value, ir.Var):
-                    pending.append(value.name)
+        for value in ir.copied_values(bound, self.definitions):
+            if isinstance(value, ir.GetAttr):
+                return value.value
         return bound
 
     def _untypable_message(self, stmt: ir.Stmt) -> str:
