@@ -481,3 +481,23 @@ def test_a_handler_around_a_call_that_may_raise_a_python_exception_is_cacheable(
         sys.path.remove(str(tmp_path))
         sys.modules.pop("pylang7_handlers", None)
     assert not [w for w in caught if "Cannot cache" in str(w.message)]
+
+
+def test_tuple_of_a_run_time_length_is_refused_with_what_to_do():
+    @njit
+    def from_list(xs):
+        return tuple(xs)
+
+    @njit
+    def from_generator(n):
+        return tuple(x * x for x in range(n))
+
+    for call in (lambda: from_list([1, 2]), lambda: from_generator(3)):
+        with pytest.raises(TypingError, match=r"tuple\(\) of .*length is part of its type"):
+            call()
+
+    @njit
+    def from_tuple(t):
+        return tuple(t), tuple()
+
+    assert from_tuple((1, 2.5)) == ((1, 2.5), ())

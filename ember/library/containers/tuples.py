@@ -209,6 +209,12 @@ def tuple_of_tuple(iterable=()):
         return lambda iterable=(): iterable
     if not isinstance(iterable, types.Type) or isinstance(iterable, types.Omitted):
         return lambda iterable=(): ()  # `tuple()`
+    if isinstance(iterable, (types.List, types.Array, types.IteratorType, types.RangeType)):
+        raise TypingError(
+            f"tuple() of {iterable}: its length is known only when the code runs, and a "
+            "tuple's length is part of its type; use a list (list(...)), or build a tuple of "
+            "known length (t = (xs[0], xs[1]))"
+        )
     return None
 
 
