@@ -501,3 +501,30 @@ def test_tuple_of_a_run_time_length_is_refused_with_what_to_do():
         return tuple(t), tuple()
 
     assert from_tuple((1, 2.5)) == ((1, 2.5), ())
+
+
+class _CodedError(Exception):
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+def test_args_of_an_exception_whose_init_decides_them_is_refused_not_guessed():
+    @njit
+    def args_of_coded(x):
+        try:
+            raise _CodedError(x, "boom")
+        except _CodedError as e:
+            return e.args[0]
+
+    with pytest.raises(UnsupportedError, match=r"e.args of _CodedError, whose own __init__"):
+        args_of_coded(3)
+
+    @njit
+    def message_of_coded(x):
+        try:
+            raise _CodedError(x, "boom")
+        except _CodedError as e:
+            return str(e)
+
+    assert message_of_coded(3) == "boom"  # made by Python: CPython's text
