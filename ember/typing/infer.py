@@ -628,8 +628,9 @@ class TypeInferer:
             if expr.attr == "args":
                 return caught_args_type(self, expr)
             raise UnsupportedError(
-                f"reading '.{expr.attr}' of an exception is not supported in nopython mode; "
-                "read its .args",
+                f"reading '.{expr.attr}' of an exception is not supported in nopython mode: "
+                "compiled code keeps what it was raised with (read .args, for a class without "
+                "its own __init__), or return the exception to Python",
                 expr.loc,
             )
         found = self.context.resolve_getattr(value_type, expr.attr)
