@@ -528,3 +528,19 @@ def test_args_of_an_exception_whose_init_decides_them_is_refused_not_guessed():
             return str(e)
 
     assert message_of_coded(3) == "boom"  # made by Python: CPython's text
+
+
+def test_an_objmode_block_inside_an_inner_function_is_refused_by_name():
+    from ember import objmode
+
+    @njit
+    def outer(x):
+        def inner(v):
+            with objmode(y="float64"):
+                y = v * 2.0
+            return y
+
+        return inner(x)
+
+    with pytest.raises(UnsupportedError, match=r"objmode block inside an inner function"):
+        outer(1.0)
