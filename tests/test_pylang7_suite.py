@@ -118,9 +118,28 @@ def _del_twice(x):
     return x
 
 
+def _del_inside_try(x):
+    y = x + 1
+    try:
+        del y
+        if x > 0:
+            raise ValueError("v")
+        y = 5
+    except ValueError:
+        return y  # unbound when the handler runs: the try body deleted it
+    return y
+
+
 @pytest.mark.parametrize(
     "py_func",
-    [_del_then_return, _del_on_one_path, _del_of_maybe_unbound, _del_in_loop, _del_twice],
+    [
+        _del_then_return,
+        _del_on_one_path,
+        _del_of_maybe_unbound,
+        _del_in_loop,
+        _del_twice,
+        _del_inside_try,
+    ],
 )
 def test_del_of_a_local_unbinds_it_as_cpython_does(py_func):
     _same_as_python(py_func, [(3,), (-1,), (0,), (7,)])

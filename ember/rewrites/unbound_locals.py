@@ -85,7 +85,7 @@ def _effects(stmt: ir.Stmt) -> tuple[str | None, str | None]:
 def _assigned_on_entry(func_ir: ir.FunctionIR, names: set[str]) -> dict[int, set[str]]:
     """Per block, the variables every path to its start has assigned (and not deleted). An
     exception may leave a protected block anywhere, so its handler gets what the block had on
-    entry."""
+    entry, less what the block deletes."""
     predecessors: dict[int, list[tuple[int, bool]]] = {label: [] for label in func_ir.blocks}
     for label, block in func_ir.blocks.items():
         for succ in block.successors():
@@ -105,7 +105,9 @@ def _assigned_on_entry(func_ir: ir.FunctionIR, names: set[str]) -> dict[int, set
             if label == func_ir.entry:
                 continue
             sources = [
-                entry_state[pred] if by_exception else exit_state[pred]
+                entry_state[pred] - _deleted_in(func_ir.blocks[pred])
+                if by_exception
+                else exit_state[pred]
                 for pred, by_exception in predecessors[label]
             ]
             state = set.intersection(*sources) if sources else set(names)
@@ -114,6 +116,11 @@ def _assigned_on_entry(func_ir: ir.FunctionIR, names: set[str]) -> dict[int, set
                 exit_state[label] = _run_block(func_ir.blocks[label], state)
                 changed = True
     return entry_state
+
+
+def _deleted_in(block: ir.Block) -> set[str]:
+    """The variables a block's `del` statements unbind (an exception may leave it after)."""
+    return {stmt.name for stmt in block.body if isinstance(stmt, ir.Del)}
 
 
 def _run_block(block: ir.Block, state: set[str]) -> set[str]:
