@@ -85,6 +85,12 @@ class UnsupportedError(EmberError):
     """The source uses a Python construct ember does not compile."""
 
 
+KWARGS_PARAMETERS_MESSAGE = (
+    "**kwargs parameters are not supported in nopython mode: name the keyword parameters, "
+    "or pass a typed Dict"
+)
+
+
 class LoweringError(EmberError):
     """Code generation failed for a typed statement (an ember bug or a missing implementation)."""
 

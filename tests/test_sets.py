@@ -209,11 +209,10 @@ def test_set_of_arrays_is_refused():
         njit(f)(np.ones(2))
 
 
-def test_set_unpacking_display_is_unsupported():
+def test_set_unpacking_display():  # a feature since pylang7 (tests/test_pylang7_suite.py)
     def f(n):
         a = {1, n}
         b = {*a, 3}
         return len(b)
 
-    with pytest.raises(ember.errors.UnsupportedError, match="add or update"):
-        njit(f)(2)
+    assert njit(f)(2) == f(2) and njit(f)(3) == f(3)

@@ -48,6 +48,7 @@ class ArgumentBinder:
         self.varargs = next((p for p in params if p.kind is p.VAR_POSITIONAL), None)
         self.keyword_only = [p for p in params if p.kind is p.KEYWORD_ONLY]
         self.names = [p.name for p in params if p.kind is not p.VAR_KEYWORD]
+        self.varkw = any(p.kind is p.VAR_KEYWORD for p in params)
         self._keyword_names = {
             p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
         }
@@ -86,6 +87,10 @@ class ArgumentBinder:
         return bound
 
     def _fail_unexpected(self, name: str) -> None:
+        if self.varkw:  # the compilation would refuse it: say why now
+            from ember.errors import KWARGS_PARAMETERS_MESSAGE, UnsupportedError
+
+            raise UnsupportedError(KWARGS_PARAMETERS_MESSAGE)
         detail = f"got an unexpected keyword argument '{name}'"
         if self.varargs is not None:  # Numba's words for a function with *args
             self._fail(f"some keyword arguments unexpected ({detail})")

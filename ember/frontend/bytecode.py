@@ -207,6 +207,12 @@ def _first_line_of(code: CodeType, opnames: set[str]) -> int | None:
 def _unsupported_handler_construct(code: CodeType) -> tuple[str, int | None] | None:
     """(message, line) for a `with` block or an exception group, which have no nopython model."""
     with_line = _first_line_of(code, {"BEFORE_WITH", "BEFORE_ASYNC_WITH"})
+    if with_line is not None and code.co_flags & _CO_NESTED and "objmode" in _names_of(code):
+        return (
+            "an objmode block inside an inner function is not supported in nopython mode; "
+            "put it in the jitted function's own body, or in a separate @njit function",
+            with_line,
+        )
     if with_line is not None:
         return (
             "a 'with' block is not supported in nopython mode; call what __enter__ and "
@@ -230,3 +236,9 @@ def uses_with_blocks(code: CodeType) -> bool:
 
 
 _BEFORE_WITH = dis.opmap["BEFORE_WITH"]
+_CO_NESTED = 0x10  # a code flag: a function defined inside another
+
+
+def _names_of(code: CodeType) -> tuple[str, ...]:
+    """The global, attribute and enclosing-function names `code` reads."""
+    return code.co_names + code.co_freevars

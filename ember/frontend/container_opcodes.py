@@ -108,6 +108,16 @@ class ContainerOpcodes:
             items.append(item)
         self.stack.extend(reversed(items))
 
+    def op_MATCH_SEQUENCE(self, inst: Instruction) -> None:
+        """`case (x, y):` first tests whether the subject (kept below) is a sequence; typing
+        decides it (rewrites/prune_none.py drops the other branch when the subject's type is
+        known before typing)."""
+        self._call_global("match_sequence", starred.match_sequence, [self.stack[-1]])
+
+    def op_GET_LEN(self, inst: Instruction) -> None:
+        """A sequence pattern's length test: len() of the subject, which stays."""
+        self._call_global("len", len, [self.stack[-1]])
+
     def op_BINARY_SUBSCR(self, inst: Instruction) -> None:
         index = self.stack.pop()
         value = self.stack.pop()
@@ -185,6 +195,43 @@ class ContainerOpcodes:
             self.block.body.remove(built)
             segments = self.spread_lists[target.name] = [("items", list(built.value.items))]
         segments.append(("spread", extension))
+
+    def build_spread_lists(self) -> None:
+        """At the block's end, the list displays with spreads left (`[a, *t]`, not the items of
+        a call or tuple): each built as `[a] + list(t)` just before its first use."""
+        for name, segments in self.spread_lists.items():
+            statements = self._spread_list_statements(ir.Var(name, self.inst.loc), segments)
+            users = [
+                index
+                for index, stmt in enumerate(self.block.body)
+                if any(var.name == name for var in stmt.list_vars())
+            ]
+            at = users[0] if users else len(self.block.body) - 1
+            self.block.body[at:at] = statements
+        self.spread_lists = {}
+
+    def _spread_list_statements(self, target: ir.Var, segments: list) -> list:
+        """Statements assigning `target` the concatenation of the segments as lists."""
+        loc = self.inst.loc
+        statements, parts = [], []
+        for kind, value in segments:
+            part = self._temp("spread")
+            if kind == "items":
+                if not value and (parts or len(segments) > 1):
+                    continue
+                statements.append(ir.Assign(part, ir.BuildList(value, loc), loc))
+            else:
+                func = self._temp()
+                statements.append(ir.Assign(func, ir.Global("list", list, loc), loc))
+                statements.append(ir.Assign(part, ir.Call(func, [value], [], loc), loc))
+            parts.append(part)
+        result = parts[0]
+        for part in parts[1:]:
+            joined = self._temp("spread")
+            statements.append(ir.Assign(joined, ir.BinOp(operator.add, result, part, loc), loc))
+            result = joined
+        statements.append(ir.Assign(target, result, loc))
+        return statements
 
     def op_LIST_TO_TUPLE(self, inst: Instruction) -> None:
         """The tuple of a spread list: its item runs as tuples, concatenated (`+` on tuples)."""
@@ -330,11 +377,8 @@ class ContainerOpcodes:
         target = self.stack[-inst.arg]
         constants = self.constants.get(getattr(extension, "name", None))
         if not isinstance(constants, frozenset):
-            raise UnsupportedError(
-                "unpacking into a set display ({*a, *b}) is not supported in nopython mode; "
-                "build the set with add or update",
-                inst.loc,
-            )
+            self._spread_into_set(target, extension)
+            return
         items = []
         for value in constants:
             items.append(self._const(value))
@@ -348,6 +392,39 @@ class ContainerOpcodes:
         self._assign(func, ir.Global("constant_set_display", display, inst.loc))
         self._assign(target, ir.Call(func, items, [], inst.loc))
         self._add_to_set(target, items)
+
+    def _spread_into_set(self, target: ir.Var, extension: ir.Var) -> None:
+        """`{*a, *b}`: an empty display spread into becomes `set(a)` (typed by a's items);
+        later spreads (and spreads into a display with items) update it."""
+        made = next(
+            (
+                stmt
+                for stmt in self.block.body
+                if isinstance(stmt, ir.Assign)
+                and stmt.target.name == target.name
+                and isinstance(stmt.value, ir.Call)
+                and not stmt.value.args
+            ),
+            None,
+        )
+        if made is not None and self._is_set_display(made.value.func):
+            func = self._temp()
+            self._assign(func, ir.Global("set", set, self.inst.loc))
+            self.block.body.remove(made)  # `set_display()` gives way to `set(a)`
+            self._assign(target, ir.Call(func, [extension], [], self.inst.loc))
+            return
+        method = self._temp("update")
+        self._assign(method, ir.GetAttr(target, "update", self.inst.loc))
+        self._assign(self._temp(), ir.Call(method, [extension], [], self.inst.loc))
+
+    def _is_set_display(self, func: ir.Var) -> bool:
+        return any(
+            isinstance(stmt, ir.Assign)
+            and stmt.target.name == func.name
+            and isinstance(stmt.value, ir.Global)
+            and stmt.value.value is displays.set_display
+            for stmt in self.block.body
+        )
 
     def set_of_constant_frozenset(self, value, iterated: bool = False):
         """`value`, or in place of a frozenset constant (CPython compiles `x in {1, 2}` and

@@ -54,42 +54,66 @@ def inner_function_of(
     return made[key]
 
 
-def closure_function_of(code: pytypes.CodeType, py_func: Any, defaults: tuple | None) -> Any:
+def closure_function_of(
+    code: pytypes.CodeType, py_func: Any, defaults: tuple | None, itself: str | None = None
+) -> Any:
     """The jitted function for an inner function used as a value that closes over run-time
     values (made once per code object): the variables it closes over are its first
-    parameters, its own follow (a closure value passes the captured values first). None when
-    that cannot express it: it defines functions itself or assigns an enclosing variable."""
+    parameters, its own follow (a closure value passes the captured values first). A
+    recursive one names itself `itself`: that stays a free variable, read as the closure
+    value over its own captured parameters (RecursiveClosure). None when that cannot express
+    it: it defines functions itself or assigns an enclosing variable."""
     writes = {instr.argval for instr in dis.get_instructions(code) if instr.opname == "STORE_DEREF"}
     if code.co_cellvars or writes & set(code.co_freevars):
         return None
     made = _BY_GLOBALS.setdefault(py_func, {})
-    key = (code, "closure", defaults)
+    key = (code, "closure", defaults, itself)
     if key not in made:
         from ember.decorators import njit
 
         try:
-            lifted = _with_free_variables_as_parameters(code, None, free_first=True)
+            lifted = _with_free_variables_as_parameters(code, None, free_first=True, keep=itself)
         except UnsupportedError:  # too large to renumber its variables
             return None
-        made[key] = njit(pytypes.FunctionType(lifted, py_func.__globals__, code.co_name, defaults))
+        cells = None
+        if itself is not None:
+            marker = RecursiveClosure(tuple(n for n in code.co_freevars if n != itself))
+            cells = (pytypes.CellType(marker),)
+        function = pytypes.FunctionType(lifted, py_func.__globals__, code.co_name, defaults, cells)
+        made[key] = njit(function)
+        if itself is not None:
+            marker.function = made[key]
     return made[key]
 
 
+class RecursiveClosure:
+    """What a recursive closure function (closure_function_of) finds in its own name: the
+    interpreter makes it the closure value of `function` over the parameters `captured`."""
+
+    def __init__(self, captured: tuple[str, ...]) -> None:
+        self.captured = captured
+        self.function: Any = None
+
+
 def _with_free_variables_as_parameters(
-    code: pytypes.CodeType, loc, free_first: bool = False
+    code: pytypes.CodeType, loc, free_first: bool = False, keep: str | None = None
 ) -> pytypes.CodeType:
+    """`code` with its free variables (but `keep`, which stays the one free variable) as
+    parameters: after its own (`free_first`: before them)."""
     if not free_first:
         _check_generator_shape(code, loc)
     free = code.co_freevars
-    n_locals, n_free, n_params = len(code.co_varnames), len(free), code.co_argcount
+    lifted = tuple(name for name in free if name != keep)
+    n_locals, n_free, n_params = len(code.co_varnames), len(lifted), code.co_argcount
     first = 0 if free_first else n_params  # where the free variables go among the locals
 
     def new_local(index: int) -> int:
         return index if index < first else index + n_free
 
     def new_cell(index: int) -> int:  # cells are numbered after the locals
-        return first + (index - n_locals)
+        return first + lifted.index(free[index - n_locals])
 
+    kept_cell = n_locals + n_free  # `keep`: the one cell, after the new locals
     raw = bytearray(code.co_code)
     for offset in range(0, len(raw), 2):
         opcode, arg = raw[offset], raw[offset + 1]
@@ -97,12 +121,14 @@ def _with_free_variables_as_parameters(
         if name == "EXTENDED_ARG":
             raise UnsupportedError("a generator expression this large is not supported", loc)
         if name == "COPY_FREE_VARS":
-            raw[offset : offset + 2] = bytes([dis.opmap["NOP"], 0])
+            raw[offset : offset + 2] = bytes([dis.opmap["NOP"], 0] if keep is None else [opcode, 1])
+        elif name in _CELL_OPS_AS_LOCAL and keep is not None and free[arg - n_locals] == keep:
+            raw[offset + 1] = kept_cell
         elif name in _CELL_OPS_AS_LOCAL:
             raw[offset : offset + 2] = bytes([dis.opmap[_CELL_OPS_AS_LOCAL[name]], new_cell(arg)])
         elif opcode in _LOCAL_OPS:
             raw[offset + 1] = new_local(arg)
-    varnames = (*code.co_varnames[:first], *free, *code.co_varnames[first:])
+    varnames = (*code.co_varnames[:first], *lifted, *code.co_varnames[first:])
     if len(varnames) > 255:
         raise UnsupportedError("a generator expression this large is not supported", loc)
     positional_only = code.co_posonlyargcount + n_free if code.co_posonlyargcount else 0
@@ -112,7 +138,7 @@ def _with_free_variables_as_parameters(
         co_argcount=n_params + n_free,
         co_posonlyargcount=positional_only,
         co_nlocals=len(varnames),
-        co_freevars=(),
+        co_freevars=() if keep is None else (keep,),
     )
 
 

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from types import CellType, CodeType, FunctionType, ModuleType
 from typing import Any
 
-from ember.errors import TypingError, UnsupportedError
+from ember.errors import KWARGS_PARAMETERS_MESSAGE, TypingError, UnsupportedError
 from ember.frontend.bytecode import ByteCode
 from ember.frontend.genexpr import closure_function_of, generator_of, inner_function_of
 from ember.frontend.interpreter import build_ir
@@ -276,6 +276,8 @@ class _Inliner:
                 "given an inner function: define both at module level with @njit",
                 call_stmt.loc,
             )
+        if self._recursive_closure_call(site, call_stmt):
+            return
         jitted = self._jitted_value(site.make_function, call_stmt.loc)
         callee = ir.Var(f"$recursion{self.count}", call_stmt.loc)
         site.block.body.insert(
@@ -283,6 +285,45 @@ class _Inliner:
             ir.Assign(callee, ir.Global(site.code.co_name, jitted, callee.loc), callee.loc),
         )
         call_stmt.value = dataclasses.replace(call_stmt.value, func=callee)
+
+    def _recursive_closure_call(self, site: _CallSite, call_stmt: ir.Assign) -> bool:
+        """A recursive inner function over run-time values (and itself): the recursive call
+        calls its closure function (genexpr.closure_function_of) over the current values of
+        the variables it closes over, as CPython reads its cells at the call. False when it
+        closes over constants only, or over other inner functions."""
+        make_function = site.make_function
+        itself = []
+        captured = []
+        for name, var in zip(site.code.co_freevars, make_function.closure):
+            values = self._reaching_values(var.name)
+            if any(value is make_function for value in values):
+                itself.append(name)
+            elif any(isinstance(value, ir.MakeFunction) for value in values):
+                return False
+            else:
+                captured.append(var)
+        if len(itself) != 1 or not self._closes_over_run_time_values(captured):
+            return False
+        defaults = self._constant_defaults(make_function, call_stmt.loc)
+        code, py_func = site.code, self.func_ir.py_func
+        function = closure_function_of(code, py_func, defaults, itself=itself[0])
+        if function is None:
+            return False
+        callee = ir.Var(f"$recursion{self.count}", call_stmt.loc)
+        site.block.body.insert(
+            site.index, ir.Assign(callee, ir.Global(code.co_name, function, callee.loc), callee.loc)
+        )
+        self._bind_closure(site.block, site.block.body[site.index], captured)
+        call_stmt.value = dataclasses.replace(call_stmt.value, func=callee)
+        return True
+
+    def _closes_over_run_time_values(self, captured: list[ir.Var]) -> bool:
+        """Whether some of the variables `captured` are not a constant on every path."""
+        reaching = [self._reaching_values(var.name) for var in captured]
+        return not all(
+            len(values) == 1 and isinstance(values[0], (ir.Const, ir.Global, ir.FreeVar))
+            for values in reaching
+        )
 
     def _protect_inlined(self, caller_label: int, callee_ir, base: int, continuation: int) -> None:
         """The callee's `try` blocks keep their handlers (relabelled); its other blocks, and
@@ -411,7 +452,7 @@ class _Inliner:
         bound: dict[str, ir.Var | ir.Expr] = {}
         for index, param in enumerate(signature.parameters.values()):
             if param.kind is param.VAR_KEYWORD:
-                raise UnsupportedError("**kwargs parameters are not supported", call.loc)
+                raise UnsupportedError(KWARGS_PARAMETERS_MESSAGE, call.loc)
             if param.name in arguments:
                 value = arguments[param.name]
                 if param.kind is param.VAR_POSITIONAL:
@@ -500,10 +541,7 @@ class _Inliner:
         reaching = [self._reaching_values(var.name) for var in make_function.closure]
         if any(isinstance(v, ir.MakeFunction) for values in reaching for v in values):
             return False
-        return not all(
-            len(values) == 1 and isinstance(values[0], (ir.Const, ir.Global, ir.FreeVar))
-            for values in reaching
-        )
+        return self._closes_over_run_time_values(make_function.closure)
 
     def _check_captured_unchanged(self, make_function: ir.MakeFunction, uses: list) -> None:
         """A closure value holds the captured values as they are at the `def`; CPython reads

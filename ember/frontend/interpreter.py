@@ -12,14 +12,15 @@ from dataclasses import dataclass
 from types import FunctionType
 from typing import Any
 
-from ember.errors import TypingError, UnsupportedError
+from ember.errors import KWARGS_PARAMETERS_MESSAGE, TypingError, UnsupportedError
 from ember.frontend.bytecode import ByteCode, Instruction
 from ember.frontend.cfg import ControlFlowGraph
-from ember.frontend.container_opcodes import SPREAD_LIST_MESSAGE, ContainerOpcodes
+from ember.frontend.container_opcodes import ContainerOpcodes
+from ember.frontend.genexpr import RecursiveClosure
 from ember.ir import nodes as ir
+from ember.ir.liveness import remove_unread_assignments
 
 _NULL = object()  # the NULL CPython pushes before a callable; never becomes a variable
-_CO_GENERATOR = 0x20
 _LASTI = object()  # the offset an exception handler gets pushed; nothing reads it
 
 
@@ -65,6 +66,8 @@ _UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error mess
     "DICT_MERGE": "a call with **kwargs unpacking",
     "LOAD_BUILD_CLASS": "a class definition",
     "PRINT_EXPR": "an interactive expression",
+    "MATCH_MAPPING": "a mapping pattern in `match` (case {...})",
+    "MATCH_CLASS": "a class pattern in `match` (case C(...))",
 }
 
 _BRANCH_ON = {  # opname -> (branch when the tested value is true?, test is "is None")
@@ -147,6 +150,7 @@ class _IRBuilder(ContainerOpcodes):
             self._build_block(label, arg_names if label == entry else ())
         for block, succ, stack in self.pending_edges:
             self._assign_phis(block, succ, stack)
+        self._drop_unread_phis()
         first = self.bytecode.instructions[0].loc
         loc = ir.Loc(first.filename, self.code.co_firstlineno)
         func_ir = ir.FunctionIR(self.blocks, arg_names, self.py_func, loc, entry)
@@ -176,10 +180,9 @@ class _IRBuilder(ContainerOpcodes):
         for inst in instructions:
             self.inst = inst
             self._dispatch(inst)
-        if self.spread_lists:  # `[a, *t]`: a list display, not the items of a call or tuple
-            raise UnsupportedError(SPREAD_LIST_MESSAGE, instructions[-1].loc)
         if not self.block.body or not self.block.terminator.is_terminator:
             self._jump(instructions[-1].next_offset)
+        self.build_spread_lists()  # `[a, *t]`: a list display, not the items of a call or tuple
         self._protect(label)
         for succ, stack in self.edges.items():
             self.pending_edges.append((self.block, succ, stack))
@@ -245,6 +248,12 @@ class _IRBuilder(ContainerOpcodes):
     def _branch(self, cond: ir.Var, true_target: int, false_target: int) -> None:
         self.block.append(ir.Branch(cond, true_target, false_target, self.inst.loc))
 
+    def _drop_unread_phis(self) -> None:
+        """Remove the copies into stack slots nothing reads: a slot the successor pops (a
+        failed `case (0, y):` leaves the subject or an item there, values of different
+        types for one slot) must not be typed."""
+        remove_unread_assignments(self.blocks, lambda stmt: stmt.target.name.startswith("$phi"))
+
     def _assign_phis(self, block: ir.Block, succ: int, stack: list) -> None:
         for index, value in enumerate(stack):
             if not isinstance(value, ir.Var):
@@ -280,8 +289,9 @@ class _IRBuilder(ContainerOpcodes):
         self.stack = [saved if isinstance(v, ir.Var) and v.name == name else v for v in self.stack]
 
     def op_DELETE_FAST(self, inst: Instruction) -> None:
-        """Only the `e = None; del e` that ends an `except E as e:` block (the name keeps
-        its exception; nothing reads it after)."""
+        """`del x`: a `del` statement, which the unbound-locals pass turns into "x is unbound
+        from here" (reads after it raise UnboundLocalError); the `e = None; del e` that ends
+        an `except E as e:` block is dropped (the name keeps its exception)."""
         last = self.block.body[-1] if self.block.body else None
         stored = getattr(getattr(last, "value", None), "name", None)
         if (
@@ -292,7 +302,7 @@ class _IRBuilder(ContainerOpcodes):
         ):
             self.block.body.pop()
             return
-        raise UnsupportedError("'del' of a local variable is not supported", inst.loc)
+        self.block.append(ir.Del(inst.argval, inst.loc))
 
     def op_LOAD_GLOBAL(self, inst: Instruction) -> None:
         if inst.arg & 1:
@@ -334,7 +344,22 @@ class _IRBuilder(ContainerOpcodes):
                 message = f"free variable '{name}' is not bound yet"
                 raise UnsupportedError(message, inst.loc) from None
             value = self.self_reference
+        if isinstance(value, RecursiveClosure):
+            self._push_recursive_closure(value, inst.loc)
+            return
         self._push_expr(ir.FreeVar(index, name, value, inst.loc))
+
+    def _push_recursive_closure(self, value: RecursiveClosure, loc: ir.Loc) -> None:
+        """A recursive closure function's own name: the closure value of itself over the
+        captured values it was given (its first parameters, which it never assigns)."""
+        from ember.lowering.closures import bind_closure
+
+        function = self._push_expr(ir.Global(self.py_func.__name__, value.function, loc))
+        binder = self._push_expr(ir.Global("bind_closure", bind_closure, loc))
+        captured = [ir.Var(name, loc) for name in value.captured]
+        env = self._push_expr(ir.BuildTuple(captured, loc))
+        del self.stack[-3:]
+        self._push_expr(ir.Call(binder, [function, env], [], loc))
 
     def op_LOAD_CLOSURE(self, inst: Instruction) -> None:
         """The cell itself: a variable named like it; a cell of an enclosing function (a
@@ -595,8 +620,17 @@ class _IRBuilder(ContainerOpcodes):
         self.stack.append(_NULL)  # the generator object CPython makes here; POP_TOP drops it
 
     def op_YIELD_VALUE(self, inst: Instruction) -> None:
+        """A `yield` inside `except` blocks leaves their handlers while the generator is
+        suspended: they stop publishing their exceptions (innermost first) and publish them
+        again on resuming (the caller may handle others meanwhile)."""
+        handled = [value.exception for value in self.stack if isinstance(value, _HandledException)]
+        yielded = self.stack.pop()
+        for _ in handled:
+            self._call_runtime("restore_handled")
         self.yield_count += 1
-        self._push_expr(ir.Yield(self.stack.pop(), self.yield_count, inst.loc))
+        self._push_expr(ir.Yield(yielded, self.yield_count, inst.loc))
+        for exception in handled:
+            self._call_runtime("publish_handled", exception)
 
     op_GET_YIELD_FROM_ITER = op_GET_ITER  # `yield from it`: a loop over iter(it)
 
@@ -690,10 +724,8 @@ class _IRBuilder(ContainerOpcodes):
     def _call_runtime(self, name: str, *args: ir.Var) -> None:
         """A call of caught_exceptions.`name`: handlers publish the exception they handle (as
         sys.exc_info()) for a bare `raise` in the functions they call, from PUSH_EXC_INFO to
-        POP_EXCEPT (every way out of a handler passes one). Not in a generator, whose
-        handler may be left at a `yield` and entered again later."""
-        if self.code.co_flags & _CO_GENERATOR:
-            return
+        POP_EXCEPT (every way out of a handler passes one; a generator's `yield` leaves
+        its handlers for a while, op_YIELD_VALUE)."""
         from ember.library.builtins import caught_exceptions
 
         loc = self.inst.loc
@@ -714,7 +746,7 @@ def _argument_names(code) -> tuple[str, ...]:
     """Parameter names in binding order: positional, then *args, then keyword-only (CPython
     lists the keyword-only ones before the *args name in co_varnames)."""
     if code.co_flags & 0x08:  # CO_VARKEYWORDS
-        raise UnsupportedError("**kwargs parameters are not supported")
+        raise UnsupportedError(KWARGS_PARAMETERS_MESSAGE)
     positional = code.co_varnames[: code.co_argcount]
     keyword_only = code.co_varnames[code.co_argcount : code.co_argcount + code.co_kwonlyargcount]
     end = code.co_argcount + code.co_kwonlyargcount

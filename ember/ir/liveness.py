@@ -42,6 +42,28 @@ def live_variables(func_ir: ir.FunctionIR) -> tuple[dict[int, set[str]], dict[in
     return live_in, live_out
 
 
+def remove_unread_assignments(blocks: dict, removable) -> None:
+    """Drop the assignments `removable(stmt)` picks whose target nothing reads, until none
+    is left (dropping one may leave what it read unread)."""
+    while True:
+        read = {
+            var.name for block in blocks.values() for stmt in block.body for var in stmt.sources()
+        }
+        removed = False
+        for block in blocks.values():
+            kept = [
+                stmt
+                for stmt in block.body
+                if not (
+                    isinstance(stmt, ir.Assign) and stmt.target.name not in read and removable(stmt)
+                )
+            ]
+            removed |= len(kept) != len(block.body)
+            block.body = kept
+        if not removed:
+            return
+
+
 def strip_dels(func_ir: ir.FunctionIR) -> None:
     """Remove every `del` (before `insert_dels` places them again after a rewrite)."""
     for block in func_ir.blocks.values():

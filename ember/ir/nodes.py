@@ -720,6 +720,24 @@ def origin_of(var: Var, definitions: dict) -> Expr | None:
     return None
 
 
+def copied_values(var: Var, definitions: dict) -> list:
+    """The expressions (not copies) that reach `var` through copies on any path, given
+    `definitions` (name -> the values assigned to it), each once."""
+    found: list = []
+    pending, seen = [var.name], set()
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for value in definitions.get(name, ()):
+            if isinstance(value, Var):
+                pending.append(value.name)
+            elif not any(value is other for other in found):
+                found.append(value)
+    return found
+
+
 # Numba's `expr.op` names for ember's expression classes (ember.core.ir); a class missing here
 # answers its lower-cased class name.
 NUMBA_OPS: dict[type, str] = {

@@ -1,10 +1,18 @@
-"""The function a starred assignment calls in the IR: `a, *rest, z = seq` becomes
-`$t = unpack_starred(seq, 1, 1)` then `a = $t[0]; rest = $t[1]; z = $t[2]` (compiled by
+"""The functions destructuring calls in the IR: a starred assignment `a, *rest, z = seq`
+becomes `$t = unpack_starred(seq, 1, 1)` then `a = $t[0]; rest = $t[1]; z = $t[2]`; a sequence
+pattern of `match` (`case (x, y):`) first tests `match_sequence(subject)` (both compiled by
 ember/library/builtins/starred.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
+
+
+def match_sequence(subject: Any) -> bool:
+    """Whether a sequence pattern may match `subject` (CPython's MATCH_SEQUENCE): a sequence
+    that is not a str, bytes or bytearray."""
+    return isinstance(subject, Sequence) and not isinstance(subject, (str, bytes, bytearray))
 
 
 def unpack_starred(sequence: Any, before: int, after: int) -> tuple:

@@ -195,8 +195,9 @@ def peek_python_exception() -> BaseException:
     return exc if exc is not None else SystemError("ember: a Python exception was lost")
 
 
-def python_exception_matches(classes: tuple) -> bool:
-    """Whether the held Python exception is an instance of `classes` (an `except` clause)."""
+def python_exception_matches(*classes: type) -> bool:
+    """Whether the held Python exception is an instance of one of `classes` (an `except`
+    clause; passed one by one, so builtin classes are found by symbol in a cached entry)."""
     return isinstance(_python_exceptions.get(threading.get_ident()), classes)
 
 

@@ -290,7 +290,7 @@ class ExceptionRouting:
         pyapi = PythonAPI(self.lowerer.context, builder, callconv.python_exception_keepalive)
         gil = pyapi.gil_ensure()
         test = pyapi.borrow_constant(callconv.python_exception_matches)
-        answer = pyapi.call_function_objargs(test, [pyapi.borrow_constant(classes)])
+        answer = pyapi.call_function_objargs(test, [pyapi.borrow_constant(c) for c in classes])
         truth = pyapi.object_istrue(answer)
         pyapi.decref(answer)
         pyapi.gil_release(gil)

@@ -202,8 +202,10 @@ def _list_display_as_tuple(func_ir: ir.FunctionIR, source: ir.Var) -> ir.Expr | 
 
 
 def _one_type(tuple_type: types.BaseTuple) -> bool:
+    """A tuple whose items share one type (an empty one has none: its loops unroll to no
+    copy of the body, which then needs no type for the item)."""
     members = {types.unliteral(member) for member in tuple_type.types}
-    return isinstance(tuple_type, types.UniTuple) or len(members) <= 1
+    return isinstance(tuple_type, types.UniTuple) or len(members) == 1
 
 
 def may_loop_over_mixed_tuple(func_ir: ir.FunctionIR, arg_types: tuple) -> bool:
@@ -416,22 +418,30 @@ def _constant_tuple(var: ir.Var, definitions: dict) -> tuple | None:
 
 
 def _header_of(func_ir: ir.FunctionIR, block: ir.Block, iterator: ir.Var):
-    """(label, phi variable) of the loop header fed by `iterator` from `block`'s jump."""
-    if not isinstance(block.terminator, ir.Jump):
-        return None
-    header = func_ir.blocks[block.terminator.target]
-    phis = {
-        stmt.target.name
-        for stmt in block.body
-        if isinstance(stmt, ir.Assign)
-        and isinstance(stmt.value, ir.Var)
-        and stmt.value.name == iterator.name
-    }
-    for stmt in header.body:
-        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.IterNext):
-            if stmt.value.value.name in phis and isinstance(header.terminator, ir.Branch):
-                return header.label, stmt.value.value
+    """(label, phi variable) of the loop header fed by `iterator` from `block`'s jump, or a
+    few jumps later (an inlined comprehension receives the iterator as its parameter, copies
+    it, then loops)."""
+    names = {iterator.name}
+    for _ in range(_MAX_HOPS_TO_HEADER):
+        if not isinstance(block.terminator, ir.Jump):
+            return None
+        for stmt in block.body:  # in order: a copy of a copy counts
+            if (
+                isinstance(stmt, ir.Assign)
+                and isinstance(stmt.value, ir.Var)
+                and stmt.value.name in names
+            ):
+                names.add(stmt.target.name)
+        header = func_ir.blocks[block.terminator.target]
+        for stmt in header.body:
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.IterNext):
+                if stmt.value.value.name in names and isinstance(header.terminator, ir.Branch):
+                    return header.label, stmt.value.value
+        block = header
     return None
+
+
+_MAX_HOPS_TO_HEADER = 3
 
 
 # ---------------------------------------------------------------------------- unrolling

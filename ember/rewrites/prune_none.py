@@ -20,7 +20,7 @@ import operator
 
 from ember import types
 from ember.ir import nodes as ir
-from ember.ir.liveness import insert_dels
+from ember.ir.liveness import insert_dels, remove_unread_assignments
 from ember.rewrites.variable_webs import split_variable_webs
 
 
@@ -68,23 +68,7 @@ def _fold_test(func_ir: ir.FunctionIR, cond: ir.Var, outcome: bool) -> None:
 def _remove_unread_constants(func_ir: ir.FunctionIR) -> None:
     """Drop globals, constants and tuples of them that nothing reads any more."""
     pure = (ir.Global, ir.FreeVar, ir.Const, ir.BuildTuple)
-    while True:
-        read = {var.name for _, stmt in func_ir.statements() for var in stmt.sources()}
-        removed = False
-        for block in func_ir.blocks.values():
-            kept = [
-                stmt
-                for stmt in block.body
-                if not (
-                    isinstance(stmt, ir.Assign)
-                    and isinstance(stmt.value, pure)
-                    and stmt.target.name not in read
-                )
-            ]
-            removed |= len(kept) != len(block.body)
-            block.body = kept
-        if not removed:
-            return
+    remove_unread_assignments(func_ir.blocks, lambda stmt: isinstance(stmt.value, pure))
 
 
 def _single(name: str, definitions: dict) -> object | None:
@@ -103,6 +87,9 @@ def _decided(
     test = _single(cond.name, definitions)
     if isinstance(_argument_type(cond, definitions, arg_types, known), types.NoneType):
         return False
+    pattern = _sequence_pattern_decided(test, definitions, arg_types, known)
+    if pattern is not None:
+        return pattern
     if isinstance(test, ir.Call):
         return _isinstance_decided(func_ir, test, definitions, arg_types, known)
     if not isinstance(test, ir.BinOp) or test.fn not in (operator.is_, operator.is_not):
@@ -183,6 +170,45 @@ def _semantic_constant(var: ir.Var, definitions: dict, arg_types: tuple, known: 
         if isinstance(function, ir.Global) and function.value is len:
             return len(owner) if isinstance(owner, types.BaseTuple) else _NOT_CONSTANT
     return _NOT_CONSTANT
+
+
+def _sequence_pattern_decided(
+    test: object, definitions: dict, arg_types: tuple, known: dict
+) -> bool | None:
+    """A `case (x, y):` test decided by the subject's type: `match_sequence(subject)`, and
+    `len(subject) == 2` (or `>=` with a star) of a tuple, whose other branch (unpacking a
+    tuple of another length) could not be typed."""
+    from ember.ir.starred import match_sequence
+    from ember.library.builtins.starred import is_sequence_type
+
+    def called(call: object, function: object) -> ir.Var | None:
+        """The one argument of `call` when it calls the global `function`."""
+        if not (isinstance(call, ir.Call) and len(call.args) == 1 and not call.kws):
+            return None
+        callee = _single(call.func.name, definitions)
+        return call.args[0] if isinstance(callee, ir.Global) and callee.value is function else None
+
+    def subject_type(subject: ir.Var) -> types.Type | None:
+        origins = ir.copied_values(subject, definitions)  # the subject passes case to case
+        origin = origins[0] if len(origins) == 1 else None
+        if isinstance(origin, ir.BuildTuple):
+            return types.Tuple([types.none] * len(origin.items))  # only its length counts
+        if isinstance(origin, ir.Arg):
+            return arg_types[origin.index] if origin.index < len(arg_types) else None
+        return _argument_type(subject, definitions, arg_types, known)
+
+    subject = called(test, match_sequence)
+    if subject is not None:
+        typ = subject_type(subject)
+        return None if typ is None else is_sequence_type(typ)
+    if not (isinstance(test, ir.BinOp) and test.fn in _COMPARISONS[2:]):
+        return None
+    subject = called(_single(test.lhs.name, definitions), len)
+    count = _constant_scalar(test.rhs, definitions)
+    if subject is None or type(count) is not int:
+        return None
+    typ = subject_type(subject)
+    return bool(test.fn(len(typ), count)) if isinstance(typ, types.BaseTuple) else None
 
 
 def _isinstance_decided(

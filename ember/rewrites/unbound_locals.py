@@ -19,15 +19,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ember.ir import nodes as ir
+from ember.ir.liveness import strip_dels
 
 _FLAG = "$unbound."
 
 
 def raise_unbound_reads(func_ir: ir.FunctionIR) -> None:
-    """Guard every read of `func_ir` that may find its variable unassigned (in place)."""
+    """Guard every read of `func_ir` that may find its variable unassigned (in place). The
+    source's `del x` statements (a read too, then "unassigned") are removed once they have
+    done that: liveness places the `del`s that release values."""
     names = _local_names(func_ir)
-    if not names or _has_parallel_loops(func_ir):
-        return
+    if names and not _has_parallel_loops(func_ir):
+        _guard_unsafe_reads(func_ir, names)
+    strip_dels(func_ir)
+
+
+def _guard_unsafe_reads(func_ir: ir.FunctionIR, names: set[str]) -> None:
     checks = _unsafe_reads(func_ir, names)
     if not checks:
         return
@@ -78,7 +85,7 @@ def _effects(stmt: ir.Stmt) -> tuple[str | None, str | None]:
 def _assigned_on_entry(func_ir: ir.FunctionIR, names: set[str]) -> dict[int, set[str]]:
     """Per block, the variables every path to its start has assigned (and not deleted). An
     exception may leave a protected block anywhere, so its handler gets what the block had on
-    entry."""
+    entry, less what the block deletes."""
     predecessors: dict[int, list[tuple[int, bool]]] = {label: [] for label in func_ir.blocks}
     for label, block in func_ir.blocks.items():
         for succ in block.successors():
@@ -98,7 +105,9 @@ def _assigned_on_entry(func_ir: ir.FunctionIR, names: set[str]) -> dict[int, set
             if label == func_ir.entry:
                 continue
             sources = [
-                entry_state[pred] if by_exception else exit_state[pred]
+                entry_state[pred] - _deleted_in(func_ir.blocks[pred])
+                if by_exception
+                else exit_state[pred]
                 for pred, by_exception in predecessors[label]
             ]
             state = set.intersection(*sources) if sources else set(names)
@@ -107,6 +116,11 @@ def _assigned_on_entry(func_ir: ir.FunctionIR, names: set[str]) -> dict[int, set
                 exit_state[label] = _run_block(func_ir.blocks[label], state)
                 changed = True
     return entry_state
+
+
+def _deleted_in(block: ir.Block) -> set[str]:
+    """The variables a block's `del` statements unbind (an exception may leave it after)."""
+    return {stmt.name for stmt in block.body if isinstance(stmt, ir.Del)}
 
 
 def _run_block(block: ir.Block, state: set[str]) -> set[str]:
@@ -163,6 +177,8 @@ def _checked_sources(stmt: ir.Stmt, blocks_called: set[str]) -> list[ir.Var]:
         and stmt.value.func.name in blocks_called
     ):
         return []
+    if isinstance(stmt, ir.Del):  # `del x` of an unassigned x raises, as a read does
+        return [ir.Var(stmt.name, stmt.loc)]
     return stmt.sources()
 
 

@@ -37,6 +37,14 @@ def caught_args_type(inferer: TypeInferer, expr: ir.GetAttr) -> types.Type:
             f"callee or the runtime); {_HINT}",
             expr.loc,
         )
+    for cls, _ in sites:
+        if _sets_own_args(cls):
+            raise UnsupportedError(
+                f"e.args of {cls.__name__}, whose own __init__ (or __new__) decides what its "
+                "args are, is not known in compiled code; give the exception the arguments it "
+                "keeps, or read them outside the jitted function",
+                expr.loc,
+            )
     found = _unify_arguments(inferer, [arg_types for _, arg_types in sites])
     if found is None:
         described = "; ".join(f"{cls.__name__}{tuple(map(str, a))}" for cls, a in sites)
@@ -46,6 +54,15 @@ def caught_args_type(inferer: TypeInferer, expr: ir.GetAttr) -> types.Type:
             expr.loc,
         )
     return found
+
+
+def _sets_own_args(cls: type) -> bool:
+    """Whether a class below the builtin exceptions defines __init__ or __new__ (its args
+    need not be the arguments it was raised with)."""
+    return any(
+        klass.__module__ != "builtins" and ("__init__" in vars(klass) or "__new__" in vars(klass))
+        for klass in cls.__mro__
+    )
 
 
 def _copy_chain(inferer: TypeInferer, expr: ir.GetAttr) -> tuple[list[str], set[int]]:

@@ -18,6 +18,29 @@ _EMBER_ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__fil
 _MAX_LISTED = 1  # more candidates than this are one line, as Numba's "<numerous>"
 
 
+_NAMESPACE_BUILTINS = {
+    "globals": "compiled code keeps no namespace dictionaries; read a global by its name, or "
+    "pass the values as arguments",
+    "locals": "compiled code keeps no namespace dictionaries (its variables are typed values); "
+    "build a dict or tuple of the values you need",
+    "vars": "compiled code keeps no namespace dictionaries; pass the values as arguments",
+    "dir": "compiled code cannot list names; call it outside the jitted function",
+    "eval": "compiled code cannot compile source text; evaluate it outside the jitted function",
+    "exec": "compiled code cannot compile source text; run it outside the jitted function",
+}
+
+
+def untyped_global_message(what: str, value: Any) -> str:
+    """Why a global of no ember type cannot be used: the introspection builtins (globals(),
+    locals(), eval()...) say what to do instead."""
+    name = getattr(value, "__name__", None)
+    if getattr(value, "__module__", None) == "builtins" and name in _NAMESPACE_BUILTINS:
+        why = f"{name}() is not supported in nopython mode: {_NAMESPACE_BUILTINS[name]}"
+    else:
+        why = f"cannot use a value of Python type {type(value).__name__} in nopython mode"
+    return f"Untyped global name '{what}': {why}"
+
+
 def numba_report(context: Any, key: Any, arg_types: tuple, loc: Any) -> list[str]:
     """Three lines for calling `key` (a function, an operator, or `(type class, method name)`)
     with `arg_types` at `loc`: what Numba would say, then its two "During:" context lines."""

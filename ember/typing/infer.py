@@ -34,6 +34,7 @@ from ember.typing.failure_report import (
     numba_report,
     restricted_function_report,
     unsupported_library_function,
+    untyped_global_message,
 )
 from ember.typing.functions import RecursionPending
 from ember.typing.returns import finish_returns, returned_type
@@ -280,17 +281,9 @@ class TypeInferer:
     def _receiver(self, bound: ir.Var) -> ir.Var:
         """The variable a method was looked up on (`xs` of `xs.append`), through the copies
         that carry a bound method across blocks (`xs.append(a if c else b)`)."""
-        pending, seen = [bound.name], set()
-        while pending:
-            name = pending.pop()
-            if name in seen:
-                continue
-            seen.add(name)
-            for value in self.definitions.get(name, ()):
-                if isinstance(value, ir.GetAttr):
-                    return value.value
-                if isinstance(value, ir.Var):
-                    pending.append(value.name)
+        for value in ir.copied_values(bound, self.definitions):
+            if isinstance(value, ir.GetAttr):
+                return value.value
         return bound
 
     def _untypable_message(self, stmt: ir.Stmt) -> str:
@@ -418,6 +411,15 @@ class TypeInferer:
     def _clash_message(self, name: str, first: types.Type, second: types.Type, history) -> str:
         where = [f"  '{self._user_name(name)}' is {t} at line {loc.line}" for t, loc in history]
         cause = f"Cannot unify {first} and {second} for variable '{self._user_name(name)}'"
+        if (
+            isinstance(first, types.BaseTuple)
+            and isinstance(second, types.BaseTuple)
+            and len(first) != len(second)
+        ):
+            cause += (
+                " (a tuple's length is part of its type, so a variable cannot hold tuples of "
+                "different lengths, such as one that grows in a loop: use a list)"
+            )
         return "\n".join([*where, cause])
 
     # ------------------------------------------------------------------ expressions
@@ -441,11 +443,7 @@ class TypeInferer:
         found = self.context.resolve_value_type(expr.value)
         if found is None:
             what = getattr(expr, "name", None) or repr(expr.value)
-            raise TypingError(
-                f"Untyped global name '{what}': cannot use a value of Python type "
-                f"{type(expr.value).__name__} in nopython mode",
-                expr.loc,
-            )
+            raise TypingError(untyped_global_message(what, expr.value), expr.loc)
         if isinstance(found, types.List | types.Set | types.DictType) and not isinstance(
             expr, ir.Const
         ):
@@ -630,8 +628,9 @@ class TypeInferer:
             if expr.attr == "args":
                 return caught_args_type(self, expr)
             raise UnsupportedError(
-                f"reading '.{expr.attr}' of an exception is not supported in nopython mode; "
-                "read its .args",
+                f"reading '.{expr.attr}' of an exception is not supported in nopython mode: "
+                "compiled code keeps what it was raised with (read .args, for a class without "
+                "its own __init__), or return the exception to Python",
                 expr.loc,
             )
         found = self.context.resolve_getattr(value_type, expr.attr)

@@ -1,13 +1,28 @@
 """Starred assignment (`a, *rest = seq`) in compiled code: the overload of
 ember/ir/starred.py's `unpack_starred`, for tuples (indexed statically, the middle made a list)
-and for any other iterable (collected into a list first, its length checked at run time)."""
+and for any other iterable (collected into a list first, its length checked at run time); and
+`match_sequence`, a sequence pattern's test, decided by the subject's type."""
 
 from __future__ import annotations
 
 from ember import types
 from ember.errors import TypingError
 from ember.extending import overload
-from ember.ir.starred import not_enough_message, unpack_starred
+from ember.ir.starred import match_sequence, not_enough_message, unpack_starred
+
+
+def is_sequence_type(typ: types.Type) -> bool:
+    """Whether values of `typ` are sequences a `case (x, y):` pattern may match: tuples,
+    lists and ranges (not strings; not arrays, which are no collections.abc.Sequence)."""
+    sequences = (types.BaseTuple, types.List, types.ListType, types.RangeType)
+    return isinstance(typ, sequences) and not isinstance(typ, types.LiteralStrKeyDict)
+
+
+@overload(match_sequence)
+def _match_sequence(subject):
+    if is_sequence_type(subject):
+        return lambda subject: True
+    return lambda subject: False
 
 
 @overload(unpack_starred, prefer_literal=True)

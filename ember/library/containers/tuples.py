@@ -35,6 +35,9 @@ def _type_tuple_getitem(args, kws):
     container, index = (types.unliteral(a) for a in args)
     if isinstance(container, types.UniTuple) and isinstance(index, types.Integer):
         return signature(container.dtype, container, types.int64)
+    as_uni = _of_one_type(container)
+    if as_uni is not None and isinstance(index, types.Integer):  # `("a", "b")[i]`
+        return signature(as_uni.dtype, as_uni, types.int64)
     if isinstance(container, types.LiteralList):
         raise TypingError(types.LiteralList.getitem_error)
     if isinstance(container, types.BaseTuple) and isinstance(index, types.Integer):
@@ -48,6 +51,15 @@ def _type_tuple_getitem(args, kws):
             "the length of the result must be known while compiling"
         )
     return None
+
+
+def _of_one_type(container: types.Type) -> types.UniTuple | None:
+    """A tuple of literals of one type (`("a", "b")`, a global constant) as a homogeneous
+    tuple of that type, which a run-time index or a loop can select from."""
+    if not isinstance(container, types.BaseTuple) or not len(container):
+        return None
+    plain = {types.unliteral(member) for member in container.types}
+    return types.UniTuple(plain.pop(), len(container)) if len(plain) == 1 else None
 
 
 def _constant_member(container: types.Type, index: types.Type) -> int | None:
@@ -110,9 +122,8 @@ def _type_tuple_iter(args, kws):
         return signature(types.UniTupleIterator(tup), tup)
     if len(tup) == 0:
         raise TypingError("cannot iterate over an empty tuple: its items have no type")
-    plain = {types.unliteral(member) for member in tup.types}
-    if len(plain) == 1:  # literals of one type (`("a", "ab")`): a tuple of that type
-        as_uni = types.UniTuple(plain.pop(), len(tup))
+    as_uni = _of_one_type(tup)
+    if as_uni is not None:  # literals of one type (`("a", "ab")`): a tuple of that type
         return signature(types.UniTupleIterator(as_uni), as_uni)
     functions = _one_function_type(tup.types)
     if functions is not None:  # jitted and first-class functions: called through one type
@@ -198,6 +209,12 @@ def tuple_of_tuple(iterable=()):
         return lambda iterable=(): iterable
     if not isinstance(iterable, types.Type) or isinstance(iterable, types.Omitted):
         return lambda iterable=(): ()  # `tuple()`
+    if isinstance(iterable, (types.List, types.Array, types.IteratorType, types.RangeType)):
+        raise TypingError(
+            f"tuple() of {iterable}: its length is known only when the code runs, and a "
+            "tuple's length is part of its type; use a list (list(...)), or build a tuple of "
+            "known length (t = (xs[0], xs[1]))"
+        )
     return None
 
 
