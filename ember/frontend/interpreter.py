@@ -308,8 +308,7 @@ class _IRBuilder(ContainerOpcodes):
         else:
             raise UndefinedName(_undefined(name), inst.loc)
         var = self._push_expr(ir.Global(name, value, inst.loc))
-        if type(value) is int:  # a global constant indexes and slices tuples (t[:NDIM])
-            self.constants[var.name] = value
+        self._note_index_constant(var, value)
 
     def _is_cell_variable(self, name: str) -> bool:
         """Cells this function owns (or, inlined, shares with its enclosing function) are
@@ -334,7 +333,18 @@ class _IRBuilder(ContainerOpcodes):
                 message = f"free variable '{name}' is not bound yet"
                 raise UnsupportedError(message, inst.loc) from None
             value = self.self_reference
-        self._push_expr(ir.FreeVar(index, name, value, inst.loc))
+        var = self._push_expr(ir.FreeVar(index, name, value, inst.loc))
+        self._note_index_constant(var, value)
+
+    def _note_index_constant(self, var: ir.Var, value: Any) -> None:
+        """A global or free variable holding an int or a slice of ints indexes and slices
+        tuples as a constant would (t[:NDIM], t[SL])."""
+        if type(value) is int:
+            self.constants[var.name] = value
+        elif type(value) is slice:
+            parts = (value.start, value.stop, value.step)
+            if all(part is None or type(part) is int for part in parts) and value.step != 0:
+                self.constants[var.name] = value
 
     def op_LOAD_CLOSURE(self, inst: Instruction) -> None:
         """The cell itself: a variable named like it; a cell of an enclosing function (a

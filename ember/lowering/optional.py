@@ -161,9 +161,11 @@ def check_operands(context, builder, expr: ir.Expr, operand_types: list, values:
 
 
 def check_subscriptable(context, builder, typ: types.Type, value, storing: bool = False):
-    """`x[i]` (or `x[i] = v`) on an Optional x: CPython's TypeError when x is None."""
+    """`x[i]` (or `x[i] = v`) on an Optional x: CPython's TypeError when x is None (and the
+    type the compiled code expected, as Numba says it)."""
     what = "does not support item assignment" if storing else "is not subscriptable"
-    message = f"'NoneType' object {what}"
+    expected = f" (expected {typ.type}, got None)" if isinstance(typ, types.Optional) else ""
+    message = f"'NoneType' object {what}{expected}"
     context.guard(builder, builder.not_(is_valid(builder, value)), TypeError, message)
 
 

@@ -8,6 +8,7 @@ borrowed from Python, `parent`, or that outlives the record)."""
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -15,6 +16,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import LoweringError, TypingError
+from ember.extending import overload
 from ember.library.numpy import indexing  # noqa: F401 - first, so a['x'] below takes precedence
 from ember.lowering import arrays as arr
 from ember.lowering.models import MeminfoStructModel, register_model
@@ -329,3 +331,41 @@ def _field_view(builder, array: types.Array, value, field: str, view_type: types
     )
     arr.nrt_incref_fields(builder, view)
     return arr.pack(builder, view_type, view)
+
+
+# ---------------------------------------------------------------------------- r1 == r2
+
+
+def _record_field_names(record: types.Record) -> tuple[str, ...]:
+    return tuple(name for name, _, _ in record.members)
+
+
+@functools.cache
+def _record_equality(left: types.Record, right: types.Record):
+    """`r1 == r2` of records with the same field names: NumPy's comparison of void scalars,
+    field by field (a sub-array field is equal when all its items are)."""
+    tests = []
+    for name in _record_field_names(left):
+        pair = f"a[{name!r}] == b[{name!r}]"
+        nested = isinstance(left.typeof(name), types.NestedArray)
+        tests.append(f"({pair}).all()" if nested else f"({pair})")
+    source = f"def record_eq(a, b):\n    return {' and '.join(tests) or 'True'}\n"
+    namespace: dict = {}
+    exec(compile(source, "<ember record ==>", "exec"), namespace)  # noqa: S102 - field names only
+    return namespace["record_eq"]
+
+
+@overload(operator.eq)
+def record_eq(a, b):
+    if not (isinstance(a, types.Record) and isinstance(b, types.Record)):
+        return None
+    if _record_field_names(a) != _record_field_names(b):
+        raise TypingError(f"cannot compare records of different fields: {a} and {b}")
+    return _record_equality(a, b)
+
+
+@overload(operator.ne)
+def record_ne(a, b):
+    if isinstance(a, types.Record) and isinstance(b, types.Record):
+        return lambda a, b: not (a == b)
+    return None
