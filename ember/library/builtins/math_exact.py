@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from ember import types
+from ember.errors import TypingError
 from ember.library.builtins.enumerate_zip import iterator_of
 from ember.misc.literal import literal_unroll
 from ember.typing.overload import overload, overload_method, register_jitable
@@ -340,6 +341,22 @@ def array_rows_sum(iterable, start=0):
         return result
 
     return total
+
+
+# CPython refuses these starts of sum(), pointing at join
+_JOINED_STARTS = (
+    (types.UnicodeType, "strings [use ''.join(seq) instead]"),
+    (types.BytesType, "bytes [use b''.join(seq) instead]"),
+    (types.ByteArray, "bytearray [use b''.join(seq) instead]"),
+)
+
+
+@overload(sum)
+def sum_with_string_start(iterable, start=0):
+    for kind, advice in _JOINED_STARTS:
+        if isinstance(types.unliteral(start), kind):
+            raise TypingError(f"sum() can't sum {advice}")
+    return None
 
 
 @overload(sum)

@@ -180,7 +180,10 @@ class DTypeAttributes(AttributeTemplate):
     key = types.DType
 
     def resolve_type(self, ty):
-        return types.NumberClass(ty.dtype)
+        try:
+            return types.NumberClass(ty.dtype)
+        except TypeError:  # no scalar class ember calls (records, fixed-size strings)
+            return None
 
     def resolve_itemsize(self, ty):
         return types.int64

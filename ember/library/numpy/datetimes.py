@@ -353,26 +353,68 @@ def _constant_scalar(cls, args: tuple):
 
 
 def _register_constructor(cls) -> None:
+    kind = types.NPDatetime if cls is np.datetime64 else types.NPTimedelta
+
     @registry.typer(cls)
     def _typer(args, kws):
         if kws or not args:
             return None
+        result = _run_time_form(kind, args)
+        if result is not None:
+            return signature(result, *args)
         if not all(isinstance(a, types.Literal) for a in args):
             names = ", ".join(str(a) for a in args)
             raise TypingError(
-                f"np.{cls.__name__}({names}): compiled code builds a {cls.__name__} only from "
-                f"constant arguments, e.g. np.{cls.__name__}(1, 'D'); pass a variable count "
-                f"as an argument of the jitted function or multiply a unit: "
-                f"n * np.timedelta64(1, 'D')"
+                f"np.{cls.__name__}({names}): compiled code builds a {cls.__name__} from "
+                f"constant arguments (np.{cls.__name__}(1, 'D')), from an integer and a "
+                f"constant unit (np.{cls.__name__}(n, 'D')) or from a {cls.__name__} value"
             )
         value = _constant_scalar(cls, tuple(args))
         return signature(types.unliteral(_typeof_scalar(value)), *args)
 
     @lower_builtin(cls, types.VarArg(types.Type))
     def _lower(context, builder, sig, args):
+        if _run_time_form(kind, sig.args) is not None:
+            return _lower_run_time_form(context, builder, sig, args)
         literal_args = tuple(sig.args)
         value = _constant_scalar(cls, literal_args)
         return dt.datetime_constant(context, builder, sig.return_type, value)
+
+
+def _run_time_form(kind, args: tuple) -> types.Type | None:
+    """The result type of the constructors compiled code runs on values: np.timedelta64(n,
+    'D') of an integer variable and a constant unit; np.datetime64(x) of a datetime64 (or of
+    a 0-d array of them; likewise timedelta64): x itself, unit kept."""
+    first = types.unliteral(args[0])
+    if (
+        len(args) == 2
+        and isinstance(first, types.Integer)
+        and not isinstance(args[0], types.Literal)
+    ):
+        unit = args[1]
+        known = (
+            unit.literal_value in types.datetimes.UNITS[:-1]
+            if isinstance(unit, types.StringLiteral)
+            else False
+        )
+        if known:
+            return kind(unit.literal_value)
+        return None
+    if len(args) == 1 and isinstance(first, types.Array) and first.ndim == 0:
+        first = first.dtype
+    if len(args) == 1 and isinstance(first, kind):
+        return first
+    return None
+
+
+def _lower_run_time_form(context, builder, sig, args):
+    source = sig.args[0]
+    if isinstance(source, types.Array):  # the 0-d array's item
+        item_sig = signature(sig.return_type, source)
+        return context.compile_internal(builder, lambda a: a[()], item_sig, args[:1])
+    if isinstance(source, types.NPDatetime | types.NPTimedelta):
+        return args[0]
+    return context.cast(builder, args[0], source, types.int64)  # a count of the unit
 
 
 def _typeof_scalar(value) -> types.Type:
