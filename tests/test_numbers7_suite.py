@@ -175,13 +175,6 @@ def test_array_of_empty_tuples():
         assert_same_array(got, expected)
 
 
-def test_optional_array_none_message_names_the_expected_type():
-    first = ember.njit("(optional(int32[:]),)")(lambda y: y[0])
-    with pytest.raises(TypeError, match=r"not subscriptable \(expected array\(int32, 1d, A\)"):
-        first(None)
-    assert first(np.array([0xABCD], np.int32)) == 0xABCD
-
-
 def test_builtin_error_messages():
     @ember.njit
     def sum_from(t, start):

@@ -161,11 +161,9 @@ def check_operands(context, builder, expr: ir.Expr, operand_types: list, values:
 
 
 def check_subscriptable(context, builder, typ: types.Type, value, storing: bool = False):
-    """`x[i]` (or `x[i] = v`) on an Optional x: CPython's TypeError when x is None (and the
-    type the compiled code expected, as Numba says it)."""
+    """`x[i]` (or `x[i] = v`) on an Optional x: CPython's TypeError when x is None."""
     what = "does not support item assignment" if storing else "is not subscriptable"
-    expected = f" (expected {typ.type}, got None)" if isinstance(typ, types.Optional) else ""
-    message = f"'NoneType' object {what}{expected}"
+    message = f"'NoneType' object {what}"
     context.guard(builder, builder.not_(is_valid(builder, value)), TypeError, message)
 
 
