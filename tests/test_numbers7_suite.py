@@ -4,6 +4,7 @@ constructors of run-time values and clearer builtin errors; differential against
 NumPy running the same functions."""
 
 import math
+from enum import IntEnum
 
 import numpy as np
 import pytest
@@ -317,3 +318,45 @@ def test_jitclass_record_field():
     kept = held_past_its_array(4)
     assert kept.value() == 4.5 * 10.0 + 3 and tuple(kept.r) == (4.5, 3)
     assert_frees_all(lambda n: held_past_its_array(n).value(), lambda: 4, calls=50)
+
+
+# ---------------------------------------------------------------------------- truth values
+
+
+class _Level(IntEnum):
+    OFF = 0
+    ON = 1
+
+
+def _truths(n, xs):
+    def gen(k):
+        yield k
+
+    return (
+        bool(range(n)),
+        bool(range(n, 0, -1)),
+        1 if range(0, n, 2) else 0,
+        bool(iter(xs)),
+        bool(slice(1, n)),
+        bool(zip(xs, xs)),
+        bool(enumerate(xs)),
+        bool(gen(n)),
+        bool(_Level.OFF),
+        bool(_Level.ON),
+        not _Level(n % 2),
+    )
+
+
+def test_truth_of_ranges_iterators_slices_and_int_enums():
+    truths = ember.njit(_truths)
+    for n in (-2, 0, 1, 5):
+        assert truths(n, [1.5, 2.5]) == _truths(n, [1.5, 2.5]), n
+
+
+def test_zero_d_view_width_message():
+    @ember.njit
+    def view_as_int8(x):
+        return np.int32(x).view(np.int8)
+
+    with pytest.raises(TypingError, match="only supported if the itemsize is unchanged"):
+        view_as_int8(1)

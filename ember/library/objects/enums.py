@@ -70,7 +70,10 @@ def _member_as_number(context, builder, fromty, toty, val):
 def _member_truth(context, builder, fromty, toty, val):
     """A plain Enum member is true (CPython's default; a class's own `__bool__` is not
     compiled)."""
-    if any("__bool__" in vars(klass) for klass in fromty.instance_class.__mro__):
+    own_truth = [k for k in fromty.instance_class.__mro__ if "__bool__" in vars(k)]
+    if isinstance(fromty, types.IntEnumMember) and own_truth and own_truth[0] is int:
+        return context.is_true(builder, fromty.dtype, val)  # int's truth, as CPython
+    if own_truth:
         raise LoweringError(
             f"the truth of a {fromty.instance_class.__qualname__} member "
             "(a class with its own __bool__) is not supported"
