@@ -360,3 +360,23 @@ def test_zero_d_view_width_message():
 
     with pytest.raises(TypingError, match="only supported if the itemsize is unchanged"):
         view_as_int8(1)
+
+
+def test_record_array_item_assigned_a_tuple():
+    @ember.njit
+    def fill(a):
+        for i in range(len(a)):
+            a[i] = (i * 1.5, i - 2)  # stored field by field, converted as NumPy does
+        a[-1] = (True, 7.9)
+        return a
+
+    got = fill(np.zeros(4, _SIMPLE))
+    expected = fill.py_func(np.zeros(4, _SIMPLE))
+    assert got.tobytes() == expected.tobytes()
+
+    @ember.njit
+    def too_short(a):
+        a[0] = (1.5,)
+
+    with pytest.raises(TypingError, match="a tuple of 1 items in a record of 2 fields"):
+        too_short(np.zeros(2, _SIMPLE))

@@ -369,3 +369,31 @@ def record_ne(a, b):
     if isinstance(a, types.Record) and isinstance(b, types.Record):
         return lambda a, b: not (a == b)
     return None
+
+
+# ---------------------------------------------------------------------------- a[i] = (x, n)
+
+
+@functools.cache
+def _record_from_tuple(record: types.Record):
+    """`a[i] = (1.5, 2)`: NumPy stores the tuple's items in the fields, in order."""
+    stores = [f"    r[{name!r}] = t[{k}]" for k, name in enumerate(_record_field_names(record))]
+    source = "def store_tuple(a, i, t):\n    r = a[i]\n" + "\n".join(stores) + "\n"
+    namespace: dict = {}
+    exec(compile(source, "<ember a[i] = tuple>", "exec"), namespace)  # noqa: S102 - names only
+    return namespace["store_tuple"]
+
+
+@overload(operator.setitem)
+def record_array_setitem_tuple(a, i, t):
+    if not (_array_of_records(a) and isinstance(types.unliteral(i), types.Integer)):
+        return None
+    if not isinstance(t, types.BaseTuple):
+        return None
+    names = _record_field_names(a.dtype)
+    if len(t) != len(names):
+        raise TypingError(
+            f"cannot store a tuple of {len(t)} items in a record of {len(names)} fields "
+            f"({', '.join(names)})"
+        )
+    return _record_from_tuple(a.dtype)
