@@ -380,3 +380,26 @@ def test_record_array_item_assigned_a_tuple():
 
     with pytest.raises(TypingError, match="a tuple of 1 items in a record of 2 fields"):
         too_short(np.zeros(2, _SIMPLE))
+
+
+# ---------------------------------------------------------------------------- optional args
+
+
+def test_optional_buffer_and_list_arguments():
+    @ember.njit((ember.types.Optional(ember.types.MemoryView(ember.types.uint8, 1, "C")),))
+    def first_plus_length(m):
+        return -1 if m is None else m[0] + len(m)
+
+    @ember.njit((ember.types.Optional(ember.types.List(ember.types.int64, reflected=True)),))
+    def appended(xs):
+        if xs is None:
+            return -1
+        xs.append(5)
+        return len(xs)
+
+    assert first_plus_length(memoryview(bytearray(b"xyz"))) == ord("x") + 3
+    assert first_plus_length(None) == -1
+    xs = [1, 2]
+    assert appended(xs) == 3 and xs == [1, 2, 5]  # reflected back, as a plain list argument
+    assert appended(None) == -1
+    assert_frees_all(appended, lambda: [1, 2, 3], calls=50)

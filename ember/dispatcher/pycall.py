@@ -255,7 +255,7 @@ def _flatten(typ: types.Type, value: Any, out: list, copies: list | None = None)
             out.extend(ctype().value or 0 for ctype in _argument_ctypes(typ.type))
             out.append(0)
         else:
-            _flatten(typ.type, value, out)
+            _flatten(typ.type, value, out, copies)
             out.append(1)
 
 
