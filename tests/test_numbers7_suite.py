@@ -4,7 +4,7 @@ constructors of run-time values and clearer builtin errors; differential against
 NumPy running the same functions."""
 
 import math
-from enum import IntEnum
+from enum import Enum, IntEnum
 
 import numpy as np
 import pytest
@@ -403,3 +403,28 @@ def test_optional_buffer_and_list_arguments():
     assert appended(xs) == 3 and xs == [1, 2, 5]  # reflected back, as a plain list argument
     assert appended(None) == -1
     assert_frees_all(appended, lambda: [1, 2, 3], calls=50)
+
+
+# ---------------------------------------------------------------------------- enum spellings
+
+
+class _Color(Enum):
+    RED = 1
+    GREEN = 2
+
+
+class _Odd(Enum):
+    A = 1
+
+    def __str__(self):
+        return "odd-" + self.name
+
+
+def _spellings(c, level, odd):
+    return (str(c), repr(c), f"{c}", str(level), repr(level), f"{level}!", f"{level:03d}", str(odd))
+
+
+def test_str_repr_and_format_of_enum_members_are_cpythons():
+    spell = ember.njit(_spellings)
+    for c, level in [(_Color.RED, _Level.OFF), (_Color.GREEN, _Level.ON)]:
+        assert spell(c, level, _Odd.A) == _spellings(c, level, _Odd.A)
