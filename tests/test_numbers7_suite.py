@@ -428,3 +428,18 @@ def test_str_repr_and_format_of_enum_members_are_cpythons():
     spell = ember.njit(_spellings)
     for c, level in [(_Color.RED, _Level.OFF), (_Color.GREEN, _Level.ON)]:
         assert spell(c, level, _Odd.A) == _spellings(c, level, _Odd.A)
+
+
+def test_truth_of_records_is_numpys():
+    @ember.njit
+    def truths(a):
+        return [bool(a[i]) for i in range(len(a))], [1 if r else 0 for r in a]
+
+    a = np.zeros(6, _DT)
+    a["v"][1] = [0, 1]
+    a["s"][2] = b"a"
+    a["x"][3] = np.nan
+    a["x"][4] = -0.0  # zero by value: false, though a byte is set
+    a["n"][5] = -1
+    expected = [bool(r) for r in a]
+    assert truths(a) == (expected, [int(t) for t in expected])

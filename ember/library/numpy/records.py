@@ -397,3 +397,25 @@ def record_array_setitem_tuple(a, i, t):
             f"({', '.join(names)})"
         )
     return _record_from_tuple(a.dtype)
+
+
+# ---------------------------------------------------------------------------- bool(r)
+
+
+@functools.cache
+def _record_truth(record: types.Record):
+    """NumPy's truth of a void scalar: some field is nonzero (a sub-array field: some item)."""
+    tests = []
+    for name in _record_field_names(record):
+        nested = isinstance(record.typeof(name), types.NestedArray)
+        tests.append(f"r[{name!r}].any()" if nested else f"bool(r[{name!r}])")
+    source = f"def record_truth(r):\n    return {' or '.join(tests) or 'False'}\n"
+    namespace: dict = {}
+    exec(compile(source, "<ember bool(record)>", "exec"), namespace)  # noqa: S102 - names only
+    return namespace["record_truth"]
+
+
+@lower_cast(types.Record, types.Boolean)
+def record_truth(context, builder, from_type, to_type, value):
+    sig = Signature(types.boolean, (from_type,))
+    return context.compile_internal(builder, _record_truth(from_type), sig, [value])
