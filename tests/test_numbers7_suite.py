@@ -443,3 +443,21 @@ def test_truth_of_records_is_numpys():
     a["n"][5] = -1
     expected = [bool(r) for r in a]
     assert truths(a) == (expected, [int(t) for t in expected])
+
+
+def test_gcd_and_lcm_of_any_number_of_integers():
+    @ember.njit
+    def folds(a, b, c):
+        return (
+            math.gcd(a, b, c),
+            math.lcm(a, b, c),
+            math.gcd(),
+            math.lcm(),
+            math.gcd(a),
+            math.lcm(-a),
+            math.gcd(a, b, c, 0),
+            math.lcm(a, 0, c),
+        )
+
+    for args in [(12, 18, 30), (-4, 6, 10), (0, 0, 0), (7, 3, 5), (2**40, 2**35 * 3, -(2**20))]:
+        assert folds(*args) == folds.py_func(*args), args

@@ -258,6 +258,33 @@ def math_lcm(a, b):
     return lcm
 
 
+def _fold(binary, empty: int):
+    """math.gcd / math.lcm of any number of integers (Python 3.9+): `binary` folded over them
+    from `empty` (gcd() is 0, lcm() is 1; one argument gives its absolute value)."""
+
+    def overload_many(*args):
+        if len(args) == 2 or not all(_integer(a) for a in args):
+            return None  # two arguments: the overloads above
+
+        def fold(*args):
+            result = empty
+            for item in literal_unroll(args):
+                result = binary(result, item)
+            return result
+
+        if len(args) == 0:
+            return lambda *args: empty
+        if len(args) == 1:
+            return lambda *args: abs(args[0])
+        return fold
+
+    return overload_many
+
+
+overload(math.gcd)(_fold(math.gcd, 0))
+overload(math.lcm)(_fold(math.lcm, 1))
+
+
 @overload(math.isqrt)
 def math_isqrt(n):
     if not _integer(n):
