@@ -461,3 +461,34 @@ def test_gcd_and_lcm_of_any_number_of_integers():
 
     for args in [(12, 18, 30), (-4, 6, 10), (0, 0, 0), (7, 3, 5), (2**40, 2**35 * 3, -(2**20))]:
         assert folds(*args) == folds.py_func(*args), args
+
+
+def test_not_of_datetimes_ranges_enum_members_records_and_iterators():
+    def negations(t, d, n, a, xs):
+        return not t, not d, not range(n), not _Color.RED, not a[0], not iter(xs), not slice(1, n)
+
+    negate = ember.njit(negations)
+    for t, d, n in [(0, "1970-01-01", 0), (5, "2024-03-01", 3)]:
+        args = (np.timedelta64(t, "s"), np.datetime64(d), n, np.zeros(1, _SIMPLE), [1])
+        assert negate(*args) == negations(*args)
+
+
+def test_datetime_min_max_of_mixed_units_and_diff():
+    @ember.njit
+    def extremes(a, b, s, m):
+        return max(a, b), min(a, b), max(s, m), min(s, m)
+
+    day, hour = np.datetime64("2024-03-01"), np.datetime64("2024-02-29T23", "h")
+    got = extremes(day, hour, np.timedelta64(1, "h"), np.timedelta64(30, "m"))
+    assert got == (day, hour, np.timedelta64(60, "m"), np.timedelta64(30, "m"))
+    assert [g.dtype for g in got] == [np.dtype("M8[h]")] * 2 + [np.dtype("m8[m]")] * 2
+
+    @ember.njit
+    def differences(a, b, n):
+        return np.diff(a), np.diff(a, n), np.diff(b, 1, 0), np.diff(b)
+
+    a = np.array(["2024-01-03", "2024-01-01", "2024-01-10", "2024-02-01", "NaT"], "M8[D]")
+    b = a[:4].reshape(2, 2)
+    for n in (1, 2, 3):
+        for got_diff, expected in zip(differences(a, b, n), differences.py_func(a, b, n)):
+            assert_same_array(got_diff, expected)

@@ -215,6 +215,24 @@ for _always_true in _ALWAYS_TRUE:
         return llvm.Constant(llvm.IntType(1), 1)
 
 
+# `not x` of values whose truth is a cast to bool (lowered by ember/lowering/numbers.py)
+_NEGATABLE = (
+    *_ALWAYS_TRUE,
+    types.RangeType,
+    types.NPDatetime,
+    types.NPTimedelta,
+    types.EnumMember,
+    types.Record,
+)
+
+
+@registry.typer(operator.not_)
+def _type_not_of_objects(args, kws):
+    if len(args) == 1 and not kws and isinstance(types.unliteral(args[0]), _NEGATABLE):
+        return signature(types.boolean, types.unliteral(args[0]))
+    return None
+
+
 @registry.typer(complex)
 def _type_complex(args, kws):
     if 1 <= len(args) <= 2 and not kws and _numbers(args):

@@ -17,10 +17,17 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.errors import TypingError
 from ember.library.numpy import indexing, ufuncs
+from ember.library.numpy.support import numpy_dtype
 from ember.lowering import datetimes as dt
 from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.registry import lower_builtin
-from ember.typing.overload import NUMPY_ERRORS, intrinsic, overload, overload_method
+from ember.typing.overload import (
+    NUMPY_ERRORS,
+    intrinsic,
+    overload,
+    overload_method,
+    register_jitable,
+)
 from ember.typing.signature import Signature, signature
 from ember.typing.templates import registry
 
@@ -517,13 +524,38 @@ _register_reduction("sum", _sum_impl, dtype_classes=types.NPTimedelta)
 def _builtin_extreme(is_max: bool):
     def typer(a, b):
         a, b = types.unliteral(a), types.unliteral(b)
-        if not isinstance(a, _DATETIME_LIKE) or a is not b:  # one unit: one result type
+        if not isinstance(a, _DATETIME_LIKE) or type(a) is not type(b):
             return None
+        if a is not b:  # units differ: both in the finer (NumPy's maximum), one result type
+            if is_max:
+                return lambda a, b: _extreme_of(*_in_common_unit(a, b), True)
+            return lambda a, b: _extreme_of(*_in_common_unit(a, b), False)
         if is_max:
             return lambda a, b: b if b > a else a  # Python's max: the first unless beaten
         return lambda a, b: b if b < a else a
 
     return typer
+
+
+@register_jitable
+def _extreme_of(a, b, is_max):
+    if is_max:
+        return b if b > a else a
+    return b if b < a else a
+
+
+@intrinsic
+def _in_common_unit(typingctx, a, b):
+    """Two datetimes (or timedeltas) of different units as values of the finer one."""
+    common = types.datetimes.datetime_type_of_dtype(np.result_type(numpy_dtype(a), numpy_dtype(b)))
+    if common is None or not (dt.convertible(a, common) and dt.convertible(b, common)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        values = [context.cast(builder, v, t, common) for v, t in zip(args, sig.args)]
+        return context.make_tuple(builder, sig.return_type, values)
+
+    return signature(types.UniTuple(common, 2), a, b), codegen
 
 
 overload(max)(_builtin_extreme(True))
