@@ -492,3 +492,26 @@ def test_datetime_min_max_of_mixed_units_and_diff():
     for n in (1, 2, 3):
         for got_diff, expected in zip(differences(a, b, n), differences.py_func(a, b, n)):
             assert_same_array(got_diff, expected)
+
+
+def test_arange_of_datetimes():
+    @ember.njit
+    def ranges(a, b, step):
+        return np.arange(a, b, step), np.arange(a, b)
+
+    day = np.datetime64
+    cases = [
+        (day("2024-01-01"), day("2024-01-10"), np.timedelta64(2, "D")),
+        (day("2024-01-01"), day("2024-01-02"), np.timedelta64(5, "h")),  # the finer unit
+        (day("2024-01-10"), day("2024-01-01"), np.timedelta64(-3, "D")),
+        (day("2024-01-10"), day("2024-01-01"), np.timedelta64(1, "D")),  # empty
+    ]
+    for args in cases:
+        for got, expected in zip(ranges(*args), ranges.py_func(*args)):
+            assert_same_array(got, expected)
+    for args, message in [
+        ((day("NaT", "D"), day("2024-01-01"), np.timedelta64(1, "D")), "NaT"),
+        ((day("2024-01-01"), day("2024-01-05"), np.timedelta64(0, "D")), "step cannot be zero"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            ranges(*args)

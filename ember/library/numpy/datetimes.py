@@ -601,3 +601,45 @@ def _datetime_hash(x):
 
 def _hash_generic_timedelta(x):
     raise ValueError("Can't hash generic timedelta64")
+
+
+# ---------------------------------------------------------------------------- np.arange
+
+
+def _arange_dtype(*args) -> np.dtype | None:
+    """NumPy's result dtype of np.arange(start, stop[, step]) of datetimes: start and stop
+    datetime64 (or all timedelta64), a timedelta64 step; the finer unit of them all."""
+    kinds = [type(types.unliteral(a)) for a in args]
+    if kinds[:2] not in ([types.NPDatetime] * 2, [types.NPTimedelta] * 2):
+        return None
+    if len(args) == 3 and kinds[2] is not types.NPTimedelta:
+        return None
+    return np.result_type(*(numpy_dtype(types.unliteral(a)) for a in args))
+
+
+@overload(np.arange)
+def datetime_arange(start, stop, step=None):
+    """np.arange of datetimes (or timedeltas) by a timedelta step (one unit when omitted)."""
+    bounds = (start, stop) if step is None or isinstance(step, types.Omitted) else None
+    dtype = _arange_dtype(*(bounds or (start, stop, step)))
+    if dtype is None:
+        return None
+    unit = np.datetime_data(dtype)[0]
+    one, zero = np.timedelta64(1, unit), np.timedelta64(0, unit)
+
+    def arange(start, stop, step=None):
+        by = one if step is None else step
+        if np.isnat(start) or np.isnat(stop) or np.isnat(by):
+            raise ValueError("arange: cannot use NaT (not-a-time) datetime values")
+        if by == zero:
+            raise ValueError("arange: step cannot be zero")
+        span = stop - start
+        count = span // by
+        if count * by != span:  # a partial step still yields its item
+            count += 1
+        out = np.empty(max(count, 0), dtype)
+        for i in range(out.size):
+            out[i] = start + i * by
+        return out
+
+    return arange
