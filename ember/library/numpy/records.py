@@ -340,6 +340,13 @@ def _record_field_names(record: types.Record) -> tuple[str, ...]:
     return tuple(name for name, _, _ in record.members)
 
 
+def _defined(source: str, name: str):
+    """The function `name` that `source` (generated from a record's field names) defines."""
+    namespace: dict = {}
+    exec(compile(source, f"<ember {name}>", "exec"), namespace)  # noqa: S102 - field names only
+    return namespace[name]
+
+
 @functools.cache
 def _record_equality(left: types.Record, right: types.Record):
     """`r1 == r2` of records with the same field names: NumPy's comparison of void scalars,
@@ -350,9 +357,7 @@ def _record_equality(left: types.Record, right: types.Record):
         nested = isinstance(left.typeof(name), types.NestedArray)
         tests.append(f"({pair}).all()" if nested else f"({pair})")
     source = f"def record_eq(a, b):\n    return {' and '.join(tests) or 'True'}\n"
-    namespace: dict = {}
-    exec(compile(source, "<ember record ==>", "exec"), namespace)  # noqa: S102 - field names only
-    return namespace["record_eq"]
+    return _defined(source, "record_eq")
 
 
 @overload(operator.eq)
@@ -379,9 +384,7 @@ def _record_from_tuple(record: types.Record):
     """`a[i] = (1.5, 2)`: NumPy stores the tuple's items in the fields, in order."""
     stores = [f"    r[{name!r}] = t[{k}]" for k, name in enumerate(_record_field_names(record))]
     source = "def store_tuple(a, i, t):\n    r = a[i]\n" + "\n".join(stores) + "\n"
-    namespace: dict = {}
-    exec(compile(source, "<ember a[i] = tuple>", "exec"), namespace)  # noqa: S102 - names only
-    return namespace["store_tuple"]
+    return _defined(source, "store_tuple")
 
 
 @overload(operator.setitem)
@@ -410,9 +413,7 @@ def _record_truth(record: types.Record):
         nested = isinstance(record.typeof(name), types.NestedArray)
         tests.append(f"r[{name!r}].any()" if nested else f"bool(r[{name!r}])")
     source = f"def record_truth(r):\n    return {' or '.join(tests) or 'False'}\n"
-    namespace: dict = {}
-    exec(compile(source, "<ember bool(record)>", "exec"), namespace)  # noqa: S102 - names only
-    return namespace["record_truth"]
+    return _defined(source, "record_truth")
 
 
 @lower_cast(types.Record, types.Boolean)
