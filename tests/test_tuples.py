@@ -345,7 +345,9 @@ def test_hash_corner_cases():
     for value in cases:
         assert hash_of(value) == hash(value), value
     assert hash_of(np.uint64(2**64 - 1)) == hash(2**64 - 1)
-    assert hash_of(float("nan")) == 0  # CPython hashes a NaN by object identity
+    # CPython 3.10+ hashes each NaN object apart: compiled code gives each hash a fresh value
+    nan_hashes = {hash_of(float("nan")) for _ in range(10)}
+    assert len(nan_hashes) == 10 and min(nan_hashes) >= 0
 
 
 def test_hash_of_narrow_integers_at_their_extremes():

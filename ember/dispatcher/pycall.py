@@ -105,6 +105,8 @@ def _memory_ctype(typ: types.Type) -> Any:
         return ctypes.c_int64
     if isinstance(typ, types.EnumMember):  # its value
         return _memory_ctype(typ.dtype)
+    if isinstance(typ, types.SliceType):  # {start, stop, step} (SliceModel)
+        return _SLICE_MEMORY
     raise TypeError(
         f"cannot convert native {typ} to Python object: ember cannot return a value of it"
     )
@@ -127,6 +129,10 @@ class _INSTANCE_MEMORY(ctypes.Structure):
     payload."""
 
     _fields_ = [("meminfo", ctypes.c_void_p), ("data", ctypes.c_void_p)]
+
+
+class _SLICE_MEMORY(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_int64) for name in ("start", "stop", "step")]
 
 
 class _RECORD_MEMORY(ctypes.Structure):
@@ -249,7 +255,7 @@ def _flatten(typ: types.Type, value: Any, out: list, copies: list | None = None)
             out.extend(ctype().value or 0 for ctype in _argument_ctypes(typ.type))
             out.append(0)
         else:
-            _flatten(typ.type, value, out)
+            _flatten(typ.type, value, out, copies)
             out.append(1)
 
 
@@ -325,6 +331,10 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
 
         count = memory if isinstance(memory, int) else memory.value
         return scalar_maker(typ.numpy_kind, typ.unit)(count)
+    if isinstance(typ, types.SliceType):
+        from ember.library.builtins.slices import python_slice
+
+        return python_slice(typ, memory.start, memory.stop, memory.step)
     if isinstance(typ, types.EnumMember):  # the very member (`Color(2) is Color.GREEN`)
         return typ.instance_class(_box(typ.dtype, memory, inputs, memo))
     if isinstance(typ, types.NumPyRandomGeneratorType):

@@ -318,8 +318,7 @@ class _IRBuilder(ContainerOpcodes):
         else:
             raise UndefinedName(_undefined(name), inst.loc)
         var = self._push_expr(ir.Global(name, value, inst.loc))
-        if type(value) is int:  # a global constant indexes and slices tuples (t[:NDIM])
-            self.constants[var.name] = value
+        self._note_index_constant(var, value)
 
     def _is_cell_variable(self, name: str) -> bool:
         """Cells this function owns (or, inlined, shares with its enclosing function) are
@@ -347,7 +346,18 @@ class _IRBuilder(ContainerOpcodes):
         if isinstance(value, RecursiveClosure):
             self._push_recursive_closure(value, inst.loc)
             return
-        self._push_expr(ir.FreeVar(index, name, value, inst.loc))
+        var = self._push_expr(ir.FreeVar(index, name, value, inst.loc))
+        self._note_index_constant(var, value)
+
+    def _note_index_constant(self, var: ir.Var, value: Any) -> None:
+        """A global or free variable holding an int or a slice of ints indexes and slices
+        tuples as a constant would (t[:NDIM], t[SL])."""
+        if type(value) is int:
+            self.constants[var.name] = value
+        elif type(value) is slice:
+            parts = (value.start, value.stop, value.step)
+            if all(part is None or type(part) is int for part in parts) and value.step != 0:
+                self.constants[var.name] = value
 
     def _push_recursive_closure(self, value: RecursiveClosure, loc: ir.Loc) -> None:
         """A recursive closure function's own name: the closure value of itself over the

@@ -111,7 +111,15 @@ def unsupported_field(typ: Any) -> str | None:
             "`types.List(float64)` or `OtherClass.class_type.instance_type`"
         )
     if isinstance(
-        typ, (types.Number, types.Boolean, types.Array, types.ManagedStruct, types.UnicodeType)
+        typ,
+        (
+            types.Number,
+            types.Boolean,
+            types.Array,
+            types.ManagedStruct,
+            types.UnicodeType,
+            types.Record,
+        ),
     ):
         return None
     if isinstance(typ, (types.DictType, types.Set)) and typ.is_precise:
@@ -125,6 +133,8 @@ def unsupported_field(typ: Any) -> str | None:
     ):
         return None
     if isinstance(typ, types.BaseTuple):
+        if any(isinstance(member, types.Record) for member in typ.types):
+            return f"has type {typ}: a record is a field of its own, not a tuple's member"
         reasons = [unsupported_field(member) for member in typ.types]
         return next((reason for reason in reasons if reason is not None), None)
     return (

@@ -145,7 +145,10 @@ def borrowed_field_reads(func_ir, typemap: dict) -> frozenset[str]:
             assignments[name] = assignments.get(name, 0) + 1
             value = stmt.value
             if isinstance(value, ir.GetAttr) and _is_field(typemap, value):
-                if refs.needs_refcount(typemap[name]):
+                # a record field is read with its check for being unassigned (library/objects/)
+                if refs.needs_refcount(typemap[name]) and not isinstance(
+                    typemap[name], types.Record
+                ):
                     following = itertools.islice(block.body, index + 1, None)
                     candidates.append((name, value.value.name, following))
     return frozenset(

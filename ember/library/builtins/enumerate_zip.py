@@ -13,9 +13,11 @@ import inspect
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.errors import TypingError
 from ember.ir import nodes as ir
 from ember.lowering import arrays as arr
 from ember.lowering.models import OpaqueModel, register_model
+from ember.lowering.optional import python_type_name
 from ember.lowering.registry import VarArgs, lower_builtin
 from ember.typing.signature import Signature, signature
 from ember.typing.templates import registry
@@ -129,8 +131,11 @@ def _type_enumerate(args, kws):
     inner = iterator_of(args[0])
     if inner is None:
         return None
-    if len(args) == 2 and not isinstance(types.unliteral(args[1]), types.Integer):
-        return None
+    if len(args) == 2 and not isinstance(types.unliteral(args[1]), types.Integer | types.Boolean):
+        raise TypingError(
+            f"Only integers supported as start value in enumerate: '{python_type_name(args[1])}' "
+            "object cannot be interpreted as an integer"
+        )
     operands = tuple(types.unliteral(a) for a in args)
     if not kws:
         return signature(types.EnumerateType(inner), *operands)

@@ -2,8 +2,9 @@
 dict keys): integers modulo the Mersenne prime 2**61 - 1, floats by their exact rational value,
 tuples by CPython's xxHash-based combination (3.8+). `@overload` implementations in Python.
 
-One deliberate difference: CPython 3.10+ hashes a NaN by the identity of its float object,
-which compiled code does not have; here every NaN hashes to 0 (as in Numba).
+CPython 3.10+ hashes a NaN by the identity of its float object, which compiled code does not
+have: here each hash of a NaN is a fresh value from a counter (a NaN is never equal to a key, so
+dicts and sets are unchanged, and many NaN keys no longer collide in one bucket).
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ def _unsigned_remainder(typingctx, value):
 def _float_hash(value):
     v = float(value)
     if v != v:
-        return 0
+        return _fresh_nan_hash()
     if v == _INF:
         return _INF_HASH
     if v == -_INF:
@@ -138,6 +139,27 @@ def _float_hash(value):
 
 
 _INF = float("inf")
+_NAN_HASH_COUNTER = "ember.nan_hash_counter"
+_GOLDEN_RATIO_64 = 0x9E3779B97F4A7C15  # spreads consecutive counts over a table's buckets
+
+
+@intrinsic
+def _fresh_nan_hash(typingctx):
+    """A non-negative int64 that differs from call to call (a module-wide atomic counter,
+    scrambled): the stand-in for CPython's hash of a NaN by its object's address."""
+
+    def codegen(context, builder, sig, args):
+        i64 = llvm.IntType(64)
+        counter = builder.module.globals.get(_NAN_HASH_COUNTER)
+        if counter is None:
+            counter = llvm.GlobalVariable(builder.module, i64, _NAN_HASH_COUNTER)
+            counter.linkage = "internal"
+            counter.initializer = llvm.Constant(i64, 0)
+        count = builder.atomic_rmw("add", counter, llvm.Constant(i64, 1), "monotonic")
+        scrambled = builder.mul(count, llvm.Constant(i64, _GOLDEN_RATIO_64))
+        return builder.lshr(scrambled, llvm.Constant(i64, 3))
+
+    return signature(types.int64), codegen
 
 
 @intrinsic

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from ember import types
+from ember.errors import TypingError
 from ember.library.builtins.enumerate_zip import iterator_of
 from ember.misc.literal import literal_unroll
 from ember.typing.overload import overload, overload_method, register_jitable
@@ -257,6 +258,33 @@ def math_lcm(a, b):
     return lcm
 
 
+def _fold(binary, empty: int):
+    """math.gcd / math.lcm of any number of integers (Python 3.9+): `binary` folded over them
+    from `empty` (gcd() is 0, lcm() is 1; one argument gives its absolute value)."""
+
+    def overload_many(*args):
+        if len(args) == 2 or not all(_integer(a) for a in args):
+            return None  # two arguments: the overloads above
+
+        def fold(*args):
+            result = empty
+            for item in literal_unroll(args):
+                result = binary(result, item)
+            return result
+
+        if len(args) == 0:
+            return lambda *args: empty
+        if len(args) == 1:
+            return lambda *args: abs(args[0])
+        return fold
+
+    return overload_many
+
+
+overload(math.gcd)(_fold(math.gcd, 0))
+overload(math.lcm)(_fold(math.lcm, 1))
+
+
 @overload(math.isqrt)
 def math_isqrt(n):
     if not _integer(n):
@@ -340,6 +368,22 @@ def array_rows_sum(iterable, start=0):
         return result
 
     return total
+
+
+# CPython refuses these starts of sum(), pointing at join
+_JOINED_STARTS = (
+    (types.UnicodeType, "strings [use ''.join(seq) instead]"),
+    (types.BytesType, "bytes [use b''.join(seq) instead]"),
+    (types.ByteArray, "bytearray [use b''.join(seq) instead]"),
+)
+
+
+@overload(sum)
+def sum_with_string_start(iterable, start=0):
+    for kind, advice in _JOINED_STARTS:
+        if isinstance(types.unliteral(start), kind):
+            raise TypingError(f"sum() can't sum {advice}")
+    return None
 
 
 @overload(sum)

@@ -13,6 +13,7 @@ import operator
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.errors import TypingError
 from ember.extending import intrinsic, overload_method
 from ember.lowering.casts import make_complex
 from ember.lowering.registry import lower_builtin, lower_getattr
@@ -242,3 +243,100 @@ for _fn in (operator.is_, operator.is_not):
         if not (_scalar(left) and _scalar(right)):
             return None
         return signature(types.boolean, left, right)
+
+
+# ---------------------------------------------------------------------------- dunder methods
+
+# `x.__add__(y)`, `x.__hash__()`...: the operator or builtin the method stands for.
+_BINARY_DUNDERS = {
+    "add": operator.add,
+    "sub": operator.sub,
+    "mul": operator.mul,
+    "truediv": operator.truediv,
+    "floordiv": operator.floordiv,
+    "mod": operator.mod,
+    "pow": operator.pow,
+    "divmod": divmod,
+    "and": operator.and_,
+    "or": operator.or_,
+    "xor": operator.xor,
+    "lshift": operator.lshift,
+    "rshift": operator.rshift,
+}
+_COMPARISON_DUNDERS = {
+    "eq": operator.eq,
+    "ne": operator.ne,
+    "lt": operator.lt,
+    "le": operator.le,
+    "gt": operator.gt,
+    "ge": operator.ge,
+}
+_UNARY_DUNDERS = {
+    "neg": operator.neg,
+    "pos": operator.pos,
+    "abs": abs,
+    "invert": operator.invert,
+    "hash": hash,
+    "bool": bool,
+    "int": int,
+    "float": float,
+    "trunc": math.trunc,
+    "floor": math.floor,
+    "ceil": math.ceil,
+}
+
+
+def _number_kind(typ: types.Type) -> int:
+    """How far up bool/int < float < complex a number is: a method of a narrower kind given a
+    wider operand returns NotImplemented in CPython (`(1).__add__(2.5)`)."""
+    typ = types.unliteral(typ)
+    if isinstance(typ, types.Complex):
+        return 2
+    return 1 if isinstance(typ, types.Float) else 0
+
+
+def _check_operand(this: types.Type, other: types.Type, method: str) -> None:
+    if not _scalar(types.unliteral(other)):
+        return None
+    if _number_kind(other) > _number_kind(this):
+        raise TypingError(
+            f"{types.unliteral(this)}.{method}({types.unliteral(other)}) is NotImplemented in "
+            "Python (the other operand's method decides): write the operator itself"
+        )
+
+
+def _register_binary_dunder(name: str, fn, reflected: bool) -> None:
+    method = f"__r{name}__" if reflected else f"__{name}__"
+
+    def dunder(this, other):
+        _check_operand(this, other, method)
+        if reflected:
+            return lambda this, other: fn(other, this)
+        return lambda this, other: fn(this, other)
+
+    for type_class in (types.Number, types.Boolean):
+        overload_method(type_class, method)(dunder)
+
+
+def _register_unary_dunder(name: str, fn) -> None:
+    def dunder(this):
+        return lambda this: fn(this)
+
+    for type_class in (types.Number, types.Boolean):
+        overload_method(type_class, f"__{name}__")(dunder)
+
+
+for _name, _fn in _BINARY_DUNDERS.items():
+    _register_binary_dunder(_name, _fn, reflected=False)
+    _register_binary_dunder(_name, _fn, reflected=True)
+for _name, _fn in _COMPARISON_DUNDERS.items():
+    _register_binary_dunder(_name, _fn, reflected=False)
+for _name, _fn in _UNARY_DUNDERS.items():
+    _register_unary_dunder(_name, _fn)
+
+
+@overload_method(types.BaseTuple, "__hash__")
+@overload_method(types.UnicodeType, "__hash__")
+def object_hash_method(this):
+    """`t.__hash__()` of a tuple or a str: hash(t)."""
+    return lambda this: hash(this)

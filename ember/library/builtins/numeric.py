@@ -19,7 +19,7 @@ from ember.extending import intrinsic, overload
 from ember.library.builtins.number_methods import PLAIN_IEEE
 from ember.lowering.casts import make_complex
 from ember.lowering.intrinsics import X86_64, call_intrinsic
-from ember.lowering.registry import VarArgs, lower_builtin
+from ember.lowering.registry import VarArgs, lower_builtin, lower_cast
 from ember.typing.arith import arithmetic_result
 from ember.typing.conversions import unify_pair
 from ember.typing.signature import signature
@@ -193,6 +193,44 @@ def _type_bool(args, kws):
 @lower_builtin(bool, types.Type)
 def value_to_bool(context, builder, sig, args):
     return context.is_true(builder, sig.args[0], args[0])
+
+
+# Python objects with neither __bool__ nor __len__ are true (iterators, generators, slices).
+_ALWAYS_TRUE = (
+    types.SliceType,
+    types.ArrayIterator,
+    types.EnumerateType,
+    types.ZipType,
+    types.UniTupleIterator,
+    types.RangeIteratorType,
+    types.HashTableIterator,
+    types.ListIterator,
+    types.UnicodeIterator,
+    types.Generator,
+)
+for _always_true in _ALWAYS_TRUE:
+
+    @lower_cast(_always_true, types.Boolean)
+    def _object_truth(context, builder, from_type, to_type, value):
+        return llvm.Constant(llvm.IntType(1), 1)
+
+
+# `not x` of values whose truth is a cast to bool (lowered by ember/lowering/numbers.py)
+_NEGATABLE = (
+    *_ALWAYS_TRUE,
+    types.RangeType,
+    types.NPDatetime,
+    types.NPTimedelta,
+    types.EnumMember,
+    types.Record,
+)
+
+
+@registry.typer(operator.not_)
+def _type_not_of_objects(args, kws):
+    if len(args) == 1 and not kws and isinstance(types.unliteral(args[0]), _NEGATABLE):
+        return signature(types.boolean, types.unliteral(args[0]))
+    return None
 
 
 @registry.typer(complex)

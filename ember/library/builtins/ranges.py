@@ -9,7 +9,7 @@ from ember.extending import overload
 from ember.lowering.callconv import alloca_in_entry
 from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.models import model_of
-from ember.lowering.registry import lower_builtin
+from ember.lowering.registry import lower_builtin, lower_cast
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
@@ -82,6 +82,16 @@ def _type_len(args, kws):
 def range_len(context, builder, sig, args):
     start, stop, step = (builder.extract_value(args[0], i) for i in range(3))
     return _range_length(builder, start, stop, step, sig.args[0].dtype.signed)
+
+
+@lower_cast(types.RangeType, types.Boolean)
+def range_truth(context, builder, from_type, to_type, value):
+    """`bool(range(...))`, `if range(...):`: whether it has items (start before stop in the
+    step's direction)."""
+    start, stop, step = (builder.extract_value(value, i) for i in range(3))
+    compare = builder.icmp_signed if from_type.dtype.signed else builder.icmp_unsigned
+    forward = compare(">", step, llvm.Constant(step.type, 0))
+    return builder.select(forward, compare("<", start, stop), compare(">", start, stop))
 
 
 @overload(len)

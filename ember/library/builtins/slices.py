@@ -60,6 +60,19 @@ def native_slice_parts(value: slice) -> tuple[int, int, int]:
     return start, stop, step
 
 
+def python_slice(slice_type: types.SliceType, start: int, stop: int, step: int) -> slice:
+    """The Python slice of a native one (a returned slice): the sentinels of omitted bounds
+    read back as None (but an omitted start of a forward slice is 0 natively: it stays 0)."""
+    backward = step < 0
+    if backward and start == _MAX:
+        start = None
+    if stop == (_MIN if backward else _MAX):
+        stop = None
+    if step == 1 and not slice_type.has_step:
+        step = None
+    return slice(start, stop, step)
+
+
 def _slice_part(context, builder, typ, value):
     if isinstance(typ, types.NoneType):
         return None

@@ -180,7 +180,10 @@ class DTypeAttributes(AttributeTemplate):
     key = types.DType
 
     def resolve_type(self, ty):
-        return types.NumberClass(ty.dtype)
+        try:
+            return types.NumberClass(ty.dtype)
+        except TypeError:  # no scalar class ember calls (records, fixed-size strings)
+            return None
 
     def resolve_itemsize(self, ty):
         return types.int64
@@ -513,7 +516,11 @@ def _bitcast(typingctx, value, dtype):
     if not all(isinstance(t, (types.Integer, types.Float)) for t in (source, target)):
         return None
     if source.bitwidth != target.bitwidth:
-        raise TypingError(f"cannot view {source} as {target}: their widths differ")
+        raise TypingError(
+            f"cannot view {source} as {target}: Changing the dtype of a 0d array is only "
+            f"supported if the itemsize is unchanged ({source.bitwidth // 8} bytes, "
+            f"{target.bitwidth // 8} bytes)"
+        )
 
     def codegen(context, builder, sig, args):
         return builder.bitcast(args[0], context.value_type(target))

@@ -17,10 +17,17 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.errors import TypingError
 from ember.library.numpy import indexing, ufuncs
+from ember.library.numpy.support import numpy_dtype
 from ember.lowering import datetimes as dt
 from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.registry import lower_builtin
-from ember.typing.overload import NUMPY_ERRORS, intrinsic, overload, overload_method
+from ember.typing.overload import (
+    NUMPY_ERRORS,
+    intrinsic,
+    overload,
+    overload_method,
+    register_jitable,
+)
 from ember.typing.signature import Signature, signature
 from ember.typing.templates import registry
 
@@ -353,26 +360,68 @@ def _constant_scalar(cls, args: tuple):
 
 
 def _register_constructor(cls) -> None:
+    kind = types.NPDatetime if cls is np.datetime64 else types.NPTimedelta
+
     @registry.typer(cls)
     def _typer(args, kws):
         if kws or not args:
             return None
+        result = _run_time_form(kind, args)
+        if result is not None:
+            return signature(result, *args)
         if not all(isinstance(a, types.Literal) for a in args):
             names = ", ".join(str(a) for a in args)
             raise TypingError(
-                f"np.{cls.__name__}({names}): compiled code builds a {cls.__name__} only from "
-                f"constant arguments, e.g. np.{cls.__name__}(1, 'D'); pass a variable count "
-                f"as an argument of the jitted function or multiply a unit: "
-                f"n * np.timedelta64(1, 'D')"
+                f"np.{cls.__name__}({names}): compiled code builds a {cls.__name__} from "
+                f"constant arguments (np.{cls.__name__}(1, 'D')), from an integer and a "
+                f"constant unit (np.{cls.__name__}(n, 'D')) or from a {cls.__name__} value"
             )
         value = _constant_scalar(cls, tuple(args))
         return signature(types.unliteral(_typeof_scalar(value)), *args)
 
     @lower_builtin(cls, types.VarArg(types.Type))
     def _lower(context, builder, sig, args):
+        if _run_time_form(kind, sig.args) is not None:
+            return _lower_run_time_form(context, builder, sig, args)
         literal_args = tuple(sig.args)
         value = _constant_scalar(cls, literal_args)
         return dt.datetime_constant(context, builder, sig.return_type, value)
+
+
+def _run_time_form(kind, args: tuple) -> types.Type | None:
+    """The result type of the constructors compiled code runs on values: np.timedelta64(n,
+    'D') of an integer variable and a constant unit; np.datetime64(x) of a datetime64 (or of
+    a 0-d array of them; likewise timedelta64): x itself, unit kept."""
+    first = types.unliteral(args[0])
+    if (
+        len(args) == 2
+        and isinstance(first, types.Integer)
+        and not isinstance(args[0], types.Literal)
+    ):
+        unit = args[1]
+        known = (
+            unit.literal_value in types.datetimes.UNITS[:-1]
+            if isinstance(unit, types.StringLiteral)
+            else False
+        )
+        if known:
+            return kind(unit.literal_value)
+        return None
+    if len(args) == 1 and isinstance(first, types.Array) and first.ndim == 0:
+        first = first.dtype
+    if len(args) == 1 and isinstance(first, kind):
+        return first
+    return None
+
+
+def _lower_run_time_form(context, builder, sig, args):
+    source = sig.args[0]
+    if isinstance(source, types.Array):  # the 0-d array's item
+        item_sig = signature(sig.return_type, source)
+        return context.compile_internal(builder, lambda a: a[()], item_sig, args[:1])
+    if isinstance(source, types.NPDatetime | types.NPTimedelta):
+        return args[0]
+    return context.cast(builder, args[0], source, types.int64)  # a count of the unit
 
 
 def _typeof_scalar(value) -> types.Type:
@@ -475,13 +524,38 @@ _register_reduction("sum", _sum_impl, dtype_classes=types.NPTimedelta)
 def _builtin_extreme(is_max: bool):
     def typer(a, b):
         a, b = types.unliteral(a), types.unliteral(b)
-        if not isinstance(a, _DATETIME_LIKE) or a is not b:  # one unit: one result type
+        if not isinstance(a, _DATETIME_LIKE) or type(a) is not type(b):
             return None
+        if a is not b:  # units differ: both in the finer (NumPy's maximum), one result type
+            if is_max:
+                return lambda a, b: _extreme_of(*_in_common_unit(a, b), True)
+            return lambda a, b: _extreme_of(*_in_common_unit(a, b), False)
         if is_max:
             return lambda a, b: b if b > a else a  # Python's max: the first unless beaten
         return lambda a, b: b if b < a else a
 
     return typer
+
+
+@register_jitable
+def _extreme_of(a, b, is_max):
+    if is_max:
+        return b if b > a else a
+    return b if b < a else a
+
+
+@intrinsic
+def _in_common_unit(typingctx, a, b):
+    """Two datetimes (or timedeltas) of different units as values of the finer one."""
+    common = types.datetimes.datetime_type_of_dtype(np.result_type(numpy_dtype(a), numpy_dtype(b)))
+    if common is None or not (dt.convertible(a, common) and dt.convertible(b, common)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        values = [context.cast(builder, v, t, common) for v, t in zip(args, sig.args)]
+        return context.make_tuple(builder, sig.return_type, values)
+
+    return signature(types.UniTuple(common, 2), a, b), codegen
 
 
 overload(max)(_builtin_extreme(True))
@@ -527,3 +601,45 @@ def _datetime_hash(x):
 
 def _hash_generic_timedelta(x):
     raise ValueError("Can't hash generic timedelta64")
+
+
+# ---------------------------------------------------------------------------- np.arange
+
+
+def _arange_dtype(*args) -> np.dtype | None:
+    """NumPy's result dtype of np.arange(start, stop[, step]) of datetimes: start and stop
+    datetime64 (or all timedelta64), a timedelta64 step; the finer unit of them all."""
+    kinds = [type(types.unliteral(a)) for a in args]
+    if kinds[:2] not in ([types.NPDatetime] * 2, [types.NPTimedelta] * 2):
+        return None
+    if len(args) == 3 and kinds[2] is not types.NPTimedelta:
+        return None
+    return np.result_type(*(numpy_dtype(types.unliteral(a)) for a in args))
+
+
+@overload(np.arange)
+def datetime_arange(start, stop, step=None):
+    """np.arange of datetimes (or timedeltas) by a timedelta step (one unit when omitted)."""
+    bounds = (start, stop) if step is None or isinstance(step, types.Omitted) else None
+    dtype = _arange_dtype(*(bounds or (start, stop, step)))
+    if dtype is None:
+        return None
+    unit = np.datetime_data(dtype)[0]
+    one, zero = np.timedelta64(1, unit), np.timedelta64(0, unit)
+
+    def arange(start, stop, step=None):
+        by = one if step is None else step
+        if np.isnat(start) or np.isnat(stop) or np.isnat(by):
+            raise ValueError("arange: cannot use NaT (not-a-time) datetime values")
+        if by == zero:
+            raise ValueError("arange: step cannot be zero")
+        span = stop - start
+        count = span // by
+        if count * by != span:  # a partial step still yields its item
+            count += 1
+        out = np.empty(max(count, 0), dtype)
+        for i in range(out.size):
+            out[i] = start + i * by
+        return out
+
+    return arange

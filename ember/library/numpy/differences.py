@@ -42,10 +42,24 @@ def _axis_branches(ndim: int, body: str) -> list:
     return lines
 
 
+# Differences of datetimes are timedeltas: the first is taken before the loop so that `out`
+# keeps one type (n=0, where NumPy returns the datetimes themselves, is refused).
+_DATETIME_DIFF = (
+    "if n == 0:\n"
+    "    raise ValueError('np.diff of datetime64 values with n=0 is not supported: use a.copy()')\n"
+    "out = a[{lo}] - a[{hi}]\n"
+    "for _ in range(n - 1):\n"
+    "    out = out[{lo}] - out[{hi}]\n"
+    "return out"
+)
+
+
 @functools.cache
-def _diff_impl(ndim: int, boolean: bool):
+def _diff_impl(ndim: int, boolean: bool, datetimes: bool = False):
     step = "out = out[{lo}] != out[{hi}]" if boolean else "out = out[{lo}] - out[{hi}]"
     body = f"out = a.copy()\nfor _ in range(n):\n    {step}\nreturn out"
+    if datetimes:
+        body = _DATETIME_DIFF
     lines = [
         "def diff(a, n, axis):",
         "    if n < 0:",
@@ -62,7 +76,9 @@ def _select_diff(a, n=1, axis=-1):
         return None
     if a.ndim == 0:  # NumPy's ValueError, known while compiling (Numba's TypingError)
         raise TypingError("np.diff: diff requires input that is at least one dimensional")
-    return _diff_impl(a.ndim, isinstance(a.dtype, types.Boolean))
+    return _diff_impl(
+        a.ndim, isinstance(a.dtype, types.Boolean), isinstance(a.dtype, types.NPDatetime)
+    )
 
 
 # ---------------------------------------------------------------------------- ediff1d

@@ -12,6 +12,7 @@ import functools
 import numpy as np
 
 from ember import types
+from ember.errors import TypingError
 from ember.extending import overload
 from ember.library.numpy.creation import nested_items
 from ember.library.numpy.support import from_numpy_dtype, numpy_dtype, parse_dtype
@@ -113,7 +114,40 @@ def _converter(levels: int, leaf_ndim: int, row: int, dtype_name: str):
     return convert
 
 
+def _of_empty_tuples(obj: types.Type) -> bool:
+    """A list of empty tuples (`[(), ()]`): NumPy makes it an (n, 0) array."""
+    return isinstance(obj, types.List) and obj.dtype == types.Tuple(())
+
+
+def _records_of(obj: types.Type) -> types.Record | None:
+    """The record type of a list or homogeneous tuple of records (`[a[0], a[2]]`)."""
+    if isinstance(obj, (types.List, types.UniTuple)) and isinstance(obj.dtype, types.Record):
+        return obj.dtype
+    return None
+
+
+def _array_of_records(record: types.Record, dtype: types.Type | None):
+    """A 1-d array of the records' dtype holding a copy of each record's bytes."""
+    if dtype not in (None, types.none) and parse_dtype(dtype) != record:
+        raise TypingError(f"np.array of {record} records with another dtype ({dtype})")
+    np_dtype = numpy_dtype(record)
+
+    def impl(obj, dtype=None):
+        out = np.empty(len(obj), np_dtype)
+        for i in range(len(obj)):
+            out[i] = obj[i]
+        return out
+
+    return impl
+
+
 def _select(obj, dtype):
+    record = _records_of(obj)
+    if record is not None:
+        return _array_of_records(record, dtype)
+    if _of_empty_tuples(obj):
+        np_type = np.dtype(numpy_dtype(parse_dtype(dtype or types.none, default=types.float64)))
+        return lambda obj, dtype=None: np.empty((len(obj), 0), np_type)
     found = _nesting(obj)
     if found is None:
         return None

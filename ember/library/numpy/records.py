@@ -8,6 +8,7 @@ borrowed from Python, `parent`, or that outlives the record)."""
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -15,6 +16,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import LoweringError, TypingError
+from ember.extending import overload
 from ember.library.numpy import indexing  # noqa: F401 - first, so a['x'] below takes precedence
 from ember.lowering import arrays as arr
 from ember.lowering.models import MeminfoStructModel, register_model
@@ -329,3 +331,92 @@ def _field_view(builder, array: types.Array, value, field: str, view_type: types
     )
     arr.nrt_incref_fields(builder, view)
     return arr.pack(builder, view_type, view)
+
+
+# ---------------------------------------------------------------------------- r1 == r2
+
+
+def _record_field_names(record: types.Record) -> tuple[str, ...]:
+    return tuple(name for name, _, _ in record.members)
+
+
+def _defined(source: str, name: str):
+    """The function `name` that `source` (generated from a record's field names) defines."""
+    namespace: dict = {}
+    exec(compile(source, f"<ember {name}>", "exec"), namespace)  # noqa: S102 - field names only
+    return namespace[name]
+
+
+@functools.cache
+def _record_equality(left: types.Record, right: types.Record):
+    """`r1 == r2` of records with the same field names: NumPy's comparison of void scalars,
+    field by field (a sub-array field is equal when all its items are)."""
+    tests = []
+    for name in _record_field_names(left):
+        pair = f"a[{name!r}] == b[{name!r}]"
+        nested = isinstance(left.typeof(name), types.NestedArray)
+        tests.append(f"({pair}).all()" if nested else f"({pair})")
+    source = f"def record_eq(a, b):\n    return {' and '.join(tests) or 'True'}\n"
+    return _defined(source, "record_eq")
+
+
+@overload(operator.eq)
+def record_eq(a, b):
+    if not (isinstance(a, types.Record) and isinstance(b, types.Record)):
+        return None
+    if _record_field_names(a) != _record_field_names(b):
+        raise TypingError(f"cannot compare records of different fields: {a} and {b}")
+    return _record_equality(a, b)
+
+
+@overload(operator.ne)
+def record_ne(a, b):
+    if isinstance(a, types.Record) and isinstance(b, types.Record):
+        return lambda a, b: not (a == b)
+    return None
+
+
+# ---------------------------------------------------------------------------- a[i] = (x, n)
+
+
+@functools.cache
+def _record_from_tuple(record: types.Record):
+    """`a[i] = (1.5, 2)`: NumPy stores the tuple's items in the fields, in order."""
+    stores = [f"    r[{name!r}] = t[{k}]" for k, name in enumerate(_record_field_names(record))]
+    source = "def store_tuple(a, i, t):\n    r = a[i]\n" + "\n".join(stores) + "\n"
+    return _defined(source, "store_tuple")
+
+
+@overload(operator.setitem)
+def record_array_setitem_tuple(a, i, t):
+    if not (_array_of_records(a) and isinstance(types.unliteral(i), types.Integer)):
+        return None
+    if not isinstance(t, types.BaseTuple):
+        return None
+    names = _record_field_names(a.dtype)
+    if len(t) != len(names):
+        raise TypingError(
+            f"cannot store a tuple of {len(t)} items in a record of {len(names)} fields "
+            f"({', '.join(names)})"
+        )
+    return _record_from_tuple(a.dtype)
+
+
+# ---------------------------------------------------------------------------- bool(r)
+
+
+@functools.cache
+def _record_truth(record: types.Record):
+    """NumPy's truth of a void scalar: some field is nonzero (a sub-array field: some item)."""
+    tests = []
+    for name in _record_field_names(record):
+        nested = isinstance(record.typeof(name), types.NestedArray)
+        tests.append(f"r[{name!r}].any()" if nested else f"bool(r[{name!r}])")
+    source = f"def record_truth(r):\n    return {' or '.join(tests) or 'False'}\n"
+    return _defined(source, "record_truth")
+
+
+@lower_cast(types.Record, types.Boolean)
+def record_truth(context, builder, from_type, to_type, value):
+    sig = Signature(types.boolean, (from_type,))
+    return context.compile_internal(builder, _record_truth(from_type), sig, [value])

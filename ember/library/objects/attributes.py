@@ -7,12 +7,22 @@ from __future__ import annotations
 import functools
 
 from ember import types
+from ember.errors import TypingError
 from ember.extending import overload
 from ember.typing.context import TypingContext
 
 
-def _constant_name(name) -> str | None:
-    return name.literal_value if isinstance(name, types.StringLiteral) else None
+def _constant_name(name, builtin: str) -> str | None:
+    """The constant attribute name; a clear TypingError for a string known only when run (a
+    name chosen by a branch or passed in); None for a name that is no string."""
+    if isinstance(name, types.StringLiteral):
+        return name.literal_value
+    if isinstance(name, types.UnicodeType):
+        raise TypingError(
+            f"{builtin}(): argument 'name' must be a literal string, a constant known while "
+            f"compiling (here it is chosen when the code runs, e.g. by a branch or an argument)"
+        )
+    return None
 
 
 # Every Python object has `object`'s attributes (`__hash__`, `__str__`, `__class__`...), even
@@ -52,7 +62,7 @@ def _missing(message: str):
 
 @overload(getattr, prefer_literal=True)
 def builtin_getattr(obj, name, *default):
-    attr = _constant_name(name)
+    attr = _constant_name(name, "getattr")
     if attr is None or len(default) > 1:
         return None
     if not _resolves(obj, attr):
@@ -62,7 +72,7 @@ def builtin_getattr(obj, name, *default):
 
 @overload(hasattr, prefer_literal=True)
 def builtin_hasattr(obj, name):
-    attr = _constant_name(name)
+    attr = _constant_name(name, "hasattr")
     if attr is None:
         return None
     found = attr in _EVERY_OBJECT_HAS or _resolves(obj, attr)

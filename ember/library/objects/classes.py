@@ -18,6 +18,7 @@ from ember import types
 from ember.errors import TypingError
 from ember.ir.nodes import INPLACE_OF
 from ember.lowering import classes as layout
+from ember.lowering.arrays import record_data
 from ember.lowering.registry import (
     VarArgs,
     box,
@@ -101,12 +102,18 @@ class ClassAttributes(AttributeTemplate):
 
 
 _NO_DATA = llvm.Constant(llvm.LiteralStructType([]), None)  # the value of a function type
+_NULL = llvm.Constant(llvm.PointerType(), None)
 
 
 @lower_getattr_generic(Instance)
 def instance_getattr(context, builder, typ: Instance, value, attr: str):
     if attr in typ.struct:
-        return layout.load_field(builder, typ, value, attr)
+        field = layout.load_field(builder, typ, value, attr)
+        if isinstance(typ.struct[attr], types.Record):  # zeroed until assigned: no bytes yet
+            unset = builder.icmp_unsigned("==", record_data(builder, field), _NULL)
+            message = f"jitclass field '{attr}' (a record) is read before it is assigned"
+            context.guard(builder, unset, AttributeError, message)
+        return field
     accessors = typ.jit_props.get(attr)
     if accessors is not None:
         return _call_compiled(context, builder, accessors["get"], (typ,), [value])

@@ -70,7 +70,10 @@ def _member_as_number(context, builder, fromty, toty, val):
 def _member_truth(context, builder, fromty, toty, val):
     """A plain Enum member is true (CPython's default; a class's own `__bool__` is not
     compiled)."""
-    if any("__bool__" in vars(klass) for klass in fromty.instance_class.__mro__):
+    own_truth = [k for k in fromty.instance_class.__mro__ if "__bool__" in vars(k)]
+    if isinstance(fromty, types.IntEnumMember) and own_truth and own_truth[0] is int:
+        return context.is_true(builder, fromty.dtype, val)  # int's truth, as CPython
+    if own_truth:
         raise LoweringError(
             f"the truth of a {fromty.instance_class.__qualname__} member "
             "(a class with its own __bool__) is not supported"
@@ -115,6 +118,32 @@ def _member_value(context, builder, ty, value):
 @overload_attribute(types.EnumMember, "name")
 def _member_name(member):
     return _by_value(member.instance_class, "name")
+
+
+@overload(str)
+def _member_str(member):
+    """`str(Color.RED)` is 'Color.RED' (an IntEnum's is its int's, as CPython 3.11+ says)."""
+    if isinstance(member, types.EnumMember):
+        return _by_value(member.instance_class, "str")
+    return None
+
+
+@overload(repr)
+def _member_repr(member):
+    if isinstance(member, types.EnumMember):
+        return _by_value(member.instance_class, "repr")
+    return None
+
+
+@overload(format)
+def _member_format(member, spec=""):
+    """`f"{Color.RED}"`: CPython formats an Enum member with an empty spec as its str."""
+    empty = spec == "" or isinstance(spec, types.Omitted)
+    empty = empty or (isinstance(spec, types.StringLiteral) and spec.literal_value == "")
+    if isinstance(member, types.EnumMember) and empty:
+        spell = _by_value(member.instance_class, "str")
+        return lambda member, spec="": spell(member)
+    return None
 
 
 # ------------------------------------------------------------------ comparisons and hash
@@ -262,6 +291,13 @@ def _members_tuple_type(cls: types.EnumClass) -> types.UniTuple:
 
 _by_value_functions: dict[tuple[type, str], object] = {}
 
+# What a member spells, computed by CPython while compiling (the class's own __str__/__repr__)
+_SPELLINGS = {
+    "name": lambda member: member.name,
+    "str": str,
+    "repr": repr,
+}
+
 
 def _by_value(enum_class: type, wanted: str):
     """A Python function choosing among the canonical members by value: `name` (a member's
@@ -277,16 +313,16 @@ def _by_value(enum_class: type, wanted: str):
 def _generate(enum_class: type, wanted: str):
     members = list(enum_class)
     scope: dict[str, object] = {"ValueError": ValueError}
-    if wanted == "name":
+    if wanted in _SPELLINGS:
         lines = ["def get(member):", "    value = member.value"]
     else:
         lines = ["def get(cls, value):"]
     for index, member in enumerate(members):
         scope[f"value{index}"] = member.value
         scope[f"member{index}"] = member
-        result = repr(member.name) if wanted == "name" else f"member{index}"
+        result = repr(_SPELLINGS[wanted](member)) if wanted in _SPELLINGS else f"member{index}"
         lines += [f"    if value == value{index}:", f"        return {result}"]
-    if wanted == "name":  # a member's value is always one of them: the last needs no test
+    if wanted in _SPELLINGS:  # a member's value is always one of them: the last needs no test
         lines[-2:] = [f"    return {result}"]
     else:
         message = f"value is not a valid {enum_class.__qualname__}"
