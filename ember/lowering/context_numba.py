@@ -31,6 +31,25 @@ class _CallConv:
         self._context.guard(builder, condition, exc, *exc_args)
 
 
+class _ReferenceCounts:
+    """The reference-counting half of Numba's NRT context (ember/lowering/arrays.py)."""
+
+    @staticmethod
+    def incref(builder: llvm.IRBuilder, typ: types.Type, value: llvm.Value) -> None:
+        from ember.lowering.arrays import incref
+
+        incref(builder, typ, value)
+
+    @staticmethod
+    def decref(builder: llvm.IRBuilder, typ: types.Type, value: llvm.Value) -> None:
+        from ember.lowering.arrays import decref
+
+        decref(builder, typ, value)
+
+
+_REFERENCE_COUNTS = _ReferenceCounts()
+
+
 class NumbaContextMixin:
     """Methods a Numba extension calls on its `context` argument (see module doc)."""
 
@@ -39,6 +58,12 @@ class NumbaContextMixin:
     @property
     def call_conv(self) -> _CallConv:
         return _CallConv(self)
+
+    @property
+    def nrt(self) -> _ReferenceCounts:
+        """Numba's `context.nrt`: `incref`/`decref(builder, typ, value)` of the references a
+        value of `typ` owns (nothing for values that own none)."""
+        return _REFERENCE_COUNTS
 
     @property
     def typing_context(self) -> Any:
@@ -91,6 +116,10 @@ class NumbaContextMixin:
                 native = self.get_constant_generic(builder, member, item)
                 tuple_value = builder.insert_value(tuple_value, native, index)
             return tuple_value
+        if isinstance(typ, types.Array):  # a frozen read-only copy, as a global array is
+            from ember.lowering.arrays import array_constant
+
+            return array_constant(typ, value, builder.module)
         return self.get_constant(typ, value)
 
     def get_constant_null(self, typ: types.Type) -> llvm.Constant:

@@ -243,6 +243,16 @@ class NumbaPythonAPI:
     def dict_setitem_string(self, dct: llvm.Value, key: str, value: llvm.Value) -> llvm.Value:
         return self._call("PyDict_SetItemString", [dct, self._cstring(key), value])
 
+    def dict_pack(self, items: list) -> llvm.Value:
+        """A new dict of `(str key, object)` pairs (the caller keeps its references); NULL
+        with the exception set when the dict cannot be made."""
+        packed = self.dict_new()
+        is_made = self.builder.icmp_unsigned("!=", packed, llvm.Constant(_PTR, None))
+        with self.builder.if_then(is_made):
+            for key, value in items:
+                self.dict_setitem_string(packed, key, value)
+        return packed
+
     def dict_getitem_string(self, dct: llvm.Value, key: str) -> llvm.Value:
         """Borrowed reference to `dct[key]`, NULL (no exception) when missing."""
         return self._call("PyDict_GetItemString", [dct, self._cstring(key)])
