@@ -433,12 +433,23 @@ def _digits_run(s, k, high):
 
 
 @register_jitable
+def _spells(s, low, high, word):
+    """Whether s[low:high] is the ASCII `word` in any case (CPython's float() compares
+    ASCII letters only: other characters never spell inf or nan)."""
+    if high - low != _length(word):
+        return False
+    for k in range(high - low):
+        if _get(s, low + k) | 32 != _get(word, k):
+            return False
+    return True
+
+
+@register_jitable
 def _special_float(s, low, high):
     """inf, infinity or nan (any case) between low and high, else 0.0 with found False."""
-    word = substring(s, low, high).lower()
-    if word == "inf" or word == "infinity":
+    if _spells(s, low, high, "inf") or _spells(s, low, high, "infinity"):
         return True, 1e308 * 10.0
-    if word == "nan":
+    if _spells(s, low, high, "nan"):
         return True, (1e308 * 10.0) * 0.0
     return False, 0.0
 
