@@ -142,6 +142,7 @@ class ContainerOpcodes:
         segments = self.spread_lists.get(self.stack[-inst.arg].name)
         if segments is not None:  # the `b` of `f(*t, b)`
             segments.append(("items", [item]))
+            self._spread_anchor[self.stack[-inst.arg].name] = self._last_statement()
             return
         built = self._display_assignment(self.stack[-inst.arg])
         if built is not None:  # `f(x, x, ..., *t)` with many x: CPython appends them one by one
@@ -185,6 +186,35 @@ class ContainerOpcodes:
             self.block.body.remove(built)
             segments = self.spread_lists[target.name] = [("items", list(built.value.items))]
         segments.append(("spread", extension))
+        self._spread_anchor[target.name] = self._last_statement()
+
+    def _last_statement(self) -> ir.Stmt | None:
+        return self.block.body[-1] if self.block.body else None
+
+    def build_spread_lists(self) -> None:
+        """The list displays with spreads left at the block's end (`[*t, 4]`, `[*a, *b]`:
+        not the items of a call or tuple) built as lists: the first items, then `extend` by
+        each spread value and `append` of each item, placed right after the statement that
+        computed their last member (before any use of the list)."""
+        for name, segments in self.spread_lists.items():
+            anchor = self._spread_anchor.get(name)
+            loc = self.block.loc if anchor is None else anchor.loc
+            target = ir.Var(name, loc)
+            built = [ir.Assign(target, ir.BuildList(segments[0][1], loc), loc)]
+            calls = []
+            for kind, value in segments[1:]:
+                if kind == "spread":
+                    calls.append(("extend", value))
+                else:
+                    calls += [("append", item) for item in value]
+            for method, argument in calls:
+                bound = self._temp(method)
+                built.append(ir.Assign(bound, ir.GetAttr(target, method, loc), loc))
+                built.append(ir.Assign(self._temp(), ir.Call(bound, [argument], [], loc), loc))
+            body = self.block.body
+            at = next((i + 1 for i, stmt in enumerate(body) if stmt is anchor), 0)
+            body[at:at] = built
+        self.spread_lists.clear()
 
     def op_LIST_TO_TUPLE(self, inst: Instruction) -> None:
         """The tuple of a spread list: its item runs as tuples, concatenated (`+` on tuples)."""
@@ -329,12 +359,11 @@ class ContainerOpcodes:
         extension = self.stack.pop()
         target = self.stack[-inst.arg]
         constants = self.constants.get(getattr(extension, "name", None))
-        if not isinstance(constants, frozenset):
-            raise UnsupportedError(
-                "unpacking into a set display ({*a, *b}) is not supported in nopython mode; "
-                "build the set with add or update",
-                inst.loc,
-            )
+        if not isinstance(constants, frozenset):  # `{*a, *b}`: the display updated by each
+            method = self._temp("update")
+            self._assign(method, ir.GetAttr(target, "update", inst.loc))
+            self._assign(self._temp(), ir.Call(method, [extension], [], inst.loc))
+            return
         items = []
         for value in constants:
             items.append(self._const(value))

@@ -15,7 +15,7 @@ from typing import Any
 from ember.errors import TypingError, UnsupportedError
 from ember.frontend.bytecode import ByteCode, Instruction
 from ember.frontend.cfg import ControlFlowGraph
-from ember.frontend.container_opcodes import SPREAD_LIST_MESSAGE, ContainerOpcodes
+from ember.frontend.container_opcodes import ContainerOpcodes
 from ember.ir import nodes as ir
 
 _NULL = object()  # the NULL CPython pushes before a callable; never becomes a variable
@@ -172,12 +172,13 @@ class _IRBuilder(ContainerOpcodes):
             self._enter_handler()
         self.edges: dict[int, list] = {}
         self.spread_lists: dict[str, list] = {}
+        self._spread_anchor: dict[str, ir.Stmt | None] = {}  # see build_spread_lists
         self.map_displays: dict[str, list] = {}  # dict displays of this block: their pairs
         for inst in instructions:
             self.inst = inst
             self._dispatch(inst)
         if self.spread_lists:  # `[a, *t]`: a list display, not the items of a call or tuple
-            raise UnsupportedError(SPREAD_LIST_MESSAGE, instructions[-1].loc)
+            self.build_spread_lists()
         if not self.block.body or not self.block.terminator.is_terminator:
             self._jump(instructions[-1].next_offset)
         self._protect(label)

@@ -21,7 +21,6 @@ from ember.library.strings.core import (
     _set,
     is_string,
     string,
-    substring,
 )
 from ember.library.strings.methods import is_space
 from ember.library.strings.unicode import DECIMAL_VALUE, unicode_property
