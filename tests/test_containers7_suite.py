@@ -2,6 +2,7 @@
 strings built cheaply; dicts of empty lists/sets filled later (`d.setdefault(k, []).append(v)`,
 `d[k] = []; d[k].append(v)`); spreads in list and set displays; checked against CPython."""
 
+import heapq
 import math
 import random
 import struct
@@ -220,3 +221,23 @@ def test_spreads_in_list_and_set_displays():
     sets = ember.njit(spread_sets)
     for xs, ys in (([1, 2], {3, 4}), ([5, 5], {5})):
         assert sets(list(xs), set(ys)) == spread_sets(xs, ys)
+
+
+# ---------------------------------------------------------------------------- heapq
+
+
+def k_smallest_pairs(values, k):
+    heap = []
+    for x in values:
+        heapq.heappush(heap, (-x, x))
+        if len(heap) > k:
+            heapq.heappop(heap)
+    return sorted([x for _, x in heap])
+
+
+def test_heappush_into_an_empty_list_decides_its_items():
+    jitted = ember.njit(k_smallest_pairs)
+    rng = random.Random(2)
+    for n in (1, 5, 200):
+        values = [rng.uniform(-10, 10) for _ in range(n)]
+        assert jitted(values, 4) == k_smallest_pairs(values, 4)

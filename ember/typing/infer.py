@@ -7,6 +7,7 @@ unification (int64 then float64 gives float64).
 
 from __future__ import annotations
 
+import heapq
 import operator
 import threading
 from dataclasses import dataclass, field
@@ -625,6 +626,8 @@ class TypeInferer:
                 refined = fnty.this.refined_by(fnty.attr, args)
                 self._refine_list(self._receiver(expr.func), refined, expr.loc)
             self._widen_list(expr, fnty, args)
+        if _pushes_into_empty_list(fnty, args):  # `heap = []; heapq.heappush(heap, item)`
+            self._refine_list(expr.args[0], args[0].refined_by("append", args[1:]), expr.loc)
         if isinstance(fnty, types.BoundFunction) and _empty_default(fnty, args):
             # `d.setdefault(k, []).append(v)`: the empty display holds the dict's values
             self._refine_list(expr.args[1], fnty.this.value_type, expr.loc)
@@ -849,6 +852,15 @@ def _empty_of_values(table: types.DictType, value: types.Type) -> bool:
 
 
 _DEFAULTED_READS = ("setdefault", "get", "pop")
+
+# Functions that store their second argument into the list given first.
+_PUSHING_FUNCTIONS = (heapq.heappush, heapq.heappushpop)
+
+
+def _pushes_into_empty_list(fnty: types.Type, args: tuple) -> bool:
+    if not isinstance(fnty, types.Function) or fnty.typing_key not in _PUSHING_FUNCTIONS:
+        return False
+    return len(args) == 2 and isinstance(args[0], types.List) and not args[0].is_precise
 
 
 def _awaiting_values(typ: types.Type | None) -> bool:
