@@ -2,12 +2,14 @@
 strings built cheaply; dicts of empty lists/sets filled later (`d.setdefault(k, []).append(v)`,
 `d[k] = []; d[k].append(v)`); spreads in list and set displays; checked against CPython."""
 
+import bisect
 import heapq
 import math
 import random
 import struct
 
 import numpy as np
+import pytest
 
 import ember
 from tests.oracle import assert_frees_all
@@ -241,3 +243,40 @@ def test_heappush_into_an_empty_list_decides_its_items():
     for n in (1, 5, 200):
         values = [rng.uniform(-10, 10) for _ in range(n)]
         assert jitted(values, 4) == k_smallest_pairs(values, 4)
+
+
+# ---------------------------------------------------------------------------- bisect
+
+
+def bisections(xs, x, lo, hi):
+    found = (
+        bisect.bisect_left(xs, x),
+        bisect.bisect_right(xs, x),
+        bisect.bisect(xs, x, lo),
+        bisect.bisect_left(xs, x, lo, hi),
+        bisect.bisect_right(xs, x, lo, hi),
+    )
+    grown = list(xs)
+    bisect.insort(grown, x)
+    bisect.insort_left(grown, x, lo)
+    bisect.insort_right(grown, x - 1, lo, hi)
+    return found, grown
+
+
+def by_length(words, word):
+    bisect.insort(words, word, key=len)
+    return words, bisect.bisect_left(words, 2, key=len), bisect.bisect_right(words, 2, key=len)
+
+
+def test_bisect_and_insort_as_cpython():
+    jitted = ember.njit(bisections)
+    rng = random.Random(4)
+    for n in (1, 2, 7, 30):
+        xs = sorted(rng.randint(-5, 5) for _ in range(n))
+        for x in (-6, 0, 3, 6):
+            for lo, hi in ((0, -1), (1, n), (0, 0), (n // 2, n), (2, 1)):
+                assert jitted(list(xs), x, lo, hi) == bisections(list(xs), x, lo, hi)
+    words = ["a", "cc", "dd", "eee"]
+    assert ember.njit(by_length)(list(words), "bb") == by_length(list(words), "bb")
+    with pytest.raises(ValueError, match="lo must be non-negative"):
+        jitted([1, 2], 1, -1, 2)
