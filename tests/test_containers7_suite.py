@@ -276,3 +276,24 @@ def test_bisect_and_insort_as_cpython():
     assert ember.njit(by_length)(list(words), "bb") == by_length(list(words), "bb")
     with pytest.raises(ValueError, match="lo must be non-negative"):
         jitted([1, 2], 1, -1, 2)
+
+
+# ---------------------------------------------------------------------------- sorting
+
+
+def sort_lists_and_bools(xs):
+    pairs = [[x % 3, -x] for x in xs]
+    pairs.sort(reverse=True)
+    flags = [x > 1 for x in xs]
+    flags.sort()
+    labelled = [(str(x % 2), [x, -x]) for x in xs]
+    labelled.sort()
+    return pairs, flags, labelled, sorted([[x % 2, x] for x in xs])
+
+
+def test_sort_lists_of_lists_bools_and_tuples_holding_lists():
+    jitted = ember.njit(sort_lists_and_bools)
+    rng = random.Random(9)
+    for n in (1, 2, 20, 40):
+        xs = [rng.randint(-5, 5) for _ in range(n)]
+        assert jitted(xs) == sort_lists_and_bools(xs)
