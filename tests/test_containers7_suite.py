@@ -297,3 +297,37 @@ def test_sort_lists_of_lists_bools_and_tuples_holding_lists():
     for n in (1, 2, 20, 40):
         xs = [rng.randint(-5, 5) for _ in range(n)]
         assert jitted(xs) == sort_lists_and_bools(xs)
+
+
+# ---------------------------------------------------------------------------- format(x, '.2f')
+
+_C_SPECS = (".2f", ".0f", "f", "e", ".3e", "E", "g", ".10g", "G", "#.0f", "#g", "0.2f", "n", "F")
+
+
+def c_conversions(x):
+    return (
+        format(x, ".2f"),
+        format(x, ".0f"),
+        format(x, "f"),
+        format(x, "e"),
+        format(x, ".3e"),
+        format(x, "E"),
+        format(x, "g"),
+        format(x, ".10g"),
+        format(x, "G"),
+        format(x, "#.0f"),
+        format(x, "#g"),
+        format(x, "0.2f"),
+        format(x, "n"),
+        f"{x:F}",
+    )
+
+
+def test_plain_c_conversions_as_cpython():
+    jitted = ember.njit(c_conversions)
+    rng = random.Random(6)
+    values = [0.0, -0.0, 1.5, -2.5, 2.675, 1e-7, 1e22, -1e300, 5e-324, math.inf, -math.inf]
+    values += [math.nan, -math.nan] + [rng.uniform(-1e6, 1e6) for _ in range(200)]
+    for x in values:
+        assert jitted(x) == tuple(format(x, spec) for spec in _C_SPECS)
+    assert jitted(7) == tuple(format(7, spec) for spec in _C_SPECS)
