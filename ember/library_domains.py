@@ -65,6 +65,7 @@ DOMAINS = (
     ),
     Domain("random", ("ember.library.builtins.randomlib",), value_modules=("random",)),
     Domain("heapq", ("ember.library.builtins.heapqlib",), value_modules=("heapq", "_heapq")),
+    Domain("bisect", ("ember.library.builtins.bisectlib",), value_modules=("bisect", "_bisect")),
     Domain("print", ("ember.library.builtins.printing",), values=(print,)),
     Domain(
         "functional",

@@ -143,7 +143,7 @@ def test_check_compares_values_exceptions_and_mutation():
     assert check(ok)["status"] == "ok"
     raises = job_for("def f(n):\n    return n // (n - n)\n")
     assert check(raises)["status"] == "ok"  # ZeroDivisionError on both sides
-    unsupported = job_for("def f(n):\n    return [*range(n)]\n")
+    unsupported = job_for("def f(n):\n    class A:\n        pass\n    return n\n")
     assert check(unsupported)["status"] == "unsupported"
 
 

@@ -69,6 +69,8 @@ class DictType(HashTable):
         `d[k] = d.get(k, 0) + 1` can decide it (typing widens it once the dict is known)."""
         if method in ("get", "pop") and len(args) == 2 and args[1] != none:
             return unliteral(args[1])
+        if method == "setdefault" and len(args) == 2 and self.key_type.is_precise:
+            return self.value_type  # `{}` holding `[]` so far: the append decides them
         return None
 
     def _rebuild_args(self) -> tuple:

@@ -293,6 +293,8 @@ def unify_pair(first: types.Type, second: types.Type) -> types.Type | None:
         return _unify_list_kinds(first, second)
     if isinstance(first, types.HashTable) and type(first) is type(second):
         # as for lists: only an empty `{}`/`set()` of undefined members takes another's type
+        if isinstance(first, types.DictType) and not (first.is_precise and second.is_precise):
+            return _unify_waiting_dicts(first, second)
         if not first.is_precise:
             return second
         if not second.is_precise:
@@ -306,6 +308,26 @@ def unify_pair(first: types.Type, second: types.Type) -> types.Type | None:
         this = unify_pair(first.this, second.this) if first.attr == second.attr else None
         return None if this is None else types.BoundFunction(this, first.attr)
     return unify_functions(first, second)
+
+
+def _unify_waiting_dicts(first: types.DictType, second: types.DictType) -> types.Type | None:
+    """Dicts of which one at least still waits for members: each undefined member takes the
+    other's (`{}` holding `[]` so far meets `{int64: list(int64)}`); defined ones must agree."""
+
+    def member(a: types.Type, b: types.Type) -> types.Type | None:
+        if a is types.undefined or a is b:
+            return b
+        if b is types.undefined:
+            return a
+        if isinstance(a, types.List) and isinstance(b, types.List):
+            return unify_pair(a, b) if not (a.is_precise and b.is_precise) else None
+        if isinstance(a, types.HashTable) and isinstance(b, types.HashTable):
+            return unify_pair(a, b) if not (a.is_precise and b.is_precise) else None
+        return None
+
+    key = member(first.key_type, second.key_type)
+    value = member(first.value_type, second.value_type)
+    return None if key is None or value is None else types.DictType(key, value)
 
 
 def _unify_list_kinds(first: types.List, second: types.List) -> types.List | None:

@@ -7,6 +7,7 @@ unification (int64 then float64 gives float64).
 
 from __future__ import annotations
 
+import heapq
 import operator
 import threading
 from dataclasses import dataclass, field
@@ -202,7 +203,10 @@ class TypeInferer:
             ]
             name = f"'{named[0]}'" if named else "here"
             kind = self.typemap[untyped[0].target.name]
-            if isinstance(kind, types.DictType):
+            if _awaiting_values(kind):
+                what = "item type of the empty containers stored as values in the dict"
+                hint = "d = {0: [0.0]}) or append"
+            elif isinstance(kind, types.DictType):
                 what, hint = "key and value types of the empty dict", "d = {0: 0.0}) or store"
             elif isinstance(kind, types.Set):
                 what, hint = "item type of the empty set", "s = {0.0}) or add"
@@ -226,17 +230,43 @@ class TypeInferer:
         """Give an empty list of undefined items the type a store into it decides: the
         variable `holder` and, backwards through copies, every variable it came from (later
         sweeps carry the type forward). Then retry the statement."""
-        if refined is not None and refined.is_precise:
-            pending = [holder.name]
-            seen = set()
-            while pending:
-                name = pending.pop()
-                if name in seen:
-                    continue
-                seen.add(name)
-                self._refine(ir.Var(name, loc), refined, loc)
-                pending += [v.name for v in self.definitions.get(name, ()) if isinstance(v, ir.Var)]
+        if refined is not None and (refined.is_precise or _awaiting_values(refined)):
+            self._refine_backwards(holder.name, refined, loc)
         raise _Pending
+
+    def _refine_backwards(self, name: str, refined: types.Type, loc: ir.Loc) -> None:
+        """`refined` for `name` and the variables it was copied from; a container read out of
+        a dict that waits for its values (`d[k]`, `d.setdefault(k, [])`) decides that dict's
+        value type too: `d.setdefault(k, []).append(v)` with `d = {}`."""
+        pending, seen = [name], set()
+        while pending:
+            name = pending.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            self._refine(ir.Var(name, loc), refined, loc)
+            for value in self.definitions.get(name, ()):
+                if isinstance(value, ir.Var):
+                    pending.append(value.name)
+                    continue
+                source = self._waiting_dict_read(value)
+                if source is not None:
+                    key_type = self.typemap[source.name].key_type
+                    self._refine_backwards(source.name, types.DictType(key_type, refined), loc)
+
+    def _waiting_dict_read(self, value: ir.Expr) -> ir.Var | None:
+        """The dict variable of `d[k]`, `d.setdefault(k, v)`, `d.get(k, v)` or `d.pop(k, v)`
+        when that dict still waits for its value type, else None."""
+        if isinstance(value, (ir.GetItem, ir.StaticGetItem)):
+            source = value.value
+        elif isinstance(value, ir.Call) and len(value.args) == 2:
+            method = next(iter(self.definitions.get(value.func.name, ())), None)
+            if not isinstance(method, ir.GetAttr) or method.attr not in _DEFAULTED_READS:
+                return None
+            source = method.value
+        else:
+            return None
+        return source if _awaiting_values(self.typemap.get(source.name)) else None
 
     def _widen_list(self, expr: ir.Call, method: types.BoundFunction, args: tuple) -> None:
         """`xs = [1]` then `xs.append(2.5)`: as in Numba, the list made here holds the wider
@@ -348,6 +378,8 @@ class TypeInferer:
             self._refine_list(stmt.target, args[0].refined_by("__setitem__", args[1:]), stmt.loc)
         if _empty_into_slice(*args):  # `xs[i:j] = []`: the items of xs
             self._refine_list(stmt.value, args[2].of(args[0].dtype), stmt.loc)
+        if isinstance(args[0], types.DictType) and _empty_of_values(args[0], args[2]):
+            self._refine_list(stmt.value, args[0].value_type, stmt.loc)  # `d[k] = []`
         _require_precise(args)
         sig = self.context.resolve_operator(operator.setitem, args)
         if sig is None:  # a constant index offered as a literal (a record's field position)
@@ -586,11 +618,14 @@ class TypeInferer:
         if isinstance(fnty, types.BoundFunction) and _is_refinable(fnty.this):
             if not fnty.this.is_precise:
                 found = fnty.this.provisional_result(fnty.attr, args)
-                if found is not None and found.is_precise:
+                waiting = _awaiting_values(fnty.this) or _is_refinable(found)
+                if found is not None and (found.is_precise or waiting):
                     return found  # typed again, for real, once a store decides the dict
                 refined = fnty.this.refined_by(fnty.attr, args)
                 self._refine_list(self._receiver(expr.func), refined, expr.loc)
             self._widen_list(expr, fnty, args)
+        if _pushes_into_empty_list(fnty, args):  # `heap = []; heapq.heappush(heap, item)`
+            self._refine_list(expr.args[0], args[0].refined_by("append", args[1:]), expr.loc)
         if isinstance(fnty, types.BoundFunction) and _empty_default(fnty, args):
             # `d.setdefault(k, []).append(v)`: the empty display holds the dict's values
             self._refine_list(expr.args[1], fnty.this.value_type, expr.loc)
@@ -644,6 +679,8 @@ class TypeInferer:
 
     def _type_getitem(self, expr: ir.GetItem) -> types.Type:
         args = (self._typeof_var(expr.value), self._typeof_var(expr.index))
+        if _awaiting_values(args[0]):  # typed again once a store into the value decides it
+            return args[0].value_type
         return self._type_subscript(expr, expr.index, args)
 
     def _type_subscript(self, expr: ir.GetItem | ir.StaticGetItem, index: ir.Var, args: tuple):
@@ -799,11 +836,41 @@ def _empty_default(method: types.BoundFunction, args: tuple) -> bool:
     """`d.setdefault(k, [])` (or get/pop) of a known dict: the default is an empty display of
     undefined items of the same kind of container as the dict's values."""
     this = method.this
-    known = isinstance(this, types.DictType) and this.is_precise and len(args) == 2
-    if not known or method.attr not in ("setdefault", "get", "pop") or args[1].is_precise:
+    if len(args) != 2 or method.attr not in _DEFAULTED_READS:
+        return False
+    return isinstance(this, types.DictType) and _empty_of_values(this, args[1])
+
+
+def _empty_of_values(table: types.DictType, value: types.Type) -> bool:
+    """Whether `value` is an empty display of undefined items of the same kind of container
+    as the values of the known dict `table`."""
+    if not table.is_precise or value.is_precise:
         return False
     kinds = (types.List, types.Set, types.DictType)
-    return any(isinstance(args[1], k) and isinstance(this.value_type, k) for k in kinds)
+    return any(isinstance(value, k) and isinstance(table.value_type, k) for k in kinds)
+
+
+_DEFAULTED_READS = ("setdefault", "get", "pop")
+
+# Functions that store their second argument into the list given first.
+_PUSHING_FUNCTIONS = (heapq.heappush, heapq.heappushpop)
+
+
+def _pushes_into_empty_list(fnty: types.Type, args: tuple) -> bool:
+    if not isinstance(fnty, types.Function) or fnty.typing_key not in _PUSHING_FUNCTIONS:
+        return False
+    return len(args) == 2 and isinstance(args[0], types.List) and not args[0].is_precise
+
+
+def _awaiting_values(typ: types.Type | None) -> bool:
+    """A dict display whose key type is known and whose values are empty containers still
+    waiting for their items (`d = {}; d[k] = []` before the `d[k].append(v)`)."""
+    return (
+        isinstance(typ, types.DictType)
+        and typ.key_type.is_precise
+        and not typ.value_type.is_precise
+        and _is_refinable(typ.value_type)
+    )
 
 
 def _array_type_spelled(value_type: types.TypeRef, index) -> types.TypeRef | None:

@@ -888,10 +888,14 @@ def list_max(xs):
 
 
 def _sortable(item: types.Type) -> bool:
-    """Items `<` orders: numbers, datetimes, strings, and tuples of those."""
+    """Items `<` orders: numbers, booleans, datetimes, strings, and tuples and lists of those
+    (compared item by item, as CPython)."""
     if isinstance(item, types.BaseTuple):
         return all(_sortable(member) for member in item)
-    return isinstance(item, (types.Number, types.NPDatetime, types.NPTimedelta, types.UnicodeType))
+    if isinstance(item, types.List):
+        return _sortable(item.dtype)
+    scalars = (types.Number, types.Boolean, types.NPDatetime, types.NPTimedelta, types.UnicodeType)
+    return isinstance(item, scalars)
 
 
 @overload_method(types.List, "sort")

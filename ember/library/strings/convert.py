@@ -13,7 +13,15 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.extending import intrinsic, overload, register_jitable
-from ember.library.strings.core import _get, _length, _new, _set, is_string, string, substring
+from ember.library.strings.core import (
+    _copy,
+    _get,
+    _length,
+    _new,
+    _set,
+    is_string,
+    string,
+)
 from ember.library.strings.methods import is_space
 from ember.library.strings.unicode import DECIMAL_VALUE, unicode_property
 from ember.lowering import arrays as refs
@@ -111,9 +119,9 @@ def _declare(module: llvm.Module, name: str, fnty: llvm.FunctionType) -> llvm.Fu
 
 
 @intrinsic
-def _format_exponent(typingctx, x, precision):
-    """C's `%.*e` of a double with `precision` digits after the point, as a string whose
-    characters are followed by a NUL (so `_strtod` can read it back)."""
+def _print_exponent(typingctx, buffer, x, precision):
+    """C's `%.*e` of a double with `precision` digits after the point, written NUL-ended into
+    `buffer` (a 1-byte string of `_SCRATCH` characters); the number of characters."""
 
     def codegen(context, builder, sig, args):
         snprintf = _declare(
@@ -122,65 +130,113 @@ def _format_exponent(typingctx, x, precision):
             llvm.FunctionType(refs.i32, [refs.ptr, refs.i64, refs.ptr], var_arg=True),
         )
         pattern = primitives.constant(builder, "%.*e\0")
-        buffer = refs.alloca_in_entry(builder, llvm.ArrayType(refs.i8, 40), "repr.buffer")
-        width = builder.trunc(args[1], refs.i32)
-        format_args = [buffer, refs.const(40), primitives.data(builder, pattern), width, args[0]]
-        length = builder.sext(builder.call(snprintf, format_args), refs.i64)
-        text = primitives.allocate(
-            context, builder, refs.const(1), builder.add(length, refs.const(1))
-        )
-        refs.memcpy(
-            builder, primitives.data(builder, text), buffer, builder.add(length, refs.const(1))
-        )
-        return builder.insert_value(text, length, 2)
+        width = builder.trunc(args[2], refs.i32)
+        data, size = primitives.data(builder, args[0]), refs.const(_SCRATCH)
+        format_args = [data, size, primitives.data(builder, pattern), width, args[1]]
+        return builder.sext(builder.call(snprintf, format_args), refs.i64)
 
-    return signature(string, types.float64, types.int64), codegen
+    return signature(types.int64, string, types.float64, types.int64), codegen
 
 
-@register_jitable
-def _bumped(text):
-    """`text` ("d.ddde+xx") with its last mantissa digit one higher (carrying), NUL-ended."""
-    mark = text.find("e")
-    exponent = int(text[mark + 1 :])
-    digits = text[0] + text[2:mark] if mark > 1 else text[0]
-    n = len(digits)
-    out = _new(1, n)
-    carry = 1
-    for k in range(n - 1, -1, -1):
-        digit = _get(digits, k) - 48 + carry
-        carry = 1 if digit == 10 else 0
-        _set(out, k, 48 + (0 if digit == 10 else digit))
-    if carry:  # 9.99 -> 10.00: one digit more in front, exponent up
-        out = "1" + substring(out, 0, n - 1)
-        exponent += 1
-    mantissa = out[0] + "." + out[1:] if n > 1 else out
-    sign = "e-" if exponent < 0 else "e+"
-    return mantissa + sign + ("0" if abs(exponent) < 10 else "") + str(abs(exponent)) + "\0"
+@intrinsic
+def _double_bits(typingctx, x):
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], refs.i64)
+
+    return signature(types.int64, types.float64), codegen
+
+
+# Room for C's longest `%.16e` ("d.dddddddddddddddde-308") and its NUL.
+_SCRATCH = 40
+_MANTISSA_BITS = (1 << 52) - 1
 
 
 @register_jitable
-def _reads_back(text, x, single):
-    """Whether the NUL-ended `text` reads back as `x` (as a float32 when `single`)."""
-    value = _strtod(text)
+def _reads_back(buffer, x, single):
+    """Whether the NUL-ended text in `buffer` reads back as `x` (as a float32 when `single`)."""
+    value = _strtod(buffer)
     if single:
         return np.float32(value) == np.float32(x)
     return value == x
 
 
 @register_jitable
-def _shortest_exponent_text(x, single):
-    """The shortest `%.*e` spelling of a finite positive double (float32 when `single`) that
-    reads back as the same number, the nearer one first (CPython's and NumPy's repr digits);
-    at a power of two the nearest spelling may fall outside the narrower lower half-interval,
-    the next one up then does."""
-    for precision in range(17):
-        text = _format_exponent(x, precision)
-        if _reads_back(text, x, single):
-            return text
-        above = _bumped(text)
-        if _reads_back(above, x, single):
-            return substring(above, 0, len(above) - 1)
-    return _format_exponent(x, 16)
+def _scientific_parts(buffer):
+    """(the mantissa's digits as an integer, how many, the decimal exponent) of the
+    "d[.ddd]e[+-]xx" text in `buffer`."""
+    digits = _get(buffer, 0) - 48
+    count = 1
+    k = 1
+    if _get(buffer, 1) == 46:  # '.'
+        k = 2
+        while _get(buffer, k) != 101:  # 'e'
+            digits = digits * 10 + _get(buffer, k) - 48
+            count += 1
+            k += 1
+    negative = _get(buffer, k + 1) == 45
+    k += 2
+    exponent = 0
+    while _get(buffer, k) != 0:
+        exponent = exponent * 10 + _get(buffer, k) - 48
+        k += 1
+    return digits, count, -exponent if negative else exponent
+
+
+@register_jitable
+def _put_integer(buffer, position, value):
+    """The decimal digits of `value` >= 0 written from `position`; the position after them."""
+    end = position + _digit_count(value)
+    for k in range(end - 1, position - 1, -1):
+        _set(buffer, k, 48 + value % 10)
+        value //= 10
+    return end
+
+
+@register_jitable
+def _reads_back_as_integer(buffer, x, single, digits, scale):
+    """Whether `digits` * 10**`scale` reads back as `x` (written "DDDe-SS" into `buffer`)."""
+    position = _put_integer(buffer, 0, digits)
+    _set(buffer, position, 101)
+    if scale < 0:
+        _set(buffer, position + 1, 45)
+        position += 1
+    end = _put_integer(buffer, position + 1, abs(scale))
+    _set(buffer, end, 0)
+    return _reads_back(buffer, x, single)
+
+
+@register_jitable
+def _shortest_digits(x, single, buffer):
+    """(digits, how many, decimal exponent of the first) of the shortest decimal that reads
+    back as the finite x > 0 (a float32 when `single`), the nearest one among equally short
+    ones: CPython's repr digits (NumPy's for float32)."""
+    if _double_bits(x) & _MANTISSA_BITS:
+        # Not a power of two: its rounding interval is symmetric, so the nearest spelling at
+        # each precision is the only one to try, and once one reads back every longer one
+        # does: a binary search finds the shortest.
+        low, high = 0, 16
+        while low < high:
+            middle = (low + high) // 2
+            _print_exponent(buffer, x, middle)
+            if _reads_back(buffer, x, single):
+                high = middle
+            else:
+                low = middle + 1
+        _print_exponent(buffer, x, low)
+        return _scientific_parts(buffer)
+    # A power of two: the interval below is half the one above, where the nearest spelling may
+    # fall outside while the next one up is inside.
+    for precision in range(16):
+        _print_exponent(buffer, x, precision)
+        digits, count, exponent = _scientific_parts(buffer)
+        if _reads_back(buffer, x, single):
+            return digits, count, exponent
+        if _reads_back_as_integer(buffer, x, single, digits + 1, exponent - count + 1):
+            if _digit_count(digits + 1) > count:  # 9.99 -> 10.0: an exponent higher
+                return (digits + 1) // 10, count, exponent + 1
+            return digits + 1, count, exponent
+    _print_exponent(buffer, x, 16)
+    return _scientific_parts(buffer)
 
 
 @register_jitable
@@ -193,29 +249,48 @@ def _float_repr(x, single=False):
     magnitude = -x if negative else x
     if magnitude == magnitude * 2.0:  # infinite
         return "-inf" if negative else "inf"
-    text = _shortest_exponent_text(magnitude, single)
-    # text is "d[.ddd]e[+-]xx": gather the digits and the decimal exponent
-    mark = text.find("e")
-    digits = text[0] + text[2:mark] if mark > 1 else text[0]
-    exponent = int(text[mark + 1 :])
+    buffer = _new(1, _SCRATCH)
+    digits, count, exponent = _shortest_digits(magnitude, single, buffer)
+    while count > 1 and digits % 10 == 0:
+        digits //= 10
+        count -= 1
+    _put_integer(buffer, 0, digits)  # the digits' characters, from buffer[0]
     point = exponent + 1  # digits[:point] . digits[point:]
-    n = len(digits)
-    sign = "-" if negative else ""
+    sign = 1 if negative else 0
     if (magnitude < 1e-4 or magnitude >= 1e6) if single else (point <= -4 or point > 16):
-        mantissa = digits[0] + "." + digits[1:] if n > 1 else digits
         shown = abs(exponent)
-        return (
-            sign
-            + mantissa
-            + ("e-" if exponent < 0 else "e+")
-            + ("0" if shown < 10 else "")
-            + str(shown)
-        )
-    if point <= 0:
-        return sign + "0." + "0" * (-point) + digits
-    if point >= n:
-        return sign + digits + "0" * (point - n) + ".0"
-    return sign + digits[:point] + "." + digits[point:]
+        shown_count = max(_digit_count(shown), 2)
+        fraction = count - 1 + (1 if count > 1 else 0)  # ".ddd", or nothing
+        out = _new(1, sign + 1 + fraction + 2 + shown_count)
+        _set(out, sign, _get(buffer, 0))
+        if count > 1:
+            _set(out, sign + 1, 46)
+            _copy(out, sign + 2, buffer, 1, count - 1)
+        position = sign + 1 + fraction
+        _set(out, position, 101)
+        _set(out, position + 1, 45 if exponent < 0 else 43)
+        _set(out, position + 2, 48)  # the exponent's leading zero, overwritten from 10 on
+        _put_integer(out, position + 2 + shown_count - _digit_count(shown), shown)
+    elif point <= 0:  # 0.000ddd
+        out = _new(1, sign + 2 - point + count)
+        for k in range(sign, sign + 2 - point):
+            _set(out, k, 48)
+        _set(out, sign + 1, 46)
+        _copy(out, sign + 2 - point, buffer, 0, count)
+    elif point >= count:  # ddd000.0
+        out = _new(1, sign + point + 2)
+        _copy(out, sign, buffer, 0, count)
+        for k in range(sign + count, sign + point + 2):
+            _set(out, k, 48)
+        _set(out, sign + point, 46)
+    else:  # ddd.ddd
+        out = _new(1, sign + count + 1)
+        _copy(out, sign, buffer, 0, point)
+        _set(out, sign + point, 46)
+        _copy(out, sign + point + 1, buffer, point, count - point)
+    if negative:
+        _set(out, 0, 45)
+    return out
 
 
 # ---------------------------------------------------------------------------- str -> numbers
@@ -357,12 +432,23 @@ def _digits_run(s, k, high):
 
 
 @register_jitable
+def _spells(s, low, high, word):
+    """Whether s[low:high] is the ASCII `word` in any case (CPython's float() compares
+    ASCII letters only: other characters never spell inf or nan)."""
+    if high - low != _length(word):
+        return False
+    for k in range(high - low):
+        if _get(s, low + k) | 32 != _get(word, k):
+            return False
+    return True
+
+
+@register_jitable
 def _special_float(s, low, high):
     """inf, infinity or nan (any case) between low and high, else 0.0 with found False."""
-    word = substring(s, low, high).lower()
-    if word == "inf" or word == "infinity":
+    if _spells(s, low, high, "inf") or _spells(s, low, high, "infinity"):
         return True, 1e308 * 10.0
-    if word == "nan":
+    if _spells(s, low, high, "nan"):
         return True, (1e308 * 10.0) * 0.0
     return False, 0.0
 

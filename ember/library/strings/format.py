@@ -353,6 +353,17 @@ def format_float(value, fill, align, sign, width, separator, zeros, precision, p
     return _finish_float(negative, text, sign, fill, align, width, separator, zeros)
 
 
+def format_float_c(value, precision, pattern):
+    """A float by a C conversion alone (no sign option, width, grouping nor '%'): C writes the
+    sign, "-0.00" and "-inf" too, as CPython does; NaN is spelled from the pattern's case
+    (C would write "-nan")."""
+    x = float(value)
+    if x != x:
+        conversion = _get(pattern, _length(pattern) - 2)  # the letter before the NUL
+        return "NAN" if conversion == 69 or conversion == 70 or conversion == 71 else "nan"
+    return _c_format(pattern, precision, x)
+
+
 def format_float_repr(value, fill, align, sign, width, separator, zeros):
     """A float with no type nor precision: its repr, aligned (apart: repr compiles slowly)."""
     x = float(value)
@@ -428,6 +439,8 @@ def format_plan(kind: str, text: str) -> tuple:
         pattern = "%" + ("#" if spec.alternate else "") + ".*" + c_code + "\0"
         if not code and precision < 0:
             return format_float_repr, number
+        if code and code != "%" and not (sign or spec.width or spec.grouping):
+            return format_float_c, (precision, pattern)  # the common '.2f': compiles in a third
         kind_code = 1 if code == "%" else (2 if not code else 0)
         return format_float, (*number, precision, pattern, kind_code)
     base = {"b": 2, "o": 8, "x": 16, "X": 16}.get(code, 10)

@@ -40,25 +40,41 @@ def _escaped_code(code):
 
 
 @register_jitable
-def _escape(code, quote):
-    """The text standing for one code point inside the quotes, or "" when it stands as is."""
-    if code == quote or code == 92:
-        return "\\'" if code == 39 else ('\\"' if code == 34 else "\\\\")
-    if code == 9:
-        return "\\t"
-    if code == 10:
-        return "\\n"
-    if code == 13:
-        return "\\r"
+def _escape_width(code, quote):
+    """How many characters stand for one code point inside the quotes: 1 (itself), 2 (a
+    backslash pair), 4, 6 or 10 (`\\xNN`, `\\uNNNN`, `\\UNNNNNNNN`), as CPython's repr writes."""
+    if code == quote or code == 92 or code == 9 or code == 10 or code == 13:
+        return 2
     if code < 32 or code == 127:
-        return _escaped_code(code)
+        return 4
     if code < 127 or unicode_property(code, FLAGS) & PRINTABLE:
-        return ""
-    return _escaped_code(code)
+        return 1
+    return 4 if code <= 0xFF else (6 if code <= 0xFFFF else 10)
+
+
+@register_jitable
+def _put_escaped(out, position, code, width):
+    """The `width` characters standing for `code` (see `_escape_width`) written at `position`."""
+    if width == 1:
+        _set(out, position, code)
+        return
+    _set(out, position, 92)
+    if width == 2:  # \t \n \r, or a backslash before the quote or backslash itself
+        letter = 116 if code == 9 else (110 if code == 10 else (114 if code == 13 else code))
+        _set(out, position + 1, letter)
+        return
+    _set(out, position + 1, 120 if width == 4 else (117 if width == 6 else 85))  # x u U
+    for k in range(position + width - 1, position + 1, -1):
+        digit = code & 15
+        _set(out, k, digit + (48 if digit < 10 else 87))
+        code >>= 4
 
 
 @register_jitable
 def _string_repr(s):
+    """Two passes over the code points (the quote and the length, then the text) into one new
+    string: no pieces joined, which keeps every error message built from a repr cheap to
+    compile."""
     n = _length(s)
     has_single = has_double = False
     for index in range(n):
@@ -66,18 +82,24 @@ def _string_repr(s):
         has_single |= code == 39
         has_double |= code == 34
     quote = 34 if has_single and not has_double else 39
-    quote_text = '"' if quote == 34 else "'"
-    parts = [quote_text]
-    start = 0
+    total = 2
+    widest = quote
     for index in range(n):
-        escaped = _escape(_get(s, index), quote)
-        if len(escaped):
-            parts.append(substring(s, start, index))
-            parts.append(escaped)
-            start = index + 1
-    parts.append(substring(s, start, n))
-    parts.append(quote_text)
-    return "".join(parts)
+        code = _get(s, index)
+        width = _escape_width(code, quote)
+        total += width
+        if width == 1 and code > widest:
+            widest = code
+    out = _new(1 if widest < 0x100 else (2 if widest < 0x10000 else 4), total)
+    _set(out, 0, quote)
+    position = 1
+    for index in range(n):
+        code = _get(s, index)
+        width = _escape_width(code, quote)
+        _put_escaped(out, position, code, width)
+        position += width
+    _set(out, position, quote)
+    return out
 
 
 @register_jitable
