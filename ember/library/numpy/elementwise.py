@@ -301,7 +301,9 @@ def _angle(z, deg):
 def _select_angle(z, deg=False):
     deg = as_type(deg)
     typ = z.dtype if is_array(z) else types.unliteral(z)
-    return _angle if isinstance(typ, types.Number) else None
+    if not isinstance(typ, types.Number):
+        raise TypingError('Argument "z" must be a complex or Array[complex]')
+    return _angle
 
 
 def _real_part(val):

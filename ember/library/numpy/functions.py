@@ -439,6 +439,7 @@ _isclose_jit = njit(**NUMPY_ERRORS)(_isclose)
 
 
 def _allclose(a, b, rtol, atol, equal_nan):
+    np.broadcast_shapes(np.shape(a), np.shape(b))  # NumPy's mismatch message, before any work
     return bool(_isclose_jit(a, b, rtol, atol, equal_nan).all())
 
 
@@ -465,11 +466,26 @@ def _np_isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return _select_closeness(_isclose)(a, b, rtol, atol, equal_nan)
 
 
+def _check_closeness_arguments(a, b, rtol, atol, equal_nan):
+    """TypingErrors naming the argument that cannot be compared (as Numba words them)."""
+    if not (_array(a) or _real_number(a)):
+        raise TypingError('The first argument "a" must be array-like')
+    if not (_array(b) or _real_number(b)):
+        raise TypingError('The second argument "b" must be array-like')
+    if not isinstance(rtol, (types.Float, types.Integer)) or isinstance(rtol, types.Boolean):
+        raise TypingError('The third argument "rtol" must be a floating point')
+    if not isinstance(atol, (types.Float, types.Integer)) or isinstance(atol, types.Boolean):
+        raise TypingError('The fourth argument "atol" must be a floating point')
+    if not isinstance(equal_nan, types.Boolean):
+        raise TypingError('The fifth argument "equal_nan" must be a boolean')
+
+
 @overload(np.allclose, jit_options=NUMPY_ERRORS)
 def _np_allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    rtol = as_type(rtol)
-    atol = as_type(atol)
-    equal_nan = as_type(equal_nan)
+    rtol = types.unliteral(as_type(rtol))
+    atol = types.unliteral(as_type(atol))
+    equal_nan = types.unliteral(as_type(equal_nan))
+    _check_closeness_arguments(a, b, rtol, atol, equal_nan)
     return _select_closeness(_allclose)(a, b, rtol, atol, equal_nan)
 
 

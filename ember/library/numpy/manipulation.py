@@ -976,9 +976,13 @@ def _partition_of_sequence(impl):
 
 def _select_partition(impl, many_impl):
     def select(a, kth):
+        if not (is_array(a) or isinstance(a, (types.List, types.ListType, types.BaseTuple))):
+            raise TypingError("The first argument must be an array-like")
+        if is_array(a) and a.ndim == 0:
+            raise TypingError("The first argument must be at least 1-D (found 0-D)")
         kind = _kth_kind(types.unliteral(kth))
         if kind is None:
-            return None
+            raise TypingError("Partition index must be integer")
         if kind == "bad":
             return _kth_must_be_1d
         chosen = impl if kind == "one" else many_impl
