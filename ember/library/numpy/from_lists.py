@@ -184,17 +184,20 @@ def _relisted(items_type: types.BaseTuple):
 # ---------------------------------------------------------------------------- of a str
 
 
-def _array_of_text(obj, dtype=None):
+_ARRAY_OF_TEXT = """
+def array_of_text(obj, dtype=None):
     out = np.empty((), TEXT_DTYPE)
     out[()] = obj
     return out
+"""
 
 
 @functools.cache
 def _array_of_text_impl(length: int):
     """A 0-d '<U{length}' array holding the text (NumPy's np.array('...'))."""
     namespace = {"np": np, "TEXT_DTYPE": np.dtype(f"<U{max(length, 1)}")}
-    impl = type(_array_of_text)(_array_of_text.__code__, namespace, "array_of_text", (None,))
+    exec(_ARRAY_OF_TEXT, namespace)  # noqa: S102 - fixed text
+    impl = namespace["array_of_text"]
     impl.__module__ = __name__
     return impl
 
