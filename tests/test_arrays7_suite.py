@@ -256,3 +256,37 @@ def test_numpy_scalar_instance_as_dtype():
 
     for got, want in zip(f(3), (np.eye(3, dtype=np.complex64), np.zeros(3, np.int16)), strict=True):
         assert_same_array(got, want)
+
+
+# ---------------------------------------------------------------------------- searchsorted, select
+
+
+def test_searchsorted_follows_numpys_search_step_for_step():
+    """NumPy's bounds carry over between values: an unsorted `a` (its positions are NumPy's
+    choice, not a contract) still gives NumPy's answers, NaN and inf included."""
+    left = njit(lambda a, v: np.searchsorted(a, v))
+    right = njit(lambda a, v: np.searchsorted(a, v, side="right"))
+    pool = np.array([*range(-5, 30), *[np.nan] * 5, *[np.inf] * 3, *[-np.inf] * 3])
+    for i in range(150):
+        a = RNG.choice(pool, RNG.choice([5, 10, 25]))
+        v = RNG.choice(pool, 10 + i % 3 - 1)
+        for sample in (a, np.sort(a)):
+            np.testing.assert_array_equal(left(sample, v), np.searchsorted(sample, v))
+            np.testing.assert_array_equal(
+                right(sample, v), np.searchsorted(sample, v, side="right")
+            )
+    empty = np.zeros(0)
+    np.testing.assert_array_equal(left(pool, empty), np.searchsorted(pool, empty))
+
+
+def test_select_result_dtype_promotes_with_the_default():
+    f = njit(lambda c, ch, d: np.select(c, ch, d))
+    x = np.arange(10)
+    cases = [
+        ([x < 3, x > 5], [x, x**2], 15.3),
+        ([x < 3, x > 5], [x.astype(np.int32), x.astype(np.int32)], 7),
+        ([x < 3, x > 5], [x.astype(np.float32), -x.astype(np.float32)], 0.5),
+        ([x < 3], [x * 1j], 2),
+    ]
+    for condlist, choicelist, default in cases:
+        assert_same_array(f(condlist, choicelist, default), np.select(condlist, choicelist, default))
