@@ -288,5 +288,5 @@ def test_select_result_dtype_promotes_with_the_default():
         ([x < 3, x > 5], [x.astype(np.float32), -x.astype(np.float32)], 0.5),
         ([x < 3], [x * 1j], 2),
     ]
-    for condlist, choicelist, default in cases:
-        assert_same_array(f(condlist, choicelist, default), np.select(condlist, choicelist, default))
+    for condlist, choices, default in cases:
+        assert_same_array(f(condlist, choices, default), np.select(condlist, choices, default))
