@@ -290,3 +290,49 @@ def test_select_result_dtype_promotes_with_the_default():
     ]
     for condlist, choices, default in cases:
         assert_same_array(f(condlist, choices, default), np.select(condlist, choices, default))
+
+
+# ---------------------------------------------------------------------------- small matrices
+
+
+def test_unwrap_keeps_numpys_dtype():
+    """Integers with an integer period unwrap in integers (an odd period has no ambiguous
+    boundary); float32 stays float32 (the period is a Python number to NumPy)."""
+    f = njit(lambda p, period: np.unwrap(p, period=period))
+    cases = [
+        (np.array([0, 75, 150, 225, 300, 180]), 360),
+        (np.array([2, 3, 4, 5, 2, 3, 4, 5]), 255),
+        (np.array([0, 2, 4, 6, -2, 1, 9, -7]), 4),
+        (np.array([0, 2, 4, 6, -2, 1, 9, -7]), 5),
+        (np.array([0, 2, 4, 6, -2, 1]), 2 * np.pi),
+    ]
+    for p, period in cases:
+        assert_same_array(f(p, period), np.unwrap(p, period=period))
+    p32 = np.linspace(0, 20, 9).astype(np.float32)
+    got, want = njit(lambda p: np.unwrap(p))(p32), np.unwrap(p32)
+    assert got.dtype == want.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_triangles_of_vectors_negative_tri_sizes_and_boolean_vander():
+    def shapes(v, n):
+        return np.tril(v), np.triu(v, 1), np.tril(v, -1), np.tri(n), np.tri(3, n), np.tri(n, 3, 1)
+
+    for v, n in ((np.arange(4.0), -2), (np.arange(3), 2), (np.zeros(0), 0)):
+        for got, want in zip(njit(shapes)(v, n), shapes(v, n), strict=True):
+            assert_same_array(got, want)
+    x = np.array([True, False, True])
+    assert_same_array(njit(lambda x: np.vander(x, 3, True))(x), np.vander(x, 3, True))
+
+
+def test_trim_zeros_with_a_runtime_trim_string():
+    f = njit(lambda a, trim: np.trim_zeros(a, trim))
+    cases = [
+        (np.array([0, 1, 2, 0, 0]), "FB"),
+        (np.array([0, 1, 2, 0]), "B"),
+        (np.array([0, 0, 1, 2, 5, 0]), "f"),
+        (np.array([0, 0, 1, 0]), "bf"),
+        (np.zeros(3, np.int64), "fb"),
+    ]
+    for a, trim in cases:
+        assert_same_array(f(a, trim), np.trim_zeros(a, trim))

@@ -149,29 +149,56 @@ def _unwrap_rows(rows, discont, period):
     return out
 
 
+def _unwrap_integer_rows(rows, discont, period):
+    """unwrap of integers by an integer period, in integers as NumPy: the half period rounds
+    down, and an odd period has no ambiguous boundary."""
+    half = period // 2
+    ambiguous = period % 2 == 0
+    limit = max(discont, period / 2.0)
+    out = rows.copy()
+    for r in range(rows.shape[0]):
+        correction = 0
+        for i in range(1, rows.shape[1]):
+            jump = rows[r, i] - rows[r, i - 1]
+            wrapped = np.mod(jump + half, period) - half
+            if ambiguous and wrapped == -half and jump > 0:
+                wrapped = half
+            if abs(jump) >= limit:
+                correction += wrapped - jump
+            out[r, i] = rows[r, i] + correction
+    return out
+
+
 _unwrap_rows_jit = njit(**NUMPY_ERRORS)(_unwrap_rows)
+_unwrap_integer_rows_jit = njit(**NUMPY_ERRORS)(_unwrap_integer_rows)
 
 
 @functools.cache
-def _unwrap_impl(one_dimensional: bool, default_discont: bool):
-    """unwrap through 2-d rows: the axis moved last, the others flattened."""
+def _unwrap_impl(one_dimensional: bool, default_discont: bool, integer: bool, out: str):
+    """unwrap through 2-d rows: the axis moved last, the others flattened; in int64 for
+    integers with an integer period, else float64; the result in `out` (NumPy's dtype)."""
     limit = "-np.inf" if default_discont else "discont"  # -inf: NumPy's default, period / 2
     if one_dimensional:
         body = f"""
     if axis != 0 and axis != -1:
         raise AxisError('axis is out of bounds for the array')
-    rows = p.astype(np.float64).reshape((1, p.shape[0]))
-    return unwrap_rows(rows, {limit}, period)[0]
+    rows = p.astype(WORK).reshape((1, p.shape[0]))
+    return unwrap_rows(rows, {limit}, period)[0].astype(OUT)
 """
     else:
         body = f"""
-    moved = np.ascontiguousarray(np.swapaxes(p, axis, -1)).astype(np.float64)
+    moved = np.ascontiguousarray(np.swapaxes(p, axis, -1)).astype(WORK)
     length = moved.shape[-1]
     rows = moved.reshape((moved.size // length if length else 0, length))
     done = unwrap_rows(rows, {limit}, period)
-    return np.swapaxes(done.reshape(moved.shape), axis, -1).copy()
+    return np.swapaxes(done.reshape(moved.shape), axis, -1).astype(OUT)
 """
-    namespace = dict(_NAMESPACE, unwrap_rows=_unwrap_rows_jit)
+    namespace = dict(
+        _NAMESPACE,
+        unwrap_rows=_unwrap_integer_rows_jit if integer else _unwrap_rows_jit,
+        WORK=np.int64 if integer else np.float64,
+        OUT=np.dtype(out).type,
+    )
     exec("def unwrap(p, discont, axis, period):" + body, namespace)  # noqa: S102 - fixed text
     return namespace["unwrap"]
 
@@ -186,4 +213,8 @@ def _select_unwrap(p, discont=None, axis=-1, period=2 * np.pi):
         return None
     if not isinstance(types.unliteral(period), real):
         return None
-    return _unwrap_impl(p.ndim == 1, is_none(discont))
+    period = types.unliteral(period)
+    integer = isinstance(p.dtype, types.Integer) and isinstance(period, types.Integer)
+    # the period is a Python number to NumPy: float32 stays float32, integers stay integers
+    out = np.result_type(numpy_dtype(p.dtype), 0 if integer else 0.0)
+    return _unwrap_impl(p.ndim == 1, is_none(discont), integer, out.name)

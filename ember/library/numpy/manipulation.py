@@ -503,9 +503,35 @@ def _triu(m, k):
     return _triangle_mask_jit(m, k, False)
 
 
-def _select_triangle(impl):
+def _triangle_of_vector(m, k, lower):
+    """NumPy's tril/triu of a 1-d m: the vector repeated as the rows of a square, masked."""
+    n = m.shape[0]
+    out = np.zeros((n, n), m.dtype)
+    for i in range(n):
+        for j in range(n):
+            if not ((j - i > k) if lower else (j - i < k)):
+                out[i, j] = m[j]
+    return out
+
+
+def _tril_of_vector(m, k):
+    return _triangle_of_vector_jit(m, k, True)
+
+
+def _triu_of_vector(m, k):
+    return _triangle_of_vector_jit(m, k, False)
+
+
+_triangle_of_vector_jit = njit(**NUMPY_ERRORS)(_triangle_of_vector)
+
+
+def _select_triangle(impl, vector_impl):
     def select(m, k):
-        return impl if is_array(m) and m.ndim >= 2 and is_integer(k) else None
+        if not (is_array(m) and is_integer(k)):
+            return None
+        if m.ndim == 1:
+            return vector_impl
+        return impl if m.ndim >= 2 else None
 
     return select
 
@@ -513,13 +539,13 @@ def _select_triangle(impl):
 @overload(np.tril, jit_options=NUMPY_ERRORS)
 def _np_tril(m, k=0):
     k = as_type(k)
-    return _select_triangle(_tril)(m, k)
+    return _select_triangle(_tril, _tril_of_vector)(m, k)
 
 
 @overload(np.triu, jit_options=NUMPY_ERRORS)
 def _np_triu(m, k=0):
     k = as_type(k)
-    return _select_triangle(_triu)(m, k)
+    return _select_triangle(_triu, _triu_of_vector)(m, k)
 
 
 def _fill_diagonal(a, val, wrap=False):
@@ -815,7 +841,7 @@ def _tri(N, M, k, dtype):
 
 
 def _tri_columns(N, M, k, dtype):
-    out = np.zeros((N, M), dtype)
+    out = np.zeros((max(N, 0), max(M, 0)), dtype)  # NumPy: a negative size gives no rows
     columns = M
     for i in range(N):
         for j in range(min(columns, max(i + k + 1, 0))):
@@ -879,7 +905,7 @@ def _vander_of(dtype: np.dtype):
 def _select_vander(x, N=None, increasing=False):
     N = as_type(N)
     increasing = as_type(increasing)
-    if not (is_array(x) and x.ndim == 1 and not isinstance(x.dtype, types.Boolean)):
+    if not (is_array(x) and x.ndim == 1):
         return None
     if not (isinstance(N, types.NoneType) or is_integer(N)):
         return None
