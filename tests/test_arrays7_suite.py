@@ -336,3 +336,30 @@ def test_trim_zeros_with_a_runtime_trim_string():
     ]
     for a, trim in cases:
         assert_same_array(f(a, trim), np.trim_zeros(a, trim))
+
+
+# ---------------------------------------------------------------------------- scalar questions
+
+
+def test_iscomplexobj_of_optionals_none_and_str():
+    @njit
+    def maybe(x, cond):
+        y = x if cond else None
+        return np.iscomplexobj(y), np.isrealobj(y)
+
+    for x in (1, 1 + 0j, np.asarray([3, 1 + 0j]), "hello world", np.arange(2.0)):
+        for cond in (True, False):
+            y = x if cond else None
+            assert maybe(x, cond) == (np.iscomplexobj(y), np.isrealobj(y))
+
+
+def test_uint64_compared_with_a_bool():
+    f = njit(lambda a, b: (a == b, a < b, a > b))
+    for a in (np.uint64(2**63), np.uint64(1), np.uint64(0)):
+        for b in (True, False):
+            assert f(a, b) == (a == b, a < b, a > b)
+    values = np.array([0, 1, 2**63], np.uint64)
+    np.testing.assert_array_equal(
+        njit(lambda a, b: np.isin(a, b))(values, np.array([True])),
+        np.isin(values, np.array([True])),
+    )
