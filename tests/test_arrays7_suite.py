@@ -363,3 +363,14 @@ def test_uint64_compared_with_a_bool():
         njit(lambda a, b: np.isin(a, b))(values, np.array([True])),
         np.isin(values, np.array([True])),
     )
+
+
+def test_cross_diagflat_delete_of_lists_and_tuples():
+    def forms(a, b, v, arr, obj):
+        return np.cross(a, b), np.diagflat(v, -1), np.delete(arr, obj), np.delete(arr, 1)
+
+    args = ((1, 2, 3), [4.5, 5.0, 6.0], ((1, 2), (3, 4)), [1, 2, 3, 4], [0, 3])
+    for got, want in zip(njit(forms)(*args), forms(*args), strict=True):
+        assert_same_array(got, want)
+    with pytest.raises(TypingError, match="Integer dtype"):
+        njit(lambda a, o: np.delete(a, o))([1, 2, 3], [1.0])

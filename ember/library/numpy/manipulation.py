@@ -1127,3 +1127,44 @@ def _rot90(m, k=1):
 @overload(np.rot90, jit_options=NUMPY_ERRORS)
 def _select_rot90(m, k=1):
     return _rot90 if is_array(m) and m.ndim >= 2 and is_integer(as_type(k)) else None
+
+
+# ---------------------------------------------------------------------------- sequences as arrays
+
+
+def _sequence(typ) -> bool:
+    return isinstance(types.unliteral(typ), (types.List, types.BaseTuple))
+
+
+@functools.cache
+def _with_arrays_of(name: str, params: tuple, converted: tuple):
+    """np.<name>(params) with the parameters `converted` (lists, tuples) made arrays first, as
+    NumPy's np.asarray does."""
+    args = ", ".join(f"np.asarray({p})" if p in converted else p for p in params)
+    source = f"def {name}({', '.join(params)}):\n    return np.{name}({args})\n"
+    return generated(name, source)
+
+
+@overload(np.cross, jit_options=NUMPY_ERRORS)
+def _cross_of_sequences(a, b):
+    """np.cross((1, 2, 3), v): lists and tuples as the arrays NumPy makes of them."""
+    converted = tuple(name for name, t in (("a", a), ("b", b)) if _sequence(t))
+    if not converted or not all(_is_array_like(t) for t in (a, b)):
+        return None
+    return _with_arrays_of("cross", ("a", "b"), converted)
+
+
+@overload(np.diagflat, jit_options=NUMPY_ERRORS)
+def _diagflat_of_sequence(v, k=0):
+    return _with_arrays_of("diagflat", ("v", "k"), ("v",)) if _sequence(v) else None
+
+
+@overload(np.delete, jit_options=NUMPY_ERRORS)
+def _delete_of_sequences(arr, obj):
+    """np.delete of a list (a new array), or with a list of positions."""
+    converted = tuple(name for name, t in (("arr", arr), ("obj", obj)) if _sequence(t))
+    if not converted or not _is_array_like(arr):
+        return None
+    if _sequence(obj) and not _integer_sequence(obj):
+        raise TypingError("np.delete: obj should be of Integer dtype")
+    return _with_arrays_of("delete", ("arr", "obj"), converted)
