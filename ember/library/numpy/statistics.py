@@ -649,7 +649,11 @@ def _np_cov(m, y=None, rowvar=True, bias=False, ddof=None):
     return _select_covariance(m, y, rowvar, bias, ddof, correlate=False)
 
 
-def _corrcoef_from_cov(impl):
+@functools.cache
+def _corrcoef_from_cov(cov_impl):
+    """One corrcoef per covariance implementation (typing may ask twice for the same types)."""
+    impl = njit(**NUMPY_ERRORS)(cov_impl)
+
     def corrcoef(x, y, rowvar):
         return impl(x, y, rowvar, False, None)
 
@@ -659,4 +663,4 @@ def _corrcoef_from_cov(impl):
 @overload(np.corrcoef, jit_options=NUMPY_ERRORS)
 def _np_corrcoef(x, y=None, rowvar=True):
     impl = _select_covariance(x, y, rowvar, False, None, correlate=True)
-    return None if impl is None else _corrcoef_from_cov(njit(**NUMPY_ERRORS)(impl))
+    return None if impl is None else _corrcoef_from_cov(impl)
