@@ -374,3 +374,16 @@ def test_cross_diagflat_delete_of_lists_and_tuples():
         assert_same_array(got, want)
     with pytest.raises(TypingError, match="Integer dtype"):
         njit(lambda a, o: np.delete(a, o))([1, 2, 3], [1.0])
+
+
+def test_complex_geomspace_matches_numpy():
+    f = njit(lambda a, b, n, endpoint: np.geomspace(a, b, n, endpoint))
+    cases = [(1, 1j, 5), (1 + 1j, 1000 + 1000j, 4), (-1j, -100j, 3), (3j, -3j, 5), (1j, 1, 1)]
+    for start, stop, num in cases:
+        for endpoint in (True, False):
+            want = np.geomspace(start, stop, num, endpoint)
+            got = f(complex(start), complex(stop), num, endpoint)
+            assert got.dtype == want.dtype
+            np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-14)
+    with pytest.raises(ValueError, match="cannot include zero"):
+        f(0j, 1j, 3, True)
