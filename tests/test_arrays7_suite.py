@@ -229,6 +229,7 @@ def test_angle_of_a_str_is_a_typing_error():
 # ---------------------------------------------------------------------------- cov, corrcoef
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's: one observation per variable
 def test_cov_and_corrcoef_of_one_row_match_numpy():
     """NumPy 2 transposes any 2-d m for rowvar=False (one row: one observation of each
     variable); a tuple of one row is one variable: a scalar result, as NumPy's."""
@@ -239,14 +240,13 @@ def test_cov_and_corrcoef_of_one_row_match_numpy():
     def one_row(m):
         return np.cov(m), np.corrcoef(m)
 
-    with np.errstate(all="ignore"):
-        for m in (np.array([[1.1, 2.2, 1.5]]), np.array([[1.1, 2.2], [1.5, 3.0], [0.5, 1.0]])):
-            for got, want in zip(njit(stats)(m), stats(m), strict=True):
-                np.testing.assert_allclose(got, want, rtol=1e-12)
-        row = ((1.1, 2.2, 1.5),)
-        for got, want in zip(njit(one_row)(row), one_row(row), strict=True):
-            assert np.ndim(got) == np.ndim(want) == 0
+    for m in (np.array([[1.1, 2.2, 1.5]]), np.array([[1.1, 2.2], [1.5, 3.0], [0.5, 1.0]])):
+        for got, want in zip(njit(stats)(m), stats(m), strict=True):
             np.testing.assert_allclose(got, want, rtol=1e-12)
+    row = ((1.1, 2.2, 1.5),)
+    for got, want in zip(njit(one_row)(row), one_row(row), strict=True):
+        assert np.ndim(got) == np.ndim(want) == 0
+        np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
 def test_numpy_scalar_instance_as_dtype():
