@@ -387,3 +387,15 @@ def test_complex_geomspace_matches_numpy():
             np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-14)
     with pytest.raises(ValueError, match="cannot include zero"):
         f(0j, 1j, 3, True)
+
+
+def test_delete_with_a_slice_and_unsupported_positions():
+    """np.delete(a, slice) deletes from the flattened array (it recursed without end before);
+    positions it cannot take are a TypingError, not a recursion."""
+    f = njit(lambda a, o: np.delete(a, o))
+    grid = np.arange(12).reshape(3, 4)
+    for a, obj in [(np.arange(10), slice(10)), (grid, slice(None, None, -3)), (grid, slice(7, 99))]:
+        assert_same_array(f(a, obj), np.delete(a, obj))
+    assert_same_array(f([1, 2, 3, 4], slice(1, 3)), np.delete([1, 2, 3, 4], slice(1, 3)))
+    with pytest.raises(TypingError):
+        f(np.arange(10), 1.5)

@@ -708,7 +708,17 @@ def _select_delete(arr, obj):
         return _delete_one
     if is_array(obj) and isinstance(obj.dtype, types.Integer):
         return _delete_many
+    if isinstance(obj, types.SliceType):
+        return _delete_slice
     return None
+
+
+def _delete_slice(arr, obj):
+    """np.delete(arr, slice): the flattened array without the positions the slice picks."""
+    return _delete_many_jit(arr, np.arange(arr.size)[obj])
+
+
+_delete_many_jit = njit(**NUMPY_ERRORS)(_delete_many)
 
 
 def _append(arr, values, axis):
