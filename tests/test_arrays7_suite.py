@@ -365,9 +365,10 @@ def test_uint64_compared_with_a_bool():
     )
 
 
-def test_cross_diagflat_delete_of_lists_and_tuples():
+def test_cross_diagflat_delete_vander_of_lists_and_tuples():
     def forms(a, b, v, arr, obj):
-        return np.cross(a, b), np.diagflat(v, -1), np.delete(arr, obj), np.delete(arr, 1)
+        return (np.cross(a, b), np.diagflat(v, -1), np.delete(arr, obj), np.delete(arr, 1),
+                np.vander(arr, 3, True))  # fmt: skip
 
     args = ((1, 2, 3), [4.5, 5.0, 6.0], ((1, 2), (3, 4)), [1, 2, 3, 4], [0, 3])
     for got, want in zip(njit(forms)(*args), forms(*args), strict=True):

@@ -1178,3 +1178,8 @@ def _delete_of_sequences(arr, obj):
     if _sequence(obj) and not _integer_sequence(obj):
         raise TypingError("np.delete: obj should be of Integer dtype")
     return _with_arrays_of("delete", ("arr", "obj"), converted)
+
+
+@overload(np.vander, jit_options=NUMPY_ERRORS)
+def _vander_of_sequence(x, N=None, increasing=False):
+    return _with_arrays_of("vander", ("x", "N", "increasing"), ("x",)) if _sequence(x) else None
