@@ -150,4 +150,6 @@ class InitialValueDict(DictType, Literal):
 
 def _hashable(values: Any) -> tuple:
     """The values with their classes (1 and 1.0 and True are different initial values)."""
-    return tuple((type(v), v) if not isinstance(v, tuple) else _hashable(v) for v in values)
+    return tuple(
+        _hashable(v) + (type(v),) if isinstance(v, (tuple, list)) else (type(v), v) for v in values
+    )

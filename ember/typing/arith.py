@@ -64,8 +64,8 @@ def comparison_operands(a: types.Type, b: types.Type) -> tuple[types.Type, types
         return None
     if isinstance(operand, types.Integer) and operand.signed and _mixes_uint64(a, b):
         return tuple(
-            types.uint64 if not t.signed else types.int64
-            for t in (types.unliteral(a), types.unliteral(b))
+            types.uint64 if isinstance(t, types.Integer) and not t.signed else types.int64
+            for t in (types.unliteral(a), types.unliteral(b))  # (a bool meets it as an int64)
         )
     return operand, operand
 

@@ -537,9 +537,15 @@ class TypeInferer:
         """A list or dict display of constants as a literal: its type with `initial_value`
         (as Numba gives an overload that asks with `literally`), else `typ`."""
         if isinstance(origin, ir.BuildList) and type(typ) is types.List:
-            values = self._constants(origin.items)
+            values = self._display_values(origin, typ)
             if values is not None:
                 return types.InitialValueList(typ.dtype, values)
+        if isinstance(origin, ir.BuildTuple) and isinstance(typ, types.BaseTuple):
+            # `axes=([1, 0], [0, 1])`: the lists inside keep their values too
+            items = [self._initial_value_literal(self._origin(v), t)
+                     for v, t in zip(origin.items, typ.types)]  # fmt: skip
+            if any(isinstance(t, types.InitialValueList) for t in items):
+                return types.Tuple(items)
         if isinstance(origin, ir.Call) and type(typ) is types.DictType:
             func = self._origin(origin.func)
             values = self._constants(origin.args)
@@ -547,6 +553,21 @@ class TypeInferer:
                 initial = dict(zip(values[::2], values[1::2]))
                 return types.InitialValueDict(typ.key_type, typ.value_type, initial)
         return typ
+
+    def _display_values(self, origin: ir.BuildList, typ: types.List) -> list | None:
+        """The values of a list display of constants, or of such displays (`[[1], [0]]`)."""
+        if type(typ.dtype) is not types.List:
+            return self._constants(origin.items)
+        values = []
+        for item in origin.items:
+            inner = self._origin(item)
+            found = None
+            if isinstance(inner, ir.BuildList):
+                found = self._display_values(inner, typ.dtype)
+            if found is None:
+                return None
+            values.append(found)
+        return values
 
     def _constants(self, variables: list) -> list | None:
         """The values of variables that all hold constants, else None."""

@@ -492,8 +492,10 @@ def _select_delete_along(arr, obj, axis=None):
     axis = as_type(axis)
     if not is_array(arr):
         return None
-    if _explicit_none(axis):
-        return lambda arr, obj, axis=None: np.delete(arr, obj)
+    positions = is_integer(obj) or isinstance(obj, types.SliceType)
+    positions = positions or (is_array(obj) and isinstance(obj.dtype, types.Integer))
+    if _explicit_none(axis):  # the two-argument form (only for what it takes: no recursion)
+        return (lambda arr, obj, axis=None: np.delete(arr, obj)) if positions else None
     if not is_integer(axis):
         return None
     if isinstance(obj, types.SliceType):

@@ -16,27 +16,40 @@ from ember.library.numpy.support import NUMPY_ERRORS, is_array, is_integer, nump
 # ---------------------------------------------------------------------------- einsum
 
 
+_ELLIPSIS = "..."
+
+
 def _parse_subscripts(subscripts: str, ranks: tuple[int, ...]) -> tuple[list[str], str]:
-    """The input terms and the output term of `subscripts` (implicit output: the labels seen
-    once, in alphabetical order, as NumPy); TypingError for what NumPy would refuse."""
+    """The input terms and the output term of `subscripts` (implicit output: the broadcast
+    ('...') labels, then the labels seen once in alphabetical order, as NumPy); '...' becomes
+    one label per dimension it covers (right-aligned across the operands, as broadcasting);
+    TypingError for what NumPy would refuse."""
     text = subscripts.replace(" ", "")
-    if "." in text:
-        raise TypingError("np.einsum: ellipsis ('...') subscripts are not supported by ember")
     inputs, arrow, output = text.partition("->")
     terms = inputs.split(",")
     if len(terms) != len(ranks):
         raise TypingError(f"np.einsum: {len(terms)} operand subscripts for {len(ranks)} operands")
-    for term, rank in zip(terms, ranks, strict=True):
-        if not all(label.isalpha() for label in term):
+    for term in [*terms, output]:
+        if not all(label.isalpha() for label in term.replace(_ELLIPSIS, "", 1)):
             raise TypingError(f"np.einsum: invalid subscript in {subscripts!r}")
-        if len(term) != rank:
-            raise TypingError(
-                f"np.einsum: the subscript {term!r} has {len(term)} labels for an operand of "
-                f"{rank} dimensions"
-            )
+    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in text]
+    covered = [_ellipsis_extent(term, rank) for term, rank in zip(terms, ranks, strict=True)]
+    broadcast = "".join(spare[: max(0, *covered)])
+    terms = [
+        term.replace(_ELLIPSIS, broadcast[len(broadcast) - count :]) if count >= 0 else term
+        for term, count in zip(terms, covered, strict=True)
+    ]
     labels = "".join(terms)
     if not arrow:
-        output = "".join(sorted(label for label in set(labels) if labels.count(label) == 1))
+        once = sorted(label for label in set(labels) if labels.count(label) == 1)
+        output = broadcast + "".join(label for label in once if label not in broadcast)
+    elif _ELLIPSIS in output:
+        output = output.replace(_ELLIPSIS, broadcast)
+    elif broadcast:
+        raise TypingError(
+            "np.einsum: output has more dimensions than subscripts given in einstein sum, "
+            "but no '...' ellipsis provided to broadcast the extra dimensions."
+        )
     for label in output:
         if label not in labels:
             raise TypingError(f"np.einsum: output subscript {label!r} is not in the inputs")
@@ -45,26 +58,63 @@ def _parse_subscripts(subscripts: str, ranks: tuple[int, ...]) -> tuple[list[str
     return terms, output
 
 
+def _ellipsis_extent(term: str, rank: int) -> int:
+    """How many dimensions the term's '...' covers (-1: no '...'); TypingError when the labels
+    do not fit the operand's rank."""
+    labels = len(term.replace(_ELLIPSIS, "", 1))
+    if _ELLIPSIS in term:
+        if labels > rank:
+            raise TypingError(
+                f"np.einsum: the subscript {term!r} has more labels than the operand's "
+                f"{rank} dimensions"
+            )
+        return rank - labels
+    if labels != rank:
+        raise TypingError(
+            f"np.einsum: the subscript {term!r} has {labels} labels for an operand of "
+            f"{rank} dimensions"
+        )
+    return -1
+
+
 def _einsum_source(terms: list[str], output: str) -> str:
-    """Loops over the output labels (in the output's order), then the summed ones."""
+    """Loops over the output labels (in the output's order), then the summed ones. A label's
+    extent is the largest of its operands' sizes; an operand whose size is 1 there broadcasts
+    (its index is multiplied by 0)."""
     lines = ["def einsum(subscripts, *operands):"]
     lines += [f"    op{k} = operands[{k}]" for k in range(len(terms))]
-    extent: dict[str, str] = {}
+    uses: dict[str, list[str]] = {}
     for k, term in enumerate(terms):
         for axis, label in enumerate(term):
-            size = f"op{k}.shape[{axis}]"
-            if label not in extent:
-                extent[label] = f"n_{label}"
-                lines.append(f"    n_{label} = {size}")
-            else:
-                lines.append(f"    if {size} != n_{label}:")
+            uses.setdefault(label, []).append(f"op{k}.shape[{axis}]")
+    shared = {label for label, sizes in uses.items() if len(sizes) > 1}
+    for label, sizes in uses.items():
+        lines.append(f"    n_{label} = max({', '.join(sizes)}, 1)" if len(sizes) > 1
+                     else f"    n_{label} = {sizes[0]}")  # fmt: skip
+        if label in shared:
+            lines.append(f"    if {' or '.join(f'{s} == 0' for s in sizes)}:")
+            lines.append(f"        n_{label} = 0")
+            for size in sizes:
+                lines.append(f"    if {size} != n_{label} and {size} != 1:")
                 lines.append(
                     f"        raise ValueError('einsum: operands have different extents for "
                     f"subscript {label}')"
                 )
-    summed = [label for label in extent if label not in output]
-    product = " * ".join(f"op{k}[{', '.join(term)},]" if term else f"op{k}[()]"
-                         for k, term in enumerate(terms))  # fmt: skip
+    index_of = {}
+    for k, term in enumerate(terms):
+        for axis, label in enumerate(term):
+            if label in shared:
+                name = f"s{k}_{axis}"
+                lines.append(f"    {name} = 0 if op{k}.shape[{axis}] == 1 else 1")
+                index_of[(k, axis)] = f"{label} * {name}"
+            else:
+                index_of[(k, axis)] = label
+    summed = [label for label in uses if label not in output]
+    product = " * ".join(
+        f"op{k}[{', '.join(index_of[(k, axis)] for axis in range(len(term)))},]"
+        if term else f"op{k}[()]"
+        for k, term in enumerate(terms)
+    )  # fmt: skip
     if output:
         shape = ", ".join(f"n_{label}" for label in output)
         lines.append(f"    out = np.zeros(({shape},), DT)")
@@ -222,6 +272,40 @@ def _pair_wrapper(single_a: bool, single_b: bool, inner):
     return generated("tensordot", source, inner=_jit(inner))
 
 
+def _constant_axes_pairs(axes) -> tuple | None:
+    """Axes given with lists of constants (`([1, 0], [0, 1])`, `[[1], [0]]`, `[1, 0]`) as a
+    pair of tuples of ints, else None (the lists' values come from typing's retry with
+    their displays' values)."""
+    if isinstance(axes, types.InitialValueList):
+        items = axes.initial_value
+    elif isinstance(axes, types.BaseTuple) and any(
+        isinstance(t, types.InitialValueList) for t in axes.types
+    ):
+        items = [_constant_side(t) for t in axes.types]
+    else:
+        return None
+    if len(items) != 2 or any(item is None for item in items):
+        return None
+    pair = [tuple(item) if isinstance(item, (list, tuple)) else (item,) for item in items]
+    if not all(type(axis) is int for side in pair for axis in side):
+        return None
+    return tuple(pair)
+
+
+def _constant_side(typ):
+    if isinstance(typ, types.InitialValueList):
+        return typ.initial_value
+    if isinstance(typ, types.IntegerLiteral):
+        return typ.literal_value
+    return None
+
+
+@functools.cache
+def _constant_pairs_wrapper(pair: tuple):
+    source = f"def tensordot(a, b, axes=2):\n    return np.tensordot(a, b, {pair!r})\n"
+    return generated("tensordot", source)
+
+
 @overload(np.tensordot, jit_options=NUMPY_ERRORS)
 def _select_tensordot(a, b, axes=2):
     if not (is_array(a) and is_array(b)):
@@ -234,6 +318,9 @@ def _select_tensordot(a, b, axes=2):
         return _tensordot_impl(a.ndim, b.ndim, count, "int", dtype)
     if is_integer(axes):
         return None  # typing retries with the constant, if it is one
+    constant = _constant_axes_pairs(axes)
+    if constant is not None:
+        return _constant_pairs_wrapper(constant)
     if not (isinstance(axes, types.BaseTuple) and len(axes) == 2):
         return None
     counts = [_as_axes_tuple(t) for t in axes.types]

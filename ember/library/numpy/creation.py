@@ -462,14 +462,33 @@ def _geomspace(start, stop, num, endpoint):
     return out * sign
 
 
+def _geomspace_complex(start, stop, num, endpoint):
+    """NumPy's complex geomspace: start turned onto the positive reals, the sequence spaced
+    there by logarithms, then turned back."""
+    start, stop = complex(start), complex(stop)
+    if start == 0 or stop == 0:
+        raise ValueError("Geometric sequence cannot include zero")
+    sign = start / abs(start)
+    start, stop = start / sign, stop / sign
+    out = 10.0 ** np.linspace(np.log10(start), np.log10(stop), num, endpoint)
+    if num > 0:
+        out[0] = start
+        if endpoint and num > 1:
+            out[num - 1] = stop
+    return out * sign
+
+
 @overload(np.geomspace, jit_options=NUMPY_ERRORS)
 def _select_geomspace(start, stop, num=50, endpoint=True):
     num, endpoint = as_type(num), as_type(endpoint)
-    real = (types.Integer, types.Float)
-    ok = all(isinstance(types.unliteral(t), real) for t in (start, stop))
-    if ok and isinstance(types.unliteral(num), types.Integer):
-        return _geomspace
-    return None
+    bounds = [types.unliteral(t) for t in (start, stop)]
+    if not isinstance(types.unliteral(num), types.Integer):
+        return None
+    if not all(isinstance(t, (types.Integer, types.Float, types.Complex)) for t in bounds):
+        return None
+    if any(isinstance(t, types.Complex) for t in bounds):
+        return _geomspace_complex
+    return _geomspace
 
 
 def _eye_fill(out, k):

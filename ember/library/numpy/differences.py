@@ -146,18 +146,19 @@ def _select_ediff1d(ary, to_end=None, to_begin=None):
 # ---------------------------------------------------------------------------- unwrap
 
 
-def _unwrap_rows(rows, discont, period):
-    """NumPy's unwrap of each row of a 2-d float array: jumps larger than `discont` (at least
-    period / 2) are replaced by their complement modulo `period`."""
-    half = period / 2.0
-    limit = max(discont, half)
+def _unwrap_rows(rows, discont, period, half, ambiguous):
+    """NumPy's unwrap of each row of a 2-d array: jumps larger than `discont` (at least
+    period / 2) are replaced by their complement modulo `period`, wrapped into [-half, half)
+    (to +half at an `ambiguous` boundary: an integer period's half rounds down, and an odd one
+    has no ambiguous boundary)."""
+    limit = max(discont, period / 2.0)
     out = rows.copy()
     for r in range(rows.shape[0]):
-        correction = 0.0
+        correction = rows[r, 0] - rows[r, 0]  # a zero of the rows' type
         for i in range(1, rows.shape[1]):
             jump = rows[r, i] - rows[r, i - 1]
             wrapped = np.mod(jump + half, period) - half
-            if wrapped == -half and jump > 0:
+            if ambiguous and wrapped == -half and jump > 0:
                 wrapped = half
             if abs(jump) >= limit:
                 correction += wrapped - jump
@@ -169,25 +170,32 @@ _unwrap_rows_jit = njit(**NUMPY_ERRORS)(_unwrap_rows)
 
 
 @functools.cache
-def _unwrap_impl(one_dimensional: bool, default_discont: bool):
-    """unwrap through 2-d rows: the axis moved last, the others flattened."""
+def _unwrap_impl(one_dimensional: bool, default_discont: bool, integer: bool, out: str):
+    """unwrap through 2-d rows: the axis moved last, the others flattened; in int64 for
+    integers with an integer period, else float64; the result in `out` (NumPy's dtype)."""
     limit = "-np.inf" if default_discont else "discont"  # -inf: NumPy's default, period / 2
+    halves = "period // 2, period % 2 == 0" if integer else "period / 2.0, True"
     if one_dimensional:
         body = f"""
     if axis != 0 and axis != -1:
         raise AxisError('axis is out of bounds for the array')
-    rows = p.astype(np.float64).reshape((1, p.shape[0]))
-    return unwrap_rows(rows, {limit}, period)[0]
+    rows = p.astype(WORK).reshape((1, p.shape[0]))
+    return unwrap_rows(rows, {limit}, period, {halves})[0].astype(OUT)
 """
     else:
         body = f"""
-    moved = np.ascontiguousarray(np.swapaxes(p, axis, -1)).astype(np.float64)
+    moved = np.ascontiguousarray(np.swapaxes(p, axis, -1)).astype(WORK)
     length = moved.shape[-1]
     rows = moved.reshape((moved.size // length if length else 0, length))
-    done = unwrap_rows(rows, {limit}, period)
-    return np.swapaxes(done.reshape(moved.shape), axis, -1).copy()
+    done = unwrap_rows(rows, {limit}, period, {halves})
+    return np.swapaxes(done.reshape(moved.shape), axis, -1).astype(OUT)
 """
-    namespace = dict(_NAMESPACE, unwrap_rows=_unwrap_rows_jit)
+    namespace = dict(
+        _NAMESPACE,
+        unwrap_rows=_unwrap_rows_jit,
+        WORK=np.int64 if integer else np.float64,
+        OUT=np.dtype(out).type,
+    )
     exec("def unwrap(p, discont, axis, period):" + body, namespace)  # noqa: S102 - fixed text
     return namespace["unwrap"]
 
@@ -202,4 +210,8 @@ def _select_unwrap(p, discont=None, axis=-1, period=2 * np.pi):
         return None
     if not isinstance(types.unliteral(period), real):
         return None
-    return _unwrap_impl(p.ndim == 1, is_none(discont))
+    period = types.unliteral(period)
+    integer = isinstance(p.dtype, types.Integer) and isinstance(period, types.Integer)
+    # the period is a Python number to NumPy: float32 stays float32, integers stay integers
+    out = np.result_type(numpy_dtype(p.dtype), 0 if integer else 0.0)
+    return _unwrap_impl(p.ndim == 1, is_none(discont), integer, out.name)

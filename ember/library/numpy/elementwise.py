@@ -301,7 +301,9 @@ def _angle(z, deg):
 def _select_angle(z, deg=False):
     deg = as_type(deg)
     typ = z.dtype if is_array(z) else types.unliteral(z)
-    return _angle if isinstance(typ, types.Number) else None
+    if not isinstance(typ, types.Number):
+        raise TypingError('Argument "z" must be a complex or Array[complex]')
+    return _angle
 
 
 def _real_part(val):
@@ -333,13 +335,34 @@ def _np_imag(val):
 # ---------------------------------------------------------------------------- select, copyto
 
 
-def _select_values(condlist, choicelist, default):
+_SELECT_SOURCE = """
+def select_values(condlist, choicelist, default):
     if len(condlist) != len(choicelist):
         raise ValueError("list of cases must be same length as list of conditions")
-    out = np.full(choicelist[0].shape, default, choicelist[0].dtype)
+    out = np.full(choicelist[0].shape, default, OUT)
     for k in range(len(condlist) - 1, -1, -1):  # the first true condition wins
         out = np.where(condlist[k], choicelist[k], out)
     return out
+"""
+
+
+@functools.cache
+def _select_values(out: str):
+    """np.select whose result has the dtype `out`: the choices' and the default's (a Python
+    number: it adapts to the choices, as NumPy 2's promotion)."""
+    namespace = {"np": np, "OUT": np.dtype(out).type}
+    exec(_SELECT_SOURCE, namespace)  # noqa: S102 - fixed text
+    return namespace["select_values"]
+
+
+def _weak_number(typ) -> object:
+    """A Python number of the kind of `typ`, for NumPy's promotion of a scalar operand."""
+    typ = types.unliteral(typ)
+    if isinstance(typ, types.Boolean):
+        return False
+    if isinstance(typ, types.Complex):
+        return 0j
+    return 0.0 if isinstance(typ, types.Float) else 0
 
 
 @overload(np.select, jit_options=NUMPY_ERRORS)
@@ -350,7 +373,10 @@ def _select_select(condlist, choicelist, default=0):
         return None
     if not (is_array(condlist.dtype) and is_array(choicelist.dtype)):
         return None
-    return _select_values if is_number(default) else None
+    if not is_number(default):
+        return None
+    out = np.result_type(numpy_dtype(choicelist.dtype.dtype), _weak_number(default))
+    return _select_values(out.name)
 
 
 def _copyto(dst, src):

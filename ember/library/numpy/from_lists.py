@@ -212,3 +212,52 @@ def _relisted(items_type: types.BaseTuple):
     impl = namespace["impl"]
     impl.__module__ = __name__
     return impl
+
+
+# ---------------------------------------------------------------------------- of a str
+
+
+_ARRAY_OF_TEXT = """
+def array_of_text(obj, dtype=None):
+    out = np.empty((), TEXT_DTYPE)
+    out[()] = obj
+    return out
+"""
+
+
+@functools.cache
+def _array_of_text_impl(length: int):
+    """A 0-d '<U{length}' array holding the text (NumPy's np.array('...'))."""
+    namespace = {"np": np, "TEXT_DTYPE": np.dtype(f"<U{max(length, 1)}")}
+    exec(_ARRAY_OF_TEXT, namespace)  # noqa: S102 - fixed text
+    impl = namespace["array_of_text"]
+    impl.__module__ = __name__
+    return impl
+
+
+def _select_text(obj, dtype):
+    if dtype not in (None, types.none) and not isinstance(dtype, types.NoneType):
+        return None
+    if isinstance(obj, types.StringLiteral):
+        return _array_of_text_impl(len(obj.literal_value))
+    return None  # a str variable: typing retries with its constant value, if it has one
+
+
+@overload(np.array)
+def _array_of_str(obj, dtype=None):
+    return _select_text(obj, dtype)
+
+
+@overload(np.asarray)
+def _asarray_of_str(a, dtype=None):
+    return _select_text(a, dtype)
+
+
+@overload(np.asarray)
+def _asarray_of_typed_list_of_objects(a, dtype=None):
+    """A typed List of items no array holds (None, dicts, str): refused by name."""
+    if isinstance(a, types.ListType) and isinstance(
+        a.dtype, (types.NoneType, types.DictType, types.UnicodeType)
+    ):
+        raise TypingError("asarray support for List is limited to Boolean and Number types")
+    return None

@@ -439,6 +439,7 @@ _isclose_jit = njit(**NUMPY_ERRORS)(_isclose)
 
 
 def _allclose(a, b, rtol, atol, equal_nan):
+    np.broadcast_shapes(np.shape(a), np.shape(b))  # NumPy's mismatch message, before any work
     return bool(_isclose_jit(a, b, rtol, atol, equal_nan).all())
 
 
@@ -465,11 +466,26 @@ def _np_isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return _select_closeness(_isclose)(a, b, rtol, atol, equal_nan)
 
 
+def _check_closeness_arguments(a, b, rtol, atol, equal_nan):
+    """TypingErrors naming the argument that cannot be compared (as Numba words them)."""
+    if not (_array(a) or _real_number(a)):
+        raise TypingError('The first argument "a" must be array-like')
+    if not (_array(b) or _real_number(b)):
+        raise TypingError('The second argument "b" must be array-like')
+    if not isinstance(rtol, (types.Float, types.Integer)) or isinstance(rtol, types.Boolean):
+        raise TypingError('The third argument "rtol" must be a floating point')
+    if not isinstance(atol, (types.Float, types.Integer)) or isinstance(atol, types.Boolean):
+        raise TypingError('The fourth argument "atol" must be a floating point')
+    if not isinstance(equal_nan, types.Boolean):
+        raise TypingError('The fifth argument "equal_nan" must be a boolean')
+
+
 @overload(np.allclose, jit_options=NUMPY_ERRORS)
 def _np_allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    rtol = as_type(rtol)
-    atol = as_type(atol)
-    equal_nan = as_type(equal_nan)
+    rtol = types.unliteral(as_type(rtol))
+    atol = types.unliteral(as_type(atol))
+    equal_nan = types.unliteral(as_type(equal_nan))
+    _check_closeness_arguments(a, b, rtol, atol, equal_nan)
     return _select_closeness(_allclose)(a, b, rtol, atol, equal_nan)
 
 
@@ -557,35 +573,38 @@ for _function, _impl in (
     _register_set_routine(_function, _impl)
 
 
+def _sort_less(a, b):
+    """NumPy's sort order: NaN (and NaT) after everything else."""
+    return a < b or (b != b and a == a)
+
+
+_sort_less_jit = njit(**NUMPY_ERRORS)(_sort_less)
+
+
 @functools.cache
 def _searchsorted_impl(right: bool, scalar: bool):
-    def position(a, value):
-        # NumPy's order puts NaN and NaT last: a NaN value goes after every number (and, with
-        # side 'right', after the NaNs too); any other value compares as usual
-        low, high = 0, a.shape[0]
-        if value != value:
-            if right:
-                return high
-            while low < high:  # the first NaN
-                middle = (low + high) // 2
-                if a[middle] == a[middle]:
-                    low = middle + 1
-                else:
-                    high = middle
-            return low
+    """NumPy's binary search, step for step: the bounds carry over from one value to the next
+    (narrowed when the values increase), so even an unsorted `a` gives NumPy's positions."""
+
+    def goes_after(item, key):
+        return not _sort_less_jit(key, item) if right else _sort_less_jit(item, key)
+
+    after = njit(**NUMPY_ERRORS)(goes_after)
+
+    def search(a, key, low, high):
         while low < high:
-            middle = (low + high) // 2
-            if (a[middle] <= value) if right else (a[middle] < value):
+            middle = low + ((high - low) >> 1)
+            if after(a[middle], key):
                 low = middle + 1
             else:
                 high = middle
         return low
 
-    find = njit(**NUMPY_ERRORS)(position)
+    find = njit(**NUMPY_ERRORS)(search)
     if scalar:
 
         def impl(a, v, side):
-            return find(a, v)
+            return find(a, v, 0, a.shape[0])
 
     else:
 
@@ -593,8 +612,22 @@ def _searchsorted_impl(right: bool, scalar: bool):
             out = np.empty(v.shape, np.int64)
             flat_out = out.ravel()
             flat_v = v.ravel()
+            n = a.shape[0]
+            if flat_v.shape[0] == 0:
+                return out
+            low, high = 0, n
+            last = flat_v[0]
             for i in range(flat_v.shape[0]):
-                flat_out[i] = find(a, flat_v[i])
+                key = flat_v[i]
+                if after(last, key):  # the side's comparison, as NumPy's
+                    high = n
+                else:
+                    low = 0
+                    high = high + 1 if high < n else n
+                last = key
+                low = find(a, key, low, high)
+                high = low  # the search ends with both bounds here, as NumPy's
+                flat_out[i] = low
             return out
 
     return impl

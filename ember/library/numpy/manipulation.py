@@ -503,9 +503,35 @@ def _triu(m, k):
     return _triangle_mask_jit(m, k, False)
 
 
-def _select_triangle(impl):
+def _triangle_of_vector(m, k, lower):
+    """NumPy's tril/triu of a 1-d m: the vector repeated as the rows of a square, masked."""
+    n = m.shape[0]
+    out = np.zeros((n, n), m.dtype)
+    for i in range(n):
+        for j in range(n):
+            if not ((j - i > k) if lower else (j - i < k)):
+                out[i, j] = m[j]
+    return out
+
+
+def _tril_of_vector(m, k):
+    return _triangle_of_vector_jit(m, k, True)
+
+
+def _triu_of_vector(m, k):
+    return _triangle_of_vector_jit(m, k, False)
+
+
+_triangle_of_vector_jit = njit(**NUMPY_ERRORS)(_triangle_of_vector)
+
+
+def _select_triangle(impl, vector_impl):
     def select(m, k):
-        return impl if is_array(m) and m.ndim >= 2 and is_integer(k) else None
+        if not (is_array(m) and is_integer(k)):
+            return None
+        if m.ndim == 1:
+            return vector_impl
+        return impl if m.ndim >= 2 else None
 
     return select
 
@@ -513,13 +539,13 @@ def _select_triangle(impl):
 @overload(np.tril, jit_options=NUMPY_ERRORS)
 def _np_tril(m, k=0):
     k = as_type(k)
-    return _select_triangle(_tril)(m, k)
+    return _select_triangle(_tril, _tril_of_vector)(m, k)
 
 
 @overload(np.triu, jit_options=NUMPY_ERRORS)
 def _np_triu(m, k=0):
     k = as_type(k)
-    return _select_triangle(_triu)(m, k)
+    return _select_triangle(_triu, _triu_of_vector)(m, k)
 
 
 def _fill_diagonal(a, val, wrap=False):
@@ -682,7 +708,17 @@ def _select_delete(arr, obj):
         return _delete_one
     if is_array(obj) and isinstance(obj.dtype, types.Integer):
         return _delete_many
+    if isinstance(obj, types.SliceType):
+        return _delete_slice
     return None
+
+
+def _delete_slice(arr, obj):
+    """np.delete(arr, slice): the flattened array without the positions the slice picks."""
+    return _delete_many_jit(arr, np.arange(arr.size)[obj])
+
+
+_delete_many_jit = njit(**NUMPY_ERRORS)(_delete_many)
 
 
 def _append(arr, values, axis):
@@ -815,7 +851,7 @@ def _tri(N, M, k, dtype):
 
 
 def _tri_columns(N, M, k, dtype):
-    out = np.zeros((N, M), dtype)
+    out = np.zeros((max(N, 0), max(M, 0)), dtype)  # NumPy: a negative size gives no rows
     columns = M
     for i in range(N):
         for j in range(min(columns, max(i + k + 1, 0))):
@@ -879,7 +915,7 @@ def _vander_of(dtype: np.dtype):
 def _select_vander(x, N=None, increasing=False):
     N = as_type(N)
     increasing = as_type(increasing)
-    if not (is_array(x) and x.ndim == 1 and not isinstance(x.dtype, types.Boolean)):
+    if not (is_array(x) and x.ndim == 1):
         return None
     if not (isinstance(N, types.NoneType) or is_integer(N)):
         return None
@@ -976,9 +1012,13 @@ def _partition_of_sequence(impl):
 
 def _select_partition(impl, many_impl):
     def select(a, kth):
+        if not (is_array(a) or isinstance(a, (types.List, types.ListType, types.BaseTuple))):
+            raise TypingError("The first argument must be an array-like")
+        if is_array(a) and a.ndim == 0:
+            raise TypingError("The first argument must be at least 1-D (found 0-D)")
         kind = _kth_kind(types.unliteral(kth))
         if kind is None:
-            return None
+            raise TypingError("Partition index must be integer")
         if kind == "bad":
             return _kth_must_be_1d
         chosen = impl if kind == "one" else many_impl
@@ -1097,3 +1137,49 @@ def _rot90(m, k=1):
 @overload(np.rot90, jit_options=NUMPY_ERRORS)
 def _select_rot90(m, k=1):
     return _rot90 if is_array(m) and m.ndim >= 2 and is_integer(as_type(k)) else None
+
+
+# ---------------------------------------------------------------------------- sequences as arrays
+
+
+def _sequence(typ) -> bool:
+    return isinstance(types.unliteral(typ), (types.List, types.BaseTuple))
+
+
+@functools.cache
+def _with_arrays_of(name: str, params: tuple, converted: tuple):
+    """np.<name>(params) with the parameters `converted` (lists, tuples) made arrays first, as
+    NumPy's np.asarray does."""
+    args = ", ".join(f"np.asarray({p})" if p in converted else p for p in params)
+    source = f"def {name}({', '.join(params)}):\n    return np.{name}({args})\n"
+    return generated(name, source)
+
+
+@overload(np.cross, jit_options=NUMPY_ERRORS)
+def _cross_of_sequences(a, b):
+    """np.cross((1, 2, 3), v): lists and tuples as the arrays NumPy makes of them."""
+    converted = tuple(name for name, t in (("a", a), ("b", b)) if _sequence(t))
+    if not converted or not all(_is_array_like(t) for t in (a, b)):
+        return None
+    return _with_arrays_of("cross", ("a", "b"), converted)
+
+
+@overload(np.diagflat, jit_options=NUMPY_ERRORS)
+def _diagflat_of_sequence(v, k=0):
+    return _with_arrays_of("diagflat", ("v", "k"), ("v",)) if _sequence(v) else None
+
+
+@overload(np.delete, jit_options=NUMPY_ERRORS)
+def _delete_of_sequences(arr, obj):
+    """np.delete of a list (a new array), or with a list of positions."""
+    converted = tuple(name for name, t in (("arr", arr), ("obj", obj)) if _sequence(t))
+    if not converted or not _is_array_like(arr):
+        return None
+    if _sequence(obj) and not _integer_sequence(obj):
+        raise TypingError("np.delete: obj should be of Integer dtype")
+    return _with_arrays_of("delete", ("arr", "obj"), converted)
+
+
+@overload(np.vander, jit_options=NUMPY_ERRORS)
+def _vander_of_sequence(x, N=None, increasing=False):
+    return _with_arrays_of("vander", ("x", "N", "increasing"), ("x",)) if _sequence(x) else None

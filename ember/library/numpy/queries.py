@@ -61,22 +61,37 @@ def _dtype_of(x) -> types.Type | None:
     return types.unliteral(x) if _scalar_like(x) else None
 
 
+def _complex_kind(x) -> bool | None:
+    """Whether NumPy calls x's dtype complex; None (the value's own dtype decides) for an
+    Optional of a complex type; str and None are not complex."""
+    if isinstance(x, types.Optional):
+        return None if _complex_kind(x.type) else False
+    if isinstance(types.unliteral(x), (types.NoneType, types.UnicodeType)):
+        return False
+    dtype = _dtype_of(x)
+    return False if dtype is None else isinstance(dtype, types.Complex)
+
+
+def _select_complex_question(x, complex_answer: bool):
+    """iscomplexobj (complex_answer True) or isrealobj (False)."""
+    plain = isinstance(types.unliteral(x), (types.NoneType, types.UnicodeType, types.Optional))
+    if not plain and _dtype_of(x) is None:
+        return None  # (a list of complex numbers is complex to NumPy: not answered here)
+    kind = _complex_kind(x)
+    if kind is None:
+        return lambda x: (not complex_answer) if x is None else complex_answer
+    answer = kind if complex_answer else not kind
+    return lambda x: answer
+
+
 @overload(np.iscomplexobj, jit_options=NUMPY_ERRORS)
 def _select_iscomplexobj(x):
-    dtype = _dtype_of(x)
-    if dtype is None:
-        return None
-    complex_kind = isinstance(dtype, types.Complex)
-    return lambda x: complex_kind
+    return _select_complex_question(x, True)
 
 
 @overload(np.isrealobj, jit_options=NUMPY_ERRORS)
 def _select_isrealobj(x):
-    dtype = _dtype_of(x)
-    if dtype is None:
-        return None
-    real_kind = not isinstance(dtype, types.Complex)
-    return lambda x: real_kind
+    return _select_complex_question(x, False)
 
 
 @overload(np.iscomplex, jit_options=NUMPY_ERRORS)

@@ -228,12 +228,32 @@ def _trim_zeros_impl(front: bool, back: bool):
     return trim_zeros
 
 
+def _trim_zeros_by_text(filt, trim):
+    """trim known only at run time: its letters read then ('f' front, 'b' back, any case)."""
+    front = "f" in trim or "F" in trim
+    back = "b" in trim or "B" in trim
+    if front and back:
+        return _trim_both(filt, trim)
+    if front:
+        return _trim_front(filt, trim)
+    if back:
+        return _trim_back(filt, trim)
+    return filt[:]
+
+
+_trim_both = njit(**NUMPY_ERRORS)(_trim_zeros_impl(True, True))
+_trim_front = njit(**NUMPY_ERRORS)(_trim_zeros_impl(True, False))
+_trim_back = njit(**NUMPY_ERRORS)(_trim_zeros_impl(False, True))
+
+
 @overload(np.trim_zeros, jit_options=NUMPY_ERRORS, prefer_literal=True)
 def _select_trim_zeros(filt, trim="fb"):
     if not (is_array(filt) and filt.ndim == 1):
         return None
     text = trim if isinstance(trim, str) else getattr(trim, "literal_value", None)
+    if isinstance(trim, types.UnicodeType) and not isinstance(text, str):
+        return _trim_zeros_by_text
     if not isinstance(text, str):
-        raise TypingError("np.trim_zeros: trim must be a constant string")
+        raise TypingError("np.trim_zeros: trim must be a string")
     lowered = text.lower()
     return _trim_zeros_impl("f" in lowered, "b" in lowered)

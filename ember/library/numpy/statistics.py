@@ -483,18 +483,19 @@ def _covariance_complex(rows, ddof):
     return out
 
 
-def _observations(m, rowvar):
-    """The variables of `m` as float64 rows (a 1-d m is one variable)."""
+def _observations(m, rowvar, one_row_stays):
+    """The variables of `m` as float64 rows (a 1-d m is one variable). NumPy 2 transposes any
+    2-d m for rowvar=False, but a y of one row stays one variable (`one_row_stays`)."""
     rows = np.atleast_2d(m).astype(np.float64)
-    if not rowvar and rows.shape[0] != 1:
+    if not rowvar and (m.ndim != 1 if not one_row_stays else rows.shape[0] != 1):
         return np.ascontiguousarray(rows.T)
     return rows
 
 
-def _observations_complex(m, rowvar):
+def _observations_complex(m, rowvar, one_row_stays):
     """The variables of `m` as complex128 rows."""
     rows = np.atleast_2d(m).astype(np.complex128)
-    if not rowvar and rows.shape[0] != 1:
+    if not rowvar and (m.ndim != 1 if not one_row_stays else rows.shape[0] != 1):
         return np.ascontiguousarray(rows.T)
     return rows
 
@@ -538,9 +539,11 @@ def _cov_namespace(complex_numbers: bool) -> dict:
 def _cov_impl(with_y: bool, ddof_given: bool, correlate: bool, scalar: bool, complex_numbers: bool):
     """cov/corrcoef for each combination of argument kinds; `scalar` (one 1-d variable, no y)
     gives a 0-d array for cov, as NumPy's squeeze, and a number for corrcoef, as NumPy."""
-    rows = "_observations(m, rowvar)"
+    rows = "_observations(m, rowvar, False)"
     if with_y:
-        rows = "np.concatenate((_observations(m, rowvar), _observations(y, rowvar)), 0)"
+        rows = (
+            "np.concatenate((_observations(m, rowvar, False), _observations(y, rowvar, True)), 0)"
+        )
     ddof = "ddof" if ddof_given else "(0 if bias else 1)"
     result = f"_covariance(rows_, {ddof})"
     if correlate:
@@ -584,7 +587,17 @@ def _of_array_likes(impl):
     )
 
 
+@functools.cache
+def _of_one_row(impl):
+    """A tuple holding one row of observations: the covariance of that row alone."""
+    impl_jit = njit(**NUMPY_ERRORS)(impl)
+    return lambda m, y, rowvar, bias, ddof: impl_jit(np.asarray(m[0]), y, rowvar, bias, ddof)
+
+
 def _select_covariance(m, y, rowvar, bias, ddof, correlate: bool):
+    rows_are_variables = rowvar is True or (
+        isinstance(rowvar, types.BooleanLiteral) and rowvar.literal_value
+    )
     y, rowvar, bias, ddof = (as_type(t) for t in (y, rowvar, bias, ddof))
     with_y = not isinstance(y, types.NoneType)
     m_dims = _numeric_dimensions(m)
@@ -592,6 +605,11 @@ def _select_covariance(m, y, rowvar, bias, ddof, correlate: bool):
     if m_dims not in (0, 1, 2) or y_dims not in (0, 1, 2):
         return None
     complex_numbers = _holds_complex(m) or (with_y and _holds_complex(y))
+    if m_dims == 2 and isinstance(m, types.BaseTuple) and len(m) == 1 and not with_y:
+        if rows_are_variables:  # one variable, known while compiling: NumPy's scalar result
+            kinds = (1, with_y, rowvar, bias, ddof, correlate, complex_numbers)
+            impl = _select_covariance_of_arrays(*kinds)
+            return None if impl is None else _of_one_row(impl)
     kinds = (m_dims, with_y, rowvar, bias, ddof, correlate, complex_numbers)
     if not (is_array(m) and (not with_y or is_array(y))):
         impl = _select_covariance_of_arrays(*kinds)
@@ -631,7 +649,11 @@ def _np_cov(m, y=None, rowvar=True, bias=False, ddof=None):
     return _select_covariance(m, y, rowvar, bias, ddof, correlate=False)
 
 
-def _corrcoef_from_cov(impl):
+@functools.cache
+def _corrcoef_from_cov(cov_impl):
+    """One corrcoef per covariance implementation (typing may ask twice for the same types)."""
+    impl = njit(**NUMPY_ERRORS)(cov_impl)
+
     def corrcoef(x, y, rowvar):
         return impl(x, y, rowvar, False, None)
 
@@ -641,4 +663,4 @@ def _corrcoef_from_cov(impl):
 @overload(np.corrcoef, jit_options=NUMPY_ERRORS)
 def _np_corrcoef(x, y=None, rowvar=True):
     impl = _select_covariance(x, y, rowvar, False, None, correlate=True)
-    return None if impl is None else _corrcoef_from_cov(njit(**NUMPY_ERRORS)(impl))
+    return None if impl is None else _corrcoef_from_cov(impl)

@@ -164,6 +164,10 @@ def parse_dtype(typ: types.Type, default: types.Type | None = types.float64) -> 
             "a dtype given as a string must be a string constant (a literal such as 'f8' "
             "written in the call), not a string variable"
         )
+    if isinstance(typ_value, (types.Number, types.Boolean)) and not isinstance(
+        typ_value, types.Literal
+    ):
+        return typ_value  # a NumPy scalar stands for its dtype: dtype=np.complex64(1)
     raise TypingError(f"cannot use a value of type {typ} as a dtype")
 
 
