@@ -52,7 +52,7 @@ def f32_image(n):
     return (np.random.default_rng(110).random((n, n)).astype(np.float32),)
 
 
-# ------------------------------------------------------------------------------ int16 / uint8 images
+# -------------------------------------------------------------------------- int16 / uint8 images
 
 
 def box_blur_int16(img):
@@ -166,7 +166,7 @@ def fortran_weighted_sum3(a, w):
 
 def fortran_divergence3(u, v, w):
     ni, nj, nk = u.shape
-    out = np.zeros((ni, nj, nk), order="F")
+    out = np.zeros_like(u)
     for k in range(1, nk - 1):
         for j in range(1, nj - 1):
             for i in range(1, ni - 1):
