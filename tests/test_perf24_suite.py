@@ -145,3 +145,21 @@ def test_running_min_and_max_together_keep_pythons_nan_and_zero_rules():
         got, expected = f(points), _extremes_of_pairs(points)
         assert np.array_equal(np.array(got), np.array(expected), equal_nan=True), (trial, points)
         assert np.array_equal(np.signbit(got), np.signbit(expected))
+
+
+def test_a_view_of_an_argument_in_another_dtype_is_not_the_argument():
+    """The entry returns an argument itself when the result is it unchanged; a same-size view
+    in another dtype has the argument's data, shape and strides but is a new array."""
+    as_int = ember.njit(lambda a: a.view(np.int64))
+    as_unsigned = ember.njit(lambda a: a.view(np.uint32))
+    same = ember.njit(lambda a: a)
+    floats = np.array([1.5, -0.0, np.inf, np.nan])
+    ints = np.array([-1, 0, 7, -(2**31)], dtype=np.int32)
+    days = np.array(["2020-01-01", "NaT", "1969-07-20"], dtype="datetime64[D]")
+    for _ in range(3):  # first call (Python path then entry) and later ones (entry)
+        for source, jitted, dtype in ((floats, as_int, np.int64), (ints, as_unsigned, np.uint32),
+                                      (days, as_int, np.int64)):  # fmt: skip
+            got = jitted(source)
+            assert got is not source and got.dtype == dtype
+            np.testing.assert_array_equal(got, source.view(dtype))
+        assert same(floats) is floats and same(days) is days

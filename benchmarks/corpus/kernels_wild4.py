@@ -9,13 +9,16 @@ from _corpus import Case
 # ------------------------------------------------------------------------------ float32 stencils
 
 
-def laplacian_float32(u):
-    n, m = u.shape
-    out = np.zeros_like(u)
-    for i in range(1, n - 1):
-        for j in range(1, m - 1):
-            out[i, j] = u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4.0 * u[i, j]
-    return out
+def upwind_advection_float32(q, c, steps):
+    """First-order upwind steps of q_t + u q_x = 0 (c = u dt / dx > 0), periodic."""
+    n = q.shape[0]
+    cur = q.copy()
+    nxt = np.empty_like(q)
+    for _ in range(steps):
+        for i in range(n):
+            nxt[i] = cur[i] - c * (cur[i] - cur[i - 1])
+        cur, nxt = nxt, cur
+    return cur
 
 
 def sobel_magnitude_float32(img):
@@ -369,17 +372,23 @@ def uint64_pairs(n):
     return uint64_words(n)[0], uint64_words(n + 1)[0][1:]
 
 
-def bit_reverse_indices(bits):
-    n = 1 << bits
-    out = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        r = 0
-        v = i
-        for _ in range(bits):
-            r = (r << 1) | (v & 1)
-            v >>= 1
-        out[i] = r
-    return out
+def subset_weight_total(weights, k):
+    """Sum over every k-subset of the weights (as bit masks, Gosper's hack) of its weight."""
+    n = weights.shape[0]
+    total = 0.0
+    mask = (1 << k) - 1
+    while mask < (1 << n):
+        s = 0.0
+        m = mask
+        while m:
+            low = m & -m
+            s += weights[int(np.log2(low))]
+            m ^= low
+        total += s
+        c = mask & -mask
+        r = mask + c
+        mask = (((r ^ mask) >> 2) // c) | r
+    return total
 
 
 # ------------------------------------------------------------------------------ sparse COO
@@ -462,30 +471,31 @@ def vec3_pairs(n):
     return rng.random((n, 3)), rng.random((n, 3))
 
 
-def run_length_encode(x):
-    n = x.shape[0]
-    values = np.empty(n, dtype=x.dtype)
-    lengths = np.empty(n, dtype=np.int64)
+def run_length_decode(values, lengths):
+    out = np.empty(lengths.sum(), dtype=values.dtype)
     k = 0
-    i = 0
-    while i < n:
-        j = i + 1
-        while j < n and x[j] == x[i]:
-            j += 1
-        values[k] = x[i]
-        lengths[k] = j - i
-        k += 1
-        i = j
-    return values[:k], lengths[:k]
+    for r in range(values.shape[0]):
+        v = values[r]
+        for _ in range(lengths[r]):
+            out[k] = v
+            k += 1
+    return out
 
 
-def runs_uint8(n):
+def encoded_runs(n):
     rng = np.random.default_rng(127)
-    return (np.repeat(rng.integers(0, 4, n // 4 + 1).astype(np.uint8), 4)[:n],)
+    return rng.integers(0, 256, n).astype(np.uint8), rng.integers(1, 9, n)
 
 
 CASES = [
-    Case(laplacian_float32, f32_image, 20, 1000, "float32 stencils", rtol=1e-5),
+    Case(
+        upwind_advection_float32,
+        lambda n: (np.random.default_rng(129).random(n).astype(np.float32), 0.4, 50),
+        100,
+        100_000,
+        "float32 stencils",
+        rtol=1e-4,
+    ),
     Case(sobel_magnitude_float32, f32_image, 20, 1000, "float32 stencils", rtol=1e-5),
     Case(
         moving_average_float32,
@@ -526,7 +536,13 @@ CASES = [
     Case(growth_index, small_rates, 100, 2_000_000, "cumulative products"),
     Case(popcount_kernighan, uint64_words, 100, 300_000, "bits"),
     Case(hamming_swar, uint64_pairs, 100, 1_000_000, "bits"),
-    Case(bit_reverse_indices, lambda n: (n,), 6, 18, "bits"),
+    Case(
+        subset_weight_total,
+        lambda n: (np.random.default_rng(130).random(n), n // 2),
+        8,
+        18,
+        "bits",
+    ),
     Case(coo_matvec, coo_matrix, 100, 200_000, "sparse"),
     Case(
         coo_row_max,
@@ -538,5 +554,5 @@ CASES = [
     Case(stats_over_tuple, three_arrays, 100, 1_000_000, "tuples"),
     Case(minmax_pairs, points2, 100, 1_000_000, "tuples"),
     Case(cross_rows, vec3_pairs, 100, 1_000_000, "geometry"),
-    Case(run_length_encode, runs_uint8, 100, 2_000_000, "while loops"),
+    Case(run_length_decode, encoded_runs, 100, 300_000, "nested loops"),
 ]
