@@ -4,6 +4,8 @@ dispatcher behaviour stays: more signatures, compiling for new types, keyword ar
 defaults, errors, arrays in and out. Results are compared with the interpreter's."""
 
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +13,9 @@ import pytest
 import ember
 from ember import config
 from tests.oracle import assert_frees_all
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "corpus"))
+from kernels_wild4 import minmax_pairs as _extremes_of_pairs  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -118,16 +123,6 @@ def test_strings_after_a_scalar_only_entry():
     assert f("abc", 2) == 6
     assert f("", 5) == 0
     assert [f("x" * k, k) for k in range(6)] == [k * k for k in range(6)]
-
-
-def _extremes_of_pairs(points):
-    lo = (np.inf, np.inf)
-    hi = (-np.inf, -np.inf)
-    for i in range(points.shape[0]):
-        p = (points[i, 0], points[i, 1])
-        lo = (min(lo[0], p[0]), min(lo[1], p[1]))
-        hi = (max(hi[0], p[0]), max(hi[1], p[1]))
-    return lo, hi
 
 
 def test_running_min_and_max_together_keep_pythons_nan_and_zero_rules():
