@@ -25,6 +25,7 @@ MODULES = (
     "kernels_wild",
     "kernels_wild2",
     "kernels_wild3",
+    "kernels_wild4",
 )
 
 

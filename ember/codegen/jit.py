@@ -55,14 +55,14 @@ class JITEngine:
         self.perf_map = _perf_map(self.engine) if config.PERF_MAP else None
         stack_check.publish_symbols()  # before any module (compiled now or loaded) links
 
-    def _make_pass_builder(self, speed_level: int, loop_transforms: bool = True):
+    def _make_pass_builder(self, speed_level: int, loop_transforms: bool = True, slp: bool = True):
         """A new builder for each module: llvmlite's builder keeps what every run registers on
         it, so a reused one runs slower with each module it has optimized (3 ms a tiny module
         at first, 13 ms after 1,200; a test worker optimizes thousands). Making one costs
         about 10 microseconds."""
         tuning = llvm_binding.create_pipeline_tuning_options(speed_level)
         tuning.loop_vectorization = loop_transforms
-        tuning.slp_vectorization = loop_transforms
+        tuning.slp_vectorization = loop_transforms and slp
         tuning.loop_unrolling = loop_transforms
         return llvm_binding.create_pass_builder(self.target_machine, tuning)
 
@@ -83,11 +83,16 @@ class JITEngine:
         return manager
 
     def optimize(
-        self, module: llvm_binding.ModuleRef, instructions: int = 0, ordered_reductions: bool = True
+        self,
+        module: llvm_binding.ModuleRef,
+        instructions: int = 0,
+        ordered_reductions: bool = True,
+        slp: bool = True,
     ) -> str:
         """Run the optimization pipeline: this engine's level, or O1 when the function being
         compiled has more than `config.LARGE_FUNCTION` instructions; float sums vectorized in
-        order unless `ordered_reductions` is False (ember/codegen/ordered_reductions). Returns
+        order unless `ordered_reductions` is False (ember/codegen/ordered_reductions); straight-
+        line code vectorized (SLP) unless `slp` is False (ember/codegen/slp_guard). Returns
         LLVM's report of the passes' times when `config.LLVM_PASS_TIMINGS` is on (else "")."""
         # O1 (still with inlining, loop vectorization and unrolling) for huge functions: on a
         # generated function of 800 `if` blocks (30,000 instructions), O3 spends 40% of its
@@ -97,7 +102,7 @@ class JITEngine:
         large = instructions > config.LARGE_FUNCTION
         level = min(self.opt_level, 1) if large else self.opt_level
         options = _pipeline_options(ordered_reductions)
-        return self._run(module, self._make_pass_builder(level), options)
+        return self._run(module, self._make_pass_builder(level, slp=slp), options)
 
     def simplify(self, module: llvm_binding.ModuleRef) -> None:
         """The cheap pipeline for a callee that callers will link and optimize again."""

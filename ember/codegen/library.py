@@ -15,6 +15,7 @@ from ember.codegen.jit import engine
 from ember.codegen.ordered_reductions import losing_loops, sums_gathered_items, tag_loops
 from ember.codegen.pass_timings import PassTimings
 from ember.codegen.recursion_unrolling import unroll_self_recursion
+from ember.codegen.slp_guard import selects_alternate_compares
 from ember.errors import CompilerError
 from ember.ir.printer import banner
 
@@ -53,6 +54,7 @@ class CodeLibrary:
         self.codegen_seconds: float | None = None  # machine code is made on first need
         self.instructions = 0  # LLVM instructions of its own functions, counted by finalize()
         self.optimize_twice = False  # set by finalize(): see request_second_round
+        self.slp = True  # straight-line vectorization (off again when it packs min with max)
         self.pass_timings = PassTimings(name) if config.LLVM_PASS_TIMINGS else None
 
     def add_dependency(self, library: CodeLibrary) -> None:
@@ -81,6 +83,10 @@ class CodeLibrary:
             _SECOND_ROUND in library.module.namedmetadata for library in self.linked_libraries()
         )
         self._run_pipelines(module, ordered_reductions=True)
+        if self.slp and selects_alternate_compares(module):  # min and max packed together
+            self.slp = False
+            module = self._parsed_and_linked()
+            self._run_pipelines(module, ordered_reductions=True)
         if sums_gathered_items(module):  # a float sum vectorized at a loss
             module = self._optimized_losing_sums_scalar()
         module = unroll_self_recursion(jit, module)
@@ -112,7 +118,7 @@ class CodeLibrary:
 
     def _run_pipelines(self, module, ordered_reductions: bool) -> None:
         optimize = engine().optimize
-        args = (module, self.instructions, ordered_reductions)
+        args = (module, self.instructions, ordered_reductions, self.slp)
         full = "full optimization" if ordered_reductions else "again, float sums scalar"
         self._timed(f"Module passes ({full})", optimize, *args)
         if self.optimize_twice:  # (a generator made here may be consumed by a callee)

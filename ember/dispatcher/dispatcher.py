@@ -639,9 +639,10 @@ class Dispatcher:
             except EmberError as error:
                 # The message says where and why; the compiler's own frames would only hide it.
                 raise error.with_traceback(None) from None
-        if self._entry_stale and self._slow_calls >= config.CALLS_BEFORE_ENTRY:
-            self._install_fast_entry()  # called often enough: worth generating the entry
         self._slow_calls += 1
+        if self._entry_stale and self._slow_calls > config.CALLS_BEFORE_ENTRY:
+            if self._install_fast_entry():  # called often enough: worth generating the entry
+                return self._entries[-1].builtin(*values)  # this call too (no ctypes invoker)
         invoker = self._invokers.get(result.signature.args)
         if invoker is None:
             from ember.dispatcher.pycall import make_invoker
@@ -650,7 +651,9 @@ class Dispatcher:
             self._invokers[result.signature.args] = invoker
         return invoker(*values)
 
-    def _install_fast_entry(self) -> None:
+    def _install_fast_entry(self) -> bool:
+        """Link the specializations compiled since the last link into the native entry; False
+        when there was nothing it can take."""
         from ember.dispatcher.call_slots import install_entry
         from ember.dispatcher.fast_entry import EntryChain
 
@@ -660,9 +663,10 @@ class Dispatcher:
                 self._entry_chain = EntryChain(self)
             entry = self._entry_chain.extend()
             if entry is None:
-                return
+                return False
             self._entries.append(entry)
             install_entry(self, self._vectorcall_offset, entry)
+            return True
 
     def _bound_values(self, args: tuple, kwargs: dict) -> list[Any]:
         values = self._binder.bind(args, kwargs)

@@ -96,6 +96,8 @@ class StringArgumentCodegen(EntryBuilder):
 
     def emit_release_strings(self, meminfos: list) -> None:
         """Release the argument copies (the callee took references to what it keeps)."""
+        if not meminfos:  # no strings: no need to compile the runtime for its address
+            return
         decref = _FunctionPointer(_DECREF, nrt.runtime().addresses[nrt.DECREF])
         for meminfo in meminfos:
             self.builder.call(decref, [meminfo])

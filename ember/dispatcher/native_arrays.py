@@ -42,15 +42,7 @@ class ArrayCodegen(EntryBuilder):
         self.continue_if(is_array, fail, "array.type_ok")
         nd = self.load_field(obj, layout.nd, _I32, 4)
         self.continue_if(b.icmp_signed("==", nd, _I32(kind.ndim)), fail, "array.ndim_ok")
-        descr = self.load_field(obj, layout.descr, _PTR, _PTR_SIZE)
-        type_num = self.load_field(descr, layout.descr_type_num, _I32, 4)
-        expected = numpy.dtype("bool" if kind.dtype == "bool" else kind.dtype).num
-        self.continue_if(b.icmp_signed("==", type_num, _I32(expected)), fail, "array.dtype_ok")
-        if datetime_entry.is_datetime_dtype_name(kind.dtype):
-            datetime_entry.emit_match_array_unit(self, descr, kind.dtype, fail)
-        order = self.load_field(descr, layout.descr_byteorder, _I8, 1)
-        foreign = ord(">") if sys.byteorder == "little" else ord("<")
-        self.continue_if(b.icmp_unsigned("!=", order, _I8(foreign)), fail, "array.order_ok")
+        self.emit_match_dtype(self.load_field(obj, layout.descr, _PTR, _PTR_SIZE), kind, fail)
         flags = self.load_field(obj, layout.flags, _I32, 4)
         c_flag = b.icmp_unsigned("!=", b.and_(flags, _I32(_NPY_C_CONTIGUOUS)), _I32(0))
         f_flag = b.icmp_unsigned("!=", b.and_(flags, _I32(_NPY_F_CONTIGUOUS)), _I32(0))
@@ -81,6 +73,19 @@ class ArrayCodegen(EntryBuilder):
         null = ir.Constant(_PTR, None)
         return [null, obj, nitems, ir.Constant(_I64, itemsize), data, *shape, *strides]
 
+    def emit_match_dtype(self, descr: ir.Value, kind: ArrayKind, fail: ir.Block) -> None:
+        """The dtype `descr` is the kind's, in native byte order (datetimes: in its unit)."""
+        b = self.builder
+        layout = numpy_layout()
+        type_num = self.load_field(descr, layout.descr_type_num, _I32, 4)
+        expected = sys.modules["numpy"].dtype("bool" if kind.dtype == "bool" else kind.dtype).num
+        self.continue_if(b.icmp_signed("==", type_num, _I32(expected)), fail, "array.dtype_ok")
+        if datetime_entry.is_datetime_dtype_name(kind.dtype):
+            datetime_entry.emit_match_array_unit(self, descr, kind.dtype, fail)
+        order = self.load_field(descr, layout.descr_byteorder, _I8, 1)
+        foreign = ord(">") if sys.byteorder == "little" else ord("<")
+        self.continue_if(b.icmp_unsigned("!=", order, _I8(foreign)), fail, "array.order_ok")
+
     def emit_box_array(self, kind: ArrayKind, ptr: ir.Value) -> ir.Value:
         """An argument returned unchanged is returned itself (no Python code runs); any other
         array goes to the Python boxer with the result's address and its parent object."""
@@ -100,6 +105,8 @@ class ArrayCodegen(EntryBuilder):
         nd = self.load_field(parent, layout.nd, _I32, 4)
         same = b.and_(same, b.icmp_signed("==", nd, _I32(kind.ndim)))
         self.continue_if(same, slow, "box.array.same_data")
+        # a.view(other dtype) has the argument's data, shape and strides: not the argument
+        self.emit_match_dtype(self.load_field(parent, layout.descr, _PTR, _PTR_SIZE), kind, slow)
         dims = self.load_field(parent, layout.dimensions, _PTR, _PTR_SIZE)
         strides = self.load_field(parent, layout.strides, _PTR, _PTR_SIZE)
         for k in range(kind.ndim):
