@@ -84,7 +84,15 @@ def _typeof_slow(value: Any, cls: type) -> types.Type | None:
     if found is None and not _core_library_loaded:
         _load_core_library()  # its modules type more values (ctypes and cffi functions...)
         found = typeof_impl(value)
+    if found is None and _is_plain_array_subclass(value):
+        return _typeof_array(value)  # np.memmap, user subclasses: passed as their array
     return found
+
+
+def _is_plain_array_subclass(value: Any) -> bool:
+    """An ndarray subclass with no type of its own (masked arrays are refused earlier)."""
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(value, np.ndarray)
 
 
 _core_library_loaded = False
