@@ -128,13 +128,15 @@ def _make_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
 
 def _nopython_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
     from ember.dispatcher.dispatcher import Dispatcher
-    from ember.lowering.context import TargetOptions, fastmath_option, llvm_inline_option
+    from ember.lowering.context import (
+        TargetOptions,
+        error_model_option,
+        fastmath_option,
+        llvm_inline_option,
+    )
 
-    error_model = options.get("error_model", "python")
-    if error_model not in ("python", "numpy"):
-        raise ValueError(f"error_model must be 'python' or 'numpy', not {error_model!r}")
     target = TargetOptions(
-        error_model=error_model,
+        error_model=error_model_option(options.get("error_model", "python")),
         fastmath=fastmath_option(options.get("fastmath", False)),
         boundscheck=bool(options.get("boundscheck", False)),
         nogil=bool(options.get("nogil", False)),

@@ -166,6 +166,14 @@ def test_dispatcher_targetoptions_compile_from_string_and_call_template():
     assert [sig.args for sig in template.cases] == [(float64, int64), (int32, int32)]
     assert ratio(np.int32(3), np.int32(4)) == 0.75
 
+    ratio.targetoptions["error_model"] = "python"  # as stumpy resets options: then recompile
+    ratio.recompile()
+    with pytest.raises(ZeroDivisionError):
+        ratio(1.0, 0)
+    assert ratio.targetoptions["error_model"] == "python"
+    with pytest.raises(KeyError, match="cannot change after decorating"):
+        ratio.targetoptions["parallel"] = True
+
 
 def test_types_and_signatures_print_as_numba_s():
     @njit("float64(float64[:], int64)")

@@ -35,6 +35,19 @@ from ember.typing.templates import choose_best
 
 OmittedArg = Omitted  # Numba's name (numba.core.dispatcher.OmittedArg)
 
+
+class _TargetOptionsView(dict):
+    """A dispatcher's options as a dict whose writes go to the dispatcher."""
+
+    def __init__(self, current: dict, set_option: Callable[[str, Any], None]) -> None:
+        super().__init__(current)
+        self._set_option = set_option
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        self._set_option(name, value)
+        super().__setitem__(name, value)
+
+
 # Numba's limit on the length of a tuple argument (its error says "smaller than", it allows 1000)
 _MAX_TUPLE_LENGTH = 1000
 
@@ -196,9 +209,11 @@ class Dispatcher:
 
     @property
     def targetoptions(self) -> dict[str, Any]:
-        """The compile options as Numba's `targetoptions` dict (`f.targetoptions['nogil']`)."""
+        """The compile options as Numba's `targetoptions` dict (`f.targetoptions['nogil']`).
+        Setting `fastmath`, `error_model`, `boundscheck`, `nogil` or `debug` in it changes
+        what the next compilation uses (`f.recompile()`), as in Numba."""
         options = self.options
-        return {
+        current = {
             "nopython": True,
             "error_model": options.error_model,
             "fastmath": options.fastmath,
@@ -207,6 +222,26 @@ class Dispatcher:
             "parallel": options.parallel is not None,
             "debug": options.debug,
         }
+        return _TargetOptionsView(current, self._set_target_option)
+
+    def _set_target_option(self, name: str, value: Any) -> None:
+        from dataclasses import replace
+
+        from ember.lowering.context import error_model_option, fastmath_option
+
+        converters = {
+            "fastmath": fastmath_option,
+            "boundscheck": bool,
+            "nogil": bool,
+            "debug": bool,
+            "error_model": error_model_option,
+        }
+        if name not in converters:
+            raise KeyError(
+                f"targetoptions[{name!r}] cannot change after decorating; pass it to @jit "
+                f"(changeable: {', '.join(sorted(converters))})"
+            )
+        self.options = replace(self.options, **{name: converters[name](value)})
 
     def disable_compile(self, val: bool = True) -> None:
         """After this, a call whose types need a new specialization takes a compiled one its

@@ -51,6 +51,13 @@ def llvm_inline_option(value: str) -> str:
     return value
 
 
+def error_model_option(value: str) -> str:
+    """`@jit(error_model=...)`: 'python' (raise) or 'numpy' (inf/nan, no checks)."""
+    if value not in ("python", "numpy"):
+        raise ValueError(f"error_model must be 'python' or 'numpy', not {value!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class TargetOptions:
     """The per-function options users pass to `@jit` that change generated code."""
