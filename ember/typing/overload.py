@@ -180,9 +180,7 @@ class Implementation:
 def _with_omitted(params: list, given: dict) -> tuple:
     """One type per parameter: the given argument's, or `types.Omitted(default)` for one the
     call left out (so calls passing and omitting an argument differ, as Numba's signatures)."""
-    return tuple(
-        given[p.name] if p.name in given else types.Omitted(p.default) for p in params
-    )
+    return tuple(given[p.name] if p.name in given else types.Omitted(p.default) for p in params)
 
 
 # Per function (weakly: a closure made per call goes with its last user), per jit_options.
