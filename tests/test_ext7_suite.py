@@ -190,10 +190,10 @@ def _unbox_span(typ, obj, c):
     from ember.core import cgutils
 
     span = cgutils.create_struct_proxy(typ)(c.context, c.builder)
-    for name in ("lo", "hi"):
-        attr = c.pyapi.object_getattr_string(obj, name)
-        setattr(span, name, c.pyapi.float_as_double(attr))
-        c.pyapi.decref(attr)
+    lo, hi = (c.pyapi.object_getattr_string(obj, name) for name in ("lo", "hi"))
+    span.lo, span.hi = c.pyapi.float_as_double(lo), c.pyapi.float_as_double(hi)
+    c.pyapi.decref(lo)
+    c.pyapi.decref(hi)
     failed = cgutils.is_not_null(c.builder, c.pyapi.err_occurred())
     return NativeValue(span._getvalue(), is_error=failed)
 
@@ -233,6 +233,37 @@ def test_lists_of_an_extension_type_are_built_and_returned_to_python():
     made = spans(np.array([[1.0, 2.0]] * 3))
     assert len({id(item) for item in made}) == 3  # a new object per item
     assert twice(Span(1.5, 4.0)) == ([Span(1.5, 4.0), Span(4.0, 1.5)], (Span(1.5, 4.0), 2.5))
+
+
+def test_a_python_list_of_an_extension_type_is_passed_and_written_back():
+    """Each item unboxed by the extension's @unbox; after the call the list holds what the
+    callee made of it (unchanged items stay the very objects)."""
+
+    @ember.njit
+    def widths(spans):
+        return [s.hi - s.lo for s in spans]
+
+    @ember.njit
+    def widen_second(spans, by):
+        spans[1] = Span(spans[1].lo - by, spans[1].hi + by)
+        spans.append(Span(by, by))
+
+    def widen_second_py(spans, by):
+        spans[1] = Span(spans[1].lo - by, spans[1].hi + by)
+        spans.append(Span(by, by))
+
+    made = [Span(0.0, 1.0), Span(2.0, 5.5), Span(-1.0, -1.0)]
+    expected = [s.hi - s.lo for s in made]
+    for _ in range(40):  # the dispatcher's own path, then its native entry
+        assert widths(made) == expected
+    for by in (0.5, -2.0):
+        mine, theirs = list(made), list(made)
+        widen_second(mine, by)
+        widen_second_py(theirs, by)
+        assert mine == theirs
+        assert mine[0] is made[0] and mine[2] is made[2]
+    with pytest.raises(TypeError):
+        widths([Span(0.0, 1.0), Span("a", 1.0)])
 
 
 # ------------------------------------------------------------------ object mode and the cache

@@ -182,6 +182,14 @@ def build_wrapper(sig: Signature, address: int, keepalive: list) -> tuple[llvm.M
 _item_boxers: dict = {}
 
 
+def extension_boxed(typ: types.Type) -> bool:
+    """Whether values of `typ` cross between Python and compiled code only through an
+    extension's registered @box and @unbox (not one of the types ember marshals itself)."""
+    if isinstance(typ, (*_ARGUMENT_KINDS, types.BaseTuple, types.Optional)):
+        return False
+    return registry.find_unbox(typ) is not None and registry.find_box(typ) is not None
+
+
 def user_boxed_item(typ: types.Type) -> bool:
     """Whether items of `typ` stored in a container need a registered @box (a list of an
     extension's type, or of tuples holding one)."""
