@@ -5,6 +5,7 @@ Values are checked against CPython running the same functions (`py_func`), NumPy
 hand.
 """
 
+import gc
 import json
 import math
 import os
@@ -264,6 +265,124 @@ def test_a_python_list_of_an_extension_type_is_passed_and_written_back():
         assert mine[0] is made[0] and mine[2] is made[2]
     with pytest.raises(TypeError):
         widths([Span(0.0, 1.0), Span("a", 1.0)])
+
+
+# ------------------------------------------------------------------ context.nrt
+
+
+class Scaled:
+    """An extension's value holding an array: its model counts a reference to it."""
+
+    def __init__(self, data, scale):
+        self.data, self.scale = np.asarray(data, dtype=np.float64), float(scale)
+
+
+class ScaledType(types.Type):
+    def __init__(self):
+        super().__init__(name="ext7Scaled")
+
+
+scaled_type = ScaledType()
+typeof_impl.register(Scaled)(lambda value, c: scaled_type)
+
+
+@register_model(ScaledType)
+class _ScaledModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [("data", types.float64[::1]), ("scale", types.float64)])
+
+
+make_attribute_wrapper(ScaledType, "data", "data")
+make_attribute_wrapper(ScaledType, "scale", "scale")
+
+
+@type_callable(Scaled)
+def _type_scaled(context):
+    return lambda data, scale: scaled_type
+
+
+@lower_builtin(Scaled, types.Array, types.Float)
+def _make_scaled(context, builder, sig, args):
+    from ember.core import cgutils
+
+    made = cgutils.create_struct_proxy(scaled_type)(context, builder)
+    made.data, made.scale = args
+    context.nrt.incref(builder, sig.args[0], args[0])  # the argument was borrowed
+    return made._getvalue()
+
+
+@box(ScaledType)
+def _box_scaled(typ, val, c):
+    from ember.core import cgutils
+
+    made = cgutils.create_struct_proxy(typ)(c.context, c.builder, value=val)
+    data = c.box(types.float64[::1], made.data)
+    scale = c.pyapi.float_from_double(made.scale)
+    cls = c.pyapi.unserialize(c.pyapi.serialize_object(Scaled))
+    result = c.pyapi.call_function_objargs(cls, (data, scale))
+    for obj in (data, scale, cls):
+        c.pyapi.decref(obj)
+    return result
+
+
+@ember.extending.intrinsic
+def _doubled_through_a_block(typingctx, x):
+    """Stores x in a new runtime block, reads it back doubled, releases the block."""
+    from llvmlite import ir
+
+    def codegen(context, builder, sig, args):
+        meminfo = context.nrt.meminfo_alloc(builder, ir.Constant(ir.IntType(64), 8))
+        data = context.nrt.meminfo_data(builder, meminfo)
+        builder.store(args[0], data)
+        value = builder.load(data, typ=ir.DoubleType())
+        from ember.lowering import arrays
+
+        arrays.nrt.emit_decref(builder, meminfo)
+        return builder.fadd(value, value)
+
+    return types.float64(types.float64), codegen
+
+
+def test_lowering_code_counts_references_with_context_nrt():
+    from oracle import assert_frees_all
+
+    @ember.njit
+    def make(n, k):
+        return Scaled(np.arange(n * 1.0), k)
+
+    @ember.njit
+    def total(n, k):
+        s = Scaled(np.arange(n * 1.0), k)
+        return s.data.sum() * s.scale
+
+    @ember.njit
+    def member_outlives(n):
+        s = Scaled(np.arange(n * 1.0), 3.0)
+        kept = s.data  # a reference of its own: still there when `s` goes
+        s = Scaled(np.zeros(2), 1.0)
+        return kept
+
+    def live():
+        gc.collect()
+        stats = ember.runtime.stats()
+        return stats.alloc - stats.free
+
+    before = live()
+    kept = member_outlives(5)
+    assert live() - before == 1  # the arange block, held by the returned array
+    assert kept.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+    del kept
+    assert live() == before
+
+    made = make(4, 0.5)
+    assert made.data.tolist() == [0.0, 1.0, 2.0, 3.0] and made.scale == 0.5
+    assert [total(n, 2.0) for n in (0, 1, 5)] == [0.0, 0.0, 20.0]
+    assert_frees_all(make, lambda: 5, lambda: 1.5)
+    assert_frees_all(total, lambda: 5, lambda: 1.5)
+
+    doubled = ember.njit(lambda x: _doubled_through_a_block(x))
+    assert [doubled(x) for x in (1.5, -0.0, 1e308)] == [3.0, -0.0, math.inf]
+    assert_frees_all(doubled, lambda: 2.0)
 
 
 # ------------------------------------------------------------------ object mode and the cache

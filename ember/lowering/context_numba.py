@@ -31,6 +31,52 @@ class _CallConv:
         self._context.guard(builder, condition, exc, *exc_args)
 
 
+class _NRTContext:
+    """`context.nrt`: reference counting and memory blocks of ember's runtime, under Numba's
+    names, for lowering code that manages the references its values hold."""
+
+    def incref(self, builder: llvm.IRBuilder, typ: types.Type, value: llvm.Value) -> None:
+        """Count a new reference to every block `value` (of `typ`) holds."""
+        from ember.lowering import arrays
+
+        arrays.incref(builder, typ, value)
+
+    def decref(self, builder: llvm.IRBuilder, typ: types.Type, value: llvm.Value) -> None:
+        """Release a reference to every block `value` (of `typ`) holds."""
+        from ember.lowering import arrays
+
+        arrays.decref(builder, typ, value)
+
+    def meminfo_alloc(self, builder: llvm.IRBuilder, size: llvm.Value) -> llvm.Value:
+        """A new block of `size` bytes (an i64) with one reference: its meminfo."""
+        from ember.runtime import nrt
+
+        return nrt.emit_allocate(builder, _as_i64(builder, size))
+
+    def meminfo_data(self, builder: llvm.IRBuilder, meminfo: llvm.Value) -> llvm.Value:
+        """The address of a block's data."""
+        from ember.runtime import nrt
+
+        return nrt.emit_load_data_pointer(builder, meminfo)
+
+    def __getattr__(self, name: str) -> Any:
+        from ember.errors import UnsupportedError
+
+        raise UnsupportedError(
+            f"context.nrt.{name} is not provided by ember: its runtime offers incref, decref, "
+            "meminfo_alloc and meminfo_data to lowering code"
+        )
+
+
+def _as_i64(builder: llvm.IRBuilder, value: llvm.Value | int) -> llvm.Value:
+    i64 = llvm.IntType(64)
+    if isinstance(value, int):
+        return llvm.Constant(i64, value)
+    if value.type.width < 64:
+        return builder.zext(value, i64)
+    return value
+
+
 class NumbaContextMixin:
     """Methods a Numba extension calls on its `context` argument (see module doc)."""
 
@@ -39,6 +85,10 @@ class NumbaContextMixin:
     @property
     def call_conv(self) -> _CallConv:
         return _CallConv(self)
+
+    @property
+    def nrt(self) -> _NRTContext:
+        return _NRTContext()
 
     @property
     def typing_context(self) -> Any:

@@ -816,7 +816,11 @@ def make_attribute_wrapper(type_class: type, struct_attr: str, python_attr: str)
 
     @lowering.lower_getattr(type_class, python_attr)
     def struct_getattr(context, builder, typ, value):
-        return builder.extract_value(value, model_of(typ).index_of(struct_attr))
+        from ember.lowering import arrays
+
+        member = builder.extract_value(value, model_of(typ).index_of(struct_attr))
+        arrays.incref(builder, member_type(typ), member)  # an expression's result is its own
+        return member
 
 
 # ------------------------------------------------------------------ @intrinsic
