@@ -281,7 +281,8 @@ def explain_difference(old: dict, new: dict) -> str:
 def _publish_generator(result: Any) -> None:
     """A generator function loaded from the cache: its generators resume in the loaded code."""
     from ember import types
-    from ember.lowering.generators import publish_resume
 
     if isinstance(result.signature.return_type, types.Generator):
+        from ember.lowering.generators import publish_resume  # (only then: lowering is big)
+
         publish_resume(result.signature.return_type, result.library, result.symbol)
