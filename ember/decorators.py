@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
 from ember import config, types
-from ember.errors import EmberError, EmberWarning
+from ember.errors import EmberError
 from ember.typing.signature import Signature
 
 _ACCEPTED_OPTIONS = {"nopython", "fastmath", "boundscheck", "error_model", "cache", "nogil",
@@ -77,8 +76,6 @@ def _object_mode(signature_or_function: Any, options: dict) -> Any:
                     binder.check_signature_arity(tuple(sig.args))
         if _jit_disabled(py_func):
             return py_func
-        if options.get("cache"):
-            _warn_object_mode_not_cached(py_func)
         dispatcher = ObjectModeDispatcher(py_func, options)
         if signatures:  # a signature compiles at decoration, as in nopython mode
             dispatcher.compile()
@@ -153,22 +150,6 @@ def _nopython_dispatcher(py_func: Callable, signatures, options: dict) -> Any:
                 "jit(signature, forceobj=True)"
             )
     return Dispatcher(py_func, target, signatures, cache=bool(options.get("cache", False)))
-
-
-def _warn_object_mode_not_cached(py_func: Callable) -> None:
-    """`cache=True` on an object-mode function: said (in Numba's words, which users filter
-    warnings by) rather than silently recompiling in every new process."""
-    code = py_func.__code__
-    warnings.warn_explicit(
-        f'Cannot cache compiled function "{py_func.__qualname__}" as it is an object-mode '
-        "function (forceobj=True): ember does not write object-mode code to the disk cache "
-        "yet, so each new process compiles it again (within a process, each signature is "
-        "compiled once)",
-        EmberWarning,
-        code.co_filename,
-        code.co_firstlineno,
-        py_func.__module__ or "__main__",
-    )
 
 
 def _declared_locals(declared: Any) -> tuple:

@@ -213,7 +213,7 @@ class FunctionCache:
         if payload is None:
             return None, "no cache entry yet"
         try:
-            entry = read_payload(payload)
+            entry = read_payload(payload, self.dispatcher.py_func)
         except Exception as error:  # noqa: BLE001 - anything unreadable is a miss
             return None, f"the cache entry cannot be read ({type(error).__name__}: {error})"
         if entry.get("key") == digest:
@@ -234,6 +234,7 @@ class FunctionCache:
             from_cache=True,
         )
         self.hits[arg_types] += 1
+        _publish_generator(result)
         self._debug(f"hit {self._describe(arg_types)} from {path}")
         record_compilation(result, cached=True)  # compile_report() lists it as cached
         return result
@@ -275,3 +276,13 @@ def explain_difference(old: dict, new: dict) -> str:
     """Which parts of two keys differ, e.g. "code, global helper"."""
     changed = sorted(name for name in old.keys() | new.keys() if old.get(name) != new.get(name))
     return ", ".join(changed) if changed else "the key (same parts, different digest)"
+
+
+def _publish_generator(result: Any) -> None:
+    """A generator function loaded from the cache: its generators resume in the loaded code."""
+    from ember import types
+
+    if isinstance(result.signature.return_type, types.Generator):
+        from ember.lowering.generators import publish_resume  # (only then: lowering is big)
+
+        publish_resume(result.signature.return_type, result.library, result.symbol)

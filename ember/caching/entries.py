@@ -118,7 +118,7 @@ def dump(result: Any, parts: dict, key: str) -> bytes:
     }
     stream = io.BytesIO()
     try:
-        _EntryPickler(stream, protocol=pickle.HIGHEST_PROTOCOL).dump(entry)
+        _EntryPickler(stream, result.py_func).dump(entry)
     except (pickle.PicklingError, TypeError, AttributeError) as error:
         raise Uncacheable(f"its signature or exceptions cannot be saved ({error})") from None
     return stream.getvalue()
@@ -127,12 +127,24 @@ def dump(result: Any, parts: dict, key: str) -> bytes:
 _JITCLASS_INSTANCE = "jitclass instance"
 
 
+_GENERATOR = "generator of the cached function"
+
+
 class _EntryPickler(pickle.Pickler):
-    """Saves a jitclass instance type (in a signature) as its class's module and name."""
+    """Saves a jitclass instance type (in a signature) as its class's module and name, and the
+    generator type a generator function returns without its function (the loader's own)."""
+
+    def __init__(self, stream: Any, py_func: Any) -> None:
+        super().__init__(stream, protocol=pickle.HIGHEST_PROTOCOL)
+        self.py_func = py_func
 
     def persistent_id(self, obj: Any) -> Any:
         from ember import types
 
+        if isinstance(obj, types.Generator):
+            if obj.gen_func is not self.py_func:
+                raise Uncacheable(f"it uses the generator type of another function ({obj})")
+            return (_GENERATOR, obj.arg_types, obj.yield_type)
         if not isinstance(obj, types.ClassInstanceType):
             return None
         from ember.codegen.symbols import _find_by_name
@@ -148,9 +160,18 @@ class _EntryPickler(pickle.Pickler):
 
 
 class _EntryUnpickler(pickle.Unpickler):
+    def __init__(self, stream: Any, py_func: Any) -> None:
+        super().__init__(stream)
+        self.py_func = py_func
+
     def persistent_load(self, pid: Any) -> Any:
+        from ember import types
         from ember.codegen.symbols import _find_by_name
 
+        if pid[0] == _GENERATOR:
+            if self.py_func is None:
+                raise pickle.UnpicklingError("a generator type needs its function")
+            return types.Generator(self.py_func, pid[1], pid[2])
         kind, module_name, qualname = pid
         if kind != _JITCLASS_INSTANCE:
             raise pickle.UnpicklingError(f"unknown reference {kind!r}")
@@ -160,8 +181,9 @@ class _EntryUnpickler(pickle.Unpickler):
 # ---------------------------------------------------------------------------- loading
 
 
-def read_payload(payload: bytes) -> dict:
-    return _EntryUnpickler(io.BytesIO(payload)).load()  # our own checksummed file
+def read_payload(payload: bytes, py_func: Any = None) -> dict:
+    """The entry in `payload` (our own checksummed file) of the function `py_func`."""
+    return _EntryUnpickler(io.BytesIO(payload), py_func).load()
 
 
 def load(entry: dict) -> tuple[Any, str | None]:

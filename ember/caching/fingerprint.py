@@ -113,9 +113,6 @@ def _ember_sources_stamp() -> str:
 
 def specialization_parts(dispatcher: Any, arg_types: tuple, declared_return: Any) -> dict:
     """Every part of the key of `dispatcher` compiled for `arg_types`."""
-    if dispatcher.py_func.__code__.co_flags & _CO_GENERATOR:
-        raise Uncacheable("it is a generator function (the generators it returns to Python "
-                          "are described to the dispatcher when it is compiled)")  # fmt: skip
     parts = dict(environment_parts())
     # Read the globals again for each new specialization: it freezes their current values.
     dispatcher._cache_function_parts = None

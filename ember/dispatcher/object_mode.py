@@ -77,6 +77,8 @@ class ObjectModeDispatcher:
                 self._keepalive = keepalive
                 self._llvm_ir = llvm_ir
                 self._native = _NATIVE(address)
+                if self.options.get("cache"):
+                    _warn_not_cached(self.py_func, bool(self.lifted_loops))
         return self._native
 
     def _lift_loops(self) -> FunctionType:
@@ -170,6 +172,26 @@ class ObjectModeDispatcher:
 
     def __repr__(self) -> str:
         return f"<ember object-mode function {self.py_func.__qualname__}>"
+
+
+def _warn_not_cached(py_func: FunctionType, lifted: bool) -> None:
+    """`cache=True` on an object-mode function, when it compiles: said in Numba's words (which
+    users filter warnings by) rather than silently compiling again in every new process."""
+    import warnings
+
+    from ember.errors import EmberWarning
+
+    reason = "it uses lifted code" if lifted else "it is an object-mode function"
+    code = py_func.__code__
+    warnings.warn_explicit(
+        f'Cannot cache compiled function "{py_func.__qualname__}" as {reason}: ember does not '
+        "write object-mode code to the disk cache, so each new process compiles it again "
+        "(within a process, it is compiled once)",
+        EmberWarning,
+        code.co_filename,
+        code.co_firstlineno,
+        py_func.__module__ or "__main__",
+    )
 
 
 def _rebuild_object_mode(state: tuple, options: dict) -> ObjectModeDispatcher:

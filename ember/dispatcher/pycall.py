@@ -378,12 +378,20 @@ def _take_references(typ: types.Type, memory: Any) -> None:
 
 def box_list(typ: types.List, meminfo: int, inputs: tuple, memo: dict | None) -> list:
     """A Python list of a returned list's boxed items; takes over the list's reference."""
+    from ember.lowering.boxing import item_boxer, user_boxed_item
     from ember.lowering.lists import HeaderMemory
     from ember.runtime import nrt
 
     if isinstance(typ.dtype, types.UnicodeType):
         return string_boxing.box_list(meminfo)
     header = HeaderMemory.from_address(nrt.data_address(meminfo))
+    if user_boxed_item(typ.dtype):  # items of an extension's type: its @box, natively
+        items = nrt.data_address(header.storage) if header.storage else 0
+        box_item = item_boxer(typ.dtype)
+        try:
+            return [box_item(items, index) for index in range(header.size)]
+        finally:
+            nrt.runtime().decref(meminfo)
     item_ctype = _memory_ctype(typ.dtype)
     structured = issubclass(item_ctype, ctypes.Structure)
     items = nrt.data_address(header.storage) if header.storage else 0

@@ -33,7 +33,7 @@ from ember.dispatcher.object_layout import (
 )
 from ember.lowering import arrays as refs
 from ember.lowering import lists
-from ember.lowering.boxing import BoxContext
+from ember.lowering.boxing import BoxContext, extension_boxed
 from ember.lowering.context import CPUContext
 from ember.lowering.models import model_of
 from ember.lowering.pyapi import PythonAPI
@@ -100,11 +100,35 @@ class _ListCodegen(ArgumentUnboxing, ArrayCodegen):
             return native.value
         if isinstance(typ, types.BaseTuple):
             return self._unbox_tuple(typ, obj, fail, exact)
+        if extension_boxed(typ):
+            return self._unbox_extension(typ, obj, fail)
         kind = _entry_kind(typ)
         self.emit_match(obj, kind, fail)
         value = model_of(typ).from_arguments(b, self.emit_unbox(obj, kind, fail))
         refs.incref(b, typ, value)  # an instance: the list holds a reference of its own
         return value
+
+    def _unbox_extension(self, typ: types.Type, obj: llvm.Value, fail: llvm.Block):
+        """An item of an extension's type: typeof must give `typ` (as Numba checks each
+        item), then the type's @unbox makes the native value (which the list owns)."""
+        self.continue_if(self._typed_as(typ, obj), fail, "extension_item_type")
+        native = self.c.unbox(typ, obj)
+        if native.is_error is not None:
+            self.continue_if(self.builder.not_(native.is_error), fail, "extension_item_ok")
+        if native.cleanup is not None:
+            native.cleanup()
+        return native.value
+
+    def _typed_as(self, typ: types.Type, obj: llvm.Value) -> llvm.Value:
+        """i1: `typeof(obj) == typ`, asked of Python, where an extension types its values (a
+        failing typeof leaves its exception pending, and answers false)."""
+        pyapi = self.pyapi
+        answer = pyapi.call_function_objargs(
+            pyapi.borrow_constant(_is_typed_as), [obj, pyapi.borrow_constant(typ)]
+        )
+        same = self.builder.icmp_unsigned("==", answer, pyapi.borrow_constant(True))
+        pyapi.decref(answer)
+        return same
 
     def _unbox_tuple(self, typ: types.BaseTuple, obj: llvm.Value, fail: llvm.Block, exact: bool):
         b = self.builder
@@ -158,6 +182,8 @@ class _ListCodegen(ArgumentUnboxing, ArrayCodegen):
                 self.check_same(member, item, self.tuple_item(obj, index), differ)
         elif isinstance(typ, types.Array):
             self._check_same_array(typ, value, obj, differ)
+        elif extension_boxed(typ):
+            self._check_same_extension(typ, value, obj, differ)
         elif isinstance(typ, types.DispatcherType):  # the very jitted function
             self.emit_match(obj, _entry_kind(typ), differ)
         elif isinstance(typ, (types.NPDatetime, types.NPTimedelta)):  # same unit and count
@@ -171,6 +197,36 @@ class _ListCodegen(ArgumentUnboxing, ArrayCodegen):
             meminfo = self.emit_unbox(obj, kind, differ)[0]
             same = b.icmp_unsigned("==", meminfo, b.extract_value(value, 0))
             self.continue_if(same, differ, "same_instance")
+
+    def _check_same_extension(self, typ: types.Type, value, obj: llvm.Value, differ) -> None:
+        """`obj` unboxes to the same bytes as `value` (then the object is kept)."""
+        from ember.lowering import strings
+
+        b = self.builder
+        self.continue_if(self._typed_as(typ, obj), self._cleared(differ), "extension_same_type")
+        native = self.c.unbox(typ, obj)
+        if native.is_error is not None:
+            self.continue_if(b.not_(native.is_error), self._cleared(differ), "extension_same_ok")
+        if native.cleanup is not None:
+            native.cleanup()
+        model = model_of(typ)
+        slots = [self.alloca(model.data_type, "extension_bytes") for _ in range(2)]
+        for slot, item in zip(slots, (value, native.value)):
+            b.store(llvm.Constant(model.data_type, None), slot)  # padding compares equal
+            b.store(model.as_data(b, item), slot)
+        size = _I64(self.context.get_abi_sizeof(model.data_type))
+        equal = b.icmp_signed("==", strings.compare_bytes(b, *slots, size), _I32(0))
+        refs.decref(b, typ, native.value)
+        self.continue_if(equal, differ, "extension_same_bytes")
+
+    def _cleared(self, differ: llvm.Block) -> llvm.Block:
+        """A block clearing any pending exception, then going to `differ` (comparing raises
+        nothing)."""
+        block = self.new_block("cleared")
+        with self.builder.goto_block(block):
+            self.pyapi.err_clear()
+            self.builder.branch(differ)
+        return block
 
     def _check_same_str(self, value: llvm.Value, obj: llvm.Value, differ) -> None:
         from ember.library.interop.boxing import compact_str_fields
@@ -246,6 +302,13 @@ _EXACT_NUMBER_CLASSES = {
     types.boolean: bool,
     types.complex128: complex,
 }
+
+
+def _is_typed_as(obj: Any, typ: types.Type) -> bool:
+    """Whether typeof gives `obj` the type `typ` (run from generated code)."""
+    from ember.dispatcher.typeof import typeof_or_none
+
+    return typeof_or_none(obj) == typ
 
 
 def _tuple_class(typ: types.BaseTuple) -> type:

@@ -324,14 +324,16 @@ def reflectable_item(typ: types.Type | None) -> bool:
         return True  # (a jitted function: every item must be that very function)
     if isinstance(typ, types.BaseTuple):
         return all(reflectable_item(member) for member in typ.types)
-    return False
+    from ember.lowering.boxing import extension_boxed
+
+    return typ is not None and extension_boxed(typ)  # through the extension's @unbox/@box
 
 
 def _unreflectable(item: Any, item_type: types.Type | None) -> Exception:
     return TypingError(
-        "only lists of numbers, datetimes, strings, NumPy arrays, tuples of these or one "
-        "jitclass's "
-        f"instances can be passed from Python (this one holds {type(item).__name__}"
+        "only lists of numbers, datetimes, strings, NumPy arrays, tuples of these, one "
+        "jitclass's instances or values of an extension's type with @box and @unbox "
+        f"can be passed from Python (this one holds {type(item).__name__}"
         f"{'' if item_type is None else f' of type {item_type}'}): pass a NumPy array or an "
         "ember.typed.List instead"
     )

@@ -179,6 +179,63 @@ def build_wrapper(sig: Signature, address: int, keepalive: list) -> tuple[llvm.M
     return module, symbol
 
 
+_item_boxers: dict = {}
+
+
+def extension_boxed(typ: types.Type) -> bool:
+    """Whether values of `typ` cross between Python and compiled code only through an
+    extension's registered @box and @unbox (not one of the types ember marshals itself)."""
+    if isinstance(typ, (*_ARGUMENT_KINDS, types.BaseTuple, types.Optional)):
+        return False
+    return registry.find_unbox(typ) is not None and registry.find_box(typ) is not None
+
+
+def user_boxed_item(typ: types.Type) -> bool:
+    """Whether items of `typ` stored in a container need a registered @box (a list of an
+    extension's type, or of tuples holding one)."""
+    return _user_boxed(typ, registry.find_box)
+
+
+def item_boxer(typ: types.Type) -> Callable[[int, int], Any]:
+    """`box(items_address, index)`: the Python object of item `index` of a native array of
+    `typ` values (a list's storage), through the type's @box; the item keeps its reference."""
+    found = _item_boxers.get(typ)
+    if found is None:
+        found = _item_boxers[typ] = _compile_item_boxer(typ)
+    return found
+
+
+def _compile_item_boxer(typ: types.Type) -> Callable[[int, int], Any]:
+    from ember.codegen.jit import engine
+    from ember.lowering.context import CPUContext
+
+    jit = engine()
+    symbol = f"ember.item_boxer.{next(_serial)}"
+    module = llvm.Module(name=symbol)
+    module.triple = jit.triple
+    module.data_layout = jit.data_layout
+    i64 = llvm.IntType(64)
+    function = llvm.Function(module, llvm.FunctionType(_PTR, [_PTR, i64]), symbol)
+    builder = llvm.IRBuilder(function.append_basic_block("entry"))
+    keepalive: list = []
+    pyapi = PythonAPI(CPUContext(), builder, keepalive)
+    model = model_of(typ)
+    items, index = function.args
+    pointer = builder.gep(items, [index], inbounds=True, source_etype=model.data_type)
+    value = model.from_data(builder, builder.load(pointer, typ=model.data_type))
+    boxed = BoxContext(pyapi.context, builder, pyapi).box(typ, value)
+    _require_pending_error_on_null(pyapi, boxed, f"the @box of {typ}")
+    builder.ret(boxed)
+    compiled = jit.parse(str(module))
+    compiled.verify()
+    jit.optimize(compiled)
+    jit.add_module(compiled)
+    native = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_int64)
+    boxer = native(jit.address_of(symbol))
+    boxer.keepalive = keepalive  # objects the code points at
+    return boxer
+
+
 def _require_pending_error_on_null(pyapi: PythonAPI, obj: llvm.Value, what: str) -> None:
     """A NULL result must come with a Python exception; set SystemError naming `what` if a
     faulty box forgot to (returning NULL silently would crash the interpreter)."""

@@ -31,23 +31,50 @@ class _CallConv:
         self._context.guard(builder, condition, exc, *exc_args)
 
 
-class _ReferenceCounts:
-    """The reference-counting half of Numba's NRT context (ember/lowering/arrays.py)."""
+class _NRTContext:
+    """`context.nrt`: reference counting and memory blocks of ember's runtime, under Numba's
+    names, for lowering code that manages the references its values hold."""
 
-    @staticmethod
-    def incref(builder: llvm.IRBuilder, typ: types.Type, value: llvm.Value) -> None:
-        from ember.lowering.arrays import incref
+    def incref(self, builder: llvm.IRBuilder, typ: types.Type, value: llvm.Value) -> None:
+        """Count a new reference to every block `value` (of `typ`) holds."""
+        from ember.lowering import arrays
 
-        incref(builder, typ, value)
+        arrays.incref(builder, typ, value)
 
-    @staticmethod
-    def decref(builder: llvm.IRBuilder, typ: types.Type, value: llvm.Value) -> None:
-        from ember.lowering.arrays import decref
+    def decref(self, builder: llvm.IRBuilder, typ: types.Type, value: llvm.Value) -> None:
+        """Release a reference to every block `value` (of `typ`) holds."""
+        from ember.lowering import arrays
 
-        decref(builder, typ, value)
+        arrays.decref(builder, typ, value)
+
+    def meminfo_alloc(self, builder: llvm.IRBuilder, size: llvm.Value) -> llvm.Value:
+        """A new block of `size` bytes (an i64) with one reference: its meminfo."""
+        from ember.runtime import nrt
+
+        return nrt.emit_allocate(builder, _as_i64(builder, size))
+
+    def meminfo_data(self, builder: llvm.IRBuilder, meminfo: llvm.Value) -> llvm.Value:
+        """The address of a block's data."""
+        from ember.runtime import nrt
+
+        return nrt.emit_load_data_pointer(builder, meminfo)
+
+    def __getattr__(self, name: str) -> Any:
+        from ember.errors import UnsupportedError
+
+        raise UnsupportedError(
+            f"context.nrt.{name} is not provided by ember: its runtime offers incref, decref, "
+            "meminfo_alloc and meminfo_data to lowering code"
+        )
 
 
-_REFERENCE_COUNTS = _ReferenceCounts()
+def _as_i64(builder: llvm.IRBuilder, value: llvm.Value | int) -> llvm.Value:
+    i64 = llvm.IntType(64)
+    if isinstance(value, int):
+        return llvm.Constant(i64, value)
+    if value.type.width < 64:
+        return builder.zext(value, i64)
+    return value
 
 
 class NumbaContextMixin:
@@ -60,10 +87,8 @@ class NumbaContextMixin:
         return _CallConv(self)
 
     @property
-    def nrt(self) -> _ReferenceCounts:
-        """Numba's `context.nrt`: `incref`/`decref(builder, typ, value)` of the references a
-        value of `typ` owns (nothing for values that own none)."""
-        return _REFERENCE_COUNTS
+    def nrt(self) -> _NRTContext:
+        return _NRTContext()
 
     @property
     def typing_context(self) -> Any:
@@ -116,10 +141,6 @@ class NumbaContextMixin:
                 native = self.get_constant_generic(builder, member, item)
                 tuple_value = builder.insert_value(tuple_value, native, index)
             return tuple_value
-        if isinstance(typ, types.Array):  # a frozen read-only copy, as a global array is
-            from ember.lowering.arrays import array_constant
-
-            return array_constant(typ, value, builder.module)
         return self.get_constant(typ, value)
 
     def get_constant_null(self, typ: types.Type) -> llvm.Constant:

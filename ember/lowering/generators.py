@@ -14,6 +14,8 @@ fields of the frame, so a `for` loop suspended at a yield continues where it was
 
 from __future__ import annotations
 
+from typing import Any
+
 from llvmlite import ir as llvm
 
 from ember import types
@@ -59,6 +61,14 @@ def compiled_resume(gen_type: types.Generator) -> tuple:
             "iterate itself recursively"
         )
     return found
+
+
+def publish_resume(gen_type: types.Generator, library: Any, symbol: str) -> None:
+    """Generators of `gen_type` resume in `library` (a generator function loaded from the
+    disk cache), unless compiled in this process already."""
+    found = _compiled.get(gen_type)
+    if found is None or found[0] is None:
+        _compiled[gen_type] = (library, resume_symbol(symbol))
 
 
 def declare_resume(context, module: llvm.Module, gen_type: types.Generator) -> llvm.Function:

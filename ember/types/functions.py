@@ -336,9 +336,9 @@ class Module(Dummy):
 
 
 class Omitted(Dummy):
-    """Numba's type of an argument left to its default. ember's overloads receive the default
-    itself (ember/typing/overload.py), so this names the class for extension code that tests
-    `isinstance(arg, types.Omitted)`, which is then simply false."""
+    """The type of an argument a call left to its default, in the signatures of overloads
+    (Numba's): a call omitting an argument and one passing a value of its default's type are
+    different signatures, so an overload may choose a different implementation for each."""
 
     def __init__(self, value: Any) -> None:
         self.value = value
@@ -346,6 +346,10 @@ class Omitted(Dummy):
 
     @property
     def key(self) -> Any:
+        try:
+            hash(self.value)
+        except TypeError:  # a list or an array as a default: the object itself (held here)
+            return (type(self.value), id(self.value))
         return (type(self.value), self.value)  # omitted(1) is not omitted(1.0)
 
     def _rebuild_args(self) -> tuple:

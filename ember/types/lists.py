@@ -155,8 +155,19 @@ def unsupported_item(dtype: Type) -> str | None:
         return None
     if isinstance(dtype, BaseTuple) and all(unsupported_item(t) is None for t in dtype.types):
         return None
+    if _extension_value_type(dtype):
+        return None
     return (
         f"lists of {dtype} are not supported: list items must be numbers, enum members, "
         "datetimes, strings, bytes, records, arrays, tuples, lists, dicts, sets, jitclass "
         "instances or structrefs"
     )
+
+
+def _extension_value_type(dtype: Type) -> bool:
+    """A type an extension defined (outside ember) for values with data (its own model, as a
+    StructModel of numbers): lists hold them as Numba's do."""
+    from ember.types.abstract import Dummy
+
+    module = type(dtype).__module__ or ""
+    return not module.startswith("ember.") and not isinstance(dtype, Dummy)

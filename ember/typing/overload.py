@@ -97,7 +97,7 @@ class Implementation:
 
     def bind(self, args: tuple, kws: dict) -> tuple[tuple | None, Any]:
         """(argument types, pysig) of a call: with keywords, or for an implementation without
-        `*args`, all parameters in order (omitted ones typed from their defaults) and the
+        `*args`, all parameters in order (omitted ones as `types.Omitted(default)`) and the
         implementation's signature, which lowering uses to place keyword arguments;
         otherwise the positional types themselves and no pysig. (None, None) if it won't bind.
         """
@@ -112,18 +112,12 @@ class Implementation:
             return None, None
         if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in self.parameters):
             return None, None
-        folded = []
-        for param in self.parameters:
-            if param.name in bound.arguments:
-                folded.append(bound.arguments[param.name])
-            else:
-                folded.append(TypingContext().resolve_value_type(param.default))
-        return tuple(folded), pysig
+        return _with_omitted(self.parameters, bound.arguments), pysig
 
     def bind_by(self, pysig: inspect.Signature, args: tuple, kws: dict) -> tuple[tuple | None, Any]:
         """(argument types, pysig) of a call placed by the overload function's own signature
-        `pysig` (NumPy's parameter list, say): every parameter in order, omitted ones typed from
-        their defaults, for an implementation taking that many positional parameters.
+        `pysig` (NumPy's parameter list, say): every parameter in order, omitted ones as
+        `types.Omitted(default)`, for an implementation taking that many positional parameters.
         (None, None) if it won't bind."""
         positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
         overload_params = list(pysig.parameters.values())
@@ -135,13 +129,19 @@ class Implementation:
             bound = pysig.bind(*args, **kws)
         except TypeError:
             return None, None
-        folded = []
-        for param in overload_params:
-            if param.name in bound.arguments:
-                folded.append(bound.arguments[param.name])
-            else:  # one specialization for all values of a number; strings select behaviour
-                folded.append(_keep_strings(TypingContext().resolve_value_type(param.default)))
-        return tuple(folded), pysig
+        return _with_omitted(overload_params, bound.arguments), pysig
+
+    @staticmethod
+    def compile_types(args: tuple) -> tuple:
+        """The types the implementation is compiled for: an omitted argument takes the type of
+        its default (one specialization for all values of a number; strings keep their literal
+        type, as their text selects behaviour, `side='right'`)."""
+        return tuple(
+            _keep_strings(TypingContext().resolve_value_type(t.value))
+            if isinstance(t, types.Omitted)
+            else t
+            for t in args
+        )
 
     def fold(self, args: tuple) -> tuple:
         """The implementation's parameter types for a call passing `args` by position:
@@ -157,8 +157,9 @@ class Implementation:
         return tuple(folded)
 
     def call(self, context: Any, builder: llvm.IRBuilder, sig: Signature, args: list) -> Any:
-        """Lower a call passing the values `args` (of `sig.args`) by position."""
-        full_args = self.fold(sig.args)
+        """Lower a call passing the values `args` (of `sig.args`) by position; an argument
+        typed `types.Omitted` is its default, as a constant."""
+        full_args = self.compile_types(self.fold(sig.args))
         values = []
         for index, (param, typ) in enumerate(zip(self.parameters, full_args)):
             if param.kind is inspect.Parameter.VAR_POSITIONAL:
@@ -166,13 +167,20 @@ class Implementation:
                 for position, item in enumerate(args[index:]):
                     packed = builder.insert_value(packed, item, position)
                 values.append(packed)
-            elif index < len(args):
+            elif index < len(args) and not isinstance(sig.args[index], types.Omitted):
                 values.append(args[index])
             else:
-                values.append(context.get_constant(typ, param.default))
+                default = sig.args[index].value if index < len(args) else param.default
+                values.append(context.get_constant_generic(builder, typ, default))
         target = self.compiled(context.options, full_args)
         result = context.call_compiled(builder, target, values)
         return context.cast(builder, result, target.signature.return_type, sig.return_type)
+
+
+def _with_omitted(params: list, given: dict) -> tuple:
+    """One type per parameter: the given argument's, or `types.Omitted(default)` for one the
+    call left out (so calls passing and omitting an argument differ, as Numba's signatures)."""
+    return tuple(given[p.name] if p.name in given else types.Omitted(p.default) for p in params)
 
 
 # Per function (weakly: a closure made per call goes with its last user), per jit_options.
@@ -384,7 +392,7 @@ class _OverloadTemplate(AbstractTemplate):
             )
             return _Resolved(None, None, message)
         try:
-            full = implementation.type_call(call_args)
+            full = implementation.type_call(implementation.compile_types(call_args))
         except ForceLiteralArg as request:
             raise _positional_request(request, implementation, args, what) from None
         except EmberError as error:
@@ -808,7 +816,11 @@ def make_attribute_wrapper(type_class: type, struct_attr: str, python_attr: str)
 
     @lowering.lower_getattr(type_class, python_attr)
     def struct_getattr(context, builder, typ, value):
-        return builder.extract_value(value, model_of(typ).index_of(struct_attr))
+        from ember.lowering import arrays
+
+        member = builder.extract_value(value, model_of(typ).index_of(struct_attr))
+        arrays.incref(builder, member_type(typ), member)  # an expression's result is its own
+        return member
 
 
 # ------------------------------------------------------------------ @intrinsic
