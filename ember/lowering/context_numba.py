@@ -141,6 +141,10 @@ class NumbaContextMixin:
                 native = self.get_constant_generic(builder, member, item)
                 tuple_value = builder.insert_value(tuple_value, native, index)
             return tuple_value
+        if isinstance(typ, types.Array):  # a frozen read-only copy, as a global array is
+            from ember.lowering.arrays import array_constant
+
+            return array_constant(typ, value, builder.module)
         return self.get_constant(typ, value)
 
     def get_constant_null(self, typ: types.Type) -> llvm.Constant:
