@@ -72,6 +72,30 @@ def _set(typingctx, s, index, code):
 
 
 @intrinsic
+def _byte(typingctx, s, index):
+    """The code point at `index` of an ASCII (kind 1) string, unchecked: no switch on the kind."""
+
+    def codegen(context, builder, sig, args):
+        address = builder.gep(primitives.data(builder, args[0]), [args[1]], source_etype=refs.i8)
+        return builder.zext(builder.load(address, typ=refs.i8), refs.i64)
+
+    return signature(types.int64, string, types.int64), codegen
+
+
+@intrinsic
+def _put(typingctx, s, index, code):
+    """Store an ASCII code into a kind 1 string that `_new(1, n)` made (unchecked)."""
+
+    def codegen(context, builder, sig, args):
+        target, index, code = args
+        address = builder.gep(primitives.data(builder, target), [index], source_etype=refs.i8)
+        builder.store(builder.trunc(code, refs.i8), address)
+        return context.get_dummy_value(types.none)
+
+    return signature(types.none, string, types.int64, types.int64), codegen
+
+
+@intrinsic
 def _new(typingctx, width, count):
     """A new string of `count` code points of kind `width`, to be filled with `_set`."""
 

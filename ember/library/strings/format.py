@@ -23,7 +23,18 @@ from ember.errors import LoweringError, UnsupportedError
 from ember.extending import intrinsic, lower_builtin, lower_cast, overload, register_jitable
 from ember.ir import displays
 from ember.library.strings.convert import unsigned_digits
-from ember.library.strings.core import _copy, _get, _kind, _length, _new, _set, is_string, substring
+from ember.library.strings.core import (
+    _byte,
+    _copy,
+    _get,
+    _kind,
+    _length,
+    _new,
+    _put,
+    _set,
+    is_string,
+    substring,
+)
 from ember.library.strings.core import string as string_type
 from ember.lowering import arrays as refs
 from ember.lowering import strings as primitives
@@ -124,30 +135,52 @@ def _declare(module: llvm.Module, name: str, fnty: llvm.FunctionType) -> llvm.Fu
     return found if found is not None else llvm.Function(module, fnty, name)
 
 
+def _snprintf_text(context, builder, pattern_text, values: list) -> llvm.Value:
+    """The ASCII string snprintf(`pattern_text`, *values) writes (measured, then written)."""
+    snprintf = _declare(
+        builder.module,
+        "snprintf",
+        llvm.FunctionType(refs.i32, [refs.ptr, refs.i64, refs.ptr], var_arg=True),
+    )
+    c_pattern = primitives.data(builder, pattern_text)
+    null = llvm.Constant(refs.ptr, None)
+    length = builder.call(snprintf, [null, refs.const(0), c_pattern, *values])
+    length = builder.sext(length, refs.i64)
+    size = builder.add(length, refs.const(1))
+    text = primitives.allocate(context, builder, refs.const(1), size)
+    builder.call(snprintf, [primitives.data(builder, text), size, c_pattern, *values])
+    return builder.insert_value(text, length, 2)
+
+
 @intrinsic
 def _c_format(typingctx, pattern, precision, x):
     """snprintf(`pattern`, precision, x) of a double as a string; `pattern` ends with a NUL."""
 
     def codegen(context, builder, sig, args):
         pattern_text, width, value = args
-        snprintf = _declare(
-            builder.module,
-            "snprintf",
-            llvm.FunctionType(refs.i32, [refs.ptr, refs.i64, refs.ptr], var_arg=True),
-        )
-        c_pattern = primitives.data(builder, pattern_text)
-        width = builder.trunc(width, refs.i32)
-        null = llvm.Constant(refs.ptr, None)
-        length = builder.call(snprintf, [null, refs.const(0), c_pattern, width, value])
-        length = builder.sext(length, refs.i64)
-        text = primitives.allocate(
-            context, builder, refs.const(1), builder.add(length, refs.const(1))
-        )
-        size = builder.add(length, refs.const(1))
-        builder.call(snprintf, [primitives.data(builder, text), size, c_pattern, width, value])
-        return builder.insert_value(text, length, 2)
+        return _snprintf_text(context, builder, pattern_text, [builder.trunc(width, refs.i32), value])
 
     return signature(string_type, string_type, types.int64, types.float64), codegen
+
+
+@intrinsic
+def _c_magnitude(typingctx, pattern, x):
+    """snprintf(`pattern`, |x|) of an integer as a string: `pattern` ("%llu\\0", "%llx\\0"...)
+    takes the magnitude as 64 unsigned bits, int64's minimum too."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        pattern_text, value = args
+        if value.type.width < 64:
+            extend = builder.sext if x.signed else builder.zext
+            value = extend(value, refs.i64)
+        if x.signed:
+            negative = builder.icmp_signed("<", value, refs.const(0))
+            value = builder.select(negative, builder.neg(value), value)
+        return _snprintf_text(context, builder, pattern_text, [value])
+
+    return signature(string_type, string_type, x), codegen
 
 
 # The helpers below build their results with the string primitives (one allocation, no
@@ -279,6 +312,154 @@ def _shortest_general(x, precision):
         if _get(scientific, end - 1) == 46:
             end -= 1
     return _joined(substring(scientific, 0, end), substring(scientific, mark, n))
+
+
+# ---------------------------------------------------------------------------- ASCII fast path
+# A number with an ASCII fill (nearly every spec) is written in one pass into one ASCII string,
+# with byte loads and stores and code points for the options: a small function, so compiling a
+# format of a number costs a fraction of the general path above (which switches on the kind of
+# every string it reads or writes, and stays for the rare non-ASCII fill).
+
+
+@register_jitable
+def _binary_text(value):
+    """The binary digits of |value| (int64's minimum too)."""
+    magnitude = types.uint64(value)
+    if value < 0:
+        magnitude = types.uint64(0) - magnitude
+    count = 1
+    while count < 64 and magnitude >> types.uint64(count) != 0:
+        count += 1
+    out = _new(1, count)
+    for position in range(count):
+        bit = (magnitude >> types.uint64(count - 1 - position)) & types.uint64(1)
+        _put(out, position, 48 + int(bit))
+    return out
+
+
+@register_jitable
+def _magnitude_text(value, pattern):
+    """The digits of |value|: by C's `pattern` ("%llu", "%llx", "%llX", "%llo"), or binary
+    when `pattern` is empty."""
+    if _length(pattern) == 0:
+        return _binary_text(value)
+    return _c_magnitude(pattern, value)
+
+
+@register_jitable
+def _ascii_number(
+    text, negative, sign, prefix, suffix, fill, align, width, separator, size, zero_grouped,
+    min_digits,
+):  # fmt: skip
+    """The sign (`sign`: '+', ' ' or 0 for none when not `negative`), '0' and `prefix` (0 for
+    none), the leading digits of the ASCII `text` (at least `min_digits`, zeros first) grouped
+    by `size` with `separator` (0: none), the rest of `text`, `suffix` (0: none), padded to
+    `width` with `fill` by `align` ('<', '>', '=' after the sign and prefix, '^'); options are
+    code points. `zero_grouped`: CPython's '0' fill with grouping, zeros joining the digits."""
+    n = _length(text)
+    point = 0
+    while point < n and 48 <= _byte(text, point) <= 57:
+        point += 1
+    head_sign = 45 if negative else sign
+    n_head = (1 if head_sign != 0 else 0) + (2 if prefix != 0 else 0)
+    n_tail = n - point + (1 if suffix != 0 else 0)
+    digits = max(point, min_digits)
+    if separator == 0:
+        size = digits + 1
+    if zero_grouped and point > 0:
+        while n_head + digits + (digits - 1) // size + n_tail < width:
+            digits += 1
+    body = n_head + digits + ((digits - 1) // size if digits > 0 else 0) + n_tail
+    missing = max(width - body, 0)
+    left = middle = 0
+    if align == 62:  # '>'
+        left = missing
+    elif align == 61:  # '='
+        middle = missing
+    elif align == 94:  # '^'
+        left = missing // 2
+    out = _new(1, body + missing)
+    i = 0
+    for _ in range(left):
+        _put(out, i, fill)
+        i += 1
+    if head_sign != 0:
+        _put(out, i, head_sign)
+        i += 1
+    if prefix != 0:
+        _put(out, i, 48)
+        _put(out, i + 1, prefix)
+        i += 2
+    for _ in range(middle):
+        _put(out, i, fill)
+        i += 1
+    for remaining in range(digits, 0, -1):
+        _put(out, i, _byte(text, point - remaining) if remaining <= point else 48)
+        i += 1
+        if remaining > 1 and (remaining - 1) % size == 0:
+            _put(out, i, separator)
+            i += 1
+    for k in range(point, n):
+        _put(out, i, _byte(text, k))
+        i += 1
+    if suffix != 0:
+        _put(out, i, suffix)
+        i += 1
+    while i < body + missing:
+        _put(out, i, fill)
+        i += 1
+    return out
+
+
+def format_int_ascii(value, fill, align, sign, width, separator, zeros, pattern, prefix, size):
+    """An integer (no 'c') with an ASCII fill; the options are code points (0: none)."""
+    text = _magnitude_text(value, pattern)
+    return _ascii_number(
+        text, value < 0, sign, prefix, 0, fill, align, width, separator, size, zeros, 0
+    )
+
+
+@register_jitable
+def _float_ascii(negative, text, fill, align, sign, width, separator, zeros, suffix):
+    return _ascii_number(
+        text, negative, sign, 0, suffix, fill, align, width, separator, 3, zeros, 0
+    )
+
+
+@register_jitable
+def _nan_text(pattern):
+    conversion = _get(pattern, _length(pattern) - 2)  # the letter before the NUL
+    return "NAN" if conversion == 69 or conversion == 70 or conversion == 71 else "nan"
+
+
+# Three implementations (by C's conversion, CPython's general format with a precision, the
+# repr) rather than one with a run-time switch: each compiles only the text it writes.
+
+
+def format_float_ascii(value, fill, align, sign, width, separator, zeros, precision, pattern, kind):
+    """format_float's kinds 0 (a C conversion) and 1 (percent), with an ASCII fill; the
+    options are code points."""
+    x = float(value) * (100.0 if kind == 1 else 1.0)
+    negative = x < 0 or (x == 0.0 and math.copysign(1.0, x) < 0)
+    text = _nan_text(pattern) if x != x else _c_format(pattern, precision, abs(x))
+    suffix = 37 if kind == 1 else 0  # '%'
+    return _float_ascii(negative, text, fill, align, sign, width, separator, zeros, suffix)
+
+
+def format_float_ascii_general(value, fill, align, sign, width, separator, zeros, precision):
+    """A float with a precision and no type (format_float's kind 2), an ASCII fill."""
+    x = float(value)
+    negative = x < 0 or (x == 0.0 and math.copysign(1.0, x) < 0)
+    text = "nan" if x != x else _shortest_general(abs(x), precision)
+    return _float_ascii(negative, text, fill, align, sign, width, separator, zeros, 0)
+
+
+def format_float_ascii_repr(value, fill, align, sign, width, separator, zeros):
+    """A float with no type nor precision (its repr), an ASCII fill."""
+    x = float(value)
+    negative = x < 0 or (x == 0.0 and math.copysign(1.0, x) < 0)
+    text = "nan" if x != x else str(abs(x))
+    return _float_ascii(negative, text, fill, align, sign, width, separator, zeros, 0)
 
 
 # ---------------------------------------------------------------------------- implementations
@@ -431,19 +612,36 @@ def format_plan(kind: str, text: str) -> tuple:
         return format_text, (*common, spec.width, spec.precision)
     number = (*common, sign, spec.width, spec.grouping, spec.zero_grouped)
     code = spec.type
+    ascii_number = (  # the fast path's options as code points
+        ord(spec.fill),
+        ord(spec.align),
+        ord(sign) if sign else 0,
+        spec.width,
+        ord(spec.grouping) if spec.grouping else 0,
+        spec.zero_grouped,
+    )
+    fast = ord(spec.fill) < 0x80
     if kind == "float" or (code and code in _FLOAT_TYPES):
         precision = spec.precision if spec.precision >= 0 else (-1 if not code else 6)
         if not code and precision == 0:
             precision = 1  # CPython reads '.0' with no type as '.1'
         c_code = "f" if code == "%" else (code or "g")
         pattern = "%" + ("#" if spec.alternate else "") + ".*" + c_code + "\0"
-        if not code and precision < 0:
-            return format_float_repr, number
         if code and code != "%" and not (sign or spec.width or spec.grouping):
             return format_float_c, (precision, pattern)  # the common '.2f': compiles in a third
+        if not code and precision < 0:
+            return (format_float_ascii_repr, ascii_number) if fast else (format_float_repr, number)
+        if not code and fast:
+            return format_float_ascii_general, (*ascii_number, precision)
         kind_code = 1 if code == "%" else (2 if not code else 0)
-        return format_float, (*number, precision, pattern, kind_code)
+        impl = format_float_ascii if fast else format_float
+        return impl, (*(ascii_number if fast else number), precision, pattern, kind_code)
     base = {"b": 2, "o": 8, "x": 16, "X": 16}.get(code, 10)
+    if fast and code != "c":
+        pattern = {2: "", 8: "%llo", 16: "%llX" if code == "X" else "%llx", 10: "%llu"}[base]
+        prefix = ord(code) if spec.alternate and base != 10 else 0
+        size = 3 if base == 10 else 4
+        return format_int_ascii, (*ascii_number, pattern + "\0" if pattern else "", prefix, size)
     prefix = ("0" + code) if spec.alternate and base != 10 else ""
     return format_int, (*number, base, code == "X", prefix, code == "c")
 
