@@ -26,9 +26,11 @@ from ember.library.strings.convert import unsigned_digits
 from ember.library.strings.core import (
     _byte,
     _copy,
+    _fill,
     _get,
     _kind,
     _length,
+    _move,
     _new,
     _put,
     _set,
@@ -163,24 +165,36 @@ def _c_format(typingctx, pattern, precision, x):
     return signature(string_type, string_type, types.int64, types.float64), codegen
 
 
+def _c_integer_codegen(x: types.Integer, magnitude: bool):
+    def codegen(context, builder, sig, args):
+        pattern_text, value = args
+        if value.type.width < 64:
+            extend = builder.sext if x.signed else builder.zext
+            value = extend(value, refs.i64)
+        if magnitude and x.signed:
+            negative = builder.icmp_signed("<", value, refs.const(0))
+            value = builder.select(negative, builder.neg(value), value)
+        return _snprintf_text(context, builder, pattern_text, [value])
+
+    return codegen
+
+
 @intrinsic
 def _c_magnitude(typingctx, pattern, x):
     """snprintf(`pattern`, |x|) of an integer as a string: `pattern` ("%llu\\0", "%llx\\0"...)
     takes the magnitude as 64 unsigned bits, int64's minimum too."""
     if not isinstance(x, types.Integer):
         return None
+    return signature(string_type, string_type, x), _c_integer_codegen(x, magnitude=True)
 
-    def codegen(context, builder, sig, args):
-        pattern_text, value = args
-        if value.type.width < 64:
-            extend = builder.sext if x.signed else builder.zext
-            value = extend(value, refs.i64)
-        if x.signed:
-            negative = builder.icmp_signed("<", value, refs.const(0))
-            value = builder.select(negative, builder.neg(value), value)
-        return _snprintf_text(context, builder, pattern_text, [value])
 
-    return signature(string_type, string_type, x), codegen
+@intrinsic
+def _c_integer(typingctx, pattern, x):
+    """snprintf(`pattern`, x) of an integer widened to 64 bits: "%lld\\0" for a signed one,
+    "%llu\\0" for an unsigned one."""
+    if not isinstance(x, types.Integer):
+        return None
+    return signature(string_type, string_type, x), _c_integer_codegen(x, magnitude=False)
 
 
 # The helpers below build their results with the string primitives (one allocation, no
@@ -379,10 +393,7 @@ def _ascii_number(
     elif align == 94:  # '^'
         left = missing // 2
     out = _new(1, body + missing)
-    i = 0
-    for _ in range(left):
-        _put(out, i, fill)
-        i += 1
+    i = _fill(out, 0, left, fill)
     if head_sign != 0:
         _put(out, i, head_sign)
         i += 1
@@ -390,24 +401,22 @@ def _ascii_number(
         _put(out, i, 48)
         _put(out, i + 1, prefix)
         i += 2
-    for _ in range(middle):
-        _put(out, i, fill)
-        i += 1
-    for remaining in range(digits, 0, -1):
-        _put(out, i, _byte(text, point - remaining) if remaining <= point else 48)
-        i += 1
-        if remaining > 1 and (remaining - 1) % size == 0:
-            _put(out, i, separator)
+    i = _fill(out, i, middle, fill)
+    if separator == 0:
+        i = _fill(out, i, digits - point, 48)
+        i = _move(out, i, text, 0, point)
+    else:
+        for remaining in range(digits, 0, -1):
+            _put(out, i, _byte(text, point - remaining) if remaining <= point else 48)
             i += 1
-    for k in range(point, n):
-        _put(out, i, _byte(text, k))
-        i += 1
+            if remaining > 1 and (remaining - 1) % size == 0:
+                _put(out, i, separator)
+                i += 1
+    i = _move(out, i, text, point, n - point)
     if suffix != 0:
         _put(out, i, suffix)
         i += 1
-    while i < body + missing:
-        _put(out, i, fill)
-        i += 1
+    _fill(out, i, body + missing - i, fill)
     return out
 
 
