@@ -165,13 +165,14 @@ def _c_format(typingctx, pattern, precision, x):
     return signature(string_type, string_type, types.int64, types.float64), codegen
 
 
-def _c_integer_codegen(x: types.Integer, magnitude: bool):
+def _c_integer_codegen(x: types.Type, magnitude: bool):
+    signed = getattr(x, "signed", False)  # a bool is not
+
     def codegen(context, builder, sig, args):
         pattern_text, value = args
         if value.type.width < 64:
-            extend = builder.sext if x.signed else builder.zext
-            value = extend(value, refs.i64)
-        if magnitude and x.signed:
+            value = (builder.sext if signed else builder.zext)(value, refs.i64)
+        if magnitude and signed:
             negative = builder.icmp_signed("<", value, refs.const(0))
             value = builder.select(negative, builder.neg(value), value)
         return _snprintf_text(context, builder, pattern_text, [value])
@@ -183,7 +184,7 @@ def _c_integer_codegen(x: types.Integer, magnitude: bool):
 def _c_magnitude(typingctx, pattern, x):
     """snprintf(`pattern`, |x|) of an integer as a string: `pattern` ("%llu\\0", "%llx\\0"...)
     takes the magnitude as 64 unsigned bits, int64's minimum too."""
-    if not isinstance(x, types.Integer):
+    if not isinstance(x, (types.Integer, types.Boolean)):
         return None
     return signature(string_type, string_type, x), _c_integer_codegen(x, magnitude=True)
 
@@ -192,7 +193,7 @@ def _c_magnitude(typingctx, pattern, x):
 def _c_integer(typingctx, pattern, x):
     """snprintf(`pattern`, x) of an integer widened to 64 bits: "%lld\\0" for a signed one,
     "%llu\\0" for an unsigned one."""
-    if not isinstance(x, types.Integer):
+    if not isinstance(x, (types.Integer, types.Boolean)):
         return None
     return signature(string_type, string_type, x), _c_integer_codegen(x, magnitude=False)
 
@@ -362,16 +363,16 @@ def _magnitude_text(value, pattern):
 
 @register_jitable
 def _ascii_number(
-    text, negative, sign, prefix, suffix, fill, align, width, separator, size, zero_grouped,
-    min_digits,
+    text, integral, negative, sign, prefix, suffix, fill, align, width, separator, size,
+    zero_grouped, min_digits,
 ):  # fmt: skip
     """The sign (`sign`: '+', ' ' or 0 for none when not `negative`), '0' and `prefix` (0 for
     none), the leading digits of the ASCII `text` (at least `min_digits`, zeros first) grouped
     by `size` with `separator` (0: none), the rest of `text`, `suffix` (0: none), padded to
     `width` with `fill` by `align` ('<', '>', '=' after the sign and prefix, '^'); options are
-    code points. `zero_grouped`: CPython's '0' fill with grouping, zeros joining the digits."""
+    code points; `integral`: all of `text` is digits. `zero_grouped`: CPython's '0' fill with grouping, zeros joining the digits."""
     n = _length(text)
-    point = 0
+    point = n if integral else 0  # an integer's hex digits count as digits
     while point < n and 48 <= _byte(text, point) <= 57:
         point += 1
     head_sign = 45 if negative else sign
@@ -424,14 +425,14 @@ def format_int_ascii(value, fill, align, sign, width, separator, zeros, pattern,
     """An integer (no 'c') with an ASCII fill; the options are code points (0: none)."""
     text = _magnitude_text(value, pattern)
     return _ascii_number(
-        text, value < 0, sign, prefix, 0, fill, align, width, separator, size, zeros, 0
+        text, True, value < 0, sign, prefix, 0, fill, align, width, separator, size, zeros, 0
     )
 
 
 @register_jitable
 def _float_ascii(negative, text, fill, align, sign, width, separator, zeros, suffix):
     return _ascii_number(
-        text, negative, sign, 0, suffix, fill, align, width, separator, 3, zeros, 0
+        text, False, negative, sign, 0, suffix, fill, align, width, separator, 3, zeros, 0
     )
 
 

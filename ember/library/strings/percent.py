@@ -39,7 +39,7 @@ def _pct_int(value, pattern, prefix, sign, zero, left, width, precision):
     fill, align = (32, 60) if left else ((48, 61) if zero else (32, 62))
     text = _c_magnitude(pattern, value)
     return _ascii_number(
-        text, value < 0, sign, prefix, 0, fill, align, width, 0, 3, False, precision
+        text, True, value < 0, sign, prefix, 0, fill, align, width, 0, 3, False, precision
     )
 
 
