@@ -3,6 +3,8 @@ grouping or alternate form; printf-style %-formatting) against CPython's own tex
 values per compiled function: int64's extremes, zero, negatives, NaN, infinities, -0.0,
 subnormals, 1e16."""
 
+# ruff: noqa: UP031, UP032 - the %-formatting and str.format under test are the point
+
 import math
 
 import numpy as np
@@ -173,3 +175,31 @@ def test_int_spec_c_and_overflow():
 def test_formatting_frees_all():
     assert_frees_all(_percent_mixed, lambda: -12, lambda: "x", lambda: 1.5)
     assert_frees_all(_format_floats, lambda: -1234.5)
+
+
+FLOAT_TEXTS = [
+    "1.5e3", " -0.0 ", "+inf", "-Infinity", "nAn", "-nan", "1_000.000_1", "\u0663.\u0661\u0664",
+    "\u00a012\u2003", "1e-400", "1e400", ".5", "5.", "0x10", "1__0", "_1", "1_", "", " ", "e5",
+    "1e", "1.e+5", "infinit", "inf inity", "1\u20002", "١٢e٣", "-.e1", "+-1", "1.5\x00", "٣x",
+]  # fmt: skip
+
+
+def test_float_of_str_matches_cpython():
+    @njit
+    def parse(s):
+        return float(s)
+
+    for text in FLOAT_TEXTS:
+        try:
+            expected = float(text)
+        except ValueError as error:
+            try:
+                parse(text)
+            except ValueError as raised:
+                assert str(raised) == str(error), text
+            else:
+                raise AssertionError(f"float({text!r}) must raise") from None
+            continue
+        got = parse(text)
+        assert math.copysign(1.0, got) == math.copysign(1.0, expected), text
+        assert got == expected or (math.isnan(got) and math.isnan(expected)), text

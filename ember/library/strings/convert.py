@@ -455,7 +455,9 @@ def _digits_run(text, k, high):
         code = _byte(text, k)
         if _is_ascii_digit(code):
             count += 1
-        elif not (code == 95 and count > 0 and k + 1 < high and _is_ascii_digit(_byte(text, k + 1))):
+        elif not (
+            code == 95 and count > 0 and k + 1 < high and _is_ascii_digit(_byte(text, k + 1))
+        ):
             break
         k += 1
     return k, count

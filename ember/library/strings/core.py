@@ -103,9 +103,9 @@ def _fill(typingctx, s, start, count, code):
     def codegen(context, builder, sig, args):
         target, start, count, code = args
         address = builder.gep(primitives.data(builder, target), [start], source_etype=refs.i8)
-        refs._memory_intrinsic(builder, "llvm.memset.p0.i64", [refs.ptr, refs.i8, refs.i64, llvm.IntType(1)])(
-            address, builder.trunc(code, refs.i8), count, llvm.Constant(llvm.IntType(1), 0)
-        )
+        refs._memory_intrinsic(
+            builder, "llvm.memset.p0.i64", [refs.ptr, refs.i8, refs.i64, llvm.IntType(1)]
+        )(address, builder.trunc(code, refs.i8), count, llvm.Constant(llvm.IntType(1), 0))
         return builder.add(start, count)
 
     return signature(types.int64, string, types.int64, types.int64, types.int64), codegen

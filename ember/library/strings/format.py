@@ -160,42 +160,73 @@ def _c_format(typingctx, pattern, precision, x):
 
     def codegen(context, builder, sig, args):
         pattern_text, width, value = args
-        return _snprintf_text(context, builder, pattern_text, [builder.trunc(width, refs.i32), value])
+        return _snprintf_text(
+            context, builder, pattern_text, [builder.trunc(width, refs.i32), value]
+        )
 
     return signature(string_type, string_type, types.int64, types.float64), codegen
 
 
-def _c_integer_codegen(x: types.Type, magnitude: bool):
+def _entry_bytes(builder: llvm.IRBuilder, count: int) -> llvm.Value:
+    """`count` bytes of stack allocated in the function's entry block (so a loop calling the
+    code does not grow the stack)."""
+    here = builder.block
+    builder.position_at_start(here.function.entry_basic_block)
+    slot = builder.alloca(refs.i8, size=refs.const(count))
+    builder.position_at_end(here)
+    return slot
+
+
+@intrinsic
+def _integer_text(typingctx, x, base, upper, signed_text):
+    """The digits of an integer in `base` (2 to 16; letters upper case when `upper`) as an ASCII
+    string, '-' first when `signed_text` and x < 0, else those of |x| (int64's minimum too):
+    written backwards into a stack buffer by a loop of a few instructions, then copied once."""
+    if not isinstance(x, (types.Integer, types.Boolean)):
+        return None
     signed = getattr(x, "signed", False)  # a bool is not
 
     def codegen(context, builder, sig, args):
-        pattern_text, value = args
+        value, base_value, upper_value, with_sign = args
         if value.type.width < 64:
             value = (builder.sext if signed else builder.zext)(value, refs.i64)
-        if magnitude and signed:
+        negative = llvm.Constant(llvm.IntType(1), 0)
+        if signed:
             negative = builder.icmp_signed("<", value, refs.const(0))
             value = builder.select(negative, builder.neg(value), value)
-        return _snprintf_text(context, builder, pattern_text, [value])
+        buffer = _entry_bytes(builder, 65)  # 64 binary digits and a sign
+        letters = builder.select(upper_value, refs.const(55), refs.const(87))
+        before = builder.block
+        loop = builder.append_basic_block("digits")
+        done = builder.append_basic_block("digits.done")
+        builder.branch(loop)
+        builder.position_at_end(loop)
+        rest = builder.phi(refs.i64)
+        position = builder.phi(refs.i64)
+        rest.add_incoming(value, before)
+        position.add_incoming(refs.const(65), before)
+        digit = builder.urem(rest, base_value)
+        small = builder.icmp_unsigned("<", digit, refs.const(10))
+        code = builder.add(digit, builder.select(small, refs.const(48), letters))
+        at = builder.sub(position, refs.const(1))
+        address = builder.gep(buffer, [at], source_etype=refs.i8)
+        builder.store(builder.trunc(code, refs.i8), address)
+        quotient = builder.udiv(rest, base_value)
+        rest.add_incoming(quotient, loop)
+        position.add_incoming(at, loop)
+        builder.cbranch(builder.icmp_unsigned("!=", quotient, refs.const(0)), loop, done)
+        builder.position_at_end(done)
+        minus = builder.and_(negative, builder.trunc(with_sign, llvm.IntType(1)))
+        start = builder.sub(at, builder.zext(minus, refs.i64))
+        sign_at = builder.gep(buffer, [start], source_etype=refs.i8)
+        with builder.if_then(minus):
+            builder.store(llvm.Constant(refs.i8, 45), sign_at)
+        length = builder.sub(refs.const(65), start)
+        text = primitives.allocate(context, builder, refs.const(1), length)
+        refs.memcpy(builder, primitives.data(builder, text), sign_at, length)
+        return text
 
-    return codegen
-
-
-@intrinsic
-def _c_magnitude(typingctx, pattern, x):
-    """snprintf(`pattern`, |x|) of an integer as a string: `pattern` ("%llu\\0", "%llx\\0"...)
-    takes the magnitude as 64 unsigned bits, int64's minimum too."""
-    if not isinstance(x, (types.Integer, types.Boolean)):
-        return None
-    return signature(string_type, string_type, x), _c_integer_codegen(x, magnitude=True)
-
-
-@intrinsic
-def _c_integer(typingctx, pattern, x):
-    """snprintf(`pattern`, x) of an integer widened to 64 bits: "%lld\\0" for a signed one,
-    "%llu\\0" for an unsigned one."""
-    if not isinstance(x, (types.Integer, types.Boolean)):
-        return None
-    return signature(string_type, string_type, x), _c_integer_codegen(x, magnitude=False)
+    return signature(string_type, x, types.int64, types.boolean, types.boolean), codegen
 
 
 # The helpers below build their results with the string primitives (one allocation, no
@@ -337,31 +368,6 @@ def _shortest_general(x, precision):
 
 
 @register_jitable
-def _binary_text(value):
-    """The binary digits of |value| (int64's minimum too)."""
-    magnitude = types.uint64(value)
-    if value < 0:
-        magnitude = types.uint64(0) - magnitude
-    count = 1
-    while count < 64 and magnitude >> types.uint64(count) != 0:
-        count += 1
-    out = _new(1, count)
-    for position in range(count):
-        bit = (magnitude >> types.uint64(count - 1 - position)) & types.uint64(1)
-        _put(out, position, 48 + int(bit))
-    return out
-
-
-@register_jitable
-def _magnitude_text(value, pattern):
-    """The digits of |value|: by C's `pattern` ("%llu", "%llx", "%llX", "%llo"), or binary
-    when `pattern` is empty."""
-    if _length(pattern) == 0:
-        return _binary_text(value)
-    return _c_magnitude(pattern, value)
-
-
-@register_jitable
 def _ascii_number(
     text, integral, negative, sign, prefix, suffix, fill, align, width, separator, size,
     zero_grouped, min_digits,
@@ -370,7 +376,8 @@ def _ascii_number(
     none), the leading digits of the ASCII `text` (at least `min_digits`, zeros first) grouped
     by `size` with `separator` (0: none), the rest of `text`, `suffix` (0: none), padded to
     `width` with `fill` by `align` ('<', '>', '=' after the sign and prefix, '^'); options are
-    code points; `integral`: all of `text` is digits. `zero_grouped`: CPython's '0' fill with grouping, zeros joining the digits."""
+    code points; `integral`: all of `text` is digits. `zero_grouped`: CPython's '0' fill
+    with grouping, zeros joining the digits."""
     n = _length(text)
     point = n if integral else 0  # an integer's hex digits count as digits
     while point < n and 48 <= _byte(text, point) <= 57:
@@ -421,9 +428,9 @@ def _ascii_number(
     return out
 
 
-def format_int_ascii(value, fill, align, sign, width, separator, zeros, pattern, prefix, size):
+def format_int_ascii(value, fill, align, sign, width, separator, zeros, base, upper, prefix, size):
     """An integer (no 'c') with an ASCII fill; the options are code points (0: none)."""
-    text = _magnitude_text(value, pattern)
+    text = _integer_text(value, base, upper, False)
     return _ascii_number(
         text, True, value < 0, sign, prefix, 0, fill, align, width, separator, size, zeros, 0
     )
@@ -648,10 +655,9 @@ def format_plan(kind: str, text: str) -> tuple:
         return impl, (*(ascii_number if fast else number), precision, pattern, kind_code)
     base = {"b": 2, "o": 8, "x": 16, "X": 16}.get(code, 10)
     if fast and code != "c":
-        pattern = {2: "", 8: "%llo", 16: "%llX" if code == "X" else "%llx", 10: "%llu"}[base]
         prefix = ord(code) if spec.alternate and base != 10 else 0
         size = 3 if base == 10 else 4
-        return format_int_ascii, (*ascii_number, pattern + "\0" if pattern else "", prefix, size)
+        return format_int_ascii, (*ascii_number, base, code == "X", prefix, size)
     prefix = ("0" + code) if spec.alternate and base != 10 else ""
     return format_int, (*number, base, code == "X", prefix, code == "c")
 

@@ -13,7 +13,7 @@ from ember import types
 from ember.errors import UnsupportedError
 from ember.extending import lower_builtin, register_jitable
 from ember.library.strings.core import _copy, _kind, _length, _new, is_string, substring
-from ember.library.strings.format import _ascii_number, _c_integer, _c_magnitude
+from ember.library.strings.format import _ascii_number, _integer_text
 from ember.lowering.optional import python_type_name
 from ember.typing.overload import NUMPY_ERRORS, Implementation
 from ember.typing.signature import signature
@@ -24,7 +24,7 @@ _DIRECTIVE = re.compile(
     r"[hlL]?(?P<type>.?)",
     re.DOTALL,
 )
-_INT_PATTERNS = {"d": "%llu\0", "i": "%llu\0", "u": "%llu\0", "o": "%llo\0", "x": "%llx\0", "X": "%llX\0"}
+_INT_BASES = {"d": 10, "i": 10, "u": 10, "o": 8, "x": 16, "X": 16}
 _FLOAT_CODES = "eEfFgG"
 
 
@@ -32,12 +32,12 @@ _FLOAT_CODES = "eEfFgG"
 
 
 @register_jitable
-def _pct_int(value, pattern, prefix, sign, zero, left, width, precision):
+def _pct_int(value, base, upper, prefix, sign, zero, left, width, precision):
     """One integer directive: sign, prefix, digits (at least `precision`), padded to `width`
     with spaces, or zeros after the sign and prefix (flag '0'); `prefix` and `sign` are code
     points (0: none)."""
     fill, align = (32, 60) if left else ((48, 61) if zero else (32, 62))
-    text = _c_magnitude(pattern, value)
+    text = _integer_text(value, base, upper, False)
     return _ascii_number(
         text, True, value < 0, sign, prefix, 0, fill, align, width, 0, 3, False, precision
     )
@@ -108,7 +108,7 @@ def _directive_source(match: re.Match, value: str, typ: types.Type) -> str:
     precision = -1 if match["precision"] is None else int(match["precision"] or 0)
     if not code:
         raise _Refused(ValueError, "incomplete format")
-    if code in _INT_PATTERNS:
+    if code in _INT_BASES:
         if not _is_real(typ) or (code in "oxX" and not _is_integral(typ)):
             needed = "a real number" if code in "diu" else "an integer"
             raise _Refused(TypeError, f"%{code} format: {needed} is required, not "
@@ -117,13 +117,11 @@ def _directive_source(match: re.Match, value: str, typ: types.Type) -> str:
         sign = ord("+") if "+" in flags else (ord(" ") if " " in flags else 0)
         prefix = ord(code) if "#" in flags and code in "oxX" else 0
         if not flags and width == 0 and precision < 0 and code in "diu":
-            integer = types.unliteral(typ)
-            plain = "%llu\0" if isinstance(integer, types.Integer) and not integer.signed else "%lld\0"
-            return f"_c_integer({plain!r}, {'int(' + value + ')' if isinstance(integer, types.Boolean) else number})"
-        pattern = _INT_PATTERNS[code]
+            return f"_integer_text({number}, 10, False, True)"
+        base = _INT_BASES[code]
         return (
-            f"_pct_int({number}, {pattern!r}, {prefix}, {sign}, {zero}, {left}, {width}, "
-            f"{precision})"
+            f"_pct_int({number}, {base}, {code == 'X'}, {prefix}, {sign}, {zero}, {left}, "
+            f"{width}, {precision})"
         )
     if code in _FLOAT_CODES:
         if not _is_real(typ):
@@ -208,7 +206,7 @@ def _compiled_plan(fmt: str, args: types.Type) -> Implementation:
         "_pct_char_of_int": _pct_char_of_int,
         "_pct_char_of_text": _pct_char_of_text,
         "_concat": _concat,
-        "_c_integer": _c_integer,
+        "_integer_text": _integer_text,
     }
     exec(_plan(fmt, args), namespace)  # noqa: S102 - generated from a parsed constant format
     return Implementation(namespace["impl"], NUMPY_ERRORS)
