@@ -39,6 +39,7 @@ from ember.library.strings.core import (
 )
 from ember.library.strings.core import string as string_type
 from ember.lowering import arrays as refs
+from ember.lowering import cgutils
 from ember.lowering import strings as primitives
 from ember.typing.overload import NUMPY_ERRORS, Implementation
 from ember.typing.signature import Signature, signature
@@ -167,16 +168,6 @@ def _c_format(typingctx, pattern, precision, x):
     return signature(string_type, string_type, types.int64, types.float64), codegen
 
 
-def _entry_bytes(builder: llvm.IRBuilder, count: int) -> llvm.Value:
-    """`count` bytes of stack allocated in the function's entry block (so a loop calling the
-    code does not grow the stack)."""
-    here = builder.block
-    builder.position_at_start(here.function.entry_basic_block)
-    slot = builder.alloca(refs.i8, size=refs.const(count))
-    builder.position_at_end(here)
-    return slot
-
-
 @intrinsic
 def _integer_text(typingctx, x, base, upper, signed_text):
     """The digits of an integer in `base` (2 to 16; letters upper case when `upper`) as an ASCII
@@ -194,7 +185,7 @@ def _integer_text(typingctx, x, base, upper, signed_text):
         if signed:
             negative = builder.icmp_signed("<", value, refs.const(0))
             value = builder.select(negative, builder.neg(value), value)
-        buffer = _entry_bytes(builder, 65)  # 64 binary digits and a sign
+        buffer = cgutils.alloca_once(builder, refs.i8, 65)  # 64 binary digits and a sign
         letters = builder.select(upper_value, refs.const(55), refs.const(87))
         before = builder.block
         loop = builder.append_basic_block("digits")
