@@ -326,12 +326,13 @@ def _find_code(text, code):
 
 
 @register_jitable
-def _shortest_general(x, precision):
+def _shortest_general(x, precision, alternate):
     """CPython's format of a finite x >= 0 with a precision and no type: 'g', but a fixed
-    spelling keeps a digit after the point, so exponents from `precision - 1` on use 'e'."""
+    spelling keeps a digit after the point, so exponents from `precision - 1` on use 'e';
+    `alternate` ('#'): C's '#' keeps the trailing zeros and the point."""
     if x == math.inf:
         return "inf"
-    scientific = _c_format("%.*e\0", precision - 1, x)
+    scientific = _c_format("%#.*e\0" if alternate else "%.*e\0", precision - 1, x)
     mark = _find_code(scientific, 101)  # 'e'
     n = _length(scientific)
     exponent = 0
@@ -340,8 +341,10 @@ def _shortest_general(x, precision):
     if _get(scientific, mark + 1) == 45:  # '-'
         exponent = -exponent
     if -4 <= exponent < precision - 1:
-        text = _c_format("%.*g\0", precision, x)
+        text = _c_format("%#.*g\0" if alternate else "%.*g\0", precision, x)
         return text if _find_code(text, 46) >= 0 else _joined(text, ".0")
+    if alternate:
+        return scientific
     end = mark
     if _find_code(scientific, 46) >= 0:  # drop the mantissa's trailing zeros and point
         while _get(scientific, end - 1) == 48:
@@ -454,19 +457,43 @@ def format_float_ascii(value, fill, align, sign, width, separator, zeros, precis
     return _float_ascii(negative, text, fill, align, sign, width, separator, zeros, suffix)
 
 
-def format_float_ascii_general(value, fill, align, sign, width, separator, zeros, precision):
+def format_float_ascii_general(
+    value, fill, align, sign, width, separator, zeros, precision, alternate
+):
     """A float with a precision and no type (format_float's kind 2), an ASCII fill."""
     x = float(value)
     negative = x < 0 or (x == 0.0 and math.copysign(1.0, x) < 0)
-    text = "nan" if x != x else _shortest_general(abs(x), precision)
+    text = "nan" if x != x else _shortest_general(abs(x), precision, alternate)
     return _float_ascii(negative, text, fill, align, sign, width, separator, zeros, 0)
 
 
-def format_float_ascii_repr(value, fill, align, sign, width, separator, zeros):
+@register_jitable
+def _point_before_exponent(text):
+    """The ASCII repr `text` with a point before its exponent if it has none ("1.e+16"): '#'
+    with no type."""
+    n = _length(text)
+    mark = -1
+    for k in range(n):
+        if _byte(text, k) == 46:  # '.'
+            return text
+        if _byte(text, k) == 101:  # 'e'
+            mark = k
+    if mark < 0:
+        return text
+    out = _new(1, n + 1)
+    _move(out, 0, text, 0, mark)
+    _put(out, mark, 46)
+    _move(out, mark + 1, text, mark, n - mark)
+    return out
+
+
+def format_float_ascii_repr(value, fill, align, sign, width, separator, zeros, alternate):
     """A float with no type nor precision (its repr), an ASCII fill."""
     x = float(value)
     negative = x < 0 or (x == 0.0 and math.copysign(1.0, x) < 0)
     text = "nan" if x != x else str(abs(x))
+    if alternate:
+        text = _point_before_exponent(text)
     return _float_ascii(negative, text, fill, align, sign, width, separator, zeros, 0)
 
 
@@ -534,7 +561,7 @@ def format_float(value, fill, align, sign, width, separator, zeros, precision, p
         conversion = _get(pattern, _length(pattern) - 2)  # the letter before the NUL
         text = "NAN" if conversion == 69 or conversion == 70 or conversion == 71 else "nan"
     elif kind == 2:
-        text = _shortest_general(magnitude, precision)
+        text = _shortest_general(magnitude, precision, _get(pattern, 1) == 35)  # '#'
     else:
         text = _c_format(pattern, precision, magnitude)
     if kind == 1:
@@ -553,11 +580,13 @@ def format_float_c(value, precision, pattern):
     return _c_format(pattern, precision, x)
 
 
-def format_float_repr(value, fill, align, sign, width, separator, zeros):
+def format_float_repr(value, fill, align, sign, width, separator, zeros, alternate):
     """A float with no type nor precision: its repr, aligned (apart: repr compiles slowly)."""
     x = float(value)
     negative = x < 0 or (x == 0.0 and math.copysign(1.0, x) < 0)
     text = str(-x if negative else x) if x == x else "nan"
+    if alternate:
+        text = _point_before_exponent(text)
     return _finish_float(negative, text, sign, fill, align, width, separator, zeros)
 
 
@@ -638,9 +667,10 @@ def format_plan(kind: str, text: str) -> tuple:
         if code and code != "%" and not (sign or spec.width or spec.grouping):
             return format_float_c, (precision, pattern)  # the common '.2f': compiles in a third
         if not code and precision < 0:
-            return (format_float_ascii_repr, ascii_number) if fast else (format_float_repr, number)
+            impl = format_float_ascii_repr if fast else format_float_repr
+            return impl, (*(ascii_number if fast else number), spec.alternate)
         if not code and fast:
-            return format_float_ascii_general, (*ascii_number, precision)
+            return format_float_ascii_general, (*ascii_number, precision, spec.alternate)
         kind_code = 1 if code == "%" else (2 if not code else 0)
         impl = format_float_ascii if fast else format_float
         return impl, (*(ascii_number if fast else number), precision, pattern, kind_code)
