@@ -14,10 +14,12 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.extending import intrinsic, overload, register_jitable
 from ember.library.strings.core import (
+    _byte,
     _copy,
     _get,
     _length,
     _new,
+    _put,
     _set,
     is_string,
     string,
@@ -414,88 +416,118 @@ def _strtod(typingctx, text):
     return signature(types.float64, string), codegen
 
 
+# float(str) reads an ASCII copy of the text with byte loads: one switch on the string's kind
+# (in the copy), not one per character read, keeps the compiled parser small.
+
+
 @register_jitable
-def _digits_run(s, k, high):
-    """The end of a run of digits (single underscores between them) from `k`, and the count
-    of digits; -1 as the end when an underscore is misplaced."""
+def _ascii_float_text(s):
+    """`s` as ASCII for float(), a NUL after it: Unicode decimal digits as ASCII digits,
+    Unicode whitespace as ' ', any other non-ASCII character as 1 (valid nowhere)."""
+    n = _length(s)
+    out = _new(1, n + 1)
+    for k in range(n):
+        code = _get(s, k)
+        if code >= 128:
+            digit = _digit_value(code)
+            code = 48 + digit if digit >= 0 else (32 if is_space(code) else 1)
+        _put(out, k, code)
+    _put(out, n, 0)
+    return out
+
+
+@register_jitable
+def _ascii_space(code):
+    return code == 32 or 9 <= code <= 13 or 28 <= code <= 31
+
+
+@register_jitable
+def _is_ascii_digit(code):
+    return 48 <= code <= 57
+
+
+@register_jitable
+def _digits_run(text, k, high):
+    """The end of a run of digits (single underscores between them) from `k` in the ASCII
+    `text`, and the count of digits."""
     count = 0
     while k < high:
-        code = _get(s, k)
-        if _digit_value(code) >= 0:
+        code = _byte(text, k)
+        if _is_ascii_digit(code):
             count += 1
-        elif code == 95 and count > 0 and k + 1 < high and _digit_value(_get(s, k + 1)) >= 0:
-            pass
-        else:
+        elif not (
+            code == 95 and count > 0 and k + 1 < high and _is_ascii_digit(_byte(text, k + 1))
+        ):
             break
         k += 1
     return k, count
 
 
 @register_jitable
-def _spells(s, low, high, word):
-    """Whether s[low:high] is the ASCII `word` in any case (CPython's float() compares
+def _spells(text, low, high, word):
+    """Whether text[low:high] is the ASCII `word` in any case (CPython's float() compares
     ASCII letters only: other characters never spell inf or nan)."""
     if high - low != _length(word):
         return False
     for k in range(high - low):
-        if _get(s, low + k) | 32 != _get(word, k):
+        if _byte(text, low + k) | 32 != _byte(word, k):
             return False
     return True
 
 
-@register_jitable
-def _special_float(s, low, high):
-    """inf, infinity or nan (any case) between low and high, else 0.0 with found False."""
-    if _spells(s, low, high, "inf") or _spells(s, low, high, "infinity"):
-        return True, 1e308 * 10.0
-    if _spells(s, low, high, "nan"):
-        return True, (1e308 * 10.0) * 0.0
-    return False, 0.0
-
-
-@register_jitable
+@register_jitable(_llvm_inline="never")  # one copy of the repr for every place it raises
 def _invalid_float(s):
     raise ValueError("could not convert string to float: " + repr(s))
 
 
 @register_jitable
-def _parse_float(s):
-    low, high = _trimmed(s)
-    negative = False
-    start = low
-    if low < high and (_get(s, low) == 43 or _get(s, low) == 45):
-        negative = _get(s, low) == 45
-        low += 1
-    special, value = _special_float(s, low, high) if high - low in (3, 8) else (False, 0.0)
-    if special:
-        return -value if negative else value
-    k, whole = _digits_run(s, low, high)
+def _float_syntax_end(text, low, high):
+    """Where CPython's float syntax (digits with underscores, '.', exponent) read from `low`
+    ends, or -1 when it is malformed."""
+    k, whole = _digits_run(text, low, high)
     fraction = 0
-    if k < high and _get(s, k) == 46:
-        k, fraction = _digits_run(s, k + 1, high)
+    if k < high and _byte(text, k) == 46:
+        k, fraction = _digits_run(text, k + 1, high)
     if whole + fraction == 0:
-        _invalid_float(s)
-    if k < high and (_get(s, k) | 32) == 101:
+        return -1
+    if k < high and (_byte(text, k) | 32) == 101:
         k += 1
-        if k < high and (_get(s, k) == 43 or _get(s, k) == 45):
+        if k < high and (_byte(text, k) == 43 or _byte(text, k) == 45):
             k += 1
-        k, exponent_digits = _digits_run(s, k, high)
+        k, exponent_digits = _digits_run(text, k, high)
         if exponent_digits == 0:
-            _invalid_float(s)
-    if k != high:
+            return -1
+    return k
+
+
+@register_jitable
+def _parse_float(s):
+    text = _ascii_float_text(s)
+    low, high = 0, _length(s)
+    while low < high and _ascii_space(_byte(text, low)):
+        low += 1
+    while high > low and _ascii_space(_byte(text, high - 1)):
+        high -= 1
+    start = low
+    negative = False
+    if low < high and (_byte(text, low) == 43 or _byte(text, low) == 45):
+        negative = _byte(text, low) == 45
+        low += 1
+    if _spells(text, low, high, "inf") or _spells(text, low, high, "infinity"):
+        return -math.inf if negative else math.inf
+    if _spells(text, low, high, "nan"):
+        return -math.nan if negative else math.nan
+    if _float_syntax_end(text, low, high) != high:
         _invalid_float(s)
-    # the C library reads the ASCII form without underscores
-    buffer = _new(1, high - start + 1)
+    # the C library reads the text without underscores, moved to the front, NUL-ended
     n = 0
     for position in range(start, high):
-        code = _get(s, position)
-        if code == 95:
-            continue
-        digit = _digit_value(code) if code >= 128 else -1
-        _set(buffer, n, 48 + digit if digit >= 0 else code)
-        n += 1
-    _set(buffer, n, 0)
-    return _strtod(buffer)
+        code = _byte(text, position)
+        if code != 95:
+            _put(text, n, code)
+            n += 1
+    _put(text, n, 0)
+    return _strtod(text)
 
 
 @overload(float)

@@ -72,6 +72,61 @@ def _set(typingctx, s, index, code):
 
 
 @intrinsic
+def _byte(typingctx, s, index):
+    """The code point at `index` of an ASCII (kind 1) string, unchecked: no switch on the kind."""
+
+    def codegen(context, builder, sig, args):
+        address = builder.gep(primitives.data(builder, args[0]), [args[1]], source_etype=refs.i8)
+        return builder.zext(builder.load(address, typ=refs.i8), refs.i64)
+
+    return signature(types.int64, string, types.int64), codegen
+
+
+@intrinsic
+def _put(typingctx, s, index, code):
+    """Store an ASCII code into a kind 1 string that `_new(1, n)` made (unchecked)."""
+
+    def codegen(context, builder, sig, args):
+        target, index, code = args
+        address = builder.gep(primitives.data(builder, target), [index], source_etype=refs.i8)
+        builder.store(builder.trunc(code, refs.i8), address)
+        return context.get_dummy_value(types.none)
+
+    return signature(types.none, string, types.int64, types.int64), codegen
+
+
+@intrinsic
+def _fill(typingctx, s, start, count, code):
+    """Store the ASCII `code` `count` times from `start` of a kind 1 string that `_new(1, n)`
+    made (one memset: no loop for LLVM to vectorize); the position after them."""
+
+    def codegen(context, builder, sig, args):
+        target, start, count, code = args
+        address = builder.gep(primitives.data(builder, target), [start], source_etype=refs.i8)
+        refs._memory_intrinsic(
+            builder, "llvm.memset.p0.i64", [refs.ptr, refs.i8, refs.i64, llvm.IntType(1)]
+        )(address, builder.trunc(code, refs.i8), count, llvm.Constant(llvm.IntType(1), 0))
+        return builder.add(start, count)
+
+    return signature(types.int64, string, types.int64, types.int64, types.int64), codegen
+
+
+@intrinsic
+def _move(typingctx, target, start, source, source_start, count):
+    """Copy `count` characters of the ASCII `source` from `source_start` into a kind 1 string
+    that `_new(1, n)` made, from `start` (one memcpy); the position after them."""
+
+    def codegen(context, builder, sig, args):
+        target, start, source, source_start, count = args
+        to = builder.gep(primitives.data(builder, target), [start], source_etype=refs.i8)
+        origin = builder.gep(primitives.data(builder, source), [source_start], source_etype=refs.i8)
+        refs.memcpy(builder, to, origin, count)
+        return builder.add(start, count)
+
+    return signature(types.int64, string, types.int64, string, types.int64, types.int64), codegen
+
+
+@intrinsic
 def _new(typingctx, width, count):
     """A new string of `count` code points of kind `width`, to be filled with `_set`."""
 

@@ -23,9 +23,23 @@ from ember.errors import LoweringError, UnsupportedError
 from ember.extending import intrinsic, lower_builtin, lower_cast, overload, register_jitable
 from ember.ir import displays
 from ember.library.strings.convert import unsigned_digits
-from ember.library.strings.core import _copy, _get, _kind, _length, _new, _set, is_string, substring
+from ember.library.strings.core import (
+    _byte,
+    _copy,
+    _fill,
+    _get,
+    _kind,
+    _length,
+    _move,
+    _new,
+    _put,
+    _set,
+    is_string,
+    substring,
+)
 from ember.library.strings.core import string as string_type
 from ember.lowering import arrays as refs
+from ember.lowering import cgutils
 from ember.lowering import strings as primitives
 from ember.typing.overload import NUMPY_ERRORS, Implementation
 from ember.typing.signature import Signature, signature
@@ -124,30 +138,86 @@ def _declare(module: llvm.Module, name: str, fnty: llvm.FunctionType) -> llvm.Fu
     return found if found is not None else llvm.Function(module, fnty, name)
 
 
+def _snprintf_text(context, builder, pattern_text, values: list) -> llvm.Value:
+    """The ASCII string snprintf(`pattern_text`, *values) writes (measured, then written)."""
+    snprintf = _declare(
+        builder.module,
+        "snprintf",
+        llvm.FunctionType(refs.i32, [refs.ptr, refs.i64, refs.ptr], var_arg=True),
+    )
+    c_pattern = primitives.data(builder, pattern_text)
+    null = llvm.Constant(refs.ptr, None)
+    length = builder.call(snprintf, [null, refs.const(0), c_pattern, *values])
+    length = builder.sext(length, refs.i64)
+    size = builder.add(length, refs.const(1))
+    text = primitives.allocate(context, builder, refs.const(1), size)
+    builder.call(snprintf, [primitives.data(builder, text), size, c_pattern, *values])
+    return builder.insert_value(text, length, 2)
+
+
 @intrinsic
 def _c_format(typingctx, pattern, precision, x):
     """snprintf(`pattern`, precision, x) of a double as a string; `pattern` ends with a NUL."""
 
     def codegen(context, builder, sig, args):
         pattern_text, width, value = args
-        snprintf = _declare(
-            builder.module,
-            "snprintf",
-            llvm.FunctionType(refs.i32, [refs.ptr, refs.i64, refs.ptr], var_arg=True),
+        return _snprintf_text(
+            context, builder, pattern_text, [builder.trunc(width, refs.i32), value]
         )
-        c_pattern = primitives.data(builder, pattern_text)
-        width = builder.trunc(width, refs.i32)
-        null = llvm.Constant(refs.ptr, None)
-        length = builder.call(snprintf, [null, refs.const(0), c_pattern, width, value])
-        length = builder.sext(length, refs.i64)
-        text = primitives.allocate(
-            context, builder, refs.const(1), builder.add(length, refs.const(1))
-        )
-        size = builder.add(length, refs.const(1))
-        builder.call(snprintf, [primitives.data(builder, text), size, c_pattern, width, value])
-        return builder.insert_value(text, length, 2)
 
     return signature(string_type, string_type, types.int64, types.float64), codegen
+
+
+@intrinsic
+def _integer_text(typingctx, x, base, upper, signed_text):
+    """The digits of an integer in `base` (2 to 16; letters upper case when `upper`) as an ASCII
+    string, '-' first when `signed_text` and x < 0, else those of |x| (int64's minimum too):
+    written backwards into a stack buffer by a loop of a few instructions, then copied once."""
+    if not isinstance(x, (types.Integer, types.Boolean)):
+        return None
+    signed = getattr(x, "signed", False)  # a bool is not
+
+    def codegen(context, builder, sig, args):
+        value, base_value, upper_value, with_sign = args
+        if value.type.width < 64:
+            value = (builder.sext if signed else builder.zext)(value, refs.i64)
+        negative = llvm.Constant(llvm.IntType(1), 0)
+        if signed:
+            negative = builder.icmp_signed("<", value, refs.const(0))
+            value = builder.select(negative, builder.neg(value), value)
+        buffer = cgutils.alloca_once(builder, refs.i8, 65)  # 64 binary digits and a sign
+        letters = builder.select(upper_value, refs.const(55), refs.const(87))
+        before = builder.block
+        loop = builder.append_basic_block("digits")
+        done = builder.append_basic_block("digits.done")
+        builder.branch(loop)
+        builder.position_at_end(loop)
+        rest = builder.phi(refs.i64)
+        position = builder.phi(refs.i64)
+        rest.add_incoming(value, before)
+        position.add_incoming(refs.const(65), before)
+        digit = builder.urem(rest, base_value)
+        small = builder.icmp_unsigned("<", digit, refs.const(10))
+        code = builder.add(digit, builder.select(small, refs.const(48), letters))
+        at = builder.sub(position, refs.const(1))
+        address = builder.gep(buffer, [at], source_etype=refs.i8)
+        builder.store(builder.trunc(code, refs.i8), address)
+        quotient = builder.udiv(rest, base_value)
+        rest.add_incoming(quotient, loop)
+        position.add_incoming(at, loop)
+        builder.cbranch(builder.icmp_unsigned("!=", quotient, refs.const(0)), loop, done)
+        builder.position_at_end(done)
+        minus = builder.and_(negative, builder.trunc(with_sign, llvm.IntType(1)))
+        start = builder.sub(at, builder.zext(minus, refs.i64))
+        sign_at = builder.gep(buffer, [start], source_etype=refs.i8)
+        with builder.if_then(minus):
+            builder.store(llvm.Constant(refs.i8, 45), sign_at)
+        length = builder.sub(refs.const(65), start)
+        text = primitives.allocate(context, builder, refs.const(1), length)
+        refs.memcpy(builder, primitives.data(builder, text), sign_at, length)
+        return text
+
+    return signature(string_type, x, types.int64, types.boolean, types.boolean), codegen
 
 
 # The helpers below build their results with the string primitives (one allocation, no
@@ -256,12 +326,13 @@ def _find_code(text, code):
 
 
 @register_jitable
-def _shortest_general(x, precision):
+def _shortest_general(x, precision, alternate):
     """CPython's format of a finite x >= 0 with a precision and no type: 'g', but a fixed
-    spelling keeps a digit after the point, so exponents from `precision - 1` on use 'e'."""
+    spelling keeps a digit after the point, so exponents from `precision - 1` on use 'e';
+    `alternate` ('#'): C's '#' keeps the trailing zeros and the point."""
     if x == math.inf:
         return "inf"
-    scientific = _c_format("%.*e\0", precision - 1, x)
+    scientific = _c_format("%#.*e\0" if alternate else "%.*e\0", precision - 1, x)
     mark = _find_code(scientific, 101)  # 'e'
     n = _length(scientific)
     exponent = 0
@@ -270,8 +341,10 @@ def _shortest_general(x, precision):
     if _get(scientific, mark + 1) == 45:  # '-'
         exponent = -exponent
     if -4 <= exponent < precision - 1:
-        text = _c_format("%.*g\0", precision, x)
+        text = _c_format("%#.*g\0" if alternate else "%.*g\0", precision, x)
         return text if _find_code(text, 46) >= 0 else _joined(text, ".0")
+    if alternate:
+        return scientific
     end = mark
     if _find_code(scientific, 46) >= 0:  # drop the mantissa's trailing zeros and point
         while _get(scientific, end - 1) == 48:
@@ -279,6 +352,149 @@ def _shortest_general(x, precision):
         if _get(scientific, end - 1) == 46:
             end -= 1
     return _joined(substring(scientific, 0, end), substring(scientific, mark, n))
+
+
+# ---------------------------------------------------------------------------- ASCII fast path
+# A number with an ASCII fill (nearly every spec) is written in one pass into one ASCII string,
+# with byte loads and stores and code points for the options: a small function, so compiling a
+# format of a number costs a fraction of the general path above (which switches on the kind of
+# every string it reads or writes, and stays for the rare non-ASCII fill).
+
+
+@register_jitable
+def _ascii_number(
+    text, integral, negative, sign, prefix, suffix, fill, align, width, separator, size,
+    zero_grouped, min_digits,
+):  # fmt: skip
+    """The sign (`sign`: '+', ' ' or 0 for none when not `negative`), '0' and `prefix` (0 for
+    none), the leading digits of the ASCII `text` (at least `min_digits`, zeros first) grouped
+    by `size` with `separator` (0: none), the rest of `text`, `suffix` (0: none), padded to
+    `width` with `fill` by `align` ('<', '>', '=' after the sign and prefix, '^'); options are
+    code points; `integral`: all of `text` is digits. `zero_grouped`: CPython's '0' fill
+    with grouping, zeros joining the digits."""
+    n = _length(text)
+    point = n if integral else 0  # an integer's hex digits count as digits
+    while point < n and 48 <= _byte(text, point) <= 57:
+        point += 1
+    head_sign = 45 if negative else sign
+    n_head = (1 if head_sign != 0 else 0) + (2 if prefix != 0 else 0)
+    n_tail = n - point + (1 if suffix != 0 else 0)
+    digits = max(point, min_digits)
+    if separator == 0:
+        size = digits + 1
+    if zero_grouped and point > 0:
+        while n_head + digits + (digits - 1) // size + n_tail < width:
+            digits += 1
+    body = n_head + digits + ((digits - 1) // size if digits > 0 else 0) + n_tail
+    missing = max(width - body, 0)
+    left = middle = 0
+    if align == 62:  # '>'
+        left = missing
+    elif align == 61:  # '='
+        middle = missing
+    elif align == 94:  # '^'
+        left = missing // 2
+    out = _new(1, body + missing)
+    i = _fill(out, 0, left, fill)
+    if head_sign != 0:
+        _put(out, i, head_sign)
+        i += 1
+    if prefix != 0:
+        _put(out, i, 48)
+        _put(out, i + 1, prefix)
+        i += 2
+    i = _fill(out, i, middle, fill)
+    if separator == 0:
+        i = _fill(out, i, digits - point, 48)
+        i = _move(out, i, text, 0, point)
+    else:
+        for remaining in range(digits, 0, -1):
+            _put(out, i, _byte(text, point - remaining) if remaining <= point else 48)
+            i += 1
+            if remaining > 1 and (remaining - 1) % size == 0:
+                _put(out, i, separator)
+                i += 1
+    i = _move(out, i, text, point, n - point)
+    if suffix != 0:
+        _put(out, i, suffix)
+        i += 1
+    _fill(out, i, body + missing - i, fill)
+    return out
+
+
+def format_int_ascii(value, fill, align, sign, width, separator, zeros, base, upper, prefix, size):
+    """An integer (no 'c') with an ASCII fill; the options are code points (0: none)."""
+    text = _integer_text(value, base, upper, False)
+    return _ascii_number(
+        text, True, value < 0, sign, prefix, 0, fill, align, width, separator, size, zeros, 0
+    )
+
+
+@register_jitable
+def _float_ascii(negative, text, fill, align, sign, width, separator, zeros, suffix):
+    return _ascii_number(
+        text, False, negative, sign, 0, suffix, fill, align, width, separator, 3, zeros, 0
+    )
+
+
+@register_jitable
+def _nan_text(pattern):
+    conversion = _get(pattern, _length(pattern) - 2)  # the letter before the NUL
+    return "NAN" if conversion == 69 or conversion == 70 or conversion == 71 else "nan"
+
+
+# Three implementations (by C's conversion, CPython's general format with a precision, the
+# repr) rather than one with a run-time switch: each compiles only the text it writes.
+
+
+def format_float_ascii(value, fill, align, sign, width, separator, zeros, precision, pattern, kind):
+    """format_float's kinds 0 (a C conversion) and 1 (percent), with an ASCII fill; the
+    options are code points."""
+    x = float(value) * (100.0 if kind == 1 else 1.0)
+    negative = x < 0 or (x == 0.0 and math.copysign(1.0, x) < 0)
+    text = _nan_text(pattern) if x != x else _c_format(pattern, precision, abs(x))
+    suffix = 37 if kind == 1 else 0  # '%'
+    return _float_ascii(negative, text, fill, align, sign, width, separator, zeros, suffix)
+
+
+def format_float_ascii_general(
+    value, fill, align, sign, width, separator, zeros, precision, alternate
+):
+    """A float with a precision and no type (format_float's kind 2), an ASCII fill."""
+    x = float(value)
+    negative = x < 0 or (x == 0.0 and math.copysign(1.0, x) < 0)
+    text = "nan" if x != x else _shortest_general(abs(x), precision, alternate)
+    return _float_ascii(negative, text, fill, align, sign, width, separator, zeros, 0)
+
+
+@register_jitable
+def _point_before_exponent(text):
+    """The ASCII repr `text` with a point before its exponent if it has none ("1.e+16"): '#'
+    with no type."""
+    n = _length(text)
+    mark = -1
+    for k in range(n):
+        if _byte(text, k) == 46:  # '.'
+            return text
+        if _byte(text, k) == 101:  # 'e'
+            mark = k
+    if mark < 0:
+        return text
+    out = _new(1, n + 1)
+    _move(out, 0, text, 0, mark)
+    _put(out, mark, 46)
+    _move(out, mark + 1, text, mark, n - mark)
+    return out
+
+
+def format_float_ascii_repr(value, fill, align, sign, width, separator, zeros, alternate):
+    """A float with no type nor precision (its repr), an ASCII fill."""
+    x = float(value)
+    negative = x < 0 or (x == 0.0 and math.copysign(1.0, x) < 0)
+    text = "nan" if x != x else str(abs(x))
+    if alternate:
+        text = _point_before_exponent(text)
+    return _float_ascii(negative, text, fill, align, sign, width, separator, zeros, 0)
 
 
 # ---------------------------------------------------------------------------- implementations
@@ -345,7 +561,7 @@ def format_float(value, fill, align, sign, width, separator, zeros, precision, p
         conversion = _get(pattern, _length(pattern) - 2)  # the letter before the NUL
         text = "NAN" if conversion == 69 or conversion == 70 or conversion == 71 else "nan"
     elif kind == 2:
-        text = _shortest_general(magnitude, precision)
+        text = _shortest_general(magnitude, precision, _get(pattern, 1) == 35)  # '#'
     else:
         text = _c_format(pattern, precision, magnitude)
     if kind == 1:
@@ -364,11 +580,13 @@ def format_float_c(value, precision, pattern):
     return _c_format(pattern, precision, x)
 
 
-def format_float_repr(value, fill, align, sign, width, separator, zeros):
+def format_float_repr(value, fill, align, sign, width, separator, zeros, alternate):
     """A float with no type nor precision: its repr, aligned (apart: repr compiles slowly)."""
     x = float(value)
     negative = x < 0 or (x == 0.0 and math.copysign(1.0, x) < 0)
     text = str(-x if negative else x) if x == x else "nan"
+    if alternate:
+        text = _point_before_exponent(text)
     return _finish_float(negative, text, sign, fill, align, width, separator, zeros)
 
 
@@ -431,19 +649,36 @@ def format_plan(kind: str, text: str) -> tuple:
         return format_text, (*common, spec.width, spec.precision)
     number = (*common, sign, spec.width, spec.grouping, spec.zero_grouped)
     code = spec.type
+    ascii_number = (  # the fast path's options as code points
+        ord(spec.fill),
+        ord(spec.align),
+        ord(sign) if sign else 0,
+        spec.width,
+        ord(spec.grouping) if spec.grouping else 0,
+        spec.zero_grouped,
+    )
+    fast = ord(spec.fill) < 0x80
     if kind == "float" or (code and code in _FLOAT_TYPES):
         precision = spec.precision if spec.precision >= 0 else (-1 if not code else 6)
         if not code and precision == 0:
             precision = 1  # CPython reads '.0' with no type as '.1'
         c_code = "f" if code == "%" else (code or "g")
         pattern = "%" + ("#" if spec.alternate else "") + ".*" + c_code + "\0"
-        if not code and precision < 0:
-            return format_float_repr, number
         if code and code != "%" and not (sign or spec.width or spec.grouping):
             return format_float_c, (precision, pattern)  # the common '.2f': compiles in a third
+        if not code and precision < 0:
+            impl = format_float_ascii_repr if fast else format_float_repr
+            return impl, (*(ascii_number if fast else number), spec.alternate)
+        if not code and fast:
+            return format_float_ascii_general, (*ascii_number, precision, spec.alternate)
         kind_code = 1 if code == "%" else (2 if not code else 0)
-        return format_float, (*number, precision, pattern, kind_code)
+        impl = format_float_ascii if fast else format_float
+        return impl, (*(ascii_number if fast else number), precision, pattern, kind_code)
     base = {"b": 2, "o": 8, "x": 16, "X": 16}.get(code, 10)
+    if fast and code != "c":
+        prefix = ord(code) if spec.alternate and base != 10 else 0
+        size = 3 if base == 10 else 4
+        return format_int_ascii, (*ascii_number, base, code == "X", prefix, size)
     prefix = ("0" + code) if spec.alternate and base != 10 else ""
     return format_int, (*number, base, code == "X", prefix, code == "c")
 

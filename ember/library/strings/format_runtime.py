@@ -104,7 +104,7 @@ def format_text_at_runtime(value, spec):
 def _float_parts(value, fill, align, sign, width, grouping, precision, code, alternate):
     grouped_zeros = fill == "0" and align == "=" and grouping != ""
     if code == "" and precision < 0:
-        return _float_repr(value, fill, align, sign, width, grouping, grouped_zeros)
+        return _float_repr(value, fill, align, sign, width, grouping, grouped_zeros, alternate)
     if precision < 0:
         precision = 6
     if code == "" and precision == 0:
@@ -151,7 +151,7 @@ def _complex_part(x, sign, grouping, precision, code, alternate):
     if code != "" or precision >= 0:
         letter = code if code != "" else "g"
         return _float_parts(x, " ", ">", sign, 0, grouping, precision, letter, alternate)
-    text = _float_repr(x, " ", ">", sign, 0, grouping, False)
+    text = _float_repr(x, " ", ">", sign, 0, grouping, False, False)
     return text[:-2] if text.endswith(".0") else text
 
 

@@ -12,8 +12,8 @@ import re
 from ember import types
 from ember.errors import UnsupportedError
 from ember.extending import lower_builtin, register_jitable
-from ember.library.strings.core import _length, is_string, substring
-from ember.library.strings.format import _sign_and_digits
+from ember.library.strings.core import _copy, _kind, _length, _new, is_string, substring
+from ember.library.strings.format import _ascii_number, _integer_text
 from ember.lowering.optional import python_type_name
 from ember.typing.overload import NUMPY_ERRORS, Implementation
 from ember.typing.signature import signature
@@ -34,19 +34,13 @@ _FLOAT_CODES = "eEfFgG"
 @register_jitable
 def _pct_int(value, base, upper, prefix, sign, zero, left, width, precision):
     """One integer directive: sign, prefix, digits (at least `precision`), padded to `width`
-    with spaces, or zeros after the sign and prefix (flag '0')."""
-    negative, digits = _sign_and_digits(value, base, upper)
-    if _length(digits) < precision:
-        digits = "0" * (precision - _length(digits)) + digits
-    head = ("-" if negative else sign) + prefix
-    missing = width - _length(head) - _length(digits)
-    if missing <= 0:
-        return head + digits
-    if left:
-        return head + digits + " " * missing
-    if zero:
-        return head + "0" * missing + digits
-    return " " * missing + head + digits
+    with spaces, or zeros after the sign and prefix (flag '0'); `prefix` and `sign` are code
+    points (0: none)."""
+    fill, align = (32, 60) if left else ((48, 61) if zero else (32, 62))
+    text = _integer_text(value, base, upper, False)
+    return _ascii_number(
+        text, True, value < 0, sign, prefix, 0, fill, align, width, 0, 3, False, precision
+    )
 
 
 @register_jitable
@@ -58,6 +52,23 @@ def _pct_text(text, left, width, precision):
     if missing <= 0:
         return text
     return text + " " * missing if left else " " * missing + text
+
+
+@register_jitable
+def _concat(pieces):
+    """The strings of the tuple `pieces` joined, in one allocation (a chain of `+` makes each
+    intermediate string, and compiles slower)."""
+    total = 0
+    kind = 1
+    for piece in pieces:
+        total += _length(piece)
+        kind = max(kind, _kind(piece))
+    out = _new(kind, total)
+    position = 0
+    for piece in pieces:
+        _copy(out, position, piece, 0, _length(piece))
+        position += _length(piece)
+    return out
 
 
 @register_jitable
@@ -103,11 +114,14 @@ def _directive_source(match: re.Match, value: str, typ: types.Type) -> str:
             raise _Refused(TypeError, f"%{code} format: {needed} is required, not "
                            f"{python_type_name(typ)}")  # fmt: skip
         number = value if _is_integral(typ) else f"int({value})"
-        sign = "+" if "+" in flags else (" " if " " in flags else "")
-        prefix = "0" + code if "#" in flags and code in "oxX" else ""
+        sign = ord("+") if "+" in flags else (ord(" ") if " " in flags else 0)
+        prefix = ord(code) if "#" in flags and code in "oxX" else 0
+        if not flags and width == 0 and precision < 0 and code in "diu":
+            return f"_integer_text({number}, 10, False, True)"
+        base = _INT_BASES[code]
         return (
-            f"_pct_int({number}, {_INT_BASES[code]}, {code == 'X'}, {prefix!r}, {sign!r}, "
-            f"{zero}, {left}, {width}, {precision})"
+            f"_pct_int({number}, {base}, {code == 'X'}, {prefix}, {sign}, {zero}, {left}, "
+            f"{width}, {precision})"
         )
     if code in _FLOAT_CODES:
         if not _is_real(typ):
@@ -179,7 +193,9 @@ def _plan(fmt: str, args: types.Type) -> str:
         return f"def impl(fmt, args):\n    raise {error.__name__}({message!r})\n"
     if fmt[position:]:
         pieces.append(repr(fmt[position:]))
-    return f"def impl(fmt, args):\n    return {' + '.join(pieces) or repr('')}\n"
+    if len(pieces) < 2:
+        return f"def impl(fmt, args):\n    return {''.join(pieces) or repr('')}\n"
+    return f"def impl(fmt, args):\n    return _concat(({', '.join(pieces)}))\n"
 
 
 @functools.cache
@@ -189,6 +205,8 @@ def _compiled_plan(fmt: str, args: types.Type) -> Implementation:
         "_pct_text": _pct_text,
         "_pct_char_of_int": _pct_char_of_int,
         "_pct_char_of_text": _pct_char_of_text,
+        "_concat": _concat,
+        "_integer_text": _integer_text,
     }
     exec(_plan(fmt, args), namespace)  # noqa: S102 - generated from a parsed constant format
     return Implementation(namespace["impl"], NUMPY_ERRORS)
