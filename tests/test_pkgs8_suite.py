@@ -1,0 +1,98 @@
+"""Patterns from third-party Numba packages (pydata/sparse, pynndescent, stumpy) that ember
+failed: small programs in their style, checked against CPython running the same code."""
+
+import operator
+
+import numpy as np
+import pytest
+
+import ember
+from tests.oracle import assert_frees_all
+
+
+def _first_gap_or_end(coords, reduce_size):
+    """sparse's argmin/argmax fallback: the first coordinate not in the sorted `coords` (a 0-d
+    array walks the coordinates, and `current + 1` goes into a list of ints)."""
+    result = []
+    current = np.array(-1, dtype=coords.dtype)
+    found = False
+    for idx, new in enumerate(np.nditer(np.sort(coords))):
+        if new - current > 1:
+            result.append(idx)
+            found = True
+            break
+        current = new
+    if not found:
+        result.append(current + 1)
+    if reduce_size < 0:
+        result.append(-current)
+    return np.array(result, dtype=np.intp)
+
+
+def test_zero_d_arithmetic_is_a_scalar_in_an_int_list():
+    jitted = ember.njit(_first_gap_or_end)
+    cases = [
+        (np.array([0, 1, 2], np.int64), 3),
+        (np.array([0, 2, 3], np.int64), -1),
+        (np.array([1, 0], np.int64), -1),
+        (np.array([5], np.int64), 1),
+    ]
+    for coords, size in cases:
+        np.testing.assert_array_equal(jitted(coords, size), _first_gap_or_end(coords, size))
+    for fn in (jitted, _first_gap_or_end):  # NumPy's nditer refuses an empty array
+        with pytest.raises(ValueError, match="zero-sized"):
+            fn(np.array([], np.int64), 1)
+    assert_frees_all(jitted, lambda: np.array([0, 1, 3], np.int64), lambda: -1, calls=50)
+
+
+def _zero_d_results(a, m, x):
+    """Operators and ufuncs whose operands are 0-d arrays and scalars (NumPy: scalars)."""
+    return (
+        a + 1,
+        -a,
+        a * 2.5,
+        a // -2,
+        a % -3,
+        a**2,
+        a > 2,
+        np.sqrt(a * 1.0),
+        np.add(a, a),
+        np.maximum(a, x),
+        np.logical_not(m),
+        operator.invert(m),
+        ~a,
+        (a + 1) * x,
+    )
+
+
+def test_zero_d_operands_give_numpy_scalars():
+    jitted = ember.njit(_zero_d_results)
+    for value in (-7, -1, 0, 3, 2**40):
+        for flag in (True, False):
+            for x in (-2.5, 0.0, 4.0, np.nan):
+                args = (np.array(value), np.array(flag), x)
+                if value < 0 and x != x:
+                    continue  # one NaN case is enough, and sqrt(-1) warns
+                got, want = jitted(*args), _zero_d_results(*args)
+                assert len(got) == len(want)
+                for g, w in zip(got, want):
+                    assert not isinstance(g, np.ndarray), (g, w)
+                    np.testing.assert_equal(g, w)
+                    assert np.asarray(g).dtype == np.asarray(w).dtype
+
+
+def _mixed_ranks(a, v, out):
+    """A 0-d array with a 1-d one stays an array; out= and in-place keep the 0-d array."""
+    np.add(a, 0.5, out=out)
+    a += 1
+    return (a + 1) * v, a * np.ones(0), out, a
+
+
+def test_zero_d_with_arrays_and_outputs_stay_arrays():
+    jitted = ember.njit(_mixed_ranks)
+    v = np.arange(4.0)
+    got = jitted(np.array(3), v, np.zeros(()))
+    want = _mixed_ranks(np.array(3), v, np.zeros(()))
+    for g, w in zip(got, want):
+        assert isinstance(g, np.ndarray) and g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
