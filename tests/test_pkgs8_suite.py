@@ -96,3 +96,36 @@ def test_zero_d_with_arrays_and_outputs_stay_arrays():
     for g, w in zip(got, want):
         assert isinstance(g, np.ndarray) and g.shape == w.shape and g.dtype == w.dtype
         np.testing.assert_array_equal(g, w)
+
+
+def test_intrinsic_declares_an_llvm_intrinsic_through_cgutils():
+    """pynndescent's popcount: an @intrinsic calling llvm.ctpop via get_or_insert_function."""
+    from llvmlite import ir as llvm_ir
+
+    from ember import types
+    from ember.core import cgutils
+    from ember.extending import intrinsic
+
+    @intrinsic
+    def popcount_u8(typingctx, val):
+        def codegen(context, builder, sig, args):
+            fnty = llvm_ir.FunctionType(args[0].type, [args[0].type])
+            ctpop = cgutils.get_or_insert_function(builder.module, fnty, "llvm.ctpop.i8")
+            again = cgutils.get_or_insert_function(builder.module, fnty, "llvm.ctpop.i8")
+            assert again is ctpop  # one declaration per module
+            return builder.call(ctpop, args)
+
+        return types.uint8(types.uint8), codegen
+
+    @ember.njit
+    def bit_distance(x, y):
+        total = 0
+        for i in range(x.shape[0]):
+            total += popcount_u8(x[i] ^ y[i])
+        return total
+
+    rng = np.random.default_rng(3)
+    x, y = (rng.integers(0, 256, 64, dtype=np.uint8) for _ in range(2))
+    want = sum(bin(int(a) ^ int(b)).count("1") for a, b in zip(x, y))
+    assert bit_distance(x, y) == want
+    assert bit_distance(x, x) == 0
