@@ -129,3 +129,66 @@ def test_intrinsic_declares_an_llvm_intrinsic_through_cgutils():
     want = sum(bin(int(a) ^ int(b)).count("1") for a, b in zip(x, y))
     assert bit_distance(x, y) == want
     assert bit_distance(x, x) == 0
+
+
+CACHED_CALLEE_MODULE = """\
+import numpy as np
+import ember
+
+@ember.njit(cache=True)
+def scale_row(out, x, i):
+    for j in range(x.shape[1]):
+        out[i, j] = x[i, j] * 2.0 - j
+
+@ember.njit(parallel=True)
+def scale(x):
+    out = np.empty_like(x)
+    for i in ember.prange(x.shape[0]):
+        scale_row(out, x, i)
+    return out
+"""
+
+CACHED_CALLEE_DRIVER = """\
+import json, warnings
+import numpy as np
+warnings.simplefilter("ignore")
+from rows import scale, scale_row
+x = np.arange(12.0).reshape(4, 3)
+want = x * 2.0 - np.arange(3)
+scale_row(np.empty_like(x), x, 0)  # a direct call: loaded from the cache on the second run
+from_cache = [r.func_ir is None for r in scale_row.overloads.values()]
+from ember.parallel.legality import written_parameters
+written = written_parameters(scale_row)  # what a prange body calling it may write
+print(json.dumps({"equal": bool(np.array_equal(scale(x), want)), "from_cache": from_cache,
+                  "written": sorted(written) if written is not None else None}))
+"""
+
+
+def test_prange_calling_a_callee_loaded_from_the_cache(tmp_path):
+    """pynndescent: prange bodies call `cache=True` helpers; on the second run the helper comes
+    from the on-disk cache (no IR to read), so its writes count as unknown, not a crash."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "rows.py").write_text(CACHED_CALLEE_MODULE)
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("EMBER_", "NUMBA_"))}
+    environ["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    environ["XDG_CACHE_HOME"] = str(tmp_path / "user-cache")
+    runs = []
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-c", CACHED_CALLEE_DRIVER],
+            cwd=tmp_path,
+            env=environ,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    # compiled here: it writes its first argument; loaded: unknown, so every array counts
+    assert runs[0] == {"equal": True, "from_cache": [False], "written": [0]}
+    assert runs[1] == {"equal": True, "from_cache": [True], "written": None}
