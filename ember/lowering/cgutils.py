@@ -82,6 +82,14 @@ def unpack_tuple(builder: llvm.IRBuilder, tup: llvm.Value, count: int | None = N
     return [builder.extract_value(tup, index) for index in range(count)]
 
 
+def get_or_insert_function(module: llvm.Module, fnty: llvm.FunctionType, name: str):
+    """The function `name` declared in `module` (an LLVM intrinsic such as "llvm.ctpop.i8" or
+    an external symbol), declared with `fnty` when it is not there yet."""
+    from ember.lowering.context import CPUContext  # the context imports helpers from here
+
+    return CPUContext.declare_function(module, name, fnty)
+
+
 # ------------------------------------------------------------------ memory
 
 

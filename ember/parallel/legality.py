@@ -386,6 +386,8 @@ def written_parameters(dispatcher, depth: int = 0) -> set[int] | None:
         return None
     written: set[int] = set()
     for result in dispatcher.overloads.values():
+        if result.func_ir is None or result.typing is None:
+            return None  # loaded from the on-disk cache: no body to read
         statements = [s for _, s in result.func_ir.statements()]
         typemap = result.typing.typemap
         origins = _parameter_origins(statements, typemap)

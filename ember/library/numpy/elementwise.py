@@ -128,7 +128,7 @@ _shapes_equal_jit = njit(**NUMPY_ERRORS)(_shapes_equal)
 def _array_equal(a1, a2):
     if not _shapes_equal_jit(a1, a2):
         return False
-    return bool((a1 == a2).all())
+    return bool(np.all(a1 == a2))  # a scalar when both are 0-d
 
 
 def _array_equal_of_values(a1, a2):

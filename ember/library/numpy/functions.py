@@ -440,7 +440,7 @@ _isclose_jit = njit(**NUMPY_ERRORS)(_isclose)
 
 def _allclose(a, b, rtol, atol, equal_nan):
     np.broadcast_shapes(np.shape(a), np.shape(b))  # NumPy's mismatch message, before any work
-    return bool(_isclose_jit(a, b, rtol, atol, equal_nan).all())
+    return bool(np.all(_isclose_jit(a, b, rtol, atol, equal_nan)))  # 0-d: a scalar
 
 
 def _allclose_scalars(a, b, rtol, atol, equal_nan):

@@ -152,8 +152,10 @@ def result_ndim(operand_types: tuple) -> int | None:
 
 
 def result_type(loop: Loop, operand_types: tuple) -> types.Type:
+    """A scalar when no operand has a dimension (scalars and 0-d arrays: NumPy's ufuncs return
+    a scalar then, `np.array(3) + 1` is 4, and Numba does the same), else the new array."""
     ndim = result_ndim(operand_types)
-    if ndim is None:
+    if not ndim:
         return loop.out_type
     return types.Array(loop.out_type, ndim, result_layout(operand_types, ndim))
 
@@ -262,6 +264,9 @@ def lower_ufunc(context, builder, loop: Loop, operand_types: tuple, values: list
     if ndim is None and out is None:
         return apply_loop(context, builder, loop, operand_types, values)
     operand_types, values, finish = prepare_scalars(context, builder, loop, operand_types, values)
+    if ndim == 0 and out is None:  # only 0-d arrays and scalars: a scalar result
+        operand_types, values = _zero_d_items(builder, operand_types, values)
+        return finish(builder, apply_loop(context, builder, loop, operand_types, values))
     operands = [kernels.operand(builder, t, v) for t, v in zip(operand_types, values)]
     dtypes = tuple(op.dtype for op in operands)
 
@@ -286,6 +291,18 @@ def lower_ufunc(context, builder, loop: Loop, operand_types: tuple, values: list
         context, builder, out_type, arr.unpack(builder, out_type, result), operands, body
     )
     return result
+
+
+def _zero_d_items(builder, operand_types: tuple, values: list) -> tuple[tuple, list]:
+    """The operands with each 0-d array replaced by its only element (type and value)."""
+    new_types, new_values = [], []
+    for typ, value in zip(operand_types, values):
+        if isinstance(typ, types.Array):
+            value = arr.load_item(builder, typ.dtype, arr.unpack(builder, typ, value).data)
+            typ = typ.dtype
+        new_types.append(typ)
+        new_values.append(value)
+    return tuple(new_types), new_values
 
 
 def _masked(context, builder, body, operands: list, where: tuple, out: tuple) -> tuple:
