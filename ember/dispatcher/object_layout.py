@@ -266,7 +266,7 @@ def return_memory_type(kind: Kind) -> ir.Type:
         "bool": _I8,
         "complex64": ir.LiteralStructType([_F32, _F32]),
         "complex128": ir.LiteralStructType([_F64, _F64]),
-        "none": _I8,
+        "none": ir.LiteralStructType([]),  # no bytes, as NoneModel: a tuple's later members
     }[kind]
 
 

@@ -407,3 +407,16 @@ def test_array_results_on_the_native_path_keep_identity_views_and_memory():
     after = runtime.stats()
     assert after.alloc - before.alloc == 1000
     assert after.free - before.free == 1000
+
+
+def test_tuples_with_none_members_come_back_from_every_call_path():
+    """None takes no bytes in a compiled tuple; the native entry read the members after it at
+    the wrong offsets (`(None, x, 2.5)` came back as `(None, <bits of 2.5>, <garbage>)`)."""
+
+    def mixed(x):
+        return (None, x, 2.5), (x * 1.5, None, None, -x), None
+
+    jitted = njit(mixed)
+    for call in range(20):  # the first calls and those through the installed entry
+        x = call - 7
+        assert jitted(x) == mixed(x)
