@@ -462,16 +462,16 @@ class Dispatcher:
                 try:
                     result = run_pipeline(state)
                     in_progress.finish(result)
-                except TypingError:
-                    if not init_all():
-                        raise
-                    # An installed package's extension, loaded now, may type what failed.
-                    retry_after_extensions = True
                 except EmberError as error:
-                    # A callee still being typed, or a global not defined yet: may work later.
-                    if not isinstance(error, (RecursionPending, UndefinedName)):
-                        self._failed[arg_types] = error.detached()
-                    raise
+                    if isinstance(error, TypingError) and init_all():
+                        # An installed package's extension, loaded now, may type what failed.
+                        retry_after_extensions = True
+                    else:
+                        # A callee still being typed, or a global not defined yet: may work
+                        # later.
+                        if not isinstance(error, (RecursionPending, UndefinedName)):
+                            self._failed[arg_types] = error.detached()
+                        raise
                 finally:
                     del self._in_progress[arg_types]
                 if retry_after_extensions:
