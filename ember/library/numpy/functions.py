@@ -592,6 +592,14 @@ def _searchsorted_impl(right: bool, scalar: bool):
     after = njit(**NUMPY_ERRORS)(goes_after)
 
     def search(a, key, low, high):
+        if key == key:  # not NaN: NumPy's order is the plain one (a NaN item compares false)
+            while low < high:
+                middle = low + ((high - low) >> 1)
+                if (a[middle] <= key) if right else (a[middle] < key):
+                    low = middle + 1
+                else:
+                    high = middle
+            return low
         while low < high:
             middle = low + ((high - low) >> 1)
             if after(a[middle], key):
