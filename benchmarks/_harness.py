@@ -120,7 +120,15 @@ def _loop_seconds(func: Callable[[], object], number: int) -> float:
 
 
 def same_result(expected: object, got: object) -> bool:
-    """Equal, or (for floats) equal to 1e-9 relative: compiled code may round differently."""
+    """Equal, or (for floats) equal to 1e-9 relative: compiled code may round differently;
+    arrays and tuples item by item."""
+    if isinstance(expected, tuple) and isinstance(got, tuple):
+        pairs = zip(expected, got, strict=False)
+        return len(expected) == len(got) and all(same_result(e, g) for e, g in pairs)
+    if hasattr(expected, "__array__") or hasattr(got, "__array__"):
+        import numpy as np
+
+        return type(expected) is type(got) and np.array_equal(expected, got)
     if isinstance(expected, float) and isinstance(got, float):
         return math.isclose(expected, got, rel_tol=1e-9, abs_tol=1e-12)
     return expected == got

@@ -28,6 +28,8 @@ CASES = [
     ("f(1) [default b=2]", "add_default", "1"),
     ("f(1, b=3) [keyword]", "add_default", "1, b=3"),
     ("f(arr) [float64[10]]", "length", "arr"),
+    ("f(arr) -> arr * 2.0", "doubled", "arr"),
+    ("f(arr) -> (arr[1:], len(arr))", "tail_and_length", "arr"),
 ]
 
 

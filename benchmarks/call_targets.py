@@ -26,3 +26,11 @@ def add_default(a, b=2):
 
 def length(arr):
     return len(arr)
+
+
+def doubled(arr):
+    return arr * 2.0
+
+
+def tail_and_length(arr):
+    return arr[1:], len(arr)

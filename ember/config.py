@@ -47,10 +47,9 @@ OPT_LEVEL = _int("EMBER_OPT", 3)
 # O2/O3 passes such as correlated value propagation grow faster than the function.
 LARGE_FUNCTION = _int("EMBER_LARGE_FUNCTION", 10_000)
 # Calls a function takes through the Python path (10-50 us each) before its native call entry
-# is built (about 1.5 ms, then 0.1-0.3 us a call). 0 builds it right after the first compile
-# (the second call is then native); not the default yet: an installed entry keeps a function
-# made at run time alive, and arrays it returns have a capsule as their base.
-CALLS_BEFORE_ENTRY = _int("EMBER_CALLS_BEFORE_ENTRY", 16)
+# is built (about 1.5 ms, then 0.1-0.3 us a call). 0: built right after the first compile, so
+# the second call is already native (Numba's second call costs 1-5 us).
+CALLS_BEFORE_ENTRY = _int("EMBER_CALLS_BEFORE_ENTRY", 0)
 NUM_THREADS = _int("EMBER_NUM_THREADS", os.cpu_count() or 1)  # threads of parallel regions
 NUMBA_NUM_THREADS = NUM_THREADS  # Numba's names for the same facts
 NUMBA_DEFAULT_NUM_THREADS = os.cpu_count() or 1

@@ -33,12 +33,12 @@ class EntryBuilder:
         defaults: Sequence[object] = (),
         release_gil: bool = False,
         array_boxers: dict | None = None,
-        capsule_destructor: int | None = None,
+        memory_object_new: int | None = None,
     ) -> None:
         self.array_boxers = array_boxers or {}
-        self.capsule_destructor = (
-            _FunctionPointer(ir.FunctionType(ir.VoidType(), [_PTR]), capsule_destructor)
-            if capsule_destructor
+        self.memory_object_new = (
+            _FunctionPointer(ir.FunctionType(_PTR, [_PTR]), memory_object_new)
+            if memory_object_new
             else None
         )
         self.defaults = tuple(defaults)

@@ -22,6 +22,7 @@ from ember.dispatcher.datetime_entry import datetime_array_kind, datetime_kind
 from ember.dispatcher.entry_buffers import ByteArrayKind, bytearray_kind
 from ember.dispatcher.entry_slices import slice_kind
 from ember.dispatcher.entry_templates import link_text
+from ember.dispatcher.memory_object import memory_object_type
 from ember.lowering.callconv import raise_static_exception
 
 if TYPE_CHECKING:
@@ -144,8 +145,6 @@ def _specialization(arg_types: tuple, result: Any) -> tuple | None:
     ret_kind = value_kind(result.signature.return_type)
     if ret_kind is None or None in arg_kinds:
         return None
-    if isinstance(ret_kind, tuple) and _holds_array(ret_kind):
-        return None  # arrays inside returned tuples are boxed by the Python path
     if _holds_array(ret_kind) and any(isinstance(k, ByteArrayKind) for k in arg_kinds):
         return None  # a view of a bytearray is boxed over the Python path's ndarray
     if _holds(ret_kind, native_entry.ConstantKind):
@@ -166,47 +165,24 @@ def _holds(kind: Any, kind_class: type) -> bool:
 
 
 def _array_boxers(results: list) -> dict:
-    """One Python boxer per array kind these results return: `boxer(result_address, parent)`."""
+    """One Python boxer per array kind these results return, alone or in tuples:
+    `boxer(result_address, parent)`."""
     from ember.runtime.boxing import box_at
 
-    boxers = {}
-    for result in results:
-        typ = result.signature.return_type
+    boxers: dict = {}
+
+    def collect(typ: types.Type) -> None:
+        if isinstance(typ, types.BaseTuple):
+            for member in typ.types:
+                collect(member)
+            return
         kind = value_kind(typ)
         if isinstance(kind, native_entry.ArrayKind) and kind not in boxers:
             boxers[kind] = functools.partial(box_at, typ)
+
+    for result in results:
+        collect(result.signature.return_type)
     return boxers
-
-
-@functools.cache
-def _capsule_destructor() -> int:
-    """`void destructor(PyObject *capsule)`: releases the meminfo a capsule holds; the base
-    object of every ndarray that compiled code allocated."""
-    from llvmlite import ir as llvm
-
-    from ember.runtime import nrt
-
-    pointer = llvm.PointerType()
-    module = llvm.Module(name="ember.capsule_destructor")
-    function = llvm.Function(
-        module, llvm.FunctionType(llvm.VoidType(), [pointer]), "ember.capsule_destructor"
-    )
-    builder = llvm.IRBuilder(function.append_basic_block("entry"))
-    get_pointer = ctypes.cast(ctypes.pythonapi.PyCapsule_GetPointer, ctypes.c_void_p).value
-    get_pointer_type = llvm.FunctionType(pointer, [pointer, pointer])
-    meminfo = builder.call(
-        native_entry._FunctionPointer(get_pointer_type, get_pointer),
-        [function.args[0], llvm.Constant(pointer, None)],
-    )
-    decref = nrt.runtime().addresses[nrt.DECREF]
-    builder.call(
-        native_entry._FunctionPointer(llvm.FunctionType(llvm.VoidType(), [pointer]), decref),
-        [meminfo],
-    )
-    builder.ret_void()
-    jit = glue_engine()
-    jit.add_module(jit.parse(str(module)))
-    return jit.address_of("ember.capsule_destructor")
 
 
 class FastEntry:
@@ -314,7 +290,7 @@ class EntryChain:
         build = functools.partial(
             native_entry.build_entry_module,
             raise_exception=raise_static_exception,
-            capsule_destructor=_capsule_destructor() if boxers else None,
+            memory_object_new=memory_object_type().constructor if boxers else None,
         )
         text, symbol = link_text(
             dispatcher.py_func.__name__,

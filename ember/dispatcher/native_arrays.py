@@ -1,6 +1,7 @@
 """The NumPy-array part of the native entry: matching and borrowing ndarray arguments, and
 turning array results into ndarrays (an argument itself, a view based on it, or new runtime
-memory owned through a capsule) without running Python code."""
+memory owned by an `ember.runtime.MemInfo`: runtime/memory_object.py) without running Python
+code."""
 
 from __future__ import annotations
 
@@ -22,7 +23,6 @@ from ember.dispatcher.object_layout import (
     _SSIZE,
     ArrayKind,
     NumpyCAPI,
-    _capi_address,
     _FunctionPointer,
     _object_constant,
     numpy_capi,
@@ -88,8 +88,16 @@ class ArrayCodegen(EntryBuilder):
 
     def emit_box_array(self, kind: ArrayKind, ptr: ir.Value) -> ir.Value:
         """An argument returned unchanged is returned itself (no Python code runs); any other
-        array goes to the Python boxer with the result's address and its parent object."""
+        array goes to the Python boxer with the result's address and its parent object. The
+        result (NULL on error) is a value, so arrays box inside tuples too."""
         b = self.builder
+        done = self.new_block("box.array.done")
+        boxed: list[tuple[ir.Value, ir.Block]] = []
+
+        def finish(value: ir.Value) -> None:
+            boxed.append((value, b.block))
+            b.branch(done)
+
         layout = numpy_layout()
         null = ir.Constant(_PTR, None)
         meminfo = self.load_field(ptr, 0, _PTR, _PTR_SIZE)
@@ -118,12 +126,12 @@ class ArrayCodegen(EntryBuilder):
             )
         self.continue_if(same, slow, "box.array.identity")
         self.incref_object(parent)
-        b.ret(parent)
+        finish(parent)
         b.position_at_end(slow)
         owned = self.new_block("box.array.owned")
         python_boxer = self.new_block("box.array.python")
         capi = numpy_capi()
-        ready = capi is not None and self.capsule_destructor is not None
+        ready = capi is not None and self.memory_object_new is not None
         view = self.new_block("box.array.view")
         runtime_owned = self.new_block("box.array.runtime_owned")
         b.cbranch(b.icmp_unsigned("!=", meminfo, null) if ready else ir.Constant(ir.IntType(1), 0),
@@ -132,7 +140,7 @@ class ArrayCodegen(EntryBuilder):
         self._branch_if_adopted(meminfo, parent, python_boxer, owned)
         b.position_at_end(owned)
         if ready:
-            b.ret(self.emit_new_ndarray(kind, ptr, self.emit_capsule(meminfo), capi))
+            finish(self.emit_new_ndarray(kind, ptr, self.emit_memory_object(meminfo), capi))
         else:
             b.unreachable()
         b.position_at_end(view)  # a view of an argument: the argument is the new array's base
@@ -142,14 +150,13 @@ class ArrayCodegen(EntryBuilder):
         b.position_at_end(view_ok)
         if ready:
             self.incref_object(parent)
-            b.ret(self.emit_new_ndarray(kind, ptr, parent, capi))
+            finish(self.emit_new_ndarray(kind, ptr, parent, capi))
         else:
             b.unreachable()
         b.position_at_end(python_boxer)
         address = self.call_capi("PyLong_FromVoidPtr", [ptr])
         address_block = b.block
         call_block = self.new_block("box.array.call")
-        done = self.new_block("box.array.done")
         b.cbranch(b.icmp_unsigned("!=", address, null), call_block, done)
         b.position_at_end(call_block)
         parent_or_none = b.select(
@@ -170,6 +177,8 @@ class ArrayCodegen(EntryBuilder):
         phi = b.phi(_PTR, name="box.array")
         phi.add_incoming(null, address_block)
         phi.add_incoming(result, call_end)
+        for value, block in boxed:
+            phi.add_incoming(value, block)
         return phi
 
     def _branch_if_adopted(self, meminfo, parent, adopted: ir.Block, other: ir.Block) -> None:
@@ -187,23 +196,18 @@ class ArrayCodegen(EntryBuilder):
         holds_parent = b.icmp_unsigned("==", self.load_field(data, 0, _PTR, _PTR_SIZE), parent)
         b.cbranch(holds_parent, adopted, other)
 
-    def emit_capsule(self, meminfo) -> ir.Value:
-        """A capsule owning the meminfo's reference; its destructor releases it (may be NULL)."""
-        constructor = _FunctionPointer(
-            ir.FunctionType(_PTR, [_PTR, _PTR, _PTR]), _capi_address("PyCapsule_New")
-        )
-        null = ir.Constant(_PTR, None)
-        return self.builder.call(constructor, [meminfo, null, self.capsule_destructor])
+    def emit_memory_object(self, meminfo) -> ir.Value:
+        """An `ember.runtime.MemInfo` owning the meminfo's reference (NULL if out of memory)."""
+        return self.builder.call(self.memory_object_new, [meminfo])
 
     def emit_new_ndarray(self, kind: ArrayKind, ptr, base, capi: NumpyCAPI) -> ir.Value:
         """An ndarray over the result's memory, without a copy, whose base (a new reference,
-        stolen here: a runtime capsule or the argument viewed) keeps the memory alive."""
+        stolen here: a runtime MemInfo or the argument viewed) keeps the memory alive."""
         b = self.builder
         null = ir.Constant(_PTR, None)
         numpy = sys.modules["numpy"]
         fail = self.new_block("new_ndarray.fail")
-        capsule = base
-        self.continue_if(b.icmp_unsigned("!=", capsule, null), fail, "new_ndarray.base")
+        self.continue_if(b.icmp_unsigned("!=", base, null), fail, "new_ndarray.base")
         type_num = numpy.dtype("bool" if kind.dtype == "bool" else kind.dtype).num
         descr = b.call(
             _FunctionPointer(ir.FunctionType(_PTR, [_I32]), capi.descr_from_type),
@@ -223,18 +227,24 @@ class ArrayCodegen(EntryBuilder):
         release = self.new_block("new_ndarray.release")
         b.cbranch(b.icmp_unsigned("!=", array, null), made, release)
         b.position_at_end(release)
-        self.call_capi("Py_DecRef", [capsule])
+        self.call_capi("Py_DecRef", [base])
         b.branch(fail)
         b.position_at_end(made)
         set_base = ir.FunctionType(_I32, [_PTR, _PTR])
-        status = b.call(_FunctionPointer(set_base, capi.set_base_object), [array, capsule])
+        status = b.call(_FunctionPointer(set_base, capi.set_base_object), [array, base])
         based = self.new_block("new_ndarray.based")
         drop_array = self.new_block("new_ndarray.drop")
         b.cbranch(b.icmp_signed("==", status, _I32(0)), based, drop_array)
         b.position_at_end(drop_array)
         self.call_capi("Py_DecRef", [array])  # the base reference was stolen even on failure
         b.branch(fail)
+        done = self.new_block("new_ndarray.done")
         b.position_at_end(fail)
-        b.ret(null)
+        b.branch(done)
         b.position_at_end(based)
-        return array
+        b.branch(done)
+        b.position_at_end(done)
+        result = b.phi(_PTR, name="new_ndarray")
+        result.add_incoming(null, fail)
+        result.add_incoming(array, based)
+        return result

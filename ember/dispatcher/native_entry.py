@@ -297,7 +297,7 @@ def build_entry_module(
     release_gil: bool = False,
     param_names: Sequence[str] | None = None,
     array_boxers: dict | None = None,
-    capsule_destructor: int | None = None,
+    memory_object_new: int | None = None,
     next_entry: int | None = None,
     keyword_cell: int | None = None,
 ) -> tuple[ir.Module, str]:
@@ -343,7 +343,7 @@ def build_entry_module(
         defaults,
         release_gil,
         array_boxers,
-        capsule_destructor,
+        memory_object_new,
     )
 
     b = codegen.builder

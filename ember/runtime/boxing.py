@@ -111,6 +111,13 @@ class _RuntimeMemory:
 
         return refcount(self.meminfo)
 
+    @property
+    def data(self) -> int:
+        """The address of the memory's data (as Numba's `MemInfo.data`)."""
+        from ember.runtime.nrt import data_address
+
+        return data_address(self.meminfo)
+
 
 _decref: list = []  # the runtime's ctypes decref, bound before the first array is boxed
 

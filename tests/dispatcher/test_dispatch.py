@@ -409,6 +409,77 @@ def test_array_results_on_the_native_path_keep_identity_views_and_memory():
     assert after.free - before.free == 1000
 
 
+@pytest.mark.parametrize("calls_before_entry", [0, 1_000])
+def test_a_new_array_reports_its_memory_through_its_base(calls_before_entry, monkeypatch):
+    """Numba's MemInfo API on `a.base`, whether the native entry or the Python path boxed it."""
+    import gc
+
+    import ember.runtime as runtime
+
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", calls_before_entry)
+    ramp = njit(lambda n, step: np.arange(n) * step)
+    gc.collect()
+    before = runtime.stats()
+    for n in range(1, 40):
+        result = ramp(n, 0.5)
+        np.testing.assert_array_equal(result, np.arange(n) * 0.5)
+        assert result.base.refcount == 1  # only this array holds the memory
+        assert result.base.data == result.ctypes.data
+        tail = result[1:]
+        del result
+        assert tail.base.base.refcount == 1
+        del tail
+    assert bool(ramp._entries) == (calls_before_entry == 0)
+    gc.collect()
+    after = runtime.stats()
+    assert after.alloc - before.alloc == after.free - before.free >= 39
+
+
+def _arrays_in_tuples(a, b):
+    return (a, a[1:], (a * 2.0, b.T), b[:, 0], 7, (b > 1).sum(), b > 1)
+
+
+def test_tuples_holding_arrays_are_returned_by_the_native_entry(monkeypatch):
+    import gc
+    import sys
+
+    import ember.runtime as runtime
+
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+    compiled = njit(_arrays_in_tuples)
+    a, b = np.arange(5.0), np.arange(12).reshape(3, 4)
+    references = sys.getrefcount(a), sys.getrefcount(b)
+    got, want = compiled(a, b), _arrays_in_tuples(a, b)
+    slow = compiled._slow_calls
+    got = compiled(a, b)
+    assert compiled._slow_calls == slow  # native: no Python-path call
+    assert got[0] is a and np.shares_memory(got[1], a) and np.shares_memory(got[3], b)
+    flat_got = [*got[:2], *got[2], *got[3:]]
+    flat_want = [*want[:2], *want[2], *want[3:]]
+    for value, expected in zip(flat_got, flat_want, strict=True):
+        np.testing.assert_array_equal(value, expected)
+        assert np.asarray(value).dtype == np.asarray(expected).dtype
+        assert np.asarray(value).strides == np.asarray(expected).strides
+    del got, want, flat_got, flat_want, value, expected
+    gc.collect()
+    assert (sys.getrefcount(a), sys.getrefcount(b)) == references
+    before = runtime.stats()
+    for _ in range(500):
+        result = compiled(a, b)
+    del result
+    gc.collect()
+    after = runtime.stats()
+    assert after.alloc - before.alloc == after.free - before.free == 1500
+    assert (sys.getrefcount(a), sys.getrefcount(b)) == references
+
+
+def test_memory_owners_are_made_by_compiled_code_only(monkeypatch):
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+    owner = njit(lambda n: np.zeros(n))(3).base
+    with pytest.raises(TypeError, match="cannot create"):
+        type(owner)()
+
+
 def test_tuples_with_none_members_come_back_from_every_call_path():
     """None takes no bytes in a compiled tuple; the native entry read the members after it at
     the wrong offsets (`(None, x, 2.5)` came back as `(None, <bits of 2.5>, <garbage>)`)."""
