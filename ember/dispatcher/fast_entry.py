@@ -43,7 +43,7 @@ def value_kind(typ: types.Type) -> Any:
         return datetime_kind(typ)
     if isinstance(typ, types.Optional):  # returned only: None or a boxed scalar
         inner = value_kind(typ.type)
-        usable = isinstance(inner, str | native_entry.StringKind)
+        usable = isinstance(inner, str | native_entry.StringKind | native_entry.ArrayKind)
         return native_entry.OptionalKind(inner) if usable else None
     if isinstance(typ, types.ClassType):  # a jitclass passed as an argument: the class
         return native_entry.ConstantKind(typ.jit_class)
@@ -165,13 +165,16 @@ def _holds(kind: Any, kind_class: type) -> bool:
 
 
 def _array_boxers(results: list) -> dict:
-    """One Python boxer per array kind these results return, alone or in tuples:
+    """One Python boxer per array kind these results return, alone, optional or in tuples:
     `boxer(result_address, parent)`."""
     from ember.runtime.boxing import box_at
 
     boxers: dict = {}
 
     def collect(typ: types.Type) -> None:
+        if isinstance(typ, types.Optional):
+            collect(typ.type)
+            return
         if isinstance(typ, types.BaseTuple):
             for member in typ.types:
                 collect(member)

@@ -185,6 +185,9 @@ def _check_kind(kind: Kind) -> None:
     if isinstance(kind, OptionalKind):
         if isinstance(kind.inner, StringKind):
             return
+        if isinstance(kind.inner, ArrayKind):
+            _check_kind(kind.inner)
+            return
         if kind.inner not in _SCALAR_KINDS or kind.inner == "none":
             raise TypeError(f"unsupported optional kind: {kind.inner!r}")
         return
@@ -504,6 +507,8 @@ _CAPI_SIGNATURES: dict[str, tuple[ir.Type, list[ir.Type]]] = {
     "PyFloat_FromDouble": (_PTR, [_F64]),
     "PyComplex_FromDoubles": (_PTR, [_F64, _F64]),
     "PyTuple_New": (_PTR, [_SSIZE]),
+    "PyList_New": (_PTR, [_SSIZE]),
+    "PyList_SetItem": (_I32, [_PTR, _SSIZE, _PTR]),
     "PyObject_Vectorcall": (_PTR, [_PTR, _PTR, _SSIZE, _PTR]),
     "PyLong_FromVoidPtr": (_PTR, [_PTR]),
     "PyObject_CallOneArg": (_PTR, [_PTR, _PTR]),

@@ -473,6 +473,112 @@ def test_tuples_holding_arrays_are_returned_by_the_native_entry(monkeypatch):
     assert (sys.getrefcount(a), sys.getrefcount(b)) == references
 
 
+def _squares_less_three(n):
+    return [i * i - 3 for i in range(n)]
+
+
+def _halves(n):
+    return [i * 0.5 for i in range(n)]
+
+
+def _evens(n):
+    return [i % 2 == 0 for i in range(n)]
+
+
+def _bytes_of(n):
+    return [np.uint8(i * 50) for i in range(n)]
+
+
+def _top_of_uint64(n):
+    return [np.uint64(2**64 - 1) - np.uint64(i) for i in range(n)]
+
+
+def _conjugate_pairs(n):
+    return [complex(i, -i) for i in range(n)]
+
+
+def _list_and_length(n):
+    return [-i for i in range(n)], n
+
+
+@pytest.mark.parametrize(
+    ("function", "item_type"),
+    [
+        (_squares_less_three, int),
+        (_halves, float),
+        (_evens, bool),
+        (_bytes_of, int),
+        (_top_of_uint64, int),
+        (_conjugate_pairs, complex),
+    ],
+)
+def test_lists_of_numbers_are_boxed_by_the_native_entry(function, item_type, monkeypatch):
+    import gc
+
+    import ember.runtime as runtime
+
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+    compiled = njit(function)
+    compiled(1)
+    slow = compiled._slow_calls
+    for n in (0, 1, 2, 5):
+        got = compiled(n)
+        assert type(got) is list and got == [item_type(x) for x in function(n)]
+        assert all(type(item) is item_type for item in got)  # Python numbers, as Numba's
+    assert compiled._slow_calls == slow  # every call native
+    gc.collect()
+    before = runtime.stats()
+    for _ in range(200):
+        compiled(40)
+    gc.collect()
+    after = runtime.stats()
+    assert after.alloc - before.alloc == after.free - before.free > 0
+
+
+def test_a_list_in_a_returned_tuple_is_boxed_natively(monkeypatch):
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+    compiled = njit(_list_and_length)
+    assert compiled(4) == _list_and_length(4)  # compiles (the Python path), then native
+    slow = compiled._slow_calls
+    assert compiled(0) == _list_and_length(0) and compiled(3) == _list_and_length(3)
+    assert compiled._slow_calls == slow
+
+
+def _none_argument_or_view_or_new(a, k):
+    if k == 0:
+        return None
+    if k == 1:
+        return a
+    return a[1:] if k == 2 else a * 2.0
+
+
+def test_an_optional_array_is_boxed_natively(monkeypatch):
+    import gc
+    import sys
+
+    import ember.runtime as runtime
+
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+    compiled = njit(_none_argument_or_view_or_new)
+    a = np.arange(5.0)
+    references = sys.getrefcount(a)
+    assert compiled(a, 0) is None
+    slow = compiled._slow_calls
+    assert compiled(a, 1) is a
+    for k in (2, 3):
+        np.testing.assert_array_equal(compiled(a, k), _none_argument_or_view_or_new(a, k))
+    assert compiled._slow_calls == slow
+    gc.collect()
+    before = runtime.stats()
+    for _ in range(100):
+        for k in range(4):
+            compiled(a, k)
+    gc.collect()
+    after = runtime.stats()
+    assert after.alloc - before.alloc == after.free - before.free == 100
+    assert sys.getrefcount(a) == references
+
+
 def test_memory_owners_are_made_by_compiled_code_only(monkeypatch):
     monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
     owner = njit(lambda n: np.zeros(n))(3).base
