@@ -17,6 +17,7 @@ from ember.dispatcher.object_layout import (
     _INT_KINDS,
     _PTR,
     _PTR_SIZE,
+    _SCALAR_KINDS,
     _SSIZE,
     ArrayKind,
     InstanceKind,
@@ -32,13 +33,25 @@ from ember.runtime import nrt
 _UNARY = ir.FunctionType(ir.VoidType(), [_PTR])
 
 
-def _number_list_item_kind(list_type: object) -> str | None:
-    """The item kind of a reflected list of numbers (boxed natively), else None."""
+def _native_list_item_kind(list_type: object) -> Kind | None:
+    """The item kind of a reflected list the entry boxes natively: numbers, strings, arrays,
+    such lists and tuples of them; else None."""
+    from ember.dispatcher.fast_entry import value_kind
+
     if not isinstance(list_type, types.List) or isinstance(list_type, types.ListType):
         return None
-    if not isinstance(list_type.dtype, types.Boolean | types.Integer | types.Float | types.Complex):
-        return None
-    return "bool" if isinstance(list_type.dtype, types.Boolean) else list_type.dtype.name
+    kind = value_kind(list_type.dtype)
+    return kind if kind is not None and _numbers_and_arrays(kind) else None
+
+
+def _numbers_and_arrays(kind: Kind) -> bool:
+    if isinstance(kind, tuple):
+        return bool(kind) and all(_numbers_and_arrays(member) for member in kind)
+    if isinstance(kind, ArrayKind | StringKind):
+        return True
+    if isinstance(kind, InstanceKind):  # a list of lists
+        return _native_list_item_kind(getattr(kind.box_class, "_ember_type_", None)) is not None
+    return isinstance(kind, str) and kind in _SCALAR_KINDS and kind != "none"
 
 
 class ResultBoxing(EntryBuilder):
@@ -100,9 +113,9 @@ class ResultBoxing(EntryBuilder):
 
     def _emit_new_box(self, kind: InstanceKind, ptr: ir.Value) -> ir.Value:
         b = self.builder
-        item_kind = _number_list_item_kind(getattr(kind.box_class, "_ember_type_", None))
+        item_kind = _native_list_item_kind(getattr(kind.box_class, "_ember_type_", None))
         if item_kind is not None:
-            return self.emit_box_number_list(item_kind, b.load(ptr, typ=_PTR))
+            return self.emit_box_list(item_kind, b.load(ptr, typ=_PTR))
         number = self.call_capi("PyLong_FromVoidPtr", [b.load(ptr, typ=_PTR)])
         result = self.alloca(_PTR, "box.instance")
         b.store(number, result)  # NULL: the error is already set
@@ -112,9 +125,11 @@ class ResultBoxing(EntryBuilder):
             self.call_capi("Py_DecRef", [number])
         return b.load(result)
 
-    def emit_box_number_list(self, item_kind: str, meminfo: ir.Value) -> ir.Value:
-        """A Python list of a returned list of numbers, item by item (the Python boxer costs
-        5-30 us); takes over the native list's reference (ember/lowering/lists.py's layout)."""
+    def emit_box_list(self, item_kind: Kind, meminfo: ir.Value) -> ir.Value:
+        """A Python list of a returned list of numbers, arrays or tuples of them, item by item
+        (the Python boxer: 5-100 us); takes over the native list's reference (the layout of
+        ember/lowering/lists.py). Each boxed array, string or inner list takes a reference of
+        its own."""
         b = self.builder
         null = ir.Constant(_PTR, None)
         decref = _FunctionPointer(_UNARY, nrt.runtime().addresses[nrt.DECREF])
@@ -141,7 +156,9 @@ class ResultBoxing(EntryBuilder):
         b.cbranch(b.icmp_signed("<", index, size), body, filled)
         b.position_at_end(body)
         item_type = return_memory_type(item_kind)
-        item = self.emit_box(item_kind, b.gep(items, [index], source_etype=item_type))
+        item_ptr = b.gep(items, [index], source_etype=item_type)
+        self._incref_references(item_kind, item_ptr)
+        item = self.emit_box(item_kind, item_ptr)
         self.continue_if(b.icmp_unsigned("!=", item, null), failed, "box.list.item_ok")
         self.call_capi("PyList_SetItem", [made, index, item])  # steals the item
         index.add_incoming(b.add(index, ir.Constant(_I64, 1)), b.block)
@@ -159,6 +176,20 @@ class ResultBoxing(EntryBuilder):
             result.add_incoming(value, block)
         b.call(decref, [meminfo])
         return result
+
+    def _incref_references(self, kind: Kind, ptr: ir.Value) -> None:
+        """A reference for each array, string or list of a value stored at `ptr` (boxing one
+        takes it over); each starts with its meminfo (NULL for a constant string)."""
+        if isinstance(kind, ArrayKind | InstanceKind | StringKind):
+            incref = _FunctionPointer(_UNARY, nrt.runtime().addresses[nrt.INCREF])
+            self.builder.call(incref, [self.load_field(ptr, 0, _PTR, _PTR_SIZE)])
+        elif isinstance(kind, tuple):
+            mem_type = return_memory_type(kind)
+            for index, member in enumerate(kind):
+                member_ptr = self.builder.gep(
+                    ptr, [_I32(0), _I32(index)], source_etype=mem_type, inbounds=True
+                )
+                self._incref_references(member, member_ptr)
 
     def emit_box_optional(
         self, kind: OptionalKind, ptr: ir.Value, mem_type: ir.LiteralStructType

@@ -145,7 +145,8 @@ def _specialization(arg_types: tuple, result: Any) -> tuple | None:
     ret_kind = value_kind(result.signature.return_type)
     if ret_kind is None or None in arg_kinds:
         return None
-    if _holds_array(ret_kind) and any(isinstance(k, ByteArrayKind) for k in arg_kinds):
+    returns_arrays = bool(_array_types(result.signature.return_type))
+    if returns_arrays and any(isinstance(k, ByteArrayKind) for k in arg_kinds):
         return None  # a view of a bytearray is boxed over the Python path's ndarray
     if _holds(ret_kind, native_entry.ConstantKind):
         return None  # functions and classes returned are boxed by the Python path
@@ -154,37 +155,33 @@ def _specialization(arg_types: tuple, result: Any) -> tuple | None:
     return (arg_kinds, ret_kind, result.address)
 
 
-def _holds_array(kind: Any) -> bool:
-    return _holds(kind, native_entry.ArrayKind)
-
-
 def _holds(kind: Any, kind_class: type) -> bool:
     if isinstance(kind, tuple):
         return any(_holds(member, kind_class) for member in kind)
     return isinstance(kind, kind_class)
 
 
+def _array_types(typ: types.Type) -> list[types.Array]:
+    """The array types a result of type `typ` holds: itself, or inside tuples, optionals and
+    lists, which the native entry boxes."""
+    if isinstance(typ, types.Optional):
+        return _array_types(typ.type)
+    if isinstance(typ, types.BaseTuple):
+        return [found for member in typ.types for found in _array_types(member)]
+    if isinstance(typ, types.List) and not isinstance(typ, types.ListType):
+        return _array_types(typ.dtype)
+    return [typ] if isinstance(value_kind(typ), native_entry.ArrayKind) else []
+
+
 def _array_boxers(results: list) -> dict:
-    """One Python boxer per array kind these results return, alone, optional or in tuples:
+    """One Python boxer per array kind these results hold (`_array_types`):
     `boxer(result_address, parent)`."""
     from ember.runtime.boxing import box_at
 
     boxers: dict = {}
-
-    def collect(typ: types.Type) -> None:
-        if isinstance(typ, types.Optional):
-            collect(typ.type)
-            return
-        if isinstance(typ, types.BaseTuple):
-            for member in typ.types:
-                collect(member)
-            return
-        kind = value_kind(typ)
-        if isinstance(kind, native_entry.ArrayKind) and kind not in boxers:
-            boxers[kind] = functools.partial(box_at, typ)
-
     for result in results:
-        collect(result.signature.return_type)
+        for typ in _array_types(result.signature.return_type):
+            boxers.setdefault(value_kind(typ), functools.partial(box_at, typ))
     return boxers
 
 

@@ -12,6 +12,7 @@ ndarray passed in is borrowed (meminfo NULL, parent = the ndarray's address); se
 from __future__ import annotations
 
 import ctypes
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -67,6 +68,7 @@ def _argument_ctypes(typ: types.Type) -> list:
     raise TypeError(f"can't unbox {typ} type: ember cannot pass a value of it from Python")
 
 
+@functools.cache  # a ctypes Structure class costs ~50 us to make: boxing items asks per item
 def _memory_ctype(typ: types.Type) -> Any:
     """The ctypes layout of `typ` in memory, as the callee stores it at retptr."""
     if isinstance(typ, types.Array):

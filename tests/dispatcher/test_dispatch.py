@@ -497,6 +497,10 @@ def _conjugate_pairs(n):
     return [complex(i, -i) for i in range(n)]
 
 
+def _flags_and_halves(n):
+    return [(i % 2 == 0, (i, i * 0.5)) for i in range(n)]
+
+
 def _list_and_length(n):
     return [-i for i in range(n)], n
 
@@ -510,6 +514,7 @@ def _list_and_length(n):
         (_bytes_of, int),
         (_top_of_uint64, int),
         (_conjugate_pairs, complex),
+        (_flags_and_halves, tuple),
     ],
 )
 def test_lists_of_numbers_are_boxed_by_the_native_entry(function, item_type, monkeypatch):
@@ -524,7 +529,7 @@ def test_lists_of_numbers_are_boxed_by_the_native_entry(function, item_type, mon
     for n in (0, 1, 2, 5):
         got = compiled(n)
         assert type(got) is list and got == [item_type(x) for x in function(n)]
-        assert all(type(item) is item_type for item in got)  # Python numbers, as Numba's
+        assert all(type(item) is item_type for item in got)  # Python objects, as Numba's
     assert compiled._slow_calls == slow  # every call native
     gc.collect()
     before = runtime.stats()
@@ -533,6 +538,94 @@ def test_lists_of_numbers_are_boxed_by_the_native_entry(function, item_type, mon
     gc.collect()
     after = runtime.stats()
     assert after.alloc - before.alloc == after.free - before.free > 0
+
+
+def _chunks(a, k):
+    out = []
+    for i in range(0, len(a), k):
+        out.append(a[i : i + k])
+    return out
+
+
+def _with_scaled(a, n):
+    return [(a, i, a * i) for i in range(n)]
+
+
+def _ramps(n):
+    return [np.arange(i) * 1.5 for i in range(n)]
+
+
+def test_lists_of_arrays_are_boxed_by_the_native_entry(monkeypatch):
+    import gc
+    import sys
+
+    import ember.runtime as runtime
+
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+    a = np.arange(10.0)
+    references = sys.getrefcount(a)
+    for function, args in [(_chunks, (a, 3)), (_with_scaled, (a, 3)), (_ramps, (4,))]:
+        compiled = njit(function)
+        compiled(*args)
+        slow = compiled._slow_calls
+        got, want = compiled(*args), function(*args)
+        assert compiled._slow_calls == slow
+        assert type(got) is list and len(got) == len(want)
+        for item, expected in zip(got, want, strict=True):
+            if isinstance(expected, tuple):
+                assert item[0] is a and item[1] == expected[1]
+                np.testing.assert_array_equal(item[2], expected[2])
+            else:
+                np.testing.assert_array_equal(item, expected)
+                assert item.dtype == expected.dtype
+        del got, want, item, expected
+        gc.collect()
+        before = runtime.stats()
+        for _ in range(100):
+            compiled(*args)
+        gc.collect()
+        after = runtime.stats()
+        assert after.alloc - before.alloc == after.free - before.free > 0
+    del args
+    assert sys.getrefcount(a) == references
+    pieces = njit(_chunks)(a, 4)
+    pieces[0][0] = -1.0  # views of the argument, as Numba's
+    assert a[0] == -1.0
+
+
+def _triangle(n):
+    return [[i * j for j in range(i)] for i in range(n)]
+
+
+def _words(n):
+    return [str(i) * (i % 3) + "é" * (i % 2) for i in range(n)]
+
+
+def _named_lists(n):
+    return [(str(i), [[float(i)] * 2, [1.5]], np.ones(i)) for i in range(n)]
+
+
+def test_lists_of_lists_and_strings_are_boxed_by_the_native_entry(monkeypatch):
+    import gc
+
+    import ember.runtime as runtime
+
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+    for function in (_triangle, _words, _named_lists, lambda s: s.split(",")):
+        compiled = njit(function)
+        argument = "a,b,,ccc,日本" if function.__name__ == "<lambda>" else 5
+        compiled(argument)
+        slow = compiled._slow_calls
+        for _ in range(2):
+            assert repr(compiled(argument)) == repr(function(argument))
+        assert compiled._slow_calls == slow
+        gc.collect()
+        before = runtime.stats()
+        for _ in range(100):
+            compiled(argument)
+        gc.collect()
+        after = runtime.stats()
+        assert after.alloc - before.alloc == after.free - before.free > 0
 
 
 def test_a_list_in_a_returned_tuple_is_boxed_natively(monkeypatch):
