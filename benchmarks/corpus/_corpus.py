@@ -26,6 +26,7 @@ MODULES = (
     "kernels_wild2",
     "kernels_wild3",
     "kernels_wild4",
+    "kernels_wild5",
 )
 
 

@@ -591,7 +591,27 @@ def is_infinite(builder, value):
 
 
 def _parts(builder, value):
+    """The real and imaginary parts of a complex; those of one built just before (a real
+    promoted to complex) are its inserted values, so a constant part stays visible."""
+    built = _inserted_parts(value)
+    if built is not None:
+        return built
     return builder.extract_value(value, 0), builder.extract_value(value, 1)
+
+
+def _inserted_parts(value):
+    """(real, imag) of `insertvalue(insertvalue(_, real, 0), imag, 1)`, else None."""
+    if not (isinstance(value, llvm.InsertValue) and list(value.indices) == [1]):
+        return None
+    inner = value.aggregate
+    if not (isinstance(inner, llvm.InsertValue) and list(inner.indices) == [0]):
+        return None
+    return inner.value, value.value
+
+
+def _is_positive_zero(value) -> bool:
+    constant = getattr(value, "constant", None) if isinstance(value, llvm.Constant) else None
+    return isinstance(constant, float) and constant == 0.0 and math.copysign(1.0, constant) > 0
 
 
 @lower_builtin(operator.add, types.Complex, types.Complex)
@@ -620,30 +640,52 @@ def complex_mul(context, builder, sig, args):
 
 @lower_builtin(operator.truediv, types.Complex, types.Complex)
 def complex_truediv(context, builder, sig, args):
-    """Smith's algorithm, as CPython's complex division uses."""
+    """Smith's algorithm, as CPython's complex division (_Py_c_quot)."""
     (ar, ai), (br, bi) = (_parts(builder, a) for a in args)
     zero = llvm.Constant(ar.type, 0.0)
-    if _python_errors(context):
+    checked = _python_errors(context)
+    if checked:
         both_zero = builder.and_(
             builder.fcmp_ordered("==", br, zero), builder.fcmp_ordered("==", bi, zero)
         )
         context.guard(builder, both_zero, ZeroDivisionError, "complex division by zero")
+    if checked and _is_positive_zero(bi):
+        real, imag = _quotient_by_real(builder, ar, ai, br)
+    else:
+        real, imag = _smith_quotient(builder, ar, ai, br, bi)
+    return make_complex(context, builder, sig.return_type, real, imag)
+
+
+def _smith_quotient(builder, ar, ai, br, bi):
+    """(ar + ai j) / (br + bi j) by Smith's two cases, chosen by selecting their operands so
+    only one case's three divisions run (selecting the results of both cases made LLVM compute
+    six, e.g. for every element divided in a loop)."""
     abs_br = _float_intrinsic(builder, "llvm.fabs", br)
     abs_bi = _float_intrinsic(builder, "llvm.fabs", bi)
+    # |br| >= |bi|: ratio = bi/br, denom = br + bi*ratio, real = (ar + ai*ratio)/denom,
+    #               imag = (ai - ar*ratio)/denom;
+    # otherwise (or a NaN): ratio = br/bi, denom = br*ratio + bi, real = (ar*ratio + ai)/denom,
+    #               imag = (ai*ratio - ar)/denom.
     real_larger = builder.fcmp_ordered(">=", abs_br, abs_bi)
-    # Case |br| >= |bi|: ratio = bi/br; denom = br + bi*ratio
-    ratio1 = builder.fdiv(bi, br)
-    denom1 = builder.fadd(br, builder.fmul(bi, ratio1))
-    real1 = builder.fdiv(builder.fadd(ar, builder.fmul(ai, ratio1)), denom1)
-    imag1 = builder.fdiv(builder.fsub(ai, builder.fmul(ar, ratio1)), denom1)
-    # Case |bi| > |br|: ratio = br/bi; denom = br*ratio + bi
-    ratio2 = builder.fdiv(br, bi)
-    denom2 = builder.fadd(builder.fmul(br, ratio2), bi)
-    real2 = builder.fdiv(builder.fadd(builder.fmul(ar, ratio2), ai), denom2)
-    imag2 = builder.fdiv(builder.fsub(builder.fmul(ai, ratio2), ar), denom2)
-    real = builder.select(real_larger, real1, real2)
-    imag = builder.select(real_larger, imag1, imag2)
-    return make_complex(context, builder, sig.return_type, real, imag)
+    big, small = builder.select(real_larger, br, bi), builder.select(real_larger, bi, br)
+    ratio = builder.fdiv(small, big)
+    denom = builder.fadd(big, builder.fmul(small, ratio))
+    kept, scaled = builder.select(real_larger, ar, ai), builder.select(real_larger, ai, ar)
+    real = builder.fdiv(builder.fadd(kept, builder.fmul(scaled, ratio)), denom)
+    imag1 = builder.fsub(ai, builder.fmul(ar, ratio))
+    imag2 = builder.fsub(builder.fmul(ai, ratio), ar)  # not -imag1: the sign of a zero differs
+    imag = builder.fdiv(builder.select(real_larger, imag1, imag2), denom)
+    return real, imag
+
+
+def _quotient_by_real(builder, ar, ai, br):
+    """Smith's first case for a divisor `br + 0j` with br != 0 (a real promoted to complex):
+    ratio = 0/br is a zero with br's sign and denom = br + 0*ratio is br itself (a NaN br
+    makes both results NaN by dividing by it, as CPython's NaN case)."""
+    ratio = _float_intrinsic(builder, "llvm.copysign", llvm.Constant(br.type, 0.0), br)
+    real = builder.fdiv(builder.fadd(ar, builder.fmul(ai, ratio)), br)
+    imag = builder.fdiv(builder.fsub(ai, builder.fmul(ar, ratio)), br)
+    return real, imag
 
 
 @lower_builtin(operator.neg, types.Complex)
