@@ -339,6 +339,22 @@ def _unroll_literal_loops(state: CompileState, everywhere: bool = False) -> bool
     return unroll(state.func_ir, tolerant_typemap(make_inferer), prune, everywhere)
 
 
+def _prune_match_cases(state: CompileState) -> bool:
+    """`match` cases decided by the type of a subject the function computes (`case int(v):`
+    of `y = x + 1`), found by typing: pruned, the function types again. True if any was."""
+    from ember.rewrites.literal_unroll import tolerant_typemap
+    from ember.rewrites.prune_none import prune_match_cases
+    from ember.typing.context import TypingContext
+    from ember.typing.infer import TypeInferer
+
+    def make_inferer(func_ir):
+        return TypeInferer(
+            TypingContext(), func_ir, state.arg_types, state.declared_return, state.options.locals
+        )
+
+    return prune_match_cases(state.func_ir, state.arg_types, tolerant_typemap(make_inferer))
+
+
 def _cell_value(cell) -> object:
     """A closure cell's value, None while it is empty (an inner function not yet defined)."""
     try:
@@ -382,7 +398,7 @@ def infer_types(state: CompileState) -> None:
     except TypingError:
         # a plain loop over a tuple of mixed types the function computes (`a.shape + (1.5,)`)
         # is found by typing: unrolled, the function types again
-        if not _unroll_literal_loops(state, everywhere=True):
+        if not (_unroll_literal_loops(state, everywhere=True) or _prune_match_cases(state)):
             raise
         inferer = run_inference()
     if generator:

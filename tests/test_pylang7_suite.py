@@ -282,18 +282,6 @@ def test_match_sequence_patterns_on_displays_lists_and_non_sequences():
     assert on_array(np.arange(2)) == -1
 
 
-def test_match_class_patterns_are_refused_by_name():
-    @njit
-    def class_pattern(x):
-        match x:
-            case int(y):
-                return y
-        return 0
-
-    with pytest.raises(UnsupportedError, match=r"class pattern in `match`"):
-        class_pattern(1)
-
-
 # ---------------------------------------------------------------- generators' handlers
 
 

@@ -1,6 +1,7 @@
 """pylang9: language-core features found by Numba's test modules and realistic programs:
 objmode blocks of local functions kept in the disk cache across processes, Numba's IR-utility
-names over ember's IR (compute_cfg_from_blocks, flatten_labels)."""
+names over ember's IR (compute_cfg_from_blocks, flatten_labels), `match` class and mapping
+patterns."""
 
 from __future__ import annotations
 
@@ -8,8 +9,13 @@ import json
 import os
 import subprocess
 import sys
+from collections import namedtuple
 from pathlib import Path
 
+import pytest
+
+from ember import njit, typed, types
+from ember.errors import TypingError, UnsupportedError
 from ember.frontend.bytecode import ByteCode
 from ember.frontend.interpreter import build_ir
 from ember.ir import nodes
@@ -111,3 +117,119 @@ def test_flatten_labels_and_the_cfg_of_blocks():
     assert all(header in graph.dominators()[node] for node in loop.body)
     returns = [label for label, block in flat.items() if isinstance(block.terminator, nodes.Return)]
     assert returns and all(not graph.successors(label) for label in returns)
+
+
+# ---------------------------------------------------------------- match: class and mapping
+
+
+Point = namedtuple("Point", ["x", "y"])
+Pair = namedtuple("Pair", ["first", "second"])
+
+
+def _outcome(func, *args):
+    """What calling `func` gives: its value, or the exception's class and text."""
+    try:
+        return func(*args)
+    except Exception as error:  # noqa: BLE001 - compared between CPython and ember
+        return type(error), str(error)
+
+
+def _describe(shape):
+    match shape:
+        case Point(x=0, y=0):
+            return 0.0
+        case Point(0, y):
+            return y
+        case Point(x, 0) if x < 0:
+            return -x
+        case Point(x=x, y=y):
+            return x * y
+        case Pair(a, b):
+            return a - b
+        case int(v):
+            return v * 10.0
+        case float():
+            return -1.0
+    return -2.0
+
+
+def _total(points):
+    total = 0.0
+    for p in points:  # a loop variable: the subject's type is known only by typing
+        match p:
+            case Point(0.0, y):
+                total += y
+            case Point(x, y) if x > 0:
+                total += x * y
+            case _:
+                total -= 1.0
+    return total
+
+
+def _kind_of_computed(x):
+    y = x + 1  # computed: the cases are decided once typing knows y's type
+    match y:
+        case float():
+            return 1.5
+        case int(v):
+            return v * 2.0
+    return 0.0
+
+
+def test_match_class_patterns_match_python():
+    jitted = njit(_describe)
+    cases = [Point(0, 0), Point(0, 7), Point(-3, 0), Point(3, 0), Point(2, 5), Point(-2, -5)]
+    cases += [Pair(9, 4), 4, -3, 2.5, "text", (1, 2)]
+    for value in cases:
+        assert _outcome(jitted, value) == _outcome(_describe, value), value
+    points = [Point(0.0, 2.0), Point(1.5, 2.0), Point(-1.0, 3.0), Point(0.0, -4.0)]
+    assert njit(_total)(points) == _total(points) == 2.0 + 3.0 - 1.0 - 4.0
+    kind = njit(_kind_of_computed)
+    for value in (3, -1, 2.5, -0.5):
+        assert kind(value) == _kind_of_computed(value), value
+
+
+def _lookup(d):
+    match d:
+        case {"a": 1, "b": v}:
+            return v
+        case {"c": w, **others}:
+            return w * 10 + len(others)
+        case {}:
+            return -1
+    return -2
+
+
+def test_match_mapping_patterns_match_python():
+    jitted = njit(_lookup)
+    for items in [{"a": 1, "b": 9}, {"a": 2, "b": 9}, {"c": 4}, {"c": 4, "a": 1, "z": 0}, {}]:
+        d = typed.Dict.empty(types.unicode_type, types.int64)
+        for key, value in items.items():
+            d[key] = value
+        assert jitted(d) == _lookup(items), items
+    assert jitted(3) == _lookup(3) == -2  # not a mapping: no mapping pattern matches
+    assert jitted((1, 2)) == _lookup((1, 2)) == -2
+
+
+def test_match_patterns_that_cannot_compile_say_why():
+    def too_many(p):
+        match p:
+            case Point(a, b, c):
+                return a + b + c
+        return 0
+
+    with pytest.raises(UnsupportedError, match=r"Point\(\) accepts 2 positional sub-patterns"):
+        njit(too_many)(Point(1, 2))
+
+    class Plain:
+        pass
+
+    def plain(v):
+        match v:
+            case Plain():
+                return 1
+        return 0
+
+    with pytest.raises(TypingError, match=r"class pattern Plain\(\.\.\.\)") as caught:
+        njit(plain)(3)
+    assert "line" in str(caught.value)

@@ -66,8 +66,6 @@ _UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error mess
     "DICT_MERGE": "a call with **kwargs unpacking",
     "LOAD_BUILD_CLASS": "a class definition",
     "PRINT_EXPR": "an interactive expression",
-    "MATCH_MAPPING": "a mapping pattern in `match` (case {...})",
-    "MATCH_CLASS": "a class pattern in `match` (case C(...))",
 }
 
 _BRANCH_ON = {  # opname -> (branch when the tested value is true?, test is "is None")

@@ -1,14 +1,25 @@
 """Starred assignment (`a, *rest = seq`) in compiled code: the overload of
 ember/ir/starred.py's `unpack_starred`, for tuples (indexed statically, the middle made a list)
 and for any other iterable (collected into a list first, its length checked at run time); and
-`match_sequence`, a sequence pattern's test, decided by the subject's type."""
+the tests of `match` patterns: `match_sequence` and `match_mapping` (decided by the subject's
+type), a mapping pattern's keys (`keys_matcher`: their values, or None) and a class pattern's
+attributes (`class_matcher`: decided by the subject's type)."""
 
 from __future__ import annotations
+
+import functools
 
 from ember import types
 from ember.errors import TypingError
 from ember.extending import overload
-from ember.ir.starred import match_sequence, not_enough_message, unpack_starred
+from ember.ir.starred import (
+    class_pattern_attributes,
+    class_pattern_names,
+    match_mapping,
+    match_sequence,
+    not_enough_message,
+    unpack_starred,
+)
 
 
 def is_sequence_type(typ: types.Type) -> bool:
@@ -23,6 +34,78 @@ def _match_sequence(subject):
     if is_sequence_type(subject):
         return lambda subject: True
     return lambda subject: False
+
+
+def is_mapping_type(typ: types.Type) -> bool:
+    """Whether values of `typ` are mappings a `case {"k": v}:` pattern may match: dicts."""
+    return isinstance(typ, (types.DictType, types.LiteralStrKeyDict))
+
+
+@overload(match_mapping)
+def _match_mapping(subject):
+    if is_mapping_type(subject):
+        return lambda subject: True
+    return lambda subject: False
+
+
+@functools.cache
+def keys_matcher(keys: tuple):
+    """A function of the subject for the keys of one mapping pattern: the tuple of their
+    values when all are in the subject, else None (CPython's MATCH_KEYS)."""
+
+    def match_keys(subject):
+        if all(key in subject for key in keys):
+            return tuple(subject[key] for key in keys)
+        return None
+
+    @overload(match_keys)
+    def _match_keys(subject):
+        namespace = {f"_key{i}": key for i, key in enumerate(keys)}
+        values = "".join(f"subject[_key{i}], " for i in range(len(keys)))
+        if isinstance(subject, types.LiteralStrKeyDict):  # its keys are known: no test
+            known = {literal.literal_value for literal in subject.literal_value}
+            if not all(key in known for key in keys):
+                return lambda subject: None
+            return _compile_matcher(f"    return ({values})", namespace)
+        if not isinstance(subject, types.DictType):
+            return lambda subject: None
+        present = " and ".join(f"_key{i} in subject" for i in range(len(keys))) or "True"
+        body = f"    if {present}:\n        return ({values})\n    return None"
+        return _compile_matcher(body, namespace)
+
+    return match_keys
+
+
+@functools.cache
+def class_matcher(cls: type, names: tuple, count: int):
+    """A function of the subject for one class pattern (`case Point(x, y=0):`): the
+    attributes its sub-patterns match, or None when the subject is no `cls` (decided by the
+    subject's type; rewrites/prune_none.py drops the branch that cannot be taken)."""
+    from ember.library.builtins.sequences import is_instance_of
+
+    wanted = class_pattern_names(cls, names, count)  # TypeError: too many positional ones
+
+    def match_class(subject):
+        return class_pattern_attributes(subject, cls, names, count)
+
+    match_class.class_pattern = cls
+
+    @overload(match_class)
+    def _match_class(subject):
+        if not is_instance_of(subject, (cls,)):
+            return lambda subject: None
+        if wanted is None:  # `case int(x):` binds the subject itself
+            return lambda subject: (subject,)
+        values = "".join(f"subject.{name}, " for name in wanted)
+        return _compile_matcher(f"    return ({values})", {})
+
+    return match_class
+
+
+def _compile_matcher(body: str, namespace: dict):
+    source = f"def impl(subject):\n{body}\n"
+    exec(compile(source, "<ember match pattern>", "exec"), namespace)  # noqa: S102
+    return namespace["impl"]
 
 
 @overload(unpack_starred, prefer_literal=True)
