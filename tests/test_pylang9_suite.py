@@ -1,7 +1,7 @@
 """pylang9: language-core features found by Numba's test modules and realistic programs:
 objmode blocks of local functions kept in the disk cache across processes, Numba's IR-utility
 names over ember's IR (compute_cfg_from_blocks, flatten_labels), `match` class and mapping
-patterns."""
+patterns, custom attributes of caught exceptions (`e.code`)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from ember.frontend.bytecode import ByteCode
 from ember.frontend.interpreter import build_ir
 from ember.ir import nodes
 from ember.ir.numba_utils import compute_cfg_from_blocks, flatten_labels
+from tests.oracle import assert_frees_all
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -233,3 +234,88 @@ def test_match_patterns_that_cannot_compile_say_why():
     with pytest.raises(TypingError, match=r"class pattern Plain\(\.\.\.\)") as caught:
         njit(plain)(3)
     assert "line" in str(caught.value)
+
+
+# ---------------------------------------------------------------- attributes of caught exceptions
+
+
+class AppError(Exception):
+    def __init__(self, message, code):
+        super().__init__(message)
+        self.code = code
+
+
+class ParseError(ValueError):
+    def __init__(self, pos, text):
+        super().__init__(f"bad input at {pos}: {text}")
+        self.pos = pos
+        self.text = text
+
+
+@njit
+def _checked_double(x):
+    if x < 0:
+        raise AppError("negative", 7)
+    if x > 100:
+        raise AppError("huge", x)
+    return x * 2
+
+
+def _code_or_value(x):
+    try:
+        return _checked_double(x)
+    except AppError as e:
+        return -e.code
+
+
+@njit
+def _parse_digits(s):
+    n = 0
+    for i in range(len(s)):
+        digit = ord(s[i]) - 48
+        if digit < 0 or digit > 9:
+            raise ParseError(i, s[i])
+        n = n * 10 + digit
+    return n
+
+
+def _parse_or_where(s):
+    try:
+        return _parse_digits(s), -1, ""
+    except ParseError as e:
+        return 0, e.pos, e.text + "!"
+
+
+def _raised_here(x):
+    try:
+        if x > 3:
+            raise AppError("big", x * 1.5)
+        return 0.0
+    except AppError as e:
+        return e.code
+
+
+def test_custom_attributes_of_caught_exceptions_match_python():
+    code = njit(_code_or_value)
+    for x in (3, 0, -3, 100, 101, 500, -(2**40)):
+        assert code(x) == _code_or_value(x), x
+    parse = njit(_parse_or_where)
+    for s in ("123", "12x4", "", "x", "9" * 18 + "y"):
+        assert parse(s) == _parse_or_where(s), s
+    here = njit(_raised_here)
+    for x in (5, 1, 3, 4):
+        assert here(x) == _raised_here(x), x
+    assert_frees_all(parse, lambda: "12x4")
+
+
+def test_an_attribute_no_caught_exception_has_is_refused_at_compile_time():
+    def no_such(x):
+        try:
+            return _checked_double(x)
+        except AppError as e:
+            return e.severity
+
+    with pytest.raises(
+        UnsupportedError, match=r"'\.severity' of the caught exception \(AppError\)"
+    ):
+        njit(no_such)(1)

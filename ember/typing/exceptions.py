@@ -210,3 +210,89 @@ def _unify_arguments(inferer: TypeInferer, all_args: list[tuple]) -> types.Type 
             return None
         members.append(member)
     return types.Tuple(tuple(members))
+
+
+# ---------------------------------------------------------------------------- other attributes
+
+_MISSING = object()
+
+
+def caught_attribute_type(inferer: TypeInferer, expr: ir.GetAttr) -> types.Type:
+    """The type of `e.code` (any attribute but .args) of a caught exception: the type of that
+    attribute on instances made, at compile time, like the exceptions that can reach the
+    handler (the try body's `raise` statements, and those compiled so far in callees: the
+    exception table), their run-time arguments stood for by samples of their types. Run time
+    reads the attribute of the real Python exception (ember/library/builtins/
+    caught_exceptions.py), checked against this type."""
+    from ember.dispatcher.typeof import typeof_or_none
+    from ember.lowering.callconv import PythonExceptionRaised, static_exceptions
+
+    names, handlers = _copy_chain(inferer, expr)
+    classes = _guarding_classes(inferer, names)
+    made: list[tuple[type, tuple]] = []
+    if len(handlers) == 1 and -1 not in handlers:
+        for cls, arg_types in _raise_sites(inferer, next(iter(handlers))):
+            made.append((cls, tuple(_sample_of_type(t) for t in arg_types)))
+    for _, cls, args, _ in static_exceptions.entries():
+        if isinstance(cls, type) and cls is not PythonExceptionRaised:
+            made.append((cls, tuple(_sample_of_entry_arg(a) for a in args)))
+    found: types.Type | None = None
+    for cls, args in made:
+        if not issubclass(cls, classes) or _MISSING in args:
+            continue
+        try:
+            value = getattr(cls(*args), expr.attr, _MISSING)
+        except Exception:  # noqa: BLE001 - an __init__ refusing samples: no evidence here
+            continue
+        typ = None if value is _MISSING else typeof_or_none(value)
+        if typ is None or not _readable_attribute(typ):
+            continue
+        typ = types.unliteral(typ)
+        found = typ if found is None else inferer.context.unify_pair(found, typ)
+        if found is None:
+            break
+    if found is None:
+        names_of = ", ".join(cls.__name__ for cls in classes)
+        raise UnsupportedError(
+            f"cannot tell the type of '.{expr.attr}' of the caught exception ({names_of}): no "
+            "exception compiled so far that this handler catches has that attribute as a "
+            "number, boolean, string or None (or they disagree); read it outside the jitted "
+            "function, or return what you need from the handler",
+            expr.loc,
+        )
+    return found
+
+
+def _readable_attribute(typ: types.Type) -> bool:
+    if isinstance(typ, types.BaseTuple):
+        return all(_readable_attribute(member) for member in typ.types)
+    return isinstance(typ, (types.Number, types.Boolean, types.UnicodeType, types.NoneType))
+
+
+def _sample_of_type(typ: types.Type) -> object:
+    """A value of `typ` standing for a run-time argument (1 for numbers: a divisor)."""
+    if isinstance(typ, types.Literal):
+        return typ.literal_value
+    if isinstance(typ, types.Boolean):
+        return True
+    if isinstance(typ, types.Integer):
+        return 1
+    if isinstance(typ, types.Float):
+        return 1.0
+    if isinstance(typ, types.Complex):
+        return 1.0 + 0j
+    if isinstance(typ, types.UnicodeType):
+        return "?"
+    if isinstance(typ, types.NoneType):
+        return None
+    return _MISSING
+
+
+def _sample_of_entry_arg(arg: object) -> object:
+    """An exception table argument: a constant, or a run-time slot stood for by a sample."""
+    from ember.lowering.callconv import PayloadSlot
+
+    if isinstance(arg, PayloadSlot):
+        samples = {"bool": True, "int": 1, "uint": 1, "float": 1.0, "str": "?", "bytes": b"?"}
+        return samples.get(arg.kind, _MISSING)
+    return arg
