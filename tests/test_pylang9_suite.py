@@ -190,6 +190,33 @@ def test_match_class_patterns_match_python():
         assert kind(value) == _kind_of_computed(value), value
 
 
+def test_match_class_patterns_on_a_jitclass():
+    from ember.experimental import jitclass
+
+    @jitclass([("x", types.float64), ("y", types.float64)])
+    class Vec:
+        __match_args__ = ("x", "y")  # positional sub-patterns, as for a Python class
+
+        def __init__(self, x, y):
+            self.x = x
+            self.y = y
+
+    @njit
+    def classify(v):
+        match v:
+            case Vec(0.0, y):
+                return y
+            case Vec(x=x, y=0.0):
+                return -x
+            case Vec(x, y):
+                return x * y
+        return 0.0
+
+    expected = {(0.0, 3.0): 3.0, (2.0, 0.0): -2.0, (2.0, 3.0): 6.0, (-1.5, 4.0): -6.0}
+    for (x, y), value in expected.items():
+        assert classify(Vec(x, y)) == value, (x, y)
+
+
 def _lookup(d):
     match d:
         case {"a": 1, "b": v}:
