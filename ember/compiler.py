@@ -318,32 +318,19 @@ def _unroll_literal_loops(state: CompileState, everywhere: bool = False) -> bool
         or may_loop_over_mixed_tuple(state.func_ir, state.arg_types)
     ):
         return False
-    from ember.rewrites.literal_unroll import tolerant_typemap
     from ember.rewrites.literal_unroll import unroll_literal_loops as unroll
     from ember.rewrites.prune_none import prune_none_branches
-    from ember.typing.context import TypingContext
-    from ember.typing.infer import TypeInferer
-
-    def make_inferer(func_ir):
-        return TypeInferer(
-            TypingContext(),
-            func_ir,
-            state.arg_types,
-            state.declared_return,
-            state.options.locals,
-        )
 
     def prune(func_ir, known):
         return prune_none_branches(func_ir, state.arg_types, known)
 
-    return unroll(state.func_ir, tolerant_typemap(make_inferer), prune, everywhere)
+    return unroll(state.func_ir, _tolerant_typemap(state), prune, everywhere)
 
 
-def _prune_match_cases(state: CompileState) -> bool:
-    """`match` cases decided by the type of a subject the function computes (`case int(v):`
-    of `y = x + 1`), found by typing: pruned, the function types again. True if any was."""
+def _tolerant_typemap(state: CompileState):
+    """func_ir -> the types an inference of it finds before it fails (for rewrites that
+    need the types of some variables of a function that does not type yet)."""
     from ember.rewrites.literal_unroll import tolerant_typemap
-    from ember.rewrites.prune_none import prune_match_cases
     from ember.typing.context import TypingContext
     from ember.typing.infer import TypeInferer
 
@@ -352,7 +339,15 @@ def _prune_match_cases(state: CompileState) -> bool:
             TypingContext(), func_ir, state.arg_types, state.declared_return, state.options.locals
         )
 
-    return prune_match_cases(state.func_ir, state.arg_types, tolerant_typemap(make_inferer))
+    return tolerant_typemap(make_inferer)
+
+
+def _prune_match_cases(state: CompileState) -> bool:
+    """`match` cases decided by the type of a subject the function computes (`case int(v):`
+    of `y = x + 1`), found by typing: pruned, the function types again. True if any was."""
+    from ember.rewrites.prune_none import prune_match_cases
+
+    return prune_match_cases(state.func_ir, state.arg_types, _tolerant_typemap(state))
 
 
 def _cell_value(cell) -> object:

@@ -185,6 +185,9 @@ def test_match_class_patterns_match_python():
         assert _outcome(jitted, value) == _outcome(_describe, value), value
     points = [Point(0.0, 2.0), Point(1.5, 2.0), Point(-1.0, 3.0), Point(0.0, -4.0)]
     assert njit(_total)(points) == _total(points) == 2.0 + 3.0 - 1.0 - 4.0
+    instance_of = njit(lambda v: (isinstance(v, Point), isinstance(v, Pair), isinstance(v, tuple)))
+    for value in (Point(1, 2), Pair(1.5, 2.5), (1, 2)):
+        assert instance_of(value) == instance_of.py_func(value), value
     kind = njit(_kind_of_computed)
     for value in (3, -1, 2.5, -0.5):
         assert kind(value) == _kind_of_computed(value), value
