@@ -349,3 +349,13 @@ def test_an_attribute_no_caught_exception_has_is_refused_at_compile_time():
         UnsupportedError, match=r"'\.severity' of the caught exception \(AppError\)"
     ):
         njit(no_such)(1)
+
+
+def test_numbas_type_submodule_names_reach_embers_types():
+    from ember import types as ember_types
+
+    assert ember_types.npytypes.Array is ember_types.Array
+    assert ember_types.misc.Omitted is ember_types.Omitted
+    assert ember_types.iterators.RangeIteratorType is ember_types.RangeIteratorType
+    with pytest.raises(AttributeError):
+        ember_types.no_such_submodule  # noqa: B018
