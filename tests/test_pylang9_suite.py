@@ -359,3 +359,56 @@ def test_numbas_type_submodule_names_reach_embers_types():
     assert ember_types.iterators.RangeIteratorType is ember_types.RangeIteratorType
     with pytest.raises(AttributeError):
         ember_types.no_such_submodule  # noqa: B018
+
+
+def _maybe_point(flag):
+    p = Point(1.5, 2.0) if flag else None  # Optional: the class test runs
+    match p:
+        case Point(x, y):
+            return x * y
+        case None:
+            return -1.0
+    return 0.0
+
+
+def _maybe_int(flag):
+    v = 3 if flag else None
+    match v:
+        case None:
+            return -1
+        case int(k):
+            return k
+    return 0
+
+
+def _int_keys(d):
+    match d:
+        case {"a": v}:  # a string key in a dict of int keys: never there
+            return v
+        case {1: v, 2.0: w}:
+            return v + w
+        case {1.5: v}:
+            return v
+    return -1.0
+
+
+def test_match_subjects_that_may_be_none_and_keys_of_other_types():
+    for flag in (True, False):
+        assert njit(_maybe_point)(flag) == _maybe_point(flag)
+        assert njit(_maybe_int)(flag) == _maybe_int(flag)
+    jitted = njit(_int_keys)
+    for items in [{1: 1.5, 2: 2.5}, {1: 1.5}, {2: 4.0, 3: 1.0}]:
+        d = typed.Dict.empty(types.int64, types.float64)
+        for key, value in items.items():
+            d[key] = value
+        assert jitted(d) == _int_keys(items), items
+
+    def maybe_pair(flag):
+        t = (1, 2) if flag else None
+        match t:
+            case (a, b):
+                return a + b
+        return 0
+
+    with pytest.raises(TypingError, match=r"sequence pattern of `match` on a value of type Opt"):
+        njit(maybe_pair)(True)

@@ -227,14 +227,12 @@ def _sequence_pattern_decided(
     def subject_type(subject: ir.Var) -> types.Type | None:
         return _subject_type(subject, definitions, arg_types, known)
 
-    subject = called(test, match_sequence)
-    if subject is not None:
-        typ = subject_type(subject)
-        return None if typ is None else is_sequence_type(typ)
-    subject = called(test, match_mapping)
-    if subject is not None:
-        typ = subject_type(subject)
-        return None if typ is None else is_mapping_type(typ)
+    for test_of, is_kind in ((match_sequence, is_sequence_type), (match_mapping, is_mapping_type)):
+        subject = called(test, test_of)
+        if subject is not None:
+            typ = subject_type(subject)
+            undecided = typ is None or isinstance(typ, types.Optional)  # (typing refuses it)
+            return None if undecided else is_kind(typ)
     if not (isinstance(test, ir.BinOp) and test.fn in _COMPARISONS[2:]):
         return None
     subject = called(_single(test.lhs.name, definitions), len)
@@ -259,8 +257,8 @@ def _class_pattern_decided(
     if not isinstance(callee, ir.Global) or cls is None:
         return None
     typ = _subject_type(value.args[0], definitions, arg_types, known)
-    if typ is None:
-        return None
+    if typ is None or isinstance(typ, types.Optional):
+        return None  # known only at run time
     try:
         return is_instance_of(typ, (cls,))
     except TypingError as error:  # a class compiled code does not know
