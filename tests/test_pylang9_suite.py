@@ -338,6 +338,36 @@ def test_custom_attributes_of_caught_exceptions_match_python():
     assert_frees_all(parse, lambda: "12x4")
 
 
+@njit
+def _too_big(x):
+    if x > 2:
+        raise ValueError("too big", x)
+    return x
+
+
+def _args_from_a_callee(x):
+    try:
+        return _too_big(x), "", 0
+    except ValueError as e:
+        return -1, e.args[0], e.args[1]
+
+
+def _args_of_coded(x):
+    try:
+        raise AppError("boom", x)
+    except AppError as e:
+        return e.args, e.code
+
+
+def test_args_of_exceptions_raised_by_callees_or_set_by_an_init_match_python():
+    from_callee = njit(_args_from_a_callee)
+    for x in (1, 2, 3, 50, -4):
+        assert from_callee(x) == _args_from_a_callee(x), x
+    coded = njit(_args_of_coded)
+    for x in (3, -7):
+        assert coded(x) == _args_of_coded(x) == (("boom",), x)
+
+
 def test_an_attribute_no_caught_exception_has_is_refused_at_compile_time():
     def no_such(x):
         try:

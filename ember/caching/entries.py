@@ -200,6 +200,7 @@ def load(entry: dict, py_func: Any = None) -> tuple[Any, str | None]:
 
         engine().add_object_code(entry["object"])
         library = LoadedLibrary(entry["symbol"])
+        library.exception_ids = {exc_id for exc_id, *_ in entry["exceptions"]}
         _loaded[entry["key"]] = library
         return library, None
 
