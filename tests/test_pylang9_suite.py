@@ -442,3 +442,22 @@ def test_match_subjects_that_may_be_none_and_keys_of_other_types():
 
     with pytest.raises(TypingError, match=r"sequence pattern of `match` on a value of type Opt"):
         njit(maybe_pair)(True)
+
+
+def test_object_mode_functions_answer_numbas_cache_statistics():
+    import warnings
+
+    from ember import jit
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+
+        @jit(forceobj=True, cache=True)
+        def described(x):
+            return [x, str(x)]
+
+        assert described(3) == described.py_func(3) == [3, "3"]
+    assert any("Cannot cache" in str(w.message) for w in seen)  # said once, clearly
+    stats = described.stats
+    assert stats.cache_hits == {} and stats.cache_misses == {} and stats.cache_path is None
+    assert stats["object mode compilation"] > 0
