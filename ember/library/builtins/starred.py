@@ -40,12 +40,17 @@ def refuse_optional_subject(subject: types.Type, pattern: str) -> None:
         )
 
 
-@overload(match_sequence)
-def _match_sequence(subject):
-    refuse_optional_subject(subject, "sequence")
-    if is_sequence_type(subject):
+def _decided_by_type(subject: types.Type, pattern: str, is_kind):
+    """The test of a sequence or mapping pattern: a constant of the subject's type."""
+    refuse_optional_subject(subject, pattern)
+    if is_kind(subject):
         return lambda subject: True
     return lambda subject: False
+
+
+@overload(match_sequence)
+def _match_sequence(subject):
+    return _decided_by_type(subject, "sequence", is_sequence_type)
 
 
 def is_mapping_type(typ: types.Type) -> bool:
@@ -55,10 +60,7 @@ def is_mapping_type(typ: types.Type) -> bool:
 
 @overload(match_mapping)
 def _match_mapping(subject):
-    refuse_optional_subject(subject, "mapping")
-    if is_mapping_type(subject):
-        return lambda subject: True
-    return lambda subject: False
+    return _decided_by_type(subject, "mapping", is_mapping_type)
 
 
 @functools.cache
