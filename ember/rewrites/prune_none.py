@@ -32,7 +32,7 @@ def prune_none_branches(
     bound once (a `literal_unroll` loop variable in one copy of the body); True when the IR
     changed."""
     known = known or {}
-    definitions = _definitions_of(func_ir)
+    definitions = func_ir._definitions
     changed = False
     for block in func_ir.blocks.values():
         branch = block.terminator
@@ -63,7 +63,7 @@ def prune_match_cases(func_ir: ir.FunctionIR, arg_types: tuple, typemap_of) -> b
 
     tests = (match_mapping, match_sequence)
     subjects = set()
-    definitions = _definitions_of(func_ir)
+    definitions = func_ir._definitions
     for _, stmt in func_ir.statements():
         if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call)):
             continue
@@ -78,14 +78,6 @@ def prune_match_cases(func_ir: ir.FunctionIR, arg_types: tuple, typemap_of) -> b
     typemap = typemap_of(func_ir)
     known = {name: typemap[name] for name in subjects if name in typemap}
     return bool(known) and prune_none_branches(func_ir, arg_types, known)
-
-
-def _definitions_of(func_ir: ir.FunctionIR) -> dict[str, list]:
-    definitions: dict[str, list] = {}
-    for _, stmt in func_ir.statements():
-        if isinstance(stmt, ir.Assign):
-            definitions.setdefault(stmt.target.name, []).append(stmt.value)
-    return definitions
 
 
 def _fold_test(func_ir: ir.FunctionIR, cond: ir.Var, outcome: bool) -> None:
