@@ -350,6 +350,14 @@ def _prune_match_cases(state: CompileState) -> bool:
     return prune_match_cases(state.func_ir, state.arg_types, _tolerant_typemap(state))
 
 
+def _pass_mixed_tuples_to_generator_expressions(state: CompileState) -> bool:
+    """`sum(f(x) for x in t)` over a tuple of mixed types, found by typing: the generator
+    expression gets the tuple (its loop unrolls), the function types again."""
+    from ember.rewrites.literal_unroll import pass_mixed_tuples_to_generator_expressions
+
+    return pass_mixed_tuples_to_generator_expressions(state.func_ir, _tolerant_typemap(state))
+
+
 def _cell_value(cell) -> object:
     """A closure cell's value, None while it is empty (an inner function not yet defined)."""
     try:
@@ -393,7 +401,11 @@ def infer_types(state: CompileState) -> None:
     except TypingError:
         # a plain loop over a tuple of mixed types the function computes (`a.shape + (1.5,)`)
         # is found by typing: unrolled, the function types again
-        if not (_unroll_literal_loops(state, everywhere=True) or _prune_match_cases(state)):
+        if not (
+            _unroll_literal_loops(state, everywhere=True)
+            or _prune_match_cases(state)
+            or _pass_mixed_tuples_to_generator_expressions(state)
+        ):
             raise
         inferer = run_inference()
     if generator:

@@ -1,7 +1,8 @@
 """pylang9: language-core features found by Numba's test modules and realistic programs:
 objmode blocks of local functions kept in the disk cache across processes, Numba's IR-utility
 names over ember's IR (compute_cfg_from_blocks, flatten_labels), `match` class and mapping
-patterns, custom attributes of caught exceptions (`e.code`)."""
+patterns, custom attributes of caught exceptions (`e.code`), generator expressions over tuples
+of mixed types."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import sys
 from collections import namedtuple
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from ember import njit, typed, types
@@ -461,3 +463,19 @@ def test_object_mode_functions_answer_numbas_cache_statistics():
     stats = described.stats
     assert stats.cache_hits == {} and stats.cache_misses == {} and stats.cache_path is None
     assert stats["object mode compilation"] > 0
+
+
+def _over_mixed(t, arrays, k):
+    return (
+        sum(v * k for v in t if v > 1),
+        any(isinstance(v, float) for v in t),
+        sum(a.size for a in arrays),
+        max(a.ndim for a in arrays),
+    )
+
+
+def test_generator_expressions_over_tuples_of_mixed_types_match_python():
+    jitted = njit(_over_mixed)
+    arrays = (np.ones(3), np.ones((2, 2)), np.arange(0.0))
+    for t, k in [((1, 2.5, True), 2), ((3, 4, 5.0), -1), ((0, 1.0, False), 7)]:
+        assert jitted(t, arrays, k) == _over_mixed(t, arrays, k), t

@@ -271,7 +271,13 @@ class _IRBuilder(ContainerOpcodes):
         self._const(inst.argval)
 
     def op_LOAD_FAST(self, inst: Instruction) -> None:
-        self.stack.append(ir.Var(inst.argval, inst.loc))
+        var = ir.Var(inst.argval, inst.loc)
+        if inst.argval == ".0" and self.code.co_name == "<genexpr>":
+            # a generator expression's source: iter() of it (an iterator stays itself), so
+            # the caller may pass a tuple of mixed types, whose loop then unrolls
+            self._push_expr(ir.GetIter(var, inst.loc))
+            return
+        self.stack.append(var)
 
     def op_STORE_FAST(self, inst: Instruction) -> None:
         value = self.stack.pop()
