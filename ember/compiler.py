@@ -318,25 +318,44 @@ def _unroll_literal_loops(state: CompileState, everywhere: bool = False) -> bool
         or may_loop_over_mixed_tuple(state.func_ir, state.arg_types)
     ):
         return False
-    from ember.rewrites.literal_unroll import tolerant_typemap
     from ember.rewrites.literal_unroll import unroll_literal_loops as unroll
     from ember.rewrites.prune_none import prune_none_branches
+
+    def prune(func_ir, known):
+        return prune_none_branches(func_ir, state.arg_types, known)
+
+    return unroll(state.func_ir, _tolerant_typemap(state), prune, everywhere)
+
+
+def _tolerant_typemap(state: CompileState):
+    """func_ir -> the types an inference of it finds before it fails (for rewrites that
+    need the types of some variables of a function that does not type yet)."""
+    from ember.rewrites.literal_unroll import tolerant_typemap
     from ember.typing.context import TypingContext
     from ember.typing.infer import TypeInferer
 
     def make_inferer(func_ir):
         return TypeInferer(
-            TypingContext(),
-            func_ir,
-            state.arg_types,
-            state.declared_return,
-            state.options.locals,
+            TypingContext(), func_ir, state.arg_types, state.declared_return, state.options.locals
         )
 
-    def prune(func_ir, known):
-        return prune_none_branches(func_ir, state.arg_types, known)
+    return tolerant_typemap(make_inferer)
 
-    return unroll(state.func_ir, tolerant_typemap(make_inferer), prune, everywhere)
+
+def _prune_match_cases(state: CompileState) -> bool:
+    """`match` cases decided by the type of a subject the function computes (`case int(v):`
+    of `y = x + 1`), found by typing: pruned, the function types again. True if any was."""
+    from ember.rewrites.prune_none import prune_match_cases
+
+    return prune_match_cases(state.func_ir, state.arg_types, _tolerant_typemap(state))
+
+
+def _pass_mixed_tuples_to_generator_expressions(state: CompileState) -> bool:
+    """`sum(f(x) for x in t)` over a tuple of mixed types, found by typing: the generator
+    expression gets the tuple (its loop unrolls), the function types again."""
+    from ember.rewrites.literal_unroll import pass_mixed_tuples_to_generator_expressions
+
+    return pass_mixed_tuples_to_generator_expressions(state.func_ir, _tolerant_typemap(state))
 
 
 def _cell_value(cell) -> object:
@@ -382,7 +401,11 @@ def infer_types(state: CompileState) -> None:
     except TypingError:
         # a plain loop over a tuple of mixed types the function computes (`a.shape + (1.5,)`)
         # is found by typing: unrolled, the function types again
-        if not _unroll_literal_loops(state, everywhere=True):
+        if not (
+            _unroll_literal_loops(state, everywhere=True)
+            or _prune_match_cases(state)
+            or _pass_mixed_tuples_to_generator_expressions(state)
+        ):
             raise
         inferer = run_inference()
     if generator:

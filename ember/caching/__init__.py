@@ -138,7 +138,7 @@ class FunctionCache:
             from ember.caching.entries import load
 
             try:
-                library, reason = load(entry)
+                library, reason = load(entry, self.dispatcher.py_func)
             except Exception as error:  # noqa: BLE001 - a bad entry is a miss, never a crash
                 library, reason = None, f"the entry cannot be loaded ({error})"
             if library is not None:

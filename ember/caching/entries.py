@@ -51,7 +51,7 @@ def check_cacheable(result: Any) -> None:
     from ember.lowering.callconv import static_exceptions
 
     libraries = result.library.linked_libraries()
-    _check_objmode_runners(result.library.external_symbols())
+    _check_objmode_runners(result.library.external_symbols(), result.py_func)
     for library in libraries:
         if library.waiting_for:
             raise Uncacheable("it is mutually recursive with a function compiled at the same time")
@@ -65,14 +65,14 @@ def check_cacheable(result: Any) -> None:
         raise Uncacheable("two of its exceptions share an id")
 
 
-def _check_objmode_runners(symbols: list[str]) -> None:
+def _check_objmode_runners(symbols: list[str], owner: Any) -> None:
     runners = [name for name in symbols if name.startswith("ember.objmode.")]
     if not runners:
         return
     from ember.lowering.objmode import runner_found_by_name
 
     for name in runners:
-        if not runner_found_by_name(name):
+        if not runner_found_by_name(name, owner):
             raise Uncacheable(
                 "its objmode block belongs to a function that a new process cannot find by "
                 "its module and name (one defined inside another function, or defined again)"
@@ -186,19 +186,21 @@ def read_payload(payload: bytes, py_func: Any = None) -> dict:
     return _EntryUnpickler(io.BytesIO(payload), py_func).load()
 
 
-def load(entry: dict) -> tuple[Any, str | None]:
-    """(library holding `entry['symbol']`, None) or (None, why it cannot be loaded here)."""
+def load(entry: dict, py_func: Any = None) -> tuple[Any, str | None]:
+    """(library holding `entry['symbol']`, None) or (None, why it cannot be loaded here);
+    `py_func`: the Python function whose code the entry holds (its objmode blocks)."""
     with _loaded_lock:
         found = _loaded.get(entry["key"])
         if found is not None:
             return found, None
-        problem = _prepare(entry)
+        problem = _prepare(entry, py_func)
         if problem is not None:
             return None, problem
         from ember.codegen.jit import engine
 
         engine().add_object_code(entry["object"])
         library = LoadedLibrary(entry["symbol"])
+        library.exception_ids = {exc_id for exc_id, *_ in entry["exceptions"]}
         _loaded[entry["key"]] = library
         return library, None
 
@@ -214,7 +216,7 @@ def remember(key: str, library: Any) -> None:
         _loaded.setdefault(key, library)
 
 
-def _prepare(entry: dict) -> str | None:
+def _prepare(entry: dict, py_func: Any = None) -> str | None:
     """Publish what the object code needs; why not, when something is missing."""
     from ember.codegen.jit import engine
     from ember.codegen.symbols import adopt_pickled_constant, resolve
@@ -228,6 +230,12 @@ def _prepare(entry: dict) -> str | None:
         _adopt_constant(prefix, dtype, shape, data)
     for name, data in entry["objects"].items():
         adopt_pickled_constant(name, data)
+    if py_func is not None:
+        from ember.lowering.objmode import publish_own_runners
+
+        problem = publish_own_runners(entry["symbols"], py_func)
+        if problem is not None:
+            return problem
     for name in entry["symbols"]:
         problem = resolve(name)
         if problem is not None:

@@ -53,7 +53,11 @@ class ObjectModeDispatcher:
         self._keepalive: list = []
         self._llvm_ir = ""
         self._lock = threading.Lock()
-        self.stats: dict[str, float] = {}
+        from ember.caching import CompileStats
+
+        # seconds of the compilation, and Numba's cache_hits / cache_misses (none: object-mode
+        # code is not written to the disk cache)
+        self.stats = CompileStats({}, None)
         self.lifted_loops: list[LiftedLoop] = []
 
     # ------------------------------------------------------------------ compiling

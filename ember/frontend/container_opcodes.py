@@ -114,6 +114,56 @@ class ContainerOpcodes:
         known before typing)."""
         self._call_global("match_sequence", starred.match_sequence, [self.stack[-1]])
 
+    def op_MATCH_MAPPING(self, inst: Instruction) -> None:
+        """`case {"k": v}:` first tests whether the subject (kept below) is a mapping."""
+        self._call_global("match_mapping", starred.match_mapping, [self.stack[-1]])
+
+    def op_MATCH_KEYS(self, inst: Instruction) -> None:
+        """The values of a mapping pattern's keys (constants) in the subject, or None when
+        one is missing; subject and keys stay."""
+        from ember.library.builtins.starred import keys_matcher
+
+        keys = self.constants.get(self.stack[-1].name)
+        if not isinstance(keys, tuple):
+            raise UnsupportedError(
+                "a mapping pattern whose keys are not literals (case {NAME.attr: v}) is not "
+                "supported in nopython mode; write the keys as literals, or test `k in d`",
+                inst.loc,
+            )
+        self._call_global("match_keys", keys_matcher(keys), [self.stack[-2]])
+
+    def op_MATCH_CLASS(self, inst: Instruction) -> None:
+        """`case Point(x, y=0):`: the attributes the sub-patterns match (a tuple), or None
+        when the subject is not a Point (decided by its type: rewrites/prune_none.py)."""
+        from ember.library.builtins.starred import class_matcher
+
+        names, cls, subject = self.stack.pop(), self.stack.pop(), self.stack.pop()
+        found = self._block_constant(cls)
+        if not isinstance(found, type):
+            raise UnsupportedError(
+                "a class pattern's class must be a global class (case Point(...)) in nopython mode",
+                inst.loc,
+            )
+        try:
+            matcher = class_matcher(found, self.constants[names.name], inst.arg)
+        except TypeError as error:  # more positional sub-patterns than the class accepts
+            raise UnsupportedError(f"TypeError: {error}", inst.loc) from None
+        self._call_global("match_class", matcher, [subject])
+
+    def _block_constant(self, var: ir.Var) -> Any:
+        """The object a global, a free variable or `module.name` of one assigned to `var` in
+        this block stands for (None when it is none of them)."""
+        for stmt in reversed(self.block.body):
+            if isinstance(stmt, ir.Assign) and stmt.target.name == var.name:
+                value = stmt.value
+                if isinstance(value, (ir.Global, ir.FreeVar)):
+                    return value.value
+                if isinstance(value, ir.GetAttr):
+                    owner = self._block_constant(value.value)
+                    return getattr(owner, value.attr, None)
+                return None
+        return None
+
     def op_GET_LEN(self, inst: Instruction) -> None:
         """A sequence pattern's length test: len() of the subject, which stays."""
         self._call_global("len", len, [self.stack[-1]])

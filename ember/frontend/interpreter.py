@@ -66,8 +66,6 @@ _UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error mess
     "DICT_MERGE": "a call with **kwargs unpacking",
     "LOAD_BUILD_CLASS": "a class definition",
     "PRINT_EXPR": "an interactive expression",
-    "MATCH_MAPPING": "a mapping pattern in `match` (case {...})",
-    "MATCH_CLASS": "a class pattern in `match` (case C(...))",
 }
 
 _BRANCH_ON = {  # opname -> (branch when the tested value is true?, test is "is None")
@@ -273,7 +271,13 @@ class _IRBuilder(ContainerOpcodes):
         self._const(inst.argval)
 
     def op_LOAD_FAST(self, inst: Instruction) -> None:
-        self.stack.append(ir.Var(inst.argval, inst.loc))
+        var = ir.Var(inst.argval, inst.loc)
+        if inst.argval == ".0" and self.code.co_name == "<genexpr>":
+            # a generator expression's source: iter() of it (an iterator stays itself), so
+            # the caller may pass a tuple of mixed types, whose loop then unrolls
+            self._push_expr(ir.GetIter(var, inst.loc))
+            return
+        self.stack.append(var)
 
     def op_STORE_FAST(self, inst: Instruction) -> None:
         value = self.stack.pop()

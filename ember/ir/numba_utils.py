@@ -1,6 +1,6 @@
 """Numba's `ir_utils` helpers over ember's IR (`ember.core.ir_utils`): `guard`/`require`,
 `get_definition`, `find_const`, `find_callname`, `build_definitions`, `mk_unique_var`,
-`is_getitem`/`is_setitem`/`index_var_of_get_setitem`."""
+`is_getitem`/`is_setitem`/`index_var_of_get_setitem`, `compute_cfg_from_blocks`/`flatten_labels`."""
 
 from __future__ import annotations
 
@@ -121,3 +121,36 @@ _unique = itertools.count()
 def mk_unique_var(prefix: str) -> str:
     """A variable name used nowhere else (`prefix.N`)."""
     return f"{prefix}.{next(_unique)}"
+
+
+def compute_cfg_from_blocks(blocks: dict) -> Any:
+    """The processed control-flow graph of `blocks` (label -> Block), entered at the smallest
+    label (Numba's CFGraph methods: successors, dominators, loops, ...)."""
+    from ember.frontend.cfg import ControlFlowGraph
+
+    graph = ControlFlowGraph()
+    for label in blocks:
+        graph.add_node(label)
+    for label, block in blocks.items():
+        for successor in block.successors():
+            graph.add_edge(label, successor)
+    graph.set_entry_point(min(blocks))
+    graph.process()
+    return graph
+
+
+def flatten_labels(blocks: dict) -> dict:
+    """`blocks` relabelled 0, 1, 2... in label order, jumps and branches retargeted (the
+    blocks are changed in place and returned in a new dict)."""
+    new_label = {label: index for index, label in enumerate(sorted(blocks))}
+    flat = {}
+    for label in sorted(blocks):
+        block = blocks[label]
+        block.label = new_label[label]
+        term = block.terminator
+        if isinstance(term, nodes.Jump):
+            term.target = new_label[term.target]
+        elif isinstance(term, nodes.Branch):
+            term.truebr, term.falsebr = new_label[term.truebr], new_label[term.falsebr]
+        flat[block.label] = block
+    return flat

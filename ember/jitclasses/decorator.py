@@ -124,6 +124,10 @@ _CLASS_BOOKKEEPING = {
 }  # fmt: skip
 
 
+def _names_tuple(value: object) -> bool:
+    return isinstance(value, tuple) and all(isinstance(item, str) for item in value)
+
+
 def _check_class_body(cls: type, members: _Members, struct: dict) -> None:
     """Numba's rules: no field named like a method or property, no class attributes other
     than methods, properties and static methods, no property deleters, no dunders other than
@@ -136,6 +140,7 @@ def _check_class_body(cls: type, members: _Members, struct: dict) -> None:
         for name, value in vars(cls).items()
         if name not in _CLASS_BOOKKEEPING
         and not (name == "__hash__" and value is None)  # Python's, beside an __eq__
+        and not (name == "__match_args__" and _names_tuple(value))  # `case Vec(x, y):`
         and not isinstance(value, (staticmethod, property, classmethod))
         and not inspect.isfunction(value)
     ]

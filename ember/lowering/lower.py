@@ -448,8 +448,13 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
             if isinstance(value_type, types.StringLiteral):  # "-".join(...): a value now
                 return self.context.cast(self.builder, value, value_type, result_type.this)
             return value if id(expr) in self.moves else self.borrowed(result_type, value)
-        if isinstance(value_type, types.ExceptionInstance):  # e.args
-            return self.exception_routing.caught_args(value, result_type)
+        if isinstance(value_type, types.ExceptionInstance) and expr not in self.calltypes:
+            if expr.attr == "args":  # rebuilt from the exception table entry
+                return self.exception_routing.caught_args(value, result_type)
+        if isinstance(value_type, types.ExceptionInstance):  # e.code: the Python object's
+            from ember.library.builtins.caught_exceptions import caught_attribute
+
+            return caught_attribute(self.context, self.builder, value, expr.attr, result_type)
         found = self.context.registry.find_getattr(value_type, expr.attr)
         if found is None:
             raise LoweringError(f"no implementation of attribute '{expr.attr}' of {value_type}")

@@ -121,9 +121,42 @@ def _runner_symbol(owner: Any, index: int, block: ObjModeBlock) -> str:
     raise AssertionError("unreachable")
 
 
-def runner_found_by_name(symbol: str) -> bool:
-    """Whether a new process can rebuild the runner named `symbol` (see publish_block_runner)."""
+def runner_found_by_name(symbol: str, owner: Any = None) -> bool:
+    """Whether a new process can rebuild the runner named `symbol`: by its function's module
+    and name (publish_block_runner), or, for a block of `owner` (the Python function whose code
+    is cached, whatever its name: one defined inside another function, or made again by a
+    factory), from `owner` itself when its cached code is loaded (publish_own_runners)."""
+    if owner is not None and symbol.startswith(_own_prefix(owner)):
+        return True
     return "#" not in symbol and "<" not in symbol
+
+
+def _own_prefix(owner: Any) -> str:
+    return f"{RUNNER_PREFIX}{owner.__module__}:{owner.__qualname__}:"
+
+
+def publish_own_runners(symbols: list[str], owner: Any) -> str | None:
+    """Before cached code of `owner` is loaded: publish the runners of its own objmode blocks
+    under the symbols the code names (`...:<n>` or `...:<n>#k`); why not, when another
+    function of the same name holds one of them in this process (the code is compiled again)."""
+    prefix = _own_prefix(owner)
+    wanted = [name for name in symbols if name.startswith(prefix)]
+    if not wanted:
+        return None
+    from ember.codegen.symbols import publish
+    from ember.frontend.objmode_blocks import extract_objmode_blocks
+
+    blocks = extract_objmode_blocks(owner)[1]
+    register_blocks(blocks, owner)
+    for name in wanted:
+        index = int(name.removeprefix(prefix).split("#")[0])
+        if index >= len(blocks):
+            return f"its objmode runner {name} names a block the function does not have"
+        block = blocks[index]
+        if _runner_owners.setdefault(name, block) is not block:
+            return f"its objmode runner {name} belongs to another function of that name here"
+        publish(name, id(block.lowering))  # (the runner may be published under another name)
+    return None
 
 
 def publish_block_runner(symbol: str) -> None:

@@ -681,3 +681,34 @@ def _number_yields(func_ir: ir.FunctionIR) -> None:
         if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Yield):
             number += 1
             stmt.value = dataclasses.replace(stmt.value, index=number)
+
+
+def pass_mixed_tuples_to_generator_expressions(func_ir: ir.FunctionIR, typemap_of) -> bool:
+    """`sum(f(x) for x in t)` with t a tuple of mixed types: the generator expression's
+    function is given t itself rather than iter(t), which has no type (the function takes
+    iter() of its source: frontend/interpreter.py), and its loop over t unrolls. `typemap_of`:
+    the types of a failed inference. True when a call changed."""
+    definitions = func_ir._definitions
+    calls = []
+    for _, stmt in func_ir.statements():
+        call = getattr(stmt, "value", None)
+        if not (isinstance(call, ir.Call) and call.args):
+            continue
+        callee = definitions.get(call.func.name, ())
+        if len(callee) != 1 or not isinstance(callee[0], ir.Global) or callee[0].name != "genexpr":
+            continue
+        made = definitions.get(call.args[0].name, ())
+        if len(made) == 1 and isinstance(made[0], ir.GetIter):
+            calls.append(call.args[0].name)
+    if not calls:
+        return False
+    typemap = typemap_of(func_ir)
+    changed = False
+    for _, stmt in func_ir.statements():
+        if not (isinstance(stmt, ir.Assign) and stmt.target.name in calls):
+            continue
+        typ = typemap.get(stmt.value.value.name)
+        if isinstance(typ, types.BaseTuple) and not isinstance(typ, types.UniTuple):
+            stmt.value = stmt.value.value  # the tuple itself, not iter() of it
+            changed = True
+    return changed

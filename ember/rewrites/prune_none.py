@@ -19,6 +19,7 @@ from __future__ import annotations
 import operator
 
 from ember import types
+from ember.errors import TypingError
 from ember.ir import nodes as ir
 from ember.ir.liveness import insert_dels, remove_unread_assignments
 from ember.rewrites.variable_webs import split_variable_webs
@@ -31,10 +32,7 @@ def prune_none_branches(
     bound once (a `literal_unroll` loop variable in one copy of the body); True when the IR
     changed."""
     known = known or {}
-    definitions: dict[str, list] = {}
-    for _, stmt in func_ir.statements():
-        if isinstance(stmt, ir.Assign):
-            definitions.setdefault(stmt.target.name, []).append(stmt.value)
+    definitions = func_ir._definitions
     changed = False
     for block in func_ir.blocks.values():
         branch = block.terminator
@@ -54,6 +52,32 @@ def prune_none_branches(
         split_variable_webs(func_ir)  # a removed join may have tied two webs of a variable
         insert_dels(func_ir)
     return changed
+
+
+def prune_match_cases(func_ir: ir.FunctionIR, arg_types: tuple, typemap_of) -> bool:
+    """Prune the `match` cases decided by the types typing found for their subjects
+    (`typemap_of(func_ir)`: the types of a failed inference); True when the IR changed. A
+    pattern's own typing checks the decision again (a matcher of a subject of another type
+    gives None, which no case unpacks)."""
+    from ember.ir.starred import match_mapping, match_sequence
+
+    tests = (match_mapping, match_sequence)
+    subjects = set()
+    definitions = func_ir._definitions
+    for _, stmt in func_ir.statements():
+        if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call)):
+            continue
+        if len(stmt.value.args) != 1:
+            continue
+        callee = _single(stmt.value.func.name, definitions)
+        value = getattr(callee, "value", None)
+        if isinstance(callee, ir.Global) and (value in tests or hasattr(value, "class_pattern")):
+            subjects.add(stmt.value.args[0].name)
+    if not subjects:
+        return False
+    typemap = typemap_of(func_ir)
+    known = {name: typemap[name] for name in subjects if name in typemap}
+    return bool(known) and prune_none_branches(func_ir, arg_types, known)
 
 
 def _fold_test(func_ir: ir.FunctionIR, cond: ir.Var, outcome: bool) -> None:
@@ -99,6 +123,9 @@ def _decided(
     if is_none_const[0] == is_none_const[1]:
         return None
     param = sides[1] if is_none_const[0] else sides[0]
+    pattern = _class_pattern_decided(param, definitions, arg_types, known)
+    if pattern is not None:  # `case Point(...)`: its attributes are None when no Point
+        return not pattern if test.fn is operator.is_ else pattern
     arg_type = _argument_type(param, definitions, arg_types, known)
     if arg_type is None or isinstance(arg_type, types.Optional):
         return None  # known only at run time
@@ -175,11 +202,12 @@ def _semantic_constant(var: ir.Var, definitions: dict, arg_types: tuple, known: 
 def _sequence_pattern_decided(
     test: object, definitions: dict, arg_types: tuple, known: dict
 ) -> bool | None:
-    """A `case (x, y):` test decided by the subject's type: `match_sequence(subject)`, and
+    """A `case (x, y):` test decided by the subject's type: `match_sequence(subject)` (and
+    `match_mapping(subject)` of `case {"k": v}:`), and
     `len(subject) == 2` (or `>=` with a star) of a tuple, whose other branch (unpacking a
     tuple of another length) could not be typed."""
-    from ember.ir.starred import match_sequence
-    from ember.library.builtins.starred import is_sequence_type
+    from ember.ir.starred import match_mapping, match_sequence
+    from ember.library.builtins.starred import is_mapping_type, is_sequence_type
 
     def called(call: object, function: object) -> ir.Var | None:
         """The one argument of `call` when it calls the global `function`."""
@@ -189,18 +217,14 @@ def _sequence_pattern_decided(
         return call.args[0] if isinstance(callee, ir.Global) and callee.value is function else None
 
     def subject_type(subject: ir.Var) -> types.Type | None:
-        origins = ir.copied_values(subject, definitions)  # the subject passes case to case
-        origin = origins[0] if len(origins) == 1 else None
-        if isinstance(origin, ir.BuildTuple):
-            return types.Tuple([types.none] * len(origin.items))  # only its length counts
-        if isinstance(origin, ir.Arg):
-            return arg_types[origin.index] if origin.index < len(arg_types) else None
-        return _argument_type(subject, definitions, arg_types, known)
+        return _subject_type(subject, definitions, arg_types, known)
 
-    subject = called(test, match_sequence)
-    if subject is not None:
-        typ = subject_type(subject)
-        return None if typ is None else is_sequence_type(typ)
+    for test_of, is_kind in ((match_sequence, is_sequence_type), (match_mapping, is_mapping_type)):
+        subject = called(test, test_of)
+        if subject is not None:
+            typ = subject_type(subject)
+            undecided = typ is None or isinstance(typ, types.Optional)  # (typing refuses it)
+            return None if undecided else is_kind(typ)
     if not (isinstance(test, ir.BinOp) and test.fn in _COMPARISONS[2:]):
         return None
     subject = called(_single(test.lhs.name, definitions), len)
@@ -209,6 +233,41 @@ def _sequence_pattern_decided(
         return None
     typ = subject_type(subject)
     return bool(test.fn(len(typ), count)) if isinstance(typ, types.BaseTuple) else None
+
+
+def _class_pattern_decided(
+    value: object, definitions: dict, arg_types: tuple, known: dict
+) -> bool | None:
+    """Whether a class pattern (`case Point(x, y):`, a call of a class_matcher function)
+    matches, decided by the subject's type."""
+    from ember.library.builtins.sequences import is_instance_of
+
+    if not (isinstance(value, ir.Call) and len(value.args) == 1):
+        return None
+    callee = _single(value.func.name, definitions)
+    cls = getattr(getattr(callee, "value", None), "class_pattern", None)
+    if not isinstance(callee, ir.Global) or cls is None:
+        return None
+    typ = _subject_type(value.args[0], definitions, arg_types, known)
+    if typ is None or isinstance(typ, types.Optional):
+        return None  # known only at run time
+    try:
+        return is_instance_of(typ, (cls,))
+    except TypingError as error:  # a class compiled code does not know
+        raise TypingError(f"class pattern {cls.__name__}(...): {error}", value.loc) from None
+
+
+def _subject_type(
+    subject: ir.Var, definitions: dict, arg_types: tuple, known: dict
+) -> types.Type | None:
+    """The type of a `match` subject known before typing (it passes from case to case)."""
+    origins = ir.copied_values(subject, definitions)
+    origin = origins[0] if len(origins) == 1 else None
+    if isinstance(origin, ir.BuildTuple):
+        return types.Tuple([types.none] * len(origin.items))  # only its length counts
+    if isinstance(origin, ir.Arg):
+        return arg_types[origin.index] if origin.index < len(arg_types) else None
+    return _argument_type(subject, definitions, arg_types, known)
 
 
 def _isinstance_decided(

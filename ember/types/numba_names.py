@@ -200,7 +200,15 @@ def late_name(module: str, name: str) -> Any:
         import numpy as np
 
         return tuple(int(part) for part in np.__version__.split(".")[:2])
+    if name in _NUMBA_SUBMODULES:  # `types.npytypes.Array` in an overload: ember.types.Array
+        import sys
+
+        return sys.modules[module]
     raise missing_name(module, name)
+
+
+# Numba's submodules of `numba.core.types`, whose names ember.types holds itself
+_NUMBA_SUBMODULES = frozenset({"npytypes", "misc", "iterators", "common", "function_type"})
 
 
 def missing_name(module: str, name: str) -> AttributeError:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ember import types
 from ember.errors import UnsupportedError
 from ember.ir import nodes as ir
+from ember.typing.signature import Signature
 
 if TYPE_CHECKING:
     from ember.typing.infer import TypeInferer
@@ -31,20 +32,9 @@ def caught_args_type(inferer: TypeInferer, expr: ir.GetAttr) -> types.Type:
         )
     classes = _guarding_classes(inferer, names)
     sites = [site for site in _raise_sites(inferer, handlers.pop()) if issubclass(site[0], classes)]
-    if not sites:
-        raise UnsupportedError(
-            "no 'raise' in the try body gives this exception its arguments (it comes from a "
-            f"callee or the runtime); {_HINT}",
-            expr.loc,
-        )
-    for cls, _ in sites:
-        if _sets_own_args(cls):
-            raise UnsupportedError(
-                f"e.args of {cls.__name__}, whose own __init__ (or __new__) decides what its "
-                "args are, is not known in compiled code; give the exception the arguments it "
-                "keeps, or read them outside the jitted function",
-                expr.loc,
-            )
+    if not sites or any(_sets_own_args(cls) for cls, _ in sites):
+        # raised by a callee, or an __init__ decides the args: the Python exception's
+        return _read_through_python(inferer, expr)
     found = _unify_arguments(inferer, [arg_types for _, arg_types in sites])
     if found is None:
         described = "; ".join(f"{cls.__name__}{tuple(map(str, a))}" for cls, a in sites)
@@ -138,9 +128,9 @@ def _guarding_classes(inferer: TypeInferer, names: list[str]) -> tuple[type, ...
     return (BaseException,)
 
 
-def _raise_sites(inferer: TypeInferer, handler: int) -> list[tuple[type, tuple]]:
-    """(class, argument types) of each raise ending a block whose exceptions reach `handler`,
-    directly or through the handlers of try statements nested in its try body."""
+def _protected_blocks(inferer: TypeInferer, handler: int) -> list[int]:
+    """The blocks whose exceptions reach `handler`, directly or through the handlers of try
+    statements nested in its try body."""
     handlers = inferer.func_ir.exception_handlers
     reaching = {handler}
     grown = True
@@ -148,10 +138,13 @@ def _raise_sites(inferer: TypeInferer, handler: int) -> list[tuple[type, tuple]]
         nested = {label for label, target in handlers.items() if target in reaching}
         grown = not nested <= reaching
         reaching |= nested
+    return [label for label, target in handlers.items() if target in reaching]
+
+
+def _raise_sites(inferer: TypeInferer, handler: int) -> list[tuple[type, tuple]]:
+    """(class, argument types) of each raise ending a block whose exceptions reach `handler`."""
     sites = []
-    for label, target in handlers.items():
-        if target not in reaching:
-            continue
+    for label in _protected_blocks(inferer, handler):
         terminator = inferer.func_ir.blocks[label].terminator
         if isinstance(terminator, ir.StaticRaise):
             arg_types = tuple(inferer.context.resolve_value_type(a) for a in terminator.exc_args)
@@ -210,3 +203,126 @@ def _unify_arguments(inferer: TypeInferer, all_args: list[tuple]) -> types.Type 
             return None
         members.append(member)
     return types.Tuple(tuple(members))
+
+
+# ---------------------------------------------------------------------------- other attributes
+
+_MISSING = object()
+
+
+def _read_through_python(inferer: TypeInferer, expr: ir.GetAttr) -> types.Type:
+    """`e.args` read from the Python exception, as `e.code` is: its signature in calltypes
+    tells the lowering so (other `e.args` are rebuilt from the exception table entry)."""
+    found = caught_attribute_type(inferer, expr)
+    inferer.calltypes[expr] = Signature(found, (inferer._typeof_var(expr.value),))
+    return found
+
+
+def caught_attribute_type(inferer: TypeInferer, expr: ir.GetAttr) -> types.Type:
+    """The type of `e.code` (any attribute but .args) of a caught exception: the type of that
+    attribute on instances made, at compile time, like the exceptions that can reach the
+    handler (the try body's `raise` statements, and those compiled so far in callees: the
+    exception table), their run-time arguments stood for by samples of their types. Run time
+    reads the attribute of the real Python exception (ember/library/builtins/
+    caught_exceptions.py), checked against this type."""
+    from ember.dispatcher.typeof import typeof_or_none
+    from ember.lowering.callconv import PythonExceptionRaised, static_exceptions
+
+    names, handlers = _copy_chain(inferer, expr)
+    classes = _guarding_classes(inferer, names)
+    made: list[tuple[type, tuple]] = []
+    callee_ids = None  # None: every exception compiled so far may reach the handler
+    if len(handlers) == 1 and -1 not in handlers:
+        handler = next(iter(handlers))
+        for cls, arg_types in _raise_sites(inferer, handler):
+            made.append((cls, tuple(_sample_of_type(t) for t in arg_types)))
+        callee_ids = _callee_exception_ids(inferer, handler)
+    for exc_id, cls, args, _ in static_exceptions.entries():
+        if callee_ids is not None and exc_id not in callee_ids:
+            continue
+        if isinstance(cls, type) and cls is not PythonExceptionRaised:
+            made.append((cls, tuple(_sample_of_entry_arg(a) for a in args)))
+    found: types.Type | None = None
+    for cls, args in made:
+        if not issubclass(cls, classes) or _MISSING in args:
+            continue
+        try:
+            value = getattr(cls(*args), expr.attr, _MISSING)
+        except Exception:  # noqa: BLE001 - an __init__ refusing samples: no evidence here
+            continue
+        typ = None if value is _MISSING else typeof_or_none(value)
+        if typ is None or not _readable_attribute(typ):
+            continue
+        typ = types.unliteral(typ)
+        found = typ if found is None else inferer.context.unify_pair(found, typ)
+        if found is None:
+            break
+    if found is None:
+        names_of = ", ".join(cls.__name__ for cls in classes)
+        raise UnsupportedError(
+            f"cannot tell the type of '.{expr.attr}' of the caught exception ({names_of}): no "
+            "exception this handler catches has that attribute as a number, boolean, string "
+            "or None, or they disagree (one that comes from a callee or the runtime is known "
+            "once compiled); read it outside the jitted function, or return what you need "
+            "from the handler",
+            expr.loc,
+        )
+    return found
+
+
+def _callee_exception_ids(inferer: TypeInferer, handler: int) -> set[int] | None:
+    """The ids of the exceptions the jitted functions called in the try body of `handler`
+    may raise (None when one of them is not compiled yet)."""
+    found: set[int] = set()
+    for label in _protected_blocks(inferer, handler):
+        for stmt in inferer.func_ir.blocks[label].body:
+            call = getattr(stmt, "value", None)
+            if not isinstance(call, ir.Call):
+                continue
+            fnty = inferer.typemap.get(call.func.name)
+            sig = inferer.calltypes.get(call)
+            if not isinstance(fnty, types.DispatcherType) or sig is None:
+                continue
+            result = fnty.dispatcher.overloads.get(tuple(sig.args))
+            if result is None or result.library is None:
+                return None
+            library = result.library
+            linked = getattr(library, "linked_libraries", None)
+            for part in linked() if linked is not None else [library]:
+                found |= getattr(part, "exception_ids", set())
+    return found
+
+
+def _readable_attribute(typ: types.Type) -> bool:
+    if isinstance(typ, types.BaseTuple):
+        return all(_readable_attribute(member) for member in typ.types)
+    return isinstance(typ, (types.Number, types.Boolean, types.UnicodeType, types.NoneType))
+
+
+def _sample_of_type(typ: types.Type) -> object:
+    """A value of `typ` standing for a run-time argument (1 for numbers: a divisor)."""
+    if isinstance(typ, types.Literal):
+        return typ.literal_value
+    if isinstance(typ, types.Boolean):
+        return True
+    if isinstance(typ, types.Integer):
+        return 1
+    if isinstance(typ, types.Float):
+        return 1.0
+    if isinstance(typ, types.Complex):
+        return 1.0 + 0j
+    if isinstance(typ, types.UnicodeType):
+        return "?"
+    if isinstance(typ, types.NoneType):
+        return None
+    return _MISSING
+
+
+def _sample_of_entry_arg(arg: object) -> object:
+    """An exception table argument: a constant, or a run-time slot stood for by a sample."""
+    from ember.lowering.callconv import PayloadSlot
+
+    if isinstance(arg, PayloadSlot):
+        samples = {"bool": True, "int": 1, "uint": 1, "float": 1.0, "str": "?", "bytes": b"?"}
+        return samples.get(arg.kind, _MISSING)
+    return arg

@@ -24,7 +24,7 @@ from ember.ir import nodes as ir
 from ember.types.functions import function_members
 from ember.typing.arith import as_number
 from ember.typing.context import TypingContext
-from ember.typing.exceptions import caught_args_type
+from ember.typing.exceptions import caught_args_type, caught_attribute_type
 from ember.typing.failure_report import (
     PRECISE_LIST_NOTE,
     RECURSION_HINT,
@@ -683,12 +683,7 @@ class TypeInferer:
         if isinstance(value_type, types.ExceptionInstance):
             if expr.attr == "args":
                 return caught_args_type(self, expr)
-            raise UnsupportedError(
-                f"reading '.{expr.attr}' of an exception is not supported in nopython mode: "
-                "compiled code keeps what it was raised with (read .args, for a class without "
-                "its own __init__), or return the exception to Python",
-                expr.loc,
-            )
+            return caught_attribute_type(self, expr)
         found = self.context.resolve_getattr(value_type, expr.attr)
         if found is None:
             message = f"Unknown attribute '{expr.attr}' of type {value_type}"

@@ -82,6 +82,42 @@ def _text_codegen(show: str):
     return codegen
 
 
+def caught_attribute(context, builder, value, attr: str, result_type: types.Type):
+    """`e.code` of a caught exception: the attribute of the Python exception it stands for
+    (rebuilt under the GIL), as `result_type` (typing/exceptions.py chose it from the
+    exceptions the handler may catch). An exception without it raises AttributeError; one
+    whose value is of another type, TypeError."""
+    pyapi = PythonAPI(context, builder, _KEEPALIVE)
+    c = BoxContext(context, builder, pyapi)
+    null = pyapi.get_null_object()
+    gil = pyapi.gil_ensure()
+
+    def fail_if(is_error, exc_class, message, *owned):
+        with builder.if_then(is_error, likely=False):
+            pyapi.err_clear()
+            for obj in owned:
+                pyapi.decref(obj)
+            pyapi.gil_release(gil)
+            context.raise_error(builder, exc_class, message)
+
+    obj = box_exception(None, value, c)
+    fail_if(builder.icmp_unsigned("==", obj, null), RuntimeError, _REBUILD_FAILED)
+    found = pyapi.object_getattr_string(obj, attr)
+    missing = f"the caught exception has no attribute '{attr}'"
+    fail_if(builder.icmp_unsigned("==", found, null), AttributeError, missing, obj)
+    pyapi.decref(obj)
+    native = c.unbox(result_type, found)
+    if native.is_error is not None:
+        wrong = f"'.{attr}' of the caught exception is not a {result_type} (as compiled)"
+        fail_if(native.is_error, TypeError, wrong, found)
+    pyapi.decref(found)
+    pyapi.gil_release(gil)
+    return native.value
+
+
+_REBUILD_FAILED = "the caught exception could not be made (its __init__ raised an error)"
+
+
 @intrinsic
 def _exception_str(typingctx, exc):
     return signature(types.unicode_type, exc), _text_codegen("str")

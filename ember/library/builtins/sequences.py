@@ -400,6 +400,8 @@ def is_instance_of(value_type: types.Type, classes: tuple) -> bool | None:
             found |= isinstance(plain, _CLASS_TYPES[cls])
         elif numpy is not None and _numpy_scalar_class(numpy, cls):
             found |= _is_numpy_instance(numpy, plain, cls)
+        elif _is_namedtuple_class(cls):
+            found |= types.is_named_tuple(plain) and issubclass(plain.instance_class, cls)
         elif isinstance(getattr(cls, "class_type", None), types.ClassType):  # a jitclass
             found |= value_type is cls.class_type.instance_type
         elif _typed_container_type(cls) is not None:
@@ -407,6 +409,12 @@ def is_instance_of(value_type: types.Type, classes: tuple) -> bool | None:
         else:
             found |= plain is _registered_type(cls)
     return found
+
+
+def _is_namedtuple_class(cls: object) -> bool:
+    from ember.library.containers.namedtuples import is_namedtuple_class
+
+    return is_namedtuple_class(cls)
 
 
 def _registered_type(cls: type) -> types.Type:
