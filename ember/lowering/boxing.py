@@ -58,6 +58,9 @@ class BoxContext:
         self.context = context
         self.builder = builder
         self.pyapi = pyapi
+        # Numba's environment of the boxed values: ember needs none; extension code passes
+        # it on to `pyapi.from_native_value(typ, value, c.env_manager)`
+        self.env_manager = None
 
     def box(self, typ: types.Type, value: llvm.Value) -> llvm.Value:
         impl = registry.find_box(typ)

@@ -53,6 +53,11 @@ def is_false(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
     return builder.icmp_unsigned("==", value, llvm.Constant(value.type, 0))
 
 
+def increment_index(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
+    """`value + 1` for an index (no signed wrap)."""
+    return builder.add(value, llvm.Constant(value.type, 1), flags=("nsw",))
+
+
 def as_bool_bit(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
     return builder.icmp_unsigned("!=", value, llvm.Constant(value.type, 0))
 
@@ -121,6 +126,16 @@ def alloca_once_value(
     slot = alloca_once(builder, value.type, name=name, zfill=zfill)
     builder.store(value, slot)
     return slot
+
+
+def pointer_add(
+    builder: llvm.IRBuilder, ptr: llvm.Value, offset: llvm.Value | int, return_type=None
+) -> llvm.Value:
+    """`ptr` moved by `offset` bytes, as `return_type` (a pointer type; default: ptr's type)."""
+    if isinstance(offset, int):
+        offset = llvm.Constant(intp_t, offset)
+    address = builder.add(builder.ptrtoint(ptr, intp_t), offset)
+    return builder.inttoptr(address, return_type or ptr.type)
 
 
 def gep_inbounds(builder: llvm.IRBuilder, ptr: llvm.Value, *indices: int, source_etype=None):
