@@ -198,7 +198,9 @@ class DTypeSpec(_Kind):
             from ember.library.numpy.support import scalar_class_type
 
             key = typ.typing_key
-            return getattr(key, "__module__", None) == "numpy" and scalar_class_type(key) is not None
+            return (
+                getattr(key, "__module__", None) == "numpy" and scalar_class_type(key) is not None
+            )
         return False
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from ember.lowering import models
 
-from . import registry
-from .registry import default_manager, register_default
+from . import registry  # noqa: F401 - Numba's `numba.core.datamodel.registry`
+from .registry import default_manager, register_default  # noqa: F401 - Numba's names
 
 register = register_default
 DataModelManager = models.DataModelManager
