@@ -419,3 +419,20 @@ def test_literals_of_unhashable_values_intern_by_their_spelling():
     other = types.StringLiteral({"__array__": "string"})
     assert first is second and first is not other
     assert first.literal_value == {"__array__": "char"}
+
+
+# ============================================================================ librosa's range
+
+
+def test_range_of_float_bounds_truncates_them_toward_zero_as_numba_does():
+    @numba.njit
+    def visited(start, stop, step):
+        out = []
+        for value in range(start, stop, step):
+            out.append(value)
+        return out
+
+    cases = [(1.7, 5.9, 1), (-2.5, 3.0, 1), (9.99, -0.5, -2), (0.2, 0.9, 1), (7.0, 1.0, -1)]
+    for start, stop, step in cases:
+        assert visited(start, stop, step) == list(range(int(start), int(stop), step))
+    assert numba.njit(lambda n: len(range(n)))(3.9) == 3
