@@ -30,7 +30,13 @@ from ember.dispatcher import typeof as _typeof
 from ember.errors import TypingError
 from ember.lowering import cgutils, models
 from ember.lowering.boxing import NativeValue
-from ember.lowering.context_numba import impl_ret_borrowed, impl_ret_new_ref, impl_ret_untracked
+from ember.lowering.context_numba import (
+    RefType,
+    impl_ret_borrowed,
+    impl_ret_new_ref,
+    impl_ret_untracked,
+    iternext_impl,
+)
 from ember.lowering.models import register_model
 from ember.lowering.registry import (
     box,
@@ -291,6 +297,7 @@ __all__ = [
     "CallableTemplate",
     "ConcreteTemplate",
     "NativeValue",
+    "RefType",
     "Signature",
     "TypeofContext",
     "as_numba_type",
@@ -305,6 +312,7 @@ __all__ = [
     "infer_getattr",
     "infer_global",
     "intrinsic",
+    "iternext_impl",
     "literally",
     "lower_builtin",
     "lower_cast",

@@ -58,6 +58,12 @@ class BoxContext:
         self.context = context
         self.builder = builder
         self.pyapi = pyapi
+        # Numba's environment of the boxed values: ember needs none; extension code passes
+        # it on to `pyapi.from_native_value(typ, value, c.env_manager)`
+        self.env_manager = None
+        # the wrapper's tuple of Python arguments (borrowed), None outside a wrapper: boxing
+        # an array that lies in an extension's argument keeps that argument alive
+        self.arguments: llvm.Value | None = None
 
     def box(self, typ: types.Type, value: llvm.Value) -> llvm.Value:
         impl = registry.find_box(typ)
@@ -141,6 +147,7 @@ def build_wrapper(sig: Signature, address: int, keepalive: list) -> tuple[llvm.M
     builder = llvm.IRBuilder(function.append_basic_block("entry"))
     pyapi = PythonAPI(CPUContext(), builder, keepalive)
     c = BoxContext(pyapi.context, builder, pyapi)
+    c.arguments = function.args[0]
     fail = function.append_basic_block("fail")
 
     values, cleanups = [], []

@@ -45,7 +45,7 @@ class CallLowering:
             this, attr = called
             receiver = self.context.cast(self.builder, self.load(expr.func), this, sig.recvr)
             full_sig = Signature(sig.return_type, (sig.recvr, *sig.args))
-            key = (type(this), attr)
+            key = fnty.typing_key if isinstance(fnty, types.BoundFunction) else (type(this), attr)
             return self.context.call_implementation(self.builder, key, full_sig, [receiver, *args])
         if isinstance(fnty, types.Function):
             return self.context.call_implementation(self.builder, fnty.typing_key, sig, args)

@@ -53,6 +53,11 @@ def is_false(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
     return builder.icmp_unsigned("==", value, llvm.Constant(value.type, 0))
 
 
+def increment_index(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
+    """`value + 1` for an index (no signed wrap)."""
+    return builder.add(value, llvm.Constant(value.type, 1), flags=("nsw",))
+
+
 def as_bool_bit(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
     return builder.icmp_unsigned("!=", value, llvm.Constant(value.type, 0))
 
@@ -123,6 +128,16 @@ def alloca_once_value(
     return slot
 
 
+def pointer_add(
+    builder: llvm.IRBuilder, ptr: llvm.Value, offset: llvm.Value | int, return_type=None
+) -> llvm.Value:
+    """`ptr` moved by `offset` bytes, as `return_type` (a pointer type; default: ptr's type)."""
+    if isinstance(offset, int):
+        offset = llvm.Constant(intp_t, offset)
+    address = builder.add(builder.ptrtoint(ptr, intp_t), offset)
+    return builder.inttoptr(address, return_type or ptr.type)
+
+
 def gep_inbounds(builder: llvm.IRBuilder, ptr: llvm.Value, *indices: int, source_etype=None):
     return gep(builder, ptr, *indices, source_etype=source_etype, inbounds=True)
 
@@ -179,14 +194,21 @@ def for_range(
     """`for index in range(start or 0, count)`: the body is emitted inside the `with`."""
     int_type = intp if intp is not None else count.type
     start = llvm.Constant(int_type, 0) if start is None else start
-    with for_range_slice(builder, start, count, llvm.Constant(int_type, 1), int_type) as (i, _):
-        yield i
+    with _counted_loop(builder, start, count, llvm.Constant(int_type, 1)) as (loop, _):
+        yield loop
 
 
 @contextmanager
 def for_range_slice(builder, start, stop, step, intp=None, inc: bool = True) -> Iterator:
     """`for index in range(start, stop, step)` (step > 0 when `inc`, < 0 otherwise); yields
-    (Loop, count of iterations done so far)."""
+    (index, count of iterations done before this one), as Numba's does."""
+    with _counted_loop(builder, start, stop, step, inc) as (loop, count):
+        yield loop.index, count
+
+
+@contextmanager
+def _counted_loop(builder, start, stop, step, inc: bool = True) -> Iterator:
+    """The loop of `for_range` and `for_range_slice`: yields (Loop, iterations done)."""
     function = builder.function
     cond_block = function.append_basic_block("for.cond")
     body_block = function.append_basic_block("for.body")
@@ -197,15 +219,17 @@ def for_range_slice(builder, start, stop, step, intp=None, inc: bool = True) -> 
     builder.position_at_end(cond_block)
     index = builder.phi(start.type, name="for.index")
     index.add_incoming(start, before)
+    count = builder.phi(start.type, name="for.count")
+    count.add_incoming(llvm.Constant(start.type, 0), before)
     compare = "<" if inc else ">"
     builder.cbranch(builder.icmp_signed(compare, index, stop), body_block, end_block)
     builder.position_at_end(body_block)
-    yield Loop(index, lambda: builder.branch(end_block)), index
+    yield Loop(index, lambda: builder.branch(end_block)), count
     if not builder.block.is_terminated:
         builder.branch(incr_block)
     builder.position_at_end(incr_block)
-    following = builder.add(index, step)
-    index.add_incoming(following, incr_block)
+    index.add_incoming(builder.add(index, step), incr_block)
+    count.add_incoming(builder.add(count, llvm.Constant(start.type, 1)), incr_block)
     builder.branch(cond_block)
     builder.position_at_end(end_block)
 

@@ -212,7 +212,11 @@ class CPUContext(NumbaContextMixin):
         return lambda builder, args: impl(self, builder, sig, list(args))
 
     def call_implementation(self, builder, key: Any, sig: Signature, args: list):
-        return self.find_implementation(key, sig)(self, builder, sig, args)
+        value = self.find_implementation(key, sig)(self, builder, sig, args)
+        if sig.return_type is types.none and isinstance(value.type, llvm.PointerType):
+            # Numba's `get_dummy_value()` (a null pointer) from an extension returning None
+            return self.get_dummy_value(types.none)
+        return value
 
     def call_compiled(self, builder: llvm.IRBuilder, target: Any, args: list) -> llvm.Value:
         """Call another compiled function (a CompileResult) with values already of its

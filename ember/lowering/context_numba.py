@@ -1,9 +1,10 @@
 """The target context's helpers under Numba's names (`context.make_helper`,
 `compile_internal`, `get_constant_generic`, ...) for lowering code written against Numba's
-extension API, plus `impl_ret_*` (Numba's `numba.core.imputils`)."""
+extension API, plus `impl_ret_*`, `iternext_impl` and `RefType` (Numba's `numba.core.imputils`)."""
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 from llvmlite import ir as llvm
@@ -105,6 +106,10 @@ class NumbaContextMixin:
         """A proxy on a StructModel value of `typ`: members by name, `_getvalue()`."""
         return cgutils.create_struct_proxy(typ)(self, builder, value=value, ref=ref)
 
+    def make_complex(self, builder: llvm.IRBuilder, typ: types.Complex, value=None):
+        """A proxy on a complex value: `.real`, `.imag`, `_getvalue()`."""
+        return self.make_helper(builder, typ, value=value)
+
     def make_array(self, typ: types.Type) -> type:
         """The struct proxy class of an array type: members meminfo, parent, nitems,
         itemsize, data, shape, strides (use with `cgutils.get_item_pointer`)."""
@@ -141,11 +146,16 @@ class NumbaContextMixin:
                 native = self.get_constant_generic(builder, member, item)
                 tuple_value = builder.insert_value(tuple_value, native, index)
             return tuple_value
-        if isinstance(typ, types.Array):  # a frozen read-only copy, as a global array is
-            from ember.lowering.arrays import array_constant
-
-            return array_constant(typ, value, builder.module)
+        if isinstance(typ, types.Array):
+            return self.make_constant_array(builder, typ, value)
         return self.get_constant(typ, value)
+
+    def make_constant_array(self, builder: llvm.IRBuilder, typ: types.Array, ary: Any):
+        """An array value of `typ` holding a frozen copy of the NumPy array `ary`, as a global
+        array is (its data lives in the compiled module)."""
+        from ember.lowering.arrays import array_constant
+
+        return array_constant(typ, ary, builder.module)
 
     def get_constant_null(self, typ: types.Type) -> llvm.Constant:
         return llvm.Constant(self.get_value_type(typ), None)
@@ -164,8 +174,20 @@ class NumbaContextMixin:
         return variable
 
     def add_dynamic_addr(self, builder: llvm.IRBuilder, intaddr: int, info: str = "") -> Any:
-        """A pointer constant for an absolute address known now (valid in this process)."""
-        return llvm.Constant(cgutils.intp_t, intaddr).inttoptr(cgutils.voidptr_t)
+        """A pointer constant (an `i8*`, as Numba's, so that a bitcast to a function pointer
+        type is a real cast) for an absolute address known now (valid in this process)."""
+        return llvm.Constant(cgutils.intp_t, intaddr).inttoptr(cgutils.int8_t.as_pointer())
+
+    def get_function_pointer_type(self, typ: types.Type) -> llvm.Type:
+        """The LLVM pointer type of a C function of `typ` (an ExternalFunctionPointer, e.g. from
+        `ctypes_utils.make_function_type`), for a bitcast before `call_function_pointer`."""
+        from ember.lowering.function_pointers import c_function_type
+
+        return c_function_type(self, typ.signature).as_pointer()
+
+    def call_function_pointer(self, builder: llvm.IRBuilder, funcptr, args, cconv=None):
+        """Call the C function `funcptr` (of a `get_function_pointer_type` type) with `args`."""
+        return builder.call(funcptr, list(args), cconv=cconv)
 
     def get_ufunc_info(self, ufunc_key: Any) -> dict:
         """A NumPy ufunc's element lowering per loop (`numba.np.ufunc_db.get_ufunc_info`)."""
@@ -231,3 +253,63 @@ def impl_ret_borrowed(context: Any, builder: llvm.IRBuilder, retty: types.Type, 
 def impl_ret_untracked(context: Any, builder: llvm.IRBuilder, retty: types.Type, ret):
     """`ret` owns no references (numbers, booleans)."""
     return ret
+
+
+class RefType(enum.Enum):
+    """How a Numba-style iterator's `next` hands out its item (`@iternext_impl(RefType.X)`).
+    ember treats the item of every iterator's (item, valid) pair as borrowed from the iterator,
+    so the three kinds lower alike."""
+
+    NEW = 1
+    BORROWED = 2
+    UNTRACKED = 3
+
+
+class _IternextResult:
+    """The `result` a Numba-style `next` implementation fills: `set_valid(bit)`, `yield_(item)`,
+    `set_exhausted()`, `is_valid()`; held in stack slots and read back as ember's (item, valid)
+    pair."""
+
+    def __init__(self, context: Any, builder: llvm.IRBuilder, pair_type: types.Pair) -> None:
+        self._builder = builder
+        self._pair_llvm = context.value_type(pair_type)
+        self._item = cgutils.alloca_once(builder, self._pair_llvm.elements[0], zfill=True)
+        self._valid = cgutils.alloca_once_value(builder, cgutils.false_bit)
+
+    def set_valid(self, is_valid: llvm.Value | bool = True) -> None:
+        if isinstance(is_valid, bool):
+            is_valid = cgutils.true_bit if is_valid else cgutils.false_bit
+        self._builder.store(is_valid, self._valid)
+
+    def set_exhausted(self) -> None:
+        self.set_valid(False)
+
+    def yield_(self, value: llvm.Value) -> None:
+        self._builder.store(value, self._item)
+        self.set_valid(True)
+
+    def is_valid(self) -> llvm.Value:
+        return self._builder.load(self._valid, typ=cgutils.bool_t)
+
+    def pair(self) -> llvm.Value:
+        item = self._builder.load(self._item, typ=self._pair_llvm.elements[0])
+        pair = self._builder.insert_value(llvm.Constant(self._pair_llvm, llvm.Undefined), item, 0)
+        return self._builder.insert_value(pair, self.is_valid(), 1)
+
+
+def iternext_impl(ref_type: RefType) -> Any:
+    """Numba's decorator for an iterator's `next` lowering written as
+    `impl(context, builder, sig, args, result)` (registered as `@lower_builtin("iternext", T)`):
+    `result.set_valid(bit)` and `result.yield_(item)` become ember's (item, valid) pair."""
+    if not isinstance(ref_type, RefType):
+        raise TypeError(f"iternext_impl takes a RefType (RefType.BORROWED...), not {ref_type!r}")
+
+    def decorate(impl: Any) -> Any:
+        def iternext(context, builder, sig, args):
+            result = _IternextResult(context, builder, sig.return_type)
+            impl(context, builder, sig, args, result)
+            return result.pair()
+
+        return iternext
+
+    return decorate

@@ -194,6 +194,14 @@ def _c_parameter_type(context, typ: types.Type) -> llvm.Type:
     return llvm.PointerType() if typ is types.ffi_forced_object else context.value_type(typ)
 
 
+def c_function_type(context, sig: Any) -> llvm.FunctionType:
+    """The LLVM type of a C function of signature `sig` (returning void for `none`)."""
+    result = (
+        llvm.VoidType() if sig.return_type is types.none else context.value_type(sig.return_type)
+    )
+    return llvm.FunctionType(result, [_c_parameter_type(context, a) for a in sig.args])
+
+
 def call_external_function(lowerer, fnty: types.ExternalFunctionPointer, expr, sig: Signature):
     """A call of a C function object (ctypes, cffi); arguments the C function takes as Python
     objects (`py_object`) are boxed, holding the GIL for the call, and released after it."""
@@ -231,11 +239,7 @@ def call_function_pointer(context, builder, fnty: types.FunctionType, pointer, a
     exception the callee holds (a jitted function's) is raised from here. A C function object
     (ctypes, cffi) is C code, which holds none: its calls skip the check."""
     sig = fnty.signature
-    result = (
-        llvm.VoidType() if sig.return_type is types.none else context.value_type(sig.return_type)
-    )
-    function_type = llvm.FunctionType(result, [_c_parameter_type(context, a) for a in sig.args])
-    value = builder.call(_Callee(pointer, function_type), list(args))
+    value = builder.call(_Callee(pointer, c_function_type(context, sig)), list(args))
     if not isinstance(fnty, types.ExternalFunctionPointer):
         _raise_held_failure(context, builder)
     return context.get_dummy_value(types.none) if sig.return_type is types.none else value

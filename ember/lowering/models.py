@@ -339,6 +339,12 @@ class RawPointerModel(OpaqueModel):
     """A meminfo, a PyObject* or an array's data: one opaque pointer."""
 
 
+@register_model(types.PyObject)
+class PyObjectModel(OpaqueModel):
+    """`types.pyobject` as a member of an extension's struct: a borrowed PyObject* (Numba's
+    model; nopython code itself never holds one as a value)."""
+
+
 class MeminfoStructModel(StructModel):
     """A struct whose first member is the meminfo owning the value's memory: the one reference
     that incref/decref count (ember/lowering/arrays.py)."""

@@ -48,6 +48,18 @@ def _first_tight(candidates: Any, loose: Callable[[Any], bool]) -> Any:
     return fallback
 
 
+# Numba's string keys for the iteration protocol, and the builtins ember keys them by: an
+# extension's `@lower_builtin("getiter", MyType)` lowers `iter()`, "iternext" lowers `next()`.
+_NUMBA_CALL_KEYS = {"getiter": iter, "iternext": next}
+
+
+def call_key(key: Any) -> Any:
+    """The key ember registers and looks up a call of Numba's `key` under."""
+    if isinstance(key, str):
+        return _NUMBA_CALL_KEYS.get(key, key)
+    return key
+
+
 VarArgs = types.VarArg  # spec matching any number of trailing arguments (Numba's VarArg)
 
 
@@ -91,7 +103,7 @@ class LoweringRegistry:
         """Decorator registering `impl` for calls of `key` with matching argument types."""
 
         def decorate(impl: Callable) -> Callable:
-            self.functions.setdefault(key, []).insert(0, (arg_specs, impl))
+            self.functions.setdefault(call_key(key), []).insert(0, (arg_specs, impl))
             return impl
 
         return decorate

@@ -161,10 +161,14 @@ def _with_fields(typ: types.Array, array: Any) -> Any:
     return array.view(typ.dtype.dtype) if isinstance(typ.dtype, types.Record) else array
 
 
-def box(typ: types.Array, memory: Any, inputs: tuple, memo: dict | None = None) -> Any:
+def box(
+    typ: types.Array, memory: Any, inputs: tuple, memo: dict | None = None, owners: tuple = ()
+) -> Any:
     """The ndarray for an array value the compiled function returned (a new reference).
     `memo` maps the arrays already boxed for this result, so that an array returned twice
-    (in a tuple) is one ndarray."""
+    (in a tuple) is one ndarray. `owners`: arguments an extension's @unbox took apart (an
+    awkward Array), whose memory an array value no block owns may view: the ndarray keeps
+    them alive (Numba returns such a view with no owner at all)."""
     import numpy as np
 
     shape = tuple(memory.shape)
@@ -189,7 +193,10 @@ def box(typ: types.Array, memory: Any, inputs: tuple, memo: dict | None = None) 
         return result
     parent = _find_parent(memory.parent, inputs)
     if parent is None:  # a record's sub-array field: a view of the argument holding it
-        parent = _holder_of(memory.data or 0, inputs)
+        parent = _holder_of(memory.data or 0, inputs, owners)
+    if parent is owners:
+        view = np.asarray(_BorrowedView(owners, _interface(typ, memory, shape, strides)))
+        return _with_fields(typ, view)
     if _views_all_of(parent, typ, memory, shape, strides):
         return parent
     view = _with_fields(
@@ -200,9 +207,10 @@ def box(typ: types.Array, memory: Any, inputs: tuple, memo: dict | None = None) 
     return view
 
 
-def _holder_of(address: int, inputs: tuple) -> Any:
+def _holder_of(address: int, inputs: tuple, owners: tuple = ()) -> Any:
     """The argument (an ndarray or a NumPy record) or frozen global array whose bytes hold
-    `address`. Anything else was made by the call and is freed when it returns: refused."""
+    `address`; else `owners` (extension arguments, which hold memory of their own) when there
+    are any. Anything else was made by the call and is freed when it returns: refused."""
     import numpy as np
     from numpy.lib.array_utils import byte_bounds
 
@@ -213,6 +221,8 @@ def _holder_of(address: int, inputs: tuple) -> Any:
             low, high = byte_bounds(value)
             if low <= address < high:
                 return value
+    if owners:
+        return owners
     raise TypeError(
         "ember: a returned record (or a record's sub-array field) lies in an array made inside "
         "the function, which is freed when it returns: return `a[i:i + 1]` (an array), the "

@@ -1,5 +1,7 @@
 """ember's type lattice: every type a value can have in compiled code, interned with a typecode."""
 
+import sys as _sys
+
 from ember.types.abstract import Dummy, Opaque, PyObject, Type, pyobject, type_from_typecode
 from ember.types.arrays import (
     Array,
@@ -93,7 +95,7 @@ from ember.types.literal_containers import (
 from ember.types.numba_names import *  # noqa: F403 - Numba's alias names are public names
 from ember.types.numba_names import late_name
 from ember.types.optional import Optional, optional
-from ember.types.pointers import AnyType, CPointer, VarArg, voidptr
+from ember.types.pointers import AnyType, CPointer, EphemeralPointer, VarArg, voidptr
 from ember.types.random import (
     NumPyRandomBitGeneratorType,
     NumPyRandomGeneratorType,
@@ -135,6 +137,12 @@ from ember.types.structref import StructRef, StructRefPayload
 Any = AnyType("any")  # assigned, not imported: the star import above would bring typing.Any
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "late_name"]
+
+# Numba's submodules of `numba.core.types` (`types.common.SimpleIteratorType`,
+# `types.misc.Opaque`, `types.npytypes.Array`...): ember keeps their names in this one module.
+for _submodule in ("common", "misc", "npytypes", "iterators", "function_type"):
+    _sys.modules[f"{__name__}.{_submodule}"] = _sys.modules[__name__]
+common = misc = npytypes = iterators = function_type = _sys.modules[__name__]
 
 
 def __getattr__(name: str):

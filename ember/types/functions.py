@@ -195,18 +195,39 @@ class WrapperAddressProtocol:
 
 
 class BoundFunction(Dummy):
-    """A method looked up on a value (`x.conjugate`): the receiver type plus the method name."""
+    """A method looked up on a value (`x.conjugate`): the receiver type plus the method name.
 
-    def __init__(self, this: Any, attr: str) -> None:
+    Numba's spelling `BoundFunction(template_class, this)` gives the method its own typing
+    template (its `generic(args, kws)` types a call's arguments without the receiver) and
+    lowers the call by the template's key (`@lower_builtin(template.key, ThisType, ...)`).
+    """
+
+    def __init__(self, this: Any, attr: Any) -> None:
+        self.template = None
+        if isinstance(this, type) and isinstance(attr, Type):  # Numba's (template, this)
+            self.template, this = this, attr
+            key = self.template.key
+            attr = key if isinstance(key, str) else getattr(key, "__name__", repr(key))
         self.this = this
         self.attr = attr
         super().__init__(f"BoundFunction({this}.{attr})")
 
     @property
     def key(self) -> Any:
+        if self.template is not None:  # one method per template key (the first template)
+            return (self.this, self.attr, "template")
         return (self.this, self.attr)
 
+    @property
+    def typing_key(self) -> Any:
+        """What its lowering is registered under: a template's key, else (type class, name)."""
+        if self.template is not None:
+            return self.template.key
+        return (type(self.this), self.attr)
+
     def _rebuild_args(self) -> tuple:
+        if self.template is not None:
+            return (self.template, self.this)
         return (self.this, self.attr)
 
 

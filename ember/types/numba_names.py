@@ -5,15 +5,17 @@
 from __future__ import annotations
 
 import ctypes
+import sys
 from typing import Any
 
 from ember.types import scalars
-from ember.types.abstract import Type
+from ember.types.abstract import Type, _InterningMeta
 from ember.types.arrays import (  # noqa: F401 - ArrayCompatible, Buffer...: Numba names
     Array,
     ArrayCompatible,
     Buffer,
     ByteArray,
+    DType,
     MemoryView,
     PyArray,
     PythonBuffer,
@@ -21,7 +23,7 @@ from ember.types.arrays import (  # noqa: F401 - ArrayCompatible, Buffer...: Num
 )
 from ember.types.containers import BaseTuple, RangeIteratorType, RangeType
 from ember.types.dicts import HashTable
-from ember.types.functions import DispatcherType
+from ember.types.functions import DispatcherType, Function
 from ember.types.lists import List
 from ember.types.strings import BytesType, UnicodeIterator, UnicodeType
 
@@ -82,15 +84,19 @@ Dispatcher = DispatcherType  # a jitted function as a value
 UnicodeIteratorType = UnicodeIterator
 
 
-class _KindMeta(type):
+class _KindMeta(_InterningMeta):
     """isinstance(t, Kind) asks the kind's `matches(t)`: ember's types do not inherit Numba's
-    abstract classes, so each kind says which ember types it covers."""
+    abstract classes, so each kind says which ember types it covers. The kinds are also base
+    classes of an extension's own types (`class MyView(types.IterableType)`, as in Numba):
+    a class that does not define `matches` itself is checked as an ordinary class."""
 
     def __instancecheck__(cls, value: Any) -> bool:
-        return isinstance(value, Type) and cls.matches(value)
+        if type.__instancecheck__(cls, value):
+            return True
+        return "matches" in cls.__dict__ and isinstance(value, Type) and cls.matches(value)
 
 
-class _Kind(metaclass=_KindMeta):
+class _Kind(Type, metaclass=_KindMeta):
     @staticmethod
     def matches(typ: Type) -> bool:
         raise NotImplementedError
@@ -105,11 +111,43 @@ class IterableType(_Kind):
 
 
 class IteratorType(_Kind):
-    """Iterators (they have a `yield_type`)."""
+    """Iterators (they have a `yield_type`); an iterator iterates itself."""
 
     @staticmethod
     def matches(typ: Type) -> bool:
         return hasattr(typ, "yield_type")
+
+    @property
+    def iterator_type(self) -> Type:
+        return self
+
+
+class SimpleIterableType(IterableType):
+    """An extension's iterable type whose iterator type is given: `(name, iterator_type)`."""
+
+    matches = IterableType.matches
+
+    def __init__(self, name: str, iterator_type: Type) -> None:
+        self._iterator_type = iterator_type
+        super().__init__(name)
+
+    @property
+    def iterator_type(self) -> Type:
+        return self._iterator_type
+
+
+class SimpleIteratorType(IteratorType):
+    """An extension's iterator type whose item type is given: `(name, yield_type)`."""
+
+    matches = IteratorType.matches
+
+    def __init__(self, name: str, yield_type: Type) -> None:
+        self._yield_type = yield_type
+        super().__init__(name)
+
+    @property
+    def yield_type(self) -> Type:
+        return self._yield_type
 
 
 class Container(_Kind):
@@ -131,10 +169,6 @@ class Sequence(_Kind):
 MutableSequence = Sequence
 
 
-SimpleIterableType = IterableType
-SimpleIteratorType = IteratorType
-
-
 class Sized(_Kind):
     """Types `len()` accepts."""
 
@@ -150,6 +184,24 @@ class ConstSized(_Kind):
     @staticmethod
     def matches(typ: Type) -> bool:
         return isinstance(typ, BaseTuple)
+
+
+class DTypeSpec(_Kind):
+    """Types that stand for a NumPy dtype: `a.dtype` and NumPy's scalar classes (`np.float64`),
+    which `numba.core.typing.npydecl.parse_dtype` turns into the scalar type."""
+
+    @staticmethod
+    def matches(typ: Type) -> bool:
+        if isinstance(typ, DType):
+            return True
+        if isinstance(typ, Function) and "numpy" in sys.modules:  # no NumPy: no NumPy class
+            from ember.library.numpy.support import scalar_class_type
+
+            key = typ.typing_key
+            return (
+                getattr(key, "__module__", None) == "numpy" and scalar_class_type(key) is not None
+            )
+        return False
 
 
 class Hashable(_Kind):
@@ -178,7 +230,8 @@ class Bytes(_Kind):
         return isinstance(typ, BytesType)
 
 
-_IMPORTED = {"annotations", "ctypes", "Any", "scalars", "Type", "Array", "BaseTuple"}
+_IMPORTED = {"annotations", "ctypes", "sys", "Any", "scalars", "Type", "Array", "BaseTuple"}
+_IMPORTED |= {"DType", "Function", "_InterningMeta"}
 _IMPORTED |= {"ellipsis_type", "RangeIteratorType", "RangeType", "HashTable", "List"}
 _IMPORTED |= {"DispatcherType", "BytesType", "UnicodeIterator", "UnicodeType"}
 __all__ = [name for name in dir() if not name.startswith("_") and name not in _IMPORTED]

@@ -1,6 +1,7 @@
 """Numba's pointer and marker types for extension code: `CPointer(dtype)` (a typed C pointer,
-indexable in compiled code), `voidptr`, `VarArg(spec)` (any number of trailing arguments in a
-`@lower_builtin` spec) and `AnyType` (`types.Any` matches every type there)."""
+indexable in compiled code), `EphemeralPointer(dtype)`, `voidptr`, `VarArg(spec)` (any number
+of trailing arguments in a `@lower_builtin` spec) and `AnyType` (`types.Any` matches every type
+there)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,15 @@ class CPointer(Type):
 
     def _rebuild_args(self) -> tuple:
         return (self.dtype, self.addrspace)
+
+
+class EphemeralPointer(CPointer):
+    """A pointer to a stack slot of the function that made it (Numba's name, used by iterator
+    structs holding their mutable position): modelled as a `CPointer`."""
+
+    def __init__(self, dtype: Type, addrspace: int | None = None) -> None:
+        super().__init__(dtype, addrspace)
+        self.name = f"EphemeralPointer({dtype})"
 
 
 class VarArg:

@@ -128,7 +128,12 @@ class Literal(Type):
 
     @property
     def key(self) -> Any:
-        return (type(self.literal_value), self.literal_value)
+        value = self.literal_value
+        try:
+            hash(value)
+        except TypeError:  # an unhashable constant (an extension's dict): keyed by its spelling
+            return (type(value), repr(value))
+        return (type(value), value)
 
     def _rebuild_args(self) -> tuple:
         return (self.literal_value, self.literal_type)

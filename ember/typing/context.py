@@ -105,6 +105,8 @@ class TypingContext:
         for the templates and jitted functions that ask for literals."""
         if isinstance(fnty, types.Function):
             return self._apply_templates(fnty.typing_key, args, kws, literals)
+        if isinstance(fnty, types.BoundFunction) and fnty.template is not None:
+            return self._template_method_call(fnty, args, kws, literals)
         if isinstance(fnty, types.BoundFunction):
             return self._method_call(fnty.this, fnty.attr, args, kws, literals)
         if isinstance(fnty, types.DispatcherType):
@@ -135,6 +137,16 @@ class TypingContext:
         if sig is None:
             return None
         return Signature(sig.return_type, sig.args[1:], recvr=sig.args[0], pysig=sig.pysig)
+
+    def _template_method_call(
+        self, fnty: types.BoundFunction, args: tuple, kws: dict, literals: tuple | None
+    ) -> Signature | None:
+        """A method with a template of its own (Numba's `BoundFunction(template, this)`): the
+        template types the arguments without the receiver."""
+        sig = apply_template(fnty.template(self), args, kws, literals)
+        if sig is not None and sig.recvr is None:
+            sig = sig.replace(recvr=fnty.this)
+        return sig
 
     def _apply_templates(
         self, key: Any, args: tuple, kws: dict, literals: tuple | None = None

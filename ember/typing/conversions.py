@@ -305,6 +305,8 @@ def unify_pair(first: types.Type, second: types.Type) -> types.Type | None:
     if isinstance(first, types.ExceptionInstance) and isinstance(second, types.ExceptionInstance):
         return types.ExceptionInstance(BaseException)  # one layout for every class
     if isinstance(first, types.BoundFunction) and isinstance(second, types.BoundFunction):
+        if first.template is not None or second.template is not None:
+            return None  # (identical methods unified above)
         this = unify_pair(first.this, second.this) if first.attr == second.attr else None
         return None if this is None else types.BoundFunction(this, first.attr)
     return unify_functions(first, second)

@@ -13,6 +13,7 @@ from typing import Any
 
 from ember import types
 from ember.errors import ForceLiteralArg, TypingError, UnsupportedError
+from ember.lowering.registry import call_key
 from ember.typing.conversions import Conversion, can_convert
 from ember.typing.signature import Signature, signature  # noqa: F401 - Numba's export
 
@@ -193,6 +194,29 @@ class AttributeTemplate:
         return None
 
 
+def bound_function(template_key: Any) -> Callable:
+    """Numba's decorator for a method typer on an AttributeTemplate:
+    `@bound_function("MyType.push") def resolve_push(self, this, args, kws)` returns the call's
+    Signature (or None); the method's lowering is `@lower_builtin("MyType.push", MyType, ...)`,
+    whose signature has the receiver first."""
+
+    def decorate(typer: Callable) -> Callable:
+        def resolve(attribute_template: AttributeTemplate, this: types.Type) -> types.Type:
+            class MethodTemplate(AbstractTemplate):
+                key = template_key
+
+                def generic(self, args: tuple, kws: dict) -> Signature | None:
+                    return typer(attribute_template, this, args, kws)
+
+            return types.BoundFunction(MethodTemplate, this)
+
+        resolve.__name__ = resolve.__qualname__ = typer.__name__
+        resolve.__doc__ = typer.__doc__
+        return resolve
+
+    return decorate
+
+
 def rank(candidate_args: tuple, actual_args: tuple) -> tuple[int, int, int, int] | None:
     """(unsafe, safe, promote, exact) conversion counts, or None if an argument cannot convert."""
     if len(candidate_args) != len(actual_args):
@@ -285,7 +309,7 @@ class Registry:
         extension templates whenever they are registered (the library loads lazily, often
         after user code registered its @overloads): Numba tries its number templates first,
         so an extension type that converts to a number adds as that number."""
-        found = self.functions.setdefault(key, [])
+        found = self.functions.setdefault(call_key(key), [])
         if getattr(template, "builtin_rule", False) and operator_first(key):
             found.insert(builtin_rules_end(found, 0), template)
         else:

@@ -19,7 +19,9 @@ def _type_range(args, kws):
     if kws or not 1 <= len(args) <= 3:
         return None
     args = tuple(types.unliteral(a) for a in args)
-    if not all(isinstance(a, (types.Integer, types.Boolean)) for a in args):
+    # Numba's rule: a float bound converts to int64, truncated toward zero (CPython raises
+    # TypeError; librosa's beat tracker relies on `range(i - np.round(x / 2), ...)`)
+    if not all(isinstance(a, (types.Integer, types.Boolean, types.Float)) for a in args):
         return None
     dtype = types.int64
     has_uint64 = any(

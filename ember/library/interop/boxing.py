@@ -102,6 +102,18 @@ def box_none(typ, val, c):
     return c.pyapi.make_none()
 
 
+@unbox(types.StringLiteral)
+def unbox_string_literal(typ, obj, c):
+    """A constant string's value is its type (an extension's struct member typed by a literal,
+    e.g. a tuple of field names): no runtime data to read."""
+    return NativeValue(c.context.get_dummy_value(typ))
+
+
+@box(types.StringLiteral)
+def box_string_literal(typ, val, c):
+    return c.pyapi.unserialize(c.pyapi.serialize_object(typ.literal_value))
+
+
 @unbox(types.BaseTuple)
 def unbox_tuple(typ, obj, c):
     value = llvm.Constant(c.context.value_type(typ), llvm.Undefined)

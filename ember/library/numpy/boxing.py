@@ -35,14 +35,20 @@ def unbox_array_memory(typ: types.Array, value: Any) -> tuple[Any, int]:
     return memory, ctypes.addressof(memory)
 
 
-def box_array_memory(typ: types.Array, address: int) -> Any:
-    """The ndarray for the native array value stored at `address` (takes its reference)."""
+def box_array_memory(typ: types.Array, address: int, arguments: tuple | None = None) -> Any:
+    """The ndarray for the native array value stored at `address` (takes its reference);
+    `arguments`: the call's arguments, which a view no block owns may lie in (an extension's
+    @unbox handing out the memory of its object)."""
+    import numpy as np
+
     from ember.runtime.boxing import box as box_memory
     from ember.runtime.boxing import memory_ctype
 
     memory = memory_ctype(typ).from_address(address)
     parents = () if not memory.parent else (ctypes.cast(memory.parent, ctypes.py_object).value,)
-    return box_memory(typ, memory, parents)
+    arguments = arguments or ()
+    owners = tuple(value for value in arguments if not isinstance(value, np.ndarray))
+    return box_memory(typ, memory, parents + arguments, owners=owners)
 
 
 @unbox(types.Array)
@@ -76,7 +82,8 @@ def box_array(typ, val, c):
     helper = pyapi.unserialize(pyapi.serialize_object(box_array_memory))
     typ_obj = pyapi.unserialize(pyapi.serialize_object(typ))
     address = pyapi.long_from_voidptr(slot)
-    result = pyapi.call_function_objargs(helper, [typ_obj, address])
+    arguments = pyapi.borrow_none() if c.arguments is None else c.arguments
+    result = pyapi.call_function_objargs(helper, [typ_obj, address, arguments])
     for obj in (helper, typ_obj, address):
         pyapi.decref(obj)
     return result
