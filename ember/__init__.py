@@ -81,11 +81,16 @@ from ember.types.scalars import (  # the type names Numba exports at its top lev
     void,
 )
 
-__version__ = "0.1.0"
+# `__version__` is the Numba release whose public API ember implements: code written for Numba
+# checks `numba.__version__` (awkward refuses a Numba older than 0.50, other packages skip
+# features below some release), and `import ember as numba` must pass those checks. ember's own
+# release, the package's version, is `ember_version`.
+__version__ = "0.68.0"
+ember_version = "0.1.0"
 _VersionInfo = namedtuple(  # Numba's `version_info` fields
     "version_info", "major minor patch short full string tuple git_revision"
 )
-version_info = _VersionInfo(0, 1, 0, (0, 1), (0, 1, 0), __version__, ("0", "1", "0"), None)
+version_info = _VersionInfo(0, 68, 0, (0, 68), (0, 68, 0), __version__, ("0", "68", "0"), None)
 
 
 def vectorize(*args, **kwargs):
@@ -190,6 +195,7 @@ __all__ = [
     "guvectorize",
     "types",
     "__version__",
+    "ember_version",
     "version_info",
 ]
 __all__ += errors.__all__

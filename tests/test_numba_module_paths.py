@@ -13,6 +13,11 @@ import ember
 
 
 def test_version_info_has_numbas_fields_and_ember_s_version():
+    from importlib.metadata import version
+
+    assert ember.ember_version == version("ember")  # ember's own release
+    # __version__: the Numba release whose API ember implements, for version checks of Numba
+    assert tuple(int(p) for p in ember.__version__.split(".")) >= (0, 68, 0)
     info = ember.version_info
     assert info.string == ember.__version__
     assert info.full == tuple(int(p) for p in ember.__version__.split("."))

@@ -90,7 +90,7 @@ def _numpy_version() -> str:
 def _ember_version() -> str:
     import ember
 
-    return getattr(ember, "__version__", "0")
+    return getattr(ember, "ember_version", "0")
 
 
 def _ember_sources_stamp() -> str:
