@@ -1,9 +1,11 @@
 """prange loops that write an array at places no analysis ties to one iteration (a scatter
-through a permutation, `counts[i + 1]`, CSR fills, bucketed counts, callees given the whole
-array) run in parallel as Numba runs them, with the py_func's values when the program keeps
-iterations apart; loops that provably race (every iteration writes the same elements, or a
-shifted read of what another iteration writes) stay serial with a warning; a disk-cache entry
-keeps which parameters its code writes."""
+through a permutation, `counts[i + 1]`, CSR fills, bucketed stores, callees given the whole
+array) run in
+parallel as Numba runs them, with the py_func's values when the program keeps iterations
+apart; element accumulations (`h[k] += v`) become per-thread reductions; loops that provably
+race (every iteration writes the same elements, or a shifted read of what another iteration
+writes) stay serial with a warning; a disk-cache entry keeps which parameters its code
+writes."""
 
 import warnings
 
@@ -11,6 +13,7 @@ import numpy as np
 
 import ember
 from ember import njit, prange
+from tests.oracle import assert_frees_all
 
 rng = np.random.default_rng(9)
 
@@ -57,13 +60,13 @@ def csr_fill(rows, indptr):
     return indices
 
 
-def bucket_counts(keys, n_buckets, width):
-    counts = np.zeros(n_buckets * width, dtype=np.int64)
-    for b in prange(n_buckets):  # bucket b owns counts[b * width:(b + 1) * width]
+def last_positions(keys, n_buckets, width):
+    last = np.full(n_buckets * width, -1, dtype=np.int64)
+    for b in prange(n_buckets):  # bucket b owns last[b * width:(b + 1) * width]
         for k in range(keys.shape[0]):
             if keys[k] // width == b:
-                counts[keys[k]] += 1
-    return counts
+                last[keys[k]] = k
+    return last
 
 
 @njit
@@ -79,7 +82,7 @@ def through_callee(a):
 
 
 def test_trusted_writes_run_in_parallel_with_the_programs_values():
-    cases = [invert_permutation, row_counts, csr_fill, bucket_counts, through_callee]
+    cases = [invert_permutation, row_counts, csr_fill, last_positions, through_callee]
     compiled = {fn: njit(parallel=True)(fn) for fn in cases}
     for n in (0, 1, 2, 7, 300):
         order = rng.permutation(n)
@@ -90,8 +93,10 @@ def test_trusted_writes_run_in_parallel_with_the_programs_values():
         indptr = np.cumsum(want_counts)
         np.testing.assert_array_equal(compiled[csr_fill](rows, indptr), csr_fill(rows, indptr))
         keys = rng.integers(0, 12, size=3 * n)
-        got = compiled[bucket_counts](keys, 4, 3)
-        np.testing.assert_array_equal(got, np.bincount(keys, minlength=12))
+        want = np.full(12, -1)
+        for k, key in enumerate(keys):
+            want[key] = k
+        np.testing.assert_array_equal(compiled[last_positions](keys, 4, 3), want)
         a = rng.random(n) - 0.5
         np.testing.assert_array_equal(compiled[through_callee](a), a * 2.0)
     for fn, dispatcher in compiled.items():
@@ -139,14 +144,6 @@ def same_element(a):
     return b
 
 
-def column_sums(m):
-    y = np.zeros(m.shape[1])
-    for i in prange(m.shape[0]):
-        for j in range(m.shape[1]):
-            y[j] += m[i, j]
-    return y
-
-
 def whole_slice(x):
     y = np.zeros(4)
     for i in prange(x.shape[0]):
@@ -183,7 +180,6 @@ def same_callee_arguments(a):
 def test_provable_races_stay_serial_warn_and_compute_the_serial_values():
     cases = {
         same_element: "is the same in every iteration",
-        column_sums: "is the same in every iteration",
         whole_slice: "is the same in every iteration",
         running_total: "cross-iteration dependence",
         read_ahead: "cross-iteration dependence",
@@ -194,7 +190,7 @@ def test_provable_races_stay_serial_warn_and_compute_the_serial_values():
             warnings.simplefilter("always")
             dispatcher = njit(parallel=True)(fn)
             for n in (0, 1, 5, 64):
-                data = rng.random(n) if fn is not column_sums else rng.random((n, 3))
+                data = rng.random(n)
                 np.testing.assert_array_equal(dispatcher(data), fn(data))
         (record,) = _prange_records(dispatcher)
         assert record.parfor_id is None and why in record.reason, (fn.__name__, record.reason)
@@ -216,6 +212,87 @@ def test_a_write_guarded_by_the_iteration_is_trusted_not_a_proven_race():
     assert first_negative_flag(np.empty(0)) == 0
     (record,) = _prange_records(first_negative_flag)
     assert record.parfor_id is not None
+
+
+# ---------------------------------------------------------------------------- accumulations
+
+
+def histogram(x, weights):
+    h = np.zeros(10)
+    signed = np.zeros((2, 10), dtype=np.int64)
+    for i in prange(x.shape[0]):
+        h[x[i] % 10] += weights[i]
+        signed[0, x[i] % 10] = signed[0, x[i] % 10] + 1  # spelled out
+        signed[1, x[i] % 10] -= 1
+    return h, signed
+
+
+def column_sums(m):
+    y = np.zeros(m.shape[1])
+    for i in prange(m.shape[0]):
+        for j in range(m.shape[1]):
+            y[j] += m[i, j]
+    return y
+
+
+def count_into(counts, keys):
+    for i in prange(keys.shape[0]):
+        counts[keys[i]] += 1
+    return counts
+
+
+def doublings(x):
+    p = np.ones(3, dtype=np.int64)
+    for i in prange(x.shape[0]):
+        p[x[i] % 3] *= 2
+    return p
+
+
+def test_element_accumulations_become_per_thread_reductions():
+    """`h[k] += v` at indices iterations share: each thread fills a private zeroed copy,
+    added into the array after the loop (Numba runs these racing and loses updates)."""
+    compiled = {fn: njit(parallel=True)(fn) for fn in (histogram, column_sums, count_into,
+                                                       doublings)}  # fmt: skip
+    for n in (0, 1, 9, 20000):
+        x = rng.integers(-50, 50, n)  # negative keys: Python's modulo, as the py_func
+        weights = rng.random(n)
+        h, signed = compiled[histogram](x, weights)
+        np.testing.assert_allclose(h, np.bincount(x % 10, weights, minlength=10), rtol=1e-12)
+        counts = np.bincount(x % 10, minlength=10)
+        np.testing.assert_array_equal(signed, np.stack([counts, -counts]))
+        m = rng.random((n, 3))
+        np.testing.assert_allclose(compiled[column_sums](m), m.sum(axis=0), rtol=1e-12)
+        start = np.full(7, 5)
+        keys = rng.integers(0, 7, n)
+        got = compiled[count_into](start, keys)
+        assert got is start  # the caller's array, updated in place
+        np.testing.assert_array_equal(start, 5 + np.bincount(keys, minlength=7))
+        small = x[:40]
+        np.testing.assert_array_equal(compiled[doublings](small), doublings(small))
+    for fn, dispatcher in compiled.items():
+        (record,) = _prange_records(dispatcher)
+        assert record.parfor_id is not None, (fn.__name__, record.reason)
+        assert any(d.startswith("reduction: ") for d in record.details), fn.__name__
+    (record,) = _prange_records(compiled[histogram])
+    assert {"reduction: h (+)", "reduction: signed (+)"} <= set(record.details)
+    # the per-thread copies are freed (the caller's array is the one kept)
+    assert_frees_all(compiled[count_into], lambda: np.zeros(7, np.int64), lambda: keys, calls=50)
+    assert_frees_all(compiled[histogram], lambda: x, lambda: weights, calls=50)
+
+
+def test_accumulations_read_elsewhere_are_not_reductions():
+    @njit(parallel=True)
+    def capped(x):
+        h = np.zeros(4)
+        for i in prange(x.shape[0]):
+            if h[x[i]] < 1000.0:  # reads a partial count: not a reduction
+                h[x[i]] += 1.0
+        return h
+
+    x = np.arange(8) % 4
+    np.testing.assert_array_equal(capped(x), np.full(4, 2.0))
+    (record,) = _prange_records(capped)
+    assert not any(d.startswith("reduction: ") for d in record.details)
 
 
 # ---------------------------------------------------------------------------- cache entries

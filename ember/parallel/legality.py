@@ -74,7 +74,11 @@ def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnal
     reduction_names = {name for name, _, _ in reductions}
     params = sorted({n for n in reads if n not in defs} - loop.header_defs - reduction_names)
     body = {label: func_ir.blocks[label] for label in loop.body}
-    trusted = _ArrayHazards(statements, typemap, params, index_aliases, body).check()
+    hazards = _ArrayHazards(statements, typemap, params, index_aliases, body)
+    trusted = hazards.check()
+    accumulated = {name for name, _ in hazards.accumulated}
+    reductions += [(name, kind, True) for name, kind in hazards.accumulated]
+    params = [name for name in params if name not in accumulated]
     return LoopAnalysis(params, reductions, index_aliases, dropped, trusted)
 
 
@@ -203,6 +207,7 @@ class _ArrayHazards:
         self.origin: dict[str, tuple[str, object]] = {p: (p, None) for p in self.outer}
         self.accesses: dict[str, list[tuple[object, str, bool]]] = {}  # (place, text, write)
         self.written: set[str] = set()
+        self.accumulated: list[tuple[str, str]] = []  # (array, kind): private copies per thread
         for p in params:
             if isinstance(typemap.get(p), types.List):
                 self._check_list(p)
@@ -232,10 +237,12 @@ class _ArrayHazards:
         }
 
     def check(self) -> list[str]:
-        """Raises NotParallel for a write that provably races (the same elements in every
-        iteration, or an element another iteration reads or writes at a constant shift of
-        the loop index); returns a note for each array written at places no analysis ties to
-        one iteration: as in Numba, those run in parallel on the program's word."""
+        """Notes in `accumulated` the arrays the body only accumulates into (`h[k] += v`:
+        per-thread copies make them reductions); raises NotParallel for a write that provably
+        races (the same elements in every iteration, or an element another iteration reads or
+        writes at a constant shift of the loop index); returns a note for each array written
+        at places no analysis ties to one iteration: as in Numba, those run in parallel on the
+        program's word."""
         self._gather()
         trusted = []
         for array in sorted(self.written):
@@ -243,6 +250,10 @@ class _ArrayHazards:
             places = {place for place, _, _ in accesses}
             if len(places) == 1 and isinstance(next(iter(places)), tuple):
                 continue  # each iteration owns its slab (`a[i]`, or `a[i + 1]` throughout)
+            kind = self._accumulation(array)
+            if kind is not None:
+                self.accumulated.append((array, kind))
+                continue
             _check_same_elements(array, accesses)
             _check_shifted(array, accesses)
             text = _odd_write(accesses)
@@ -252,6 +263,14 @@ class _ArrayHazards:
                 "program's responsibility)"
             )
         return trusted
+
+    def _accumulation(self, array: str) -> str | None:
+        """The reduction kind when the body only accumulates into `array` by name."""
+        if any(name != array for name, (source, _) in self.origin.items() if source == array):
+            return None  # reached through views or copies too
+        stable = self.outer - self.written  # arrays whose items the loop does not change
+        kind = _accumulation(array, self.statements, self.definitions, stable)
+        return kind if kind and red.supported_type(self.typemap[array], kind) else None
 
     # ------------------------------------------------------------------ places
 
@@ -455,6 +474,111 @@ def _check_shifted(array: str, accesses: list) -> None:
                     f"'{array}' is written in the loop ({text}) and also reached at elements "
                     f"other iterations own ({other_text}): a cross-iteration dependence"
                 )
+
+
+_ACCUMULATING = {operator.add: "+", operator.sub: "+", operator.mul: "*"}
+
+
+def _accumulation(array: str, statements: list, definitions: dict, stable: set) -> str | None:
+    """'+' or '*' when the body touches `array` only as `array[k] op= v` (or `array[k] =
+    array[k] op v`; op +, - or *, one kind throughout): each thread can then accumulate
+    into a private zeroed (or one-filled) copy, folded into the array after the loop, so
+    iterations updating the same element (a histogram, column sums) need no order."""
+    uses = [s for s in statements if array in {v.name for v in s.sources()}]
+    read_count: dict[str, int] = {}
+    for s in statements:
+        for v in s.sources():
+            read_count[v.name] = read_count.get(v.name, 0) + 1
+    matched: set[int] = set()
+    kinds = set()
+    for s in uses:
+        if not (isinstance(s, ir.SetItem) and s.target.name == array):
+            continue
+        found = _accumulating_update(s, array, definitions, read_count, stable)
+        if found is None:
+            return None
+        kind, load = found
+        kinds.add(kind)
+        matched |= {id(s), id(load)}
+    if len(kinds) != 1 or any(id(s) not in matched for s in uses):
+        return None
+    return kinds.pop()
+
+
+def _accumulating_update(store: ir.SetItem, array: str, definitions, read_count, stable):
+    """(kind, the load) when `store` is `array[k] = array[k] op v` through temporaries read
+    nowhere else, else None."""
+    update = definitions.get(store.value.name)
+    if update is None or read_count.get(store.value.name) != 1 or store.index.name == array:
+        return None
+    value = update.value
+    if not isinstance(value, (ir.BinOp, ir.InplaceBinOp)):
+        return None
+    fn = value.immutable_fn if isinstance(value, ir.InplaceBinOp) else value.fn
+    kind = _ACCUMULATING.get(fn)
+    if kind is None:
+        return None
+    candidates = [value.lhs] if fn is operator.sub else [value.lhs, value.rhs]
+    for loaded in candidates:
+        load = definitions.get(loaded.name)
+        if (
+            load is not None
+            and isinstance(load.value, (ir.GetItem, ir.StaticGetItem))
+            and load.value.value.name == array
+            and read_count.get(loaded.name) == 1
+            and _same_index(_load_index(load.value), store.index, definitions, stable)
+        ):
+            return kind, load
+    return None
+
+
+def _load_index(value) -> ir.Var | None:
+    return value.index if isinstance(value, ir.GetItem) else value.index_var
+
+
+def _same_index(first: ir.Var | None, second: ir.Var, definitions: dict, stable: set) -> bool:
+    """Whether two variables hold the same value in one iteration: one variable, or the same
+    expression (constants, tuples, operators, reads of arrays in `stable`, which the loop
+    does not write) of such variables."""
+    if first is None:
+        return False
+    first, second = _through_copies(first, definitions), _through_copies(second, definitions)
+    if first.name == second.name:
+        return True
+    one, two = definitions.get(first.name), definitions.get(second.name)
+    if one is None or two is None or type(one.value) is not type(two.value):
+        return False
+    x, y = one.value, two.value
+
+    def same(a, b):
+        return _same_index(a, b, definitions, stable)
+
+    if isinstance(x, ir.Const):
+        return type(x.value) is type(y.value) and x.value == y.value
+    if isinstance(x, ir.BuildTuple):
+        return len(x.items) == len(y.items) and all(map(same, x.items, y.items))
+    if isinstance(x, ir.BinOp):
+        return x.fn is y.fn and same(x.lhs, y.lhs) and same(x.rhs, y.rhs)
+    if isinstance(x, ir.UnaryOp):
+        return x.fn is y.fn and same(x.value, y.value)
+    if isinstance(x, (ir.GetItem, ir.StaticGetItem)) and x.value.name == y.value.name:
+        if x.value.name not in stable:
+            return False
+        if isinstance(x, ir.StaticGetItem):
+            return type(x.index) is type(y.index) and x.index == y.index
+        return same(x.index, y.index)
+    return False
+
+
+def _through_copies(var: ir.Var, definitions: dict) -> ir.Var:
+    seen = set()
+    while var.name not in seen:
+        seen.add(var.name)
+        stmt = definitions.get(var.name)
+        if stmt is None or not isinstance(stmt.value, ir.Var):
+            break
+        var = stmt.value
+    return var
 
 
 def _odd_write(accesses: list) -> str:
