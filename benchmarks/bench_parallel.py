@@ -3,7 +3,10 @@
 python benchmarks/bench_parallel.py [--quick]
 
 Kernels: a prange sum over 50M float64, an elementwise kernel (10M), a 5-point Jacobi sweep
-(2000x2000), a k-means assignment step (1M points, 3-d, 8 centroids), NumPy reductions
+(2000x2000), a k-means assignment step (1M points, 3-d, 8 centroids), writes the legality
+analysis cannot tie to one iteration (a scatter through a permutation of 10M, a symmetric
+2000x2000 distance matrix filled at [i, j] and [j, i]: run in parallel as Numba does), NumPy
+reductions
 (sum, min, max, mean of 50M float64: one fused parallel loop) and a fused kernel (np.zeros, a
 prange loop, np.sum and np.max over 10M: one parallel loop; also timed with fusion off); then
 NumPy calls made parallel: np.random.standard_normal(10M), argmin and argmax of 50M, sums of
@@ -64,6 +67,25 @@ def kmeans_assign(points, centroids, labels):
         labels[i] = best_k
         inertia += best
     return inertia
+
+
+def scatter(order, a, out):
+    for i in prange(len(order)):
+        out[order[i]] = 2.0 * a[i] + 1.0  # a computed index: run in parallel on trust
+    return out
+
+
+def symmetric_distances(points, out):
+    n = points.shape[0]
+    for i in prange(n):
+        for j in range(i + 1, n):
+            d = 0.0
+            for k in range(points.shape[1]):
+                t = points[i, k] - points[j, k]
+                d += t * t
+            out[i, j] = d
+            out[j, i] = d  # the loop index at another position: run in parallel on trust
+    return out
 
 
 def numpy_reductions(a):
@@ -192,6 +214,8 @@ def _data(quick: bool) -> dict:
         "vectors": (rng.random(n), rng.random(n), rng.random(n), np.empty(n)),
         "grid": (rng.random((2000, 2000)), np.zeros((2000, 2000))),
         "kmeans": (points, rng.random((8, 3)), np.zeros(len(points), dtype=np.int64)),
+        "scatter": (rng.permutation(n), rng.random(n), np.empty(n)),
+        "distances": (rng.random((2000, 8)), np.zeros((2000, 2000))),
     }
 
 
@@ -201,6 +225,8 @@ def _cases(data: dict) -> dict:
         "elementwise": (elementwise, data["vectors"]),
         "jacobi": (jacobi, data["grid"]),
         "k-means step": (kmeans_assign, data["kmeans"]),
+        "scatter (permutation)": (scatter, data["scatter"]),
+        "symmetric distances": (symmetric_distances, data["distances"]),
         "numpy reductions": (numpy_reductions, (data["big"],)),
         "fused kernel": (fused_kernel, data["vectors"][:2]),
         "np.random normal": (random_normal, (len(data["vectors"][0]),)),

@@ -67,6 +67,9 @@ class CompileResult:
     py_func: FunctionType
     parallel_report: object = None
     from_cache: bool = False  # loaded from the disk cache: machine code only, no IR
+    # loaded from the disk cache: the parameters whose arrays the code may write (None:
+    # unknown), for the prange legality of callers (ember/parallel/legality.py)
+    written_params: frozenset | None = None
 
     @property
     def address(self) -> int:

@@ -166,7 +166,7 @@ print(json.dumps({"equal": bool(np.array_equal(scale(x), want)), "from_cache": f
 
 def test_prange_calling_a_callee_loaded_from_the_cache(tmp_path):
     """pynndescent: prange bodies call `cache=True` helpers; on the second run the helper comes
-    from the on-disk cache (no IR to read), so its writes count as unknown, not a crash."""
+    from the on-disk cache (no IR to read): the entry keeps which parameters it writes."""
     import json
     import os
     import subprocess
@@ -189,6 +189,6 @@ def test_prange_calling_a_callee_loaded_from_the_cache(tmp_path):
         )
         assert done.returncode == 0, done.stderr[-2000:]
         runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    # compiled here: it writes its first argument; loaded: unknown, so every array counts
+    # compiled here: it writes its first argument; loaded: the entry says so too
     assert runs[0] == {"equal": True, "from_cache": [False], "written": [0]}
-    assert runs[1] == {"equal": True, "from_cache": [True], "written": None}
+    assert runs[1] == {"equal": True, "from_cache": [True], "written": [0]}

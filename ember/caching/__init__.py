@@ -232,6 +232,7 @@ class FunctionCache:
             {"cache load": time.perf_counter() - started},
             self.dispatcher.py_func,
             from_cache=True,
+            written_params=entry.get("written"),
         )
         self.hits[arg_types] += 1
         _publish_generator(result)

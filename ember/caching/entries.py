@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import pickle
 import re
+import sys
 import threading
 from typing import Any
 
@@ -115,6 +116,7 @@ def dump(result: Any, parts: dict, key: str) -> bytes:
         "constants": constants,
         "objects": objects,
         "exceptions": exceptions,
+        "written": _written_parameters(result),
     }
     stream = io.BytesIO()
     try:
@@ -122,6 +124,16 @@ def dump(result: Any, parts: dict, key: str) -> bytes:
     except (pickle.PicklingError, TypeError, AttributeError) as error:
         raise Uncacheable(f"its signature or exceptions cannot be saved ({error})") from None
     return stream.getvalue()
+
+
+def _written_parameters(result: Any) -> frozenset | None:
+    """Which parameters' arrays the code may write: a prange loop calling the loaded entry
+    needs it, and a loaded entry has no body to read it from."""
+    if "numpy" not in sys.modules:
+        return frozenset()  # no array exists, so none is written (and NumPy stays unloaded)
+    from ember.parallel.legality import result_written_parameters
+
+    return result_written_parameters(result)
 
 
 _JITCLASS_INSTANCE = "jitclass instance"

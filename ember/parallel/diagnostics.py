@@ -40,8 +40,9 @@ class ParallelReport:
     inner: list[tuple[int, int, Loc]] = field(default_factory=list)  # (outer, nested, loc)
     hoisted: list[tuple[int, str]] = field(default_factory=list)  # (parfor, array name)
 
-    def converted(self, parfor, loc: Loc, origin: str = "prange") -> None:
+    def converted(self, parfor, loc: Loc, origin: str = "prange", notes: list = ()) -> None:
         details = [f"reduction: {_user(r.var.name)} ({r.kind})" for r in parfor.reductions]
+        details += notes  # writes run in parallel on the program's word (legality.py)
         self.loops.append(LoopRecord(loc, parfor.id, details=details, origin=origin))
 
     def fusion(self, kept: int, absorbed: int, loc: Loc, moved: list[str] = ()) -> None:

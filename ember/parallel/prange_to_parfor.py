@@ -55,7 +55,7 @@ def convert_prange_loops(
         # the prange loops inside get their ids first (Numba converts inner loops first)
         nested = [(next(_parfor_ids), loc) for loc in _nested_pranges(func_ir, typemap, loop)]
         parfor = _replace_loop(func_ir, typemap, loop, analysis)
-        report.converted(parfor, loop.loc, _origin(loop, typemap, report))
+        report.converted(parfor, loop.loc, _origin(loop, typemap, report), analysis.trusted)
         for inner_id, loc in nested:
             report.nested(parfor.id, inner_id, loc)
         parfor.lowering["ranges"] = [loop.range_var.name]  # what it was made from

@@ -295,13 +295,6 @@ def prefix_dependence(a):
     return b
 
 
-def histogram(x):
-    h = np.zeros(10)
-    for i in prange(len(x)):
-        h[x[i] % 10] += 1
-    return h
-
-
 def last_value(a):
     t = 0.0
     for i in prange(len(a)):
@@ -366,7 +359,6 @@ def list_append(n):
     "fn, data, reason",
     [
         (prefix_dependence, VECTOR, "cross-iteration dependence"),
-        (histogram, INTS, "may write the same element"),
         (last_value, VECTOR, "is not a reduction"),
         (early_exit, VECTOR, "leave the loop early"),
         (reads_its_reduction, VECTOR, "also reads it"),
