@@ -207,3 +207,22 @@ def test_a_caught_shape_error_frees_its_message():
     assert caught(np.zeros(3), np.ones(3)) == 3
     assert caught(np.zeros(3), np.ones(4)) == -1
     assert_frees_all(caught, lambda: np.zeros(5), lambda: np.ones((2, 5)))
+
+
+# ---------------------------------------------------------------------------- *_like of a record
+
+
+def test_zeros_like_and_empty_like_of_a_record_scalar_are_0d_arrays():
+    @njit
+    def likes(a):
+        return np.zeros_like(a[1]), np.empty_like(a[2]), np.zeros_like(a[0], np.float32)
+
+    record = np.dtype([("a", np.int32), ("b", np.float64)])
+    a = np.zeros(3, record)
+    a["a"], a["b"] = [1, 2, 3], 1.5
+    zeros, empty, floats = likes(a)
+    want = np.zeros_like(a[1])
+    assert zeros.shape == want.shape == () and zeros.dtype == want.dtype
+    assert zeros == want
+    assert empty.shape == () and empty.dtype == record
+    assert floats.shape == () and floats.dtype == np.float32 and floats == 0

@@ -117,8 +117,8 @@ def _like(name: str, params: str, fill: str) -> None:
 
     @np_typer(function, params)
     def _typer(prototype, *rest):
-        if is_number(prototype):  # a scalar prototype gives a 0-d array, as NumPy
-            prototype = types.Array(types.unliteral(prototype), 0, "C")
+        if is_number(prototype) or isinstance(prototype, types.Record):
+            prototype = types.Array(types.unliteral(prototype), 0, "C")  # a scalar: 0-d
         if not isinstance(prototype, types.Array):
             return None
         numbers = isinstance(prototype.dtype, types.Number | types.Boolean)
