@@ -93,7 +93,9 @@ def test_axis_tuple_errors_match_numpy():
     for axes in ((0, 0), (1, -2), (-1, 2)):
         with pytest.raises(ValueError, match="duplicate value in 'axis'"):
             sums(a, axes)
-    for axes in ((0, 3), (-4, 1)):
+    with pytest.raises(ValueError, match="duplicate value in 'axis'"):
+        sums(a, (0, 1, 2, -1))  # more axes than dimensions
+    for axes in ((0, 3), (-4, 1), (0, 1, 2, 3)):
         with pytest.raises(np.exceptions.AxisError) as caught:
             sums(a, axes)
         with pytest.raises(np.exceptions.AxisError) as expected:

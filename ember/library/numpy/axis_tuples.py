@@ -23,6 +23,8 @@ from ember.library.numpy.support import (
     parse_dtype,
 )
 
+_DUPLICATE = "duplicate value in 'axis'"
+
 
 def _distinct_axes(axes, ndim):
     """The axes normalized (AxisError when out of range) and sorted; NumPy's ValueError when one
@@ -33,7 +35,7 @@ def _distinct_axes(axes, ndim):
     ordered = np.sort(out)
     for k in range(1, ordered.shape[0]):
         if ordered[k] == ordered[k - 1]:
-            raise ValueError("duplicate value in 'axis'")
+            raise ValueError(_DUPLICATE)
     return ordered
 
 
@@ -62,45 +64,50 @@ def _result_dtype(name: str, a: types.Array, dtype) -> str:
 
 @functools.cache
 def _tuple_reduction_impl(name: str, ndim: int, count: int, keep: bool, dt: str):  # noqa: PLR0913
-    """`name` over `count` runtime axes of an `ndim`-d array: the axes reduce from the last
-    (highest) one so the lower axes keep their positions."""
-    step = "sum" if name == "mean" else name
-    takes_dtype = step in ("sum", "prod")
+    """`name` over `count` runtime axes of an `ndim`-d array."""
     dtype = "dtype=None, " if name in ("sum", "prod", "mean") else ""
     lines = [f"def reduce(a, axis=None, {dtype}keepdims=False):"]
-    if count > 0:
-        lines.append(f"    axes = distinct(axis, {ndim})")
+    if count > ndim:  # more axes than dimensions: one is out of range or repeated
+        lines += [f"    distinct(axis, {ndim})", "    raise ValueError(DUPLICATE)"]
     else:
-        lines.append("    axes = np.empty(0, np.int64)")
-    if count == 0:
-        lines.append("    result = a.astype(DT)")  # NumPy: a new array in the result's dtype
-    else:
-        value = "a"
-        for k in range(count - 1, -1, -1):
-            extra = ", DT" if takes_dtype and k == count - 1 else ""
-            lines.append(f"    r{k} = np.{step}({value}, axes[{k}]{extra})")
-            value = f"r{k}"
-        lines.append(f"    result = {value}")
-        if name == "mean":
-            lines.append("    n = 1")
-            lines.append(f"    for k in range({count}):\n        n *= a.shape[axes[k]]")
-            scalar = count == ndim
-            lines.append(
-                "    result = DT(result / n)" if scalar else "    result = (result / n).astype(DT)"
-            )
-    if keep:
-        dims = ", ".join(f"1 if is_reduced(axes, {k}) else a.shape[{k}]" for k in range(ndim))
-        lines.append(f"    return np.asarray(result).reshape(({dims},))")
-    else:
-        lines.append("    return result")
+        lines += _reduction_lines(name, ndim, count, keep)
     namespace = {
         "np": np,
         "distinct": _distinct_axes_jit,
         "is_reduced": _is_reduced_jit,
         "DT": getattr(np, dt),
+        "DUPLICATE": _DUPLICATE,
     }
     exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - fixed names and integers
     return namespace["reduce"]
+
+
+def _reduction_lines(name: str, ndim: int, count: int, keep: bool) -> list[str]:
+    """The axes reduce from the last (highest) one, so the lower axes keep their positions;
+    no axes: a copy in the result's dtype (NumPy's)."""
+    step = "sum" if name == "mean" else name
+    if count == 0:
+        lines = ["    axes = np.empty(0, np.int64)", "    result = a.astype(DT)"]
+    else:
+        lines = [f"    axes = distinct(axis, {ndim})"]
+        value = "a"
+        for k in range(count - 1, -1, -1):
+            extra = ", DT" if step in ("sum", "prod") and k == count - 1 else ""
+            lines.append(f"    r{k} = np.{step}({value}, axes[{k}]{extra})")
+            value = f"r{k}"
+        lines.append(f"    result = {value}")
+    if name == "mean" and count:
+        lines += ["    n = 1", f"    for k in range({count}):", "        n *= a.shape[axes[k]]"]
+        scalar = count == ndim
+        lines.append(
+            "    result = DT(result / n)" if scalar else "    result = (result / n).astype(DT)"
+        )
+    if keep:
+        dims = ", ".join(f"1 if is_reduced(axes, {k}) else a.shape[{k}]" for k in range(ndim))
+        lines.append(f"    return np.asarray(result).reshape(({dims},))")
+    else:
+        lines.append("    return result")
+    return lines
 
 
 def _is_reduced(axes, k):
