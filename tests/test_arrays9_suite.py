@@ -228,3 +228,18 @@ def test_zeros_like_and_empty_like_of_a_record_scalar_are_0d_arrays():
     assert zeros == want
     assert empty.shape == () and empty.dtype == record
     assert floats.shape == () and floats.dtype == np.float32 and floats == 0
+
+
+def test_a_string_dtype_known_only_at_run_time_is_refused_naming_the_function():
+    from ember.errors import TypingError
+
+    cases = {
+        "empty_like": lambda a, dt: np.empty_like(a, dt),
+        "zeros_like": lambda a, dt: np.zeros_like(a, dtype=dt),
+        "zeros": lambda a, dt: np.zeros(3, dt),
+        "full": lambda a, dt: np.full(3, 1.0, dt),
+        "array": lambda a, dt: np.array((5, 3), dtype=dt),
+    }
+    for name, function in sorted(cases.items()):
+        with pytest.raises(TypingError, match=f"If np.{name} dtype is a string it must be a"):
+            njit(function)(np.ones(4), "int32")
