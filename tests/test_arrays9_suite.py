@@ -243,3 +243,14 @@ def test_a_string_dtype_known_only_at_run_time_is_refused_naming_the_function():
     for name, function in sorted(cases.items()):
         with pytest.raises(TypingError, match=f"If np.{name} dtype is a string it must be a"):
             njit(function)(np.ones(4), "int32")
+
+
+def test_none_where_an_array_is_needed_is_a_typing_error_naming_the_argument():
+    from ember.errors import TypingError
+
+    with pytest.raises(TypingError, match='The argument "object" must be array-like'):
+        njit(lambda x: np.array(x))(None)
+    with pytest.raises(TypingError, match='The argument "v" must be array-like'):
+        njit(lambda x: np.diag(x))(None)
+    v = np.arange(3.0)
+    np.testing.assert_array_equal(njit(lambda x: np.diag(x))(v), np.diag(v))

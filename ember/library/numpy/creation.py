@@ -233,6 +233,8 @@ def np_ascontiguousarray(context, builder, sig, args):
 @np_typer(np.array, "object, dtype=None")
 def _type_array(obj, dtype):
     obj = types.unliteral(obj)
+    if is_none(obj):
+        raise TypingError('The argument "object" must be array-like')
     if isinstance(obj, types.Array):  # NumPy's order='K': a Fortran array's copy is Fortran
         layout = "F" if obj.layout == "F" else "C"
         return types.Array(parse_dtype(dtype, obj.dtype, "array"), obj.ndim, layout)
