@@ -120,19 +120,8 @@ def test_sum_over_no_axes_is_a_copy_in_the_sum_dtype_keeping_fortran_order():
 # ---------------------------------------------------------------------------- np.array of rows
 
 
-def test_array_of_a_tuple_of_rows_of_different_types():
-    @njit
-    def rows():
-        return (
-            np.array(([1, 2.5], [3, 4])),
-            np.array(([1, 2.5], [3, 4]), np.float32),
-            np.asarray(([1, 2], [3j, 4])),
-            np.array(([[1, 2]], [[3.5, 4]])),
-            np.array(([True, False], [3, 4])),
-            np.array(((1, 2.5), [3, 4])),
-        )
-
-    want = (
+def _rows():
+    return (
         np.array(([1, 2.5], [3, 4])),
         np.array(([1, 2.5], [3, 4]), np.float32),
         np.asarray(([1, 2], [3j, 4])),
@@ -140,7 +129,10 @@ def test_array_of_a_tuple_of_rows_of_different_types():
         np.array(([True, False], [3, 4])),
         np.array(((1, 2.5), [3, 4])),
     )
-    for got, expected in zip(rows(), want, strict=True):
+
+
+def test_array_of_a_tuple_of_rows_of_different_types():
+    for got, expected in zip(njit(_rows)(), _rows(), strict=True):
         _same(got, expected)
 
 

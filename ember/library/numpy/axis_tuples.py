@@ -11,8 +11,8 @@ import numpy as np
 from ember import types
 from ember.decorators import njit
 from ember.extending import overload, overload_method
-from ember.library.numpy.axis_forms import _axis_jit
 from ember.library.numpy.axis_forms2 import _keepdims_flag
+from ember.library.numpy.axis_forms3 import distinct_axes_checker
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
     as_type,
@@ -26,20 +26,7 @@ from ember.library.numpy.support import (
 _DUPLICATE = "duplicate value in 'axis'"
 
 
-def _distinct_axes(axes, ndim):
-    """The axes normalized (AxisError when out of range) and sorted; NumPy's ValueError when one
-    is given twice."""
-    out = np.empty(len(axes), np.int64)
-    for k in range(len(axes)):
-        out[k] = _axis_jit(axes[k], ndim)
-    ordered = np.sort(out)
-    for k in range(1, ordered.shape[0]):
-        if ordered[k] == ordered[k - 1]:
-            raise ValueError(_DUPLICATE)
-    return ordered
-
-
-_distinct_axes_jit = njit(**NUMPY_ERRORS)(_distinct_axes)
+_distinct_axes_jit = distinct_axes_checker(_DUPLICATE)
 
 
 def _axis_tuple(axis) -> bool:
