@@ -19,6 +19,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.lowering import arrays as arr
+from ember.lowering import callconv
 from ember.lowering.arrays import ArrayFields, const, i1, i8
 from ember.lowering.loop_metadata import (
     AccessGroup,
@@ -27,6 +28,7 @@ from ember.lowering.loop_metadata import (
     no_vectorization,
     parallel_accesses,
 )
+from ember.runtime import nrt
 
 
 @dataclass
@@ -82,23 +84,52 @@ def broadcast_shapes(context, builder, shapes: list[list], message: str | None =
     return out
 
 
+ASSIGN_SHAPES = "cannot assign slice of shape {} from input of shape {}"  # (target, value)
+
+
 def check_broadcast_to(context, builder, shape: list, target: list, message: str) -> None:
-    """ValueError unless `shape` broadcasts to exactly `target` (for assignments)."""
-    if len(shape) > len(target):
-        # extra leading dimensions are fine only when they are 1
-        extra = shape[: len(shape) - len(target)]
-        bad = llvm.Constant(i1, 0)
-        for dim in extra:
-            bad = builder.or_(bad, builder.icmp_signed("!=", dim, const(1)))
-        context.guard(builder, bad, ValueError, message)
-        shape = shape[len(shape) - len(target) :]
+    """ValueError unless `shape` broadcasts to exactly `target` (for assignments); a message
+    with two `{}` names the target's shape and then `shape`, as they are at run time."""
+    # extra leading dimensions are fine only when they are 1
+    extra = shape[: max(len(shape) - len(target), 0)]
     bad = llvm.Constant(i1, 0)
-    for dim, want in zip(shape, target[len(target) - len(shape) :]):
+    for dim in extra:
+        bad = builder.or_(bad, builder.icmp_signed("!=", dim, const(1)))
+    for dim, want in zip(shape[len(extra) :], target[len(target) - len(shape) + len(extra) :]):
         mismatch = builder.and_(
             builder.icmp_signed("!=", dim, const(1)), builder.icmp_signed("!=", dim, want)
         )
         bad = builder.or_(bad, mismatch)
-    context.guard(builder, bad, ValueError, message)
+    if "{}" in message:
+        guard_shapes(context, builder, bad, ValueError, message, [target, shape])
+    else:
+        context.guard(builder, bad, ValueError, message)
+
+
+def guard_shapes(context, builder, condition, exc_class, template: str, shapes: list) -> None:
+    """Raise `exc_class(template)` when `condition` holds, the k-th `{}` of the template
+    replaced by shapes[k] (lists of i64 known at run time: callconv.ShapesText). In a loop
+    that defers its checks, the template's text with `...` for the shapes."""
+    deferred = context.deferred_checks
+    if deferred is not None and deferred.deferring(builder):
+        context.guard(builder, condition, exc_class, template.replace("{}", "(...)"))
+        return
+    with builder.if_then(condition, likely=False):
+        if deferred is not None and deferred.raises_first(builder):
+            deferred.raise_pending(builder)
+        ints = [dim for shape in shapes for dim in shape]
+        payload = nrt.emit_allocate(builder, const(callconv.PAYLOAD_SLOT_SIZE * max(len(ints), 1)))
+        with builder.if_then(builder.icmp_unsigned("==", payload, payload.type(None)), False):
+            context.raise_error(builder, MemoryError, "cannot allocate an exception")
+        data = nrt.emit_data_pointer(builder, payload)
+        for k, dim in enumerate(ints):
+            offset = const(k * callconv.PAYLOAD_SLOT_SIZE)
+            builder.store(dim, builder.gep(data, [offset], source_etype=i8))
+        text = callconv.ShapesText(template, tuple(len(shape) for shape in shapes))
+        exc_id = callconv.static_exceptions.register(exc_class, (text,))
+        record = llvm.Constant(callconv.EXCINFO_TYPE, [exc_id, None])
+        record = builder.insert_value(record, payload, 1)
+        callconv.return_exception_record(builder, builder.function, record)
 
 
 def broadcast_strides(builder, fields: ArrayFields, out_ndim: int) -> list:
@@ -386,7 +417,7 @@ def assign(
         builder,
         source.shape,
         target.shape,
-        "could not broadcast input array into the target shape",
+        ASSIGN_SHAPES,
     )
     if value_type.ndim > target_type.ndim:  # drop leading 1-dims
         drop = value_type.ndim - target_type.ndim

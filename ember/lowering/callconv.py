@@ -58,6 +58,16 @@ class PayloadSlot:
     kind: str
 
 
+@dataclass(frozen=True)
+class ShapesText:
+    """An exception message naming shapes known only at run time: `template` with its k-th
+    `{}` replaced by a tuple of `ranks[k]` ints read from the payload's slots (from slot 0),
+    written as Python writes a tuple: `(5,)`, `(2, 5)`."""
+
+    template: str
+    ranks: tuple[int, ...]
+
+
 class StaticExceptions:
     """Exceptions whose class and arguments are compile-time constants, by integer id.
 
@@ -220,11 +230,16 @@ _string_from_kind_and_data.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_s
 
 
 def _read_payload(payload: int, arg: object) -> object:
-    if not isinstance(arg, PayloadSlot):
+    if not isinstance(arg, (PayloadSlot, ShapesText)):
         return arg
     from ember.runtime.nrt import data_address
 
     base = data_address(payload)
+    if isinstance(arg, ShapesText):
+        ints = list((ctypes.c_int64 * sum(arg.ranks)).from_address(base))
+        starts = [sum(arg.ranks[:k]) for k in range(len(arg.ranks))]
+        shapes = [tuple(ints[at : at + rank]) for at, rank in zip(starts, arg.ranks)]
+        return arg.template.format(*(str(shape) for shape in shapes))
     address = base + arg.index * PAYLOAD_SLOT_SIZE
     if arg.kind == "str":
         offset, length, kind = (ctypes.c_int64 * 3).from_address(address)

@@ -44,19 +44,24 @@ def _integer_tuple(typ) -> bool:
     return isinstance(typ, types.BaseTuple) and all(is_integer(t) for t in typ.types)
 
 
-def _check_distinct(axes, ndim):
-    """Normalized axes (AxisError when out of range), ValueError when one is repeated."""
-    out = np.empty(len(axes), np.int64)
-    for k in range(len(axes)):
-        out[k] = _axis_jit(axes[k], ndim)
-    ordered = np.sort(out)
-    for k in range(1, ordered.shape[0]):
-        if ordered[k] == ordered[k - 1]:
-            raise ValueError("repeated axis")
-    return ordered
+def distinct_axes_checker(repeated: str):
+    """A compiled `check(axes, ndim)`: the axes normalized (AxisError when out of range) and
+    sorted; ValueError(repeated) when one is given twice."""
+
+    def check(axes, ndim):
+        out = np.empty(len(axes), np.int64)
+        for k in range(len(axes)):
+            out[k] = _axis_jit(axes[k], ndim)
+        ordered = np.sort(out)
+        for k in range(1, ordered.shape[0]):
+            if ordered[k] == ordered[k - 1]:
+                raise ValueError(repeated)
+        return ordered
+
+    return njit(**NUMPY_ERRORS)(check)
 
 
-_check_distinct_jit = njit(**NUMPY_ERRORS)(_check_distinct)
+_check_distinct_jit = distinct_axes_checker("repeated axis")
 
 
 # ---------------------------------------------------------------------------- initial=

@@ -87,9 +87,9 @@ def _creation(name: str, params: str, fill: str) -> None:
             fill_type = types.unliteral(fill_value)
             if not isinstance(fill_type, types.Number):
                 return None
-            dtype = parse_dtype(dtype, default=fill_type)  # np.full(n, np.int32(1)): int32
+            dtype = parse_dtype(dtype, fill_type, name)  # np.full(n, np.int32(1)): int32
         else:
-            dtype = parse_dtype(rest[0])
+            dtype = parse_dtype(rest[0], function=name)
         if fill in ("one", "value") and isinstance(dtype, types.Record):
             raise TypingError(
                 f"np.{name}() of {dtype} is not supported (ember fills arrays of numbers and "
@@ -117,8 +117,8 @@ def _like(name: str, params: str, fill: str) -> None:
 
     @np_typer(function, params)
     def _typer(prototype, *rest):
-        if is_number(prototype):  # a scalar prototype gives a 0-d array, as NumPy
-            prototype = types.Array(types.unliteral(prototype), 0, "C")
+        if is_number(prototype) or isinstance(prototype, types.Record):
+            prototype = types.Array(types.unliteral(prototype), 0, "C")  # a scalar: 0-d
         if not isinstance(prototype, types.Array):
             return None
         numbers = isinstance(prototype.dtype, types.Number | types.Boolean)
@@ -133,7 +133,7 @@ def _like(name: str, params: str, fill: str) -> None:
                 return None
         else:
             dtype = rest[0]
-        dtype = parse_dtype(dtype, default=prototype.dtype)
+        dtype = parse_dtype(dtype, prototype.dtype, name)
         layout = "F" if prototype.layout == "F" else "C"
         return types.Array(dtype, prototype.ndim, layout)
 
@@ -233,9 +233,11 @@ def np_ascontiguousarray(context, builder, sig, args):
 @np_typer(np.array, "object, dtype=None")
 def _type_array(obj, dtype):
     obj = types.unliteral(obj)
+    if is_none(obj):
+        raise TypingError('The argument "object" must be array-like')
     if isinstance(obj, types.Array):  # NumPy's order='K': a Fortran array's copy is Fortran
         layout = "F" if obj.layout == "F" else "C"
-        return types.Array(parse_dtype(dtype, default=obj.dtype), obj.ndim, layout)
+        return types.Array(parse_dtype(dtype, obj.dtype, "array"), obj.ndim, layout)
     items = nested_items(obj)
     if items is None:
         return None
@@ -249,7 +251,7 @@ def _type_array(obj, dtype):
             return None
     if isinstance(common, types.Integer) and common.bitwidth < 64:
         common = types.int64 if common.signed else common
-    return types.Array(parse_dtype(dtype, default=common), len(shape), "C")
+    return types.Array(parse_dtype(dtype, common, "array"), len(shape), "C")
 
 
 def nested_items(typ) -> tuple | None:
@@ -545,7 +547,7 @@ def _select_identity(n, dtype=None):
     dtype = as_type(dtype)
     if not isinstance(types.unliteral(n), types.Integer):
         return None
-    return _identity_impl(numpy_dtype(parse_dtype(dtype)).name)
+    return _identity_impl(numpy_dtype(parse_dtype(dtype, function="identity")).name)
 
 
 def _initialize(context, builder, sig, args, result, fill: str) -> None:

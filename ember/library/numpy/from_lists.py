@@ -157,14 +157,65 @@ def _select(obj, dtype):
     return _converter(levels, leaf_ndim, row, numpy_dtype(result).name)
 
 
+def _depth_and_leaves(typ: types.Type) -> tuple[int, list] | None:
+    """(nesting depth, number types at the leaves) of a nest of lists, tuples and arrays of
+    numbers whose branches all have one depth; None for anything else."""
+    typ = types.unliteral(typ)
+    if isinstance(typ, types.Number):
+        return 0, [typ]
+    if isinstance(typ, types.Array) and isinstance(typ.dtype, types.Number):
+        return typ.ndim, [typ.dtype]
+    if isinstance(typ, (types.List, types.UniTuple)) and not (
+        isinstance(typ, types.List) and not typ.is_precise
+    ):
+        inner = _depth_and_leaves(typ.dtype)
+        return None if inner is None else (inner[0] + 1, inner[1])
+    if isinstance(typ, types.Tuple) and typ.types:
+        inner = [_depth_and_leaves(t) for t in typ.types]
+        if None in inner or len({depth for depth, _ in inner}) != 1:
+            return None
+        return inner[0][0] + 1, [leaf for _, leaves in inner for leaf in leaves]
+    return None
+
+
+def _mixed_rows(obj: types.Type, dtype):
+    """np.array of a tuple of rows of different types (`([1, 2.5], [3, 4])`): each row
+    converted on its own to the common dtype, then stacked (ValueError when their shapes
+    differ)."""
+    if not isinstance(obj, types.Tuple) or nested_items(obj) is not None:
+        return None
+    found = _depth_and_leaves(obj)
+    if found is None or found[0] < 2:
+        return None
+    python_numbers = [_natural_dtype(t) if isinstance(t, types.Integer) else t for t in found[1]]
+    natural = from_numpy_dtype(np.result_type(*(numpy_dtype(t) for t in python_numbers)))
+    result = numpy_dtype(parse_dtype(dtype or types.none, default=natural)).name
+    return _stacked_rows(len(obj), result)
+
+
+@functools.cache
+def _stacked_rows(count: int, dtype_name: str):
+    lines = ["def stack(obj, dtype=None):", "    first = np.asarray(obj[0], DT)"]
+    lines.append(f"    out = np.empty(({count},) + first.shape, DT)")
+    lines.append("    out[0] = first")
+    for k in range(1, count):
+        lines.append(f"    row = np.asarray(obj[{k}], DT)")
+        lines.append("    if row.shape != first.shape:\n        raise ValueError(RAGGED)")
+        lines.append(f"    out[{k}] = row")
+    lines.append("    return out")
+    namespace = {"np": np, "DT": np.dtype(dtype_name).type, "RAGGED": _RAGGED}
+    exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - fixed names and integers
+    return namespace["stack"]
+
+
 @overload(np.array)
 def array_from_list(obj, dtype=None):
-    return _select(obj, dtype)
+    return _select(obj, dtype) or _mixed_rows(obj, dtype)
 
 
 @overload(np.asarray)
 def asarray_from_list(a, dtype=None):
-    return _select(a, dtype)
+    return _select(a, dtype) or _mixed_rows(a, dtype)
 
 
 def _array_of_values(a, dtype=None):

@@ -918,6 +918,8 @@ def _diag_vector(v, k):
 @overload(np.diag, jit_options=NUMPY_ERRORS)
 def _select_diag(v, k=0):
     k = as_type(k)
+    if is_none(v):
+        raise TypingError('The argument "v" must be array-like')
     if not (_array(v) and isinstance(types.unliteral(k), types.Integer)):
         return None
     return {1: _diag_matrix, 2: _diag_vector}.get(v.ndim)

@@ -580,11 +580,13 @@ def _store_sequence(context, builder, view_type, view: ArrayFields, sequence_typ
         count = const(len(sequence_type))
     else:
         count = lists.length(builder, sequence)
-    context.guard(
+    kernels.guard_shapes(
+        context,
         builder,
         builder.icmp_signed("!=", count, view.shape[0]),
         ValueError,
-        "cannot assign a sequence to an array slice of another length",
+        kernels.ASSIGN_SHAPES,
+        [[view.shape[0]], [count]],
     )
     if isinstance(sequence_type, types.BaseTuple):
         for position, item_type in enumerate(sequence_type):

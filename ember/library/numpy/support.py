@@ -134,8 +134,11 @@ def _describe_dtype(dtype: np.dtype) -> str:
     }.get(dtype.kind, "not a plain number" if dtype.kind != "f" else "a float width ember lacks")
 
 
-def parse_dtype(typ: types.Type, default: types.Type | None = types.float64) -> types.Type:
-    """The scalar type a `dtype=` argument stands for (np.float32, float, 'f8', a.dtype...)."""
+def parse_dtype(
+    typ: types.Type, default: types.Type | None = types.float64, function: str = ""
+) -> types.Type:
+    """The scalar type a `dtype=` argument stands for (np.float32, float, 'f8', a.dtype...);
+    `function`: the np.<function> taking it, named when a string dtype is not a constant."""
     typ_value = typ
     if isinstance(typ_value, types.NoneType):
         if default is None:
@@ -159,6 +162,8 @@ def parse_dtype(typ: types.Type, default: types.Type | None = types.float64) -> 
                 f"Invalid NumPy dtype specified: {typ_value.literal_value!r}"
             ) from None
         return from_numpy_dtype(dtype)
+    if isinstance(typ_value, types.UnicodeType) and function:
+        raise TypingError(f"If np.{function} dtype is a string it must be a string constant.")
     if isinstance(typ_value, types.UnicodeType):
         raise TypingError(
             "a dtype given as a string must be a string constant (a literal such as 'f8' "
