@@ -324,22 +324,10 @@ def _digit_value(code):
 
 
 @register_jitable
-def _trimmed(s):
-    low = 0
-    high = _length(s)
-    while low < high and is_space(_get(s, low)):
-        low += 1
-    while high > low and is_space(_get(s, high - 1)):
-        high -= 1
-    return low, high
-
-
-@register_jitable
 def _letter_value(code):
-    """A digit's value in bases up to 36 (letters either case), or 99."""
-    value = _digit_value(code)
-    if value >= 0:
-        return value
+    """An ASCII digit's value in bases up to 36 (letters either case), or 99."""
+    if 48 <= code <= 57:
+        return code - 48
     if 97 <= code <= 122:
         return code - 87
     if 65 <= code <= 90:
@@ -356,25 +344,32 @@ def _invalid_int(s, base):
 
 @register_jitable
 def _parse_int(s, base):
+    """int(s, base) read from the ASCII copy of `s` that float() reads (byte loads: no switch
+    on the string's kind for each character)."""
     given_base = base
-    low, high = _trimmed(s)
-    negative = False
-    if low < high and (_get(s, low) == 43 or _get(s, low) == 45):
-        negative = _get(s, low) == 45
+    text = _ascii_float_text(s)
+    low, high = 0, _length(s)
+    while low < high and _ascii_space(_byte(text, low)):
         low += 1
-    if low + 1 < high and _get(s, low) == 48:
-        prefix = _get(s, low + 1) | 32
+    while high > low and _ascii_space(_byte(text, high - 1)):
+        high -= 1
+    negative = False
+    if low < high and (_byte(text, low) == 43 or _byte(text, low) == 45):
+        negative = _byte(text, low) == 45
+        low += 1
+    if low + 1 < high and _byte(text, low) == 48:
+        prefix = _byte(text, low + 1) | 32
         prefixed = (prefix == 120 and base in (0, 16)) or (prefix == 111 and base in (0, 8))
         prefixed = prefixed or (prefix == 98 and base in (0, 2))
         if prefixed:
             base = 16 if prefix == 120 else (8 if prefix == 111 else 2)
             low += 2
-            if low < high and _get(s, low) == 95:  # 0x_ff
+            if low < high and _byte(text, low) == 95:  # 0x_ff
                 low += 1
         elif base == 0:
             base = 10
             for k in range(low, high):  # "00" is fine, "012" is not
-                if _get(s, k) != 48 and _get(s, k) != 95:
+                if _byte(text, k) != 48 and _byte(text, k) != 95:
                     _invalid_int(s, given_base)
     if base == 0:
         base = 10
@@ -384,7 +379,7 @@ def _parse_int(s, base):
     total = 0  # accumulated as a negative number, which reaches the smallest int64
     previous_digit = False
     for k in range(low, high):
-        code = _get(s, k)
+        code = _byte(text, k)
         if code == 95 and previous_digit and k + 1 < high:
             previous_digit = False
             continue
@@ -456,7 +451,9 @@ def _ascii_float_text(s):
 
 @register_jitable
 def _ascii_space(code):
-    return code == 32 or 9 <= code <= 13 or 28 <= code <= 31
+    """C's isspace, as CPython's int() and float() strip ASCII text (not the separators
+    0x1c-0x1f, which str.isspace counts)."""
+    return code == 32 or 9 <= code <= 13
 
 
 @register_jitable
