@@ -248,6 +248,7 @@ def _on_same_sets(implementation):
 
 def _iterable_of_items(s: types.Type, other: types.Type) -> bool:
     """Whether `other` is an iterable that is not a set whose items go into the set `s`."""
+    other = types.widened(other)  # ("a", "b"): a tuple of literals iterates as strings
     if not _is_set(s) or isinstance(other, types.Set) or iterator_of(other) is None:
         return False
     return ht.converts(iterator_of(other).yield_type, s.dtype, "set item")
