@@ -48,6 +48,7 @@ _STRING_MODULES = (
     "ember.library.strings.methods",
     "ember.library.strings.more_methods",
     "ember.library.strings.representation",
+    "ember.library.strings.unbound_methods",
 )
 
 

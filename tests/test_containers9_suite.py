@@ -85,6 +85,30 @@ def test_set_methods_with_iterables_free_what_they_make():
     )
 
 
+# ---------------------------------------------------------------------- str.method as a function
+
+
+def unbound_string_methods(words):
+    return (
+        sorted(words, key=str.lower),
+        sorted(words, key=str.casefold, reverse=True),
+        min(words, key=str.swapcase),
+        list(map(str.strip, words)),
+        list(filter(str.isupper, words)),
+        str.upper(words[0]),
+        str.split(" a  b "),
+        str.replace("aXa", "a", "b", 1),
+        str.join("-", words),
+        str.startswith(words[-1], ("B", "ß")),
+    )
+
+
+def test_str_methods_read_from_the_class_are_functions():
+    compiled = ember.njit(unbound_string_methods)
+    for words in ([" b ", "A", "a", "Bc", "ß", "É"], ["Zeta", "alpha", "BETA"], ["x"]):
+        assert compiled(words) == unbound_string_methods(words)
+
+
 # ---------------------------------------------------------------------------- int <-> text
 
 
