@@ -85,6 +85,41 @@ def test_set_methods_with_iterables_free_what_they_make():
     )
 
 
+# ---------------------------------------------------------------------------- empty on one path
+
+
+def empty_on_one_path(text, n):
+    fields = text.split(",") if text else []
+    if n > 2:
+        weights = {1: 2.5, n: 0.5}
+    else:
+        weights = {}
+    seen = {n, 2 * n} if n else set()
+    return fields, sorted(weights.items()), sorted(seen)
+
+
+def words_or_nothing(text):
+    if not text:
+        return []
+    return text.split()
+
+
+def test_an_empty_container_on_one_path_takes_the_other_paths_type():
+    compiled = ember.njit(empty_on_one_path)
+    compiled_words = ember.njit(words_or_nothing)
+    for text, n in (("a,b", 3), ("", 0), ("x y", 1), ("", 5)):
+        assert compiled(text, n) == empty_on_one_path(text, n)
+        assert compiled_words(text) == words_or_nothing(text)
+
+    @ember.njit
+    def never_decided(n):
+        empty = []
+        return len(empty)
+
+    with pytest.raises(ember.errors.TypingError, match="item type of the empty list"):
+        never_decided(1)
+
+
 # ---------------------------------------------------------------------- str.method as a function
 
 
