@@ -444,12 +444,25 @@ def _finish_number(
     return _padded(head, _joined(digits, rest), fill, align, width)
 
 
+def _integral(value):
+    """An integer as it is (uint64 too); the float of a run-time spec's integer branch as int."""
+    raise NotImplementedError("runs only in compiled code")
+
+
+@overload(_integral)
+def _integral_overload(value):
+    if isinstance(value, (types.Integer, types.Boolean)):
+        return lambda value: value
+    return lambda value: int(value)
+
+
 def format_int(value, fill, align, sign, width, separator, zeros, base, upper, prefix, char):
     if char:
         x = int(value)
         if x < 0 or x > 0x10FFFF:
             raise OverflowError("%c arg not in range(0x110000)")
         return _padded("", chr(x), fill, align, width)
+    value = _integral(value)
     negative, digits = value < 0, integer_text(value, base, upper, False)
     size = 3 if base == 10 else 4
     return _finish_number(
