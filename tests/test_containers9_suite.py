@@ -3,19 +3,13 @@ str(int) and format()'s general int path through one digit writer, int()/float()
 CPython's whitespace rule, and programs of strings and containers that never import NumPy;
 each checked against CPython."""
 
-import os
 import random
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
 
 import pytest
 
 import ember
 from tests.oracle import assert_frees_all
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.test_library_domains import run_fresh
 
 # ---------------------------------------------------------------------------- sets and iterables
 
@@ -240,19 +234,8 @@ def test_strings_and_containers_compile_without_importing_numpy():
         print(program("b a b"))
         print("numpy" in sys.modules)
         """
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-    }
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(body)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    result, numpy_imported = done.stdout.strip().splitlines()
+    stdout = run_fresh(body)
+    result, numpy_imported = stdout.strip().splitlines()
     expected = ("[('b', 2), ('a', 1)]", 12, "2.50", "7", 3, "'x'", b"a", "1.25")
     assert result == repr(expected)
     assert numpy_imported == "False"

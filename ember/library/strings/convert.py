@@ -343,16 +343,23 @@ def _invalid_int(s, base):
 
 
 @register_jitable
+def _ascii_trimmed(text, n):
+    """The bounds of the first `n` characters of the ASCII `text` without C's whitespace."""
+    low, high = 0, n
+    while low < high and _ascii_space(_byte(text, low)):
+        low += 1
+    while high > low and _ascii_space(_byte(text, high - 1)):
+        high -= 1
+    return low, high
+
+
+@register_jitable
 def _parse_int(s, base):
     """int(s, base) read from the ASCII copy of `s` that float() reads (byte loads: no switch
     on the string's kind for each character)."""
     given_base = base
     text = _ascii_float_text(s)
-    low, high = 0, _length(s)
-    while low < high and _ascii_space(_byte(text, low)):
-        low += 1
-    while high > low and _ascii_space(_byte(text, high - 1)):
-        high -= 1
+    low, high = _ascii_trimmed(text, _length(s))
     negative = False
     if low < high and (_byte(text, low) == 43 or _byte(text, low) == 45):
         negative = _byte(text, low) == 45
@@ -518,11 +525,7 @@ def _float_syntax_end(text, low, high):
 @register_jitable
 def _parse_float(s):
     text = _ascii_float_text(s)
-    low, high = 0, _length(s)
-    while low < high and _ascii_space(_byte(text, low)):
-        low += 1
-    while high > low and _ascii_space(_byte(text, high - 1)):
-        high -= 1
+    low, high = _ascii_trimmed(text, _length(s))
     start = low
     negative = False
     if low < high and (_byte(text, low) == 43 or _byte(text, low) == 45):
