@@ -37,6 +37,21 @@ CORE_MODULES = (
 )
 
 
+_STRING_MODULES = (
+    "ember.library.strings.core",
+    "ember.library.strings.bytes",
+    "ember.library.strings.bytes_methods",
+    "ember.library.strings.case",
+    "ember.library.strings.convert",
+    "ember.library.strings.format",
+    "ember.library.strings.percent",
+    "ember.library.strings.methods",
+    "ember.library.strings.more_methods",
+    "ember.library.strings.representation",
+    "ember.library.strings.unbound_methods",
+)
+
+
 class Domain:
     """Library modules registered together, the first time a compilation meets one of the
     domain's types (`type_classes`, by isinstance) or globals (`values`, or any value defined in
@@ -123,28 +138,21 @@ DOMAINS = (
     ),
     Domain(
         "strings",
-        (
-            "ember.library.strings.core",
-            "ember.library.strings.bytes",
-            "ember.library.strings.bytes_methods",
-            "ember.library.strings.case",
-            "ember.library.strings.convert",
-            "ember.library.strings.format",
-            "ember.library.strings.percent",
-            "ember.library.strings.methods",
-            "ember.library.strings.more_methods",
-            "ember.library.strings.representation",
-            "ember.library.numpy.char_arrays",
-        ),
+        _STRING_MODULES,
         type_classes=(
             types.UnicodeType,
             types.StringLiteral,
             types.UnicodeIterator,
             types.BytesType,
-            types.UnicodeCharSeq,
-            types.CharSeq,
         ),
         values=(str, bytes, chr, ord, format, repr, ascii, displays.formatted_field),
+    ),
+    # NumPy's fixed-length strings (array elements, record fields) come with NumPy loaded:
+    # their own domain keeps a program of plain strings from importing NumPy.
+    Domain(
+        "char arrays",
+        (*_STRING_MODULES, "ember.library.numpy.char_arrays"),
+        type_classes=(types.UnicodeCharSeq, types.CharSeq),
     ),
     Domain(
         "classes",  # jitclass instances and structrefs: `is`, and jitclass methods and dunders

@@ -330,6 +330,8 @@ class TypeInferer:
             value_type = self._type_of_rhs(stmt.value)
             self.rhs_types[stmt] = value_type
             self._refine(stmt.target, value_type, stmt.loc)
+            if isinstance(stmt.value, ir.Var):
+                self._refine_empty_copy(stmt.value, self.typemap.get(stmt.target.name), stmt.loc)
         elif isinstance(stmt, ir.Branch):
             self._typeof_var(stmt.cond)
         elif isinstance(stmt, ir.Return):
@@ -340,6 +342,21 @@ class TypeInferer:
             self._type_setitem(stmt)
         elif isinstance(stmt, (ir.SetAttr, ir.DelAttr)):
             self._type_attribute_statement(stmt)
+
+    def _refine_empty_copy(self, source: ir.Var, target_type, loc: ir.Loc) -> None:
+        """`xs = a.split() if c else []`, `r = []` on one path of an `if`, `return []`: the
+        empty list copied into a variable (returned) that another path made a precise list of
+        the same kind takes that type, which nothing stored into it would decide."""
+        source_type = self.typemap.get(source.name)
+        if (
+            _is_refinable(source_type)
+            and not source_type.is_precise
+            and not _awaiting_values(source_type)
+            and target_type is not None
+            and target_type.is_precise
+            and type(target_type) is type(source_type)
+        ):
+            self._refine_backwards(source.name, target_type, loc)
 
     def _type_raise(self, stmt: ir.Raise) -> None:
         exc_type = self._typeof_var(stmt.exception)
@@ -803,6 +820,7 @@ class TypeInferer:
             if unified is not self.return_type:
                 self.return_type = unified
                 self.changed = True
+        self._refine_empty_copy(expr.value, self.return_type, expr.loc)  # `return []` too
         return value_type
 
 

@@ -246,8 +246,140 @@ def _on_same_sets(implementation):
     return make
 
 
+def _iterable_of_items(s: types.Type, other: types.Type) -> bool:
+    """Whether `other` is an iterable that is not a set whose items go into the set `s`."""
+    other = types.widened(other)  # ("a", "b"): a tuple of literals iterates as strings
+    if not _is_set(s) or isinstance(other, types.Set) or iterator_of(other) is None:
+        return False
+    return ht.converts(iterator_of(other).yield_type, s.dtype, "set item")
+
+
+@register_jitable
+def _items_as_set(s, other):
+    """The items of the iterable `other` as a set of the type of `s`."""
+    out = ht.new_table(s)
+    for item in other:
+        out.add(item)
+    return out
+
+
+@register_jitable
+def _issubset(s, other):
+    if len(s) > len(other):
+        return False
+    for item in s:
+        if item not in other:
+            return False
+    return True
+
+
+@register_jitable
+def _isdisjoint(s, other):
+    for item in s:
+        if item in other:
+            return False
+    return True
+
+
+# CPython's algorithms for a set and another iterable (Objects/setobject.c), so that the results
+# iterate in its order: the items are added, discarded or looked up in the iterable's order.
+
+
+@register_jitable
+def _union_items(s, other):
+    out = st.copy(s)
+    for item in other:
+        out.add(item)
+    return out
+
+
+@register_jitable
+def _discard_items(s, other):
+    for item in other:
+        s.discard(item)
+    if ht.mask(s) >= 0 and ht.fill(s) - ht.size(s) > ht.mask(s) // 4:
+        st.resize(s, st._growth(ht.size(s)))
+
+
+@register_jitable
+def _difference_items(s, other):
+    out = st.copy(s)
+    _discard_items(out, other)
+    return out
+
+
+@register_jitable
+def _intersection_items(s, other):
+    out = ht.new_table(s)
+    for item in other:
+        if item in s:
+            out.add(item)
+    return out
+
+
+@register_jitable
+def _intersection_update_items(s, other):
+    st.swap_bodies(s, _intersection_items(s, other))
+
+
+@register_jitable
+def _isdisjoint_items(s, other):
+    for item in other:
+        if item in s:
+            return False
+    return True
+
+
+@register_jitable
+def _issuperset_items(s, other):
+    for item in other:
+        if item not in s:
+            return False
+    return True
+
+
+@register_jitable
+def _symmetric_difference_items(s, other):
+    out = _items_as_set(s, other)
+    st.symmetric_difference_update(out, s)
+    return out
+
+
+def _through_a_set(implementation):
+    """CPython's way for the other methods: the iterable's items made a set first."""
+    return register_jitable(lambda s, other: implementation(s, _items_as_set(s, other)))
+
+
+_ITERABLE_METHODS = {
+    "union": _union_items,
+    "difference": _difference_items,
+    "difference_update": _discard_items,
+    "intersection": _intersection_items,
+    "intersection_update": _intersection_update_items,
+    "symmetric_difference": _symmetric_difference_items,
+    "symmetric_difference_update": _through_a_set(st.symmetric_difference_update),
+    "isdisjoint": _isdisjoint_items,
+    "issuperset": _issuperset_items,
+    "issubset": _through_a_set(_issubset),
+}
+
+
+def _on_sets_or_iterables(name, implementation):
+    """Method `name`'s overload: `implementation` for two sets of one item type, and CPython's
+    way for a set and any iterable of its items (its methods take iterables; its operators
+    take sets only, as here)."""
+
+    def make(s, other):
+        if _iterable_of_items(s, other):
+            return _ITERABLE_METHODS[name]
+        if _same_sets(s, other):
+            return lambda s, other: implementation(s, other)
+
+    return make
+
+
 for _name, _implementation in {**_IN_PLACE_METHODS, **_PURE_METHODS}.items():
-    overload_method(types.Set, _name)(_on_same_sets(_implementation))
+    overload_method(types.Set, _name)(_on_sets_or_iterables(_name, _implementation))
 for _operator, _implementation in _OPERATORS.items():
     overload(_operator)(_on_same_sets(_implementation))
 
@@ -273,38 +405,17 @@ for _operator, _implementation in _IN_PLACE_OPERATORS.items():
 # ---------------------------------------------------------------------------- comparisons
 
 
-def _issubset(s, other):
-    if len(s) > len(other):
-        return False
-    for item in s:
-        if item not in other:
-            return False
-    return True
+@register_jitable
+def _issuperset(s, other):
+    return other.issubset(s)
 
 
-def _isdisjoint(s, other):
-    for item in s:
-        if item in other:
-            return False
-    return True
-
-
-@overload_method(types.Set, "issubset")
-def set_issubset(s, other):
-    if _same_sets(s, other):
-        return _issubset
-
-
-@overload_method(types.Set, "issuperset")
-def set_issuperset(s, other):
-    if _same_sets(s, other):
-        return lambda s, other: other.issubset(s)
-
-
-@overload_method(types.Set, "isdisjoint")
-def set_isdisjoint(s, other):
-    if _same_sets(s, other):
-        return _isdisjoint
+for _name, _implementation in {
+    "issubset": _issubset,
+    "issuperset": _issuperset,
+    "isdisjoint": _isdisjoint,
+}.items():
+    overload_method(types.Set, _name)(_on_sets_or_iterables(_name, _implementation))
 
 
 @overload(operator.eq)

@@ -9,7 +9,6 @@ from ember import types
 from ember.extending import lower_builtin, overload
 from ember.library.containers import hashtables as ht
 from ember.library.containers.dicts import class_method, yields_pairs
-from ember.library.numpy.support import scalar_class_type
 from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
 from ember.misc.literal import literal_unroll
@@ -43,6 +42,10 @@ def item_type_of(typ: types.Type) -> types.Type | None:
     """The type a `key_type=`/`value_type=`/`item_type` argument names: an ember type object,
     or a NumPy scalar class (`np.int64`), which Numba accepts too; None for anything else."""
     if isinstance(typ, types.Function):
+        # imported here: its module imports NumPy, which a program of lists and dicts of
+        # numbers and strings never needs
+        from ember.library.numpy.support import scalar_class_type
+
         return scalar_class_type(typ.typing_key)
     return _instance(typ)
 

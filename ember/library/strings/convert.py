@@ -8,7 +8,6 @@ from __future__ import annotations
 import builtins
 import math
 
-import numpy as np
 from llvmlite import ir as llvm
 
 from ember import types
@@ -27,11 +26,9 @@ from ember.library.strings.core import (
 from ember.library.strings.methods import is_space
 from ember.library.strings.unicode import DECIMAL_VALUE, unicode_property
 from ember.lowering import arrays as refs
+from ember.lowering import cgutils
 from ember.lowering import strings as primitives
 from ember.typing.signature import signature
-
-_INT64_MIN_TEXT = "-9223372036854775808"
-
 
 # ---------------------------------------------------------------------------- numbers -> str
 
@@ -45,54 +42,64 @@ def _digit_count(magnitude):
     return count
 
 
-@register_jitable
-def _decimal_text(magnitude, negative):
-    count = _digit_count(magnitude)
-    total = count + (1 if negative else 0)
-    out = _new(1, total)
-    if negative:
-        _set(out, 0, 45)
-    for position in range(total - 1, total - count - 1, -1):
-        _set(out, position, 48 + magnitude % 10)
-        magnitude //= 10
-    return out
+@intrinsic
+def integer_text(typingctx, x, base, upper, signed_text):
+    """The digits of an integer in `base` (2 to 16; letters upper case when `upper`) as an ASCII
+    string, '-' first when `signed_text` and x < 0, else those of |x| (int64's minimum too):
+    written backwards into a stack buffer by a loop of a few instructions, then copied once."""
+    if not isinstance(x, (types.Integer, types.Boolean)):
+        return None
+    signed = getattr(x, "signed", False)  # a bool is not
 
+    def codegen(context, builder, sig, args):
+        value, base_value, upper_value, with_sign = args
+        if value.type.width < 64:
+            value = (builder.sext if signed else builder.zext)(value, refs.i64)
+        negative = llvm.Constant(llvm.IntType(1), 0)
+        if signed:
+            negative = builder.icmp_signed("<", value, refs.const(0))
+            value = builder.select(negative, builder.neg(value), value)
+        buffer = cgutils.alloca_once(builder, refs.i8, 65)  # 64 binary digits and a sign
+        letters = builder.select(upper_value, refs.const(55), refs.const(87))
+        before = builder.block
+        loop = builder.append_basic_block("digits")
+        done = builder.append_basic_block("digits.done")
+        builder.branch(loop)
+        builder.position_at_end(loop)
+        rest = builder.phi(refs.i64)
+        position = builder.phi(refs.i64)
+        rest.add_incoming(value, before)
+        position.add_incoming(refs.const(65), before)
+        digit = builder.urem(rest, base_value)
+        small = builder.icmp_unsigned("<", digit, refs.const(10))
+        code = builder.add(digit, builder.select(small, refs.const(48), letters))
+        at = builder.sub(position, refs.const(1))
+        address = builder.gep(buffer, [at], source_etype=refs.i8)
+        builder.store(builder.trunc(code, refs.i8), address)
+        quotient = builder.udiv(rest, base_value)
+        rest.add_incoming(quotient, loop)
+        position.add_incoming(at, loop)
+        builder.cbranch(builder.icmp_unsigned("!=", quotient, refs.const(0)), loop, done)
+        builder.position_at_end(done)
+        minus = builder.and_(negative, builder.trunc(with_sign, llvm.IntType(1)))
+        start = builder.sub(at, builder.zext(minus, refs.i64))
+        sign_at = builder.gep(buffer, [start], source_etype=refs.i8)
+        with builder.if_then(minus):
+            builder.store(llvm.Constant(refs.i8, 45), sign_at)
+        length = builder.sub(refs.const(65), start)
+        text = primitives.allocate(context, builder, refs.const(1), length)
+        refs.memcpy(builder, primitives.data(builder, text), sign_at, length)
+        return text
 
-@register_jitable
-def unsigned_digits(magnitude, base, upper):
-    """The digits of a uint64 in `base` (kept unsigned: uint64 mixed with int64 is a float)."""
-    letters = 55 if upper else 87  # ord('A') - 10, ord('a') - 10
-    radix = np.uint64(base)
-    count = 1
-    rest = magnitude
-    while rest >= radix:
-        rest //= radix
-        count += 1
-    out = _new(1, count)
-    for position in range(count - 1, -1, -1):
-        digit = np.int64(magnitude % radix)
-        _set(out, position, digit + (48 if digit < 10 else letters))
-        magnitude //= radix
-    return out
+    return signature(string, x, types.int64, types.boolean, types.boolean), codegen
 
 
 @overload(str)
 def number_str(x):
     if isinstance(x, types.Boolean):
         return lambda x: "True" if x else "False"
-    if isinstance(x, types.Integer) and not x.signed:
-        return lambda x: unsigned_digits(np.uint64(x), 10, False)
     if isinstance(x, types.Integer):
-
-        def int_str(x):
-            value = np.int64(x)  # a narrow -x wraps: -np.int8(-128) is -128
-            if value == -9223372036854775807 - 1:
-                return _INT64_MIN_TEXT
-            if value < 0:
-                return _decimal_text(-value, True)
-            return _decimal_text(value, False)
-
-        return int_str
+        return lambda x: integer_text(x, 10, False, True)
     if isinstance(x, types.Float) and x.bitwidth == 32:  # NumPy's shortest float32 digits
         return lambda x: _float_repr(float(x), True)
     if isinstance(x, types.Float):
@@ -153,12 +160,22 @@ _SCRATCH = 40
 _MANTISSA_BITS = (1 << 52) - 1
 
 
+@intrinsic
+def _single_rounded(typingctx, x):
+    """`x` rounded to float32 and back (np.float32 without importing NumPy for strings)."""
+
+    def codegen(context, builder, sig, args):
+        return builder.fpext(builder.fptrunc(args[0], llvm.FloatType()), llvm.DoubleType())
+
+    return signature(types.float64, types.float64), codegen
+
+
 @register_jitable
 def _reads_back(buffer, x, single):
     """Whether the NUL-ended text in `buffer` reads back as `x` (as a float32 when `single`)."""
     value = _strtod(buffer)
     if single:
-        return np.float32(value) == np.float32(x)
+        return _single_rounded(value) == _single_rounded(x)
     return value == x
 
 
@@ -307,22 +324,10 @@ def _digit_value(code):
 
 
 @register_jitable
-def _trimmed(s):
-    low = 0
-    high = _length(s)
-    while low < high and is_space(_get(s, low)):
-        low += 1
-    while high > low and is_space(_get(s, high - 1)):
-        high -= 1
-    return low, high
-
-
-@register_jitable
 def _letter_value(code):
-    """A digit's value in bases up to 36 (letters either case), or 99."""
-    value = _digit_value(code)
-    if value >= 0:
-        return value
+    """An ASCII digit's value in bases up to 36 (letters either case), or 99."""
+    if 48 <= code <= 57:
+        return code - 48
     if 97 <= code <= 122:
         return code - 87
     if 65 <= code <= 90:
@@ -330,33 +335,48 @@ def _letter_value(code):
     return 99
 
 
-@register_jitable
+@register_jitable(_llvm_inline="never")  # one copy of the repr for every place it raises
 def _invalid_int(s, base):
     """CPython's message, the string's repr cut to 200 characters as its `%.200R` does."""
-    raise ValueError("invalid literal for int() with base " + str(base) + ": " + repr(s)[:200])
+    base_text = integer_text(base, 10, False, True)
+    raise ValueError("invalid literal for int() with base " + base_text + ": " + repr(s)[:200])
+
+
+@register_jitable
+def _ascii_trimmed(text, n):
+    """The bounds of the first `n` characters of the ASCII `text` without C's whitespace."""
+    low, high = 0, n
+    while low < high and _ascii_space(_byte(text, low)):
+        low += 1
+    while high > low and _ascii_space(_byte(text, high - 1)):
+        high -= 1
+    return low, high
 
 
 @register_jitable
 def _parse_int(s, base):
+    """int(s, base) read from the ASCII copy of `s` that float() reads (byte loads: no switch
+    on the string's kind for each character)."""
     given_base = base
-    low, high = _trimmed(s)
+    text = _ascii_float_text(s)
+    low, high = _ascii_trimmed(text, _length(s))
     negative = False
-    if low < high and (_get(s, low) == 43 or _get(s, low) == 45):
-        negative = _get(s, low) == 45
+    if low < high and (_byte(text, low) == 43 or _byte(text, low) == 45):
+        negative = _byte(text, low) == 45
         low += 1
-    if low + 1 < high and _get(s, low) == 48:
-        prefix = _get(s, low + 1) | 32
+    if low + 1 < high and _byte(text, low) == 48:
+        prefix = _byte(text, low + 1) | 32
         prefixed = (prefix == 120 and base in (0, 16)) or (prefix == 111 and base in (0, 8))
         prefixed = prefixed or (prefix == 98 and base in (0, 2))
         if prefixed:
             base = 16 if prefix == 120 else (8 if prefix == 111 else 2)
             low += 2
-            if low < high and _get(s, low) == 95:  # 0x_ff
+            if low < high and _byte(text, low) == 95:  # 0x_ff
                 low += 1
         elif base == 0:
             base = 10
             for k in range(low, high):  # "00" is fine, "012" is not
-                if _get(s, k) != 48 and _get(s, k) != 95:
+                if _byte(text, k) != 48 and _byte(text, k) != 95:
                     _invalid_int(s, given_base)
     if base == 0:
         base = 10
@@ -366,7 +386,7 @@ def _parse_int(s, base):
     total = 0  # accumulated as a negative number, which reaches the smallest int64
     previous_digit = False
     for k in range(low, high):
-        code = _get(s, k)
+        code = _byte(text, k)
         if code == 95 and previous_digit and k + 1 < high:
             previous_digit = False
             continue
@@ -438,7 +458,9 @@ def _ascii_float_text(s):
 
 @register_jitable
 def _ascii_space(code):
-    return code == 32 or 9 <= code <= 13 or 28 <= code <= 31
+    """C's isspace, as CPython's int() and float() strip ASCII text (not the separators
+    0x1c-0x1f, which str.isspace counts)."""
+    return code == 32 or 9 <= code <= 13
 
 
 @register_jitable
@@ -503,11 +525,7 @@ def _float_syntax_end(text, low, high):
 @register_jitable
 def _parse_float(s):
     text = _ascii_float_text(s)
-    low, high = 0, _length(s)
-    while low < high and _ascii_space(_byte(text, low)):
-        low += 1
-    while high > low and _ascii_space(_byte(text, high - 1)):
-        high -= 1
+    low, high = _ascii_trimmed(text, _length(s))
     start = low
     negative = False
     if low < high and (_byte(text, low) == 43 or _byte(text, low) == 45):

@@ -22,7 +22,7 @@ from ember import types
 from ember.errors import LoweringError, UnsupportedError
 from ember.extending import intrinsic, lower_builtin, lower_cast, overload, register_jitable
 from ember.ir import displays
-from ember.library.strings.convert import unsigned_digits
+from ember.library.strings.convert import integer_text
 from ember.library.strings.core import (
     _byte,
     _copy,
@@ -39,7 +39,6 @@ from ember.library.strings.core import (
 )
 from ember.library.strings.core import string as string_type
 from ember.lowering import arrays as refs
-from ember.lowering import cgutils
 from ember.lowering import strings as primitives
 from ember.typing.overload import NUMPY_ERRORS, Implementation
 from ember.typing.signature import Signature, signature
@@ -168,80 +167,9 @@ def _c_format(typingctx, pattern, precision, x):
     return signature(string_type, string_type, types.int64, types.float64), codegen
 
 
-@intrinsic
-def _integer_text(typingctx, x, base, upper, signed_text):
-    """The digits of an integer in `base` (2 to 16; letters upper case when `upper`) as an ASCII
-    string, '-' first when `signed_text` and x < 0, else those of |x| (int64's minimum too):
-    written backwards into a stack buffer by a loop of a few instructions, then copied once."""
-    if not isinstance(x, (types.Integer, types.Boolean)):
-        return None
-    signed = getattr(x, "signed", False)  # a bool is not
-
-    def codegen(context, builder, sig, args):
-        value, base_value, upper_value, with_sign = args
-        if value.type.width < 64:
-            value = (builder.sext if signed else builder.zext)(value, refs.i64)
-        negative = llvm.Constant(llvm.IntType(1), 0)
-        if signed:
-            negative = builder.icmp_signed("<", value, refs.const(0))
-            value = builder.select(negative, builder.neg(value), value)
-        buffer = cgutils.alloca_once(builder, refs.i8, 65)  # 64 binary digits and a sign
-        letters = builder.select(upper_value, refs.const(55), refs.const(87))
-        before = builder.block
-        loop = builder.append_basic_block("digits")
-        done = builder.append_basic_block("digits.done")
-        builder.branch(loop)
-        builder.position_at_end(loop)
-        rest = builder.phi(refs.i64)
-        position = builder.phi(refs.i64)
-        rest.add_incoming(value, before)
-        position.add_incoming(refs.const(65), before)
-        digit = builder.urem(rest, base_value)
-        small = builder.icmp_unsigned("<", digit, refs.const(10))
-        code = builder.add(digit, builder.select(small, refs.const(48), letters))
-        at = builder.sub(position, refs.const(1))
-        address = builder.gep(buffer, [at], source_etype=refs.i8)
-        builder.store(builder.trunc(code, refs.i8), address)
-        quotient = builder.udiv(rest, base_value)
-        rest.add_incoming(quotient, loop)
-        position.add_incoming(at, loop)
-        builder.cbranch(builder.icmp_unsigned("!=", quotient, refs.const(0)), loop, done)
-        builder.position_at_end(done)
-        minus = builder.and_(negative, builder.trunc(with_sign, llvm.IntType(1)))
-        start = builder.sub(at, builder.zext(minus, refs.i64))
-        sign_at = builder.gep(buffer, [start], source_etype=refs.i8)
-        with builder.if_then(minus):
-            builder.store(llvm.Constant(refs.i8, 45), sign_at)
-        length = builder.sub(refs.const(65), start)
-        text = primitives.allocate(context, builder, refs.const(1), length)
-        refs.memcpy(builder, primitives.data(builder, text), sign_at, length)
-        return text
-
-    return signature(string_type, x, types.int64, types.boolean, types.boolean), codegen
-
-
 # The helpers below build their results with the string primitives (one allocation, no
 # intermediate strings): they compile several times faster than the same code written with
 # slicing and `+`, which matters because every format() call links them in.
-
-
-@register_jitable
-def _radix_text(x, base, upper):
-    """The digits of |x| in `base` (2, 8 or 16), int64's minimum too."""
-    letters = 55 if upper else 87  # ord('A') - 10, ord('a') - 10
-    count = 0
-    rest = x
-    while True:
-        count += 1
-        rest = -(rest // -base) if rest < 0 else rest // base
-        if rest == 0:
-            break
-    out = _new(1, count)
-    for position in range(count - 1, -1, -1):
-        digit = abs(x % base) if x >= 0 else abs(x - base * -(x // -base))
-        _set(out, position, digit + (48 if digit < 10 else letters))
-        x = -(x // -base) if x < 0 else x // base
-    return out
 
 
 @register_jitable
@@ -424,7 +352,7 @@ def _ascii_number(
 
 def format_int_ascii(value, fill, align, sign, width, separator, zeros, base, upper, prefix, size):
     """An integer (no 'c') with an ASCII fill; the options are code points (0: none)."""
-    text = _integer_text(value, base, upper, False)
+    text = integer_text(value, base, upper, False)
     return _ascii_number(
         text, True, value < 0, sign, prefix, 0, fill, align, width, separator, size, zeros, 0
     )
@@ -516,24 +444,16 @@ def _finish_number(
     return _padded(head, _joined(digits, rest), fill, align, width)
 
 
-def _sign_and_digits(value, base, upper):
-    """(whether `value` is negative, the digits of its magnitude in `base`)."""
+def _integral(value):
+    """An integer as it is (uint64 too); the float of a run-time spec's integer branch as int."""
     raise NotImplementedError("runs only in compiled code")
 
 
-@overload(_sign_and_digits)
-def _sign_and_digits_overload(value, base, upper):
-    if isinstance(value, types.Integer) and not value.signed and value.bitwidth == 64:
-        return lambda value, base, upper: (False, unsigned_digits(value, base, upper))
-
-    def signed(value, base, upper):
-        x = int(value)
-        if base != 10:
-            return x < 0, _radix_text(x, base, upper)
-        digits = str(x)
-        return x < 0, (substring(digits, 1, _length(digits)) if x < 0 else digits)
-
-    return signed
+@overload(_integral)
+def _integral_overload(value):
+    if isinstance(value, (types.Integer, types.Boolean)):
+        return lambda value: value
+    return lambda value: int(value)
 
 
 def format_int(value, fill, align, sign, width, separator, zeros, base, upper, prefix, char):
@@ -542,7 +462,8 @@ def format_int(value, fill, align, sign, width, separator, zeros, base, upper, p
         if x < 0 or x > 0x10FFFF:
             raise OverflowError("%c arg not in range(0x110000)")
         return _padded("", chr(x), fill, align, width)
-    negative, digits = _sign_and_digits(value, base, upper)
+    value = _integral(value)
+    negative, digits = value < 0, integer_text(value, base, upper, False)
     size = 3 if base == 10 else 4
     return _finish_number(
         negative, sign, prefix, digits, "", fill, align, width, separator, zeros, size

@@ -12,8 +12,9 @@ import re
 from ember import types
 from ember.errors import UnsupportedError
 from ember.extending import lower_builtin, register_jitable
+from ember.library.strings.convert import integer_text
 from ember.library.strings.core import _copy, _kind, _length, _new, is_string, substring
-from ember.library.strings.format import _ascii_number, _integer_text
+from ember.library.strings.format import _ascii_number
 from ember.lowering.optional import python_type_name
 from ember.typing.overload import NUMPY_ERRORS, Implementation
 from ember.typing.signature import signature
@@ -37,7 +38,7 @@ def _pct_int(value, base, upper, prefix, sign, zero, left, width, precision):
     with spaces, or zeros after the sign and prefix (flag '0'); `prefix` and `sign` are code
     points (0: none)."""
     fill, align = (32, 60) if left else ((48, 61) if zero else (32, 62))
-    text = _integer_text(value, base, upper, False)
+    text = integer_text(value, base, upper, False)
     return _ascii_number(
         text, True, value < 0, sign, prefix, 0, fill, align, width, 0, 3, False, precision
     )
@@ -117,7 +118,7 @@ def _directive_source(match: re.Match, value: str, typ: types.Type) -> str:
         sign = ord("+") if "+" in flags else (ord(" ") if " " in flags else 0)
         prefix = ord(code) if "#" in flags and code in "oxX" else 0
         if not flags and width == 0 and precision < 0 and code in "diu":
-            return f"_integer_text({number}, 10, False, True)"
+            return f"integer_text({number}, 10, False, True)"
         base = _INT_BASES[code]
         return (
             f"_pct_int({number}, {base}, {code == 'X'}, {prefix}, {sign}, {zero}, {left}, "
@@ -206,7 +207,7 @@ def _compiled_plan(fmt: str, args: types.Type) -> Implementation:
         "_pct_char_of_int": _pct_char_of_int,
         "_pct_char_of_text": _pct_char_of_text,
         "_concat": _concat,
-        "_integer_text": _integer_text,
+        "integer_text": integer_text,
     }
     exec(_plan(fmt, args), namespace)  # noqa: S102 - generated from a parsed constant format
     return Implementation(namespace["impl"], NUMPY_ERRORS)
