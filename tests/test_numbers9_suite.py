@@ -104,3 +104,18 @@ def test_uint16_and_float32_compute_in_float64():
     assert float(np.float32(3) / y) != 3 / fy  # (the float32 answer differs from float64's)
     as_complex = ember.njit(lambda a, b: a * b)
     assert as_complex(np.uint16(3), np.complex64(0.1 + 1j)) == 3 * complex(np.complex64(0.1 + 1j))
+
+
+def test_float_power_with_a_uint64_exponent():
+    # a float to a uint64 power above 2**63 - 1 was a negative power (3.5 ** (2**64 - 1) gave
+    # 1 / 3.5); CPython converts a huge int exponent to a float, so (-1.0) ** odd is 1.0 too
+    f = ember.njit(lambda a, b: a**b)
+    for base in (0.5, -0.5, 1.0, -1.0, 0.0, 1.5, -2.0):
+        for exponent in (U64_MAX, 2**63, 2**63 + 1, 0, 3, 10):
+            try:
+                expected = base**exponent
+            except OverflowError:
+                continue
+            assert same(f(base, np.uint64(exponent)), expected), (base, exponent)
+    assert f(np.float32(0.5), np.uint64(U64_MAX)) == 0.0
+    assert f(2.0, np.uint8(10)) == 1024.0 and f(1.5, True) == 1.5

@@ -141,13 +141,12 @@ def _power(args, kws):
     if result is None:
         return None
     base, exponent = (types.unliteral(a) for a in args)
+    # an unsigned exponent stays unsigned: 2 ** np.uint64(2**63) is no negative power
+    integer_exponent = types.uint64 if _is_unsigned(exponent) else types.int64
     if isinstance(base, types.Float) and _is_int_like(exponent):
-        return signature(base, base, types.int64)  # Numba: float32 ** 2 stays float32
-    if isinstance(result, types.Float) and _is_int_like(exponent):
-        return signature(result, result, types.int64)
-    if isinstance(result, types.Integer) and _is_unsigned(exponent):
-        # an unsigned exponent stays unsigned: 2 ** np.uint64(2**63) is no negative power
-        return signature(result, result, types.uint64)
+        return signature(base, base, integer_exponent)  # Numba: float32 ** 2 stays float32
+    if isinstance(result, types.Float | types.Integer) and _is_int_like(exponent):
+        return signature(result, result, integer_exponent)
     return _same(result)
 
 
