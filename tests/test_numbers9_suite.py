@@ -119,3 +119,22 @@ def test_float_power_with_a_uint64_exponent():
             assert same(f(base, np.uint64(exponent)), expected), (base, exponent)
     assert f(np.float32(0.5), np.uint64(U64_MAX)) == 0.0
     assert f(2.0, np.uint8(10)) == 1024.0 and f(1.5, True) == 1.5
+
+
+def test_arange_of_float_kind_computes_in_floats_as_numpy():
+    # a uint64 bound with an int64 one gives float64 values; the bounds were subtracted as
+    # int64 (np.arange(np.int64(-6), np.uint64(2**64 - 1), 2**62) wrapped), and NumPy's fill
+    # steps by (start + step) - start
+    f = ember.njit(lambda a, b, c: np.arange(a, b, c))
+    cases = [
+        (np.int64(-6), np.uint64(U64_MAX), np.uint64(2**62)),
+        (np.int8(-3), np.uint64(3), 1),
+        (3.0, 0, -0.7),
+        (0.0, 1.0, 0.1),
+        (-2.25, 7.5, 0.3),
+        (1, 2.5, 0.5),
+        (np.float32(0.1), np.float32(1.0), np.float32(0.1)),
+    ]
+    for args in cases:
+        got, expected = f(*args), np.arange(*args)
+        assert got.dtype == expected.dtype and got.tolist() == expected.tolist(), args
