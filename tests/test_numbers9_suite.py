@@ -138,3 +138,22 @@ def test_arange_of_float_kind_computes_in_floats_as_numpy():
     for args in cases:
         got, expected = f(*args), np.arange(*args)
         assert got.dtype == expected.dtype and got.tolist() == expected.tolist(), args
+
+
+def test_unary_operators_of_narrow_ints_are_64_bit():
+    # Numba types -x, +x, ~x of a narrow int as int64/uint64 (the value computed at x's width,
+    # as NumPy wraps it): a container made of one holds 64-bit values, so a later 1000 fits
+    def f(x):
+        d = {1: ~x}
+        d[2] = 1000
+        values = [-x]
+        values.append(1000)
+        return d[2], values[1], -x, ~x, +x, ~x * 1000
+
+    jitted = ember.njit(f)
+    with np.errstate(over="ignore"):
+        for x in (np.int8(-128), np.int8(5), np.uint8(5), np.int16(-32768), np.uint32(1)):
+            negated, inverted = int(np.negative(x)), int(np.invert(x))
+            got = jitted(x)
+            assert got == (1000, 1000, negated, inverted, int(x), inverted * 1000), x
+    assert str(jitted.nopython_signatures[0].return_type) == "UniTuple(int64 x 6)"

@@ -253,9 +253,18 @@ def _negate(args, kws):
     (value,) = (types.unliteral(a) for a in args)
     if isinstance(value, types.Boolean):
         return signature(types.int64, types.int64)
+    if isinstance(value, types.Integer):
+        return _widened_unary(value)
     if isinstance(value, types.Number):
         return signature(value, value)
     return None
+
+
+def _widened_unary(value: types.Integer) -> Signature:
+    """-x, +x, ~x of an integer are 64-bit (Numba: at least intp wide, so `{1: -x}` of an int8
+    holds int64s), of the value computed at x's own width (Numba: -np.int8(-128) is -128,
+    ~np.uint8(5) is 250)."""
+    return signature(integer_result(value, value), value)
 
 
 @registry.typer(operator.pos)
@@ -270,7 +279,7 @@ def _invert(args, kws):
         # logical not, as Numba and np.bool_ (Python's ~True is -2): `if ~np.isnan(v):`
         return signature(types.boolean, types.boolean)
     if isinstance(value, types.Integer):
-        return signature(value, value)
+        return _widened_unary(value)
     return None
 
 
