@@ -415,17 +415,23 @@ def _converts_exactly(int_type: types.Integer, integer: llvm.Value) -> bool:
 
 @lower_builtin(operator.neg, types.Integer)
 def int_negate(context, builder, sig, args):
-    return builder.neg(args[0])
+    return _widen_unary_result(context, builder, sig, builder.neg(args[0]))
 
 
 @lower_builtin(operator.pos, types.Number)
 def number_positive(context, builder, sig, args):
-    return args[0]
+    return _widen_unary_result(context, builder, sig, args[0])
 
 
 @lower_builtin(operator.invert, types.Integer)
 def int_invert(context, builder, sig, args):
-    return builder.not_(args[0])
+    return _widen_unary_result(context, builder, sig, builder.not_(args[0]))
+
+
+def _widen_unary_result(context, builder, sig, value):
+    """A unary operator's value, computed at its operand's width, as its (64-bit) result type
+    (ember/typing/arith.py `_widened_unary`)."""
+    return context.cast(builder, value, sig.args[0], sig.return_type)
 
 
 @lower_builtin(operator.invert, types.Boolean)

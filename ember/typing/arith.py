@@ -3,7 +3,8 @@
 Integers compute at 64 bits: signed with signed gives int64, unsigned with unsigned gives
 uint64, and mixing gives int64 (also for uint64, as Numba: `np.uint64(7) - 3` is int64 4).
 Anything involving a float or complex follows NumPy's promotion, except that a float raised
-to an integer power keeps the float's type (Numba: `float32 ** 2` is float32).
+to an integer power keeps the float's type (Numba: `float32 ** 2` is float32) and that a 32-bit
+float meets only integers of 8 bits and int16 in 32 bits (Numba: `uint16 + float32` is float64).
 """
 
 from __future__ import annotations
@@ -24,12 +25,14 @@ def _is_int_like(t: types.Type) -> bool:
     return isinstance(t, (types.Integer, types.Boolean))
 
 
+def _is_unsigned(t: types.Type) -> bool:
+    return isinstance(t, types.Integer) and not t.signed
+
+
 def integer_result(a: types.Type, b: types.Type) -> types.Number:
     """The type two integers (or booleans) compute in: uint64 when both are unsigned, else
     int64 (Numba's scalar rule; a uint64 above 2**63 - 1 wraps, as in Numba)."""
-    a_unsigned = isinstance(a, types.Integer) and not a.signed
-    b_unsigned = isinstance(b, types.Integer) and not b.signed
-    return types.uint64 if a_unsigned and b_unsigned else types.int64
+    return types.uint64 if _is_unsigned(a) and _is_unsigned(b) else types.int64
 
 
 def as_number(t: types.Type) -> types.Type:
@@ -51,7 +54,16 @@ def arithmetic_result(a: types.Type, b: types.Type) -> types.Number | None:
         return None
     if _is_int_like(a) and _is_int_like(b):
         return integer_result(a, b)
-    return _numpy_promote(a, b)
+    promoted = _numpy_promote(a, b)
+    if promoted in (types.float32, types.complex64) and any(map(_widens_small_floats, (a, b))):
+        return types.float64 if promoted is types.float32 else types.complex128
+    return promoted
+
+
+def _widens_small_floats(t: types.Type) -> bool:
+    """Whether an integer operand takes float32 (complex64) arithmetic to 64 bits in Numba's
+    operator rules: a uint16 does too, though NumPy's promotion keeps float32 for it."""
+    return isinstance(t, types.Integer) and (t.bitwidth > 16 or (t.bitwidth == 16 and not t.signed))
 
 
 def comparison_operands(a: types.Type, b: types.Type) -> tuple[types.Type, types.Type] | None:
@@ -62,7 +74,7 @@ def comparison_operands(a: types.Type, b: types.Type) -> tuple[types.Type, types
     operand = arithmetic_result(a, b)
     if operand is None:
         return None
-    if isinstance(operand, types.Integer) and operand.signed and _mixes_uint64(a, b):
+    if isinstance(operand, types.Integer) and operand.signed and mixes_uint64(a, b):
         return tuple(
             types.uint64 if isinstance(t, types.Integer) and not t.signed else types.int64
             for t in (types.unliteral(a), types.unliteral(b))  # (a bool meets it as an int64)
@@ -70,7 +82,7 @@ def comparison_operands(a: types.Type, b: types.Type) -> tuple[types.Type, types
     return operand, operand
 
 
-def _mixes_uint64(a: types.Type, b: types.Type) -> bool:
+def mixes_uint64(a: types.Type, b: types.Type) -> bool:
     """Whether a uint64 meets a signed integer (their int64 computing type wraps the uint64)."""
     a, b = types.unliteral(a), types.unliteral(b)
     if not (_is_int_like(a) and _is_int_like(b)):
@@ -108,7 +120,7 @@ def _truediv(args, kws):
     if _is_int_like(result):
         # a uint64 with a signed integer divides as floats, so a uint64 above 2**63 - 1
         # keeps its sign (an int64 operand would wrap it negative)
-        operand = types.float64 if _mixes_uint64(*args) else result
+        operand = types.float64 if mixes_uint64(*args) else result
         return signature(types.float64, operand, operand)
     return _same(result)
 
@@ -129,10 +141,12 @@ def _power(args, kws):
     if result is None:
         return None
     base, exponent = (types.unliteral(a) for a in args)
+    # an unsigned exponent stays unsigned: 2 ** np.uint64(2**63) is no negative power
+    integer_exponent = types.uint64 if _is_unsigned(exponent) else types.int64
     if isinstance(base, types.Float) and _is_int_like(exponent):
-        return signature(base, base, types.int64)  # Numba: float32 ** 2 stays float32
-    if isinstance(result, types.Float) and _is_int_like(exponent):
-        return signature(result, result, types.int64)
+        return signature(base, base, integer_exponent)  # Numba: float32 ** 2 stays float32
+    if isinstance(result, types.Float | types.Integer) and _is_int_like(exponent):
+        return signature(result, result, integer_exponent)
     return _same(result)
 
 
@@ -143,9 +157,8 @@ for _fn in (operator.lshift, operator.rshift):
         left, right = (types.unliteral(a) for a in args)
         if not (_is_int_like(left) and _is_int_like(right)):
             return None
-        left_unsigned = isinstance(left, types.Integer) and not left.signed
-        result = types.uint64 if left_unsigned else types.int64
-        return signature(result, result, types.int64 if right.signed else types.uint64)
+        result = types.uint64 if _is_unsigned(left) else types.int64
+        return signature(result, result, types.uint64 if _is_unsigned(right) else types.int64)
 
 
 for _fn in (operator.and_, operator.or_, operator.xor):
@@ -240,9 +253,18 @@ def _negate(args, kws):
     (value,) = (types.unliteral(a) for a in args)
     if isinstance(value, types.Boolean):
         return signature(types.int64, types.int64)
+    if isinstance(value, types.Integer):
+        return _widened_unary(value)
     if isinstance(value, types.Number):
         return signature(value, value)
     return None
+
+
+def _widened_unary(value: types.Integer) -> Signature:
+    """-x, +x, ~x of an integer are 64-bit (Numba: at least intp wide, so `{1: -x}` of an int8
+    holds int64s), of the value computed at x's own width (Numba: -np.int8(-128) is -128,
+    ~np.uint8(5) is 250)."""
+    return signature(integer_result(value, value), value)
 
 
 @registry.typer(operator.pos)
@@ -257,7 +279,7 @@ def _invert(args, kws):
         # logical not, as Numba and np.bool_ (Python's ~True is -2): `if ~np.isnan(v):`
         return signature(types.boolean, types.boolean)
     if isinstance(value, types.Integer):
-        return signature(value, value)
+        return _widened_unary(value)
     return None
 
 

@@ -14,6 +14,7 @@ import math
 from ember import types
 from ember.errors import TypingError
 from ember.library.builtins.enumerate_zip import iterator_of
+from ember.library.builtins.numeric import as_uint64
 from ember.misc.literal import literal_unroll
 from ember.typing.overload import overload, overload_method, register_jitable
 
@@ -232,6 +233,8 @@ def math_perm(n, k=None):
 def math_gcd(a, b):
     if not (_integer(a) and _integer(b)):
         return None
+    if any(types.unliteral(t) is types.uint64 for t in (a, b)):
+        return _gcd_unsigned
 
     def gcd(a, b):
         a, b = abs(a), abs(b)
@@ -240,6 +243,15 @@ def math_gcd(a, b):
         return a
 
     return gcd
+
+
+def _gcd_unsigned(a, b):
+    """gcd in uint64, when one operand is a uint64 (mixed with a signed one, the remainders
+    would be int64 or float64): |a| as uint64 is exact even for -2**63."""
+    a, b = as_uint64(abs(a)), as_uint64(abs(b))
+    while b:
+        a, b = b, a % b
+    return a
 
 
 @overload(math.lcm)

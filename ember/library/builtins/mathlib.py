@@ -14,6 +14,7 @@ from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.numbers import c_pow, is_finite, is_infinite
 from ember.lowering.powers import power_with_float_exponent
 from ember.lowering.registry import lower_builtin
+from ember.typing.arith import integer_result
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
@@ -261,7 +262,9 @@ for _name, _intrinsic in (("floor", "llvm.floor"), ("ceil", "llvm.ceil"), ("trun
             return None
         arg = types.unliteral(args[0])
         if isinstance(arg, (types.Integer, types.Boolean)):
-            return signature(types.int64, types.int64)
+            # as Numba: an unsigned integer stays unsigned (2**64 - 1 stays itself)
+            integer = integer_result(arg, arg)
+            return signature(integer, integer)
         if isinstance(arg, types.Float):
             return signature(types.int64, arg)
         return None

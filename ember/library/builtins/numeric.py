@@ -20,7 +20,7 @@ from ember.library.builtins.number_methods import PLAIN_IEEE
 from ember.lowering.casts import make_complex
 from ember.lowering.intrinsics import X86_64, call_intrinsic
 from ember.lowering.registry import VarArgs, lower_builtin, lower_cast
-from ember.typing.arith import arithmetic_result
+from ember.typing.arith import arithmetic_result, integer_result, mixes_uint64
 from ember.typing.conversions import unify_pair
 from ember.typing.signature import signature
 from ember.typing.templates import registry
@@ -305,12 +305,12 @@ def _type_round(args, kws):
     value = types.unliteral(args[0])
     if isinstance(value, types.Complex):
         return None
+    # an unsigned integer stays unsigned (round(np.uint64(2**64 - 1)) is itself)
+    operand = value if isinstance(value, types.Float) else integer_result(value, value)
     if len(args) == 1:
-        operand = value if isinstance(value, types.Float) else types.int64
-        return signature(types.int64, operand)
+        return signature(operand if isinstance(operand, types.Integer) else types.int64, operand)
     if not isinstance(types.unliteral(args[1]), (types.Integer, types.Boolean)):
         return None
-    operand = value if isinstance(value, types.Float) else types.int64
     return signature(operand, operand, types.int64)
 
 
@@ -342,7 +342,8 @@ def float_round_digits(context, builder, sig, args):
 
 @lower_builtin(round, types.Integer, types.Integer)
 def int_round_digits(context, builder, sig, args):
-    return context.compile_internal(builder, round_integer_digits, sig, args, **PLAIN_IEEE)
+    digits = round_integer_digits if sig.args[0].signed else round_unsigned_digits
+    return context.compile_internal(builder, digits, sig, args, **PLAIN_IEEE)
 
 
 _POWERS_OF_TEN = tuple(10.0**i for i in range(23))  # exact doubles
@@ -415,6 +416,33 @@ def round_integer_digits(x, ndigits):
     if twice > scale or (twice == scale and quotient % 2 == 1):
         quotient += 1
     return quotient * scale
+
+
+def round_unsigned_digits(x, ndigits):
+    """round(uint64, ndigits) as round_integer_digits, in unsigned arithmetic (a value above
+    2**63 - 1 must not wrap negative); 10**20 exceeds uint64, so from -20 on it is 0."""
+    if ndigits >= 0:
+        return x
+    if ndigits < -19:
+        return x - x
+    scale = as_uint64(10 ** (-ndigits))
+    quotient, remainder = x // scale, x % scale
+    above_half = remainder > scale - remainder  # (2 * remainder may not fit)
+    if above_half or (remainder == scale - remainder and quotient % 2 == 1):
+        return (quotient + as_uint64(1)) * scale  # (uint64 + a signed 1 would be int64)
+    return quotient * scale
+
+
+@intrinsic
+def as_uint64(typingctx, value):
+    """The uint64 of an integer (a two's complement reinterpretation of a negative one)."""
+    if not isinstance(value, types.Integer | types.Boolean):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return context.cast(builder, args[0], sig.args[0], types.uint64)
+
+    return signature(types.uint64, value), codegen
 
 
 def _roundeven(builder, value):
@@ -527,6 +555,13 @@ def builtin_divmod(a, b):
     operand = arithmetic_result(a, b)
     if operand is None or isinstance(operand, types.Complex):
         return None
+    if mixes_uint64(a, b) and any(_is_signed_integer(t) for t in (a, b)):
+        # Numba divides these as floats: their int64 would wrap a uint64 above 2**63 - 1
+
+        def float_pair_divmod(a, b):
+            return divmod(float(a), float(b))
+
+        return float_pair_divmod
     if isinstance(operand, types.Float):
 
         def float_divmod(a, b):
@@ -539,6 +574,11 @@ def builtin_divmod(a, b):
         return a // b, a % b
 
     return int_divmod
+
+
+def _is_signed_integer(t: types.Type) -> bool:
+    t = types.unliteral(t)
+    return isinstance(t, types.Integer) and t.signed
 
 
 @intrinsic

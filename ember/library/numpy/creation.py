@@ -348,12 +348,17 @@ def _arange_impl(kind: str, dtype_name: str):
         def impl(start, stop, step, dtype):
             if step == 0:
                 raise ZeroDivisionError("arange: step is zero")
-            n = int(math.ceil((stop - start) / step))
+            # in floats, as NumPy: integer bounds (a uint64 with an int64) would wrap
+            first, step = float(start), float(step)
+            n = int(math.ceil((float(stop) - first) / step))
             if n < 0:
                 n = 0
             out = np.empty(n, np_type)
+            # NumPy's fill: the second value is first + step, the others first + i * delta
+            # with delta the difference of those two (3.0, 2.3, 1.5999999999999996, ...)
+            delta = (first + step) - first
             for i in range(n):
-                out[i] = start + i * step
+                out[i] = first + step if i == 1 else first + i * delta
             return out
 
     return impl
