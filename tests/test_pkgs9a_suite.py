@@ -78,3 +78,16 @@ def test_serialize_dumps_round_trips_local_functions():
 
     restored = pickle.loads(serialize.dumps((shifted, [1, 2.5])))
     assert restored[0](3) == 8 and restored[1] == [1, 2.5]
+
+
+def test_numba_type_submodule_paths_name_ember_types():
+    from ember.core.types.misc import NoneType, Omitted
+    from ember.core.types.npytypes import Array
+
+    assert NoneType is types.NoneType and Omitted is types.Omitted and Array is types.Array
+
+    @ember.njit
+    def default_or(x, y=None):
+        return x if y is None else x + y
+
+    assert [default_or(2), default_or(2, 5), default_or(-1.5, 0.25)] == [2, 7, -1.25]
