@@ -91,3 +91,24 @@ def test_numba_type_submodule_paths_name_ember_types():
         return x if y is None else x + y
 
     assert [default_or(2), default_or(2, 5), default_or(-1.5, 0.25)] == [2, 7, -1.25]
+
+
+def _member_counts(t):
+    raise NotImplementedError  # replaced by the overload below
+
+
+@overload(_member_counts)
+def _member_counts_overload(t):
+    # an overload builder reading `count` off tuple types, homogeneous or not
+    outer, inner = t.count, tuple(member.count for member in t.types)
+    return lambda t: (outer, inner)
+
+
+def test_tuple_types_have_a_member_count():
+    @ember.njit
+    def counts(t):
+        return _member_counts(t)
+
+    assert counts(((1, 2.5), (3, 4.0, 5))) == (2, (2, 3))
+    assert counts(((1, 2), (3, 4), (5, 6))) == (3, (2, 2, 2))
+    assert types.Tuple((types.int64, types.float64)).count == 2
