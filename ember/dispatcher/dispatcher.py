@@ -268,6 +268,16 @@ class Dispatcher:
         """Numba's name for the disk cache (None without cache=True)."""
         return self._disk_cache
 
+    @_cache.setter
+    def _cache(self, cache: Any) -> None:
+        """Numba's idiom `dispatcher._cache = NullCache()` turns the disk cache off."""
+        from ember.core.caching import NullCache
+
+        if cache is not None and not isinstance(cache, NullCache):
+            raise TypeError(f"a dispatcher's _cache can only be switched off (None or "
+                            f"NullCache()), not set to {type(cache).__name__}")  # fmt: skip
+        self._disk_cache = None
+
     @property
     def _cache_hits(self) -> Any:
         """Numba's per-signature counter of disk-cache hits (`stats.cache_hits`)."""

@@ -27,7 +27,8 @@ def as_dtype(typ: types.Type) -> np.dtype:
 
     if isinstance(typ, types.NestedArray):  # a record member holding a fixed-size array
         return np.dtype((as_dtype(typ.dtype), tuple(typ.shape)))
-    scalar = (types.Number, types.Boolean, types.Record, types.UnicodeCharSeq, types.CharSeq)
+    scalar = (types.Number, types.Boolean, types.Record, types.UnicodeCharSeq, types.CharSeq,
+              types.NPDatetime, types.NPTimedelta)  # fmt: skip
     if not isinstance(typ, scalar):
         raise NumbaNotImplementedError(f"{typ} cannot be represented as a NumPy dtype")
     return numpy_dtype(typ)

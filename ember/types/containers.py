@@ -48,6 +48,11 @@ class Tuple(BaseTuple):
     def key(self) -> Any:
         return self.types
 
+    @property
+    def count(self) -> int:
+        """The number of members (Numba's name; UniTuple has it too)."""
+        return len(self.types)
+
     def _rebuild_args(self) -> tuple:
         return (self.types,)
 
