@@ -3,6 +3,8 @@ and a specialization's argument kinds, produces type checks and flattened native
 
 from __future__ import annotations
 
+import ctypes
+
 from llvmlite import ir
 
 from ember.dispatcher import datetime_entry, entry_buffers, entry_slices
@@ -62,7 +64,8 @@ class ArgumentUnboxing(EntryBuilder):
             entry_buffers.emit_match(self, obj, fail)
             return
         if isinstance(kind, ConstantKind):
-            same = b.icmp_unsigned("==", obj, _object_constant(kind.value))
+            cell = ir.Constant(_I64, ctypes.addressof(kind.cell)).inttoptr(_PTR)
+            same = b.icmp_unsigned("==", obj, b.load(cell, typ=_PTR))
             self.continue_if(same, fail, "constant_ok")
             return
         if isinstance(kind, EnumKind):

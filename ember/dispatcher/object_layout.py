@@ -7,6 +7,7 @@ from __future__ import annotations
 import ctypes
 import sys
 import sysconfig
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -99,18 +100,41 @@ class OptionalKind:
     inner: str | StringKind
 
 
-@dataclass(frozen=True, eq=False)
 class ConstantKind:
-    """An argument that must be this very object (a jitted function passed as a value): matched
-    by identity, it has no native values. Equal kinds hold the same object."""
+    """An argument that must be this very object (a jitted function or class passed as a value):
+    matched by identity, it has no native values. Equal kinds hold the same object.
 
-    value: object
+    The object is held weakly and matched through `cell`, which holds its address until it
+    dies: an entry must not keep a function made at run time alive, nor match another object
+    later given the same address."""
+
+    def __init__(self, value: object) -> None:
+        self._address = id(value)
+        self.cell = ctypes.c_void_p(self._address)
+        try:
+            self._ref: Callable[[], object] = weakref.ref(value, self._forget)
+        except TypeError:  # no weak references to it: held, as the kinds of its type are
+            self._ref = lambda: value
+
+    def _forget(self, _ref: object) -> None:
+        self.cell.value = None  # NULL: never an argument
+
+    @property
+    def value(self) -> object:
+        return self._ref()
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, ConstantKind) and other.value is self.value
+        return (
+            isinstance(other, ConstantKind)
+            and other._address == self._address
+            and other.value is self.value is not None
+        )
 
     def __hash__(self) -> int:
-        return id(self.value)
+        return self._address
+
+    def __repr__(self) -> str:
+        return f"ConstantKind({self.value!r})"
 
 
 @dataclass(frozen=True, eq=False)

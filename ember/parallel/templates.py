@@ -448,10 +448,12 @@ def arange_1(stop, T):
 
 
 def arange_3(start, stop, step, T, length):
-    # np.arange(start, stop[, step]): item i is start + i * step, as the serial loop gives it
+    # np.arange(start, stop[, step]) filled as NumPy (and the serial np.arange) fill it: item 1
+    # is start + step, any other start + i * delta, delta being (start + step) - start
     out = np.empty(length(start, stop, step), T)
+    delta = (start + step) - start
     for i in numpy_prange(len(out)):
-        out[i] = start + i * step
+        out[i] = start + step if i == 1 else start + i * delta
     return out
 
 
