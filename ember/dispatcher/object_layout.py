@@ -102,22 +102,37 @@ class OptionalKind:
 
 class ConstantKind:
     """An argument that must be this very object (a jitted function or class passed as a value):
-    matched by identity, it has no native values. Equal kinds hold the same object.
+    matched by identity, it has no native values. One kind per live object (equal kinds are the
+    same kind).
 
     The object is held weakly and matched through `cell`, which holds its address until it
     dies: an entry must not keep a function made at run time alive, nor match another object
-    later given the same address."""
+    later given the same address. Generated code reads the cell for as long as it exists, so a
+    cleared cell is kept for good."""
 
-    def __init__(self, value: object) -> None:
-        self._address = id(value)
-        self.cell = ctypes.c_void_p(self._address)
+    _live: dict[int, ConstantKind] = {}
+    _retired_cells: list = []
+
+    def __new__(cls, value: object) -> ConstantKind:
+        found = cls._live.get(id(value))
+        if found is not None and found.value is value:
+            return found
+        kind = super().__new__(cls)
+        kind._address = id(value)
+        kind.cell = ctypes.c_void_p(kind._address)
         try:
-            self._ref: Callable[[], object] = weakref.ref(value, self._forget)
+            kind._ref = weakref.ref(value, kind._forget)
         except TypeError:  # no weak references to it: held, as the kinds of its type are
-            self._ref = lambda: value
+            kind._ref = lambda: value
+        cls._live[kind._address] = kind
+        return kind
 
     def _forget(self, _ref: object) -> None:
         self.cell.value = None  # NULL: never an argument
+        kinds = type(self)  # (not the module global: this may run at interpreter shutdown)
+        kinds._retired_cells.append(self.cell)
+        if kinds._live.get(self._address) is self:
+            del kinds._live[self._address]
 
     @property
     def value(self) -> object:
