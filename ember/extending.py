@@ -50,9 +50,11 @@ from ember.lowering.registry import (
     unbox,
 )
 from ember.misc.literal import literally
-from ember.typing.overload import (
+from ember.typing.intrinsics import (
     _Intrinsic,  # noqa: F401 - Numba's name for the class of @intrinsic functions
     intrinsic,
+)
+from ember.typing.overload import (
     make_attribute_wrapper,
     overload,
     overload_attribute,

@@ -19,7 +19,8 @@ from ember.lowering.registry import lower_getattr_generic, lower_setattr_generic
 from ember.runtime.nrt import HEADER_SIZE
 from ember.types.structref import StructRefDefinitionError
 from ember.typing.conversions import can_convert
-from ember.typing.overload import intrinsic, overload
+from ember.typing.intrinsics import intrinsic
+from ember.typing.overload import overload
 from ember.typing.signature import Signature, signature
 from ember.typing.templates import AttributeTemplate, registry
 

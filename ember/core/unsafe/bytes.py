@@ -9,7 +9,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.errors import TypingError
-from ember.typing.overload import intrinsic
+from ember.typing.intrinsics import intrinsic
 from ember.typing.signature import Signature
 
 _BYTE_POINTER = llvm.IntType(8).as_pointer()

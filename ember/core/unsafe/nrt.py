@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember.errors import UnsupportedError
-from ember.typing.overload import intrinsic
+from ember.typing.intrinsics import intrinsic
 
 NO_C_API = (
     "ember's runtime has no C API table (Numba's NRT_api_functions): C code cannot allocate "

@@ -10,7 +10,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.lowering.pyapi import PythonAPI
-from ember.typing.overload import intrinsic
+from ember.typing.intrinsics import intrinsic
 from ember.typing.signature import Signature
 
 _KEEPALIVE: list = []  # the Python objects compiled dump_refcount calls refer to

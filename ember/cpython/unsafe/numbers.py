@@ -13,7 +13,7 @@ from ember import types
 from ember.errors import TypingError
 from ember.library.numpy.support import from_numpy_dtype
 from ember.lowering.intrinsics import call_intrinsic
-from ember.typing.overload import intrinsic
+from ember.typing.intrinsics import intrinsic
 from ember.typing.signature import Signature
 
 

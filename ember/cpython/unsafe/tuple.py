@@ -12,7 +12,8 @@ from ember import types
 from ember.errors import TypingError
 from ember.lowering import cgutils
 from ember.misc.literal import literally
-from ember.typing.overload import intrinsic, overload
+from ember.typing.intrinsics import intrinsic
+from ember.typing.overload import overload
 from ember.typing.signature import Signature
 
 

@@ -21,9 +21,9 @@ from ember.library.numpy.support import numpy_dtype
 from ember.lowering import datetimes as dt
 from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.registry import lower_builtin
+from ember.typing.intrinsics import intrinsic
 from ember.typing.overload import (
     NUMPY_ERRORS,
-    intrinsic,
     overload,
     overload_method,
     register_jitable,

@@ -11,7 +11,8 @@ from ember import types
 from ember.errors import TypingError, UnsupportedError
 from ember.lowering import arrays
 from ember.misc.literal import literally
-from ember.typing.overload import intrinsic, overload
+from ember.typing.intrinsics import intrinsic
+from ember.typing.overload import overload
 from ember.typing.signature import Signature
 
 
