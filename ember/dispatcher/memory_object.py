@@ -9,7 +9,7 @@ import functools
 
 from llvmlite import ir
 
-from ember.dispatcher.object_layout import _FunctionPointer
+from ember.dispatcher.object_layout import _capi_address, _FunctionPointer
 
 _PTR = ir.PointerType()
 _I64 = ir.IntType(64)
@@ -60,10 +60,6 @@ class MemoryObjectType:
         self._keepalive = keepalive  # the spec's strings and members, which CPython points into
 
 
-def _capi(name: str) -> int:
-    return ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value
-
-
 def _call(builder: ir.IRBuilder, address: int, signature: ir.FunctionType, args: list):
     return builder.call(_FunctionPointer(signature, address), args)
 
@@ -83,8 +79,8 @@ def _emit_dealloc(module: ir.Module, decref: int) -> None:
     _call(builder, decref, unary, [meminfo])  # NULL: no-op
     type_slot = builder.gep(obj, [ir.Constant(_I64, 8)], source_etype=ir.IntType(8))
     type_object = builder.load(type_slot, typ=_PTR)
-    _call(builder, _capi("PyObject_Free"), unary, [obj])
-    _call(builder, _capi("Py_DecRef"), unary, [type_object])
+    _call(builder, _capi_address("PyObject_Free"), unary, [obj])
+    _call(builder, _capi_address("Py_DecRef"), unary, [type_object])
     builder.ret_void()
 
 
@@ -94,7 +90,9 @@ def _emit_constructor(module: ir.Module, type_address: int, decref: int) -> None
     meminfo = function.args[0]
     alloc = ir.FunctionType(_PTR, [_PTR, _I64])
     type_pointer = builder.inttoptr(ir.Constant(_I64, type_address), _PTR)
-    obj = _call(builder, _capi("PyType_GenericAlloc"), alloc, [type_pointer, ir.Constant(_I64, 0)])
+    obj = _call(
+        builder, _capi_address("PyType_GenericAlloc"), alloc, [type_pointer, ir.Constant(_I64, 0)]
+    )
     made = function.append_basic_block("made")
     failed = function.append_basic_block("failed")
     builder.cbranch(builder.icmp_unsigned("!=", obj, ir.Constant(_PTR, None)), made, failed)
