@@ -215,6 +215,18 @@ class ResultBoxing(EntryBuilder):
     def emit_box_tuple(
         self, kind: tuple[Kind, ...], ptr: ir.Value, mem_type: ir.LiteralStructType
     ) -> ir.Value:
+        """A tuple of the boxed members; one array returned twice is one ndarray, as on the
+        Python path (runtime/boxing.py's memo)."""
+        return self._emit_box_members(kind, ptr, mem_type, _ArrayMemo(self, ptr, kind))
+
+    def _emit_box_members(
+        self,
+        kind: tuple[Kind, ...],
+        ptr: ir.Value,
+        mem_type: ir.LiteralStructType,
+        memo: _ArrayMemo,
+        path: tuple[int, ...] = (),
+    ) -> ir.Value:
         b = self.builder
         null = ir.Constant(_PTR, None)
         done = self.new_block("box.tuple.done")
@@ -225,7 +237,14 @@ class ResultBoxing(EntryBuilder):
         cleanup = self.new_block("box.tuple.cleanup") if kind else None
         for index, member in enumerate(kind):
             member_ptr = b.gep(ptr, [_I32(0), _I32(index)], source_etype=mem_type, inbounds=True)
-            item = self.emit_box(member, member_ptr)
+            member_path = (*path, index)
+            if isinstance(member, tuple):
+                member_type = return_memory_type(member)
+                item = self._emit_box_members(member, member_ptr, member_type, memo, member_path)
+            elif isinstance(member, ArrayKind):
+                item = memo.emit_box_array(member, member_ptr, member_path)
+            else:
+                item = self.emit_box(member, member_ptr)
             self.continue_if(b.icmp_unsigned("!=", item, null), cleanup, "box.tuple.item_ok")
             slot = self.field_ptr(tup, self.layout.tuple_items_offset + index * _PTR_SIZE)
             b.store(item, slot, align=_PTR_SIZE)  # PyTuple_SET_ITEM: steals the reference
@@ -242,3 +261,81 @@ class ResultBoxing(EntryBuilder):
         for value, block in incoming:
             phi.add_incoming(value, block)
         return phi
+
+
+class _ArrayMemo:
+    """The arrays a tuple result has boxed so far: a later member of the same kind over the
+    same runtime memory, data, shape and strides is the earlier member's ndarray again (its
+    own meminfo reference dropped). Members are found again from the result's address by
+    their path, and their ndarrays kept in entry slots, so nested tuples' blocks need not
+    dominate the later members."""
+
+    def __init__(self, boxing: ResultBoxing, result_ptr: ir.Value, kind: tuple) -> None:
+        self.boxing = boxing
+        self.result_ptr = result_ptr
+        self.result_kind = kind
+        self.boxed: list[tuple[ArrayKind, tuple[int, ...], ir.Value]] = []
+
+    def emit_box_array(self, kind: ArrayKind, ptr: ir.Value, path: tuple[int, ...]) -> ir.Value:
+        boxing, b = self.boxing, self.boxing.builder
+        null = ir.Constant(_PTR, None)
+        done = boxing.new_block("box.once.done")
+        incoming: list[tuple[ir.Value, ir.Block]] = []
+        meminfo = boxing.load_field(ptr, 0, _PTR, _PTR_SIZE)
+        for earlier_kind, earlier_path, earlier_slot in self.boxed:
+            if earlier_kind != kind:
+                continue
+            earlier_ptr = self._member_ptr(earlier_path)
+            earlier = b.load(earlier_slot)
+            same = b.icmp_unsigned("!=", meminfo, null)  # an argument returned is itself
+            offsets = [0, 32, *range(40, 40 + 16 * kind.ndim, 8)]
+            same = b.and_(same, self._same_words(ptr, earlier_ptr, offsets))
+            repeat, other = boxing.new_block("box.once.repeat"), boxing.new_block("box.once.other")
+            b.cbranch(same, repeat, other)
+            b.position_at_end(repeat)
+            boxing.incref_object(earlier)
+            b.call(_FunctionPointer(_UNARY, nrt.runtime().addresses[nrt.DECREF]), [meminfo])
+            incoming.append((earlier, b.block))
+            b.branch(done)
+            b.position_at_end(other)
+        item = boxing.emit_box_array(kind, ptr)
+        incoming.append((item, b.block))
+        b.branch(done)
+        b.position_at_end(done)
+        result = b.phi(_PTR, name="box.once")
+        for value, block in incoming:
+            result.add_incoming(value, block)
+        if self._repeats(kind):
+            slot = boxing.alloca(_PTR, "box.once.slot")
+            b.store(result, slot)
+            self.boxed.append((kind, path, slot))
+        return result
+
+    def _repeats(self, kind: ArrayKind) -> bool:
+        """Whether the result holds more than one array of this kind (else no slot is kept)."""
+
+        def count(member: Kind) -> int:
+            if isinstance(member, tuple):
+                return sum(count(inner) for inner in member)
+            return int(member == kind)
+
+        return count(self.result_kind) > 1
+
+    def _member_ptr(self, path: tuple[int, ...]) -> ir.Value:
+        b = self.boxing.builder
+        ptr, kind = self.result_ptr, self.result_kind
+        for index in path:
+            ptr = b.gep(
+                ptr, [_I32(0), _I32(index)], source_etype=return_memory_type(kind), inbounds=True
+            )
+            kind = kind[index]
+        return ptr
+
+    def _same_words(self, ptr: ir.Value, other: ir.Value, offsets: list[int]) -> ir.Value:
+        """Whether the 8-byte words at `offsets` of two native values are equal."""
+        b, load = self.boxing.builder, self.boxing.load_field
+        same = ir.Constant(ir.IntType(1), 1)
+        for offset in offsets:
+            equal = b.icmp_unsigned("==", load(ptr, offset, _I64, 8), load(other, offset, _I64, 8))
+            same = b.and_(same, equal)
+        return same

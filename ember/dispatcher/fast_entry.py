@@ -150,28 +150,9 @@ def _specialization(arg_types: tuple, result: Any) -> tuple | None:
         return None  # a view of a bytearray is boxed over the Python path's ndarray
     if _holds(ret_kind, native_entry.ConstantKind):
         return None  # functions and classes returned are boxed by the Python path
-    if _repeats_an_array_kind(ret_kind):
-        return None  # the Python path boxes an array returned twice in a tuple as one ndarray
     if not all(native_entry.fast_path_supported(k) for k in arg_kinds):
         return None
     return (arg_kinds, ret_kind, result.address)
-
-
-def _repeats_an_array_kind(kind: Any) -> bool:
-    """Whether a tuple result holds two arrays of one kind (maybe the same array)."""
-    found: list = []
-
-    def collect(member: Any) -> None:
-        if isinstance(member, tuple):
-            for inner in member:
-                collect(inner)
-        elif isinstance(member, native_entry.OptionalKind):
-            collect(member.inner)
-        elif isinstance(member, native_entry.ArrayKind):
-            found.append(member)
-
-    collect(kind)
-    return len(found) != len(set(found))
 
 
 def _holds(kind: Any, kind_class: type) -> bool:

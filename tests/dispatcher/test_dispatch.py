@@ -435,6 +435,42 @@ def test_a_new_array_reports_its_memory_through_its_base(calls_before_entry, mon
     assert after.alloc - before.alloc == after.free - before.free >= 39
 
 
+def _one_array_twice(a, n):
+    made = a * 2.0
+    other = a * 2.0  # equal values, its own memory: a second ndarray
+    return (made, (made, n), made[1:], other, made.reshape(n, -1), a, a, made)
+
+
+def test_an_array_returned_twice_in_a_tuple_is_one_ndarray_on_the_native_entry(monkeypatch):
+    import gc
+
+    import ember.runtime as runtime
+
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+    compiled = njit(_one_array_twice)
+    a = np.arange(6.0)
+    compiled(a, 2)
+    slow = compiled._slow_calls
+    before = runtime.stats()
+    for n in (1, 2, 3):
+        got, want = compiled(a, n), _one_array_twice(a, n)
+        assert compiled._slow_calls == slow  # native: no Python-path call
+        made = got[0]
+        assert got[1][0] is made and got[7] is made and got[1][1] == n
+        assert got[3] is not made and got[5] is a and got[6] is a
+        assert np.shares_memory(got[2], made) and np.shares_memory(got[4], made)
+        for value, expected in zip(
+            [got[0], got[2], got[3], got[4]], [want[0], want[2], want[3], want[4]]
+        ):
+            np.testing.assert_array_equal(value, expected)
+        made[0] = -1.0  # one ndarray: every place it was returned sees the write
+        assert got[1][0][0] == -1.0 and got[7][0] == -1.0
+        del got, made, value, expected
+    gc.collect()
+    after = runtime.stats()
+    assert after.alloc - before.alloc == after.free - before.free == 6
+
+
 def _arrays_in_tuples(a, b):
     return (a, a.astype(np.float32), (a[::2], b.T), 7, (b > 1).sum(), b > 1)
 
