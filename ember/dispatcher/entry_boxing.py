@@ -22,6 +22,7 @@ from ember.dispatcher.object_layout import (
     ArrayKind,
     InstanceKind,
     Kind,
+    NamedTupleKind,
     OptionalKind,
     StringKind,
     _FunctionPointer,
@@ -260,7 +261,20 @@ class ResultBoxing(EntryBuilder):
         phi = b.phi(_PTR, name="box.tuple")
         for value, block in incoming:
             phi.add_incoming(value, block)
-        return phi
+        return self._emit_named(kind.named, phi) if isinstance(kind, NamedTupleKind) else phi
+
+    def _emit_named(self, named: type, members: ir.Value) -> ir.Value:
+        """`named(*members)` (NULL on error or when `members` is NULL), as the Python path
+        makes a namedtuple; takes over the reference to the tuple of members."""
+        b = self.builder
+        null = ir.Constant(_PTR, None)
+        result = self.alloca(_PTR, "box.named")
+        b.store(null, result)
+        with b.if_then(b.icmp_unsigned("!=", members, null), likely=True):
+            made = self.call_capi("PyObject_Call", [_object_constant(named), members, null])
+            b.store(made, result)
+            self.call_capi("Py_DecRef", [members])
+        return b.load(result)
 
 
 class _ArrayMemo:

@@ -28,6 +28,7 @@ from ember.dispatcher.object_layout import (
     EnumKind,
     InstanceKind,
     Kind,
+    NamedTupleKind,
     ReflectedListKind,
     StringKind,
     _object_constant,
@@ -81,7 +82,8 @@ class ArgumentUnboxing(EntryBuilder):
                 self.continue_if(same, fail, "instance_tag_ok")
             return
         if isinstance(kind, tuple):
-            is_tuple = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(tuple))
+            exact = kind.named if isinstance(kind, NamedTupleKind) else tuple
+            is_tuple = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(exact))
             self.continue_if(is_tuple, fail, "tuple.type_ok")
             size = self.load_field(obj, self.layout.var_size_offset, _SSIZE, 8)
             size_ok = b.icmp_signed("==", size, ir.Constant(_SSIZE, len(kind)))

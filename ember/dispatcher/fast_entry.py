@@ -23,6 +23,7 @@ from ember.dispatcher.entry_buffers import ByteArrayKind, bytearray_kind
 from ember.dispatcher.entry_slices import slice_kind
 from ember.dispatcher.entry_templates import link_text
 from ember.dispatcher.memory_object import memory_object_type
+from ember.dispatcher.object_layout import NamedTupleKind
 from ember.lowering.callconv import raise_static_exception
 
 if TYPE_CHECKING:
@@ -51,9 +52,12 @@ def value_kind(typ: types.Type) -> Any:
         return native_entry.ConstantKind(typ.dispatcher)
     if isinstance(typ, types.LiteralContainer):  # boxed as a list or dict by its @box
         return None
-    if isinstance(typ, types.BaseTuple) and not types.is_named_tuple(typ):
+    if isinstance(typ, types.BaseTuple):
         members = tuple(value_kind(t) for t in typ.types)
-        return None if None in members else members
+        if None in members:
+            return None
+        named = getattr(typ, "instance_class", None) if types.is_named_tuple(typ) else None
+        return members if named is None else NamedTupleKind(members, named)
     if isinstance(typ, types.ClassInstanceType):  # a jitclass box
         from ember.jitclasses.box import instance_kind
 

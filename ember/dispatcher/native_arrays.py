@@ -34,11 +34,16 @@ class ArrayCodegen(EntryBuilder):
     """Matches, unboxes and boxes NumPy arrays for the entry's code generator."""
 
     def emit_match_array(self, obj: ir.Value, kind: ArrayKind, fail: ir.Block) -> None:
-        """Exactly an ndarray with this ndim, dtype (native byte order) and layout."""
+        """Exactly an ndarray (or an np.memmap, typed as its array) with this ndim, dtype
+        (native byte order) and layout."""
         b = self.builder
         numpy = sys.modules["numpy"]
         layout = numpy_layout()
-        is_array = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(numpy.ndarray))
+        ob_type = self.ob_type(obj)
+        is_array = b.or_(
+            b.icmp_unsigned("==", ob_type, _object_constant(numpy.ndarray)),
+            b.icmp_unsigned("==", ob_type, _object_constant(numpy.memmap)),
+        )
         self.continue_if(is_array, fail, "array.type_ok")
         nd = self.load_field(obj, layout.nd, _I32, 4)
         self.continue_if(b.icmp_signed("==", nd, _I32(kind.ndim)), fail, "array.ndim_ok")

@@ -100,6 +100,31 @@ class OptionalKind:
     inner: str | StringKind
 
 
+class NamedTupleKind(tuple):
+    """A namedtuple: the member kinds (it is laid out, matched and unboxed as a tuple of
+    them) and its class, which an argument must be exactly and a result is made by."""
+
+    named: type
+
+    def __new__(cls, members: tuple, named: type) -> NamedTupleKind:
+        kind = super().__new__(cls, members)
+        kind.named = named
+        return kind
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, NamedTupleKind)
+            and self.named is other.named
+            and tuple.__eq__(self, other)
+        )
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash((id(self.named), tuple(self)))
+
+
 class ConstantKind:
     """An argument that must be this very object (a jitted function or class passed as a value):
     matched by identity, it has no native values. One kind per live object (equal kinds are the
