@@ -24,6 +24,7 @@ from ember.dispatcher.object_layout import (
     Kind,
     NamedTupleKind,
     OptionalKind,
+    SetKind,
     StringKind,
     _FunctionPointer,
     _object_constant,
@@ -74,6 +75,8 @@ class ResultBoxing(EntryBuilder):
             return self.emit_box_string(ptr)
         if isinstance(kind, tuple):
             return self.emit_box_tuple(kind, ptr, mem_type)
+        if isinstance(kind, SetKind):
+            return self.emit_box_set(kind.item, b.load(ptr, typ=_PTR))
         if kind in _INT_KINDS:
             bits, signed = _INT_KINDS[kind]
             value = b.load(ptr, typ=mem_type)
@@ -176,6 +179,66 @@ class ResultBoxing(EntryBuilder):
         for value, block in boxed:
             result.add_incoming(value, block)
         b.call(decref, [meminfo])
+        return result
+
+    def emit_box_set(self, item_kind: Kind, meminfo: ir.Value) -> ir.Value:
+        """A Python set of a returned set's live items, in its insertion order (the table of
+        ember/lowering/dicts.py: entries {i64 hash, item}, hash -1 for a deleted one); takes
+        over the native set's reference."""
+        b = self.builder
+        null = ir.Constant(_PTR, None)
+        header = self.load_field(meminfo, 8, _PTR, _PTR_SIZE)
+        used = self.load_field(header, 8, _I64, 8)
+        entries_meminfo = self.load_field(header, 32, _PTR, _PTR_SIZE)
+        entries = self.alloca(_PTR, "box.set.entries")
+        b.store(null, entries)  # nothing used: maybe no entries block
+        with b.if_then(b.icmp_unsigned("!=", entries_meminfo, null)):
+            b.store(self.load_field(entries_meminfo, 8, _PTR, _PTR_SIZE), entries)
+        entries = b.load(entries)
+        done = self.new_block("box.set.done")
+        boxed: list[tuple[ir.Value, ir.Block]] = []
+        made = self.call_capi("PySet_New", [null])
+        boxed.append((null, b.block))
+        self.continue_if(b.icmp_unsigned("!=", made, null), done, "box.set.made")
+        start = b.block
+        loop, body = self.new_block("box.set.loop"), self.new_block("box.set.body")
+        live, next_entry = self.new_block("box.set.live"), self.new_block("box.set.next")
+        failed, filled = self.new_block("box.set.failed"), self.new_block("box.set.filled")
+        b.branch(loop)
+        b.position_at_end(loop)
+        index = b.phi(_I64, name="box.set.index")
+        index.add_incoming(ir.Constant(_I64, 0), start)
+        b.cbranch(b.icmp_signed("<", index, used), body, filled)
+        b.position_at_end(body)
+        entry_type = ir.LiteralStructType([_I64, return_memory_type(item_kind)])
+        entry = b.gep(entries, [index], source_etype=entry_type)
+        hash_ptr = b.gep(entry, [_I32(0), _I32(0)], source_etype=entry_type, inbounds=True)
+        deleted = b.icmp_signed("==", b.load(hash_ptr, typ=_I64), ir.Constant(_I64, -1))
+        b.cbranch(deleted, next_entry, live)
+        b.position_at_end(live)
+        item_ptr = b.gep(entry, [_I32(0), _I32(1)], source_etype=entry_type, inbounds=True)
+        self._incref_references(item_kind, item_ptr)
+        item = self.emit_box(item_kind, item_ptr)
+        self.continue_if(b.icmp_unsigned("!=", item, null), failed, "box.set.item_ok")
+        status = self.call_capi("PySet_Add", [made, item])
+        self.call_capi("Py_DecRef", [item])
+        self.continue_if(b.icmp_signed("==", status, _I32(0)), failed, "box.set.added")
+        b.branch(next_entry)
+        b.position_at_end(next_entry)
+        index.add_incoming(b.add(index, ir.Constant(_I64, 1)), next_entry)
+        b.branch(loop)
+        b.position_at_end(failed)
+        self.call_capi("Py_DecRef", [made])
+        boxed.append((null, b.block))
+        b.branch(done)
+        b.position_at_end(filled)
+        boxed.append((made, b.block))
+        b.branch(done)
+        b.position_at_end(done)
+        result = b.phi(_PTR, name="box.set")
+        for value, block in boxed:
+            result.add_incoming(value, block)
+        b.call(_FunctionPointer(_UNARY, nrt.runtime().addresses[nrt.DECREF]), [meminfo])
         return result
 
     def _incref_references(self, kind: Kind, ptr: ir.Value) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ember.dispatcher import native_entry
-from ember.dispatcher.object_layout import ArrayKind, OptionalKind
+from ember.dispatcher.object_layout import ArrayKind, DtypeObject, OptionalKind, SetKind
 
 # Shapes kept (each a few kilobytes of text); beyond it the least recently used goes.
 TEMPLATE_LIMIT = 256
@@ -128,4 +128,8 @@ def _by_value(kind: Any) -> bool:
     function, a jitclass), which compare by identity and would only fill the cache."""
     if isinstance(kind, tuple):
         return all(_by_value(member) for member in kind)
-    return isinstance(kind, (str, ArrayKind, OptionalKind))
+    if isinstance(kind, SetKind):
+        return _by_value(kind.item)
+    if isinstance(kind, ArrayKind):  # a record dtype object is embedded, not a stand-in
+        return not isinstance(kind.dtype, DtypeObject)
+    return isinstance(kind, (str, OptionalKind))

@@ -23,7 +23,7 @@ from ember.dispatcher.entry_buffers import ByteArrayKind, bytearray_kind
 from ember.dispatcher.entry_slices import slice_kind
 from ember.dispatcher.entry_templates import link_text
 from ember.dispatcher.memory_object import memory_object_type
-from ember.dispatcher.object_layout import NamedTupleKind
+from ember.dispatcher.object_layout import DtypeObject, NamedTupleKind, SetKind
 from ember.lowering.callconv import raise_static_exception
 
 if TYPE_CHECKING:
@@ -70,6 +70,9 @@ def value_kind(typ: types.Type) -> Any:
         from ember.typed.typeddict import dict_kind
 
         return dict_kind(typ)
+    if isinstance(typ, types.Set) and not isinstance(typ, types.SetType):  # returned only
+        item = value_kind(typ.key_type)
+        return SetKind(item) if item is not None and _set_item_kind(item) else None
     if isinstance(typ, types.SetType):  # an ember.typed.Set
         from ember.typed.typedset import set_kind
 
@@ -79,11 +82,25 @@ def value_kind(typ: types.Type) -> Any:
 
         return list_kind(typ)
     if isinstance(typ, types.Array):
-        dtype = value_kind(typ.dtype)
-        if not isinstance(dtype, str):
+        if isinstance(typ.dtype, types.Record | types.UnicodeCharSeq | types.CharSeq):
+            from ember.library.numpy.support import numpy_dtype
+
+            dtype = DtypeObject(numpy_dtype(typ.dtype))
+        else:
+            dtype = value_kind(typ.dtype)
+        if not isinstance(dtype, str | DtypeObject):
             return None
         return native_entry.ArrayKind(dtype, typ.ndim, typ.layout, typ.readonly)
     return None
+
+
+def _set_item_kind(kind: Any) -> bool:
+    """Whether the entry boxes set items of this kind: numbers, strings, tuples of them."""
+    if isinstance(kind, tuple):
+        return bool(kind) and all(_set_item_kind(member) for member in kind)
+    if isinstance(kind, native_entry.StringKind):
+        return True
+    return isinstance(kind, str) and kind != "none"
 
 
 def argument_kind(typ: types.Type) -> Any:
@@ -150,13 +167,28 @@ def _specialization(arg_types: tuple, result: Any) -> tuple | None:
     if ret_kind is None or None in arg_kinds:
         return None
     returns_arrays = bool(_array_types(result.signature.return_type))
-    if returns_arrays and any(isinstance(k, ByteArrayKind) for k in arg_kinds):
-        return None  # a view of a bytearray is boxed over the Python path's ndarray
+    if returns_arrays and any(_views_need_their_argument(k) for k in arg_kinds):
+        return None  # the Python path finds the argument such a view lies in
     if _holds(ret_kind, native_entry.ConstantKind):
         return None  # functions and classes returned are boxed by the Python path
     if not all(native_entry.fast_path_supported(k) for k in arg_kinds):
         return None
     return (arg_kinds, ret_kind, result.address)
+
+
+def _views_need_their_argument(kind: Any) -> bool:
+    """Whether an array viewing this argument's memory may have no parent the entry can
+    name: a view of a bytearray, or a record's sub-array field."""
+    if isinstance(kind, native_entry.ArrayKind) and isinstance(kind.dtype, DtypeObject):
+        return _has_subarray_fields(kind.dtype.dtype)
+    return isinstance(kind, ByteArrayKind)
+
+
+def _has_subarray_fields(dtype: Any) -> bool:
+    if dtype.subdtype is not None:
+        return True
+    fields = dtype.fields or {}
+    return any(_has_subarray_fields(field[0]) for field in fields.values())
 
 
 def _holds(kind: Any, kind_class: type) -> bool:

@@ -22,10 +22,12 @@ from ember.dispatcher.object_layout import (
     _PTR_SIZE,
     _SSIZE,
     ArrayKind,
+    DtypeObject,
     NumpyCAPI,
     _FunctionPointer,
     _object_constant,
     numpy_capi,
+    numpy_dtype_of,
     numpy_layout,
 )
 
@@ -72,8 +74,7 @@ class ArrayCodegen(EntryBuilder):
         nitems = ir.Constant(_I64, 1)
         for extent in shape:
             nitems = b.mul(nitems, extent)
-        numpy = sys.modules["numpy"]
-        itemsize = numpy.dtype("bool" if kind.dtype == "bool" else kind.dtype).itemsize
+        itemsize = numpy_dtype_of(kind).itemsize
         data = self.load_field(obj, layout.data, _PTR, _PTR_SIZE)
         null = ir.Constant(_PTR, None)
         return [null, obj, nitems, ir.Constant(_I64, itemsize), data, *shape, *strides]
@@ -81,15 +82,32 @@ class ArrayCodegen(EntryBuilder):
     def emit_match_dtype(self, descr: ir.Value, kind: ArrayKind, fail: ir.Block) -> None:
         """The dtype `descr` is the kind's, in native byte order (datetimes: in its unit)."""
         b = self.builder
+        if isinstance(kind.dtype, DtypeObject):
+            self._emit_match_dtype_object(descr, kind.dtype, fail)
+            return
         layout = numpy_layout()
         type_num = self.load_field(descr, layout.descr_type_num, _I32, 4)
-        expected = sys.modules["numpy"].dtype("bool" if kind.dtype == "bool" else kind.dtype).num
+        expected = numpy_dtype_of(kind).num
         self.continue_if(b.icmp_signed("==", type_num, _I32(expected)), fail, "array.dtype_ok")
         if datetime_entry.is_datetime_dtype_name(kind.dtype):
             datetime_entry.emit_match_array_unit(self, descr, kind.dtype, fail)
         order = self.load_field(descr, layout.descr_byteorder, _I8, 1)
         foreign = ord(">") if sys.byteorder == "little" else ord("<")
         self.continue_if(b.icmp_unsigned("!=", order, _I8(foreign)), fail, "array.order_ok")
+
+    def _emit_match_dtype_object(self, descr: ir.Value, dtype: DtypeObject, fail) -> None:
+        """The descr is the kind's dtype object, or one equal to it (NumPy's comparison,
+        which runs only when the object differs)."""
+        b = self.builder
+        expected = _object_constant(dtype.dtype)
+        equal = self.alloca(ir.IntType(1), "array.dtype_equal")
+        b.store(b.icmp_unsigned("==", descr, expected), equal)
+        with b.if_then(b.not_(b.load(equal)), likely=False):
+            compared = self.call_capi("PyObject_RichCompareBool", [descr, expected, _I32(2)])
+            with b.if_then(b.icmp_signed("<", compared, _I32(0)), likely=False):
+                self.call_capi("PyErr_Clear", [])  # not comparable: not this kind
+            b.store(b.icmp_signed("==", compared, _I32(1)), equal)
+        self.continue_if(b.load(equal), fail, "array.dtype_object_ok")
 
     def emit_box_array(self, kind: ArrayKind, ptr: ir.Value) -> ir.Value:
         """An argument returned unchanged is returned itself (no Python code runs); any other
@@ -213,11 +231,14 @@ class ArrayCodegen(EntryBuilder):
         numpy = sys.modules["numpy"]
         fail = self.new_block("new_ndarray.fail")
         self.continue_if(b.icmp_unsigned("!=", base, null), fail, "new_ndarray.base")
-        type_num = numpy.dtype("bool" if kind.dtype == "bool" else kind.dtype).num
-        descr = b.call(
-            _FunctionPointer(ir.FunctionType(_PTR, [_I32]), capi.descr_from_type),
-            [_I32(type_num)],
-        )
+        if isinstance(kind.dtype, DtypeObject):  # NewFromDescr steals a reference
+            descr = _object_constant(kind.dtype.dtype)
+            self.incref_object(descr)
+        else:
+            descr = b.call(
+                _FunctionPointer(ir.FunctionType(_PTR, [_I32]), capi.descr_from_type),
+                [_I32(numpy_dtype_of(kind).num)],
+            )
         shape = b.gep(ptr, [ir.Constant(_I64, 40)], source_etype=_I8)
         strides = b.gep(ptr, [ir.Constant(_I64, 40 + 8 * kind.ndim)], source_etype=_I8)
         data = self.load_field(ptr, 32, _PTR, _PTR_SIZE)

@@ -69,14 +69,31 @@ _PTR_SIZE = ctypes.sizeof(ctypes.c_void_p)
 
 
 @dataclass(frozen=True)
+class DtypeObject:
+    """The dtype of a structured (record) or fixed-width string array's kind: an argument's
+    descr must equal it (the very object first, then by value), and new results get it."""
+
+    dtype: Any  # a numpy.dtype
+
+
+@dataclass(frozen=True)
+class SetKind:
+    """A returned (reflected) set of `item` kinds: its meminfo (ember/lowering/dicts.py's
+    table); boxed as a Python set. Only returned: set arguments take the Python path."""
+
+    item: Any
+
+
+@dataclass(frozen=True)
 class ArrayKind:
-    """A NumPy array argument: dtype name, dimensions, layout ('C', 'F', 'A'), writability.
+    """A NumPy array argument: dtype name (or DtypeObject), dimensions, layout ('C', 'F',
+    'A'), writability.
 
     Flattens like ember's array data model: meminfo (NULL: borrowed), parent (the ndarray),
     nitems, itemsize, data, shape[ndim], strides[ndim].
     """
 
-    dtype: str
+    dtype: str | DtypeObject
     ndim: int
     layout: str
     readonly: bool
@@ -263,8 +280,11 @@ def _check_kind(kind: Kind) -> None:
         if kind.value_kind not in _INT_KINDS and kind.value_kind not in ("float32", "float64"):
             raise TypeError(f"unsupported enum value kind: {kind.value_kind!r}")
         return
+    if isinstance(kind, SetKind):
+        _check_kind(kind.item)
+        return
     if isinstance(kind, ArrayKind):
-        if is_datetime_dtype_name(kind.dtype):
+        if isinstance(kind.dtype, DtypeObject) or is_datetime_dtype_name(kind.dtype):
             return
         if kind.dtype not in _SCALAR_KINDS or kind.dtype == "none":
             raise TypeError(f"unsupported array dtype kind: {kind.dtype!r}")
@@ -274,6 +294,13 @@ def _check_kind(kind: Kind) -> None:
             _check_kind(member)
     elif not isinstance(kind, str) or kind not in _SCALAR_KINDS:
         raise TypeError(f"unsupported value kind: {kind!r}")
+
+
+def numpy_dtype_of(kind: ArrayKind) -> Any:
+    """The numpy.dtype of an array kind's items."""
+    if isinstance(kind.dtype, DtypeObject):
+        return kind.dtype.dtype
+    return sys.modules["numpy"].dtype("bool" if kind.dtype == "bool" else kind.dtype)
 
 
 def flatten_arg_types(kind: Kind) -> list[ir.Type]:
@@ -287,7 +314,7 @@ def flatten_arg_types(kind: Kind) -> list[ir.Type]:
         return flatten_arg_types(kind.value_kind)
     if isinstance(kind, InstanceKind):
         return [_PTR, _PTR] if kind.data_pointer else [_PTR]
-    if isinstance(kind, ReflectedListKind):
+    if isinstance(kind, ReflectedListKind | SetKind):
         return [_PTR]
     if isinstance(kind, StringKind):
         return list(STRING_FIELDS)
@@ -320,6 +347,8 @@ def return_memory_type(kind: Kind) -> ir.Type:
         return ir.LiteralStructType([return_memory_type(kind.inner), _I8])
     if isinstance(kind, (InstanceKind, StringKind)):
         return ir.LiteralStructType(flatten_arg_types(kind))
+    if isinstance(kind, SetKind):
+        return ir.LiteralStructType([_PTR])
     if isinstance(kind, ArrayKind):
         dims = ir.LiteralStructType([_I64] * kind.ndim)
         return ir.LiteralStructType([_PTR, _PTR, _I64, _I64, _PTR, dims, dims])
@@ -358,7 +387,7 @@ def fast_path_supported(kind: Kind) -> bool:
         return True
     if isinstance(kind, ArrayKind):
         return numpy_layout() is not None
-    if isinstance(kind, OptionalKind):
+    if isinstance(kind, OptionalKind | SetKind):
         return False
     if isinstance(kind, StringKind):
         from ember.runtime.string_boxing import layout_verified
@@ -573,6 +602,8 @@ _CAPI_SIGNATURES: dict[str, tuple[ir.Type, list[ir.Type]]] = {
     "PyTuple_New": (_PTR, [_SSIZE]),
     "PyList_New": (_PTR, [_SSIZE]),
     "PyList_SetItem": (_I32, [_PTR, _SSIZE, _PTR]),
+    "PySet_New": (_PTR, [_PTR]),
+    "PySet_Add": (_I32, [_PTR, _PTR]),
     "PyObject_Vectorcall": (_PTR, [_PTR, _PTR, _SSIZE, _PTR]),
     "PyLong_FromVoidPtr": (_PTR, [_PTR]),
     "PyObject_CallOneArg": (_PTR, [_PTR, _PTR]),
@@ -582,6 +613,8 @@ _CAPI_SIGNATURES: dict[str, tuple[ir.Type, list[ir.Type]]] = {
     "PyEval_SaveThread": (_PTR, []),
     "PyEval_RestoreThread": (ir.VoidType(), [_PTR]),
     "PyObject_Call": (_PTR, [_PTR, _PTR, _PTR]),
+    "PyObject_RichCompareBool": (_I32, [_PTR, _PTR, _I32]),
+    "PyErr_Clear": (ir.VoidType(), []),
     "PyDict_Size": (_SSIZE, [_PTR]),
     "PyUnicode_FromKindAndData": (_PTR, [_I32, _PTR, _SSIZE]),
 }

@@ -195,7 +195,17 @@ def _buffer_fingerprint(value: Any, cls: type) -> bytes:
 
 def _dtype_spelling(dtype: Any) -> bytes:
     """Bytes that tell dtypes apart (a structured dtype's `str` is only its size)."""
-    return (dtype.str if dtype.fields is None else str(dtype)).encode()
+    if dtype.fields is None:
+        return dtype.str.encode()
+    key = (dtype, dtype.isalignedstruct)
+    spelling = _structured_spellings.get(key)
+    if spelling is None:  # str() of a structured dtype runs Python code: ~50 us
+        spelling = _structured_spellings[key] = str(dtype).encode()
+    return spelling
+
+
+# Structured dtypes seen, by value (equal dtypes have one spelling; each kept once).
+_structured_spellings: dict[tuple, bytes] = {}
 
 
 def _typeof_list(items: list) -> types.Type:
@@ -436,7 +446,9 @@ def _record_type(dtype: Any) -> types.Record | None:
         if field_type is None:
             return None
         members.append((name, field_type, offset, title[0] if title else None))
-    return types.Record(members, dtype.itemsize, dtype.isalignedstruct)
+    record = types.Record(members, dtype.itemsize, dtype.isalignedstruct)
+    record.remember_dtype(dtype)
+    return record
 
 
 def _field_type(field_dtype: Any) -> types.Type | None:

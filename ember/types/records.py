@@ -148,7 +148,18 @@ class Record(Type):
 
     @property
     def dtype(self) -> Any:
-        """The NumPy dtype this record type stands for."""
+        """The NumPy dtype this record type stands for: the first one typed as it (so that
+        arrays made from that dtype object match it by identity), else one built once."""
+        found = self.__dict__.get("_numpy_dtype")
+        if found is None:
+            found = self._numpy_dtype = self._build_dtype()
+        return found
+
+    def remember_dtype(self, dtype: Any) -> None:
+        """Keep `dtype`, typed as this record, as the record's `dtype` if it has none yet."""
+        self.__dict__.setdefault("_numpy_dtype", dtype)
+
+    def _build_dtype(self) -> Any:
         import numpy as np
 
         return np.dtype(

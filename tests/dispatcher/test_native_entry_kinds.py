@@ -1,0 +1,219 @@
+"""Argument and result kinds the native entry takes without the dispatcher's Python path:
+namedtuples, np.memmap arrays and structured (record) arrays. Each call is compared with the
+py_func, must not reach the Python path after the first, and must balance the runtime's
+allocation counters and the arguments' reference counts."""
+
+import gc
+import sys
+from collections import namedtuple
+from typing import NamedTuple
+
+import numpy as np
+
+import ember.runtime as runtime
+from ember import config, njit
+
+Point = namedtuple("Point", "x y")
+
+
+class Sample(NamedTuple):
+    weight: float
+    values: np.ndarray
+
+
+class Polar(Point):  # a namedtuple subclass with a method of its own
+    def norm(self):
+        return (self.x**2 + self.y**2) ** 0.5
+
+
+def _swap_and_wrap(p, scale):
+    return Point(p.y, p.x), Sample(p.x * scale, np.arange(3.0) * scale), p
+
+
+def _natively(compiled, *args):
+    """The result of a call that must run on the native entry (the first call compiles)."""
+    compiled(*args)
+    slow = compiled._slow_calls
+    result = compiled(*args)
+    assert compiled._slow_calls == slow, "the call took the Python path"
+    return result
+
+
+def test_namedtuples_pass_and_return_through_the_native_entry(monkeypatch):
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+    compiled = njit(_swap_and_wrap)
+    for p, scale in [(Point(1, 2), 2.0), (Point(1.5, -2.5), 0.5), (Polar(3, 4), 1.0)]:
+        got, want = _natively(compiled, p, scale), _swap_and_wrap(p, scale)
+        assert [type(member) for member in got] == [Point, Sample, type(p)]
+        assert got[0] == want[0] and got[2] == want[2]
+        assert got[1].weight == want[1].weight
+        np.testing.assert_array_equal(got[1].values, want[1].values)
+    assert got[2].norm() == 5.0  # the argument's class, as the Python path makes it
+    identity = njit(lambda value: value)
+    for value in (Point(1, 2), (1, 2), Point(1, 2), (1, 2)):  # one must not match the other
+        returned = identity(value)
+        assert type(returned) is type(value) and returned == value
+
+
+def test_a_namedtuple_holding_an_array_frees_its_memory(monkeypatch):
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+
+    @njit
+    def rescale(sample):
+        return Sample(sample.weight * 2.0, sample.values * sample.weight), sample.values.sum()
+
+    values = np.arange(4.0)
+    sample = Sample(3.0, values)
+    references = sys.getrefcount(values)
+    got = _natively(rescale, sample)
+    np.testing.assert_array_equal(got[0].values, values * 3.0)
+    assert got[0].weight == 6.0 and got[1] == 6.0
+    del got
+    gc.collect()
+    before = runtime.stats()
+    for _ in range(50):
+        got = rescale(sample)
+    del got
+    gc.collect()
+    after = runtime.stats()
+    assert after.alloc - before.alloc == after.free - before.free == 50
+    assert sys.getrefcount(values) == references
+
+
+def test_memmap_arguments_take_the_native_entry(tmp_path, monkeypatch):
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+
+    def bump(a):
+        a[0] += 1.0
+        return a.sum(), a, a[2:], a * 2.0
+
+    compiled = njit(bump)
+    mapped = np.lib.format.open_memmap(tmp_path / "m.npy", mode="w+", dtype="f8", shape=(6,))
+    mapped[:] = np.arange(6.0)
+    references = sys.getrefcount(mapped)
+    total, same, tail, doubled = _natively(compiled, mapped)
+    expected = np.arange(6.0)
+    expected[0] += 2.0  # two calls
+    assert total == expected.sum() and same is mapped
+    np.testing.assert_array_equal(tail, expected[2:])
+    np.testing.assert_array_equal(doubled, expected * 2.0)
+    tail[0] = -1.0  # a view of the mapped memory
+    assert mapped[2] == -1.0
+    del total, same, tail, doubled
+    gc.collect()
+    assert sys.getrefcount(mapped) == references
+    read_only = np.load(tmp_path / "m.npy", mmap_mode="r")
+    total = njit(lambda a: a.sum())
+    assert _natively(total, read_only) == read_only.sum()
+
+
+PARTICLE = np.dtype([("x", "f8"), ("y", "f8"), ("tag", "i4")])
+
+
+def _moved(particles, dx):
+    out = np.empty(particles.shape[0], dtype=particles.dtype)
+    for i in range(particles.shape[0]):
+        out[i]["x"] = particles[i]["x"] + dx
+        out[i]["y"] = particles[i]["y"] * 2.0
+        out[i]["tag"] = particles[i]["tag"] + 1
+    return out, particles, particles["x"], out[::2]
+
+
+def _particles(n, dtype=PARTICLE):
+    particles = np.zeros(n, dtype=dtype)
+    particles["x"] = np.arange(n) * 0.5
+    particles["y"] = -np.arange(n, dtype=np.float64)
+    particles["tag"] = np.arange(n)
+    return particles
+
+
+def test_record_arrays_pass_and_return_through_the_native_entry(monkeypatch):
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+    compiled = njit(_moved)
+    spelled_again = np.dtype([("x", "f8"), ("y", "f8"), ("tag", "i4")])  # equal, not the same
+    aligned = np.dtype([("x", "f8"), ("y", "f8"), ("tag", "i4")], align=True)
+    for particles in (_particles(5), _particles(4, spelled_again), _particles(3, aligned)):
+        references = sys.getrefcount(particles)
+        got, want = _natively(compiled, particles, 0.25), _moved(particles, 0.25)
+        assert got[1] is particles and got[0].dtype == particles.dtype
+        for value, expected in zip(got, want, strict=True):
+            assert value.dtype == expected.dtype
+            np.testing.assert_array_equal(value, expected)
+        got[2][0] = 42.0  # the field is a view of the argument
+        assert particles[0]["x"] == 42.0
+        del got, want, value, expected
+        gc.collect()
+        assert sys.getrefcount(particles) == references
+    strided = _particles(6)[::2]
+    got = _natively(compiled, strided, 1.0)
+    np.testing.assert_array_equal(got[0], _moved(strided, 1.0)[0])
+    del got
+    gc.collect()
+    before = runtime.stats()
+    for _ in range(30):
+        got = compiled(strided, 1.0)
+    del got
+    gc.collect()
+    after = runtime.stats()
+    assert after.alloc - before.alloc == after.free - before.free == 30
+
+
+def test_a_record_array_of_another_dtype_gets_its_own_specialization():
+    total = njit(lambda particles: particles["x"].sum())
+    wider = _particles(4, np.dtype([("x", "f8"), ("y", "f8"), ("tag", "i8")]))
+    for particles in (_particles(4), wider, _particles(4)):
+        assert total(particles) == particles["x"].sum()
+    assert len(total.signatures) == 2
+
+
+def _sets(n, words):
+    numbers = {i * 7 % 11 for i in range(n)}
+    for i in range(0, n, 3):
+        numbers.discard(i)  # deleted entries are skipped
+    halves = {i / 2 for i in range(n)}
+    text = {w.upper() for w in words}
+    pairs = {(i % 3, w) for i, w in enumerate(words)}
+    empty = {0.5}
+    empty.discard(0.5)
+    return numbers, halves, text, pairs, empty, {i > 2 for i in range(n)}
+
+
+def test_returned_sets_are_boxed_by_the_native_entry(monkeypatch):
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+    compiled = njit(_sets)
+    words = ["alpha", "beta", "gamma", "beta", "ünïcode"]
+    for n in (0, 1, 5, 40, 1000):
+        got, want = _natively(compiled, n, words), _sets(n, words)
+        assert got == want
+    del got, want
+    gc.collect()
+    before = runtime.stats()
+    references = [sys.getrefcount(w) for w in words]
+    for _ in range(20):
+        got = compiled(40, words)
+    del got
+    gc.collect()
+    after = runtime.stats()
+    assert after.alloc - before.alloc == after.free - before.free > 0
+    assert [sys.getrefcount(w) for w in words] == references
+
+
+def _initials(names, tags):
+    out = np.empty(names.shape[0], dtype=names.dtype)
+    for i in range(names.shape[0]):
+        out[i] = names[i][:1] + str(len(tags[i]))
+    return out, names[::-1], tags
+
+
+def test_fixed_width_string_arrays_take_the_native_entry(monkeypatch):
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+    compiled = njit(_initials)
+    for names, tags in [
+        (np.array(["ada", "bob", "éva"]), np.array([b"x", b"yz", b""])),
+        (np.array(["a", "", "long name"]), np.array([b"1", b"2", b"3"])),
+    ]:
+        got, want = _natively(compiled, names, tags), _initials(names, tags)
+        for value, expected in zip(got, want, strict=True):
+            assert value.dtype == expected.dtype
+            np.testing.assert_array_equal(value, expected)
+        assert got[2] is tags
