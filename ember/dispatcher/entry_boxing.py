@@ -46,6 +46,21 @@ def _native_list_item_kind(list_type: object) -> Kind | None:
     return kind if kind is not None and _numbers_and_arrays(kind) else None
 
 
+def _jitclass_slots(kind: InstanceKind) -> tuple[int, int] | None:
+    """The `_meminfo` and `_data` slot offsets of a jitclass's boxes, which the entry fills
+    itself; None for other boxes (typed containers, structref proxies)."""
+    from ember.jitclasses.box import JitClassBox, slot_offset
+
+    if not kind.data_pointer or kind.boxer is not None or kind.tag is not None:
+        return None
+    if not issubclass(kind.box_class, JitClassBox):
+        return None
+    if getattr(kind.box_class, "_boxer", None) != kind.box_class._from_native:
+        return None
+    meminfo, data = slot_offset("_meminfo"), slot_offset("_data")
+    return None if meminfo is None or data is None else (meminfo, data)
+
+
 def _numbers_and_arrays(kind: Kind) -> bool:
     if isinstance(kind, tuple):
         return bool(kind) and all(_numbers_and_arrays(member) for member in kind)
@@ -120,6 +135,11 @@ class ResultBoxing(EntryBuilder):
         item_kind = _native_list_item_kind(getattr(kind.box_class, "_ember_type_", None))
         if item_kind is not None:
             return self.emit_box_list(item_kind, b.load(ptr, typ=_PTR))
+        jitclass_slots = _jitclass_slots(kind)
+        if jitclass_slots is not None:
+            return self._emit_new_jitclass_box(
+                kind.box_class, jitclass_slots, b.load(ptr, typ=_PTR)
+            )
         number = self.call_capi("PyLong_FromVoidPtr", [b.load(ptr, typ=_PTR)])
         result = self.alloca(_PTR, "box.instance")
         b.store(number, result)  # NULL: the error is already set
@@ -127,6 +147,29 @@ class ResultBoxing(EntryBuilder):
             boxer = _object_constant(kind.boxer or kind.box_class._boxer)
             b.store(self.call_capi("PyObject_CallOneArg", [boxer, number]), result)
             self.call_capi("Py_DecRef", [number])
+        return b.load(result)
+
+    def _emit_new_jitclass_box(
+        self, box_class: type, slots: tuple[int, int], meminfo: ir.Value
+    ) -> ir.Value:
+        """A jitclass box made as `JitClassBox._from_native` makes it, without running Python
+        code: an instance of the class whose `_meminfo` and `_data` slots hold the addresses as
+        ints (NULL on error: the box, if made, is released and releases the meminfo)."""
+        b = self.builder
+        null = ir.Constant(_PTR, None)
+        result = self.alloca(_PTR, "box.jitclass")
+        box = self.call_capi("PyType_GenericAlloc", [_object_constant(box_class), _SSIZE(0)])
+        b.store(box, result)
+        with b.if_then(b.icmp_unsigned("!=", box, null), likely=True):
+            data = b.gep(meminfo, [ir.Constant(_I64, nrt.HEADER_SIZE)], source_etype=_I8)
+            filled = ir.Constant(ir.IntType(1), 1)
+            for offset, address in zip(slots, (meminfo, data), strict=True):
+                number = self.call_capi("PyLong_FromVoidPtr", [address])
+                b.store(number, self.field_ptr(box, offset))
+                filled = b.and_(filled, b.icmp_unsigned("!=", number, null))
+            with b.if_then(b.not_(filled), likely=False):
+                self.call_capi("Py_DecRef", [box])
+                b.store(null, result)
         return b.load(result)
 
     def emit_box_list(self, item_kind: Kind, meminfo: ir.Value) -> ir.Value:

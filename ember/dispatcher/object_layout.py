@@ -603,6 +603,7 @@ _CAPI_SIGNATURES: dict[str, tuple[ir.Type, list[ir.Type]]] = {
     "PyList_New": (_PTR, [_SSIZE]),
     "PyList_SetItem": (_I32, [_PTR, _SSIZE, _PTR]),
     "PySet_New": (_PTR, [_PTR]),
+    "PyType_GenericAlloc": (_PTR, [_PTR, _SSIZE]),
     "PySet_Add": (_I32, [_PTR, _PTR]),
     "PyObject_Vectorcall": (_PTR, [_PTR, _PTR, _SSIZE, _PTR]),
     "PyLong_FromVoidPtr": (_PTR, [_PTR]),

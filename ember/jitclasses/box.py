@@ -77,25 +77,26 @@ def load_runtime() -> None:
 
 
 @functools.cache
-def _meminfo_slot_offset() -> int | None:
-    """Where a box keeps the PyObject* of its `_meminfo` int (probed: slot layouts are
-    CPython's business), or None when the probe does not find it."""
+def slot_offset(name: str) -> int | None:
+    """Where a box keeps the PyObject* of its slot `name` (`_meminfo`, `_data`; probed: slot
+    layouts are CPython's business), or None when the probe does not find it."""
     probe = object.__new__(JitClassBox)
     marker = object()
-    probe._meminfo = marker
+    setattr(probe, name, marker)
+    found = None
     for offset in range(0, JitClassBox.__basicsize__, ctypes.sizeof(ctypes.c_void_p)):
         if ctypes.c_void_p.from_address(id(probe) + offset).value == id(marker):
-            probe._meminfo = 0
-            return offset
-    probe._meminfo = 0
-    return None
+            found = offset
+            break
+    setattr(probe, name, 0)
+    return found
 
 
 def instance_kind(instance_type: types.ClassInstanceType) -> Any:
     """The native entry's argument kind of boxes of this class, or None (no fast path)."""
     from ember.dispatcher.object_layout import InstanceKind
 
-    offset = _meminfo_slot_offset()
+    offset = slot_offset("_meminfo")
     if offset is None:
         return None
     return InstanceKind(instance_type.class_type.jit_class, offset)

@@ -217,3 +217,44 @@ def test_fixed_width_string_arrays_take_the_native_entry(monkeypatch):
             assert value.dtype == expected.dtype
             np.testing.assert_array_equal(value, expected)
         assert got[2] is tags
+
+
+def test_jitclass_instances_are_boxed_by_the_native_entry(monkeypatch):
+    from ember import float64
+    from ember.experimental import jitclass
+
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+
+    @jitclass([("x", float64), ("y", float64)])
+    class Vector:
+        def __init__(self, x, y):
+            self.x = x
+            self.y = y
+
+        def norm(self):
+            return (self.x**2 + self.y**2) ** 0.5
+
+    @njit
+    def make(x, y):
+        return Vector(x, y)
+
+    @njit
+    def add(a, b):
+        return Vector(a.x + b.x, a.y + b.y)
+
+    made = _natively(make, 3.0, 4.0)
+    assert type(made) is Vector and (made.x, made.y) == (3.0, 4.0) and made.norm() == 5.0
+    total = _natively(add, made, make(1.0, -2.0))
+    assert (total.x, total.y) == (4.0, 2.0)
+    made.x = 6.0  # the box's fields are the native instance's
+    assert add(made, total).x == 10.0
+    del made, total
+    gc.collect()
+    before = runtime.stats()
+    for i in range(100):
+        made = make(float(i), 1.0)
+        assert made.x == i
+    del made
+    gc.collect()
+    after = runtime.stats()
+    assert after.alloc - before.alloc == after.free - before.free == 100
