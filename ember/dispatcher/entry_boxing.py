@@ -26,13 +26,10 @@ from ember.dispatcher.object_layout import (
     OptionalKind,
     SetKind,
     StringKind,
-    _FunctionPointer,
     _object_constant,
     return_memory_type,
 )
 from ember.runtime import nrt
-
-_UNARY = ir.FunctionType(ir.VoidType(), [_PTR])
 
 
 def _native_list_item_kind(list_type: object) -> Kind | None:
@@ -107,7 +104,7 @@ class ResultBoxing(EntryBuilder):
         if kind in ("complex64", "complex128"):
             parts = []
             for index in range(2):
-                part_ptr = b.gep(ptr, [_I32(0), _I32(index)], source_etype=mem_type, inbounds=True)
+                part_ptr = self.member_ptr(ptr, mem_type, index)
                 part = b.load(part_ptr, typ=mem_type.elements[index])
                 parts.append(b.fpext(part, _F64) if kind == "complex64" else part)
             return self.call_capi("PyComplex_FromDoubles", parts)
@@ -179,7 +176,6 @@ class ResultBoxing(EntryBuilder):
         its own."""
         b = self.builder
         null = ir.Constant(_PTR, None)
-        decref = _FunctionPointer(_UNARY, nrt.runtime().addresses[nrt.DECREF])
         header = self.load_field(meminfo, 8, _PTR, _PTR_SIZE)
         size = self.load_field(header, 0, _I64, 8)
         storage = self.load_field(header, 16, _PTR, _PTR_SIZE)
@@ -221,7 +217,7 @@ class ResultBoxing(EntryBuilder):
         result = b.phi(_PTR, name="box.list")
         for value, block in boxed:
             result.add_incoming(value, block)
-        b.call(decref, [meminfo])
+        self.call_nrt(nrt.DECREF, meminfo)
         return result
 
     def emit_box_set(self, item_kind: Kind, meminfo: ir.Value) -> ir.Value:
@@ -255,11 +251,11 @@ class ResultBoxing(EntryBuilder):
         b.position_at_end(body)
         entry_type = ir.LiteralStructType([_I64, return_memory_type(item_kind)])
         entry = b.gep(entries, [index], source_etype=entry_type)
-        hash_ptr = b.gep(entry, [_I32(0), _I32(0)], source_etype=entry_type, inbounds=True)
+        hash_ptr = self.member_ptr(entry, entry_type, 0)
         deleted = b.icmp_signed("==", b.load(hash_ptr, typ=_I64), ir.Constant(_I64, -1))
         b.cbranch(deleted, next_entry, live)
         b.position_at_end(live)
-        item_ptr = b.gep(entry, [_I32(0), _I32(1)], source_etype=entry_type, inbounds=True)
+        item_ptr = self.member_ptr(entry, entry_type, 1)
         self._incref_references(item_kind, item_ptr)
         item = self.emit_box(item_kind, item_ptr)
         self.continue_if(b.icmp_unsigned("!=", item, null), failed, "box.set.item_ok")
@@ -281,21 +277,18 @@ class ResultBoxing(EntryBuilder):
         result = b.phi(_PTR, name="box.set")
         for value, block in boxed:
             result.add_incoming(value, block)
-        b.call(_FunctionPointer(_UNARY, nrt.runtime().addresses[nrt.DECREF]), [meminfo])
+        self.call_nrt(nrt.DECREF, meminfo)
         return result
 
     def _incref_references(self, kind: Kind, ptr: ir.Value) -> None:
         """A reference for each array, string or list of a value stored at `ptr` (boxing one
         takes it over); each starts with its meminfo (NULL for a constant string)."""
         if isinstance(kind, ArrayKind | InstanceKind | StringKind):
-            incref = _FunctionPointer(_UNARY, nrt.runtime().addresses[nrt.INCREF])
-            self.builder.call(incref, [self.load_field(ptr, 0, _PTR, _PTR_SIZE)])
+            self.call_nrt(nrt.INCREF, self.load_field(ptr, 0, _PTR, _PTR_SIZE))
         elif isinstance(kind, tuple):
             mem_type = return_memory_type(kind)
             for index, member in enumerate(kind):
-                member_ptr = self.builder.gep(
-                    ptr, [_I32(0), _I32(index)], source_etype=mem_type, inbounds=True
-                )
+                member_ptr = self.member_ptr(ptr, mem_type, index)
                 self._incref_references(member, member_ptr)
 
     def emit_box_optional(
@@ -303,11 +296,11 @@ class ResultBoxing(EntryBuilder):
     ) -> ir.Value:
         """None when the valid byte is 0, else the boxed value."""
         b = self.builder
-        valid_ptr = b.gep(ptr, [_I32(0), _I32(1)], source_etype=mem_type, inbounds=True)
+        valid_ptr = self.member_ptr(ptr, mem_type, 1)
         valid = b.icmp_unsigned("!=", b.load(valid_ptr, typ=_I8), _I8(0))
         with b.if_else(valid) as (some, nothing):
             with some:
-                data_ptr = b.gep(ptr, [_I32(0), _I32(0)], source_etype=mem_type, inbounds=True)
+                data_ptr = self.member_ptr(ptr, mem_type, 0)
                 boxed = self.emit_box(kind.inner, data_ptr)
                 some_block = b.block
             with nothing:
@@ -343,7 +336,7 @@ class ResultBoxing(EntryBuilder):
         self.continue_if(b.icmp_unsigned("!=", tup, null), done, "box.tuple.alloc_ok")
         cleanup = self.new_block("box.tuple.cleanup") if kind else None
         for index, member in enumerate(kind):
-            member_ptr = b.gep(ptr, [_I32(0), _I32(index)], source_etype=mem_type, inbounds=True)
+            member_ptr = self.member_ptr(ptr, mem_type, index)
             member_path = (*path, index)
             if isinstance(member, tuple):
                 member_type = return_memory_type(member)
@@ -414,7 +407,7 @@ class _ArrayMemo:
             b.cbranch(same, repeat, other)
             b.position_at_end(repeat)
             boxing.incref_object(earlier)
-            b.call(_FunctionPointer(_UNARY, nrt.runtime().addresses[nrt.DECREF]), [meminfo])
+            boxing.call_nrt(nrt.DECREF, meminfo)
             incoming.append((earlier, b.block))
             b.branch(done)
             b.position_at_end(other)
@@ -442,12 +435,9 @@ class _ArrayMemo:
         return count(self.result_kind) > 1
 
     def _member_ptr(self, path: tuple[int, ...]) -> ir.Value:
-        b = self.boxing.builder
         ptr, kind = self.result_ptr, self.result_kind
         for index in path:
-            ptr = b.gep(
-                ptr, [_I32(0), _I32(index)], source_etype=return_memory_type(kind), inbounds=True
-            )
+            ptr = self.boxing.member_ptr(ptr, return_memory_type(kind), index)
             kind = kind[index]
         return ptr
 

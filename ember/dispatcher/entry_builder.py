@@ -10,6 +10,7 @@ from llvmlite import ir
 from ember.dispatcher.object_layout import (
     _CAPI_SIGNATURES,
     _I8,
+    _I32,
     _I64,
     _PTR,
     _PTR_SIZE,
@@ -18,6 +19,9 @@ from ember.dispatcher.object_layout import (
     _capi_address,
     _FunctionPointer,
 )
+from ember.runtime import nrt
+
+_NRT_UNARY = ir.FunctionType(ir.VoidType(), [_PTR])
 
 
 class EntryBuilder:
@@ -93,6 +97,17 @@ class EntryBuilder:
 
     def load_field(self, obj: ir.Value, offset: int, typ: ir.Type, align: int) -> ir.Value:
         return self.builder.load(self.field_ptr(obj, offset), typ=typ, align=align)
+
+    def member_ptr(self, ptr: ir.Value, struct_type: ir.Type, index: int) -> ir.Value:
+        """The address of member `index` of the `struct_type` value at `ptr`."""
+        return self.builder.gep(
+            ptr, [_I32(0), _I32(index)], source_etype=struct_type, inbounds=True
+        )
+
+    def call_nrt(self, name: str, meminfo: ir.Value) -> None:
+        """The runtime's `nrt.INCREF` or `nrt.DECREF` of a meminfo (NULL: nothing)."""
+        address = nrt.runtime().addresses[name]
+        self.builder.call(_FunctionPointer(_NRT_UNARY, address), [meminfo])
 
     def new_block(self, name: str) -> ir.Block:
         return self.function.append_basic_block(name)

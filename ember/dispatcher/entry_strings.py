@@ -21,7 +21,6 @@ from ember.runtime import nrt, string_boxing
 
 _NULL = ir.Constant(_PTR, None)
 _ALLOCATE = ir.FunctionType(_PTR, [_I64])
-_DECREF = ir.FunctionType(ir.VoidType(), [_PTR])
 
 
 class DeferredString:
@@ -98,9 +97,8 @@ class StringArgumentCodegen(EntryBuilder):
         """Release the argument copies (the callee took references to what it keeps)."""
         if not meminfos:  # no strings: no need to compile the runtime for its address
             return
-        decref = _FunctionPointer(_DECREF, nrt.runtime().addresses[nrt.DECREF])
         for meminfo in meminfos:
-            self.builder.call(decref, [meminfo])
+            self.call_nrt(nrt.DECREF, meminfo)
 
     def emit_box_string(self, ptr: ir.Value) -> ir.Value:
         """`str` of the string returned at `ptr` (NULL with the error set on failure); the
@@ -108,13 +106,11 @@ class StringArgumentCodegen(EntryBuilder):
         b = self.builder
         memory = ir.LiteralStructType(STRING_FIELDS)
         meminfo, data, length, kind = (
-            b.load(b.gep(ptr, [_I32(0), _I32(i)], source_etype=memory, inbounds=True), typ=t)
-            for i, t in enumerate(STRING_FIELDS)
+            b.load(self.member_ptr(ptr, memory, i), typ=t) for i, t in enumerate(STRING_FIELDS)
         )
         text = self.call_capi("PyUnicode_FromKindAndData", [b.trunc(kind, _I32), data, length])
         with b.if_then(b.icmp_unsigned("!=", meminfo, _NULL)):
-            decref = _FunctionPointer(_DECREF, nrt.runtime().addresses[nrt.DECREF])
-            b.call(decref, [meminfo])
+            self.call_nrt(nrt.DECREF, meminfo)
         return text
 
     def _string_state(self, obj: ir.Value) -> ir.Value:
