@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from ember import jit, njit, typed, types
-from ember.errors import TypingError
+from ember.errors import TypingError, UnsupportedError
 from tests.oracle import assert_frees_all
 
 # ---------------------------------------------------------------- isinstance decided by typing
@@ -305,3 +305,37 @@ def test_object_mode_functions_with_lifted_loops_match_cpython():
     for limit in [1, 2, 30, 100]:
         assert counted(limit) == collatz_longest(limit)
     assert math.isclose(jitted(np.array([0.0, 4.0, 0.0]), 1)[0][1], 0.0)
+
+
+# ---------------------------------------------------------------- imports inside the function
+
+
+def imports_inside(a, x):
+    import math
+    from math import cos, sin
+
+    import numpy.linalg
+    from numpy import linalg as la
+
+    total = 0.0
+    for i in range(a.size):
+        total += sin(a[i]) * cos(x) + math.sqrt(abs(a[i]))
+    return total + la.norm(a) - numpy.linalg.norm(a)
+
+
+def test_import_statements_in_a_function_import_while_compiling():
+    jitted = njit(imports_inside)
+    for a, x in [(np.arange(4.0), 0.5), (np.array([-2.0, 9.0]), -1.0), (np.empty(0), 0.0)]:
+        assert math.isclose(jitted(a, x), imports_inside(a, x), rel_tol=1e-12, abs_tol=1e-12)
+
+
+def test_a_failed_import_says_when_imports_happen():
+    def optional():
+        try:
+            import not_a_module_pylang10  # noqa: F401
+        except ImportError:
+            return -1
+        return 1
+
+    with pytest.raises(UnsupportedError, match="module level"):
+        njit(optional)()
