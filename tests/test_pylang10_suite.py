@@ -339,3 +339,30 @@ def test_a_failed_import_says_when_imports_happen():
 
     with pytest.raises(UnsupportedError, match="module level"):
         njit(optional)()
+
+
+# ---------------------------------------------------------------- isinstance of an Optional
+
+
+def maybe_doubled(x, limit):
+    y = x if x > limit else None
+    if isinstance(y, int):
+        return y * 2
+    if y is None:
+        return -1
+    return -2
+
+
+def maybe_scaled(x):
+    y = x * 1.5 if x > 0 else None
+    return isinstance(y, float), isinstance(y, (int, complex)), isinstance(y, str)
+
+
+def test_isinstance_of_an_optional_value_is_decided_at_run_time():
+    doubled = njit(maybe_doubled)
+    for x in [3, -3, 0, 2**40]:
+        for limit in [0, 5]:
+            assert doubled(x, limit) == maybe_doubled(x, limit)
+    scaled = njit(maybe_scaled)
+    for x in [2.0, -1.0, 0.0, float("nan")]:
+        assert scaled(x) == maybe_scaled(x)
