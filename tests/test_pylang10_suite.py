@@ -180,6 +180,23 @@ def test_e_args_of_exceptions_the_runtime_raises_in_the_try_body():
     assert jitted(7, items) == len("list index out of range")
 
 
+def parse_ints(text):
+    total = 0
+    for token in text.split():
+        try:
+            total += int(token)
+        except ValueError as e:
+            total -= 1000 * len(e.args) + len(e.args[0])
+    return total
+
+
+def test_e_args_of_exceptions_library_calls_raise():
+    # int(s) raises ValueError with one message (CPython's text: the token's repr counts)
+    jitted = njit(parse_ints)
+    for text in ["1 2 x 4", "", "-3 abc +7 9z", "12"]:
+        assert jitted(text) == parse_ints(text)
+
+
 def reraise_after_many(xs):
     total = 0
     for x in xs:

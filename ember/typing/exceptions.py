@@ -262,6 +262,10 @@ def caught_attribute_type(inferer: TypeInferer, expr: ir.GetAttr) -> types.Type:
         found = typ if found is None else inferer.context.unify_pair(found, typ)
         if found is None:
             break
+    if found is None and expr.attr == "args" and all(c.__module__ == "builtins" for c in classes):
+        # no evidence (a library call raised it: int(s), float(s)): ember's library raises
+        # builtin exceptions with one message string; run time checks that it is so
+        found = types.UniTuple(types.unicode_type, 1)
     if found is None:
         names_of = ", ".join(cls.__name__ for cls in classes)
         raise UnsupportedError(
