@@ -256,6 +256,20 @@ def test_namedtuple_replace_and_fields():
     assert p == q
 
 
+def as_dict(p):
+    d = p._asdict()
+    return d["y"], len(d), list(d.keys()), sum(d.values())
+
+
+def test_namedtuple_asdict_of_fields_of_one_type():
+    Vec = namedtuple("Vec", "x y z")
+    jitted = njit(as_dict)
+    for v in [Vec(1.0, 2.0, 3.0), Vec(-0.5, float("inf"), 0.0)]:
+        assert jitted(v) == as_dict(v)
+    with pytest.raises(TypingError, match="different types"):
+        jitted(Vec(1, 2.0, 3))
+
+
 def test_replace_of_an_unknown_field_is_a_typing_error():
     def bad(p):
         return p._replace(w=1)

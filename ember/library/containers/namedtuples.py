@@ -9,6 +9,7 @@ from typing import Any
 
 from ember import types
 from ember.dispatcher.typeof import register_typeof_hook
+from ember.errors import TypingError
 from ember.extending import intrinsic, overload, overload_attribute, overload_method
 from ember.library.interop.boxing import box_by_calling
 from ember.lowering import arrays as refs
@@ -160,3 +161,26 @@ def namedtuple_getattr(context, builder, typ, value, attr):
 def box_namedtuple(typ, val, c):
     """`cls(*members)`: box the members as a plain tuple, then call the class with it."""
     return box_by_calling(typ.instance_class, typ, val, c)
+
+
+@overload_method(types.BaseTuple, "_asdict")
+def namedtuple_asdict(value):
+    """`point._asdict()`: a dict from field name to value, when the fields share one type
+    (a compiled dict holds values of one type)."""
+    if not types.is_named_tuple(value):
+        return None
+    if not isinstance(value, types.NamedUniTuple):
+        raise TypingError(
+            f"{value.instance_class.__name__}._asdict(): its fields have different types "
+            f"({', '.join(map(str, value.types))}) and a compiled dict holds values of one "
+            "type; read the fields by name instead"
+        )
+    fields = tuple(value.fields)
+
+    def asdict_impl(value):
+        found = {}
+        for i in range(len(fields)):
+            found[fields[i]] = value[i]
+        return found
+
+    return asdict_impl
