@@ -449,7 +449,7 @@ def _check_pruning_types(relied_on: dict, typemap: dict, error: Exception | None
     """A pruning decided by a failed inference's types stands only if the final types
     agree (a variable typed before inference saw all its definitions may widen)."""
     for name, typ in relied_on.items():
-        if name in typemap and typemap[name] != typ:
+        if name in typemap and types.unliteral(typemap[name]) != types.unliteral(typ):
             raise error or TypingError(f"the type of {name!r} changed after pruning branches")
 
 
