@@ -397,3 +397,45 @@ def test_isinstance_of_an_optional_value_is_decided_at_run_time():
     scaled = njit(maybe_scaled)
     for x in [2.0, -1.0, 0.0, float("nan")]:
         assert scaled(x) == maybe_scaled(x)
+
+
+def lifted_with_python_call(x, step):
+    a = x[::step]
+    c = 1
+    for k in range(a.size):
+        object()  # keeps the lifted loop in object mode
+        c = c * a[::-1][k]
+    return c
+
+
+def test_a_lifted_loop_in_object_mode_lists_the_types_it_ran_for():
+    jitted = jit(forceobj=True)(lifted_with_python_call)
+    x = np.arange(1, 8)
+    assert jitted(x, 1) == lifted_with_python_call(x, 1)
+    (loop,) = jitted.overloads[jitted.signatures[0]].lifted
+    assert len(loop.signatures) == 1
+    assert jitted(x, -2) == lifted_with_python_call(x, -2)  # a non-contiguous array
+    assert jitted(x, 1) == lifted_with_python_call(x, 1)
+    assert len(loop.signatures) == 2
+
+
+def test_inspect_types_lists_the_lifted_loops_by_line():
+    import io
+
+    def two_loops(x):
+        Recorder()
+        for i in range(x.size):
+            x[i] += 1
+        for j in range(x.size):
+            x[j] *= 2
+        return x
+
+    jitted = jit(forceobj=True)(two_loops)
+    np.testing.assert_array_equal(jitted(np.arange(4)), two_loops(np.arange(4)))
+    out = io.StringIO()
+    jitted.inspect_types(file=out)
+    first = two_loops.__code__.co_firstlineno
+    text = out.getvalue()
+    assert "The function contains lifted loops" in text
+    assert f"Loop at line {first + 2}" in text and f"Loop at line {first + 4}" in text
+    assert text.count("Has 1 overloads") == 2
