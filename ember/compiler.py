@@ -345,12 +345,14 @@ def _tolerant_typemap(state: CompileState):
     return tolerant_typemap(make_inferer)
 
 
-def _prune_match_cases(state: CompileState) -> bool:
-    """`match` cases decided by the type of a subject the function computes (`case int(v):`
-    of `y = x + 1`), found by typing: pruned, the function types again. True if any was."""
-    from ember.rewrites.prune_none import prune_match_cases
+def _prune_by_inferred_types(state: CompileState, typemap_of) -> dict:
+    """`match` cases and isinstance() tests decided by the type of a value the function
+    computes (`case int(v):` of `y = x + 1`, `isinstance(a[i], complex)`), found by typing:
+    pruned, the function types again. `typemap_of(func_ir)` gives the types; returns the
+    subject types relied on (empty if none was)."""
+    from ember.rewrites.prune_none import prune_by_inferred_types
 
-    return prune_match_cases(state.func_ir, state.arg_types, _tolerant_typemap(state))
+    return prune_by_inferred_types(state.func_ir, state.arg_types, typemap_of)
 
 
 def _pass_mixed_tuples_to_generator_expressions(state: CompileState) -> bool:
@@ -399,18 +401,34 @@ def infer_types(state: CompileState) -> None:
         state.typing = inferer.infer()
         return inferer
 
-    try:
+    relied_on: dict = {}  # subject types a pruning decided isinstance()/match cases by
+    first_error = None
+    for attempt in range(_TYPING_ATTEMPTS):
+        try:
+            inferer = run_inference()
+            break
+        except TypingError as error:
+            # a plain loop over a tuple of mixed types the function computes (`a.shape +
+            # (1.5,)`), or a branch typing can decide, is found by typing: unrolled or
+            # pruned, the function types again
+            if attempt == _TYPING_ATTEMPTS - 1:
+                raise
+            first_error = first_error or error
+            pruned = {}
+            if not (
+                _unroll_literal_loops(state, everywhere=True)
+                or (pruned := _prune_by_inferred_types(state, _tolerant_typemap(state)))
+                or _pass_mixed_tuples_to_generator_expressions(state)
+            ):
+                raise
+            relied_on.update(pruned)
+    # branches typing decides that typed anyway still count for the types (`y // 2` of a
+    # float in an `isinstance(y, int)` branch would make the result float): pruned too
+    pruned = _prune_by_inferred_types(state, lambda _: state.typing.typemap)
+    if pruned:
+        relied_on.update(pruned)
         inferer = run_inference()
-    except TypingError:
-        # a plain loop over a tuple of mixed types the function computes (`a.shape + (1.5,)`)
-        # is found by typing: unrolled, the function types again
-        if not (
-            _unroll_literal_loops(state, everywhere=True)
-            or _prune_match_cases(state)
-            or _pass_mixed_tuples_to_generator_expressions(state)
-        ):
-            raise
-        inferer = run_inference()
+    _check_pruning_types(relied_on, state.typing.typemap, first_error)
     if generator:
         generator_result(state.py_func, state.arg_types, inferer, state.typing)
     state.signature = Signature(state.typing.return_type, state.arg_types)
@@ -422,6 +440,17 @@ def infer_types(state: CompileState) -> None:
         from ember.typing.annotate import annotate
 
         print(annotate(state.func_ir, state.typing))
+
+
+_TYPING_ATTEMPTS = 4  # typing, then a retry after each rewrite a failed typing asked for
+
+
+def _check_pruning_types(relied_on: dict, typemap: dict, error: Exception | None) -> None:
+    """A pruning decided by a failed inference's types stands only if the final types
+    agree (a variable typed before inference saw all its definitions may widen)."""
+    for name, typ in relied_on.items():
+        if name in typemap and types.unliteral(typemap[name]) != types.unliteral(typ):
+            raise error or TypingError(f"the type of {name!r} changed after pruning branches")
 
 
 def parallelize(state: CompileState) -> None:

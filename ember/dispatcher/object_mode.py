@@ -133,8 +133,12 @@ class ObjectModeDispatcher:
         lines = inspect.getsource(self.py_func).splitlines()
         header = f"{self.py_func.__qualname__} (object mode: every value is a pyobject)"
         print("\n".join([header, "-" * len(header), *lines]), file=file)
+        if self.lifted_loops:
+            print("\n# The function contains lifted loops", file=file)
         for loop in self.lifted_loops:
-            print(f"\n# {loop.describe()}", file=file)
+            print(f"# Loop at line {loop.span.loc.line}", file=file)
+            print(f"# Has {len(loop.signatures)} overloads", file=file)
+            print(f"# {loop.describe()}", file=file)
             if loop.nopython.overloads:
                 print(loop.nopython.inspect_types(), file=file)
             else:
@@ -220,6 +224,7 @@ class LiftedLoop:
         self.nopython = njit(py_func)
         self.object_mode: ObjectModeDispatcher | None = None
         self.reason = ""
+        self._object_mode_signatures: list[tuple] = []  # the argument types it ran for
 
     @property
     def overloads(self) -> dict:
@@ -231,8 +236,11 @@ class LiftedLoop:
 
     @property
     def signatures(self) -> list:
-        """The nopython signatures, or the object-mode one once the loop fell back."""
-        return self.nopython.signatures if self.object_mode is None else self.object_mode.signatures
+        """The nopython signatures, or the argument types the loop ran for in object mode
+        once it fell back (one each, as the nopython versions are)."""
+        if self.object_mode is None:
+            return self.nopython.signatures
+        return list(self._object_mode_signatures)
 
     def describe(self) -> str:
         span = self.span
@@ -249,7 +257,21 @@ class LiftedLoop:
                 self.object_mode = ObjectModeDispatcher(self.py_func, {"looplift": False})
             else:
                 return self.nopython(*args)
+        arg_types = tuple(_typeof_or_object(value) for value in args)
+        if arg_types not in self._object_mode_signatures:
+            self._object_mode_signatures.append(arg_types)
         return self.object_mode(*args)
+
+
+def _typeof_or_object(value: Any) -> Any:
+    from ember import types
+    from ember.dispatcher.typeof import typeof_or_none
+    from ember.errors import EmberError
+
+    try:
+        return typeof_or_none(value) or types.pyobject
+    except EmberError:  # a Python dict, say: the loop took it as an object
+        return types.pyobject
 
 
 def _typeof(value: Any) -> Any:

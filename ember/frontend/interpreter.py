@@ -61,7 +61,6 @@ _NESTED_CODE_HINTS = {
 _UNSUPPORTED_OPCODES = {  # opname -> the construct a user wrote, for error messages
     "STORE_GLOBAL": "assigning a global variable",
     "DELETE_GLOBAL": "deleting a global variable",
-    "IMPORT_NAME": "an import statement",
     "GET_AWAITABLE": "await",
     "DICT_MERGE": "a call with **kwargs unpacking",
     "LOAD_BUILD_CLASS": "a class definition",
@@ -162,6 +161,7 @@ class _IRBuilder(ContainerOpcodes):
         self.label = label
         self.counter = 0
         self.constants: dict[str, Any] = {}
+        self.imported_modules: dict[str, Any] = {}  # the variables IMPORT_NAME pushed
         self.kw_names: tuple[str, ...] = ()
         depth = self.incoming_depth[label]
         markers = self.incoming_markers.get(label, {})
@@ -403,6 +403,41 @@ class _IRBuilder(ContainerOpcodes):
         value = self.stack.pop()
         self.stack.append(_NULL)
         self._push_expr(ir.GetAttr(value, inst.argval, inst.loc))
+
+    def op_IMPORT_NAME(self, inst: Instruction) -> None:
+        """`import math` / `from numpy import linalg` in the function: the module is imported
+        while compiling and frozen like a global (the value CPython's run-time import gives,
+        without its run-time cost)."""
+        fromlist, level = self.stack.pop(), self.stack.pop()
+        try:
+            module = __import__(
+                inst.argval,
+                self.py_func.__globals__,
+                None,
+                self.constants.get(fromlist.name),
+                self.constants.get(level.name, 0),
+            )
+        except ImportError as error:
+            raise UnsupportedError(
+                f"import {inst.argval!r} in a jitted function failed while compiling ({error}); "
+                "modules are imported when the function compiles: import optional modules at "
+                "module level and pass what you need in",
+                inst.loc,
+            ) from None
+        var = self._push_expr(ir.Global(inst.argval, module, inst.loc))
+        self.imported_modules[var.name] = module
+
+    def op_IMPORT_FROM(self, inst: Instruction) -> None:
+        """`from module import name`: the module stays on the stack for the next name."""
+        module = self.imported_modules[self.stack[-1].name]
+        try:
+            value = getattr(module, inst.argval)
+        except AttributeError:
+            raise UnsupportedError(
+                f"cannot import name {inst.argval!r} from {getattr(module, '__name__', module)!r}",
+                inst.loc,
+            ) from None
+        self._push_expr(ir.Global(inst.argval, value, inst.loc))
 
     def op_PUSH_NULL(self, inst: Instruction) -> None:
         self.stack.append(_NULL)

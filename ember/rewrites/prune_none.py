@@ -54,11 +54,30 @@ def prune_none_branches(
     return changed
 
 
-def prune_match_cases(func_ir: ir.FunctionIR, arg_types: tuple, typemap_of) -> bool:
-    """Prune the `match` cases decided by the types typing found for their subjects
-    (`typemap_of(func_ir)`: the types of a failed inference); True when the IR changed. A
-    pattern's own typing checks the decision again (a matcher of a subject of another type
-    gives None, which no case unpacks)."""
+def prune_by_inferred_types(
+    func_ir: ir.FunctionIR, arg_types: tuple, typemap_of
+) -> dict[str, types.Type]:
+    """Prune the `match` cases and `isinstance(value, classes)` tests decided by the types
+    typing found for their subjects (`typemap_of(func_ir)`: the types of a failed inference):
+    `isinstance(a[i], complex)` of a complex array drops the branch written for reals, as
+    Numba decides isinstance() while typing. Returns the subject types the pruning relied
+    on (empty when nothing was pruned), which the caller checks against the final typing (a
+    failed inference may not have seen every definition of a variable)."""
+    subjects = _typed_subjects(func_ir)
+    if not subjects:
+        return {}
+    typemap = typemap_of(func_ir)
+    known = {
+        name: typemap[name]
+        for name in subjects
+        if name in typemap and not isinstance(typemap[name], types.Optional)
+    }
+    return known if known and prune_none_branches(func_ir, arg_types, known) else {}
+
+
+def _typed_subjects(func_ir: ir.FunctionIR) -> set[str]:
+    """The variables a match test (sequence, mapping or class pattern) or an isinstance()
+    with constant classes reads: what a type found by typing can decide."""
     from ember.ir.starred import match_mapping, match_sequence
 
     tests = (match_mapping, match_sequence)
@@ -67,17 +86,17 @@ def prune_match_cases(func_ir: ir.FunctionIR, arg_types: tuple, typemap_of) -> b
     for _, stmt in func_ir.statements():
         if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call)):
             continue
-        if len(stmt.value.args) != 1:
-            continue
-        callee = _single(stmt.value.func.name, definitions)
+        call = stmt.value
+        callee = _single(call.func.name, definitions)
         value = getattr(callee, "value", None)
-        if isinstance(callee, ir.Global) and (value in tests or hasattr(value, "class_pattern")):
-            subjects.add(stmt.value.args[0].name)
-    if not subjects:
-        return False
-    typemap = typemap_of(func_ir)
-    known = {name: typemap[name] for name in subjects if name in typemap}
-    return bool(known) and prune_none_branches(func_ir, arg_types, known)
+        if not isinstance(callee, ir.Global) or call.kws or call.vararg is not None:
+            continue
+        if len(call.args) == 1 and (value in tests or hasattr(value, "class_pattern")):
+            subjects.add(call.args[0].name)
+        elif value is isinstance and len(call.args) == 2:
+            if _constant_classes(call.args[1], definitions) is not None:
+                subjects.add(call.args[0].name)
+    return subjects
 
 
 def _fold_test(func_ir: ir.FunctionIR, cond: ir.Var, outcome: bool) -> None:
@@ -283,7 +302,7 @@ def _isinstance_decided(
     if len(call.args) != 2 or call.kws or call.vararg is not None:
         return None
     subject: object = call.args[0]
-    if len(definitions.get(subject.name, ())) > 1:
+    if subject.name not in known and len(definitions.get(subject.name, ())) > 1:
         reaching = _reaching_values(func_ir, call, subject.name)
         subject = reaching[0] if len(reaching) == 1 else None
     arg_type = _argument_type(subject, definitions, arg_types, known)

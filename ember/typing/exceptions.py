@@ -7,6 +7,7 @@ int64: `Tuple(Literal[str](bad), int64)`); lowering reads those arguments back f
 
 from __future__ import annotations
 
+import operator
 from typing import TYPE_CHECKING
 
 from ember import types
@@ -31,9 +32,12 @@ def caught_args_type(inferer: TypeInferer, expr: ir.GetAttr) -> types.Type:
             f"cannot tell which 'except' caught this exception; {_HINT}", expr.loc
         )
     classes = _guarding_classes(inferer, names)
-    sites = [site for site in _raise_sites(inferer, handlers.pop()) if issubclass(site[0], classes)]
-    if not sites or any(_sets_own_args(cls) for cls, _ in sites):
-        # raised by a callee, or an __init__ decides the args: the Python exception's
+    handler = handlers.pop()
+    sites = [site for site in _raise_sites(inferer, handler) if issubclass(site[0], classes)]
+    runtime = [cls for cls, _ in _runtime_raise_sites(inferer, handler) if issubclass(cls, classes)]
+    if not sites or runtime or any(_sets_own_args(cls) for cls, _ in sites):
+        # raised by a callee or the runtime, or an __init__ decides the args: the Python
+        # exception's
         return _read_through_python(inferer, expr)
     found = _unify_arguments(inferer, [arg_types for _, arg_types in sites])
     if found is None:
@@ -236,6 +240,7 @@ def caught_attribute_type(inferer: TypeInferer, expr: ir.GetAttr) -> types.Type:
         handler = next(iter(handlers))
         for cls, arg_types in _raise_sites(inferer, handler):
             made.append((cls, tuple(_sample_of_type(t) for t in arg_types)))
+        made += _runtime_raise_sites(inferer, handler)
         callee_ids = _callee_exception_ids(inferer, handler)
     for exc_id, cls, args, _ in static_exceptions.entries():
         if callee_ids is not None and exc_id not in callee_ids:
@@ -257,6 +262,10 @@ def caught_attribute_type(inferer: TypeInferer, expr: ir.GetAttr) -> types.Type:
         found = typ if found is None else inferer.context.unify_pair(found, typ)
         if found is None:
             break
+    if found is None and expr.attr == "args" and all(c.__module__ == "builtins" for c in classes):
+        # no evidence (a library call raised it: int(s), float(s)): ember's library raises
+        # builtin exceptions with one message string; run time checks that it is so
+        found = types.UniTuple(types.unicode_type, 1)
     if found is None:
         names_of = ", ".join(cls.__name__ for cls in classes)
         raise UnsupportedError(
@@ -268,6 +277,40 @@ def caught_attribute_type(inferer: TypeInferer, expr: ir.GetAttr) -> types.Type:
             expr.loc,
         )
     return found
+
+
+_DIVISIONS = (
+    operator.floordiv,
+    operator.mod,
+    operator.truediv,
+    operator.ifloordiv,
+    operator.imod,
+    operator.itruediv,
+)
+
+
+def _runtime_raise_sites(inferer: TypeInferer, handler: int) -> list[tuple[type, tuple]]:
+    """(class, sample arguments) of the exceptions the runtime raises in the try body of
+    `handler`, as ember raises them: a division by zero or an index out of range carries one
+    message string, a missing dict key the key (so `e.args` of `1 // x` and of `d[k]` type
+    before their code is compiled). Operations typed later are missed (no evidence)."""
+    made: list[tuple[type, tuple]] = []
+    typemap = inferer.typemap
+    for label in _protected_blocks(inferer, handler):
+        for stmt in inferer.func_ir.blocks[label].body:
+            value = getattr(stmt, "value", None)
+            if isinstance(value, (ir.BinOp, ir.InplaceBinOp)) and value.fn in _DIVISIONS:
+                divisor = typemap.get(value.rhs.name)
+                if isinstance(divisor, types.Number) and not isinstance(divisor, types.Literal):
+                    made.append((ZeroDivisionError, ("?",)))
+            elif isinstance(value, ir.GetItem):
+                container = typemap.get(value.value.name)
+                key = _sample_of_type(typemap.get(value.index.name, types.none))
+                if isinstance(container, types.DictType):
+                    made.append((KeyError, (key,)))
+                elif isinstance(container, (types.List, types.UnicodeType)):
+                    made.append((IndexError, ("?",)))
+    return made
 
 
 def _callee_exception_ids(inferer: TypeInferer, handler: int) -> set[int] | None:

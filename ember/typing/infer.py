@@ -802,7 +802,9 @@ class TypeInferer:
         if sig is not None:
             self.calltypes[expr] = sig
             return sig.return_type
-        raise TypingError(f"cannot unpack a value of type {value_type}", expr.loc)
+        raise TypingError(
+            f"failed to unpack {value_type}: cannot unpack a non-iterable {value_type}", expr.loc
+        )
 
     def _type_cast(self, expr: ir.Cast) -> types.Type:
         value_type = returned_type(self._typeof_var(expr.value))

@@ -493,8 +493,16 @@ def _type_isinstance(args, kws):
 
 @lower_builtin(isinstance, types.Type, types.Type)
 def _lower_isinstance(context, builder, sig, args):
-    answer = is_instance_of(sig.args[0], _python_classes(sig.args[1]))
-    return llvm.Constant(llvm.IntType(1), int(answer))
+    classes = _python_classes(sig.args[1])
+    subject = sig.args[0]
+    if not isinstance(subject, types.Optional):
+        return llvm.Constant(llvm.IntType(1), int(is_instance_of(subject, classes)))
+    # `y = x if c else None`: the answer for a T or for None, chosen by the value at run time
+    from ember.lowering.optional import is_valid
+
+    when_value = llvm.Constant(llvm.IntType(1), int(is_instance_of(subject.type, classes)))
+    when_none = llvm.Constant(llvm.IntType(1), int(is_instance_of(types.none, classes)))
+    return builder.select(is_valid(builder, args[0]), when_value, when_none)
 
 
 # ---------------------------------------------------------------------------- pow(a, b, m)
