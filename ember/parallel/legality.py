@@ -48,6 +48,21 @@ class LoopAnalysis:
     index_aliases: set[str]
     dropped: set[int] = field(default_factory=set)  # ids of iterator copies in the body
     trusted: list[str] = field(default_factory=list)  # writes run in parallel on the user's word
+    last_values: list[LastValues] = field(default_factory=list)
+
+
+@dataclass
+class LastValues:
+    """Variables whose value after the loop is the one the last iteration assigning them left
+    (OpenMP's lastprivate): each chunk notes whether it assigned them right after each
+    assignment of `members[0]`. With `compare` = (leader, operator) they are a conditional
+    extreme `if x < m: m = x; k = i` (leader m first, assigned only where the comparison
+    holds): a later chunk's values win when its m compares so with the m so far."""
+
+    members: list[str]
+    compare: tuple[str, str] | None = None
+    extreme: str = ""  # the leader's kind ('min' or 'max'): its identity in each chunk
+    block: int | None = None  # the leader's assignment's block
 
 
 def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnalysis:
@@ -70,16 +85,32 @@ def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnal
     reads = [v.name for s in statements for v in s.sources()]
     carried = (live_in[loop.header] & defs) - carriers
     after = (live_in[loop.exit] & defs) - loop.header_defs
-    reductions = [_reduction(name, statements, typemap) for name in sorted(carried | after)]
-    reduction_names = {name for name, _, _ in reductions}
-    params = sorted({n for n in reads if n not in defs} - loop.header_defs - reduction_names)
     body = {label: func_ir.blocks[label] for label in loop.body}
+    exposed = _read_before_assigned(body, dropped, loop.body_entry)
+    combined = sorted(carried | after)
+    reductions, last_values = [], []
+    for name in combined:
+        if name not in exposed:
+            continue  # assigned before any read in an iteration: its last value (below)
+        try:
+            reductions.append(_reduction(name, statements, typemap))
+        except NotParallel:
+            extreme = _conditional_extreme(name, body, statements, typemap, index_aliases)
+            if extreme is None:
+                raise
+            last_values.append(extreme)
+    last_values += _last_values(
+        [n for n in combined if n not in exposed], last_values, statements, body, typemap
+    )
+    reduction_names = {name for name, _, _ in reductions}
+    reduction_names |= {name for group in last_values for name in group.members}
+    params = sorted({n for n in reads if n not in defs} - loop.header_defs - reduction_names)
     hazards = _ArrayHazards(statements, typemap, params, index_aliases, body)
     trusted = hazards.check()
     accumulated = {name for name, _ in hazards.accumulated}
     reductions += [(name, kind, True) for name, kind in hazards.accumulated]
     params = [name for name in params if name not in accumulated]
-    return LoopAnalysis(params, reductions, index_aliases, dropped, trusted)
+    return LoopAnalysis(params, reductions, index_aliases, dropped, trusted, last_values)
 
 
 def _iterator_copies(statements: list[ir.Stmt], loop: PrangeLoop) -> tuple[set[int], set[str]]:
@@ -135,6 +166,100 @@ def _check_header_reads(statements, loop: PrangeLoop, index_aliases: set[str]) -
                 raise NotParallel(f"the body reads the loop's iterator state ({s})")
             if v.name in allowed and not (isinstance(s, ir.Assign) and s.value is v):
                 raise NotParallel(f"unexpected use of the loop index: {s}")
+
+
+def _read_before_assigned(body: dict[int, ir.Block], dropped: set[int], entry: int) -> set[str]:
+    """The variables some iteration may read before assigning them (live on entry to the
+    body, the path back through the loop header not counted)."""
+    uses, kills = {}, {}
+    for label, block in body.items():
+        used, assigned = set(), set()
+        for stmt in block.body:
+            if isinstance(stmt, ir.Del) or id(stmt) in dropped:
+                continue
+            used |= {v.name for v in stmt.sources()} - assigned
+            assigned |= {v.name for v in stmt.targets()}
+        uses[label], kills[label] = used, assigned
+    live = {label: set() for label in body}
+    changed = True
+    while changed:
+        changed = False
+        for label, block in body.items():
+            out = set().union(*(live[t] for t in block.successors() if t in body))
+            found = uses[label] | (out - kills[label])
+            if found != live[label]:
+                live[label], changed = found, True
+    return live[entry]
+
+
+_LAST_VALUE_TYPES = (types.Number, types.Boolean, types.Array, types.NPDatetime, types.NPTimedelta)
+_FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_COMPARISONS = {operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">="}
+
+
+def _keeps_last_value(typ) -> bool:
+    if isinstance(typ, types.BaseTuple):
+        return all(map(_keeps_last_value, typ.types))
+    return isinstance(typ, _LAST_VALUE_TYPES)
+
+
+def _assignments(name: str, statements: list[ir.Stmt]) -> list[ir.Stmt]:
+    return [s for s in statements if name in {v.name for v in s.targets()}]
+
+
+def _last_values(names, groups, statements, body, typemap) -> list[LastValues]:
+    """Variables assigned before any read in every iteration and live after the loop: the
+    followers of a conditional extreme (assigned only where its leader is), else each its
+    own last value."""
+    found = []
+    for name in names:
+        if not _keeps_last_value(typemap[name]):
+            raise NotParallel(
+                f"Variable {name} is assigned in the parallel loop and used after it, but its "
+                f"type ({typemap[name]}) cannot carry the last iteration's value out"
+            )
+        sites = {id(s) for s in _assignments(name, statements)}
+        for group in groups:
+            if group.compare and sites <= {id(s) for s in body[group.block].body}:
+                group.members.append(name)
+                break
+        else:
+            found.append(LastValues([name]))
+    return found
+
+
+def _conditional_extreme(name, body, statements, typemap, index_aliases) -> LastValues | None:
+    """`if x < m: m = x` (or <=, >, >=, either side) with m read nowhere else and assigned
+    nowhere else: m is the running minimum (maximum) of the values x; the variables assigned
+    beside it become its followers (an argmin's index)."""
+    if not isinstance(typemap[name], (types.Integer, types.Float)):
+        return None
+    stores = _assignments(name, statements)
+    reads = [s for s in statements if name in {v.name for v in s.sources()}]
+    if len(stores) != 1 or len(reads) != 1 or not isinstance(stores[0], ir.Assign):
+        return None
+    store, test = stores[0], reads[0]
+    if not (isinstance(test, ir.Assign) and isinstance(test.value, ir.BinOp)):
+        return None
+    symbol = _COMPARISONS.get(test.value.fn)
+    lhs, rhs = test.value.lhs.name, test.value.rhs.name
+    if symbol is None or (lhs == name) == (rhs == name) or not isinstance(store.value, ir.Var):
+        return None
+    value = test.value.rhs if lhs == name else test.value.lhs
+    symbol = _FLIPPED[symbol] if lhs == name else symbol  # as `x OP m`
+    block = next(label for label, b in body.items() if any(s is store for s in b.body))
+    branches = [b.terminator for b in body.values() if block in b.successors()]
+    if not (len(branches) == 1 and isinstance(branches[0], ir.Branch)):
+        return None
+    branch = branches[0]
+    if branch.cond.name != test.target.name or branch.truebr != block or branch.falsebr == block:
+        return None
+    definitions = _single_definitions(statements)
+    written = {s.target.name for s in statements if isinstance(s, ir.SetItem)}
+    stable = {n for n, t in typemap.items() if isinstance(t, types.Array)} - written
+    if not _same_index(value, store.value, definitions, stable):
+        return None
+    return LastValues([name], (name, symbol), "min" if symbol in ("<", "<=") else "max", block)
 
 
 def _reduction(name: str, statements: list[ir.Stmt], typemap: dict) -> tuple[str, str, bool]:

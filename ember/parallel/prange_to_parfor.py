@@ -27,6 +27,7 @@ from ember.parallel.legality import LoopAnalysis, NotParallel, analyze
 from ember.parallel.loops import PrangeLoop, find_prange_loops
 
 _parfor_ids = itertools.count()
+_flag_ids = itertools.count()
 
 
 def convert_prange_loops(
@@ -133,6 +134,18 @@ def _replace_loop(func_ir, typemap: dict, loop: PrangeLoop, analysis: LoopAnalys
         typemap[result.name] = typemap[name]
         identity = red.identity(typemap[name], kind)
         reductions.append(Reduction(ir.Var(name, loc), result, kind, inplace, identity))
+    flags = _mark_last_values(body, typemap, analysis.last_values, loc)
+    for group, flag in zip(analysis.last_values, flags):
+        for name in group.members:
+            result = ir.Var(f"$parfor.{name}", loc)
+            typemap[result.name] = typemap[name]
+            leads = group.compare is not None and name == group.compare[0]
+            start = red.identity(typemap[name], group.extreme) if leads else None
+            last = Reduction(ir.Var(name, loc), result, "last", False, start, flag, group.compare)
+            reductions.append(last)
+        reductions.append(Reduction(ir.Var(flag, loc), ir.Var(f"$parfor.{flag}", loc), "|",
+                                    False, False))  # fmt: skip
+        typemap[f"$parfor.{flag}"] = types.boolean
     args = loop.range_call.args
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
     nest = LoopNest(index_var, loop.range_var, start, stop, step)
@@ -149,11 +162,30 @@ def _replace_loop(func_ir, typemap: dict, loop: PrangeLoop, analysis: LoopAnalys
     )
     preheader = func_ir.blocks[loop.preheader]
     kept = [s for s in preheader.body[:-1] if not _starts_iteration(s, loop)]
+    kept += [ir.Assign(ir.Var(flag, loc), ir.Const(False, loc), loc) for flag in flags]
     copies = [ir.Assign(ir.Var(r.var.name, loc), r.result, loc) for r in reductions]
     # the header's copies of values passing through (enclosing loops' iterators) run once more
     copies += [ir.Assign(c.target, c.value, c.loc) for c in loop.header_copies]
     preheader.body = [*kept, parfor, *copies, ir.Jump(loop.exit, loc)]
     return parfor
+
+
+def _mark_last_values(body: dict, typemap: dict, groups: list, loc: ir.Loc) -> list[str]:
+    """A flag per group of last values, set after each assignment of its first member (the
+    chunk assigned them: its values replace the earlier chunks')."""
+    flags = []
+    for group in groups:
+        flag = f"$parfor.assigned.{next(_flag_ids)}"
+        typemap[flag] = types.boolean
+        for block in body.values():
+            marked = []
+            for stmt in block.body:
+                marked.append(stmt)
+                if group.members[0] in {v.name for v in stmt.targets()}:
+                    marked.append(ir.Assign(ir.Var(flag, loc), ir.Const(True, loc), loc))
+            block.body = marked
+        flags.append(flag)
+    return flags
 
 
 def _starts_iteration(stmt: ir.Stmt, loop: PrangeLoop) -> bool:

@@ -125,6 +125,35 @@ def combine_helper(kind: str, inplace: bool):
     return _helpers[key]
 
 
+def compare_helper(symbol: str):
+    """A jitted `(x, y) -> x <symbol> y` for the comparisons of conditional extremes."""
+    key = ("compare", symbol)
+    if key not in _helpers:
+        from ember.decorators import njit
+
+        _helpers[key] = njit(_COMPARES[symbol])
+    return _helpers[key]
+
+
+def _less(x, y):
+    return x < y
+
+
+def _less_equal(x, y):
+    return x <= y
+
+
+def _greater(x, y):
+    return x > y
+
+
+def _greater_equal(x, y):
+    return x >= y
+
+
+_COMPARES = {"<": _less, "<=": _less_equal, ">": _greater, ">=": _greater_equal}
+
+
 def init_helper(kind: str):
     """A jitted `(acc) -> a new per-thread accumulator shaped like acc` (array reductions)."""
     key = ("init", kind)
