@@ -95,13 +95,16 @@ def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnal
         try:
             reductions.append(_reduction(name, statements, typemap))
         except NotParallel:
-            extreme = _conditional_extreme(name, body, statements, typemap, index_aliases)
+            extreme = _conditional_extreme(name, body, statements, typemap)
             if extreme is None:
                 raise
             last_values.append(extreme)
     last_values += _last_values(
         [n for n in combined if n not in exposed], last_values, statements, body, typemap
     )
+    for group in last_values:
+        if group.compare is not None:
+            _check_extreme_block(group, body, statements, typemap, set(combined))
     reduction_names = {name for name, _, _ in reductions}
     reduction_names |= {name for group in last_values for name in group.members}
     params = sorted({n for n in reads if n not in defs} - loop.header_defs - reduction_names)
@@ -228,7 +231,7 @@ def _last_values(names, groups, statements, body, typemap) -> list[LastValues]:
     return found
 
 
-def _conditional_extreme(name, body, statements, typemap, index_aliases) -> LastValues | None:
+def _conditional_extreme(name, body, statements, typemap) -> LastValues | None:
     """`if x < m: m = x` (or <=, >, >=, either side) with m read nowhere else and assigned
     nowhere else: m is the running minimum (maximum) of the values x; the variables assigned
     beside it become its followers (an argmin's index)."""
@@ -260,6 +263,54 @@ def _conditional_extreme(name, body, statements, typemap, index_aliases) -> Last
     if not _same_index(value, store.value, definitions, stable):
         return None
     return LastValues([name], (name, symbol), "min" if symbol in ("<", "<=") else "max", block)
+
+
+def _check_extreme_block(group: LastValues, body, statements, typemap, combined) -> None:
+    """Each chunk compares with its own running extreme, not the serial loop's: the
+    comparison may decide nothing but the group's assignments (and temporaries for them)."""
+    block = body[group.block]
+    (branch,) = [b.terminator for b in body.values() if group.block in b.successors()]
+    inside = {id(s) for s in block.body}
+    assigned = {v.name for s in block.body for v in s.targets()}
+    read_outside = {v.name for s in statements if id(s) not in inside for v in s.sources()}
+    reason = ""
+    if not (isinstance(block.terminator, ir.Jump) and block.terminator.target == branch.falsebr):
+        reason = "it guards more than one block"
+    elif sum(branch.cond.name in {v.name for v in s.sources()} for s in statements) > 1:
+        reason = f"its result '{branch.cond.name}' is used elsewhere"
+    for stmt in block.body:
+        if reason or isinstance(stmt, (ir.Del, ir.Jump)):
+            continue
+        if not isinstance(stmt, ir.Assign) or _calls_jitted(stmt.value, typemap):
+            reason = f"it also runs {stmt}"
+        elif stmt.target.name in group.members or _passes_stack_value(stmt, assigned):
+            continue
+        elif stmt.target.name in read_outside or stmt.target.name in combined:
+            reason = f"it also assigns '{stmt.target.name}', used elsewhere"
+    if reason:
+        leader = group.compare[0]
+        raise NotParallel(
+            f"'{leader}' is a running {group.extreme}imum kept by a comparison, but {reason}: "
+            "each chunk compares with its own running value, so that work would differ "
+            "from the serial loop's"
+        )
+
+
+def _passes_stack_value(stmt: ir.Assign, assigned: set[str]) -> bool:
+    """`$phi.. = $phi..`: the frontend handing a value on the stack (an enclosing loop's
+    iterator) to the join block; both ways of the branch hand the same value."""
+    return (
+        stmt.target.name.startswith("$phi")
+        and isinstance(stmt.value, ir.Var)
+        and stmt.value.name not in assigned
+    )
+
+
+def _calls_jitted(value, typemap: dict) -> bool:
+    """A call of a jitted function (which may write arrays or print)."""
+    return isinstance(value, ir.Call) and isinstance(
+        typemap.get(value.func.name), types.DispatcherType
+    )
 
 
 def _reduction(name: str, statements: list[ir.Stmt], typemap: dict) -> tuple[str, str, bool]:
