@@ -16,7 +16,7 @@ import itertools
 import warnings
 
 from ember import types
-from ember.errors import EmberPerformanceWarning
+from ember.errors import EmberPerformanceWarning, NumbaParallelSafetyWarning
 from ember.ir import nodes as ir
 from ember.ir.liveness import insert_dels, live_variables, strip_dels
 from ember.ir.parfor import LoopNest, Parfor, Reduction
@@ -56,6 +56,7 @@ def convert_prange_loops(
         # the prange loops inside get their ids first (Numba converts inner loops first)
         nested = [(next(_parfor_ids), loc) for loc in _nested_pranges(func_ir, typemap, loop)]
         parfor = _replace_loop(func_ir, typemap, loop, analysis)
+        _warn_last_values(loop.loc, analysis.last_values)
         report.converted(parfor, loop.loc, _origin(loop, typemap, report), analysis.trusted)
         for inner_id, loc in nested:
             report.nested(parfor.id, inner_id, loc)
@@ -89,6 +90,26 @@ def _warn_serial(loc: ir.Loc, reason: str) -> None:
         loc.filename,
         loc.line,
     )
+
+
+def _warn_last_values(loc: ir.Loc, groups: list) -> None:
+    """Numba's NumbaParallelSafetyWarning for a variable assigned in the loop and read after
+    it (its users filter on it), saying what ember gives: the serial loop's value."""
+    for group in groups:
+        if group.compare is not None:
+            continue  # a running extreme: a reduction
+        (name,) = group.members
+        if name.startswith("$"):
+            continue
+        warnings.warn_explicit(
+            f"Variable {name} used in parallel loop may be written to simultaneously by "
+            "multiple workers and may result in non-deterministic or unintended results. "
+            f"(ember keeps it defined: after the loop {name} holds the value of the last "
+            "iteration that assigned it, as the serial loop leaves it.)",
+            NumbaParallelSafetyWarning,
+            loc.filename,
+            loc.line,
+        )
 
 
 def _origin(loop: PrangeLoop, typemap: dict, report: ParallelReport) -> str:
