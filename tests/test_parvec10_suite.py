@@ -196,9 +196,14 @@ def argmin_2d(a2):
 def test_running_extremes_match_the_serial_loop_in_parallel():
     kernels = [running_max, running_min_reversed_test, first_argmin, last_argmax]
     compiled = {fn: njit(parallel=True)(fn) for fn in kernels}
-    inputs = [np.empty(0), np.array([np.nan]), np.array([2.0, 2.0, 2.0]),
-              np.array([np.inf, -np.inf, np.inf, -np.inf]),
-              np.array([1.0, 3, 3, 2, 3, np.nan, 0, 3]), np.array([np.nan, np.nan, 1.0])]  # fmt: skip
+    inputs = [
+        np.empty(0),
+        np.array([np.nan]),
+        np.array([2.0, 2.0, 2.0]),
+        np.array([np.inf, -np.inf, np.inf, -np.inf]),
+        np.array([1.0, 3, 3, 2, 3, np.nan, 0, 3]),
+        np.array([np.nan, np.nan, 1.0]),
+    ]
     inputs += [rng.integers(0, 5, size=n).astype(np.float64) for n in (1, 2, 7, 100, 999)]
     inputs += [np.where(rng.random(500) < 0.1, np.nan, rng.standard_normal(500))]
     for a in inputs:
