@@ -1,14 +1,15 @@
 """prange loops whose variables live on after the loop: a value assigned before any read in
 an iteration keeps the last assigning iteration's value (OpenMP's lastprivate), and a running
 extreme kept by a comparison (`if x < m: m = x; k = i`, argmin-style) runs in parallel with
-the serial loop's values; loops where the comparison decides other work stay serial."""
+the serial loop's values; loops where the comparison decides other work stay serial. `pndindex` loops run in parallel
+(a prange over the flat index)."""
 
 import warnings
 
 import numpy as np
 import pytest
 
-from ember import NumbaParallelSafetyWarning, njit, prange
+from ember import NumbaParallelSafetyWarning, njit, pndindex, prange
 from tests.oracle import assert_frees_all
 
 rng = np.random.default_rng(10)
@@ -281,3 +282,69 @@ def test_dependent_running_values_stay_serial_with_the_serial_values():
         messages = [str(w.message) for w in caught if "will not be executed" in str(w.message)]
         assert len(messages) == 1 and why in messages[0], (fn.__name__, messages)
         assert not _runs_in_parallel(dispatcher)
+
+
+# ---------------------------------------------------------------------------- pndindex
+
+
+def pndindex_tuple_shape(a2):
+    out = np.empty_like(a2)
+    total = 0.0
+    for i, j in pndindex(a2.shape):
+        v = a2[i, j] * 2.0 - i + j
+        out[i, j] = v
+        total += v
+    return total, out
+
+
+def pndindex_integer_shape(a3):
+    out = np.zeros(a3.shape)
+    for idx in pndindex(a3.shape[0], a3.shape[1], a3.shape[2]):
+        out[idx] = a3[idx] + idx[0] * 100 - idx[2]
+    return out
+
+
+def pndindex_small_shapes(n):
+    c = 0
+    for idx in pndindex(()):  # one empty index tuple
+        c += 1 + len(idx)
+    for idx in pndindex(n):
+        c += idx[0] * 3
+    last = -1
+    for i, j in pndindex(n, 4):
+        last = i * 10 + j
+    return c, last
+
+
+def pndindex_negative(n):
+    c = 0
+    for _i, _j in pndindex(n, -n):
+        c += 1
+    return c
+
+
+def test_pndindex_loops_run_in_parallel_in_c_order():
+    compiled = {
+        fn: njit(parallel=True)(fn)
+        for fn in (pndindex_tuple_shape, pndindex_integer_shape, pndindex_small_shapes)
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumbaParallelSafetyWarning)  # `last`: a last value
+        for n in (0, 1, 2, 5, 33):
+            a2 = _quarters(n, 7)
+            _same(compiled[pndindex_tuple_shape](a2), pndindex_tuple_shape(a2))
+            a3 = _quarters(n, 3, 4)
+            _same(compiled[pndindex_integer_shape](a3), pndindex_integer_shape(a3))
+            _same(compiled[pndindex_small_shapes](n), pndindex_small_shapes(n))
+    for fn, dispatcher in compiled.items():
+        assert _prange_records(dispatcher), fn.__name__
+        assert _runs_in_parallel(dispatcher), (fn.__name__, _prange_records(dispatcher))
+
+
+def test_pndindex_negative_dimension_raises_numpys_error():
+    compiled = njit(parallel=True)(pndindex_negative)
+    assert compiled(0) == pndindex_negative(0) == 0
+    with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+        pndindex_negative(2)
+    with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+        compiled(2)
