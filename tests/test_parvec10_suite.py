@@ -1,8 +1,8 @@
 """prange loops whose variables live on after the loop: a value assigned before any read in
 an iteration keeps the last assigning iteration's value (OpenMP's lastprivate), and a running
 extreme kept by a comparison (`if x < m: m = x; k = i`, argmin-style) runs in parallel with
-the serial loop's values; loops where the comparison decides other work stay serial. `pndindex` loops run in parallel
-(a prange over the flat index)."""
+the serial loop's values; loops where the comparison decides other work stay serial.
+`pndindex` loops run in parallel (a prange over the flat index)."""
 
 import warnings
 

@@ -110,7 +110,9 @@ def _index_sources(func_ir: ir.FunctionIR, block: ir.Block, result: str):
     iterators = {
         s.target.name
         for s in block.body
-        if isinstance(s, ir.Assign) and isinstance(s.value, ir.GetIter) and s.value.value.name == result
+        if isinstance(s, ir.Assign)
+        and isinstance(s.value, ir.GetIter)
+        and s.value.value.name == result
     }
     if len(iterators) != 1 or not isinstance(block.terminator, ir.Jump):
         return None
