@@ -18,6 +18,7 @@ import types
 from ember.ir import nodes as ir
 from ember.ir.liveness import insert_dels, strip_dels
 from ember.parallel.api import pndindex, pndindex_size, pndindex_unravel, prange
+from ember.parallel.loops import loop_from_preheader
 
 _ids = itertools.count()
 
@@ -62,11 +63,10 @@ def _global_values(func_ir: ir.FunctionIR) -> dict:
 def _rewrite_loop(func_ir: ir.FunctionIR, label: int, position: int) -> bool:
     block = func_ir.blocks[label]
     call_stmt = block.body[position]
-    result = call_stmt.target.name
-    found = _index_sources(func_ir, block, result)
-    if found is None:
+    loop = loop_from_preheader(func_ir, label, block, {call_stmt.target.name: call_stmt.value})
+    if loop is None:
         return False
-    header_label, entry_label, sources = found
+    header_label, entry_label, sources = loop.header, loop.body_entry, loop.index_sources
     entry = func_ir.blocks[entry_label]
     readers = [
         label
@@ -101,52 +101,6 @@ def _rewrite_loop(func_ir: ir.FunctionIR, label: int, position: int) -> bool:
         ir.Assign(call_stmt.target, ir.Call(range_fn, [size], [], loc), loc),
     ]
     return True
-
-
-def _index_sources(func_ir: ir.FunctionIR, block: ir.Block, result: str):
-    """(the header, the body's first block, the header's variables holding the loop value)
-    when `result`
-    is iterated by a plain for loop starting in this block, else None."""
-    iterators = {
-        s.target.name
-        for s in block.body
-        if isinstance(s, ir.Assign)
-        and isinstance(s.value, ir.GetIter)
-        and s.value.value.name == result
-    }
-    if len(iterators) != 1 or not isinstance(block.terminator, ir.Jump):
-        return None
-    iterators |= _copies(block.body, iterators)
-    header = func_ir.blocks[block.terminator.target]
-    if not isinstance(header.terminator, ir.Branch):
-        return None
-    pairs = {
-        s.target.name
-        for s in header.body
-        if isinstance(s, ir.Assign)
-        and isinstance(s.value, ir.IterNext)
-        and s.value.value.name in iterators
-    }
-    firsts = {
-        s.target.name
-        for s in header.body
-        if isinstance(s, ir.Assign)
-        and isinstance(s.value, ir.PairFirst)
-        and s.value.value.name in pairs
-    }
-    if len(pairs) != 1 or len(firsts) != 1:
-        return None
-    target = block.terminator.target
-    return target, header.terminator.truebr, firsts | _copies(header.body, firsts)
-
-
-def _copies(body: list, names: set[str]) -> set[str]:
-    found = set(names)
-    for stmt in body:
-        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Var):
-            if stmt.value.name in found:
-                found.add(stmt.target.name)
-    return found - set(names)
 
 
 def _replace_reads(stmt: ir.Stmt, sources: set[str], index: ir.Var) -> ir.Stmt:

@@ -135,23 +135,10 @@ def compare_helper(symbol: str):
     return _helpers[key]
 
 
-def _less(x, y):
-    return x < y
-
-
-def _less_equal(x, y):
-    return x <= y
-
-
-def _greater(x, y):
-    return x > y
-
-
-def _greater_equal(x, y):
-    return x >= y
-
-
-_COMPARES = {"<": _less, "<=": _less_equal, ">": _greater, ">=": _greater_equal}
+_COMPARES = {
+    "<": lambda x, y: x < y, "<=": lambda x, y: x <= y,
+    ">": lambda x, y: x > y, ">=": lambda x, y: x >= y,
+}  # fmt: skip
 
 
 def init_helper(kind: str):
