@@ -348,3 +348,28 @@ def test_pndindex_negative_dimension_raises_numpys_error():
         pndindex_negative(2)
     with pytest.raises(ValueError, match="negative dimensions are not allowed"):
         compiled(2)
+
+
+def argmin_and_last(a):
+    m = np.inf
+    k = -1
+    last = 0.0
+    for i in prange(a.shape[0]):
+        if a[i] < m:
+            m = a[i]
+            k = i
+        last = a[i]
+    return m, k, last
+
+
+@pytest.mark.filterwarnings("ignore::ember.NumbaParallelSafetyWarning")
+def test_diagnostics_name_last_values_and_running_extremes(capsys):
+    dispatcher = njit(parallel=True)(argmin_and_last)
+    a = np.array([3.0, 1.0, 2.0, 1.0, 5.0])
+    _same(dispatcher(a), argmin_and_last(a))
+    dispatcher.parallel_diagnostics(level=2)
+    text = capsys.readouterr().out
+    assert "reduction: m (running extreme: kept when `x < m`)" in text
+    assert "last value: k (follows the running extreme m)" in text
+    assert "last value: last (the last iteration assigning it" in text
+    assert "assigned" not in text  # the per-chunk flags are an implementation detail
