@@ -1,8 +1,8 @@
 """prange loops whose variables live on after the loop: a value assigned before any read in
 an iteration keeps the last assigning iteration's value (OpenMP's lastprivate), and a running
-extreme kept by a comparison (`if x < m: m = x; k = i`, argmin-style) runs in parallel with
-the serial loop's values; loops where the comparison decides other work stay serial.
-`pndindex` loops run in parallel (a prange over the flat index)."""
+extreme kept by a comparison (`if x < m: m = x; k = i`, argmin-style, or `m = x if x > m
+else m`) runs in parallel with the serial loop's values; loops where the comparison decides
+other work stay serial. `pndindex` loops run in parallel (a prange over the flat index)."""
 
 import warnings
 
@@ -150,6 +150,21 @@ def running_min_reversed_test(a):
     return m
 
 
+def chosen_max(a):
+    m = -np.inf
+    for i in prange(a.shape[0]):
+        v = a[i] * 3.0
+        m = v if v > m else m  # Python's max(m, v)
+    return m
+
+
+def chosen_min(a):
+    m = np.inf
+    for i in prange(a.shape[0]):
+        m = a[i] if m > a[i] else m
+    return m
+
+
 def first_argmin(a):
     m = np.inf
     k = -1
@@ -196,6 +211,7 @@ def argmin_2d(a2):
 
 def test_running_extremes_match_the_serial_loop_in_parallel():
     kernels = [running_max, running_min_reversed_test, first_argmin, last_argmax]
+    kernels += [chosen_max, chosen_min]
     compiled = {fn: njit(parallel=True)(fn) for fn in kernels}
     inputs = [
         np.empty(0),
@@ -261,6 +277,19 @@ def reads_running_index(a):
     return m, k, out
 
 
+def chosen_and_counted(a):
+    m = 0.0
+    c = 0
+    for i in prange(a.shape[0]):
+        if a[i] >= m:
+            t = a[i]
+            c += 1  # counts the serial loop's new maximums: not per chunk
+        else:
+            t = m
+        m = t
+    return m, c
+
+
 def carried_value(a):
     t = 0.0
     for i in prange(a.shape[0]):
@@ -271,7 +300,8 @@ def carried_value(a):
 def test_dependent_running_values_stay_serial_with_the_serial_values():
     cases = [(counts_new_minimums, "running minimum"), (marks_new_minimums, "running minimum"),
              (reads_running_index, "Variable k used in parallel loop"),
-             (carried_value, "is not a reduction")]  # fmt: skip
+             (carried_value, "is not a reduction"),
+             (chosen_and_counted, "is not a reduction")]  # fmt: skip
     a = rng.standard_normal(700)
     for fn, why in cases:
         with warnings.catch_warnings(record=True) as caught:

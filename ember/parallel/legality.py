@@ -95,6 +95,10 @@ def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnal
         try:
             reductions.append(_reduction(name, statements, typemap))
         except NotParallel:
+            kind = _chosen_extreme(name, body, statements, typemap)
+            if kind is not None:
+                reductions.append((name, kind, False))
+                continue
             extreme = _conditional_extreme(name, body, statements, typemap)
             if extreme is None:
                 raise
@@ -257,12 +261,71 @@ def _conditional_extreme(name, body, statements, typemap) -> LastValues | None:
     branch = branches[0]
     if branch.cond.name != test.target.name or branch.truebr != block or branch.falsebr == block:
         return None
-    definitions = _single_definitions(statements)
-    written = {s.target.name for s in statements if isinstance(s, ir.SetItem)}
-    stable = {n for n, t in typemap.items() if isinstance(t, types.Array)} - written
-    if not _same_index(value, store.value, definitions, stable):
+    if not _same_value(value, store.value, statements, typemap):
         return None
     return LastValues([name], (name, symbol), "min" if symbol in ("<", "<=") else "max", block)
+
+
+def _same_value(first: ir.Var, second: ir.Var, statements, typemap) -> bool:
+    """Whether two variables hold the same value in an iteration (`a[i]` read twice from an
+    array the body does not store into)."""
+    written = {s.target.name for s in statements if isinstance(s, ir.SetItem)}
+    stable = {n for n, t in typemap.items() if isinstance(t, types.Array)} - written
+    return _same_index(first, second, _single_definitions(statements), stable)
+
+
+def _chosen_extreme(name, body, statements, typemap) -> str | None:
+    """'max' or 'min' when the body keeps `name` as `m = x if x > m else m` (or <, >=, <=;
+    m on either side of the test): the frontend's `m = $p` with `$p = x` on the true way
+    and `$p = m` on the false one. Python's max(m, x) is exactly `x if x > m else m`."""
+    if not isinstance(typemap[name], (types.Integer, types.Float)):
+        return None
+    stores = _assignments(name, statements)
+    if len(stores) != 1 or not isinstance(getattr(stores[0], "value", None), ir.Var):
+        return None
+    chosen = stores[0].value.name
+    picks = _assignments(chosen, statements)
+    pick_ids = {id(p) for p in picks}
+    places = {label: b for label, b in body.items() if any(id(s) in pick_ids for s in b.body)}
+    branches = [
+        b.terminator
+        for b in body.values()
+        if isinstance(b.terminator, ir.Branch)
+        and {b.terminator.truebr, b.terminator.falsebr} == set(places)
+    ]
+    if len(picks) != 2 or len(places) != 2 or len(branches) != 1:
+        return None
+    branch = branches[0]
+    (taken,) = [p for p in picks if any(p is s for s in body[branch.truebr].body)]
+    (kept,) = [p for p in picks if p is not taken]
+    test = _single_definitions(statements).get(branch.cond.name)
+    symbol = test and isinstance(test.value, ir.BinOp) and _COMPARISONS.get(test.value.fn)
+    if not (symbol and isinstance(taken.value, ir.Var) and isinstance(kept.value, ir.Var)):
+        return None
+    if kept.value.name != name:
+        return None
+    operands = (test.value.lhs.name, test.value.rhs.name)
+    other = test.value.rhs if operands[0] == name else test.value.lhs
+    if operands.count(name) != 1 or not _same_value(other, taken.value, statements, typemap):
+        return None
+    symbol = _FLIPPED[symbol] if operands[0] == name else symbol  # as `x OP m`
+    reads = [s for s in statements if name in {v.name for v in s.sources()}]
+    uses = [s for s in statements if chosen in {v.name for v in s.sources()}]
+    cond_uses = [s for s in statements if branch.cond.name in {v.name for v in s.sources()}]
+    if len(reads) != 2 or len(uses) != 1 or uses[0] is not stores[0] or len(cond_uses) != 1:
+        return None
+    inside = {id(s) for label in places for s in body[label].body}
+    read_outside = {v.name for s in statements if id(s) not in inside for v in s.sources()}
+    for label in places:  # the test decides nothing else (temporaries for the pick aside)
+        for stmt in body[label].body:
+            if isinstance(stmt, (ir.Del, ir.Jump)) or id(stmt) in pick_ids:
+                continue
+            if not isinstance(stmt, ir.Assign) or _calls_jitted(stmt.value, typemap):
+                return None
+            temporary = stmt.target.name.startswith("$") and stmt.target.name not in read_outside
+            if not (_passes_stack_value(stmt, set()) or temporary):
+                return None
+    return "max" if symbol in (">", ">=") else "min"
 
 
 def _check_extreme_block(group: LastValues, body, statements, typemap, combined) -> None:
