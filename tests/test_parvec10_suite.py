@@ -403,3 +403,11 @@ def test_diagnostics_name_last_values_and_running_extremes(capsys):
     assert "last value: k (follows the running extreme m)" in text
     assert "last value: last (the last iteration assigning it" in text
     assert "assigned" not in text  # the per-chunk flags are an implementation detail
+
+
+def test_numba_thread_count_query():
+    from ember import config
+    from ember.np.ufunc.parallel import get_thread_count
+
+    assert get_thread_count() == config.NUM_THREADS == config.NUMBA_NUM_THREADS
+    assert 1 <= get_thread_count() == len(range(config.NUM_THREADS))
