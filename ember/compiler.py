@@ -294,6 +294,11 @@ def rewrite_untyped(state: CompileState) -> None:
     from ember.rewrites.registry import rewrite_registry
 
     rewrite_registry.apply("before-inference", state.func_ir)
+    parallel = state.options.parallel
+    if parallel is not None and parallel.prange:
+        from ember.parallel.pndindex import rewrite_pndindex_loops
+
+        rewrite_pndindex_loops(state.func_ir)  # pndindex loops become prange loops
     if prune_none_branches(state.func_ir, state.arg_types) and config.DUMP_IR:
         print(banner(f"IR AFTER PRUNING DECIDED BRANCHES: {state.py_func.__qualname__}"))
         print(dump_function(state.func_ir))

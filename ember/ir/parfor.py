@@ -31,15 +31,27 @@ class LoopNest:
 @dataclass(eq=False)
 class Reduction:
     """A variable combined across iterations: `kind` is '+', '*', '|', '&', '^', 'max' or
-    'min'; `inplace` when the source updated it with an in-place operator (`acc += row`)."""
+    'min'; `inplace` when the source updated it with an in-place operator (`acc += row`).
+
+    Kind 'last' is a value the serial loop leaves from the last iteration that assigned it:
+    `flag` names the companion '|' reduction telling whether a chunk assigned it; the chunks
+    are taken in order, a later one replacing the value when its flag is set and, for the
+    members of a conditional extreme (`if x < m: m = x; k = i`), when `compare` = (leader,
+    operator) also holds between its leader's value and the value so far. `identity` None:
+    each chunk starts from the variable's value before the loop."""
 
     var: Var
     result: Var  # the variable the parfor writes the final value to
     kind: str
     inplace: bool
     identity: Any
+    flag: str | None = None
+    compare: tuple[str, str] | None = None
 
     def __str__(self) -> str:
+        if self.kind == "last":
+            when = f" if {self.compare[0]} {self.compare[1]}" if self.compare else ""
+            return f"{self.result} = last({self.var}{when})"
         return f"{self.result} = reduce({self.kind}, {self.var})"
 
 

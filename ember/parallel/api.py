@@ -43,10 +43,25 @@ class setitem_prange(prange):  # noqa: N801
 
 def pndindex(*shape: Any) -> Any:
     """Numba's `pndindex(*shape)`: each index tuple of the shape, as `np.ndindex` gives them
-    (ember runs the loop over them serially; the results are the same)."""
+    (under parallel=True a loop over them is a prange over the flat index: pndindex.py)."""
     import numpy as np
 
     return np.ndindex(*shape)
+
+
+def pndindex_size(*shape: Any) -> int:
+    """How many index tuples `pndindex(*shape)` gives (a parallel pndindex loop runs over
+    this many flat indices)."""
+    import numpy as np
+
+    return int(np.prod(np.ndindex(*shape).shape, dtype=np.int64))
+
+
+def pndindex_unravel(flat: int, *shape: Any) -> tuple:
+    """The index tuple at position `flat` of `pndindex(*shape)` (C order)."""
+    import numpy as np
+
+    return tuple(int(k) for k in np.unravel_index(flat, np.ndindex(*shape).shape))
 
 
 def _is_integer(n: Any) -> bool:

@@ -41,7 +41,8 @@ class ParallelReport:
     hoisted: list[tuple[int, str]] = field(default_factory=list)  # (parfor, array name)
 
     def converted(self, parfor, loc: Loc, origin: str = "prange", notes: list = ()) -> None:
-        details = [f"reduction: {_user(r.var.name)} ({r.kind})" for r in parfor.reductions]
+        flags = {r.flag for r in parfor.reductions}
+        details = [_reduction_text(r) for r in parfor.reductions if r.var.name not in flags]
         details += notes  # writes run in parallel on the program's word (legality.py)
         self.loops.append(LoopRecord(loc, parfor.id, details=details, origin=origin))
 
@@ -179,6 +180,18 @@ def _numpy_call(origin: str) -> tuple | None:
     """('argmin', 'numpy') for the origin 'np.argmin' (or 'np.sum(axis=1)'); None for prange."""
     found = re.match(r"np\.(\w+)", origin)
     return (found.group(1), "numpy") if found else None
+
+
+def _reduction_text(reduction) -> str:
+    name = _user(reduction.var.name)
+    if reduction.kind != "last":
+        return f"reduction: {name} ({reduction.kind})"
+    if reduction.compare is None:
+        return f"last value: {name} (the last iteration assigning it, as the serial loop)"
+    leader, symbol = reduction.compare
+    if reduction.var.name == leader:
+        return f"reduction: {name} (running extreme: kept when `x {symbol} {name}`)"
+    return f"last value: {name} (follows the running extreme {_user(leader)})"
 
 
 def _user(name: str) -> str:

@@ -47,7 +47,7 @@ def build_gufunc_ir(parfor: Parfor, func_ir: ir.FunctionIR, typemap: dict, has_s
     for index, name in enumerate(arg_names):
         entry.append(ir.Assign(var(name), ir.Arg(index, name, loc), loc))
     for reduction in parfor.reductions:
-        if isinstance(typemap[reduction.var.name], types.Array):
+        if isinstance(typemap[reduction.var.name], types.Array) and reduction.kind != "last":
             helper = var(f"$parfor.init.{reduction.var.name}")
             init = ir.Global("init", red.init_helper(reduction.kind), loc)
             entry.append(ir.Assign(helper, init, loc))

@@ -48,6 +48,21 @@ class LoopAnalysis:
     index_aliases: set[str]
     dropped: set[int] = field(default_factory=set)  # ids of iterator copies in the body
     trusted: list[str] = field(default_factory=list)  # writes run in parallel on the user's word
+    last_values: list[LastValues] = field(default_factory=list)
+
+
+@dataclass
+class LastValues:
+    """Variables whose value after the loop is the one the last iteration assigning them left
+    (OpenMP's lastprivate): each chunk notes whether it assigned them right after each
+    assignment of `members[0]`. With `compare` = (leader, operator) they are a conditional
+    extreme `if x < m: m = x; k = i` (leader m first, assigned only where the comparison
+    holds): a later chunk's values win when its m compares so with the m so far."""
+
+    members: list[str]
+    compare: tuple[str, str] | None = None
+    extreme: str = ""  # the leader's kind ('min' or 'max'): its identity in each chunk
+    block: int | None = None  # the leader's assignment's block
 
 
 def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnalysis:
@@ -70,16 +85,39 @@ def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnal
     reads = [v.name for s in statements for v in s.sources()]
     carried = (live_in[loop.header] & defs) - carriers
     after = (live_in[loop.exit] & defs) - loop.header_defs
-    reductions = [_reduction(name, statements, typemap) for name in sorted(carried | after)]
-    reduction_names = {name for name, _, _ in reductions}
-    params = sorted({n for n in reads if n not in defs} - loop.header_defs - reduction_names)
     body = {label: func_ir.blocks[label] for label in loop.body}
+    exposed = _read_before_assigned(body, dropped, loop.body_entry)
+    combined = sorted(carried | after)
+    reductions, last_values = [], []
+    for name in combined:
+        if name not in exposed:
+            continue  # assigned before any read in an iteration: its last value (below)
+        try:
+            reductions.append(_reduction(name, statements, typemap))
+        except NotParallel:
+            kind = _chosen_extreme(name, body, statements, typemap)
+            if kind is not None:
+                reductions.append((name, kind, False))
+                continue
+            extreme = _conditional_extreme(name, body, statements, typemap)
+            if extreme is None:
+                raise
+            last_values.append(extreme)
+    last_values += _last_values(
+        [n for n in combined if n not in exposed], last_values, statements, body, typemap
+    )
+    for group in last_values:
+        if group.compare is not None:
+            _check_extreme_block(group, body, statements, typemap, set(combined))
+    reduction_names = {name for name, _, _ in reductions}
+    reduction_names |= {name for group in last_values for name in group.members}
+    params = sorted({n for n in reads if n not in defs} - loop.header_defs - reduction_names)
     hazards = _ArrayHazards(statements, typemap, params, index_aliases, body)
     trusted = hazards.check()
     accumulated = {name for name, _ in hazards.accumulated}
     reductions += [(name, kind, True) for name, kind in hazards.accumulated]
     params = [name for name in params if name not in accumulated]
-    return LoopAnalysis(params, reductions, index_aliases, dropped, trusted)
+    return LoopAnalysis(params, reductions, index_aliases, dropped, trusted, last_values)
 
 
 def _iterator_copies(statements: list[ir.Stmt], loop: PrangeLoop) -> tuple[set[int], set[str]]:
@@ -135,6 +173,207 @@ def _check_header_reads(statements, loop: PrangeLoop, index_aliases: set[str]) -
                 raise NotParallel(f"the body reads the loop's iterator state ({s})")
             if v.name in allowed and not (isinstance(s, ir.Assign) and s.value is v):
                 raise NotParallel(f"unexpected use of the loop index: {s}")
+
+
+def _read_before_assigned(body: dict[int, ir.Block], dropped: set[int], entry: int) -> set[str]:
+    """The variables some iteration may read before assigning them (live on entry to the
+    body, the path back through the loop header not counted)."""
+    uses, kills = {}, {}
+    for label, block in body.items():
+        used, assigned = set(), set()
+        for stmt in block.body:
+            if isinstance(stmt, ir.Del) or id(stmt) in dropped:
+                continue
+            used |= {v.name for v in stmt.sources()} - assigned
+            assigned |= {v.name for v in stmt.targets()}
+        uses[label], kills[label] = used, assigned
+    live = {label: set() for label in body}
+    changed = True
+    while changed:
+        changed = False
+        for label, block in body.items():
+            out = set().union(*(live[t] for t in block.successors() if t in body))
+            found = uses[label] | (out - kills[label])
+            if found != live[label]:
+                live[label], changed = found, True
+    return live[entry]
+
+
+_LAST_VALUE_TYPES = (types.Number, types.Boolean, types.Array, types.NPDatetime, types.NPTimedelta)
+_FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_COMPARISONS = {operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">="}
+
+
+def _keeps_last_value(typ) -> bool:
+    if isinstance(typ, types.BaseTuple):
+        return all(map(_keeps_last_value, typ.types))
+    return isinstance(typ, _LAST_VALUE_TYPES)
+
+
+def _assignments(name: str, statements: list[ir.Stmt]) -> list[ir.Stmt]:
+    return [s for s in statements if name in {v.name for v in s.targets()}]
+
+
+def _last_values(names, groups, statements, body, typemap) -> list[LastValues]:
+    """Variables assigned before any read in every iteration and live after the loop: the
+    followers of a conditional extreme (assigned only where its leader is), else each its
+    own last value."""
+    found = []
+    for name in names:
+        if not _keeps_last_value(typemap[name]):
+            raise NotParallel(
+                f"Variable {name} is assigned in the parallel loop and used after it, but its "
+                f"type ({typemap[name]}) cannot carry the last iteration's value out"
+            )
+        sites = {id(s) for s in _assignments(name, statements)}
+        for group in groups:
+            if group.compare and sites <= {id(s) for s in body[group.block].body}:
+                group.members.append(name)
+                break
+        else:
+            found.append(LastValues([name]))
+    return found
+
+
+def _conditional_extreme(name, body, statements, typemap) -> LastValues | None:
+    """`if x < m: m = x` (or <=, >, >=, either side) with m read nowhere else and assigned
+    nowhere else: m is the running minimum (maximum) of the values x; the variables assigned
+    beside it become its followers (an argmin's index)."""
+    if not isinstance(typemap[name], (types.Integer, types.Float)):
+        return None
+    stores = _assignments(name, statements)
+    reads = [s for s in statements if name in {v.name for v in s.sources()}]
+    if len(stores) != 1 or len(reads) != 1 or not isinstance(stores[0], ir.Assign):
+        return None
+    store, test = stores[0], reads[0]
+    if not (isinstance(test, ir.Assign) and isinstance(test.value, ir.BinOp)):
+        return None
+    symbol = _COMPARISONS.get(test.value.fn)
+    lhs, rhs = test.value.lhs.name, test.value.rhs.name
+    if symbol is None or (lhs == name) == (rhs == name) or not isinstance(store.value, ir.Var):
+        return None
+    value = test.value.rhs if lhs == name else test.value.lhs
+    symbol = _FLIPPED[symbol] if lhs == name else symbol  # as `x OP m`
+    block = next(label for label, b in body.items() if any(s is store for s in b.body))
+    branches = [b.terminator for b in body.values() if block in b.successors()]
+    if not (len(branches) == 1 and isinstance(branches[0], ir.Branch)):
+        return None
+    branch = branches[0]
+    if branch.cond.name != test.target.name or branch.truebr != block or branch.falsebr == block:
+        return None
+    if not _same_value(value, store.value, statements, typemap):
+        return None
+    return LastValues([name], (name, symbol), "min" if symbol in ("<", "<=") else "max", block)
+
+
+def _same_value(first: ir.Var, second: ir.Var, statements, typemap) -> bool:
+    """Whether two variables hold the same value in an iteration (`a[i]` read twice from an
+    array the body does not store into)."""
+    written = {s.target.name for s in statements if isinstance(s, ir.SetItem)}
+    stable = {n for n, t in typemap.items() if isinstance(t, types.Array)} - written
+    return _same_index(first, second, _single_definitions(statements), stable)
+
+
+def _chosen_extreme(name, body, statements, typemap) -> str | None:
+    """'max' or 'min' when the body keeps `name` as `m = x if x > m else m` (or <, >=, <=;
+    m on either side of the test): the frontend's `m = $p` with `$p = x` on the true way
+    and `$p = m` on the false one. Python's max(m, x) is exactly `x if x > m else m`."""
+    if not isinstance(typemap[name], (types.Integer, types.Float)):
+        return None
+    stores = _assignments(name, statements)
+    if len(stores) != 1 or not isinstance(getattr(stores[0], "value", None), ir.Var):
+        return None
+    chosen = stores[0].value.name
+    picks = _assignments(chosen, statements)
+    pick_ids = {id(p) for p in picks}
+    places = {label: b for label, b in body.items() if any(id(s) in pick_ids for s in b.body)}
+    branches = [
+        b.terminator
+        for b in body.values()
+        if isinstance(b.terminator, ir.Branch)
+        and {b.terminator.truebr, b.terminator.falsebr} == set(places)
+    ]
+    if len(picks) != 2 or len(places) != 2 or len(branches) != 1:
+        return None
+    branch = branches[0]
+    (taken,) = [p for p in picks if any(p is s for s in body[branch.truebr].body)]
+    (kept,) = [p for p in picks if p is not taken]
+    test = _single_definitions(statements).get(branch.cond.name)
+    symbol = test and isinstance(test.value, ir.BinOp) and _COMPARISONS.get(test.value.fn)
+    if not (symbol and isinstance(taken.value, ir.Var) and isinstance(kept.value, ir.Var)):
+        return None
+    if kept.value.name != name:
+        return None
+    operands = (test.value.lhs.name, test.value.rhs.name)
+    other = test.value.rhs if operands[0] == name else test.value.lhs
+    if operands.count(name) != 1 or not _same_value(other, taken.value, statements, typemap):
+        return None
+    symbol = _FLIPPED[symbol] if operands[0] == name else symbol  # as `x OP m`
+    reads = [s for s in statements if name in {v.name for v in s.sources()}]
+    uses = [s for s in statements if chosen in {v.name for v in s.sources()}]
+    cond_uses = [s for s in statements if branch.cond.name in {v.name for v in s.sources()}]
+    if len(reads) != 2 or len(uses) != 1 or uses[0] is not stores[0] or len(cond_uses) != 1:
+        return None
+    inside = {id(s) for label in places for s in body[label].body}
+    read_outside = {v.name for s in statements if id(s) not in inside for v in s.sources()}
+    for label in places:  # the test decides nothing else (temporaries for the pick aside)
+        for stmt in body[label].body:
+            if isinstance(stmt, (ir.Del, ir.Jump)) or id(stmt) in pick_ids:
+                continue
+            if not isinstance(stmt, ir.Assign) or _calls_jitted(stmt.value, typemap):
+                return None
+            temporary = stmt.target.name.startswith("$") and stmt.target.name not in read_outside
+            if not (_passes_stack_value(stmt, set()) or temporary):
+                return None
+    return "max" if symbol in (">", ">=") else "min"
+
+
+def _check_extreme_block(group: LastValues, body, statements, typemap, combined) -> None:
+    """Each chunk compares with its own running extreme, not the serial loop's: the
+    comparison may decide nothing but the group's assignments (and temporaries for them)."""
+    block = body[group.block]
+    (branch,) = [b.terminator for b in body.values() if group.block in b.successors()]
+    inside = {id(s) for s in block.body}
+    assigned = {v.name for s in block.body for v in s.targets()}
+    read_outside = {v.name for s in statements if id(s) not in inside for v in s.sources()}
+    reason = ""
+    if not (isinstance(block.terminator, ir.Jump) and block.terminator.target == branch.falsebr):
+        reason = "it guards more than one block"
+    elif sum(branch.cond.name in {v.name for v in s.sources()} for s in statements) > 1:
+        reason = f"its result '{branch.cond.name}' is used elsewhere"
+    for stmt in block.body:
+        if reason or isinstance(stmt, (ir.Del, ir.Jump)):
+            continue
+        if not isinstance(stmt, ir.Assign) or _calls_jitted(stmt.value, typemap):
+            reason = f"it also runs {stmt}"
+        elif stmt.target.name in group.members or _passes_stack_value(stmt, assigned):
+            continue
+        elif stmt.target.name in read_outside or stmt.target.name in combined:
+            reason = f"it also assigns '{stmt.target.name}', used elsewhere"
+    if reason:
+        leader = group.compare[0]
+        raise NotParallel(
+            f"'{leader}' is a running {group.extreme}imum kept by a comparison, but {reason}: "
+            "each chunk compares with its own running value, so that work would differ "
+            "from the serial loop's"
+        )
+
+
+def _passes_stack_value(stmt: ir.Assign, assigned: set[str]) -> bool:
+    """`$phi.. = $phi..`: the frontend handing a value on the stack (an enclosing loop's
+    iterator) to the join block; both ways of the branch hand the same value."""
+    return (
+        stmt.target.name.startswith("$phi")
+        and isinstance(stmt.value, ir.Var)
+        and stmt.value.name not in assigned
+    )
+
+
+def _calls_jitted(value, typemap: dict) -> bool:
+    """A call of a jitted function (which may write arrays or print)."""
+    return isinstance(value, ir.Call) and isinstance(
+        typemap.get(value.func.name), types.DispatcherType
+    )
 
 
 def _reduction(name: str, statements: list[ir.Stmt], typemap: dict) -> tuple[str, str, bool]:

@@ -18,6 +18,8 @@ from ember.parallel.api import (
     get_thread_id,
     numpy_prange,
     pndindex,
+    pndindex_size,
+    pndindex_unravel,
     prange,
     reduction_prange,
     set_num_threads,
@@ -117,3 +119,48 @@ def _pndindex(*shape):
     import numpy as np
 
     return lambda *shape: np.ndindex(*shape)
+
+
+def _pndindex_dims(shape) -> list[str]:
+    """The expressions of each dimension of `pndindex(*shape)`'s arguments (`shape[0][k]`
+    for one tuple, `shape[k]` for integers)."""
+    if len(shape) == 1 and isinstance(shape[0], types.BaseTuple):
+        items, prefix = shape[0].types, "shape[0]"
+    else:
+        items, prefix = shape, "shape"
+    if not all(isinstance(t, types.Integer) for t in items):
+        raise TypingError(f"pndindex() takes integers or one tuple of integers, not {shape}")
+    return [f"{prefix}[{k}]" for k in range(len(items))]
+
+
+def _generated(source: str):
+    namespace: dict = {}
+    exec(source, namespace)  # the dimension count fixes the code: written out per count
+    return namespace["impl"]
+
+
+@overload(pndindex_size)
+def _pndindex_size(*shape):
+    """The count of index tuples (NumPy's ValueError for a negative dimension)."""
+    dims = _pndindex_dims(shape)
+    lines = ["def impl(*shape):", "    n = 1"]
+    for dim in dims:
+        lines += [
+            f"    if {dim} < 0:",
+            "        raise ValueError('negative dimensions are not allowed')",
+            f"    n *= {dim}",
+        ]
+    return _generated("\n".join([*lines, "    return n"]))
+
+
+@overload(pndindex_unravel)
+def _pndindex_unravel(flat, *shape):
+    """The C-order index tuple at `flat`: the last dimension varies fastest."""
+    dims = _pndindex_dims(shape)
+    lines = ["def impl(flat, *shape):", "    rest = flat"]
+    for k in range(len(dims) - 1, 0, -1):
+        lines += [f"    i{k} = rest % {dims[k]}", f"    rest = rest // {dims[k]}"]
+    if dims:
+        lines.append("    i0 = rest")
+    items = "".join(f"i{k}, " for k in range(len(dims)))
+    return _generated("\n".join([*lines, f"    return ({items})"]))

@@ -44,7 +44,7 @@ def find_prange_loops(func_ir: ir.FunctionIR, typemap: dict, markers=(prange,)) 
     calls = _prange_calls(func_ir, typemap, markers)
     found = []
     for label, block in func_ir.blocks.items():
-        loop = _loop_from_preheader(func_ir, label, block, calls)
+        loop = loop_from_preheader(func_ir, label, block, calls)
         if loop is not None:
             _collect_body(func_ir, loop)
             found.append(loop)
@@ -63,7 +63,9 @@ def _prange_calls(func_ir: ir.FunctionIR, typemap: dict, markers) -> dict[str, i
     return calls
 
 
-def _loop_from_preheader(func_ir, label, block, calls) -> PrangeLoop | None:
+def loop_from_preheader(func_ir, label, block, calls) -> PrangeLoop | None:
+    """The for loop starting in block `label` over one of `calls` (result variable -> the
+    call making the iterated value), or None."""
     if not isinstance(block.terminator, ir.Jump):
         return None
     getiters = [

@@ -111,7 +111,7 @@ def _argument_values(lowerer, parfor: Parfor, value_types: list) -> list:
     its identity for scalars, the current array for arrays (the body makes private ones)."""
     values = [lowerer.load_as(p, t) for p, t in zip(parfor.params, value_types)]
     for reduction, typ in zip(parfor.reductions, value_types[len(parfor.params) :]):
-        if isinstance(typ, types.Array):
+        if isinstance(typ, types.Array) or reduction.identity is None:  # a last value too
             values.append(lowerer.load_as(reduction.var, typ))
         else:
             values.append(lowerer.context.get_constant(typ, reduction.identity))
@@ -231,28 +231,72 @@ def _hold_python_exception(lowerer, exception) -> None:
 
 
 def _combine(lowerer, parfor: Parfor, sig, slots, slot_type, nchunks) -> None:
-    """Fold each chunk's partial result into the reduction variable, in chunk order."""
+    """Fold each chunk's partial results into the reduction variables, in chunk order (one
+    chunk at a time for all of them: a last value's choice reads its leader's value before
+    the chunk's)."""
     context, builder = lowerer.context, lowerer.builder
-    for position, reduction in enumerate(parfor.reductions):
-        typ = lowerer.typemap[reduction.var.name]
-        part_type = sig.return_type.types[position]
-        helper = red.combine_helper(reduction.kind, reduction.inplace)
-        target = helper.compile((typ, typ))
+    accumulators, typemap = {}, lowerer.typemap
+    for reduction in parfor.reductions:
+        typ = typemap[reduction.var.name]
         accumulator = refs.alloca_in_entry(builder, context.value_type(typ), name="parfor.acc")
         builder.store(lowerer.borrowed(typ, lowerer.load(reduction.var)), accumulator)
-        with refs.for_range(builder, nchunks) as chunk:
-            value = _slot_value(builder, sig, slots, slot_type, chunk)
+        accumulators[reduction.var.name] = accumulator
+    with refs.for_range(builder, nchunks) as chunk:
+        value = _slot_value(builder, sig, slots, slot_type, chunk)
+        parts = {}
+        for position, reduction in enumerate(parfor.reductions):
             part = builder.extract_value(value, position)
-            part = context.cast(builder, part, part_type, typ)
-            current = builder.load(accumulator, typ=context.value_type(typ))
-            combined = context.call_compiled(builder, target, [current, part])
-            refs.decref(builder, typ, current)
-            refs.decref(builder, typ, part)
-            builder.store(combined, accumulator)
-        result = builder.load(accumulator, typ=context.value_type(typ))
+            typ = typemap[reduction.var.name]
+            parts[reduction.var.name] = context.cast(
+                builder, part, sig.return_type.types[position], typ
+            )
+        taken = {
+            r.var.name: _chunk_replaces(lowerer, r, parts, accumulators)
+            for r in parfor.reductions
+            if r.kind == "last"
+        }
+        for reduction in parfor.reductions:
+            name = reduction.var.name
+            typ, part = typemap[name], parts[name]
+            current = builder.load(accumulators[name], typ=context.value_type(typ))
+            if name in taken:
+                combined = builder.select(taken[name], part, current)
+                refs.decref(builder, typ, builder.select(taken[name], current, part))
+            else:
+                helper = red.combine_helper(reduction.kind, reduction.inplace)
+                target = helper.compile((typ, typ))
+                combined = context.call_compiled(builder, target, [current, part])
+                refs.decref(builder, typ, current)
+                refs.decref(builder, typ, part)
+            builder.store(combined, accumulators[name])
+    for reduction in parfor.reductions:
+        typ = typemap[reduction.var.name]
+        result = builder.load(accumulators[reduction.var.name], typ=context.value_type(typ))
         if refs.needs_refcount(typ):
             refs.decref(builder, typ, lowerer.load(reduction.result))
         lowerer.store(reduction.result.name, result)
+
+
+def _chunk_replaces(lowerer, reduction, parts: dict, accumulators: dict):
+    """i1: whether this chunk's value of a last value replaces the one so far: the chunk
+    assigned it and, for a conditional extreme, its leader compares so with the leader's
+    value so far."""
+    context, builder, typemap = lowerer.context, lowerer.builder, lowerer.typemap
+    assigned = _as_bit(builder, parts[reduction.flag])
+    if reduction.compare is None:
+        return assigned
+    leader, symbol = reduction.compare
+    typ = typemap[leader]
+    so_far = builder.load(accumulators[leader], typ=context.value_type(typ))
+    test = red.compare_helper(symbol).compile((typ, typ))
+    holds = context.call_compiled(builder, test, [parts[leader], so_far])
+    return builder.and_(assigned, _as_bit(builder, holds))
+
+
+def _as_bit(builder, value):
+    if value.type.width == 1:
+        return value
+    return builder.icmp_unsigned("!=", value, llvm.Constant(value.type, 0))
 
 
 register_statement_lowerer(Parfor, lower_parfor)

@@ -16,7 +16,7 @@ import itertools
 import warnings
 
 from ember import types
-from ember.errors import EmberPerformanceWarning
+from ember.errors import EmberPerformanceWarning, NumbaParallelSafetyWarning
 from ember.ir import nodes as ir
 from ember.ir.liveness import insert_dels, live_variables, strip_dels
 from ember.ir.parfor import LoopNest, Parfor, Reduction
@@ -27,6 +27,7 @@ from ember.parallel.legality import LoopAnalysis, NotParallel, analyze
 from ember.parallel.loops import PrangeLoop, find_prange_loops
 
 _parfor_ids = itertools.count()
+_flag_ids = itertools.count()
 
 
 def convert_prange_loops(
@@ -55,6 +56,7 @@ def convert_prange_loops(
         # the prange loops inside get their ids first (Numba converts inner loops first)
         nested = [(next(_parfor_ids), loc) for loc in _nested_pranges(func_ir, typemap, loop)]
         parfor = _replace_loop(func_ir, typemap, loop, analysis)
+        _warn_last_values(loop.loc, analysis.last_values)
         report.converted(parfor, loop.loc, _origin(loop, typemap, report), analysis.trusted)
         for inner_id, loc in nested:
             report.nested(parfor.id, inner_id, loc)
@@ -88,6 +90,26 @@ def _warn_serial(loc: ir.Loc, reason: str) -> None:
         loc.filename,
         loc.line,
     )
+
+
+def _warn_last_values(loc: ir.Loc, groups: list) -> None:
+    """Numba's NumbaParallelSafetyWarning for a variable assigned in the loop and read after
+    it (its users filter on it), saying what ember gives: the serial loop's value."""
+    for group in groups:
+        if group.compare is not None:
+            continue  # a running extreme: a reduction
+        (name,) = group.members
+        if name.startswith("$"):
+            continue
+        warnings.warn_explicit(
+            f"Variable {name} used in parallel loop may be written to simultaneously by "
+            "multiple workers and may result in non-deterministic or unintended results. "
+            f"(ember keeps it defined: after the loop {name} holds the value of the last "
+            "iteration that assigned it, as the serial loop leaves it.)",
+            NumbaParallelSafetyWarning,
+            loc.filename,
+            loc.line,
+        )
 
 
 def _origin(loop: PrangeLoop, typemap: dict, report: ParallelReport) -> str:
@@ -133,6 +155,18 @@ def _replace_loop(func_ir, typemap: dict, loop: PrangeLoop, analysis: LoopAnalys
         typemap[result.name] = typemap[name]
         identity = red.identity(typemap[name], kind)
         reductions.append(Reduction(ir.Var(name, loc), result, kind, inplace, identity))
+    flags = _mark_last_values(body, typemap, analysis.last_values, loc)
+    for group, flag in zip(analysis.last_values, flags):
+        for name in group.members:
+            result = ir.Var(f"$parfor.{name}", loc)
+            typemap[result.name] = typemap[name]
+            leads = group.compare is not None and name == group.compare[0]
+            start = red.identity(typemap[name], group.extreme) if leads else None
+            last = Reduction(ir.Var(name, loc), result, "last", False, start, flag, group.compare)
+            reductions.append(last)
+        reductions.append(Reduction(ir.Var(flag, loc), ir.Var(f"$parfor.{flag}", loc), "|",
+                                    False, False))  # fmt: skip
+        typemap[f"$parfor.{flag}"] = types.boolean
     args = loop.range_call.args
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
     nest = LoopNest(index_var, loop.range_var, start, stop, step)
@@ -149,11 +183,30 @@ def _replace_loop(func_ir, typemap: dict, loop: PrangeLoop, analysis: LoopAnalys
     )
     preheader = func_ir.blocks[loop.preheader]
     kept = [s for s in preheader.body[:-1] if not _starts_iteration(s, loop)]
+    kept += [ir.Assign(ir.Var(flag, loc), ir.Const(False, loc), loc) for flag in flags]
     copies = [ir.Assign(ir.Var(r.var.name, loc), r.result, loc) for r in reductions]
     # the header's copies of values passing through (enclosing loops' iterators) run once more
     copies += [ir.Assign(c.target, c.value, c.loc) for c in loop.header_copies]
     preheader.body = [*kept, parfor, *copies, ir.Jump(loop.exit, loc)]
     return parfor
+
+
+def _mark_last_values(body: dict, typemap: dict, groups: list, loc: ir.Loc) -> list[str]:
+    """A flag per group of last values, set after each assignment of its first member (the
+    chunk assigned them: its values replace the earlier chunks')."""
+    flags = []
+    for group in groups:
+        flag = f"$parfor.assigned.{next(_flag_ids)}"
+        typemap[flag] = types.boolean
+        for block in body.values():
+            marked = []
+            for stmt in block.body:
+                marked.append(stmt)
+                if group.members[0] in {v.name for v in stmt.targets()}:
+                    marked.append(ir.Assign(ir.Var(flag, loc), ir.Const(True, loc), loc))
+            block.body = marked
+        flags.append(flag)
+    return flags
 
 
 def _starts_iteration(stmt: ir.Stmt, loop: PrangeLoop) -> bool:

@@ -125,6 +125,22 @@ def combine_helper(kind: str, inplace: bool):
     return _helpers[key]
 
 
+def compare_helper(symbol: str):
+    """A jitted `(x, y) -> x <symbol> y` for the comparisons of conditional extremes."""
+    key = ("compare", symbol)
+    if key not in _helpers:
+        from ember.decorators import njit
+
+        _helpers[key] = njit(_COMPARES[symbol])
+    return _helpers[key]
+
+
+_COMPARES = {
+    "<": lambda x, y: x < y, "<=": lambda x, y: x <= y,
+    ">": lambda x, y: x > y, ">=": lambda x, y: x >= y,
+}  # fmt: skip
+
+
 def init_helper(kind: str):
     """A jitted `(acc) -> a new per-thread accumulator shaped like acc` (array reductions)."""
     key = ("init", kind)

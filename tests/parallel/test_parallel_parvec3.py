@@ -29,10 +29,10 @@ def bounded_sum(n):
     return total
 
 
-def last_value(n):
+def carried_value(n):
     k = 0
     for i in prange(n):
-        k = i * 2
+        k = k * 2 + i  # reads the previous iteration's k: not a reduction
     return k
 
 
@@ -56,7 +56,7 @@ def compile_and_run(function, n):
         (running_count, "cross-iteration dependence"),
         (bounded_sum, "may raise an exception"),
         # Numba's NumbaParallelSafetyWarning words (Numba runs it in parallel, racing)
-        (last_value, "Variable k used in parallel loop may be written to simultaneously"),
+        (carried_value, "Variable k used in parallel loop may be written to simultaneously"),
     ],
 )
 def test_serial_prange_warns_and_computes(function, why):

@@ -295,10 +295,10 @@ def prefix_dependence(a):
     return b
 
 
-def last_value(a):
+def decaying_sum(a):
     t = 0.0
     for i in prange(len(a)):
-        t = a[i]
+        t = t * 0.5 + a[i]  # reads the previous iteration's t: not a reduction
     return t
 
 
@@ -359,7 +359,7 @@ def list_append(n):
     "fn, data, reason",
     [
         (prefix_dependence, VECTOR, "cross-iteration dependence"),
-        (last_value, VECTOR, "is not a reduction"),
+        (decaying_sum, VECTOR, "is not a reduction"),
         (early_exit, VECTOR, "leave the loop early"),
         (reads_its_reduction, VECTOR, "also reads it"),
         (floor_divides, VECTOR, "is not a reduction"),
