@@ -673,7 +673,7 @@ class Dispatcher:
         if kwargs and self._entries and not self._entry_stale:
             with compile_lock:  # the next keyword call stays native
                 self._entry_chain.ensure_keyword_entry()
-            return self._entries[-1].builtin(*values)  # bound positionally: native again
+            return self._entries[-1].builtin(*self._spread(values))  # positional: native again
         arg_types = tuple(map(self._typeof_argument, self._binder.names, values))
         if self._literal_params:
             arg_types = self._with_literals(arg_types, values)
@@ -687,7 +687,7 @@ class Dispatcher:
         self._slow_calls += 1
         if self._entry_stale and self._slow_calls > config.CALLS_BEFORE_ENTRY:
             if self._install_fast_entry():  # called often enough: worth generating the entry
-                return self._entries[-1].builtin(*values)  # this call too (no ctypes invoker)
+                return self._entries[-1].builtin(*self._spread(values))  # this call too
         invoker = self._invokers.get(result.signature.args)
         if invoker is None:
             from ember.dispatcher.pycall import make_invoker
@@ -712,6 +712,12 @@ class Dispatcher:
             self._entries.append(entry)
             install_entry(self, self._vectorcall_offset, entry)
             return True
+
+    def _spread(self, values: list) -> list:
+        """Bound values as the native entry takes them: a *args tuple spread out again."""
+        if self.py_func.__code__.co_flags & inspect.CO_VARARGS:
+            return [*values[:-1], *values[-1]]
+        return values
 
     def _bound_values(self, args: tuple, kwargs: dict) -> list[Any]:
         values = self._binder.bind(args, kwargs)

@@ -152,11 +152,29 @@ def _enum_kind(typ: types.EnumMember) -> Any:
 
 def _positional_defaults(py_func: Callable) -> tuple | None:
     """Defaults of trailing positional parameters, or None when the fast path cannot bind
-    the parameters positionally (*args, keyword-only parameters)."""
-    params = inspect.signature(py_func).parameters.values()
-    if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
+    the parameters positionally (keyword-only parameters; *args after parameters with
+    defaults)."""
+    defaults = tuple(py_func.__defaults__ or ())
+    if _takes_star_args(py_func) and defaults:
         return None
-    return tuple(py_func.__defaults__ or ())
+    for p in inspect.signature(py_func).parameters.values():
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL):
+            return None
+    return defaults
+
+
+def _takes_star_args(py_func: Callable) -> bool:
+    return bool(py_func.__code__.co_flags & inspect.CO_VARARGS)
+
+
+def _spread_star_args(arg_types: tuple) -> tuple | None:
+    """The argument types of a *args function's overload as the call passes them: its last
+    type (the *args tuple) spread into one per argument (they flatten alike in the native
+    convention); None if that is not a tuple."""
+    star = arg_types[-1] if arg_types else None
+    if not isinstance(star, types.BaseTuple) or types.is_named_tuple(star):
+        return None
+    return (*arg_types[:-1], *star.types)
 
 
 def _specialization(arg_types: tuple, result: Any) -> tuple | None:
@@ -300,11 +318,13 @@ class EntryChain:
         argument kinds an existing link matches already (that one keeps them, as before)."""
         taken = [spec[0] for link in self.links for spec in link.specializations]
         specializations, results = [], []
+        star = _takes_star_args(self.dispatcher.py_func)
         for arg_types, result in list(self.dispatcher.overloads.items()):
             if arg_types in self.seen:
                 continue
             self.seen.add(arg_types)
-            found = _specialization(arg_types, result)
+            passed = _spread_star_args(arg_types) if star else arg_types
+            found = None if passed is None else _specialization(passed, result)
             if found is not None and found[0] not in taken:
                 taken.append(found[0])
                 specializations.append(found)
@@ -348,8 +368,11 @@ class EntryChain:
         return FastEntry(builtin, address)
 
     def ensure_keyword_entry(self) -> None:
-        """Build the entry that places keyword arguments, once the chain has a link."""
+        """Build the entry that places keyword arguments, once the chain has a link (not for
+        a *args function: its keyword calls take the Python path)."""
         if self.keyword_entry is not None or not self.links:
+            return
+        if _takes_star_args(self.dispatcher.py_func):
             return
         dispatcher = self.dispatcher
         fallback = dispatcher._python_call

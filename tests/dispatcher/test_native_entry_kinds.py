@@ -258,3 +258,27 @@ def test_jitclass_instances_are_boxed_by_the_native_entry(monkeypatch):
     gc.collect()
     after = runtime.stats()
     assert after.alloc - before.alloc == after.free - before.free == 100
+
+
+def _total(first, *rest):
+    for value in rest:
+        first = first + value
+    return first, len(rest)
+
+
+def _with_default(a, b=2, *rest):
+    return a + b + len(rest)
+
+
+def test_star_args_functions_take_the_native_entry(monkeypatch):
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+    compiled = njit(_total)
+    for args in [(1,), (1, 2, 3), (1.5, 2), (np.arange(3.0), np.ones(3)), (1, 2, 3), (1,)]:
+        got, want = _natively(compiled, *args), _total(*args)
+        np.testing.assert_array_equal(got[0], want[0])
+        assert got[1] == want[1]
+    assert compiled(first=4) == (4, 0)  # bound by keyword: the Python path, then the entry
+    assert compiled(7) == (7, 0)
+    defaulted = njit(_with_default)  # *args after a default: the Python path throughout
+    for args in [(1,), (1, 5), (1, 5, 0, 0)]:
+        assert defaulted(*args) == _with_default(*args)
