@@ -17,14 +17,16 @@ import operator
 
 from ember.frontend.cfg import ControlFlowGraph, graph_of_blocks
 from ember.ir import nodes as ir
+from ember import types
 
 _ORDERINGS = (operator.lt, operator.gt, operator.le, operator.ge)
 
 
-def reshape_loops(func_ir: ir.FunctionIR) -> bool:
-    """Add the latches and mark the extremum updates; whether anything changed."""
+def reshape_loops(func_ir: ir.FunctionIR, typemap: dict | None = None) -> bool:
+    """Add the latches and mark the extremum updates (`typemap`: the variables' types, which
+    leave integer minima and maxima unmarked); whether anything changed."""
     graph = graph_of_blocks(func_ir)
-    marked = _mark_extremum_updates(func_ir, graph)
+    marked = _mark_extremum_updates(func_ir, graph, typemap or {})
     return _merge_back_edges(func_ir, graph) or marked
 
 
@@ -48,7 +50,9 @@ def _merge_back_edges(func_ir: ir.FunctionIR, graph: ControlFlowGraph) -> bool:
     return added
 
 
-def _mark_extremum_updates(func_ir: ir.FunctionIR, graph: ControlFlowGraph) -> bool:
+def _mark_extremum_updates(
+    func_ir: ir.FunctionIR, graph: ControlFlowGraph, typemap: dict
+) -> bool:
     """Mark unlikely, in a loop, `if x < best:` (any ordering) whose true branch, entered from
     there alone, assigns `best` (a user variable), where `x` is an element just read from a
     sequence (`for x in a`, `a[i]`): a scan for an extremum, whose updates over unordered data
@@ -56,7 +60,9 @@ def _mark_extremum_updates(func_ir: ir.FunctionIR, graph: ControlFlowGraph) -> b
     nearest of a few centroids, updates often enough that a select is better. Nor a scan whose
     `best` an enclosing loop resets: restarted for each row, it stays as short as a row, and
     its early updates are frequent -- a running maximum over rows of 32 ran 1.7x slower with
-    the branch than with a select.)"""
+    the branch than with a select. Nor an integer `best` that is all the branch updates: LLVM
+    turns it into `smax`/`smin`, a reduction it vectorizes -- the longest common substring's
+    `if t[i, j] > best: best = t[i, j]` ran 1.8x slower than Numba's with the branch.)"""
     in_loops = graph.node_to_loops()
     loops = graph.loops()
     predecessors = func_ir.predecessors()
@@ -76,6 +82,7 @@ def _mark_extremum_updates(func_ir: ir.FunctionIR, graph: ControlFlowGraph) -> b
                 and _assigns(target, best)
                 and _read_from_sequence(element, definitions)
                 and not _restarted_by_outer_loop(func_ir, best, in_loops[label], loops)
+                and not _integer_extremum_alone(target, best, typemap)
             ):
                 branch.likely = False
                 marked = True
@@ -92,6 +99,14 @@ def _restarted_by_outer_loop(
     scan = loops[headers[0]].body
     outer = loops[headers[1]].body - scan
     return any(_assigns(func_ir.blocks[label], name) for label in outer)
+
+
+def _integer_extremum_alone(block: ir.Block, best: str, typemap: dict) -> bool:
+    """Whether `block` assigns no user variable but `best`, an integer."""
+    if not isinstance(typemap.get(best), types.Integer):
+        return False
+    assigned = {s.target.name for s in block.body if isinstance(s, ir.Assign)}
+    return all(name == best or name.startswith("$") for name in assigned)
 
 
 def _compared(block: ir.Block, cond_name: str) -> tuple[str, str] | None:
