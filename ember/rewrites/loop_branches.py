@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import operator
 
+from ember import types
 from ember.frontend.cfg import ControlFlowGraph, graph_of_blocks
 from ember.ir import nodes as ir
-from ember import types
 
 _ORDERINGS = (operator.lt, operator.gt, operator.le, operator.ge)
 
@@ -50,9 +50,7 @@ def _merge_back_edges(func_ir: ir.FunctionIR, graph: ControlFlowGraph) -> bool:
     return added
 
 
-def _mark_extremum_updates(
-    func_ir: ir.FunctionIR, graph: ControlFlowGraph, typemap: dict
-) -> bool:
+def _mark_extremum_updates(func_ir: ir.FunctionIR, graph: ControlFlowGraph, typemap: dict) -> bool:
     """Mark unlikely, in a loop, `if x < best:` (any ordering) whose true branch, entered from
     there alone, assigns `best` (a user variable), where `x` is an element just read from a
     sequence (`for x in a`, `a[i]`): a scan for an extremum, whose updates over unordered data
