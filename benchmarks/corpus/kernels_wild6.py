@@ -1,9 +1,8 @@
 """Corpus: a sixth batch of kernels in the style of public Numba examples -- escape-time fractals
-on float pairs, all-pairs shortest paths on int32, k-means and SPH steps, edit distances on int
-arrays with rolling rows, explicit 2-d heat with swapped buffers, Black-Scholes with math.erf,
-quadrature through a jitted function passed as an argument, CSR and bincount histograms,
-sliding-window medians, RK4 on a tuple state, float32 sorts, bit loops and uint64 hashing,
-int32 Horner and drawdowns."""
+on float pairs, k-means and SPH steps, the longest common run of int arrays, explicit
+2-d heat with swapped buffers, Black-Scholes with math.erf, quadrature through a jitted function
+passed as an argument, CSR and bincount histograms, sliding-window medians, RK4 on a tuple
+state, a float32 bubble sort, bit loops and uint64 hashing, int32 Horner and drawdowns."""
 
 import math
 
@@ -29,30 +28,6 @@ def julia_escape(width, height, cx, cy, max_iter):
                 i += 1
             out[row, col] = i
     return out
-
-
-# ------------------------------------------------------------------------------ graphs
-
-
-def floyd_warshall_int32(dist):
-    """All-pairs shortest path lengths on an int32 matrix, in place on a copy."""
-    d = dist.copy()
-    n = d.shape[0]
-    for k in range(n):
-        for i in range(n):
-            dik = d[i, k]
-            for j in range(n):
-                if dik + d[k, j] < d[i, j]:
-                    d[i, j] = dik + d[k, j]
-    return d
-
-
-def int32_graph(n):
-    rng = np.random.default_rng(160)
-    d = rng.integers(1, 100, (n, n)).astype(np.int32)
-    d[rng.random((n, n)) < 0.5] = 1_000_000
-    np.fill_diagonal(d, 0)
-    return (d,)
 
 
 # ------------------------------------------------------------------------------ clustering, SPH
@@ -121,21 +96,7 @@ def sph_particles(n):
     return rng.random((n, 3)), rng.random(n) + 0.5, 0.2
 
 
-# ------------------------------------------------------------------------------ edit distances
-
-
-def levenshtein_rows(a, b):
-    """Levenshtein distance of two int arrays, keeping two rows that swap."""
-    n, m = a.shape[0], b.shape[0]
-    prev = np.arange(m + 1)
-    cur = np.zeros(m + 1, dtype=np.int64)
-    for i in range(1, n + 1):
-        cur[0] = i
-        for j in range(1, m + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
-        prev, cur = cur, prev
-    return prev[m]
+# ------------------------------------------------------------------------------ dynamic programming
 
 
 def int_sequences(n):
@@ -374,19 +335,6 @@ def bubble_sort_float32(values):
     return a
 
 
-def insertion_sort_float32(values):
-    """Insertion sort of a float32 copy, shifting with a while loop."""
-    a = values.copy()
-    for i in range(1, a.shape[0]):
-        key = a[i]
-        j = i - 1
-        while j >= 0 and a[j] > key:
-            a[j + 1] = a[j]
-            j -= 1
-        a[j + 1] = key
-    return a
-
-
 def float32_values(n):
     rng = np.random.default_rng(172)
     return (rng.normal(size=n).astype(np.float32),)
@@ -516,10 +464,8 @@ def scattered_samples(n):
 
 CASES = [
     Case(julia_escape, lambda n: (n, n, -0.8, 0.156, 200), 20, 400, "fractals"),
-    Case(floyd_warshall_int32, int32_graph, 20, 300, "graphs"),
     Case(kmeans_step, points_and_centroids, 50, 300_000, "clustering", rtol=1e-8),
     Case(sph_density, sph_particles, 30, 1500, "particles", rtol=1e-8),
-    Case(levenshtein_rows, int_sequences, 30, 2000, "dynamic programming"),
     Case(longest_common_substring, int_sequences, 30, 2000, "dynamic programming"),
     Case(heat_2d, hot_plate, 10, 300, "stencils", rtol=1e-8),
     Case(black_scholes_erf, option_book, 100, 1_000_000, "finance", rtol=1e-8),
@@ -531,7 +477,6 @@ CASES = [
     Case(sliding_median, noisy_series, 100, 200_000, "rolling"),
     Case(lorenz_rk4, lambda n: (n, 1e-5), 100, 1_000_000, "ode", rtol=1e-6),
     Case(bubble_sort_float32, float32_values, 50, 3000, "sorting"),
-    Case(insertion_sort_float32, float32_values, 50, 5000, "sorting"),
     Case(bit_count_loop, nonnegative_int64, 100, 300_000, "bits"),
     Case(splitmix64_hashes, uint64_keys, 100, 2_000_000, "bits"),
     Case(horner_int32, int32_poly, 100, 1_000_000, "int32"),
