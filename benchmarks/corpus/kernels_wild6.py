@@ -462,6 +462,111 @@ def scattered_samples(n):
     return rng.random(200), rng.random(200), rng.random(200), rng.random(n), rng.random(n)
 
 
+# ------------------------------------------------------------------------------ NumPy in loops
+
+
+def masked_row_means(x, threshold):
+    """The mean of each row's values above a threshold, by boolean indexing of the row."""
+    out = np.empty(x.shape[0])
+    for i in range(x.shape[0]):
+        row = x[i]
+        picked = row[row > threshold]
+        out[i] = picked.mean() if picked.size > 0 else 0.0
+    return out
+
+
+def rows_and_threshold(n):
+    rng = np.random.default_rng(180)
+    return rng.normal(size=(n, 32)), 0.25
+
+
+def gather_rows_sum(x, idx):
+    """Sums of rows picked by an index array (fancy indexing), one group at a time."""
+    out = np.zeros(x.shape[1])
+    for g in range(idx.shape[0]):
+        out += x[idx[g]].sum(axis=0)
+    return out
+
+
+def matrix_and_groups(n):
+    rng = np.random.default_rng(181)
+    return rng.random((500, 8)), rng.integers(0, 500, (n, 6))
+
+
+def where_clip_steps(x, steps):
+    """Repeated np.where / np.abs / np.sqrt array expressions on a whole vector."""
+    y = x.copy()
+    for _ in range(steps):
+        y = np.where(y > 1.0, np.sqrt(np.abs(y)), y * 1.01 + 0.001)
+    return y
+
+
+def vector_and_steps(n):
+    rng = np.random.default_rng(182)
+    return rng.random(n) * 2.0, 50
+
+
+def sort_each_window(x, window):
+    """The trimmed mean of each window: np.sort of a slice copy, middle half averaged."""
+    n = x.shape[0] - window + 1
+    out = np.empty(n)
+    lo, hi = window // 4, window - window // 4
+    for i in range(n):
+        s = np.sort(x[i : i + window])
+        out[i] = s[lo:hi].mean()
+    return out
+
+
+def random_ints_walk(n):
+    """A lattice walk with np.random.randint steps, counting returns to the origin."""
+    np.random.seed(183)
+    x = 0
+    y = 0
+    returns = 0
+    for _ in range(n):
+        d = np.random.randint(0, 4)
+        if d == 0:
+            x += 1
+        elif d == 1:
+            x -= 1
+        elif d == 2:
+            y += 1
+        else:
+            y -= 1
+        if x == 0 and y == 0:
+            returns += 1
+    return returns
+
+
+def column_standardize(x):
+    """Columns to zero mean and unit variance with axis reductions and broadcasting."""
+    n = x.shape[0]
+    mu = x.sum(axis=0) / n
+    centred = x - mu
+    sd = np.sqrt((centred**2).sum(axis=0) / n)
+    return centred / sd
+
+
+def tall_matrix(n):
+    rng = np.random.default_rng(184)
+    return (rng.normal(size=(n, 12)),)
+
+
+def round_to_grid(x, step):
+    """Values snapped to a grid with np.round and counted per grid cell through int()."""
+    counts = np.zeros(64, dtype=np.int64)
+    for i in range(x.shape[0]):
+        k = int(np.round(x[i] / step))
+        if 0 <= k < 64:
+            counts[k] += 1
+    return counts
+
+
+def grid_values(n):
+    rng = np.random.default_rng(185)
+    return rng.random(n) * 6.4, 0.1
+
+
 CASES = [
     Case(julia_escape, lambda n: (n, n, -0.8, 0.156, 200), 20, 400, "fractals"),
     Case(kmeans_step, points_and_centroids, 50, 300_000, "clustering", rtol=1e-8),
@@ -484,4 +589,13 @@ CASES = [
     Case(cosine_similarity_max, embedding_rows, 20, 5000, "small np.dot", rtol=1e-8),
     Case(gini_coefficient, incomes, 100, 2_000_000, "sorting", rtol=1e-8),
     Case(inverse_distance_weights, scattered_samples, 20, 20_000, "powers", rtol=1e-8),
+    Case(masked_row_means, rows_and_threshold, 20, 100_000, "boolean masks", rtol=1e-8),
+    Case(gather_rows_sum, matrix_and_groups, 20, 100_000, "fancy indexing", rtol=1e-8),
+    Case(where_clip_steps, vector_and_steps, 100, 100_000, "array expressions", rtol=1e-8),
+    Case(
+        sort_each_window, lambda n: (*noisy_series(n)[:1], 16), 100, 100_000, "sorting", rtol=1e-8
+    ),
+    Case(random_ints_walk, lambda n: (n,), 100, 1_000_000, "random"),
+    Case(column_standardize, tall_matrix, 20, 500_000, "axis reductions", rtol=1e-8),
+    Case(round_to_grid, grid_values, 100, 2_000_000, "float/int conversions"),
 ]
