@@ -46,6 +46,24 @@ def _max_and_where(a):
     return best, where
 
 
+def _max_by_step(a, step):
+    best = -(2**63)
+    for i in range(0, a.shape[0], step):
+        if a[i] > best:
+            best = a[i]
+    return best
+
+
+def _max_while(a):
+    best = -(2**63)
+    i = 0
+    while i < a.shape[0]:
+        if a[i] > best:
+            best = a[i]
+        i += 1
+    return best
+
+
 def _weights(function, *args) -> str:
     compiled = ember.njit(function)
     compiled(*args)
@@ -62,6 +80,8 @@ def test_integer_extremum_updates_are_left_to_llvm_and_argmax_stays_marked():
     assert not _UNLIKELY.search(_weights(_longest_common_run, ints, ints))
     assert _UNLIKELY.search(_weights(_max_and_where, ints))  # updates an index too
     assert _UNLIKELY.search(_weights(_int_max_and_min, np.arange(5.0)))  # floats: kept
+    assert _UNLIKELY.search(_weights(_max_by_step, ints, 2))  # a variable step: kept
+    assert _UNLIKELY.search(_weights(_max_while, ints))  # a while loop: kept
 
 
 def test_longest_common_run_matches_python():
@@ -74,8 +94,9 @@ def test_longest_common_run_matches_python():
 
 def test_integer_extrema_of_every_integer_type_match_python():
     rng = np.random.default_rng(261)
-    extremes, positive, where = (
-        ember.njit(f) for f in (_int_max_and_min, _max_of_positive, _max_and_where)
+    extremes, positive, where, by_step, in_while = (
+        ember.njit(f)
+        for f in (_int_max_and_min, _max_of_positive, _max_and_where, _max_by_step, _max_while)
     )
     for dtype in (np.int8, np.uint8, np.int32, np.int64):
         info = np.iinfo(dtype)
@@ -88,6 +109,9 @@ def test_integer_extrema_of_every_integer_type_match_python():
             assert positive(a) == _max_of_positive(a), (dtype, n)
             if n:
                 assert where(a) == _max_and_where(a), (dtype, n)
+            for step in (1, 2, 3, -1):
+                assert by_step(a, step) == _max_by_step(a, step), (dtype, n, step)
+            assert in_while(a) == _max_while(a), (dtype, n)
 
 
 def _shifted_sums(a, b, start, stop, step):
