@@ -567,6 +567,20 @@ def grid_values(n):
     return rng.random(n) * 6.4, 0.1
 
 
+def strided_peak(values, step):
+    """The largest of every `step`-th int64 value (a subsampled scan, step known at run time)."""
+    best = values[0]
+    for i in range(0, values.shape[0], step):
+        if values[i] > best:
+            best = values[i]
+    return best
+
+
+def int64_values(n):
+    rng = np.random.default_rng(186)
+    return rng.integers(0, 10**9, n), 3
+
+
 CASES = [
     Case(julia_escape, lambda n: (n, n, -0.8, 0.156, 200), 20, 400, "fractals"),
     Case(kmeans_step, points_and_centroids, 50, 300_000, "clustering", rtol=1e-8),
@@ -598,4 +612,5 @@ CASES = [
     Case(random_ints_walk, lambda n: (n,), 100, 1_000_000, "random"),
     Case(column_standardize, tall_matrix, 20, 500_000, "axis reductions", rtol=1e-8),
     Case(round_to_grid, grid_values, 100, 2_000_000, "float/int conversions"),
+    Case(strided_peak, int64_values, 100, 200_000, "strided"),
 ]
