@@ -61,9 +61,9 @@ def _mark_extremum_updates(func_ir: ir.FunctionIR, graph: ControlFlowGraph, type
     the branch than with a select. Nor an integer `best` that is all the branch updates, in a
     loop over a sequence or a range of step 1: LLVM turns it into `smax`/`smin`, a reduction it
     vectorizes -- the longest common substring's `if t[i, j] > best: best = t[i, j]` ran 1.8x
-    slower than Numba's with the branch. A range of a variable step is versioned by LLVM on
-    "step == 1" and its other steps stay scalar, where a chain of `cmov` runs 1.8x slower than
-    the branch; a `while` loop may not vectorize either: both keep the mark.)"""
+    slower than Numba's with the branch. A range of a run-time step vectorizes only where the
+    step is 1 (its other steps saturate: no trip count), and there a chain of `cmov` ran 1.8x
+    slower than the branch; a `while` loop may not vectorize either: both keep the mark.)"""
     in_loops = graph.node_to_loops()
     loops = graph.loops()
     predecessors = func_ir.predecessors()
