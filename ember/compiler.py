@@ -475,7 +475,7 @@ def rewrite_typed(state: CompileState) -> None:
     if copy_on_edges(state.func_ir, state.typing.typemap) and config.DUMP_IR:
         print(banner(f"IR AFTER COPYING ON EDGES: {state.py_func.__qualname__}"))
         print(dump_function(state.func_ir))
-    if reshape_loops(state.func_ir) and config.DUMP_IR:
+    if reshape_loops(state.func_ir, state.typing.typemap) and config.DUMP_IR:
         print(banner(f"IR AFTER RESHAPING LOOPS: {state.py_func.__qualname__}"))
         print(dump_function(state.func_ir))
 

@@ -27,6 +27,7 @@ MODULES = (
     "kernels_wild3",
     "kernels_wild4",
     "kernels_wild5",
+    "kernels_wild6",
 )
 
 

@@ -15,16 +15,18 @@ from __future__ import annotations
 
 import operator
 
+from ember import types
 from ember.frontend.cfg import ControlFlowGraph, graph_of_blocks
 from ember.ir import nodes as ir
 
 _ORDERINGS = (operator.lt, operator.gt, operator.le, operator.ge)
 
 
-def reshape_loops(func_ir: ir.FunctionIR) -> bool:
-    """Add the latches and mark the extremum updates; whether anything changed."""
+def reshape_loops(func_ir: ir.FunctionIR, typemap: dict | None = None) -> bool:
+    """Add the latches and mark the extremum updates (`typemap`: the variables' types, which
+    leave integer minima and maxima unmarked); whether anything changed."""
     graph = graph_of_blocks(func_ir)
-    marked = _mark_extremum_updates(func_ir, graph)
+    marked = _mark_extremum_updates(func_ir, graph, typemap or {})
     return _merge_back_edges(func_ir, graph) or marked
 
 
@@ -48,7 +50,7 @@ def _merge_back_edges(func_ir: ir.FunctionIR, graph: ControlFlowGraph) -> bool:
     return added
 
 
-def _mark_extremum_updates(func_ir: ir.FunctionIR, graph: ControlFlowGraph) -> bool:
+def _mark_extremum_updates(func_ir: ir.FunctionIR, graph: ControlFlowGraph, typemap: dict) -> bool:
     """Mark unlikely, in a loop, `if x < best:` (any ordering) whose true branch, entered from
     there alone, assigns `best` (a user variable), where `x` is an element just read from a
     sequence (`for x in a`, `a[i]`): a scan for an extremum, whose updates over unordered data
@@ -56,7 +58,12 @@ def _mark_extremum_updates(func_ir: ir.FunctionIR, graph: ControlFlowGraph) -> b
     nearest of a few centroids, updates often enough that a select is better. Nor a scan whose
     `best` an enclosing loop resets: restarted for each row, it stays as short as a row, and
     its early updates are frequent -- a running maximum over rows of 32 ran 1.7x slower with
-    the branch than with a select.)"""
+    the branch than with a select. Nor an integer `best` that is all the branch updates, in a
+    loop over a sequence or a range of step 1: LLVM turns it into `smax`/`smin`, a reduction it
+    vectorizes -- the longest common substring's `if t[i, j] > best: best = t[i, j]` ran 1.8x
+    slower than Numba's with the branch. A range of a run-time step vectorizes only where the
+    step is 1 (its other steps saturate: no trip count), and there a chain of `cmov` ran 1.8x
+    slower than the branch; a `while` loop may not vectorize either: both keep the mark.)"""
     in_loops = graph.node_to_loops()
     loops = graph.loops()
     predecessors = func_ir.predecessors()
@@ -76,6 +83,10 @@ def _mark_extremum_updates(func_ir: ir.FunctionIR, graph: ControlFlowGraph) -> b
                 and _assigns(target, best)
                 and _read_from_sequence(element, definitions)
                 and not _restarted_by_outer_loop(func_ir, best, in_loops[label], loops)
+                and not (
+                    _integer_extremum_alone(target, best, typemap)
+                    and _steps_by_one(func_ir.blocks[in_loops[label][0]], definitions)
+                )
             ):
                 branch.likely = False
                 marked = True
@@ -92,6 +103,55 @@ def _restarted_by_outer_loop(
     scan = loops[headers[0]].body
     outer = loops[headers[1]].body - scan
     return any(_assigns(func_ir.blocks[label], name) for label in outer)
+
+
+def _integer_extremum_alone(block: ir.Block, best: str, typemap: dict) -> bool:
+    """Whether `block` assigns no user variable but `best`, an integer."""
+    if not isinstance(typemap.get(best), types.Integer):
+        return False
+    assigned = {s.target.name for s in block.body if isinstance(s, ir.Assign)}
+    return all(name == best or name.startswith("$") for name in assigned)
+
+
+def _steps_by_one(header: ir.Block, definitions: dict[str, list]) -> bool:
+    """Whether the loop of `header` iterates over a sequence, or over a range whose step is
+    omitted or a constant 1 or -1 (not a `while` loop, nor a range of another step)."""
+    advances = [s.value for s in header.body if isinstance(s, ir.Assign)]
+    advances = [v for v in advances if isinstance(v, ir.IterNext)]
+    if len(advances) != 1:
+        return False
+    sources = _values_through_copies(advances[0].value.name, definitions)
+    iterators = [v for v in sources if isinstance(v, ir.GetIter)]
+    if not iterators or len(iterators) != len(sources):
+        return False
+    for iterator in iterators:
+        for made in _values_through_copies(iterator.value.name, definitions):
+            if not isinstance(made, ir.Call) or len(made.args) < 3:
+                continue
+            called = _values_through_copies(made.func.name, definitions)
+            if not all(isinstance(f, ir.Global) and f.value is range for f in called):
+                continue
+            steps = _values_through_copies(made.args[2].name, definitions)
+            if not all(isinstance(v, ir.Const) and v.value in (1, -1) for v in steps):
+                return False
+    return True
+
+
+def _values_through_copies(name: str, definitions: dict[str, list]) -> list:
+    """Every value assigned to `name`, or to a variable copied into it, that is not a copy."""
+    seen: set[str] = set()
+    pending, found = [name], []
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        for value in definitions.get(current, ()):
+            if isinstance(value, ir.Var):
+                pending.append(value.name)
+            else:
+                found.append(value)
+    return found
 
 
 def _compared(block: ir.Block, cond_name: str) -> tuple[str, str] | None:
@@ -117,22 +177,9 @@ def _definitions(func_ir: ir.FunctionIR) -> dict[str, list]:
 
 def _read_from_sequence(name: str, definitions: dict[str, list]) -> bool:
     """Whether every value of `name` is an item read from a sequence, through copies."""
-    seen: set[str] = set()
-    pending = [name]
-    while pending:
-        current = pending.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        values = definitions.get(current)
-        if not values:
-            return False
-        for value in values:
-            if isinstance(value, ir.Var):
-                pending.append(value.name)
-            elif not isinstance(value, (ir.GetItem, ir.StaticGetItem, ir.PairFirst)):
-                return False
-    return True
+    values = _values_through_copies(name, definitions)
+    items = (ir.GetItem, ir.StaticGetItem, ir.PairFirst)
+    return bool(values) and all(isinstance(value, items) for value in values)
 
 
 def _assigns(block: ir.Block, name: str) -> bool:
