@@ -28,6 +28,7 @@ from ember.types.classes import (
 )
 from ember.types.containers import (
     BaseTuple,
+    DeferredText,
     NamedTuple,
     NamedTupleClass,
     NamedUniTuple,

@@ -113,6 +113,18 @@ def _new_list(typingctx, prototype, capacity):
 
 
 @intrinsic
+def empty_list_for(typingctx, item):
+    """An empty list for items of `item`'s type (`item` is not stored): `[item]` then
+    `.pop()` without compiling `pop`."""
+    list_type = types.List(types.unliteral(item))
+
+    def codegen(context, builder, sig, args):
+        return primitives.allocate(context, builder, list_type, refs.const(0))
+
+    return signature(list_type, item), codegen
+
+
+@intrinsic
 def _reserve(typingctx, xs, needed):
     def codegen(context, builder, sig, args):
         primitives.reserve(context, builder, sig.args[0], args[0], args[1])

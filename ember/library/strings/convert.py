@@ -20,6 +20,7 @@ from ember.library.strings.core import (
     _new,
     _put,
     _set,
+    deferred_text,
     is_string,
     string,
 )
@@ -335,11 +336,11 @@ def _letter_value(code):
     return 99
 
 
-@register_jitable(_llvm_inline="never")  # one copy of the repr for every place it raises
+@register_jitable(_llvm_inline="never")  # one raise for every place it raises
 def _invalid_int(s, base):
-    """CPython's message, the string's repr cut to 200 characters as its `%.200R` does."""
-    base_text = integer_text(base, 10, False, True)
-    raise ValueError("invalid literal for int() with base " + base_text + ": " + repr(s)[:200])
+    """CPython's message, the string's repr cut to 200 characters as its `%.200R` does
+    (written by Python when raised: no compiled repr)."""
+    raise ValueError(deferred_text("invalid literal for int() with base {}: {!r:.200}", base, s))
 
 
 @register_jitable
@@ -497,9 +498,9 @@ def _spells(text, low, high, word):
     return True
 
 
-@register_jitable(_llvm_inline="never")  # one copy of the repr for every place it raises
+@register_jitable(_llvm_inline="never")  # one raise for every place it raises
 def _invalid_float(s):
-    raise ValueError("could not convert string to float: " + repr(s))
+    raise ValueError(deferred_text("could not convert string to float: {!r}", s))
 
 
 @register_jitable

@@ -320,6 +320,30 @@ def string_truth(context, builder, from_type, to_type, value):
     return builder.icmp_signed("!=", primitives.length(builder, value), refs.const(0))
 
 
+@intrinsic(prefer_literal=True)
+def deferred_text(typingctx, template, *members):
+    """A message `template.format(*members)` written by Python only if the exception carrying
+    it is raised (types.DeferredText): `raise ValueError(deferred_text("bad: {!r}", s))` costs
+    no compiled `repr`. Members: strings, bytes, numbers, booleans."""
+    if not isinstance(template, types.StringLiteral):
+        return None
+    kept = tuple(types.unliteral(member) for member in members)
+    allowed = (types.UnicodeType, types.BytesType, types.Integer, types.Float, types.Boolean)
+    if not all(isinstance(member, allowed) for member in kept):
+        return None
+    result = types.DeferredText(kept, template.literal_value)
+
+    def codegen(context, builder, sig, args):
+        value = llvm.Constant(context.value_type(result), llvm.Undefined)
+        for k, (given, member, arg) in enumerate(zip(sig.args[1:], kept, args[1:])):
+            arg = context.cast(builder, arg, given, member)
+            refs.incref(builder, member, arg)  # the message owns its strings
+            value = builder.insert_value(value, arg, k)
+        return value
+
+    return signature(result, template, *members), codegen
+
+
 # ---------------------------------------------------------------------------- size and items
 
 

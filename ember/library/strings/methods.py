@@ -12,6 +12,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.errors import TypingError
 from ember.extending import intrinsic, overload, overload_method, register_jitable
+from ember.library.containers.lists import empty_list_for
 from ember.library.strings.core import (
     _canonical,
     _copy,
@@ -342,8 +343,7 @@ def _join_into(typingctx, out, sep, xs):
 
 @register_jitable
 def _split_whitespace(s, maxsplit):
-    out = [s]
-    out.pop()
+    out = empty_list_for(s)
     n = _length(s)
     narrow = _kind(s) == 1
     i = 0
@@ -371,8 +371,7 @@ def _split_separator(s, sep, maxsplit):
     m = _length(sep)
     if m == 0:
         raise ValueError("empty separator")
-    out = [s]
-    out.pop()
+    out = empty_list_for(s)
     n = _length(s)
     narrow = _kind(s) == 1
     i = 0
