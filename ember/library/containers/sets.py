@@ -384,6 +384,92 @@ for _operator, _implementation in _OPERATORS.items():
     overload(_operator)(_on_same_sets(_implementation))
 
 
+# Several (or no) iterables, as CPython's set methods take them (Objects/setobject.c): union
+# and update add each in turn to one copy, difference discards each in turn from the first
+# difference, intersection intersects the result with each in turn.
+
+
+@register_jitable
+def _update_each(out, others):
+    """`out.update(x)` for each `x` of the tuple `others` (each may have its own type)."""
+    if len(others) > 0:
+        out.update(others[0])
+        _update_each(out, others[1:])
+
+
+@register_jitable
+def _discard_each(out, others):
+    if len(others) > 0:
+        out.difference_update(others[0])
+        _discard_each(out, others[1:])
+
+
+@register_jitable
+def _intersect_each(out, others):
+    if len(others) == 0:
+        return out
+    return _intersect_each(out.intersection(others[0]), others[1:])
+
+
+def _several_iterables(others: tuple) -> bool:
+    return len(others) != 1
+
+
+def _union_multi(s, *others):
+    if _is_set(s) and _several_iterables(others):
+
+        def union(s, *others):
+            out = st.copy(s)
+            _update_each(out, others)
+            return out
+
+        return union
+
+
+def _update_multi(s, *others):
+    if _is_set(s) and _several_iterables(others):
+        return lambda s, *others: _update_each(s, others)
+
+
+def _difference_multi(s, *others):
+    if _is_set(s) and _several_iterables(others):
+
+        def difference(s, *others):
+            if len(others) == 0:
+                return st.copy(s)
+            out = s.difference(others[0])
+            _discard_each(out, others[1:])
+            return out
+
+        return difference
+
+
+def _difference_update_multi(s, *others):
+    if _is_set(s) and _several_iterables(others):
+        return lambda s, *others: _discard_each(s, others)
+
+
+def _intersection_multi(s, *others):
+    if _is_set(s) and _several_iterables(others):
+        return lambda s, *others: _intersect_each(st.copy(s), others)
+
+
+def _intersection_update_multi(s, *others):
+    if _is_set(s) and _several_iterables(others):
+        return lambda s, *others: st.swap_bodies(s, _intersect_each(s, others))
+
+
+for _name, _overload in {
+    "union": _union_multi,
+    "update": _update_multi,
+    "difference": _difference_multi,
+    "difference_update": _difference_update_multi,
+    "intersection": _intersection_multi,
+    "intersection_update": _intersection_update_multi,
+}.items():
+    overload_method(types.Set, _name)(_overload)
+
+
 def _in_place(implementation):
     def apply(s, other):
         implementation(s, other)
