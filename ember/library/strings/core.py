@@ -14,7 +14,7 @@ import operator
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.extending import intrinsic, lower_builtin, lower_cast, overload
+from ember.extending import intrinsic, lower_builtin, lower_cast, overload, register_jitable
 from ember.library.containers.lists import _slice_indices
 from ember.lowering import arrays as refs
 from ember.lowering import iterators
@@ -488,17 +488,49 @@ def compare(a, b):
     raise NotImplementedError("compare runs only in compiled code")
 
 
+@intrinsic
+def _compare_narrow(typingctx, a, b):
+    """compare() of two 1-byte strings: memcmp of the common length (bytes compare as
+    unsigned, the code points' order), then the shorter first."""
+
+    def codegen(context, builder, sig, args):
+        a, b = args
+        la, lb = primitives.length(builder, a), primitives.length(builder, b)
+        common = builder.select(builder.icmp_signed("<", la, lb), la, lb)
+        order = primitives.compare_bytes(
+            builder, primitives.data(builder, a), primitives.data(builder, b), common
+        )
+        by_length = builder.sub(
+            builder.zext(builder.icmp_signed(">", la, lb), refs.i64),
+            builder.zext(builder.icmp_signed("<", la, lb), refs.i64),
+        )
+        by_bytes = builder.sub(
+            builder.zext(builder.icmp_signed(">", order, refs.i32_(0)), refs.i64),
+            builder.zext(builder.icmp_signed("<", order, refs.i32_(0)), refs.i64),
+        )
+        return builder.select(builder.icmp_signed("==", order, refs.i32_(0)), by_length, by_bytes)
+
+    return signature(types.int64, string, string), codegen
+
+
+@register_jitable(_llvm_inline="never")  # one copy of the loop, whatever calls compare
+def _compare_wide(a, b):
+    la = _length(a)
+    lb = _length(b)
+    for i in range(min(la, lb)):
+        ca = _get(a, i)
+        cb = _get(b, i)
+        if ca != cb:
+            return -1 if ca < cb else 1
+    return -1 if la < lb else (1 if la > lb else 0)
+
+
 @overload(compare)
 def _compare_overload(a, b):
     def impl(a, b):
-        la = _length(a)
-        lb = _length(b)
-        for i in range(min(la, lb)):
-            ca = _get(a, i)
-            cb = _get(b, i)
-            if ca != cb:
-                return -1 if ca < cb else 1
-        return -1 if la < lb else (1 if la > lb else 0)
+        if _kind(a) == 1 and _kind(b) == 1:
+            return _compare_narrow(a, b)
+        return _compare_wide(a, b)
 
     return impl
 
