@@ -11,7 +11,7 @@ from ember import types
 from ember.extending import register_jitable
 from ember.library.strings import format as formatting
 from ember.library.strings.core import _get, _length, substring
-from ember.typing.overload import NUMPY_ERRORS, Implementation
+from ember.typing.overload import Implementation
 
 # the implementations a constant spec selects, compiled here for any spec
 _text = register_jitable(formatting.format_text)
@@ -197,7 +197,7 @@ def _format_complex(value, spec):
 
 
 _IMPLEMENTATIONS = {
-    kind: Implementation(func, NUMPY_ERRORS)
+    kind: Implementation(func)
     for kind, func in (
         ("str", _format_text),
         ("int", _format_int),
