@@ -355,9 +355,11 @@ def _ascii_trimmed(text, n):
 
 
 @register_jitable
-def _parse_int(s, base):
+def _parse_int(s, base=10):
     """int(s, base) read from the ASCII copy of `s` that float() reads (byte loads: no switch
     on the string's kind for each character)."""
+    if base != 0 and (base < 2 or base > 36):
+        raise ValueError("int() base must be >= 2 and <= 36, or 0")
     given_base = base
     text = _ascii_float_text(s)
     low, high = _ascii_trimmed(text, _length(s))
@@ -410,13 +412,7 @@ def _parse_int(s, base):
 @overload(int)
 def string_int(s, base=10):
     if is_string(s) and (base == 10 or isinstance(types.unliteral(base), types.Integer)):
-
-        def impl(s, base=10):
-            if base != 0 and (base < 2 or base > 36):
-                raise ValueError("int() base must be >= 2 and <= 36, or 0")
-            return _parse_int(s, base)
-
-        return impl
+        return _parse_int  # itself, not a function calling it: one library fewer
     return None
 
 
@@ -552,5 +548,5 @@ def _parse_float(s):
 @overload(float)
 def string_float(s):
     if is_string(s):
-        return lambda s: _parse_float(s)
+        return _parse_float  # itself, not a lambda calling it: one library fewer to optimize
     return None

@@ -342,7 +342,7 @@ def _join_into(typingctx, out, sep, xs):
 
 
 @register_jitable
-def _split_whitespace(s, maxsplit):
+def _split_whitespace(s, sep=None, maxsplit=-1):
     out = empty_list_for(s)
     n = _length(s)
     narrow = _kind(s) == 1
@@ -367,7 +367,7 @@ def _split_whitespace(s, maxsplit):
 
 
 @register_jitable
-def _split_separator(s, sep, maxsplit):
+def _split_separator(s, sep=None, maxsplit=-1):
     m = _length(sep)
     if m == 0:
         raise ValueError("empty separator")
@@ -393,14 +393,14 @@ def string_split(s, sep=None, maxsplit=-1):
     if not (is_string(s) and (_is_int(maxsplit) or maxsplit == -1)):
         return None
     if _is_none(sep):
-        return lambda s, sep=None, maxsplit=-1: _split_whitespace(s, maxsplit)
+        return _split_whitespace  # (themselves, not lambdas calling them: a library fewer)
     if is_string(sep):
-        return lambda s, sep=None, maxsplit=-1: _split_separator(s, sep, maxsplit)
+        return _split_separator
     if isinstance(sep, types.Optional) and is_string(sep.type):
 
         def split_optional(s, sep=None, maxsplit=-1):  # None or a str, known when it runs
             if sep is None:
-                return _split_whitespace(s, maxsplit)
+                return _split_whitespace(s, None, maxsplit)
             return _split_separator(s, sep, maxsplit)
 
         return split_optional
