@@ -17,6 +17,7 @@ from ember.library.containers import set_tables as st
 from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
 from ember.lowering.registry import VarArgs
+from ember.misc.literal import literal_unroll
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
@@ -392,23 +393,21 @@ for _operator, _implementation in _OPERATORS.items():
 @register_jitable
 def _update_each(out, others):
     """`out.update(x)` for each `x` of the tuple `others` (each may have its own type)."""
-    if len(others) > 0:
-        out.update(others[0])
-        _update_each(out, others[1:])
+    for other in literal_unroll(others):
+        out.update(other)
 
 
 @register_jitable
 def _discard_each(out, others):
-    if len(others) > 0:
-        out.difference_update(others[0])
-        _discard_each(out, others[1:])
+    for other in literal_unroll(others):
+        out.difference_update(other)
 
 
 @register_jitable
 def _intersect_each(out, others):
-    if len(others) == 0:
-        return out
-    return _intersect_each(out.intersection(others[0]), others[1:])
+    for other in literal_unroll(others):
+        out = out.intersection(other)
+    return out
 
 
 def _several_iterables(others: tuple) -> bool:
@@ -451,12 +450,23 @@ def _difference_update_multi(s, *others):
 
 def _intersection_multi(s, *others):
     if _is_set(s) and _several_iterables(others):
-        return lambda s, *others: _intersect_each(st.copy(s), others)
+
+        def intersection(s, *others):
+            if len(others) == 0:
+                return st.copy(s)
+            return _intersect_each(s.intersection(others[0]), others[1:])
+
+        return intersection
 
 
 def _intersection_update_multi(s, *others):
     if _is_set(s) and _several_iterables(others):
-        return lambda s, *others: st.swap_bodies(s, _intersect_each(s, others))
+
+        def intersection_update(s, *others):
+            if len(others) > 0:
+                st.swap_bodies(s, _intersect_each(s.intersection(others[0]), others[1:]))
+
+        return intersection_update
 
 
 for _name, _overload in {
