@@ -257,3 +257,31 @@ _BYTES = st.binary(max_size=10) | st.text("ab A\t\n1x", max_size=10).map(str.enc
 @given(_BYTES, st.text("ab \n1", max_size=3).map(str.encode), _small, _small, _small, _small)
 def test_bytes_methods_match_cpython(s, t, a, b, c, n):
     assert compiled_bytes_ops(s, t, a, b, c, n) == bytes_ops(s, t, a, b, c, n)
+
+
+@ember.njit
+def _format_at_run_time(values, specs):
+    out = []
+    for spec in specs:
+        for value in values:
+            try:
+                out.append(format(value, spec))
+            except ValueError:
+                out.append("ValueError")
+    return out
+
+
+def _cpython_format(value, spec):
+    try:
+        return format(value, spec)
+    except ValueError:
+        return "ValueError"
+
+
+def test_run_time_specs_with_n_read_it_as_the_c_locale_does():
+    """A float's spec known only at run time ('n' is 'g' in the C locale, as CPython's default;
+    a grouping with it is CPython's ValueError)."""
+    specs = ["n", "#1n", "+08n", ">+#012.12n", "*^#01.12n", ",n", "_n", ".3n", "10,", "e"]
+    values = [1e-07, 123456.789, -0.0, 2.5, 1e16, float("nan"), -float("inf")]
+    want = [_cpython_format(value, spec) for spec in specs for value in values]
+    assert _format_at_run_time(values, specs) == want

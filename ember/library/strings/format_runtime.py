@@ -120,6 +120,10 @@ def _float_parts(value, fill, align, sign, width, grouping, precision, code, alt
 @register_jitable
 def format_number_at_runtime(value, spec, integral):
     fill, align, sign, alternate, zero, width, grouping, precision, code = _parts(spec)
+    if code == "n":  # the locale's format; "C"'s (format.py parse_spec) is 'd' or 'g'
+        if grouping != "":
+            raise ValueError("Cannot specify '" + grouping + "' with 'n'.")
+        code = "d" if integral else "g"
     _check_grouping(grouping, code)
     float_code = code != "" and code in "eEfFgG%"
     if code != "" and not (float_code or (integral and code in "bcdoxX")):
