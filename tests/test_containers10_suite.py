@@ -285,3 +285,14 @@ def test_run_time_specs_with_n_read_it_as_the_c_locale_does():
     values = [1e-07, 123456.789, -0.0, 2.5, 1e16, float("nan"), -float("inf")]
     want = [_cpython_format(value, spec) for spec in specs for value in values]
     assert _format_at_run_time(values, specs) == want
+
+
+@ember.njit
+def _format_bool_at_run_time(flag, spec):
+    return format(flag, spec)
+
+
+def test_a_bools_run_time_spec_writes_true_or_its_int():
+    for flag in (True, False):
+        for spec in ("", ">6", "d", "x", "^7", "+"):
+            assert _format_bool_at_run_time(flag, spec) == format(flag, spec)
