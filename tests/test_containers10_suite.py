@@ -19,39 +19,23 @@ from tests.oracle import assert_frees_all
 # ---------------------------------------------------------------------------- int()/float() errors
 
 
-def parse_both(text, base):
-    """(float(text), int(text, base)), or the ValueError's message of each."""
+def _value_or_message(parse, *args):
+    """parse(*args), or the message of the ValueError it raises."""
     try:
-        as_float = float(text)
+        return parse(*args)
     except ValueError as error:
-        as_float = str(error)
-    try:
-        as_int = int(text, base)
-    except ValueError as error:
-        as_int = str(error)
-    return as_float, as_int
+        return str(error)
 
 
-@ember.njit
-def _float_or_message(text):
+def _to_float(text):
     return float(text)
 
 
-@ember.njit
-def _int_or_message(text, base):
+def _to_int(text, base):
     return int(text, base)
 
 
-def _messages_of_compiled(text, base):
-    try:
-        as_float = _float_or_message(text)
-    except ValueError as error:
-        as_float = str(error)
-    try:
-        as_int = _int_or_message(text, base)
-    except ValueError as error:
-        as_int = str(error)
-    return as_float, as_int
+_compiled_to_float, _compiled_to_int = ember.njit(_to_float), ember.njit(_to_int)
 
 
 def test_int_and_float_errors_carry_cpythons_messages():
@@ -61,7 +45,12 @@ def test_int_and_float_errors_carry_cpythons_messages():
     texts += ["\x00", "\u2003", "12" * 5 + "z", "!" * 250, "1.5.2", "--1", "inf1", "\\"]
     for text in texts:
         for base in (0, 7, 10, 16, 36):
-            assert _messages_of_compiled(text, base) == parse_both(text, base), (text, base)
+            got = (
+                _value_or_message(_compiled_to_float, text),
+                _value_or_message(_compiled_to_int, text, base),
+            )
+            want = (_value_or_message(_to_float, text), _value_or_message(_to_int, text, base))
+            assert got == want, (text, base)
 
 
 @ember.njit
