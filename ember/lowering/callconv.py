@@ -68,6 +68,15 @@ class ShapesText:
     ranks: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class DeferredText:
+    """An exception message Python writes when the exception is raised:
+    `template.format(*slots)` of payload slots (types.DeferredText made it in compiled code)."""
+
+    template: str
+    slots: tuple[PayloadSlot, ...]
+
+
 class StaticExceptions:
     """Exceptions whose class and arguments are compile-time constants, by integer id.
 
@@ -230,10 +239,12 @@ _string_from_kind_and_data.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_s
 
 
 def _read_payload(payload: int, arg: object) -> object:
-    if not isinstance(arg, (PayloadSlot, ShapesText)):
+    if not isinstance(arg, (PayloadSlot, ShapesText, DeferredText)):
         return arg
     from ember.runtime.nrt import data_address
 
+    if isinstance(arg, DeferredText):
+        return arg.template.format(*(_read_payload(payload, slot) for slot in arg.slots))
     base = data_address(payload)
     if isinstance(arg, ShapesText):
         ints = list((ctypes.c_int64 * sum(arg.ranks)).from_address(base))

@@ -280,6 +280,31 @@ def typed_pointer(builder: llvm.IRBuilder, pointer: llvm.Value, pointee: llvm.Ty
     return cast
 
 
+def raw_memcpy(builder: llvm.IRBuilder, dst, src, count, itemsize, align: int = 1) -> None:
+    """Numba's: copy `count` items of `itemsize` bytes from `src` to `dst`."""
+    from ember.lowering.arrays import memcpy
+
+    count, itemsize = (_as_i64(value) for value in (count, itemsize))
+    memcpy(builder, dst, src, builder.mul(count, itemsize))
+
+
+def memcpy(builder: llvm.IRBuilder, dst, src, count) -> None:
+    """Numba's: copy `count` items of `dst`'s pointee type (bytes through an opaque pointer)."""
+    pointee = getattr(dst.type, "pointee", None)
+    itemsize = 1 if pointee is None else _abi_size(pointee)
+    raw_memcpy(builder, dst, src, count, itemsize)
+
+
+def _as_i64(value) -> llvm.Value:
+    return llvm.Constant(llvm.IntType(64), value) if isinstance(value, int) else value
+
+
+def _abi_size(typ: llvm.Type) -> int:
+    from ember.lowering.context_numba import _target_data
+
+    return typ.get_abi_size(_target_data())
+
+
 # ------------------------------------------------------------------ structs by member name
 
 
@@ -318,6 +343,7 @@ class _StructProxy:
 
     def _index(self, name: str) -> int:
         model = object.__getattribute__(self, "_datamodel")
+        name = getattr(model, "member_aliases", {}).get(name, name)
         if name not in model.member_names:
             raise AttributeError(f"{self._fe_type} has no member {name!r}")
         return model.index_of(name)
@@ -325,12 +351,17 @@ class _StructProxy:
     def __getattr__(self, name: str) -> llvm.Value:
         if name.startswith("_"):
             raise AttributeError(name)
+        derived = getattr(self._datamodel, "derived_members", {}).get(name)
+        if derived is not None:  # a member of Numba's layout ember's model computes
+            return derived(self._builder, self._getvalue())
         return self[self._index(name)]
 
     def __setattr__(self, name: str, member: llvm.Value) -> None:
         if name.startswith("_"):
             object.__setattr__(self, name, member)
             return
+        if name in getattr(self._datamodel, "derived_members", {}):
+            return  # computed from the other members: nothing to store
         self[self._index(name)] = member
 
     def __getitem__(self, index: int) -> llvm.Value:

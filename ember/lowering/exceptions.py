@@ -54,11 +54,10 @@ def make_exception(lowerer: FunctionLowerer, expr: ir.Call, exc_class: type) -> 
         )
     definitions = _definitions_of(lowerer)
     template: list[Any] = []
-    runtime_args: list[tuple[ir.Var, str]] = []
+    runtime_args: list[tuple[llvm.Value, types.Type, str]] = []
     slots = 0
     if any(
-        constant_value(var, definitions) is MISSING
-        and _payload_kind(lowerer.typemap[var.name]) is None
+        constant_value(var, definitions) is MISSING and not _in_payload(lowerer.typemap[var.name])
         for var in expr.args
     ):
         return _python_exception(lowerer, expr, exc_class)
@@ -67,10 +66,20 @@ def make_exception(lowerer: FunctionLowerer, expr: ir.Call, exc_class: type) -> 
         if constant is not MISSING:
             template.append(constant)
             continue
-        kind = _payload_kind(lowerer.typemap[var.name])
-        template.append(callconv.PayloadSlot(slots, kind))
-        runtime_args.append((var, kind))
-        slots += callconv.PAYLOAD_SLOTS[kind]
+        typ, value = lowerer.typemap[var.name], lowerer.load(var)
+        members = [(typ, value)]
+        if isinstance(typ, types.DeferredText):
+            members = [(t, lowerer.builder.extract_value(value, k)) for k, t in enumerate(typ)]
+        read_back = []
+        for member_type, member in members:
+            kind = _payload_kind(member_type)
+            read_back.append(callconv.PayloadSlot(slots, kind))
+            runtime_args.append((member, member_type, kind))
+            slots += callconv.PAYLOAD_SLOTS[kind]
+        if isinstance(typ, types.DeferredText):
+            template.append(callconv.DeferredText(typ.template, tuple(read_back)))
+        else:
+            template.extend(read_back)
     site = raise_site(lowerer, expr.loc)
     exc_id = callconv.static_exceptions.register(exc_class, tuple(template), site)
     payload = _fill_payload(lowerer, runtime_args) if runtime_args else llvm.Constant(_ptr, None)
@@ -144,6 +153,14 @@ def _definitions_of(lowerer: FunctionLowerer) -> dict:
     return found
 
 
+def _in_payload(typ: types.Type) -> bool:
+    """Whether a run-time argument of `typ` travels in the payload (a deferred message's
+    members each do)."""
+    if isinstance(typ, types.DeferredText):
+        return all(_payload_kind(member) is not None for member in typ)
+    return _payload_kind(typ) is not None
+
+
 def _payload_kind(typ: types.Type) -> str | None:
     typ = types.unliteral(typ)
     if isinstance(typ, types.Boolean):
@@ -159,23 +176,23 @@ def _payload_kind(typ: types.Type) -> str | None:
     return None
 
 
-def _fill_payload(lowerer: FunctionLowerer, runtime_args: list[tuple[ir.Var, str]]):
+def _fill_payload(lowerer: FunctionLowerer, runtime_args: list[tuple[llvm.Value, Any, str]]):
     """Fixed slots, then the characters of the string arguments (a str's slots hold the byte
-    offset of its characters, its length and its kind: the payload owns no references)."""
+    offset of its characters, its length and its kind: the payload owns no references).
+    `runtime_args` holds (value, its type, payload kind)."""
     builder = lowerer.builder
-    fixed = callconv.PAYLOAD_SLOT_SIZE * sum(callconv.PAYLOAD_SLOTS[k] for _, k in runtime_args)
+    fixed = callconv.PAYLOAD_SLOT_SIZE * sum(callconv.PAYLOAD_SLOTS[k] for *_, k in runtime_args)
     size = llvm.Constant(_i64, fixed)
-    for var, kind in runtime_args:
+    for value, _, kind in runtime_args:
         if kind in ("str", "bytes"):
-            size = builder.add(size, _string_bytes(builder, lowerer.load(var)))
+            size = builder.add(size, _string_bytes(builder, value))
     meminfo = nrt.emit_allocate(builder, size)
     failed = builder.icmp_unsigned("==", meminfo, llvm.Constant(_ptr, None))
     lowerer.context.guard(builder, failed, MemoryError, "cannot allocate an exception")
     data = nrt.emit_data_pointer(builder, meminfo)
     index, text_at = 0, llvm.Constant(_i64, fixed)
-    for var, kind in runtime_args:
-        value = lowerer.load(var)
-        typ = types.unliteral(lowerer.typemap[var.name])
+    for value, typ, kind in runtime_args:
+        typ = types.unliteral(typ)
         if kind in ("str", "bytes"):
             text_at = _store_string(builder, data, index, text_at, value)
             index += callconv.PAYLOAD_SLOTS[kind]

@@ -224,6 +224,17 @@ def move_items(context, builder, list_type, value, source, target, count) -> Non
         )
 
 
+def move_items_between(context, builder, list_type, source, target, count) -> None:
+    """Copy the first `count` (> 0) items of list `source` into list `target`'s storage (no
+    reference counted)."""
+    refs.memcpy(
+        builder,
+        item_pointer(context, builder, list_type, target, refs.const(0)),
+        item_pointer(context, builder, list_type, source, refs.const(0)),
+        _item_bytes(context, builder, list_type, count),
+    )
+
+
 def _destructor(context, module: llvm.Module, list_type: types.List) -> llvm.Function:
     """`void dtor(ptr meminfo)` of lists of `list_type`: release the items and the storage."""
     name = f"ember.list.destructor.{list_type.mangling}"

@@ -28,6 +28,7 @@ from ember.types.classes import (
 )
 from ember.types.containers import (
     BaseTuple,
+    DeferredText,
     NamedTuple,
     NamedTupleClass,
     NamedUniTuple,
@@ -84,7 +85,15 @@ from ember.types.functions import (
     ffi_forced_object,
 )
 from ember.types.generators import Generator
-from ember.types.lists import List, ListIterator, ListType, Undefined, undefined, unsupported_item
+from ember.types.lists import (
+    List,
+    ListIterator,
+    ListType,
+    Undefined,
+    items_of,
+    undefined,
+    unsupported_item,
+)
 from ember.types.literal_containers import (
     InitialValueDict,
     InitialValueList,

@@ -113,6 +113,24 @@ class NamedTuple(Tuple):
         return (self.types, self.instance_class)
 
 
+class DeferredText(Tuple):
+    """An exception message Python writes only when the exception is raised:
+    `template.format(*members)` of members (strings, numbers) known at run time. Compiled code
+    carries the members alone, so a `{!r}` of a string costs no compiled `repr`."""
+
+    def __init__(self, types: Any, template: str) -> None:
+        super().__init__(types)
+        self.template = template
+        self.name = f"DeferredText({template!r}, {', '.join(str(t) for t in self.types)})"
+
+    @property
+    def key(self) -> Any:
+        return (self.types, self.template)
+
+    def _rebuild_args(self) -> tuple:
+        return (self.types, self.template)
+
+
 class NamedUniTuple(UniTuple):
     """A namedtuple instance whose members all have one type."""
 

@@ -82,7 +82,7 @@ class List(Type):
         if method == "insert" and len(args) == 2:
             return self.of(widened(args[1]))
         if method == "extend" and len(args) == 1:  # from any iterable: `xs.extend(range(n))`
-            item = _items_of(args[0])
+            item = items_of(args[0])
             return None if item is None or not item.is_precise else self.of(widened(item))
         return None
 
@@ -119,7 +119,7 @@ class ListType(List):
         return (self.dtype,)
 
 
-def _items_of(iterable: Type) -> Type | None:
+def items_of(iterable: Type) -> Type | None:
     """The type of the items iterating over `iterable` gives, or None when unknown here."""
     if isinstance(iterable, UniTuple):
         return iterable.dtype

@@ -272,18 +272,26 @@ class TypeInferer:
         """`xs = [1]` then `xs.append(2.5)`: as in Numba, the list made here holds the wider
         number type from the start (its displays are typed again so, their items converted).
         A list that comes from elsewhere (an argument, a call) keeps its type."""
-        this = method.this
-        if method.attr not in ("append", "insert") or not args or not this.is_precise:
+        if method.attr in ("append", "insert") and args:
+            item = args[-1]
+        elif method.attr == "extend" and len(args) == 1:  # `xs.extend([2.5])`
+            item = types.items_of(args[0])
+        else:
             return
-        if not isinstance(this, types.List) or not isinstance(this.dtype, types.Number):
+        self._widen_list_for(self._receiver(expr.func), method.this, item)
+
+    def _widen_list_for(self, receiver: ir.Var, this: types.Type, item: types.Type | None):
+        """`receiver` (a list display's variable, of type `this`) takes `item`s: as Numba,
+        the display holds the wider number type (`xs = [1]; xs += [2.5]`)."""
+        if not this.is_precise or not isinstance(this, types.List) or item is None:
             return
-        item = types.unliteral(args[-1])
-        if not isinstance(item, types.Number):
+        item = types.unliteral(item)
+        if not isinstance(this.dtype, types.Number) or not isinstance(item, types.Number):
             return
         wider = self.context.unify_pair(this.dtype, item)
         if wider is None or wider is this.dtype:
             return
-        displays = self._list_displays(self._receiver(expr.func).name)
+        displays = self._list_displays(receiver.name)
         if not displays:
             return
         for display in displays:
@@ -511,6 +519,8 @@ class TypeInferer:
         args = self._constant_counts(expr, args)
         sig = None
         if isinstance(expr, ir.InplaceBinOp):
+            if expr.immutable_fn is operator.add and isinstance(args[1], types.List):
+                self._widen_list_for(expr.lhs, args[0], args[1].dtype)  # `xs += [2.5]`
             if all(isinstance(as_number(types.unliteral(a)), types.Number) for a in args):
                 # numbers are immutable: `x += y` is `x + y` (first, as Numba's templates are)
                 sig = self.context.resolve_operator(expr.immutable_fn, args)

@@ -170,7 +170,23 @@ def builtin_sorted(iterable, key=None, reverse=False):
             out.sort()
         return out
 
-    return sorted_items
+    from ember.library.containers.lists import _sortable, _stable_sort
+
+    item = iterator_of(iterable)
+    if item is None or not _sortable(types.unliteral(item.yield_type)):
+        return sorted_items
+
+    def sorted_sortable(iterable, key=None, reverse=False):  # list.sort's work, inlined
+        out = [item for item in iterable]
+        if reverse:
+            out.reverse()
+            _stable_sort(out)
+            out.reverse()
+        else:
+            _stable_sort(out)
+        return out
+
+    return sorted_sortable
 
 
 def _no_key(key) -> bool:

@@ -113,6 +113,18 @@ def _new_list(typingctx, prototype, capacity):
 
 
 @intrinsic
+def empty_list_for(typingctx, item):
+    """An empty list for items of `item`'s type (`item` is not stored): `[item]` then
+    `.pop()` without compiling `pop`."""
+    list_type = types.List(types.unliteral(item))
+
+    def codegen(context, builder, sig, args):
+        return primitives.allocate(context, builder, list_type, refs.const(0))
+
+    return signature(list_type, item), codegen
+
+
+@intrinsic
 def _reserve(typingctx, xs, needed):
     def codegen(context, builder, sig, args):
         primitives.reserve(context, builder, sig.args[0], args[0], args[1])
@@ -922,24 +934,66 @@ def _sort_maybe_reversed(xs, key=None, reverse=False):
 _RUN = 16  # items per insertion-sorted run before the merges
 
 
+@intrinsic
+def _store_raw(typingctx, xs, index, item):
+    """Store `item` at `index` (below the length) counting no reference: a sort only moves
+    items, so the count of each stays as it is once every one is back in place once."""
+
+    def codegen(context, builder, sig, args):
+        pointer = primitives.item_pointer(context, builder, sig.args[0], args[0], args[1])
+        refs.store_value(builder, sig.args[0].dtype, args[2], pointer)
+        return context.get_dummy_value(types.none)
+
+    return signature(types.none, xs, types.int64, xs.dtype), codegen
+
+
+@intrinsic
+def _raw_twin(typingctx, xs):
+    """A new list of the items of `xs` (not empty) whose references it does not count: a
+    sort's scratch space, to be emptied by `_forget` before it dies."""
+
+    def codegen(context, builder, sig, args):
+        list_type = sig.args[0]
+        count = primitives.length(builder, args[0])
+        twin = primitives.allocate(context, builder, list_type, count)
+        primitives.move_items_between(context, builder, list_type, args[0], twin, count)
+        primitives.set_length(builder, twin, count)
+        return twin
+
+    return signature(xs, xs), codegen
+
+
+@intrinsic
+def _forget(typingctx, xs):
+    """Empty `xs` without releasing its items (a `_raw_twin`)."""
+
+    def codegen(context, builder, sig, args):
+        primitives.set_length(builder, args[0], refs.const(0))
+        return context.get_dummy_value(types.none)
+
+    return signature(types.none, xs), codegen
+
+
 @register_jitable
 def _stable_sort(xs):
-    """Stable, like Python's: insertion-sorted runs, then bottom-up merges through a buffer;
-    only `<` compares, and an item moves before an equal one never."""
+    """Stable, like Python's: insertion-sorted runs, then bottom-up merges through a scratch
+    list; only `<` compares, and an item moves before an equal one never. Items move without
+    counting references (nothing `<` does on sortable items raises midway)."""
     n = len(xs)
     for low in range(0, n, _RUN):
         high = min(low + _RUN, n)
         for i in range(low + 1, high):
-            item = xs[i]
+            item = _load(xs, i)
             j = i - 1
-            while j >= low and item < xs[j]:
-                xs[j + 1] = xs[j]
+            while j >= low and item < _load(xs, j):
+                _store_raw(xs, j + 1, _load(xs, j))
                 j -= 1
-            xs[j + 1] = item
+            _store_raw(xs, j + 1, item)
     if n <= _RUN:
         return
     source = xs
-    target = xs.copy()
+    target = _raw_twin(xs)
+    scratch = target
     in_place = True
     width = _RUN
     while width < n:
@@ -950,19 +1004,19 @@ def _stable_sort(xs):
             # while both runs last, a select rather than a branch on the data (which
             # mispredicts on unordered items); the left item wins ties: stable
             while i < middle and j < high:
-                left = source[i]
-                right = source[j]
+                left = _load(source, i)
+                right = _load(source, j)
                 take_right = right < left
-                target[k] = right if take_right else left
+                _store_raw(target, k, right if take_right else left)
                 j += take_right
                 i += 1 - take_right
                 k += 1
             while i < middle:
-                target[k] = source[i]
+                _store_raw(target, k, _load(source, i))
                 i += 1
                 k += 1
             while j < high:
-                target[k] = source[j]
+                _store_raw(target, k, _load(source, j))
                 j += 1
                 k += 1
         source, target = target, source
@@ -970,4 +1024,5 @@ def _stable_sort(xs):
         width *= 2
     if not in_place:
         for k in range(n):
-            xs[k] = source[k]
+            _store_raw(xs, k, _load(source, k))
+    _forget(scratch)

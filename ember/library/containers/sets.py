@@ -17,6 +17,7 @@ from ember.library.containers import set_tables as st
 from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
 from ember.lowering.registry import VarArgs
+from ember.misc.literal import literal_unroll
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
@@ -382,6 +383,101 @@ for _name, _implementation in {**_IN_PLACE_METHODS, **_PURE_METHODS}.items():
     overload_method(types.Set, _name)(_on_sets_or_iterables(_name, _implementation))
 for _operator, _implementation in _OPERATORS.items():
     overload(_operator)(_on_same_sets(_implementation))
+
+
+# Several (or no) iterables, as CPython's set methods take them (Objects/setobject.c): union
+# and update add each in turn to one copy, difference discards each in turn from the first
+# difference, intersection intersects the result with each in turn.
+
+
+@register_jitable
+def _update_each(out, others):
+    """`out.update(x)` for each `x` of the tuple `others` (each may have its own type)."""
+    for other in literal_unroll(others):
+        out.update(other)
+
+
+@register_jitable
+def _discard_each(out, others):
+    for other in literal_unroll(others):
+        out.difference_update(other)
+
+
+@register_jitable
+def _intersect_each(out, others):
+    for other in literal_unroll(others):
+        out = out.intersection(other)
+    return out
+
+
+def _several_iterables(others: tuple) -> bool:
+    return len(others) != 1
+
+
+def _union_multi(s, *others):
+    if _is_set(s) and _several_iterables(others):
+
+        def union(s, *others):
+            out = st.copy(s)
+            _update_each(out, others)
+            return out
+
+        return union
+
+
+def _update_multi(s, *others):
+    if _is_set(s) and _several_iterables(others):
+        return lambda s, *others: _update_each(s, others)
+
+
+def _difference_multi(s, *others):
+    if _is_set(s) and _several_iterables(others):
+
+        def difference(s, *others):
+            if len(others) == 0:
+                return st.copy(s)
+            out = s.difference(others[0])
+            _discard_each(out, others[1:])
+            return out
+
+        return difference
+
+
+def _difference_update_multi(s, *others):
+    if _is_set(s) and _several_iterables(others):
+        return lambda s, *others: _discard_each(s, others)
+
+
+def _intersection_multi(s, *others):
+    if _is_set(s) and _several_iterables(others):
+
+        def intersection(s, *others):
+            if len(others) == 0:
+                return st.copy(s)
+            return _intersect_each(s.intersection(others[0]), others[1:])
+
+        return intersection
+
+
+def _intersection_update_multi(s, *others):
+    if _is_set(s) and _several_iterables(others):
+
+        def intersection_update(s, *others):
+            if len(others) > 0:
+                st.swap_bodies(s, _intersect_each(s.intersection(others[0]), others[1:]))
+
+        return intersection_update
+
+
+for _name, _overload in {
+    "union": _union_multi,
+    "update": _update_multi,
+    "difference": _difference_multi,
+    "difference_update": _difference_update_multi,
+    "intersection": _intersection_multi,
+    "intersection_update": _intersection_update_multi,
+}.items():
+    overload_method(types.Set, _name)(_overload)
 
 
 def _in_place(implementation):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import operator
 
+from llvmlite import ir as llvm
+
 from ember import types
 from ember.decorators import njit
 from ember.errors import UnsupportedError
@@ -25,13 +27,30 @@ from ember.extending import (
 )
 from ember.library.strings.core import _get, _length, _new, _same_bytes, _set, is_string, string
 from ember.lowering import arrays as refs
+from ember.lowering import cgutils
 from ember.lowering import strings as primitives
 from ember.lowering.models import register_model
 from ember.typing.overload import NUMPY_ERRORS, as_type
 from ember.typing.signature import signature
 
 BytesType, bytes_type = types.BytesType, types.bytes_type
-register_model(BytesType)(primitives.StringModel)
+
+
+@register_model(BytesType)
+class BytesModel(primitives.StringModel):
+    """A kind-1 string. An extension written for Numba's bytes (a 1-d uint8 array: meminfo,
+    parent, nitems, itemsize, data, shape, strides) reaches the same values through a struct
+    proxy (`cgutils.create_struct_proxy(bytes_type)`): `nitems` is the length, `itemsize` the
+    kind (1); `parent` (null), `shape` and `strides` are computed, and writes to them dropped."""
+
+    member_aliases = {"nitems": "length", "itemsize": "kind"}
+    derived_members = {
+        "parent": lambda builder, value: llvm.Constant(refs.ptr, None),
+        "shape": lambda builder, value: cgutils.pack_array(
+            builder, [primitives.length(builder, value)]
+        ),
+        "strides": lambda builder, value: cgutils.pack_array(builder, [refs.const(1)]),
+    }
 
 
 def _reinterpret(source: types.Type, target: types.Type):

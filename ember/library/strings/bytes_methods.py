@@ -12,6 +12,7 @@ from ember import types
 from ember.errors import TypingError
 from ember.extending import intrinsic, lower_cast, overload, overload_method, register_jitable
 from ember.library.builtins.enumerate_zip import iterator_of
+from ember.library.containers.lists import empty_list_for
 from ember.library.strings.bytes import BytesType, _as_bytes, _as_text, bytes_type
 from ember.library.strings.case import ALPHA, DECIMAL, LOWER, UPPER, _flags
 from ember.library.strings.core import _get, _length, _new, _set, string, substring
@@ -175,8 +176,7 @@ def _is_ascii_space(code):
 @register_jitable
 def _split_ascii_whitespace(b, maxsplit):
     text = _as_text(b)
-    out = [b]
-    out.pop()
+    out = empty_list_for(b)
     n = _length(text)
     i = 0
     while True:
@@ -198,8 +198,7 @@ def _split_ascii_whitespace(b, maxsplit):
 @register_jitable
 def _rsplit_ascii_whitespace(b, maxsplit):
     text = _as_text(b)
-    out = [b]
-    out.pop()
+    out = empty_list_for(b)
     j = _length(text)
     while True:
         while j > 0 and _is_ascii_space(_get(text, j - 1)):
@@ -251,8 +250,7 @@ def bytes_splitlines(b, keepends=False):
 
     def splitlines(b, keepends=False):
         text = _as_text(b)
-        out = [b]
-        out.pop()
+        out = empty_list_for(b)
         n = _length(text)
         i = 0
         while i < n:
@@ -593,8 +591,7 @@ def bytes_of_count_or_ints(source):
     if iterator is not None and _is_int(iterator.yield_type):
 
         def from_ints(source):
-            codes = [0]
-            codes.pop()
+            codes = empty_list_for(0)
             for code in source:
                 if code < 0 or code > 255:
                     raise ValueError("bytes must be in range(0, 256)")

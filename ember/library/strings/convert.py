@@ -20,6 +20,7 @@ from ember.library.strings.core import (
     _new,
     _put,
     _set,
+    deferred_text,
     is_string,
     string,
 )
@@ -335,11 +336,11 @@ def _letter_value(code):
     return 99
 
 
-@register_jitable(_llvm_inline="never")  # one copy of the repr for every place it raises
+@register_jitable(_llvm_inline="never")  # one raise for every place it raises
 def _invalid_int(s, base):
-    """CPython's message, the string's repr cut to 200 characters as its `%.200R` does."""
-    base_text = integer_text(base, 10, False, True)
-    raise ValueError("invalid literal for int() with base " + base_text + ": " + repr(s)[:200])
+    """CPython's message, the string's repr cut to 200 characters as its `%.200R` does
+    (written by Python when raised: no compiled repr)."""
+    raise ValueError(deferred_text("invalid literal for int() with base {}: {!r:.200}", base, s))
 
 
 @register_jitable
@@ -354,9 +355,11 @@ def _ascii_trimmed(text, n):
 
 
 @register_jitable
-def _parse_int(s, base):
+def _parse_int(s, base=10):
     """int(s, base) read from the ASCII copy of `s` that float() reads (byte loads: no switch
     on the string's kind for each character)."""
+    if base != 0 and (base < 2 or base > 36):
+        raise ValueError("int() base must be >= 2 and <= 36, or 0")
     given_base = base
     text = _ascii_float_text(s)
     low, high = _ascii_trimmed(text, _length(s))
@@ -409,13 +412,7 @@ def _parse_int(s, base):
 @overload(int)
 def string_int(s, base=10):
     if is_string(s) and (base == 10 or isinstance(types.unliteral(base), types.Integer)):
-
-        def impl(s, base=10):
-            if base != 0 and (base < 2 or base > 36):
-                raise ValueError("int() base must be >= 2 and <= 36, or 0")
-            return _parse_int(s, base)
-
-        return impl
+        return _parse_int  # itself, not a function calling it: one library fewer
     return None
 
 
@@ -497,9 +494,9 @@ def _spells(text, low, high, word):
     return True
 
 
-@register_jitable(_llvm_inline="never")  # one copy of the repr for every place it raises
+@register_jitable(_llvm_inline="never")  # one raise for every place it raises
 def _invalid_float(s):
-    raise ValueError("could not convert string to float: " + repr(s))
+    raise ValueError(deferred_text("could not convert string to float: {!r}", s))
 
 
 @register_jitable
@@ -551,5 +548,5 @@ def _parse_float(s):
 @overload(float)
 def string_float(s):
     if is_string(s):
-        return lambda s: _parse_float(s)
+        return _parse_float  # itself, not a lambda calling it: one library fewer to optimize
     return None

@@ -14,7 +14,7 @@ import operator
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.extending import intrinsic, lower_builtin, lower_cast, overload
+from ember.extending import intrinsic, lower_builtin, lower_cast, overload, register_jitable
 from ember.library.containers.lists import _slice_indices
 from ember.lowering import arrays as refs
 from ember.lowering import iterators
@@ -320,6 +320,30 @@ def string_truth(context, builder, from_type, to_type, value):
     return builder.icmp_signed("!=", primitives.length(builder, value), refs.const(0))
 
 
+@intrinsic(prefer_literal=True)
+def deferred_text(typingctx, template, *members):
+    """A message `template.format(*members)` written by Python only if the exception carrying
+    it is raised (types.DeferredText): `raise ValueError(deferred_text("bad: {!r}", s))` costs
+    no compiled `repr`. Members: strings, bytes, numbers, booleans."""
+    if not isinstance(template, types.StringLiteral):
+        return None
+    kept = tuple(types.unliteral(member) for member in members)
+    allowed = (types.UnicodeType, types.BytesType, types.Integer, types.Float, types.Boolean)
+    if not all(isinstance(member, allowed) for member in kept):
+        return None
+    result = types.DeferredText(kept, template.literal_value)
+
+    def codegen(context, builder, sig, args):
+        value = llvm.Constant(context.value_type(result), llvm.Undefined)
+        for k, (given, member, arg) in enumerate(zip(sig.args[1:], kept, args[1:])):
+            arg = context.cast(builder, arg, given, member)
+            refs.incref(builder, member, arg)  # the message owns its strings
+            value = builder.insert_value(value, arg, k)
+        return value
+
+    return signature(result, template, *members), codegen
+
+
 # ---------------------------------------------------------------------------- size and items
 
 
@@ -464,17 +488,49 @@ def compare(a, b):
     raise NotImplementedError("compare runs only in compiled code")
 
 
+@intrinsic
+def _compare_narrow(typingctx, a, b):
+    """compare() of two 1-byte strings: memcmp of the common length (bytes compare as
+    unsigned, the code points' order), then the shorter first."""
+
+    def codegen(context, builder, sig, args):
+        a, b = args
+        la, lb = primitives.length(builder, a), primitives.length(builder, b)
+        common = builder.select(builder.icmp_signed("<", la, lb), la, lb)
+        order = primitives.compare_bytes(
+            builder, primitives.data(builder, a), primitives.data(builder, b), common
+        )
+        by_length = builder.sub(
+            builder.zext(builder.icmp_signed(">", la, lb), refs.i64),
+            builder.zext(builder.icmp_signed("<", la, lb), refs.i64),
+        )
+        by_bytes = builder.sub(
+            builder.zext(builder.icmp_signed(">", order, refs.i32_(0)), refs.i64),
+            builder.zext(builder.icmp_signed("<", order, refs.i32_(0)), refs.i64),
+        )
+        return builder.select(builder.icmp_signed("==", order, refs.i32_(0)), by_length, by_bytes)
+
+    return signature(types.int64, string, string), codegen
+
+
+@register_jitable(_llvm_inline="never")  # one copy of the loop, whatever calls compare
+def _compare_wide(a, b):
+    la = _length(a)
+    lb = _length(b)
+    for i in range(min(la, lb)):
+        ca = _get(a, i)
+        cb = _get(b, i)
+        if ca != cb:
+            return -1 if ca < cb else 1
+    return -1 if la < lb else (1 if la > lb else 0)
+
+
 @overload(compare)
 def _compare_overload(a, b):
     def impl(a, b):
-        la = _length(a)
-        lb = _length(b)
-        for i in range(min(la, lb)):
-            ca = _get(a, i)
-            cb = _get(b, i)
-            if ca != cb:
-                return -1 if ca < cb else 1
-        return -1 if la < lb else (1 if la > lb else 0)
+        if _kind(a) == 1 and _kind(b) == 1:
+            return _compare_narrow(a, b)
+        return _compare_wide(a, b)
 
     return impl
 

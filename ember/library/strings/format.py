@@ -22,7 +22,7 @@ from ember import types
 from ember.errors import LoweringError, UnsupportedError
 from ember.extending import intrinsic, lower_builtin, lower_cast, overload, register_jitable
 from ember.ir import displays
-from ember.library.strings.convert import integer_text
+from ember.library.strings.convert import _float_repr, integer_text
 from ember.library.strings.core import (
     _byte,
     _copy,
@@ -40,7 +40,7 @@ from ember.library.strings.core import (
 from ember.library.strings.core import string as string_type
 from ember.lowering import arrays as refs
 from ember.lowering import strings as primitives
-from ember.typing.overload import NUMPY_ERRORS, Implementation
+from ember.typing.overload import Implementation
 from ember.typing.signature import Signature, signature
 from ember.typing.templates import registry
 
@@ -419,7 +419,7 @@ def format_float_ascii_repr(value, fill, align, sign, width, separator, zeros, a
     """A float with no type nor precision (its repr), an ASCII fill."""
     x = float(value)
     negative = x < 0 or (x == 0.0 and math.copysign(1.0, x) < 0)
-    text = "nan" if x != x else str(abs(x))
+    text = "nan" if x != x else _float_repr(abs(x))  # (not str(): one library fewer)
     if alternate:
         text = _point_before_exponent(text)
     return _float_ascii(negative, text, fill, align, sign, width, separator, zeros, 0)
@@ -621,7 +621,7 @@ def _constant_value(context, builder, value) -> llvm.Value:
 @functools.cache
 def _compiled(func) -> Implementation:
     """A generated implementation, compiled per argument types as an `@overload`'s is."""
-    return Implementation(func, NUMPY_ERRORS)
+    return Implementation(func)  # default options: its callees compile once (typing and lowering)
 
 
 def _plan_call(value: types.Type, spec: types.Type) -> tuple:

@@ -11,7 +11,7 @@ from ember import types
 from ember.extending import register_jitable
 from ember.library.strings import format as formatting
 from ember.library.strings.core import _get, _length, substring
-from ember.typing.overload import NUMPY_ERRORS, Implementation
+from ember.typing.overload import Implementation
 
 # the implementations a constant spec selects, compiled here for any spec
 _text = register_jitable(formatting.format_text)
@@ -118,8 +118,13 @@ def _float_parts(value, fill, align, sign, width, grouping, precision, code, alt
 
 
 @register_jitable
-def format_number_at_runtime(value, spec, integral):
+def _number_spec(spec, integral):
+    """The parts of a number's spec, checked (CPython's ValueErrors), with its defaults."""
     fill, align, sign, alternate, zero, width, grouping, precision, code = _parts(spec)
+    if code == "n":  # the locale's format; "C"'s (format.py parse_spec) is 'd' or 'g'
+        if grouping != "":
+            raise ValueError("Cannot specify '" + grouping + "' with 'n'.")
+        code = "d" if integral else "g"
     _check_grouping(grouping, code)
     float_code = code != "" and code in "eEfFgG%"
     if code != "" and not (float_code or (integral and code in "bcdoxX")):
@@ -129,8 +134,25 @@ def format_number_at_runtime(value, spec, integral):
         )
     fill, align = _defaults(fill, align, zero, True)
     sign = "" if sign == "-" else sign
-    if float_code or not integral:
-        return _float_parts(value, fill, align, sign, width, grouping, precision, code, alternate)
+    return fill, align, sign, alternate, width, grouping, precision, code, float_code
+
+
+@register_jitable
+def format_float_at_runtime(value, spec):
+    fill, align, sign, alternate, width, grouping, precision, code, _ = _number_spec(spec, False)
+    return _float_parts(value, fill, align, sign, width, grouping, precision, code, alternate)
+
+
+@register_jitable
+def format_int_at_runtime(value, spec):
+    """An int's spec; a float type ('e', 'f', '%'...) formats `float(value)`, as CPython."""
+    fill, align, sign, alternate, width, grouping, precision, code, float_code = _number_spec(
+        spec, True
+    )
+    if float_code:
+        return _float_parts(
+            float(value), fill, align, sign, width, grouping, precision, code, alternate
+        )
     if precision >= 0:
         raise ValueError("Precision not allowed in integer format specifier")
     if code == "c" and sign != "":
@@ -185,11 +207,17 @@ def _format_text(value, spec):
 
 
 def _format_int(value, spec):
-    return format_number_at_runtime(value, spec, True)
+    return format_int_at_runtime(value, spec)
+
+
+def _format_bool(value, spec):
+    if _length(spec) == 0:  # bool's own text; any spec formats it as the int 0 or 1
+        return "True" if value else "False"
+    return format_int_at_runtime(value, spec)
 
 
 def _format_float(value, spec):
-    return format_number_at_runtime(value, spec, False)
+    return format_float_at_runtime(value, spec)
 
 
 def _format_complex(value, spec):
@@ -197,10 +225,11 @@ def _format_complex(value, spec):
 
 
 _IMPLEMENTATIONS = {
-    kind: Implementation(func, NUMPY_ERRORS)
+    kind: Implementation(func)
     for kind, func in (
         ("str", _format_text),
         ("int", _format_int),
+        ("bool", _format_bool),
         ("float", _format_float),
         ("complex", _format_complex),
     )
@@ -209,4 +238,7 @@ _IMPLEMENTATIONS = {
 
 def runtime_plan(value: types.Type, spec: types.Type) -> tuple:
     """(Implementation, argument types) of format(value, spec) with a run-time `spec`."""
-    return _IMPLEMENTATIONS[formatting._kind_of(value)], (types.unliteral(value), spec)
+    kind = formatting._kind_of(value)
+    if isinstance(types.unliteral(value), types.Boolean):
+        kind = "bool"
+    return _IMPLEMENTATIONS[kind], (types.unliteral(value), spec)

@@ -12,6 +12,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.errors import TypingError
 from ember.extending import intrinsic, overload, overload_method, register_jitable
+from ember.library.containers.lists import empty_list_for
 from ember.library.strings.core import (
     _canonical,
     _copy,
@@ -341,9 +342,8 @@ def _join_into(typingctx, out, sep, xs):
 
 
 @register_jitable
-def _split_whitespace(s, maxsplit):
-    out = [s]
-    out.pop()
+def _split_whitespace(s, sep=None, maxsplit=-1):
+    out = empty_list_for(s)
     n = _length(s)
     narrow = _kind(s) == 1
     i = 0
@@ -367,12 +367,11 @@ def _split_whitespace(s, maxsplit):
 
 
 @register_jitable
-def _split_separator(s, sep, maxsplit):
+def _split_separator(s, sep=None, maxsplit=-1):
     m = _length(sep)
     if m == 0:
         raise ValueError("empty separator")
-    out = [s]
-    out.pop()
+    out = empty_list_for(s)
     n = _length(s)
     narrow = _kind(s) == 1
     i = 0
@@ -394,14 +393,14 @@ def string_split(s, sep=None, maxsplit=-1):
     if not (is_string(s) and (_is_int(maxsplit) or maxsplit == -1)):
         return None
     if _is_none(sep):
-        return lambda s, sep=None, maxsplit=-1: _split_whitespace(s, maxsplit)
+        return _split_whitespace  # (themselves, not lambdas calling them: a library fewer)
     if is_string(sep):
-        return lambda s, sep=None, maxsplit=-1: _split_separator(s, sep, maxsplit)
+        return _split_separator
     if isinstance(sep, types.Optional) and is_string(sep.type):
 
         def split_optional(s, sep=None, maxsplit=-1):  # None or a str, known when it runs
             if sep is None:
-                return _split_whitespace(s, maxsplit)
+                return _split_whitespace(s, None, maxsplit)
             return _split_separator(s, sep, maxsplit)
 
         return split_optional

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ember import types
 from ember.errors import UnsupportedError
 from ember.extending import overload, overload_method, register_jitable
+from ember.library.containers.lists import empty_list_for
 from ember.library.strings.case import LOWER, TITLE, UPPER, _flags
 from ember.library.strings.core import _get, _length, find_from, is_string, rfind_from, substring
 from ember.library.strings.methods import (
@@ -31,8 +32,7 @@ _LINE_BREAKS = (0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029)
 
 @register_jitable
 def _rsplit_whitespace(s, maxsplit):
-    out = [s]
-    out.pop()
+    out = empty_list_for(s)
     j = _length(s)
     while True:
         while j > 0 and is_space(_get(s, j - 1)):
@@ -56,8 +56,7 @@ def _rsplit_separator(s, sep, maxsplit):
     m = _length(sep)
     if m == 0:
         raise ValueError("empty separator")
-    out = [s]
-    out.pop()
+    out = empty_list_for(s)
     j = _length(s)
     while maxsplit < 0 or len(out) < maxsplit:
         i = rfind_from(s, sep, 0, j)
@@ -113,8 +112,7 @@ def string_splitlines(s, keepends=False):
         return None
 
     def splitlines(s, keepends=False):
-        out = [s]
-        out.pop()
+        out = empty_list_for(s)
         n = _length(s)
         i = 0
         while i < n:

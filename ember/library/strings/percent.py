@@ -16,7 +16,7 @@ from ember.library.strings.convert import integer_text
 from ember.library.strings.core import _copy, _kind, _length, _new, is_string, substring
 from ember.library.strings.format import _ascii_number
 from ember.lowering.optional import python_type_name
-from ember.typing.overload import NUMPY_ERRORS, Implementation
+from ember.typing.overload import Implementation
 from ember.typing.signature import signature
 from ember.typing.templates import registry
 
@@ -210,7 +210,7 @@ def _compiled_plan(fmt: str, args: types.Type) -> Implementation:
         "integer_text": integer_text,
     }
     exec(_plan(fmt, args), namespace)  # noqa: S102 - generated from a parsed constant format
-    return Implementation(namespace["impl"], NUMPY_ERRORS)
+    return Implementation(namespace["impl"])
 
 
 # A typer, not an @overload: an overload's first attempt widens the format to unicode_type.

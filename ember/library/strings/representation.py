@@ -11,6 +11,7 @@ import math
 from ember import types
 from ember.errors import TypingError
 from ember.extending import overload, register_jitable
+from ember.library.containers.lists import empty_list_for
 from ember.library.strings.convert import _float_repr
 from ember.library.strings.core import _get, _length, _new, _set, is_string, substring
 from ember.library.strings.unicode import FLAGS, PRINTABLE, unicode_property
@@ -144,8 +145,7 @@ def builtin_repr(x):
 @register_jitable
 def _ascii_escaped(text):
     """`text` with every code point from 128 up written as its escape (ascii() of a repr)."""
-    parts = [""]
-    parts.pop()
+    parts = empty_list_for("")
     start = 0
     n = _length(text)
     for index in range(n):
@@ -219,8 +219,7 @@ def _container_text(x):
         return lambda x: "(" + repr(x[0]) + ",)"
 
     def tuple_text(x):
-        parts = [""]
-        parts.pop()
+        parts = empty_list_for("")
         for item in literal_unroll(x):
             parts.append(repr(item))
         return "(" + ", ".join(parts) + ")"
