@@ -67,7 +67,13 @@ def float_to_int(context, builder, sig, args):
     common_block = builder.block
     with builder.if_then(builder.not_(in_range), likely=False):
         if context.options.error_model == "python":
-            _guard_int_conversion(context, builder, value, sig.return_type)
+            is_nan = builder.fcmp_unordered("uno", value, value)
+            context.guard(builder, is_nan, ValueError, "cannot convert float NaN to integer")
+            magnitude = call_intrinsic(builder, "llvm.fabs", [value])
+            is_inf = builder.fcmp_ordered("==", magnitude, llvm.Constant(value.type, math.inf))
+            context.guard(
+                builder, is_inf, OverflowError, "cannot convert float infinity to integer"
+            )
         saturated = context.cast(builder, value, sig.args[0], sig.return_type)
         rare_block = builder.block
     result = builder.phi(target)
@@ -80,7 +86,11 @@ def _float_to_int_checked_later(context, builder, sig, value):
     """The saturating conversion, branch-free, its NaN and infinity checks recorded by the
     loop that defers them (a loop of these vectorizes)."""
     if context.options.error_model == "python":
-        _guard_int_conversion(context, builder, value, sig.return_type)
+        is_nan = builder.fcmp_unordered("uno", value, value)
+        context.guard(builder, is_nan, ValueError, "cannot convert float NaN to integer")
+        magnitude = call_intrinsic(builder, "llvm.fabs", [value])
+        is_inf = builder.fcmp_ordered("==", magnitude, llvm.Constant(value.type, math.inf))
+        context.guard(builder, is_inf, OverflowError, "cannot convert float infinity to integer")
     result_type = sig.return_type
     if not (isinstance(result_type, types.Integer) and result_type.signed):
         return context.cast(builder, value, sig.args[0], result_type)
@@ -96,30 +106,6 @@ def _float_to_int_checked_later(context, builder, sig, value):
     )
     # fptosi of an out-of-range value is poison, but the select then picks `saturated`
     return builder.select(in_range, builder.fptosi(value, target), saturated)
-
-
-def _guard_int_conversion(context, builder, value, result_type) -> None:
-    """Raise where Python's int() of `value` has no int64 answer: NaN (ValueError), infinity
-    and finite values beyond int64 (OverflowError; CPython would make a big int, which
-    compiled code has no room for: a saturated number would be silently wrong)."""
-    is_nan = builder.fcmp_unordered("uno", value, value)
-    context.guard(builder, is_nan, ValueError, "cannot convert float NaN to integer")
-    magnitude = call_intrinsic(builder, "llvm.fabs", [value])
-    is_inf = builder.fcmp_ordered("==", magnitude, llvm.Constant(value.type, math.inf))
-    context.guard(builder, is_inf, OverflowError, "cannot convert float infinity to integer")
-    if not isinstance(result_type, types.Integer):
-        return
-    low, high = float(result_type.minval), float(result_type.maxval) + 1.0  # exact powers of 2
-    beyond = builder.or_(
-        builder.fcmp_ordered(">=", value, llvm.Constant(value.type, high)),
-        builder.fcmp_ordered("<", value, llvm.Constant(value.type, low)),
-    )
-    context.guard(
-        builder,
-        beyond,
-        OverflowError,
-        f"int() of a float beyond {result_type}: compiled code's integers have 64 bits",
-    )
 
 
 def _truncate_with_range_test(builder, value, target) -> tuple:
