@@ -170,8 +170,19 @@ for _fn in (operator.and_, operator.or_, operator.xor):
             return _same(types.boolean)
         if not (_is_int_like(left) and _is_int_like(right)):
             return None
+        if _unsigned_bits(*args):
+            return _same(types.uint64)
         result = integer_result(left, right)
         return _same(result) if isinstance(result, types.Integer) else None
+
+
+def _unsigned_bits(a: types.Type, b: types.Type) -> bool:
+    """Whether `&`, `|`, `^` of an unsigned integer with a bool stays unsigned: its bits are
+    exact as a uint64 (CPython's and NumPy's value), where Numba's int64 turns
+    `np.uint64(2**64 - 2) | True` negative."""
+    a, b = types.unliteral(a), types.unliteral(b)
+    unsigned_or_bool = all(_is_unsigned(t) or isinstance(t, types.Boolean) for t in (a, b))
+    return unsigned_or_bool and (_is_unsigned(a) or _is_unsigned(b))
 
 
 for _fn in _ORDERING + _EQUALITY:

@@ -28,8 +28,8 @@ def _real(typ) -> bool:
 
 
 _INT64_MAX = 2**63 - 1
-_INT64_MIN = -(2**63)
 _ISQRT_MAX = math.isqrt(_INT64_MAX)
+_ISQRT_UINT64_MAX = (1 << 32) - 1
 
 
 # ---------------------------------------------------------------------------- closeness, sums
@@ -47,7 +47,7 @@ def math_isclose(a, b, rel_tol=1e-09, abs_tol=0.0):
             return True
         if math.isinf(a) or math.isinf(b):
             return False
-        diff = abs(b - a)
+        diff = abs(float(b) - float(a))  # as CPython: b - a of two ints may overflow int64
         return (diff <= abs(rel_tol * b)) or (diff <= abs(rel_tol * a)) or (diff <= abs_tol)
 
     return isclose
@@ -312,7 +312,18 @@ def math_isqrt(n):
             root += 1
         return root
 
-    return isqrt
+    def unsigned_isqrt(n):
+        # uint64 arithmetic throughout: the root of 2**64 - 1 is 2**32 - 1, whose square an
+        # int64 would wrap; the float estimate of n near 2**64 is 2**32, one too large
+        root = as_uint64(min(int(math.sqrt(float(n))), _ISQRT_UINT64_MAX))
+        while root * root > n:
+            root -= as_uint64(1)
+        while root < _ISQRT_UINT64_MAX and (root + as_uint64(1)) * (root + as_uint64(1)) <= n:
+            root += as_uint64(1)
+        return root
+
+    unsigned = isinstance(n, types.Integer) and not n.signed
+    return unsigned_isqrt if unsigned else isqrt
 
 
 # ---------------------------------------------------------------------------- methods
@@ -321,23 +332,18 @@ def math_isqrt(n):
 @overload_method(types.Integer, "bit_length")
 def int_bit_length(x):
     def bit_length(x):
-        if x < 0 and x == _INT64_MIN:  # its negation does not fit
-            return 64
-        magnitude = -x if x < 0 else x
+        # the magnitude as a uint64: -x of int8's minimum is still -128 (NumPy's wrap), and
+        # int64's minimum has no int64 negation
+        magnitude = as_uint64(x)
+        if x < 0:
+            magnitude = as_uint64(0) - magnitude
         length = 0
         while magnitude:
             magnitude >>= 1
             length += 1
         return length
 
-    def unsigned_bit_length(x):
-        length = 0
-        while x:
-            x >>= 1
-            length += 1
-        return length
-
-    return bit_length if x.signed else unsigned_bit_length
+    return bit_length
 
 
 @overload_method(types.Float, "is_integer")

@@ -13,6 +13,7 @@ import operator
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import intrinsic, overload_method
 from ember.lowering.casts import make_complex
@@ -110,39 +111,64 @@ for _number_class in (types.Boolean, types.Integer, types.Float, types.Complex):
 
 
 def complex_power(a, b):
-    """CPython's complex_pow (Objects/complexobject.c), step for step so that it rounds alike:
-    repeated products (c_powi) for small integer exponents, else the polar form (_Py_c_pow)."""
-    if b.imag == 0.0 and b.real == math.floor(b.real) and math.fabs(b.real) <= 100.0:
-        exponent = int(b.real)
-        result = 1 + 0j
-        power = a
-        mask = 1
-        remaining = exponent if exponent > 0 else -exponent
-        while mask > 0 and remaining >= mask:
-            if remaining & mask:
-                result = result * power
-            mask <<= 1
-            power = power * power
-        if exponent <= 0:
-            if result.real == 0.0 and result.imag == 0.0:
-                raise ZeroDivisionError("0.0 to a negative or complex power")
-            result = (1 + 0j) / result
-    elif a.real == 0.0 and a.imag == 0.0:
-        if b.imag != 0.0 or b.real < 0.0:
+    """CPython's complex ** (Objects/complexobject.c): `complex_power_ieee`'s value, with
+    ZeroDivisionError for 0 (or a power that underflows to 0) to a negative or complex power
+    and OverflowError for an infinite result."""
+    if a.real == 0.0 and a.imag == 0.0 and (b.imag != 0.0 or b.real < 0.0):
+        raise ZeroDivisionError("0.0 to a negative or complex power")
+    if small_integer_exponent(b) and b.real < 0.0:
+        power = repeated_products(a, -int(b.real))
+        if power.real == 0.0 and power.imag == 0.0:
             raise ZeroDivisionError("0.0 to a negative or complex power")
-        result = 0j
+        result = (1 + 0j) / power
     else:
-        magnitude = libm_hypot(a.real, a.imag)
-        length = magnitude**b.real
-        angle = math.atan2(a.imag, a.real)
-        phase = angle * b.real
-        if b.imag != 0.0:
-            length /= math.exp(angle * b.imag)
-            phase += b.imag * math.log(magnitude)
-        result = complex(length * math.cos(phase), length * math.sin(phase))
+        result = complex_power_ieee(a, b)
     if math.isinf(result.real) or math.isinf(result.imag):
         raise OverflowError("complex exponentiation")
     return result
+
+
+@njit
+def small_integer_exponent(b):
+    """Whether CPython (and NumPy) raise to `b` by repeated products rather than the polar
+    form."""
+    return b.imag == 0.0 and b.real == math.floor(b.real) and math.fabs(b.real) <= 100.0
+
+
+@njit(**PLAIN_IEEE)
+def repeated_products(a, exponent):
+    """a ** exponent (>= 0) by squaring, CPython's c_powu step for step."""
+    result = 1 + 0j
+    power = a
+    mask = 1
+    while mask > 0 and exponent >= mask:
+        if exponent & mask:
+            result = result * power
+        mask <<= 1
+        power = power * power
+    return result
+
+
+@njit(**PLAIN_IEEE)
+def complex_power_ieee(a, b):
+    """CPython's complex_pow step for step, so that it rounds alike: repeated products for
+    small integer exponents, else the polar form (_Py_c_pow); IEEE values (inf, NaN) where
+    CPython raises."""
+    if small_integer_exponent(b):
+        exponent = int(b.real)
+        if exponent >= 0:
+            return repeated_products(a, exponent)
+        return (1 + 0j) / repeated_products(a, -exponent)
+    if a.real == 0.0 and a.imag == 0.0:
+        return 0j if b.imag == 0.0 and b.real >= 0.0 else complex(math.nan, math.nan)
+    magnitude = libm_hypot(a.real, a.imag)
+    length = magnitude**b.real
+    angle = math.atan2(a.imag, a.real)
+    phase = angle * b.real
+    if b.imag != 0.0:
+        length /= math.exp(angle * b.imag)
+        phase += b.imag * math.log(magnitude)
+    return complex(length * math.cos(phase), length * math.sin(phase))
 
 
 @lower_builtin(operator.pow, types.Complex, types.Complex)

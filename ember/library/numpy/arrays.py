@@ -18,7 +18,12 @@ from ember.decorators import njit
 from ember.dispatcher.typeof import typeof_impl
 from ember.errors import TypingError
 from ember.extending import intrinsic, overload, overload_attribute, overload_method
-from ember.library.numpy.support import _SCALAR_CLASSES, numpy_dtype, parse_dtype
+from ember.library.numpy.support import (
+    _SCALAR_CLASSES,
+    numpy_dtype,
+    parse_dtype,
+    refuse_complex_to_real,
+)
 from ember.lowering import arrays as arr
 from ember.lowering import iterators
 from ember.lowering.models import OpaqueModel as _OpaqueModel
@@ -48,6 +53,7 @@ for _scalar_class, _scalar_type in _SCALAR_CLASSES.items():
     @registry.typer(_scalar_class)
     def _type_scalar_class(args, kws, _scalar_type=_scalar_type):
         if len(args) == 1 and not kws and isinstance(types.unliteral(args[0]), types.Number):
+            refuse_complex_to_real(f"np.{_scalar_type}", types.unliteral(args[0]), _scalar_type)
             return signature(_scalar_type, types.unliteral(args[0]))
         if not args and not kws:
             return signature(_scalar_type)

@@ -31,6 +31,7 @@ from ember.library.numpy.support import (
     np_typer,
     numpy_dtype,
 )
+from ember.library.numpy.ufuncs import may_be_python_scalar
 from ember.lowering import arrays as arr
 from ember.lowering import arrays_kernels as kernels
 from ember.lowering.arrays import ArrayFields, const
@@ -99,9 +100,13 @@ def _clip_values(a, a_min, a_max):
     ok = all(_array(t) or _real_number(t) for t in (a, a_min, a_max))
     if not (ok and _array(a)):
         return None
-    if isinstance(a.dtype, types.Integer) and all(is_integer(t) for t in (a_min, a_max)):
-        return _clip_integers
+    if isinstance(a.dtype, types.Integer) and all(_python_int(t) for t in (a_min, a_max)):
+        return _clip_integers  # bounds of a NumPy integer type promote as in np.maximum
     return _clip
+
+
+def _python_int(typ) -> bool:
+    return is_integer(typ) and may_be_python_scalar(typ)
 
 
 @overload(np.clip, jit_options=NUMPY_ERRORS)

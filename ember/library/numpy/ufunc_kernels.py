@@ -15,6 +15,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError
+from ember.library.builtins.number_methods import complex_power_ieee, repeated_products
 from ember.library.numpy.complex_ufuncs import complex_kernel
 from ember.library.numpy.ufuncs import Loop, kernel
 from ember.lowering import arrays as arr
@@ -115,11 +116,27 @@ def _power(context, builder, loop, args):
 
 
 def _complex_power(a, b):
-    """NumPy's complex power: 0 to a power of positive real part is 0, to any other nonzero
-    power NaN (Python raises ZeroDivisionError there)."""
-    if a.real == 0.0 and a.imag == 0.0 and not (b.real == 0.0 and b.imag == 0.0):
+    """NumPy's complex power (npy_cpow), in complex128: 1 for a zero exponent; 0 to a power of
+    positive real part is 0, to any other power NaN (Python raises ZeroDivisionError there);
+    integer exponents below 100 in magnitude by plain products (a ** 1 is a itself, so
+    (nan+0j) ** 1 keeps its 0j), others by the polar form."""
+    a, b = complex(a), complex(b)
+    if b.real == 0.0 and b.imag == 0.0:
+        return 1 + 0j
+    if a.real == 0.0 and a.imag == 0.0:
         return 0j if b.real > 0.0 else complex(np.nan, np.nan)
-    return a**b
+    if not (b.imag == 0.0 and b.real == math.floor(b.real) and math.fabs(b.real) < 100.0):
+        return complex_power_ieee(a, b)
+    exponent = int(b.real)
+    if exponent == 1:
+        return a
+    if exponent == 2:
+        return a * a
+    if exponent == 3:
+        return a * (a * a)
+    if exponent > 0:
+        return repeated_products(a, exponent)
+    return (1 + 0j) / repeated_products(a, -exponent)
 
 
 @kernel(np.left_shift, np.right_shift)

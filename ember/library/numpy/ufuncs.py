@@ -3,7 +3,8 @@ NumPy's floating-point behaviour (no Python exceptions for division by zero or d
 
 Types come from NumPy itself (`ufunc.resolve_dtypes`), with Python's scalars passed as the
 "weak" Python types of NEP 50: `float32_array * 2.0` stays float32, `int8_array + 1` stays int8.
-ember cannot tell a Python float from an np.float64 scalar, so every scalar operand is weak.
+ember cannot tell a Python float from an np.float64 scalar, so a scalar of Python's types
+(int64, uint64, float64, complex128) is weak; a narrower one is a NumPy scalar, strong.
 An integer scalar that does not fit a narrower integer loop raises NumPy's OverflowError
 (`uint8_array + 300`), except in comparisons, which are exact for every value
 (ember/library/builtins/int_scalars.py).
@@ -50,7 +51,21 @@ class Loop:
     half_rounded: bool = False
 
 
+# the scalar types a Python int, float or complex has in compiled code (NEP 50's weak ones)
+_PYTHON_SCALAR_TYPES = (types.int64, types.uint64, types.float64, types.complex128)
+
+
+def may_be_python_scalar(typ: types.Type) -> bool:
+    """Whether a value of type `typ` may be a Python number (weak in NumPy's promotion)."""
+    return isinstance(typ, types.Literal) or types.unliteral(typ) in _PYTHON_SCALAR_TYPES
+
+
 def _weak_or_strong(typ: types.Type, weak: bool):
+    """A scalar operand beside an array is weak (NEP 50) when it may be a Python scalar: a
+    constant, or a value of the type Python's numbers have in compiled code. A narrower one
+    (int8..int32, uint8..uint32, float32, complex64) can only be a NumPy scalar, which NumPy
+    keeps strong: `int8_array + np.int16(300)` is int16, `uint8_array - np.int8(3)` int16."""
+    weak = weak and may_be_python_scalar(typ)
     typ = types.unliteral(typ)
     if isinstance(typ, types.Array):
         return numpy_dtype(typ.dtype)
