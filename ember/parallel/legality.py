@@ -4,7 +4,10 @@ Consumes a `PrangeLoop` with the function's typemap and liveness; produces its p
 (values read from outside), its reductions, or a `NotParallel` reason. The rules:
 
 - a variable assigned in the body whose value reaches the next iteration or the code after
-  the loop must be a recognised reduction (`reductions.py`);
+  the loop must be a recognised reduction (`reductions.py`), unless, whichever way the body's
+  branches on loop-invariant values go, each iteration assigns it before reading it or never
+  assigns it (`if unequal: m = make(i, j)`): each worker then starts from the value before
+  the loop;
 - an array from outside the loop that the body writes (item assignment, in-place operators,
   ufuncs with `out=`, mutating methods, jitted callees that write) is safe when reached only
   at indices holding the loop index at one fixed position (`a[i]`, `a[i, j]`, `a[j, i]`,
