@@ -4,7 +4,10 @@ Consumes a `PrangeLoop` with the function's typemap and liveness; produces its p
 (values read from outside), its reductions, or a `NotParallel` reason. The rules:
 
 - a variable assigned in the body whose value reaches the next iteration or the code after
-  the loop must be a recognised reduction (`reductions.py`);
+  the loop must be a recognised reduction (`reductions.py`), unless, whichever way the body's
+  branches on loop-invariant values go, each iteration assigns it before reading it or never
+  assigns it (`if unequal: m = make(i, j)`): each worker then starts from the value before
+  the loop;
 - an array from outside the loop that the body writes (item assignment, in-place operators,
   ufuncs with `out=`, mutating methods, jitted callees that write) is safe when reached only
   at indices holding the loop index at one fixed position (`a[i]`, `a[i, j]`, `a[j, i]`,
@@ -19,6 +22,7 @@ Consumes a `PrangeLoop` with the function's typemap and liveness; produces its p
 
 from __future__ import annotations
 
+import itertools
 import operator
 from dataclasses import dataclass, field
 
@@ -85,6 +89,8 @@ def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnal
     reads = [v.name for s in statements for v in s.sources()]
     carried = (live_in[loop.header] & defs) - carriers
     after = (live_in[loop.exit] & defs) - loop.header_defs
+    private = {n for n in carried - after if _fresh_each_iteration(n, func_ir, loop, defs)}
+    carried -= private
     body = {label: func_ir.blocks[label] for label in loop.body}
     exposed = _read_before_assigned(body, dropped, loop.body_entry)
     combined = sorted(carried | after)
@@ -111,13 +117,120 @@ def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnal
             _check_extreme_block(group, body, statements, typemap, set(combined))
     reduction_names = {name for name, _, _ in reductions}
     reduction_names |= {name for group in last_values for name in group.members}
-    params = sorted({n for n in reads if n not in defs} - loop.header_defs - reduction_names)
+    params = sorted(
+        ({n for n in reads if n not in defs} | private) - loop.header_defs - reduction_names
+    )
     hazards = _ArrayHazards(statements, typemap, params, index_aliases, body)
     trusted = hazards.check()
     accumulated = {name for name, _ in hazards.accumulated}
     reductions += [(name, kind, True) for name, kind in hazards.accumulated]
     params = [name for name in params if name not in accumulated]
     return LoopAnalysis(params, reductions, index_aliases, dropped, trusted, last_values)
+
+
+def _fresh_each_iteration(name: str, func_ir, loop: PrangeLoop, defs: set[str]) -> bool:
+    """Whether no iteration can see `name` as another iteration left it, so each worker may
+    start from the value before the loop: for every outcome of the body's branches on values
+    the loop does not change (`if unequal_length: m = make(...)`), either the body never
+    assigns `name` or it assigns it before every read."""
+    blocks = {label: func_ir.blocks[label] for label in loop.body}
+    changing = defs | loop.header_defs  # the index and the iterator change too
+    invariant = _invariant_names(blocks, changing)
+    branches = sorted(
+        label
+        for label, block in blocks.items()
+        if isinstance(block.terminator, ir.Branch)
+        and (block.terminator.cond.name not in changing or block.terminator.cond.name in invariant)
+    )
+    if len(branches) > 4:
+        return False  # too many outcomes to try; stay serial
+    for outcome in itertools.product((True, False), repeat=len(branches)):
+        taken = dict(zip(branches, outcome))
+        if not _assigned_before_read(name, blocks, loop.body_entry, taken):
+            return False
+    return True
+
+
+def _invariant_names(blocks: dict[int, ir.Block], defs: set[str]) -> set[str]:
+    """Body variables holding the same value in every iteration: computed only from values
+    defined before the loop, constants and globals, by operators, copies and `bool(...)`."""
+    single: dict[str, ir.Assign] = {}
+    counts: dict[str, int] = {}
+    for block in blocks.values():
+        for s in block.body:
+            for v in s.targets():
+                counts[v.name] = counts.get(v.name, 0) + 1
+                if isinstance(s, ir.Assign):
+                    single[v.name] = s
+    single = {name: s for name, s in single.items() if counts[name] == 1}
+    invariant: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, s in single.items():
+            if name not in invariant and _invariant_value(s.value, invariant, defs, single):
+                invariant.add(name)
+                changed = True
+    return invariant
+
+
+def _invariant_value(value, invariant: set[str], defs: set[str], single: dict) -> bool:
+    def steady(v: ir.Var) -> bool:
+        return v.name not in defs or v.name in invariant
+
+    if isinstance(value, (ir.Const, ir.Global, ir.FreeVar)):
+        return True
+    if isinstance(value, ir.Var):
+        return steady(value)
+    if isinstance(value, (ir.BinOp, ir.UnaryOp)):
+        return all(steady(v) for v in value.sources())
+    if isinstance(value, ir.Call) and not value.kws and len(value.args) == 1:
+        func = single.get(value.func.name)  # only `bool(x)`: other calls may differ per call
+        is_bool = func is not None and isinstance(func.value, ir.Global)
+        return is_bool and func.value.value is bool and steady(value.args[0])
+    return False
+
+
+def _assigned_before_read(name: str, blocks, entry: int, taken: dict[int, bool]) -> bool:
+    """With the branches in `taken` going the given ways: no assignment of `name` is reached,
+    or every read of it in the body comes after an assignment in the same iteration."""
+
+    def successors(label: int) -> list[int]:
+        term = blocks[label].terminator
+        if isinstance(term, ir.Branch):
+            if label in taken:
+                return [term.truebr if taken[label] else term.falsebr]
+            return [term.truebr, term.falsebr]
+        return [term.target] if isinstance(term, ir.Jump) else []
+
+    def assigns(label: int) -> bool:
+        return any(name in {v.name for v in s.targets()} for s in blocks[label].body)
+
+    reached, work = {entry}, [entry]
+    while work:
+        for target in successors(work.pop()):
+            if target in blocks and target not in reached:
+                reached.add(target)
+                work.append(target)
+    if not any(assigns(label) for label in reached):
+        return True  # every iteration reads the value from before the loop
+    stale_at = {entry}  # blocks entered while `name` may hold another iteration's value
+    work = [entry]
+    while work:
+        label = work.pop()
+        stale = True
+        for s in blocks[label].body:
+            if isinstance(s, ir.Del):
+                continue
+            if stale and name in {v.name for v in s.sources()}:
+                return False
+            if name in {v.name for v in s.targets()}:
+                stale = False
+        for target in successors(label) if stale else ():
+            if target in blocks and target not in stale_at:
+                stale_at.add(target)
+                work.append(target)
+    return True
 
 
 def _iterator_copies(statements: list[ir.Stmt], loop: PrangeLoop) -> tuple[set[int], set[str]]:
