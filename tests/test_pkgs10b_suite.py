@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import gc
+from types import ModuleType
 
 import llvmlite.binding as llvm_binding
 import numpy as np
@@ -158,3 +159,22 @@ def test_meminfo_pointer_as_struct_field_lives_with_the_struct():
     del holder
     gc.collect()
     assert _freed == [21, -4] and not _buffers
+
+
+_library = ModuleType("pkgs10b_library")
+_library.labs = types.ExternalFunction("labs", types.int64(types.int64))
+_library.table = np.array([3, 1, 4, 1, 5, 9, 2, 6], dtype=np.int64)
+_library.pair = (np.arange(3.0), 2)
+
+
+def test_module_attributes_lower_as_the_globals_they_are():
+    @njit
+    def lookups(indices):
+        total = 0
+        for i in indices:
+            total += _library.labs(-_library.table[i]) + _library.pair[0][i % 3] * _library.pair[1]
+        return total
+
+    indices = np.array([0, 7, 3, 5, 5, 1], dtype=np.int64)
+    expected = sum(abs(-int(_library.table[i])) + (i % 3) * 2.0 for i in indices)
+    assert lookups(indices) == expected
