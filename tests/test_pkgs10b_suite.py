@@ -10,6 +10,7 @@ from types import ModuleType
 
 import llvmlite.binding as llvm_binding
 import numpy as np
+import pytest
 
 import ember
 from ember import njit, types
@@ -178,3 +179,20 @@ def test_module_attributes_lower_as_the_globals_they_are():
     indices = np.array([0, 7, 3, 5, 5, 1], dtype=np.int64)
     expected = sum(abs(-int(_library.table[i])) + (i % 3) * 2.0 for i in indices)
     assert lookups(indices) == expected
+
+
+def test_dufunc_compile_for_argtys_adds_loops_before_freezing():
+    combine = ember.vectorize(lambda a, b: a * 2 + b)
+    loop = combine._compile_for_argtys((types.uint32, types.uint32))
+    assert loop.args == (types.uint32, types.uint32) and combine.types == ["II->l"]
+    combine._compile_for_argtys((types.float64, types.float64), types.float64)
+    assert combine._compile_for_argtys((types.float64, types.float64)).return_type == types.float64
+    assert combine.types == ["II->l", "dd->d"]  # an existing loop is not compiled again
+    combine._frozen = True
+    a, b = np.array([0, 1, 2**31], dtype=np.uint32), np.array([7, 0, 5], dtype=np.uint32)
+    assert combine(a, b).tolist() == [int(x) * 2 + int(y) for x, y in zip(a, b)]
+    assert combine(np.array([1.5, -2.0]), np.array([0.25, 1.0])).tolist() == [3.25, -3.0]
+    with pytest.raises(TypeError):
+        combine(np.array(["a"]), np.array(["b"]))
+    with pytest.raises(RuntimeError, match="compilation disabled"):
+        combine._compile_for_argtys((types.int8, types.int8))
