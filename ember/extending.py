@@ -232,8 +232,8 @@ def get_cython_function_address(module_name: str, function_name: str) -> int:
 
 
 def include_path() -> str:
-    """Numba's directory of C headers for C code using its runtime's C API; ember's runtime
-    has no C API, so there is no such directory."""
+    """Numba's directory of C headers for C code using its runtime's C API; ember ships no
+    headers (the table `NRT_get_api()` gives has Numba's layout), so there is no such directory."""
     from ember.core.unsafe.nrt import NO_C_API
     from ember.errors import UnsupportedError
 

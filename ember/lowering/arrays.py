@@ -20,7 +20,13 @@ from llvmlite import ir as llvm
 from ember import config, types
 from ember.lowering.callconv import position_in_entry
 from ember.lowering.intrinsics import call_intrinsic
-from ember.lowering.models import BoundFunctionModel, MeminfoStructModel, StructModel, model_of
+from ember.lowering.models import (
+    BoundFunctionModel,
+    MemInfoPointerModel,
+    MeminfoStructModel,
+    StructModel,
+    model_of,
+)
 from ember.runtime import nrt
 
 i1 = llvm.IntType(1)
@@ -112,6 +118,8 @@ def meminfo_paths(typ: types.Type) -> tuple:
         model = None
     if isinstance(model, MeminfoStructModel):
         found = ((0,),)
+    elif isinstance(model, MemInfoPointerModel):
+        found = ((),)  # the value is the meminfo
     elif isinstance(model, StructModel):
         found = tuple(
             (index, *path) for index, member in model.traverse() for path in meminfo_paths(member)
@@ -129,14 +137,18 @@ def needs_refcount(typ: types.Type) -> bool:
     return bool(meminfo_paths(typ))
 
 
+def _meminfo_at(builder: llvm.IRBuilder, value: llvm.Value, path: tuple) -> llvm.Value:
+    return builder.extract_value(value, list(path)) if path else value
+
+
 def incref(builder: llvm.IRBuilder, typ: types.Type, value: llvm.Value) -> None:
     for path in meminfo_paths(typ):
-        nrt.emit_incref(builder, builder.extract_value(value, list(path)))
+        nrt.emit_incref(builder, _meminfo_at(builder, value, path))
 
 
 def decref(builder: llvm.IRBuilder, typ: types.Type, value: llvm.Value) -> None:
     for path in meminfo_paths(typ):
-        nrt.emit_decref(builder, builder.extract_value(value, list(path)))
+        nrt.emit_decref(builder, _meminfo_at(builder, value, path))
 
 
 def exchange_references(
@@ -146,8 +158,8 @@ def exchange_references(
     meminfo by meminfo, with no atomic operation where both hold the same one: an iterator
     made again over the same array in each turn of an outer loop."""
     for path in meminfo_paths(typ):
-        old_meminfo = builder.extract_value(old, list(path))
-        new_meminfo = builder.extract_value(new, list(path))
+        old_meminfo = _meminfo_at(builder, old, path)
+        new_meminfo = _meminfo_at(builder, new, path)
         with builder.if_then(builder.icmp_unsigned("!=", old_meminfo, new_meminfo)):
             nrt.emit_decref(builder, old_meminfo)
             nrt.emit_incref(builder, new_meminfo)

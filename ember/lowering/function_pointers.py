@@ -184,7 +184,14 @@ class _Callee:
 
 @lower_constant(types.FunctionType)
 def _function_constant(context, builder, ty: types.FunctionType, pyval: Any) -> llvm.Value:
-    """A global @cfunc (or jitted function typed as a FunctionType): its C entry's address."""
+    """A global @cfunc (or jitted function typed as a FunctionType): its C entry's address. A
+    C function known by name (`types.ExternalFunction`) is declared: the JIT resolves it, in
+    cached code too."""
+    if isinstance(ty, types.ExternalFunction):
+        existing = builder.module.globals.get(ty.symbol)
+        if existing is not None:
+            return existing
+        return llvm.Function(builder.module, c_function_type(context, ty.signature), ty.symbol)
     address = llvm.Constant(llvm.IntType(64), _address_reader(ty)(pyval))
     return address.inttoptr(llvm.PointerType())
 

@@ -437,7 +437,7 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
             constant = getattr(value_type.pymod, expr.attr)
             if isinstance(result_type, types.Dummy):
                 return self.context.get_dummy_value(result_type)
-            return self.context.get_constant(result_type, constant)
+            return self._frozen_constant(result_type, constant)  # as the global it is
         value = self.load(expr.value)
         if isinstance(value_type, types.Optional):  # None has no attributes
             value = optional.unwrap_for_attribute(

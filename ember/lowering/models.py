@@ -345,6 +345,12 @@ class PyObjectModel(OpaqueModel):
     model; nopython code itself never holds one as a value)."""
 
 
+@register_model(types.MemInfoPointer)
+class MemInfoPointerModel(OpaqueModel):
+    """The meminfo pointer itself: the one reference incref/decref count
+    (ember/lowering/arrays.py)."""
+
+
 class MeminfoStructModel(StructModel):
     """A struct whose first member is the meminfo owning the value's memory: the one reference
     that incref/decref count (ember/lowering/arrays.py)."""

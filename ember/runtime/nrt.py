@@ -22,6 +22,12 @@ with `llvmlite.binding.add_symbol`, so every compiled module (and ctypes) can ca
     void ember_nrt_decref(ptr meminfo)   frees the block when the count reaches 0; NULL: no-op
     void ember_nrt_free(ptr meminfo)
 
+C code reaches the runtime through `ember_nrt_api`, a table of six function pointers laid out as
+Numba's `NRT_api_functions` (what `NRT_get_api()` returns): allocate(size), allocate_external(
+size, allocator) (the allocator is not used: ember's own allocator serves), manage_memory(data,
+dtor) (a meminfo whose data is `data`, calling `dtor(data)` when the last reference goes),
+acquire (incref), release (decref) and get_data.
+
 Two atomic i64 globals count allocations and frees; `stats()` reads them. Compiled modules get
 their own inlinable copies of incref/decref (`emit_incref`, `emit_decref`), which call the
 shared `ember_nrt_free` on the slow path only.
@@ -61,6 +67,7 @@ FREE = "ember_nrt_free"
 INCREF = "ember_nrt_incref"
 DECREF = "ember_nrt_decref"
 RELEASE_CACHE = "ember_nrt_release_cached_blocks"
+API_TABLE = "ember_nrt_api"
 _ALLOCATIONS = "ember_nrt_allocations"
 _FREES = "ember_nrt_frees"
 _CACHE_SLOTS = "ember_nrt_cache_slots"
@@ -283,9 +290,55 @@ def _runtime_module() -> str:
     builder.ret_void()
 
     cache.define_release(module)
-    _define_incref(module, INCREF)
-    _define_decref(module, DECREF)
+    incref = _define_incref(module, INCREF)
+    decref = _define_decref(module, DECREF)
+    _define_c_api(module, allocate, incref, decref)
     return str(module)
+
+
+_EXTERNAL_DTOR_OFFSET = SMALL_HEADER_SIZE  # manage_memory's block keeps the dtor as its data
+
+
+def _define_c_api(module: llvm.Module, allocate, incref, decref) -> None:
+    """The functions of the C API table and the table (see the module docstring)."""
+    small = module.globals[ALLOCATE_SMALL]
+
+    external = llvm.Function(
+        module, llvm.FunctionType(_ptr, [_i64, _ptr]), "ember_nrt_allocate_external"
+    )
+    builder = llvm.IRBuilder(external.append_basic_block("entry"))
+    builder.ret(builder.call(allocate, [external.args[0]]))
+
+    run_dtor = llvm.Function(module, _DESTRUCTOR_TYPE, "ember_nrt_run_external_dtor")
+    run_dtor.linkage = "internal"
+    builder = llvm.IRBuilder(run_dtor.append_basic_block("entry"))
+    (block,) = run_dtor.args
+    dtor_type = llvm.FunctionType(_void, [_ptr]).as_pointer()  # typed: the call's type
+    dtor = builder.load(_offset(builder, block, _EXTERNAL_DTOR_OFFSET), typ=dtor_type)
+    with builder.if_then(builder.icmp_unsigned("!=", dtor, llvm.Constant(dtor_type, None))):
+        builder.call(dtor, [builder.load(_offset(builder, block, 8), typ=_ptr)])
+    builder.ret_void()
+
+    manage = llvm.Function(module, llvm.FunctionType(_ptr, [_ptr, _ptr]), "ember_nrt_manage_memory")
+    builder = llvm.IRBuilder(manage.append_basic_block("entry"))
+    data, user_dtor = manage.args
+    block = builder.call(small, [llvm.Constant(_i64, 8)])
+    with builder.if_then(builder.icmp_unsigned("==", block, llvm.Constant(_ptr, None))):
+        builder.ret(block)
+    builder.store(user_dtor, _offset(builder, block, _EXTERNAL_DTOR_OFFSET))
+    builder.store(data, _offset(builder, block, 8))
+    builder.store(llvm.Constant(_i64, 0), _offset(builder, block, 16))
+    builder.store(run_dtor, _offset(builder, block, _DESTRUCTOR_OFFSET))
+    builder.ret(block)
+
+    get_data = llvm.Function(module, llvm.FunctionType(_ptr, [_ptr]), "ember_nrt_get_data")
+    builder = llvm.IRBuilder(get_data.append_basic_block("entry"))
+    builder.ret(builder.load(_offset(builder, get_data.args[0], 8), typ=_ptr))
+
+    entries = [allocate, external, manage, incref, decref, get_data]
+    table = llvm.GlobalVariable(module, llvm.ArrayType(_ptr, len(entries)), API_TABLE)
+    table.initializer = llvm.Constant(table.value_type, entries)
+    table.global_constant = True
 
 
 def _emit_header(builder, counters, block, data_offset: int, size) -> None:
@@ -398,6 +451,8 @@ class _Runtime:
             publish(name, address)
             self.addresses[name] = address
         publish(ALLOCATE_FRESH, self.addresses[ALLOCATE])  # (one function, two declarations)
+        self.addresses[API_TABLE] = jit.engine.get_global_value_address(API_TABLE)
+        publish(API_TABLE, self.addresses[API_TABLE])
         self._allocations = ctypes.c_int64.from_address(
             jit.engine.get_global_value_address(_ALLOCATIONS)
         )
@@ -548,6 +603,17 @@ def emit_set_destructor(
 ) -> None:
     """Run `destructor(meminfo)` when the block's last reference goes, before it is freed."""
     builder.store(destructor, _offset(builder, meminfo, _DESTRUCTOR_OFFSET))
+
+
+def emit_api_table(builder: llvm.IRBuilder) -> llvm.Value:
+    """The address of the C API table (Numba's `NRT_get_api()`), by name: valid in cached code."""
+    runtime()
+    module = builder.module
+    table = module.globals.get(API_TABLE)
+    if table is None:
+        table = llvm.GlobalVariable(module, llvm.ArrayType(_ptr, 6), API_TABLE)
+        table.linkage = "external"
+    return builder.bitcast(table, _ptr)
 
 
 def emit_data_pointer(builder: llvm.IRBuilder, meminfo: llvm.Value) -> llvm.Value:

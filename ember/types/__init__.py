@@ -75,6 +75,7 @@ from ember.types.functions import (
     DispatcherType,
     ExceptionClass,
     ExceptionInstance,
+    ExternalFunction,
     ExternalFunctionPointer,
     Function,
     FunctionType,
@@ -104,7 +105,14 @@ from ember.types.literal_containers import (
 from ember.types.numba_names import *  # noqa: F403 - Numba's alias names are public names
 from ember.types.numba_names import late_name
 from ember.types.optional import Optional, optional
-from ember.types.pointers import AnyType, CPointer, EphemeralPointer, VarArg, voidptr
+from ember.types.pointers import (
+    AnyType,
+    CPointer,
+    EphemeralPointer,
+    MemInfoPointer,
+    VarArg,
+    voidptr,
+)
 from ember.types.random import (
     NumPyRandomBitGeneratorType,
     NumPyRandomGeneratorType,

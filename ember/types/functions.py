@@ -175,6 +175,32 @@ class ExternalFunctionPointer(FunctionType):
         return c_call_signature(self.signature, args, kws)
 
 
+class ExternalFunction(ExternalFunctionPointer):
+    """Numba's `types.ExternalFunction(symbol, sig)`: the C function named `symbol` (in a
+    library loaded with `llvmlite.binding.load_library_permanently`, or published with
+    `add_symbol`), called by name from compiled code. An instance is its own type where used
+    as a global."""
+
+    def __init__(self, symbol: str, sig: Any) -> None:
+        self.symbol = symbol
+        super().__init__(sig, _symbol_address)
+        self.name = f"ExternalFunction({symbol}, {sig})"
+
+    @property
+    def key(self) -> Any:
+        return (self.symbol, self.signature.return_type, tuple(self.signature.args))
+
+    def _rebuild_args(self) -> tuple:
+        return (self.symbol, self.signature)
+
+
+def _symbol_address(function: ExternalFunction) -> int:
+    """The address the process resolves an ExternalFunction's symbol to (0: not found)."""
+    import llvmlite.binding as llvm_binding
+
+    return llvm_binding.address_of_symbol(function.symbol) or 0
+
+
 class _ForcedObject(Opaque):
     """A C parameter of type `PyObject *` (ctypes' `py_object`): the argument is boxed."""
 

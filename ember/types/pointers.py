@@ -1,5 +1,6 @@
 """Numba's pointer and marker types for extension code: `CPointer(dtype)` (a typed C pointer,
-indexable in compiled code), `EphemeralPointer(dtype)`, `voidptr`, `VarArg(spec)` (any number
+indexable in compiled code), `EphemeralPointer(dtype)`, `MemInfoPointer(dtype)` (an owned
+reference to a runtime memory block), `voidptr`, `VarArg(spec)` (any number
 of trailing arguments in a `@lower_builtin` spec) and `AnyType` (`types.Any` matches every type
 there)."""
 
@@ -32,6 +33,23 @@ class EphemeralPointer(CPointer):
     def __init__(self, dtype: Type, addrspace: int | None = None) -> None:
         super().__init__(dtype, addrspace)
         self.name = f"EphemeralPointer({dtype})"
+
+
+class MemInfoPointer(Type):
+    """A pointer to a runtime memory block (a meminfo) whose data holds `dtype`: a value of
+    this type owns one reference to the block, counted like an array's (a C function returning
+    one, e.g. made with the C API's manage_memory, hands over its reference)."""
+
+    def __init__(self, dtype: Type) -> None:
+        self.dtype = dtype
+        super().__init__(f"memory-managed *{dtype}")  # Numba's name
+
+    @property
+    def key(self) -> Type:
+        return self.dtype
+
+    def _rebuild_args(self) -> tuple:
+        return (self.dtype,)
 
 
 class VarArg:

@@ -37,6 +37,8 @@ class TypingContext:
 
     def resolve_value_type(self, value: Any) -> types.Type | None:
         """The type of a constant or global value seen at compile time, or None."""
+        if isinstance(value, types.ExternalFunction):  # a C function by name: its own type
+            return value
         if isinstance(value, types.Type):
             return types.TypeRef(value)
         scalar = _SCALAR_TYPES.get(type(value))

@@ -198,6 +198,18 @@ class DUFunc(GrowingUFunc):
             raise error.with_traceback(None) from None
         return True
 
+    def _compile_for_argtys(self, argtys: tuple, return_type: Any = None) -> Signature:
+        """Numba's method: compile the loop for these argument types now (the result type
+        inferred unless given) and return its signature; an existing loop is kept."""
+        if self._frozen:
+            raise RuntimeError(f"compilation disabled for {self.__name__}")
+        wanted = tuple(argtys)
+        for sig in self._loops.signatures:
+            if tuple(sig.args) == wanted and return_type in (None, sig.return_type):
+                return sig
+        self._add_loop(Signature(return_type, wanted))
+        return self._loops.signatures[-1]
+
     def _retry(self, method: Callable, dtypes: Callable, args: tuple, kws: dict,
                same_output: bool = False) -> Any:  # fmt: skip
         """Run `method` (on the current ufunc); on NumPy's TypeError compile for the dtypes

@@ -1,21 +1,27 @@
-"""Numba's `numba.core.unsafe.nrt.NRT_get_api()`: the address of Numba's C table of runtime
-functions, for C code that allocates runtime memory. ember's runtime has no such C table, so
-the intrinsic is a clear UnsupportedError when compiled."""
+"""Numba's `numba.core.unsafe.nrt.NRT_get_api()`: the address of the runtime's C API table
+(laid out as Numba's `NRT_api_functions`, see ember/runtime/nrt.py), for C code that makes or
+manages runtime memory blocks (meminfos) that compiled code then owns."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ember.errors import UnsupportedError
+from ember import types
 from ember.typing.intrinsics import intrinsic
 
 NO_C_API = (
-    "ember's runtime has no C API table (Numba's NRT_api_functions): C code cannot allocate "
-    "ember arrays; allocate them in compiled code (np.empty) and pass their data pointer"
+    "ember ships no C headers for its runtime: declare Numba's NRT_api_functions table "
+    "yourself (NRT_get_api() returns its address) or pass data pointers of arrays"
 )
 
 
 @intrinsic
 def NRT_get_api(typingctx: Any) -> Any:  # noqa: N802 - Numba's name
-    """Not available in ember (see the module docstring)."""
-    raise UnsupportedError(NO_C_API)
+    """The address of the runtime's C API table, as a `void *`."""
+
+    def codegen(context, builder, signature, args):
+        from ember.runtime import nrt
+
+        return nrt.emit_api_table(builder)
+
+    return types.voidptr(), codegen
