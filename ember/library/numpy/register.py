@@ -53,5 +53,6 @@ import ember.library.numpy.axis_forms2
 import ember.library.numpy.axis_forms3
 import ember.library.numpy.axis_tuples
 import ember.library.numpy.axis_gather
+import ember.library.numpy.keyword_forms
 import ember.library.numpy.more_functions
 import ember.library.numpy.contractions
