@@ -141,7 +141,8 @@ _register_reshape()
 
 def _ravel_type(a):
     if isinstance(a, types.Array):
-        return a.copy(ndim=1, layout="C")
+        copied = a.layout == "F" and a.ndim > 1  # always a fresh (writable) array
+        return a.copy(ndim=1, layout="C", readonly=a.readonly and not copied)
     return None
 
 
