@@ -74,6 +74,7 @@ def _bitgen_of(pyapi: PythonAPI, generator: llvm.Value) -> llvm.Value:
 
 @overload(np.random.default_rng)
 def _default_rng(seed=None):
+    seed = as_type(seed)  # (omitted: the Python default None)
     if not (is_none(seed) or isinstance(types.unliteral(seed), types.Integer)):
         raise TypingError("np.random.default_rng() in compiled code takes an integer seed or None")
     if is_none(seed):
