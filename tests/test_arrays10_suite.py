@@ -1,0 +1,278 @@
+"""arrays10: std/var/nan*/median/quantiles over a tuple of axes, complex max/min/argmax/argmin
+along an axis, searchsorted(sorter=), histogram(weights=, density=), interp(period=),
+linalg.norm(axis=), read-only broadcast_to views and default_rng() without a seed; each compiled
+function compared with NumPy running the same Python function on many inputs."""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+from ember import njit
+from tests.oracle import assert_frees_all
+
+RNG = np.random.default_rng(10)
+
+
+def _same(got, want):
+    """Equal values (NaN where NumPy has NaN), shape and, for arrays, dtype."""
+    assert np.shape(got) == np.shape(want), (got, want)
+    if np.ndim(want):
+        assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12, equal_nan=True)
+
+
+def _inputs():
+    """3-d float arrays: C, Fortran, strided, with NaN, and an integer array."""
+    a = RNG.standard_normal((3, 4, 2))
+    with_nan = a.copy()
+    with_nan[1, 2, 1] = np.nan
+    with_nan[0, :, 0] = np.nan
+    wide = RNG.standard_normal((3, 8, 4))
+    return [a, with_nan, np.asfortranarray(a), wide[:, ::2, ::-2], np.arange(24).reshape(3, 4, 2)]
+
+
+# ---------------------------------------------------------------------------- tuple axes
+
+
+def _spreads(a, axes):
+    return (
+        np.std(a, axes),
+        a.var(axis=axes, ddof=1),
+        np.nanvar(a, axis=axes, ddof=1),
+        np.nansum(a, axes),
+        np.nanmean(a, axes),
+        np.nanmax(a, axes),
+        np.median(a, axes),
+        np.nanmedian(a, axes),
+        np.count_nonzero(a, axes),
+        np.std(a, axes, keepdims=True),
+    )
+
+
+_spreads_jit = njit(_spreads)
+
+
+def _other_spreads(a, axes):
+    return np.nanstd(a, axes), np.nanprod(a, axes), np.nanmin(a, axes), np.ptp(a, axes)
+
+
+_other_spreads_jit = njit(_other_spreads)
+
+
+def test_statistics_over_a_tuple_of_axes():
+    """One compilation per (layout, number of axes); every spelling of the axes runs."""
+    a, with_nan, fortran, strided, integers = _inputs()
+    for axes in itertools.permutations(range(-3, 3), 2):
+        if axes[0] % 3 == axes[1] % 3:
+            continue
+        for b in (a, with_nan):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # (all-NaN lanes)
+                want = _spreads(b, axes)
+            for got, expected in zip(_spreads_jit(b, axes), want, strict=True):
+                _same(got, expected)
+    for b in (fortran, strided, integers, with_nan):  # other layouts and dtypes
+        for axes in ((0, 2), (-1, 1)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                want = _other_spreads(b, axes)
+            for got, expected in zip(_other_spreads_jit(b, axes), want, strict=True):
+                _same(got, expected)
+
+
+def test_quantiles_over_a_tuple_of_axes_and_all_axes():
+    @njit
+    def quantiles(a, q):
+        return (
+            np.percentile(a, 30.0, axis=(0, 2)),
+            np.quantile(a, q, axis=(2, 1)),
+            np.nanpercentile(a, 70.0, axis=(0, 1)),
+            np.nanquantile(a, q, axis=(1, 2)),
+            np.nansum(a, (0, 1, 2)),
+            np.std(a, ()),
+        )
+
+    for a in _inputs()[:2]:
+        for q in (np.array([0.0, 0.25, 1.0]), np.array([0.5])):
+            want = (
+                np.percentile(a, 30.0, axis=(0, 2)),
+                np.quantile(a, q, axis=(2, 1)),
+                np.nanpercentile(a, 70.0, axis=(0, 1)),
+                np.nanquantile(a, q, axis=(1, 2)),
+                np.nansum(a, (0, 1, 2)),
+                np.std(a, ()),
+            )
+            for got, expected in zip(quantiles(a, q), want, strict=True):
+                _same(got, expected)
+
+
+def test_tuple_axis_errors_match_numpy():
+    stds = njit(lambda a, axes: np.nanstd(a, axes))
+    a = np.ones((2, 3, 4))
+    for axes in ((0, 0), (1, -2), (0, 1, 2, 0)):
+        with pytest.raises(ValueError, match="duplicate value in 'axis'"):
+            stds(a, axes)
+    with pytest.raises(np.exceptions.AxisError) as caught:
+        stds(a, (0, 3))
+    with pytest.raises(np.exceptions.AxisError) as expected:
+        np.nanstd(a, (0, 3))
+    assert str(caught.value) == str(expected.value)
+    assert_frees_all(stds, lambda: np.ones((3, 2, 2)), lambda: (0, 2))
+
+
+def test_nanmedian_along_one_axis():
+    medians = njit(lambda a, axis: np.nanmedian(a, axis))
+    for a in _inputs()[1::3] + [np.full((2, 3), np.nan), np.arange(6.0)]:
+        for axis in range(-a.ndim, a.ndim):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # (all-NaN lanes)
+                want = np.nanmedian(a, axis)
+            _same(medians(a, axis), want)
+
+
+# ---------------------------------------------------------------------------- complex extremes
+
+
+def _extremes(a):
+    return np.max(a, 0), a.min(axis=-1), np.argmax(a, axis=1), a.argmin(axis=0), a.argmax()
+
+
+_extremes_jit = njit(_extremes)
+
+
+def test_complex_extremes_along_an_axis():
+    """NumPy orders complex numbers by real part, then imaginary part; NaN wins."""
+    c = RNG.integers(0, 3, (3, 4)) + 1j * RNG.integers(0, 3, (3, 4))
+    nan = c.copy()
+    nan[1, 2] = complex(np.nan, 1)
+    nan[2, 0] = complex(1, np.nan)
+    for a in (c, nan, c.T, c[:, ::-2]):
+        for got, want in zip(_extremes_jit(a), _extremes(a), strict=True):
+            assert np.array_equal(got, want, equal_nan=True), (got, want)
+            assert np.asarray(got).dtype == np.asarray(want).dtype or np.ndim(want) == 0
+    vector = njit(lambda v: (np.max(v, 0), v.argmin(axis=-1)))
+    assert vector(c[0]) == (np.max(c[0]), c[0].argmin())
+    for f, message in ((_extremes_jit, "zero-size array to reduction operation maximum"),):
+        with pytest.raises(ValueError, match=message):
+            f(np.empty((0, 2), np.complex128))
+    with pytest.raises(ValueError, match="attempt to get argmax of an empty sequence"):
+        njit(lambda a: a.argmax(axis=1))(np.empty((2, 0), np.complex128))
+
+
+# ---------------------------------------------------------------------------- keyword forms
+
+
+def test_searchsorted_with_sorter():
+    search = njit(lambda a, v, s: (np.searchsorted(a, v, sorter=s), a.searchsorted(v, "right", s)))
+    for n in (0, 1, 5, 30):
+        a = RNG.integers(0, 6, n).astype(np.float64)
+        order = np.argsort(a, kind="stable")
+        values = np.array([-1.0, 0.0, 2.0, 2.5, 5.0, 9.0])
+        got = search(a, values, order)
+        want = (np.searchsorted(a, values, sorter=order), a.searchsorted(values, "right", order))
+        for g, w in zip(got, want, strict=True):
+            assert np.array_equal(g, w) and g.dtype == w.dtype
+    with pytest.raises(ValueError, match="sorter.size must equal a.size"):
+        search(np.arange(3.0), values, np.arange(2))
+    with pytest.raises(ValueError, match="Sorter index out of range."):
+        search(np.arange(3.0), values, np.array([0, 1, 5]))
+
+
+def test_histogram_weights_and_density():
+    @njit
+    def histograms(x, w, edges):
+        return (
+            np.histogram(x, 7, density=True),
+            np.histogram(x, 5, weights=w),
+            np.histogram(x, edges, density=True, weights=w),
+            np.histogram(x, 4, (0.0, 1.0), weights=w),
+        )
+
+    edges = np.array([-1.0, 0.0, 0.5, 2.0])
+    for n in (1, 10, 200):
+        x = RNG.standard_normal(n)
+        w = RNG.random(n)
+        want = (
+            np.histogram(x, 7, density=True),
+            np.histogram(x, 5, weights=w),
+            np.histogram(x, edges, density=True, weights=w),
+            np.histogram(x, 4, (0.0, 1.0), weights=w),
+        )
+        for (counts, got_edges), (want_counts, want_edges) in zip(
+            histograms(x, w, edges), want, strict=True
+        ):
+            _same(counts, want_counts)
+            _same(got_edges, want_edges)
+    integer_weights = njit(lambda x, w: np.histogram(x, 3, weights=w)[0])
+    _same(integer_weights(x, np.arange(n)), np.histogram(x, 3, weights=np.arange(n))[0])
+    with pytest.raises(ValueError, match="weights should have the same shape as a."):
+        histograms(x, w[:3], edges)
+
+
+def test_interp_with_a_period():
+    periodic = njit(lambda x, xp, fp, p: np.interp(x, xp, fp, period=p))
+    xp = np.array([190.0, -190, 350, -350])
+    fp = np.array([5.0, 10, 3, 4])
+    x = np.array([-180.0, -170, -185, 185, -10, -5, 0, 365, 720])
+    for period in (360.0, -360.0, 100.0):
+        _same(periodic(x, xp, fp, period), np.interp(x, xp, fp, period=period))
+    scalar = njit(
+        lambda x: np.interp(x, np.array([0.0, 1, 2]), np.array([1j, 2, 3 + 1j]), period=2.5)
+    )
+    for v in (-3.0, 0.3, 2.4, 7.0):
+        assert scalar(v) == np.interp(v, [0.0, 1, 2], [1j, 2, 3 + 1j], period=2.5)
+    with pytest.raises(ValueError, match="period must be a non-zero value"):
+        periodic(x, xp, fp, 0.0)
+
+
+def _norms(m, order):
+    return np.linalg.norm(m, order, axis=1), np.linalg.norm(m, order, axis=0, keepdims=True)
+
+
+_norms_jit = njit(_norms)
+
+
+def test_norm_along_an_axis():
+    m = RNG.standard_normal((3, 4))
+    matrices = (m, m[:, ::2], m + 1j * m)
+    for a, order in itertools.product(matrices, (1.0, 2.0, np.inf, -np.inf, 0.0, 3.0, 0.5)):
+        for got, want in zip(_norms_jit(a, order), _norms(a, order), strict=True):
+            np.testing.assert_allclose(got, want, rtol=2e-6)
+            assert got.dtype == want.dtype and got.shape == want.shape
+    plain = njit(lambda m: (np.linalg.norm(m, axis=-1), np.linalg.norm(m[0], axis=0)))
+    for a in (m, np.arange(12).reshape(3, 4) - 5):
+        got, want = plain(a), (np.linalg.norm(a, axis=-1), np.linalg.norm(a[0], axis=0))
+        _same(got[0], want[0])
+        assert got[1] == pytest.approx(want[1])
+    _same(_norms_jit(np.empty((2, 0)), np.inf)[0], np.linalg.norm(np.empty((2, 0)), np.inf, axis=1))
+    with pytest.raises(np.exceptions.AxisError):
+        njit(lambda m: np.linalg.norm(m, axis=2))(m)
+
+
+# ---------------------------------------------------------------------------- flags, random
+
+
+def test_broadcast_to_is_read_only_and_ravel_copies_are_writable():
+    broadcast = njit(lambda a: np.broadcast_to(a, (3, 2)))
+    got = broadcast(np.arange(2.0))
+    assert np.array_equal(got, np.broadcast_to(np.arange(2.0), (3, 2)))
+    assert not got.flags.writeable
+
+    fortran = np.asfortranarray(np.arange(9).reshape(3, 3))
+    fortran.flags.writeable = False
+    ravel = njit(lambda a: a.ravel())
+    flat = ravel(fortran)
+    assert np.array_equal(flat, fortran.ravel()) and flat.flags.writeable
+    c_order = np.arange(9).reshape(3, 3)
+    c_order.flags.writeable = False
+    assert not ravel(c_order).flags.writeable  # a view of read-only memory
+
+
+def test_default_rng_without_a_seed():
+    draws = njit(lambda: np.random.default_rng().random(4))
+    first, second = draws(), draws()
+    assert ((first >= 0) & (first < 1)).all() and not np.array_equal(first, second)
+    seeded = njit(lambda s: np.random.default_rng(s).random(4))
+    assert np.array_equal(seeded(3), np.random.default_rng(3).random(4))
