@@ -276,3 +276,35 @@ def test_default_rng_without_a_seed():
     assert ((first >= 0) & (first < 1)).all() and not np.array_equal(first, second)
     seeded = njit(lambda s: np.random.default_rng(s).random(4))
     assert np.array_equal(seeded(3), np.random.default_rng(3).random(4))
+
+
+@njit
+def _spread_of(v):
+    return v.max() - v.min()
+
+
+@njit
+def _standardized(v):
+    return (v - v.mean()) / (v.std() + 1.0)
+
+
+def test_apply_along_axis_of_scalar_and_vector_functions():
+    @njit
+    def apply(a, axis):
+        return (
+            np.apply_along_axis(_spread_of, axis, a),
+            np.apply_along_axis(_standardized, axis, a),
+        )
+
+    a = RNG.standard_normal((3, 4, 5))
+    for axis in range(-3, 3):
+        want = (
+            np.apply_along_axis(_spread_of.py_func, axis, a),
+            np.apply_along_axis(_standardized.py_func, axis, a),
+        )
+        for got, expected in zip(apply(a, axis), want, strict=True):
+            _same(got, expected)
+    with pytest.raises(ValueError, match="Cannot apply_along_axis when any iteration dimensions"):
+        apply(np.empty((0, 4, 2)), 1)
+    with pytest.raises(np.exceptions.AxisError):
+        apply(a, 3)

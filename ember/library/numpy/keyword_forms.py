@@ -1,6 +1,6 @@
 """Keyword arguments of NumPy functions beyond their plain forms, written in Python and compiled
-by ember: searchsorted(sorter=), histogram(weights=, density=), interp(period=) and
-linalg.norm(axis=, keepdims=) along one axis."""
+by ember: searchsorted(sorter=), histogram(weights=, density=), interp(period=),
+linalg.norm(axis=, keepdims=) along one axis, and np.apply_along_axis (Numba lacks it)."""
 
 from __future__ import annotations
 
@@ -198,3 +198,71 @@ def _select_norm_along(x, ord=None, axis=None, keepdims=False):
         return None  # a flag known only at run time: typing retries with the constant
     exact = isinstance(x.dtype, types.Integer)
     return _norm_along_impl(is_none(ord), bool(keep), exact, x.ndim == 1)
+
+
+# ---------------------------------------------------------------------------- apply_along_axis
+
+
+def _lanes_along(arr, axis):
+    """The lanes of `arr` along `axis` as the rows of a C-contiguous 2-d array, and the shape
+    of the other axes (in order)."""
+    moved = np.ascontiguousarray(np.moveaxis(arr, axis, -1))
+    count = 1
+    for size in moved.shape[:-1]:
+        count *= size
+    return moved.reshape((count, moved.shape[-1])), moved.shape[:-1]
+
+
+_lanes_along_jit = njit(**NUMPY_ERRORS)(_lanes_along)
+
+
+def _collect(func1d, lanes, first, others, axis):
+    """The results of `func1d` on every lane (the first already computed) in NumPy's shape: the
+    `others` axes, with a 1-d result's axis at `axis` (compiled code only)."""
+    raise NotImplementedError("_collect runs in compiled code only")
+
+
+def _collect_scalars(func1d, lanes, first, others, axis):
+    out = np.full(lanes.shape[0], first)
+    for i in range(1, lanes.shape[0]):
+        out[i] = func1d(lanes[i])
+    return out.reshape(others)
+
+
+def _collect_vectors(func1d, lanes, first, others, axis):
+    out = np.empty((lanes.shape[0], first.shape[0]), first.dtype)
+    out[0] = first
+    for i in range(1, lanes.shape[0]):
+        result = func1d(lanes[i])
+        if result.shape != first.shape:
+            raise ValueError("apply_along_axis: func1d must return results of one shape")
+        out[i] = result
+    return np.moveaxis(out.reshape(others + (out.shape[1],)), -1, axis)
+
+
+@overload(_collect, jit_options=NUMPY_ERRORS)
+def _select_collect(func1d, lanes, first, others, axis):
+    if is_array(first):
+        if first.ndim != 1:
+            raise TypingError("np.apply_along_axis: func1d must return a scalar or a 1-d array")
+        return _collect_vectors
+    if isinstance(types.unliteral(first), types.Number | types.Boolean):
+        return _collect_scalars
+    raise TypingError(f"np.apply_along_axis: func1d returns {first}, not a number or an array")
+
+
+def _apply_along_axis(func1d, axis, arr):
+    """NumPy's apply_along_axis for a func1d returning a scalar (the axis drops) or a 1-d array
+    (its length replaces the axis)."""
+    ax = _axis_jit(axis, arr.ndim)
+    lanes, others = _lanes_along_jit(arr, ax)
+    if lanes.shape[0] == 0:
+        raise ValueError("Cannot apply_along_axis when any iteration dimensions are 0")
+    return _collect(func1d, lanes, func1d(lanes[0]), others, ax)
+
+
+@overload(np.apply_along_axis, jit_options=NUMPY_ERRORS)
+def _select_apply_along_axis(func1d, axis, arr):
+    if not (is_array(arr) and arr.ndim >= 1 and is_integer(as_type(axis))):
+        return None
+    return _apply_along_axis
