@@ -308,3 +308,40 @@ def test_apply_along_axis_of_scalar_and_vector_functions():
         apply(np.empty((0, 4, 2)), 1)
     with pytest.raises(np.exceptions.AxisError):
         apply(a, 3)
+
+
+def test_multi_dot_and_array_api_linalg_names():
+    @njit
+    def products(a, b, c, v):
+        return (
+            np.linalg.multi_dot((a, b, c)),
+            np.linalg.multi_dot((v[:3], a, b, c, v[:2])),
+            np.linalg.multi_dot([a, a.T, a]),
+        )
+
+    a, b, c, v = RNG.random((3, 4)), RNG.random((4, 5)), RNG.random((5, 2)), RNG.random(3)
+    want = (
+        np.linalg.multi_dot((a, b, c)),
+        np.linalg.multi_dot((v[:3], a, b, c, v[:2])),
+        np.linalg.multi_dot([a, a.T, a]),
+    )
+    for got, expected in zip(products(a, b, c, v), want, strict=True):
+        _same(got, expected)
+    with pytest.raises(ValueError, match="Expecting at least two arrays."):
+        njit(lambda a: np.linalg.multi_dot([a]))(a)
+
+    def names(x):
+        return (
+            np.linalg.vector_norm(x),
+            np.linalg.vector_norm(x, axis=1),
+            np.linalg.vector_norm(x, axis=-1, keepdims=True, ord=1),
+            np.linalg.matrix_transpose(x),
+            np.linalg.vecdot(x, x[::-1]),
+            np.linalg.vecdot(x, x, axis=0),
+        )
+
+    compiled = njit(names)
+    x = RNG.standard_normal((2, 3, 4))
+    for arg in (x, x + 1j * x[::-1]):
+        for got, expected in zip(compiled(arg), names(arg), strict=True):
+            _same(got, expected)

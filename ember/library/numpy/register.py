@@ -24,6 +24,7 @@ import ember.library.numpy.iteration
 import ember.library.numpy.linalg.products
 import ember.library.numpy.linalg.decompositions
 import ember.library.numpy.linalg.vector_products
+import ember.library.numpy.linalg.array_api
 import ember.library.numpy.manipulation
 import ember.library.numpy.products
 import ember.library.numpy.random.legacy
