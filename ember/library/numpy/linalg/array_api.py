@@ -8,8 +8,8 @@ import functools
 import numpy as np
 
 from ember import types
-from ember.errors import TypingError
 from ember.decorators import njit
+from ember.errors import TypingError
 from ember.extending import overload
 from ember.library.numpy.axis_forms2 import _keepdims_flag
 from ember.library.numpy.keyword_forms import _norm_along_impl
