@@ -345,3 +345,24 @@ def test_multi_dot_and_array_api_linalg_names():
     for arg in (x, x + 1j * x[::-1]):
         for got, expected in zip(compiled(arg), names(arg), strict=True):
             _same(got, expected)
+
+
+def test_generator_methods_with_array_parameters_draw_numpys_stream():
+    def draws(seed, loc, scale):
+        rng = np.random.default_rng(seed)
+        return (
+            rng.normal(loc, scale),
+            rng.uniform(loc, 5.0),
+            rng.poisson(scale),
+            rng.gamma(scale, loc + 1),
+            rng.normal(loc, 1.0, size=(4, 3)),
+            rng.standard_gamma(scale, dtype=np.float32),
+        )
+
+    compiled = njit(draws)
+    loc, scale = np.array([0.0, 1.0, 2.0]), np.array([[1.0], [2.0], [3.0], [0.5]])
+    for seed in (0, 7):
+        for got, want in zip(compiled(seed, loc, scale), draws(seed, loc, scale), strict=True):
+            assert np.array_equal(got, want) and got.dtype == want.dtype
+    with pytest.raises(ValueError, match="lam < 0|scale < 0"):
+        compiled(0, loc, -scale)
