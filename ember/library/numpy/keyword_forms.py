@@ -12,7 +12,7 @@ from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import overload, overload_method
-from ember.library.numpy.axis_forms import _axis_jit
+from ember.library.numpy.axis_forms import _axis_jit, lanes_along_jit
 from ember.library.numpy.axis_forms2 import _keepdims_flag
 from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_array, is_integer, is_none
 
@@ -203,19 +203,6 @@ def _select_norm_along(x, ord=None, axis=None, keepdims=False):
 # ---------------------------------------------------------------------------- apply_along_axis
 
 
-def _lanes_along(arr, axis):
-    """The lanes of `arr` along `axis` as the rows of a C-contiguous 2-d array, and the shape
-    of the other axes (in order)."""
-    moved = np.ascontiguousarray(np.moveaxis(arr, axis, -1))
-    count = 1
-    for size in moved.shape[:-1]:
-        count *= size
-    return moved.reshape((count, moved.shape[-1])), moved.shape[:-1]
-
-
-_lanes_along_jit = njit(**NUMPY_ERRORS)(_lanes_along)
-
-
 def _collect(func1d, lanes, first, others, axis):
     """The results of `func1d` on every lane (the first already computed) in NumPy's shape: the
     `others` axes, with a 1-d result's axis at `axis` (compiled code only)."""
@@ -255,7 +242,7 @@ def _apply_along_axis(func1d, axis, arr):
     """NumPy's apply_along_axis for a func1d returning a scalar (the axis drops) or a 1-d array
     (its length replaces the axis)."""
     ax = _axis_jit(axis, arr.ndim)
-    lanes, others = _lanes_along_jit(arr, ax)
+    lanes, others = lanes_along_jit(arr, ax)
     if lanes.shape[0] == 0:
         raise ValueError("Cannot apply_along_axis when any iteration dimensions are 0")
     return _collect(func1d, lanes, func1d(lanes[0]), others, ax)

@@ -23,7 +23,7 @@ from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import overload, overload_method
-from ember.library.numpy.axis_forms import _axis_jit
+from ember.library.numpy.axis_forms import _axis_jit, lanes_along_jit
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
     as_type,
@@ -852,17 +852,6 @@ def _best_complex_index(line, is_max):
 _best_complex_index_jit = njit(**NUMPY_ERRORS)(_best_complex_index)
 
 
-def _complex_lanes(a, axis):
-    """The lanes of `a` along `axis` (non-empty) as the rows of a C-contiguous 2-d array, and
-    the shape of a result with one item per lane."""
-    moved = np.ascontiguousarray(np.moveaxis(a, axis, -1))
-    length = moved.shape[-1]
-    return moved.reshape((moved.size // length, length)), moved.shape[:-1]
-
-
-_complex_lanes_jit = njit(**NUMPY_ERRORS)(_complex_lanes)
-
-
 @functools.cache
 def _complex_extreme(is_max: bool, arg: bool, along: bool, vector: bool = False):
     """max/min (`arg`: argmax/argmin) of a complex array, whole or along one axis (of a
@@ -890,7 +879,7 @@ def _complex_extreme(is_max: bool, arg: bool, along: bool, vector: bool = False)
         ax = _axis_jit(axis, a.ndim)
         if a.shape[ax] == 0:
             raise ValueError(empty)
-        lanes, shape = _complex_lanes_jit(a, ax)
+        lanes, shape = lanes_along_jit(a, ax)
         out = np.empty(lanes.shape[0], np.int64 if arg else a.dtype)
         for i in range(lanes.shape[0]):
             k = _best_complex_index_jit(lanes[i], is_max)
