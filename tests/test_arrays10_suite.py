@@ -366,3 +366,25 @@ def test_generator_methods_with_array_parameters_draw_numpys_stream():
             assert np.array_equal(got, want) and got.dtype == want.dtype
     with pytest.raises(ValueError, match="lam < 0|scale < 0"):
         compiled(0, loc, -scale)
+
+
+def test_flatnonzero_argwhere_and_resize_of_array_likes():
+    positions = njit(lambda a: (np.flatnonzero(a), np.argwhere(a)))
+    likes = [
+        ((1.1, 2.2), (3.3, 0.0), (5.5, 6.6)),
+        (0.0, 1.0, 0.0, -6.0),
+        ([0, 1], [2, 3]),
+        np.nan,
+        0,
+        True,
+        (True, False, True),
+        2 + 1j,
+        [0, 3, 0, 1],
+    ]
+    for a in likes:
+        for got, want in zip(positions(a), (np.flatnonzero(a), np.argwhere(a)), strict=True):
+            assert np.array_equal(got, want) and got.dtype == want.dtype, (a, got, want)
+    resize = njit(lambda a, shape: np.resize(a, shape))
+    for a, shape in (([0, 1, 2, 3], (2, 3)), (4, (2, 3)), ((1.0, 2.0), (5,))):
+        got, want = resize(a, shape), np.resize(a, shape)
+        assert np.array_equal(got, want) and got.shape == want.shape and got.dtype == want.dtype

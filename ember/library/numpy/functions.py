@@ -326,9 +326,23 @@ def _flatnonzero(a):
 _flatnonzero_jit = njit(**NUMPY_ERRORS)(_flatnonzero)
 
 
+def _flatnonzero_of_scalar(a):
+    return _flatnonzero_jit(np.array([a]))
+
+
+def _flatnonzero_of_sequence(a):
+    return _flatnonzero_jit(np.asarray(a).ravel())
+
+
 @overload(np.flatnonzero, jit_options=NUMPY_ERRORS)
 def _select_flatnonzero(a):
-    return _flatnonzero if _array(a) else None
+    if _array(a):
+        return _flatnonzero
+    if isinstance(types.unliteral(a), (types.Number, types.Boolean)):
+        return _flatnonzero_of_scalar
+    if isinstance(a, (types.BaseTuple, types.List)) and len(getattr(a, "types", (0,))):
+        return _flatnonzero_of_sequence  # (an empty tuple has no dtype to make an array of)
+    return None
 
 
 def _argwhere(a):
@@ -366,7 +380,7 @@ def _select_argwhere(a):
         return _argwhere if a.ndim >= 1 else _argwhere_0d
     if isinstance(a, (types.Number, types.Boolean)):
         return _argwhere_of_scalar
-    if isinstance(a, types.BaseTuple):
+    if isinstance(a, (types.BaseTuple, types.List)) and len(getattr(a, "types", (0,))):
         return _argwhere_of_sequence
     return None
 
