@@ -388,3 +388,39 @@ def test_flatnonzero_argwhere_and_resize_of_array_likes():
     for a, shape in (([0, 1, 2, 3], (2, 3)), (4, (2, 3)), ((1.0, 2.0), (5,))):
         got, want = resize(a, shape), np.resize(a, shape)
         assert np.array_equal(got, want) and got.shape == want.shape and got.dtype == want.dtype
+
+
+def test_linalg_stacks_and_keyword_forms():
+    stacked = njit(lambda a: (np.linalg.inv(a), np.linalg.det(a)))
+    for a in (RNG.random((2, 3, 3)), RNG.random((2, 2, 4, 4)), RNG.random((0, 2, 2))):
+        for got, want in zip(stacked(a), (np.linalg.inv(a), np.linalg.det(a)), strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-9)
+            assert got.shape == want.shape and got.dtype == want.dtype
+    with pytest.raises(np.linalg.LinAlgError):
+        stacked(np.zeros((2, 2, 2)))
+
+    @njit
+    def keywords(a, h):
+        q, r = np.linalg.qr(a, mode="complete")
+        return (
+            np.linalg.qr(a, mode="r"),
+            q,
+            r,
+            np.linalg.svd(a, compute_uv=False),
+            np.linalg.eigh(h, UPLO="U")[0],
+            np.linalg.eigvalsh(h, "U"),
+        )
+
+    for a, h in ((RNG.random((4, 2)), RNG.random((3, 3))), (RNG.random((2, 4)), RNG.random((2, 2)))):
+        r_only, q, r, values, eigen, eigen_values = keywords(a, h)
+        want_q, want_r = np.linalg.qr(a, mode="complete")
+        np.testing.assert_allclose(r_only, np.linalg.qr(a, mode="r"))
+        np.testing.assert_allclose(r, want_r, atol=1e-12)
+        # Q's first columns are NumPy's; the rest is an orthonormal basis of the complement
+        k = min(a.shape)
+        np.testing.assert_allclose(q[:, :k], want_q[:, :k])
+        np.testing.assert_allclose(q @ r, a, atol=1e-12)
+        np.testing.assert_allclose(q.T @ q, np.eye(a.shape[0]), atol=1e-12)
+        np.testing.assert_allclose(values, np.linalg.svd(a, compute_uv=False))
+        np.testing.assert_allclose(eigen, np.linalg.eigh(h, UPLO="U")[0])
+        np.testing.assert_allclose(eigen_values, np.linalg.eigvalsh(h, "U"))

@@ -1,4 +1,5 @@
-"""np.linalg.multi_dot and NumPy 2's array-API names (vector_norm, matrix_transpose, vecdot),
+"""np.linalg.multi_dot, NumPy 2's array-API names (vector_norm, matrix_transpose, vecdot) and
+keyword forms (qr mode=, svd compute_uv=, eigh/eigvalsh UPLO=),
 written in Python over np.dot, np.linalg.norm and the reductions (Numba has none of them)."""
 
 from __future__ import annotations
@@ -116,3 +117,97 @@ def _select_vecdot(x1, x2, axis=-1):
     if is_array(x1) and is_array(x2) and is_integer(as_type(axis)):
         return _vecdot
     return None
+
+
+# ---------------------------------------------------------------------------- keyword forms
+
+
+def _literal_text(value) -> str | None:
+    if isinstance(value, str):
+        return value
+    return getattr(value, "literal_value", None)
+
+
+def _qr_r(a, mode="reduced"):
+    return np.linalg.qr(a)[1]
+
+
+def _qr_reduced(a, mode="reduced"):
+    return np.linalg.qr(a)
+
+
+def _qr_complete(a, mode="reduced"):
+    """Householder QR of [a | I]: its first columns are a's (the reflections of a column depend
+    on it and the columns before), and its square Q extends a's Q to an orthonormal basis."""
+    m, n = a.shape
+    if m <= n:
+        return np.linalg.qr(a)
+    q, r = np.linalg.qr(np.hstack((a, np.eye(m, dtype=a.dtype))))
+    return q, np.ascontiguousarray(r[:, :n])
+
+
+@overload(np.linalg.qr, jit_options=NUMPY_ERRORS)
+def _select_qr_mode(a, mode="reduced"):
+    text = _literal_text(mode)
+    if not (is_array(a) and a.ndim == 2) or text == "reduced" and isinstance(mode, str):
+        return None  # (not given: the plain form)
+    if text not in ("reduced", "complete", "r"):
+        raise TypingError("np.linalg.qr: mode must be the constant 'reduced', 'complete' or 'r'")
+    return {"reduced": _qr_reduced, "complete": _qr_complete, "r": _qr_r}[text]
+
+
+def _singular_values_only(a, full_matrices=True, compute_uv=True, hermitian=False):
+    return np.linalg.svd(a)[1]
+
+
+def _svd_full(a, full_matrices=True, compute_uv=True, hermitian=False):
+    return np.linalg.svd(a, full_matrices)
+
+
+@overload(np.linalg.svd, jit_options=NUMPY_ERRORS)
+def _select_svd_compute_uv(a, full_matrices=True, compute_uv=True, hermitian=False):
+    if not (is_array(a) and a.ndim == 2) or compute_uv is True:
+        return None  # (not given: the plain forms)
+    if not isinstance(compute_uv, types.BooleanLiteral):
+        raise TypingError("np.linalg.svd: compute_uv must be the constant True or False")
+    return _svd_full if compute_uv.literal_value else _singular_values_only
+
+
+@njit(**NUMPY_ERRORS)
+def _upper_mirrored(a):
+    """The Hermitian matrix whose upper triangle is a's (LAPACK's UPLO='U')."""
+    return np.triu(a) + np.conj(np.triu(a, 1)).T
+
+
+def _eigh_upper(a, UPLO="L"):  # noqa: N803 - NumPy's name
+    return np.linalg.eigh(_upper_mirrored(a))
+
+
+def _eigvalsh_upper(a, UPLO="L"):  # noqa: N803
+    return np.linalg.eigvalsh(_upper_mirrored(a))
+
+
+def _uplo_selector(upper, lower):
+    def select(a, UPLO="L"):  # noqa: N803
+        text = _literal_text(UPLO)
+        if not (is_array(a) and a.ndim == 2) or (text == "L" and isinstance(UPLO, str)):
+            return None  # (not given: the plain form)
+        if text not in ("L", "U"):
+            raise TypingError("UPLO argument must be the constant 'L' or 'U'")
+        return upper if text == "U" else lower
+
+    return select
+
+
+def _eigh_lower(a, UPLO="L"):  # noqa: N803
+    return np.linalg.eigh(a)
+
+
+def _eigvalsh_lower(a, UPLO="L"):  # noqa: N803
+    return np.linalg.eigvalsh(a)
+
+
+overload(np.linalg.eigh, jit_options=NUMPY_ERRORS)(_uplo_selector(_eigh_upper, _eigh_lower))
+overload(np.linalg.eigvalsh, jit_options=NUMPY_ERRORS)(
+    _uplo_selector(_eigvalsh_upper, _eigvalsh_lower)
+)
