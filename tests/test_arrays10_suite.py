@@ -411,7 +411,8 @@ def test_linalg_stacks_and_keyword_forms():
             np.linalg.eigvalsh(h, "U"),
         )
 
-    for a, h in ((RNG.random((4, 2)), RNG.random((3, 3))), (RNG.random((2, 4)), RNG.random((2, 2)))):
+    pairs = ((RNG.random((4, 2)), RNG.random((3, 3))), (RNG.random((2, 4)), RNG.random((2, 2))))
+    for a, h in pairs:
         r_only, q, r, values, eigen, eigen_values = keywords(a, h)
         want_q, want_r = np.linalg.qr(a, mode="complete")
         np.testing.assert_allclose(r_only, np.linalg.qr(a, mode="r"))
