@@ -254,6 +254,10 @@ def test_broadcast_to_is_read_only_and_ravel_copies_are_writable():
     ravel = njit(lambda a: a.ravel())
     flat = ravel(fortran)
     assert np.array_equal(flat, fortran.ravel()) and flat.flags.writeable
+    strided = np.arange(12).reshape(3, 4)
+    strided.flags.writeable = False
+    copied = njit(lambda a: np.ravel(a[:, ::2]))(strided)  # (NumPy copies: writable)
+    assert np.array_equal(copied, np.ravel(strided[:, ::2])) and copied.flags.writeable
     c_order = np.arange(9).reshape(3, 3)
     c_order.flags.writeable = False
     assert not ravel(c_order).flags.writeable  # a view of read-only memory
