@@ -140,9 +140,15 @@ _register_reshape()
 
 
 def _ravel_type(a):
+    """A read-only array that may not be C-contiguous ravels to a fresh, writable copy (NumPy
+    copies a Fortran or strided one; a view of read-only memory stays read-only)."""
     if isinstance(a, types.Array):
-        return a.copy(ndim=1, layout="C")
+        return a.copy(ndim=1, layout="C", readonly=a.readonly and not _copies_read_only(a))
     return None
+
+
+def _copies_read_only(a: types.Array) -> bool:
+    return a.readonly and a.layout != "C" and a.ndim > 1
 
 
 np_typer((types.Array, "ravel"), "self")(_ravel_type)
@@ -152,6 +158,8 @@ np_typer(np.ravel, "a")(_ravel_type)
 @lower_builtin((types.Array, "ravel"), types.Array)
 @lower_builtin(np.ravel, types.Array)
 def array_ravel(context, builder, sig, args):
+    if _copies_read_only(sig.args[0]):
+        return array_flatten(context, builder, sig, args)
     return reshaped(context, builder, sig.args[0], args[0], [const(-1)], sig.return_type)
 
 

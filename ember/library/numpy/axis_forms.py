@@ -29,6 +29,19 @@ def _axis_of(axis, ndim):
 _axis_jit = njit(**NUMPY_ERRORS)(_axis_of)
 
 
+def _lanes_along(a, axis):
+    """The lanes of `a` along (normalized) `axis` as the rows of a C-contiguous 2-d array, and
+    the shape of the other axes, in order (the shape of a result with one item per lane)."""
+    moved = np.ascontiguousarray(np.moveaxis(a, axis, -1))
+    count = 1
+    for size in moved.shape[:-1]:
+        count *= size
+    return moved.reshape((count, moved.shape[-1])), moved.shape[:-1]
+
+
+lanes_along_jit = njit(**NUMPY_ERRORS)(_lanes_along)
+
+
 def _literal_string(value) -> str | None:
     if isinstance(value, str):  # omitted: the default
         return value

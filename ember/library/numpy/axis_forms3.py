@@ -49,10 +49,14 @@ def distinct_axes_checker(repeated: str):
     sorted; ValueError(repeated) when one is given twice."""
 
     def check(axes, ndim):
-        out = np.empty(len(axes), np.int64)
-        for k in range(len(axes)):
-            out[k] = _axis_jit(axes[k], ndim)
-        ordered = np.sort(out)
+        ordered = np.empty(len(axes), np.int64)
+        for k in range(len(axes)):  # an insertion sort: a few items, and cheaper to compile
+            axis = _axis_jit(axes[k], ndim)
+            j = k
+            while j > 0 and ordered[j - 1] > axis:
+                ordered[j] = ordered[j - 1]
+                j -= 1
+            ordered[j] = axis
         for k in range(1, ordered.shape[0]):
             if ordered[k] == ordered[k - 1]:
                 raise ValueError(repeated)

@@ -331,9 +331,23 @@ def _flatnonzero(a):
 _flatnonzero_jit = njit(**NUMPY_ERRORS)(_flatnonzero)
 
 
+def _flatnonzero_of_scalar(a):
+    return _flatnonzero_jit(np.array([a]))
+
+
+def _flatnonzero_of_sequence(a):
+    return _flatnonzero_jit(np.asarray(a).ravel())
+
+
 @overload(np.flatnonzero, jit_options=NUMPY_ERRORS)
 def _select_flatnonzero(a):
-    return _flatnonzero if _array(a) else None
+    if _array(a):
+        return _flatnonzero
+    if isinstance(types.unliteral(a), (types.Number, types.Boolean)):
+        return _flatnonzero_of_scalar
+    if isinstance(a, (types.BaseTuple, types.List)) and len(getattr(a, "types", (0,))):
+        return _flatnonzero_of_sequence  # (an empty tuple has no dtype to make an array of)
+    return None
 
 
 def _argwhere(a):
@@ -371,7 +385,7 @@ def _select_argwhere(a):
         return _argwhere if a.ndim >= 1 else _argwhere_0d
     if isinstance(a, (types.Number, types.Boolean)):
         return _argwhere_of_scalar
-    if isinstance(a, types.BaseTuple):
+    if isinstance(a, (types.BaseTuple, types.List)) and len(getattr(a, "types", (0,))):
         return _argwhere_of_sequence
     return None
 
@@ -871,7 +885,7 @@ def _interp_source_ndim(x) -> int | None:
 def _select_interp(x, xp, fp, left=None, right=None, period=None):
     left, right, period = as_type(left), as_type(right), as_type(period)
     if not is_none(period):
-        raise TypingError("np.interp: period= is not supported")
+        return None  # keyword_forms.py
     ranks = [_interp_source_ndim(t) for t in (x, xp, fp)]
     if None in ranks:
         return None

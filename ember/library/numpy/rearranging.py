@@ -112,7 +112,8 @@ def _resize_tuple(a, new_shape):
 
 @overload(np.resize, jit_options=NUMPY_ERRORS)
 def _select_resize(a, new_shape):
-    if not (is_array(a) or isinstance(types.unliteral(a), (types.Number, types.Boolean))):
+    scalar = isinstance(types.unliteral(a), (types.Number, types.Boolean))
+    if not (is_array(a) or scalar or isinstance(a, (types.List, types.BaseTuple))):
         return None
     if is_integer(new_shape):
         return _resize_int

@@ -23,6 +23,7 @@ from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import overload, overload_method
+from ember.library.numpy.axis_forms import _axis_jit, lanes_along_jit
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
     as_type,
@@ -324,9 +325,10 @@ def _reduction(name: str, params: str, result: Callable, lower_all: Callable,
                 return None
             if a.ndim == 0:
                 raise TypingError(f"{name}: axis given for a 0-d array")
-            if a.ndim == 1:  # NumPy gives a scalar, not a 0-d array
-                return result(a, *rest)
-            return types.Array(result(a, *rest), a.ndim - 1, "C")
+            item = result(a, *rest)
+            if a.ndim == 1 or item is None:  # NumPy gives a scalar, not a 0-d array
+                return item
+            return types.Array(item, a.ndim - 1, "C")
         return result(a, *rest)
 
     def lower(context, builder, sig, args):
@@ -458,19 +460,12 @@ def _scalar_extreme_step(dtype, is_max: bool) -> Callable | None:
     return step
 
 
-def reject_complex(word: str, dtype: types.Type) -> None:
-    """Extremes (max, argmax, ...) order real items only: a TypingError for complex ones."""
-    if isinstance(dtype, types.Complex):
-        raise TypingError(f"{word} of complex arrays is not supported")
-
-
 def _extreme(is_max: bool):
     word = "maximum" if is_max else "minimum"
 
     def result(a, axis=None):
-        if isinstance(a.dtype, types.Complex) and is_none(axis):
-            return None  # the whole array: _complex_extreme below
-        reject_complex(word, a.dtype)
+        if isinstance(a.dtype, types.Complex):
+            return None  # _complex_extreme below
         return a.dtype
 
     def check_empty(context, builder, length):
@@ -841,38 +836,79 @@ def complex_better(x, best, is_max):
 complex_better_jit = njit(**NUMPY_ERRORS)(complex_better)
 
 
+def _best_complex_index(line, is_max):
+    """The index of the first best item of a non-empty 1-d complex `line`, or of its first
+    NaN (in either part: NumPy propagates it)."""
+    best = 0
+    for k in range(line.shape[0]):
+        x = line[k]
+        if x != x:
+            return k
+        if complex_better_jit(x, line[best], is_max):
+            best = k
+    return best
+
+
+_best_complex_index_jit = njit(**NUMPY_ERRORS)(_best_complex_index)
+
+
 @functools.cache
-def _complex_extreme(is_max: bool):
-    word = "maximum" if is_max else "minimum"
+def _complex_extreme(is_max: bool, arg: bool, along: bool, vector: bool = False):
+    """max/min (`arg`: argmax/argmin) of a complex array, whole or along one axis (of a
+    `vector`: the whole vector, once the axis is checked)."""
+    word = ("argmax" if is_max else "argmin") if arg else ("maximum" if is_max else "minimum")
+    empty = (
+        f"attempt to get {word} of an empty sequence"
+        if arg
+        else f"zero-size array to reduction operation {word} which has no identity"
+    )
+    if not along:
 
-    def extreme(a, axis=None):
-        if a.size == 0:
-            raise ValueError(f"zero-size array to reduction operation {word} which has no identity")
-        best = a.ravel()[0]
-        for x in a.flat:
-            if x != x:  # NaN in either part propagates, as NumPy
-                return x
-            if complex_better_jit(x, best, is_max):
-                best = x
-        return best
+        def whole(a, axis=None):
+            if vector:
+                _axis_jit(axis, 1)
+            if a.size == 0:
+                raise ValueError(empty)
+            line = a.ravel()
+            k = _best_complex_index_jit(line, is_max)
+            return k if arg else line[k]
 
-    return extreme
+        return whole
+
+    def along_axis(a, axis=None):
+        ax = _axis_jit(axis, a.ndim)
+        if a.shape[ax] == 0:
+            raise ValueError(empty)
+        lanes, shape = lanes_along_jit(a, ax)
+        out = np.empty(lanes.shape[0], np.int64 if arg else a.dtype)
+        for i in range(lanes.shape[0]):
+            k = _best_complex_index_jit(lanes[i], is_max)
+            out[i] = k if arg else lanes[i, k]
+        return out.reshape(shape)
+
+    return along_axis
 
 
-def _register_complex_extreme(function, is_max: bool, method: str | None) -> None:
+def _register_complex_extreme(function, is_max: bool, arg: bool, method: str | None) -> None:
     def select(a, axis=None):
-        whole = is_none(as_type(axis))
-        if isinstance(a, types.Array) and isinstance(a.dtype, types.Complex) and whole:
-            return _complex_extreme(is_max)
-        return None
+        if not (isinstance(a, types.Array) and isinstance(a.dtype, types.Complex)):
+            return None
+        axis = as_type(axis)
+        if is_none(axis):
+            return _complex_extreme(is_max, arg, False)
+        if not isinstance(types.unliteral(axis), types.Integer):
+            return None
+        return _complex_extreme(is_max, arg, a.ndim > 1, a.ndim == 1)
 
     overload(function, jit_options=NUMPY_ERRORS)(select)
     if method:
         overload_method(types.Array, method, jit_options=NUMPY_ERRORS)(select)
 
 
-_register_complex_extreme(np.max, True, "max")
-_register_complex_extreme(np.min, False, "min")
+_register_complex_extreme(np.max, True, False, "max")
+_register_complex_extreme(np.min, False, False, "min")
+_register_complex_extreme(np.argmax, True, True, "argmax")
+_register_complex_extreme(np.argmin, False, True, "argmin")
 if np.amax is not np.max:
-    _register_complex_extreme(np.amax, True, None)
-    _register_complex_extreme(np.amin, False, None)
+    _register_complex_extreme(np.amax, True, False, None)
+    _register_complex_extreme(np.amin, False, False, None)

@@ -24,6 +24,7 @@ import ember.library.numpy.iteration
 import ember.library.numpy.linalg.products
 import ember.library.numpy.linalg.decompositions
 import ember.library.numpy.linalg.vector_products
+import ember.library.numpy.linalg.array_api
 import ember.library.numpy.manipulation
 import ember.library.numpy.products
 import ember.library.numpy.random.legacy
@@ -52,5 +53,7 @@ import ember.library.numpy.axis_forms
 import ember.library.numpy.axis_forms2
 import ember.library.numpy.axis_forms3
 import ember.library.numpy.axis_tuples
+import ember.library.numpy.axis_gather
+import ember.library.numpy.keyword_forms
 import ember.library.numpy.more_functions
 import ember.library.numpy.contractions

@@ -753,7 +753,9 @@ def _select_median(a, axis=None):
     result_class = np.float32 if a.dtype == types.float32 else np.float64
     if is_none(axis):
         return _median_all_impl(result_class, False)
-    _check_integer_axis(axis, "np.median: axis must be None or an integer (one axis)")
+    if isinstance(axis, types.BaseTuple):
+        return None  # a tuple of axes: axis_gather.py
+    _check_integer_axis(axis, "np.median: axis must be None, an integer or a tuple of integers")
     if a.ndim == 1:
         return _median_all_impl(result_class, True)
     return _median_axis_impl(a.ndim, result_class)

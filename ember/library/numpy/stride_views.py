@@ -59,6 +59,19 @@ def _strided_view(typingctx, a, shape, strides):
     return signature(view_type, a, shape, strides), codegen
 
 
+@intrinsic
+def _read_only(typingctx, a):
+    """`a` typed read-only (NumPy's broadcast_to views: writes would land on shared items)."""
+    if not is_array(a):
+        return None
+
+    def codegen(context, builder, sig, args):
+        arr.incref(builder, sig.args[0], args[0])
+        return args[0]
+
+    return signature(a.copy(readonly=True), a), codegen
+
+
 # ---------------------------------------------------------------------------- as_strided
 
 
@@ -140,8 +153,8 @@ def _broadcast_to_impl(in_rank: int, out_rank: int, scalar: bool, int_shape: boo
     """broadcast_to for an array or a scalar (as a 0-d array), shape an int or a tuple."""
     source = "np.full(1, array).reshape(())" if scalar else "array"
     shape = "(shape,)" if int_shape else "shape"
-    namespace = {"np": np, "broadcast": _broadcast_impl(in_rank, out_rank)}
-    text = f"def broadcast_to(array, shape):\n    return broadcast({source}, {shape})\n"
+    namespace = {"np": np, "broadcast": _broadcast_impl(in_rank, out_rank), "read_only": _read_only}
+    text = f"def broadcast_to(array, shape):\n    return read_only(broadcast({source}, {shape}))\n"
     exec(text, namespace)  # noqa: S102 - fixed text
     return namespace["broadcast_to"]
 

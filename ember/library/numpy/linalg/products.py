@@ -710,10 +710,35 @@ def _inv_impl(dtype_name: str):
     return impl
 
 
+@functools.cache
+def _stacked_impl(name: str, dtype_name: str):
+    """np.linalg.`name` (inv or det) of a stack of matrices (the last two axes): one call per
+    matrix, in NumPy's result shape."""
+    inv = name == "inv"
+    out_shape = "(count, a.shape[-2], a.shape[-1])" if inv else "count"
+    source = f"""
+def stacked(a):
+    count = 1
+    for size in a.shape[:-2]:
+        count *= size
+    matrices = np.ascontiguousarray(a).reshape((count, a.shape[-2], a.shape[-1]))
+    out = np.empty({out_shape}, np.{dtype_name})
+    for i in range(count):
+        out[i] = np.linalg.{name}(matrices[i])
+    return out.reshape({"a.shape" if inv else "a.shape[:-2]"})
+"""
+    namespace = {"np": np}
+    exec(source, namespace)  # noqa: S102 - fixed names
+    return namespace["stacked"]
+
+
 @overload(np.linalg.inv, jit_options=NUMPY_ERRORS)
 def _select_inv(a):
     if not isinstance(a, types.Array):
         return None
+    dtype = _linalg_dtype(a)
+    if a.ndim > 2 and dtype is not None:
+        return _stacked_impl("inv", dtype)
     check_matrix(a, "inv")
     dtype = _linalg_dtype(a)
     return None if dtype is None else in_double(_inv_impl, dtype)
@@ -764,6 +789,9 @@ def _complex_unit(value, magnitude):
 def _select_det(a):
     if not isinstance(a, types.Array):
         return None
+    dtype = _linalg_dtype(a)
+    if a.ndim > 2 and dtype is not None:
+        return _stacked_impl("det", dtype)
     check_matrix(a, "det")
     dtype = _linalg_dtype(a)
     return None if dtype is None else in_double(_det_impl, dtype)

@@ -22,6 +22,7 @@ from ember import types
 from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import intrinsic, overload, overload_method
+from ember.library.numpy.random.broadcast_params import has_array, numeric_parameters
 from ember.library.numpy.random.legacy import _is_size, _negative
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
@@ -74,6 +75,7 @@ def _bitgen_of(pyapi: PythonAPI, generator: llvm.Value) -> llvm.Value:
 
 @overload(np.random.default_rng)
 def _default_rng(seed=None):
+    seed = as_type(seed)  # (omitted: the Python default None)
     if not (is_none(seed) or isinstance(types.unliteral(seed), types.Integer)):
         raise TypingError("np.random.default_rng() in compiled code takes an integer seed or None")
     if is_none(seed):
@@ -268,7 +270,9 @@ def _method(name: str, params: str, variants: dict) -> None:
 
     def select(rng, *rest):
         *numbers, size = map(as_type, rest[:-1] if with_dtype else rest)
-        check_numbers(names, numbers)
+        arrays = has_array(numbers) and numeric_parameters(numbers)
+        if not arrays:
+            check_numbers(names, numbers)
         check_size(size)
         if with_dtype:
             dtype_type = as_type(rest[-1])
@@ -280,12 +284,42 @@ def _method(name: str, params: str, variants: dict) -> None:
             scalar, array = variants[dtype]
         else:
             ((scalar, array),) = variants.values()
+            (dtype,) = variants
+        if arrays:
+            return _broadcast_method(name, tuple(names), dtype, with_dtype, not is_none(size))
         return scalar if is_none(size) else array
 
     # the overload function's parameters are NumPy's, from the table
     tail = "size=None, dtype=None" if with_dtype else "size=None"  # None: float64
     select.__signature__ = make_pysig(f"self, {params}, {tail}" if params else f"self, {tail}")
     overload_method(types.NumPyRandomGeneratorType, name, jit_options=NUMPY_ERRORS)(select)
+
+
+@functools.cache
+def _broadcast_method(name: str, names: tuple, dtype: str, with_dtype: bool, sized: bool):
+    """`rng.name(...)` with array parameters: they broadcast together (or to `size`), then one
+    draw per element in C order with that element's parameters, as NumPy's Generator draws."""
+    params = ", ".join(names)
+    tail = "size=None, dtype=None" if with_dtype else "size=None"
+    shape = "size" if sized else " , ".join([f"np.shape({n})" for n in names])
+    if not sized:
+        shape = f"np.broadcast_shapes({shape})"
+    lines = [
+        f"def method(rng, {params}, {tail}):",
+        f"    shape__ = {shape}",
+        *[f"    {n}_all = np.broadcast_to(np.asarray({n}), shape__)" for n in names],
+        f"    out__ = np.empty(shape__, np.{dtype})",
+        "    flat__ = out__.reshape(-1)",
+        "    k__ = 0",
+        "    for index__ in np.ndindex(shape__):",
+        f"        flat__[k__] = rng.{name}({', '.join(f'{n}_all[index__]' for n in names)}"
+        + (", dtype=dtype)" if with_dtype else ")"),
+        "        k__ += 1",
+        "    return out__",
+    ]
+    namespace = {"np": np}
+    exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - from the fixed method table
+    return namespace["method"]
 
 
 def distribution_method(
