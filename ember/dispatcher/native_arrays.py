@@ -135,6 +135,10 @@ class ArrayCodegen(EntryBuilder):
         )
         nd = self.load_field(parent, layout.nd, _I32, 4)
         same = b.and_(same, b.icmp_signed("==", nd, _I32(kind.ndim)))
+        if kind.readonly:  # a read-only view of a writable argument is not the argument
+            flags = self.load_field(parent, layout.flags, _I32, 4)
+            writeable = b.icmp_unsigned("!=", b.and_(flags, _I32(_NPY_WRITEABLE)), _I32(0))
+            same = b.and_(same, b.not_(writeable))
         self.continue_if(same, slow, "box.array.same_data")
         # a.view(other dtype) has the argument's data, shape and strides: not the argument
         self.emit_match_dtype(self.load_field(parent, layout.descr, _PTR, _PTR_SIZE), kind, slow)

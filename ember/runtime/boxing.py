@@ -249,11 +249,14 @@ def box_record(typ: types.Record, memory: Any, inputs: tuple) -> Any:
 
 
 def _views_all_of(parent: Any, typ: types.Array, memory: Any, shape, strides) -> bool:
+    """Whether the value is the ndarray `parent` itself (a read-only view of a writable
+    array, `np.broadcast_to(a, a.shape)`, is not)."""
     return (
         parent.shape == shape
         and parent.strides == strides
         and data_address(parent) == (memory.data or 0)
         and parent.dtype == _numpy_dtype(typ.dtype)
+        and not (typ.readonly and parent.flags.writeable)
     )
 
 

@@ -282,3 +282,16 @@ def test_star_args_functions_take_the_native_entry(monkeypatch):
     defaulted = njit(_with_default)  # *args after a default: the Python path throughout
     for args in [(1,), (1, 5), (1, 5, 0, 0)]:
         assert defaulted(*args) == _with_default(*args)
+
+
+def test_a_read_only_view_of_a_whole_argument_is_not_the_argument():
+    whole = njit(lambda a: np.broadcast_to(a, a.shape))
+    same = njit(lambda a: a)
+    a = np.arange(4.0)
+    read_only = np.arange(4.0)
+    read_only.flags.writeable = False
+    for _ in range(3):  # the Python path first, then the native entry
+        view = whole(a)
+        assert view is not a and not view.flags.writeable and np.shares_memory(view, a)
+        np.testing.assert_array_equal(view, a)
+        assert same(a) is a and same(read_only) is read_only
