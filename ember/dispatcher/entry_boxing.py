@@ -178,45 +178,17 @@ class ResultBoxing(EntryBuilder):
         null = ir.Constant(_PTR, None)
         header = self.load_field(meminfo, 8, _PTR, _PTR_SIZE)
         size = self.load_field(header, 0, _I64, 8)
-        storage = self.load_field(header, 16, _PTR, _PTR_SIZE)
-        items = self.alloca(_PTR, "box.list.items")
-        b.store(null, items)  # no storage: no items either
-        with b.if_then(b.icmp_unsigned("!=", storage, null)):
-            b.store(self.load_field(storage, 8, _PTR, _PTR_SIZE), items)
-        items = b.load(items)
-        done = self.new_block("box.list.done")
-        boxed: list[tuple[ir.Value, ir.Block]] = []
+        items = self._block_data(self.load_field(header, 16, _PTR, _PTR_SIZE), "box.list.items")
         made = self.call_capi("PyList_New", [size])
-        boxed.append((null, b.block))
-        self.continue_if(b.icmp_unsigned("!=", made, null), done, "box.list.made")
-        start = b.block
-        loop, body = self.new_block("box.list.loop"), self.new_block("box.list.body")
-        failed, filled = self.new_block("box.list.failed"), self.new_block("box.list.filled")
-        b.branch(loop)
-        b.position_at_end(loop)
-        index = b.phi(_I64, name="box.list.index")
-        index.add_incoming(ir.Constant(_I64, 0), start)
-        b.cbranch(b.icmp_signed("<", index, size), body, filled)
-        b.position_at_end(body)
-        item_type = return_memory_type(item_kind)
-        item_ptr = b.gep(items, [index], source_etype=item_type)
-        self._incref_references(item_kind, item_ptr)
-        item = self.emit_box(item_kind, item_ptr)
-        self.continue_if(b.icmp_unsigned("!=", item, null), failed, "box.list.item_ok")
-        self.call_capi("PyList_SetItem", [made, index, item])  # steals the item
-        index.add_incoming(b.add(index, ir.Constant(_I64, 1)), b.block)
-        b.branch(loop)
-        b.position_at_end(failed)  # the list's unset items are NULL: safe to release
-        self.call_capi("Py_DecRef", [made])
-        boxed.append((null, b.block))
-        b.branch(done)
-        b.position_at_end(filled)
-        boxed.append((made, b.block))
-        b.branch(done)
-        b.position_at_end(done)
-        result = b.phi(_PTR, name="box.list")
-        for value, block in boxed:
-            result.add_incoming(value, block)
+
+        def add_item(index: ir.Value, failed: ir.Block) -> None:
+            item_ptr = b.gep(items, [index], source_etype=return_memory_type(item_kind))
+            self._incref_references(item_kind, item_ptr)
+            item = self.emit_box(item_kind, item_ptr)
+            self.continue_if(b.icmp_unsigned("!=", item, null), failed, "box.list.item_ok")
+            self.call_capi("PyList_SetItem", [made, index, item])  # steals the item
+
+        result = self._emit_filled("list", made, size, add_item)
         self.call_nrt(nrt.DECREF, meminfo)
         return result
 
@@ -228,43 +200,61 @@ class ResultBoxing(EntryBuilder):
         null = ir.Constant(_PTR, None)
         header = self.load_field(meminfo, 8, _PTR, _PTR_SIZE)
         used = self.load_field(header, 8, _I64, 8)
-        entries_meminfo = self.load_field(header, 32, _PTR, _PTR_SIZE)
-        entries = self.alloca(_PTR, "box.set.entries")
-        b.store(null, entries)  # nothing used: maybe no entries block
-        with b.if_then(b.icmp_unsigned("!=", entries_meminfo, null)):
-            b.store(self.load_field(entries_meminfo, 8, _PTR, _PTR_SIZE), entries)
-        entries = b.load(entries)
-        done = self.new_block("box.set.done")
-        boxed: list[tuple[ir.Value, ir.Block]] = []
+        entries = self._block_data(self.load_field(header, 32, _PTR, _PTR_SIZE), "box.set.entries")
         made = self.call_capi("PySet_New", [null])
-        boxed.append((null, b.block))
-        self.continue_if(b.icmp_unsigned("!=", made, null), done, "box.set.made")
+        entry_type = ir.LiteralStructType([_I64, return_memory_type(item_kind)])
+
+        def add_item(index: ir.Value, failed: ir.Block) -> None:
+            entry = b.gep(entries, [index], source_etype=entry_type)
+            hash_value = b.load(self.member_ptr(entry, entry_type, 0), typ=_I64)
+            live, following = self.new_block("box.set.live"), self.new_block("box.set.next")
+            b.cbranch(b.icmp_signed("==", hash_value, ir.Constant(_I64, -1)), following, live)
+            b.position_at_end(live)
+            item_ptr = self.member_ptr(entry, entry_type, 1)
+            self._incref_references(item_kind, item_ptr)
+            item = self.emit_box(item_kind, item_ptr)
+            self.continue_if(b.icmp_unsigned("!=", item, null), failed, "box.set.item_ok")
+            status = self.call_capi("PySet_Add", [made, item])
+            self.call_capi("Py_DecRef", [item])
+            self.continue_if(b.icmp_signed("==", status, _I32(0)), failed, "box.set.added")
+            b.branch(following)
+            b.position_at_end(following)
+
+        result = self._emit_filled("set", made, used, add_item)
+        self.call_nrt(nrt.DECREF, meminfo)
+        return result
+
+    def _block_data(self, meminfo: ir.Value, name: str) -> ir.Value:
+        """The data of a runtime block that may not exist (NULL meminfo: NULL data)."""
+        b = self.builder
+        null = ir.Constant(_PTR, None)
+        data = self.alloca(_PTR, name)
+        b.store(null, data)
+        with b.if_then(b.icmp_unsigned("!=", meminfo, null)):
+            b.store(self.load_field(meminfo, 8, _PTR, _PTR_SIZE), data)
+        return b.load(data)
+
+    def _emit_filled(self, name: str, made: ir.Value, count: ir.Value, add_item) -> ir.Value:
+        """`made`, a new list or set (NULL if allocating it failed), after `add_item(index,
+        failed)` ran for each index below `count`; it may branch to `failed` (then `made` is
+        released, its unset items being NULL, and the result is NULL) and otherwise goes on in
+        the block it leaves."""
+        b = self.builder
+        null = ir.Constant(_PTR, None)
+        done = self.new_block(f"box.{name}.done")
+        boxed: list[tuple[ir.Value, ir.Block]] = [(null, b.block)]
+        self.continue_if(b.icmp_unsigned("!=", made, null), done, f"box.{name}.made")
         start = b.block
-        loop, body = self.new_block("box.set.loop"), self.new_block("box.set.body")
-        live, next_entry = self.new_block("box.set.live"), self.new_block("box.set.next")
-        failed, filled = self.new_block("box.set.failed"), self.new_block("box.set.filled")
+        loop, body = self.new_block(f"box.{name}.loop"), self.new_block(f"box.{name}.body")
+        failed, filled = self.new_block(f"box.{name}.failed"), self.new_block(f"box.{name}.filled")
         b.branch(loop)
         b.position_at_end(loop)
-        index = b.phi(_I64, name="box.set.index")
+        index = b.phi(_I64, name=f"box.{name}.index")
         index.add_incoming(ir.Constant(_I64, 0), start)
-        b.cbranch(b.icmp_signed("<", index, used), body, filled)
+        b.cbranch(b.icmp_signed("<", index, count), body, filled)
         b.position_at_end(body)
-        entry_type = ir.LiteralStructType([_I64, return_memory_type(item_kind)])
-        entry = b.gep(entries, [index], source_etype=entry_type)
-        hash_ptr = self.member_ptr(entry, entry_type, 0)
-        deleted = b.icmp_signed("==", b.load(hash_ptr, typ=_I64), ir.Constant(_I64, -1))
-        b.cbranch(deleted, next_entry, live)
-        b.position_at_end(live)
-        item_ptr = self.member_ptr(entry, entry_type, 1)
-        self._incref_references(item_kind, item_ptr)
-        item = self.emit_box(item_kind, item_ptr)
-        self.continue_if(b.icmp_unsigned("!=", item, null), failed, "box.set.item_ok")
-        status = self.call_capi("PySet_Add", [made, item])
-        self.call_capi("Py_DecRef", [item])
-        self.continue_if(b.icmp_signed("==", status, _I32(0)), failed, "box.set.added")
-        b.branch(next_entry)
-        b.position_at_end(next_entry)
-        index.add_incoming(b.add(index, ir.Constant(_I64, 1)), next_entry)
+        add_item(index, failed)
+        index.add_incoming(b.add(index, ir.Constant(_I64, 1)), b.block)
         b.branch(loop)
         b.position_at_end(failed)
         self.call_capi("Py_DecRef", [made])
@@ -274,10 +264,9 @@ class ResultBoxing(EntryBuilder):
         boxed.append((made, b.block))
         b.branch(done)
         b.position_at_end(done)
-        result = b.phi(_PTR, name="box.set")
+        result = b.phi(_PTR, name=f"box.{name}")
         for value, block in boxed:
             result.add_incoming(value, block)
-        self.call_nrt(nrt.DECREF, meminfo)
         return result
 
     def _incref_references(self, kind: Kind, ptr: ir.Value) -> None:
