@@ -385,7 +385,7 @@ def _select_argwhere(a):
         return _argwhere if a.ndim >= 1 else _argwhere_0d
     if isinstance(a, (types.Number, types.Boolean)):
         return _argwhere_of_scalar
-    if isinstance(a, (types.BaseTuple, types.List)) and len(getattr(a, "types", (0,))):
+    if isinstance(a, (types.BaseTuple, types.List)):
         return _argwhere_of_sequence
     return None
 
