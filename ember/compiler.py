@@ -68,7 +68,7 @@ class CompileResult:
     parallel_report: object = None
     from_cache: bool = False  # loaded from the disk cache: machine code only, no IR
     # loaded from the disk cache: the parameters whose arrays the code may write (None:
-    # unknown), for the prange legality of callers (ember/parallel/legality.py)
+    # unknown), for the prange legality of callers (ember/parallel/array_hazards.py)
     written_params: frozenset | None = None
 
     @property

@@ -300,7 +300,7 @@ def test_accumulations_read_elsewhere_are_not_reductions():
 
 def test_a_cache_entry_keeps_the_written_parameters():
     from ember.caching import entries
-    from ember.parallel.legality import result_written_parameters
+    from ember.parallel.array_hazards import result_written_parameters
 
     @njit
     def copy_into(src, dst, i):

@@ -157,7 +157,7 @@ x = np.arange(12.0).reshape(4, 3)
 want = x * 2.0 - np.arange(3)
 scale_row(np.empty_like(x), x, 0)  # a direct call: loaded from the cache on the second run
 from_cache = [r.func_ir is None for r in scale_row.overloads.values()]
-from ember.parallel.legality import written_parameters
+from ember.parallel.array_hazards import written_parameters
 written = written_parameters(scale_row)  # what a prange body calling it may write
 print(json.dumps({"equal": bool(np.array_equal(scale(x), want)), "from_cache": from_cache,
                   "written": sorted(written) if written is not None else None}))

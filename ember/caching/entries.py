@@ -131,7 +131,7 @@ def _written_parameters(result: Any) -> frozenset | None:
     needs it, and a loaded entry has no body to read it from."""
     if "numpy" not in sys.modules:
         return frozenset()  # no array exists, so none is written (and NumPy stays unloaded)
-    from ember.parallel.legality import result_written_parameters
+    from ember.parallel.array_hazards import result_written_parameters
 
     return result_written_parameters(result)
 

@@ -43,7 +43,7 @@ class ParallelReport:
     def converted(self, parfor, loc: Loc, origin: str = "prange", notes: list = ()) -> None:
         flags = {r.flag for r in parfor.reductions}
         details = [_reduction_text(r) for r in parfor.reductions if r.var.name not in flags]
-        details += notes  # writes run in parallel on the program's word (legality.py)
+        details += notes  # writes run in parallel on the program's word (array_hazards.py)
         self.loops.append(LoopRecord(loc, parfor.id, details=details, origin=origin))
 
     def fusion(self, kept: int, absorbed: int, loc: Loc, moved: list[str] = ()) -> None:

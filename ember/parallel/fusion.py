@@ -25,7 +25,7 @@ from ember.ir.liveness import insert_dels
 from ember.ir.parfor import Parfor
 from ember.parallel import templates as tpl
 from ember.parallel.array_analysis import ArrayAnalysis, cyclic_blocks
-from ember.parallel.legality import NotParallel, parfor_array_accesses
+from ember.parallel.array_hazards import NotParallel, parfor_array_accesses
 from ember.parallel.overlap import arrays_may_overlap
 from ember.rewrites.arrayexpr import is_elementwise_ufunc
 
