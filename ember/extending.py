@@ -55,13 +55,12 @@ from ember.typing.intrinsics import (
     intrinsic,
 )
 from ember.typing.overload import (
-    make_attribute_wrapper,
     overload,
-    overload_attribute,
     overload_classmethod,
     overload_method,
     register_jitable,
 )
+from ember.typing.overload_attribute import make_attribute_wrapper, overload_attribute
 from ember.typing.signature import Signature, signature
 from ember.typing.templates import (
     AbstractTemplate,

@@ -13,9 +13,10 @@ each call site is typed for its own argument types. An inner function passed to 
 function (`apply(inner, x)`) is handled the same way: the callee is inlined too, so the call of
 its parameter becomes a call of the inner function. A variable that holds one of several
 inner functions (`f = (lambda ...) if c else (lambda ...)`) holds a small number instead; each
-call of it tests the number and runs the inlined body of the chosen one. What stays unsupported,
-with an UnsupportedError naming the line: an inner function that is returned, stored in a
-container, recursive, or passed to anything but a jitted function (Numba refuses these too).
+call of it tests the number and runs the inlined body of the chosen one. An inner function used
+as a value (returned, passed to a function that is not inlined) or called recursively becomes a
+jitted function, or a closure value over run-time captures (escaping_closures.py); other uses
+raise an UnsupportedError naming the line. A callee's body is copied by inline_renaming.py.
 
     before:                                   after:
       inner = make_function(inner, (k,))        x.inner.1 = n
@@ -33,9 +34,11 @@ from collections.abc import Callable
 from types import CellType, CodeType, FunctionType, ModuleType
 from typing import Any
 
-from ember.errors import KWARGS_PARAMETERS_MESSAGE, TypingError, UnsupportedError
+from ember.errors import KWARGS_PARAMETERS_MESSAGE, UnsupportedError
 from ember.frontend.bytecode import ByteCode
-from ember.frontend.genexpr import closure_function_of, generator_of, inner_function_of
+from ember.frontend.escaping_closures import EscapingFunctions, definitions
+from ember.frontend.genexpr import closure_function_of, generator_of
+from ember.frontend.inline_renaming import Renamer
 from ember.frontend.interpreter import build_ir
 from ember.ir import nodes as ir
 from ember.library.builtins.key_functions import BY_METHOD, ITEMS_AS_ARGUMENTS, WITH_DEFAULT
@@ -66,7 +69,7 @@ class _CallSite:
     candidates: list[ir.MakeFunction] | None = None  # chosen at run time among these
 
 
-class _Inliner:
+class _Inliner(EscapingFunctions):
     def __init__(self, func_ir: ir.FunctionIR, jitted_function_of: Callable) -> None:
         self.func_ir = func_ir
         self.jitted_function_of = jitted_function_of
@@ -78,7 +81,7 @@ class _Inliner:
 
     def run(self) -> None:
         while True:
-            self.definitions = _definitions(self.func_ir)
+            self.definitions = definitions(self.func_ir)
             site = self._next_call_site()
             if site is None:
                 break
@@ -254,7 +257,7 @@ class _Inliner:
             kept = dict(zip(site.code.co_freevars, (v.name for v in site.make_function.closure)))
         base = max(self.func_ir.blocks) + 1
         continuation = base + max(callee_ir.blocks) + 1
-        renamer = _Renamer(tag, kept, base, set(callee_ir.blocks))
+        renamer = Renamer(tag, kept, base, set(callee_ir.blocks))
         for label, block in callee_ir.blocks.items():
             copied = ir.Block(base + label, block.loc)
             for stmt in block.body:
@@ -316,14 +319,6 @@ class _Inliner:
         self._bind_closure(site.block, site.block.body[site.index], captured)
         call_stmt.value = dataclasses.replace(call_stmt.value, func=callee)
         return True
-
-    def _closes_over_run_time_values(self, captured: list[ir.Var]) -> bool:
-        """Whether some of the variables `captured` are not a constant on every path."""
-        reaching = [self._reaching_values(var.name) for var in captured]
-        return not all(
-            len(values) == 1 and isinstance(values[0], (ir.Const, ir.Global, ir.FreeVar))
-            for values in reaching
-        )
 
     def _protect_inlined(self, caller_label: int, callee_ir, base: int, continuation: int) -> None:
         """The callee's `try` blocks keep their handlers (relabelled); its other blocks, and
@@ -473,332 +468,6 @@ class _Inliner:
                 bound[name] = bound.pop(f"implicit{name[1:]}")
         return bound
 
-    # ------------------------------------------------------------------ cleaning up
-
-    def _function_valued(self) -> set[str]:
-        """The variables that hold an inner function (or a tuple display of some)."""
-        return {
-            name
-            for name in self.definitions
-            if any(isinstance(v, ir.MakeFunction) for v in self._reaching_values(name))
-            or any(self._functions_held(item) for item in self._static_items_of(name))
-        }
-
-    def _escaping_uses(self, function_valued: set[str]) -> list[tuple[ir.Var, ir.Stmt]]:
-        """(variable, statement) for each use of an inner function other than a call, a copy
-        or a run-time choice: returned, stored, passed to a function that is not inlined."""
-        uses = []
-        for _, stmt in self.func_ir.statements():
-            is_copy = isinstance(stmt, ir.Assign) and stmt.target.name in function_valued
-            if is_copy or id(stmt) in self.choice_tests or self._reads_other_item(stmt):
-                continue
-            uses += [(var, stmt) for var in stmt.sources() if var.name in function_valued]
-        return uses
-
-    def _jit_escaping_functions(self) -> None:
-        """An inner function used as a value (returned, passed to an @overload-ed function)
-        becomes a jitted function (one of several: a run-time choice among jitted functions),
-        unless a call elsewhere chooses among inner functions by their numbers."""
-        self.definitions = _definitions(self.func_ir)
-        numbered = {
-            id(function)
-            for _, stmt in self.func_ir.statements()
-            if id(stmt) in self.choice_tests
-            for function in self._functions_held(stmt.value.lhs)
-        }
-        escaping, uses = {}, {}
-        for var, stmt in self._escaping_uses(self._function_valued()):
-            held = self._functions_held(var) or [  # a tuple display of inner functions
-                function
-                for item in self._static_items_of(var.name)
-                for function in self._functions_held(item)
-            ]
-            if not any(id(function) in numbered for function in held):
-                escaping.update({id(function): (function, stmt.loc) for function in held})
-                for function in held:
-                    uses.setdefault(id(function), []).append(stmt)
-        if not escaping:
-            return
-        closures = {key for key, (mf, _) in escaping.items() if self._closes_over_run_time(mf)}
-        for key in closures:
-            self._check_captured_unchanged(escaping[key][0], uses[key])
-        jitted = {
-            key: self._closure_function(mf, loc) if key in closures else self._jitted_value(mf, loc)
-            for key, (mf, loc) in escaping.items()
-        }
-        for block in self.func_ir.blocks.values():
-            for stmt in list(block.body):
-                if isinstance(stmt, ir.Assign) and id(stmt.value) in jitted:
-                    made, function = stmt.value, jitted[id(stmt.value)]
-                    stmt.value = ir.Global(made.code.co_name, function, stmt.loc)
-                    if id(made) in closures:
-                        self._bind_closure(block, stmt, made.closure)
-
-    def _closes_over_run_time(self, make_function: ir.MakeFunction) -> bool:
-        """Whether an inner function closes over a value known only at run time (and over no
-        other inner function): it becomes a closure value, its captured values and a jitted
-        function taking them first."""
-        reaching = [self._reaching_values(var.name) for var in make_function.closure]
-        if any(isinstance(v, ir.MakeFunction) for values in reaching for v in values):
-            return False
-        return self._closes_over_run_time_values(make_function.closure)
-
-    def _check_captured_unchanged(self, make_function: ir.MakeFunction, uses: list) -> None:
-        """A closure value holds the captured values as they are at the `def`; CPython reads
-        them when the function runs. Those agree unless a captured variable is assigned on a
-        path from the `def` to a use of the function value: that is refused."""
-        names = {var.name for var in make_function.closure}
-        defined = self._site(lambda stmt: getattr(stmt, "value", None) is make_function)
-        for use in uses:
-            between = self._statements_between(defined, self._site(lambda stmt: stmt is use))
-            for stmt in between:
-                changed = names & {target.name for target in stmt.targets()}
-                if changed:
-                    name = self.func_ir.user_name(sorted(changed)[0])
-                    raise UnsupportedError(
-                        f"the inner function '{make_function.code.co_name}' is used as a value "
-                        f"and closes over '{name}', which is assigned after the `def` and "
-                        f"before that use; the function value holds '{name}' as it is at the "
-                        f"`def` (CPython reads it when the function runs): assign '{name}' "
-                        "before the `def`, or pass it as an argument",
-                        stmt.loc,
-                    )
-
-    def _site(self, matches: Callable) -> tuple[int, int]:
-        """(block label, index) of the statement `matches` picks."""
-        for label, block in self.func_ir.blocks.items():
-            for index, stmt in enumerate(block.body):
-                if matches(stmt):
-                    return label, index
-        raise AssertionError("statement not found")
-
-    def _statements_between(self, start: tuple[int, int], end: tuple[int, int]) -> list:
-        """Statements some path from the statement at `start` to the one at `end` runs,
-        without running `start` again (a path through its block again makes a new value)."""
-        (first, after), (last, before) = start, end
-        blocks = self.func_ir.blocks
-        if first == last and after < before:
-            return blocks[first].body[after + 1 : before]
-        forward = _reachable(self.func_ir.successors, first, first)
-        predecessors = self.func_ir.predecessors()
-        backward = _reachable(lambda label: predecessors[label], last, first)
-        middle = (forward & backward) - {first, last}
-        found = blocks[first].body[after + 1 :] + blocks[last].body[:before]
-        for label in sorted(middle):
-            found += blocks[label].body
-        return found
-
-    def _closure_function(self, make_function: ir.MakeFunction, loc) -> Any:
-        defaults = self._constant_defaults(make_function, loc)
-        function = closure_function_of(make_function.code, self.func_ir.py_func, defaults)
-        if function is None:  # what a closure value cannot express: the constants' error
-            return self._jitted_value(make_function, loc)
-        return function
-
-    def _bind_closure(self, block: ir.Block, stmt: ir.Assign, captured: list[ir.Var]) -> None:
-        """`f = <jitted function>` becomes `f = bind_closure(<jitted function>, (captured))`
-        (values read where the `def` runs; CPython reads its cells when f runs)."""
-        from ember.lowering.closures import bind_closure
-
-        loc, self.count = stmt.loc, self.count + 1
-        function, binder, env = (ir.Var(f"$closure{self.count}.{n}", loc) for n in "fbe")
-        index = next(i for i, other in enumerate(block.body) if other is stmt)
-        block.body[index : index + 1] = [
-            ir.Assign(function, stmt.value, loc),
-            ir.Assign(binder, ir.Global("bind_closure", bind_closure, loc), loc),
-            ir.Assign(env, ir.BuildTuple(list(captured), loc), loc),
-            ir.Assign(stmt.target, ir.Call(binder, [function, env], [], loc), loc),
-        ]
-
-    def _jitted_value(self, make_function: ir.MakeFunction, loc) -> Any:
-        """The jitted function for an inner function used as a value: what it closes over
-        must be constants or other inner functions (itself included), fixed at compile time
-        (a Python closure sees the values of its cells when it runs)."""
-        made = self.jitted_values.get(id(make_function))
-        if made is not None:
-            return made
-        code = make_function.code
-        cells = tuple(CellType() for _ in code.co_freevars)
-        defaults = self._constant_defaults(make_function, loc)
-        made = inner_function_of(code, self.func_ir.py_func, cells, defaults)
-        self.jitted_values[id(make_function)] = made
-        for cell, var in zip(cells, make_function.closure):
-            cell.cell_contents = self._captured_constant(var, code.co_name, loc)
-        return made
-
-    def _captured_constant(self, var: ir.Var, user: str, loc) -> Any:
-        values = self._reaching_values(var.name)
-        if len(values) == 1 and isinstance(values[0], ir.MakeFunction):
-            return self._jitted_value(values[0], loc)
-        if len(values) == 1 and isinstance(values[0], (ir.Const, ir.Global, ir.FreeVar)):
-            return values[0].value
-        why = (
-            f"Cannot capture a constant value for variable '{var.name}' as there are multiple "
-            "definitions present"
-            if len(values) > 1
-            else f"Cannot capture the non-constant value associated with variable '{var.name}'"
-        )
-        raise TypingError(
-            f"the inner function '{user}' is used as a value (returned, passed to a function "
-            f"that is not inlined or called recursively), so it is compiled on its own and "
-            f"can only close over constants: {why}; pass the value as an argument instead",
-            loc,
-        )
-
-    def _constant_defaults(self, make_function: ir.MakeFunction, loc) -> tuple | None:
-        if make_function.defaults is None:
-            return None
-        values = self._reaching_values(make_function.defaults.name)
-        if len(values) == 1 and isinstance(values[0], ir.Const):
-            return tuple(values[0].value)
-        items = self._static_items(make_function.defaults)
-        constants = [self._reaching_values(item.name) for item in items or ()]
-        if items is None or not all(len(v) == 1 and isinstance(v[0], ir.Const) for v in constants):
-            raise TypingError(
-                f"the inner function '{make_function.code.co_name}' is used as a value, so its "
-                "default values must be constants",
-                loc,
-            )
-        return tuple(v[0].value for v in constants)
-
-    def _remove_function_values(self) -> None:
-        """A variable holding an inner function keeps only its number, and only where a
-        run-time choice reads it; other assignments go. Any other use is an error."""
-        self._jit_escaping_functions()
-        self.definitions = _definitions(self.func_ir)
-        function_valued = self._function_valued()
-        for _, stmt in self.func_ir.statements():
-            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.MakeFunction):
-                stmt.value = ir.Const(self._number(stmt.value), stmt.loc)
-        self._remove_unread(function_valued)
-        for var, stmt in self._escaping_uses(function_valued):
-            raise UnsupportedError(_escape_message(var, stmt, self), stmt.loc)
-
-    def _reads_other_item(self, stmt: ir.Stmt) -> bool:
-        """`x = t[k]` where item k of the tuple display `t` is no inner function (another
-        item is: the functions of `t` became numbers, so `t` is an ordinary tuple)."""
-        if not isinstance(stmt, ir.Assign):
-            return False
-        item = self._static_item(stmt.value)
-        return item is not None and not any(
-            isinstance(value, ir.MakeFunction) for value in self._reaching_values(item.name)
-        )
-
-    def _remove_unread(self, names: set[str]) -> None:
-        """Drop assignments to `names` that nothing reads, until none is left."""
-        while True:
-            read = {var.name for _, stmt in self.func_ir.statements() for var in stmt.sources()}
-            removed = False
-            for block in self.func_ir.blocks.values():
-                kept = [
-                    stmt
-                    for stmt in block.body
-                    if not (
-                        isinstance(stmt, ir.Assign)
-                        and stmt.target.name in names
-                        and stmt.target.name not in read
-                    )
-                ]
-                removed |= len(kept) != len(block.body)
-                block.body = kept
-            if not removed:
-                return
-
-
-def _escape_message(var: ir.Var, stmt: ir.Stmt, inliner: _Inliner) -> str:
-    functions = [v for v in inliner._reaching_values(var.name) if isinstance(v, ir.MakeFunction)]
-    names = sorted({function.code.co_name for function in functions})
-    name = var.name if not var.is_temp else "/".join(names)
-    if len(functions) != len(inliner._reaching_values(var.name)):
-        return (
-            f"'{name}' holds an inner function on some paths and another value on others; "
-            "nopython mode needs one kind of value per variable"
-        )
-    return (
-        f"the inner function '{name}' can only be called (or passed to a jitted function) in "
-        "nopython mode; returning it, storing it or passing it elsewhere is not supported: "
-        "make it a module-level @njit function"
-    )
-
-
-def _reachable(neighbours: Callable, start: int, stop: int) -> set[int]:
-    """Blocks reached from `start`'s neighbours, not going through `stop`."""
-    found: set[int] = set()
-    pending = [n for n in neighbours(start) if n != stop]
-    while pending:
-        label = pending.pop()
-        if label not in found:
-            found.add(label)
-            pending.extend(n for n in neighbours(label) if n != stop)
-    return found
-
 
 def _is_generator(code: CodeType) -> bool:
     return bool(code.co_flags & inspect.CO_GENERATOR)
-
-
-def _definitions(func_ir: ir.FunctionIR) -> dict[str, list]:
-    found: dict[str, list] = {}
-    for _, stmt in func_ir.statements():
-        if isinstance(stmt, ir.Assign):
-            found.setdefault(stmt.target.name, []).append(stmt.value)
-    return found
-
-
-class _Renamer:
-    """Copies a callee's statements into the caller: variables get a per-call prefix (free
-    variables keep the enclosing cell's name), labels move by `base`, parameters read the
-    bound arguments, and returns assign the call's target and jump to the continuation."""
-
-    def __init__(self, tag: str, kept: dict[str, str], base: int, labels: set[int]) -> None:
-        self.tag = tag
-        self.kept = kept
-        self.base = base
-        self.labels = labels
-
-    def name(self, name: str) -> str:
-        if name in self.kept:
-            return self.kept[name]
-        if name.startswith("$"):
-            return f"${self.tag}.{name[1:]}"
-        return f"{self.tag}.{name}"
-
-    def statement(self, stmt: ir.Stmt, bound: dict, result: ir.Var, continuation: int) -> list:
-        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Arg):
-            value = bound[stmt.value.name]
-            value = value if isinstance(value, ir.Var) else self._copy(value, rename=False)
-            return [ir.Assign(self.var(stmt.target), value, stmt.loc)]
-        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Cast):
-            return [ir.Assign(self.var(stmt.target), self.var(stmt.value.value), stmt.loc)]
-        if isinstance(stmt, ir.Return):
-            return [
-                ir.Assign(result, self.var(stmt.value), stmt.loc),
-                ir.Jump(continuation, stmt.loc),
-            ]
-        copied = self._copy(stmt)
-        for field in dataclasses.fields(copied):  # block labels: Jump, Branch and the like
-            value = getattr(copied, field.name)
-            if type(value) is int and value in self.labels:
-                setattr(copied, field.name, value + self.base)
-        return [copied]
-
-    def var(self, var: ir.Var) -> ir.Var:
-        return ir.Var(self.name(var.name), var.loc)
-
-    def _copy(self, node: Any, rename: bool = True) -> Any:
-        changes = {
-            field.name: self._value(getattr(node, field.name), rename)
-            for field in dataclasses.fields(node)
-        }
-        return dataclasses.replace(node, **changes)
-
-    def _value(self, value: Any, rename: bool) -> Any:
-        if isinstance(value, ir.Var):
-            return self.var(value) if rename else value
-        if isinstance(value, list):
-            return [self._value(item, rename) for item in value]
-        if isinstance(value, tuple):
-            return tuple(self._value(item, rename) for item in value)
-        if isinstance(value, ir.Expr) and dataclasses.is_dataclass(value):
-            return self._copy(value, rename)
-        return value

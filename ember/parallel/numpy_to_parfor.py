@@ -23,7 +23,7 @@ import numpy as np
 
 from ember import types
 from ember.frontend.bytecode import ByteCode
-from ember.frontend.inline_closures import _Renamer
+from ember.frontend.inline_renaming import Renamer
 from ember.frontend.interpreter import build_ir
 from ember.ir import nodes as ir
 from ember.ir.liveness import insert_dels, strip_dels
@@ -688,7 +688,7 @@ def _inline(func_ir: ir.FunctionIR, site: Site, origins: dict, per_item: set) ->
     tag = f"{site.template.__name__}.{next(_counter)}"
     base = max(func_ir.blocks) + 1
     continuation = base + max(callee.blocks) + 1
-    renamer = _Renamer(tag, {}, base, set(callee.blocks))
+    renamer = Renamer(tag, {}, base, set(callee.blocks))
     for label, callee_block in callee.blocks.items():
         copied = ir.Block(base + label, loc)
         for stmt in callee_block.body:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ember import types
-from ember.typing.overload import overload_attribute
+from ember.typing.overload_attribute import overload_attribute
 from ember.ufuncs.jit_reduce import reducible_ufunc
 
 _CONSTANT_ATTRIBUTES = ("nin", "nout", "nargs", "identity", "signature")
