@@ -20,6 +20,7 @@ from ember.dispatcher.object_layout import (
     _SCALAR_KINDS,
     _SSIZE,
     ArrayKind,
+    GeneratorKind,
     InstanceKind,
     Kind,
     NamedTupleKind,
@@ -89,6 +90,8 @@ class ResultBoxing(EntryBuilder):
             return self.emit_box_tuple(kind, ptr, mem_type)
         if isinstance(kind, SetKind):
             return self.emit_box_set(kind.item, b.load(ptr, typ=_PTR))
+        if isinstance(kind, GeneratorKind):
+            return self.emit_box_generator(kind, b.load(ptr, typ=_PTR))
         if kind in _INT_KINDS:
             bits, signed = _INT_KINDS[kind]
             value = b.load(ptr, typ=mem_type)
@@ -167,6 +170,26 @@ class ResultBoxing(EntryBuilder):
             with b.if_then(b.not_(filled), likely=False):
                 self.call_capi("Py_DecRef", [box])
                 b.store(null, result)
+        return b.load(result)
+
+    def emit_box_generator(self, kind: GeneratorKind, meminfo: ir.Value) -> ir.Value:
+        """`kind.boxer(meminfo, *arguments)`: the generator object takes over the state's
+        reference and holds the call's arguments (NULL with the error set on failure)."""
+        b = self.builder
+        null = ir.Constant(_PTR, None)
+        arguments = self.argument_objects
+        result = self.alloca(_PTR, "box.generator")
+        address = self.call_capi("PyLong_FromVoidPtr", [meminfo])
+        b.store(address, result)
+        with b.if_then(b.icmp_unsigned("!=", address, null), likely=True):
+            self.alloca_builder.position_at_start(self._entry)
+            vector = self.alloca_builder.alloca(_PTR, size=len(arguments) + 1, name="box.gen.args")
+            for index, value in enumerate([address, *arguments]):
+                b.store(value, b.gep(vector, [ir.Constant(_I64, index)], source_etype=_PTR))
+            count = ir.Constant(_SSIZE, len(arguments) + 1)
+            boxer = _object_constant(kind.boxer)
+            b.store(self.call_capi("PyObject_Vectorcall", [boxer, vector, count, null]), result)
+            self.call_capi("Py_DecRef", [address])
         return b.load(result)
 
     def emit_box_list(self, item_kind: Kind, meminfo: ir.Value) -> ir.Value:

@@ -23,7 +23,7 @@ from ember.dispatcher.entry_buffers import ByteArrayKind, bytearray_kind
 from ember.dispatcher.entry_slices import slice_kind
 from ember.dispatcher.entry_templates import link_text
 from ember.dispatcher.memory_object import memory_object_type
-from ember.dispatcher.object_layout import DtypeObject, NamedTupleKind, SetKind
+from ember.dispatcher.object_layout import DtypeObject, GeneratorKind, NamedTupleKind, SetKind
 from ember.lowering.callconv import raise_static_exception
 
 if TYPE_CHECKING:
@@ -81,6 +81,10 @@ def value_kind(typ: types.Type) -> Any:
         from ember.typed.typedlist import list_kind
 
         return list_kind(typ)
+    if isinstance(typ, types.Generator):  # returned only
+        from ember.dispatcher.generators import native_boxer
+
+        return GeneratorKind(native_boxer(typ))
     if isinstance(typ, types.Array):
         if isinstance(typ.dtype, types.Record | types.UnicodeCharSeq | types.CharSeq):
             from ember.library.numpy.support import numpy_dtype

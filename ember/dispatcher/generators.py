@@ -238,3 +238,19 @@ class CompiledGenerator:
 def box_generator(gen_type: types.Generator, memory: Any, inputs: tuple) -> CompiledGenerator:
     """The Python object of a generator a compiled function returned (takes its reference)."""
     return _generator_class(gen_type)(gen_type, memory.meminfo, inputs)
+
+
+_native_boxers: dict[types.Generator, Any] = {}
+
+
+def native_boxer(gen_type: types.Generator) -> Any:
+    """`box(meminfo, *arguments)`, which the native call entry calls with a generator's state
+    block and the call's arguments (kept alive by the generator object)."""
+    found = _native_boxers.get(gen_type)
+    if found is None:
+
+        def box(meminfo: int, *inputs: Any) -> CompiledGenerator:
+            return _generator_class(gen_type)(gen_type, meminfo, inputs)
+
+        found = _native_boxers[gen_type] = box
+    return found

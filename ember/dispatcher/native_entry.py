@@ -158,6 +158,7 @@ class _EntryCodegen(
         self.emit_reflect_lists(copied_lists)
         self.continue_if(b.icmp_signed("==", status, _I32(0)), self.raise_block, f"spec{index}.ok")
         self.copied_lists = copied_lists  # returned (alone or in a tuple): the caller's list
+        self.argument_objects = arg_objs  # a returned generator keeps them alive
         b.ret(self.emit_box(ret_kind, ret_slot))
         b.position_at_end(next_block)
 

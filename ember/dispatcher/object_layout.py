@@ -84,6 +84,21 @@ class SetKind:
     item: Any
 
 
+@dataclass(frozen=True, eq=False)
+class GeneratorKind:
+    """A returned generator: its meminfo (the state block), boxed by calling `boxer(meminfo,
+    *arguments)` (ember/dispatcher/generators.py), which keeps the call's arguments alive, as
+    the suspended body may borrow their memory. Only returned. Equal kinds: the same boxer."""
+
+    boxer: Callable[..., object]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GeneratorKind) and other.boxer is self.boxer
+
+    def __hash__(self) -> int:
+        return id(self.boxer)
+
+
 @dataclass(frozen=True)
 class ArrayKind:
     """A NumPy array argument: dtype name (or DtypeObject), dimensions, layout ('C', 'F',
@@ -283,6 +298,8 @@ def _check_kind(kind: Kind) -> None:
     if isinstance(kind, SetKind):
         _check_kind(kind.item)
         return
+    if isinstance(kind, GeneratorKind):
+        return
     if isinstance(kind, ArrayKind):
         if isinstance(kind.dtype, DtypeObject) or is_datetime_dtype_name(kind.dtype):
             return
@@ -347,7 +364,7 @@ def return_memory_type(kind: Kind) -> ir.Type:
         return ir.LiteralStructType([return_memory_type(kind.inner), _I8])
     if isinstance(kind, (InstanceKind, StringKind)):
         return ir.LiteralStructType(flatten_arg_types(kind))
-    if isinstance(kind, SetKind):
+    if isinstance(kind, SetKind | GeneratorKind):
         return ir.LiteralStructType([_PTR])
     if isinstance(kind, ArrayKind):
         dims = ir.LiteralStructType([_I64] * kind.ndim)
@@ -387,7 +404,7 @@ def fast_path_supported(kind: Kind) -> bool:
         return True
     if isinstance(kind, ArrayKind):
         return numpy_layout() is not None
-    if isinstance(kind, OptionalKind | SetKind):
+    if isinstance(kind, OptionalKind | SetKind | GeneratorKind):
         return False
     if isinstance(kind, StringKind):
         from ember.runtime.string_boxing import layout_verified

@@ -295,3 +295,45 @@ def test_a_read_only_view_of_a_whole_argument_is_not_the_argument():
         assert view is not a and not view.flags.writeable and np.shares_memory(view, a)
         np.testing.assert_array_equal(view, a)
         assert same(a) is a and same(read_only) is read_only
+
+
+def _scaled_items(a, scale=2.0):
+    for i in range(a.shape[0]):
+        yield a[i] * scale
+
+
+def _pairs(n, start):
+    for i in range(n):
+        yield (start + i, i * 0.5)
+
+
+def test_generators_returned_to_python_through_the_native_entry(monkeypatch):
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+    scaled, pairs = njit(_scaled_items), njit(_pairs)
+    values = np.arange(5.0)
+    for args in [(values,), (values, -1.5), (values[::2], 0.0), (np.empty(0),)]:
+        assert list(_natively(scaled, *args)) == list(_scaled_items(*args))
+    for args in [(4, 10), (0, 3), (3, -7)]:  # tuple items: stepped through ctypes
+        assert list(_natively(pairs, *args)) == list(_pairs(*args))
+
+
+def test_a_generator_keeps_its_array_argument_alive_and_frees_its_state(monkeypatch):
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+    scaled = njit(_scaled_items)
+    _natively(scaled, np.arange(3.0))
+    references = sys.getrefcount(values := np.arange(6.0))
+    gc.collect()
+    before = runtime.stats()
+    generators = [scaled(np.arange(6.0) + k, 3.0) for k in range(20)]  # temporary arrays
+    gc.collect()
+    for k, generator in enumerate(generators):
+        assert next(generator) == 3.0 * k  # the temporary array is still there
+        assert list(generator) == [3.0 * (v + k) for v in range(1, 6)]
+    half_used = scaled(values)
+    assert next(half_used) == 0.0
+    assert sys.getrefcount(values) == references + 1  # held by the generator
+    del generators, generator, half_used
+    gc.collect()
+    after = runtime.stats()
+    assert after.alloc - before.alloc == after.free - before.free == 21
+    assert sys.getrefcount(values) == references
