@@ -6,9 +6,10 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ember import types
-from ember.dispatcher import datetime_entry
+from ember.dispatcher import datetime_entry, entry_records
 from ember.dispatcher.datetime_entry import DatetimeKind
 from ember.dispatcher.entry_builder import EntryBuilder
+from ember.dispatcher.entry_records import RecordKind
 from ember.dispatcher.object_layout import (
     _F64,
     _I8,
@@ -92,6 +93,8 @@ class ResultBoxing(EntryBuilder):
             return self.emit_box_set(kind.item, b.load(ptr, typ=_PTR))
         if isinstance(kind, GeneratorKind):
             return self.emit_box_generator(kind, b.load(ptr, typ=_PTR))
+        if isinstance(kind, RecordKind):
+            return entry_records.emit_box(self, kind, ptr)
         if kind in _INT_KINDS:
             bits, signed = _INT_KINDS[kind]
             value = b.load(ptr, typ=mem_type)

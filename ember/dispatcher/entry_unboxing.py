@@ -7,10 +7,11 @@ import ctypes
 
 from llvmlite import ir
 
-from ember.dispatcher import datetime_entry, entry_buffers, entry_slices
+from ember.dispatcher import datetime_entry, entry_buffers, entry_records, entry_slices
 from ember.dispatcher.datetime_entry import DatetimeKind
 from ember.dispatcher.entry_buffers import ByteArrayKind
 from ember.dispatcher.entry_builder import EntryBuilder
+from ember.dispatcher.entry_records import RecordKind
 from ember.dispatcher.entry_slices import SliceKind
 from ember.dispatcher.object_layout import (
     _F64,
@@ -60,6 +61,9 @@ class ArgumentUnboxing(EntryBuilder):
             return
         if isinstance(kind, SliceKind):
             entry_slices.emit_match(self, obj, kind, fail)
+            return
+        if isinstance(kind, RecordKind):
+            entry_records.emit_match(self, obj, kind, fail)
             return
         if isinstance(kind, ByteArrayKind):
             entry_buffers.emit_match(self, obj, fail)
@@ -135,6 +139,8 @@ class ArgumentUnboxing(EntryBuilder):
             return datetime_entry.emit_unbox(self, obj)
         if isinstance(kind, SliceKind):
             return entry_slices.emit_unbox(self, obj, kind, fail)
+        if isinstance(kind, RecordKind):
+            return entry_records.emit_unbox(self, obj)
         if isinstance(kind, ByteArrayKind):
             return entry_buffers.emit_unbox(self, obj)
         if isinstance(kind, tuple):

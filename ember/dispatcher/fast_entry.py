@@ -20,6 +20,7 @@ from ember.codegen.jit import glue_engine
 from ember.dispatcher import native_entry
 from ember.dispatcher.datetime_entry import datetime_array_kind, datetime_kind
 from ember.dispatcher.entry_buffers import ByteArrayKind, bytearray_kind
+from ember.dispatcher.entry_records import RecordKind, record_kind
 from ember.dispatcher.entry_slices import slice_kind
 from ember.dispatcher.entry_templates import link_text
 from ember.dispatcher.memory_object import memory_object_type
@@ -81,6 +82,8 @@ def value_kind(typ: types.Type) -> Any:
         from ember.typed.typedlist import list_kind
 
         return list_kind(typ)
+    if isinstance(typ, types.Record):
+        return record_kind(typ)
     if isinstance(typ, types.Generator):  # returned only
         from ember.dispatcher.generators import native_boxer
 
@@ -201,7 +204,9 @@ def _specialization(arg_types: tuple, result: Any) -> tuple | None:
 def _views_need_their_argument(kind: Any) -> bool:
     """Whether an array viewing this argument's memory may have no parent the entry can
     name: a view of a bytearray, or a record's sub-array field."""
-    if isinstance(kind, native_entry.ArrayKind) and isinstance(kind.dtype, DtypeObject):
+    if isinstance(kind, native_entry.ArrayKind | RecordKind) and isinstance(
+        kind.dtype, DtypeObject
+    ):
         return _has_subarray_fields(kind.dtype.dtype)
     return isinstance(kind, ByteArrayKind)
 

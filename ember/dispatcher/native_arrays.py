@@ -83,7 +83,7 @@ class ArrayCodegen(EntryBuilder):
         """The dtype `descr` is the kind's, in native byte order (datetimes: in its unit)."""
         b = self.builder
         if isinstance(kind.dtype, DtypeObject):
-            self._emit_match_dtype_object(descr, kind.dtype, fail)
+            self.emit_match_dtype_object(descr, kind.dtype, fail)
             return
         layout = numpy_layout()
         type_num = self.load_field(descr, layout.descr_type_num, _I32, 4)
@@ -95,7 +95,7 @@ class ArrayCodegen(EntryBuilder):
         foreign = ord(">") if sys.byteorder == "little" else ord("<")
         self.continue_if(b.icmp_unsigned("!=", order, _I8(foreign)), fail, "array.order_ok")
 
-    def _emit_match_dtype_object(self, descr: ir.Value, dtype: DtypeObject, fail) -> None:
+    def emit_match_dtype_object(self, descr: ir.Value, dtype: DtypeObject, fail) -> None:
         """The descr is the kind's dtype object, or one equal to it (NumPy's comparison,
         which runs only when the object differs)."""
         b = self.builder

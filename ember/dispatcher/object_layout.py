@@ -17,6 +17,7 @@ from llvmlite import ir
 
 from ember.dispatcher.datetime_entry import DatetimeKind, is_datetime_dtype_name
 from ember.dispatcher.entry_buffers import ByteArrayKind
+from ember.dispatcher.entry_records import RECORD_FIELDS, RecordKind, void_layout_verified
 from ember.dispatcher.entry_slices import SliceKind
 
 Kind: TypeAlias = str | tuple["Kind", ...]
@@ -289,7 +290,7 @@ def _check_kind(kind: Kind) -> None:
         return
     if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind, DatetimeKind, StringKind)):
         return
-    if isinstance(kind, SliceKind | ByteArrayKind):
+    if isinstance(kind, SliceKind | ByteArrayKind | RecordKind):
         return
     if isinstance(kind, EnumKind):
         if kind.value_kind not in _INT_KINDS and kind.value_kind not in ("float32", "float64"):
@@ -341,6 +342,8 @@ def flatten_arg_types(kind: Kind) -> list[ir.Type]:
         return [_I64]
     if isinstance(kind, SliceKind):  # start, stop, step (SliceModel)
         return [_I64] * 3
+    if isinstance(kind, RecordKind):
+        return list(RECORD_FIELDS)
     if isinstance(kind, ByteArrayKind):  # a 1-d array
         return [_PTR, _PTR, _I64, _I64, _PTR, _I64, _I64]
     if kind in _INT_KINDS:
@@ -362,7 +365,7 @@ def return_memory_type(kind: Kind) -> ir.Type:
     _check_kind(kind)
     if isinstance(kind, OptionalKind):
         return ir.LiteralStructType([return_memory_type(kind.inner), _I8])
-    if isinstance(kind, (InstanceKind, StringKind)):
+    if isinstance(kind, InstanceKind | StringKind | RecordKind):
         return ir.LiteralStructType(flatten_arg_types(kind))
     if isinstance(kind, SetKind | GeneratorKind):
         return ir.LiteralStructType([_PTR])
@@ -402,6 +405,8 @@ def fast_path_supported(kind: Kind) -> bool:
         return True
     if isinstance(kind, SliceKind | ByteArrayKind):
         return True
+    if isinstance(kind, RecordKind):
+        return void_layout_verified()
     if isinstance(kind, ArrayKind):
         return numpy_layout() is not None
     if isinstance(kind, OptionalKind | SetKind | GeneratorKind):
@@ -434,11 +439,12 @@ class NumpyCAPI:
     descr_from_type: int
     new_from_descr: int
     set_base_object: int
+    scalar: int
 
 
 @cache
 def numpy_capi() -> NumpyCAPI | None:
-    """From NumPy's `_ARRAY_API` table (slots 45, 94, 282 of numpy/__multiarray_api.h),
+    """From NumPy's `_ARRAY_API` table (slots 45, 94, 282, 60 of numpy/__multiarray_api.h),
     checked through slot 2 (the ndarray type); None keeps new arrays on the Python boxer."""
     numpy = sys.modules.get("numpy")
     core = sys.modules.get("numpy._core._multiarray_umath")
@@ -454,7 +460,7 @@ def numpy_capi() -> NumpyCAPI | None:
     slots = (ctypes.c_void_p * 283).from_address(table)
     if slots[2] != id(numpy.ndarray):
         return None
-    return NumpyCAPI(slots[45], slots[94], slots[282])
+    return NumpyCAPI(slots[45], slots[94], slots[282], slots[60])
 
 
 _NPY_C_CONTIGUOUS = 0x1

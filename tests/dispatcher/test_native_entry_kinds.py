@@ -337,3 +337,66 @@ def test_a_generator_keeps_its_array_argument_alive_and_frees_its_state(monkeypa
     after = runtime.stats()
     assert after.alloc - before.alloc == after.free - before.free == 21
     assert sys.getrefcount(values) == references
+
+
+_PARTICLE = np.dtype([("x", np.float64), ("n", np.int32), ("flag", np.bool_)])
+_NESTED = np.dtype([("id", np.int64), ("pos", np.float32, (3,))])
+
+
+def _weigh_and_mark(r, w):
+    r["x"] = r["x"] * w  # the record views its array: the write lands there
+    return r["n"] + r["x"], r
+
+
+def _pick(a, i):
+    return a[i]
+
+
+def test_record_scalars_pass_and_return_through_the_native_entry(monkeypatch):
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+    weigh, pick = njit(_weigh_and_mark), njit(_pick)
+    particles = np.zeros(4, _PARTICLE)
+    particles["x"], particles["n"] = [1.5, -2.0, 3.25, 0.0], [1, 2, 3, 4]
+    expected = particles.copy()
+    for i, w in [(0, 2.0), (1, -1.0), (2, 0.5)]:
+        got_sum, got_record = _natively(weigh, particles[i], w)
+        expected["x"][i] *= w * w  # two calls: each multiplies
+        assert got_sum == expected["n"][i] + expected["x"][i]
+        assert type(got_record) is np.record and got_record.dtype == _PARTICLE
+        assert got_record.tolist() == expected[i].tolist()
+        got_record["x"] = 99.0  # a copy, as the Python path returns
+    np.testing.assert_array_equal(particles, expected)
+    as_records = particles.view(np.recarray)  # np.record scalars match too
+    assert _natively(weigh, as_records[3], 4.0)[0] == 4.0
+    for i in range(4):
+        picked = _natively(pick, particles, i)
+        assert type(picked) is np.record and picked.tolist() == particles[i].tolist()
+    nested = np.zeros(2, _NESTED)
+    nested["pos"] = [[1, 2, 3], [4, 5, 6]]
+    got = _natively(pick, nested, 1)
+    assert got["id"] == 0 and got["pos"].tolist() == [4.0, 5.0, 6.0]
+
+
+def test_record_results_free_their_memory_and_hold_no_argument(monkeypatch):
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+
+    @njit
+    def fresh_record(x):
+        a = np.zeros(2, _PARTICLE)
+        a[1]["x"] = x
+        return a[1]
+
+    pick = njit(_pick)
+    particles = np.zeros(3, _PARTICLE)
+    references = sys.getrefcount(particles)
+    assert _natively(fresh_record, 2.5).tolist() == (2.5, 0, False)
+    gc.collect()
+    before = runtime.stats()
+    records = [fresh_record(float(k)) for k in range(30)]
+    records += [pick(particles, k % 3) for k in range(30)]
+    assert [r["x"] for r in records[:30]] == [float(k) for k in range(30)]
+    del records
+    gc.collect()
+    after = runtime.stats()
+    assert after.alloc - before.alloc == after.free - before.free == 30
+    assert sys.getrefcount(particles) == references
