@@ -86,11 +86,13 @@ class ResultBoxing(EntryBuilder):
         if isinstance(kind, DatetimeKind):
             return datetime_entry.emit_box(self, kind, ptr)
         if isinstance(kind, StringKind):
-            return self.emit_box_string(ptr)
+            return self.emit_box_string(kind, ptr)
         if isinstance(kind, tuple):
             return self.emit_box_tuple(kind, ptr, mem_type)
         if isinstance(kind, SetKind):
-            return self.emit_box_set(kind.item, b.load(ptr, typ=_PTR))
+            returned = b.load(ptr, typ=_PTR)
+            box = lambda: self.emit_box_set(kind.item, returned)  # noqa: E731
+            return self.emit_box_maybe_copied_list(returned, box) if self.copied_lists else box()
         if isinstance(kind, GeneratorKind):
             return self.emit_box_generator(kind, b.load(ptr, typ=_PTR))
         if isinstance(kind, RecordKind):

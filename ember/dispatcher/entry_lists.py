@@ -38,9 +38,12 @@ class ListArgumentCodegen(EntryBuilder):
     """Matches, unboxes and writes back list arguments for the entry's code generator."""
 
     def emit_match_list(self, obj: ir.Value, kind: ReflectedListKind, fail: ir.Block) -> None:
-        """A Python list (its items are checked as it is copied); typed lists have a type of
-        their own (`ListType`) and their own kind."""
-        self.continue_if(self._is_python_list(obj), fail, "list_ok")
+        """A Python list or set (its items are checked as it is copied); typed lists have a
+        type of their own (`ListType`) and their own kind."""
+        is_container = self.builder.icmp_unsigned(
+            "==", self.ob_type(obj), _object_constant(kind.container)
+        )
+        self.continue_if(is_container, fail, "list_ok")
 
     def emit_unbox_list(
         self, obj: ir.Value, kind: ReflectedListKind, unboxed: list, other_items: ir.Block
@@ -91,9 +94,9 @@ class ListArgumentCodegen(EntryBuilder):
             b.ret(_NULL)
 
     def emit_box_maybe_copied_list(self, returned: ir.Value, box) -> ir.Value:
-        """Box a returned list (meminfo `returned`): a Python list argument copied for this
-        call comes back as the caller's list itself, as Numba does (written back already; the
-        returned reference to the native copy is dropped); any other list by `box()`."""
+        """Box a returned list or set (meminfo `returned`): a Python list (set) argument copied
+        for this call comes back as the caller's object itself, as Numba does (written back
+        already; the returned reference to the native copy is dropped); any other by `box()`."""
         b = self.builder
         result = self.alloca(_PTR, "box.list")
         found = self.alloca(ir.IntType(1), "box.list_is_argument")
@@ -114,6 +117,3 @@ class ListArgumentCodegen(EntryBuilder):
         for entry in unboxed:
             release = _FunctionPointer(_RELEASE, entry.kind.release)
             b.call(release, [entry.meminfo])
-
-    def _is_python_list(self, obj: ir.Value) -> ir.Value:
-        return self.builder.icmp_unsigned("==", self.ob_type(obj), _object_constant(list))

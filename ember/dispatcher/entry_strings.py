@@ -1,7 +1,8 @@
-"""`str` arguments and results in the native entry: an exact compact `str` is copied into a new
-runtime block in its own kind (1, 2 or 4 bytes per code point, read from CPython's object layout
-as ember/runtime/string_boxing.py does), released after the call; a returned string becomes a
-`str` through `PyUnicode_FromKindAndData`, releasing the returned reference."""
+"""`str` and `bytes` arguments and results in the native entry: an exact compact `str` is copied
+into a new runtime block in its own kind (1, 2 or 4 bytes per code point, read from CPython's
+object layout as ember/runtime/string_boxing.py does), `bytes` in kind 1, released after the
+call; a returned string becomes a `str` through `PyUnicode_FromKindAndData` (`bytes`:
+`PyBytes_FromStringAndSize`), releasing the returned reference."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from ember.dispatcher.object_layout import (
     _I64,
     _PTR,
     STRING_FIELDS,
+    StringKind,
     _FunctionPointer,
     _object_constant,
 )
@@ -27,8 +29,9 @@ class DeferredString:
     """A `str` argument (alone or in a tuple) whose copy is made once nothing else can send
     the call elsewhere."""
 
-    def __init__(self, obj: ir.Value) -> None:
+    def __init__(self, obj: ir.Value, kind: StringKind) -> None:
         self.obj = obj
+        self.kind = kind
 
 
 class StringArgumentCodegen(EntryBuilder):
@@ -36,8 +39,8 @@ class StringArgumentCodegen(EntryBuilder):
 
     deferred_strings: list[DeferredString]
 
-    def defer_string(self, obj: ir.Value) -> DeferredString:
-        placeholder = DeferredString(obj)
+    def defer_string(self, obj: ir.Value, kind: StringKind) -> DeferredString:
+        placeholder = DeferredString(obj, kind)
         self.deferred_strings.append(placeholder)
         return placeholder
 
@@ -46,13 +49,18 @@ class StringArgumentCodegen(EntryBuilder):
         copies and `copied_lists` are released and the call takes the Python path."""
         copies: dict = {}
         for placeholder in self.deferred_strings:
-            fields = self.emit_unbox_string(placeholder.obj, copies, copied_lists)
+            fields = self.emit_unbox_string(placeholder, copies, copied_lists)
             copies[placeholder] = fields
         return copies
 
-    def emit_match_string(self, obj: ir.Value, fail: ir.Block) -> None:
-        """An exact `str` in the compact layout with a known kind (others: `fail`)."""
+    def emit_match_string(self, obj: ir.Value, kind: StringKind, fail: ir.Block) -> None:
+        """An exact `str` in the compact layout with a known kind, or an exact `bytes` (others:
+        `fail`)."""
         b = self.builder
+        if kind.of_bytes:
+            same = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(bytes))
+            self.continue_if(same, fail, "bytes_ok")
+            return
         self.continue_if(
             b.icmp_unsigned("==", self.ob_type(obj), _object_constant(str)), fail, "str_ok"
         )
@@ -64,19 +72,26 @@ class StringArgumentCodegen(EntryBuilder):
         )
         self.continue_if(usable, fail, "str_layout_ok")
 
-    def emit_unbox_string(self, obj: ir.Value, copies: dict, copied_lists: list) -> list[ir.Value]:
+    def emit_unbox_string(
+        self, placeholder: DeferredString, copies: dict, copied_lists: list
+    ) -> list[ir.Value]:
         """The native fields {meminfo, data, length, kind} of a new copy of the matched `str`
-        at `obj`. Out of memory: the copies made so far and the lists are released and the
+        or `bytes`. Out of memory: the copies made so far and the lists are released and the
         call takes the Python path (which raises MemoryError)."""
         b = self.builder
-        state = self._string_state(obj)
-        kind = b.zext(b.and_(b.lshr(state, _I32(2)), _I32(7)), _I64)
-        is_ascii = b.trunc(b.and_(b.lshr(state, _I32(6)), _I32(1)), ir.IntType(1))
-        offset = b.select(
-            is_ascii,
-            _I64(string_boxing.ASCII_DATA_OFFSET),
-            _I64(string_boxing.COMPACT_DATA_OFFSET),
-        )
+        obj = placeholder.obj
+        if placeholder.kind.of_bytes:
+            kind = _I64(1)
+            offset = _I64(string_boxing.BYTES_DATA_OFFSET)
+        else:
+            state = self._string_state(obj)
+            kind = b.zext(b.and_(b.lshr(state, _I32(2)), _I32(7)), _I64)
+            is_ascii = b.trunc(b.and_(b.lshr(state, _I32(6)), _I32(1)), ir.IntType(1))
+            offset = b.select(
+                is_ascii,
+                _I64(string_boxing.ASCII_DATA_OFFSET),
+                _I64(string_boxing.COMPACT_DATA_OFFSET),
+            )
         source = b.gep(obj, [offset], source_etype=ir.IntType(8), inbounds=True)
         length = self.load_field(obj, string_boxing.LENGTH_OFFSET, _I64, 8)
         nbytes = b.mul(length, kind)
@@ -100,15 +115,18 @@ class StringArgumentCodegen(EntryBuilder):
         for meminfo in meminfos:
             self.call_nrt(nrt.DECREF, meminfo)
 
-    def emit_box_string(self, ptr: ir.Value) -> ir.Value:
-        """`str` of the string returned at `ptr` (NULL with the error set on failure); the
-        returned reference is released."""
+    def emit_box_string(self, string_kind: StringKind, ptr: ir.Value) -> ir.Value:
+        """`str` (or `bytes`) of the string returned at `ptr` (NULL with the error set on
+        failure); the returned reference is released."""
         b = self.builder
         memory = ir.LiteralStructType(STRING_FIELDS)
         meminfo, data, length, kind = (
             b.load(self.member_ptr(ptr, memory, i), typ=t) for i, t in enumerate(STRING_FIELDS)
         )
-        text = self.call_capi("PyUnicode_FromKindAndData", [b.trunc(kind, _I32), data, length])
+        if string_kind.of_bytes:  # kind 1
+            text = self.call_capi("PyBytes_FromStringAndSize", [data, length])
+        else:
+            text = self.call_capi("PyUnicode_FromKindAndData", [b.trunc(kind, _I32), data, length])
         with b.if_then(b.icmp_unsigned("!=", meminfo, _NULL)):
             self.call_nrt(nrt.DECREF, meminfo)
         return text

@@ -54,7 +54,7 @@ class ArgumentUnboxing(EntryBuilder):
             self.emit_match_list(obj, kind, fail)
             return
         if isinstance(kind, StringKind):
-            self.emit_match_string(obj, fail)
+            self.emit_match_string(obj, kind, fail)
             return
         if isinstance(kind, DatetimeKind):
             datetime_entry.emit_match(self, obj, kind, fail)
@@ -132,7 +132,7 @@ class ArgumentUnboxing(EntryBuilder):
             )
             return [meminfo, data]
         if isinstance(kind, StringKind):  # copied after the unboxing that may fail
-            return [self.defer_string(obj)]
+            return [self.defer_string(obj, kind)]
         if isinstance(kind, ArrayKind):
             return self.emit_unbox_array(obj, kind)
         if isinstance(kind, DatetimeKind):

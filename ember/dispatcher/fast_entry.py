@@ -39,8 +39,8 @@ def value_kind(typ: types.Type) -> Any:
         return typ.name
     if isinstance(typ, types.NoneType):
         return "none"
-    if isinstance(typ, types.UnicodeType):
-        return native_entry.StringKind()
+    if isinstance(typ, types.UnicodeType | types.BytesType):
+        return native_entry.StringKind(of_bytes=isinstance(typ, types.BytesType))
     if isinstance(typ, (types.NPDatetime, types.NPTimedelta)):
         return datetime_kind(typ)
     if isinstance(typ, types.Optional):  # returned only: None or a boxed scalar
@@ -126,6 +126,8 @@ def argument_kind(typ: types.Type) -> Any:
                 addresses["reflect"],
                 addresses["release"],
             )
+    if isinstance(typ, types.Set) and not isinstance(typ, types.SetType):
+        return _reflected_set_kind(typ)
     if isinstance(typ, types.Array) and isinstance(typ.dtype, types.NPDatetime | types.NPTimedelta):
         return datetime_array_kind(typ)
     if isinstance(typ, types.EnumMember):
@@ -135,6 +137,25 @@ def argument_kind(typ: types.Type) -> Any:
     if isinstance(typ, types.ByteArray):
         return bytearray_kind(typ)
     return value_kind(typ)
+
+
+def _reflected_set_kind(typ: types.Set) -> Any:
+    """A Python set argument's kind: copied in through a list of its items, written back
+    after the call; items the entry boxes in sets only (None: the Python path)."""
+    from ember.dispatcher.reflected_sets import set_converters
+    from ember.dispatcher.typeof import reflectable_item
+
+    item = value_kind(typ.dtype)
+    if item is None or not _set_item_kind(item) or not reflectable_item(typ.dtype):
+        return None
+    addresses = set_converters(typ).addresses
+    return native_entry.ReflectedListKind(
+        typ,
+        addresses["unbox_exact"],
+        addresses["reflect"],
+        addresses["release"],
+        container=set,
+    )
 
 
 _MAX_ENUM_MEMBERS = 32  # selected by identity, one compare each

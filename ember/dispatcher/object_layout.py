@@ -117,8 +117,11 @@ class ArrayKind:
 
 @dataclass(frozen=True)
 class StringKind:
-    """A `str` argument or result: ember's string model {meminfo, data, length, kind}; an
-    argument is copied into a new block the entry releases after the call (entry_strings.py)."""
+    """A `str` (or, `of_bytes`, a `bytes`) argument or result: ember's string model {meminfo,
+    data, length, kind} (bytes: kind 1); an argument is copied into a new block the entry
+    releases after the call (entry_strings.py)."""
+
+    of_bytes: bool = False
 
 
 STRING_FIELDS = [_PTR, _PTR, _I64, _I64]
@@ -263,12 +266,14 @@ class ReflectedListKind:
     """A list argument: a Python list, copied into a native list by the generated function at
     `unbox` (`ptr unbox(PyObject*)`: NULL when its items are not of the list type) and written
     back by `reflect` after the call (ember/dispatcher/reflected_lists.py). Flattens to the
-    list's meminfo. Equal kinds: the same list type."""
+    list's meminfo. Equal kinds: the same list type. A Python set (`container`) passes the
+    same way into a native set (reflected_sets.py)."""
 
     list_type: Any
     unbox: int
     reflect: int
     release: int
+    container: type = list
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ReflectedListKind) and other.list_type == self.list_type
@@ -412,9 +417,9 @@ def fast_path_supported(kind: Kind) -> bool:
     if isinstance(kind, OptionalKind | SetKind | GeneratorKind):
         return False
     if isinstance(kind, StringKind):
-        from ember.runtime.string_boxing import layout_verified
+        from ember.runtime.string_boxing import bytes_layout_verified, layout_verified
 
-        return layout_verified()
+        return bytes_layout_verified() if kind.of_bytes else layout_verified()
     return kind in _FAST_PATH_SCALARS or numpy_scalar_type(kind) is not None
 
 
@@ -641,6 +646,10 @@ _CAPI_SIGNATURES: dict[str, tuple[ir.Type, list[ir.Type]]] = {
     "PyErr_Clear": (ir.VoidType(), []),
     "PyDict_Size": (_SSIZE, [_PTR]),
     "PyUnicode_FromKindAndData": (_PTR, [_I32, _PTR, _SSIZE]),
+    "PySequence_List": (_PTR, [_PTR]),
+    "PySet_Clear": (_I32, [_PTR]),
+    "PyNumber_InPlaceOr": (_PTR, [_PTR, _PTR]),
+    "PyBytes_FromStringAndSize": (_PTR, [_PTR, _SSIZE]),
 }
 
 

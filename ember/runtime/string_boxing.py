@@ -42,6 +42,18 @@ def _layout_of(text: str) -> tuple[int, int] | None:
     return kind, id(text) + (ASCII_DATA_OFFSET if ascii_ else COMPACT_DATA_OFFSET)
 
 
+BYTES_DATA_OFFSET = bytes.__basicsize__ - 1  # PyBytesObject's ob_sval (its size: LENGTH_OFFSET)
+
+
+@functools.cache
+def bytes_layout_verified() -> bool:
+    """Whether a `bytes` object's length and bytes are where the native entry reads them."""
+    probe = b"ember \x00\xff bytes"
+    length = ctypes.c_ssize_t.from_address(id(probe) + LENGTH_OFFSET).value
+    stored = ctypes.string_at(id(probe) + BYTES_DATA_OFFSET, len(probe))
+    return length == len(probe) and stored == probe
+
+
 @functools.cache
 def layout_verified() -> bool:
     """Whether `_layout_of` reads this interpreter's strings correctly."""

@@ -400,3 +400,69 @@ def test_record_results_free_their_memory_and_hold_no_argument(monkeypatch):
     after = runtime.stats()
     assert after.alloc - before.alloc == after.free - before.free == 30
     assert sys.getrefcount(particles) == references
+
+
+def _bytes_work(data, n):
+    head = data[:n]
+    return head + data, len(data), [head, data[n:]], (None if n < 0 else data * 2)
+
+
+def test_bytes_pass_and_return_through_the_native_entry(monkeypatch):
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+    compiled = njit(_bytes_work)
+    for data, n in [(b"abc", 2), (b"", 0), (b"\x00\xff\x80 nul", 3), (b"xyz" * 50, -1)]:
+        got, want = _natively(compiled, data, n), _bytes_work(data, n)
+        assert got == want
+        assert type(got[0]) is bytes and all(type(part) is bytes for part in got[2])
+    text_or_bytes = njit(lambda value: value)
+    for value in (b"ab", "ab", b"ab", "ab"):  # neither matches the other's kind
+        returned = text_or_bytes(value)
+        assert type(returned) is type(value) and returned == value
+    gc.collect()
+    before = runtime.stats()
+    for _ in range(20):
+        compiled(b"some bytes", 4)
+    gc.collect()
+    after = runtime.stats()
+    assert after.alloc - before.alloc == after.free - before.free
+
+
+def _grow_and_count(s, extra, drop):
+    s.add(extra)
+    s.discard(drop)
+    return len(s), s
+
+
+def _merge(a, b):
+    a.update(b)
+    return len(a)
+
+
+def test_python_sets_pass_and_reflect_through_the_native_entry(monkeypatch):
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+    grow, merge = njit(_grow_and_count), njit(_merge)
+    cases = [
+        ({1, 2, 3}, 9, 1),
+        ({0, -5}, 0, 7),
+        ({1.5, 2.5}, -1.0, 2.5),
+        ({"a", "b"}, "c", "a"),
+        ({(1, 2.0), (3, 4.0)}, (5, 6.0), (1, 2.0)),
+    ]
+    for items, extra, drop in cases:
+        given, expected = set(items), set(items)
+        _natively(grow, set(items), extra, drop)  # compiles and installs the entry
+        count, returned = _natively(grow, given, extra, drop)
+        assert (count, returned) == _grow_and_count(expected, extra, drop)
+        assert returned is given and given == expected  # the caller's set, written back
+    unchanged = {1, 2.0}  # an int in a set of floats stays an int when nothing changed
+    assert njit(lambda s: len(s))(unchanged) == 2  # (mixed items: the Python path)
+    assert sorted(map(type, unchanged), key=str) == [float, int]
+    shared = {1, 2}
+    assert _natively(merge, shared, shared) == 2 and shared == {1, 2}
+    gc.collect()
+    before = runtime.stats()
+    for k in range(20):
+        grow({k, k + 1}, -k, k)
+    gc.collect()
+    after = runtime.stats()
+    assert after.alloc - before.alloc == after.free - before.free
