@@ -294,8 +294,9 @@ class _IRBuilder(ContainerOpcodes):
 
     def op_DELETE_FAST(self, inst: Instruction) -> None:
         """`del x`: a `del` statement, which the unbound-locals pass turns into "x is unbound
-        from here" (reads after it raise UnboundLocalError); the `e = None; del e` that ends
-        an `except E as e:` block is dropped (the name keeps its exception)."""
+        from here" (reads after it raise UnboundLocalError). The `e = None; del e` that ends
+        an `except E as e:` block keeps only the `del` (e is never None: it is unbound after
+        the handler, as in CPython)."""
         last = self.block.body[-1] if self.block.body else None
         stored = getattr(getattr(last, "value", None), "name", None)
         if (
@@ -305,7 +306,6 @@ class _IRBuilder(ContainerOpcodes):
             and self.constants[stored] is None
         ):
             self.block.body.pop()
-            return
         self.block.append(ir.Del(inst.argval, inst.loc))
 
     def op_LOAD_GLOBAL(self, inst: Instruction) -> None:

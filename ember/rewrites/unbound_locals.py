@@ -19,19 +19,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ember.ir import nodes as ir
-from ember.ir.liveness import strip_dels
 
 _FLAG = "$unbound."
 
 
 def raise_unbound_reads(func_ir: ir.FunctionIR) -> None:
     """Guard every read of `func_ir` that may find its variable unassigned (in place). The
-    source's `del x` statements (a read too, then "unassigned") are removed once they have
-    done that: liveness places the `del`s that release values."""
+    source's `del x` statements (a read too, then "unassigned") stay for the variable webs
+    (rewrites/variable_webs.py), which strip them: liveness places the `del`s that release
+    values."""
     names = _local_names(func_ir)
     if names and not _has_parallel_loops(func_ir):
         _guard_unsafe_reads(func_ir, names)
-    strip_dels(func_ir)
 
 
 def _guard_unsafe_reads(func_ir: ir.FunctionIR, names: set[str]) -> None:

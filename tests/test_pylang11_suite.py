@@ -1,0 +1,86 @@
+"""pylang11: the name of `except E as e:` is unbound after its handler (reading it raises
+UnboundLocalError, and an earlier value of another type under that name no longer meets the
+exception). Every result is compared with CPython running the py_func."""
+
+from __future__ import annotations
+
+from ember import jit, njit
+from tests.oracle import assert_frees_all
+
+
+def _outcome(func, *args):
+    """What calling `func` gives: ("ok", value) or ("raised", exception class, message)."""
+    try:
+        return ("ok", func(*args))
+    except Exception as error:  # noqa: BLE001 - the exception is the outcome compared
+        return ("raised", type(error), str(error))
+
+
+def _assert_same_outcomes(jitted, cases):
+    for args in cases:
+        assert _outcome(jitted, *args) == _outcome(jitted.py_func, *args), args
+
+
+# ---------------------------------------------------------------- the handler's name after it
+
+
+def handler_name_read_after(x):
+    try:
+        if x > 0:
+            raise ValueError("positive")
+    except ValueError as e:  # noqa: F841
+        pass
+    return e  # noqa: F821 - unbound after the handler (CPython deletes it)
+
+
+def handler_name_rebinds_earlier_value(xs):
+    e = 0
+    for v in xs:
+        e += v
+    try:
+        if e > 3:
+            raise ValueError("big")
+    except ValueError as e:  # noqa: F841
+        pass
+    return e
+
+
+def handler_name_in_a_loop(xs):
+    total = 0
+    for x in xs:
+        try:
+            if x % 3 == 0:
+                raise KeyError("three")
+            total += x
+        except KeyError as e:
+            total += len(str(e)) * 100
+    return total
+
+
+def two_handlers_one_name(x):
+    try:
+        if x:
+            raise ValueError("aa")
+        a = "none"
+    except ValueError as e:
+        a = str(e)
+    try:
+        raise KeyError("bbb")
+    except KeyError as e:
+        b = str(e)
+    return a + b
+
+
+def test_the_name_of_an_except_clause_is_unbound_after_its_handler():
+    _assert_same_outcomes(njit(handler_name_read_after), [(1,), (0,), (-5,)])
+    _assert_same_outcomes(
+        njit(handler_name_rebinds_earlier_value), [([1, 2],), ([1, 2, 3],), ([0],), ([-4, 9],)]
+    )
+    _assert_same_outcomes(njit(handler_name_in_a_loop), [([1, 2, 3, 4, 6],), ([5],)])
+    _assert_same_outcomes(njit(two_handlers_one_name), [(0,), (1,)])
+    _assert_same_outcomes(jit(forceobj=True)(handler_name_read_after), [(1,), (0,)])
+
+
+def test_handlers_in_a_loop_free_what_they_make():
+    jitted = njit(handler_name_in_a_loop)
+    assert_frees_all(jitted, lambda: [1, 3, 6, 7])
