@@ -4,7 +4,12 @@ exception). Every result is compared with CPython running the py_func."""
 
 from __future__ import annotations
 
+from collections import namedtuple
+
+import pytest
+
 from ember import jit, njit
+from ember.errors import TypingError
 from tests.oracle import assert_frees_all
 
 
@@ -84,3 +89,26 @@ def test_the_name_of_an_except_clause_is_unbound_after_its_handler():
 def test_handlers_in_a_loop_free_what_they_make():
     jitted = njit(handler_name_in_a_loop)
     assert_frees_all(jitted, lambda: [1, 3, 6, 7])
+
+
+# ---------------------------------------------------------------- namedtuple _replace keywords
+
+Pair = namedtuple("Pair", ["x", "y"])
+
+
+def test_replace_takes_fields_by_keyword_only():
+    @njit
+    def by_keyword(p):
+        return p._replace(y=p.x * 1.5), p._replace(y=-1, x=3)
+
+    p = Pair(2, 7)
+    assert by_keyword(p) == by_keyword.py_func(p)
+
+    @njit
+    def by_position(p):
+        return p._replace(5)
+
+    with pytest.raises(TypeError):
+        by_position.py_func(p)  # CPython: _replace() takes 1 positional argument
+    with pytest.raises(TypingError, match="_replace"):
+        by_position(p)
