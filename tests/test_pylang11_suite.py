@@ -112,3 +112,62 @@ def test_replace_takes_fields_by_keyword_only():
         by_position.py_func(p)  # CPython: _replace() takes 1 positional argument
     with pytest.raises(TypingError, match="_replace"):
         by_position(p)
+
+
+# ---------------------------------------------------------------- exception classes as values
+
+
+def raise_chosen_class(c, x):
+    E = ValueError if c > 0 else (KeyError if c == 0 else IndexError)
+    if x > 1.0:
+        raise E("bad", x)
+    return x
+
+
+def catch_chosen_class(c):
+    E = ValueError if c else KeyError
+    try:
+        raise E("m", 3)
+    except ValueError as e:
+        return e.args[1] * 10
+    except KeyError as e:
+        return e.args[1]
+
+
+def raise_chosen_bare(c):
+    E = ZeroDivisionError if c else OverflowError
+    try:
+        raise E
+    except ZeroDivisionError:
+        return 1
+    except ArithmeticError:
+        return 2
+
+
+def chosen_class_in_a_loop(xs):
+    out = 0
+    for x in xs:
+        E = ZeroDivisionError if x == 0 else OverflowError
+        try:
+            if x < 2:
+                raise E(x)
+            out += x
+        except ZeroDivisionError:
+            out += 100
+        except ArithmeticError as e:
+            out += 1000 * e.args[0]
+    return out
+
+
+def return_chosen_class(c):
+    return ValueError if c else KeyError
+
+
+def test_an_exception_class_chosen_at_run_time_is_raised_and_caught():
+    raising = njit(raise_chosen_class)
+    _assert_same_outcomes(raising, [(c, x) for c in (1, 0, -1) for x in (0.5, 2.5)])
+    _assert_same_outcomes(njit(catch_chosen_class), [(True,), (False,)])
+    _assert_same_outcomes(njit(raise_chosen_bare), [(True,), (False,)])
+    _assert_same_outcomes(njit(chosen_class_in_a_loop), [([0, 1, 2, 3],), ([5, 1, 1],)])
+    _assert_same_outcomes(njit(return_chosen_class), [(True,), (False,)])
+    assert_frees_all(lambda c: _outcome(raising, c, 2.5), lambda: 1)

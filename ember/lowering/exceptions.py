@@ -20,7 +20,8 @@ from ember.ir import nodes as ir
 from ember.ir.liveness import live_variables
 from ember.lowering import arrays as refs
 from ember.lowering import callconv
-from ember.lowering.registry import lower_cast
+from ember.lowering.models import PrimitiveModel, register_model
+from ember.lowering.registry import box, lower_cast
 from ember.rewrites.static_raise import MISSING, constant_value, single_definitions
 from ember.runtime import nrt
 
@@ -85,6 +86,66 @@ def make_exception(lowerer: FunctionLowerer, expr: ir.Call, exc_class: type) -> 
     payload = _fill_payload(lowerer, runtime_args) if runtime_args else llvm.Constant(_ptr, None)
     value = llvm.Constant(llvm.LiteralStructType([_ptr, _i32]), [None, exc_id])
     return lowerer.builder.insert_value(value, payload, 0)
+
+
+@register_model(types.ExceptionClassChoice)
+class ExceptionClassChoiceModel(PrimitiveModel):
+    """The index of the chosen class in `exc_classes`."""
+
+    def __init__(self, fe_type: types.ExceptionClassChoice) -> None:
+        super().__init__(fe_type, _i32)
+
+
+@lower_cast(types.ExceptionClass, types.ExceptionClassChoice)
+def _class_to_choice(context, builder, from_type, to_type, value):
+    return llvm.Constant(_i32, to_type.index_of(from_type.exc_class))
+
+
+@lower_cast(types.ExceptionClassChoice, types.ExceptionClassChoice)
+def _widen_class_choice(context, builder, from_type, to_type, value):
+    """Renumber an index of a smaller choice into a larger one."""
+    result = llvm.Constant(_i32, 0)
+    for position, exc_class in enumerate(from_type.exc_classes):
+        is_this = builder.icmp_unsigned("==", value, llvm.Constant(_i32, position))
+        result = builder.select(is_this, llvm.Constant(_i32, to_type.index_of(exc_class)), result)
+    return result
+
+
+@box(types.ExceptionClassChoice)
+def _box_class_choice(typ, value, c):
+    """A chosen class returned to Python is the class object."""
+    obj = c.pyapi.borrow_constant(typ.exc_classes[0])
+    for position, exc_class in enumerate(typ.exc_classes[1:], start=1):
+        is_this = c.builder.icmp_unsigned("==", value, llvm.Constant(_i32, position))
+        obj = c.builder.select(is_this, c.pyapi.borrow_constant(exc_class), obj)
+    c.pyapi.incref(obj)
+    return obj
+
+
+def make_chosen_exception(
+    lowerer: FunctionLowerer, choice: types.ExceptionClassChoice, expr: ir.Call
+) -> llvm.Value:
+    """`E(args...)` where E is one of several classes: switch on the index and make each
+    class's exception as `make_exception` does (they share one layout)."""
+    builder = lowerer.builder
+    index = lowerer.load(expr.func)
+    unreachable = builder.append_basic_block("exc_class.none")
+    done = builder.append_basic_block("exc_class.done")
+    switch = builder.switch(index, unreachable)
+    results = []
+    for position, exc_class in enumerate(choice.exc_classes):
+        case = builder.append_basic_block(f"exc_class.{exc_class.__name__}")
+        switch.add_case(llvm.Constant(_i32, position), case)
+        builder.position_at_end(case)
+        results.append((make_exception(lowerer, expr, exc_class), builder.block))
+        builder.branch(done)
+    builder.position_at_end(unreachable)
+    builder.unreachable()
+    builder.position_at_end(done)
+    phi = builder.phi(results[0][0].type)
+    for value, block in results:
+        phi.add_incoming(value, block)
+    return phi
 
 
 def _python_exception(lowerer: FunctionLowerer, expr: ir.Call, exc_class: type) -> llvm.Value:
@@ -231,10 +292,15 @@ def _store_string(builder, data, index: int, text_at, text):
 
 
 def lower_raise(lowerer: FunctionLowerer, stmt: ir.Raise) -> None:
-    """`raise value` (a re-raise, or an exception with run-time arguments)."""
+    """`raise value` (a re-raise, an exception with run-time arguments, or a class chosen at
+    run time: `raise E` is `raise E()`)."""
     typ = lowerer.typemap[stmt.exception.name]
     builder = lowerer.builder
-    value = lowerer.load(stmt.exception)
+    if isinstance(typ, types.ExceptionClassChoice):
+        value = make_chosen_exception(lowerer, typ, ir.Call(stmt.exception, [], [], stmt.loc))
+        typ = types.ExceptionInstance(BaseException)
+    else:
+        value = lowerer.load(stmt.exception)
     refs.incref(builder, typ, value)  # the record's reference; the variable keeps its own
     record = llvm.Constant(callconv.EXCINFO_TYPE, llvm.Undefined)
     record = builder.insert_value(record, builder.extract_value(value, 1), 0)

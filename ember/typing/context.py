@@ -117,6 +117,8 @@ class TypingContext:
             return type_choice_call(fnty, args, kws)
         if isinstance(fnty, types.ExceptionClass):
             return Signature(types.ExceptionInstance(fnty.exc_class), args)
+        if isinstance(fnty, types.ExceptionClassChoice):
+            return Signature(types.ExceptionInstance(BaseException), args)
         if isinstance(fnty, types.ExternalFunctionPointer):  # a ctypes or cffi function
             return fnty.get_call_type(self, args, kws)
         if isinstance(fnty, types.FunctionType):  # a first-class function: its signature

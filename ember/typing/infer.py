@@ -218,7 +218,7 @@ class TypeInferer(ContainerRefinement, LiteralOperands):
 
     def _type_raise(self, stmt: ir.Raise) -> None:
         exc_type = self._typeof_var(stmt.exception)
-        if isinstance(exc_type, types.ExceptionInstance):
+        if isinstance(exc_type, (types.ExceptionInstance, types.ExceptionClassChoice)):
             return
         numba_words = (  # what code written for Numba looks for
             "Directly raising a string constant as an exception is not supported"
