@@ -171,3 +171,23 @@ def test_an_exception_class_chosen_at_run_time_is_raised_and_caught():
     _assert_same_outcomes(njit(chosen_class_in_a_loop), [([0, 1, 2, 3],), ([5, 1, 1],)])
     _assert_same_outcomes(njit(return_chosen_class), [(True,), (False,)])
     assert_frees_all(lambda c: _outcome(raising, c, 2.5), lambda: 1)
+
+
+# ---------------------------------------------------------------- NoneType as a class
+
+NoneType = type(None)
+
+
+def none_class_checks(x):
+    y = None if x < 0 else x
+    return (
+        isinstance(y, type(None)),
+        isinstance(y, NoneType),
+        isinstance(y, (int, NoneType)),
+        isinstance(x, NoneType),
+        isinstance(None, NoneType),
+    )
+
+
+def test_nonetype_is_a_class_for_isinstance():
+    _assert_same_outcomes(njit(none_class_checks), [(-1,), (0,), (5,)])

@@ -48,6 +48,8 @@ class TypingContext:
             return types.constant_int_type(types.wrapped_constant(value))
         if value is None:
             return types.none
+        if value is type(None):  # NoneType, as isinstance()'s class: the type of None
+            return types.TypeRef(types.none)
         if isinstance(value, str):
             return types.StringLiteral(value)
         if isinstance(value, bytes):  # b'ab' in code, a global bytes: a constant
