@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+import numpy as np
 import pytest
 
-from ember import jit, njit
+from ember import jit, njit, prange
 from ember.errors import TypingError
 from tests.oracle import assert_frees_all
+from tests.parallel.parallel_helpers import parfor_count
 
 
 def _outcome(func, *args):
@@ -191,3 +193,23 @@ def none_class_checks(x):
 
 def test_nonetype_is_a_class_for_isinstance():
     _assert_same_outcomes(njit(none_class_checks), [(-1,), (0,), (5,)])
+
+
+# ---------------------------------------------------------------- parallel functions
+
+
+def unbound_after_prange(n, c):
+    if c:
+        k = 3.0
+    a = np.zeros(n)
+    for i in prange(n):
+        a[i] = i * 0.5
+    for j in range(n // 2):  # noqa: B007 - read after the loop
+        pass
+    return a.sum() * k + j  # noqa: F821 - k and j may be unbound, as in CPython
+
+
+def test_unbound_reads_outside_prange_loops_raise():
+    jitted = njit(parallel=True)(unbound_after_prange)
+    _assert_same_outcomes(jitted, [(6, True), (6, False), (1, True), (0, True)])
+    assert parfor_count(jitted) == 1  # the flags do not keep the loop from running in parallel

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ember.ir import nodes as ir
+from ember.rewrites.variable_webs import prange_loop_blocks
 
 _FLAG = "$unbound."
 
@@ -29,12 +30,16 @@ def raise_unbound_reads(func_ir: ir.FunctionIR) -> None:
     (rewrites/variable_webs.py), which strip them: liveness places the `del`s that release
     values."""
     names = _local_names(func_ir)
-    if names and not _has_parallel_loops(func_ir):
-        _guard_unsafe_reads(func_ir, names)
+    in_prange = prange_loop_blocks(func_ir)
+    # a flag set inside a `prange` body would be a value its threads share: variables that
+    # body assigns or deletes are left unguarded, and so are its own reads
+    names -= _assigned_or_deleted(func_ir, in_prange)
+    if names:
+        _guard_unsafe_reads(func_ir, names, in_prange)
 
 
-def _guard_unsafe_reads(func_ir: ir.FunctionIR, names: set[str]) -> None:
-    checks = _unsafe_reads(func_ir, names)
+def _guard_unsafe_reads(func_ir: ir.FunctionIR, names: set[str], unguarded: set[int]) -> None:
+    checks = [check for check in _unsafe_reads(func_ir, names) if check[0] not in unguarded]
     if not checks:
         return
     flagged = {name for _, _, name in checks}
@@ -46,21 +51,12 @@ def _guard_unsafe_reads(func_ir: ir.FunctionIR, names: set[str]) -> None:
         _guard_reads(func_ir, label, reads)
 
 
-def _has_parallel_loops(func_ir: ir.FunctionIR) -> bool:
-    """A flag set inside a `prange` body would be a value shared by its threads: such
-    functions are left as they are."""
-    from ember.parallel.api import prange
-
-    def is_prange(value: ir.Expr | ir.Var) -> bool:
-        if isinstance(value, ir.GetAttr):  # numba.prange
-            return value.attr == "prange"
-        if isinstance(value, (ir.Global, ir.FreeVar)):
-            return isinstance(value.value, type) and issubclass(value.value, prange)
-        return False
-
-    return any(
-        isinstance(stmt, ir.Assign) and is_prange(stmt.value) for _, stmt in func_ir.statements()
-    )
+def _assigned_or_deleted(func_ir: ir.FunctionIR, labels: set[int]) -> set[str]:
+    found: set[str] = set()
+    for label in labels:
+        for stmt in func_ir.blocks[label].body:
+            found.update(name for name in _effects(stmt) if name is not None)
+    return found
 
 
 def _local_names(func_ir: ir.FunctionIR) -> set[str]:

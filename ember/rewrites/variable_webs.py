@@ -223,6 +223,17 @@ def _keep_parallel_reductions_whole(
                     webs.union(site, webs.entry(header, name))
 
 
+def prange_loop_blocks(func_ir: ir.FunctionIR) -> set[int]:
+    """The labels of the blocks `prange` loops run (headers and bodies): code whose values
+    its threads share or keep private, which the untyped rewrites leave alone."""
+    if not _may_use_prange(func_ir.py_func):
+        return set()
+    found: set[int] = set()
+    for header in _prange_headers(func_ir):
+        found |= {header, *_loop_body(func_ir, header)}
+    return found
+
+
 def _may_use_prange(py_func: FunctionType) -> bool:
     """Whether the function (with its inner functions) names `prange`, or a global or closure
     value that is one: a cheap test sparing other functions the search for prange loops."""
