@@ -213,3 +213,37 @@ def test_unbound_reads_outside_prange_loops_raise():
     jitted = njit(parallel=True)(unbound_after_prange)
     _assert_same_outcomes(jitted, [(6, True), (6, False), (1, True), (0, True)])
     assert parfor_count(jitted) == 1  # the flags do not keep the loop from running in parallel
+
+
+# ---------------------------------------------------------------- starred names only spread
+
+
+def rotations(t):
+    *init, last = t
+    first, *rest = t
+    return (last, *init), (*rest, first), len(rest)
+
+
+def spread_into_a_call(t):
+    a, *mid, z = t
+    total = 0
+    for v in mid:
+        total += v
+    return combine(*mid), total, (z, *mid, a)
+
+
+@njit
+def combine(x, y):
+    return x * 10 + y
+
+
+def starred_name_mutated(t):
+    first, *rest = t
+    rest.append(first)
+    return rest, rest[1:]
+
+
+def test_a_starred_name_that_is_only_spread_keeps_a_tuple_length():
+    _assert_same_outcomes(njit(rotations), [((1, 2, 3),), ((1, 2.5, "x"),), ((7,),)])
+    _assert_same_outcomes(njit(spread_into_a_call), [((1, 2, 3, 4),)])
+    _assert_same_outcomes(njit(starred_name_mutated), [((1, 2, 3),), ((4,),)])
