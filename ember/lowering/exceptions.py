@@ -20,6 +20,7 @@ from ember.ir import nodes as ir
 from ember.ir.liveness import live_variables
 from ember.lowering import arrays as refs
 from ember.lowering import callconv
+from ember.lowering.first_class import select_by_index, switch_over
 from ember.lowering.models import PrimitiveModel, register_model
 from ember.lowering.registry import box, lower_cast
 from ember.rewrites.static_raise import MISSING, constant_value, single_definitions
@@ -104,20 +105,15 @@ def _class_to_choice(context, builder, from_type, to_type, value):
 @lower_cast(types.ExceptionClassChoice, types.ExceptionClassChoice)
 def _widen_class_choice(context, builder, from_type, to_type, value):
     """Renumber an index of a smaller choice into a larger one."""
-    result = llvm.Constant(_i32, 0)
-    for position, exc_class in enumerate(from_type.exc_classes):
-        is_this = builder.icmp_unsigned("==", value, llvm.Constant(_i32, position))
-        result = builder.select(is_this, llvm.Constant(_i32, to_type.index_of(exc_class)), result)
-    return result
+    renumbered = [llvm.Constant(_i32, to_type.index_of(c)) for c in from_type.exc_classes]
+    return select_by_index(builder, value, renumbered)
 
 
 @box(types.ExceptionClassChoice)
 def _box_class_choice(typ, value, c):
     """A chosen class returned to Python is the class object."""
-    obj = c.pyapi.borrow_constant(typ.exc_classes[0])
-    for position, exc_class in enumerate(typ.exc_classes[1:], start=1):
-        is_this = c.builder.icmp_unsigned("==", value, llvm.Constant(_i32, position))
-        obj = c.builder.select(is_this, c.pyapi.borrow_constant(exc_class), obj)
+    classes = [c.pyapi.borrow_constant(exc_class) for exc_class in typ.exc_classes]
+    obj = select_by_index(c.builder, value, classes)
     c.pyapi.incref(obj)
     return obj
 
@@ -127,25 +123,14 @@ def make_chosen_exception(
 ) -> llvm.Value:
     """`E(args...)` where E is one of several classes: switch on the index and make each
     class's exception as `make_exception` does (they share one layout)."""
-    builder = lowerer.builder
-    index = lowerer.load(expr.func)
-    unreachable = builder.append_basic_block("exc_class.none")
-    done = builder.append_basic_block("exc_class.done")
-    switch = builder.switch(index, unreachable)
-    results = []
-    for position, exc_class in enumerate(choice.exc_classes):
-        case = builder.append_basic_block(f"exc_class.{exc_class.__name__}")
-        switch.add_case(llvm.Constant(_i32, position), case)
-        builder.position_at_end(case)
-        results.append((make_exception(lowerer, expr, exc_class), builder.block))
-        builder.branch(done)
-    builder.position_at_end(unreachable)
-    builder.unreachable()
-    builder.position_at_end(done)
-    phi = builder.phi(results[0][0].type)
-    for value, block in results:
-        phi.add_incoming(value, block)
-    return phi
+    result_type = lowerer.context.value_type(types.ExceptionInstance(BaseException))
+    return switch_over(
+        lowerer.builder,
+        lowerer.load(expr.func),
+        list(choice.exc_classes),
+        lambda exc_class: make_exception(lowerer, expr, exc_class),
+        result_type,
+    )
 
 
 def _python_exception(lowerer: FunctionLowerer, expr: ir.Call, exc_class: type) -> llvm.Value:
