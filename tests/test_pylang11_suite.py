@@ -247,3 +247,32 @@ def test_a_starred_name_that_is_only_spread_keeps_a_tuple_length():
     _assert_same_outcomes(njit(rotations), [((1, 2, 3),), ((1, 2.5, "x"),), ((7,),)])
     _assert_same_outcomes(njit(spread_into_a_call), [((1, 2, 3, 4),)])
     _assert_same_outcomes(njit(starred_name_mutated), [((1, 2, 3),), ((4,),)])
+
+
+# ---------------------------------------------------------------- free variables read unassigned
+
+
+def free_variable_read_early(n):
+    def shifted(v):
+        return v + z
+
+    if n > 0:
+        z = 5
+    total = 0
+    for i in range(3):
+        total += shifted(i)
+    return total
+
+
+def inner_local_read_early(n):
+    def clipped(v):
+        if v > 0:
+            w = v
+        return w
+
+    return clipped(n)
+
+
+def test_a_free_variable_read_unassigned_is_a_name_error():
+    _assert_same_outcomes(njit(free_variable_read_early), [(1,), (0,)])
+    _assert_same_outcomes(njit(inner_local_read_early), [(1,), (0,), (-2,)])

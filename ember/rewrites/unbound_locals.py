@@ -212,25 +212,36 @@ def _guard_reads(func_ir: ir.FunctionIR, label: int, reads: list[tuple[int, str]
     tests: list[tuple[str, ir.Loc]] = []
     for stmt in block.body:
         for name in guarded.get(id(stmt), ()):
-            tests.append((name, stmt.loc))
+            free = (id(stmt), name) in func_ir.free_variable_reads
+            tests.append((name, free, stmt.loc))
             pieces.append([])
         pieces[-1].append(stmt)
     labels = _new_labels(func_ir, 2 * len(tests))
     block.body = pieces[0]
     current = block
-    for (name, loc), rest in zip(tests, pieces[1:]):
+    for (name, free, loc), rest in zip(tests, pieces[1:]):
         raise_label, rest_label = next(labels), next(labels)
         current.body.append(ir.Branch(_flag(name, loc), raise_label, rest_label, loc, likely=False))
-        message = (
-            f"cannot access local variable '{_source_name(name)}' where it is not associated "
-            "with a value"
-        )
-        raising = ir.Block(raise_label, loc, [ir.StaticRaise(UnboundLocalError, (message,), loc)])
+        raising = ir.Block(raise_label, loc, [_unbound_raise(name, free, loc)])
         current = ir.Block(rest_label, loc, rest)
         for new in (raising, current):
             func_ir.blocks[new.label] = new
             if handler is not None:
                 func_ir.exception_handlers[new.label] = handler
+
+
+def _unbound_raise(name: str, free: bool, loc: ir.Loc) -> ir.StaticRaise:
+    """CPython's error for reading `name` unassigned: in an inner function that closes over
+    it (`free`), a NameError about a free variable."""
+    shown = _source_name(name)
+    if free:
+        message = (
+            f"cannot access free variable '{shown}' where it is not associated with a value in "
+            "enclosing scope"
+        )
+        return ir.StaticRaise(NameError, (message,), loc)
+    message = f"cannot access local variable '{shown}' where it is not associated with a value"
+    return ir.StaticRaise(UnboundLocalError, (message,), loc)
 
 
 def _new_labels(func_ir: ir.FunctionIR, count: int) -> Iterator[int]:
