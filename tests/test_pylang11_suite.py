@@ -165,6 +165,27 @@ def return_chosen_class(c):
     return ValueError if c else KeyError
 
 
+@njit
+def index_or_raise(k):
+    if k:
+        raise ValueError("callee")
+    return [1][5]
+
+
+def except_a_chosen_class(c, k, s):
+    E = ValueError if c else LookupError
+    try:
+        if k == 2:
+            return int(s)
+        if k == 3:
+            raise KeyError(k)
+        return index_or_raise(k)
+    except (ZeroDivisionError, E):
+        return -1
+    except Exception:
+        return -2
+
+
 def test_an_exception_class_chosen_at_run_time_is_raised_and_caught():
     raising = njit(raise_chosen_class)
     _assert_same_outcomes(raising, [(c, x) for c in (1, 0, -1) for x in (0.5, 2.5)])
@@ -172,6 +193,8 @@ def test_an_exception_class_chosen_at_run_time_is_raised_and_caught():
     _assert_same_outcomes(njit(raise_chosen_bare), [(True,), (False,)])
     _assert_same_outcomes(njit(chosen_class_in_a_loop), [([0, 1, 2, 3],), ([5, 1, 1],)])
     _assert_same_outcomes(njit(return_chosen_class), [(True,), (False,)])
+    cases = [(c, k, s) for c in (True, False) for k in range(4) for s in ("x", "12")]
+    _assert_same_outcomes(njit(except_a_chosen_class), cases)
     assert_frees_all(lambda c: _outcome(raising, c, 2.5), lambda: 1)
 
 

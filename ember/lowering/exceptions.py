@@ -523,7 +523,19 @@ def lower_caught_exception(lowerer: FunctionLowerer, expr: ir.CaughtException, r
 
 
 def lower_exception_match(lowerer: FunctionLowerer, expr: ir.ExceptionMatch, result_type):
+    """`except C:` / `except (C, D):`; a class chosen at run time (`except E:` after
+    `E = ValueError if c else KeyError`) matches as the class its index selects."""
     classes_type = lowerer.typemap[expr.classes.name]
-    members = classes_type.types if isinstance(classes_type, types.BaseTuple) else (classes_type,)
-    classes = tuple(member.exc_class for member in members)
-    return lowerer.exception_routing.match(lowerer.load(expr.exception), classes)
+    routing, builder = lowerer.exception_routing, lowerer.builder
+    exc_value, classes_value = lowerer.load(expr.exception), lowerer.load(expr.classes)
+    if isinstance(classes_type, types.BaseTuple):
+        members = [(m, builder.extract_value(classes_value, i)) for i, m in enumerate(classes_type)]
+    else:
+        members = [(classes_type, classes_value)]
+    fixed = tuple(m.exc_class for m, _ in members if isinstance(m, types.ExceptionClass))
+    result = routing.match(exc_value, fixed) if fixed else llvm.Constant(_i1, 0)
+    for member, index in members:
+        if isinstance(member, types.ExceptionClassChoice):
+            each = [routing.match(exc_value, (exc_class,)) for exc_class in member.exc_classes]
+            result = builder.or_(result, select_by_index(builder, index, each))
+    return result
