@@ -299,3 +299,48 @@ def inner_local_read_early(n):
 def test_a_free_variable_read_unassigned_is_a_name_error():
     _assert_same_outcomes(njit(free_variable_read_early), [(1,), (0,)])
     _assert_same_outcomes(njit(inner_local_read_early), [(1,), (0,), (-2,)])
+
+
+# ---------------------------------------------------------------- imports that fail in a try body
+
+
+def optional_import(x):
+    try:
+        from ember_pylang11_no_such_module import fast_path  # noqa: PLC0415
+
+        y = fast_path(x)
+    except ImportError:
+        y = x * 2
+    return y
+
+
+def optional_name(x):
+    try:
+        from math import no_such_function  # noqa: F401, PLC0415
+    except ImportError:
+        return x + 0.5
+    return x
+
+
+def module_not_found_first(x):
+    try:
+        import ember_pylang11_no_such_module  # noqa: F401, PLC0415
+
+        return 1
+    except ModuleNotFoundError:
+        return 2
+    except ImportError:
+        return 3
+
+
+def import_error_not_caught(x):
+    try:
+        import ember_pylang11_no_such_module  # noqa: F401, PLC0415
+    except ValueError:
+        return 1
+    return 2
+
+
+def test_a_failed_import_in_a_try_body_raises_when_it_runs():
+    for func in (optional_import, optional_name, module_not_found_first, import_error_not_caught):
+        _assert_same_outcomes(njit(func), [(4,)])
