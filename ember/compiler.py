@@ -258,7 +258,7 @@ def _extract_objmode_blocks(state: CompileState) -> None:
 
 def generate_ir(state: CompileState) -> None:
     from ember.frontend.interpreter import build_ir
-    from ember.ir.liveness import insert_dels
+    from ember.ir.liveness import insert_dels, strip_dels
     from ember.rewrites.unbound_locals import raise_unbound_reads
     from ember.rewrites.variable_webs import split_variable_webs
 
@@ -271,6 +271,7 @@ def generate_ir(state: CompileState) -> None:
         inline_inner_functions(state.func_ir, _jitted_function_of)
     raise_unbound_reads(state.func_ir)  # reading an unassigned local raises, as in CPython
     split_variable_webs(state.func_ir)  # a variable rebound to another type: one name per web
+    strip_dels(state.func_ir)  # the source's `del x` has done its work: liveness places dels
     insert_dels(state.func_ir)
     if config.DUMP_IR:
         print(banner(f"IR DUMP: {state.py_func.__qualname__}"))

@@ -22,6 +22,24 @@ class _SpreadAcrossBlocks(UnsupportedError, UnsupportedBytecodeError):
     """A spread into a display made in another block: Numba's UnsupportedBytecodeError too."""
 
 
+def _only_read_as_a_sequence(instructions: list[Instruction], index: int) -> bool:
+    """Whether instructions[index] loads a local that its next instruction spreads (LIST_EXTEND,
+    CALL_FUNCTION_EX) or iterates, or that is the one argument of `len`."""
+    load = instructions[index]
+    if load.opname != "LOAD_FAST" or index + 1 >= len(instructions):
+        return False
+    following = instructions[index + 1]
+    if following.opname in ("LIST_EXTEND", "CALL_FUNCTION_EX", "GET_ITER"):
+        return True
+    previous = instructions[index - 1]
+    return (
+        previous.opname == "LOAD_GLOBAL"
+        and previous.argval == "len"
+        and following.opname in ("PRECALL", "CALL")
+        and following.arg == 1
+    )
+
+
 class ContainerOpcodes:
     """The builder's container opcodes (they use its stack, `_temp`, `_assign`, `_push_expr`,
     `_const`)."""
@@ -99,7 +117,11 @@ class ContainerOpcodes:
         before, after = inst.arg & 0xFF, inst.arg >> 8
         counts = [self._const(before), self._const(after)]
         del self.stack[-2:]
-        unpacked = self._call_global("unpack_starred", starred.unpack_starred, [source, *counts])
+        if self._starred_name_only_spread(inst, before, after):
+            unpack = starred.unpack_starred_spread  # `(last, *init)` of a tuple: types
+        else:
+            unpack = starred.unpack_starred
+        unpacked = self._call_global(unpack.__name__, unpack, [source, *counts])
         self.stack.pop()
         items = []
         for index in range(before + 1 + after):
@@ -107,6 +129,25 @@ class ContainerOpcodes:
             self._assign(item, ir.StaticGetItem(unpacked, index, None, inst.loc))
             items.append(item)
         self.stack.extend(reversed(items))
+
+    def _starred_name_only_spread(self, inst: Instruction, before: int, after: int) -> bool:
+        """Whether the starred name of `a, *rest, z = seq` (stored right after it) is a local
+        assigned there only and only ever spread (`(z, *rest)`, `f(*rest)`), iterated or
+        measured (`len(rest)`): it may then be a tuple rather than CPython's list, as nothing
+        can tell them apart."""
+        instructions = self.bytecode.instructions
+        at = instructions.index(inst)
+        stores = instructions[at + 1 : at + 2 + before + after]
+        if len(stores) != before + 1 + after or any(i.opname != "STORE_FAST" for i in stores):
+            return False
+        name = stores[before].argval
+        if name in self.code.co_cellvars:
+            return False
+        return all(
+            _only_read_as_a_sequence(instructions, index)
+            for index, other in enumerate(instructions)
+            if other.argval == name and other is not stores[before]
+        )
 
     def op_MATCH_SEQUENCE(self, inst: Instruction) -> None:
         """`case (x, y):` first tests whether the subject (kept below) is a sequence; typing

@@ -261,7 +261,9 @@ class _Inliner(EscapingFunctions):
         for label, block in callee_ir.blocks.items():
             copied = ir.Block(base + label, block.loc)
             for stmt in block.body:
-                copied.body += renamer.statement(stmt, bound, call_stmt.target, continuation)
+                copies = renamer.statement(stmt, bound, call_stmt.target, continuation)
+                copied.body += copies
+                self._note_free_variable_reads(stmt, copies, kept)
             self.func_ir.blocks[copied.label] = copied
             self.chains[copied.label] = (*chain, site.code)
         rest = ir.Block(continuation, call_stmt.loc, site.block.body[site.index + 1 :])
@@ -269,6 +271,14 @@ class _Inliner(EscapingFunctions):
         self.chains[continuation] = chain
         self._protect_inlined(site.block.label, callee_ir, base, continuation)
         site.block.body[site.index :] = [ir.Jump(base + callee_ir.entry, call_stmt.loc)]
+
+    def _note_free_variable_reads(self, stmt: ir.Stmt, copies: list, kept: dict) -> None:
+        """Remember the copies of a statement that reads variables the inner function closes
+        over (`kept`: its free variable -> the enclosing variable)."""
+        free = {kept[var.name] for var in stmt.sources() if var.name in kept}
+        for copy in copies if free else ():
+            read = {var.name for var in copy.sources()} & free
+            self.func_ir.free_variable_reads.update((id(copy), name) for name in read)
 
     def _call_jitted_recursion(self, site: _CallSite, call_stmt: ir.Assign) -> None:
         """A recursive call of an inner function calls it as a jitted function (which calls

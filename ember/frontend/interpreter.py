@@ -144,6 +144,8 @@ class _IRBuilder(ContainerOpcodes):
         arg_names = _argument_names(self.code)
         entry = self.cfg.topological_order()[0]
         for label in self.cfg.topological_order():
+            if label not in self.incoming_depth:  # only after a failed import (a raise)
+                continue
             self._build_block(label, arg_names if label == entry else ())
         for block, succ, stack in self.pending_edges:
             self._assign_phis(block, succ, stack)
@@ -178,6 +180,8 @@ class _IRBuilder(ContainerOpcodes):
         for inst in instructions:
             self.inst = inst
             self._dispatch(inst)
+            if self.block.body and isinstance(self.block.body[-1], ir.StaticRaise):
+                break  # a failed import in a `try` body: the rest of the block never runs
         if not self.block.body or not self.block.terminator.is_terminator:
             self._jump(instructions[-1].next_offset)
         self.build_spread_lists()  # `[a, *t]`: a list display, not the items of a call or tuple
@@ -294,8 +298,9 @@ class _IRBuilder(ContainerOpcodes):
 
     def op_DELETE_FAST(self, inst: Instruction) -> None:
         """`del x`: a `del` statement, which the unbound-locals pass turns into "x is unbound
-        from here" (reads after it raise UnboundLocalError); the `e = None; del e` that ends
-        an `except E as e:` block is dropped (the name keeps its exception)."""
+        from here" (reads after it raise UnboundLocalError). The `e = None; del e` that ends
+        an `except E as e:` block keeps only the `del` (e is never None: it is unbound after
+        the handler, as in CPython)."""
         last = self.block.body[-1] if self.block.body else None
         stored = getattr(getattr(last, "value", None), "name", None)
         if (
@@ -305,7 +310,6 @@ class _IRBuilder(ContainerOpcodes):
             and self.constants[stored] is None
         ):
             self.block.body.pop()
-            return
         self.block.append(ir.Del(inst.argval, inst.loc))
 
     def op_LOAD_GLOBAL(self, inst: Instruction) -> None:
@@ -407,7 +411,8 @@ class _IRBuilder(ContainerOpcodes):
     def op_IMPORT_NAME(self, inst: Instruction) -> None:
         """`import math` / `from numpy import linalg` in the function: the module is imported
         while compiling and frozen like a global (the value CPython's run-time import gives,
-        without its run-time cost)."""
+        without its run-time cost). A failed import is a compile error, but in a `try` body,
+        where it raises its ImportError when it runs."""
         fromlist, level = self.stack.pop(), self.stack.pop()
         try:
             module = __import__(
@@ -418,6 +423,8 @@ class _IRBuilder(ContainerOpcodes):
                 self.constants.get(level.name, 0),
             )
         except ImportError as error:
+            if self._raised_in_a_try_body(error, inst):
+                return
             raise UnsupportedError(
                 f"import {inst.argval!r} in a jitted function failed while compiling ({error}); "
                 "modules are imported when the function compiles: import optional modules at "
@@ -427,12 +434,24 @@ class _IRBuilder(ContainerOpcodes):
         var = self._push_expr(ir.Global(inst.argval, module, inst.loc))
         self.imported_modules[var.name] = module
 
+    def _raised_in_a_try_body(self, error: ImportError, inst: Instruction) -> bool:
+        """A failed import inside a `try` body raises `error` there, for its handlers to catch
+        (`try: import scipy except ImportError: ...`); the block's rest is not built."""
+        if self.bytecode.handler_entry(inst.offset) is None:
+            return False
+        self.block.append(ir.StaticRaise(type(error), (str(error),), inst.loc))
+        return True
+
     def op_IMPORT_FROM(self, inst: Instruction) -> None:
         """`from module import name`: the module stays on the stack for the next name."""
         module = self.imported_modules[self.stack[-1].name]
         try:
             value = getattr(module, inst.argval)
         except AttributeError:
+            name = getattr(module, "__name__", module)
+            error = ImportError(f"cannot import name {inst.argval!r} from {name!r}")
+            if self._raised_in_a_try_body(error, inst):
+                return
             raise UnsupportedError(
                 f"cannot import name {inst.argval!r} from {getattr(module, '__name__', module)!r}",
                 inst.loc,

@@ -631,6 +631,9 @@ class FunctionIR:
     # a variable a pass renamed (`x.1`, a web of `x`: rewrites/variable_webs.py) -> the name
     # the source gives it, for messages and `locals=` declarations
     user_names: dict[str, str] = field(default_factory=dict)
+    # (id of a statement, variable) for each read an inlined inner function makes of a
+    # variable it closes over (frontend/inline_closures.py): an unassigned one is a NameError
+    free_variable_reads: set[tuple[int, str]] = field(default_factory=set)
 
     def user_name(self, name: str) -> str:
         """The source's name of variable `name`."""

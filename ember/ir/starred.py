@@ -25,6 +25,14 @@ def unpack_starred(sequence: Any, before: int, after: int) -> tuple:
     return (*items[:before], items[before : count - after], *items[count - after :])
 
 
+def unpack_starred_spread(sequence: Any, before: int, after: int) -> tuple:
+    """unpack_starred for a starred name the function only spreads (`(last, *init)`): its
+    middle is then a tuple, whose length a tuple source tells while compiling."""
+    *first, middle = unpack_starred(sequence, before, 0)
+    count = len(middle) - after
+    return (*first, tuple(middle[:count]), *middle[count:])
+
+
 def not_enough_message(expected: int, count: int) -> str:
     return f"not enough values to unpack (expected at least {expected}, got {count})"
 

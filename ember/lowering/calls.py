@@ -26,6 +26,8 @@ class CallLowering:
             return first_class.call_choice(self, fnty, expr, sig)
         if isinstance(fnty, types.ExceptionClass):
             return exception_lowering.make_exception(self, expr, fnty.exc_class)
+        if isinstance(fnty, types.ExceptionClassChoice):
+            return exception_lowering.make_chosen_exception(self, fnty, expr)
         if isinstance(fnty, types.Closure):  # an inner function over run-time values
             from ember.lowering.closures import call_closure
 

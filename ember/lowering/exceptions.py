@@ -20,7 +20,9 @@ from ember.ir import nodes as ir
 from ember.ir.liveness import live_variables
 from ember.lowering import arrays as refs
 from ember.lowering import callconv
-from ember.lowering.registry import lower_cast
+from ember.lowering.first_class import select_by_index, switch_over
+from ember.lowering.models import PrimitiveModel, register_model
+from ember.lowering.registry import box, lower_cast
 from ember.rewrites.static_raise import MISSING, constant_value, single_definitions
 from ember.runtime import nrt
 
@@ -85,6 +87,50 @@ def make_exception(lowerer: FunctionLowerer, expr: ir.Call, exc_class: type) -> 
     payload = _fill_payload(lowerer, runtime_args) if runtime_args else llvm.Constant(_ptr, None)
     value = llvm.Constant(llvm.LiteralStructType([_ptr, _i32]), [None, exc_id])
     return lowerer.builder.insert_value(value, payload, 0)
+
+
+@register_model(types.ExceptionClassChoice)
+class ExceptionClassChoiceModel(PrimitiveModel):
+    """The index of the chosen class in `exc_classes`."""
+
+    def __init__(self, fe_type: types.ExceptionClassChoice) -> None:
+        super().__init__(fe_type, _i32)
+
+
+@lower_cast(types.ExceptionClass, types.ExceptionClassChoice)
+def _class_to_choice(context, builder, from_type, to_type, value):
+    return llvm.Constant(_i32, to_type.index_of(from_type.exc_class))
+
+
+@lower_cast(types.ExceptionClassChoice, types.ExceptionClassChoice)
+def _widen_class_choice(context, builder, from_type, to_type, value):
+    """Renumber an index of a smaller choice into a larger one."""
+    renumbered = [llvm.Constant(_i32, to_type.index_of(c)) for c in from_type.exc_classes]
+    return select_by_index(builder, value, renumbered)
+
+
+@box(types.ExceptionClassChoice)
+def _box_class_choice(typ, value, c):
+    """A chosen class returned to Python is the class object."""
+    classes = [c.pyapi.borrow_constant(exc_class) for exc_class in typ.exc_classes]
+    obj = select_by_index(c.builder, value, classes)
+    c.pyapi.incref(obj)
+    return obj
+
+
+def make_chosen_exception(
+    lowerer: FunctionLowerer, choice: types.ExceptionClassChoice, expr: ir.Call
+) -> llvm.Value:
+    """`E(args...)` where E is one of several classes: switch on the index and make each
+    class's exception as `make_exception` does (they share one layout)."""
+    result_type = lowerer.context.value_type(types.ExceptionInstance(BaseException))
+    return switch_over(
+        lowerer.builder,
+        lowerer.load(expr.func),
+        list(choice.exc_classes),
+        lambda exc_class: make_exception(lowerer, expr, exc_class),
+        result_type,
+    )
 
 
 def _python_exception(lowerer: FunctionLowerer, expr: ir.Call, exc_class: type) -> llvm.Value:
@@ -231,10 +277,15 @@ def _store_string(builder, data, index: int, text_at, text):
 
 
 def lower_raise(lowerer: FunctionLowerer, stmt: ir.Raise) -> None:
-    """`raise value` (a re-raise, or an exception with run-time arguments)."""
+    """`raise value` (a re-raise, an exception with run-time arguments, or a class chosen at
+    run time: `raise E` is `raise E()`)."""
     typ = lowerer.typemap[stmt.exception.name]
     builder = lowerer.builder
-    value = lowerer.load(stmt.exception)
+    if isinstance(typ, types.ExceptionClassChoice):
+        value = make_chosen_exception(lowerer, typ, ir.Call(stmt.exception, [], [], stmt.loc))
+        typ = types.ExceptionInstance(BaseException)
+    else:
+        value = lowerer.load(stmt.exception)
     refs.incref(builder, typ, value)  # the record's reference; the variable keeps its own
     record = llvm.Constant(callconv.EXCINFO_TYPE, llvm.Undefined)
     record = builder.insert_value(record, builder.extract_value(value, 1), 0)
@@ -472,7 +523,19 @@ def lower_caught_exception(lowerer: FunctionLowerer, expr: ir.CaughtException, r
 
 
 def lower_exception_match(lowerer: FunctionLowerer, expr: ir.ExceptionMatch, result_type):
+    """`except C:` / `except (C, D):`; a class chosen at run time (`except E:` after
+    `E = ValueError if c else KeyError`) matches as the class its index selects."""
     classes_type = lowerer.typemap[expr.classes.name]
-    members = classes_type.types if isinstance(classes_type, types.BaseTuple) else (classes_type,)
-    classes = tuple(member.exc_class for member in members)
-    return lowerer.exception_routing.match(lowerer.load(expr.exception), classes)
+    routing, builder = lowerer.exception_routing, lowerer.builder
+    exc_value, classes_value = lowerer.load(expr.exception), lowerer.load(expr.classes)
+    if isinstance(classes_type, types.BaseTuple):
+        members = [(m, builder.extract_value(classes_value, i)) for i, m in enumerate(classes_type)]
+    else:
+        members = [(classes_type, classes_value)]
+    fixed = tuple(m.exc_class for m, _ in members if isinstance(m, types.ExceptionClass))
+    result = routing.match(exc_value, fixed) if fixed else llvm.Constant(_i1, 0)
+    for member, index in members:
+        if isinstance(member, types.ExceptionClassChoice):
+            each = [routing.match(exc_value, (exc_class,)) for exc_class in member.exc_classes]
+            result = builder.or_(result, select_by_index(builder, index, each))
+    return result

@@ -35,14 +35,42 @@ def function_to_choice(context, builder, from_type, to_type, value) -> llvm.Valu
     return llvm.Constant(INDEX, to_type.index_of(from_type.dispatcher))
 
 
+def select_by_index(builder, index: llvm.Value, values: list) -> llvm.Value:
+    """values[index] of an i32 index into a run-time choice (a chain of selects)."""
+    result = values[0]
+    for position, value in enumerate(values[1:], start=1):
+        is_this = builder.icmp_unsigned("==", index, llvm.Constant(INDEX, position))
+        result = builder.select(is_this, value, result)
+    return result
+
+
+def switch_over(builder, index: llvm.Value, cases: list, make_case, result_type) -> llvm.Value:
+    """The value `make_case(case)` gives for cases[index]: a switch with one block per case
+    and a phi of their values."""
+    unreachable = builder.append_basic_block("choice.none")
+    done = builder.append_basic_block("choice.done")
+    switch = builder.switch(index, unreachable)
+    results: list[tuple[Any, llvm.Block]] = []
+    for position, case in enumerate(cases):
+        block = builder.append_basic_block(f"choice.{position}")
+        switch.add_case(llvm.Constant(INDEX, position), block)
+        builder.position_at_end(block)
+        results.append((make_case(case), builder.block))
+        builder.branch(done)
+    builder.position_at_end(unreachable)
+    builder.unreachable()
+    builder.position_at_end(done)
+    phi = builder.phi(result_type)
+    for value, block in results:
+        phi.add_incoming(value, block)
+    return phi
+
+
 @lower_cast(types.DispatcherChoice, types.DispatcherChoice)
 def widen_choice(context, builder, from_type, to_type, value) -> llvm.Value:
     """Renumber an index of a smaller choice into a larger one."""
-    result = llvm.Constant(INDEX, 0)
-    for position, dispatcher in enumerate(from_type.dispatchers):
-        is_this = builder.icmp_unsigned("==", value, llvm.Constant(INDEX, position))
-        result = builder.select(is_this, llvm.Constant(INDEX, to_type.index_of(dispatcher)), result)
-    return result
+    renumbered = [llvm.Constant(INDEX, to_type.index_of(d)) for d in from_type.dispatchers]
+    return select_by_index(builder, value, renumbered)
 
 
 @box(types.DispatcherType)
@@ -55,10 +83,8 @@ def box_function(typ, value, c) -> llvm.Value:
 
 @box(types.DispatcherChoice)
 def box_choice(typ, value, c) -> llvm.Value:
-    obj = c.pyapi.borrow_constant(typ.dispatchers[0])
-    for position, dispatcher in enumerate(typ.dispatchers[1:], start=1):
-        is_this = c.builder.icmp_unsigned("==", value, llvm.Constant(INDEX, position))
-        obj = c.builder.select(is_this, c.pyapi.borrow_constant(dispatcher), obj)
+    objects = [c.pyapi.borrow_constant(dispatcher) for dispatcher in typ.dispatchers]
+    obj = select_by_index(c.builder, value, objects)
     c.pyapi.incref(obj)
     return obj
 
@@ -77,24 +103,12 @@ def call_choice(
     arg_types = tuple(lowerer.typemap[var.name] for var in expr.args)
     kw_types = {name: lowerer.typemap[var.name] for name, var in expr.kws}
     index = lowerer.load(expr.func)
-    unreachable = builder.append_basic_block("choice.none")
-    done = builder.append_basic_block("choice.done")
-    switch = builder.switch(index, unreachable)
-    results: list[tuple[Any, llvm.Block]] = []
-    for position, dispatcher in enumerate(choice.dispatchers):
-        case = builder.append_basic_block(f"choice.{dispatcher.py_func.__name__}")
-        switch.add_case(llvm.Constant(INDEX, position), case)
-        builder.position_at_end(case)
+
+    def call(dispatcher: Any) -> llvm.Value:
         member = dispatcher.type_call(arg_types, kw_types)
-        value = lowerer.call_dispatcher(
+        return lowerer.call_dispatcher(
             types.DispatcherType(dispatcher), expr, Signature(sig.return_type, member.args)
         )
-        results.append((value, builder.block))
-        builder.branch(done)
-    builder.position_at_end(unreachable)
-    builder.unreachable()
-    builder.position_at_end(done)
-    phi = builder.phi(lowerer.context.value_type(sig.return_type))
-    for value, block in results:
-        phi.add_incoming(value, block)
-    return phi
+
+    result_type = lowerer.context.value_type(sig.return_type)
+    return switch_over(builder, index, list(choice.dispatchers), call, result_type)

@@ -19,23 +19,27 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ember.ir import nodes as ir
-from ember.ir.liveness import strip_dels
+from ember.rewrites.variable_webs import prange_loop_blocks
 
 _FLAG = "$unbound."
 
 
 def raise_unbound_reads(func_ir: ir.FunctionIR) -> None:
     """Guard every read of `func_ir` that may find its variable unassigned (in place). The
-    source's `del x` statements (a read too, then "unassigned") are removed once they have
-    done that: liveness places the `del`s that release values."""
+    source's `del x` statements (a read too, then "unassigned") stay for the variable webs
+    (rewrites/variable_webs.py), which strip them: liveness places the `del`s that release
+    values."""
     names = _local_names(func_ir)
-    if names and not _has_parallel_loops(func_ir):
-        _guard_unsafe_reads(func_ir, names)
-    strip_dels(func_ir)
+    in_prange = prange_loop_blocks(func_ir)
+    # a flag set inside a `prange` body would be a value its threads share: variables that
+    # body assigns or deletes are left unguarded, and so are its own reads
+    names -= _assigned_or_deleted(func_ir, in_prange)
+    if names:
+        _guard_unsafe_reads(func_ir, names, in_prange)
 
 
-def _guard_unsafe_reads(func_ir: ir.FunctionIR, names: set[str]) -> None:
-    checks = _unsafe_reads(func_ir, names)
+def _guard_unsafe_reads(func_ir: ir.FunctionIR, names: set[str], unguarded: set[int]) -> None:
+    checks = [check for check in _unsafe_reads(func_ir, names) if check[0] not in unguarded]
     if not checks:
         return
     flagged = {name for _, _, name in checks}
@@ -47,21 +51,12 @@ def _guard_unsafe_reads(func_ir: ir.FunctionIR, names: set[str]) -> None:
         _guard_reads(func_ir, label, reads)
 
 
-def _has_parallel_loops(func_ir: ir.FunctionIR) -> bool:
-    """A flag set inside a `prange` body would be a value shared by its threads: such
-    functions are left as they are."""
-    from ember.parallel.api import prange
-
-    def is_prange(value: ir.Expr | ir.Var) -> bool:
-        if isinstance(value, ir.GetAttr):  # numba.prange
-            return value.attr == "prange"
-        if isinstance(value, (ir.Global, ir.FreeVar)):
-            return isinstance(value.value, type) and issubclass(value.value, prange)
-        return False
-
-    return any(
-        isinstance(stmt, ir.Assign) and is_prange(stmt.value) for _, stmt in func_ir.statements()
-    )
+def _assigned_or_deleted(func_ir: ir.FunctionIR, labels: set[int]) -> set[str]:
+    found: set[str] = set()
+    for label in labels:
+        for stmt in func_ir.blocks[label].body:
+            found.update(name for name in _effects(stmt) if name is not None)
+    return found
 
 
 def _local_names(func_ir: ir.FunctionIR) -> set[str]:
@@ -217,25 +212,36 @@ def _guard_reads(func_ir: ir.FunctionIR, label: int, reads: list[tuple[int, str]
     tests: list[tuple[str, ir.Loc]] = []
     for stmt in block.body:
         for name in guarded.get(id(stmt), ()):
-            tests.append((name, stmt.loc))
+            free = (id(stmt), name) in func_ir.free_variable_reads
+            tests.append((name, free, stmt.loc))
             pieces.append([])
         pieces[-1].append(stmt)
     labels = _new_labels(func_ir, 2 * len(tests))
     block.body = pieces[0]
     current = block
-    for (name, loc), rest in zip(tests, pieces[1:]):
+    for (name, free, loc), rest in zip(tests, pieces[1:]):
         raise_label, rest_label = next(labels), next(labels)
         current.body.append(ir.Branch(_flag(name, loc), raise_label, rest_label, loc, likely=False))
-        message = (
-            f"cannot access local variable '{_source_name(name)}' where it is not associated "
-            "with a value"
-        )
-        raising = ir.Block(raise_label, loc, [ir.StaticRaise(UnboundLocalError, (message,), loc)])
+        raising = ir.Block(raise_label, loc, [_unbound_raise(name, free, loc)])
         current = ir.Block(rest_label, loc, rest)
         for new in (raising, current):
             func_ir.blocks[new.label] = new
             if handler is not None:
                 func_ir.exception_handlers[new.label] = handler
+
+
+def _unbound_raise(name: str, free: bool, loc: ir.Loc) -> ir.StaticRaise:
+    """CPython's error for reading `name` unassigned: in an inner function that closes over
+    it (`free`), a NameError about a free variable."""
+    shown = _source_name(name)
+    if free:
+        message = (
+            f"cannot access free variable '{shown}' where it is not associated with a value in "
+            "enclosing scope"
+        )
+        return ir.StaticRaise(NameError, (message,), loc)
+    message = f"cannot access local variable '{shown}' where it is not associated with a value"
+    return ir.StaticRaise(UnboundLocalError, (message,), loc)
 
 
 def _new_labels(func_ir: ir.FunctionIR, count: int) -> Iterator[int]:

@@ -1,15 +1,16 @@
 """Each source variable split into webs before type inference, so a name rebound to a value of
 another type compiles when the two values never meet (Numba's SSA reconstruction does the same).
 
-Consumes the untyped IR (before `del` placement; a `del` counts as a read) and renames it in
-place: a web is the set of assignments of a variable that reach a common read, closed under
-"reaches the same read" (joins after `if`/`else`, loop back edges, `try` bodies reaching their
-handlers). One web keeps the variable's name (the parameter's, else the first in block order);
-the others become `x.1`, `x.2`... and `FunctionIR.user_names` remembers that they are `x`
-(for messages and `locals=`). Found in time linear in the IR: liveness of the variables
-assigned twice or more, then a union of each block's entry value of a live variable with what
-each predecessor leaves in it. Runs after inner functions are inlined (frontend/
-inline_closures.py): a cell's reads and writes are then ordinary statements where the inner
+Consumes the untyped IR (before `del` placement; the source's `del x` reads x, then leaves it
+unassigned, so what follows starts a new web) and renames it in place: a web is the set of
+assignments of a variable that reach a common read, closed under "reaches the same read"
+(joins after `if`/`else`, loop back edges, `try` bodies reaching their handlers). One web
+keeps the variable's name (the parameter's, else the first in block order); the others become
+`x.1`, `x.2`... and `FunctionIR.user_names` remembers that they are `x` (for messages and
+`locals=`). Found in time linear in the IR: liveness of the variables assigned twice or more,
+then a union of each block's entry value of a live variable with what each predecessor leaves
+in it. Runs after inner functions are inlined (frontend/inline_closures.py): a cell's reads
+and writes are then ordinary statements where the inner
 function runs, so captured variables split as safely as any other.
 
     x = 1                      x = 1
@@ -25,6 +26,8 @@ from __future__ import annotations
 from types import CellType, CodeType, FunctionType
 
 from ember.ir import nodes as ir
+
+_READ, _DELETED = -1, -2  # the `site` of an event that reads, or deletes, its variable
 
 
 def split_variable_webs(func_ir: ir.FunctionIR) -> None:
@@ -55,7 +58,7 @@ class _Variables:
         self.names = [name for name, count in counts.items() if count > 1]
         self.bit = {name: 1 << index for index, name in enumerate(self.names)}
         self.sites: list[ir.Assign] = []
-        # label -> (stmt, Var read or None: a del's name or an assignment, name, site or -1)
+        # label -> (stmt, Var read or None (a del, an assignment), name, site | _READ | _DELETED)
         self.events: dict[int, list[tuple[ir.Stmt, ir.Var | None, str, int]]] = {}
         self.read_first: dict[int, int] = {}  # label -> variables read before any assignment
         self.assigned: dict[int, int] = {}  # label -> variables assigned
@@ -73,8 +76,13 @@ class _Variables:
             else:
                 read = [(var, var.name) for var in stmt.sources() if var.name in bit_of]
             for var, name in read:
-                events.append((stmt, var, name, -1))
+                events.append((stmt, var, name, _READ))
                 read_first |= bit_of[name] & ~assigned
+            if read and isinstance(stmt, ir.Del):
+                # after `del x` (the `e = None; del e` ending `except E as e:` too) x holds
+                # nothing: a later read that sees it there raises UnboundLocalError
+                events.append((stmt, None, stmt.name, _DELETED))
+                assigned |= bit_of[stmt.name]
             if isinstance(stmt, ir.Assign) and stmt.target.name in bit_of:
                 events.append((stmt, None, stmt.target.name, len(self.sites)))
                 self.sites.append(stmt)
@@ -149,6 +157,11 @@ class _Webs:
             self.parent.append(node)
         return node
 
+    def nothing(self) -> int:
+        """A node for "deleted": joined with what else reaches a read, it names no value."""
+        self.parent.append(len(self.parent))
+        return len(self.parent) - 1
+
     def find(self, node: int) -> int:
         root = node
         while self.parent[root] != root:
@@ -180,6 +193,8 @@ def _connect(
                 last[name] = site
                 if live_in_handler & variables.bit[name]:
                     webs.union(site, webs.entry(handler, name))
+            elif site == _DELETED:
+                last[name] = webs.nothing()
             else:
                 node = last.get(name)
                 reads.append((stmt, var, webs.entry(label, name) if node is None else node))
@@ -206,6 +221,17 @@ def _keep_parallel_reductions_whole(
             for _, _, name, site in variables.events[label]:
                 if site >= 0 and carried & variables.bit[name]:
                     webs.union(site, webs.entry(header, name))
+
+
+def prange_loop_blocks(func_ir: ir.FunctionIR) -> set[int]:
+    """The labels of the blocks `prange` loops run (headers and bodies): code whose values
+    its threads share or keep private, which the untyped rewrites leave alone."""
+    if not _may_use_prange(func_ir.py_func):
+        return set()
+    found: set[int] = set()
+    for header in _prange_headers(func_ir):
+        found |= {header, *_loop_body(func_ir, header)}
+    return found
 
 
 def _may_use_prange(py_func: FunctionType) -> bool:

@@ -74,6 +74,7 @@ from ember.types.functions import (
     DispatcherChoice,
     DispatcherType,
     ExceptionClass,
+    ExceptionClassChoice,
     ExceptionInstance,
     ExternalFunction,
     ExternalFunctionPointer,
@@ -83,6 +84,7 @@ from ember.types.functions import (
     NumberClass,
     Omitted,
     WrapperAddressProtocol,
+    exception_class_members,
     ffi_forced_object,
 )
 from ember.types.generators import Generator

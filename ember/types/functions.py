@@ -418,6 +418,45 @@ class ExceptionClass(Dummy):
         return (self.exc_class,)
 
 
+class ExceptionClassChoice(Type):
+    """One of several exception classes, chosen at run time (`E = ValueError if c else
+    KeyError`): the index of the class in `exc_classes`; a call makes the chosen class's
+    exception (ember/lowering/exceptions.py)."""
+
+    def __init__(self, exc_classes: Any) -> None:
+        unique = {c: None for c in exc_classes}
+        self.exc_classes = tuple(sorted(unique, key=lambda c: (c.__qualname__, id(c))))
+        names = ", ".join(c.__name__ for c in self.exc_classes)
+        super().__init__(f"exception class choice({names})")
+
+    @property
+    def key(self) -> Any:
+        return self.exc_classes
+
+    def _rebuild_args(self) -> tuple:
+        return (self.exc_classes,)
+
+    def index_of(self, exc_class: type) -> int:
+        return self.exc_classes.index(exc_class)
+
+
+def exception_class_members(typ: Type) -> tuple | None:
+    """The exception classes a value of `typ` may be (a choice or one class), else None."""
+    if isinstance(typ, ExceptionClass):
+        return (typ.exc_class,)
+    if isinstance(typ, ExceptionClassChoice):
+        return typ.exc_classes
+    return None
+
+
+def unify_exception_classes(first: Type, second: Type) -> ExceptionClassChoice | None:
+    """Two exception-class types merge into a run-time choice among all their classes."""
+    members = (exception_class_members(first), exception_class_members(second))
+    if None in members:
+        return None
+    return ExceptionClassChoice(members[0] + members[1])
+
+
 class ExceptionInstance(Type):
     """An exception made or caught in compiled code: its id in the exception table and the
     meminfo of the run-time values among its arguments (ember/lowering/exceptions.py)."""

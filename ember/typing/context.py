@@ -48,6 +48,8 @@ class TypingContext:
             return types.constant_int_type(types.wrapped_constant(value))
         if value is None:
             return types.none
+        if value is type(None):  # NoneType, as isinstance()'s class: the type of None
+            return types.TypeRef(types.none)
         if isinstance(value, str):
             return types.StringLiteral(value)
         if isinstance(value, bytes):  # b'ab' in code, a global bytes: a constant
@@ -117,6 +119,8 @@ class TypingContext:
             return type_choice_call(fnty, args, kws)
         if isinstance(fnty, types.ExceptionClass):
             return Signature(types.ExceptionInstance(fnty.exc_class), args)
+        if isinstance(fnty, types.ExceptionClassChoice):
+            return Signature(types.ExceptionInstance(BaseException), args)
         if isinstance(fnty, types.ExternalFunctionPointer):  # a ctypes or cffi function
             return fnty.get_call_type(self, args, kws)
         if isinstance(fnty, types.FunctionType):  # a first-class function: its signature

@@ -10,7 +10,7 @@ import enum
 from functools import cache
 
 from ember import types
-from ember.types.functions import unify_functions
+from ember.types.functions import unify_exception_classes, unify_functions
 
 
 class Conversion(enum.IntEnum):
@@ -309,7 +309,7 @@ def unify_pair(first: types.Type, second: types.Type) -> types.Type | None:
             return None  # (identical methods unified above)
         this = unify_pair(first.this, second.this) if first.attr == second.attr else None
         return None if this is None else types.BoundFunction(this, first.attr)
-    return unify_functions(first, second)
+    return unify_functions(first, second) or unify_exception_classes(first, second)
 
 
 def _unify_waiting_dicts(first: types.DictType, second: types.DictType) -> types.Type | None:

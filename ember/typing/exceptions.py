@@ -161,7 +161,8 @@ def _raise_sites(inferer: TypeInferer, handler: int) -> list[tuple[type, tuple]]
                     inferer._typeof_var(call.func)  # not typed yet: retried on the next sweep
                     continue
                 fnty = inferer._typeof_var(call.func)
-                sites.append((fnty.exc_class, tuple(sig.args)))
+                for exc_class in types.exception_class_members(fnty):  # one, or a choice
+                    sites.append((exc_class, tuple(sig.args)))
     return sites
 
 
@@ -176,7 +177,7 @@ def _constructor_call(inferer: TypeInferer, var: ir.Var) -> ir.Call | None:
         value = values[0]
         if isinstance(value, ir.Call):
             fnty = inferer.typemap.get(value.func.name)
-            return value if isinstance(fnty, types.ExceptionClass) else None
+            return value if types.exception_class_members(fnty) is not None else None
         if not isinstance(value, ir.Var):
             return None
         var = value

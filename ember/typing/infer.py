@@ -218,7 +218,7 @@ class TypeInferer(ContainerRefinement, LiteralOperands):
 
     def _type_raise(self, stmt: ir.Raise) -> None:
         exc_type = self._typeof_var(stmt.exception)
-        if isinstance(exc_type, types.ExceptionInstance):
+        if isinstance(exc_type, (types.ExceptionInstance, types.ExceptionClassChoice)):
             return
         numba_words = (  # what code written for Numba looks for
             "Directly raising a string constant as an exception is not supported"
@@ -237,7 +237,8 @@ class TypeInferer(ContainerRefinement, LiteralOperands):
     def _type_exception_match(self, expr: ir.ExceptionMatch) -> types.Type:
         classes = self._typeof_var(expr.classes)
         members = classes.types if isinstance(classes, types.BaseTuple) else (classes,)
-        if not members or not all(isinstance(m, types.ExceptionClass) for m in members):
+        classes_types = (types.ExceptionClass, types.ExceptionClassChoice)
+        if not members or not all(isinstance(m, classes_types) for m in members):
             raise TypingError(
                 f"an 'except' clause must name exception classes (or a tuple of them), "
                 f"not a value of type {classes}",

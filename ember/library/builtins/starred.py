@@ -19,6 +19,7 @@ from ember.ir.starred import (
     match_sequence,
     not_enough_message,
     unpack_starred,
+    unpack_starred_spread,
 )
 from ember.typing.signature import signature
 
@@ -186,22 +187,33 @@ def _compile_matcher(body: str, namespace: dict):
 
 @overload(unpack_starred, prefer_literal=True)
 def _unpack_starred(sequence, before, after):
+    return _unpacker(sequence, before, after, middle_as_tuple=False)
+
+
+@overload(unpack_starred_spread, prefer_literal=True)
+def _unpack_starred_spread(sequence, before, after):
+    return _unpacker(sequence, before, after, middle_as_tuple=True)
+
+
+def _unpacker(sequence, before, after, middle_as_tuple: bool):
     if not isinstance(before, types.IntegerLiteral) or not isinstance(after, types.IntegerLiteral):
         return None
     before, after = before.literal_value, after.literal_value
     if isinstance(sequence, types.BaseTuple):
-        return _from_tuple(sequence, before, after)
+        return _from_tuple(sequence, before, after, middle_as_tuple)
     return _from_iterable(before, after)
 
 
-def _from_tuple(sequence: types.BaseTuple, before: int, after: int):
+def _from_tuple(sequence: types.BaseTuple, before: int, after: int, middle_as_tuple: bool):
     count = len(sequence)
     if count < before + after:
         if isinstance(sequence, types.UniTuple):
             return _from_iterable(before, after)  # raises CPython's ValueError when run
         raise TypingError(not_enough_message(before + after, count))
     middle = [f"sequence[{i}]" for i in range(before, count - after)]
-    if middle:
+    if middle_as_tuple:  # only spread (`(last, *init)`): a tuple, of any item types
+        rest = f"({''.join(item + ', ' for item in middle)})"
+    elif middle:
         rest = f"[{', '.join(middle)}]"
     elif isinstance(sequence, types.UniTuple):
         rest = "[sequence[0]][:0]"  # an empty list of the tuple's item type

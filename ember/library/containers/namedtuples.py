@@ -105,12 +105,12 @@ _NOT_GIVEN = object()
 def _register_replace(cls: type) -> None:
     """`point._replace(x=1.5)`: a new instance of the class with the fields given by keyword
     replaced (a field's type may change, as in CPython), the others kept. The method's
-    parameters are the fields, each defaulting to "not given" (omitted arguments reach the
-    typer as their defaults)."""
+    parameters are the fields, keyword-only as in CPython (`p._replace(5)` does not match),
+    each defaulting to "not given" (omitted arguments reach the typer as their defaults)."""
     fields = tuple(cls._fields)
     params = "".join(f", {name}=_NOT_GIVEN" for name in fields)
     names = "".join(f"{name}, " for name in fields)
-    typer_source = f"def typer(self{params}):\n    return choose(self, ({names}))\n"
+    typer_source = f"def typer(self, *{params}):\n    return choose(self, ({names}))\n"
 
     def choose(value_type: types.Type, given: tuple) -> Any:
         if not (types.is_named_tuple(value_type) and value_type.instance_class is cls):

@@ -107,11 +107,12 @@ def _container_type(context, builder, sig, args):
 
 @registry.typer(type)
 def _type_of_value(args, kws):
-    """`type(x)` of a number: its type, which converts when called (`type(x)(0)`)."""
+    """`type(x)` of a number: its type, which converts when called (`type(x)(0)`); of None:
+    NoneType (`isinstance(y, type(None))`)."""
     if len(args) != 1 or kws:
         return None
     value = types.unliteral(args[0])
-    if not isinstance(value, (types.Number, types.Boolean)):
+    if not isinstance(value, (types.Number, types.Boolean, types.NoneType)):
         return None
     return signature(types.TypeRef(value), value)
 
