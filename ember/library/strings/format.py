@@ -556,9 +556,9 @@ def _kind_of(value: types.Type) -> str | None:
 def format_plan(kind: str, text: str) -> tuple:
     """(implementation, constant arguments after the value) of `format(value, text)`."""
     if kind == "complex":
-        from ember.library.strings.format_runtime import _format_complex
+        from ember.library.strings.format_runtime import format_complex_at_runtime
 
-        return _format_complex, (text,)
+        return format_complex_at_runtime, (text,)
     if text == "":
         return (format_float_plain if kind == "float" else format_plain), ()
     spec = parse_spec(text, kind)

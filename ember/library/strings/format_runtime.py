@@ -215,10 +215,9 @@ def _float_text(x, fill, align, sign, width, grouping, precision, code, alternat
 @register_jitable
 def _float_parts(x, fill, align, sign, width, grouping, precision, code, alternate):
     """_float_text with any fill."""
-    if fill < 0x80:
-        return _float_text(x, fill, align, sign, width, grouping, precision, code, alternate)
-    text = _float_text(x, 0, align, sign, width, grouping, precision, code, alternate)
-    return _refilled(text, fill)
+    ascii_fill = fill if fill < 0x80 else 0
+    text = _float_text(x, ascii_fill, align, sign, width, grouping, precision, code, alternate)
+    return text if fill < 0x80 else _refilled(text, fill)
 
 
 @register_jitable
@@ -345,36 +344,20 @@ def format_complex_at_runtime(value, spec):
     return _padded_text(body, fill, _RIGHT if align == 0 else align, width, -1)
 
 
-def _format_text(value, spec):
-    return format_text_at_runtime(value, spec)
-
-
-def _format_int(value, spec):
-    return format_int_at_runtime(value, spec)
-
-
 def _format_bool(value, spec):
     if _length(spec) == 0:  # bool's own text; any spec formats it as the int 0 or 1
         return "True" if value else "False"
     return format_int_at_runtime(value, spec)
 
 
-def _format_float(value, spec):
-    return format_float_at_runtime(value, spec)
-
-
-def _format_complex(value, spec):
-    return format_complex_at_runtime(value, spec)
-
-
 _IMPLEMENTATIONS = {
     kind: Implementation(func)
     for kind, func in (
-        ("str", _format_text),
-        ("int", _format_int),
+        ("str", format_text_at_runtime),
+        ("int", format_int_at_runtime),
         ("bool", _format_bool),
-        ("float", _format_float),
-        ("complex", _format_complex),
+        ("float", format_float_at_runtime),
+        ("complex", format_complex_at_runtime),
     )
 }
 
