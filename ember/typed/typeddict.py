@@ -17,7 +17,7 @@ from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 from ember import config, types
-from ember.errors import ArgumentTypeError
+from ember.errors import ArgumentTypeError, TypingError
 from ember.typed import accessors
 from ember.typed.owned import NativeOwner, as_type, bind_release
 
@@ -103,8 +103,6 @@ class Dict(NativeOwner, MutableMapping):
         return made
 
     def _adopt_type(self, dict_type: types.DictType) -> None:
-        from ember.typed import accessors
-
         self._dict_type = dict_type
         self._ops = accessors.for_type(dict_type)
         self._meminfo = self._ops.new()
@@ -130,14 +128,13 @@ class Dict(NativeOwner, MutableMapping):
     def __getitem__(self, key: Any) -> Any:
         if self._dict_type is None:
             raise KeyError(key)
-        value_type = self._dict_type.value_type
-        if isinstance(value_type, types.List):  # the dict's own list, as Numba shares it
+        ops = self._accessors()
+        if ops.shares_values:  # the dict's own list, as Numba shares it
             from ember.typed.typedlist import List
 
-            return List._from_meminfo(
-                value_type, self._accessors().getitem_address(self._meminfo, key)
-            )
-        return self._accessors().getitem(self._meminfo, key)
+            value_type = self._dict_type.value_type
+            return List._from_meminfo(value_type, ops.getitem_address(self._meminfo, key))
+        return ops.getitem(self._meminfo, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         if self._dict_type is None:
@@ -154,32 +151,29 @@ class Dict(NativeOwner, MutableMapping):
     def __contains__(self, key: Any) -> bool:
         if self._dict_type is None:
             return False
-        from ember.errors import TypingError
-
         try:
             return self._accessors().contains(self._meminfo, key)
         except (TypeError, OverflowError, TypingError):  # another type's key: in no such dict
             return False
 
     def __iter__(self) -> Iterator:
-        for key, _ in self._entries():
-            yield key
-
-    def _entries(self) -> Iterator:
         if self._dict_type is None:
             return iter(())
-        from ember.typed import accessors
+        return accessors.entries(self._dict_type, self._meminfo, pairs=False)
 
-        return accessors.entries(self._dict_type, self._meminfo)
+    def _snapshot(self) -> list:
+        if self._dict_type is None:
+            return []
+        return accessors.snapshot(self._dict_type, self._meminfo)
 
     def items(self) -> Any:
-        return list(self._entries())
+        return self._snapshot()
 
     def values(self) -> Any:
-        return [value for _, value in self._entries()]
+        return [value for _, value in self._snapshot()]
 
     def keys(self) -> Any:
-        return [key for key, _ in self._entries()]
+        return [key for key, _ in self._snapshot()]
 
     def get(self, key: Any, default: Any = None) -> Any:
         try:
@@ -229,12 +223,12 @@ class Dict(NativeOwner, MutableMapping):
     def __eq__(self, other: Any) -> bool:
         if not isinstance(other, (Dict, dict)):
             return NotImplemented
-        return dict(self._entries()) == dict(other.items())
+        return dict(self._snapshot()) == dict(other.items())
 
     __hash__ = None  # type: ignore[assignment]
 
     def __str__(self) -> str:  # Numba's: keys and values as str() gives them
-        return "{" + ", ".join(f"{key}: {value}" for key, value in self._entries()) + "}"
+        return "{" + ", ".join(f"{key}: {value}" for key, value in self._snapshot()) + "}"
 
     def __repr__(self) -> str:
         return f"{self._dict_type}({self})" if self._dict_type else str(self)
@@ -242,7 +236,7 @@ class Dict(NativeOwner, MutableMapping):
     def __reduce__(self) -> tuple:
         key_type = self._dict_type.key_type if self._dict_type else None
         value_type = self._dict_type.value_type if self._dict_type else None
-        return (_rebuild, (key_type, value_type, dict(self._entries())))
+        return (_rebuild, (key_type, value_type, dict(self._snapshot())))
 
 
 @functools.cache
