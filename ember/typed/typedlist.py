@@ -265,6 +265,13 @@ class List(NativeOwner, MutableSequence):
     def index(self, value: Any, start: int = 0, stop: int = 2**63 - 1) -> int:
         return self._items().index(value, start, stop)
 
+    def remove(self, value: Any) -> None:
+        try:
+            index = self.index(value)
+        except ValueError:  # CPython's words for remove (index says "5 is not in list")
+            raise ValueError("list.remove(x): x not in list") from None
+        del self[index]
+
     def count(self, value: Any) -> int:
         return self._items().count(value)
 

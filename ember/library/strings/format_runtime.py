@@ -73,9 +73,9 @@ def _digits_at(spec, i):
 
 @register_jitable
 def _parts(spec):
-    """(fill, align, sign, alternate, zero, width, grouping, precision, type) of a spec as
-    written, options as code points (fill -1, the others 0 where absent; width 0, precision
-    -1); ValueError("Invalid format specifier") otherwise."""
+    """(fill, align, sign, coerce_zero, alternate, zero, width, grouping, precision, type) of a
+    spec as written, options as code points (fill -1, the others 0 where absent; width 0,
+    precision -1); CPython's ValueError for a spec it cannot read."""
     n = _length(spec)
     fill, align, i = _NONE, 0, 0
     if n >= 2 and _is_align(_get(spec, 1)):
@@ -87,6 +87,8 @@ def _parts(spec):
         i += 1
     else:
         sign = 0
+    coerce_zero = i < n and _get(spec, i) == 122  # 'z'
+    i += 1 if coerce_zero else 0
     alternate = i < n and _get(spec, i) == _HASH
     i += 1 if alternate else 0
     zero = i < n and _get(spec, i) == _ZERO
@@ -94,6 +96,8 @@ def _parts(spec):
     grouping = _get(spec, i) if i < n else 0
     if grouping == _COMMA or grouping == _UNDERSCORE:
         i += 1
+        if i < n and _get(spec, i) == _COMMA + _UNDERSCORE - grouping:  # the other one
+            raise ValueError("Cannot specify both ',' and '_'.")
     else:
         grouping = 0
     precision = -1
@@ -106,7 +110,7 @@ def _parts(spec):
         code, i = _get(spec, i), i + 1
     if i != n:
         raise ValueError("Invalid format specifier")
-    return fill, align, sign, alternate, zero, max(width, 0), grouping, precision, code
+    return fill, align, sign, coerce_zero, alternate, zero, max(width, 0), grouping, precision, code
 
 
 @register_jitable
@@ -116,13 +120,19 @@ def _check_grouping(grouping, code):
         return
     if grouping == _UNDERSCORE and _int_base(code) != 0:
         return
-    raise ValueError(deferred_text("Cannot specify '{:c}' with '{:c}'.", grouping, code))
+    if 32 < code < 128:  # CPython writes other codes in hex
+        raise ValueError(deferred_text("Cannot specify '{:c}' with '{:c}'.", grouping, code))
+    raise ValueError(deferred_text("Cannot specify '{:c}' with '\\x{:x}'.", grouping, code))
 
 
 @register_jitable
 def _unknown_code(code, kind_name):
+    if 32 < code < 128:  # CPython writes other codes in hex
+        raise ValueError(
+            deferred_text("Unknown format code '{:c}' for object of type '{}'", code, kind_name)
+        )
     raise ValueError(
-        deferred_text("Unknown format code '{:c}' for object of type '{}'", code, kind_name)
+        deferred_text("Unknown format code '\\x{:x}' for object of type '{}'", code, kind_name)
     )
 
 
@@ -166,18 +176,40 @@ def _refilled(text, fill):
 
 @register_jitable
 def format_text_at_runtime(value, spec):
-    fill, align, sign, alternate, zero, width, grouping, precision, code = _parts(spec)
+    fill, align, sign, coerce_zero, alternate, zero, width, grouping, precision, code = _parts(spec)
     _check_grouping(grouping, 115 if code == 0 else code)  # 's'
     if code != 0 and code != 115:
         _unknown_code(code, "str")
+    if sign == _SPACE:
+        raise ValueError("Space not allowed in string format specifier")
     if sign != 0:
         raise ValueError("Sign not allowed in string format specifier")
+    if coerce_zero:
+        raise ValueError("Negative zero coercion (z) not allowed in string format specifier")
     if alternate:
         raise ValueError("Alternate form (#) not allowed in string format specifier")
     if align == _AFTER_SIGN:
         raise ValueError("'=' alignment not allowed in string format specifier")
     fill, align = _fill_and_align(fill, align, zero, False)
     return _padded_text(value, fill, align, width, precision)
+
+
+@register_jitable
+def _coerced_zero(x, precision, code):
+    """'z': +0.0 for an `x` < 0 that the spec writes as a zero ('f', 'F', '%' round it), else
+    `x` (other types write every non-zero digit)."""
+    if not (x < 0.0 or (x == 0.0 and math.copysign(1.0, x) < 0.0)):
+        return x
+    if x == 0.0:
+        return 0.0
+    if code == 102 or code == 70 or code == _PERCENT:  # 'f' 'F' '%'
+        scale = 100.0 if code == _PERCENT else 1.0
+        text = formatting._c_format("%.*f\0", 6 if precision < 0 else precision, -x * scale)
+        for index in range(_length(text)):
+            if 49 <= _byte(text, index) <= 57:  # a digit '1' to '9'
+                return x
+        return 0.0
+    return x
 
 
 @register_jitable
@@ -222,9 +254,8 @@ def _float_parts(x, fill, align, sign, width, grouping, precision, code, alterna
 
 @register_jitable
 def _number_spec(spec, integral):
-    """The parts of a number's spec, checked (CPython's ValueErrors), with its defaults; the
-    sign 0 for none ('-')."""
-    fill, align, sign, alternate, zero, width, grouping, precision, code = _parts(spec)
+    """The parts of a number's spec, checked (CPython's ValueErrors), with its defaults."""
+    fill, align, sign, coerce_zero, alternate, zero, width, grouping, precision, code = _parts(spec)
     if code == 110:  # 'n': the locale's format; "C"'s (format.py parse_spec) is 'd' or 'g'
         if grouping != 0:
             raise ValueError(deferred_text("Cannot specify '{:c}' with 'n'.", grouping))
@@ -235,22 +266,26 @@ def _number_spec(spec, integral):
             _unknown_code(code, "float")
         if _int_base(code) == 0 and code != 99:  # 'c'
             _unknown_code(code, "int")
-    if code == 99 and sign != 0:  # 'c', even with '-'
-        raise ValueError("Sign not allowed with integer format specifier 'c'")
     fill, align = _fill_and_align(fill, align, zero, True)
-    sign = 0 if sign == _MINUS else sign
-    return fill, align, sign, alternate, width, grouping, precision, code
+    return fill, align, sign, coerce_zero, alternate, width, grouping, precision, code
 
 
 @register_jitable
 def format_float_at_runtime(value, spec):
-    fill, align, sign, alternate, width, grouping, precision, code = _number_spec(spec, False)
+    fill, align, sign, coerce_zero, alternate, width, grouping, precision, code = _number_spec(
+        spec, False
+    )
+    if coerce_zero:
+        value = _coerced_zero(value, precision, code)
+    sign = 0 if sign == _MINUS else sign
     return _float_parts(value, fill, align, sign, width, grouping, precision, code, alternate)
 
 
 @register_jitable
-def _char_at_runtime(value, fill, align, width, alternate):
+def _char_at_runtime(value, fill, align, width, sign, alternate):
     """An int's 'c' spec: the character of that code point."""
+    if sign != 0:  # even '-'
+        raise ValueError("Sign not allowed with integer format specifier 'c'")
     if alternate:
         raise ValueError("Alternate form (#) not allowed with integer format specifier 'c'")
     x = int(value)
@@ -262,15 +297,20 @@ def _char_at_runtime(value, fill, align, width, alternate):
 @register_jitable
 def format_int_at_runtime(value, spec):
     """An int's spec; a float type ('e', 'f', '%'...) formats `float(value)`, as CPython."""
-    fill, align, sign, alternate, width, grouping, precision, code = _number_spec(spec, True)
+    fill, align, sign, coerce_zero, alternate, width, grouping, precision, code = _number_spec(
+        spec, True
+    )
     if _is_float_code(code):
-        return _float_parts(
-            float(value), fill, align, sign, width, grouping, precision, code, alternate
-        )
+        x = _coerced_zero(float(value), precision, code) if coerce_zero else float(value)
+        sign = 0 if sign == _MINUS else sign
+        return _float_parts(x, fill, align, sign, width, grouping, precision, code, alternate)
     if precision >= 0:
         raise ValueError("Precision not allowed in integer format specifier")
+    if coerce_zero:
+        raise ValueError("Negative zero coercion (z) not allowed in integer format specifier")
     if code == 99:  # 'c'
-        return _char_at_runtime(value, fill, align, width, alternate)
+        return _char_at_runtime(value, fill, align, width, sign, alternate)
+    sign = 0 if sign == _MINUS else sign
     base = _int_base(code) if code != 0 else 10
     prefix = code if alternate and base != 10 else 0
     zeros = fill == _ZERO and align == _AFTER_SIGN and grouping != 0
@@ -319,7 +359,7 @@ def format_complex_at_runtime(value, spec):
     """`format(z, spec)`: each part as a float of the spec's type (the imaginary part always
     signed), then the whole padded; with no type, `str(z)`'s parentheses and a real part of
     +0 left out."""
-    fill, align, sign, alternate, zero, width, grouping, precision, code = _parts(spec)
+    fill, align, sign, coerce_zero, alternate, zero, width, grouping, precision, code = _parts(spec)
     if code == 110:  # 'n': 'g' in the C locale
         if grouping != 0:
             raise ValueError(deferred_text("Cannot specify '{:c}' with 'n'.", grouping))
@@ -334,6 +374,8 @@ def format_complex_at_runtime(value, spec):
     sign = 0 if sign == _MINUS else sign
     real, imag = value.real, value.imag
     skip_real = code == 0 and real == 0.0 and math.copysign(1.0, real) > 0.0
+    if coerce_zero:  # (a real part of -0 is still written)
+        real, imag = _coerced_zero(real, precision, code), _coerced_zero(imag, precision, code)
     body = _complex_part(imag, sign if skip_real else _PLUS, grouping, precision, code, alternate)
     if not skip_real:
         body = _complex_part(real, sign, grouping, precision, code, alternate) + body

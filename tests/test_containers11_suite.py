@@ -1,0 +1,157 @@
+"""containers11: format() with a spec known only at run time (parsed into code points, numbers
+written by the ASCII paths, a wide fill put in afterwards), and typed Dict / Set / List used from
+Python (iteration by views of the native entries, membership, indexing); each checked against
+CPython (or a Python dict / list holding the same items)."""
+
+import random
+
+import ember
+from ember import types
+from ember.typed import Dict, List, Set
+
+# ---------------------------------------------------------------------------- run-time specs
+
+_FILLS = ["", "*", "0", " ", "\x00", "é", "€", "\U0001f600"]
+_ALIGNS = ["", "<", ">", "^", "="]
+_REST = [
+    "", "+", "-", " ", "#", "0", "12", "+#012", "-#1", " 08", ",", "_", "10,", "+012_",
+    ".0", ".3", ".12", "#.0", "12.3", "z", ".", "5.x", "1,_",
+]  # fmt: skip
+_INT_CODES = ["", "b", "c", "d", "o", "x", "X", "n", "e", "E", "f", "F", "g", "G", "%", "s"]
+_FLOAT_CODES = ["", "e", "E", "f", "F", "g", "G", "%", "n", "d", "c"]
+
+
+def _specs(codes, count, seed):
+    """`count` specs drawn from every part of the mini-language, some CPython refuses."""
+    pick = random.Random(seed).choice
+    specs = []
+    for _ in range(count):
+        align = pick(_ALIGNS)
+        fill = pick(_FILLS) if align else ""
+        specs.append(fill + align + pick(_REST) + pick(codes))
+    return specs
+
+
+def _outcome(format_with, value, spec):
+    """format_with(value, spec), or the type and message of the ValueError/OverflowError."""
+    try:
+        return format_with(value, spec)
+    except (ValueError, OverflowError) as error:
+        return type(error).__name__, str(error)
+
+
+@ember.njit
+def _format_at_run_time(value, spec):
+    return format(value, spec)
+
+
+def _check_specs(values, specs):
+    for value in values:
+        for spec in specs:
+            want = _outcome(format, value, spec)
+            assert _outcome(_format_at_run_time, value, spec) == want, (value, spec)
+
+
+def test_an_ints_run_time_spec_matches_cpython():
+    """Every part of the spec for ints (any fill, 'c', '#' prefixes, grouping by 3 and 4, the
+    float types of an int), with CPython's ValueErrors and their messages."""
+    values = [0, 7, -7, 65, 255, -1234567, 2**63 - 1, -(2**63), 0x10FFFF + 1]
+    specs = _specs(_INT_CODES, 160, 11) + ["#c", "-c", "+c", "=5c", "x<05", "\x00>4", "é=+#9_x"]
+    _check_specs(values, specs)
+
+
+def test_a_floats_and_a_bools_run_time_spec_match_cpython():
+    floats = [0.0, -0.0, 1.5, -2.5e-7, 1e16, 123456.789, float("nan"), float("-inf")]
+    _check_specs(floats, _specs(_FLOAT_CODES, 90, 12) + ["é^+#015,.3f", "€<12%", "😀>9"])
+    _check_specs([True, False], ["", ">6", "d", "x", "c", "^7", "+", "e", "é>4"])
+
+
+def test_a_strs_and_a_complexs_run_time_spec_match_cpython():
+    """str: precision cuts, wide text and fills; complex: the repr of each part with no type
+    ('#' keeps a point), 'n' read as 'g', parentheses only with no type."""
+    _check_specs(["", "ab", "é€😀x"], _specs(["", "s", "d"], 60, 13))
+    values = [0j, -0j, complex(-0.0, 1), 1 + 1j, 1e16 + 2j, complex(2.5, float("nan"))]
+    specs = ["", "#", "n", "#n", ",n", "<12", "*^20.3", "+.2e", "#.3", "10", "%", "=8", "08"]
+    _check_specs(values, specs + ["é>+16.4g", "_", "#g"])
+
+
+# ---------------------------------------------------------------------------- typed containers
+
+
+def _int_dict(pairs):
+    d = Dict.empty(types.int64, types.float64)
+    for key, value in pairs:
+        d[key] = value
+    return d
+
+
+def test_typed_dict_iteration_reads_the_entries_as_a_python_dict_would():
+    """Keys, values, items, `in` and equality after insertions and deletions (deleted entries
+    skipped), for number, str and list values; the List values are the dict's own lists."""
+    rng = random.Random(5)
+    reference = {}
+    d = _int_dict([])
+    for _ in range(400):
+        key = rng.randrange(-50, 50)
+        if rng.random() < 0.3 and key in reference:
+            del reference[key]
+            del d[key]
+        else:
+            reference[key] = key / 4
+            d[key] = key / 4
+    assert list(d) == list(reference)
+    assert d.keys() == list(reference.keys()) and d.values() == list(reference.values())
+    assert d.items() == list(reference.items()) and d == reference
+    assert [key in d for key in range(-60, 60)] == [key in reference for key in range(-60, 60)]
+    assert "x" not in d and 1.5 not in d  # another type's key: in no such dict
+    words = Dict.empty(types.unicode_type, types.ListType(types.int64))
+    for word in ("bb", "é", "a"):
+        words[word] = List([len(word)])
+    assert list(words) == ["bb", "é", "a"]
+    for _word, items in words.items():
+        items.append(0)  # the dict's own list
+    assert [list(words[word]) for word in words] == [[2, 0], [1, 0], [1, 0]]
+
+
+def test_typed_dict_iteration_goes_on_while_the_dict_changes():
+    """Values replaced during iteration are read as they are; keys added are reached (the
+    table may grow and move), as Numba's typed dict does (Python's raises instead)."""
+    d = _int_dict((key, 0.0) for key in range(6))
+    seen = []
+    for key in d:
+        seen.append(key)
+        d[key] = 1.0
+        if key == 2:
+            for extra in range(100, 140):  # grows (moves) the table
+                d[extra] = 2.0
+    assert seen == list(range(6)) + list(range(100, 140))
+    assert d.values() == [1.0] * 46
+    names = Set.empty(types.unicode_type)
+    for name in ("c", "é", "a", "c"):
+        names.add(name)
+    assert sorted(names) == ["a", "c", "é"]
+
+
+def test_typed_list_indexing_from_python_matches_a_list():
+    values = [5, -3, 8, 0, 2]
+    typed, plain = List(values), list(values)
+    for index in range(-7, 7):
+        for container in (typed, plain):
+            try:
+                container[index] = container[index] * 10
+            except IndexError:
+                pass
+    assert list(typed) == plain
+    try:
+        typed[9]
+        raise AssertionError("no IndexError")
+    except IndexError:
+        pass
+    typed.remove(plain[1])
+    plain.remove(plain[1])
+    assert list(typed) == plain
+    try:
+        typed.remove(12345)
+        raise AssertionError("no ValueError")
+    except ValueError as error:
+        assert str(error) == "list.remove(x): x not in list"  # CPython's words
