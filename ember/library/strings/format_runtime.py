@@ -404,6 +404,11 @@ _IMPLEMENTATIONS = {
 }
 
 
+def implementation_of(kind: str):
+    """The function formatting a value of `kind` ('str', 'int', 'float', 'complex')."""
+    return _IMPLEMENTATIONS[kind].py_func
+
+
 def runtime_plan(value: types.Type, spec: types.Type) -> tuple:
     """(Implementation, argument types) of format(value, spec) with a run-time `spec`."""
     kind = formatting._kind_of(value)
