@@ -107,8 +107,11 @@ def test_typed_dict_iteration_reads_the_entries_as_a_python_dict_would():
             reference[key] = key / 4
             d[key] = key / 4
     assert list(d) == list(reference)
-    assert d.keys() == list(reference.keys()) and d.values() == list(reference.values())
-    assert d.items() == list(reference.items()) and d == reference
+    assert list(d.keys()) == list(reference) and list(d.values()) == list(reference.values())
+    assert list(d.items()) == list(reference.items()) and d == reference
+    assert d.keys() == reference.keys() and d.items() == reference.items()  # views, as Python's
+    assert d.keys() & {1, 2, 1000} == reference.keys() & {1, 2, 1000}
+    assert len(d.values()) == len(reference) and ((7, 7 / 4) in d.items()) == (7 in reference)
     assert [key in d for key in range(-60, 60)] == [key in reference for key in range(-60, 60)]
     assert "x" not in d and 1.5 not in d  # another type's key: in no such dict
     words = Dict.empty(types.unicode_type, types.ListType(types.int64))
@@ -132,7 +135,7 @@ def test_typed_dict_iteration_goes_on_while_the_dict_changes():
             for extra in range(100, 140):  # grows (moves) the table
                 d[extra] = 2.0
     assert seen == list(range(6)) + list(range(100, 140))
-    assert d.values() == [1.0] * 46
+    assert list(d.values()) == [1.0] * 46
     names = Set.empty(types.unicode_type)
     for name in ("c", "é", "a", "c"):
         names.add(name)

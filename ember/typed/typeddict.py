@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import operator
+from collections import abc
 from collections.abc import Iterator, MutableMapping
 from typing import Any
 
@@ -166,14 +167,14 @@ class Dict(NativeOwner, MutableMapping):
             return []
         return accessors.snapshot(self._dict_type, self._meminfo)
 
-    def items(self) -> Any:
-        return self._snapshot()
+    def items(self) -> ItemsView:
+        return ItemsView(self)
 
-    def values(self) -> Any:
-        return [value for _, value in self._snapshot()]
+    def values(self) -> ValuesView:
+        return ValuesView(self)
 
-    def keys(self) -> Any:
-        return [key for key, _ in self._snapshot()]
+    def keys(self) -> KeysView:
+        return KeysView(self)
 
     def get(self, key: Any, default: Any = None) -> Any:
         try:
@@ -237,6 +238,24 @@ class Dict(NativeOwner, MutableMapping):
         key_type = self._dict_type.key_type if self._dict_type else None
         value_type = self._dict_type.value_type if self._dict_type else None
         return (_rebuild, (key_type, value_type, dict(self._snapshot())))
+
+
+# Views as Python's and Numba's (`k in d.keys()` asks the dict, set operations work), whose
+# iteration reads the native entries at once rather than one lookup per key.
+
+
+class KeysView(abc.KeysView):
+    pass
+
+
+class ItemsView(abc.ItemsView):
+    def __iter__(self) -> Iterator:
+        return iter(self._mapping._snapshot())
+
+
+class ValuesView(abc.ValuesView):
+    def __iter__(self) -> Iterator:
+        return (value for _, value in self._mapping._snapshot())
 
 
 @functools.cache
