@@ -231,14 +231,22 @@ def _c_pattern(alternate, letter):
 @register_jitable
 def _float_text(x, fill, align, sign, width, grouping, precision, code, alternate):
     """A float by its spec's parts (code points), fill ASCII (a NUL stands for a wider one)."""
+    if code != 0:
+        return _typed_float_text(x, fill, align, sign, width, grouping, precision, code, alternate)
     zeros = fill == _ZERO and align == _AFTER_SIGN and grouping != 0
-    if code == 0 and precision < 0:
+    if precision < 0:
         return _float_repr(x, fill, align, sign, width, grouping, zeros, alternate)
+    precision = max(precision, 1)  # CPython reads '.0' with no type as '.1'
+    return _float_general(x, fill, align, sign, width, grouping, zeros, precision, alternate)
+
+
+@register_jitable
+def _typed_float_text(x, fill, align, sign, width, grouping, precision, code, alternate):
+    """_float_text of a spec with a float type ('e', 'f', '%'...): C's conversion alone (an
+    int's float spec compiles no repr)."""
+    zeros = fill == _ZERO and align == _AFTER_SIGN and grouping != 0
     if precision < 0:
         precision = 6
-    if code == 0:
-        precision = max(precision, 1)  # CPython reads '.0' with no type as '.1'
-        return _float_general(x, fill, align, sign, width, grouping, zeros, precision, alternate)
     pattern = _c_pattern(alternate, 102 if code == _PERCENT else code)  # '%' writes 'f'
     kind = 1 if code == _PERCENT else 0
     return _float_c(x, fill, align, sign, width, grouping, zeros, precision, pattern, kind)
@@ -300,26 +308,29 @@ def format_int_at_runtime(value, spec):
     fill, align, sign, coerce_zero, alternate, width, grouping, precision, code = _number_spec(
         spec, True
     )
+    ascii_fill = fill if fill < 0x80 else 0
     if _is_float_code(code):
         x = _coerced_zero(float(value), precision, code) if coerce_zero else float(value)
         sign = 0 if sign == _MINUS else sign
-        return _float_parts(x, fill, align, sign, width, grouping, precision, code, alternate)
-    if precision >= 0:
-        raise ValueError("Precision not allowed in integer format specifier")
-    if coerce_zero:
-        raise ValueError("Negative zero coercion (z) not allowed in integer format specifier")
-    if code == 99:  # 'c'
-        return _char_at_runtime(value, fill, align, width, sign, alternate)
-    sign = 0 if sign == _MINUS else sign
-    base = _int_base(code) if code != 0 else 10
-    prefix = code if alternate and base != 10 else 0
-    zeros = fill == _ZERO and align == _AFTER_SIGN and grouping != 0
-    size = 3 if base == 10 else 4
-    upper = code == 88  # 'X'
-    ascii_fill = fill if fill < 0x80 else 0
-    text = _int_ascii(
-        value, ascii_fill, align, sign, width, grouping, zeros, base, upper, prefix, size
-    )
+        text = _typed_float_text(
+            x, ascii_fill, align, sign, width, grouping, precision, code, alternate
+        )
+    else:
+        if precision >= 0:
+            raise ValueError("Precision not allowed in integer format specifier")
+        if coerce_zero:
+            raise ValueError("Negative zero coercion (z) not allowed in integer format specifier")
+        if code == 99:  # 'c'
+            return _char_at_runtime(value, fill, align, width, sign, alternate)
+        sign = 0 if sign == _MINUS else sign
+        base = _int_base(code) if code != 0 else 10
+        prefix = code if alternate and base != 10 else 0
+        zeros = fill == _ZERO and align == _AFTER_SIGN and grouping != 0
+        size = 3 if base == 10 else 4
+        upper = code == 88  # 'X'
+        text = _int_ascii(
+            value, ascii_fill, align, sign, width, grouping, zeros, base, upper, prefix, size
+        )
     return text if fill < 0x80 else _refilled(text, fill)
 
 
