@@ -82,9 +82,17 @@ def entries(table_type: types.HashTable, meminfo: int, pairs: bool = True) -> It
     position = 0
     while position < header.used:
         used, storage = header.used, header.entries
-        block = (entry_ctype * (used - position)).from_address(
-            nrt.data_address(storage) + position * step
-        )
+        address = nrt.data_address(storage) + position * step
+        if not pairs and _word_key_format(table_type.key_type):  # read as one list, yielded
+            hashes, keys = _hashes_and_number_keys(table_type, address, used - position, step)
+            for entry_hash, key in zip(hashes, keys):
+                position += 1
+                if entry_hash != DELETED_HASH:
+                    yield key
+                    if header.used != used or header.entries != storage:
+                        break  # grown or moved: a new view from the next position
+            continue
+        block = (entry_ctype * (used - position)).from_address(address)
         for entry in block:
             position += 1
             if entry.hash != DELETED_HASH:
@@ -94,6 +102,25 @@ def entries(table_type: types.HashTable, meminfo: int, pairs: bool = True) -> It
                     yield _pair(entry, read_key, read_value)
                 if header.used != used or header.entries != storage:
                     break  # grown or moved: a new view from the next position
+
+
+@functools.cache
+def _word_key_format(key_type: types.Type) -> str | None:
+    """The memoryview format of a 64-bit number key ('q', 'Q', 'd'), None for another key."""
+    if isinstance(key_type, types.Float) and key_type.bitwidth == 64:
+        return "d"
+    if isinstance(key_type, types.Integer) and key_type.bitwidth == 64:
+        return "q" if key_type.signed else "Q"
+    return None
+
+
+def _hashes_and_number_keys(table_type, address: int, count: int, step: int) -> tuple:
+    """The hashes and keys of `count` entries from `address`, as Python lists: a 64-bit
+    number key follows the hash in each entry (8-byte words, `step` bytes apart)."""
+    words = memoryview((ctypes.c_char * (count * step)).from_address(address)).cast("B")
+    stride = step // 8
+    key_format = _word_key_format(table_type.key_type)
+    return words.cast("q")[0::stride].tolist(), words.cast(key_format)[1::stride].tolist()
 
 
 def snapshot(table_type: types.HashTable, meminfo: int) -> list:
