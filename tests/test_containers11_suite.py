@@ -114,6 +114,16 @@ def test_typed_dict_iteration_reads_the_entries_as_a_python_dict_would():
     assert len(d.values()) == len(reference) and ((7, 7 / 4) in d.items()) == (7 in reference)
     assert [key in d for key in range(-60, 60)] == [key in reference for key in range(-60, 60)]
     assert "x" not in d and 1.5 not in d  # another type's key: in no such dict
+    for key_type, keys in (
+        (types.uint64, [2**64 - 1, 0, 5, 7]),
+        (types.float64, [1.5, -0.0, float("inf"), 2.0]),
+        (types.int32, [-(2**31), 4, 2**31 - 1, 9]),
+    ):  # keys read as 64-bit words, or one at a time
+        table = Dict.empty(key_type, types.int64)
+        for key in keys:
+            table[key] = 1
+        del table[keys[1]]
+        assert list(table) == keys[:1] + keys[2:]
     words = Dict.empty(types.unicode_type, types.ListType(types.int64))
     for word in ("bb", "é", "a"):
         words[word] = List([len(word)])
