@@ -152,6 +152,19 @@ def test_typed_dict_iteration_goes_on_while_the_dict_changes():
     assert sorted(names) == ["a", "c", "é"]
 
 
+def test_typed_dict_get_setdefault_and_pop_of_missing_keys_answer_as_a_dict():
+    d, reference = _int_dict([(1, 0.5), (2, 0.0)]), {1: 0.5, 2: 0.0}
+    for table in (d, reference):  # (a stored 0.0 is found, not taken for a missing key)
+        got = [table.get(key) for key in (1, 2, 3)] + [table.get(3, "x"), table.get(2, "x")]
+        got += [table.setdefault(4, 2), table.setdefault(4, 9), table.pop(5, None)]
+        got += [table.pop(4), table.pop(4, "gone"), sorted(table.items())]
+        assert got == [0.5, 0.0, None, "x", 0.0, 2, 2, None, 2, "gone", [(1, 0.5), (2, 0.0)]]
+    lists = Dict.empty(types.int64, types.ListType(types.int64))
+    assert lists.get(1) is None
+    lists.setdefault(1, List.empty_list(types.int64)).append(7)  # the dict's own list
+    assert list(lists.get(1)) == [7] and lists.get(2, "none") == "none"
+
+
 def test_typed_list_indexing_from_python_matches_a_list():
     values = [5, -3, 8, 0, 2]
     typed, plain = List(values), list(values)

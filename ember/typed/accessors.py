@@ -213,6 +213,9 @@ class Accessors:
         def getitem_address(address, key):  # a value that is a list: shared
             return list_address(dict_at(address, typ)[key])
 
+        def get(address, key):
+            return dict_at(address, typ).get(key)
+
         def setitem(address, key, value):
             dict_at(address, typ)[key] = value
 
@@ -230,6 +233,9 @@ class Accessors:
 
         self.getitem = njit(getitem)
         self.getitem_address = njit(getitem_address)
+        # a value or None (missing): unless None is a value or values are shared lists
+        none_is_value = isinstance(dict_type.value_type, (types.Optional, types.NoneType))
+        self.get = None if none_is_value or self.shares_values else njit(get)
         self.setitem = njit(setitem)
         self.delitem = njit(delitem)
         self.contains = njit(contains)

@@ -176,13 +176,26 @@ class Dict(NativeOwner, MutableMapping):
     def keys(self) -> KeysView:
         return KeysView(self)
 
+    # A missing key is answered without a KeyError raised by compiled code (~40 times the
+    # cost of a lookup): `d.get(k, 0)` and `d.setdefault(k, v)` miss often in Python loops.
+
     def get(self, key: Any, default: Any = None) -> Any:
-        try:
-            return self[key]
-        except KeyError:
+        if self._dict_type is None:
             return default
+        ops = self._accessors()
+        if ops.get is not None:  # None stands for a missing key
+            found = ops.get(self._meminfo, key)
+            return default if found is None else found
+        return self[key] if key in self else default
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]  # as stored (converted to the value type)
 
     def pop(self, key: Any, default: Any = _MISSING) -> Any:
+        if default is not _MISSING and key not in self:
+            return default
         try:
             value = self[key]
         except KeyError:
