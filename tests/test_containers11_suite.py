@@ -5,6 +5,8 @@ CPython (or a Python dict / list holding the same items)."""
 
 import random
 
+import pytest
+
 import ember
 from ember import types
 from ember.typed import Dict, List, Set
@@ -92,6 +94,7 @@ def _int_dict(pairs):
     return d
 
 
+@pytest.mark.filterwarnings("ignore:unsafe cast")  # Python ints given as uint64 keys
 def test_typed_dict_iteration_reads_the_entries_as_a_python_dict_would():
     """Keys, values, items, `in` and equality after insertions and deletions (deleted entries
     skipped), for number, str and list values; the List values are the dict's own lists."""
