@@ -191,3 +191,12 @@ def test_typed_list_indexing_from_python_matches_a_list():
         raise AssertionError("no ValueError")
     except ValueError as error:
         assert str(error) == "list.remove(x): x not in list"  # CPython's words
+
+
+def test_numbas_max_unicode_name_is_the_largest_code_point():
+    """Numba's tests and extensions import `numba.cpython.unicode._MAX_UNICODE`."""
+    import sys
+
+    from ember.cpython.unicode import _MAX_UNICODE
+
+    assert _MAX_UNICODE == sys.maxunicode
