@@ -22,7 +22,7 @@ def test_empty_with_types_behaves_as_a_dict():
     del oracle[1]
     assert len(d) == len(oracle)
     assert list(d) == list(oracle)
-    assert d.items() == list(oracle.items())
+    assert list(d.items()) == list(oracle.items())
     assert d == oracle and 2 in d and 1 not in d and "x" not in d
     assert d.get(2) == 3.0 and d.get(99) is None and d.get(99, 7) == 7
     assert d.pop(2) == 3.0 and d.pop(2, "gone") == "gone"

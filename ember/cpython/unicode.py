@@ -11,6 +11,7 @@ from ember.extending import intrinsic, register_jitable
 from ember.lowering import strings as primitives
 
 PY_UNICODE_1BYTE_KIND, PY_UNICODE_2BYTE_KIND, PY_UNICODE_4BYTE_KIND = 1, 2, 4
+_MAX_UNICODE = 0x10FFFF  # the largest code point (Numba's name; its tests import it)
 
 
 def _as_int64(context, builder, value, typ):

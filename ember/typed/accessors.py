@@ -41,6 +41,20 @@ def _member_ctype(typ: types.Type) -> type:
     return _memory_ctype(typ)
 
 
+@functools.cache
+def _reader(typ: types.Type, kept_value: bool = False) -> Any:
+    """The function turning a member's memory (as a ctypes field reads it) into its Python
+    value, chosen once per type: numbers are read by ctypes already, and deciding per item
+    costs more than the read (`isinstance` over the kinds of types)."""
+    if isinstance(typ, types.Boolean):
+        return bool
+    if isinstance(typ, (types.Integer, types.Float)):
+        return None  # as it is
+    if kept_value:
+        return functools.partial(_kept_value, typ)
+    return functools.partial(_box_member, typ)
+
+
 def _box_member(typ: types.Type, memory: Any) -> Any:
     """A kept key or value for Python; a fixed-length str or bytes as NumPy reads it (str or
     bytes without the trailing NULs)."""
@@ -53,25 +67,88 @@ def _box_member(typ: types.Type, memory: Any) -> Any:
     return box_kept(typ, memory)
 
 
-def entries(table_type: types.HashTable, meminfo: int) -> Iterator:
-    """The live (key, value) pairs (sets: (item, None)) of a native table, in order."""
+def entries(table_type: types.HashTable, meminfo: int, pairs: bool = True) -> Iterator:
+    """The live (key, value) pairs (sets: (item, None)) of a native table, in order, or its
+    keys alone (not `pairs`). Read from a view of the entries written so far, checked after
+    each item: the table may grow or move between items (Numba's typed dicts, unlike Python's,
+    go on when changed during iteration: so does this)."""
     from ember.lowering.dicts import DELETED_HASH, HeaderMemory
     from ember.runtime import nrt
 
     header = HeaderMemory.from_address(nrt.data_address(meminfo))
     entry_ctype = _entry_ctype(table_type)
     step = ctypes.sizeof(entry_ctype)
-    has_value = table_type.value_type is not None
+    read_key, read_value = _member_readers(table_type)
     position = 0
-    while position < header.used:  # re-read: the table may change between items
-        base = nrt.data_address(header.entries)
-        entry = entry_ctype.from_address(base + position * step)
-        position += 1
-        if entry.hash == DELETED_HASH:
+    while position < header.used:
+        used, storage = header.used, header.entries
+        address = nrt.data_address(storage) + position * step
+        if not pairs and _word_key_format(table_type.key_type):  # read as one list, yielded
+            hashes, keys = _hashes_and_number_keys(table_type, address, used - position, step)
+            for entry_hash, key in zip(hashes, keys):
+                position += 1
+                if entry_hash != DELETED_HASH:
+                    yield key
+                    if header.used != used or header.entries != storage:
+                        break  # grown or moved: a new view from the next position
             continue
-        key = _box_member(table_type.key_type, entry.key)
-        value = _kept_value(table_type.value_type, entry.value) if has_value else None
-        yield key, value
+        block = (entry_ctype * (used - position)).from_address(address)
+        for entry in block:
+            position += 1
+            if entry.hash != DELETED_HASH:
+                if not pairs:
+                    yield entry.key if read_key is None else read_key(entry.key)
+                else:
+                    yield _pair(entry, read_key, read_value)
+                if header.used != used or header.entries != storage:
+                    break  # grown or moved: a new view from the next position
+
+
+@functools.cache
+def _word_key_format(key_type: types.Type) -> str | None:
+    """The memoryview format of a 64-bit number key ('q', 'Q', 'd'), None for another key."""
+    if isinstance(key_type, types.Float) and key_type.bitwidth == 64:
+        return "d"
+    if isinstance(key_type, types.Integer) and key_type.bitwidth == 64:
+        return "q" if key_type.signed else "Q"
+    return None
+
+
+def _hashes_and_number_keys(table_type, address: int, count: int, step: int) -> tuple:
+    """The hashes and keys of `count` entries from `address`, as Python lists: a 64-bit
+    number key follows the hash in each entry (8-byte words, `step` bytes apart)."""
+    words = memoryview((ctypes.c_char * (count * step)).from_address(address)).cast("B")
+    stride = step // 8
+    key_format = _word_key_format(table_type.key_type)
+    return words.cast("q")[0::stride].tolist(), words.cast(key_format)[1::stride].tolist()
+
+
+def snapshot(table_type: types.HashTable, meminfo: int) -> list:
+    """The live (key, value) pairs (sets: (item, None)) of a native table, in order, read at
+    once (`keys()`, `items()`, `==`, repr: no Python code runs between items)."""
+    from ember.lowering.dicts import DELETED_HASH, HeaderMemory
+    from ember.runtime import nrt
+
+    header = HeaderMemory.from_address(nrt.data_address(meminfo))
+    if header.used == 0:
+        return []
+    block = (_entry_ctype(table_type) * header.used).from_address(nrt.data_address(header.entries))
+    read_key, read_value = _member_readers(table_type)
+    return [_pair(entry, read_key, read_value) for entry in block if entry.hash != DELETED_HASH]
+
+
+def _member_readers(table_type: types.HashTable) -> tuple:
+    """(key reader, value reader) of `_reader`; the value's is False for a set (no values)."""
+    value_type = table_type.value_type
+    read_value = False if value_type is None else _reader(value_type, kept_value=True)
+    return _reader(table_type.key_type), read_value
+
+
+def _pair(entry: Any, read_key: Any, read_value: Any) -> tuple:
+    key = entry.key if read_key is None else read_key(entry.key)
+    if read_value is False:
+        return key, None
+    return key, (entry.value if read_value is None else read_value(entry.value))
 
 
 def _kept_value(value_type: types.Type, memory: Any) -> Any:
@@ -101,7 +178,7 @@ def box(table_type: types.HashTable, meminfo: int) -> Any:
         return Set._from_meminfo(table_type, meminfo)
     from ember.runtime import nrt
 
-    items = {item for item, _ in entries(table_type, meminfo)}
+    items = {item for item, _ in snapshot(table_type, meminfo)}
     nrt.runtime().decref(meminfo)
     return items
 
@@ -128,12 +205,16 @@ class Accessors:
         from ember.decorators import njit
 
         typ = dict_type  # a constant of the functions below
+        self.shares_values = isinstance(dict_type.value_type, types.List)
 
         def getitem(address, key):
             return dict_at(address, typ)[key]
 
         def getitem_address(address, key):  # a value that is a list: shared
             return list_address(dict_at(address, typ)[key])
+
+        def get(address, key):
+            return dict_at(address, typ).get(key)
 
         def setitem(address, key, value):
             dict_at(address, typ)[key] = value
@@ -152,6 +233,9 @@ class Accessors:
 
         self.getitem = njit(getitem)
         self.getitem_address = njit(getitem_address)
+        # a value or None (missing): unless None is a value or values are shared lists
+        none_is_value = isinstance(dict_type.value_type, (types.Optional, types.NoneType))
+        self.get = None if none_is_value or self.shares_values else njit(get)
         self.setitem = njit(setitem)
         self.delitem = njit(delitem)
         self.contains = njit(contains)

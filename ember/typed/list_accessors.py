@@ -57,6 +57,7 @@ class Accessors:
 
         typ = list_type  # constants of the functions below
         item = list_type.dtype
+        self.shares_items = isinstance(item, types.List)  # inner lists: shared, not boxed
 
         def getitem(address, index):
             return list_at(address, typ)[index]

@@ -13,11 +13,12 @@ from __future__ import annotations
 import ctypes
 import functools
 import operator
+from collections import abc
 from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 from ember import config, types
-from ember.errors import ArgumentTypeError
+from ember.errors import ArgumentTypeError, TypingError
 from ember.typed import accessors
 from ember.typed.owned import NativeOwner, as_type, bind_release
 
@@ -103,8 +104,6 @@ class Dict(NativeOwner, MutableMapping):
         return made
 
     def _adopt_type(self, dict_type: types.DictType) -> None:
-        from ember.typed import accessors
-
         self._dict_type = dict_type
         self._ops = accessors.for_type(dict_type)
         self._meminfo = self._ops.new()
@@ -130,14 +129,13 @@ class Dict(NativeOwner, MutableMapping):
     def __getitem__(self, key: Any) -> Any:
         if self._dict_type is None:
             raise KeyError(key)
-        value_type = self._dict_type.value_type
-        if isinstance(value_type, types.List):  # the dict's own list, as Numba shares it
+        ops = self._accessors()
+        if ops.shares_values:  # the dict's own list, as Numba shares it
             from ember.typed.typedlist import List
 
-            return List._from_meminfo(
-                value_type, self._accessors().getitem_address(self._meminfo, key)
-            )
-        return self._accessors().getitem(self._meminfo, key)
+            value_type = self._dict_type.value_type
+            return List._from_meminfo(value_type, ops.getitem_address(self._meminfo, key))
+        return ops.getitem(self._meminfo, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         if self._dict_type is None:
@@ -154,40 +152,50 @@ class Dict(NativeOwner, MutableMapping):
     def __contains__(self, key: Any) -> bool:
         if self._dict_type is None:
             return False
-        from ember.errors import TypingError
-
         try:
             return self._accessors().contains(self._meminfo, key)
         except (TypeError, OverflowError, TypingError):  # another type's key: in no such dict
             return False
 
     def __iter__(self) -> Iterator:
-        for key, _ in self._entries():
-            yield key
-
-    def _entries(self) -> Iterator:
         if self._dict_type is None:
             return iter(())
-        from ember.typed import accessors
+        return accessors.entries(self._dict_type, self._meminfo, pairs=False)
 
-        return accessors.entries(self._dict_type, self._meminfo)
+    def _snapshot(self) -> list:
+        if self._dict_type is None:
+            return []
+        return accessors.snapshot(self._dict_type, self._meminfo)
 
-    def items(self) -> Any:
-        return list(self._entries())
+    def items(self) -> ItemsView:
+        return ItemsView(self)
 
-    def values(self) -> Any:
-        return [value for _, value in self._entries()]
+    def values(self) -> ValuesView:
+        return ValuesView(self)
 
-    def keys(self) -> Any:
-        return [key for key, _ in self._entries()]
+    def keys(self) -> KeysView:
+        return KeysView(self)
+
+    # A missing key is answered without a KeyError raised by compiled code (~40 times the
+    # cost of a lookup): `d.get(k, 0)` and `d.setdefault(k, v)` miss often in Python loops.
 
     def get(self, key: Any, default: Any = None) -> Any:
-        try:
-            return self[key]
-        except KeyError:
+        if self._dict_type is None:
             return default
+        ops = self._accessors()
+        if ops.get is not None:  # None stands for a missing key
+            found = ops.get(self._meminfo, key)
+            return default if found is None else found
+        return self[key] if key in self else default
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]  # as stored (converted to the value type)
 
     def pop(self, key: Any, default: Any = _MISSING) -> Any:
+        if default is not _MISSING and key not in self:
+            return default
         try:
             value = self[key]
         except KeyError:
@@ -229,12 +237,12 @@ class Dict(NativeOwner, MutableMapping):
     def __eq__(self, other: Any) -> bool:
         if not isinstance(other, (Dict, dict)):
             return NotImplemented
-        return dict(self._entries()) == dict(other.items())
+        return dict(self._snapshot()) == dict(other.items())
 
     __hash__ = None  # type: ignore[assignment]
 
     def __str__(self) -> str:  # Numba's: keys and values as str() gives them
-        return "{" + ", ".join(f"{key}: {value}" for key, value in self._entries()) + "}"
+        return "{" + ", ".join(f"{key}: {value}" for key, value in self._snapshot()) + "}"
 
     def __repr__(self) -> str:
         return f"{self._dict_type}({self})" if self._dict_type else str(self)
@@ -242,7 +250,25 @@ class Dict(NativeOwner, MutableMapping):
     def __reduce__(self) -> tuple:
         key_type = self._dict_type.key_type if self._dict_type else None
         value_type = self._dict_type.value_type if self._dict_type else None
-        return (_rebuild, (key_type, value_type, dict(self._entries())))
+        return (_rebuild, (key_type, value_type, dict(self._snapshot())))
+
+
+# Views as Python's and Numba's (`k in d.keys()` asks the dict, set operations work), whose
+# iteration reads the native entries at once rather than one lookup per key.
+
+
+class KeysView(abc.KeysView):
+    pass
+
+
+class ItemsView(abc.ItemsView):
+    def __iter__(self) -> Iterator:
+        return iter(self._mapping._snapshot())
+
+
+class ValuesView(abc.ValuesView):
+    def __iter__(self) -> Iterator:
+        return (value for _, value in self._mapping._snapshot())
 
 
 @functools.cache

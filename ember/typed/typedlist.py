@@ -142,6 +142,10 @@ class List(NativeOwner, MutableSequence):
     # ------------------------------------------------------------------ the sequence
 
     def __getitem__(self, index: Any) -> Any:
+        if type(index) is int and self._list_type is not None:  # the common case, first
+            ops = self._accessors()
+            if not ops.shares_items:
+                return ops.getitem(self._meminfo, index)
         if isinstance(index, slice):
             made = List.empty_list(self._list_type.dtype) if self._list_type else List()
             made.extend(self._items()[index])
@@ -155,6 +159,9 @@ class List(NativeOwner, MutableSequence):
         return self._accessors().getitem(self._meminfo, _index(index))
 
     def __setitem__(self, index: Any, value: Any) -> None:
+        if type(index) is int and self._list_type is not None:  # the common case, first
+            self._accessors().setitem(self._meminfo, index, value)
+            return
         if isinstance(index, slice):
             items = self._items()
             try:
@@ -257,6 +264,13 @@ class List(NativeOwner, MutableSequence):
 
     def index(self, value: Any, start: int = 0, stop: int = 2**63 - 1) -> int:
         return self._items().index(value, start, stop)
+
+    def remove(self, value: Any) -> None:
+        try:
+            index = self.index(value)
+        except ValueError:  # CPython's words for remove (index says "5 is not in list")
+            raise ValueError("list.remove(x): x not in list") from None
+        del self[index]
 
     def count(self, value: Any) -> int:
         return self._items().count(value)

@@ -110,7 +110,7 @@ class Set(NativeOwner, MutableSet):
             return iter(_number_items(self._set_type, self._meminfo))
         from ember.typed import accessors
 
-        return (item for item, _ in accessors.entries(self._set_type, self._meminfo))
+        return accessors.entries(self._set_type, self._meminfo, pairs=False)
 
     def __contains__(self, item: Any) -> bool:
         if self._set_type is None:

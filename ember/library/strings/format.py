@@ -94,8 +94,6 @@ def parse_spec(text: str, kind: str) -> Spec | str:
         if part["group"]:
             return f"Cannot specify '{part['group']}' with 'n'."
         code = "d" if kind == "int" else "g"
-    if part["z"]:
-        raise UnsupportedError("the 'z' format option is not supported in compiled code")
     if kind == "int" and code and code in _FLOAT_TYPES:
         kind = "float"
     zero = part["zero"] is not None
@@ -555,10 +553,12 @@ def _kind_of(value: types.Type) -> str | None:
 @functools.cache
 def format_plan(kind: str, text: str) -> tuple:
     """(implementation, constant arguments after the value) of `format(value, text)`."""
-    if kind == "complex":
-        from ember.library.strings.format_runtime import _format_complex
+    found = _SPEC.match(text)
+    if kind == "complex" or (found is not None and found.group("z")):
+        # complex numbers, and 'z' (rare): the run-time spec's implementation, given the text
+        from ember.library.strings import format_runtime
 
-        return _format_complex, (text,)
+        return format_runtime.implementation_of(kind), (text,)
     if text == "":
         return (format_float_plain if kind == "float" else format_plain), ()
     spec = parse_spec(text, kind)
