@@ -220,7 +220,7 @@ class Dict(NativeOwner, MutableMapping):
         return made
 
     def __reversed__(self) -> Iterator:
-        return reversed(self.keys())
+        return reversed(list(self))
 
     def __or__(self, other: Any) -> Any:
         """`d | other` (a dict or typed Dict): a copy of `d` updated with `other`."""
@@ -258,17 +258,24 @@ class Dict(NativeOwner, MutableMapping):
 
 
 class KeysView(abc.KeysView):
-    pass
+    def __reversed__(self) -> Iterator:  # dict views are reversible, as Python's
+        return reversed(list(self._mapping))
 
 
 class ItemsView(abc.ItemsView):
     def __iter__(self) -> Iterator:
         return iter(self._mapping._snapshot())
 
+    def __reversed__(self) -> Iterator:
+        return reversed(self._mapping._snapshot())
+
 
 class ValuesView(abc.ValuesView):
     def __iter__(self) -> Iterator:
         return (value for _, value in self._mapping._snapshot())
+
+    def __reversed__(self) -> Iterator:
+        return (value for _, value in reversed(self._mapping._snapshot()))
 
 
 @functools.cache
