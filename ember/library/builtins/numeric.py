@@ -51,8 +51,10 @@ def _type_int(args, kws):
 @lower_builtin(int, types.Float)
 def float_to_int(context, builder, sig, args):
     """Truncate toward zero. A cheap test guards the common case (a plain conversion); the rare
-    rest raises for NaN and infinity as Python does, else saturates. The raise makes the loop
-    around it multi-exit, which the JIT's unroller accepts (see codegen/jit.py)."""
+    rest raises for NaN and infinity as Python does, and OverflowError for a finite value
+    beyond int64 (Python's big int, which compiled code cannot hold); the NumPy error model
+    saturates instead. The raise makes the loop around it multi-exit, which the JIT's unroller
+    accepts (see codegen/jit.py)."""
     (value,) = args
     target = context.value_type(sig.return_type)
     deferred = context.deferred_checks
@@ -67,13 +69,7 @@ def float_to_int(context, builder, sig, args):
     common_block = builder.block
     with builder.if_then(builder.not_(in_range), likely=False):
         if context.options.error_model == "python":
-            is_nan = builder.fcmp_unordered("uno", value, value)
-            context.guard(builder, is_nan, ValueError, "cannot convert float NaN to integer")
-            magnitude = call_intrinsic(builder, "llvm.fabs", [value])
-            is_inf = builder.fcmp_ordered("==", magnitude, llvm.Constant(value.type, math.inf))
-            context.guard(
-                builder, is_inf, OverflowError, "cannot convert float infinity to integer"
-            )
+            _raise_unless_int64(context, builder, value)
         saturated = context.cast(builder, value, sig.args[0], sig.return_type)
         rare_block = builder.block
     result = builder.phi(target)
@@ -83,14 +79,10 @@ def float_to_int(context, builder, sig, args):
 
 
 def _float_to_int_checked_later(context, builder, sig, value):
-    """The saturating conversion, branch-free, its NaN and infinity checks recorded by the
-    loop that defers them (a loop of these vectorizes)."""
+    """The saturating conversion, branch-free, its NaN, infinity and range checks recorded by
+    the loop that defers them (a loop of these vectorizes)."""
     if context.options.error_model == "python":
-        is_nan = builder.fcmp_unordered("uno", value, value)
-        context.guard(builder, is_nan, ValueError, "cannot convert float NaN to integer")
-        magnitude = call_intrinsic(builder, "llvm.fabs", [value])
-        is_inf = builder.fcmp_ordered("==", magnitude, llvm.Constant(value.type, math.inf))
-        context.guard(builder, is_inf, OverflowError, "cannot convert float infinity to integer")
+        _raise_unless_int64(context, builder, value)
     result_type = sig.return_type
     if not (isinstance(result_type, types.Integer) and result_type.signed):
         return context.cast(builder, value, sig.args[0], result_type)
@@ -106,6 +98,27 @@ def _float_to_int_checked_later(context, builder, sig, value):
     )
     # fptosi of an out-of-range value is poison, but the select then picks `saturated`
     return builder.select(in_range, builder.fptosi(value, target), saturated)
+
+
+BEYOND_INT64_MESSAGE = (
+    "cannot convert float beyond int64 to integer (compiled code's int has 64 bits)"
+)
+
+
+def _raise_unless_int64(context, builder, value) -> None:
+    """Python's errors for int(value) of a float: ValueError for NaN, OverflowError for
+    infinity, and OverflowError for a finite value beyond int64, whose Python int compiled
+    code cannot hold (each its own check, so a loop deferring them knows which one failed)."""
+    is_nan = builder.fcmp_unordered("uno", value, value)
+    context.guard(builder, is_nan, ValueError, "cannot convert float NaN to integer")
+    magnitude = call_intrinsic(builder, "llvm.fabs", [value])
+    infinity = llvm.Constant(value.type, math.inf)
+    is_inf = builder.fcmp_ordered("==", magnitude, infinity)
+    context.guard(builder, is_inf, OverflowError, "cannot convert float infinity to integer")
+    above = builder.fcmp_ordered(">=", value, llvm.Constant(value.type, 2.0**63))
+    below = builder.fcmp_ordered("<", value, llvm.Constant(value.type, -(2.0**63)))
+    beyond = builder.and_(builder.or_(above, below), builder.not_(is_inf))
+    context.guard(builder, beyond, OverflowError, BEYOND_INT64_MESSAGE)
 
 
 def _truncate_with_range_test(builder, value, target) -> tuple:
