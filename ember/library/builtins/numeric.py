@@ -20,7 +20,7 @@ from ember.library.builtins.number_methods import PLAIN_IEEE
 from ember.lowering.casts import make_complex
 from ember.lowering.intrinsics import X86_64, call_intrinsic
 from ember.lowering.registry import VarArgs, lower_builtin, lower_cast
-from ember.typing.arith import arithmetic_result, integer_result, mixes_uint64
+from ember.typing.arith import arithmetic_result, integer_result
 from ember.typing.conversions import unify_pair
 from ember.typing.signature import signature
 from ember.typing.templates import registry
@@ -568,13 +568,6 @@ def builtin_divmod(a, b):
     operand = arithmetic_result(a, b)
     if operand is None or isinstance(operand, types.Complex):
         return None
-    if mixes_uint64(a, b) and any(_is_signed_integer(t) for t in (a, b)):
-        # Numba divides these as floats: their int64 would wrap a uint64 above 2**63 - 1
-
-        def float_pair_divmod(a, b):
-            return divmod(float(a), float(b))
-
-        return float_pair_divmod
     if isinstance(operand, types.Float):
 
         def float_divmod(a, b):
@@ -587,11 +580,6 @@ def builtin_divmod(a, b):
         return a // b, a % b
 
     return int_divmod
-
-
-def _is_signed_integer(t: types.Type) -> bool:
-    t = types.unliteral(t)
-    return isinstance(t, types.Integer) and t.signed
 
 
 @intrinsic

@@ -1,0 +1,150 @@
+"""Scalar numbers in compiled code against independently computed answers (CPython on exact
+ints and floats): float -> int conversions beyond int64, floor division and modulo of a uint64
+with a signed integer, and the math/cmath/builtin corners numbers11 fixed."""
+
+import math
+
+import numpy as np
+import pytest
+
+import ember
+
+INT64_MIN, INT64_MAX, U64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
+
+
+def _wrap_int64(value: int) -> int:
+    """value modulo 2**64 as a signed int64 (the bits compiled code keeps)."""
+    value %= 2**64
+    return value - 2**64 if value >= 2**63 else value
+
+
+def _outcome(func, *args):
+    try:
+        return "value", func(*args)
+    except Exception as error:  # noqa: BLE001 - the exception is the outcome compared
+        return type(error), str(error)
+
+
+# ---------------------------------------------------------------- float -> int beyond int64
+
+
+def _conversions(x):
+    return int(x), math.floor(x), math.ceil(x), math.trunc(x), round(x)
+
+
+def test_float_to_int_beyond_int64_raises_overflow_error():
+    """CPython's big int does not fit compiled code's int64: OverflowError, never a saturated
+    or wrapped value; the int64 range itself (-2**63 and the largest double below 2**63)
+    converts exactly; NaN and infinity raise CPython's own errors."""
+    compiled = ember.njit(_conversions)
+    inside = [0.0, -0.0, 2.5, -2.5, -(2.0**63), 2.0**63 - 1024.0, -(2.0**63) + 1024.0, 1e18]
+    for x in inside:
+        assert compiled(x) == _conversions(x), x
+    for x in [2.0**63, -(2.0**63) - 2048.0, 1e19, -1e19, 1e300, -1e308, math.inf, -math.inf]:
+        with pytest.raises(OverflowError, match="beyond int64|infinity"):
+            compiled(x)
+    with pytest.raises(ValueError, match="cannot convert float NaN to integer"):
+        compiled(math.nan)
+    f32 = ember.njit(lambda x: int(x))
+    assert f32(np.float32(2.0**62)) == 2**62
+    with pytest.raises(OverflowError, match="beyond int64"):
+        f32(np.float32(1e19))
+
+
+def test_float_to_int_beyond_int64_in_loops_raises_at_the_first():
+    """A loop of conversions (vectorized, its checks deferred) raises what CPython raises
+    first: OverflowError for the huge value, unless a NaN comes before it."""
+
+    def scaled(a):
+        out = np.empty(a.shape[0], np.int64)
+        for i in range(a.shape[0]):
+            out[i] = int(a[i] * 255.0)
+        return out
+
+    def total(a):
+        s = 0
+        for i in range(a.shape[0]):
+            s += round(a[i])
+        return s
+
+    compiled_scaled, compiled_total = ember.njit(scaled), ember.njit(total)
+    a = np.linspace(-1.0, 1.0, 300)
+    np.testing.assert_array_equal(compiled_scaled(a), [int(x * 255.0) for x in a.tolist()])
+    assert compiled_total(a * 1e6) == sum(round(x) for x in (a * 1e6).tolist())
+    for position in (0, 7, 150, 299):
+        b = a.copy()
+        b[position] = 1e300
+        for func in (compiled_scaled, compiled_total):
+            with pytest.raises(OverflowError, match="beyond int64"):
+                func(b)
+        nan_at = position // 2 if position else 1
+        b[nan_at] = math.nan
+        expected = ValueError if nan_at < position else OverflowError
+        for func in (compiled_scaled, compiled_total):
+            with pytest.raises(expected):
+                func(b)
+
+
+def test_error_model_numpy_saturates_float_to_int():
+    """Under error_model='numpy' (as in @vectorize kernels) the conversion never raises: it
+    saturates at int64, NaN giving 0."""
+    compiled = ember.njit(lambda x: int(x), error_model="numpy")
+    assert compiled(1e300) == INT64_MAX
+    assert compiled(-1e300) == INT64_MIN
+    assert compiled(12.9) == 12
+
+
+# ---------------------------------------------------------------- uint64 with signed ints
+
+
+def _floor_ops(a, b):
+    return a // b, a % b, divmod(a, b)
+
+
+def _edges(dtype) -> list:
+    info = np.iinfo(dtype)
+    values = {info.min, info.max, 0, 1, 2, 3, 7, info.max - 1, info.max // 3}
+    if info.min < 0:
+        values |= {-1, -2, -3, -7, info.min + 1}
+    return [dtype(v) for v in sorted(values)]
+
+
+def test_floor_division_and_modulo_of_uint64_and_signed_are_exact():
+    """CPython's exact floor quotient and remainder, wrapped to int64 only where they do not
+    fit it (the uint64 was wrapped to int64 first: `np.uint64(2**64 - 2) // 3` was -1 and
+    `% -3` was -2, Numba's values); division by zero raises ZeroDivisionError."""
+    compiled = ember.njit(_floor_ops)
+    signed = [np.int8, np.int16, np.int32, np.int64, np.bool_]
+    checked = 0
+    for other in signed:
+        others = _edges(other) if other is not np.bool_ else [np.True_, np.False_]
+        for u in _edges(np.uint64):
+            for s in others:
+                for a, b in ((u, s), (s, u)):
+                    if int(b) == 0:
+                        with pytest.raises(ZeroDivisionError):
+                            compiled(a, b)
+                        continue
+                    q, r = divmod(int(a), int(b))
+                    expected = (_wrap_int64(q), _wrap_int64(r), (_wrap_int64(q), _wrap_int64(r)))
+                    assert compiled(a, b) == expected, (a, b)
+                    checked += 1
+    assert checked > 300
+
+
+def test_floor_division_of_uint64_by_literals_and_in_place():
+    def by_literals(u):
+        return u // -3, u % -3, u // 3, u % 7, divmod(u, -2)
+
+    def in_place(u, s):
+        u //= s
+        return u
+
+    compiled = ember.njit(by_literals)
+    for u in (U64_MAX, U64_MAX - 1, 2**63, 5, 0):
+        expected = tuple(
+            tuple(_wrap_int64(x) for x in v) if isinstance(v, tuple) else _wrap_int64(v)
+            for v in by_literals(u)
+        )
+        assert compiled(np.uint64(u)) == expected, u
+    assert ember.njit(in_place)(np.uint64(U64_MAX - 1), np.int64(-3)) == (U64_MAX - 1) // -3
