@@ -148,3 +148,39 @@ def test_floor_division_of_uint64_by_literals_and_in_place():
         )
         assert compiled(np.uint64(u)) == expected, u
     assert ember.njit(in_place)(np.uint64(U64_MAX - 1), np.int64(-3)) == (U64_MAX - 1) // -3
+
+
+# ---------------------------------------------------------------- methods of ints and floats
+
+
+def _int_methods(a):
+    return a.bit_count(), a.bit_length(), a.numerator, a.denominator, a.as_integer_ratio()
+
+
+def test_int_bit_count_numerator_denominator_and_ratio():
+    compiled = ember.njit(_int_methods)
+    for dtype in (np.int8, np.uint8, np.int32, np.int64, np.uint64):
+        for value in _edges(dtype):
+            exact = int(value)
+            assert compiled(value) == _int_methods(exact), (dtype, value)
+    for value in (0, 5, -5, 12345, -(2**62), INT64_MAX, INT64_MIN):
+        assert compiled(value) == _int_methods(value), value
+
+
+def test_float_as_integer_ratio_is_exact_or_overflows():
+    """CPython's exact ratio (a power-of-two denominator) where both parts fit int64;
+    OverflowError where CPython's big ints would not; CPython's errors for NaN and infinity."""
+    compiled = ember.njit(lambda x: x.as_integer_ratio())
+    fits = [0.0, -0.0, 0.5, 0.1, -2.5, 1e18, 2.0**62, 3.0 * 2**61, 2.0**-62, 1.0 / 3.0, -(2.0**63)]
+    for x in fits:
+        assert compiled(x) == x.as_integer_ratio(), x
+    assert compiled(np.float32(0.1)) == float(np.float32(0.1)).as_integer_ratio()
+    for x in (2.0**63, 1e19, -1e300, 1e-20, 5e-324, 2.0**-63):
+        numerator, denominator = x.as_integer_ratio()
+        assert not (abs(numerator) <= INT64_MAX and denominator <= INT64_MAX)
+        with pytest.raises(OverflowError, match="does not fit int64"):
+            compiled(x)
+    with pytest.raises(ValueError, match="cannot convert NaN to integer ratio"):
+        compiled(math.nan)
+    with pytest.raises(OverflowError, match="cannot convert Infinity to integer ratio"):
+        compiled(-math.inf)
