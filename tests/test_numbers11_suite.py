@@ -184,3 +184,21 @@ def test_float_as_integer_ratio_is_exact_or_overflows():
         compiled(math.nan)
     with pytest.raises(OverflowError, match="cannot convert Infinity to integer ratio"):
         compiled(-math.inf)
+
+
+def test_compile_time_get_string_data_reads_cpythons_string():
+    """numba.cpython.unicode's helper (test modules and extensions import it): the code
+    points' bytes at the narrowest kind, and the hash CPython caches once hash() ran."""
+    from ember.cpython.unicode import compile_time_get_string_data
+
+    text = "".join(["ab", "c"])  # built at run time: no hash cached yet
+    assert compile_time_get_string_data(text) == (b"abc", 3, 1, True, -1)
+    expected_hash = hash(text)
+    assert compile_time_get_string_data(text)[-1] == expected_hash
+    data, length, kind, is_ascii, _ = compile_time_get_string_data("é眼")
+    assert (data, length, kind, is_ascii) == ("é眼".encode("utf-16-le"), 2, 2, False)
+    assert compile_time_get_string_data("\U0001f600")[:3] == (
+        "\U0001f600".encode("utf-32-le"),
+        1,
+        4,
+    )
