@@ -17,6 +17,7 @@ from ember import types
 from ember.errors import TypingError
 from ember.extending import intrinsic, overload
 from ember.library.builtins.number_methods import PLAIN_IEEE
+from ember.lowering.callconv import EXCINFO_TYPE, return_exception_record, static_exceptions
 from ember.lowering.casts import make_complex
 from ember.lowering.intrinsics import X86_64, call_intrinsic
 from ember.lowering.registry import VarArgs, lower_builtin, lower_cast
@@ -66,10 +67,12 @@ def float_to_int(context, builder, sig, args):
     if deferred is not None and deferred.deferring(builder):
         return _float_to_int_checked_later(context, builder, sig, value)
     plain, in_range = _truncate_with_range_test(builder, value, target)
+    if context.options.error_model == "python":
+        with builder.if_then(builder.not_(in_range), likely=False):
+            _raise_unless_int64_at_one_exit(context, builder, value)
+        return plain  # (what is left of the rare values: -2**63, which converts exactly)
     common_block = builder.block
     with builder.if_then(builder.not_(in_range), likely=False):
-        if context.options.error_model == "python":
-            _raise_unless_int64(context, builder, value)
         saturated = context.cast(builder, value, sig.args[0], sig.return_type)
         rare_block = builder.block
     result = builder.phi(target)
@@ -105,20 +108,45 @@ BEYOND_INT64_MESSAGE = (
 )
 
 
-def _raise_unless_int64(context, builder, value) -> None:
-    """Python's errors for int(value) of a float: ValueError for NaN, OverflowError for
-    infinity, and OverflowError for a finite value beyond int64, whose Python int compiled
-    code cannot hold (each its own check, so a loop deferring them knows which one failed)."""
+def _int64_failures(builder, value) -> list:
+    """(condition, exception class, message) of int(value)'s failures, in CPython's order."""
     is_nan = builder.fcmp_unordered("uno", value, value)
-    context.guard(builder, is_nan, ValueError, "cannot convert float NaN to integer")
-    magnitude = call_intrinsic(builder, "llvm.fabs", [value])
     infinity = llvm.Constant(value.type, math.inf)
-    is_inf = builder.fcmp_ordered("==", magnitude, infinity)
-    context.guard(builder, is_inf, OverflowError, "cannot convert float infinity to integer")
+    is_inf = builder.fcmp_ordered("==", call_intrinsic(builder, "llvm.fabs", [value]), infinity)
     above = builder.fcmp_ordered(">=", value, llvm.Constant(value.type, 2.0**63))
     below = builder.fcmp_ordered("<", value, llvm.Constant(value.type, -(2.0**63)))
     beyond = builder.and_(builder.or_(above, below), builder.not_(is_inf))
-    context.guard(builder, beyond, OverflowError, BEYOND_INT64_MESSAGE)
+    return [
+        (is_nan, ValueError, "cannot convert float NaN to integer"),
+        (is_inf, OverflowError, "cannot convert float infinity to integer"),
+        (beyond, OverflowError, BEYOND_INT64_MESSAGE),
+    ]
+
+
+def _raise_unless_int64_at_one_exit(context, builder, value) -> None:
+    """Python's errors for int(value) of a float from one exit (the exception chosen by a
+    select): a loop with one more exit per conversion no longer unrolls and vectorizes."""
+    failures = _int64_failures(builder, value)
+    exc_id = None
+    for condition, exc_class, message in reversed(failures):
+        this = llvm.Constant(
+            EXCINFO_TYPE.elements[0], static_exceptions.register(exc_class, (message,))
+        )
+        exc_id = this if exc_id is None else builder.select(condition, this, exc_id)
+    failed = functools.reduce(builder.or_, [condition for condition, _, _ in failures])
+    with builder.if_then(failed, likely=False):
+        deferred = context.deferred_checks
+        if deferred is not None and deferred.raises_first(builder):
+            deferred.raise_pending(builder)
+        record = builder.insert_value(llvm.Constant(EXCINFO_TYPE, [0, None]), exc_id, 0)
+        return_exception_record(builder, builder.function, record)
+
+
+def _raise_unless_int64(context, builder, value) -> None:
+    """Python's errors for int(value) of a float, each its own check (a loop deferring them
+    records which one failed first)."""
+    for condition, exc_class, message in _int64_failures(builder, value):
+        context.guard(builder, condition, exc_class, message)
 
 
 def _truncate_with_range_test(builder, value, target) -> tuple:
