@@ -18,13 +18,6 @@ def _wrap_int64(value: int) -> int:
     return value - 2**64 if value >= 2**63 else value
 
 
-def _outcome(func, *args):
-    try:
-        return "value", func(*args)
-    except Exception as error:  # noqa: BLE001 - the exception is the outcome compared
-        return type(error), str(error)
-
-
 # ---------------------------------------------------------------- float -> int beyond int64
 
 
