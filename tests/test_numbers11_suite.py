@@ -195,3 +195,23 @@ def test_compile_time_get_string_data_reads_cpythons_string():
         1,
         4,
     )
+
+
+def test_float32_math_overflows_only_where_cpythons_double_does():
+    """math.exp/expm1/exp2/cosh/sinh of a float32 compute in float32 (Numba's type): between
+    float32's overflow and double's, the result is inf (Numba's value; CPython's finite double
+    does not fit), and OverflowError only where CPython's double overflows too."""
+    for name in ("exp", "expm1", "exp2", "cosh", "sinh"):
+        compiled = ember.njit(eval(f"lambda x: math.{name}(x)"))  # noqa: S307 - a fixed name
+        for x in (1.0, -3.5, 300.7, 720.0, -720.0, 1030.0, math.inf, -math.inf):
+            x32 = np.float32(x)
+            try:
+                with np.errstate(over="ignore"):  # inf beyond float32
+                    expected = np.float32(getattr(math, name)(float(x32)))
+            except OverflowError:
+                with pytest.raises(OverflowError, match="math range error"):
+                    compiled(x32)
+                continue
+            got = compiled(x32)
+            assert isinstance(got, float)
+            assert got == pytest.approx(float(expected), rel=1e-6), (name, x)
