@@ -120,9 +120,9 @@ def test_first_failing_element_decides():
         COMPILED[rounded_total](a)
 
 
-def test_huge_values_saturate_as_outside_loops():
-    """Beyond int64 (where ember's ints stop following Python's) the loop's conversion gives
-    what a lone conversion gives."""
+def test_huge_values_raise_as_outside_loops():
+    """Beyond int64 (where ember's ints stop following Python's) the loop's conversion raises
+    what a lone conversion raises, at the first such element."""
 
     def one(x):
         return int(x)
@@ -133,9 +133,14 @@ def test_huge_values_saturate_as_outside_loops():
             out[i] = int(a[i])
         return out
 
-    a = np.array([1e300, -1e300, 2.0**63, -(2.0**63), 2.0**62])
-    expected = [ember.njit(one)(x) for x in a]
-    np.testing.assert_array_equal(ember.njit(each)(a), expected)
+    for huge in (1e300, -1e300, 2.0**63, -(2.0**63) * 1.5):
+        a = np.array([1.0, -(2.0**63), huge, 2.0**62])
+        with pytest.raises(OverflowError, match="beyond int64"):
+            ember.njit(one)(huge)
+        with pytest.raises(OverflowError, match="beyond int64"):
+            ember.njit(each)(a)
+    a = np.array([1.0, -(2.0**63), 2.0**62, -3.5])
+    np.testing.assert_array_equal(ember.njit(each)(a), [int(x) for x in a])
 
 
 def test_failure_frees_the_loops_array():

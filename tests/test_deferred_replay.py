@@ -1,9 +1,11 @@
 """Loops that run again (ember/lowering/deferred_checks.py): a loop whose checks only flag a
 failure, and that restores its entry state and runs once more with its checks in place when
 one is flagged, gives CPython's value or exception -- that of the first failing element --
-wherever the NaN, infinity or huge value sits, and however often the loop is entered."""
+wherever the NaN, infinity or huge value sits, and however often the loop is entered (a
+finite value beyond int64 raises OverflowError, as every conversion in compiled code does)."""
 
 import math
+import types
 
 import numpy as np
 import pytest
@@ -11,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ember
+from ember.library.builtins.numeric import BEYOND_INT64_MESSAGE
 
 
 def scaled_bytes(a):
@@ -67,7 +70,6 @@ def prefix_ints(a):
 
 KERNELS_1D = [scaled_bytes, rounded_sum_and_last, floors_then_divides, stepped_range, prefix_ints]
 COMPILED = {k: ember.njit(k) for k in [*KERNELS_1D, rows_of_ints]}
-INT64_MAX = 2**63 - 1
 
 special = st.sampled_from([0.5, -0.75, 2.0, 7.0, -3.5, np.nan, np.inf, -np.inf])
 numbers = st.one_of(st.floats(-100, 100), special, st.sampled_from([1e300, -1e19]))
@@ -82,9 +84,23 @@ def outcome(func, *args):
     return "value", result
 
 
-def in_range(items) -> bool:
-    """Whether CPython's ints stay within int64 (beyond, ember saturates: compared apart)."""
-    return all(not math.isfinite(x) or abs(x) * 1000 < 2**50 for x in items)
+def int64_checked(convert):
+    """`convert` (int, round, math.floor) as compiled code gives it: OverflowError for a finite
+    float beyond int64, whose Python int compiled code cannot hold."""
+
+    def checked(x):
+        if isinstance(x, float) and math.isfinite(x) and not -(2.0**63) <= x < 2.0**63:
+            raise OverflowError(BEYOND_INT64_MESSAGE)
+        return convert(x)
+
+    return checked
+
+
+def with_int64(kernel):
+    """`kernel` run by CPython with ember's 64-bit conversions (CPython's floats, ints)."""
+    checked_math = types.SimpleNamespace(floor=int64_checked(math.floor))
+    names = {"int": int64_checked(int), "round": int64_checked(round), "math": checked_math}
+    return types.FunctionType(kernel.__code__, {**kernel.__globals__, **names})
 
 
 def assert_same(expected, got):
@@ -99,9 +115,7 @@ def assert_same(expected, got):
 @given(st.lists(numbers, max_size=40), st.sampled_from(KERNELS_1D))
 def test_same_value_or_exception_as_python(items, kernel):
     a = np.array(items, dtype=np.float64)
-    expected = outcome(kernel, a.astype(object))  # CPython's floats and ints
-    if expected[0] == "value" and not in_range(items):
-        return  # a huge finite value: ember's int64 saturates (test_huge_values_saturate)
+    expected = outcome(with_int64(kernel), a.astype(object))  # CPython's floats and ints
     assert_same(expected, outcome(COMPILED[kernel], a))
 
 
@@ -134,16 +148,21 @@ def test_first_of_two_failures_decides():
     assert_same(expected, outcome(COMPILED[floors_then_divides], a))
 
 
-def test_huge_values_saturate_as_outside_loops():
-    """A flagged huge finite value is no error: the second run saturates it as a lone int()
-    does, and keeps every other element's result."""
-    one = ember.njit(lambda x: int(x))
+def test_huge_values_raise_as_outside_loops():
+    """A flagged huge finite value: the second run raises OverflowError at the first one, as a
+    lone int() does, after any NaN or infinity before it."""
     a = np.linspace(-1.0, 1.0, 101)
     a[[5, 50, 99]] = [1e300, -1e300, 2.0**63]
-    got = COMPILED[scaled_bytes](a)
-    expected = [one(x * 255.0) & 255 for x in a]
-    np.testing.assert_array_equal(got, expected)
-    assert one(1e300) == INT64_MAX
+    with pytest.raises(OverflowError, match="beyond int64"):
+        COMPILED[scaled_bytes](a)
+    with pytest.raises(OverflowError, match="beyond int64"):
+        ember.njit(lambda x: int(x))(1e300)
+    a[3] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        COMPILED[scaled_bytes](a)
+    a[3] = 2.0**50  # within int64 once scaled: converts, then wraps at the byte mask
+    a[[5, 50, 99]] = 0.0
+    np.testing.assert_array_equal(COMPILED[scaled_bytes](a), scaled_bytes(a.astype(object)))
 
 
 def test_failure_frees_the_loops_array():
@@ -176,15 +195,12 @@ def two_loops(a, b):
     return total
 
 
-def saturated_sum(*arrays) -> int:
-    """What ember's int64 gives: each conversion saturated, the sum wrapped."""
+def int64_sum(*arrays) -> int:
+    """What ember's int64 gives: each conversion checked, the sum wrapped."""
+    convert = int64_checked(int)
     total = 0
     for x in (x for a in arrays for x in a):
-        if math.isnan(x):
-            raise ValueError("cannot convert float NaN to integer")
-        if math.isinf(x):
-            raise OverflowError("cannot convert float infinity to integer")
-        total += min(max(int(x), -(2**63)), INT64_MAX)
+        total += convert(float(x))
     return (total + 2**63) % 2**64 - 2**63
 
 
@@ -195,4 +211,4 @@ TWO_LOOPS = ember.njit(two_loops)
 @given(st.lists(numbers, max_size=20), st.lists(numbers, max_size=20))
 def test_consecutive_loops(first, second):
     a, b = np.array(first, dtype=np.float64), np.array(second, dtype=np.float64)
-    assert_same(outcome(saturated_sum, a, b), outcome(TWO_LOOPS, a, b))
+    assert_same(outcome(int64_sum, a, b), outcome(TWO_LOOPS, a, b))

@@ -104,8 +104,12 @@ def test_reference_raises_as_documented(call, error):
 
 
 def test_reference_conversions_and_reductions_follow_the_readme():
-    assert reference._int(1e300) == 2**63 - 1 and reference._int(-1e300) == -(2**63)
-    assert reference._floor(1e300) == 2**63 - 1 and reference._floor(-2.5) == -3
+    for convert in (reference._int, reference._floor):
+        for huge in (1e300, -1e300, 2.0**63):
+            with pytest.raises(OverflowError):
+                convert(huge)
+        assert convert(-(2.0**63)) == -(2**63)
+    assert reference._floor(-2.5) == -3
     assert same(reference._min(1, 2.0), 1.0) and same(reference._max(3, 2), 3)
     assert same(reference._neg(-(2**63)), -(2**63)) and same(reference._abs(-(2**63)), -(2**63))
     values = np.array([1e16, 1.0, -1e16, 1.0])

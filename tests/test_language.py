@@ -579,12 +579,17 @@ def test_math_constants_are_frozen():
     check(constants, [()])
 
 
-def test_float_to_int_conversions_saturate_beyond_int64():
-    """ember's int is 64-bit: floor/ceil/trunc/int/round of a float beyond int64 saturate."""
+def test_float_to_int_conversions_beyond_int64_raise():
+    """ember's int is 64-bit: floor/ceil/trunc/int/round of a float beyond int64 raise
+    OverflowError (CPython's result, a big int, does not fit); -2**63 itself converts."""
     floor = _unary_math("floor")
-    assert jitted(floor, (1e308,))(1e308) == 2**63 - 1
-    assert jitted(floor, (-1e308,))(-1e308) == -(2**63)
-    assert jitted(builtin_int, (1e19,))(1e19) == 2**63 - 1
+    for func in (floor, builtin_int, builtin_round):
+        compiled = jitted(func, (1e308,))
+        for x in (1e308, -1e308, 1e19, 2.0**63):
+            with pytest.raises(OverflowError, match="beyond int64"):
+                compiled(x)
+        assert compiled(-(2.0**63)) == func(-(2.0**63)) == -(2**63)
+        assert compiled(2.0**63 - 1024) == func(2.0**63 - 1024)
 
 
 # ---------------------------------------------------------------------------- builtins

@@ -279,14 +279,18 @@ def test_array_read_and_stored_keeps_checked_path():
     assert assert_same_as_python(doubled_in_place, a) is ValueError
 
 
-def test_huge_value_saturates_as_a_lone_int():
-    """A huge finite value flags the block, whose checked copy saturates it (no error)."""
-    one = ember.njit(lambda x: int(x))
+def test_huge_value_raises_as_a_lone_int():
+    """A huge finite value flags the block, whose checked copy raises OverflowError at it (as a
+    lone int() does), the stores before it made, none after."""
     a = sample(2 * BLOCK)
     a[[3, BLOCK + 1]] = [1e300, -1e300]
     out = np.zeros(a.size, np.int64)
-    COMPILED[to_int](a, out)
-    np.testing.assert_array_equal(out, [one(x * 255.0) for x in a])
+    with pytest.raises(OverflowError, match="beyond int64"):
+        COMPILED[to_int](a, out)
+    np.testing.assert_array_equal(out[:3], [int(x * 255.0) for x in a[:3]])
+    assert not out[3:].any()
+    with pytest.raises(OverflowError, match="beyond int64"):
+        ember.njit(lambda x: int(x))(1e300 * 255.0)
 
 
 def test_failure_frees_the_functions_array():

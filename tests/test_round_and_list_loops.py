@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ember
+from ember.library.builtins.numeric import BEYOND_INT64_MESSAGE
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
@@ -41,17 +42,20 @@ def wrapped(value: int) -> int:
     return (value + 2**63) % 2**64 - 2**63
 
 
-def saturated(value: int) -> int:
-    return min(max(value, INT64_MIN), INT64_MAX)
+def within_int64(value: int) -> int:
+    """A conversion's result as compiled code gives it: beyond int64, OverflowError."""
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise OverflowError(BEYOND_INT64_MESSAGE)
+    return value
 
 
 def model(kernel, a):
     """What ember gives: CPython's round/int of each float (its errors, the first raised),
-    saturated to int64, the sum wrapped."""
+    within int64 (else OverflowError), the sum wrapped."""
     convert = {
-        rounded_total: lambda x: [saturated(round(x * 100.0))],
-        round_sum: lambda x: [saturated(round(x))],
-        round_then_int_sum: lambda x: [saturated(round(x)), -saturated(int(x * 0.5))],
+        rounded_total: lambda x: [within_int64(round(x * 100.0))],
+        round_sum: lambda x: [within_int64(round(x))],
+        round_then_int_sum: lambda x: [within_int64(round(x)), -within_int64(int(x * 0.5))],
     }[kernel]
     total = 0
     for x in a.tolist():
@@ -120,12 +124,14 @@ def test_int64_min_is_a_result_not_an_error(position):
     a[position] = -(2.0**63)
     a[(position + 1) % 1000] = 2.5  # a tie: 2
     assert ROUNDED[round_sum](a) == INT64_MIN + 2
-    a[(position + 2) % 1000] = 2.0**63  # beyond int64: saturates, as a lone round() does
-    assert ROUNDED[round_sum](a) == wrapped(INT64_MIN + 2 + INT64_MAX)
-    assert ember.njit(lambda x: round(x))(2.0**63) == INT64_MAX
+    a[(position + 2) % 1000] = 2.0**63  # beyond int64: raises, as a lone round() does
+    with pytest.raises(OverflowError, match="beyond int64"):
+        ROUNDED[round_sum](a)
+    with pytest.raises(OverflowError, match="beyond int64"):
+        ember.njit(lambda x: round(x))(2.0**63)
     b = np.zeros(1000)
-    b[position] = 2.0**63  # alone: its square is exactly the flag's limit
-    assert ROUNDED[round_sum](b) == INT64_MAX
+    b[position] = 2.0**63 - 1024.0  # the largest double below: valid, its square near the limit
+    assert ROUNDED[round_sum](b) == 2**63 - 1024
 
 
 def test_valid_values_whose_squares_add_past_the_flag():

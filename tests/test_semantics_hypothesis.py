@@ -283,7 +283,7 @@ def test_float_unary_and_conversions(x):
     assert_agrees(negate, x)
     assert_agrees(predicates, x)
     assert_agrees(square_root, x)
-    if not abs(x) >= 2.0**63:  # beyond int64 the result saturates (ember's int is 64-bit)
+    if not abs(x) >= 2.0**63:  # beyond int64 ember raises OverflowError (its int is 64-bit)
         assert_agrees(to_int, x)
         assert_agrees(rounded, x)
         assert_agrees(floor_and_ceil, x)

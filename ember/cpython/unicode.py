@@ -1,10 +1,14 @@
 """Numba's `numba.cpython.unicode` path for extension code that builds or reads strings code
 point by code point: `_get_code_point(s, i)` (a uint32), `_codepoint_to_kind(cp)` (1, 2 or 4:
 CPython's kinds, as ember's strings use), `_empty_string(kind, length, is_ascii)` and
-`_set_code_point(s, i, cp)`. None is bounds-checked: `0 <= i < len(s)` is the caller's promise,
-and a string made by `_empty_string` must be filled before other code reads it."""
+`_set_code_point(s, i, cp)`; `compile_time_get_string_data(s)` in Python. None is
+bounds-checked: `0 <= i < len(s)` is the caller's promise, and a string made by
+`_empty_string` must be filled before other code reads it."""
 
 from __future__ import annotations
+
+import ctypes
+import sys
 
 from ember import types
 from ember.extending import intrinsic, register_jitable
@@ -70,3 +74,30 @@ def _set_code_point(typingctx, s, index, codepoint):
         return context.get_dummy_value(types.none)
 
     return types.none(s, index, codepoint), codegen
+
+
+def compile_time_get_string_data(obj: str) -> tuple[bytes, int, int, bool, int]:
+    """(the code points' bytes, length, kind, is_ascii, CPython's cached hash or -1) of a
+    Python string, as Numba's helper of this name returns them (its kind: 1, 2 or 4 bytes per
+    code point, the narrowest that holds the largest)."""
+    if not isinstance(obj, str):
+        raise TypeError(f"expected a str, got {type(obj).__name__}")
+    largest = max(map(ord, obj), default=0)
+    kind = (
+        PY_UNICODE_1BYTE_KIND
+        if largest < 0x100
+        else PY_UNICODE_2BYTE_KIND
+        if largest < 0x10000
+        else PY_UNICODE_4BYTE_KIND
+    )
+    data = b"".join(ord(c).to_bytes(kind, sys.byteorder) for c in obj)
+    return data, len(obj), kind, largest < 0x80, _cached_hash(obj)
+
+
+def _cached_hash(obj: str) -> int:
+    """The hash CPython stored in the string object (-1 until hash() computes it): the field
+    after the object header and the length (PyASCIIObject)."""
+    if sys.implementation.name != "cpython":
+        return hash(obj)
+    offset = 2 * ctypes.sizeof(ctypes.c_ssize_t) + ctypes.sizeof(ctypes.c_void_p)
+    return ctypes.c_ssize_t.from_address(id(obj) + offset).value

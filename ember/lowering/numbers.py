@@ -197,12 +197,52 @@ def _truncating_divmod_branching(builder, a, divisor):
 
 @lower_builtin(operator.floordiv, types.Integer, types.Integer)
 def int_floordiv(context, builder, sig, args):
-    return _int_divmod(context, builder, sig, *args, "integer division or modulo by zero")[0]
+    message = "integer division or modulo by zero"
+    if sig.args[0].signed != sig.args[1].signed:
+        return _mixed_signs_divmod(context, builder, sig, *args, message)[0]
+    return _int_divmod(context, builder, sig, *args, message)[0]
 
 
 @lower_builtin(operator.mod, types.Integer, types.Integer)
 def int_mod(context, builder, sig, args):
-    return _int_divmod(context, builder, sig, *args, "integer modulo by zero")[1]
+    message = "integer modulo by zero"
+    if sig.args[0].signed != sig.args[1].signed:
+        return _mixed_signs_divmod(context, builder, sig, *args, message)[1]
+    return _int_divmod(context, builder, sig, *args, message)[1]
+
+
+def _mixed_signs_divmod(context, builder, sig, a, b, message):
+    """Python's floor division and modulo of a uint64 and a signed integer (typing's
+    `exact_operands`), exact where the result fits int64, else wrapped: unsigned division of
+    the magnitudes, then the floor's correction when the signed operand is negative."""
+    i64 = llvm.IntType(64)
+    a, b = (
+        builder.sext(v, i64) if t.signed else builder.zext(v, i64) if v.type != i64 else v
+        for v, t in zip((a, b), sig.args)
+    )
+    signed_value = b if sig.args[1].signed else a
+    negative = builder.icmp_signed("<", signed_value, _zero(signed_value))
+    magnitude = builder.select(negative, builder.neg(signed_value), signed_value)
+    dividend, divisor = (a, magnitude) if sig.args[1].signed else (magnitude, b)
+    _check_int_divisor(context, builder, divisor, message)
+    safe, is_zero = _safe_divisor(builder, divisor, signed=False)
+    quotient, remainder = builder.udiv(dividend, safe), builder.urem(dividend, safe)
+    # a negative operand: the quotient is -ceil(|a / b|), the remainder takes the divisor's sign
+    exact = builder.icmp_unsigned("==", remainder, _zero(remainder))
+    negated = builder.select(exact, builder.neg(quotient), builder.not_(quotient))
+    corrected = (
+        builder.sub(remainder, divisor) if sig.args[1].signed else builder.sub(divisor, remainder)
+    )
+    negated_remainder = builder.select(exact, _zero(remainder), corrected)
+    quotient = builder.select(negative, negated, quotient)
+    remainder = builder.select(negative, negated_remainder, remainder)
+    target = context.value_type(sig.return_type)
+    return tuple(
+        builder.trunc(builder.select(is_zero, _zero(v), v), target)
+        if target != i64
+        else builder.select(is_zero, _zero(v), v)
+        for v in (quotient, remainder)
+    )
 
 
 def _shift(context, builder, sig, args, left: bool):

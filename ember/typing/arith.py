@@ -75,11 +75,17 @@ def comparison_operands(a: types.Type, b: types.Type) -> tuple[types.Type, types
     if operand is None:
         return None
     if isinstance(operand, types.Integer) and operand.signed and mixes_uint64(a, b):
-        return tuple(
-            types.uint64 if isinstance(t, types.Integer) and not t.signed else types.int64
-            for t in (types.unliteral(a), types.unliteral(b))  # (a bool meets it as an int64)
-        )
+        return exact_operands(a, b)
     return operand, operand
+
+
+def exact_operands(a: types.Type, b: types.Type) -> tuple[types.Integer, types.Integer]:
+    """A uint64 and a signed integer as (uint64, int64) operands, for operations lowering
+    computes exactly on both (comparisons, floor division and modulo at 128 bits)."""
+    return tuple(
+        types.uint64 if isinstance(t, types.Integer) and not t.signed else types.int64
+        for t in (types.unliteral(a), types.unliteral(b))  # (a bool meets it as an int64)
+    )
 
 
 def mixes_uint64(a: types.Type, b: types.Type) -> bool:
@@ -132,6 +138,10 @@ for _fn in (operator.floordiv, operator.mod):
         result = arithmetic_result(*args)
         if result is None or isinstance(result, types.Complex):
             return None
+        if result is types.int64 and mixes_uint64(*args):
+            # exact (at 128 bits) then wrapped: the uint64 wrapped to int64 first would make
+            # `np.uint64(2**64 - 2) // 3` -1 (Numba's value) and `% -3` -2
+            return signature(result, *exact_operands(*args))
         return _same(result)
 
 

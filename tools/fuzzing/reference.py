@@ -196,19 +196,27 @@ def _abs(a):
     return _wrap(abs(a))
 
 
+def _within_int64(x: float, converted: int) -> int:
+    """README: a float beyond int64 raises OverflowError in `int`, `math.floor`..."""
+    if not INT64_MIN <= converted <= INT64_MAX:
+        raise OverflowError(f"cannot convert float {x!r} beyond int64 to integer")
+    return converted
+
+
 def _int(x):
-    """README: floats beyond int64 saturate in `int` (NaN and infinities raise as in CPython)."""
+    """README: floats beyond int64 raise OverflowError in `int` (NaN and infinities raise as in
+    CPython)."""
     x = _s(x)
     if isinstance(x, float) and math.isfinite(x):
-        return max(INT64_MIN, min(INT64_MAX, int(x)))
+        return _within_int64(x, int(x))
     return _wrap(int(x))
 
 
 def _floor(x):
-    """README: floats beyond int64 saturate in `math.floor` too."""
+    """README: floats beyond int64 raise OverflowError in `math.floor` too."""
     x = _s(x)
     if isinstance(x, float) and math.isfinite(x):
-        return max(INT64_MIN, min(INT64_MAX, math.floor(x)))
+        return _within_int64(x, math.floor(x))
     return math.floor(x)
 
 

@@ -1,6 +1,7 @@
 """`math` functions with exact results, and the methods of Python numbers that go with them:
 isclose, fsum (exactly rounded, Shewchuk's partials as CPython), prod, comb, perm, factorial,
-gcd, lcm, isqrt; `int.bit_length()`, `float.is_integer()`; the builtins sum, any and all over
+gcd, lcm, isqrt; `int.bit_length()`, `int.bit_count()`, `.numerator`/`.denominator`,
+`as_integer_ratio()`, `float.is_integer()`; the builtins sum, any and all over
 anything iterable. Written with `@overload`.
 
 Integers are 64-bit in compiled code: where CPython's exact result would not fit (factorial(21),
@@ -13,10 +14,14 @@ import math
 
 from ember import types
 from ember.errors import TypingError
+from ember.extending import intrinsic
 from ember.library.builtins.enumerate_zip import iterator_of
 from ember.library.builtins.numeric import as_uint64
+from ember.lowering.intrinsics import call_intrinsic
 from ember.misc.literal import literal_unroll
 from ember.typing.overload import overload, overload_method, register_jitable
+from ember.typing.overload_attribute import overload_attribute
+from ember.typing.signature import signature
 
 
 def _integer(typ) -> bool:
@@ -334,9 +339,7 @@ def int_bit_length(x):
     def bit_length(x):
         # the magnitude as a uint64: -x of int8's minimum is still -128 (NumPy's wrap), and
         # int64's minimum has no int64 negation
-        magnitude = as_uint64(x)
-        if x < 0:
-            magnitude = as_uint64(0) - magnitude
+        magnitude = _magnitude(x)
         length = 0
         while magnitude:
             magnitude >>= 1
@@ -344,6 +347,81 @@ def int_bit_length(x):
         return length
 
     return bit_length
+
+
+@register_jitable
+def _magnitude(x):
+    """|x| as a uint64: exact for every integer type's minimum too."""
+    magnitude = as_uint64(x)
+    if x < 0:
+        magnitude = as_uint64(0) - magnitude
+    return magnitude
+
+
+@intrinsic
+def _popcount(typingctx, value):
+    """The number of one bits of a uint64 (one instruction where the CPU has it)."""
+    if value is not types.uint64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return call_intrinsic(builder, "llvm.ctpop", list(args))
+
+    return signature(types.uint64, value), codegen
+
+
+@overload_method(types.Integer, "bit_count")
+def int_bit_count(x):
+    """int.bit_count(): the one bits of |x| (Python 3.10), an int64."""
+
+    def bit_count(x):
+        return int(_popcount(_magnitude(x)))
+
+    return bit_count
+
+
+@overload_attribute(types.Integer, "numerator")
+def int_numerator(x):
+    return lambda x: x
+
+
+@overload_attribute(types.Integer, "denominator")
+def int_denominator(x):
+    return lambda x: 1
+
+
+@overload_method(types.Integer, "as_integer_ratio")
+def int_as_integer_ratio(x):
+    return lambda x: (x, 1)
+
+
+@overload_method(types.Float, "as_integer_ratio")
+def float_as_integer_ratio(x):
+    """CPython's exact (numerator, denominator), the denominator a power of two: OverflowError
+    where either would not fit int64 (a huge float, or a fraction below 2**-62: 0.1's
+    denominator is 2**55, 1e-20's is beyond)."""
+
+    def as_integer_ratio(x):
+        if math.isnan(x):
+            raise ValueError("cannot convert NaN to integer ratio")
+        if math.isinf(x):
+            raise OverflowError("cannot convert Infinity to integer ratio")
+        mantissa, exponent = math.frexp(float(x))
+        while mantissa != math.floor(mantissa):
+            mantissa *= 2.0
+            exponent -= 1
+        numerator = int(mantissa)  # at most 53 bits
+        if exponent > 0:
+            # (the numerator is odd here: only -1 << 63 fits with 64 bits)
+            beyond = _magnitude(numerator).bit_length() + exponent > 63
+            if beyond and not (numerator == -1 and exponent == 63):
+                raise OverflowError("integer ratio of this float does not fit int64")
+            return numerator << exponent, 1
+        if exponent < -62:
+            raise OverflowError("integer ratio of this float does not fit int64")
+        return numerator, 1 << -exponent
+
+    return as_integer_ratio
 
 
 @overload_method(types.Float, "is_integer")

@@ -39,6 +39,11 @@ _BINARY = {
 # (OverflowError) for the functions that can overflow, and a domain error (a pole, as log(0.0))
 # for the others.
 _CAN_OVERFLOW = {"exp", "exp2", "expm1", "cosh", "sinh"}
+# Where CPython's double result overflows (x above the bound, or |x| for cosh and sinh): a
+# float32 result overflows long before, to an infinity (Numba's value) where CPython's double
+# is finite, so a float32 operand raises only beyond these.
+_DOUBLE_OVERFLOW = {"exp": 709.782712893384, "expm1": 709.782712893384, "exp2": 1023.9999999999999,
+                    "cosh": 710.4758600739439, "sinh": 710.4758600739439}  # fmt: skip
 _POLES_AT_NONPOSITIVE_INTEGERS = {"gamma", "lgamma"}  # overflow anywhere else
 # Computed on doubles even for float32 operands, as CPython does (the float32 neighbour of x
 # is not the double one).
@@ -150,6 +155,8 @@ def _python_errors(context, builder, name: str, operands: list, result) -> None:
     infinite_result = is_infinite(builder, result)
     blew_up = builder.and_(infinite_result, finite_operands)
     if name in _CAN_OVERFLOW:
+        if operands[0].type == llvm.FloatType():
+            blew_up = _beyond_double_overflow(builder, name, operands[0])
         context.guard(builder, blew_up, OverflowError, "math range error")
         return
     if name in _POLES_AT_NONPOSITIVE_INTEGERS or name == "pow":
@@ -158,6 +165,19 @@ def _python_errors(context, builder, name: str, operands: list, result) -> None:
         context.guard(builder, blew_up, OverflowError, "math range error")
         return
     context.guard(builder, blew_up, ValueError, "math domain error")
+
+
+def _beyond_double_overflow(builder, name: str, operand):
+    """Whether CPython's double result of the float32 `operand` overflows."""
+    if name in ("cosh", "sinh"):
+        operand = call_intrinsic(builder, "llvm.fabs", [operand])
+    double = builder.fpext(operand, llvm.DoubleType())
+    bound = llvm.Constant(llvm.DoubleType(), _DOUBLE_OVERFLOW[name])
+    # (ordered: NaN and -inf are below, +inf is no finite operand)
+    beyond = builder.fcmp_ordered(">", double, bound)
+    return builder.and_(
+        beyond, builder.fcmp_ordered("!=", double, llvm.Constant(double.type, math.inf))
+    )
 
 
 def _raise_on_nan_from_numbers(context, builder, operands: list, result) -> None:

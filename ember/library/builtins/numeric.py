@@ -17,10 +17,11 @@ from ember import types
 from ember.errors import TypingError
 from ember.extending import intrinsic, overload
 from ember.library.builtins.number_methods import PLAIN_IEEE
+from ember.lowering.callconv import EXCINFO_TYPE, return_exception_record, static_exceptions
 from ember.lowering.casts import make_complex
 from ember.lowering.intrinsics import X86_64, call_intrinsic
 from ember.lowering.registry import VarArgs, lower_builtin, lower_cast
-from ember.typing.arith import arithmetic_result, integer_result, mixes_uint64
+from ember.typing.arith import arithmetic_result, integer_result
 from ember.typing.conversions import unify_pair
 from ember.typing.signature import signature
 from ember.typing.templates import registry
@@ -51,8 +52,10 @@ def _type_int(args, kws):
 @lower_builtin(int, types.Float)
 def float_to_int(context, builder, sig, args):
     """Truncate toward zero. A cheap test guards the common case (a plain conversion); the rare
-    rest raises for NaN and infinity as Python does, else saturates. The raise makes the loop
-    around it multi-exit, which the JIT's unroller accepts (see codegen/jit.py)."""
+    rest raises for NaN and infinity as Python does, and OverflowError for a finite value
+    beyond int64 (Python's big int, which compiled code cannot hold); the NumPy error model
+    saturates instead. The raise makes the loop around it multi-exit, which the JIT's unroller
+    accepts (see codegen/jit.py)."""
     (value,) = args
     target = context.value_type(sig.return_type)
     deferred = context.deferred_checks
@@ -64,16 +67,12 @@ def float_to_int(context, builder, sig, args):
     if deferred is not None and deferred.deferring(builder):
         return _float_to_int_checked_later(context, builder, sig, value)
     plain, in_range = _truncate_with_range_test(builder, value, target)
+    if context.options.error_model == "python":
+        with builder.if_then(builder.not_(in_range), likely=False):
+            _raise_unless_int64_at_one_exit(context, builder, value)
+        return plain  # (what is left of the rare values: -2**63, which converts exactly)
     common_block = builder.block
     with builder.if_then(builder.not_(in_range), likely=False):
-        if context.options.error_model == "python":
-            is_nan = builder.fcmp_unordered("uno", value, value)
-            context.guard(builder, is_nan, ValueError, "cannot convert float NaN to integer")
-            magnitude = call_intrinsic(builder, "llvm.fabs", [value])
-            is_inf = builder.fcmp_ordered("==", magnitude, llvm.Constant(value.type, math.inf))
-            context.guard(
-                builder, is_inf, OverflowError, "cannot convert float infinity to integer"
-            )
         saturated = context.cast(builder, value, sig.args[0], sig.return_type)
         rare_block = builder.block
     result = builder.phi(target)
@@ -83,14 +82,10 @@ def float_to_int(context, builder, sig, args):
 
 
 def _float_to_int_checked_later(context, builder, sig, value):
-    """The saturating conversion, branch-free, its NaN and infinity checks recorded by the
-    loop that defers them (a loop of these vectorizes)."""
+    """The saturating conversion, branch-free, its NaN, infinity and range checks recorded by
+    the loop that defers them (a loop of these vectorizes)."""
     if context.options.error_model == "python":
-        is_nan = builder.fcmp_unordered("uno", value, value)
-        context.guard(builder, is_nan, ValueError, "cannot convert float NaN to integer")
-        magnitude = call_intrinsic(builder, "llvm.fabs", [value])
-        is_inf = builder.fcmp_ordered("==", magnitude, llvm.Constant(value.type, math.inf))
-        context.guard(builder, is_inf, OverflowError, "cannot convert float infinity to integer")
+        _raise_unless_int64(context, builder, value)
     result_type = sig.return_type
     if not (isinstance(result_type, types.Integer) and result_type.signed):
         return context.cast(builder, value, sig.args[0], result_type)
@@ -106,6 +101,52 @@ def _float_to_int_checked_later(context, builder, sig, value):
     )
     # fptosi of an out-of-range value is poison, but the select then picks `saturated`
     return builder.select(in_range, builder.fptosi(value, target), saturated)
+
+
+BEYOND_INT64_MESSAGE = (
+    "cannot convert float beyond int64 to integer (compiled code's int has 64 bits)"
+)
+
+
+def _int64_failures(builder, value) -> list:
+    """(condition, exception class, message) of int(value)'s failures, in CPython's order."""
+    is_nan = builder.fcmp_unordered("uno", value, value)
+    infinity = llvm.Constant(value.type, math.inf)
+    is_inf = builder.fcmp_ordered("==", call_intrinsic(builder, "llvm.fabs", [value]), infinity)
+    above = builder.fcmp_ordered(">=", value, llvm.Constant(value.type, 2.0**63))
+    below = builder.fcmp_ordered("<", value, llvm.Constant(value.type, -(2.0**63)))
+    beyond = builder.and_(builder.or_(above, below), builder.not_(is_inf))
+    return [
+        (is_nan, ValueError, "cannot convert float NaN to integer"),
+        (is_inf, OverflowError, "cannot convert float infinity to integer"),
+        (beyond, OverflowError, BEYOND_INT64_MESSAGE),
+    ]
+
+
+def _raise_unless_int64_at_one_exit(context, builder, value) -> None:
+    """Python's errors for int(value) of a float from one exit (the exception chosen by a
+    select): a loop with one more exit per conversion no longer unrolls and vectorizes."""
+    failures = _int64_failures(builder, value)
+    exc_id = None
+    for condition, exc_class, message in reversed(failures):
+        this = llvm.Constant(
+            EXCINFO_TYPE.elements[0], static_exceptions.register(exc_class, (message,))
+        )
+        exc_id = this if exc_id is None else builder.select(condition, this, exc_id)
+    failed = functools.reduce(builder.or_, [condition for condition, _, _ in failures])
+    with builder.if_then(failed, likely=False):
+        deferred = context.deferred_checks
+        if deferred is not None and deferred.raises_first(builder):
+            deferred.raise_pending(builder)
+        record = builder.insert_value(llvm.Constant(EXCINFO_TYPE, [0, None]), exc_id, 0)
+        return_exception_record(builder, builder.function, record)
+
+
+def _raise_unless_int64(context, builder, value) -> None:
+    """Python's errors for int(value) of a float, each its own check (a loop deferring them
+    records which one failed first)."""
+    for condition, exc_class, message in _int64_failures(builder, value):
+        context.guard(builder, condition, exc_class, message)
 
 
 def _truncate_with_range_test(builder, value, target) -> tuple:
@@ -555,13 +596,6 @@ def builtin_divmod(a, b):
     operand = arithmetic_result(a, b)
     if operand is None or isinstance(operand, types.Complex):
         return None
-    if mixes_uint64(a, b) and any(_is_signed_integer(t) for t in (a, b)):
-        # Numba divides these as floats: their int64 would wrap a uint64 above 2**63 - 1
-
-        def float_pair_divmod(a, b):
-            return divmod(float(a), float(b))
-
-        return float_pair_divmod
     if isinstance(operand, types.Float):
 
         def float_divmod(a, b):
@@ -574,11 +608,6 @@ def builtin_divmod(a, b):
         return a // b, a % b
 
     return int_divmod
-
-
-def _is_signed_integer(t: types.Type) -> bool:
-    t = types.unliteral(t)
-    return isinstance(t, types.Integer) and t.signed
 
 
 @intrinsic
