@@ -201,3 +201,94 @@ def test_deferred_checks_over_strided_ranges_as_python():
                 np.testing.assert_array_equal(mine, theirs)
                 expected_sum = _outcome(strided_int_sum, a, start, step)
                 assert _outcome(int_sum, a, start, step) == expected_sum
+
+
+# ------------------------------------------------------------------ SLP-packed loop counters
+
+
+def field_stats(buffer):
+    lines = 0
+    fields = 0
+    widest = 0
+    width = 0
+    for k in range(buffer.shape[0]):
+        c = buffer[k]
+        if c == 44 or c == 10:
+            fields += 1
+            widest = max(widest, width)
+            width = 0
+            if c == 10:
+                lines += 1
+        else:
+            width += 1
+    return lines, fields, widest
+
+
+def test_counters_are_not_packed_into_vectors():
+    """Two counters of one loop stay scalar (slp_guard.packs_loop_counters turns SLP off for
+    the module): no `<2 x i64>` phi in the optimized loop, and the counts are Python's."""
+    compiled = njit(field_stats)
+    rng = np.random.default_rng(5)
+    alphabet = np.frombuffer(b"ab,\n", dtype=np.uint8)
+    for n in (0, 1, 2, 5, 100, 10_001):
+        buffer = alphabet[rng.integers(0, 4, n)]
+        assert compiled(buffer) == field_stats(buffer)
+    (text,) = compiled.inspect_llvm().values()
+    assert "phi <2 x i64>" not in text
+
+
+def test_packs_loop_counters_reads_the_pattern():
+    from ember.codegen.slp_guard import packs_loop_counters
+
+    packed = """
+    loop:
+      %1 = phi <2 x i64> [ zeroinitializer, %entry ], [ %3, %loop ]
+      %2 = insertelement <2 x i64> <i64 poison, i64 1>, i64 %x, i64 0
+      %3 = add <2 x i64> %1, %2
+    """
+    widened = """
+    loop:
+      %vec.phi = phi <8 x i64> [ zeroinitializer, %entry ], [ %3, %loop ]
+      %wide = load <8 x i64>, ptr %p
+      %3 = add <8 x i64> %vec.phi, %wide
+      %s = insertelement <8 x i64> poison, i64 %x, i64 0
+    """
+    assert packs_loop_counters(packed)
+    assert not packs_loop_counters(widened)
+
+
+# ------------------------------------------------------------------ deferred checks with radians
+
+
+def great_circle(lat1, lon1, lat2, lon2):
+    n = lat1.shape[0]
+    out = np.empty(n)
+    for i in range(n):
+        p1 = math.radians(lat1[i])
+        p2 = math.radians(lat2[i])
+        dl = math.radians(lon2[i] - lon1[i])
+        a = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
+        out[i] = 2.0 * math.degrees(math.asin(math.sqrt(a)))
+    return out
+
+
+def test_radians_loops_defer_their_checks_and_raise_as_python():
+    """math.radians / math.degrees cannot raise, so the loop defers its math checks (it runs
+    again with them in place when one fails): the same values, the same exception."""
+    compiled = njit(great_circle)
+    rng = np.random.default_rng(9)
+    n = 300
+    coordinates = [rng.uniform(-90, 90, n), rng.uniform(-180, 180, n)] * 2
+    np.testing.assert_allclose(compiled(*coordinates), great_circle(*coordinates), rtol=1e-12)
+    for position in (0, 150, n - 1):
+        for bad in (math.inf, -math.inf, math.nan):
+            broken = [c.copy() for c in coordinates]
+            broken[0][position] = bad
+            expected = _outcome(great_circle, *broken)
+            got = _outcome(compiled, *broken)
+            if isinstance(expected, tuple):
+                assert got == expected
+            else:
+                np.testing.assert_array_equal(got, expected)
+    (text,) = compiled.inspect_llvm().values()
+    assert ".checked" in text  # (the copy with the checks in place, run after a failure)
