@@ -5,6 +5,8 @@ bounds at the int64 limits, and the loop variable after the loop keeps its last 
 from __future__ import annotations
 
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -206,27 +208,20 @@ def test_deferred_checks_over_strided_ranges_as_python():
 # ------------------------------------------------------------------ SLP-packed loop counters
 
 
-def field_stats(buffer):
-    lines = 0
-    fields = 0
-    widest = 0
-    width = 0
-    for k in range(buffer.shape[0]):
-        c = buffer[k]
-        if c == 44 or c == 10:
-            fields += 1
-            widest = max(widest, width)
-            width = 0
-            if c == 10:
-                lines += 1
-        else:
-            width += 1
-    return lines, fields, widest
+def _corpus_kernel(name: str):
+    """A kernel of benchmarks/corpus, plain Python (its module loaded as the corpus does)."""
+    corpus = str(Path(__file__).resolve().parents[1] / "benchmarks" / "corpus")
+    if corpus not in sys.path:
+        sys.path.insert(0, corpus)
+    from _corpus import load
+
+    return load("python")[name].func
 
 
 def test_counters_are_not_packed_into_vectors():
     """Two counters of one loop stay scalar (slp_guard.packs_loop_counters turns SLP off for
     the module): no `<2 x i64>` phi in the optimized loop, and the counts are Python's."""
+    field_stats = _corpus_kernel("csv_field_stats")
     compiled = njit(field_stats)
     rng = np.random.default_rng(5)
     alphabet = np.frombuffer(b"ab,\n", dtype=np.uint8)
