@@ -287,3 +287,53 @@ def test_radians_loops_defer_their_checks_and_raise_as_python():
                 np.testing.assert_array_equal(got, expected)
     (text,) = compiled.inspect_llvm().values()
     assert ".checked" in text  # (the copy with the checks in place, run after a failure)
+
+
+# ------------------------------------------------------------------ libm calls without errno
+
+
+def asin_checked_only(x):
+    math.asin(x)  # (the result unused: only its ValueError matters)
+    return x
+
+
+def great_circle_into(lat1, lon1, lat2, lon2, out):
+    for i in range(lat1.shape[0]):
+        a = math.sin((lat2[i] - lat1[i]) / 2) ** 2 + math.cos(lat1[i]) * math.cos(lat2[i]) * (
+            math.sin((lon2[i] - lon1[i]) / 2) ** 2
+        )
+        out[i] = math.asin(math.sqrt(a)) + math.atan(a) + math.tanh(a)
+    return out
+
+
+def test_libm_calls_whose_result_goes_unused_are_dropped():
+    """A libm call (not an LLVM intrinsic) reads and writes no memory (compiled code never
+    reads errno): LLVM drops it when its result is unused; Python's errors stay."""
+    compiled = njit(asin_checked_only)
+    assert compiled(0.5) == 0.5
+    with pytest.raises(ValueError, match="math domain error"):
+        compiled(2.0)
+    (text,) = compiled.inspect_llvm().values()
+    assert "call double @asin" not in text
+
+
+def test_blockwise_loop_with_libm_calls_as_python():
+    """A loop storing into the caller's array runs block by block; its unchecked copy only
+    copies the buffered results (no libm call left alive there): values and errors as Python."""
+    compiled = njit(great_circle_into)
+    rng = np.random.default_rng(11)
+    n = 700
+    coordinates = [rng.uniform(-1.5, 1.5, n), rng.uniform(-3.0, 3.0, n)] * 2
+    for position in (None, 0, 300, n - 1):
+        broken = [c.copy() for c in coordinates]
+        if position is not None:
+            broken[0][position] = math.inf
+        mine, theirs = np.full(n, 7.0), np.full(n, 7.0)
+        expected = _outcome(great_circle_into, *broken, theirs)
+        got = _outcome(compiled, *broken, mine)
+        assert type(got) is type(expected)
+        if isinstance(expected, tuple):
+            assert got == expected
+        np.testing.assert_allclose(mine, theirs, rtol=1e-13)
+    (text,) = compiled.inspect_llvm().values()
+    assert "blockwise" in text
