@@ -28,6 +28,7 @@ MODULES = (
     "kernels_wild4",
     "kernels_wild5",
     "kernels_wild6",
+    "kernels_wild7",
 )
 
 

@@ -15,7 +15,7 @@ from ember.codegen.jit import engine
 from ember.codegen.ordered_reductions import losing_loops, sums_gathered_items, tag_loops
 from ember.codegen.pass_timings import PassTimings
 from ember.codegen.recursion_unrolling import unroll_self_recursion
-from ember.codegen.slp_guard import selects_alternate_compares
+from ember.codegen.slp_guard import packs_loop_counters, selects_alternate_compares
 from ember.errors import CompilerError
 from ember.ir.printer import banner
 
@@ -83,7 +83,8 @@ class CodeLibrary:
             _SECOND_ROUND in library.module.namedmetadata for library in self.linked_libraries()
         )
         self._run_pipelines(module, ordered_reductions=True)
-        if self.slp and selects_alternate_compares(module):  # min and max packed together
+        if self.slp and (selects_alternate_compares(module) or packs_loop_counters(module)):
+            # (min and max, or loop counters, packed together: see slp_guard)
             self.slp = False
             module = self._parsed_and_linked()
             self._run_pipelines(module, ordered_reductions=True)

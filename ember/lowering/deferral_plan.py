@@ -58,7 +58,8 @@ _CHECKED_MATH = {
 }
 _DEFERRABLE = _CHECKED_MATH | {int, round}  # with one float operand
 _PURE_CALLS = {abs, min, max, int, round, float, bool, complex, math.fabs, math.copysign,
-               math.isnan, math.isinf, math.isfinite, math.hypot, math.atan2}  # fmt: skip
+               math.isnan, math.isinf, math.isfinite, math.hypot, math.atan2, math.radians,
+               math.degrees}  # fmt: skip
 _ALLOCATOR_NAMES = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
                     "full_like")  # fmt: skip
 _ARRAY_FACTS = {"shape", "size", "ndim", "itemsize", "nbytes", "dtype"}

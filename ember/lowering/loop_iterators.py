@@ -1,11 +1,13 @@
-"""Which range iterators only their `for` loop sees (consumes a typed function's IR, produces
-variable names): their `next` may step past the stop once, as the loop ends, since no code
-reads them afterwards (see ranges.loop_next)."""
+"""Which range iterators only their `for` loop sees, and which of them step by a constant 1
+(consumes a typed function's IR, produces variable names): their `next` may step past the stop
+once, as the loop ends, since no code reads them afterwards (see ranges.loop_next)."""
 
 from __future__ import annotations
 
 from ember import types
 from ember.ir import nodes as ir
+from ember.parallel.api import prange
+from ember.rewrites.loop_branches import assigned_values, values_through_copies
 
 
 def loop_range_iterators(func_ir: ir.FunctionIR, typemap: dict) -> frozenset[str]:
@@ -50,3 +52,35 @@ def _loop_use(stmt, target: str | None, private: set[str]) -> bool:
     return isinstance(stmt.value, ir.IterNext) or (
         isinstance(stmt.value, ir.Var) and target in private
     )
+
+
+def unit_step_iterators(func_ir: ir.FunctionIR, private: frozenset[str]) -> frozenset[str]:
+    """Those of the loops' own range iterators `private` made only of `range(stop)`,
+    `range(start, stop)` or `range(start, stop, 1)` (or `prange`'s): the step is 1 while
+    compiling, so `next` keeps a `!=` exit test and needs no count."""
+    definitions = assigned_values(func_ir)
+    return frozenset(
+        name
+        for name in private
+        if all(
+            _made_by_unit_range(made, definitions)
+            for iterator in values_through_copies(name, definitions)
+            for made in values_through_copies(iterator.value.name, definitions)
+        )
+    )
+
+
+def _made_by_unit_range(value, definitions: dict[str, list]) -> bool:
+    if not isinstance(value, ir.Call) or value.kws or not 1 <= len(value.args) <= 3:
+        return False
+    called = values_through_copies(value.func.name, definitions)
+    if not called or not all(isinstance(f, ir.Global) and _is_range(f.value) for f in called):
+        return False
+    if len(value.args) < 3:
+        return True
+    steps = values_through_copies(value.args[2].name, definitions)
+    return bool(steps) and all(isinstance(v, ir.Const) and v.value == 1 for v in steps)
+
+
+def _is_range(function) -> bool:
+    return function is range or (isinstance(function, type) and issubclass(function, prange))

@@ -33,7 +33,7 @@ from ember.lowering.int_ranges import (
     unsigned_divisions,
 )
 from ember.lowering.intrinsics import call_intrinsic
-from ember.lowering.loop_iterators import loop_range_iterators
+from ember.lowering.loop_iterators import loop_range_iterators, unit_step_iterators
 from ember.lowering.models import model_of
 from ember.lowering.ownership import borrowed_arguments, lent_method_reads, moved_statements
 from ember.typing.infer import TypingResult
@@ -54,6 +54,7 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
     non_negative: frozenset[int] = frozenset()  # int64 subtractions never negative
     non_negative_indices: frozenset[str] = frozenset()  # array indices never negative
     loop_range_iterators: frozenset[str] = frozenset()  # range iterators only a loop reads
+    unit_step_iterators: frozenset[str] = frozenset()  # those of a constant step 1
 
     def __init__(
         self,
@@ -122,6 +123,7 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
         self.non_negative = non_negative_differences(self.func_ir, self.typemap, self.no_wrap)
         self.non_negative_indices = non_negative_indices(ranges)
         self.loop_range_iterators = loop_range_iterators(self.func_ir, self.typemap)
+        self.unit_step_iterators = unit_step_iterators(self.func_ir, self.loop_range_iterators)
         self.builder.branch(self.llvm_blocks[self.func_ir.entry])
         self.statement_locations = self._statement_locations()
         if self.statement_locations is None and is_long(self.func_ir):  # (debug: all slots)
@@ -513,7 +515,9 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
         iterator_type = self.typemap[expr.value.name]
         sig = Signature(result_type, (iterator_type,))
         if expr.value.name in self.loop_range_iterators:
-            return range_builtins.loop_next(self.context, self.builder, sig, self.load(expr.value))
+            unit = expr.value.name in self.unit_step_iterators
+            state = self.load(expr.value)
+            return range_builtins.loop_next(self.context, self.builder, sig, state, unit)
         return self.context.call_implementation(self.builder, next, sig, [self.load(expr.value)])
 
     def _lower_pair_part(self, expr: Any, result_type: types.Type) -> llvm.Value:

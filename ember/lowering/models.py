@@ -285,10 +285,11 @@ class OpaqueModel(PrimitiveModel):
 
 @register_model(types.RangeIteratorType)
 class RangeIteratorModel(PrimitiveModel):
-    """Points at mutable {next, stop, step} state allocated in the entry block."""
+    """Points at mutable {next, stop, step, count} state allocated in the entry block (`count`:
+    the values left, kept up to date by a `for` loop's own iterator only, see ranges.py)."""
 
     def __init__(self, fe_type: types.RangeIteratorType) -> None:
-        self.state_type = llvm.LiteralStructType([model_of(fe_type.dtype).value_type] * 3)
+        self.state_type = llvm.LiteralStructType([model_of(fe_type.dtype).value_type] * 4)
         super().__init__(fe_type, self.state_type.as_pointer())
 
 

@@ -59,15 +59,15 @@ def _mark_extremum_updates(func_ir: ir.FunctionIR, graph: ControlFlowGraph, type
     `best` an enclosing loop resets: restarted for each row, it stays as short as a row, and
     its early updates are frequent -- a running maximum over rows of 32 ran 1.7x slower with
     the branch than with a select. Nor an integer `best` that is all the branch updates, in a
-    loop over a sequence or a range of step 1: LLVM turns it into `smax`/`smin`, a reduction it
+    `for` loop over a sequence or a range: LLVM turns it into `smax`/`smin`, a reduction it
     vectorizes -- the longest common substring's `if t[i, j] > best: best = t[i, j]` ran 1.8x
-    slower than Numba's with the branch. A range of a run-time step vectorizes only where the
-    step is 1 (its other steps saturate: no trip count), and there a chain of `cmov` ran 1.8x
-    slower than the branch; a `while` loop may not vectorize either: both keep the mark.)"""
+    slower than Numba's with the branch, and so did a scan of every `step`-th item. A `while`
+    loop may not vectorize (no trip count), and there a chain of `cmov` ran 1.8x slower than
+    the branch: it keeps the mark.)"""
     in_loops = graph.node_to_loops()
     loops = graph.loops()
     predecessors = func_ir.predecessors()
-    definitions = _definitions(func_ir)
+    definitions = assigned_values(func_ir)
     marked = False
     for label, block in func_ir.blocks.items():
         branch = block.terminator
@@ -85,7 +85,7 @@ def _mark_extremum_updates(func_ir: ir.FunctionIR, graph: ControlFlowGraph, type
                 and not _restarted_by_outer_loop(func_ir, best, in_loops[label], loops)
                 and not (
                     _integer_extremum_alone(target, best, typemap)
-                    and _steps_by_one(func_ir.blocks[in_loops[label][0]], definitions)
+                    and _advances_iterator(func_ir.blocks[in_loops[label][0]], definitions)
                 )
             ):
                 branch.likely = False
@@ -113,31 +113,18 @@ def _integer_extremum_alone(block: ir.Block, best: str, typemap: dict) -> bool:
     return all(name == best or name.startswith("$") for name in assigned)
 
 
-def _steps_by_one(header: ir.Block, definitions: dict[str, list]) -> bool:
-    """Whether the loop of `header` iterates over a sequence, or over a range whose step is
-    omitted or a constant 1 or -1 (not a `while` loop, nor a range of another step)."""
+def _advances_iterator(header: ir.Block, definitions: dict[str, list]) -> bool:
+    """Whether the loop of `header` is a `for` loop, over a sequence or a range (a counted
+    loop: see ranges.loop_next), not a `while` loop."""
     advances = [s.value for s in header.body if isinstance(s, ir.Assign)]
     advances = [v for v in advances if isinstance(v, ir.IterNext)]
     if len(advances) != 1:
         return False
-    sources = _values_through_copies(advances[0].value.name, definitions)
-    iterators = [v for v in sources if isinstance(v, ir.GetIter)]
-    if not iterators or len(iterators) != len(sources):
-        return False
-    for iterator in iterators:
-        for made in _values_through_copies(iterator.value.name, definitions):
-            if not isinstance(made, ir.Call) or len(made.args) < 3:
-                continue
-            called = _values_through_copies(made.func.name, definitions)
-            if not all(isinstance(f, ir.Global) and f.value is range for f in called):
-                continue
-            steps = _values_through_copies(made.args[2].name, definitions)
-            if not all(isinstance(v, ir.Const) and v.value in (1, -1) for v in steps):
-                return False
-    return True
+    sources = values_through_copies(advances[0].value.name, definitions)
+    return bool(sources) and all(isinstance(v, ir.GetIter) for v in sources)
 
 
-def _values_through_copies(name: str, definitions: dict[str, list]) -> list:
+def values_through_copies(name: str, definitions: dict[str, list]) -> list:
     """Every value assigned to `name`, or to a variable copied into it, that is not a copy."""
     seen: set[str] = set()
     pending, found = [name], []
@@ -165,7 +152,7 @@ def _compared(block: ir.Block, cond_name: str) -> tuple[str, str] | None:
     return None
 
 
-def _definitions(func_ir: ir.FunctionIR) -> dict[str, list]:
+def assigned_values(func_ir: ir.FunctionIR) -> dict[str, list]:
     """Each variable's assigned values, by name."""
     found: dict[str, list] = {}
     for block in func_ir.blocks.values():
@@ -177,7 +164,7 @@ def _definitions(func_ir: ir.FunctionIR) -> dict[str, list]:
 
 def _read_from_sequence(name: str, definitions: dict[str, list]) -> bool:
     """Whether every value of `name` is an item read from a sequence, through copies."""
-    values = _values_through_copies(name, definitions)
+    values = values_through_copies(name, definitions)
     items = (ir.GetItem, ir.StaticGetItem, ir.PairFirst)
     return bool(values) and all(isinstance(value, items) for value in values)
 

@@ -240,13 +240,18 @@ def _float32_tanh(builder, x):
 
 
 def call_libm(builder, name: str, *operands):
-    """Call the C library's double (or float, with an 'f' suffix) version of `name`."""
+    """Call the C library's double (or float, with an 'f' suffix) version of `name`, as a call
+    that reads and writes no memory: compiled code never reads errno (it tests results
+    itself), and LLVM then drops a call whose result goes unused. (A libm call may set errno,
+    so LLVM kept one, and the chain computing its operand: a deferred-check loop storing into
+    a caller's array recomputed all its math in its unchecked copy, which only copies the
+    buffered results: haversine into `out` ran 1.9x Numba's time.)"""
     is_float = operands[0].type == llvm.FloatType()
     symbol = name + "f" if is_float else name
     fnty = llvm.FunctionType(operands[0].type, [op.type for op in operands])
     module = builder.module
     function = module.globals.get(symbol) or llvm.Function(module, fnty, symbol)
-    return builder.call(function, list(operands))
+    return builder.call(function, list(operands), attrs=("nounwind", "readnone"))
 
 
 for _name in _UNARY:

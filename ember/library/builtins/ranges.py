@@ -117,15 +117,18 @@ def _type_iter(args, kws):
 
 @lower_builtin(iter, types.RangeType)
 def range_iter(context, builder, sig, args):
-    """The state {next, stop, step}; a unit step's stop is raised to the start when below it,
-    so that such an iterator's `next` reaches its stop exactly (`loop_next` relies on it)."""
+    """The state {next, stop, step, count}; a unit step's stop is raised to the start when
+    below it, so that such an iterator's `next` reaches its stop exactly (`loop_next` relies
+    on it). `count`, the range's length, drives a `for` loop's own iterator of another step
+    (`loop_next`); explicit `next` leaves it be (unread, LLVM drops it)."""
     iterator_type = sig.return_type
     state = alloca_in_entry(builder, model_of(iterator_type).state_type, name="range.state")
     start, stop, step = (builder.extract_value(args[0], i) for i in range(3))
     if_unit = builder.select(
         _is_unit(builder, step), _later(builder, start, stop, iterator_type), stop
     )
-    for index, item in enumerate((start, if_unit, step)):
+    count = _range_length(builder, start, stop, step, iterator_type.dtype.signed)
+    for index, item in enumerate((start, if_unit, step, count)):
         builder.store(item, _field(builder, iterator_type, state, index))
     return state
 
@@ -144,20 +147,31 @@ def range_iternext(context, builder, sig, args):
     return _advance(context, builder, sig, state, current, valid)
 
 
-def loop_next(context, builder, sig, state):
+def loop_next(context, builder, sig, state, unit_step: bool):
     """`next` of the iterator a `for` loop made of a range and no other code sees (the lowerer
-    proves that): a unit step's exit test is `next != stop`, the counted loop LLVM keeps as is.
-    Its `<` form is rewritten by LLVM into a test of the value after `next`, which drops the
-    `nsw` of that addition (it may wrap past an exhausted range's stop): the loop variable is
-    then no longer known non-negative, nor anything counted from it (a `while j < n` inside,
-    starting at `i + 1`, kept its negative-index fix-up: first_duplicate_gap 1.4x Numba). The
-    step past the stop happens once, when the loop ends, and nothing reads the state after."""
+    proves that). A step of 1 known while compiling (`unit_step`) exits on `next != stop`, the
+    counted loop LLVM keeps as is. Its `<` form is rewritten by LLVM into a test of the value
+    after `next`, which drops the `nsw` of that addition (it may wrap past an exhausted range's
+    stop): the loop variable is then no longer known non-negative, nor anything counted from it
+    (a `while j < n` inside, starting at `i + 1`, kept its negative-index fix-up:
+    first_duplicate_gap 1.4x Numba). Any other step counts the values left down to 0
+    (`count`, the length `iter` computed): LLVM then knows the trip count and vectorizes (a
+    saturating `next < stop` has none: a scan of every third item ran 2x Numba's). The step
+    past the last value happens once, as the loop ends (it may wrap: `nsw` makes that poison,
+    which nothing reads)."""
     iterator_type = sig.args[0]
-    current, stop, step = _load_fields(builder, iterator_type, state, (0, 1, 2))
-    ordered = _before_stop(builder, current, stop, step, iterator_type.dtype.signed)
-    reached = builder.icmp_unsigned("==", current, stop)
-    valid = builder.select(_is_unit(builder, step), builder.not_(reached), ordered)
-    return _advance(context, builder, sig, state, current, valid)
+    current, stop, step, count = _load_fields(builder, iterator_type, state, (0, 1, 2, 3))
+    flags = ["nsw"] if iterator_type.dtype.signed else ["nuw"]
+    one = llvm.Constant(step.type, 1)
+    if unit_step:
+        valid = builder.icmp_unsigned("!=", current, stop)
+        following = builder.add(current, one, flags=flags)
+    else:
+        valid = builder.icmp_unsigned("!=", count, llvm.Constant(step.type, 0))
+        builder.store(builder.sub(count, one), _field(builder, iterator_type, state, 3))
+        following = builder.add(current, step, flags=flags)
+    builder.store(following, _field(builder, iterator_type, state, 0))
+    return _pair(context, builder, sig, current, valid)
 
 
 def _advance(context, builder, sig, state, current, valid):
@@ -172,6 +186,10 @@ def _advance(context, builder, sig, state, current, valid):
     )
     following = builder.select(_is_unit(builder, step), unit, saturated)
     builder.store(following, _field(builder, iterator_type, state, 0))
+    return _pair(context, builder, sig, current, valid)
+
+
+def _pair(context, builder, sig, current, valid):
     pair = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
     pair = builder.insert_value(pair, current, 0)
     return builder.insert_value(pair, valid, 1)
@@ -205,7 +223,7 @@ def _before_stop(builder, current, stop, step, signed: bool) -> llvm.Value:
 
 
 def _field(builder, iterator_type: types.RangeIteratorType, state, index: int):
-    """A pointer to the iterator's next value (0), stop (1) or step (2)."""
+    """A pointer to the iterator's next value (0), stop (1), step (2) or count (3)."""
     indices = [_i32(0), _i32(index)]
     if state.type.is_opaque:  # (a pointer loaded from a variable's slot)
         return builder.gep(state, indices, source_etype=model_of(iterator_type).state_type)
@@ -229,7 +247,8 @@ def remaining_items(builder, iterator_type: types.RangeIteratorType, state) -> l
 
 def keep_items(builder, iterator_type: types.RangeIteratorType, state, count) -> None:
     """Make the range iterator at `state` yield only its next `count` (at least 1) values: its
-    stop moves to just past the last of them (which lies in the range, so this cannot wrap)."""
+    stop moves to just past the last of them (which lies in the range, so this cannot wrap),
+    and its count is `count`."""
     current, step = _load_fields(builder, iterator_type, state, (0, 2))
     one = llvm.Constant(step.type, 1)
     last = builder.add(current, builder.mul(step, builder.sub(count, one)))
@@ -238,3 +257,4 @@ def keep_items(builder, iterator_type: types.RangeIteratorType, state, count) ->
         positive = builder.icmp_signed(">", step, llvm.Constant(step.type, 0))
         past = builder.select(positive, one, llvm.Constant(step.type, -1))
     builder.store(builder.add(last, past), _field(builder, iterator_type, state, 1))
+    builder.store(count, _field(builder, iterator_type, state, 3))
