@@ -88,7 +88,7 @@ def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnal
         if name not in exposed:
             continue  # assigned before any read in an iteration: its last value (below)
         try:
-            reductions.append(_reduction(name, statements, typemap))
+            reductions.append(_reduction(name, statements, typemap, set(combined)))
         except NotParallel:
             kind = _chosen_extreme(name, body, statements, typemap)
             if kind is not None:
@@ -478,29 +478,44 @@ def _calls_jitted(value, typemap: dict) -> bool:
     )
 
 
-def _reduction(name: str, statements: list[ir.Stmt], typemap: dict) -> tuple[str, str, bool]:
+def _reduction(
+    name: str, statements: list[ir.Stmt], typemap: dict, live: set[str]
+) -> tuple[str, str, bool]:
+    """(name, kind, inplace) when every assignment of `name` in the body is a recognised
+    update of it and nothing else reads it; `live`: the body's variables read after the
+    loop or by the next iteration."""
     user = name if not name.startswith("$") else "a temporary"
     definitions = {
         s.target.name: s for s in statements if isinstance(s, ir.Assign) and s.target.name != name
     }
-    updates = []
+    single = {k: v for k, v in single_definitions(statements).items() if k != name}
+    updates, readers = [], {}
     for s in statements:
         if name in {v.name for v in s.targets()}:
             found = red.match_update(s, name, definitions, typemap)
+            if found is None and isinstance(typemap[name], types.BaseTuple):
+                items = red.match_tuple_update(s, name, single, typemap)
+                if items is not None:
+                    found = (items.kind, False, items.producers)
+                    for temporary, allowed in items.readers.items():
+                        readers.setdefault(temporary, set()).update(allowed)
             if found is None:
                 raise NotParallel(  # Numba's warning text first: its users match it
                     f"Variable {user} used in parallel loop may be written to simultaneously "
                     "by multiple workers and may result in non-deterministic or unintended "
                     f"results. '{user}' is assigned in the loop and its value carries over to "
                     f"other iterations or past the loop, but '{s}' is not a reduction "
-                    "(+=, -=, *=, |=, &=, ^=, r = max(r, v), r = min(r, v))"
+                    "(+=, -=, *=, |=, &=, ^=, r = max(r, v), r = min(r, v), "
+                    "r = (r[0] + v, r[1] * w))"
                 )
             updates.append(found)
     kinds = {kind for kind, _, _ in updates}
     if len(kinds) != 1:
         raise NotParallel(f"'{user}' is updated with different operators ({', '.join(kinds)})")
     kind = kinds.pop()
-    producers = {id(p) for _, _, p in updates}
+    producers = set()
+    for _, _, made in updates:
+        producers |= {id(p) for p in (made if isinstance(made, list) else [made])}
     for s in statements:
         if id(s) in producers or name in {v.name for v in s.targets()}:
             continue
@@ -509,8 +524,27 @@ def _reduction(name: str, statements: list[ir.Stmt], typemap: dict) -> tuple[str
                 f"'{user}' is a reduction variable but the loop also reads it ({s}): "
                 "iterations would see each other's partial results"
             )
+    _check_item_reads(user, statements, readers, live)
     typ = typemap[name]
     if not red.supported_type(typ, kind):
         raise NotParallel(f"reduction '{kind}' of '{user}' ({typ}) is not supported in parallel")
     inplace = all(inplace for _, inplace, _ in updates)
     return name, kind, inplace
+
+
+def _check_item_reads(user: str, statements: list[ir.Stmt], readers: dict, live: set) -> None:
+    """The temporaries holding a tuple reduction's items on their way to its next value
+    (`s, c = r; r = (s + x, c + 1)`) are read nowhere else, nor live on: each holds a
+    partial result."""
+    for name in sorted(readers.keys() & live):
+        raise NotParallel(
+            f"'{user}' is a reduction variable but '{name}', which holds a partial result of "
+            "it, is read after the loop"
+        )
+    for s in statements:
+        for v in s.sources():
+            if v.name in readers and id(s) not in readers[v.name]:
+                raise NotParallel(
+                    f"'{user}' is a reduction variable but the loop also reads its items "
+                    f"({s}): iterations would see each other's partial results"
+                )
