@@ -1,0 +1,226 @@
+"""prange reductions beyond one scalar: tuples updated item by item (`r = (r[0] + x, max(r[1],
+y))`, also through `s, c = r`), max()/min() with several arguments, whole-array np.maximum /
+np.minimum reductions and slice accumulations (`h[:] += v`) run in parallel with the serial
+loop's values; tuple items that leak a partial result keep the loop serial."""
+
+import warnings
+
+import numpy as np
+
+from ember import njit, prange
+from tests.oracle import assert_frees_all
+
+rng = np.random.default_rng(11)
+
+
+def _prange_records(dispatcher):
+    """The prange loops of every compiled signature."""
+    results = dispatcher.overloads.values()
+    return [r for res in results for r in res.parallel_report.loops if r.origin == "prange"]
+
+
+def _runs_in_parallel(dispatcher) -> bool:
+    records = _prange_records(dispatcher)
+    return bool(records) and all(record.parfor_id is not None for record in records)
+
+
+def _same(got, want) -> None:
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert np.asarray(g).dtype == np.asarray(w).dtype or np.isscalar(w)
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-12)
+
+
+def _check(function, inputs, parallel=True):
+    """The jitted function returns the py_func's values on every input; runs in parallel (or
+    serially when `parallel` is False)."""
+    compiled = njit(parallel=True)(function)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for args in inputs:
+            _same(compiled(*args), function(*args))
+    assert _runs_in_parallel(compiled) == parallel
+    return compiled
+
+
+def _vectors():
+    """Float vectors of several sizes (the empty one too), with NaN in one."""
+    with_nan = rng.random(301)
+    with_nan[[3, 150, 299]] = np.nan
+    return [rng.random(n) for n in (0, 1, 7, 1000)] + [rng.standard_normal(999), with_nan]
+
+
+# ---------------------------------------------------------------------------- tuple reductions
+
+
+def sum_and_product(x, y):
+    acc = (0.0, 1.0)
+    for i in prange(x.size):
+        acc = (acc[0] + x[i], acc[1] * y[i])
+    return acc
+
+
+def sum_count_max(x):
+    acc = (0.0, 0, -np.inf)
+    for i in prange(x.size):
+        acc = acc[0] + x[i], acc[1] + 1, max(acc[2], x[i])
+    return acc
+
+
+def conditional_unpacked(x, threshold):
+    acc = (0.5, 3)
+    for i in prange(x.size):
+        if x[i] > threshold:
+            s, c = acc
+            acc = (s + x[i], c + 1)
+    return acc
+
+
+def min_and_bits(k):
+    acc = (10**9, 0, -1)
+    for i in prange(k.size):
+        acc = (min(k[i], acc[0]), acc[1] | k[i], acc[2] & (k[i] + 1023))
+    return acc
+
+
+def test_tuple_reductions_run_in_parallel_with_the_serial_values(capsys):
+    vectors = _vectors()
+    _check(sum_and_product, [(x, 1.0 + x * 1e-3) for x in vectors])
+    compiled = _check(sum_count_max, [(x,) for x in vectors])
+    compiled.parallel_diagnostics(level=2)
+    assert "reduction: acc ((+, +, max))" in capsys.readouterr().out
+    _check(conditional_unpacked, [(x, t) for x in vectors for t in (0.2, 2.0)])
+    ints = [rng.integers(-(2**40), 2**40, n) for n in (0, 5, 2000)]
+    _check(min_and_bits, [(k,) for k in ints])
+
+
+def leaks_an_item(x):
+    acc = (0.0, 0)
+    for i in prange(x.size):
+        s, c = acc
+        acc = (s + x[i], c + 1)
+    return acc, s
+
+
+def reads_another_item(x):
+    acc = (0.0, 0)
+    for i in prange(x.size):
+        acc = (acc[0] + x[i], acc[1] + (acc[0] > 1.0))
+    return acc
+
+
+def swaps_items(x):
+    acc = (0.0, 0.0)
+    for i in prange(x.size):
+        acc = (acc[1] + x[i], acc[0] + 1.0)
+    return acc
+
+
+def test_tuple_items_read_elsewhere_keep_the_loop_serial():
+    inputs = [(x,) for x in _vectors()[1:]]  # `s` is unbound after an empty loop
+    for function in (leaks_an_item, reads_another_item, swaps_items):
+        _check(function, inputs, parallel=False)
+
+
+# ---------------------------------------------------------------------------- max/min of many
+
+
+def max_of_three(x):
+    m = -np.inf
+    for i in prange(x.size):
+        m = max(m, x[i], 2.0 * x[i] - 1.0)
+    return m
+
+
+def min_in_the_middle(k):
+    m = 10**12
+    for i in prange(k.size):
+        m = min(k[i] * 3, m, i + 5, k[i] - 7)
+    return m
+
+
+def test_max_and_min_of_several_arguments_are_reductions():
+    _check(max_of_three, [(x,) for x in _vectors()])
+    _check(min_in_the_middle, [(rng.integers(-50, 10**6, n),) for n in (0, 3, 1500)])
+
+
+# ---------------------------------------------------------------------------- array reductions
+
+
+def running_elementwise_max(rows):
+    acc = np.zeros(rows.shape[1], dtype=rows.dtype)
+    for i in prange(rows.shape[0]):
+        acc = np.maximum(acc, rows[i])
+    return acc
+
+
+def running_elementwise_min(rows, start):
+    acc = np.full(rows.shape[1], start)
+    for i in prange(rows.shape[0]):
+        acc = np.minimum(rows[i] * 2, acc)
+    return acc
+
+
+def test_np_maximum_and_minimum_array_reductions():
+    floats = [rng.standard_normal((n, 5)) for n in (0, 3, 400)]
+    nan_rows = rng.standard_normal((300, 4))
+    nan_rows[17, 2] = np.nan  # np.maximum propagates it, in any order
+    ints = [rng.integers(-(2**50), 2**50, (n, 3)) for n in (1, 500)]
+    small = [rng.standard_normal((200, 3)).astype(np.float32)]
+    compiled = _check(running_elementwise_max, [(r,) for r in floats + [nan_rows] + ints + small])
+    assert_frees_all(compiled, lambda: rng.random((64, 5)), calls=50)
+    unsigned = rng.integers(0, 2**63, (300, 2), dtype=np.uint64)
+    _check(
+        running_elementwise_min,
+        [(r, 1.5) for r in floats]
+        + [(r, 2**49) for r in ints]
+        + [(unsigned, np.uint64(2**64 - 1))],
+    )
+
+
+def histogram_rows(x, bins):
+    hist = np.zeros(bins)
+    for i in prange(x.size):
+        one_hot = np.zeros(bins)
+        one_hot[int(x[i] * bins)] = 1.0
+        hist[:] += one_hot
+    return hist
+
+
+def rows_and_tails(x, bins):
+    table = np.zeros((3, bins))
+    for i in prange(x.size):
+        row = np.zeros(bins)
+        row[int(x[i] * bins)] = x[i]
+        table[i % 3, :] += row
+        table[(i + 1) % 3, 1:] = table[(i + 1) % 3, 1:] + row[1:]
+    return table
+
+
+def scaled_slices(factors):
+    prod = np.ones(4)
+    for i in prange(factors.shape[0]):
+        prod[:] *= factors[i]
+    return prod
+
+
+def test_slice_accumulations_are_per_thread_array_reductions():
+    fractions = [rng.random(n) for n in (0, 1, 7, 1000)]  # bin indices in range
+    compiled = _check(histogram_rows, [(x, 7) for x in fractions])
+    assert_frees_all(compiled, lambda: rng.random(64), lambda: 5, calls=50)
+    _check(rows_and_tails, [(x, 5) for x in fractions])
+    _check(scaled_slices, [(1.0 + rng.random((n, 4)) * 1e-3,) for n in (0, 2, 900)])
+
+
+def accumulates_and_overwrites(rows):
+    acc = np.zeros(3)
+    for i in prange(rows.shape[0]):
+        acc[:] += rows[i]
+        acc[1] = 1.0
+    return acc
+
+
+def test_a_slice_accumulation_also_written_plainly_stays_serial():
+    _check(accumulates_and_overwrites, [(rng.random((n, 3)),) for n in (1, 50)], parallel=False)
