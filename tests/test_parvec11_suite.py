@@ -146,6 +146,45 @@ def test_max_and_min_of_several_arguments_are_reductions():
     _check(min_in_the_middle, [(rng.integers(-50, 10**6, n),) for n in (0, 3, 1500)])
 
 
+# ---------------------------------------------------------------------------- conditional operands
+
+
+def count_signed(x):
+    s = 0
+    for i in prange(x.size):
+        s += 1 if x[i] > 0.5 else -2
+    return s
+
+
+def sum_of_chosen(x):
+    s = 0.0
+    for i in prange(x.size):
+        s = s + (x[i] if x[i] > 0.5 else 0.25)
+    return s
+
+
+def max_of_chosen(x):
+    m = -1.0
+    for i in prange(x.size):
+        m = max(m, x[i] if i % 2 else -x[i])
+    return m
+
+
+def ternary_reads_the_sum(x):
+    s = 0.0
+    for i in prange(x.size):
+        s += x[i] if x[i] > 0.5 else s
+    return s
+
+
+def test_updates_with_a_conditional_expression_operand_are_reductions():
+    # `s += a if c else b` hands s to the join through both branches (stack copies)
+    inputs = [(x,) for x in _vectors()]
+    for function in (count_signed, sum_of_chosen, max_of_chosen):
+        _check(function, inputs)
+    _check(ternary_reads_the_sum, inputs, parallel=False)
+
+
 # ---------------------------------------------------------------------------- array reductions
 
 

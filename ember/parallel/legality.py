@@ -489,10 +489,11 @@ def _reduction(
         s.target.name: s for s in statements if isinstance(s, ir.Assign) and s.target.name != name
     }
     single = {k: v for k, v in single_definitions(statements).items() if k != name}
+    aliases = red.stack_aliases(name, statements)
     updates, readers = [], {}
     for s in statements:
         if name in {v.name for v in s.targets()}:
-            found = red.match_update(s, name, definitions, typemap)
+            found = red.match_update(s, name, definitions, typemap, aliases)
             if found is None and isinstance(typemap[name], types.BaseTuple):
                 items = red.match_tuple_update(s, name, single, typemap)
                 if items is not None:
@@ -516,6 +517,10 @@ def _reduction(
     producers = set()
     for _, _, made in updates:
         producers |= {id(p) for p in (made if isinstance(made, list) else [made])}
+    copies = {id(s) for s in statements if any(v.name in aliases for v in s.targets())}
+    producers |= copies
+    for alias in aliases:  # read only on the way to an update
+        readers.setdefault(alias, set()).update(producers)
     for s in statements:
         if id(s) in producers or name in {v.name for v in s.targets()}:
             continue

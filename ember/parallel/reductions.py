@@ -32,10 +32,12 @@ _NUMPY_KINDS = {np.minimum: "npmin", np.maximum: "npmax"}
 
 
 def match_update(
-    stmt: ir.Stmt, name: str, definitions: dict, typemap: dict
+    stmt: ir.Stmt, name: str, definitions: dict, typemap: dict, aliases: frozenset = frozenset()
 ) -> tuple[str, bool, ir.Assign] | None:
     """(kind, inplace, the expression's statement) when `stmt` is `name = <update of name>`
-    through one temporary (as the frontend writes `r += v`), else None."""
+    through one temporary (as the frontend writes `r += v`), else None. `aliases`: the
+    temporaries only ever holding a copy of `name` (`r += a if c else b` hands r through the
+    branches on the stack)."""
     if not (isinstance(stmt, ir.Assign) and stmt.target.name == name):
         return None
     value = stmt.value
@@ -45,40 +47,69 @@ def match_update(
         if producer is None:
             return None
         value = producer.value
-    found = _update_kind(value, name, typemap)
+    found = _update_kind(value, name, typemap, aliases)
     if found is None:
         return None
     kind, inplace = found
     return kind, inplace, producer or stmt
 
 
-def _update_kind(value: Any, name: str, typemap: dict) -> tuple[str, bool] | None:
+def _update_kind(
+    value: Any, name: str, typemap: dict, aliases: frozenset = frozenset()
+) -> tuple[str, bool] | None:
+    def is_r(var: ir.Var) -> bool:
+        return var.name == name or var.name in aliases
+
     if isinstance(value, (ir.BinOp, ir.InplaceBinOp)):
         fn = value.immutable_fn if isinstance(value, ir.InplaceBinOp) else value.fn
         kind = _OPERATOR_KINDS.get(fn)
         if kind is None:
             return None
-        operands = (value.lhs.name, value.rhs.name)
-        if operands[0] == name and operands[1] != name:
+        if is_r(value.lhs) and not is_r(value.rhs):
             return kind, isinstance(value, ir.InplaceBinOp)
-        if fn in _COMMUTATIVE and operands[1] == name and operands[0] != name:
+        if fn in _COMMUTATIVE and is_r(value.rhs) and not is_r(value.lhs):
             return kind, False
         return None
     if isinstance(value, ir.Call) and len(value.args) >= 2 and not value.kws:
         fnty = typemap.get(value.func.name)
         key = getattr(fnty, "typing_key", None)
+        count = sum(map(is_r, value.args))
         # max(r, v, w) is max(max(r, v), w): any number of arguments folds the same way
-        if key in (max, min) and [a.name for a in value.args].count(name) == 1:
+        if key in (max, min) and count == 1:
             return key.__name__, False
         if len(value.args) != 2:
             return None
-        if key in _NUMPY_KINDS and [a.name for a in value.args].count(name) == 1:
+        if key in _NUMPY_KINDS and count == 1:
             return _NUMPY_KINDS[key], False
-        if isinstance(fnty, types.DispatcherType) and value.args[0].name == name:
+        if isinstance(fnty, types.DispatcherType) and is_r(value.args[0]) and count == 1:
             kind = next((k for k, f in _PAIR_PICKS.items() if f is fnty.dispatcher), None)
-            if kind is not None and value.args[1].name != name:
+            if kind is not None:
                 return kind, False
     return None
+
+
+def stack_aliases(name: str, statements: list[ir.Stmt]) -> frozenset:
+    """The body's temporaries every assignment of which copies `name` or another of them
+    (`$phi.. = r`: the frontend handing r through a conditional expression's branches)."""
+    copies: dict[str, set[str]] = {}
+    others = set()
+    for s in statements:
+        for target in s.targets():
+            if isinstance(s, ir.Assign) and isinstance(s.value, ir.Var):
+                copies.setdefault(target.name, set()).add(s.value.name)
+            else:
+                others.add(target.name)
+    aliases: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for target, sources in copies.items():
+            if target in aliases or target in others or not target.startswith("$"):
+                continue
+            if sources <= aliases | {name}:
+                aliases.add(target)
+                changed = True
+    return frozenset(aliases)
 
 
 class TupleUpdate:
