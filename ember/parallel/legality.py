@@ -64,8 +64,6 @@ def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnal
     if loop.odd_header:
         raise NotParallel(f"the loop header computes more than the next index ({loop.odd_header})")
     blocks = [func_ir.blocks[label] for label in loop.body]
-    if any(isinstance(b.terminator, (ir.Raise, ir.StaticRaise)) for b in blocks):
-        raise NotParallel("the body may raise an exception (such loops run serially for now)")
     handlers = func_ir.exception_handlers  # a try inside the body protects not the header
     if any(handlers.get(label) not in (None, handlers.get(loop.header)) for label in loop.body):
         raise NotParallel("the body has a try statement (such loops run serially for now)")
