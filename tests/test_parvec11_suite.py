@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from ember import njit, prange
+from ember import get_num_threads, get_thread_id, njit, prange
 from tests.oracle import assert_frees_all
 
 rng = np.random.default_rng(11)
@@ -250,6 +250,21 @@ def test_slice_accumulations_are_per_thread_array_reductions():
     assert_frees_all(compiled, lambda: rng.random(64), lambda: 5, calls=50)
     _check(rows_and_tails, [(x, 5) for x in fractions])
     _check(scaled_slices, [(1.0 + rng.random((n, 4)) * 1e-3,) for n in (0, 2, 900)])
+
+
+def per_thread_bins(x, bins):
+    local = np.zeros((get_num_threads(), bins), dtype=np.int64)
+    for i in prange(x.size):
+        local[get_thread_id(), int(x[i] * bins)] += 1
+    return local.sum(axis=0)
+
+
+def test_explicit_per_thread_bins_are_not_privatized_again():
+    # rows picked by get_thread_id() belong to the running thread: no private copy per chunk
+    compiled = _check(per_thread_bins, [(rng.random(n), 6) for n in (0, 5, 3000)])
+    (result,) = compiled.overloads.values()
+    (record,) = [r for r in result.parallel_report.loops if r.origin == "prange"]
+    assert not any("reduction" in detail for detail in record.details)
 
 
 def accumulates_and_overwrites(rows):

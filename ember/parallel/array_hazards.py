@@ -11,6 +11,7 @@ import numpy as np
 from ember import types
 from ember.ir import nodes as ir
 from ember.parallel import reductions as red
+from ember.parallel.api import get_thread_id
 
 _SHAPE_ATTRS = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"}
 _MUTATING_METHODS = {"fill", "sort", "resize", "put", "itemset", "setfield", "partition"}
@@ -35,7 +36,7 @@ FIXED = "fixed"
 
 def _own_slab(place) -> int | None:
     """The position of the loop index when `place` is the iteration's own slab, else None."""
-    return place[1] if isinstance(place, tuple) and place[2] == 0 else None
+    return place[1] if isinstance(place, tuple) and place[0] == "at" and place[2] == 0 else None
 
 
 class ArrayHazards:
@@ -164,7 +165,19 @@ class ArrayHazards:
             for position, shift in enumerate(shifts):
                 if wanted(shift):
                     return ("at", position, shift)
+        for position, item in enumerate(items):
+            if self._is_thread_id(item):
+                return ("thread", position, None)
         return VARYING if index.name in self.varying else FIXED
+
+    def _is_thread_id(self, var: ir.Var) -> bool:
+        """`var` holds get_thread_id(): elements at it belong to the running thread (the
+        explicit per-thread bins idiom), which runs its chunks one after another."""
+        stmt = self.definitions.get(_through_copies(var, self.definitions).name)
+        if stmt is None or not isinstance(stmt.value, ir.Call) or stmt.value.args:
+            return False
+        key = getattr(self.typemap.get(stmt.value.func.name), "typing_key", None)
+        return key is get_thread_id
 
     def _within(self, base, index: ir.Var | None):
         """The place of `view[index]` for a view at `base`."""
