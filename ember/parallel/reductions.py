@@ -143,7 +143,7 @@ def match_tuple_update(stmt: ir.Stmt, name: str, single: dict, typemap: dict) ->
     body's variables assigned exactly once, with their assignments."""
     if not (isinstance(stmt, ir.Assign) and stmt.target.name == name):
         return None
-    build = _through_copies(stmt.value, single)
+    build = _producer(stmt.value, single)
     if build is None or not isinstance(build.value, ir.BuildTuple):
         return None
     readers: dict[str, set[int]] = {}
@@ -151,7 +151,7 @@ def match_tuple_update(stmt: ir.Stmt, name: str, single: dict, typemap: dict) ->
     _chain(stmt.value, stmt, readers, single)
     kinds = []
     for position, item in enumerate(build.value.items):
-        update = _through_copies(item, single)
+        update = _producer(item, single)
         found = update and _item_update(update, name, position, single, typemap)
         if not found:
             return None
@@ -167,7 +167,7 @@ def match_tuple_update(stmt: ir.Stmt, name: str, single: dict, typemap: dict) ->
     return TupleUpdate(kinds, readers, producers)
 
 
-def _through_copies(var: Any, single: dict) -> ir.Assign | None:
+def _producer(var: Any, single: dict) -> ir.Assign | None:
     """The assignment computing `var`'s value, past plain copies `x = y`."""
     for _ in range(32):
         stmt = single.get(var.name) if isinstance(var, ir.Var) else None
@@ -192,7 +192,7 @@ def _item_update(update: ir.Assign, name: str, position: int, single: dict, type
     """(kind, the operand holding `name[position]`, the statement reading that item) when
     `update` computes a reduction of item `position` of the tuple `name`."""
     for operand in update.value.sources():
-        getter = _through_copies(operand, single)
+        getter = _producer(operand, single)
         if getter is None or not _reads_item(getter.value, name, position, single):
             continue
         found = _update_kind(update.value, operand.name, typemap)
