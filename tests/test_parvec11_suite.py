@@ -187,6 +187,36 @@ def test_updates_with_a_conditional_expression_operand_are_reductions():
     _check(ternary_reads_the_sum, inputs, parallel=False)
 
 
+def any_above(x, threshold):
+    found = False
+    for i in prange(x.size):
+        found = found or x[i] > threshold
+    return found
+
+
+def all_in_range(x, low, count):
+    ok = True
+    for i in prange(x.size):
+        ok = ok and x[i] >= low
+        count += 1
+    return ok, count
+
+
+def any_ratio_above(x, y):
+    found = False
+    for i in prange(x.size):
+        found = found or x[i] / y[i] > 2.0  # may raise where the serial loop skips it
+    return found
+
+
+def test_short_circuit_or_and_and_are_boolean_reductions():
+    vectors = _vectors()
+    _check(any_above, [(x, t) for x in vectors for t in (-1.0, 0.5, 0.999, 5.0)])
+    _check(all_in_range, [(x, low, 3) for x in vectors for low in (-5.0, 0.0, 0.001)])
+    x = rng.random(500)
+    _check(any_ratio_above, [(x, x + 0.1), (x, x * 0.1)], parallel=False)
+
+
 # ---------------------------------------------------------------------------- array reductions
 
 

@@ -89,6 +89,7 @@ def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnal
             reductions.append(_reduction(name, statements, typemap, set(combined)))
         except NotParallel:
             kind = _chosen_extreme(name, body, statements, typemap)
+            kind = kind or _short_circuit(name, body, statements, typemap)
             if kind is not None:
                 reductions.append((name, kind, False))
                 continue
@@ -426,6 +427,66 @@ def _chosen_extreme(name, body, statements, typemap) -> str | None:
             if not (_passes_stack_value(stmt, set()) or temporary):
                 return None
     return "max" if symbol in (">", ">=") else "min"
+
+
+# operators that cannot raise: a chunk evaluates a skipped `or` test the serial loop did not
+_QUIET_OPERATORS = {
+    operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
+    operator.add, operator.sub, operator.mul, operator.and_, operator.or_, operator.xor,
+    operator.not_, operator.neg, operator.pos,
+}  # fmt: skip
+
+
+def _short_circuit(name, body, statements, typemap) -> str | None:
+    """'|' when the body keeps the boolean `name` as `f = f or c`, '&' for `f = f and c` (c a
+    boolean): the frontend's `f = $p` with `$p = f` before the branch on f and `$p = c` in
+    the block computing c. Each chunk's f starts False (True), so a chunk evaluates c where
+    the serial loop skips it: c may only compute values (array reads, quiet operators)."""
+    if not isinstance(typemap[name], types.Boolean):
+        return None
+    stores = _assignments(name, statements)
+    if len(stores) != 1 or not isinstance(getattr(stores[0], "value", None), ir.Var):
+        return None
+    chosen = stores[0].value.name
+    picks = _assignments(chosen, statements)
+    if len(picks) != 2 or not all(isinstance(getattr(p, "value", None), ir.Var) for p in picks):
+        return None
+    kept = [p for p in picks if p.value.name == name]
+    tested = [p for p in picks if p.value.name != name]
+    if len(kept) != 1 or not isinstance(typemap.get(tested[0].value.name), types.Boolean):
+        return None
+    label_of = {id(st): label for label, b in body.items() for st in b.body}
+    branch = body[label_of[id(kept[0])]].terminator
+    join, test = label_of[id(stores[0])], label_of[id(tested[0])]
+    if not isinstance(branch, ir.Branch) or branch.cond.name != name:
+        return None
+    kind = {(join, test): "|", (test, join): "&"}.get((branch.truebr, branch.falsebr))
+    block = body[test]
+    if kind is None or block.successors() != [join]:
+        return None
+    for stmt in block.body:
+        if not (isinstance(stmt, (ir.Del, ir.Jump)) or _quiet(stmt, typemap)):
+            return None
+    reads = {id(st) for st in statements if name in {v.name for v in st.sources()}}
+    uses = [st for st in statements if chosen in {v.name for v in st.sources()}]
+    if reads != {id(kept[0]), id(branch)} or uses != [stores[0]]:
+        return None
+    return kind
+
+
+def _quiet(stmt, typemap: dict) -> bool:
+    """An assignment that computes a value without side effects or exceptions."""
+    if not isinstance(stmt, ir.Assign):
+        return False
+    value = stmt.value
+    if isinstance(value, (ir.Var, ir.Const, ir.Global, ir.FreeVar)):
+        return True
+    if isinstance(value, (ir.GetItem, ir.StaticGetItem)):
+        return isinstance(typemap.get(value.value.name), types.Array)
+    if isinstance(value, (ir.BinOp, ir.UnaryOp)):  # of numbers (arrays may not broadcast)
+        scalar = isinstance(typemap.get(stmt.target.name), (types.Number, types.Boolean))
+        return scalar and value.fn in _QUIET_OPERATORS
+    return False
 
 
 def _check_extreme_block(group: LastValues, body, statements, typemap, combined) -> None:
