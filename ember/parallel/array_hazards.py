@@ -11,6 +11,7 @@ import numpy as np
 from ember import types
 from ember.ir import nodes as ir
 from ember.parallel import reductions as red
+from ember.parallel.api import get_thread_id
 
 _SHAPE_ATTRS = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"}
 _MUTATING_METHODS = {"fill", "sort", "resize", "put", "itemset", "setfield", "partition"}
@@ -35,7 +36,7 @@ FIXED = "fixed"
 
 def _own_slab(place) -> int | None:
     """The position of the loop index when `place` is the iteration's own slab, else None."""
-    return place[1] if isinstance(place, tuple) and place[2] == 0 else None
+    return place[1] if isinstance(place, tuple) and place[0] == "at" and place[2] == 0 else None
 
 
 class ArrayHazards:
@@ -111,12 +112,17 @@ class ArrayHazards:
         return trusted
 
     def _accumulation(self, array: str) -> str | None:
-        """The reduction kind when the body only accumulates into `array` by name."""
-        if any(name != array for name, (source, _) in self.origin.items() if source == array):
-            return None  # reached through views or copies too
+        """The reduction kind when the body only accumulates into `array` by name (views
+        only on the way of an update: `h[:] += v`, `h[k, :] += row`)."""
         stable = self.outer - self.written  # arrays whose items the loop does not change
-        kind = _accumulation(array, self.statements, self.definitions, stable)
-        return kind if kind and red.supported_type(self.typemap[array], kind) else None
+        found = _accumulation(array, self.statements, self.definitions, stable)
+        if found is None:
+            return None
+        kind, passing = found
+        views = {name for name, (source, _) in self.origin.items() if source == array}
+        if views - passing - {array}:
+            return None  # reached through views or copies too
+        return kind if red.supported_type(self.typemap[array], kind) else None
 
     # ------------------------------------------------------------------ places
 
@@ -159,7 +165,19 @@ class ArrayHazards:
             for position, shift in enumerate(shifts):
                 if wanted(shift):
                     return ("at", position, shift)
+        for position, item in enumerate(items):
+            if self._is_thread_id(item):
+                return ("thread", position, None)
         return VARYING if index.name in self.varying else FIXED
+
+    def _is_thread_id(self, var: ir.Var) -> bool:
+        """`var` holds get_thread_id(): elements at it belong to the running thread (the
+        explicit per-thread bins idiom), which runs its chunks one after another."""
+        stmt = self.definitions.get(_through_copies(var, self.definitions).name)
+        if stmt is None or not isinstance(stmt.value, ir.Call) or stmt.value.args:
+            return False
+        key = getattr(self.typemap.get(stmt.value.func.name), "typing_key", None)
+        return key is get_thread_id
 
     def _within(self, base, index: ir.Var | None):
         """The place of `view[index]` for a view at `base`."""
@@ -325,18 +343,19 @@ def _check_shifted(array: str, accesses: list) -> None:
 _ACCUMULATING = {operator.add: "+", operator.sub: "+", operator.mul: "*"}
 
 
-def _accumulation(array: str, statements: list, definitions: dict, stable: set) -> str | None:
-    """'+' or '*' when the body touches `array` only as `array[k] op= v` (or `array[k] =
-    array[k] op v`; op +, - or *, one kind throughout): each thread can then accumulate
-    into a private zeroed (or one-filled) copy, folded into the array after the loop, so
-    iterations updating the same element (a histogram, column sums) need no order."""
+def _accumulation(array: str, statements: list, definitions: dict, stable: set):
+    """('+' or '*', the loads' and updates' targets) when the body touches `array` only as
+    `array[k] op= v` (or `array[k] = array[k] op v`; op +, - or *, one kind throughout):
+    each thread can then accumulate into a private zeroed (or one-filled) copy, folded into
+    the array after the loop, so iterations updating the same element (a histogram, column
+    sums) need no order."""
     uses = [s for s in statements if array in {v.name for v in s.sources()}]
     read_count: dict[str, int] = {}
     for s in statements:
         for v in s.sources():
             read_count[v.name] = read_count.get(v.name, 0) + 1
     matched: set[int] = set()
-    kinds = set()
+    kinds, passing = set(), set()
     for s in uses:
         if not (isinstance(s, ir.SetItem) and s.target.name == array):
             continue
@@ -346,9 +365,10 @@ def _accumulation(array: str, statements: list, definitions: dict, stable: set) 
         kind, load = found
         kinds.add(kind)
         matched |= {id(s), id(load)}
+        passing |= {load.target.name, s.value.name}
     if len(kinds) != 1 or any(id(s) not in matched for s in uses):
         return None
-    return kinds.pop()
+    return kinds.pop(), passing
 
 
 def _accumulating_update(store: ir.SetItem, array: str, definitions, read_count, stable):
@@ -407,6 +427,8 @@ def same_index(first: ir.Var | None, second: ir.Var, definitions: dict, stable: 
         return x.fn is y.fn and same(x.lhs, y.lhs) and same(x.rhs, y.rhs)
     if isinstance(x, ir.UnaryOp):
         return x.fn is y.fn and same(x.value, y.value)
+    if isinstance(x, ir.Call) and _calls_slice(x, definitions) and _calls_slice(y, definitions):
+        return len(x.args) == len(y.args) and all(map(same, x.args, y.args))
     if isinstance(x, (ir.GetItem, ir.StaticGetItem)) and x.value.name == y.value.name:
         if x.value.name not in stable:
             return False
@@ -414,6 +436,17 @@ def same_index(first: ir.Var | None, second: ir.Var, definitions: dict, stable: 
             return type(x.index) is type(y.index) and x.index == y.index
         return same(x.index, y.index)
     return False
+
+
+def _calls_slice(call: ir.Call, definitions: dict) -> bool:
+    """`slice(a, b)`: the frontend's form of `a:b` in an index."""
+    func = definitions.get(call.func.name)
+    return (
+        func is not None
+        and isinstance(func.value, ir.Global)
+        and func.value.value is slice
+        and not call.kws
+    )
 
 
 def _through_copies(var: ir.Var, definitions: dict) -> ir.Var:

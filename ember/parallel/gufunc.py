@@ -49,7 +49,9 @@ def build_gufunc_ir(parfor: Parfor, func_ir: ir.FunctionIR, typemap: dict, has_s
     for reduction in parfor.reductions:
         if isinstance(typemap[reduction.var.name], types.Array) and reduction.kind != "last":
             helper = var(f"$parfor.init.{reduction.var.name}")
-            init = ir.Global("init", red.init_helper(reduction.kind), loc)
+            init = ir.Global(
+                "init", red.init_helper(typemap[reduction.var.name], reduction.kind), loc
+            )
             entry.append(ir.Assign(helper, init, loc))
             call = ir.Call(helper, [reduction.var], [], loc)
             entry.append(ir.Assign(var(reduction.var.name), call, loc))

@@ -64,8 +64,6 @@ def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnal
     if loop.odd_header:
         raise NotParallel(f"the loop header computes more than the next index ({loop.odd_header})")
     blocks = [func_ir.blocks[label] for label in loop.body]
-    if any(isinstance(b.terminator, (ir.Raise, ir.StaticRaise)) for b in blocks):
-        raise NotParallel("the body may raise an exception (such loops run serially for now)")
     handlers = func_ir.exception_handlers  # a try inside the body protects not the header
     if any(handlers.get(label) not in (None, handlers.get(loop.header)) for label in loop.body):
         raise NotParallel("the body has a try statement (such loops run serially for now)")
@@ -88,9 +86,10 @@ def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnal
         if name not in exposed:
             continue  # assigned before any read in an iteration: its last value (below)
         try:
-            reductions.append(_reduction(name, statements, typemap))
+            reductions.append(_reduction(name, statements, typemap, set(combined)))
         except NotParallel:
             kind = _chosen_extreme(name, body, statements, typemap)
+            kind = kind or _short_circuit(name, body, statements, typemap)
             if kind is not None:
                 reductions.append((name, kind, False))
                 continue
@@ -430,6 +429,66 @@ def _chosen_extreme(name, body, statements, typemap) -> str | None:
     return "max" if symbol in (">", ">=") else "min"
 
 
+# operators that cannot raise: a chunk evaluates a skipped `or` test the serial loop did not
+_QUIET_OPERATORS = {
+    operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
+    operator.add, operator.sub, operator.mul, operator.and_, operator.or_, operator.xor,
+    operator.not_, operator.neg, operator.pos,
+}  # fmt: skip
+
+
+def _short_circuit(name, body, statements, typemap) -> str | None:
+    """'|' when the body keeps the boolean `name` as `f = f or c`, '&' for `f = f and c` (c a
+    boolean): the frontend's `f = $p` with `$p = f` before the branch on f and `$p = c` in
+    the block computing c. Each chunk's f starts False (True), so a chunk evaluates c where
+    the serial loop skips it: c may only compute values (array reads, quiet operators)."""
+    if not isinstance(typemap[name], types.Boolean):
+        return None
+    stores = _assignments(name, statements)
+    if len(stores) != 1 or not isinstance(getattr(stores[0], "value", None), ir.Var):
+        return None
+    chosen = stores[0].value.name
+    picks = _assignments(chosen, statements)
+    if len(picks) != 2 or not all(isinstance(getattr(p, "value", None), ir.Var) for p in picks):
+        return None
+    kept = [p for p in picks if p.value.name == name]
+    tested = [p for p in picks if p.value.name != name]
+    if len(kept) != 1 or not isinstance(typemap.get(tested[0].value.name), types.Boolean):
+        return None
+    label_of = {id(st): label for label, b in body.items() for st in b.body}
+    branch = body[label_of[id(kept[0])]].terminator
+    join, test = label_of[id(stores[0])], label_of[id(tested[0])]
+    if not isinstance(branch, ir.Branch) or branch.cond.name != name:
+        return None
+    kind = {(join, test): "|", (test, join): "&"}.get((branch.truebr, branch.falsebr))
+    block = body[test]
+    if kind is None or block.successors() != [join]:
+        return None
+    for stmt in block.body:
+        if not (isinstance(stmt, (ir.Del, ir.Jump)) or _quiet(stmt, typemap)):
+            return None
+    reads = {id(st) for st in statements if name in {v.name for v in st.sources()}}
+    uses = [st for st in statements if chosen in {v.name for v in st.sources()}]
+    if reads != {id(kept[0]), id(branch)} or uses != [stores[0]]:
+        return None
+    return kind
+
+
+def _quiet(stmt, typemap: dict) -> bool:
+    """An assignment that computes a value without side effects or exceptions."""
+    if not isinstance(stmt, ir.Assign):
+        return False
+    value = stmt.value
+    if isinstance(value, (ir.Var, ir.Const, ir.Global, ir.FreeVar)):
+        return True
+    if isinstance(value, (ir.GetItem, ir.StaticGetItem)):
+        return isinstance(typemap.get(value.value.name), types.Array)
+    if isinstance(value, (ir.BinOp, ir.UnaryOp)):  # of numbers (arrays may not broadcast)
+        scalar = isinstance(typemap.get(stmt.target.name), (types.Number, types.Boolean))
+        return scalar and value.fn in _QUIET_OPERATORS
+    return False
+
+
 def _check_extreme_block(group: LastValues, body, statements, typemap, combined) -> None:
     """Each chunk compares with its own running extreme, not the serial loop's: the
     comparison may decide nothing but the group's assignments (and temporaries for them)."""
@@ -478,29 +537,49 @@ def _calls_jitted(value, typemap: dict) -> bool:
     )
 
 
-def _reduction(name: str, statements: list[ir.Stmt], typemap: dict) -> tuple[str, str, bool]:
+def _reduction(
+    name: str, statements: list[ir.Stmt], typemap: dict, live: set[str]
+) -> tuple[str, str, bool]:
+    """(name, kind, inplace) when every assignment of `name` in the body is a recognised
+    update of it and nothing else reads it; `live`: the body's variables read after the
+    loop or by the next iteration."""
     user = name if not name.startswith("$") else "a temporary"
     definitions = {
         s.target.name: s for s in statements if isinstance(s, ir.Assign) and s.target.name != name
     }
-    updates = []
+    single = {k: v for k, v in single_definitions(statements).items() if k != name}
+    aliases = red.stack_aliases(name, statements)
+    updates, readers = [], {}
     for s in statements:
         if name in {v.name for v in s.targets()}:
-            found = red.match_update(s, name, definitions, typemap)
+            found = red.match_update(s, name, definitions, typemap, aliases)
+            if found is None and isinstance(typemap[name], types.BaseTuple):
+                items = red.match_tuple_update(s, name, single, typemap)
+                if items is not None:
+                    found = (items.kind, False, items.producers)
+                    for temporary, allowed in items.readers.items():
+                        readers.setdefault(temporary, set()).update(allowed)
             if found is None:
                 raise NotParallel(  # Numba's warning text first: its users match it
                     f"Variable {user} used in parallel loop may be written to simultaneously "
                     "by multiple workers and may result in non-deterministic or unintended "
                     f"results. '{user}' is assigned in the loop and its value carries over to "
                     f"other iterations or past the loop, but '{s}' is not a reduction "
-                    "(+=, -=, *=, |=, &=, ^=, r = max(r, v), r = min(r, v))"
+                    "(+=, -=, *=, |=, &=, ^=, r = max(r, v), r = min(r, v), "
+                    "r = (r[0] + v, r[1] * w))"
                 )
             updates.append(found)
     kinds = {kind for kind, _, _ in updates}
     if len(kinds) != 1:
         raise NotParallel(f"'{user}' is updated with different operators ({', '.join(kinds)})")
     kind = kinds.pop()
-    producers = {id(p) for _, _, p in updates}
+    producers = set()
+    for _, _, made in updates:
+        producers |= {id(p) for p in (made if isinstance(made, list) else [made])}
+    copies = {id(s) for s in statements if any(v.name in aliases for v in s.targets())}
+    producers |= copies
+    for alias in aliases:  # read only on the way to an update
+        readers.setdefault(alias, set()).update(producers)
     for s in statements:
         if id(s) in producers or name in {v.name for v in s.targets()}:
             continue
@@ -509,8 +588,27 @@ def _reduction(name: str, statements: list[ir.Stmt], typemap: dict) -> tuple[str
                 f"'{user}' is a reduction variable but the loop also reads it ({s}): "
                 "iterations would see each other's partial results"
             )
+    _check_item_reads(user, statements, readers, live)
     typ = typemap[name]
     if not red.supported_type(typ, kind):
         raise NotParallel(f"reduction '{kind}' of '{user}' ({typ}) is not supported in parallel")
     inplace = all(inplace for _, inplace, _ in updates)
     return name, kind, inplace
+
+
+def _check_item_reads(user: str, statements: list[ir.Stmt], readers: dict, live: set) -> None:
+    """The temporaries holding a tuple reduction's items on their way to its next value
+    (`s, c = r; r = (s + x, c + 1)`) are read nowhere else, nor live on: each holds a
+    partial result."""
+    for name in sorted(readers.keys() & live):
+        raise NotParallel(
+            f"'{user}' is a reduction variable but '{name}', which holds a partial result of "
+            "it, is read after the loop"
+        )
+    for s in statements:
+        for v in s.sources():
+            if v.name in readers and id(s) not in readers[v.name]:
+                raise NotParallel(
+                    f"'{user}' is a reduction variable but the loop also reads its items "
+                    f"({s}): iterations would see each other's partial results"
+                )

@@ -2,11 +2,12 @@
 runs the outlined body over one chunk of a static schedule, then the per-chunk reduction
 results are combined in chunk order.
 
-    data    = {start, step, count, nchunks, exception, python exception, slots, params...,
-               reduction starts...}
+    data    = {start, step, count, nchunks, errors, slots, params..., reduction starts...}
     worker(data, c): lo, hi = do_scheduling(count, nchunks, c)
                      status = body(start + lo*step, start + hi*step, [step,] ...) -> slots[c]
-    launch(worker, data, nchunks); if an exception was set: release the slots and raise it
+                     (or its exception -> errors[c])
+    launch(worker, data, nchunks); if a chunk failed: release the slots and raise the lowest
+    failed chunk's exception (the one the serial loop meets first)
     r = combine(...combine(combine(r, slots[0].r), slots[1].r)...)
 """
 
@@ -29,9 +30,11 @@ from ember.runtime import nrt
 _i32 = llvm.IntType(32)
 _i64 = llvm.IntType(64)
 _ptr = llvm.PointerType()
-# start, step, count, nchunks, exception record, Python exception object, slots
-_HEADER = [_i64, _i64, _i64, _i64, callconv.EXCINFO_TYPE, _ptr, _ptr]
-_START, _STEP, _COUNT, _NCHUNKS, _EXC, _PYEXC, _SLOTS = range(7)
+# start, step, count, nchunks, errors (per chunk), slots (per chunk)
+_HEADER = [_i64, _i64, _i64, _i64, _ptr, _ptr]
+_START, _STEP, _COUNT, _NCHUNKS, _ERRORS, _SLOTS = range(6)
+# a chunk's failure: its exception record and the Python exception object it raised, if any
+_ERROR_TYPE = llvm.LiteralStructType([callconv.EXCINFO_TYPE, _ptr])
 # A loop made from a NumPy call does one item per iteration: below this many items per thread
 # waking threads costs more than it saves (tests lower it to exercise the threads)
 MIN_ITEMS_PER_CHUNK = 16384
@@ -57,6 +60,7 @@ def lower_parfor(lowerer, parfor: Parfor) -> None:
     value_types = list(sig.args[bounds:])
     data_type = llvm.LiteralStructType([*_HEADER, *(context.value_type(t) for t in value_types)])
     slot_type = llvm.ArrayType(context.data_type(sig.return_type), config.NUM_THREADS)
+    errors_type = llvm.ArrayType(_ERROR_TYPE, config.NUM_THREADS)
 
     nest = parfor.loop_nests[0]
     range_value = lowerer.load(nest.range_var)
@@ -67,8 +71,9 @@ def lower_parfor(lowerer, parfor: Parfor) -> None:
     data = refs.alloca_in_entry(builder, data_type, name=f"parfor{parfor.id}.data")
     slots = refs.alloca_in_entry(builder, slot_type, name=f"parfor{parfor.id}.slots")
     builder.store(llvm.Constant(slot_type, None), slots)
-    no_exception = llvm.Constant(callconv.EXCINFO_TYPE, [0, None])
-    header_values = (start, step, count, nchunks, no_exception, llvm.Constant(_ptr, None), slots)
+    errors = refs.alloca_in_entry(builder, errors_type, name=f"parfor{parfor.id}.errors")
+    builder.store(llvm.Constant(errors_type, None), errors)
+    header_values = (start, step, count, nchunks, errors, slots)
     values = [*header_values, *_argument_values(lowerer, parfor, value_types)]
     for index, value in enumerate(values):
         builder.store(value, _field(builder, data, data_type, index))
@@ -80,7 +85,7 @@ def lower_parfor(lowerer, parfor: Parfor) -> None:
             builder.call(worker, [data, llvm.Constant(_i64, 0)])
         with several:
             builder.call(tl.declare_launch(builder.module), [worker, data, nchunks])
-    _raise_if_failed(lowerer, parfor, sig, data, data_type, slots, slot_type, nchunks)
+    _raise_if_failed(lowerer, sig, errors, errors_type, slots, slot_type, nchunks)
     _combine(lowerer, parfor, sig, slots, slot_type, nchunks)
 
 
@@ -147,7 +152,7 @@ def _define_worker(lowerer, parfor, body, data_type, slot_type, bounds: int) -> 
     is_error, result = callconv.call(builder, callee, sig, arguments, excinfo)
     with builder.if_else(is_error, likely=False) as (failed, succeeded):
         with failed:
-            _keep_first_exception(lowerer.context, builder, excinfo, data, data_type)
+            _note_exception(lowerer.context, builder, excinfo, data, data_type, chunk)
         with succeeded:
             slots = builder.load(_field(builder, data, data_type, _SLOTS), typ=_ptr)
             slot = builder.gep(slots, [llvm.Constant(_i32, 0), chunk], source_etype=slot_type)
@@ -156,27 +161,16 @@ def _define_worker(lowerer, parfor, body, data_type, slot_type, bounds: int) -> 
     return worker
 
 
-def _keep_first_exception(context, builder, excinfo, data, data_type) -> None:
-    """The chunk's exception record to the shared one unless another chunk's came first (its
-    payload is then released). An exception object raised by Python code (an objmode block, a
-    first-class function) waits in this worker thread's slot: it moves to the shared field,
-    for the launching thread to raise."""
+def _note_exception(context, builder, excinfo, data, data_type, chunk) -> None:
+    """The chunk's exception record to its own entry of `errors` (no other chunk writes
+    there). An exception object raised by Python code (an objmode block, a first-class
+    function) waits in this worker thread's slot: it moves to the entry too, for the launching
+    thread to raise."""
     record = builder.load(excinfo, typ=callconv.EXCINFO_TYPE)
-    exc_id, payload = builder.extract_value(record, 0), builder.extract_value(record, 1)
-    shared = _field(builder, data, data_type, _EXC)
-    shared_id, shared_payload = (
-        builder.gep(
-            shared, [llvm.Constant(_i32, 0), llvm.Constant(_i32, k)], source_etype=record.type
-        )
-        for k in (0, 1)
-    )
-    exchange = builder.cmpxchg(shared_id, llvm.Constant(_i32, 0), exc_id, "monotonic", "monotonic")
-    first = builder.extract_value(exchange, 1)
-    with builder.if_else(first) as (kept, dropped):
-        with kept:
-            builder.store(payload, shared_payload)
-        with dropped:
-            nrt.emit_decref(builder, payload)
+    errors = builder.load(_field(builder, data, data_type, _ERRORS), typ=_ptr)
+    entry = builder.gep(errors, [chunk], source_etype=_ERROR_TYPE)
+    builder.store(record, _field(builder, entry, _ERROR_TYPE, 0))
+    exc_id = builder.extract_value(record, 0)
     from_python = builder.icmp_signed("==", exc_id, llvm.Constant(_i32, _python_exception_id()))
     with builder.if_then(from_python, likely=False):
         pyapi = PythonAPI(context, builder, [])
@@ -184,11 +178,7 @@ def _keep_first_exception(context, builder, excinfo, data, data_type) -> None:
         taken = pyapi.call_function_objargs(
             pyapi.borrow_constant(callconv.take_python_exception), []
         )
-        with builder.if_else(first) as (kept, dropped):
-            with kept:
-                builder.store(taken, _field(builder, data, data_type, _PYEXC))
-            with dropped:
-                pyapi.decref(taken)
+        builder.store(taken, _field(builder, entry, _ERROR_TYPE, 1))
         pyapi.gil_release(gil)
 
 
@@ -202,20 +192,51 @@ def _slot_value(builder, sig, slots, slot_type, chunk) -> llvm.Value:
     return model.from_data(builder, builder.load(slot, typ=model.data_type))
 
 
-def _raise_if_failed(lowerer, parfor, sig, data, data_type, slots, slot_type, nchunks) -> None:
-    """An exception in any chunk: release what the finished chunks returned, raise it here."""
-    builder = lowerer.builder
-    # the join synchronizes
-    record = builder.load(_field(builder, data, data_type, _EXC), typ=callconv.EXCINFO_TYPE)
+def _raise_if_failed(lowerer, sig, errors, errors_type, slots, slot_type, nchunks) -> None:
+    """A failed chunk: release what the others returned and the other failures' payloads,
+    raise the lowest failed chunk's exception (within a chunk the iterations run in order, so
+    it is the exception the serial loop raises)."""
+    builder, context = lowerer.builder, lowerer.context
+    # the join synchronizes: each chunk's entry is written before the launch returns
+    chosen = refs.alloca_in_entry(builder, _ERROR_TYPE, name="parfor.failure")
+    builder.store(llvm.Constant(_ERROR_TYPE, None), chosen)
+    zero = llvm.Constant(_i32, 0)
+    with refs.for_range(builder, nchunks) as chunk:
+        entry = builder.load(
+            builder.gep(errors, [llvm.Constant(_i32, 0), chunk], source_etype=errors_type),
+            typ=_ERROR_TYPE,
+        )
+        failed = builder.icmp_signed("!=", builder.extract_value(entry, (0, 0)), zero)
+        with builder.if_then(failed, likely=False):
+            chosen_id = builder.gep(
+                chosen, [llvm.Constant(_i32, k) for k in (0, 0, 0)], source_etype=_ERROR_TYPE
+            )
+            first = builder.icmp_signed("==", builder.load(chosen_id, typ=_i32), zero)
+            with builder.if_else(first) as (kept, dropped):
+                with kept:
+                    builder.store(entry, chosen)
+                with dropped:
+                    _release_failure(context, builder, entry)
+    failure = builder.load(chosen, typ=_ERROR_TYPE)
+    record = builder.extract_value(failure, 0)
     exc_id = builder.extract_value(record, 0)
-    with builder.if_then(builder.icmp_signed("!=", exc_id, llvm.Constant(_i32, 0)), likely=False):
+    with builder.if_then(builder.icmp_signed("!=", exc_id, zero), likely=False):
         with refs.for_range(builder, nchunks) as chunk:
             value = _slot_value(builder, sig, slots, slot_type, chunk)
             refs.decref(builder, sig.return_type, value)  # unfilled slots hold NULLs: no-ops
-        _hold_python_exception(
-            lowerer, builder.load(_field(builder, data, data_type, _PYEXC), typ=_ptr)
-        )
+        _hold_python_exception(lowerer, builder.extract_value(failure, 1))
         callconv.return_exception_record(builder, builder.function, record)
+
+
+def _release_failure(context, builder, entry) -> None:
+    """A failure not raised: its payload and Python exception object are dropped."""
+    nrt.emit_decref(builder, builder.extract_value(entry, (0, 1)))
+    exception = builder.extract_value(entry, 1)
+    with builder.if_then(builder.icmp_unsigned("!=", exception, llvm.Constant(_ptr, None))):
+        pyapi = PythonAPI(context, builder, [])
+        gil = pyapi.gil_ensure()
+        pyapi.decref(exception)
+        pyapi.gil_release(gil)
 
 
 def _hold_python_exception(lowerer, exception) -> None:
