@@ -54,6 +54,8 @@ def numpy_dtype(dtype: types.Type) -> np.dtype:
         return dtype.dtype
     if isinstance(dtype, (types.UnicodeCharSeq, types.CharSeq)):
         return np.dtype(f"{dtype.numpy_kind}{dtype.count}")
+    if dtype is types.pyobject:  # np.dtype(object) passed in as a value (types.DType)
+        return np.dtype(object)
     return np.dtype("bool" if isinstance(dtype, types.Boolean) else dtype.name)
 
 
@@ -134,6 +136,12 @@ def _describe_dtype(dtype: np.dtype) -> str:
     }.get(dtype.kind, "not a plain number" if dtype.kind != "f" else "a float width ember lacks")
 
 
+OBJECT_ARRAYS_REFUSED = (
+    "dtype=object: arrays of Python objects cannot be created or used in compiled code; "
+    "use a numeric dtype, or build the object array outside the jitted function"
+)
+
+
 def parse_dtype(
     typ: types.Type, default: types.Type | None = types.float64, function: str = ""
 ) -> types.Type:
@@ -145,6 +153,8 @@ def parse_dtype(
             raise TypingError("a dtype is required here")
         return default
     if isinstance(typ_value, types.DType):
+        if typ_value.dtype is types.pyobject:
+            raise TypingError(OBJECT_ARRAYS_REFUSED)
         return typ_value.dtype
     if isinstance(typ_value, types.TypeRef) and isinstance(
         typ_value.instance_type, (types.Number, types.Boolean, types.Record)

@@ -1,0 +1,169 @@
+"""arrays11: np.pad (every mode), np.dtype(object) as a value, and NumPy keywords and functions
+added this round; each compiled function compared with NumPy running the same Python function on
+many inputs (C, Fortran, strided, empty, NaN)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from ember import njit
+from ember.errors import TypingError
+from tests.oracle import assert_frees_all
+
+RNG = np.random.default_rng(11)
+
+
+def _exactly(got, want):
+    """Same dtype, shape and values (NaN where NumPy has NaN)."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert np.array_equal(got, want, equal_nan=want.dtype.kind in "fc"), (got, want)
+
+
+def _close(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def _same_outcome(jitted, func, *args, compare=_exactly):
+    """jitted(*args) gives NumPy's value, or raises the exception type NumPy raises."""
+    try:
+        want = func(*args)
+    except Exception as error:  # noqa: BLE001 - the type is what is compared
+        with pytest.raises(type(error)):
+            jitted(*args)
+        return
+    compare(jitted(*args), want)
+
+
+# ---------------------------------------------------------------------------- np.pad
+
+
+def _pads(a):
+    """Every mode and keyword form on one 2-d array."""
+    return (
+        np.pad(a, ((1, 2), (0, 3)), constant_values=((7, 8), (9, 10))),
+        np.pad(a, ((3, 1), (2, 0)), mode="edge"),
+        np.pad(a, ((7, 1), (2, 9)), mode="wrap"),
+        np.pad(a, ((7, 1), (2, 9)), mode="reflect", reflect_type="odd"),
+        np.pad(a, ((7, 1), (2, 9)), mode="symmetric", reflect_type="odd"),
+        np.pad(a, ((3, 1), (2, 4)), mode="maximum"),
+        np.pad(a, ((3, 1), (2, 4)), mode="mean", stat_length=((1, 2), (3, 1))),
+        np.pad(a, ((3, 1), (2, 4)), mode="linear_ramp", end_values=((1, -2), (5, 0))),
+        np.pad(a, 1, mode="empty").shape,
+    )
+
+
+def _same_tuple(got, want):
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        _exactly(g, w)
+
+
+def test_pad_every_mode():
+    """Corners take the values the earlier axes put there; pads wider than the array repeat
+    (wrap) or reflect again and again (reflect/symmetric, even and odd), as in NumPy."""
+    jitted = njit(_pads)
+    for a in (
+        np.arange(12.0).reshape(3, 4),
+        np.arange(12.0).reshape(4, 3) ** 1.5,
+        np.array([[1.5]]),
+        np.array([[np.nan, 1.0], [2.0, -3.0]]),
+        np.array([[4.0, 1.0, -2.0, 8.5, 0.0]]),
+    ):
+        _same_tuple(jitted(a), _pads(a))
+
+
+def _pad_views(a):
+    return np.pad(a, ((2, 5), (3, 1)), "reflect"), np.pad(a, 1, constant_values=-1)
+
+
+def _pads_1d(a):
+    return (
+        np.pad(a, (2, 9), "wrap"),
+        np.pad(a, (6, 9), "symmetric", reflect_type="odd"),
+        np.pad(a, 2, "mean"),
+        np.pad(a, 2, "median", stat_length=2),
+        np.pad(a, (2, 3), "linear_ramp", end_values=(-3, 7)),
+    )
+
+
+def test_pad_layouts_ranks_and_dtypes():
+    """Fortran and strided views; 1-d integers (means rounded half to even, ramps floored as in
+    NumPy 2); empty axes ('constant' pads them, other modes raise NumPy's ValueError); 3-d;
+    complex."""
+    views = njit(_pad_views)
+    wide = np.arange(30.0).reshape(5, 6)
+    for a in (np.asfortranarray(wide), wide[::2, ::-2], np.zeros((0, 3))):
+        _same_outcome(views, _pad_views, a, compare=_same_tuple)
+    jitted = njit(_pads_1d)
+    for a in (np.arange(5) ** 2, np.array([3, 8, 1, 6, 2]), np.array([7])):
+        _same_tuple(jitted(a), _pads_1d(a))
+    cube = njit(lambda a: np.pad(a, ((1, 0), (0, 2), (3, 1)), "symmetric"))
+    a = np.arange(24.0).reshape(2, 3, 4)
+    _exactly(cube(a), np.pad(a, ((1, 0), (0, 2), (3, 1)), "symmetric"))
+    ramp = njit(lambda a: np.pad(a, (1, 2), "linear_ramp"))
+    c = np.arange(6).reshape(2, 3) + 1j
+    _exactly(ramp(c), np.pad(c, (1, 2), "linear_ramp"))
+
+
+def test_pad_errors_and_frees():
+    negative = njit(lambda a: np.pad(a, -1))
+    with pytest.raises(ValueError, match="negative"):
+        negative(np.arange(3.0))
+    no_values = njit(lambda a: np.pad(a, 1, "maximum", stat_length=0))
+    with pytest.raises(ValueError, match="stat_length of 0"):
+        no_values(np.arange(3.0))
+    for source in (
+        lambda a, m: np.pad(a, 1.5),
+        lambda a, m: np.pad(a, 1, m),
+        lambda a, m: np.pad(a, 1, "foo"),
+        lambda a, m: np.pad(a, (1, 2, 3)),
+    ):
+        with pytest.raises(TypingError, match="np.pad"):
+            njit(source)(np.arange(3.0), "edge")
+    zero_d = njit(lambda a: np.pad(a, 2, "edge"))
+    _exactly(zero_d(np.array(4.0)), np.pad(np.array(4.0), 2, "edge"))
+    assert_frees_all(njit(_pad_views), lambda: np.arange(12.0).reshape(3, 4), calls=20)
+
+
+# ---------------------------------------------------------------------------- np.dtype(object)
+
+
+def _uses_dtype(x, dt):
+    return x + 1, dt == np.float64, dt == np.dtype("O"), dt.kind, dt.itemsize, dt, np.dtype(dt)
+
+
+def test_object_dtype_is_a_value():
+    """np.dtype(object) passes in, compares, answers .kind/.itemsize and goes back out as itself
+    (numpy-groupies hands it to its jitted loops)."""
+    jitted = njit(_uses_dtype)
+    for dt in (np.dtype(object), np.dtype("f8"), np.dtype(np.int32)):
+        got = jitted(2, dt)
+        assert got == _uses_dtype(2, dt)
+    assert njit(lambda dt: 7)(np.dtype(object)) == 7
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "np.zeros(n, dt)",
+        "np.empty((n, 2), dtype=dt)",
+        "np.full(n, 1, dt)",
+        "np.arange(n).astype(dt)",
+        "np.array([1, 2], dt)",
+        "np.asarray(np.arange(n), dtype=dt)",
+        "np.sum(np.arange(n), dtype=dt)",
+    ],
+)
+def test_object_dtype_arrays_are_refused(body):
+    """Making an array of Python objects in compiled code: a TypingError naming dtype=object,
+    never a lowering crash."""
+    namespace = {"np": np}
+    exec(f"def make(n, dt):\n    return {body}\n", namespace)  # noqa: S102
+    with pytest.raises(TypingError, match="dtype=object"):
+        njit(namespace["make"])(3, np.dtype(object))
