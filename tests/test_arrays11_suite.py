@@ -2,8 +2,6 @@
 added this round; each compiled function compared with NumPy running the same Python function on
 many inputs (C, Fortran, strided, empty, NaN)."""
 
-import warnings
-
 import numpy as np
 import pytest
 

@@ -26,9 +26,9 @@ from ember.library.numpy.support import (
 )
 from ember.lowering import arrays as arr
 from ember.lowering import iterators
+from ember.lowering.boxing import NativeValue
 from ember.lowering.models import OpaqueModel as _OpaqueModel
 from ember.lowering.models import register_model
-from ember.lowering.boxing import NativeValue
 from ember.lowering.registry import box, lower_builtin, lower_cast, lower_getattr, unbox
 from ember.typing.signature import signature
 from ember.typing.templates import AttributeTemplate, registry
