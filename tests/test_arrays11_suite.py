@@ -165,3 +165,67 @@ def test_object_dtype_arrays_are_refused(body):
     exec(f"def make(n, dt):\n    return {body}\n", namespace)  # noqa: S102
     with pytest.raises(TypingError, match="dtype=object"):
         njit(namespace["make"])(3, np.dtype(object))
+
+
+# ---------------------------------------------------------------------------- np.diff ends
+
+
+def _diffs(a):
+    return (
+        np.diff(a, prepend=0.0),
+        np.diff(a, axis=0, append=a[:1]),
+        np.diff(a, 2, 0, prepend=a[-1:], append=np.full((1, a.shape[1]), 7.0)),
+        np.diff(a, prepend=3, append=np.float32(2)),
+        np.diff(a, 1, -2, append=5),
+    )
+
+
+def test_diff_prepend_append():
+    """Numbers join as one-item-thick blocks, arrays as they are, before differencing along
+    the axis (C, Fortran, strided-empty and NaN inputs); n=0 returns the array itself."""
+    jitted = njit(_diffs)
+    for a in (np.arange(12.0).reshape(3, 4), np.zeros((0, 2)), np.array([[np.nan, 1.0]])):
+        _same_tuple(jitted(a), _diffs(a))
+    fortran = njit(lambda a: np.diff(a, axis=0, prepend=-1.0))
+    a = np.asfortranarray(np.arange(12.0).reshape(3, 4) ** 2)
+    _exactly(fortran(a), fortran.py_func(a))
+    ints = njit(lambda a: (np.diff(a, prepend=1), np.diff(a, append=np.array([2.5]))))
+    a = np.arange(5) ** 2
+    _same_tuple(ints(a), ints.py_func(a))
+    unchanged = njit(lambda a: np.diff(a, 0, append=1))
+    _exactly(unchanged(a), a)
+
+
+# ---------------------------------------------------------------------------- partition axis
+
+
+def _partitions(a):
+    return (
+        np.partition(a, 1, axis=0),
+        np.partition(a, -2, axis=None),
+        np.argpartition(a, 1, axis=0),
+        np.argpartition(a, (0, 2), axis=-2),
+        np.partition(a, 2, 1),
+    )
+
+
+def test_partition_along_any_axis():
+    """The kth items are the sorted ones, smaller before and larger after, along axis 0, the
+    last axis and the flattened array (NumPy promises nothing more of the order)."""
+    jitted = njit(_partitions)
+    for a in (RNG.standard_normal((4, 5)), RNG.integers(0, 5, (3, 6)).astype(float)):
+        by_rows, flat, arg_rows, arg_two, by_cols = jitted(a)
+        rows, cols = np.sort(a, axis=0), np.sort(a, axis=-1)
+        assert np.array_equal(by_rows[1], rows[1])
+        assert np.all(by_rows[:1] <= by_rows[1]) and np.all(by_rows[2:] >= by_rows[1])
+        assert flat.shape == (a.size,) and flat[-2] == np.sort(a, axis=None)[-2]
+        assert np.array_equal(np.take_along_axis(a, arg_rows, 0)[1], rows[1])
+        assert np.array_equal(np.take_along_axis(a, arg_two, 0)[[0, 2]], rows[[0, 2]])
+        assert np.array_equal(by_cols[:, 2], cols[:, 2])
+        for got, want in zip(jitted(a), _partitions(a)):
+            assert got.dtype == want.dtype and got.shape == want.shape
+    strided = njit(lambda a, axis: np.partition(a, 1, axis=axis))
+    a = RNG.standard_normal((6, 8))[::2, ::-2]
+    assert np.array_equal(strided(a, 0)[1], np.sort(a, axis=0)[1])
+    with pytest.raises(np.exceptions.AxisError):
+        strided(a, 2)

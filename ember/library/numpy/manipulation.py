@@ -1035,14 +1035,50 @@ def _select_partition(impl, many_impl):
     return select
 
 
+@functools.cache
+def _along_axis(impl):
+    """partition/argpartition along any axis: the axis moves last and back (NumPy's results
+    are C-contiguous copies too)."""
+    impl_jit = njit(**NUMPY_ERRORS)(impl)
+
+    def along(a, kth, axis=-1, kind="introselect", order=None):
+        if axis < -a.ndim or axis >= a.ndim:
+            raise np.exceptions.AxisError("axis is out of bounds for the array")
+        if axis == -1 or axis == a.ndim - 1:
+            return impl_jit(a, kth)
+        moved = impl_jit(np.moveaxis(a, axis, -1), kth)
+        return np.ascontiguousarray(np.moveaxis(moved, -1, axis))
+
+    return along
+
+
+@functools.cache
+def _flattened(impl):
+    """axis=None: the flattened array."""
+    impl_jit = njit(**NUMPY_ERRORS)(impl)
+    return lambda a, kth, axis=-1, kind="introselect", order=None: impl_jit(a.ravel(), kth)
+
+
+def _select_partition_axis(impl, many_impl, a, kth, axis, kind, order):
+    axis, kind, order = as_type(axis), as_type(kind), as_type(order)
+    if not (is_none(order) and isinstance(types.unliteral(kind), types.UnicodeType)):
+        raise TypingError("np.partition: only kind='introselect' and order=None are supported")
+    chosen = _select_partition(impl, many_impl)(a, kth)
+    if chosen is None or not is_array(a):
+        return chosen if is_integer(axis) and not is_array(a) else None
+    if is_none(axis):
+        return _flattened(chosen)
+    return _along_axis(chosen) if is_integer(axis) else None
+
+
 @overload(np.partition, jit_options=NUMPY_ERRORS)
-def _np_partition(a, kth):
-    return _select_partition(_partition, _partition_many)(a, kth)
+def _np_partition(a, kth, axis=-1, kind="introselect", order=None):
+    return _select_partition_axis(_partition, _partition_many, a, kth, axis, kind, order)
 
 
 @overload(np.argpartition, jit_options=NUMPY_ERRORS)
-def _np_argpartition(a, kth):
-    return _select_partition(_argpartition, _argpartition_many)(a, kth)
+def _np_argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    return _select_partition_axis(_argpartition, _argpartition_many, a, kth, axis, kind, order)
 
 
 # ---------------------------------------------------------------------------- to Python values
