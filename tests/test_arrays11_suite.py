@@ -229,3 +229,32 @@ def test_partition_along_any_axis():
     assert np.array_equal(strided(a, 0)[1], np.sort(a, axis=0)[1])
     with pytest.raises(np.exceptions.AxisError):
         strided(a, 2)
+
+
+# ---------------------------------------------------------------------------- put_along_axis
+
+
+def _put_along(a, indices, values, axis):
+    out = a.copy()
+    np.put_along_axis(out, indices, values, axis)
+    return out
+
+
+def test_put_along_axis():
+    """NumPy's broadcasting of indices and values (scalar or array), negative indices, later
+    duplicates winning, its IndexError out of bounds, and axis=None on a Fortran array."""
+    jitted = njit(_put_along)
+    a = RNG.standard_normal((3, 4))
+    for indices, values, axis in (
+        (np.argsort(a, 1)[:, :1], np.array(-1.0), 1),
+        (np.argsort(a, 0)[:2], np.arange(8.0).reshape(2, 4), 0),
+        (np.array([[0, 3, -1]]), np.array([[5.0], [6.0], [7.0]]), 1),
+        (np.array([[1], [2], [0]]), np.array(9.0), -1),
+        (np.array([[0, 0]]), np.array([[1.0, 2.0]]), 1),
+        (np.array([[5]]), np.array(1.0), 1),
+    ):
+        _same_outcome(jitted, _put_along, a, indices, values, axis)
+    flat = njit(lambda a, indices, values: _put_along(a, indices, values, None))
+    f = np.asfortranarray(a)
+    for indices in (np.array([0, 5, -1]), np.array([11, 0])):
+        _exactly(flat(f, indices, 3.0), _put_along(f, indices, 3.0, None))
