@@ -254,7 +254,6 @@ def test_put_along_axis():
         (np.array([[5]]), np.array(1.0), 1),
     ):
         _same_outcome(jitted, _put_along, a, indices, values, axis)
-    flat = njit(lambda a, indices, values: _put_along(a, indices, values, None))
     f = np.asfortranarray(a)
     for indices in (np.array([0, 5, -1]), np.array([11, 0])):
-        _exactly(flat(f, indices, 3.0), _put_along(f, indices, 3.0, None))
+        _exactly(jitted(f, indices, 3.0, None), _put_along(f, indices, 3.0, None))
