@@ -2,6 +2,8 @@
 added this round; each compiled function compared with NumPy running the same Python function on
 many inputs (C, Fortran, strided, empty, NaN)."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -257,3 +259,47 @@ def test_put_along_axis():
     f = np.asfortranarray(a)
     for indices in (np.array([0, 5, -1]), np.array([11, 0])):
         _exactly(jitted(f, indices, 3.0, None), _put_along(f, indices, 3.0, None))
+
+
+# ---------------------------------------------------------------------------- linspace, nanarg*
+
+
+def _linspaces(n):
+    return (
+        np.linspace(0, 1, n, endpoint=False, retstep=True),
+        np.linspace(-3, 7, n, dtype=np.int64),
+        np.linspace(2.5, 1, n, True, True, np.float32),
+        np.linspace(1j, 2, n, retstep=True),
+    )
+
+
+def test_linspace_retstep_and_dtype():
+    """retstep=True returns NumPy's step (NaN when there is no interval); integer dtypes are
+    floored as in NumPy 2."""
+    jitted = njit(_linspaces)
+    for n in (0, 1, 2, 5, 7):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            want = _linspaces(n)
+        got = jitted(n)
+        for g, w in zip(got, want):
+            if isinstance(w, tuple):
+                _exactly(g[0], w[0])
+                assert g[1] == w[1] or (np.isnan(g[1]) and np.isnan(w[1]))
+            else:
+                _exactly(g, w)
+
+
+def _nanargs(a, axis):
+    return np.nanargmax(a, axis), np.nanargmin(a, axis=axis)
+
+
+def test_nanargmax_nanargmin_along_an_axis():
+    jitted = njit(_nanargs)
+    a = np.array([[np.nan, 1.0, 3.0], [2.0, np.nan, -1.0]])
+    for axis in (0, 1, -1, -2):
+        _same_tuple(jitted(a, axis), _nanargs(a, axis))
+    with pytest.raises(ValueError, match="All-NaN"):
+        jitted(np.array([[np.nan, 1.0], [np.nan, 2.0]]), 0)
+    ints = np.arange(6).reshape(2, 3) % 4
+    _same_tuple(jitted(ints, 1), _nanargs(ints, 1))
