@@ -303,3 +303,25 @@ def test_nanargmax_nanargmin_along_an_axis():
         jitted(np.array([[np.nan, 1.0], [np.nan, 2.0]]), 0)
     ints = np.arange(6).reshape(2, 3) % 4
     _same_tuple(jitted(ints, 1), _nanargs(ints, 1))
+
+
+# ---------------------------------------------------------------------------- meshgrid
+
+
+def _grids(x, y, z):
+    return (
+        np.meshgrid(x, y, z),
+        np.meshgrid(x, y, z, indexing="ij", sparse=True),
+        np.meshgrid(x),
+        np.meshgrid(x, y, indexing="ij", sparse=True),
+        np.meshgrid(x, y.reshape(2, 2), copy=False),
+    )
+
+
+def test_meshgrid_any_count_sparse():
+    """One to three inputs (n-d inputs raveled), 'xy' swapping the first two axes, sparse
+    grids shaped for broadcasting; each grid keeps its input's dtype."""
+    jitted = njit(_grids)
+    x, y, z = np.arange(3.0)[::-1], np.arange(4.0) * 0.5, np.arange(2)
+    for got, want in zip(jitted(x, y, z), _grids(x, y, z)):
+        _same_tuple(got, want)

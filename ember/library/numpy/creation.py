@@ -20,6 +20,7 @@ from ember.library.builtins.int_scalars import cast_stored
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
     as_type,
+    constant_bool,
     is_none,
     is_number,
     np_typer,
@@ -451,10 +452,7 @@ def _select_linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=No
         return None
     # float64 (or complex128) whatever the bounds' width, as Numba (NumPy 2 keeps float32)
     complex_bounds = any(isinstance(t, types.Complex) for t in bounds)
-    if isinstance(retstep, types.BooleanLiteral):
-        retstep = retstep.literal_value
-    if not isinstance(retstep, bool):  # omitted: Python's False
-        raise TypingError("np.linspace: retstep must be a constant True or False")
+    retstep = constant_bool(retstep, "np.linspace: retstep")
     computed = np.complex128 if complex_bounds else np.float64
     wanted = numpy_dtype(parse_dtype(dtype, types.complex128 if complex_bounds else types.float64))
     return _linspace_forms(computed, wanted, retstep)

@@ -22,6 +22,7 @@ from ember.library.numpy.sorting import select_kth
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
     as_type,
+    constant_bool,
     is_array,
     is_integer,
     is_none,
@@ -197,29 +198,38 @@ def _array_repeat(self, repeats):
 
 
 @functools.cache
-def _meshgrid_impl(ij: bool):
-    def meshgrid(x, y, indexing):
-        xf, yf = x.ravel(), y.ravel()
-        rows, cols = (xf.size, yf.size) if ij else (yf.size, xf.size)
-        xx = np.empty((rows, cols), x.dtype)
-        yy = np.empty((rows, cols), y.dtype)
-        for i in range(rows):
-            for j in range(cols):
-                xx[i, j] = xf[i] if ij else xf[j]
-                yy[i, j] = yf[j] if ij else yf[i]
-        return xx, yy
-
-    return meshgrid
+@functools.cache
+def _meshgrid_impl(count: int, ij: bool, sparse: bool):
+    """NumPy's grids: input k varies along axis k ('ij'; 'xy' swaps the first two axes), each
+    raveled; dense grids are copies broadcast to the full shape (copy=False too)."""
+    names = [f"x{k}" for k in range(count)]
+    axis_of = list(range(count))
+    if not ij and count > 1:
+        axis_of[0], axis_of[1] = 1, 0
+    lines = [f"def meshgrid({', '.join(names)}, indexing='xy', sparse=False, copy=True):"]
+    lines += [f"    f{k} = np.ravel({name})" for k, name in enumerate(names)]
+    sizes = [""] * count
+    for k in range(count):
+        sizes[axis_of[k]] = f"f{k}.size"
+    full = ", ".join(sizes)
+    results = []
+    for k in range(count):
+        shape = ", ".join("-1" if axis == axis_of[k] else "1" for axis in range(count))
+        grid = f"f{k}.copy().reshape(({shape},))"
+        results.append(grid if sparse else f"np.broadcast_to({grid}, ({full},)).copy()")
+    lines.append(f"    return ({', '.join(results)},)")
+    return generated("meshgrid", "\n".join(lines) + "\n")
 
 
 @overload(np.meshgrid, jit_options=NUMPY_ERRORS)
-def _select_meshgrid(x, y, indexing="xy"):
+def _select_meshgrid(*xi, indexing="xy", sparse=False, copy=True):
     indexing = as_type(indexing)
-    if not (is_array(x) and is_array(y)):
+    if not xi or not all(is_array(x) for x in xi):
         return None
     if not isinstance(indexing, types.StringLiteral) or indexing.literal_value not in ("xy", "ij"):
         raise TypingError("np.meshgrid(indexing=...) must be the constant 'xy' or 'ij'")
-    return _meshgrid_impl(indexing.literal_value == "ij")
+    sparse = constant_bool(sparse, "np.meshgrid(sparse=...)")
+    return _meshgrid_impl(len(xi), indexing.literal_value == "ij", sparse)
 
 
 # ---------------------------------------------------------------------------- cross

@@ -186,6 +186,16 @@ def parse_dtype(
     raise TypingError(f"cannot use a value of type {typ} as a dtype")
 
 
+def constant_bool(value: Any, what: str) -> bool:
+    """The value of a flag that selects the result's type (retstep=, sparse=): a constant
+    True/False, or the omitted default (which an overload receives as Python's bool)."""
+    if isinstance(value, types.BooleanLiteral):
+        return value.literal_value
+    if isinstance(value, bool):
+        return value
+    raise TypingError(f"{what} must be the constant True or False")
+
+
 def refuse_complex_to_real(what: str, source: types.Type, target: types.Type) -> None:
     """NumPy drops the imaginary part (with a ComplexWarning); compiled code asks for it."""
     if isinstance(source, types.Complex) and isinstance(target, (types.Float, types.Integer)):
