@@ -26,7 +26,7 @@ def _close(got, want):
     got, want = np.asarray(got), np.asarray(want)
     assert got.dtype == want.dtype, (got.dtype, want.dtype)
     assert got.shape == want.shape, (got.shape, want.shape)
-    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, equal_nan=True)
 
 
 def _same_outcome(jitted, func, *args, compare=_exactly):
@@ -325,3 +325,58 @@ def test_meshgrid_any_count_sparse():
     x, y, z = np.arange(3.0)[::-1], np.arange(4.0) * 0.5, np.arange(2)
     for got, want in zip(jitted(x, y, z), _grids(x, y, z)):
         _same_tuple(got, want)
+
+
+# ---------------------------------------------------------------------------- trapezoid n-d
+
+
+def _trapezoids(y, x):
+    return (
+        np.trapezoid(y),
+        np.trapezoid(y, dx=0.5, axis=0),
+        np.trapezoid(y, x[: y.shape[1]]),
+        np.trapezoid(y, np.cumsum(np.ones_like(y), 0), axis=0),
+        np.trapezoid(y, axis=-2),
+    )
+
+
+def test_trapezoid_along_an_axis():
+    """n-d y along any axis, with dx, 1-d coordinates or coordinates of y's shape (NumPy sums
+    pairwise: equal to rounding)."""
+    jitted = njit(_trapezoids)
+    x = np.linspace(0, 1, 10) ** 2
+    for y in (
+        RNG.standard_normal((3, 4)),
+        np.zeros((2, 1)),
+        np.array([[np.nan, 1.0], [2.0, 3.0]]),
+    ):
+        for got, want in zip(jitted(y, x), _trapezoids(y, x)):
+            _close(got, want)
+    cube = np.arange(24.0).reshape(2, 3, 4)
+    _close(njit(lambda y: np.trapezoid(y, axis=1))(cube), np.trapezoid(cube, axis=1))
+
+
+# ---------------------------------------------------------------------------- ix_, diag_indices
+
+
+def _index_grids(a, rows, cols, mask):
+    return (
+        np.ix_(rows, cols),
+        np.ix_(rows, mask, cols),
+        np.diag_indices(3),
+        np.diag_indices(2, 3),
+        np.diag_indices_from(a[:, :3]),
+        np.ix_(mask),
+    )
+
+
+def test_ix_and_diag_indices():
+    """Open meshes (boolean inputs stand for their nonzero positions) and diagonal indices, as
+    NumPy's tuples of intp arrays; unequal dimensions raise NumPy's ValueError."""
+    jitted = njit(_index_grids)
+    args = (np.arange(12.0).reshape(3, 4), np.array([2, 0]), np.array([1, 3, 3]))
+    args += (np.array([True, False, True]),)
+    for got, want in zip(jitted(*args), _index_grids(*args)):
+        _same_tuple(got, want)
+    with pytest.raises(ValueError, match="equal length"):
+        njit(lambda a: np.diag_indices_from(a))(np.zeros((2, 3)))

@@ -355,14 +355,16 @@ def _digitize_sequences(x, bins, right=False):
 # ---------------------------------------------------------------------------- trapezoid
 
 
-def _trapezoid_dx(y, x, dx):
+def _trapezoid_dx(y, x, dx, axis):
+    _axis_jit(axis, 1)
     total = 0.0
     for i in range(1, y.shape[0]):
         total += (y[i] + y[i - 1]) / 2.0
     return total * dx
 
 
-def _trapezoid_x(y, x, dx):
+def _trapezoid_x(y, x, dx, axis):
+    _axis_jit(axis, 1)
     if x.shape[0] != y.shape[0]:
         raise ValueError("x and y must have the same length")
     total = 0.0
@@ -371,14 +373,36 @@ def _trapezoid_x(y, x, dx):
     return total
 
 
-def _select_trapezoid(y, x=None, dx=1.0):
-    x = as_type(x)
-    dx = as_type(dx)
-    if not (is_array(y) and y.ndim == 1) or isinstance(y.dtype, types.Complex):
+def _trapezoid_nd_dx(y, x, dx, axis):
+    """n-d y: NumPy's sum of dx * (y[1:] + y[:-1]) / 2 along the axis (moved last)."""
+    lanes = np.moveaxis(y, axis, -1)
+    return (dx * (lanes[..., 1:] + lanes[..., :-1]) / 2.0).sum(axis=lanes.ndim - 1)
+
+
+def _trapezoid_nd_x(y, x, dx, axis):
+    """x 1-d (the coordinates along the axis) or of y's shape."""
+    lanes = np.moveaxis(y, axis, -1)
+    widths = np.diff(x) if x.ndim == 1 else np.diff(np.moveaxis(x, axis, -1))
+    return (widths * (lanes[..., 1:] + lanes[..., :-1]) / 2.0).sum(axis=lanes.ndim - 1)
+
+
+def _select_trapezoid(y, x=None, dx=1.0, axis=-1):
+    x, dx, axis = as_type(x), as_type(dx), as_type(axis)
+    if not is_array(y) or y.ndim == 0 or not is_integer(axis):
+        return None
+    if y.ndim == 1 and isinstance(y.dtype, types.Complex):
         return None
     if is_none(x):
-        return _trapezoid_dx if is_number(dx) else None
-    return _trapezoid_x if is_array(x) and x.ndim == 1 else None
+        if not is_number(dx):
+            return None
+        return _trapezoid_dx if y.ndim == 1 else _trapezoid_nd_dx
+    if not is_array(x):
+        return None
+    if y.ndim == 1:
+        return _trapezoid_x if x.ndim == 1 else None
+    if x.ndim not in (1, y.ndim):
+        raise TypingError("np.trapezoid: x must be 1-d or of y's shape")
+    return _trapezoid_nd_x
 
 
 for _name in ("trapezoid", "trapz"):  # NumPy 2 renamed trapz; older NumPy has only trapz
