@@ -380,3 +380,36 @@ def test_ix_and_diag_indices():
         _same_tuple(got, want)
     with pytest.raises(ValueError, match="equal length"):
         njit(lambda a: np.diag_indices_from(a))(np.zeros((2, 3)))
+
+
+# ---------------------------------------------------------------------------- a[rows, cols]
+
+
+def _pick_and_store(a, rows, cols):
+    out = a.copy()
+    picked = a[rows, cols]
+    out[rows, cols] = -1.0
+    out[np.diag_indices(3)] = 7.0
+    out[rows, cols] += np.arange(len(rows), dtype=np.float64)
+    return picked, out
+
+
+def test_one_index_array_per_axis():
+    """a[rows, cols] picks elements and a[rows, cols] = v stores them: negative indices,
+    length-1 index arrays broadcast, empty index arrays, NumPy's IndexError out of bounds or
+    for index arrays of different lengths; a 3-d array with three index arrays."""
+    jitted = njit(_pick_and_store)
+    a = np.arange(12.0).reshape(3, 4)
+    empty = np.zeros(0, np.int64)
+    for rows, cols in (
+        (np.array([0, 2, -1]), np.array([1, 3, 0])),
+        (np.array([1]), np.array([0, 1, 2])),
+        (empty, empty),
+        (np.array([0, 3]), np.array([0, 1])),
+        (np.array([0, 1]), np.array([0, 1, 2])),
+    ):
+        _same_outcome(jitted, _pick_and_store, a, rows, cols, compare=_same_tuple)
+    cube = np.arange(24).reshape(2, 3, 4)
+    three = njit(lambda a, i, j, k: a[i, j, k])
+    i, j, k = np.array([1, 0]), np.array([2, 2]), np.array([3, -1])
+    _exactly(three(cube, i, j, k), cube[i, j, k])
