@@ -397,7 +397,7 @@ def _pick_and_store(a, rows, cols):
 def test_one_index_array_per_axis():
     """a[rows, cols] picks elements and a[rows, cols] = v stores them: negative indices,
     length-1 index arrays broadcast, empty index arrays, NumPy's IndexError out of bounds or
-    for index arrays of different lengths; a 3-d array with three index arrays."""
+    for index arrays of different lengths; a 3-d array with three and with two index arrays."""
     jitted = njit(_pick_and_store)
     a = np.arange(12.0).reshape(3, 4)
     empty = np.zeros(0, np.int64)
@@ -413,3 +413,13 @@ def test_one_index_array_per_axis():
     three = njit(lambda a, i, j, k: a[i, j, k])
     i, j, k = np.array([1, 0]), np.array([2, 2]), np.array([3, -1])
     _exactly(three(cube, i, j, k), cube[i, j, k])
+    leading = njit(_pick_rows)
+    i, j = np.array([1, 0, 1]), np.array([2, -3, 0])
+    _same_tuple(leading(cube, i, j), _pick_rows(cube, i, j))
+
+
+def _pick_rows(a, i, j):
+    """Fewer index arrays than axes: the remaining axes come along."""
+    out = a.copy()
+    out[i, j] = 5
+    return a[i, j], out

@@ -1,6 +1,7 @@
-"""`a[rows, cols]` and `a[rows, cols] = values`: one 1-d integer array per axis picks elements
-(NumPy's broadcasting of length-1 index arrays, negative indices, IndexError out of bounds);
-consumes the array and the tuple of index arrays, produces a 1-d array or stores in place."""
+"""`a[rows, cols]` and `a[rows, cols] = values`: 1-d integer arrays for the leading axes pick
+elements (or, when fewer than the axes, sub-arrays), with NumPy's broadcasting of length-1 index
+arrays, negative indices and IndexError out of bounds; consumes the array and the tuple of index
+arrays, produces a new array or stores in place."""
 
 from __future__ import annotations
 
@@ -14,11 +15,11 @@ from ember.extending import overload
 from ember.library.numpy.support import NUMPY_ERRORS, is_array
 
 
-def _one_array_per_axis(array, index) -> bool:
+def _leading_index_arrays(array, index) -> bool:
     return (
         is_array(array)
         and isinstance(index, types.BaseTuple)
-        and len(index) == array.ndim >= 2
+        and 2 <= len(index) <= array.ndim
         and all(is_array(t) and t.ndim == 1 and isinstance(t.dtype, types.Integer) for t in index)
     )
 
@@ -56,18 +57,20 @@ def _generated(name: str, source: str):
 
 
 @functools.cache
-def _gather_impl(ndim: int):
-    where = ", ".join(f"position{k}" for k in range(ndim))
-    before = ["out = np.empty(count, array.dtype)"]
-    source = _source(
-        ndim, "gather", "array, index", before, f"out[j] = array[{where}]", "return out"
-    )
+def _gather_impl(ndim: int, indexed: int):
+    """`indexed` index arrays into an `ndim`-d array: shape (count, remaining dimensions...)."""
+    where = ", ".join(f"position{k}" for k in range(indexed))
+    shape = ", ".join(["count", *(f"array.shape[{k}]" for k in range(indexed, ndim))])
+    before = [f"out = np.empty(({shape},), array.dtype)"]
+    per_item = f"out[j] = array[{where}]"
+    source = _source(indexed, "gather", "array, index", before, per_item, "return out")
     return _generated("gather", source)
 
 
 @functools.cache
-def _scatter_impl(ndim: int, from_array: bool):
-    where = ", ".join(f"position{k}" for k in range(ndim))
+def _scatter_impl(indexed: int, from_array: bool):
+    """value: a number, or an array whose first axis runs along the picked items."""
+    where = ", ".join(f"position{k}" for k in range(indexed))
     before, item = [], "value"
     if from_array:
         before = [
@@ -77,23 +80,23 @@ def _scatter_impl(ndim: int, from_array: bool):
         ]
         item = "value[0 if value.shape[0] == 1 else j]"
     per_item = f"array[{where}] = {item}"
-    source = _source(ndim, "scatter", "array, index, value", before, per_item, "return None")
+    source = _source(indexed, "scatter", "array, index, value", before, per_item, "return None")
     return _generated("scatter", source)
 
 
 @overload(operator.getitem, jit_options=NUMPY_ERRORS)
 def _select_gather(array, index):
-    if not _one_array_per_axis(array, index):
+    if not _leading_index_arrays(array, index):
         return None
-    return _gather_impl(array.ndim)
+    return _gather_impl(array.ndim, len(index))
 
 
 @overload(operator.setitem, jit_options=NUMPY_ERRORS)
 def _select_scatter(array, index, value):
-    if not _one_array_per_axis(array, index) or array.readonly:
+    if not _leading_index_arrays(array, index) or array.readonly:
         return None
-    if is_array(value) and value.ndim == 1:
-        return _scatter_impl(array.ndim, True)
+    if is_array(value) and value.ndim == 1 and len(index) == array.ndim:
+        return _scatter_impl(len(index), True)
     if isinstance(types.unliteral(value), (types.Number, types.Boolean)):
-        return _scatter_impl(array.ndim, False)
+        return _scatter_impl(len(index), False)
     return None
