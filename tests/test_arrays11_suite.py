@@ -423,3 +423,33 @@ def _pick_rows(a, i, j):
     out = a.copy()
     out[i, j] = 5
     return a[i, j], out
+
+
+# ---------------------------------------------------------------------- ravel_multi_index, inner
+
+
+def _flat_and_inner(rows, cols, a, b, v):
+    return (
+        np.ravel_multi_index((rows, cols), (3, 4)),
+        np.inner(a, b),
+        np.inner(a, v),
+        np.inner(v, b),
+    )
+
+
+def test_ravel_multi_index_of_arrays_and_inner_of_matrices():
+    jitted = njit(_flat_and_inner)
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(4, 3) ** 0.5
+    v = np.array([1.0, -2.0, 0.5])
+    for rows, cols in (
+        (np.array([0, 2, 1]), np.array([3, 0, 1])),
+        (np.array([1]), np.array([3, 0, 1])),
+        (np.array([0, 3]), np.array([3, 0])),
+    ):
+        _same_outcome(jitted, _flat_and_inner, rows, cols, a, b, v, compare=_close_tuple)
+
+
+def _close_tuple(got, want):
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        _close(g, w)

@@ -869,11 +869,38 @@ def _ravel_multi_index(multi_index, dims):
     return flat
 
 
+def _ravel_multi_index_arrays(multi_index, dims):
+    """One 1-d integer array per dimension (length-1 arrays broadcast): the flat indices."""
+    count = 1
+    for k in range(len(dims)):
+        length = multi_index[k].shape[0]
+        if length != 1:
+            if count != 1 and length != count:
+                raise ValueError("shape mismatch: objects cannot be broadcast to a single shape")
+            count = length
+    out = np.empty(count, np.intp)
+    for j in range(count):
+        flat = 0
+        for k in range(len(dims)):
+            coordinates = multi_index[k]
+            index = coordinates[0 if coordinates.shape[0] == 1 else j]
+            if index < 0 or index >= dims[k]:
+                raise ValueError("invalid entry in coordinates array")
+            flat = flat * dims[k] + index
+        out[j] = flat
+    return out
+
+
 @overload(np.ravel_multi_index, jit_options=NUMPY_ERRORS)
 def _select_ravel_multi_index(multi_index, dims):
     tuples = isinstance(multi_index, types.UniTuple) and isinstance(dims, types.UniTuple)
-    if tuples and len(multi_index) == len(dims) and is_integer(multi_index.dtype):
-        return _ravel_multi_index if is_integer(dims.dtype) else None
+    if not (tuples and len(multi_index) == len(dims) and is_integer(dims.dtype)):
+        return None
+    if is_integer(multi_index.dtype):
+        return _ravel_multi_index
+    arrays = is_array(multi_index.dtype) and multi_index.dtype.ndim == 1
+    if arrays and isinstance(multi_index.dtype.dtype, types.Integer):
+        return _ravel_multi_index_arrays
     return None
 
 
