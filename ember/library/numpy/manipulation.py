@@ -1064,6 +1064,10 @@ def _kth_must_be_1d(a, kth):
     raise ValueError("kth must be scalar or 1-D")
 
 
+def _kth_must_be_1d_any_axis(a, kth, axis=-1, kind="introselect", order=None):
+    raise ValueError("kth must be scalar or 1-D")
+
+
 @functools.cache
 def _partition_of_sequence(impl):
     """Lists and tuples: partitioned as the array NumPy makes of them."""
@@ -1125,6 +1129,8 @@ def _select_partition_axis(impl, many_impl, a, kth, axis, kind, order):
     if not (is_none(order) and isinstance(types.unliteral(kind), types.UnicodeType)):
         raise TypingError("np.partition: only kind='introselect' and order=None are supported")
     chosen = _select_partition(impl, many_impl)(a, kth)
+    if chosen is _kth_must_be_1d:
+        return _kth_must_be_1d_any_axis
     if chosen is None or not is_array(a):
         return chosen if is_integer(axis) and not is_array(a) else None
     if is_none(axis):
