@@ -376,8 +376,7 @@ def _typeof_numpy(value: Any, cls: type) -> types.Type | None:
     if isinstance(value, type) and issubclass(value, np.generic):  # np.float32 as a dtype
         return _typeof_scalar_class(np, value)
     if isinstance(value, np.dtype):  # a dtype as a value: np.empty(n, dtype) inside
-        dtype = dtype_to_type(value)
-        return None if dtype is None else types.DType(dtype)
+        return dtype_value_type(value)
     if isinstance(value, np.void) and value.dtype.fields is not None:
         return _typeof_array(value.reshape(1)).dtype  # a record: its reasons if refused
     if isinstance(value, np.generic):
@@ -419,6 +418,15 @@ _DTYPE_NAMES = {
     "uint32": types.uint32, "uint64": types.uint64, "float32": types.float32,
     "float64": types.float64, "complex64": types.complex64, "complex128": types.complex128,
 }  # fmt: skip
+
+
+def dtype_value_type(dtype: Any) -> types.DType | None:
+    """The type of a dtype passed as a value. np.dtype(object) is one too (numpy-groupies
+    passes it along): parse_dtype refuses to make arrays of it."""
+    if dtype.kind == "O":
+        return types.DType(types.pyobject)
+    scalar = dtype_to_type(dtype)
+    return None if scalar is None else types.DType(scalar)
 
 
 def dtype_to_type(dtype: Any) -> types.Type | None:

@@ -26,9 +26,10 @@ from ember.library.numpy.support import (
 )
 from ember.lowering import arrays as arr
 from ember.lowering import iterators
+from ember.lowering.boxing import NativeValue
 from ember.lowering.models import OpaqueModel as _OpaqueModel
 from ember.lowering.models import register_model
-from ember.lowering.registry import box, lower_builtin, lower_cast, lower_getattr
+from ember.lowering.registry import box, lower_builtin, lower_cast, lower_getattr, unbox
 from ember.typing.signature import signature
 from ember.typing.templates import AttributeTemplate, registry
 
@@ -37,10 +38,9 @@ from ember.typing.templates import AttributeTemplate, registry
 
 @typeof_impl.register(np.dtype)
 def _typeof_dtype(value):
-    from ember.dispatcher.typeof import dtype_to_type
+    from ember.dispatcher.typeof import dtype_value_type
 
-    dtype = dtype_to_type(value)
-    return None if dtype is None else types.DType(dtype)
+    return dtype_value_type(value)
 
 
 @typeof_impl.register(type(Ellipsis))
@@ -202,7 +202,7 @@ def dtype_scalar_class(context, builder, typ, value):
 
 @lower_getattr(types.DType, "itemsize")
 def dtype_itemsize(context, builder, typ, value):
-    return arr.const(arr.itemsize_of(typ.dtype))
+    return arr.const(numpy_dtype(typ.dtype).itemsize)
 
 
 @overload_attribute(types.DType, "kind")
@@ -218,6 +218,13 @@ def box_dtype(typ, value, c):
     obj = c.pyapi.borrow_constant(numpy_dtype(typ.dtype))
     c.pyapi.incref(obj)
     return obj
+
+
+@unbox(types.DType)
+def unbox_dtype(typ, obj, c):
+    """A dtype argument carries no data (its type holds it); needed when the call goes through
+    a boxing wrapper (a dtype result, a user type among the arguments)."""
+    return NativeValue(c.context.get_dummy_value(typ))
 
 
 @lower_getattr(types.Array, "T")
@@ -412,6 +419,10 @@ def _type_np_dtype(args, kws):
     """`np.dtype('int64')`, `np.dtype(np.float32)`, `np.dtype(a.dtype)`: known while compiling."""
     if len(args) != 1 or kws:
         return None
+    if isinstance(args[0], types.DType):  # np.dtype(object) too: passing it on is fine
+        return signature(args[0], args[0])
+    if isinstance(args[0], types.StringLiteral) and args[0].literal_value in ("O", "object"):
+        return signature(types.DType(types.pyobject), args[0])
     try:
         return signature(types.DType(parse_dtype(args[0], None)), args[0])
     except TypingError:
@@ -432,9 +443,16 @@ def _same_dtype(a: types.Type, b: types.Type) -> bool | None:
     if not (isinstance(a, types.DType) or isinstance(b, types.DType)):
         return None
     try:
-        return parse_dtype(a, None) == parse_dtype(b, None)
+        return _dtype_named(a) == _dtype_named(b)
     except TypingError:
         return None
+
+
+def _dtype_named(typ: types.Type) -> types.Type:
+    """parse_dtype's answer, and pyobject for np.dtype(object) (which it refuses)."""
+    if isinstance(typ, types.DType) and typ.dtype is types.pyobject:
+        return types.pyobject
+    return parse_dtype(typ, None)
 
 
 @overload(operator.eq)

@@ -1,6 +1,6 @@
 """More argument forms of NumPy functions, written in Python and compiled by ember: keepdims=True
-of the reductions, nansum/nanprod/nanmax/nanmin/nanmean along an axis, order='F' of
-zeros/ones/empty/full, lists of arrays for concatenate, stack, vstack and hstack, and
+of the reductions, nansum/nanprod/nanmax/nanmin/nanmean/nanargmax/nanargmin along an axis,
+order='F' of zeros/ones/empty/full, lists of arrays for concatenate, stack, vstack and hstack, and
 np.unique's return_index/return_inverse/return_counts."""
 
 from __future__ import annotations
@@ -122,6 +122,20 @@ def _nanmin_along(a, axis):
     return np.where(np.all(missing, axis), np.nan, smallest).astype(smallest.dtype)
 
 
+def _nanargmax_along(a, axis):
+    missing = np.isnan(a)
+    if np.any(np.all(missing, axis)):
+        raise ValueError("All-NaN slice encountered")
+    return np.argmax(np.where(missing, -np.inf, a), axis)
+
+
+def _nanargmin_along(a, axis):
+    missing = np.isnan(a)
+    if np.any(np.all(missing, axis)):
+        raise ValueError("All-NaN slice encountered")
+    return np.argmin(np.where(missing, np.inf, a), axis)
+
+
 def _nan_axis_selector(skipping, exact_name: str, whole_name: str):
     """Floats along an axis of a 2-d or larger array: NaN entries skipped; integers and booleans
     hold no NaN (the plain reduction). A vector's axis: the whole-vector form."""
@@ -154,6 +168,8 @@ for _function, _skipping, _exact in (
     (np.nanmean, _nanmean_along, "mean"),
     (np.nanmax, _nanmax_along, "max"),
     (np.nanmin, _nanmin_along, "min"),
+    (np.nanargmax, _nanargmax_along, "argmax"),
+    (np.nanargmin, _nanargmin_along, "argmin"),
 ):
     overload(_function, jit_options=NUMPY_ERRORS)(
         _nan_axis_selector(_skipping, _exact, _function.__name__)

@@ -20,6 +20,7 @@ from ember.library.builtins.int_scalars import cast_stored
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
     as_type,
+    constant_bool,
     is_none,
     is_number,
     np_typer,
@@ -438,13 +439,12 @@ def _linspace_into(out, start, stop, num, endpoint):
 
 
 _linspace_into = njit(**NUMPY_ERRORS)(_linspace_into)
-_linspace_impls = {False: _linspace_impl(np.float64), True: _linspace_impl(np.complex128)}
 
 
 @overload(np.linspace, jit_options=NUMPY_ERRORS)
-def _select_linspace(start, stop, num=50, endpoint=True):
-    num = as_type(num)
-    endpoint = as_type(endpoint)
+def _select_linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None):
+    num, endpoint = as_type(num), as_type(endpoint)
+    dtype = as_type(dtype)
     bounds = [types.unliteral(t) for t in (start, stop)]
     if not all(isinstance(t, types.Integer | types.Float | types.Complex) for t in bounds):
         return None
@@ -452,7 +452,38 @@ def _select_linspace(start, stop, num=50, endpoint=True):
         return None
     # float64 (or complex128) whatever the bounds' width, as Numba (NumPy 2 keeps float32)
     complex_bounds = any(isinstance(t, types.Complex) for t in bounds)
-    return _linspace_impls[complex_bounds]
+    retstep = constant_bool(retstep, "np.linspace: retstep")
+    computed = np.complex128 if complex_bounds else np.float64
+    wanted = numpy_dtype(parse_dtype(dtype, types.complex128 if complex_bounds else types.float64))
+    return _linspace_forms(computed, wanted, retstep)
+
+
+@functools.cache
+def _linspace_forms(computed: np.dtype, wanted: np.dtype, retstep: bool):
+    """linspace(dtype=) (integers floored, as NumPy 2 does) and linspace(retstep=True)."""
+    values = njit(**NUMPY_ERRORS)(_linspace_impl(computed))
+    if wanted == computed and not retstep:
+        return lambda start, stop, num=50, endpoint=True, retstep=False, dtype=None: values(
+            start, stop, num, endpoint
+        )
+    integral = wanted.kind in "iu"
+
+    @njit(**NUMPY_ERRORS)
+    def converted(start, stop, num, endpoint):
+        out = values(start, stop, num, endpoint)
+        return (np.floor(out) if integral else out).astype(wanted)
+
+    if not retstep:
+        return lambda start, stop, num=50, endpoint=True, retstep=False, dtype=None: converted(
+            start, stop, num, endpoint
+        )
+
+    def with_step(start, stop, num=50, endpoint=True, retstep=False, dtype=None):
+        div = num - 1 if endpoint else num
+        step = (stop - start) / div if div > 0 else np.nan
+        return converted(start, stop, num, endpoint), step
+
+    return with_step
 
 
 def _geomspace(start, stop, num, endpoint):

@@ -20,7 +20,12 @@ from ember.library.numpy.support import (
     numpy_dtype,
 )
 
-_NAMESPACE = {"np": np, "AxisError": np.exceptions.AxisError}
+_NAMESPACE = {
+    "np": np,
+    "AxisError": np.exceptions.AxisError,
+    "N0_OTHER_DTYPE": "np.diff(n=0) returns the array itself, whose dtype differs from the "
+    "joined prepend=/append= values: compiled code needs one result dtype; skip the call",
+}
 
 
 def _generated(name: str, source: str):
@@ -61,7 +66,7 @@ def _diff_impl(ndim: int, boolean: bool, datetimes: bool = False):
     if datetimes:
         body = _DATETIME_DIFF
     lines = [
-        "def diff(a, n, axis):",
+        "def diff(a, n=1, axis=-1, prepend=None, append=None):",
         "    if n < 0:",
         "        raise ValueError('order must be non-negative but got ' + str(n))",
         *_axis_branches(ndim, body),
@@ -70,15 +75,65 @@ def _diff_impl(ndim: int, boolean: bool, datetimes: bool = False):
 
 
 @overload(np.diff, jit_options=NUMPY_ERRORS)
-def _select_diff(a, n=1, axis=-1):
+def _select_diff(a, n=1, axis=-1, prepend=None, append=None):
     n, axis = as_type(n), as_type(axis)
+    prepend, append = as_type(prepend), as_type(append)
     if not (is_array(a) and is_integer(n) and is_integer(axis)):
         return None
     if a.ndim == 0:  # NumPy's ValueError, known while compiling (Numba's TypingError)
         raise TypingError("np.diff: diff requires input that is at least one dimensional")
+    if not (is_none(prepend) and is_none(append)):
+        same_dtype = _joined_dtype(a, prepend, append) == numpy_dtype(a.dtype)
+        return _diff_extended_impl(a.ndim, _end_kind(prepend), _end_kind(append), same_dtype)
     return _diff_impl(
         a.ndim, isinstance(a.dtype, types.Boolean), isinstance(a.dtype, types.NPDatetime)
     )
+
+
+def _end_kind(value: types.Type) -> str:
+    """How prepend=/append= joins the array: not at all, as a block of one value, or as is."""
+    if is_none(value):
+        return "none"
+    if isinstance(types.unliteral(value), (types.Number, types.Boolean)):
+        return "scalar"
+    if is_array(value):
+        return "scalar" if value.ndim == 0 else "array"
+    raise TypingError(f"np.diff: prepend= and append= take a number or an array (got {value})")
+
+
+def _joined_dtype(a: types.Type, *ends: types.Type) -> np.dtype:
+    dtypes = [numpy_dtype(a.dtype)]
+    for end in ends:
+        if is_array(end):
+            dtypes.append(numpy_dtype(end.dtype))
+        elif not is_none(end):  # np.full of a Python number: int64, float64 or complex128
+            dtypes.append(numpy_dtype(types.unliteral(end)))
+    return np.result_type(*dtypes)
+
+
+@functools.cache
+def _diff_extended_impl(ndim: int, prepend: str, append: str, same_dtype: bool):
+    """np.diff(a, n, axis, prepend=, append=): NumPy joins the values along the axis first, a
+    number as a block one item thick (n=0 returns `a` itself before joining: a copy here, of
+    the one dtype a compiled function can return)."""
+    block = ", ".join(f"1 if axis == {k} else a.shape[{k}]" for k in range(ndim))
+    parts = {"none": "", "scalar": "np.full(({block},), {name}),", "array": "{name},"}
+    joined = (
+        parts[prepend].format(block=block, name="prepend")
+        + " a, "
+        + parts[append].format(block=block, name="append")
+    )
+    source = f"""
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    if axis < -{ndim} or axis >= {ndim}:
+        raise AxisError('axis is out of bounds for the array')
+    if axis < 0:
+        axis += {ndim}
+    if n == 0:
+        {"return a.copy()" if same_dtype else "raise ValueError(N0_OTHER_DTYPE)"}
+    return np.diff(np.concatenate(({joined}), axis), n, axis)
+"""
+    return _generated("diff", source)
 
 
 # ---------------------------------------------------------------------------- ediff1d

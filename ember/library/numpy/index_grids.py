@@ -1,5 +1,6 @@
 """Index arrays of grids and triangles: np.indices, np.tril_indices, np.triu_indices and their
-`_from` forms (row and column index arrays, in row-major order, as NumPy returns them)."""
+`_from` forms (row and column index arrays, in row-major order, as NumPy returns them), np.ix_,
+np.diag_indices and np.diag_indices_from."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 
 from ember import types
 from ember.decorators import njit
+from ember.errors import TypingError
 from ember.extending import overload
 from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_array, is_integer, is_none
 
@@ -105,3 +107,84 @@ def _select_indices(dimensions):
     if isinstance(dimensions, types.BaseTuple) and all(is_integer(t) for t in dimensions):
         return _indices_impl(len(dimensions))
     return None
+
+
+# ---------------------------------------------------------------------------- ix_, diag_indices
+
+
+@functools.cache
+def _ix_impl(kinds: tuple[str, ...]):
+    """Input k (1-d integers, or booleans standing for their nonzero positions) reshaped to
+    vary along axis k of an open mesh."""
+    count = len(kinds)
+    names = [f"x{k}" for k in range(count)]
+    lines = [f"def ix_({', '.join(names)}):"]
+    results = []
+    for k, kind in enumerate(kinds):
+        picked = f"np.nonzero({names[k]})[0]" if kind == "bool" else f"{names[k]}.copy()"
+        shape = ", ".join("-1" if axis == k else "1" for axis in range(count))
+        results.append(f"{picked}.reshape(({shape},))")
+    lines.append(f"    return ({', '.join(results)},)")
+    namespace = {"np": np}
+    exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - assembled from integers
+    return namespace["ix_"]
+
+
+@overload(np.ix_, jit_options=NUMPY_ERRORS)
+def _select_ix(*args):
+    if not args or not all(is_array(a) for a in args):
+        return None
+    if any(a.ndim != 1 for a in args):
+        raise TypingError("np.ix_: Cross index must be 1 dimensional")
+    kinds = []
+    for a in args:
+        if not isinstance(a.dtype, (types.Integer, types.Boolean)):
+            raise TypingError("np.ix_: arrays used as indices must be of integer (or boolean) type")
+        kinds.append("bool" if isinstance(a.dtype, types.Boolean) else "int")
+    return _ix_impl(tuple(kinds))
+
+
+@functools.cache
+def _diag_indices_impl(ndim: int):
+    namespace = {"np": np}
+    items = ", ".join(["positions"] * ndim)
+    source = f"def diag_indices(n, ndim=2):\n    positions = np.arange(n)\n    return ({items},)\n"
+    exec(source, namespace)  # noqa: S102 - assembled from integers
+    return namespace["diag_indices"]
+
+
+@overload(np.diag_indices, jit_options=NUMPY_ERRORS)
+def _select_diag_indices(n, ndim=2):
+    """The result is a tuple of `ndim` arrays: ndim must be a constant."""
+    if not is_integer(n):
+        return None
+    if isinstance(ndim, types.IntegerLiteral):
+        return _diag_indices_impl(ndim.literal_value)
+    if isinstance(ndim, int):  # omitted: Python's 2
+        return _diag_indices_impl(ndim)
+    raise TypingError("np.diag_indices: ndim must be a constant integer in compiled code")
+
+
+@functools.cache
+def _diag_indices_from_impl(ndim: int):
+    namespace = {"np": np}
+    items = ", ".join(["positions"] * ndim)
+    checks = " or ".join(f"arr.shape[{k}] != arr.shape[0]" for k in range(1, ndim))
+    source = (
+        "def diag_indices_from(arr):\n"
+        f"    if {checks}:\n"
+        "        raise ValueError('All dimensions of input must be of equal length')\n"
+        "    positions = np.arange(arr.shape[0])\n"
+        f"    return ({items},)\n"
+    )
+    exec(source, namespace)  # noqa: S102 - assembled from integers
+    return namespace["diag_indices_from"]
+
+
+@overload(np.diag_indices_from, jit_options=NUMPY_ERRORS)
+def _select_diag_indices_from(arr):
+    if not is_array(arr):
+        return None
+    if arr.ndim < 2:
+        raise TypingError("np.diag_indices_from: input array must be at least 2-d")
+    return _diag_indices_from_impl(arr.ndim)

@@ -108,6 +108,8 @@ def analyze(array_type: types.Array, index_type: types.Type) -> IndexPlan | None
             f"too many indices for array: array is {ndim}-dimensional, but {consumed} were indexed"
         )
     if sum(1 for k in kinds if k in _ADVANCED) > 1:
+        if kinds == ["intarray"] * len(kinds):
+            return None  # integer arrays for the leading axes: multi_index.py picks them
         raise TypingError("ember supports one integer-array or boolean-mask index at a time")
     expanded = []
     for position, kind in enumerate(kinds):

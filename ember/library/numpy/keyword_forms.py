@@ -1,6 +1,7 @@
 """Keyword arguments of NumPy functions beyond their plain forms, written in Python and compiled
 by ember: searchsorted(sorter=), histogram(weights=, density=), interp(period=),
-linalg.norm(axis=, keepdims=) along one axis, and np.apply_along_axis (Numba lacks it)."""
+linalg.norm(axis=, keepdims=) along one axis, np.apply_along_axis (Numba lacks it), and
+order='F' of a.ravel/np.ravel, a.reshape and np.copy."""
 
 from __future__ import annotations
 
@@ -253,3 +254,54 @@ def _select_apply_along_axis(func1d, axis, arr):
     if not (is_array(arr) and arr.ndim >= 1 and is_integer(as_type(axis))):
         return None
     return _apply_along_axis
+
+
+# ---------------------------------------------------------------------------- order='F'
+
+
+def _order_of(order, what: str) -> str:
+    order = as_type(order)
+    if isinstance(order, str):  # omitted: Python's 'C'
+        return order
+    if isinstance(order, types.StringLiteral) and order.literal_value in ("C", "F", "A", "K"):
+        return order.literal_value
+    raise TypingError(f"{what}: order must be the constant 'C', 'F', 'A' or 'K'")
+
+
+def _ravel_fortran(a, order="C"):
+    return a.T.ravel()  # Fortran order is the C order of the reversed axes
+
+
+@overload_method(types.Array, "ravel", jit_options=NUMPY_ERRORS)
+def _select_ravel_order(a, order="C"):
+    return _ravel_fortran if _order_of(order, "a.ravel") == "F" else None
+
+
+@overload(np.ravel, jit_options=NUMPY_ERRORS)
+def _select_np_ravel_order(a, order="C"):
+    if not is_array(a):
+        return None
+    return _ravel_fortran if _order_of(order, "np.ravel") == "F" else None
+
+
+def _reshape_fortran(a, shape, order="C"):
+    return a.T.ravel().reshape(shape[::-1]).T
+
+
+@overload_method(types.Array, "reshape", jit_options=NUMPY_ERRORS)
+def _select_reshape_order(a, shape, order="C"):
+    """a.reshape(shape, order='F'): items taken and placed in Fortran order (a tuple shape)."""
+    if not isinstance(shape, types.BaseTuple):
+        return None
+    return _reshape_fortran if _order_of(order, "a.reshape") == "F" else None
+
+
+def _copy_fortran(a, order="K"):
+    return a.T.copy().T  # a fresh C copy of the reversed axes is a Fortran copy
+
+
+@overload(np.copy, jit_options=NUMPY_ERRORS)
+def _select_copy_order(a, order="K"):
+    if not is_array(a):
+        return None
+    return _copy_fortran if _order_of(order, "np.copy") == "F" else None

@@ -22,6 +22,7 @@ from ember.library.numpy.sorting import select_kth
 from ember.library.numpy.support import (
     NUMPY_ERRORS,
     as_type,
+    constant_bool,
     is_array,
     is_integer,
     is_none,
@@ -197,29 +198,38 @@ def _array_repeat(self, repeats):
 
 
 @functools.cache
-def _meshgrid_impl(ij: bool):
-    def meshgrid(x, y, indexing):
-        xf, yf = x.ravel(), y.ravel()
-        rows, cols = (xf.size, yf.size) if ij else (yf.size, xf.size)
-        xx = np.empty((rows, cols), x.dtype)
-        yy = np.empty((rows, cols), y.dtype)
-        for i in range(rows):
-            for j in range(cols):
-                xx[i, j] = xf[i] if ij else xf[j]
-                yy[i, j] = yf[j] if ij else yf[i]
-        return xx, yy
-
-    return meshgrid
+@functools.cache
+def _meshgrid_impl(count: int, ij: bool, sparse: bool):
+    """NumPy's grids: input k varies along axis k ('ij'; 'xy' swaps the first two axes), each
+    raveled; dense grids are copies broadcast to the full shape (copy=False too)."""
+    names = [f"x{k}" for k in range(count)]
+    axis_of = list(range(count))
+    if not ij and count > 1:
+        axis_of[0], axis_of[1] = 1, 0
+    lines = [f"def meshgrid({', '.join(names)}, indexing='xy', sparse=False, copy=True):"]
+    lines += [f"    f{k} = np.ravel({name})" for k, name in enumerate(names)]
+    sizes = [""] * count
+    for k in range(count):
+        sizes[axis_of[k]] = f"f{k}.size"
+    full = ", ".join(sizes)
+    results = []
+    for k in range(count):
+        shape = ", ".join("-1" if axis == axis_of[k] else "1" for axis in range(count))
+        grid = f"f{k}.copy().reshape(({shape},))"
+        results.append(grid if sparse else f"np.broadcast_to({grid}, ({full},)).copy()")
+    lines.append(f"    return ({', '.join(results)},)")
+    return generated("meshgrid", "\n".join(lines) + "\n")
 
 
 @overload(np.meshgrid, jit_options=NUMPY_ERRORS)
-def _select_meshgrid(x, y, indexing="xy"):
+def _select_meshgrid(*xi, indexing="xy", sparse=False, copy=True):
     indexing = as_type(indexing)
-    if not (is_array(x) and is_array(y)):
+    if not xi or not all(is_array(x) for x in xi):
         return None
     if not isinstance(indexing, types.StringLiteral) or indexing.literal_value not in ("xy", "ij"):
         raise TypingError("np.meshgrid(indexing=...) must be the constant 'xy' or 'ij'")
-    return _meshgrid_impl(indexing.literal_value == "ij")
+    sparse = constant_bool(sparse, "np.meshgrid(sparse=...)")
+    return _meshgrid_impl(len(xi), indexing.literal_value == "ij", sparse)
 
 
 # ---------------------------------------------------------------------------- cross
@@ -345,14 +355,16 @@ def _digitize_sequences(x, bins, right=False):
 # ---------------------------------------------------------------------------- trapezoid
 
 
-def _trapezoid_dx(y, x, dx):
+def _trapezoid_dx(y, x, dx, axis):
+    _axis_jit(axis, 1)
     total = 0.0
     for i in range(1, y.shape[0]):
         total += (y[i] + y[i - 1]) / 2.0
     return total * dx
 
 
-def _trapezoid_x(y, x, dx):
+def _trapezoid_x(y, x, dx, axis):
+    _axis_jit(axis, 1)
     if x.shape[0] != y.shape[0]:
         raise ValueError("x and y must have the same length")
     total = 0.0
@@ -361,14 +373,36 @@ def _trapezoid_x(y, x, dx):
     return total
 
 
-def _select_trapezoid(y, x=None, dx=1.0):
-    x = as_type(x)
-    dx = as_type(dx)
-    if not (is_array(y) and y.ndim == 1) or isinstance(y.dtype, types.Complex):
+def _trapezoid_nd_dx(y, x, dx, axis):
+    """n-d y: NumPy's sum of dx * (y[1:] + y[:-1]) / 2 along the axis (moved last)."""
+    lanes = np.moveaxis(y, axis, -1)
+    return (dx * (lanes[..., 1:] + lanes[..., :-1]) / 2.0).sum(axis=lanes.ndim - 1)
+
+
+def _trapezoid_nd_x(y, x, dx, axis):
+    """x 1-d (the coordinates along the axis) or of y's shape."""
+    lanes = np.moveaxis(y, axis, -1)
+    widths = np.diff(x) if x.ndim == 1 else np.diff(np.moveaxis(x, axis, -1))
+    return (widths * (lanes[..., 1:] + lanes[..., :-1]) / 2.0).sum(axis=lanes.ndim - 1)
+
+
+def _select_trapezoid(y, x=None, dx=1.0, axis=-1):
+    x, dx, axis = as_type(x), as_type(dx), as_type(axis)
+    if not is_array(y) or y.ndim == 0 or not is_integer(axis):
+        return None
+    if y.ndim == 1 and isinstance(y.dtype, types.Complex):
         return None
     if is_none(x):
-        return _trapezoid_dx if is_number(dx) else None
-    return _trapezoid_x if is_array(x) and x.ndim == 1 else None
+        if not is_number(dx):
+            return None
+        return _trapezoid_dx if y.ndim == 1 else _trapezoid_nd_dx
+    if not is_array(x):
+        return None
+    if y.ndim == 1:
+        return _trapezoid_x if x.ndim == 1 else None
+    if x.ndim not in (1, y.ndim):
+        raise TypingError("np.trapezoid: x must be 1-d or of y's shape")
+    return _trapezoid_nd_x
 
 
 for _name in ("trapezoid", "trapz"):  # NumPy 2 renamed trapz; older NumPy has only trapz
@@ -835,11 +869,38 @@ def _ravel_multi_index(multi_index, dims):
     return flat
 
 
+def _ravel_multi_index_arrays(multi_index, dims):
+    """One 1-d integer array per dimension (length-1 arrays broadcast): the flat indices."""
+    count = 1
+    for k in range(len(dims)):
+        length = multi_index[k].shape[0]
+        if length != 1:
+            if count != 1 and length != count:
+                raise ValueError("shape mismatch: objects cannot be broadcast to a single shape")
+            count = length
+    out = np.empty(count, np.intp)
+    for j in range(count):
+        flat = 0
+        for k in range(len(dims)):
+            coordinates = multi_index[k]
+            index = coordinates[0 if coordinates.shape[0] == 1 else j]
+            if index < 0 or index >= dims[k]:
+                raise ValueError("invalid entry in coordinates array")
+            flat = flat * dims[k] + index
+        out[j] = flat
+    return out
+
+
 @overload(np.ravel_multi_index, jit_options=NUMPY_ERRORS)
 def _select_ravel_multi_index(multi_index, dims):
     tuples = isinstance(multi_index, types.UniTuple) and isinstance(dims, types.UniTuple)
-    if tuples and len(multi_index) == len(dims) and is_integer(multi_index.dtype):
-        return _ravel_multi_index if is_integer(dims.dtype) else None
+    if not (tuples and len(multi_index) == len(dims) and is_integer(dims.dtype)):
+        return None
+    if is_integer(multi_index.dtype):
+        return _ravel_multi_index
+    arrays = is_array(multi_index.dtype) and multi_index.dtype.ndim == 1
+    if arrays and isinstance(multi_index.dtype.dtype, types.Integer):
+        return _ravel_multi_index_arrays
     return None
 
 
@@ -1003,6 +1064,10 @@ def _kth_must_be_1d(a, kth):
     raise ValueError("kth must be scalar or 1-D")
 
 
+def _kth_must_be_1d_any_axis(a, kth, axis=-1, kind="introselect", order=None):
+    raise ValueError("kth must be scalar or 1-D")
+
+
 @functools.cache
 def _partition_of_sequence(impl):
     """Lists and tuples: partitioned as the array NumPy makes of them."""
@@ -1035,14 +1100,52 @@ def _select_partition(impl, many_impl):
     return select
 
 
+@functools.cache
+def _along_axis(impl):
+    """partition/argpartition along any axis: the axis moves last and back (NumPy's results
+    are C-contiguous copies too)."""
+    impl_jit = njit(**NUMPY_ERRORS)(impl)
+
+    def along(a, kth, axis=-1, kind="introselect", order=None):
+        if axis < -a.ndim or axis >= a.ndim:
+            raise np.exceptions.AxisError("axis is out of bounds for the array")
+        if axis == -1 or axis == a.ndim - 1:
+            return impl_jit(a, kth)
+        moved = impl_jit(np.moveaxis(a, axis, -1), kth)
+        return np.ascontiguousarray(np.moveaxis(moved, -1, axis))
+
+    return along
+
+
+@functools.cache
+def _flattened(impl):
+    """axis=None: the flattened array."""
+    impl_jit = njit(**NUMPY_ERRORS)(impl)
+    return lambda a, kth, axis=-1, kind="introselect", order=None: impl_jit(a.ravel(), kth)
+
+
+def _select_partition_axis(impl, many_impl, a, kth, axis, kind, order):
+    axis, kind, order = as_type(axis), as_type(kind), as_type(order)
+    if not (is_none(order) and isinstance(types.unliteral(kind), types.UnicodeType)):
+        raise TypingError("np.partition: only kind='introselect' and order=None are supported")
+    chosen = _select_partition(impl, many_impl)(a, kth)
+    if chosen is _kth_must_be_1d:
+        return _kth_must_be_1d_any_axis
+    if chosen is None or not is_array(a):
+        return chosen if is_integer(axis) and not is_array(a) else None
+    if is_none(axis):
+        return _flattened(chosen)
+    return _along_axis(chosen) if is_integer(axis) else None
+
+
 @overload(np.partition, jit_options=NUMPY_ERRORS)
-def _np_partition(a, kth):
-    return _select_partition(_partition, _partition_many)(a, kth)
+def _np_partition(a, kth, axis=-1, kind="introselect", order=None):
+    return _select_partition_axis(_partition, _partition_many, a, kth, axis, kind, order)
 
 
 @overload(np.argpartition, jit_options=NUMPY_ERRORS)
-def _np_argpartition(a, kth):
-    return _select_partition(_argpartition, _argpartition_many)(a, kth)
+def _np_argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    return _select_partition_axis(_argpartition, _argpartition_many, a, kth, axis, kind, order)
 
 
 # ---------------------------------------------------------------------------- to Python values

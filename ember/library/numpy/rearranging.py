@@ -1,6 +1,6 @@
 """More rearranging NumPy functions, written in Python and compiled by ember: np.moveaxis,
-np.resize, np.take_along_axis, np.extract and np.trim_zeros. Those that depend on the rank are
-generated per rank."""
+np.resize, np.take_along_axis, np.put_along_axis, np.extract and np.trim_zeros. Those that
+depend on the rank are generated per rank."""
 
 from __future__ import annotations
 
@@ -129,10 +129,10 @@ def _take_along_flat(arr, indices, axis):
     return np.take(arr.ravel(), indices)
 
 
-@functools.cache
-def _take_along_axis_impl(ndim: int):
-    """out[i0, .., ik, ..] = arr[i0, .., indices[i0, .., ik, ..], ..] for ik along `axis`, the
-    other axes broadcast (a length-1 axis of either stretches)."""
+def _along_axis_source(ndim: int, name: str, params: str, before: str, store: str) -> str:
+    """The loop shared by take_along_axis and put_along_axis: for each position `idx` of the
+    broadcast index shape `shape`, `position` is the wrapped, bounds-checked index along `axis`
+    and `{at}` in `store` the item of arr it designates (a length-1 axis of either stretches)."""
     dims = ", ".join(
         f"(indices.shape[{k}] if axis == {k} or indices.shape[{k}] != 1 else arr.shape[{k}])"
         for k in range(ndim)
@@ -144,29 +144,42 @@ def _take_along_axis_impl(ndim: int):
         for k in range(ndim)
     )
     index_at = ", ".join(f"(idx[{k}] if indices.shape[{k}] != 1 else 0)" for k in range(ndim))
-    source_at = ", ".join(
+    at = ", ".join(
         f"(position if axis == {k} else (idx[{k}] if arr.shape[{k}] != 1 else 0))"
         for k in range(ndim)
     )
-    source = f"""
-def take_along_axis(arr, indices, axis):
+    return f"""
+def {name}({params}):
     if axis < 0:
         axis += {ndim}
     if axis < 0 or axis >= {ndim}:
         raise AxisError('axis is out of bounds for the array')
 {checks}
-    out = np.empty(({dims},), arr.dtype)
+    shape = ({dims},)
+    {before}
     length = arr.shape[axis]
-    for idx in np.ndindex(out.shape):
+    for idx in np.ndindex(shape):
         position = indices[{index_at}]
         if position < -length or position >= length:
             raise IndexError('index out of bounds for the axis')
         if position < 0:
             position += length
-        out[idx] = arr[{source_at}]
-    return out
+        {store.format(at=at)}
 """
-    return _generated("take_along_axis", source)
+
+
+@functools.cache
+def _take_along_axis_impl(ndim: int):
+    """out[i0, .., ik, ..] = arr[i0, .., indices[i0, .., ik, ..], ..] for ik along `axis`, the
+    other axes broadcast (a length-1 axis of either stretches)."""
+    source = _along_axis_source(
+        ndim,
+        "take_along_axis",
+        "arr, indices, axis",
+        "out = np.empty(shape, arr.dtype)",
+        "out[idx] = arr[{at}]",
+    )
+    return _generated("take_along_axis", source + "    return out\n")
 
 
 @overload(np.take_along_axis, jit_options=NUMPY_ERRORS)
@@ -183,6 +196,52 @@ def _select_take_along_axis(arr, indices, axis=-1):
     if indices.ndim != arr.ndim:
         raise TypingError("`indices` and `arr` must have the same number of dimensions")
     return _take_along_axis_impl(arr.ndim)
+
+
+# ---------------------------------------------------------------------------- put_along_axis
+
+
+def _put_along_flat(arr, indices, values, axis):
+    """axis=None: `arr.flat[indices] = values`, values broadcast to the indices."""
+    spread = np.broadcast_to(np.asarray(values), indices.shape)
+    length = arr.size
+    for k in range(indices.shape[0]):
+        position = indices[k]
+        if position < -length or position >= length:
+            raise IndexError("index out of bounds for the flattened array")
+        arr.flat[position + length if position < 0 else position] = spread[k]
+
+
+@functools.cache
+def _put_along_axis_impl(ndim: int):
+    """arr[i0, .., indices[i0, .., ik, ..], ..] = values[i0, .., ik, ..] for ik along `axis`, in
+    C order of the broadcast index shape (a later duplicate wins, as in NumPy)."""
+    source = _along_axis_source(
+        ndim,
+        "put_along_axis",
+        "arr, indices, values, axis",
+        "spread = np.broadcast_to(np.asarray(values), shape)",
+        "arr[{at}] = spread[idx]",
+    )
+    return _generated("put_along_axis", source)
+
+
+@overload(np.put_along_axis, jit_options=NUMPY_ERRORS)
+def _select_put_along_axis(arr, indices, values, axis):
+    axis = as_type(axis)
+    if not (is_array(arr) and is_array(indices) and isinstance(indices.dtype, types.Integer)):
+        return None
+    if arr.readonly:
+        raise TypingError("np.put_along_axis: the array is read-only")
+    if is_none(axis):
+        if indices.ndim != 1:
+            raise TypingError("when axis=None, `indices` must have a single dimension.")
+        return _put_along_flat
+    if not is_integer(axis):
+        return None
+    if indices.ndim != arr.ndim:
+        raise TypingError("`indices` and `arr` must have the same number of dimensions")
+    return _put_along_axis_impl(arr.ndim)
 
 
 # ---------------------------------------------------------------------------- extract, trim_zeros

@@ -57,3 +57,5 @@ import ember.library.numpy.axis_gather
 import ember.library.numpy.keyword_forms
 import ember.library.numpy.more_functions
 import ember.library.numpy.contractions
+import ember.library.numpy.padding
+import ember.library.numpy.multi_index

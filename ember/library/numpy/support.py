@@ -54,6 +54,8 @@ def numpy_dtype(dtype: types.Type) -> np.dtype:
         return dtype.dtype
     if isinstance(dtype, (types.UnicodeCharSeq, types.CharSeq)):
         return np.dtype(f"{dtype.numpy_kind}{dtype.count}")
+    if dtype is types.pyobject:  # np.dtype(object) passed in as a value (types.DType)
+        return np.dtype(object)
     return np.dtype("bool" if isinstance(dtype, types.Boolean) else dtype.name)
 
 
@@ -134,6 +136,12 @@ def _describe_dtype(dtype: np.dtype) -> str:
     }.get(dtype.kind, "not a plain number" if dtype.kind != "f" else "a float width ember lacks")
 
 
+OBJECT_ARRAYS_REFUSED = (
+    "dtype=object: arrays of Python objects cannot be created or used in compiled code; "
+    "use a numeric dtype, or build the object array outside the jitted function"
+)
+
+
 def parse_dtype(
     typ: types.Type, default: types.Type | None = types.float64, function: str = ""
 ) -> types.Type:
@@ -145,6 +153,8 @@ def parse_dtype(
             raise TypingError("a dtype is required here")
         return default
     if isinstance(typ_value, types.DType):
+        if typ_value.dtype is types.pyobject:
+            raise TypingError(OBJECT_ARRAYS_REFUSED)
         return typ_value.dtype
     if isinstance(typ_value, types.TypeRef) and isinstance(
         typ_value.instance_type, (types.Number, types.Boolean, types.Record)
@@ -174,6 +184,16 @@ def parse_dtype(
     ):
         return typ_value  # a NumPy scalar stands for its dtype: dtype=np.complex64(1)
     raise TypingError(f"cannot use a value of type {typ} as a dtype")
+
+
+def constant_bool(value: Any, what: str) -> bool:
+    """The value of a flag that selects the result's type (retstep=, sparse=): a constant
+    True/False, or the omitted default (which an overload receives as Python's bool)."""
+    if isinstance(value, types.BooleanLiteral):
+        return value.literal_value
+    if isinstance(value, bool):
+        return value
+    raise TypingError(f"{what} must be the constant True or False")
 
 
 def refuse_complex_to_real(what: str, source: types.Type, target: types.Type) -> None:

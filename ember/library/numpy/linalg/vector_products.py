@@ -1,5 +1,6 @@
-"""np.inner, np.vdot, np.outer (with out=), np.kron and np.trace (with offset) in compiled code:
-arrays of any layout and, where NumPy takes them, plain numbers; results in NumPy's dtype."""
+"""np.inner (vectors and matrices), np.vdot, np.outer (with out=), np.kron and np.trace (with
+offset) in compiled code: arrays of any layout and, where NumPy takes them, plain numbers;
+results in NumPy's dtype."""
 
 from __future__ import annotations
 
@@ -68,9 +69,30 @@ def _inner(a, b):
 _inner_jit = njit(**NUMPY_ERRORS)(_inner)
 
 
+def _inner_matrices(a, b):
+    return np.dot(a, b.T)  # rows of a against rows of b
+
+
+def _inner_matrix_vector(a, b):
+    return np.dot(a, b)
+
+
+def _inner_vector_matrix(a, b):
+    return np.dot(b, a)
+
+
 @overload(np.inner, jit_options=NUMPY_ERRORS)
 def _select_inner(a, b):
-    return _inner if is_array(a) and is_array(b) and a.ndim == 1 and b.ndim == 1 else None
+    """Sums over the last axes of vectors and matrices."""
+    if not (is_array(a) and is_array(b)):
+        return None
+    forms = {
+        (1, 1): _inner,
+        (2, 2): _inner_matrices,
+        (2, 1): _inner_matrix_vector,
+        (1, 2): _inner_vector_matrix,
+    }
+    return forms.get((a.ndim, b.ndim))
 
 
 def _vdot_real(a, b):
