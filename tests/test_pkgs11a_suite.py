@@ -123,3 +123,46 @@ def test_returned_carray_over_foreign_memory_is_a_view_of_it():
 
 def test_config_names_svml_as_unused():
     assert ember.config.USING_SVML is False
+
+
+# ---------------------------------------------------------------- typed pointers in extensions
+
+
+@intrinsic
+def _load_as_int64(typingctx, array):
+    """Numba extension idiom: the array's data cast to `int64*`, loaded without a type."""
+
+    def codegen(context, builder, sig, args):
+        proxy = context.make_array(sig.args[0])(context, builder, args[0])
+        pointer = builder.bitcast(proxy.data, context.get_value_type(types.CPointer(types.int64)))
+        return builder.load(pointer)
+
+    return types.int64(array), codegen
+
+
+@intrinsic
+def _item_by_gep(typingctx, array, index):
+    """`builder.gep(ary.data, [i])` on the proxy's data (Numba's typed `dtype*`)."""
+
+    def codegen(context, builder, sig, args):
+        proxy = context.make_array(sig.args[0])(context, builder, args[0])
+        return builder.load(builder.gep(proxy.data, [args[1]]))
+
+    return array.dtype(array, types.intp), codegen
+
+
+def test_extension_code_loads_through_typed_pointer_casts():
+    @njit
+    def first_word(a):
+        return _load_as_int64(a)
+
+    @njit
+    def item(a, i):
+        return _item_by_gep(a, i)
+
+    ints = np.array([-(2**40), 7, 9], dtype=np.int64)
+    assert first_word(ints) == ints[0]
+    floats = np.array([1.5, -0.0, np.inf])
+    assert first_word(floats) == floats[:1].view(np.int64)[0]  # the bits, as Numba reads
+    for values in (ints, floats, np.array([3, -1], dtype=np.int8), np.arange(4, dtype=np.uint16)):
+        assert [item(values, i) for i in range(len(values))] == values.tolist()
