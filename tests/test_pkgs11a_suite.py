@@ -166,3 +166,26 @@ def test_extension_code_loads_through_typed_pointer_casts():
     assert first_word(floats) == floats[:1].view(np.int64)[0]  # the bits, as Numba reads
     for values in (ints, floats, np.array([3, -1], dtype=np.int8), np.arange(4, dtype=np.uint16)):
         assert [item(values, i) for i in range(len(values))] == values.tolist()
+
+
+@intrinsic
+def _first_field_as_float(typingctx, array):
+    """A record array's data stays a byte pointer; cast it to `double*` to read field 0."""
+
+    def codegen(context, builder, sig, args):
+        proxy = context.make_array(sig.args[0])(context, builder, args[0])
+        pointer = builder.bitcast(proxy.data, context.get_value_type(types.CPointer(types.float64)))
+        return builder.load(pointer)
+
+    return types.float64(array), codegen
+
+
+def test_record_array_data_casts_to_a_typed_pointer():
+    records = np.zeros(2, dtype=[("x", np.float64), ("n", np.int32)])
+    records["x"] = [-2.25, 4.0]
+
+    @njit
+    def first_x(a):
+        return _first_field_as_float(a)
+
+    assert first_x(records) == -2.25

@@ -357,9 +357,15 @@ class _StructProxy:
             return derived(self._builder, self._getvalue())
         member = self[self._index(name)]
         if name == "data" and isinstance(self._fe_type, types.Array):  # Numba's `dtype*`
-            item = model_of(self._fe_type.dtype).data_type
-            return typed_pointers.typed(self._builder, member, item)
+            return self._typed_data(member)
         return member
+
+    def _typed_data(self, data: llvm.Value) -> llvm.Value:
+        try:
+            item = model_of(self._fe_type.dtype).data_type
+        except NotImplementedError:  # records: items are bytes, left opaque
+            return data
+        return typed_pointers.typed(self._builder, data, item)
 
     def __setattr__(self, name: str, member: llvm.Value) -> None:
         if name.startswith("_"):
