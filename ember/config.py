@@ -77,6 +77,7 @@ OPT = OPT_LEVEL  # Numba's name
 DEBUGINFO_DEFAULT = DEBUGINFO  # Numba's name
 # Numba switches ember has no counterpart for, at the values that say "not in effect".
 DEBUG = DEVELOPER_MODE = FULL_TRACEBACKS = SHOW_HELP = DUMP_BYTECODE = False
+USING_SVML = False  # ember's math calls go to libm, never to Intel's SVML
 DISABLE_PERFORMANCE_WARNINGS = True  # ember emits no performance warnings
 
 

@@ -399,9 +399,11 @@ def unpack_matrix(m):
     return a
 
 
-def test_unpacking_a_2d_array_is_a_clear_error():
-    with pytest.raises(TypingError, match="1-d arrays"):
-        unpack_matrix(np.zeros((2, 2)))
+def test_unpacking_a_2d_array_gives_its_rows_as_python_does():
+    matrix = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(unpack_matrix(matrix), unpack_matrix.py_func(matrix))
+    with pytest.raises(ValueError, match="too many values"):
+        unpack_matrix(np.zeros((3, 2)))
 
 
 # ---------------------------------------------------------------------------- tuples of arrays

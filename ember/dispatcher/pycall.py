@@ -299,7 +299,7 @@ def _box(typ: types.Type, memory: Any, inputs: tuple = (), memo: dict | None = N
     if isinstance(typ, types.Array):
         return arrayboxing.box(typ, memory, inputs, memo)
     if isinstance(typ, types.Record):
-        return arrayboxing.box_record(typ, memory, inputs)
+        return arrayboxing.box_record(typ, memory)
     if isinstance(typ, types.ListType):  # a typed List sharing the native list
         from ember.typed.typedlist import List
 

@@ -30,7 +30,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.lowering import arrays as refs
-from ember.lowering import callconv
+from ember.lowering import callconv, typed_pointers
 from ember.lowering.models import model_of
 from ember.lowering.objmode_containers import box_container, is_container, unbox_argument
 from ember.lowering.pyapi import PythonAPI, _FunctionPointer
@@ -144,7 +144,7 @@ def build_wrapper(sig: Signature, address: int, keepalive: list) -> tuple[llvm.M
     module.triple = jit.triple
     module.data_layout = jit.data_layout
     function = llvm.Function(module, llvm.FunctionType(_PTR, [_PTR]), symbol)
-    builder = llvm.IRBuilder(function.append_basic_block("entry"))
+    builder = typed_pointers.IRBuilder(function.append_basic_block("entry"))
     pyapi = PythonAPI(CPUContext(), builder, keepalive)
     c = BoxContext(pyapi.context, builder, pyapi)
     c.arguments = function.args[0]
@@ -223,7 +223,7 @@ def _compile_item_boxer(typ: types.Type) -> Callable[[int, int], Any]:
     module.data_layout = jit.data_layout
     i64 = llvm.IntType(64)
     function = llvm.Function(module, llvm.FunctionType(_PTR, [_PTR, i64]), symbol)
-    builder = llvm.IRBuilder(function.append_basic_block("entry"))
+    builder = typed_pointers.IRBuilder(function.append_basic_block("entry"))
     keepalive: list = []
     pyapi = PythonAPI(CPUContext(), builder, keepalive)
     model = model_of(typ)

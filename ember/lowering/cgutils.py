@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.lowering import typed_pointers
 from ember.lowering.callconv import alloca_in_entry
 from ember.lowering.models import StructModel, model_of
 
@@ -354,7 +355,17 @@ class _StructProxy:
         derived = getattr(self._datamodel, "derived_members", {}).get(name)
         if derived is not None:  # a member of Numba's layout ember's model computes
             return derived(self._builder, self._getvalue())
-        return self[self._index(name)]
+        member = self[self._index(name)]
+        if name == "data" and isinstance(self._fe_type, types.Array):  # Numba's `dtype*`
+            return self._typed_data(member)
+        return member
+
+    def _typed_data(self, data: llvm.Value) -> llvm.Value:
+        try:
+            item = model_of(self._fe_type.dtype).data_type
+        except NotImplementedError:  # records: items are bytes, left opaque
+            return data
+        return typed_pointers.typed(self._builder, data, item)
 
     def __setattr__(self, name: str, member: llvm.Value) -> None:
         if name.startswith("_"):

@@ -17,7 +17,7 @@ from ember.errors import EmberError, LoweringError
 from ember.ir import nodes as ir
 from ember.library.builtins import ranges as range_builtins
 from ember.lowering import arrays as refs
-from ember.lowering import callconv, classes, lists, optional, stack_check
+from ember.lowering import callconv, classes, lists, optional, stack_check, typed_pointers
 from ember.lowering import exceptions as exception_lowering
 from ember.lowering.block_values import block_local_values, is_long
 from ember.lowering.calls import CallLowering
@@ -106,7 +106,7 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
             label: self.function.append_basic_block(f"B{label}")
             for label in sorted(self.func_ir.blocks)
         }
-        self.builder = llvm.IRBuilder(entry)
+        self.builder = typed_pointers.IRBuilder(entry)  # (extension code casts pointers)
         self.arg_values = callconv.decode_arguments(self.builder, self.sig, self.function)
         self.borrowed_fields = classes.borrowed_field_reads(self.func_ir, self.typemap)
         self.borrowed_args = borrowed_arguments(self.func_ir) | self.borrowed_fields

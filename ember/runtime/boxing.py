@@ -194,6 +194,10 @@ def box(
     parent = _find_parent(memory.parent, inputs)
     if parent is None:  # a record's sub-array field: a view of the argument holding it
         parent = _holder_of(memory.data or 0, inputs, owners)
+    if parent is None:  # foreign memory (carray over a pointer): a view owning nothing, as Numba
+        return _with_fields(
+            typ, np.asarray(_BorrowedView(None, _interface(typ, memory, shape, strides)))
+        )
     if parent is owners:
         view = np.asarray(_BorrowedView(owners, _interface(typ, memory, shape, strides)))
         return _with_fields(typ, view)
@@ -210,7 +214,8 @@ def box(
 def _holder_of(address: int, inputs: tuple, owners: tuple = ()) -> Any:
     """The argument (an ndarray or a NumPy record) or frozen global array whose bytes hold
     `address`; else `owners` (extension arguments, which hold memory of their own) when there
-    are any. Anything else was made by the call and is freed when it returns: refused."""
+    are any; else None: memory no runtime block owns and no argument holds is foreign (a
+    `carray` over a pointer), since every array the call makes carries its block."""
     import numpy as np
     from numpy.lib.array_utils import byte_bounds
 
@@ -221,24 +226,16 @@ def _holder_of(address: int, inputs: tuple, owners: tuple = ()) -> Any:
             low, high = byte_bounds(value)
             if low <= address < high:
                 return value
-    if owners:
-        return owners
-    raise TypeError(
-        "ember: a returned record (or a record's sub-array field) lies in an array made inside "
-        "the function, which is freed when it returns: return `a[i:i + 1]` (an array), the "
-        "field's `.copy()`, or the values as a tuple"
-    )
+    return owners or None
 
 
-def box_record(typ: types.Record, memory: Any, inputs: tuple) -> Any:
+def box_record(typ: types.Record, memory: Any) -> Any:
     """A returned record ({meminfo, data}, RecordModel): a copy of its bytes as a NumPy record
     (np.record, a np.void whose fields read as attributes too), as Numba returns. Its reference
     (a record kept alive by its memory's meminfo) is released; one holding none lies in an
-    argument."""
+    argument or in foreign memory."""
     import numpy as np
 
-    if not memory.meminfo:
-        _holder_of(memory.data or 0, inputs)
     holder = np.empty(1, typ.dtype)
     ctypes.memmove(holder.ctypes.data, memory.data, typ.size)
     if memory.meminfo:

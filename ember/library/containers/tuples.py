@@ -438,20 +438,20 @@ def _pack(context, builder, tuple_type, members):
 
 @registry.typer(ir.ExhaustIter)
 def _type_unpack(args, kws):
-    """`a, b = arr`: a 1-d array of run-time length unpacks into a tuple of its items."""
+    """`a, b = arr`: an array of run-time length unpacks along its first axis into a tuple of
+    its items (1-d) or of views of its rows (n-d), as iterating over it yields."""
     source, count = args
     if isinstance(source, types.Array):
-        if source.ndim != 1:
-            raise TypingError(
-                f"cannot unpack a {source.ndim}-d array: only 1-d arrays unpack (a, b = arr)"
-            )
-        return signature(types.UniTuple(source.dtype, count.literal_value), source)
+        if source.ndim == 0:
+            raise TypingError("cannot unpack a 0-d array (it is not iterable)")
+        item = source.dtype if source.ndim == 1 else types.ArrayIterator(source).yield_type
+        return signature(types.UniTuple(item, count.literal_value), source)
     return None
 
 
 @lower_builtin(ir.ExhaustIter, types.Array)
 def unpack_array(context, builder, sig, args):
-    """Check the length as CPython does (its messages), then load each item."""
+    """Check the length as CPython does (its messages), then load each item (or view)."""
     array_type = sig.args[0]
     fields = refs.unpack(builder, array_type, args[0])
     length, count = fields.shape[0], len(sig.return_type)
@@ -461,6 +461,14 @@ def unpack_array(context, builder, sig, args):
         short = builder.icmp_signed("==", length, refs.const(got))
         message = f"not enough values to unpack (expected {count}, got {got})"
         context.guard(builder, short, ValueError, message)
+    if array_type.ndim > 1:
+        from ember.library.numpy.arrays import item_at  # (containers load before numpy)
+
+        result = llvm.Constant(context.value_type(sig.return_type), llvm.Undefined)
+        for index in range(count):  # each view is a new reference, which the tuple takes
+            view = item_at(context, builder, array_type, fields, refs.const(index))
+            result = builder.insert_value(result, view, index)
+        return result
     members = []
     for index in range(count):
         pointer = refs.element_pointer(builder, array_type, fields, [refs.const(index)])
