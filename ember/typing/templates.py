@@ -143,14 +143,33 @@ class CallableTemplate(FunctionTemplate):
 
     def apply(self, args: tuple, kws: dict) -> Signature | None:
         typer = self.generic()
+        pysig = getattr(typer, "pysig", None) or inspect.signature(typer)
         try:
-            inspect.signature(typer).bind(*args, **kws)
+            bound = pysig.bind(*args, **kws)
         except TypeError:  # not this arity or these keywords: decline
             return None
         result = typer(*args, **kws)
-        if result is None or isinstance(result, Signature):
-            return result
-        return Signature(result, args)
+        if result is None:
+            return None
+        if not kws:
+            return result if isinstance(result, Signature) else Signature(result, args)
+        return _folded_keywords(result, bound, pysig)
+
+
+def _folded_keywords(
+    result: Any, bound: inspect.BoundArguments, pysig: inspect.Signature
+) -> Signature:
+    """The signature of a typer's call with keyword arguments, as Numba's: the arguments in
+    the typer's parameter order (omitted trailing parameters left out, so lowering matches on
+    the arguments given) and the typer's signature, by which lowering places them."""
+    if bound.kwargs:  # a keyword-only parameter, or one after an omitted one
+        raise TypingError(f"unsupported call signature: keywords {sorted(bound.kwargs)}")
+    folded = tuple(bound.args)
+    parameters = list(pysig.parameters.values())[: len(folded)]
+    trimmed = pysig.replace(parameters=parameters)
+    if isinstance(result, Signature):
+        return result.replace(pysig=trimmed)
+    return Signature(result, folded, pysig=trimmed)
 
 
 class AttributeTemplate:
