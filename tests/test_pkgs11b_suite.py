@@ -175,3 +175,35 @@ def test_typed_dict_of_extension_values_boxes_through_its_box():
         return [s.total() for s in jitted(values, scales).values()]
 
     assert_frees_all(roundtrip, lambda: values.copy(), lambda: scales.copy(), calls=50)
+
+
+# ------------------------------------------------------------------ register_jitable closures
+
+
+def test_register_jitable_closure_compiles_per_caller_options():
+    """pandas re-registers a user's function for each set of engine_kwargs (nogil, parallel):
+    the implementation is compiled per set of the caller's options (Numba's rule), so a caller
+    with other options sees the closure's current cells."""
+    from ember.extending import register_jitable
+
+    factor = 2
+
+    def scaled(values):
+        return values.sum() * factor
+
+    register_jitable(scaled)
+
+    @ember.njit(nogil=True)
+    def with_nogil(values):
+        return scaled(values)
+
+    values = np.array([1.0, -2.5, 4.0])
+    assert with_nogil(values) == scaled(values) == 5.0
+    factor = -3
+    register_jitable(scaled)
+
+    @ember.njit
+    def plain(values):
+        return scaled(values)
+
+    assert plain(values) == scaled(values) == -7.5
