@@ -441,6 +441,33 @@ def make_overload_template(
     )
 
 
+def fold_arguments(
+    pysig: inspect.Signature,
+    args: tuple,
+    kws: Any,
+    normal_handler: Callable,
+    default_handler: Callable,
+    stararg_handler: Callable,
+) -> tuple:
+    """Numba's helper for templates that place a call's arguments by a Python signature: one
+    value per parameter of `pysig`, in order. A passed argument becomes
+    `normal_handler(index, param, value)`, an omitted one `default_handler(index, param,
+    default)`, and the `*args` parameter `stararg_handler(index, param, values)` (a tuple,
+    empty when none are passed). Arguments that do not bind raise TypeError."""
+    bound = pysig.bind(*args, **dict(kws))
+    folded = []
+    for index, param in enumerate(pysig.parameters.values()):
+        if param.kind is param.VAR_POSITIONAL:
+            folded.append(stararg_handler(index, param, tuple(bound.arguments.get(param.name, ()))))
+        elif param.name in bound.arguments:
+            folded.append(normal_handler(index, param, bound.arguments[param.name]))
+        elif param.kind is param.VAR_KEYWORD:
+            raise TypeError(f"fold_arguments: **{param.name} is not supported")
+        else:
+            folded.append(default_handler(index, param, param.default))
+    return tuple(folded)
+
+
 def __getattr__(name: str) -> Any:
     """`typing.Context` (Numba's typing context class, as `numba.core.typing` exports it)."""
     if name == "Context":
