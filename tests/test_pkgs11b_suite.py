@@ -207,3 +207,210 @@ def test_register_jitable_closure_compiles_per_caller_options():
         return scaled(values)
 
     assert plain(values) == scaled(values) == -7.5
+
+
+# ------------------------------------------------------------------ rocket-fft's registration
+
+
+def _window_sum(a, start=0, stop=None):
+    """sum(a[start:stop]) (pure Python: the reference and the registered global)."""
+    return float(sum(a[start:stop]))
+
+
+def _window_sum_stub(a, start=0, stop=None): ...
+
+
+def _register_window_sum():
+    """As rocket-fft registers numpy.fft.fft: a template placing the arguments by a stub's
+    signature with fold_arguments (omitted ones as types.Omitted), one VarArg lowering."""
+    import inspect
+
+    from ember.core.typing.templates import AbstractTemplate, fold_arguments, infer_global
+    from ember.core.typing.templates import signature as make_signature
+    from llvmlite import ir as llvm
+
+    pysig = inspect.signature(_window_sum_stub)
+
+    class WindowSum(AbstractTemplate):
+        key = _window_sum
+
+        def generic(self, args, kws):
+            folded = fold_arguments(
+                pysig,
+                args,
+                kws,
+                lambda index, param, value: value,
+                lambda index, param, default: types.Omitted(default),
+                lambda index, param, values: types.Tuple(values),
+            )
+            return make_signature(types.float64, *folded).replace(pysig=pysig)
+
+    infer_global(_window_sum, types.Function(WindowSum))
+
+    def bound(context, builder, typ, value, length, fallback):
+        """An int64 bound: the omitted default or None -> `fallback`, negatives from the end."""
+        if isinstance(typ, (types.Omitted, types.NoneType)) and (
+            not isinstance(typ, types.Omitted) or typ.value is None
+        ):
+            return fallback
+        if isinstance(typ, types.Omitted):
+            value = llvm.Constant(llvm.IntType(64), typ.value)
+        negative = builder.icmp_signed("<", value, llvm.Constant(value.type, 0))
+        wrapped = builder.select(negative, builder.add(value, length), value)
+        low = builder.select(
+            builder.icmp_signed("<", wrapped, llvm.Constant(value.type, 0)),
+            llvm.Constant(value.type, 0),
+            wrapped,
+        )
+        return builder.select(builder.icmp_signed(">", low, length), length, low)
+
+    @lower_builtin(_window_sum, types.VarArg(types.Any))
+    def _lower(context, builder, sig, args):
+        array = context.make_array(sig.args[0])(context, builder, args[0])
+        length = builder.extract_value(array.shape, 0)
+        zero = llvm.Constant(llvm.IntType(64), 0)
+        start = bound(context, builder, sig.args[1], args[1], length, zero)
+        stop = bound(context, builder, sig.args[2], args[2], length, length)
+        total = cgutils.alloca_once_value(builder, llvm.Constant(llvm.DoubleType(), 0.0))
+        with cgutils.for_range_slice(builder, start, stop, zero.type(1)) as (index, _):
+            double = llvm.DoubleType()
+            item = builder.load(builder.gep(array.data, [index], source_etype=double), typ=double)
+            builder.store(builder.fadd(builder.load(total), item), total)
+        return builder.load(total)
+
+
+_register_window_sum()
+
+
+def test_fold_arguments_template_with_one_vararg_lowering():
+    """Positional, keyword and omitted arguments reach the lowering placed by the stub's
+    signature, omitted ones as types.Omitted with their defaults."""
+
+    @ember.njit
+    def sums(a, i, j):
+        return (
+            _window_sum(a),
+            _window_sum(a, i),
+            _window_sum(a, i, j),
+            _window_sum(a, stop=j),
+            _window_sum(a, start=i, stop=j),
+            _window_sum(a, i, None),
+        )
+
+    a = np.array([1.5, -2.0, 4.0, 8.0, 0.25])
+    for i in range(-7, 7):
+        for j in range(-7, 7):
+            assert sums(a, i, j) == sums.py_func(a.tolist(), i, j), (i, j)
+    assert sums(np.array([]), 0, 3) == (0.0,) * 6
+
+
+def test_fold_arguments_handlers_and_errors():
+    """Each parameter goes through its handler in order; *args as a tuple (empty when none
+    are passed); arguments that do not bind raise TypeError, as inspect's bind does."""
+    import inspect
+
+    from ember.core.typing.templates import fold_arguments
+
+    def stub(a, b=2, *rest, c=3):
+        pass
+
+    pysig = inspect.signature(stub)
+
+    def fold(args, kws):
+        return fold_arguments(
+            pysig,
+            args,
+            kws,
+            lambda i, p, v: ("passed", i, v),
+            lambda i, p, d: ("default", i, d),
+            lambda i, p, vs: ("star", i, vs),
+        )
+
+    assert fold((1,), {}) == (
+        ("passed", 0, 1),
+        ("default", 1, 2),
+        ("star", 2, ()),
+        ("default", 3, 3),
+    )
+    assert fold((1, 5, 6, 7), {"c": 9}) == (
+        ("passed", 0, 1),
+        ("passed", 1, 5),
+        ("star", 2, (6, 7)),
+        ("passed", 3, 9),
+    )
+    assert fold((), {"a": 4, "b": 0})[:2] == (("passed", 0, 4), ("passed", 1, 0))
+    with pytest.raises(TypeError):
+        fold((), {})
+    with pytest.raises(TypeError):
+        fold((1,), {"d": 1})
+
+
+# ------------------------------------------------------------------ ListInstance, NRT C API
+
+
+def test_list_instance_reads_size_capacity_items_and_data():
+    """An @intrinsic reading a reflected list with Numba's ListInstance: its size, the item
+    storage (NULL for an empty list), and items by index."""
+    from llvmlite import ir as llvm
+
+    from ember.cpython.listobj import ListInstance
+    from ember.extending import intrinsic
+
+    @intrinsic
+    def list_facts(typingctx, lst):
+        sig = types.UniTuple(types.int64, 4)(lst)
+
+        def codegen(context, builder, sig, args):
+            instance = ListInstance(context, builder, sig.args[0], args[0])
+            i64 = llvm.IntType(64)
+            size = instance.size
+            data = builder.ptrtoint(instance.data, i64)
+            total = cgutils.alloca_once_value(builder, i64(0))
+            with cgutils.for_range(builder, size) as loop:
+                item = instance.getitem(loop.index)
+                builder.store(builder.add(builder.load(total), item), total)
+            first_via_data = cgutils.alloca_once_value(builder, i64(-1))
+            with builder.if_then(builder.icmp_signed(">", size, i64(0))):
+                pointer = builder.inttoptr(data, i64.as_pointer())
+                builder.store(builder.load(pointer), first_via_data)
+            enough_room = builder.zext(builder.icmp_signed(">=", instance.allocated, size), i64)
+            facts = [size, builder.load(total), builder.load(first_via_data), enough_room]
+            return context.make_tuple(builder, sig.return_type, facts)
+
+        return sig, codegen
+
+    @ember.njit
+    def facts(n):
+        lst = [0]
+        lst.clear()
+        for i in range(n):
+            lst.append(i * i - 3)
+        return list_facts(lst)
+
+    for n in (0, 1, 2, 5, 100):
+        items = [i * i - 3 for i in range(n)]
+        assert facts(n) == (n, sum(items), items[0] if items else -1, 1)
+
+
+def test_nrt_c_helpers_get_api_allocates_and_releases():
+    """`_nrt_python.c_helpers["get_api"]`: a C function returning the runtime's API table;
+    a block allocated through the table and released through it is freed."""
+    import ctypes
+
+    from ember.core.runtime import _nrt_python
+
+    get_api = ctypes.CFUNCTYPE(ctypes.c_void_p)(_nrt_python.c_helpers["get_api"])
+    table = (ctypes.c_void_p * 6).from_address(get_api())
+    allocate = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_size_t)(table[0])
+    acquire, release = (ctypes.CFUNCTYPE(None, ctypes.c_void_p)(table[i]) for i in (3, 4))
+    get_data = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)(table[5])
+    before = ember.runtime.stats()
+    meminfo = allocate(64)
+    data = get_data(meminfo)
+    ctypes.memmove(data, bytes(range(64)), 64)
+    assert ctypes.string_at(data, 64) == bytes(range(64))
+    acquire(meminfo)
+    release(meminfo)
+    assert ember.runtime.stats().live == before.live + 1
+    release(meminfo)
+    assert ember.runtime.stats().live == before.live
