@@ -414,3 +414,48 @@ def test_nrt_c_helpers_get_api_allocates_and_releases():
     assert ember.runtime.stats().live == before.live + 1
     release(meminfo)
     assert ember.runtime.stats().live == before.live
+
+
+# ------------------------------------------------------------------ views no block owns
+
+
+def test_returned_view_without_meminfo_or_parent_boxes_over_the_argument():
+    """rocket-fft's scipy.fft(x, overwrite_x=True) returns the input's memory as a value with
+    neither meminfo nor parent (a new array object, as SciPy's): it boxes as a new ndarray
+    viewing the argument (which it keeps alive), not as the argument itself."""
+    import gc
+
+    from llvmlite import ir as llvm
+
+    from ember.extending import intrinsic
+
+    @intrinsic
+    def unowned_view(typingctx, a):
+        sig = a(a)
+
+        def codegen(context, builder, sig, args):
+            array = cgutils.create_struct_proxy(sig.args[0])(context, builder, value=args[0])
+            null = llvm.Constant(array.parent.type, None)
+            array.meminfo = llvm.Constant(array.meminfo.type, None)
+            array.parent = null
+            return array._getvalue()
+
+        return sig, codegen
+
+    @ember.njit
+    def view(a):
+        return unowned_view(a)
+
+    @ember.njit
+    def view_with_flag(a, flag=True):
+        return unowned_view(a) if flag else a
+
+    for x in (np.arange(6.0), np.arange(12).reshape(3, 4), np.ones((2, 2), np.complex64).T):
+        for got in (view(x), view_with_flag(x), view_with_flag(x, flag=True)):
+            assert got is not x
+            assert np.shares_memory(got, x)
+            np.testing.assert_array_equal(got, x)
+            assert got.strides == x.strides
+    got = view(np.arange(1000.0))
+    gc.collect()
+    np.testing.assert_array_equal(got, np.arange(1000.0))  # the argument lives on in its base
