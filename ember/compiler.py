@@ -344,9 +344,11 @@ def _tolerant_typemap(state: CompileState):
     from ember.typing.infer import TypeInferer
 
     def make_inferer(func_ir):
-        return TypeInferer(
+        inferer = TypeInferer(
             TypingContext(), func_ir, state.arg_types, state.declared_return, state.options.locals
         )
+        inferer.target_options = state.options
+        return inferer
 
     return tolerant_typemap(make_inferer)
 
@@ -403,6 +405,7 @@ def infer_types(state: CompileState) -> None:
             state.options.locals,
             returns_to_python=not state.for_caller,
         )
+        inferer.target_options = state.options  # overload implementations compile with them
         state.inferer = inferer  # self-recursive calls read the return type inferred so far
         state.typing = inferer.infer()
         return inferer

@@ -189,13 +189,16 @@ class ArrayCodegen(EntryBuilder):
         parent_or_none = b.select(
             b.icmp_unsigned("==", parent, null), _object_constant(None), parent
         )
+        # then the call's arguments: an array no block owns may view one of them (an
+        # extension's native code returns views with neither meminfo nor parent)
+        passed = [address, parent_or_none, *getattr(self, "argument_objects", [])]
         self.alloca_builder.position_at_start(self._entry)
-        arguments = self.alloca_builder.alloca(_PTR, size=2, name="box.array.args")
-        b.store(address, arguments)
-        b.store(parent_or_none, b.gep(arguments, [ir.Constant(_I64, 1)], source_etype=_PTR))
+        arguments = self.alloca_builder.alloca(_PTR, size=len(passed), name="box.array.args")
+        for index, value in enumerate(passed):
+            b.store(value, b.gep(arguments, [ir.Constant(_I64, index)], source_etype=_PTR))
         boxer = _object_constant(self.array_boxers[kind])
         result = self.call_capi(
-            "PyObject_Vectorcall", [boxer, arguments, ir.Constant(_SSIZE, 2), null]
+            "PyObject_Vectorcall", [boxer, arguments, ir.Constant(_SSIZE, len(passed)), null]
         )
         self.call_capi("Py_DecRef", [address])
         call_end = b.block

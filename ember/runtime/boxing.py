@@ -192,6 +192,7 @@ def box(
             memo[key] = result
         return result
     parent = _find_parent(memory.parent, inputs)
+    is_parent = parent is not None  # the value's own parent object, not just its memory's
     if parent is None:  # a record's sub-array field: a view of the argument holding it
         parent = _holder_of(memory.data or 0, inputs, owners)
     if parent is None:  # foreign memory (carray over a pointer): a view owning nothing, as Numba
@@ -201,7 +202,7 @@ def box(
     if parent is owners:
         view = np.asarray(_BorrowedView(owners, _interface(typ, memory, shape, strides)))
         return _with_fields(typ, view)
-    if _views_all_of(parent, typ, memory, shape, strides):
+    if is_parent and _views_all_of(parent, typ, memory, shape, strides):
         return parent
     view = _with_fields(
         typ, np.asarray(_BorrowedView(parent, _interface(typ, memory, shape, strides)))
@@ -270,11 +271,12 @@ def _adopted_parent(memory: Any) -> Any:
     return ctypes.cast(memory.parent, ctypes.py_object).value
 
 
-def box_at(typ: types.Array, address: int, parent: Any) -> Any:
-    """Box the array value a native entry left at `address` (its parent: an argument or None);
-    takes over the value's reference."""
+def box_at(typ: types.Array, address: int, parent: Any, *arguments: Any) -> Any:
+    """Box the array value a native entry left at `address` (its parent: an argument or None;
+    without one, the call's `arguments`, whose memory it may view); takes over the value's
+    reference."""
     memory = memory_ctype(typ).from_address(address)
-    return box(typ, memory, () if parent is None else (parent,))
+    return box(typ, memory, arguments if parent is None else (parent,))
 
 
 _constants: dict[int, Any] = {}  # frozen copies of global arrays, by address, kept alive

@@ -38,7 +38,34 @@ def _member_ctype(typ: types.Type) -> type:
 
     if isinstance(typ, _CHARS):
         return ctypes.c_uint8 * max(typ.size, 1)
+    if _extension_boxed(typ):
+        return _opaque_ctype(typ)
     return _memory_ctype(typ)
+
+
+def _extension_boxed(typ: types.Type) -> bool:
+    """Whether a member's Python value comes from an extension's @box (a Series of pandas'
+    numba extension, say), whose memory only the type's data model describes."""
+    from ember.lowering.boxing import user_boxed_item
+
+    return user_boxed_item(typ)
+
+
+_UNITS = {1: ctypes.c_uint8, 2: ctypes.c_uint16, 4: ctypes.c_uint32, 8: ctypes.c_uint64}
+
+
+def _opaque_ctype(typ: types.Type) -> type:
+    """Bytes of the size and alignment of `typ`'s data model, so the entry's other fields
+    stay where the compiled code puts them."""
+    from ember.lowering.context import CPUContext
+
+    context = CPUContext()
+    data_type = context.data_type(typ)
+    size = context.get_abi_sizeof(data_type)
+    unit = _UNITS.get(context.get_abi_alignment(data_type))
+    if unit is None:
+        raise TypeError(f"ember cannot read native {typ} values of a dict from Python")
+    return unit * max(size // ctypes.sizeof(unit), 1)
 
 
 @functools.cache
@@ -64,7 +91,16 @@ def _box_member(typ: types.Type, memory: Any) -> Any:
         return bytes(memory)[: typ.size].decode("utf-32-le").rstrip("\0")
     if isinstance(typ, types.CharSeq):
         return bytes(memory)[: typ.size].rstrip(b"\0")
+    if _extension_boxed(typ):
+        return _box_extension_member(typ, memory)
     return box_kept(typ, memory)
+
+
+def _box_extension_member(typ: types.Type, memory: Any) -> Any:
+    """Through the type's @box, compiled (the entry keeps its reference)."""
+    from ember.lowering.boxing import item_boxer
+
+    return item_boxer(typ)(ctypes.addressof(memory), 0)
 
 
 def entries(table_type: types.HashTable, meminfo: int, pairs: bool = True) -> Iterator:
@@ -156,6 +192,8 @@ def _kept_value(value_type: types.Type, memory: Any) -> Any:
     it, as in Numba), anything else is boxed."""
     from ember.dispatcher.pycall import box_kept
 
+    if _extension_boxed(value_type):
+        return _box_extension_member(value_type, memory)
     if not isinstance(value_type, types.List):
         return box_kept(value_type, memory)
     from ember.runtime import nrt

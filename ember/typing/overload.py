@@ -15,9 +15,9 @@ with `context.call_compiled`, which links its module into the caller so LLVM inl
                 return n
             return len_impl
 
-Implementations are compiled twice at most: once while typing (default options, only the
-signature is used) and once per distinct set of caller options (`error_model`, `fastmath`...)
-when lowering, so an implementation follows the options of the function that calls it.
+Implementations are compiled once per distinct set of caller options (`error_model`,
+`fastmath`...): typing compiles them with the options of the function being typed, and lowering
+uses that compilation, so an implementation follows the options of the function that calls it.
 """
 
 from __future__ import annotations
@@ -79,10 +79,9 @@ class Implementation:
         return found
 
     def type_call(self, args: tuple) -> Signature:
-        """Compile for `args` (default options) and return the full signature."""
-        from ember.lowering.context import TargetOptions
-
-        return self.dispatcher(TargetOptions()).type_call(args, {})
+        """Compile for `args` with the options of the function being typed (as lowering will
+        use them: one compilation serves both) and return the full signature."""
+        return self.dispatcher(_caller_options()).type_call(args, {})
 
     def compiled(self, options: Any, full_args: tuple) -> Any:
         """The CompileResult for the caller's options (compiling it on first use)."""
@@ -178,6 +177,16 @@ def _with_omitted(params: list, given: dict) -> tuple:
     """One type per parameter: the given argument's, or `types.Omitted(default)` for one the
     call left out (so calls passing and omitting an argument differ, as Numba's signatures)."""
     return tuple(given[p.name] if p.name in given else types.Omitted(p.default) for p in params)
+
+
+def _caller_options() -> Any:
+    """The target options of the function whose typing asks (defaults outside a compile).
+    Numba, too, compiles an implementation per set of its callers' flags: a closure's cells
+    are read again for callers with other options."""
+    from ember.lowering.context import TargetOptions
+    from ember.typing.infer import running_inferer
+
+    return getattr(running_inferer(), "target_options", None) or TargetOptions()
 
 
 # Per function (weakly: a closure made per call goes with its last user), per jit_options.

@@ -143,14 +143,33 @@ class CallableTemplate(FunctionTemplate):
 
     def apply(self, args: tuple, kws: dict) -> Signature | None:
         typer = self.generic()
+        pysig = getattr(typer, "pysig", None) or inspect.signature(typer)
         try:
-            inspect.signature(typer).bind(*args, **kws)
+            bound = pysig.bind(*args, **kws)
         except TypeError:  # not this arity or these keywords: decline
             return None
         result = typer(*args, **kws)
-        if result is None or isinstance(result, Signature):
-            return result
-        return Signature(result, args)
+        if result is None:
+            return None
+        if not kws:
+            return result if isinstance(result, Signature) else Signature(result, args)
+        return _folded_keywords(result, bound, pysig)
+
+
+def _folded_keywords(
+    result: Any, bound: inspect.BoundArguments, pysig: inspect.Signature
+) -> Signature:
+    """The signature of a typer's call with keyword arguments, as Numba's: the arguments in
+    the typer's parameter order (omitted trailing parameters left out, so lowering matches on
+    the arguments given) and the typer's signature, by which lowering places them."""
+    if bound.kwargs:  # a keyword-only parameter, or one after an omitted one
+        raise TypingError(f"unsupported call signature: keywords {sorted(bound.kwargs)}")
+    folded = tuple(bound.args)
+    parameters = list(pysig.parameters.values())[: len(folded)]
+    trimmed = pysig.replace(parameters=parameters)
+    if isinstance(result, Signature):
+        return result.replace(pysig=trimmed)
+    return Signature(result, folded, pysig=trimmed)
 
 
 class AttributeTemplate:
@@ -420,6 +439,33 @@ def make_overload_template(
     return _make_overload_template(
         func, overload_func, jit_options, prefer_literal=prefer_literal, strict=strict
     )
+
+
+def fold_arguments(
+    pysig: inspect.Signature,
+    args: tuple,
+    kws: Any,
+    normal_handler: Callable,
+    default_handler: Callable,
+    stararg_handler: Callable,
+) -> tuple:
+    """Numba's helper for templates that place a call's arguments by a Python signature: one
+    value per parameter of `pysig`, in order. A passed argument becomes
+    `normal_handler(index, param, value)`, an omitted one `default_handler(index, param,
+    default)`, and the `*args` parameter `stararg_handler(index, param, values)` (a tuple,
+    empty when none are passed). Arguments that do not bind raise TypeError."""
+    bound = pysig.bind(*args, **dict(kws))
+    folded = []
+    for index, param in enumerate(pysig.parameters.values()):
+        if param.kind is param.VAR_POSITIONAL:
+            folded.append(stararg_handler(index, param, tuple(bound.arguments.get(param.name, ()))))
+        elif param.name in bound.arguments:
+            folded.append(normal_handler(index, param, bound.arguments[param.name]))
+        elif param.kind is param.VAR_KEYWORD:
+            raise TypeError(f"fold_arguments: **{param.name} is not supported")
+        else:
+            folded.append(default_handler(index, param, param.default))
+    return tuple(folded)
 
 
 def __getattr__(name: str) -> Any:

@@ -1,7 +1,11 @@
 """Numba's `numba.core.runtime._nrt_python` switches for the runtime's allocation statistics:
 `memsys_enable_stats()`, `memsys_disable_stats()`, `memsys_stats_enabled()`, and the counts
 `memsys_get_stats_alloc()` (`_free`, `_mi_alloc`, `_mi_free`). ember always counts; while
-disabled, the counts and `rtsys.get_allocation_stats()` raise as Numba's do."""
+disabled, the counts and `rtsys.get_allocation_stats()` raise as Numba's do. `c_helpers` maps
+"get_api" to the address of a C function returning the runtime's C API table (Numba's
+`NRT_get_api`), which native libraries written for Numba take to allocate arrays."""
+
+import ctypes
 
 from ember.runtime import nrt as _nrt
 
@@ -37,3 +41,11 @@ def memsys_get_stats_free() -> int:
 
 memsys_get_stats_mi_alloc = memsys_get_stats_alloc  # one meminfo heads each block in ember
 memsys_get_stats_mi_free = memsys_get_stats_free
+
+
+@ctypes.CFUNCTYPE(ctypes.c_void_p)
+def _get_api() -> int:
+    return _nrt.runtime().addresses[_nrt.API_TABLE]
+
+
+c_helpers = {"get_api": ctypes.cast(_get_api, ctypes.c_void_p).value}
