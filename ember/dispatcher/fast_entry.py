@@ -119,13 +119,7 @@ def argument_kind(typ: types.Type) -> Any:
         from ember.dispatcher.typeof import reflectable_item
 
         if reflectable_item(typ.dtype):
-            addresses = converters(typ).addresses
-            return native_entry.ReflectedListKind(
-                typ,
-                addresses["unbox_exact"],
-                addresses["reflect"],
-                addresses["release"],
-            )
+            return _reflected_kind(typ, converters(typ).addresses, list)
     if isinstance(typ, types.Set) and not isinstance(typ, types.SetType):
         return _reflected_set_kind(typ)
     if isinstance(typ, types.Array) and isinstance(typ.dtype, types.NPDatetime | types.NPTimedelta):
@@ -148,14 +142,13 @@ def _reflected_set_kind(typ: types.Set) -> Any:
     item = value_kind(typ.dtype)
     if item is None or not _set_item_kind(item) or not reflectable_item(typ.dtype):
         return None
-    addresses = set_converters(typ).addresses
-    return native_entry.ReflectedListKind(
-        typ,
-        addresses["unbox_exact"],
-        addresses["reflect"],
-        addresses["release"],
-        container=set,
-    )
+    return _reflected_kind(typ, set_converters(typ).addresses, set)
+
+
+def _reflected_kind(typ: types.Type, addresses: dict, container: type) -> Any:
+    """The kind of a Python list or set argument passed through its converters' functions."""
+    roles = (addresses["unbox_exact"], addresses["reflect"], addresses["release"])
+    return native_entry.ReflectedListKind(typ, *roles, container=container)
 
 
 _MAX_ENUM_MEMBERS = 32  # selected by identity, one compare each

@@ -5,6 +5,7 @@ list type's converter (reflected_lists.py) into a native set built by compiled `
 
 from __future__ import annotations
 
+import functools
 import itertools
 from typing import Any
 
@@ -121,12 +122,7 @@ class SetConverters:
         return self.keepalive[0].addresses[role]
 
 
-_built: dict[types.Set, SetConverters] = {}
-
-
+@functools.cache
 def set_converters(set_type: types.Set) -> SetConverters:
     """The converters of `set_type`, compiled at the first Python set of that type."""
-    found = _built.get(set_type)
-    if found is None:
-        found = _built[set_type] = SetConverters(set_type)
-    return found
+    return SetConverters(set_type)
