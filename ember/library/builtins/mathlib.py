@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import operator
+import struct
 
 from llvmlite import ir as llvm
 
@@ -168,16 +169,24 @@ def _python_errors(context, builder, name: str, operands: list, result) -> None:
 
 
 def _beyond_double_overflow(builder, name: str, operand):
-    """Whether CPython's double result of the float32 `operand` overflows."""
+    """Whether CPython's double result of the float32 `operand` overflows: compared in float32
+    with the largest float32 not above the double bound (no conversion per item)."""
     if name in ("cosh", "sinh"):
         operand = call_intrinsic(builder, "llvm.fabs", [operand])
-    double = builder.fpext(operand, llvm.DoubleType())
-    bound = llvm.Constant(llvm.DoubleType(), _DOUBLE_OVERFLOW[name])
-    # (ordered: NaN and -inf are below, +inf is no finite operand)
-    beyond = builder.fcmp_ordered(">", double, bound)
+    bound = llvm.Constant(llvm.FloatType(), _float32_at_most(_DOUBLE_OVERFLOW[name]))
+    infinity = llvm.Constant(llvm.FloatType(), math.inf)
+    # two compares, as the double check: its result is surely infinite beyond the bound
     return builder.and_(
-        beyond, builder.fcmp_ordered("!=", double, llvm.Constant(double.type, math.inf))
+        builder.fcmp_ordered(">", operand, bound), builder.fcmp_ordered("<", operand, infinity)
     )
+
+
+def _float32_at_most(bound: float) -> float:
+    """The largest float32 value not above the positive `bound`."""
+    bits = struct.unpack("<I", struct.pack("<f", bound))[0]  # the nearest float32
+    if struct.unpack("<f", struct.pack("<I", bits))[0] > bound:
+        bits -= 1  # (positive: one step down in the bits is one float32 down)
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
 
 
 def _raise_on_nan_from_numbers(context, builder, operands: list, result) -> None:
