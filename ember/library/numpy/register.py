@@ -26,6 +26,8 @@ import ember.library.numpy.linalg.decompositions
 import ember.library.numpy.linalg.vector_products
 import ember.library.numpy.linalg.array_api
 import ember.library.numpy.manipulation
+import ember.library.numpy.editing
+import ember.library.numpy.partitions
 import ember.library.numpy.products
 import ember.library.numpy.random.legacy
 import ember.library.numpy.random.distributions
