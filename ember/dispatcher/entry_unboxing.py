@@ -9,7 +9,7 @@ from llvmlite import ir
 
 from ember.dispatcher import datetime_entry, entry_buffers, entry_records, entry_slices
 from ember.dispatcher.datetime_entry import DatetimeKind
-from ember.dispatcher.entry_buffers import ByteArrayKind
+from ember.dispatcher.entry_buffers import ByteArrayKind, MemoryViewKind
 from ember.dispatcher.entry_builder import EntryBuilder
 from ember.dispatcher.entry_records import RecordKind
 from ember.dispatcher.entry_slices import SliceKind
@@ -67,6 +67,9 @@ class ArgumentUnboxing(EntryBuilder):
             return
         if isinstance(kind, ByteArrayKind):
             entry_buffers.emit_match(self, obj, fail)
+            return
+        if isinstance(kind, MemoryViewKind):
+            entry_buffers.emit_match_memoryview(self, obj, kind, fail)
             return
         if isinstance(kind, ConstantKind):
             cell = ir.Constant(_I64, ctypes.addressof(kind.cell)).inttoptr(_PTR)
@@ -143,6 +146,8 @@ class ArgumentUnboxing(EntryBuilder):
             return entry_records.emit_unbox(self, obj)
         if isinstance(kind, ByteArrayKind):
             return entry_buffers.emit_unbox(self, obj)
+        if isinstance(kind, MemoryViewKind):
+            return entry_buffers.emit_unbox_memoryview(self, obj, kind)
         if isinstance(kind, tuple):
             values: list[ir.Value] = []
             for index, member in enumerate(kind):
