@@ -70,10 +70,16 @@ def release(meminfo: int | None) -> None:
 
 
 def load_runtime() -> None:
+    """Fill the runtime's decref in; from then on boxes release natively (no Python frame)
+    where their slot layout was found."""
+    from ember.jitclasses.native_release import native_del
     from ember.runtime.nrt import runtime
 
     if not _decref:
         _decref.append(runtime().decref)
+        offset = slot_offset("_meminfo")
+        if offset is not None:
+            JitClassBox.__del__ = native_del(JitClassBox, offset)
 
 
 @functools.cache
