@@ -50,14 +50,14 @@ def _moved_start() -> bytearray:
     return probe
 
 
-def emit_match(entry: Any, obj: ir.Value, fail: ir.Block) -> None:
+def emit_match(entry: Any, obj: ir.Value, kind: ByteArrayKind, fail: ir.Block) -> None:
     from ember.dispatcher.object_layout import _object_constant
 
     same = entry.builder.icmp_unsigned("==", entry.ob_type(obj), _object_constant(bytearray))
     entry.continue_if(same, fail, "bytearray_ok")
 
 
-def emit_unbox(entry: Any, obj: ir.Value) -> list[ir.Value]:
+def emit_unbox(entry: Any, obj: ir.Value, kind: ByteArrayKind, fail: ir.Block) -> list[ir.Value]:
     size_offset, start_offset = _offsets()
     size = entry.load_field(obj, size_offset, _I64, 8)
     start = entry.load_field(obj, start_offset, _PTR, 8)
@@ -205,7 +205,9 @@ def _all_equal(b: ir.IRBuilder, pairs: list[tuple[ir.Value, int]]) -> ir.Value:
     return result
 
 
-def emit_unbox_memoryview(entry: Any, obj: ir.Value, kind: MemoryViewKind) -> list[ir.Value]:
+def emit_unbox_memoryview(
+    entry: Any, obj: ir.Value, kind: MemoryViewKind, fail: ir.Block
+) -> list[ir.Value]:
     """The array over the memoryview's memory, borrowed (the memoryview is its parent)."""
     b = entry.builder
     view = _memoryview_offsets()[1]
