@@ -30,7 +30,14 @@ from dataclasses import dataclass, field
 from ember import types
 from ember.ir import nodes as ir
 from ember.parallel import reductions as red
-from ember.parallel.array_hazards import ArrayHazards, NotParallel, same_index, single_definitions
+from ember.parallel.array_hazards import (
+    ArrayHazards,
+    NotParallel,
+    own_slab,
+    same_index,
+    shared_memory,
+    single_definitions,
+)
 from ember.parallel.loops import PrangeLoop
 
 
@@ -111,9 +118,28 @@ def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnal
     hazards = ArrayHazards(statements, typemap, params, index_aliases, body)
     trusted = hazards.check()
     accumulated = {name for name, _ in hazards.accumulated}
+    _check_shared_memory(func_ir, typemap, hazards, hazards.written | accumulated, params)
     reductions += [(name, kind, True) for name, kind in hazards.accumulated]
     params = [name for name in params if name not in accumulated]
     return LoopAnalysis(params, reductions, index_aliases, dropped, trusted, last_values)
+
+
+def _check_shared_memory(func_ir, typemap, hazards: ArrayHazards, written, params) -> None:
+    """Arrays the body writes that share memory with other arrays it reaches: only plain
+    copies or whole views (`b = a`, `b = a[:]`) both reached at the iteration's own slab
+    alone keep the iterations apart."""
+    arrays = [name for name in params if isinstance(typemap.get(name), types.Array)]
+    if not written:
+        return
+    for name, other, root, alike in shared_memory(func_ir, typemap, written, arrays):
+        places = {place for n in (name, other) for place, _, _ in hazards.accesses.get(n, ())}
+        if alike and len(places) == 1 and own_slab(next(iter(places))) is not None:
+            continue
+        raise NotParallel(
+            f"the body writes '{name}' and reads '{other}', which may share memory (both "
+            f"views of '{root}'): an element one iteration writes may be one another "
+            "iteration reaches through the other name"
+        )
 
 
 def _fresh_each_iteration(name: str, func_ir, loop: PrangeLoop, defs: set[str]) -> bool:
@@ -474,6 +500,10 @@ def _short_circuit(name, body, statements, typemap) -> str | None:
     for label in region:
         for stmt in body[label].body:
             if not (isinstance(stmt, (ir.Del, ir.Jump, ir.Branch)) or _quiet(stmt, typemap)):
+                return None
+            # a named variable assigned by the test (`(x := a[i]) > 0`) would be assigned
+            # where the serial loop skips the test: its value after the loop would differ
+            if any(not target.name.startswith("$") for target in stmt.targets()):
                 return None
     reads = {id(st) for st in statements if name in {v.name for v in st.sources()}}
     uses = [st for st in statements if chosen in {v.name for v in st.sources()}]
