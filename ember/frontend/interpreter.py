@@ -348,8 +348,11 @@ class _IRBuilder(ContainerOpcodes):
             # an inner function compiled eagerly (explicit signature) that calls itself: its
             # name is bound once the decorator returns
             if name != self.py_func.__name__ or self.self_reference is None:
-                message = f"free variable '{name}' is not bound yet"
-                raise UnsupportedError(message, inst.loc) from None
+                message = (
+                    f"free variable '{name}' is not bound yet: the enclosing function assigns "
+                    "it after this function is compiled; assign it before the first call"
+                )
+                raise TypingError(message, inst.loc) from None  # the program's error (Numba's)
             value = self.self_reference
         if isinstance(value, RecursiveClosure):
             self._push_recursive_closure(value, inst.loc)
