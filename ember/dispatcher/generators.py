@@ -20,7 +20,12 @@ from ember.lowering.callconv import (
     ExcInfoRecord,
     raise_static_exception,
 )
-from ember.lowering.generators import RESUME_TYPE, STATUS_STOP, compiled_resume
+from ember.lowering.generators import (
+    RESUME_TYPE,
+    STATUS_STOP,
+    compiled_result_reader,
+    compiled_resume,
+)
 from ember.runtime import nrt
 
 _RESUME_PROTOTYPE = ctypes.CFUNCTYPE(
@@ -57,7 +62,11 @@ def _steps(gen_type: types.Generator, inputs: tuple) -> Any:
 def _generator_class(gen_type: types.Generator) -> type:
     """The class of the generator's Python objects: for items that are numbers, one whose
     `next()` is generated code (`for v in gen(...)` runs no Python frame per item)."""
-    if gen_type in _native_steps or _native_boxer(gen_type.yield_type) is None:
+    if (
+        gen_type in _native_steps
+        or _native_boxer(gen_type.yield_type) is None
+        or gen_type.return_type is not types.none  # (StopIteration carries it: ctypes path)
+    ):
         return _native_steps.get(gen_type, (None, CompiledGenerator))[1]
     from ember.dispatcher.call_slots import install_iternext
 
@@ -74,19 +83,44 @@ def _ctypes_step(gen_type: types.Generator, inputs: tuple) -> Any:
 
     resume = _resumer(gen_type)
     item_type = gen_type.yield_type
-    item = _memory_ctype(item_type)()
+    item = _holder(_memory_ctype(item_type))
     excinfo = ExcInfoRecord()
     addresses = (ctypes.addressof(item), ctypes.addressof(excinfo))
+    returned = _returned_value_reader(gen_type, inputs)
 
     def step(state: int) -> Any:
         status = resume(*addresses, None, state, 0)
         if status == STATUS_OK:
-            return _box(item_type, item, inputs)
+            return _box(item_type, item.v, inputs)
         if status == STATUS_STOP:
-            raise StopIteration
+            raise StopIteration(*returned(state))
         _raise_compiled(excinfo.exc_id, excinfo.payload or 0)
 
     return step
+
+
+def _holder(ctype: Any) -> Any:
+    """Memory for one value whose field `v` reads as Python values (numbers as int/float)."""
+    return type("holder", (ctypes.Structure,), {"_fields_": [("v", ctype)]})()
+
+
+def _returned_value_reader(gen_type: types.Generator, inputs: tuple) -> Any:
+    """`read(state)`: () or (the value the ended generator returned,) for StopIteration."""
+    from ember.dispatcher.pycall import _box, _memory_ctype
+
+    return_type = gen_type.return_type
+    if return_type is types.none:
+        return lambda state: ()
+    library, symbol = compiled_result_reader(gen_type)
+    reader = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)(library.address_of(symbol))
+    value_ctype = _memory_ctype(return_type)
+
+    def read(state: int) -> tuple:
+        holder = _holder(value_ctype)
+        reader(ctypes.addressof(holder), state)
+        return (_box(return_type, holder.v, inputs),)
+
+    return read
 
 
 # ---------------------------------------------------------------------------- generated steps

@@ -704,12 +704,17 @@ class _IRBuilder(ContainerOpcodes):
 
     def op_SEND(self, inst: Instruction) -> None:
         """`yield from`'s step: the iterator's next item goes on to be yielded; once it is
-        exhausted, the `yield from` expression's value (None: nothing can be sent into a
-        compiled generator, and its iterators return nothing) goes to the jump target."""
+        exhausted, the `yield from` expression's value (what a generator returned, None for
+        other iterators: nothing can be sent into a compiled generator) goes to the jump
+        target."""
+        from ember.library.objects.generators import yield_from_result
+
         self.stack.pop()  # the value sent in: always None here
         iterator = self.stack[-1]
         value, valid = self._next_item(iterator, inst.loc)
-        result = self._const(None)
+        func = self._push_expr(ir.Global("yield_from_result", yield_from_result, inst.loc))
+        self.stack.pop()
+        result = self._push_expr(ir.Call(func, [iterator], [], inst.loc))
         self.stack.pop()
         self._edge(inst.jump_target(), [*self.stack[:-1], result])
         self._edge(inst.next_offset, [*self.stack, value])

@@ -4,8 +4,11 @@
   state {i32 resume index, arguments, saved variables, frame}, and returns it.
 - `symbol$resume`: `i32 (ptr retptr, ptr excinfo, ptr env, ptr state, i8 closing)` runs the
   body from where it stopped. At a yield it saves the variables live after it, stores the item
-  at retptr and returns 0; when the body ends it returns 2 (a zero item at retptr); 1 is an
-  exception. With `closing` it releases what a suspended generator holds and ends it.
+  at retptr and returns 0; when the body ends it returns 2 (a zero item at retptr, the value
+  of its `return` in the state's result field); 1 is an exception. With `closing` it releases
+  what a suspended generator holds and ends it.
+- `symbol$result`: `void (ptr out, ptr state)` stores a new reference to the returned value at
+  `out` (StopIteration.value for Python).
 - the block's destructor, which closes the generator when its last reference goes.
 
 Library code keeps iterator state in entry-block allocas; in the resume function those become
@@ -32,7 +35,8 @@ from ember.runtime import nrt
 
 STATUS_STOP = 2  # the body ended (StopIteration)
 _NOT_STARTED, _FINISHED = 0, -1
-_INDEX, _ARGS, _VARS, _FRAME = range(4)
+_INDEX, _RESULT, _ARGS, _VARS, _FRAME = range(5)  # the result field comes first: its place
+# does not depend on the function (generator_return_value reads it knowing only its type)
 
 i8, i32, i64, ptr = refs.i8, refs.i32, refs.i64, refs.ptr
 RESUME_TYPE = llvm.FunctionType(i32, [ptr, ptr, ptr, ptr, i8])
@@ -85,6 +89,33 @@ def state_pointer(builder: llvm.IRBuilder, value: llvm.Value) -> llvm.Value:
 
 def _i32(value: int) -> llvm.Constant:
     return llvm.Constant(i32, value)
+
+
+def result_symbol(symbol: str) -> str:
+    return f"{symbol}$result"
+
+
+def compiled_result_reader(gen_type: types.Generator) -> tuple:
+    """(library, symbol) of the function reading what a compiled generator returned."""
+    library, resume = compiled_resume(gen_type)
+    return library, result_symbol(resume.removesuffix("$resume"))
+
+
+def _result_data_type(context, gen_type: types.Generator) -> llvm.Type:
+    if gen_type.return_type is types.none:
+        return llvm.LiteralStructType([])
+    return context.data_type(gen_type.return_type)
+
+
+def load_return_value(context, builder: llvm.IRBuilder, gen_type, state: llvm.Value):
+    """A new reference to the value the finished generator at `state` returned (zero while
+    it runs: the field is zeroed until its `return`)."""
+    model = model_of(gen_type.return_type)
+    head = llvm.LiteralStructType([i32, _result_data_type(context, gen_type)])
+    field = builder.gep(state, [_i32(0), _i32(_RESULT)], inbounds=True, source_etype=head)
+    value = model.from_data(builder, builder.load(field, typ=model.data_type))
+    refs.incref(builder, gen_type.return_type, value)
+    return value
 
 
 class _FrameBuilder(llvm.IRBuilder):
@@ -164,11 +195,13 @@ class GeneratorLowerer(FunctionLowerer):
         self._emit_dispatch(dispatch, actions)
         self.state_type.set_body(
             i32,
+            _result_data_type(self.context, self.gen_type),
             llvm.LiteralStructType([model_of(t).data_type for t in self.sig.args]),
             llvm.LiteralStructType([self._saved_type(name) for name in self.saved]),
             llvm.LiteralStructType(self.frame_types),
         )
         self._emit_maker()
+        self._emit_result_reader()
         return function
 
     # ------------------------------------------------------------------ state
@@ -210,6 +243,11 @@ class GeneratorLowerer(FunctionLowerer):
 
     def _lower_statement(self, stmt: ir.Stmt) -> None:
         if isinstance(stmt, ir.Return):
+            returned = self.gen_type.return_type
+            if returned is not types.none:  # the state takes over the returned reference
+                value = self.load_as(stmt.value, returned)
+                data = model_of(returned).as_data(self.builder, value)
+                self.builder.store(data, self._field(_RESULT))
             self._store_item(llvm.Constant(self.context.data_type(self.gen_type.yield_type), None))
             self.builder.ret(llvm.Constant(i32, STATUS_STOP))
             return
@@ -365,6 +403,13 @@ class GeneratorLowerer(FunctionLowerer):
         self._emit_finish(actions)
         builder.branch(done)
         builder.position_at_end(done)
+        returned = self.gen_type.return_type
+        if refs.needs_refcount(returned):  # closing twice releases it once
+            model = model_of(returned)
+            field = self._field(_RESULT)
+            data = builder.load(field, typ=model.data_type)
+            refs.decref(builder, returned, model.from_data(builder, data))
+            builder.store(llvm.Constant(model.data_type, None), field)
         builder.ret(llvm.Constant(i32, callconv.STATUS_OK))
 
     # ------------------------------------------------------------------ making the generator
@@ -393,6 +438,18 @@ class GeneratorLowerer(FunctionLowerer):
             llvm.Constant(self.context.value_type(self.gen_type), None), meminfo, 0
         )
         callconv.return_value(builder, self.sig, maker, result)
+
+    def _emit_result_reader(self) -> None:
+        """`symbol$result(out, state)`: the returned value for Python's StopIteration."""
+        function = llvm.Function(
+            self.module, llvm.FunctionType(llvm.VoidType(), [ptr, ptr]), result_symbol(self.symbol)
+        )
+        builder = llvm.IRBuilder(function.append_basic_block("entry"))
+        returned = self.gen_type.return_type
+        if returned is not types.none:
+            value = load_return_value(self.context, builder, self.gen_type, function.args[1])
+            builder.store(model_of(returned).as_data(builder, value), function.args[0])
+        builder.ret_void()
 
     def _emit_destructor(self) -> llvm.Function:
         destructor = llvm.Function(
@@ -433,5 +490,6 @@ def lower_generator(context, module, func_ir, typing, sig, symbol, library) -> G
     lowerer = GeneratorLowerer(context, module, func_ir, typing, sig, symbol)
     lowerer.lower()
     library.export(resume_symbol(symbol))
+    library.export(result_symbol(symbol))
     _compiled[gen_type] = (library, resume_symbol(symbol))
     return lowerer

@@ -88,6 +88,21 @@ def _resume_step(typingctx, generator):
     return Signature(step_type, (generator,)), codegen
 
 
+@intrinsic
+def yield_from_result(typingctx, iterator):
+    """The value of `yield from iterator` once it is exhausted: what a generator returned
+    (zero while it runs), None for other iterators."""
+    returned = iterator.return_type if isinstance(iterator, types.Generator) else types.none
+
+    def codegen(context, builder, sig, args):
+        if returned is types.none:
+            return context.get_dummy_value(returned)
+        state = gen.state_pointer(builder, args[0])
+        return gen.load_return_value(context, builder, iterator, state)
+
+    return Signature(returned, (iterator,)), codegen
+
+
 @overload(next)
 def _next_or_default(iterator, default=None):
     """`next(g, default)`: the default where the generator has ended."""
