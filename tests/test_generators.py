@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import ember.runtime
 from ember import njit
-from ember.errors import TypingError, UnsupportedError
+from ember.errors import UnsupportedError
 from tests.oracle import same
 
 

@@ -26,6 +26,7 @@ class Generator(Type):
         return_type: Type | None = None,
     ) -> None:
         from ember.types.scalars import none
+
         # state_types, has_finalizer: Numba's spelling of this type takes them; ember's frame
         # layout comes from the generator function itself, so they are not kept
         self.gen_func = gen_func
