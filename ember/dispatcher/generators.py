@@ -21,6 +21,8 @@ from ember.lowering.callconv import (
     raise_static_exception,
 )
 from ember.lowering.generators import (
+    CLOSE,
+    RELEASE,
     RESUME_TYPE,
     STATUS_STOP,
     compiled_result_reader,
@@ -97,6 +99,12 @@ def _ctypes_step(gen_type: types.Generator, inputs: tuple) -> Any:
         _raise_compiled(excinfo.exc_id, excinfo.payload or 0)
 
     return step
+
+
+def _memory_ctype_of(typ: types.Type) -> Any:
+    from ember.dispatcher.pycall import _memory_ctype
+
+    return _memory_ctype(typ)
 
 
 def _holder(ctype: Any) -> Any:
@@ -247,8 +255,21 @@ class CompiledGenerator:
         return self._step(self._state)
 
     def close(self) -> None:
-        """End the generator now, releasing what its suspended body holds (as Python's)."""
-        _resumer(self._gen_type)(None, None, None, self._state, 1)
+        """End the generator now, as Python's: suspended inside a `try`, it resumes raising
+        GeneratorExit (its `finally` runs); then it releases what its body holds."""
+        item = _holder(_memory_ctype_of(self._gen_type.yield_type))
+        excinfo = ExcInfoRecord()
+        resume = _resumer(self._gen_type)
+        addresses = (ctypes.addressof(item), ctypes.addressof(excinfo), None, self._state)
+        status = resume(*addresses, CLOSE)
+        if status == STATUS_OK:  # it yielded again: release it
+            resume(*addresses, RELEASE)
+            raise RuntimeError("generator ignored GeneratorExit")
+        if status == STATUS_EXCEPTION:
+            try:
+                _raise_compiled(excinfo.exc_id, excinfo.payload or 0)
+            except GeneratorExit:
+                pass
 
     def send(self, value: Any) -> Any:
         from ember.library.objects.generators import UNSUPPORTED_METHODS

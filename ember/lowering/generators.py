@@ -5,8 +5,10 @@
 - `symbol$resume`: `i32 (ptr retptr, ptr excinfo, ptr env, ptr state, i8 closing)` runs the
   body from where it stopped. At a yield it saves the variables live after it, stores the item
   at retptr and returns 0; when the body ends it returns 2 (a zero item at retptr, the value
-  of its `return` in the state's result field); 1 is an exception. With `closing` it releases
-  what a suspended generator holds and ends it.
+  of its `return` in the state's result field); 1 is an exception. With `closing` (CLOSE) a
+  generator suspended inside a `try` resumes raising GeneratorExit there, so its `finally` and
+  handlers run as Python's close() runs them; elsewhere (or with RELEASE) it releases what the
+  suspended generator holds and ends it.
 - `symbol$result`: `void (ptr out, ptr state)` stores a new reference to the returned value at
   `out` (StopIteration.value for Python).
 - the block's destructor, which closes the generator when its last reference goes.
@@ -34,6 +36,7 @@ from ember.lowering.ownership import borrowed_arguments, moved_statements
 from ember.runtime import nrt
 
 STATUS_STOP = 2  # the body ended (StopIteration)
+CLOSE, RELEASE = 1, 2  # the `closing` argument: close() as Python's, or only release
 _NOT_STARTED, _FINISHED = 0, -1
 _INDEX, _RESULT, _ARGS, _VARS, _FRAME = range(5)  # the result field comes first: its place
 # does not depend on the function (generator_return_value reads it knowing only its type)
@@ -155,6 +158,7 @@ class GeneratorLowerer(FunctionLowerer):
         self.saved: dict[str, int] = {}  # variable -> field in the saved-variables struct
         self.yields: dict[int, tuple[llvm.Block, list[str]]] = {}  # index -> (block, saved)
         self.yield_returns: set[int] = set()
+        self.protected_yields: set[int] = set()  # indexes of yields inside a `try`
         self.stored: dict[str, list] = {}  # variable -> values the body stores into it
         self.loaded_from: dict[int, str] = {}  # id(load of a variable) -> its name
         self.saves: dict[str, list] = {}  # variable -> stores saving it at yields
@@ -184,6 +188,7 @@ class GeneratorLowerer(FunctionLowerer):
         self.builder.branch(dispatch)
         for label in sorted(self.func_ir.blocks):
             self.builder.position_at_end(self.llvm_blocks[label])
+            self.lowering_label = label
             first_new_block = len(function.blocks)
             for stmt in self.func_ir.blocks[label].body:
                 self._lower_statement(stmt)
@@ -284,6 +289,12 @@ class GeneratorLowerer(FunctionLowerer):
             restore = builder.store(model.from_data(builder, data), self._slot(name))
             self.restores.setdefault(name, []).append(restore)
         self.yields[expr.index] = (resume, saved)
+        if self.lowering_label in self.func_ir.exception_handlers:
+            # closed here: GeneratorExit raised at the yield, into the `try`'s handlers
+            self.protected_yields.add(expr.index)
+            closing = builder.icmp_unsigned("!=", self.function.args[4], llvm.Constant(i8, 0))
+            with builder.if_then(closing, likely=False):
+                self.context.raise_error(builder, GeneratorExit)
         return self.context.get_dummy_value(result_type)
 
     def load(self, var: ir.Var) -> llvm.Value:
@@ -388,9 +399,18 @@ class GeneratorLowerer(FunctionLowerer):
         builder.position_at_end(closing)
         switch = builder.switch(builder.load(self._field(_INDEX), typ=i32), release)
         switch.add_case(_i32(_FINISHED), done)
-        for index, (_, saved) in self.yields.items():
+        for index, (resume, saved) in self.yields.items():
             block = self.function.append_basic_block(f"close.{index}")
-            switch.add_case(_i32(index), block)
+            if index in self.protected_yields:  # run its handlers, unless only releasing
+                choose = self.function.append_basic_block(f"close.handlers.{index}")
+                switch.add_case(_i32(index), choose)
+                builder.position_at_end(choose)
+                only_release = builder.icmp_unsigned(
+                    "==", self.function.args[4], llvm.Constant(i8, RELEASE)
+                )
+                builder.cbranch(only_release, block, resume)
+            else:
+                switch.add_case(_i32(index), block)
             builder.position_at_end(block)
             for name in saved:
                 if self._owns(name):
@@ -410,7 +430,7 @@ class GeneratorLowerer(FunctionLowerer):
             data = builder.load(field, typ=model.data_type)
             refs.decref(builder, returned, model.from_data(builder, data))
             builder.store(llvm.Constant(model.data_type, None), field)
-        builder.ret(llvm.Constant(i32, callconv.STATUS_OK))
+        builder.ret(llvm.Constant(i32, STATUS_STOP))  # (STATUS_OK: it yielded while closing)
 
     # ------------------------------------------------------------------ making the generator
 
@@ -461,7 +481,12 @@ class GeneratorLowerer(FunctionLowerer):
         excinfo = builder.alloca(callconv.EXCINFO_TYPE)
         state = nrt.emit_data_pointer(builder, destructor.args[0])
         null = llvm.Constant(ptr, None)
-        builder.call(self.function, [item, excinfo, null, state, llvm.Constant(i8, 1)])
+        args = [item, excinfo, null, state, llvm.Constant(i8, CLOSE)]
+        status = builder.call(self.function, args)
+        # (an exception its handlers raise is dropped: nobody is there to catch it)
+        yielded_again = builder.icmp_signed("==", status, llvm.Constant(i32, callconv.STATUS_OK))
+        with builder.if_then(yielded_again, likely=False):  # it ignored GeneratorExit
+            builder.call(self.function, [*args[:4], llvm.Constant(i8, RELEASE)])
         builder.ret_void()
         return destructor
 
