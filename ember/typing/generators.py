@@ -35,7 +35,7 @@ register_expression_typer(ir.Yield, _type_yield)
 def generator_result(py_func, arg_types: tuple, inferer: TypeInferer, typing: TypingResult):
     """Make `typing` describe a generator function: its call returns a `Generator`, whose
     return type unifies the values of its `return` statements (StopIteration.value)."""
-    returned = _returned_type(inferer, typing)
+    returned = types.unliteral(typing.return_type or types.none)  # (unified by the inferer)
     yield_type = getattr(inferer, "yield_type", None)
     if yield_type is None:  # no yield reached (an empty tuple yielded is falsy, not None)
         yield_type = types.none
@@ -51,20 +51,3 @@ def generator_result(py_func, arg_types: tuple, inferer: TypeInferer, typing: Ty
     typing.return_type = types.Generator(py_func, arg_types, yield_type, return_type=returned)
     return typing
 
-
-def _returned_type(inferer: TypeInferer, typing: TypingResult) -> types.Type:
-    """The unified type of the values the generator's `return` statements give."""
-    returned = None
-    for _, stmt in inferer.func_ir.statements():
-        if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Cast)):
-            continue
-        typ = types.unliteral(typing.typemap.get(stmt.value.value.name, types.none))
-        unified = typ if returned is None else inferer.context.unify_pair(returned, typ)
-        if unified is None:
-            raise TypingError(
-                f"Cannot unify the returned types {returned} and {typ}: every 'return' of a "
-                "generator must give compatible types",
-                stmt.loc,
-            )
-        returned = unified
-    return types.none if returned is None else returned

@@ -1,0 +1,239 @@
+"""pylang12: generators that return values (StopIteration.value, `r = yield from g()`),
+closing a generator suspended inside a `try`, tuple() of generator expressions over tuples,
+and inner functions used as values with run-time default values. Each result is checked
+against CPython running the same source (the py_func, or a plain Python twin)."""
+
+import numpy as np
+import pytest
+
+from ember import njit
+from ember.errors import TypingError
+from tests.oracle import assert_frees_all
+
+# ---------------------------------------------------------------------------- return values
+
+
+@njit
+def running_total(n):
+    total = 0
+    for i in range(n):
+        total += i
+        yield i
+    return total
+
+
+@njit
+def list_result(n):
+    yield -1
+    return [i * i for i in range(n)]
+
+
+@njit
+def maybe_result(n):
+    yield 0
+    if n > 2:
+        return n * 10
+    # falls off the end: None
+
+
+@njit
+def delegating(n):
+    r = yield from running_total(n)
+    yield r * 100
+    s = yield from maybe_result(n)
+    yield -1 if s is None else s
+    yield from range(2)  # not a generator: its value is None
+
+
+@njit
+def sum_delegating(n):
+    return [v for v in delegating(n)]
+
+
+def _drain(gen):
+    """(items, StopIteration.value) of a generator."""
+    items = []
+    while True:
+        try:
+            items.append(next(gen))
+        except StopIteration as stop:
+            return items, stop.value
+
+
+def test_stop_iteration_value_and_yield_from_value_match_cpython():
+    for n in (0, 1, 3, 6):
+        for gen in (running_total, list_result, maybe_result):
+            assert _drain(gen(n)) == _drain(gen.py_func(n))
+        # the py_func delegates to the jitted generators: their StopIteration carries the value
+        assert sum_delegating(n) == sum_delegating.py_func(n)
+        assert list(delegating(n)) == list(delegating.py_func(n))
+    assert_frees_all(sum_delegating, lambda: 5)
+    assert_frees_all(lambda n: _drain(list_result(n)), lambda: 4)
+
+
+def test_returned_value_unification_is_checked():
+    def mixed(n):
+        yield 1
+        if n:
+            return "text"
+        return 2
+
+    with pytest.raises(TypingError, match="every return statement must give compatible types"):
+        list(njit(mixed)(1))
+
+
+# ---------------------------------------------------------------------------- closing
+
+
+def _logged_loop(n, log):
+    try:
+        for i in range(n):
+            yield i
+    finally:
+        log.append(-1)
+
+
+def _logged_items(n, log):
+    for i in range(n):
+        try:
+            yield i * 2
+        except Exception:  # GeneratorExit is no Exception: not caught here
+            log.append(-5)
+        finally:
+            log.append(i)
+
+
+def _stubborn(n, log):
+    try:
+        yield n
+        yield n + 1
+    except GeneratorExit:
+        log.append(99)
+        yield -1  # ignores GeneratorExit
+
+
+def _consume_until(gen_func, n, stop):
+    log = [0]
+    total = 0
+    for v in gen_func(n, log):
+        total += v
+        if v == stop:
+            break
+    return total, log
+
+
+logged_loop, logged_items = njit(_logged_loop), njit(_logged_items)
+
+
+@njit
+def consume_logged_loop(n, stop):
+    log = [0]
+    total = 0
+    for v in logged_loop(n, log):
+        total += v
+        if v == stop:
+            break
+    return total, log
+
+
+@njit
+def consume_logged_items(n, stop):
+    log = [0]
+    total = 0
+    for v in logged_items(n, log):
+        total += v
+        if v == stop:
+            break
+    return total, log
+
+
+def test_closing_a_generator_inside_try_runs_its_finally():
+    for n in (0, 1, 3, 5):
+        for stop in (0, 2, 4, 100):
+            assert consume_logged_loop(n, stop) == _consume_until(_logged_loop, n, stop)
+            assert consume_logged_items(n, stop) == _consume_until(_logged_items, n, stop)
+    assert_frees_all(consume_logged_loop, lambda: 5, lambda: 2)
+    stubborn = njit(_stubborn)
+    for make in (stubborn, _stubborn):
+        gen = make(3, [0])
+        assert next(gen) == 3
+        with pytest.raises(RuntimeError, match="ignored GeneratorExit"):
+            gen.close()
+        gen.close()  # closed: nothing more happens
+
+
+# ---------------------------------------------------------------------------- tuple(genexpr)
+
+
+@njit
+def tuples_of_generator_expressions(t, u, k):
+    squares = tuple(x * x for x in t)
+    products = tuple(x * y for x, y in zip(t, u))
+    numbered = tuple(i - v for i, v in enumerate(t))
+    chosen = tuple(x + k if x > 1 else -x for x in t)
+    nested = tuple(sum(w for w in t) + x for x in u)
+    return squares, products, numbered, chosen, nested, tuple(v for v in ())
+
+
+def test_tuple_of_a_generator_expression_over_tuples_matches_cpython():
+    cases = [((1, 2, 3), (4.0, 5.0, 6.5), 10), ((-7,), (0.5, 1.5), -3), ((0, 0), (2.0,), 0)]
+    for t, u, k in cases:
+        got = tuples_of_generator_expressions(t, u, k)
+        expected = tuples_of_generator_expressions.py_func(t, u, k)
+        assert got == expected
+        assert [type(v) for part in got for v in part] == [
+            type(v) for part in expected for v in part
+        ]
+
+
+def test_tuple_of_a_filtered_generator_expression_is_refused():
+    @njit
+    def filtered(t):
+        return tuple(x for x in t if x > 1)
+
+    with pytest.raises(TypingError, match="known only when the code runs"):
+        filtered((1, 2, 3))
+
+
+# ---------------------------------------------------------------------------- closures
+
+
+@njit
+def closures_with_run_time_defaults(x, scale):
+    adders = [lambda v, k=k: v + k for k in range(4)]
+    scaled = []
+    for k in range(3):
+        scaled.append(lambda v, k=k, s=scale: v * s + k)
+    return (
+        [f(x) for f in adders],
+        [f(x) for f in scaled],
+        scaled[1](x, 10),
+        scaled[2](x, s=-1.0),
+        sorted([3, -1, 2], key=adders[2]),
+    )
+
+
+@njit
+def returns_closure_with_default(base):
+    return lambda v, k=base * 2: v - k
+
+
+@njit
+def array_defaults(a):
+    fs = [lambda v, w=a * k: (v * w).sum() for k in range(3)]
+    return [f(2.0) for f in fs]
+
+
+def test_closures_with_run_time_defaults_match_cpython():
+    for x, scale in ((10, 3.0), (-4, 0.5), (0, -2.0)):
+        got = closures_with_run_time_defaults(x, scale)
+        assert got == closures_with_run_time_defaults.py_func(x, scale)
+    f, expected = returns_closure_with_default(7), returns_closure_with_default.py_func(7)
+    assert [f(1), f(1, 100), f(v=5), f(5, k=1)] == [
+        expected(1),
+        expected(1, 100),
+        expected(v=5),
+        expected(5, k=1),
+    ]
+    assert array_defaults(np.arange(3.0)) == array_defaults.py_func(np.arange(3.0))
+    assert_frees_all(array_defaults, lambda: np.ones(4))
