@@ -87,7 +87,7 @@ def test_returned_value_unification_is_checked():
 
 def _logged_loop(n, log):
     try:
-        for i in range(n):
+        for i in range(n):  # noqa: UP028 - a loop suspended inside the try
             yield i
     finally:
         log.append(-1)

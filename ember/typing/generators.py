@@ -50,4 +50,3 @@ def generator_result(py_func, arg_types: tuple, inferer: TypeInferer, typing: Ty
             )
     typing.return_type = types.Generator(py_func, arg_types, yield_type, return_type=returned)
     return typing
-
