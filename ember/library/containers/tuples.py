@@ -210,6 +210,8 @@ def tuple_of_tuple(iterable=()):
     if not isinstance(iterable, types.Type) or isinstance(iterable, types.Omitted):
         return lambda iterable=(): ()  # `tuple()`
     count = _generator_item_count(iterable)
+    if count is None and isinstance(iterable, (types.ZipType, types.EnumerateType)):
+        count = _iterator_length(iterable)  # `tuple(zip(*rows))` of tuples
     if count is not None:  # `tuple(f(x) for x in t)` of a tuple t: one item per member
         return _take_items(count)
     if isinstance(iterable, (types.List, types.Array, types.IteratorType, types.RangeType)):
