@@ -153,13 +153,79 @@ def test_closing_a_generator_inside_try_runs_its_finally():
             assert consume_logged_loop(n, stop) == _consume_until(_logged_loop, n, stop)
             assert consume_logged_items(n, stop) == _consume_until(_logged_items, n, stop)
     assert_frees_all(consume_logged_loop, lambda: 5, lambda: 2)
-    stubborn = njit(_stubborn)
     for make in (stubborn, _stubborn):
         gen = make(3, [0])
         assert next(gen) == 3
         with pytest.raises(RuntimeError, match="ignored GeneratorExit"):
             gen.close()
         gen.close()  # closed: nothing more happens
+
+
+def _raises_in_finally(n):
+    try:
+        yield n
+    finally:
+        raise ValueError("in finally")
+
+
+stubborn, raises_in_finally = njit(_stubborn), njit(_raises_in_finally)
+
+
+@njit
+def close_in_compiled_code(n):
+    log = [0]
+    it = logged_loop(n, log)
+    first = next(it, -1)
+    it.close()
+    after = next(it, -7)
+    again = stubborn(n, log)
+    next(again)
+    try:
+        again.close()
+        ignored = 0
+    except RuntimeError:
+        ignored = 1
+    failing = raises_in_finally(n)
+    next(failing)
+    try:
+        failing.close()
+        message = ""
+    except ValueError as e:
+        message = str(e)
+    unstarted = raises_in_finally(n)
+    unstarted.close()  # never started: its finally does not run
+    return first, after, log, ignored, message, next(unstarted, -9)
+
+
+def _close_in_python(n):
+    log = [0]
+    it = _logged_loop(n, log)
+    first = next(it, -1)
+    it.close()
+    after = next(it, -7)
+    again = _stubborn(n, log)
+    next(again)
+    try:
+        again.close()
+        ignored = 0
+    except RuntimeError:
+        ignored = 1
+    failing = _raises_in_finally(n)
+    next(failing)
+    try:
+        failing.close()
+        message = ""
+    except ValueError as e:
+        message = str(e)
+    unstarted = _raises_in_finally(n)
+    unstarted.close()
+    return first, after, log, ignored, message, next(unstarted, -9)
+
+
+def test_generator_close_in_compiled_code_matches_cpython():
+    for n in (0, 3):
+        assert close_in_compiled_code(n) == _close_in_python(n)
+    assert_frees_all(close_in_compiled_code, lambda: 3)
 
 
 # ---------------------------------------------------------------------------- tuple(genexpr)
@@ -172,7 +238,8 @@ def tuples_of_generator_expressions(t, u, k):
     numbered = tuple(i - v for i, v in enumerate(t))
     chosen = tuple(x + k if x > 1 else -x for x in t)
     nested = tuple(sum(w for w in t) + x for x in u)
-    return squares, products, numbered, chosen, nested, tuple(v for v in ())
+    transposed = tuple(zip(*(t, t)))
+    return squares, products, numbered, chosen, nested, tuple(v for v in ()), transposed
 
 
 def test_tuple_of_a_generator_expression_over_tuples_matches_cpython():
