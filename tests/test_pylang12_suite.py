@@ -304,3 +304,31 @@ def test_closures_with_run_time_defaults_match_cpython():
     ]
     assert array_defaults(np.arange(3.0)) == array_defaults.py_func(np.arange(3.0))
     assert_frees_all(array_defaults, lambda: np.ones(4))
+
+
+# ---------------------------------------------------------------------------- sent values
+
+
+def _averager(limit):
+    total, count = 0.0, 0
+    while count < limit:
+        value = yield total
+        if value is None:  # always, in compiled code (and under next() in CPython)
+            value = 1.0
+        total += value
+        count += 1
+
+
+def test_yield_values_are_none_and_uses_that_need_more_say_so():
+    averager = njit(_averager)
+    for limit in (0, 1, 4):
+        assert list(averager(limit)) == list(_averager(limit))
+
+    def summing(n):
+        total = 0.0
+        while True:
+            value = yield total
+            total += value
+
+    with pytest.raises(TypingError, match="value of a `yield` expression is always None"):
+        next(njit(summing)(1))
