@@ -332,3 +332,23 @@ def test_yield_values_are_none_and_uses_that_need_more_say_so():
 
     with pytest.raises(TypingError, match="value of a `yield` expression is always None"):
         next(njit(summing)(1))
+
+
+def test_numba_core_types_submodules_are_embers_own():
+    import ember.core.types.containers as containers
+
+    from ember import types
+
+    assert containers.UniTuple is types.UniTuple  # (a copy of the module made other classes)
+
+    @njit
+    def first_items(arrays):
+        total = 0
+        for a in arrays:
+            total += a[0]
+        return total
+
+    arrays = (np.arange(2, 5, dtype=np.int32), np.arange(7, 9, dtype=np.int32))
+    tuple_type = containers.UniTuple(types.Array(types.int32, 1, "C"), 2)
+    assert first_items.compile((tuple_type,)) is not None
+    assert first_items(arrays) == first_items.py_func(arrays)
