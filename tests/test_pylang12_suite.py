@@ -352,3 +352,42 @@ def test_numba_core_types_submodules_are_embers_own():
     tuple_type = containers.UniTuple(types.Array(types.int32, 1, "C"), 2)
     assert first_items.compile((tuple_type,)) is not None
     assert first_items(arrays) == first_items.py_func(arrays)
+
+
+# ---------------------------------------------------------------------------- reflected lists
+
+
+def _appending(n, log):
+    try:
+        for i in range(n):
+            log.append(i * 10)
+            yield len(log)
+        log.append(-2)
+    finally:
+        log.append(-1)
+
+
+appending = njit(_appending)
+
+
+def _observe(gen_func, n, stop):
+    """What Python sees of the list it passed, after each item and after the loop."""
+    log = [7]
+    seen = []
+    for v in gen_func(n, log):
+        seen.append((v, list(log)))
+        if v == stop:
+            break
+    return seen, log
+
+
+def test_lists_passed_from_python_to_a_generator_see_its_changes():
+    for n, stop in ((0, 0), (3, 100), (4, 3)):
+        assert _observe(appending, n, stop) == _observe(_appending, n, stop)
+    log, expected_log = [1], [1]
+    gen, expected = appending(2, log), _appending(2, expected_log)
+    assert next(gen) == next(expected)
+    gen.close()  # its finally appends
+    expected.close()
+    assert log == expected_log
+    assert_frees_all(lambda n: _observe(appending, n, 2), lambda: 4)

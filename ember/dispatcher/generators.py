@@ -25,8 +25,10 @@ from ember.lowering.generators import (
     RELEASE,
     RESUME_TYPE,
     STATUS_STOP,
+    compiled_container_reader,
     compiled_result_reader,
     compiled_resume,
+    reflected_arguments,
 )
 from ember.runtime import nrt
 
@@ -55,10 +57,10 @@ def _raise_compiled(exc_id: int, payload: int) -> None:
     raise_static_exception(ctypes.addressof(record))
 
 
-def _steps(gen_type: types.Generator, inputs: tuple) -> Any:
+def _steps(gen_type: types.Generator, inputs: tuple, state: int) -> Any:
     """`step(state address)`: the next item, or StopIteration, or the body's exception."""
     found = _native_steps.get(gen_type)
-    return found[0] if found is not None else _ctypes_step(gen_type, inputs)
+    return found[0] if found is not None else _ctypes_step(gen_type, inputs, state)
 
 
 def _generator_class(gen_type: types.Generator) -> type:
@@ -68,6 +70,7 @@ def _generator_class(gen_type: types.Generator) -> type:
         gen_type in _native_steps
         or _native_boxer(gen_type.yield_type) is None
         or gen_type.return_type is not types.none  # (StopIteration carries it: ctypes path)
+        or reflected_arguments(gen_type)  # (written back after each step: ctypes path)
     ):
         return _native_steps.get(gen_type, (None, CompiledGenerator))[1]
     from ember.dispatcher.call_slots import install_iternext
@@ -80,7 +83,7 @@ def _generator_class(gen_type: types.Generator) -> type:
     return cls
 
 
-def _ctypes_step(gen_type: types.Generator, inputs: tuple) -> Any:
+def _ctypes_step(gen_type: types.Generator, inputs: tuple, state: int) -> Any:
     from ember.dispatcher.pycall import _box, _memory_ctype
 
     resume = _resumer(gen_type)
@@ -89,15 +92,19 @@ def _ctypes_step(gen_type: types.Generator, inputs: tuple) -> Any:
     excinfo = ExcInfoRecord()
     addresses = (ctypes.addressof(item), ctypes.addressof(excinfo))
     returned = _returned_value_reader(gen_type, inputs)
+    write_back = _reflection(gen_type, inputs, state)
 
     def step(state: int) -> Any:
         status = resume(*addresses, None, state, 0)
+        if write_back is not None:
+            write_back()
         if status == STATUS_OK:
             return _box(item_type, item.v, inputs)
         if status == STATUS_STOP:
             raise StopIteration(*returned(state))
         _raise_compiled(excinfo.exc_id, excinfo.payload or 0)
 
+    step.write_back = write_back  # (closing runs code too: close() and __del__ call it)
     return step
 
 
@@ -110,6 +117,46 @@ def _memory_ctype_of(typ: types.Type) -> Any:
 def _holder(ctype: Any) -> Any:
     """Memory for one value whose field `v` reads as Python values (numbers as int/float)."""
     return type("holder", (ctypes.Structure,), {"_fields_": [("v", ctype)]})()
+
+
+def _reflection(gen_type: types.Generator, inputs: tuple, state: int) -> Any:
+    """`write_back()`: the Python lists and sets passed to the generator at `state` take what
+    its body did to them (as after a call); None when it takes none. It holds a reference to
+    each native container: they outlive the generator's end, which releases its arguments."""
+    from ember.dispatcher.reflection import reflector
+
+    passed = [
+        (index, reflector(gen_type.arg_types[index]))
+        for index in reflected_arguments(gen_type)
+        if index < len(inputs) and type(inputs[index]) in (list, set)
+    ]
+    if not passed:
+        return None
+    library, symbol = compiled_container_reader(gen_type)
+    container = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)(
+        library.address_of(symbol)
+    )
+    held = _HeldContainers()
+    for index, passing in passed:
+        meminfo = container(state, index)
+        nrt.runtime().incref(meminfo)
+        held.append((inputs[index], passing, meminfo))
+
+    def write_back() -> None:
+        for python_object, passing, meminfo in held:
+            nrt.runtime().incref(meminfo)  # write_back takes over one reference
+            passing.write_back(meminfo, python_object)
+
+    return write_back
+
+
+class _HeldContainers(list):
+    """(Python object, reflector, meminfo) of a generator's reflected arguments; releases
+    its references to the native containers when the generator object goes."""
+
+    def __del__(self) -> None:
+        for _, _, meminfo in self:
+            nrt.runtime().decref(meminfo)
 
 
 def _returned_value_reader(gen_type: types.Generator, inputs: tuple) -> Any:
@@ -245,7 +292,7 @@ class CompiledGenerator:
         self._gen_type = gen_type
         self._meminfo = meminfo  # the reference the compiled function returned
         self._state = nrt.data_address(meminfo)
-        self._step = _steps(gen_type, inputs)
+        self._step = _steps(gen_type, inputs, self._state)
         self._inputs = inputs
 
     def __iter__(self) -> CompiledGenerator:
@@ -262,6 +309,7 @@ class CompiledGenerator:
         resume = _resumer(self._gen_type)
         addresses = (ctypes.addressof(item), ctypes.addressof(excinfo), None, self._state)
         status = resume(*addresses, CLOSE)
+        self._write_back()
         if status == STATUS_OK:  # it yielded again: release it
             resume(*addresses, RELEASE)
             raise RuntimeError("generator ignored GeneratorExit")
@@ -284,7 +332,13 @@ class CompiledGenerator:
     def __del__(self) -> None:
         meminfo, self._meminfo = self._meminfo, 0
         if meminfo:
-            nrt.runtime().decref(meminfo)
+            nrt.runtime().decref(meminfo)  # (the last reference: closes it)
+            self._write_back()
+
+    def _write_back(self) -> None:
+        write_back = getattr(self._step, "write_back", None)
+        if write_back is not None:
+            write_back()
 
     def __repr__(self) -> str:
         return f"<ember generator object {self._gen_type.gen_func.__qualname__}>"

@@ -11,6 +11,8 @@
   suspended generator holds and ends it.
 - `symbol$result`: `void (ptr out, ptr state)` stores a new reference to the returned value at
   `out` (StopIteration.value for Python).
+- `symbol$container`: `ptr (ptr state, i32 index)` the meminfo of argument `index` when it is
+  a list or set passed from Python (written back into the Python object after each step).
 - the block's destructor, which closes the generator when its last reference goes.
 
 Library code keeps iterator state in entry-block allocas; in the resume function those become
@@ -102,6 +104,21 @@ def compiled_result_reader(gen_type: types.Generator) -> tuple:
     """(library, symbol) of the function reading what a compiled generator returned."""
     library, resume = compiled_resume(gen_type)
     return library, result_symbol(resume.removesuffix("$resume"))
+
+
+def container_symbol(symbol: str) -> str:
+    return f"{symbol}$container"
+
+
+def compiled_container_reader(gen_type: types.Generator) -> tuple:
+    """(library, symbol) of the function giving a generator's list or set argument."""
+    library, resume = compiled_resume(gen_type)
+    return library, container_symbol(resume.removesuffix("$resume"))
+
+
+def reflected_arguments(gen_type: types.Generator) -> list[int]:
+    """The indexes of the arguments that are lists or sets (reflected: Python's own)."""
+    return [i for i, t in enumerate(gen_type.arg_types) if isinstance(t, (types.List, types.Set))]
 
 
 def _result_data_type(context, gen_type: types.Generator) -> llvm.Type:
@@ -207,6 +224,7 @@ class GeneratorLowerer(FunctionLowerer):
         )
         self._emit_maker()
         self._emit_result_reader()
+        self._emit_container_reader()
         return function
 
     # ------------------------------------------------------------------ state
@@ -471,6 +489,33 @@ class GeneratorLowerer(FunctionLowerer):
             builder.store(model_of(returned).as_data(builder, value), function.args[0])
         builder.ret_void()
 
+    def _emit_container_reader(self) -> None:
+        """`symbol$container(state, index)`: the meminfo of a list or set argument (NULL for
+        other indexes)."""
+        function = llvm.Function(
+            self.module, llvm.FunctionType(ptr, [ptr, i32]), container_symbol(self.symbol)
+        )
+        builder = llvm.IRBuilder(function.append_basic_block("entry"))
+        other = function.append_basic_block("other")
+        switch = builder.switch(function.args[1], other)
+        for index in reflected_arguments(self.gen_type):
+            typ = self.sig.args[index]
+            case = function.append_basic_block(f"arg{index}")
+            switch.add_case(_i32(index), case)
+            builder.position_at_end(case)
+            model = model_of(typ)
+            field = builder.gep(
+                function.args[0],
+                [_i32(0), _i32(_ARGS), _i32(index)],
+                inbounds=True,
+                source_etype=self.state_type,
+            )
+            value = model.from_data(builder, builder.load(field, typ=model.data_type))
+            (path,) = refs.meminfo_paths(typ)
+            builder.ret(builder.extract_value(value, list(path)) if path else value)
+        builder.position_at_end(other)
+        builder.ret(llvm.Constant(ptr, None))
+
     def _emit_destructor(self) -> llvm.Function:
         destructor = llvm.Function(
             self.module, llvm.FunctionType(llvm.VoidType(), [ptr]), f"{self.symbol}$close"
@@ -516,5 +561,6 @@ def lower_generator(context, module, func_ir, typing, sig, symbol, library) -> G
     lowerer.lower()
     library.export(resume_symbol(symbol))
     library.export(result_symbol(symbol))
+    library.export(container_symbol(symbol))
     _compiled[gen_type] = (library, resume_symbol(symbol))
     return lowerer

@@ -266,7 +266,10 @@ class DispatcherType(Dummy):
         # later object reusing its id() gets a type of its own.
         identity = (type(self), id(dispatcher))
         self._identity = identity[1]
-        self._dispatcher = weakref.ref(dispatcher, lambda _: forget_interned(identity))
+        # (the default argument: at interpreter exit this module's globals may be gone first)
+        self._dispatcher = weakref.ref(
+            dispatcher, lambda _, forget=forget_interned: forget(identity)
+        )
         name = getattr(getattr(dispatcher, "py_func", None), "__qualname__", None)
         super().__init__(f"type(CPUDispatcher({name or type(dispatcher).__qualname__}))")
 
