@@ -99,7 +99,9 @@ class EscapingFunctions:
                     made, function = stmt.value, jitted[id(stmt.value)]
                     stmt.value = ir.Global(made.code.co_name, function, stmt.loc)
                     if id(made) in closures:
-                        self._bind_closure(block, stmt, made)
+                        run_time = self._defaults_if_constant(made) is _RUN_TIME
+                        defaults = made.defaults if run_time else None
+                        self._bind_closure(block, stmt, made.closure, defaults)
 
     def _closes_over_run_time(self, make_function: ir.MakeFunction) -> bool:
         """Whether an inner function closes over a value known only at run time (and over no
@@ -164,7 +166,13 @@ class EscapingFunctions:
             return self._jitted_value(make_function, loc)
         return function
 
-    def _bind_closure(self, block: ir.Block, stmt: ir.Assign, made: ir.MakeFunction) -> None:
+    def _bind_closure(
+        self,
+        block: ir.Block,
+        stmt: ir.Assign,
+        captured: list[ir.Var],
+        run_time_defaults: ir.Var | None = None,
+    ) -> None:
         """`f = <jitted function>` becomes `f = bind_closure(<jitted function>, (captured),
         defaults)` (values read where the `def` runs; CPython reads its cells when f runs;
         `defaults` is () when they are constants, compiled into the function)."""
@@ -172,13 +180,13 @@ class EscapingFunctions:
 
         loc, self.count = stmt.loc, self.count + 1
         function, binder, env, defaults = (ir.Var(f"$closure{self.count}.{n}", loc) for n in "fbed")
-        run_time = self._defaults_if_constant(made) is _RUN_TIME
+        given = run_time_defaults if run_time_defaults is not None else ir.BuildTuple([], loc)
         index = next(i for i, other in enumerate(block.body) if other is stmt)
         block.body[index : index + 1] = [
             ir.Assign(function, stmt.value, loc),
             ir.Assign(binder, ir.Global("bind_closure", bind_closure, loc), loc),
-            ir.Assign(env, ir.BuildTuple(list(made.closure), loc), loc),
-            ir.Assign(defaults, made.defaults if run_time else ir.BuildTuple([], loc), loc),
+            ir.Assign(env, ir.BuildTuple(list(captured), loc), loc),
+            ir.Assign(defaults, given, loc),
             ir.Assign(stmt.target, ir.Call(binder, [function, env, defaults], [], loc), loc),
         ]
 

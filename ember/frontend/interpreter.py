@@ -376,8 +376,9 @@ class _IRBuilder(ContainerOpcodes):
         binder = self._push_expr(ir.Global("bind_closure", bind_closure, loc))
         captured = [ir.Var(name, loc) for name in value.captured]
         env = self._push_expr(ir.BuildTuple(captured, loc))
-        del self.stack[-3:]
-        self._push_expr(ir.Call(binder, [function, env], [], loc))
+        defaults = self._push_expr(ir.BuildTuple([], loc))  # (constants: in the function)
+        del self.stack[-4:]
+        self._push_expr(ir.Call(binder, [function, env, defaults], [], loc))
 
     def op_LOAD_CLOSURE(self, inst: Instruction) -> None:
         """The cell itself: a variable named like it; a cell of an enclosing function (a

@@ -1,8 +1,8 @@
-"""Closure values: an inner function that closes over run-time values and is used as a value
-(passed to an @overload-ed function, returned). Consumes the inliner's
-`bind_closure(<jitted function>, (captured values...))` and calls of a `types.Closure` value;
-produces the captured values as a struct, and a direct call of the jitted function with
-them as its first arguments."""
+"""Closure values: an inner function that closes over run-time values (or has run-time default
+values) and is used as a value (passed to an @overload-ed function, returned). Consumes the
+inliner's `bind_closure(<jitted function>, (captured values...), (run-time defaults...))` and
+calls of a `types.Closure` value; produces the captured values and defaults as a struct, and a
+direct call of the jitted function with the captured values as its first arguments."""
 
 from __future__ import annotations
 
