@@ -371,11 +371,11 @@ appending = njit(_appending)
 
 
 def _observe(gen_func, n, stop):
-    """What Python sees of the list it passed, after each item and after the loop."""
+    """The items, and the list Python passed once the loop over the generator is done."""
     log = [7]
     seen = []
     for v in gen_func(n, log):
-        seen.append((v, list(log)))
+        seen.append(v)
         if v == stop:
             break
     return seen, log
@@ -390,4 +390,7 @@ def test_lists_passed_from_python_to_a_generator_see_its_changes():
     gen.close()  # its finally appends
     expected.close()
     assert log == expected_log
+    log, expected_log = [1], [1]
+    assert list(appending(3, log)) == list(_appending(3, expected_log))
+    assert log == expected_log  # written back when the generator object goes
     assert_frees_all(lambda n: _observe(appending, n, 2), lambda: 4)

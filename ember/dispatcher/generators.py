@@ -57,10 +57,10 @@ def _raise_compiled(exc_id: int, payload: int) -> None:
     raise_static_exception(ctypes.addressof(record))
 
 
-def _steps(gen_type: types.Generator, inputs: tuple, state: int) -> Any:
+def _steps(gen_type: types.Generator, inputs: tuple, write_back: Any = None) -> Any:
     """`step(state address)`: the next item, or StopIteration, or the body's exception."""
     found = _native_steps.get(gen_type)
-    return found[0] if found is not None else _ctypes_step(gen_type, inputs, state)
+    return found[0] if found is not None else _ctypes_step(gen_type, inputs, write_back)
 
 
 def _generator_class(gen_type: types.Generator) -> type:
@@ -70,7 +70,6 @@ def _generator_class(gen_type: types.Generator) -> type:
         gen_type in _native_steps
         or _native_boxer(gen_type.yield_type) is None
         or gen_type.return_type is not types.none  # (StopIteration carries it: ctypes path)
-        or reflected_arguments(gen_type)  # (written back after each step: ctypes path)
     ):
         return _native_steps.get(gen_type, (None, CompiledGenerator))[1]
     from ember.dispatcher.call_slots import install_iternext
@@ -83,7 +82,7 @@ def _generator_class(gen_type: types.Generator) -> type:
     return cls
 
 
-def _ctypes_step(gen_type: types.Generator, inputs: tuple, state: int) -> Any:
+def _ctypes_step(gen_type: types.Generator, inputs: tuple, write_back: Any = None) -> Any:
     from ember.dispatcher.pycall import _box, _memory_ctype
 
     resume = _resumer(gen_type)
@@ -92,19 +91,17 @@ def _ctypes_step(gen_type: types.Generator, inputs: tuple, state: int) -> Any:
     excinfo = ExcInfoRecord()
     addresses = (ctypes.addressof(item), ctypes.addressof(excinfo))
     returned = _returned_value_reader(gen_type, inputs)
-    write_back = _reflection(gen_type, inputs, state)
 
     def step(state: int) -> Any:
         status = resume(*addresses, None, state, 0)
-        if write_back is not None:
-            write_back()
         if status == STATUS_OK:
             return _box(item_type, item.v, inputs)
+        if write_back is not None:  # (once it ended: a write-back per item would be O(n))
+            write_back()
         if status == STATUS_STOP:
             raise StopIteration(*returned(state))
         _raise_compiled(excinfo.exc_id, excinfo.payload or 0)
 
-    step.write_back = write_back  # (closing runs code too: close() and __del__ call it)
     return step
 
 
@@ -121,7 +118,7 @@ def _holder(ctype: Any) -> Any:
 
 def _reflection(gen_type: types.Generator, inputs: tuple, state: int) -> Any:
     """`write_back()`: the Python lists and sets passed to the generator at `state` take what
-    its body did to them (as after a call); None when it takes none. It holds a reference to
+    its body did to them (as after a call); None when it was given none. It holds a reference to
     each native container: they outlive the generator's end, which releases its arguments."""
     from ember.dispatcher.reflection import reflector
 
@@ -283,16 +280,19 @@ class CompiledGenerator:
 
     It owns the runtime block of the generator's state; dropping it closes the generator and
     releases whatever the suspended body held. `inputs` (the call's arguments) stay alive as
-    long as the generator, since the state may borrow their arrays.
+    long as the generator, since the state may borrow their arrays. Python lists and sets it
+    was given take what the body did to them when it ends (items through the ctypes step),
+    is closed, or is dropped: not after each item, which would cost O(len) per item.
     """
 
-    __slots__ = ("_gen_type", "_meminfo", "_state", "_step", "_inputs")
+    __slots__ = ("_gen_type", "_meminfo", "_state", "_step", "_inputs", "_write_back")
 
     def __init__(self, gen_type: types.Generator, meminfo: int, inputs: tuple) -> None:
         self._gen_type = gen_type
         self._meminfo = meminfo  # the reference the compiled function returned
         self._state = nrt.data_address(meminfo)
-        self._step = _steps(gen_type, inputs, self._state)
+        self._write_back = _reflection(gen_type, inputs, self._state)
+        self._step = _steps(gen_type, inputs, self._write_back)
         self._inputs = inputs
 
     def __iter__(self) -> CompiledGenerator:
@@ -309,7 +309,8 @@ class CompiledGenerator:
         resume = _resumer(self._gen_type)
         addresses = (ctypes.addressof(item), ctypes.addressof(excinfo), None, self._state)
         status = resume(*addresses, CLOSE)
-        self._write_back()
+        if self._write_back is not None:
+            self._write_back()
         if status == STATUS_OK:  # it yielded again: release it
             resume(*addresses, RELEASE)
             raise RuntimeError("generator ignored GeneratorExit")
@@ -333,12 +334,8 @@ class CompiledGenerator:
         meminfo, self._meminfo = self._meminfo, 0
         if meminfo:
             nrt.runtime().decref(meminfo)  # (the last reference: closes it)
-            self._write_back()
-
-    def _write_back(self) -> None:
-        write_back = getattr(self._step, "write_back", None)
-        if write_back is not None:
-            write_back()
+            if self._write_back is not None:
+                self._write_back()
 
     def __repr__(self) -> str:
         return f"<ember generator object {self._gen_type.gen_func.__qualname__}>"
