@@ -258,3 +258,50 @@ def test_float32_overflow_checks_at_the_double_bound(name):
     assert not out[stop:].any()
     with pytest.raises(OverflowError):
         fresh(x)
+
+
+# ---------------------------------------------------------------------- round(x, ndigits)
+
+
+def round_total(values, ndigits):
+    total = 0.0
+    for i in range(values.shape[0]):
+        total += round(values[i], ndigits)
+    return total
+
+
+def round_each(values, ndigits):
+    out = np.empty_like(values)
+    for i in range(values.shape[0]):
+        out[i] = round(values[i], ndigits)
+    return out
+
+
+def tie_values() -> np.ndarray:
+    """Decimal ties and near-ties whose binary value lies just above or below (2.675 is
+    below 2.675 exactly), halves, integers near 2**52 and 2**53, negatives, specials."""
+    values = [2.675, 0.125, 0.375, 2.5, 3.5, -2.5, -0.5, 0.5, 1.005, 1.015, 1.025, 0.285]
+    values += [5e-324, -0.0, 0.0, 1e300, -1e300, 123456.785, 4503599627370497.0]
+    values += [4503599627370496.5 - 0.5, 9007199254740993.0, 2.0**52 + 1, 2.0**53 - 1]
+    values += [math.inf, -math.inf, math.nan, 0.049999999999999996, 0.05, 0.15, 0.25, 0.35]
+    rng = np.random.default_rng(2828)
+    values += list(np.round(rng.uniform(-1000, 1000, 300), 3))  # many 3-digit ties
+    values += list(rng.integers(-(2**53), 2**53, 50).astype(np.float64) + 0.5)
+    return np.array(values)
+
+
+def test_round_digits_in_loops_and_scalars_as_cpython():
+    """The tie correction is a call out of the usual path (never inlined): the same values as
+    CPython's correctly rounded round(x, n), scalar and in loops LLVM may vectorize."""
+    values = tie_values()
+    total, each = njit(round_total), njit(round_each)
+    for ndigits in (-3, -1, 0, 1, 2, 3, 5, 17, 22, 25, 310, -310):
+        expected = [round(float(v), ndigits) for v in values]
+        got = each(values, ndigits)
+        for v, e, g in zip(values, expected, got):
+            assert same(float(g), e) and math.copysign(1, g) == math.copysign(1, e), (v, ndigits)
+        finite = values[np.isfinite(values)]
+        expected_total = 0.0
+        for v in finite:
+            expected_total += round(float(v), ndigits)  # (CPython's round, not NumPy's)
+        assert total(finite, ndigits) == expected_total

@@ -455,6 +455,104 @@ def arrival_times(n):
     return np.cumsum(np.random.default_rng(817).exponential(1.0, n)), 1.25, 7
 
 
+# --------------------------------------------------------------- more library and modulo
+
+
+def periodic_wrap_positions(x, v, box, steps, dt):
+    """Particles moving in a periodic box: positions wrapped by float `%` each step."""
+    pos = x.copy()
+    for _ in range(steps):
+        for i in range(pos.shape[0]):
+            pos[i] = (pos[i] + v[i] * dt) % box
+    return pos
+
+
+def box_particles(n):
+    rng = np.random.default_rng(818)
+    return rng.uniform(0.0, 10.0, n), rng.standard_normal(n) * 5.0, 10.0, 10, 0.1
+
+
+def poisson_log_likelihood(counts, rates):
+    """Log-likelihood of Poisson counts: k log(lam) - lam - lgamma(k + 1)."""
+    total = 0.0
+    for i in range(counts.shape[0]):
+        k = counts[i]
+        lam = rates[i]
+        total += k * math.log(lam) - lam - math.lgamma(k + 1.0)
+    return total
+
+
+def counts_and_rates(n):
+    rng = np.random.default_rng(819)
+    rates = rng.uniform(0.5, 20.0, n)
+    return rng.poisson(rates).astype(np.float64), rates
+
+
+def spatial_hash_counts(xs, ys, cell):
+    """Points per occupied grid cell in a dict keyed by (ix, iy); returns the largest count
+    and the number of occupied cells."""
+    counts = {}
+    for i in range(xs.shape[0]):
+        key = (int(math.floor(xs[i] / cell)), int(math.floor(ys[i] / cell)))
+        counts[key] = counts.get(key, 0) + 1
+    largest = 0
+    for v in counts.values():
+        if v > largest:
+            largest = v
+    return largest, len(counts)
+
+
+def scattered_points(n):
+    rng = np.random.default_rng(820)
+    return rng.standard_normal(n) * 30.0, rng.standard_normal(n) * 30.0, 1.5
+
+
+def window_sum_slices(x, width):
+    """Largest mean over windows of `width`, each summed with np.sum of a slice."""
+    best = -np.inf
+    for i in range(x.shape[0] - width + 1):
+        m = np.sum(x[i : i + width]) / width
+        if m > best:
+            best = m
+    return best
+
+
+def series_and_width(n):
+    return np.random.default_rng(821).standard_normal(n), 16
+
+
+def polar_bins(xs, ys, rings, sectors, radius):
+    """Histogram of points over (ring, sector) bins of a disc, by hypot and atan2."""
+    hist = np.zeros((rings, sectors), dtype=np.int64)
+    for i in range(xs.shape[0]):
+        r = math.hypot(xs[i], ys[i])
+        if r >= radius:
+            continue
+        theta = math.atan2(ys[i], xs[i]) + math.pi
+        ring = int(r / radius * rings)
+        sector = min(int(theta / (2.0 * math.pi) * sectors), sectors - 1)
+        hist[ring, sector] += 1
+    return hist
+
+
+def disc_points(n):
+    rng = np.random.default_rng(822)
+    return rng.uniform(-1.0, 1.0, n), rng.uniform(-1.0, 1.0, n), 8, 16, 1.0
+
+
+def rounded_invoice_total(prices, quantities, tax):
+    """Line totals rounded to cents with round(x, 2), then the taxed total rounded."""
+    total = 0.0
+    for i in range(prices.shape[0]):
+        total += round(prices[i] * quantities[i], 2)
+    return round(total * (1.0 + tax), 2)
+
+
+def invoice_lines(n):
+    rng = np.random.default_rng(823)
+    return np.round(rng.uniform(0.5, 99.0, n), 2), rng.integers(1, 20, n), 0.0825
+
+
 CASES = [
     Case(points_in_polygon, star_polygon, 100, 100_000, "geometry"),
     Case(trilinear_sample, grid_and_points, 100, 500_000, "3-d loops", rtol=1e-8),
@@ -474,4 +572,10 @@ CASES = [
     Case(spring_chain_verlet, chain_positions, 20, 2_000, "helpers", rtol=1e-6),
     Case(cholesky_solve_batch, spd_systems, 20, 50_000, "linear solvers", rtol=1e-8),
     Case(mm1_mean_wait, arrival_times, 100, 500_000, "random", rtol=1e-8),
+    Case(periodic_wrap_positions, box_particles, 100, 200_000, "modulo", rtol=1e-8),
+    Case(poisson_log_likelihood, counts_and_rates, 100, 1_000_000, "transcendental", rtol=1e-8),
+    Case(spatial_hash_counts, scattered_points, 100, 200_000, "typed containers"),
+    Case(window_sum_slices, series_and_width, 100, 500_000, "slices", rtol=1e-8),
+    Case(polar_bins, disc_points, 100, 1_000_000, "histograms"),
+    Case(rounded_invoice_total, invoice_lines, 100, 500_000, "conversions", rtol=1e-12),
 ]
