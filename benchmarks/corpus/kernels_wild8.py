@@ -494,7 +494,10 @@ def spatial_hash_counts(xs, ys, cell):
     counts = {}
     for i in range(xs.shape[0]):
         key = (int(math.floor(xs[i] / cell)), int(math.floor(ys[i] / cell)))
-        counts[key] = counts.get(key, 0) + 1
+        if key in counts:
+            counts[key] += 1
+        else:
+            counts[key] = 1
     largest = 0
     for v in counts.values():
         if v > largest:

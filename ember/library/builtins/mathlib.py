@@ -57,7 +57,7 @@ _BOUNDED = {"sqrt", "sin", "cos", "tan", "tanh", "asin", "acos", "atan", "erf", 
 # Functions defined on every float, infinities included: a NaN comes only from a NaN operand, so
 # no NaN check (with _BOUNDED: no check at all).
 _TOTAL = {"tanh", "atan", "erf", "erfc", "fabs", "cbrt", "exp", "exp2", "expm1", "sinh", "cosh",
-          "asinh"}  # fmt: skip
+          "asinh", "lgamma"}  # fmt: skip
 # Functions whose every error is a ValueError for an operand outside an interval (a NaN outside
 # it, an infinity at a pole on its edge, as log(0.0)): name -> (comparison, bound, of |x|?).
 # The check reads the operand, so it need not wait for the call's result (nor keep it around
@@ -168,9 +168,12 @@ def _python_errors(context, builder, name: str, operands: list, result) -> None:
         _raise_on_nan_from_numbers(context, builder, operands, result)
     if name in _BOUNDED:
         return
-    finite_operands = _all(builder, [is_finite(builder, op) for op in operands])
-    infinite_result = is_infinite(builder, result)
-    blew_up = builder.and_(infinite_result, finite_operands)
+    blew_up = is_infinite(builder, result)
+    if not checks_only_flag(context, builder):
+        # (where a failure only flags the loop to run again with its checks in place, an
+        # infinite operand may flag it too: the operand need not live across the call)
+        finite_operands = _all(builder, [is_finite(builder, op) for op in operands])
+        blew_up = builder.and_(blew_up, finite_operands)
     if name in _CAN_OVERFLOW:
         context.guard(builder, blew_up, OverflowError, "math range error")
         return
