@@ -349,3 +349,50 @@ def test_lgamma_is_total_no_nan_from_numbers():
     compiled = njit(lambda x: math.lgamma(x))
     for v in [-math.inf, math.inf, -1.5, 5e-324, -5e-324, 1e308, -1e308, -2.0, -0.0, math.nan]:
         assert close(outcome(compiled, v), outcome(math.lgamma, v)), v
+
+
+# ------------------------------------------------------------- powers of bounded bases
+
+
+def bounded_powers(x):
+    y = x * 0.5
+    return math.sin(x) ** 2 + (1.0 + y * y) ** -2 + math.tanh(x) ** 6
+
+
+def unbounded_powers(x, which):
+    if which == 0:
+        return x**2  # overflows for |x| > 1.3e154
+    if which == 1:
+        return (x * x) ** -2  # zero base, or overflow for tiny x
+    return (math.cos(x) + 1.0) ** -3  # cos(pi) + 1 == 0
+
+
+def test_power_checks_settled_by_bounds_as_cpython():
+    """sin(x) ** 2 cannot overflow and (1 + y*y) ** -2 has no zero base: their checks go;
+    powers of unbounded bases keep theirs (OverflowError, ZeroDivisionError)."""
+    bounded, unbounded = njit(bounded_powers), njit(unbounded_powers)
+    raised = 0
+    for x in SPECIAL + [1e-100, -1e-160, 2e154]:
+        assert close(outcome(bounded, x), outcome(bounded_powers, x)), x
+        for which in range(3):
+            expected = outcome(unbounded_powers, x, which)
+            raised += isinstance(expected, type)
+            assert close(outcome(unbounded, x, which), expected), (x, which)
+    assert raised >= 8
+
+
+def test_bounded_power_overflow_check_gone_from_a_loop():
+    def sine_squares(x):
+        out = np.empty_like(x)
+        for i in range(x.shape[0]):
+            out[i] = math.sin(x[i]) ** 2
+        return out
+
+    compiled = njit(sine_squares)
+    x = np.array([0.0, 1.0, -3.0, 1e300, np.nan])
+    np.testing.assert_array_equal(compiled(x), np.sin(x) ** 2)
+    ir = compiled.inspect_llvm(compiled.signatures[0])
+    # (the overflow threshold of a square, 2**512 less an ulp, is compared nowhere)
+    assert "0x5FEFFFFFFFFFFFFF" not in ir
+    with pytest.raises(ValueError):
+        compiled(np.array([1.0, np.inf]))  # sin(inf): CPython's domain error

@@ -16,6 +16,7 @@ from typing import NamedTuple
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.lowering.float_bounds import record_guard
 from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.numbers import (
     c_pow,
@@ -170,9 +171,11 @@ def _check_overflowing_base(
     threshold = _overflow_threshold(is_float32, value)
     if value < 0:  # small bases overflow (zero raised ZeroDivisionError already)
         blew_up = builder.fcmp_ordered("<", magnitude, llvm.Constant(base.type, threshold))
+        record_guard(builder, blew_up)  # (false for a base bounded away: (1 + x * x) ** -2)
         context.guard(builder, blew_up, *overflow)
         return None
     above = builder.fcmp_ordered(">", magnitude, llvm.Constant(base.type, threshold))
+    record_guard(builder, above)  # (false for a bounded base: math.sin(x) ** 2)
     finitely_above = above if flags_only else finite_above(builder, base, threshold)
     context.guard(builder, finitely_above, *overflow)
     return above
@@ -262,6 +265,7 @@ def _operator_errors(context) -> Errors:
 
 def _check_zero_base(context, builder, base, negative, errors: Errors) -> None:
     zero_base = builder.fcmp_ordered("==", base, llvm.Constant(base.type, 0.0))
+    record_guard(builder, zero_base)  # (false for a base bounded away from zero)
     context.guard(builder, builder.and_(zero_base, negative), *errors[0])
 
 
