@@ -396,3 +396,31 @@ def test_bounded_power_overflow_check_gone_from_a_loop():
     assert "0x5FEFFFFFFFFFFFFF" not in ir
     with pytest.raises(ValueError):
         compiled(np.array([1.0, np.inf]))  # sin(inf): CPython's domain error
+
+
+def test_lorentzian_loop_vectorizes_and_raises_as_cpython():
+    """1 / (1 + t ** 2): the divisor is >= 1, its check goes and the loop vectorizes; the
+    square's own overflow check stays (OverflowError beyond 1.3e154, as CPython)."""
+
+    def lorentzian(x, center, width):
+        out = np.empty_like(x)
+        for i in range(x.shape[0]):
+            out[i] = 1.0 / (1.0 + ((x[i] - center) / width) ** 2)
+        return out
+
+    compiled = njit(lorentzian)
+    x = np.array([0.0, -0.0, 1.5, -3.0, 1e150, np.inf, -np.inf, np.nan, 5e-324] * 5)
+    expected = [lorentzian_python(float(v)) for v in x]
+    np.testing.assert_array_equal(compiled(x, 0.0, 1.0), expected)
+    with pytest.raises(OverflowError):
+        compiled(np.array([1.0, 1e200, 2.0]), 0.0, 1.0)
+    with pytest.raises(OverflowError):
+        lorentzian_python(1e200)
+    ir = compiled.inspect_llvm(compiled.signatures[0])
+    assert "x double>" in ir  # vectorized
+    zero_tests = [line for line in ir.splitlines() if "fcmp" in line and "0.000000e+00" in line]
+    assert all("%arg.width" in line for line in zero_tests)  # (width == 0 can raise: kept)
+
+
+def lorentzian_python(v: float) -> float:
+    return 1.0 / (1.0 + ((v - 0.0) / 1.0) ** 2)

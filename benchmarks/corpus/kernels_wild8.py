@@ -556,6 +556,18 @@ def invoice_lines(n):
     return np.round(rng.uniform(0.5, 99.0, n), 2), rng.integers(1, 20, n), 0.0825
 
 
+def lorentzian_profile(x, center, width):
+    """A Lorentzian (Cauchy) line shape evaluated on a grid."""
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = 1.0 / (1.0 + ((x[i] - center) / width) ** 2)
+    return out
+
+
+def line_grid(n):
+    return np.linspace(-50.0, 50.0, n), 1.5, 0.8
+
+
 CASES = [
     Case(points_in_polygon, star_polygon, 100, 100_000, "geometry"),
     Case(trilinear_sample, grid_and_points, 100, 500_000, "3-d loops", rtol=1e-8),
@@ -581,4 +593,5 @@ CASES = [
     Case(window_sum_slices, series_and_width, 100, 500_000, "slices", rtol=1e-8),
     Case(polar_bins, disc_points, 100, 1_000_000, "histograms"),
     Case(rounded_invoice_total, invoice_lines, 100, 500_000, "conversions", rtol=1e-12),
+    Case(lorentzian_profile, line_grid, 100, 1_000_000, "powers", rtol=1e-12),
 ]
