@@ -424,3 +424,40 @@ def test_lorentzian_loop_vectorizes_and_raises_as_cpython():
 
 def lorentzian_python(v: float) -> float:
     return 1.0 / (1.0 + ((v - 0.0) / 1.0) ** 2)
+
+
+def test_array_item_squares_bounded_and_lookalikes_not():
+    """a[i] * a[i] (the item loaded twice, each into a temporary) is a square: 1 + it is never
+    zero and the loop vectorizes; products that only look alike keep their check."""
+
+    def lorentz_sum(a):
+        s = 0.0
+        for i in range(a.shape[0]):
+            s += 1.0 / (1.0 + a[i] * a[i])
+        return s
+
+    def stored_between(a, i):
+        x = a[i]
+        a[i] = -5.0
+        return 1.0 / (1.0 + x * a[i])
+
+    def transposed(a, i, j):
+        return 1.0 / (1.0 + a[i, j] * a[j, i])
+
+    def two_arrays(a, b, i):
+        return 1.0 / (1.0 + a[i] * b[i])
+
+    compiled = njit(lorentz_sum)
+    values = np.array([0.0, -0.0, 2.0, -1e200, 1e-200, np.inf, np.nan, -3.5])
+    expected = sum(1.0 / (1.0 + float(v) * float(v)) for v in values)  # (in order)
+    assert same(compiled(values), expected)
+    ir = compiled.inspect_llvm(compiled.signatures[0])
+    assert "x double>" in ir
+    assert not [line for line in ir.splitlines() if "fcmp" in line and "0.000000e+00" in line]
+    with pytest.raises(ZeroDivisionError):
+        njit(stored_between)(np.array([0.2]), 0)
+    assert njit(stored_between)(np.array([0.1]), 0) == stored_between(np.array([0.1]), 0)
+    with pytest.raises(ZeroDivisionError):
+        njit(transposed)(np.array([[1.0, -1.0], [1.0, 1.0]]), 0, 1)
+    with pytest.raises(ZeroDivisionError):
+        njit(two_arrays)(np.array([2.0]), np.array([-0.5]), 0)

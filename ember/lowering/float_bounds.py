@@ -172,26 +172,83 @@ def _new_bounds(value, slots: _SlotStores, depth: int) -> Bounds:
     if type(value) is llvm.Instruction and value.opname in _ARITHMETIC and not value.flags:
         # (no fast-math flags: a contracted or reassociated result rounds otherwise)
         operands = value.operands
-        if value.opname == "fmul" and _same_value(*operands):
+        if value.opname == "fmul" and _same_value(*operands, slots):
             return _rounded(_square(_bounds(operands[0], slots, depth)), value.type)
         arithmetic = _ARITHMETIC[value.opname]
         return _rounded(arithmetic(*[_bounds(op, slots, depth) for op in operands]), value.type)
     return _ANY
 
 
-def _same_value(first, second) -> bool:
-    """Whether two operands are one value: the same, or loads of one slot in one block with no
-    store to it between them (`x * x` loads `x` twice)."""
+def _same_value(first, second, slots: _SlotStores) -> bool:
+    """Whether two operands are one value: the same; equal constants; the same pure operation
+    of the same values; loads in one block of one slot with no store to it between (`x * x`
+    loads `x` twice), of two slots each stored once in that block from one value, or of one
+    array item (its address computed alike) with no other store nor call between (`a[i] *
+    a[i]` loads the item twice, each into a temporary slot)."""
     if first is second:
         return True
-    slot = _slot_loaded(first)
-    if slot is None or _slot_loaded(second) is not slot or first.parent is not second.parent:
+    if type(first) is not type(second) or first.type != second.type:
         return False
+    if isinstance(first, llvm.Constant):
+        return str(first) == str(second)
+    if isinstance(first, llvm.LoadInstr):
+        return first.parent is second.parent and _same_load(first, second, slots)
+    pure = isinstance(first, _PURE) or (
+        type(first) is llvm.Instruction and first.opname in _PURE_OPERATIONS
+    )
+    if not pure or first.opname != second.opname or _flags(first) != _flags(second):
+        return False
+    if getattr(first, "op", None) != getattr(second, "op", None):  # (icmp's predicate)
+        return False
+    if isinstance(first, llvm.ExtractValue) and first.indices != second.indices:
+        return False
+    return len(first.operands) == len(second.operands) and all(
+        _same_value(a, b, slots) for a, b in zip(first.operands, second.operands)
+    )
+
+
+_PURE = (llvm.ICMPInstr, llvm.SelectInstr, llvm.ExtractValue, llvm.GEPInstr, llvm.CastInstr)
+_PURE_OPERATIONS = {"add", "sub", "mul", "and", "or", "xor", "shl", "lshr", "ashr", "fadd",
+                    "fsub", "fmul", "fneg"}  # fmt: skip
+
+
+def _flags(instr) -> tuple:
+    return tuple(getattr(instr, "flags", ())), getattr(instr, "inbounds", None)
+
+
+def _same_load(first, second, slots: _SlotStores) -> bool:
+    """`_same_value` of two loads in one block."""
     instructions = first.parent.instructions
     start, stop = sorted((instructions.index(first), instructions.index(second)))
-    return not any(
+    between = instructions[start:stop]
+    slot, other = _slot_loaded(first), _slot_loaded(second)
+    if slot is not None and slot is other:
+        return not any(
+            isinstance(instr, llvm.StoreInstr) and instr.operands[1] is slot for instr in between
+        )
+    if slot is not None and other is not None:
+        stored = slots.values_stored(slot), slots.values_stored(other)
+        if not all(values and len(values) == 1 for values in stored):
+            return False
+        if not (_stored_before(first, slot) and _stored_before(second, other)):
+            return False
+        return _same_value(stored[0][0], stored[1][0], slots)
+    if slot is not None or other is not None:
+        return False
+    writes = (
+        isinstance(instr, llvm.CallInstr)
+        or (isinstance(instr, llvm.StoreInstr) and slots.values_stored(instr.operands[1]) is None)
+        for instr in between
+    )
+    return not any(writes) and _same_value(first.operands[0], second.operands[0], slots)
+
+
+def _stored_before(load, slot) -> bool:
+    """Whether `slot` (stored once in the function) is stored earlier in `load`'s block."""
+    instructions = load.parent.instructions
+    return any(
         isinstance(instr, llvm.StoreInstr) and instr.operands[1] is slot
-        for instr in instructions[start:stop]
+        for instr in instructions[: instructions.index(load)]
     )
 
 
