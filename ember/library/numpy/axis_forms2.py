@@ -14,7 +14,7 @@ from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import overload, overload_method
 from ember.library.numpy.axis_forms import _axis_jit, _explicit_none, _literal_string
-from ember.library.numpy.functions import many_arrays
+from ember.library.numpy.joining import many_arrays
 from ember.library.numpy.support import NUMPY_ERRORS, is_array, is_integer
 from ember.typing.overload import as_type
 
