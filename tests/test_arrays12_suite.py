@@ -1,0 +1,160 @@
+"""arrays12: NumPy's combined advanced indexing (index arrays beside slices, integers and other
+index arrays, index arrays of rank 2 and more), and the NumPy functions added this round; each
+compiled function compared with NumPy running the same Python function on many inputs."""
+
+import numpy as np
+import pytest
+
+from ember import njit
+from tests.oracle import assert_frees_all
+
+A3 = np.arange(60.0).reshape(3, 4, 5)
+
+
+def _exactly(got, want):
+    """Same dtype, shape and values (NaN where NumPy has NaN)."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert np.array_equal(got, want, equal_nan=want.dtype.kind in "fc"), (got, want)
+
+
+def _same_outcome(jitted, func, *args, compare=_exactly):
+    """jitted(*args) gives NumPy's value, or raises the exception type NumPy raises."""
+    try:
+        want = func(*args)
+    except Exception as error:  # noqa: BLE001 - the type is what is compared
+        with pytest.raises(type(error)):
+            jitted(*args)
+        return
+    compare(jitted(*args), want)
+
+
+def _copies(*args):
+    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+def after_a_slice(a, i, j):
+    return a[1:, i, j]  # adjacent index arrays: their dimension stays in place
+
+
+def apart(a, i, j):
+    return a[i, 1:, j]  # a slice between them: their dimension goes first
+
+
+def integer_apart(a, k, i):
+    return a[k, :, i]  # an integer counts as an index array: (len(i), 4)
+
+
+def before_a_step(a, i, j):
+    return a[i, j, ::2]
+
+
+def after_an_ellipsis(a, i, j):
+    return a[..., i, j]
+
+
+def mask_apart(a, m, i):
+    return a[m, 1:, i]
+
+
+def rank_two(a, i):
+    return a[i]
+
+
+def open_mesh(a, r, c):
+    return a[np.ix_(r, c)]
+
+
+# pairs of index arrays for the (3, 4, 5) array: negative, broadcast length 1, empty, too
+# large (IndexError), different lengths (IndexError)
+PAIRS = [
+    (np.array([0, 2, 1]), np.array([1, -1, 0])),
+    (np.array([-1]), np.array([0, 1, 2, 3])),
+    (np.array([2, 0]), np.array([3])),
+    (np.zeros(0, np.int64), np.zeros(0, np.int64)),
+    (np.array([0, 3]), np.array([1, 1])),
+    (np.array([0, 1, 2]), np.array([1, 2])),
+    (np.array([-4, 0]), np.array([1, 1])),
+]
+
+
+def test_index_arrays_beside_slices_match_numpy():
+    for func in (after_a_slice, apart, before_a_step, after_an_ellipsis):
+        jitted = njit(func)
+        for i, j in PAIRS:
+            _same_outcome(jitted, func, A3, i, j)
+    jitted = njit(integer_apart)
+    for k in (0, 2, -1, 3, -4):
+        for i in (np.array([4, 0, -5]), np.array([1]), np.zeros(0, np.int64), np.array([5])):
+            _same_outcome(jitted, integer_apart, A3, k, i)
+
+
+def test_masks_and_index_arrays_of_rank_two():
+    jitted = njit(mask_apart)
+    for m in (np.array([True, False, True]), np.array([False] * 3), np.array([True, False])):
+        for i in (np.array([0, 4]), np.array([3]), np.array([1, 2, 3])):
+            _same_outcome(jitted, mask_apart, A3, m, i)
+    a = np.arange(24).reshape(4, 6)
+    jitted = njit(rank_two)
+    for i in (np.array([[0, 1], [3, -1]]), np.zeros((0, 2), np.int64), np.array([[4]])):
+        _same_outcome(jitted, rank_two, a, i)
+    jitted = njit(open_mesh)
+    for r, c in ((np.array([0, 3, 1]), np.array([5, -6])), (np.array([2]), np.array([0, 1]))):
+        _same_outcome(jitted, open_mesh, a, r, c)
+    _same_outcome(jitted, open_mesh, a, np.array([0]), np.array([6]))
+
+
+# ---------------------------------------------------------------------------- assignment
+
+
+def store_after_a_slice(a, i, j, v):
+    a[1:, i, j] = v
+    return a
+
+
+def store_apart(a, i, j, v):
+    a[i, 1:, j] = v
+    return a
+
+
+def add_apart(a, k, i, v):
+    a[k, :, i] += v
+    return a
+
+
+def store_rank_two(a, i, v):
+    a[i] = v
+    return a
+
+
+def test_assignments_broadcast_values_as_numpy():
+    # one number and one array shape per function (each dtype and rank compiles once)
+    every_shape = (
+        7.5,
+        np.array([1.0, 2.0]),
+        np.arange(8.0).reshape(2, 4),
+        np.array([[3.0], [4.0]]),
+    )
+    for func, values in ((store_after_a_slice, every_shape[::2]), (store_apart, every_shape[1::2])):
+        jitted = njit(func)
+        for v in values:
+            for i, j in PAIRS:
+                _same_outcome(jitted, func, *_copies(A3, i, j, v))
+    jitted = njit(add_apart)
+    for v in (1.0, np.arange(8.0).reshape(2, 4)):
+        for i in (np.array([0, 0, 4]), np.array([-1, 2])):
+            _same_outcome(jitted, add_apart, *_copies(A3, 1, i, v))
+    jitted = njit(store_rank_two)
+    a = np.zeros((4, 3))
+    for v in (2.0, np.array([1.0, 2.0, 3.0])):
+        _same_outcome(jitted, store_rank_two, *_copies(a, np.array([[0, 3], [-1, 1]]), v))
+
+
+def test_combined_indexing_frees_what_it_allocates():
+    assert_frees_all(
+        njit(mask_apart), lambda: A3, lambda: np.array([True, False, True]), lambda: np.array([1])
+    )
