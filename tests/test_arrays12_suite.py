@@ -9,6 +9,7 @@ from ember import njit
 from tests.oracle import assert_frees_all
 
 A3 = np.arange(60.0).reshape(3, 4, 5)
+RNG = np.random.default_rng(12)
 
 
 def _exactly(got, want):
@@ -158,3 +159,55 @@ def test_combined_indexing_frees_what_it_allocates():
     assert_frees_all(
         njit(mask_apart), lambda: A3, lambda: np.array([True, False, True]), lambda: np.array([1])
     )
+
+
+# ---------------------------------------------------------------------------- np.unique(axis=)
+
+
+def unique_rows(a):
+    return np.unique(a, axis=0)
+
+
+def unique_along_last_with_extras(a):
+    return np.unique(a, True, True, True, axis=-1)
+
+
+def _same_arrays(got, want):
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        _exactly(g, w)
+
+
+def test_unique_along_an_axis():
+    inputs = [
+        np.array([[1, 2], [3, 4], [1, 2], [0, 9]]),
+        np.array([[3, 1, 3], [2, 0, 2]]),
+        np.zeros((4, 0), np.int64),
+        np.zeros((0, 3), np.int64),
+        np.array([[5, 5, 5]]),
+        RNG.integers(0, 2, (30, 3)),
+    ]
+    rows, extras = njit(unique_rows), njit(unique_along_last_with_extras)
+    for a in inputs:
+        _same_outcome(rows, unique_rows, a)
+        _same_outcome(extras, unique_along_last_with_extras, a, compare=_same_arrays)
+    a3 = RNG.integers(0, 2, (3, 4, 2)).astype(np.float64)
+    a3[1, 2, 0] = np.nan  # NaN rows stay apart, as NumPy's
+    _same_outcome(njit(lambda a: np.unique(a, axis=1)), lambda a: np.unique(a, axis=1), a3)
+
+
+# ---------------------------------------------------------------------------- np.roll layout
+
+
+def roll_pairs(a):
+    return np.roll(a, (1, -2), axis=(0, -1))
+
+
+def test_roll_keeps_the_layout_numpy_gives():
+    base = np.arange(24.0).reshape(2, 3, 4)
+    inputs = [np.asfortranarray(base), base.transpose(1, 0, 2), base[:, ::-1, ::2], base[:1]]
+    jitted = njit(roll_pairs)
+    for a in inputs:
+        got, want = jitted(a), roll_pairs(a)
+        _exactly(got, want)
+        assert got.strides == want.strides, (got.strides, want.strides)
