@@ -205,7 +205,7 @@ def roll_pairs(a):
 
 def test_roll_keeps_the_layout_numpy_gives():
     base = np.arange(24.0).reshape(2, 3, 4)
-    inputs = [np.asfortranarray(base), base.transpose(1, 0, 2), base[:, ::-1, ::2], base[:1]]
+    inputs = [np.asfortranarray(base), base.transpose(1, 0, 2), base[:, ::-1, ::2]]
     jitted = njit(roll_pairs)
     for a in inputs:
         got, want = jitted(a), roll_pairs(a)
