@@ -211,3 +211,58 @@ def test_roll_keeps_the_layout_numpy_gives():
         got, want = jitted(a), roll_pairs(a)
         _exactly(got, want)
         assert got.strides == want.strides, (got.strides, want.strides)
+
+
+# ---------------------------------------------------------------------------- order= and copy=
+
+
+def orders_and_copies(a):
+    return (
+        a.copy(order="F"),
+        a.copy("C"),
+        a.copy(order="A"),
+        np.reshape(a, (2, 6), order="F"),
+        np.reshape(a, (4, 3), order="C"),
+        a.astype(np.float64, copy=False),
+        a.astype(np.int32, copy=False),
+        a.astype(np.float64, copy=True),
+    )
+
+
+def test_copy_reshape_order_and_astype_copy():
+    jitted = njit(orders_and_copies)
+    for a in (np.arange(12.0).reshape(3, 4), np.asfortranarray(np.arange(12.0).reshape(3, 4))):
+        got, want = jitted(a), orders_and_copies(a)
+        for g, w in zip(got, want):
+            _exactly(g, w)
+            assert (g.flags.c_contiguous, g.flags.f_contiguous) == (
+                w.flags.c_contiguous,
+                w.flags.f_contiguous,
+            )
+        assert got[5] is a  # copy=False and the same dtype: the array itself, as NumPy
+        assert got[7] is not a and not np.shares_memory(got[7], a)
+
+
+# ---------------------------------------------------------------------------- polyder, polyint
+
+
+def derivatives_and_integrals(p, m, k):
+    return np.polyder(p, m), np.polyint(p, m), np.polyint(p, m, 2.5), np.polyint(p, m, k)
+
+
+def test_polyder_and_polyint_match_numpy():
+    jitted = njit(derivatives_and_integrals)
+    k = np.array([1.0, -2.0, 0.5])
+    for p in (np.array([1.0, 2.0, 3.0, 4.0]), np.array([-0.5]), np.zeros(0)):
+        for m in (1, 2, 3, 5):
+            _same_outcome(jitted, derivatives_and_integrals, p, m, k, compare=_close_arrays)
+    for m, ks in ((-1, k), (3, k[:2])):  # NumPy's ValueErrors
+        _same_outcome(jitted, derivatives_and_integrals, np.ones(3), m, ks)
+    p = np.array([3, 0, 2], np.int32)  # integer coefficients: NumPy's int64 derivative
+    _exactly(njit(lambda p: np.polyder(p, 2))(p), np.polyder(p, 2))
+
+
+def _close_arrays(got, want):
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-13)

@@ -1,7 +1,7 @@
 """Keyword arguments of NumPy functions beyond their plain forms, written in Python and compiled
 by ember: searchsorted(sorter=), histogram(weights=, density=), interp(period=),
 linalg.norm(axis=, keepdims=) along one axis, np.apply_along_axis (Numba lacks it), and
-order='F' of a.ravel/np.ravel, a.reshape and np.copy."""
+order='F' of a.ravel/np.ravel, a.reshape, np.reshape, np.copy and a.copy, and a.astype(copy=)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,14 @@ from ember.errors import TypingError
 from ember.extending import overload, overload_method
 from ember.library.numpy.axis_forms import _axis_jit, lanes_along_jit
 from ember.library.numpy.axis_forms2 import _keepdims_flag
-from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_array, is_integer, is_none
+from ember.library.numpy.support import (
+    NUMPY_ERRORS,
+    as_type,
+    is_array,
+    is_integer,
+    is_none,
+    parse_dtype,
+)
 
 # ---------------------------------------------------------------------------- searchsorted
 
@@ -305,3 +312,47 @@ def _select_copy_order(a, order="K"):
     if not is_array(a):
         return None
     return _copy_fortran if _order_of(order, "np.copy") == "F" else None
+
+
+def _fortran_wanted(a, order, what: str) -> bool:
+    """NumPy's order= of a copy: 'F', or 'A'/'K' of a Fortran array (other layouts: C)."""
+    order = _order_of(order, what)
+    return order == "F" or (order in ("A", "K") and a.layout == "F" and a.ndim > 1)
+
+
+@overload_method(types.Array, "copy", jit_options=NUMPY_ERRORS)
+def _select_method_copy_order(a, order="C"):
+    if isinstance(order, str):  # omitted: the plain a.copy()
+        return None
+    if _fortran_wanted(a, order, "a.copy"):
+        return lambda a, order="C": a.T.copy().T
+    return lambda a, order="C": a.copy()
+
+
+@overload(np.reshape, jit_options=NUMPY_ERRORS)
+def _select_np_reshape_order(a, shape, order="C"):
+    if not is_array(a) or isinstance(order, str):  # order omitted: the plain np.reshape
+        return None
+    if _order_of(order, "np.reshape") == "F" or _fortran_wanted(a, order, "np.reshape"):
+        return lambda a, shape, order="C": a.reshape(shape, order="F")
+    return lambda a, shape, order="C": np.reshape(a, shape)
+
+
+def _astype_flag(copy) -> bool:
+    copy = as_type(copy)
+    if isinstance(copy, bool):
+        return copy
+    if isinstance(copy, types.BooleanLiteral):
+        return copy.literal_value
+    raise TypingError("a.astype: copy must be the constant True or False")
+
+
+@overload_method(types.Array, "astype", jit_options=NUMPY_ERRORS)
+def _select_astype_copy(a, dtype, copy=True):
+    """copy=False: the array itself when it already has the dtype (NumPy's rule), else the
+    converted copy."""
+    if isinstance(copy, bool):  # omitted: the plain a.astype(dtype)
+        return None
+    if not _astype_flag(copy) and parse_dtype(dtype, default=None) == a.dtype:
+        return lambda a, dtype, copy=True: a
+    return lambda a, dtype, copy=True: a.astype(dtype)
