@@ -266,3 +266,29 @@ def _close_arrays(got, want):
     for g, w in zip(got, want):
         assert g.dtype == w.dtype and g.shape == w.shape
         np.testing.assert_allclose(g, w, rtol=1e-13)
+
+
+# ---------------------------------------------------------------------------- quantile method=
+
+QUANTILE_FRACTIONS = np.array([0.0, 0.125, 0.3, 0.375, 0.5, 0.625, 0.875, 1.0])
+
+
+def quantile_methods(a, q):
+    return (
+        np.quantile(a, q, method="lower"),
+        np.quantile(a, q, method="higher"),
+        np.quantile(a, q, method="nearest"),  # virtual index halves round to even
+        np.percentile(a, q * 100, method="midpoint"),
+        np.quantile(a, q, method="linear"),
+    )
+
+
+def test_quantile_methods_match_numpy():
+    jitted = njit(quantile_methods)
+    for a in (np.array([3.5, -1.0, 2.0, 8.0, 0.5]), np.array([1.0, np.nan, 3.0]), np.ones(1)):
+        _same_outcome(jitted, quantile_methods, a, QUANTILE_FRACTIONS, compare=_same_arrays)
+        for q in (0.375, 0.5, 1.5):  # 1.5: NumPy's ValueError
+            _same_outcome(jitted, quantile_methods, a, q, compare=_same_arrays)
+    ints = np.array([7, 1, 4, 4, 9, 2])
+    _same_outcome(jitted, quantile_methods, ints, QUANTILE_FRACTIONS, compare=_same_arrays)
+    _same_outcome(jitted, quantile_methods, np.zeros(0), 0.5)  # NumPy's IndexError
