@@ -79,17 +79,25 @@ def _view_along(builder, out_type, out: ArrayFields, axis, start, length) -> Arr
                        shape, list(out.strides))  # fmt: skip
 
 
-@lower_builtin(np.concatenate, types.BaseTuple, types.Type)
-def np_concatenate(context, builder, sig, args):
-    from ember.library.numpy.reductions import _pick, normalize_axis
+def _joined_inputs(context, builder, sig, args):
+    """(member types, result type, the normalized axis, each member's fields) of a join."""
+    from ember.library.numpy.reductions import normalize_axis
 
     members = tuple(sig.args[0].types)
     out_type = sig.return_type
-    ndim = out_type.ndim
     axis = normalize_axis(context, builder, context.cast(builder, args[1], sig.args[1],
-                                                         types.int64), ndim)  # fmt: skip
+                                                         types.int64), out_type.ndim)  # fmt: skip
     inputs = [arr.unpack(builder, t, builder.extract_value(args[0], i))
               for i, t in enumerate(members)]  # fmt: skip
+    return members, out_type, axis, inputs
+
+
+@lower_builtin(np.concatenate, types.BaseTuple, types.Type)
+def np_concatenate(context, builder, sig, args):
+    from ember.library.numpy.reductions import _pick
+
+    members, out_type, axis, inputs = _joined_inputs(context, builder, sig, args)
+    ndim = out_type.ndim
     first = inputs[0]
     total = const(0)
     bad = [llvm.Constant(arr.i1, 0)] * ndim  # per dimension: its message names it
@@ -132,15 +140,8 @@ def _type_stack(arrays, axis):
 
 @lower_builtin(np.stack, types.BaseTuple, types.Type)
 def np_stack(context, builder, sig, args):
-    from ember.library.numpy.reductions import normalize_axis
-
-    members = tuple(sig.args[0].types)
-    out_type = sig.return_type
+    members, out_type, axis, inputs = _joined_inputs(context, builder, sig, args)
     ndim = out_type.ndim
-    axis = normalize_axis(context, builder, context.cast(builder, args[1], sig.args[1],
-                                                         types.int64), ndim)  # fmt: skip
-    inputs = [arr.unpack(builder, t, builder.extract_value(args[0], i))
-              for i, t in enumerate(members)]  # fmt: skip
     first = inputs[0]
     bad = llvm.Constant(arr.i1, 0)
     for fields in inputs[1:]:
