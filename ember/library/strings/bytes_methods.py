@@ -12,7 +12,7 @@ from ember import types
 from ember.errors import TypingError
 from ember.extending import intrinsic, lower_cast, overload, overload_method, register_jitable
 from ember.library.builtins.enumerate_zip import iterator_of
-from ember.library.containers.lists import empty_list_for
+from ember.library.containers.list_primitives import empty_list_for
 from ember.library.strings.bytes import BytesType, _as_bytes, _as_text, bytes_type
 from ember.library.strings.case import ALPHA, DECIMAL, LOWER, UPPER, _flags
 from ember.library.strings.core import _get, _length, _new, _set, string, substring

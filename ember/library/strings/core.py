@@ -15,7 +15,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.extending import intrinsic, lower_builtin, lower_cast, overload, register_jitable
-from ember.library.containers.lists import _slice_indices
+from ember.library.containers.list_primitives import _slice_indices
 from ember.lowering import arrays as refs
 from ember.lowering import iterators
 from ember.lowering import strings as primitives

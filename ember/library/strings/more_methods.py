@@ -8,7 +8,7 @@ from __future__ import annotations
 from ember import types
 from ember.errors import UnsupportedError
 from ember.extending import overload, overload_method, register_jitable
-from ember.library.containers.lists import empty_list_for
+from ember.library.containers.list_primitives import empty_list_for
 from ember.library.strings.case import LOWER, TITLE, UPPER, _flags
 from ember.library.strings.core import _get, _length, find_from, is_string, rfind_from, substring
 from ember.library.strings.methods import (
