@@ -147,6 +147,7 @@ DOMAINS = (
             types.StringLiteral,
             types.UnicodeIterator,
             types.BytesType,
+            types.BytesIterator,
         ),
         values=(str, bytes, chr, ord, format, repr, ascii, displays.formatted_field),
     ),

@@ -29,6 +29,7 @@ from ember.library.containers.list_primitives import (
     _slice_indices,
     _store_new,
 )
+from ember.library.strings.core import deferred_text
 from ember.lowering import arrays as refs
 from ember.lowering import iterators
 from ember.lowering import lists as primitives
@@ -154,21 +155,21 @@ def list_setslice(xs, index, values):
             "can only assign an iterable when using a slice with assignment/setitem, "
             f"not {types.unliteral(values)}"
         )
-    if not (_is_list(values) and _fits(xs, values.dtype)):
+    if not _fits(xs, iterator_of(values).yield_type):
         return None
 
     def setslice(xs, index, values):
         _check_mutable(xs)
-        values = values[:]  # `xs[:] = xs` reads the items before they move
+        values = list(values)  # a copy: `xs[:] = xs` reads the items before they move
         n = _length(xs)
         start, count, step = _slice_indices(index, n)
         m = len(values)
         if step != 1 and m != count:
-            raise ValueError(  # Python's words, then Numba's
-                "attempt to assign sequence of wrong size to extended slice (cannot resize "
-                "extended list slice with step != 1; length mismatch for extended slice and "
-                "sequence)"
+            message = (  # Python's words, then Numba's
+                "attempt to assign sequence of size {} to extended slice of size {} "
+                "(length mismatch for extended slice and sequence)"
             )
+            raise ValueError(deferred_text(message, m, count))
         if step != 1:
             for k in range(m):
                 _release(xs, start + k * step)
