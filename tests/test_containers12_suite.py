@@ -4,7 +4,7 @@ str.maketrans (with translate), `%*d` / `%.*f` (a '*' width or precision argumen
 messages for ord() and wrong-size extended slices; each checked against CPython running the
 same function."""
 
-# ruff: noqa: UP031, F507 - the % formats are under test
+# ruff: noqa: UP031, UP032, F507 - the % formats and str.format calls are under test
 
 import pytest
 
@@ -215,3 +215,26 @@ def _star_needs_an_argument(w):
 def test_percent_star_errors_are_cpythons():
     _agrees(_star_needs_an_int, [(2.0,)])
     _agrees(_star_needs_an_argument, [(2,)])
+
+
+def _fields_with_accessors(xs, x, text):
+    d = {"k": 3, "j": 4}
+    t = (1, "b")
+    return (
+        "{0[2]:>4}|{1.real}|{1.imag}|{2[k]}|{3[1]}|{a[0]}".format(xs, x, d, t, a=xs),
+        "{[1]}".format(t),
+        "{}|{!r}|{}|{!s:>12}".format(xs, t, d, xs),
+        format(xs),
+        format(t, ""),
+        format(None),
+        "{0[0]}{0[1]}".format(text),
+    )
+
+
+def _list_with_a_spec(xs):
+    return "{:>5}".format(xs)
+
+
+def test_str_format_fields_index_and_take_attributes_and_containers_format_as_str():
+    _agrees(_fields_with_accessors, [([1, 2, 3], 2.5, "ab"), ([-7], -0.0, "é€")])
+    _agrees(_list_with_a_spec, [([1, 2],)])
