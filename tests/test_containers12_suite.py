@@ -238,3 +238,26 @@ def _list_with_a_spec(xs):
 def test_str_format_fields_index_and_take_attributes_and_containers_format_as_str():
     _agrees(_fields_with_accessors, [([1, 2, 3], 2.5, "ab"), ([-7], -0.0, "é€")])
     _agrees(_list_with_a_spec, [([1, 2],)])
+
+
+def _comprehension_then_narrower_stores(xs):
+    a = [float(x) for x in xs]
+    a.extend([1, 2])
+    b = [x * 0.5 for x in xs]
+    b[:1] = [7]
+    c = [x for x in xs]
+    c.extend([1.5])
+    c += [2]
+    d = []
+    d.extend([1, 2])
+    for x in xs:
+        d.append(x / 4)
+    return a, b, c, d
+
+
+def test_a_list_typed_by_a_narrower_store_first_holds_the_wider_numbers():
+    jitted = ember.njit(_comprehension_then_narrower_stores)
+    for xs in ([1, 2, 3], [-5]):
+        got, want = jitted(list(xs)), _comprehension_then_narrower_stores(list(xs))
+        assert got == want  # the same values (the compiled lists hold them as floats)
+        assert all(isinstance(item, float) for row in got for item in row)
