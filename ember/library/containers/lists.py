@@ -166,8 +166,9 @@ def list_setslice(xs, index, values):
         m = len(values)
         if step != 1 and m != count:
             message = (  # Python's words, then Numba's
-                "attempt to assign sequence of size {} to extended slice of size {} "
-                "(length mismatch for extended slice and sequence)"
+                "attempt to assign sequence of size {} to extended slice of size {} (cannot "
+                "resize extended list slice with step != 1; length mismatch for extended "
+                "slice and sequence)"
             )
             raise ValueError(deferred_text(message, m, count))
         if step != 1:

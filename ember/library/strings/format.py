@@ -650,11 +650,15 @@ def _type_format(args, kws):
     return signature(impl.type_call(arg_types).return_type, *args)
 
 
+# values formatted by object.__format__: an empty spec gives their str()
+_STR_FORMATTED = (types.List, types.BaseTuple, types.DictType, types.Set, types.NoneType)
+
+
 @overload(format)
 def format_of_other_values(value, spec=""):
     """`format(x)` / `'{}'.format(x)` of a value with no format mini-language (a list, a tuple,
     a dict, None...): its `str()`, as `object.__format__` gives; a spec is CPython's TypeError."""
-    if _kind_of(value) is not None or isinstance(types.unliteral(value), types.Array):
+    if not isinstance(types.unliteral(value), _STR_FORMATTED):
         return None
     empty = isinstance(spec, str) or (
         isinstance(spec, types.StringLiteral) and spec.literal_value == ""
